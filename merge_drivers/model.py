@@ -1,43 +1,110 @@
-"""Value types shared by every resolver. Pure data: no I/O, no clock."""
+"""Value types shared by every resolver. Pure data: no I/O, no clock.
+
+Plain classes rather than dataclasses on purpose: `import dataclasses` costs about as much as the
+whole interpreter start-up, and the git merge driver imports this module once per conflicting
+file. They behave like frozen dataclasses (keyword or positional construction, equality, hash,
+repr, no attribute assignment).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 Side = str  # "ours" | "theirs" | "both" | "base"
 
+_EMPTY: dict[str, bytes] = {}
 
-@dataclass(frozen=True)
-class SideInfo:
+
+class _Frozen:
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(object.__getattribute__(self, n) for n in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, _Frozen)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{n}={v!r}" for n, v in zip(self.__slots__, self._values()))
+        return f"{type(self).__name__}({args})"
+
+
+class SideInfo(_Frozen):
     """What the caller knows about one side beyond the file's bytes.
 
     `time` is the commit time (seconds since the epoch) of the side's last change to the path,
     used for recency when the file itself carries no `modified`. `siblings` maps file names in
     the same folder on that side to their bytes (an index entry takes its topic file's
-    confidence and recency from it); it may be lazy.
+    confidence and recency from it; the index resolver also reads `MEMORY-archive.md` from it);
+    it may be lazy: only the names a resolver needs are read.
     """
 
-    time: float | None = None
-    siblings: Mapping[str, bytes] = field(default_factory=dict)
+    __slots__ = ("time", "siblings")
+    time: float | None
+    siblings: Mapping[str, bytes]
+
+    def __init__(self, time: float | None = None, siblings: Mapping[str, bytes] | None = None):
+        object.__setattr__(self, "time", time)
+        object.__setattr__(self, "siblings", _EMPTY if siblings is None else siblings)
+
+    def __hash__(self) -> int:  # siblings may be an unhashable mapping
+        return hash(self.time)
 
 
-@dataclass(frozen=True)
-class Resolution:
+class Resolution(_Frozen):
     """One decision a merge made where both sides changed the same thing."""
 
+    __slots__ = ("path", "subject", "winner", "reason")
     path: str
     subject: str  # "entry api.md", "field description", "lines 12-14", "file"
     winner: Side
     reason: str  # "newer", "more confident", "tie-break", "modified beats deleted", ...
 
+    def __init__(self, path: str, subject: str, winner: Side, reason: str):
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "subject", subject)
+        object.__setattr__(self, "winner", winner)
+        object.__setattr__(self, "reason", reason)
+
     def __str__(self) -> str:
         return f"{self.path} {self.subject}: {self.winner} ({self.reason})"
 
 
-@dataclass(frozen=True)
-class MergeResult:
-    """The merged file (None: the path is deleted) and the decisions taken."""
+class MergeResult(_Frozen):
+    """The merged file (None: the path is deleted), the decisions taken, and other files.
 
+    `extra_files` maps a file name, relative to the folder of the merged path, to the complete
+    bytes that file must hold in the merged tree. The index resolver uses it for
+    `MEMORY-archive.md` when entries overflow Claude Code's load caps: the bytes already
+    include both sides' existing archive (read from `SideInfo.siblings`) plus the newly moved
+    entries, so the caller writes them as they are (replacing any merge of that path).
+    """
+
+    __slots__ = ("data", "resolutions", "extra_files")
     data: bytes | None
-    resolutions: tuple[Resolution, ...] = ()
+    resolutions: tuple[Resolution, ...]
+    extra_files: Mapping[str, bytes]
+
+    def __init__(
+        self,
+        data: bytes | None,
+        resolutions: tuple[Resolution, ...] = (),
+        extra_files: Mapping[str, bytes] | None = None,
+    ):
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "resolutions", tuple(resolutions))
+        object.__setattr__(self, "extra_files", _EMPTY if extra_files is None else extra_files)
+
+    def __hash__(self) -> int:
+        return hash((self.data, self.resolutions))

@@ -1,0 +1,306 @@
+"""The command line: parse, call one use case, print its result. No logic lives here.
+
+Heavy modules are imported inside each command so that `gitmem --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Optional
+
+import typer
+
+from gitmem import __version__
+
+if TYPE_CHECKING:
+    from gitmem.scopes import Project
+    from gitmem.sync import SyncResult
+
+app = typer.Typer(
+    name="gitmem",
+    help="Sync AI-agent memory (Claude Code's MEMORY.md and topic files) through the project's "
+    "own git remote, on refs/gitmem/* — never on a branch, never in your working tree.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+drivers_app = typer.Typer(help="Register gitmem's merge drivers with git (opt-in, reversible).",
+                          no_args_is_help=True)
+app.add_typer(drivers_app, name="drivers")
+
+
+class Globals:
+    directory: Path = Path(".")
+    memory_dir: Optional[str] = None  # noqa: UP045 - typer reads the annotation at runtime
+
+
+G = Globals()
+
+RemoteOpt = Annotated[Optional[str], typer.Option("--remote", help="Remote to sync through (default: gitmem.remote, origin).")]  # noqa: E501, UP045
+ScopeOpt = Annotated[Optional[list[str]], typer.Option("--scope", help="Only this scope (auto, team, agents); repeatable.")]  # noqa: E501, UP045
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing unless something fails.")]
+DryOpt = Annotated[bool, typer.Option("--dry-run", "-n", help="Show what would move; change nothing.")]
+ForceKeyOpt = Annotated[bool, typer.Option("--force-key", help="Adopt a remote ref recorded for another project key.")]  # noqa: E501
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"gitmem {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    directory: Annotated[Path, typer.Option("-C", help="Run as if started in this directory.")] = Path("."),
+    memory_dir: Annotated[Optional[str], typer.Option("--memory-dir", help="Use this folder as the auto memory folder.")] = None,  # noqa: E501, UP045
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,  # noqa: E501
+) -> None:
+    G.directory = directory
+    G.memory_dir = memory_dir
+
+
+def _project(remote: str | None = None) -> Project:
+    from gitmem.gitstore import Repository
+    from gitmem.scopes import open_project
+
+    return open_project(Repository(G.directory), remote=remote, memory_dir=G.memory_dir)
+
+
+@app.command()
+def init(remote: RemoteOpt = None) -> None:
+    """Set gitmem up in this clone and say what will be synced where."""
+    from gitmem.status import init_project
+
+    result = init_project(_project(remote))
+    st = result.status
+    typer.echo(f"gitmem: project {st.key} (remote: {st.remote or 'none'}, user: {st.user})")
+    for s in st.scopes:
+        typer.echo(f"  {s.name:<7} {s.path}  ->  {s.ref}" + (f"  ({s.note})" if s.note else ""))
+    for pattern in result.excluded:
+        typer.echo(f"  added /{pattern} to .git/info/exclude")
+    for warning in result.warnings:
+        typer.echo(f"note: {warning}")
+    typer.echo("next: gitmem sync")
+
+
+@app.command()
+def status(
+    remote: RemoteOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Each scope: its folder, its ref, how many files, commits ahead/behind the remote."""
+    from gitmem.status import project_status
+
+    st = project_status(_project(remote))
+    if as_json:
+        typer.echo(json.dumps(st.as_json(), indent=2))
+        return
+    typer.echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
+    for s in st.scopes:
+        sync = f"ahead {s.ahead}, behind {s.behind}" if s.synced else s.note
+        typer.echo(f"  {s.name:<7} {s.files:>5} files  {s.ref:<32} {sync}\n          {s.path}")
+
+
+def _sync(mode: str, remote: str | None, scope: list[str] | None, dry_run: bool, quiet: bool,
+          force_key: bool) -> None:
+    from gitmem.sync import SyncOptions, run_sync
+
+    project = _project(remote)
+    options = SyncOptions(mode=mode, scopes=tuple(scope or ()), dry_run=dry_run, force_key=force_key)
+    timeout = project.repo.config_get("gitmem.timeout")
+    if timeout:
+        options.timeout = float(timeout)
+    result = run_sync(project, options)
+    if not quiet:
+        _print_sync(result)
+
+
+def _print_sync(result: SyncResult) -> None:
+    prefix = "dry run: " if result.dry_run else ""
+    for ref, r in sorted(result.refs.items()):
+        parts = []
+        if r.local_changes:
+            parts.append(f"{len(r.local_changes)} local change{'s' if len(r.local_changes) != 1 else ''}"
+                         + (" to push" if result.dry_run else " committed"))
+        if r.pulled:
+            parts.append(f"{len(r.pulled)} file{'s' if len(r.pulled) != 1 else ''} updated from {result.remote}")
+        if r.pushed:
+            parts.append(f"pushed to {result.remote}")
+        if r.remote_ahead:
+            parts.append(f"{result.remote} has changes to merge")
+        typer.echo(f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date"))
+        for change in r.local_changes[:20]:
+            typer.echo(f"  {change}")
+        for path in r.pulled[:20]:
+            typer.echo(f"  < {path}")
+        for res in r.resolutions:
+            typer.echo(f"  resolved {res}")
+        for note in r.notes:
+            typer.echo(f"  note: {note}")
+    for skipped in result.skipped:
+        typer.echo(f"skipped {skipped}")
+    if result.retries:
+        typer.echo(f"({result.retries} push retr{'y' if result.retries == 1 else 'ies'}: the remote moved meanwhile)")
+
+
+@app.command()
+def pull(remote: RemoteOpt = None, scope: ScopeOpt = None, dry_run: DryOpt = False,
+         quiet: QuietOpt = False, force_key: ForceKeyOpt = False) -> None:
+    """Fetch memory from the remote and merge it into your folders."""
+    _sync("pull", remote, scope, dry_run, quiet, force_key)
+
+
+@app.command()
+def push(remote: RemoteOpt = None, scope: ScopeOpt = None, dry_run: DryOpt = False,
+         quiet: QuietOpt = False, force_key: ForceKeyOpt = False) -> None:
+    """Publish local memory: commit, fetch, merge, push without force (retries on races)."""
+    _sync("push", remote, scope, dry_run, quiet, force_key)
+
+
+@app.command()
+def sync(remote: RemoteOpt = None, scope: ScopeOpt = None, dry_run: DryOpt = False,
+         quiet: QuietOpt = False, force_key: ForceKeyOpt = False) -> None:
+    """Pull then push."""
+    _sync("sync", remote, scope, dry_run, quiet, force_key)
+
+
+@app.command()
+def log(
+    path: Annotated[Optional[str], typer.Argument(help="A memory (auto/NAME.md or its path on disk).")] = None,  # noqa: E501, UP045
+    limit: Annotated[Optional[int], typer.Option("-n", "--max-count", help="Show at most N commits.")] = None,  # noqa: E501, UP045
+) -> None:
+    """History of the memory refs (or of one memory), with merge resolutions."""
+    import time
+
+    from gitmem.history import memory_log
+
+    for row in memory_log(_project(), path, limit):
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(row["time"])))
+        typer.echo(f"{row['commit'][:10]} {when} {row['author']}: {row['subject']}")
+        for res in filter(None, row["resolved"].split("\x1d")):
+            typer.echo(f"    resolved {res}")
+
+
+@app.command()
+def diff(
+    rev: Annotated[Optional[str], typer.Argument(help="Compare this revision with the ref (default: your unsynced edits).")] = None,  # noqa: E501, UP045
+    path: Annotated[Optional[str], typer.Option("--path", help="Only this memory or scope.")] = None,  # noqa: UP045
+) -> None:
+    """Show unsynced local edits, or what changed since REV."""
+    from gitmem.history import memory_diff
+
+    out = memory_diff(_project(), rev, path)
+    typer.echo(out.rstrip("\n") if out else "no changes", nl=True)
+
+
+@app.command()
+def restore(
+    path: Annotated[str, typer.Argument(help="The memory to bring back (auto/NAME.md or its path).")],
+    at: Annotated[Optional[str], typer.Option("--at", help="The revision to take it from (see gitmem log).")] = None,  # noqa: E501, UP045
+    force: Annotated[bool, typer.Option("--force", help="Overwrite unsynced edits of the file.")] = False,
+) -> None:
+    """Bring back a deleted or overwritten memory from history (sync afterwards to share it)."""
+    from gitmem.history import restore as do_restore
+
+    restored = do_restore(_project(), path, at, force)
+    typer.echo(f"restored {restored.path} from {restored.commit[:10]}; run gitmem sync to share it")
+
+
+@app.command("merge-driver")
+def merge_driver(
+    base: Annotated[str, typer.Argument(help="%O")], ours: Annotated[str, typer.Argument(help="%A")],
+    theirs: Annotated[str, typer.Argument(help="%B")],
+    marker_size: Annotated[str, typer.Argument(help="%L")] = "7",
+    path: Annotated[str, typer.Argument(help="%P")] = "",
+) -> None:
+    """Git merge driver entry (git calls this; see `gitmem drivers install`)."""
+    from merge_drivers.__main__ import main as driver_main
+
+    raise typer.Exit(driver_main([base, ours, theirs, marker_size, path]))
+
+
+@drivers_app.command("install")
+def drivers_install(
+    global_: Annotated[bool, typer.Option("--global", help="For every repository of this user.")] = False,
+    pattern: Annotated[Optional[list[str]], typer.Option("--pattern", help="Extra glob for the frontmatter driver.")] = None,  # noqa: E501, UP045
+) -> None:
+    """Register the MEMORY.md and frontmatter merge drivers in git config and attributes."""
+    from gitmem.drivers import install
+
+    for line in install(G.directory, global_, tuple(pattern or ())):
+        typer.echo(line)
+
+
+@drivers_app.command("uninstall")
+def drivers_uninstall(
+    global_: Annotated[bool, typer.Option("--global", help="The user-wide registration.")] = False,
+) -> None:
+    """Remove what `drivers install` wrote."""
+    from gitmem.drivers import uninstall
+
+    for line in uninstall(G.directory, global_):
+        typer.echo(line)
+
+
+@drivers_app.command("status")
+def drivers_status() -> None:
+    """Show which drivers and attributes are registered."""
+    from gitmem.drivers import describe
+
+    for line in describe(G.directory):
+        typer.echo(line)
+
+
+@app.command()
+def demo(
+    keep: Annotated[bool, typer.Option("--keep", help="Leave the throwaway world on disk to inspect.")] = False,
+) -> None:
+    """Two clones, one bare remote, a temporary HOME: watch memory flow and merge (no network)."""
+    from gitmem.demo import run_demo
+
+    run_demo(typer.echo, keep=keep)
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Entry point: map every GitmemError to its exit code and one line (no tracebacks)."""
+    from gitmem.errors import EXIT_INTERRUPTED, GitmemError
+
+    debug = "--debug" in (argv if argv is not None else sys.argv[1:])
+    args = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--debug"]
+    try:
+        app(args, prog_name="gitmem", standalone_mode=False)
+    except GitmemError as exc:
+        if debug:
+            raise
+        sys.stderr.write(f"gitmem: error: {exc.message}\n")
+        if exc.hint:
+            sys.stderr.write(f"hint: {exc.hint}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("gitmem: interrupted\n")
+        return EXIT_INTERRUPTED
+    except typer.Exit as exc:
+        return int(exc.exit_code or 0)
+    except Exception as exc:  # the click exceptions of bad usage
+        return _usage_error(exc, debug)
+    return 0
+
+
+def _usage_error(exc: Exception, debug: bool) -> int:
+    show = getattr(exc, "show", None)
+    code = getattr(exc, "exit_code", None)
+    if callable(show) and isinstance(code, int):
+        show()
+        return code
+    if type(exc).__name__ == "Abort":
+        sys.stderr.write("gitmem: interrupted\n")
+        return 130
+    if debug:
+        raise exc
+    sys.stderr.write(f"gitmem: error: unexpected {type(exc).__name__}: {exc}\n"
+                     "hint: rerun with --debug and report it at the project's issue tracker\n")
+    return 3

@@ -1,0 +1,55 @@
+"""One hierarchy of errors, each carrying its exit code (DESIGN §7).
+
+Messages are one line: what failed and where; the hint says what to do next.
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+EXIT_GIT = 3
+EXIT_INTERRUPTED = 130
+
+
+class GitmemError(Exception):
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class UsageError(GitmemError):
+    """Bad arguments or bad input from the user."""
+
+
+class NotARepository(UsageError):
+    """The path is not inside a git repository."""
+
+
+class ConfigError(UsageError):
+    """Missing or invalid configuration (user.email, gitmem.*)."""
+
+
+class UntrustedTreeError(UsageError):
+    """A ref's tree fails validation (path traversal, symlink, oversize blob, bad key...)."""
+
+
+class GitError(GitmemError):
+    """A git command failed."""
+
+    exit_code = EXIT_GIT
+
+
+class RemoteError(GitError):
+    """Fetch or push failed: unreachable, rejected, timed out."""
+
+
+class LockedError(GitError):
+    """Another gitmem holds the repository lock."""
+
+
+class ConcurrentUpdate(GitError):
+    """A compare-and-swap ref update lost a race; callers retry."""

@@ -1,0 +1,178 @@
+"""Scope folders on disk: snapshot into blobs (with a stat cache) and write merged trees back.
+
+A file on disk is replaced or deleted only while it still holds the bytes of the last sync
+(compare-and-swap on the file system); anything changed since is reported back, never
+overwritten. Writes are atomic (temp file + fsync + rename).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gitmem.gitstore import Repository
+from gitmem.state import FileRecord, write_atomic
+
+TEMP_PREFIX = ".gitmem-tmp-"
+MAX_FILE_BYTES = 4 * 1024 * 1024
+RACY_SECONDS = 2.0  # a stat this fresh might hide a same-timestamp edit: re-hash next time
+
+
+@dataclass
+class Snapshot:
+    files: dict[str, str]  # relative path -> blob id
+    records: dict[str, FileRecord]
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+
+
+@dataclass
+class Materialized:
+    written: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    # files that changed on disk since the last sync: path -> blob id of the disk bytes (None: deleted)
+    changed_meanwhile: dict[str, str | None] = field(default_factory=dict)
+    records: dict[str, FileRecord] = field(default_factory=dict)
+
+
+def walk(folder: Path, exclude: frozenset[str] = frozenset()) -> Iterator[tuple[str, os.stat_result]]:
+    """(relative path, lstat) of every entry below `folder`; folders are descended, links not."""
+    stack = [("", str(folder))]
+    while stack:
+        rel, abspath = stack.pop()
+        try:
+            with os.scandir(abspath) as it:
+                entries = list(it)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            relpath = rel + entry.name
+            if not rel and entry.name in exclude:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((relpath + "/", entry.path))
+            else:
+                yield relpath, entry.stat(follow_symlinks=False)
+
+
+def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
+    fresh = now - st.st_mtime_ns / 1e9 < RACY_SECONDS
+    return FileRecord(oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino)
+
+
+def snapshot(
+    repo: Repository, folder: Path, known: Mapping[str, FileRecord],
+    exclude: frozenset[str] = frozenset(),
+) -> Snapshot:
+    """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read."""
+    now = time.time()
+    snap = Snapshot({}, {})
+    for rel, st in walk(folder, exclude):
+        name = rel.rsplit("/", 1)[-1]
+        if name.startswith(TEMP_PREFIX):
+            continue
+        why = _unsyncable(rel, st)
+        if why:
+            snap.skipped.append((rel, why))
+            continue
+        record = known.get(rel)
+        if record is not None and record.mtime_ns and record.matches(st):
+            snap.files[rel] = record.oid
+            snap.records[rel] = record
+            continue
+        try:
+            data = (folder / rel).read_bytes()
+        except OSError as exc:
+            snap.skipped.append((rel, f"unreadable: {exc.strerror}"))
+            continue
+        oid = repo.write_blob(data)
+        snap.files[rel] = oid
+        snap.records[rel] = _record(oid, st, now)
+    return snap
+
+
+def _unsyncable(rel: str, st: os.stat_result) -> str | None:
+    if stat.S_ISLNK(st.st_mode):
+        return "symbolic link (not synced)"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    if st.st_size > MAX_FILE_BYTES:
+        return f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB"
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "file name is not valid UTF-8"
+    return None
+
+
+def _disk_oid(repo: Repository, path: Path, record: FileRecord | None) -> str | None:
+    """Blob id of what the file holds now (None: absent); the stat cache avoids re-reading."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if record is not None and record.mtime_ns and record.matches(st):
+        return record.oid
+    if not stat.S_ISREG(st.st_mode):
+        return "!not-a-file"
+    return repo.write_blob(path.read_bytes())
+
+
+def materialize(
+    repo: Repository, folder: Path, expected: Mapping[str, str], target: Mapping[str, str],
+    records: Mapping[str, FileRecord],
+) -> Materialized:
+    """Turn `folder` from `expected` (what the last sync left there) into `target`.
+
+    Files whose disk bytes no longer equal `expected` are left alone and listed in
+    `changed_meanwhile` so the caller can merge them and try again.
+    """
+    now = time.time()
+    done = Materialized(records={p: r for p, r in records.items() if p in expected})
+    for rel in sorted(set(expected) | set(target)):
+        want, was = target.get(rel), expected.get(rel)
+        if want == was:
+            continue
+        path = folder / rel
+        try:
+            current = _disk_oid(repo, path, records.get(rel))
+        except OSError:
+            current = "!unreadable"
+        if current == want:  # already as wanted (the same edit made on both sides)
+            if want is None:
+                done.records.pop(rel, None)
+            else:
+                done.records[rel] = _record(want, os.lstat(path), now)
+            continue
+        if current != was:
+            done.changed_meanwhile[rel] = None if current is None or current.startswith("!") else current
+            continue
+        try:
+            if want is None:
+                path.unlink()
+                done.records.pop(rel, None)
+                done.deleted.append(rel)
+                _prune_empty_dirs(path.parent, folder)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                st = write_atomic(path, repo.read_blob(want))
+                done.records[rel] = _record(want, st, now)
+                done.written.append(rel)
+        except OSError:
+            # e.g. a folder where a file should go: leave it, report it, never half-write
+            done.changed_meanwhile[rel] = current
+    return done
+
+
+def _prune_empty_dirs(start: Path, stop: Path) -> None:
+    current = start
+    while current != stop and stop in current.parents:
+        with contextlib.suppress(OSError):
+            current.rmdir()
+        if current.exists():
+            return
+        current = current.parent

@@ -1,0 +1,141 @@
+"""log, diff and restore over a memory ref's history: every version of every memory is kept."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from gitmem.errors import UsageError
+from gitmem.folders import snapshot
+from gitmem.scopes import Project, Scope
+from gitmem.state import load_scope_state, repository_lock, write_atomic
+from gitmem.treemerge import as_tree_input
+
+
+@dataclass(frozen=True)
+class RefPath:
+    """A memory file named as the ref stores it (`auto/build.md`) with its scope."""
+
+    scope: Scope
+    rel: str  # path inside the scope folder
+
+    @property
+    def in_ref(self) -> str:
+        return f"{self.scope.prefix}/{self.rel}" if self.rel else self.scope.prefix
+
+
+def locate(project: Project, path: str) -> RefPath:
+    """Accept `auto/x.md`, a path into a scope folder, or a bare name found in exactly one scope."""
+    head, _, rest = path.partition("/")
+    for scope in project.scopes:
+        if head == scope.prefix:
+            return RefPath(scope, rest.strip("/"))
+    candidate = Path(os.path.abspath(path))
+    for scope in sorted(project.scopes, key=lambda s: -len(str(s.path))):
+        try:
+            rel = candidate.relative_to(scope.path.resolve() if scope.path.exists() else scope.path)
+        except ValueError:
+            continue
+        return RefPath(scope, rel.as_posix() if str(rel) != "." else "")
+    hits = [s for s in project.scopes if project.repo.resolve(s.ref)
+            and project.repo.resolve(f"{s.ref}:{s.prefix}/{path}")]
+    if len(hits) == 1:
+        return RefPath(hits[0], path)
+    raise UsageError(f"cannot tell which memory {path!r} is",
+                     "name it as the ref does (auto/NAME.md, team/NAME.md) or give its full path")
+
+
+def memory_log(project: Project, path: str | None, limit: int | None) -> list[dict[str, str]]:
+    repo = project.repo
+    if path:
+        where = locate(project, path)
+        rev = repo.resolve(where.scope.ref)
+        return repo.log(where.scope.ref, where.in_ref, limit) if rev else []
+    rows: list[dict[str, str]] = []
+    for ref in sorted({s.ref for s in project.scopes}):
+        if repo.resolve(ref):
+            rows += [dict(r, ref=ref) for r in repo.log(ref, None, limit)]
+    rows.sort(key=lambda r: -int(r["time"]))
+    return rows[:limit] if limit else rows
+
+
+def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
+    """Without REV: what changed on disk since the last sync. With REV: REV against the ref now."""
+    repo = project.repo
+    scopes = [locate(project, path).scope] if path else [s for s in project.scopes if s.pushable]
+    chunks: list[str] = []
+    for scope in scopes:
+        tip = repo.resolve(scope.ref)
+        if rev:
+            old = _rev_on(project, scope, rev)
+            if not (old and tip):
+                continue
+            chunks.append(repo.diff(old, tip, [scope.prefix]))
+            continue
+        state = load_scope_state(repo.common_dir, scope.name)
+        known = state.files if state.path == str(scope.path) else {}
+        snap = snapshot(repo, scope.path, known, scope.exclude)
+        expected = {f"{scope.prefix}/{p}": r.oid for p, r in known.items()}
+        now = {f"{scope.prefix}/{p}": oid for p, oid in snap.files.items()}
+        if expected == now:
+            continue
+        old_tree = repo.write_tree(as_tree_input(expected)) if expected else _empty_tree(project)
+        new_tree = repo.write_tree(as_tree_input(now)) if now else _empty_tree(project)
+        chunks.append(repo.diff(old_tree, new_tree))
+    return "".join(chunks)
+
+
+def _empty_tree(project: Project) -> str:
+    return project.repo.write_object("tree", b"")
+
+
+def _rev_on(project: Project, scope: Scope, rev: str) -> str | None:
+    """A revision of a memory ref: a commit id, or `~N` / `@{...}` relative to the scope's ref."""
+    repo = project.repo
+    if rev.startswith(("~", "^", "@")):
+        return repo.resolve(scope.ref + rev)
+    return repo.resolve(rev)
+
+
+@dataclass
+class Restored:
+    path: Path
+    commit: str
+
+
+def restore(project: Project, path: str, at: str | None, force: bool) -> Restored:
+    """Write a memory back from history: at REV, else its newest version that still had it."""
+    repo = project.repo
+    where = locate(project, path)
+    if not where.rel:
+        raise UsageError(f"{path!r} is a scope, not a memory file", "name one file to restore")
+    ref = where.scope.ref
+    if not repo.resolve(ref):
+        raise UsageError(f"nothing synced yet for scope {where.scope.name}", "run gitmem sync first")
+    blob, commit = None, None
+    if at:
+        commit = _rev_on(project, where.scope, at)
+        if commit is None:
+            raise UsageError(f"unknown revision {at!r}", "see gitmem log for the revisions of this memory")
+        blob = repo.resolve(f"{commit}:{where.in_ref}")
+    else:
+        for commit_id, blob_id in repo.path_history(ref, where.in_ref):
+            if blob_id:
+                commit, blob = commit_id, blob_id
+                break
+    if blob is None or commit is None:
+        raise UsageError(f"{where.in_ref} has no version in the history of {ref}"
+                         + (f" at {at}" if at else ""), "see gitmem log for what exists")
+    target = where.scope.path / where.rel
+    with repository_lock(repo.common_dir):
+        state = load_scope_state(repo.common_dir, where.scope.name)
+        record = state.files.get(where.rel) if state.path == str(where.scope.path) else None
+        if target.exists() and not force:
+            current = repo.write_blob(target.read_bytes())
+            if current != (record.oid if record else None) and current != blob:
+                raise UsageError(f"{target} has changes not synced yet",
+                                 "run gitmem sync first, or pass --force to overwrite them")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, repo.read_blob(blob))
+    return Restored(target, commit)

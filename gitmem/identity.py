@@ -1,0 +1,188 @@
+"""Who and what a memory belongs to: the project key, the user id, Claude Code's folder.
+
+Pure string rules plus reading Claude Code's settings files; never writes anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+DEFAULT_PORTS = {"ssh": 22, "git+ssh": 22, "ssh+git": 22, "https": 443, "http": 80, "git": 9418}
+_SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/]+)@)?(?P<host>\[[^\]]+\]|[^:/]+):(?P<path>(?!//).*)$")
+
+
+def normalize_remote_url(url: str, base: Path | None = None) -> str:
+    """`host/owner/repo` for any spelling of a remote URL (DESIGN §2).
+
+    Local paths and file:// URLs become `file:` + the resolved path, so that `/x/r.git`,
+    `file:///x/r.git` and `/x/r` name one repository.
+    """
+    url = url.strip()
+    if url.startswith("file://"):
+        return _local_key(urlsplit(url).path, base)
+    if "://" in url:
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        host = (parts.hostname or "").lower()
+        if ":" in host:
+            host = f"[{host}]"
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        if port is not None and port != DEFAULT_PORTS.get(scheme):
+            host = f"{host}:{port}"
+        return _join_key(host, parts.path)
+    m = _SCP_LIKE.match(url)
+    if m and not _looks_local(url):
+        return _join_key(m.group("host").lower(), m.group("path"))
+    return _local_key(url, base)
+
+
+def _looks_local(url: str) -> bool:
+    # git treats "a:b" as scp-like only when no slash comes before the colon.
+    return url.startswith(("/", "./", "../", "~")) or "/" in url.split(":", 1)[0]
+
+
+def _join_key(host: str, path: str) -> str:
+    path = path.strip("/")
+    if path.startswith("~"):
+        path = path[1:]
+    path = re.sub(r"/+", "/", path).rstrip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
+    return f"{host}/{path.strip('/')}"
+
+
+def _local_key(path: str, base: Path | None) -> str:
+    p = Path(os.path.expanduser(path))
+    if not p.is_absolute() and base is not None:
+        p = base / p
+    resolved = os.path.realpath(p)
+    resolved = resolved.rstrip("/") or "/"
+    if resolved.endswith("/.git"):
+        resolved = resolved[:-5]
+    elif resolved.endswith(".git"):
+        resolved = resolved[:-4]
+    return "file:" + resolved
+
+
+def local_key(canonical_root: Path) -> str:
+    return f"local:{canonical_root}"
+
+
+_REF_UNSAFE = re.compile(r"[^a-z0-9._@+\-]")
+
+
+def user_id(email: str) -> str:
+    """A ref-safe id from a whole e-mail address (lower-cased; nothing collapsed)."""
+    uid = _REF_UNSAFE.sub("-", email.strip().lower())
+    uid = uid.replace("..", "-.").replace("@{", "-{")
+    uid = uid.strip(".")
+    if uid.endswith(".lock"):
+        uid = uid[: -len(".lock")] + "-lock"
+    return uid or "-"
+
+
+def canonical_root(toplevel: Path | None, git_dir: Path, common_dir: Path) -> Path:
+    """The main worktree: every linked worktree of a clone maps to it (as Claude Code does)."""
+    if git_dir.resolve() != common_dir.resolve():  # a linked worktree
+        return common_dir.parent if common_dir.name == ".git" else common_dir
+    if toplevel is not None:
+        return toplevel
+    return common_dir  # a bare repository
+
+
+# -- Claude Code's project folder -------------------------------------------------------------
+
+MAX_SLUG = 200
+
+
+def _java_hash(text: str) -> int:
+    h = 0
+    for unit in _utf16_units(text):
+        h = (h * 31 + unit) & 0xFFFFFFFF
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def _utf16_units(text: str) -> list[int]:
+    data = text.encode("utf-16-le", "surrogatepass")
+    return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+        if n == 0:
+            return out
+
+
+def claude_slug(path: str) -> str:
+    """Claude Code's project folder name for an absolute path (checked against 2.1.330)."""
+    slug = "".join(
+        chr(u) if (48 <= u <= 57 or 65 <= u <= 90 or 97 <= u <= 122) else "-" for u in _utf16_units(path)
+    )
+    if len(slug) <= MAX_SLUG:
+        return slug
+    return f"{slug[:MAX_SLUG]}-{_base36(abs(_java_hash(path)))}"
+
+
+def claude_config_dir(env: Mapping[str, str]) -> Path:
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    return Path(os.path.expanduser(configured)) if configured else Path.home() / ".claude"
+
+
+def _read_json(path: Path) -> dict[str, object]:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
+    config_dir = env.get("CLAUDE_CONFIG_DIR")
+    state = Path(os.path.expanduser(config_dir)) / ".claude.json" if config_dir else Path.home() / ".claude.json"
+    projects = _read_json(state).get("projects")
+    if not isinstance(projects, dict):
+        return False
+    entry = projects.get(str(root))
+    return isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True
+
+
+def _auto_memory_setting(root: Path, env: Mapping[str, str]) -> str | None:
+    sources = [claude_config_dir(env) / "settings.json"]
+    if _workspace_trusted(root, env):
+        sources += [root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
+    found: str | None = None
+    for source in sources:  # later sources override earlier ones, as in Claude Code's merge
+        value = _read_json(source).get("autoMemoryDirectory")
+        if isinstance(value, str) and value.strip():
+            found = value.strip()
+    return found
+
+
+def auto_memory_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
+    """Where Claude Code keeps this project's auto memory (DESIGN §1, first match wins)."""
+    env = os.environ if env is None else env
+    override = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
+    if override:
+        return Path(os.path.expanduser(override))
+    setting = _auto_memory_setting(root, env)
+    if setting:
+        return Path(os.path.expanduser(setting)) if setting.startswith("~") or os.path.isabs(setting) \
+            else root / setting
+    remote_base = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
+    base = Path(os.path.expanduser(remote_base)) if remote_base else claude_config_dir(env)
+    slug = claude_slug(str(root))
+    if env.get("CLAUDE_CONFIG_DIR") and env.get("CLAUDE_CODE_PROJECT_DIR_NAME"):
+        slug = env["CLAUDE_CODE_PROJECT_DIR_NAME"]
+    return base / "projects" / slug / "memory"

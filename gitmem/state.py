@@ -1,0 +1,118 @@
+"""What gitmem remembers between runs, under `<common-dir>/gitmem/`: per-scope sync state and
+the repository lock. Shared by every worktree of a clone; never inside the working tree."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gitmem.errors import LockedError
+
+STATE_VERSION = 1
+
+
+@dataclass
+class FileRecord:
+    """A file as last synced: its blob id and the stat that proved the disk still held it."""
+
+    oid: str
+    size: int
+    mtime_ns: int
+    ino: int
+
+    def matches(self, st: os.stat_result) -> bool:
+        return st.st_size == self.size and st.st_mtime_ns == self.mtime_ns and st.st_ino == self.ino
+
+
+@dataclass
+class ScopeState:
+    """The folder as of the last sync: what gitmem believes each file on disk holds."""
+
+    path: str = ""
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    tree: str | None = None  # tree id of `files`, when known
+
+    def oids(self) -> dict[str, str]:
+        return {p: r.oid for p, r in self.files.items()}
+
+
+def state_dir(common_dir: Path) -> Path:
+    return common_dir / "gitmem"
+
+
+def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
+    path = state_dir(common_dir) / "state" / f"{scope}.json"
+    try:
+        raw = json.loads(path.read_text("utf-8"))
+        if raw.get("version") != STATE_VERSION:
+            return ScopeState()
+        files = {p: FileRecord(*rec) for p, rec in raw["files"].items()}
+        return ScopeState(raw["path"], files, raw.get("tree"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ScopeState()  # no state, or unreadable: treat every file as new (merged, not lost)
+
+
+def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
+    folder = state_dir(common_dir) / "state"
+    folder.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "version": STATE_VERSION,
+        "path": state.path,
+        "tree": state.tree,
+        "files": {p: [r.oid, r.size, r.mtime_ns, r.ino] for p, r in sorted(state.files.items())},
+    }
+    write_atomic(folder / f"{scope}.json", json.dumps(payload, separators=(",", ":")).encode())
+
+
+def write_atomic(target: Path, data: bytes, mode: int = 0o644) -> os.stat_result:
+    """Temp file in the same folder + fsync + rename: a reader sees old bytes or new, never half."""
+    tmp = target.with_name(f".gitmem-tmp-{os.getpid()}-{target.name}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return os.stat(target)
+
+
+@contextlib.contextmanager
+def repository_lock(common_dir: Path, wait: float = 30.0) -> Iterator[None]:
+    """One gitmem at a time per clone. flock: released by the kernel even after kill -9."""
+    folder = state_dir(common_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if time.monotonic() >= deadline:
+                    raise LockedError(
+                        f"another gitmem is working on this repository (lock: {path})",
+                        "wait for it to finish; raise gitmem.lockTimeout to wait longer",
+                    ) from None
+                time.sleep(0.05 + random.random() * 0.05)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        os.close(fd)

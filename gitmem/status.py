@@ -1,0 +1,86 @@
+"""What `gitmem status` and `gitmem init` report and set up. No printing."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from gitmem.folders import walk
+from gitmem.scopes import Project
+
+EXCLUDES = (".claude/agent-memory/", ".claude/agent-memory-local/", "CLAUDE.local.md")
+
+
+@dataclass
+class ScopeStatus:
+    name: str
+    path: str
+    ref: str
+    files: int
+    ahead: int
+    behind: int
+    encrypted: bool
+    synced: bool
+    note: str = ""
+
+
+@dataclass
+class Status:
+    root: str
+    key: str
+    remote: str | None
+    user: str
+    scopes: list[ScopeStatus] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def project_status(project: Project) -> Status:
+    repo = project.repo
+    status = Status(str(project.root), project.key, project.remote, project.uid)
+    counts: dict[str, tuple[int, int]] = {}
+    for scope in project.scopes:
+        if scope.ref not in counts:
+            local = repo.resolve(scope.ref)
+            tracking = repo.resolve(project.tracking_ref(scope.ref)) if project.remote else None
+            counts[scope.ref] = repo.ahead_behind(local, tracking) if (local or tracking) else (0, 0)
+        ahead, behind = counts[scope.ref]
+        files = sum(1 for _ in walk(scope.path, scope.exclude))
+        if scope.name == "local" and (project.root / "CLAUDE.local.md").is_file():
+            files += 1
+        status.scopes.append(ScopeStatus(
+            scope.name, str(scope.path), scope.ref, files,
+            ahead if scope.pushable else 0, behind if scope.pushable else 0,
+            encrypted=False, synced=scope.pushable, note=scope.note,
+        ))
+    return status
+
+
+@dataclass
+class InitResult:
+    status: Status
+    excluded: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def init_project(project: Project) -> InitResult:
+    """Record the remote, keep in-tree scope folders out of `git status`, and say who can read what."""
+    repo = project.repo
+    result = InitResult(project_status(project))
+    if project.remote and repo.config_get("gitmem.remote") != project.remote:
+        repo.config_set("gitmem.remote", project.remote)
+    if not repo.is_bare:
+        for pattern in EXCLUDES:
+            if pattern == ".claude/agent-memory/" and repo.is_tracked(".claude/agent-memory"):
+                continue
+            if repo.add_exclude("/" + pattern):
+                result.excluded.append(pattern)
+    if project.remote:
+        result.warnings.append(
+            "the auto scope (your personal memory) will be readable by everyone who can fetch "
+            f"{project.remote} ({project.key}); encryption of personal scopes is not available in "
+            "this version: to keep it private, sync only the team scope (gitmem sync --scope team)"
+        )
+    else:
+        result.warnings.append("no git remote: memory stays on this machine until you add one")
+    return result

@@ -1,0 +1,359 @@
+"""pull / push / sync: move scope folders through the project's remote on refs/gitmem/*.
+
+The algorithm (DESIGN §3): lock; snapshot each folder and commit what changed onto the local
+ref; fetch; 3-way merge the remote-tracking ref in; write the result back to the folders (only
+over files unchanged since the last sync); push without force, and on rejection fetch, merge
+and retry. Never prints and never exits: it returns a SyncResult or raises a GitmemError.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
+from gitmem.folders import materialize, snapshot
+from gitmem.gitstore import Repository
+from gitmem.scopes import TEAM_REF, Project, Scope, hostname
+from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
+from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
+from gitmem.treemerge import as_tree_input, blobs, merge_trees
+
+MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
+DEFAULT_TIMEOUT = 120.0
+
+
+@dataclass
+class RefReport:
+    ref: str
+    local_changes: list[str] = field(default_factory=list)  # "A auto/x.md", ...
+    pulled: list[str] = field(default_factory=list)  # files written or deleted on disk
+    resolutions: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    pushed: bool = False
+    remote_ahead: bool = False  # dry run: the remote has commits we have not merged
+
+
+@dataclass
+class SyncResult:
+    mode: str
+    remote: str | None
+    refs: dict[str, RefReport] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)  # "scope: path (why)"
+    retries: int = 0
+    dry_run: bool = False
+
+    def report(self, ref: str) -> RefReport:
+        return self.refs.setdefault(ref, RefReport(ref))
+
+
+@dataclass
+class SyncOptions:
+    mode: str = "sync"  # pull | push | sync
+    scopes: tuple[str, ...] = ()  # empty: every syncable scope
+    dry_run: bool = False
+    force_key: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    lock_wait: float = 30.0
+
+
+def allowed_tops(ref: str) -> frozenset[str]:
+    if ref == TEAM_REF:
+        return frozenset({META_FILE, "team", "agents"})
+    return frozenset({META_FILE, "auto", "local", "keys"})
+
+
+class Syncer:
+    """One run of pull, push or sync over the refs of the chosen scopes."""
+
+    def __init__(self, project: Project, options: SyncOptions) -> None:
+        self.project = project
+        self.repo: Repository = project.repo
+        self.opts = options
+        self.result = SyncResult(options.mode, project.remote, dry_run=options.dry_run)
+        chosen = [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
+        for s in chosen:
+            if not s.pushable:
+                if options.scopes:
+                    self.result.skipped.append(f"{s.name}: not synced ({s.note})")
+        self.scopes = [s for s in chosen if s.pushable]
+        self.by_ref: dict[str, list[Scope]] = {}
+        for s in self.scopes:
+            self.by_ref.setdefault(s.ref, []).append(s)
+        self.states: dict[str, ScopeState] = {}
+        self.expected: dict[str, dict[str, str]] = {}  # scope -> files believed on disk
+
+    # -- entry point -------------------------------------------------------------------------
+
+    def run(self) -> SyncResult:
+        needs_remote = self.opts.mode in ("pull", "push", "sync")
+        if needs_remote and self.project.remote is None:
+            raise UsageError(f"{self.project.root} has no git remote to sync memory through",
+                             "add one (git remote add origin URL), then run gitmem sync")
+        if not self.repo.has_commits():
+            raise UsageError(f"{self.project.root} has no commits yet",
+                             "make a first commit (gitmem refs live beside your branches), then retry")
+        for ref in self.by_ref:
+            self.result.report(ref)
+        if self.opts.dry_run:
+            return self._dry_run()
+        with repository_lock(self.repo.common_dir, self.opts.lock_wait):
+            for s in self.scopes:
+                state = load_scope_state(self.repo.common_dir, s.name)
+                if state.path != str(s.path):
+                    state = ScopeState(str(s.path))  # another folder than last time: all files new
+                self.states[s.name] = state
+                self.expected[s.name] = state.oids()
+            self._loop()
+        return self.result
+
+    def _loop(self) -> None:
+        pushing = self.opts.mode in ("push", "sync")
+        for round_no in range(MAX_ROUNDS):
+            for ref, scopes in self.by_ref.items():
+                self._commit_local(ref, scopes)
+            self._fetch()
+            dirty = False
+            for ref, scopes in self.by_ref.items():
+                self._integrate(ref)
+                dirty |= self._write_back(ref, scopes)
+            if dirty:
+                continue  # files changed during the sync: commit them and merge again
+            if not pushing or self._push():
+                return
+            self.result.retries += 1
+            time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * random.random())
+        raise RemoteError(
+            f"gave up after {MAX_ROUNDS} rounds: the remote kept moving or files kept changing",
+            "nothing was lost (local memory is committed on refs/gitmem/*); run gitmem sync again",
+        )
+
+    # -- 1. local changes --------------------------------------------------------------------
+
+    def _commit_local(self, ref: str, scopes: list[Scope]) -> None:
+        repo = self.repo
+        tip = repo.resolve(ref)
+        tip_files = blobs(repo.list_tree(tip)) if tip else {}
+        new_files = dict(tip_files)
+        changes: list[str] = []
+        for s in scopes:
+            state = self.states[s.name]
+            snap = snapshot(repo, s.path, state.files, s.exclude)
+            for rel, why in snap.skipped:
+                note = f"{s.name}: {rel} ({why})"
+                if note not in self.result.skipped:
+                    self.result.skipped.append(note)
+            expected = self.expected[s.name]
+            on_ref = _strip(tip_files, s.prefix)
+            state.files.update(snap.records)
+            if snap.files == expected and on_ref == expected:
+                continue
+            merged = merge_trees(repo, expected, snap.files, on_ref) if on_ref != expected \
+                else _Direct(snap.files)
+            self.result.report(ref).resolutions.extend(merged.resolutions)
+            for rel in sorted(set(expected) | set(snap.files)):
+                before, after = expected.get(rel), snap.files.get(rel)
+                if before != after:
+                    changes.append(f"{'A' if before is None else 'D' if after is None else 'M'} "
+                                   f"{s.prefix}/{rel}")
+            for rel in on_ref:
+                new_files.pop(f"{s.prefix}/{rel}", None)
+            new_files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
+            self.expected[s.name] = dict(snap.files)  # what the disk holds now, as far as we know
+        if new_files == tip_files:
+            return
+        meta_oid = new_files.get(META_FILE)
+        if meta_oid is None or parse_meta(repo.read_blob(meta_oid)).key != self.project.key:
+            new_files[META_FILE] = repo.write_blob(render_meta(self.project.key))
+        tree = repo.write_tree(as_tree_input(new_files))
+        count = len(changes)
+        subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
+        body = "\n".join(changes[:200]) + ("\n…" if len(changes) > 200 else "")
+        commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
+        repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
+        self.result.report(ref).local_changes.extend(changes)
+
+    # -- 2. transport ------------------------------------------------------------------------
+
+    def _fetch(self) -> None:
+        remote = self.project.remote
+        assert remote is not None
+        specs = []
+        for ref in self.by_ref:
+            tracking = self.project.tracking_ref(ref)
+            # a glob matches nothing without failing when the remote has no such ref yet
+            specs.append(f"+{ref}*:{tracking}*")
+        before = {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref}
+        self.repo.fetch(remote, specs, timeout=self.opts.timeout)
+        fetched = self.repo.refs(f"refs/gitmem-remotes/{remote}/")
+        wanted = {self.project.tracking_ref(ref) for ref in self.by_ref}
+        for name, oid in fetched.items():
+            # the glob may catch longer names (another user's id with ours as prefix): drop them
+            if name not in wanted and any(name.startswith(w) for w in wanted):
+                self.repo.delete_ref(name, oid)
+        for ref, old in before.items():
+            new = self.repo.resolve(self.project.tracking_ref(ref))
+            if old and new and old != new and not self.repo.is_ancestor(old, new):
+                self.result.report(ref).notes.append(
+                    f"the remote's {ref} was rewritten (force-pushed); merged without losing local memory"
+                )
+
+    def _push(self) -> bool:
+        remote = self.project.remote
+        assert remote is not None
+        specs, pending = [], {}
+        for ref in self.by_ref:
+            local = self.repo.resolve(ref)
+            tracking = self.project.tracking_ref(ref)
+            if local and local != self.repo.resolve(tracking):
+                specs.append(f"{ref}:{ref}")
+                pending[ref] = local
+        if not specs:
+            return True
+        outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
+        if not outcome.ok:
+            return False
+        for ref, oid in pending.items():
+            tracking = self.project.tracking_ref(ref)
+            self.repo.git("update-ref", "-m", "gitmem: pushed", tracking, oid)
+            self.result.report(ref).pushed = True
+        return True
+
+    # -- 3. merge the remote in --------------------------------------------------------------
+
+    def _integrate(self, ref: str) -> None:
+        repo = self.repo
+        remote_tip = repo.resolve(self.project.tracking_ref(ref))
+        local = repo.resolve(ref)
+        if remote_tip is None or remote_tip == local:
+            return
+        if local is not None and repo.is_ancestor(remote_tip, local):
+            return
+        self._check_remote(ref, remote_tip)
+        if local is None or repo.is_ancestor(local, remote_tip):
+            merged = remote_tip
+            if self.opts.force_key:
+                merged = self._adopt_key(remote_tip)
+        else:
+            merged = self._merge_commits(ref, local, remote_tip)
+        repo.update_ref(ref, merged, local, "gitmem: merge remote")
+
+    def _check_remote(self, ref: str, commit: str) -> None:
+        meta = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", allowed_tops(ref))
+        if meta.key != self.project.key and not self.opts.force_key:
+            raise UntrustedTreeError(
+                f"{self.project.remote}/{ref} holds memory of project {meta.key!r}, "
+                f"not of this one ({self.project.key!r})",
+                "if the repository moved, adopt it with --force-key",
+            )
+
+    def _adopt_key(self, commit: str) -> str:
+        tree, _, _ = self.repo.read_commit(commit)
+        files = blobs(self.repo.list_tree(tree))
+        files[META_FILE] = self.repo.write_blob(render_meta(self.project.key))
+        new_tree = self.repo.write_tree(as_tree_input(files))
+        if new_tree == tree:
+            return commit
+        return self.repo.write_commit(new_tree, [commit], "gitmem: adopt project key "
+                                      f"{self.project.key}")
+
+    def _merge_commits(self, ref: str, local: str, remote_tip: str) -> str:
+        repo = self.repo
+        base = repo.merge_base(local, remote_tip)
+        base_files = blobs(repo.list_tree(base)) if base else {}
+        merged = merge_trees(
+            repo, base_files, blobs(repo.list_tree(local)), blobs(repo.list_tree(remote_tip)),
+            repo.change_times(base, local), repo.change_times(base, remote_tip),
+        )
+        merged.files[META_FILE] = repo.write_blob(render_meta(self.project.key))
+        tree = repo.write_tree(as_tree_input(merged.files))
+        report = self.result.report(ref)
+        report.resolutions.extend(merged.resolutions)
+        if base is None:
+            report.notes.append(f"{ref}: local and remote histories share no commit; merged file by file")
+        trailers = "".join(f"\nGitmem-Resolved: {r}" for r in merged.resolutions)
+        message = f"gitmem: merge {self.project.remote}/{ref} on {hostname()}\n" + (
+            f"\n{trailers.lstrip()}" if trailers else "")
+        return repo.write_commit(tree, [local, remote_tip], message)
+
+    # -- 4. back to disk ---------------------------------------------------------------------
+
+    def _write_back(self, ref: str, scopes: list[Scope]) -> bool:
+        """Write the ref's tree into the folders; True when a file changed meanwhile."""
+        tip = self.repo.resolve(ref)
+        if tip is None:
+            return False
+        files = blobs(self.repo.list_tree(tip))
+        dirty = False
+        for s in scopes:
+            target = _strip(files, s.prefix)
+            expected = self.expected[s.name]
+            state = self.states[s.name]
+            if target != expected:
+                done = materialize(self.repo, s.path, expected, target, state.files)
+                state.files = done.records
+                report = self.result.report(ref)
+                report.pulled.extend(f"{s.prefix}/{p}" for p in done.written + done.deleted)
+                new_expected = dict(expected)
+                for p in done.written:
+                    new_expected[p] = target[p]
+                for p in done.deleted:
+                    new_expected.pop(p, None)
+                self.expected[s.name] = new_expected
+                dirty |= bool(done.changed_meanwhile)
+            state.files = {p: r for p, r in state.files.items() if p in self.expected[s.name]}
+            state.tree = None
+            save_scope_state(self.repo.common_dir, s.name, state)
+        return dirty
+
+    # -- dry run -----------------------------------------------------------------------------
+
+    def _dry_run(self) -> SyncResult:
+        repo = self.repo
+        for ref, scopes in self.by_ref.items():
+            report = self.result.report(ref)
+            for s in scopes:
+                state = load_scope_state(repo.common_dir, s.name)
+                known = state.files if state.path == str(s.path) else {}
+                snap = snapshot(repo, s.path, known, s.exclude)
+                expected = {p: r.oid for p, r in known.items()}
+                for rel in sorted(set(expected) | set(snap.files)):
+                    before, after = expected.get(rel), snap.files.get(rel)
+                    if before != after:
+                        report.local_changes.append(
+                            f"{'A' if before is None else 'D' if after is None else 'M'} {s.prefix}/{rel}")
+        if self.project.remote is not None:
+            remote_refs = repo.ls_remote(self.project.remote, list(self.by_ref), timeout=self.opts.timeout)
+            for ref in self.by_ref:
+                theirs = remote_refs.get(ref)
+                local = repo.resolve(ref)
+                if theirs and theirs != local and not (
+                    local and repo.object_type(theirs) and repo.is_ancestor(theirs, local)
+                ):
+                    self.result.report(ref).remote_ahead = True
+        return self.result
+
+
+@dataclass
+class _Direct:
+    files: dict[str, str]
+    resolutions: tuple[str, ...] = ()
+
+
+def _strip(files: Mapping[str, str], prefix: str) -> dict[str, str]:
+    start = prefix + "/"
+    return {p[len(start) :]: oid for p, oid in files.items() if p.startswith(start)}
+
+
+def run_sync(project: Project, options: SyncOptions) -> SyncResult:
+    try:
+        return Syncer(project, options).run()
+    except ConcurrentUpdate:
+        # another gitmem of this clone moved the ref between our read and write: start over once
+        return Syncer(project, options).run()
+
+
+def changed_paths(reports: Iterable[RefReport]) -> int:
+    return sum(len(r.pulled) for r in reports)

@@ -1,0 +1,124 @@
+"""Checks a ref's tree before anything of it is merged or written to disk.
+
+A remote tree is untrusted: a teammate's broken tool or a malicious push can put anything on
+`refs/gitmem/*`. Nothing here writes; a finding raises UntrustedTreeError with the path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from gitmem.errors import UntrustedTreeError
+from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository, TreeEntry
+
+FORMAT_VERSION = 1
+META_FILE = "gitmem.toml"
+MAX_BLOB_BYTES = 4 * 1024 * 1024
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_FILES = 200_000
+MAX_DEPTH = 12
+MAX_PATH_BYTES = 1024
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\\]")
+_FORBIDDEN_PARTS = {"", ".", "..", ".git"}
+
+
+@dataclass(frozen=True)
+class RefMeta:
+    version: int
+    key: str
+
+
+def parse_meta(data: bytes) -> RefMeta:
+    """gitmem.toml: `version = 1` and `key = "..."` (the only two fields, written by us)."""
+    values: dict[str, str] = {}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UntrustedTreeError(f"{META_FILE} is not UTF-8") from exc
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        if not sep:
+            raise UntrustedTreeError(f"{META_FILE}: cannot read line {line[:40]!r}")
+        value = value.strip()
+        if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+            value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        values[name.strip()] = value
+    try:
+        return RefMeta(int(values["version"]), values["key"])
+    except (KeyError, ValueError) as exc:
+        raise UntrustedTreeError(f"{META_FILE} lacks a version or key") from exc
+
+
+def render_meta(key: str) -> bytes:
+    quoted = key.replace("\\", "\\\\").replace('"', '\\"')
+    return (f"# gitmem ref: memory files synced by gitmem; do not edit by hand\n"
+            f"version = {FORMAT_VERSION}\nkey = \"{quoted}\"\n").encode()
+
+
+def check_path(path: str) -> str | None:
+    """Why `path` may not come from a remote, or None."""
+    if len(path.encode("utf-8", "surrogateescape")) > MAX_PATH_BYTES:
+        return "path too long"
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "path is not valid UTF-8"
+    if path.startswith("/") or _CONTROL.search(path):
+        return "absolute path or control character"
+    parts = path.split("/")
+    if len(parts) > MAX_DEPTH:
+        return f"deeper than {MAX_DEPTH} folders"
+    for part in parts:
+        if part.casefold().rstrip(". ") in _FORBIDDEN_PARTS or part in _FORBIDDEN_PARTS:
+            return f"forbidden path component {part!r}"
+    return None
+
+
+def check_tree(repo: Repository, commit: str, ref: str, allowed_tops: frozenset[str]) -> RefMeta:
+    """Validate the commit a ref points at; return its metadata or raise UntrustedTreeError."""
+    kind = repo.object_type(commit)
+    if kind != "commit":
+        raise UntrustedTreeError(f"{ref} points at a {kind or 'missing object'}, not a gitmem commit",
+                                 "ask whoever pushed it to delete it, or run gitmem validate")
+    entries = repo.list_tree(commit, sizes=True)
+    check_entries(entries, ref, allowed_tops)
+    meta = entries.get(META_FILE)
+    if meta is None:
+        raise UntrustedTreeError(f"{ref} is not a gitmem ref (no {META_FILE} at its root)",
+                                 "someone pushed another tool's data there; gitmem will not merge it")
+    parsed = parse_meta(repo.read_blob(meta.oid))
+    if parsed.version > FORMAT_VERSION:
+        raise UntrustedTreeError(f"{ref} uses gitmem format {parsed.version}; this gitmem reads "
+                                 f"{FORMAT_VERSION}", "upgrade gitmem (pip install -U gitmem)")
+    return parsed
+
+
+def check_entries(entries: Mapping[str, TreeEntry], ref: str, allowed_tops: frozenset[str]) -> None:
+    if len(entries) > MAX_FILES:
+        raise UntrustedTreeError(f"{ref} holds {len(entries)} files (limit {MAX_FILES})")
+    total = 0
+    for path, entry in entries.items():
+        where = f"{ref}:{path!r}"
+        if entry.mode not in (BLOB_MODE, EXEC_MODE) or entry.kind != "blob":
+            what = {"120000": "a symbolic link", "160000": "a submodule"}.get(entry.mode, entry.kind)
+            raise UntrustedTreeError(f"{where} is {what}; memory refs hold plain files only",
+                                     "the ref was not written by gitmem; it was refused")
+        why = check_path(path)
+        if why:
+            raise UntrustedTreeError(f"{where}: {why}", "the ref was refused; nothing was written")
+        top = path.split("/", 1)[0]
+        if top not in allowed_tops:
+            raise UntrustedTreeError(f"{where}: unexpected top-level entry {top!r}",
+                                     "the ref was refused; nothing was written")
+        size = entry.size or 0
+        if size > MAX_BLOB_BYTES:
+            raise UntrustedTreeError(f"{where} is {size} bytes (limit {MAX_BLOB_BYTES})",
+                                     "the ref was refused; nothing was written")
+        total += size
+    if total > MAX_TOTAL_BYTES:
+        raise UntrustedTreeError(f"{ref} holds {total} bytes (limit {MAX_TOTAL_BYTES})")

@@ -1,0 +1,392 @@
+"""Topic files: YAML frontmatter merged field by field, the body by diff3.
+
+Frontmatter is read by a small safe parser for the forms memory files use (`key: value`,
+quoted strings, `[a, b]`, `- item` lists, one nested `metadata:` map) and, for anything else,
+by `yaml.safe_load` after a scan that refuses tags, anchors and aliases. Fields keep the exact
+text and order of the side they come from, so flat and nested shapes are written back as they
+came. A side whose frontmatter is not valid YAML is merged as plain text: never a crash.
+Never reads files, the clock or the environment.
+"""
+
+from __future__ import annotations
+
+from merge_drivers.model import MergeResult, Resolution, SideInfo
+from merge_drivers.rank import Rank, parse_time, rank_of
+from merge_drivers.text import merge_body, order_sides
+
+MAX_FRONTMATTER = 65536
+_RECENCY_FIELDS = ("modified", "updated")
+_INDICATORS = "*&!%@`|>{"
+
+
+class Invalid(Exception):
+    """Frontmatter that is not safe, simple YAML."""
+
+
+Value = object  # str | None | ("list", items...) | ("map",) for nested maps
+
+
+class Field:
+    """One `key: value` of a frontmatter map, with the exact lines it was written as."""
+
+    __slots__ = ("children", "flow", "indent", "items", "key", "raw", "value")
+
+    def __init__(self, key: str, raw: list[str], value: Value) -> None:
+        self.key = key
+        self.raw = raw  # the header line and every line that belongs to it, with newlines
+        self.value = value
+        self.children: dict[str, Field] | None = None
+        self.items: list[tuple[object, str]] = []  # (value, text) of list items
+        self.flow = False
+        self.indent = ""
+
+
+def _unquote(text: str) -> str:
+    s = text.strip()
+    if len(s) >= 2 and s[0] == s[-1] == "'":
+        return s[1:-1].replace("''", "'")
+    if len(s) >= 2 and s[0] == s[-1] == '"':
+        inner = s[1:-1]
+        if "\\" not in inner:
+            return inner
+        simple = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "/": "/"}
+        out: list[str] = []
+        i = 0
+        while i < len(inner):
+            c = inner[i]
+            if c == "\\":
+                nxt = inner[i + 1 : i + 2]
+                if nxt not in simple:
+                    return _yaml_scalar(s)
+                out.append(simple[nxt])
+                i += 2
+            else:
+                out.append(c)
+                i += 1
+        return "".join(out)
+    return s
+
+
+def _strip_comment(text: str) -> str:
+    if "#" not in text or text.lstrip().startswith(("'", '"')):
+        return text.strip()
+    cut = text.find(" #")
+    return (text if cut < 0 else text[:cut]).strip()
+
+
+def _scalar(text: str) -> object:
+    s = _strip_comment(text)
+    if not s:
+        return None
+    if s[0] in "'\"":
+        if len(s) < 2 or s[-1] != s[0]:
+            return _yaml_scalar(s)
+        return _unquote(s)
+    if s[0] in _INDICATORS or s[0] == "[" or s.startswith("- "):
+        return _yaml_scalar(s)
+    return s
+
+
+def _yaml_scalar(text: str) -> object:
+    value = safe_yaml(f"k: {text}\n")
+    if not isinstance(value, dict) or "k" not in value:
+        raise Invalid(text)
+    return _canonical(value["k"])
+
+
+def _canonical(value: object) -> object:
+    """A hashable, comparable form of a YAML value (scalars as their string form)."""
+    if isinstance(value, list):
+        return ("list", *(_canonical(v) for v in value))
+    if isinstance(value, dict):
+        return ("map", *sorted((str(k), repr(_canonical(v))) for k, v in value.items()))
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def safe_yaml(text: str) -> object:
+    """yaml.safe_load of bounded text without tags, anchors or aliases (no YAML bombs)."""
+    if len(text) > MAX_FRONTMATTER:
+        raise Invalid("too large")
+    import yaml
+
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, (yaml.AliasToken, yaml.AnchorToken, yaml.TagToken)):
+                raise Invalid("tags, anchors and aliases are not allowed")
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise Invalid(str(e)) from None
+
+
+def _indent_of(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _is_key_line(line: str, indent: int) -> str | None:
+    if _indent_of(line) != indent:
+        return None
+    body = line[indent:]
+    if not body or body[0] in "#-\t" or body.startswith("? "):
+        return None
+    colon = body.find(":")
+    while colon > 0 and body[colon + 1 : colon + 2] not in ("", " ", "\n", "\r", "\t"):
+        colon = body.find(":", colon + 1)
+    if colon <= 0:
+        return None
+    key = body[:colon].strip()
+    if key[0] in "'\"":
+        key = _unquote(key)
+    return key
+
+
+def parse_map(lines: list[str], indent: int = 0) -> tuple[list[str], dict[str, Field]]:
+    """(lines before the first key, fields by key in order). Raises Invalid."""
+    leading: list[str] = []
+    fields: dict[str, Field] = {}
+    current: Field | None = None
+    for line in lines:
+        key = _is_key_line(line, indent)
+        if key is not None:
+            if key in fields:
+                raise Invalid(f"duplicate key {key}")
+            current = Field(key, [line], None)
+            fields[key] = current
+        elif current is None:
+            if line.strip() and not line.lstrip().startswith("#"):
+                raise Invalid(f"unexpected line {line!r}")
+            leading.append(line)
+        else:
+            if line.strip() and _indent_of(line) < indent:
+                raise Invalid(f"bad indentation {line!r}")
+            current.raw.append(line)
+    for f in fields.values():
+        _parse_value(f, indent)
+    return leading, fields
+
+
+def _parse_value(f: Field, indent: int) -> None:
+    header = f.raw[0]
+    colon = header.find(":", indent + len(f.key) if header[indent] not in "'\"" else indent)
+    while header[colon + 1 : colon + 2] not in ("", " ", "\n", "\r", "\t"):
+        colon = header.find(":", colon + 1)
+    rest = header[colon + 1 :]
+    body = [ln for ln in f.raw[1:] if ln.strip() and not ln.lstrip().startswith("#")]
+    restc = _strip_comment(rest)
+    if restc:
+        if body:  # a multi-line scalar or flow collection
+            text = "".join(ln[indent:] for ln in f.raw)
+            value = safe_yaml(text)
+            if not isinstance(value, dict):
+                raise Invalid(header)
+            f.value = _canonical(next(iter(value.values()), None))
+            return
+        if restc.startswith("[") and restc.endswith("]"):
+            inner = restc[1:-1]
+            if any(c in inner for c in "[]{}'\"#&*!"):
+                f.value = _yaml_scalar(restc)
+                return
+            parts = [p.strip() for p in inner.split(",")] if inner.strip() else []
+            f.flow = True
+            f.items = [(p, p) for p in parts if p]
+            f.value = ("list", *(v for v, _ in f.items))
+            return
+        f.value = _scalar(rest)
+        return
+    if not body:
+        f.value = None
+        return
+    first = body[0]
+    sub = _indent_of(first)
+    if first[sub:].startswith(("- ", "-\n", "-\r")) or first[sub:].rstrip() == "-":
+        f.indent = first[:sub]
+        items: list[tuple[object, str]] = []
+        for ln in body:
+            s = ln[sub:]
+            if _indent_of(ln) != sub or not s.startswith("-"):
+                text = "".join(x[indent:] for x in f.raw)
+                value = safe_yaml(text)
+                if not isinstance(value, dict):
+                    raise Invalid(header)
+                f.value = _canonical(next(iter(value.values()), None))
+                f.items = []
+                return
+            item_text = s[1:].strip()
+            items.append((_scalar(item_text), item_text))
+        f.items = items
+        f.value = ("list", *(v for v, _ in items))
+        return
+    if sub <= indent:
+        raise Invalid(header)
+    _, children = parse_map(f.raw[1:], sub)
+    f.children = children
+    f.indent = " " * sub
+    f.value = ("map", *sorted((k, repr(c.value)) for k, c in children.items()))
+
+
+class Frontmatter:
+    """A parsed frontmatter block: the fence lines, comments before the first key, the fields."""
+
+    __slots__ = ("close", "fields", "leading", "open")
+
+    def __init__(self, open_: str, leading: list[str], fields: dict[str, Field], close: str):
+        self.open = open_
+        self.leading = leading
+        self.fields = fields
+        self.close = close
+
+
+def split(text: str) -> tuple[Frontmatter | None, str]:
+    """(frontmatter or None when the file has none, body). Raises Invalid for bad YAML."""
+    if not text.startswith("---"):
+        return None, text
+    lines = text.splitlines(True)
+    if lines[0].rstrip("\r\n \t") != "---":
+        return None, text
+    size = len(lines[0])
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r\n \t") in ("---", "..."):
+            if size > MAX_FRONTMATTER:
+                raise Invalid("frontmatter too large")
+            leading, fields = parse_map(lines[1:i])
+            return Frontmatter(lines[0], leading, fields, lines[i]), "".join(lines[i + 1 :])
+        size += len(lines[i])
+        if size > MAX_FRONTMATTER:
+            raise Invalid("frontmatter too large")
+    return None, text  # no closing fence: not frontmatter at all
+
+
+def _render_list(f: Field, items: list[tuple[object, str]], nl: str) -> list[str]:
+    header = f.raw[0]
+    colon = header.find(":", len(header) - len(header.lstrip(" ")) + len(f.key))
+    key_part = header[: colon + 1]
+    if f.flow:
+        return [f"{key_part} [{', '.join(t for _, t in items)}]{nl}"]
+    return [key_part + nl] + [f"{f.indent}- {t}{nl}" for _, t in items]
+
+
+class _Merger:
+    def __init__(self, path: str, win_side: str, why: str, nl: str) -> None:
+        self.path = path
+        self.win_side = win_side
+        self.why = why
+        self.nl = nl
+        self.resolutions: list[Resolution] = []
+
+    def merge(
+        self,
+        base: dict[str, Field],
+        win: dict[str, Field],
+        lose: dict[str, Field],
+        prefix: str,
+    ) -> list[str]:
+        order = list(win) + [k for k in lose if k not in win]
+        order += [k for k in base if k not in win and k not in lose]
+        out: list[str] = []
+        for key in order:
+            out.extend(self.field(prefix + key, base.get(key), win.get(key), lose.get(key)))
+        return out
+
+    def field(self, name: str, b: Field | None, w: Field | None, lo: Field | None) -> list[str]:
+        bv = None if b is None else b.value
+        wv = None if w is None else w.value
+        lv = None if lo is None else lo.value
+        present_w, present_l = w is not None, lo is not None
+        if (present_w, wv) == (present_l, lv):
+            return w.raw if w is not None else []
+        if b is not None and present_w and wv == bv:
+            return lo.raw if lo is not None else []
+        if b is not None and present_l and lv == bv:
+            return w.raw if w is not None else []
+        if b is None and not (present_w and present_l):
+            chosen = w or lo
+            return chosen.raw if chosen is not None else []
+        if b is not None and (not present_w or not present_l):
+            if (not present_w and lv == bv) or (not present_l and wv == bv):
+                return []  # deleted on one side, unchanged on the other
+            kept, side = (lo, self._other()) if w is None else (w, self.win_side)
+            self.resolutions.append(Resolution(self.path, f"field {name}", side, "modified beats deleted"))
+            return kept.raw if kept is not None else []
+        assert w is not None and lo is not None
+        return self.both_changed(name, b, w, lo)
+
+    def _other(self) -> str:
+        return "theirs" if self.win_side == "ours" else "ours"
+
+    def both_changed(self, name: str, b: Field | None, w: Field, lo: Field) -> list[str]:
+        if w.children is not None and lo.children is not None:
+            base_children = b.children if b is not None and b.children is not None else {}
+            inner = self.merge(base_children, w.children, lo.children, name + ".")
+            return [w.raw[0], *inner]
+        is_list = (
+            isinstance(w.value, tuple) and w.value[:1] == ("list",) and (w.items or w.value == ("list",))
+        )
+        lo_list = isinstance(lo.value, tuple) and lo.value[:1] == ("list",) and (lo.items or lo.value == ("list",))
+        if is_list and lo_list:
+            base_items = set(b.value[1:]) if b is not None and isinstance(b.value, tuple) else set()
+            w_set = {v for v, _ in w.items}
+            l_set = {v for v, _ in lo.items}
+            items: list[tuple[object, str]] = []
+            seen: set[object] = set()
+            for v, t in [*w.items, *lo.items]:
+                if v in seen or (v in base_items and (v not in w_set or v not in l_set)):
+                    continue
+                seen.add(v)
+                items.append((v, t))
+            self.resolutions.append(Resolution(self.path, f"field {name}", "both", "union"))
+            return _render_list(w, items, self.nl)
+        leaf = name.rsplit(".", 1)[-1]
+        if leaf in _RECENCY_FIELDS:
+            tw = parse_time(w.value) if isinstance(w.value, str) else None
+            tl = parse_time(lo.value) if isinstance(lo.value, str) else None
+            if tw is not None and tl is not None and tw != tl:
+                later, side = (w, self.win_side) if tw > tl else (lo, self._other())
+                self.resolutions.append(Resolution(self.path, f"field {name}", side, "later"))
+                return later.raw
+        self.resolutions.append(Resolution(self.path, f"field {name}", self.win_side, self.why))
+        return w.raw
+
+
+def topic_rank(data: bytes, info: SideInfo) -> Rank:
+    return rank_of(data, data, info.time)
+
+
+def merge_topic(
+    path: str, base: bytes, ours: bytes, theirs: bytes, ours_info: SideInfo, theirs_info: SideInfo
+) -> MergeResult:
+    """Merge a markdown file with optional YAML frontmatter (all three sides decode as UTF-8)."""
+    win, lose, side, why = order_sides(
+        ours, topic_rank(ours, ours_info), theirs, topic_rank(theirs, theirs_info)
+    )
+    try:
+        zf, zbody = split(base.decode())
+        wf, wbody = split(win.decode())
+        lf, lbody = split(lose.decode())
+    except Invalid:
+        data, resolutions = merge_body(path, base, win, lose, side, why)
+        return MergeResult(data, tuple(resolutions))
+    nl = "\r\n" if win.count(b"\r\n") * 2 > win.count(b"\n") else "\n"
+    merger = _Merger(path, side, why, nl)
+    fm_text = ""
+    if wf is not None or lf is not None:
+        empty: dict[str, Field] = {}
+        lines = merger.merge(
+            zf.fields if zf else empty,
+            wf.fields if wf else empty,
+            lf.fields if lf else empty,
+            "",
+        )
+        shell = wf or lf
+        assert shell is not None
+        if lines or (wf is not None and not wf.fields) or (lf is not None and not lf.fields):
+            if lines and not lines[-1].endswith("\n"):
+                lines[-1] += nl
+            fm_text = shell.open + "".join(shell.leading) + "".join(lines) + shell.close
+    body, body_res = merge_body(
+        path, zbody.encode(), wbody.encode(), lbody.encode(), side, why
+    )
+    data = fm_text.encode() + body
+    return MergeResult(data, (*merger.resolutions, *body_res))
