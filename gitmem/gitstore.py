@@ -546,3 +546,39 @@ def _parse_change_times(out: bytes) -> dict[str, float]:
         elif line:
             times.setdefault(line.decode("utf-8", "surrogateescape"), stamp)
     return times
+
+
+# -- configuration files outside a repository (the user's global config) ---------------------------
+
+def config_file_set(key: str, value: str, file: str | None) -> None:
+    """Set `key` in `file`, or in the user's global config when `file` is None."""
+    run_git(["config", *(["--file", file] if file else ["--global"]), key, value])
+
+
+def config_file_get(key: str, file: str | None) -> str | None:
+    proc = run_git(["config", *(["--file", file] if file else ["--global"]), "--get", key], check=False)
+    return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+
+def config_file_remove_section(section: str, file: str | None) -> bool:
+    where = ["--file", file] if file else ["--global"]
+    return run_git(["config", *where, "--remove-section", section], check=False).returncode == 0
+
+
+# -- throwaway repositories (the demo) ---------------------------------------------------------------
+
+def init_repository(path: Path, bare: bool = False) -> None:
+    run_git(["init", "-q", *(["--bare"] if bare else []), "-b", "main", str(path)])
+
+
+def clone(url: str, dest: Path) -> None:
+    run_git(["clone", "-q", url, str(dest)])
+
+
+def commit_all(worktree: Path, message: str) -> None:
+    run_git(["add", "-A"], cwd=worktree)
+    run_git(["commit", "-q", "-m", message], cwd=worktree)
+
+
+def push_branch(worktree: Path, remote: str, branch: str) -> None:
+    run_git(["push", "-q", remote, branch], cwd=worktree)

@@ -1,0 +1,112 @@
+"""Register gitmem's merge drivers with git: opt-in, idempotent, reversible (DESIGN §4).
+
+Writes `merge.gitmem-*` to git config and a marked block to the attributes file
+(`<common-dir>/info/attributes`, or the global attributes file with --global): a fresh clone or
+a bare repository does not read a committed `.gitattributes` for drivers.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from gitmem.gitstore import (
+    Repository,
+    config_file_get,
+    config_file_remove_section,
+    config_file_set,
+)
+from gitmem.state import write_atomic
+
+DRIVERS = {
+    "gitmem-index": "gitmem MEMORY.md index merge (entries by confidence and recency)",
+    "gitmem-frontmatter": "gitmem topic-file merge (frontmatter field by field, body diff3)",
+}
+BEGIN = "# >>> gitmem merge drivers (gitmem drivers install; remove with gitmem drivers uninstall)"
+END = "# <<< gitmem merge drivers"
+FRONTMATTER_GLOBS = (".claude/agent-memory/**/*.md", ".claude/agent-memory-local/**/*.md")
+INDEX_GLOB = "[Mm][Ee][Mm][Oo][Rr][Yy].[Mm][Dd]"
+
+
+def driver_command() -> str:
+    return f"{shlex.quote(sys.executable)} -m merge_drivers %O %A %B %L %P"
+
+
+def _attributes_file(repo: Repository | None, global_: bool) -> Path:
+    if not global_:
+        assert repo is not None
+        return repo.common_dir / "info" / "attributes"
+    value = config_file_get("core.attributesFile", None)
+    if value:
+        return Path(os.path.expanduser(value))
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(xdg) / "git" / "attributes"
+
+
+def _config_file(repo: Repository | None) -> str | None:
+    return str(repo.common_dir / "config") if repo else None
+
+
+def _block(patterns: tuple[str, ...]) -> list[str]:
+    lines = [BEGIN]
+    lines += [f"{glob} merge=gitmem-frontmatter" for glob in (*FRONTMATTER_GLOBS, *patterns)]
+    lines.append(f"{INDEX_GLOB} merge=gitmem-index")  # last: wins over the globs above
+    lines.append(END)
+    return lines
+
+
+def _without_block(text: str) -> list[str]:
+    out, inside = [], False
+    for line in text.splitlines():
+        if line == BEGIN:
+            inside = True
+        elif line == END and inside:
+            inside = False
+        elif not inside:
+            out.append(line)
+    return out
+
+
+def install(directory: Path, global_: bool, patterns: tuple[str, ...] = ()) -> list[str]:
+    repo = None if global_ else Repository(directory)
+    for name, description in DRIVERS.items():
+        config_file_set(f"merge.{name}.name", description, _config_file(repo))
+        config_file_set(f"merge.{name}.driver", driver_command(), _config_file(repo))
+    attributes = _attributes_file(repo, global_)
+    attributes.parent.mkdir(parents=True, exist_ok=True)
+    existing = attributes.read_text("utf-8") if attributes.exists() else ""
+    kept = _without_block(existing)
+    write_atomic(attributes, ("\n".join([*kept, *_block(patterns)]) + "\n").encode())
+    where = "globally" if global_ else f"in {repo.common_dir if repo else ''}"
+    return [f"registered merge drivers {', '.join(DRIVERS)} {where}",
+            f"attributes: {attributes}", "undo with: gitmem drivers uninstall" + (" --global" if global_ else "")]
+
+
+def uninstall(directory: Path, global_: bool) -> list[str]:
+    repo = None if global_ else Repository(directory)
+    for name in DRIVERS:
+        config_file_remove_section(f"merge.{name}", _config_file(repo))
+    attributes = _attributes_file(repo, global_)
+    if attributes.exists():
+        kept = _without_block(attributes.read_text("utf-8"))
+        if kept:
+            write_atomic(attributes, ("\n".join(kept) + "\n").encode())
+        else:
+            attributes.unlink()
+    return ["removed gitmem merge drivers" + (" (global)" if global_ else "")]
+
+
+def describe(directory: Path) -> list[str]:
+    repo = Repository(directory)
+    lines = []
+    for name in DRIVERS:
+        command = repo.config_get(f"merge.{name}.driver")
+        lines.append(f"{name}: {command or 'not registered'}")
+    for global_ in (False, True):
+        attributes = _attributes_file(repo, global_)
+        text = attributes.read_text("utf-8") if attributes.exists() else ""
+        state = "present" if BEGIN in text else "absent"
+        lines.append(f"attributes ({'global' if global_ else 'repository'}) {attributes}: {state}")
+    return lines
