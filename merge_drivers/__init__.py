@@ -21,10 +21,17 @@ def merge_file(
     theirs: bytes | None,
     ours_info: SideInfo | None = None,
     theirs_info: SideInfo | None = None,
+    *,
+    inline_archive: bool = False,
 ) -> MergeResult:
     """Merge one path 3-way. None means absent on that side (never existed, or deleted).
 
-    Total: always returns a result, never conflict markers.
+    Total: always returns a result, never conflict markers. Added on both sides -> merged with
+    an empty base; deleted on one side and unchanged on the other -> deleted; deleted against
+    modified -> modified. `MergeResult.extra_files` holds other files of the same folder the
+    merge rewrote (`MEMORY-archive.md`). `inline_archive=True` (the git driver, which can
+    write only one file) parks index overflow in an HTML comment at the end of the index
+    instead.
     """
     oi = ours_info or _NO_INFO
     ti = theirs_info or _NO_INFO
@@ -39,4 +46,4 @@ def merge_file(
         return MergeResult(kept, (Resolution(path, "file", side, "modified beats deleted"),))
     from merge_drivers.dispatch import merge_contents
 
-    return merge_contents(path, base or b"", ours, theirs, oi, ti)
+    return merge_contents(path, base or b"", ours, theirs, oi, ti, inline_archive=inline_archive)

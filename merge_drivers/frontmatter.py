@@ -57,7 +57,7 @@ def _unquote(text: str) -> str:
             if c == "\\":
                 nxt = inner[i + 1 : i + 2]
                 if nxt not in simple:
-                    return _yaml_scalar(s)
+                    return str(_yaml_scalar(s))
                 out.append(simple[nxt])
                 i += 2
             else:
@@ -259,6 +259,11 @@ def split(text: str) -> tuple[Frontmatter | None, str]:
     return None, text  # no closing fence: not frontmatter at all
 
 
+def _is_list(f: Field) -> bool:
+    v = f.value
+    return isinstance(v, tuple) and v[:1] == ("list",) and (bool(f.items) or v == ("list",))
+
+
 def _render_list(f: Field, items: list[tuple[object, str]], nl: str) -> list[str]:
     header = f.raw[0]
     colon = header.find(":", len(header) - len(header.lstrip(" ")) + len(f.key))
@@ -308,7 +313,9 @@ class _Merger:
             if (not present_w and lv == bv) or (not present_l and wv == bv):
                 return []  # deleted on one side, unchanged on the other
             kept, side = (lo, self._other()) if w is None else (w, self.win_side)
-            self.resolutions.append(Resolution(self.path, f"field {name}", side, "modified beats deleted"))
+            self.resolutions.append(
+                Resolution(self.path, f"field {name}", side, "modified beats deleted")
+            )
             return kept.raw if kept is not None else []
         assert w is not None and lo is not None
         return self.both_changed(name, b, w, lo)
@@ -322,9 +329,15 @@ class _Merger:
             inner = self.merge(base_children, w.children, lo.children, name + ".")
             return [w.raw[0], *inner]
         is_list = (
-            isinstance(w.value, tuple) and w.value[:1] == ("list",) and (w.items or w.value == ("list",))
+            isinstance(w.value, tuple)
+            and w.value[:1] == ("list",)
+            and (w.items or w.value == ("list",))
         )
-        lo_list = isinstance(lo.value, tuple) and lo.value[:1] == ("list",) and (lo.items or lo.value == ("list",))
+        lo_list = (
+            isinstance(lo.value, tuple)
+            and lo.value[:1] == ("list",)
+            and (lo.items or lo.value == ("list",))
+        )
         if is_list and lo_list:
             base_items = set(b.value[1:]) if b is not None and isinstance(b.value, tuple) else set()
             w_set = {v for v, _ in w.items}
@@ -385,8 +398,6 @@ def merge_topic(
             if lines and not lines[-1].endswith("\n"):
                 lines[-1] += nl
             fm_text = shell.open + "".join(shell.leading) + "".join(lines) + shell.close
-    body, body_res = merge_body(
-        path, zbody.encode(), wbody.encode(), lbody.encode(), side, why
-    )
+    body, body_res = merge_body(path, zbody.encode(), wbody.encode(), lbody.encode(), side, why)
     data = fm_text.encode() + body
     return MergeResult(data, (*merger.resolutions, *body_res))

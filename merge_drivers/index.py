@@ -32,7 +32,10 @@ ARCHIVE_HEADER = (
     "Claude Code's load limits (200 lines, 25,000 characters). Nothing here is loaded at "
     "session start; open a file when it is relevant.\n\n"
 )
-INLINE_OPEN = "<!-- gitmem:archive — entries over Claude Code's load limits, kept here until the next gitmem sync moves them to MEMORY-archive.md"
+INLINE_OPEN = (
+    "<!-- gitmem:archive — entries over Claude Code's load limits, kept here until the next "
+    "gitmem sync moves them to MEMORY-archive.md"
+)
 INLINE_CLOSE = "-->"
 
 Key = tuple[str, str, str, int]  # (kind, scope, text, occurrence)
@@ -81,7 +84,11 @@ def _bullet_body(line: str) -> str | None:
     if len(s) >= 2 and s[0] in "-*+" and s[1] in " \t":
         return s[2:]
     digits = len(s) - len(s.lstrip("0123456789"))
-    if 0 < digits < 10 and s[digits : digits + 1] in (".", ")") and s[digits + 1 : digits + 2] == " ":
+    if (
+        0 < digits < 10
+        and s[digits : digits + 1] in (".", ")")
+        and s[digits + 1 : digits + 2] == " "
+    ):
         return s[digits + 2 :]
     return None
 
@@ -98,6 +105,11 @@ def _link_target(body: str) -> str | None:
         return None
     target = s[mid + 2 : end].strip().split(" ", 1)[0].strip("<>")
     return target or None
+
+
+def _continues(line: str) -> bool:
+    """An indented, non-blank line: part of the entry above (a wrapped line or a sub-bullet)."""
+    return bool(line.strip()) and line[:1] in " \t" and not (line[:1] == " " and _fence(line))
 
 
 def _fence(line: str) -> str:
@@ -171,9 +183,16 @@ def parse(text: str) -> Index:
         bullet = _bullet_body(line)
         if bullet is not None:
             i += 1
-            while i < n and lines[i].strip() and lines[i][:1] in " \t" and _bullet_body(lines[i]) is None:
+            while (
+                i < n
+                and lines[i].strip()
+                and lines[i][:1] in " \t"
+                and _bullet_body(lines[i]) is None
+            ):
                 i += 1
-            while i < n and lines[i].strip() and lines[i][:2] in ("  ", "\t") and not _fence(lines[i]):
+            while (
+                i < n and lines[i].strip() and lines[i][:2] in ("  ", "\t") and not _fence(lines[i])
+            ):
                 i += 1
             body = lines[start:i]
             target = _link_target(bullet)
@@ -233,7 +252,9 @@ def measure(items: list[Item]) -> tuple[int, int]:
 
 def _stripped(it: Item) -> bool:
     return it.kind == "fm" or (
-        it.kind == "block" and it.text.lstrip().startswith("<!--") and it.text.rstrip().endswith("-->")
+        it.kind == "block"
+        and it.text.lstrip().startswith("<!--")
+        and it.text.rstrip().endswith("-->")
     )
 
 
@@ -274,12 +295,22 @@ def _merge_gap(b: str | None, o: str, t: str) -> str:
 
 
 class _Chosen:
-    __slots__ = ("archived", "item", "rank")
+    __slots__ = ("_rank", "archived", "item", "sides")
 
-    def __init__(self, item: Item, rank: Rank, archived: bool) -> None:
+    def __init__(self, item: Item, sides: list[_Side], archived: bool) -> None:
         self.item = item
-        self.rank = rank
+        self.sides = sides
         self.archived = archived
+        self._rank: Rank | None = None
+
+    @property
+    def rank(self) -> Rank:
+        """Computed only when caps overflow: ranking reads the linked topic files."""
+        if self._rank is None:
+            key = self.item.key
+            ranks = [s.rank(s.index.keys[key]) for s in self.sides if key in s.index.keys]
+            self._rank = max(ranks) if ranks else neutral_rank(self.item.text)
+        return self._rank
 
 
 def merge_index(
@@ -306,21 +337,24 @@ def merge_index(
         pick = _pick(path, key, b, o, t, so, st, resolutions)
         if pick is None:
             continue
-        side, item = pick
+        item = pick[1]
         sides = [s for s, it in ((so, o), (st, t)) if it is not None and it.text == item.text]
         sides_of[key] = sides
-        rank = max(s.rank(s.index.keys[key]) for s in sides)
         gap = _merge_gap(
             None if b is None else b.gap,
             o.gap if o is not None else item.gap,
             t.gap if t is not None else item.gap,
         )
         merged = Item(item.kind, key, item.text, gap, item.target)
-        archived = all(s.index.keys[key].archived for s in sides)
-        chosen[key] = _Chosen(merged, rank, archived)
+        parked = all(s.index.keys[key].archived for s in sides)
+        chosen[key] = _Chosen(merged, sides, parked)
     ordered = _order(zb, so, st, chosen, sides_of)
     tail = _merge_gap(zb.tail, so.index.tail, st.index.tail)
-    eol = so.index.eol if so.index.eol == st.index.eol else (so.index.eol if zb.eol == st.index.eol else st.index.eol)
+    eol = (
+        so.index.eol
+        if so.index.eol == st.index.eol
+        else (so.index.eol if zb.eol == st.index.eol else st.index.eol)
+    )
     live = [chosen[k] for k in ordered]
     archived = [c for c in live if c.archived and c.item.kind == "entry"]
     live = [c for c in live if not (c.archived and c.item.kind == "entry")]
@@ -328,7 +362,9 @@ def merge_index(
     if caps:
         live, over = _enforce_caps(live, archived, tail)
         if over:
-            resolutions.append(Resolution(path, f"{len(over)} entries", "both", "over the load limits, archived"))
+            resolutions.append(
+                Resolution(path, f"{len(over)} entries", "both", "over the load limits, archived")
+            )
             if inline_archive:
                 live_items = [c.item for c in live]
                 return MergeResult(
@@ -362,7 +398,8 @@ def _pick(
         return None if t is None else (st, t)
     if tt == bt:
         return None if o is None else (so, o)
-    subject = f"entry {o.target if o is not None and o.target else (t.target if t is not None and t.target else key[2][:60])}"
+    target = (o.target if o is not None else "") or (t.target if t is not None else "")
+    subject = f"entry {target or key[2][:60]}"
     if o is None or t is None:
         assert b is not None
         side, kept = (st, t) if o is None else (so, o)
@@ -377,30 +414,33 @@ def _pick(
     return st, t
 
 
-def _anchor(side: _Side, key: Key, base: Index, chosen: dict[Key, _Chosen]) -> Key:
-    """The item a new item follows: the nearest earlier base item (or heading) that survives."""
-    items = side.index.items
-    heading = items[side.pos[key]].kind == "head"
-    for i in range(side.pos[key] - 1, -1, -1):
-        it = items[i]
+def _preceding(side: _Side, base: Index) -> tuple[list[int], list[int]]:
+    """For each position: the nearest earlier base item, and the nearest earlier base item or
+    heading (-1: none). One pass, so anchors cost O(n) however many items are new."""
+    last_base, last_any = -1, -1
+    before_base: list[int] = []
+    before_any: list[int] = []
+    for i, it in enumerate(side.index.items):
+        before_base.append(last_base)
+        before_any.append(last_any)
         if it.archived:
             continue
         if it.key in base.keys:
-            return _surviving(it.key, base, chosen)
-        if not heading and it.kind == "head":
-            return it.key
-    return _START
+            last_base = last_any = i
+        elif it.kind == "head":
+            last_any = i
+    return before_base, before_any
 
 
-def _surviving(key: Key, base: Index, chosen: dict[Key, _Chosen]) -> Key:
-    if key in chosen:
-        return key
-    order = base.items
-    pos = next(i for i, it in enumerate(order) if it.key == key)
-    for i in range(pos - 1, -1, -1):
-        if order[i].key in chosen:
-            return order[i].key
-    return _START
+def _surviving_before(base: Index, chosen: dict[Key, _Chosen]) -> dict[Key, Key]:
+    """For each base item: itself if it survives, else the nearest earlier surviving one."""
+    out: dict[Key, Key] = {}
+    last = _START
+    for it in base.items:
+        if it.key in chosen:
+            last = it.key
+        out[it.key] = last
+    return out
 
 
 def _order(
@@ -419,12 +459,24 @@ def _order(
             return (1, base_rank[a], a)
         return (2, 0, a)
 
+    before = {id(s): _preceding(s, base) for s in (so, st)}
+    survivor = _surviving_before(base, chosen)
     children: dict[Key, list[Key]] = {}
-    for key, c in chosen.items():
+    for key in chosen:
         if key in base.keys:
             continue
-        sides = sides_of[key] or [so, st]
-        anchors = {_anchor(s, key, base, chosen) for s in sides if key in s.pos}
+        anchors = set()
+        for s in sides_of[key] or [so, st]:
+            p = s.pos.get(key)
+            if p is None:
+                continue
+            it = s.index.items[p]
+            j = (before[id(s)][0] if it.kind == "head" else before[id(s)][1])[p]
+            if j < 0:
+                anchors.add(_START)
+                continue
+            a = s.index.items[j].key
+            anchors.add(survivor.get(a, a))
         anchor = max(anchors, key=anchor_rank) if anchors else _START
         children.setdefault(anchor, []).append(key)
     out: list[Key] = []
@@ -464,7 +516,9 @@ def _enforce_caps(
         return candidates, []
     if not link_present:
         link = Item("entry", _ARCHIVE_KEY, ARCHIVE_LINK, "", ARCHIVE_NAME)
-        candidates.append(_Chosen(link, (2.0, float("inf"), b""), False))
+        pinned = _Chosen(link, [], False)
+        pinned._rank = (2.0, float("inf"), b"")
+        candidates.append(pinned)
         lines += 1
         chars += _utf16_len(ARCHIVE_LINK) + 1
     movable = sorted(
@@ -509,11 +563,15 @@ def _archive_bytes(path: str, over: list[_Chosen], so: _Side, st: _Side) -> byte
         return data
 
     ao, at = existing(so), existing(st)
-    merged = ao if ao == at else merge_index(path, b"", ao, at, SideInfo(), SideInfo(), caps=False).data
+    merged = (
+        ao if ao == at else merge_index(path, b"", ao, at, SideInfo(), SideInfo(), caps=False).data
+    )
     assert merged is not None
     new = "".join(f"{c.item.text}\n" for c in sorted(over, key=lambda c: c.item.key))
     added = (ARCHIVE_HEADER + new).encode()
-    result = merge_index(path, ARCHIVE_HEADER.encode(), merged, added, SideInfo(), SideInfo(), caps=False)
+    result = merge_index(
+        path, ARCHIVE_HEADER.encode(), merged, added, SideInfo(), SideInfo(), caps=False
+    )
     assert result.data is not None
     return result.data
 

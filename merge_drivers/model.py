@@ -24,7 +24,8 @@ class _Frozen:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
     def _values(self) -> tuple[object, ...]:
-        return tuple(object.__getattribute__(self, n) for n in self.__slots__)
+        names: tuple[str, ...] = self.__slots__
+        return tuple(object.__getattribute__(self, n) for n in names)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -36,7 +37,8 @@ class _Frozen:
         return hash(self._values())
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{n}={v!r}" for n, v in zip(self.__slots__, self._values()))
+        names: tuple[str, ...] = self.__slots__
+        args = ", ".join(f"{n}={v!r}" for n, v in zip(names, self._values(), strict=True))
         return f"{type(self).__name__}({args})"
 
 
@@ -50,7 +52,7 @@ class SideInfo(_Frozen):
     it may be lazy: only the names a resolver needs are read.
     """
 
-    __slots__ = ("time", "siblings")
+    __slots__ = ("siblings", "time")
     time: float | None
     siblings: Mapping[str, bytes]
 
@@ -65,7 +67,7 @@ class SideInfo(_Frozen):
 class Resolution(_Frozen):
     """One decision a merge made where both sides changed the same thing."""
 
-    __slots__ = ("path", "subject", "winner", "reason")
+    __slots__ = ("path", "reason", "subject", "winner")
     path: str
     subject: str  # "entry api.md", "field description", "lines 12-14", "file"
     winner: Side
@@ -91,7 +93,7 @@ class MergeResult(_Frozen):
     entries, so the caller writes them as they are (replacing any merge of that path).
     """
 
-    __slots__ = ("data", "resolutions", "extra_files")
+    __slots__ = ("data", "extra_files", "resolutions")
     data: bytes | None
     resolutions: tuple[Resolution, ...]
     extra_files: Mapping[str, bytes]

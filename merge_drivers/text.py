@@ -73,7 +73,7 @@ def merge_body(
         elif kind == "b":
             emit(bl[region[1] : region[2]])
         else:
-            _, zs, ze, as_, ae, bs, be = region
+            zs, ze, as_, ae, bs, be = region[1:7]  # type: ignore[misc]
             if zs == ze:  # both only added here: keep both blocks
                 emit(_both_added(al[as_:ae], bl[bs:be]))
                 resolutions.append(Resolution(path, f"lines after {zs}", "both", "both added"))
