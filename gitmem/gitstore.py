@@ -31,6 +31,10 @@ TREE_MODE = "40000"
 LINK_MODE = "120000"
 GITLINK_MODE = "160000"
 OURS = ("refs/gitmem/", "refs/gitmem-remotes/")
+# rejections that mean "someone pushed first": fetch, merge and push again
+RETRYABLE_PUSH = ("fetch first", "non-fast-forward", "stale info", "atomic push failed",
+                  "atomic transaction failed", "cannot lock ref", "failed to update ref",
+                  "failed to lock", "incorrect old value")
 
 
 @dataclass(frozen=True)
@@ -441,9 +445,7 @@ class Repository:
                 fields = line.split("\t")
                 dst = fields[1].split(":")[-1] if len(fields) > 1 else "?"
                 reason = fields[2] if len(fields) > 2 else ""
-                retryable = any(w in reason for w in ("fetch first", "non-fast-forward", "stale info",
-                                                      "atomic push failed", "cannot lock ref",
-                                                      "failed to update ref"))
+                retryable = any(w in reason for w in RETRYABLE_PUSH)
                 (rejected if retryable else other).append(f"{dst} {reason}".strip())
         if rejected and not other:
             return PushOutcome(False, tuple(rejected), last_line(proc.stderr))

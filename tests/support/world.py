@@ -1,0 +1,99 @@
+"""A throwaway world for tests: temporary HOME, a bare remote, clones at distinct paths.
+
+Real git everywhere; nothing reads the real HOME or the system git config.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def isolated_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CLAUDE_"))}
+    env.update({
+        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C.UTF-8",
+    })
+    return env
+
+
+def git(*args: str, cwd: Path | None = None, check: bool = True, env: dict[str, str] | None = None,
+        input: bytes | None = None) -> str:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=env, input=input)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
+    return proc.stdout.decode()
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+
+
+class World:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.home = root / "home"
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.env = isolated_env(self.home)
+        gitconfig = self.home / ".gitconfig"
+        gitconfig.write_text(
+            "[user]\n\tname = Test User\n\temail = tester@example.com\n"
+            "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n"
+        )
+        self.remote = root / "remote.git"
+
+    def git(self, *args: str, cwd: Path | None = None, check: bool = True) -> str:
+        return git(*args, cwd=cwd, check=check, env=self.env)
+
+    def make_remote(self, name: str = "remote.git") -> Path:
+        remote = self.root / name
+        self.git("init", "-q", "--bare", str(remote))
+        seed = self.root / f"seed-{name}"
+        self.git("init", "-q", str(seed))
+        (seed / "README.md").write_text("# project\n")
+        self.git("add", "README.md", cwd=seed)
+        self.git("commit", "-q", "-m", "init", cwd=seed)
+        self.git("push", "-q", str(remote), "main", cwd=seed)
+        return remote
+
+    def clone(self, name: str, url: str | None = None, email: str | None = None) -> Path:
+        dest = self.root / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        self.git("clone", "-q", url or str(self.remote), str(dest))
+        if email:
+            self.git("config", "user.email", email, cwd=dest)
+        return dest
+
+    def gitmem(self, *args: str, cwd: Path | None = None, timeout: float = 120) -> Run:
+        """Run the real CLI in a subprocess, as a user would."""
+        proc = subprocess.run(
+            [sys.executable, "-m", "gitmem", *args], cwd=cwd or self.root, capture_output=True,
+            env={**self.env, "PYTHONPATH": str(REPO_ROOT)}, timeout=timeout,
+        )
+        return Run(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+    def ok(self, *args: str, cwd: Path | None = None) -> str:
+        run = self.gitmem(*args, cwd=cwd)
+        assert run.code == 0, f"gitmem {' '.join(args)} exited {run.code}: {run.err}{run.out}"
+        return run.out
+
+    def scope_path(self, clone: Path, scope: str = "auto") -> Path:
+        data = json.loads(self.ok("-C", str(clone), "status", "--json"))
+        return Path(next(s["path"] for s in data["scopes"] if s["name"] == scope))
+
+
+def folder_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` by relative path (the thing that must converge)."""
+    if not folder.exists():
+        return {}
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
