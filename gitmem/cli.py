@@ -28,8 +28,9 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-drivers_app = typer.Typer(help="Register gitmem's merge drivers with git (opt-in, reversible).",
-                          no_args_is_help=True)
+drivers_app = typer.Typer(
+    help="Register gitmem's merge drivers with git (opt-in, reversible).", no_args_is_help=True
+)
 app.add_typer(drivers_app, name="drivers")
 
 
@@ -40,11 +41,23 @@ class Globals:
 
 G = Globals()
 
-RemoteOpt = Annotated[Optional[str], typer.Option("--remote", help="Remote to sync through (default: gitmem.remote, origin).")]  # noqa: E501, UP045
-ScopeOpt = Annotated[Optional[list[str]], typer.Option("--scope", help="Only this scope (auto, team, agents); repeatable.")]  # noqa: E501, UP045
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing unless something fails.")]
-DryOpt = Annotated[bool, typer.Option("--dry-run", "-n", help="Show what would move; change nothing.")]
-ForceKeyOpt = Annotated[bool, typer.Option("--force-key", help="Adopt a remote ref recorded for another project key.")]  # noqa: E501
+RemoteOpt = Annotated[
+    str | None,
+    typer.Option("--remote", help="Remote to sync through (default: gitmem.remote, origin)."),
+]
+ScopeOpt = Annotated[
+    list[str] | None,
+    typer.Option("--scope", help="Only this scope (auto, team, agents); repeatable."),
+]
+QuietOpt = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print nothing unless something fails.")
+]
+DryOpt = Annotated[
+    bool, typer.Option("--dry-run", "-n", help="Show what would move; change nothing.")
+]
+ForceKeyOpt = Annotated[
+    bool, typer.Option("--force-key", help="Adopt a remote ref recorded for another project key.")
+]
 
 
 def _version(value: bool) -> None:
@@ -55,9 +68,16 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_options(
-    directory: Annotated[Path, typer.Option("-C", help="Run as if started in this directory.")] = Path("."),
-    memory_dir: Annotated[Optional[str], typer.Option("--memory-dir", help="Use this folder as the auto memory folder.")] = None,  # noqa: E501, UP045
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,  # noqa: E501
+    directory: Annotated[
+        Path, typer.Option("-C", help="Run as if started in this directory.")
+    ] = Path("."),
+    memory_dir: Annotated[
+        str | None,
+        typer.Option("--memory-dir", help="Use this folder as the auto memory folder."),
+    ] = None,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
 ) -> None:
     G.directory = directory
     G.memory_dir = memory_dir
@@ -105,12 +125,20 @@ def status(
         typer.echo(f"  {s.name:<7} {s.files:>5} files  {s.ref:<32} {sync}\n          {s.path}")
 
 
-def _sync(mode: str, remote: str | None, scope: list[str] | None, dry_run: bool, quiet: bool,
-          force_key: bool) -> None:
+def _sync(
+    mode: str,
+    remote: str | None,
+    scope: list[str] | None,
+    dry_run: bool,
+    quiet: bool,
+    force_key: bool,
+) -> None:
     from gitmem.sync import SyncOptions, run_sync
 
     project = _project(remote)
-    options = SyncOptions(mode=mode, scopes=tuple(scope or ()), dry_run=dry_run, force_key=force_key)
+    options = SyncOptions(
+        mode=mode, scopes=tuple(scope or ()), dry_run=dry_run, force_key=force_key
+    )
     timeout = project.repo.config_get("gitmem.timeout")
     if timeout:
         options.timeout = float(timeout)
@@ -124,10 +152,14 @@ def _print_sync(result: SyncResult) -> None:
     for ref, r in sorted(result.refs.items()):
         parts = []
         if r.local_changes:
-            parts.append(f"{len(r.local_changes)} local change{'s' if len(r.local_changes) != 1 else ''}"
-                         + (" to push" if result.dry_run else " committed"))
+            parts.append(
+                f"{len(r.local_changes)} local change{'s' if len(r.local_changes) != 1 else ''}"
+                + (" to push" if result.dry_run else " committed")
+            )
         if r.pulled:
-            parts.append(f"{len(r.pulled)} file{'s' if len(r.pulled) != 1 else ''} updated from {result.remote}")
+            parts.append(
+                f"{len(r.pulled)} file{'s' if len(r.pulled) != 1 else ''} updated from {result.remote}"
+            )
         if r.pushed:
             parts.append(f"pushed to {result.remote}")
         if r.remote_ahead:
@@ -144,34 +176,55 @@ def _print_sync(result: SyncResult) -> None:
     for skipped in result.skipped:
         typer.echo(f"skipped {skipped}")
     if result.retries:
-        typer.echo(f"({result.retries} push retr{'y' if result.retries == 1 else 'ies'}: the remote moved meanwhile)")
+        typer.echo(
+            f"({result.retries} push retr{'y' if result.retries == 1 else 'ies'}: the remote moved meanwhile)"
+        )
 
 
 @app.command()
-def pull(remote: RemoteOpt = None, scope: ScopeOpt = None, dry_run: DryOpt = False,
-         quiet: QuietOpt = False, force_key: ForceKeyOpt = False) -> None:
+def pull(
+    remote: RemoteOpt = None,
+    scope: ScopeOpt = None,
+    dry_run: DryOpt = False,
+    quiet: QuietOpt = False,
+    force_key: ForceKeyOpt = False,
+) -> None:
     """Fetch memory from the remote and merge it into your folders."""
     _sync("pull", remote, scope, dry_run, quiet, force_key)
 
 
 @app.command()
-def push(remote: RemoteOpt = None, scope: ScopeOpt = None, dry_run: DryOpt = False,
-         quiet: QuietOpt = False, force_key: ForceKeyOpt = False) -> None:
+def push(
+    remote: RemoteOpt = None,
+    scope: ScopeOpt = None,
+    dry_run: DryOpt = False,
+    quiet: QuietOpt = False,
+    force_key: ForceKeyOpt = False,
+) -> None:
     """Publish local memory: commit, fetch, merge, push without force (retries on races)."""
     _sync("push", remote, scope, dry_run, quiet, force_key)
 
 
 @app.command()
-def sync(remote: RemoteOpt = None, scope: ScopeOpt = None, dry_run: DryOpt = False,
-         quiet: QuietOpt = False, force_key: ForceKeyOpt = False) -> None:
+def sync(
+    remote: RemoteOpt = None,
+    scope: ScopeOpt = None,
+    dry_run: DryOpt = False,
+    quiet: QuietOpt = False,
+    force_key: ForceKeyOpt = False,
+) -> None:
     """Pull then push."""
     _sync("sync", remote, scope, dry_run, quiet, force_key)
 
 
 @app.command()
 def log(
-    path: Annotated[Optional[str], typer.Argument(help="A memory (auto/NAME.md or its path on disk).")] = None,  # noqa: E501, UP045
-    limit: Annotated[Optional[int], typer.Option("-n", "--max-count", help="Show at most N commits.")] = None,  # noqa: E501, UP045
+    path: Annotated[
+        str | None, typer.Argument(help="A memory (auto/NAME.md or its path on disk).")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("-n", "--max-count", help="Show at most N commits.")
+    ] = None,
 ) -> None:
     """History of the memory refs (or of one memory), with merge resolutions."""
     import time
@@ -187,8 +240,11 @@ def log(
 
 @app.command()
 def diff(
-    rev: Annotated[Optional[str], typer.Argument(help="Compare this revision with the ref (default: your unsynced edits).")] = None,  # noqa: E501, UP045
-    path: Annotated[Optional[str], typer.Option("--path", help="Only this memory or scope.")] = None,  # noqa: UP045
+    rev: Annotated[
+        str | None,
+        typer.Argument(help="Compare this revision with the ref (default: your unsynced edits)."),
+    ] = None,
+    path: Annotated[str | None, typer.Option("--path", help="Only this memory or scope.")] = None,
 ) -> None:
     """Show unsynced local edits, or what changed since REV."""
     from gitmem.history import memory_diff
@@ -199,9 +255,15 @@ def diff(
 
 @app.command()
 def restore(
-    path: Annotated[str, typer.Argument(help="The memory to bring back (auto/NAME.md or its path).")],
-    at: Annotated[Optional[str], typer.Option("--at", help="The revision to take it from (see gitmem log).")] = None,  # noqa: E501, UP045
-    force: Annotated[bool, typer.Option("--force", help="Overwrite unsynced edits of the file.")] = False,
+    path: Annotated[
+        str, typer.Argument(help="The memory to bring back (auto/NAME.md or its path).")
+    ],
+    at: Annotated[
+        str | None, typer.Option("--at", help="The revision to take it from (see gitmem log).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite unsynced edits of the file.")
+    ] = False,
 ) -> None:
     """Bring back a deleted or overwritten memory from history (sync afterwards to share it)."""
     from gitmem.history import restore as do_restore
@@ -212,7 +274,8 @@ def restore(
 
 @app.command("merge-driver")
 def merge_driver(
-    base: Annotated[str, typer.Argument(help="%O")], ours: Annotated[str, typer.Argument(help="%A")],
+    base: Annotated[str, typer.Argument(help="%O")],
+    ours: Annotated[str, typer.Argument(help="%A")],
     theirs: Annotated[str, typer.Argument(help="%B")],
     marker_size: Annotated[str, typer.Argument(help="%L")] = "7",
     path: Annotated[str, typer.Argument(help="%P")] = "",
@@ -225,8 +288,13 @@ def merge_driver(
 
 @drivers_app.command("install")
 def drivers_install(
-    global_: Annotated[bool, typer.Option("--global", help="For every repository of this user.")] = False,
-    pattern: Annotated[Optional[list[str]], typer.Option("--pattern", help="Extra glob for the frontmatter driver.")] = None,  # noqa: E501, UP045
+    global_: Annotated[
+        bool, typer.Option("--global", help="For every repository of this user.")
+    ] = False,
+    pattern: Annotated[
+        list[str] | None,
+        typer.Option("--pattern", help="Extra glob for the frontmatter driver."),
+    ] = None,
 ) -> None:
     """Register the MEMORY.md and frontmatter merge drivers in git config and attributes."""
     from gitmem.drivers import install
@@ -257,7 +325,9 @@ def drivers_status() -> None:
 
 @app.command()
 def demo(
-    keep: Annotated[bool, typer.Option("--keep", help="Leave the throwaway world on disk to inspect.")] = False,
+    keep: Annotated[
+        bool, typer.Option("--keep", help="Leave the throwaway world on disk to inspect.")
+    ] = False,
 ) -> None:
     """Two clones, one bare remote, a temporary HOME: watch memory flow and merge (no network)."""
     from gitmem.demo import run_demo
@@ -301,6 +371,8 @@ def _usage_error(exc: Exception, debug: bool) -> int:
         return 130
     if debug:
         raise exc
-    sys.stderr.write(f"gitmem: error: unexpected {type(exc).__name__}: {exc}\n"
-                     "hint: rerun with --debug and report it at the project's issue tracker\n")
+    sys.stderr.write(
+        f"gitmem: error: unexpected {type(exc).__name__}: {exc}\n"
+        "hint: rerun with --debug and report it at the project's issue tracker\n"
+    )
     return 3

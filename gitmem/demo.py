@@ -44,16 +44,27 @@ def _throwaway_home(world: Path) -> Iterator[None]:
     home = world / "home"
     (home / ".config").mkdir(parents=True)
     saved = dict(os.environ)
-    os.environ.update({
-        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"), "CLAUDE_CONFIG_DIR": str(home / ".claude"),
-        "GIT_AUTHOR_DATE": "", "GIT_COMMITTER_DATE": "",
-    })
-    for var in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
-                "CLAUDE_CODE_REMOTE_MEMORY_DIR", "CLAUDE_CODE_PROJECT_DIR_NAME"):
+    os.environ.update(
+        {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+            "GIT_AUTHOR_DATE": "",
+            "GIT_COMMITTER_DATE": "",
+        }
+    )
+    for var in (
+        "GIT_AUTHOR_DATE",
+        "GIT_COMMITTER_DATE",
+        "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+        "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+        "CLAUDE_CODE_PROJECT_DIR_NAME",
+    ):
         os.environ.pop(var, None)
     (home / ".gitconfig").write_text(
-        "[user]\n\tname = Demo User\n\temail = demo@example.com\n[protocol \"file\"]\n\tallow = always\n"
+        '[user]\n\tname = Demo User\n\temail = demo@example.com\n[protocol "file"]\n\tallow = always\n'
     )
     try:
         yield
@@ -73,8 +84,10 @@ def _summary(result: SyncResult) -> str:
         if r.pushed:
             bits.append("pushed")
         bits += [f"resolved {res}" for res in r.resolutions]
-        parts.append(f"{ref.rsplit('/', 1)[-1] if 'users' not in ref else 'personal'}: "
-                     + (", ".join(bits) or "up to date"))
+        parts.append(
+            f"{ref.rsplit('/', 1)[-1] if 'users' not in ref else 'personal'}: "
+            + (", ".join(bits) or "up to date")
+        )
     return "; ".join(parts)
 
 
@@ -120,18 +133,29 @@ def _play(world: Path, echo: Echo) -> None:
 
     echo("\n2. gitmem pull in clone B (another path, another folder, same memory)")
     echo("   " + _summary(_run(b, "pull")))
-    same = all((da / n).read_bytes() == (db / n).read_bytes() for n in ("MEMORY.md", "build.md", "testing.md"))
+    same = all(
+        (da / n).read_bytes() == (db / n).read_bytes()
+        for n in ("MEMORY.md", "build.md", "testing.md")
+    )
     echo(f"   B now has {sorted(p.name for p in db.iterdir())}; identical bytes: {same}")
 
     echo("\n3. Both clones edit at once (A adds a memory; B adds another and updates build.md)")
     (da / "MEMORY.md").write_text(INDEX + "- [Deploy](deploy.md) — staging first, then prod\n")
-    (da / "deploy.md").write_text("---\nname: deploy\ndescription: Deploy steps\ntype: project\n---\n"
-                                  "Deploy to staging first, then prod.\n")
-    (db / "MEMORY.md").write_text(INDEX.replace("`make -j8`", "`make -j16`")
-                                  + "- [Style](style.md) — ruff format, 100 columns\n")
-    (db / "style.md").write_text("---\nname: style\ndescription: Code style\ntype: feedback\n---\n"
-                                 "ruff format with 100 columns.\n")
-    (db / "build.md").write_text(BUILD.replace("-j8", "-j16").replace("2026-11-01T09:00", "2026-11-02T10:00"))
+    (da / "deploy.md").write_text(
+        "---\nname: deploy\ndescription: Deploy steps\ntype: project\n---\n"
+        "Deploy to staging first, then prod.\n"
+    )
+    (db / "MEMORY.md").write_text(
+        INDEX.replace("`make -j8`", "`make -j16`")
+        + "- [Style](style.md) — ruff format, 100 columns\n"
+    )
+    (db / "style.md").write_text(
+        "---\nname: style\ndescription: Code style\ntype: feedback\n---\n"
+        "ruff format with 100 columns.\n"
+    )
+    (db / "build.md").write_text(
+        BUILD.replace("-j8", "-j16").replace("2026-11-01T09:00", "2026-11-02T10:00")
+    )
     echo("   A: gitmem sync  -> " + _summary(_run(a, "sync")))
     echo("   B: gitmem sync  -> " + _summary(_run(b, "sync")))
     echo("   A: gitmem sync  -> " + _summary(_run(a, "sync")))
@@ -143,18 +167,24 @@ def _play(world: Path, echo: Echo) -> None:
     for line in (da / "MEMORY.md").read_text().splitlines():
         echo(f"   | {line}")
 
-    echo("\n4. B deletes a memory and syncs; A syncs; the memory is gone in both, but not from history")
+    echo(
+        "\n4. B deletes a memory and syncs; A syncs; the memory is gone in both, but not from history"
+    )
     (db / "testing.md").unlink()
     _run(b, "sync")
     _run(a, "sync")
     echo(f"   A has testing.md: {(da / 'testing.md').exists()}")
     restored = restore(a, "auto/testing.md", None, force=False)
-    echo(f"   gitmem restore auto/testing.md -> {restored.path.name} is back (from {restored.commit[:10]})")
+    echo(
+        f"   gitmem restore auto/testing.md -> {restored.path.name} is back (from {restored.commit[:10]})"
+    )
 
     echo("\n5. gitmem log in clone A:")
     for row in memory_log(a, None, 8):
         echo(f"   {row['commit'][:10]} {row['subject']}")
-    echo("\nYour branches, index and working tree were never touched: memory lives on refs/gitmem/*.")
+    echo(
+        "\nYour branches, index and working tree were never touched: memory lives on refs/gitmem/*."
+    )
 
 
 def _run(project: Project, mode: str) -> SyncResult:

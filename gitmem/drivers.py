@@ -80,8 +80,11 @@ def install(directory: Path, global_: bool, patterns: tuple[str, ...] = ()) -> l
     kept = _without_block(existing)
     write_atomic(attributes, ("\n".join([*kept, *_block(patterns)]) + "\n").encode())
     where = "globally" if global_ else f"in {repo.common_dir if repo else ''}"
-    return [f"registered merge drivers {', '.join(DRIVERS)} {where}",
-            f"attributes: {attributes}", "undo with: gitmem drivers uninstall" + (" --global" if global_ else "")]
+    return [
+        f"registered merge drivers {', '.join(DRIVERS)} {where}",
+        f"attributes: {attributes}",
+        "undo with: gitmem drivers uninstall" + (" --global" if global_ else ""),
+    ]
 
 
 def uninstall(directory: Path, global_: bool) -> list[str]:

@@ -39,7 +39,9 @@ class Materialized:
     records: dict[str, FileRecord] = field(default_factory=dict)
 
 
-def walk(folder: Path, exclude: frozenset[str] = frozenset()) -> Iterator[tuple[str, os.stat_result]]:
+def walk(
+    folder: Path, exclude: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, os.stat_result]]:
     """(relative path, lstat) of every entry below `folder`; folders are descended, links not."""
     stack = [("", str(folder))]
     while stack:
@@ -65,7 +67,9 @@ def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
 
 
 def snapshot(
-    repo: Repository, folder: Path, known: Mapping[str, FileRecord],
+    repo: Repository,
+    folder: Path,
+    known: Mapping[str, FileRecord],
     exclude: frozenset[str] = frozenset(),
 ) -> Snapshot:
     """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read."""
@@ -123,7 +127,10 @@ def _disk_oid(repo: Repository, path: Path, record: FileRecord | None) -> str | 
 
 
 def materialize(
-    repo: Repository, folder: Path, expected: Mapping[str, str], target: Mapping[str, str],
+    repo: Repository,
+    folder: Path,
+    expected: Mapping[str, str],
+    target: Mapping[str, str],
     records: Mapping[str, FileRecord],
 ) -> Materialized:
     """Turn `folder` from `expected` (what the last sync left there) into `target`.
@@ -149,7 +156,9 @@ def materialize(
                 done.records[rel] = _record(want, os.lstat(path), now)
             continue
         if current != was:
-            done.changed_meanwhile[rel] = None if current is None or current.startswith("!") else current
+            done.changed_meanwhile[rel] = (
+                None if current is None or current.startswith("!") else current
+            )
             continue
         try:
             if want is None:

@@ -12,13 +12,14 @@ Never touches the user's working tree, index, HEAD or branches: only `refs/gitme
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import subprocess
 import tempfile
 import time
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -32,9 +33,20 @@ LINK_MODE = "120000"
 GITLINK_MODE = "160000"
 OURS = ("refs/gitmem/", "refs/gitmem-remotes/")
 # rejections that mean "someone pushed first": fetch, merge and push again
-RETRYABLE_PUSH = ("fetch first", "non-fast-forward", "stale info", "atomic push failed",
-                  "atomic transaction failed", "cannot lock ref", "failed to update ref",
-                  "failed to lock", "incorrect old value")
+RETRYABLE_PUSH = (
+    "fetch first",
+    "non-fast-forward",
+    "stale info",
+    "atomic push failed",
+    "atomic transaction failed",
+    "cannot lock ref",
+    "failed to update ref",
+    "failed to lock",
+    "incorrect old value",
+)
+
+
+_TreeNode = dict[str, "_TreeNode | tuple[str, str]"]
 
 
 @dataclass(frozen=True)
@@ -55,8 +67,14 @@ class PushOutcome:
 def _clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     # Never let a caller's GIT_DIR/GIT_INDEX_FILE (e.g. when run from a git hook) redirect us.
-    for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-                "GIT_COMMON_DIR", "GIT_PREFIX"):
+    for var in (
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_COMMON_DIR",
+        "GIT_PREFIX",
+    ):
         env.pop(var, None)
     env.setdefault("LC_ALL", "C")
     if extra:
@@ -75,7 +93,11 @@ def run_git(
     """Run git; on failure raise GitError with git's own last line as the message."""
     try:
         proc = subprocess.run(
-            ["git", *args], cwd=cwd, input=input, capture_output=True, timeout=timeout,
+            ["git", *args],
+            cwd=cwd,
+            input=input,
+            capture_output=True,
+            timeout=timeout,
             env=_clean_env(env),
         )
     except FileNotFoundError as exc:
@@ -102,11 +124,19 @@ class Repository:
     def __init__(self, path: str | os.PathLike[str] = ".") -> None:
         start = Path(path)
         if not start.is_dir():
-            raise NotARepository(f"not a directory: {start}", "pass -C with a path inside a git repository")
+            raise NotARepository(
+                f"not a directory: {start}", "pass -C with a path inside a git repository"
+            )
         proc = run_git(
-            ["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir",
-             "--show-toplevel"],
-            cwd=start, check=False,
+            [
+                "rev-parse",
+                "--is-bare-repository",
+                "--absolute-git-dir",
+                "--git-common-dir",
+                "--show-toplevel",
+            ],
+            cwd=start,
+            check=False,
         )
         out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
         if proc.returncode != 0 and not (out and out[0] == "true"):
@@ -126,13 +156,23 @@ class Repository:
 
     # -- plumbing ----------------------------------------------------------------------------
 
-    def git(self, *args: str, input: bytes | None = None, check: bool = True,
-            timeout: float | None = None, env: Mapping[str, str] | None = None
-            ) -> subprocess.CompletedProcess[bytes]:
+    def git(
+        self,
+        *args: str,
+        input: bytes | None = None,
+        check: bool = True,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[bytes]:
         # cwd = the worktree (as if the user ran git there): relative remote URLs resolve alike
-        return run_git(["--git-dir", str(self.git_dir), *args], cwd=self.toplevel or self.git_dir,
-                       input=input,
-                       check=check, timeout=timeout, env=env)
+        return run_git(
+            ["--git-dir", str(self.git_dir), *args],
+            cwd=self.toplevel or self.git_dir,
+            input=input,
+            check=check,
+            timeout=timeout,
+            env=env,
+        )
 
     def close(self) -> None:
         if self._reader is not None:
@@ -190,7 +230,9 @@ class Repository:
         return str(xdg if xdg.exists() and not home.exists() else home)
 
     def remotes(self) -> list[str]:
-        names = {k.split(".")[1] for k in self.config() if k.startswith("remote.") and k.endswith(".url")}
+        names = {
+            k.split(".")[1] for k in self.config() if k.startswith("remote.") and k.endswith(".url")
+        }
         return sorted(names)
 
     def remote_url(self, name: str) -> str | None:
@@ -230,8 +272,10 @@ class Repository:
         zero = "0" * self._hash_len
         proc = self.git("update-ref", "-m", message, ref, new, old or zero, check=False)
         if proc.returncode != 0:
-            raise ConcurrentUpdate(f"{ref} moved while gitmem was working ({last_line(proc.stderr)})",
-                                   "run the command again")
+            raise ConcurrentUpdate(
+                f"{ref} moved while gitmem was working ({last_line(proc.stderr)})",
+                "run the command again",
+            )
 
     def delete_ref(self, ref: str, old: str | None = None) -> None:
         _check_ours(ref)
@@ -250,7 +294,10 @@ class Repository:
 
     def ahead_behind(self, local: str | None, remote: str | None) -> tuple[int, int]:
         if not local or not remote:
-            return (self.count_commits(local) if local else 0, self.count_commits(remote) if remote else 0)
+            return (
+                self.count_commits(local) if local else 0,
+                self.count_commits(remote) if remote else 0,
+            )
         out = self.git("rev-list", "--left-right", "--count", f"{local}...{remote}").stdout.split()
         return int(out[0]), int(out[1])
 
@@ -303,8 +350,12 @@ class Repository:
         out = self.git("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", treeish).stdout
         return all(p.count(b"/") < max_depth for p in out.split(b"\0") if p)
 
-    def log(self, rev: str, path: str | None = None, limit: int | None = None) -> list[dict[str, str]]:
-        fmt = "%H%x1f%ct%x1f%an%x1f%s%x1f%(trailers:key=Gitmem-Resolved,valueonly,separator=%x1d)%x1e"
+    def log(
+        self, rev: str, path: str | None = None, limit: int | None = None
+    ) -> list[dict[str, str]]:
+        fmt = (
+            "%H%x1f%ct%x1f%an%x1f%s%x1f%(trailers:key=Gitmem-Resolved,valueonly,separator=%x1d)%x1e"
+        )
         args = ["log", f"--format={fmt}"] + ([f"-n{limit}"] if limit else []) + [rev]
         if path:
             args += ["--", path]
@@ -315,20 +366,39 @@ class Repository:
             if not rec:
                 continue
             oid, ts, author, subject, trailers = rec.split("\x1f")
-            rows.append({"commit": oid, "time": ts, "author": author, "subject": subject,
-                         "resolved": trailers})
+            rows.append(
+                {
+                    "commit": oid,
+                    "time": ts,
+                    "author": author,
+                    "subject": subject,
+                    "resolved": trailers,
+                }
+            )
         return rows
 
     def change_times(self, base: str | None, tip: str) -> dict[str, float]:
         """Commit time of the newest change to each path in base..tip (one process)."""
         rng = f"{base}..{tip}" if base else tip
-        out = self.git("-c", "core.quotePath=false", "log", "--format=%x00%ct", "--name-only",
-                       "--no-renames", rng, "--").stdout
+        out = self.git(
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "--format=%x00%ct",
+            "--name-only",
+            "--no-renames",
+            rng,
+            "--",
+        ).stdout
         return _parse_change_times(out)
 
     def path_history(self, rev: str, path: str) -> list[tuple[str, str | None]]:
         """(commit, blob-or-None) for each commit that touched `path`, newest first."""
-        out = self.git("log", "--format=%H", "--full-history", rev, "--", path).stdout.decode().split()
+        out = (
+            self.git("log", "--format=%H", "--full-history", rev, "--", path)
+            .stdout.decode()
+            .split()
+        )
         result: list[tuple[str, str | None]] = []
         for commit in out:
             proc = self.git("rev-parse", "-q", "--verify", f"{commit}:{path}", check=False)
@@ -346,7 +416,11 @@ class Repository:
     def _hash(self, data: bytes) -> str:
         if self._config is None:
             self.config()
-        return hashlib.sha256(data).hexdigest() if self.object_format == "sha256" else hashlib.sha1(data).hexdigest()
+        return (
+            hashlib.sha256(data).hexdigest()
+            if self.object_format == "sha256"
+            else hashlib.sha1(data).hexdigest()
+        )
 
     def object_id(self, kind: str, data: bytes) -> str:
         return self._hash(b"%s %d\0" % (kind.encode(), len(data)) + data)
@@ -367,7 +441,7 @@ class Repository:
             os.chmod(tmp, 0o444)
             os.replace(tmp, target)
         except BaseException:
-            with _suppress_oserror():
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
         return oid
@@ -377,7 +451,7 @@ class Repository:
 
     def write_tree(self, files: Mapping[str, tuple[str, str]]) -> str:
         """Write nested trees for {path: (mode, oid)}; return the root tree id."""
-        root: dict[str, object] = {}
+        root: _TreeNode = {}
         for path, entry in files.items():
             node = root
             *dirs, name = path.split("/")
@@ -388,25 +462,28 @@ class Repository:
             node[name] = entry
         return self._write_node(root)
 
-    def _write_node(self, node: Mapping[str, object]) -> str:
+    def _write_node(self, node: _TreeNode) -> str:
         items: list[tuple[bytes, bytes, bytes]] = []
         for name, value in node.items():
             bname = name.encode("utf-8", "surrogateescape")
             if isinstance(value, dict):
-                items.append((bname + b"/", TREE_MODE.encode(), bytes.fromhex(self._write_node(value))))
+                items.append(
+                    (bname + b"/", TREE_MODE.encode(), bytes.fromhex(self._write_node(value)))
+                )
             else:
-                mode, oid = value  # type: ignore[misc]
-                items.append((bname, mode.encode(), bytes.fromhex(oid)))
+                items.append((bname, value[0].encode(), bytes.fromhex(value[1])))
         items.sort(key=lambda it: it[0])  # git orders trees as if their name ended in "/"
         body = b"".join(b"%s %s\0%s" % (mode, name.rstrip(b"/"), raw) for name, mode, raw in items)
         return self.write_object("tree", body)
 
-    def write_commit(self, tree: str, parents: Iterable[str], message: str,
-                     when: float | None = None) -> str:
+    def write_commit(
+        self, tree: str, parents: Iterable[str], message: str, when: float | None = None
+    ) -> str:
         name, email = self.identity()
         stamp = int(when if when is not None else time.time())
         offset = -(time.altzone if time.localtime(stamp).tm_isdst > 0 else time.timezone)
-        tz = "%s%02d%02d" % ("+" if offset >= 0 else "-", abs(offset) // 3600, abs(offset) % 3600 // 60)
+        sign = "+" if offset >= 0 else "-"
+        tz = f"{sign}{abs(offset) // 3600:02d}{abs(offset) % 3600 // 60:02d}"
         who = f"{name} <{email}> {stamp} {tz}"
         lines = [f"tree {tree}"] + [f"parent {p}" for p in parents]
         lines += [f"author {who}", f"committer {who}", "", message.rstrip("\n"), ""]
@@ -415,31 +492,48 @@ class Repository:
     def identity(self) -> tuple[str, str]:
         name = self.config_get("user.name") or "gitmem"
         email = self.config_get("user.email") or "gitmem@localhost"
-        clean = lambda s: s.replace("<", "").replace(">", "").replace("\n", " ").strip()  # noqa: E731
-        return clean(name) or "gitmem", clean(email)
+        return _ident_part(name) or "gitmem", _ident_part(email)
 
     # -- transport ---------------------------------------------------------------------------
 
     def fetch(self, remote: str, refspecs: Sequence[str], timeout: float | None = None) -> None:
-        proc = self.git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc",
-                        remote, *refspecs, check=False, timeout=timeout,
-                        env={"GIT_TERMINAL_PROMPT": "0"})
+        proc = self.git(
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--no-auto-gc",
+            remote,
+            *refspecs,
+            check=False,
+            timeout=timeout,
+            env={"GIT_TERMINAL_PROMPT": "0"},
+        )
         if proc.returncode != 0:
-            raise RemoteError(f"cannot fetch from {remote}: {last_line(proc.stderr)}",
-                              "check the remote URL and your access (git fetch works?), then retry")
+            raise RemoteError(
+                f"cannot fetch from {remote}: {last_line(proc.stderr)}",
+                "check the remote URL and your access (git fetch works?), then retry",
+            )
 
-    def push(self, remote: str, refspecs: Sequence[str], timeout: float | None = None,
-             atomic: bool = True) -> PushOutcome:
+    def push(
+        self,
+        remote: str,
+        refspecs: Sequence[str],
+        timeout: float | None = None,
+        atomic: bool = True,
+    ) -> PushOutcome:
         args = ["push", "--porcelain", "--no-verify"] + (["--atomic"] if atomic else [])
-        proc = self.git(*args, remote, *refspecs, check=False, timeout=timeout,
-                        env={"GIT_TERMINAL_PROMPT": "0"})
+        proc = self.git(
+            *args, remote, *refspecs, check=False, timeout=timeout, env={"GIT_TERMINAL_PROMPT": "0"}
+        )
         out = proc.stdout.decode("utf-8", "replace")
         err = proc.stderr.decode("utf-8", "replace")
         if atomic and "does not support --atomic" in err:
             return self.push(remote, refspecs, timeout, atomic=False)
         if proc.returncode == 0:
             return PushOutcome(True)
-        rejected, other = [], []
+        rejected: list[str] = []
+        other: list[str] = []
         for line in out.splitlines():
             if line.startswith("!"):
                 fields = line.split("\t")
@@ -450,15 +544,27 @@ class Repository:
         if rejected and not other:
             return PushOutcome(False, tuple(rejected), last_line(proc.stderr))
         detail = "; ".join(other) or last_line(proc.stderr)
-        raise RemoteError(f"cannot push to {remote}: {detail}",
-                          "check your access to the remote and any server hooks, then retry")
+        raise RemoteError(
+            f"cannot push to {remote}: {detail}",
+            "check your access to the remote and any server hooks, then retry",
+        )
 
-    def ls_remote(self, remote: str, patterns: Sequence[str], timeout: float | None = None) -> dict[str, str]:
-        proc = self.git("ls-remote", remote, *patterns, check=False, timeout=timeout,
-                        env={"GIT_TERMINAL_PROMPT": "0"})
+    def ls_remote(
+        self, remote: str, patterns: Sequence[str], timeout: float | None = None
+    ) -> dict[str, str]:
+        proc = self.git(
+            "ls-remote",
+            remote,
+            *patterns,
+            check=False,
+            timeout=timeout,
+            env={"GIT_TERMINAL_PROMPT": "0"},
+        )
         if proc.returncode != 0:
-            raise RemoteError(f"cannot reach {remote}: {last_line(proc.stderr)}",
-                              "check the remote URL and your access, then retry")
+            raise RemoteError(
+                f"cannot reach {remote}: {last_line(proc.stderr)}",
+                "check the remote URL and your access, then retry",
+            )
         result = {}
         for line in proc.stdout.decode().splitlines():
             oid, ref = line.split("\t", 1)
@@ -492,7 +598,10 @@ class _BatchReader:
     def __init__(self, repo: Repository) -> None:
         self.proc = subprocess.Popen(
             ["git", "--git-dir", str(repo.git_dir), "cat-file", "--batch"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_clean_env(), cwd=repo.git_dir,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=_clean_env(),
+            cwd=repo.git_dir,
         )
 
     def read(self, oid: str) -> tuple[str, bytes]:
@@ -531,12 +640,8 @@ def _check_ours(ref: str) -> None:
         raise GitError(f"refusing to write {ref}: gitmem only writes refs/gitmem*")
 
 
-class _suppress_oserror:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> bool:
-        return kind is not None and issubclass(kind, OSError)
+def _ident_part(text: str) -> str:
+    return text.replace("<", "").replace(">", "").replace("\n", " ").strip()
 
 
 def _parse_change_times(out: bytes) -> dict[str, float]:
@@ -552,13 +657,16 @@ def _parse_change_times(out: bytes) -> dict[str, float]:
 
 # -- configuration files outside a repository (the user's global config) ---------------------------
 
+
 def config_file_set(key: str, value: str, file: str | None) -> None:
     """Set `key` in `file`, or in the user's global config when `file` is None."""
     run_git(["config", *(["--file", file] if file else ["--global"]), key, value])
 
 
 def config_file_get(key: str, file: str | None) -> str | None:
-    proc = run_git(["config", *(["--file", file] if file else ["--global"]), "--get", key], check=False)
+    proc = run_git(
+        ["config", *(["--file", file] if file else ["--global"]), "--get", key], check=False
+    )
     return proc.stdout.decode().strip() if proc.returncode == 0 else None
 
 
@@ -568,6 +676,7 @@ def config_file_remove_section(section: str, file: str | None) -> bool:
 
 
 # -- throwaway repositories (the demo) ---------------------------------------------------------------
+
 
 def init_repository(path: Path, bare: bool = False) -> None:
     run_git(["init", "-q", *(["--bare"] if bare else []), "-b", "main", str(path)])

@@ -38,12 +38,17 @@ def locate(project: Project, path: str) -> RefPath:
         except ValueError:
             continue
         return RefPath(scope, rel.as_posix() if str(rel) != "." else "")
-    hits = [s for s in project.scopes if project.repo.resolve(s.ref)
-            and project.repo.resolve(f"{s.ref}:{s.prefix}/{path}")]
+    hits = [
+        s
+        for s in project.scopes
+        if project.repo.resolve(s.ref) and project.repo.resolve(f"{s.ref}:{s.prefix}/{path}")
+    ]
     if len(hits) == 1:
         return RefPath(hits[0], path)
-    raise UsageError(f"cannot tell which memory {path!r} is",
-                     "name it as the ref does (auto/NAME.md, team/NAME.md) or give its full path")
+    raise UsageError(
+        f"cannot tell which memory {path!r} is",
+        "name it as the ref does (auto/NAME.md, team/NAME.md) or give its full path",
+    )
 
 
 def memory_log(project: Project, path: str | None, limit: int | None) -> list[dict[str, str]]:
@@ -112,12 +117,16 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
         raise UsageError(f"{path!r} is a scope, not a memory file", "name one file to restore")
     ref = where.scope.ref
     if not repo.resolve(ref):
-        raise UsageError(f"nothing synced yet for scope {where.scope.name}", "run gitmem sync first")
+        raise UsageError(
+            f"nothing synced yet for scope {where.scope.name}", "run gitmem sync first"
+        )
     blob, commit = None, None
     if at:
         commit = _rev_on(project, where.scope, at)
         if commit is None:
-            raise UsageError(f"unknown revision {at!r}", "see gitmem log for the revisions of this memory")
+            raise UsageError(
+                f"unknown revision {at!r}", "see gitmem log for the revisions of this memory"
+            )
         blob = repo.resolve(f"{commit}:{where.in_ref}")
     else:
         for commit_id, blob_id in repo.path_history(ref, where.in_ref):
@@ -125,8 +134,10 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
                 commit, blob = commit_id, blob_id
                 break
     if blob is None or commit is None:
-        raise UsageError(f"{where.in_ref} has no version in the history of {ref}"
-                         + (f" at {at}" if at else ""), "see gitmem log for what exists")
+        raise UsageError(
+            f"{where.in_ref} has no version in the history of {ref}" + (f" at {at}" if at else ""),
+            "see gitmem log for what exists",
+        )
     target = where.scope.path / where.rel
     with repository_lock(repo.common_dir):
         state = load_scope_state(repo.common_dir, where.scope.name)
@@ -134,8 +145,10 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
         if target.exists() and not force:
             current = repo.write_blob(target.read_bytes())
             if current != (record.oid if record else None) and current != blob:
-                raise UsageError(f"{target} has changes not synced yet",
-                                 "run gitmem sync first, or pass --force to overwrite them")
+                raise UsageError(
+                    f"{target} has changes not synced yet",
+                    "run gitmem sync first, or pass --force to overwrite them",
+                )
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, repo.read_blob(blob))
     return Restored(target, commit)

@@ -128,7 +128,8 @@ def _base36(n: int) -> str:
 def claude_slug(path: str) -> str:
     """Claude Code's project folder name for an absolute path (checked against 2.1.330)."""
     slug = "".join(
-        chr(u) if (48 <= u <= 57 or 65 <= u <= 90 or 97 <= u <= 122) else "-" for u in _utf16_units(path)
+        chr(u) if (48 <= u <= 57 or 65 <= u <= 90 or 97 <= u <= 122) else "-"
+        for u in _utf16_units(path)
     )
     if len(slug) <= MAX_SLUG:
         return slug
@@ -150,7 +151,11 @@ def _read_json(path: Path) -> dict[str, object]:
 
 def _workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
     config_dir = env.get("CLAUDE_CONFIG_DIR")
-    state = Path(os.path.expanduser(config_dir)) / ".claude.json" if config_dir else Path.home() / ".claude.json"
+    state = (
+        Path(os.path.expanduser(config_dir)) / ".claude.json"
+        if config_dir
+        else Path.home() / ".claude.json"
+    )
     projects = _read_json(state).get("projects")
     if not isinstance(projects, dict):
         return False
@@ -178,8 +183,11 @@ def auto_memory_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
         return Path(os.path.expanduser(override))
     setting = _auto_memory_setting(root, env)
     if setting:
-        return Path(os.path.expanduser(setting)) if setting.startswith("~") or os.path.isabs(setting) \
+        return (
+            Path(os.path.expanduser(setting))
+            if setting.startswith("~") or os.path.isabs(setting)
             else root / setting
+        )
     remote_base = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
     base = Path(os.path.expanduser(remote_base)) if remote_base else claude_config_dir(env)
     slug = claude_slug(str(root))

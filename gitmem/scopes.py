@@ -61,8 +61,10 @@ def choose_remote(repo: Repository, wanted: str | None) -> str | None:
     remotes = repo.remotes()
     if wanted:
         if wanted not in remotes:
-            raise UsageError(f"no remote named {wanted!r} in {repo.common_dir}",
-                             f"known remotes: {', '.join(remotes) or 'none'} (git remote -v)")
+            raise UsageError(
+                f"no remote named {wanted!r} in {repo.common_dir}",
+                f"known remotes: {', '.join(remotes) or 'none'} (git remote -v)",
+            )
         return wanted
     configured = repo.config_get("gitmem.remote")
     if configured and configured in remotes:
@@ -78,12 +80,16 @@ def resolve_uid(repo: Repository) -> str:
         return user_id(explicit)
     email = repo.config_get("user.email")
     if not email:
-        raise ConfigError("no user.email in git config: gitmem names your personal ref after it",
-                          'git config --global user.email "you@example.com" (or set gitmem.user)')
+        raise ConfigError(
+            "no user.email in git config: gitmem names your personal ref after it",
+            'git config --global user.email "you@example.com" (or set gitmem.user)',
+        )
     return user_id(email)
 
 
-def open_project(repo: Repository, remote: str | None = None, memory_dir: str | None = None) -> Project:
+def open_project(
+    repo: Repository, remote: str | None = None, memory_dir: str | None = None
+) -> Project:
     root = canonical_root(repo.toplevel, repo.git_dir, repo.common_dir).resolve()
     remote_name = choose_remote(repo, remote)
     url = repo.remote_url(remote_name) if remote_name else None
@@ -97,21 +103,48 @@ def open_project(repo: Repository, remote: str | None = None, memory_dir: str | 
     user_ref = USERS_REF_PREFIX + uid
     team_inside_auto = team.parent == auto
     scopes = [
-        Scope("auto", auto, user_ref, "auto",
-              exclude=frozenset({team.name}) if team_inside_auto else frozenset()),
+        Scope(
+            "auto",
+            auto,
+            user_ref,
+            "auto",
+            exclude=frozenset({team.name}) if team_inside_auto else frozenset(),
+        ),
         Scope("team", team, TEAM_REF, "team"),
     ]
     if repo.is_bare:
-        scopes.append(Scope("agents", root / ".claude" / "agent-memory", TEAM_REF, "agents",
-                            pushable=False, note="bare repository: no working tree"))
+        scopes.append(
+            Scope(
+                "agents",
+                root / ".claude" / "agent-memory",
+                TEAM_REF,
+                "agents",
+                pushable=False,
+                note="bare repository: no working tree",
+            )
+        )
     else:
         tracked = repo.is_tracked(".claude/agent-memory")
-        scopes.append(Scope("agents", root / ".claude" / "agent-memory", TEAM_REF, "agents",
-                            pushable=not tracked,
-                            note="tracked on the branch: merged by git with the drivers" if tracked else ""))
-    scopes.append(Scope("local", root / ".claude" / "agent-memory-local", user_ref, "local",
-                        pushable=False,
-                        note="private: leaves this machine only encrypted (not available yet)"))
+        scopes.append(
+            Scope(
+                "agents",
+                root / ".claude" / "agent-memory",
+                TEAM_REF,
+                "agents",
+                pushable=not tracked,
+                note="tracked on the branch: merged by git with the drivers" if tracked else "",
+            )
+        )
+    scopes.append(
+        Scope(
+            "local",
+            root / ".claude" / "agent-memory-local",
+            user_ref,
+            "local",
+            pushable=False,
+            note="private: leaves this machine only encrypted (not available yet)",
+        )
+    )
     return Project(repo, root, key, remote_name, uid, tuple(scopes))
 
 

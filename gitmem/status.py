@@ -43,16 +43,26 @@ def project_status(project: Project) -> Status:
         if scope.ref not in counts:
             local = repo.resolve(scope.ref)
             tracking = repo.resolve(project.tracking_ref(scope.ref)) if project.remote else None
-            counts[scope.ref] = repo.ahead_behind(local, tracking) if (local or tracking) else (0, 0)
+            counts[scope.ref] = (
+                repo.ahead_behind(local, tracking) if (local or tracking) else (0, 0)
+            )
         ahead, behind = counts[scope.ref]
         files = sum(1 for _ in walk(scope.path, scope.exclude))
         if scope.name == "local" and (project.root / "CLAUDE.local.md").is_file():
             files += 1
-        status.scopes.append(ScopeStatus(
-            scope.name, str(scope.path), scope.ref, files,
-            ahead if scope.pushable else 0, behind if scope.pushable else 0,
-            encrypted=False, synced=scope.pushable, note=scope.note,
-        ))
+        status.scopes.append(
+            ScopeStatus(
+                scope.name,
+                str(scope.path),
+                scope.ref,
+                files,
+                ahead if scope.pushable else 0,
+                behind if scope.pushable else 0,
+                encrypted=False,
+                synced=scope.pushable,
+                note=scope.note,
+            )
+        )
     return status
 
 

@@ -73,11 +73,12 @@ class Syncer:
         self.repo: Repository = project.repo
         self.opts = options
         self.result = SyncResult(options.mode, project.remote, dry_run=options.dry_run)
-        chosen = [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
+        chosen = (
+            [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
+        )
         for s in chosen:
-            if not s.pushable:
-                if options.scopes:
-                    self.result.skipped.append(f"{s.name}: not synced ({s.note})")
+            if not s.pushable and options.scopes:
+                self.result.skipped.append(f"{s.name}: not synced ({s.note})")
         self.scopes = [s for s in chosen if s.pushable]
         self.by_ref: dict[str, list[Scope]] = {}
         for s in self.scopes:
@@ -90,11 +91,15 @@ class Syncer:
     def run(self) -> SyncResult:
         needs_remote = self.opts.mode in ("pull", "push", "sync")
         if needs_remote and self.project.remote is None:
-            raise UsageError(f"{self.project.root} has no git remote to sync memory through",
-                             "add one (git remote add origin URL), then run gitmem sync")
+            raise UsageError(
+                f"{self.project.root} has no git remote to sync memory through",
+                "add one (git remote add origin URL), then run gitmem sync",
+            )
         if not self.repo.has_commits():
-            raise UsageError(f"{self.project.root} has no commits yet",
-                             "make a first commit (gitmem refs live beside your branches), then retry")
+            raise UsageError(
+                f"{self.project.root} has no commits yet",
+                "make a first commit (gitmem refs live beside your branches), then retry",
+            )
         for ref in self.by_ref:
             self.result.report(ref)
         if self.opts.dry_run:
@@ -150,14 +155,19 @@ class Syncer:
             state.files.update(snap.records)
             if snap.files == expected and on_ref == expected:
                 continue
-            merged = merge_trees(repo, expected, snap.files, on_ref) if on_ref != expected \
+            merged = (
+                merge_trees(repo, expected, snap.files, on_ref)
+                if on_ref != expected
                 else _Direct(snap.files)
+            )
             self.result.report(ref).resolutions.extend(merged.resolutions)
             for rel in sorted(set(expected) | set(snap.files)):
                 before, after = expected.get(rel), snap.files.get(rel)
                 if before != after:
-                    changes.append(f"{'A' if before is None else 'D' if after is None else 'M'} "
-                                   f"{s.prefix}/{rel}")
+                    changes.append(
+                        f"{'A' if before is None else 'D' if after is None else 'M'} "
+                        f"{s.prefix}/{rel}"
+                    )
             for rel in on_ref:
                 new_files.pop(f"{s.prefix}/{rel}", None)
             new_files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
@@ -256,26 +266,34 @@ class Syncer:
         new_tree = self.repo.write_tree(as_tree_input(files))
         if new_tree == tree:
             return commit
-        return self.repo.write_commit(new_tree, [commit], "gitmem: adopt project key "
-                                      f"{self.project.key}")
+        return self.repo.write_commit(
+            new_tree, [commit], f"gitmem: adopt project key {self.project.key}"
+        )
 
     def _merge_commits(self, ref: str, local: str, remote_tip: str) -> str:
         repo = self.repo
         base = repo.merge_base(local, remote_tip)
         base_files = blobs(repo.list_tree(base)) if base else {}
         merged = merge_trees(
-            repo, base_files, blobs(repo.list_tree(local)), blobs(repo.list_tree(remote_tip)),
-            repo.change_times(base, local), repo.change_times(base, remote_tip),
+            repo,
+            base_files,
+            blobs(repo.list_tree(local)),
+            blobs(repo.list_tree(remote_tip)),
+            repo.change_times(base, local),
+            repo.change_times(base, remote_tip),
         )
         merged.files[META_FILE] = repo.write_blob(render_meta(self.project.key))
         tree = repo.write_tree(as_tree_input(merged.files))
         report = self.result.report(ref)
         report.resolutions.extend(merged.resolutions)
         if base is None:
-            report.notes.append(f"{ref}: local and remote histories share no commit; merged file by file")
+            report.notes.append(
+                f"{ref}: local and remote histories share no commit; merged file by file"
+            )
         trailers = "".join(f"\nGitmem-Resolved: {r}" for r in merged.resolutions)
         message = f"gitmem: merge {self.project.remote}/{ref} on {hostname()}\n" + (
-            f"\n{trailers.lstrip()}" if trailers else "")
+            f"\n{trailers.lstrip()}" if trailers else ""
+        )
         return repo.write_commit(tree, [local, remote_tip], message)
 
     # -- 4. back to disk ---------------------------------------------------------------------
@@ -323,14 +341,19 @@ class Syncer:
                     before, after = expected.get(rel), snap.files.get(rel)
                     if before != after:
                         report.local_changes.append(
-                            f"{'A' if before is None else 'D' if after is None else 'M'} {s.prefix}/{rel}")
+                            f"{'A' if before is None else 'D' if after is None else 'M'} {s.prefix}/{rel}"
+                        )
         if self.project.remote is not None:
-            remote_refs = repo.ls_remote(self.project.remote, list(self.by_ref), timeout=self.opts.timeout)
+            remote_refs = repo.ls_remote(
+                self.project.remote, list(self.by_ref), timeout=self.opts.timeout
+            )
             for ref in self.by_ref:
                 theirs = remote_refs.get(ref)
                 local = repo.resolve(ref)
-                if theirs and theirs != local and not (
-                    local and repo.object_type(theirs) and repo.is_ancestor(theirs, local)
+                if (
+                    theirs
+                    and theirs != local
+                    and not (local and repo.object_type(theirs) and repo.is_ancestor(theirs, local))
                 ):
                     self.result.report(ref).remote_ahead = True
         return self.result

@@ -56,8 +56,10 @@ def parse_meta(data: bytes) -> RefMeta:
 
 def render_meta(key: str) -> bytes:
     quoted = key.replace("\\", "\\\\").replace('"', '\\"')
-    return (f"# gitmem ref: memory files synced by gitmem; do not edit by hand\n"
-            f"version = {FORMAT_VERSION}\nkey = \"{quoted}\"\n").encode()
+    return (
+        f"# gitmem ref: memory files synced by gitmem; do not edit by hand\n"
+        f'version = {FORMAT_VERSION}\nkey = "{quoted}"\n'
+    ).encode()
 
 
 def check_path(path: str) -> str | None:
@@ -83,18 +85,24 @@ def check_tree(repo: Repository, commit: str, ref: str, allowed_tops: frozenset[
     """Validate the commit a ref points at; return its metadata or raise UntrustedTreeError."""
     kind = repo.object_type(commit)
     if kind != "commit":
-        raise UntrustedTreeError(f"{ref} points at a {kind or 'missing object'}, not a gitmem commit",
-                                 "ask whoever pushed it to delete it, or run gitmem validate")
+        raise UntrustedTreeError(
+            f"{ref} points at a {kind or 'missing object'}, not a gitmem commit",
+            "ask whoever pushed it to delete it, or run gitmem validate",
+        )
     entries = repo.list_tree(commit, sizes=True)
     check_entries(entries, ref, allowed_tops)
     meta = entries.get(META_FILE)
     if meta is None:
-        raise UntrustedTreeError(f"{ref} is not a gitmem ref (no {META_FILE} at its root)",
-                                 "someone pushed another tool's data there; gitmem will not merge it")
+        raise UntrustedTreeError(
+            f"{ref} is not a gitmem ref (no {META_FILE} at its root)",
+            "someone pushed another tool's data there; gitmem will not merge it",
+        )
     parsed = parse_meta(repo.read_blob(meta.oid))
     if parsed.version > FORMAT_VERSION:
-        raise UntrustedTreeError(f"{ref} uses gitmem format {parsed.version}; this gitmem reads "
-                                 f"{FORMAT_VERSION}", "upgrade gitmem (pip install -U gitmem)")
+        raise UntrustedTreeError(
+            f"{ref} uses gitmem format {parsed.version}; this gitmem reads {FORMAT_VERSION}",
+            "upgrade gitmem (pip install -U gitmem)",
+        )
     return parsed
 
 
@@ -105,20 +113,28 @@ def check_entries(entries: Mapping[str, TreeEntry], ref: str, allowed_tops: froz
     for path, entry in entries.items():
         where = f"{ref}:{path!r}"
         if entry.mode not in (BLOB_MODE, EXEC_MODE) or entry.kind != "blob":
-            what = {"120000": "a symbolic link", "160000": "a submodule"}.get(entry.mode, entry.kind)
-            raise UntrustedTreeError(f"{where} is {what}; memory refs hold plain files only",
-                                     "the ref was not written by gitmem; it was refused")
+            what = {"120000": "a symbolic link", "160000": "a submodule"}.get(
+                entry.mode, entry.kind
+            )
+            raise UntrustedTreeError(
+                f"{where} is {what}; memory refs hold plain files only",
+                "the ref was not written by gitmem; it was refused",
+            )
         why = check_path(path)
         if why:
             raise UntrustedTreeError(f"{where}: {why}", "the ref was refused; nothing was written")
         top = path.split("/", 1)[0]
         if top not in allowed_tops:
-            raise UntrustedTreeError(f"{where}: unexpected top-level entry {top!r}",
-                                     "the ref was refused; nothing was written")
+            raise UntrustedTreeError(
+                f"{where}: unexpected top-level entry {top!r}",
+                "the ref was refused; nothing was written",
+            )
         size = entry.size or 0
         if size > MAX_BLOB_BYTES:
-            raise UntrustedTreeError(f"{where} is {size} bytes (limit {MAX_BLOB_BYTES})",
-                                     "the ref was refused; nothing was written")
+            raise UntrustedTreeError(
+                f"{where} is {size} bytes (limit {MAX_BLOB_BYTES})",
+                "the ref was refused; nothing was written",
+            )
         total += size
     if total > MAX_TOTAL_BYTES:
         raise UntrustedTreeError(f"{ref} holds {total} bytes (limit {MAX_TOTAL_BYTES})")

@@ -28,7 +28,8 @@ class _LazyFolder(Mapping[str, bytes]):
         self._repo = repo
         prefix = f"{folder}/" if folder else ""
         self._oids = {
-            p[len(prefix) :]: oid for p, oid in files.items()
+            p[len(prefix) :]: oid
+            for p, oid in files.items()
             if p.startswith(prefix) and "/" not in p[len(prefix) :]
         }
 
@@ -84,7 +85,9 @@ def merge_trees(
             continue
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
         if path == META_FILE:
-            result.files[path] = o if o is not None else t  # keys were checked before merging
+            kept = o if o is not None else t  # keys were checked before merging
+            if kept is not None:
+                result.files[path] = kept
             continue
         merged = merge_file(
             path,
@@ -101,7 +104,19 @@ def merge_trees(
         for extra_path, extra_data in getattr(merged, "extra_files", {}).items():
             full = f"{folder}/{extra_path}" if folder else extra_path
             result.files[full] = repo.write_blob(extra_data)
+    _separate_file_folder_clashes(result.files)
     return result
+
+
+def _separate_file_folder_clashes(files: dict[str, str]) -> None:
+    """One side made `x` a file, the other a folder `x/…`: keep both, the file as `x.conflict`."""
+    folders = {p.rsplit("/", 1)[0] for p in files if "/" in p}
+    expanded: set[str] = set()
+    for folder in folders:
+        parts = folder.split("/")
+        expanded.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    for path in sorted(p for p in files if p in expanded):
+        files[f"{path}.conflict"] = files.pop(path)
 
 
 def _one(repo: Repository, files: Mapping[str, str], spellings: list[str]) -> str | None:

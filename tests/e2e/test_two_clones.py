@@ -14,12 +14,14 @@ NESTED = "---\nmetadata: \n  node_type: memory\n  type: feedback\n---\nnested fr
 
 
 def user_repo_state(world: World, clone: Path) -> str:
-    return "\n".join([
-        world.git("status", "--porcelain", cwd=clone),
-        world.git("for-each-ref", "refs/heads", "refs/remotes", "refs/tags", cwd=clone),
-        world.git("rev-parse", "HEAD", cwd=clone),
-        world.git("ls-files", "-s", cwd=clone),
-    ])
+    return "\n".join(
+        [
+            world.git("status", "--porcelain", cwd=clone),
+            world.git("for-each-ref", "refs/heads", "refs/remotes", "refs/tags", cwd=clone),
+            world.git("rev-parse", "HEAD", cwd=clone),
+            world.git("ls-files", "-s", cwd=clone),
+        ]
+    )
 
 
 def write_memory(folder: Path) -> None:
@@ -45,7 +47,10 @@ def test_remote_spelled_differently_gives_the_same_project(world: World) -> None
     b = world.clone("b", url=f"file://{world.remote}")
     c = world.clone("c")
     world.git("remote", "set-url", "origin", str(world.remote) + "/", cwd=c)
-    keys = {world.ok("-C", str(x), "status", "--json").split('"key": ')[1].split(",")[0] for x in (a, b, c)}
+    keys = {
+        world.ok("-C", str(x), "status", "--json").split('"key": ')[1].split(",")[0]
+        for x in (a, b, c)
+    }
     assert len(keys) == 1
     write_memory(world.scope_path(a))
     world.ok("-C", str(a), "push")
@@ -106,7 +111,9 @@ def test_three_clones_several_rounds_converge_byte_for_byte(world: World) -> Non
             (folder / f"note-{i}-{round_no}.md").write_text(f"clone {i} round {round_no}\n")
             index = folder / "MEMORY.md"
             old = index.read_text() if index.exists() else ""
-            index.write_text(old + f"- [Note {i}.{round_no}](note-{i}-{round_no}.md) — r{round_no}\n")
+            index.write_text(
+                old + f"- [Note {i}.{round_no}](note-{i}-{round_no}.md) — r{round_no}\n"
+            )
         for clone in clones:
             world.ok("-C", str(clone), "sync")
     for clone in clones:  # a final round so everyone has seen everything
@@ -128,12 +135,21 @@ def test_push_race_is_retried_not_forced(world: World) -> None:
         folder.mkdir(parents=True)
         (folder / f"fact-{i}.md").write_text(f"fact {i}\n")
     env = {**world.env, "PYTHONPATH": str(REPO_ROOT)}
-    procs = [subprocess.Popen([sys.executable, "-m", "gitmem", "-C", str(c), "push", "--scope", "team"],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for c in clones]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gitmem", "-C", str(c), "push", "--scope", "team"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for c in clones
+    ]
     results = [(p.wait(timeout=120), p.stderr.read().decode()) for p in procs]  # type: ignore[union-attr]
     assert all(code == 0 for code, _ in results), results
     tree = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=world.remote).split()
-    assert sorted(t for t in tree if t.startswith("team/")) == [f"team/fact-{i}.md" for i in range(4)]
+    assert sorted(t for t in tree if t.startswith("team/")) == [
+        f"team/fact-{i}.md" for i in range(4)
+    ]
     reflog = world.git("log", "--format=%H", "refs/gitmem/team", cwd=world.remote).split()
     assert len(reflog) >= 4  # every push built on the previous one: nothing was overwritten
 

@@ -17,15 +17,25 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 def isolated_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "CLAUDE_"))}
-    env.update({
-        "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C.UTF-8",
-    })
+    env.update(
+        {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_TERMINAL_PROMPT": "0",
+            "LC_ALL": "C.UTF-8",
+        }
+    )
     return env
 
 
-def git(*args: str, cwd: Path | None = None, check: bool = True, env: dict[str, str] | None = None,
-        input: bytes | None = None) -> str:
+def git(
+    *args: str,
+    cwd: Path | None = None,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+    input: bytes | None = None,
+) -> str:
     proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=env, input=input)
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
@@ -48,7 +58,7 @@ class World:
         gitconfig = self.home / ".gitconfig"
         gitconfig.write_text(
             "[user]\n\tname = Test User\n\temail = tester@example.com\n"
-            "[init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n"
+            '[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n'
         )
         self.remote = root / "remote.git"
 
@@ -77,8 +87,11 @@ class World:
     def gitmem(self, *args: str, cwd: Path | None = None, timeout: float = 120) -> Run:
         """Run the real CLI in a subprocess, as a user would."""
         proc = subprocess.run(
-            [sys.executable, "-m", "gitmem", *args], cwd=cwd or self.root, capture_output=True,
-            env={**self.env, "PYTHONPATH": str(REPO_ROOT)}, timeout=timeout,
+            [sys.executable, "-m", "gitmem", *args],
+            cwd=cwd or self.root,
+            capture_output=True,
+            env={**self.env, "PYTHONPATH": str(REPO_ROOT)},
+            timeout=timeout,
         )
         return Run(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
@@ -96,4 +109,8 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
     """Every file under `folder` by relative path (the thing that must converge)."""
     if not folder.exists():
         return {}
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
