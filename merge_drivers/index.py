@@ -124,9 +124,9 @@ def _fence(line: str) -> str:
 
 def parse(text: str) -> Index:
     """Read an index. Total: any text gives an Index whose rendering is the same text."""
-    eol = text.endswith("\n")
-    lines = text.split("\n")
-    if eol:
+    eol = text.endswith("\n") or not text  # an empty file says nothing about its last line
+    lines = text.split("\n") if text else []
+    if text.endswith("\n"):
         lines.pop()
     items: list[Item] = []
     counts: dict[tuple[str, str, str], int] = {}
@@ -163,7 +163,7 @@ def parse(text: str) -> Index:
                 i += 1
             i = min(i + 1, n)
             body = lines[start:i]
-            add("block", section, _norm("\n".join(body)), body)
+            add("block", "", _norm("\n".join(body)), body)
             continue
         if line.lstrip(" ").startswith("<!--"):
             while i < n and "-->" not in lines[i]:
@@ -173,7 +173,7 @@ def parse(text: str) -> Index:
             if line.startswith(INLINE_OPEN[:20]) and len(body) >= 2:
                 _parse_inline_archive(body, add)
                 continue
-            add("block", section, _norm("\n".join(body)), body)
+            add("block", "", _norm("\n".join(body)), body)
             continue
         if _heading_level(line):
             section = _norm(line.lstrip("#"))
@@ -199,7 +199,7 @@ def parse(text: str) -> Index:
             if target is not None:
                 add("entry", "", _norm(target.removeprefix("./")), body, target)
             else:
-                add("entry", section, _norm(bullet), body)
+                add("entry", "", _norm(bullet), body)
             continue
         i += 1
         while (
@@ -212,7 +212,7 @@ def parse(text: str) -> Index:
         ):
             i += 1
         body = lines[start:i]
-        add("block", section, _norm("\n".join(body)), body)
+        add("block", "", _norm("\n".join(body)), body)
     return Index(items, "".join(gap), eol)
 
 
@@ -337,15 +337,11 @@ def merge_index(
         pick = _pick(path, key, b, o, t, so, st, resolutions)
         if pick is None:
             continue
-        item = pick[1]
-        sides = [s for s, it in ((so, o), (st, t)) if it is not None and it.text == item.text]
+        text, gap = pick
+        sides = [s for s, it in ((so, o), (st, t)) if it is not None and it.text == text]
         sides_of[key] = sides
-        gap = _merge_gap(
-            None if b is None else b.gap,
-            o.gap if o is not None else item.gap,
-            t.gap if t is not None else item.gap,
-        )
-        merged = Item(item.kind, key, item.text, gap, item.target)
+        item = next(it for it in (o, t, b) if it is not None)
+        merged = Item(item.kind, key, text, gap, item.target)
         parked = all(s.index.keys[key].archived for s in sides)
         chosen[key] = _Chosen(merged, sides, parked)
     ordered = _order(zb, so, st, chosen, sides_of)
@@ -387,31 +383,40 @@ def _pick(
     so: _Side,
     st: _Side,
     resolutions: list[Resolution],
-) -> tuple[_Side, Item] | None:
-    """The surviving version of one item (None: deleted), by the 3-way rules."""
-    bt = None if b is None else b.text
-    ot = None if o is None else o.text
-    tt = None if t is None else t.text
-    if ot == tt:
-        return None if o is None else (so, o)
-    if ot == bt:
-        return None if t is None else (st, t)
-    if tt == bt:
-        return None if o is None else (so, o)
+) -> tuple[str, str] | None:
+    """The surviving (text, gap) of one item (None: deleted), by the 3-way rules.
+
+    An item is modified when its text or the blank lines before it changed: a change of either
+    beats a deletion. Text and gap are then merged separately (text by rank, gap by length),
+    which keeps the result the same whatever order three replicas merge in.
+    """
+    bf = None if b is None else (b.text, b.gap)
+    of = None if o is None else (o.text, o.gap)
+    tf = None if t is None else (t.text, t.gap)
+    if of == tf:
+        return of
+    if of == bf:
+        return tf
+    if tf == bf:
+        return of
     target = (o.target if o is not None else "") or (t.target if t is not None else "")
     subject = f"entry {target or key[2][:60]}"
     if o is None or t is None:
         assert b is not None
-        side, kept = (st, t) if o is None else (so, o)
-        assert kept is not None
+        side, kept = (st, tf) if o is None else (so, of)
         resolutions.append(Resolution(path, subject, side.name, "modified beats deleted"))
-        return side, kept
+        return kept
+    gap = _merge_gap(None if b is None else b.gap, o.gap, t.gap)
+    if o.text == t.text or t.text == (None if b is None else b.text):
+        return o.text, gap
+    if o.text == (None if b is None else b.text):
+        return t.text, gap
     ro, rt = so.rank(o), st.rank(t)
     if ro > rt:
         resolutions.append(Resolution(path, subject, "ours", reason(ro, rt)))
-        return so, o
+        return o.text, gap
     resolutions.append(Resolution(path, subject, "theirs", reason(rt, ro)))
-    return st, t
+    return t.text, gap
 
 
 def _preceding(side: _Side, base: Index) -> tuple[list[int], list[int]]:
@@ -477,7 +482,7 @@ def _order(
                 continue
             a = s.index.items[j].key
             anchors.add(survivor.get(a, a))
-        anchor = max(anchors, key=anchor_rank) if anchors else _START
+        anchor = min(anchors, key=anchor_rank) if anchors else _START
         children.setdefault(anchor, []).append(key)
     out: list[Key] = []
     seen: set[Key] = set()
