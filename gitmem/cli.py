@@ -139,12 +139,25 @@ def _sync(
     options = SyncOptions(
         mode=mode, scopes=tuple(scope or ()), dry_run=dry_run, force_key=force_key
     )
-    timeout = project.repo.config_get("gitmem.timeout")
-    if timeout:
-        options.timeout = float(timeout)
+    options.timeout = _seconds(project, "gitmem.timeout", options.timeout)
+    options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)
     result = run_sync(project, options)
     if not quiet:
         _print_sync(result)
+
+
+def _seconds(project: Project, key: str, default: float) -> float:
+    from gitmem.errors import ConfigError
+
+    value = project.repo.config_get(key)
+    if value is None:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigError(
+            f"{key} = {value!r} is not a number of seconds", f"git config {key} 30"
+        ) from None
 
 
 def _print_sync(result: SyncResult) -> None:

@@ -85,6 +85,8 @@ class Syncer:
             self.by_ref.setdefault(s.ref, []).append(s)
         self.states: dict[str, ScopeState] = {}
         self.expected: dict[str, dict[str, str]] = {}  # scope -> files believed on disk
+        self.checked: set[str] = set()  # remote commits that passed check_tree
+        self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
 
     # -- entry point -------------------------------------------------------------------------
 
@@ -117,9 +119,11 @@ class Syncer:
     def _loop(self) -> None:
         pushing = self.opts.mode in ("push", "sync")
         for round_no in range(MAX_ROUNDS):
+            self._fetch()  # first: an unreachable remote fails before anything is written
+            for ref in self.by_ref:
+                self._check_remote(ref)  # and an unsafe remote tree too
             for ref, scopes in self.by_ref.items():
                 self._commit_local(ref, scopes)
-            self._fetch()
             dirty = False
             for ref, scopes in self.by_ref.items():
                 self._integrate(ref)
@@ -196,6 +200,7 @@ class Syncer:
             # a glob matches nothing without failing when the remote has no such ref yet
             specs.append(f"+{ref}*:{tracking}*")
         before = {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref}
+        self.fetched_from = before
         self.repo.fetch(remote, specs, timeout=self.opts.timeout)
         fetched = self.repo.refs(f"refs/gitmem-remotes/{remote}/")
         wanted = {self.project.tracking_ref(ref) for ref in self.by_ref}
@@ -241,7 +246,6 @@ class Syncer:
             return
         if local is not None and repo.is_ancestor(remote_tip, local):
             return
-        self._check_remote(ref, remote_tip)
         if local is None or repo.is_ancestor(local, remote_tip):
             merged = remote_tip
             if self.opts.force_key:
@@ -250,14 +254,36 @@ class Syncer:
             merged = self._merge_commits(ref, local, remote_tip)
         repo.update_ref(ref, merged, local, "gitmem: merge remote")
 
-    def _check_remote(self, ref: str, commit: str) -> None:
-        meta = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", allowed_tops(ref))
-        if meta.key != self.project.key and not self.opts.force_key:
-            raise UntrustedTreeError(
-                f"{self.project.remote}/{ref} holds memory of project {meta.key!r}, "
-                f"not of this one ({self.project.key!r})",
-                "if the repository moved, adopt it with --force-key",
-            )
+    def _check_remote(self, ref: str) -> None:
+        """Validate the fetched remote tip once, before any of it is merged or written."""
+        commit = self.repo.resolve(self.project.tracking_ref(ref))
+        if commit is None or commit in self.checked:
+            return
+        local = self.repo.resolve(ref)
+        if local is not None and (local == commit or self.repo.is_ancestor(commit, local)):
+            self.checked.add(commit)  # already part of our history: checked when it arrived
+            return
+        try:
+            meta = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", allowed_tops(ref))
+            if meta.key != self.project.key and not self.opts.force_key:
+                raise UntrustedTreeError(
+                    f"{self.project.remote}/{ref} holds memory of project {meta.key!r}, "
+                    f"not of this one ({self.project.key!r})",
+                    "if the repository moved, adopt it with --force-key",
+                )
+        except UntrustedTreeError:
+            self._unfetch(ref, commit)
+            raise
+        self.checked.add(commit)
+
+    def _unfetch(self, ref: str, refused: str) -> None:
+        """Put the remote-tracking ref back where it was: a refused fetch leaves no trace."""
+        tracking = self.project.tracking_ref(ref)
+        previous = self.fetched_from.get(ref)
+        if previous:
+            self.repo.update_ref(tracking, previous, refused, "gitmem: refused remote tree")
+        else:
+            self.repo.delete_ref(tracking, refused)
 
     def _adopt_key(self, commit: str) -> str:
         tree, _, _ = self.repo.read_commit(commit)

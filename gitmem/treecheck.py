@@ -90,13 +90,13 @@ def check_tree(repo: Repository, commit: str, ref: str, allowed_tops: frozenset[
             "ask whoever pushed it to delete it, or run gitmem validate",
         )
     entries = repo.list_tree(commit, sizes=True)
-    check_entries(entries, ref, allowed_tops)
     meta = entries.get(META_FILE)
     if meta is None:
         raise UntrustedTreeError(
             f"{ref} is not a gitmem ref (no {META_FILE} at its root)",
             "someone pushed another tool's data there; gitmem will not merge it",
         )
+    check_entries(entries, ref, allowed_tops)
     parsed = parse_meta(repo.read_blob(meta.oid))
     if parsed.version > FORMAT_VERSION:
         raise UntrustedTreeError(

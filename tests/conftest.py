@@ -9,6 +9,13 @@ import pytest
 from tests.support.world import World
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    # here, not in tests/reliability/conftest.py: pytest reads options only from top conftests
+    parser.addoption(
+        "--soak", action="store_true", help="run tests/reliability at its long (soak) sizes"
+    )
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     home = tmp_path / "home"

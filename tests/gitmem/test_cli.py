@@ -1,0 +1,97 @@
+"""The CLI surface: help is fast and lean, versions and exit codes are as documented."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.world import REPO_ROOT, World
+
+
+def test_help_does_not_import_heavy_modules() -> None:
+    code = (
+        "import sys; from gitmem.cli import run\n"
+        "try:\n    run(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('yaml', 'merge3', 'pygit2', 'gitmem.sync', 'merge_drivers') if m in sys.modules]\n"
+        "print('HEAVY', heavy)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT
+    ).stdout
+    assert "HEAVY []" in out, out
+    assert "sync" in out and "demo" in out
+
+
+def test_version(world: World) -> None:
+    out = world.ok("--version")
+    assert out.startswith("gitmem ")
+
+
+def test_git_gitmem_runs_through_git(world: World, tmp_path: Path) -> None:
+    a = world.clone("a")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "git-gitmem"  # what the `git-gitmem` console script does
+    script.write_text(f'#!/bin/sh\nexec {sys.executable} -m gitmem "$@"\n')
+    script.chmod(0o755)
+    env = {**world.env, "PYTHONPATH": str(REPO_ROOT), "PATH": f"{bin_dir}:{world.env['PATH']}"}
+    run = subprocess.run(
+        ["git", "gitmem", "-C", str(a), "status", "--json"], capture_output=True, text=True, env=env
+    )
+    assert run.returncode == 0 and '"scopes"' in run.stdout, run.stderr
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    assert 'git-gitmem = "gitmem.__main__:main"' in pyproject
+
+
+def test_status_json_lists_every_scope(world: World) -> None:
+    import json
+
+    a = world.clone("a")
+    data = json.loads(world.ok("-C", str(a), "status", "--json"))
+    names = [s["name"] for s in data["scopes"]]
+    assert names == ["auto", "team", "agents", "local"]
+    for s in data["scopes"]:
+        assert set(s) >= {"name", "path", "ref", "files", "ahead", "behind", "encrypted"}
+    local = data["scopes"][3]
+    assert local["synced"] is False and "encrypt" in local["note"]
+
+
+def test_init_warns_that_auto_is_readable_by_the_remote(world: World) -> None:
+    a = world.clone("a")
+    out = world.ok("-C", str(a), "init")
+    assert "readable by everyone who can fetch" in out
+    exclude = (a / ".git" / "info" / "exclude").read_text()
+    assert "/.claude/agent-memory-local/" in exclude and "/CLAUDE.local.md" in exclude
+    world.ok("-C", str(a), "init")
+    assert (a / ".git" / "info" / "exclude").read_text() == exclude, "init is idempotent"
+
+
+def test_local_scope_is_never_pushed(world: World) -> None:
+    a = world.clone("a")
+    local = a / ".claude" / "agent-memory-local" / "reviewer"
+    local.mkdir(parents=True)
+    (local / "MEMORY.md").write_text("- secret\n")
+    (a / "CLAUDE.local.md").write_text("private\n")
+    auto = world.scope_path(a)
+    auto.mkdir(parents=True)
+    (auto / "x.md").write_text("x\n")
+    world.ok("-C", str(a), "sync")
+    names = world.git(
+        "ls-tree", "-r", "--name-only", "refs/gitmem/users/tester@example.com", cwd=world.remote
+    )
+    assert "auto/x.md" in names and "local/" not in names and "secret" not in names
+
+
+def test_demo_shows_memory_flowing_and_merging() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitmem", "demo"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "identical bytes: True" in proc.stdout
+    assert "both clones identical: True" in proc.stdout
+    assert "<<<<<<<" not in proc.stdout

@@ -1,0 +1,93 @@
+"""Project keys, user ids, canonical roots and Claude Code's folder rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitmem.identity import auto_memory_dir, claude_slug, normalize_remote_url, user_id
+from tests.support.world import World
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "git@github.com:owner/repo.git",
+        "ssh://git@github.com:22/owner/repo",
+        "ssh://git@github.com/owner/repo.git",
+        "https://user:token@GitHub.com/owner/repo.git/",
+        "https://github.com:443/owner/repo",
+        "http://github.com/owner/repo",
+        "git://github.com/owner/repo.git",
+        "github.com:owner/repo",
+    ],
+)
+def test_every_spelling_of_a_remote_gives_one_key(url: str) -> None:
+    assert normalize_remote_url(url) == "github.com/owner/repo"
+
+
+def test_non_default_ports_and_local_paths_are_kept_apart(tmp_path: Path) -> None:
+    assert normalize_remote_url("https://git.example.com:8443/o/r") == "git.example.com:8443/o/r"
+    assert normalize_remote_url("ssh://git@[::1]:2222/o/r.git") == "[::1]:2222/o/r"
+    bare = tmp_path / "remote.git"
+    bare.mkdir()
+    assert normalize_remote_url(str(bare)) == normalize_remote_url(f"file://{bare}")
+    assert normalize_remote_url(str(bare) + "/") == normalize_remote_url(str(bare))
+    assert normalize_remote_url("remote.git", base=tmp_path) == normalize_remote_url(str(bare))
+
+
+def test_slug_matches_claude_code() -> None:
+    # both checked against the real Claude Code 2.1.330 (DESIGN §1)
+    assert claude_slug("/home/dev/wé ird.path+😀/proj_1") == "-home-dev-w--ird-path----proj-1"
+    long_path = "/" + "a" * 206
+    slug = claude_slug(long_path)
+    assert slug.startswith("-" + "a" * 199 + "-") and len(slug.split("-")[-1]) >= 1
+    assert slug[:200] == claude_slug(long_path)[:200] and slug[200] == "-"
+
+
+def test_user_id_keeps_the_whole_address() -> None:
+    assert user_id("John@Example.com") == "john@example.com"
+    assert user_id("john@other.org") != user_id("john@example.com")
+    assert user_id("a b..c@x.lock") == "a-b-.c@x-lock"
+
+
+def test_auto_memory_dir_rules(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    home_claude = Path.home() / ".claude"
+    assert auto_memory_dir(root, {}) == home_claude / "projects" / claude_slug(str(root)) / "memory"
+    cfg = tmp_path / "cfg"
+    assert auto_memory_dir(root, {"CLAUDE_CONFIG_DIR": str(cfg)}).parent.parent == cfg / "projects"
+    named = auto_memory_dir(
+        root, {"CLAUDE_CONFIG_DIR": str(cfg), "CLAUDE_CODE_PROJECT_DIR_NAME": "x"}
+    )
+    assert named == cfg / "projects" / "x" / "memory"
+    assert auto_memory_dir(root, {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": "/o"}) == Path("/o")
+    remote = auto_memory_dir(root, {"CLAUDE_CODE_REMOTE_MEMORY_DIR": str(tmp_path / "r")})
+    assert remote.parent.parent == tmp_path / "r" / "projects"
+    home_claude.mkdir(parents=True, exist_ok=True)
+    (home_claude / "settings.json").write_text(json.dumps({"autoMemoryDirectory": "~/mem"}))
+    assert auto_memory_dir(root, {}) == Path.home() / "mem"
+
+
+def test_project_setting_counts_only_in_a_trusted_workspace(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / ".claude").mkdir(parents=True)
+    (root / ".claude" / "settings.json").write_text(
+        json.dumps({"autoMemoryDirectory": "/proj-mem"})
+    )
+    assert auto_memory_dir(root, {}) != Path("/proj-mem")
+    state = {"projects": {str(root): {"hasTrustDialogAccepted": True}}}
+    (Path.home() / ".claude.json").write_text(json.dumps(state))
+    assert auto_memory_dir(root, {}) == Path("/proj-mem")
+
+
+def test_worktree_and_bare_repository_roots(world: World) -> None:
+    a = world.clone("a")
+    world.git("worktree", "add", "-q", str(world.root / "wt"), cwd=a)
+    status_a = world.ok("-C", str(a), "status", "--json")
+    status_wt = world.ok("-C", str(world.root / "wt"), "status", "--json")
+    assert json.loads(status_a)["root"] == json.loads(status_wt)["root"] == str(a.resolve())
+    bare_status = json.loads(world.ok("-C", str(world.remote), "status", "--json"))
+    assert bare_status["root"] == str(world.remote.resolve())

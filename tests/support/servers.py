@@ -1,0 +1,121 @@
+"""Real network remotes on 127.0.0.1 for tests: `git daemon` and git's smart HTTP backend."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port}")
+
+
+@contextmanager
+def git_daemon(base: Path, env: dict[str, str]) -> Iterator[str]:
+    """`git daemon --enable=receive-pack` serving every repository under `base`; yields git://…"""
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            "git",
+            "daemon",
+            "--reuseaddr",
+            "--export-all",
+            "--enable=receive-pack",
+            f"--base-path={base}",
+            "--listen=127.0.0.1",
+            f"--port={port}",
+            str(base),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        yield f"git://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _http_backend_app(base: Path, env: dict[str, str]) -> Any:
+    def app(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        cgi_env = {
+            **env,
+            "GIT_PROJECT_ROOT": str(base),
+            "GIT_HTTP_EXPORT_ALL": "1",
+            "REMOTE_USER": "tester",
+            "REMOTE_ADDR": "127.0.0.1",
+            "PATH_INFO": environ.get("PATH_INFO", ""),
+            "QUERY_STRING": environ.get("QUERY_STRING", ""),
+            "REQUEST_METHOD": environ["REQUEST_METHOD"],
+            "CONTENT_TYPE": environ.get("CONTENT_TYPE", ""),
+            "CONTENT_LENGTH": str(len(body)),
+        }
+        if environ.get("HTTP_CONTENT_ENCODING"):
+            cgi_env["HTTP_CONTENT_ENCODING"] = environ["HTTP_CONTENT_ENCODING"]
+        if environ.get("HTTP_GIT_PROTOCOL"):
+            cgi_env["GIT_PROTOCOL"] = environ["HTTP_GIT_PROTOCOL"]
+        out = subprocess.run(
+            ["git", "http-backend"], input=body, env=cgi_env, capture_output=True
+        ).stdout
+        head, _, payload = out.partition(b"\r\n\r\n")
+        status, headers = "200 OK", []
+        for line in head.decode("latin-1").split("\r\n"):
+            name, _, value = line.partition(":")
+            if name.lower() == "status":
+                status = value.strip()
+            elif name:
+                headers.append((name, value.strip()))
+        start_response(status, headers)
+        return [payload]
+
+    return app
+
+
+@contextmanager
+def smart_http(base: Path, env: dict[str, str]) -> Iterator[str]:
+    """git's smart HTTP protocol (`git http-backend` behind a WSGI server); yields http://…"""
+    server = make_server("127.0.0.1", 0, _http_backend_app(base, env), handler_class=_Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def enable_http_push(bare: Path) -> None:
+    subprocess.run(
+        ["git", "config", "--file", str(bare / "config"), "http.receivepack", "true"],
+        check=True,
+        env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"},
+    )
