@@ -328,17 +328,7 @@ class _Merger:
             base_children = b.children if b is not None and b.children is not None else {}
             inner = self.merge(base_children, w.children, lo.children, name + ".")
             return [w.raw[0], *inner]
-        is_list = (
-            isinstance(w.value, tuple)
-            and w.value[:1] == ("list",)
-            and (w.items or w.value == ("list",))
-        )
-        lo_list = (
-            isinstance(lo.value, tuple)
-            and lo.value[:1] == ("list",)
-            and (lo.items or lo.value == ("list",))
-        )
-        if is_list and lo_list:
+        if _is_list(w) and _is_list(lo):
             base_items = set(b.value[1:]) if b is not None and isinstance(b.value, tuple) else set()
             w_set = {v for v, _ in w.items}
             l_set = {v for v, _ in lo.items}

@@ -183,16 +183,7 @@ def parse(text: str) -> Index:
         bullet = _bullet_body(line)
         if bullet is not None:
             i += 1
-            while (
-                i < n
-                and lines[i].strip()
-                and lines[i][:1] in " \t"
-                and _bullet_body(lines[i]) is None
-            ):
-                i += 1
-            while (
-                i < n and lines[i].strip() and lines[i][:2] in ("  ", "\t") and not _fence(lines[i])
-            ):
+            while i < n and _continues(lines[i]):
                 i += 1
             body = lines[start:i]
             target = _link_target(bullet)
@@ -251,11 +242,10 @@ def measure(items: list[Item]) -> tuple[int, int]:
 
 
 def _stripped(it: Item) -> bool:
-    return it.kind == "fm" or (
-        it.kind == "block"
-        and it.text.lstrip().startswith("<!--")
-        and it.text.rstrip().endswith("-->")
-    )
+    if it.kind == "fm" or it.archived:  # archived: inside the driver's trailing comment
+        return True
+    text = it.text.strip()
+    return it.kind == "block" and text.startswith("<!--") and text.endswith("-->")
 
 
 def _utf16_len(s: str) -> int:

@@ -1,0 +1,190 @@
+"""The driver under real git: merge, rebase, cherry-pick and merge-tree finish without markers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+MEM = ".claude/agent-memory/reviewer"
+DRIVER = f"{sys.executable} -m merge_drivers %O %A %B %L %P"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=check
+    )
+
+
+def write(repo: Path, name: str, text: str) -> None:
+    path = repo / MEM / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def index(*lines: str) -> str:
+    return "# Memory\n" + "".join(f"{ln}\n" for ln in lines)
+
+
+def topic(modified: str, tags: str, body: str = "alpha body\n") -> str:
+    return (
+        f"---\nname: alpha\ndescription: first\ntype: project\nmodified: {modified}\n"
+        f"tags: [{tags}]\n---\n{body}"
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(r)], check=True)
+    git(r, "config", "user.name", "T")
+    git(r, "config", "user.email", "t@example.com")
+    write(r, "MEMORY.md", index("- [Alpha](alpha.md) — first", "- [Beta](beta.md) — second"))
+    write(r, "alpha.md", topic("2026-01-01T00:00:00Z", "a"))
+    git(r, "add", "-A")
+    git(r, "commit", "-qm", "base")
+    git(r, "checkout", "-qb", "left")
+    write(
+        r,
+        "MEMORY.md",
+        index(
+            "- [Alpha](alpha.md) — first, refined on left",
+            "- [Beta](beta.md) — second",
+            "- [Left](left.md) — only left",
+        ),
+    )
+    write(r, "alpha.md", topic("2026-03-01T00:00:00Z", "a, left"))
+    git(r, "commit", "-qam", "left")
+    git(r, "checkout", "-q", "main")
+    write(
+        r,
+        "MEMORY.md",
+        index(
+            "- [Alpha](alpha.md) — first, refined on main",
+            "- [Beta](beta.md) — second",
+            "- [Main](main.md) — only main",
+        ),
+    )
+    write(r, "alpha.md", topic("2026-02-01T00:00:00Z", "a, main"))
+    git(r, "commit", "-qam", "main")
+    return r
+
+
+def install(r: Path) -> None:
+    git(r, "config", "merge.gitmem-index.name", "gitmem index")
+    git(r, "config", "merge.gitmem-index.driver", DRIVER)
+    git(r, "config", "merge.gitmem-frontmatter.name", "gitmem frontmatter")
+    git(r, "config", "merge.gitmem-frontmatter.driver", DRIVER)
+    info = r / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text(
+        "MEMORY.md merge=gitmem-index\n**/MEMORY.md merge=gitmem-index\n"
+        ".claude/agent-memory/**/*.md merge=gitmem-frontmatter\n"
+        ".claude/agent-memory/**/MEMORY.md merge=gitmem-index\n"
+    )
+
+
+def check_merged(text_index: str, text_topic: str) -> None:
+    assert "<<<<<<<" not in text_index + text_topic
+    for e in ("alpha.md", "beta.md", "left.md", "main.md"):
+        assert f"({e})" in text_index
+    assert text_index.count("(alpha.md)") == 1
+    assert "refined on left" in text_index  # left's alpha.md is newer
+    assert "tags: [a, left, main]" in text_topic
+    assert "modified: 2026-03-01T00:00:00Z" in text_topic
+
+
+def test_merge_with_drivers_is_clean_and_symmetric(repo: Path) -> None:
+    install(repo)
+    git(repo, "merge", "-q", "--no-edit", "left")
+    check_merged((repo / MEM / "MEMORY.md").read_text(), (repo / MEM / "alpha.md").read_text())
+    merged = git(repo, "rev-parse", f"HEAD:{MEM}/MEMORY.md").stdout
+    git(repo, "reset", "-q", "--hard", "main@{1}")
+    git(repo, "checkout", "-q", "left")
+    git(repo, "merge", "-q", "--no-edit", "main")
+    assert git(repo, "rev-parse", f"HEAD:{MEM}/MEMORY.md").stdout == merged
+
+
+def test_without_drivers_the_same_merge_conflicts(repo: Path) -> None:
+    result = git(repo, "merge", "-q", "--no-edit", "left", check=False)
+    assert result.returncode != 0
+    assert "<<<<<<<" in (repo / MEM / "MEMORY.md").read_text()
+
+
+def test_rebase_with_drivers_finishes(repo: Path) -> None:
+    install(repo)
+    git(repo, "checkout", "-q", "left")
+    git(repo, "rebase", "-q", "main")
+    check_merged((repo / MEM / "MEMORY.md").read_text(), (repo / MEM / "alpha.md").read_text())
+
+
+def test_cherry_pick_with_drivers_finishes(repo: Path) -> None:
+    install(repo)
+    git(repo, "cherry-pick", "left")
+    text = (repo / MEM / "MEMORY.md").read_text()
+    assert "<<<<<<<" not in text
+    for e in ("alpha.md", "beta.md", "left.md", "main.md"):
+        assert f"({e})" in text
+
+
+def test_merge_tree_with_drivers_writes_a_clean_tree(repo: Path) -> None:
+    install(repo)
+    result = git(repo, "merge-tree", "--write-tree", "main", "left", check=False)
+    assert result.returncode == 0, result.stdout
+    tree = result.stdout.split()[0]
+    text = git(repo, "show", f"{tree}:{MEM}/MEMORY.md").stdout
+    assert "<<<<<<<" not in text
+    for e in ("alpha.md", "beta.md", "left.md", "main.md"):
+        assert f"({e})" in text
+    swapped = git(repo, "merge-tree", "--write-tree", "left", "main").stdout.split()[0]
+    assert (
+        git(repo, "rev-parse", f"{swapped}:{MEM}/MEMORY.md").stdout
+        == git(repo, "rev-parse", f"{tree}:{MEM}/MEMORY.md").stdout
+    )
+
+
+def test_driver_keeps_overflow_inside_the_index(repo: Path) -> None:
+    install(repo)
+    many = [f"- [E{i}](e{i}.md) — entry {i}" for i in range(230)]
+    git(repo, "checkout", "-q", "left")
+    write(repo, "MEMORY.md", index(*many[:220], "- [Left](left.md) — only left"))
+    git(repo, "commit", "-qam", "left many")
+    git(repo, "checkout", "-q", "main")
+    write(repo, "MEMORY.md", index(*many[10:], "- [Main](main.md) — only main"))
+    git(repo, "commit", "-qam", "main many")
+    git(repo, "merge", "-q", "--no-edit", "left")
+    text = (repo / MEM / "MEMORY.md").read_text()
+    from merge_drivers.index import measure, parse
+
+    lines, chars = measure(parse(text).items)
+    assert lines <= 200 and chars <= 25_000
+    for i in range(230):
+        assert f"(e{i}.md)" in text
+    assert "<!-- gitmem:archive" in text
+
+
+def test_driver_exits_non_zero_only_when_it_cannot_read(tmp_path: Path) -> None:
+    a = tmp_path / "a"
+    a.write_bytes(b"\xff\xfe binary \x00")
+    b = tmp_path / "b"
+    b.write_bytes(b"other \x00 bytes")
+    o = tmp_path / "o"
+    o.write_bytes(b"")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = [sys.executable, "-m", "merge_drivers"]
+    ok = subprocess.run([*run, str(o), str(a), str(b), "7", "x.bin"], env=env, check=False)
+    assert ok.returncode == 0
+    missing = subprocess.run(
+        [*run, str(tmp_path / "nope"), str(a), str(b), "7", "x.md"],
+        env=env,
+        check=False,
+        capture_output=True,
+    )
+    assert missing.returncode == 1
