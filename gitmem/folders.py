@@ -61,6 +61,18 @@ def walk(
                 yield relpath, entry.stat(follow_symlinks=False)
 
 
+JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+
+
+def is_junk(name: str) -> bool:
+    """Our temp files, and what editors and file managers leave beside files: never memory."""
+    return (
+        name.startswith((TEMP_PREFIX, ".#"))
+        or name in JUNK_NAMES
+        or name.endswith(("~", ".swp", ".swx", ".tmp"))
+    )
+
+
 def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
     fresh = now - st.st_mtime_ns / 1e9 < RACY_SECONDS
     return FileRecord(oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino)
@@ -76,8 +88,7 @@ def snapshot(
     now = time.time()
     snap = Snapshot({}, {})
     for rel, st in walk(folder, exclude):
-        name = rel.rsplit("/", 1)[-1]
-        if name.startswith(TEMP_PREFIX):
+        if is_junk(rel.rsplit("/", 1)[-1]):
             continue
         why = _unsyncable(rel, st)
         if why:

@@ -68,6 +68,7 @@ def merge_trees(
 
     ours_times, theirs_times = ours_times or {}, theirs_times or {}
     result = TreeMerge({})
+    extras: dict[str, bytes] = {}
     fb, fo, ft = _fold(base), _fold(ours), _fold(theirs)
     for folded in sorted(set(fb) | set(fo) | set(ft)):
         spellings = sorted(set(fo.get(folded, [])) | set(ft.get(folded, [])))
@@ -101,9 +102,11 @@ def merge_trees(
         result.merged_paths.append(path)
         if merged.data is not None:
             result.files[path] = repo.write_blob(merged.data)
-        for extra_path, extra_data in getattr(merged, "extra_files", {}).items():
-            full = f"{folder}/{extra_path}" if folder else extra_path
-            result.files[full] = repo.write_blob(extra_data)
+        for extra_path, extra_data in merged.extra_files.items():
+            # complete bytes (e.g. MEMORY-archive.md): they replace any merge of that path
+            extras[f"{folder}/{extra_path}" if folder else extra_path] = extra_data
+    for extra_path, extra_data in extras.items():
+        result.files[extra_path] = repo.write_blob(extra_data)
     _separate_file_folder_clashes(result.files)
     return result
 
