@@ -1,0 +1,59 @@
+"""Concurrent edits of the same memory merge semantically during sync, and say how."""
+
+from __future__ import annotations
+
+from tests.support.world import World, folder_bytes
+
+TOPIC = "---\nname: {n}\ndescription: d\ntype: project\nmodified: {m}\n---\n{body}\n"
+
+
+def test_same_entry_edited_on_both_sides_newer_topic_wins_and_log_says_so(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    (da / "MEMORY.md").write_text("# Memory\n- [API](api.md) — the API\n- [DB](db.md) — the DB\n")
+    (da / "api.md").write_text(TOPIC.format(n="api", m="2026-01-01T00:00:00Z", body="v1"))
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (da / "MEMORY.md").write_text(
+        "# Memory\n- [API](api.md) — the API, per A\n- [DB](db.md) — the DB\n"
+    )
+    (da / "api.md").write_text(TOPIC.format(n="api", m="2026-02-01T00:00:00Z", body="v1"))
+    (db / "MEMORY.md").write_text(
+        "# Memory\n- [API](api.md) — the API, per B\n- [DB](db.md) — the DB\n"
+    )
+    (db / "api.md").write_text(TOPIC.format(n="api", m="2026-03-01T00:00:00+02:00", body="v1"))
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    assert folder_bytes(da) == folder_bytes(db)
+    index = (da / "MEMORY.md").read_text()
+    assert "per B" in index and "per A" not in index and index.count("(api.md)") == 1
+    assert "<<<<<<<" not in index
+    log = world.ok("-C", str(b), "log")
+    assert "resolved" in log and "api.md" in log
+
+
+def test_union_over_the_cap_moves_overflow_to_the_archive(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    (da / "MEMORY.md").write_text("# Memory\n")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (da / "MEMORY.md").write_text(
+        "# Memory\n" + "".join(f"- [A{i}](a{i}.md) — a\n" for i in range(150))
+    )
+    (db / "MEMORY.md").write_text(
+        "# Memory\n" + "".join(f"- [B{i}](b{i}.md) — b\n" for i in range(150))
+    )
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    assert folder_bytes(da) == folder_bytes(db)
+    index = (da / "MEMORY.md").read_text()
+    archive = (da / "MEMORY-archive.md").read_text()
+    assert len(index.splitlines()) <= 200
+    assert "MEMORY-archive.md" in index
+    for i in range(150):
+        assert f"(a{i}.md)" in index + archive and f"(b{i}.md)" in index + archive
