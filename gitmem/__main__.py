@@ -6,9 +6,15 @@ import sys
 
 
 def main() -> None:
-    from gitmem.cli import run
+    # --help, --version and pull/push/sync skip typer's start-up cost (see gitmem/fastpath.py)
+    from gitmem.fastpath import run as fast_run
 
-    sys.exit(run())
+    code = fast_run(sys.argv[1:])
+    if code is None:
+        from gitmem.cli import run
+
+        code = run()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

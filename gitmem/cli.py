@@ -16,7 +16,6 @@ from gitmem import __version__
 
 if TYPE_CHECKING:
     from gitmem.scopes import Project
-    from gitmem.sync import SyncResult
 
 app = typer.Typer(
     name="gitmem",
@@ -133,65 +132,20 @@ def _sync(
     quiet: bool,
     force_key: bool,
 ) -> None:
-    from gitmem.sync import SyncOptions, run_sync
+    # shared with the typer-free fast path (gitmem/fastpath.py), which runs these commands
+    from gitmem.synccmd import sync_command
 
-    project = _project(remote)
-    options = SyncOptions(
-        mode=mode, scopes=tuple(scope or ()), dry_run=dry_run, force_key=force_key
+    sync_command(
+        G.directory,
+        G.memory_dir,
+        mode,
+        remote,
+        tuple(scope or ()),
+        dry_run,
+        quiet,
+        force_key,
+        typer.echo,
     )
-    options.timeout = _seconds(project, "gitmem.timeout", options.timeout)
-    options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)
-    result = run_sync(project, options)
-    if not quiet:
-        _print_sync(result)
-
-
-def _seconds(project: Project, key: str, default: float) -> float:
-    from gitmem.errors import ConfigError
-
-    value = project.repo.config_get(key)
-    if value is None:
-        return default
-    try:
-        return float(value)
-    except ValueError:
-        raise ConfigError(
-            f"{key} = {value!r} is not a number of seconds", f"git config {key} 30"
-        ) from None
-
-
-def _print_sync(result: SyncResult) -> None:
-    prefix = "dry run: " if result.dry_run else ""
-    for ref, r in sorted(result.refs.items()):
-        parts = []
-        if r.local_changes:
-            parts.append(
-                f"{len(r.local_changes)} local change{'s' if len(r.local_changes) != 1 else ''}"
-                + (" to push" if result.dry_run else " committed")
-            )
-        if r.pulled:
-            parts.append(
-                f"{len(r.pulled)} file{'s' if len(r.pulled) != 1 else ''} updated from {result.remote}"
-            )
-        if r.pushed:
-            parts.append(f"pushed to {result.remote}")
-        if r.remote_ahead:
-            parts.append(f"{result.remote} has changes to merge")
-        typer.echo(f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date"))
-        for change in r.local_changes[:20]:
-            typer.echo(f"  {change}")
-        for path in r.pulled[:20]:
-            typer.echo(f"  < {path}")
-        for res in r.resolutions:
-            typer.echo(f"  resolved {res}")
-        for note in r.notes:
-            typer.echo(f"  note: {note}")
-    for skipped in result.skipped:
-        typer.echo(f"skipped {skipped}")
-    if result.retries:
-        typer.echo(
-            f"({result.retries} push retr{'y' if result.retries == 1 else 'ies'}: the remote moved meanwhile)"
-        )
 
 
 @app.command()

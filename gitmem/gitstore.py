@@ -32,6 +32,10 @@ TREE_MODE = "40000"
 LINK_MODE = "120000"
 GITLINK_MODE = "160000"
 OURS = ("refs/gitmem/", "refs/gitmem-remotes/")
+# the git commands through which gitmem moves refs: running one forgets the ref cache
+REF_WRITERS = frozenset(("update-ref", "fetch", "push", "pull", "symbolic-ref", "pack-refs", "gc"))
+REV_SYNTAX = "^~:{}?*[\\ "  # a name with one of these is an expression, not a plain ref
+HEX = frozenset("0123456789abcdef")
 # rejections that mean "someone pushed first": fetch, merge and push again
 RETRYABLE_PUSH = (
     "fetch first",
@@ -153,6 +157,11 @@ class Repository:
         self._reader: _BatchReader | None = None
         self.object_format = "sha1"
         self._hash_len = 40
+        # Caches that save one git process per question (a sync asks dozens): our refs, read
+        # at once and kept until a ref-moving command runs; and answers about immutable objects.
+        self._refs: dict[str, str] | None = None
+        self._trees: dict[tuple[str, bool], dict[str, TreeEntry]] = {}
+        self._ancestry: dict[tuple[str, str, str], str | None] = {}
 
     # -- plumbing ----------------------------------------------------------------------------
 
@@ -164,6 +173,8 @@ class Repository:
         timeout: float | None = None,
         env: Mapping[str, str] | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
+        if _subcommand(args) in REF_WRITERS:
+            self._refs = None
         # cwd = the worktree (as if the user ran git there): relative remote URLs resolve alike
         return run_git(
             ["--git-dir", str(self.git_dir), *args],
@@ -259,10 +270,23 @@ class Repository:
         )
 
     def resolve(self, rev: str) -> str | None:
+        if rev.startswith(OURS) and not any(c in rev for c in REV_SYNTAX):
+            return self.our_refs().get(rev)
         proc = self.git("rev-parse", "-q", "--verify", "--end-of-options", rev, check=False)
         return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
 
+    def our_refs(self) -> dict[str, str]:
+        """Every refs/gitmem* ref and its id: one process, then cached until a ref moves."""
+        if self._refs is None:
+            out = self.git("for-each-ref", "--format=%(objectname) %(refname)", *OURS).stdout
+            lines = out.decode("utf-8", "surrogateescape").splitlines()
+            self._refs = {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines)}
+        return self._refs
+
     def refs(self, prefix: str) -> dict[str, str]:
+        if prefix.startswith(OURS):  # for-each-ref's rule: a prefix matches whole components
+            full = prefix if prefix.endswith("/") else prefix + "/"
+            return {r: o for r, o in self.our_refs().items() if r == prefix or r.startswith(full)}
         out = self.git("for-each-ref", "--format=%(objectname) %(refname)", prefix).stdout.decode()
         return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in out.splitlines())}
 
@@ -270,7 +294,11 @@ class Repository:
         """Move `ref` from `old` (None: must not exist) to `new`, or raise ConcurrentUpdate."""
         _check_ours(ref)
         zero = "0" * self._hash_len
+        known = self._refs
         proc = self.git("update-ref", "-m", message, ref, new, old or zero, check=False)
+        if proc.returncode == 0 and known is not None:
+            known[ref] = new  # we know where it moved: keep the cache
+            self._refs = known
         if proc.returncode != 0:
             raise ConcurrentUpdate(
                 f"{ref} moved while gitmem was working ({last_line(proc.stderr)})",
@@ -286,11 +314,26 @@ class Repository:
         return proc.stdout.decode().strip() if proc.returncode == 0 else None
 
     def merge_base(self, a: str, b: str) -> str | None:
+        key = ("base", a, b)
+        if key in self._ancestry:
+            return self._ancestry[key]
         proc = self.git("merge-base", a, b, check=False)
-        return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+        base = proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+        if self._is_oid(a) and self._is_oid(b):  # commits never change: remember the answer
+            self._ancestry[key] = base
+        return base
 
     def is_ancestor(self, a: str, b: str) -> bool:
-        return self.git("merge-base", "--is-ancestor", a, b, check=False).returncode == 0
+        key = ("ancestor", a, b)
+        if key in self._ancestry:
+            return self._ancestry[key] is not None
+        found = self.git("merge-base", "--is-ancestor", a, b, check=False).returncode == 0
+        if self._is_oid(a) and self._is_oid(b):
+            self._ancestry[key] = "yes" if found else None
+        return found
+
+    def _is_oid(self, name: str) -> bool:
+        return len(name) == self._hash_len and all(c in HEX for c in name)
 
     def ahead_behind(self, local: str | None, remote: str | None) -> tuple[int, int]:
         if not local or not remote:
@@ -333,6 +376,9 @@ class Repository:
 
     def list_tree(self, treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
         """Every non-tree entry under `treeish`, recursively, keyed by its path (bytes-safe)."""
+        cached = self._trees.get((treeish, sizes))
+        if cached is not None:
+            return dict(cached)
         args = ["ls-tree", "-r", "-z", "--full-tree"] + (["-l"] if sizes else []) + [treeish]
         out = self.git(*args).stdout
         entries: dict[str, TreeEntry] = {}
@@ -344,6 +390,9 @@ class Repository:
             size = int(parts[3]) if sizes and parts[3] != b"-" else None
             path = raw_path.decode("utf-8", "surrogateescape")
             entries[path] = TreeEntry(parts[0].decode(), parts[1].decode(), parts[2].decode(), size)
+        if self._is_oid(treeish):  # an object id names the same tree forever
+            self._trees[(treeish, sizes)] = entries
+            return dict(entries)
         return entries
 
     def tree_depth_ok(self, treeish: str, max_depth: int) -> bool:
@@ -633,6 +682,14 @@ def _read_exact(stream: IO[bytes], size: int) -> bytes:
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)
+
+
+def _subcommand(args: Sequence[str]) -> str:
+    """The git command in `args`, past global options such as `-c key=value`."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-c", "-C", "--git-dir", "--work-tree", "--namespace") else 1
+    return args[i] if i < len(args) else ""
 
 
 def _check_ours(ref: str) -> None:

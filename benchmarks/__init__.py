@@ -1,0 +1,1 @@
+"""gitmem against raw git, measured side by side (`python -m benchmarks`, see README.md here)."""

@@ -1,0 +1,60 @@
+"""`python -m benchmarks [--quick] [--runs N] [--out DIR] [--only NAME]`: run every scenario
+alternately with its baseline, print the table, write results.md and results.json."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks import report
+from benchmarks.context import Context
+from benchmarks.scenarios import pull, push, startup
+from benchmarks.timing import Row
+
+FAMILIES: dict[str, Callable[[Context], list[Row]]] = {
+    "startup": startup.run,
+    "push": push.run,
+    "pull": pull.run,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes, 2 runs (CI smoke test)")
+    parser.add_argument("--runs", type=int, help="timed runs per side (default 7, quick 2)")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).parent, help="where results.* go"
+    )
+    parser.add_argument("--only", choices=sorted(FAMILIES), action="append", help="repeatable")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary worlds")
+    args = parser.parse_args(argv)
+    runs = args.runs or (2 if args.quick else 7)
+    rows: list[Row] = []
+    tmp = tempfile.mkdtemp(prefix="gitmem-bench-")
+    try:
+        ctx = Context(Path(tmp), runs, args.quick)
+        for name in args.only or list(FAMILIES):
+            start = time.monotonic()
+            print(f"[{name}] ...", file=sys.stderr, flush=True)
+            rows += FAMILIES[name](ctx)
+            print(f"[{name}] {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
+    finally:
+        if args.keep:
+            print(f"worlds kept in {tmp}", file=sys.stderr)
+        else:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
+    env = report.environment(runs, args.quick)
+    md, js = report.write(rows, env, args.out)
+    print(report.markdown(rows, env))
+    print(f"wrote {md} and {js}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

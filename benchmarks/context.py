@@ -1,0 +1,50 @@
+"""What every scenario gets: where to build its worlds, how many runs, which sizes."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.corpus import Shapes, load_shapes
+
+
+@dataclass(frozen=True)
+class Sizes:
+    push_among: tuple[int, ...]  # memory sizes for "push 10 changed files among N"
+    changed: int
+    conflicts: int  # conflicting files in the pull scenario
+    noop_files: int
+    first_push: tuple[int, ...]
+
+
+FULL = Sizes((1_000, 10_000), 10, 50, 10_000, (100, 1_000, 10_000))
+QUICK = Sizes((60,), 3, 5, 60, (20, 60))
+
+
+@dataclass
+class Context:
+    root: Path
+    runs: int
+    quick: bool
+    shapes: Shapes = field(default_factory=load_shapes)
+
+    @property
+    def sizes(self) -> Sizes:
+        return QUICK if self.quick else FULL
+
+    def folder(self, name: str) -> Path:
+        path = self.root / name
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+
+def age_files(folder: Path, seconds: float = 3600) -> None:
+    """Backdate every file: real memory files are old, and a file modified in the last two
+    seconds is re-hashed by gitmem's stat cache (racy-git rule) — a fresh fixture would measure
+    that rule instead of the steady state."""
+    stamp = time.time() - seconds
+    for dirpath, _, names in os.walk(folder):
+        for name in names:
+            os.utime(os.path.join(dirpath, name), (stamp, stamp))
