@@ -34,3 +34,10 @@ def world(tmp_path: Path) -> World:
     w = World(tmp_path)
     w.make_remote()
     return w
+
+
+def pytest_ignore_collect(collection_path: Path) -> bool | None:
+    # the real Claude Code is a 380 MB download: its tests run only when CLAUDE_BIN is given
+    if collection_path.name == "oracle" and not __import__("os").environ.get("CLAUDE_BIN"):
+        return True
+    return None

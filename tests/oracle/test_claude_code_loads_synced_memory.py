@@ -1,0 +1,49 @@
+"""The real Claude Code loads what gitmem pulled (opt-in: CLAUDE_BIN names the binary).
+
+Run: CLAUDE_BIN=$(../shared/oracle/install-claude-code) python -m pytest tests/oracle
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.support.world import World
+
+CLAUDE_BIN = os.environ.get("CLAUDE_BIN", "")  # read before the autouse fixture clears CLAUDE_*
+ORACLE = Path(__file__).resolve().parents[3] / "shared" / "oracle" / "claude-context"
+
+
+def claude_context(world: World, directory: Path) -> tuple[str, str]:
+    out = world.root / f"ctx-{directory.name}.json"
+    env = {**world.env, "CLAUDE_BIN": CLAUDE_BIN, "PATH": os.environ["PATH"]}
+    proc = subprocess.run(
+        [str(ORACLE), str(directory), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
+    assert out.exists(), proc.stdout + proc.stderr
+    return proc.stdout, json.loads(out.read_text())["context"]
+
+
+def test_memory_pushed_from_one_clone_is_in_claude_codes_context_in_another(world: World) -> None:
+    a, b = world.clone("a"), world.clone("elsewhere/b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    sentinel = "gitmem-oracle-sentinel-4f1c"
+    (da / "MEMORY.md").write_text(f"- [Build](build.md) — {sentinel}: run make -j8\n")
+    (da / "build.md").write_text(
+        "---\nname: build\ndescription: build\ntype: project\n---\nmake -j8\n"
+    )
+    world.ok("-C", str(a), "push")
+    world.ok("-C", str(b), "pull")
+    summary, context = claude_context(world, b)
+    assert sentinel in context, summary
+    assert str(db / "MEMORY.md") in summary
+    world.git("worktree", "add", "-q", str(world.root / "b-wt"), "-b", "wt", cwd=b)
+    summary_wt, context_wt = claude_context(world, world.root / "b-wt")
+    assert sentinel in context_wt, summary_wt
