@@ -28,7 +28,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 drivers_app = typer.Typer(
-    help="Register gitmem's merge drivers with git (opt-in, reversible).", no_args_is_help=True
+    help="Register gitmem's merge drivers with git.", no_args_is_help=True
 )
 app.add_typer(drivers_app, name="drivers")
 
@@ -91,7 +91,7 @@ def _project(remote: str | None = None) -> Project:
 
 @app.command()
 def init(remote: RemoteOpt = None) -> None:
-    """Set gitmem up in this clone and say what will be synced where."""
+    """Set up gitmem in this clone; show what syncs where."""
     from gitmem.status import init_project
 
     result = init_project(_project(remote))
@@ -111,7 +111,7 @@ def status(
     remote: RemoteOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Each scope: its folder, its ref, how many files, commits ahead/behind the remote."""
+    """Show each scope: folder, ref, files, ahead/behind."""
     from gitmem.status import project_status
 
     st = project_status(_project(remote))
@@ -168,7 +168,7 @@ def push(
     quiet: QuietOpt = False,
     force_key: ForceKeyOpt = False,
 ) -> None:
-    """Publish local memory: commit, fetch, merge, push without force (retries on races)."""
+    """Commit, merge and push local memory (never forced)."""
     _sync("push", remote, scope, dry_run, quiet, force_key)
 
 
@@ -193,7 +193,7 @@ def log(
         int | None, typer.Option("-n", "--max-count", help="Show at most N commits.")
     ] = None,
 ) -> None:
-    """History of the memory refs (or of one memory), with merge resolutions."""
+    """Show the history of the memory refs, or of one memory."""
     import time
 
     from gitmem.history import memory_log
@@ -232,7 +232,7 @@ def restore(
         bool, typer.Option("--force", help="Overwrite unsynced edits of the file.")
     ] = False,
 ) -> None:
-    """Bring back a deleted or overwritten memory from history (sync afterwards to share it)."""
+    """Bring back a deleted or overwritten memory."""
     from gitmem.history import restore as do_restore
 
     restored = do_restore(_project(), path, at, force)
@@ -247,7 +247,7 @@ def merge_driver(
     marker_size: Annotated[str, typer.Argument(help="%L")] = "7",
     path: Annotated[str, typer.Argument(help="%P")] = "",
 ) -> None:
-    """Git merge driver entry (git calls this; see `gitmem drivers install`)."""
+    """Merge one file for git (see `gitmem drivers install`)."""
     from merge_drivers.__main__ import main as driver_main
 
     raise typer.Exit(driver_main([base, ours, theirs, marker_size, path]))
@@ -296,7 +296,7 @@ def demo(
         bool, typer.Option("--keep", help="Leave the throwaway world on disk to inspect.")
     ] = False,
 ) -> None:
-    """Two clones, one bare remote, a temporary HOME: watch memory flow and merge (no network)."""
+    """Watch memory flow and merge in a throwaway world."""
     from gitmem.demo import run_demo
 
     run_demo(typer.echo, keep=keep)
