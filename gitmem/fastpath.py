@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 SYNC_COMMANDS = ("pull", "push", "sync")
@@ -40,30 +39,33 @@ Options:
   -h, --help          Show this message and exit.
 
 Commands:
-  init          Set gitmem up in this clone and say what will be synced...
-  status        Each scope: its folder, its ref, how many files, commits...
+  init          Set up gitmem in this clone; show what syncs where.
+  status        Show each scope: folder, ref, files, ahead/behind.
   pull          Fetch memory from the remote and merge it into your folders.
-  push          Publish local memory: commit, fetch, merge, push without...
+  push          Commit, merge and push local memory (never forced).
   sync          Pull then push.
-  log           History of the memory refs (or of one memory), with merge...
+  log           Show the history of the memory refs, or of one memory.
   diff          Show unsynced local edits, or what changed since REV.
-  restore       Bring back a deleted or overwritten memory from history...
-  merge-driver  Git merge driver entry (git calls this; see `gitmem...
-  demo          Two clones, one bare remote, a temporary HOME: watch...
-  drivers       Register gitmem's merge drivers with git (opt-in,...
+  restore       Bring back a deleted or overwritten memory.
+  merge-driver  Merge one file for git (see `gitmem drivers install`).
+  demo          Watch memory flow and merge in a throwaway world.
+  drivers       Register gitmem's merge drivers with git.
 """
 
 
-@dataclass
 class SyncInvocation:
-    mode: str
-    directory: str = "."
-    memory_dir: str | None = None
-    remote: str | None = None
-    scopes: list[str] = field(default_factory=list)
-    quiet: bool = False
-    dry_run: bool = False
-    force_key: bool = False
+    """What `gitmem [globals] pull|push|sync [options]` asked for (a plain class: importing
+    dataclasses costs more than `--help` itself)."""
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.directory = "."
+        self.memory_dir: str | None = None
+        self.remote: str | None = None
+        self.scopes: list[str] = []
+        self.quiet = False
+        self.dry_run = False
+        self.force_key = False
 
 
 def parse(args: list[str]) -> SyncInvocation | str | None:
