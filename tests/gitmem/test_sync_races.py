@@ -115,3 +115,23 @@ def test_sync_state_lives_in_the_common_git_dir(world: World) -> None:
     assert (a / ".git" / "gitmem" / "state" / "auto.json").exists()
     assert world.git("status", "--porcelain", cwd=a) == ""
     assert not any(p.name.startswith(".gitmem-tmp") for p in Path(da).iterdir())
+
+
+def test_a_vanished_memory_folder_is_restored_not_deleted_everywhere(world: World) -> None:
+    import shutil
+
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    (da / "precious.md").write_text("do not lose me\n")
+    assert cli("-C", str(a), "sync") == 0
+    assert cli("-C", str(b), "sync") == 0
+    shutil.rmtree(da)  # e.g. ~/.claude wiped on this machine
+    assert cli("-C", str(a), "sync") == 0
+    assert (da / "precious.md").read_text() == "do not lose me\n"
+    assert cli("-C", str(b), "sync") == 0
+    assert (db / "precious.md").exists()
+    (db / "precious.md").unlink()  # deleting files (the folder stays) is a real deletion
+    assert cli("-C", str(b), "sync") == 0
+    assert cli("-C", str(a), "sync") == 0
+    assert not (da / "precious.md").exists()
