@@ -395,6 +395,12 @@ class Repository:
             return dict(entries)
         return entries
 
+    def tree_paths(self, treeish: str) -> list[str]:
+        """Every path under `treeish`, folders included, in tree order and with repeats: what
+        `list_tree` folds away (a hostile tree can name two entries alike)."""
+        out = self.git("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", treeish).stdout
+        return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
     def tree_depth_ok(self, treeish: str, max_depth: int) -> bool:
         out = self.git("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", treeish).stdout
         return all(p.count(b"/") < max_depth for p in out.split(b"\0") if p)

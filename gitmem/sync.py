@@ -264,7 +264,10 @@ class Syncer:
             self.checked.add(commit)  # already part of our history: checked when it arrived
             return
         try:
-            meta = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", allowed_tops(ref))
+            known = frozenset(blobs(self.repo.list_tree(local)).values()) if local else frozenset()
+            meta = check_tree(
+                self.repo, commit, f"{self.project.remote}/{ref}", allowed_tops(ref), known
+            )
             if meta.key != self.project.key and not self.opts.force_key:
                 raise UntrustedTreeError(
                     f"{self.project.remote}/{ref} holds memory of project {meta.key!r}, "

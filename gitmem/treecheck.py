@@ -81,8 +81,16 @@ def check_path(path: str) -> str | None:
     return None
 
 
-def check_tree(repo: Repository, commit: str, ref: str, allowed_tops: frozenset[str]) -> RefMeta:
-    """Validate the commit a ref points at; return its metadata or raise UntrustedTreeError."""
+def check_tree(
+    repo: Repository,
+    commit: str,
+    ref: str,
+    allowed_tops: frozenset[str],
+    known: frozenset[str] = frozenset(),
+) -> RefMeta:
+    """Validate the commit a ref points at; return its metadata or raise UntrustedTreeError.
+
+    `known`: blob ids already in local history, whose contents need no second look."""
     kind = repo.object_type(commit)
     if kind != "commit":
         raise UntrustedTreeError(
@@ -97,13 +105,68 @@ def check_tree(repo: Repository, commit: str, ref: str, allowed_tops: frozenset[
             "someone pushed another tool's data there; gitmem will not merge it",
         )
     check_entries(entries, ref, allowed_tops)
-    parsed = parse_meta(repo.read_blob(meta.oid))
+    check_names(repo.tree_paths(commit), ref)
+    try:
+        parsed = parse_meta(repo.read_blob(meta.oid))
+    except UntrustedTreeError as exc:
+        raise UntrustedTreeError(
+            f"{ref}: {exc.message}", "the ref was refused; nothing was written"
+        ) from None
+    for path, entry in entries.items():
+        if path.lower().endswith(".md") and entry.oid not in known:
+            why = unsafe_frontmatter(repo.read_blob(entry.oid))
+            if why:
+                raise UntrustedTreeError(
+                    f"{ref}:{path!r}: {why}", "the ref was refused; nothing was written"
+                )
     if parsed.version > FORMAT_VERSION:
         raise UntrustedTreeError(
             f"{ref} uses gitmem format {parsed.version}; this gitmem reads {FORMAT_VERSION}",
             "upgrade gitmem (pip install -U gitmem)",
         )
     return parsed
+
+
+def check_names(paths: list[str], ref: str) -> None:
+    """One name, one entry: no path twice, no file that is also a folder (git fsck's
+    duplicateEntries; such a tree has no faithful checkout, so gitmem will not guess one)."""
+    seen: set[str] = set()
+    for path in paths:
+        if path in seen:
+            raise UntrustedTreeError(
+                f"{ref}:{path!r} is named twice in one folder (a file and a folder, or two files)",
+                "the ref was not written by gitmem; it was refused",
+            )
+        seen.add(path)
+
+
+def unsafe_frontmatter(data: bytes) -> str | None:
+    """Why a Markdown file's YAML frontmatter may not come from a remote, or None.
+
+    Anchors are what a YAML bomb (billion laughs) needs and tags are how YAML loaders run code;
+    gitmem and Claude Code never write either. Aliases alone expand nothing and stay allowed."""
+    if not data.startswith(b"---"):
+        return None
+    lines = data.decode("utf-8", "replace").splitlines()
+    if lines[0].strip() != "---":
+        return None
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        return None
+    front = "\n".join(lines[1:end])
+    if "&" not in front and "!" not in front:
+        return None  # no anchor or tag can be there: skip the YAML import
+    import yaml
+
+    try:
+        for token in yaml.scan(front, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.AnchorToken):
+                return "YAML anchor in the frontmatter (a YAML bomb needs them)"
+            if isinstance(token, yaml.TagToken):
+                return "YAML tag in the frontmatter"
+    except yaml.YAMLError:
+        return None  # not YAML at all: merged as plain text, never loaded
+    return None
 
 
 def check_entries(entries: Mapping[str, TreeEntry], ref: str, allowed_tops: frozenset[str]) -> None:

@@ -1,0 +1,317 @@
+"""A remote serving hostile trees on refs/gitmem/*: pull refuses with one clear line and writes
+nothing at all — not outside the scope folders, not inside them, not even the other ref's
+legitimate news. Every tree is crafted with real git plumbing in the bare remote.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.reliability.conftest import Record, Sizes
+from tests.reliability.harness import Plumbing, broken_gitmem_refs
+from tests.support.world import World
+
+TEAM = "refs/gitmem/team"
+USER = "refs/gitmem/users/tester@example.com"
+TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nRun make -j.\n"
+BOMB = (
+    "---\nname: bomb\ndescription: billion laughs\ntype: project\n"
+    'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    + "".join(
+        f"{c}: &{c} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]\n"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    + "---\nbody\n"
+)
+PYTHON_TAG = (
+    "---\nname: tag\ndescription: x\ntype: project\n"
+    'run: !!python/object/apply:os.system ["touch /tmp/gitmem-pwned"]\n---\nbody\n'
+)
+
+
+def snapshot_disk(*roots: Path) -> dict[str, object]:
+    """Every path under the roots (links as links, .git folders skipped) with its bytes."""
+    seen: dict[str, object] = {}
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d != ".git" and not d.endswith(".git")]
+            for name in dirnames + filenames:
+                path = Path(dirpath) / name
+                if path.is_symlink():
+                    seen[str(path)] = ("link", os.readlink(path))
+                elif path.is_file():
+                    seen[str(path)] = path.read_bytes()
+                else:
+                    seen[str(path)] = "dir"
+    return seen
+
+
+@dataclass
+class Scene:
+    world: World
+    clone: Path  # the victim, which pulls
+    other: Path  # a teammate who pushes legitimate news
+    remote: Plumbing
+    folders: dict[str, Path]
+
+    def root_entries(self, ref: str) -> list[tuple[str, str, str]]:
+        return self.remote.entries(self.remote.tree_of(self.remote.resolve(ref) or ""))
+
+    def subtree(self, ref: str, top: str) -> str:
+        oid = next(o for m, o, n in self.root_entries(ref) if n == top)
+        return oid
+
+    def publish(self, ref: str, root_tree: str) -> str:
+        """Point the remote's ref at a commit of `root_tree` built on its current tip."""
+        tip = self.remote.resolve(ref)
+        commit = self.remote.commit(root_tree, [tip] if tip else [], "gitmem: 1 file changed")
+        self.remote.set_ref(ref, commit)
+        return commit
+
+    def with_entries(self, ref: str, top: str, extra: list[tuple[str, str, bytes | str]]) -> str:
+        """The ref's root tree with `extra` entries added to its `top` folder."""
+        inner = self.remote.entries(self.subtree(ref, top))
+        new_inner = self.remote.tree([*inner, *extra])
+        root = [(m, new_inner if n == top else o, n) for m, o, n in self.root_entries(ref)]
+        return self.remote.tree(root)
+
+    def with_literal(self, ref: str, top: str, extra: list[tuple[str, str, bytes]]) -> str:
+        inner = [(m, o, n.encode()) for m, o, n in self.remote.entries(self.subtree(ref, top))]
+        entries = sorted([*inner, *extra], key=lambda e: e[2] + (b"/" if e[0] == "40000" else b""))
+        new_inner = self.remote.literal_tree(entries)
+        root = [(m, new_inner if n == top else o, n) for m, o, n in self.root_entries(ref)]
+        return self.remote.tree(root)
+
+
+@pytest.fixture
+def scene(world: World) -> Scene:
+    a, b = world.clone("a"), world.clone("b")
+    fa = world.scope_path(a, "auto")
+    (fa / "team").mkdir(parents=True)
+    (fa / "MEMORY.md").write_text("- [Build](build.md) — how to build\n")
+    (fa / "build.md").write_text(TOPIC)
+    (fa / "team" / "MEMORY.md").write_text("- [Deploy](deploy.md) — how we deploy\n")
+    (fa / "team" / "deploy.md").write_text(TOPIC.replace("build", "deploy"))
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    return Scene(world, a, b, Plumbing(world.remote, world.env), {"auto": fa, "team": fa / "team"})
+
+
+def legit_news(scene: Scene, on: str) -> None:
+    """The teammate pushes an honest new memory on `on` (auto or team) before the attack."""
+    folder = scene.world.scope_path(scene.other, on)
+    (folder / "news.md").write_text("honest news\n")
+    scene.world.ok("-C", str(scene.other), "push", "--scope", on)
+
+
+def key_blob(scene: Scene) -> str:
+    return next(o for m, o, n in scene.root_entries(TEAM) if n == "gitmem.toml")
+
+
+Attack = Callable[[Scene], tuple[str, str]]  # -> (ref, root tree or object to point the ref at)
+
+
+def _team(extra: Callable[[Plumbing], list[tuple[str, str, bytes | str]]]) -> Attack:
+    return lambda s: (TEAM, s.with_entries(TEAM, "team", extra(s.remote)))
+
+
+def _team_literal(name: bytes) -> Attack:
+    return lambda s: (TEAM, s.with_literal(TEAM, "team", [("100644", s.remote.blob(b"x\n"), name)]))
+
+
+def _dotdot(s: Scene) -> tuple[str, str]:
+    leaf = s.remote.tree([("100644", s.remote.blob(b"escaped\n"), "escaped.md")])
+    return TEAM, s.with_entries(TEAM, "team", [("40000", s.remote.nest(leaf, [".."] * 7), "..")])
+
+
+def _dotgit(s: Scene) -> tuple[str, str]:
+    hook = s.remote.blob(b"#!/bin/sh\ntouch /tmp/gitmem-pwned\n")
+    leaf = s.remote.tree([("100755", hook, "post-checkout")])
+    return TEAM, s.with_entries(TEAM, "team", [("40000", s.remote.nest(leaf, ["hooks"]), ".GIT")])
+
+
+def _agents_dotgit(s: Scene) -> tuple[str, str]:
+    hook = s.remote.tree([("100644", s.remote.blob(b"[core]\n\thooksPath = /tmp\n"), "config")])
+    agents = s.remote.tree([("40000", s.remote.nest(hook, ["planner"]), ".git")])
+    root = [*s.root_entries(TEAM), ("40000", agents, "agents")]
+    return TEAM, s.remote.tree(root)
+
+
+def _file_and_folder(s: Scene) -> tuple[str, str]:
+    inner = s.remote.tree([("100644", s.remote.blob(b"below\n"), "below.md")])
+    return TEAM, s.with_entries(
+        TEAM,
+        "team",
+        [("100644", s.remote.blob(b"file\n"), "clash.md"), ("40000", inner, "clash.md")],
+    )
+
+
+def _twice(s: Scene) -> tuple[str, str]:
+    return TEAM, s.with_entries(
+        TEAM,
+        "team",
+        [
+            ("100644", s.remote.blob(b"one\n"), "twice.md"),
+            ("100644", s.remote.blob(b"two\n"), "twice.md"),
+        ],
+    )
+
+
+def _deep(levels: int) -> Attack:
+    def attack(s: Scene) -> tuple[str, str]:
+        leaf = s.remote.tree([("100644", s.remote.blob(b"deep\n"), "deep.md")])
+        return TEAM, s.with_entries(
+            TEAM, "team", [("40000", s.remote.nest(leaf, ["d"] * (levels - 1)), "d")]
+        )
+
+    return attack
+
+
+def _huge(s: Scene, mib: int) -> tuple[str, str]:
+    data = (b"0123456789abcdef" * 65536) * mib + b"!"
+    return TEAM, s.with_entries(TEAM, "team", [("100644", s.remote.blob(data), "huge.md")])
+
+
+def _root_with(meta: bytes | None) -> Attack:
+    def attack(s: Scene) -> tuple[str, str]:
+        entries = [e for e in s.root_entries(TEAM) if e[2] != "gitmem.toml"]
+        if meta is not None:
+            entries.append(("100644", s.remote.blob(meta), "gitmem.toml"))
+        return TEAM, s.remote.tree(entries)
+
+    return attack
+
+
+def _unexpected_top(s: Scene) -> tuple[str, str]:
+    evil = s.remote.tree([("100644", s.remote.blob(b"x\n"), "x.md")])
+    return TEAM, s.remote.tree([*s.root_entries(TEAM), ("40000", evil, "auto")])
+
+
+def _ref_to(kind: str) -> Attack:
+    def attack(s: Scene) -> tuple[str, str]:
+        tip = s.remote.resolve(TEAM) or ""
+        if kind == "blob":
+            return TEAM, "!" + s.remote.blob(b"not a commit\n")
+        if kind == "tree":
+            return TEAM, "!" + s.remote.tree_of(tip)
+        # a tag of a new, otherwise well-formed commit: not something gitmem ever writes
+        news = s.remote.commit(
+            s.with_entries(TEAM, "team", [("100644", s.remote.blob(b"tagged\n"), "tagged.md")]),
+            [tip],
+        )
+        tag = s.remote._git(
+            "mktag",
+            input=(
+                f"object {news}\ntype commit\ntag v1\ntagger Eve <eve@example.com> 0 +0000\n\nhi\n"
+            ).encode(),
+        )
+        return TEAM, "!" + tag
+
+    return attack
+
+
+def _users_symlink(s: Scene) -> tuple[str, str]:
+    link = ("120000", s.remote.blob(b"../../../../../.ssh/authorized_keys"), "keys.md")
+    return USER, s.with_entries(USER, "auto", [link])
+
+
+ATTACKS: dict[str, Attack] = {
+    "path traversal (.. folders)": _dotdot,
+    "path traversal (slash inside a name)": _team_literal(b"../../../../../escaped.md"),
+    "absolute path inside a name": _team_literal(b"/tmp/gitmem-escaped.md"),
+    ".git folder (any case)": _dotgit,
+    ".git under agents/": _agents_dotgit,
+    "symbolic link": _team(
+        lambda p: [("120000", p.blob(b"../../../../.ssh/id_ed25519"), "key.md")]
+    ),
+    "symbolic link on the personal ref": _users_symlink,
+    "gitlink (submodule)": _team(lambda p: [("160000", "a" * 40, "vendor")]),
+    "executable hook-like file named .git": _team(lambda p: [("100755", p.blob(b"x"), ".git")]),
+    "deep tree (40 levels)": _deep(40),
+    "very deep tree (3000 levels)": _deep(3000),
+    "bad UTF-8 file name": _team_literal(b"caf\xe9-\xff\xfe.md"),
+    "newline in a file name": _team_literal(b"evil\nname.md"),
+    "backslash in a file name": _team_literal(b"..\\..\\escaped.md"),
+    "YAML bomb (billion laughs)": _team(lambda p: [("100644", p.blob(BOMB.encode()), "bomb.md")]),
+    "YAML python tag": _team(lambda p: [("100644", p.blob(PYTHON_TAG.encode()), "tag.md")]),
+    "a file and a folder with one name": _file_and_folder,
+    "one name twice": _twice,
+    "unexpected top-level folder": _unexpected_top,
+    "no gitmem.toml (another tool's ref)": _root_with(None),
+    "another project's key": _root_with(b'version = 1\nkey = "evil.example/other/project"\n'),
+    "future format version": _root_with(b'version = 99\nkey = "x"\n'),
+    "unreadable gitmem.toml": _root_with(b"\xff\xfe garbage without equals\n"),
+    "ref pointing at a blob": _ref_to("blob"),
+    "ref pointing at a tree": _ref_to("tree"),
+    "ref pointing at a tag": _ref_to("tag"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_pull_refuses_hostile_tree_and_writes_nothing(scene: Scene, attack: str) -> None:
+    ref, _ = (USER, "") if "personal" in attack else (TEAM, "")
+    legit_news(scene, "team" if ref == USER else "auto")  # news on the other ref must not land
+    ref, tree = ATTACKS[attack](scene)
+    good_tip = scene.remote.resolve(ref)
+    target = tree[1:] if tree.startswith("!") else scene.publish(ref, tree)
+    scene.remote.set_ref(ref, target)
+    world, clone = scene.world, scene.clone
+    before = snapshot_disk(world.home, clone, world.root)
+    local_before = world.git("for-each-ref", "refs/gitmem", cwd=clone)
+
+    run = world.gitmem("-C", str(clone), "pull")
+
+    assert run.code == 2, f"{attack}: exit {run.code}\n{run.out}{run.err}"
+    lines = run.err.strip().splitlines()
+    assert lines[0].startswith("gitmem: error: ") and ref.split("/")[-1] in lines[0], run.err
+    assert len(lines) <= 2 and all(ln.startswith("hint: ") for ln in lines[1:]), run.err
+    assert "Traceback" not in run.err
+    assert snapshot_disk(world.home, clone, world.root) == before, (
+        f"{attack}: something was written"
+    )
+    assert world.git("for-each-ref", "refs/gitmem", cwd=clone) == local_before
+    assert not Path("/tmp/gitmem-pwned").exists() and not Path("/tmp/gitmem-escaped.md").exists()
+
+    # the remote is repaired (the hostile commit removed): the next sync works and brings the news
+    scene.remote.set_ref(ref, good_tip or "")
+    world.ok("-C", str(clone), "sync")
+    assert (
+        scene.folders["team" if ref == USER else "auto"] / "news.md"
+    ).read_bytes() == b"honest news\n"
+    # (git fsck may still flag the hostile objects the remote sent: they sit unreferenced)
+    assert not broken_gitmem_refs(clone, world.env)
+
+
+def test_huge_blob_is_refused_before_it_is_written(
+    scene: Scene, sizes: Sizes, record: Record
+) -> None:
+    legit_news(scene, "auto")
+    _, tree = _huge(scene, sizes.huge_blob_mib)
+    scene.publish(TEAM, tree)
+    before = snapshot_disk(scene.world.home, scene.clone)
+    run = scene.world.gitmem("-C", str(scene.clone), "pull")
+    assert run.code == 2 and "huge.md" in run.err and "limit" in run.err, run.err
+    assert snapshot_disk(scene.world.home, scene.clone) == before
+    record(hostile_inputs_refused=len(ATTACKS) + 1, huge_blob_mib=sizes.huge_blob_mib)
+
+
+def test_longer_ref_name_under_refs_gitmem_is_not_let_in(scene: Scene) -> None:
+    """refs/gitmem/users/<uid>.evil matches our fetch glob; its contents must never land."""
+    evil_root = scene.with_entries(
+        USER, "auto", [("100644", scene.remote.blob(b"evil\n"), "evil.md")]
+    )
+    scene.remote.set_ref(USER + ".evil", scene.remote.commit(evil_root, [], "not yours"))
+    scene.remote.set_ref("refs/gitmem/teamster", scene.remote.commit(evil_root, [], "not ours"))
+    run = scene.world.gitmem("-C", str(scene.clone), "sync")
+    assert run.code == 0, run.err
+    assert not (scene.folders["auto"] / "evil.md").exists()
+    assert not (scene.folders["team"] / "evil.md").exists()
+    tracking = scene.world.git(
+        "for-each-ref", "--format=%(refname)", "refs/gitmem-remotes", cwd=scene.clone
+    )
+    assert ".evil" not in tracking and "teamster" not in tracking
