@@ -17,8 +17,10 @@ from benchmarks.timing import Row
 
 FAMILIES: dict[str, Callable[[Context], list[Row]]] = {
     "startup": startup.run,
-    "push": push.run,
-    "pull": pull.run,
+    "push": push.run_changed,
+    "pull": pull.run_conflicts,
+    "noop": pull.run_noop,
+    "first-push": push.run_first,
 }
 
 

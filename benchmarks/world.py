@@ -47,6 +47,9 @@ class World:
             }
         )
         self.env.pop("PYTHONPATH", None)
+        # an installed package has its .pyc files; a dev shell's PYTHONDONTWRITEBYTECODE would
+        # make every run compile gitmem from source (~25 ms) and measure that instead
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
 
     def run(self, *argv: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
         proc = subprocess.run(

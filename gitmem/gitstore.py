@@ -13,16 +13,14 @@ Never touches the user's working tree, index, HEAD or branches: only `refs/gitme
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import subprocess
-import tempfile
 import time
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, NamedTuple
 
 from gitmem.errors import ConcurrentUpdate, GitError, NotARepository, RemoteError
 
@@ -53,8 +51,7 @@ RETRYABLE_PUSH = (
 _TreeNode = dict[str, "_TreeNode | tuple[str, str]"]
 
 
-@dataclass(frozen=True)
-class TreeEntry:
+class TreeEntry(NamedTuple):  # a tuple: list_tree makes ten thousand of them per sync
     mode: str
     kind: str  # blob | tree | commit
     oid: str
@@ -354,15 +351,34 @@ class Repository:
             self._reader = _BatchReader(self)
         return self._reader
 
+    def _read_loose(self, oid: str) -> tuple[str, bytes] | None:
+        """An object read without git when it is loose here (the objects gitmem writes, and what
+        a small fetch unpacks): most syncs then never start `cat-file`. Packed: None."""
+        if not self._is_oid(oid):
+            return None
+        try:
+            with open(self.common_dir / "objects" / oid[:2] / oid[2:], "rb") as fh:
+                raw = zlib.decompress(fh.read())
+        except (OSError, zlib.error):
+            return None
+        header, _, data = raw.partition(b"\0")
+        kind, _, size = header.partition(b" ")
+        if not size.isdigit() or int(size) != len(data):
+            return None
+        return kind.decode(), data
+
+    def _read(self, oid: str) -> tuple[str, bytes]:
+        return self._read_loose(oid) or self._batch().read(oid)
+
     def read_blob(self, oid: str) -> bytes:
-        kind, data = self._batch().read(oid)
+        kind, data = self._read(oid)
         if kind != "blob":
             raise GitError(f"object {oid} is a {kind}, not a file")
         return data
 
     def read_commit(self, oid: str) -> tuple[str, list[str], str]:
         """(tree, parents, message) of a commit."""
-        kind, data = self._batch().read(oid)
+        kind, data = self._read(oid)
         if kind != "commit":
             raise GitError(f"object {oid} is a {kind}, not a commit")
         head, _, message = data.partition(b"\n\n")
@@ -469,6 +485,8 @@ class Repository:
     # -- writing objects ---------------------------------------------------------------------
 
     def _hash(self, data: bytes) -> str:
+        import hashlib  # here: loading OpenSSL costs ~3 ms, and a sync with nothing new hashes nothing
+
         if self._config is None:
             self.config()
         return (
@@ -489,11 +507,12 @@ class Repository:
         if target.exists():
             return oid
         folder.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix="tmp_obj_", dir=folder)
+        # a unique name without the tempfile module (whose import costs more than this write)
+        tmp = folder / f"tmp_obj_{os.getpid()}_{os.urandom(6).hex()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(zlib.compress(raw, 1))
-            os.chmod(tmp, 0o444)
             os.replace(tmp, target)
         except BaseException:
             with contextlib.suppress(OSError):
@@ -515,7 +534,16 @@ class Repository:
                 assert isinstance(child, dict), f"{path}: a file and a folder share a name"
                 node = child
             node[name] = entry
-        return self._write_node(root)
+        oid = self._write_node(root)
+        # what ls-tree would read back, in its order (full paths sorted as bytes): remembered,
+        # so that reading our own tree back costs no process
+        self._trees[(oid, False)] = {
+            p: TreeEntry(mode, "commit" if mode == GITLINK_MODE else "blob", blob)
+            for p, (mode, blob) in sorted(
+                files.items(), key=lambda item: item[0].encode("utf-8", "surrogateescape")
+            )
+        }
+        return oid
 
     def _write_node(self, node: _TreeNode) -> str:
         items: list[tuple[bytes, bytes, bytes]] = []
@@ -542,7 +570,11 @@ class Repository:
         who = f"{name} <{email}> {stamp} {tz}"
         lines = [f"tree {tree}"] + [f"parent {p}" for p in parents]
         lines += [f"author {who}", f"committer {who}", "", message.rstrip("\n"), ""]
-        return self.write_object("commit", "\n".join(lines).encode("utf-8"))
+        commit = self.write_object("commit", "\n".join(lines).encode("utf-8"))
+        known = self._trees.get((tree, False))
+        if known is not None:
+            self._trees[(commit, False)] = known  # ls-tree of a commit lists its tree
+        return commit
 
     def identity(self) -> tuple[str, str]:
         name = self.config_get("user.name") or "gitmem"

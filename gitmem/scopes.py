@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -149,4 +148,6 @@ def open_project(
 
 
 def hostname() -> str:
+    import socket  # here: only commit messages need it, and its import costs ~3 ms per run
+
     return socket.gethostname().split(".")[0] or "host"

@@ -69,7 +69,12 @@ def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
         "tree": state.tree,
         "files": {p: [r.oid, r.size, r.mtime_ns, r.ino] for p, r in sorted(state.files.items())},
     }
-    write_atomic(folder / f"{scope}.json", json.dumps(payload, separators=(",", ":")).encode())
+    data = json.dumps(payload, separators=(",", ":")).encode()
+    target = folder / f"{scope}.json"
+    with contextlib.suppress(OSError):
+        if target.read_bytes() == data:
+            return  # unchanged: skip the write and its fsync (most syncs change nothing)
+    write_atomic(target, data)
 
 
 def write_atomic(target: Path, data: bytes, mode: int = 0o644) -> os.stat_result:

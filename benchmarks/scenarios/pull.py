@@ -34,8 +34,12 @@ def _edit(folder: Path, conflicts: int, who: str, round_no: int) -> None:
         left -= min(9, left)
 
 
-def run(ctx: Context) -> list[Row]:
-    return [_pull_conflicts(ctx), *_noop_sync(ctx)]
+def run_conflicts(ctx: Context) -> list[Row]:
+    return [_pull_conflicts(ctx)]
+
+
+def run_noop(ctx: Context) -> list[Row]:
+    return _noop_sync(ctx)
 
 
 def _pull_conflicts(ctx: Context) -> Row:

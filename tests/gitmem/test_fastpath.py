@@ -50,10 +50,16 @@ def test_anything_unsure_goes_to_typer(argv: list[str]) -> None:
     assert fastpath.parse(argv) is None
 
 
-def test_help_is_typers_own_text() -> None:
-    assert fastpath.render_help() == fastpath.HELP, (
-        "gitmem --help changed: paste the output of `python -m gitmem.fastpath` into HELP"
-    )
+def test_help_is_typers_own_text_of_this_cli() -> None:
+    regenerate = "cli.py changed: run `python -m gitmem.fastpath --write` to refresh HELP"
+    assert fastpath.render_help() == fastpath.HELP, regenerate
+    assert fastpath._help_is_fresh(), regenerate
+
+
+def test_help_of_an_edited_cli_goes_to_typer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setattr(fastpath, "HELP_SOURCE_CRC", fastpath.HELP_SOURCE_CRC ^ 1)
+    assert fastpath.parse(["--help"]) is None
 
 
 def test_narrow_terminal_help_goes_to_typer(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,41 @@
+"""gitstore's caches answer exactly what git would (they only save processes)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from gitmem.gitstore import BLOB_MODE, Repository
+
+
+def _repo(tmp_path: Path) -> Repository:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    return Repository(tmp_path)
+
+
+def test_a_tree_written_reads_back_as_ls_tree_lists_it(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    blob = repo.write_blob(b"memory\n")
+    paths = ["a/b.md", "a.b", "a-b/c.md", "A.md", "z", "a/b/c/d.md", "é.md", "MEMORY.md"]
+    tree = repo.write_tree({p: (BLOB_MODE, blob) for p in paths})
+    commit = repo.write_commit(tree, [], "test")
+    fresh = Repository(tmp_path)  # no cache: asks git
+    for rev in (tree, commit):
+        assert list(repo.list_tree(rev).items()) == list(fresh.list_tree(rev).items())
+
+
+def test_ref_cache_follows_our_updates_and_forgets_after_other_ref_writes(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
+    first = repo.write_commit(tree, [], "one")
+    second = repo.write_commit(tree, [first], "two")
+    ref = "refs/gitmem/team"
+    assert repo.resolve(ref) is None
+    repo.update_ref(ref, first, None)
+    assert repo.resolve(ref) == first
+    assert repo.refs("refs/gitmem/") == {ref: first}
+    repo.git("update-ref", ref, second)  # any ref-moving command through git() forgets
+    assert repo.resolve(ref) == second
+    assert repo.is_ancestor(first, second) and not repo.is_ancestor(second, first)
+    assert repo.merge_base(first, second) == first
+    assert repo.resolve(f"{ref}^") == first  # an expression goes to git
