@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import time
 import zlib
@@ -93,24 +94,74 @@ def run_git(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git; on failure raise GitError with git's own last line as the message."""
     try:
-        proc = subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            input=input,
-            capture_output=True,
-            timeout=timeout,
-            env=_clean_env(env),
-        )
+        if timeout is not None and not _has_terminal():
+            proc = _run_bounded(["git", *args], cwd, input, timeout, _clean_env(env))
+        else:
+            proc = subprocess.run(
+                ["git", *args],
+                cwd=cwd,
+                input=input,
+                capture_output=True,
+                timeout=timeout,
+                env=_clean_env(env),
+            )
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH", "install git 2.38 or newer") from exc
     except subprocess.TimeoutExpired as exc:
         raise RemoteError(
-            f"git {args[0]} timed out after {timeout:.0f}s",
+            f"git {_subcommand(args)} timed out after {timeout:.0f}s (the remote did not answer)",
             "check the remote is reachable, or raise gitmem.timeout",
         ) from exc
     if check and proc.returncode != 0:
         raise GitError(f"git {args[0]} failed: {last_line(proc.stderr)}")
     return proc
+
+
+def _subcommand(args: Sequence[str]) -> str:
+    """`push` of `--git-dir X push ...`: what a message should name."""
+    rest = iter(args)
+    for arg in rest:
+        if arg in ("--git-dir", "-c", "-C"):
+            next(rest, None)
+        elif not arg.startswith("-"):
+            return arg
+    return "command"
+
+
+def _has_terminal() -> bool:
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
+
+
+def _run_bounded(
+    argv: list[str],
+    cwd: str | os.PathLike[str] | None,
+    input: bytes | None,
+    timeout: float,
+    env: Mapping[str, str],
+) -> subprocess.CompletedProcess[bytes]:
+    """Run a transport command in its own process group and kill the whole group when it times
+    out: git's helpers (git-remote-http, ssh, upload-pack) must not outlive a hung remote in a
+    hook. Only without a terminal: there, ssh may need the terminal to ask for a passphrase."""
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdin=subprocess.PIPE if input is not None else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
+    with proc:
+        try:
+            out, err = proc.communicate(input, timeout=timeout)
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def last_line(stderr: bytes) -> str:
@@ -720,14 +771,6 @@ def _read_exact(stream: IO[bytes], size: int) -> bytes:
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)
-
-
-def _subcommand(args: Sequence[str]) -> str:
-    """The git command in `args`, past global options such as `-c key=value`."""
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        i += 2 if args[i] in ("-c", "-C", "--git-dir", "--work-tree", "--namespace") else 1
-    return args[i] if i < len(args) else ""
 
 
 def _check_ours(ref: str) -> None:

@@ -39,11 +39,13 @@ class Outcome:
 
 
 def spawn(world: World, *args: str) -> subprocess.Popen[bytes]:
-    """Start the real CLI in its own process group (so a test can kill it with its children)."""
+    """Start the real CLI in its own process group (so a test can kill it with its children),
+    without a terminal, as from a Claude Code hook."""
     return subprocess.Popen(
         [sys.executable, "-m", "gitmem", *args],
         cwd=world.root,
         env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
@@ -292,6 +294,19 @@ class SilentServer:
     def __enter__(self) -> SilentServer:
         self._thread.start()
         return self
+
+    def still_held(self, wait: float = 3.0) -> int:
+        """How many accepted connections the client side still holds open after `wait`."""
+        deadline = time.monotonic() + wait
+        held = 0
+        for conn in self.accepted:
+            conn.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                while conn.recv(65536):
+                    pass  # a request the client sent before it died: closed after it
+            except OSError:
+                held += 1  # timed out: some process still has this connection open
+        return held
 
     def __exit__(self, *exc: object) -> None:
         with contextlib.suppress(OSError):

@@ -1,0 +1,132 @@
+"""kill -9 a sync at random points: after each, git fsck is clean, every gitmem ref points at a
+commit, no memory file is truncated or lost, and the next sync completes and loses nothing.
+
+The remote is a `git daemon` on 127.0.0.1, so a kill takes down this machine's gitmem and the
+git processes it started, but not the server — as when a laptop loses power mid-sync.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import time
+from pathlib import Path
+
+from tests.reliability.conftest import Record, Sizes
+from tests.reliability.harness import (
+    GitDaemon,
+    broken_gitmem_refs,
+    fsck_problems,
+    kill_group,
+    spawn,
+)
+from tests.support.world import World, folder_bytes
+
+TOPIC = "---\nname: {name}\ndescription: {name}\ntype: project\n---\n{body}\n"
+
+
+def add_memory(folder: Path, name: str, body: str) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.md").write_text(TOPIC.format(name=name, body=body))
+    index = folder / "MEMORY.md"
+    old = index.read_text() if index.exists() else ""
+    index.write_text(old + f"- [{name}]({name}.md) — {body}\n")
+
+
+def wait_group_gone(pgid: int, timeout: float = 30) -> None:
+    """After a kill of gitmem alone, let the git processes it left behind finish."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.02)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def lines_missing(expected: dict[str, bytes], folder: Path) -> list[str]:
+    """Lines of files we wrote that are no longer in those files (merges only ever add)."""
+    missing = []
+    for rel, data in expected.items():
+        path = folder / rel
+        if not path.is_file():
+            missing.append(f"{rel}: file lost")
+            continue
+        have = set(path.read_bytes().splitlines())
+        missing += [f"{rel}: {ln!r}" for ln in data.splitlines() if ln not in have]
+    return missing
+
+
+def test_kill_9_at_random_points_loses_nothing(world: World, sizes: Sizes, record: Record) -> None:
+    rng = random.Random(20261123)
+    with GitDaemon(world.root, world.env) as daemon:
+        a = world.clone("a", url=daemon.url("remote.git"))
+        b = world.clone("b", url=daemon.url("remote.git"))
+        fa, fb = world.scope_path(a), world.scope_path(b)
+        add_memory(fa, "seed", "first memory")
+        add_memory(fa / "team", "team-seed", "first team memory")
+        world.ok("-C", str(a), "sync")
+        world.ok("-C", str(b), "sync")
+
+        durations = []
+        for i in range(3):  # how long a sync with news both ways takes here, now
+            add_memory(fa, f"warm-{i}", "warm up")
+            add_memory(fb / "team", f"warm-b-{i}", "warm up")
+            world.ok("-C", str(b), "push")
+            start = time.monotonic()
+            world.ok("-C", str(a), "sync")
+            durations.append(time.monotonic() - start)
+        window = max(durations) * 1.2
+
+        killed_mid_run = 0
+        for trial in range(sizes.crash_trials):
+            # news from the teammate, to be merged and written back by the sync we kill
+            add_memory(fb / ("team" if trial % 2 else ""), f"b-{trial}", f"from b, trial {trial}")
+            world.ok("-C", str(b), "push")
+            # and local edits of our own, to be committed and pushed by it
+            add_memory(fa / ("team" if trial % 3 == 0 else ""), f"a-{trial}", f"trial {trial}")
+            with (fa / "seed.md").open("a") as fh:
+                fh.write(f"seen in trial {trial}\n")
+            ours = folder_bytes(fa)
+
+            proc = spawn(world, "-C", str(a), "sync")
+            time.sleep(rng.uniform(0, window))
+            whole_group = rng.random() < 0.7  # else gitmem alone: its git children run on
+            if proc.poll() is None:
+                killed_mid_run += 1
+            if whole_group:
+                kill_group(proc)
+            else:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            wait_group_gone(proc.pid)
+
+            where = f"trial {trial} ({'group' if whole_group else 'gitmem only'})"
+            assert fsck_problems(a, world.env) == [], where
+            assert broken_gitmem_refs(a, world.env) == [], where
+            assert lines_missing(ours, fa) == [], where
+
+            after = world.gitmem("-C", str(a), "sync")
+            assert after.code == 0, f"{where}: next sync failed: {after.err}"
+            assert lines_missing(ours, fa) == [], where
+            assert (
+                f"(b-{trial}.md)".encode()
+                in (fa / ("team" if trial % 2 else "") / "MEMORY.md").read_bytes()
+            )
+            leftovers = [p for p in fa.rglob(".gitmem-tmp-*")]
+            assert leftovers == [], f"{where}: temporary files left in the memory folder"
+
+        world.ok("-C", str(b), "sync")
+        assert folder_bytes(fb) == folder_bytes(fa)
+        assert killed_mid_run >= sizes.crash_trials // 2, "the kills mostly missed the sync"
+        record(
+            crash_trials=sizes.crash_trials,
+            killed_mid_sync=killed_mid_run,
+            survived=sizes.crash_trials,
+            kill_window_s=round(window, 2),
+        )
