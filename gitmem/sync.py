@@ -149,6 +149,14 @@ class Syncer:
         changes: list[str] = []
         for s in scopes:
             state = self.states[s.name]
+            if self.expected[s.name] and not s.path.is_dir():
+                # the whole folder is gone (a wiped ~/.claude, a new machine image): bring the
+                # memory back rather than publish the deletion of everything
+                self.expected[s.name] = {}
+                state.files = {}
+                self.result.report(ref).notes.append(
+                    f"{s.name}: {s.path} was missing; restored it from {ref}"
+                )
             snap = snapshot(repo, s.path, state.files, s.exclude)
             for rel, why in snap.skipped:
                 note = f"{s.name}: {rel} ({why})"
