@@ -27,9 +27,7 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-drivers_app = typer.Typer(
-    help="Register gitmem's merge drivers with git.", no_args_is_help=True
-)
+drivers_app = typer.Typer(help="Register gitmem's merge drivers with git.", no_args_is_help=True)
 app.add_typer(drivers_app, name="drivers")
 
 
@@ -121,6 +119,8 @@ def status(
     typer.echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
     for s in st.scopes:
         sync = f"ahead {s.ahead}, behind {s.behind}" if s.synced else s.note
+        if s.changed:
+            sync += f", {s.changed} unsynced change{'s' if s.changed != 1 else ''}"
         typer.echo(f"  {s.name:<7} {s.files:>5} files  {s.ref:<32} {sync}\n          {s.path}")
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from gitmem.folders import walk
-from gitmem.scopes import Project
+from gitmem.folders import snapshot, walk
+from gitmem.scopes import Project, Scope
+from gitmem.state import load_scope_state
 
 EXCLUDES = (".claude/agent-memory/", ".claude/agent-memory-local/", "CLAUDE.local.md")
 
@@ -20,6 +21,7 @@ class ScopeStatus:
     behind: int
     encrypted: bool
     synced: bool
+    changed: int = 0  # files added, edited or deleted on disk since the last sync
     note: str = ""
 
 
@@ -50,6 +52,7 @@ def project_status(project: Project) -> Status:
         files = sum(1 for _ in walk(scope.path, scope.exclude))
         if scope.name == "local" and (project.root / "CLAUDE.local.md").is_file():
             files += 1
+        changed = unsynced_changes(project, scope) if scope.pushable else 0
         status.scopes.append(
             ScopeStatus(
                 scope.name,
@@ -60,10 +63,20 @@ def project_status(project: Project) -> Status:
                 behind if scope.pushable else 0,
                 encrypted=False,
                 synced=scope.pushable,
+                changed=changed,
                 note=scope.note,
             )
         )
     return status
+
+
+def unsynced_changes(project: Project, scope: Scope) -> int:
+    """How many files differ on disk from what the last sync left (stat cache: cheap)."""
+    state = load_scope_state(project.repo.common_dir, scope.name)
+    known = state.files if state.path == str(scope.path) else {}
+    snap = snapshot(project.repo, scope.path, known, scope.exclude)
+    expected = state.oids() if known else {}
+    return sum(1 for p in set(expected) | set(snap.files) if expected.get(p) != snap.files.get(p))
 
 
 @dataclass

@@ -95,3 +95,25 @@ def test_demo_shows_memory_flowing_and_merging() -> None:
     assert "identical bytes: True" in proc.stdout
     assert "both clones identical: True" in proc.stdout
     assert "<<<<<<<" not in proc.stdout
+
+
+def test_status_counts_unsynced_changes(world: World) -> None:
+    import json
+
+    a = world.clone("a")
+    auto = world.scope_path(a)
+    auto.mkdir(parents=True)
+    (auto / "x.md").write_text("x\n")
+    (auto / "y.md").write_text("y\n")
+
+    def changed() -> int:
+        data = json.loads(world.ok("-C", str(a), "status", "--json"))
+        return int(data["scopes"][0]["changed"])
+
+    assert changed() == 2
+    world.ok("-C", str(a), "sync")
+    assert changed() == 0
+    (auto / "x.md").write_text("x edited\n")
+    (auto / "y.md").unlink()
+    assert changed() == 2
+    assert "2 unsynced changes" in world.ok("-C", str(a), "status")
