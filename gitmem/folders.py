@@ -11,7 +11,7 @@ import contextlib
 import os
 import stat
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,8 @@ from gitmem.state import FileRecord, write_atomic
 
 TEMP_PREFIX = ".gitmem-tmp-"
 MAX_FILE_BYTES = 4 * 1024 * 1024
+PROGRESS_EVERY = 500  # files read or written between two progress reports
+Progress = Callable[[str, int], None]  # (what, how many files so far)
 RACY_SECONDS = 2.0  # a stat this fresh might hide a same-timestamp edit: re-hash next time
 
 
@@ -83,10 +85,12 @@ def snapshot(
     folder: Path,
     known: Mapping[str, FileRecord],
     exclude: frozenset[str] = frozenset(),
+    progress: Progress | None = None,
 ) -> Snapshot:
     """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read."""
     now = time.time()
     snap = Snapshot({}, {})
+    read = 0
     for rel, st in walk(folder, exclude):
         if is_junk(rel.rsplit("/", 1)[-1]):
             continue
@@ -107,6 +111,9 @@ def snapshot(
         oid = repo.write_blob(data)
         snap.files[rel] = oid
         snap.records[rel] = _record(oid, st, now)
+        read += 1
+        if progress and read % PROGRESS_EVERY == 0:
+            progress(f"reading {folder}", read)
     return snap
 
 
@@ -143,6 +150,7 @@ def materialize(
     expected: Mapping[str, str],
     target: Mapping[str, str],
     records: Mapping[str, FileRecord],
+    progress: Progress | None = None,
 ) -> Materialized:
     """Turn `folder` from `expected` (what the last sync left there) into `target`.
 
@@ -182,6 +190,8 @@ def materialize(
                 st = write_atomic(path, repo.read_blob(want))
                 done.records[rel] = _record(want, st, now)
                 done.written.append(rel)
+                if progress and len(done.written) % PROGRESS_EVERY == 0:
+                    progress(f"writing {folder}", len(done.written))
         except OSError:
             # e.g. a folder where a file should go: leave it, report it, never half-write
             done.changed_meanwhile[rel] = current

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
-from gitmem.folders import materialize, snapshot
+from gitmem.folders import Progress, materialize, snapshot
 from gitmem.gitstore import Repository
 from gitmem.scopes import TEAM_REF, Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
@@ -57,6 +57,7 @@ class SyncOptions:
     force_key: bool = False
     timeout: float = DEFAULT_TIMEOUT
     lock_wait: float = 30.0
+    progress: Progress | None = None  # long work on a terminal: (what, files so far)
 
 
 def allowed_tops(ref: str) -> frozenset[str]:
@@ -157,7 +158,7 @@ class Syncer:
                 self.result.report(ref).notes.append(
                     f"{s.name}: {s.path} was missing; restored it from {ref}"
                 )
-            snap = snapshot(repo, s.path, state.files, s.exclude)
+            snap = snapshot(repo, s.path, state.files, s.exclude, self.opts.progress)
             for rel, why in snap.skipped:
                 note = f"{s.name}: {rel} ({why})"
                 if note not in self.result.skipped:
@@ -347,7 +348,9 @@ class Syncer:
             expected = self.expected[s.name]
             state = self.states[s.name]
             if target != expected:
-                done = materialize(self.repo, s.path, expected, target, state.files)
+                done = materialize(
+                    self.repo, s.path, expected, target, state.files, self.opts.progress
+                )
                 state.files = done.records
                 report = self.result.report(ref)
                 report.pulled.extend(f"{s.prefix}/{p}" for p in done.written + done.deleted)

@@ -6,6 +6,7 @@ Free of typer so that the start-up fast path (gitmem/fastpath.py) and the typer 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -30,10 +31,19 @@ def sync_command(
     options = SyncOptions(mode=mode, scopes=scopes, dry_run=dry_run, force_key=force_key)
     options.timeout = _seconds(project, "gitmem.timeout", options.timeout)
     options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)
+    if not quiet and sys.stderr.isatty():  # progress on a terminal, silence in hooks and CI
+        options.progress = _show_progress
     result = run_sync(project, options)
+    if options.progress:
+        sys.stderr.write("\r\033[K")
     if not quiet:
         for line in sync_lines(result):
             echo(line)
+
+
+def _show_progress(what: str, count: int) -> None:
+    sys.stderr.write(f"\r\033[K{what}: {count} files")
+    sys.stderr.flush()
 
 
 def _seconds(project: Project, key: str, default: float) -> float:
