@@ -10,6 +10,7 @@ import os
 import random
 import re
 import subprocess
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ class Ledger:
     added: dict[str, str] = field(default_factory=dict)  # key -> folder ("" = auto, "team")
     deleted: set[str] = field(default_factory=set)
     appended: dict[str, list[str]] = field(default_factory=dict)
+    written_during_sync: dict[str, bytes] = field(default_factory=dict)  # path -> bytes
     ops: int = 0
 
 
@@ -86,8 +88,27 @@ def edit_randomly(rng: random.Random, who: str, memory: Path, ledger: Ledger) ->
             ledger.deleted.add(key)
 
 
+def write_while_syncing(
+    rng: random.Random, memories: list[Path], ledger: Ledger, stop: threading.Event, tag: str
+) -> None:
+    """New memories appear while the syncs run (Claude writing while a hook syncs)."""
+    n = 0
+    while n < 2 * len(memories) and not stop.wait(rng.uniform(0.05, 0.3)):
+        memory = rng.choice(memories)
+        rel = f"{rng.choice(['', 'team/'])}live-{tag}-{n}.md"
+        data = f"written during sync {tag}/{n}\n".encode() * rng.randint(1, 400)
+        (memory / rel).parent.mkdir(parents=True, exist_ok=True)
+        (memory / rel).write_bytes(data)
+        ledger.written_during_sync[rel] = data
+        n += 1
+
+
 def assert_nothing_lost(memory: Path, ledger: Ledger) -> None:
-    lost = []
+    lost = [
+        f"{rel} (written during a sync) lost or changed"
+        for rel, data in sorted(ledger.written_during_sync.items())
+        if not (memory / rel).is_file() or (memory / rel).read_bytes() != data
+    ]
     for key, where in sorted(ledger.added.items()):
         if key in ledger.deleted:
             continue
@@ -153,7 +174,16 @@ def test_many_clones_converge_and_lose_nothing(
         for r in range(rounds):
             for i, memory in enumerate(memories):
                 edit_randomly(rng, f"c{i:02d}r{r}", memory, ledger)
-            outcomes = sync_all(world, clones)
+            stop = threading.Event()
+            writer = threading.Thread(
+                target=write_while_syncing, args=(random.Random(r), memories, ledger, stop, f"r{r}")
+            )
+            writer.start()
+            try:
+                outcomes = sync_all(world, clones)
+            finally:
+                stop.set()
+                writer.join()
             retries += sum(o.retries for o in outcomes)
             slowest = max([slowest, *(o.seconds for o in outcomes)])
         sync_all(world, clones)  # the final round: everything reaches the remote
@@ -173,6 +203,7 @@ def test_many_clones_converge_and_lose_nothing(
         assert_pushes_never_forced(world, ref)
     assert fsck_problems(world.remote, world.env) == []
     record(
+        written_during_sync=len(ledger.written_during_sync),
         transport=transport,
         clones=sizes.clones,
         rounds=rounds,
