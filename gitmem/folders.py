@@ -75,6 +75,20 @@ def is_junk(name: str) -> bool:
     )
 
 
+def _orphaned_temp(name: str) -> bool:
+    """`.gitmem-tmp-<pid>-…` of a gitmem that no longer runs (killed between write and rename)."""
+    pid = name[len(TEMP_PREFIX) :].split("-", 1)[0] if name.startswith(TEMP_PREFIX) else ""
+    if not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # alive, someone else's
+    return False
+
+
 def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
     fresh = now - st.st_mtime_ns / 1e9 < RACY_SECONDS
     return FileRecord(oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino)
@@ -92,7 +106,11 @@ def snapshot(
     snap = Snapshot({}, {})
     read = 0
     for rel, st in walk(folder, exclude):
-        if is_junk(rel.rsplit("/", 1)[-1]):
+        name = rel.rsplit("/", 1)[-1]
+        if is_junk(name):
+            if _orphaned_temp(name):
+                with contextlib.suppress(OSError):
+                    (folder / rel).unlink()  # half a write of a gitmem killed mid-write
             continue
         why = _unsyncable(rel, st)
         if why:

@@ -357,6 +357,29 @@ class Repository:
         _check_ours(ref)
         self.git("update-ref", "-d", ref, *([old] if old else []), check=False)
 
+    def clear_stale_ref_locks(self, grace: float = 2.0) -> list[str]:
+        """Remove `<ref>.lock` files under refs/gitmem*/ left by a git that was killed between
+        taking a ref's lock and renaming it into place (git never removes them, and every later
+        update of that ref fails). Call only while holding gitmem's repository lock: then no
+        other gitmem runs here, and a lock still there after `grace` seconds is nobody's (an
+        orphaned git of a killed gitmem finishes its ref update within milliseconds)."""
+        found = [
+            lock
+            for top in ("refs/gitmem", "refs/gitmem-remotes")
+            for lock in (self.common_dir / top).rglob("*.lock")
+        ]
+        removed = []
+        for lock in found:
+            try:
+                age = time.time() - lock.stat().st_mtime
+                if age < grace:
+                    time.sleep(grace - age)  # give a live git the time to finish with it
+                lock.unlink()
+            except FileNotFoundError:
+                continue  # it was live after all, and is done
+            removed.append(lock.relative_to(self.common_dir).as_posix())
+        return removed
+
     def object_type(self, oid: str) -> str | None:
         proc = self.git("cat-file", "-t", oid, check=False)
         return proc.stdout.decode().strip() if proc.returncode == 0 else None

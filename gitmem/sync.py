@@ -108,6 +108,10 @@ class Syncer:
         if self.opts.dry_run:
             return self._dry_run()
         with repository_lock(self.repo.common_dir, self.opts.lock_wait):
+            for lock in self.repo.clear_stale_ref_locks():
+                self.result.report(next(iter(self.by_ref))).notes.append(
+                    f"removed a stale lock left by an interrupted git: {lock}"
+                )
             for s in self.scopes:
                 state = load_scope_state(self.repo.common_dir, s.name)
                 if state.path != str(s.path):

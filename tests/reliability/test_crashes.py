@@ -11,6 +11,7 @@ import contextlib
 import os
 import random
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -130,3 +131,42 @@ def test_kill_9_at_random_points_loses_nothing(world: World, sizes: Sizes, recor
             survived=sizes.crash_trials,
             kill_window_s=round(window, 2),
         )
+
+
+def test_ref_lock_left_by_a_killed_git_does_not_wedge_the_next_sync(world: World) -> None:
+    """A power cut during `git update-ref` or `git fetch` leaves `<ref>.lock` behind; git never
+    removes it. Under gitmem's own lock nothing else writes our refs: the next sync clears it."""
+    a = world.clone("a")
+    team = world.scope_path(a, "team")
+    team.mkdir(parents=True)
+    (team / "first.md").write_text("first\n")
+    world.ok("-C", str(a), "sync")
+    (team / "second.md").write_text("written before the power cut\n")
+    locks = [a / ".git/refs/gitmem/team.lock", a / ".git/refs/gitmem-remotes/origin/team.lock"]
+    for lock in locks:
+        lock.write_text("")  # what a git killed between lock and rename leaves
+        os.utime(lock, (time.time() - 60, time.time() - 60))
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 0, run.err
+    assert "stale lock" in run.out
+    assert not any(lock.exists() for lock in locks)
+    names = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=world.remote).split()
+    assert "team/second.md" in names
+
+
+def test_temp_file_left_by_a_killed_write_is_removed_not_synced(world: World) -> None:
+    a = world.clone("a")
+    memory = world.scope_path(a)
+    add_memory(memory, "kept", "a memory")
+    world.ok("-C", str(a), "sync")
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that no longer runs: the gitmem that was writing is gone
+    leftover = memory / f".gitmem-tmp-{dead.pid}-MEMORY.md"
+    leftover.write_bytes(b"- [kept](kept.md) \xe2\x80")  # half a write
+    world.ok("-C", str(a), "sync")
+    assert not leftover.exists()
+    assert (memory / "MEMORY.md").read_text() == "- [kept](kept.md) — a memory\n"
+    names = world.git(
+        "ls-tree", "-r", "--name-only", "refs/gitmem/users/tester@example.com", cwd=world.remote
+    )
+    assert ".gitmem-tmp" not in names
