@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from merge_drivers.index import parse
-
 TARGETS = [f"topic-{i}.md" for i in range(10)]
 HOOKS = ["first", "second, refined", "état du projet", "emoji 😀 ok", "long " * 12, ""]
 HEADINGS = ["# Memory", "## Project", "## Feedback", "## Notes"]
 PLAIN = ["plain one", "plain two", "Plain  One", "third"]
 PROSE = ["Some prose about the project.", "<!-- a comment -->", "```\ncode\n```"]
+# An indented line continues the entry above it, else it is a paragraph (or a bullet) of its own:
+# merges must keep the blank line that separates them.
+INDENTED = ["  wrapped detail", " - sub point"]
 
 
 def entry_line(target: str, hook: str) -> str:
@@ -27,6 +28,7 @@ lines = st.one_of(
     st.sampled_from(PLAIN).map(lambda s: f"- {s}"),
     st.just(""),
     st.sampled_from(PROSE),
+    st.sampled_from(INDENTED),
 )
 
 
@@ -38,17 +40,11 @@ def render(doc: list[str], eol: bool = True) -> bytes:
 docs = st.lists(lines, max_size=14)
 
 
-def unique(doc: list[str]) -> bool:
-    """No two items share a key (each link, heading, bullet and block once per section)."""
-    return all(it.key[3] == 0 for it in parse(render(doc).decode()).items)
-
-
 @st.composite
-def edited(draw: st.DrawFn, base: list[str], keep_unique: bool = False) -> list[str]:
+def edited(draw: st.DrawFn, base: list[str]) -> list[str]:
     """A replica's version of `base`: some lines changed, deleted, inserted."""
     doc = list(base)
     for _ in range(draw(st.integers(0, 4))):
-        before = list(doc)
         op = draw(st.sampled_from(["insert", "insert", "modify", "delete"]))
         if op == "insert" or not doc:
             doc.insert(draw(st.integers(0, len(doc))), draw(lines))
@@ -61,8 +57,6 @@ def edited(draw: st.DrawFn, base: list[str], keep_unique: bool = False) -> list[
                 doc[i] = entry_line(target, draw(st.sampled_from(HOOKS)))
             else:
                 doc[i] = draw(lines)
-        if keep_unique and not unique(doc):
-            doc = before
     return doc
 
 
@@ -74,11 +68,11 @@ def three_way(draw: st.DrawFn) -> tuple[bytes, bytes, bytes]:
 
 @st.composite
 def four_way(draw: st.DrawFn) -> tuple[bytes, bytes, bytes, bytes]:
-    """A base and three replicas' edits of it, every key unique (see docs/merge.md)."""
-    base = draw(docs.filter(unique))
+    """A base and three replicas' edits of it: duplicates, deletions, restorations and all."""
+    base = draw(docs)
     return (
         render(base),
-        render(draw(edited(base, True))),
-        render(draw(edited(base, True))),
-        render(draw(edited(base, True))),
+        render(draw(edited(base))),
+        render(draw(edited(base))),
+        render(draw(edited(base))),
     )
