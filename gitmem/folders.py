@@ -39,6 +39,8 @@ class Materialized:
     # files that changed on disk since the last sync: path -> blob id of the disk bytes (None: deleted)
     changed_meanwhile: dict[str, str | None] = field(default_factory=dict)
     records: dict[str, FileRecord] = field(default_factory=dict)
+    # paths below a folder that is a symbolic link: writing there would leave the scope folder
+    through_link: list[str] = field(default_factory=list)
 
 
 def walk(
@@ -181,6 +183,9 @@ def materialize(
         want, was = target.get(rel), expected.get(rel)
         if want == was:
             continue
+        if _through_link(folder, rel):
+            done.through_link.append(rel)
+            continue
         path = folder / rel
         try:
             current = _disk_oid(repo, path, records.get(rel))
@@ -214,6 +219,20 @@ def materialize(
             # e.g. a folder where a file should go: leave it, report it, never half-write
             done.changed_meanwhile[rel] = current
     return done
+
+
+def _through_link(folder: Path, rel: str) -> bool:
+    """True when a folder between `folder` and `rel` is a symbolic link (the scope folder
+    itself may be one: that is the user's choice of where memory lives)."""
+    current = folder
+    for part in rel.split("/")[:-1]:
+        current = current / part
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except FileNotFoundError:
+            return False
+    return False
 
 
 def _prune_empty_dirs(start: Path, stop: Path) -> None:

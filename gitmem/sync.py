@@ -365,6 +365,10 @@ class Syncer:
                     new_expected.pop(p, None)
                 self.expected[s.name] = new_expected
                 dirty |= bool(done.changed_meanwhile)
+                for p in done.through_link:
+                    note = f"{s.name}: {p} (below a symbolic link: not written)"
+                    if note not in self.result.skipped:
+                        self.result.skipped.append(note)
             state.files = {p: r for p, r in state.files.items() if p in self.expected[s.name]}
             state.tree = None
             save_scope_state(self.repo.common_dir, s.name, state)

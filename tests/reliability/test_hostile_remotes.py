@@ -315,3 +315,21 @@ def test_longer_ref_name_under_refs_gitmem_is_not_let_in(scene: Scene) -> None:
         "for-each-ref", "--format=%(refname)", "refs/gitmem-remotes", cwd=scene.clone
     )
     assert ".evil" not in tracking and "teamster" not in tracking
+
+
+def test_pull_never_writes_through_a_symlinked_folder(scene: Scene) -> None:
+    """A folder inside the scope that is a symbolic link leads outside it: what the remote sends
+    for paths below it is not written there (the remote chooses those names and bytes)."""
+    outside = scene.world.root / "outside"
+    outside.mkdir()
+    (scene.folders["team"] / "notes").symlink_to(outside)
+    other_team = scene.world.scope_path(scene.other, "team")
+    (other_team / "notes").mkdir()
+    (other_team / "notes" / "planted.md").write_text("planted by the remote\n")
+    scene.world.ok("-C", str(scene.other), "sync")
+    run = scene.world.gitmem("-C", str(scene.clone), "sync")
+    assert run.code == 0, run.err
+    assert list(outside.iterdir()) == [], "the remote wrote outside the scope folder"
+    assert "notes/planted.md" in run.out and "symbolic link" in run.out, run.out
+    again = scene.world.gitmem("-C", str(scene.clone), "sync")  # and it settles: no loop
+    assert again.code == 0 and list(outside.iterdir()) == []
