@@ -262,9 +262,11 @@ def _is_open(kind: str, text: str) -> bool:
 
 
 def _needs_blank(prev_kind: str, prev_text: str, kind: str, text: str) -> bool:
-    """Whether `text` written right after `prev_text` would be read as part of it."""
+    """Whether `text` needs a blank line after `prev_text`: it would be read as part of it
+    (paragraph after paragraph, indented line after an entry), or, for a paragraph after an
+    entry, Markdown would (a lazy continuation of the list item)."""
     if prev_kind == "entry":
-        return _continues(_first_line(text))
+        return _continues(_first_line(text)) or _is_paragraph(kind, text)
     return _is_paragraph(prev_kind, prev_text) and _is_paragraph(kind, text)
 
 

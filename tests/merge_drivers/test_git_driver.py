@@ -188,3 +188,69 @@ def test_driver_exits_non_zero_only_when_it_cannot_read(tmp_path: Path) -> None:
         capture_output=True,
     )
     assert missing.returncode == 1
+
+
+BASE_INDEX = (
+    "# Memory\n\nSome prose about the project.\n\n"
+    "- [Alpha](alpha.md) — first\n- [Beta](beta.md) — second\n- [Gamma](gamma.md) — third\n"
+    "\n## Feedback\n- [Delta](delta.md) — fourth\n"
+)
+BRANCH_EDITS = {
+    # alpha edited (two sides: a conflict), gamma deleted here and edited on b (restored),
+    # a paragraph added next to the prose, one entry added on two branches, a new section,
+    # duplicates, and beta deleted on c.
+    "a": BASE_INDEX.replace("— first", "— first, per a")
+    .replace("- [Gamma](gamma.md) — third\n", "")
+    .replace("project.\n", "project.\n\nMore prose, from a.\n")
+    .replace("## Feedback\n", "## Feedback\n- [Left](left.md) — from a\n"),
+    "b": BASE_INDEX.replace("— first", "— first, per b")
+    .replace("— third", "— third, refined")
+    .replace("- [Alpha]", "- [Delta](delta.md) — fourth\n- [Alpha]")
+    + "\n## Notes\n- [Note](note.md) — from b\n",
+    "c": BASE_INDEX.replace("- [Beta](beta.md) — second\n", "").replace(
+        "project.\n", "project.\nSome prose about the project.\n"
+    )
+    + "- [Left](left.md) — from c\n- [Epsilon](epsilon.md) — fifth\n",
+}
+
+
+def test_three_clones_merging_in_different_orders_end_identical(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three clones, each on one branch, `git merge` the other two in a different order with the
+    driver registered: MEMORY.md ends byte-identical (same tree, whatever the history)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    origin = tmp_path / "origin"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(origin)], check=True)
+    git(origin, "config", "user.name", "T")
+    git(origin, "config", "user.email", "t@example.com")
+    write(origin, "MEMORY.md", BASE_INDEX)
+    for name in ("alpha", "beta", "gamma", "delta"):
+        write(origin, f"{name}.md", topic("2026-01-01T00:00:00Z", name))
+    git(origin, "add", "-A")
+    git(origin, "commit", "-qm", "base")
+    for branch, text in BRANCH_EDITS.items():
+        git(origin, "checkout", "-qb", branch, "main")
+        write(origin, "MEMORY.md", text)
+        git(origin, "commit", "-qam", branch)
+    results = []
+    for start, first, second in (("a", "b", "c"), ("b", "c", "a"), ("c", "a", "b")):
+        clone = tmp_path / f"clone-{start}"
+        subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True)
+        git(clone, "config", "user.name", "T")
+        git(clone, "config", "user.email", "t@example.com")
+        git(clone, "config", "merge.gitmem-index.driver", DRIVER)
+        (clone / ".git" / "info" / "attributes").write_text("**/MEMORY.md merge=gitmem-index\n")
+        git(clone, "checkout", "-q", start)
+        for other in (first, second):
+            git(clone, "merge", "-q", "--no-edit", f"origin/{other}")
+        results.append((clone / MEM / "MEMORY.md").read_bytes())
+    assert results[0] == results[1] == results[2], results
+    text = results[0].decode()
+    assert "<<<<<<<" not in text
+    assert "— third, refined" in text and "(beta.md)" not in text  # restored; deleted
+    for target in ("alpha", "delta", "left", "note", "epsilon"):
+        assert text.count(f"({target}.md)") == 1
+    assert "More prose, from a." in text and "## Notes" in text
