@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from merge_drivers import SideInfo, merge_file
-from merge_drivers.index import ARCHIVE_NAME, measure, parse, render
+from merge_drivers.index import ARCHIVE_HEADER, ARCHIVE_NAME, measure, parse, render
 
 CORPUS = Path("/work/shared/corpus/real")
 BREAKER = CORPUS / "BobG1983__breaker" / ".claude__agent-memory__guard-docs__known-state.md"
@@ -168,3 +168,52 @@ def test_garbage_merges_in_bounded_time(path: str) -> None:
         assert result.data is not None
         assert result.data == merge_file(path, base, theirs, ours).data
         assert time.monotonic() - start < 10
+
+
+def test_duplicates_are_one_entry_at_the_first_place() -> None:
+    base = b"# Memory\n- [A](a.md) \xe2\x80\x94 a\n"
+    ours = base + b"- [B](b.md) \xe2\x80\x94 b\n- [A](./a.md) \xe2\x80\x94 a again\n"
+    theirs = base + b"- [C](c.md) \xe2\x80\x94 c\n"
+    result = merge_file("MEMORY.md", base, ours, theirs).data
+    assert result == base + b"- [B](b.md) \xe2\x80\x94 b\n- [C](c.md) \xe2\x80\x94 c\n"
+
+
+def test_paragraphs_from_two_sides_stay_two_paragraphs() -> None:
+    prose = b"Some prose about the project.\n"
+    merged = merge_file("MEMORY.md", b"", prose, prose * 2).data
+    assert merged is not None
+    assert parse(merged.decode()).items[1].text == (prose * 2).decode().rstrip("\n")
+    assert merge_file("MEMORY.md", b"", merged, prose).data == merged
+
+
+def test_archived_entries_come_back_when_there_is_room() -> None:
+    base = "# Memory\n" + "".join(f"- [E{i}](e{i}.md) — {i}\n" for i in range(150))
+    ours = base + "".join(f"- [O{i}](o{i}.md) — ours {i}\n" for i in range(40))
+    theirs = base + "".join(f"- [T{i}](t{i}.md) — theirs {i}\n" for i in range(40))
+    first = merge_file("MEMORY.md", base.encode(), ours.encode(), theirs.encode())
+    archive = first.extra_files[ARCHIVE_NAME]
+    assert first.data is not None and archive.count(b"\n- [") > 0
+    trimmed = "# Memory\n" + "".join(f"- [E{i}](e{i}.md) — {i}\n" for i in range(100))
+    again = merge_file(
+        "MEMORY.md",
+        base.encode(),
+        first.data,
+        trimmed.encode(),
+        SideInfo(siblings={ARCHIVE_NAME: archive}),
+    )
+    assert again.data is not None
+    for i in range(40):
+        assert f"(o{i}.md)".encode() in again.data and f"(t{i}.md)".encode() in again.data
+    assert b"(e120.md)" not in again.data  # deleted on the trimmed side, untouched on the other
+    assert f"]({ARCHIVE_NAME})".encode() not in again.data
+    assert b"- [" not in again.extra_files[ARCHIVE_NAME]  # emptied: everything fits again
+
+
+def test_archive_keeps_the_section_of_each_entry() -> None:
+    base = "# Memory\n" + "".join(f"- [E{i}](e{i}.md) — {'x' * 90}\n" for i in range(190))
+    ours = base + "\n## Ours\n" + "".join(f"- [A{i}](a{i}.md) — a\n" for i in range(30))
+    theirs = base.replace("(e1.md) — x", "(e1.md) — y")
+    result = merge_file("MEMORY.md", base.encode(), ours.encode(), theirs.encode())
+    archive = result.extra_files[ARCHIVE_NAME].decode()
+    assert archive.startswith(ARCHIVE_HEADER)
+    assert "\n## Ours\n\n- [A" in archive  # filed under its section (ranked lowest: bytes)
