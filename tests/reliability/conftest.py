@@ -32,7 +32,7 @@ CI = Sizes(
     rounds=3,
     daemon_rounds=2,
     crash_trials=20,
-    writers=(2, 4, 8, 16, 32),
+    writers=(2, 4, 8, 16),
     huge_blob_mib=5,
 )
 SOAK = Sizes(

@@ -97,6 +97,14 @@ def scope_folders(world: World, clone: Path) -> dict[str, Path]:
     return {s["name"]: Path(s["path"]) for s in data["scopes"]}
 
 
+def memory_folder(world: World, clone: Path) -> Path:
+    """The clone's auto memory folder by Claude Code's rule, without a gitmem process (the
+    suite makes hundreds of clones; tests check it against `gitmem status` once)."""
+    from gitmem.identity import auto_memory_dir
+
+    return auto_memory_dir(clone.resolve(), world.env)
+
+
 def fsck_problems(repo: Path, env: dict[str, str]) -> list[str]:
     """Errors `git fsck` finds (dangling objects are normal; warnings about odd names in objects
     a hostile remote sent are expected: they sit unreferenced in the object store)."""

@@ -18,7 +18,13 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.conftest import Record, Sizes
-from tests.reliability.harness import GitDaemon, Outcome, fsck_problems, run_together
+from tests.reliability.harness import (
+    GitDaemon,
+    Outcome,
+    fsck_problems,
+    memory_folder,
+    run_together,
+)
 from tests.support.world import World, folder_bytes
 
 ENTRY = re.compile(r"^- \[[^\]]*\]\(([^)]+)\.md\)")
@@ -167,7 +173,8 @@ def test_many_clones_converge_and_lose_nothing(
     try:
         url = daemon.url("remote.git") if daemon else None
         clones = [world.clone(f"c{i:02d}", url=url) for i in range(sizes.clones)]
-        memories = [world.scope_path(c) for c in clones]
+        memories = [memory_folder(world, c) for c in clones]
+        assert memories[0] == world.scope_path(clones[0])
         rng = random.Random(f"{transport}-{sizes.clones}-{rounds}")
         ledger = Ledger()
         retries, slowest, started = 0, 0.0, time.monotonic()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 
 from tests.reliability.conftest import Record, Sizes
-from tests.reliability.harness import run_together
+from tests.reliability.harness import memory_folder, run_together
 from tests.support.world import World
 
 
@@ -17,8 +17,9 @@ def test_contention_curve_every_writer_lands(world: World, sizes: Sizes, record:
     for writers in sizes.writers:
         remote = world.make_remote(f"team-{writers}.git")
         clones = [world.clone(f"w{writers}/c{i:02d}", url=str(remote)) for i in range(writers)]
+        assert memory_folder(world, clones[0]) / "team" == world.scope_path(clones[0], "team")
         for i, clone in enumerate(clones):
-            team = world.scope_path(clone, "team")
+            team = memory_folder(world, clone) / "team"
             team.mkdir(parents=True)
             (team / f"fact-{i:02d}.md").write_text(f"fact {i} of {writers}\n")
         outcomes = run_together(world, [["-C", str(c), "push", "--scope", "team"] for c in clones])
