@@ -134,6 +134,19 @@ def _import_rows(ctx: Context, world: World) -> list[Row]:
         )
     rows.append(
         compare(
+            "import gitmem's sync path",
+            Side(
+                "python -c 'import gitmem.synccmd'",
+                lambda: _quiet([PY, "-c", "import gitmem.synccmd"], world.env),
+            ),
+            _python_pass(world),
+            ctx.runs,
+            goal=None,
+            note="not a goal: every module `gitmem sync` loads (plumbing store, no pygit2, no typer)",
+        )
+    )
+    rows.append(
+        compare(
             "import typer",
             Side("python -c 'import typer'", lambda: _quiet([PY, "-c", "import typer"], world.env)),
             _python_pass(world),

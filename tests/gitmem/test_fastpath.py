@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from gitmem import cli, fastpath, synccmd
+from gitmem import __version__, cli, fastpath, synccmd
 
 SYNC_ARGVS = [
     ["sync"],
@@ -50,16 +51,27 @@ def test_anything_unsure_goes_to_typer(argv: list[str]) -> None:
     assert fastpath.parse(argv) is None
 
 
-def test_help_is_typers_own_text_of_this_cli() -> None:
-    regenerate = "cli.py changed: run `python -m gitmem.fastpath --write` to refresh HELP"
-    assert fastpath.render_help() == fastpath.HELP, regenerate
-    assert fastpath._help_is_fresh(), regenerate
+def test_help_is_typers_own_text_rendered_once_then_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "100")
+    assert cli.run(["--help"]) == 0
+    typer_text = capsys.readouterr().out
+    for _ in range(2):  # first: typer renders and the cache is written; then: the cache
+        assert fastpath.run(["--help"]) == 0
+        assert capsys.readouterr().out == typer_text
+    cache = fastpath.help_cache()
+    assert cache is not None and Path(cache).read_text("utf-8") == typer_text
 
 
-def test_help_of_an_edited_cli_goes_to_typer(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "120")
-    monkeypatch.setattr(fastpath, "HELP_SOURCE_CRC", fastpath.HELP_SOURCE_CRC ^ 1)
-    assert fastpath.parse(["--help"]) is None
+def test_help_cache_is_per_version_of_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    cache = fastpath.help_cache()
+    crc = zlib.crc32(Path(cli.__file__).read_bytes())
+    assert cache == str(tmp_path / "gitmem" / f"help-{__version__}-{crc:08x}.txt")
 
 
 def test_narrow_terminal_help_goes_to_typer(monkeypatch: pytest.MonkeyPatch) -> None:
