@@ -33,7 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", choices=sorted(FAMILIES), action="append", help="repeatable")
     parser.add_argument("--keep", action="store_true", help="keep the temporary worlds")
+    parser.add_argument(
+        "--render", action="store_true", help="only rewrite results.md from results.json"
+    )
     args = parser.parse_args(argv)
+    if args.render:
+        print(f"wrote {report.rerender(args.out)}", file=sys.stderr)
+        return 0
     runs = args.runs or (2 if args.quick else 7)
     rows: list[Row] = []
     tmp = tempfile.mkdtemp(prefix="gitmem-bench-")

@@ -62,6 +62,22 @@ class Row:
         data.update(ratio=self.ratio, met=self.met)
         return data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Row:
+        def stats(key: str) -> Stats | None:
+            return Stats(**data[key]) if data.get(key) else None
+
+        return cls(
+            data["scenario"],
+            data["subject"],
+            data["baseline"],
+            stats("gitmem"),
+            stats("base"),
+            data["goal"],
+            data["note"],
+            data["pending"],
+        )
+
 
 @dataclass
 class Timings:
