@@ -148,40 +148,25 @@ def _sync(
     )
 
 
-@app.command()
-def pull(
-    remote: RemoteOpt = None,
-    scope: ScopeOpt = None,
-    dry_run: DryOpt = False,
-    quiet: QuietOpt = False,
-    force_key: ForceKeyOpt = False,
-) -> None:
-    """Fetch memory from the remote and merge it into your folders."""
-    _sync("pull", remote, scope, dry_run, quiet, force_key)
+def _sync_command(mode: str, summary: str) -> None:
+    """pull, push and sync take the same options; register one function per mode."""
+
+    def command(
+        remote: RemoteOpt = None,
+        scope: ScopeOpt = None,
+        dry_run: DryOpt = False,
+        quiet: QuietOpt = False,
+        force_key: ForceKeyOpt = False,
+    ) -> None:
+        _sync(mode, remote, scope, dry_run, quiet, force_key)
+
+    command.__doc__ = summary
+    app.command(mode)(command)
 
 
-@app.command()
-def push(
-    remote: RemoteOpt = None,
-    scope: ScopeOpt = None,
-    dry_run: DryOpt = False,
-    quiet: QuietOpt = False,
-    force_key: ForceKeyOpt = False,
-) -> None:
-    """Commit, merge and push local memory (never forced)."""
-    _sync("push", remote, scope, dry_run, quiet, force_key)
-
-
-@app.command()
-def sync(
-    remote: RemoteOpt = None,
-    scope: ScopeOpt = None,
-    dry_run: DryOpt = False,
-    quiet: QuietOpt = False,
-    force_key: ForceKeyOpt = False,
-) -> None:
-    """Pull then push."""
-    _sync("sync", remote, scope, dry_run, quiet, force_key)
+_sync_command("pull", "Fetch memory from the remote and merge it into your folders.")
+_sync_command("push", "Commit, merge and push local memory (never forced).")
+_sync_command("sync", "Pull then push.")
 
 
 @app.command()
@@ -303,43 +288,25 @@ def demo(
 
 
 def run(argv: list[str] | None = None) -> int:
-    """Entry point: map every GitmemError to its exit code and one line (no tracebacks)."""
-    from gitmem.errors import EXIT_INTERRUPTED, GitmemError
+    """Entry point: map every error to its exit code and one line (no tracebacks)."""
+    from gitmem.errors import GitmemError, report
 
     debug = "--debug" in (argv if argv is not None else sys.argv[1:])
     args = [a for a in (argv if argv is not None else sys.argv[1:]) if a != "--debug"]
     try:
         app(args, prog_name="gitmem", standalone_mode=False)
-    except GitmemError as exc:
-        if debug:
-            raise
-        sys.stderr.write(f"gitmem: error: {exc.message}\n")
-        if exc.hint:
-            sys.stderr.write(f"hint: {exc.hint}\n")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("gitmem: interrupted\n")
-        return EXIT_INTERRUPTED
     except typer.Exit as exc:
         return int(exc.exit_code or 0)
-    except Exception as exc:  # the click exceptions of bad usage
-        return _usage_error(exc, debug)
+    except (GitmemError, KeyboardInterrupt) as exc:
+        if debug:
+            raise
+        return report(exc)
+    except Exception as exc:
+        show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        if callable(show) and isinstance(code, int):  # click's usage errors print themselves
+            show()
+            return code
+        if debug:
+            raise
+        return report(exc)
     return 0
-
-
-def _usage_error(exc: Exception, debug: bool) -> int:
-    show = getattr(exc, "show", None)
-    code = getattr(exc, "exit_code", None)
-    if callable(show) and isinstance(code, int):
-        show()
-        return code
-    if type(exc).__name__ == "Abort":
-        sys.stderr.write("gitmem: interrupted\n")
-        return 130
-    if debug:
-        raise exc
-    sys.stderr.write(
-        f"gitmem: error: unexpected {type(exc).__name__}: {exc}\n"
-        "hint: rerun with --debug and report it at the project's issue tracker\n"
-    )
-    return 3

@@ -53,3 +53,25 @@ class LockedError(GitError):
 
 class ConcurrentUpdate(GitError):
     """A compare-and-swap ref update lost a race; callers retry."""
+
+
+def report(exc: BaseException) -> int:
+    """Print the one-line error (and hint) for `exc` on stderr; return the exit code.
+
+    The single place errors become exit codes, for the typer CLI and the start-up fast path.
+    """
+    import sys
+
+    if isinstance(exc, GitmemError):
+        sys.stderr.write(f"gitmem: error: {exc.message}\n")
+        if exc.hint:
+            sys.stderr.write(f"hint: {exc.hint}\n")
+        return exc.exit_code
+    if isinstance(exc, KeyboardInterrupt) or type(exc).__name__ == "Abort":
+        sys.stderr.write("gitmem: interrupted\n")
+        return EXIT_INTERRUPTED
+    sys.stderr.write(
+        f"gitmem: error: unexpected {type(exc).__name__}: {exc}\n"
+        "hint: rerun with --debug and report it at the project's issue tracker\n"
+    )
+    return EXIT_GIT

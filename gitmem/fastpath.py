@@ -125,7 +125,7 @@ def run(argv: list[str]) -> int | None:
 def _sync(inv: SyncInvocation, debug: bool) -> int:
     from pathlib import Path  # not at the top: --help and --version do without it
 
-    from gitmem.errors import EXIT_GIT, EXIT_INTERRUPTED, GitmemError
+    from gitmem.errors import report
 
     try:
         from gitmem.synccmd import sync_command
@@ -141,24 +141,10 @@ def _sync(inv: SyncInvocation, debug: bool) -> int:
             inv.force_key,
             print,
         )
-    except GitmemError as exc:  # the same two lines as gitmem.cli.run
+    except (KeyboardInterrupt, Exception) as exc:
         if debug:
             raise
-        sys.stderr.write(f"gitmem: error: {exc.message}\n")
-        if exc.hint:
-            sys.stderr.write(f"hint: {exc.hint}\n")
-        return exc.exit_code
-    except KeyboardInterrupt:
-        sys.stderr.write("gitmem: interrupted\n")
-        return EXIT_INTERRUPTED
-    except Exception as exc:
-        if debug:
-            raise
-        sys.stderr.write(
-            f"gitmem: error: unexpected {type(exc).__name__}: {exc}\n"
-            "hint: rerun with --debug and report it at the project's issue tracker\n"
-        )
-        return EXIT_GIT
+        return report(exc)
     return 0
 
 
