@@ -40,11 +40,15 @@ G = Globals()
 
 RemoteOpt = Annotated[
     str | None,
-    typer.Option("--remote", help="Remote to sync through (default: gitmem.remote, origin)."),
+    typer.Option(
+        "--remote", metavar="NAME", help="Remote to sync through (default: gitmem.remote, origin)."
+    ),
 ]
 ScopeOpt = Annotated[
     list[str] | None,
-    typer.Option("--scope", help="Only this scope (auto, team, agents); repeatable."),
+    typer.Option(
+        "--scope", metavar="SCOPE", help="Only this scope (auto, team, agents); repeatable."
+    ),
 ]
 QuietOpt = Annotated[
     bool, typer.Option("--quiet", "-q", help="Print nothing unless something fails.")
@@ -66,11 +70,13 @@ def _version(value: bool) -> None:
 @app.callback()
 def main_options(
     directory: Annotated[
-        Path, typer.Option("-C", help="Run as if started in this directory.")
+        Path, typer.Option("-C", metavar="PATH", help="Run as if started in this directory.")
     ] = Path("."),
     memory_dir: Annotated[
         str | None,
-        typer.Option("--memory-dir", help="Use this folder as the auto memory folder."),
+        typer.Option(
+            "--memory-dir", metavar="DIR", help="Use this folder as the auto memory folder."
+        ),
     ] = None,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
@@ -175,7 +181,7 @@ def log(
         str | None, typer.Argument(help="A memory (auto/NAME.md or its path on disk).")
     ] = None,
     limit: Annotated[
-        int | None, typer.Option("-n", "--max-count", help="Show at most N commits.")
+        int | None, typer.Option("-n", "--max-count", metavar="N", help="Show at most N commits.")
     ] = None,
 ) -> None:
     """Show the history of the memory refs, or of one memory."""
@@ -196,7 +202,9 @@ def diff(
         str | None,
         typer.Argument(help="Compare this revision with the ref (default: your unsynced edits)."),
     ] = None,
-    path: Annotated[str | None, typer.Option("--path", help="Only this memory or scope.")] = None,
+    path: Annotated[
+        str | None, typer.Option("--path", metavar="PATH", help="Only this memory or scope.")
+    ] = None,
 ) -> None:
     """Show unsynced local edits, or what changed since REV."""
     from gitmem.history import memory_diff
@@ -211,7 +219,8 @@ def restore(
         str, typer.Argument(help="The memory to bring back (auto/NAME.md or its path).")
     ],
     at: Annotated[
-        str | None, typer.Option("--at", help="The revision to take it from (see gitmem log).")
+        str | None,
+        typer.Option("--at", metavar="REV", help="The revision to take it from (see gitmem log)."),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite unsynced edits of the file.")
@@ -245,7 +254,7 @@ def drivers_install(
     ] = False,
     pattern: Annotated[
         list[str] | None,
-        typer.Option("--pattern", help="Extra glob for the frontmatter driver."),
+        typer.Option("--pattern", metavar="GLOB", help="Extra glob for the frontmatter driver."),
     ] = None,
 ) -> None:
     """Register the MEMORY.md and frontmatter merge drivers in git config and attributes."""
