@@ -94,7 +94,7 @@ def run_git(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git; on failure raise GitError with git's own last line as the message."""
     try:
-        if timeout is not None and not _has_terminal():
+        if timeout is not None:
             proc = _run_bounded(["git", *args], cwd, input, timeout, _clean_env(env))
         else:
             proc = subprocess.run(
@@ -128,13 +128,6 @@ def _subcommand(args: Sequence[str]) -> str:
     return "command"
 
 
-def _has_terminal() -> bool:
-    try:
-        return os.isatty(0)
-    except OSError:
-        return False
-
-
 def _run_bounded(
     argv: list[str],
     cwd: str | os.PathLike[str] | None,
@@ -142,9 +135,9 @@ def _run_bounded(
     timeout: float,
     env: Mapping[str, str],
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run a transport command in its own process group and kill the whole group when it times
-    out: git's helpers (git-remote-http, ssh, upload-pack) must not outlive a hung remote in a
-    hook. Only without a terminal: there, ssh may need the terminal to ask for a passphrase."""
+    """Run a transport command; when it times out, kill it *and the helpers it started*
+    (git-remote-http, ssh, upload-pack): they must not outlive a hung remote. They stay in
+    gitmem's process group, so whoever kills that group (a hook's timeout) kills them too."""
     proc = subprocess.Popen(
         argv,
         cwd=cwd,
@@ -152,16 +145,41 @@ def _run_bounded(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
-        start_new_session=True,
     )
     with proc:
         try:
             out, err = proc.communicate(input, timeout=timeout)
         except BaseException:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            _kill_tree(proc.pid)
             raise
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def _kill_tree(pid: int) -> None:
+    """SIGKILL `pid` and every process below it (read from /proc, else from `ps`)."""
+    children: dict[int, list[int]] = {}
+    try:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    with open(f"/proc/{entry}/stat", "rb") as fh:
+                        ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+                    children.setdefault(ppid, []).append(int(entry))
+    except OSError:
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            ps = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, timeout=10)
+            for line in ps.stdout.splitlines():
+                child, _, parent = line.strip().partition(b" ")
+                with contextlib.suppress(ValueError):
+                    children.setdefault(int(parent.strip()), []).append(int(child))
+    doomed, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        doomed.append(current)
+        queue.extend(children.get(current, []))
+    for victim in doomed:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(victim, signal.SIGKILL)
 
 
 def last_line(stderr: bytes) -> str:

@@ -17,6 +17,7 @@ from tests.reliability.harness import (
     SilentServer,
     broken_gitmem_refs,
     free_port,
+    kill_group,
     spawn,
 )
 from tests.support.world import World, folder_bytes
@@ -190,3 +191,19 @@ def test_pre_receive_hook_rejection_is_clear_and_not_retried(pair: Pair) -> None
     assert "auto/while-frozen.md" not in remote_tree
     hook.unlink()
     back_online(pair, "while-frozen")
+
+
+def test_killing_a_hung_sync_kills_its_git_too(pair: Pair) -> None:
+    """A hook runner that gives up kills gitmem's process group: the git fetch waiting on a hung
+    remote must be in it, not left behind holding the connection (and later writing refs)."""
+    pair.daemon.stop()
+    pair.world.git("config", "gitmem.timeout", "600", cwd=pair.a)
+    with SilentServer(pair.daemon.port) as silent:
+        proc = spawn(pair.world, "-C", str(pair.a), "sync")
+        deadline = time.monotonic() + 30
+        while not silent.accepted and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert silent.accepted, "the sync never reached the silent server"
+        kill_group(proc)
+        proc.communicate()
+        assert silent.still_held() == 0, "a git process of the killed gitmem still runs"
