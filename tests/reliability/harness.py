@@ -121,8 +121,9 @@ def fsck_problems(repo: Path, env: dict[str, str]) -> list[str]:
     return bad
 
 
-def broken_gitmem_refs(repo: Path, env: dict[str, str]) -> list[str]:
-    """gitmem refs that do not point at a readable commit, and ref lock files left behind."""
+def broken_gitmem_refs(repo: Path, env: dict[str, str], locks: bool = True) -> list[str]:
+    """gitmem refs that do not point at a readable commit, and (`locks`) ref lock files left
+    behind — expected right after a power cut, gone after the next sync."""
     problems = []
     out = git(
         "for-each-ref",
@@ -138,7 +139,7 @@ def broken_gitmem_refs(repo: Path, env: dict[str, str]) -> list[str]:
         if kind != "commit":
             problems.append(f"{name} -> {oid} ({kind or 'missing'})")
     git_dir = Path(git("rev-parse", "--absolute-git-dir", cwd=repo, env=env).strip())
-    for sub in ("refs/gitmem", "refs/gitmem-remotes"):
+    for sub in ("refs/gitmem", "refs/gitmem-remotes") if locks else ():
         problems += [f"stale lock {p}" for p in (git_dir / sub).rglob("*.lock")]
     return problems
 

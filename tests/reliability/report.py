@@ -30,10 +30,14 @@ def render(rows: list[dict[str, object]]) -> str:
         out.append("")
     crash = [r for r in rows if "crash_trials" in r]
     if crash:
-        out += ["| crash trials | killed mid-sync | survived | kill window |", "|---|---|---|---|"]
+        out += [
+            "| crash trials | killed mid-sync | survived | ref locks left (cleared by the next sync) "
+            "| kill window |",
+            "|---|---|---|---|---|",
+        ]
         out += [
             f"| {r['crash_trials']} | {r['killed_mid_sync']} | {r['survived']} | "
-            f"0–{r['kill_window_s']} s |"
+            f"{r.get('ref_locks_left_by_kills', '-')} | 0–{r['kill_window_s']} s |"
             for r in crash
         ]
         out.append("")

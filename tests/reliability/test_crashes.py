@@ -83,7 +83,7 @@ def test_kill_9_at_random_points_loses_nothing(world: World, sizes: Sizes, recor
             durations.append(time.monotonic() - start)
         window = max(durations) * 1.2
 
-        killed_mid_run = 0
+        killed_mid_run = locks_left = 0
         for trial in range(sizes.crash_trials):
             # news from the teammate, to be merged and written back by the sync we kill
             add_memory(fb / ("team" if trial % 2 else ""), f"b-{trial}", f"from b, trial {trial}")
@@ -109,8 +109,9 @@ def test_kill_9_at_random_points_loses_nothing(world: World, sizes: Sizes, recor
 
             where = f"trial {trial} ({'group' if whole_group else 'gitmem only'})"
             assert fsck_problems(a, world.env) == [], where
-            assert broken_gitmem_refs(a, world.env) == [], where
+            assert broken_gitmem_refs(a, world.env, locks=False) == [], where
             assert lines_missing(ours, fa) == [], where
+            locks_left += bool(list((a / ".git" / "refs").rglob("*.lock")))
 
             after = world.gitmem("-C", str(a), "sync")
             assert after.code == 0, f"{where}: next sync failed: {after.err}"
@@ -119,6 +120,7 @@ def test_kill_9_at_random_points_loses_nothing(world: World, sizes: Sizes, recor
                 f"(b-{trial}.md)".encode()
                 in (fa / ("team" if trial % 2 else "") / "MEMORY.md").read_bytes()
             )
+            assert broken_gitmem_refs(a, world.env) == [], f"{where}: after the next sync"
             leftovers = [p for p in fa.rglob(".gitmem-tmp-*")]
             assert leftovers == [], f"{where}: temporary files left in the memory folder"
 
@@ -130,6 +132,7 @@ def test_kill_9_at_random_points_loses_nothing(world: World, sizes: Sizes, recor
             killed_mid_sync=killed_mid_run,
             survived=sizes.crash_trials,
             kill_window_s=round(window, 2),
+            ref_locks_left_by_kills=locks_left,
         )
 
 
