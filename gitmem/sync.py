@@ -92,8 +92,7 @@ class Syncer:
     # -- entry point -------------------------------------------------------------------------
 
     def run(self) -> SyncResult:
-        needs_remote = self.opts.mode in ("pull", "push", "sync")
-        if needs_remote and self.project.remote is None:
+        if self.project.remote is None:
             raise UsageError(
                 f"{self.project.root} has no git remote to sync memory through",
                 "add one (git remote add origin URL), then run gitmem sync",
@@ -119,6 +118,10 @@ class Syncer:
                 self.states[s.name] = state
                 self.expected[s.name] = state.oids()
             self._loop()
+        for report in self.result.refs.values():  # several rounds may touch one file twice
+            report.pulled = list(dict.fromkeys(report.pulled))
+            report.local_changes = list(dict.fromkeys(report.local_changes))
+            report.resolutions = list(dict.fromkeys(report.resolutions))
         return self.result
 
     def _loop(self) -> None:
