@@ -30,6 +30,7 @@ class Snapshot:
     files: dict[str, str]  # relative path -> blob id
     records: dict[str, FileRecord]
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    read: int = 0  # files read and hashed (the stat cache did not vouch for them)
 
 
 @dataclass
@@ -106,8 +107,12 @@ def snapshot(
     """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read."""
     now = time.time()
     snap = Snapshot({}, {})
-    read = 0
     for rel, st in walk(folder, exclude):
+        record = known.get(rel)
+        if record is not None and record.mtime_ns and record.matches(st):
+            snap.files[rel] = record.oid  # the common case, checked first: synced and unchanged
+            snap.records[rel] = record
+            continue
         name = rel.rsplit("/", 1)[-1]
         if is_junk(name):
             if _orphaned_temp(name):
@@ -118,11 +123,6 @@ def snapshot(
         if why:
             snap.skipped.append((rel, why))
             continue
-        record = known.get(rel)
-        if record is not None and record.mtime_ns and record.matches(st):
-            snap.files[rel] = record.oid
-            snap.records[rel] = record
-            continue
         try:
             data = (folder / rel).read_bytes()
         except OSError as exc:
@@ -131,9 +131,9 @@ def snapshot(
         oid = repo.write_blob(data)
         snap.files[rel] = oid
         snap.records[rel] = _record(oid, st, now)
-        read += 1
-        if progress and read % PROGRESS_EVERY == 0:
-            progress(f"reading {folder}", read)
+        snap.read += 1
+        if progress and snap.read % PROGRESS_EVERY == 0:
+            progress(f"reading {folder}", snap.read)
     return snap
 
 

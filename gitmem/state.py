@@ -38,7 +38,9 @@ class ScopeState:
 
     path: str = ""
     files: dict[str, FileRecord] = field(default_factory=dict)
-    tree: str | None = None  # tree id of `files`, when known
+    # the local ref commit whose scope folder held exactly `files`, when known: while the ref
+    # still points there and the disk is unchanged, a sync need not list the ref's tree
+    commit: str | None = None
 
     def oids(self) -> dict[str, str]:
         return {p: r.oid for p, r in self.files.items()}
@@ -55,7 +57,7 @@ def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
         if raw.get("version") != STATE_VERSION:
             return ScopeState()
         files = {p: FileRecord(*rec) for p, rec in raw["files"].items()}
-        return ScopeState(raw["path"], files, raw.get("tree"))
+        return ScopeState(raw["path"], files, raw.get("commit"))
     except (OSError, ValueError, KeyError, TypeError):
         return ScopeState()  # no state, or unreadable: treat every file as new (merged, not lost)
 
@@ -66,7 +68,7 @@ def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
     payload = {
         "version": STATE_VERSION,
         "path": state.path,
-        "tree": state.tree,
+        "commit": state.commit,
         "files": {p: [r.oid, r.size, r.mtime_ns, r.ino] for p, r in sorted(state.files.items())},
     }
     data = json.dumps(payload, separators=(",", ":")).encode()
@@ -116,8 +118,9 @@ def repository_lock(common_dir: Path, wait: float = 30.0) -> Iterator[None]:
                         "wait for it to finish; raise gitmem.lockTimeout to wait longer",
                     ) from None
                 time.sleep(0.05 + random.random() * 0.05)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        # who holds it, for a human reading the file; fixed width, so no ftruncate (it costs
+        # tens of milliseconds on some file systems, on every sync)
+        os.pwrite(fd, f"{os.getpid():<12}\n".encode(), 0)
         yield
     finally:
         os.close(fd)

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
-from gitmem.folders import Progress, materialize, snapshot
+from gitmem.folders import Progress, Snapshot, materialize, snapshot
 from gitmem.gitstore import Repository
 from gitmem.scopes import TEAM_REF, Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
@@ -87,6 +87,7 @@ class Syncer:
         self.states: dict[str, ScopeState] = {}
         self.expected: dict[str, dict[str, str]] = {}  # scope -> files believed on disk
         self.checked: set[str] = set()  # remote commits that passed check_tree
+        self.dirty_state: set[str] = set()  # scopes whose state file must be written
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
 
     # -- entry point -------------------------------------------------------------------------
@@ -152,27 +153,19 @@ class Syncer:
     def _commit_local(self, ref: str, scopes: list[Scope]) -> None:
         repo = self.repo
         tip = repo.resolve(ref)
+        snaps = {s.name: self._snapshot(ref, s) for s in scopes}
+        if all(
+            snaps[s.name].files == self.expected[s.name] and self.states[s.name].commit == tip
+            for s in scopes
+        ):
+            return  # nothing changed on disk, and the ref is where the disk last matched it
         tip_files = blobs(repo.list_tree(tip)) if tip else {}
         new_files = dict(tip_files)
         changes: list[str] = []
         for s in scopes:
-            state = self.states[s.name]
-            if self.expected[s.name] and not s.path.is_dir():
-                # the whole folder is gone (a wiped ~/.claude, a new machine image): bring the
-                # memory back rather than publish the deletion of everything
-                self.expected[s.name] = {}
-                state.files = {}
-                self.result.report(ref).notes.append(
-                    f"{s.name}: {s.path} was missing; restored it from {ref}"
-                )
-            snap = snapshot(repo, s.path, state.files, s.exclude, self.opts.progress)
-            for rel, why in snap.skipped:
-                note = f"{s.name}: {rel} ({why})"
-                if note not in self.result.skipped:
-                    self.result.skipped.append(note)
+            snap = snaps[s.name]
             expected = self.expected[s.name]
             on_ref = _strip(tip_files, s.prefix)
-            state.files.update(snap.records)
             if snap.files == expected and on_ref == expected:
                 continue
             merged = (
@@ -204,6 +197,27 @@ class Syncer:
         commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
         repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
         self.result.report(ref).local_changes.extend(changes)
+
+    def _snapshot(self, ref: str, s: Scope) -> Snapshot:
+        state = self.states[s.name]
+        if self.expected[s.name] and not s.path.is_dir():
+            # the whole folder is gone (a wiped ~/.claude, a new machine image): bring the
+            # memory back rather than publish the deletion of everything
+            self.expected[s.name] = {}
+            state.files = {}
+            state.commit = None
+            self.result.report(ref).notes.append(
+                f"{s.name}: {s.path} was missing; restored it from {ref}"
+            )
+        snap = snapshot(self.repo, s.path, state.files, s.exclude, self.opts.progress)
+        for rel, why in snap.skipped:
+            note = f"{s.name}: {rel} ({why})"
+            if note not in self.result.skipped:
+                self.result.skipped.append(note)
+        if snap.read or len(snap.records) != len(state.files):
+            state.files.update(snap.records)
+            self.dirty_state.add(s.name)
+        return snap
 
     # -- 2. transport ------------------------------------------------------------------------
 
@@ -348,6 +362,10 @@ class Syncer:
         tip = self.repo.resolve(ref)
         if tip is None:
             return False
+        if all(self.states[s.name].commit == tip for s in scopes):
+            for s in scopes:  # the disk already holds this commit: nothing to write
+                self._save_state(s)
+            return False
         files = blobs(self.repo.list_tree(tip))
         dirty = False
         for s in scopes:
@@ -355,6 +373,7 @@ class Syncer:
             expected = self.expected[s.name]
             state = self.states[s.name]
             if target != expected:
+                self.dirty_state.add(s.name)
                 done = materialize(
                     self.repo, s.path, expected, target, state.files, self.opts.progress
                 )
@@ -372,10 +391,20 @@ class Syncer:
                     note = f"{s.name}: {p} (below a symbolic link: not written)"
                     if note not in self.result.skipped:
                         self.result.skipped.append(note)
-            state.files = {p: r for p, r in state.files.items() if p in self.expected[s.name]}
-            state.tree = None
-            save_scope_state(self.repo.common_dir, s.name, state)
+            commit = tip if self.expected[s.name] == target else None
+            if state.commit != commit:
+                state.commit = commit
+                self.dirty_state.add(s.name)
+            self._save_state(s)
         return dirty
+
+    def _save_state(self, s: Scope) -> None:
+        if s.name not in self.dirty_state:
+            return
+        state = self.states[s.name]
+        state.files = {p: r for p, r in state.files.items() if p in self.expected[s.name]}
+        save_scope_state(self.repo.common_dir, s.name, state)
+        self.dirty_state.discard(s.name)
 
     # -- dry run -----------------------------------------------------------------------------
 
