@@ -139,8 +139,12 @@ def _play(world: Path, echo: Echo) -> None:
     )
     echo(f"   B now has {sorted(p.name for p in db.iterdir())}; identical bytes: {same}")
 
-    echo("\n3. Both clones edit at once (A adds a memory; B adds another and updates build.md)")
-    (da / "MEMORY.md").write_text(INDEX + "- [Deploy](deploy.md) — staging first, then prod\n")
+    echo("\n3. Both clones edit at once: both change the Build entry (B's build.md is newer),")
+    echo("   A adds a Deploy memory, B adds a Style memory")
+    (da / "MEMORY.md").write_text(
+        INDEX.replace("`make -j8`", "`make -j4`")
+        + "- [Deploy](deploy.md) — staging first, then prod\n"
+    )
     (da / "deploy.md").write_text(
         "---\nname: deploy\ndescription: Deploy steps\ntype: project\n---\n"
         "Deploy to staging first, then prod.\n"

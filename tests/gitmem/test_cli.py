@@ -94,6 +94,8 @@ def test_demo_shows_memory_flowing_and_merging() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "identical bytes: True" in proc.stdout
     assert "both clones identical: True" in proc.stdout
+    assert "resolved auto/MEMORY.md entry build.md: ours (newer)" in proc.stdout
+    assert "`make -j16`" in proc.stdout.split("final MEMORY.md:")[1]
     assert "<<<<<<<" not in proc.stdout
 
 
