@@ -675,19 +675,15 @@ class Repository:
 
     # -- transport ---------------------------------------------------------------------------
 
+    def _transport(
+        self, args: Sequence[str], timeout: float | None
+    ) -> subprocess.CompletedProcess[bytes]:
+        # never prompt: hooks and CI have no one to answer
+        return self.git(*args, check=False, timeout=timeout, env={"GIT_TERMINAL_PROMPT": "0"})
+
     def fetch(self, remote: str, refspecs: Sequence[str], timeout: float | None = None) -> None:
-        proc = self.git(
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-write-fetch-head",
-            "--no-auto-gc",
-            remote,
-            *refspecs,
-            check=False,
-            timeout=timeout,
-            env={"GIT_TERMINAL_PROMPT": "0"},
-        )
+        args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc"]
+        proc = self._transport([*args, remote, *refspecs], timeout)
         if proc.returncode != 0:
             raise RemoteError(
                 f"cannot fetch from {remote}: {last_line(proc.stderr)}",
@@ -702,9 +698,7 @@ class Repository:
         atomic: bool = True,
     ) -> PushOutcome:
         args = ["push", "--porcelain", "--no-verify"] + (["--atomic"] if atomic else [])
-        proc = self.git(
-            *args, remote, *refspecs, check=False, timeout=timeout, env={"GIT_TERMINAL_PROMPT": "0"}
-        )
+        proc = self._transport([*args, remote, *refspecs], timeout)
         out = proc.stdout.decode("utf-8", "replace")
         err = proc.stderr.decode("utf-8", "replace")
         if atomic and "does not support --atomic" in err:
@@ -731,14 +725,7 @@ class Repository:
     def ls_remote(
         self, remote: str, patterns: Sequence[str], timeout: float | None = None
     ) -> dict[str, str]:
-        proc = self.git(
-            "ls-remote",
-            remote,
-            *patterns,
-            check=False,
-            timeout=timeout,
-            env={"GIT_TERMINAL_PROMPT": "0"},
-        )
+        proc = self._transport(["ls-remote", remote, *patterns], timeout)
         if proc.returncode != 0:
             raise RemoteError(
                 f"cannot reach {remote}: {last_line(proc.stderr)}",

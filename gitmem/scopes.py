@@ -111,29 +111,24 @@ def open_project(
         ),
         Scope("team", team, TEAM_REF, "team"),
     ]
-    if repo.is_bare:
-        scopes.append(
-            Scope(
-                "agents",
-                root / ".claude" / "agent-memory",
-                TEAM_REF,
-                "agents",
-                pushable=False,
-                note="bare repository: no working tree",
-            )
+    tracked = not repo.is_bare and repo.is_tracked(".claude/agent-memory")
+    agents_note = (
+        "bare repository: no working tree"
+        if repo.is_bare
+        else "tracked on the branch: merged by git with the drivers"
+        if tracked
+        else ""
+    )
+    scopes.append(
+        Scope(
+            "agents",
+            root / ".claude" / "agent-memory",
+            TEAM_REF,
+            "agents",
+            pushable=not agents_note,
+            note=agents_note,
         )
-    else:
-        tracked = repo.is_tracked(".claude/agent-memory")
-        scopes.append(
-            Scope(
-                "agents",
-                root / ".claude" / "agent-memory",
-                TEAM_REF,
-                "agents",
-                pushable=not tracked,
-                note="tracked on the branch: merged by git with the drivers" if tracked else "",
-            )
-        )
+    )
     scopes.append(
         Scope(
             "local",

@@ -119,3 +119,20 @@ def test_status_counts_unsynced_changes(world: World) -> None:
     (auto / "y.md").unlink()
     assert changed() == 2
     assert "2 unsynced changes" in world.ok("-C", str(a), "status")
+
+
+def test_agents_scope_tracked_on_the_branch_is_left_to_git(world: World) -> None:
+    import json
+
+    a = world.clone("a")
+    agent = a / ".claude" / "agent-memory" / "reviewer"
+    agent.mkdir(parents=True)
+    (agent / "MEMORY.md").write_text("- on the branch\n")
+    world.git("add", "-A", cwd=a)
+    world.git("commit", "-qm", "agent memory on the branch", cwd=a)
+    data = json.loads(world.ok("-C", str(a), "status", "--json"))
+    agents = next(s for s in data["scopes"] if s["name"] == "agents")
+    assert agents["synced"] is False and "tracked on the branch" in agents["note"]
+    world.ok("-C", str(a), "sync")
+    names = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=a, check=False)
+    assert "agents/" not in names
