@@ -283,28 +283,9 @@ class Repository:
         values = self.config().get(key.lower())
         return values[-1] if values else None
 
-    def config_set(self, key: str, value: str, file: str | None = None) -> None:
-        where = ["--file", file] if file else []
-        self.git("config", *where, key, value)
+    def config_set(self, key: str, value: str) -> None:
+        self.git("config", key, value)
         self._config = None
-
-    def config_unset(self, key: str, file: str | None = None) -> bool:
-        where = ["--file", file] if file else []
-        proc = self.git("config", *where, "--unset-all", key, check=False)
-        self._config = None
-        return proc.returncode == 0
-
-    def config_file_get(self, key: str, file: str) -> str | None:
-        proc = self.git("config", "--file", file, "--get", key, check=False)
-        return proc.stdout.decode().strip() if proc.returncode == 0 else None
-
-    def global_config_path(self) -> str:
-        explicit = os.environ.get("GIT_CONFIG_GLOBAL")
-        if explicit:
-            return explicit
-        xdg = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "git" / "config"
-        home = Path.home() / ".gitconfig"
-        return str(xdg if xdg.exists() and not home.exists() else home)
 
     def remotes(self) -> list[str]:
         names = {
@@ -509,10 +490,6 @@ class Repository:
         out = self.git("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", treeish).stdout
         return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
 
-    def tree_depth_ok(self, treeish: str, max_depth: int) -> bool:
-        out = self.git("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", treeish).stdout
-        return all(p.count(b"/") < max_depth for p in out.split(b"\0") if p)
-
     def log(
         self, rev: str, path: str | None = None, limit: int | None = None
     ) -> list[dict[str, str]]:
@@ -586,9 +563,6 @@ class Repository:
             if self.object_format == "sha256"
             else hashlib.sha1(data).hexdigest()
         )
-
-    def object_id(self, kind: str, data: bytes) -> str:
-        return self._hash(b"%s %d\0" % (kind.encode(), len(data)) + data)
 
     def write_object(self, kind: str, data: bytes) -> str:
         """Write a loose object (temp file + rename, as git does); return its id."""

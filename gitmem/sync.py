@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
@@ -456,7 +456,3 @@ def run_sync(project: Project, options: SyncOptions) -> SyncResult:
     except ConcurrentUpdate:
         # another gitmem of this clone moved the ref between our read and write: start over once
         return Syncer(project, options).run()
-
-
-def changed_paths(reports: Iterable[RefReport]) -> int:
-    return sum(len(r.pulled) for r in reports)

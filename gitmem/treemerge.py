@@ -18,7 +18,6 @@ META_FILE = "gitmem.toml"
 class TreeMerge:
     files: dict[str, str]  # path -> blob id
     resolutions: list[str] = field(default_factory=list)
-    merged_paths: list[str] = field(default_factory=list)
 
 
 class _LazyFolder(Mapping[str, bytes]):
@@ -99,7 +98,6 @@ def merge_trees(
             SideInfo(theirs_times.get(path), _LazyFolder(repo, theirs, folder)),
         )
         result.resolutions.extend(str(r) for r in merged.resolutions)
-        result.merged_paths.append(path)
         if merged.data is not None:
             result.files[path] = repo.write_blob(merged.data)
         for extra_path, extra_data in merged.extra_files.items():
