@@ -82,17 +82,36 @@ class History(GitDir):
         return _parse_change_times(out)
 
     def path_history(self, rev: str, path: str) -> list[tuple[str, str | None]]:
-        """(commit, blob-or-None) for each commit that touched `path`, newest first."""
-        out = (
-            self.git("log", "--format=%H", "--full-history", rev, "--", path)
-            .stdout.decode()
-            .split()
-        )
-        result: list[tuple[str, str | None]] = []
-        for commit in out:
-            proc = self.git("rev-parse", "-q", "--verify", f"{commit}:{path}", check=False)
-            result.append((commit, proc.stdout.decode().strip() if proc.returncode == 0 else None))
-        return result
+        """(commit, blob-or-None) for each commit that touched `path`, newest first: one
+        process. A commit's raw diff names the blob it leaves at `path` (all zeros: deleted);
+        `-m` diffs a merge against each parent, and one that differs names the merge's blob."""
+        out = self.git(
+            "log",
+            "--format=%x00%H",
+            "--full-history",
+            "-m",
+            "--raw",
+            "-z",
+            "--no-abbrev",
+            "--no-renames",
+            rev,
+            "--",
+            path,
+        ).stdout
+        target = path.encode("utf-8", "surrogateescape")
+        result: dict[str, str | None] = {}
+        commit = ""
+        tokens = iter(out.split(b"\0"))
+        for token in tokens:
+            token = token.lstrip(b"\n")
+            if token.startswith(b":"):  # ":oldmode newmode oldoid newoid status", then the path
+                if next(tokens, b"") == target and commit:
+                    new_oid = token.split()[3].decode()
+                    result[commit] = new_oid if new_oid.strip("0") else None
+            elif token:
+                commit = token.decode()
+                result.setdefault(commit, None)
+        return list(result.items())
 
     def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:
         args = ["diff", "--no-color", "--stat" if stat else "-p", old, new]
