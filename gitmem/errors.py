@@ -58,7 +58,7 @@ class ConcurrentUpdate(GitError):
 def report(exc: BaseException) -> int:
     """Print the one-line error (and hint) for `exc` on stderr; return the exit code.
 
-    The single place errors become exit codes, for the typer CLI and the start-up fast path.
+    The single place errors become exit codes, for every command (gitmem.cli.main).
     """
     import sys
 
@@ -67,7 +67,7 @@ def report(exc: BaseException) -> int:
         if exc.hint:
             sys.stderr.write(f"hint: {exc.hint}\n")
         return exc.exit_code
-    if isinstance(exc, KeyboardInterrupt) or type(exc).__name__ == "Abort":
+    if isinstance(exc, KeyboardInterrupt):
         sys.stderr.write("gitmem: interrupted\n")
         return EXIT_INTERRUPTED
     sys.stderr.write(
