@@ -9,6 +9,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_GIT = 3
+EXIT_INTERNAL = 4  # a bug in gitmem, not in the input or the remote
 EXIT_INTERRUPTED = 130
 
 
@@ -74,4 +75,4 @@ def report(exc: BaseException) -> int:
         f"gitmem: error: unexpected {type(exc).__name__}: {exc}\n"
         "hint: rerun with --debug and report it at the project's issue tracker\n"
     )
-    return EXIT_GIT
+    return EXIT_INTERNAL
