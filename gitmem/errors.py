@@ -8,7 +8,7 @@ from __future__ import annotations
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_GIT = 3
-EXIT_INTERNAL = 70  # sysexits' EX_SOFTWARE: a bug in gitmem, not a problem with git or input
+EXIT_INTERNAL = 4  # a bug in gitmem, not in the input or the remote
 EXIT_INTERRUPTED = 130
 
 
@@ -74,7 +74,7 @@ def report(exc: BaseException) -> int:
         if exc.hint:
             sys.stderr.write(f"hint: {exc.hint}\n")
         return exc.exit_code
-    if isinstance(exc, KeyboardInterrupt) or type(exc).__name__ == "Abort":
+    if isinstance(exc, KeyboardInterrupt):
         sys.stderr.write("gitmem: interrupted\n")
         return EXIT_INTERRUPTED
     if isinstance(exc, OSError) and exc.strerror:  # the disk, not gitmem: say which file
