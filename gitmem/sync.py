@@ -22,6 +22,9 @@ from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
+# rounds spent re-merging files edited during the sync: a file that keeps changing (an editor
+# appending every few milliseconds) is committed as of one snapshot; the rest waits
+MAX_EDIT_ROUNDS = 3
 DEFAULT_TIMEOUT = 120.0
 
 
@@ -89,6 +92,9 @@ class Syncer:
         self.checked: set[str] = set()  # remote commits that passed check_tree
         self.dirty_state: set[str] = set()  # scopes whose state file must be written
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
+        self.changing: dict[str, set[str]] = {}  # scope -> files edited during the last write-back
+        self.unknown_base: set[str] = set()  # scopes without sync state: base from history
+        self.skipped_paths: dict[str, set[str]] = {}  # scope -> synced files now unsyncable
 
     # -- entry point -------------------------------------------------------------------------
 
@@ -115,7 +121,10 @@ class Syncer:
             for s in self.scopes:
                 state = load_scope_state(self.repo.common_dir, s.name)
                 if state.path != str(s.path):
-                    state = ScopeState(str(s.path))  # another folder than last time: all files new
+                    # no state for this folder (first sync here, or it moved): which of its
+                    # files are versions the ref already had is found after the fetch
+                    state = ScopeState(str(s.path))
+                    self.unknown_base.add(s.name)
                 self.states[s.name] = state
                 self.expected[s.name] = state.oids()
             self._loop()
@@ -127,6 +136,7 @@ class Syncer:
 
     def _loop(self) -> None:
         pushing = self.opts.mode in ("push", "sync")
+        edit_rounds = 0
         for round_no in range(MAX_ROUNDS):
             self._fetch()  # first: an unreachable remote fails before anything is written
             for ref in self.by_ref:
@@ -137,8 +147,11 @@ class Syncer:
             for ref, scopes in self.by_ref.items():
                 self._integrate(ref)
                 dirty |= self._write_back(ref, scopes)
-            if dirty:
+            if dirty and edit_rounds < MAX_EDIT_ROUNDS:
+                edit_rounds += 1
                 continue  # files changed during the sync: commit them and merge again
+            if dirty:
+                self._note_still_changing()
             if not pushing or self._push():
                 return
             self.result.retries += 1
@@ -154,6 +167,10 @@ class Syncer:
         repo = self.repo
         tip = repo.resolve(ref)
         snaps = {s.name: self._snapshot(ref, s) for s in scopes}
+        for s in scopes:
+            if s.name in self.unknown_base:
+                self.unknown_base.discard(s.name)
+                self.expected[s.name] = self._base_from_history(ref, s, snaps[s.name].files)
         if all(
             snaps[s.name].files == self.expected[s.name] and self.states[s.name].commit == tip
             for s in scopes
@@ -198,6 +215,21 @@ class Syncer:
         repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
         self.result.report(ref).local_changes.extend(changes)
 
+    def _base_from_history(self, ref: str, s: Scope, disk: Mapping[str, str]) -> dict[str, str]:
+        """For a folder without sync state: each file on disk whose bytes are a version the ref
+        (local or remote) once held is taken as unchanged since that version, so the ref's newer
+        version replaces it and a deletion there applies; any other file is a local edit. Never
+        "everything is new": that would merge stale copies into the newer memory."""
+        revs = [
+            r
+            for r in (self.repo.resolve(ref), self.repo.resolve(self.project.tracking_ref(ref)))
+            if r
+        ]
+        if not revs or not disk:
+            return {}
+        seen = self.repo.blobs_in_history(revs, s.prefix)
+        return {rel: oid for rel, oid in disk.items() if oid in seen.get(rel, ())}
+
     def _snapshot(self, ref: str, s: Scope) -> Snapshot:
         state = self.states[s.name]
         if self.expected[s.name] and not s.path.is_dir():
@@ -210,10 +242,16 @@ class Syncer:
                 f"{s.name}: {s.path} was missing; restored it from {ref}"
             )
         snap = snapshot(self.repo, s.path, state.files, s.exclude, self.opts.progress)
+        expected = self.expected[s.name]
+        held = self.skipped_paths[s.name] = set()
         for rel, why in snap.skipped:
             note = f"{s.name}: {rel} ({why})"
             if note not in self.result.skipped:
                 self.result.skipped.append(note)
+            if rel in expected and rel not in snap.files:
+                # skipped is never published as deleted: the ref keeps the last synced version
+                snap.files[rel] = expected[rel]
+                held.add(rel)
         if snap.read or len(snap.records) != len(state.files):
             state.files.update(snap.records)
             self.dirty_state.add(s.name)
@@ -372,6 +410,9 @@ class Syncer:
             target = _strip(files, s.prefix)
             expected = self.expected[s.name]
             state = self.states[s.name]
+            for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
+                if rel in expected:
+                    target[rel] = expected[rel]
             if target != expected:
                 self.dirty_state.add(s.name)
                 done = materialize(
@@ -386,7 +427,11 @@ class Syncer:
                 for p in done.deleted:
                     new_expected.pop(p, None)
                 self.expected[s.name] = new_expected
+                self.changing[s.name] = set(done.changed_meanwhile) | set(done.displaced)
                 dirty |= bool(done.changed_meanwhile)
+                if done.displaced:
+                    self._merge_displaced(ref, s, expected, target, done.displaced)
+                    dirty = True
                 for p in done.through_link:
                     note = f"{s.name}: {p} (below a symbolic link: not written)"
                     if note not in self.result.skipped:
@@ -397,6 +442,49 @@ class Syncer:
                 self.dirty_state.add(s.name)
             self._save_state(s)
         return dirty
+
+    def _merge_displaced(
+        self,
+        ref: str,
+        s: Scope,
+        before: Mapping[str, str],
+        target: Mapping[str, str],
+        displaced: Mapping[str, str],
+    ) -> None:
+        """Commit the edits a write-back displaced (made between its check and its rename) on
+        top of the ref, merged against what the disk held before: the next round writes the
+        merge back. The rename put `target` on disk, so that is what the disk holds now."""
+        repo = self.repo
+        tip = repo.resolve(ref)
+        assert tip is not None
+        edited = dict(before)
+        for rel, oid in displaced.items():
+            edited[rel] = oid
+        merged = merge_trees(repo, before, edited, target)
+        files = {p: o for p, o in blobs(repo.list_tree(tip)).items()}
+        for rel in target:
+            files.pop(f"{s.prefix}/{rel}", None)
+        files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
+        tree = repo.write_tree(as_tree_input(files))
+        count = len(displaced)
+        message = (
+            f"gitmem: {count} file{'s' if count != 1 else ''} edited during the sync on "
+            f"{hostname()}\n\n" + "\n".join(f"M {s.prefix}/{rel}" for rel in sorted(displaced))
+        )
+        commit = repo.write_commit(tree, [tip], message)
+        repo.update_ref(ref, commit, tip, "gitmem: commit edits made during the sync")
+        report = self.result.report(ref)
+        report.local_changes.extend(f"M {s.prefix}/{rel}" for rel in sorted(displaced))
+        report.resolutions.extend(merged.resolutions)
+
+    def _note_still_changing(self) -> None:
+        for name, paths in self.changing.items():
+            scope = self.project.scope(name)
+            for rel in sorted(paths):
+                self.result.report(scope.ref).notes.append(
+                    f"{name}: {rel} kept changing during the sync; its latest edits wait for "
+                    "the next sync"
+                )
 
     def _save_state(self, s: Scope) -> None:
         if s.name not in self.dirty_state:
