@@ -1,6 +1,6 @@
 """pull / push / sync: move scope folders through the project's remote on refs/gitmem/*.
 
-The algorithm (DESIGN §3): lock; snapshot each folder and commit what changed onto the local
+The algorithm (docs/design.md §3): lock; snapshot each folder and commit what changed onto the local
 ref; fetch; 3-way merge the remote-tracking ref in; write the result back to the folders (only
 over files unchanged since the last sync); push without force, and on rejection fetch, merge
 and retry. Never prints and never exits: it returns a SyncResult or raises a GitmemError.

@@ -1,4 +1,4 @@
-"""The merge laws of DESIGN §4, checked on generated indexes, topic files and raw bytes."""
+"""The merge laws of docs/design.md §4, checked on generated indexes, topic files and raw bytes."""
 
 from __future__ import annotations
 
