@@ -78,7 +78,7 @@ class Syncer:
             [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
         )
         for s in chosen:
-            if not s.pushable and options.scopes:
+            if s.refused or (not s.pushable and options.scopes):
                 self.result.skipped.append(f"{s.name}: not synced ({s.note})")
         self.scopes = [s for s in chosen if s.pushable]
         self.by_ref: dict[str, list[Scope]] = {}
