@@ -26,7 +26,10 @@ def init(args: argparse.Namespace) -> int:
     st = result.status
     echo(f"gitmem: project {st.key} (remote: {st.remote or 'none'}, user: {st.user})")
     for s in st.scopes:
-        echo(f"  {s.name:<7} {s.path}  ->  {s.ref}" + (f"  ({s.note})" if s.note else ""))
+        echo(
+            f"  {s.name:<7} {s.path}  ->  {s.ref}  [{s.privacy}]"
+            + (f"  ({s.note})" if s.note else "")
+        )
     for pattern in result.excluded:
         echo(f"  added /{pattern} to .git/info/exclude")
     for warning in result.warnings:
@@ -47,6 +50,7 @@ def status(args: argparse.Namespace) -> int:
     echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
     for s in st.scopes:
         sync = f"ahead {s.ahead}, behind {s.behind}" if s.synced else s.note
+        sync += f"; {s.privacy}"
         if s.changed:
             sync += f", {plural(s.changed, 'unsynced change')}"
         echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {s.ref:<32} {sync}\n          {s.path}")
