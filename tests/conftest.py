@@ -27,8 +27,11 @@ settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
 
-# folders whose every test starts many gitmem and git processes (or the real Claude Code)
-SLOW_FOLDERS = ("reliability", "e2e", "oracle")
+# folders whose every test starts many gitmem and git processes (or the real Claude Code, or
+# the benchmarks); elsewhere, a test that builds a World (a bare remote and clones, synced by
+# real gitmem runs) takes seconds, not milliseconds
+SLOW_FOLDERS = ("reliability", "e2e", "oracle", "benchmarks")
+SLOW_FIXTURES = ("world",)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -62,7 +65,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     root = Path(__file__).parent
     for item in items:
         parts = item.path.relative_to(root).parts
-        if parts and parts[0] in SLOW_FOLDERS:
+        fixtures = getattr(item, "fixturenames", ())
+        if (parts and parts[0] in SLOW_FOLDERS) or any(f in fixtures for f in SLOW_FIXTURES):
             item.add_marker(pytest.mark.slow)
 
 
