@@ -14,7 +14,7 @@ from gitmem.errors import NotARepository
 from gitmem.gitstore.process import run_git, subcommand
 
 if TYPE_CHECKING:
-    from gitmem.gitstore.objects import CatFile
+    from gitmem.gitstore.catfile import CatFile
 
 HEX = frozenset("0123456789abcdef")
 # the git commands through which gitmem moves refs: running one forgets the ref cache

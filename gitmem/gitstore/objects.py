@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import time
 import zlib
 from collections.abc import Iterable, Mapping
-from typing import IO
 
 from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, TreeEntry
+from gitmem.gitstore.catfile import CatFile
 from gitmem.gitstore.process import clean_env
 
 BLOB_MODE = "100644"
@@ -24,49 +23,6 @@ GITLINK_MODE = "160000"
 _TreeNode = dict[str, "_TreeNode | tuple[str, str]"]
 
 
-class CatFile:
-    """A long-lived `git cat-file --batch`: one process reads every object of a run."""
-
-    def __init__(self, git_dir: str | os.PathLike[str]) -> None:
-        self.proc = subprocess.Popen(
-            ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=clean_env(),
-            cwd=git_dir,
-        )
-
-    def read(self, oid: str) -> tuple[str, bytes]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(oid.encode() + b"\n")
-        self.proc.stdin.flush()
-        header = self.proc.stdout.readline().split()
-        if len(header) < 3 or header[1] == b"missing":
-            raise GitError(f"object {oid} is missing from the repository", "run git fsck")
-        size = int(header[2])
-        data = _read_exact(self.proc.stdout, size)
-        self.proc.stdout.read(1)
-        return header[1].decode(), data
-
-    def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        self.proc.wait()
-        if self.proc.stdout:
-            self.proc.stdout.close()
-
-
-def _read_exact(stream: IO[bytes], size: int) -> bytes:
-    chunks, left = [], size
-    while left:
-        chunk = stream.read(left)
-        if not chunk:
-            raise GitError("git cat-file ended early", "run git fsck")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
 class ObjectStore(GitDir):
     """Reading and writing the objects of the repository."""
 
@@ -74,7 +30,7 @@ class ObjectStore(GitDir):
 
     def _batch(self) -> CatFile:
         if self._reader is None:
-            self._reader = CatFile(self.git_dir)
+            self._reader = CatFile(["--git-dir", str(self.git_dir)], clean_env(), str(self.git_dir))
         return self._reader
 
     def _read_loose(self, oid: str) -> tuple[str, bytes] | None:
@@ -94,7 +50,10 @@ class ObjectStore(GitDir):
         return kind.decode(), data
 
     def _read(self, oid: str) -> tuple[str, bytes]:
-        return self._read_loose(oid) or self._batch().read(oid)
+        found = self._read_loose(oid) or self._batch().read(oid)
+        if found is None:
+            raise GitError(f"object {oid} is missing from the repository", "run git fsck")
+        return found
 
     def read_blob(self, oid: str) -> bytes:
         kind, data = self._read(oid)
