@@ -68,6 +68,7 @@ class GitDir:
         self._refs: dict[str, str] | None = None
         self._trees: dict[tuple[str, bool], dict[str, TreeEntry]] = {}
         self._ancestry: dict[tuple[str, str, str], str | None] = {}
+        self._tracked: dict[str, bool] = {}
 
     def git(
         self,
