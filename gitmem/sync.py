@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitmem.errors import ConcurrentUpdate, GitmemError, RemoteError, UntrustedTreeError, UsageError
-from gitmem.folders import Progress, Snapshot, materialize, snapshot
+from gitmem.folders import Progress, Snapshot, materialize, snapshot, walk
 from gitmem.gitstore import Repository
 from gitmem.scopes import TEAM_REF, Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
@@ -143,16 +143,22 @@ class Syncer:
 
     def _loop(self) -> None:
         pushing = self.opts.mode in ("push", "sync")
+        # `gitmem push` pushes first (a push without force is itself the compare-and-swap) and
+        # fetches only when that is rejected; pull and sync fetch first. A clone that never
+        # synced fetches first too: its first commit goes on top of the remote's history.
+        optimistic = self.opts.mode == "push" and all(map(self._may_push_first, self.by_ref))
         edit_rounds = 0
         for round_no in range(MAX_ROUNDS):
-            self._fetch()  # first: an unreachable remote fails before anything is written
-            for ref in self.by_ref:
-                self._check_remote(ref)  # and an unsafe remote tree too
+            if not optimistic:
+                self._fetch()  # first: an unreachable remote fails before anything is written
+                for ref in self.by_ref:
+                    self._check_remote(ref)  # and an unsafe remote tree too
             for ref, scopes in self._open_refs():
                 self._commit_local(ref, scopes)
             dirty = False
             for ref, scopes in self._open_refs():
-                self._integrate(ref)
+                if not optimistic:
+                    self._integrate(ref)
                 dirty |= self._write_back(ref, scopes)
             if dirty and edit_rounds < MAX_EDIT_ROUNDS:
                 edit_rounds += 1
@@ -166,11 +172,21 @@ class Syncer:
                         self.result.report(self.project.user_ref).notes.append(note)
                 return
             self.result.retries += 1
+            if optimistic:
+                optimistic = False  # someone pushed first: fetch and merge now, no back-off
+                continue
             time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * random.random())
         raise RemoteError(
             f"gave up after {MAX_ROUNDS} rounds: the remote kept moving or files kept changing",
             "nothing was lost (local memory is committed on refs/gitmem/*); run gitmem sync again",
         )
+
+    def _may_push_first(self, ref: str) -> bool:
+        """A ref synced before (local and remote-tracking both known), or one with nothing to
+        push (never synced, and its folders hold no file)."""
+        if self.repo.resolve(ref) and self.repo.resolve(self.project.tracking_ref(ref)):
+            return True
+        return all(next(walk(s.path, s.exclude), None) is None for s in self.by_ref[ref])
 
     # -- 1. local changes --------------------------------------------------------------------
 
