@@ -18,7 +18,7 @@ from gitmem.folders import Progress, Snapshot, materialize, snapshot
 from gitmem.gitstore import Repository
 from gitmem.scopes import TEAM_REF, Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
-from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
+from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
@@ -187,9 +187,10 @@ class Syncer:
             self.expected[s.name] = dict(snap.files)  # what the disk holds now, as far as we know
         if new_files == tip_files:
             return
-        meta_oid = new_files.get(META_FILE)
-        if meta_oid is None or parse_meta(repo.read_blob(meta_oid)).key != self.project.key:
-            new_files[META_FILE] = repo.write_blob(render_meta(self.project.key))
+        meta = self._meta_of(new_files)
+        if meta is None or not meta.knows(self.project.key):
+            # our history under another spelling (the remote URL changed): keep it, add ours
+            self._set_meta(new_files, [meta] if meta else [], adopt=True)
         tree = repo.write_tree(as_tree_input(new_files))
         count = len(changes)
         subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
@@ -298,11 +299,14 @@ class Syncer:
             meta = check_tree(
                 self.repo, commit, f"{self.project.remote}/{ref}", allowed_tops(ref), known
             )
-            if meta.key != self.project.key and not self.opts.force_key:
+            if not meta.knows(self.project.key) and not self.opts.force_key:
+                names = " or ".join(repr(k) for k in (meta.key, *meta.aliases))
                 raise UntrustedTreeError(
-                    f"{self.project.remote}/{ref} holds memory of project {meta.key!r}, "
+                    f"{self.project.remote}/{ref} holds memory of project {names}, "
                     f"not of this one ({self.project.key!r})",
-                    "if the repository moved, adopt it with --force-key",
+                    "if it is this project under another URL, run gitmem adopt: it adds "
+                    f"{self.project.key!r} as an alias on the ref, and teammates keep syncing "
+                    "under both spellings",
                 )
         except UntrustedTreeError:
             self._unfetch(ref, commit)
@@ -318,15 +322,30 @@ class Syncer:
         else:
             self.repo.delete_ref(tracking, refused)
 
+    def _meta_of(self, files: Mapping[str, str]) -> RefMeta | None:
+        oid = files.get(META_FILE)
+        return parse_meta(self.repo.read_blob(oid)) if oid else None
+
+    def _set_meta(self, files: dict[str, str], metas: list[RefMeta], adopt: bool) -> None:
+        """gitmem.toml for `files`: the union of `metas`' identities (ours added on adopt)."""
+        if not metas:
+            metas = [RefMeta(1, self.project.key)]
+        meta = merged_meta(metas, self.project.key if adopt else None)
+        files[META_FILE] = self.repo.write_blob(render_meta(meta.key, meta.aliases))
+
     def _adopt_key(self, commit: str) -> str:
+        """The remote's commit, with our key added as an alias (never replacing its key)."""
         tree, _, _ = self.repo.read_commit(commit)
         files = blobs(self.repo.list_tree(tree))
-        files[META_FILE] = self.repo.write_blob(render_meta(self.project.key))
+        meta = self._meta_of(files)
+        if meta is not None and meta.knows(self.project.key):
+            return commit
+        self._set_meta(files, [meta] if meta else [], adopt=True)
         new_tree = self.repo.write_tree(as_tree_input(files))
         if new_tree == tree:
             return commit
         return self.repo.write_commit(
-            new_tree, [commit], f"gitmem: adopt project key {self.project.key}"
+            new_tree, [commit], f"gitmem: adopt {self.project.key} as an alias of this project"
         )
 
     def _merge_commits(self, ref: str, local: str, remote_tip: str) -> str:
@@ -341,7 +360,8 @@ class Syncer:
             repo.change_times(base, local),
             repo.change_times(base, remote_tip),
         )
-        merged.files[META_FILE] = repo.write_blob(render_meta(self.project.key))
+        sides = [self._meta_of(blobs(repo.list_tree(c))) for c in (local, remote_tip)]
+        self._set_meta(merged.files, [m for m in sides if m], adopt=self.opts.force_key)
         tree = repo.write_tree(as_tree_input(merged.files))
         report = self.result.report(ref)
         report.resolutions.extend(merged.resolutions)

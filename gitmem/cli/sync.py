@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         p.add_argument(
             "--force-key",
             action="store_true",
-            help="adopt a remote ref recorded for another project key",
+            help="accept a remote ref recorded under another project key (adds this key as an alias, as gitmem adopt does)",
         )
         p.set_defaults(handler=run, mode=mode)
 
