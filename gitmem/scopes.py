@@ -144,14 +144,17 @@ def open_project(
             note=agents_note,
         )
     )
+    from gitmem.crypto import ENCRYPT_MODES, encrypt_mode
+
+    sealed = "local" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
     scopes.append(
         Scope(
             "local",
             root / ".claude" / "agent-memory-local",
             user_ref,
             "local",
-            pushable=False,
-            note="private: leaves this machine only encrypted (not available yet)",
+            pushable=sealed,  # its plaintext never leaves this machine
+            note="" if sealed else "private: not synced while gitmem.encrypt is off",
         )
     )
     return Project(repo, root, key, remote_name, uid, confine(scopes, root, repo.is_bare))

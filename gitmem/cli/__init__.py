@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "gitmem.cli.adopt",
     "gitmem.cli.history",
     "gitmem.cli.drivers",
+    "gitmem.cli.key",
     "gitmem.cli.demo",
 )
 
