@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
 from gitmem.folders import Progress, Snapshot, materialize, snapshot
-from gitmem.gitstore import Repository
-from gitmem.scopes import TEAM_REF, Project, Scope, hostname
+from gitmem.gitstore import PushOutcome, Repository
+from gitmem.scopes import GITMEM_PREFIX, TEAM_REF, Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
 from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
@@ -245,23 +245,32 @@ class Syncer:
 
     # -- 2. transport ------------------------------------------------------------------------
 
+    def _by_remote(self, refs: Iterable[str]) -> dict[str, list[str]]:
+        """Our refs grouped by the remote that holds them (the project's, or the hub)."""
+        groups: dict[str, list[str]] = {}
+        for ref in refs:
+            groups.setdefault(self.project.route(ref).remote, []).append(ref)
+        return groups
+
     def _fetch(self) -> None:
-        remote = self.project.remote
-        assert remote is not None
-        specs = []
-        for ref in self.by_ref:
-            tracking = self.project.tracking_ref(ref)
-            # a glob matches nothing without failing when the remote has no such ref yet
-            specs.append(f"+{ref}*:{tracking}*")
         before = {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref}
         self.fetched_from = before
-        self.repo.fetch(remote, specs, timeout=self.opts.timeout)
-        fetched = self.repo.refs(f"refs/gitmem-remotes/{remote}/")
-        wanted = {self.project.tracking_ref(ref) for ref in self.by_ref}
-        for name, oid in fetched.items():
-            # the glob may catch longer names (another user's id with ours as prefix): drop them
-            if name not in wanted and any(name.startswith(w) for w in wanted):
-                self.repo.delete_ref(name, oid)
+        for remote, refs in self._by_remote(self.by_ref).items():
+            specs = []
+            for ref in refs:
+                route = self.project.route(ref)
+                # a glob matches nothing without failing when the remote has no such ref yet;
+                # the negative spec keeps a ref squatted below ours (`team/x`) out: fetching it
+                # would collide with our tracking ref
+                specs += [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
+            self.repo.fetch(remote, specs, timeout=self.opts.timeout)
+        for ref in self.by_ref:
+            wanted = self.project.tracking_ref(ref)
+            folder = wanted.rsplit("/", 1)[0] + "/"
+            for name, oid in self.repo.refs(folder).items():
+                # the glob may catch longer names (another user's id with ours as prefix)
+                if name != wanted and name.startswith(wanted):
+                    self.repo.delete_ref(name, oid)
         for ref, old in before.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
             if old and new and old != new and not self.repo.is_ancestor(old, new):
@@ -270,25 +279,70 @@ class Syncer:
                 )
 
     def _push(self) -> bool:
-        remote = self.project.remote
-        assert remote is not None
-        specs, pending = [], {}
+        """Push every ref that moved, without force; False when one must fetch and retry.
+
+        Not one atomic push: a team ref blocked by a squatter must not hold the personal ref
+        back. A ref refused for good (in the way, a hook, a host that takes only branches)
+        fails at once with the server's reason: retrying cannot help."""
+        pending: dict[str, tuple[str, str | None]] = {}
         for ref, _ in self._open_refs():
             local = self.repo.resolve(ref)
             known = self.repo.resolve(self.project.tracking_ref(ref))
             if local and local != known:
-                specs.append(f"{ref}:{ref}")
                 pending[ref] = (local, known)
-        if not specs:
-            return True
-        outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
-        if not outcome.ok:
-            return False
-        for ref, (oid, known) in pending.items():
-            # the remote now holds `oid`: move our view of it from where we last saw it
-            self.repo.update_ref(self.project.tracking_ref(ref), oid, known, "gitmem: pushed")
-            self.result.report(ref).pushed = True
-        return True
+        done = True
+        failures: list[RemoteError] = []
+        for remote, refs in self._by_remote(pending).items():
+            routes = {self.project.route(ref).name: ref for ref in refs}
+            label = self.project.route(refs[0]).label
+            specs = [f"{ref}:{name}" for name, ref in routes.items()]
+            try:
+                outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
+            except RemoteError as exc:  # nothing reached the server (no access, a 403 proxy...)
+                forbidden = any(
+                    w in exc.message.lower() for w in ("403", "forbidden", "not allowed")
+                )
+                hint = self._refused_hint(label, exc.hint) if forbidden else exc.hint
+                failures.append(RemoteError(exc.message, hint))
+                continue
+            accepted = set(routes) if outcome.ok else set(outcome.accepted)
+            for name in accepted & set(routes):
+                ref = routes[name]
+                oid, known = pending[ref]
+                # the remote now holds `oid`: move our view of it from where we last saw it
+                self.repo.update_ref(self.project.tracking_ref(ref), oid, known, "gitmem: pushed")
+                self.result.report(ref).pushed = True
+            if outcome.refused:
+                failures.append(self._refusal(remote, label, outcome))
+            done &= outcome.ok
+        if failures:
+            raise failures[0]
+        return done
+
+    def _refusal(self, remote: str, label: str, outcome: PushOutcome) -> RemoteError:
+        """One line for a push the server refused for good, and the way out."""
+        for name, blocker in outcome.blockers.items():
+            return RemoteError(
+                f"cannot push {name} to {label}: the ref {blocker} is in the way "
+                "(someone pushed a ref below ours; retrying cannot help)",
+                f"if it is not memory you need, remove it: git push {remote} --delete {blocker}",
+            )
+        names = ", ".join(outcome.refused)
+        why = "; ".join(dict.fromkeys(outcome.refused.values()))
+        detail = why if why in outcome.message else f"{why} ({outcome.message})"
+        return RemoteError(
+            f"{label} refused {names}: {detail}",
+            self._refused_hint(label, "check the server's hooks and your permissions, then retry"),
+        )
+
+    def _refused_hint(self, label: str, default: str | None) -> str | None:
+        if self.project.ref_prefix != GITMEM_PREFIX:
+            return default
+        return (
+            f"if {label} accepts only branches, keep memory on a branch namespace: "
+            "git config gitmem.refPrefix refs/heads/gitmem/ (then gitmem sync)"
+            + (f"; otherwise {default}" if default else "")
+        )
 
     # -- 3. merge the remote in --------------------------------------------------------------
 
@@ -539,11 +593,12 @@ class Syncer:
                             f"{'A' if before is None else 'D' if after is None else 'M'} {s.prefix}/{rel}"
                         )
         if self.project.remote is not None:
-            remote_refs = repo.ls_remote(
-                self.project.remote, list(self.by_ref), timeout=self.opts.timeout
-            )
+            remote_refs: dict[str, str] = {}
+            for remote, refs in self._by_remote(self.by_ref).items():
+                names = [self.project.route(ref).name for ref in refs]
+                remote_refs.update(repo.ls_remote(remote, names, timeout=self.opts.timeout))
             for ref in self.by_ref:
-                theirs = remote_refs.get(ref)
+                theirs = remote_refs.get(self.project.route(ref).name)
                 local = repo.resolve(ref)
                 if (
                     theirs
