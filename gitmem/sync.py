@@ -39,6 +39,7 @@ class RefReport:
     notes: list[str] = field(default_factory=list)
     pushed: bool = False
     remote_ahead: bool = False  # dry run: the remote has commits we have not merged
+    via: str = ""  # the remote this ref syncs through, when not the project's (the hub)
 
 
 @dataclass
@@ -111,7 +112,8 @@ class Syncer:
                 "make a first commit (gitmem refs live beside your branches), then retry",
             )
         for ref in self.by_ref:
-            self.result.report(ref)
+            route = self.project.route(ref)
+            self.result.report(ref).via = route.label if route.remote != self.project.remote else ""
         if self.opts.dry_run:
             return self._dry_run()
         with repository_lock(self.repo.common_dir, self.opts.lock_wait):
