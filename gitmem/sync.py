@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
 from gitmem.folders import Progress, Snapshot, materialize, snapshot
 from gitmem.gitstore import PushOutcome, Repository
+from gitmem.gitstore.transport import NO_MESSAGE
 from gitmem.scopes import GITMEM_PREFIX, TEAM_REF, Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
 from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_meta, render_meta
@@ -331,7 +332,8 @@ class Syncer:
             )
         names = ", ".join(outcome.refused)
         why = "; ".join(dict.fromkeys(outcome.refused.values()))
-        detail = why if why in outcome.message else f"{why} ({outcome.message})"
+        quiet = why in outcome.message or outcome.message == NO_MESSAGE
+        detail = why if quiet else f"{why} ({outcome.message})"
         return RemoteError(
             f"{label} refused {names}: {detail}",
             self._refused_hint(label, "check the server's hooks and your permissions, then retry"),

@@ -31,6 +31,8 @@ RETRYABLE_PUSH = (
 # the server's "a ref is in the way": `'refs/gitmem/team/x' exists; cannot create 'refs/gitmem/team'`
 _REF_IN_THE_WAY = re.compile(r"'(?P<blocker>[^']+)' exists; cannot create '(?P<ref>[^']+)'")
 _MEANINGFUL = ("fatal:", "error:", "ssh:", "remote:")
+_SUMMARY = "error: failed to push some refs"  # says nothing the per-ref lines do not
+NO_MESSAGE = "(no message)"
 _ESCAPES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_REASONS = 4
 MAX_REASON_CHARS = 200
@@ -41,18 +43,17 @@ def git_reasons(stderr: bytes | str, limit: int = MAX_REASONS) -> str:
     trimmed and de-duplicated, never the whole stream (progress, advice, blank lines)."""
     text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
     seen: list[str] = []
+    other: list[str] = []
     for raw in _ESCAPES.sub("", text).replace("\r", "\n").splitlines():
-        line = " ".join(raw.split())
-        if not line.startswith(_MEANINGFUL) or line.startswith("error: failed to push some"):
+        line = " ".join(raw.split())[:MAX_REASON_CHARS]
+        if not line or line == "remote:" or line.startswith(_SUMMARY):
             continue
-        if line == "remote:":
-            continue
-        line = line[:MAX_REASON_CHARS]
-        if line not in seen:
+        if not line.startswith(_MEANINGFUL):
+            other.append(line)
+        elif line not in seen:
             seen.append(line)
     if not seen:
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-        seen = [lines[-1][:MAX_REASON_CHARS]] if lines else ["(no message)"]
+        seen = other[-1:] or [NO_MESSAGE]
     return "; ".join(seen[:limit]) + (" …" if len(seen) > limit else "")
 
 
@@ -106,6 +107,8 @@ class Transport(GitDir):
                 continue
             dst = fields[1].split(":")[-1]
             reason = fields[2] if len(fields) > 2 else ""
+            detail = re.search(r"\((.*)\)\s*$", reason)  # `[remote rejected] (why)`
+            reason = detail.group(1) if detail else reason.strip()
             if line[0] != "!":
                 accepted.append(dst)
             elif dst in blockers:
@@ -113,7 +116,7 @@ class Transport(GitDir):
             elif any(w in reason for w in RETRYABLE_PUSH):
                 rejected.append(f"{dst} {reason}".strip())
             else:
-                refused[dst] = reason.strip("() ") or "refused"
+                refused[dst] = reason or "refused"
         if proc.returncode == 0:
             return PushOutcome(True, accepted=tuple(accepted))
         if not (accepted or rejected or refused):  # nothing reached the server: no access

@@ -151,3 +151,27 @@ def test_git_reasons_keeps_the_meaningful_lines_only() -> None:
     assert git_reasons(flood).count("remote:") == 4 and git_reasons(flood).endswith(" …")
     assert git_reasons(b"") == "(no message)"
     assert len(git_reasons(b"fatal: " + b"x" * 10000)) <= 200
+
+
+def test_a_hidden_ref_is_refused_at_once_and_the_other_ref_still_goes(world: World) -> None:
+    world.git("config", "receive.hideRefs", "refs/gitmem/team", cwd=world.remote)
+    a = with_memory(world, "a")
+    started = time.monotonic()
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 3 and time.monotonic() - started < 15
+    error, hint = run.err.splitlines()
+    assert error.startswith(
+        "gitmem: error: origin refused refs/gitmem/team: deny updating a hidden ref"
+    )
+    assert "gitmem.refPrefix" in hint
+    assert PERSONAL in remote_refs(world) and "refs/gitmem/team" not in remote_refs(world)
+
+
+def test_dry_run_asks_the_remote_under_the_ref_prefix(world: World) -> None:
+    install_branches_only_hook(world)
+    a, b = with_memory(world, "a"), world.clone("b")
+    for clone in (a, b):
+        world.git("config", "gitmem.refPrefix", "refs/heads/gitmem/", cwd=clone)
+    world.ok("-C", str(a), "sync")
+    out = world.ok("-C", str(b), "sync", "--dry-run")
+    assert "dry run: refs/gitmem/team: origin has changes to merge" in out
