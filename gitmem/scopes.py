@@ -165,6 +165,8 @@ def open_project(
         team = root / team
     user_ref = USERS_REF_PREFIX + uid
     team_inside_auto = team.parent == auto
+    # a folder shared by all projects holds every project's team/ too: a hub cannot help there
+    team_shared = origin == USER_SETTING and (team == auto or auto in team.parents)
     shared_note = ""
     if origin == USER_SETTING and not repo.config_get("gitmem.hub"):
         shared_note = (
@@ -181,7 +183,20 @@ def open_project(
             note=shared_note,
             exclude=frozenset({team.name}) if team_inside_auto else frozenset(),
         ),
-        Scope("team", team, TEAM_REF, "team"),
+        Scope(
+            "team",
+            team,
+            TEAM_REF,
+            "team",
+            pushable=not team_shared,
+            note=(
+                "inside the auto folder shared by all projects: each project's team would get "
+                "every project's team memory; give it a folder per project: "
+                "git config gitmem.teamDir PATH"
+            )
+            if team_shared
+            else "",
+        ),
     ]
     tracked = not repo.is_bare and repo.is_tracked(".claude/agent-memory")
     agents_note = (
