@@ -317,7 +317,7 @@ class Syncer:
                 self.result.report(ref).pushed = True
             if outcome.refused:
                 failures.append(self._refusal(remote, label, outcome))
-            done &= outcome.ok
+            done &= outcome.ok or not outcome.rejected  # only "someone pushed first" retries
         if failures:
             raise failures[0]
         return done

@@ -150,3 +150,28 @@ def test_merged_identity_is_symmetric_idempotent_and_loses_no_spelling(
         assert merged.knows(k)
     adopted = merged_meta([x], adopt="new")
     assert adopted.key == x.key and adopted.knows("new"), "adopting never replaces the key"
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "github.com/o/r",
+        "file:/tmp/x/remote",
+        "127.0.0.1:9418/remote",
+        "local:/home/me/wé ird.path+😀/proj",
+        "host/a..b/~c^d:e?f*g[h\\i@{j}.lock",
+        ".hidden/x.",
+    ],
+)
+def test_hub_ref_names_are_valid_and_distinct_for_any_key(key: str) -> None:
+    import subprocess
+
+    from gitmem.scopes import hub_component
+
+    component = hub_component(key)
+    ref = f"refs/gitmem/projects/{component}/users/me"
+    assert subprocess.run(["git", "check-ref-format", ref]).returncode == 0, ref
+    assert "/" not in component
+    from urllib.parse import unquote
+
+    assert unquote(component) == key, "one key, one name: nothing collapsed"
