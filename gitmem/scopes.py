@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from gitmem.confinement import refusal
+from gitmem.confinement import refusal, within
 from gitmem.errors import ConfigError, UsageError
 from gitmem.gitstore import Repository
 from gitmem.identity import (
@@ -248,9 +248,12 @@ def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
     """Refuse each scope whose folder breaks a confinement rule; the others stay as they are."""
     config = claude_config_dir(os.environ)
     protected = {
-        "the home folder": Path.home(),
-        "Claude Code's folder": config,
-        "Claude Code's projects folder": config / "projects",
+        label: Path(os.path.realpath(folder))
+        for label, folder in (
+            ("the home folder", Path.home()),
+            ("Claude Code's folder", config),
+            ("Claude Code's projects folder", config / "projects"),
+        )
     }
     out: list[Scope] = []
     refused: list[Path] = []
@@ -259,7 +262,7 @@ def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
             out.append(s)  # no working tree: never synced, nothing to check
             continue
         why = refusal(s.path, root, protected, in_tree_only=s.name in IN_TREE_SCOPES)
-        if why is None and any(s.path == r or r in s.path.parents for r in refused):
+        if why is None and any(within(s.path, r) for r in refused):
             why = "it lies inside a refused scope folder"
         if why is None:
             out.append(s)

@@ -172,7 +172,8 @@ def tree(tmp_path: Path) -> Path:
 
 
 def protected() -> dict[str, Path]:
-    return {"the home folder": Path.home(), "Claude Code's folder": Path.home() / ".claude"}
+    home = Path(os.path.realpath(Path.home()))
+    return {"the home folder": home, "Claude Code's folder": home / ".claude"}
 
 
 @pytest.mark.parametrize(
