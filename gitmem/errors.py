@@ -38,6 +38,12 @@ class UntrustedTreeError(UsageError):
     """A ref's tree fails validation (path traversal, symlink, oversize blob, bad key...)."""
 
 
+class SecretsFound(GitmemError):
+    """The pre-push scan found likely secrets in what was about to be published."""
+
+    exit_code = EXIT_FINDINGS
+
+
 class GitError(GitmemError):
     """A git command failed."""
 
