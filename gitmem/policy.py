@@ -314,14 +314,14 @@ def check_entries(
             )
             findings.append(_found(path, "GM103", f"{what}; memory refs hold plain files only"))
             continue
+        if _encrypted_name(path, encrypted):
+            continue  # ciphertext: a hex name and bytes no one reads as text
         named = check_name(path)
         if named:
             findings.extend(named)
             continue
         if path.split("/", 1)[0] not in tops:
             continue  # reported once by the layout check
-        if _encrypted_name(path, encrypted):
-            continue
         if path.split("/", 1)[0] in encrypted:
             findings.append(_found(path, "GM160", "plaintext file in an encrypted scope"))
             continue
