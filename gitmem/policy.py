@@ -21,7 +21,8 @@ WARNING = "warning"
 
 FORMAT_VERSION = 1
 META_FILE = "gitmem.toml"
-KEYS_FILE = "keys/scope.age"
+# the key files of the encrypted layout (gitmem/crypto.py names them; a test keeps them equal)
+KEY_FILES = frozenset({"keys/scope.age", "keys/recipients", "keys/endorsement"})
 MANIFEST = "manifest"
 MAX_BLOB_BYTES = 4 * 1024 * 1024
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
@@ -168,7 +169,7 @@ def check_name(path: str) -> list[Finding]:
         return [_found(path, "GM102", f"name longer than {MAX_PATH_BYTES} bytes")]
     if len(parts) > MAX_DEPTH:
         return [_found(path, "GM102", f"deeper than {MAX_DEPTH} folders")]
-    if path in (META_FILE, KEYS_FILE) or _encrypted_name(path, ALWAYS_ENCRYPTED):
+    if path == META_FILE or path in KEY_FILES or _encrypted_name(path, ALWAYS_ENCRYPTED):
         return []
     if any(p.startswith(".") for p in parts) or not parts[-1].lower().endswith(".md"):
         return [_found(path, "GM104", "only Markdown memory files (*.md) outside dot-folders")]
@@ -259,17 +260,18 @@ def _check_fields(path: str, front: str | None) -> list[Finding]:
 
 
 def _check_caps(path: str, text: str) -> list[Finding]:
-    from merge_drivers import index
+    from merge_drivers import indexdoc as index
+    from merge_drivers.archive import MAX_CHARS, MAX_LINES
 
     lines, chars = index.measure(index.parse(text).items)
     findings = []
-    if lines > index.MAX_LINES:
+    if lines > MAX_LINES:
         findings.append(
-            _found(path, "GM130", f"{lines} lines; Claude Code loads the first {index.MAX_LINES}")
+            _found(path, "GM130", f"{lines} lines; Claude Code loads the first {MAX_LINES}")
         )
-    if chars > index.MAX_CHARS:
+    if chars > MAX_CHARS:
         findings.append(
-            _found(path, "GM131", f"{chars} characters; Claude Code cuts at {index.MAX_CHARS}")
+            _found(path, "GM131", f"{chars} characters; Claude Code cuts at {MAX_CHARS}")
         )
     return findings
 
@@ -330,7 +332,7 @@ def check_entries(
             continue
         if path == META_FILE:
             findings.extend(_check_meta(read(entry.oid)))
-        elif path != KEYS_FILE and entry.oid not in known:
+        elif path not in KEY_FILES and entry.oid not in known:
             findings.extend(check_content(path, read(entry.oid)))
     if total > MAX_TOTAL_BYTES:
         findings.append(_found(ref, "GM105", f"{total} bytes in all (limit {MAX_TOTAL_BYTES})"))
@@ -365,8 +367,10 @@ def _check_layout(
         elif (top == META_FILE) == bool(sep):
             what = "a file" if top == META_FILE else "a folder"
             findings.append(_found(top, "GM108", f"top-level {top!r} must be {what}"))
-        elif top == "keys" and path != KEYS_FILE:
-            findings.append(_found(path, "GM108", f"only {KEYS_FILE} may be under keys/"))
+        elif top == "keys" and path not in KEY_FILES:
+            findings.append(
+                _found(path, "GM108", f"only {', '.join(sorted(KEY_FILES))} under keys/")
+            )
     return findings
 
 
@@ -423,12 +427,12 @@ def _check_links(entries: Mapping[str, Entry], read: Callable[[str], bytes]) -> 
 def _links(text: str) -> list[tuple[int, str]]:
     """(line, target) of each local Markdown link of an index's entries (the merge driver's
     reading of an entry line, so both agree on what an entry links to)."""
-    from merge_drivers.index import _bullet_body, _link_target
+    from merge_drivers.indexdoc import bullet_body, link_target
 
     out = []
     for number, line in enumerate(text.split("\n"), 1):
-        body = _bullet_body(line)
-        target = _link_target(body) if body is not None else None
+        body = bullet_body(line)
+        target = link_target(body) if body is not None else None
         if not target or "://" in target or target.startswith(("/", "#", "mailto:")):
             continue
         target = target.split("#", 1)[0]

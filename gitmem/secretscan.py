@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 MAX_MATCHES = 100  # a file full of keys is reported by its first hundred
 MIN_ENTROPY = 3.5  # bits a character: random tokens sit above 4, words and paths below 3.5
-_WORD = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -137,8 +136,9 @@ def _hits(text: str, rules: Iterable[Rule]) -> Iterator[tuple[int, Rule, re.Matc
         found: list[tuple[int, re.Match[str]]] = []
         for trigger in rule.triggers:
             at = haystack.find(trigger)
-            while at >= 0:
-                if not (rule.boundary and at and _WORD.match(text, at - 1)):
+            while at >= 0 and len(found) < 10 * MAX_MATCHES:  # a report names the first ones
+                before = text[at - 1] if at else " "
+                if not (rule.boundary and (before.isalnum() or before == "_")):
                     m = pattern.match(text, at)
                     if m:
                         found.append((at, m))

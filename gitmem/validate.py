@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gitmem.errors import EXIT_FINDINGS, EXIT_OK, UsageError
+from gitmem.errors import EXIT_FINDINGS, UsageError
 from gitmem.gitstore import Repository
 from gitmem.policy import ERROR, MAX_BLOB_BYTES, WARNING, Finding
 from gitmem.treecheck import commit_findings
@@ -39,7 +39,7 @@ class Validation:
     def exit_code(self) -> int:
         """1 when an error was found (or, with --strict, a warning); else 0."""
         failing = self.count(ERROR) + (self.count(WARNING) if self.strict else 0)
-        return EXIT_FINDINGS if failing else EXIT_OK
+        return EXIT_FINDINGS if failing else 0
 
     def as_json(self) -> dict[str, object]:
         """The documented JSON schema (docs/ci.md), version JSON_VERSION."""

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "gitmem.cli.history",
     "gitmem.cli.validate",
     "gitmem.cli.drivers",
+    "gitmem.cli.key",
     "gitmem.cli.demo",
 )
 

@@ -238,24 +238,23 @@ def test_snapshot_skips_what_pull_would_refuse_and_keeps_the_last_synced_version
     synced: tuple[World, Path],
 ) -> None:
     world, clone = synced
-    auto = world.scope_path(clone, "auto")
-    (auto / "script.sh").write_text("echo not memory\n")
-    (auto / "latin1.md").write_bytes(b"caf\xe9\n")
-    (auto / "bomb.md").write_text("---\na: &a [x]\n---\n")
-    (auto / ".obsidian").mkdir()
-    (auto / ".obsidian" / "app.md").write_text("editor state\n")
-    (auto / "build.md").write_text("---\nname: build\nx: !!python/name:os.system\n---\n")
+    team = world.scope_path(clone, "team")  # the team ref is plaintext: its tree can be read
+    (team / "script.sh").write_text("echo not memory\n")
+    (team / "latin1.md").write_bytes(b"caf\xe9\n")
+    (team / "bomb.md").write_text("---\na: &a [x]\n---\n")
+    (team / ".obsidian").mkdir()
+    (team / ".obsidian" / "app.md").write_text("editor state\n")
+    (team / "deploy.md").write_text("---\nname: deploy\nx: !!python/name:os.system\n---\n")
 
     run = world.gitmem("-C", str(clone), "push")
     assert run.code == 0, run.out + run.err
-    for name in ("script.sh", "latin1.md", "bomb.md", ".obsidian/", "build.md"):
+    for name in ("script.sh", "latin1.md", "bomb.md", ".obsidian/", "deploy.md"):
         assert name in run.out, (name, run.out)
-    user_ref = world.git("for-each-ref", "--format=%(refname)", "refs/gitmem/users", cwd=clone)
-    listed = world.git("ls-tree", "-r", "--name-only", user_ref.strip(), cwd=world.remote)
-    assert "auto/build.md" in listed.split(), "a skipped file was published as deleted"
-    assert set(listed.split()) == {"gitmem.toml", "auto/MEMORY.md", "auto/build.md"}
-    shown = world.git("show", f"{user_ref.strip()}:auto/build.md", cwd=world.remote)
-    assert shown == TOPIC  # the last synced version, not the unsafe edit
+    listed = world.git("ls-tree", "-r", "--name-only", TEAM, cwd=world.remote).split()
+    assert "team/deploy.md" in listed, "a skipped file was published as deleted"
+    assert set(listed) == {"gitmem.toml", "team/MEMORY.md", "team/deploy.md"}
+    shown = world.git("show", f"{TEAM}:team/deploy.md", cwd=world.remote)
+    assert shown == TOPIC.replace("build", "deploy")  # the last synced version, not the edit
 
     # whatever this gitmem pushed, another gitmem pulls and validates without an error
     other = world.clone("b")

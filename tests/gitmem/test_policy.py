@@ -405,3 +405,11 @@ def test_real_corpus_has_no_false_error() -> None:
             f for f in check_content(f"team/{p.name}", p.read_bytes()) if f.severity == "error"
         ]
         assert errors == [], (p, errors)
+
+
+def test_key_files_are_the_ones_the_encrypted_layout_writes() -> None:
+    from gitmem import crypto
+    from gitmem.policy import KEY_FILES
+
+    assert {crypto.SCOPE_KEY_FILE, crypto.RECIPIENTS_FILE, crypto.ENDORSEMENT_FILE} == KEY_FILES
+    assert crypto.MANIFEST == "manifest"
