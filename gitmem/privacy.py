@@ -17,15 +17,18 @@ from gitmem.crypto import (
     ENDORSEMENT_FILE,
     KEY_DIR,
     MANIFEST,
+    PERSONAL_PREFIXES,
     RECIPIENTS_FILE,
     SCOPE_KEY_FILE,
     DecryptError,
     Keyring,
     MachineKey,
+    NoAccess,
     ScopeKey,
     create_machine_key,
     encrypt_mode,
     endorsed_by,
+    is_hex_name,
     load_machine_key,
     lock_scope_key,
     open_json,
@@ -36,6 +39,8 @@ from gitmem.crypto import (
 from gitmem.gitstore import Repository
 from gitmem.treemerge import blobs
 
+NOTE_PREFIX = "sealed:"
+NOTE_AD = "gitmem commit note"
 REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "
     "Inspect it with git log, then run gitmem sync again once it is repaired"
@@ -107,6 +112,7 @@ class PersonalCodec:
     _decoded: dict[str, Decoded] = field(default_factory=dict)
     _present: set[str] = field(default_factory=set)  # ciphertext ids seen in trees this run
     _cache: CipherCache | None = None
+    last_keyring: Keyring | None = None  # the keys of the last encode (for its commit message)
 
     @property
     def cache(self) -> CipherCache:
@@ -152,6 +158,10 @@ class PersonalCodec:
                 raise DecryptError(
                     f"{RECIPIENTS_FILE} in {where} does not decrypt", REFUSED_HINT
                 ) from None
+        for path in files:
+            top, _, name = path.partition("/")
+            if top in PERSONAL_PREFIXES and is_hex_name(name):
+                raise DecryptError(f"{top}/manifest is missing from {where}", REFUSED_HINT)
         for prefix, names in parts.items():
             files.update(self._open_prefix(key, prefix, dict(names), where))
         done = Decoded(files, Keyring(key, keyfiles, recipients), frozenset(parts))
@@ -292,12 +302,35 @@ class PersonalCodec:
                 out[path] = oid
         if groups and keyring is None:
             keyring = self.new_keyring()
+        self.last_keyring = keyring
         if keyring is not None:
             out.update(keyring.files)
         for prefix, members in groups.items():
             assert keyring is not None
             out.update(self._seal_prefix(keyring.key, prefix, members))
         return out
+
+    def seal_note(self, lines: list[str]) -> str:
+        """Resolution lines for a commit message, sealed with the key just used to encode."""
+        import base64
+
+        assert self.last_keyring is not None
+        sealed = self.last_keyring.key.seal(NOTE_AD, "\x1d".join(lines).encode("utf-8"))
+        return NOTE_PREFIX + base64.b64encode(sealed).decode("ascii")
+
+    def open_note(self, commit: str, note: str) -> list[str]:
+        """The lines of a sealed note of `commit`, or one line saying they stay hidden."""
+        import base64
+        import binascii
+
+        try:
+            keyring = self.decode(commit).keyring
+            if keyring is None:
+                raise ValueError(commit)
+            data = base64.b64decode(note[len(NOTE_PREFIX) :], validate=True)
+            return keyring.key.open(NOTE_AD, data).decode("utf-8").split("\x1d")
+        except (NoAccess, DecryptError, ValueError, binascii.Error):
+            return ["(encrypted: this machine cannot open it)"]
 
     def _seal_prefix(self, key: ScopeKey, prefix: str, members: dict[str, str]) -> dict[str, str]:
         repo, cache = self.repo, self.cache

@@ -388,9 +388,11 @@ class Syncer:
             report.notes.append(
                 f"{ref}: local and remote histories share no commit; merged file by file"
             )
-        trailers = "".join(
-            f"\nGitmem-Resolved: {r}" for r in merged.resolutions if not self._hidden(ref, r)
-        )
+        shown = [r for r in merged.resolutions if not self._hidden(ref, r)]
+        hidden = [r for r in merged.resolutions if self._hidden(ref, r)]
+        if hidden:  # commit messages travel in plaintext: these name encrypted files
+            shown.append(self._codec_for(ref).seal_note(hidden))
+        trailers = "".join(f"\nGitmem-Resolved: {r}" for r in shown)
         message = f"gitmem: merge {self.project.remote}/{ref} on {hostname()}\n" + (
             f"\n{trailers.lstrip()}" if trailers else ""
         )

@@ -152,6 +152,8 @@ def test_concurrent_edits_merge_exactly_as_in_plaintext(tmp_path: Path) -> None:
         world.ok("-C", str(a), "sync")
         assert folder_bytes(da) == folder_bytes(db)
         results[mode] = folder_bytes(da)
+        leaked = [n for n in (b"one.md", b"MEMORY.md", b"edited on") if n in remote_objects(world)]
+        assert leaked == ([] if mode == "personal" else leaked) and (mode == "personal" or leaked)
     assert results["personal"] == results["off"]
     assert b"edited on a" in results["off"]["MEMORY.md"]
     assert b"edited on b" in results["off"]["MEMORY.md"]
