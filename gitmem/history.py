@@ -27,6 +27,16 @@ class RefPath:
 
 def locate(project: Project, path: str) -> RefPath:
     """Accept `auto/x.md`, a path into a scope folder, or a bare name found in exactly one scope."""
+    where = _locate(project, path)
+    if where.scope.refused:  # never read or write a folder that breaks confinement
+        raise UsageError(
+            f"scope {where.scope.name} is not synced: {where.scope.note}",
+            "fix the folder (see gitmem status), then retry",
+        )
+    return where
+
+
+def _locate(project: Project, path: str) -> RefPath:
     head, _, rest = path.partition("/")
     for scope in project.scopes:
         if head == scope.prefix:

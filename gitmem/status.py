@@ -51,8 +51,13 @@ def project_status(project: Project) -> Status:
                 repo.ahead_behind(local, tracking) if (local or tracking) else (0, 0)
             )
         ahead, behind = counts[scope.ref]
-        files = sum(1 for _ in walk(scope.path, scope.exclude))
-        if scope.name == "local" and (project.root / "CLAUDE.local.md").is_file():
+        # a refused folder is never read: it may be the home folder or lead out of the tree
+        files = 0 if scope.refused else sum(1 for _ in walk(scope.path, scope.exclude))
+        if (
+            scope.name == "local"
+            and not scope.refused
+            and (project.root / "CLAUDE.local.md").is_file()
+        ):
             files += 1
         changed = unsynced_changes(project, scope) if scope.pushable else 0
         status.scopes.append(

@@ -83,7 +83,7 @@ class Syncer:
             [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
         )
         for s in chosen:
-            if not s.pushable and options.scopes:
+            if s.refused or (not s.pushable and options.scopes):
                 self.result.skipped.append(f"{s.name}: not synced ({s.note})")
         self.scopes = [s for s in chosen if s.pushable]
         self.by_ref: dict[str, list[Scope]] = {}
@@ -274,18 +274,18 @@ class Syncer:
         specs, pending = [], {}
         for ref, _ in self._open_refs():
             local = self.repo.resolve(ref)
-            tracking = self.project.tracking_ref(ref)
-            if local and local != self.repo.resolve(tracking):
+            known = self.repo.resolve(self.project.tracking_ref(ref))
+            if local and local != known:
                 specs.append(f"{ref}:{ref}")
-                pending[ref] = local
+                pending[ref] = (local, known)
         if not specs:
             return True
         outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
         if not outcome.ok:
             return False
-        for ref, oid in pending.items():
-            tracking = self.project.tracking_ref(ref)
-            self.repo.git("update-ref", "-m", "gitmem: pushed", tracking, oid)
+        for ref, (oid, known) in pending.items():
+            # the remote now holds `oid`: move our view of it from where we last saw it
+            self.repo.update_ref(self.project.tracking_ref(ref), oid, known, "gitmem: pushed")
             self.result.report(ref).pushed = True
         return True
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from, plural
@@ -44,6 +43,8 @@ def status(args: argparse.Namespace) -> int:
 
     st = project_status(open_project_from(args))
     if args.as_json:
+        import json
+
         echo(json.dumps(st.as_json(), indent=2))
         return 0
     echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
