@@ -19,7 +19,7 @@ from gitmem.folders import Progress, Snapshot, materialize, snapshot
 from gitmem.gitstore import Repository
 from gitmem.scopes import TEAM_REF, Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
-from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
+from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta, unsafe_frontmatter
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
 if TYPE_CHECKING:
@@ -340,7 +340,17 @@ class Syncer:
 
         codec = self._codec_for(ref)
         try:
-            codec.verify(commit, local)
+            theirs = codec.verify(commit, local).files
+            known = set(codec.decode(local).files.values()) if local else set()
+            for path, oid in theirs.items():  # what check_tree could not read through the seal
+                if not path.endswith(".md") or oid in known:
+                    continue
+                why = unsafe_frontmatter(self.repo.read_blob(oid))
+                if why:
+                    raise UntrustedTreeError(
+                        f"{ref}:{path!r} in commit {commit[:12]}: {why}",
+                        "the ref was refused; nothing was written",
+                    )
         except NoAccess:
             self.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())

@@ -329,3 +329,17 @@ def test_identity_lives_where_key_init_says(world: World) -> None:
     out = world.ok("key", "init", "--ssh", str(ssh_dir / "id_ed25519"))
     assert "ssh-ed25519 " in out
     assert world.ok("key", "show").startswith("ssh-ed25519 ")
+
+
+def test_unsafe_frontmatter_inside_the_encryption_is_still_refused(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")  # one HOME: the same key on both
+    write_personal(world, a)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    auto_b = world.scope_path(b)
+    (auto_b / "bomb.md").write_text("---\na: &x [1]\nb: *x\n---\nbody\n")
+    world.ok("-C", str(b), "sync")
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 2, run.out + run.err
+    assert "bomb.md" in run.err and "anchor" in run.err
+    assert not (world.scope_path(a) / "bomb.md").exists()
