@@ -217,11 +217,16 @@ class PersonalCodec:
             out[path] = plain
         return out
 
-    def verify(self, remote: str, local: str | None) -> Decoded:
-        """Decode a fetched commit and refuse what our side's history says cannot be ours:
-        plaintext where we encrypt, or a scope key the key we hold did not endorse."""
+    def verify(self, remote: str, pinned: str | None) -> Decoded:
+        """Decode a fetched commit and refuse what the remote's last known state (`pinned`, the
+        remote-tracking ref before this fetch) says cannot be ours: plaintext where we encrypt,
+        or a scope key that the pinned key did not endorse (a key only this clone has used was
+        never published: the remote's key is adopted)."""
         theirs = self.decode(remote)
-        ours = self.decode(local) if local else None
+        try:
+            ours = self.decode(pinned) if pinned else None
+        except NoAccess:
+            ours = None  # we could not open it then: nothing was pinned
         where = f"commit {remote[:12]} of {self.ref}"
         if ours is None or ours.keyring is None:
             return theirs  # first contact: trust on first use
@@ -234,15 +239,17 @@ class PersonalCodec:
         if theirs.keyring is None:
             return theirs
         mine, new = ours.keyring, theirs.keyring
-        if mine.key.key_id != new.key.key_id and not (
-            endorsed_by(mine.key, new.key.key_id, self._endorsement(new))
-            or endorsed_by(new.key, mine.key.key_id, self._endorsement(mine))
+        if mine.key.key_id != new.key.key_id and not endorsed_by(
+            mine.key, new.key.key_id, self._endorsement(new)
         ):
             raise DecryptError(
                 f"{where} is encrypted with a scope key this machine's key did not endorse",
                 REFUSED_HINT,
             )
         return theirs
+
+    def endorses(self, old: Keyring, new: Keyring) -> bool:
+        return endorsed_by(old.key, new.key.key_id, self._endorsement(new))
 
     def _endorsement(self, ring: Keyring) -> bytes | None:
         oid = ring.files.get(ENDORSEMENT_FILE)

@@ -340,7 +340,7 @@ class Syncer:
 
         codec = self._codec_for(ref)
         try:
-            theirs = codec.verify(commit, local).files
+            theirs = codec.verify(commit, self.fetched_from.get(ref)).files
             known = set(codec.decode(local).files.values()) if local else set()
             for path, oid in theirs.items():  # what check_tree could not read through the seal
                 if not path.endswith(".md") or oid in known:
@@ -495,13 +495,16 @@ class Syncer:
     def _merged_keyring(
         self, ref: str, base: str | None, local: str, remote: str
     ) -> Keyring | None:
-        """The keys/ folder as a unit: the side that changed it since the base wins; both
-        changed it → the greater scope key file (the same answer on every machine)."""
+        """The keys/ folder as a unit. Different keys: ours only when it is a rotation of
+        theirs not pushed yet, else the published one. The same key: the side that changed
+        the recipients since the base wins; both → the greater file (the same on every machine)."""
         if not self._sealed(ref):
             return None
         b, o, t = (self._keyring(ref, c) for c in (base, local, remote))
         if o is None or t is None:
             return o or t
+        if o.key.key_id != t.key.key_id:
+            return o if self._codec_for(ref).endorses(t, o) else t
         if b is not None and o.files == b.files:
             return t
         if b is not None and t.files == b.files:
