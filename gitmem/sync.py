@@ -202,7 +202,9 @@ class Syncer:
         meta_oid = new_files.get(META_FILE)
         if meta_oid is None or parse_meta(repo.read_blob(meta_oid)).key != self.project.key:
             new_files[META_FILE] = repo.write_blob(render_meta(self.project.key))
-        tree = self._tree(ref, new_files, self._keyring(ref, tip))
+        # a first commit here encrypts with the remote's key (verified above), never a new one
+        ring_from = tip or self.repo.resolve(self.project.tracking_ref(ref))
+        tree = self._tree(ref, new_files, self._keyring(ref, ring_from))
         if tip and tree == repo.read_commit(tip)[0]:
             return
         count = len(changes)

@@ -93,11 +93,14 @@ def test_second_machine_gets_team_memory_and_one_grant_line_until_granted(world:
 
     wb = machine(world, "b")
     b = wb.clone("b")
+    auto_b = wb.scope_path(b)
+    auto_b.mkdir(parents=True)
+    (auto_b / "b-only.md").write_text("written on b before it was granted\n")
     run = wb.gitmem("-C", str(b), "sync")
     assert run.code == 0, run.err
-    auto_b = wb.scope_path(b)
     assert (auto_b / "team" / "MEMORY.md").read_text() == "- shared rule\n"
     assert not (auto_b / "MEMORY.md").exists()
+    assert "new key" not in run.out
     grant_lines = [line for line in run.out.splitlines() if "gitmem key grant" in line]
     assert len(grant_lines) == 1
     recipient = wb.ok("key", "show").strip()
@@ -106,8 +109,11 @@ def test_second_machine_gets_team_memory_and_one_grant_line_until_granted(world:
     world.ok("-C", str(a), "key", "grant", recipient)
     assert recipient in world.ok("-C", str(a), "key", "list")
     world.ok("-C", str(a), "sync")
-    wb.ok("-C", str(b), "sync")
+    out_b = wb.ok("-C", str(b), "sync")
+    assert "new key" not in out_b  # b adopts the key it was granted
+    world.ok("-C", str(a), "sync")
     assert folder_bytes(auto_b) == folder_bytes(auto_a)
+    assert (auto_a / "b-only.md").exists()
     local_b = b / ".claude" / "agent-memory-local" / "reviewer" / "scratch-pad.md"
     assert local_b.read_text() == LOCAL
 
