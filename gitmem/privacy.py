@@ -66,12 +66,14 @@ class CipherCache:
         self.objects = common_dir / "objects"
         self.pairs: dict[str, dict[str, list[str]]] = {}
         self.form: list[str] = []  # [tip, *prefixes]: a tip already in the wanted form
+        self.migrated = ""  # the last plaintext commit re-written encrypted (still in history)
         self.dirty = False
         try:
             raw = json.loads(self.path.read_text("utf-8"))
             if raw.get("version") == 1:
                 self.pairs = raw["keys"]
                 self.form = list(raw.get("form", []))
+                self.migrated = str(raw.get("migrated", ""))
         except (OSError, ValueError, KeyError, TypeError):
             pass
 
@@ -95,7 +97,10 @@ class CipherCache:
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(
-            self.path, json.dumps({"version": 1, "keys": self.pairs, "form": self.form}).encode()
+            self.path,
+            json.dumps(
+                {"version": 1, "keys": self.pairs, "form": self.form, "migrated": self.migrated}
+            ).encode(),
         )
         self.dirty = False
 

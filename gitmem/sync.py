@@ -210,6 +210,9 @@ class Syncer:
         count = len(changes)
         subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
         if rewrite:
+            if rewrite.startswith("encrypt"):  # status tells until the history is cleaned
+                self._codec_for(ref).cache.migrated = tip or ""
+                self._codec_for(ref).cache.dirty = True
             subject = f"gitmem: {rewrite} on {hostname()}" + (
                 f" ({count} changed)" if count else ""
             )

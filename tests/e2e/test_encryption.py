@@ -315,6 +315,7 @@ def test_plaintext_personal_ref_is_rewritten_encrypted_on_next_push(world: World
         for s in __import__("json").loads(world.ok("-C", str(a), "status", "--json"))["scopes"]
     }
     assert status["auto"]["encrypted"] is True
+    assert "plaintext versions remain in origin's history" in status["auto"]["privacy"]
     world.ok("-C", str(a), "sync")
     assert user_tip(world, a) == tip  # migrated once, then quiet
 
