@@ -37,6 +37,7 @@ from gitmem.crypto import (
     unlock_scope_key,
 )
 from gitmem.gitstore import Repository
+from gitmem.treecheck import check_path
 from gitmem.treemerge import blobs
 
 NOTE_PREFIX = "sealed:"
@@ -201,6 +202,9 @@ class PersonalCodec:
             )
         out: dict[str, str] = {}
         for path, name in listed.items():
+            unsafe = check_path(path)  # the manifest is authenticated, not necessarily sane
+            if unsafe:
+                raise DecryptError(f"{prefix}/manifest in {where}: {unsafe}", REFUSED_HINT)
             if not path.startswith(prefix + "/") or key.name(path) != name or name not in names:
                 raise DecryptError(
                     f"{path} in {where} does not match its encrypted name", REFUSED_HINT
@@ -406,4 +410,5 @@ def make_keyring(
 
 
 def personal_codec(repo: Repository, ref: str) -> PersonalCodec:
-    return PersonalCodec(repo, ref, sealed_prefixes(repo))
+    # the local scope is never written in plaintext, whatever gitmem.encrypt says
+    return PersonalCodec(repo, ref, tuple(dict.fromkeys([*sealed_prefixes(repo), "local"])))

@@ -280,10 +280,13 @@ def test_revoked_machine_cannot_open_what_is_pushed_after_rotation(world: World)
 def test_encrypt_off_pushes_plaintext_and_status_says_so(world: World) -> None:
     a = world.clone("a")
     auto = write_personal(world, a)
+    world.ok("-C", str(a), "sync")  # encrypted first: then the user opts out
     world.git("config", "gitmem.encrypt", "off", cwd=a)
     world.ok("-C", str(a), "sync")
     assert b"plum-velvet-42" in remote_objects(world)
     assert b"turquoise-lantern" not in remote_objects(world)  # local never leaves in plaintext
+    names = world.git("ls-tree", "-r", "--name-only", USER_REF, cwd=world.remote).split()
+    assert "auto/deploy-secrets.md" in names and "local/manifest" in names
     status = world.ok("-C", str(a), "status")
     assert "plaintext, readable by everyone who can fetch origin" in status
     import json
