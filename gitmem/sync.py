@@ -27,7 +27,7 @@ from gitmem.gitstore import Repository
 from gitmem.policy import tops_for
 from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
-from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
+from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta, unsafe_frontmatter
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
 if TYPE_CHECKING:
@@ -211,12 +211,17 @@ class Syncer:
         meta_oid = new_files.get(META_FILE)
         if meta_oid is None or parse_meta(repo.read_blob(meta_oid)).key != self.project.key:
             new_files[META_FILE] = repo.write_blob(render_meta(self.project.key))
-        tree = self._tree(ref, new_files, self._keyring(ref, tip))
+        # a first commit here encrypts with the remote's key (verified above), never a new one
+        ring_from = tip or self.repo.resolve(self.project.tracking_ref(ref))
+        tree = self._tree(ref, new_files, self._keyring(ref, ring_from))
         if tip and tree == repo.read_commit(tip)[0]:
             return
         count = len(changes)
         subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
         if rewrite:
+            if rewrite.startswith("encrypt"):  # status tells until the history is cleaned
+                self._codec_for(ref).cache.migrated = tip or ""
+                self._codec_for(ref).cache.dirty = True
             subject = f"gitmem: {rewrite} on {hostname()}" + (
                 f" ({count} changed)" if count else ""
             )
@@ -408,7 +413,17 @@ class Syncer:
 
         codec = self._codec_for(ref)
         try:
-            codec.verify(commit, local)
+            theirs = codec.verify(commit, self.fetched_from.get(ref)).files
+            known = set(codec.decode(local).files.values()) if local else set()
+            for path, oid in theirs.items():  # what check_tree could not read through the seal
+                if not path.endswith(".md") or oid in known:
+                    continue
+                why = unsafe_frontmatter(self.repo.read_blob(oid))
+                if why:
+                    raise UntrustedTreeError(
+                        f"{ref}:{path!r} in commit {commit[:12]}: {why}",
+                        "the ref was refused; nothing was written",
+                    )
         except NoAccess:
             self.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())
@@ -456,9 +471,11 @@ class Syncer:
             report.notes.append(
                 f"{ref}: local and remote histories share no commit; merged file by file"
             )
-        trailers = "".join(
-            f"\nGitmem-Resolved: {r}" for r in merged.resolutions if not self._hidden(ref, r)
-        )
+        shown = [r for r in merged.resolutions if not self._hidden(ref, r)]
+        hidden = [r for r in merged.resolutions if self._hidden(ref, r)]
+        if hidden:  # commit messages travel in plaintext: these name encrypted files
+            shown.append(self._codec_for(ref).seal_note(hidden))
+        trailers = "".join(f"\nGitmem-Resolved: {r}" for r in shown)
         message = f"gitmem: merge {self.project.remote}/{ref} on {hostname()}\n" + (
             f"\n{trailers.lstrip()}" if trailers else ""
         )
@@ -551,13 +568,16 @@ class Syncer:
     def _merged_keyring(
         self, ref: str, base: str | None, local: str, remote: str
     ) -> Keyring | None:
-        """The keys/ folder as a unit: the side that changed it since the base wins; both
-        changed it → the greater scope key file (the same answer on every machine)."""
+        """The keys/ folder as a unit. Different keys: ours only when it is a rotation of
+        theirs not pushed yet, else the published one. The same key: the side that changed
+        the recipients since the base wins; both → the greater file (the same on every machine)."""
         if not self._sealed(ref):
             return None
         b, o, t = (self._keyring(ref, c) for c in (base, local, remote))
         if o is None or t is None:
             return o or t
+        if o.key.key_id != t.key.key_id:
+            return o if self._codec_for(ref).endorses(t, o) else t
         if b is not None and o.files == b.files:
             return t
         if b is not None and t.files == b.files:
