@@ -24,10 +24,10 @@ from gitmem.errors import (
 )
 from gitmem.folders import Progress, Snapshot, materialize, snapshot
 from gitmem.gitstore import Repository
-from gitmem.policy import tops_for
+from gitmem.policy import blocking, check_file, tops_for
 from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
-from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta, unsafe_frontmatter
+from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
 if TYPE_CHECKING:
@@ -418,10 +418,10 @@ class Syncer:
             for path, oid in theirs.items():  # what check_tree could not read through the seal
                 if not path.endswith(".md") or oid in known:
                     continue
-                why = unsafe_frontmatter(self.repo.read_blob(oid))
-                if why:
+                refused = blocking(check_file(path, self.repo.read_blob(oid)))
+                if refused:
                     raise UntrustedTreeError(
-                        f"{ref}:{path!r} in commit {commit[:12]}: {why}",
+                        f"{ref}:{path!r} in commit {commit[:12]}: {refused[0].message}",
                         "the ref was refused; nothing was written",
                     )
         except NoAccess:
