@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "gitmem.cli.sync",
     "gitmem.cli.adopt",
     "gitmem.cli.history",
+    "gitmem.cli.validate",
     "gitmem.cli.drivers",
     "gitmem.cli.key",
     "gitmem.cli.demo",
