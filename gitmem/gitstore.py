@@ -59,6 +59,15 @@ class TreeEntry(NamedTuple):  # a tuple: list_tree makes ten thousand of them pe
     size: int | None = None  # blobs only, when asked for
 
 
+class Commit(NamedTuple):
+    oid: str
+    time: float
+    author: str
+    email: str
+    subject: str
+    paths: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class PushOutcome:
     ok: bool
@@ -531,6 +540,29 @@ class Repository:
             "--",
         ).stdout
         return _parse_change_times(out)
+
+    def commits_touching(self, base: str | None, tip: str, limit: int = 50) -> list[Commit]:
+        """Non-merge commits in base..tip, newest first, each with its author and changed paths."""
+        rng = f"{base}..{tip}" if base else tip
+        out = self.git(
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "--no-merges",
+            f"-n{limit}",
+            "--format=%x00%H%x1f%ct%x1f%an%x1f%ae%x1f%s",
+            "--name-only",
+            "--no-renames",
+            rng,
+            "--",
+        ).stdout.decode("utf-8", "surrogateescape")
+        commits = []
+        for rec in out.split("\0")[1:]:
+            head, _, names = rec.partition("\n")
+            oid, ts, name, email, subject = head.split("\x1f", 4)
+            paths = tuple(n for n in names.split("\n") if n)
+            commits.append(Commit(oid, float(ts or 0), name, email, subject, paths))
+        return commits
 
     def path_history(self, rev: str, path: str) -> list[tuple[str, str | None]]:
         """(commit, blob-or-None) for each commit that touched `path`, newest first."""

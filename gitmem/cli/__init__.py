@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "gitmem.cli.sync",
     "gitmem.cli.history",
     "gitmem.cli.drivers",
+    "gitmem.cli.hooks",
     "gitmem.cli.demo",
 )
 
