@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "gitmem.cli.history",
     "gitmem.cli.drivers",
     "gitmem.cli.hooks",
+    "gitmem.cli.graph",
     "gitmem.cli.demo",
 )
 
