@@ -254,11 +254,11 @@ def pagerank(g: Any) -> dict[str, float]:
                 share = DAMPING * rank[i] / len(targets)
                 for t in targets:
                     new[t] += share
-        delta = sum(abs(a - b) for a, b in zip(new, rank))
+        delta = sum(abs(a - b) for a, b in zip(new, rank, strict=True))
         rank = new
         if delta < n * 1e-8:
             break
-    return dict(zip(nodes, rank))
+    return dict(zip(nodes, rank, strict=True))
 
 
 def communities_of(g: Any) -> list[list[str]]:
