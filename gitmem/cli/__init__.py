@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "gitmem.cli.drivers",
     "gitmem.cli.hooks",
     "gitmem.cli.graph",
+    "gitmem.cli.curate",
     "gitmem.cli.demo",
 )
 
