@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "gitmem.cli.hooks",
     "gitmem.cli.graph",
     "gitmem.cli.curate",
+    "gitmem.cli.promote",
     "gitmem.cli.demo",
 )
 
