@@ -93,7 +93,10 @@ def run_hook(
     bound = hook_timeout(project.repo.config_get("gitmem.hookTimeout"))
     starting = mode == "pull"
     refs = sorted({s.ref for s in project.scopes if s.pushable})
-    before = {ref: project.repo.resolve(ref) for ref in refs}
+    # what came from the remote is what moved the remote-tracking refs
+    before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
+    auto_index = _auto_index(project)
+    personal_before = _read_text(auto_index) if auto_index else None
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
             _sync(project, mode, bound)
@@ -102,7 +105,7 @@ def run_hook(
     except GitmemError as exc:
         outcome.note = f"gitmem: memory not synced: {exc.message}"
     if starting:
-        outcome.context = session_start_context(project, before, outcome.note)
+        outcome.context = session_start_context(project, before, outcome.note, personal_before)
     return outcome
 
 
@@ -154,8 +157,12 @@ def deadline(seconds: float) -> Iterator[None]:
 
 
 def session_start_context(
-    project: Project, before: dict[str, str | None], note: str | None
+    project: Project,
+    before: dict[str, str | None],
+    note: str | None,
+    personal_before: str | None = None,
 ) -> list[str]:
+    """Changes, then the personal index when this pull changed it, then the team index."""
     lines: list[str] = []
     if note:
         lines.append(f"{note} — memory below may be out of date.")
@@ -163,10 +170,39 @@ def session_start_context(
     if changes:
         lines.append("Memory changed since the last session (synced by gitmem):")
         lines += changes
+    auto_index = _auto_index(project)
+    # Claude Code reads MEMORY.md while SessionStart hooks still run (seen with the real client
+    # 2.1.330): when the pull changed it, the agent loaded the old one, so show the new one here
+    if auto_index is not None:
+        now = _read_text(auto_index)
+        if now and now != personal_before:
+            lines += _index_block(
+                auto_index,
+                "Your memory index was updated from your other machines at session start; "
+                "it now reads (topic files are in that folder):",
+                (CONTEXT_BUDGET - _size(lines)) // 2,
+            )
     team = next((s for s in project.scopes if s.name == "team"), None)
     if team is not None:
-        lines += _team_index(team.path, CONTEXT_BUDGET - _size(lines))
+        lines += _index_block(
+            team.path / "MEMORY.md",
+            f"Team memory (shared by the team through git; folder {team.path}). "
+            "Its index follows; read a linked file from that folder when it is relevant:",
+            CONTEXT_BUDGET - _size(lines),
+        )
     return lines
+
+
+def _auto_index(project: Project) -> Path | None:
+    auto = next((s for s in project.scopes if s.name == "auto" and s.pushable), None)
+    return auto.path / "MEMORY.md" if auto else None
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text("utf-8", "replace")
+    except OSError:
+        return None
 
 
 def _size(lines: list[str]) -> int:
@@ -174,15 +210,19 @@ def _size(lines: list[str]) -> int:
 
 
 def _changes(project: Project, before: dict[str, str | None]) -> Iterator[str]:
+    import re
+
     repo = project.repo
+    me = repo.identity()[1].casefold()
     by_who: dict[str, list[str]] = {}
     for ref, old in before.items():
-        new = repo.resolve(ref)
+        new = repo.resolve(project.tracking_ref(ref))
         if new is None or new == old:
             continue
         for commit in repo.commits_touching(old, new):
-            host = commit.subject.rsplit(" from ", 1)[-1] if " from " in commit.subject else ""
-            who = commit.email + (f" ({host})" if host else "")
+            m = re.search(r" (?:on|from) (\S+)$", commit.subject)
+            who = "you" if commit.email.casefold() == me else commit.email
+            who += f" (on {m.group(1)})" if m else ""
             paths = [p for p in commit.paths if p.endswith(".md")]
             by_who.setdefault(who, [])
             by_who[who] += [p for p in paths if p not in by_who[who]]
@@ -194,19 +234,12 @@ def _changes(project: Project, before: dict[str, str | None]) -> Iterator[str]:
         yield f"- {who}: {listed or 'no memory files'}"
 
 
-def _team_index(folder: Path, budget: int) -> list[str]:
-    index = folder / "MEMORY.md"
-    try:
-        text = index.read_text("utf-8", "replace")
-    except OSError:
+def _index_block(index: Path, header: str, budget: int) -> list[str]:
+    """An index file as context lines, cut at a line boundary to fit `budget` characters."""
+    text = _read_text(index)
+    if not text or not text.strip():
         return []
-    if not text.strip():
-        return []
-    head = [
-        "",
-        f"Team memory (shared by the team through git; folder {folder}). "
-        "Its index follows; read a linked file from that folder when it is relevant:",
-    ]
+    head = ["", f"{header} ({index})"]
     budget -= _size(head) + 120  # room for the "more lines" pointer
     body: list[str] = []
     lines = text.splitlines()

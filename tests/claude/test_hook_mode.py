@@ -145,3 +145,17 @@ def test_hooks_cli_install_status_uninstall(world: World) -> None:
     settings.write_text("{oops")
     run = world.gitmem("-C", str(a), "hooks", "install", "--claude")
     assert run.code == 2 and "not valid JSON" in run.err and settings.read_text() == "{oops"
+
+
+def test_session_start_shows_the_personal_index_when_the_pull_changed_it(world: World) -> None:
+    laptop, desktop = world.clone("laptop"), world.clone("desktop")
+    auto = world.scope_path(laptop, "auto")
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_text("- [Style](style.md) — tabs, not spaces\n")
+    (auto / "style.md").write_text("tabs\n")
+    world.ok("-C", str(laptop), "push")
+    run, _ = hook(world, "pull", desktop, "SessionStart")
+    assert "you (on " in run.out and "auto/style.md" in run.out
+    assert "tabs, not spaces" in run.out  # Claude Code read the old index before the pull
+    again, _ = hook(world, "pull", desktop, "SessionStart")
+    assert "tabs, not spaces" not in again.out  # unchanged: Claude Code loads it itself
