@@ -97,7 +97,7 @@ def run_as_hook(args: argparse.Namespace) -> int:
     """pull/push --hook: always exit 0 — a hook's failure must not disturb the session."""
     from gitmem.hookrun import read_payload, run_hook
 
-    data = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
+    data = _payload()
     outcome = run_hook(
         args.mode, directory(args), getattr(args, "memory_dir", None), read_payload(data)
     )
@@ -106,3 +106,31 @@ def run_as_hook(args: argparse.Namespace) -> int:
     if outcome.note:
         sys.stderr.write(outcome.note + "\n")
     return 0
+
+
+def _payload(wait: float = 1.0) -> bytes:
+    """Claude Code writes the payload and closes stdin; anyone else may leave it open and
+    silent, so read until EOF or until nothing came for `wait` seconds (1 MiB at most)."""
+    import os
+    import select
+
+    from gitmem.hookrun import MAX_PAYLOAD
+
+    if sys.stdin is None or sys.stdin.isatty():
+        return b""
+    try:
+        fd = sys.stdin.fileno()
+    except (OSError, ValueError):
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    while size < MAX_PAYLOAD:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)

@@ -159,3 +159,21 @@ def test_session_start_shows_the_personal_index_when_the_pull_changed_it(world: 
     assert "tabs, not spaces" in run.out  # Claude Code read the old index before the pull
     again, _ = hook(world, "pull", desktop, "SessionStart")
     assert "tabs, not spaces" not in again.out  # unchanged: Claude Code loads it itself
+
+
+def test_a_stdin_left_open_and_silent_does_not_hang_the_hook(world: World) -> None:
+    folder = world.root / "plain"
+    folder.mkdir()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "-C", str(folder), "pull", "--hook"],
+        stdin=subprocess.PIPE,  # never written, never closed
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    try:
+        assert proc.wait(timeout=15) == 0
+    finally:
+        proc.kill()
+        assert proc.stdin is not None
+        proc.stdin.close()
