@@ -111,7 +111,11 @@ def links_in(text: str) -> list[tuple[str, str]]:
     if "[" not in text:
         return []  # most memories link nothing: skip the parse
     found: list[tuple[str, str]] = []
-    for block in parser().parse(text):
+    md = parser()
+    # text with no code block, fence or link definition has the links its inline parse finds:
+    # skip the block pass (half the cost)
+    blocks = md.parse(text) if _needs_blocks(text) else md.parseInline(text)
+    for block in blocks:
         for tok in block.children or ():
             if tok.type == "link_open":
                 href = tok.attrGet("href")
@@ -120,6 +124,19 @@ def links_in(text: str) -> list[tuple[str, str]]:
             elif tok.type == "wikilink":
                 found.append(("wiki", tok.meta["target"]))
     return found
+
+
+def _needs_blocks(text: str) -> bool:
+    """Whether block structure can change which links `text` holds: indented or fenced code
+    (no link inside), or reference definitions (`[r]: x.md`)."""
+    return (
+        "```" in text
+        or "~~~" in text
+        or "]:" in text
+        or "\n    " in text
+        or "\n\t" in text
+        or text.startswith(("    ", "\t"))
+    )
 
 
 def _resolve_md(source: str, href: str) -> str | None:

@@ -160,3 +160,26 @@ def test_pagerank_agrees_with_networkx(tmp_path: Path) -> None:
 def test_communities_are_the_same_on_every_run(tmp_path: Path) -> None:
     folder = linked_corpus(tmp_path / "m", n=300)
     assert build_graph(folder)[0].communities == build_graph(folder)[0].communities
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# T\n\nsee [a](a.md), [[b]] and `[[c]]`\n\n- [d](d.md)\n> [e](e.md)\n",
+        "[x](x.md) *[y](y.md)* **[[z]]** <b>[w](w.md)</b>\n",
+        "\\[[not]] [esc\\]aped](e.md) [[ok]]\n",
+    ],
+)
+def test_inline_only_parse_finds_what_the_full_parse_finds(text: str) -> None:
+    from gitmem.graph import _needs_blocks, parser
+
+    assert not _needs_blocks(text)
+    full = [
+        (t.type, t.attrGet("href") or t.meta.get("target"))
+        for b in parser().parse(text)
+        for t in b.children or ()
+        if t.type in ("link_open", "wikilink")
+    ]
+    assert [(k, v) for k, v in links_in(text)] == [
+        ("md" if t == "link_open" else "wiki", v) for t, v in full
+    ]
