@@ -135,15 +135,16 @@ def test_one_thousand_linked_files_build_and_rank_fast(tmp_path: Path) -> None:
     folder = linked_corpus(tmp_path / "m")
     build_graph(folder)  # imports and the parser built once: ADR-049's target is after imports
     best = min(_timed(lambda: build_graph(folder)) for _ in range(3))
-    assert best < 0.2 * 3, f"{best * 1000:.0f} ms"  # 3x slack on a loaded shared machine
+    # CPU time, not wall time: the shared machine's load must not decide; 2x slack on 200 ms
+    assert best < 0.2 * 2, f"{best * 1000:.0f} ms of CPU"
     graph, _ = build_graph(folder)
     assert len(graph.nodes) == 1000
 
 
 def _timed(fn: object) -> float:
-    start = time.perf_counter()
+    start = time.process_time()
     fn()  # type: ignore[operator]
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
 def test_pagerank_agrees_with_networkx(tmp_path: Path) -> None:
