@@ -30,19 +30,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
-from merge_drivers.index import (
+from merge_drivers.archive import (
     ARCHIVE_HEADER,
     ARCHIVE_LINK,
     ARCHIVE_NAME,
     MAX_CHARS,
     MAX_LINES,
-    Index,
-    Item,
-    Key,
-    measure,
-    parse,
-    render,
 )
+from merge_drivers.indexdoc import Index, Item, Key, measure, parse, render
 from merge_drivers.rank import NEUTRAL_CONFIDENCE, rank_fields
 
 if TYPE_CHECKING:

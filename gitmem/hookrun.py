@@ -97,23 +97,28 @@ def run_hook(
     before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
     auto_index = _auto_index(project)
     personal_before = _read_text(auto_index) if auto_index else None
+    pulled: dict[str, list[str]] = {}
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
-            _sync(project, mode, bound)
+            pulled = _sync(project, mode, bound)
     except HookTimeout:
         outcome.note = f"gitmem: memory not synced: gave up after {bound:g} s (gitmem.hookTimeout)"
     except GitmemError as exc:
         outcome.note = f"gitmem: memory not synced: {exc.message}"
     if starting:
-        outcome.context = session_start_context(project, before, outcome.note, personal_before)
+        outcome.context = session_start_context(
+            project, before, outcome.note, personal_before, pulled
+        )
     return outcome
 
 
-def _sync(project: Project, mode: str, bound: float) -> None:
+def _sync(project: Project, mode: str, bound: float) -> dict[str, list[str]]:
+    """Run the sync; the files it wrote on disk, by ref."""
     from gitmem.sync import SyncOptions, run_sync
 
     options = SyncOptions(mode=mode, timeout=bound, lock_wait=0.0)
-    run_sync(project, options)
+    result = run_sync(project, options)
+    return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
 
 
 def hook_timeout(value: str | None) -> float:
@@ -161,12 +166,13 @@ def session_start_context(
     before: dict[str, str | None],
     note: str | None,
     personal_before: str | None = None,
+    pulled: dict[str, list[str]] | None = None,
 ) -> list[str]:
     """Changes, then the personal index when this pull changed it, then the team index."""
     lines: list[str] = []
     if note:
         lines.append(f"{note} — memory below may be out of date.")
-    changes = list(_changes(project, before))
+    changes = list(_changes(project, before, pulled or {}))
     if changes:
         lines.append("Memory changed since the last session (synced by gitmem):")
         lines += changes
@@ -209,29 +215,36 @@ def _size(lines: list[str]) -> int:
     return sum(len(line) + 1 for line in lines)
 
 
-def _changes(project: Project, before: dict[str, str | None]) -> Iterator[str]:
+def _changes(
+    project: Project, before: dict[str, str | None], pulled: dict[str, list[str]]
+) -> Iterator[str]:
+    """One line per ref the remote moved: who pushed, and which memories this pull wrote.
+
+    File names come from the sync's own report (an encrypted personal ref hides them in git)
+    and, when it wrote none, from the commits' paths."""
     import re
 
     repo = project.repo
     me = repo.identity()[1].casefold()
-    by_who: dict[str, list[str]] = {}
     for ref, old in before.items():
         new = repo.resolve(project.tracking_ref(ref))
         if new is None or new == old:
             continue
+        who: list[str] = []
+        paths: list[str] = list(pulled.get(ref, ()))
         for commit in repo.commits_touching(old, new):
             m = re.search(r" (?:on|from) (\S+)$", commit.subject)
-            who = "you" if commit.email.casefold() == me else commit.email
-            who += f" (on {m.group(1)})" if m else ""
-            paths = [p for p in commit.paths if p.endswith(".md")]
-            by_who.setdefault(who, [])
-            by_who[who] += [p for p in paths if p not in by_who[who]]
-    for shown, (who, paths) in enumerate(by_who.items()):
-        if shown >= MAX_CHANGE_LINES:
-            yield f"- … and changes by {len(by_who) - shown} more"
-            return
-        listed = ", ".join(paths[:8]) + (f" and {len(paths) - 8} more" if len(paths) > 8 else "")
-        yield f"- {who}: {listed or 'no memory files'}"
+            name = "you" if commit.email.casefold() == me else commit.email
+            name += f" (on {m.group(1)})" if m else ""
+            if name not in who:
+                who.append(name)
+            if ref not in pulled:
+                paths += [p for p in commit.paths if p.endswith(".md") and p not in paths]
+        if not who:
+            continue
+        people = ", ".join(who[:5]) + (f" and {len(who) - 5} more" if len(who) > 5 else "")
+        listed = ", ".join(paths[:12]) + (f" and {len(paths) - 12} more" if len(paths) > 12 else "")
+        yield f"- {people}: {listed or 'no memory files changed here'}"
 
 
 def _index_block(index: Path, header: str, budget: int) -> list[str]:

@@ -80,7 +80,7 @@ def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
 def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) -> Moved:
     """Move the memory `path` to the folder `to`; returns what moved (pushes if it can)."""
     from gitmem.state import write_atomic
-    from merge_drivers.index import parse, render
+    from merge_drivers.indexdoc import parse, render
 
     src, rel = _source(project, path)
     dst = home_of(project, to)

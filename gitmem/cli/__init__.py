@@ -19,10 +19,11 @@ COMMAND_MODULES = (
     "gitmem.cli.sync",
     "gitmem.cli.history",
     "gitmem.cli.drivers",
+    "gitmem.cli.key",
     "gitmem.cli.hooks",
+    "gitmem.cli.promote",
     "gitmem.cli.graph",
     "gitmem.cli.curate",
-    "gitmem.cli.promote",
     "gitmem.cli.demo",
 )
 

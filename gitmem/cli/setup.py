@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from, plural
@@ -27,7 +26,10 @@ def init(args: argparse.Namespace) -> int:
     st = result.status
     echo(f"gitmem: project {st.key} (remote: {st.remote or 'none'}, user: {st.user})")
     for s in st.scopes:
-        echo(f"  {s.name:<7} {s.path}  ->  {s.ref}" + (f"  ({s.note})" if s.note else ""))
+        echo(
+            f"  {s.name:<7} {s.path}  ->  {s.ref}  [{s.privacy}]"
+            + (f"  ({s.note})" if s.note else "")
+        )
     for pattern in result.excluded:
         echo(f"  added /{pattern} to .git/info/exclude")
     for warning in result.warnings:
@@ -41,11 +43,14 @@ def status(args: argparse.Namespace) -> int:
 
     st = project_status(open_project_from(args))
     if args.as_json:
+        import json
+
         echo(json.dumps(st.as_json(), indent=2))
         return 0
     echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
     for s in st.scopes:
         sync = f"ahead {s.ahead}, behind {s.behind}" if s.synced else s.note
+        sync += f"; {s.privacy}"
         if s.changed:
             sync += f", {plural(s.changed, 'unsynced change')}"
         echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {s.ref:<32} {sync}\n          {s.path}")

@@ -9,7 +9,8 @@ import pytest
 
 from gitmem.curate import apply, plan
 from gitmem.errors import UsageError
-from merge_drivers.index import ARCHIVE_NAME, MAX_LINES, measure, parse
+from merge_drivers.archive import ARCHIVE_NAME, MAX_LINES
+from merge_drivers.indexdoc import measure, parse
 from tests.support.world import World
 
 REAL = next(
