@@ -25,7 +25,7 @@ def test_session_start_brings_team_and_personal_memory_and_session_end_pushes(
     world: World,
 ) -> None:
     team_sentinel, personal_sentinel = "gitmem-team-sentinel-7b2e", "gitmem-auto-sentinel-91cd"
-    world.git("config", "--global", "gitmem.encrypt", "off")  # one user, two machines, no key
+    # default settings: personal memory encrypted (one user, one identity in this HOME)
     teammate = world.clone("teammate", email="alice@example.com")
     laptop = world.clone("laptop")  # the same user as `fresh`, on another machine
     team = world.scope_path(teammate, "team")
