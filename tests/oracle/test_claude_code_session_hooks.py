@@ -67,3 +67,45 @@ def test_session_start_brings_team_and_personal_memory_and_session_end_pushes(
     check = world.clone("check")
     world.ok("-C", str(check), "pull")
     assert (world.scope_path(check, "auto") / "written-in-session.md").exists()
+
+
+def test_curated_real_index_loads_whole_without_a_warning(world: World) -> None:
+    """The real 256-line index of the corpus, curated, is loaded whole with no cap warning."""
+    from gitmem.curate import apply, plan
+
+    real = next(
+        (
+            p
+            / "shared/corpus/real/BobG1983__breaker/.claude__agent-memory__bevy-api-expert__MEMORY.md"
+            for p in Path(__file__).resolve().parents
+            if (p / "shared/corpus/real").is_dir()
+        ),
+        None,
+    )
+    assert real is not None, "the shared real corpus (../shared/corpus/real) is not here"
+    clone = world.clone("curated")
+    auto = world.scope_path(clone, "auto")
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_bytes(real.read_bytes())
+    before = _context(world, clone)
+    assert "WARNING: MEMORY.md is" in before  # the oracle does see the overflow
+    apply(plan(auto))
+    after = _context(world, clone)
+    assert "WARNING: MEMORY.md is" not in after
+    last_kept = (auto / "MEMORY.md").read_text().strip().splitlines()[-1]
+    assert last_kept in after  # loaded to its last line: the archive link
+
+
+def _context(world: World, directory: Path) -> str:
+    out = world.root / f"ctx-{directory.name}-{os.getpid()}.json"
+    out.unlink(missing_ok=True)
+    env = {**world.env, "CLAUDE_BIN": CLAUDE_BIN, "PATH": os.environ["PATH"]}
+    proc = subprocess.run(
+        [str(ORACLE), str(directory), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert out.exists(), proc.stdout + proc.stderr
+    return str(json.loads(out.read_text())["context"])
