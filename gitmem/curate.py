@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -133,14 +133,18 @@ def _entry_for(rel: str, data: bytes) -> str:
     return f"- [{node.title}]({rel})" + (f" — {hook}" if hook else "")
 
 
-def plan(folder: Path, change_times: Mapping[str, float] | None = None) -> CurateResult:
+def plan(
+    folder: Path,
+    change_times: Mapping[str, float] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> CurateResult:
     """What curate would write for `folder` (nothing is written)."""
     from gitmem.graph import build_graph
 
     index_text = _read(folder / INDEX_NAME)
     archive_text = _read(folder / ARCHIVE_NAME)
     index = parse(index_text or "")
-    graph, g = build_graph(folder)
+    graph, g = build_graph(folder, progress)
     topics = {p: n for p, n in graph.nodes.items() if p not in (INDEX_NAME, ARCHIVE_NAME)}
     g.remove_nodes_from([INDEX_NAME, ARCHIVE_NAME])
     from gitmem.graph import pagerank
@@ -372,7 +376,9 @@ def _archive(archived: list[Candidate], moved_now: int) -> str:
 # -- the use case ----------------------------------------------------------------------------------
 
 
-def curate_scope(project: Project, scope: str) -> CurateResult:
+def curate_scope(
+    project: Project, scope: str, progress: Callable[[int], None] | None = None
+) -> CurateResult:
     """Plan curate for one scope, with recency from its ref's history."""
     s = project.scope(scope)
     times: dict[str, float] = {}
@@ -382,7 +388,7 @@ def curate_scope(project: Project, scope: str) -> CurateResult:
         for path, t in project.repo.change_times(None, tip).items():
             if path.startswith(prefix):
                 times[posixpath.relpath(path, s.prefix)] = t
-    return plan(s.path, times)
+    return plan(s.path, times, progress)
 
 
 def apply(result: CurateResult) -> None:

@@ -402,7 +402,9 @@ def as_text(graph: MemoryGraph, top: int = 20) -> list[str]:
     return out
 
 
-def scope_graph(project: Project, scope: str) -> MemoryGraph:
+def scope_graph(
+    project: Project, scope: str, progress: Callable[[int], None] | None = None
+) -> MemoryGraph:
     """The graph of one scope's folder (an absent folder is an empty graph)."""
-    graph, _ = build_graph(project.scope(scope).path)
+    graph, _ = build_graph(project.scope(scope).path, progress)
     return graph

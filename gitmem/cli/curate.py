@@ -6,7 +6,15 @@ import argparse
 import sys
 from typing import Any
 
-from gitmem.cli.common import SCOPE_CHOICES, command, echo, open_project_from, plural
+from gitmem.cli.common import (
+    SCOPE_CHOICES,
+    command,
+    echo,
+    end_progress,
+    file_progress,
+    open_project_from,
+    plural,
+)
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -28,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
     from gitmem.curate import apply, curate_scope
     from gitmem.errors import UsageError
 
-    result = curate_scope(open_project_from(args), args.scope)
+    progress = file_progress("reading memories")
+    result = curate_scope(open_project_from(args), args.scope, progress)
+    end_progress(progress)
     if not result.changed:
         echo(f"{result.folder}/MEMORY.md is already curated ({result.lines} lines)")
         return 0

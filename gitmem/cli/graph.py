@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import SCOPE_CHOICES, command, echo, open_project_from
+from gitmem.cli.common import (
+    SCOPE_CHOICES,
+    command,
+    echo,
+    end_progress,
+    file_progress,
+    open_project_from,
+)
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -33,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
 
     from gitmem.graph import as_dot, as_json, as_text, scope_graph
 
-    graph = scope_graph(open_project_from(args), args.scope)
+    progress = file_progress("reading memories")
+    graph = scope_graph(open_project_from(args), args.scope, progress)
+    end_progress(progress)
     if args.fmt == "json":
         echo(json.dumps(as_json(graph), indent=2, ensure_ascii=False))
     elif args.fmt == "dot":
