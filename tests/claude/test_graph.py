@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.graph import as_dot, as_json, build_graph, links_in
+from tests.support.world import World
 
 
 def write(folder: Path, files: dict[str, str]) -> Path:
@@ -184,3 +185,18 @@ def test_inline_only_parse_finds_what_the_full_parse_finds(text: str) -> None:
     assert [(k, v) for k, v in links_in(text)] == [
         ("md" if t == "link_open" else "wiki", v) for t, v in full
     ]
+
+
+def test_graph_cli_formats_and_silence_off_a_terminal(world: World) -> None:
+    a = world.clone("a")
+    auto = world.scope_path(a, "auto")
+    write(auto, {"MEMORY.md": "- [API](api.md) — api\n", "api.md": "[[gone]]\n", "x.md": "x\n"})
+    run = world.gitmem("-C", str(a), "graph", "--format", "json")
+    assert run.code == 0 and run.err == ""
+    data = json.loads(run.out)
+    assert set(data["nodes"]) == {"MEMORY.md", "api.md", "x.md"}
+    assert data["orphans"] == ["x.md"] and data["dangling"] == [{"from": "api.md", "to": "gone"}]
+    assert world.ok("-C", str(a), "graph", "--format", "dot").startswith("digraph memory {")
+    text = world.ok("-C", str(a), "graph")
+    assert "3 memories, 1 links" in text and "orphans (1)" in text and "api.md -> gone" in text
+    assert world.ok("-C", str(a), "graph", "--scope", "team").startswith("0 memories")
