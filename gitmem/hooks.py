@@ -231,7 +231,9 @@ def install(where: str, root: Path | None, command: str | None = None) -> HookCh
     if raw is not None and raw.strip() and json.loads(out) == json.loads(raw.decode("utf-8-sig")):
         return HookChange(path, False, f"gitmem hooks already installed in {path}")
     _write(path, out)
-    _remember(path, raw, out)
+    found, first_before, last_after = _recall(path)
+    # reinstalled over our own untouched output: the bytes before the first install still count
+    _remember(path, first_before if found and last_after == raw else raw, out)
     return HookChange(path, True, f"installed SessionStart and SessionEnd hooks in {path}")
 
 

@@ -101,11 +101,17 @@ def test_install_into_a_missing_file_and_uninstall_removes_it(tmp_path: Path) ->
 
 
 def test_reinstall_from_another_path_updates_the_command_once(tmp_path: Path) -> None:
+    path = _settings(tmp_path)
+    path.parent.mkdir()
+    original = json.dumps(OTHER_HOOKS, indent=2) + "\n"
+    path.write_text(original)
     hooks.install("project", tmp_path, CMD)
     hooks.install("project", tmp_path, "/new/bin/gitmem")
-    data = json.loads(_settings(tmp_path).read_text())
+    data = json.loads(path.read_text())
     commands = [h["command"] for g in data["hooks"]["SessionStart"] for h in g["hooks"]]
-    assert commands == ["/new/bin/gitmem pull --hook"]
+    assert commands == ["echo hi", "/new/bin/gitmem pull --hook"]
+    hooks.uninstall("project", tmp_path)
+    assert path.read_text() == original  # the bytes before the first install
 
 
 @pytest.mark.parametrize(
