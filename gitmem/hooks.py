@@ -162,6 +162,8 @@ def _dump(data: dict[str, Any], raw: bytes | None) -> bytes:
 def _write(path: Path, data: bytes) -> None:
     from gitmem.state import write_atomic
 
+    # a settings file linked from a dotfiles repository stays a link: write where it points
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
     write_atomic(path, data, mode)

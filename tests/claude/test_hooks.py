@@ -173,3 +173,16 @@ def test_default_command_is_an_absolute_path() -> None:
     import shlex
 
     assert Path(shlex.split(hooks.gitmem_command())[0]).is_absolute()
+
+
+def test_a_linked_settings_file_stays_a_link(tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles" / "settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text('{"model": "opus"}\n')
+    path = _settings(tmp_path)
+    path.parent.mkdir()
+    path.symlink_to(dotfiles)
+    hooks.install("project", tmp_path, CMD)
+    assert path.is_symlink() and "SessionStart" in dotfiles.read_text()
+    hooks.uninstall("project", tmp_path)
+    assert path.is_symlink() and dotfiles.read_text() == '{"model": "opus"}\n'
