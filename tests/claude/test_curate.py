@@ -56,6 +56,25 @@ def test_real_256_line_index_fits_loses_nothing_and_settles(tmp_path: Path) -> N
         assert block in others(index)
 
 
+REAL_FILES = (
+    sorted(p for p in REAL.rglob("*") if p.is_file() and ".md" in p.name) if REAL.is_dir() else []
+)
+
+
+@pytest.mark.parametrize("real", REAL_FILES, ids=lambda p: p.name[-48:])
+def test_every_real_memory_file_as_an_index_keeps_every_entry_and_settles(
+    tmp_path: Path, real: Path
+) -> None:
+    original = real.read_bytes().decode("utf-8", "replace")
+    (tmp_path / "MEMORY.md").write_text(original)
+    index, archive = curate_twice(tmp_path)
+    assert measure(parse(index).items)[0] <= MAX_LINES or not entries(index)
+    after = [e for e in entries(index) + entries(archive) if ARCHIVE_NAME not in e]
+    assert sorted(after) == sorted(set(entries(original)))
+    for block in others(original):
+        assert block in others(index)
+
+
 def write(folder: Path, files: dict[str, str]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
