@@ -121,11 +121,11 @@ def _read(path: Path) -> str | None:
         ) from None
 
 
-def _entry_for(rel: str, data: bytes) -> str:
+def index_line_for(rel: str, data: bytes) -> str:
     """The index line Claude Code writes for a topic file: `- [Title](file.md) — description`."""
-    from gitmem.graph import _describe
+    from gitmem.graph import describe_memory
 
-    node, body = _describe(rel, data)
+    node, body = describe_memory(rel, data)
     hook = node.description
     if not hook:
         hook = next((ln.strip("# ").strip() for ln in body.splitlines() if ln.strip()), "")
@@ -181,7 +181,7 @@ def plan(
     added = []
     for rel in sorted(topics):
         if rel.casefold() not in targets and rel.casefold().removeprefix("./") not in targets:
-            line = _entry_for(rel, datas[rel])
+            line = index_line_for(rel, datas[rel])
             item = parse(line + "\n").items[0]
             candidates.append(Candidate(item, "", 2, len(candidates)))
             added.append(rel)

@@ -167,7 +167,7 @@ def memory_files(folder: Path) -> Iterable[tuple[str, os.stat_result]]:
         yield rel, st
 
 
-def _describe(rel: str, data: bytes) -> tuple[MemoryNode, str]:
+def describe_memory(rel: str, data: bytes) -> tuple[MemoryNode, str]:
     from merge_drivers.frontmatter import Invalid, split
 
     text = data.decode("utf-8", "replace")
@@ -207,7 +207,7 @@ def build_graph(
     bodies: dict[str, str] = {}
     for count, (rel, st) in enumerate(sorted(memory_files(folder)), 1):
         data = b"" if st.st_size > MAX_FILE else (folder / rel).read_bytes()
-        node, body = _describe(rel, data)
+        node, body = describe_memory(rel, data)
         node.mtime = st.st_mtime
         nodes[rel] = node
         bodies[rel] = body

@@ -79,6 +79,7 @@ def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
 
 def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) -> Moved:
     """Move the memory `path` to the folder `to`; returns what moved (pushes if it can)."""
+    from gitmem.curate import index_line_for
     from gitmem.state import write_atomic
     from merge_drivers.indexdoc import parse, render
 
@@ -114,7 +115,7 @@ def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) ->
         for it in src_index.items
         if it.kind == "entry" and (it.target or "").strip().removeprefix("./").casefold() == key
     ]
-    line = mine[0].text if mine else _entry_line(rel, data)
+    line = mine[0].text if mine else index_line_for(rel, data)
     dst_index_text = _read(dst.folder / INDEX_NAME)
     dst_index = parse(dst_index_text)
     has_line = any(
@@ -136,12 +137,6 @@ def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) ->
     moved = Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
     _record(project, moved, {src.scope, dst.scope})
     return moved
-
-
-def _entry_line(rel: str, data: bytes) -> str:
-    from gitmem.curate import _entry_for
-
-    return _entry_for(rel, data)
 
 
 def _read(path: Path) -> str:
