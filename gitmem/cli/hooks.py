@@ -41,14 +41,17 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def _root(args: argparse.Namespace, required: bool) -> Path | None:
-    from gitmem.errors import NotARepository
+    from gitmem.errors import NotARepository, UsageError
     from gitmem.gitstore import Repository
 
     try:
         repo = Repository(directory(args))
-    except NotARepository:
+    except NotARepository as exc:
         if required:
-            raise
+            raise UsageError(
+                exc.message,
+                "run it inside the project (or -C PATH), or use --user for every project",
+            ) from None
         return None
     # Claude Code reads .claude/settings.local.json of the worktree it is started in
     return repo.toplevel

@@ -177,3 +177,15 @@ def test_a_stdin_left_open_and_silent_does_not_hang_the_hook(world: World) -> No
         proc.kill()
         assert proc.stdin is not None
         proc.stdin.close()
+
+
+def test_user_hooks_install_outside_any_repository(world: World) -> None:
+    folder = world.root / "anywhere"
+    folder.mkdir()
+    out = world.ok("-C", str(folder), "hooks", "install", "--claude", "--user")
+    settings = world.home / ".claude" / "settings.json"
+    assert str(settings) in out and "SessionEnd" in settings.read_text()
+    status = world.ok("-C", str(folder), "hooks", "status")
+    assert "user" in status and "installed" in status and "project" not in status
+    run = world.gitmem("-C", str(folder), "hooks", "install", "--project")
+    assert run.code == 2 and "--user" in run.err
