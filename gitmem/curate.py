@@ -380,15 +380,22 @@ def curate_scope(
     project: Project, scope: str, progress: Callable[[int], None] | None = None
 ) -> CurateResult:
     """Plan curate for one scope, with recency from its ref's history."""
+    return plan(project.scope(scope).path, history_times(project, scope), progress)
+
+
+def history_times(project: Project, scope: str) -> dict[str, float]:
+    """When each memory of the scope last changed on its ref (one `git log`). An encrypted
+    personal ref hides file names, so it gives nothing: frontmatter and mtimes decide there."""
     s = project.scope(scope)
-    times: dict[str, float] = {}
     tip = project.repo.resolve(s.ref)
-    if tip:
-        prefix = s.prefix + "/"
-        for path, t in project.repo.change_times(None, tip).items():
-            if path.startswith(prefix):
-                times[posixpath.relpath(path, s.prefix)] = t
-    return plan(s.path, times, progress)
+    if not tip:
+        return {}
+    prefix = s.prefix + "/"
+    return {
+        posixpath.relpath(path, s.prefix): t
+        for path, t in project.repo.change_times(None, tip).items()
+        if path.startswith(prefix) and path.endswith(".md")
+    }
 
 
 def apply(result: CurateResult) -> None:

@@ -78,6 +78,7 @@ def test_every_real_memory_file_as_an_index_keeps_every_entry_and_settles(
 def write(folder: Path, files: dict[str, str]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text)
     return folder
 
@@ -163,3 +164,29 @@ def test_curate_cli_shows_the_diff_and_writes_only_with_yes(world: World) -> Non
     world.ok("-C", str(a), "curate", "--yes")
     assert "[api](api.md)" in (auto / "MEMORY.md").read_text()
     assert "already curated" in world.ok("-C", str(a), "curate")
+
+
+def test_recency_from_history_outranks_an_older_memory(tmp_path: Path) -> None:
+    folder = write(tmp_path, {"old.md": "old\n", "new.md": "new\n"})
+    day = 86400.0
+    result = plan(folder, {"old.md": 1_000 * day, "new.md": 1_200 * day})
+    assert [e.split("]")[0] for e in entries(result.index_after)] == ["- [new", "- [old"]
+    swapped = plan(folder, {"old.md": 1_200 * day, "new.md": 1_000 * day})
+    assert [e.split("]")[0] for e in entries(swapped.index_after)] == ["- [old", "- [new"]
+
+
+def test_team_scope_curate_reads_recency_from_the_team_refs_history(world: World) -> None:
+    from gitmem.curate import curate_scope, history_times
+    from gitmem.gitstore import Repository
+    from gitmem.scopes import open_project
+
+    a = world.clone("a")
+    team = world.scope_path(a, "team")
+    write(team, {"x.md": "x\n", "sub/z.md": "z\n"})
+    world.ok("-C", str(a), "push")
+    (team / "y.md").write_text("y\n")  # not on the ref yet: its mtime counts
+    project = open_project(Repository(a))
+    times = history_times(project, "team")
+    assert set(times) == {"x.md", "sub/z.md"} and all(t > 1e9 for t in times.values())
+    result = curate_scope(project, "team")
+    assert len(entries(result.index_after)) == 3
