@@ -212,7 +212,12 @@ def _read_text(path: Path) -> str | None:
 
 
 def _size(lines: list[str]) -> int:
-    return sum(len(line) + 1 for line in lines)
+    """Characters as Claude Code counts them (UTF-16 units: an emoji is two), newlines included."""
+    return sum(_units(line) + 1 for line in lines)
+
+
+def _units(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
 
 
 def _changes(
@@ -257,7 +262,7 @@ def _index_block(index: Path, header: str, budget: int) -> list[str]:
     body: list[str] = []
     lines = text.splitlines()
     for i, line in enumerate(lines):
-        if _size(body) + len(line) + 1 > budget:
+        if _size(body) + _units(line) + 1 > budget:
             body.append(f"… {len(lines) - i} more lines in {index}")
             break
         body.append(line)

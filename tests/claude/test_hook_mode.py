@@ -58,7 +58,7 @@ def test_session_start_output_stays_within_claude_codes_limit(world: World) -> N
     a = world.clone("a")
     team = world.scope_path(a, "team")
     team.mkdir(parents=True)
-    lines = [f"- [Note {i}](note-{i}.md) — {'x' * 90}" for i in range(400)]
+    lines = [f"- [Note {i}](note-{i}.md) — {'x😀' * 45}" for i in range(400)]  # 2 units each
     (team / "MEMORY.md").write_text("\n".join(lines) + "\n")
     for i in range(400):
         (team / f"note-{i}.md").write_text(f"note {i}\n")
@@ -66,7 +66,7 @@ def test_session_start_output_stays_within_claude_codes_limit(world: World) -> N
     b = world.clone("b", email="b@example.com")
     run, _ = hook(world, "pull", b, "SessionStart")
     assert run.code == 0, run.err
-    assert len(run.out) <= CONTEXT_BUDGET < OUTPUT_LIMIT
+    assert len(run.out.encode("utf-16-le")) // 2 <= CONTEXT_BUDGET < OUTPUT_LIMIT
     assert "Note 0" in run.out and "more lines in" in run.out
 
 
