@@ -12,7 +12,6 @@ outside the two memory folders.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -74,6 +73,12 @@ def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
             f"{path!r} is not a topic file (a .md memory other than MEMORY.md)",
             "name one file, e.g. auto/build.md",
         )
+    parts = rel.split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+        raise UsageError(
+            f"{path!r} leads out of its memory folder or into a hidden one",
+            "name a memory inside the scope, e.g. auto/build.md",
+        )
     return home, rel
 
 
@@ -92,7 +97,8 @@ def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) ->
         )
     if dst.folder == src.folder:
         raise UsageError(f"{src.label}/{rel} is already in {dst.label}", "nothing to move")
-    _confined(project, dst)
+    _confined(src, rel, project.root)
+    _confined(dst, rel, project.root)
     source_file = src.folder / rel
     try:
         data = source_file.read_bytes()
@@ -150,19 +156,18 @@ def _read(path: Path) -> str:
         ) from None
 
 
-def _confined(project: Project, home: MemoryHome) -> None:
-    """A shared folder inside the working tree must not lead out of it through a link."""
-    if home.scope != "agents":
-        return
-    root = os.path.realpath(project.root)
-    probe = home.folder
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    real = os.path.realpath(probe)
-    if os.path.commonpath([root, real]) != root or probe.is_symlink():
+def _confined(home: MemoryHome, rel: str, root: Path) -> None:
+    """No symbolic link between a memory folder and the file: a link must not carry a secret
+    into the team's memory, nor a write out of the folder."""
+    from gitmem.confinement import link_on_the_way
+
+    link = link_on_the_way(home.folder, home.folder / rel)
+    if link is None and home.scope == "agents":
+        link = link_on_the_way(root, home.folder)  # <root>/.claude/agent-memory/<agent>
+    if link is not None:
         raise UsageError(
-            f"{home.folder} leads outside the working tree through a symbolic link",
-            "remove the link; agent memory must live inside the project",
+            f"{link} is a symbolic link; memory is never moved through links",
+            "replace the link with the real file or folder, then retry; nothing was moved",
         )
 
 

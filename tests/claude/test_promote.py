@@ -79,3 +79,26 @@ def test_promote_refuses_what_is_not_a_personal_topic_file(world: World) -> None
     ):
         run = world.gitmem("-C", str(a), *args)
         assert run.code == 2 and words in run.err, (args, run.err)
+
+
+def test_promote_never_follows_a_link_nor_leaves_the_folder(world: World) -> None:
+    a = world.clone("a")
+    auto = setup_auto(world, a)
+    secret = world.root / "secret.md"
+    secret.write_text("-----BEGIN PRIVATE KEY-----\n")
+    (auto / "leak.md").symlink_to(secret)
+    outside = world.root / "elsewhere"
+    outside.mkdir()
+    (a / ".claude").mkdir()
+    (a / ".claude" / "agent-memory").symlink_to(outside)
+    team = world.scope_path(a, "team")
+    for args in (
+        ("promote", "auto/leak.md"),
+        ("promote", "auto/../../../secret.md"),
+        ("promote", "auto/build.md", "--to", "agents/reviewer"),
+    ):
+        run = world.gitmem("-C", str(a), *args)
+        assert run.code == 2 and ("symbolic link" in run.err or "leads out" in run.err), run.err
+    assert not team.exists() or not any(team.iterdir())
+    assert list(outside.iterdir()) == []
+    assert (auto / "build.md").read_text() == TOPIC
