@@ -111,6 +111,11 @@ def _first_line(item: Item) -> str:
 
 
 def _read(path: Path) -> str | None:
+    if path.is_symlink():
+        raise UsageError(
+            f"{path} is a symbolic link, not a memory file",
+            "replace it with the file itself, then rerun gitmem curate; nothing was written",
+        )
     try:
         return path.read_bytes().decode("utf-8")
     except FileNotFoundError:

@@ -205,6 +205,8 @@ def _auto_index(project: Project) -> Path | None:
 
 
 def _read_text(path: Path) -> str | None:
+    if path.is_symlink():
+        return None  # not memory (sync never writes links): never print what it points to
     try:
         return path.read_text("utf-8", "replace")
     except OSError:

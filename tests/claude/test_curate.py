@@ -190,3 +190,13 @@ def test_team_scope_curate_reads_recency_from_the_team_refs_history(world: World
     assert set(times) == {"x.md", "sub/z.md"} and all(t > 1e9 for t in times.values())
     result = curate_scope(project, "team")
     assert len(entries(result.index_after)) == 3
+
+
+def test_a_linked_index_is_refused(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("- not memory\n")
+    folder = write(tmp_path / "m", {"a.md": "a\n"})
+    (folder / "MEMORY.md").symlink_to(elsewhere)
+    with pytest.raises(UsageError, match="symbolic link"):
+        plan(folder)
+    assert (folder / "MEMORY.md").is_symlink() and elsewhere.read_text() == "- not memory\n"
