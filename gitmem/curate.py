@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import UsageError
+from gitmem.errors import GitmemError, UsageError
 from merge_drivers.archive import (
     ARCHIVE_HEADER,
     ARCHIVE_LINK,
@@ -389,16 +389,26 @@ def curate_scope(
 
 
 def history_times(project: Project, scope: str) -> dict[str, float]:
-    """When each memory of the scope last changed on its ref (one `git log`). An encrypted
-    personal ref hides file names, so it gives nothing: frontmatter and mtimes decide there."""
+    """When each memory of the scope last changed on its ref (one `git log`); on an encrypted
+    personal ref, the hidden names are mapped back through the ref's own keys (no key: only
+    frontmatter and mtimes decide)."""
     s = project.scope(scope)
     tip = project.repo.resolve(s.ref)
     if not tip:
         return {}
+    times = project.repo.change_times(None, tip)
+    if s.ref == project.user_ref:
+        import contextlib
+
+        from gitmem.privacy import personal_codec
+
+        # no key here: recency falls back to the files themselves
+        with contextlib.suppress(GitmemError, ValueError, OSError):
+            times = personal_codec(project.repo, s.ref).plain_times(tip, times)
     prefix = s.prefix + "/"
     return {
         posixpath.relpath(path, s.prefix): t
-        for path, t in project.repo.change_times(None, tip).items()
+        for path, t in times.items()
         if path.startswith(prefix) and path.endswith(".md")
     }
 

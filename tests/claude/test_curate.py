@@ -200,3 +200,18 @@ def test_a_linked_index_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="symbolic link"):
         plan(folder)
     assert (folder / "MEMORY.md").is_symlink() and elsewhere.read_text() == "- not memory\n"
+
+
+def test_auto_scope_recency_is_read_through_the_encrypted_ref(world: World) -> None:
+    from gitmem.curate import history_times
+    from gitmem.gitstore import Repository
+    from gitmem.scopes import open_project
+
+    a = world.clone("a")
+    auto = world.scope_path(a, "auto")
+    write(auto, {"MEMORY.md": "- [X](x.md) — x\n", "x.md": "x\n"})
+    world.ok("-C", str(a), "push")
+    project = open_project(Repository(a))
+    hidden = world.git("ls-tree", "-r", "--name-only", project.user_ref, cwd=a)
+    assert "auto/x.md" not in hidden  # the names on the ref are hidden
+    assert set(history_times(project, "auto")) == {"MEMORY.md", "x.md"}
