@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,7 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
 
 
 _PARSER: MarkdownIt | None = None
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 def parser() -> MarkdownIt:
@@ -112,9 +114,18 @@ def links_in(text: str) -> list[tuple[str, str]]:
         return []  # most memories link nothing: skip the parse
     found: list[tuple[str, str]] = []
     md = parser()
-    # text with no code block, fence or link definition has the links its inline parse finds:
-    # skip the block pass (half the cost)
-    blocks = md.parse(text) if _needs_blocks(text) else md.parseInline(text)
+    if _needs_blocks(text):
+        blocks = md.parse(text)
+    else:
+        # no code block, fence or link definition: the links are what the inline parse of each
+        # paragraph finds (no link or code span crosses a blank line), and a paragraph with no
+        # `[` has none — skip the block pass and most of the text
+        blocks = [
+            tok
+            for chunk in _PARAGRAPH_BREAK.split(text)
+            if "[" in chunk
+            for tok in md.parseInline(chunk)
+        ]
     for block in blocks:
         for tok in block.children or ():
             if tok.type == "link_open":

@@ -170,6 +170,8 @@ def test_communities_are_the_same_on_every_run(tmp_path: Path) -> None:
         "# T\n\nsee [a](a.md), [[b]] and `[[c]]`\n\n- [d](d.md)\n> [e](e.md)\n",
         "[x](x.md) *[y](y.md)* **[[z]]** <b>[w](w.md)</b>\n",
         "\\[[not]] [esc\\]aped](e.md) [[ok]]\n",
+        "plain\n\n[multi\nline](m.md) and `code\nspan [x](x.md)`\n  \n last [[w]]\n",
+        "[not a link\n\nacross paragraphs](p.md) [[a\n\nb]]\n",
     ],
 )
 def test_inline_only_parse_finds_what_the_full_parse_finds(text: str) -> None:
