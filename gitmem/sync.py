@@ -19,6 +19,7 @@ from gitmem.errors import (
     ConcurrentUpdate,
     RemoteError,
     SecretsFound,
+    TamperedRef,
     UntrustedTreeError,
     UsageError,
 )
@@ -398,7 +399,7 @@ class Syncer:
                 )
             if self._sealed(ref):
                 self._verify_personal(ref, commit, local)
-        except UntrustedTreeError:
+        except (UntrustedTreeError, TamperedRef):
             self._unfetch(ref, commit)
             raise
         self.checked.add(commit)
