@@ -49,8 +49,10 @@ from merge_drivers.indexdoc import (
     Item,
     Key,
     Node,
+    bullet_body,
     declared,
     is_open,
+    link_target,
     measure,
     parse,
     render,
@@ -98,7 +100,7 @@ def _view(
     base_head: Key = START
     prev: Item | None = None
     for it in index.items:
-        key = (it.key[0], "", it.key[2], 0)
+        key = it.key
         gap = declared(prev, it)
         prev = it
         anchor = base_head if it.kind == "head" else head
@@ -121,7 +123,7 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
     live: list[Key] = []
     seen: set[Key] = set()
     for it in index.items:
-        key = (it.key[0], "", it.key[2], 0)
+        key = it.key
         if key in nodes and key not in seen:
             seen.add(key)
             live.append(key)
@@ -199,6 +201,9 @@ def merge_index(
         if ours == base or theirs == base:
             keep = theirs if ours == base else ours
         return MergeResult(keep)
+    for side in (so, st):  # an item moved, renamed or edited is still the base's item
+        for new_key, base_key in _pairs(bn, side.nodes).items():
+            side.nodes[base_key] = side.nodes.pop(new_key)
     base_order = _base_order(zb, bn)
     base_pos = {k: i for i, k in enumerate(base_order)}
 
@@ -220,6 +225,8 @@ def merge_index(
         holders = [(s, nd) for s, nd in ((so, o), (st, t)) if nd is not None]
         proto = next(nd for nd in (o, t, b) if nd is not None)
         target = next((nd.target for _, nd in holders if nd.text == text), proto.target)
+        if proto.kind == "entry" and target:  # a merged rename links where the text says
+            target = link_target(bullet_body(text.split("\n", 1)[0]) or "") or target
         anchor = START
         if b is None:
             anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
@@ -277,32 +284,132 @@ def _pick(
     beats a deletion. Text and gap are then merged separately (text by rank, gap by length),
     which keeps the result the same whatever order three replicas merge in.
     """
-    bf = None if b is None else (b.text, b.gap)
-    of = None if o is None else (o.text, o.gap)
-    tf = None if t is None else (t.text, t.gap)
-    if of == tf:
-        return of
+    bf = None if b is None else (_words(b.text), b.gap)
+    of = None if o is None else (_words(o.text), o.gap)
+    tf = None if t is None else (_words(t.text), t.gap)
+    if of == tf:  # the same content: a side that re-formatted it keeps its formatting
+        if o is None or t is None:
+            return None
+        texts = [x.text for x in (o, t) if b is None or x.text != b.text] or [o.text]
+        return max(texts), o.gap
     if of == bf:
-        return tf
+        return None if t is None else (t.text, t.gap)
     if tf == bf:
-        return of
+        return None if o is None else (o.text, o.gap)
     target = (o.target if o is not None else "") or (t.target if t is not None else "")
     subject = f"entry {target or key[2][:60]}"
     if o is None or t is None:
-        side, kept = (st, tf) if o is None else (so, of)
+        side, kept = (st, t) if o is None else (so, o)
+        assert kept is not None
         resolutions.append(Resolution(path, subject, side.name, "modified beats deleted"))
-        return kept
+        return kept.text, kept.gap
+    base_text = None if b is None else b.text
     gap = _merge_gap(None if b is None else b.gap, o.gap, t.gap)
-    if o.text == t.text or t.text == (None if b is None else b.text):
+    if _words(o.text) == _words(t.text) or _words(t.text) == _words(base_text):
         return o.text, gap
-    if o.text == (None if b is None else b.text):
+    if _words(o.text) == _words(base_text):
         return t.text, gap
     ro, rt = so.rank(o.text, o.target), st.rank(t.text, t.target)
-    if ro > rt:
-        resolutions.append(Resolution(path, subject, "ours", reason(ro, rt)))
-        return o.text, gap
-    resolutions.append(Resolution(path, subject, "theirs", reason(rt, ro)))
-    return t.text, gap
+    win, lose, side, why = (o, t, so, reason(ro, rt)) if ro > rt else (t, o, st, reason(rt, ro))
+    text, clash = merge_entry(base_text or "", win.text, lose.text)
+    if clash:
+        resolutions.append(Resolution(path, subject, side.name, why))
+    return text, gap
+
+
+_PAIR_BUDGET = 2500  # similarity checks per side: bounded cost on any input
+_SIMILAR = 0.6
+
+
+def _pairs(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
+    """{side key: base key} for items this side moved, renamed or edited so that their key
+    changed: a linked entry whose link changed but not its title (renamed), a plain bullet,
+    paragraph or comment rewritten but similar in its section. Pairs are
+    taken best first, in base order, each item once: a function of base and side only."""
+    gone = [k for k in bn if k not in nodes and k[0] in "ebh"]
+    new = [k for k in nodes if k not in bn and k[0] in "ebh"]
+    if not gone or not new:
+        return {}
+    budget = _PAIR_BUDGET
+    pairs: dict[Key, Key] = {}
+    for bk in gone:
+        best: tuple[float, Key] | None = None
+        for sk in new:
+            if sk in pairs or sk[0] != bk[0]:
+                continue
+            score = _likeness(bn[bk], bk, nodes[sk], sk, budget > 0)
+            budget -= 1
+            if score and (best is None or (score, best[1]) > (best[0], sk)):
+                best = (score, sk)
+        if best is not None:
+            pairs[best[1]] = bk
+    return pairs
+
+
+def _likeness(b: Node, bk: Key, s: Node, sk: Key, compare_text: bool) -> float:
+    """0: unrelated; a linked entry with the same title; a similar item in the same section."""
+    if b.target and s.target:
+        return 3.0 if _title(b.text) == _title(s.text) != "" else 0.0
+    # a heading, or the same text in another section, is new structure, not an edit
+    if bk[0] == "h" or b.target or s.target or bk[1] != sk[1] or not compare_text:
+        return 0.0
+    from difflib import SequenceMatcher
+
+    m = SequenceMatcher(None, bk[2], sk[2])
+    if m.real_quick_ratio() < _SIMILAR or m.quick_ratio() < _SIMILAR:
+        return 0.0
+    ratio = m.ratio()
+    return ratio if ratio >= _SIMILAR else 0.0
+
+
+def _title(text: str) -> str:
+    line = text.split("\n", 1)[0]
+    start, mid = line.find("["), line.find("](")
+    return " ".join(line[start + 1 : mid].split()).casefold() if 0 <= start < mid else ""
+
+
+def _words(text: str | None) -> str | None:
+    """What an item says, trailing whitespace aside."""
+    if text is None:
+        return None
+    return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+def _link_split(line: str) -> tuple[str, str] | None:
+    """A linked entry's first line as (bullet and link, the rest: its hook)."""
+    start = line.find("](")
+    end = line.find(")", start + 2) if start >= 0 else -1
+    return None if end < 0 else (line[: end + 1], line[end + 1 :])
+
+
+def _three(b: str, w: str, lo: str) -> tuple[str, bool]:
+    if w == lo or lo == b:
+        return w, False
+    if w == b:
+        return lo, False
+    return w, True
+
+
+def merge_entry(base: str, win: str, lose: str) -> tuple[str, bool]:
+    """One entry both sides changed: the link and the hook of its first line merged apart (a
+    rename on one side, a new hook on the other: both), its indented lines by diff3 (an edit
+    and a new sub-bullet: both). True when an edit of `lose` gave way to `win`'s."""
+    from merge_drivers.text import merge_body
+
+    zb, wb, lb = (x.split("\n", 1) for x in (base, win, lose))
+    parts = [_link_split(x[0]) for x in (zb, wb, lb)]
+    if parts[0] and parts[1] and parts[2]:
+        link, c1 = _three(parts[0][0], parts[1][0], parts[2][0])
+        hook, c2 = _three(parts[0][1].rstrip(), parts[1][1].rstrip(), parts[2][1].rstrip())
+        first, clash = link + hook, c1 or c2
+    else:
+        first, clash = _three(zb[0].rstrip(), wb[0].rstrip(), lb[0].rstrip())
+        first = wb[0] if first == wb[0].rstrip() else lb[0] if first == lb[0].rstrip() else first
+    rest = [(x[1] + "\n").encode() if len(x) > 1 else b"" for x in (zb, wb, lb)]
+    body, res = merge_body("", rest[0], rest[1], rest[2], "win", "")
+    clash = clash or any(r.winner == "win" for r in res)
+    tail = body.decode().removesuffix("\n")
+    return (f"{first}\n{tail}" if tail else first), clash
 
 
 def _order(
