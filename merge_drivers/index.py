@@ -29,6 +29,8 @@ Never reads files, the clock or the environment.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from merge_drivers.archive import (
     ARCHIVE_HEADER,
     ARCHIVE_KEY,
@@ -195,16 +197,32 @@ def merge_index(
     heads = {k for k, nd in bn.items() if nd.kind == "head"}
     so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info)
     st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info)
-    bo, bt = _same(bn, zb, so.nodes, zo), _same(bn, zb, st.nodes, zt)
+    base_order = _base_order(zb, bn)
+    bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo)
+    bt = _same(bn, zb, st.nodes, zt) and not _reorganized(base_order, bn, _keys(zt), zt)
     if bo or bt:  # a side that changed nothing the merge reads: the other side, as it is
         keep = theirs if bo and not bt else ours if bt and not bo else max(ours, theirs)
         if ours == base or theirs == base:
             keep = theirs if ours == base else ours
         return MergeResult(keep)
-    for side in (so, st):  # an item moved, renamed or edited is still the base's item
-        for new_key, base_key in _pairs(bn, side.nodes).items():
-            side.nodes[base_key] = side.nodes.pop(new_key)
-    base_order = _base_order(zb, bn)
+    orders = {}
+    for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
+        pairs = _pairs(bn, side.nodes)
+        side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
+        orders[side.name] = list(dict.fromkeys(pairs.get(it.key, it.key) for it in z.items))
+    resolutions: list[Resolution] = []
+    # a side that regrouped or moved entries keeps its order of base items and headings when
+    # the other side kept the base's (or chose the same); new entries hang from their anchors
+    skeletons = {
+        s.name: [k for k in orders[s.name] if k in s.nodes and (k in bn or k[0] == "h")]
+        for s in (so, st)
+        if _reorganized(base_order, bn, orders[s.name], zo if s is so else zt)
+    }
+    if len(skeletons) == 1 or (len(skeletons) == 2 and skeletons["ours"] == skeletons["theirs"]):
+        name = min(skeletons)
+        base_order = skeletons[name]
+        winner = name if len(skeletons) == 1 else "both"
+        resolutions.append(Resolution(path, "order", winner, "reorganized"))
     base_pos = {k: i for i, k in enumerate(base_order)}
 
     def anchor_rank(a: Key) -> tuple[int, int, Key]:
@@ -214,7 +232,6 @@ def merge_index(
             return (1, base_pos[a], a)
         return (2, 0, a)
 
-    resolutions: list[Resolution] = []
     chosen: dict[Key, _Chosen] = {}
     for key in sorted(set(so.nodes) | set(st.nodes) | set(bn)):
         b, o, t = bn.get(key), so.nodes.get(key), st.nodes.get(key)
@@ -228,7 +245,7 @@ def merge_index(
         if proto.kind == "entry" and target:  # a merged rename links where the text says
             target = link_target(bullet_body(text.split("\n", 1)[0]) or "") or target
         anchor = START
-        if b is None:
+        if key not in base_pos:
             anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
     order = _order(base_order, base_pos, chosen)
@@ -317,27 +334,44 @@ def _pick(
     return text, gap
 
 
+def _keys(z: Index) -> list[Key]:
+    return list(dict.fromkeys(it.key for it in z.items))
+
+
+def _reorganized(base_order: list[Key], bn: dict[Key, Node], order: list[Key], z: Index) -> bool:
+    """Whether a side deliberately moved linked entries: they come in another order (moved to
+    the top, regrouped under other headings) in a file without duplicate items, which would
+    make "where it is" ambiguous."""
+    if len(order) != len(z.items):
+        return False
+    pos = {k: i for i, k in enumerate(base_order)}
+    kept = [k for k in order if k in pos and bn[k].target]
+    return any(pos[a] > pos[b] for a, b in pairwise(kept))
+
+
 _PAIR_BUDGET = 2500  # similarity checks per side: bounded cost on any input
 _SIMILAR = 0.6
 
 
 def _pairs(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
     """{side key: base key} for items this side moved, renamed or edited so that their key
-    changed: a linked entry whose link changed but not its title (renamed), a plain bullet,
-    paragraph or comment rewritten but similar in its section. Pairs are
-    taken best first, in base order, each item once: a function of base and side only."""
+    changed: a linked entry whose link changed but not its title (renamed), a paragraph or
+    comment rewritten in place (after or before the same item) and similar. Pairs
+    are taken best first, in base order, each item once: a function of base and side only."""
     gone = [k for k in bn if k not in nodes and k[0] in "ebh"]
     new = [k for k in nodes if k not in bn and k[0] in "ebh"]
     if not gone or not new:
         return {}
     budget = _PAIR_BUDGET
     pairs: dict[Key, Key] = {}
+    at_b, at_s = _between(list(bn), nodes), _between(list(nodes), bn)
     for bk in gone:
         best: tuple[float, Key] | None = None
         for sk in new:
             if sk in pairs or sk[0] != bk[0]:
                 continue
-            score = _likeness(bn[bk], bk, nodes[sk], sk, budget > 0)
+            in_place = any(x == y != START for x, y in zip(at_b[bk], at_s[sk], strict=True))
+            score = _likeness(bn[bk], bk, nodes[sk], sk, budget > 0 and in_place)
             budget -= 1
             if score and (best is None or (score, best[1]) > (best[0], sk)):
                 best = (score, sk)
@@ -346,12 +380,31 @@ def _pairs(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
     return pairs
 
 
+def _between(keys: list[Key], others: dict[Key, Node]) -> dict[Key, tuple[Key, Key]]:
+    """For each key not in `others`: the nearest keys before and after it that are."""
+    out: dict[Key, tuple[Key, Key]] = {}
+    prev = START
+    for k in keys:
+        if k in others:
+            prev = k
+        else:
+            out[k] = (prev, START)
+    nxt = START
+    for k in reversed(keys):
+        if k in others:
+            nxt = k
+        else:
+            out[k] = (out[k][0], nxt)
+    return out
+
+
 def _likeness(b: Node, bk: Key, s: Node, sk: Key, compare_text: bool) -> float:
-    """0: unrelated; a linked entry with the same title; a similar item in the same section."""
+    """0: unrelated; a linked entry with the same title; a similar paragraph or comment."""
     if b.target and s.target:
         return 3.0 if _title(b.text) == _title(s.text) != "" else 0.0
-    # a heading, or the same text in another section, is new structure, not an edit
-    if bk[0] == "h" or b.target or s.target or bk[1] != sk[1] or not compare_text:
+    # Only a paragraph or comment is matched by its text: bullets have names (a link, a bold
+    # term, a file name), and a heading is structure, not an edit
+    if bk[0] != "b" or not compare_text:
         return 0.0
     from difflib import SequenceMatcher
 

@@ -209,7 +209,7 @@ def soft_key(bullet: str) -> str:
         term = s[2:end] if end > 2 else ""
     else:
         word = s.split(None, 1)[0] if s.split() else ""
-        word = word.strip("`").rstrip(":,;")
+        word = word.rstrip(":,;").strip("`").rstrip(":,;")
         if word.casefold().endswith(".md") and "/" not in word.strip("./"):
             term = word
     term = norm(term.strip("`").strip())

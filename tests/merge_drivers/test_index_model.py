@@ -119,3 +119,24 @@ def test_trailing_whitespace_on_an_entry_never_beats_a_real_edit() -> None:
     base = "# Memory\n- [A](a.md) — a\n"
     text = merged(base, base.replace("— a", "— a  "), base.replace("— a", "— a, better"))
     assert text == base.replace("— a", "— a, better")
+
+
+FLAT = "# Memory\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n"
+
+
+def test_moving_an_entry_to_the_top_survives_the_other_sides_addition() -> None:
+    ours = "# Memory\n- [C](c.md) — c\n- [A](a.md) — a\n- [B](b.md) — b\n"
+    theirs = FLAT + "- [D](d.md) — d\n"
+    assert merged(FLAT, ours, theirs) == ours + "- [D](d.md) — d\n"
+    assert any(r.reason == "reorganized" for r in result_of(FLAT, ours, theirs).resolutions)
+
+
+def test_regrouping_under_new_headings_survives_the_other_sides_edit_and_addition() -> None:
+    ours = (
+        "# Memory\n\n## Tooling\n- [A](a.md) — a\n- [C](c.md) — c\n\n## Shipping\n- [B](b.md) — b\n"
+    )
+    theirs = FLAT.replace("— b", "— b, edited") + "- [D](d.md) — d\n"
+    text = merged(FLAT, ours, theirs)
+    # the groups stay; the new entry, in no group on its side, stays under the title
+    assert text.replace("- [D](d.md) — d\n", "") == ours.replace("— b", "— b, edited")
+    assert text.count("(d.md)") == 1
