@@ -35,6 +35,8 @@ from merge_drivers.archive import (
     ARCHIVE_HEADER,
     ARCHIVE_KEY,
     ARCHIVE_NAME,
+    MAX_CHARS,
+    MAX_LINES,
     NOWHERE,
     archive_groups,
     archive_text,
@@ -204,7 +206,8 @@ def merge_index(
         keep = theirs if bo and not bt else ours if bt and not bo else max(ours, theirs)
         if ours == base or theirs == base:
             keep = theirs if ours == base else ours
-        return MergeResult(keep)
+        if not (caps and over_caps(keep)):
+            return MergeResult(keep)
     orders = {}
     for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
         pairs = _pairs(bn, side.nodes)
@@ -260,7 +263,8 @@ def merge_index(
         resolutions.append(
             Resolution(path, f"{len(spilled)} entries", "both", "over the load limits, archived")
         )
-        live = with_link(live)
+        if not inline_archive:  # the git driver writes no archive file: nothing to link to
+            live = with_link(live)
     data = render_nodes(live, tail, eol if not (spilled and inline_archive) else True)
     extra: dict[str, bytes] = {}
     if spilled or ao or at:
@@ -332,6 +336,14 @@ def _pick(
     if clash:
         resolutions.append(Resolution(path, subject, side.name, why))
     return text, gap
+
+
+def over_caps(data: bytes) -> bool:
+    """Whether an index exceeds Claude Code's load caps (cheap when it obviously does not)."""
+    if data.count(b"\n") < MAX_LINES and len(data) <= MAX_CHARS:
+        return False
+    lines, chars = measure(parse(data.decode()).items)
+    return lines > MAX_LINES or chars > MAX_CHARS
 
 
 def _keys(z: Index) -> list[Key]:
