@@ -629,7 +629,10 @@ class Repository:
         self, tree: str, parents: Iterable[str], message: str, when: float | None = None
     ) -> str:
         name, email = self.identity()
-        stamp = int(when if when is not None else time.time())
+        parents = list(parents)
+        # never earlier than a parent: recency from history must not run backwards on a
+        # machine whose clock is behind
+        stamp = max([int(when if when is not None else time.time()), *self._times(parents)])
         offset = -(time.altzone if time.localtime(stamp).tm_isdst > 0 else time.timezone)
         sign = "+" if offset >= 0 else "-"
         tz = f"{sign}{abs(offset) // 3600:02d}{abs(offset) % 3600 // 60:02d}"
@@ -641,6 +644,16 @@ class Repository:
         if known is not None:
             self._trees[(commit, False)] = known  # ls-tree of a commit lists its tree
         return commit
+
+    def _times(self, commits: list[str]) -> list[int]:
+        """Committer times of `commits` (read from the objects: no process when cached)."""
+        out: list[int] = []
+        for oid in commits:
+            kind, data = self._read(oid)
+            for line in data.split(b"\n\n", 1)[0].splitlines():
+                if kind == "commit" and line.startswith(b"committer "):
+                    out.append(int(line.rsplit(b" ", 2)[-2]))
+        return out
 
     def identity(self) -> tuple[str, str]:
         name = self.config_get("user.name") or "gitmem"

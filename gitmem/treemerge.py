@@ -42,6 +42,16 @@ class _LazyFolder(Mapping[str, bytes]):
         return len(self._oids)
 
 
+def _in(times: Mapping[str, float], folder: str) -> dict[str, float]:
+    """The times of the files directly in `folder`, by file name."""
+    prefix = f"{folder}/" if folder else ""
+    return {
+        p[len(prefix) :]: t
+        for p, t in times.items()
+        if p.startswith(prefix) and "/" not in p[len(prefix) :]
+    }
+
+
 def blobs(entries: Mapping[str, TreeEntry]) -> dict[str, str]:
     return {p: e.oid for p, e in entries.items()}
 
@@ -98,8 +108,12 @@ def merge_trees(
             repo.read_blob(b) if b else None,
             repo.read_blob(o) if o else None,
             repo.read_blob(t) if t else None,
-            SideInfo(ours_times.get(path), _LazyFolder(repo, ours, folder)),
-            SideInfo(theirs_times.get(path), _LazyFolder(repo, theirs, folder)),
+            SideInfo(
+                ours_times.get(path), _LazyFolder(repo, ours, folder), _in(ours_times, folder)
+            ),
+            SideInfo(
+                theirs_times.get(path), _LazyFolder(repo, theirs, folder), _in(theirs_times, folder)
+            ),
         )
         result.resolutions.extend(str(r) for r in merged.resolutions)
         if merged.data is not None:

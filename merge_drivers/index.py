@@ -20,9 +20,9 @@ That is what makes three replicas converge whatever order they merge in:
 - caps: Claude Code's 200 lines and 25,000 UTF-16 characters, frontmatter and HTML comments
   stripped. Entries archived earlier (`MEMORY-archive.md`, or the git driver's trailing comment)
   still count as items; the overflow is recomputed from the final items, lowest-ranked entries
-  first (rank: the topic file's confidence and recency, then the bytes — no side, no commit
-  time), so archived entries come back when there is room and the choice is the same in every
-  merge order. The archive groups entries under their section heading, which keeps their anchor.
+  first (rank: the topic file's confidence, then its recency — its date, else the commit time
+  of its last change — then the bytes; never the side), so archived entries come back when
+  there is room. The archive groups entries under their section heading, which keeps their anchor.
 
 Never reads files, the clock or the environment.
 """
@@ -89,7 +89,9 @@ class _Side:
         memo = (text, target, with_time)
         r = self._ranks.get(memo)
         if r is None:
-            time = self.info.time if with_time else None
+            time = self.info.times.get(target.removeprefix("./")) if target else None
+            if time is None and with_time:
+                time = self.info.time
             r = rank_of(text.encode(), self.topic(target), time)
             self._ranks[memo] = r
         return r
@@ -171,8 +173,9 @@ class _Chosen:
 
     @property
     def rank(self) -> Rank:
-        """Side-independent: the topic file's confidence and recency (never a commit time),
-        then the bytes. Computed only when caps overflow: ranking reads the topic files."""
+        """Side-independent: the topic file's confidence, then its recency (its date, else the
+        last commit that changed it), then the bytes — the best of the sides holding it.
+        Computed only when caps overflow: ranking reads the topic files."""
         if self._rank is None:
             text = self.node.text
             ranks = [s.rank(text, h.target, False) for s, h in self.holders]

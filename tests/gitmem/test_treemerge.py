@@ -90,3 +90,11 @@ def test_rename_on_one_side_carries_the_other_sides_edits(repo: Repository, swap
     assert "- [Testing](testing-guide.md) — how we test, with coverage\n" in out["MEMORY.md"]
     assert "(testing.md)" not in out["MEMORY.md"]
     assert any("renamed to auto/testing-guide.md" in r for r in result.resolutions)
+
+
+def test_a_commit_is_never_older_than_its_parents(repo: Repository) -> None:
+    """Recency comes from history: a machine whose clock is behind must not write the past."""
+    tree_id = repo.write_tree({})
+    future = repo.write_commit(tree_id, [], "from a clock ahead", when=4_000_000_000)
+    child = repo.write_commit(tree_id, [future], "from a clock behind", when=1_000_000_000)
+    assert repo.log(child)[0]["time"] == "4000000000"

@@ -140,3 +140,26 @@ def test_regrouping_under_new_headings_survives_the_other_sides_edit_and_additio
     # the groups stay; the new entry, in no group on its side, stays under the title
     assert text.replace("- [D](d.md) — d\n", "") == ours.replace("— b", "— b, edited")
     assert text.count("(d.md)") == 1
+
+
+def test_archive_demotes_by_recency_from_history_not_by_alphabet() -> None:
+    """Standing entries (untouched: no time) go to the archive before new facts, though the
+    new ones sort first by name; then the older of the new ones; a low confidence first of all."""
+    line = "- [{0}]({0}.md) — a fact about {0} that is worth keeping in mind"
+    base = "# Memory\n" + "".join(line.format(f"m{i:03}") + "\n" for i in range(150))
+    ours = base + "".join(line.format(f"a{i:02}") + "\n" for i in range(40))
+    theirs = base + "".join(line.format(f"b{i:02}") + "\n" for i in range(40))
+    oi = SideInfo(times={f"a{i:02}.md": 2000.0 + i for i in range(40)})
+    ti = SideInfo(
+        times={f"b{i:02}.md": 1000.0 + i for i in range(40)},
+        siblings={"b39.md": b"---\nconfidence: 0.1\n---\nunsure\n"},
+    )
+    result = merge_file("MEMORY.md", base.encode(), ours.encode(), theirs.encode(), oi, ti)
+    swapped = merge_file("MEMORY.md", base.encode(), theirs.encode(), ours.encode(), ti, oi)
+    assert result.data == swapped.data and result.data is not None
+    archive = result.extra_files["MEMORY-archive.md"].decode()
+    archived = {ln.split("](")[1].split(")")[0] for ln in archive.splitlines() if "](" in ln}
+    assert "b39.md" in archived  # least confident
+    assert not any(a.startswith("a") for a in archived)  # the newest facts stay
+    assert all(f"({n})" in result.data.decode() for n in (f"a{i:02}.md" for i in range(40)))
+    assert len(result.data.decode().splitlines()) <= 200
