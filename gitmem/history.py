@@ -27,6 +27,16 @@ class RefPath:
 
 def locate(project: Project, path: str) -> RefPath:
     """Accept `auto/x.md`, a path into a scope folder, or a bare name found in exactly one scope."""
+    where = _locate(project, path)
+    if where.scope.refused:  # never read or write a folder that breaks confinement
+        raise UsageError(
+            f"scope {where.scope.name} is not synced: {where.scope.note}",
+            "fix the folder (see gitmem status), then retry",
+        )
+    return where
+
+
+def _locate(project: Project, path: str) -> RefPath:
     head, _, rest = path.partition("/")
     for scope in project.scopes:
         if head == scope.prefix:
@@ -56,11 +66,15 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
     if path:
         where = locate(project, path)
         rev = repo.resolve(where.scope.ref)
-        return repo.log(where.scope.ref, where.in_ref, limit) if rev else []
+        found = repo.log(where.scope.ref, _stored_path(project, where, rev), limit) if rev else []
+        if where.scope.ref == project.user_ref:
+            _open_sealed_notes(project, found)
+        return found
     rows: list[dict[str, str]] = []
     for ref in sorted({s.ref for s in project.scopes}):
         if repo.resolve(ref):
             rows += [dict(r, ref=ref) for r in repo.log(ref, None, limit)]
+    _open_sealed_notes(project, rows)
     rows.sort(key=lambda r: -int(r["time"]))
     return rows[:limit] if limit else rows
 
@@ -76,6 +90,8 @@ def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
             old = _rev_on(project, scope, rev)
             if not (old and tip):
                 continue
+            if scope.ref == project.user_ref:  # encrypted names and blobs: diff the plaintext
+                old, tip = _plain_tree(project, old), _plain_tree(project, tip)
             chunks.append(repo.diff(old, tip, [scope.prefix]))
             continue
         state = load_scope_state(repo.common_dir, scope.name)
@@ -127,11 +143,12 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
             raise UsageError(
                 f"unknown revision {at!r}", "see gitmem log for the revisions of this memory"
             )
-        blob = repo.resolve(f"{commit}:{where.in_ref}")
+        blob = _plain_file(project, where, commit)
     else:
-        for commit_id, blob_id in repo.path_history(ref, where.in_ref):
+        tip = repo.resolve(ref)
+        for commit_id, blob_id in repo.path_history(ref, _stored_path(project, where, tip)):
             if blob_id:
-                commit, blob = commit_id, blob_id
+                commit, blob = commit_id, _plain_file(project, where, commit_id)
                 break
     if blob is None or commit is None:
         raise UsageError(
@@ -152,3 +169,46 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, repo.read_blob(blob))
     return Restored(target, commit)
+
+
+# -- the personal ref may be encrypted: names hidden, blobs sealed (gitmem.privacy) -------------
+
+
+def _stored_path(project: Project, where: RefPath, tip: str | None) -> str:
+    """The path a memory has on its ref: its hidden name when the tip encrypts its prefix."""
+    if where.scope.ref != project.user_ref or tip is None or not where.rel:
+        return where.in_ref
+    from gitmem.privacy import personal_codec
+
+    return personal_codec(project.repo, project.user_ref).stored_path(tip, where.in_ref)
+
+
+def _plain_tree(project: Project, commit: str) -> str:
+    from gitmem.privacy import personal_codec
+
+    files = personal_codec(project.repo, project.user_ref).decode(commit).files
+    return project.repo.write_tree(as_tree_input(files))
+
+
+def _plain_file(project: Project, where: RefPath, commit: str) -> str | None:
+    if where.scope.ref != project.user_ref:
+        return project.repo.resolve(f"{commit}:{where.in_ref}")
+    from gitmem.privacy import personal_codec
+
+    return personal_codec(project.repo, project.user_ref).decode(commit).files.get(where.in_ref)
+
+
+def _open_sealed_notes(project: Project, rows: list[dict[str, str]]) -> None:
+    """Resolutions naming encrypted files are sealed in the commit message: open them here."""
+    from gitmem.privacy import NOTE_PREFIX, personal_codec
+
+    codec = None
+    for row in rows:
+        if NOTE_PREFIX not in row["resolved"]:
+            continue
+        codec = codec or personal_codec(project.repo, project.user_ref)
+        lines: list[str] = []
+        for entry in row["resolved"].split("\x1d"):
+            sealed = entry.startswith(NOTE_PREFIX)
+            lines += codec.open_note(row["commit"], entry) if sealed else [entry]
+        row["resolved"] = "\x1d".join(lines)

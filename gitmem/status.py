@@ -23,6 +23,7 @@ class ScopeStatus:
     synced: bool
     changed: int = 0  # files added, edited or deleted on disk since the last sync
     note: str = ""
+    privacy: str = ""  # "encrypted", or who can read it on the remote
 
 
 @dataclass
@@ -40,6 +41,8 @@ class Status:
 def project_status(project: Project) -> Status:
     repo = project.repo
     status = Status(str(project.root), project.key, project.remote, project.uid)
+    sealed = sealed_scopes(project)
+    leftover = plaintext_in_history(project)
     counts: dict[str, tuple[int, int]] = {}
     for scope in project.scopes:
         if scope.ref not in counts:
@@ -49,8 +52,13 @@ def project_status(project: Project) -> Status:
                 repo.ahead_behind(local, tracking) if (local or tracking) else (0, 0)
             )
         ahead, behind = counts[scope.ref]
-        files = sum(1 for _ in walk(scope.path, scope.exclude))
-        if scope.name == "local" and (project.root / "CLAUDE.local.md").is_file():
+        # a refused folder is never read: it may be the home folder or lead out of the tree
+        files = 0 if scope.refused else sum(1 for _ in walk(scope.path, scope.exclude))
+        if (
+            scope.name == "local"
+            and not scope.refused
+            and (project.root / "CLAUDE.local.md").is_file()
+        ):
             files += 1
         changed = unsynced_changes(project, scope) if scope.pushable else 0
         status.scopes.append(
@@ -61,13 +69,49 @@ def project_status(project: Project) -> Status:
                 files,
                 ahead if scope.pushable else 0,
                 behind if scope.pushable else 0,
-                encrypted=False,
+                encrypted=scope.name in sealed,
                 synced=scope.pushable,
                 changed=changed,
                 note=scope.note,
+                privacy=privacy_line(project, scope, sealed)
+                + (leftover if scope.name in sealed and scope.name == "auto" else ""),
             )
         )
     return status
+
+
+def sealed_scopes(project: Project) -> frozenset[str]:
+    """Scopes whose files leave this machine only encrypted (gitmem.encrypt)."""
+    from gitmem.crypto import ENCRYPT_MODES, encrypt_mode
+
+    prefixes = ENCRYPT_MODES[encrypt_mode(project.repo.config_get("gitmem.encrypt"))]
+    return frozenset(
+        s.name for s in project.scopes if s.ref == project.user_ref and s.prefix in prefixes
+    )
+
+
+def plaintext_in_history(project: Project) -> str:
+    """A note when this clone re-wrote a plaintext personal ref that the remote still holds."""
+    from gitmem.privacy import CipherCache
+
+    old = CipherCache(project.repo.common_dir).migrated
+    tracking = (
+        project.repo.resolve(project.tracking_ref(project.user_ref)) if project.remote else None
+    )
+    if not old or not tracking or not project.repo.is_ancestor(old, tracking):
+        return ""
+    return (
+        f" (earlier plaintext versions remain in {project.remote}'s history: "
+        "README, Privacy, says how to remove them)"
+    )
+
+
+def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
+    if not scope.pushable:
+        return "stays on this machine"
+    if scope.name in sealed:
+        return "encrypted"
+    return f"plaintext, readable by everyone who can fetch {project.remote or 'the remote'}"
 
 
 def unsynced_changes(project: Project, scope: Scope) -> int:
@@ -99,11 +143,19 @@ def init_project(project: Project) -> InitResult:
             if repo.add_exclude("/" + pattern):
                 result.excluded.append(pattern)
     if project.remote:
-        result.warnings.append(
-            "the auto scope (your personal memory) will be readable by everyone who can fetch "
-            f"{project.remote} ({project.key}); encryption of personal scopes is not available in "
-            "this version: to keep it private, sync only the team scope (gitmem sync --scope team)"
-        )
+        sealed = sealed_scopes(project)
+        if "auto" in sealed:
+            result.warnings.append(
+                "personal memory (auto, local) leaves this machine only encrypted; the first "
+                "sync makes a key (gitmem key show prints this machine's recipient)"
+            )
+        else:
+            result.warnings.append(
+                "the auto scope (your personal memory) is plaintext, readable by everyone who "
+                f"can fetch {project.remote} ({project.key}), because gitmem.encrypt is "
+                f"{project.repo.config_get('gitmem.encrypt')!r}; git config --unset gitmem.encrypt "
+                "encrypts it again"
+            )
     else:
         result.warnings.append("no git remote: memory stays on this machine until you add one")
     return result

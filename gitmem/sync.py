@@ -12,14 +12,28 @@ import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
+from gitmem.errors import (
+    ConcurrentUpdate,
+    RemoteError,
+    SecretsFound,
+    UntrustedTreeError,
+    UsageError,
+)
 from gitmem.folders import Progress, Snapshot, materialize, snapshot
 from gitmem.gitstore import Repository
-from gitmem.scopes import TEAM_REF, Project, Scope, hostname
+from gitmem.policy import blocking, check_file, tops_for
+from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
 from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
+
+if TYPE_CHECKING:
+    from gitmem.crypto import Keyring
+    from gitmem.privacy import PersonalCodec
+    from gitmem.secretscan import AllowList
 
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 DEFAULT_TIMEOUT = 120.0
@@ -58,12 +72,11 @@ class SyncOptions:
     timeout: float = DEFAULT_TIMEOUT
     lock_wait: float = 30.0
     progress: Progress | None = None  # long work on a terminal: (what, files so far)
+    no_verify: bool = False  # publish even what the secret scan flags
 
 
 def allowed_tops(ref: str) -> frozenset[str]:
-    if ref == TEAM_REF:
-        return frozenset({META_FILE, "team", "agents"})
-    return frozenset({META_FILE, "auto", "local", "keys"})
+    return tops_for(ref)
 
 
 class Syncer:
@@ -78,7 +91,7 @@ class Syncer:
             [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
         )
         for s in chosen:
-            if not s.pushable and options.scopes:
+            if s.refused or (not s.pushable and options.scopes):
                 self.result.skipped.append(f"{s.name}: not synced ({s.note})")
         self.scopes = [s for s in chosen if s.pushable]
         self.by_ref: dict[str, list[Scope]] = {}
@@ -89,6 +102,9 @@ class Syncer:
         self.checked: set[str] = set()  # remote commits that passed check_tree
         self.dirty_state: set[str] = set()  # scopes whose state file must be written
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
+        self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
+        self._codec: PersonalCodec | None = None
+        self._allow: AllowList | None = None
 
     # -- entry point -------------------------------------------------------------------------
 
@@ -131,15 +147,19 @@ class Syncer:
             self._fetch()  # first: an unreachable remote fails before anything is written
             for ref in self.by_ref:
                 self._check_remote(ref)  # and an unsafe remote tree too
-            for ref, scopes in self.by_ref.items():
+            for ref, scopes in self._open_refs():
                 self._commit_local(ref, scopes)
             dirty = False
-            for ref, scopes in self.by_ref.items():
+            for ref, scopes in self._open_refs():
                 self._integrate(ref)
                 dirty |= self._write_back(ref, scopes)
             if dirty:
                 continue  # files changed during the sync: commit them and merge again
             if not pushing or self._push():
+                if self._codec is not None:
+                    self._codec.save()
+                    for note in self._codec.notes:
+                        self.result.report(self.project.user_ref).notes.append(note)
                 return
             self.result.retries += 1
             time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * random.random())
@@ -154,12 +174,13 @@ class Syncer:
         repo = self.repo
         tip = repo.resolve(ref)
         snaps = {s.name: self._snapshot(ref, s) for s in scopes}
-        if all(
+        rewrite = self._codec_for(ref).rewrite_reason(tip) if tip and self._sealed(ref) else None
+        if not rewrite and all(
             snaps[s.name].files == self.expected[s.name] and self.states[s.name].commit == tip
             for s in scopes
         ):
             return  # nothing changed on disk, and the ref is where the disk last matched it
-        tip_files = blobs(repo.list_tree(tip)) if tip else {}
+        tip_files = self._files(ref, tip) if tip else {}
         new_files = dict(tip_files)
         changes: list[str] = []
         for s in scopes:
@@ -185,15 +206,31 @@ class Syncer:
                 new_files.pop(f"{s.prefix}/{rel}", None)
             new_files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
             self.expected[s.name] = dict(snap.files)  # what the disk holds now, as far as we know
-        if new_files == tip_files:
+        if new_files == tip_files and not rewrite:
             return
         meta_oid = new_files.get(META_FILE)
         if meta_oid is None or parse_meta(repo.read_blob(meta_oid)).key != self.project.key:
             new_files[META_FILE] = repo.write_blob(render_meta(self.project.key))
-        tree = repo.write_tree(as_tree_input(new_files))
+        # a first commit here encrypts with the remote's key (verified above), never a new one
+        ring_from = tip or self.repo.resolve(self.project.tracking_ref(ref))
+        tree = self._tree(ref, new_files, self._keyring(ref, ring_from))
+        if tip and tree == repo.read_commit(tip)[0]:
+            return
         count = len(changes)
         subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
-        body = "\n".join(changes[:200]) + ("\n…" if len(changes) > 200 else "")
+        if rewrite:
+            if rewrite.startswith("encrypt"):  # status tells until the history is cleaned
+                self._codec_for(ref).cache.migrated = tip or ""
+                self._codec_for(ref).cache.dirty = True
+            subject = f"gitmem: {rewrite} on {hostname()}" + (
+                f" ({count} changed)" if count else ""
+            )
+            self.result.report(ref).notes.append(
+                f"{ref}: re-written to {rewrite}; earlier versions stay in the remote's history "
+                "(README: Privacy explains how to remove them)"
+            )
+        listed = [c for c in changes if not self._hidden(ref, c[2:])]  # no encrypted names
+        body = "\n".join(listed[:200]) + ("\n…" if len(listed) > 200 else "")
         commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
         repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
         self.result.report(ref).local_changes.extend(changes)
@@ -209,7 +246,8 @@ class Syncer:
             self.result.report(ref).notes.append(
                 f"{s.name}: {s.path} was missing; restored it from {ref}"
             )
-        snap = snapshot(self.repo, s.path, state.files, s.exclude, self.opts.progress)
+        snap = snapshot(self.repo, s.path, state.files, s.exclude, self.opts.progress, s.prefix)
+        self._scan_secrets(ref, s, snap)
         for rel, why in snap.skipped:
             note = f"{s.name}: {rel} ({why})"
             if note not in self.result.skipped:
@@ -218,6 +256,62 @@ class Syncer:
             state.files.update(snap.records)
             self.dirty_state.add(s.name)
         return snap
+
+    def _scan_secrets(self, ref: str, s: Scope, snap: Snapshot) -> None:
+        """Scan what is about to be published — only files whose bytes changed since the last
+        sync, so an unchanged folder costs nothing. push and sync refuse; pull keeps the last
+        synced version of a flagged file (with a note) and commits the rest."""
+        if self.opts.no_verify:
+            return
+        expected = self.expected[s.name]
+        changed = [rel for rel, oid in snap.files.items() if expected.get(rel) != oid]
+        if not changed:
+            return
+        from gitmem.secretscan import scan_secrets
+
+        allow = self._allow_list()
+        hits: list[str] = []
+        for rel in changed:
+            path = f"{s.prefix}/{rel}"
+            if allow.path_allowed(path):
+                continue
+            text = self.repo.read_blob(snap.files[rel]).decode("utf-8", "replace")
+            found = scan_secrets(text, allow.fingerprints)
+            if not found:
+                continue
+            hits.extend(f"{path}:{m.line} {m.message}" for m in found)
+            if self.opts.mode == "pull":
+                snap.skipped.append((rel, f"GM140 secret: {found[0].message}; not committed"))
+                if rel in expected:
+                    snap.files[rel] = expected[rel]
+                else:
+                    snap.files.pop(rel)
+                snap.records.pop(rel, None)
+        if hits and self.opts.mode != "pull":
+            raise SecretsFound(
+                f"refusing to push {len(hits)} likely secret{'s' if len(hits) > 1 else ''}: "
+                + "; ".join(hits[:5])
+                + (f"; and {len(hits) - 5} more" if len(hits) > 5 else ""),
+                "remove them; or add a false positive's sha256:… to .gitmem-allow; "
+                "or push anyway with --no-verify",
+            )
+
+    def _allow_list(self) -> AllowList:
+        if self._allow is None:
+            from gitmem.secretscan import read_allow_list
+
+            texts = []
+            sources = [self.project.root / ".gitmem-allow"]
+            configured = self.repo.config_get("gitmem.secretsAllow")
+            if configured:
+                sources.append(self.project.root / Path(configured).expanduser())
+            for source in sources:
+                try:
+                    texts.append(source.read_text("utf-8"))
+                except (OSError, UnicodeDecodeError):
+                    continue
+            self._allow = read_allow_list(texts)
+        return self._allow
 
     # -- 2. transport ------------------------------------------------------------------------
 
@@ -249,20 +343,20 @@ class Syncer:
         remote = self.project.remote
         assert remote is not None
         specs, pending = [], {}
-        for ref in self.by_ref:
+        for ref, _ in self._open_refs():
             local = self.repo.resolve(ref)
-            tracking = self.project.tracking_ref(ref)
-            if local and local != self.repo.resolve(tracking):
+            known = self.repo.resolve(self.project.tracking_ref(ref))
+            if local and local != known:
                 specs.append(f"{ref}:{ref}")
-                pending[ref] = local
+                pending[ref] = (local, known)
         if not specs:
             return True
         outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
         if not outcome.ok:
             return False
-        for ref, oid in pending.items():
-            tracking = self.project.tracking_ref(ref)
-            self.repo.git("update-ref", "-m", "gitmem: pushed", tracking, oid)
+        for ref, (oid, known) in pending.items():
+            # the remote now holds `oid`: move our view of it from where we last saw it
+            self.repo.update_ref(self.project.tracking_ref(ref), oid, known, "gitmem: pushed")
             self.result.report(ref).pushed = True
         return True
 
@@ -295,19 +389,47 @@ class Syncer:
             return
         try:
             known = frozenset(blobs(self.repo.list_tree(local)).values()) if local else frozenset()
-            meta = check_tree(
-                self.repo, commit, f"{self.project.remote}/{ref}", allowed_tops(ref), known
-            )
+            meta, findings = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", known)
             if meta.key != self.project.key and not self.opts.force_key:
                 raise UntrustedTreeError(
                     f"{self.project.remote}/{ref} holds memory of project {meta.key!r}, "
                     f"not of this one ({self.project.key!r})",
                     "if the repository moved, adopt it with --force-key",
                 )
+            if self._sealed(ref):
+                self._verify_personal(ref, commit, local)
         except UntrustedTreeError:
             self._unfetch(ref, commit)
             raise
         self.checked.add(commit)
+        notes = self.result.report(ref).notes
+        for finding in findings:  # new content that reaches the agent: say so, never block
+            if finding.code in ("GM140", "GM150"):
+                notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
+
+    def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
+        """Open the fetched personal commit with our key before any of it is merged."""
+        from gitmem.crypto import DecryptError, NoAccess
+
+        codec = self._codec_for(ref)
+        try:
+            theirs = codec.verify(commit, self.fetched_from.get(ref)).files
+            known = set(codec.decode(local).files.values()) if local else set()
+            for path, oid in theirs.items():  # what check_tree could not read through the seal
+                if not path.endswith(".md") or oid in known:
+                    continue
+                refused = blocking(check_file(path, self.repo.read_blob(oid)))
+                if refused:
+                    raise UntrustedTreeError(
+                        f"{ref}:{path!r} in commit {commit[:12]}: {refused[0].message}",
+                        "the ref was refused; nothing was written",
+                    )
+        except NoAccess:
+            self.locked.add(ref)
+            self.result.report(ref).notes.append(codec.grant_line())
+        except DecryptError:
+            self._unfetch(ref, commit)
+            raise
 
     def _unfetch(self, ref: str, refused: str) -> None:
         """Put the remote-tracking ref back where it was: a refused fetch leaves no trace."""
@@ -332,24 +454,28 @@ class Syncer:
     def _merge_commits(self, ref: str, local: str, remote_tip: str) -> str:
         repo = self.repo
         base = repo.merge_base(local, remote_tip)
-        base_files = blobs(repo.list_tree(base)) if base else {}
+        base_files = self._files(ref, base) if base else {}
         merged = merge_trees(
             repo,
             base_files,
-            blobs(repo.list_tree(local)),
-            blobs(repo.list_tree(remote_tip)),
-            repo.change_times(base, local),
-            repo.change_times(base, remote_tip),
+            self._files(ref, local),
+            self._files(ref, remote_tip),
+            self._times(ref, local, repo.change_times(base, local)),
+            self._times(ref, remote_tip, repo.change_times(base, remote_tip)),
         )
         merged.files[META_FILE] = repo.write_blob(render_meta(self.project.key))
-        tree = repo.write_tree(as_tree_input(merged.files))
+        tree = self._tree(ref, merged.files, self._merged_keyring(ref, base, local, remote_tip))
         report = self.result.report(ref)
         report.resolutions.extend(merged.resolutions)
         if base is None:
             report.notes.append(
                 f"{ref}: local and remote histories share no commit; merged file by file"
             )
-        trailers = "".join(f"\nGitmem-Resolved: {r}" for r in merged.resolutions)
+        shown = [r for r in merged.resolutions if not self._hidden(ref, r)]
+        hidden = [r for r in merged.resolutions if self._hidden(ref, r)]
+        if hidden:  # commit messages travel in plaintext: these name encrypted files
+            shown.append(self._codec_for(ref).seal_note(hidden))
+        trailers = "".join(f"\nGitmem-Resolved: {r}" for r in shown)
         message = f"gitmem: merge {self.project.remote}/{ref} on {hostname()}\n" + (
             f"\n{trailers.lstrip()}" if trailers else ""
         )
@@ -366,7 +492,7 @@ class Syncer:
             for s in scopes:  # the disk already holds this commit: nothing to write
                 self._save_state(s)
             return False
-        files = blobs(self.repo.list_tree(tip))
+        files = self._files(ref, tip)
         dirty = False
         for s in scopes:
             target = _strip(files, s.prefix)
@@ -405,6 +531,63 @@ class Syncer:
         state.files = {p: r for p, r in state.files.items() if p in self.expected[s.name]}
         save_scope_state(self.repo.common_dir, s.name, state)
         self.dirty_state.discard(s.name)
+
+    # -- the personal ref: plaintext for the merge, ciphertext on the ref ----------------------
+
+    def _open_refs(self) -> list[tuple[str, list[Scope]]]:
+        return [(ref, scopes) for ref, scopes in self.by_ref.items() if ref not in self.locked]
+
+    def _sealed(self, ref: str) -> bool:
+        return ref == self.project.user_ref
+
+    def _hidden(self, ref: str, text: str) -> bool:
+        """True when `text` (a path or a resolution) names a file of an encrypted prefix:
+        commit messages travel in plaintext."""
+        return self._sealed(ref) and text.split("/", 1)[0] in self._codec_for(ref).wanted
+
+    def _codec_for(self, ref: str) -> PersonalCodec:
+        if self._codec is None:
+            from gitmem.privacy import personal_codec
+
+            self._codec = personal_codec(self.repo, ref)
+        return self._codec
+
+    def _files(self, ref: str, commit: str) -> dict[str, str]:
+        if not self._sealed(ref):
+            return blobs(self.repo.list_tree(commit))
+        return self._codec_for(ref).decode(commit).files
+
+    def _times(self, ref: str, commit: str, times: dict[str, float]) -> dict[str, float]:
+        return self._codec_for(ref).plain_times(commit, times) if self._sealed(ref) else times
+
+    def _keyring(self, ref: str, commit: str | None) -> Keyring | None:
+        if not self._sealed(ref) or commit is None:
+            return None
+        return self._codec_for(ref).decode(commit).keyring
+
+    def _merged_keyring(
+        self, ref: str, base: str | None, local: str, remote: str
+    ) -> Keyring | None:
+        """The keys/ folder as a unit. Different keys: ours only when it is a rotation of
+        theirs not pushed yet, else the published one. The same key: the side that changed
+        the recipients since the base wins; both → the greater file (the same on every machine)."""
+        if not self._sealed(ref):
+            return None
+        b, o, t = (self._keyring(ref, c) for c in (base, local, remote))
+        if o is None or t is None:
+            return o or t
+        if o.key.key_id != t.key.key_id:
+            return o if self._codec_for(ref).endorses(t, o) else t
+        if b is not None and o.files == b.files:
+            return t
+        if b is not None and t.files == b.files:
+            return o
+        return max((o, t), key=lambda ring: sorted(ring.files.items()))
+
+    def _tree(self, ref: str, files: dict[str, str], keyring: Keyring | None) -> str:
+        if self._sealed(ref):
+            files = self._codec_for(ref).encode(files, keyring)
+        return self.repo.write_tree(as_tree_input(files))
 
     # -- dry run -----------------------------------------------------------------------------
 
