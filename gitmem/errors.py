@@ -43,10 +43,19 @@ class FindingsError(GitmemError):
     exit_code = EXIT_FINDINGS
 
 
+class SecretsFound(FindingsError):
+    """The pre-push scan found likely secrets in what was about to be published."""
+
+
 class GitError(GitmemError):
     """A git command failed."""
 
     exit_code = EXIT_GIT
+
+
+class TamperedRef(GitError):
+    """A commit on an encrypted personal ref holds plaintext or does not open: someone with push
+    access wrote it, not one of your machines."""
 
 
 class RemoteError(GitError):

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
         init_repository,
         push_branch,
     )
-    from gitmem.gitstore.transport import PushOutcome
+    from gitmem.gitstore.transport import PushOutcome, git_reasons
 
 # each name, and the part it lives in: loaded on first use, so that a reader of one part (the
 # merge driver's cat-file client) does not import the rest (subprocess, the transport, ...)
@@ -50,6 +50,7 @@ _PARTS = {
     "init_repository": "standalone",
     "push_branch": "standalone",
     "PushOutcome": "transport",
+    "git_reasons": "transport",
 }
 
 
@@ -79,6 +80,7 @@ __all__ = [
     "config_file_get",
     "config_file_remove_section",
     "config_file_set",
+    "git_reasons",
     "init_repository",
     "last_line",
     "push_branch",
