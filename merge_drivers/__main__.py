@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
-from _collections_abc import Mapping
+from collections.abc import Mapping
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
