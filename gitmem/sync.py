@@ -656,7 +656,8 @@ class Syncer:
         files = self._files(ref, tip)
         dirty = False
         for s in scopes:
-            target = _strip(files, s.prefix)
+            on_ref = _strip(files, s.prefix)
+            target = dict(on_ref)
             expected = self.expected[s.name]
             state = self.states[s.name]
             for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
@@ -679,7 +680,7 @@ class Syncer:
                 self.changing[s.name] = set(done.changed_meanwhile) | set(done.displaced)
                 dirty |= bool(done.changed_meanwhile)
                 if done.displaced:
-                    self._merge_displaced(ref, s, expected, target, done.displaced)
+                    self._merge_displaced(ref, s, expected, on_ref, done.displaced)
                     dirty = True
                 for p in done.through_link:
                     note = f"{s.name}: {p} (below a symbolic link: not written)"
