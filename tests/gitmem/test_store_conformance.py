@@ -118,7 +118,7 @@ def test_tree_merge_on_the_fake_keeps_both_sides_and_modified_beats_deleted() ->
     ours = files(team_a="1 ours\n2\n3\n", team_kept="same\n", team_new="ours\n")  # deleted gone
     theirs = files(team_a="1\n2\n3 theirs\n", team_gone="old, edited\n", team_kept="same\n")
     for left, right in ((ours, theirs), (theirs, ours)):
-        merged = merge_trees(fake, base, left, right)  # type: ignore[arg-type]
+        merged = merge_trees(fake, base, left, right)
         out = {p: fake.read_blob(o).decode() for p, o in merged.files.items()}
         assert out["team/a.md"] == "1 ours\n2\n3 theirs\n"
         assert out["team/gone.md"] == "old, edited\n", "modified beats deleted"
