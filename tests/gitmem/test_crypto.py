@@ -29,7 +29,7 @@ from tests.support.world import World
 
 KEY = ScopeKey(bytes(range(64)))
 paths = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1
+    st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), min_size=1
 ).map(lambda s: "auto/" + s)
 
 
