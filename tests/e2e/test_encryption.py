@@ -353,3 +353,40 @@ def test_unsafe_frontmatter_inside_the_encryption_is_still_refused(world: World)
     assert run.code == 2, run.out + run.err
     assert "bomb.md" in run.err and "anchor" in run.err
     assert not (world.scope_path(a) / "bomb.md").exists()
+
+
+def test_a_machine_that_adopted_its_ssh_key_is_granted_by_that_key(world: World) -> None:
+    a = world.clone("a")
+    auto_a = write_personal(world, a)
+    world.ok("-C", str(a), "sync")
+    wb = machine(world, "b")
+    ssh = wb.home / ".ssh"
+    ssh.mkdir()
+    subprocess.run(
+        [
+            "ssh-keygen",
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            "b@laptop",
+            "-f",
+            str(ssh / "id_ed25519"),
+        ],
+        check=True,
+        env=wb.env,
+    )
+    wb.ok("key", "init", "--ssh", str(ssh / "id_ed25519"))
+    b = wb.clone("b")
+    run = wb.gitmem("-C", str(b), "sync")
+    assert run.code == 0 and "gitmem key grant 'ssh-ed25519 " in run.out
+    # grant by the .pub file, as a forge profile would list it
+    pub = world.root / "b.pub"
+    pub.write_text((ssh / "id_ed25519.pub").read_text())
+    world.ok("-C", str(a), "key", "grant", str(pub))
+    assert "ssh-ed25519 " in world.ok("-C", str(a), "key", "list")
+    world.ok("-C", str(a), "sync")
+    wb.ok("-C", str(b), "sync")
+    assert folder_bytes(wb.scope_path(b)) == folder_bytes(auto_a)
