@@ -27,7 +27,7 @@ from gitmem.gitstore import Repository
 from gitmem.policy import tops_for
 from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
-from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta, unsafe_frontmatter
+from gitmem.treecheck import META_FILE, REFUSED_HINT, check_tree, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
 if TYPE_CHECKING:
@@ -398,8 +398,12 @@ class Syncer:
                 )
             if self._sealed(ref):
                 self._verify_personal(ref, commit, local)
-        except UntrustedTreeError:
+        except UntrustedTreeError as exc:
             self._unfetch(ref, commit)
+            if self._sealed(ref) and " GM160 " in exc.message:  # plaintext planted: a forgery
+                from gitmem.crypto import DecryptError
+
+                raise DecryptError(f"{exc.message} (commit {commit[:12]})", exc.hint) from None
             raise
         self.checked.add(commit)
         notes = self.result.report(ref).notes
@@ -410,20 +414,27 @@ class Syncer:
     def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""
         from gitmem.crypto import DecryptError, NoAccess
+        from gitmem.policy import check_content
 
         codec = self._codec_for(ref)
         try:
             theirs = codec.verify(commit, self.fetched_from.get(ref)).files
             known = set(codec.decode(local).files.values()) if local else set()
             for path, oid in theirs.items():  # what check_tree could not read through the seal
-                if not path.endswith(".md") or oid in known:
+                if path == META_FILE or oid in known:
                     continue
-                why = unsafe_frontmatter(self.repo.read_blob(oid))
-                if why:
+                found = check_content(path, self.repo.read_blob(oid))
+                refused = [f for f in found if f.blocking]
+                if refused:
                     raise UntrustedTreeError(
-                        f"{ref}:{path!r} in commit {commit[:12]}: {why}",
-                        "the ref was refused; nothing was written",
+                        f"{self.project.remote}/{ref} commit {commit[:12]}: {refused[0]}",
+                        REFUSED_HINT,
                     )
+                for finding in found:  # as for plaintext: said, never blocking
+                    if finding.code in ("GM140", "GM150"):
+                        self.result.report(ref).notes.append(
+                            f"pulled {finding} (gitmem validate {ref} shows all findings)"
+                        )
         except NoAccess:
             self.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())

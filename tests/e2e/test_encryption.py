@@ -342,16 +342,28 @@ def test_identity_lives_where_key_init_says(world: World) -> None:
 
 
 def test_unsafe_frontmatter_inside_the_encryption_is_still_refused(world: World) -> None:
+    """A key holder's tool (not gitmem: gitmem would not push it) seals a YAML bomb."""
+    from gitmem.gitstore import Repository
+    from gitmem.privacy import personal_codec
+    from gitmem.treemerge import as_tree_input
+
     a, b = world.clone("a"), world.clone("b")  # one HOME: the same key on both
     write_personal(world, a)
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
-    auto_b = world.scope_path(b)
-    (auto_b / "bomb.md").write_text("---\na: &x [1]\nb: *x\n---\nbody\n")
-    world.ok("-C", str(b), "sync")
+    repo = Repository(b)
+    tip = repo.resolve(USER_REF)
+    assert tip is not None
+    codec = personal_codec(repo, USER_REF)
+    decoded = codec.decode(tip)
+    files = dict(decoded.files)
+    files["auto/bomb.md"] = repo.write_blob(b"---\na: &x [1]\nb: *x\n---\nbody\n")
+    tree = repo.write_tree(as_tree_input(codec.encode(files, decoded.keyring)))
+    bad = repo.write_commit(tree, [tip], "gitmem: 1 file changed")
+    world.git("push", "-q", "origin", f"{bad}:{USER_REF}", cwd=b)
     run = world.gitmem("-C", str(a), "sync")
     assert run.code == 2, run.out + run.err
-    assert "bomb.md" in run.err and "anchor" in run.err
+    assert "bomb.md" in run.err and bad[:12] in run.err
     assert not (world.scope_path(a) / "bomb.md").exists()
 
 
