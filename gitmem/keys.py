@@ -115,7 +115,10 @@ def _change(
         old = decoded.keyring if decoded else None
         machine = codec.machine(create=True)
         assert machine is not None
-        recipients = list(old.recipients) if old else [canonical_recipient(machine.recipient)]
+        me = canonical_recipient(machine.recipient)
+        recipients = list(old.recipients) if old else []
+        if me not in recipients and remove != me:  # never lock this machine out by accident
+            recipients.insert(0, me)
         notes: list[str] = []
         if add is not None:
             if add in recipients:
