@@ -27,7 +27,7 @@ from gitmem.gitstore import Repository
 from gitmem.policy import tops_for
 from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
-from gitmem.treecheck import META_FILE, REFUSED_HINT, check_tree, parse_meta, render_meta
+from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
 if TYPE_CHECKING:
@@ -414,27 +414,15 @@ class Syncer:
     def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""
         from gitmem.crypto import DecryptError, NoAccess
-        from gitmem.policy import check_content
 
         codec = self._codec_for(ref)
         try:
-            theirs = codec.verify(commit, self.fetched_from.get(ref)).files
-            known = set(codec.decode(local).files.values()) if local else set()
-            for path, oid in theirs.items():  # what check_tree could not read through the seal
-                if path == META_FILE or oid in known:
-                    continue
-                found = check_content(path, self.repo.read_blob(oid))
-                refused = [f for f in found if f.blocking]
-                if refused:
-                    raise UntrustedTreeError(
-                        f"{self.project.remote}/{ref} commit {commit[:12]}: {refused[0]}",
-                        REFUSED_HINT,
+            where = f"{self.project.remote}/{ref}"
+            for finding in codec.check_fetched(commit, self.fetched_from.get(ref), local, where):
+                if finding.code in ("GM140", "GM150"):  # as for plaintext: said, never blocking
+                    self.result.report(ref).notes.append(
+                        f"pulled {finding} (gitmem validate {ref} shows all findings)"
                     )
-                for finding in found:  # as for plaintext: said, never blocking
-                    if finding.code in ("GM140", "GM150"):
-                        self.result.report(ref).notes.append(
-                            f"pulled {finding} (gitmem validate {ref} shows all findings)"
-                        )
         except NoAccess:
             self.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())
@@ -579,21 +567,9 @@ class Syncer:
     def _merged_keyring(
         self, ref: str, base: str | None, local: str, remote: str
     ) -> Keyring | None:
-        """The keys/ folder as a unit. Different keys: ours only when it is a rotation of
-        theirs not pushed yet, else the published one. The same key: the side that changed
-        the recipients since the base wins; both → the greater file (the same on every machine)."""
         if not self._sealed(ref):
             return None
-        b, o, t = (self._keyring(ref, c) for c in (base, local, remote))
-        if o is None or t is None:
-            return o or t
-        if o.key.key_id != t.key.key_id:
-            return o if self._codec_for(ref).endorses(t, o) else t
-        if b is not None and o.files == b.files:
-            return t
-        if b is not None and t.files == b.files:
-            return o
-        return max((o, t), key=lambda ring: sorted(ring.files.items()))
+        return self._codec_for(ref).merged_keyring(base, local, remote)
 
     def _tree(self, ref: str, files: dict[str, str], keyring: Keyring | None) -> str:
         if self._sealed(ref):
