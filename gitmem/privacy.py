@@ -37,7 +37,7 @@ from gitmem.crypto import (
     unlock_scope_key,
 )
 from gitmem.gitstore import Repository
-from gitmem.policy import Finding, check_name
+from gitmem.policy import Finding, blocking, check_name
 from gitmem.treemerge import blobs
 
 NOTE_PREFIX = "sealed:"
@@ -202,9 +202,11 @@ class PersonalCodec:
             )
         out: dict[str, str] = {}
         for path, name in listed.items():
-            unsafe = check_name(path)  # the manifest is authenticated, not necessarily sane
+            unsafe = blocking(check_name(path))  # the manifest is authenticated, not sane
             if unsafe:
-                raise DecryptError(f"{prefix}/manifest in {where}: {unsafe[0]}", REFUSED_HINT)
+                raise DecryptError(
+                    f"{prefix}/manifest in {where}: {unsafe[0].message}", REFUSED_HINT
+                )
             if not path.startswith(prefix + "/") or key.name(path) != name or name not in names:
                 raise DecryptError(
                     f"{path} in {where} does not match its encrypted name", REFUSED_HINT

@@ -19,6 +19,7 @@ from gitmem.errors import (
     ConcurrentUpdate,
     RemoteError,
     SecretsFound,
+    TamperedRef,
     UntrustedTreeError,
     UsageError,
 )
@@ -398,12 +399,8 @@ class Syncer:
                 )
             if self._sealed(ref):
                 self._verify_personal(ref, commit, local)
-        except UntrustedTreeError as exc:
+        except (UntrustedTreeError, TamperedRef):
             self._unfetch(ref, commit)
-            if self._sealed(ref) and " GM160 " in exc.message:  # plaintext planted: a forgery
-                from gitmem.crypto import DecryptError
-
-                raise DecryptError(f"{exc.message} (commit {commit[:12]})", exc.hint) from None
             raise
         self.checked.add(commit)
         notes = self.result.report(ref).notes
