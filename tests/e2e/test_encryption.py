@@ -402,3 +402,23 @@ def test_a_machine_that_adopted_its_ssh_key_is_granted_by_that_key(world: World)
     world.ok("-C", str(a), "sync")
     wb.ok("-C", str(b), "sync")
     assert folder_bytes(wb.scope_path(b)) == folder_bytes(auto_a)
+
+
+def test_rotation_on_one_machine_merges_with_edits_pushed_meanwhile_on_the_old_key(
+    world: World,
+) -> None:
+    wb, a, b = granted_pair(world)
+    auto_a, auto_b = world.scope_path(a), wb.scope_path(b)
+    world.ok("-C", str(a), "key", "rotate")  # not pushed yet
+    (auto_b / "from-b.md").write_text("b, still on the old key\n")
+    wb.ok("-C", str(b), "sync")
+    (auto_a / "from-a.md").write_text("a, on the new key\n")
+    world.ok("-C", str(a), "sync")  # merges b's commit, keeps its own rotation
+    wb.ok("-C", str(b), "sync")  # b accepts the key its key endorsed
+    world.ok("-C", str(a), "sync")
+    assert folder_bytes(auto_a) == folder_bytes(auto_b)
+    assert {"from-a.md", "from-b.md"} <= set(folder_bytes(auto_a))
+    ids = {world.git("rev-parse", f"{USER_REF}:keys/scope.age", cwd=c).strip() for c in (a, b)}
+    assert len(ids) == 1  # one key file on both machines: the rotated one
+    rotated = world.git("log", "--format=%s", USER_REF, cwd=a)
+    assert "rotate the personal scope key" in rotated
