@@ -86,6 +86,8 @@ class CipherCache:
         return (pair[0], pair[1]) if pair and len(pair) == 2 else None
 
     def put(self, key_id: str, path: str, plain: str, cipher: str) -> None:
+        if key_id not in self.pairs and self.pairs:
+            self.pairs = {}  # a new scope key (rotation): the old key's pairs serve no one
         known = self.pairs.setdefault(key_id, {})
         if known.get(path) != [plain, cipher]:
             known[path] = [plain, cipher]
