@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitmem.errors import GitError, UsageError
+from gitmem.errors import TamperedRef, UsageError
 
 KEY_DIR = "keys"
 SCOPE_KEY_FILE = "keys/scope.age"
@@ -29,7 +29,6 @@ ENDORSEMENT_FILE = "keys/endorsement"  # the new key's id sealed by the key it r
 MANIFEST = "manifest"
 PERSONAL_PREFIXES = ("auto", "local")
 SECRET_BYTES = 64
-FORMAT = 1
 
 
 ENCRYPT_MODES = {"personal": ("auto", "local"), "local": ("local",), "off": ()}
@@ -54,7 +53,7 @@ def encrypt_mode(configured: str | None) -> str:
     return mode
 
 
-class DecryptError(GitError):
+class DecryptError(TamperedRef):
     """A commit on the personal ref does not open with its key: forged, moved or damaged."""
 
 

@@ -410,7 +410,7 @@ class Syncer:
 
     def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""
-        from gitmem.crypto import DecryptError, NoAccess
+        from gitmem.crypto import NoAccess
 
         codec = self._codec_for(ref)
         try:
@@ -420,12 +420,9 @@ class Syncer:
                     self.result.report(ref).notes.append(
                         f"pulled {finding} (gitmem validate {ref} shows all findings)"
                     )
-        except NoAccess:
+        except NoAccess:  # a DecryptError goes up: _check_remote un-fetches and refuses
             self.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())
-        except DecryptError:
-            self._unfetch(ref, commit)
-            raise
 
     def _unfetch(self, ref: str, refused: str) -> None:
         """Put the remote-tracking ref back where it was: a refused fetch leaves no trace."""
