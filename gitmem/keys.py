@@ -108,6 +108,13 @@ def _change(
     repo, ref = project.repo, project.user_ref
     with repository_lock(repo.common_dir):
         tip = repo.resolve(ref)
+        tracking = repo.resolve(project.tracking_ref(ref)) if project.remote else None
+        if tracking and tracking != tip and not (tip and repo.is_ancestor(tracking, tip)):
+            # a key change made on an old tip could lose to a rotation made elsewhere
+            raise UsageError(
+                f"{ref} is behind {project.remote}: another machine changed it since",
+                "run gitmem sync first, then repeat this key command",
+            )
         decoded = _current(project)
         codec = personal_codec(repo, ref)
         files = dict(decoded.files) if decoded else {}

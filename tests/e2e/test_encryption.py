@@ -422,3 +422,10 @@ def test_rotation_on_one_machine_merges_with_edits_pushed_meanwhile_on_the_old_k
     assert len(ids) == 1  # one key file on both machines: the rotated one
     rotated = world.git("log", "--format=%s", USER_REF, cwd=a)
     assert "rotate the personal scope key" in rotated
+    # a key change on a tip another machine has moved past waits for a sync
+    (auto_b / "later.md").write_text("later\n")
+    wb.ok("-C", str(b), "sync")
+    tracking = "refs/gitmem-remotes/origin/users/tester@example.com"
+    world.git("fetch", "-q", "origin", f"+{USER_REF}:{tracking}", cwd=a)
+    run = world.gitmem("-C", str(a), "key", "rotate")
+    assert run.code == 2 and "run gitmem sync first" in run.err
