@@ -57,8 +57,14 @@ class DecryptError(TamperedRef):
     """A commit on the personal ref does not open with its key: forged, moved or damaged."""
 
 
-class NoAccess(Exception):
+class NoAccess(UsageError):
     """The scope key is not encrypted to any identity of this machine (not granted yet)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this machine cannot open your encrypted personal memory (its key was not granted)",
+            "run gitmem key show here, then gitmem key grant <it> on a machine that has the key",
+        )
 
 
 # -- the scope key -----------------------------------------------------------------------------
