@@ -429,3 +429,20 @@ def test_rotation_on_one_machine_merges_with_edits_pushed_meanwhile_on_the_old_k
     world.git("fetch", "-q", "origin", f"+{USER_REF}:{tracking}", cwd=a)
     run = world.gitmem("-C", str(a), "key", "rotate")
     assert run.code == 2 and "run gitmem sync first" in run.err
+
+
+def test_status_names_the_hub_when_plaintext_personal_memory_goes_there(world: World) -> None:
+    import json
+
+    a = world.clone("a")
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "gitmem.hub", str(hub), cwd=a)
+    world.git("config", "gitmem.encrypt", "off", cwd=a)
+    scopes = {
+        s["name"]: s for s in json.loads(world.ok("-C", str(a), "status", "--json"))["scopes"]
+    }
+    assert (
+        scopes["auto"]["privacy"] == f"plaintext, readable by everyone who can fetch the hub {hub}"
+    )
+    assert scopes["team"]["privacy"].endswith("fetch origin")
