@@ -244,6 +244,11 @@ def test_pushing_twice_makes_no_commit_and_one_edit_changes_one_blob(world: Worl
     second = user_tip(world, a)
     changed = world.git("diff", "--name-only", first, second, cwd=a).split()
     assert len(changed) == 1 and changed[0].startswith("auto/")  # the manifest holds no hashes
+    # history reads through the encryption: names and bytes in plaintext, on this machine
+    diff = world.ok("-C", str(a), "diff", "~1", "--path", "auto")
+    assert "auto/note-7.md" in diff and "+note 7, edited" in diff
+    log = world.ok("-C", str(a), "log", "auto/note-7.md")
+    assert len(log.strip().splitlines()) == 2
     assert len(changed[0]) == len("auto/") + 64
 
 
