@@ -22,6 +22,10 @@ COMMAND_MODULES = (
     "gitmem.cli.validate",
     "gitmem.cli.drivers",
     "gitmem.cli.key",
+    "gitmem.cli.hooks",
+    "gitmem.cli.promote",
+    "gitmem.cli.graph",
+    "gitmem.cli.curate",
     "gitmem.cli.demo",
 )
 

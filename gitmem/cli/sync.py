@@ -47,10 +47,21 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
             action="store_true",
             help="publish even what the secret scan flags (see .gitmem-allow for false positives)",
         )
+        if mode != "sync":
+            p.add_argument(
+                "--hook",
+                action="store_true",
+                help="run as a Claude Code hook: JSON payload on stdin, bounded time, never fails "
+                "the session (see gitmem hooks install)",
+            )
         p.set_defaults(handler=run, mode=mode)
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "hook", False):
+        from gitmem.cli.hooks import run_as_hook
+
+        return run_as_hook(args)
     from gitmem.sync import SyncOptions, run_sync
 
     project = open_project_from(args)
