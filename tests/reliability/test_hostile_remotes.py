@@ -487,7 +487,9 @@ def test_pre_receive_template_rejects_each_hostile_kind(scene: Scene, attack: st
     assert push.returncode != 0, f"{attack}: accepted\n{push.stderr}"
     assert "gitmem: rejected" in push.stderr or "GM1" in push.stderr, push.stderr
     assert scene.world.git("rev-parse", ref, cwd=server).strip() == good_tip, "the ref moved"
-    assert seconds < 2.0, f"{attack}: {seconds:.2f}s"
+    # the push itself moves the objects (3,000 trees for the deepest kind): a looser bound than
+    # validate's own, which the test above holds to 1.5 s
+    assert seconds < 5.0, f"{attack}: {seconds:.2f}s"
 
 
 def test_clean_refs_pass_validate_and_the_pre_receive_template(scene: Scene) -> None:
