@@ -366,7 +366,9 @@ def test_pull_refuses_hostile_tree_and_writes_nothing(scene: Scene, attack: str)
 
     run = world.gitmem("-C", str(clone), "pull")
 
-    assert run.code == 2, f"{attack}: exit {run.code}\n{run.out}{run.err}"
+    # plaintext on an encrypted personal ref is a tampered ref (exit 3), the rest bad input
+    expected = 3 if EXPECTED_CODE[attack] == "GM160" else 2
+    assert run.code == expected, f"{attack}: exit {run.code}\n{run.out}{run.err}"
     lines = run.err.strip().splitlines()
     assert lines[0].startswith("gitmem: error: ") and ref.split("/")[-1] in lines[0], run.err
     assert len(lines) <= 2 and all(ln.startswith("hint: ") for ln in lines[1:]), run.err
