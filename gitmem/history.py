@@ -190,6 +190,7 @@ def _rev_on(project: Project, scope: Scope, rev: str) -> str | None:
 class Restored:
     path: Path
     commit: str
+    relinked: bool = False  # its index line was brought back too
 
 
 def restore(project: Project, path: str, at: str | None, force: bool) -> Restored:
@@ -235,7 +236,31 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
                 )
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, repo.read_blob(blob))
-    return Restored(target, commit)
+        relinked = _relink(project, where, commit)
+    return Restored(target, commit, relinked)
+
+
+def _relink(project: Project, where: RefPath, commit: str) -> bool:
+    """A restored topic file gets its index line back (from the index of the same commit)
+    when the index on disk lacks it: Claude Code only finds memories the index links."""
+    folder, _, name = where.rel.rpartition("/")
+    if name.casefold() == "memory.md" or not name.casefold().endswith(".md"):
+        return False
+    index_rel = f"{folder}/MEMORY.md" if folder else "MEMORY.md"
+    index_path = where.scope.path / index_rel
+    if not index_path.is_file() or index_path.is_symlink():
+        return False
+    old = _plain_file(project, RefPath(where.scope, index_rel), commit)
+    if old is None:
+        return False
+    from merge_drivers.links import with_entries
+
+    current = index_path.read_bytes()
+    fixed = with_entries(current, [name], [project.repo.read_blob(old)])
+    if fixed == current:
+        return False
+    write_atomic(index_path, fixed)
+    return True
 
 
 # -- the personal ref may be encrypted: names hidden, blobs sealed (gitmem.privacy) -------------

@@ -81,3 +81,22 @@ def test_the_losing_machine_is_told_and_log_shows_both_sides(world: World) -> No
     log = world.ok("-C", str(a), "log", "auto/api.md")
     assert log.count("resolved") >= 1  # the merge with its trailer
     assert len([ln for ln in log.splitlines() if ln and not ln.startswith(" ")]) >= 4, log
+
+
+def test_restore_of_a_deleted_topic_brings_its_index_line_back(world: World) -> None:
+    a = world.clone("a")
+    da = world.scope_path(a)
+    da.mkdir(parents=True)
+    line = "- [API](api.md) — the API"
+    (da / "MEMORY.md").write_text(f"# Memory\n{line}\n- [DB](db.md) — the DB\n")
+    (da / "api.md").write_text(TOPIC.format(n="api", m="2026-01-01T00:00:00Z", body="v1"))
+    world.ok("-C", str(a), "sync")
+    (da / "api.md").unlink()
+    (da / "MEMORY.md").write_text("# Memory\n- [DB](db.md) — the DB\n")
+    world.ok("-C", str(a), "sync")
+    out = world.ok("-C", str(a), "restore", "auto/api.md")
+    assert "MEMORY.md" in out
+    assert (da / "api.md").read_text().endswith("v1\n")
+    assert (da / "MEMORY.md").read_text() == f"# Memory\n- [DB](db.md) — the DB\n{line}\n"
+    world.ok("-C", str(a), "restore", "auto/api.md")  # again: nothing doubled
+    assert (da / "MEMORY.md").read_text().count("(api.md)") == 1
