@@ -123,3 +123,42 @@ def test_a_resolver_that_raises_is_visible(
     assert result.data is not None and b"<<<<<<<" not in result.data
     if len({plain(base), plain(ours), plain(theirs)}) == 3:  # the resolver was reached
         assert any("index merge failed (RuntimeError" in r.reason for r in result.resolutions)
+
+
+TOPIC_HEAD = "---\nname: build\ndescription: how we build\n---\n# Build\n\nRun make.\n"
+
+
+def _para(i: int) -> str:
+    return [f"Paragraph {i}.", f"- bullet {i}", f"Paragraph {i},\non two lines."][i % 3]
+
+
+@settings(max_examples=examples(0.5))
+@given(
+    st.permutations(range(6)),
+    st.integers(1, 2),
+    st.integers(1, 2),
+    st.just("\n\n"),
+)
+def test_topic_files_appended_in_three_replicas_converge_byte_for_byte(
+    order: list[int], x: int, y: int, sep: str
+) -> None:
+    """Each replica appends its own paragraphs, each after a blank line (none holds another's:
+    a replica that already has another's paragraph in an order of its own fixes an order no
+    merge can know; lines appended without a blank line are one paragraph, whose blank-line
+    separation the first merge decides)."""
+    appends = [order[:x], order[x : x + y], order[x + y :]]
+    appends = [[_para(i) for i in part] for part in appends]
+    base = TOPIC_HEAD.encode()
+    a, b, c = (base + "".join(f"{sep}{p}\n" for p in extra).encode() for extra in appends)
+
+    def m(x: bytes, y: bytes) -> bytes:
+        data = merge_file("agents/build.md", base, x, y).data
+        assert data is not None
+        return data
+
+    results = {m(m(a, b), c), m(m(b, c), a), m(m(c, a), b), m(a, m(b, c)), m(b, m(c, a))}
+    assert len(results) == 1, results
+    (merged,) = results
+    for extra in appends:
+        for p in extra:
+            assert p.encode() in merged
