@@ -17,10 +17,15 @@ from gitmem.cli.common import HelpFormatter, Parser, anywhere_options
 COMMAND_MODULES = (
     "gitmem.cli.setup",
     "gitmem.cli.sync",
+    "gitmem.cli.adopt",
     "gitmem.cli.history",
     "gitmem.cli.validate",
     "gitmem.cli.drivers",
     "gitmem.cli.key",
+    "gitmem.cli.hooks",
+    "gitmem.cli.promote",
+    "gitmem.cli.graph",
+    "gitmem.cli.curate",
     "gitmem.cli.demo",
 )
 
