@@ -21,7 +21,7 @@ _HYPOTHESIS = {
     "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     "print_blob": True,
 }
-settings.register_profile("ci", max_examples=2000, derandomize=True, **_HYPOTHESIS)  # type: ignore[arg-type]
+settings.register_profile("ci", max_examples=300, derandomize=True, **_HYPOTHESIS)  # type: ignore[arg-type]
 settings.register_profile("dev", max_examples=150, **_HYPOTHESIS)  # type: ignore[arg-type]
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
