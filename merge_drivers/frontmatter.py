@@ -13,8 +13,8 @@ from __future__ import annotations
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.rank import Rank, parse_time, rank_of
 from merge_drivers.text import content_key, merge_body, order_sides
+from merge_drivers.yamlsafe import MAX_FRONTMATTER, unsafe_yaml
 
-MAX_FRONTMATTER = 65536
 _RECENCY_FIELDS = ("modified", "updated")
 _INDICATORS = "*&!%@`|>{"
 
@@ -108,9 +108,13 @@ def _canonical(value: object) -> object:
 
 
 def safe_yaml(text: str) -> object:
-    """yaml.safe_load of bounded text without tags, anchors or aliases (no YAML bombs)."""
-    if len(text) > MAX_FRONTMATTER:
-        raise Invalid("too large")
+    """yaml.safe_load of bounded text without tags, anchors or aliases (no YAML bombs).
+
+    The one bounded-cost check (merge_drivers/yamlsafe.py) runs first: PyYAML's scanner costs
+    the square of the nesting depth, so deep `[[[…]]]` is refused before it is scanned."""
+    why = unsafe_yaml(text)
+    if why:
+        raise Invalid(why)
     import yaml
 
     try:
