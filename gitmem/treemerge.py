@@ -212,10 +212,19 @@ def _keep_links(
             path = f"{folder}/{name}" if folder else name
             if path in result.files or "/" in name or name.startswith("."):
                 continue
-            back = theirs.get(path) or ours.get(path)
-            if back is not None:
-                result.files[path] = back
-                result.resolutions.append(f"{path}: file kept with its index line")
+            holder = theirs if path in theirs else ours if path in ours else None
+            deleter = ours if holder is theirs else theirs
+            if holder is None or name in _links(repo, deleter, index_path):
+                continue  # the side that deleted the file kept its line: its own choice
+            result.files[path] = holder[path]
+            result.resolutions.append(f"{path}: file kept with its index line")
+
+
+def _links(repo: Repository, files: Mapping[str, str], index_path: str) -> dict[str, str]:
+    from merge_drivers.links import linked
+
+    oid = files.get(index_path)
+    return linked(repo.read_blob(oid)) if oid else {}
 
 
 def _separate_file_folder_clashes(files: dict[str, str]) -> None:

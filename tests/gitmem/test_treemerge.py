@@ -98,3 +98,17 @@ def test_a_commit_is_never_older_than_its_parents(repo: Repository) -> None:
     future = repo.write_commit(tree_id, [], "from a clock ahead", when=4_000_000_000)
     child = repo.write_commit(tree_id, [future], "from a clock behind", when=1_000_000_000)
     assert repo.log(child)[0]["time"] == "4000000000"
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_file_deleted_with_its_line_left_in_place_stays_deleted(
+    repo: Repository, swap: bool
+) -> None:
+    """Deleted on one side, unchanged on the other: deleted, even if that side left a link."""
+    deleted = {"MEMORY.md": INDEX, "build.md": BASE["build.md"]}
+    other = dict(BASE, **{"build.md": BASE["build.md"] + "and ninja\n"})
+    sides = [tree(repo, deleted), tree(repo, other)]
+    if swap:
+        sides.reverse()
+    out = read(repo, merge_trees(repo, tree(repo, BASE), *sides).files)
+    assert "testing.md" not in out and out["build.md"].endswith("and ninja\n")
