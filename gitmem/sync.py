@@ -47,6 +47,7 @@ class RefReport:
     local_changes: list[str] = field(default_factory=list)  # "A auto/x.md", ...
     pulled: list[str] = field(default_factory=list)  # files written or deleted on disk
     resolutions: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # this machine's edits another version beat
     notes: list[str] = field(default_factory=list)
     pushed: bool = False
     remote_ahead: bool = False  # dry run: the remote has commits we have not merged
@@ -432,6 +433,11 @@ class Syncer:
             return
         if local is None or repo.is_ancestor(local, remote_tip):
             merged = remote_tip
+            if local is not None:  # a merge elsewhere may have resolved against our edit
+                from gitmem.history import lost_in_pull
+
+                lost = lost_in_pull(self.project, ref, local, remote_tip)
+                self.result.report(ref).lost.extend(lost)
             if self.opts.force_key:
                 merged = self._adopt_key(remote_tip)
         else:
@@ -538,6 +544,10 @@ class Syncer:
         tree = self._tree(ref, merged.files, self._merged_keyring(ref, base, local, remote_tip))
         report = self.result.report(ref)
         report.resolutions.extend(merged.resolutions)
+        from gitmem.history import losses
+
+        winner = (repo.log(remote_tip, None, 1) or [{"author": "the remote"}])[0]["author"]
+        report.lost.extend(losses(merged.resolutions, "ours", winner))
         if base is None:
             report.notes.append(
                 f"{ref}: local and remote histories share no commit; merged file by file"

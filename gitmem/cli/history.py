@@ -59,4 +59,6 @@ def restore(args: argparse.Namespace) -> int:
 
     restored = do_restore(open_project_from(args), args.path, args.at, args.force)
     echo(f"restored {restored.path} from {restored.commit[:10]}; run gitmem sync to share it")
+    if restored.relinked:
+        echo(f"  and its line in {restored.path.parent / 'MEMORY.md'}")
     return 0

@@ -127,6 +127,8 @@ def sync_lines(result: SyncResult) -> Iterator[str]:
             yield f"  < {path}"
         for res in r.resolutions:
             yield f"  resolved {res}"
+        for lost in r.lost:
+            yield f"  lost: your edit of {lost}"
         for note in r.notes:
             yield f"  note: {note}"
     for skipped in result.skipped:
