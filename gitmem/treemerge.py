@@ -220,7 +220,7 @@ def _keep_links(
             result.resolutions.append(f"{path}: file kept with its index line")
 
 
-def _links(repo: Repository, files: Mapping[str, str], index_path: str) -> dict[str, str]:
+def _links(repo: ObjectEncoding, files: Mapping[str, str], index_path: str) -> dict[str, str]:
     from merge_drivers.links import linked
 
     oid = files.get(index_path)

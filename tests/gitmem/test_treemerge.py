@@ -110,5 +110,5 @@ def test_a_file_deleted_with_its_line_left_in_place_stays_deleted(
     sides = [tree(repo, deleted), tree(repo, other)]
     if swap:
         sides.reverse()
-    out = read(repo, merge_trees(repo, tree(repo, BASE), *sides).files)
+    out = read(repo, merge_trees(repo, tree(repo, BASE), sides[0], sides[1]).files)
     assert "testing.md" not in out and out["build.md"].endswith("and ninja\n")
