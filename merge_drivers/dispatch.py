@@ -14,6 +14,7 @@ from merge_drivers.style import dress, merged_style, plain
 from merge_drivers.text import merge_text, merge_whole
 
 MAX_STRUCTURED = 4 << 20  # larger files are merged as lines, not parsed
+MAX_STRUCTURED_LINES = 20_000  # 100 times what Claude Code loads of an index
 _SAMPLE = 8000  # bytes looked at to tell binary from text, like git's own heuristic
 _TEXT_CONTROLS = frozenset(b"\t\n\r\f\b\x1b")
 
@@ -88,7 +89,11 @@ def _merge_plain(
     inline_archive: bool,
 ) -> MergeResult:
     kind = kind_of(path)
-    if max(len(base), len(ours), len(theirs)) > MAX_STRUCTURED or not _readable(base, ours, theirs):
+    if (
+        max(len(base), len(ours), len(theirs)) > MAX_STRUCTURED
+        or max(x.count(b"\n") for x in (base, ours, theirs)) > MAX_STRUCTURED_LINES
+        or not _readable(base, ours, theirs)
+    ):
         kind = "text"
     failed: Resolution | None = None
     try:
