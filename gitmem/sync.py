@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
+from gitmem.excludes import exclude_memory_folders
 from gitmem.folders import Progress, Snapshot, materialize, snapshot
 from gitmem.gitstore import Repository
 from gitmem.scopes import TEAM_REF, Project, Scope, hostname
@@ -93,9 +94,9 @@ class Syncer:
     # -- entry point -------------------------------------------------------------------------
 
     def run(self) -> SyncResult:
-        if self.project.remote is None:
+        if self.project.remote is None and self.opts.mode == "pull":
             raise UsageError(
-                f"{self.project.root} has no git remote to sync memory through",
+                f"{self.project.root} has no git remote to pull memory from",
                 "add one (git remote add origin URL), then run gitmem sync",
             )
         if not self.repo.has_commits():
@@ -119,6 +120,15 @@ class Syncer:
                 self.states[s.name] = state
                 self.expected[s.name] = state.oids()
             self._loop()
+            for line in exclude_memory_folders(self.project):
+                self.result.report(next(iter(self.by_ref))).notes.append(
+                    f"added {line} to .git/info/exclude (memory, not project files)"
+                )
+        if self.project.remote is None and self.by_ref:
+            self.result.report(next(iter(self.by_ref))).notes.append(
+                "no git remote: committed on this machine only (gitmem log, diff and restore work);"
+                " to share: git remote add origin URL, then gitmem sync"
+            )
         for report in self.result.refs.values():  # several rounds may touch one file twice
             report.pulled = list(dict.fromkeys(report.pulled))
             report.local_changes = list(dict.fromkeys(report.local_changes))
@@ -127,19 +137,22 @@ class Syncer:
 
     def _loop(self) -> None:
         pushing = self.opts.mode in ("push", "sync")
+        local_only = self.project.remote is None  # no remote yet: history on this machine
         for round_no in range(MAX_ROUNDS):
-            self._fetch()  # first: an unreachable remote fails before anything is written
-            for ref in self.by_ref:
-                self._check_remote(ref)  # and an unsafe remote tree too
+            if not local_only:
+                self._fetch()  # first: an unreachable remote fails before anything is written
+                for ref in self.by_ref:
+                    self._check_remote(ref)  # and an unsafe remote tree too
             for ref, scopes in self.by_ref.items():
                 self._commit_local(ref, scopes)
             dirty = False
             for ref, scopes in self.by_ref.items():
-                self._integrate(ref)
+                if not local_only:
+                    self._integrate(ref)
                 dirty |= self._write_back(ref, scopes)
             if dirty:
                 continue  # files changed during the sync: commit them and merge again
-            if not pushing or self._push():
+            if local_only or not pushing or self._push():
                 return
             self.result.retries += 1
             time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * random.random())
@@ -448,6 +461,17 @@ class _Direct:
 def _strip(files: Mapping[str, str], prefix: str) -> dict[str, str]:
     start = prefix + "/"
     return {p[len(start) :]: oid for p, oid in files.items() if p.startswith(start)}
+
+
+def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Bring the remote-tracking refs up to date (`status --fetch`): merges and writes nothing.
+
+    What arrives is checked when a sync merges it, as any fetched tip is.
+    """
+    syncer = Syncer(project, SyncOptions(mode="pull", timeout=timeout))
+    if syncer.by_ref:
+        with repository_lock(project.repo.common_dir, syncer.opts.lock_wait):
+            syncer._fetch()
 
 
 def run_sync(project: Project, options: SyncOptions) -> SyncResult:
