@@ -6,15 +6,9 @@ import sys
 
 
 def main() -> None:
-    # --help, --version and pull/push/sync skip typer's start-up cost (see gitmem/fastpath.py)
-    from gitmem.fastpath import run as fast_run
+    from gitmem.cli import main as cli_main
 
-    code = fast_run(sys.argv[1:])
-    if code is None:
-        from gitmem.cli import run
-
-        code = run()
-    sys.exit(code)
+    sys.exit(cli_main())
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_GIT = 3
+EXIT_INTERNAL = 4  # a bug in gitmem, not in the input or the remote
 EXIT_INTERRUPTED = 130
 
 
@@ -58,7 +59,7 @@ class ConcurrentUpdate(GitError):
 def report(exc: BaseException) -> int:
     """Print the one-line error (and hint) for `exc` on stderr; return the exit code.
 
-    The single place errors become exit codes, for the typer CLI and the start-up fast path.
+    The single place errors become exit codes, for every command (gitmem.cli.main).
     """
     import sys
 
@@ -67,11 +68,11 @@ def report(exc: BaseException) -> int:
         if exc.hint:
             sys.stderr.write(f"hint: {exc.hint}\n")
         return exc.exit_code
-    if isinstance(exc, KeyboardInterrupt) or type(exc).__name__ == "Abort":
+    if isinstance(exc, KeyboardInterrupt):
         sys.stderr.write("gitmem: interrupted\n")
         return EXIT_INTERRUPTED
     sys.stderr.write(
         f"gitmem: error: unexpected {type(exc).__name__}: {exc}\n"
         "hint: rerun with --debug and report it at the project's issue tracker\n"
     )
-    return EXIT_GIT
+    return EXIT_INTERNAL

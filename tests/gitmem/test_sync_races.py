@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import gitmem.sync as sync_module
-from gitmem.cli import run
+from gitmem.cli import main as run
 from gitmem.folders import materialize as real_materialize
 from tests.support.world import World, folder_bytes
 

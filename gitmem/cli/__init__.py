@@ -1,0 +1,94 @@
+"""The command line: ONE argparse parser; each command group registers itself from its module.
+
+A handler parses nothing and decides nothing: it calls one use case, prints the result and returns
+an exit code. Errors become one line and an exit code in one place (gitmem.errors.report).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+from gitmem import __version__
+from gitmem.cli.common import HelpFormatter, Parser, anywhere_options
+
+# Each module has register(sub); the order is the order of `gitmem --help`.
+COMMAND_MODULES = (
+    "gitmem.cli.setup",
+    "gitmem.cli.sync",
+    "gitmem.cli.history",
+    "gitmem.cli.drivers",
+    "gitmem.cli.demo",
+)
+
+DESCRIPTION = (
+    "Sync AI-agent memory (Claude Code's MEMORY.md and topic files) through the project's own git\n"
+    "remote, on refs/gitmem/* — never on a branch, never in your working tree."
+)
+EPILOG = (
+    "Options -C, --memory-dir and --debug may stand before or after the command.\n"
+    "Exit codes: 0 ok, 1 findings, 2 bad usage or input, 3 git or remote failure, "
+    "4 internal error, 130 interrupted.\n"
+    "'gitmem COMMAND --help' shows a command's options."
+)
+
+
+def build_parser() -> Parser:
+    parser = Parser(
+        prog="gitmem",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        parents=[anywhere_options()],
+        formatter_class=HelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"gitmem {__version__}", help="show the version"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every error is mapped to its exit code here and nowhere else."""
+    from gitmem.errors import report
+
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args_list
+    try:
+        parser = build_parser()
+        if not args_list:
+            parser.print_help()
+            return 0
+        args = parser.parse_args(args_list)
+        handler = getattr(args, "handler", None)
+        if handler is None:  # a group without its subcommand, e.g. `gitmem drivers`
+            chosen = getattr(args, "group_parser", parser)
+            chosen.print_help()
+            return 2
+        return int(handler(args) or 0)
+    except SystemExit as exc:  # --help and --version end through argparse's exit
+        return exc.code if isinstance(exc.code, int) else 0
+    except BrokenPipeError:
+        return _closed_pipe()
+    except BaseException as exc:
+        if debug and not isinstance(exc, KeyboardInterrupt):
+            raise
+        try:
+            return report(exc)
+        except BrokenPipeError:
+            return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """The reader went away (`gitmem log | head`): stop quietly, as git does (128 + SIGPIPE)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+    return 141

@@ -1,0 +1,137 @@
+"""What every command shares: the parser class, the options that may stand anywhere, the project.
+
+Imports stay light: building the whole parser must cost a few milliseconds, not a use case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from gitmem.errors import UsageError
+
+if TYPE_CHECKING:
+    from gitmem.scopes import Project
+
+SCOPE_CHOICES = ("auto", "team", "agents", "local")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with gitmem's error shape: one line (what, where) plus a hint, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("argument COMMAND: invalid choice:"):
+            message = "unknown command " + message.split("invalid choice: ", 1)[1].split(" (")[0]
+        raise UsageError(f"{message} ({self.prog})", f"see '{self.prog} --help'")
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    def __init__(self, prog: str) -> None:
+        width = min(100, _columns())
+        super().__init__(prog, max_help_position=30, width=width)
+
+
+def _columns() -> int:
+    try:
+        return int(os.environ.get("COLUMNS", "")) or 80
+    except ValueError:
+        return 80
+
+
+def anywhere_options() -> Parser:
+    """Options accepted before or after the command (`gitmem -C x sync` = `gitmem sync -C x`).
+
+    Defaults are SUPPRESS so that a subcommand's copy does not erase what was given before it.
+    """
+    p = Parser(add_help=False)
+    p.add_argument(
+        "-C",
+        dest="directory",
+        metavar="PATH",
+        default=argparse.SUPPRESS,
+        help="run as if gitmem was started in PATH",
+    )
+    p.add_argument(
+        "--memory-dir",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
+        help="use DIR as the auto memory folder",
+    )
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="show the traceback of an error",
+    )
+    return p
+
+
+def add_remote(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--remote",
+        metavar="NAME",
+        help="the remote to sync through (default: gitmem.remote, origin)",
+    )
+
+
+def add_json(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--json", dest="as_json", action="store_true", help="machine-readable output (JSON)"
+    )
+
+
+def command(
+    sub: argparse._SubParsersAction[Any], name: str, summary: str, description: str = ""
+) -> Parser:
+    """A subcommand that takes the options allowed anywhere."""
+    p: Parser = sub.add_parser(
+        name,
+        help=summary,
+        description=description or summary,
+        parents=[anywhere_options()],
+        formatter_class=HelpFormatter,
+    )
+    return p
+
+
+def add_group(
+    sub: argparse._SubParsersAction[Any],
+    name: str,
+    summary: str,
+) -> tuple[Parser, argparse._SubParsersAction[Any]]:
+    """A command with subcommands (`gitmem drivers install`)."""
+    group: Parser = sub.add_parser(
+        name,
+        help=summary,
+        description=summary,
+        parents=[anywhere_options()],
+        formatter_class=HelpFormatter,
+    )
+    group.set_defaults(group_parser=group)
+    return group, group.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
+
+
+def directory(args: argparse.Namespace) -> str:
+    return str(getattr(args, "directory", "."))
+
+
+def open_project_from(args: argparse.Namespace, remote: str | None = None) -> Project:
+    """The project of `-C` (or the current folder), for the remote the command names."""
+    from gitmem.gitstore import Repository
+    from gitmem.scopes import open_project
+
+    return open_project(
+        Repository(directory(args)),
+        remote=remote if remote is not None else getattr(args, "remote", None),
+        memory_dir=getattr(args, "memory_dir", None),
+    )
+
+
+def echo(line: str = "") -> None:
+    sys.stdout.write(line + "\n")
+
+
+def plural(count: int, word: str, plural_word: str | None = None) -> str:
+    return f"{count} {word if count == 1 else plural_word or word + 's'}"

@@ -1,0 +1,120 @@
+"""gitmem pull / push / sync: open the project, run the sync, say what happened."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from gitmem.cli.common import SCOPE_CHOICES, add_remote, command, echo, open_project_from, plural
+
+if TYPE_CHECKING:
+    from gitmem.scopes import Project
+    from gitmem.sync import SyncResult
+
+SUMMARIES = {
+    "pull": "fetch memory from the remote and merge it into your folders",
+    "push": "commit, merge and push local memory (never forced)",
+    "sync": "pull then push",
+}
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    for mode, summary in SUMMARIES.items():
+        p = command(sub, mode, summary)
+        add_remote(p)
+        p.add_argument(
+            "--scope",
+            dest="scopes",
+            action="append",
+            metavar="SCOPE",
+            help=f"only this scope ({', '.join(SCOPE_CHOICES)}); repeatable",
+        )
+        p.add_argument(
+            "-n", "--dry-run", action="store_true", help="show what would move; change nothing"
+        )
+        p.add_argument(
+            "-q", "--quiet", action="store_true", help="print nothing unless something fails"
+        )
+        p.add_argument(
+            "--force-key",
+            action="store_true",
+            help="adopt a remote ref recorded for another project key",
+        )
+        p.set_defaults(handler=run, mode=mode)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gitmem.sync import SyncOptions, run_sync
+
+    project = open_project_from(args)
+    options = SyncOptions(
+        mode=args.mode,
+        scopes=tuple(args.scopes or ()),
+        dry_run=args.dry_run,
+        force_key=args.force_key,
+    )
+    options.timeout = _seconds(project, "gitmem.timeout", options.timeout)
+    options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)
+    if not args.quiet and sys.stderr.isatty():  # progress on a terminal, silence in hooks and CI
+        options.progress = _show_progress
+    result = run_sync(project, options)
+    if options.progress:
+        sys.stderr.write("\r\033[K")
+    if not args.quiet:
+        for line in sync_lines(result):
+            echo(line)
+    return 0
+
+
+def _show_progress(what: str, count: int) -> None:
+    sys.stderr.write(f"\r\033[K{what}: {count} files")
+    sys.stderr.flush()
+
+
+def _seconds(project: Project, key: str, default: float) -> float:
+    from gitmem.errors import ConfigError
+
+    value = project.repo.config_get(key)
+    if value is None:
+        return default
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigError(
+            f"{key} = {value!r} is not a number of seconds", f"git config {key} 30"
+        ) from None
+
+
+def sync_lines(result: SyncResult) -> Iterator[str]:
+    prefix = "dry run: " if result.dry_run else ""
+    for ref, r in sorted(result.refs.items()):
+        parts = []
+        if r.local_changes:
+            parts.append(
+                plural(len(r.local_changes), "local change")
+                + (" to push" if result.dry_run else " committed")
+            )
+        if r.pulled:
+            parts.append(f"{plural(len(r.pulled), 'file')} updated from {result.remote}")
+        if r.pushed:
+            parts.append(f"pushed to {result.remote}")
+        if r.remote_ahead:
+            parts.append(f"{result.remote} has changes to merge")
+        yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
+        for change in r.local_changes[:20]:
+            yield f"  {change}"
+        for path in r.pulled[:20]:
+            yield f"  < {path}"
+        for res in r.resolutions:
+            yield f"  resolved {res}"
+        for note in r.notes:
+            yield f"  note: {note}"
+    for skipped in result.skipped:
+        yield f"skipped {skipped}"
+    if result.retries:
+        yield (
+            f"({result.retries} push retr{'y' if result.retries == 1 else 'ies'}: "
+            "the remote moved meanwhile)"
+        )

@@ -1,0 +1,97 @@
+"""One parser for every command: options anywhere, one-line usage errors, quiet closed pipes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gitmem.cli import COMMAND_MODULES, build_parser, main
+from tests.support.world import REPO_ROOT, World
+
+
+def test_global_options_may_follow_the_command(world: World) -> None:
+    a = world.clone("a")
+    before = json.loads(world.ok("-C", str(a), "status", "--json"))
+    after = json.loads(world.ok("status", "--json", "-C", str(a)))
+    assert before == after
+    assert before["key"]
+
+
+def test_every_command_takes_c_and_debug() -> None:
+    parser = build_parser()
+    for argv in (["init"], ["status"], ["sync"], ["log"], ["diff"], ["drivers", "status"]):
+        args = parser.parse_args([*argv, "-C", "/x", "--debug"])
+        assert args.directory == "/x" and args.debug is True, argv
+
+
+def test_option_before_command_is_not_erased_by_the_subcommand_default() -> None:
+    args = build_parser().parse_args(["-C", "/before", "--memory-dir", "/m", "pull"])
+    assert args.directory == "/before" and args.memory_dir == "/m"
+
+
+@pytest.mark.parametrize(
+    ("argv", "word"),
+    [
+        (["bogus"], "unknown command 'bogus'"),
+        (["sync", "--no-such-flag"], "unrecognized arguments: --no-such-flag"),
+        (["log", "-n", "many"], "invalid int value"),
+        (["restore"], "required: PATH"),
+    ],
+)
+def test_usage_errors_are_one_line_and_a_hint(
+    argv: list[str], word: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2, err
+    assert err[0].startswith("gitmem: error: ") and word in err[0], err
+    assert err[1].startswith("hint: see 'gitmem"), err
+
+
+def test_group_without_subcommand_shows_its_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["drivers"]) == 2
+    assert "install" in capsys.readouterr().out
+
+
+def test_closed_pipe_ends_quietly(world: World) -> None:
+    a = world.clone("a")
+    auto = world.scope_path(a)
+    auto.mkdir(parents=True)
+    for i in range(50):
+        (auto / f"m{i}.md").write_text(f"memory {i}\n")
+    world.ok("-C", str(a), "sync")
+    proc = subprocess.run(
+        f"{sys.executable} -m gitmem -C {a} log | head -c 1; "
+        f"{sys.executable} -m gitmem -C {a} status | true",
+        shell=True,
+        capture_output=True,
+        text=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert proc.stderr == "", proc.stderr
+
+
+def test_every_module_registers_a_command() -> None:
+    parser = build_parser()
+    text = parser.format_help()
+    for module in COMMAND_MODULES:
+        assert module.startswith("gitmem.cli.")
+    for name in ("init", "status", "pull", "push", "sync", "log", "diff", "restore", "demo"):
+        assert f"    {name}" in text
+
+
+def test_help_starts_within_three_times_python() -> None:
+    def best(cmd: list[str]) -> float:
+        times = []
+        for _ in range(5):
+            t = time.perf_counter()
+            subprocess.run(cmd, capture_output=True, cwd=REPO_ROOT, check=True)
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    baseline = best([sys.executable, "-c", "pass"])
+    assert best([sys.executable, "-m", "gitmem", "--help"]) < 3 * baseline + 0.02
