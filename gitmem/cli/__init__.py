@@ -20,6 +20,8 @@ COMMAND_MODULES = (
     "gitmem.cli.history",
     "gitmem.cli.drivers",
     "gitmem.cli.demo",
+    "gitmem.cli.doctor",
+    "gitmem.cli.completion",
 )
 
 DESCRIPTION = (
