@@ -1,0 +1,92 @@
+"""`gitmem doctor`: each finding with its fix; exit 1 only when something is wrong."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.world import World
+
+
+def findings(world: World, clone: Path, *extra: str) -> tuple[int, list[dict[str, str]]]:
+    run = world.gitmem("-C", str(clone), "doctor", "--json", *extra)
+    return run.code, json.loads(run.out)
+
+
+def problems(items: list[dict[str, str]]) -> list[dict[str, str]]:
+    return [f for f in items if f["level"] == "problem"]
+
+
+def test_a_fresh_clone_has_no_problems_only_advice(world: World) -> None:
+    a = world.clone("a")
+    code, items = findings(world, a)
+    assert code == 0 and problems(items) == []
+    areas = {f["area"] for f in items}
+    assert {"remote", "refspec", "drivers", "hooks"} <= areas
+    hooks = next(f for f in items if f["area"] == "hooks")
+    assert hooks["level"] == "advice" and hooks["fix"] == "gitmem hooks install --claude"
+    out = world.gitmem("-C", str(a), "doctor").out
+    assert out.rstrip().endswith("no problems found")
+
+
+def test_a_mirror_refspec_that_would_overwrite_memory_refs_is_a_problem(world: World) -> None:
+    a = world.clone("a")
+    world.git("config", "--add", "remote.origin.fetch", "+refs/*:refs/*", cwd=a)
+    code, items = findings(world, a, "--offline")
+    assert code == 1
+    (bad,) = problems(items)
+    assert bad["area"] == "refspec" and "git fetch" in bad["message"]
+    fix = bad["fix"].split()  # the fix works as written
+    world.git(*fix[1:4], fix[4].strip("'"), cwd=a)
+    assert findings(world, a, "--offline")[0] == 0
+
+
+def test_push_mirror_is_a_problem(world: World) -> None:
+    a = world.clone("a")
+    world.git("config", "remote.origin.mirror", "true", cwd=a)
+    code, items = findings(world, a, "--offline")
+    assert code == 1 and "mirror" in problems(items)[0]["message"]
+
+
+def test_an_unreachable_remote_is_a_problem_with_git_s_reason(world: World, tmp_path: Path) -> None:
+    a = world.clone("a")
+    world.git("remote", "set-url", "origin", str(tmp_path / "gone.git"), cwd=a)
+    code, items = findings(world, a)
+    assert code == 1
+    (bad,) = problems(items)
+    assert bad["area"] == "remote" and bad["fix"]
+    assert findings(world, a, "--offline")[0] == 0, "--offline does not contact it"
+
+
+def test_memory_that_was_never_pushed_is_reported(world: World) -> None:
+    a = world.clone("a")
+    auto = world.scope_path(a)
+    auto.mkdir(parents=True)
+    (auto / "x.md").write_text("x\n")
+    world.git("remote", "rename", "origin", "old", cwd=a)
+    world.ok("-C", str(a), "sync", "--remote", "old")
+    world.git("remote", "add", "origin", str(world.root / "new.git"), cwd=a)
+    world.git("init", "-q", "--bare", str(world.root / "new.git"))
+    world.git("config", "gitmem.remote", "origin", cwd=a)
+    _, items = findings(world, a)
+    assert any("never pushed" in f["message"] for f in items)
+
+
+def test_an_in_tree_folder_not_excluded_is_a_problem(world: World) -> None:
+    a = world.clone("a")
+    agent = a / ".claude" / "agent-memory" / "x"
+    agent.mkdir(parents=True)
+    (agent / "MEMORY.md").write_text("- y\n")
+    code, items = findings(world, a, "--offline")
+    assert code == 1 and "git status" in problems(items)[0]["message"]
+    world.ok("-C", str(a), "init")
+    assert findings(world, a, "--offline")[0] == 0
+
+
+def test_driver_pointing_at_a_removed_python_is_a_problem(world: World) -> None:
+    a = world.clone("a")
+    world.git(
+        "config", "merge.gitmem-index.driver", "/nonexistent/python -m merge_drivers %O", cwd=a
+    )
+    code, items = findings(world, a, "--offline")
+    assert code == 1 and problems(items)[0]["fix"].startswith("gitmem drivers install")
