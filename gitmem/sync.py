@@ -8,9 +8,10 @@ and retry. Never prints and never exits: it returns a SyncResult or raises a Git
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
@@ -59,6 +60,7 @@ class SyncOptions:
     timeout: float = DEFAULT_TIMEOUT
     lock_wait: float = 30.0
     progress: Progress | None = None  # long work on a terminal: (what, files so far)
+    notice: Callable[[str], object] | None = None  # a line for a human when something is slow
 
 
 def allowed_tops(ref: str) -> frozenset[str]:
@@ -108,7 +110,7 @@ class Syncer:
             self.result.report(ref)
         if self.opts.dry_run:
             return self._dry_run()
-        with repository_lock(self.repo.common_dir, self.opts.lock_wait):
+        with repository_lock(self.repo.common_dir, self.opts.lock_wait, self.opts.notice):
             for lock in self.repo.clear_stale_ref_locks():
                 self.result.report(next(iter(self.by_ref))).notes.append(
                     f"removed a stale lock left by an interrupted git: {lock}"
@@ -244,7 +246,8 @@ class Syncer:
             specs.append(f"+{ref}*:{tracking}*")
         before = {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref}
         self.fetched_from = before
-        self.repo.fetch(remote, specs, timeout=self.opts.timeout)
+        with self._slow(f"fetching memory from {remote}"):
+            self.repo.fetch(remote, specs, timeout=self.opts.timeout)
         fetched = self.repo.refs(f"refs/gitmem-remotes/{remote}/")
         wanted = {self.project.tracking_ref(ref) for ref in self.by_ref}
         for name, oid in fetched.items():
@@ -270,7 +273,8 @@ class Syncer:
                 pending[ref] = local
         if not specs:
             return True
-        outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
+        with self._slow(f"pushing memory to {remote}"):
+            outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
         if not outcome.ok:
             return False
         for ref, oid in pending.items():
@@ -278,6 +282,24 @@ class Syncer:
             self.repo.git("update-ref", "-m", "gitmem: pushed", tracking, oid)
             self.result.report(ref).pushed = True
         return True
+
+    @contextlib.contextmanager
+    def _slow(self, what: str, after: float = 2.0) -> Iterator[None]:
+        """Say what we wait for when the network is slow (on a terminal only: `notice`)."""
+        if self.opts.notice is None:
+            yield
+            return
+        import threading
+
+        timer = threading.Timer(
+            after, self.opts.notice, [f"{what}… (gives up after {self.opts.timeout:.0f} s)"]
+        )
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
 
     # -- 3. merge the remote in --------------------------------------------------------------
 
