@@ -1,11 +1,10 @@
-"""One hierarchy of errors, each carrying its exit code (DESIGN §7).
+"""One hierarchy of errors, each carrying its exit code (README "Exit codes").
 
 Messages are one line: what failed and where; the hint says what to do next.
 """
 
 from __future__ import annotations
 
-EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_GIT = 3
@@ -38,6 +37,12 @@ class UntrustedTreeError(UsageError):
     """A ref's tree fails validation (path traversal, symlink, oversize blob, bad key...)."""
 
 
+class FindingsError(GitmemError):
+    """The work ran and found problems to report (validate's findings)."""
+
+    exit_code = EXIT_FINDINGS
+
+
 class GitError(GitmemError):
     """A git command failed."""
 
@@ -59,7 +64,8 @@ class ConcurrentUpdate(GitError):
 def report(exc: BaseException) -> int:
     """Print the one-line error (and hint) for `exc` on stderr; return the exit code.
 
-    The single place errors become exit codes, for every command (gitmem.cli.main).
+    The single place errors become exit codes. An error that is not a GitmemError is a bug in
+    gitmem: it gets its own code, never one that blames git or the user's input.
     """
     import sys
 
@@ -71,6 +77,11 @@ def report(exc: BaseException) -> int:
     if isinstance(exc, KeyboardInterrupt):
         sys.stderr.write("gitmem: interrupted\n")
         return EXIT_INTERRUPTED
+    if isinstance(exc, OSError) and exc.strerror:  # the disk, not gitmem: say which file
+        where = f": {exc.filename}" if exc.filename else ""
+        sys.stderr.write(f"gitmem: error: {exc.strerror}{where}\n")
+        sys.stderr.write("hint: check the file's permissions and the free space, then retry\n")
+        return EXIT_USAGE
     sys.stderr.write(
         f"gitmem: error: unexpected {type(exc).__name__}: {exc}\n"
         "hint: rerun with --debug and report it at the project's issue tracker\n"

@@ -267,19 +267,19 @@ class Syncer:
         specs, pending = [], {}
         for ref in self.by_ref:
             local = self.repo.resolve(ref)
-            tracking = self.project.tracking_ref(ref)
-            if local and local != self.repo.resolve(tracking):
+            known = self.repo.resolve(self.project.tracking_ref(ref))
+            if local and local != known:
                 specs.append(f"{ref}:{ref}")
-                pending[ref] = local
+                pending[ref] = (local, known)
         if not specs:
             return True
         with self._slow(f"pushing memory to {remote}"):
             outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
         if not outcome.ok:
             return False
-        for ref, oid in pending.items():
-            tracking = self.project.tracking_ref(ref)
-            self.repo.git("update-ref", "-m", "gitmem: pushed", tracking, oid)
+        for ref, (oid, known) in pending.items():
+            # the remote now holds `oid`: move our view of it from where we last saw it
+            self.repo.update_ref(self.project.tracking_ref(ref), oid, known, "gitmem: pushed")
             self.result.report(ref).pushed = True
         return True
 

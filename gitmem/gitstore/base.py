@@ -1,0 +1,154 @@
+"""A repository found on disk: where its git directory is, how to run git in it, its config.
+
+The parts of `Repository` (objects, refs, history, transport) build on this class."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from gitmem.errors import NotARepository
+from gitmem.gitstore.process import run_git, subcommand
+
+if TYPE_CHECKING:
+    from gitmem.gitstore.objects import CatFile
+
+HEX = frozenset("0123456789abcdef")
+# the git commands through which gitmem moves refs: running one forgets the ref cache
+REF_WRITERS = frozenset(("update-ref", "fetch", "push", "pull", "symbolic-ref", "pack-refs", "gc"))
+
+
+class TreeEntry(NamedTuple):  # a tuple: list_tree makes ten thousand of them per sync
+    mode: str
+    kind: str  # blob | tree | commit
+    oid: str
+    size: int | None = None  # blobs only, when asked for
+
+
+class GitDir:
+    """One git repository (any worktree of it, or a bare one)."""
+
+    def __init__(self, path: str | os.PathLike[str] = ".") -> None:
+        start = Path(path)
+        if not start.is_dir():
+            raise NotARepository(
+                f"not a directory: {start}", "pass -C with a path inside a git repository"
+            )
+        proc = run_git(
+            [
+                "rev-parse",
+                "--is-bare-repository",
+                "--absolute-git-dir",
+                "--git-common-dir",
+                "--show-toplevel",
+            ],
+            cwd=start,
+            check=False,
+        )
+        out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+        if proc.returncode != 0 and not (out and out[0] == "true"):
+            raise NotARepository(
+                f"not a git repository: {start.resolve()}",
+                "run gitmem inside a clone, or pass -C PATH",
+            )
+        self.is_bare = out[0] == "true"
+        self.git_dir = Path(out[1])
+        common = Path(out[2])
+        self.common_dir = (common if common.is_absolute() else (start / common)).resolve()
+        self.toplevel = Path(out[3]).resolve() if len(out) > 3 and not self.is_bare else None
+        self._config: dict[str, list[str]] | None = None
+        self._reader: CatFile | None = None
+        self.object_format = "sha1"
+        self._hash_len = 40
+        # Caches that save one git process per question (a sync asks dozens): our refs, read
+        # at once and kept until a ref-moving command runs; and answers about immutable objects.
+        self._refs: dict[str, str] | None = None
+        self._trees: dict[tuple[str, bool], dict[str, TreeEntry]] = {}
+        self._ancestry: dict[tuple[str, str, str], str | None] = {}
+
+    def git(
+        self,
+        *args: str,
+        input: bytes | None = None,
+        check: bool = True,
+        timeout: float | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[bytes]:
+        if subcommand(args) in REF_WRITERS:
+            self._refs = None
+        # cwd = the worktree (as if the user ran git there): relative remote URLs resolve alike
+        return run_git(
+            ["--git-dir", str(self.git_dir), *args],
+            cwd=self.toplevel or self.git_dir,
+            input=input,
+            check=check,
+            timeout=timeout,
+            env=env,
+        )
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def _is_oid(self, name: str) -> bool:
+        return len(name) == self._hash_len and all(c in HEX for c in name)
+
+    # -- configuration -----------------------------------------------------------------------
+
+    def config(self) -> dict[str, list[str]]:
+        """All effective git config, keys lower-cased as git reports them (one process)."""
+        if self._config is None:
+            out = self.git("config", "-z", "--list", check=False).stdout
+            cfg: dict[str, list[str]] = {}
+            for item in out.split(b"\0"):
+                if not item:
+                    continue
+                key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
+                cfg.setdefault(key, []).append(value)
+            self._config = cfg
+            if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
+                self.object_format, self._hash_len = "sha256", 64
+        return self._config
+
+    def config_get(self, key: str) -> str | None:
+        values = self.config().get(key.lower())
+        return values[-1] if values else None
+
+    def config_set(self, key: str, value: str) -> None:
+        self.git("config", key, value)
+        self._config = None
+
+    def remotes(self) -> list[str]:
+        names = {
+            k.split(".")[1] for k in self.config() if k.startswith("remote.") and k.endswith(".url")
+        }
+        return sorted(names)
+
+    def remote_url(self, name: str) -> str | None:
+        """The remote's URL after url.<base>.insteadOf rewriting, as git would use it."""
+        cfg = self.config()
+        url = cfg.get(f"remote.{name}.url", [None])[-1]
+        if url is None:
+            return None
+        best = ""
+        replacement = ""
+        for key, values in cfg.items():
+            if key.startswith("url.") and key.endswith(".insteadof"):
+                base = key[4 : -len(".insteadof")]
+                for prefix in values:
+                    if url.startswith(prefix) and len(prefix) > len(best):
+                        best, replacement = prefix, base
+        return replacement + url[len(best) :] if best else url
+
+    def identity(self) -> tuple[str, str]:
+        name = self.config_get("user.name") or "gitmem"
+        email = self.config_get("user.email") or "gitmem@localhost"
+        return _ident_part(name) or "gitmem", _ident_part(email)
+
+
+def _ident_part(text: str) -> str:
+    return text.replace("<", "").replace(">", "").replace("\n", " ").strip()

@@ -1,0 +1,131 @@
+"""Questions about the commit graph: ancestry, logs, when a path last changed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gitmem.gitstore.base import GitDir
+
+
+class History(GitDir):
+    def merge_base(self, a: str, b: str) -> str | None:
+        key = ("base", a, b)
+        if key in self._ancestry:
+            return self._ancestry[key]
+        proc = self.git("merge-base", a, b, check=False)
+        base = proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+        if self._is_oid(a) and self._is_oid(b):  # commits never change: remember the answer
+            self._ancestry[key] = base
+        return base
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        key = ("ancestor", a, b)
+        if key in self._ancestry:
+            return self._ancestry[key] is not None
+        found = self.git("merge-base", "--is-ancestor", a, b, check=False).returncode == 0
+        if self._is_oid(a) and self._is_oid(b):
+            self._ancestry[key] = "yes" if found else None
+        return found
+
+    def ahead_behind(self, local: str | None, remote: str | None) -> tuple[int, int]:
+        if not local or not remote:
+            return (
+                self.count_commits(local) if local else 0,
+                self.count_commits(remote) if remote else 0,
+            )
+        out = self.git("rev-list", "--left-right", "--count", f"{local}...{remote}").stdout.split()
+        return int(out[0]), int(out[1])
+
+    def count_commits(self, rev: str) -> int:
+        return int(self.git("rev-list", "--count", rev).stdout.strip())
+
+    def log(
+        self, rev: str, path: str | None = None, limit: int | None = None
+    ) -> list[dict[str, str]]:
+        fmt = (
+            "%H%x1f%ct%x1f%an%x1f%s%x1f%(trailers:key=Gitmem-Resolved,valueonly,separator=%x1d)%x1e"
+        )
+        args = ["log", f"--format={fmt}"] + ([f"-n{limit}"] if limit else []) + [rev]
+        if path:
+            args += ["--", path]
+        out = self.git(*args).stdout.decode("utf-8", "replace")
+        rows = []
+        for rec in out.split("\x1e"):
+            rec = rec.strip("\n")
+            if not rec:
+                continue
+            oid, ts, author, subject, trailers = rec.split("\x1f")
+            rows.append(
+                {
+                    "commit": oid,
+                    "time": ts,
+                    "author": author,
+                    "subject": subject,
+                    "resolved": trailers,
+                }
+            )
+        return rows
+
+    def change_times(self, base: str | None, tip: str) -> dict[str, float]:
+        """Commit time of the newest change to each path in base..tip (one process)."""
+        rng = f"{base}..{tip}" if base else tip
+        out = self.git(
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "--format=%x00%ct",
+            "--name-only",
+            "--no-renames",
+            rng,
+            "--",
+        ).stdout
+        return _parse_change_times(out)
+
+    def path_history(self, rev: str, path: str) -> list[tuple[str, str | None]]:
+        """(commit, blob-or-None) for each commit that touched `path`, newest first: one
+        process. A commit's raw diff names the blob it leaves at `path` (all zeros: deleted);
+        `-m` diffs a merge against each parent, and one that differs names the merge's blob."""
+        out = self.git(
+            "log",
+            "--format=%x00%H",
+            "--full-history",
+            "-m",
+            "--raw",
+            "-z",
+            "--no-abbrev",
+            "--no-renames",
+            rev,
+            "--",
+            path,
+        ).stdout
+        target = path.encode("utf-8", "surrogateescape")
+        result: dict[str, str | None] = {}
+        commit = ""
+        tokens = iter(out.split(b"\0"))
+        for token in tokens:
+            token = token.lstrip(b"\n")
+            if token.startswith(b":"):  # ":oldmode newmode oldoid newoid status", then the path
+                if next(tokens, b"") == target and commit:
+                    new_oid = token.split()[3].decode()
+                    result[commit] = new_oid if new_oid.strip("0") else None
+            elif token:
+                commit = token.decode()
+                result.setdefault(commit, None)
+        return list(result.items())
+
+    def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:
+        args = ["diff", "--no-color", "--stat" if stat else "-p", old, new]
+        if paths:
+            args += ["--", *paths]
+        return self.git(*args).stdout.decode("utf-8", "replace")
+
+
+def _parse_change_times(out: bytes) -> dict[str, float]:
+    times: dict[str, float] = {}
+    stamp = 0.0
+    for line in out.split(b"\n"):
+        if line.startswith(b"\0"):
+            stamp = float(line[1:].decode() or 0)
+        elif line:
+            times.setdefault(line.decode("utf-8", "surrogateescape"), stamp)
+    return times

@@ -1,0 +1,134 @@
+"""Running git: one process per call, a clean environment, and timeouts that kill the whole
+process tree (a hung remote's helpers must not outlive gitmem)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import Mapping, Sequence
+
+from gitmem.errors import GitError, RemoteError
+
+
+def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    # Never let a caller's GIT_DIR/GIT_INDEX_FILE (e.g. when run from a git hook) redirect us.
+    for var in (
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_COMMON_DIR",
+        "GIT_PREFIX",
+    ):
+        env.pop(var, None)
+    env.setdefault("LC_ALL", "C")
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_git(
+    args: Sequence[str],
+    cwd: str | os.PathLike[str] | None = None,
+    input: bytes | None = None,
+    check: bool = True,
+    timeout: float | None = None,
+    env: Mapping[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git; on failure raise GitError with git's own last line as the message."""
+    try:
+        if timeout is not None:
+            proc = _run_bounded(["git", *args], cwd, input, timeout, clean_env(env))
+        else:
+            proc = subprocess.run(
+                ["git", *args],
+                cwd=cwd,
+                input=input,
+                capture_output=True,
+                timeout=timeout,
+                env=clean_env(env),
+            )
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH", "install git 2.38 or newer") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise RemoteError(
+            f"git {subcommand(args)} timed out after {timeout:.0f}s (the remote did not answer)",
+            "check the remote is reachable, or raise gitmem.timeout",
+        ) from exc
+    if check and proc.returncode != 0:
+        raise GitError(f"git {args[0]} failed: {last_line(proc.stderr)}")
+    return proc
+
+
+def subcommand(args: Sequence[str]) -> str:
+    """`push` of `--git-dir X push ...`: what a message should name."""
+    rest = iter(args)
+    for arg in rest:
+        if arg in ("--git-dir", "-c", "-C", "--work-tree"):
+            next(rest, None)
+        elif not arg.startswith("-"):
+            return arg
+    return "command"
+
+
+def _run_bounded(
+    argv: list[str],
+    cwd: str | os.PathLike[str] | None,
+    input: bytes | None,
+    timeout: float,
+    env: Mapping[str, str],
+) -> subprocess.CompletedProcess[bytes]:
+    """Run a transport command; when it times out, kill it *and the helpers it started*
+    (git-remote-http, ssh, upload-pack): they must not outlive a hung remote. They stay in
+    gitmem's process group, so whoever kills that group (a hook's timeout) kills them too."""
+    proc = subprocess.Popen(
+        argv,
+        cwd=cwd,
+        stdin=subprocess.PIPE if input is not None else None,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    with proc:
+        try:
+            out, err = proc.communicate(input, timeout=timeout)
+        except BaseException:
+            kill_tree(proc.pid)
+            raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL `pid` and every process below it (read from /proc, else from `ps`)."""
+    children: dict[int, list[int]] = {}
+    try:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    with open(f"/proc/{entry}/stat", "rb") as fh:
+                        ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+                    children.setdefault(ppid, []).append(int(entry))
+    except OSError:
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            ps = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, timeout=10)
+            for line in ps.stdout.splitlines():
+                child, _, parent = line.strip().partition(b" ")
+                with contextlib.suppress(ValueError):
+                    children.setdefault(int(parent.strip()), []).append(int(child))
+    doomed, queue = [], [pid]
+    while queue:
+        current = queue.pop()
+        doomed.append(current)
+        queue.extend(children.get(current, []))
+    for victim in doomed:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(victim, signal.SIGKILL)
+
+
+def last_line(stderr: bytes) -> str:
+    lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+    fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
+    return (fatal or lines or ["(no message)"])[-1]

@@ -1,0 +1,88 @@
+"""Refs: read all of gitmem's at once (cached until one moves), and write them only by
+compare-and-swap, only under refs/gitmem* ."""
+
+from __future__ import annotations
+
+import time
+
+from gitmem.errors import ConcurrentUpdate, GitError
+from gitmem.gitstore.base import GitDir
+from gitmem.gitstore.process import last_line
+
+OURS = ("refs/gitmem/", "refs/gitmem-remotes/")
+REV_SYNTAX = "^~:{}?*[\\ "  # a name with one of these is an expression, not a plain ref
+
+
+class RefStore(GitDir):
+    def has_commits(self) -> bool:
+        return bool(self.git("for-each-ref", "--count=1", "refs/heads").stdout.strip()) or (
+            self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).returncode == 0
+        )
+
+    def resolve(self, rev: str) -> str | None:
+        if rev.startswith(OURS) and not any(c in rev for c in REV_SYNTAX):
+            return self.our_refs().get(rev)
+        proc = self.git("rev-parse", "-q", "--verify", "--end-of-options", rev, check=False)
+        return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
+
+    def our_refs(self) -> dict[str, str]:
+        """Every refs/gitmem* ref and its id: one process, then cached until a ref moves."""
+        if self._refs is None:
+            out = self.git("for-each-ref", "--format=%(objectname) %(refname)", *OURS).stdout
+            lines = out.decode("utf-8", "surrogateescape").splitlines()
+            self._refs = {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines)}
+        return self._refs
+
+    def refs(self, prefix: str) -> dict[str, str]:
+        if prefix.startswith(OURS):  # for-each-ref's rule: a prefix matches whole components
+            full = prefix if prefix.endswith("/") else prefix + "/"
+            return {r: o for r, o in self.our_refs().items() if r == prefix or r.startswith(full)}
+        out = self.git("for-each-ref", "--format=%(objectname) %(refname)", prefix).stdout.decode()
+        return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in out.splitlines())}
+
+    def update_ref(self, ref: str, new: str, old: str | None, message: str = "gitmem") -> None:
+        """Move `ref` from `old` (None: must not exist) to `new`, or raise ConcurrentUpdate."""
+        check_ours(ref)
+        zero = "0" * self._hash_len
+        known = self._refs
+        proc = self.git("update-ref", "-m", message, ref, new, old or zero, check=False)
+        if proc.returncode == 0 and known is not None:
+            known[ref] = new  # we know where it moved: keep the cache
+            self._refs = known
+        if proc.returncode != 0:
+            raise ConcurrentUpdate(
+                f"{ref} moved while gitmem was working ({last_line(proc.stderr)})",
+                "run the command again",
+            )
+
+    def delete_ref(self, ref: str, old: str | None = None) -> None:
+        check_ours(ref)
+        self.git("update-ref", "-d", ref, *([old] if old else []), check=False)
+
+    def clear_stale_ref_locks(self, grace: float = 2.0) -> list[str]:
+        """Remove `<ref>.lock` files under refs/gitmem*/ left by a git that was killed between
+        taking a ref's lock and renaming it into place (git never removes them, and every later
+        update of that ref fails). Call only while holding gitmem's repository lock: then no
+        other gitmem runs here, and a lock still there after `grace` seconds is nobody's (an
+        orphaned git of a killed gitmem finishes its ref update within milliseconds)."""
+        found = [
+            lock
+            for top in ("refs/gitmem", "refs/gitmem-remotes")
+            for lock in (self.common_dir / top).rglob("*.lock")
+        ]
+        removed = []
+        for lock in found:
+            try:
+                age = time.time() - lock.stat().st_mtime
+                if age < grace:
+                    time.sleep(grace - age)  # give a live git the time to finish with it
+                lock.unlink()
+            except FileNotFoundError:
+                continue  # it was live after all, and is done
+            removed.append(lock.relative_to(self.common_dir).as_posix())
+        return removed
+
+
+def check_ours(ref: str) -> None:
+    if not ref.startswith(OURS):
+        raise GitError(f"refusing to write {ref}: gitmem only writes refs/gitmem*")

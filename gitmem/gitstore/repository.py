@@ -1,0 +1,39 @@
+"""`Repository`: the parts of the git layer in one object, plus the branch-side facts scopes
+need (is a path tracked by the project; the shared exclude file)."""
+
+from __future__ import annotations
+
+from gitmem.gitstore.history import History
+from gitmem.gitstore.objects import ObjectStore
+from gitmem.gitstore.process import run_git
+from gitmem.gitstore.refs import RefStore
+from gitmem.gitstore.transport import Transport
+
+
+class Repository(ObjectStore, RefStore, History, Transport):
+    """One git repository (any worktree of it, or a bare one). Close it (or use `with`) to stop
+    its `cat-file` reader."""
+
+    def __enter__(self) -> Repository:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def is_tracked(self, path: str) -> bool:
+        if self.toplevel is None:
+            return False
+        proc = run_git(["ls-files", "--", path], cwd=self.toplevel, check=False)
+        return bool(proc.stdout.strip())
+
+    def add_exclude(self, pattern: str) -> bool:
+        """Add a line to info/exclude (shared by all worktrees) unless present."""
+        exclude = self.common_dir / "info" / "exclude"
+        exclude.parent.mkdir(exist_ok=True)
+        content = exclude.read_bytes() if exclude.exists() else b""
+        if pattern.encode() in content.splitlines():
+            return False
+        sep = b"" if not content or content.endswith(b"\n") else b"\n"
+        with open(exclude, "ab") as fh:
+            fh.write(sep + pattern.encode() + b"\n")
+        return True
