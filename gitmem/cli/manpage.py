@@ -9,16 +9,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gitmem import __version__
+from gitmem import __version__, errors
 from gitmem.cli.completion import commands, options, subcommands
 
 EXIT_STATUS = (
-    ("0", "success"),
-    ("1", "findings (gitmem doctor, gitmem validate)"),
-    ("2", "bad usage or bad input; nothing was written"),
-    ("3", "git or remote failure"),
-    ("4", "internal error (rerun with --debug and report it)"),
-    ("130", "interrupted"),
+    (0, "success"),
+    (errors.EXIT_FINDINGS, "findings (gitmem doctor, gitmem validate)"),
+    (errors.EXIT_USAGE, "bad usage or bad input; nothing was written"),
+    (errors.EXIT_GIT, "git or remote failure"),
+    (errors.EXIT_INTERNAL, "internal error (rerun with --debug and report it)"),
+    (errors.EXIT_INTERRUPTED, "interrupted"),
 )
 
 
