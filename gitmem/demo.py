@@ -154,7 +154,11 @@ def _play(world: Path, echo: Echo) -> None:
     if "`make -j4`" not in index:
         kept_at = _version_with(a, "auto/MEMORY.md", b"`make -j4`")
         echo("   A's `make -j4` lost to B's newer `make -j16` on the same line; A's version")
-        echo(f"   is kept in history: commit {kept_at[:10]} (gitmem log auto/MEMORY.md)")
+        echo(
+            f"   is kept in history: commit {kept_at[:10]} (gitmem log auto/MEMORY.md)"
+            if kept_at
+            else "   is NOT in history: this is a bug, please report it"
+        )
     echo("\n   final MEMORY.md:")
     for line in index.splitlines():
         echo(f"   | {line}")
@@ -198,13 +202,11 @@ class _Runner:
             raise RuntimeError(f"gitmem {' '.join(args)} exited {code} in the demo")
 
 
-def _version_with(project: Project, path: str, text: bytes) -> str:
+def _version_with(project: Project, path: str, text: bytes) -> str | None:
     """The newest commit of the memory's history whose version of `path` holds `text`."""
-    repo = project.repo
-    for commit, blob in repo.path_history(project.user_ref, path):
-        if blob and text in repo.read_blob(blob):
-            return commit
-    return "(none: lost)"
+    from gitmem.history import versions
+
+    return next((c for c, data in versions(project, path) if data and text in data), None)
 
 
 def _branch_side(clone: Path) -> tuple[str, str, str]:

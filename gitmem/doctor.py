@@ -7,7 +7,6 @@ Reads configuration and folders; the only network access is one bounded `ls-remo
 from __future__ import annotations
 
 import fnmatch
-import importlib.util
 import os
 import shlex
 from dataclasses import dataclass, field
@@ -200,31 +199,47 @@ def _hooks(project: Project, checkup: Checkup) -> None:
         )
 
 
+def has_machine_key() -> bool:
+    """This machine has a gitmem identity (or an adopted SSH key): file checks only, no crypto."""
+    from gitmem.crypto import identity_path, ssh_pointer_path
+
+    return identity_path().is_file() or ssh_pointer_path().is_file()
+
+
 def key_missing(project: Project) -> bool:
-    """Encryption is available, wanted, and this machine has no identity to use it."""
-    if importlib.util.find_spec("gitmem.keys") is None:
-        return False  # this version has no encryption of personal scopes
-    if (project.repo.config_get("gitmem.encrypt") or "").lower() == "off":
+    """Personal memory here is encrypted by another machine's key, and this one has none.
+
+    Without any personal memory yet there is nothing to do: the first sync makes a key.
+    """
+    if (project.repo.config_get("gitmem.encrypt") or "").lower() == "off" or has_machine_key():
         return False
-    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return (
-        not (Path(xdg) / "gitmem" / "identity").exists()
-        and not (Path.home() / ".ssh" / "id_ed25519").exists()
+    refs = [project.user_ref]
+    if project.remote:
+        refs.append(project.tracking_ref(project.user_ref))
+    return any(
+        project.repo.resolve(f"{ref}:keys/scope.age") for ref in refs if project.repo.resolve(ref)
     )
 
 
 def _key(project: Project, checkup: Checkup) -> None:
-    if importlib.util.find_spec("gitmem.keys") is None:
-        return
-    if key_missing(project):
+    if (project.repo.config_get("gitmem.encrypt") or "").lower() == "off":
         checkup.add(
             "key",
             ADVICE,
-            "no key on this machine: personal memory cannot be encrypted or read here",
-            "gitmem key init (then gitmem key grant on a machine that has the key)",
+            "gitmem.encrypt is off: personal memory is pushed in plaintext",
+            "git config --unset gitmem.encrypt (encrypts it again)",
         )
+    elif key_missing(project):
+        checkup.add(
+            "key",
+            PROBLEM,
+            "your personal memory is encrypted and this machine has no key to read it",
+            "gitmem key show here, then gitmem key grant <it> on a machine that has the key",
+        )
+    elif has_machine_key():
+        checkup.add("key", OK, "this machine has a key for personal memory")
     else:
-        checkup.add("key", OK, "a key for personal memory is on this machine")
+        checkup.add("key", OK, "no key yet: the first sync makes one")
 
 
 def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
@@ -319,7 +334,10 @@ def next_steps(project: Project, status: Status) -> list[str]:
     if any(s.missing for s in status.scopes):
         steps.append("gitmem sync restores the missing folder")
     if key_missing(project):
-        steps.append("make a key for private personal memory: gitmem key init")
+        steps.append(
+            "read your encrypted personal memory here: gitmem key show, then gitmem key grant"
+            " <it> on a machine that has the key"
+        )
     if not hooks_installed(project):
         steps.append("sync at every Claude Code session: gitmem hooks install --claude")
     tracked = any(

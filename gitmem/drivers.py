@@ -26,12 +26,46 @@ DRIVERS = {
 }
 BEGIN = "# >>> gitmem merge drivers (gitmem drivers install; remove with gitmem drivers uninstall)"
 END = "# <<< gitmem merge drivers"
-FRONTMATTER_GLOBS = (".claude/agent-memory/**/*.md", ".claude/agent-memory-local/**/*.md")
+FRONTMATTER_GLOBS = (
+    ".claude/agent-memory/**/*.md",
+    ".claude/agent-memory-local/**/*.md",
+    ".claude/memory/**/*.md",  # where many teams keep memory on the branch
+)
 INDEX_GLOB = "[Mm][Ee][Mm][Oo][Rr][Yy].[Mm][Dd]"
 
 
 def driver_command() -> str:
-    return f"{shlex.quote(sys.executable)} -m merge_drivers %O %A %B %L %P"
+    """The command git runs for a conflicting memory file.
+
+    git starts drivers in the work tree of the repository being merged, and `python -m` (or a
+    relative PYTHONPATH) would import that repository's own `merge_drivers/`. Isolated mode (-I:
+    no cwd, no PYTHONPATH, no user site) plus the absolute folder this package was loaded from
+    means only the installed gitmem runs.
+    """
+    import merge_drivers
+
+    home = os.path.dirname(os.path.dirname(os.path.abspath(merge_drivers.__file__)))
+    boot = (
+        f"import sys; sys.path.insert(0, {home!r}); "
+        "from merge_drivers.__main__ import main; sys.exit(main())"
+    )
+    return f"{shlex.quote(sys.executable)} -I -c {shlex.quote(boot)} %O %A %B %L %P"
+
+
+def command_risk(command: str) -> str | None:
+    """Why a registered driver command could run code from the merged repository, or None."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return "it cannot be parsed"
+    if not words:
+        return "it is empty"
+    if not os.path.isabs(words[0]):
+        return f"{words[0]} is looked up on PATH, which may include the work tree"
+    runner = next((i for i, w in enumerate(words) if w in ("-m", "-c")), None)
+    if runner is not None and "-I" not in words[1:runner]:
+        return "python runs without -I, so it imports merge_drivers/ from the work tree"
+    return None
 
 
 def _attributes_file(repo: Repository | None, global_: bool) -> Path:
@@ -71,6 +105,12 @@ def _without_block(text: str) -> list[str]:
 
 def install(directory: Path, global_: bool, patterns: tuple[str, ...] = ()) -> list[str]:
     repo = None if global_ else Repository(directory)
+    unsafe = [
+        name
+        for name in DRIVERS
+        if (old := config_file_get(f"merge.{name}.driver", _config_file(repo)))
+        and command_risk(old)
+    ]
     for name, description in DRIVERS.items():
         config_file_set(f"merge.{name}.name", description, _config_file(repo))
         config_file_set(f"merge.{name}.driver", driver_command(), _config_file(repo))
@@ -80,7 +120,9 @@ def install(directory: Path, global_: bool, patterns: tuple[str, ...] = ()) -> l
     kept = _without_block(existing)
     write_atomic(attributes, ("\n".join([*kept, *_block(patterns)]) + "\n").encode())
     where = "globally" if global_ else f"in {repo.common_dir if repo else ''}"
+    upgraded = [f"replaced an unsafe older registration of {', '.join(unsafe)}"] if unsafe else []
     return [
+        *upgraded,
         f"registered merge drivers {', '.join(DRIVERS)} {where}",
         f"attributes: {attributes}",
         "undo with: gitmem drivers uninstall" + (" --global" if global_ else ""),
@@ -107,6 +149,9 @@ def describe(directory: Path) -> list[str]:
     for name in DRIVERS:
         command = repo.config_get(f"merge.{name}.driver")
         lines.append(f"{name}: {command or 'not registered'}")
+        risk = command_risk(command) if command else None
+        if risk:
+            lines.append(f"  UNSAFE: {risk}; upgrade with: gitmem drivers install")
     for global_ in (False, True):
         attributes = _attributes_file(repo, global_)
         text = attributes.read_text("utf-8") if attributes.exists() else ""

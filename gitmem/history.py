@@ -31,6 +31,16 @@ class RefPath:
 
 def locate(project: Project, path: str) -> RefPath:
     """Accept `auto/x.md`, a path into a scope folder, or a bare name found in exactly one scope."""
+    where = _locate(project, path)
+    if where.scope.refused:  # never read or write a folder that breaks confinement
+        raise UsageError(
+            f"scope {where.scope.name} is not synced: {where.scope.note}",
+            "fix the folder (see gitmem status), then retry",
+        )
+    return where
+
+
+def _locate(project: Project, path: str) -> RefPath:
     head, _, rest = path.partition("/")
     for scope in project.scopes:
         if head == scope.prefix:
@@ -71,9 +81,8 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
     rows: list[dict[str, str]] = []
     if path:
         where = locate(project, path)
-        rows = (
-            repo.log(where.scope.ref, where.in_ref, limit) if repo.resolve(where.scope.ref) else []
-        )
+        rev = repo.resolve(where.scope.ref)
+        rows = repo.log(where.scope.ref, _stored_path(project, where, rev), limit) if rev else []
         if not rows:
             raise UsageError(
                 f"{where.in_ref} has no history on {where.scope.ref}",
@@ -95,6 +104,8 @@ def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
     chunks: list[str] = []
     if rev:
         for scope, old, tip in _revisions(project, scopes, rev):
+            if scope.ref == project.user_ref:  # encrypted names and blobs: diff the plaintext
+                old, tip = _plain_tree(project, old), _plain_tree(project, tip)
             chunks.append(repo.diff(old, tip, [where.in_ref if where else scope.prefix]))
         return "".join(chunks)
     for scope in scopes:
@@ -166,6 +177,20 @@ def _rev_on(project: Project, scope: Scope, rev: str) -> str | None:
     return repo.resolve(rev + "^{commit}")
 
 
+def versions(project: Project, path: str) -> list[tuple[str, bytes | None]]:
+    """(commit, the memory's bytes then or None when deleted), newest first, decrypted."""
+    repo = project.repo
+    where = locate(project, path)
+    tip = repo.resolve(where.scope.ref)
+    if tip is None:
+        return []
+    found: list[tuple[str, bytes | None]] = []
+    for commit, _ in repo.path_history(where.scope.ref, _stored_path(project, where, tip)):
+        blob = _plain_file(project, where, commit)
+        found.append((commit, repo.read_blob(blob) if blob else None))
+    return found
+
+
 @dataclass
 class Restored:
     path: Path
@@ -191,11 +216,12 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
             raise UsageError(
                 f"unknown revision {at!r}", "see gitmem log for the revisions of this memory"
             )
-        blob = repo.resolve(f"{commit}:{where.in_ref}")
+        blob = _plain_file(project, where, commit)
     else:
-        for commit_id, blob_id in repo.path_history(ref, where.in_ref):
+        tip = repo.resolve(ref)
+        for commit_id, blob_id in repo.path_history(ref, _stored_path(project, where, tip)):
             if blob_id:
-                commit, blob = commit_id, blob_id
+                commit, blob = commit_id, _plain_file(project, where, commit_id)
                 break
     if blob is None or commit is None:
         raise UsageError(
@@ -219,3 +245,30 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, data)
     return Restored(target, commit)
+
+
+# -- the personal ref may be encrypted: names hidden, blobs sealed (gitmem.privacy) -------------
+
+
+def _stored_path(project: Project, where: RefPath, tip: str | None) -> str:
+    """The path a memory has on its ref: its hidden name when the tip encrypts its prefix."""
+    if where.scope.ref != project.user_ref or tip is None or not where.rel:
+        return where.in_ref
+    from gitmem.privacy import personal_codec
+
+    return personal_codec(project.repo, project.user_ref).stored_path(tip, where.in_ref)
+
+
+def _plain_tree(project: Project, commit: str) -> str:
+    from gitmem.privacy import personal_codec
+
+    files = personal_codec(project.repo, project.user_ref).decode(commit).files
+    return project.repo.write_tree(as_tree_input(files))
+
+
+def _plain_file(project: Project, where: RefPath, commit: str) -> str | None:
+    if where.scope.ref != project.user_ref:
+        return project.repo.resolve(f"{commit}:{where.in_ref}")
+    from gitmem.privacy import personal_codec
+
+    return personal_codec(project.repo, project.user_ref).decode(commit).files.get(where.in_ref)

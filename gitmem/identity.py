@@ -163,34 +163,49 @@ def _workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
     return isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True
 
 
-def _auto_memory_setting(root: Path, env: Mapping[str, str]) -> str | None:
-    sources = [claude_config_dir(env) / "settings.json"]
+USER_SETTING = "user settings"  # ~/.claude/settings.json: one folder for every project
+PROJECT_SETTING = "project settings"
+
+
+def _auto_memory_setting(root: Path, env: Mapping[str, str]) -> tuple[str, str] | None:
+    """(value, which settings gave it) of `autoMemoryDirectory`, or None."""
+    sources = [(claude_config_dir(env) / "settings.json", USER_SETTING)]
     if _workspace_trusted(root, env):
-        sources += [root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
-    found: str | None = None
-    for source in sources:  # later sources override earlier ones, as in Claude Code's merge
+        sources += [
+            (root / ".claude" / "settings.json", PROJECT_SETTING),
+            (root / ".claude" / "settings.local.json", PROJECT_SETTING),
+        ]
+    found: tuple[str, str] | None = None
+    for source, origin in sources:  # later sources override earlier ones, as in Claude Code
         value = _read_json(source).get("autoMemoryDirectory")
         if isinstance(value, str) and value.strip():
-            found = value.strip()
+            found = (value.strip(), origin)
     return found
 
 
-def auto_memory_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
-    """Where Claude Code keeps this project's auto memory (DESIGN §1, first match wins)."""
+def auto_memory_location(root: Path, env: Mapping[str, str] | None = None) -> tuple[Path, str]:
+    """Where Claude Code keeps this project's auto memory (DESIGN §1, first match wins), and
+    what decided it: "override", USER_SETTING, PROJECT_SETTING or "default"."""
     env = os.environ if env is None else env
     override = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
     if override:
-        return Path(os.path.expanduser(override))
+        return Path(os.path.expanduser(override)), "override"
     setting = _auto_memory_setting(root, env)
     if setting:
-        return (
-            Path(os.path.expanduser(setting))
-            if setting.startswith("~") or os.path.isabs(setting)
-            else root / setting
+        value, origin = setting
+        folder = (
+            Path(os.path.expanduser(value))
+            if value.startswith("~") or os.path.isabs(value)
+            else root / value
         )
+        return folder, origin
     remote_base = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
     base = Path(os.path.expanduser(remote_base)) if remote_base else claude_config_dir(env)
     slug = claude_slug(str(root))
     if env.get("CLAUDE_CONFIG_DIR") and env.get("CLAUDE_CODE_PROJECT_DIR_NAME"):
         slug = env["CLAUDE_CODE_PROJECT_DIR_NAME"]
-    return base / "projects" / slug / "memory"
+    return base / "projects" / slug / "memory", "default"
+
+
+def auto_memory_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:
+    return auto_memory_location(root, env)[0]

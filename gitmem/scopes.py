@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from gitmem.confinement import refusal
 from gitmem.errors import ConfigError, UsageError
 from gitmem.gitstore import Repository
 from gitmem.identity import (
-    auto_memory_dir,
+    USER_SETTING,
+    auto_memory_location,
     canonical_root,
+    claude_config_dir,
     local_key,
     normalize_remote_url,
     user_id,
@@ -30,6 +33,7 @@ class Scope:
     pushable: bool = True
     note: str = ""  # why a scope is not synced, when it is not
     exclude: frozenset[str] = frozenset()  # top-level names in `path` that belong elsewhere
+    refused: bool = False  # the folder breaks a confinement rule: never read or written
 
 
 @dataclass(frozen=True)
@@ -94,19 +98,30 @@ def open_project(
     url = repo.remote_url(remote_name) if remote_name else None
     key = normalize_remote_url(url, base=root) if url else local_key(root)
     uid = resolve_uid(repo)
-    auto = Path(os.path.expanduser(memory_dir)).resolve() if memory_dir else auto_memory_dir(root)
+    if memory_dir:
+        auto, origin = Path(os.path.abspath(os.path.expanduser(memory_dir))), "option"
+    else:
+        auto, origin = auto_memory_location(root)
     team_setting = repo.config_get("gitmem.teamDir")
     team = Path(os.path.expanduser(team_setting)) if team_setting else auto / "team"
     if not team.is_absolute():
         team = root / team
     user_ref = USERS_REF_PREFIX + uid
     team_inside_auto = team.parent == auto
+    shared_note = ""
+    if origin == USER_SETTING and not repo.config_get("gitmem.hub"):
+        shared_note = (
+            "shared by all projects (autoMemoryDirectory in your user settings): not pushed to "
+            "a project remote; set a private hub: git config --global gitmem.hub URL"
+        )
     scopes = [
         Scope(
             "auto",
             auto,
             user_ref,
             "auto",
+            pushable=not shared_note,
+            note=shared_note,
             exclude=frozenset({team.name}) if team_inside_auto else frozenset(),
         ),
         Scope("team", team, TEAM_REF, "team"),
@@ -129,17 +144,49 @@ def open_project(
             note=agents_note,
         )
     )
+    from gitmem.crypto import ENCRYPT_MODES, encrypt_mode
+
+    sealed = "local" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
     scopes.append(
         Scope(
             "local",
             root / ".claude" / "agent-memory-local",
             user_ref,
             "local",
-            pushable=False,
-            note="private: leaves this machine only encrypted (not available yet)",
+            pushable=sealed,  # its plaintext never leaves this machine
+            note="" if sealed else "private: not synced while gitmem.encrypt is off",
         )
     )
-    return Project(repo, root, key, remote_name, uid, tuple(scopes))
+    return Project(repo, root, key, remote_name, uid, confine(scopes, root, repo.is_bare))
+
+
+IN_TREE_SCOPES = frozenset({"agents", "local"})
+
+
+def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
+    """Refuse each scope whose folder breaks a confinement rule; the others stay as they are."""
+    config = claude_config_dir(os.environ)
+    protected = {
+        "the home folder": Path.home(),
+        "Claude Code's folder": config,
+        "Claude Code's projects folder": config / "projects",
+    }
+    out: list[Scope] = []
+    refused: list[Path] = []
+    for s in scopes:
+        if bare and s.name in IN_TREE_SCOPES:
+            out.append(s)  # no working tree: never synced, nothing to check
+            continue
+        why = refusal(s.path, root, protected, in_tree_only=s.name in IN_TREE_SCOPES)
+        if why is None and any(s.path == r or r in s.path.parents for r in refused):
+            why = "it lies inside a refused scope folder"
+        if why is None:
+            out.append(s)
+            continue
+        refused.append(s.path)
+        note = f"refused {s.path}: {why}"
+        out.append(replace(s, pushable=False, refused=True, note=note))
+    return tuple(out)
 
 
 def hostname() -> str:

@@ -25,6 +25,7 @@ class ScopeStatus:
     note: str = ""
     skipped: int = 0  # files in the folder that are not synced (symlinks, too large, ...)
     missing: bool = False  # the folder is gone; the next sync restores it from the ref
+    privacy: str = ""  # "encrypted", or who can read it on the remote
 
 
 @dataclass
@@ -50,6 +51,7 @@ def project_status(project: Project, fetch: bool = False) -> Status:
 
         fetch_tracking(project)
         status.fetched = True
+    sealed = sealed_scopes(project)
     counts: dict[str, tuple[int, int]] = {}
     for scope in project.scopes:
         if scope.ref not in counts:
@@ -62,17 +64,39 @@ def project_status(project: Project, fetch: bool = False) -> Status:
                 counts[scope.ref] = (0, repo.count_commits(tracking))
             elif local and project.remote and not tracking:
                 counts[scope.ref] = (repo.count_commits(local), 0)
-        status.scopes.append(_scope_status(project, scope, counts[scope.ref]))
+        row = _scope_status(project, scope, counts[scope.ref])
+        row.encrypted = scope.name in sealed
+        row.privacy = privacy_line(project, scope, sealed)
+        status.scopes.append(row)
     from gitmem.doctor import next_steps
 
     status.next_steps = next_steps(project, status)
     return status
 
 
+def sealed_scopes(project: Project) -> frozenset[str]:
+    """Scopes whose files leave this machine only encrypted (gitmem.encrypt)."""
+    from gitmem.crypto import ENCRYPT_MODES, encrypt_mode
+
+    prefixes = ENCRYPT_MODES[encrypt_mode(project.repo.config_get("gitmem.encrypt"))]
+    return frozenset(
+        s.name for s in project.scopes if s.ref == project.user_ref and s.prefix in prefixes
+    )
+
+
+def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
+    if not scope.pushable:
+        return "stays on this machine"
+    if scope.name in sealed:
+        return "encrypted"
+    return f"plaintext, readable by everyone who can fetch {project.remote or 'the remote'}"
+
+
 def _scope_status(project: Project, scope: Scope, ahead_behind: tuple[int, int]) -> ScopeStatus:
     state = load_scope_state(project.repo.common_dir, scope.name)
     known = state.files if state.path == str(scope.path) else {}
-    snap = _snapshot(project, scope, known)
+    # a refused folder is never read: it may be the home folder or lead out of the tree
+    snap = Snapshot({}, {}) if scope.refused else _snapshot(project, scope, known)
     row = ScopeStatus(
         scope.name,
         str(scope.path),
@@ -120,11 +144,19 @@ def init_project(project: Project) -> InitResult:
         repo.config_set("gitmem.remote", project.remote)
     result.excluded = [line.lstrip("/") for line in exclude_memory_folders(project, False)]
     if project.remote:
-        result.warnings.append(
-            "the auto scope (your personal memory) will be readable by everyone who can fetch "
-            f"{project.remote} ({project.key}); encryption of personal scopes is not available in "
-            "this version: to keep it private, sync only the team scope (gitmem sync --scope team)"
-        )
+        sealed = sealed_scopes(project)
+        if "auto" in sealed:
+            result.warnings.append(
+                "personal memory (auto, local) leaves this machine only encrypted; the first "
+                "sync makes a key (gitmem key show prints this machine's recipient)"
+            )
+        else:
+            result.warnings.append(
+                "the auto scope (your personal memory) is plaintext, readable by everyone who "
+                f"can fetch {project.remote} ({project.key}), because gitmem.encrypt is "
+                f"{project.repo.config_get('gitmem.encrypt')!r}; git config --unset gitmem.encrypt "
+                "encrypts it again"
+            )
     else:
         result.warnings.append(
             "no git remote: gitmem sync keeps memory's history on this machine "

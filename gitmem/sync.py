@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
 from gitmem.excludes import exclude_memory_folders
@@ -22,6 +23,10 @@ from gitmem.scopes import TEAM_REF, Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
 from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
+
+if TYPE_CHECKING:
+    from gitmem.crypto import Keyring
+    from gitmem.privacy import PersonalCodec
 
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 DEFAULT_TIMEOUT = 120.0
@@ -81,7 +86,7 @@ class Syncer:
             [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
         )
         for s in chosen:
-            if not s.pushable and options.scopes:
+            if s.refused or (not s.pushable and options.scopes):
                 self.result.skipped.append(f"{s.name}: not synced ({s.note})")
         self.scopes = [s for s in chosen if s.pushable]
         self.by_ref: dict[str, list[Scope]] = {}
@@ -92,6 +97,8 @@ class Syncer:
         self.checked: set[str] = set()  # remote commits that passed check_tree
         self.dirty_state: set[str] = set()  # scopes whose state file must be written
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
+        self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
+        self._codec: PersonalCodec | None = None
 
     # -- entry point -------------------------------------------------------------------------
 
@@ -145,16 +152,20 @@ class Syncer:
                 self._fetch()  # first: an unreachable remote fails before anything is written
                 for ref in self.by_ref:
                     self._check_remote(ref)  # and an unsafe remote tree too
-            for ref, scopes in self.by_ref.items():
+            for ref, scopes in self._open_refs():
                 self._commit_local(ref, scopes)
             dirty = False
-            for ref, scopes in self.by_ref.items():
+            for ref, scopes in self._open_refs():
                 if not local_only:
                     self._integrate(ref)
                 dirty |= self._write_back(ref, scopes)
             if dirty:
                 continue  # files changed during the sync: commit them and merge again
             if local_only or not pushing or self._push():
+                if self._codec is not None:
+                    self._codec.save()
+                    for note in self._codec.notes:
+                        self.result.report(self.project.user_ref).notes.append(note)
                 return
             self.result.retries += 1
             time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * random.random())
@@ -169,12 +180,13 @@ class Syncer:
         repo = self.repo
         tip = repo.resolve(ref)
         snaps = {s.name: self._snapshot(ref, s) for s in scopes}
-        if all(
+        rewrite = self._codec_for(ref).rewrite_reason(tip) if tip and self._sealed(ref) else None
+        if not rewrite and all(
             snaps[s.name].files == self.expected[s.name] and self.states[s.name].commit == tip
             for s in scopes
         ):
             return  # nothing changed on disk, and the ref is where the disk last matched it
-        tip_files = blobs(repo.list_tree(tip)) if tip else {}
+        tip_files = self._files(ref, tip) if tip else {}
         new_files = dict(tip_files)
         changes: list[str] = []
         for s in scopes:
@@ -200,15 +212,26 @@ class Syncer:
                 new_files.pop(f"{s.prefix}/{rel}", None)
             new_files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
             self.expected[s.name] = dict(snap.files)  # what the disk holds now, as far as we know
-        if new_files == tip_files:
+        if new_files == tip_files and not rewrite:
             return
         meta_oid = new_files.get(META_FILE)
         if meta_oid is None or parse_meta(repo.read_blob(meta_oid)).key != self.project.key:
             new_files[META_FILE] = repo.write_blob(render_meta(self.project.key))
-        tree = repo.write_tree(as_tree_input(new_files))
+        tree = self._tree(ref, new_files, self._keyring(ref, tip))
+        if tip and tree == repo.read_commit(tip)[0]:
+            return
         count = len(changes)
         subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
-        body = "\n".join(changes[:200]) + ("\n…" if len(changes) > 200 else "")
+        if rewrite:
+            subject = f"gitmem: {rewrite} on {hostname()}" + (
+                f" ({count} changed)" if count else ""
+            )
+            self.result.report(ref).notes.append(
+                f"{ref}: re-written to {rewrite}; earlier versions stay in the remote's history "
+                "(README: Privacy explains how to remove them)"
+            )
+        listed = [c for c in changes if not self._hidden(ref, c[2:])]  # no encrypted names
+        body = "\n".join(listed[:200]) + ("\n…" if len(listed) > 200 else "")
         commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
         repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
         self.result.report(ref).local_changes.extend(changes)
@@ -265,7 +288,7 @@ class Syncer:
         remote = self.project.remote
         assert remote is not None
         specs, pending = [], {}
-        for ref in self.by_ref:
+        for ref, _ in self._open_refs():
             local = self.repo.resolve(ref)
             known = self.repo.resolve(self.project.tracking_ref(ref))
             if local and local != known:
@@ -339,10 +362,26 @@ class Syncer:
                     f"not of this one ({self.project.key!r})",
                     "if the repository moved, adopt it with --force-key",
                 )
+            if self._sealed(ref):
+                self._verify_personal(ref, commit, local)
         except UntrustedTreeError:
             self._unfetch(ref, commit)
             raise
         self.checked.add(commit)
+
+    def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
+        """Open the fetched personal commit with our key before any of it is merged."""
+        from gitmem.crypto import DecryptError, NoAccess
+
+        codec = self._codec_for(ref)
+        try:
+            codec.verify(commit, local)
+        except NoAccess:
+            self.locked.add(ref)
+            self.result.report(ref).notes.append(codec.grant_line())
+        except DecryptError:
+            self._unfetch(ref, commit)
+            raise
 
     def _unfetch(self, ref: str, refused: str) -> None:
         """Put the remote-tracking ref back where it was: a refused fetch leaves no trace."""
@@ -367,24 +406,26 @@ class Syncer:
     def _merge_commits(self, ref: str, local: str, remote_tip: str) -> str:
         repo = self.repo
         base = repo.merge_base(local, remote_tip)
-        base_files = blobs(repo.list_tree(base)) if base else {}
+        base_files = self._files(ref, base) if base else {}
         merged = merge_trees(
             repo,
             base_files,
-            blobs(repo.list_tree(local)),
-            blobs(repo.list_tree(remote_tip)),
-            repo.change_times(base, local),
-            repo.change_times(base, remote_tip),
+            self._files(ref, local),
+            self._files(ref, remote_tip),
+            self._times(ref, local, repo.change_times(base, local)),
+            self._times(ref, remote_tip, repo.change_times(base, remote_tip)),
         )
         merged.files[META_FILE] = repo.write_blob(render_meta(self.project.key))
-        tree = repo.write_tree(as_tree_input(merged.files))
+        tree = self._tree(ref, merged.files, self._merged_keyring(ref, base, local, remote_tip))
         report = self.result.report(ref)
         report.resolutions.extend(merged.resolutions)
         if base is None:
             report.notes.append(
                 f"{ref}: local and remote histories share no commit; merged file by file"
             )
-        trailers = "".join(f"\nGitmem-Resolved: {r}" for r in merged.resolutions)
+        trailers = "".join(
+            f"\nGitmem-Resolved: {r}" for r in merged.resolutions if not self._hidden(ref, r)
+        )
         message = f"gitmem: merge {self.project.remote}/{ref} on {hostname()}\n" + (
             f"\n{trailers.lstrip()}" if trailers else ""
         )
@@ -401,7 +442,7 @@ class Syncer:
             for s in scopes:  # the disk already holds this commit: nothing to write
                 self._save_state(s)
             return False
-        files = blobs(self.repo.list_tree(tip))
+        files = self._files(ref, tip)
         dirty = False
         for s in scopes:
             target = _strip(files, s.prefix)
@@ -440,6 +481,60 @@ class Syncer:
         state.files = {p: r for p, r in state.files.items() if p in self.expected[s.name]}
         save_scope_state(self.repo.common_dir, s.name, state)
         self.dirty_state.discard(s.name)
+
+    # -- the personal ref: plaintext for the merge, ciphertext on the ref ----------------------
+
+    def _open_refs(self) -> list[tuple[str, list[Scope]]]:
+        return [(ref, scopes) for ref, scopes in self.by_ref.items() if ref not in self.locked]
+
+    def _sealed(self, ref: str) -> bool:
+        return ref == self.project.user_ref
+
+    def _hidden(self, ref: str, text: str) -> bool:
+        """True when `text` (a path or a resolution) names a file of an encrypted prefix:
+        commit messages travel in plaintext."""
+        return self._sealed(ref) and text.split("/", 1)[0] in self._codec_for(ref).wanted
+
+    def _codec_for(self, ref: str) -> PersonalCodec:
+        if self._codec is None:
+            from gitmem.privacy import personal_codec
+
+            self._codec = personal_codec(self.repo, ref)
+        return self._codec
+
+    def _files(self, ref: str, commit: str) -> dict[str, str]:
+        if not self._sealed(ref):
+            return blobs(self.repo.list_tree(commit))
+        return self._codec_for(ref).decode(commit).files
+
+    def _times(self, ref: str, commit: str, times: dict[str, float]) -> dict[str, float]:
+        return self._codec_for(ref).plain_times(commit, times) if self._sealed(ref) else times
+
+    def _keyring(self, ref: str, commit: str | None) -> Keyring | None:
+        if not self._sealed(ref) or commit is None:
+            return None
+        return self._codec_for(ref).decode(commit).keyring
+
+    def _merged_keyring(
+        self, ref: str, base: str | None, local: str, remote: str
+    ) -> Keyring | None:
+        """The keys/ folder as a unit: the side that changed it since the base wins; both
+        changed it → the greater scope key file (the same answer on every machine)."""
+        if not self._sealed(ref):
+            return None
+        b, o, t = (self._keyring(ref, c) for c in (base, local, remote))
+        if o is None or t is None:
+            return o or t
+        if b is not None and o.files == b.files:
+            return t
+        if b is not None and t.files == b.files:
+            return o
+        return max((o, t), key=lambda ring: sorted(ring.files.items()))
+
+    def _tree(self, ref: str, files: dict[str, str], keyring: Keyring | None) -> str:
+        if self._sealed(ref):
+            files = self._codec_for(ref).encode(files, keyring)
+        return self.repo.write_tree(as_tree_input(files))
 
     # -- dry run -----------------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 git runs this once per conflicting file, so it imports only the resolver it needs and never
 imports yaml for plain frontmatter. It writes the merged bytes into %A and exits 0; it exits 1
-only when it cannot produce a file (unreadable input), which leaves git's ordinary conflict.
+when it cannot produce a file (unreadable input) or the files are binary (one side's whole file
+would win), which leaves git's ordinary conflict.
 
 Confidence and recency of an index entry live in the linked topic file. When git tells which
 commit is "theirs" (`git merge` sets GITHEAD_<oid>; `git rebase` lists the commit it is
@@ -183,8 +184,11 @@ def main(argv: list[str] | None = None) -> int:
         result = merge_file(path, base, ours, theirs, ours_info, theirs_info, inline_archive=True)
     finally:
         git.close()
-    if result.data is None:
-        return 1
+    for r in result.resolutions:
+        if "failed" in r.reason:  # a resolver bug: merged as lines, but say so
+            sys.stderr.write(f"gitmem-merge-driver: warning: {r}\n")
+    if result.data is None or result.conflicted:
+        return 1  # binary: git keeps ours in place and reports the conflict
     try:
         with open(ours_file, "wb") as f:
             f.write(result.data)

@@ -1,16 +1,21 @@
 """Chooses the resolver for a path whose contents both sides changed, and keeps merges total.
 
-A resolver that meets input it cannot read (undecodable bytes, a NUL byte, over-size files)
-or fails for any reason gives way to a simpler rule — line merge, then the whole winning file —
-so a merge always produces bytes.
+Formatting marks (BOM, line endings) are taken off first and put back after, in one style, so a
+formatting-only change never beats a real edit. Markdown that decodes goes to its resolver;
+any other text — undecodable bytes, a NUL, huge files — merges line by line on bytes; only true
+binary takes the whole winning file, flagged `conflicted` so the git driver lets git report it.
+A resolver that fails is visible: a resolution line says so, and its input merges as lines.
 """
 
 from __future__ import annotations
 
-from merge_drivers.model import MergeResult, SideInfo
+from merge_drivers.model import MergeResult, Resolution, SideInfo
+from merge_drivers.style import dress, merged_style, plain
 from merge_drivers.text import merge_text, merge_whole
 
 MAX_STRUCTURED = 4 << 20  # larger files are merged as lines, not parsed
+_SAMPLE = 8000  # bytes looked at to tell binary from text, like git's own heuristic
+_TEXT_CONTROLS = frozenset(b"\t\n\r\f\b\x1b")
 
 
 def kind_of(path: str) -> str:
@@ -25,7 +30,22 @@ def kind_of(path: str) -> str:
     return "text"
 
 
-def _is_text(*datas: bytes) -> bool:
+def is_binary(data: bytes) -> bool:
+    """Mostly control bytes or undecodable sequences: an image, an archive, not damaged text.
+
+    One Latin-1 byte or a stray NUL leaves a file text; a third of the sample unreadable does
+    not. Costs one decode of at most 8,000 bytes.
+    """
+    sample = data[:_SAMPLE]
+    if not sample:
+        return False
+    odd = sum(1 for c in sample if c < 0x20 and c not in _TEXT_CONTROLS)
+    odd += sample.decode("utf-8", "replace").count("\ufffd")
+    return odd * 3 > len(sample)
+
+
+def _readable(*datas: bytes) -> bool:
+    """UTF-8 without NUL: what the Markdown resolvers parse."""
     for d in datas:
         if b"\0" in d:
             return False
@@ -45,11 +65,32 @@ def merge_contents(
     theirs_info: SideInfo,
     inline_archive: bool = False,
 ) -> MergeResult:
-    if not _is_text(base, ours, theirs):
+    if is_binary(base) or is_binary(ours) or is_binary(theirs):
         return merge_whole(path, ours, theirs, ours_info, theirs_info)
+    style = merged_style(base, ours, theirs)
+    pb, po, pt = plain(base), plain(ours), plain(theirs)
+    if po == pt or pt == pb:  # the other side changed formatting only (or nothing)
+        return MergeResult(dress(po, style))
+    if po == pb:
+        return MergeResult(dress(pt, style))
+    result = _merge_plain(path, pb, po, pt, ours_info, theirs_info, inline_archive)
+    data = None if result.data is None else dress(result.data, style)
+    return MergeResult(data, result.resolutions, result.extra_files, result.conflicted)
+
+
+def _merge_plain(
+    path: str,
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    ours_info: SideInfo,
+    theirs_info: SideInfo,
+    inline_archive: bool,
+) -> MergeResult:
     kind = kind_of(path)
-    if max(len(base), len(ours), len(theirs)) > MAX_STRUCTURED:
+    if max(len(base), len(ours), len(theirs)) > MAX_STRUCTURED or not _readable(base, ours, theirs):
         kind = "text"
+    failed: Resolution | None = None
     try:
         if kind in ("index", "archive"):
             from merge_drivers.index import merge_index
@@ -68,11 +109,10 @@ def merge_contents(
             from merge_drivers.frontmatter import merge_topic
 
             return merge_topic(path, base, ours, theirs, ours_info, theirs_info)
-    except RecursionError:
-        pass
-    except Exception:  # a resolver bug must not cost the user a merge: fall back to lines
-        pass
-    try:
-        return merge_text(path, base, ours, theirs, ours_info, theirs_info)
-    except Exception:
-        return merge_whole(path, ours, theirs, ours_info, theirs_info)
+    except Exception as e:  # a resolver bug must not cost the user a merge, nor hide
+        what = f"{type(e).__name__}: {e}"[:120]
+        failed = Resolution(path, "file", "both", f"{kind} merge failed ({what}), merged as lines")
+    result = merge_text(path, base, ours, theirs, ours_info, theirs_info)
+    if failed is None:
+        return result
+    return MergeResult(result.data, (failed, *result.resolutions), None, result.conflicted)

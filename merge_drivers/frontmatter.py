@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.rank import Rank, parse_time, rank_of
-from merge_drivers.text import merge_body, order_sides
+from merge_drivers.text import content_key, merge_body, order_sides
 
 MAX_FRONTMATTER = 65536
 _RECENCY_FIELDS = ("modified", "updated")
@@ -354,7 +354,7 @@ class _Merger:
 
 
 def topic_rank(data: bytes, info: SideInfo) -> Rank:
-    return rank_of(data, data, info.time)
+    return rank_of(content_key(data), data, info.time)
 
 
 def merge_topic(
@@ -388,6 +388,9 @@ def merge_topic(
             if lines and not lines[-1].endswith("\n"):
                 lines[-1] += nl
             fm_text = shell.open + "".join(shell.leading) + "".join(lines) + shell.close
-    body, body_res = merge_body(path, zbody.encode(), wbody.encode(), lbody.encode(), side, why)
+    first = fm_text.count("\n") + 1
+    body, body_res = merge_body(
+        path, zbody.encode(), wbody.encode(), lbody.encode(), side, why, first
+    )
     data = fm_text.encode() + body
     return MergeResult(data, (*merger.resolutions, *body_res))

@@ -91,19 +91,24 @@ class MergeResult(_Frozen):
     `MEMORY-archive.md` when entries overflow Claude Code's load caps: the bytes already
     include both sides' existing archive (read from `SideInfo.siblings`) plus the newly moved
     entries, so the caller writes them as they are (replacing any merge of that path).
+    `conflicted` says the merge took one side's whole file (true binary): a caller that can
+    show a conflict (the git driver) should, rather than drop the other side.
     """
 
-    __slots__ = ("data", "extra_files", "resolutions")
+    __slots__ = ("conflicted", "data", "extra_files", "resolutions")
     data: bytes | None
     resolutions: tuple[Resolution, ...]
     extra_files: Mapping[str, bytes]
+    conflicted: bool
 
     def __init__(
         self,
         data: bytes | None,
         resolutions: tuple[Resolution, ...] = (),
         extra_files: Mapping[str, bytes] | None = None,
+        conflicted: bool = False,
     ):
+        object.__setattr__(self, "conflicted", conflicted)
         object.__setattr__(self, "data", data)
         object.__setattr__(self, "resolutions", tuple(resolutions))
         object.__setattr__(self, "extra_files", _EMPTY if extra_files is None else extra_files)

@@ -1,18 +1,22 @@
 """Line-level 3-way merge (diff3 via `merge3`) with side-independent rules for overlaps.
 
-Where both sides only added lines at one place, both blocks are kept (the higher-ranked side's
-block first, a shared head or tail written once); where both changed the same base lines, the
-higher-ranked side's hunk wins. The caller passes the sides already ordered by rank, so swapping
-ours/theirs cannot change a byte. Never reads files, the clock or the environment.
+Lines are matched by what they say (trailing whitespace aside) and written as one side wrote
+them, so a whitespace-only change never beats a real edit. Where both sides only added lines at
+one place, both blocks are kept (the higher-ranked side's block first, a shared head or tail
+written once, a blank line between two paragraphs); where both changed the same base lines,
+the higher-ranked side's hunk wins. The caller passes the sides already ordered by rank, so
+swapping ours/theirs cannot change a byte. Any bytes merge: text need not be UTF-8. Never reads
+files, the clock or the environment.
 """
 
 from __future__ import annotations
 
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.rank import Rank, rank_of, reason
+from merge_drivers.style import line_key
 
-MAX_LINES = 50_000  # beyond this, diff3's cost is unbounded enough to prefer the whole winner
-MAX_BYTES = 8 << 20
+MAX_BYTES = 256 << 20  # past this even a line merge costs too much: the whole winner
+_CONFLICT_MARKS = (b"<<<<<<< ", b">>>>>>> ", b"<<<<<<<\n", b">>>>>>>\n")
 
 
 def _close(lines: list[bytes]) -> None:
@@ -21,19 +25,40 @@ def _close(lines: list[bytes]) -> None:
         lines[-1] = lines[-1] + b"\n"
 
 
+def _is_item(line: bytes) -> bool:
+    """A line that sits in a run of its kind without a blank line: list item, table row,
+    indented continuation."""
+    s = line.lstrip(b" ")
+    if line[:1] in (b" ", b"\t") or s[:1] == b"|":
+        return True
+    if s[:2] in (b"- ", b"* ", b"+ "):
+        return True
+    digits = len(s) - len(s.lstrip(b"0123456789"))
+    return 0 < digits < 10 and s[digits : digits + 2] in (b". ", b") ")
+
+
+def _glue(out: list[bytes], block: list[bytes]) -> None:
+    """Append `block` after `out`; two paragraphs get the blank line that keeps them apart."""
+    if not block:
+        return
+    _close(out)
+    last, first = (out[-1] if out else b""), block[0]
+    if line_key(last) and line_key(first) and not (_is_item(last) and _is_item(first)):
+        out.append(b"\n")
+    out.extend(block)
+
+
 def _both_added(a: list[bytes], b: list[bytes]) -> list[bytes]:
     """Both blocks, a first, with a common head and tail written once."""
+    ka, kb = [line_key(x) for x in a], [line_key(x) for x in b]
     head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
+    while head < min(len(a), len(b)) and ka[head] == kb[head]:
         head += 1
     tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+    while tail < min(len(a), len(b)) - head and ka[-1 - tail] == kb[-1 - tail]:
         tail += 1
     out = list(a[: len(a) - tail])
-    middle = b[head : len(b) - tail]
-    if middle:
-        _close(out)
-        out.extend(middle)
+    _glue(out, b[head : len(b) - tail])
     if tail:
         _close(out)
         out.extend(a[len(a) - tail :])
@@ -41,9 +66,18 @@ def _both_added(a: list[bytes], b: list[bytes]) -> list[bytes]:
 
 
 def merge_body(
-    path: str, base: bytes, win: bytes, lose: bytes, win_side: str, why: str
+    path: str,
+    base: bytes,
+    win: bytes,
+    lose: bytes,
+    win_side: str,
+    why: str,
+    first_line: int = 1,
 ) -> tuple[bytes, list[Resolution]]:
-    """Merge `win` and `lose` (ordered by rank by the caller) against `base`."""
+    """Merge `win` and `lose` (ordered by rank by the caller) against `base`.
+
+    `first_line` is the file line number of the body's first line, for resolution lines.
+    """
     if win == lose or lose == base:
         return win, []
     if win == base:
@@ -51,11 +85,9 @@ def merge_body(
     if max(len(base), len(win), len(lose)) > MAX_BYTES:
         return win, [Resolution(path, "file", win_side, why)]
     zl, al, bl = base.splitlines(True), win.splitlines(True), lose.splitlines(True)
-    if max(len(zl), len(al), len(bl)) > MAX_LINES:
-        return win, [Resolution(path, "file", win_side, why)]
     from merge3 import Merge3
 
-    m = Merge3(zl, al, bl)
+    zk, ak, bk = ([line_key(x) for x in lines] for lines in (zl, al, bl))
     out: list[bytes] = []
     resolutions: list[Resolution] = []
 
@@ -64,30 +96,63 @@ def merge_body(
             _close(out)
             out.extend(lines)
 
-    for region in m.merge_regions():
-        kind = region[0]
-        if kind == "unchanged":
-            emit(zl[region[1] : region[2]])
-        elif kind in ("a", "same"):
-            emit(al[region[1] : region[2]])
-        elif kind == "b":
-            emit(bl[region[1] : region[2]])
-        else:
-            zs, ze, as_, ae, bs, be = region[1:7]  # type: ignore[misc]
-            if zs == ze:  # both only added here: keep both blocks
-                emit(_both_added(al[as_:ae], bl[bs:be]))
-                resolutions.append(Resolution(path, f"lines after {zs}", "both", "both added"))
+    iz = ia = ib = 0
+    for zm, ze, am, ae, bm, be in Merge3(zk, ak, bk).find_sync_regions():
+        if am > ia or bm > ib:
+            a_same, b_same = ak[ia:am] == zk[iz:zm], bk[ib:bm] == zk[iz:zm]
+            if ak[ia:am] == bk[ib:bm] or b_same:
+                emit(al[ia:am])
+            elif a_same:
+                emit(bl[ib:bm])
+            elif iz == zm:  # both only added here: keep both blocks
+                start = len(out) + first_line
+                emit(_both_added(al[ia:am], bl[ib:bm]))
+                resolutions.append(
+                    Resolution(
+                        path, f"lines {start}-{len(out) + first_line - 1}", "both", "both added"
+                    )
+                )
             else:
-                emit(al[as_:ae])
-                resolutions.append(Resolution(path, f"lines {zs + 1}-{ze}", win_side, why))
+                start = len(out) + first_line
+                emit(al[ia:am])
+                end = len(out) + first_line - 1
+                where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
+                resolutions.append(Resolution(path, where, win_side, why))
+        # unchanged lines: a side that only re-formatted one keeps its formatting
+        emit([bl[bm + i] if al[am + i] == zl[zm + i] else al[am + i] for i in range(ze - zm)])
+        iz, ia, ib = ze, ae, be
     return b"".join(out), resolutions
+
+
+def content_key(data: bytes) -> bytes:
+    """The bytes a tie-break compares: what the file says, formatting aside."""
+    return b"\n".join(line_key(x) for x in data.split(b"\n"))
+
+
+def corrupted(data: bytes) -> bool:
+    """Conflict markers or undecodable bytes: a damaged file, never preferred to a clean one."""
+    if any(m in data for m in _CONFLICT_MARKS):
+        return True
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return True
+    return False
 
 
 def order_sides(
     ours: bytes, ours_rank: Rank, theirs: bytes, theirs_rank: Rank
 ) -> tuple[bytes, bytes, str, str]:
-    """(winner, loser, winner's side name, reason), independent of which side is ours."""
-    if ours_rank >= theirs_rank:
+    """(winner, loser, winner's side name, reason), independent of which side is ours.
+
+    A damaged side (markers, bad bytes) loses to a clean one whatever its rank.
+    """
+    bad_o, bad_t = corrupted(ours), corrupted(theirs)
+    if bad_o != bad_t:
+        if bad_t:
+            return ours, theirs, "ours", "clean beats damaged"
+        return theirs, ours, "theirs", "clean beats damaged"
+    if (ours_rank, ours) >= (theirs_rank, theirs):
         return ours, theirs, "ours", reason(ours_rank, theirs_rank)
     return theirs, ours, "theirs", reason(theirs_rank, ours_rank)
 
@@ -98,9 +163,9 @@ def merge_text(
     """Merge a text file without frontmatter semantics."""
     win, lose, side, why = order_sides(
         ours,
-        rank_of(ours, None, ours_info.time),
+        rank_of(content_key(ours), None, ours_info.time),
         theirs,
-        rank_of(theirs, None, theirs_info.time),
+        rank_of(content_key(theirs), None, theirs_info.time),
     )
     data, resolutions = merge_body(path, base, win, lose, side, why)
     return MergeResult(data, tuple(resolutions))
@@ -109,11 +174,11 @@ def merge_text(
 def merge_whole(
     path: str, ours: bytes, theirs: bytes, ours_info: SideInfo, theirs_info: SideInfo
 ) -> MergeResult:
-    """Binary or undecodable: the recency winner, whole (greater bytes on a tie)."""
+    """Binary: the recency winner, whole (greater bytes on a tie), flagged as a conflict."""
     win, _, side, why = order_sides(
         ours,
         rank_of(ours, None, ours_info.time),
         theirs,
         rank_of(theirs, None, theirs_info.time),
     )
-    return MergeResult(win, (Resolution(path, "file", side, why),))
+    return MergeResult(win, (Resolution(path, "file", side, why),), None, True)

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "gitmem.cli.sync",
     "gitmem.cli.history",
     "gitmem.cli.drivers",
+    "gitmem.cli.key",
     "gitmem.cli.demo",
     "gitmem.cli.doctor",
     "gitmem.cli.completion",

@@ -18,19 +18,24 @@ if TYPE_CHECKING:
 SCOPE_CHOICES = ("auto", "team", "agents", "local")
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    def __init__(self, prog: str) -> None:
+        width = min(100, _columns())
+        super().__init__(prog, max_help_position=30, width=width)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with gitmem's error shape: one line (what, where) plus a hint, exit 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # argparse's default formatter imports shutil to ask the terminal's width
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         if message.startswith("argument COMMAND: invalid choice:"):
             message = "unknown command " + message.split("invalid choice: ", 1)[1].split(" (")[0]
         raise UsageError(f"{message} ({self.prog})", f"see '{self.prog} --help'")
-
-
-class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    def __init__(self, prog: str) -> None:
-        width = min(100, _columns())
-        super().__init__(prog, max_help_position=30, width=width)
 
 
 def _columns() -> int:

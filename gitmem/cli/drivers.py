@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from gitmem.cli.common import add_group, command, directory, echo
@@ -40,6 +39,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def install(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from gitmem.drivers import install as do_install
 
     for line in do_install(Path(directory(args)), args.global_, tuple(args.patterns or ())):
@@ -48,6 +49,8 @@ def install(args: argparse.Namespace) -> int:
 
 
 def uninstall(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from gitmem.drivers import uninstall as do_uninstall
 
     for line in do_uninstall(Path(directory(args)), args.global_):
@@ -56,6 +59,8 @@ def uninstall(args: argparse.Namespace) -> int:
 
 
 def status(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from gitmem.drivers import describe
 
     for line in describe(Path(directory(args))):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING, Any
 
 from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from, plural
@@ -33,7 +32,7 @@ def init(args: argparse.Namespace) -> int:
     st = result.status
     echo(f"gitmem: project {st.key} (remote: {st.remote or 'none'}, user: {st.user})")
     for s in st.scopes:
-        where = f"->  {s.ref}" if s.ref else f"(not synced: {s.note})"
+        where = f"->  {s.ref}  [{s.privacy}]" if s.ref else f"(not synced: {s.note})"
         echo(f"  {s.name:<7} {s.path}  {where}")
     for pattern in result.excluded:
         echo(f"  added /{pattern} to .git/info/exclude")
@@ -51,6 +50,8 @@ def status(args: argparse.Namespace) -> int:
 
     st = project_status(open_project_from(args), fetch=args.fetch)
     if args.as_json:
+        import json
+
         echo(json.dumps(st.as_json(), indent=2))
         return 0
     echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
@@ -73,6 +74,7 @@ def _scope_state(s: ScopeStatus, remote: str | None) -> str:
     if s.missing:
         return f"{s.ref}  {s.note}"
     words = [f"ahead {s.ahead}, behind {s.behind}"] if remote else ["local history only"]
+    words[0] += f"; {s.privacy}"
     if s.changed:
         words.append(plural(s.changed, "unsynced change"))
     if s.skipped:

@@ -90,3 +90,19 @@ def test_driver_pointing_at_a_removed_python_is_a_problem(world: World) -> None:
     )
     code, items = findings(world, a, "--offline")
     assert code == 1 and problems(items)[0]["fix"].startswith("gitmem drivers install")
+
+
+def test_a_machine_without_the_key_is_told_how_to_get_it(world: World) -> None:
+    a = world.clone("a")
+    auto = world.scope_path(a)
+    auto.mkdir(parents=True)
+    (auto / "x.md").write_text("private\n")
+    world.ok("-C", str(a), "sync")  # the first sync makes this machine's key
+    assert findings(world, a, "--offline")[0] == 0
+    identity = world.home / ".config" / "gitmem" / "identity"
+    identity.rename(identity.with_name("elsewhere"))  # a second machine: no key here
+    b = world.clone("b")
+    out = world.ok("-C", str(b), "status", "--fetch")
+    assert "next: read your encrypted personal memory here: gitmem key show" in out
+    code, items = findings(world, b, "--offline")
+    assert code == 1 and problems(items)[0]["area"] == "key"

@@ -87,6 +87,6 @@ def test_without_a_remote_sync_keeps_history_and_says_how_to_share(world: World)
     # later a remote appears: the same history is pushed
     world.git("remote", "add", "origin", str(world.remote), cwd=a)
     world.ok("-C", str(a), "sync")
-    assert "auto/build.md" in world.git(
-        "ls-tree", "-r", "--name-only", "refs/gitmem/users/tester@example.com", cwd=world.remote
-    )
+    b = world.clone("b")
+    world.ok("-C", str(b), "sync")
+    assert (world.scope_path(b) / "build.md").read_text() == "make -j16\n"

@@ -63,11 +63,15 @@ def test_a_vanished_folder_is_shown_as_restored_not_as_deletions(world: World) -
 
 def test_scopes_that_do_not_sync_have_no_ref(world: World) -> None:
     a = world.clone("a")
-    data = status_json(world, a)
-    local = scope(data, "local")
-    assert local["synced"] is False and local["ref"] is None
-    line = next(ln for ln in world.ok("-C", str(a), "status").splitlines() if "local" in ln)
-    assert "refs/gitmem" not in line and "not synced:" in line
+    agent = a / ".claude" / "agent-memory" / "reviewer"
+    agent.mkdir(parents=True)
+    (agent / "MEMORY.md").write_text("- on the branch\n")
+    world.git("add", "-A", cwd=a)
+    world.git("commit", "-qm", "agent memory on the branch", cwd=a)
+    agents = scope(status_json(world, a), "agents")
+    assert agents["synced"] is False and agents["ref"] is None
+    line = next(ln for ln in world.ok("-C", str(a), "status").splitlines() if "agents" in ln)
+    assert "refs/gitmem" not in line and "not synced: tracked on the branch" in line
 
 
 def test_behind_reflects_the_remote_after_a_fetch(world: World) -> None:

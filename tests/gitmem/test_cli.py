@@ -54,20 +54,25 @@ def test_status_json_lists_every_scope(world: World) -> None:
     for s in data["scopes"]:
         assert set(s) >= {"name", "path", "ref", "files", "ahead", "behind", "encrypted"}
     local = data["scopes"][3]
-    assert local["synced"] is False and "encrypt" in local["note"]
+    assert local["synced"] is True and local["encrypted"] is True  # private by default
+    assert data["scopes"][1]["encrypted"] is False  # team memory is for the team to read
 
 
-def test_init_warns_that_auto_is_readable_by_the_remote(world: World) -> None:
+def test_init_says_who_can_read_each_scope(world: World) -> None:
     a = world.clone("a")
     out = world.ok("-C", str(a), "init")
-    assert "readable by everyone who can fetch" in out
+    assert "only encrypted" in out
+    assert "auto" in out and "[encrypted]" in out
+    world.git("config", "gitmem.encrypt", "off", cwd=a)
+    assert "readable by everyone who can fetch" in world.ok("-C", str(a), "init")
+    world.git("config", "--unset", "gitmem.encrypt", cwd=a)
     exclude = (a / ".git" / "info" / "exclude").read_text()
     assert "/.claude/agent-memory-local/" in exclude and "/CLAUDE.local.md" in exclude
     world.ok("-C", str(a), "init")
     assert (a / ".git" / "info" / "exclude").read_text() == exclude, "init is idempotent"
 
 
-def test_local_scope_is_never_pushed(world: World) -> None:
+def test_local_scope_is_never_pushed_in_plaintext(world: World) -> None:
     a = world.clone("a")
     local = a / ".claude" / "agent-memory-local" / "reviewer"
     local.mkdir(parents=True)
@@ -76,11 +81,25 @@ def test_local_scope_is_never_pushed(world: World) -> None:
     auto = world.scope_path(a)
     auto.mkdir(parents=True)
     (auto / "x.md").write_text("x\n")
+    world.git("config", "gitmem.encrypt", "off", cwd=a)
     world.ok("-C", str(a), "sync")
     names = world.git(
         "ls-tree", "-r", "--name-only", "refs/gitmem/users/tester@example.com", cwd=world.remote
     )
     assert "auto/x.md" in names and "local/" not in names and "secret" not in names
+    world.git("config", "gitmem.encrypt", "local", cwd=a)  # only the local scope encrypted
+    world.ok("-C", str(a), "sync")
+    names = world.git(
+        "ls-tree", "-r", "--name-only", "refs/gitmem/users/tester@example.com", cwd=world.remote
+    )
+    assert "auto/x.md" in names and "local/manifest" in names and "reviewer" not in names
+    objects = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"],
+        cwd=world.remote,
+        capture_output=True,
+        check=True,
+    ).stdout
+    assert b"- secret" not in objects and b"private\n" not in objects
 
 
 def test_demo_shows_memory_flowing_and_merging() -> None:

@@ -85,13 +85,14 @@ def test_every_module_registers_a_command() -> None:
 
 
 def test_help_starts_within_three_times_python() -> None:
-    def best(cmd: list[str]) -> float:
-        times = []
-        for _ in range(5):
+    # alternate the two commands and keep the best of each: the machine is shared and noisy
+    baseline, gitmem = [], []
+    for _ in range(10):
+        for cmd, times in (
+            ([sys.executable, "-c", "pass"], baseline),
+            ([sys.executable, "-m", "gitmem", "--help"], gitmem),
+        ):
             t = time.perf_counter()
             subprocess.run(cmd, capture_output=True, cwd=REPO_ROOT, check=True)
             times.append(time.perf_counter() - t)
-        return min(times)
-
-    baseline = best([sys.executable, "-c", "pass"])
-    assert best([sys.executable, "-m", "gitmem", "--help"]) < 3 * baseline + 0.02
+    assert min(gitmem) < 3 * min(baseline) + 0.02, (min(gitmem), min(baseline))

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+import pytest
+
+from gitmem.drivers import command_risk, driver_command
 from tests.support.world import World
 
 MEM = ".claude/agent-memory/reviewer"
@@ -72,3 +76,95 @@ def test_rebase_with_drivers_keeps_both_sides(world: World) -> None:
     world.git("rebase", "-q", "main", cwd=r)
     text = (r / MEM / "MEMORY.md").read_text()
     assert "(l.md)" in text and "(m.md)" in text and "<<<<<<<" not in text
+
+
+# -- the registered command never runs code from the repository being merged -------------------
+
+PLANTED = "import pathlib\npathlib.Path({marker!r}).write_text('ran')\n"
+
+
+def plant_code(world: World, r: Path) -> Path:
+    """A repository that ships its own merge_drivers/, gitmem/ and sitecustomize.py."""
+    marker = world.root / "planted-code-ran"
+    code = PLANTED.format(marker=str(marker))
+    for package in ("merge_drivers", "gitmem"):
+        (r / package).mkdir()
+        (r / package / "__init__.py").write_text(code)
+        (r / package / "__main__.py").write_text(code)
+    (r / "sitecustomize.py").write_text(code)
+    (r / "MEMORY.md").write_text("- [A](a.md) — a\n")  # a conflict at the top level too
+    world.git("add", "-A", cwd=r)
+    world.git("commit", "-qm", "ship our own tools", cwd=r)
+    world.git("checkout", "-q", "left", cwd=r)
+    world.git("checkout", "-q", "main", "--", "merge_drivers", "gitmem", "sitecustomize.py", cwd=r)
+    (r / "MEMORY.md").write_text("- [A](a.md) — a\n- [L](l.md) — left\n")
+    world.git("add", "-A", cwd=r)
+    world.git("commit", "-qm", "left too", cwd=r)
+    world.git("checkout", "-q", "main", cwd=r)
+    (r / "MEMORY.md").write_text("- [A](a.md) — a\n- [M](m.md) — main\n")
+    world.git("commit", "-qam", "main memory", cwd=r)
+    return marker
+
+
+@pytest.mark.parametrize("scope", ["repository", "global"])
+def test_planted_merge_drivers_in_the_work_tree_never_run(world: World, scope: str) -> None:
+    r = branchy_repo(world)
+    marker = plant_code(world, r)
+    world.ok("-C", str(r), "drivers", "install", *(["--global"] if scope == "global" else []))
+    status = world.ok("-C", str(r), "drivers", "status")
+    assert " -I " in status and "UNSAFE" not in status
+    world.git("merge", "-q", "--no-edit", "left", cwd=r)
+    assert not marker.exists(), "the repository's own code ran inside the merge driver"
+    for memory in (r / MEM / "MEMORY.md", r / "MEMORY.md"):
+        text = memory.read_text()
+        assert "(l.md)" in text and "(m.md)" in text and "<<<<<<<" not in text
+
+
+def test_an_old_python_m_registration_is_flagged_and_upgraded(world: World) -> None:
+    r = branchy_repo(world)
+    marker = plant_code(world, r)
+    old = f"{sys.executable} -m merge_drivers %O %A %B %L %P"
+    world.ok("-C", str(r), "drivers", "install")
+    world.git("config", "merge.gitmem-index.driver", old, cwd=r)
+    status = world.ok("-C", str(r), "drivers", "status")
+    assert "UNSAFE: python runs without -I" in status
+    world.git("merge", "-q", "--no-edit", "left", cwd=r, check=False)
+    assert marker.exists(), "the old registration runs the planted code: the hole is real"
+    world.git("reset", "-q", "--hard", "ORIG_HEAD", cwd=r)  # undo what the planted code did
+    marker.unlink()
+    out = world.ok("-C", str(r), "drivers", "install")
+    assert "replaced an unsafe older registration of gitmem-index" in out
+    assert "UNSAFE" not in world.ok("-C", str(r), "drivers", "status")
+    world.git("merge", "-q", "--no-edit", "left", cwd=r)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "unsafe"),
+    [
+        ("python -m merge_drivers %O %A %B", True),  # on PATH
+        ("/usr/bin/python3 -m merge_drivers %O %A %B", True),
+        ("/usr/bin/python3 -c 'import merge_drivers' %O", True),
+        ("/usr/bin/python3 -I -m merge_drivers %O %A %B", False),
+        ("gitmem merge-driver %O %A %B", True),
+        ("/opt/bin/gitmem-merge-driver %O %A %B %L %P", False),
+        ("'unterminated", True),
+    ],
+)
+def test_command_risk_classes(command: str, unsafe: bool) -> None:
+    assert (command_risk(command) is not None) == unsafe
+    assert command_risk(driver_command()) is None
+
+
+def test_default_patterns_cover_claude_memory_folder(world: World) -> None:
+    r = world.root / "repo"
+    world.git("init", "-q", str(r))
+    world.ok("-C", str(r), "drivers", "install", "--pattern", "docs/memory/*.md")
+    for path, driver in (
+        (".claude/memory/topic/x.md", "gitmem-frontmatter"),
+        (".claude/memory/MEMORY.md", "gitmem-index"),
+        ("docs/memory/y.md", "gitmem-frontmatter"),
+        ("src/README.md", "unspecified"),
+    ):
+        out = world.git("check-attr", "merge", "--", path, cwd=r)
+        assert out.strip().endswith(f"merge: {driver}"), out

@@ -170,24 +170,83 @@ def test_driver_keeps_overflow_inside_the_index(repo: Path) -> None:
     assert "<!-- gitmem:archive" in text
 
 
-def test_driver_exits_non_zero_only_when_it_cannot_read(tmp_path: Path) -> None:
-    a = tmp_path / "a"
-    a.write_bytes(b"\xff\xfe binary \x00")
-    b = tmp_path / "b"
-    b.write_bytes(b"other \x00 bytes")
+def test_driver_exits_non_zero_when_it_cannot_read_or_the_files_are_binary(
+    tmp_path: Path,
+) -> None:
     o = tmp_path / "o"
     o.write_bytes(b"")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     run = [sys.executable, "-m", "merge_drivers"]
-    ok = subprocess.run([*run, str(o), str(a), str(b), "7", "x.bin"], env=env, check=False)
-    assert ok.returncode == 0
+
+    def driver(ours: bytes, theirs: bytes, name: str) -> tuple[int, bytes]:
+        a, b = tmp_path / "a", tmp_path / "b"
+        a.write_bytes(ours)
+        b.write_bytes(theirs)
+        proc = subprocess.run([*run, str(o), str(a), str(b), "7", name], env=env, check=False)
+        return proc.returncode, a.read_bytes()
+
+    # damaged text (a NUL, a Latin-1 byte) is still text: merged, exit 0
+    code, data = driver(b"caf\xe9 \x00 ours\n", b"other \x00 bytes\n", "x.md")
+    assert code == 0 and b"caf\xe9 \x00 ours\n" in data and b"other \x00 bytes\n" in data
+    # real binary: exit 1, ours left as it was so git reports the conflict
+    binary = bytes(range(256)) * 4
+    code, data = driver(binary, binary[::-1], "x.md")
+    assert code == 1 and data == binary
     missing = subprocess.run(
-        [*run, str(tmp_path / "nope"), str(a), str(b), "7", "x.md"],
+        [*run, str(tmp_path / "nope"), str(tmp_path / "a"), str(tmp_path / "b"), "7", "x.md"],
         env=env,
         check=False,
         capture_output=True,
     )
     assert missing.returncode == 1
+
+
+def commit_on(r: Path, branch: str, name: str, data: bytes) -> None:
+    git(r, "checkout", "-q", branch)
+    (r / MEM / name).write_bytes(data)
+    git(r, "add", "-A")
+    git(r, "commit", "-qm", f"{branch}: {name}")
+
+
+@pytest.mark.parametrize("direction", ["main<-left", "left<-main"])
+def test_git_merge_binary_memory_conflicts_instead_of_dropping_a_side(
+    repo: Path, direction: str
+) -> None:
+    install(repo)
+    blob = bytes(range(256)) * 4
+    commit_on(repo, "main", "diagram.md", blob)
+    git(repo, "branch", "-f", "left", "main")
+    commit_on(repo, "left", "diagram.md", blob[::-1])
+    commit_on(repo, "main", "diagram.md", blob[1:])
+    into, other = direction.split("<-")
+    git(repo, "checkout", "-q", into)
+    result = git(repo, "merge", "-q", "--no-edit", other, check=False)
+    assert result.returncode != 0
+    assert "diagram.md" in git(repo, "diff", "--name-only", "--diff-filter=U").stdout
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_merge_and_rebase_keep_both_edits_of_latin1_text_and_ignore_crlf(
+    repo: Path, op: str
+) -> None:
+    install(repo)
+    base = b"# Notes\n\ncaf\xe9 one\ntwo\nthree\n"
+    commit_on(repo, "main", "notes.md", base)
+    git(repo, "branch", "-f", "left", "main")
+    commit_on(repo, "left", "notes.md", base.replace(b"three", b"THREE") + b"four\n")
+    commit_on(repo, "main", "notes.md", base.replace(b"\n", b"\r\n").replace(b"one", b"ONE"))
+    results = []
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        if op == "merge":
+            git(repo, "merge", "-q", "--no-edit", other)
+        else:
+            git(repo, "rebase", "-q", other)
+        results.append((repo / MEM / "notes.md").read_bytes())
+        git(repo, "reset", "-q", "--hard", start)
+    assert results[0] == results[1]
+    assert results[0].replace(b"\r\n", b"\n") == b"# Notes\n\ncaf\xe9 ONE\ntwo\nTHREE\nfour\n"
 
 
 BASE_INDEX = (

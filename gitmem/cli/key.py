@@ -1,0 +1,83 @@
+"""gitmem key init|show|list|grant|revoke|rotate: who can open your encrypted personal memory."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from gitmem.cli.common import add_group, command, echo, open_project_from
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    _, key = add_group(sub, "key", "manage the key that encrypts your personal memory")
+    p = command(key, "init", "make this machine's identity (or adopt an SSH key)")
+    p.add_argument("--ssh", metavar="PATH", help="use this SSH private key (ed25519 or rsa)")
+    p.set_defaults(handler=init)
+    p = command(key, "show", "print this machine's recipient (give it to key grant elsewhere)")
+    p.set_defaults(handler=show)
+    p = command(key, "list", "list who can open your personal memory")
+    p.set_defaults(handler=list_)
+    p = command(key, "grant", "let another machine or key open your personal memory")
+    p.add_argument("recipient", metavar="RECIPIENT", help="age1…, an ssh public key or a .pub file")
+    p.set_defaults(handler=grant)
+    p = command(key, "revoke", "remove a recipient and rotate the key")
+    p.add_argument("recipient", metavar="RECIPIENT", help="as shown by gitmem key list")
+    p.set_defaults(handler=revoke)
+    p = command(key, "rotate", "make a new key and re-encrypt (revoked keys lose what follows)")
+    p.set_defaults(handler=rotate)
+
+
+def init(args: argparse.Namespace) -> int:
+    from gitmem.keys import init_key
+
+    made = init_key(Path(args.ssh) if args.ssh else None)
+    echo(f"{'made' if made.created else 'kept'} this machine's key: {made.where}")
+    echo(f"recipient: {made.recipient}")
+    return 0
+
+
+def show(args: argparse.Namespace) -> int:
+    from gitmem.keys import show_key
+
+    echo(show_key().recipient)
+    return 0
+
+
+def list_(args: argparse.Namespace) -> int:
+    from gitmem.keys import list_recipients
+
+    recipients = list_recipients(open_project_from(args))
+    for r in recipients:
+        echo(r)
+    if not recipients:
+        echo("no key yet: your personal memory is encrypted on the first gitmem sync")
+    return 0
+
+
+def _changed(handler: str, args: argparse.Namespace) -> int:
+    from gitmem import keys
+
+    project = open_project_from(args)
+    change = (
+        keys.rotate(project)
+        if handler == "rotate"
+        else getattr(keys, handler)(project, args.recipient)
+    )
+    for note in change.notes:
+        echo(f"note: {note}")
+    echo(f"{change.message.removeprefix('gitmem: ')} ({len(change.recipients)} recipients)")
+    echo(f"next: {keys.PUBLISH_HINT}")
+    return 0
+
+
+def grant(args: argparse.Namespace) -> int:
+    return _changed("grant", args)
+
+
+def revoke(args: argparse.Namespace) -> int:
+    return _changed("revoke", args)
+
+
+def rotate(args: argparse.Namespace) -> int:
+    return _changed("rotate", args)

@@ -1,0 +1,71 @@
+"""Where a scope folder may be: the rules that keep sync inside the memory folders (DESIGN §1).
+
+A folder inside the working tree (`agents`, `local`, an in-repo team or auto folder) must be
+reached with no symbolic link on the way: a link committed to the branch must not lead a scope
+to `~/.ssh`. A folder outside it (the auto folder, wherever settings put it) must not be the home
+folder, Claude Code's own folder, a filesystem root, a folder holding a `.git`, or an ancestor of
+any of these or of the repository: a committed `autoMemoryDirectory: "~"` must not publish home.
+
+Only reads (lstat); returns why a folder is refused, or None.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+
+def link_on_the_way(root: Path, folder: Path) -> Path | None:
+    """The first symbolic link between `root` (excluded) and `folder` (included), or None."""
+    try:
+        rel = folder.relative_to(root)
+    except ValueError:
+        return None
+    current = root
+    for part in rel.parts:
+        current = current / part
+        if current.is_symlink():
+            return current
+        if not current.exists():
+            return None  # not there yet: sync creates it as a real folder
+    return None
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def refusal(
+    folder: Path, root: Path, protected: Mapping[str, Path], in_tree_only: bool
+) -> str | None:
+    """Why `folder` may not be a scope folder of the repository at `root`, or None.
+
+    `root` is the canonical working tree (resolved); `protected` names the folders whose contents
+    must never be published wholesale (home, Claude Code's folder). `in_tree_only`: the scope must
+    live inside the working tree (`agents`, `local`).
+    """
+    lexical = Path(os.path.abspath(os.path.expanduser(folder)))
+    if _within(lexical, root):
+        link = link_on_the_way(root, lexical)
+        if link is not None:
+            return (
+                f"{link.relative_to(root)} is a symbolic link"
+                f" (to {os.readlink(link)}); scope folders must not pass through links"
+            )
+    real = Path(os.path.realpath(lexical))
+    if in_tree_only and not _within(real, root):
+        return f"it resolves to {real}, outside the working tree {root}"
+    if real.parent == real:
+        return "it is a filesystem root"
+    for label, guarded in protected.items():
+        guarded_real = Path(os.path.realpath(guarded))
+        if _within(guarded_real, real):
+            return f"it is {label}" if guarded_real == real else f"it holds {label} ({guarded})"
+    if _within(root, real):
+        return "it is the repository itself" if real == root else f"it holds the repository {root}"
+    if ".git" in real.parts:
+        return "it lies inside a .git folder"
+    if (real / ".git").exists():
+        return "it holds a .git (another repository)"
+    return None

@@ -1,0 +1,155 @@
+"""gitmem key …: this machine's identity and who may open the personal ref (DESIGN §5).
+
+grant, revoke and rotate write one commit on the local personal ref (compare-and-swap, under
+the repository lock); the next `gitmem sync` publishes it. Never prints, never exits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gitmem.crypto import (
+    ENDORSEMENT_FILE,
+    NoAccess,
+    ScopeKey,
+    canonical_recipient,
+    create_machine_key,
+    endorse,
+    load_machine_key,
+)
+from gitmem.errors import UsageError
+from gitmem.privacy import Decoded, make_keyring, personal_codec
+from gitmem.scopes import Project, hostname
+from gitmem.state import repository_lock
+from gitmem.treecheck import META_FILE, render_meta
+from gitmem.treemerge import as_tree_input
+
+PUBLISH_HINT = "run gitmem sync to publish it"
+
+
+@dataclass
+class MachineIdentity:
+    recipient: str
+    where: str
+    created: bool = False
+
+
+@dataclass
+class KeyChange:
+    commit: str
+    recipients: list[str]
+    message: str
+    notes: list[str] = field(default_factory=list)
+
+
+def init_key(ssh_key: Path | None = None) -> MachineIdentity:
+    """Make this machine's age identity, or adopt an SSH key; an existing identity is kept."""
+    existed = load_machine_key() is not None and ssh_key is None
+    key = create_machine_key(ssh_key)
+    return MachineIdentity(key.recipient, key.where, created=not existed)
+
+
+def show_key() -> MachineIdentity:
+    key = load_machine_key()
+    if key is None:
+        raise UsageError(
+            "this machine has no gitmem key yet", "run gitmem key init (or gitmem sync)"
+        )
+    return MachineIdentity(key.recipient, key.where)
+
+
+def list_recipients(project: Project) -> list[str]:
+    decoded = _current(project)
+    if decoded is None or decoded.keyring is None:
+        return []
+    return list(decoded.keyring.recipients)
+
+
+def grant(project: Project, recipient: str) -> KeyChange:
+    added = canonical_recipient(recipient)
+    return _change(project, add=added)
+
+
+def revoke(project: Project, recipient: str) -> KeyChange:
+    removed = canonical_recipient(recipient)
+    machine = load_machine_key()
+    if machine is not None and canonical_recipient(machine.recipient) == removed:
+        raise UsageError(
+            "that is this machine's own key: revoking it would lock this machine out",
+            "revoke it from another machine that has the key",
+        )
+    return _change(project, remove=removed)
+
+
+def rotate(project: Project) -> KeyChange:
+    return _change(project, rotate=True)
+
+
+def _current(project: Project) -> Decoded | None:
+    tip = project.repo.resolve(project.user_ref)
+    if tip is None:
+        return None
+    try:
+        return personal_codec(project.repo, project.user_ref).decode(tip)
+    except NoAccess:
+        machine = load_machine_key()
+        raise UsageError(
+            f"this machine cannot open {project.user_ref}: it was not granted the key",
+            f"on a machine that has it run: gitmem key grant '{machine.recipient}'"
+            if machine
+            else "run gitmem key init here, then gitmem key grant <it> on a machine that has the key",
+        ) from None
+
+
+def _change(
+    project: Project, add: str | None = None, remove: str | None = None, rotate: bool = False
+) -> KeyChange:
+    repo, ref = project.repo, project.user_ref
+    with repository_lock(repo.common_dir):
+        tip = repo.resolve(ref)
+        decoded = _current(project)
+        codec = personal_codec(repo, ref)
+        files = dict(decoded.files) if decoded else {}
+        files.setdefault(META_FILE, repo.write_blob(render_meta(project.key)))
+        old = decoded.keyring if decoded else None
+        machine = codec.machine(create=True)
+        assert machine is not None
+        recipients = list(old.recipients) if old else [canonical_recipient(machine.recipient)]
+        notes: list[str] = []
+        if add is not None:
+            if add in recipients:
+                notes.append(f"{add} could already open your personal memory")
+            recipients = list(dict.fromkeys([*recipients, add]))
+            subject = f"gitmem: grant {_short(add)} access to personal memory"
+        elif remove is not None:
+            if remove not in recipients:
+                raise UsageError(
+                    f"{_short(remove)} is not among the recipients of {ref}",
+                    "see gitmem key list",
+                )
+            recipients = [r for r in recipients if r != remove]
+            rotate = True  # what it could open stays in history; what comes next, not
+            subject = f"gitmem: revoke {_short(remove)} and rotate the personal scope key"
+        else:
+            subject = "gitmem: rotate the personal scope key"
+        if rotate or old is None:
+            key = ScopeKey.generate()
+            keyring = make_keyring(repo, key, recipients, endorse(old.key, key) if old else None)
+        else:
+            endorsement = old.files.get(ENDORSEMENT_FILE)
+            keyring = make_keyring(
+                repo, old.key, recipients, repo.read_blob(endorsement) if endorsement else None
+            )
+        tree = repo.write_tree(as_tree_input(codec.encode(files, keyring)))
+        body = f"{len(recipients)} recipient{'s' if len(recipients) != 1 else ''} on {hostname()}"
+        commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
+        repo.update_ref(ref, commit, tip, subject)
+        codec.save()
+    return KeyChange(commit, recipients, subject, notes)
+
+
+def _short(recipient: str) -> str:
+    parts = recipient.split()
+    text = parts[1] if len(parts) > 1 else recipient
+    return f"{parts[0]} …{text[-12:]}" if len(parts) > 1 else f"{text[:12]}…{text[-6:]}"

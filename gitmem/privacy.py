@@ -1,0 +1,364 @@
+"""The personal ref as sync sees it: plaintext to merge, ciphertext on the ref (DESIGN §5).
+
+`PersonalCodec.decode` turns a commit of the personal ref into plaintext files (refusing any
+blob that does not open); `encode` turns merged plaintext back into the tree the ref holds.
+Sync merges plaintext with the same engine as any other scope. Ciphertext ids are cached by
+(path, plaintext id), so an unchanged file is neither re-encrypted nor re-decrypted.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gitmem.crypto import (
+    ENCRYPT_MODES,
+    ENDORSEMENT_FILE,
+    KEY_DIR,
+    MANIFEST,
+    RECIPIENTS_FILE,
+    SCOPE_KEY_FILE,
+    DecryptError,
+    Keyring,
+    MachineKey,
+    ScopeKey,
+    create_machine_key,
+    encrypt_mode,
+    endorsed_by,
+    load_machine_key,
+    lock_scope_key,
+    open_json,
+    seal_json,
+    split_tree,
+    unlock_scope_key,
+)
+from gitmem.gitstore import Repository
+from gitmem.treemerge import blobs
+
+REFUSED_HINT = (
+    "someone with push access rewrote your personal ref; nothing was written. "
+    "Inspect it with git log, then run gitmem sync again once it is repaired"
+)
+
+
+def sealed_prefixes(repo: Repository) -> tuple[str, ...]:
+    return ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
+
+
+@dataclass
+class Decoded:
+    files: dict[str, str]  # plaintext: gitmem.toml and prefix/path -> blob id
+    keyring: Keyring | None
+    sealed: frozenset[str] = frozenset()  # prefixes that were encrypted in the commit
+
+
+class CipherCache:
+    """Last known (plaintext id, ciphertext id) per key and path, under <common-dir>/gitmem/."""
+
+    def __init__(self, common_dir: Path) -> None:
+        self.path = common_dir / "gitmem" / "cipher-cache.json"
+        self.objects = common_dir / "objects"
+        self.pairs: dict[str, dict[str, list[str]]] = {}
+        self.form: list[str] = []  # [tip, *prefixes]: a tip already in the wanted form
+        self.dirty = False
+        try:
+            raw = json.loads(self.path.read_text("utf-8"))
+            if raw.get("version") == 1:
+                self.pairs = raw["keys"]
+                self.form = list(raw.get("form", []))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+
+    def loose(self, oid: str) -> bool:
+        return (self.objects / oid[:2] / oid[2:]).exists()
+
+    def get(self, key_id: str, path: str) -> tuple[str, str] | None:
+        pair = self.pairs.get(key_id, {}).get(path)
+        return (pair[0], pair[1]) if pair and len(pair) == 2 else None
+
+    def put(self, key_id: str, path: str, plain: str, cipher: str) -> None:
+        known = self.pairs.setdefault(key_id, {})
+        if known.get(path) != [plain, cipher]:
+            known[path] = [plain, cipher]
+            self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        from gitmem.state import write_atomic
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(
+            self.path, json.dumps({"version": 1, "keys": self.pairs, "form": self.form}).encode()
+        )
+        self.dirty = False
+
+
+@dataclass
+class PersonalCodec:
+    repo: Repository
+    ref: str
+    wanted: tuple[str, ...]  # prefixes to encrypt on the way to the ref
+    notes: list[str] = field(default_factory=list)
+    _machine: MachineKey | None = None
+    _machine_loaded: bool = False
+    _keys: dict[str, ScopeKey] = field(default_factory=dict)  # scope.age blob id -> key
+    _decoded: dict[str, Decoded] = field(default_factory=dict)
+    _present: set[str] = field(default_factory=set)  # ciphertext ids seen in trees this run
+    _cache: CipherCache | None = None
+
+    @property
+    def cache(self) -> CipherCache:
+        if self._cache is None:
+            self._cache = CipherCache(self.repo.common_dir)
+        return self._cache
+
+    def machine(self, create: bool = False) -> MachineKey | None:
+        if not self._machine_loaded:
+            self._machine = load_machine_key()
+            self._machine_loaded = True
+        if self._machine is None and create:
+            self._machine = create_machine_key()
+        return self._machine
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def decode(self, commit: str) -> Decoded:
+        """Plaintext of a commit of the personal ref. Raises NoAccess (not granted) or
+        DecryptError (a blob, the manifest or the key list does not open)."""
+        done = self._decoded.get(commit)
+        if done is not None:
+            return done
+        repo = self.repo
+        rest, parts = split_tree(blobs(repo.list_tree(commit)))
+        keyfiles = {p: o for p, o in rest.items() if p.startswith(KEY_DIR + "/")}
+        files = {p: o for p, o in rest.items() if p not in keyfiles}
+        where = f"commit {commit[:12]} of {self.ref}"
+        if SCOPE_KEY_FILE not in keyfiles:
+            if parts:
+                raise DecryptError(f"{where} holds an encrypted manifest but no key", REFUSED_HINT)
+            done = Decoded(files, None)
+            self._decoded[commit] = done
+            return done
+        key = self._unlock(keyfiles[SCOPE_KEY_FILE])
+        recipients: list[str] = []
+        if RECIPIENTS_FILE in keyfiles:
+            try:
+                recipients = list(
+                    open_json(key, RECIPIENTS_FILE, repo.read_blob(keyfiles[RECIPIENTS_FILE]))
+                )
+            except ValueError:
+                raise DecryptError(
+                    f"{RECIPIENTS_FILE} in {where} does not decrypt", REFUSED_HINT
+                ) from None
+        for prefix, names in parts.items():
+            files.update(self._open_prefix(key, prefix, dict(names), where))
+        done = Decoded(files, Keyring(key, keyfiles, recipients), frozenset(parts))
+        self._decoded[commit] = done
+        return done
+
+    def _unlock(self, oid: str) -> ScopeKey:
+        key = self._keys.get(oid)
+        if key is None:
+            key = unlock_scope_key(self.repo.read_blob(oid), self.machine())
+            self._keys[oid] = key
+        return key
+
+    def _open_prefix(
+        self, key: ScopeKey, prefix: str, names: dict[str, str], where: str
+    ) -> dict[str, str]:
+        repo, cache = self.repo, self.cache
+        manifest_path = f"{prefix}/{MANIFEST}"
+        try:
+            listed = open_json(key, manifest_path, repo.read_blob(names.pop(MANIFEST)))["files"]
+            if not isinstance(listed, dict):
+                raise TypeError(manifest_path)
+        except (ValueError, KeyError, TypeError):
+            raise DecryptError(
+                f"{manifest_path} in {where} does not decrypt", REFUSED_HINT
+            ) from None
+        unlisted = sorted(set(names) - set(listed.values()))
+        if unlisted:
+            raise DecryptError(
+                f"{prefix}/{unlisted[0][:40]} in {where} is not in its encrypted manifest",
+                REFUSED_HINT,
+            )
+        out: dict[str, str] = {}
+        for path, name in listed.items():
+            if not path.startswith(prefix + "/") or key.name(path) != name or name not in names:
+                raise DecryptError(
+                    f"{path} in {where} does not match its encrypted name", REFUSED_HINT
+                )
+            cipher = names[name]
+            self._present.add(cipher)
+            known = cache.get(key.key_id, path)
+            if known and known[1] == cipher and cache.loose(known[0]):
+                out[path] = known[0]
+                continue
+            try:
+                plain = repo.write_blob(key.open(path, repo.read_blob(cipher)))
+            except ValueError:
+                raise DecryptError(
+                    f"{path} in {where} does not decrypt (tampered, moved or truncated)",
+                    REFUSED_HINT,
+                ) from None
+            cache.put(key.key_id, path, plain, cipher)
+            out[path] = plain
+        return out
+
+    def verify(self, remote: str, local: str | None) -> Decoded:
+        """Decode a fetched commit and refuse what our side's history says cannot be ours:
+        plaintext where we encrypt, or a scope key the key we hold did not endorse."""
+        theirs = self.decode(remote)
+        ours = self.decode(local) if local else None
+        where = f"commit {remote[:12]} of {self.ref}"
+        if ours is None or ours.keyring is None:
+            return theirs  # first contact: trust on first use
+        for prefix in set(self.wanted) & ours.sealed - theirs.sealed:
+            if any(p.startswith(prefix + "/") for p in theirs.files) or theirs.keyring is None:
+                raise DecryptError(
+                    f"{where} holds plaintext under {prefix}/, which this machine encrypts",
+                    REFUSED_HINT,
+                )
+        if theirs.keyring is None:
+            return theirs
+        mine, new = ours.keyring, theirs.keyring
+        if mine.key.key_id != new.key.key_id and not (
+            endorsed_by(mine.key, new.key.key_id, self._endorsement(new))
+            or endorsed_by(new.key, mine.key.key_id, self._endorsement(mine))
+        ):
+            raise DecryptError(
+                f"{where} is encrypted with a scope key this machine's key did not endorse",
+                REFUSED_HINT,
+            )
+        return theirs
+
+    def _endorsement(self, ring: Keyring) -> bytes | None:
+        oid = ring.files.get(ENDORSEMENT_FILE)
+        return self.repo.read_blob(oid) if oid else None
+
+    def plain_times(self, commit: str, times: dict[str, float]) -> dict[str, float]:
+        """Change times keyed by plaintext path (the log only knows the hidden names)."""
+        decoded = self.decode(commit)
+        if decoded.keyring is None:
+            return times
+        key = decoded.keyring.key
+        out = dict(times)
+        for path in decoded.files:
+            top = path.split("/", 1)[0]
+            hidden = f"{top}/{key.name(path)}"
+            if top in decoded.sealed and hidden in times:
+                out[path] = times[hidden]
+        return out
+
+    def stored_path(self, commit: str, path: str) -> str:
+        """Where `path` is on the ref at `commit`: its hidden name under a sealed prefix."""
+        decoded = self.decode(commit)
+        top = path.split("/", 1)[0]
+        if decoded.keyring is None or top not in decoded.sealed:
+            return path
+        return f"{top}/{decoded.keyring.key.name(path)}"
+
+    def rewrite_reason(self, tip: str) -> str | None:
+        """Why the tip must be re-written though no file changed (gitmem.encrypt changed,
+        or a plaintext ref from before encryption), or None."""
+        form = [tip, *self.wanted]
+        if self.cache.form == form:
+            return None
+        decoded = self.decode(tip)
+        present = {p.split("/", 1)[0] for p in decoded.files if "/" in p}
+        should = present & set(self.wanted)
+        if decoded.sealed == should:
+            self.cache.form = form
+            self.cache.dirty = True
+            return None
+        if should - decoded.sealed:
+            return f"encrypt {', '.join(sorted(should - decoded.sealed))}"
+        return f"store {', '.join(sorted(decoded.sealed - should))} as plaintext (gitmem.encrypt)"
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def encode(self, files: dict[str, str], keyring: Keyring | None) -> dict[str, str]:
+        """The tree for plaintext `files`: prefixes in `wanted` sealed with `keyring` (made
+        here, with one note, when the ref has none yet)."""
+        groups: dict[str, dict[str, str]] = {}
+        out: dict[str, str] = {}
+        for path, oid in files.items():
+            top = path.split("/", 1)[0]
+            if top in self.wanted:
+                groups.setdefault(top, {})[path] = oid
+            else:
+                out[path] = oid
+        if groups and keyring is None:
+            keyring = self.new_keyring()
+        if keyring is not None:
+            out.update(keyring.files)
+        for prefix, members in groups.items():
+            assert keyring is not None
+            out.update(self._seal_prefix(keyring.key, prefix, members))
+        return out
+
+    def _seal_prefix(self, key: ScopeKey, prefix: str, members: dict[str, str]) -> dict[str, str]:
+        repo, cache = self.repo, self.cache
+        out: dict[str, str] = {}
+        listed: dict[str, str] = {}
+        for path, plain in members.items():
+            name = key.name(path)
+            listed[path] = name
+            known = cache.get(key.key_id, path)
+            if known and known[0] == plain and (known[1] in self._present or cache.loose(known[1])):
+                cipher = known[1]
+            else:
+                cipher = repo.write_blob(key.seal(path, repo.read_blob(plain)))
+                cache.put(key.key_id, path, plain, cipher)
+            out[f"{prefix}/{name}"] = cipher
+        manifest = f"{prefix}/{MANIFEST}"
+        out[manifest] = repo.write_blob(seal_json(key, manifest, {"files": listed, "v": 1}))
+        return out
+
+    def new_keyring(self, recipients: list[str] | None = None) -> Keyring:
+        """A fresh scope key for this ref, encrypted to this machine (and `recipients`)."""
+        made_identity = self.machine() is None
+        machine = self.machine(create=True)
+        assert machine is not None
+        everyone = list(dict.fromkeys([machine.recipient, *(recipients or [])]))
+        keyring = make_keyring(self.repo, ScopeKey.generate(), everyone)
+        if recipients is None:
+            self.notes.append(
+                f"encrypted your personal memory with a new key; "
+                f"{'made' if made_identity else 'using'} this machine's identity {machine.where}; "
+                "to add another machine, run gitmem key show there and gitmem key grant <it> here"
+            )
+        return keyring
+
+    def grant_line(self) -> str:
+        machine = self.machine(create=True)
+        assert machine is not None
+        return (
+            f"{self.ref}: your personal memory is encrypted with a key this machine does not "
+            f"have; on a machine that has it run: gitmem key grant '{machine.recipient}'"
+        )
+
+    def save(self) -> None:
+        if self._cache is not None:
+            self._cache.save()
+
+
+def make_keyring(
+    repo: Repository,
+    key: ScopeKey,
+    recipients: list[str],
+    endorsement: bytes | None = None,
+) -> Keyring:
+    files = {
+        SCOPE_KEY_FILE: repo.write_blob(lock_scope_key(key, recipients)),
+        RECIPIENTS_FILE: repo.write_blob(seal_json(key, RECIPIENTS_FILE, recipients)),
+    }
+    if endorsement is not None:
+        files[ENDORSEMENT_FILE] = repo.write_blob(endorsement)
+    return Keyring(key, files, recipients)
+
+
+def personal_codec(repo: Repository, ref: str) -> PersonalCodec:
+    return PersonalCodec(repo, ref, sealed_prefixes(repo))

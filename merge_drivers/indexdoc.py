@@ -1,0 +1,302 @@
+"""The text model of `MEMORY.md`: items (frontmatter, headings, entries, other blocks), their
+keys and the blank lines the format needs between them. Parsing is total and rendering gives the
+same text back. Never reads files, the clock or the environment.
+
+An entry is a bullet line and its indented continuation; `- [Title](target.md) — hook` is keyed by
+its link target, other bullets by their normalized text. Blank lines are layout: each item
+remembers the blank lines before it, beyond the one blank line the format itself needs (two
+paragraphs, or an entry and an indented line, need one to stay apart).
+"""
+
+from __future__ import annotations
+
+INLINE_OPEN = (
+    "<!-- gitmem:archive — entries over Claude Code's load limits, kept here until the next "
+    "gitmem sync moves them to MEMORY-archive.md"
+)
+INLINE_CLOSE = "-->"
+
+Key = tuple[str, str, str, int]  # (kind, scope, text, occurrence); merge keys have occurrence 0
+START: Key = ("", "", "", -1)
+
+
+class Item:
+    """One block of the index: its identity, its text (no final newline) and its layout."""
+
+    __slots__ = ("anchor", "gap", "key", "kind", "target", "text")
+
+    def __init__(self, kind: str, key: Key, text: str, gap: str, target: str = "") -> None:
+        self.kind = kind  # "fm", "head", "entry", "block"
+        self.key = key
+        self.text = text
+        self.gap = gap  # the blank lines before it, each with its newline
+        self.target = target  # link target of an entry, as written
+        self.anchor = START  # archived entries: the section heading they were filed under
+
+
+class Index:
+    __slots__ = ("archived", "eol", "inline", "items", "keys", "tail")
+
+    def __init__(self, items: list[Item], tail: str, eol: bool, inline: list[str]) -> None:
+        self.items = items  # what Claude Code loads (the git driver's archive comment aside)
+        self.tail = tail  # blank lines after the last item
+        self.eol = eol  # whether the file ends with a newline
+        self.inline = inline  # the insides of the git driver's trailing archive comments
+        self.archived: list[Item] = []  # their entries, read by `archive.read_index`
+        self.keys = {it.key: it for it in items}
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def heading_level(line: str) -> int:
+    n = len(line) - len(line.lstrip("#"))
+    if 1 <= n <= 6 and (len(line) == n or line[n] in " \t"):
+        return n
+    return 0
+
+
+def bullet_body(line: str) -> str | None:
+    """The text after a list marker at the start of the line (indent at most 1), else None."""
+    s = line[1:] if line.startswith(" ") else line
+    if len(s) >= 2 and s[0] in "-*+" and s[1] in " \t":
+        return s[2:]
+    digits = len(s) - len(s.lstrip("0123456789"))
+    if (
+        0 < digits < 10
+        and s[digits : digits + 1] in (".", ")")
+        and s[digits + 1 : digits + 2] == " "
+    ):
+        return s[digits + 2 :]
+    return None
+
+
+def link_target(body: str) -> str | None:
+    s = body.lstrip()
+    if not s.startswith("["):
+        return None
+    mid = s.find("](")
+    if mid < 0:
+        return None
+    end = s.find(")", mid + 2)
+    if end < 0:
+        return None
+    target = s[mid + 2 : end].strip().split(" ", 1)[0].strip("<>")
+    return target or None
+
+
+def continues(line: str) -> bool:
+    """An indented, non-blank line: part of the entry above (a wrapped line or a sub-bullet)."""
+    return bool(line.strip()) and line[:1] in " \t" and not (line[:1] == " " and fence(line))
+
+
+def fence(line: str) -> str:
+    s = line.lstrip(" ")
+    if len(line) - len(s) > 3:
+        return ""
+    for mark in ("```", "~~~"):
+        if s.startswith(mark):
+            return mark
+    return ""
+
+
+def is_comment_start(line: str) -> bool:
+    return line.lstrip(" ").startswith("<!--")
+
+
+def parse(text: str) -> Index:
+    """Read an index. Total: any text gives an Index whose rendering is the same text (the git
+    driver's trailing archive comment aside, whose inside is kept in `Index.inline`)."""
+    eol = text.endswith("\n") or not text  # an empty file says nothing about its last line
+    lines = text.split("\n") if text else []
+    if text.endswith("\n"):
+        lines.pop()
+    items: list[Item] = []
+    inline: list[str] = []
+    counts: dict[tuple[str, str, str], int] = {}
+    gap: list[str] = []
+
+    def add(kind: str, norm: str, body: list[str], target: str = "") -> None:
+        base = (kind[0], "", norm)
+        n = counts.get(base, 0)
+        counts[base] = n + 1
+        items.append(Item(kind, (kind[0], "", norm, n), "\n".join(body), "".join(gap), target))
+        gap.clear()
+
+    i, n = 0, len(lines)
+    if n and lines[0].rstrip("\r \t") == "---":
+        for j in range(1, min(n, 2000)):
+            if lines[j].rstrip("\r \t") in ("---", "..."):
+                add("fm", "", lines[: j + 1])
+                i = j + 1
+                break
+    while i < n:
+        line = lines[i]
+        if not line.strip():
+            gap.append(line + "\n")
+            i += 1
+            continue
+        start = i
+        mark = fence(line)
+        if mark:
+            i += 1
+            while i < n and not lines[i].lstrip(" ").startswith(mark):
+                i += 1
+            i = min(i + 1, n)
+            body = lines[start:i]
+            add("block", norm("\n".join(body)), body)
+            continue
+        if is_comment_start(line):
+            while i < n and "-->" not in lines[i]:
+                i += 1
+            i = min(i + 1, n)
+            body = lines[start:i]
+            if line.startswith(INLINE_OPEN[:20]) and len(body) >= 2:
+                inner = body[1:-1] if body[-1].strip() == INLINE_CLOSE else body[1:]
+                inline.append("\n".join(inner) + "\n")
+                continue  # its gap stays with whatever follows (the tail, normally)
+            add("block", norm("\n".join(body)), body)
+            continue
+        if heading_level(line):
+            add("head", norm(line.lstrip("#")), [line])
+            i += 1
+            continue
+        bullet = bullet_body(line)
+        if bullet is not None:
+            i += 1
+            while i < n and continues(lines[i]):
+                i += 1
+            body = lines[start:i]
+            target = link_target(bullet)
+            if target is not None:
+                add("entry", norm(target.removeprefix("./")), body, target)
+            else:
+                add("entry", norm(bullet), body)
+            continue
+        i += 1
+        while (
+            i < n
+            and lines[i].strip()
+            and not heading_level(lines[i])
+            and bullet_body(lines[i]) is None
+            and not fence(lines[i])
+            and not is_comment_start(lines[i])
+        ):
+            i += 1
+        body = lines[start:i]
+        add("block", norm("\n".join(body)), body)
+    return Index(items, "".join(gap), eol, inline)
+
+
+def render(items: list[Item], tail: str, eol: bool) -> str:
+    out = "".join(f"{it.gap}{it.text}\n" for it in items) + tail
+    if not eol and out.endswith("\n"):
+        out = out[:-1]
+    return out
+
+
+# --- layout: the blank line the format needs between two items -------------------------------
+
+
+def first_line(text: str) -> str:
+    return text.split("\n", 1)[0]
+
+
+def is_paragraph(kind: str, text: str) -> bool:
+    if kind != "block":
+        return False
+    first = first_line(text)
+    return not fence(first) and not is_comment_start(first)
+
+
+def is_open(kind: str, text: str) -> bool:
+    """A fence or comment that runs to the end of the file: nothing can follow it."""
+    if kind != "block":
+        return False
+    lines = text.split("\n")
+    mark = fence(lines[0])
+    if mark:
+        return len(lines) == 1 or not lines[-1].lstrip(" ").startswith(mark)
+    return is_comment_start(lines[0]) and "-->" not in lines[-1]
+
+
+def needs_blank(prev_kind: str, prev_text: str, kind: str, text: str) -> bool:
+    """Whether `text` needs a blank line after `prev_text`: it would be read as part of it
+    (paragraph after paragraph, indented line after an entry), or, for a paragraph after an
+    entry, Markdown would (a lazy continuation of the list item)."""
+    if prev_kind == "entry":
+        return continues(first_line(text)) or is_paragraph(kind, text)
+    return is_paragraph(prev_kind, prev_text) and is_paragraph(kind, text)
+
+
+def declared(prev: Item | None, it: Item) -> str:
+    """The blank lines before `it` beyond the one the format needs after `prev`."""
+    if prev is not None and it.gap and needs_blank(prev.kind, prev.text, it.kind, it.text):
+        return it.gap[it.gap.index("\n") + 1 :]
+    return it.gap
+
+
+class Node:
+    """One item as the merge sees it: declared layout, and the anchor it hangs from."""
+
+    __slots__ = ("anchor", "gap", "kind", "target", "text")
+
+    def __init__(self, kind: str, text: str, gap: str, target: str, anchor: Key) -> None:
+        self.kind = kind
+        self.text = text
+        self.gap = gap
+        self.target = target
+        self.anchor = anchor
+
+
+def layout(nodes: list[Node]) -> list[str]:
+    """Each node as written: its blank lines (plus a needed one) and its text, with newline."""
+    out: list[str] = []
+    prev: Node | None = None
+    for nd in nodes:
+        gap = nd.gap
+        if prev is not None and needs_blank(prev.kind, prev.text, nd.kind, nd.text):
+            gap = "\n" + gap
+        out.append(f"{gap}{nd.text}\n")
+        prev = nd
+    return out
+
+
+def measure(items: list[Item]) -> tuple[int, int]:
+    """(lines, UTF-16 characters) Claude Code counts: frontmatter and HTML comments stripped."""
+    lines = chars = 0
+    for it in items:
+        if stripped(it.kind, it.text):
+            continue
+        part = f"{it.gap}{it.text}\n"
+        lines += part.count("\n")
+        chars += utf16_len(part)
+    return lines, chars
+
+
+def measure_nodes(nodes: list[Node]) -> tuple[int, int]:
+    lines = chars = 0
+    for nd, part in zip(nodes, layout(nodes), strict=True):
+        if not stripped(nd.kind, nd.text):
+            lines += part.count("\n")
+            chars += utf16_len(part)
+    return lines, chars
+
+
+def stripped(kind: str, text: str) -> bool:
+    if kind == "fm":
+        return True
+    s = text.strip()
+    return kind == "block" and s.startswith("<!--") and s.endswith("-->")
+
+
+def utf16_len(s: str) -> int:
+    return len(s) + sum(1 for c in s if ord(c) > 0xFFFF) if not s.isascii() else len(s)
+
+
+def render_nodes(nodes: list[Node], tail: str, eol: bool) -> str:
+    out = "".join(layout(nodes)) + tail
+    if not eol and out.endswith("\n"):
+        out = out[:-1]
+    return out
