@@ -206,19 +206,31 @@ def has_machine_key() -> bool:
     return identity_path().is_file() or ssh_pointer_path().is_file()
 
 
-def key_missing(project: Project) -> bool:
-    """Personal memory here is encrypted by another machine's key, and this one has none.
+def personal_key_step(project: Project) -> str | None:
+    """How to get the key, when this machine cannot open the newest personal commit; else None.
 
-    Without any personal memory yet there is nothing to do: the first sync makes a key.
+    Opens the key file of the ref (loads the crypto libraries): doctor always, status only when
+    the personal ref is behind or this machine has no key at all.
     """
-    if (project.repo.config_get("gitmem.encrypt") or "").lower() == "off" or has_machine_key():
-        return False
-    refs = [project.user_ref]
-    if project.remote:
-        refs.append(project.tracking_ref(project.user_ref))
-    return any(
-        project.repo.resolve(f"{ref}:keys/scope.age") for ref in refs if project.repo.resolve(ref)
-    )
+    from gitmem.crypto import NoAccess
+    from gitmem.privacy import personal_codec
+
+    repo = project.repo
+    refs = [project.tracking_ref(project.user_ref)] if project.remote else []
+    tip = next((c for c in (repo.resolve(r) for r in [*refs, project.user_ref]) if c), None)
+    if tip is None or not repo.resolve(f"{tip}:keys/scope.age"):
+        return None  # nothing encrypted yet: the first sync makes a key
+    codec = personal_codec(repo, project.user_ref)
+    try:
+        codec.decode(tip)
+    except NoAccess:
+        machine = codec.machine(create=False)
+        if machine is None:
+            return "gitmem key init here, then gitmem key grant <its recipient> on a machine that has the key"
+        return f"on a machine that has the key: gitmem key grant '{machine.recipient}', then gitmem sync here"
+    except GitmemError:
+        return None  # a damaged ref is reported by sync with its own message
+    return None
 
 
 def _key(project: Project, checkup: Checkup) -> None:
@@ -229,12 +241,11 @@ def _key(project: Project, checkup: Checkup) -> None:
             "gitmem.encrypt is off: personal memory is pushed in plaintext",
             "git config --unset gitmem.encrypt (encrypts it again)",
         )
-    elif key_missing(project):
+        return
+    step = personal_key_step(project)
+    if step:
         checkup.add(
-            "key",
-            PROBLEM,
-            "your personal memory is encrypted and this machine has no key to read it",
-            "gitmem key show here, then gitmem key grant <it> on a machine that has the key",
+            "key", PROBLEM, "your personal memory is encrypted with a key this machine lacks", step
         )
     elif has_machine_key():
         checkup.add("key", OK, "this machine has a key for personal memory")
@@ -312,32 +323,28 @@ def next_steps(project: Project, status: Status) -> list[str]:
         steps.append("add a remote to share memory: git remote add origin URL, then gitmem sync")
     changed = sum(s.changed for s in status.scopes)
     behind = max((s.behind for s in status.scopes), default=0)
+    personal_behind = any(s.behind for s in status.scopes if s.ref == project.user_ref)
+    key_step = (
+        personal_key_step(project)
+        if personal_behind or (not has_machine_key() and project.repo.resolve(project.user_ref))
+        else None
+    )
+    if key_step:
+        steps.append(f"read your encrypted personal memory here: {key_step}")
+        behind = max((s.behind for s in status.scopes if s.ref != project.user_ref), default=0)
     never = [
         s for s in status.scopes if s.synced and s.files and not project.repo.resolve(s.ref or "")
     ]
     if never:
         steps.append("publish your memory: gitmem sync")
     elif changed or behind:
-        steps.append(
-            "gitmem sync to "
-            + " and ".join(
-                w
-                for w in (
-                    f"share {changed} change{'s' if changed != 1 else ''}" if changed else "",
-                    f"bring in {behind} remote commit{'s' if behind != 1 else ''}"
-                    if behind
-                    else "",
-                )
-                if w
-            )
-        )
+        parts = [
+            f"share {changed} change{'s' if changed != 1 else ''}" if changed else "",
+            f"bring in {behind} remote commit{'s' if behind != 1 else ''}" if behind else "",
+        ]
+        steps.append("gitmem sync to " + " and ".join(w for w in parts if w))
     if any(s.missing for s in status.scopes):
         steps.append("gitmem sync restores the missing folder")
-    if key_missing(project):
-        steps.append(
-            "read your encrypted personal memory here: gitmem key show, then gitmem key grant"
-            " <it> on a machine that has the key"
-        )
     if not hooks_installed(project):
         steps.append("sync at every Claude Code session: gitmem hooks install --claude")
     tracked = any(

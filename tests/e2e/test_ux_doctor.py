@@ -99,10 +99,25 @@ def test_a_machine_without_the_key_is_told_how_to_get_it(world: World) -> None:
     (auto / "x.md").write_text("private\n")
     world.ok("-C", str(a), "sync")  # the first sync makes this machine's key
     assert findings(world, a, "--offline")[0] == 0
-    identity = world.home / ".config" / "gitmem" / "identity"
-    identity.rename(identity.with_name("elsewhere"))  # a second machine: no key here
+    keys = world.home / ".config" / "gitmem"
+    keys.rename(keys.with_name("gitmem-of-a"))  # a second machine: no key here
     b = world.clone("b")
     out = world.ok("-C", str(b), "status", "--fetch")
-    assert "next: read your encrypted personal memory here: gitmem key show" in out
+    assert "next: read your encrypted personal memory here: gitmem key init here" in out
+    assert "bring in" not in out, "a sync alone cannot bring it in"
     code, items = findings(world, b, "--offline")
     assert code == 1 and problems(items)[0]["area"] == "key"
+    assert not keys.exists(), "doctor and status make no key"
+    world.ok("-C", str(b), "sync")  # makes B's key, cannot open A's memory yet
+    step = next(ln for ln in world.ok("-C", str(b), "status").splitlines() if "key grant" in ln)
+    recipient = step.split("gitmem key grant '")[1].split("'")[0]
+    keys.rename(keys.with_name("gitmem-of-b"))
+    keys.with_name("gitmem-of-a").rename(keys)  # back on machine A
+    world.ok("-C", str(a), "key", "grant", recipient)
+    world.ok("-C", str(a), "sync")
+    keys.rename(keys.with_name("gitmem-of-a"))
+    keys.with_name("gitmem-of-b").rename(keys)  # machine B again
+    world.ok("-C", str(b), "sync")
+    assert (world.scope_path(b) / "x.md").read_text() == "private\n"
+    assert "key" not in world.ok("-C", str(b), "status").split("next:", 1)[-1]
+    assert findings(world, b, "--offline")[0] == 0
