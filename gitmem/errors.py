@@ -43,6 +43,10 @@ class FindingsError(GitmemError):
     exit_code = EXIT_FINDINGS
 
 
+class SecretsFound(FindingsError):
+    """The pre-push scan found likely secrets in what was about to be published."""
+
+
 class GitError(GitmemError):
     """A git command failed."""
 

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitmem.gitstore import Repository
+from gitmem.policy import MAX_BLOB_BYTES, blocking, check_file
 from gitmem.state import FileRecord, write_atomic
 
 TEMP_PREFIX = ".gitmem-tmp-"
-MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports
 Progress = Callable[[str, int], None]  # (what, how many files so far)
 RACY_SECONDS = 2.0  # a stat this fresh might hide a same-timestamp edit: re-hash next time
@@ -47,7 +48,10 @@ class Materialized:
 def walk(
     folder: Path, exclude: frozenset[str] = frozenset()
 ) -> Iterator[tuple[str, os.stat_result]]:
-    """(relative path, lstat) of every entry below `folder`; folders are descended, links not."""
+    """(relative path, lstat) of every entry below `folder`; folders are descended, links not.
+
+    A dot-folder (`.git`, `.obsidian`) holds no memory: it is listed once, as `name/`, and
+    not descended (a planted `.git` with ten thousand objects costs one line, not a walk)."""
     stack = [("", str(folder))]
     while stack:
         rel, abspath = stack.pop()
@@ -61,6 +65,9 @@ def walk(
             if not rel and entry.name in exclude:
                 continue
             if entry.is_dir(follow_symlinks=False):
+                if entry.name.startswith("."):
+                    yield relpath + "/", entry.stat(follow_symlinks=False)
+                    continue
                 stack.append((relpath + "/", entry.path))
             else:
                 yield relpath, entry.stat(follow_symlinks=False)
@@ -103,8 +110,14 @@ def snapshot(
     known: Mapping[str, FileRecord],
     exclude: frozenset[str] = frozenset(),
     progress: Progress | None = None,
+    prefix: str = "",
 ) -> Snapshot:
-    """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read."""
+    """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read.
+
+    A file the policy refuses (gitmem/policy.py: what every other gitmem would refuse to pull)
+    is skipped with a note; when it was synced before, its last synced version stays, so a
+    skipped file is never published as deleted. `prefix`: the scope's folder in the ref's tree.
+    """
     now = time.time()
     snap = Snapshot({}, {})
     for rel, st in walk(folder, exclude):
@@ -120,13 +133,20 @@ def snapshot(
                     (folder / rel).unlink()  # half a write of a gitmem killed mid-write
             continue
         why = _unsyncable(rel, st)
+        data = b""
+        if not why:
+            try:
+                data = (folder / rel).read_bytes()
+            except OSError as exc:
+                why = f"unreadable: {exc.strerror}"
+        if not why:
+            refused = blocking(check_file(f"{prefix or 'scope'}/{rel}", data))
+            why = f"{refused[0].code}: {refused[0].message}" if refused else None
         if why:
             snap.skipped.append((rel, why))
-            continue
-        try:
-            data = (folder / rel).read_bytes()
-        except OSError as exc:
-            snap.skipped.append((rel, f"unreadable: {exc.strerror}"))
+            if record is not None:  # keep what was synced last: skipped is not deleted
+                snap.files[rel] = record.oid
+                snap.records[rel] = record
             continue
         oid = repo.write_blob(data)
         snap.files[rel] = oid
@@ -138,6 +158,8 @@ def snapshot(
 
 
 def _unsyncable(rel: str, st: os.stat_result) -> str | None:
+    if rel.endswith("/"):
+        return "dot-folder: holds no memory (not synced)"
     if stat.S_ISLNK(st.st_mode):
         return "symbolic link (not synced)"
     if not stat.S_ISREG(st.st_mode):

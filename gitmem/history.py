@@ -88,10 +88,13 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
                 f"{where.in_ref} has no history on {where.scope.ref}",
                 "gitmem log lists what exists; a new memory appears there after gitmem sync",
             )
+        if where.scope.ref == project.user_ref:
+            _open_sealed_notes(project, rows)
         return rows
     for ref in sorted({s.ref for s in project.scopes}):
         if repo.resolve(ref):
             rows += [dict(r, ref=ref) for r in repo.log(ref, None, limit)]
+    _open_sealed_notes(project, rows)
     rows.sort(key=lambda r: -int(r["time"]))
     return rows[:limit] if limit else rows
 
@@ -272,3 +275,19 @@ def _plain_file(project: Project, where: RefPath, commit: str) -> str | None:
     from gitmem.privacy import personal_codec
 
     return personal_codec(project.repo, project.user_ref).decode(commit).files.get(where.in_ref)
+
+
+def _open_sealed_notes(project: Project, rows: list[dict[str, str]]) -> None:
+    """Resolutions naming encrypted files are sealed in the commit message: open them here."""
+    from gitmem.privacy import NOTE_PREFIX, personal_codec
+
+    codec = None
+    for row in rows:
+        if NOTE_PREFIX not in row["resolved"]:
+            continue
+        codec = codec or personal_codec(project.repo, project.user_ref)
+        lines: list[str] = []
+        for entry in row["resolved"].split("\x1d"):
+            sealed = entry.startswith(NOTE_PREFIX)
+            lines += codec.open_note(row["commit"], entry) if sealed else [entry]
+        row["resolved"] = "\x1d".join(lines)

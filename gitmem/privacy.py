@@ -17,15 +17,18 @@ from gitmem.crypto import (
     ENDORSEMENT_FILE,
     KEY_DIR,
     MANIFEST,
+    PERSONAL_PREFIXES,
     RECIPIENTS_FILE,
     SCOPE_KEY_FILE,
     DecryptError,
     Keyring,
     MachineKey,
+    NoAccess,
     ScopeKey,
     create_machine_key,
     encrypt_mode,
     endorsed_by,
+    is_hex_name,
     load_machine_key,
     lock_scope_key,
     open_json,
@@ -34,8 +37,11 @@ from gitmem.crypto import (
     unlock_scope_key,
 )
 from gitmem.gitstore import Repository
+from gitmem.policy import blocking, check_name
 from gitmem.treemerge import blobs
 
+NOTE_PREFIX = "sealed:"
+NOTE_AD = "gitmem commit note"
 REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "
     "Inspect it with git log, then run gitmem sync again once it is repaired"
@@ -61,12 +67,14 @@ class CipherCache:
         self.objects = common_dir / "objects"
         self.pairs: dict[str, dict[str, list[str]]] = {}
         self.form: list[str] = []  # [tip, *prefixes]: a tip already in the wanted form
+        self.migrated = ""  # the last plaintext commit re-written encrypted (still in history)
         self.dirty = False
         try:
             raw = json.loads(self.path.read_text("utf-8"))
             if raw.get("version") == 1:
                 self.pairs = raw["keys"]
                 self.form = list(raw.get("form", []))
+                self.migrated = str(raw.get("migrated", ""))
         except (OSError, ValueError, KeyError, TypeError):
             pass
 
@@ -90,7 +98,10 @@ class CipherCache:
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(
-            self.path, json.dumps({"version": 1, "keys": self.pairs, "form": self.form}).encode()
+            self.path,
+            json.dumps(
+                {"version": 1, "keys": self.pairs, "form": self.form, "migrated": self.migrated}
+            ).encode(),
         )
         self.dirty = False
 
@@ -107,6 +118,7 @@ class PersonalCodec:
     _decoded: dict[str, Decoded] = field(default_factory=dict)
     _present: set[str] = field(default_factory=set)  # ciphertext ids seen in trees this run
     _cache: CipherCache | None = None
+    last_keyring: Keyring | None = None  # the keys of the last encode (for its commit message)
 
     @property
     def cache(self) -> CipherCache:
@@ -152,6 +164,10 @@ class PersonalCodec:
                 raise DecryptError(
                     f"{RECIPIENTS_FILE} in {where} does not decrypt", REFUSED_HINT
                 ) from None
+        for path in files:
+            top, _, name = path.partition("/")
+            if top in PERSONAL_PREFIXES and is_hex_name(name):
+                raise DecryptError(f"{top}/manifest is missing from {where}", REFUSED_HINT)
         for prefix, names in parts.items():
             files.update(self._open_prefix(key, prefix, dict(names), where))
         done = Decoded(files, Keyring(key, keyfiles, recipients), frozenset(parts))
@@ -186,6 +202,11 @@ class PersonalCodec:
             )
         out: dict[str, str] = {}
         for path, name in listed.items():
+            unsafe = blocking(check_name(path))  # the manifest is authenticated, not sane
+            if unsafe:
+                raise DecryptError(
+                    f"{prefix}/manifest in {where}: {unsafe[0].message}", REFUSED_HINT
+                )
             if not path.startswith(prefix + "/") or key.name(path) != name or name not in names:
                 raise DecryptError(
                     f"{path} in {where} does not match its encrypted name", REFUSED_HINT
@@ -207,11 +228,16 @@ class PersonalCodec:
             out[path] = plain
         return out
 
-    def verify(self, remote: str, local: str | None) -> Decoded:
-        """Decode a fetched commit and refuse what our side's history says cannot be ours:
-        plaintext where we encrypt, or a scope key the key we hold did not endorse."""
+    def verify(self, remote: str, pinned: str | None) -> Decoded:
+        """Decode a fetched commit and refuse what the remote's last known state (`pinned`, the
+        remote-tracking ref before this fetch) says cannot be ours: plaintext where we encrypt,
+        or a scope key that the pinned key did not endorse (a key only this clone has used was
+        never published: the remote's key is adopted)."""
         theirs = self.decode(remote)
-        ours = self.decode(local) if local else None
+        try:
+            ours = self.decode(pinned) if pinned else None
+        except NoAccess:
+            ours = None  # we could not open it then: nothing was pinned
         where = f"commit {remote[:12]} of {self.ref}"
         if ours is None or ours.keyring is None:
             return theirs  # first contact: trust on first use
@@ -224,15 +250,17 @@ class PersonalCodec:
         if theirs.keyring is None:
             return theirs
         mine, new = ours.keyring, theirs.keyring
-        if mine.key.key_id != new.key.key_id and not (
-            endorsed_by(mine.key, new.key.key_id, self._endorsement(new))
-            or endorsed_by(new.key, mine.key.key_id, self._endorsement(mine))
+        if mine.key.key_id != new.key.key_id and not endorsed_by(
+            mine.key, new.key.key_id, self._endorsement(new)
         ):
             raise DecryptError(
                 f"{where} is encrypted with a scope key this machine's key did not endorse",
                 REFUSED_HINT,
             )
         return theirs
+
+    def endorses(self, old: Keyring, new: Keyring) -> bool:
+        return endorsed_by(old.key, new.key.key_id, self._endorsement(new))
 
     def _endorsement(self, ring: Keyring) -> bytes | None:
         oid = ring.files.get(ENDORSEMENT_FILE)
@@ -292,12 +320,35 @@ class PersonalCodec:
                 out[path] = oid
         if groups and keyring is None:
             keyring = self.new_keyring()
+        self.last_keyring = keyring
         if keyring is not None:
             out.update(keyring.files)
         for prefix, members in groups.items():
             assert keyring is not None
             out.update(self._seal_prefix(keyring.key, prefix, members))
         return out
+
+    def seal_note(self, lines: list[str]) -> str:
+        """Resolution lines for a commit message, sealed with the key just used to encode."""
+        import base64
+
+        assert self.last_keyring is not None
+        sealed = self.last_keyring.key.seal(NOTE_AD, "\x1d".join(lines).encode("utf-8"))
+        return NOTE_PREFIX + base64.b64encode(sealed).decode("ascii")
+
+    def open_note(self, commit: str, note: str) -> list[str]:
+        """The lines of a sealed note of `commit`, or one line saying they stay hidden."""
+        import base64
+        import binascii
+
+        try:
+            keyring = self.decode(commit).keyring
+            if keyring is None:
+                raise ValueError(commit)
+            data = base64.b64decode(note[len(NOTE_PREFIX) :], validate=True)
+            return keyring.key.open(NOTE_AD, data).decode("utf-8").split("\x1d")
+        except (NoAccess, DecryptError, ValueError, binascii.Error):
+            return ["(encrypted: this machine cannot open it)"]
 
     def _seal_prefix(self, key: ScopeKey, prefix: str, members: dict[str, str]) -> dict[str, str]:
         repo, cache = self.repo, self.cache
@@ -361,4 +412,5 @@ def make_keyring(
 
 
 def personal_codec(repo: Repository, ref: str) -> PersonalCodec:
-    return PersonalCodec(repo, ref, sealed_prefixes(repo))
+    # the local scope is never written in plaintext, whatever gitmem.encrypt says
+    return PersonalCodec(repo, ref, tuple(dict.fromkeys([*sealed_prefixes(repo), "local"])))

@@ -52,6 +52,7 @@ def project_status(project: Project, fetch: bool = False) -> Status:
         fetch_tracking(project)
         status.fetched = True
     sealed = sealed_scopes(project)
+    leftover = plaintext_in_history(project)
     counts: dict[str, tuple[int, int]] = {}
     for scope in project.scopes:
         if scope.ref not in counts:
@@ -66,7 +67,9 @@ def project_status(project: Project, fetch: bool = False) -> Status:
                 counts[scope.ref] = (repo.count_commits(local), 0)
         row = _scope_status(project, scope, counts[scope.ref])
         row.encrypted = scope.name in sealed
-        row.privacy = privacy_line(project, scope, sealed)
+        row.privacy = privacy_line(project, scope, sealed) + (
+            leftover if scope.name in sealed and scope.name == "auto" else ""
+        )
         status.scopes.append(row)
     from gitmem.doctor import next_steps
 
@@ -81,6 +84,22 @@ def sealed_scopes(project: Project) -> frozenset[str]:
     prefixes = ENCRYPT_MODES[encrypt_mode(project.repo.config_get("gitmem.encrypt"))]
     return frozenset(
         s.name for s in project.scopes if s.ref == project.user_ref and s.prefix in prefixes
+    )
+
+
+def plaintext_in_history(project: Project) -> str:
+    """A note when this clone re-wrote a plaintext personal ref that the remote still holds."""
+    from gitmem.privacy import CipherCache
+
+    old = CipherCache(project.repo.common_dir).migrated
+    tracking = (
+        project.repo.resolve(project.tracking_ref(project.user_ref)) if project.remote else None
+    )
+    if not old or not tracking or not project.repo.is_ancestor(old, tracking):
+        return ""
+    return (
+        f" (earlier plaintext versions remain in {project.remote}'s history: "
+        "README, Privacy, says how to remove them)"
     )
 
 

@@ -13,13 +13,21 @@ import random
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import ConcurrentUpdate, RemoteError, UntrustedTreeError, UsageError
+from gitmem.errors import (
+    ConcurrentUpdate,
+    RemoteError,
+    SecretsFound,
+    UntrustedTreeError,
+    UsageError,
+)
 from gitmem.excludes import exclude_memory_folders
 from gitmem.folders import Progress, Snapshot, materialize, snapshot
 from gitmem.gitstore import Repository
-from gitmem.scopes import TEAM_REF, Project, Scope, hostname
+from gitmem.policy import blocking, check_file, tops_for
+from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
 from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
@@ -27,6 +35,7 @@ from gitmem.treemerge import as_tree_input, blobs, merge_trees
 if TYPE_CHECKING:
     from gitmem.crypto import Keyring
     from gitmem.privacy import PersonalCodec
+    from gitmem.secretscan import AllowList
 
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 DEFAULT_TIMEOUT = 120.0
@@ -66,12 +75,11 @@ class SyncOptions:
     lock_wait: float = 30.0
     progress: Progress | None = None  # long work on a terminal: (what, files so far)
     notice: Callable[[str], object] | None = None  # a line for a human when something is slow
+    no_verify: bool = False  # publish even what the secret scan flags
 
 
 def allowed_tops(ref: str) -> frozenset[str]:
-    if ref == TEAM_REF:
-        return frozenset({META_FILE, "team", "agents"})
-    return frozenset({META_FILE, "auto", "local", "keys"})
+    return tops_for(ref)
 
 
 class Syncer:
@@ -99,6 +107,7 @@ class Syncer:
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
         self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
         self._codec: PersonalCodec | None = None
+        self._allow: AllowList | None = None
 
     # -- entry point -------------------------------------------------------------------------
 
@@ -217,12 +226,19 @@ class Syncer:
         meta_oid = new_files.get(META_FILE)
         if meta_oid is None or parse_meta(repo.read_blob(meta_oid)).key != self.project.key:
             new_files[META_FILE] = repo.write_blob(render_meta(self.project.key))
-        tree = self._tree(ref, new_files, self._keyring(ref, tip))
+        # a first commit here encrypts with the remote's key (verified above), never a new one
+        ring_from = tip or (
+            self.repo.resolve(self.project.tracking_ref(ref)) if self.project.remote else None
+        )
+        tree = self._tree(ref, new_files, self._keyring(ref, ring_from))
         if tip and tree == repo.read_commit(tip)[0]:
             return
         count = len(changes)
         subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
         if rewrite:
+            if rewrite.startswith("encrypt"):  # status tells until the history is cleaned
+                self._codec_for(ref).cache.migrated = tip or ""
+                self._codec_for(ref).cache.dirty = True
             subject = f"gitmem: {rewrite} on {hostname()}" + (
                 f" ({count} changed)" if count else ""
             )
@@ -247,7 +263,8 @@ class Syncer:
             self.result.report(ref).notes.append(
                 f"{s.name}: {s.path} was missing; restored it from {ref}"
             )
-        snap = snapshot(self.repo, s.path, state.files, s.exclude, self.opts.progress)
+        snap = snapshot(self.repo, s.path, state.files, s.exclude, self.opts.progress, s.prefix)
+        self._scan_secrets(ref, s, snap)
         for rel, why in snap.skipped:
             note = f"{s.name}: {rel} ({why})"
             if note not in self.result.skipped:
@@ -256,6 +273,62 @@ class Syncer:
             state.files.update(snap.records)
             self.dirty_state.add(s.name)
         return snap
+
+    def _scan_secrets(self, ref: str, s: Scope, snap: Snapshot) -> None:
+        """Scan what is about to be published — only files whose bytes changed since the last
+        sync, so an unchanged folder costs nothing. push and sync refuse; pull keeps the last
+        synced version of a flagged file (with a note) and commits the rest."""
+        if self.opts.no_verify:
+            return
+        expected = self.expected[s.name]
+        changed = [rel for rel, oid in snap.files.items() if expected.get(rel) != oid]
+        if not changed:
+            return
+        from gitmem.secretscan import scan_secrets
+
+        allow = self._allow_list()
+        hits: list[str] = []
+        for rel in changed:
+            path = f"{s.prefix}/{rel}"
+            if allow.path_allowed(path):
+                continue
+            text = self.repo.read_blob(snap.files[rel]).decode("utf-8", "replace")
+            found = scan_secrets(text, allow.fingerprints)
+            if not found:
+                continue
+            hits.extend(f"{path}:{m.line} {m.message}" for m in found)
+            if self.opts.mode == "pull":
+                snap.skipped.append((rel, f"GM140 secret: {found[0].message}; not committed"))
+                if rel in expected:
+                    snap.files[rel] = expected[rel]
+                else:
+                    snap.files.pop(rel)
+                snap.records.pop(rel, None)
+        if hits and self.opts.mode != "pull":
+            raise SecretsFound(
+                f"refusing to push {len(hits)} likely secret{'s' if len(hits) > 1 else ''}: "
+                + "; ".join(hits[:5])
+                + (f"; and {len(hits) - 5} more" if len(hits) > 5 else ""),
+                "remove them; or add a false positive's sha256:… to .gitmem-allow; "
+                "or push anyway with --no-verify",
+            )
+
+    def _allow_list(self) -> AllowList:
+        if self._allow is None:
+            from gitmem.secretscan import read_allow_list
+
+            texts = []
+            sources = [self.project.root / ".gitmem-allow"]
+            configured = self.repo.config_get("gitmem.secretsAllow")
+            if configured:
+                sources.append(self.project.root / Path(configured).expanduser())
+            for source in sources:
+                try:
+                    texts.append(source.read_text("utf-8"))
+                except (OSError, UnicodeDecodeError):
+                    continue
+            self._allow = read_allow_list(texts)
+        return self._allow
 
     # -- 2. transport ------------------------------------------------------------------------
 
@@ -353,9 +426,7 @@ class Syncer:
             return
         try:
             known = frozenset(blobs(self.repo.list_tree(local)).values()) if local else frozenset()
-            meta = check_tree(
-                self.repo, commit, f"{self.project.remote}/{ref}", allowed_tops(ref), known
-            )
+            meta, findings = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", known)
             if meta.key != self.project.key and not self.opts.force_key:
                 raise UntrustedTreeError(
                     f"{self.project.remote}/{ref} holds memory of project {meta.key!r}, "
@@ -368,6 +439,10 @@ class Syncer:
             self._unfetch(ref, commit)
             raise
         self.checked.add(commit)
+        notes = self.result.report(ref).notes
+        for finding in findings:  # new content that reaches the agent: say so, never block
+            if finding.code in ("GM140", "GM150"):
+                notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
 
     def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""
@@ -375,7 +450,17 @@ class Syncer:
 
         codec = self._codec_for(ref)
         try:
-            codec.verify(commit, local)
+            theirs = codec.verify(commit, self.fetched_from.get(ref)).files
+            known = set(codec.decode(local).files.values()) if local else set()
+            for path, oid in theirs.items():  # what check_tree could not read through the seal
+                if not path.endswith(".md") or oid in known:
+                    continue
+                refused = blocking(check_file(path, self.repo.read_blob(oid)))
+                if refused:
+                    raise UntrustedTreeError(
+                        f"{ref}:{path!r} in commit {commit[:12]}: {refused[0].message}",
+                        "the ref was refused; nothing was written",
+                    )
         except NoAccess:
             self.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())
@@ -423,9 +508,11 @@ class Syncer:
             report.notes.append(
                 f"{ref}: local and remote histories share no commit; merged file by file"
             )
-        trailers = "".join(
-            f"\nGitmem-Resolved: {r}" for r in merged.resolutions if not self._hidden(ref, r)
-        )
+        shown = [r for r in merged.resolutions if not self._hidden(ref, r)]
+        hidden = [r for r in merged.resolutions if self._hidden(ref, r)]
+        if hidden:  # commit messages travel in plaintext: these name encrypted files
+            shown.append(self._codec_for(ref).seal_note(hidden))
+        trailers = "".join(f"\nGitmem-Resolved: {r}" for r in shown)
         message = f"gitmem: merge {self.project.remote}/{ref} on {hostname()}\n" + (
             f"\n{trailers.lstrip()}" if trailers else ""
         )
@@ -518,13 +605,16 @@ class Syncer:
     def _merged_keyring(
         self, ref: str, base: str | None, local: str, remote: str
     ) -> Keyring | None:
-        """The keys/ folder as a unit: the side that changed it since the base wins; both
-        changed it → the greater scope key file (the same answer on every machine)."""
+        """The keys/ folder as a unit. Different keys: ours only when it is a rotation of
+        theirs not pushed yet, else the published one. The same key: the side that changed
+        the recipients since the base wins; both → the greater file (the same on every machine)."""
         if not self._sealed(ref):
             return None
         b, o, t = (self._keyring(ref, c) for c in (base, local, remote))
         if o is None or t is None:
             return o or t
+        if o.key.key_id != t.key.key_id:
+            return o if self._codec_for(ref).endorses(t, o) else t
         if b is not None and o.files == b.files:
             return t
         if b is not None and t.files == b.files:

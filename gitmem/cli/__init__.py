@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "gitmem.cli.setup",
     "gitmem.cli.sync",
     "gitmem.cli.history",
+    "gitmem.cli.validate",
     "gitmem.cli.drivers",
     "gitmem.cli.key",
     "gitmem.cli.demo",

@@ -7,7 +7,6 @@ option completes as soon as it is registered.
 from __future__ import annotations
 
 import argparse
-import shlex
 from collections.abc import Iterator
 from typing import Any
 
@@ -86,6 +85,8 @@ def _words(parser: argparse.ArgumentParser) -> str:
 
 
 def bash_script(parser: argparse.ArgumentParser) -> str:
+    import shlex
+
     table = "\n".join(
         f"    [{shlex.quote(' '.join(('gitmem', *path)))}]={shlex.quote(_words(p))}"
         for path, p in commands(parser)
@@ -139,6 +140,8 @@ def zsh_script(parser: argparse.ArgumentParser) -> str:
 
 
 def fish_script(parser: argparse.ArgumentParser) -> str:
+    import shlex
+
     lines = ["# fish completion for gitmem (generated: gitmem completion fish)"]
     lines.append("complete -c gitmem -f")
     for path, p in commands(parser):

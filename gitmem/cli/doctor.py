@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from
@@ -32,6 +31,8 @@ def doctor(args: argparse.Namespace) -> int:
 
     checkup = run_doctor(open_project_from(args), offline=args.offline)
     if args.as_json:
+        import json
+
         echo(json.dumps([asdict(f) for f in checkup.findings], indent=2))
     else:
         for f in checkup.findings:

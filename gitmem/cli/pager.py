@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 
@@ -65,6 +64,8 @@ def show(text: str, args: argparse.Namespace, config: Config) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
+    import subprocess  # here: it costs more than the whole parser, and a pipe never needs it
+
     env = dict(os.environ)
     env.setdefault("LESS", "FRX")  # git's defaults: quit if one screen, raw colour, keep screen
     env.setdefault("LV", "-c")

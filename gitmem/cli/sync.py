@@ -47,6 +47,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
             action="store_true",
             help="adopt a remote ref recorded for another project key",
         )
+        p.add_argument(
+            "--no-verify",
+            action="store_true",
+            help="publish even what the secret scan flags (see .gitmem-allow for false positives)",
+        )
         p.set_defaults(handler=run, mode=mode)
 
 
@@ -59,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         scopes=tuple(args.scopes or ()),
         dry_run=args.dry_run,
         force_key=args.force_key,
+        no_verify=args.no_verify,
     )
     options.timeout = _seconds(project, "gitmem.timeout", options.timeout)
     options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)

@@ -93,11 +93,14 @@ def test_second_machine_gets_team_memory_and_one_grant_line_until_granted(world:
 
     wb = machine(world, "b")
     b = wb.clone("b")
+    auto_b = wb.scope_path(b)
+    auto_b.mkdir(parents=True)
+    (auto_b / "b-only.md").write_text("written on b before it was granted\n")
     run = wb.gitmem("-C", str(b), "sync")
     assert run.code == 0, run.err
-    auto_b = wb.scope_path(b)
     assert (auto_b / "team" / "MEMORY.md").read_text() == "- shared rule\n"
     assert not (auto_b / "MEMORY.md").exists()
+    assert "new key" not in run.out
     grant_lines = [line for line in run.out.splitlines() if "gitmem key grant" in line]
     assert len(grant_lines) == 1
     recipient = wb.ok("key", "show").strip()
@@ -106,8 +109,11 @@ def test_second_machine_gets_team_memory_and_one_grant_line_until_granted(world:
     world.ok("-C", str(a), "key", "grant", recipient)
     assert recipient in world.ok("-C", str(a), "key", "list")
     world.ok("-C", str(a), "sync")
-    wb.ok("-C", str(b), "sync")
+    out_b = wb.ok("-C", str(b), "sync")
+    assert "new key" not in out_b  # b adopts the key it was granted
+    world.ok("-C", str(a), "sync")
     assert folder_bytes(auto_b) == folder_bytes(auto_a)
+    assert (auto_a / "b-only.md").exists()
     local_b = b / ".claude" / "agent-memory-local" / "reviewer" / "scratch-pad.md"
     assert local_b.read_text() == LOCAL
 
@@ -152,6 +158,8 @@ def test_concurrent_edits_merge_exactly_as_in_plaintext(tmp_path: Path) -> None:
         world.ok("-C", str(a), "sync")
         assert folder_bytes(da) == folder_bytes(db)
         results[mode] = folder_bytes(da)
+        leaked = [n for n in (b"one.md", b"MEMORY.md", b"edited on") if n in remote_objects(world)]
+        assert leaked == ([] if mode == "personal" else leaked) and (mode == "personal" or leaked)
     assert results["personal"] == results["off"]
     assert b"edited on a" in results["off"]["MEMORY.md"]
     assert b"edited on b" in results["off"]["MEMORY.md"]
@@ -272,10 +280,13 @@ def test_revoked_machine_cannot_open_what_is_pushed_after_rotation(world: World)
 def test_encrypt_off_pushes_plaintext_and_status_says_so(world: World) -> None:
     a = world.clone("a")
     auto = write_personal(world, a)
+    world.ok("-C", str(a), "sync")  # encrypted first: then the user opts out
     world.git("config", "gitmem.encrypt", "off", cwd=a)
     world.ok("-C", str(a), "sync")
     assert b"plum-velvet-42" in remote_objects(world)
     assert b"turquoise-lantern" not in remote_objects(world)  # local never leaves in plaintext
+    names = world.git("ls-tree", "-r", "--name-only", USER_REF, cwd=world.remote).split()
+    assert "auto/deploy-secrets.md" in names and "local/manifest" in names
     status = world.ok("-C", str(a), "status")
     assert "plaintext, readable by everyone who can fetch origin" in status
     import json
@@ -307,6 +318,7 @@ def test_plaintext_personal_ref_is_rewritten_encrypted_on_next_push(world: World
         for s in __import__("json").loads(world.ok("-C", str(a), "status", "--json"))["scopes"]
     }
     assert status["auto"]["encrypted"] is True
+    assert "plaintext versions remain in origin's history" in status["auto"]["privacy"]
     world.ok("-C", str(a), "sync")
     assert user_tip(world, a) == tip  # migrated once, then quiet
 
@@ -327,3 +339,17 @@ def test_identity_lives_where_key_init_says(world: World) -> None:
     out = world.ok("key", "init", "--ssh", str(ssh_dir / "id_ed25519"))
     assert "ssh-ed25519 " in out
     assert world.ok("key", "show").startswith("ssh-ed25519 ")
+
+
+def test_unsafe_frontmatter_inside_the_encryption_is_still_refused(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")  # one HOME: the same key on both
+    write_personal(world, a)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    auto_b = world.scope_path(b)
+    (auto_b / "bomb.md").write_text("---\na: &x [1]\nb: *x\n---\nbody\n")
+    world.ok("-C", str(b), "sync")
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 2, run.out + run.err
+    assert "bomb.md" in run.err and "anchor" in run.err
+    assert not (world.scope_path(a) / "bomb.md").exists()

@@ -68,7 +68,9 @@ def test_committed_symlinks_do_not_lead_the_agents_scope_to_ssh(world: World) ->
     team = remote_paths(world, "refs/gitmem/team")
     assert "agents/evil/authorized_keys.md" in team
     assert not any("notes" in p or "id_ed25519" in p for p in team), team
-    assert "auto/style.md" in remote_paths(world, "refs/gitmem/users/tester@example.com")
+    personal = remote_paths(world, "refs/gitmem/users/tester@example.com")
+    assert "auto/manifest" in personal  # the auto scope synced (encrypted: names are hidden)
+    assert sum(p.startswith("auto/") and len(p) == len("auto/") + 64 for p in personal) == 1
     status = json.loads(world.ok("-C", str(victim), "status", "--json"))
     agents = next(s for s in status["scopes"] if s["name"] == "agents")
     assert agents["synced"] is False and agents["files"] == 0

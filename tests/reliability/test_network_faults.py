@@ -20,6 +20,7 @@ from tests.reliability.harness import (
     kill_group,
     spawn,
 )
+from tests.support.personal import personal_paths
 from tests.support.world import World, folder_bytes
 
 TIMEOUT = 3  # gitmem.timeout for these tests, in seconds
@@ -42,10 +43,7 @@ class Pair:
         return folder_bytes(self.memory_a)
 
     def local_ref_has(self, name: str) -> bool:
-        tree = self.world.git(
-            "ls-tree", "-r", "--name-only", "refs/gitmem/users/tester@example.com", cwd=self.a
-        )
-        return f"auto/{name}.md" in tree.split()
+        return f"auto/{name}.md" in personal_paths(self.a)
 
 
 @pytest.fixture
@@ -181,14 +179,8 @@ def test_pre_receive_hook_rejection_is_clear_and_not_retried(pair: Pair) -> None
     took = fails_clearly(pair, "pre-receive hook declined")
     assert took < SLACK, "a hook's refusal is final: it must not be retried for rounds"
     assert folder_bytes(pair.memory_a) == disk and pair.local_ref_has("while-frozen")
-    remote_tree = pair.world.git(
-        "ls-tree",
-        "-r",
-        "--name-only",
-        "refs/gitmem/users/tester@example.com",
-        cwd=pair.world.remote,
-    )
-    assert "auto/while-frozen.md" not in remote_tree
+    assert "auto/MEMORY.md" in personal_paths(pair.world.remote)  # decrypts: the test can see
+    assert "auto/while-frozen.md" not in personal_paths(pair.world.remote)
     hook.unlink()
     back_online(pair, "while-frozen")
 

@@ -1,0 +1,123 @@
+"""gitmem validate: check memory refs against the policy and print the findings."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from gitmem.cli.common import command, echo, plural
+
+if TYPE_CHECKING:
+    from gitmem.policy import Finding
+    from gitmem.validate import Validation
+
+FORMATS = ("text", "json", "github")
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = command(
+        sub,
+        "validate",
+        "check memory refs for unsafe names, bad YAML, secrets and broken links (for CI)",
+        "Check memory refs against gitmem's policy (the rules every push and pull applies).\n"
+        "Exit 0: clean; 1: an error (or, with --strict, a warning); 2: usage or unreadable input.\n"
+        "Codes GM101… are listed in docs/ci.md.",
+    )
+    p.add_argument(
+        "refs",
+        nargs="*",
+        metavar="REF",
+        help="refs/gitmem/team, team, users/ID or a revision (default: every refs/gitmem/*)",
+    )
+    p.add_argument(
+        "--remote", metavar="NAME", help="validate the remote's refs (fetched, no ref stored)"
+    )
+    p.add_argument("--all", action="store_true", help="every ref under refs/gitmem/ (the default)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    p.add_argument(
+        "--base",
+        metavar="REV",
+        help="re-read only content changed since REV (server hooks: the ref's old value)",
+    )
+    p.add_argument(
+        "--as",
+        dest="as_ref",
+        metavar="REFNAME",
+        help="the ref a bare revision stands for (decides team or personal layout)",
+    )
+    p.add_argument(
+        "--files",
+        action="store_true",
+        help="REF… are memory files on disk (a pre-commit hook for memory kept on a branch)",
+    )
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gitmem.cli.common import directory
+    from gitmem.errors import UsageError
+    from gitmem.gitstore import Repository
+    from gitmem.validate import ValidateOptions, validate
+
+    if args.all and args.refs:
+        raise UsageError("--all and REF… exclude each other (gitmem validate)", "choose one")
+    options = ValidateOptions(
+        refs=tuple(args.refs),
+        remote=args.remote,
+        base=args.base,
+        as_ref=args.as_ref,
+        strict=args.strict,
+    )
+    if args.files:
+        options.files, options.refs = options.refs or ("",), ()
+    # memory files on disk need no repository (a pre-commit hook may run anywhere)
+    repo = None if args.files else Repository(directory(args))
+    result = validate(repo, options)
+    if args.format == "json":
+        import json
+
+        echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
+    elif args.format == "github":
+        for line in github_lines(result):
+            echo(line)
+    else:
+        for line in text_lines(result):
+            echo(line)
+    return result.exit_code
+
+
+def text_lines(result: Validation) -> list[str]:
+    lines = [_line(r.ref, f) for r in result.refs for f in r.findings]
+    errors, warnings = result.count("error"), result.count("warning")
+    refs = plural(len(result.refs), "ref")
+    if errors or warnings:
+        lines.append(f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {refs}")
+    else:
+        lines.append(f"ok: {refs}, no findings")
+    return lines
+
+
+def github_lines(result: Validation) -> list[str]:
+    """Workflow commands: `::error file=…,line=…,title=GM1xx::message` (GitHub's escaping)."""
+    out = []
+    for r in result.refs:
+        for f in r.findings:
+            props = f"file={_prop(f.path)}" + (f",line={f.line}" if f.line else "")
+            props += f",title={_prop(f.code)}"
+            out.append(f"::{f.severity} {props}::{_data(_line(r.ref, f))}")
+    out.extend(text_lines(result)[-1:])
+    return out
+
+
+def _line(ref: str, finding: Finding) -> str:
+    """`ref: path:line: GM1xx severity: message`; a file checked on disk is named once."""
+    return str(finding) if ref == finding.path else f"{ref}: {finding}"
+
+
+def _data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _prop(text: str) -> str:
+    return _data(text).replace(":", "%3A").replace(",", "%2C")

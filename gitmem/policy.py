@@ -1,0 +1,441 @@
+"""The one policy: what may be in a gitmem tree, and so what may be pushed, pulled or written.
+
+Every door asks here (DESIGN §6): snapshot skips a file the policy refuses, pull refuses a
+tree that holds one, `gitmem validate` reports every finding and the server hook rejects the
+push. A refusal is data — a Finding with a stable code (documented in docs/ci.md) — so each
+door can skip, refuse or annotate. Blocking findings make a tree unsafe or unreadable and are
+refused everywhere; the other errors (secrets) and the warnings (style) never block a
+teammate's pull. Every check has bounded cost: a size cap first, then linear passes.
+Never writes anything and never runs code from the tree.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+ERROR = "error"
+WARNING = "warning"
+
+FORMAT_VERSION = 1
+META_FILE = "gitmem.toml"
+# the key files of the encrypted layout (gitmem/crypto.py names them; a test keeps them equal)
+KEY_FILES = frozenset({"keys/scope.age", "keys/recipients", "keys/endorsement"})
+MANIFEST = "manifest"
+MAX_BLOB_BYTES = 4 * 1024 * 1024
+MAX_TOTAL_BYTES = 512 * 1024 * 1024
+MAX_FILES = 200_000
+MAX_DEPTH = 12  # path components, the top-level folder included
+MAX_PATH_BYTES = 1024
+MAX_NAME_BYTES = 255  # one component: what common file systems hold
+REQUIRED_FIELDS = ("name", "description", "type")
+KNOWN_TYPES = frozenset({"user", "feedback", "project", "reference"})
+INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})  # compared lower-case
+TEAM_TOPS = frozenset({META_FILE, "team", "agents"})
+PERSONAL_TOPS = frozenset({META_FILE, "auto", "local", "keys"})
+ALWAYS_ENCRYPTED = frozenset({"local"})
+
+# code -> (severity, blocking, what it means); the table docs/ci.md documents
+CODES: dict[str, tuple[str, bool, str]] = {
+    "GM101": (ERROR, True, "unsafe name: '..', absolute, '.git', backslash or control character"),
+    "GM102": (ERROR, True, "name too deep or too long"),
+    "GM103": (ERROR, True, "not a plain file (symbolic link, submodule)"),
+    "GM104": (ERROR, True, "not a memory file (*.md outside dot-folders)"),
+    "GM105": (ERROR, True, "file or tree too large"),
+    "GM106": (ERROR, True, "one name used twice (two entries, or a file and a folder)"),
+    "GM107": (WARNING, False, "names that differ only by letter case"),
+    "GM108": (ERROR, True, "unexpected top-level entry"),
+    "GM109": (ERROR, True, "not a gitmem commit, or gitmem.toml missing or unreadable"),
+    "GM110": (ERROR, True, "format version newer than this gitmem reads"),
+    "GM111": (ERROR, True, "content is not UTF-8 text"),
+    "GM120": (ERROR, True, "unsafe YAML frontmatter (tag, anchor, too large, too deep)"),
+    "GM121": (WARNING, False, "frontmatter lacks a required field (name, description, type)"),
+    "GM122": (WARNING, False, "frontmatter type is not user, feedback, project or reference"),
+    "GM130": (WARNING, False, "MEMORY.md longer than Claude Code loads (200 lines)"),
+    "GM131": (WARNING, False, "MEMORY.md larger than Claude Code loads (25,000 characters)"),
+    "GM132": (WARNING, False, "link to a memory file that is not there"),
+    "GM133": (WARNING, False, "topic file no MEMORY.md links to (orphan)"),
+    "GM140": (ERROR, False, "secret (private key, cloud, forge, chat or model-provider token)"),
+    "GM150": (WARNING, False, "reads like instructions aimed at secrets or tools"),
+    "GM160": (ERROR, True, "plaintext in an encrypted scope"),
+}
+
+_BAD_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")
+_FORBIDDEN_PARTS = frozenset({"", ".", "..", ".git"})
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    path: str
+    line: int  # 1-based; 0 when the finding is about the name or the whole file
+    code: str
+    message: str
+
+    @property
+    def severity(self) -> str:
+        return CODES[self.code][0]
+
+    @property
+    def blocking(self) -> bool:
+        """Refused at every door: the tree would be unsafe or unreadable."""
+        return CODES[self.code][1]
+
+    @property
+    def shown_path(self) -> str:
+        """The path on one line: control characters and backslashes escaped."""
+        return (
+            self.path if self.path.isprintable() and "\\" not in self.path else _escaped(self.path)
+        )
+
+    def __str__(self) -> str:
+        where = f"{self.shown_path}:{self.line}" if self.line else self.shown_path
+        return f"{where}: {self.code} {self.severity}: {self.message}"
+
+
+def _escaped(path: str) -> str:
+    return path.encode("unicode_escape", "backslashreplace").decode("ascii")
+
+
+def _found(path: str, code: str, message: str, line: int = 0) -> Finding:
+    return Finding(path, line, code, message)
+
+
+@dataclass(frozen=True)
+class RefMeta:
+    version: int
+    key: str
+
+
+class MetaError(ValueError):
+    """gitmem.toml cannot be read."""
+
+
+def parse_meta(data: bytes) -> RefMeta:
+    """gitmem.toml: `version = 1` and `key = "..."` (the only two fields, written by us)."""
+    values: dict[str, str] = {}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MetaError(f"{META_FILE} is not UTF-8") from exc
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        if not sep:
+            raise MetaError(f"{META_FILE}: cannot read line {line[:40]!r}")
+        value = value.strip()
+        if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+            value = value[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+        values[name.strip()] = value
+    try:
+        return RefMeta(int(values["version"]), values["key"])
+    except (KeyError, ValueError) as exc:
+        raise MetaError(f"{META_FILE} lacks a version or key") from exc
+
+
+def render_meta(key: str) -> bytes:
+    quoted = key.replace("\\", "\\\\").replace('"', '\\"')
+    return (
+        f"# gitmem ref: memory files synced by gitmem; do not edit by hand\n"
+        f'version = {FORMAT_VERSION}\nkey = "{quoted}"\n'
+    ).encode()
+
+
+def tops_for(ref: str) -> frozenset[str]:
+    """Top-level entries a ref may hold: the team ref, or a personal ref."""
+    return TEAM_TOPS if ref.rstrip("/").endswith("refs/gitmem/team") else PERSONAL_TOPS
+
+
+# -- one name ---------------------------------------------------------------------------------
+
+
+def check_name(path: str) -> list[Finding]:
+    """May a file be called `path` (its full path in the tree)? Memory names only."""
+    try:
+        raw = path.encode("utf-8")
+    except UnicodeEncodeError:
+        return [_found(path, "GM101", "file name is not valid UTF-8")]
+    if path.startswith("/") or _BAD_CHARS.search(path):
+        return [_found(path, "GM101", "absolute name, backslash or control character")]
+    parts = path.split("/")
+    for part in parts:
+        if part in _FORBIDDEN_PARTS or part.casefold().rstrip(". ") in _FORBIDDEN_PARTS:
+            return [_found(path, "GM101", f"forbidden name {part!r}")]
+    if len(raw) > MAX_PATH_BYTES or any(len(p.encode()) > MAX_NAME_BYTES for p in parts):
+        return [_found(path, "GM102", f"name longer than {MAX_PATH_BYTES} bytes")]
+    if len(parts) > MAX_DEPTH:
+        return [_found(path, "GM102", f"deeper than {MAX_DEPTH} folders")]
+    if path == META_FILE or path in KEY_FILES or _encrypted_name(path, ALWAYS_ENCRYPTED):
+        return []
+    if any(p.startswith(".") for p in parts) or not parts[-1].lower().endswith(".md"):
+        return [_found(path, "GM104", "only Markdown memory files (*.md) outside dot-folders")]
+    return []
+
+
+def _encrypted_name(path: str, encrypted: frozenset[str]) -> bool:
+    top, _, rest = path.partition("/")
+    return top in encrypted and (rest == MANIFEST or bool(_HEX64.fullmatch(rest)))
+
+
+# -- one file's bytes -------------------------------------------------------------------------
+
+
+def check_content(path: str, data: bytes, secrets: bool = True) -> list[Finding]:
+    """What is wrong with these bytes as the memory file `path` (size, UTF-8, YAML, fields,
+    MEMORY.md caps, secrets, instructions aimed at the agent). Size is checked first: nothing
+    below reads more than MAX_BLOB_BYTES."""
+    if len(data) > MAX_BLOB_BYTES:
+        return [_found(path, "GM105", f"{len(data)} bytes (limit {MAX_BLOB_BYTES})")]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return [_found(path, "GM111", "not UTF-8 text", line)]
+    from merge_drivers.yamlsafe import fence, unsafe_yaml
+
+    findings: list[Finding] = []
+    span = fence(text)
+    front = "\n".join(text.split("\n")[span[0] : span[1]]) if span else None
+    if front is not None:
+        why = unsafe_yaml(front)
+        if why:
+            return [_found(path, "GM120", why, 1)]
+    name = path.rsplit("/", 1)[-1].lower()
+    if name == "memory.md":
+        findings.extend(_check_caps(path, text))
+    elif name not in INDEX_NAMES and name != "claude.local.md":
+        findings.extend(_check_fields(path, front))
+    if secrets:
+        from gitmem.secretscan import scan_injection, scan_secrets
+
+        findings.extend(_found(path, "GM140", m.message, m.line) for m in scan_secrets(text))
+        findings.extend(_found(path, "GM150", m.message, m.line) for m in scan_injection(text))
+    return findings
+
+
+def check_file(path: str, data: bytes) -> list[Finding]:
+    """Name and bytes of one file, as snapshot sees it (secrets are the pre-push scan's job)."""
+    return check_name(path) or check_content(path, data, secrets=False)
+
+
+def blocking(findings: Iterable[Finding]) -> list[Finding]:
+    return [f for f in findings if f.blocking]
+
+
+def _fields(front: str) -> dict[str, str]:
+    """Top-level keys and the keys of a nested `metadata:` map, with their raw values."""
+    found: dict[str, str] = {}
+    in_meta = False
+    for line in front.split("\n"):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indented = line[0] in " \t"
+        key, sep, value = line.strip().partition(":")
+        if not sep or " " in key.strip():
+            continue
+        if not indented:
+            in_meta = key == "metadata"
+            found.setdefault(key, value.strip())
+        elif in_meta:
+            found.setdefault(key.strip(), value.strip())
+    return found
+
+
+def _check_fields(path: str, front: str | None) -> list[Finding]:
+    if front is None:
+        return [_found(path, "GM121", "no frontmatter (name, description, type)", 1)]
+    fields = _fields(front)
+    missing = [f for f in REQUIRED_FIELDS if not fields.get(f, "").strip("'\" ")]
+    findings = []
+    if missing:
+        findings.append(_found(path, "GM121", f"frontmatter lacks {', '.join(missing)}", 1))
+    kind = fields.get("type", "").strip("'\" ")
+    if kind and kind not in KNOWN_TYPES:
+        findings.append(_found(path, "GM122", f"unknown type {kind[:40]!r}", 1))
+    return findings
+
+
+def _check_caps(path: str, text: str) -> list[Finding]:
+    from merge_drivers import indexdoc as index
+    from merge_drivers.archive import MAX_CHARS, MAX_LINES
+
+    lines, chars = index.measure(index.parse(text).items)
+    findings = []
+    if lines > MAX_LINES:
+        findings.append(
+            _found(path, "GM130", f"{lines} lines; Claude Code loads the first {MAX_LINES}")
+        )
+    if chars > MAX_CHARS:
+        findings.append(
+            _found(path, "GM131", f"{chars} characters; Claude Code cuts at {MAX_CHARS}")
+        )
+    return findings
+
+
+# -- a whole tree -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a tree listing: mode, kind (blob, tree, commit), object id, size."""
+
+    mode: str
+    kind: str
+    oid: str
+    size: int | None
+
+
+def check_entries(
+    entries: Mapping[str, Entry],
+    all_paths: list[str],
+    ref: str,
+    read: Callable[[str], bytes],
+    known: frozenset[str] = frozenset(),
+) -> list[Finding]:
+    """Every finding of one tree. `all_paths`: each path with folders and repeats, as git
+    lists them (a mapping folds the repeats a hostile tree can hold). `known`: blob ids whose
+    content needs no second look (already in local history, or unchanged since a base)."""
+    findings: list[Finding] = []
+    tops = tops_for(ref)
+    if len(entries) > MAX_FILES:
+        return [_found(ref, "GM105", f"{len(entries)} files (limit {MAX_FILES})")]
+    findings.extend(_check_layout(entries, all_paths, tops))
+    if META_FILE not in entries:
+        findings.append(_found(META_FILE, "GM109", f"no {META_FILE}: not a gitmem ref"))
+    encrypted = _encrypted_scopes(entries)
+    total = 0
+    for path, entry in entries.items():
+        total += entry.size or 0
+        if entry.kind != "blob" or entry.mode not in ("100644", "100755"):
+            what = {"120000": "a symbolic link", "160000": "a submodule"}.get(
+                entry.mode, entry.kind
+            )
+            findings.append(_found(path, "GM103", f"{what}; memory refs hold plain files only"))
+            continue
+        if _encrypted_name(path, encrypted):
+            continue  # ciphertext: a hex name and bytes no one reads as text
+        named = check_name(path)
+        if named:
+            findings.extend(named)
+            continue
+        if path.split("/", 1)[0] not in tops:
+            continue  # reported once by the layout check
+        if path.split("/", 1)[0] in encrypted:
+            findings.append(_found(path, "GM160", "plaintext file in an encrypted scope"))
+            continue
+        if (entry.size or 0) > MAX_BLOB_BYTES:
+            findings.append(_found(path, "GM105", f"{entry.size} bytes (limit {MAX_BLOB_BYTES})"))
+            continue
+        if path == META_FILE:
+            findings.extend(_check_meta(read(entry.oid)))
+        elif path not in KEY_FILES and entry.oid not in known:
+            findings.extend(check_content(path, read(entry.oid)))
+    if total > MAX_TOTAL_BYTES:
+        findings.append(_found(ref, "GM105", f"{total} bytes in all (limit {MAX_TOTAL_BYTES})"))
+    findings.extend(_check_links(entries, read))
+    return sorted(set(findings))
+
+
+def _encrypted_scopes(entries: Mapping[str, Entry]) -> frozenset[str]:
+    """`local` always; `auto` when it holds the encrypted layout's manifest."""
+    extra = {"auto"} if f"auto/{MANIFEST}" in entries else set()
+    return ALWAYS_ENCRYPTED | extra
+
+
+def _check_layout(
+    entries: Mapping[str, Entry], all_paths: list[str], tops: frozenset[str]
+) -> list[Finding]:
+    findings: list[Finding] = []
+    seen: set[str] = set()
+    folded: dict[str, str] = {}
+    for path in all_paths:
+        if path in seen:
+            findings.append(_found(path, "GM106", "named twice in one folder"))
+            continue
+        seen.add(path)
+        other = folded.setdefault(path.casefold(), path)
+        if other != path:
+            findings.append(_found(path, "GM107", f"differs from {other!r} only by letter case"))
+    for path in entries:
+        top, sep, _ = path.partition("/")
+        if top not in tops:
+            findings.append(_found(top, "GM108", f"unexpected top-level entry {top!r}"))
+        elif (top == META_FILE) == bool(sep):
+            what = "a file" if top == META_FILE else "a folder"
+            findings.append(_found(top, "GM108", f"top-level {top!r} must be {what}"))
+        elif top == "keys" and path not in KEY_FILES:
+            findings.append(
+                _found(path, "GM108", f"only {', '.join(sorted(KEY_FILES))} under keys/")
+            )
+    return findings
+
+
+def _check_meta(data: bytes) -> list[Finding]:
+    try:
+        meta = parse_meta(data)
+    except MetaError as exc:
+        return [_found(META_FILE, "GM109", str(exc))]
+    if meta.version > FORMAT_VERSION:
+        return [
+            _found(
+                META_FILE,
+                "GM110",
+                f"format {meta.version}; this gitmem reads {FORMAT_VERSION} (upgrade gitmem)",
+            )
+        ]
+    return []
+
+
+def _check_links(entries: Mapping[str, Entry], read: Callable[[str], bytes]) -> list[Finding]:
+    """Dangling links in each MEMORY.md, and topic files that no index of their scope links."""
+    findings: list[Finding] = []
+    linked: set[str] = set()
+    indexed_folders: set[str] = set()
+    for path, entry in entries.items():
+        if path.rsplit("/", 1)[-1].lower() not in INDEX_NAMES or entry.kind != "blob":
+            continue
+        if (entry.size or 0) > MAX_BLOB_BYTES or check_name(path):
+            continue
+        try:
+            text = read(entry.oid).decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        folder = posixpath.dirname(path)
+        indexed_folders.add(folder)
+        for line_no, target in _links(text):
+            resolved = posixpath.normpath(posixpath.join(folder, target))
+            linked.add(resolved)
+            if resolved not in entries:
+                findings.append(_found(path, "GM132", f"links to {target!r}, not there", line_no))
+    for path in entries:
+        folder, _, name = path.rpartition("/")
+        if (
+            folder in indexed_folders
+            and name.lower().endswith(".md")
+            and name.lower() not in INDEX_NAMES
+            and name.lower() != "claude.local.md"
+            and path not in linked
+        ):
+            findings.append(_found(path, "GM133", "no MEMORY.md links to it"))
+    return findings
+
+
+def _links(text: str) -> list[tuple[int, str]]:
+    """(line, target) of each local Markdown link of an index's entries (the merge driver's
+    reading of an entry line, so both agree on what an entry links to)."""
+    from merge_drivers.indexdoc import bullet_body, link_target
+
+    out = []
+    for number, line in enumerate(text.split("\n"), 1):
+        body = bullet_body(line)
+        target = link_target(body) if body is not None else None
+        if not target or "://" in target or target.startswith(("/", "#", "mailto:")):
+            continue
+        target = target.split("#", 1)[0]
+        if target.lower().endswith(".md"):
+            out.append((number, target))
+    return out

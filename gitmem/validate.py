@@ -1,0 +1,166 @@
+"""gitmem validate: every policy finding of memory refs, for CI and server hooks.
+
+Works in any repository, bare or not, with or without a gitmem setup: it reads refs and objects
+only. With a remote it fetches the objects of the remote's refs/gitmem/* without storing any
+ref (nothing local moves). Returns data; the CLI prints it in text, JSON or GitHub format.
+Never writes a ref, a file or the index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gitmem.errors import EXIT_FINDINGS, UsageError
+from gitmem.gitstore import Repository
+from gitmem.policy import ERROR, MAX_BLOB_BYTES, WARNING, Finding
+from gitmem.treecheck import commit_findings
+
+GITMEM_REFS = "refs/gitmem/"
+JSON_VERSION = 1
+
+
+@dataclass
+class RefFindings:
+    ref: str  # the ref's name (prefixed with the remote when it was fetched from one)
+    commit: str
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class Validation:
+    refs: list[RefFindings] = field(default_factory=list)
+    strict: bool = False
+
+    def count(self, severity: str) -> int:
+        return sum(1 for r in self.refs for f in r.findings if f.severity == severity)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when an error was found (or, with --strict, a warning); else 0."""
+        failing = self.count(ERROR) + (self.count(WARNING) if self.strict else 0)
+        return EXIT_FINDINGS if failing else 0
+
+    def as_json(self) -> dict[str, object]:
+        """The documented JSON schema (docs/ci.md), version JSON_VERSION."""
+        return {
+            "version": JSON_VERSION,
+            "exit_code": self.exit_code,
+            "errors": self.count(ERROR),
+            "warnings": self.count(WARNING),
+            "refs": [
+                {
+                    "ref": r.ref,
+                    "commit": r.commit,
+                    "findings": [
+                        {
+                            "code": f.code,
+                            "severity": f.severity,
+                            "blocking": f.blocking,
+                            "path": f.path,
+                            "line": f.line,
+                            "message": f.message,
+                        }
+                        for f in r.findings
+                    ],
+                }
+                for r in self.refs
+            ],
+        }
+
+
+@dataclass
+class ValidateOptions:
+    refs: Sequence[str] = ()  # names or revisions; empty: every ref under refs/gitmem/
+    remote: str | None = None  # validate what this remote holds (fetched, no ref stored)
+    base: str | None = None  # content unchanged since this revision is not re-read
+    as_ref: str | None = None  # the ref name a bare revision stands for (server hooks)
+    strict: bool = False
+    timeout: float | None = 120.0
+    files: Sequence[str] = ()  # memory files on disk (pre-commit), checked instead of refs
+
+
+def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
+    """Check each chosen ref's commit against the policy; UsageError for a ref not there."""
+    if options.files or repo is None:
+        return validate_files(options.files, options.strict)
+    targets = _remote_targets(repo, options) if options.remote else _local_targets(repo, options)
+    known = _base_blobs(repo, options.base)
+    result = Validation(strict=options.strict)
+    for name, commit in targets:
+        result.refs.append(RefFindings(name, commit, commit_findings(repo, commit, name, known)))
+    return result
+
+
+def _local_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str, str]]:
+    if not options.refs:
+        found = sorted(repo.refs(GITMEM_REFS).items())
+        if not found:
+            raise UsageError(
+                f"no memory refs (refs/gitmem/*) in {repo.git_dir}",
+                "fetch them first, or pass --remote NAME to validate what a remote holds",
+            )
+        return found
+    targets = []
+    for given in options.refs:
+        name = given if given.startswith("refs/") else _full_name(given)
+        commit = repo.resolve(name) or repo.resolve(given)
+        if commit is None:
+            raise UsageError(
+                f"no ref or revision {given!r} in {repo.git_dir}",
+                "name a ref such as refs/gitmem/team (gitmem validate --all lists every one)",
+            )
+        label = options.as_ref or (name if repo.resolve(name) else given)
+        targets.append((label, commit))
+    return targets
+
+
+def _full_name(given: str) -> str:
+    """`team` and `users/x` are short for refs/gitmem/team and refs/gitmem/users/x."""
+    return given if given.startswith(GITMEM_REFS) else GITMEM_REFS + given
+
+
+def _remote_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str, str]]:
+    remote = options.remote
+    assert remote is not None
+    wanted = [_full_name(r) for r in options.refs] or [GITMEM_REFS + "*"]
+    listed = repo.ls_remote(remote, wanted, timeout=options.timeout)
+    listed = {name: oid for name, oid in listed.items() if name.startswith(GITMEM_REFS)}
+    missing = [w for w in wanted if not w.endswith("*") and w not in listed]
+    if missing or not listed:
+        raise UsageError(
+            f"{remote} has no {', '.join(missing) or 'refs/gitmem/*'}",
+            "check the ref name (git ls-remote REMOTE 'refs/gitmem/*' lists them)",
+        )
+    # objects only: a refspec without a destination stores no ref
+    repo.fetch(remote, sorted(listed), timeout=options.timeout)
+    return [(f"{remote}/{name}", oid) for name, oid in sorted(listed.items())]
+
+
+def _base_blobs(repo: Repository, base: str | None) -> frozenset[str]:
+    if not base or set(base) == {"0"}:
+        return frozenset()  # a new ref (the hook's all-zero old value): everything is new
+    commit = repo.resolve(base)
+    if commit is None or repo.object_type(commit) != "commit":
+        raise UsageError(f"--base {base!r} is not a commit in {repo.git_dir}", "name a commit")
+    return frozenset(e.oid for e in repo.list_tree(commit).values())
+
+
+def validate_files(paths: Sequence[str], strict: bool = False) -> Validation:
+    """The content checks for memory files kept on a branch (what pre-commit hands over)."""
+    from pathlib import Path
+
+    from gitmem.policy import check_content
+
+    result = Validation(strict=strict)
+    for given in paths:
+        path = Path(given)
+        try:
+            if path.stat().st_size > MAX_BLOB_BYTES:
+                data = b"\0" * (MAX_BLOB_BYTES + 1)  # reported as too large, never read whole
+            else:
+                data = path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read {given}: {exc.strerror}", "check the path") from None
+        result.refs.append(RefFindings(given, "", check_content(given, data)))
+    return result

@@ -1,0 +1,262 @@
+"""gitmem validate, the server hook and the push-side doors, with real repositories.
+
+A clone syncs real memory; `validate` reads the refs in the clone, in the bare remote and from
+a CI-like fresh clone that fetches them itself; the pre-receive template runs in a real bare
+repository; the pre-push secret scan and the snapshot's policy run through `gitmem push`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import REPO_ROOT, World
+
+TEAM = "refs/gitmem/team"
+TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nRun make -j.\n"
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+
+
+@pytest.fixture
+def synced(world: World) -> tuple[World, Path]:
+    clone = world.clone("a")
+    auto = world.scope_path(clone, "auto")
+    (auto / "team").mkdir(parents=True)
+    (auto / "MEMORY.md").write_text("- [Build](build.md) — how to build\n")
+    (auto / "build.md").write_text(TOPIC)
+    (auto / "team" / "MEMORY.md").write_text("- [Deploy](deploy.md) — how we deploy\n")
+    (auto / "team" / "deploy.md").write_text(TOPIC.replace("build", "deploy"))
+    world.ok("-C", str(clone), "sync")
+    return world, clone
+
+
+def plumb(world: World, repo: Path, *args: str, input: bytes | None = None) -> str:
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, env=world.env, input=input, capture_output=True, check=True
+    )
+    return proc.stdout.decode().strip()
+
+
+def add_to_team(world: World, repo: Path, name: str, data: bytes) -> str:
+    """A new commit on the remote's team ref with one more file under team/ (plumbing)."""
+    tip = plumb(world, repo, "rev-parse", TEAM)
+    blob = plumb(world, repo, "hash-object", "-w", "--stdin", input=data)
+    index = repo / "gitmem-test-index"
+    env = {**world.env, "GIT_INDEX_FILE": str(index)}
+    subprocess.run(["git", "read-tree", tip], cwd=repo, env=env, check=True)
+    subprocess.run(
+        ["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},team/{name}"],
+        cwd=repo,
+        env=env,
+        check=True,
+    )
+    tree = subprocess.run(
+        ["git", "write-tree"], cwd=repo, env=env, capture_output=True, check=True
+    ).stdout.decode()
+    index.unlink()
+    return plumb(world, repo, "commit-tree", tree.strip(), "-p", tip, "-m", "hostile")
+
+
+def test_clean_refs_validate_in_clone_bare_remote_and_ci_checkout(
+    synced: tuple[World, Path],
+) -> None:
+    world, clone = synced
+    for where in (clone, world.remote):
+        run = world.gitmem("-C", str(where), "validate")
+        assert run.code == 0, run.out + run.err
+        assert run.out.strip().splitlines()[-1].startswith("ok: 2 refs"), run.out
+    ci = world.clone("ci")  # a CI checkout: no refs/gitmem/* until validate fetches them
+    run = world.gitmem("-C", str(ci), "validate", "--remote", "origin", "--all")
+    assert run.code == 0, run.out + run.err
+    assert "ok: 2 refs" in run.out
+    assert world.git("for-each-ref", "refs/gitmem", "refs/gitmem-remotes", cwd=ci) == ""
+
+
+def test_findings_exit_one_with_codes_in_every_format(synced: tuple[World, Path]) -> None:
+    world, _clone = synced
+    bad = add_to_team(world, world.remote, "keys.md", f"{TOPIC}aws: {AWS_KEY}\n".encode())
+    plumb(world, world.remote, "update-ref", TEAM, bad)
+
+    run = world.gitmem("-C", str(world.remote), "validate", "team")
+    assert run.code == 1, run.out + run.err
+    assert f"{TEAM}: team/keys.md:7: GM140 error: AWS access key id" in run.out
+    assert "GM133" in run.out  # keys.md is also an orphan (a warning)
+    assert AWS_KEY not in run.out  # a finding names the secret's fingerprint, not the secret
+
+    data = json.loads(world.gitmem("-C", str(world.remote), "validate", "--format", "json").out)
+    assert data["version"] == 1 and data["exit_code"] == 1 and data["errors"] == 1
+    team = next(r for r in data["refs"] if r["ref"] == TEAM)
+    assert team["commit"] == bad
+    secret = next(f for f in team["findings"] if f["code"] == "GM140")
+    assert secret == {
+        "code": "GM140",
+        "severity": "error",
+        "blocking": False,
+        "path": "team/keys.md",
+        "line": 7,
+        "message": secret["message"],
+    }
+
+    gh = world.gitmem("-C", str(world.remote), "validate", "--format", "github", TEAM)
+    assert gh.code == 1
+    assert "::error file=team/keys.md,line=7,title=GM140::" in gh.out
+    assert "::warning file=team/keys.md,title=GM133::" in gh.out
+
+
+def test_warnings_pass_unless_strict(synced: tuple[World, Path]) -> None:
+    world, _clone = synced
+    plumb(
+        world,
+        world.remote,
+        "update-ref",
+        TEAM,
+        add_to_team(world, world.remote, "orphan.md", TOPIC.encode()),
+    )
+    assert world.gitmem("-C", str(world.remote), "validate", TEAM).code == 0
+    strict = world.gitmem("-C", str(world.remote), "validate", "--strict", TEAM)
+    assert strict.code == 1 and "GM133" in strict.out
+
+
+def test_usage_errors_exit_two(synced: tuple[World, Path]) -> None:
+    world, clone = synced
+    for args in (["refs/gitmem/nope"], ["--all", TEAM], ["--format", "xml"]):
+        run = world.gitmem("-C", str(clone), "validate", *args)
+        assert run.code == 2, (args, run.out, run.err)
+        assert run.err.startswith("gitmem: error: ") and "Traceback" not in run.err
+    empty = world.root / "empty.git"
+    world.git("init", "-q", "--bare", str(empty))
+    run = world.gitmem("-C", str(empty), "validate")
+    assert run.code == 2 and "no memory refs" in run.err
+
+
+def test_validate_files_for_pre_commit(tmp_path: Path, world: World) -> None:
+    good, bad = tmp_path / "good.md", tmp_path / "bad.md"
+    good.write_text(TOPIC)
+    bad.write_text("---\nname: x\nrun: !!python/object/apply:os.system ['id']\n---\n")
+    run = world.gitmem("validate", "--files", str(good), cwd=tmp_path)
+    assert run.code == 0, run.out + run.err
+    run = world.gitmem("validate", "--files", str(good), str(bad), cwd=tmp_path)
+    assert run.code == 1 and f"{bad}:1: GM120 error: YAML tag" in run.out, run.out
+    hooks = (REPO_ROOT / ".pre-commit-hooks.yaml").read_text()
+    assert hooks == (REPO_ROOT / "templates" / ".pre-commit-hooks.yaml").read_text()
+    assert "entry: gitmem validate --files" in hooks
+
+
+# -- the pre-receive template in a real bare repository ----------------------------------------
+
+
+def install_hook(world: World, server: Path) -> None:
+    hook = server / "hooks" / "pre-receive"
+    shutil.copy(REPO_ROOT / "templates" / "pre-receive", hook)
+    os.chmod(hook, 0o755)
+    gitmem = Path(sys.executable).parent / "gitmem"
+    assert gitmem.exists(), "the gitmem console script is installed with the package"
+    world.env["GITMEM"] = str(gitmem)
+
+
+def hooked_server(world: World) -> Path:
+    server = world.root / "server.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(server))
+    install_hook(world, server)
+    return server
+
+
+def test_pre_receive_rejects_a_bad_ref_and_accepts_a_good_one(synced: tuple[World, Path]) -> None:
+    world, _clone = synced
+    server = hooked_server(world)
+    good_tip = plumb(world, world.remote, "rev-parse", TEAM)
+    world.git("update-ref", "-d", TEAM, cwd=server)
+
+    bad = add_to_team(world, world.remote, "x.md", b"---\na: &a [x]\nb: *a\n---\n")
+    push = subprocess.run(
+        ["git", "push", str(server), f"{bad}:{TEAM}"],
+        cwd=world.remote,
+        env=world.env,
+        capture_output=True,
+        text=True,
+    )
+    assert push.returncode != 0, push.stderr
+    assert "GM120" in push.stderr and "rejected" in push.stderr, push.stderr
+    assert world.git("for-each-ref", TEAM, cwd=server) == "", "the bad ref was created"
+
+    world.git("push", "-q", str(server), f"{good_tip}:{TEAM}", cwd=world.remote)
+    assert plumb(world, server, "rev-parse", TEAM) == good_tip
+    world.git("push", "-q", str(server), "main:other-branch", cwd=world.remote)  # not ours
+
+
+def test_pre_receive_scans_only_content_new_in_the_push(synced: tuple[World, Path]) -> None:
+    """A secret already on the ref does not wedge every later push (the base is old)."""
+    world, _clone = synced
+    server = hooked_server(world)
+    leaked = add_to_team(world, world.remote, "leak.md", f"{TOPIC}{AWS_KEY}\n".encode())
+    plumb(world, world.remote, "update-ref", TEAM, leaked)
+    # it got there before the hook existed (a fetch runs no receive hook)
+    plumb(world, server, "fetch", "-q", str(world.remote), f"+{TEAM}:{TEAM}")
+    assert plumb(world, server, "rev-parse", TEAM) == leaked
+    newer = add_to_team(world, world.remote, "more.md", TOPIC.encode())
+    world.git("push", "-q", str(server), f"{newer}:{TEAM}", cwd=world.remote)
+    assert plumb(world, server, "rev-parse", TEAM) == newer
+
+
+# -- the push side: secrets and the snapshot's policy -------------------------------------------
+
+
+def test_push_refuses_secrets_and_no_verify_or_allow_list_lets_them_go(
+    synced: tuple[World, Path],
+) -> None:
+    world, clone = synced
+    auto = world.scope_path(clone, "auto")
+    (auto / "creds.md").write_text(f"{TOPIC}\nthe deploy key: {AWS_KEY}\n")
+    before = world.git("ls-remote", str(world.remote), "refs/gitmem/*")
+
+    run = world.gitmem("-C", str(clone), "push")
+    assert run.code == 1, run.out + run.err
+    assert "auto/creds.md:8" in run.err and "AWS access key id" in run.err, run.err
+    assert "--no-verify" in run.err and AWS_KEY not in run.err
+    assert world.git("ls-remote", str(world.remote), "refs/gitmem/*") == before
+
+    pull = world.gitmem("-C", str(clone), "pull")  # pull keeps working, commits around it
+    assert pull.code == 0 and "creds.md" in pull.out, pull.out + pull.err
+
+    fingerprint = run.err.split("(sha256:", 1)[1].split(")", 1)[0]
+    (clone / ".gitmem-allow").write_text(f"# test key from the AWS docs\nsha256:{fingerprint}\n")
+    assert world.gitmem("-C", str(clone), "push").code == 0
+    assert world.git("ls-remote", str(world.remote), "refs/gitmem/*") != before
+
+    (auto / "other.md").write_text(f"{TOPIC}\nghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n")
+    assert world.gitmem("-C", str(clone), "push").code == 1
+    assert world.gitmem("-C", str(clone), "push", "--no-verify").code == 0
+
+
+def test_snapshot_skips_what_pull_would_refuse_and_keeps_the_last_synced_version(
+    synced: tuple[World, Path],
+) -> None:
+    world, clone = synced
+    team = world.scope_path(clone, "team")  # the team ref is plaintext: its tree can be read
+    (team / "script.sh").write_text("echo not memory\n")
+    (team / "latin1.md").write_bytes(b"caf\xe9\n")
+    (team / "bomb.md").write_text("---\na: &a [x]\n---\n")
+    (team / ".obsidian").mkdir()
+    (team / ".obsidian" / "app.md").write_text("editor state\n")
+    (team / "deploy.md").write_text("---\nname: deploy\nx: !!python/name:os.system\n---\n")
+
+    run = world.gitmem("-C", str(clone), "push")
+    assert run.code == 0, run.out + run.err
+    for name in ("script.sh", "latin1.md", "bomb.md", ".obsidian/", "deploy.md"):
+        assert name in run.out, (name, run.out)
+    listed = world.git("ls-tree", "-r", "--name-only", TEAM, cwd=world.remote).split()
+    assert "team/deploy.md" in listed, "a skipped file was published as deleted"
+    assert set(listed) == {"gitmem.toml", "team/MEMORY.md", "team/deploy.md"}
+    shown = world.git("show", f"{TEAM}:team/deploy.md", cwd=world.remote)
+    assert shown == TOPIC.replace("build", "deploy")  # the last synced version, not the edit
+
+    # whatever this gitmem pushed, another gitmem pulls and validates without an error
+    other = world.clone("b")
+    world.ok("-C", str(other), "sync")
+    assert world.gitmem("-C", str(world.remote), "validate").code == 0

@@ -1,0 +1,204 @@
+"""gitmem.crypto and gitmem.privacy in process: the sealing laws, and the codec on a real repo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitmem.crypto import (
+    DecryptError,
+    NoAccess,
+    ScopeKey,
+    canonical_recipient,
+    create_machine_key,
+    encrypt_mode,
+    endorse,
+    endorsed_by,
+    lock_scope_key,
+    parse_recipient,
+    unlock_scope_key,
+)
+from gitmem.errors import EXIT_GIT, UsageError
+from gitmem.gitstore import Repository
+from gitmem.privacy import PersonalCodec, make_keyring
+from gitmem.treemerge import as_tree_input
+from tests.support.world import World
+
+KEY = ScopeKey(bytes(range(64)))
+paths = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1
+).map(lambda s: "auto/" + s)
+
+
+@settings(max_examples=60, deadline=None)
+@given(path=paths, data=st.binary(max_size=4096))
+def test_sealing_is_deterministic_and_opens_only_at_its_path(path: str, data: bytes) -> None:
+    sealed = KEY.seal(path, data)
+    assert sealed == KEY.seal(path, data)  # no churn: same file, same blob
+    assert data not in sealed or len(data) < 4
+    assert KEY.open(path, sealed) == data
+    with pytest.raises(ValueError):
+        KEY.open(path + "x", sealed)  # moved to another path
+    with pytest.raises(ValueError):
+        ScopeKey(bytes(64)).open(path, sealed)  # another key
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.binary(max_size=512), where=st.integers(min_value=0), bit=st.integers(0, 7))
+def test_any_flipped_bit_or_truncation_fails_to_open(data: bytes, where: int, bit: int) -> None:
+    sealed = bytearray(KEY.seal("auto/a.md", data))
+    i = where % len(sealed)
+    sealed[i] ^= 1 << bit
+    with pytest.raises(ValueError):
+        KEY.open("auto/a.md", bytes(sealed))
+    with pytest.raises(ValueError):
+        KEY.open("auto/a.md", KEY.seal("auto/a.md", data)[: max(0, i - 1)])
+
+
+def test_names_are_hidden_keyed_and_distinct_from_the_content_key() -> None:
+    name = KEY.name("auto/MEMORY.md")
+    assert len(name) == 64 and set(name) <= set("0123456789abcdef")
+    assert name != ScopeKey(bytes(64)).name("auto/MEMORY.md")
+    assert name != KEY.name("local/MEMORY.md")
+    assert "MEMORY" not in name
+    # the three derived keys are independent: the key id reveals neither
+    assert KEY.key_id not in name and len(KEY.key_id) == 32
+    assert ScopeKey.generate().secret != ScopeKey.generate().secret
+
+
+def test_endorsement_proves_the_old_key_chose_the_new_one() -> None:
+    new = ScopeKey.generate()
+    proof = endorse(KEY, new)
+    assert endorsed_by(KEY, new.key_id, proof)
+    assert not endorsed_by(KEY, ScopeKey.generate().key_id, proof)
+    assert not endorsed_by(ScopeKey.generate(), new.key_id, proof)
+    assert not endorsed_by(KEY, new.key_id, None)
+
+
+def test_scope_key_opens_only_for_its_recipients() -> None:
+    me = create_machine_key()
+    other_world_key = ScopeKey.generate()
+    locked = lock_scope_key(other_world_key, [me.recipient])
+    assert unlock_scope_key(locked, me).secret == other_world_key.secret
+    from pyrage import x25519
+
+    stranger = x25519.Identity.generate()
+    locked = lock_scope_key(other_world_key, [str(stranger.to_public())])
+    with pytest.raises(NoAccess):
+        unlock_scope_key(locked, me)
+    with pytest.raises(NoAccess):
+        unlock_scope_key(locked, None)
+
+
+def test_recipients_are_parsed_from_age_ssh_and_pub_files(tmp_path: Path) -> None:
+    import subprocess
+
+    key = tmp_path / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    line = (tmp_path / "id_ed25519.pub").read_text().strip()
+    assert canonical_recipient(str(tmp_path / "id_ed25519.pub")) == " ".join(line.split()[:2])
+    assert canonical_recipient(line) == " ".join(line.split()[:2])  # the comment is dropped
+    age = create_machine_key().recipient
+    assert canonical_recipient(age) == age
+    for bad in ("age1notakey", "ssh-ed25519 AAAAnot", "hello", ""):
+        with pytest.raises(UsageError):
+            parse_recipient(bad)
+
+
+def test_identity_file_is_private(tmp_path: Path) -> None:
+    made = create_machine_key()
+    assert Path(made.where).stat().st_mode & 0o777 == 0o600
+    assert made.recipient.startswith("age1")
+    assert create_machine_key().recipient == made.recipient  # kept, never replaced
+
+
+@pytest.mark.parametrize(
+    ("value", "mode"),
+    [(None, "personal"), ("on", "personal"), ("LOCAL", "local"), ("false", "off"), ("off", "off")],
+)
+def test_encrypt_setting(value: str | None, mode: str) -> None:
+    assert encrypt_mode(value) == mode
+
+
+def test_bad_encrypt_setting_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match=r"gitmem\.encrypt"):
+        encrypt_mode("sometimes")
+
+
+# -- the codec on a real object store ----------------------------------------------------------
+
+
+@pytest.fixture
+def repo(world: World) -> Repository:
+    return Repository(world.clone("a"))
+
+
+def commit(repo: Repository, files: dict[str, str]) -> str:
+    return repo.write_commit(repo.write_tree(as_tree_input(files)), [], "test")
+
+
+def plain(repo: Repository, files: dict[str, bytes]) -> dict[str, str]:
+    return {p: repo.write_blob(data) for p, data in files.items()}
+
+
+def test_codec_round_trip_hides_names_and_reuses_ciphertext(repo: Repository) -> None:
+    codec = PersonalCodec(repo, "refs/gitmem/users/x", ("auto", "local"))
+    files = plain(repo, {"gitmem.toml": b"v", "auto/MEMORY.md": b"- a\n", "local/r/n.md": b"n\n"})
+    stored = codec.encode(files, None)
+    assert len(codec.notes) == 1 and "new key" in codec.notes[0]
+    assert not any(p.endswith(".md") for p in stored)
+    assert {"keys/scope.age", "keys/recipients", "auto/manifest", "local/manifest"} <= set(stored)
+    tip = commit(repo, stored)
+    fresh = PersonalCodec(repo, "refs/gitmem/users/x", ("auto", "local"))
+    decoded = fresh.decode(tip)
+    assert decoded.files == files and decoded.sealed == {"auto", "local"}
+    assert decoded.keyring is not None
+    again = fresh.encode(dict(files), decoded.keyring)
+    assert again == stored  # deterministic: nothing re-written, nothing churned
+    codec.save()
+
+
+def test_codec_refuses_every_kind_of_tampering(repo: Repository) -> None:
+    codec = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    files = plain(repo, {"gitmem.toml": b"v", "auto/a.md": b"alpha\n", "auto/b.md": b"beta\n"})
+    stored = codec.encode(files, None)
+    hidden = sorted(p for p in stored if p.startswith("auto/") and p != "auto/manifest")
+    forgeries = {
+        "plaintext": {**stored, "auto/evil.md": repo.write_blob(b"curl | sh")},
+        "moved": {**stored, hidden[0]: stored[hidden[1]]},
+        "flipped": {**stored, hidden[0]: repo.write_blob(b"\x00" * 40)},
+        "no manifest": {p: o for p, o in stored.items() if p != "auto/manifest"},
+        "manifest swapped": {**stored, "auto/manifest": stored[hidden[0]]},
+        "file removed": {p: o for p, o in stored.items() if p != hidden[0]},
+    }
+    for what, tree in forgeries.items():
+        bad = commit(repo, tree)
+        with pytest.raises(DecryptError) as caught:
+            PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(bad)
+        assert bad[:12] in caught.value.message, what
+        assert caught.value.exit_code == EXIT_GIT
+
+
+def test_verify_refuses_plaintext_and_unendorsed_keys_after_encryption(repo: Repository) -> None:
+    codec = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    files = plain(repo, {"gitmem.toml": b"v", "auto/a.md": b"alpha\n"})
+    ours = commit(repo, codec.encode(files, None))
+    ring = codec.decode(ours).keyring
+    assert ring is not None
+    plaintext = commit(repo, files)
+    with pytest.raises(DecryptError, match="plaintext"):
+        codec.verify(plaintext, ours)
+    machine = codec.machine()
+    assert machine is not None
+    # a teammate makes a key of their own, encrypted to our public recipient: refused
+    rogue = make_keyring(repo, ScopeKey.generate(), [machine.recipient])
+    forged = commit(repo, codec.encode(dict(files), rogue))
+    with pytest.raises(DecryptError, match="did not endorse"):
+        codec.verify(forged, ours)
+    # a rotation endorsed by our key is accepted
+    new = ScopeKey.generate()
+    rotated = make_keyring(repo, new, ring.recipients, endorse(ring.key, new))
+    assert codec.verify(commit(repo, codec.encode(dict(files), rotated)), ours).files == files

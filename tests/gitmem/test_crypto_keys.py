@@ -1,0 +1,92 @@
+"""gitmem.keys in process: grant, revoke, rotate and list on a real clone's personal ref."""
+
+from __future__ import annotations
+
+import pytest
+from pyrage import x25519
+
+from gitmem import keys
+from gitmem.crypto import SCOPE_KEY_FILE
+from gitmem.errors import UsageError
+from gitmem.gitstore import Repository
+from gitmem.privacy import personal_codec
+from gitmem.scopes import Project, open_project
+from tests.support.world import World
+
+
+@pytest.fixture
+def project(world: World) -> Project:
+    clone = world.clone("a")
+    project = open_project(Repository(clone))
+    auto = project.scope("auto").path
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_text("- [A](a.md) — a\n")
+    (auto / "a.md").write_text("alpha\n")
+    return project
+
+
+def tip_files(project: Project) -> dict[str, str]:
+    tip = project.repo.resolve(project.user_ref)
+    assert tip is not None
+    return personal_codec(project.repo, project.user_ref).decode(tip).files
+
+
+def test_grant_adds_a_recipient_without_re_encrypting_files(project: Project) -> None:
+    assert keys.list_recipients(project) == []
+    other = str(x25519.Identity.generate().to_public())
+    first = keys.grant(project, other)
+    me = keys.show_key().recipient
+    assert first.recipients == [me, other]
+    assert keys.list_recipients(project) == [me, other]
+    again = keys.grant(project, other)
+    assert again.notes and "already" in again.notes[0]
+    repo = project.repo
+    old, new = (
+        repo.resolve(f"{first.commit}:{SCOPE_KEY_FILE}"),
+        repo.resolve(f"{again.commit}:{SCOPE_KEY_FILE}"),
+    )
+    assert old != new  # age is randomized: a new file, the same scope key inside
+
+
+def test_revoke_rotates_and_refuses_to_lock_this_machine_out(project: Project) -> None:
+    from gitmem.sync import SyncOptions, run_sync
+
+    other = str(x25519.Identity.generate().to_public())
+    keys.grant(project, other)
+    run_sync(project, SyncOptions(mode="sync"))
+    before = tip_files(project)
+    names_before = set(project.repo.list_tree(project.user_ref))
+    change = keys.revoke(project, other)
+    assert "revoke" in change.message and "rotate" in change.message
+    assert other not in keys.list_recipients(project)
+    assert tip_files(project) == before  # the same memory…
+    names_after = set(project.repo.list_tree(project.user_ref))
+    hidden_before = {n for n in names_before if len(n) == len("auto/") + 64}
+    assert len(hidden_before) == 2 and not hidden_before & names_after  # …under new names
+    with pytest.raises(UsageError, match="lock this machine out"):
+        keys.revoke(project, keys.show_key().recipient)
+    with pytest.raises(UsageError, match="not among the recipients"):
+        keys.revoke(project, other)
+    with pytest.raises(UsageError):
+        keys.grant(project, "not-a-key")
+
+
+def test_rotation_commit_says_what_happened_and_is_endorsed(project: Project) -> None:
+    from gitmem.sync import SyncOptions, run_sync
+
+    run_sync(project, SyncOptions(mode="sync"))
+    old_tip = project.repo.resolve(project.user_ref)
+    assert old_tip is not None
+    change = keys.rotate(project)
+    _, _, message = project.repo.read_commit(change.commit)
+    assert message.startswith("gitmem: rotate the personal scope key")
+    codec = personal_codec(project.repo, project.user_ref)
+    # a machine still on the old key accepts the rotated commit: the old key endorsed the new
+    assert codec.verify(change.commit, old_tip).files == codec.decode(old_tip).files
+
+
+def test_key_show_without_a_key_says_how_to_make_one() -> None:
+    with pytest.raises(UsageError, match="no gitmem key"):
+        keys.show_key()
+    made = keys.init_key()
+    assert made.created and keys.show_key().recipient == made.recipient

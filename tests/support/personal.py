@@ -1,0 +1,40 @@
+"""Read the personal ref as its owner sees it: names decrypted with this test's HOME identity.
+
+Reads only (the manifest is opened in memory), so it may point at a bare remote without
+putting any plaintext into its object store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitmem.crypto import (
+    KEY_DIR,
+    MANIFEST,
+    SCOPE_KEY_FILE,
+    load_machine_key,
+    open_json,
+    split_tree,
+    unlock_scope_key,
+)
+from gitmem.gitstore import Repository
+from gitmem.treemerge import blobs
+
+USER_REF = "refs/gitmem/users/tester@example.com"
+
+
+def personal_paths(repo_dir: Path, ref: str = USER_REF) -> set[str]:
+    """Plaintext paths of `ref` in the repository at `repo_dir` (a clone or a bare remote)."""
+    repo = Repository(repo_dir)
+    tip = repo.resolve(ref)
+    if tip is None:
+        return set()
+    rest, parts = split_tree(blobs(repo.list_tree(tip)))
+    paths = {p for p in rest if not p.startswith(KEY_DIR + "/")}
+    if SCOPE_KEY_FILE not in rest:
+        return paths
+    key = unlock_scope_key(repo.read_blob(rest[SCOPE_KEY_FILE]), load_machine_key())
+    for prefix, names in parts.items():
+        manifest = f"{prefix}/{MANIFEST}"
+        paths |= set(open_json(key, manifest, repo.read_blob(names[MANIFEST]))["files"])
+    return paths
