@@ -53,24 +53,19 @@ def test_skipped_files_are_noted_once_per_change_on_stderr(world: World, tmp_pat
     assert "link.md" in world.gitmem("-C", str(a), "sync").err, "back again: noted again"
 
 
-def test_a_line_while_waiting_for_the_lock_on_a_terminal(world: World) -> None:
-    a = world.clone("a")
-    lock = a / ".git" / "gitmem" / "lock"
-    lock.parent.mkdir(parents=True)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    threading.Timer(2.5, os.close, [fd]).start()  # the other gitmem finishes
+def sync_on_a_terminal(world: World, clone: Path, expect: bytes) -> tuple[bytes, float, bytes]:
+    """Run sync with stderr on a pseudo-terminal; (stderr so far, seconds until `expect`, stdout)."""
     leader, follower = pty.openpty()
     started = time.monotonic()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gitmem", "-C", str(a), "sync"],
+        [sys.executable, "-m", "gitmem", "-C", str(clone), "sync"],
         stdout=subprocess.PIPE,
         stderr=follower,
         env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
     )
     os.close(follower)
     seen = b""
-    while b"waiting for another gitmem" not in seen and time.monotonic() - started < 20:
+    while expect not in seen and time.monotonic() - started < 20:
         ready, _, _ = select.select([leader], [], [], 1)
         if ready:
             try:
@@ -80,8 +75,35 @@ def test_a_line_while_waiting_for_the_lock_on_a_terminal(world: World) -> None:
     waited = time.monotonic() - started
     out, _ = proc.communicate(timeout=60)
     os.close(leader)
+    assert proc.returncode == 0, (seen, out)
+    return seen, waited, out
+
+
+def test_a_line_while_waiting_for_the_lock_on_a_terminal(world: World) -> None:
+    a = world.clone("a")
+    lock = a / ".git" / "gitmem" / "lock"
+    lock.parent.mkdir(parents=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    threading.Timer(2.5, os.close, [fd]).start()  # the other gitmem finishes
+    seen, waited, out = sync_on_a_terminal(world, a, b"waiting for another gitmem")
     assert b"waiting for another gitmem to finish" in seen, seen
     assert waited < 2.5, "said while waiting, not after"
-    assert proc.returncode == 0 and b"up to date" in out
+    assert b"up to date" in out
     quiet = world.gitmem("-C", str(a), "sync")  # not a terminal: nothing extra
     assert "waiting" not in quiet.err
+
+
+def test_a_line_while_the_network_is_slow_on_a_terminal(world: World, tmp_path: Path) -> None:
+    a = world.clone("a")
+    slow = tmp_path / "slow-upload-pack"
+    slow.write_text('#!/bin/sh\nsleep 3\nexec git upload-pack "$@"\n')
+    slow.chmod(0o755)
+    world.git("config", "remote.origin.uploadpack", str(slow), cwd=a)
+    seen, waited, out = sync_on_a_terminal(world, a, b"fetching memory from origin")
+    assert b"fetching memory from origin\xe2\x80\xa6 (gives up after 120 s)" in seen, seen
+    assert waited < 3, "said while waiting, not after"
+    assert b"up to date" in out
+    world.git("config", "--unset", "remote.origin.uploadpack", cwd=a)
+    quick, _, _ = sync_on_a_terminal(world, a, b"never")
+    assert b"fetching" not in quick, "a quick remote gets no such line"
