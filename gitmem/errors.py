@@ -53,6 +53,11 @@ class GitError(GitmemError):
     exit_code = EXIT_GIT
 
 
+class TamperedRef(GitError):
+    """A commit on an encrypted personal ref holds plaintext or does not open: someone with push
+    access wrote it, not one of your machines."""
+
+
 class RemoteError(GitError):
     """Fetch or push failed: unreachable, rejected, timed out."""
 

@@ -7,7 +7,7 @@ A remote tree is untrusted: a teammate's broken tool or a malicious push can put
 
 from __future__ import annotations
 
-from gitmem.errors import UntrustedTreeError
+from gitmem.errors import TamperedRef, UntrustedTreeError
 from gitmem.gitstore import Repository
 from gitmem.policy import (
     FORMAT_VERSION,
@@ -17,11 +17,20 @@ from gitmem.policy import (
     MetaError,
     RefMeta,
     check_entries,
+    merged_meta,
     parse_meta,
     render_meta,
 )
 
-__all__ = ["FORMAT_VERSION", "META_FILE", "RefMeta", "check_tree", "parse_meta", "render_meta"]
+__all__ = [
+    "FORMAT_VERSION",
+    "META_FILE",
+    "RefMeta",
+    "check_tree",
+    "merged_meta",
+    "parse_meta",
+    "render_meta",
+]
 
 WHAT_IT_IS = ("GM109", "GM110")
 REFUSED_HINT = "the ref was refused; nothing was written (gitmem validate shows every finding)"
@@ -54,6 +63,12 @@ def check_tree(
     if refused:
         first = refused[0]
         more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
+        if first.code == "GM160":  # plaintext where only ciphertext may be: a forged commit
+            raise TamperedRef(
+                f"{ref}: {first}{more} (commit {commit[:12]})",
+                "someone with push access wrote to your encrypted personal ref; nothing was "
+                "written — inspect it with git log, then run gitmem sync again once repaired",
+            )
         raise UntrustedTreeError(f"{ref}: {first}{more}", REFUSED_HINT)
     meta = repo.list_tree(commit)[META_FILE]
     try:

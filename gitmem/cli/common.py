@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gitmem.errors import UsageError
@@ -140,3 +141,20 @@ def echo(line: str = "") -> None:
 
 def plural(count: int, word: str, plural_word: str | None = None) -> str:
     return f"{count} {word if count == 1 else plural_word or word + 's'}"
+
+
+def file_progress(what: str) -> Callable[[int], None] | None:
+    """A progress line on stderr for long work on a terminal; None (silence) in hooks and CI."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(count: int) -> None:
+        sys.stderr.write(f"\r\033[K{what}: {count} files")
+        sys.stderr.flush()
+
+    return show
+
+
+def end_progress(progress: Callable[[int], None] | None) -> None:
+    if progress is not None:
+        sys.stderr.write("\r\033[K")

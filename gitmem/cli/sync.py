@@ -45,17 +45,28 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         p.add_argument(
             "--force-key",
             action="store_true",
-            help="adopt a remote ref recorded for another project key",
+            help="accept a remote ref recorded under another project key (adds this key as an alias, as gitmem adopt does)",
         )
         p.add_argument(
             "--no-verify",
             action="store_true",
             help="publish even what the secret scan flags (see .gitmem-allow for false positives)",
         )
+        if mode != "sync":
+            p.add_argument(
+                "--hook",
+                action="store_true",
+                help="run as a Claude Code hook: JSON payload on stdin, bounded time, never fails "
+                "the session (see gitmem hooks install)",
+            )
         p.set_defaults(handler=run, mode=mode)
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "hook", False):
+        from gitmem.cli.hooks import run_as_hook
+
+        return run_as_hook(args)
     from gitmem.sync import SyncOptions, run_sync
 
     project = open_project_from(args)
@@ -118,6 +129,7 @@ def _seconds(project: Project, key: str, default: float) -> float:
 def sync_lines(result: SyncResult, verbose: bool = False) -> Iterator[str]:
     prefix = "dry run: " if result.dry_run else ""
     for ref, r in sorted(result.refs.items()):
+        remote = r.via or result.remote
         parts = []
         if r.local_changes:
             parts.append(
@@ -125,11 +137,11 @@ def sync_lines(result: SyncResult, verbose: bool = False) -> Iterator[str]:
                 + (" to push" if result.dry_run else " committed")
             )
         if r.pulled:
-            parts.append(f"{plural(len(r.pulled), 'file')} updated from {result.remote}")
+            parts.append(f"{plural(len(r.pulled), 'file')} updated from {remote}")
         if r.pushed:
-            parts.append(f"pushed to {result.remote}")
+            parts.append(f"pushed to {remote}")
         if r.remote_ahead:
-            parts.append(f"{result.remote} has changes to merge")
+            parts.append(f"{remote} has changes to merge")
         yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
         yield from _listed([f"  {c}" for c in r.local_changes], verbose)
         yield from _listed([f"  < {p}" for p in r.pulled], verbose)

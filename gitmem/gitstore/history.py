@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from gitmem.gitstore.base import GitDir
+
+
+class Commit(NamedTuple):
+    """One commit as a log line: who, when, what it says and which paths it changed."""
+
+    oid: str
+    time: float
+    author: str
+    email: str
+    subject: str
+    paths: tuple[str, ...]
 
 
 class History(GitDir):
@@ -80,6 +92,29 @@ class History(GitDir):
             "--",
         ).stdout
         return _parse_change_times(out)
+
+    def commits_touching(self, base: str | None, tip: str, limit: int = 50) -> list[Commit]:
+        """Non-merge commits in base..tip, newest first, each with its author and changed paths."""
+        rng = f"{base}..{tip}" if base else tip
+        out = self.git(
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "--no-merges",
+            f"-n{limit}",
+            "--format=%x00%H%x1f%ct%x1f%an%x1f%ae%x1f%s",
+            "--name-only",
+            "--no-renames",
+            rng,
+            "--",
+        ).stdout.decode("utf-8", "surrogateescape")
+        commits = []
+        for rec in out.split("\0")[1:]:
+            head, _, names = rec.partition("\n")
+            oid, ts, name, email, subject = head.split("\x1f", 4)
+            paths = tuple(n for n in names.split("\n") if n)
+            commits.append(Commit(oid, float(ts or 0), name, email, subject, paths))
+        return commits
 
     def path_history(self, rev: str, path: str) -> list[tuple[str, str | None]]:
         """(commit, blob-or-None) for each commit that touched `path`, newest first: one

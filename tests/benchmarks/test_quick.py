@@ -25,6 +25,8 @@ def test_quick_mode_runs_every_scenario_and_writes_results(tmp_path: Path) -> No
         "first push of 20 files",
         "pull with 5 conflicting files",
         "no-op sync of 60 files",
+        "SessionStart hook, a teammate changed 10 of 60 files",
+        "graph: build and rank 60 linked files (in-process, after imports)",
     ]
     for name in expected:
         assert name in rows, f"{name} did not run"

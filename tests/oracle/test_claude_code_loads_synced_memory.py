@@ -1,6 +1,6 @@
 """The real Claude Code loads what gitmem pulled (opt-in: CLAUDE_BIN names the binary).
 
-Run: CLAUDE_BIN=$(../shared/oracle/install-claude-code) python -m pytest tests/oracle
+Run: CLAUDE_BIN=$(tests/oracle/install-claude-code) python -m pytest tests/oracle
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from tests.support.world import World
 
 CLAUDE_BIN = os.environ.get("CLAUDE_BIN", "")  # read before the autouse fixture clears CLAUDE_*
-ORACLE = Path(__file__).resolve().parents[3] / "shared" / "oracle" / "claude-context"
+ORACLE = Path(__file__).resolve().parent / "claude-context"  # the installer lives beside it
 
 
 def claude_context(world: World, directory: Path) -> tuple[str, str]:

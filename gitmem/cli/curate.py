@@ -1,0 +1,85 @@
+"""gitmem curate: keep MEMORY.md within Claude Code's limits, best memories first."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from gitmem.cli.common import (
+    SCOPE_CHOICES,
+    command,
+    echo,
+    end_progress,
+    file_progress,
+    open_project_from,
+    plural,
+)
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = command(
+        sub,
+        "curate",
+        "rebuild MEMORY.md from the topic files: best first, within Claude Code's limits, "
+        "overflow to MEMORY-archive.md",
+    )
+    p.add_argument(
+        "--scope", default="auto", choices=SCOPE_CHOICES, help="the scope to curate (default: auto)"
+    )
+    p.add_argument("-n", "--dry-run", action="store_true", help="show the diff; change nothing")
+    p.add_argument("-y", "--yes", action="store_true", help="write without asking")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from gitmem.curate import apply, curate_scope
+    from gitmem.errors import UsageError
+
+    progress = file_progress("reading memories")
+    result = curate_scope(open_project_from(args), args.scope, progress)
+    end_progress(progress)
+    if not result.changed:
+        echo(f"{result.folder}/MEMORY.md is already curated ({result.lines} lines)")
+        return 0
+    if not args.yes or args.dry_run:
+        sys.stdout.write(result.diff())
+    for line in summary(result):
+        echo(line)
+    if args.dry_run:
+        echo("dry run: nothing written")
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(
+                "curate would rewrite MEMORY.md and no one can confirm here",
+                "review the diff above, then rerun with --yes",
+            )
+        sys.stdout.write("write these changes? [y/N] ")
+        sys.stdout.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            echo("nothing written")
+            return 0
+    apply(result)
+    echo(f"written: {result.folder}/MEMORY.md; run gitmem sync to share it")
+    return 0
+
+
+def summary(result: Any) -> list[str]:
+    out = [f"MEMORY.md: {result.lines} lines, {result.chars:,} characters"]
+    if result.added:
+        out.append(f"added {plural(len(result.added), 'entry', 'entries')} for unindexed memories")
+    if result.moved:
+        out.append(
+            f"moved {plural(len(result.moved), 'entry', 'entries')} to MEMORY-archive.md "
+            "(lowest confidence × link rank × recency)"
+        )
+    if result.restored:
+        out.append(
+            f"brought back {plural(len(result.restored), 'entry', 'entries')} from the archive"
+        )
+    for f in result.folded:
+        out.append(f"folded duplicate {f}")
+    if not result.within_caps:
+        out.append("note: the hand-written text alone is over Claude Code's limits; shorten it")
+    return out

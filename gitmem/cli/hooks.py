@@ -1,0 +1,139 @@
+"""gitmem hooks install|uninstall|status, and the `--hook` mode of pull / push."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from gitmem.cli.common import add_group, directory, echo
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    _, hooks = add_group(sub, "hooks", "sync memory when a Claude Code session starts and ends")
+    for name, summary in (
+        ("install", "add gitmem's SessionStart and SessionEnd hooks to Claude Code's settings"),
+        ("uninstall", "take gitmem's hooks out of Claude Code's settings"),
+    ):
+        p = hooks.add_parser(name, help=summary, description=summary)
+        p.add_argument(
+            "--claude", action="store_true", help="for Claude Code (the only client so far)"
+        )
+        where = p.add_mutually_exclusive_group()
+        where.add_argument(
+            "--project",
+            dest="where",
+            action="store_const",
+            const="project",
+            help="this project, this user: <root>/.claude/settings.local.json (default)",
+        )
+        where.add_argument(
+            "--user",
+            dest="where",
+            action="store_const",
+            const="user",
+            help="every project: $CLAUDE_CONFIG_DIR or ~/.claude/settings.json",
+        )
+        p.set_defaults(handler=install if name == "install" else uninstall, where="project")
+    p = hooks.add_parser("status", help="show where gitmem's hooks are installed")
+    p.set_defaults(handler=status)
+
+
+def _root(args: argparse.Namespace, required: bool) -> Path | None:
+    from gitmem.errors import NotARepository, UsageError
+    from gitmem.gitstore import Repository
+
+    try:
+        repo = Repository(directory(args))
+    except NotARepository as exc:
+        if required:
+            raise UsageError(
+                exc.message,
+                "run it inside the project (or -C PATH), or use --user for every project",
+            ) from None
+        return None
+    # Claude Code reads .claude/settings.local.json of the worktree it is started in
+    return repo.toplevel
+
+
+def install(args: argparse.Namespace) -> int:
+    from gitmem.hooks import install as do_install
+
+    change = do_install(args.where, _root(args, args.where == "project"))
+    echo(change.what)
+    if change.changed:
+        echo(
+            "next: start a Claude Code session; memory is pulled when it starts, pushed when it ends"
+        )
+    return 0
+
+
+def uninstall(args: argparse.Namespace) -> int:
+    from gitmem.hooks import uninstall as do_uninstall
+
+    echo(do_uninstall(args.where, _root(args, args.where == "project")).what)
+    return 0
+
+
+def status(args: argparse.Namespace) -> int:
+    from gitmem.hooks import status as hook_status
+
+    for st in hook_status(_root(args, False)):
+        state = (
+            "installed"
+            if st.complete
+            else "partly installed"
+            if any(st.installed.values())
+            else "not installed"
+        )
+        echo(f"{st.where:<8} {state:<16} {st.settings}")
+        for event, command in st.installed.items():
+            if command:
+                echo(f"  {event}: {command}")
+        if st.note:
+            echo(f"  note: {st.note}")
+    return 0
+
+
+def run_as_hook(args: argparse.Namespace) -> int:
+    """pull/push --hook: always exit 0 — a hook's failure must not disturb the session."""
+    from gitmem.hookrun import read_payload, run_hook
+
+    data = _payload()
+    outcome = run_hook(
+        args.mode, directory(args), getattr(args, "memory_dir", None), read_payload(data)
+    )
+    if outcome.context:
+        sys.stdout.write("\n".join(outcome.context) + "\n")
+    if outcome.note:
+        sys.stderr.write(outcome.note + "\n")
+    return 0
+
+
+def _payload(wait: float = 1.0) -> bytes:
+    """Claude Code writes the payload and closes stdin; anyone else may leave it open and
+    silent, so read until EOF or until nothing came for `wait` seconds (1 MiB at most)."""
+    import os
+    import select
+
+    from gitmem.hookrun import MAX_PAYLOAD
+
+    if sys.stdin is None or sys.stdin.isatty():
+        return b""
+    try:
+        fd = sys.stdin.fileno()
+    except (OSError, ValueError):
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    while size < MAX_PAYLOAD:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)

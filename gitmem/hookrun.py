@@ -1,0 +1,271 @@
+"""`gitmem pull --hook` / `push --hook`: the sync Claude Code runs when a session starts or ends.
+
+A hook must never disturb the session: no prompt (GIT_TERMINAL_PROMPT=0, ssh in batch mode), a
+bounded time (`gitmem.hookTimeout` seconds, transport included), the lock tried once (a second
+hook sync returns at once instead of fighting the first), and a failure — network, lock,
+configuration — is one line, never a non-zero exit. Outside a repository with a remote it does
+nothing at all: a user-wide hook runs in every folder.
+
+On SessionStart the hook's standard output is added to the agent's context, so it says what
+changed since the last session (who, which memories) and prints the team index — Claude Code
+loads `memory/team/MEMORY.md` only when its own team feature is on. All within Claude Code's
+10,000-character limit for hook output. Never prints: it returns a HookOutcome.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
+
+from gitmem.errors import GitmemError
+
+if TYPE_CHECKING:
+    from gitmem.scopes import Project
+
+DEFAULT_HOOK_TIMEOUT = 5.0
+OUTPUT_LIMIT = 10_000  # Claude Code's cap on one hook's output
+CONTEXT_BUDGET = 9_000  # ours: headroom for the header lines Claude Code adds
+MAX_PAYLOAD = 1 << 20
+MAX_CHANGE_LINES = 20
+
+
+@dataclass(frozen=True)
+class HookPayload:
+    """What Claude Code sends on stdin (every field optional: a person may run the hook too)."""
+
+    cwd: str | None = None
+    session_id: str | None = None
+    event: str | None = None  # hook_event_name: SessionStart, SessionEnd, ...
+
+
+@dataclass
+class HookOutcome:
+    context: list[str] = field(default_factory=list)  # stdout: goes into the agent's context
+    note: str | None = None  # one line on stderr, when something went wrong
+
+
+class HookTimeout(BaseException):
+    """The hook's own deadline passed (a BaseException: no `except Exception` may swallow it)."""
+
+
+def read_payload(data: bytes) -> HookPayload:
+    try:
+        raw = json.loads(data[:MAX_PAYLOAD].decode("utf-8")) if data.strip() else {}
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raw = {}
+    if not isinstance(raw, dict):
+        raw = {}
+
+    def text(key: str) -> str | None:
+        value = raw.get(key)
+        return value if isinstance(value, str) and value else None
+
+    return HookPayload(text("cwd"), text("session_id"), text("hook_event_name"))
+
+
+def run_hook(
+    mode: str, directory: str, memory_dir: str | None, payload: HookPayload
+) -> HookOutcome:
+    """Run pull or push as a hook. Never raises a GitmemError: a failure becomes `note`."""
+    from gitmem.errors import NotARepository
+    from gitmem.gitstore import Repository
+    from gitmem.scopes import open_project
+
+    quiet_git()
+    where = payload.cwd if payload.cwd and os.path.isdir(payload.cwd) else directory
+    outcome = HookOutcome()
+    try:
+        project = open_project(Repository(where), memory_dir=memory_dir)
+    except NotARepository:
+        return outcome  # a user-wide hook in a folder that is no repository: not ours
+    except GitmemError as exc:
+        outcome.note = f"gitmem: memory not synced: {exc.message}"
+        return outcome
+    if project.remote is None or not project.repo.has_commits():
+        return outcome
+    bound = hook_timeout(project.repo.config_get("gitmem.hookTimeout"))
+    starting = mode == "pull"
+    refs = sorted({s.ref for s in project.scopes if s.pushable})
+    # what came from the remote is what moved the remote-tracking refs
+    before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
+    auto_index = _auto_index(project)
+    personal_before = _read_text(auto_index) if auto_index else None
+    pulled: dict[str, list[str]] = {}
+    try:
+        with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
+            pulled = _sync(project, mode, bound)
+    except HookTimeout:
+        outcome.note = f"gitmem: memory not synced: gave up after {bound:g} s (gitmem.hookTimeout)"
+    except GitmemError as exc:
+        outcome.note = f"gitmem: memory not synced: {exc.message}"
+    if starting:
+        outcome.context = session_start_context(
+            project, before, outcome.note, personal_before, pulled
+        )
+    return outcome
+
+
+def _sync(project: Project, mode: str, bound: float) -> dict[str, list[str]]:
+    """Run the sync; the files it wrote on disk, by ref."""
+    from gitmem.sync import SyncOptions, run_sync
+
+    options = SyncOptions(mode=mode, timeout=bound, lock_wait=0.0)
+    result = run_sync(project, options)
+    return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
+
+
+def hook_timeout(value: str | None) -> float:
+    try:
+        seconds = float(value) if value is not None else DEFAULT_HOOK_TIMEOUT
+    except ValueError:
+        return DEFAULT_HOOK_TIMEOUT  # a hook must not fail on a typo; `gitmem status` can say so
+    return seconds if seconds > 0 else DEFAULT_HOOK_TIMEOUT
+
+
+def quiet_git() -> None:
+    """No one can answer a prompt inside a hook: make every credential path fail instead of ask."""
+    os.environ["GIT_TERMINAL_PROMPT"] = "0"
+    os.environ.setdefault("GCM_INTERACTIVE", "never")
+    if "GIT_SSH_COMMAND" not in os.environ and "GIT_SSH" not in os.environ:
+        os.environ["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Raise HookTimeout after `seconds` (main thread only; elsewhere the transport bound holds)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        raise HookTimeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# -- what the agent reads when a session starts ---------------------------------------------------
+
+
+def session_start_context(
+    project: Project,
+    before: dict[str, str | None],
+    note: str | None,
+    personal_before: str | None = None,
+    pulled: dict[str, list[str]] | None = None,
+) -> list[str]:
+    """Changes, then the personal index when this pull changed it, then the team index."""
+    lines: list[str] = []
+    if note:
+        lines.append(f"{note} — memory below may be out of date.")
+    changes = list(_changes(project, before, pulled or {}))
+    if changes:
+        lines.append("Memory changed since the last session (synced by gitmem):")
+        lines += changes
+    auto_index = _auto_index(project)
+    # Claude Code reads MEMORY.md while SessionStart hooks still run (seen with the real client
+    # 2.1.330): when the pull changed it, the agent loaded the old one, so show the new one here
+    if auto_index is not None:
+        now = _read_text(auto_index)
+        if now and now != personal_before:
+            lines += _index_block(
+                auto_index,
+                "Your memory index was updated from your other machines at session start; "
+                "it now reads (topic files are in that folder):",
+                (CONTEXT_BUDGET - _size(lines)) // 2,
+            )
+    team = next((s for s in project.scopes if s.name == "team"), None)
+    if team is not None:
+        lines += _index_block(
+            team.path / "MEMORY.md",
+            f"Team memory (shared by the team through git; folder {team.path}). "
+            "Its index follows; read a linked file from that folder when it is relevant:",
+            CONTEXT_BUDGET - _size(lines),
+        )
+    return lines
+
+
+def _auto_index(project: Project) -> Path | None:
+    auto = next((s for s in project.scopes if s.name == "auto" and s.pushable), None)
+    return auto.path / "MEMORY.md" if auto else None
+
+
+def _read_text(path: Path) -> str | None:
+    if path.is_symlink():
+        return None  # not memory (sync never writes links): never print what it points to
+    try:
+        return path.read_text("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _size(lines: list[str]) -> int:
+    """Characters as Claude Code counts them (UTF-16 units: an emoji is two), newlines included."""
+    return sum(_units(line) + 1 for line in lines)
+
+
+def _units(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
+
+
+def _changes(
+    project: Project, before: dict[str, str | None], pulled: dict[str, list[str]]
+) -> Iterator[str]:
+    """One line per ref the remote moved: who pushed, and which memories this pull wrote.
+
+    File names come from the sync's own report (an encrypted personal ref hides them in git)
+    and, when it wrote none, from the commits' paths."""
+    import re
+
+    repo = project.repo
+    me = repo.identity()[1].casefold()
+    for ref, old in before.items():
+        new = repo.resolve(project.tracking_ref(ref))
+        if new is None or new == old:
+            continue
+        who: list[str] = []
+        paths: list[str] = list(pulled.get(ref, ()))
+        for commit in repo.commits_touching(old, new):
+            m = re.search(r" (?:on|from) (\S+)$", commit.subject)
+            name = "you" if commit.email.casefold() == me else commit.email
+            name += f" (on {m.group(1)})" if m else ""
+            if name not in who:
+                who.append(name)
+            if ref not in pulled:
+                paths += [p for p in commit.paths if p.endswith(".md") and p not in paths]
+        if not who:
+            continue
+        people = ", ".join(who[:5]) + (f" and {len(who) - 5} more" if len(who) > 5 else "")
+        listed = ", ".join(paths[:12]) + (f" and {len(paths) - 12} more" if len(paths) > 12 else "")
+        yield f"- {people}: {listed or 'no memory files changed here'}"
+
+
+def _index_block(index: Path, header: str, budget: int) -> list[str]:
+    """An index file as context lines, cut at a line boundary to fit `budget` characters."""
+    text = _read_text(index)
+    if not text or not text.strip():
+        return []
+    head = ["", f"{header} ({index})"]
+    budget -= _size(head) + 120  # room for the "more lines" pointer
+    body: list[str] = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if _size(body) + _units(line) + 1 > budget:
+            body.append(f"… {len(lines) - i} more lines in {index}")
+            break
+        body.append(line)
+    return head + body

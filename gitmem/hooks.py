@@ -1,0 +1,345 @@
+"""Claude Code hooks: add gitmem's SessionStart / SessionEnd hooks to a settings.json, take them
+out again, say whether they are there.
+
+Never clobbers: the user's other settings and hooks, their key order and the file's indentation
+are kept; a file that is not valid JSON is refused and nothing is written. Uninstall gives back
+the file byte for byte when gitmem's hooks were the only change since install (the bytes before
+and after are remembered outside the user's folders, under gitmem's state folder).
+
+Where: `--user` → `$CLAUDE_CONFIG_DIR/settings.json` (else `~/.claude/settings.json`);
+`--project` (the default) → `<root>/.claude/settings.local.json`: the hook command holds an
+absolute path to this machine's gitmem, so it belongs in the per-user, git-ignored project file,
+not in the committed `.claude/settings.json` that teammates share.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gitmem.errors import UsageError
+
+SESSION_START_MATCHER = "startup|resume|clear|compact"
+# Claude Code's own limit for one hook (seconds): gitmem bounds itself by gitmem.hookTimeout,
+# this is only the backstop after which Claude Code kills the hook
+CLAUDE_HOOK_TIMEOUT = 30
+EVENTS = {"SessionStart": "pull", "SessionEnd": "push"}
+_OURS = re.compile(
+    r"(?:^|[\s/\"'])(?:git-)?gitmem(?:\.exe)?['\"]?(?:\s+-m\s+gitmem)?\s+(pull|push)\s+--hook\b"
+)
+_GITMEM_MODULE = re.compile(r"\s-m\s+gitmem\s+(pull|push)\s+--hook\b")
+
+
+@dataclass(frozen=True)
+class HookStatus:
+    where: str  # "user" | "project"
+    settings: Path
+    installed: dict[str, str | None]  # event -> command, or None when absent
+    note: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return all(self.installed.values())
+
+
+@dataclass(frozen=True)
+class HookChange:
+    settings: Path
+    changed: bool
+    what: str  # one line for the user
+
+
+def settings_path(where: str, root: Path | None) -> Path:
+    if where == "user":
+        base = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(
+            os.path.expanduser("~"), ".claude"
+        )
+        return Path(base) / "settings.json"
+    if root is None:
+        raise UsageError(
+            "--project needs a git repository: none found here",
+            "run inside the project (or gitmem -C PATH), or use --user",
+        )
+    return root / ".claude" / "settings.local.json"
+
+
+def gitmem_command() -> str:
+    """The absolute command that starts this gitmem (hooks run with Claude Code's PATH)."""
+    import shutil
+
+    here = Path(sys.executable).parent / "gitmem"
+    if here.is_file() and os.access(here, os.X_OK):
+        return shlex.quote(str(here))
+    found = shutil.which("gitmem")
+    if found:
+        return shlex.quote(os.path.abspath(found))
+    return f"{shlex.quote(sys.executable)} -m gitmem"
+
+
+def hook_command(base: str, event: str) -> str:
+    return f"{base} {EVENTS[event]} --hook"
+
+
+def is_gitmem_hook(command: object, event: str) -> bool:
+    if not isinstance(command, str):
+        return False
+    m = _OURS.search(command) or _GITMEM_MODULE.search(command)
+    return bool(m and m.group(1) == EVENTS[event])
+
+
+# -- reading and writing the settings file ----------------------------------------------------
+
+
+def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, {}
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read {path}: {exc.strerror}", "check the file's permissions"
+        ) from None
+    if not raw.strip():
+        return raw, {}
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"{path} is not UTF-8 text", "fix or move the file, then rerun; nothing was written"
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            "fix the file (or move it away), then rerun; nothing was written",
+        ) from None
+    if not isinstance(data, dict):
+        raise UsageError(
+            f"{path} does not hold a JSON object", "fix the file, then rerun; nothing was written"
+        )
+    hooks = data.get("hooks")
+    if hooks is not None and not isinstance(hooks, dict):
+        raise UsageError(
+            f'{path}: "hooks" is not an object', "fix the file, then rerun; nothing was written"
+        )
+    for event in EVENTS:
+        groups = (hooks or {}).get(event)
+        if groups is not None and not isinstance(groups, list):
+            raise UsageError(
+                f'{path}: "hooks.{event}" is not a list',
+                "fix the file, then rerun; nothing was written",
+            )
+    return raw, data
+
+
+def _indent(raw: bytes | None) -> str | int:
+    """The file's own indentation (Claude Code writes two spaces)."""
+    if raw:
+        m = re.search(rb"\n([ \t]+)\S", raw)
+        if m:
+            unit = m.group(1).decode()
+            return unit if unit.strip(" ") else len(unit)
+    return 2
+
+
+def _dump(data: dict[str, Any], raw: bytes | None) -> bytes:
+    text = json.dumps(data, indent=_indent(raw), ensure_ascii=False)
+    eol = b"\r\n" if raw and b"\r\n" in raw else b"\n"
+    out = text.encode("utf-8").replace(b"\n", eol)
+    if raw is None or raw.endswith((b"\n", b"\r\n")) or not raw.strip():
+        out += eol
+    if raw and raw.startswith(b"\xef\xbb\xbf"):
+        out = b"\xef\xbb\xbf" + out
+    return out
+
+
+def _write(path: Path, data: bytes) -> None:
+    from gitmem.state import write_atomic
+
+    # a settings file linked from a dotfiles repository stays a link: write where it points
+    path = Path(os.path.realpath(path))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    write_atomic(path, data, mode)
+
+
+def _memo_path(settings: Path) -> Path:
+    """Where install remembers the file's bytes before and after (never in the user's folders)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    digest = hashlib.sha256(str(settings.absolute()).encode()).hexdigest()[:16]
+    return Path(base) / "gitmem" / "hooks" / f"{digest}.json"
+
+
+def _remember(settings: Path, before: bytes | None, after: bytes) -> None:
+    memo = _memo_path(settings)
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "settings": str(settings.absolute()),
+        "before": None if before is None else before.decode("utf-8", "surrogateescape"),
+        "after": after.decode("utf-8", "surrogateescape"),
+    }
+    from gitmem.state import write_atomic
+
+    write_atomic(memo, json.dumps(payload).encode(), 0o600)
+
+
+def _recall(settings: Path) -> tuple[bool, bytes | None, bytes | None]:
+    """(found, before, after) as remembered by the last install."""
+    try:
+        payload = json.loads(_memo_path(settings).read_text("utf-8"))
+        before = payload["before"]
+        return (
+            True,
+            None if before is None else before.encode("utf-8", "surrogateescape"),
+            payload["after"].encode("utf-8", "surrogateescape"),
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False, None, None
+
+
+# -- the three use cases -----------------------------------------------------------------------
+
+
+def install(where: str, root: Path | None, command: str | None = None) -> HookChange:
+    path = settings_path(where, root)
+    raw, data = _load(path)
+    base = command or gitmem_command()
+    hooks = data.setdefault("hooks", {})
+    for event in EVENTS:
+        wanted = hook_command(base, event)
+        groups = hooks.setdefault(event, [])
+        mine = _find(groups, event)
+        if mine:
+            for hook in mine:  # gitmem moved (another venv): point the hook at this one
+                hook["command"] = wanted
+            _drop_duplicates(groups, event)
+            continue
+        group: dict[str, Any] = {}
+        if event == "SessionStart":
+            group["matcher"] = SESSION_START_MATCHER
+        group["hooks"] = [{"type": "command", "command": wanted, "timeout": CLAUDE_HOOK_TIMEOUT}]
+        groups.append(group)
+    out = _dump(data, raw)
+    if raw is not None and out == raw:
+        return HookChange(path, False, f"gitmem hooks already installed in {path}")
+    if raw is not None and raw.strip() and json.loads(out) == json.loads(raw.decode("utf-8-sig")):
+        return HookChange(path, False, f"gitmem hooks already installed in {path}")
+    _write(path, out)
+    found, first_before, last_after = _recall(path)
+    # reinstalled over our own untouched output: the bytes before the first install still count
+    _remember(path, first_before if found and last_after == raw else raw, out)
+    return HookChange(path, True, f"installed SessionStart and SessionEnd hooks in {path}")
+
+
+def uninstall(where: str, root: Path | None) -> HookChange:
+    path = settings_path(where, root)
+    raw, data = _load(path)
+    if raw is None:
+        return HookChange(path, False, f"no gitmem hooks: {path} does not exist")
+    found, before, after = _recall(path)
+    if found and after == raw:  # nothing else changed since install: give the old bytes back
+        if before is None:
+            path.unlink()
+        else:
+            _write(path, before)
+        _memo_path(path).unlink(missing_ok=True)
+        return HookChange(path, True, f"removed gitmem hooks from {path} (file restored)")
+    hooks = data.get("hooks") or {}
+    removed = False
+    for event in EVENTS:
+        groups = hooks.get(event)
+        if not groups:
+            continue
+        kept = []
+        for group in groups:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if isinstance(inner, list):
+                rest = [h for h in inner if not _is_ours(h, event)]
+                if len(rest) != len(inner):
+                    removed = True
+                    if not rest:
+                        continue
+                    group["hooks"] = rest
+            kept.append(group)
+        if kept:
+            hooks[event] = kept
+        else:
+            del hooks[event]
+    if not removed:
+        return HookChange(path, False, f"no gitmem hooks in {path}")
+    if "hooks" in data and not hooks:
+        del data["hooks"]
+    _write(path, _dump(data, raw))
+    _memo_path(path).unlink(missing_ok=True)
+    return HookChange(path, True, f"removed gitmem hooks from {path}")
+
+
+def status(root: Path | None) -> list[HookStatus]:
+    result = []
+    for where in ("project", "user"):
+        if where == "project" and root is None:
+            continue
+        path = settings_path(where, root)
+        try:
+            _, data = _load(path)
+        except UsageError as exc:
+            result.append(HookStatus(where, path, dict.fromkeys(EVENTS), exc.message))
+            continue
+        installed: dict[str, str | None] = {}
+        notes = []
+        for event in EVENTS:
+            mine = _find((data.get("hooks") or {}).get(event) or [], event)
+            installed[event] = mine[0]["command"] if mine else None
+            if mine and not _runnable(mine[0]["command"]):
+                notes.append(f"{event}: {mine[0]['command'].split()[0]} is not executable")
+        result.append(HookStatus(where, path, installed, "; ".join(notes)))
+    return result
+
+
+def _is_ours(hook: object, event: str) -> bool:
+    return isinstance(hook, dict) and is_gitmem_hook(hook.get("command"), event)
+
+
+def _find(groups: list[Any], event: str) -> list[dict[str, Any]]:
+    found = []
+    for group in groups:
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        if isinstance(inner, list):
+            found += [h for h in inner if _is_ours(h, event)]
+    return found
+
+
+def _drop_duplicates(groups: list[Any], event: str) -> None:
+    """Keep the first gitmem hook of an event: two would sync twice per session."""
+    seen = False
+    for group in list(groups):
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(inner, list):
+            continue
+        rest = []
+        for h in inner:
+            if _is_ours(h, event):
+                if seen:
+                    continue
+                seen = True
+            rest.append(h)
+        if not rest and inner:
+            groups.remove(group)
+        else:
+            group["hooks"] = rest
+
+
+def _runnable(command: str) -> bool:
+    try:
+        exe = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return False
+    return os.path.isabs(exe) and os.access(exe, os.X_OK)

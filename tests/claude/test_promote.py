@@ -1,0 +1,104 @@
+"""gitmem promote / demote: a memory and its index line move between personal and shared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.world import World
+
+TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nmake -j8\n"
+
+
+def setup_auto(world: World, clone: Path) -> Path:
+    auto = world.scope_path(clone, "auto")
+    auto.mkdir(parents=True, exist_ok=True)
+    (auto / "MEMORY.md").write_text(
+        "- [Build](build.md) — make -j8 works\n- [Other](other.md) — stays\n"
+    )
+    (auto / "build.md").write_text(TOPIC)
+    (auto / "other.md").write_text("other\n")
+    return auto
+
+
+def test_promoted_memory_reaches_a_teammates_team_folder_with_its_index_line(
+    world: World,
+) -> None:
+    a = world.clone("a", email="alice@example.com")
+    b = world.clone("b", email="bob@example.com")
+    auto = setup_auto(world, a)
+    world.ok("-C", str(a), "sync")
+    out = world.ok("-C", str(a), "promote", "auto/build.md")
+    assert "moved auto/build.md -> team/build.md" in out and "pushed" in out
+    assert not (auto / "build.md").exists()
+    assert (auto / "MEMORY.md").read_text() == "- [Other](other.md) — stays\n"
+    world.ok("-C", str(b), "pull")
+    team_b = world.scope_path(b, "team")
+    assert (team_b / "build.md").read_text() == TOPIC
+    assert (team_b / "MEMORY.md").read_text() == "- [Build](build.md) — make -j8 works\n"
+    # both refs' history record it: the personal ref dropped it, the team ref gained it
+    log_auto = world.ok("-C", str(a), "log", "auto/build.md")
+    log_team = world.ok("-C", str(b), "log", "team/build.md")
+    assert len(log_auto.strip().splitlines()) >= 2 and log_team.strip()
+
+
+def test_promote_refuses_when_the_team_has_another_file_of_that_name(world: World) -> None:
+    a = world.clone("a")
+    auto = setup_auto(world, a)
+    team = world.scope_path(a, "team")
+    team.mkdir(parents=True)
+    (team / "build.md").write_text("the team's own build notes\n")
+    run = world.gitmem("-C", str(a), "promote", "auto/build.md")
+    assert run.code == 2 and "already exists with other content" in run.err
+    assert (auto / "build.md").read_text() == TOPIC  # nothing moved
+    assert (team / "build.md").read_text() == "the team's own build notes\n"
+    assert not (team / "MEMORY.md").exists()
+
+
+def test_promote_to_an_agent_folder_and_demote_back(world: World) -> None:
+    a = world.clone("a")
+    auto = setup_auto(world, a)
+    (auto / "MEMORY.md").write_text("- [Other](other.md) — stays\n")  # build.md has no line
+    world.ok("-C", str(a), "promote", str(auto / "build.md"), "--to", "agents/reviewer")
+    agent = a / ".claude" / "agent-memory" / "reviewer"
+    assert (agent / "build.md").read_text() == TOPIC
+    assert (agent / "MEMORY.md").read_text() == "- [build](build.md) — how to build\n"
+    world.ok("-C", str(a), "demote", "agents/reviewer/build.md")
+    assert (auto / "build.md").read_text() == TOPIC and not (agent / "build.md").exists()
+    assert "(build.md)" in (auto / "MEMORY.md").read_text()
+
+
+def test_promote_refuses_what_is_not_a_personal_topic_file(world: World) -> None:
+    a = world.clone("a")
+    setup_auto(world, a)
+    for args, words in (
+        (("promote", "auto/MEMORY.md"), "not a topic file"),
+        (("promote", "auto/missing.md"), "no memory"),
+        (("promote", "auto/build.md", "--to", "agents/../x"), "names no agent"),
+        (("promote", "auto/build.md", "--to", "auto"), "team or agents"),
+        (("demote", "auto/build.md"), "not in team"),
+    ):
+        run = world.gitmem("-C", str(a), *args)
+        assert run.code == 2 and words in run.err, (args, run.err)
+
+
+def test_promote_never_follows_a_link_nor_leaves_the_folder(world: World) -> None:
+    a = world.clone("a")
+    auto = setup_auto(world, a)
+    secret = world.root / "secret.md"
+    secret.write_text("-----BEGIN PRIVATE KEY-----\n")
+    (auto / "leak.md").symlink_to(secret)
+    outside = world.root / "elsewhere"
+    outside.mkdir()
+    (a / ".claude").mkdir()
+    (a / ".claude" / "agent-memory").symlink_to(outside)
+    team = world.scope_path(a, "team")
+    for args in (
+        ("promote", "auto/leak.md"),
+        ("promote", "auto/../../../secret.md"),
+        ("promote", "auto/build.md", "--to", "agents/reviewer"),
+    ):
+        run = world.gitmem("-C", str(a), *args)
+        assert run.code == 2 and ("symbolic link" in run.err or "leads out" in run.err), run.err
+    assert not team.exists() or not any(team.iterdir())
+    assert list(outside.iterdir()) == []
+    assert (auto / "build.md").read_text() == TOPIC
