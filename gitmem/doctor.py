@@ -169,34 +169,42 @@ def _drivers(project: Project, checkup: Checkup) -> None:
 
 
 def hooks_installed(project: Project) -> bool:
-    """A SessionStart/SessionEnd hook running gitmem in a Claude Code settings file."""
-    from gitmem.identity import claude_config_dir
+    """A gitmem hook of Claude Code in the project's or the user's settings (one is enough)."""
+    from gitmem.hooks import status as hook_status
 
-    files = [
-        claude_config_dir(os.environ) / "settings.json",
-        project.root / ".claude" / "settings.json",
-        project.root / ".claude" / "settings.local.json",
-    ]
-    for path in files:
-        try:
-            text = path.read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        if '"hooks"' in text and "gitmem" in text:
-            return True
-    return False
+    root = None if project.repo.is_bare else project.root
+    return any(any(h.installed.values()) for h in hook_status(root))
 
 
 def _hooks(project: Project, checkup: Checkup) -> None:
-    if hooks_installed(project):
-        checkup.add("hooks", OK, "Claude Code hooks run gitmem at session start and end")
-    else:
+    from gitmem.hooks import status as hook_status
+
+    found = [h for h in hook_status(None if project.repo.is_bare else project.root)]
+    installed = [h for h in found if any(h.installed.values())]
+    if not installed:
         checkup.add(
             "hooks",
             ADVICE,
             "no Claude Code hooks: memory syncs only when you run gitmem sync",
             "gitmem hooks install --claude",
         )
+    for h in installed:
+        missing = [event for event, command in h.installed.items() if not command]
+        if h.note or missing:
+            why = h.note or f"no {' or '.join(missing)} hook"
+            checkup.add(
+                "hooks",
+                PROBLEM,
+                f"Claude Code hooks in {h.settings}: {why}",
+                f"gitmem hooks install --claude --{h.where}",
+            )
+        else:
+            checkup.add("hooks", OK, f"Claude Code hooks in {h.settings} run gitmem")
+    for h in found:
+        if h.note and h not in installed:  # e.g. a settings file that is not valid JSON
+            checkup.add(
+                "hooks", PROBLEM, f"{h.settings}: {h.note}", f"fix the JSON of {h.settings}"
+            )
 
 
 def has_machine_key() -> bool:

@@ -1,7 +1,8 @@
 """Keep the memory folders that live inside the working tree out of `git status`.
 
 Writes only `<common-dir>/info/exclude` (shared by every worktree of the clone), and only lines
-for folders gitmem owns there; never a file of the working tree, never a tracked path.
+for what gitmem writes there (memory folders, the hooks' personal settings file); never a file
+of the working tree, never a tracked path.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from gitmem.scopes import Project
 
 LOCAL_FILE = "CLAUDE.local.md"
+HOOK_SETTINGS = ".claude/settings.local.json"  # where `gitmem hooks install` writes by default
 
 
 def wanted_excludes(project: Project, existing_only: bool) -> list[str]:
@@ -30,8 +32,9 @@ def wanted_excludes(project: Project, existing_only: bool) -> list[str]:
         if scope.name == "agents" and not scope.pushable:
             continue  # tracked on the branch: git owns it
         lines.append(f"/{rel}/")
-    if not existing_only or (project.root / LOCAL_FILE).exists():
-        lines.append(f"/{LOCAL_FILE}")
+    for name in (LOCAL_FILE, HOOK_SETTINGS):
+        if not existing_only or (project.root / name).exists():
+            lines.append(f"/{name}")
     return list(dict.fromkeys(lines))
 
 

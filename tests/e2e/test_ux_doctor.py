@@ -121,3 +121,25 @@ def test_a_machine_without_the_key_is_told_how_to_get_it(world: World) -> None:
     assert (world.scope_path(b) / "x.md").read_text() == "private\n"
     assert "key" not in world.ok("-C", str(b), "status").split("next:", 1)[-1]
     assert findings(world, b, "--offline")[0] == 0
+
+
+def test_hooks_installed_half_installed_and_broken_settings(world: World) -> None:
+    a = world.clone("a")
+    world.ok("-C", str(a), "hooks", "install", "--claude")
+    code, items = findings(world, a, "--offline")
+    assert code == 1 and "settings.local.json shows in git status" in problems(items)[0]["message"]
+    world.ok("-C", str(a), "init")
+    code, items = findings(world, a, "--offline")
+    assert code == 0 and [f["level"] for f in items if f["area"] == "hooks"] == ["ok"]
+    assert "hooks install" not in world.ok("-C", str(a), "status")
+    settings = a / ".claude" / "settings.local.json"
+    data = json.loads(settings.read_text())
+    del data["hooks"]["SessionEnd"]
+    settings.write_text(json.dumps(data))
+    code, items = findings(world, a, "--offline")
+    (bad,) = problems(items)
+    assert code == 1 and "no SessionEnd hook" in bad["message"]
+    assert bad["fix"] == "gitmem hooks install --claude --project"
+    settings.write_text("{not json")
+    code, items = findings(world, a, "--offline")
+    assert code == 1 and "settings.local.json" in problems(items)[0]["message"]

@@ -90,3 +90,11 @@ def test_without_a_remote_sync_keeps_history_and_says_how_to_share(world: World)
     b = world.clone("b")
     world.ok("-C", str(b), "sync")
     assert (world.scope_path(b) / "build.md").read_text() == "make -j16\n"
+
+
+def test_the_hooks_settings_file_is_excluded_by_the_next_sync(world: World) -> None:
+    a = world.clone("a")
+    world.ok("-C", str(a), "hooks", "install", "--claude")
+    world.ok("-C", str(a), "sync")
+    assert porcelain(world, a) == ""
+    assert "/.claude/settings.local.json" in (a / ".git" / "info" / "exclude").read_text()
