@@ -69,8 +69,7 @@ def test_every_config_key_in_the_guide_is_read_by_gitmem() -> None:
     assert {"gitmem.remote", "gitmem.user", "gitmem.teamDir", "gitmem.encrypt"} <= keys
     sources = "".join(p.read_text() for p in (REPO_ROOT / "gitmem").rglob("*.py"))
     missing = sorted(k for k in keys if k not in sources)
-    # keys of features still on their way to main are allowed only while they are documented as such
-    assert set(missing) <= {"gitmem.hub", "gitmem.refPrefix", "gitmem.hookTimeout"}, missing
+    assert missing == [], missing
 
 
 def test_readme_links_the_guide() -> None:
