@@ -74,25 +74,31 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
         checkup.add("remote", OK, f"{project.remote} = {url} (not contacted: --offline)")
         return
     refs = sorted({s.ref for s in project.scopes if s.pushable})
-    try:
-        found = project.repo.ls_remote(project.remote, refs, timeout=NETWORK_TIMEOUT)
-    except GitmemError as exc:
-        checkup.add(
-            "remote",
-            PROBLEM,
-            f"cannot read {project.remote} ({url}): {exc.message}",
-            exc.hint or "check the URL (git remote -v) and your access",
-        )
-        return
-    have = ", ".join(r.removeprefix("refs/gitmem/") for r in refs if r in found) or "none yet"
+    routes = {ref: project.route(ref) for ref in refs}  # refPrefix and the hub say where
+    found: dict[str, str] = {}
+    for remote in dict.fromkeys(r.remote for r in routes.values()):
+        label = next(r.label for r in routes.values() if r.remote == remote)
+        names = [r.name for r in routes.values() if r.remote == remote]
+        try:
+            found.update(project.repo.ls_remote(remote, names, timeout=NETWORK_TIMEOUT))
+        except GitmemError as exc:
+            checkup.add(
+                "remote",
+                PROBLEM,
+                f"cannot read {label} ({url if remote == project.remote else remote}): "
+                f"{exc.message}",
+                exc.hint or "check the URL (git remote -v) and your access",
+            )
+            return
+    there = [ref for ref, route in routes.items() if route.name in found]
+    have = ", ".join(ref.removeprefix("refs/gitmem/") for ref in there) or "none yet"
     checkup.add("remote", OK, f"{project.remote} = {url} is readable; memory refs there: {have}")
-    for ref in refs:
-        local = project.repo.resolve(ref)
-        if local and ref not in found:
+    for ref, route in routes.items():
+        if project.repo.resolve(ref) and ref not in there:
             checkup.add(
                 "remote",
                 ADVICE,
-                f"{ref} exists here but not on {project.remote}: it was never pushed",
+                f"{ref} exists here but not on {route.label} (as {route.name}): never pushed",
                 "gitmem sync (a refusal then names the server's reason)",
             )
 

@@ -143,3 +143,18 @@ def test_hooks_installed_half_installed_and_broken_settings(world: World) -> Non
     settings.write_text("{not json")
     code, items = findings(world, a, "--offline")
     assert code == 1 and "settings.local.json" in problems(items)[0]["message"]
+
+
+def test_refs_under_a_ref_prefix_are_found_where_they_live(world: World) -> None:
+    a = world.clone("a")
+    world.git("config", "gitmem.refPrefix", "refs/heads/gitmem/", cwd=a)
+    auto = world.scope_path(a)
+    (auto / "team").mkdir(parents=True)
+    (auto / "x.md").write_text("x\n")
+    (auto / "team" / "y.md").write_text("y\n")
+    world.ok("-C", str(a), "sync")
+    assert "refs/heads/gitmem/team" in world.git("ls-remote", "origin", cwd=a)
+    code, items = findings(world, a)
+    remote = [f["message"] for f in items if f["area"] == "remote"]
+    assert code == 0 and len(remote) == 1, remote
+    assert "memory refs there: team, users/tester@example.com" in remote[0]
