@@ -12,7 +12,7 @@ from pathlib import Path
 
 from benchmarks import report
 from benchmarks.context import Context
-from benchmarks.scenarios import claude, pull, push, startup
+from benchmarks.scenarios import claude, pull, push, startup, trust
 from benchmarks.timing import Row
 
 FAMILIES: dict[str, Callable[[Context], list[Row]]] = {
@@ -22,6 +22,7 @@ FAMILIES: dict[str, Callable[[Context], list[Row]]] = {
     "noop": pull.run_noop,
     "first-push": push.run_first,
     "claude": claude.run,
+    "trust": trust.run,
 }
 
 

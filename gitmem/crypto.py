@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gitmem.errors import GitError, UsageError
+from gitmem.errors import TamperedRef, UsageError
 
 KEY_DIR = "keys"
 SCOPE_KEY_FILE = "keys/scope.age"
@@ -29,7 +29,6 @@ ENDORSEMENT_FILE = "keys/endorsement"  # the new key's id sealed by the key it r
 MANIFEST = "manifest"
 PERSONAL_PREFIXES = ("auto", "local")
 SECRET_BYTES = 64
-FORMAT = 1
 
 
 ENCRYPT_MODES = {"personal": ("auto", "local"), "local": ("local",), "off": ()}
@@ -54,12 +53,18 @@ def encrypt_mode(configured: str | None) -> str:
     return mode
 
 
-class DecryptError(GitError):
+class DecryptError(TamperedRef):
     """A commit on the personal ref does not open with its key: forged, moved or damaged."""
 
 
-class NoAccess(Exception):
+class NoAccess(UsageError):
     """The scope key is not encrypted to any identity of this machine (not granted yet)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this machine cannot open your encrypted personal memory (its key was not granted)",
+            "run gitmem key show here, then gitmem key grant <it> on a machine that has the key",
+        )
 
 
 # -- the scope key -----------------------------------------------------------------------------
@@ -170,29 +175,35 @@ def canonical_recipient(text: str) -> str:
 
 
 def load_machine_key() -> MachineKey | None:
-    """This machine's key: an SSH key adopted with `key init --ssh`, else the age identity."""
+    """This machine's key: an SSH key adopted with `key init --ssh`, else the age identity.
+    Both open scope keys: adopting an SSH key later keeps what the age identity was granted."""
     from pyrage import ssh, x25519
 
+    identities: list[Any] = []
+    recipient, where = "", ""
+    path = identity_path()
+    if path.is_file():
+        lines = [x for x in path.read_text("utf-8").splitlines() if x.startswith("AGE-SECRET-KEY-")]
+        if not lines:
+            raise UsageError(
+                f"{path} holds no age identity", "move it away and run gitmem key init"
+            )
+        age = x25519.Identity.from_str(lines[0].strip())
+        identities.append(age)
+        recipient, where = str(age.to_public()), str(path)
     pointer = ssh_pointer_path()
     if pointer.is_file():
         private = Path(pointer.read_text("utf-8").strip())
         try:
-            identity = ssh.Identity.from_buffer(private.read_bytes())
+            identities.insert(0, ssh.Identity.from_buffer(private.read_bytes()))
             public = Path(str(private) + ".pub").read_text("utf-8").split()
         except Exception as exc:
             raise UsageError(
                 f"cannot read the SSH key gitmem uses: {private}",
                 "passphrase-protected keys are not supported; run gitmem key init",
             ) from exc
-        return MachineKey([identity], " ".join(public[:2]), str(private))
-    path = identity_path()
-    if not path.is_file():
-        return None
-    for line in path.read_text("utf-8").splitlines():
-        if line.startswith("AGE-SECRET-KEY-"):
-            identity = x25519.Identity.from_str(line.strip())
-            return MachineKey([identity], str(identity.to_public()), str(path))
-    raise UsageError(f"{path} holds no age identity", "move it away and run gitmem key init")
+        recipient, where = " ".join(public[:2]), str(private)
+    return MachineKey(identities, recipient, where) if identities else None
 
 
 def create_machine_key(ssh_key: Path | None = None) -> MachineKey:

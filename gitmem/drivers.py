@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from gitmem.gitstore import (
@@ -143,18 +144,25 @@ def uninstall(directory: Path, global_: bool) -> list[str]:
     return ["removed gitmem merge drivers" + (" (global)" if global_ else "")]
 
 
-def describe(directory: Path) -> list[str]:
+@dataclass
+class DriverStatus:
+    lines: list[str]
+    unsafe: list[str]  # drivers whose registered command could run the repository's code
+
+
+def describe(directory: Path) -> DriverStatus:
     repo = Repository(directory)
-    lines = []
+    lines, unsafe = [], []
     for name in DRIVERS:
         command = repo.config_get(f"merge.{name}.driver")
         lines.append(f"{name}: {command or 'not registered'}")
         risk = command_risk(command) if command else None
         if risk:
+            unsafe.append(name)
             lines.append(f"  UNSAFE: {risk}; upgrade with: gitmem drivers install")
     for global_ in (False, True):
         attributes = _attributes_file(repo, global_)
         text = attributes.read_text("utf-8") if attributes.exists() else ""
         state = "present" if BEGIN in text else "absent"
         lines.append(f"attributes ({'global' if global_ else 'repository'}) {attributes}: {state}")
-    return lines
+    return DriverStatus(lines, unsafe)

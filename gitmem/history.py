@@ -82,7 +82,7 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
     if path:
         where = locate(project, path)
         rev = repo.resolve(where.scope.ref)
-        rows = repo.log(where.scope.ref, _stored_path(project, where, rev), limit) if rev else []
+        rows = _path_log(project, where, _stored_path(project, where, rev), limit)
         if not rows:
             raise UsageError(
                 f"{where.in_ref} has no history on {where.scope.ref}",
@@ -97,6 +97,73 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
     _open_sealed_notes(project, rows)
     rows.sort(key=lambda r: -int(r["time"]))
     return rows[:limit] if limit else rows
+
+
+def _path_log(
+    project: Project, where: RefPath, stored: str, limit: int | None
+) -> list[dict[str, str]]:
+    """Every version of one memory: both sides of a resolved conflict (the losing edit too, so
+    `restore --at` can find it) and the merges that resolved it, with their trailers."""
+    repo, ref = project.repo, where.scope.ref
+    if not repo.resolve(ref):
+        return []
+    rows = repo.log(ref, stored, None, full_history=True)
+    merges = _resolving_merges(project, ref, ref)
+    rows += [
+        r
+        for r in merges
+        if any(e.startswith(f"{where.in_ref} ") for e in r["resolved"].split("\x1d"))
+    ]
+    unique = {r["commit"]: r for r in rows}
+    out = sorted(unique.values(), key=lambda r: -int(r["time"]))
+    return out[:limit] if limit else out
+
+
+def _resolving_merges(
+    project: Project, ref: str, rev: str, limit: int | None = None
+) -> list[dict[str, str]]:
+    """Merges in `rev` that resolved conflicts, their trailers readable (sealed ones opened)."""
+    rows = project.repo.log(rev, None, limit, resolved="")
+    if ref == project.user_ref:
+        _open_sealed_notes(project, rows)
+    return rows
+
+
+_LOSING = ("newer", "more confident", "tie-break", "clean beats damaged")  # not "later": a date
+
+
+def losses(resolutions: list[str], my_side: str, winner: str) -> list[str]:
+    """The resolutions where `my_side` ("ours" or "theirs" of that merge) lost, as lines
+    "PATH (SUBJECT) — WINNER's version won (WHY); yours: gitmem log PATH"."""
+    out: list[str] = []
+    for res in resolutions:
+        what, _, outcome = res.rpartition(": ")
+        side, _, why = outcome.partition(" ")
+        why = why.strip("()")
+        if side in ("ours", "theirs") and side != my_side and why in _LOSING:
+            path, _, subject = what.partition(" ")
+            where = f" ({subject})" if subject and subject != "file" else ""
+            line = f"{path}{where} — {winner}'s version won ({why}); yours: gitmem log {path}"
+            if line not in out:
+                out.append(line)
+    return out
+
+
+def lost_in_pull(project: Project, ref: str, mine: str, tip: str) -> list[str]:
+    """Edits of commit `mine` that a merge made elsewhere (in mine..tip) resolved against."""
+    repo = project.repo
+    out: list[str] = []
+    for row in _resolving_merges(project, ref, f"{mine}..{tip}", 50):
+        parents = repo.read_commit(row["commit"])[1]
+        if len(parents) != 2:
+            continue
+        holds = [p == mine or repo.is_ancestor(mine, p) for p in parents]
+        if holds[0] == holds[1]:
+            continue  # our edit is on both sides (or neither): nothing of ours lost here
+        side, winner = ("ours", parents[1]) if holds[0] else ("theirs", parents[0])
+        who = (repo.log(winner, None, 1) or [{"author": "another machine"}])[0]["author"]
+        out += losses(row["resolved"].split("\x1d"), side, who)
+    return out
 
 
 def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
@@ -198,6 +265,7 @@ def versions(project: Project, path: str) -> list[tuple[str, bytes | None]]:
 class Restored:
     path: Path
     commit: str
+    relinked: bool = False  # its index line was brought back too
     unchanged: bool = False  # the file already held that version: nothing was written
 
 
@@ -243,11 +311,35 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
                     "run gitmem sync first, or pass --force to overwrite them",
                 )
         data = repo.read_blob(blob)
-        if target.is_file() and target.read_bytes() == data:
-            return Restored(target, commit, unchanged=True)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, data)
-    return Restored(target, commit)
+        unchanged = target.is_file() and target.read_bytes() == data
+        if not unchanged:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, data)
+        relinked = _relink(project, where, commit)
+    return Restored(target, commit, relinked, unchanged)
+
+
+def _relink(project: Project, where: RefPath, commit: str) -> bool:
+    """A restored topic file gets its index line back (from the index of the same commit)
+    when the index on disk lacks it: Claude Code only finds memories the index links."""
+    folder, _, name = where.rel.rpartition("/")
+    if name.casefold() == "memory.md" or not name.casefold().endswith(".md"):
+        return False
+    index_rel = f"{folder}/MEMORY.md" if folder else "MEMORY.md"
+    index_path = where.scope.path / index_rel
+    if not index_path.is_file() or index_path.is_symlink():
+        return False
+    old = _plain_file(project, RefPath(where.scope, index_rel), commit)
+    if old is None:
+        return False
+    from merge_drivers.links import with_entries
+
+    current = index_path.read_bytes()
+    fixed = with_entries(current, [name], [project.repo.read_blob(old)])
+    if fixed == current:
+        return False
+    write_atomic(index_path, fixed)
+    return True
 
 
 # -- the personal ref may be encrypted: names hidden, blobs sealed (gitmem.privacy) -------------

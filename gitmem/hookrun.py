@@ -260,7 +260,7 @@ def _index_block(index: Path, header: str, budget: int) -> list[str]:
     if not text or not text.strip():
         return []
     head = ["", f"{header} ({index})"]
-    budget -= _size(head) + 120  # room for the "more lines" pointer
+    budget -= _size(head) + _units(str(index)) + 40  # room for the "more lines" pointer
     body: list[str] = []
     lines = text.splitlines()
     for i, line in enumerate(lines):

@@ -108,6 +108,13 @@ def _change(
     repo, ref = project.repo, project.user_ref
     with repository_lock(repo.common_dir):
         tip = repo.resolve(ref)
+        tracking = repo.resolve(project.tracking_ref(ref)) if project.remote else None
+        if tracking and tracking != tip and not (tip and repo.is_ancestor(tracking, tip)):
+            # a key change made on an old tip could lose to a rotation made elsewhere
+            raise UsageError(
+                f"{ref} is behind {project.remote}: another machine changed it since",
+                "run gitmem sync first, then repeat this key command",
+            )
         decoded = _current(project)
         codec = personal_codec(repo, ref)
         files = dict(decoded.files) if decoded else {}
@@ -115,7 +122,10 @@ def _change(
         old = decoded.keyring if decoded else None
         machine = codec.machine(create=True)
         assert machine is not None
-        recipients = list(old.recipients) if old else [canonical_recipient(machine.recipient)]
+        me = canonical_recipient(machine.recipient)
+        recipients = list(old.recipients) if old else []
+        if me not in recipients and remove != me:  # never lock this machine out by accident
+            recipients.insert(0, me)
         notes: list[str] = []
         if add is not None:
             if add in recipients:

@@ -30,6 +30,7 @@ MAX_FILES = 200_000
 MAX_DEPTH = 12  # path components, the top-level folder included
 MAX_PATH_BYTES = 1024
 MAX_NAME_BYTES = 255  # one component: what common file systems hold
+MAX_SHOWN = 200  # characters of a path in a one-line finding
 REQUIRED_FIELDS = ("name", "description", "type")
 KNOWN_TYPES = frozenset({"user", "feedback", "project", "reference"})
 INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})  # compared lower-case
@@ -85,10 +86,12 @@ class Finding:
 
     @property
     def shown_path(self) -> str:
-        """The path on one line: control characters and backslashes escaped."""
-        return (
-            self.path if self.path.isprintable() and "\\" not in self.path else _escaped(self.path)
-        )
+        """The path on one short line: control characters escaped, the middle of a very long
+        path elided (a hostile tree can name a file 3,000 folders deep)."""
+        shown = self.path
+        if not shown.isprintable() or "\\" in shown:
+            shown = _escaped(shown)
+        return shown if len(shown) <= MAX_SHOWN else f"{shown[:100]}…{shown[-60:]}"
 
     def __str__(self) -> str:
         where = f"{self.shown_path}:{self.line}" if self.line else self.shown_path

@@ -37,7 +37,7 @@ from gitmem.crypto import (
     unlock_scope_key,
 )
 from gitmem.gitstore import Repository
-from gitmem.policy import blocking, check_name
+from gitmem.policy import Finding, blocking, check_name
 from gitmem.treemerge import blobs
 
 NOTE_PREFIX = "sealed:"
@@ -86,6 +86,8 @@ class CipherCache:
         return (pair[0], pair[1]) if pair and len(pair) == 2 else None
 
     def put(self, key_id: str, path: str, plain: str, cipher: str) -> None:
+        if key_id not in self.pairs and self.pairs:
+            self.pairs = {}  # a new scope key (rotation): the old key's pairs serve no one
         known = self.pairs.setdefault(key_id, {})
         if known.get(path) != [plain, cipher]:
             known[path] = [plain, cipher]
@@ -259,8 +261,44 @@ class PersonalCodec:
             )
         return theirs
 
-    def endorses(self, old: Keyring, new: Keyring) -> bool:
-        return endorsed_by(old.key, new.key.key_id, self._endorsement(new))
+    def check_fetched(
+        self, commit: str, pinned: str | None, local: str | None, where: str
+    ) -> list[Finding]:
+        """verify(), then the policy's content checks on what the seal hid from check_tree:
+        blocking findings raise UntrustedTreeError; the others are returned."""
+        from gitmem.errors import UntrustedTreeError
+        from gitmem.policy import check_content
+        from gitmem.treecheck import META_FILE, REFUSED_HINT
+
+        theirs = self.verify(commit, pinned).files
+        known = set(self.decode(local).files.values()) if local else set()
+        noted: list[Finding] = []
+        for path, oid in theirs.items():
+            if path == META_FILE or oid in known:
+                continue
+            found = check_content(path, self.repo.read_blob(oid))
+            refused = [f for f in found if f.blocking]
+            if refused:
+                raise UntrustedTreeError(
+                    f"{where} commit {commit[:12]}: {refused[0]}", REFUSED_HINT
+                )
+            noted += found
+        return noted
+
+    def merged_keyring(self, base: str | None, local: str, remote: str) -> Keyring | None:
+        """The keys/ folder of a merge, as a unit. Different keys: ours only when it is a
+        rotation of theirs not pushed yet, else the published one. The same key: the side that
+        changed the recipients since the base; both → the greater file (the same everywhere)."""
+        b, o, t = (self.decode(c).keyring if c else None for c in (base, local, remote))
+        if o is None or t is None:
+            return o or t
+        if o.key.key_id != t.key.key_id:
+            return o if endorsed_by(t.key, o.key.key_id, self._endorsement(o)) else t
+        if b is not None and o.files == b.files:
+            return t
+        if b is not None and t.files == b.files:
+            return o
+        return max((o, t), key=lambda ring: sorted(ring.files.items()))
 
     def _endorsement(self, ring: Keyring) -> bytes | None:
         oid = ring.files.get(ENDORSEMENT_FILE)

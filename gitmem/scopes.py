@@ -45,6 +45,8 @@ class Project:
     remote: str | None
     uid: str
     scopes: tuple[Scope, ...]
+    ref_prefix: str = GITMEM_PREFIX  # where the remote keeps our refs (gitmem.refPrefix)
+    hub: str | None = None  # gitmem.hub: the personal ref goes there instead
 
     @property
     def user_ref(self) -> str:
@@ -55,9 +57,6 @@ class Project:
             if s.name == name:
                 return s
         raise UsageError(f"unknown scope: {name}", f"choose one of {', '.join(SCOPE_NAMES)}")
-
-    ref_prefix: str = GITMEM_PREFIX  # where the remote keeps our refs (gitmem.refPrefix)
-    hub: str | None = None  # gitmem.hub: the personal ref goes there instead
 
     def route(self, ref: str) -> Route:
         """Which remote holds our `ref`, under what name, and our tracking ref for it."""

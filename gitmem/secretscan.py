@@ -27,33 +27,17 @@ class Rule:
     triggers: tuple[str, ...]  # literals a hit starts with (lower case when `folded`)
     pattern: str  # matched at the trigger's position
     folded: bool = False  # triggers are looked for in the lower-cased text
-    boundary: bool = True  # the trigger must not continue a word
+    boundary: str = "word"  # before the trigger: "word" no \\w; "name" no letter or digit
+    # (`api_key`, `db-password` end a name); "" anything
 
 
-_ASSIGN_WORDS = (
-    "password",
-    "passwd",
-    "pwd",
-    "secret",
-    "client_secret",
-    "clientsecret",
-    "api_key",
-    "api-key",
-    "apikey",
-    "access_key",
-    "access-key",
-    "accesskey",
-    "auth_token",
-    "authtoken",
-    "access_token",
-    "token",
-)
+_ASSIGN_TRIGGERS = ("pass", "pwd", "secret", "key", "token")  # the ends of secret-like names
 SECRET_RULES = (
     Rule(
         "private key block",
         ("-----BEGIN ",),
         r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----",
-        boundary=False,
+        boundary="",
     ),
     Rule("AWS access key id", ("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z]{4}[0-9A-Z]{16}(?!\w)"),
     Rule(
@@ -69,11 +53,7 @@ SECRET_RULES = (
     ),
     Rule("GitHub token", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{22,255}"),
     Rule("GitLab token", ("glpat-",), r"glpat-[A-Za-z0-9_\-]{20,}"),
-    Rule(
-        "Slack token",
-        ("xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"),
-        r"xox[abposr]-[A-Za-z0-9-]{10,}",
-    ),
+    Rule("Slack token", ("xox",), r"xox[abposr]-[A-Za-z0-9-]{10,}"),
     Rule("Anthropic API key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_\-]{20,}"),
     Rule(
         "OpenAI-style API key",
@@ -84,12 +64,11 @@ SECRET_RULES = (
     Rule("Stripe live key", ("sk_live_", "rk_live_"), r"[rs]k_live_[0-9a-zA-Z]{24,}"),
     Rule(
         "high-entropy value assigned to a secret-like name",
-        _ASSIGN_WORDS,
-        "(?:"
-        + "|".join(_ASSIGN_WORDS)
-        + ")"
-        + r"(?!\w)[\"']?\s*[:=]\s*[\"']?(?P<value>[^\s\"'`,;]{12,200})",
+        _ASSIGN_TRIGGERS,
+        r"(?:password|passwd|pass|pwd|secret|key|token)(?!\w)[\"']?\s*[:=]\s*[\"']?"
+        r"(?P<value>[^\s\"'`,;]{12,200})",
         folded=True,
+        boundary="name",
     ),
 )
 _PLACEHOLDER = re.compile(r"(?i)x{4}|\*{3}|\.\.\.|<[^>]*>|\$\{|\{\{|example|changeme|your[_-]")
@@ -110,8 +89,8 @@ INJECTION_RULES = (
     ),
     Rule(
         "asks to send secrets somewhere",
-        ("send", "post", "upload", "paste", "share", "reveal", "print", "exfiltrate", "include"),
-        r"(?:send|post|upload|paste|share|reveal|print|exfiltrate|include)\b[^\n.]{0,60}\b(?:api[ _-]?keys?|tokens?|passwords?|credentials|"
+        ("send", "post", "upload", "paste", "share", "reveal", "exfiltrate"),
+        r"(?:send|post|upload|paste|share|reveal|exfiltrate)\b[^\n.]{0,60}\b(?:api[ _-]?keys?|tokens?|passwords?|credentials|"
         r"private[ _-]keys?|ssh[ _-]keys?|\.env\b|secrets?)\b[^\n.]{0,60}\b(?:to|into|at)\s+"
         r"(?:https?://|the\s+(?:url|server|endpoint))",
         folded=True,
@@ -120,9 +99,20 @@ INJECTION_RULES = (
 _COMPILED: dict[str, re.Pattern[str]] = {}
 
 
+def _places(haystack: str, trigger: str) -> list[int]:
+    """Offsets of `trigger` (the first 10 × MAX_MATCHES: a report names the first ones)."""
+    places: list[int] = []
+    at = haystack.find(trigger)
+    while at >= 0 and len(places) < 10 * MAX_MATCHES:
+        places.append(at)
+        at = haystack.find(trigger, at + 1)
+    return places
+
+
 def _hits(text: str, rules: Iterable[Rule]) -> Iterator[tuple[int, Rule, re.Match[str]]]:
     """(offset, rule, match) of every rule that matches where one of its triggers stands."""
     lower: str | None = None
+    seen: dict[tuple[bool, str], list[int]] = {}  # where each trigger stands: found once
     for rule in rules:
         pattern = _COMPILED.get(rule.pattern)
         if pattern is None:
@@ -135,14 +125,18 @@ def _hits(text: str, rules: Iterable[Rule]) -> Iterator[tuple[int, Rule, re.Matc
         haystack = lower if rule.folded and lower is not None else text
         found: list[tuple[int, re.Match[str]]] = []
         for trigger in rule.triggers:
-            at = haystack.find(trigger)
-            while at >= 0 and len(found) < 10 * MAX_MATCHES:  # a report names the first ones
+            places = seen.get((rule.folded, trigger))
+            if places is None:
+                places = seen[(rule.folded, trigger)] = _places(haystack, trigger)
+            for at in places:
                 before = text[at - 1] if at else " "
-                if not (rule.boundary and (before.isalnum() or before == "_")):
-                    m = pattern.match(text, at)
-                    if m:
-                        found.append((at, m))
-                at = haystack.find(trigger, at + 1)
+                if rule.boundary and (
+                    before.isalnum() or (before == "_" and rule.boundary == "word")
+                ):
+                    continue
+                m = pattern.match(text, at)
+                if m:
+                    found.append((at, m))
         end = -1  # one match per place, even when two triggers start there
         for at, m in sorted(found, key=lambda hit: hit[0]):
             if at >= end:
@@ -174,12 +168,17 @@ def scan_secrets(text: str, allowed: Iterable[str] = ()) -> list[Match]:
     are left out."""
     allow = frozenset(allowed)
     hits: list[tuple[int, str, str]] = []  # (offset, what, secret)
+    tokens: set[str] = set()  # what a token rule named: an assignment of it is not a second hit
     for at, rule, m in _hits(text, SECRET_RULES):
         secret = m.group(0)
         if "value" in m.groupdict():
             secret = m.group("value")
             if _entropy(secret) < MIN_ENTROPY or _PLACEHOLDER.search(secret):
                 continue
+            if any(token in secret for token in tokens):
+                continue
+        else:
+            tokens.add(secret)
         hits.append((at, rule.what, secret))
         if len(hits) > 10 * MAX_MATCHES:
             break

@@ -108,7 +108,10 @@ def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
         return "stays on this machine"
     if scope.name in sealed:
         return "encrypted"
-    return f"plaintext, readable by everyone who can fetch {project.remote or 'the remote'}"
+    where = project.remote or "the remote"
+    if project.hub and scope.ref == project.user_ref:
+        where = f"the hub {project.hub}"  # gitmem.hub: the personal ref lives there instead
+    return f"plaintext, readable by everyone who can fetch {where}"
 
 
 def _scope_status(project: Project, scope: Scope, ahead_behind: tuple[int, int]) -> ScopeStatus:

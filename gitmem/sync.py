@@ -28,7 +28,7 @@ from gitmem.excludes import exclude_memory_folders
 from gitmem.folders import Progress, Snapshot, materialize, snapshot
 from gitmem.gitstore import PushOutcome, Repository
 from gitmem.gitstore.transport import NO_MESSAGE
-from gitmem.policy import blocking, check_file, tops_for
+from gitmem.policy import tops_for
 from gitmem.scopes import GITMEM_PREFIX, Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
 from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_meta, render_meta
@@ -49,6 +49,7 @@ class RefReport:
     local_changes: list[str] = field(default_factory=list)  # "A auto/x.md", ...
     pulled: list[str] = field(default_factory=list)  # files written or deleted on disk
     resolutions: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # this machine's edits another version beat
     notes: list[str] = field(default_factory=list)
     pushed: bool = False
     remote_ahead: bool = False  # dry run: the remote has commits we have not merged
@@ -471,6 +472,11 @@ class Syncer:
             return
         if local is None or repo.is_ancestor(local, remote_tip):
             merged = remote_tip
+            if local is not None:  # a merge elsewhere may have resolved against our edit
+                from gitmem.history import lost_in_pull
+
+                lost = lost_in_pull(self.project, ref, local, remote_tip)
+                self.result.report(ref).lost.extend(lost)
             if self.opts.force_key:
                 merged = self._adopt_key(remote_tip)
         else:
@@ -511,27 +517,19 @@ class Syncer:
 
     def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""
-        from gitmem.crypto import DecryptError, NoAccess
+        from gitmem.crypto import NoAccess
 
         codec = self._codec_for(ref)
         try:
-            theirs = codec.verify(commit, self.fetched_from.get(ref)).files
-            known = set(codec.decode(local).files.values()) if local else set()
-            for path, oid in theirs.items():  # what check_tree could not read through the seal
-                if not path.endswith(".md") or oid in known:
-                    continue
-                refused = blocking(check_file(path, self.repo.read_blob(oid)))
-                if refused:
-                    raise UntrustedTreeError(
-                        f"{ref}:{path!r} in commit {commit[:12]}: {refused[0].message}",
-                        "the ref was refused; nothing was written",
+            where = f"{self.project.remote}/{ref}"
+            for finding in codec.check_fetched(commit, self.fetched_from.get(ref), local, where):
+                if finding.code in ("GM140", "GM150"):  # as for plaintext: said, never blocking
+                    self.result.report(ref).notes.append(
+                        f"pulled {finding} (gitmem validate {ref} shows all findings)"
                     )
-        except NoAccess:
+        except NoAccess:  # a DecryptError goes up: _check_remote un-fetches and refuses
             self.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())
-        except DecryptError:
-            self._unfetch(ref, commit)
-            raise
 
     def _unfetch(self, ref: str, refused: str) -> None:
         """Put the remote-tracking ref back where it was: a refused fetch leaves no trace."""
@@ -585,6 +583,10 @@ class Syncer:
         tree = self._tree(ref, merged.files, self._merged_keyring(ref, base, local, remote_tip))
         report = self.result.report(ref)
         report.resolutions.extend(merged.resolutions)
+        from gitmem.history import losses
+
+        winner = (repo.log(remote_tip, None, 1) or [{"author": "the remote"}])[0]["author"]
+        report.lost.extend(losses(merged.resolutions, "ours", winner))
         if base is None:
             report.notes.append(
                 f"{ref}: local and remote histories share no commit; merged file by file"
@@ -686,21 +688,9 @@ class Syncer:
     def _merged_keyring(
         self, ref: str, base: str | None, local: str, remote: str
     ) -> Keyring | None:
-        """The keys/ folder as a unit. Different keys: ours only when it is a rotation of
-        theirs not pushed yet, else the published one. The same key: the side that changed
-        the recipients since the base wins; both → the greater file (the same on every machine)."""
         if not self._sealed(ref):
             return None
-        b, o, t = (self._keyring(ref, c) for c in (base, local, remote))
-        if o is None or t is None:
-            return o or t
-        if o.key.key_id != t.key.key_id:
-            return o if self._codec_for(ref).endorses(t, o) else t
-        if b is not None and o.files == b.files:
-            return t
-        if b is not None and t.files == b.files:
-            return o
-        return max((o, t), key=lambda ring: sorted(ring.files.items()))
+        return self._codec_for(ref).merged_keyring(base, local, remote)
 
     def _tree(self, ref: str, files: dict[str, str], keyring: Keyring | None) -> str:
         if self._sealed(ref):

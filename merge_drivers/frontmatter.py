@@ -13,8 +13,8 @@ from __future__ import annotations
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.rank import Rank, parse_time, rank_of
 from merge_drivers.text import content_key, merge_body, order_sides
+from merge_drivers.yamlsafe import fence, unsafe_yaml
 
-MAX_FRONTMATTER = 65536
 _RECENCY_FIELDS = ("modified", "updated")
 _INDICATORS = "*&!%@`|>{"
 
@@ -108,15 +108,13 @@ def _canonical(value: object) -> object:
 
 
 def safe_yaml(text: str) -> object:
-    """yaml.safe_load of bounded text without tags, anchors or aliases (no YAML bombs)."""
-    if len(text) > MAX_FRONTMATTER:
-        raise Invalid("too large")
+    """yaml.safe_load of text `yamlsafe` allows: bounded, no tags, no anchors (no YAML bombs)."""
+    why = unsafe_yaml(text)
+    if why is not None:
+        raise Invalid(why)
     import yaml
 
     try:
-        for token in yaml.scan(text, Loader=yaml.SafeLoader):
-            if isinstance(token, (yaml.AliasToken, yaml.AnchorToken, yaml.TagToken)):
-                raise Invalid("tags, anchors and aliases are not allowed")
         return yaml.safe_load(text)
     except yaml.YAMLError as e:
         raise Invalid(str(e)) from None
@@ -240,23 +238,19 @@ class Frontmatter:
 
 
 def split(text: str) -> tuple[Frontmatter | None, str]:
-    """(frontmatter or None when the file has none, body). Raises Invalid for bad YAML."""
-    if not text.startswith("---"):
-        return None, text
-    lines = text.splitlines(True)
-    if lines[0].rstrip("\r\n \t") != "---":
-        return None, text
-    size = len(lines[0])
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r\n \t") in ("---", "..."):
-            if size > MAX_FRONTMATTER:
-                raise Invalid("frontmatter too large")
-            leading, fields = parse_map(lines[1:i])
-            return Frontmatter(lines[0], leading, fields, lines[i]), "".join(lines[i + 1 :])
-        size += len(lines[i])
-        if size > MAX_FRONTMATTER:
-            raise Invalid("frontmatter too large")
-    return None, text  # no closing fence: not frontmatter at all
+    """(frontmatter or None when the file has none, body). Raises Invalid for unsafe or bad
+    YAML. The fence is the one rule of `yamlsafe.fence`."""
+    span = fence(text)
+    if span is None:
+        return None, text  # no opening or no closing fence: not frontmatter at all
+    parts = text.split("\n")
+    lines = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    first, end = span
+    why = unsafe_yaml("".join(lines[first:end]))
+    if why is not None:
+        raise Invalid(why)
+    leading, fields = parse_map(lines[first:end])
+    return Frontmatter(lines[0], leading, fields, lines[end]), "".join(lines[end + 1 :])
 
 
 def _is_list(f: Field) -> bool:

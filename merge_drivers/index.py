@@ -364,70 +364,23 @@ def _reorganized(base_order: list[Key], bn: dict[Key, Node], order: list[Key], z
     return any(pos[a] > pos[b] for a, b in pairwise(kept))
 
 
-_PAIR_BUDGET = 2500  # similarity checks per side: bounded cost on any input
-_SIMILAR = 0.6
-
-
 def _pairs(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
-    """{side key: base key} for items this side moved, renamed or edited so that their key
-    changed: a linked entry whose link changed but not its title (renamed), a paragraph or
-    comment rewritten in place (after or before the same item) and similar. Pairs
-    are taken best first, in base order, each item once: a function of base and side only."""
-    gone = [k for k in bn if k not in nodes and k[0] in "ebh"]
-    new = [k for k in nodes if k not in bn and k[0] in "ebh"]
-    if not gone or not new:
-        return {}
-    budget = _PAIR_BUDGET
+    """{side key: base key} for linked entries this side renamed: the link changed, the title
+    did not. Paragraphs and plain bullets are not matched by similar text: which of several
+    similar items an edit came from would depend on the merge order, and replicas would not
+    converge (bold-name and file-name bullets keep their key through an edit instead).
+    Taken in base order, each entry once, the smallest key first: a function of base and side."""
+    titled: dict[str, list[Key]] = {}
+    for k in sorted(k for k in nodes if k not in bn and nodes[k].target):
+        title = _title(nodes[k].text)
+        if title:
+            titled.setdefault(title, []).append(k)
     pairs: dict[Key, Key] = {}
-    at_b, at_s = _between(list(bn), nodes), _between(list(nodes), bn)
-    for bk in gone:
-        best: tuple[float, Key] | None = None
-        for sk in new:
-            if sk in pairs or sk[0] != bk[0]:
-                continue
-            in_place = any(x == y != START for x, y in zip(at_b[bk], at_s[sk], strict=True))
-            score = _likeness(bn[bk], bk, nodes[sk], sk, budget > 0 and in_place)
-            budget -= 1
-            if score and (best is None or (score, best[1]) > (best[0], sk)):
-                best = (score, sk)
-        if best is not None:
-            pairs[best[1]] = bk
+    for bk in (k for k in bn if k not in nodes and bn[k].target):
+        candidates = titled.get(_title(bn[bk].text))
+        if candidates:
+            pairs[candidates.pop(0)] = bk
     return pairs
-
-
-def _between(keys: list[Key], others: dict[Key, Node]) -> dict[Key, tuple[Key, Key]]:
-    """For each key not in `others`: the nearest keys before and after it that are."""
-    out: dict[Key, tuple[Key, Key]] = {}
-    prev = START
-    for k in keys:
-        if k in others:
-            prev = k
-        else:
-            out[k] = (prev, START)
-    nxt = START
-    for k in reversed(keys):
-        if k in others:
-            nxt = k
-        else:
-            out[k] = (out[k][0], nxt)
-    return out
-
-
-def _likeness(b: Node, bk: Key, s: Node, sk: Key, compare_text: bool) -> float:
-    """0: unrelated; a linked entry with the same title; a similar paragraph or comment."""
-    if b.target and s.target:
-        return 3.0 if _title(b.text) == _title(s.text) != "" else 0.0
-    # Only a paragraph or comment is matched by its text: bullets have names (a link, a bold
-    # term, a file name), and a heading is structure, not an edit
-    if bk[0] != "b" or not compare_text:
-        return 0.0
-    from difflib import SequenceMatcher
-
-    m = SequenceMatcher(None, bk[2], sk[2])
-    if m.real_quick_ratio() < _SIMILAR or m.quick_ratio() < _SIMILAR:
-        return 0.0
-    ratio = m.ratio()
-    return ratio if ratio >= _SIMILAR else 0.0
 
 
 def _title(text: str) -> str:

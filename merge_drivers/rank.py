@@ -95,22 +95,18 @@ def parse_confidence(text: str) -> float | None:
 
 
 def frontmatter_block(data: bytes) -> bytes | None:
-    """The bytes between the opening and closing `---` lines, or None when there are none."""
+    """The bytes between the opening and closing `---` lines (`yamlsafe.fence`), or None."""
     if not data.startswith(b"---"):
         return None
-    first = data.find(b"\n")
-    if first < 0 or data[:first].rstrip(b"\r \t") != b"---":
+    from merge_drivers.yamlsafe import fence
+
+    head = data[: _SCAN_LIMIT * 2].decode("utf-8", "replace")
+    span = fence(head)
+    if span is None:
         return None
-    pos = first + 1
-    while pos <= len(data) and pos - first < _SCAN_LIMIT:
-        end = data.find(b"\n", pos)
-        line = data[pos:] if end < 0 else data[pos:end]
-        if line.rstrip(b"\r \t") in (b"---", b"..."):
-            return data[first + 1 : pos]
-        if end < 0:
-            return None
-        pos = end + 1
-    return None
+    lines = head.split("\n")
+    block = "\n".join(lines[span[0] : span[1]])
+    return block.encode() if len(block) <= _SCAN_LIMIT else None
 
 
 def rank_fields(data: bytes | None) -> tuple[float | None, float | None]:

@@ -3,7 +3,8 @@
 Lines are matched by what they say (trailing whitespace aside) and written as one side wrote
 them, so a whitespace-only change never beats a real edit. Where both sides only added lines at
 one place, both blocks are kept (the higher-ranked side's block first, a shared head or tail
-written once, a blank line between two paragraphs); where both changed the same base lines,
+written once, a blank line between two paragraphs, paragraphs in a side-independent order);
+where both changed the same base lines,
 the higher-ranked side's hunk wins. The caller passes the sides already ordered by rank, so
 swapping ours/theirs cannot change a byte. Any bytes merge: text need not be UTF-8. Never reads
 files, the clock or the environment.
@@ -48,20 +49,62 @@ def _glue(out: list[bytes], block: list[bytes]) -> None:
     out.extend(block)
 
 
+Chunk = tuple[list[bytes], list[bytes]]  # (blank lines before it, its lines)
+
+
+def _chunks(lines: list[bytes]) -> list[Chunk]:
+    """A block cut into paragraphs, each list item or indented line a chunk of its own."""
+    out: list[Chunk] = []
+    gap: list[bytes] = []
+    for line in lines:
+        if not line_key(line):
+            gap.append(line)
+        elif gap or not out or _is_item(line) or _is_item(out[-1][1][-1]):
+            out.append((gap, [line]))
+            gap = []
+        else:
+            out[-1][1].append(line)
+    if gap:
+        out.append((gap, []))  # trailing blank lines
+    return out
+
+
+def _key(chunk: Chunk) -> list[bytes]:
+    return [line_key(x) for x in chunk[1]]
+
+
 def _both_added(a: list[bytes], b: list[bytes]) -> list[bytes]:
-    """Both blocks, a first, with a common head and tail written once."""
-    ka, kb = [line_key(x) for x in a], [line_key(x) for x in b]
+    """Both blocks, chunk by chunk: what both wrote at the start or the end once, between them
+    the greater chunk first (each side's own order kept), so three replicas that append at
+    one place converge whatever order they merge in."""
+    ca, cb = _chunks(a), _chunks(b)
     head = 0
-    while head < min(len(a), len(b)) and ka[head] == kb[head]:
+    while head < min(len(ca), len(cb)) and _key(ca[head]) == _key(cb[head]):
         head += 1
     tail = 0
-    while tail < min(len(a), len(b)) - head and ka[-1 - tail] == kb[-1 - tail]:
+    while tail < min(len(ca), len(cb)) - head and _key(ca[-1 - tail]) == _key(cb[-1 - tail]):
         tail += 1
-    out = list(a[: len(a) - tail])
-    _glue(out, b[head : len(b) - tail])
-    if tail:
-        _close(out)
-        out.extend(a[len(a) - tail :])
+    merged = ca[:head]
+    i, j, ea, eb = head, head, len(ca) - tail, len(cb) - tail
+    while i < ea or j < eb:
+        if i < ea and j < eb and _key(ca[i]) == _key(cb[j]):  # both wrote it: once
+            merged.append(max(ca[i], cb[j]))
+            i, j = i + 1, j + 1
+        elif j >= eb or (i < ea and _key(ca[i]) > _key(cb[j])):
+            merged.append(ca[i])
+            i += 1
+        else:
+            merged.append(cb[j])
+            j += 1
+    merged += ca[len(ca) - tail :]
+    out: list[bytes] = []
+    for gap, body in merged:
+        if gap:
+            _close(out)
+            out.extend(gap)
+            out.extend(body)
+        else:
+            _glue(out, body)
     return out
 
 

@@ -63,9 +63,10 @@ def status(args: argparse.Namespace) -> int:
 
     from gitmem.drivers import describe
 
-    for line in describe(Path(directory(args))):
+    found = describe(Path(directory(args)))
+    for line in found.lines:
         echo(line)
-    return 0
+    return 1 if found.unsafe else 0  # a finding: an unsafe registration
 
 
 def merge_driver(args: argparse.Namespace) -> int:

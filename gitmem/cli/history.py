@@ -78,10 +78,16 @@ def restore(args: argparse.Namespace) -> int:
     from gitmem.history import restore as do_restore
 
     restored = do_restore(open_project_from(args), args.path, args.at, args.force)
-    if restored.unchanged:
+    index = restored.path.parent / "MEMORY.md"
+    if restored.unchanged and not restored.relinked:
         echo(
             f"{restored.path} already holds the version of {restored.commit[:10]}; nothing written"
         )
         return 0
+    if restored.unchanged:
+        echo(f"restored the line of {restored.path.name} in {index}; run gitmem sync to share it")
+        return 0
     echo(f"restored {restored.path} from {restored.commit[:10]}; run gitmem sync to share it")
+    if restored.relinked:
+        echo(f"  and its line in {index}")
     return 0

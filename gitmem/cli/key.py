@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gitmem.cli.common import add_group, command, echo, open_project_from
+from gitmem.cli.common import add_group, command, echo, open_project_from, plural
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -66,7 +66,9 @@ def _changed(handler: str, args: argparse.Namespace) -> int:
     )
     for note in change.notes:
         echo(f"note: {note}")
-    echo(f"{change.message.removeprefix('gitmem: ')} ({len(change.recipients)} recipients)")
+    echo(
+        f"{change.message.removeprefix('gitmem: ')} ({plural(len(change.recipients), 'recipient')})"
+    )
     echo(f"next: {keys.PUBLISH_HINT}")
     return 0
 

@@ -147,6 +147,8 @@ def sync_lines(result: SyncResult, verbose: bool = False) -> Iterator[str]:
         yield from _listed([f"  < {p}" for p in r.pulled], verbose)
         for res in r.resolutions:
             yield f"  resolved {res}"
+        for lost in r.lost:
+            yield f"  lost: your edit of {lost}"
         for note in r.notes:
             yield f"  note: {note}"
     if result.retries:

@@ -52,12 +52,24 @@ class History(GitDir):
         return int(self.git("rev-list", "--count", rev).stdout.strip())
 
     def log(
-        self, rev: str, path: str | None = None, limit: int | None = None
+        self,
+        rev: str,
+        path: str | None = None,
+        limit: int | None = None,
+        full_history: bool = False,
+        resolved: str | None = None,
     ) -> list[dict[str, str]]:
+        """Commits of `rev` (touching `path`). `full_history`: every side of a merge, also
+        the one whose version lost. `resolved`: only merges whose message mentions it."""
         fmt = (
             "%H%x1f%ct%x1f%an%x1f%s%x1f%(trailers:key=Gitmem-Resolved,valueonly,separator=%x1d)%x1e"
         )
-        args = ["log", f"--format={fmt}"] + ([f"-n{limit}"] if limit else []) + [rev]
+        args = ["log", f"--format={fmt}"] + ([f"-n{limit}"] if limit else [])
+        if full_history:
+            args.append("--full-history")
+        if resolved:
+            args += ["--merges", "--fixed-strings", f"--grep=Gitmem-Resolved: {resolved}"]
+        args.append(rev)
         if path:
             args += ["--", path]
         out = self.git(*args).stdout.decode("utf-8", "replace")

@@ -27,6 +27,9 @@ def test_quick_mode_runs_every_scenario_and_writes_results(tmp_path: Path) -> No
         "no-op sync of 60 files",
         "SessionStart hook, a teammate changed 10 of 60 files",
         "graph: build and rank 60 linked files (in-process, after imports)",
+        "validate a 60-file ref",
+        "pre-push secret scan, unchanged 60 files",
+        "pre-push secret scan, 3 changed among 60",
     ]
     for name in expected:
         assert name in rows, f"{name} did not run"

@@ -244,6 +244,11 @@ def test_pushing_twice_makes_no_commit_and_one_edit_changes_one_blob(world: Worl
     second = user_tip(world, a)
     changed = world.git("diff", "--name-only", first, second, cwd=a).split()
     assert len(changed) == 1 and changed[0].startswith("auto/")  # the manifest holds no hashes
+    # history reads through the encryption: names and bytes in plaintext, on this machine
+    diff = world.ok("-C", str(a), "diff", "~1", "--path", "auto")
+    assert "auto/note-7.md" in diff and "+note 7, edited" in diff
+    log = world.ok("-C", str(a), "log", "auto/note-7.md")
+    assert len(log.strip().splitlines()) == 2
     assert len(changed[0]) == len("auto/") + 64
 
 
@@ -342,14 +347,107 @@ def test_identity_lives_where_key_init_says(world: World) -> None:
 
 
 def test_unsafe_frontmatter_inside_the_encryption_is_still_refused(world: World) -> None:
+    """A key holder's tool (not gitmem: gitmem would not push it) seals a YAML bomb."""
+    from gitmem.gitstore import Repository
+    from gitmem.privacy import personal_codec
+    from gitmem.treemerge import as_tree_input
+
     a, b = world.clone("a"), world.clone("b")  # one HOME: the same key on both
     write_personal(world, a)
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
-    auto_b = world.scope_path(b)
-    (auto_b / "bomb.md").write_text("---\na: &x [1]\nb: *x\n---\nbody\n")
-    world.ok("-C", str(b), "sync")
+    repo = Repository(b)
+    tip = repo.resolve(USER_REF)
+    assert tip is not None
+    codec = personal_codec(repo, USER_REF)
+    decoded = codec.decode(tip)
+    files = dict(decoded.files)
+    files["auto/bomb.md"] = repo.write_blob(b"---\na: &x [1]\nb: *x\n---\nbody\n")
+    tree = repo.write_tree(as_tree_input(codec.encode(files, decoded.keyring)))
+    bad = repo.write_commit(tree, [tip], "gitmem: 1 file changed")
+    world.git("push", "-q", "origin", f"{bad}:{USER_REF}", cwd=b)
     run = world.gitmem("-C", str(a), "sync")
     assert run.code == 2, run.out + run.err
-    assert "bomb.md" in run.err and "anchor" in run.err
+    assert "bomb.md" in run.err and bad[:12] in run.err
     assert not (world.scope_path(a) / "bomb.md").exists()
+
+
+def test_a_machine_that_adopted_its_ssh_key_is_granted_by_that_key(world: World) -> None:
+    a = world.clone("a")
+    auto_a = write_personal(world, a)
+    world.ok("-C", str(a), "sync")
+    wb = machine(world, "b")
+    ssh = wb.home / ".ssh"
+    ssh.mkdir()
+    subprocess.run(
+        [
+            "ssh-keygen",
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            "b@laptop",
+            "-f",
+            str(ssh / "id_ed25519"),
+        ],
+        check=True,
+        env=wb.env,
+    )
+    wb.ok("key", "init", "--ssh", str(ssh / "id_ed25519"))
+    b = wb.clone("b")
+    run = wb.gitmem("-C", str(b), "sync")
+    assert run.code == 0 and "gitmem key grant 'ssh-ed25519 " in run.out
+    # grant by the .pub file, as a forge profile would list it
+    pub = world.root / "b.pub"
+    pub.write_text((ssh / "id_ed25519.pub").read_text())
+    world.ok("-C", str(a), "key", "grant", str(pub))
+    assert "ssh-ed25519 " in world.ok("-C", str(a), "key", "list")
+    world.ok("-C", str(a), "sync")
+    wb.ok("-C", str(b), "sync")
+    assert folder_bytes(wb.scope_path(b)) == folder_bytes(auto_a)
+
+
+def test_rotation_on_one_machine_merges_with_edits_pushed_meanwhile_on_the_old_key(
+    world: World,
+) -> None:
+    wb, a, b = granted_pair(world)
+    auto_a, auto_b = world.scope_path(a), wb.scope_path(b)
+    world.ok("-C", str(a), "key", "rotate")  # not pushed yet
+    (auto_b / "from-b.md").write_text("b, still on the old key\n")
+    wb.ok("-C", str(b), "sync")
+    (auto_a / "from-a.md").write_text("a, on the new key\n")
+    world.ok("-C", str(a), "sync")  # merges b's commit, keeps its own rotation
+    wb.ok("-C", str(b), "sync")  # b accepts the key its key endorsed
+    world.ok("-C", str(a), "sync")
+    assert folder_bytes(auto_a) == folder_bytes(auto_b)
+    assert {"from-a.md", "from-b.md"} <= set(folder_bytes(auto_a))
+    ids = {world.git("rev-parse", f"{USER_REF}:keys/scope.age", cwd=c).strip() for c in (a, b)}
+    assert len(ids) == 1  # one key file on both machines: the rotated one
+    rotated = world.git("log", "--format=%s", USER_REF, cwd=a)
+    assert "rotate the personal scope key" in rotated
+    # a key change on a tip another machine has moved past waits for a sync
+    (auto_b / "later.md").write_text("later\n")
+    wb.ok("-C", str(b), "sync")
+    tracking = "refs/gitmem-remotes/origin/users/tester@example.com"
+    world.git("fetch", "-q", "origin", f"+{USER_REF}:{tracking}", cwd=a)
+    run = world.gitmem("-C", str(a), "key", "rotate")
+    assert run.code == 2 and "run gitmem sync first" in run.err
+
+
+def test_status_names_the_hub_when_plaintext_personal_memory_goes_there(world: World) -> None:
+    import json
+
+    a = world.clone("a")
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "gitmem.hub", str(hub), cwd=a)
+    world.git("config", "gitmem.encrypt", "off", cwd=a)
+    scopes = {
+        s["name"]: s for s in json.loads(world.ok("-C", str(a), "status", "--json"))["scopes"]
+    }
+    assert (
+        scopes["auto"]["privacy"] == f"plaintext, readable by everyone who can fetch the hub {hub}"
+    )
+    assert scopes["team"]["privacy"].endswith("fetch origin")

@@ -57,3 +57,46 @@ def test_union_over_the_cap_moves_overflow_to_the_archive(world: World) -> None:
     assert "MEMORY-archive.md" in index
     for i in range(150):
         assert f"(a{i}.md)" in index + archive and f"(b{i}.md)" in index + archive
+
+
+def test_the_losing_machine_is_told_and_log_shows_both_sides(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    (da / "MEMORY.md").write_text("# Memory\n- [API](api.md) — the API\n")
+    (da / "api.md").write_text(TOPIC.format(n="api", m="2026-01-01T00:00:00Z", body="v1"))
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (da / "api.md").write_text(TOPIC.format(n="api", m="2026-02-01T00:00:00Z", body="per A"))
+    (db / "api.md").write_text(TOPIC.format(n="api", m="2026-03-01T00:00:00Z", body="per B"))
+    world.ok("-C", str(a), "sync")
+    out_b = world.ok("-C", str(b), "sync")  # B merges; B's edit is newer and wins
+    assert "lost:" not in out_b
+    out_a = world.ok("-C", str(a), "sync")  # A pulls the merge that resolved against it
+    lost = [ln for ln in out_a.splitlines() if "lost:" in ln]
+    assert len(lost) == 1, out_a
+    assert "auto/api.md" in lost[0] and "version won (newer)" in lost[0]
+    assert "gitmem log auto/api.md" in lost[0]
+    assert "per B" in (da / "api.md").read_text()
+    log = world.ok("-C", str(a), "log", "auto/api.md")
+    assert log.count("resolved") >= 1  # the merge with its trailer
+    assert len([ln for ln in log.splitlines() if ln and not ln.startswith(" ")]) >= 4, log
+
+
+def test_restore_of_a_deleted_topic_brings_its_index_line_back(world: World) -> None:
+    a = world.clone("a")
+    da = world.scope_path(a)
+    da.mkdir(parents=True)
+    line = "- [API](api.md) — the API"
+    (da / "MEMORY.md").write_text(f"# Memory\n{line}\n- [DB](db.md) — the DB\n")
+    (da / "api.md").write_text(TOPIC.format(n="api", m="2026-01-01T00:00:00Z", body="v1"))
+    world.ok("-C", str(a), "sync")
+    (da / "api.md").unlink()
+    (da / "MEMORY.md").write_text("# Memory\n- [DB](db.md) — the DB\n")
+    world.ok("-C", str(a), "sync")
+    out = world.ok("-C", str(a), "restore", "auto/api.md")
+    assert "MEMORY.md" in out
+    assert (da / "api.md").read_text().endswith("v1\n")
+    assert (da / "MEMORY.md").read_text() == f"# Memory\n- [DB](db.md) — the DB\n{line}\n"
+    world.ok("-C", str(a), "restore", "auto/api.md")  # again: nothing doubled
+    assert (da / "MEMORY.md").read_text().count("(api.md)") == 1

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.gitstore import git_reasons
+from tests.support.servers import enable_http_push, smart_http
 from tests.support.world import World, folder_bytes
 
 PERSONAL = "refs/gitmem/users/tester@example.com"
@@ -175,3 +176,20 @@ def test_dry_run_asks_the_remote_under_the_ref_prefix(world: World) -> None:
     world.ok("-C", str(a), "sync")
     out = world.ok("-C", str(b), "sync", "--dry-run")
     assert "dry run: refs/gitmem/team: origin has changes to merge" in out
+
+
+def test_a_proxy_answering_403_for_non_branch_refs_offers_the_ref_prefix(world: World) -> None:
+    enable_http_push(world.remote)
+    with smart_http(world.root, world.env, branches_only=True) as base:
+        a = world.clone("a", url=f"{base}/remote.git")
+        team = world.scope_path(a, "team")
+        team.mkdir(parents=True)
+        (team / "fact.md").write_text("fact\n")
+        run = world.gitmem("-C", str(a), "sync")
+        assert run.code == 3, run.out + run.err
+        error, hint = run.err.splitlines()
+        assert error.startswith("gitmem: error: cannot push to origin: ") and "403" in error
+        assert "git config gitmem.refPrefix refs/heads/gitmem/" in hint
+        world.git("config", "gitmem.refPrefix", "refs/heads/gitmem/", cwd=a)
+        world.ok("-C", str(a), "sync")
+    assert "refs/heads/gitmem/team" in remote_refs(world)

@@ -134,3 +134,11 @@ def test_log_and_diff_use_the_pager_and_colour_on_a_terminal_only(world: World) 
     assert "CORE:" in run_on_terminal(["-C", str(a), "log"], env)
     piped = world.ok("-C", str(a), "log")  # a pipe: no pager, no colour
     assert "CORE:" not in piped and "\033[" not in piped
+
+
+def test_restore_of_an_unchanged_file_still_brings_back_its_index_line(world: World) -> None:
+    a, auto = synced_clone(world)
+    (auto / "MEMORY.md").write_text("- [Build](build.md) — make\n")  # the Style line is gone
+    out = world.ok("-C", str(a), "restore", "auto/style.md")
+    assert out.startswith("restored the line of style.md in ") and "nothing written" not in out
+    assert "(style.md)" in (auto / "MEMORY.md").read_text()

@@ -202,3 +202,41 @@ def test_verify_refuses_plaintext_and_unendorsed_keys_after_encryption(repo: Rep
     new = ScopeKey.generate()
     rotated = make_keyring(repo, new, ring.recipients, endorse(ring.key, new))
     assert codec.verify(commit(repo, codec.encode(dict(files), rotated)), ours).files == files
+
+
+names = st.text(
+    st.characters(whitelist_categories=("Ll", "Lu", "Nd", "Lo"), whitelist_characters="-_ é😀"),
+    min_size=1,
+    max_size=12,
+).filter(lambda n: n.strip(" .") == n)
+trees = st.dictionaries(
+    st.tuples(
+        st.sampled_from(["auto", "local"]), st.lists(names, min_size=0, max_size=2), names
+    ).map(lambda t: "/".join([t[0], *t[1], t[2] + ".md"])),
+    st.binary(max_size=300),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(files=trees)
+def test_codec_round_trips_any_tree_and_hides_every_name(files: dict[str, bytes]) -> None:
+    import tempfile
+
+    from tests.support.world import World
+
+    with tempfile.TemporaryDirectory() as tmp:
+        world = World(Path(tmp))
+        world.make_remote()
+        repo = Repository(world.clone("a"))
+        codec = PersonalCodec(repo, "refs/gitmem/users/x", ("auto", "local"))
+        plain_files = plain(repo, files)
+        stored = codec.encode(dict(plain_files), None)
+        for path in files:  # no file name reaches the tree (folders: hidden in the hex names)
+            leaf = path.rsplit("/", 1)[-1]
+            assert not any(leaf in p for p in stored)
+        tip = commit(repo, stored)
+        decoded = PersonalCodec(repo, "refs/gitmem/users/x", ("auto", "local")).decode(tip)
+        assert decoded.files == plain_files
+        assert codec.encode(dict(decoded.files), decoded.keyring) == stored

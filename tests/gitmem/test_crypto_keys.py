@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pyrage import x25519
 
@@ -90,3 +92,22 @@ def test_key_show_without_a_key_says_how_to_make_one() -> None:
         keys.show_key()
     made = keys.init_key()
     assert made.created and keys.show_key().recipient == made.recipient
+
+
+def test_adopting_an_ssh_key_later_keeps_access_granted_to_the_age_identity(
+    project: Project, tmp_path: Path
+) -> None:
+    import subprocess
+
+    from gitmem.sync import SyncOptions, run_sync
+
+    run_sync(project, SyncOptions(mode="sync"))  # encrypted to this machine's age identity
+    age_recipient = keys.show_key().recipient
+    key = tmp_path / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    adopted = keys.init_key(key)
+    assert adopted.recipient.startswith("ssh-ed25519 ")
+    assert "auto/a.md" in tip_files(project)  # the age identity still opens the scope key
+    change = keys.rotate(project)
+    assert change.recipients[0] == adopted.recipient and age_recipient in change.recipients
+    assert "auto/a.md" in tip_files(project)

@@ -91,30 +91,6 @@ def test_two_bullets_with_one_bold_name_keep_each_other() -> None:
     assert "first!" in text and "second!" in text
 
 
-def test_a_paragraph_edited_on_one_side_stays_in_place() -> None:
-    base = "# Memory\n\nThese entries describe the build.\n\n- [A](a.md) — a\n- [B](b.md) — b\n"
-    ours = base.replace("describe the build.", "describe how the build works.")
-    theirs = base + "- [C](c.md) — c\n"
-    assert merged(base, ours, theirs) == ours + "- [C](c.md) — c\n"
-
-
-def test_a_paragraph_edited_on_both_sides_is_one_paragraph() -> None:
-    base = "# Memory\n\nThese entries describe the build.\n\n- [A](a.md) — a\n"
-    ours = base.replace("describe the build.", "describe the build system.")
-    theirs = base.replace("These entries", "All these entries")
-    text = merged(base, ours, theirs)
-    assert text.count("describe the build") == 1
-    assert text.index("describe") < text.index("- [A]")
-
-
-def test_an_edited_header_comment_is_not_duplicated() -> None:
-    base = "<!-- index of memories, one line each -->\n# Memory\n- [A](a.md) — a\n"
-    ours = base.replace("one line each", "one line each, keep it short")
-    theirs = base + "- [B](b.md) — b\n"
-    text = merged(base, ours, theirs)
-    assert text.count("<!--") == 1 and "keep it short" in text and "(b.md)" in text
-
-
 def test_trailing_whitespace_on_an_entry_never_beats_a_real_edit() -> None:
     base = "# Memory\n- [A](a.md) — a\n"
     text = merged(base, base.replace("— a", "— a  "), base.replace("— a", "— a, better"))

@@ -1,11 +1,17 @@
 """A remote serving hostile trees on refs/gitmem/*: pull refuses with one clear line and writes
 nothing at all — not outside the scope folders, not inside them, not even the other ref's
-legitimate news. Every tree is crafted with real git plumbing in the bare remote.
+legitimate news. `gitmem validate` reports each kind with its code, and the pre-receive
+template rejects each in a real bare repository (the ref is not created), each well under a
+second. Every tree is crafted with real git plumbing in the bare remote.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +20,7 @@ import pytest
 
 from tests.reliability.conftest import Record, Sizes
 from tests.reliability.harness import Plumbing, broken_gitmem_refs
-from tests.support.world import World
+from tests.support.world import REPO_ROOT, World
 
 TEAM = "refs/gitmem/team"
 USER = "refs/gitmem/users/tester@example.com"
@@ -220,6 +226,51 @@ def _users_symlink(s: Scene) -> tuple[str, str]:
     return USER, s.with_entries(USER, "auto", [link])
 
 
+def _planted_git_repo(s: Scene) -> tuple[str, str]:
+    """`agents/x/{HEAD,config,objects/..}`: written under .claude/agent-memory/x/, its config
+    would run `core.fsmonitor` on the next `git status` there."""
+    p = s.remote
+    objects = p.nest(p.tree([("100644", p.blob(b"x"), "cdef")]), ["ab"])
+    repo = p.tree(
+        [
+            ("100644", p.blob(b"ref: refs/heads/main\n"), "HEAD"),
+            ("100644", p.blob(b"[core]\n\tfsmonitor = touch /tmp/gitmem-pwned\n"), "config"),
+            ("40000", objects, "objects"),
+        ]
+    )
+    agents = p.tree([("40000", repo, "x")])
+    return TEAM, p.tree([*s.root_entries(TEAM), ("40000", agents, "agents")])
+
+
+def _personal_root(change: Callable[[Scene, list[tuple[str, str, str]]], list]) -> Attack:  # type: ignore[type-arg]
+    def attack(s: Scene) -> tuple[str, str]:
+        return USER, s.remote.tree(change(s, list(s.root_entries(USER))))
+
+    return attack
+
+
+def _auto_as_file(s: Scene, root: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    return [e for e in root if e[2] != "auto"] + [("100644", s.remote.blob(b"x\n"), "auto")]
+
+
+def _plaintext_local(s: Scene, root: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    notes = s.remote.tree([("100644", s.remote.blob(TOPIC.encode()), "notes.md")])
+    return [e for e in root if e[2] != "local"] + [("40000", notes, "local")]
+
+
+def _extra_key_file(s: Scene, root: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    keys = next(o for m, o, n in root if n == "keys")
+    inner = [*s.remote.entries(keys), ("100644", s.remote.blob(b"#!/bin/sh\n"), "hook.sh")]
+    return [e for e in root if e[2] != "keys"] + [("40000", s.remote.tree(inner), "keys")]
+
+
+def _blob(name: str, data: bytes) -> Attack:
+    return _team(lambda p: [("100644", p.blob(data), name)])
+
+
+NESTED_YAML = b"---\nname: n\ndescription: d\ntype: user\nk: " + b"[" * 60_000 + b"]" * 60_000
+NESTED_YAML += b"\n---\nbody\n"
+
 ATTACKS: dict[str, Attack] = {
     "path traversal (.. folders)": _dotdot,
     "path traversal (slash inside a name)": _team_literal(b"../../../../../escaped.md"),
@@ -249,6 +300,55 @@ ATTACKS: dict[str, Attack] = {
     "ref pointing at a blob": _ref_to("blob"),
     "ref pointing at a tree": _ref_to("tree"),
     "ref pointing at a tag": _ref_to("tag"),
+    "13 levels (one past the limit)": _deep(11),
+    "planted git repository under agents/": _planted_git_repo,
+    "YAML nested 120 KB deep": _blob("nested.md", NESTED_YAML),
+    "content that is not UTF-8": _blob("latin1.md", b"caf\xe9 au lait\n"),
+    "a name over 255 bytes": _blob("n" * 300 + ".md", b"long\n"),
+    "a file that is not memory (a script)": _blob("run.sh", b"#!/bin/sh\ncurl x | sh\n"),
+    "top-level auto as a file on the personal ref": _personal_root(_auto_as_file),
+    "plaintext under local/ on the personal ref": _personal_root(_plaintext_local),
+    "an unknown file under keys/ on the personal ref": _personal_root(_extra_key_file),
+}
+
+# the code `gitmem validate` reports for each kind (None: only pull can tell, it needs the
+# project's key)
+EXPECTED_CODE: dict[str, str | None] = {
+    "path traversal (.. folders)": "GM101",
+    "path traversal (slash inside a name)": "GM101",
+    "absolute path inside a name": "GM101",
+    ".git folder (any case)": "GM101",
+    ".git under agents/": "GM101",
+    "symbolic link": "GM103",
+    "symbolic link on the personal ref": "GM103",
+    "gitlink (submodule)": "GM103",
+    "executable hook-like file named .git": "GM101",
+    "deep tree (40 levels)": "GM102",
+    "very deep tree (3000 levels)": "GM102",
+    "bad UTF-8 file name": "GM101",
+    "newline in a file name": "GM101",
+    "backslash in a file name": "GM101",
+    "YAML bomb (billion laughs)": "GM120",
+    "YAML python tag": "GM120",
+    "a file and a folder with one name": "GM106",
+    "one name twice": "GM106",
+    "unexpected top-level folder": "GM108",
+    "no gitmem.toml (another tool's ref)": "GM109",
+    "another project's key": None,
+    "future format version": "GM110",
+    "unreadable gitmem.toml": "GM109",
+    "ref pointing at a blob": "GM109",
+    "ref pointing at a tree": "GM109",
+    "ref pointing at a tag": "GM109",
+    "13 levels (one past the limit)": "GM102",
+    "planted git repository under agents/": "GM104",
+    "YAML nested 120 KB deep": "GM120",
+    "content that is not UTF-8": "GM111",
+    "a name over 255 bytes": "GM102",
+    "a file that is not memory (a script)": "GM104",
+    "top-level auto as a file on the personal ref": "GM108",
+    "plaintext under local/ on the personal ref": "GM160",
+    "an unknown file under keys/ on the personal ref": "GM108",
 }
 
 
@@ -266,7 +366,9 @@ def test_pull_refuses_hostile_tree_and_writes_nothing(scene: Scene, attack: str)
 
     run = world.gitmem("-C", str(clone), "pull")
 
-    assert run.code == 2, f"{attack}: exit {run.code}\n{run.out}{run.err}"
+    # plaintext on an encrypted personal ref is a tampered ref (exit 3), the rest bad input
+    expected = 3 if EXPECTED_CODE[attack] == "GM160" else 2
+    assert run.code == expected, f"{attack}: exit {run.code}\n{run.out}{run.err}"
     lines = run.err.strip().splitlines()
     assert lines[0].startswith("gitmem: error: ") and ref.split("/")[-1] in lines[0], run.err
     assert len(lines) <= 2 and all(ln.startswith("hint: ") for ln in lines[1:]), run.err
@@ -333,3 +435,73 @@ def test_pull_never_writes_through_a_symlinked_folder(scene: Scene) -> None:
     assert "notes/planted.md" in run.err and "symbolic link" in run.err, run.err  # skipped: stderr
     again = scene.world.gitmem("-C", str(scene.clone), "sync")  # and it settles: no loop
     assert again.code == 0 and list(outside.iterdir()) == []
+
+
+def test_the_collection_is_complete() -> None:
+    assert len(ATTACKS) >= 30 and set(EXPECTED_CODE) == set(ATTACKS)
+
+
+def plant(scene: Scene, attack: str) -> tuple[str, str, str | None]:
+    """Point the remote's ref at the attack; (ref, hostile object, the good tip it replaced)."""
+    ref, tree = ATTACKS[attack](scene)
+    good_tip = scene.remote.resolve(ref)
+    target = tree[1:] if tree.startswith("!") else scene.publish(ref, tree)
+    scene.remote.set_ref(ref, target)
+    return ref, target, good_tip
+
+
+@pytest.mark.parametrize("attack", sorted(a for a, code in EXPECTED_CODE.items() if code))
+def test_validate_reports_each_hostile_kind_with_its_code(scene: Scene, attack: str) -> None:
+    ref, _, _ = plant(scene, attack)
+    started = time.monotonic()
+    run = scene.world.gitmem("-C", str(scene.world.remote), "validate", ref)
+    seconds = time.monotonic() - started
+    assert run.code == 1, f"{attack}: exit {run.code}\n{run.out}{run.err}"
+    assert f" {EXPECTED_CODE[attack]} error" in run.out, run.out
+    assert all(len(line) < 2000 for line in run.out.splitlines())  # one line each, bounded
+    assert seconds < 1.5, f"{attack}: {seconds:.2f}s"
+
+
+def hooked_server(scene: Scene) -> Path:
+    """A bare copy of the remote (good refs) with the pre-receive template installed."""
+    server = scene.world.root / "server.git"
+    scene.world.git("clone", "-q", "--mirror", str(scene.world.remote), str(server))
+    hook = server / "hooks" / "pre-receive"
+    shutil.copy(REPO_ROOT / "templates" / "pre-receive", hook)
+    os.chmod(hook, 0o755)
+    scene.world.env["GITMEM"] = str(Path(sys.executable).parent / "gitmem")
+    return server
+
+
+@pytest.mark.parametrize("attack", sorted(a for a, code in EXPECTED_CODE.items() if code))
+def test_pre_receive_template_rejects_each_hostile_kind(scene: Scene, attack: str) -> None:
+    server = hooked_server(scene)
+    ref, target, good_tip = plant(scene, attack)
+    started = time.monotonic()
+    push = subprocess.run(
+        ["git", "push", str(server), f"+{target}:{ref}"],  # an attacker forces
+        cwd=scene.world.remote,
+        env=scene.world.env,
+        capture_output=True,
+        text=True,
+    )
+    seconds = time.monotonic() - started
+    assert push.returncode != 0, f"{attack}: accepted\n{push.stderr}"
+    assert "gitmem: rejected" in push.stderr or "GM1" in push.stderr, push.stderr
+    assert scene.world.git("rev-parse", ref, cwd=server).strip() == good_tip, "the ref moved"
+    # the push itself moves the objects (3,000 trees for the deepest kind): a looser bound than
+    # validate's own, which the test above holds to 1.5 s
+    assert seconds < 5.0, f"{attack}: {seconds:.2f}s"
+
+
+def test_clean_refs_pass_validate_and_the_pre_receive_template(scene: Scene) -> None:
+    server = hooked_server(scene)
+    for ref in (TEAM, USER):
+        scene.world.git("update-ref", "-d", ref, cwd=server)
+    legit_news(scene, "team")
+    legit_news(scene, "auto")
+    assert scene.world.gitmem("-C", str(scene.world.remote), "validate").code == 0
+    for ref in (TEAM, USER):
+        tip = scene.remote.resolve(ref)
+        scene.world.git("push", "-q", str(server), f"{tip}:{ref}", cwd=scene.world.remote)
+        assert scene.world.git("rev-parse", ref, cwd=server).strip() == tip

@@ -63,10 +63,30 @@ class _Quiet(WSGIRequestHandler):
         pass
 
 
-def _http_backend_app(base: Path, env: dict[str, str]) -> Any:
+def _pushed_refs(body: bytes) -> list[str]:
+    """The ref names of a receive-pack request: pkt-lines `old new ref[\\0caps]` up to a flush."""
+    refs, at = [], 0
+    while at + 4 <= len(body):
+        size = int(body[at : at + 4], 16)
+        if size == 0:
+            break
+        line = body[at + 4 : at + size].split(b"\0")[0].strip()
+        refs.append(line.split(b" ")[-1].decode("utf-8", "replace"))
+        at += size
+    return refs
+
+
+def _http_backend_app(base: Path, env: dict[str, str], branches_only: bool = False) -> Any:
     def app(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else b""
+        if (
+            branches_only  # like proxies and agent sandboxes that answer 403 for other refs
+            and environ.get("PATH_INFO", "").endswith("/git-receive-pack")
+            and any(not r.startswith("refs/heads/") for r in _pushed_refs(body))
+        ):
+            start_response("403 Forbidden", [("Content-Type", "text/plain")])
+            return [b"only branch pushes are allowed\n"]
         cgi_env = {
             **env,
             "GIT_PROJECT_ROOT": str(base),
@@ -101,9 +121,12 @@ def _http_backend_app(base: Path, env: dict[str, str]) -> Any:
 
 
 @contextmanager
-def smart_http(base: Path, env: dict[str, str]) -> Iterator[str]:
-    """git's smart HTTP protocol (`git http-backend` behind a WSGI server); yields http://…"""
-    server = make_server("127.0.0.1", 0, _http_backend_app(base, env), handler_class=_Quiet)
+def smart_http(base: Path, env: dict[str, str], branches_only: bool = False) -> Iterator[str]:
+    """git's smart HTTP protocol (`git http-backend` behind a WSGI server); yields http://…
+
+    `branches_only`: answer 403 to a push of any ref outside refs/heads/."""
+    app = _http_backend_app(base, env, branches_only)
+    server = make_server("127.0.0.1", 0, app, handler_class=_Quiet)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
