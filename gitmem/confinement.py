@@ -1,4 +1,4 @@
-"""Where a scope folder may be: the rules that keep sync inside the memory folders (DESIGN §1).
+"""Where a scope folder may be: the rules that keep sync inside the memory folders (docs/design.md §1).
 
 A folder inside the working tree (`agents`, `local`, an in-repo team or auto folder) must be
 reached with no symbolic link on the way: a link committed to the branch must not lead a scope

@@ -1,4 +1,4 @@
-"""Encryption of personal scopes (DESIGN §5): what the personal ref holds instead of plaintext.
+"""Encryption of personal scopes (docs/design.md §5): what the personal ref holds instead of plaintext.
 
 An encrypted prefix P (`auto`, `local`) holds only `P/<hex HMAC-SHA256(name key, path)>` blobs,
 each the AES-SIV encryption of one file with its path as associated data, and `P/manifest`
@@ -13,6 +13,7 @@ ref and never touches the disk beyond the object store and its own cache.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -224,24 +225,36 @@ def create_machine_key(ssh_key: Path | None = None) -> MachineKey:
     if existing is not None:
         return existing
     identity = x25519.Identity.generate()
+    # exclusive: gitmems of several clones making the first identity at once all keep the
+    # one that landed first (a replaced identity would orphan what it was granted)
     _write_private(
         identity_path(),
         f"# gitmem identity: opens your encrypted personal memory; keep it secret\n"
         f"# public key: {identity.to_public()}\n{identity}\n",
+        exclusive=True,
     )
     key = load_machine_key()
     assert key is not None
     return key
 
 
-def _write_private(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+def _write_private(path: Path, text: str, exclusive: bool = False) -> None:
+    """Mode 0600, complete or absent (temp + fsync + rename); `exclusive`: never replace."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if exclusive:
+            with contextlib.suppress(FileExistsError):
+                os.link(tmp, path)  # atomic create-if-absent
+        else:
+            os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
 
 
 def lock_scope_key(key: ScopeKey, recipients: Sequence[str]) -> bytes:

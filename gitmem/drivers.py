@@ -1,4 +1,4 @@
-"""Register gitmem's merge drivers with git: opt-in, idempotent, reversible (DESIGN §4).
+"""Register gitmem's merge drivers with git: opt-in, idempotent, reversible (docs/design.md §4).
 
 Writes `merge.gitmem-*` to git config and a marked block to the attributes file
 (`<common-dir>/info/attributes`, or the global attributes file with --global): a fresh clone or

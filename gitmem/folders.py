@@ -43,6 +43,9 @@ class Materialized:
     records: dict[str, FileRecord] = field(default_factory=dict)
     # paths below a folder that is a symbolic link: writing there would leave the scope folder
     through_link: list[str] = field(default_factory=list)
+    # files edited in the instant between the check and the rename: path -> blob id of the bytes
+    # the rename displaced. The disk holds the target now; the caller must merge these in.
+    displaced: dict[str, str] = field(default_factory=dict)
 
 
 def walk(
@@ -226,21 +229,78 @@ def materialize(
             continue
         try:
             if want is None:
-                path.unlink()
+                displaced = _remove_checked(repo, path, was)
                 done.records.pop(rel, None)
                 done.deleted.append(rel)
                 _prune_empty_dirs(path.parent, folder)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                st = write_atomic(path, repo.read_blob(want))
+                st, displaced = _replace_checked(repo, path, repo.read_blob(want), was)
                 done.records[rel] = _record(want, st, now)
                 done.written.append(rel)
                 if progress and len(done.written) % PROGRESS_EVERY == 0:
                     progress(f"writing {folder}", len(done.written))
+            if displaced is not None:
+                done.displaced[rel] = displaced
+        except _VanishedMeanwhile:
+            done.changed_meanwhile[rel] = None
         except OSError:
             # e.g. a folder where a file should go: leave it, report it, never half-write
             done.changed_meanwhile[rel] = current
     return done
+
+
+class _VanishedMeanwhile(Exception):
+    """The file was deleted between the check and the write: the deletion is an edit."""
+
+
+def _replace_checked(
+    repo: Repository, path: Path, data: bytes, was: str | None
+) -> tuple[os.stat_result, str | None]:
+    """Atomically put `data` at `path`, which was checked to hold blob `was` (None: absent).
+
+    Between that check and the rename an editor may still write: its bytes then land in the
+    inode the rename replaces. A hard link keeps that inode reachable, so what it holds after
+    the rename is compared with `was`; a difference is returned (a blob id) to be merged.
+    The file's permission bits are kept."""
+    keep = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-kept-{path.name}")
+    kept, mode = False, None
+    try:
+        os.link(path, keep, follow_symlinks=False)
+        kept, mode = True, stat.S_IMODE(os.lstat(keep).st_mode)
+    except FileNotFoundError:
+        if was is not None:
+            raise _VanishedMeanwhile(path) from None
+    except OSError:  # no hard links here (some network file systems): a plain replace
+        with contextlib.suppress(OSError):
+            mode = stat.S_IMODE(os.lstat(path).st_mode)
+    try:
+        written = write_atomic(path, data, mode)
+        if not kept:
+            return written, None
+        before = keep.read_bytes()
+    finally:
+        if kept:
+            with contextlib.suppress(OSError):
+                keep.unlink()
+    oid = repo.write_blob(before)
+    return written, None if oid == was else oid
+
+
+def _remove_checked(repo: Repository, path: Path, was: str | None) -> str | None:
+    """Delete `path`, checked to hold blob `was`: renamed aside first, so a write that lands
+    in between is caught (returned as a blob id to merge) instead of deleted with it."""
+    aside = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-gone-{path.name}")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return None  # deleted meanwhile: as wanted
+    try:
+        oid = repo.write_blob(aside.read_bytes())
+    finally:
+        with contextlib.suppress(OSError):
+            aside.unlink()
+    return None if oid == was else oid
 
 
 def _through_link(folder: Path, rel: str) -> bool:

@@ -30,7 +30,7 @@ _SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/]+)@)?(?P<host>\[[^\]]+\]|[^:/]+):(?P<
 
 
 def normalize_remote_url(url: str, base: Path | None = None) -> str:
-    """`host/owner/repo` for any spelling of a remote URL (DESIGN §2).
+    """`host/owner/repo` for any spelling of a remote URL (docs/design.md §2).
 
     Local paths and file:// URLs become `file:` + the resolved path, so that `/x/r.git`,
     `file:///x/r.git` and `/x/r` name one repository.
@@ -201,7 +201,7 @@ def _auto_memory_setting(root: Path, env: Mapping[str, str]) -> tuple[str, str] 
 
 
 def auto_memory_location(root: Path, env: Mapping[str, str] | None = None) -> tuple[Path, str]:
-    """Where Claude Code keeps this project's auto memory (DESIGN §1, first match wins), and
+    """Where Claude Code keeps this project's auto memory (docs/design.md §1, first match wins), and
     what decided it: "override", USER_SETTING, PROJECT_SETTING or "default"."""
     env = os.environ if env is None else env
     override = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")

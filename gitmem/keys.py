@@ -1,4 +1,4 @@
-"""gitmem key …: this machine's identity and who may open the personal ref (DESIGN §5).
+"""gitmem key …: this machine's identity and who may open the personal ref (docs/design.md §5).
 
 grant, revoke and rotate write one commit on the local personal ref (compare-and-swap, under
 the repository lock); the next `gitmem sync` publishes it. Never prints, never exits.

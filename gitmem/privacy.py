@@ -1,4 +1,4 @@
-"""The personal ref as sync sees it: plaintext to merge, ciphertext on the ref (DESIGN §5).
+"""The personal ref as sync sees it: plaintext to merge, ciphertext on the ref (docs/design.md §5).
 
 `PersonalCodec.decode` turns a commit of the personal ref into plaintext files (refusing any
 blob that does not open); `encode` turns merged plaintext back into the tree the ref holds.

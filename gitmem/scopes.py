@@ -1,4 +1,4 @@
-"""The project a repository belongs to and the scopes gitmem syncs for it (DESIGN §1–2)."""
+"""The project a repository belongs to and the scopes gitmem syncs for it (docs/design.md §1–2)."""
 
 from __future__ import annotations
 

@@ -79,21 +79,28 @@ def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
     write_atomic(target, data)
 
 
-def write_atomic(target: Path, data: bytes, mode: int = 0o644) -> os.stat_result:
-    """Temp file in the same folder + fsync + rename: a reader sees old bytes or new, never half."""
+def write_atomic(target: Path, data: bytes, mode: int | None = None) -> os.stat_result:
+    """Temp file in the same folder + fsync + rename: a reader sees old bytes or new, never half.
+
+    `mode`: the exact permission bits (a 0600 memory stays 0600); None: 0644 less the umask.
+    Returns the stat of what was renamed into place, taken before the rename: a write by
+    someone else right after the rename then shows as a change (a later stat differs)."""
     tmp = target.with_name(f".gitmem-tmp-{os.getpid()}-{target.name}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else 0o600)
     try:
         with os.fdopen(fd, "wb") as fh:
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+            written = os.fstat(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    return os.stat(target)
+    return written
 
 
 @contextlib.contextmanager

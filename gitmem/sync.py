@@ -1,6 +1,6 @@
 """pull / push / sync: move scope folders through the project's remote on refs/gitmem/*.
 
-The algorithm (DESIGN §3): lock; snapshot each folder and commit what changed onto the local
+The algorithm (docs/design.md §3): lock; snapshot each folder and commit what changed onto the local
 ref; fetch; 3-way merge the remote-tracking ref in; write the result back to the folders (only
 over files unchanged since the last sync); push without force, and on rejection fetch, merge
 and retry. Never prints and never exits: it returns a SyncResult or raises a GitmemError.
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.errors import (
     ConcurrentUpdate,
+    GitmemError,
     RemoteError,
     SecretsFound,
     TamperedRef,
@@ -25,7 +26,7 @@ from gitmem.errors import (
     UsageError,
 )
 from gitmem.excludes import exclude_memory_folders
-from gitmem.folders import Progress, Snapshot, materialize, snapshot
+from gitmem.folders import Progress, Snapshot, materialize, snapshot, walk
 from gitmem.gitstore import PushOutcome, Repository
 from gitmem.gitstore.transport import NO_MESSAGE
 from gitmem.policy import tops_for
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
     from gitmem.secretscan import AllowList
 
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
+# rounds spent re-merging files edited during the sync: a file that keeps changing (an editor
+# appending every few milliseconds) is committed as of one snapshot; the rest waits
+MAX_EDIT_ROUNDS = 3
 DEFAULT_TIMEOUT = 120.0
 
 
@@ -109,6 +113,9 @@ class Syncer:
         self.checked: set[str] = set()  # remote commits that passed check_tree
         self.dirty_state: set[str] = set()  # scopes whose state file must be written
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
+        self.changing: dict[str, set[str]] = {}  # scope -> files edited during the last write-back
+        self.unknown_base: set[str] = set()  # scopes without sync state: base from history
+        self.skipped_paths: dict[str, set[str]] = {}  # scope -> synced files now unsyncable
         self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
         self._codec: PersonalCodec | None = None
         self._allow: AllowList | None = None
@@ -141,7 +148,10 @@ class Syncer:
             for s in self.scopes:
                 state = load_scope_state(self.repo.common_dir, s.name)
                 if state.path != str(s.path):
-                    state = ScopeState(str(s.path))  # another folder than last time: all files new
+                    # no state for this folder (first sync here, or it moved): which of its
+                    # files are versions the ref already had is found after the fetch
+                    state = ScopeState(str(s.path))
+                    self.unknown_base.add(s.name)
                 self.states[s.name] = state
                 self.expected[s.name] = state.oids()
             self._loop()
@@ -162,9 +172,18 @@ class Syncer:
 
     def _loop(self) -> None:
         pushing = self.opts.mode in ("push", "sync")
+        # `gitmem push` pushes first (a push without force is itself the compare-and-swap) and
+        # fetches only when that is rejected; pull and sync fetch first. A clone that never
+        # synced fetches first too: its first commit goes on top of the remote's history.
         local_only = self.project.remote is None  # no remote yet: history on this machine
+        optimistic = (
+            not local_only
+            and self.opts.mode == "push"
+            and all(map(self._may_push_first, self.by_ref))
+        )
+        edit_rounds = 0
         for round_no in range(MAX_ROUNDS):
-            if not local_only:
+            if not (optimistic or local_only):
                 self._fetch()  # first: an unreachable remote fails before anything is written
                 for ref in self.by_ref:
                     self._check_remote(ref)  # and an unsafe remote tree too
@@ -172,11 +191,14 @@ class Syncer:
                 self._commit_local(ref, scopes)
             dirty = False
             for ref, scopes in self._open_refs():
-                if not local_only:
+                if not (optimistic or local_only):
                     self._integrate(ref)
                 dirty |= self._write_back(ref, scopes)
-            if dirty:
+            if dirty and edit_rounds < MAX_EDIT_ROUNDS:
+                edit_rounds += 1
                 continue  # files changed during the sync: commit them and merge again
+            if dirty:
+                self._note_still_changing()
             if local_only or not pushing or self._push():
                 if self._codec is not None:
                     self._codec.save()
@@ -184,18 +206,38 @@ class Syncer:
                         self.result.report(self.project.user_ref).notes.append(note)
                 return
             self.result.retries += 1
+            if optimistic:
+                optimistic = False  # someone pushed first: fetch and merge now, no back-off
+                continue
             time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * random.random())
         raise RemoteError(
             f"gave up after {MAX_ROUNDS} rounds: the remote kept moving or files kept changing",
             "nothing was lost (local memory is committed on refs/gitmem/*); run gitmem sync again",
         )
 
+    def _may_push_first(self, ref: str) -> bool:
+        """A ref synced before (local and remote-tracking both known), or one with nothing to
+        push (never synced, and its folders hold no file)."""
+        if self.repo.resolve(ref) and self.repo.resolve(self.project.tracking_ref(ref)):
+            return True
+        return all(next(walk(s.path, s.exclude), None) is None for s in self.by_ref[ref])
+
     # -- 1. local changes --------------------------------------------------------------------
 
     def _commit_local(self, ref: str, scopes: list[Scope]) -> None:
         repo = self.repo
         tip = repo.resolve(ref)
+        remote_tip = self._remote_tip(ref)
+        if tip is None and remote_tip in self.checked and not self.opts.force_key:
+            # first sync of this clone: local edits go on top of the remote's history (its key,
+            # its merge base), not into a second root commit merged "file by file"
+            repo.update_ref(ref, remote_tip, None, "gitmem: start from the remote")
+            tip = remote_tip
         snaps = {s.name: self._snapshot(ref, s) for s in scopes}
+        for s in scopes:
+            if s.name in self.unknown_base:
+                self.unknown_base.discard(s.name)
+                self.expected[s.name] = self._base_from_history(ref, s, snaps[s.name].files)
         rewrite = self._codec_for(ref).rewrite_reason(tip) if tip and self._sealed(ref) else None
         if not rewrite and all(
             snaps[s.name].files == self.expected[s.name] and self.states[s.name].commit == tip
@@ -235,9 +277,7 @@ class Syncer:
             # our history under another spelling (the remote URL changed): keep it, add ours
             self._set_meta(new_files, [meta] if meta else [], adopt=True)
         # a first commit here encrypts with the remote's key (verified above), never a new one
-        ring_from = tip or (
-            self.repo.resolve(self.project.tracking_ref(ref)) if self.project.remote else None
-        )
+        ring_from = tip or self._remote_tip(ref)
         tree = self._tree(ref, new_files, self._keyring(ref, ring_from))
         if tip and tree == repo.read_commit(tip)[0]:
             return
@@ -260,6 +300,42 @@ class Syncer:
         repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
         self.result.report(ref).local_changes.extend(changes)
 
+    def _remote_tip(self, ref: str) -> str | None:
+        """What we last fetched of `ref`; None without a remote (history on this machine only)."""
+        return self.repo.resolve(self.project.tracking_ref(ref)) if self.project.remote else None
+
+    def _base_from_history(self, ref: str, s: Scope, disk: Mapping[str, str]) -> dict[str, str]:
+        """For a folder without sync state: each file on disk whose bytes are a version the ref
+        (local or remote) once held is taken as unchanged since that version, so the ref's newer
+        version replaces it and a deletion there applies; any other file is a local edit. Never
+        "everything is new": that would merge stale copies into the newer memory."""
+        revs = [r for r in (self.repo.resolve(ref), self._remote_tip(ref)) if r]
+        if not revs or not disk:
+            return {}
+        seen = self.repo.blobs_in_history(revs, s.prefix)
+        if not self._sealed(ref):
+            return {rel: oid for rel, oid in disk.items() if oid in seen.get(rel, ())}
+        # an encrypted prefix holds hidden names and ciphertext; the encryption is deterministic,
+        # so the disk's bytes sealed with the ref's key are found in its history (the versions
+        # written under an older key are not: those files merge as new)
+        base: dict[str, str] = {}
+        for rev in revs:
+            try:
+                decoded = self._codec_for(ref).decode(rev)
+            except GitmemError:
+                continue
+            if decoded.keyring is None or s.prefix not in decoded.sealed:
+                base.update({rel: oid for rel, oid in disk.items() if oid in seen.get(rel, ())})
+                continue
+            key = decoded.keyring.key
+            for rel, oid in disk.items():
+                path = f"{s.prefix}/{rel}"
+                if rel not in base and key.name(path) in seen:
+                    cipher = self.repo.write_blob(key.seal(path, self.repo.read_blob(oid)))
+                    if cipher in seen[key.name(path)]:
+                        base[rel] = oid
+        return base
+
     def _snapshot(self, ref: str, s: Scope) -> Snapshot:
         state = self.states[s.name]
         if self.expected[s.name] and not s.path.is_dir():
@@ -273,10 +349,16 @@ class Syncer:
             )
         snap = snapshot(self.repo, s.path, state.files, s.exclude, self.opts.progress, s.prefix)
         self._scan_secrets(ref, s, snap)
+        expected = self.expected[s.name]
+        held = self.skipped_paths[s.name] = set()
         for rel, why in snap.skipped:
             note = f"{s.name}: {rel} ({why})"
             if note not in self.result.skipped:
                 self.result.skipped.append(note)
+            if rel in expected and rel not in snap.files:
+                # skipped is never published as deleted: the ref keeps the last synced version
+                snap.files[rel] = expected[rel]
+                held.add(rel)
         if snap.read or len(snap.records) != len(state.files):
             state.files.update(snap.records)
             self.dirty_state.add(s.name)
@@ -615,9 +697,13 @@ class Syncer:
         files = self._files(ref, tip)
         dirty = False
         for s in scopes:
-            target = _strip(files, s.prefix)
+            on_ref = _strip(files, s.prefix)
+            target = dict(on_ref)
             expected = self.expected[s.name]
             state = self.states[s.name]
+            for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
+                if rel in expected:
+                    target[rel] = expected[rel]
             if target != expected:
                 self.dirty_state.add(s.name)
                 done = materialize(
@@ -632,7 +718,11 @@ class Syncer:
                 for p in done.deleted:
                     new_expected.pop(p, None)
                 self.expected[s.name] = new_expected
+                self.changing[s.name] = set(done.changed_meanwhile) | set(done.displaced)
                 dirty |= bool(done.changed_meanwhile)
+                if done.displaced:
+                    self._merge_displaced(ref, s, expected, on_ref, done.displaced)
+                    dirty = True
                 for p in done.through_link:
                     note = f"{s.name}: {p} (below a symbolic link: not written)"
                     if note not in self.result.skipped:
@@ -643,6 +733,50 @@ class Syncer:
                 self.dirty_state.add(s.name)
             self._save_state(s)
         return dirty
+
+    def _merge_displaced(
+        self,
+        ref: str,
+        s: Scope,
+        before: Mapping[str, str],
+        target: Mapping[str, str],
+        displaced: Mapping[str, str],
+    ) -> None:
+        """Commit the edits a write-back displaced (made between its check and its rename) on
+        top of the ref, merged against what the disk held before: the next round writes the
+        merge back. The rename put `target` on disk, so that is what the disk holds now."""
+        repo = self.repo
+        tip = repo.resolve(ref)
+        assert tip is not None
+        edited = dict(before)
+        for rel, oid in displaced.items():
+            edited[rel] = oid
+        merged = merge_trees(repo, before, edited, target)
+        files = self._files(ref, tip)
+        for rel in target:
+            files.pop(f"{s.prefix}/{rel}", None)
+        files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
+        tree = self._tree(ref, files, self._keyring(ref, tip))
+        count = len(displaced)
+        listed = [f"M {s.prefix}/{rel}" for rel in sorted(displaced)]
+        message = (
+            f"gitmem: {count} file{'s' if count != 1 else ''} edited during the sync on "
+            f"{hostname()}\n\n" + "\n".join(c for c in listed if not self._hidden(ref, c[2:]))
+        )
+        commit = repo.write_commit(tree, [tip], message)
+        repo.update_ref(ref, commit, tip, "gitmem: commit edits made during the sync")
+        report = self.result.report(ref)
+        report.local_changes.extend(f"M {s.prefix}/{rel}" for rel in sorted(displaced))
+        report.resolutions.extend(merged.resolutions)
+
+    def _note_still_changing(self) -> None:
+        for name, paths in self.changing.items():
+            scope = self.project.scope(name)
+            for rel in sorted(paths):
+                self.result.report(scope.ref).notes.append(
+                    f"{name}: {rel} kept changing during the sync; its latest edits wait for "
+                    "the next sync"
+                )
 
     def _save_state(self, s: Scope) -> None:
         if s.name not in self.dirty_state:

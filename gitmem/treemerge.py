@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
-from gitmem.gitstore import BLOB_MODE, Repository, TreeEntry
+from gitmem.gitstore import BLOB_MODE, TreeEntry
+from gitmem.gitstore.objects import ObjectEncoding
 
 META_FILE = "gitmem.toml"
 
@@ -23,7 +24,7 @@ class TreeMerge:
 class _LazyFolder(Mapping[str, bytes]):
     """The files of one folder of one side, read from git only when a resolver asks."""
 
-    def __init__(self, repo: Repository, files: Mapping[str, str], folder: str) -> None:
+    def __init__(self, repo: ObjectEncoding, files: Mapping[str, str], folder: str) -> None:
         self._repo = repo
         prefix = f"{folder}/" if folder else ""
         self._oids = {
@@ -64,7 +65,7 @@ def _fold(files: Mapping[str, str]) -> dict[str, list[str]]:
 
 
 def merge_trees(
-    repo: Repository,
+    repo: ObjectEncoding,
     base: Mapping[str, str],
     ours: Mapping[str, str],
     theirs: Mapping[str, str],
@@ -131,14 +132,14 @@ def merge_trees(
     return result
 
 
-def _big(repo: Repository, oid: str) -> bool:
+def _big(repo: ObjectEncoding, oid: str) -> bool:
     """Whether an index blob may be over Claude Code's load caps: then the merge caps it."""
     data = repo.read_blob(oid)
     return data.count(b"\n") >= 200 or len(data) > 25_000
 
 
 def _carry_renames(
-    repo: Repository, base: dict[str, str], side: dict[str, str], other: dict[str, str]
+    repo: ObjectEncoding, base: dict[str, str], side: dict[str, str], other: dict[str, str]
 ) -> list[str]:
     """A topic file `side` moved (gone from its path, the same or similar bytes at a new one)
     while `other` edited it: `other`'s version goes to the new name, so the merge there carries
@@ -162,7 +163,7 @@ def _carry_renames(
 
 
 def _most_similar(
-    repo: Repository, base_oid: str, side: Mapping[str, str], candidates: list[str]
+    repo: ObjectEncoding, base_oid: str, side: Mapping[str, str], candidates: list[str]
 ) -> str | None:
     from difflib import SequenceMatcher
 
@@ -179,7 +180,7 @@ def _most_similar(
 
 
 def _keep_links(
-    repo: Repository,
+    repo: ObjectEncoding,
     result: TreeMerge,
     base: Mapping[str, str],
     ours: Mapping[str, str],
@@ -211,10 +212,19 @@ def _keep_links(
             path = f"{folder}/{name}" if folder else name
             if path in result.files or "/" in name or name.startswith("."):
                 continue
-            back = theirs.get(path) or ours.get(path)
-            if back is not None:
-                result.files[path] = back
-                result.resolutions.append(f"{path}: file kept with its index line")
+            holder = theirs if path in theirs else ours if path in ours else None
+            deleter = ours if holder is theirs else theirs
+            if holder is None or name in _links(repo, deleter, index_path):
+                continue  # the side that deleted the file kept its line: its own choice
+            result.files[path] = holder[path]
+            result.resolutions.append(f"{path}: file kept with its index line")
+
+
+def _links(repo: ObjectEncoding, files: Mapping[str, str], index_path: str) -> dict[str, str]:
+    from merge_drivers.links import linked
+
+    oid = files.get(index_path)
+    return linked(repo.read_blob(oid)) if oid else {}
 
 
 def _separate_file_folder_clashes(files: dict[str, str]) -> None:
@@ -228,7 +238,7 @@ def _separate_file_folder_clashes(files: dict[str, str]) -> None:
         files[f"{path}.conflict"] = files.pop(path)
 
 
-def _one(repo: Repository, files: Mapping[str, str], spellings: list[str]) -> str | None:
+def _one(repo: ObjectEncoding, files: Mapping[str, str], spellings: list[str]) -> str | None:
     """One side's blob for a case-folded path; two spellings on one side are merged 2-way."""
     if not spellings:
         return None

@@ -18,94 +18,26 @@ from __future__ import annotations
 
 import os
 import sys
-from _collections_abc import Mapping
+from collections.abc import Mapping
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from gitmem.gitstore.catfile import CatFile
     from merge_drivers.model import SideInfo
-
-
-class _CatFile:
-    """One `git cat-file --batch` process, started on first use."""
-
-    def __init__(self) -> None:
-        self.pid = 0
-        self.to_git = -1
-        self.from_git = -1
-        self.buffer = b""
-
-    def read(self, spec: str) -> bytes | None:
-        if "\n" in spec:
-            return None
-        if not self.pid:
-            in_r, in_w = os.pipe()
-            out_r, out_w = os.pipe()
-            try:
-                self.pid = os.posix_spawnp(
-                    "git",
-                    ["git", "cat-file", "--batch"],
-                    os.environ,
-                    file_actions=[
-                        (os.POSIX_SPAWN_DUP2, in_r, 0),
-                        (os.POSIX_SPAWN_DUP2, out_w, 1),
-                        (os.POSIX_SPAWN_CLOSE, in_w),
-                        (os.POSIX_SPAWN_CLOSE, out_r),
-                    ],
-                )
-            except OSError:
-                return None
-            finally:
-                os.close(in_r)
-                os.close(out_w)
-            self.to_git, self.from_git = in_w, out_r
-        os.write(self.to_git, spec.encode() + b"\n")
-        header = self._until_newline()
-        parts = header.split()
-        if len(parts) != 3 or parts[1] != b"blob":
-            return None
-        size = int(parts[2])
-        data = self._exactly(size + 1)
-        return data[:size]
-
-    def _fill(self) -> bool:
-        chunk = os.read(self.from_git, 65536)
-        self.buffer += chunk
-        return bool(chunk)
-
-    def _until_newline(self) -> bytes:
-        while b"\n" not in self.buffer:
-            if not self._fill():
-                break
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line
-
-    def _exactly(self, n: int) -> bytes:
-        while len(self.buffer) < n:
-            if not self._fill():
-                break
-        data, self.buffer = self.buffer[:n], self.buffer[n:]
-        return data
-
-    def close(self) -> None:
-        if self.pid:
-            os.close(self.to_git)
-            os.close(self.from_git)
-            os.waitpid(self.pid, 0)
-            self.pid = 0
 
 
 class _Folder(Mapping[str, bytes]):
     """The files of one folder at one revision, read from git only when asked."""
 
-    def __init__(self, git: _CatFile, rev: str, folder: str) -> None:
+    def __init__(self, git: CatFile, rev: str, folder: str) -> None:
         self.git = git
         self.rev = rev
         self.prefix = f"{folder}/" if folder else ""
 
     def __getitem__(self, name: str) -> bytes:
-        data = self.git.read(f"{self.rev}:{self.prefix}{name}")
+        data = self.git.blob(f"{self.rev}:{self.prefix}{name}")
         if data is None:
             raise KeyError(name)
         return data
@@ -148,7 +80,7 @@ def theirs_revision() -> str | None:
     return None
 
 
-def _infos(path: str, git: _CatFile) -> tuple[SideInfo, SideInfo]:
+def _infos(path: str, git: CatFile) -> tuple[SideInfo, SideInfo]:
     from merge_drivers.model import SideInfo
 
     theirs = theirs_revision()
@@ -176,14 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         sys.stderr.write(f"gitmem-merge-driver: cannot read {e.filename}: {e.strerror}\n")
         return 1
+    from gitmem.gitstore.catfile import CatFile  # the git layer's one client, without the rest
     from merge_drivers import merge_file
 
-    git = _CatFile()
-    try:
+    with CatFile() as git:  # started only if a rank needs a topic file
         ours_info, theirs_info = _infos(path, git)
         result = merge_file(path, base, ours, theirs, ours_info, theirs_info, inline_archive=True)
-    finally:
-        git.close()
     for r in result.resolutions:
         if "failed" in r.reason:  # a resolver bug: merged as lines, but say so
             sys.stderr.write(f"gitmem-merge-driver: warning: {r}\n")

@@ -1,12 +1,37 @@
-"""Every test runs under a temporary HOME with no system or user git config leaking in."""
+"""Every test runs under a temporary HOME with no system or user git config leaking in.
+
+Also the test loop's settings: the `slow` marker (whole folders of many-process tests carry it,
+so `pytest -m "not slow"` is the developer loop) and the hypothesis profiles: `ci` (chosen when
+CI is set) is derandomized, so a CI failure reproduces exactly; `dev` draws new examples each
+run and prints the seed of a failure (rerun with --hypothesis-seed=N).
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.support.world import World
+
+_HYPOTHESIS = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    "print_blob": True,
+}
+settings.register_profile("ci", max_examples=300, derandomize=True, **_HYPOTHESIS)  # type: ignore[arg-type]
+settings.register_profile("dev", max_examples=150, **_HYPOTHESIS)  # type: ignore[arg-type]
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+)
+
+# folders whose every test starts many gitmem and git processes (or the real Claude Code, or
+# the benchmarks); elsewhere, a test that builds a World (a bare remote and clones, synced by
+# real gitmem runs) takes seconds, not milliseconds
+SLOW_FOLDERS = ("reliability", "e2e", "oracle", "benchmarks")
+SLOW_FIXTURES = ("world",)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,10 +62,15 @@ def world(tmp_path: Path) -> World:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(__file__).parent
     # the real Claude Code is a 175 MB download: its tests run only when CLAUDE_BIN names it,
     # and show as SKIPPED otherwise (collected, so an import error in them still fails)
-    have_claude = bool(__import__("os").environ.get("CLAUDE_BIN"))
+    have_claude = bool(os.environ.get("CLAUDE_BIN"))
     for item in items:
+        parts = item.path.relative_to(root).parts
+        fixtures = getattr(item, "fixturenames", ())
+        if (parts and parts[0] in SLOW_FOLDERS) or any(f in fixtures for f in SLOW_FIXTURES):
+            item.add_marker(pytest.mark.slow)
         if "oracle" in Path(str(item.path)).parts:
             item.add_marker(pytest.mark.oracle)
             if not have_claude:

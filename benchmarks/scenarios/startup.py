@@ -105,7 +105,7 @@ def _driver_rows(ctx: Context, world: World) -> list[Row]:
 
 
 def _import_rows(ctx: Context, world: World) -> list[Row]:
-    """What the start-up path would pay for pygit2 and pays for its own modules (DESIGN §3: measured)."""
+    """What the start-up path would pay for pygit2 and pays for its own modules (docs/design.md §3: measured)."""
     rows = []
     candidates = [p for p in (os.environ.get(PYGIT2_PYTHON), PY) if p and shutil.which(p)]
     python = next((p for p in candidates if _can_import(p, "pygit2")), None)

@@ -10,21 +10,60 @@ Parts: process (running git), base (finding a repository, its config), objects, 
 (the commit graph), transport, index (the stat cache), standalone (git without a repository).
 """
 
-from gitmem.gitstore.base import TreeEntry
-from gitmem.gitstore.objects import BLOB_MODE, EXEC_MODE, GITLINK_MODE, TREE_MODE, CatFile
-from gitmem.gitstore.process import last_line, run_git
-from gitmem.gitstore.refs import OURS
-from gitmem.gitstore.repository import Repository
-from gitmem.gitstore.standalone import (
-    clone,
-    commit_all,
-    config_file_get,
-    config_file_remove_section,
-    config_file_set,
-    init_repository,
-    push_branch,
-)
-from gitmem.gitstore.transport import PushOutcome, git_reasons
+TYPE_CHECKING = False  # not typing's: importing typing costs the merge driver's start-up
+if TYPE_CHECKING:
+    from gitmem.gitstore.base import TreeEntry
+    from gitmem.gitstore.catfile import CatFile
+    from gitmem.gitstore.objects import BLOB_MODE, EXEC_MODE, GITLINK_MODE, TREE_MODE
+    from gitmem.gitstore.process import last_line, run_git
+    from gitmem.gitstore.refs import OURS
+    from gitmem.gitstore.repository import Repository
+    from gitmem.gitstore.standalone import (
+        clone,
+        commit_all,
+        config_file_get,
+        config_file_remove_section,
+        config_file_set,
+        init_repository,
+        push_branch,
+    )
+    from gitmem.gitstore.transport import PushOutcome, git_reasons
+
+# each name, and the part it lives in: loaded on first use, so that a reader of one part (the
+# merge driver's cat-file client) does not import the rest (subprocess, the transport, ...)
+_PARTS = {
+    "TreeEntry": "base",
+    "CatFile": "catfile",
+    "BLOB_MODE": "objects",
+    "EXEC_MODE": "objects",
+    "GITLINK_MODE": "objects",
+    "TREE_MODE": "objects",
+    "last_line": "process",
+    "run_git": "process",
+    "OURS": "refs",
+    "Repository": "repository",
+    "clone": "standalone",
+    "commit_all": "standalone",
+    "config_file_get": "standalone",
+    "config_file_remove_section": "standalone",
+    "config_file_set": "standalone",
+    "init_repository": "standalone",
+    "push_branch": "standalone",
+    "PushOutcome": "transport",
+    "git_reasons": "transport",
+}
+
+
+def __getattr__(name: str) -> object:
+    part = _PARTS.get(name)
+    if part is None:
+        raise AttributeError(f"module 'gitmem.gitstore' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"gitmem.gitstore.{part}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "BLOB_MODE",

@@ -14,7 +14,7 @@ from gitmem.errors import NotARepository
 from gitmem.gitstore.process import run_git, subcommand
 
 if TYPE_CHECKING:
-    from gitmem.gitstore.objects import CatFile
+    from gitmem.gitstore.catfile import CatFile
 
 HEX = frozenset("0123456789abcdef")
 # the git commands through which gitmem moves refs: running one forgets the ref cache
@@ -68,6 +68,7 @@ class GitDir:
         self._refs: dict[str, str] | None = None
         self._trees: dict[tuple[str, bool], dict[str, TreeEntry]] = {}
         self._ancestry: dict[tuple[str, str, str], str | None] = {}
+        self._tracked: dict[str, bool] = {}
 
     def git(
         self,

@@ -160,6 +160,37 @@ class History(GitDir):
                 result.setdefault(commit, None)
         return list(result.items())
 
+    def blobs_in_history(self, revs: Sequence[str], folder: str) -> dict[str, set[str]]:
+        """Every blob id each path under `folder` ever had in the history of `revs`, by path
+        relative to `folder` (one process): how a folder without sync state finds the versions
+        it already holds."""
+        out = self.git(
+            "log",
+            "--format=",
+            "--full-history",
+            "-m",
+            "--raw",
+            "-z",
+            "--no-abbrev",
+            "--no-renames",
+            *revs,
+            "--",
+            folder + "/",
+        ).stdout
+        start = folder + "/"
+        seen: dict[str, set[str]] = {}
+        tokens = iter(out.split(b"\0"))
+        for token in tokens:
+            token = token.lstrip(b"\n")
+            if not token.startswith(b":"):
+                continue
+            path = next(tokens, b"").decode("utf-8", "surrogateescape")
+            if path.startswith(start):
+                fields = token.split()
+                oids = {f.decode() for f in fields[2:4] if f.strip(b"0")}
+                seen.setdefault(path[len(start) :], set()).update(oids)
+        return seen
+
     def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:
         args = ["diff", "--no-color", "--stat" if stat else "-p", old, new]
         if paths:

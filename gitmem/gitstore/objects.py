@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
 import time
 import zlib
 from collections.abc import Iterable, Mapping
-from typing import IO
 
 from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, TreeEntry
+from gitmem.gitstore.catfile import CatFile
 from gitmem.gitstore.process import clean_env
 
 BLOB_MODE = "100644"
@@ -24,101 +23,27 @@ GITLINK_MODE = "160000"
 _TreeNode = dict[str, "_TreeNode | tuple[str, str]"]
 
 
-class CatFile:
-    """A long-lived `git cat-file --batch`: one process reads every object of a run."""
+class ObjectEncoding:
+    """Git's object formats: blobs, trees and commits encoded and decoded exactly as git does.
+    A store supplies how an object is written and read; the git store and the in-memory fake
+    (gitmem/gitstore/memory.py) share everything else, so their ids cannot drift apart."""
 
-    def __init__(self, git_dir: str | os.PathLike[str]) -> None:
-        self.proc = subprocess.Popen(
-            ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=clean_env(),
-            cwd=git_dir,
-        )
+    _trees: dict[tuple[str, bool], dict[str, TreeEntry]]
 
-    def read(self, oid: str) -> tuple[str, bytes]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(oid.encode() + b"\n")
-        self.proc.stdin.flush()
-        header = self.proc.stdout.readline().split()
-        if len(header) < 3 or header[1] == b"missing":
-            raise GitError(f"object {oid} is missing from the repository", "run git fsck")
-        size = int(header[2])
-        data = _read_exact(self.proc.stdout, size)
-        self.proc.stdout.read(1)
-        return header[1].decode(), data
-
-    def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        self.proc.wait()
-        if self.proc.stdout:
-            self.proc.stdout.close()
-
-
-def _read_exact(stream: IO[bytes], size: int) -> bytes:
-    chunks, left = [], size
-    while left:
-        chunk = stream.read(left)
-        if not chunk:
-            raise GitError("git cat-file ended early", "run git fsck")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-class ObjectStore(GitDir):
-    """Reading and writing the objects of the repository."""
-
-    # -- reading -----------------------------------------------------------------------------
-
-    def _batch(self) -> CatFile:
-        if self._reader is None:
-            self._reader = CatFile(self.git_dir)
-        return self._reader
-
-    def _read_loose(self, oid: str) -> tuple[str, bytes] | None:
-        """An object read without git when it is loose here (the objects gitmem writes, and what
-        a small fetch unpacks): most syncs then never start `cat-file`. Packed: None."""
-        if not self._is_oid(oid):
-            return None
-        try:
-            with open(self.common_dir / "objects" / oid[:2] / oid[2:], "rb") as fh:
-                raw = zlib.decompress(fh.read())
-        except (OSError, zlib.error):
-            return None
-        header, _, data = raw.partition(b"\0")
-        kind, _, size = header.partition(b" ")
-        if not size.isdigit() or int(size) != len(data):
-            return None
-        return kind.decode(), data
+    def write_object(self, kind: str, data: bytes) -> str:
+        raise NotImplementedError
 
     def _read(self, oid: str) -> tuple[str, bytes]:
-        return self._read_loose(oid) or self._batch().read(oid)
+        raise NotImplementedError
+
+    def identity(self) -> tuple[str, str]:
+        raise NotImplementedError
 
     def read_blob(self, oid: str) -> bytes:
         kind, data = self._read(oid)
         if kind != "blob":
             raise GitError(f"object {oid} is a {kind}, not a file")
         return data
-
-    def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
-        """Many blobs in one `cat-file --batch` run: no round trip per object (validate reads
-        every file of a ref; one round trip each costs milliseconds on a busy machine)."""
-        wanted = list(dict.fromkeys(oids))
-        if not wanted:
-            return {}
-        data = self.git("cat-file", "--batch", input="".join(o + "\n" for o in wanted).encode())
-        out, pos, raw = {}, 0, data.stdout
-        for oid in wanted:
-            end = raw.index(b"\n", pos)
-            header = raw[pos:end].split()
-            if len(header) < 3 or header[1] != b"blob":
-                raise GitError(f"object {oid} is not a file in the repository", "run git fsck")
-            size = int(header[2])
-            out[oid] = raw[end + 1 : end + 1 + size]
-            pos = end + 2 + size
-        return out
 
     def read_commit(self, oid: str) -> tuple[str, list[str], str]:
         """(tree, parents, message) of a commit."""
@@ -133,72 +58,6 @@ class ObjectStore(GitDir):
             elif line.startswith(b"parent "):
                 parents.append(line[7:].decode())
         return tree, parents, message.decode("utf-8", "replace")
-
-    def object_type(self, oid: str) -> str | None:
-        proc = self.git("cat-file", "-t", oid, check=False)
-        return proc.stdout.decode().strip() if proc.returncode == 0 else None
-
-    def list_tree(self, treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
-        """Every non-tree entry under `treeish`, recursively, keyed by its path (bytes-safe)."""
-        cached = self._trees.get((treeish, sizes))
-        if cached is not None:
-            return dict(cached)
-        args = ["ls-tree", "-r", "-z", "--full-tree"] + (["-l"] if sizes else []) + [treeish]
-        out = self.git(*args).stdout
-        entries: dict[str, TreeEntry] = {}
-        for item in out.split(b"\0"):
-            if not item:
-                continue
-            meta, _, raw_path = item.partition(b"\t")
-            parts = meta.split()
-            size = int(parts[3]) if sizes and parts[3] != b"-" else None
-            path = raw_path.decode("utf-8", "surrogateescape")
-            entries[path] = TreeEntry(parts[0].decode(), parts[1].decode(), parts[2].decode(), size)
-        if self._is_oid(treeish):  # an object id names the same tree forever
-            self._trees[(treeish, sizes)] = entries
-            return dict(entries)
-        return entries
-
-    def tree_paths(self, treeish: str) -> list[str]:
-        """Every path under `treeish`, folders included, in tree order and with repeats: what
-        `list_tree` folds away (a hostile tree can name two entries alike)."""
-        out = self.git("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", treeish).stdout
-        return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
-
-    # -- writing -----------------------------------------------------------------------------
-
-    def _hash(self, data: bytes) -> str:
-        import hashlib  # here: loading OpenSSL costs ~3 ms, and a sync with nothing new hashes nothing
-
-        if self._config is None:
-            self.config()
-        return (
-            hashlib.sha256(data).hexdigest()
-            if self.object_format == "sha256"
-            else hashlib.sha1(data).hexdigest()
-        )
-
-    def write_object(self, kind: str, data: bytes) -> str:
-        """Write a loose object (temp file + rename, as git does); return its id."""
-        raw = b"%s %d\0" % (kind.encode(), len(data)) + data
-        oid = self._hash(raw)
-        folder = self.common_dir / "objects" / oid[:2]
-        target = folder / oid[2:]
-        if target.exists():
-            return oid
-        folder.mkdir(exist_ok=True)
-        # a unique name without the tempfile module (whose import costs more than this write)
-        tmp = folder / f"tmp_obj_{os.getpid()}_{os.urandom(6).hex()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(zlib.compress(raw, 1))
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-        return oid
 
     def write_blob(self, data: bytes) -> str:
         return self.write_object("blob", data)
@@ -268,3 +127,120 @@ class ObjectStore(GitDir):
         if known is not None:
             self._trees[(commit, False)] = known  # ls-tree of a commit lists its tree
         return commit
+
+
+class ObjectStore(GitDir, ObjectEncoding):
+    """Reading and writing the objects of the repository."""
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _batch(self) -> CatFile:
+        if self._reader is None:
+            self._reader = CatFile(["--git-dir", str(self.git_dir)], clean_env(), str(self.git_dir))
+        return self._reader
+
+    def _read_loose(self, oid: str) -> tuple[str, bytes] | None:
+        """An object read without git when it is loose here (the objects gitmem writes, and what
+        a small fetch unpacks): most syncs then never start `cat-file`. Packed: None."""
+        if not self._is_oid(oid):
+            return None
+        try:
+            with open(self.common_dir / "objects" / oid[:2] / oid[2:], "rb") as fh:
+                raw = zlib.decompress(fh.read())
+        except (OSError, zlib.error):
+            return None
+        header, _, data = raw.partition(b"\0")
+        kind, _, size = header.partition(b" ")
+        if not size.isdigit() or int(size) != len(data):
+            return None
+        return kind.decode(), data
+
+    def _read(self, oid: str) -> tuple[str, bytes]:
+        found = self._read_loose(oid) or self._batch().read(oid)
+        if found is None:
+            raise GitError(f"object {oid} is missing from the repository", "run git fsck")
+        return found
+
+    def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
+        """Many blobs in one `cat-file --batch` run: no round trip per object (validate reads
+        every file of a ref; one round trip each costs milliseconds on a busy machine)."""
+        wanted = list(dict.fromkeys(oids))
+        if not wanted:
+            return {}
+        data = self.git("cat-file", "--batch", input="".join(o + "\n" for o in wanted).encode())
+        out, pos, raw = {}, 0, data.stdout
+        for oid in wanted:
+            end = raw.index(b"\n", pos)
+            header = raw[pos:end].split()
+            if len(header) < 3 or header[1] != b"blob":
+                raise GitError(f"object {oid} is not a file in the repository", "run git fsck")
+            size = int(header[2])
+            out[oid] = raw[end + 1 : end + 1 + size]
+            pos = end + 2 + size
+        return out
+
+    def object_type(self, oid: str) -> str | None:
+        proc = self.git("cat-file", "-t", oid, check=False)
+        return proc.stdout.decode().strip() if proc.returncode == 0 else None
+
+    def list_tree(self, treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
+        """Every non-tree entry under `treeish`, recursively, keyed by its path (bytes-safe)."""
+        cached = self._trees.get((treeish, sizes))
+        if cached is not None:
+            return dict(cached)
+        args = ["ls-tree", "-r", "-z", "--full-tree"] + (["-l"] if sizes else []) + [treeish]
+        out = self.git(*args).stdout
+        entries: dict[str, TreeEntry] = {}
+        for item in out.split(b"\0"):
+            if not item:
+                continue
+            meta, _, raw_path = item.partition(b"\t")
+            parts = meta.split()
+            size = int(parts[3]) if sizes and parts[3] != b"-" else None
+            path = raw_path.decode("utf-8", "surrogateescape")
+            entries[path] = TreeEntry(parts[0].decode(), parts[1].decode(), parts[2].decode(), size)
+        if self._is_oid(treeish):  # an object id names the same tree forever
+            self._trees[(treeish, sizes)] = entries
+            return dict(entries)
+        return entries
+
+    def tree_paths(self, treeish: str) -> list[str]:
+        """Every path under `treeish`, folders included, in tree order and with repeats: what
+        `list_tree` folds away (a hostile tree can name two entries alike)."""
+        out = self.git("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", treeish).stdout
+        return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def _hash(self, data: bytes) -> str:
+        import hashlib  # here: loading OpenSSL costs ~3 ms, and a sync with nothing new hashes nothing
+
+        if self._config is None:
+            self.config()
+        return (
+            hashlib.sha256(data).hexdigest()
+            if self.object_format == "sha256"
+            else hashlib.sha1(data).hexdigest()
+        )
+
+    def write_object(self, kind: str, data: bytes) -> str:
+        """Write a loose object (temp file + rename, as git does); return its id."""
+        raw = b"%s %d\0" % (kind.encode(), len(data)) + data
+        oid = self._hash(raw)
+        folder = self.common_dir / "objects" / oid[:2]
+        target = folder / oid[2:]
+        if target.exists():
+            return oid
+        folder.mkdir(exist_ok=True)
+        # a unique name without the tempfile module (whose import costs more than this write)
+        tmp = folder / f"tmp_obj_{os.getpid()}_{os.urandom(6).hex()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(zlib.compress(raw, 1))
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+        return oid

@@ -15,6 +15,10 @@ REV_SYNTAX = "^~:{}?*[\\ "  # a name with one of these is an expression, not a p
 
 class RefStore(GitDir):
     def has_commits(self) -> bool:
+        """Whether the project has a first commit. A clone that already has gitmem refs had
+        one when they were made: answered from the ref cache, no process."""
+        if self.our_refs():
+            return True
         return bool(self.git("for-each-ref", "--count=1", "refs/heads").stdout.strip()) or (
             self.git("rev-parse", "-q", "--verify", "HEAD^{commit}", check=False).returncode == 0
         )

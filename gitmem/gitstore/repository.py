@@ -21,10 +21,15 @@ class Repository(ObjectStore, RefStore, History, Transport):
         self.close()
 
     def is_tracked(self, path: str) -> bool:
+        """Whether the branch's index tracks `path` (asked once per run: scopes and status
+        both want to know about .claude/agent-memory)."""
         if self.toplevel is None:
             return False
-        proc = run_git(["ls-files", "--", path], cwd=self.toplevel, check=False)
-        return bool(proc.stdout.strip())
+        known = self._tracked.get(path)
+        if known is None:
+            proc = run_git(["ls-files", "--", path], cwd=self.toplevel, check=False)
+            known = self._tracked[path] = bool(proc.stdout.strip())
+        return known
 
     def add_exclude(self, pattern: str) -> bool:
         """Add a line to info/exclude (shared by all worktrees) unless present."""

@@ -1,4 +1,4 @@
-"""Private by default: personal memory reaches the remote only encrypted (DESIGN §5).
+"""Private by default: personal memory reaches the remote only encrypted (docs/design.md §5).
 
 Real clones, a real bare remote, and one HOME per machine (each machine has its own identity).
 """
@@ -197,10 +197,10 @@ def forge(world: World, how: str) -> str:
         flipped = g("hash-object", "-w", "--stdin", data=bytes(data)).strip()
         g("update-index", "--cacheinfo", f"100644,{flipped},{hidden[0]}")
     elif how == "truncated":
-        data = subprocess.run(
+        whole = subprocess.run(
             ["git", "cat-file", "blob", oid[hidden[0]]], cwd=m, capture_output=True, check=True
         ).stdout
-        short = g("hash-object", "-w", "--stdin", data=data[:10]).strip()
+        short = g("hash-object", "-w", "--stdin", data=whole[:10]).strip()
         g("update-index", "--cacheinfo", f"100644,{short},{hidden[0]}")
     tree = g("write-tree").strip()
     commit = g(

@@ -100,3 +100,27 @@ def test_restore_of_a_deleted_topic_brings_its_index_line_back(world: World) -> 
     assert (da / "MEMORY.md").read_text() == f"# Memory\n- [DB](db.md) — the DB\n{line}\n"
     world.ok("-C", str(a), "restore", "auto/api.md")  # again: nothing doubled
     assert (da / "MEMORY.md").read_text().count("(api.md)") == 1
+
+
+def test_two_clones_edit_one_entry_in_different_lines_both_edits_survive(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    hook = "- [Build](build.md) — run `make -j8` before the tests"
+    (da / "MEMORY.md").write_text(f"# Memory\n{hook}\n- [DB](db.md) — the DB\n")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (da / "MEMORY.md").write_text(
+        f"# Memory\n{hook.replace('-j8', '-j16')}\n- [DB](db.md) — the DB\n"
+    )
+    (db / "MEMORY.md").write_text(
+        f"# Memory\n{hook}\n  - also `make lint`\n- [DB](db.md) — the DB\n"
+    )
+    world.ok("-C", str(a), "sync")
+    out = world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    expected = (
+        f"# Memory\n{hook.replace('-j8', '-j16')}\n  - also `make lint`\n- [DB](db.md) — the DB\n"
+    )
+    assert (da / "MEMORY.md").read_text() == (db / "MEMORY.md").read_text() == expected
+    assert "lost:" not in out

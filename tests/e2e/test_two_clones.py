@@ -120,12 +120,12 @@ def test_three_clones_several_rounds_converge_byte_for_byte(world: World) -> Non
         world.ok("-C", str(clone), "sync")
     contents = [folder_bytes(f) for f in folders]
     assert contents[0] == contents[1] == contents[2]
-    index = contents[0]["MEMORY.md"].decode()
+    index_text = contents[0]["MEMORY.md"].decode()
     for i in range(3):
         for r in range(3):
-            assert f"(note-{i}-{r}.md)" in index
+            assert f"(note-{i}-{r}.md)" in index_text
             assert f"note-{i}-{r}.md" in contents[0]
-    assert "<<<<<<<" not in index
+    assert "<<<<<<<" not in index_text
 
 
 def test_push_race_is_retried_not_forced(world: World) -> None:

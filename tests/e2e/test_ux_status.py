@@ -15,7 +15,7 @@ def status_json(world: World, clone: Path, *extra: str) -> dict[str, object]:
 
 
 def scope(data: dict[str, object], name: str) -> dict[str, object]:
-    return next(s for s in data["scopes"] if s["name"] == name)  # type: ignore[attr-defined,index]
+    return next(s for s in data["scopes"] if s["name"] == name)  # type: ignore[attr-defined]
 
 
 def write_memory(folder: Path, **files: str) -> None:

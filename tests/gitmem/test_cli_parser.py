@@ -86,7 +86,8 @@ def test_every_module_registers_a_command() -> None:
 
 def test_help_starts_within_three_times_python() -> None:
     # alternate the two commands and keep the best of each: the machine is shared and noisy
-    baseline, gitmem = [], []
+    baseline: list[float] = []
+    gitmem: list[float] = []
     for _ in range(10):
         for cmd, times in (
             ([sys.executable, "-c", "pass"], baseline),

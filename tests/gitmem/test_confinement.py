@@ -1,4 +1,4 @@
-"""Scope folders are confined (DESIGN §1): the attacks of issue 9, replayed with real repositories.
+"""Scope folders are confined (docs/design.md §1): the attacks of issue 9, replayed with real repositories.
 
 A committed symbolic link must not lead a scope out of the working tree, and a committed
 `autoMemoryDirectory` must not publish the home folder: the folder is refused with one line,

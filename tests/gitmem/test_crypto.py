@@ -29,7 +29,7 @@ from tests.support.world import World
 
 KEY = ScopeKey(bytes(range(64)))
 paths = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1
+    st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), min_size=1
 ).map(lambda s: "auto/" + s)
 
 
@@ -240,3 +240,20 @@ def test_codec_round_trips_any_tree_and_hides_every_name(files: dict[str, bytes]
         decoded = PersonalCodec(repo, "refs/gitmem/users/x", ("auto", "local")).decode(tip)
         assert decoded.files == plain_files
         assert codec.encode(dict(decoded.files), decoded.keyring) == stored
+
+
+def test_machines_first_identity_made_by_many_gitmems_at_once_is_one_identity() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = "from gitmem.crypto import create_machine_key as c; print(c().recipient)"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.PIPE, env=os.environ.copy()
+        )
+        for _ in range(6)
+    ]
+    recipients = {p.communicate()[0].decode().strip() for p in procs}
+    assert len(recipients) == 1, recipients
+    assert recipients == {create_machine_key().recipient}

@@ -39,13 +39,29 @@ def test_non_default_ports_and_local_paths_are_kept_apart(tmp_path: Path) -> Non
     assert normalize_remote_url("remote.git", base=tmp_path) == normalize_remote_url(str(bare))
 
 
+# Long paths and the slugs the real Claude Code 2.1.330 made for them: `claude -p` run in each
+# folder (tests/oracle's harness, HOME in a temporary folder), slug read back from the
+# ~/.claude/projects/<slug>/ it created. Over 200 characters: first 200, "-", base-36 hash.
+ORACLE = "/tmp/core_oracle/w/"
+REAL_CLIENT_SLUGS = {
+    ORACLE + "a" * 210: "-tmp-core-oracle-w-" + "a" * 181 + "-20snu8",
+    ORACLE + "Ünïcødé-😀-" + "b" * 190 + "-end": (
+        "-tmp-core-oracle-w--n-c-d-----" + "b" * 170 + "-nmrt6a"
+    ),
+    ORACLE + "proj_" * 45 + "x": "-tmp-core-oracle-w-" + "proj-" * 36 + "p-nhayfu",
+}
+
+
 def test_slug_matches_claude_code() -> None:
-    # both checked against the real Claude Code 2.1.330 (DESIGN §1)
+    # checked against the real Claude Code 2.1.330 (docs/design.md §1)
     assert claude_slug("/home/dev/wé ird.path+😀/proj_1") == "-home-dev-w--ird-path----proj-1"
-    long_path = "/" + "a" * 206
-    slug = claude_slug(long_path)
-    assert slug.startswith("-" + "a" * 199 + "-") and len(slug.split("-")[-1]) >= 1
-    assert slug[:200] == claude_slug(long_path)[:200] and slug[200] == "-"
+
+
+@pytest.mark.parametrize("path", sorted(REAL_CLIENT_SLUGS))
+def test_long_path_slug_equals_what_the_real_client_made(path: str) -> None:
+    expected = REAL_CLIENT_SLUGS[path]
+    assert len(expected.rsplit("-", 1)[0]) == 200
+    assert claude_slug(path) == expected
 
 
 def test_user_id_keeps_the_whole_address() -> None:

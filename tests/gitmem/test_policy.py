@@ -376,7 +376,7 @@ def test_every_code_is_documented() -> None:
 
 # -- one answer at every door: what snapshot keeps, the fetch check accepts ---------------------
 
-NAME_CHARS = st.characters(codec="utf-8", exclude_categories=("Cs",)) | st.sampled_from(
+NAME_CHARS = st.characters(codec="utf-8", exclude_categories=["Cs"]) | st.sampled_from(
     ["\\", "\n", "\x00", ".", "/", " ", "\udce9"]
 )
 
@@ -413,3 +413,17 @@ def test_key_files_are_the_ones_the_encrypted_layout_writes() -> None:
 
     assert {crypto.SCOPE_KEY_FILE, crypto.RECIPIENTS_FILE, crypto.ENDORSEMENT_FILE} == KEY_FILES
     assert crypto.MANIFEST == "manifest"
+
+
+def test_the_merge_driver_refuses_deep_yaml_fast_and_still_merges() -> None:
+    """The frontmatter merge reads YAML through the same bounded check (no 87 s merge)."""
+    from merge_drivers.frontmatter import merge_topic
+    from merge_drivers.model import SideInfo
+
+    deep = b"---\nk: " + b"[" * 30_000 + b"]" * 30_000 + b"\n---\nbody\n"
+    ours = deep + b"ours\n"
+    result, seconds = timed(
+        lambda: merge_topic("t.md", deep, ours, deep + b"theirs\n", SideInfo(), SideInfo())
+    )
+    assert seconds < 1.0, seconds
+    assert b"ours" in result.data and b"theirs" in result.data  # type: ignore[attr-defined]

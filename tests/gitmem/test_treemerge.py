@@ -45,7 +45,7 @@ def test_modified_topic_against_deleted_one_keeps_file_and_index_line(
     sides = [tree(repo, deleted), tree(repo, modified)]
     if swap:
         sides.reverse()
-    out = read(repo, merge_trees(repo, tree(repo, BASE), *sides).files)
+    out = read(repo, merge_trees(repo, tree(repo, BASE), sides[0], sides[1]).files)
     assert out["testing.md"] == TOPIC + "Run with -x.\n"
     assert out["MEMORY.md"].count("(testing.md)") == 1
 
@@ -62,7 +62,7 @@ def test_edited_index_line_against_deleted_file_brings_the_file_back(
     sides = [tree(repo, deleted), tree(repo, edited)]
     if swap:
         sides.reverse()
-    out = read(repo, merge_trees(repo, tree(repo, BASE), *sides).files)
+    out = read(repo, merge_trees(repo, tree(repo, BASE), sides[0], sides[1]).files)
     assert "how we test, today" in out["MEMORY.md"] and out["testing.md"] == TOPIC
 
 
@@ -83,7 +83,7 @@ def test_rename_on_one_side_carries_the_other_sides_edits(repo: Repository, swap
     sides = [tree(repo, renamed), tree(repo, edited)]
     if swap:
         sides.reverse()
-    result = merge_trees(repo, tree(repo, BASE), *sides)
+    result = merge_trees(repo, tree(repo, BASE), sides[0], sides[1])
     out = read(repo, result.files)
     assert "testing.md" not in out
     assert out["testing-guide.md"] == TOPIC + "Measure coverage.\n"
@@ -98,3 +98,17 @@ def test_a_commit_is_never_older_than_its_parents(repo: Repository) -> None:
     future = repo.write_commit(tree_id, [], "from a clock ahead", when=4_000_000_000)
     child = repo.write_commit(tree_id, [future], "from a clock behind", when=1_000_000_000)
     assert repo.log(child)[0]["time"] == "4000000000"
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_file_deleted_with_its_line_left_in_place_stays_deleted(
+    repo: Repository, swap: bool
+) -> None:
+    """Deleted on one side, unchanged on the other: deleted, even if that side left a link."""
+    deleted = {"MEMORY.md": INDEX, "build.md": BASE["build.md"]}
+    other = dict(BASE, **{"build.md": BASE["build.md"] + "and ninja\n"})
+    sides = [tree(repo, deleted), tree(repo, other)]
+    if swap:
+        sides.reverse()
+    out = read(repo, merge_trees(repo, tree(repo, BASE), sides[0], sides[1]).files)
+    assert "testing.md" not in out and out["build.md"].endswith("and ninja\n")

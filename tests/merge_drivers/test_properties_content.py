@@ -146,8 +146,8 @@ def test_topic_files_appended_in_three_replicas_converge_byte_for_byte(
     a replica that already has another's paragraph in an order of its own fixes an order no
     merge can know; lines appended without a blank line are one paragraph, whose blank-line
     separation the first merge decides)."""
-    appends = [order[:x], order[x : x + y], order[x + y :]]
-    appends = [[_para(i) for i in part] for part in appends]
+    parts = [order[:x], order[x : x + y], order[x + y :]]
+    appends = [[_para(i) for i in part] for part in parts]
     base = TOPIC_HEAD.encode()
     a, b, c = (base + "".join(f"{sep}{p}\n" for p in extra).encode() for extra in appends)
 

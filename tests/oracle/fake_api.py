@@ -22,7 +22,7 @@ def sse(event: str, data: dict[str, Any]) -> bytes:
 
 def streamed(mid: str, model: str, text: str) -> bytes:
     usage = {"input_tokens": 10, "output_tokens": 1}
-    message = {
+    message: dict[str, object] = {
         "id": mid,
         "type": "message",
         "role": "assistant",

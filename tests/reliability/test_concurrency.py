@@ -70,8 +70,8 @@ def edit_randomly(rng: random.Random, who: str, memory: Path, ledger: Ledger) ->
             index.write_text(
                 "".join(
                     f"- [{key}]({key}.md) — edited by {who}\n"
-                    if ENTRY.match(ln) and ENTRY.match(ln).group(1) == key
-                    else ln  # type: ignore[union-attr]
+                    if (m := ENTRY.match(ln)) and m.group(1) == key
+                    else ln
                     for ln in lines
                 )
             )

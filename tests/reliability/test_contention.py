@@ -1,6 +1,6 @@
 """The contention curve: W writers push to the one team ref at the same instant. Each must land
 (no force, no loss); the push retries and the time until the last one lands are the figures that
-decide when the team ref must be split per writer (DESIGN §3, Scale).
+decide when the team ref must be split per writer (docs/design.md §3, Scale).
 """
 
 from __future__ import annotations

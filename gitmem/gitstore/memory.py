@@ -1,0 +1,99 @@
+"""An in-memory store behind the same door as `Repository` (objects, trees, commits, refs by
+compare-and-swap), for fast unit tests of the use cases. It encodes objects with the git
+store's own code (`ObjectEncoding`), so its ids are git's ids; one conformance suite
+(tests/gitmem/test_store_conformance.py) runs against both."""
+
+from __future__ import annotations
+
+import hashlib
+
+from gitmem.errors import ConcurrentUpdate, GitError
+from gitmem.gitstore.base import TreeEntry
+from gitmem.gitstore.objects import GITLINK_MODE, TREE_MODE, ObjectEncoding
+from gitmem.gitstore.refs import check_ours
+
+
+class MemoryStore(ObjectEncoding):
+    def __init__(self, object_format: str = "sha1", who: tuple[str, str] = ("gitmem", "")) -> None:
+        self.object_format = object_format
+        self.objects: dict[str, tuple[str, bytes]] = {}
+        self.references: dict[str, str] = {}
+        self._trees = {}
+        self._who = who
+
+    def write_object(self, kind: str, data: bytes) -> str:
+        raw = b"%s %d\0" % (kind.encode(), len(data)) + data
+        algorithm = hashlib.sha256 if self.object_format == "sha256" else hashlib.sha1
+        oid = algorithm(raw).hexdigest()
+        self.objects.setdefault(oid, (kind, data))
+        return oid
+
+    def _read(self, oid: str) -> tuple[str, bytes]:
+        found = self.objects.get(oid)
+        if found is None:
+            raise GitError(f"object {oid} is missing from the repository", "run git fsck")
+        return found
+
+    def identity(self) -> tuple[str, str]:
+        return self._who
+
+    def list_tree(self, treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
+        kind, data = self._read(treeish)
+        if kind == "commit":
+            return self.list_tree(self.read_commit(treeish)[0], sizes)
+        out: dict[str, TreeEntry] = {}
+        self._walk(data, "", sizes, out)
+        return dict(
+            sorted(out.items(), key=lambda item: item[0].encode("utf-8", "surrogateescape"))
+        )
+
+    def _walk(self, data: bytes, prefix: str, sizes: bool, out: dict[str, TreeEntry]) -> None:
+        width = 32 if self.object_format == "sha256" else 20
+        at = 0
+        while at < len(data):
+            space = data.index(b" ", at)
+            nul = data.index(b"\0", space)
+            mode = data[at:space].decode()
+            name = data[space + 1 : nul].decode("utf-8", "surrogateescape")
+            oid = data[nul + 1 : nul + 1 + width].hex()
+            at = nul + 1 + width
+            if mode == TREE_MODE:
+                self._walk(self._read(oid)[1], f"{prefix}{name}/", sizes, out)
+            else:
+                kind = "commit" if mode == GITLINK_MODE else "blob"
+                size = len(self._read(oid)[1]) if sizes and kind == "blob" else None
+                out[prefix + name] = TreeEntry(mode, kind, oid, size)
+
+    def resolve(self, rev: str) -> str | None:
+        return self.references.get(rev) or (rev if rev in self.objects else None)
+
+    def refs(self, prefix: str) -> dict[str, str]:
+        full = prefix if prefix.endswith("/") else prefix + "/"
+        return {r: o for r, o in self.references.items() if r == prefix or r.startswith(full)}
+
+    def update_ref(self, ref: str, new: str, old: str | None, message: str = "gitmem") -> None:
+        check_ours(ref)
+        if self.references.get(ref) != old:
+            raise ConcurrentUpdate(f"{ref} moved while gitmem was working", "run the command again")
+        self.references[ref] = new
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        return a in self._ancestors(b)
+
+    def merge_base(self, a: str, b: str) -> str | None:
+        mine = self._ancestors(a)
+        common = [c for c in self._ancestors(b, ordered=True) if c in mine]
+        return common[0] if common else None
+
+    def _ancestors(self, commit: str, ordered: bool = False) -> list[str] | set[str]:
+        seen: list[str] = []
+        pending = [commit]  # breadth first: nearer ancestors come first
+        while pending:
+            current = pending.pop(0)
+            if current not in seen:
+                seen.append(current)
+                pending.extend(self.read_commit(current)[1])
+        return seen if ordered else set(seen)
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,74 @@
+"""The console scripts pyproject.toml installs (`gitmem`, `git-gitmem`, `gitmem-merge-driver`)
+start and do their job, as installed: run from the environment's scripts folder."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import REPO_ROOT, World
+
+SCRIPTS = Path(sysconfig.get_path("scripts"))
+
+
+def _script(name: str) -> Path:
+    path = SCRIPTS / name
+    if not path.exists():  # the venv of this interpreter, when sysconfig names another prefix
+        path = Path(sys.executable).parent / name
+    assert path.exists(), f"{name} is not installed (pip install -e . creates it)"
+    return path
+
+
+def test_pyproject_declares_exactly_the_scripts_tested_here() -> None:
+    text = (REPO_ROOT / "pyproject.toml").read_text()
+    section = text.split("[project.scripts]\n", 1)[1].split("\n\n", 1)[0]
+    names = {line.split("=", 1)[0].strip() for line in section.splitlines() if "=" in line}
+    assert names == {"gitmem", "git-gitmem", "gitmem-merge-driver"}
+
+
+@pytest.mark.parametrize("name", ["gitmem", "git-gitmem"])
+def test_the_cli_scripts_answer_version_and_status(world: World, name: str) -> None:
+    version = subprocess.run([_script(name), "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.startswith("gitmem "), version.stderr
+    clone = world.clone("a")
+    status = subprocess.run(
+        [_script(name), "-C", str(clone), "status", "--json"],
+        capture_output=True,
+        text=True,
+        env=world.env,
+    )
+    assert status.returncode == 0 and '"scopes"' in status.stdout, status.stderr
+
+
+def test_git_finds_git_gitmem_on_path(world: World) -> None:
+    clone = world.clone("a")
+    env = {**world.env, "PATH": f"{_script('git-gitmem').parent}:{world.env['PATH']}"}
+    run = subprocess.run(
+        ["git", "gitmem", "-C", str(clone), "--version"], capture_output=True, text=True, env=env
+    )
+    assert run.returncode == 0 and run.stdout.startswith("gitmem "), run.stderr
+
+
+def test_the_merge_driver_script_merges_in_place(tmp_path: Path) -> None:
+    base = "- [A](a.md) — first\n- [B](b.md) — second\n"
+    ours = base + "- [C](c.md) — ours added\n"
+    theirs = "- [A](a.md) — first, edited by them\n- [B](b.md) — second\n"
+    files = {}
+    for label, text in (("base", base), ("ours", ours), ("theirs", theirs)):
+        files[label] = tmp_path / label
+        files[label].write_text(text)
+    run = subprocess.run(
+        [_script("gitmem-merge-driver"), *map(str, files.values()), "7", "MEMORY.md"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    merged = files["ours"].read_text()
+    assert "edited by them" in merged and "ours added" in merged and "<<<<<<<" not in merged
+    usage = subprocess.run([_script("gitmem-merge-driver")], capture_output=True, text=True)
+    assert usage.returncode == 2 and "usage" in usage.stderr

@@ -1,0 +1,68 @@
+"""`gitmem push` pushes first and fetches only when the push is rejected (docs/design.md §3);
+`sync` and `pull` fetch first. Either way nothing is lost."""
+
+from __future__ import annotations
+
+import pytest
+
+from gitmem.cli import main
+from gitmem.gitstore.transport import Transport
+from tests.support.world import World, folder_bytes
+
+
+def cli(*args: str) -> int:
+    return main(list(args))
+
+
+@pytest.fixture
+def fetches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    calls: list[str] = []
+    real = Transport.fetch
+
+    def counted(self: Transport, remote: str, *args: object, **kwargs: object) -> None:
+        calls.append(remote)
+        real(self, remote, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Transport, "fetch", counted)
+    return calls
+
+
+def test_push_with_nobody_ahead_does_not_fetch(world: World, fetches: list[str]) -> None:
+    a = world.clone("a")
+    da = world.scope_path(a, "team")
+    da.mkdir(parents=True)
+    (da / "one.md").write_text("one\n")
+    assert cli("-C", str(a), "sync") == 0
+    fetches.clear()
+    (da / "two.md").write_text("two\n")
+    assert cli("-C", str(a), "push") == 0
+    assert fetches == []
+    shown = world.git("show", "refs/gitmem/team:team/two.md", cwd=world.remote)
+    assert shown == "two\n"
+
+
+def test_a_rejected_push_fetches_merges_and_pushes(world: World, fetches: list[str]) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a, "team"), world.scope_path(b, "team")
+    da.mkdir(parents=True)
+    (da / "notes.md").write_text("1\n2\n3\n")
+    assert cli("-C", str(a), "sync") == 0
+    assert cli("-C", str(b), "sync") == 0
+    (db / "notes.md").write_text("1 from b\n2\n3\n")
+    assert cli("-C", str(b), "push") == 0
+    fetches.clear()
+    (da / "notes.md").write_text("1\n2\n3 from a\n")
+    assert cli("-C", str(a), "push") == 0
+    assert len(fetches) == 1, "one fetch, after the rejection"
+    assert (da / "notes.md").read_text() == "1 from b\n2\n3 from a\n"
+    assert cli("-C", str(b), "sync") == 0
+    assert folder_bytes(da) == folder_bytes(db)
+
+
+def test_sync_and_pull_fetch_first(world: World, fetches: list[str]) -> None:
+    a = world.clone("a")
+    assert cli("-C", str(a), "sync") == 0
+    fetches.clear()
+    assert cli("-C", str(a), "pull") == 0
+    assert cli("-C", str(a), "sync") == 0
+    assert len(fetches) == 2

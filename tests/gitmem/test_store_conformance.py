@@ -1,0 +1,125 @@
+"""One conformance suite for the git store and the in-memory fake (git-bug's repository tests
+are the model): the same questions give the same answers, ids included, so use cases tested
+against the fake behave the same against git. Then the tree merge, unit-tested on the fake."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gitmem.errors import ConcurrentUpdate, GitError
+from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
+from gitmem.gitstore.memory import MemoryStore
+from gitmem.treemerge import merge_trees
+
+WHO = ("Ann Example", "ann@example.com")
+Store = Repository | MemoryStore
+
+
+@pytest.fixture(params=["git-sha1", "memory-sha1", "git-sha256", "memory-sha256"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    kind, fmt = request.param.split("-")
+    if kind == "memory":
+        yield MemoryStore(fmt, WHO)
+        return
+    subprocess.run(["git", "init", "-q", f"--object-format={fmt}", str(tmp_path)], check=True)
+    for key, value in zip(("user.name", "user.email"), WHO, strict=True):
+        subprocess.run(["git", "-C", str(tmp_path), "config", key, value], check=True)
+    with Repository(tmp_path) as repo:
+        yield repo
+
+
+def test_objects_round_trip_with_the_same_ids(store: Store) -> None:
+    blob = store.write_blob(b"memory\n")
+    assert store.read_blob(blob) == b"memory\n"
+    files = {
+        "team/MEMORY.md": (BLOB_MODE, blob),
+        "team/a.b": (EXEC_MODE, blob),
+        "gitmem.toml": (BLOB_MODE, blob),
+    }
+    tree = store.write_tree(files)
+    commit = store.write_commit(tree, [], "gitmem: one", when=1_700_000_000)
+    assert store.read_commit(commit) == (tree, [], "gitmem: one\n")
+    listed = store.list_tree(commit)
+    assert list(listed) == ["gitmem.toml", "team/MEMORY.md", "team/a.b"]
+    assert {p: (e.mode, e.oid) for p, e in listed.items()} == files
+    with pytest.raises(GitError):
+        store.read_blob(tree)  # a tree is not a file
+
+
+def test_ids_agree_between_git_and_memory(tmp_path: Path) -> None:
+    for fmt in ("sha1", "sha256"):
+        (tmp_path / fmt).mkdir()
+        subprocess.run(
+            ["git", "init", "-q", f"--object-format={fmt}", str(tmp_path / fmt)], check=True
+        )
+        for key, value in zip(("user.name", "user.email"), WHO, strict=True):
+            subprocess.run(["git", "-C", str(tmp_path / fmt), "config", key, value], check=True)
+        with Repository(tmp_path / fmt) as git:
+            fake = MemoryStore(fmt, WHO)
+            ids = []
+            for s in (git, fake):
+                blob = s.write_blob("é\n".encode())
+                tree = s.write_tree(
+                    {"auto/x.md": (BLOB_MODE, blob), "auto/y/z.md": (BLOB_MODE, blob)}
+                )
+                first = s.write_commit(tree, [], "one", when=1_700_000_000)
+                ids.append(
+                    (blob, tree, first, s.write_commit(tree, [first], "two", when=1_700_000_001))
+                )
+            assert ids[0] == ids[1]
+
+
+def test_refs_move_only_by_compare_and_swap(store: Store) -> None:
+    tree = store.write_tree({"x.md": (BLOB_MODE, store.write_blob(b"x"))})
+    one = store.write_commit(tree, [], "one", when=1_700_000_000)
+    two = store.write_commit(tree, [one], "two", when=1_700_000_001)
+    ref = "refs/gitmem/team"
+    assert store.resolve(ref) is None
+    with pytest.raises(ConcurrentUpdate):
+        store.update_ref(ref, one, two)  # it does not exist: "two" is not its value
+    store.update_ref(ref, one, None)
+    with pytest.raises(ConcurrentUpdate):
+        store.update_ref(ref, two, None)  # it exists now
+    with pytest.raises(ConcurrentUpdate):
+        store.update_ref(ref, two, two)
+    store.update_ref(ref, two, one)
+    assert store.resolve(ref) == two
+    assert store.refs("refs/gitmem") == {ref: two}
+    with pytest.raises(GitError):
+        store.update_ref("refs/heads/main", one, None)  # never a branch
+
+
+def test_ancestry_answers_agree(store: Store) -> None:
+    tree = store.write_tree({"x.md": (BLOB_MODE, store.write_blob(b"x"))})
+    root = store.write_commit(tree, [], "root", when=1_700_000_000)
+    left = store.write_commit(tree, [root], "left", when=1_700_000_001)
+    right = store.write_commit(tree, [root], "right", when=1_700_000_002)
+    merge = store.write_commit(tree, [left, right], "merge", when=1_700_000_003)
+    assert store.is_ancestor(root, merge) and store.is_ancestor(left, merge)
+    assert not store.is_ancestor(left, right) and not store.is_ancestor(merge, left)
+    assert store.merge_base(left, right) == root
+    assert store.merge_base(merge, right) == right
+
+
+def test_tree_merge_on_the_fake_keeps_both_sides_and_modified_beats_deleted() -> None:
+    fake = MemoryStore("sha1", WHO)
+
+    def files(**named: str) -> dict[str, str]:
+        return {
+            name.replace("_", "/") + ".md": fake.write_blob(text.encode())
+            for name, text in named.items()
+        }
+
+    base = files(team_a="1\n2\n3\n", team_gone="old\n", team_kept="same\n")
+    ours = files(team_a="1 ours\n2\n3\n", team_kept="same\n", team_new="ours\n")  # deleted gone
+    theirs = files(team_a="1\n2\n3 theirs\n", team_gone="old, edited\n", team_kept="same\n")
+    for left, right in ((ours, theirs), (theirs, ours)):
+        merged = merge_trees(fake, base, left, right)
+        out = {p: fake.read_blob(o).decode() for p, o in merged.files.items()}
+        assert out["team/a.md"] == "1 ours\n2\n3 theirs\n"
+        assert out["team/gone.md"] == "old, edited\n", "modified beats deleted"
+        assert out["team/new.md"] == "ours\n" and out["team/kept.md"] == "same\n"

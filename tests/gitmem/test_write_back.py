@@ -1,0 +1,266 @@
+"""Write-back never loses a write (docs/sync.md): a file is replaced only while it holds the last
+synced bytes; an edit that lands between that check and the rename is caught and merged; a file
+that keeps changing does not fail the sync; skipped is never deleted; a folder without sync
+state merges against the ref's history; permission bits are kept."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import gitmem.folders as folders
+from gitmem.cli import main
+from gitmem.folders import materialize
+from gitmem.gitstore import Repository
+from tests.support.world import World, folder_bytes
+
+REAL_DISK_OID = folders._disk_oid
+
+
+def cli(*args: str) -> int:
+    return main(list(args))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Repository]:
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    with Repository(tmp_path / "r") as r:
+        yield r
+
+
+def _after_check(
+    monkeypatch: pytest.MonkeyPatch, name: str, act: Callable[[Path], None], times: int = 1
+) -> None:
+    """Run `act` on the file right after write-back checked it, before it writes: the window
+    an editor can hit."""
+    real = folders._disk_oid
+    left = {"n": times}
+
+    def checked_then_edited(repo: Repository, path: Path, record: Any) -> str | None:
+        oid = real(repo, path, record)
+        if path.name == name and left["n"] != 0:
+            left["n"] -= 1
+            act(path)
+        return oid
+
+    monkeypatch.setattr(folders, "_disk_oid", checked_then_edited)
+
+
+def _append(line: str) -> Callable[[Path], None]:
+    def act(path: Path) -> None:
+        with open(path, "a") as fh:
+            fh.write(line)
+
+    return act
+
+
+# -- the file-system compare-and-swap, in-process ------------------------------------------------
+
+
+@pytest.mark.parametrize("bits", [0o600, 0o640, 0o644, 0o755])
+def test_replacing_a_file_keeps_its_permission_bits(
+    repo: Repository, tmp_path: Path, bits: int
+) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "x.md").write_bytes(b"old\n")
+    os.chmod(folder / "x.md", bits)
+    old, new = repo.write_blob(b"old\n"), repo.write_blob(b"new\n")
+    done = materialize(repo, folder, {"x.md": old}, {"x.md": new}, {})
+    assert done.written == ["x.md"]
+    assert (folder / "x.md").read_bytes() == b"new\n"
+    assert stat.S_IMODE(os.stat(folder / "x.md").st_mode) == bits
+
+
+@pytest.mark.parametrize("was", [b"old\n", None], ids=["replaced", "created"])
+def test_a_write_between_check_and_rename_is_returned_not_lost(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, was: bytes | None
+) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    if was is not None:
+        (folder / "x.md").write_bytes(was)
+    _after_check(monkeypatch, "x.md", _append("typed meanwhile\n"))
+    expected = {"x.md": repo.write_blob(was)} if was is not None else {}
+    new = repo.write_blob(b"from the remote\n")
+    done = materialize(repo, folder, expected, {"x.md": new}, {})
+    displaced = done.displaced["x.md"]
+    assert repo.read_blob(displaced) == (was or b"") + b"typed meanwhile\n"
+    assert (folder / "x.md").read_bytes() == b"from the remote\n"
+    assert [p.name for p in folder.iterdir()] == ["x.md"], "no helper file left behind"
+
+
+def test_a_write_between_check_and_delete_is_returned_not_lost(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "m"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "x.md").write_bytes(b"old\n")
+    _after_check(monkeypatch, "x.md", _append("typed meanwhile\n"))
+    done = materialize(repo, folder, {"sub/x.md": repo.write_blob(b"old\n")}, {}, {})
+    assert repo.read_blob(done.displaced["sub/x.md"]) == b"old\ntyped meanwhile\n"
+
+
+def test_a_file_deleted_between_check_and_write_stays_deleted(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "x.md").write_bytes(b"old\n")
+    _after_check(monkeypatch, "x.md", Path.unlink)
+    done = materialize(
+        repo, folder, {"x.md": repo.write_blob(b"old\n")}, {"x.md": repo.write_blob(b"new\n")}, {}
+    )
+    assert done.changed_meanwhile == {"x.md": None} and done.written == []
+    assert not (folder / "x.md").exists(), "the user's deletion was undone"
+
+
+def test_a_quiet_write_back_reports_nothing_displaced(repo: Repository, tmp_path: Path) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    files = {f"f{i}.md": f"v{i}\n".encode() for i in range(5)}
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    expected = {n: repo.write_blob(d) for n, d in files.items()}
+    target = {n: repo.write_blob(d + b"more\n") for n, d in files.items() if n != "f0.md"}
+    done = materialize(repo, folder, expected, target, {})
+    assert done.displaced == {} and done.changed_meanwhile == {}
+    assert sorted(done.written) == sorted(target) and done.deleted == ["f0.md"]
+
+
+# -- through a whole sync ------------------------------------------------------------------------
+
+
+def _two_synced(world: World, text: str = "line 1\nline 2\n") -> tuple[Path, Path, Path, Path]:
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    (da / "notes.md").write_text(text)
+    assert cli("-C", str(a), "sync") == 0
+    assert cli("-C", str(b), "sync") == 0
+    return a, b, da, db
+
+
+def test_an_edit_in_the_write_back_window_is_merged_into_both_clones(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b, da, db = _two_synced(world)
+    (db / "notes.md").write_text("line 1 from b\nline 2\n")
+    assert cli("-C", str(b), "sync") == 0
+    _after_check(monkeypatch, "notes.md", _append("line 3 typed in a meanwhile\n"))
+    assert cli("-C", str(a), "sync") == 0
+    text = (da / "notes.md").read_text()
+    assert "line 3 typed in a meanwhile" in text, "the edit in the window was lost"
+    assert "line 1 from b" in text, "the remote edit was lost"
+    monkeypatch.setattr(folders, "_disk_oid", REAL_DISK_OID)
+    assert cli("-C", str(b), "sync") == 0
+    assert folder_bytes(da) == folder_bytes(db)
+
+
+def test_a_file_that_keeps_changing_does_not_fail_the_sync(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b, da, db = _two_synced(world)
+    (db / "notes.md").write_text("line 1 from b\nline 2\n")
+    assert cli("-C", str(b), "sync") == 0
+    counter = iter(range(1000))
+    _after_check(
+        monkeypatch, "notes.md", lambda p: _append(f"append {next(counter)}\n")(p), times=-1
+    )
+    assert cli("-C", str(a), "sync") == 0, "an editor appending all the time failed the sync"
+    assert "kept changing" in capsys.readouterr().out
+    monkeypatch.setattr(folders, "_disk_oid", REAL_DISK_OID)
+    appended = next(counter)
+    for clone in (a, b, a):
+        assert cli("-C", str(clone), "sync") == 0
+    text = (db / "notes.md").read_text()
+    assert "line 1 from b" in text
+    lost = [n for n in range(appended) if f"append {n}\n" not in text]
+    assert lost == [], f"appended lines lost: {lost}"
+    assert folder_bytes(da) == folder_bytes(db)
+
+
+@pytest.mark.parametrize("how", ["symlink", "oversize", "fifo"])
+def test_a_file_that_becomes_unsyncable_is_not_deleted_anywhere(world: World, how: str) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a, "team"), world.scope_path(b, "team")
+    da.mkdir(parents=True)
+    (da / "notes.md").write_text("line 1\nline 2\n")
+    assert cli("-C", str(a), "sync") == 0
+    assert cli("-C", str(b), "sync") == 0
+    target = da / "notes.md"
+    target.unlink()
+    if how == "symlink":
+        (da.parent / "elsewhere.txt").write_text("not memory\n")
+        target.symlink_to(da.parent / "elsewhere.txt")
+    elif how == "oversize":
+        target.write_bytes(b"x" * (folders.MAX_FILE_BYTES + 1))
+    else:
+        os.mkfifo(target)
+    assert cli("-C", str(a), "sync") == 0
+    shown = world.git("show", "refs/gitmem/team:team/notes.md", cwd=a)
+    assert shown == "line 1\nline 2\n", "skipped was published as deleted"
+    assert cli("-C", str(b), "sync") == 0
+    assert (db / "notes.md").read_text() == "line 1\nline 2\n", "skipped was deleted in b"
+    # and a remote edit of it is not written over what the user put there
+    (db / "notes.md").write_text("line 1\nline 2\nfrom b\n")
+    assert cli("-C", str(b), "sync") == 0
+    assert cli("-C", str(a), "sync") == 0
+    if how == "oversize":
+        assert target.stat().st_size == folders.MAX_FILE_BYTES + 1
+    else:
+        assert not stat.S_ISREG(os.lstat(target).st_mode)
+
+
+def _forget_state(world: World, clone: Path) -> None:
+    """What a fresh clone at the same path sees: the memory folder, no state, no gitmem refs."""
+    for state in (clone / ".git" / "gitmem" / "state").glob("*.json"):
+        state.unlink()
+    refs = world.git("for-each-ref", "--format=%(refname)", "refs/gitmem", cwd=clone)
+    refs += world.git("for-each-ref", "--format=%(refname)", "refs/gitmem-remotes", cwd=clone)
+    for ref in refs.split():
+        world.git("update-ref", "-d", ref, cwd=clone)
+
+
+def test_a_folder_without_sync_state_takes_the_newer_version_of_what_it_had(world: World) -> None:
+    a, b, da, db = _two_synced(world, "v1\n")
+    (da / "gone.md").write_text("to be deleted\n")
+    assert cli("-C", str(a), "sync") == 0
+    assert cli("-C", str(b), "sync") == 0
+    (da / "notes.md").write_text("v2\n")
+    (da / "gone.md").unlink()
+    assert cli("-C", str(a), "sync") == 0
+    _forget_state(world, b)  # e.g. a re-clone that kept the memory folder: b holds v1 and gone.md
+    (db / "local-only.md").write_text("new here\n")
+    assert cli("-C", str(b), "sync") == 0
+    assert (db / "notes.md").read_text() == "v2\n", "an old copy was merged as if it were new"
+    assert not (db / "gone.md").exists(), "a deletion on the ref was undone"
+    assert (db / "local-only.md").read_text() == "new here\n"
+    assert cli("-C", str(a), "sync") == 0
+    assert folder_bytes(da) == folder_bytes(db)
+
+
+def test_a_folder_without_sync_state_keeps_its_own_edits(world: World) -> None:
+    a, b, da, db = _two_synced(world, "v1\n")
+    _forget_state(world, b)
+    (db / "notes.md").write_text("v1\nedited in b without state\n")
+    assert cli("-C", str(b), "sync") == 0
+    assert "edited in b without state" in (db / "notes.md").read_text()
+    assert cli("-C", str(a), "sync") == 0
+    assert "edited in b without state" in (da / "notes.md").read_text()
+
+
+def test_a_pulled_change_keeps_a_private_file_private(world: World) -> None:
+    a, b, da, db = _two_synced(world)
+    os.chmod(db / "notes.md", 0o600)
+    (da / "notes.md").write_text("line 1\nline 2\nline 3\n")
+    assert cli("-C", str(a), "sync") == 0
+    assert cli("-C", str(b), "sync") == 0
+    assert (db / "notes.md").read_text().endswith("line 3\n")
+    assert stat.S_IMODE(os.stat(db / "notes.md").st_mode) == 0o600
