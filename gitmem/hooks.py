@@ -22,11 +22,15 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import UsageError
 
+if TYPE_CHECKING:
+    from gitmem.gitstore import Repository
+
 SESSION_START_MATCHER = "startup|resume|clear|compact"
+LOCAL_SETTINGS = ".claude/settings.local.json"  # --project: per user, kept out of git
 # Claude Code's own limit for one hook (seconds): gitmem bounds itself by gitmem.hookTimeout,
 # this is only the backstop after which Claude Code kills the hook
 CLAUDE_HOOK_TIMEOUT = 30
@@ -67,7 +71,7 @@ def settings_path(where: str, root: Path | None) -> Path:
             "--project needs a git repository: none found here",
             "run inside the project (or gitmem -C PATH), or use --user",
         )
-    return root / ".claude" / "settings.local.json"
+    return root / LOCAL_SETTINGS
 
 
 def gitmem_command() -> str:
@@ -92,6 +96,14 @@ def is_gitmem_hook(command: object, event: str) -> bool:
         return False
     m = _OURS.search(command) or _GITMEM_MODULE.search(command)
     return bool(m and m.group(1) == EVENTS[event])
+
+
+def keep_out_of_status(repo: Repository) -> bool:
+    """Add the per-user settings file to info/exclude (as Claude Code does when it makes one),
+    unless the branch tracks it; True when a line was added."""
+    if repo.is_bare or repo.is_tracked(LOCAL_SETTINGS):
+        return False
+    return repo.add_exclude("/" + LOCAL_SETTINGS)
 
 
 # -- reading and writing the settings file ----------------------------------------------------

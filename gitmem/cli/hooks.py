@@ -62,6 +62,12 @@ def install(args: argparse.Namespace) -> int:
 
     change = do_install(args.where, _root(args, args.where == "project"))
     echo(change.what)
+    if args.where == "project":
+        from gitmem.gitstore import Repository
+        from gitmem.hooks import LOCAL_SETTINGS, keep_out_of_status
+
+        if keep_out_of_status(Repository(directory(args))):
+            echo(f"added /{LOCAL_SETTINGS} to .git/info/exclude (a per-user file)")
     if change.changed:
         echo(
             "next: start a Claude Code session; memory is pulled when it starts, pushed when it ends"

@@ -139,6 +139,7 @@ def test_hooks_cli_install_status_uninstall(world: World) -> None:
     command = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert command.endswith(" pull --hook") and command.startswith("/")
     assert "installed" in world.ok("-C", str(a), "hooks", "status")
+    assert world.git("status", "--porcelain", cwd=a) == ""  # kept out of git status
     world.ok("-C", str(a), "hooks", "uninstall")
     assert not settings.exists()
     settings.parent.mkdir(exist_ok=True)
