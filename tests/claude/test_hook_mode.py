@@ -190,3 +190,19 @@ def test_user_hooks_install_outside_any_repository(world: World) -> None:
     assert "user" in status and "installed" in status and "project" not in status
     run = world.gitmem("-C", str(folder), "hooks", "install", "--project")
     assert run.code == 2 and "--user" in run.err
+
+
+def test_a_team_folder_that_cannot_be_written_is_one_line_and_exit_zero(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    team = world.scope_path(a, "team")
+    team.mkdir(parents=True)
+    (team / "MEMORY.md").write_text("- [X](x.md) — x\n")
+    (team / "x.md").write_text("x\n")
+    world.ok("-C", str(a), "push")
+    blocked = world.scope_path(b, "team")  # a file where the team folder should be
+    blocked.parent.mkdir(parents=True, exist_ok=True)
+    blocked.write_text("not a folder\n")
+    run, _ = hook(world, "pull", b, "SessionStart")
+    assert run.code == 0, run.err
+    assert len(run.err.strip().splitlines()) == 1 and "not synced" in run.err
+    assert blocked.read_text() == "not a folder\n"
