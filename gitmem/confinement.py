@@ -32,8 +32,10 @@ def link_on_the_way(root: Path, folder: Path) -> Path | None:
     return None
 
 
-def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
+def within(path: Path, folder: Path) -> bool:
+    # strings, not Path.parents: this runs for every scope on every command
+    p, f = str(path), str(folder).rstrip("/") + "/"
+    return p == str(folder) or p.startswith(f)
 
 
 def refusal(
@@ -41,12 +43,12 @@ def refusal(
 ) -> str | None:
     """Why `folder` may not be a scope folder of the repository at `root`, or None.
 
-    `root` is the canonical working tree (resolved); `protected` names the folders whose contents
-    must never be published wholesale (home, Claude Code's folder). `in_tree_only`: the scope must
+    `root` is the canonical working tree and `protected` names the folders whose contents must
+    never be published wholesale (home, Claude Code's folder); both already resolved. `in_tree_only`: the scope must
     live inside the working tree (`agents`, `local`).
     """
     lexical = Path(os.path.abspath(os.path.expanduser(folder)))
-    if _within(lexical, root):
+    if within(lexical, root):
         link = link_on_the_way(root, lexical)
         if link is not None:
             return (
@@ -54,15 +56,14 @@ def refusal(
                 f" (to {os.readlink(link)}); scope folders must not pass through links"
             )
     real = Path(os.path.realpath(lexical))
-    if in_tree_only and not _within(real, root):
+    if in_tree_only and not within(real, root):
         return f"it resolves to {real}, outside the working tree {root}"
     if real.parent == real:
         return "it is a filesystem root"
     for label, guarded in protected.items():
-        guarded_real = Path(os.path.realpath(guarded))
-        if _within(guarded_real, real):
-            return f"it is {label}" if guarded_real == real else f"it holds {label} ({guarded})"
-    if _within(root, real):
+        if within(guarded, real):
+            return f"it is {label}" if guarded == real else f"it holds {label} ({guarded})"
+    if within(root, real):
         return "it is the repository itself" if real == root else f"it holds the repository {root}"
     if ".git" in real.parts:
         return "it lies inside a .git folder"

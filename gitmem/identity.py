@@ -13,6 +13,19 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 DEFAULT_PORTS = {"ssh": 22, "git+ssh": 22, "ssh+git": 22, "https": 443, "http": 80, "git": 9418}
+# Forges whose owner/repo paths are case-insensitive, with the other host names (ssh over port
+# 443, www.) they answer to: one repository, one key.
+FORGE_HOSTS = {
+    "github.com": "github.com",
+    "www.github.com": "github.com",
+    "ssh.github.com": "github.com",
+    "gitlab.com": "gitlab.com",
+    "www.gitlab.com": "gitlab.com",
+    "altssh.gitlab.com": "gitlab.com",
+    "bitbucket.org": "bitbucket.org",
+    "www.bitbucket.org": "bitbucket.org",
+    "altssh.bitbucket.org": "bitbucket.org",
+}
 _SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/]+)@)?(?P<host>\[[^\]]+\]|[^:/]+):(?P<path>(?!//).*)$")
 
 
@@ -35,7 +48,7 @@ def normalize_remote_url(url: str, base: Path | None = None) -> str:
             port = parts.port
         except ValueError:
             port = None
-        if port is not None and port != DEFAULT_PORTS.get(scheme):
+        if port is not None and port != DEFAULT_PORTS.get(scheme) and host not in FORGE_HOSTS:
             host = f"{host}:{port}"
         return _join_key(host, parts.path)
     m = _SCP_LIKE.match(url)
@@ -56,7 +69,11 @@ def _join_key(host: str, path: str) -> str:
     path = re.sub(r"/+", "/", path).rstrip("/")
     if path.endswith(".git"):
         path = path[:-4]
-    return f"{host}/{path.strip('/')}"
+    path = path.strip("/")
+    forge = FORGE_HOSTS.get(host)
+    if forge:
+        return f"{forge}/{path.lower()}"
+    return f"{host}/{path}"
 
 
 def _local_key(path: str, base: Path | None) -> str:

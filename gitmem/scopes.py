@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from gitmem.confinement import refusal
+from gitmem.confinement import refusal, within
 from gitmem.errors import ConfigError, UsageError
 from gitmem.gitstore import Repository
 from gitmem.identity import (
@@ -19,6 +19,7 @@ from gitmem.identity import (
     user_id,
 )
 
+GITMEM_PREFIX = "refs/gitmem/"
 TEAM_REF = "refs/gitmem/team"
 USERS_REF_PREFIX = "refs/gitmem/users/"
 SCOPE_NAMES = ("auto", "team", "agents", "local")
@@ -55,9 +56,65 @@ class Project:
                 return s
         raise UsageError(f"unknown scope: {name}", f"choose one of {', '.join(SCOPE_NAMES)}")
 
-    def tracking_ref(self, ref: str) -> str:
+    ref_prefix: str = GITMEM_PREFIX  # where the remote keeps our refs (gitmem.refPrefix)
+    hub: str | None = None  # gitmem.hub: the personal ref goes there instead
+
+    def route(self, ref: str) -> Route:
+        """Which remote holds our `ref`, under what name, and our tracking ref for it."""
+        tail = ref[len(GITMEM_PREFIX) :]
+        if self.hub and ref == self.user_ref:
+            name = f"{self.ref_prefix}projects/{hub_component(self.key)}/users/{self.uid}"
+            return Route(self.hub, name, f"refs/gitmem-remotes/{HUB_TRACKING}/{tail}", "hub")
         assert self.remote is not None
-        return f"refs/gitmem-remotes/{self.remote}/{ref[len('refs/gitmem/') :]}"
+        return Route(
+            self.remote,
+            self.ref_prefix + tail,
+            f"refs/gitmem-remotes/{self.remote}/{tail}",
+            self.remote,
+        )
+
+    def tracking_ref(self, ref: str) -> str:
+        return self.route(ref).tracking
+
+
+@dataclass(frozen=True)
+class Route:
+    remote: str  # a remote's name, or the hub's URL: what git fetch/push are given
+    name: str  # what the remote calls the ref
+    tracking: str  # our remote-tracking ref for it
+    label: str  # how messages name the remote
+
+
+HUB_TRACKING = "gitmem-hub"  # the hub is a URL, not a named remote
+_NOT_A_PREFIX = frozenset({"refs/heads/", "refs/tags/", "refs/remotes/", "refs/gitmem-remotes/"})
+
+
+def hub_component(key: str) -> str:
+    """The project key as one ref-name component (`/` → %2F, and whatever git forbids)."""
+    from urllib.parse import quote
+
+    return quote(key, safe="").replace("~", "%7E").replace(".", "%2E")
+
+
+def ref_prefix(repo: Repository) -> str:
+    """gitmem.refPrefix: `refs/heads/gitmem/` for hosts that accept only branches."""
+    value = repo.config_get("gitmem.refPrefix")
+    if not value:
+        return GITMEM_PREFIX
+    import re
+
+    if (
+        not re.fullmatch(r"refs/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)+", value)
+        or ".." in value
+        or ".lock/" in value
+        or value in _NOT_A_PREFIX
+        or value.startswith("refs/gitmem-remotes/")
+    ):
+        raise ConfigError(
+            f"gitmem.refPrefix = {value!r} is not a folder of refs of its own",
+            "use one like refs/heads/gitmem/ (git config gitmem.refPrefix refs/heads/gitmem/)",
+        )
+    return value
 
 
 def choose_remote(repo: Repository, wanted: str | None) -> str | None:
@@ -108,6 +165,8 @@ def open_project(
         team = root / team
     user_ref = USERS_REF_PREFIX + uid
     team_inside_auto = team.parent == auto
+    # a folder shared by all projects holds every project's team/ too: a hub cannot help there
+    team_shared = origin == USER_SETTING and (team == auto or auto in team.parents)
     shared_note = ""
     if origin == USER_SETTING and not repo.config_get("gitmem.hub"):
         shared_note = (
@@ -124,7 +183,20 @@ def open_project(
             note=shared_note,
             exclude=frozenset({team.name}) if team_inside_auto else frozenset(),
         ),
-        Scope("team", team, TEAM_REF, "team"),
+        Scope(
+            "team",
+            team,
+            TEAM_REF,
+            "team",
+            pushable=not team_shared,
+            note=(
+                "inside the auto folder shared by all projects: each project's team would get "
+                "every project's team memory; give it a folder per project: "
+                "git config gitmem.teamDir PATH"
+            )
+            if team_shared
+            else "",
+        ),
     ]
     tracked = not repo.is_bare and repo.is_tracked(".claude/agent-memory")
     agents_note = (
@@ -157,7 +229,16 @@ def open_project(
             note="" if sealed else "private: not synced while gitmem.encrypt is off",
         )
     )
-    return Project(repo, root, key, remote_name, uid, confine(scopes, root, repo.is_bare))
+    return Project(
+        repo,
+        root,
+        key,
+        remote_name,
+        uid,
+        confine(scopes, root, repo.is_bare),
+        ref_prefix(repo),
+        repo.config_get("gitmem.hub") or None,
+    )
 
 
 IN_TREE_SCOPES = frozenset({"agents", "local"})
@@ -167,9 +248,12 @@ def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
     """Refuse each scope whose folder breaks a confinement rule; the others stay as they are."""
     config = claude_config_dir(os.environ)
     protected = {
-        "the home folder": Path.home(),
-        "Claude Code's folder": config,
-        "Claude Code's projects folder": config / "projects",
+        label: Path(os.path.realpath(folder))
+        for label, folder in (
+            ("the home folder", Path.home()),
+            ("Claude Code's folder", config),
+            ("Claude Code's projects folder", config / "projects"),
+        )
     }
     out: list[Scope] = []
     refused: list[Path] = []
@@ -178,7 +262,7 @@ def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
             out.append(s)  # no working tree: never synced, nothing to check
             continue
         why = refusal(s.path, root, protected, in_tree_only=s.name in IN_TREE_SCOPES)
-        if why is None and any(s.path == r or r in s.path.parents for r in refused):
+        if why is None and any(within(s.path, r) for r in refused):
             why = "it lies inside a refused scope folder"
         if why is None:
             out.append(s)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,11 +24,12 @@ from gitmem.errors import (
     UsageError,
 )
 from gitmem.folders import Progress, Snapshot, materialize, snapshot
-from gitmem.gitstore import Repository
+from gitmem.gitstore import PushOutcome, Repository
+from gitmem.gitstore.transport import NO_MESSAGE
 from gitmem.policy import blocking, check_file, tops_for
-from gitmem.scopes import Project, Scope, hostname
+from gitmem.scopes import GITMEM_PREFIX, Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
-from gitmem.treecheck import META_FILE, check_tree, parse_meta, render_meta
+from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class RefReport:
     notes: list[str] = field(default_factory=list)
     pushed: bool = False
     remote_ahead: bool = False  # dry run: the remote has commits we have not merged
+    via: str = ""  # the remote this ref syncs through, when not the project's (the hub)
 
 
 @dataclass
@@ -121,7 +123,8 @@ class Syncer:
                 "make a first commit (gitmem refs live beside your branches), then retry",
             )
         for ref in self.by_ref:
-            self.result.report(ref)
+            route = self.project.route(ref)
+            self.result.report(ref).via = route.label if route.remote != self.project.remote else ""
         if self.opts.dry_run:
             return self._dry_run()
         with repository_lock(self.repo.common_dir, self.opts.lock_wait):
@@ -209,9 +212,10 @@ class Syncer:
             self.expected[s.name] = dict(snap.files)  # what the disk holds now, as far as we know
         if new_files == tip_files and not rewrite:
             return
-        meta_oid = new_files.get(META_FILE)
-        if meta_oid is None or parse_meta(repo.read_blob(meta_oid)).key != self.project.key:
-            new_files[META_FILE] = repo.write_blob(render_meta(self.project.key))
+        meta = self._meta_of(new_files)
+        if meta is None or not meta.knows(self.project.key):
+            # our history under another spelling (the remote URL changed): keep it, add ours
+            self._set_meta(new_files, [meta] if meta else [], adopt=True)
         # a first commit here encrypts with the remote's key (verified above), never a new one
         ring_from = tip or self.repo.resolve(self.project.tracking_ref(ref))
         tree = self._tree(ref, new_files, self._keyring(ref, ring_from))
@@ -316,23 +320,32 @@ class Syncer:
 
     # -- 2. transport ------------------------------------------------------------------------
 
+    def _by_remote(self, refs: Iterable[str]) -> dict[str, list[str]]:
+        """Our refs grouped by the remote that holds them (the project's, or the hub)."""
+        groups: dict[str, list[str]] = {}
+        for ref in refs:
+            groups.setdefault(self.project.route(ref).remote, []).append(ref)
+        return groups
+
     def _fetch(self) -> None:
-        remote = self.project.remote
-        assert remote is not None
-        specs = []
-        for ref in self.by_ref:
-            tracking = self.project.tracking_ref(ref)
-            # a glob matches nothing without failing when the remote has no such ref yet
-            specs.append(f"+{ref}*:{tracking}*")
         before = {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref}
         self.fetched_from = before
-        self.repo.fetch(remote, specs, timeout=self.opts.timeout)
-        fetched = self.repo.refs(f"refs/gitmem-remotes/{remote}/")
-        wanted = {self.project.tracking_ref(ref) for ref in self.by_ref}
-        for name, oid in fetched.items():
-            # the glob may catch longer names (another user's id with ours as prefix): drop them
-            if name not in wanted and any(name.startswith(w) for w in wanted):
-                self.repo.delete_ref(name, oid)
+        for remote, refs in self._by_remote(self.by_ref).items():
+            specs = []
+            for ref in refs:
+                route = self.project.route(ref)
+                # a glob matches nothing without failing when the remote has no such ref yet;
+                # the negative spec keeps a ref squatted below ours (`team/x`) out: fetching it
+                # would collide with our tracking ref
+                specs += [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
+            self.repo.fetch(remote, specs, timeout=self.opts.timeout)
+        for ref in self.by_ref:
+            wanted = self.project.tracking_ref(ref)
+            folder = wanted.rsplit("/", 1)[0] + "/"
+            for name, oid in self.repo.refs(folder).items():
+                # the glob may catch longer names (another user's id with ours as prefix)
+                if name != wanted and name.startswith(wanted):
+                    self.repo.delete_ref(name, oid)
         for ref, old in before.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
             if old and new and old != new and not self.repo.is_ancestor(old, new):
@@ -341,25 +354,71 @@ class Syncer:
                 )
 
     def _push(self) -> bool:
-        remote = self.project.remote
-        assert remote is not None
-        specs, pending = [], {}
+        """Push every ref that moved, without force; False when one must fetch and retry.
+
+        Not one atomic push: a team ref blocked by a squatter must not hold the personal ref
+        back. A ref refused for good (in the way, a hook, a host that takes only branches)
+        fails at once with the server's reason: retrying cannot help."""
+        pending: dict[str, tuple[str, str | None]] = {}
         for ref, _ in self._open_refs():
             local = self.repo.resolve(ref)
             known = self.repo.resolve(self.project.tracking_ref(ref))
             if local and local != known:
-                specs.append(f"{ref}:{ref}")
                 pending[ref] = (local, known)
-        if not specs:
-            return True
-        outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
-        if not outcome.ok:
-            return False
-        for ref, (oid, known) in pending.items():
-            # the remote now holds `oid`: move our view of it from where we last saw it
-            self.repo.update_ref(self.project.tracking_ref(ref), oid, known, "gitmem: pushed")
-            self.result.report(ref).pushed = True
-        return True
+        done = True
+        failures: list[RemoteError] = []
+        for remote, refs in self._by_remote(pending).items():
+            routes = {self.project.route(ref).name: ref for ref in refs}
+            label = self.project.route(refs[0]).label
+            specs = [f"{ref}:{name}" for name, ref in routes.items()]
+            try:
+                outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
+            except RemoteError as exc:  # nothing reached the server (no access, a 403 proxy...)
+                forbidden = any(
+                    w in exc.message.lower() for w in ("403", "forbidden", "not allowed")
+                )
+                hint = self._refused_hint(label, exc.hint) if forbidden else exc.hint
+                failures.append(RemoteError(exc.message, hint))
+                continue
+            accepted = set(routes) if outcome.ok else set(outcome.accepted)
+            for name in accepted & set(routes):
+                ref = routes[name]
+                oid, known = pending[ref]
+                # the remote now holds `oid`: move our view of it from where we last saw it
+                self.repo.update_ref(self.project.tracking_ref(ref), oid, known, "gitmem: pushed")
+                self.result.report(ref).pushed = True
+            if outcome.refused:
+                failures.append(self._refusal(remote, label, outcome))
+            done &= outcome.ok or not outcome.rejected  # only "someone pushed first" retries
+        if failures:
+            raise failures[0]
+        return done
+
+    def _refusal(self, remote: str, label: str, outcome: PushOutcome) -> RemoteError:
+        """One line for a push the server refused for good, and the way out."""
+        for name, blocker in outcome.blockers.items():
+            return RemoteError(
+                f"cannot push {name} to {label}: the ref {blocker} is in the way "
+                "(someone pushed a ref below ours; retrying cannot help)",
+                f"if it is not memory you need, remove it: git push {remote} --delete {blocker}",
+            )
+        names = ", ".join(outcome.refused)
+        why = "; ".join(dict.fromkeys(outcome.refused.values()))
+        quiet = why in outcome.message or outcome.message == NO_MESSAGE
+        detail = why if quiet else f"{why} ({outcome.message})"
+        return RemoteError(
+            f"{label} refused {names}: {detail}",
+            self._refused_hint(label, "check the server's hooks and your permissions, then retry"),
+        )
+
+    def _refused_hint(self, label: str, default: str | None) -> str | None:
+        if self.project.ref_prefix != GITMEM_PREFIX:
+            return default
+        return (
+            f"if {label} accepts only branches, keep memory on a branch namespace: "
+            "git config gitmem.refPrefix refs/heads/gitmem/ (then gitmem sync)"
+            + (f"; otherwise {default}" if default else "")
+        )
 
     # -- 3. merge the remote in --------------------------------------------------------------
 
@@ -391,11 +450,14 @@ class Syncer:
         try:
             known = frozenset(blobs(self.repo.list_tree(local)).values()) if local else frozenset()
             meta, findings = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", known)
-            if meta.key != self.project.key and not self.opts.force_key:
+            if not meta.knows(self.project.key) and not self.opts.force_key:
+                names = " or ".join(repr(k) for k in (meta.key, *meta.aliases))
                 raise UntrustedTreeError(
-                    f"{self.project.remote}/{ref} holds memory of project {meta.key!r}, "
+                    f"{self.project.remote}/{ref} holds memory of project {names}, "
                     f"not of this one ({self.project.key!r})",
-                    "if the repository moved, adopt it with --force-key",
+                    "if it is this project under another URL, run gitmem adopt: it adds "
+                    f"{self.project.key!r} as an alias on the ref, and teammates keep syncing "
+                    "under both spellings",
                 )
             if self._sealed(ref):
                 self._verify_personal(ref, commit, local)
@@ -441,15 +503,30 @@ class Syncer:
         else:
             self.repo.delete_ref(tracking, refused)
 
+    def _meta_of(self, files: Mapping[str, str]) -> RefMeta | None:
+        oid = files.get(META_FILE)
+        return parse_meta(self.repo.read_blob(oid)) if oid else None
+
+    def _set_meta(self, files: dict[str, str], metas: list[RefMeta], adopt: bool) -> None:
+        """gitmem.toml for `files`: the union of `metas`' identities (ours added on adopt)."""
+        if not metas:
+            metas = [RefMeta(1, self.project.key)]
+        meta = merged_meta(metas, self.project.key if adopt else None)
+        files[META_FILE] = self.repo.write_blob(render_meta(meta.key, meta.aliases))
+
     def _adopt_key(self, commit: str) -> str:
+        """The remote's commit, with our key added as an alias (never replacing its key)."""
         tree, _, _ = self.repo.read_commit(commit)
         files = blobs(self.repo.list_tree(tree))
-        files[META_FILE] = self.repo.write_blob(render_meta(self.project.key))
+        meta = self._meta_of(files)
+        if meta is not None and meta.knows(self.project.key):
+            return commit
+        self._set_meta(files, [meta] if meta else [], adopt=True)
         new_tree = self.repo.write_tree(as_tree_input(files))
         if new_tree == tree:
             return commit
         return self.repo.write_commit(
-            new_tree, [commit], f"gitmem: adopt project key {self.project.key}"
+            new_tree, [commit], f"gitmem: adopt {self.project.key} as an alias of this project"
         )
 
     def _merge_commits(self, ref: str, local: str, remote_tip: str) -> str:
@@ -464,7 +541,8 @@ class Syncer:
             self._times(ref, local, repo.change_times(base, local)),
             self._times(ref, remote_tip, repo.change_times(base, remote_tip)),
         )
-        merged.files[META_FILE] = repo.write_blob(render_meta(self.project.key))
+        sides = [self._meta_of(blobs(repo.list_tree(c))) for c in (local, remote_tip)]
+        self._set_meta(merged.files, [m for m in sides if m], adopt=self.opts.force_key)
         tree = self._tree(ref, merged.files, self._merged_keyring(ref, base, local, remote_tip))
         report = self.result.report(ref)
         report.resolutions.extend(merged.resolutions)
@@ -608,11 +686,12 @@ class Syncer:
                             f"{'A' if before is None else 'D' if after is None else 'M'} {s.prefix}/{rel}"
                         )
         if self.project.remote is not None:
-            remote_refs = repo.ls_remote(
-                self.project.remote, list(self.by_ref), timeout=self.opts.timeout
-            )
+            remote_refs: dict[str, str] = {}
+            for remote, refs in self._by_remote(self.by_ref).items():
+                names = [self.project.route(ref).name for ref in refs]
+                remote_refs.update(repo.ls_remote(remote, names, timeout=self.opts.timeout))
             for ref in self.by_ref:
-                theirs = remote_refs.get(ref)
+                theirs = remote_refs.get(self.project.route(ref).name)
                 local = repo.resolve(ref)
                 if (
                     theirs

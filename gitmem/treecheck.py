@@ -17,11 +17,20 @@ from gitmem.policy import (
     MetaError,
     RefMeta,
     check_entries,
+    merged_meta,
     parse_meta,
     render_meta,
 )
 
-__all__ = ["FORMAT_VERSION", "META_FILE", "RefMeta", "check_tree", "parse_meta", "render_meta"]
+__all__ = [
+    "FORMAT_VERSION",
+    "META_FILE",
+    "RefMeta",
+    "check_tree",
+    "merged_meta",
+    "parse_meta",
+    "render_meta",
+]
 
 WHAT_IT_IS = ("GM109", "GM110")
 REFUSED_HINT = "the ref was refused; nothing was written (gitmem validate shows every finding)"

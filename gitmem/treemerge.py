@@ -42,6 +42,16 @@ class _LazyFolder(Mapping[str, bytes]):
         return len(self._oids)
 
 
+def _in(times: Mapping[str, float], folder: str) -> dict[str, float]:
+    """The times of the files directly in `folder`, by file name."""
+    prefix = f"{folder}/" if folder else ""
+    return {
+        p[len(prefix) :]: t
+        for p, t in times.items()
+        if p.startswith(prefix) and "/" not in p[len(prefix) :]
+    }
+
+
 def blobs(entries: Mapping[str, TreeEntry]) -> dict[str, str]:
     return {p: e.oid for p, e in entries.items()}
 
@@ -62,12 +72,17 @@ def merge_trees(
     theirs_times: Mapping[str, float] | None = None,
 ) -> TreeMerge:
     """Merge {path: blob id} maps. Paths differing only by case are one file (canonical spelling:
-    the smallest), so the result never holds two spellings of one path."""
+    the smallest), so the result never holds two spellings of one path. A file one side renamed
+    takes the other side's edits to its new name; an index line and its topic file are kept or
+    dropped together."""
     from merge_drivers import SideInfo, merge_file
 
     ours_times, theirs_times = ours_times or {}, theirs_times or {}
     result = TreeMerge({})
     extras: dict[str, bytes] = {}
+    base, ours, theirs = dict(base), dict(ours), dict(theirs)
+    renamed = _carry_renames(repo, base, ours, theirs) + _carry_renames(repo, base, theirs, ours)
+    kept_modified: list[tuple[str, Mapping[str, str]]] = []  # modified beats deleted: which side
     fb, fo, ft = _fold(base), _fold(ours), _fold(theirs)
     for folded in sorted(set(fb) | set(fo) | set(ft)):
         spellings = sorted(set(fo.get(folded, [])) | set(ft.get(folded, [])))
@@ -75,15 +90,14 @@ def merge_trees(
         b = _one(repo, base, fb.get(folded, []))
         o = _one(repo, ours, fo.get(folded, []))
         t = _one(repo, theirs, ft.get(folded, []))
-        if o == t or t == b:
-            if o is not None:
-                result.files[path] = o
-            continue
-        if o == b:
-            if t is not None:
-                result.files[path] = t
-            continue
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        index = path.rsplit("/", 1)[-1].casefold() == "memory.md"
+        if o == t or b in (o, t):
+            kept = o if b == t else t
+            if not (index and kept and o != t and _big(repo, kept)):
+                if kept is not None:
+                    result.files[path] = kept
+                continue
         if path == META_FILE:
             kept = o if o is not None else t  # keys were checked before merging
             if kept is not None:
@@ -94,19 +108,113 @@ def merge_trees(
             repo.read_blob(b) if b else None,
             repo.read_blob(o) if o else None,
             repo.read_blob(t) if t else None,
-            SideInfo(ours_times.get(path), _LazyFolder(repo, ours, folder)),
-            SideInfo(theirs_times.get(path), _LazyFolder(repo, theirs, folder)),
+            SideInfo(
+                ours_times.get(path), _LazyFolder(repo, ours, folder), _in(ours_times, folder)
+            ),
+            SideInfo(
+                theirs_times.get(path), _LazyFolder(repo, theirs, folder), _in(theirs_times, folder)
+            ),
         )
         result.resolutions.extend(str(r) for r in merged.resolutions)
         if merged.data is not None:
             result.files[path] = repo.write_blob(merged.data)
+            if b is not None and (o is None or t is None):
+                kept_modified.append((path, theirs if o is None else ours))
         for extra_path, extra_data in merged.extra_files.items():
             # complete bytes (e.g. MEMORY-archive.md): they replace any merge of that path
             extras[f"{folder}/{extra_path}" if folder else extra_path] = extra_data
     for extra_path, extra_data in extras.items():
         result.files[extra_path] = repo.write_blob(extra_data)
+    result.resolutions.extend(renamed)
+    _keep_links(repo, result, base, ours, theirs, kept_modified)
     _separate_file_folder_clashes(result.files)
     return result
+
+
+def _big(repo: Repository, oid: str) -> bool:
+    """Whether an index blob may be over Claude Code's load caps: then the merge caps it."""
+    data = repo.read_blob(oid)
+    return data.count(b"\n") >= 200 or len(data) > 25_000
+
+
+def _carry_renames(
+    repo: Repository, base: dict[str, str], side: dict[str, str], other: dict[str, str]
+) -> list[str]:
+    """A topic file `side` moved (gone from its path, the same or similar bytes at a new one)
+    while `other` edited it: `other`'s version goes to the new name, so the merge there carries
+    its edits and the old path is not brought back. Returns the resolutions."""
+    gone = [p for p in base if p not in side and p in other and other[p] != base[p]]
+    new = [p for p in side if p not in base and p not in other]
+    out: list[str] = []
+    for old in gone:
+        if not old.endswith(".md") or old.rsplit("/", 1)[-1].casefold() == "memory.md":
+            continue
+        folder = old.rsplit("/", 1)[0] if "/" in old else ""
+        candidates = [p for p in new if (p.rsplit("/", 1)[0] if "/" in p else "") == folder]
+        target = _most_similar(repo, base[old], side, candidates)
+        if target is None:
+            continue
+        new.remove(target)
+        other[target] = other.pop(old)  # merged 3-way against the base at the new name
+        base[target] = base[old]
+        out.append(f"{old} renamed to {target}: edits carried")
+    return out
+
+
+def _most_similar(
+    repo: Repository, base_oid: str, side: Mapping[str, str], candidates: list[str]
+) -> str | None:
+    from difflib import SequenceMatcher
+
+    if len(candidates) > 50:
+        return None  # bounded cost: a mass rename is left to the plain rules
+    old = repo.read_blob(base_oid)
+    best: tuple[float, str] | None = None
+    for path in sorted(candidates):
+        data = repo.read_blob(side[path])
+        ratio = 1.0 if data == old else SequenceMatcher(None, old[:20000], data[:20000]).ratio()
+        if ratio >= 0.6 and (best is None or ratio > best[0]):
+            best = (ratio, path)
+    return None if best is None else best[1]
+
+
+def _keep_links(
+    repo: Repository,
+    result: TreeMerge,
+    base: Mapping[str, str],
+    ours: Mapping[str, str],
+    theirs: Mapping[str, str],
+    kept_modified: list[tuple[str, Mapping[str, str]]],
+) -> None:
+    """No orphan: a topic file kept as "modified beats deleted" gets its index line back. No
+    dangling link: a file an index line names comes back when a side still has it."""
+    from merge_drivers.links import linked, with_entries
+
+    by_folder: dict[str, list[str]] = {}
+    for path, _ in kept_modified:
+        folder, _, name = path.rpartition("/")
+        if name.casefold() != "memory.md":
+            by_folder.setdefault(folder, []).append(name)
+    for folder, names in sorted(by_folder.items()):
+        index_path = f"{folder}/MEMORY.md" if folder else "MEMORY.md"
+        if index_path not in result.files:
+            continue
+        sources = [repo.read_blob(m[index_path]) for m in (ours, theirs, base) if index_path in m]
+        data = repo.read_blob(result.files[index_path])
+        fixed = with_entries(data, names, sources)
+        if fixed != data:
+            result.files[index_path] = repo.write_blob(fixed)
+            result.resolutions.extend(f"{folder}/{n}: index line kept with its file" for n in names)
+    for index_path in sorted(p for p in result.files if p.rsplit("/", 1)[-1] == "MEMORY.md"):
+        folder = index_path.rsplit("/", 1)[0] if "/" in index_path else ""
+        for name in linked(repo.read_blob(result.files[index_path])):
+            path = f"{folder}/{name}" if folder else name
+            if path in result.files or "/" in name or name.startswith("."):
+                continue
+            back = theirs.get(path) or ours.get(path)
+            if back is not None:
+                result.files[path] = back
+                result.resolutions.append(f"{path}: file kept with its index line")
 
 
 def _separate_file_folder_clashes(files: dict[str, str]) -> None:

@@ -37,13 +37,29 @@ def merge_file(
     ti = theirs_info or _NO_INFO
     if ours == theirs:
         return MergeResult(ours)
-    if ours == base:
-        return MergeResult(theirs)
-    if theirs == base:
-        return MergeResult(ours)
+    if ours == base or theirs == base:
+        kept, info = (theirs, ti) if ours == base else (ours, oi)
+        if kept is not None and _over_caps(path, kept):  # the merge archives the overflow
+            from merge_drivers.index import merge_index
+
+            return merge_index(path, kept, kept, kept, info, info, True, inline_archive)
+        return MergeResult(kept)
     if ours is None or theirs is None:
         kept, side = (theirs, "theirs") if ours is None else (ours, "ours")
         return MergeResult(kept, (Resolution(path, "file", side, "modified beats deleted"),))
     from merge_drivers.dispatch import merge_contents
 
     return merge_contents(path, base or b"", ours, theirs, oi, ti, inline_archive=inline_archive)
+
+
+def _over_caps(path: str, data: bytes) -> bool:
+    """An index over Claude Code's load caps (cheap for anything else)."""
+    if path.rsplit("/", 1)[-1].casefold() != "memory.md":
+        return False
+    from merge_drivers.dispatch import is_binary
+    from merge_drivers.index import over_caps
+
+    try:
+        return not is_binary(data) and over_caps(data)
+    except UnicodeDecodeError:
+        return False

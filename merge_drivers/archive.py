@@ -58,12 +58,12 @@ def archive_entries(text: str, file_mode: bool) -> list[Item]:
     for it in parse(text).items:
         if it.kind == "head":
             title = file_mode and it.key[2] == ARCHIVE_TITLE_NORM and anchor == START
-            anchor = START if title else (it.key[0], "", it.key[2], 0)
+            anchor = START if title else it.key
         elif it.kind == "entry":
             gap = declared(prev, it)
             if file_mode and prev is not None and prev.kind != "entry" and gap:
                 gap = gap[gap.index("\n") + 1 :]  # the blank line the archive puts after headings
-            entry = Item("entry", (it.key[0], "", it.key[2], 0), it.text, gap, it.target)
+            entry = Item("entry", it.key, it.text, gap, it.target)
             entry.anchor = anchor
             out.append(entry)
         prev = it

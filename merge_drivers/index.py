@@ -20,19 +20,23 @@ That is what makes three replicas converge whatever order they merge in:
 - caps: Claude Code's 200 lines and 25,000 UTF-16 characters, frontmatter and HTML comments
   stripped. Entries archived earlier (`MEMORY-archive.md`, or the git driver's trailing comment)
   still count as items; the overflow is recomputed from the final items, lowest-ranked entries
-  first (rank: the topic file's confidence and recency, then the bytes — no side, no commit
-  time), so archived entries come back when there is room and the choice is the same in every
-  merge order. The archive groups entries under their section heading, which keeps their anchor.
+  first (rank: the topic file's confidence, then its recency — its date, else the commit time
+  of its last change — then the bytes; never the side), so archived entries come back when
+  there is room. The archive groups entries under their section heading, which keeps their anchor.
 
 Never reads files, the clock or the environment.
 """
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from merge_drivers.archive import (
     ARCHIVE_HEADER,
     ARCHIVE_KEY,
     ARCHIVE_NAME,
+    MAX_CHARS,
+    MAX_LINES,
     NOWHERE,
     archive_groups,
     archive_text,
@@ -49,8 +53,10 @@ from merge_drivers.indexdoc import (
     Item,
     Key,
     Node,
+    bullet_body,
     declared,
     is_open,
+    link_target,
     measure,
     parse,
     render,
@@ -83,7 +89,9 @@ class _Side:
         memo = (text, target, with_time)
         r = self._ranks.get(memo)
         if r is None:
-            time = self.info.time if with_time else None
+            time = self.info.times.get(target.removeprefix("./")) if target else None
+            if time is None and with_time:
+                time = self.info.time
             r = rank_of(text.encode(), self.topic(target), time)
             self._ranks[memo] = r
         return r
@@ -98,7 +106,7 @@ def _view(
     base_head: Key = START
     prev: Item | None = None
     for it in index.items:
-        key = (it.key[0], "", it.key[2], 0)
+        key = it.key
         gap = declared(prev, it)
         prev = it
         anchor = base_head if it.kind == "head" else head
@@ -121,7 +129,7 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
     live: list[Key] = []
     seen: set[Key] = set()
     for it in index.items:
-        key = (it.key[0], "", it.key[2], 0)
+        key = it.key
         if key in nodes and key not in seen:
             seen.add(key)
             live.append(key)
@@ -165,8 +173,9 @@ class _Chosen:
 
     @property
     def rank(self) -> Rank:
-        """Side-independent: the topic file's confidence and recency (never a commit time),
-        then the bytes. Computed only when caps overflow: ranking reads the topic files."""
+        """Side-independent: the topic file's confidence, then its recency (its date, else the
+        last commit that changed it), then the bytes — the best of the sides holding it.
+        Computed only when caps overflow: ranking reads the topic files."""
         if self._rank is None:
             text = self.node.text
             ranks = [s.rank(text, h.target, False) for s, h in self.holders]
@@ -193,13 +202,33 @@ def merge_index(
     heads = {k for k, nd in bn.items() if nd.kind == "head"}
     so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info)
     st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info)
-    bo, bt = _same(bn, zb, so.nodes, zo), _same(bn, zb, st.nodes, zt)
+    base_order = _base_order(zb, bn)
+    bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo)
+    bt = _same(bn, zb, st.nodes, zt) and not _reorganized(base_order, bn, _keys(zt), zt)
     if bo or bt:  # a side that changed nothing the merge reads: the other side, as it is
         keep = theirs if bo and not bt else ours if bt and not bo else max(ours, theirs)
         if ours == base or theirs == base:
             keep = theirs if ours == base else ours
-        return MergeResult(keep)
-    base_order = _base_order(zb, bn)
+        if not (caps and over_caps(keep)):
+            return MergeResult(keep)
+    orders = {}
+    for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
+        pairs = _pairs(bn, side.nodes)
+        side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
+        orders[side.name] = list(dict.fromkeys(pairs.get(it.key, it.key) for it in z.items))
+    resolutions: list[Resolution] = []
+    # a side that regrouped or moved entries keeps its order of base items and headings when
+    # the other side kept the base's (or chose the same); new entries hang from their anchors
+    skeletons = {
+        s.name: [k for k in orders[s.name] if k in s.nodes and (k in bn or k[0] == "h")]
+        for s in (so, st)
+        if _reorganized(base_order, bn, orders[s.name], zo if s is so else zt)
+    }
+    if len(skeletons) == 1 or (len(skeletons) == 2 and skeletons["ours"] == skeletons["theirs"]):
+        name = min(skeletons)
+        base_order = skeletons[name]
+        winner = name if len(skeletons) == 1 else "both"
+        resolutions.append(Resolution(path, "order", winner, "reorganized"))
     base_pos = {k: i for i, k in enumerate(base_order)}
 
     def anchor_rank(a: Key) -> tuple[int, int, Key]:
@@ -209,7 +238,6 @@ def merge_index(
             return (1, base_pos[a], a)
         return (2, 0, a)
 
-    resolutions: list[Resolution] = []
     chosen: dict[Key, _Chosen] = {}
     for key in sorted(set(so.nodes) | set(st.nodes) | set(bn)):
         b, o, t = bn.get(key), so.nodes.get(key), st.nodes.get(key)
@@ -220,8 +248,10 @@ def merge_index(
         holders = [(s, nd) for s, nd in ((so, o), (st, t)) if nd is not None]
         proto = next(nd for nd in (o, t, b) if nd is not None)
         target = next((nd.target for _, nd in holders if nd.text == text), proto.target)
+        if proto.kind == "entry" and target:  # a merged rename links where the text says
+            target = link_target(bullet_body(text.split("\n", 1)[0]) or "") or target
         anchor = START
-        if b is None:
+        if key not in base_pos:
             anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
     order = _order(base_order, base_pos, chosen)
@@ -236,7 +266,8 @@ def merge_index(
         resolutions.append(
             Resolution(path, f"{len(spilled)} entries", "both", "over the load limits, archived")
         )
-        live = with_link(live)
+        if not inline_archive:  # the git driver writes no archive file: nothing to link to
+            live = with_link(live)
     data = render_nodes(live, tail, eol if not (spilled and inline_archive) else True)
     extra: dict[str, bytes] = {}
     if spilled or ao or at:
@@ -277,32 +308,176 @@ def _pick(
     beats a deletion. Text and gap are then merged separately (text by rank, gap by length),
     which keeps the result the same whatever order three replicas merge in.
     """
-    bf = None if b is None else (b.text, b.gap)
-    of = None if o is None else (o.text, o.gap)
-    tf = None if t is None else (t.text, t.gap)
-    if of == tf:
-        return of
+    bf = None if b is None else (_words(b.text), b.gap)
+    of = None if o is None else (_words(o.text), o.gap)
+    tf = None if t is None else (_words(t.text), t.gap)
+    if of == tf:  # the same content: a side that re-formatted it keeps its formatting
+        if o is None or t is None:
+            return None
+        texts = [x.text for x in (o, t) if b is None or x.text != b.text] or [o.text]
+        return max(texts), o.gap
     if of == bf:
-        return tf
+        return None if t is None else (t.text, t.gap)
     if tf == bf:
-        return of
+        return None if o is None else (o.text, o.gap)
     target = (o.target if o is not None else "") or (t.target if t is not None else "")
     subject = f"entry {target or key[2][:60]}"
     if o is None or t is None:
-        side, kept = (st, tf) if o is None else (so, of)
+        side, kept = (st, t) if o is None else (so, o)
+        assert kept is not None
         resolutions.append(Resolution(path, subject, side.name, "modified beats deleted"))
-        return kept
+        return kept.text, kept.gap
+    base_text = None if b is None else b.text
     gap = _merge_gap(None if b is None else b.gap, o.gap, t.gap)
-    if o.text == t.text or t.text == (None if b is None else b.text):
+    if _words(o.text) == _words(t.text) or _words(t.text) == _words(base_text):
         return o.text, gap
-    if o.text == (None if b is None else b.text):
+    if _words(o.text) == _words(base_text):
         return t.text, gap
     ro, rt = so.rank(o.text, o.target), st.rank(t.text, t.target)
-    if ro > rt:
-        resolutions.append(Resolution(path, subject, "ours", reason(ro, rt)))
-        return o.text, gap
-    resolutions.append(Resolution(path, subject, "theirs", reason(rt, ro)))
-    return t.text, gap
+    win, lose, side, why = (o, t, so, reason(ro, rt)) if ro > rt else (t, o, st, reason(rt, ro))
+    text, clash = merge_entry(base_text or "", win.text, lose.text)
+    if clash:
+        resolutions.append(Resolution(path, subject, side.name, why))
+    return text, gap
+
+
+def over_caps(data: bytes) -> bool:
+    """Whether an index exceeds Claude Code's load caps (cheap when it obviously does not)."""
+    if data.count(b"\n") < MAX_LINES and len(data) <= MAX_CHARS:
+        return False
+    lines, chars = measure(parse(data.decode()).items)
+    return lines > MAX_LINES or chars > MAX_CHARS
+
+
+def _keys(z: Index) -> list[Key]:
+    return list(dict.fromkeys(it.key for it in z.items))
+
+
+def _reorganized(base_order: list[Key], bn: dict[Key, Node], order: list[Key], z: Index) -> bool:
+    """Whether a side deliberately moved linked entries: they come in another order (moved to
+    the top, regrouped under other headings) in a file without duplicate items, which would
+    make "where it is" ambiguous."""
+    if len(order) != len(z.items):
+        return False
+    pos = {k: i for i, k in enumerate(base_order)}
+    kept = [k for k in order if k in pos and bn[k].target]
+    return any(pos[a] > pos[b] for a, b in pairwise(kept))
+
+
+_PAIR_BUDGET = 2500  # similarity checks per side: bounded cost on any input
+_SIMILAR = 0.6
+
+
+def _pairs(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
+    """{side key: base key} for items this side moved, renamed or edited so that their key
+    changed: a linked entry whose link changed but not its title (renamed), a paragraph or
+    comment rewritten in place (after or before the same item) and similar. Pairs
+    are taken best first, in base order, each item once: a function of base and side only."""
+    gone = [k for k in bn if k not in nodes and k[0] in "ebh"]
+    new = [k for k in nodes if k not in bn and k[0] in "ebh"]
+    if not gone or not new:
+        return {}
+    budget = _PAIR_BUDGET
+    pairs: dict[Key, Key] = {}
+    at_b, at_s = _between(list(bn), nodes), _between(list(nodes), bn)
+    for bk in gone:
+        best: tuple[float, Key] | None = None
+        for sk in new:
+            if sk in pairs or sk[0] != bk[0]:
+                continue
+            in_place = any(x == y != START for x, y in zip(at_b[bk], at_s[sk], strict=True))
+            score = _likeness(bn[bk], bk, nodes[sk], sk, budget > 0 and in_place)
+            budget -= 1
+            if score and (best is None or (score, best[1]) > (best[0], sk)):
+                best = (score, sk)
+        if best is not None:
+            pairs[best[1]] = bk
+    return pairs
+
+
+def _between(keys: list[Key], others: dict[Key, Node]) -> dict[Key, tuple[Key, Key]]:
+    """For each key not in `others`: the nearest keys before and after it that are."""
+    out: dict[Key, tuple[Key, Key]] = {}
+    prev = START
+    for k in keys:
+        if k in others:
+            prev = k
+        else:
+            out[k] = (prev, START)
+    nxt = START
+    for k in reversed(keys):
+        if k in others:
+            nxt = k
+        else:
+            out[k] = (out[k][0], nxt)
+    return out
+
+
+def _likeness(b: Node, bk: Key, s: Node, sk: Key, compare_text: bool) -> float:
+    """0: unrelated; a linked entry with the same title; a similar paragraph or comment."""
+    if b.target and s.target:
+        return 3.0 if _title(b.text) == _title(s.text) != "" else 0.0
+    # Only a paragraph or comment is matched by its text: bullets have names (a link, a bold
+    # term, a file name), and a heading is structure, not an edit
+    if bk[0] != "b" or not compare_text:
+        return 0.0
+    from difflib import SequenceMatcher
+
+    m = SequenceMatcher(None, bk[2], sk[2])
+    if m.real_quick_ratio() < _SIMILAR or m.quick_ratio() < _SIMILAR:
+        return 0.0
+    ratio = m.ratio()
+    return ratio if ratio >= _SIMILAR else 0.0
+
+
+def _title(text: str) -> str:
+    line = text.split("\n", 1)[0]
+    start, mid = line.find("["), line.find("](")
+    return " ".join(line[start + 1 : mid].split()).casefold() if 0 <= start < mid else ""
+
+
+def _words(text: str | None) -> str | None:
+    """What an item says, trailing whitespace aside."""
+    if text is None:
+        return None
+    return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+def _link_split(line: str) -> tuple[str, str] | None:
+    """A linked entry's first line as (bullet and link, the rest: its hook)."""
+    start = line.find("](")
+    end = line.find(")", start + 2) if start >= 0 else -1
+    return None if end < 0 else (line[: end + 1], line[end + 1 :])
+
+
+def _three(b: str, w: str, lo: str) -> tuple[str, bool]:
+    if w == lo or lo == b:
+        return w, False
+    if w == b:
+        return lo, False
+    return w, True
+
+
+def merge_entry(base: str, win: str, lose: str) -> tuple[str, bool]:
+    """One entry both sides changed: the link and the hook of its first line merged apart (a
+    rename on one side, a new hook on the other: both), its indented lines by diff3 (an edit
+    and a new sub-bullet: both). True when an edit of `lose` gave way to `win`'s."""
+    from merge_drivers.text import merge_body
+
+    zb, wb, lb = (x.split("\n", 1) for x in (base, win, lose))
+    parts = [_link_split(x[0]) for x in (zb, wb, lb)]
+    if parts[0] and parts[1] and parts[2]:
+        link, c1 = _three(parts[0][0], parts[1][0], parts[2][0])
+        hook, c2 = _three(parts[0][1].rstrip(), parts[1][1].rstrip(), parts[2][1].rstrip())
+        first, clash = link + hook, c1 or c2
+    else:
+        first, clash = _three(zb[0].rstrip(), wb[0].rstrip(), lb[0].rstrip())
+        first = wb[0] if first == wb[0].rstrip() else lb[0] if first == lb[0].rstrip() else first
+    rest = [(x[1] + "\n").encode() if len(x) > 1 else b"" for x in (zb, wb, lb)]
+    body, res = merge_body("", rest[0], rest[1], rest[2], "win", "")
+    clash = clash or any(r.winner == "win" for r in res)
+    tail = body.decode().removesuffix("\n")
+    return (f"{first}\n{tail}" if tail else first), clash
 
 
 def _order(

@@ -16,14 +16,14 @@ INLINE_OPEN = (
 )
 INLINE_CLOSE = "-->"
 
-Key = tuple[str, str, str, int]  # (kind, scope, text, occurrence); merge keys have occurrence 0
+Key = tuple[str, str, str, int]  # (kind, parent section of a heading, text, 0)
 START: Key = ("", "", "", -1)
 
 
 class Item:
     """One block of the index: its identity, its text (no final newline) and its layout."""
 
-    __slots__ = ("anchor", "gap", "key", "kind", "target", "text")
+    __slots__ = ("anchor", "gap", "key", "kind", "soft", "target", "text")
 
     def __init__(self, kind: str, key: Key, text: str, gap: str, target: str = "") -> None:
         self.kind = kind  # "fm", "head", "entry", "block"
@@ -32,6 +32,7 @@ class Item:
         self.gap = gap  # the blank lines before it, each with its newline
         self.target = target  # link target of an entry, as written
         self.anchor = START  # archived entries: the section heading they were filed under
+        self.soft = ""  # a plain bullet's name that survives an edit (`soft_key`)
 
 
 class Index:
@@ -114,14 +115,16 @@ def parse(text: str) -> Index:
         lines.pop()
     items: list[Item] = []
     inline: list[str] = []
-    counts: dict[tuple[str, str, str], int] = {}
     gap: list[str] = []
 
+    sections: list[tuple[int, str]] = []  # the open headings of level 2 and deeper
+
     def add(kind: str, norm: str, body: list[str], target: str = "") -> None:
-        base = (kind[0], "", norm)
-        n = counts.get(base, 0)
-        counts[base] = n + 1
-        items.append(Item(kind, (kind[0], "", norm, n), "\n".join(body), "".join(gap), target))
+        # A heading is scoped by its parent section: `### Notes` under `## Build` and under
+        # `## Testing` are two headings. Other items are keyed by their text alone, so that a
+        # heading added above them re-keys nothing; copies of one text are one item.
+        scope = sections[-1][1] if kind == "head" and sections else ""
+        items.append(Item(kind, (kind[0], scope, norm, 0), "\n".join(body), "".join(gap), target))
         gap.clear()
 
     i, n = 0, len(lines)
@@ -158,8 +161,13 @@ def parse(text: str) -> Index:
                 continue  # its gap stays with whatever follows (the tail, normally)
             add("block", norm("\n".join(body)), body)
             continue
-        if heading_level(line):
+        level = heading_level(line)
+        if level:
+            while sections and sections[-1][0] >= level:
+                sections.pop()
             add("head", norm(line.lstrip("#")), [line])
+            if level >= 2:  # the title (level 1) scopes nothing: renaming it moves nothing
+                sections.append((level, items[-1].key[2]))
             i += 1
             continue
         bullet = bullet_body(line)
@@ -173,6 +181,7 @@ def parse(text: str) -> Index:
                 add("entry", norm(target.removeprefix("./")), body, target)
             else:
                 add("entry", norm(bullet), body)
+                items[-1].soft = soft_key(bullet)
             continue
         i += 1
         while (
@@ -186,7 +195,43 @@ def parse(text: str) -> Index:
             i += 1
         body = lines[start:i]
         add("block", norm("\n".join(body)), body)
+    _use_soft_keys(items)
     return Index(items, "".join(gap), eol, inline)
+
+
+def soft_key(bullet: str) -> str:
+    """A name that survives an edit of a plain bullet: its bold term (`**api.md** — …`) or its
+    leading file name (`` `api.md`: … ``, `api.md — …`), else "" (keyed by its text)."""
+    s = bullet.lstrip()
+    term = ""
+    if s.startswith("**"):
+        end = s.find("**", 2)
+        term = s[2:end] if end > 2 else ""
+    else:
+        word = s.split(None, 1)[0] if s.split() else ""
+        word = word.rstrip(":,;").strip("`").rstrip(":,;")
+        if word.casefold().endswith(".md") and "/" not in word.strip("./"):
+            term = word
+    term = norm(term.strip("`").strip())
+    if not term:
+        return ""
+    return term.removeprefix("./") if term.endswith(".md") else f"**{term}**"
+
+
+def _use_soft_keys(items: list[Item]) -> None:
+    """Key plain bullets by their soft key when it names one bullet only: two bullets under one
+    bold term keep their text keys, so neither can hide the other."""
+    taken = {it.key[:3] for it in items}
+    counts: dict[str, int] = {}
+    for it in items:
+        if it.soft:
+            counts[it.soft] = counts.get(it.soft, 0) + 1
+    for it in items:
+        soft = it.soft
+        if soft and counts[soft] == 1 and ("e", "", soft) not in taken:
+            it.key = ("e", "", soft, 0)
+            if soft.endswith(".md"):
+                it.target = soft  # its topic file: confidence and recency
 
 
 def render(items: list[Item], tail: str, eol: bool) -> str:

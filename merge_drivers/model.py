@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 Side = str  # "ours" | "theirs" | "both" | "base"
 
 _EMPTY: dict[str, bytes] = {}
+_NO_TIMES: dict[str, float] = {}
 
 
 class _Frozen:
@@ -49,16 +50,25 @@ class SideInfo(_Frozen):
     used for recency when the file itself carries no `modified`. `siblings` maps file names in
     the same folder on that side to their bytes (an index entry takes its topic file's
     confidence and recency from it; the index resolver also reads `MEMORY-archive.md` from it);
-    it may be lazy: only the names a resolver needs are read.
+    it may be lazy: only the names a resolver needs are read. `times` maps those file names to
+    the commit time of the side's last change to each: an index entry's recency when its topic
+    file carries no date.
     """
 
-    __slots__ = ("siblings", "time")
+    __slots__ = ("siblings", "time", "times")
     time: float | None
     siblings: Mapping[str, bytes]
+    times: Mapping[str, float]
 
-    def __init__(self, time: float | None = None, siblings: Mapping[str, bytes] | None = None):
+    def __init__(
+        self,
+        time: float | None = None,
+        siblings: Mapping[str, bytes] | None = None,
+        times: Mapping[str, float] | None = None,
+    ):
         object.__setattr__(self, "time", time)
         object.__setattr__(self, "siblings", _EMPTY if siblings is None else siblings)
+        object.__setattr__(self, "times", _NO_TIMES if times is None else times)
 
     def __hash__(self) -> int:  # siblings may be an unhashable mapping
         return hash(self.time)

@@ -17,6 +17,7 @@ from gitmem.cli.common import HelpFormatter, Parser, anywhere_options
 COMMAND_MODULES = (
     "gitmem.cli.setup",
     "gitmem.cli.sync",
+    "gitmem.cli.adopt",
     "gitmem.cli.history",
     "gitmem.cli.validate",
     "gitmem.cli.drivers",

@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         p.add_argument(
             "--force-key",
             action="store_true",
-            help="adopt a remote ref recorded for another project key",
+            help="accept a remote ref recorded under another project key (adds this key as an alias, as gitmem adopt does)",
         )
         p.add_argument(
             "--no-verify",
@@ -107,6 +107,7 @@ def _seconds(project: Project, key: str, default: float) -> float:
 def sync_lines(result: SyncResult) -> Iterator[str]:
     prefix = "dry run: " if result.dry_run else ""
     for ref, r in sorted(result.refs.items()):
+        remote = r.via or result.remote
         parts = []
         if r.local_changes:
             parts.append(
@@ -114,11 +115,11 @@ def sync_lines(result: SyncResult) -> Iterator[str]:
                 + (" to push" if result.dry_run else " committed")
             )
         if r.pulled:
-            parts.append(f"{plural(len(r.pulled), 'file')} updated from {result.remote}")
+            parts.append(f"{plural(len(r.pulled), 'file')} updated from {remote}")
         if r.pushed:
-            parts.append(f"pushed to {result.remote}")
+            parts.append(f"pushed to {remote}")
         if r.remote_ahead:
-            parts.append(f"{result.remote} has changes to merge")
+            parts.append(f"{remote} has changes to merge")
         yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
         for change in r.local_changes[:20]:
             yield f"  {change}"

@@ -24,7 +24,7 @@ from gitmem.gitstore.standalone import (
     init_repository,
     push_branch,
 )
-from gitmem.gitstore.transport import PushOutcome
+from gitmem.gitstore.transport import PushOutcome, git_reasons
 
 __all__ = [
     "BLOB_MODE",
@@ -41,6 +41,7 @@ __all__ = [
     "config_file_get",
     "config_file_remove_section",
     "config_file_set",
+    "git_reasons",
     "init_repository",
     "last_line",
     "push_branch",

@@ -221,11 +221,24 @@ class ObjectStore(GitDir):
         body = b"".join(b"%s %s\0%s" % (mode, name.rstrip(b"/"), raw) for name, mode, raw in items)
         return self.write_object("tree", body)
 
+    def _times(self, commits: list[str]) -> list[int]:
+        """Committer times of `commits` (read from the objects: no process when loose)."""
+        out: list[int] = []
+        for oid in commits:
+            kind, data = self._read(oid)
+            for line in data.split(b"\n\n", 1)[0].splitlines():
+                if kind == "commit" and line.startswith(b"committer "):
+                    out.append(int(line.rsplit(b" ", 2)[-2]))
+        return out
+
     def write_commit(
         self, tree: str, parents: Iterable[str], message: str, when: float | None = None
     ) -> str:
         name, email = self.identity()
-        stamp = int(when if when is not None else time.time())
+        parents = list(parents)
+        # never earlier than a parent: recency from history must not run backwards on a
+        # machine whose clock is behind
+        stamp = max([int(when if when is not None else time.time()), *self._times(parents)])
         offset = -(time.altzone if time.localtime(stamp).tm_isdst > 0 else time.timezone)
         sign = "+" if offset >= 0 else "-"
         tz = f"{sign}{abs(offset) // 3600:02d}{abs(offset) % 3600 // 60:02d}"

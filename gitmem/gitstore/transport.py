@@ -1,15 +1,20 @@
 """Talking to remotes through the git CLI, so credential helpers, ssh config and proxies behave
-exactly as for `git push`. Never prompts: hooks and CI have no one to answer."""
+exactly as for `git push`. Never prompts: hooks and CI have no one to answer.
+
+A push reports per ref: accepted, rejected because someone pushed first (fetch, merge, retry),
+or refused for good (a ref in the way, a server hook, a ref the host does not allow): the last
+kind must fail fast with git's own reasons, never spin through retries.
+"""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gitmem.errors import RemoteError
 from gitmem.gitstore.base import GitDir
-from gitmem.gitstore.process import last_line
 
 # rejections that mean "someone pushed first": fetch, merge and push again
 RETRYABLE_PUSH = (
@@ -23,13 +28,43 @@ RETRYABLE_PUSH = (
     "failed to lock",
     "incorrect old value",
 )
+# the server's "a ref is in the way": `'refs/gitmem/team/x' exists; cannot create 'refs/gitmem/team'`
+_REF_IN_THE_WAY = re.compile(r"'(?P<blocker>[^']+)' exists; cannot create '(?P<ref>[^']+)'")
+_MEANINGFUL = ("fatal:", "error:", "ssh:", "remote:")
+_SUMMARY = "error: failed to push some refs"  # says nothing the per-ref lines do not
+NO_MESSAGE = "(no message)"
+_ESCAPES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+MAX_REASONS = 4
+MAX_REASON_CHARS = 200
+
+
+def git_reasons(stderr: bytes | str, limit: int = MAX_REASONS) -> str:
+    """git's own reasons from a failed command's stderr: its fatal/error/ssh/remote lines,
+    trimmed and de-duplicated, never the whole stream (progress, advice, blank lines)."""
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    seen: list[str] = []
+    other: list[str] = []
+    for raw in _ESCAPES.sub("", text).replace("\r", "\n").splitlines():
+        line = " ".join(raw.split())[:MAX_REASON_CHARS]
+        if not line or line == "remote:" or line.startswith(_SUMMARY):
+            continue
+        if not line.startswith(_MEANINGFUL):
+            other.append(line)
+        elif line not in seen:
+            seen.append(line)
+    if not seen:
+        seen = other[-1:] or [NO_MESSAGE]
+    return "; ".join(seen[:limit]) + (" …" if len(seen) > limit else "")
 
 
 @dataclass(frozen=True)
 class PushOutcome:
-    ok: bool
+    ok: bool  # every ref was accepted
     rejected: tuple[str, ...] = ()  # refs rejected as non-fast-forward / stale: fetch and retry
     message: str = ""
+    accepted: tuple[str, ...] = ()  # destination refs the remote now holds
+    refused: dict[str, str] = field(default_factory=dict)  # destination ref -> why, for good
+    blockers: dict[str, str] = field(default_factory=dict)  # destination ref -> ref in the way
 
 
 class Transport(GitDir):
@@ -43,7 +78,7 @@ class Transport(GitDir):
         proc = self._transport([*args, remote, *refspecs], timeout)
         if proc.returncode != 0:
             raise RemoteError(
-                f"cannot fetch from {remote}: {last_line(proc.stderr)}",
+                f"cannot fetch from {remote}: {git_reasons(proc.stderr)}",
                 "check the remote URL and your access (git fetch works?), then retry",
             )
 
@@ -52,31 +87,45 @@ class Transport(GitDir):
         remote: str,
         refspecs: Sequence[str],
         timeout: float | None = None,
-        atomic: bool = True,
+        atomic: bool = False,
     ) -> PushOutcome:
+        """Push without force. Not atomic by default: the refs gitmem pushes together are
+        unrelated (team, personal), and one blocked ref must not hold back the others."""
         args = ["push", "--porcelain", "--no-verify"] + (["--atomic"] if atomic else [])
         proc = self._transport([*args, remote, *refspecs], timeout)
         out = proc.stdout.decode("utf-8", "replace")
         err = proc.stderr.decode("utf-8", "replace")
         if atomic and "does not support --atomic" in err:
             return self.push(remote, refspecs, timeout, atomic=False)
-        if proc.returncode == 0:
-            return PushOutcome(True)
+        blockers = {m["ref"]: m["blocker"] for m in _REF_IN_THE_WAY.finditer(err)}
+        accepted: list[str] = []
         rejected: list[str] = []
-        other: list[str] = []
+        refused: dict[str, str] = {}
         for line in out.splitlines():
-            if line.startswith("!"):
-                fields = line.split("\t")
-                dst = fields[1].split(":")[-1] if len(fields) > 1 else "?"
-                reason = fields[2] if len(fields) > 2 else ""
-                retryable = any(w in reason for w in RETRYABLE_PUSH)
-                (rejected if retryable else other).append(f"{dst} {reason}".strip())
-        if rejected and not other:
-            return PushOutcome(False, tuple(rejected), last_line(proc.stderr))
-        detail = "; ".join(other) or last_line(proc.stderr)
-        raise RemoteError(
-            f"cannot push to {remote}: {detail}",
-            "check your access to the remote and any server hooks, then retry",
+            fields = line.split("\t")
+            if len(fields) < 2 or len(line) < 2 or line[0] not in " +-*=!":
+                continue
+            dst = fields[1].split(":")[-1]
+            reason = fields[2] if len(fields) > 2 else ""
+            detail = re.search(r"\((.*)\)\s*$", reason)  # `[remote rejected] (why)`
+            reason = detail.group(1) if detail else reason.strip()
+            if line[0] != "!":
+                accepted.append(dst)
+            elif dst in blockers:
+                refused[dst] = f"{blockers[dst]} is in the way"
+            elif any(w in reason for w in RETRYABLE_PUSH):
+                rejected.append(f"{dst} {reason}".strip())
+            else:
+                refused[dst] = reason or "refused"
+        if proc.returncode == 0:
+            return PushOutcome(True, accepted=tuple(accepted))
+        if not (accepted or rejected or refused):  # nothing reached the server: no access
+            raise RemoteError(
+                f"cannot push to {remote}: {git_reasons(err)}",
+                "check the remote URL and your access (git push works?), then retry",
+            )
+        return PushOutcome(
+            False, tuple(rejected), git_reasons(err), tuple(accepted), refused, blockers
         )
 
     def ls_remote(
@@ -85,7 +134,7 @@ class Transport(GitDir):
         proc = self._transport(["ls-remote", remote, *patterns], timeout)
         if proc.returncode != 0:
             raise RemoteError(
-                f"cannot reach {remote}: {last_line(proc.stderr)}",
+                f"cannot reach {remote}: {git_reasons(proc.stderr)}",
                 "check the remote URL and your access, then retry",
             )
         result = {}

@@ -132,8 +132,9 @@ def test_committed_auto_memory_directory_of_home_is_refused(world: World) -> Non
 
 def test_user_level_auto_memory_directory_is_not_pushed_into_every_project(world: World) -> None:
     shared = world.home / "all-my-memory"
-    shared.mkdir()
+    (shared / "team").mkdir(parents=True)
     (shared / "other-project.md").write_text("secret plans of another project\n")
+    (shared / "team" / "their-team.md").write_text("another project's team memory\n")
     settings = world.home / ".claude" / "settings.json"
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(json.dumps({"autoMemoryDirectory": "~/all-my-memory"}))
@@ -144,6 +145,15 @@ def test_user_level_auto_memory_directory_is_not_pushed_into_every_project(world
     auto = next(s for s in status["scopes"] if s["name"] == "auto")
     assert auto["synced"] is False
     assert "shared by all projects" in auto["note"] and "gitmem.hub" in auto["note"]
+    team = next(s for s in status["scopes"] if s["name"] == "team")
+    assert team["synced"] is False and "gitmem.teamDir" in team["note"]
+    assert remote_paths(world, "refs/gitmem/team") == []
+    own_team = clone / "team-memory"
+    own_team.mkdir()
+    (own_team / "ours.md").write_text("this project's team memory\n")
+    world.git("config", "gitmem.teamDir", "team-memory", cwd=clone)
+    world.ok("-C", str(clone), "sync")
+    assert remote_paths(world, "refs/gitmem/team") == ["gitmem.toml", "team/ours.md"]
 
 
 # -- the rule itself, for every class of folder (fast, in-process) -----------------------------
@@ -163,7 +173,8 @@ def tree(tmp_path: Path) -> Path:
 
 
 def protected() -> dict[str, Path]:
-    return {"the home folder": Path.home(), "Claude Code's folder": Path.home() / ".claude"}
+    home = Path(os.path.realpath(Path.home()))
+    return {"the home folder": home, "Claude Code's folder": home / ".claude"}
 
 
 @pytest.mark.parametrize(

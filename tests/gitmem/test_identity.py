@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.identity import auto_memory_dir, claude_slug, normalize_remote_url, user_id
+from gitmem.treecheck import RefMeta, merged_meta, parse_meta, render_meta
 from tests.support.world import World
 
 
@@ -91,3 +92,86 @@ def test_worktree_and_bare_repository_roots(world: World) -> None:
     assert json.loads(status_a)["root"] == json.loads(status_wt)["root"] == str(a.resolve())
     bare_status = json.loads(world.ok("-C", str(world.remote), "status", "--json"))
     assert bare_status["root"] == str(world.remote.resolve())
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("git@github.com:Owner/Repo.git", "https://github.com/owner/repo"),
+        ("ssh://git@ssh.github.com:443/OWNER/repo.git", "git@github.com:owner/repo"),
+        ("https://www.GitHub.com/Owner/Repo/", "github.com:owner/repo"),
+        ("git@gitlab.com:Group/Sub/Proj.git", "https://gitlab.com/group/sub/proj"),
+        ("ssh://git@altssh.gitlab.com:443/g/p.git", "https://gitlab.com/g/p"),
+        ("git@bitbucket.org:Team/Repo.git", "https://bitbucket.org/team/repo"),
+    ],
+)
+def test_case_insensitive_forges_fold_path_case_and_host_aliases(one: str, other: str) -> None:
+    assert normalize_remote_url(one) == normalize_remote_url(other)
+
+
+def test_other_hosts_keep_path_case() -> None:
+    assert (
+        normalize_remote_url("https://git.example.com/Owner/Repo") == "git.example.com/Owner/Repo"
+    )
+    assert normalize_remote_url("ssh://git@ssh.github.com:2222/o/r") == "github.com/o/r"
+
+
+@pytest.mark.parametrize("aliases", [(), ("file:/x/r",), ('we"ird\\key', "127.0.0.1:9/r", "z")])
+def test_meta_with_aliases_round_trips(aliases: tuple[str, ...]) -> None:
+    meta = parse_meta(render_meta("github.com/o/r", aliases))
+    assert meta == RefMeta(1, "github.com/o/r", aliases)
+    assert meta.knows("github.com/o/r") and all(meta.knows(a) for a in aliases)
+    assert not meta.knows("github.com/o/other")
+
+
+def test_an_older_meta_without_aliases_still_reads() -> None:
+    old = b'# gitmem ref\nversion = 1\nkey = "file:/x/r"\n'
+    assert parse_meta(old) == RefMeta(1, "file:/x/r", ())
+
+
+METAS = [
+    RefMeta(1, "a", ()),
+    RefMeta(1, "b", ("a",)),
+    RefMeta(1, "a", ("c",)),
+    RefMeta(1, "c", ("b", "d")),
+]
+
+
+@pytest.mark.parametrize("x", METAS)
+@pytest.mark.parametrize("y", METAS)
+def test_merged_identity_is_symmetric_idempotent_and_loses_no_spelling(
+    x: RefMeta, y: RefMeta
+) -> None:
+    merged = merged_meta([x, y])
+    assert merged == merged_meta([y, x])
+    assert merged_meta([merged, merged]) == merged
+    assert merged_meta([merged, x]) == merged
+    for k in (x.key, *x.aliases, y.key, *y.aliases):
+        assert merged.knows(k)
+    adopted = merged_meta([x], adopt="new")
+    assert adopted.key == x.key and adopted.knows("new"), "adopting never replaces the key"
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "github.com/o/r",
+        "file:/tmp/x/remote",
+        "127.0.0.1:9418/remote",
+        "local:/home/me/wé ird.path+😀/proj",
+        "host/a..b/~c^d:e?f*g[h\\i@{j}.lock",
+        ".hidden/x.",
+    ],
+)
+def test_hub_ref_names_are_valid_and_distinct_for_any_key(key: str) -> None:
+    import subprocess
+
+    from gitmem.scopes import hub_component
+
+    component = hub_component(key)
+    ref = f"refs/gitmem/projects/{component}/users/me"
+    assert subprocess.run(["git", "check-ref-format", ref]).returncode == 0, ref
+    assert "/" not in component
+    from urllib.parse import unquote
+
+    assert unquote(component) == key, "one key, one name: nothing collapsed"

@@ -54,10 +54,21 @@ def test_index_merge_loses_no_entry(case: tuple[bytes, bytes, bytes]) -> None:
     for extra in result.extra_files.values():
         out_lines |= set(extra.decode().split("\n"))
     b, o, t = _entries(base), _entries(ours), _entries(theirs)
+    out = _entries(result.data)
     for key in set(o) | set(t):
         ot, tt, bt = o.get(key), t.get(key), b.get(key)
         if key in b and (ot is None or tt is None) and bt in (ot, tt):
             continue  # deleted on one side, unchanged on the other
+        if ot is not None and tt is not None and bt not in (ot, tt):
+            # both changed it: one entry, merged inside; a line only one side added stays
+            assert key in out or any(key in _entries(x) for x in result.extra_files.values())
+            base_sub = (bt or "").split("\n")[1:]
+            for mine, other in ((ot, tt), (tt, ot)):
+                if other.split("\n")[1:] != base_sub:
+                    continue  # the other side changed the sub-lines too: diff3 decides
+                for line in mine.split("\n")[1:]:
+                    assert line in out_lines, f"line {line!r} of entry {key} lost"
+            continue
         wanted = {x for x in (ot, tt) if x is not None and x != bt} or {ot, tt} - {None}
         assert any(set(w.split("\n")) <= out_lines for w in wanted), f"entry {key} lost"
 
