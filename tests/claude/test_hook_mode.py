@@ -206,3 +206,10 @@ def test_a_team_folder_that_cannot_be_written_is_one_line_and_exit_zero(world: W
     assert run.code == 0, run.err
     assert len(run.err.strip().splitlines()) == 1 and "not synced" in run.err
     assert blocked.read_text() == "not a folder\n"
+
+
+def test_hooks_subcommands_take_the_options_allowed_anywhere(world: World) -> None:
+    a = world.clone("a")
+    world.ok("hooks", "install", "-C", str(a))
+    assert (a / ".claude" / "settings.local.json").exists()
+    assert "installed" in world.ok("hooks", "status", "-C", str(a))
