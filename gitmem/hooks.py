@@ -220,10 +220,17 @@ def _recall(settings: Path) -> tuple[bool, bytes | None, bytes | None]:
 # -- the three use cases -----------------------------------------------------------------------
 
 
-def install(where: str, root: Path | None, command: str | None = None) -> HookChange:
+def install(
+    where: str, root: Path | None, command: str | None = None, hook_timeout: float | None = None
+) -> HookChange:
+    """Merge gitmem's hooks into the settings file. `hook_timeout` (gitmem.hookTimeout) raises
+    Claude Code's own kill timeout so that it never cuts gitmem's bounded sync short."""
+    import math
+
     path = settings_path(where, root)
     raw, data = _load(path)
     base = command or gitmem_command()
+    kill_after = max(CLAUDE_HOOK_TIMEOUT, math.ceil(hook_timeout or 0) + 10)
     hooks = data.setdefault("hooks", {})
     for event in EVENTS:
         wanted = hook_command(base, event)
@@ -232,12 +239,17 @@ def install(where: str, root: Path | None, command: str | None = None) -> HookCh
         if mine:
             for hook in mine:  # gitmem moved (another venv): point the hook at this one
                 hook["command"] = wanted
+                if (
+                    not isinstance(hook.get("timeout"), (int, float))
+                    or hook["timeout"] < kill_after
+                ):
+                    hook["timeout"] = kill_after
             _drop_duplicates(groups, event)
             continue
         group: dict[str, Any] = {}
         if event == "SessionStart":
             group["matcher"] = SESSION_START_MATCHER
-        group["hooks"] = [{"type": "command", "command": wanted, "timeout": CLAUDE_HOOK_TIMEOUT}]
+        group["hooks"] = [{"type": "command", "command": wanted, "timeout": kill_after}]
         groups.append(group)
     out = _dump(data, raw)
     if raw is not None and out == raw:

@@ -60,7 +60,7 @@ def _root(args: argparse.Namespace, required: bool) -> Path | None:
 def install(args: argparse.Namespace) -> int:
     from gitmem.hooks import install as do_install
 
-    change = do_install(args.where, _root(args, args.where == "project"))
+    change = do_install(args.where, _root(args, args.where == "project"), None, _hook_timeout(args))
     echo(change.what)
     if args.where == "project":
         from gitmem.gitstore import Repository
@@ -73,6 +73,19 @@ def install(args: argparse.Namespace) -> int:
             "next: start a Claude Code session; memory is pulled when it starts, pushed when it ends"
         )
     return 0
+
+
+def _hook_timeout(args: argparse.Namespace) -> float | None:
+    """gitmem.hookTimeout as git config gives it here (repository, else global), if set."""
+    from gitmem.errors import NotARepository
+    from gitmem.gitstore import Repository
+    from gitmem.hookrun import hook_timeout
+
+    try:
+        value = Repository(directory(args)).config_get("gitmem.hookTimeout")
+    except NotARepository:
+        return None
+    return hook_timeout(value) if value is not None else None
 
 
 def uninstall(args: argparse.Namespace) -> int:
