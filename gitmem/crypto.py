@@ -96,10 +96,9 @@ class ScopeKey:
         return cls(os.urandom(SECRET_BYTES))
 
     def name(self, path: str) -> str:
-        import hashlib
         import hmac
 
-        return hmac.new(self._names, path.encode("utf-8"), hashlib.sha256).hexdigest()
+        return hmac.digest(self._names, path.encode("utf-8"), "sha256").hex()
 
     def seal(self, path: str, data: bytes) -> bytes:
         return self._siv.encrypt(data, [b"gitmem v1", path.encode("utf-8")])

@@ -9,6 +9,8 @@ Sync merges plaintext with the same engine as any other scope. Ciphertext ids ar
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +83,21 @@ class CipherCache:
     def loose(self, oid: str) -> bool:
         return (self.objects / oid[:2] / oid[2:]).exists()
 
+    def loose_among(self, oids: Iterable[str]) -> set[str]:
+        """Which of `oids` are loose objects here: one directory listing per fan-out folder,
+        not a stat per object (10,000 files: 256 listings instead of 10,000 stats)."""
+        by_dir: dict[str, set[str]] = {}
+        for oid in oids:
+            by_dir.setdefault(oid[:2], set()).add(oid[2:])
+        found: set[str] = set()
+        for head, tails in by_dir.items():
+            try:
+                names = os.listdir(self.objects / head)
+            except OSError:
+                continue
+            found.update(head + name for name in tails.intersection(names))
+        return found
+
     def get(self, key_id: str, path: str) -> tuple[str, str] | None:
         pair = self.pairs.get(key_id, {}).get(path)
         return (pair[0], pair[1]) if pair and len(pair) == 2 else None
@@ -121,6 +138,7 @@ class PersonalCodec:
     _present: set[str] = field(default_factory=set)  # ciphertext ids seen in trees this run
     _cache: CipherCache | None = None
     last_keyring: Keyring | None = None  # the keys of the last encode (for its commit message)
+    _encoded: list[tuple[dict[str, str], Decoded]] = field(default_factory=list)
 
     @property
     def cache(self) -> CipherCache:
@@ -145,7 +163,12 @@ class PersonalCodec:
         if done is not None:
             return done
         repo = self.repo
-        rest, parts = split_tree(blobs(repo.list_tree(commit)))
+        listing = blobs(repo.list_tree(commit))
+        for tree, plain in self._encoded:
+            if listing == tree:  # what encode made in this run: its plaintext, not re-opened
+                self._decoded[commit] = plain
+                return plain
+        rest, parts = split_tree(listing)
         keyfiles = {p: o for p, o in rest.items() if p.startswith(KEY_DIR + "/")}
         files = {p: o for p, o in rest.items() if p not in keyfiles}
         where = f"commit {commit[:12]} of {self.ref}"
@@ -203,22 +226,31 @@ class PersonalCodec:
                 REFUSED_HINT,
             )
         out: dict[str, str] = {}
+        ciphers: dict[str, str] = {}
+        pending: list[str] = []  # paths whose plaintext this clone does not know yet
         for path, name in listed.items():
+            if not path.startswith(prefix + "/") or name not in names or key.name(path) != name:
+                raise DecryptError(
+                    f"{path} in {where} does not match its encrypted name", REFUSED_HINT
+                )
+            cipher = ciphers[path] = names[name]
+            self._present.add(cipher)
+            known = cache.get(key.key_id, path)
+            if known and known[1] == cipher:
+                # this very ciphertext of this path opened (or was sealed) here before: its
+                # name passed the checks then, and AES-SIV binds it to the path
+                out[path] = known[0]
+                continue
             unsafe = blocking(check_name(path))  # the manifest is authenticated, not sane
             if unsafe:
                 raise DecryptError(
                     f"{prefix}/manifest in {where}: {unsafe[0].message}", REFUSED_HINT
                 )
-            if not path.startswith(prefix + "/") or key.name(path) != name or name not in names:
-                raise DecryptError(
-                    f"{path} in {where} does not match its encrypted name", REFUSED_HINT
-                )
-            cipher = names[name]
-            self._present.add(cipher)
-            known = cache.get(key.key_id, path)
-            if known and known[1] == cipher and cache.loose(known[0]):
-                out[path] = known[0]
-                continue
+            pending.append(path)
+        loose = cache.loose_among(out.values())
+        pending += [path for path, plain in out.items() if plain not in loose]
+        for path in pending:
+            cipher = ciphers[path]
             try:
                 plain = repo.write_blob(key.open(path, repo.read_blob(cipher)))
             except ValueError:
@@ -364,6 +396,8 @@ class PersonalCodec:
         for prefix, members in groups.items():
             assert keyring is not None
             out.update(self._seal_prefix(keyring.key, prefix, members))
+        plain = {p: o for p, o in files.items() if not p.startswith(KEY_DIR + "/")}
+        self._encoded.append((dict(out), Decoded(plain, keyring, frozenset(groups))))
         return out
 
     def seal_note(self, lines: list[str]) -> str:
