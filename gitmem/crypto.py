@@ -90,15 +90,21 @@ class ScopeKey:
         self._siv = AESSIV(_derive(secret, b"file contents", 64))  # AES-256-SIV
         self._names = _derive(secret, b"file names", 32)
         self.key_id = _derive(secret, b"key id", 16).hex()  # public: names the key, reveals nothing
+        self._named: dict[str, str] = {}  # decode and encode of one run name the same paths
 
     @classmethod
     def generate(cls) -> ScopeKey:
         return cls(os.urandom(SECRET_BYTES))
 
     def name(self, path: str) -> str:
-        import hmac
+        named = self._named.get(path)
+        if named is None:
+            import hmac
 
-        return hmac.digest(self._names, path.encode("utf-8"), "sha256").hex()
+            named = self._named[path] = hmac.digest(
+                self._names, path.encode("utf-8"), "sha256"
+            ).hex()
+        return named
 
     def seal(self, path: str, data: bytes) -> bytes:
         return self._siv.encrypt(data, [b"gitmem v1", path.encode("utf-8")])
