@@ -182,6 +182,36 @@ def test_codec_refuses_every_kind_of_tampering(repo: Repository) -> None:
         assert caught.value.exit_code == EXIT_GIT
 
 
+def test_warm_caches_skip_no_check_that_refuses_tampering(repo: Repository) -> None:
+    """The shortcuts (saved (path, ciphertext) pairs, the plaintext of a tree encoded in this
+    run) apply only to exactly what was verified or written: every forgery is still refused,
+    by the codec that encoded and by a fresh one reading the saved cache."""
+    codec = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    files = plain(repo, {"gitmem.toml": b"v", "auto/a.md": b"alpha\n", "auto/b.md": b"beta\n"})
+    stored = codec.encode(files, None)
+    codec.save()
+    assert codec.decode(commit(repo, stored)).files == files
+    hidden = sorted(p for p in stored if p.startswith("auto/") and p != "auto/manifest")
+    forgeries = {
+        "moved": {**stored, hidden[0]: stored[hidden[1]]},
+        "swapped": {**stored, hidden[0]: stored[hidden[1]], hidden[1]: stored[hidden[0]]},
+        "flipped": {**stored, hidden[0]: repo.write_blob(b"\x00" * 40)},
+        "file removed": {p: o for p, o in stored.items() if p != hidden[0]},
+        "manifest swapped": {**stored, "auto/manifest": stored[hidden[0]]},
+    }
+    for tree in forgeries.values():
+        bad = commit(repo, tree)
+        for reader in (codec, PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))):
+            with pytest.raises(DecryptError, match=bad[:12]):
+                reader.decode(bad)
+    # a cached plaintext id whose object is gone is opened again, not trusted blindly
+    gone = files["auto/a.md"]
+    (repo.common_dir / "objects" / gone[:2] / gone[2:]).unlink()
+    fresh = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    assert fresh.decode(commit(repo, stored)).files == files
+    assert repo.read_blob(gone) == b"alpha\n"
+
+
 def test_verify_refuses_plaintext_and_unendorsed_keys_after_encryption(repo: Repository) -> None:
     codec = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
     files = plain(repo, {"gitmem.toml": b"v", "auto/a.md": b"alpha\n"})
