@@ -11,9 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gitmem.gitstore import Repository, clone, commit_all, init_repository, push_branch
-from gitmem.history import memory_log, restore
 from gitmem.scopes import Project, open_project
-from gitmem.sync import SyncOptions, SyncResult, run_sync
 
 Echo = Callable[[str], None]
 
@@ -73,24 +71,6 @@ def _throwaway_home(world: Path) -> Iterator[None]:
         os.environ.update(saved)
 
 
-def _summary(result: SyncResult) -> str:
-    parts = []
-    for ref, r in sorted(result.refs.items()):
-        bits = []
-        if r.local_changes:
-            bits.append(f"committed {len(r.local_changes)}")
-        if r.pulled:
-            bits.append(f"wrote {len(r.pulled)} from remote")
-        if r.pushed:
-            bits.append("pushed")
-        bits += [f"resolved {res}" for res in r.resolutions]
-        parts.append(
-            f"{ref.rsplit('/', 1)[-1] if 'users' not in ref else 'personal'}: "
-            + (", ".join(bits) or "up to date")
-        )
-    return "; ".join(parts)
-
-
 def run_demo(echo: Echo, keep: bool = False) -> Path:
     world = Path(tempfile.mkdtemp(prefix="gitmem-demo-"))
     try:
@@ -117,6 +97,8 @@ def _play(world: Path, echo: Echo) -> None:
     clone(f"file://{remote}", desktop)  # another spelling of the same remote: the same project
     a = open_project(Repository(laptop))
     b = open_project(Repository(desktop))
+    before = {c: _branch_side(c) for c in (laptop, desktop)}
+    gitmem = _Runner(echo, {laptop: "A", desktop: "B"})
     echo(f"world: {world}")
     echo(f"  bare remote   {remote}")
     echo(f"  clone A       {laptop}\n  clone B       {desktop}")
@@ -124,15 +106,15 @@ def _play(world: Path, echo: Echo) -> None:
     da, db = a.scope("auto").path, b.scope("auto").path
     echo(f"  A's memory    {da}\n  B's memory    {db}")
 
-    echo("\n1. Claude Code writes memory in clone A; gitmem push")
+    echo("\n1. Claude Code writes three memories in clone A; A pushes them")
     da.mkdir(parents=True)
     (da / "MEMORY.md").write_text(INDEX)
     (da / "build.md").write_text(BUILD)
     (da / "testing.md").write_text(TESTING)
-    echo("   " + _summary(_run(a, "push")))
+    gitmem(laptop, "push")
 
-    echo("\n2. gitmem pull in clone B (another path, another folder, same memory)")
-    echo("   " + _summary(_run(b, "pull")))
+    echo("\n2. Clone B (another path, another memory folder) pulls them")
+    gitmem(desktop, "pull")
     same = all(
         (da / n).read_bytes() == (db / n).read_bytes()
         for n in ("MEMORY.md", "build.md", "testing.md")
@@ -160,36 +142,77 @@ def _play(world: Path, echo: Echo) -> None:
     (db / "build.md").write_text(
         BUILD.replace("-j8", "-j16").replace("2026-11-01T09:00", "2026-11-02T10:00")
     )
-    echo("   A: gitmem sync  -> " + _summary(_run(a, "sync")))
-    echo("   B: gitmem sync  -> " + _summary(_run(b, "sync")))
-    echo("   A: gitmem sync  -> " + _summary(_run(a, "sync")))
+    gitmem(laptop, "sync")
+    gitmem(desktop, "sync")
+    gitmem(laptop, "sync")
     converged = sorted(os.listdir(da)) == sorted(os.listdir(db)) and all(
         (da / n).read_bytes() == (db / n).read_bytes() for n in os.listdir(da) if (da / n).is_file()
     )
-    echo(f"   both clones identical: {converged}; no conflict markers, nothing lost")
+    index = (da / "MEMORY.md").read_text()
+    kept = [n for n in ("deploy.md", "style.md") if (da / n).is_file() and f"]({n})" in index]
+    echo(f"   both clones identical: {converged}; both new memories kept: {kept}")
+    if "`make -j4`" not in index:
+        kept_at = _version_with(a, "auto/MEMORY.md", b"`make -j4`")
+        echo("   A's `make -j4` lost to B's newer `make -j16` on the same line; A's version")
+        echo(
+            f"   is kept in history: commit {kept_at[:10]} (gitmem log auto/MEMORY.md)"
+            if kept_at
+            else "   is NOT in history: this is a bug, please report it"
+        )
     echo("\n   final MEMORY.md:")
-    for line in (da / "MEMORY.md").read_text().splitlines():
+    for line in index.splitlines():
         echo(f"   | {line}")
 
-    echo(
-        "\n4. B deletes a memory and syncs; A syncs; the memory is gone in both, but not from history"
-    )
+    echo("\n4. B deletes a memory and syncs; A syncs; it is gone in both, but not from history")
     (db / "testing.md").unlink()
-    _run(b, "sync")
-    _run(a, "sync")
+    gitmem(desktop, "sync")
+    gitmem(laptop, "sync")
     echo(f"   A has testing.md: {(da / 'testing.md').exists()}")
-    restored = restore(a, "auto/testing.md", None, force=False)
+    gitmem(laptop, "restore", "auto/testing.md")
+    echo(f"   A has testing.md: {(da / 'testing.md').exists()}")
+
+    echo("\n5. The history of the memory in clone A")
+    gitmem(laptop, "log", "-n", "6")
+    untouched = all(_branch_side(c) == before[c] for c in (laptop, desktop))
     echo(
-        f"   gitmem restore auto/testing.md -> {restored.path.name} is back (from {restored.commit[:10]})"
+        f"\nBranches, index and working tree of both clones unchanged: {untouched}; "
+        "memory lives on refs/gitmem/*."
     )
 
-    echo("\n5. gitmem log in clone A:")
-    for row in memory_log(a, None, 8):
-        echo(f"   {row['commit'][:10]} {row['subject']}")
-    echo(
-        "\nYour branches, index and working tree were never touched: memory lives on refs/gitmem/*."
-    )
+
+class _Runner:
+    """Runs a real `gitmem` command line in-process (the CLI's own code path) and shows it."""
+
+    def __init__(self, echo: Echo, names: dict[Path, str]) -> None:
+        self.echo, self.names = echo, names
+
+    def __call__(self, clone: Path, *args: str) -> None:
+        import contextlib
+        import io
+
+        from gitmem.cli import main
+
+        self.echo(f"   {self.names[clone]}$ gitmem {' '.join(args)}")
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+            code = main(["-C", str(clone), *args])
+        for line in buffer.getvalue().splitlines():
+            self.echo(f"     {line}")
+        if code != 0:
+            raise RuntimeError(f"gitmem {' '.join(args)} exited {code} in the demo")
 
 
-def _run(project: Project, mode: str) -> SyncResult:
-    return run_sync(project, SyncOptions(mode=mode))
+def _version_with(project: Project, path: str, text: bytes) -> str | None:
+    """The newest commit of the memory's history whose version of `path` holds `text`."""
+    from gitmem.history import versions
+
+    return next((c for c, data in versions(project, path) if data and text in data), None)
+
+
+def _branch_side(clone: Path) -> tuple[str, str, str]:
+    """HEAD, the index and `git status`: what gitmem must never change."""
+    repo = Repository(clone)
+    head = repo.git("rev-parse", "HEAD").stdout.decode()
+    index = (repo.git_dir / "index").read_bytes().hex() if (repo.git_dir / "index").exists() else ""
+    status = repo.git("status", "--porcelain", "--untracked-files=all").stdout.decode()
+    return head, index, status

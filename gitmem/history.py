@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,7 +11,10 @@ from gitmem.errors import UsageError
 from gitmem.folders import snapshot
 from gitmem.scopes import Project, Scope
 from gitmem.state import load_scope_state, repository_lock, write_atomic
+from gitmem.treecheck import META_FILE
 from gitmem.treemerge import as_tree_input
+
+_BAD_PARTS = {"..", ".", ".git"}
 
 
 @dataclass(frozen=True)
@@ -40,14 +44,15 @@ def _locate(project: Project, path: str) -> RefPath:
     head, _, rest = path.partition("/")
     for scope in project.scopes:
         if head == scope.prefix:
-            return RefPath(scope, rest.strip("/"))
+            return RefPath(scope, _checked_rel(rest.strip("/"), path))
     candidate = Path(os.path.abspath(path))
     for scope in sorted(project.scopes, key=lambda s: -len(str(s.path))):
         try:
             rel = candidate.relative_to(scope.path.resolve() if scope.path.exists() else scope.path)
         except ValueError:
             continue
-        return RefPath(scope, rel.as_posix() if str(rel) != "." else "")
+        return RefPath(scope, _checked_rel(rel.as_posix() if str(rel) != "." else "", path))
+    _checked_rel(path, path)
     hits = [
         s
         for s in project.scopes
@@ -61,16 +66,31 @@ def _locate(project: Project, path: str) -> RefPath:
     )
 
 
+def _checked_rel(rel: str, given: str) -> str:
+    """A path inside a scope, refused before it reaches git when it could leave the scope."""
+    if rel.startswith("/") or any(part in _BAD_PARTS for part in rel.split("/") if rel):
+        raise UsageError(
+            f"{given!r} is not a path inside a memory folder (no '..', '.git' or absolute parts)",
+            "name the memory as gitmem log shows it, e.g. auto/NAME.md",
+        )
+    return rel
+
+
 def memory_log(project: Project, path: str | None, limit: int | None) -> list[dict[str, str]]:
     repo = project.repo
+    rows: list[dict[str, str]] = []
     if path:
         where = locate(project, path)
         rev = repo.resolve(where.scope.ref)
-        found = _path_log(project, where, _stored_path(project, where, rev), limit)
+        rows = _path_log(project, where, _stored_path(project, where, rev), limit)
+        if not rows:
+            raise UsageError(
+                f"{where.in_ref} has no history on {where.scope.ref}",
+                "gitmem log lists what exists; a new memory appears there after gitmem sync",
+            )
         if where.scope.ref == project.user_ref:
-            _open_sealed_notes(project, found)
-        return found
-    rows: list[dict[str, str]] = []
+            _open_sealed_notes(project, rows)
+        return rows
     for ref in sorted({s.ref for s in project.scopes}):
         if repo.resolve(ref):
             rows += [dict(r, ref=ref) for r in repo.log(ref, None, limit)]
@@ -149,23 +169,22 @@ def lost_in_pull(project: Project, ref: str, mine: str, tip: str) -> list[str]:
 def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
     """Without REV: what changed on disk since the last sync. With REV: REV against the ref now."""
     repo = project.repo
-    scopes = [locate(project, path).scope] if path else [s for s in project.scopes if s.pushable]
+    where = locate(project, path) if path else None
+    scopes = [where.scope] if where else [s for s in project.scopes if s.pushable]
     chunks: list[str] = []
-    for scope in scopes:
-        tip = repo.resolve(scope.ref)
-        if rev:
-            old = _rev_on(project, scope, rev)
-            if not (old and tip):
-                continue
+    if rev:
+        for scope, old, tip in _revisions(project, scopes, rev):
             if scope.ref == project.user_ref:  # encrypted names and blobs: diff the plaintext
                 old, tip = _plain_tree(project, old), _plain_tree(project, tip)
-            chunks.append(repo.diff(old, tip, [scope.prefix]))
-            continue
+            chunks.append(repo.diff(old, tip, [where.in_ref if where else scope.prefix]))
+        return "".join(chunks)
+    for scope in scopes:
         state = load_scope_state(repo.common_dir, scope.name)
         known = state.files if state.path == str(scope.path) else {}
         snap = snapshot(repo, scope.path, known, scope.exclude)
-        expected = {f"{scope.prefix}/{p}": r.oid for p, r in known.items()}
-        now = {f"{scope.prefix}/{p}": oid for p, oid in snap.files.items()}
+        wanted = _under(where.rel if where else "")
+        expected = {f"{scope.prefix}/{p}": r.oid for p, r in known.items() if wanted(p)}
+        now = {f"{scope.prefix}/{p}": oid for p, oid in snap.files.items() if wanted(p)}
         if expected == now:
             continue
         old_tree = repo.write_tree(as_tree_input(expected)) if expected else _empty_tree(project)
@@ -178,12 +197,68 @@ def _empty_tree(project: Project) -> str:
     return project.repo.write_object("tree", b"")
 
 
-def _rev_on(project: Project, scope: Scope, rev: str) -> str | None:
-    """A revision of a memory ref: a commit id, or `~N` / `@{...}` relative to the scope's ref."""
+def _under(rel: str) -> Callable[[str], bool]:
+    """The filter of `--path`: one file, or everything below a folder of the scope."""
+    if not rel:
+        return lambda _p: True
+    return lambda p: p == rel or p.startswith(rel.rstrip("/") + "/")
+
+
+def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Scope, str, str]]:
+    """(scope, REV's commit, the ref's tip) for each scope whose history holds REV.
+
+    REV must name a commit of a memory ref: a branch commit (HEAD, main) has no memory in it,
+    and comparing it would show every memory as new.
+    """
     repo = project.repo
+    found: list[tuple[Scope, str, str]] = []
+    for scope in scopes:
+        tip = repo.resolve(scope.ref)
+        old = _rev_on(project, scope, rev)
+        if old and tip and (old == tip or repo.is_ancestor(old, tip)):
+            found.append((scope, old, tip))
+    if found:
+        return found
+    commit = next((c for c in (_rev_on(project, s, rev) for s in scopes) if c), None)
+    if commit is None:
+        raise UsageError(
+            f"unknown revision {rev!r} in {project.root}",
+            "use a commit from gitmem log, or ~N for N syncs ago",
+        )
+    if not repo.resolve(f"{commit}:{META_FILE}"):
+        raise UsageError(
+            f"{rev!r} is a commit of your branches, not of a memory ref (refs/gitmem/*)",
+            "use a commit from gitmem log, or ~N for N syncs ago",
+        )
+    names = ", ".join(s.name for s in scopes)
+    raise UsageError(
+        f"{rev!r} is not in the history of the {names} memory",
+        "use a commit from gitmem log" + (" without --path" if len(scopes) == 1 else ""),
+    )
+
+
+def _rev_on(project: Project, scope: Scope, rev: str) -> str | None:
+    """A commit of a memory ref: a commit id, or `~N` / `@{...}` relative to the scope's ref."""
+    repo = project.repo
+    if rev.startswith("-"):
+        return None  # never let a revision become an option of git
     if rev.startswith(("~", "^", "@")):
-        return repo.resolve(scope.ref + rev)
-    return repo.resolve(rev)
+        return repo.resolve(scope.ref + rev + "^{commit}")
+    return repo.resolve(rev + "^{commit}")
+
+
+def versions(project: Project, path: str) -> list[tuple[str, bytes | None]]:
+    """(commit, the memory's bytes then or None when deleted), newest first, decrypted."""
+    repo = project.repo
+    where = locate(project, path)
+    tip = repo.resolve(where.scope.ref)
+    if tip is None:
+        return []
+    found: list[tuple[str, bytes | None]] = []
+    for commit, _ in repo.path_history(where.scope.ref, _stored_path(project, where, tip)):
+        blob = _plain_file(project, where, commit)
+        found.append((commit, repo.read_blob(blob) if blob else None))
+    return found
 
 
 @dataclass
@@ -191,6 +266,7 @@ class Restored:
     path: Path
     commit: str
     relinked: bool = False  # its index line was brought back too
+    unchanged: bool = False  # the file already held that version: nothing was written
 
 
 def restore(project: Project, path: str, at: str | None, force: bool) -> Restored:
@@ -234,10 +310,13 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
                     f"{target} has changes not synced yet",
                     "run gitmem sync first, or pass --force to overwrite them",
                 )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, repo.read_blob(blob))
+        data = repo.read_blob(blob)
+        unchanged = target.is_file() and target.read_bytes() == data
+        if not unchanged:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, data)
         relinked = _relink(project, where, commit)
-    return Restored(target, commit, relinked)
+    return Restored(target, commit, relinked, unchanged)
 
 
 def _relink(project: Project, where: RefPath, commit: str) -> bool:

@@ -105,10 +105,15 @@ def run_hook(
         outcome.note = f"gitmem: memory not synced: gave up after {bound:g} s (gitmem.hookTimeout)"
     except GitmemError as exc:
         outcome.note = f"gitmem: memory not synced: {exc.message}"
+    except OSError as exc:  # a full disk, a folder made read-only: the session goes on
+        outcome.note = f"gitmem: memory not synced: {exc.strerror or exc} ({exc.filename or '-'})"
     if starting:
-        outcome.context = session_start_context(
-            project, before, outcome.note, personal_before, pulled
-        )
+        try:
+            outcome.context = session_start_context(
+                project, before, outcome.note, personal_before, pulled
+            )
+        except (GitmemError, OSError):
+            outcome.context = [outcome.note] if outcome.note else []
     return outcome
 
 

@@ -22,11 +22,15 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import UsageError
 
+if TYPE_CHECKING:
+    from gitmem.gitstore import Repository
+
 SESSION_START_MATCHER = "startup|resume|clear|compact"
+LOCAL_SETTINGS = ".claude/settings.local.json"  # --project: per user, kept out of git
 # Claude Code's own limit for one hook (seconds): gitmem bounds itself by gitmem.hookTimeout,
 # this is only the backstop after which Claude Code kills the hook
 CLAUDE_HOOK_TIMEOUT = 30
@@ -67,7 +71,7 @@ def settings_path(where: str, root: Path | None) -> Path:
             "--project needs a git repository: none found here",
             "run inside the project (or gitmem -C PATH), or use --user",
         )
-    return root / ".claude" / "settings.local.json"
+    return root / LOCAL_SETTINGS
 
 
 def gitmem_command() -> str:
@@ -92,6 +96,14 @@ def is_gitmem_hook(command: object, event: str) -> bool:
         return False
     m = _OURS.search(command) or _GITMEM_MODULE.search(command)
     return bool(m and m.group(1) == EVENTS[event])
+
+
+def keep_out_of_status(repo: Repository) -> bool:
+    """Add the per-user settings file to info/exclude (as Claude Code does when it makes one),
+    unless the branch tracks it; True when a line was added."""
+    if repo.is_bare or repo.is_tracked(LOCAL_SETTINGS):
+        return False
+    return repo.add_exclude("/" + LOCAL_SETTINGS)
 
 
 # -- reading and writing the settings file ----------------------------------------------------
@@ -208,10 +220,17 @@ def _recall(settings: Path) -> tuple[bool, bytes | None, bytes | None]:
 # -- the three use cases -----------------------------------------------------------------------
 
 
-def install(where: str, root: Path | None, command: str | None = None) -> HookChange:
+def install(
+    where: str, root: Path | None, command: str | None = None, hook_timeout: float | None = None
+) -> HookChange:
+    """Merge gitmem's hooks into the settings file. `hook_timeout` (gitmem.hookTimeout) raises
+    Claude Code's own kill timeout so that it never cuts gitmem's bounded sync short."""
+    import math
+
     path = settings_path(where, root)
     raw, data = _load(path)
     base = command or gitmem_command()
+    kill_after = max(CLAUDE_HOOK_TIMEOUT, math.ceil(hook_timeout or 0) + 10)
     hooks = data.setdefault("hooks", {})
     for event in EVENTS:
         wanted = hook_command(base, event)
@@ -220,12 +239,17 @@ def install(where: str, root: Path | None, command: str | None = None) -> HookCh
         if mine:
             for hook in mine:  # gitmem moved (another venv): point the hook at this one
                 hook["command"] = wanted
+                if (
+                    not isinstance(hook.get("timeout"), (int, float))
+                    or hook["timeout"] < kill_after
+                ):
+                    hook["timeout"] = kill_after
             _drop_duplicates(groups, event)
             continue
         group: dict[str, Any] = {}
         if event == "SessionStart":
             group["matcher"] = SESSION_START_MATCHER
-        group["hooks"] = [{"type": "command", "command": wanted, "timeout": CLAUDE_HOOK_TIMEOUT}]
+        group["hooks"] = [{"type": "command", "command": wanted, "timeout": kill_after}]
         groups.append(group)
     out = _dump(data, raw)
     if raw is not None and out == raw:

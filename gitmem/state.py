@@ -10,7 +10,7 @@ import json
 import os
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,8 +104,13 @@ def write_atomic(target: Path, data: bytes, mode: int | None = None) -> os.stat_
 
 
 @contextlib.contextmanager
-def repository_lock(common_dir: Path, wait: float = 30.0) -> Iterator[None]:
-    """One gitmem at a time per clone. flock: released by the kernel even after kill -9."""
+def repository_lock(
+    common_dir: Path, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
+) -> Iterator[None]:
+    """One gitmem at a time per clone. flock: released by the kernel even after kill -9.
+
+    `on_wait` gets one line for a human after a second of waiting (a terminal, not a hook).
+    """
     folder = state_dir(common_dir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "lock"
@@ -119,6 +124,11 @@ def repository_lock(common_dir: Path, wait: float = 30.0) -> Iterator[None]:
             except OSError as exc:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES):
                     raise
+                if on_wait and time.monotonic() >= deadline - wait + 1.0:
+                    on_wait(
+                        f"waiting for another gitmem to finish (up to {wait:.0f} s; lock: {path})"
+                    )
+                    on_wait = None
                 if time.monotonic() >= deadline:
                     raise LockedError(
                         f"another gitmem is working on this repository (lock: {path})",

@@ -2,27 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
-from gitmem.folders import snapshot, walk
+from gitmem.excludes import exclude_memory_folders
+from gitmem.folders import Snapshot, snapshot
 from gitmem.scopes import Project, Scope
-from gitmem.state import load_scope_state
-
-EXCLUDES = (".claude/agent-memory/", ".claude/agent-memory-local/", "CLAUDE.local.md")
+from gitmem.state import FileRecord, load_scope_state
 
 
 @dataclass
 class ScopeStatus:
     name: str
     path: str
-    ref: str
-    files: int
-    ahead: int
-    behind: int
+    ref: str | None  # None: this scope is not synced (see note)
+    files: int  # memory files that sync (skipped files are not counted)
+    ahead: int  # local commits the remote has not got, as of the last fetch
+    behind: int  # remote commits not merged here, as of the last fetch
     encrypted: bool
     synced: bool
     changed: int = 0  # files added, edited or deleted on disk since the last sync
     note: str = ""
+    skipped: int = 0  # files in the folder that are not synced (symlinks, too large, ...)
+    missing: bool = False  # the folder is gone; the next sync restores it from the ref
     privacy: str = ""  # "encrypted", or who can read it on the remote
 
 
@@ -33,14 +35,22 @@ class Status:
     remote: str | None
     user: str
     scopes: list[ScopeStatus] = field(default_factory=list)
+    fetched: bool = False  # ahead/behind were measured against a fetch made just now
+    next_steps: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
         return asdict(self)
 
 
-def project_status(project: Project) -> Status:
+def project_status(project: Project, fetch: bool = False) -> Status:
+    """Each scope as it stands; with `fetch`, first bring the remote-tracking refs up to date."""
     repo = project.repo
     status = Status(str(project.root), project.key, project.remote, project.uid)
+    if fetch and project.remote:
+        from gitmem.sync import fetch_tracking
+
+        fetch_tracking(project)
+        status.fetched = True
     sealed = sealed_scopes(project)
     leftover = plaintext_in_history(project)
     counts: dict[str, tuple[int, int]] = {}
@@ -49,34 +59,21 @@ def project_status(project: Project) -> Status:
             local = repo.resolve(scope.ref)
             tracking = repo.resolve(project.tracking_ref(scope.ref)) if project.remote else None
             counts[scope.ref] = (
-                repo.ahead_behind(local, tracking) if (local or tracking) else (0, 0)
+                repo.ahead_behind(local, tracking) if (local and tracking) else (0, 0)
             )
-        ahead, behind = counts[scope.ref]
-        # a refused folder is never read: it may be the home folder or lead out of the tree
-        files = 0 if scope.refused else sum(1 for _ in walk(scope.path, scope.exclude))
-        if (
-            scope.name == "local"
-            and not scope.refused
-            and (project.root / "CLAUDE.local.md").is_file()
-        ):
-            files += 1
-        changed = unsynced_changes(project, scope) if scope.pushable else 0
-        status.scopes.append(
-            ScopeStatus(
-                scope.name,
-                str(scope.path),
-                scope.ref,
-                files,
-                ahead if scope.pushable else 0,
-                behind if scope.pushable else 0,
-                encrypted=scope.name in sealed,
-                synced=scope.pushable,
-                changed=changed,
-                note=scope.note,
-                privacy=privacy_line(project, scope, sealed)
-                + (leftover if scope.name in sealed and scope.name == "auto" else ""),
-            )
+            if tracking and not local:
+                counts[scope.ref] = (0, repo.count_commits(tracking))
+            elif local and project.remote and not tracking:
+                counts[scope.ref] = (repo.count_commits(local), 0)
+        row = _scope_status(project, scope, counts[scope.ref])
+        row.encrypted = scope.name in sealed
+        row.privacy = privacy_line(project, scope, sealed) + (
+            leftover if scope.name in sealed and scope.name == "auto" else ""
         )
+        status.scopes.append(row)
+    from gitmem.doctor import next_steps
+
+    status.next_steps = next_steps(project, status)
     return status
 
 
@@ -117,13 +114,41 @@ def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
     return f"plaintext, readable by everyone who can fetch {where}"
 
 
-def unsynced_changes(project: Project, scope: Scope) -> int:
-    """How many files differ on disk from what the last sync left (stat cache: cheap)."""
+def _scope_status(project: Project, scope: Scope, ahead_behind: tuple[int, int]) -> ScopeStatus:
     state = load_scope_state(project.repo.common_dir, scope.name)
     known = state.files if state.path == str(scope.path) else {}
+    # a refused folder is never read: it may be the home folder or lead out of the tree
+    snap = Snapshot({}, {}) if scope.refused else _snapshot(project, scope, known)
+    row = ScopeStatus(
+        scope.name,
+        str(scope.path),
+        scope.ref if scope.pushable else None,
+        len(snap.files),
+        *(ahead_behind if scope.pushable else (0, 0)),
+        encrypted=False,
+        synced=scope.pushable,
+        note=scope.note,
+        skipped=len(snap.skipped),
+    )
+    if not scope.pushable:
+        return row
+    if known and not scope.path.exists():
+        # a wiped folder is not "N deletions": sync brings the memory back from the ref
+        row.missing, row.files = True, len(known)
+        row.note = f"folder missing: the next sync restores it from {scope.ref}"
+        return row
+    expected = {p: r.oid for p, r in known.items()}
+    row.changed = sum(
+        1 for p in set(expected) | set(snap.files) if expected.get(p) != snap.files.get(p)
+    )
+    return row
+
+
+def _snapshot(project: Project, scope: Scope, known: Mapping[str, FileRecord]) -> Snapshot:
     snap = snapshot(project.repo, scope.path, known, scope.exclude)
-    expected = state.oids() if known else {}
-    return sum(1 for p in set(expected) | set(snap.files) if expected.get(p) != snap.files.get(p))
+    if scope.name == "local" and (project.root / "CLAUDE.local.md").is_file():
+        snap.files["../CLAUDE.local.md"] = ""
+    return snap
 
 
 @dataclass
@@ -139,12 +164,7 @@ def init_project(project: Project) -> InitResult:
     result = InitResult(project_status(project))
     if project.remote and repo.config_get("gitmem.remote") != project.remote:
         repo.config_set("gitmem.remote", project.remote)
-    if not repo.is_bare:
-        for pattern in EXCLUDES:
-            if pattern == ".claude/agent-memory/" and repo.is_tracked(".claude/agent-memory"):
-                continue
-            if repo.add_exclude("/" + pattern):
-                result.excluded.append(pattern)
+    result.excluded = [line.lstrip("/") for line in exclude_memory_folders(project, False)]
     if project.remote:
         sealed = sealed_scopes(project)
         if "auto" in sealed:
@@ -160,5 +180,8 @@ def init_project(project: Project) -> InitResult:
                 "encrypts it again"
             )
     else:
-        result.warnings.append("no git remote: memory stays on this machine until you add one")
+        result.warnings.append(
+            "no git remote: gitmem sync keeps memory's history on this machine "
+            "(log, diff, restore work); to share it: git remote add origin URL, then gitmem sync"
+        )
     return result

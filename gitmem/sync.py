@@ -8,9 +8,10 @@ and retry. Never prints and never exits: it returns a SyncResult or raises a Git
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from gitmem.errors import (
     UntrustedTreeError,
     UsageError,
 )
+from gitmem.excludes import exclude_memory_folders
 from gitmem.folders import Progress, Snapshot, materialize, snapshot, walk
 from gitmem.gitstore import PushOutcome, Repository
 from gitmem.gitstore.transport import NO_MESSAGE
@@ -80,6 +82,7 @@ class SyncOptions:
     timeout: float = DEFAULT_TIMEOUT
     lock_wait: float = 30.0
     progress: Progress | None = None  # long work on a terminal: (what, files so far)
+    notice: Callable[[str], object] | None = None  # a line for a human when something is slow
     no_verify: bool = False  # publish even what the secret scan flags
 
 
@@ -120,9 +123,9 @@ class Syncer:
     # -- entry point -------------------------------------------------------------------------
 
     def run(self) -> SyncResult:
-        if self.project.remote is None:
+        if self.project.remote is None and self.opts.mode == "pull":
             raise UsageError(
-                f"{self.project.root} has no git remote to sync memory through",
+                f"{self.project.root} has no git remote to pull memory from",
                 "add one (git remote add origin URL), then run gitmem sync",
             )
         if not self.repo.has_commits():
@@ -131,11 +134,13 @@ class Syncer:
                 "make a first commit (gitmem refs live beside your branches), then retry",
             )
         for ref in self.by_ref:
-            route = self.project.route(ref)
-            self.result.report(ref).via = route.label if route.remote != self.project.remote else ""
+            report = self.result.report(ref)
+            if self.project.remote:  # without one: history on this machine, no route
+                route = self.project.route(ref)
+                report.via = route.label if route.remote != self.project.remote else ""
         if self.opts.dry_run:
             return self._dry_run()
-        with repository_lock(self.repo.common_dir, self.opts.lock_wait):
+        with repository_lock(self.repo.common_dir, self.opts.lock_wait, self.opts.notice):
             for lock in self.repo.clear_stale_ref_locks():
                 self.result.report(next(iter(self.by_ref))).notes.append(
                     f"removed a stale lock left by an interrupted git: {lock}"
@@ -150,6 +155,15 @@ class Syncer:
                 self.states[s.name] = state
                 self.expected[s.name] = state.oids()
             self._loop()
+            for line in exclude_memory_folders(self.project):
+                self.result.report(next(iter(self.by_ref))).notes.append(
+                    f"added {line} to .git/info/exclude (memory, not project files)"
+                )
+        if self.project.remote is None and self.by_ref:
+            self.result.report(next(iter(self.by_ref))).notes.append(
+                "no git remote: committed on this machine only (gitmem log, diff and restore work);"
+                " to share: git remote add origin URL, then gitmem sync"
+            )
         for report in self.result.refs.values():  # several rounds may touch one file twice
             report.pulled = list(dict.fromkeys(report.pulled))
             report.local_changes = list(dict.fromkeys(report.local_changes))
@@ -161,10 +175,15 @@ class Syncer:
         # `gitmem push` pushes first (a push without force is itself the compare-and-swap) and
         # fetches only when that is rejected; pull and sync fetch first. A clone that never
         # synced fetches first too: its first commit goes on top of the remote's history.
-        optimistic = self.opts.mode == "push" and all(map(self._may_push_first, self.by_ref))
+        local_only = self.project.remote is None  # no remote yet: history on this machine
+        optimistic = (
+            not local_only
+            and self.opts.mode == "push"
+            and all(map(self._may_push_first, self.by_ref))
+        )
         edit_rounds = 0
         for round_no in range(MAX_ROUNDS):
-            if not optimistic:
+            if not (optimistic or local_only):
                 self._fetch()  # first: an unreachable remote fails before anything is written
                 for ref in self.by_ref:
                     self._check_remote(ref)  # and an unsafe remote tree too
@@ -172,7 +191,7 @@ class Syncer:
                 self._commit_local(ref, scopes)
             dirty = False
             for ref, scopes in self._open_refs():
-                if not optimistic:
+                if not (optimistic or local_only):
                     self._integrate(ref)
                 dirty |= self._write_back(ref, scopes)
             if dirty and edit_rounds < MAX_EDIT_ROUNDS:
@@ -180,7 +199,7 @@ class Syncer:
                 continue  # files changed during the sync: commit them and merge again
             if dirty:
                 self._note_still_changing()
-            if not pushing or self._push():
+            if local_only or not pushing or self._push():
                 if self._codec is not None:
                     self._codec.save()
                     for note in self._codec.notes:
@@ -208,7 +227,7 @@ class Syncer:
     def _commit_local(self, ref: str, scopes: list[Scope]) -> None:
         repo = self.repo
         tip = repo.resolve(ref)
-        remote_tip = repo.resolve(self.project.tracking_ref(ref))
+        remote_tip = self._remote_tip(ref)
         if tip is None and remote_tip in self.checked and not self.opts.force_key:
             # first sync of this clone: local edits go on top of the remote's history (its key,
             # its merge base), not into a second root commit merged "file by file"
@@ -258,7 +277,7 @@ class Syncer:
             # our history under another spelling (the remote URL changed): keep it, add ours
             self._set_meta(new_files, [meta] if meta else [], adopt=True)
         # a first commit here encrypts with the remote's key (verified above), never a new one
-        ring_from = tip or self.repo.resolve(self.project.tracking_ref(ref))
+        ring_from = tip or self._remote_tip(ref)
         tree = self._tree(ref, new_files, self._keyring(ref, ring_from))
         if tip and tree == repo.read_commit(tip)[0]:
             return
@@ -281,16 +300,16 @@ class Syncer:
         repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
         self.result.report(ref).local_changes.extend(changes)
 
+    def _remote_tip(self, ref: str) -> str | None:
+        """What we last fetched of `ref`; None without a remote (history on this machine only)."""
+        return self.repo.resolve(self.project.tracking_ref(ref)) if self.project.remote else None
+
     def _base_from_history(self, ref: str, s: Scope, disk: Mapping[str, str]) -> dict[str, str]:
         """For a folder without sync state: each file on disk whose bytes are a version the ref
         (local or remote) once held is taken as unchanged since that version, so the ref's newer
         version replaces it and a deletion there applies; any other file is a local edit. Never
         "everything is new": that would merge stale copies into the newer memory."""
-        revs = [
-            r
-            for r in (self.repo.resolve(ref), self.repo.resolve(self.project.tracking_ref(ref)))
-            if r
-        ]
+        revs = [r for r in (self.repo.resolve(ref), self._remote_tip(ref)) if r]
         if not revs or not disk:
             return {}
         seen = self.repo.blobs_in_history(revs, s.prefix)
@@ -421,7 +440,8 @@ class Syncer:
                 # the negative spec keeps a ref squatted below ours (`team/x`) out: fetching it
                 # would collide with our tracking ref
                 specs += [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
-            self.repo.fetch(remote, specs, timeout=self.opts.timeout)
+            with self._slow(f"fetching memory from {remote}"):
+                self.repo.fetch(remote, specs, timeout=self.opts.timeout)
         for ref in self.by_ref:
             wanted = self.project.tracking_ref(ref)
             folder = wanted.rsplit("/", 1)[0] + "/"
@@ -455,7 +475,8 @@ class Syncer:
             label = self.project.route(refs[0]).label
             specs = [f"{ref}:{name}" for name, ref in routes.items()]
             try:
-                outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
+                with self._slow(f"pushing memory to {label}"):
+                    outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
             except RemoteError as exc:  # nothing reached the server (no access, a 403 proxy...)
                 forbidden = any(
                     w in exc.message.lower() for w in ("403", "forbidden", "not allowed")
@@ -502,6 +523,24 @@ class Syncer:
             "git config gitmem.refPrefix refs/heads/gitmem/ (then gitmem sync)"
             + (f"; otherwise {default}" if default else "")
         )
+
+    @contextlib.contextmanager
+    def _slow(self, what: str, after: float = 2.0) -> Iterator[None]:
+        """Say what we wait for when the network is slow (on a terminal only: `notice`)."""
+        if self.opts.notice is None:
+            yield
+            return
+        import threading
+
+        timer = threading.Timer(
+            after, self.opts.notice, [f"{what}… (gives up after {self.opts.timeout:.0f} s)"]
+        )
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
 
     # -- 3. merge the remote in --------------------------------------------------------------
 
@@ -835,6 +874,17 @@ class _Direct:
 def _strip(files: Mapping[str, str], prefix: str) -> dict[str, str]:
     start = prefix + "/"
     return {p[len(start) :]: oid for p, oid in files.items() if p.startswith(start)}
+
+
+def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Bring the remote-tracking refs up to date (`status --fetch`): merges and writes nothing.
+
+    What arrives is checked when a sync merges it, as any fetched tip is.
+    """
+    syncer = Syncer(project, SyncOptions(mode="pull", timeout=timeout))
+    if syncer.by_ref:
+        with repository_lock(project.repo.common_dir, syncer.opts.lock_wait):
+            syncer._fetch()
 
 
 def run_sync(project: Project, options: SyncOptions) -> SyncResult:

@@ -27,6 +27,8 @@ COMMAND_MODULES = (
     "gitmem.cli.graph",
     "gitmem.cli.curate",
     "gitmem.cli.demo",
+    "gitmem.cli.doctor",
+    "gitmem.cli.completion",
 )
 
 DESCRIPTION = (

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from gitmem.cli.common import add_remote, command, echo, open_project_from
+from gitmem.cli.pager import add_pager_options
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -15,6 +16,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "-n", "--max-count", dest="limit", type=int, metavar="N", help="show at most N commits"
     )
     add_remote(p)
+    add_pager_options(p)
     p.set_defaults(handler=log)
 
     p = command(sub, "diff", "show unsynced local edits, or what changed since REV")
@@ -23,6 +25,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--path", metavar="PATH", help="only this memory or scope")
     add_remote(p)
+    add_pager_options(p)
     p.set_defaults(handler=diff)
 
     p = command(sub, "restore", "bring back a deleted or overwritten memory")
@@ -36,21 +39,38 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 def log(args: argparse.Namespace) -> int:
     import time
 
+    from gitmem.cli.pager import colour_commit, show, use_colour
     from gitmem.history import memory_log
 
-    for row in memory_log(open_project_from(args), args.path, args.limit):
+    project = open_project_from(args)
+    colour = use_colour(args, project.repo.config_get)
+    lines = []
+    for row in memory_log(project, args.path, args.limit):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(row["time"])))
-        echo(f"{row['commit'][:10]} {when} {row['author']}: {row['subject']}")
+        rest = f" {when} {row['author']}: {row['subject']}"
+        short = row["commit"][:10]
+        lines.append(colour_commit(short, rest) if colour else short + rest)
         for res in filter(None, row["resolved"].split("\x1d")):
-            echo(f"    resolved {res}")
+            lines.append(f"    resolved {res}")
+    show("".join(line + "\n" for line in lines), args, project.repo.config_get)
     return 0
 
 
 def diff(args: argparse.Namespace) -> int:
+    from gitmem.cli.pager import colour_diff, show, use_colour
     from gitmem.history import memory_diff
 
-    out = memory_diff(open_project_from(args), args.rev, args.path)
-    echo(out.rstrip("\n") if out else "no changes")
+    project = open_project_from(args)
+    out = memory_diff(project, args.rev, args.path)
+    if not out:
+        echo("no changes")
+        return 0
+    text = out if out.endswith("\n") else out + "\n"
+    show(
+        colour_diff(text) if use_colour(args, project.repo.config_get) else text,
+        args,
+        project.repo.config_get,
+    )
     return 0
 
 
@@ -58,7 +78,16 @@ def restore(args: argparse.Namespace) -> int:
     from gitmem.history import restore as do_restore
 
     restored = do_restore(open_project_from(args), args.path, args.at, args.force)
+    index = restored.path.parent / "MEMORY.md"
+    if restored.unchanged and not restored.relinked:
+        echo(
+            f"{restored.path} already holds the version of {restored.commit[:10]}; nothing written"
+        )
+        return 0
+    if restored.unchanged:
+        echo(f"restored the line of {restored.path.name} in {index}; run gitmem sync to share it")
+        return 0
     echo(f"restored {restored.path} from {restored.commit[:10]}; run gitmem sync to share it")
     if restored.relinked:
-        echo(f"  and its line in {restored.path.parent / 'MEMORY.md'}")
+        echo(f"  and its line in {index}")
     return 0

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gitmem.cli.common import add_group, directory, echo
+from gitmem.cli.common import add_group, command, directory, echo
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         ("install", "add gitmem's SessionStart and SessionEnd hooks to Claude Code's settings"),
         ("uninstall", "take gitmem's hooks out of Claude Code's settings"),
     ):
-        p = hooks.add_parser(name, help=summary, description=summary)
+        p = command(hooks, name, summary)
         p.add_argument(
             "--claude", action="store_true", help="for Claude Code (the only client so far)"
         )
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
             help="every project: $CLAUDE_CONFIG_DIR or ~/.claude/settings.json",
         )
         p.set_defaults(handler=install if name == "install" else uninstall, where="project")
-    p = hooks.add_parser("status", help="show where gitmem's hooks are installed")
+    p = command(hooks, "status", "show where gitmem's hooks are installed")
     p.set_defaults(handler=status)
 
 
@@ -60,13 +60,32 @@ def _root(args: argparse.Namespace, required: bool) -> Path | None:
 def install(args: argparse.Namespace) -> int:
     from gitmem.hooks import install as do_install
 
-    change = do_install(args.where, _root(args, args.where == "project"))
+    change = do_install(args.where, _root(args, args.where == "project"), None, _hook_timeout(args))
     echo(change.what)
+    if args.where == "project":
+        from gitmem.gitstore import Repository
+        from gitmem.hooks import LOCAL_SETTINGS, keep_out_of_status
+
+        if keep_out_of_status(Repository(directory(args))):
+            echo(f"added /{LOCAL_SETTINGS} to .git/info/exclude (a per-user file)")
     if change.changed:
         echo(
             "next: start a Claude Code session; memory is pulled when it starts, pushed when it ends"
         )
     return 0
+
+
+def _hook_timeout(args: argparse.Namespace) -> float | None:
+    """gitmem.hookTimeout as git config gives it here (repository, else global), if set."""
+    from gitmem.errors import NotARepository
+    from gitmem.gitstore import Repository
+    from gitmem.hookrun import hook_timeout
+
+    try:
+        value = Repository(directory(args)).config_get("gitmem.hookTimeout")
+    except NotARepository:
+        return None
+    return hook_timeout(value) if value is not None else None
 
 
 def uninstall(args: argparse.Namespace) -> int:
@@ -88,9 +107,9 @@ def status(args: argparse.Namespace) -> int:
             else "not installed"
         )
         echo(f"{st.where:<8} {state:<16} {st.settings}")
-        for event, command in st.installed.items():
-            if command:
-                echo(f"  {event}: {command}")
+        for event, hook_line in st.installed.items():
+            if hook_line:
+                echo(f"  {event}: {hook_line}")
         if st.note:
             echo(f"  note: {st.note}")
     return 0

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from, plural
+
+if TYPE_CHECKING:
+    from gitmem.status import ScopeStatus
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -16,6 +19,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = command(sub, "status", "show each scope: folder, ref, files, ahead/behind")
     add_remote(p)
     add_json(p)
+    p.add_argument(
+        "--fetch", action="store_true", help="fetch the memory refs first (ahead/behind as of now)"
+    )
     p.set_defaults(handler=status)
 
 
@@ -26,22 +32,23 @@ def init(args: argparse.Namespace) -> int:
     st = result.status
     echo(f"gitmem: project {st.key} (remote: {st.remote or 'none'}, user: {st.user})")
     for s in st.scopes:
-        echo(
-            f"  {s.name:<7} {s.path}  ->  {s.ref}  [{s.privacy}]"
-            + (f"  ({s.note})" if s.note else "")
-        )
+        where = f"->  {s.ref}  [{s.privacy}]" if s.ref else f"(not synced: {s.note})"
+        echo(f"  {s.name:<7} {s.path}  {where}")
     for pattern in result.excluded:
         echo(f"  added /{pattern} to .git/info/exclude")
     for warning in result.warnings:
         echo(f"note: {warning}")
-    echo("next: gitmem sync")
+    echo(
+        "next: gitmem sync"
+        + ("" if st.remote else " (commits on this machine until you add a remote)")
+    )
     return 0
 
 
 def status(args: argparse.Namespace) -> int:
     from gitmem.status import project_status
 
-    st = project_status(open_project_from(args))
+    st = project_status(open_project_from(args), fetch=args.fetch)
     if args.as_json:
         import json
 
@@ -49,9 +56,27 @@ def status(args: argparse.Namespace) -> int:
         return 0
     echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
     for s in st.scopes:
-        sync = f"ahead {s.ahead}, behind {s.behind}" if s.synced else s.note
-        sync += f"; {s.privacy}"
-        if s.changed:
-            sync += f", {plural(s.changed, 'unsynced change')}"
-        echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {s.ref:<32} {sync}\n          {s.path}")
+        echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {_scope_state(s, st.remote)}")
+        echo(f"          {s.path}")
+    if st.remote and not st.fetched:
+        echo(
+            f"(ahead/behind as of the last fetch from {st.remote}: gitmem status --fetch to check now)"
+        )
+    for step in st.next_steps:
+        echo(f"next: {step}")
     return 0
+
+
+def _scope_state(s: ScopeStatus, remote: str | None) -> str:
+    """One scope's sync state in words: its ref and where it stands, or why it does not sync."""
+    if not s.synced:
+        return f"not synced: {s.note}"
+    if s.missing:
+        return f"{s.ref}  {s.note}"
+    words = [f"ahead {s.ahead}, behind {s.behind}"] if remote else ["local history only"]
+    words[0] += f"; {s.privacy}"
+    if s.changed:
+        words.append(plural(s.changed, "unsynced change"))
+    if s.skipped:
+        words.append(f"{plural(s.skipped, 'file')} skipped")
+    return f"{s.ref:<32} {', '.join(words)}"

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from gitmem.scopes import Project
     from gitmem.sync import SyncResult
 
+SHOWN = 20  # files listed per ref and direction unless --verbose
+
 SUMMARIES = {
     "pull": "fetch memory from the remote and merge it into your folders",
     "push": "commit, merge and push local memory (never forced)",
@@ -36,6 +38,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         )
         p.add_argument(
             "-q", "--quiet", action="store_true", help="print nothing unless something fails"
+        )
+        p.add_argument(
+            "-v", "--verbose", action="store_true", help=f"list every file (else the first {SHOWN})"
         )
         p.add_argument(
             "--force-key",
@@ -76,13 +81,30 @@ def run(args: argparse.Namespace) -> int:
     options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)
     if not args.quiet and sys.stderr.isatty():  # progress on a terminal, silence in hooks and CI
         options.progress = _show_progress
+        options.notice = _show_notice
     result = run_sync(project, options)
     if options.progress:
         sys.stderr.write("\r\033[K")
     if not args.quiet:
-        for line in sync_lines(result):
+        for line in sync_lines(result, args.verbose):
             echo(line)
+        _skipped_notes(project, result, args.verbose)
     return 0
+
+
+def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:
+    """Skipped files, on stderr, once per change (not on every sync), all of them with -v."""
+    from gitmem.notices import unseen
+
+    lines = [f"skipped {s}" for s in result.skipped]
+    fresh = lines if result.dry_run else unseen(project.repo.common_dir, "skipped", lines)
+    for line in lines if verbose else fresh:
+        sys.stderr.write(line + "\n")
+
+
+def _show_notice(line: str) -> None:
+    sys.stderr.write(f"\r\033[K{line}\n")
+    sys.stderr.flush()
 
 
 def _show_progress(what: str, count: int) -> None:
@@ -104,7 +126,7 @@ def _seconds(project: Project, key: str, default: float) -> float:
         ) from None
 
 
-def sync_lines(result: SyncResult) -> Iterator[str]:
+def sync_lines(result: SyncResult, verbose: bool = False) -> Iterator[str]:
     prefix = "dry run: " if result.dry_run else ""
     for ref, r in sorted(result.refs.items()):
         remote = r.via or result.remote
@@ -121,20 +143,25 @@ def sync_lines(result: SyncResult) -> Iterator[str]:
         if r.remote_ahead:
             parts.append(f"{remote} has changes to merge")
         yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
-        for change in r.local_changes[:20]:
-            yield f"  {change}"
-        for path in r.pulled[:20]:
-            yield f"  < {path}"
+        yield from _listed([f"  {c}" for c in r.local_changes], verbose)
+        yield from _listed([f"  < {p}" for p in r.pulled], verbose)
         for res in r.resolutions:
             yield f"  resolved {res}"
         for lost in r.lost:
             yield f"  lost: your edit of {lost}"
         for note in r.notes:
             yield f"  note: {note}"
-    for skipped in result.skipped:
-        yield f"skipped {skipped}"
     if result.retries:
         yield (
             f"({result.retries} push retr{'y' if result.retries == 1 else 'ies'}: "
             "the remote moved meanwhile)"
         )
+
+
+def _listed(lines: list[str], verbose: bool) -> Iterator[str]:
+    """Every line, or the first SHOWN and how many more (all of them with --verbose)."""
+    if verbose or len(lines) <= SHOWN:
+        yield from lines
+        return
+    yield from lines[:SHOWN]
+    yield f"  … and {len(lines) - SHOWN} more (--verbose lists them all)"

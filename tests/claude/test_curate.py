@@ -215,3 +215,35 @@ def test_auto_scope_recency_is_read_through_the_encrypted_ref(world: World) -> N
     hidden = world.git("ls-tree", "-r", "--name-only", project.user_ref, cwd=a)
     assert "auto/x.md" not in hidden  # the names on the ref are hidden
     assert set(history_times(project, "auto")) == {"MEMORY.md", "x.md"}
+
+
+@pytest.mark.parametrize(("answer", "written"), [("y\n", True), ("n\n", False), ("\n", False)])
+def test_curate_asks_on_a_terminal_and_writes_only_on_yes(
+    world: World, answer: str, written: bool
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from tests.support.world import REPO_ROOT
+
+    a = world.clone("a")
+    auto = world.scope_path(a, "auto")
+    write(auto, {"MEMORY.md": "# Notes\n", "api.md": topic("api")})
+    master, slave = os.openpty()
+    try:
+        os.write(master, answer.encode())
+        proc = subprocess.run(
+            [sys.executable, "-m", "gitmem", "-C", str(a), "curate"],
+            stdin=slave,
+            capture_output=True,
+            env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+            timeout=60,
+        )
+    finally:
+        os.close(master)
+        os.close(slave)
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, proc.stderr
+    assert "+- [api](api.md)" in out and "write these changes? [y/N]" in out
+    assert ("[api](api.md)" in (auto / "MEMORY.md").read_text()) is written

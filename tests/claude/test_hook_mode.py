@@ -139,6 +139,7 @@ def test_hooks_cli_install_status_uninstall(world: World) -> None:
     command = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert command.endswith(" pull --hook") and command.startswith("/")
     assert "installed" in world.ok("-C", str(a), "hooks", "status")
+    assert world.git("status", "--porcelain", cwd=a) == ""  # kept out of git status
     world.ok("-C", str(a), "hooks", "uninstall")
     assert not settings.exists()
     settings.parent.mkdir(exist_ok=True)
@@ -189,3 +190,26 @@ def test_user_hooks_install_outside_any_repository(world: World) -> None:
     assert "user" in status and "installed" in status and "project" not in status
     run = world.gitmem("-C", str(folder), "hooks", "install", "--project")
     assert run.code == 2 and "--user" in run.err
+
+
+def test_a_team_folder_that_cannot_be_written_is_one_line_and_exit_zero(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    team = world.scope_path(a, "team")
+    team.mkdir(parents=True)
+    (team / "MEMORY.md").write_text("- [X](x.md) — x\n")
+    (team / "x.md").write_text("x\n")
+    world.ok("-C", str(a), "push")
+    blocked = world.scope_path(b, "team")  # a file where the team folder should be
+    blocked.parent.mkdir(parents=True, exist_ok=True)
+    blocked.write_text("not a folder\n")
+    run, _ = hook(world, "pull", b, "SessionStart")
+    assert run.code == 0, run.err
+    assert len(run.err.strip().splitlines()) == 1 and "not synced" in run.err
+    assert blocked.read_text() == "not a folder\n"
+
+
+def test_hooks_subcommands_take_the_options_allowed_anywhere(world: World) -> None:
+    a = world.clone("a")
+    world.ok("hooks", "install", "-C", str(a))
+    assert (a / ".claude" / "settings.local.json").exists()
+    assert "installed" in world.ok("hooks", "status", "-C", str(a))

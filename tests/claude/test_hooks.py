@@ -186,3 +186,13 @@ def test_a_linked_settings_file_stays_a_link(tmp_path: Path) -> None:
     assert path.is_symlink() and "SessionStart" in dotfiles.read_text()
     hooks.uninstall("project", tmp_path)
     assert path.is_symlink() and dotfiles.read_text() == '{"model": "opus"}\n'
+
+
+def test_claude_codes_kill_timeout_stays_above_gitmems_own_bound(tmp_path: Path) -> None:
+    hooks.install("project", tmp_path, CMD)
+    data = json.loads(_settings(tmp_path).read_text())
+    assert data["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] == hooks.CLAUDE_HOOK_TIMEOUT
+    hooks.install("project", tmp_path, CMD, hook_timeout=45)  # gitmem.hookTimeout raised
+    data = json.loads(_settings(tmp_path).read_text())
+    assert data["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] == 55
+    assert not hooks.install("project", tmp_path, CMD, hook_timeout=45).changed

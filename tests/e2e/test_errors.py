@@ -43,7 +43,7 @@ def test_repository_without_commits(world: World, tmp_path: Path) -> None:
 def test_repository_without_remote(world: World) -> None:
     a = world.clone("a")
     world.git("remote", "remove", "origin", cwd=a)
-    assert_one_clear_error(world.gitmem("-C", str(a), "push"), 2, "no git remote")
+    assert_one_clear_error(world.gitmem("-C", str(a), "pull"), 2, "no git remote")
     assert world.ok("-C", str(a), "status", "--json").count('"local:') == 1
 
 

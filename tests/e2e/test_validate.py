@@ -222,7 +222,7 @@ def test_push_refuses_secrets_and_no_verify_or_allow_list_lets_them_go(
     assert world.git("ls-remote", str(world.remote), "refs/gitmem/*") == before
 
     pull = world.gitmem("-C", str(clone), "pull")  # pull keeps working, commits around it
-    assert pull.code == 0 and "creds.md" in pull.out, pull.out + pull.err
+    assert pull.code == 0 and "creds.md" in pull.err, pull.out + pull.err  # skipped: stderr
 
     fingerprint = run.err.split("(sha256:", 1)[1].split(")", 1)[0]
     (clone / ".gitmem-allow").write_text(f"# test key from the AWS docs\nsha256:{fingerprint}\n")
@@ -249,7 +249,7 @@ def test_snapshot_skips_what_pull_would_refuse_and_keeps_the_last_synced_version
     run = world.gitmem("-C", str(clone), "push")
     assert run.code == 0, run.out + run.err
     for name in ("script.sh", "latin1.md", "bomb.md", ".obsidian/", "deploy.md"):
-        assert name in run.out, (name, run.out)
+        assert name in run.err, (name, run.err)  # skipped notes go to stderr
     listed = world.git("ls-tree", "-r", "--name-only", TEAM, cwd=world.remote).split()
     assert "team/deploy.md" in listed, "a skipped file was published as deleted"
     assert set(listed) == {"gitmem.toml", "team/MEMORY.md", "team/deploy.md"}

@@ -8,6 +8,7 @@ second. Every tree is crafted with real git plumbing in the bare remote.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -432,7 +433,7 @@ def test_pull_never_writes_through_a_symlinked_folder(scene: Scene) -> None:
     run = scene.world.gitmem("-C", str(scene.clone), "sync")
     assert run.code == 0, run.err
     assert list(outside.iterdir()) == [], "the remote wrote outside the scope folder"
-    assert "notes/planted.md" in run.out and "symbolic link" in run.out, run.out
+    assert "notes/planted.md" in run.err and "symbolic link" in run.err, run.err  # skipped: stderr
     again = scene.world.gitmem("-C", str(scene.clone), "sync")  # and it settles: no loop
     assert again.code == 0 and list(outside.iterdir()) == []
 
@@ -453,13 +454,15 @@ def plant(scene: Scene, attack: str) -> tuple[str, str, str | None]:
 @pytest.mark.parametrize("attack", sorted(a for a, code in EXPECTED_CODE.items() if code))
 def test_validate_reports_each_hostile_kind_with_its_code(scene: Scene, attack: str) -> None:
     ref, _, _ = plant(scene, attack)
-    started = time.monotonic()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     run = scene.world.gitmem("-C", str(scene.world.remote), "validate", ref)
-    seconds = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert run.code == 1, f"{attack}: exit {run.code}\n{run.out}{run.err}"
     assert f" {EXPECTED_CODE[attack]} error" in run.out, run.out
     assert all(len(line) < 2000 for line in run.out.splitlines())  # one line each, bounded
-    assert seconds < 1.5, f"{attack}: {seconds:.2f}s"
+    # CPU time of gitmem and its git processes: what a shared machine's load does not inflate
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    assert cpu < 1.0, f"{attack}: {cpu:.2f} s of CPU"
 
 
 def hooked_server(scene: Scene) -> Path:
@@ -489,8 +492,8 @@ def test_pre_receive_template_rejects_each_hostile_kind(scene: Scene, attack: st
     assert push.returncode != 0, f"{attack}: accepted\n{push.stderr}"
     assert "gitmem: rejected" in push.stderr or "GM1" in push.stderr, push.stderr
     assert scene.world.git("rev-parse", ref, cwd=server).strip() == good_tip, "the ref moved"
-    # the push itself moves the objects (3,000 trees for the deepest kind): a looser bound than
-    # validate's own, which the test above holds to 1.5 s
+    # wall time of the whole push (3,000 trees to move for the deepest kind) on a shared
+    # machine: a loose bound; the test above holds validate's own CPU time under a second
     assert seconds < 5.0, f"{attack}: {seconds:.2f}s"
 
 

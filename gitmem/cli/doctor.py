@@ -1,0 +1,44 @@
+"""gitmem doctor: check the setup, one line per finding with its fix; exit 1 when something is wrong."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from
+
+MARKS = {"ok": "ok     ", "advice": "advice ", "problem": "PROBLEM"}
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = command(
+        sub,
+        "doctor",
+        "check the remote, refspecs, drivers, hooks, key, hub and memory folders",
+        "Check what gitmem depends on and say how to fix each problem. Exit 1 when a problem "
+        "is found, 0 otherwise (advice does not fail).",
+    )
+    add_remote(p)
+    add_json(p)
+    p.add_argument("--offline", action="store_true", help="do not contact the remote or the hub")
+    p.set_defaults(handler=doctor)
+
+
+def doctor(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from gitmem.doctor import run_doctor
+
+    checkup = run_doctor(open_project_from(args), offline=args.offline)
+    if args.as_json:
+        import json
+
+        echo(json.dumps([asdict(f) for f in checkup.findings], indent=2))
+    else:
+        for f in checkup.findings:
+            echo(f"{MARKS.get(f.level, f.level)} {f.area}: {f.message}")
+            if f.fix and f.level != "ok":
+                echo(f"        fix: {f.fix}")
+        n = len(checkup.problems)
+        echo(f"{n} problem{'s' if n != 1 else ''} found" if n else "no problems found")
+    return 1 if checkup.problems else 0

@@ -1,0 +1,144 @@
+"""diff, log and restore: a bad REV or path is one line and exit 2; path filters filter."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_errors import assert_one_clear_error
+from tests.support.world import REPO_ROOT, World
+
+
+def synced_clone(world: World) -> tuple[Path, Path]:
+    a = world.clone("a")
+    auto = world.scope_path(a)
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_text("- [Style](style.md) — ruff\n- [Build](build.md) — make\n")
+    (auto / "style.md").write_text("ruff format\n")
+    (auto / "build.md").write_text("make -j8\n")
+    world.ok("-C", str(a), "sync")
+    (auto / "style.md").write_text("ruff format, 100 columns\n")
+    (auto / "build.md").write_text("make -j16\n")
+    world.ok("-C", str(a), "sync")
+    return a, auto
+
+
+@pytest.mark.parametrize("rev", ["nonexistent", "deadbeef", "~9", "refs/gitmem/nope", "@{99}"])
+def test_diff_of_an_unknown_revision_is_an_error(world: World, rev: str) -> None:
+    a, _ = synced_clone(world)
+    run = world.gitmem("-C", str(a), "diff", rev)
+    assert_one_clear_error(run, 2, "unknown revision")
+    assert "no changes" not in run.out
+
+
+@pytest.mark.parametrize("rev", ["HEAD", "main", "origin/main"])
+def test_diff_against_a_branch_commit_says_so(world: World, rev: str) -> None:
+    a, _ = synced_clone(world)
+    run = world.gitmem("-C", str(a), "diff", rev)
+    assert_one_clear_error(run, 2, "commit of your branches, not of a memory ref")
+    assert "new file" not in run.out
+
+
+def test_diff_path_lists_only_that_memory(world: World) -> None:
+    a, auto = synced_clone(world)
+    since = world.ok("-C", str(a), "diff", "~1", "--path", "auto/style.md")
+    assert "auto/style.md" in since and "build.md" not in since and "MEMORY.md" not in since
+    whole = world.ok("-C", str(a), "diff", "~1")
+    assert "auto/style.md" in whole and "auto/build.md" in whole
+    (auto / "style.md").write_text("black\n")
+    (auto / "build.md").write_text("ninja\n")
+    edits = world.ok("-C", str(a), "diff", "--path", "auto/style.md")
+    assert "+black" in edits and "ninja" not in edits
+    by_disk_path = world.ok("-C", str(a), "diff", "--path", str(auto / "build.md"))
+    assert "+ninja" in by_disk_path and "black" not in by_disk_path
+    assert world.ok("-C", str(a), "diff", "--path", "auto/MEMORY.md").strip() == "no changes"
+
+
+@pytest.mark.parametrize(
+    "path", ["auto/../../x.md", "auto/../team/x.md", "auto/.git/config", "../../etc/passwd"]
+)
+def test_paths_that_leave_the_memory_folder_are_refused(world: World, path: str) -> None:
+    a, auto = synced_clone(world)
+    before = sorted(p.name for p in auto.parent.rglob("*"))
+    for args in (["restore", path], ["log", path], ["diff", "--path", path]):
+        assert_one_clear_error(world.gitmem("-C", str(a), *args), 2)
+    assert sorted(p.name for p in auto.parent.rglob("*")) == before
+    assert not (world.root / "x.md").exists()
+
+
+def test_log_of_a_memory_that_never_existed_is_an_error(world: World) -> None:
+    a, _ = synced_clone(world)
+    assert_one_clear_error(world.gitmem("-C", str(a), "log", "auto/nope.md"), 2, "no history")
+    out = world.ok("-C", str(a), "log", "auto/style.md", "--remote", "origin")
+    assert out.count("\n") == 2
+
+
+def test_restore_of_an_unchanged_file_says_nothing_was_written(world: World) -> None:
+    a, auto = synced_clone(world)
+    mtime = (auto / "style.md").stat().st_mtime_ns
+    out = world.ok("-C", str(a), "restore", "auto/style.md")
+    assert "nothing written" in out and "restored" not in out
+    assert (auto / "style.md").stat().st_mtime_ns == mtime
+    (auto / "build.md").unlink()
+    assert "restored " in world.ok("-C", str(a), "restore", "auto/build.md")
+    assert (auto / "build.md").read_text() == "make -j16\n"
+
+
+def run_on_terminal(args: list[str], env: dict[str, str]) -> str:
+    """Run the CLI with a pseudo-terminal as stdout, as a user at a terminal would."""
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", *args],
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env={**env, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([leader], [], [], 30)
+        if not ready:
+            break
+        try:
+            data = os.read(leader, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=30)
+    os.close(leader)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_log_and_diff_use_the_pager_and_colour_on_a_terminal_only(world: World) -> None:
+    a, auto = synced_clone(world)
+    (auto / "style.md").write_text("black\n")
+    env = {**world.env, "GIT_PAGER": "sed s/^/PAGED:/", "PAGER": "false"}
+    env.pop("NO_COLOR", None)
+    paged = run_on_terminal(["-C", str(a), "log"], env)
+    assert "PAGED:" in paged and "\033[33m" in paged
+    diff = run_on_terminal(["-C", str(a), "diff"], env)
+    assert "PAGED:" in diff and "\033[32m+black" in diff
+    plain = run_on_terminal(["-C", str(a), "diff", "--no-pager"], {**env, "NO_COLOR": "1"})
+    assert "PAGED:" not in plain and "\033[" not in plain and "+black" in plain
+    world.git("config", "core.pager", "sed s/^/CORE:/", cwd=a)
+    env.pop("GIT_PAGER")
+    assert "CORE:" in run_on_terminal(["-C", str(a), "log"], env)
+    piped = world.ok("-C", str(a), "log")  # a pipe: no pager, no colour
+    assert "CORE:" not in piped and "\033[" not in piped
+
+
+def test_restore_of_an_unchanged_file_still_brings_back_its_index_line(world: World) -> None:
+    a, auto = synced_clone(world)
+    (auto / "MEMORY.md").write_text("- [Build](build.md) — make\n")  # the Style line is gone
+    out = world.ok("-C", str(a), "restore", "auto/style.md")
+    assert out.startswith("restored the line of style.md in ") and "nothing written" not in out
+    assert "(style.md)" in (auto / "MEMORY.md").read_text()
