@@ -56,6 +56,8 @@ def refusal(
                 f" (to {os.readlink(link)}); scope folders must not pass through links"
             )
     real = Path(os.path.realpath(lexical))
+    if os.path.lexists(real) and not os.path.isdir(real):
+        return "it is a file, not a folder (move it away, then gitmem sync)"
     if in_tree_only and not within(real, root):
         return f"it resolves to {real}, outside the working tree {root}"
     if real.parent == real:

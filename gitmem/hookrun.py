@@ -98,6 +98,9 @@ def run_hook(
     auto_index = _auto_index(project)
     personal_before = _read_text(auto_index) if auto_index else None
     pulled: dict[str, list[str]] = {}
+    refused = [s for s in project.scopes if s.refused]
+    if refused:  # the other scopes still sync; the agent's user hears why this one does not
+        outcome.note = f"gitmem: {refused[0].name} memory not synced: {refused[0].note}"
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
             pulled = _sync(project, mode, bound)

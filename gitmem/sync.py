@@ -8,11 +8,9 @@ and retry. Never prints and never exits: it returns a SyncResult or raises a Git
 
 from __future__ import annotations
 
-import contextlib
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,99 +24,44 @@ from gitmem.errors import (
     UsageError,
 )
 from gitmem.excludes import exclude_memory_folders
-from gitmem.folders import Progress, Snapshot, materialize, snapshot, walk
-from gitmem.gitstore import PushOutcome, Repository
-from gitmem.gitstore.transport import NO_MESSAGE
-from gitmem.policy import tops_for
-from gitmem.scopes import GITMEM_PREFIX, Project, Scope, hostname
-from gitmem.state import ScopeState, load_scope_state, repository_lock, save_scope_state
+from gitmem.folders import Snapshot, snapshot, walk
+from gitmem.scopes import Project, Scope, hostname
+from gitmem.state import ScopeState, load_scope_state, repository_lock
+from gitmem.syncbase import (  # re-exported: callers import them from gitmem.sync
+    DEFAULT_TIMEOUT,
+    MAX_EDIT_ROUNDS,
+    MAX_ROUNDS,
+    RefReport,
+    SyncOptions,
+    SyncResult,
+    _Direct,
+    _strip,
+    allowed_tops,
+)
+from gitmem.synctransport import fetch_tracking
+from gitmem.syncwriteback import WriteBack
 from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
 if TYPE_CHECKING:
-    from gitmem.crypto import Keyring
-    from gitmem.privacy import PersonalCodec
     from gitmem.secretscan import AllowList
 
-MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
-# rounds spent re-merging files edited during the sync: a file that keeps changing (an editor
-# appending every few milliseconds) is committed as of one snapshot; the rest waits
-MAX_EDIT_ROUNDS = 3
-DEFAULT_TIMEOUT = 120.0
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_ROUNDS",
+    "RefReport",
+    "SyncOptions",
+    "SyncResult",
+    "Syncer",
+    "allowed_tops",
+    "fetch_tracking",
+    "run_sync",
+]
 
 
-@dataclass
-class RefReport:
-    ref: str
-    local_changes: list[str] = field(default_factory=list)  # "A auto/x.md", ...
-    pulled: list[str] = field(default_factory=list)  # files written or deleted on disk
-    resolutions: list[str] = field(default_factory=list)
-    lost: list[str] = field(default_factory=list)  # this machine's edits another version beat
-    notes: list[str] = field(default_factory=list)
-    pushed: bool = False
-    remote_ahead: bool = False  # dry run: the remote has commits we have not merged
-    via: str = ""  # the remote this ref syncs through, when not the project's (the hub)
-
-
-@dataclass
-class SyncResult:
-    mode: str
-    remote: str | None
-    refs: dict[str, RefReport] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)  # "scope: path (why)"
-    retries: int = 0
-    dry_run: bool = False
-
-    def report(self, ref: str) -> RefReport:
-        return self.refs.setdefault(ref, RefReport(ref))
-
-
-@dataclass
-class SyncOptions:
-    mode: str = "sync"  # pull | push | sync
-    scopes: tuple[str, ...] = ()  # empty: every syncable scope
-    dry_run: bool = False
-    force_key: bool = False
-    timeout: float = DEFAULT_TIMEOUT
-    lock_wait: float = 30.0
-    progress: Progress | None = None  # long work on a terminal: (what, files so far)
-    notice: Callable[[str], object] | None = None  # a line for a human when something is slow
-    no_verify: bool = False  # publish even what the secret scan flags
-
-
-def allowed_tops(ref: str) -> frozenset[str]:
-    return tops_for(ref)
-
-
-class Syncer:
+class Syncer(WriteBack):
     """One run of pull, push or sync over the refs of the chosen scopes."""
-
-    def __init__(self, project: Project, options: SyncOptions) -> None:
-        self.project = project
-        self.repo: Repository = project.repo
-        self.opts = options
-        self.result = SyncResult(options.mode, project.remote, dry_run=options.dry_run)
-        chosen = (
-            [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
-        )
-        for s in chosen:
-            if s.refused or (not s.pushable and options.scopes):
-                self.result.skipped.append(f"{s.name}: not synced ({s.note})")
-        self.scopes = [s for s in chosen if s.pushable]
-        self.by_ref: dict[str, list[Scope]] = {}
-        for s in self.scopes:
-            self.by_ref.setdefault(s.ref, []).append(s)
-        self.states: dict[str, ScopeState] = {}
-        self.expected: dict[str, dict[str, str]] = {}  # scope -> files believed on disk
-        self.checked: set[str] = set()  # remote commits that passed check_tree
-        self.dirty_state: set[str] = set()  # scopes whose state file must be written
-        self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
-        self.changing: dict[str, set[str]] = {}  # scope -> files edited during the last write-back
-        self.unknown_base: set[str] = set()  # scopes without sync state: base from history
-        self.skipped_paths: dict[str, set[str]] = {}  # scope -> synced files now unsyncable
-        self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
-        self._codec: PersonalCodec | None = None
-        self._allow: AllowList | None = None
 
     # -- entry point -------------------------------------------------------------------------
 
@@ -420,128 +363,6 @@ class Syncer:
             self._allow = read_allow_list(texts)
         return self._allow
 
-    # -- 2. transport ------------------------------------------------------------------------
-
-    def _by_remote(self, refs: Iterable[str]) -> dict[str, list[str]]:
-        """Our refs grouped by the remote that holds them (the project's, or the hub)."""
-        groups: dict[str, list[str]] = {}
-        for ref in refs:
-            groups.setdefault(self.project.route(ref).remote, []).append(ref)
-        return groups
-
-    def _fetch(self) -> None:
-        before = {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref}
-        self.fetched_from = before
-        for remote, refs in self._by_remote(self.by_ref).items():
-            specs = []
-            for ref in refs:
-                route = self.project.route(ref)
-                # a glob matches nothing without failing when the remote has no such ref yet;
-                # the negative spec keeps a ref squatted below ours (`team/x`) out: fetching it
-                # would collide with our tracking ref
-                specs += [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
-            with self._slow(f"fetching memory from {remote}"):
-                self.repo.fetch(remote, specs, timeout=self.opts.timeout)
-        for ref in self.by_ref:
-            wanted = self.project.tracking_ref(ref)
-            folder = wanted.rsplit("/", 1)[0] + "/"
-            for name, oid in self.repo.refs(folder).items():
-                # the glob may catch longer names (another user's id with ours as prefix)
-                if name != wanted and name.startswith(wanted):
-                    self.repo.delete_ref(name, oid)
-        for ref, old in before.items():
-            new = self.repo.resolve(self.project.tracking_ref(ref))
-            if old and new and old != new and not self.repo.is_ancestor(old, new):
-                self.result.report(ref).notes.append(
-                    f"the remote's {ref} was rewritten (force-pushed); merged without losing local memory"
-                )
-
-    def _push(self) -> bool:
-        """Push every ref that moved, without force; False when one must fetch and retry.
-
-        Not one atomic push: a team ref blocked by a squatter must not hold the personal ref
-        back. A ref refused for good (in the way, a hook, a host that takes only branches)
-        fails at once with the server's reason: retrying cannot help."""
-        pending: dict[str, tuple[str, str | None]] = {}
-        for ref, _ in self._open_refs():
-            local = self.repo.resolve(ref)
-            known = self.repo.resolve(self.project.tracking_ref(ref))
-            if local and local != known:
-                pending[ref] = (local, known)
-        done = True
-        failures: list[RemoteError] = []
-        for remote, refs in self._by_remote(pending).items():
-            routes = {self.project.route(ref).name: ref for ref in refs}
-            label = self.project.route(refs[0]).label
-            specs = [f"{ref}:{name}" for name, ref in routes.items()]
-            try:
-                with self._slow(f"pushing memory to {label}"):
-                    outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
-            except RemoteError as exc:  # nothing reached the server (no access, a 403 proxy...)
-                forbidden = any(
-                    w in exc.message.lower() for w in ("403", "forbidden", "not allowed")
-                )
-                hint = self._refused_hint(label, exc.hint) if forbidden else exc.hint
-                failures.append(RemoteError(exc.message, hint))
-                continue
-            accepted = set(routes) if outcome.ok else set(outcome.accepted)
-            for name in accepted & set(routes):
-                ref = routes[name]
-                oid, known = pending[ref]
-                # the remote now holds `oid`: move our view of it from where we last saw it
-                self.repo.update_ref(self.project.tracking_ref(ref), oid, known, "gitmem: pushed")
-                self.result.report(ref).pushed = True
-            if outcome.refused:
-                failures.append(self._refusal(remote, label, outcome))
-            done &= outcome.ok or not outcome.rejected  # only "someone pushed first" retries
-        if failures:
-            raise failures[0]
-        return done
-
-    def _refusal(self, remote: str, label: str, outcome: PushOutcome) -> RemoteError:
-        """One line for a push the server refused for good, and the way out."""
-        for name, blocker in outcome.blockers.items():
-            return RemoteError(
-                f"cannot push {name} to {label}: the ref {blocker} is in the way "
-                "(someone pushed a ref below ours; retrying cannot help)",
-                f"if it is not memory you need, remove it: git push {remote} --delete {blocker}",
-            )
-        names = ", ".join(outcome.refused)
-        why = "; ".join(dict.fromkeys(outcome.refused.values()))
-        quiet = why in outcome.message or outcome.message == NO_MESSAGE
-        detail = why if quiet else f"{why} ({outcome.message})"
-        return RemoteError(
-            f"{label} refused {names}: {detail}",
-            self._refused_hint(label, "check the server's hooks and your permissions, then retry"),
-        )
-
-    def _refused_hint(self, label: str, default: str | None) -> str | None:
-        if self.project.ref_prefix != GITMEM_PREFIX:
-            return default
-        return (
-            f"if {label} accepts only branches, keep memory on a branch namespace: "
-            "git config gitmem.refPrefix refs/heads/gitmem/ (then gitmem sync)"
-            + (f"; otherwise {default}" if default else "")
-        )
-
-    @contextlib.contextmanager
-    def _slow(self, what: str, after: float = 2.0) -> Iterator[None]:
-        """Say what we wait for when the network is slow (on a terminal only: `notice`)."""
-        if self.opts.notice is None:
-            yield
-            return
-        import threading
-
-        timer = threading.Timer(
-            after, self.opts.notice, [f"{what}… (gives up after {self.opts.timeout:.0f} s)"]
-        )
-        timer.daemon = True
-        timer.start()
-        try:
-            yield
-        finally:
-            timer.cancel()
-
     # -- 3. merge the remote in --------------------------------------------------------------
 
     def _integrate(self, ref: str) -> None:
@@ -683,154 +504,6 @@ class Syncer:
         )
         return repo.write_commit(tree, [local, remote_tip], message)
 
-    # -- 4. back to disk ---------------------------------------------------------------------
-
-    def _write_back(self, ref: str, scopes: list[Scope]) -> bool:
-        """Write the ref's tree into the folders; True when a file changed meanwhile."""
-        tip = self.repo.resolve(ref)
-        if tip is None:
-            return False
-        if all(self.states[s.name].commit == tip for s in scopes):
-            for s in scopes:  # the disk already holds this commit: nothing to write
-                self._save_state(s)
-            return False
-        files = self._files(ref, tip)
-        dirty = False
-        for s in scopes:
-            on_ref = _strip(files, s.prefix)
-            target = dict(on_ref)
-            expected = self.expected[s.name]
-            state = self.states[s.name]
-            for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
-                if rel in expected:
-                    target[rel] = expected[rel]
-            if target != expected:
-                self.dirty_state.add(s.name)
-                done = materialize(
-                    self.repo, s.path, expected, target, state.files, self.opts.progress
-                )
-                state.files = done.records
-                report = self.result.report(ref)
-                report.pulled.extend(f"{s.prefix}/{p}" for p in done.written + done.deleted)
-                new_expected = dict(expected)
-                for p in done.written:
-                    new_expected[p] = target[p]
-                for p in done.deleted:
-                    new_expected.pop(p, None)
-                self.expected[s.name] = new_expected
-                self.changing[s.name] = set(done.changed_meanwhile) | set(done.displaced)
-                dirty |= bool(done.changed_meanwhile)
-                if done.displaced:
-                    self._merge_displaced(ref, s, expected, on_ref, done.displaced)
-                    dirty = True
-                for p in done.through_link:
-                    note = f"{s.name}: {p} (below a symbolic link: not written)"
-                    if note not in self.result.skipped:
-                        self.result.skipped.append(note)
-            commit = tip if self.expected[s.name] == target else None
-            if state.commit != commit:
-                state.commit = commit
-                self.dirty_state.add(s.name)
-            self._save_state(s)
-        return dirty
-
-    def _merge_displaced(
-        self,
-        ref: str,
-        s: Scope,
-        before: Mapping[str, str],
-        target: Mapping[str, str],
-        displaced: Mapping[str, str],
-    ) -> None:
-        """Commit the edits a write-back displaced (made between its check and its rename) on
-        top of the ref, merged against what the disk held before: the next round writes the
-        merge back. The rename put `target` on disk, so that is what the disk holds now."""
-        repo = self.repo
-        tip = repo.resolve(ref)
-        assert tip is not None
-        edited = dict(before)
-        for rel, oid in displaced.items():
-            edited[rel] = oid
-        merged = merge_trees(repo, before, edited, target)
-        files = self._files(ref, tip)
-        for rel in target:
-            files.pop(f"{s.prefix}/{rel}", None)
-        files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
-        tree = self._tree(ref, files, self._keyring(ref, tip))
-        count = len(displaced)
-        listed = [f"M {s.prefix}/{rel}" for rel in sorted(displaced)]
-        message = (
-            f"gitmem: {count} file{'s' if count != 1 else ''} edited during the sync on "
-            f"{hostname()}\n\n" + "\n".join(c for c in listed if not self._hidden(ref, c[2:]))
-        )
-        commit = repo.write_commit(tree, [tip], message)
-        repo.update_ref(ref, commit, tip, "gitmem: commit edits made during the sync")
-        report = self.result.report(ref)
-        report.local_changes.extend(f"M {s.prefix}/{rel}" for rel in sorted(displaced))
-        report.resolutions.extend(merged.resolutions)
-
-    def _note_still_changing(self) -> None:
-        for name, paths in self.changing.items():
-            scope = self.project.scope(name)
-            for rel in sorted(paths):
-                self.result.report(scope.ref).notes.append(
-                    f"{name}: {rel} kept changing during the sync; its latest edits wait for "
-                    "the next sync"
-                )
-
-    def _save_state(self, s: Scope) -> None:
-        if s.name not in self.dirty_state:
-            return
-        state = self.states[s.name]
-        state.files = {p: r for p, r in state.files.items() if p in self.expected[s.name]}
-        save_scope_state(self.repo.common_dir, s.name, state)
-        self.dirty_state.discard(s.name)
-
-    # -- the personal ref: plaintext for the merge, ciphertext on the ref ----------------------
-
-    def _open_refs(self) -> list[tuple[str, list[Scope]]]:
-        return [(ref, scopes) for ref, scopes in self.by_ref.items() if ref not in self.locked]
-
-    def _sealed(self, ref: str) -> bool:
-        return ref == self.project.user_ref
-
-    def _hidden(self, ref: str, text: str) -> bool:
-        """True when `text` (a path or a resolution) names a file of an encrypted prefix:
-        commit messages travel in plaintext."""
-        return self._sealed(ref) and text.split("/", 1)[0] in self._codec_for(ref).wanted
-
-    def _codec_for(self, ref: str) -> PersonalCodec:
-        if self._codec is None:
-            from gitmem.privacy import personal_codec
-
-            self._codec = personal_codec(self.repo, ref)
-        return self._codec
-
-    def _files(self, ref: str, commit: str) -> dict[str, str]:
-        if not self._sealed(ref):
-            return blobs(self.repo.list_tree(commit))
-        return self._codec_for(ref).decode(commit).files
-
-    def _times(self, ref: str, commit: str, times: dict[str, float]) -> dict[str, float]:
-        return self._codec_for(ref).plain_times(commit, times) if self._sealed(ref) else times
-
-    def _keyring(self, ref: str, commit: str | None) -> Keyring | None:
-        if not self._sealed(ref) or commit is None:
-            return None
-        return self._codec_for(ref).decode(commit).keyring
-
-    def _merged_keyring(
-        self, ref: str, base: str | None, local: str, remote: str
-    ) -> Keyring | None:
-        if not self._sealed(ref):
-            return None
-        return self._codec_for(ref).merged_keyring(base, local, remote)
-
-    def _tree(self, ref: str, files: dict[str, str], keyring: Keyring | None) -> str:
-        if self._sealed(ref):
-            files = self._codec_for(ref).encode(files, keyring)
-        return self.repo.write_tree(as_tree_input(files))
-
     # -- dry run -----------------------------------------------------------------------------
 
     def _dry_run(self) -> SyncResult:
@@ -863,28 +536,6 @@ class Syncer:
                 ):
                     self.result.report(ref).remote_ahead = True
         return self.result
-
-
-@dataclass
-class _Direct:
-    files: dict[str, str]
-    resolutions: tuple[str, ...] = ()
-
-
-def _strip(files: Mapping[str, str], prefix: str) -> dict[str, str]:
-    start = prefix + "/"
-    return {p[len(start) :]: oid for p, oid in files.items() if p.startswith(start)}
-
-
-def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
-    """Bring the remote-tracking refs up to date (`status --fetch`): merges and writes nothing.
-
-    What arrives is checked when a sync merges it, as any fetched tip is.
-    """
-    syncer = Syncer(project, SyncOptions(mode="pull", timeout=timeout))
-    if syncer.by_ref:
-        with repository_lock(project.repo.common_dir, syncer.opts.lock_wait):
-            syncer._fetch()
 
 
 def run_sync(project: Project, options: SyncOptions) -> SyncResult:

@@ -224,8 +224,13 @@ def merge_index(
         for s in (so, st)
         if _reorganized(base_order, bn, orders[s.name], zo if s is so else zt)
     }
-    if len(skeletons) == 1 or (len(skeletons) == 2 and skeletons["ours"] == skeletons["theirs"]):
-        name = min(skeletons)
+
+    def entries(order: list[Key]) -> list[Key]:
+        return [k for k in order if k in bn and bn[k].target]
+
+    agree = len(skeletons) == 2 and entries(skeletons["ours"]) == entries(skeletons["theirs"])
+    if len(skeletons) == 1 or agree:  # both moved entries the same way: the fuller order
+        name = max(skeletons, key=lambda n: (len(skeletons[n]), skeletons[n]))
         base_order = skeletons[name]
         winner = name if len(skeletons) == 1 else "both"
         resolutions.append(Resolution(path, "order", winner, "reorganized"))

@@ -67,7 +67,10 @@ def test_session_start_output_stays_within_claude_codes_limit(world: World) -> N
     run, _ = hook(world, "pull", b, "SessionStart")
     assert run.code == 0, run.err
     assert len(run.out.encode("utf-16-le")) // 2 <= CONTEXT_BUDGET < OUTPUT_LIMIT
-    assert "Note 0" in run.out and "more lines in" in run.out
+    # over Claude Code's 200 lines the merge archived the lowest-ranked; the index shown is
+    # the one on disk, cut at a line boundary with a pointer to the rest
+    first = (world.scope_path(b, "team") / "MEMORY.md").read_text().splitlines()[0]
+    assert first in run.out and "more lines in" in run.out
 
 
 def test_session_end_pushes_memory_written_in_the_session(world: World) -> None:
@@ -85,6 +88,9 @@ def test_session_end_pushes_memory_written_in_the_session(world: World) -> None:
 def test_unreachable_remote_is_one_line_and_exit_zero(world: World) -> None:
     a = world.clone("a")
     world.git("remote", "set-url", "origin", str(world.root / "gone.git"), cwd=a)
+    auto = world.scope_path(a, "auto")  # something to push: push goes out first, fetches only if
+    auto.mkdir(parents=True)  # rejected, so with nothing to push it never meets the remote
+    (auto / "learned.md").write_text("learned\n")
     for mode in ("pull", "push"):
         run, _ = hook(world, mode, a, "SessionStart" if mode == "pull" else "SessionEnd")
         assert run.code == 0

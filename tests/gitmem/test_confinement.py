@@ -61,8 +61,9 @@ def test_committed_symlinks_do_not_lead_the_agents_scope_to_ssh(world: World) ->
     run = world.gitmem("-C", str(victim), "sync")
 
     assert run.code == 0, run.err
-    refused = {line.split(":")[0]: line for line in run.out.splitlines() if "refused" in line}
-    assert set(refused) == {"skipped agents", "skipped local"}, run.out
+    # skipped notes go to stderr, once per change (what the user did not ask to see on stdout)
+    refused = {line.split(":")[0]: line for line in run.err.splitlines() if "refused" in line}
+    assert set(refused) == {"skipped agents", "skipped local"}, run.err
     assert ".claude is a symbolic link (to x)" in refused["skipped agents"]
     assert folder_bytes(world.home / ".ssh") == ssh_before, "nothing written into ~/.ssh"
     team = remote_paths(world, "refs/gitmem/team")
@@ -92,7 +93,7 @@ def test_a_link_anywhere_on_the_way_is_refused_even_inside_the_tree(
         os.symlink("../elsewhere/agent-memory", clone / ".claude" / "agent-memory")
     run = world.gitmem("-C", str(clone), "sync")
     assert run.code == 0, run.err
-    assert f"{link_at} is a symbolic link" in run.out
+    assert f"{link_at} is a symbolic link" in run.err
     assert remote_paths(world, "refs/gitmem/team") == []
     restore = world.gitmem("-C", str(clone), "restore", "agents/x/MEMORY.md")
     assert restore.code == 2 and "scope agents is not synced" in restore.err
@@ -116,7 +117,7 @@ def test_committed_auto_memory_directory_of_home_is_refused(world: World) -> Non
     run = world.gitmem("-C", str(victim), "sync")
 
     assert run.code == 0, run.err
-    lines = run.out.splitlines()
+    lines = run.err.splitlines()
     assert f"skipped auto: not synced (refused {world.home}: it is the home folder)" in lines
     assert any(ln.startswith("skipped team: ") and "refused scope folder" in ln for ln in lines)
     assert remote_paths(world, "refs/gitmem/users/tester@example.com") == []
@@ -206,3 +207,19 @@ def test_refusal_classes(
         assert found is None
     else:
         assert found is not None and why in found, found
+
+
+def test_a_file_where_a_scope_folder_should_be_is_refused_and_left_alone(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    team = world.scope_path(a, "team")
+    team.mkdir(parents=True)
+    (team / "x.md").write_text("x\n")
+    world.ok("-C", str(a), "sync")
+    blocked = world.scope_path(b, "team")
+    blocked.parent.mkdir(parents=True, exist_ok=True)
+    blocked.write_text("not a folder\n")
+    run = world.gitmem("-C", str(b), "sync")
+    assert run.code == 0, run.err
+    assert "skipped team: not synced" in run.err and "it is a file, not a folder" in run.err
+    assert "kept changing" not in run.out
+    assert blocked.read_text() == "not a folder\n"

@@ -1,0 +1,109 @@
+"""The state one sync run carries, its options and its report (no git, no disk here)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gitmem.folders import Progress
+from gitmem.gitstore import Repository
+from gitmem.policy import tops_for
+from gitmem.scopes import Project, Scope
+from gitmem.state import ScopeState
+
+if TYPE_CHECKING:
+    from gitmem.privacy import PersonalCodec
+    from gitmem.secretscan import AllowList
+
+MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
+# rounds spent re-merging files edited during the sync: a file that keeps changing (an editor
+# appending every few milliseconds) is committed as of one snapshot; the rest waits
+MAX_EDIT_ROUNDS = 3
+DEFAULT_TIMEOUT = 120.0
+
+
+@dataclass
+class RefReport:
+    ref: str
+    local_changes: list[str] = field(default_factory=list)  # "A auto/x.md", ...
+    pulled: list[str] = field(default_factory=list)  # files written or deleted on disk
+    resolutions: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # this machine's edits another version beat
+    notes: list[str] = field(default_factory=list)
+    pushed: bool = False
+    remote_ahead: bool = False  # dry run: the remote has commits we have not merged
+    via: str = ""  # the remote this ref syncs through, when not the project's (the hub)
+
+
+@dataclass
+class SyncResult:
+    mode: str
+    remote: str | None
+    refs: dict[str, RefReport] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)  # "scope: path (why)"
+    retries: int = 0
+    dry_run: bool = False
+
+    def report(self, ref: str) -> RefReport:
+        return self.refs.setdefault(ref, RefReport(ref))
+
+
+@dataclass
+class SyncOptions:
+    mode: str = "sync"  # pull | push | sync
+    scopes: tuple[str, ...] = ()  # empty: every syncable scope
+    dry_run: bool = False
+    force_key: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    lock_wait: float = 30.0
+    progress: Progress | None = None  # long work on a terminal: (what, files so far)
+    notice: Callable[[str], object] | None = None  # a line for a human when something is slow
+    no_verify: bool = False  # publish even what the secret scan flags
+
+
+def allowed_tops(ref: str) -> frozenset[str]:
+    return tops_for(ref)
+
+
+@dataclass
+class _Direct:
+    files: dict[str, str]
+    resolutions: tuple[str, ...] = ()
+
+
+def _strip(files: Mapping[str, str], prefix: str) -> dict[str, str]:
+    start = prefix + "/"
+    return {p[len(start) :]: oid for p, oid in files.items() if p.startswith(start)}
+
+
+class SyncBase:
+    """What one run of pull, push or sync knows: the project, the options, the scopes by ref,
+    and what the disk holds as far as this run can tell. The steps build on it."""
+
+    def __init__(self, project: Project, options: SyncOptions) -> None:
+        self.project = project
+        self.repo: Repository = project.repo
+        self.opts = options
+        self.result = SyncResult(options.mode, project.remote, dry_run=options.dry_run)
+        chosen = (
+            [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
+        )
+        for s in chosen:
+            if s.refused or (not s.pushable and options.scopes):
+                self.result.skipped.append(f"{s.name}: not synced ({s.note})")
+        self.scopes = [s for s in chosen if s.pushable]
+        self.by_ref: dict[str, list[Scope]] = {}
+        for s in self.scopes:
+            self.by_ref.setdefault(s.ref, []).append(s)
+        self.states: dict[str, ScopeState] = {}
+        self.expected: dict[str, dict[str, str]] = {}  # scope -> files believed on disk
+        self.checked: set[str] = set()  # remote commits that passed check_tree
+        self.dirty_state: set[str] = set()  # scopes whose state file must be written
+        self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
+        self.changing: dict[str, set[str]] = {}  # scope -> files edited during the last write-back
+        self.unknown_base: set[str] = set()  # scopes without sync state: base from history
+        self.skipped_paths: dict[str, set[str]] = {}  # scope -> synced files now unsyncable
+        self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
+        self._codec: PersonalCodec | None = None
+        self._allow: AllowList | None = None

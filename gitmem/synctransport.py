@@ -1,0 +1,155 @@
+"""Fetch and push for a sync: only our refs, never forced; a refusal for good fails at once
+with the server's reason, a rejection because someone pushed first is retried.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator
+
+from gitmem.errors import (
+    RemoteError,
+)
+from gitmem.gitstore import PushOutcome
+from gitmem.gitstore.transport import NO_MESSAGE
+from gitmem.scopes import GITMEM_PREFIX, Project
+from gitmem.state import repository_lock
+from gitmem.syncbase import DEFAULT_TIMEOUT, SyncOptions
+from gitmem.syncpersonal import PersonalRefs
+
+
+class Transport(PersonalRefs):
+    """Step 2 of a sync: fetch our refs, push them without force."""
+
+    # -- 2. transport ------------------------------------------------------------------------
+
+    def _by_remote(self, refs: Iterable[str]) -> dict[str, list[str]]:
+        """Our refs grouped by the remote that holds them (the project's, or the hub)."""
+        groups: dict[str, list[str]] = {}
+        for ref in refs:
+            groups.setdefault(self.project.route(ref).remote, []).append(ref)
+        return groups
+
+    def _fetch(self) -> None:
+        before = {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref}
+        self.fetched_from = before
+        for remote, refs in self._by_remote(self.by_ref).items():
+            specs = []
+            for ref in refs:
+                route = self.project.route(ref)
+                # a glob matches nothing without failing when the remote has no such ref yet;
+                # the negative spec keeps a ref squatted below ours (`team/x`) out: fetching it
+                # would collide with our tracking ref
+                specs += [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
+            with self._slow(f"fetching memory from {remote}"):
+                self.repo.fetch(remote, specs, timeout=self.opts.timeout)
+        for ref in self.by_ref:
+            wanted = self.project.tracking_ref(ref)
+            folder = wanted.rsplit("/", 1)[0] + "/"
+            for name, oid in self.repo.refs(folder).items():
+                # the glob may catch longer names (another user's id with ours as prefix)
+                if name != wanted and name.startswith(wanted):
+                    self.repo.delete_ref(name, oid)
+        for ref, old in before.items():
+            new = self.repo.resolve(self.project.tracking_ref(ref))
+            if old and new and old != new and not self.repo.is_ancestor(old, new):
+                self.result.report(ref).notes.append(
+                    f"the remote's {ref} was rewritten (force-pushed); merged without losing local memory"
+                )
+
+    def _push(self) -> bool:
+        """Push every ref that moved, without force; False when one must fetch and retry.
+
+        Not one atomic push: a team ref blocked by a squatter must not hold the personal ref
+        back. A ref refused for good (in the way, a hook, a host that takes only branches)
+        fails at once with the server's reason: retrying cannot help."""
+        pending: dict[str, tuple[str, str | None]] = {}
+        for ref, _ in self._open_refs():
+            local = self.repo.resolve(ref)
+            known = self.repo.resolve(self.project.tracking_ref(ref))
+            if local and local != known:
+                pending[ref] = (local, known)
+        done = True
+        failures: list[RemoteError] = []
+        for remote, refs in self._by_remote(pending).items():
+            routes = {self.project.route(ref).name: ref for ref in refs}
+            label = self.project.route(refs[0]).label
+            specs = [f"{ref}:{name}" for name, ref in routes.items()]
+            try:
+                with self._slow(f"pushing memory to {label}"):
+                    outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
+            except RemoteError as exc:  # nothing reached the server (no access, a 403 proxy...)
+                forbidden = any(
+                    w in exc.message.lower() for w in ("403", "forbidden", "not allowed")
+                )
+                hint = self._refused_hint(label, exc.hint) if forbidden else exc.hint
+                failures.append(RemoteError(exc.message, hint))
+                continue
+            accepted = set(routes) if outcome.ok else set(outcome.accepted)
+            for name in accepted & set(routes):
+                ref = routes[name]
+                oid, known = pending[ref]
+                # the remote now holds `oid`: move our view of it from where we last saw it
+                self.repo.update_ref(self.project.tracking_ref(ref), oid, known, "gitmem: pushed")
+                self.result.report(ref).pushed = True
+            if outcome.refused:
+                failures.append(self._refusal(remote, label, outcome))
+            done &= outcome.ok or not outcome.rejected  # only "someone pushed first" retries
+        if failures:
+            raise failures[0]
+        return done
+
+    def _refusal(self, remote: str, label: str, outcome: PushOutcome) -> RemoteError:
+        """One line for a push the server refused for good, and the way out."""
+        for name, blocker in outcome.blockers.items():
+            return RemoteError(
+                f"cannot push {name} to {label}: the ref {blocker} is in the way "
+                "(someone pushed a ref below ours; retrying cannot help)",
+                f"if it is not memory you need, remove it: git push {remote} --delete {blocker}",
+            )
+        names = ", ".join(outcome.refused)
+        why = "; ".join(dict.fromkeys(outcome.refused.values()))
+        quiet = why in outcome.message or outcome.message == NO_MESSAGE
+        detail = why if quiet else f"{why} ({outcome.message})"
+        return RemoteError(
+            f"{label} refused {names}: {detail}",
+            self._refused_hint(label, "check the server's hooks and your permissions, then retry"),
+        )
+
+    def _refused_hint(self, label: str, default: str | None) -> str | None:
+        if self.project.ref_prefix != GITMEM_PREFIX:
+            return default
+        return (
+            f"if {label} accepts only branches, keep memory on a branch namespace: "
+            "git config gitmem.refPrefix refs/heads/gitmem/ (then gitmem sync)"
+            + (f"; otherwise {default}" if default else "")
+        )
+
+    @contextlib.contextmanager
+    def _slow(self, what: str, after: float = 2.0) -> Iterator[None]:
+        """Say what we wait for when the network is slow (on a terminal only: `notice`)."""
+        if self.opts.notice is None:
+            yield
+            return
+        import threading
+
+        timer = threading.Timer(
+            after, self.opts.notice, [f"{what}… (gives up after {self.opts.timeout:.0f} s)"]
+        )
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+
+
+def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Bring the remote-tracking refs up to date (`status --fetch`): merges and writes nothing.
+
+    What arrives is checked when a sync merges it, as any fetched tip is.
+    """
+    syncer = Transport(project, SyncOptions(mode="pull", timeout=timeout))
+    if syncer.by_ref:
+        with repository_lock(project.repo.common_dir, syncer.opts.lock_wait):
+            syncer._fetch()

@@ -1,0 +1,121 @@
+"""Write a synced tree back to the scope folders without losing a write made meanwhile
+(docs/design.md §3 step 5): a file is replaced only while it holds what was synced last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gitmem.folders import materialize
+from gitmem.scopes import Scope, hostname
+from gitmem.state import save_scope_state
+from gitmem.syncbase import _strip
+from gitmem.synctransport import Transport
+from gitmem.treemerge import merge_trees
+
+
+class WriteBack(Transport):
+    """Step 4 of a sync: the merged tree back into the folders."""
+
+    # -- 4. back to disk ---------------------------------------------------------------------
+
+    def _write_back(self, ref: str, scopes: list[Scope]) -> bool:
+        """Write the ref's tree into the folders; True when a file changed meanwhile."""
+        tip = self.repo.resolve(ref)
+        if tip is None:
+            return False
+        if all(self.states[s.name].commit == tip for s in scopes):
+            for s in scopes:  # the disk already holds this commit: nothing to write
+                self._save_state(s)
+            return False
+        files = self._files(ref, tip)
+        dirty = False
+        for s in scopes:
+            on_ref = _strip(files, s.prefix)
+            target = dict(on_ref)
+            expected = self.expected[s.name]
+            state = self.states[s.name]
+            for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
+                if rel in expected:
+                    target[rel] = expected[rel]
+            if target != expected:
+                self.dirty_state.add(s.name)
+                done = materialize(
+                    self.repo, s.path, expected, target, state.files, self.opts.progress
+                )
+                state.files = done.records
+                report = self.result.report(ref)
+                report.pulled.extend(f"{s.prefix}/{p}" for p in done.written + done.deleted)
+                new_expected = dict(expected)
+                for p in done.written:
+                    new_expected[p] = target[p]
+                for p in done.deleted:
+                    new_expected.pop(p, None)
+                self.expected[s.name] = new_expected
+                self.changing[s.name] = set(done.changed_meanwhile) | set(done.displaced)
+                dirty |= bool(done.changed_meanwhile)
+                if done.displaced:
+                    self._merge_displaced(ref, s, expected, on_ref, done.displaced)
+                    dirty = True
+                for p in done.through_link:
+                    note = f"{s.name}: {p} (below a symbolic link: not written)"
+                    if note not in self.result.skipped:
+                        self.result.skipped.append(note)
+            commit = tip if self.expected[s.name] == target else None
+            if state.commit != commit:
+                state.commit = commit
+                self.dirty_state.add(s.name)
+            self._save_state(s)
+        return dirty
+
+    def _merge_displaced(
+        self,
+        ref: str,
+        s: Scope,
+        before: Mapping[str, str],
+        target: Mapping[str, str],
+        displaced: Mapping[str, str],
+    ) -> None:
+        """Commit the edits a write-back displaced (made between its check and its rename) on
+        top of the ref, merged against what the disk held before: the next round writes the
+        merge back. The rename put `target` on disk, so that is what the disk holds now."""
+        repo = self.repo
+        tip = repo.resolve(ref)
+        assert tip is not None
+        edited = dict(before)
+        for rel, oid in displaced.items():
+            edited[rel] = oid
+        merged = merge_trees(repo, before, edited, target)
+        files = self._files(ref, tip)
+        for rel in target:
+            files.pop(f"{s.prefix}/{rel}", None)
+        files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
+        tree = self._tree(ref, files, self._keyring(ref, tip))
+        count = len(displaced)
+        listed = [f"M {s.prefix}/{rel}" for rel in sorted(displaced)]
+        message = (
+            f"gitmem: {count} file{'s' if count != 1 else ''} edited during the sync on "
+            f"{hostname()}\n\n" + "\n".join(c for c in listed if not self._hidden(ref, c[2:]))
+        )
+        commit = repo.write_commit(tree, [tip], message)
+        repo.update_ref(ref, commit, tip, "gitmem: commit edits made during the sync")
+        report = self.result.report(ref)
+        report.local_changes.extend(f"M {s.prefix}/{rel}" for rel in sorted(displaced))
+        report.resolutions.extend(merged.resolutions)
+
+    def _note_still_changing(self) -> None:
+        for name, paths in self.changing.items():
+            scope = self.project.scope(name)
+            for rel in sorted(paths):
+                self.result.report(scope.ref).notes.append(
+                    f"{name}: {rel} kept changing during the sync; its latest edits wait for "
+                    "the next sync"
+                )
+
+    def _save_state(self, s: Scope) -> None:
+        if s.name not in self.dirty_state:
+            return
+        state = self.states[s.name]
+        state.files = {p: r for p, r in state.files.items() if p in self.expected[s.name]}
+        save_scope_state(self.repo.common_dir, s.name, state)
+        self.dirty_state.discard(s.name)
