@@ -167,6 +167,9 @@ class PersonalCodec:
         for tree, plain in self._encoded:
             if listing == tree:  # what encode made in this run: its plaintext, not re-opened
                 self._decoded[commit] = plain
+                if not self._form_change(plain):  # the next sync need not open it to know
+                    self.cache.form = [commit, *self.wanted]
+                    self.cache.dirty = True
                 return plain
         rest, parts = split_tree(listing)
         keyfiles = {p: o for p, o in rest.items() if p.startswith(KEY_DIR + "/")}
@@ -365,11 +368,16 @@ class PersonalCodec:
         if self.cache.form == form:
             return None
         decoded = self.decode(tip)
+        reason = self._form_change(decoded)
+        if reason is None:
+            self.cache.form = form
+            self.cache.dirty = True
+        return reason
+
+    def _form_change(self, decoded: Decoded) -> str | None:
         present = {p.split("/", 1)[0] for p in decoded.files if "/" in p}
         should = present & set(self.wanted)
         if decoded.sealed == should:
-            self.cache.form = form
-            self.cache.dirty = True
             return None
         if should - decoded.sealed:
             return f"encrypt {', '.join(sorted(should - decoded.sealed))}"

@@ -212,6 +212,20 @@ def test_warm_caches_skip_no_check_that_refuses_tampering(repo: Repository) -> N
     assert repo.read_blob(gone) == b"alpha\n"
 
 
+def test_a_commit_this_run_encoded_is_known_to_be_in_form_without_opening_it(
+    repo: Repository,
+) -> None:
+    codec = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    files = plain(repo, {"gitmem.toml": b"v", "auto/a.md": b"alpha\n"})
+    tip = commit(repo, codec.encode(files, None))
+    assert codec.decode(tip).files == files
+    codec.save()
+    fresh = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    assert fresh.rewrite_reason(tip) is None and not fresh._decoded  # nothing opened
+    # the same files in plaintext are not: the next sync re-writes them encrypted
+    assert fresh.rewrite_reason(commit(repo, files)) == "encrypt auto"
+
+
 def test_verify_refuses_plaintext_and_unendorsed_keys_after_encryption(repo: Repository) -> None:
     codec = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
     files = plain(repo, {"gitmem.toml": b"v", "auto/a.md": b"alpha\n"})
