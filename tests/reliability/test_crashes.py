@@ -82,7 +82,9 @@ def test_kill_9_at_random_points_loses_nothing(world: World, sizes: Sizes, recor
             start = time.monotonic()
             world.ok("-C", str(a), "sync")
             durations.append(time.monotonic() - start)
-        window = max(durations) * 1.2
+        # the median, not the max: one slow warm-up sync (a loaded machine) must not stretch the
+        # window so far that most kills land after the sync ended
+        window = sorted(durations)[len(durations) // 2] * 1.2
 
         killed_mid_run = locks_left = 0
         for trial in range(sizes.crash_trials):
