@@ -61,6 +61,7 @@ CODES: dict[str, tuple[str, bool, str]] = {
     "GM140": (ERROR, False, "secret (private key, cloud, forge, chat or model-provider token)"),
     "GM150": (WARNING, False, "reads like instructions aimed at secrets or tools"),
     "GM160": (ERROR, True, "plaintext in an encrypted scope"),
+    "GM170": (ERROR, True, "team commit not signed by an allowed signer (gitmem.requireSigned)"),
 }
 
 _BAD_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")
@@ -259,6 +260,25 @@ def check_content(path: str, data: bytes, secrets: bool = True) -> list[Finding]
 def check_file(path: str, data: bytes) -> list[Finding]:
     """Name and bytes of one file, as snapshot sees it (secrets are the pre-push scan's job)."""
     return check_name(path) or check_content(path, data, secrets=False)
+
+
+def signature_findings(unverified: Iterable[tuple[str, str]], ref: str) -> list[Finding]:
+    """GM170 for each (commit, author) git would not verify, on a ref that must be signed."""
+    return [
+        _found(
+            ref,
+            "GM170",
+            f"commit {commit[:12]} by {author or 'unknown'} is not signed by an allowed signer",
+        )
+        for commit, author in unverified
+    ]
+
+
+def must_be_signed(ref: str, require_signed: str | None) -> bool:
+    """`gitmem.requireSigned true` covers the team ref (personal refs are sealed instead)."""
+    return (require_signed or "").lower() in ("true", "yes", "on", "1") and ref.rstrip(
+        "/"
+    ).endswith("gitmem/team")
 
 
 def blocking(findings: Iterable[Finding]) -> list[Finding]:

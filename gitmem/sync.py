@@ -25,6 +25,7 @@ from gitmem.errors import (
 )
 from gitmem.excludes import exclude_memory_folders
 from gitmem.folders import Snapshot, snapshot, walk
+from gitmem.policy import must_be_signed, signature_findings
 from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import ScopeState, load_scope_state, repository_lock
 from gitmem.syncbase import (  # re-exported: callers import them from gitmem.sync
@@ -407,6 +408,16 @@ class Syncer(WriteBack):
                     f"{self.project.key!r} as an alias on the ref, and teammates keep syncing "
                     "under both spellings",
                 )
+            if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
+                unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
+                if unsigned:
+                    raise UntrustedTreeError(
+                        f"{self.project.remote}/{ref}: {unsigned[0].message}"
+                        + (f" (and {len(unsigned) - 1} more)" if len(unsigned) > 1 else ""),
+                        "gitmem.requireSigned is on: ask its author to sign (git config "
+                        "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
+                        "nothing was written",
+                    )
             if self._sealed(ref):
                 self._verify_personal(ref, commit, local)
         except (UntrustedTreeError, TamperedRef):

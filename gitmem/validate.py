@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 
 from gitmem.errors import EXIT_FINDINGS, UsageError
 from gitmem.gitstore import Repository
-from gitmem.policy import ERROR, MAX_BLOB_BYTES, WARNING, Finding
+from gitmem.policy import (
+    ERROR,
+    MAX_BLOB_BYTES,
+    WARNING,
+    Finding,
+    must_be_signed,
+    signature_findings,
+)
 from gitmem.treecheck import commit_findings
 
 GITMEM_REFS = "refs/gitmem/"
@@ -87,8 +94,13 @@ def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
     targets = _remote_targets(repo, options) if options.remote else _local_targets(repo, options)
     known = _base_blobs(repo, options.base)
     result = Validation(strict=options.strict)
+    signed = repo.config_get("gitmem.requireSigned")
+    old = repo.resolve(options.base) if options.base and set(options.base) != {"0"} else None
     for name, commit in targets:
-        result.refs.append(RefFindings(name, commit, commit_findings(repo, commit, name, known)))
+        findings = commit_findings(repo, commit, name, known)
+        if must_be_signed(name, signed) and repo.object_type(commit) == "commit":
+            findings += signature_findings(repo.unverified_commits(commit, old), name)
+        result.refs.append(RefFindings(name, commit, findings))
     return result
 
 

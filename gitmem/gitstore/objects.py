@@ -113,12 +113,7 @@ class ObjectEncoding:
     ) -> str:
         name, email = self.identity()
         parents = list(parents)
-        # never earlier than a parent: recency from history must not run backwards on a
-        # machine whose clock is behind
-        stamp = max([int(when if when is not None else time.time()), *self._times(parents)])
-        offset = -(time.altzone if time.localtime(stamp).tm_isdst > 0 else time.timezone)
-        sign = "+" if offset >= 0 else "-"
-        tz = f"{sign}{abs(offset) // 3600:02d}{abs(offset) % 3600 // 60:02d}"
+        stamp, tz = self._commit_time(parents, when)
         who = f"{name} <{email}> {stamp} {tz}"
         lines = [f"tree {tree}"] + [f"parent {p}" for p in parents]
         lines += [f"author {who}", f"committer {who}", "", message.rstrip("\n"), ""]
@@ -128,9 +123,54 @@ class ObjectEncoding:
             self._trees[(commit, False)] = known  # ls-tree of a commit lists its tree
         return commit
 
+    def _commit_time(self, parents: list[str], when: float | None) -> tuple[int, str]:
+        """Seconds and zone of a new commit: never earlier than a parent (recency from history
+        must not run backwards on a machine whose clock is behind)."""
+        stamp = max([int(when if when is not None else time.time()), *self._times(parents)])
+        offset = -(time.altzone if time.localtime(stamp).tm_isdst > 0 else time.timezone)
+        sign = "+" if offset >= 0 else "-"
+        return stamp, f"{sign}{abs(offset) // 3600:02d}{abs(offset) % 3600 // 60:02d}"
+
 
 class ObjectStore(GitDir, ObjectEncoding):
     """Reading and writing the objects of the repository."""
+
+    def write_commit(
+        self, tree: str, parents: Iterable[str], message: str, when: float | None = None
+    ) -> str:
+        """A commit, signed by git itself (`commit-tree -S`: gpg, ssh or x509 as configured)
+        when `user.signingKey` is set and `gitmem.sign` is not false."""
+        if not self.config_get("user.signingkey") or self.config_get("gitmem.sign") == "false":
+            return super().write_commit(tree, parents, message, when)
+        name, email = self.identity()
+        parents = list(parents)
+        stamp, tz = self._commit_time(parents, when)
+        env = {
+            "GIT_AUTHOR_NAME": name,
+            "GIT_AUTHOR_EMAIL": email,
+            "GIT_AUTHOR_DATE": f"{stamp} {tz}",
+        }
+        env.update({k.replace("AUTHOR", "COMMITTER"): v for k, v in env.items()})
+        args = ["commit-tree", "-S", tree]
+        for parent in parents:
+            args += ["-p", parent]
+        out = self.git(*args, input=message.rstrip("\n").encode("utf-8") + b"\n", env=env)
+        return out.stdout.decode().strip()
+
+    def unverified_commits(self, new: str, old: str | None) -> list[tuple[str, str]]:
+        """(commit, author) of each commit in old..new whose signature git does not accept
+        (gpg, or ssh with gpg.ssh.allowedSignersFile): `gitmem.requireSigned`."""
+        spec = [new, f"^{old}"] if old else [new]
+        # `log`, not `rev-list`: only log verifies signatures for %G?
+        out = self.git(
+            "-c", "log.showSignature=false", "log", "--no-color", "--format=%H %G? %ae", *spec
+        ).stdout
+        bad = []
+        for line in out.decode("utf-8", "replace").splitlines():
+            commit, status, author = [*line.split(" ", 2), "", ""][:3]
+            if status != "G":  # G: good and trusted; U, B, X, Y, R, E, N: refused
+                bad.append((commit, author))
+        return bad
 
     # -- reading -----------------------------------------------------------------------------
 
