@@ -1,6 +1,6 @@
 """The one policy: what may be in a gitmem tree, and so what may be pushed, pulled or written.
 
-Every door asks here (DESIGN §6): snapshot skips a file the policy refuses, pull refuses a
+Every door asks here (docs/design.md §6): snapshot skips a file the policy refuses, pull refuses a
 tree that holds one, `gitmem validate` reports every finding and the server hook rejects the
 push. A refusal is data — a Finding with a stable code (documented in docs/ci.md) — so each
 door can skip, refuse or annotate. Blocking findings make a tree unsafe or unreadable and are
@@ -111,7 +111,7 @@ def _found(path: str, code: str, message: str, line: int = 0) -> Finding:
 class RefMeta:
     version: int
     key: str
-    aliases: tuple[str, ...] = ()  # other spellings the project is known by (DESIGN §2)
+    aliases: tuple[str, ...] = ()  # other spellings the project is known by (docs/design.md §2)
 
     def knows(self, key: str) -> bool:
         return key == self.key or key in self.aliases

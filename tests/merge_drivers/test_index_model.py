@@ -1,4 +1,4 @@
-"""The index model of DESIGN §4 on the cases a careful human would merge by hand."""
+"""The index model of docs/design.md §4 on the cases a careful human would merge by hand."""
 
 from __future__ import annotations
 
