@@ -71,8 +71,9 @@ __all__ = ["ARCHIVE_HEADER", "ARCHIVE_NAME", "measure", "merge_index", "parse", 
 class _Side:
     """One side of the merge: its items as the merge sees them, and what it knows about topics."""
 
-    def __init__(self, name: str, nodes: dict[Key, Node], info: SideInfo) -> None:
+    def __init__(self, name: str, nodes: dict[Key, Node], info: SideInfo, path: str) -> None:
         self.name = name
+        self.path = path
         self.nodes = nodes
         self.info = info
         self._ranks: dict[tuple[str, str, bool], Rank] = {}
@@ -89,9 +90,14 @@ class _Side:
         memo = (text, target, with_time)
         r = self._ranks.get(memo)
         if r is None:
-            time = self.info.times.get(target.removeprefix("./")) if target else None
+            time = None
+            if target:
+                try:
+                    time = self.info.times.get(target.removeprefix("./"))
+                except Exception:  # a lazy mapping that cannot read: rank without it
+                    time = None
             if time is None and with_time:
-                time = self.info.time
+                time = self.info.time_of(self.path)
             r = rank_of(text.encode(), self.topic(target), time)
             self._ranks[memo] = r
         return r
@@ -200,8 +206,8 @@ def merge_index(
     at = side_archive(theirs_info) if from_files else None
     bn = _view(zb, zb.archived, None, caps)
     heads = {k for k, nd in bn.items() if nd.kind == "head"}
-    so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info)
-    st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info)
+    so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info, path)
+    st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info, path)
     base_order = _base_order(zb, bn)
     bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo)
     bt = _same(bn, zb, st.nodes, zt) and not _reorganized(base_order, bn, _keys(zt), zt)

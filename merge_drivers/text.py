@@ -206,9 +206,9 @@ def merge_text(
     """Merge a text file without frontmatter semantics."""
     win, lose, side, why = order_sides(
         ours,
-        rank_of(content_key(ours), None, ours_info.time),
+        rank_of(content_key(ours), None, ours_info.time_of(path)),
         theirs,
-        rank_of(content_key(theirs), None, theirs_info.time),
+        rank_of(content_key(theirs), None, theirs_info.time_of(path)),
     )
     data, resolutions = merge_body(path, base, win, lose, side, why)
     return MergeResult(data, tuple(resolutions))
@@ -220,8 +220,8 @@ def merge_whole(
     """Binary: the recency winner, whole (greater bytes on a tie), flagged as a conflict."""
     win, _, side, why = order_sides(
         ours,
-        rank_of(ours, None, ours_info.time),
+        rank_of(ours, None, ours_info.time_of(path)),
         theirs,
-        rank_of(theirs, None, theirs_info.time),
+        rank_of(theirs, None, theirs_info.time_of(path)),
     )
     return MergeResult(win, (Resolution(path, "file", side, why),), None, True)

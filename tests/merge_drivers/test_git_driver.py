@@ -313,3 +313,54 @@ def test_three_clones_merging_in_different_orders_end_identical(
     for target in ("alpha", "delta", "left", "note", "epsilon"):
         assert text.count(f"({target}.md)") == 1
     assert "More prose, from a." in text and "## Notes" in text
+
+
+def commit_at(r: Path, branch: str, files: dict[str, str], when: int) -> None:
+    git(r, "checkout", "-q", branch)
+    for name, text in files.items():
+        write(r, name, text)
+    git(r, "add", "-A")
+    date = f"@{when} +0000"
+    subprocess.run(
+        ["git", "-C", str(r), "commit", "-qm", f"{branch} at {when}"],
+        check=True,
+        env={**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date},
+    )
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+@pytest.mark.parametrize("newer", ["main", "left"])
+def test_the_driver_ranks_by_commit_time_when_files_carry_no_date(
+    repo: Path, op: str, newer: str
+) -> None:
+    """No `modified:` anywhere: the side whose commit changed the file last wins the line both
+    rewrote (topic body and index hook), whichever side is ours — not the greater bytes."""
+    install(repo)
+    base = {"MEMORY.md": index("- [Notes](notes.md) — notes"), "notes.md": "one\ntwo\n"}
+    commit_at(repo, "main", base, 1_800_000_000)
+    git(repo, "branch", "-f", "left", "main")
+    edits = {
+        "main": {"MEMORY.md": index("- [Notes](notes.md) — notes, zz main"), "notes.md": "zz\n"},
+        "left": {"MEMORY.md": index("- [Notes](notes.md) — notes, aa left"), "notes.md": "aa\n"},
+    }
+    older = "left" if newer == "main" else "main"
+    commit_at(
+        repo,
+        older,
+        {k: v + ("two\n" if k == "notes.md" else "") for k, v in edits[older].items()},
+        1_800_000_100,
+    )
+    commit_at(
+        repo,
+        newer,
+        {k: v + ("two\n" if k == "notes.md" else "") for k, v in edits[newer].items()},
+        1_800_000_200,
+    )
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        text = (repo / MEM / "MEMORY.md").read_text()
+        assert f"notes, {'zz main' if newer == 'main' else 'aa left'}\n" in text, (into, text)
+        assert (repo / MEM / "notes.md").read_text() == edits[newer]["notes.md"] + "two\n"
+        git(repo, "reset", "-q", "--hard", start)

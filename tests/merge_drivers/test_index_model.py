@@ -139,3 +139,15 @@ def test_archive_demotes_by_recency_from_history_not_by_alphabet() -> None:
     assert not any(a.startswith("a") for a in archived)  # the newest facts stay
     assert all(f"({n})" in result.data.decode() for n in (f"a{i:02}.md" for i in range(40)))
     assert len(result.data.decode().splitlines()) <= 200
+
+
+@pytest.mark.parametrize("path", ["notes/topic.md", "notes/log.txt"])
+def test_a_path_time_in_times_stands_for_the_side_time(path: str) -> None:
+    """The git driver passes commit times lazily, by file name: the merged path's own name is
+    its recency, so the newer rewrite wins whichever side is ours (not the greater bytes)."""
+    name = path.rsplit("/", 1)[-1]
+    base, ours, theirs = b"one\ntwo\n", b"aa\ntwo\n", b"zz\ntwo\n"
+    newer, older = SideInfo(times={name: 2000.0}), SideInfo(times={name: 1000.0})
+    assert merge_file(path, base, ours, theirs, newer, older).data == ours
+    assert merge_file(path, base, theirs, ours, older, newer).data == ours
+    assert merge_file(path, base, ours, theirs).data == theirs  # no times: the bytes decide
