@@ -55,6 +55,8 @@ from merge_drivers.indexdoc import (
     Node,
     bullet_body,
     declared,
+    fence,
+    is_comment_start,
     is_open,
     link_target,
     measure,
@@ -218,8 +220,11 @@ def merge_index(
         if not (caps and over_caps(keep)):
             return MergeResult(keep)
     orders = {}
+    raw = {so.name: set(so.nodes), st.name: set(st.nodes)}
     for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
         pairs = _pairs(bn, side.nodes)
+        other = raw[st.name if side is so else so.name]
+        pairs.update(_block_pairs(bn, side.nodes, pairs, other))
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
         orders[side.name] = list(dict.fromkeys(pairs.get(it.key, it.key) for it in z.items))
     resolutions: list[Resolution] = []
@@ -332,7 +337,8 @@ def _pick(
     if tf == bf:
         return None if o is None else (o.text, o.gap)
     target = (o.target if o is not None else "") or (t.target if t is not None else "")
-    subject = f"entry {target or key[2][:60]}"
+    what = "paragraph" if key[0] == "b" else "entry"
+    subject = f"{what} {target or key[2][:60]}"
     if o is None or t is None:
         side, kept = (st, t) if o is None else (so, o)
         assert kept is not None
@@ -346,7 +352,8 @@ def _pick(
         return t.text, gap
     ro, rt = so.rank(o.text, o.target), st.rank(t.text, t.target)
     win, lose, side, why = (o, t, so, reason(ro, rt)) if ro > rt else (t, o, st, reason(rt, ro))
-    text, clash = merge_entry(base_text or "", win.text, lose.text)
+    merge = merge_block if key[0] == "b" else merge_entry
+    text, clash = merge(base_text or "", win.text, lose.text)
     if clash:
         resolutions.append(Resolution(path, subject, side.name, why))
     return text, gap
@@ -392,6 +399,64 @@ def _pairs(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
         if candidates:
             pairs[candidates.pop(0)] = bk
     return pairs
+
+
+def _block_pairs(
+    bn: dict[Key, Node], nodes: dict[Key, Node], pairs: dict[Key, Key], other: set[Key]
+) -> dict[Key, Key]:
+    """{side key: base key} for paragraphs, comments and fences this side rewrote in place.
+
+    A block is anchored to its neighbours: the nearest items before and after it that both
+    the base and this side hold (a heading, an entry, an unchanged block). A base block this
+    side no longer holds and a new block of the same kind in the same slot are one block
+    edited, whatever the text; several pair in order (the first gone with the first new): a
+    merge writes an edited block at its base place, before the new items it files at the end
+    of the section, so the next merge pairs it again. A block the other side holds too (the
+    same text) next to the base block is a new item of its own, not an edit."""
+    mapped = [pairs.get(k, k) for k in nodes]
+    common = set(bn).intersection(mapped)
+    gone = [k for k in bn if k[0] == "b" and k not in common]
+    new = [k for k, m in zip(nodes, mapped, strict=True) if k[0] == "b" and m not in bn]
+    if not gone or not new:
+        return {}
+    slots_b = _slots(list(bn), common)
+    slots_s = _slots(mapped, common)
+    by_slot: dict[tuple[Key, Key, str], tuple[list[Key], list[Key]]] = {}
+    for k in gone:
+        by_slot.setdefault((*slots_b[k], _block_kind(bn[k].text)), ([], []))[0].append(k)
+    for k in new:
+        group = by_slot.get((*slots_s[k], _block_kind(nodes[k].text)))
+        if group is not None:
+            group[1].append(k)
+    out: dict[Key, Key] = {}
+    for olds, news in by_slot.values():
+        for sk, bk in zip(news, olds, strict=False):
+            if not (sk in other and bk in other):  # the other side holds both: two items
+                out[sk] = bk
+    return out
+
+
+def _block_kind(text: str) -> str:
+    first = text.split("\n", 1)[0]
+    return "comment" if is_comment_start(first) else "fence" if fence(first) else "paragraph"
+
+
+def _slots(keys: list[Key], common: set[Key]) -> dict[Key, tuple[Key, Key]]:
+    """For each key not in `common`: the nearest keys before and after it that are."""
+    out: dict[Key, tuple[Key, Key]] = {}
+    prev = START
+    for k in keys:
+        if k in common:
+            prev = k
+        else:
+            out[k] = (prev, START)
+    nxt = START
+    for k in reversed(keys):
+        if k in common:
+            nxt = k
+        elif k in out:
+            out[k] = (out[k][0], nxt)
+    return out
 
 
 def _title(text: str) -> str:
@@ -442,6 +507,17 @@ def merge_entry(base: str, win: str, lose: str) -> tuple[str, bool]:
     clash = clash or any(r.winner == "win" for r in res)
     tail = body.decode().removesuffix("\n")
     return (f"{first}\n{tail}" if tail else first), clash
+
+
+def merge_block(base: str, win: str, lose: str) -> tuple[str, bool]:
+    """A paragraph or comment both sides rewrote: its lines by diff3, the same line rewritten
+    on both sides to `win`. True when an edit of `lose` gave way."""
+    from merge_drivers.text import merge_body
+
+    one = _block_kind(base or win) == "paragraph"  # no blank line may split it
+    sides = [(x + "\n").encode() for x in (base, win, lose)]
+    body, res = merge_body("", sides[0], sides[1], sides[2], "win", "", by_line=one)
+    return body.decode().removesuffix("\n"), any(r.winner == "win" for r in res)
 
 
 def _order(

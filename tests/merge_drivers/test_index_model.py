@@ -151,3 +151,63 @@ def test_a_path_time_in_times_stands_for_the_side_time(path: str) -> None:
     assert merge_file(path, base, ours, theirs, newer, older).data == ours
     assert merge_file(path, base, theirs, ours, older, newer).data == ours
     assert merge_file(path, base, ours, theirs).data == theirs  # no times: the bytes decide
+
+
+INTRO = (
+    "<!-- team memory: keep entries short -->\n# Memory\n\nThese are the build notes:\n"
+    "one line per step,\nread them before a release.\n\n- [A](a.md) — a\n- [B](b.md) — b\n\n## Other\n- [C](c.md) — c\n"
+)
+PARAGRAPH_EDITS = {
+    "intro paragraph": ("These are the build notes:", "These are the build notes, newest first:"),
+    "last line of a paragraph": ("read them before a release.", "read them before any release."),
+    "header comment": ("keep entries short", "keep entries short and linked"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(PARAGRAPH_EDITS))
+def test_a_block_edited_on_one_side_stays_where_it_was(what: str) -> None:
+    """A paragraph (also one of several lines, not separated by blank lines) or a header HTML
+    comment edited on one side stays in its place while the other side adds and edits entries."""
+    old, new = PARAGRAPH_EDITS[what]
+    ours = INTRO.replace(old, new)
+    theirs = INTRO.replace("— b", "— b, edited") + "- [D](d.md) — d\n"
+    expected = ours.replace("— b", "— b, edited") + "- [D](d.md) — d\n"
+    assert merged(INTRO, ours, theirs) == expected
+    assert not result_of(INTRO, ours, theirs).resolutions
+
+
+@pytest.mark.parametrize(
+    ("ours_edit", "theirs_edit"),
+    [
+        (PARAGRAPH_EDITS["intro paragraph"], PARAGRAPH_EDITS["last line of a paragraph"]),
+        (("These are", "Here are"), ("\n\n- [A]", "\nKeep them current.\n\n- [A]")),
+    ],
+)
+def test_a_paragraph_edited_on_both_sides_merges_inside_it(
+    ours_edit: tuple[str, str], theirs_edit: tuple[str, str]
+) -> None:
+    """Edits to different lines of one paragraph both survive, in one copy, no resolution
+    (lines apart: like diff3, edits of two adjacent lines are one overlapping change)."""
+    ours, theirs = INTRO.replace(*ours_edit), INTRO.replace(*theirs_edit)
+    assert merged(INTRO, ours, theirs) == ours.replace(*theirs_edit)
+    assert not result_of(INTRO, ours, theirs).resolutions
+
+
+@pytest.mark.parametrize("what", ["intro paragraph", "header comment"])
+def test_one_line_rewritten_on_both_sides_takes_one_winner_and_says_so(what: str) -> None:
+    old, _ = PARAGRAPH_EDITS[what]
+    ours, theirs = INTRO.replace(old, old + " (ours)"), INTRO.replace(old, old + " (theirs)")
+    text = merged(INTRO, ours, theirs)
+    assert text in (ours, theirs)  # one copy, in place, never markers or both
+    (res,) = result_of(INTRO, ours, theirs).resolutions
+    assert res.subject.startswith("paragraph ") and res.winner in ("ours", "theirs")
+
+
+def test_an_edited_paragraph_merged_in_again_changes_nothing() -> None:
+    ours = INTRO.replace(*PARAGRAPH_EDITS["intro paragraph"])
+    theirs = INTRO.replace(*PARAGRAPH_EDITS["last line of a paragraph"]) + "- [D](d.md) — d\n"
+    both = merged(INTRO, ours, theirs)
+    assert merged(INTRO, both, ours) == both and merged(INTRO, theirs, both) == both
+    # three replicas, any order
+    third = INTRO.replace(*PARAGRAPH_EDITS["header comment"])
+    assert merged(INTRO, both, third) == merged(INTRO, merged(INTRO, ours, third), theirs)
