@@ -364,3 +364,32 @@ def test_the_driver_ranks_by_commit_time_when_files_carry_no_date(
         assert f"notes, {'zz main' if newer == 'main' else 'aa left'}\n" in text, (into, text)
         assert (repo / MEM / "notes.md").read_text() == edits[newer]["notes.md"] + "two\n"
         git(repo, "reset", "-q", "--hard", start)
+
+
+INTRO_INDEX = (
+    "<!-- team memory: keep entries short -->\n# Memory\n\nThese are the build notes:\n"
+    "one line per step,\nread them before a release.\n\n- [A](a.md) — a\n- [B](b.md) — b\n"
+)
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_keeps_edited_paragraphs_and_comments_in_place(repo: Path, op: str) -> None:
+    """One side edits the header comment and the first line of the intro paragraph, the other
+    its last line and adds an entry: one copy of each block, in place, the same bytes whichever
+    side is ours."""
+    install(repo)
+    commit_on(repo, "main", "MEMORY.md", INTRO_INDEX.encode())
+    git(repo, "branch", "-f", "left", "main")
+    left = INTRO_INDEX.replace("short", "short and linked").replace(
+        "notes:", "notes, newest first:"
+    )
+    right = INTRO_INDEX.replace("a release", "any release") + "- [C](c.md) — c\n"
+    commit_on(repo, "left", "MEMORY.md", left.encode())
+    commit_on(repo, "main", "MEMORY.md", right.encode())
+    expected = left.replace("a release", "any release") + "- [C](c.md) — c\n"
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
+        git(repo, "reset", "-q", "--hard", start)
