@@ -56,6 +56,7 @@ from merge_drivers.indexdoc import (
     bullet_body,
     declared,
     fence,
+    heading_level,
     is_comment_start,
     is_open,
     link_target,
@@ -270,7 +271,7 @@ def merge_index(
         if key not in base_pos:
             anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
-    order = _order(base_order, base_pos, chosen)
+    order = _fold_copies(_order(base_order, base_pos, chosen), chosen)
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
     nodes = {k: c.node for k, c in chosen.items()}
@@ -520,6 +521,36 @@ def merge_block(base: str, win: str, lose: str) -> tuple[str, bool]:
     return body.decode().removesuffix("\n"), any(r.winner == "win" for r in res)
 
 
+def _fold_copies(order: list[Key], chosen: dict[Key, _Chosen]) -> list[Key]:
+    """One plain bullet per text and section of the result: two items that a deleted heading
+    (or a side that moved one) put into one section are one item, the first — what reading the
+    result back would make of them, so every merge order writes the same."""
+    seen: set[tuple[str, str]] = set()
+    sections: list[tuple[int, str]] = []
+    out: list[Key] = []
+    for key in order:
+        nd = chosen[key].node
+        if nd.kind == "head":
+            level = heading_level(nd.text)
+            while sections and sections[-1][0] >= level:
+                sections.pop()
+            if level >= 2:
+                sections.append((level, key[2]))
+        elif nd.kind == "entry" and not nd.target:
+            mark = (sections[-1][1] if sections else "", key[2])
+            if mark in seen:
+                continue
+            seen.add(mark)
+        out.append(key)
+    return out
+
+
+def _by_text(key: Key) -> tuple[str, str, str, int]:
+    """Siblings sort by kind and text, their section last: a bullet a merge moves into another
+    section (its heading deleted) keeps its place among the new items there."""
+    return (key[0], key[2], key[1], key[3])
+
+
 def _order(
     base_order: list[Key], base_pos: dict[Key, int], chosen: dict[Key, _Chosen]
 ) -> list[Key]:
@@ -556,10 +587,10 @@ def _order(
     out = sorted(first)
 
     def flush(root: Key) -> None:
-        out.extend(sorted(sections.get(root, ())))
-        for h in sorted(subheads.get(root, ())):
+        out.extend(sorted(sections.get(root, ()), key=_by_text))
+        for h in sorted(subheads.get(root, ()), key=_by_text):
             out.append(h)
-            out.extend(sorted(sections.get(h, ())))
+            out.extend(sorted(sections.get(h, ()), key=_by_text))
 
     root = START
     skip = set(first) | set(final)

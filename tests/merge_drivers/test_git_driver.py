@@ -393,3 +393,24 @@ def test_git_keeps_edited_paragraphs_and_comments_in_place(repo: Path, op: str) 
         git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
         assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
         git(repo, "reset", "-q", "--hard", start)
+
+
+SECTIONED = "# Memory\n\n## Build\n- Run tests with -x\n- make -j8\n\n## Testing\n- keep it short\n"
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_keeps_the_same_plain_bullet_in_two_sections(repo: Path, op: str) -> None:
+    install(repo)
+    commit_on(repo, "main", "MEMORY.md", SECTIONED.encode())
+    git(repo, "branch", "-f", "left", "main")
+    left = SECTIONED.replace("- keep it short\n", "- keep it short\n- Run tests with -x\n")
+    right = SECTIONED.replace("- make -j8\n", "- make -j8\n- lint first\n")
+    commit_on(repo, "left", "MEMORY.md", left.encode())
+    commit_on(repo, "main", "MEMORY.md", right.encode())
+    expected = left.replace("- make -j8\n", "- make -j8\n- lint first\n")
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
+        git(repo, "reset", "-q", "--hard", start)

@@ -211,3 +211,41 @@ def test_an_edited_paragraph_merged_in_again_changes_nothing() -> None:
     # three replicas, any order
     third = INTRO.replace(*PARAGRAPH_EDITS["header comment"])
     assert merged(INTRO, both, third) == merged(INTRO, merged(INTRO, ours, third), theirs)
+
+
+SECTIONS = "# Memory\n\n## Build\n- Run tests with -x\n- make -j8\n\n## Testing\n- keep it short\n"
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "copies"),
+    [
+        # one side files the same plain bullet under a second section, the other adds elsewhere
+        (
+            SECTIONS.replace("- keep it short\n", "- keep it short\n- Run tests with -x\n"),
+            SECTIONS.replace("- make -j8\n", "- make -j8\n- lint first\n"),
+            2,
+        ),
+        # both sides file it, each under another section
+        (
+            SECTIONS + "\n## Release\n- Run tests with -x\n",
+            SECTIONS.replace("- keep it short\n", "- keep it short\n- Run tests with -x\n"),
+            3,
+        ),
+    ],
+)
+def test_the_same_plain_bullet_in_two_sections_is_two_entries(
+    ours: str, theirs: str, copies: int
+) -> None:
+    text = merged(SECTIONS, ours, theirs)
+    assert text.count("- Run tests with -x\n") == copies, text
+    build = text.split("## Testing")[0]
+    assert build.count("- Run tests with -x\n") == 1
+    assert merged(SECTIONS, text, ours) == text  # merging a side in again changes nothing
+
+
+def test_a_plain_bullet_deleted_from_one_section_stays_in_the_other() -> None:
+    base = SECTIONS.replace("- keep it short\n", "- keep it short\n- Run tests with -x\n")
+    ours = base.replace("- keep it short\n- Run tests with -x\n", "- keep it short\n")
+    theirs = base + "- new in testing\n"
+    text = merged(base, ours, theirs)
+    assert text == ours + "- new in testing\n"
