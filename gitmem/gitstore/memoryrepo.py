@@ -14,7 +14,7 @@ import heapq
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from gitmem.errors import RemoteError
+from gitmem.errors import GitError, RemoteError
 from gitmem.gitstore.base import TreeEntry
 from gitmem.gitstore.memory import MemoryStore
 from gitmem.gitstore.objects import TREE_MODE
@@ -84,6 +84,12 @@ class MemoryRepository(MemoryStore):
 
     def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
         return {oid: self.read_blob(oid) for oid in oids}
+
+    def list_tree(self, treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
+        oid = self.resolve(treeish)  # any revision, as `ls-tree` takes
+        if oid is None:
+            raise GitError(f"not a tree: {treeish}")
+        return super().list_tree(oid, sizes)
 
     def tree_paths(self, treeish: str) -> list[str]:
         oid = self.resolve(treeish)

@@ -25,13 +25,17 @@ from typing import cast
 
 import pytest
 
-from gitmem.gitstore import Repository
+from gitmem.errors import UntrustedTreeError
+from gitmem.folders import materialize, snapshot
+from gitmem.gitstore import BLOB_MODE, Repository
 from gitmem.gitstore.memory import MemoryStore
 from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.history import memory_diff, memory_log, restore, versions
+from gitmem.policy import MAX_BLOB_BYTES
 from gitmem.scopes import TEAM_REF, Project, open_project
 from gitmem.status import project_status
 from gitmem.sync import SyncOptions, SyncResult, run_sync
+from gitmem.treecheck import META_FILE
 from tests.support.world import git, isolated_env
 
 WHO = ("Ann Example", "ann@example.com")
@@ -387,3 +391,75 @@ def test_the_in_memory_project_matches_git_on_identity(clone: Clones) -> None:
     a = clone("a")
     assert a.uid == "ann@example.com" and a.remote == "origin"
     assert team(a).is_relative_to(Path(os.environ["HOME"]))
+
+
+# -- the check of a fetched tree, and the folder's compare-and-swap ----------------------------
+
+
+def push_raw(project: Project, files: dict[str, tuple[str, bytes]]) -> None:
+    """Put a hand-made commit on the remote's team ref, as a broken or hostile tool would."""
+    repo = project.repo
+    tip = repo.resolve(TEAM_REF)
+    tree = repo.write_tree({p: (mode, repo.write_blob(data)) for p, (mode, data) in files.items()})
+    commit = repo.write_commit(tree, [tip] if tip else [], "hand-made")
+    repo.update_ref(TEAM_REF, commit, tip)
+    assert repo.push("origin", [f"{TEAM_REF}:{TEAM_REF}"]).ok
+
+
+@pytest.mark.parametrize(
+    ("entry", "why"),
+    [
+        (("team/evil.md", ("120000", b"/etc/passwd")), "GM103"),
+        (("team/big.md", (BLOB_MODE, b"x" * (MAX_BLOB_BYTES + 1))), "GM10"),
+        (("team/.git/config", (BLOB_MODE, b"[core]\n")), "GM1"),
+    ],
+    ids=["link", "too-big", "dot-git"],
+)
+def test_a_hostile_remote_tree_is_refused_and_nothing_is_written(
+    clone: Clones, entry: tuple[str, tuple[str, bytes]], why: str
+) -> None:
+    a, b = clone("a"), clone("b")
+    write(a, "build.md", topic("build", "use make"))
+    sync(a)
+    sync(b)
+    meta = b.repo.read_blob(b.repo.list_tree(TEAM_REF)[META_FILE].oid)
+    path, value = entry
+    push_raw(
+        b, {META_FILE: (BLOB_MODE, meta), "team/build.md": (BLOB_MODE, b"changed\n"), path: value}
+    )
+    tracking = a.repo.resolve(a.tracking_ref(TEAM_REF))
+    with pytest.raises(UntrustedTreeError, match=why):
+        sync(a)
+    assert read(a, "build.md") == topic("build", "use make"), "nothing of it reached the disk"
+    assert a.repo.resolve(a.tracking_ref(TEAM_REF)) == tracking, "the fetch is undone"
+
+
+def test_a_tree_without_gitmem_metadata_is_not_memory(clone: Clones) -> None:
+    a, b = clone("a"), clone("b")
+    write(a, "build.md", topic("build", "use make"))
+    sync(a)
+    sync(b)
+    push_raw(b, {"team/build.md": (BLOB_MODE, b"no gitmem.toml here\n")})
+    with pytest.raises(UntrustedTreeError):
+        sync(a)
+    assert read(a, "build.md") == topic("build", "use make")
+
+
+def test_write_back_leaves_a_file_changed_since_the_last_sync(
+    clone: Clones, tmp_path: Path
+) -> None:
+    repo = clone("a").repo
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    (folder / "x.md").write_text("synced\n")
+    (folder / "y.md").write_text("synced\n")
+    snap = snapshot(repo, folder, {})
+    assert snap.files["x.md"] == repo.write_blob(b"synced\n")
+    (folder / "x.md").write_text("edited meanwhile\n")
+    target = {"x.md": repo.write_blob(b"from the ref\n"), "y.md": repo.write_blob(b"theirs\n")}
+    done = materialize(repo, folder, snap.files, target, snap.records)
+    assert (folder / "x.md").read_text() == "edited meanwhile\n", "never written over"
+    assert done.changed_meanwhile == {"x.md": repo.write_blob(b"edited meanwhile\n")}
+    assert (folder / "y.md").read_text() == "theirs\n" and done.written == ["y.md"]
+    gone = materialize(repo, folder, {"y.md": target["y.md"]}, {}, done.records)
+    assert gone.deleted == ["y.md"] and not (folder / "y.md").exists()
