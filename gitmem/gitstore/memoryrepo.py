@@ -21,8 +21,6 @@ from gitmem.gitstore.objects import TREE_MODE
 from gitmem.gitstore.repository import append_exclude
 from gitmem.gitstore.transport import PushOutcome
 
-URL_SCHEME = "memory://"
-
 
 class MemoryRepository(MemoryStore):
     """A clone: its work tree at `root` (real folder), its objects and refs in memory, and its
