@@ -89,6 +89,9 @@ class MemoryRepository(MemoryStore):
             raise GitError(f"not a tree: {treeish}")
         return super().list_tree(oid, sizes)
 
+    def list_tree_and_paths(self, treeish: str) -> tuple[dict[str, TreeEntry], list[str]]:
+        return self.list_tree(treeish, sizes=True), self.tree_paths(treeish)
+
     def tree_paths(self, treeish: str) -> list[str]:
         oid = self.resolve(treeish)
         assert oid is not None, f"no tree {treeish}"
@@ -361,6 +364,13 @@ class MemoryRepository(MemoryStore):
                 self._copy_objects(server, self, oid)
                 self.references[target] = oid
 
+    def start_fetch(
+        self, remote: str, refspecs: Sequence[str], timeout: float | None = None
+    ) -> LoopbackFetch:
+        """The loopback fetch is instant: it runs at `finish()`, as a background fetch's result
+        becomes visible only then."""
+        return LoopbackFetch(self, remote, list(refspecs))
+
     def push(
         self,
         remote: str,
@@ -463,3 +473,16 @@ def _trailers(message: str, key: str) -> list[str]:
     if not all(": " in ln and " " not in ln.split(": ", 1)[0] for ln in lines):
         return []
     return [ln.split(": ", 1)[1] for ln in lines if ln.split(": ", 1)[0] == key]
+
+
+class LoopbackFetch:
+    """`start_fetch`'s handle on the in-memory transport (the shape of transport.PendingFetch)."""
+
+    def __init__(self, repo: MemoryRepository, remote: str, refspecs: list[str]) -> None:
+        self.repo, self.remote, self.refspecs = repo, remote, refspecs
+
+    def finish(self) -> None:
+        self.repo.fetch(self.remote, self.refspecs)
+
+    def cancel(self) -> None:
+        pass
