@@ -414,3 +414,29 @@ def test_git_keeps_the_same_plain_bullet_in_two_sections(repo: Path, op: str) ->
         git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
         assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
         git(repo, "reset", "-q", "--hard", start)
+
+
+@pytest.mark.slow
+def test_the_driver_archives_the_oldest_entries_not_the_first_in_the_alphabet(repo: Path) -> None:
+    """Over the caps, the driver's archive comment takes the entries whose topic files were
+    committed longest ago (git log), though their names sort last."""
+    install(repo)
+    commit_at(repo, "main", {"MEMORY.md": index()}, 1_800_000_000)
+    git(repo, "branch", "-f", "left", "main")
+    line = "- [{0}]({0}.md) — a fact about {0} worth keeping in mind"
+    older = [f"z{i:03}" for i in range(110)]
+    newer = [f"a{i:03}" for i in range(110)]
+    for branch, names, when in (("left", older, 1_800_000_100), ("main", newer, 1_800_000_200)):
+        files = {f"{n}.md": f"about {n}\n" for n in names}
+        files["MEMORY.md"] = index(*(line.format(n) for n in names))
+        commit_at(repo, branch, files, when)
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, "merge", "-q", "--no-edit", other)
+        text = (repo / MEM / "MEMORY.md").read_text()
+        loaded, parked = text.split("<!-- gitmem:archive", 1)
+        assert all(f"({n}.md)" in loaded for n in newer), into
+        assert all(f"({n}.md)" in text for n in older)
+        assert "(z000.md)" in parked and "(a000.md)" not in parked
+        git(repo, "reset", "-q", "--hard", start)
