@@ -271,6 +271,7 @@ def merge_index(
         if key not in base_pos:
             anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
+    _keep_filed_headings(bn, so, st, chosen, base_pos)
     order = _fold_copies(_order(base_order, base_pos, chosen), chosen)
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
@@ -295,6 +296,28 @@ def merge_index(
         else:
             extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True)).encode()
     return MergeResult(data.encode(), tuple(resolutions), extra)
+
+
+def _keep_filed_headings(
+    bn: dict[Key, Node],
+    so: _Side,
+    st: _Side,
+    chosen: dict[Key, _Chosen],
+    base_pos: dict[Key, int],
+) -> None:
+    """A base heading one side deleted stays when the result hangs a new item (or a new
+    heading) from it: the other side kept it unchanged and filed the item there. Dropping it
+    would move the item into the section before, where its bytes can equal a base item's (a
+    plain bullet is keyed by its section) or say nothing of where it was filed, and the next
+    merge would read it differently from a merge that saw the filing first: merge order would
+    decide. Kept, every order ends with the heading and its new items."""
+    filed = {c.node.anchor for k, c in chosen.items() if k not in base_pos and c.node.anchor in bn}
+    for key in sorted(filed):
+        if key in chosen or bn[key].kind != "head":
+            continue
+        held = [(s, nd) for s, nd in ((so, so.nodes.get(key)), (st, st.nodes.get(key))) if nd]
+        if held:
+            chosen[key] = _Chosen(held[0][1], held)
 
 
 def _same(bn: dict[Key, Node], zb: Index, nodes: dict[Key, Node], z: Index) -> bool:

@@ -281,3 +281,26 @@ def test_the_index_reads_frontmatter_by_the_one_fence_rule(text: str) -> None:
     else:
         assert len(fm) == 1 and fm[0].text == "\n".join(text.split("\n")[: span[1] + 1])
     assert render(index.items, index.tail, index.eol) == text
+
+
+@pytest.mark.parametrize(
+    "new",
+    ["- Run tests with -x\n", "- [Lint](lint.md) — ruff first\n", "### Flaky tests\n"],
+    ids=["plain-bullet", "entry", "sub-heading"],
+)
+def test_a_heading_deleted_on_one_side_stays_when_the_other_files_a_new_item_under_it(
+    new: str,
+) -> None:
+    # The plain bullet equals a base bullet of the section before: dropped with its heading,
+    # it would read as that base bullet in the next merge and die or live by merge order.
+    base = "# Memory\n- Run tests with -x\n## Testing\n- [Old](old.md) — o\n"
+    deleter = "# Memory\n- [Old](old.md) — o\n"  # the bullet and the heading deleted
+    filer = base + new
+    other = base.replace("— o", "— o, refined")
+    text = merged(base, deleter, filer)
+    assert text == f"# Memory\n## Testing\n- [Old](old.md) — o\n{new}"
+    assert merged(base, text, deleter) == text and merged(base, filer, text) == text
+    r1 = merged(base, merged(base, deleter, filer), other)
+    r2 = merged(base, merged(base, filer, other), deleter)
+    r3 = merged(base, merged(base, other, deleter), filer)
+    assert r1 == r2 == r3 and "## Testing\n" in r1 and new in r1
