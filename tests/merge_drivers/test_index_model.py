@@ -304,3 +304,15 @@ def test_a_heading_deleted_on_one_side_stays_when_the_other_files_a_new_item_und
     r2 = merged(base, merged(base, filer, other), deleter)
     r3 = merged(base, merged(base, other, deleter), filer)
     assert r1 == r2 == r3 and "## Testing\n" in r1 and new in r1
+
+
+def test_a_heading_deleted_on_one_side_stays_when_the_other_edits_an_item_under_it() -> None:
+    # Modified beats deleted for the item, so for its section too: without its heading the
+    # plain bullet would change section, hence identity, and merging a side in again would
+    # move it.
+    base = "# Memory\n- [A](a.md) — a\n## Feedback\n- keep it short\n"
+    deleter = "# Memory\n- [A](a.md) — a\nSome prose.\n"
+    editor = base.replace("- keep it short", "- Keep it  short")
+    text = merged(base, deleter, editor)
+    assert text == "# Memory\n- [A](a.md) — a\n\nSome prose.\n## Feedback\n- Keep it  short\n"
+    assert merged(base, text, deleter) == text and merged(base, editor, text) == text
