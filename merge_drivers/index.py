@@ -306,17 +306,23 @@ def _keep_filed_headings(
     base_pos: dict[Key, int],
 ) -> None:
     """A base heading one side deleted stays when the result hangs a new item (or a new
-    heading) from it, or keeps a base item the other side modified under it ("modified beats
-    deleted" for the item's section too): the other side kept the heading and wrote there. Dropping it
+    heading) from it, or keeps a base item that was under it in the base and still is on the
+    side that modified it ("modified beats deleted" for the item's section too). Dropping it
     would move the item into the section before, where its bytes can equal a base item's (a
     plain bullet is keyed by its section) or say nothing of where it was filed, and the next
     merge would read it differently from a merge that saw the filing first: merge order would
-    decide. Kept, every order ends with the heading and its new items."""
+    decide. Kept, every order ends with the heading and its items."""
     filed = {c.node.anchor for k, c in chosen.items() if k not in base_pos and c.node.anchor in bn}
-    for k, c in chosen.items():  # a base item modified under it beats its deletion too
+    for k, c in chosen.items():
         b = bn.get(k)
-        if k in base_pos and b is not None and (c.node.text, c.node.gap) != (b.text, b.gap):
-            filed.update(nd.anchor for _, nd in c.holders if nd.anchor in bn)
+        if (
+            k in base_pos
+            and b is not None
+            and (c.node.text, c.node.gap) != (b.text, b.gap)
+            and b.anchor in bn
+            and any(nd.anchor == b.anchor for _, nd in c.holders)
+        ):
+            filed.add(b.anchor)
     for key in sorted(filed):
         if key in chosen or bn[key].kind != "head":
             continue

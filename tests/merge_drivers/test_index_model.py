@@ -316,3 +316,14 @@ def test_a_heading_deleted_on_one_side_stays_when_the_other_edits_an_item_under_
     text = merged(base, deleter, editor)
     assert text == "# Memory\n- [A](a.md) — a\n\nSome prose.\n## Feedback\n- Keep it  short\n"
     assert merged(base, text, deleter) == text and merged(base, editor, text) == text
+
+
+def test_an_item_edited_under_another_heading_keeps_no_deleted_heading_alive() -> None:
+    # The side that deleted `## Project` and the side that moved it below `## Feedback` (where
+    # the edited entry now is): the entry was never under Project, so Project stays deleted and
+    # merging either side in again changes nothing.
+    base = "## Project\n## Feedback\n\n- [T](t.md) — x\n"
+    deleter = "## Feedback\n"
+    mover = "## Feedback\n## Project\n- [T](t.md) — x\n"
+    text = merged(base, deleter, mover)
+    assert merged(base, text, deleter) == text and merged(base, mover, text) == text
