@@ -388,7 +388,8 @@ def _pick(
     ro, rt = so.rank(o.text, o.target), st.rank(t.text, t.target)
     win, lose, side, why = (o, t, so, reason(ro, rt)) if ro > rt else (t, o, st, reason(rt, ro))
     merge = merge_block if key[0] == "b" else merge_entry
-    text, clash = merge(base_text or "", win.text, lose.text)
+    tie = ro[:2] == rt[:2]  # confidence and recency equal: hunk by hunk, by bytes
+    text, clash = merge(base_text or "", win.text, lose.text, tie)
     if clash:
         resolutions.append(Resolution(path, subject, side.name, why))
     return text, gap
@@ -514,15 +515,15 @@ def _link_split(line: str) -> tuple[str, str] | None:
     return None if end < 0 else (line[: end + 1], line[end + 1 :])
 
 
-def _three(b: str, w: str, lo: str) -> tuple[str, bool]:
+def _three(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
     if w == lo or lo == b:
         return w, False
     if w == b:
         return lo, False
-    return w, True
+    return (max(w, lo) if tie else w), True
 
 
-def merge_entry(base: str, win: str, lose: str) -> tuple[str, bool]:
+def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str, bool]:
     """One entry both sides changed: the link and the hook of its first line merged apart (a
     rename on one side, a new hook on the other: both), its indented lines by diff3 (an edit
     and a new sub-bullet: both). True when an edit of `lose` gave way to `win`'s."""
@@ -531,27 +532,27 @@ def merge_entry(base: str, win: str, lose: str) -> tuple[str, bool]:
     zb, wb, lb = (x.split("\n", 1) for x in (base, win, lose))
     parts = [_link_split(x[0]) for x in (zb, wb, lb)]
     if parts[0] and parts[1] and parts[2]:
-        link, c1 = _three(parts[0][0], parts[1][0], parts[2][0])
-        hook, c2 = _three(parts[0][1].rstrip(), parts[1][1].rstrip(), parts[2][1].rstrip())
+        link, c1 = _three(parts[0][0], parts[1][0], parts[2][0], tie)
+        hook, c2 = _three(parts[0][1].rstrip(), parts[1][1].rstrip(), parts[2][1].rstrip(), tie)
         first, clash = link + hook, c1 or c2
     else:
-        first, clash = _three(zb[0].rstrip(), wb[0].rstrip(), lb[0].rstrip())
+        first, clash = _three(zb[0].rstrip(), wb[0].rstrip(), lb[0].rstrip(), tie)
         first = wb[0] if first == wb[0].rstrip() else lb[0] if first == lb[0].rstrip() else first
     rest = [(x[1] + "\n").encode() if len(x) > 1 else b"" for x in (zb, wb, lb)]
-    body, res = merge_body("", rest[0], rest[1], rest[2], "win", "")
+    body, res = merge_body("", rest[0], rest[1], rest[2], "win", "", by_hunk=tie)
     clash = clash or any(r.winner == "win" for r in res)
     tail = body.decode().removesuffix("\n")
     return (f"{first}\n{tail}" if tail else first), clash
 
 
-def merge_block(base: str, win: str, lose: str) -> tuple[str, bool]:
+def merge_block(base: str, win: str, lose: str, tie: bool = False) -> tuple[str, bool]:
     """A paragraph or comment both sides rewrote: its lines by diff3, the same line rewritten
     on both sides to `win`. True when an edit of `lose` gave way."""
     from merge_drivers.text import merge_body
 
     one = _block_kind(base or win) == "paragraph"  # no blank line may split it
     sides = [(x + "\n").encode() for x in (base, win, lose)]
-    body, res = merge_body("", sides[0], sides[1], sides[2], "win", "", by_line=one)
+    body, res = merge_body("", sides[0], sides[1], sides[2], "win", "", by_line=one, by_hunk=tie)
     return body.decode().removesuffix("\n"), any(r.winner == "win" for r in res)
 
 

@@ -120,12 +120,16 @@ def merge_body(
     why: str,
     first_line: int = 1,
     by_line: bool = False,
+    by_hunk: bool = False,
 ) -> tuple[bytes, list[Resolution]]:
     """Merge `win` and `lose` (ordered by rank by the caller) against `base`.
 
     `first_line` is the file line number of the body's first line, for resolution lines.
     `by_line`: the text is one paragraph (of an index): lines both sides added at one place
     are merged line by line, with no blank line between them.
+    `by_hunk`: the sides tie on everything but their bytes: each conflicting hunk goes to the
+    greater of the two hunks, so merging a side in again picks the same lines (a tie-break
+    on the whole text could pick the other side's hunk the second time).
     """
     if win == lose or lose == base:
         return win, []
@@ -163,7 +167,8 @@ def merge_body(
                 )
             else:
                 start = len(out) + first_line
-                emit(al[ia:am])
+                mine, theirs = b"".join(al[ia:am]), b"".join(bl[ib:bm])
+                emit(bl[ib:bm] if by_hunk and theirs > mine else al[ia:am])
                 end = len(out) + first_line - 1
                 where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
                 resolutions.append(Resolution(path, where, win_side, why))

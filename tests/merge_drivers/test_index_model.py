@@ -327,3 +327,25 @@ def test_an_item_edited_under_another_heading_keeps_no_deleted_heading_alive() -
     mover = "## Feedback\n## Project\n- [T](t.md) — x\n"
     text = merged(base, deleter, mover)
     assert merged(base, text, deleter) == text and merged(base, mover, text) == text
+
+
+LONG = " ".join(["long"] * 12)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        (f"- [T](t.md) — {LONG}\n  wrapped detail\n", "- [T](t.md) — second, refined\n"),
+        (f"- [T](t.md) — {LONG}\n  wrapped\n", "- [T](t.md) — second, refined\n  other\n"),
+    ],
+    ids=["sub-line-replaced-vs-deleted", "sub-line-replaced-twice"],
+)
+def test_a_tie_inside_an_item_is_broken_hunk_by_hunk_so_merging_again_changes_nothing(
+    one: str, other: str
+) -> None:
+    # Equal confidence and recency: a tie-break on the whole entry's bytes picked one side's
+    # sub-line in the first merge and the other's when a side was merged in again.
+    base = "- [T](t.md) — second, refined\n - sub point\n"
+    text = merged(base, one, other)
+    assert merged(base, text, one) == text and merged(base, other, text) == text
+    assert merged(base, one, text) == text and merged(base, text, other) == text
