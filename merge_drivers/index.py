@@ -313,6 +313,12 @@ def _keep_filed_headings(
     merge would read it differently from a merge that saw the filing first: merge order would
     decide. Kept, every order ends with the heading and its items."""
     filed = {c.node.anchor for k, c in chosen.items() if k not in base_pos and c.node.anchor in bn}
+    under: dict[Key, Key] = {}  # base item -> the heading it is written under (base order)
+    last = START
+    for k in sorted(base_pos, key=base_pos.__getitem__):
+        if k[0] == "h":
+            last = k
+        under[k] = last
     for k, c in chosen.items():
         b = bn.get(k)
         if (
@@ -320,6 +326,7 @@ def _keep_filed_headings(
             and b is not None
             and (c.node.text, c.node.gap) != (b.text, b.gap)
             and b.anchor in bn
+            and under[k] == b.anchor  # a repeated heading's first copy is not over it
             and any(nd.anchor == b.anchor for _, nd in c.holders)
         ):
             filed.add(b.anchor)

@@ -349,3 +349,13 @@ def test_a_tie_inside_an_item_is_broken_hunk_by_hunk_so_merging_again_changes_no
     text = merged(base, one, other)
     assert merged(base, text, one) == text and merged(base, other, text) == text
     assert merged(base, one, text) == text and merged(base, text, other) == text
+
+
+def test_a_repeated_heading_is_not_kept_by_an_item_under_its_second_copy() -> None:
+    # Two `## Project` are one item, written at the first: the entry edited under the second
+    # copy is not under that one, so keeping it would not keep the entry's section.
+    base = "## Project\n## Feedback\n## Project\n\n- [T](t.md) — x\n"
+    deleter = "## Feedback\n"
+    editor = "## Feedback\n## Project\n- [T](t.md) — x\n"
+    text = merged(base, deleter, editor)
+    assert merged(base, text, deleter) == text and merged(base, editor, text) == text
