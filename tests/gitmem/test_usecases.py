@@ -463,3 +463,49 @@ def test_write_back_leaves_a_file_changed_since_the_last_sync(
     assert (folder / "y.md").read_text() == "theirs\n" and done.written == ["y.md"]
     gone = materialize(repo, folder, {"y.md": target["y.md"]}, {}, done.records)
     assert gone.deleted == ["y.md"] and not (folder / "y.md").exists()
+
+
+# -- the personal ref (encrypted) and a dry run -------------------------------------------------
+
+
+def test_personal_memory_travels_encrypted_and_comes_back_readable(clone: Clones) -> None:
+    a, b = clone("a"), clone("b")  # one user, two clones (one HOME: one machine key)
+    auto_a, auto_b = a.scope("auto").path, b.scope("auto").path
+    auto_a.mkdir(parents=True)
+    (auto_a / "MEMORY.md").write_text("- [Secret plan](plan.md) — the plan\n")
+    (auto_a / "plan.md").write_text(topic("plan", "launch on friday"))
+    result = sync(a)
+    assert result.refs[a.user_ref].pushed
+    tip = a.repo.resolve(a.tracking_ref(a.user_ref))
+    assert tip is not None
+    stored = a.repo.list_tree(tip)
+    assert not any("plan" in p or "MEMORY" in p for p in stored), "names are hidden"
+    assert all(b"friday" not in a.repo.read_blob(e.oid) for e in stored.values())
+    sync(b)
+    assert (auto_b / "plan.md").read_text() == topic("plan", "launch on friday")
+    assert (auto_b / "MEMORY.md").read_text() == "- [Secret plan](plan.md) — the plan\n"
+    (auto_b / "plan.md").write_text(topic("plan", "launch on monday"))
+    sync(b)
+    sync(a)
+    assert (auto_a / "plan.md").read_text() == topic("plan", "launch on monday")
+    assert [data for _, data in versions(a, "auto/plan.md")] == [
+        topic("plan", "launch on monday").encode(),
+        topic("plan", "launch on friday").encode(),
+    ]
+
+
+def test_a_dry_run_says_what_would_move_and_moves_nothing(clone: Clones) -> None:
+    a, b = clone("a"), clone("b")
+    write(a, "build.md", topic("build", "use make"))
+    sync(a)
+    sync(b)
+    write(b, "build.md", topic("build", "use ninja"))
+    sync(b)
+    write(a, "new.md", topic("new", "fresh"))
+    before = a.repo.refs("refs/gitmem")
+    dry = run_sync(a, SyncOptions(mode="sync", dry_run=True))
+    assert dry.dry_run and dry.refs[TEAM_REF].local_changes == ["A team/new.md"]
+    assert dry.refs[TEAM_REF].remote_ahead
+    assert a.repo.refs("refs/gitmem") == before and read(a, "build.md") == topic(
+        "build", "use make"
+    )
