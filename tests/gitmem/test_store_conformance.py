@@ -1,6 +1,6 @@
 """One conformance suite for the git store and the in-memory fake (git-bug's repository tests
 are the model): the same questions give the same answers, ids included, so use cases tested
-against the fake behave the same against git. Then the tree merge, unit-tested on the fake."""
+against the fake behave the same against git. Then the tree merge, on both."""
 
 from __future__ import annotations
 
@@ -105,12 +105,10 @@ def test_ancestry_answers_agree(store: Store) -> None:
     assert store.merge_base(merge, right) == right
 
 
-def test_tree_merge_on_the_fake_keeps_both_sides_and_modified_beats_deleted() -> None:
-    fake = MemoryStore("sha1", WHO)
-
+def test_tree_merge_keeps_both_sides_and_modified_beats_deleted(store: Store) -> None:
     def files(**named: str) -> dict[str, str]:
         return {
-            name.replace("_", "/") + ".md": fake.write_blob(text.encode())
+            name.replace("_", "/") + ".md": store.write_blob(text.encode())
             for name, text in named.items()
         }
 
@@ -118,8 +116,8 @@ def test_tree_merge_on_the_fake_keeps_both_sides_and_modified_beats_deleted() ->
     ours = files(team_a="1 ours\n2\n3\n", team_kept="same\n", team_new="ours\n")  # deleted gone
     theirs = files(team_a="1\n2\n3 theirs\n", team_gone="old, edited\n", team_kept="same\n")
     for left, right in ((ours, theirs), (theirs, ours)):
-        merged = merge_trees(fake, base, left, right)
-        out = {p: fake.read_blob(o).decode() for p, o in merged.files.items()}
+        merged = merge_trees(store, base, left, right)
+        out = {p: store.read_blob(o).decode() for p, o in merged.files.items()}
         assert out["team/a.md"] == "1 ours\n2\n3 theirs\n"
         assert out["team/gone.md"] == "old, edited\n", "modified beats deleted"
         assert out["team/new.md"] == "ours\n" and out["team/kept.md"] == "same\n"
