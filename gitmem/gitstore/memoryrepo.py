@@ -258,7 +258,7 @@ class MemoryRepository(MemoryStore):
                     "commit": oid,
                     "time": str(stamp),
                     "author": author,
-                    "subject": " ".join(message.split("\n\n", 1)[0].split("\n")),
+                    "subject": " ".join(message.strip("\n").split("\n\n", 1)[0].split()),
                     "resolved": "\x1d".join(_trailers(message, "Gitmem-Resolved")),
                 }
             )
