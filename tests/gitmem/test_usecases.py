@@ -119,6 +119,15 @@ def sync(project: Project, mode: str = "sync") -> SyncResult:
     return run_sync(project, SyncOptions(mode=mode, lock_wait=5))
 
 
+def sharing(clone: Clones, rel: str, text: str) -> tuple[Project, Project]:
+    """Clones a and b, both holding team file `rel` (a pushed it, b pulled it)."""
+    a, b = clone("a"), clone("b")
+    write(a, rel, text)
+    sync(a)
+    sync(b)
+    return a, b
+
+
 def on_remote(project: Project) -> dict[str, str]:
     """The team files the remote holds, as far as this clone last saw it."""
     repo = project.repo
@@ -273,10 +282,7 @@ def test_status_of_a_folder_that_vanished_promises_a_restore(clone: Clones) -> N
 
 def conflicting_history(clone: Clones) -> tuple[Project, Project]:
     """build.md edited on the same line by a and b: b's sync resolves the conflict."""
-    a, b = clone("a"), clone("b")
-    write(a, "build.md", topic("build", "use make"))
-    sync(a)
-    sync(b)
+    a, b = sharing(clone, "build.md", topic("build", "use make"))
     write(a, "build.md", topic("build", "use make -j2"))
     sync(a)
     write(b, "build.md", topic("build", "use ninja"))
@@ -418,10 +424,7 @@ def push_raw(project: Project, files: dict[str, tuple[str, bytes]]) -> None:
 def test_a_hostile_remote_tree_is_refused_and_nothing_is_written(
     clone: Clones, entry: tuple[str, tuple[str, bytes]], why: str
 ) -> None:
-    a, b = clone("a"), clone("b")
-    write(a, "build.md", topic("build", "use make"))
-    sync(a)
-    sync(b)
+    a, b = sharing(clone, "build.md", topic("build", "use make"))
     meta = b.repo.read_blob(b.repo.list_tree(TEAM_REF)[META_FILE].oid)
     path, value = entry
     push_raw(
@@ -435,10 +438,7 @@ def test_a_hostile_remote_tree_is_refused_and_nothing_is_written(
 
 
 def test_a_tree_without_gitmem_metadata_is_not_memory(clone: Clones) -> None:
-    a, b = clone("a"), clone("b")
-    write(a, "build.md", topic("build", "use make"))
-    sync(a)
-    sync(b)
+    a, b = sharing(clone, "build.md", topic("build", "use make"))
     push_raw(b, {"team/build.md": (BLOB_MODE, b"no gitmem.toml here\n")})
     with pytest.raises(UntrustedTreeError):
         sync(a)
@@ -495,10 +495,7 @@ def test_personal_memory_travels_encrypted_and_comes_back_readable(clone: Clones
 
 
 def test_a_dry_run_says_what_would_move_and_moves_nothing(clone: Clones) -> None:
-    a, b = clone("a"), clone("b")
-    write(a, "build.md", topic("build", "use make"))
-    sync(a)
-    sync(b)
+    a, b = sharing(clone, "build.md", topic("build", "use make"))
     write(b, "build.md", topic("build", "use ninja"))
     sync(b)
     write(a, "new.md", topic("new", "fresh"))
