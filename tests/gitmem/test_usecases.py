@@ -506,3 +506,20 @@ def test_a_dry_run_says_what_would_move_and_moves_nothing(clone: Clones) -> None
     assert a.repo.refs("refs/gitmem") == before and read(a, "build.md") == topic(
         "build", "use make"
     )
+
+
+def test_a_ref_squatted_below_ours_fails_at_once_with_the_way_out(clone: Clones) -> None:
+    from gitmem.errors import RemoteError
+
+    a, b = clone("a"), clone("b")
+    squat = f"{TEAM_REF}/x"
+    tree = b.repo.write_tree({"x.md": (BLOB_MODE, b.repo.write_blob(b"squat\n"))})
+    commit = b.repo.write_commit(tree, [], "squat")
+    b.repo.update_ref(squat, commit, None)
+    assert b.repo.push("origin", [f"{squat}:{squat}"]).ok
+    write(a, "build.md", topic("build", "use make"))
+    with pytest.raises(RemoteError, match="is in the way") as refused:
+        sync(a)
+    assert refused.value.hint is not None and f"--delete {squat}" in refused.value.hint
+    assert read(a, "build.md") == topic("build", "use make")
+    assert a.repo.resolve(TEAM_REF) is not None, "committed locally, nothing lost"
