@@ -523,3 +523,39 @@ def test_a_ref_squatted_below_ours_fails_at_once_with_the_way_out(clone: Clones)
     assert refused.value.hint is not None and f"--delete {squat}" in refused.value.hint
     assert read(a, "build.md") == topic("build", "use make")
     assert a.repo.resolve(TEAM_REF) is not None, "committed locally, nothing lost"
+
+
+@pytest.mark.parametrize("remote_change", ["deleted", "rewritten", "same line", "added alike"])
+def test_pull_keeps_a_local_edit_whatever_the_remote_did(clone: Clones, remote_change: str) -> None:
+    """The classes of remote change against one unsynced local edit: the edit survives in the
+    folder, or — when both sides rewrote the same line and the other side's version won — it
+    is reported as lost and kept in the history, where restore finds it."""
+    name = "fresh.md" if remote_change == "added alike" else "build.md"
+    base = topic("build", "one", "two", "three")
+    mine = topic("build", "one", "two", "three, from b")
+    if remote_change == "added alike":
+        a, b = clone("a"), clone("b")
+        write(a, name, topic("fresh", "from a"))
+        mine = topic("fresh", "from b")
+    else:
+        a, b = sharing(clone, name, base)
+        if remote_change == "deleted":
+            (team(a) / name).unlink()
+        elif remote_change == "rewritten":
+            write(a, name, topic("build", "one, from a", "two", "three"))
+        else:
+            write(a, name, topic("build", "one", "two", "three, from a"))
+    sync(a, "push")
+    write(b, name, mine)
+    result = sync(b, "pull")
+    kept = read(b, name)
+    assert kept is not None
+    if remote_change == "deleted":
+        assert kept == mine, "modified beats deleted"
+    elif remote_change == "rewritten":
+        assert kept == topic("build", "one, from a", "two", "three, from b")
+    elif remote_change == "added alike":
+        assert "from a" in kept and "from b" in kept, "both sides of a file added twice"
+    elif kept != mine:  # the same line: one version wins, the other is kept in history
+        assert any(line.startswith(f"team/{name}") for line in result.refs[TEAM_REF].lost)
+        assert mine.encode() in [data for _, data in versions(b, f"team/{name}")]
