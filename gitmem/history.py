@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
 from gitmem.folders import snapshot
@@ -13,6 +13,11 @@ from gitmem.scopes import Project, Scope
 from gitmem.state import load_scope_state, repository_lock, write_atomic
 from gitmem.treecheck import META_FILE
 from gitmem.treemerge import as_tree_input
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass
+else:
+    from gitmem.records import dataclass
 
 _BAD_PARTS = {"..", ".", ".git"}
 
