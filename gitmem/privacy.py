@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem.crypto import (
     ENCRYPT_MODES,
@@ -41,6 +41,11 @@ from gitmem.crypto import (
 from gitmem.gitstore import Repository
 from gitmem.policy import Finding, blocking, check_name
 from gitmem.treemerge import blobs
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass, field
+else:
+    from gitmem.records import dataclass, field
 
 NOTE_PREFIX = "sealed:"
 NOTE_AD = "gitmem commit note"
