@@ -278,12 +278,16 @@ class PersonalCodec:
         where = f"commit {remote[:12]} of {self.ref}"
         if ours is None or ours.keyring is None:
             return theirs  # first contact: trust on first use
-        for prefix in set(self.wanted) & ours.sealed - theirs.sealed:
-            if any(p.startswith(prefix + "/") for p in theirs.files) or theirs.keyring is None:
-                raise DecryptError(
-                    f"{where} holds plaintext under {prefix}/, which this machine encrypts",
-                    REFUSED_HINT,
-                )
+        from gitmem.policy import unsealed
+
+        downgraded = unsealed(self.wanted, ours.sealed, theirs.sealed, theirs.files)
+        if theirs.keyring is None and not downgraded:  # no key at all: every prefix is plain
+            downgraded = sorted(set(self.wanted) & ours.sealed)
+        if downgraded:
+            raise DecryptError(
+                f"{where} holds plaintext under {downgraded[0]}/, which this machine encrypts",
+                REFUSED_HINT,
+            )
         if theirs.keyring is None:
             return theirs
         mine, new = ours.keyring, theirs.keyring
