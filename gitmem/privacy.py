@@ -72,18 +72,46 @@ class CipherCache:
 
     def __init__(self, common_dir: Path) -> None:
         self.path = common_dir / "gitmem" / "cipher-cache.json"
+        # what a sync with nothing new asks (is the tip in the wanted form?) is kept apart
+        # from the pairs (a line per file): it need not read ten thousand of them to know
+        self.form_path = common_dir / "gitmem" / "cipher-form.json"
         self.objects = common_dir / "objects"
-        self.pairs: dict[str, dict[str, list[str]]] = {}
+        self._pairs: dict[str, dict[str, list[str]]] | None = None
+        self._pairs_dirty = False
         self.form: list[str] = []  # [tip, *prefixes]: a tip already in the wanted form
         self.migrated = ""  # the last plaintext commit re-written encrypted (still in history)
         self.dirty = False
         try:
+            raw = json.loads(self.form_path.read_text("utf-8"))
+            if raw.get("version") == 1:
+                self.form = [str(x) for x in raw.get("form", [])]
+                self.migrated = str(raw.get("migrated", ""))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            self._load(with_form=True)  # written by an older gitmem: all in one file
+            self.dirty = self.path.exists()  # split it on the next save
+
+    @property
+    def pairs(self) -> dict[str, dict[str, list[str]]]:
+        if self._pairs is None:
+            self._load(with_form=False)
+        assert self._pairs is not None
+        return self._pairs
+
+    @pairs.setter
+    def pairs(self, value: dict[str, dict[str, list[str]]]) -> None:
+        self._pairs = value
+        self._pairs_dirty = True
+
+    def _load(self, with_form: bool) -> None:
+        self._pairs = {}
+        try:
             raw = json.loads(self.path.read_text("utf-8"))
             if raw.get("version") == 1:
-                self.pairs = raw["keys"]
-                self.form = list(raw.get("form", []))
-                self.migrated = str(raw.get("migrated", ""))
-        except (OSError, ValueError, KeyError, TypeError):
+                self._pairs = raw["keys"]
+                if with_form:
+                    self.form = list(raw.get("form", []))
+                    self.migrated = str(raw.get("migrated", ""))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
 
     def loose(self, oid: str) -> bool:
@@ -114,7 +142,7 @@ class CipherCache:
         known = self.pairs.setdefault(key_id, {})
         if known.get(path) != [plain, cipher]:
             known[path] = [plain, cipher]
-            self.dirty = True
+            self.dirty = self._pairs_dirty = True
 
     def save(self) -> None:
         if not self.dirty:
@@ -122,13 +150,11 @@ class CipherCache:
         from gitmem.state import write_atomic
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(
-            self.path,
-            json.dumps(
-                {"version": 1, "keys": self.pairs, "form": self.form, "migrated": self.migrated}
-            ).encode(),
-        )
-        self.dirty = False
+        small = {"version": 1, "form": self.form, "migrated": self.migrated}
+        if self._pairs_dirty:  # the pairs first: the form file is only ever a shortcut
+            write_atomic(self.path, json.dumps({**small, "keys": self.pairs}).encode())
+        write_atomic(self.form_path, json.dumps(small).encode())
+        self.dirty = self._pairs_dirty = False
 
 
 @dataclass
