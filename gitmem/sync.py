@@ -128,12 +128,22 @@ class Syncer(WriteBack):
         )
         edit_rounds = 0
         for round_no in range(MAX_ROUNDS):
+            snaps: dict[str, dict[str, Snapshot]] = {}
             if not (optimistic or local_only):
-                self._fetch()  # first: an unreachable remote fails before anything is written
+                # the fetch runs while the folders are read (they do not depend on each other
+                # until the merge); an unreachable remote still fails before anything is
+                # committed or written back, and an unsafe remote tree too
+                fetching = self._start_fetch()
+                try:
+                    snaps = self._snapshots()
+                except BaseException:
+                    self._cancel_fetch(fetching)
+                    raise
+                self._finish_fetch(fetching)
                 for ref in self.by_ref:
-                    self._check_remote(ref)  # and an unsafe remote tree too
+                    self._check_remote(ref)
             for ref, scopes in self._open_refs():
-                self._commit_local(ref, scopes)
+                self._commit_local(ref, scopes, snaps.get(ref))
             dirty = False
             for ref, scopes in self._open_refs():
                 if not (optimistic or local_only):
@@ -173,7 +183,15 @@ class Syncer(WriteBack):
 
     # -- 1. local changes --------------------------------------------------------------------
 
-    def _commit_local(self, ref: str, scopes: list[Scope]) -> None:
+    def _snapshots(self) -> dict[str, dict[str, Snapshot]]:
+        return {
+            ref: {s.name: self._snapshot(ref, s) for s in scopes}
+            for ref, scopes in self._open_refs()
+        }
+
+    def _commit_local(
+        self, ref: str, scopes: list[Scope], taken: dict[str, Snapshot] | None = None
+    ) -> None:
         repo = self.repo
         tip = repo.resolve(ref)
         remote_tip = self._remote_tip(ref)
@@ -182,7 +200,7 @@ class Syncer(WriteBack):
             # its merge base), not into a second root commit merged "file by file"
             repo.update_ref(ref, remote_tip, None, "gitmem: start from the remote")
             tip = remote_tip
-        snaps = {s.name: self._snapshot(ref, s) for s in scopes}
+        snaps = taken or {s.name: self._snapshot(ref, s) for s in scopes}
         for s in scopes:
             if s.name in self.unknown_base:
                 self.unknown_base.discard(s.name)

@@ -62,10 +62,10 @@ def commit_findings(
             else f"folders over {MAX_TREE_BYTES // (1024 * 1024)} MiB"
         )
         return [Finding(shape.last.split("/", 1)[0], 0, "GM105", why)]
-    listed = repo.list_tree(commit, sizes=True)
+    listed, paths = repo.list_tree_and_paths(commit)
     entries = {p: Entry(e.mode, e.kind, e.oid, e.size) for p, e in listed.items()}
     reader = _Prefetch(repo, [e for e in entries.values() if e.oid not in known])
-    return check_entries(entries, repo.tree_paths(commit), ref, reader.read, known)
+    return check_entries(entries, paths, ref, reader.read, known)
 
 
 class _Prefetch:
