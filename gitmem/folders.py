@@ -45,6 +45,8 @@ class Materialized:
     records: dict[str, FileRecord] = field(default_factory=dict)
     # paths below a folder that is a symbolic link: writing there would leave the scope folder
     through_link: list[str] = field(default_factory=list)
+    # synced files whose place a symbolic link (or a folder) took: neither written nor deleted
+    not_a_file: list[str] = field(default_factory=list)
     # files edited in the instant between the check and the rename: path -> blob id of the bytes
     # the rename displaced. The disk holds the target now; the caller must merge these in.
     displaced: dict[str, str] = field(default_factory=dict)
@@ -337,6 +339,9 @@ def materialize(
                 done.records.pop(rel, None)
             else:
                 done.records[rel] = _record(want, os.lstat(path), now)
+            continue
+        if current == "!not-a-file":
+            done.not_a_file.append(rel)  # a link or a folder took its place: never through it
             continue
         if current != was:
             done.changed_meanwhile[rel] = (

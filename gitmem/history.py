@@ -109,7 +109,7 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
 
 
 def _path_log(
-    project: Project, where: RefPath, stored: str, limit: int | None
+    project: Project, where: RefPath, stored: list[str], limit: int | None
 ) -> list[dict[str, str]]:
     """Every version of one memory: both sides of a resolved conflict (the losing edit too, so
     `restore --at` can find it) and the merges that resolved it, with their trailers."""
@@ -363,13 +363,14 @@ def _relink(project: Project, where: RefPath, commit: str) -> bool:
 # -- the personal ref may be encrypted: names hidden, blobs sealed (gitmem.privacy) -------------
 
 
-def _stored_path(project: Project, where: RefPath, tip: str | None) -> str:
-    """The path a memory has on its ref: its hidden name when the tip encrypts its prefix."""
+def _stored_path(project: Project, where: RefPath, tip: str | None) -> list[str]:
+    """The names a memory had on its ref: its hidden names under each key when the personal
+    ref encrypts its prefix (a key rotation renames them), and its plaintext path."""
     if where.scope.ref != project.user_ref or tip is None or not where.rel:
-        return where.in_ref
+        return [where.in_ref]
     from gitmem.privacy import personal_codec
 
-    return personal_codec(project.repo, project.user_ref).stored_path(tip, where.in_ref)
+    return personal_codec(project.repo, project.user_ref).stored_paths(tip, where.in_ref)
 
 
 def _plain_tree(project: Project, commit: str) -> str:

@@ -49,6 +49,7 @@ else:
 
 NOTE_PREFIX = "sealed:"
 MAX_ROTATIONS = 64  # key changes followed back to the last key this machine trusted
+MAX_KEYS_FOLLOWED = 256  # key files (grants, rotations) whose names `log PATH` follows
 NOTE_AD = "gitmem commit note"
 REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "
@@ -429,6 +430,23 @@ class PersonalCodec:
         if decoded.keyring is None or top not in decoded.sealed:
             return path
         return f"{top}/{decoded.keyring.key.name(path)}"
+
+    def stored_paths(self, rev: str, path: str) -> list[str]:
+        """Every name `path` had on the ref up to `rev`: its hidden name under each key the
+        history used (a rotation renames every hidden name), and its plaintext path (before
+        encryption). Keys this machine cannot open are skipped; at most MAX_KEYS_FOLLOWED."""
+        top = path.split("/", 1)[0]
+        names = [self.stored_path(rev, path)]
+        if top in PERSONAL_PREFIXES:
+            for _, blob in self.repo.path_history(rev, SCOPE_KEY_FILE)[:MAX_KEYS_FOLLOWED]:
+                if blob is None:
+                    continue
+                try:
+                    names.append(f"{top}/{self._unlock(blob).name(path)}")
+                except NoAccess:
+                    continue
+        names.append(path)
+        return list(dict.fromkeys(names))
 
     def rewrite_reason(self, tip: str) -> str | None:
         """Why the tip must be re-written though no file changed (gitmem.encrypt changed,

@@ -56,7 +56,7 @@ class History(GitDir):
     def log(
         self,
         rev: str,
-        path: str | None = None,
+        path: str | Sequence[str] | None = None,
         limit: int | None = None,
         full_history: bool = False,
         resolved: str | None = None,
@@ -73,7 +73,7 @@ class History(GitDir):
             args += ["--merges", "--fixed-strings", f"--grep=Gitmem-Resolved: {resolved}"]
         args.append(rev)
         if path:
-            args += ["--", path]
+            args += ["--", *([path] if isinstance(path, str) else path)]
         out = self.git(*args).stdout.decode("utf-8", "replace")
         rows = []
         for rec in out.split("\x1e"):
@@ -130,10 +130,13 @@ class History(GitDir):
             commits.append(Commit(oid, float(ts or 0), name, email, subject, paths))
         return commits
 
-    def path_history(self, rev: str, path: str) -> list[tuple[str, str | None]]:
+    def path_history(self, rev: str, path: str | Sequence[str]) -> list[tuple[str, str | None]]:
         """(commit, blob-or-None) for each commit that touched `path`, newest first: one
         process. A commit's raw diff names the blob it leaves at `path` (all zeros: deleted);
-        `-m` diffs a merge against each parent, and one that differs names the merge's blob."""
+        `-m` diffs a merge against each parent, and one that differs names the merge's blob.
+        Several paths: the names one file had (a key rotation renames a hidden name), so a
+        commit that deletes one and adds another names the blob it adds."""
+        paths = [path] if isinstance(path, str) else list(path)
         out = self.git(
             "log",
             "--format=%x00%H",
@@ -145,18 +148,19 @@ class History(GitDir):
             "--no-renames",
             rev,
             "--",
-            path,
+            *paths,
         ).stdout
-        target = path.encode("utf-8", "surrogateescape")
+        targets = {p.encode("utf-8", "surrogateescape") for p in paths}
         result: dict[str, str | None] = {}
         commit = ""
         tokens = iter(out.split(b"\0"))
         for token in tokens:
             token = token.lstrip(b"\n")
             if token.startswith(b":"):  # ":oldmode newmode oldoid newoid status", then the path
-                if next(tokens, b"") == target and commit:
+                if next(tokens, b"") in targets and commit:
                     new_oid = token.split()[3].decode()
-                    result[commit] = new_oid if new_oid.strip("0") else None
+                    if new_oid.strip("0"):
+                        result[commit] = new_oid
             elif token:
                 commit = token.decode()
                 result.setdefault(commit, None)

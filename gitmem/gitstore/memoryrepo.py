@@ -231,18 +231,23 @@ class MemoryRepository(MemoryStore):
             if not path or p == path or p.startswith(start)
         }
 
-    def _touched(self, commit: str, path: str) -> bool:
-        """Shown by `git log --full-history -- path`: differs at `path` from every parent."""
-        mine = self._files_under(commit, path)
+    def _touched(self, commit: str, path: str | Sequence[str]) -> bool:
+        """Shown by `git log --full-history -- paths`: differs at them from every parent."""
+        paths = [path] if isinstance(path, str) else list(path)
+
+        def under(rev: str) -> dict[str, str]:
+            return {k: v for p in paths for k, v in self._files_under(rev, p).items()}
+
+        mine = under(commit)
         parents = self.read_commit(commit)[1]
         if not parents:
             return bool(mine)
-        return all(self._files_under(p, path) != mine for p in parents)
+        return all(under(p) != mine for p in parents)
 
     def log(
         self,
         rev: str,
-        path: str | None = None,
+        path: str | Sequence[str] | None = None,
         limit: int | None = None,
         full_history: bool = False,
         resolved: str | None = None,
@@ -289,11 +294,12 @@ class MemoryRepository(MemoryStore):
                     times.setdefault(p, stamp)
         return times
 
-    def path_history(self, rev: str, path: str) -> list[tuple[str, str | None]]:
+    def path_history(self, rev: str, path: str | Sequence[str]) -> list[tuple[str, str | None]]:
+        paths = [path] if isinstance(path, str) else list(path)
         return [
-            (oid, self._files_under(oid, path).get(path))
+            (oid, next((b for p in paths if (b := self._files_under(oid, p).get(p))), None))
             for oid in self._commits(rev)
-            if self._touched(oid, path)
+            if self._touched(oid, paths)
         ]
 
     def blobs_in_history(self, revs: Sequence[str], folder: str) -> dict[str, set[str]]:

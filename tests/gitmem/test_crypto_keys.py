@@ -140,3 +140,28 @@ def test_two_rotations_before_another_machine_syncs_are_a_chain_it_follows(
     forged = project.repo.write_commit(forged_tree, [third], "gitmem: 1 file changed")
     with pytest.raises(DecryptError, match="did not endorse"):
         personal_codec(project.repo, project.user_ref).verify(forged, old_tip)
+
+
+def test_log_and_restore_follow_a_memory_across_key_rotations(project: Project) -> None:
+    from gitmem.history import memory_log, restore, versions
+    from gitmem.sync import SyncOptions, run_sync
+
+    topic = project.scope("auto").path / "a.md"
+    run_sync(project, SyncOptions(mode="sync"))  # alpha, under the first key
+    first = project.repo.resolve(project.user_ref)
+    assert first is not None
+    keys.rotate(project)
+    topic.write_text("beta\n")
+    run_sync(project, SyncOptions(mode="sync"))  # beta, under the second key
+    keys.rotate(project)
+    topic.write_text("gamma\n")
+    run_sync(project, SyncOptions(mode="sync"))  # gamma, under the third
+    seen = [data for _, data in versions(project, "auto/a.md") if data is not None]
+    assert list(dict.fromkeys(seen)) == [b"gamma\n", b"beta\n", b"alpha\n"]
+    commits = {row["commit"] for row in memory_log(project, "auto/a.md", None)}
+    assert first in commits
+    restore(project, "auto/a.md", first[:12], force=False)
+    assert topic.read_text() == "alpha\n"
+    topic.unlink()
+    restore(project, "auto/a.md", None, force=False)  # the newest version: gamma
+    assert topic.read_text() == "gamma\n"
