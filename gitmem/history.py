@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from gitmem.errors import UsageError
 from gitmem.folders import snapshot
 from gitmem.scopes import Project, Scope
-from gitmem.state import load_scope_state, repository_lock, write_atomic
+from gitmem.state import current_mode, load_scope_state, repository_lock, write_atomic
 from gitmem.treecheck import META_FILE
 from gitmem.treemerge import as_tree_input
 
@@ -328,7 +328,7 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
         unchanged = target.is_file() and target.read_bytes() == data
         if not unchanged:
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, data)
+            write_atomic(target, data, current_mode(target))  # as sync's write-back does
         relinked = _relink(project, where, commit)
     return Restored(target, commit, relinked, unchanged)
 
@@ -356,7 +356,7 @@ def _relink(project: Project, where: RefPath, commit: str) -> bool:
     fixed = with_entries(current, [name], [project.repo.read_blob(old)])
     if fixed == current:
         return False
-    write_atomic(index_path, fixed)
+    write_atomic(index_path, fixed, current_mode(index_path))
     return True
 
 

@@ -9,6 +9,7 @@ import fcntl
 import json
 import os
 import random
+import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -136,6 +137,16 @@ def _save_index(common_dir: Path, scope: str, state: ScopeState) -> str | None:
         write_atomic(target, data)
     state.indexed = dict(state.files)
     return checksum
+
+
+def current_mode(path: Path) -> int | None:
+    """The permission bits of a regular file that is there (never through a symlink), else None:
+    what a rewrite keeps, as the sync write-back does (a 0600 memory stays 0600)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
 
 
 def write_atomic(target: Path, data: bytes, mode: int | None = None) -> os.stat_result:

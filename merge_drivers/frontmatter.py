@@ -347,8 +347,8 @@ class _Merger:
         return w.raw
 
 
-def topic_rank(data: bytes, info: SideInfo) -> Rank:
-    return rank_of(content_key(data), data, info.time)
+def topic_rank(data: bytes, info: SideInfo, path: str = "") -> Rank:
+    return rank_of(content_key(data), data, info.time_of(path))
 
 
 def merge_topic(
@@ -356,7 +356,7 @@ def merge_topic(
 ) -> MergeResult:
     """Merge a markdown file with optional YAML frontmatter (all three sides decode as UTF-8)."""
     win, lose, side, why = order_sides(
-        ours, topic_rank(ours, ours_info), theirs, topic_rank(theirs, theirs_info)
+        ours, topic_rank(ours, ours_info, path), theirs, topic_rank(theirs, theirs_info, path)
     )
     try:
         zf, zbody = split(base.decode())

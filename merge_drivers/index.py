@@ -55,6 +55,9 @@ from merge_drivers.indexdoc import (
     Node,
     bullet_body,
     declared,
+    fence,
+    heading_level,
+    is_comment_start,
     is_open,
     link_target,
     measure,
@@ -71,8 +74,9 @@ __all__ = ["ARCHIVE_HEADER", "ARCHIVE_NAME", "measure", "merge_index", "parse", 
 class _Side:
     """One side of the merge: its items as the merge sees them, and what it knows about topics."""
 
-    def __init__(self, name: str, nodes: dict[Key, Node], info: SideInfo) -> None:
+    def __init__(self, name: str, nodes: dict[Key, Node], info: SideInfo, path: str) -> None:
         self.name = name
+        self.path = path
         self.nodes = nodes
         self.info = info
         self._ranks: dict[tuple[str, str, bool], Rank] = {}
@@ -89,9 +93,14 @@ class _Side:
         memo = (text, target, with_time)
         r = self._ranks.get(memo)
         if r is None:
-            time = self.info.times.get(target.removeprefix("./")) if target else None
+            time = None
+            if target:
+                try:
+                    time = self.info.times.get(target.removeprefix("./"))
+                except Exception:  # a lazy mapping that cannot read: rank without it
+                    time = None
             if time is None and with_time:
-                time = self.info.time
+                time = self.info.time_of(self.path)
             r = rank_of(text.encode(), self.topic(target), time)
             self._ranks[memo] = r
         return r
@@ -200,8 +209,8 @@ def merge_index(
     at = side_archive(theirs_info) if from_files else None
     bn = _view(zb, zb.archived, None, caps)
     heads = {k for k, nd in bn.items() if nd.kind == "head"}
-    so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info)
-    st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info)
+    so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info, path)
+    st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info, path)
     base_order = _base_order(zb, bn)
     bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo)
     bt = _same(bn, zb, st.nodes, zt) and not _reorganized(base_order, bn, _keys(zt), zt)
@@ -212,8 +221,11 @@ def merge_index(
         if not (caps and over_caps(keep)):
             return MergeResult(keep)
     orders = {}
+    raw = {so.name: set(so.nodes), st.name: set(st.nodes)}
     for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
         pairs = _pairs(bn, side.nodes)
+        other = raw[st.name if side is so else so.name]
+        pairs.update(_block_pairs(bn, side.nodes, pairs, other))
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
         orders[side.name] = list(dict.fromkeys(pairs.get(it.key, it.key) for it in z.items))
     resolutions: list[Resolution] = []
@@ -259,7 +271,7 @@ def merge_index(
         if key not in base_pos:
             anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
-    order = _order(base_order, base_pos, chosen)
+    order = _fold_copies(_order(base_order, base_pos, chosen), chosen)
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
     nodes = {k: c.node for k, c in chosen.items()}
@@ -326,7 +338,8 @@ def _pick(
     if tf == bf:
         return None if o is None else (o.text, o.gap)
     target = (o.target if o is not None else "") or (t.target if t is not None else "")
-    subject = f"entry {target or key[2][:60]}"
+    what = "paragraph" if key[0] == "b" else "entry"
+    subject = f"{what} {target or key[2][:60]}"
     if o is None or t is None:
         side, kept = (st, t) if o is None else (so, o)
         assert kept is not None
@@ -340,7 +353,8 @@ def _pick(
         return t.text, gap
     ro, rt = so.rank(o.text, o.target), st.rank(t.text, t.target)
     win, lose, side, why = (o, t, so, reason(ro, rt)) if ro > rt else (t, o, st, reason(rt, ro))
-    text, clash = merge_entry(base_text or "", win.text, lose.text)
+    merge = merge_block if key[0] == "b" else merge_entry
+    text, clash = merge(base_text or "", win.text, lose.text)
     if clash:
         resolutions.append(Resolution(path, subject, side.name, why))
     return text, gap
@@ -386,6 +400,64 @@ def _pairs(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
         if candidates:
             pairs[candidates.pop(0)] = bk
     return pairs
+
+
+def _block_pairs(
+    bn: dict[Key, Node], nodes: dict[Key, Node], pairs: dict[Key, Key], other: set[Key]
+) -> dict[Key, Key]:
+    """{side key: base key} for paragraphs, comments and fences this side rewrote in place.
+
+    A block is anchored to its neighbours: the nearest items before and after it that both
+    the base and this side hold (a heading, an entry, an unchanged block). A base block this
+    side no longer holds and a new block of the same kind in the same slot are one block
+    edited, whatever the text; several pair in order (the first gone with the first new): a
+    merge writes an edited block at its base place, before the new items it files at the end
+    of the section, so the next merge pairs it again. A block the other side holds too (the
+    same text) next to the base block is a new item of its own, not an edit."""
+    mapped = [pairs.get(k, k) for k in nodes]
+    common = set(bn).intersection(mapped)
+    gone = [k for k in bn if k[0] == "b" and k not in common]
+    new = [k for k, m in zip(nodes, mapped, strict=True) if k[0] == "b" and m not in bn]
+    if not gone or not new:
+        return {}
+    slots_b = _slots(list(bn), common)
+    slots_s = _slots(mapped, common)
+    by_slot: dict[tuple[Key, Key, str], tuple[list[Key], list[Key]]] = {}
+    for k in gone:
+        by_slot.setdefault((*slots_b[k], _block_kind(bn[k].text)), ([], []))[0].append(k)
+    for k in new:
+        group = by_slot.get((*slots_s[k], _block_kind(nodes[k].text)))
+        if group is not None:
+            group[1].append(k)
+    out: dict[Key, Key] = {}
+    for olds, news in by_slot.values():
+        for sk, bk in zip(news, olds, strict=False):
+            if not (sk in other and bk in other):  # the other side holds both: two items
+                out[sk] = bk
+    return out
+
+
+def _block_kind(text: str) -> str:
+    first = text.split("\n", 1)[0]
+    return "comment" if is_comment_start(first) else "fence" if fence(first) else "paragraph"
+
+
+def _slots(keys: list[Key], common: set[Key]) -> dict[Key, tuple[Key, Key]]:
+    """For each key not in `common`: the nearest keys before and after it that are."""
+    out: dict[Key, tuple[Key, Key]] = {}
+    prev = START
+    for k in keys:
+        if k in common:
+            prev = k
+        else:
+            out[k] = (prev, START)
+    nxt = START
+    for k in reversed(keys):
+        if k in common:
+            nxt = k
+        elif k in out:
+            out[k] = (out[k][0], nxt)
+    return out
 
 
 def _title(text: str) -> str:
@@ -438,6 +510,47 @@ def merge_entry(base: str, win: str, lose: str) -> tuple[str, bool]:
     return (f"{first}\n{tail}" if tail else first), clash
 
 
+def merge_block(base: str, win: str, lose: str) -> tuple[str, bool]:
+    """A paragraph or comment both sides rewrote: its lines by diff3, the same line rewritten
+    on both sides to `win`. True when an edit of `lose` gave way."""
+    from merge_drivers.text import merge_body
+
+    one = _block_kind(base or win) == "paragraph"  # no blank line may split it
+    sides = [(x + "\n").encode() for x in (base, win, lose)]
+    body, res = merge_body("", sides[0], sides[1], sides[2], "win", "", by_line=one)
+    return body.decode().removesuffix("\n"), any(r.winner == "win" for r in res)
+
+
+def _fold_copies(order: list[Key], chosen: dict[Key, _Chosen]) -> list[Key]:
+    """One plain bullet per text and section of the result: two items that a deleted heading
+    (or a side that moved one) put into one section are one item, the first — what reading the
+    result back would make of them, so every merge order writes the same."""
+    seen: set[tuple[str, str]] = set()
+    sections: list[tuple[int, str]] = []
+    out: list[Key] = []
+    for key in order:
+        nd = chosen[key].node
+        if nd.kind == "head":
+            level = heading_level(nd.text)
+            while sections and sections[-1][0] >= level:
+                sections.pop()
+            if level >= 2:
+                sections.append((level, key[2]))
+        elif nd.kind == "entry" and not nd.target:
+            mark = (sections[-1][1] if sections else "", key[2])
+            if mark in seen:
+                continue
+            seen.add(mark)
+        out.append(key)
+    return out
+
+
+def _by_text(key: Key) -> tuple[str, str, str, int]:
+    """Siblings sort by kind and text, their section last: a bullet a merge moves into another
+    section (its heading deleted) keeps its place among the new items there."""
+    return (key[0], key[2], key[1], key[3])
+
+
 def _order(
     base_order: list[Key], base_pos: dict[Key, int], chosen: dict[Key, _Chosen]
 ) -> list[Key]:
@@ -474,10 +587,10 @@ def _order(
     out = sorted(first)
 
     def flush(root: Key) -> None:
-        out.extend(sorted(sections.get(root, ())))
-        for h in sorted(subheads.get(root, ())):
+        out.extend(sorted(sections.get(root, ()), key=_by_text))
+        for h in sorted(subheads.get(root, ()), key=_by_text):
             out.append(h)
-            out.extend(sorted(sections.get(h, ())))
+            out.extend(sorted(sections.get(h, ()), key=_by_text))
 
     root = START
     skip = set(first) | set(final)

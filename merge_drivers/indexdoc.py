@@ -121,11 +121,13 @@ def parse(text: str) -> Index:
 
     sections: list[tuple[int, str]] = []  # the open headings of level 2 and deeper
 
-    def add(kind: str, norm: str, body: list[str], target: str = "") -> None:
+    def add(kind: str, norm: str, body: list[str], target: str = "", scoped: bool = False) -> None:
         # A heading is scoped by its parent section: `### Notes` under `## Build` and under
-        # `## Testing` are two headings. Other items are keyed by their text alone, so that a
-        # heading added above them re-keys nothing; copies of one text are one item.
-        scope = sections[-1][1] if kind == "head" and sections else ""
+        # `## Testing` are two headings; so is a plain bullet (`- Run tests with -x` in two
+        # sections is two entries). Linked entries and other blocks are keyed by their target
+        # or text alone, so that a heading added above them re-keys nothing; copies of one
+        # text (in one section) are one item.
+        scope = sections[-1][1] if (kind == "head" or scoped) and sections else ""
         items.append(Item(kind, (kind[0], scope, norm, 0), "\n".join(body), "".join(gap), target))
         gap.clear()
 
@@ -180,7 +182,7 @@ def parse(text: str) -> Index:
             if target is not None:
                 add("entry", norm(target.removeprefix("./")), body, target)
             else:
-                add("entry", norm(bullet), body)
+                add("entry", norm(bullet), body, scoped=True)
                 items[-1].soft = soft_key(bullet)
             continue
         i += 1

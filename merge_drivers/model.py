@@ -52,7 +52,8 @@ class SideInfo(_Frozen):
     confidence and recency from it; the index resolver also reads `MEMORY-archive.md` from it);
     it may be lazy: only the names a resolver needs are read. `times` maps those file names to
     the commit time of the side's last change to each: an index entry's recency when its topic
-    file carries no date.
+    file carries no date. `times` may be lazy too (the git driver reads it from `git log` on
+    first use); when `time` is None the path's own name in `times` stands for it (`time_of`).
     """
 
     __slots__ = ("siblings", "time", "times")
@@ -72,6 +73,16 @@ class SideInfo(_Frozen):
 
     def __hash__(self) -> int:  # siblings may be an unhashable mapping
         return hash(self.time)
+
+    def time_of(self, path: str) -> float | None:
+        """The commit time of this side's last change to `path` (the merged file): `time`, else
+        its name's entry in `times`. A lazy mapping that cannot answer gives None."""
+        if self.time is not None:
+            return self.time
+        try:
+            return self.times.get(path.rsplit("/", 1)[-1])
+        except Exception:
+            return None
 
 
 class Resolution(_Frozen):

@@ -38,13 +38,15 @@ def _is_item(line: bytes) -> bool:
     return 0 < digits < 10 and s[digits : digits + 2] in (b". ", b") ")
 
 
-def _glue(out: list[bytes], block: list[bytes]) -> None:
-    """Append `block` after `out`; two paragraphs get the blank line that keeps them apart."""
+def _glue(out: list[bytes], block: list[bytes], by_line: bool = False) -> None:
+    """Append `block` after `out`; two paragraphs get the blank line that keeps them apart
+    (not `by_line`: the lines of one paragraph)."""
     if not block:
         return
     _close(out)
     last, first = (out[-1] if out else b""), block[0]
-    if line_key(last) and line_key(first) and not (_is_item(last) and _is_item(first)):
+    paragraphs = line_key(last) and line_key(first) and not (_is_item(last) and _is_item(first))
+    if paragraphs and not by_line:
         out.append(b"\n")
     out.extend(block)
 
@@ -52,14 +54,15 @@ def _glue(out: list[bytes], block: list[bytes]) -> None:
 Chunk = tuple[list[bytes], list[bytes]]  # (blank lines before it, its lines)
 
 
-def _chunks(lines: list[bytes]) -> list[Chunk]:
-    """A block cut into paragraphs, each list item or indented line a chunk of its own."""
+def _chunks(lines: list[bytes], by_line: bool = False) -> list[Chunk]:
+    """A block cut into paragraphs, each list item or indented line a chunk of its own (each
+    line, `by_line`)."""
     out: list[Chunk] = []
     gap: list[bytes] = []
     for line in lines:
         if not line_key(line):
             gap.append(line)
-        elif gap or not out or _is_item(line) or _is_item(out[-1][1][-1]):
+        elif by_line or gap or not out or _is_item(line) or _is_item(out[-1][1][-1]):
             out.append((gap, [line]))
             gap = []
         else:
@@ -73,11 +76,11 @@ def _key(chunk: Chunk) -> list[bytes]:
     return [line_key(x) for x in chunk[1]]
 
 
-def _both_added(a: list[bytes], b: list[bytes]) -> list[bytes]:
+def _both_added(a: list[bytes], b: list[bytes], by_line: bool = False) -> list[bytes]:
     """Both blocks, chunk by chunk: what both wrote at the start or the end once, between them
     the greater chunk first (each side's own order kept), so three replicas that append at
     one place converge whatever order they merge in."""
-    ca, cb = _chunks(a), _chunks(b)
+    ca, cb = _chunks(a, by_line), _chunks(b, by_line)
     head = 0
     while head < min(len(ca), len(cb)) and _key(ca[head]) == _key(cb[head]):
         head += 1
@@ -104,7 +107,7 @@ def _both_added(a: list[bytes], b: list[bytes]) -> list[bytes]:
             out.extend(gap)
             out.extend(body)
         else:
-            _glue(out, body)
+            _glue(out, body, by_line)
     return out
 
 
@@ -116,10 +119,13 @@ def merge_body(
     win_side: str,
     why: str,
     first_line: int = 1,
+    by_line: bool = False,
 ) -> tuple[bytes, list[Resolution]]:
     """Merge `win` and `lose` (ordered by rank by the caller) against `base`.
 
     `first_line` is the file line number of the body's first line, for resolution lines.
+    `by_line`: the text is one paragraph (of an index): lines both sides added at one place
+    are merged line by line, with no blank line between them.
     """
     if win == lose or lose == base:
         return win, []
@@ -149,7 +155,7 @@ def merge_body(
                 emit(bl[ib:bm])
             elif iz == zm:  # both only added here: keep both blocks
                 start = len(out) + first_line
-                emit(_both_added(al[ia:am], bl[ib:bm]))
+                emit(_both_added(al[ia:am], bl[ib:bm], by_line))
                 resolutions.append(
                     Resolution(
                         path, f"lines {start}-{len(out) + first_line - 1}", "both", "both added"
@@ -206,9 +212,9 @@ def merge_text(
     """Merge a text file without frontmatter semantics."""
     win, lose, side, why = order_sides(
         ours,
-        rank_of(content_key(ours), None, ours_info.time),
+        rank_of(content_key(ours), None, ours_info.time_of(path)),
         theirs,
-        rank_of(content_key(theirs), None, theirs_info.time),
+        rank_of(content_key(theirs), None, theirs_info.time_of(path)),
     )
     data, resolutions = merge_body(path, base, win, lose, side, why)
     return MergeResult(data, tuple(resolutions))
@@ -220,8 +226,8 @@ def merge_whole(
     """Binary: the recency winner, whole (greater bytes on a tie), flagged as a conflict."""
     win, _, side, why = order_sides(
         ours,
-        rank_of(ours, None, ours_info.time),
+        rank_of(ours, None, ours_info.time_of(path)),
         theirs,
-        rank_of(theirs, None, theirs_info.time),
+        rank_of(theirs, None, theirs_info.time_of(path)),
     )
     return MergeResult(win, (Resolution(path, "file", side, why),), None, True)

@@ -12,8 +12,11 @@ commit is "theirs" (`git merge` sets GITHEAD_<oid>; `git rebase` lists the commi
 replaying in `rebase-merge/done`), topic files are read for both sides from git objects
 (HEAD and that commit) through one `git cat-file --batch`, and only if a rank is needed. When it
 does not (cherry-pick, merge-tree), neither side gets topic files, so the result stays
-symmetric: the tie-break decides. The index overflow goes into a trailing HTML comment of the
-index (the driver writes one file only); the next `gitmem sync` moves it to MEMORY-archive.md.
+symmetric: the tie-break decides. With the same two commits, recency comes from history: the
+commit time of each side's last change to the merged path and to each file of its folder, read
+by one bounded `git log` per side, only if a rank needs it. The index overflow goes into a
+trailing HTML comment of the index (the driver writes one file only); the next `gitmem sync`
+moves it to MEMORY-archive.md.
 """
 
 from __future__ import annotations
@@ -49,6 +52,58 @@ class _Folder(Mapping[str, bytes]):
 
     def __len__(self) -> int:
         return 0
+
+
+# seconds for one side's `git log`: a huge history gives fewer times, not a hang
+TIMES_TIMEOUT = 2.0
+
+
+class _Times(Mapping[str, float]):
+    """Commit time of the last change to each file of one folder at one revision (seconds
+    since the epoch), read on first use by one `git log` walk from that revision: newest first,
+    so the first time seen for a name is its last change. Bounded by a timeout; a name not
+    reached (or a failing git) has no time. Runs nothing from the repository: no pager, no
+    signature check, no textconv (only names and commit times are asked for)."""
+
+    def __init__(self, rev: str, folder: str) -> None:
+        self.rev = rev
+        self.folder = folder
+        self.prefix = f"{folder}/" if folder else ""
+        self.loaded: dict[str, float] | None = None
+
+    def _load(self) -> dict[str, float]:
+        if self.loaded is not None:
+            return self.loaded
+        self.loaded = {}
+        from gitmem.gitstore.process import run_git
+
+        escaped = "".join(f"\\{c}" if c in "*?[\\" else c for c in self.prefix)
+        env = {"GIT_DIR": os.environ["GIT_DIR"]} if "GIT_DIR" in os.environ else None
+        argv = ["-c", "log.showSignature=false", "log", "-z", "--no-renames", "--no-textconv"]
+        argv += ["--no-show-signature", "--no-mailmap", "--no-notes", "--format=%x01%ct"]
+        argv += ["--name-only", self.rev, "--", f":(top,glob){escaped}*"]
+        try:
+            out = run_git(argv, check=False, timeout=TIMES_TIMEOUT, env=env).stdout
+        except Exception:  # git missing or too slow: rank without history
+            return self.loaded
+        for record in out.split(b"\x01")[1:]:
+            stamp, _, names = record.partition(b"\0")
+            if not stamp.isdigit():
+                continue
+            for name in names.lstrip(b"\n").split(b"\0"):
+                rel = name.decode("utf-8", "surrogateescape")
+                if rel.startswith(self.prefix) and rel:
+                    self.loaded.setdefault(rel[len(self.prefix) :], float(stamp))
+        return self.loaded
+
+    def __getitem__(self, name: str) -> float:
+        return self._load()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
 
 
 def _git_dir() -> str:
@@ -89,8 +144,10 @@ def _infos(path: str, git: CatFile) -> tuple[SideInfo, SideInfo]:
     if theirs is None:
         return SideInfo(), SideInfo()
     folder = path.rsplit("/", 1)[0] if "/" in path else ""
-    ours_folder, theirs_folder = _Folder(git, "HEAD", folder), _Folder(git, theirs, folder)
-    return SideInfo(None, ours_folder), SideInfo(None, theirs_folder)
+    return (
+        SideInfo(None, _Folder(git, "HEAD", folder), _Times("HEAD", folder)),
+        SideInfo(None, _Folder(git, theirs, folder), _Times(theirs, folder)),
+    )
 
 
 def _read(name: str) -> bytes:

@@ -124,3 +124,44 @@ def test_two_clones_edit_one_entry_in_different_lines_both_edits_survive(world: 
     )
     assert (da / "MEMORY.md").read_text() == (db / "MEMORY.md").read_text() == expected
     assert "lost:" not in out
+
+
+def test_two_clones_edit_a_paragraph_it_stays_in_place_with_both_edits(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    base = (
+        "<!-- team memory: keep entries short -->\n# Memory\n\nThese are the build notes:\n"
+        "one line per step,\nread them before a release.\n\n- [A](a.md) — a\n- [B](b.md) — b\n"
+    )
+    (da / "MEMORY.md").write_text(base)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (da / "MEMORY.md").write_text(base.replace("short", "short and linked").replace(":", ", new:"))
+    (db / "MEMORY.md").write_text(base.replace("a release", "any release") + "- [C](c.md) — c\n")
+    world.ok("-C", str(a), "sync")
+    out = world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    expected = (
+        base.replace("short", "short and linked").replace(":", ", new:").replace("a rel", "any rel")
+        + "- [C](c.md) — c\n"
+    )
+    assert (da / "MEMORY.md").read_text() == (db / "MEMORY.md").read_text() == expected
+    assert "lost:" not in out
+
+
+def test_two_clones_keep_the_same_plain_bullet_in_two_sections(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    base = "# Memory\n\n## Build\n- Run tests with -x\n\n## Testing\n- keep it short\n"
+    (da / "MEMORY.md").write_text(base)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (da / "MEMORY.md").write_text(base + "- Run tests with -x\n")
+    (db / "MEMORY.md").write_text(base.replace("with -x\n", "with -x\n- lint first\n"))
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    expected = base.replace("with -x\n", "with -x\n- lint first\n") + "- Run tests with -x\n"
+    assert (da / "MEMORY.md").read_text() == (db / "MEMORY.md").read_text() == expected

@@ -157,3 +157,24 @@ def test_diff_against_the_remote_tracking_ref_shows_what_the_remote_has(world: W
     for rev in ("refs/gitmem-remotes/origin/team", "gitmem-remotes/origin/team"):
         out = world.ok("-C", str(a), "diff", rev)
         assert "team/MEMORY.md" in out and "-- two from b" in out, out
+
+
+def test_restore_keeps_a_private_memory_private(world: World) -> None:
+    """restore rewrites a 0600 file (and the index it relinks) as 0600, as sync's write-back
+    does: the file's current bits are kept; a file restored from nothing gets the default."""
+    a, auto = synced_clone(world)
+    first = world.git("rev-list", "--max-parents=0", "refs/gitmem/users/tester@example.com", cwd=a)
+    (auto / "MEMORY.md").write_text("- [Build](build.md) — make\n")
+    world.ok("-C", str(a), "sync")
+    for name in ("style.md", "MEMORY.md"):
+        os.chmod(auto / name, 0o600)
+    world.ok("-C", str(a), "restore", "auto/style.md", "--at", first.strip())
+    assert (auto / "style.md").read_text() == "ruff format\n"
+    assert "(style.md)" in (auto / "MEMORY.md").read_text()
+    for name in ("style.md", "MEMORY.md"):
+        assert (auto / name).stat().st_mode & 0o777 == 0o600, name
+    (auto / "build.md").unlink()
+    world.ok("-C", str(a), "restore", "auto/build.md")
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert (auto / "build.md").stat().st_mode & 0o777 == 0o644 & ~umask

@@ -8,7 +8,16 @@ TARGETS = [f"topic-{i}.md" for i in range(10)]
 HOOKS = ["first", "second, refined", "état du projet", "emoji 😀 ok", "long " * 12, ""]
 HEADINGS = ["# Memory", "## Project", "## Feedback", "## Notes"]
 PLAIN = ["plain one", "plain two", "Plain  One", "third"]
-PROSE = ["Some prose about the project.", "<!-- a comment -->", "```\ncode\n```"]
+# Paragraph and comment edits in place, and paragraphs of several lines (prose lines drawn next
+# to each other): each must stay where it was and merge inside itself.
+PROSE = [
+    "Some prose about the project.",
+    "Some prose about the project, edited.",
+    "More prose, on a line of its own.",
+    "<!-- a comment -->",
+    "<!-- a comment, edited -->",
+    "```\ncode\n```",
+]
 # An indented line continues the entry above it, else it is a paragraph (or a bullet) of its own:
 # merges must keep the blank line that separates them.
 INDENTED = ["  wrapped detail", " - sub point"]

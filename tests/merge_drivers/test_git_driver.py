@@ -332,3 +332,130 @@ def test_three_clones_merging_in_different_orders_end_identical(
     for target in ("alpha", "delta", "left", "note", "epsilon"):
         assert text.count(f"({target}.md)") == 1
     assert "More prose, from a." in text and "## Notes" in text
+
+
+def commit_at(r: Path, branch: str, files: dict[str, str], when: int) -> None:
+    git(r, "checkout", "-q", branch)
+    for name, text in files.items():
+        write(r, name, text)
+    git(r, "add", "-A")
+    date = f"@{when} +0000"
+    subprocess.run(
+        ["git", "-C", str(r), "commit", "-qm", f"{branch} at {when}"],
+        check=True,
+        env={**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date},
+    )
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+@pytest.mark.parametrize("newer", ["main", "left"])
+def test_the_driver_ranks_by_commit_time_when_files_carry_no_date(
+    repo: Path, op: str, newer: str
+) -> None:
+    """No `modified:` anywhere: the side whose commit changed the file last wins the line both
+    rewrote (topic body and index hook), whichever side is ours — not the greater bytes."""
+    install(repo)
+    base = {"MEMORY.md": index("- [Notes](notes.md) — notes"), "notes.md": "one\ntwo\n"}
+    commit_at(repo, "main", base, 1_800_000_000)
+    git(repo, "branch", "-f", "left", "main")
+    edits = {
+        "main": {"MEMORY.md": index("- [Notes](notes.md) — notes, zz main"), "notes.md": "zz\n"},
+        "left": {"MEMORY.md": index("- [Notes](notes.md) — notes, aa left"), "notes.md": "aa\n"},
+    }
+    older = "left" if newer == "main" else "main"
+    commit_at(
+        repo,
+        older,
+        {k: v + ("two\n" if k == "notes.md" else "") for k, v in edits[older].items()},
+        1_800_000_100,
+    )
+    commit_at(
+        repo,
+        newer,
+        {k: v + ("two\n" if k == "notes.md" else "") for k, v in edits[newer].items()},
+        1_800_000_200,
+    )
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        text = (repo / MEM / "MEMORY.md").read_text()
+        assert f"notes, {'zz main' if newer == 'main' else 'aa left'}\n" in text, (into, text)
+        assert (repo / MEM / "notes.md").read_text() == edits[newer]["notes.md"] + "two\n"
+        git(repo, "reset", "-q", "--hard", start)
+
+
+INTRO_INDEX = (
+    "<!-- team memory: keep entries short -->\n# Memory\n\nThese are the build notes:\n"
+    "one line per step,\nread them before a release.\n\n- [A](a.md) — a\n- [B](b.md) — b\n"
+)
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_keeps_edited_paragraphs_and_comments_in_place(repo: Path, op: str) -> None:
+    """One side edits the header comment and the first line of the intro paragraph, the other
+    its last line and adds an entry: one copy of each block, in place, the same bytes whichever
+    side is ours."""
+    install(repo)
+    commit_on(repo, "main", "MEMORY.md", INTRO_INDEX.encode())
+    git(repo, "branch", "-f", "left", "main")
+    left = INTRO_INDEX.replace("short", "short and linked").replace(
+        "notes:", "notes, newest first:"
+    )
+    right = INTRO_INDEX.replace("a release", "any release") + "- [C](c.md) — c\n"
+    commit_on(repo, "left", "MEMORY.md", left.encode())
+    commit_on(repo, "main", "MEMORY.md", right.encode())
+    expected = left.replace("a release", "any release") + "- [C](c.md) — c\n"
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
+        git(repo, "reset", "-q", "--hard", start)
+
+
+SECTIONED = "# Memory\n\n## Build\n- Run tests with -x\n- make -j8\n\n## Testing\n- keep it short\n"
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_keeps_the_same_plain_bullet_in_two_sections(repo: Path, op: str) -> None:
+    install(repo)
+    commit_on(repo, "main", "MEMORY.md", SECTIONED.encode())
+    git(repo, "branch", "-f", "left", "main")
+    left = SECTIONED.replace("- keep it short\n", "- keep it short\n- Run tests with -x\n")
+    right = SECTIONED.replace("- make -j8\n", "- make -j8\n- lint first\n")
+    commit_on(repo, "left", "MEMORY.md", left.encode())
+    commit_on(repo, "main", "MEMORY.md", right.encode())
+    expected = left.replace("- make -j8\n", "- make -j8\n- lint first\n")
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
+        git(repo, "reset", "-q", "--hard", start)
+
+
+@pytest.mark.slow
+def test_the_driver_archives_the_oldest_entries_not_the_first_in_the_alphabet(repo: Path) -> None:
+    """Over the caps, the driver's archive comment takes the entries whose topic files were
+    committed longest ago (git log), though their names sort last."""
+    install(repo)
+    commit_at(repo, "main", {"MEMORY.md": index()}, 1_800_000_000)
+    git(repo, "branch", "-f", "left", "main")
+    line = "- [{0}]({0}.md) — a fact about {0} worth keeping in mind"
+    older = [f"z{i:03}" for i in range(110)]
+    newer = [f"a{i:03}" for i in range(110)]
+    for branch, names, when in (("left", older, 1_800_000_100), ("main", newer, 1_800_000_200)):
+        files = {f"{n}.md": f"about {n}\n" for n in names}
+        files["MEMORY.md"] = index(*(line.format(n) for n in names))
+        commit_at(repo, branch, files, when)
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, "merge", "-q", "--no-edit", other)
+        text = (repo / MEM / "MEMORY.md").read_text()
+        loaded, parked = text.split("<!-- gitmem:archive", 1)
+        assert all(f"({n}.md)" in loaded for n in newer), into
+        assert all(f"({n}.md)" in text for n in older)
+        assert "(z000.md)" in parked and "(a000.md)" not in parked
+        git(repo, "reset", "-q", "--hard", start)

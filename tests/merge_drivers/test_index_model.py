@@ -141,6 +141,116 @@ def test_archive_demotes_by_recency_from_history_not_by_alphabet() -> None:
     assert len(result.data.decode().splitlines()) <= 200
 
 
+@pytest.mark.parametrize("path", ["notes/topic.md", "notes/log.txt"])
+def test_a_path_time_in_times_stands_for_the_side_time(path: str) -> None:
+    """The git driver passes commit times lazily, by file name: the merged path's own name is
+    its recency, so the newer rewrite wins whichever side is ours (not the greater bytes)."""
+    name = path.rsplit("/", 1)[-1]
+    base, ours, theirs = b"one\ntwo\n", b"aa\ntwo\n", b"zz\ntwo\n"
+    newer, older = SideInfo(times={name: 2000.0}), SideInfo(times={name: 1000.0})
+    assert merge_file(path, base, ours, theirs, newer, older).data == ours
+    assert merge_file(path, base, theirs, ours, older, newer).data == ours
+    assert merge_file(path, base, ours, theirs).data == theirs  # no times: the bytes decide
+
+
+INTRO = (
+    "<!-- team memory: keep entries short -->\n# Memory\n\nThese are the build notes:\n"
+    "one line per step,\nread them before a release.\n\n- [A](a.md) — a\n- [B](b.md) — b\n\n## Other\n- [C](c.md) — c\n"
+)
+PARAGRAPH_EDITS = {
+    "intro paragraph": ("These are the build notes:", "These are the build notes, newest first:"),
+    "last line of a paragraph": ("read them before a release.", "read them before any release."),
+    "header comment": ("keep entries short", "keep entries short and linked"),
+}
+
+
+@pytest.mark.parametrize("what", sorted(PARAGRAPH_EDITS))
+def test_a_block_edited_on_one_side_stays_where_it_was(what: str) -> None:
+    """A paragraph (also one of several lines, not separated by blank lines) or a header HTML
+    comment edited on one side stays in its place while the other side adds and edits entries."""
+    old, new = PARAGRAPH_EDITS[what]
+    ours = INTRO.replace(old, new)
+    theirs = INTRO.replace("— b", "— b, edited") + "- [D](d.md) — d\n"
+    expected = ours.replace("— b", "— b, edited") + "- [D](d.md) — d\n"
+    assert merged(INTRO, ours, theirs) == expected
+    assert not result_of(INTRO, ours, theirs).resolutions
+
+
+@pytest.mark.parametrize(
+    ("ours_edit", "theirs_edit"),
+    [
+        (PARAGRAPH_EDITS["intro paragraph"], PARAGRAPH_EDITS["last line of a paragraph"]),
+        (("These are", "Here are"), ("\n\n- [A]", "\nKeep them current.\n\n- [A]")),
+    ],
+)
+def test_a_paragraph_edited_on_both_sides_merges_inside_it(
+    ours_edit: tuple[str, str], theirs_edit: tuple[str, str]
+) -> None:
+    """Edits to different lines of one paragraph both survive, in one copy, no resolution
+    (lines apart: like diff3, edits of two adjacent lines are one overlapping change)."""
+    ours, theirs = INTRO.replace(*ours_edit), INTRO.replace(*theirs_edit)
+    assert merged(INTRO, ours, theirs) == ours.replace(*theirs_edit)
+    assert not result_of(INTRO, ours, theirs).resolutions
+
+
+@pytest.mark.parametrize("what", ["intro paragraph", "header comment"])
+def test_one_line_rewritten_on_both_sides_takes_one_winner_and_says_so(what: str) -> None:
+    old, _ = PARAGRAPH_EDITS[what]
+    ours, theirs = INTRO.replace(old, old + " (ours)"), INTRO.replace(old, old + " (theirs)")
+    text = merged(INTRO, ours, theirs)
+    assert text in (ours, theirs)  # one copy, in place, never markers or both
+    (res,) = result_of(INTRO, ours, theirs).resolutions
+    assert res.subject.startswith("paragraph ") and res.winner in ("ours", "theirs")
+
+
+def test_an_edited_paragraph_merged_in_again_changes_nothing() -> None:
+    ours = INTRO.replace(*PARAGRAPH_EDITS["intro paragraph"])
+    theirs = INTRO.replace(*PARAGRAPH_EDITS["last line of a paragraph"]) + "- [D](d.md) — d\n"
+    both = merged(INTRO, ours, theirs)
+    assert merged(INTRO, both, ours) == both and merged(INTRO, theirs, both) == both
+    # three replicas, any order
+    third = INTRO.replace(*PARAGRAPH_EDITS["header comment"])
+    assert merged(INTRO, both, third) == merged(INTRO, merged(INTRO, ours, third), theirs)
+
+
+SECTIONS = "# Memory\n\n## Build\n- Run tests with -x\n- make -j8\n\n## Testing\n- keep it short\n"
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "copies"),
+    [
+        # one side files the same plain bullet under a second section, the other adds elsewhere
+        (
+            SECTIONS.replace("- keep it short\n", "- keep it short\n- Run tests with -x\n"),
+            SECTIONS.replace("- make -j8\n", "- make -j8\n- lint first\n"),
+            2,
+        ),
+        # both sides file it, each under another section
+        (
+            SECTIONS + "\n## Release\n- Run tests with -x\n",
+            SECTIONS.replace("- keep it short\n", "- keep it short\n- Run tests with -x\n"),
+            3,
+        ),
+    ],
+)
+def test_the_same_plain_bullet_in_two_sections_is_two_entries(
+    ours: str, theirs: str, copies: int
+) -> None:
+    text = merged(SECTIONS, ours, theirs)
+    assert text.count("- Run tests with -x\n") == copies, text
+    build = text.split("## Testing")[0]
+    assert build.count("- Run tests with -x\n") == 1
+    assert merged(SECTIONS, text, ours) == text  # merging a side in again changes nothing
+
+
+def test_a_plain_bullet_deleted_from_one_section_stays_in_the_other() -> None:
+    base = SECTIONS.replace("- keep it short\n", "- keep it short\n- Run tests with -x\n")
+    ours = base.replace("- keep it short\n- Run tests with -x\n", "- keep it short\n")
+    theirs = base + "- new in testing\n"
+    text = merged(base, ours, theirs)
+    assert text == ours + "- new in testing\n"
+
+
 ENTRY = "- [A](a.md) — a\n"
 
 

@@ -137,7 +137,7 @@ def _para(i: int) -> str:
     st.permutations(range(6)),
     st.integers(1, 2),
     st.integers(1, 2),
-    st.just("\n\n"),
+    st.sampled_from(["\n\n", "\n"]),
 )
 def test_topic_files_appended_in_three_replicas_converge_byte_for_byte(
     order: list[int], x: int, y: int, sep: str
