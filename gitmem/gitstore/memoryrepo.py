@@ -362,6 +362,14 @@ class MemoryRepository(MemoryStore):
                 self._copy_objects(server, self, oid)
                 self.references[target] = oid
 
+    def start_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> LoopbackFetch:
+        """The fetch a sync starts before it reads the folders; in memory it happens when the
+        caller `finish()`es it (the refs move then, as after a background `git fetch`)."""
+        return LoopbackFetch(self, remote, refspecs)
+
+    def forget_refs(self) -> None:
+        pass  # refs in memory are never cached
+
     def push(
         self,
         remote: str,
@@ -427,6 +435,20 @@ class MemoryRepository(MemoryStore):
                 pending += [tree, *parents]
             elif kind == "tree":
                 pending += [oid for _, (_, oid) in _tree_items(data, _width(source))]
+
+
+class LoopbackFetch:
+    """A fetch started by `MemoryRepository.start_fetch`: `finish()` runs it, `cancel()`
+    drops it."""
+
+    def __init__(self, repo: MemoryRepository, remote: str, refspecs: Sequence[str]) -> None:
+        self.repo, self.remote, self.refspecs = repo, remote, list(refspecs)
+
+    def finish(self) -> None:
+        self.repo.fetch(self.remote, self.refspecs)
+
+    def cancel(self) -> None:
+        pass
 
 
 def _width(store: MemoryStore) -> int:

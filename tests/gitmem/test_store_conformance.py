@@ -211,3 +211,30 @@ def test_history_questions_get_the_same_answers_from_git_and_memory(tmp_path: Pa
             )
     for key in answers[0]:
         assert answers[0][key] == answers[1][key], key
+
+
+def test_the_loopback_fetch_moves_refs_when_finished_and_not_when_cancelled(
+    tmp_path: Path,
+) -> None:
+    """The in-memory side of a fetch started before the folders are read (Transport's
+    start_fetch): nothing moves until finish(); cancel() drops it; a bad remote fails then."""
+    from gitmem.errors import RemoteError
+    from gitmem.gitstore.memoryrepo import MemoryRepository
+
+    server = MemoryStore("sha1", WHO)
+    tree = server.write_tree({"x.md": (BLOB_MODE, server.write_blob(b"x"))})
+    tip = server.write_commit(tree, [], "one", when=1_700_000_000)
+    server.references["refs/gitmem/team"] = tip
+    clone = MemoryRepository(tmp_path / "clone", WHO)
+    clone.add_remote("origin", server, "memory://example.com/x.git")
+    specs = ["+refs/gitmem/team*:refs/gitmem-remotes/origin/team*", "^refs/gitmem/team/*"]
+    dropped = clone.start_fetch("origin", specs, 10.0)
+    dropped.cancel()
+    assert clone.refs("refs/gitmem-remotes") == {}
+    pending = clone.start_fetch("origin", specs, 10.0)
+    assert clone.refs("refs/gitmem-remotes") == {}
+    pending.finish()
+    assert clone.refs("refs/gitmem-remotes") == {"refs/gitmem-remotes/origin/team": tip}
+    assert clone.read_commit(tip)[0] == tree, "the objects came with the ref"
+    with pytest.raises(RemoteError):
+        clone.start_fetch("nowhere", specs, 10.0).finish()
