@@ -89,6 +89,9 @@ class MemoryRepository(MemoryStore):
             raise GitError(f"not a tree: {treeish}")
         return super().list_tree(oid, sizes)
 
+    def list_tree_and_paths(self, treeish: str) -> tuple[dict[str, TreeEntry], list[str]]:
+        return self.list_tree(treeish, sizes=True), self.tree_paths(treeish)
+
     def tree_paths(self, treeish: str) -> list[str]:
         oid = self.resolve(treeish)
         assert oid is not None, f"no tree {treeish}"
@@ -362,10 +365,12 @@ class MemoryRepository(MemoryStore):
                 self._copy_objects(server, self, oid)
                 self.references[target] = oid
 
-    def start_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> LoopbackFetch:
-        """The fetch a sync starts before it reads the folders; in memory it happens when the
-        caller `finish()`es it (the refs move then, as after a background `git fetch`)."""
-        return LoopbackFetch(self, remote, refspecs)
+    def start_fetch(
+        self, remote: str, refspecs: Sequence[str], timeout: float | None = None
+    ) -> LoopbackFetch:
+        """The loopback fetch is instant: it runs at `finish()`, as a background fetch's result
+        becomes visible only then."""
+        return LoopbackFetch(self, remote, list(refspecs))
 
     def forget_refs(self) -> None:
         pass  # refs in memory are never cached
@@ -486,3 +491,4 @@ def _trailers(message: str, key: str) -> list[str]:
     if not all(": " in ln and " " not in ln.split(": ", 1)[0] for ln in lines):
         return []
     return [ln.split(": ", 1)[1] for ln in lines if ln.split(": ", 1)[0] == key]
+

@@ -237,6 +237,26 @@ class ObjectStore(GitDir, ObjectEncoding):
             return dict(entries)
         return entries
 
+    def list_tree_and_paths(self, treeish: str) -> tuple[dict[str, TreeEntry], list[str]]:
+        """`list_tree(treeish, sizes=True)` and `tree_paths(treeish)` from one `ls-tree`."""
+        out = self.git("ls-tree", "-r", "-t", "-z", "-l", "--full-tree", treeish).stdout
+        entries: dict[str, TreeEntry] = {}
+        paths: list[str] = []
+        for item in out.split(b"\0"):
+            if not item:
+                continue
+            meta, _, raw_path = item.partition(b"\t")
+            path = raw_path.decode("utf-8", "surrogateescape")
+            paths.append(path)
+            mode, kind, oid, size = meta.split()
+            if kind != b"tree":
+                entries[path] = TreeEntry(
+                    mode.decode(), kind.decode(), oid.decode(), None if size == b"-" else int(size)
+                )
+        if self._is_oid(treeish):
+            self._trees[(treeish, True)] = entries
+        return dict(entries), paths
+
     def tree_paths(self, treeish: str) -> list[str]:
         """Every path under `treeish`, folders included, in tree order and with repeats: what
         `list_tree` folds away (a hostile tree can name two entries alike)."""

@@ -199,6 +199,7 @@ def test_history_questions_get_the_same_answers_from_git_and_memory(tmp_path: Pa
                     "change_times_all": s.change_times(None, gone),
                     "blobs": s.blobs_in_history([ref], "team"),
                     "tree_paths": s.tree_paths(ref),
+                    "tree_and_paths": s.list_tree_and_paths(ref),
                     "counts": (s.count_commits(ref), s.ahead_behind(left, right)),
                     "ancestry": (s.is_ancestor(root, gone), s.merge_base(left, right)),
                     "type": (
