@@ -491,4 +491,3 @@ def _trailers(message: str, key: str) -> list[str]:
     if not all(": " in ln and " " not in ln.split(": ", 1)[0] for ln in lines):
         return []
     return [ln.split(": ", 1)[1] for ln in lines if ln.split(": ", 1)[0] == key]
-
