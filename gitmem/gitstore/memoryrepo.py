@@ -378,6 +378,9 @@ class MemoryRepository(MemoryStore):
         becomes visible only then."""
         return LoopbackFetch(self, remote, list(refspecs))
 
+    def forget_refs(self) -> None:
+        pass  # refs in memory are never cached
+
     def push(
         self,
         remote: str,
@@ -445,6 +448,20 @@ class MemoryRepository(MemoryStore):
                 pending += [oid for _, (_, oid) in _tree_items(data, _width(source))]
 
 
+class LoopbackFetch:
+    """A fetch started by `MemoryRepository.start_fetch`: `finish()` runs it, `cancel()`
+    drops it."""
+
+    def __init__(self, repo: MemoryRepository, remote: str, refspecs: Sequence[str]) -> None:
+        self.repo, self.remote, self.refspecs = repo, remote, list(refspecs)
+
+    def finish(self) -> None:
+        self.repo.fetch(self.remote, self.refspecs)
+
+    def cancel(self) -> None:
+        pass
+
+
 def _width(store: MemoryStore) -> int:
     return 32 if store.object_format == "sha256" else 20
 
@@ -480,16 +497,3 @@ def _trailers(message: str, key: str) -> list[str]:
     if not all(": " in ln and " " not in ln.split(": ", 1)[0] for ln in lines):
         return []
     return [ln.split(": ", 1)[1] for ln in lines if ln.split(": ", 1)[0] == key]
-
-
-class LoopbackFetch:
-    """`start_fetch`'s handle on the in-memory transport (the shape of transport.PendingFetch)."""
-
-    def __init__(self, repo: MemoryRepository, remote: str, refspecs: list[str]) -> None:
-        self.repo, self.remote, self.refspecs = repo, remote, refspecs
-
-    def finish(self) -> None:
-        self.repo.fetch(self.remote, self.refspecs)
-
-    def cancel(self) -> None:
-        pass

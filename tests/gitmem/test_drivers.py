@@ -196,3 +196,40 @@ def test_default_patterns_cover_claude_memory_folder(world: World) -> None:
     ):
         out = world.git("check-attr", "merge", "--", path, cwd=r)
         assert out.strip().endswith(f"merge: {driver}"), out
+
+
+@pytest.mark.parametrize(
+    ("registered", "finding"),
+    [
+        (None, "not registered"),
+        ("current", ""),
+        ("before the adapter moved", "outdated"),
+        (f"{sys.executable} -m merge_drivers %O %A %B %L %P", "UNSAFE"),
+    ],
+    ids=["none", "current", "older", "unsafe"],
+)
+def test_status_tells_each_kind_of_registration(
+    tmp_path: Path, registered: str | None, finding: str
+) -> None:
+    import subprocess
+
+    from gitmem.drivers import describe
+
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    command = {
+        "current": driver_command(),
+        "before the adapter moved": driver_command().replace(
+            "gitmem.gitstore.driver", "merge_drivers.__main__"
+        ),
+    }.get(registered or "", registered)
+    if command:
+        for name in ("gitmem-index", "gitmem-frontmatter"):
+            subprocess.run(
+                ["git", "-C", str(tmp_path / "r"), "config", f"merge.{name}.driver", command],
+                check=True,
+            )
+    found = describe(tmp_path / "r")
+    text = "\n".join(found.lines)
+    assert bool(found.unsafe) == (finding == "UNSAFE")
+    for word in ("not registered", "outdated", "UNSAFE"):
+        assert (word in text) == (word == finding), text

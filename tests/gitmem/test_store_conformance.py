@@ -199,6 +199,7 @@ def test_history_questions_get_the_same_answers_from_git_and_memory(tmp_path: Pa
                     "change_times_all": s.change_times(None, gone),
                     "blobs": s.blobs_in_history([ref], "team"),
                     "tree_paths": s.tree_paths(ref),
+                    "tree_and_paths": s.list_tree_and_paths(ref),
                     "counts": (s.count_commits(ref), s.ahead_behind(left, right)),
                     "ancestry": (s.is_ancestor(root, gone), s.merge_base(left, right)),
                     "type": (
@@ -211,3 +212,30 @@ def test_history_questions_get_the_same_answers_from_git_and_memory(tmp_path: Pa
             )
     for key in answers[0]:
         assert answers[0][key] == answers[1][key], key
+
+
+def test_the_loopback_fetch_moves_refs_when_finished_and_not_when_cancelled(
+    tmp_path: Path,
+) -> None:
+    """The in-memory side of a fetch started before the folders are read (Transport's
+    start_fetch): nothing moves until finish(); cancel() drops it; a bad remote fails then."""
+    from gitmem.errors import RemoteError
+    from gitmem.gitstore.memoryrepo import MemoryRepository
+
+    server = MemoryStore("sha1", WHO)
+    tree = server.write_tree({"x.md": (BLOB_MODE, server.write_blob(b"x"))})
+    tip = server.write_commit(tree, [], "one", when=1_700_000_000)
+    server.references["refs/gitmem/team"] = tip
+    clone = MemoryRepository(tmp_path / "clone", WHO)
+    clone.add_remote("origin", server, "memory://example.com/x.git")
+    specs = ["+refs/gitmem/team*:refs/gitmem-remotes/origin/team*", "^refs/gitmem/team/*"]
+    dropped = clone.start_fetch("origin", specs, 10.0)
+    dropped.cancel()
+    assert clone.refs("refs/gitmem-remotes") == {}
+    pending = clone.start_fetch("origin", specs, 10.0)
+    assert clone.refs("refs/gitmem-remotes") == {}
+    pending.finish()
+    assert clone.refs("refs/gitmem-remotes") == {"refs/gitmem-remotes/origin/team": tip}
+    assert clone.read_commit(tip)[0] == tree, "the objects came with the ref"
+    with pytest.raises(RemoteError):
+        clone.start_fetch("nowhere", specs, 10.0).finish()
