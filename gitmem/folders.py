@@ -8,6 +8,7 @@ overwritten. Writes are atomic (temp file + fsync + rename).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
 import time
@@ -88,6 +89,13 @@ def is_junk(name: str) -> bool:
     )
 
 
+def _outside(extra: Mapping[str, Path]) -> Iterator[tuple[str, os.stat_result]]:
+    """(path in the scope's tree, lstat) of each file outside the folder that exists."""
+    for rel, path in extra.items():
+        with contextlib.suppress(FileNotFoundError):
+            yield rel, os.lstat(path)
+
+
 def _orphaned_temp(name: str) -> bool:
     """`.gitmem-tmp-<pid>-…` of a gitmem that no longer runs (killed between write and rename)."""
     pid = name[len(TEMP_PREFIX) :].split("-", 1)[0] if name.startswith(TEMP_PREFIX) else ""
@@ -114,16 +122,19 @@ def snapshot(
     exclude: frozenset[str] = frozenset(),
     progress: Progress | None = None,
     prefix: str = "",
+    extra: Mapping[str, Path] | None = None,
 ) -> Snapshot:
     """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read.
 
     A file the policy refuses (gitmem/policy.py: what every other gitmem would refuse to pull)
     is skipped with a note; when it was synced before, its last synced version stays, so a
     skipped file is never published as deleted. `prefix`: the scope's folder in the ref's tree.
+    `extra`: files outside `folder` that belong to the scope (path in the scope's tree -> file).
     """
     now = time.time()
     snap = Snapshot({}, {})
-    for rel, st in walk(folder, exclude):
+    extra = extra or {}
+    for rel, st in itertools.chain(walk(folder, exclude), _outside(extra)):
         record = known.get(rel)
         if record is not None and record.mtime_ns and record.matches(st):
             snap.files[rel] = record.oid  # the common case, checked first: synced and unchanged
@@ -139,7 +150,7 @@ def snapshot(
         data = b""
         if not why:
             try:
-                data = (folder / rel).read_bytes()
+                data = (extra.get(rel) or folder / rel).read_bytes()
             except OSError as exc:
                 why = f"unreadable: {exc.strerror}"
         if not why:
@@ -196,22 +207,25 @@ def materialize(
     target: Mapping[str, str],
     records: Mapping[str, FileRecord],
     progress: Progress | None = None,
+    extra: Mapping[str, Path] | None = None,
 ) -> Materialized:
     """Turn `folder` from `expected` (what the last sync left there) into `target`.
 
     Files whose disk bytes no longer equal `expected` are left alone and listed in
-    `changed_meanwhile` so the caller can merge them and try again.
+    `changed_meanwhile` so the caller can merge them and try again. `extra`: as for snapshot.
     """
     now = time.time()
+    extra = extra or {}
     done = Materialized(records={p: r for p, r in records.items() if p in expected})
     for rel in sorted(set(expected) | set(target)):
         want, was = target.get(rel), expected.get(rel)
         if want == was:
             continue
-        if _through_link(folder, rel):
+        outside = extra.get(rel)
+        if outside is None and _through_link(folder, rel):
             done.through_link.append(rel)
             continue
-        path = folder / rel
+        path = outside or folder / rel
         try:
             current = _disk_oid(repo, path, records.get(rel))
         except OSError:
@@ -232,7 +246,8 @@ def materialize(
                 displaced = _remove_checked(repo, path, was)
                 done.records.pop(rel, None)
                 done.deleted.append(rel)
-                _prune_empty_dirs(path.parent, folder)
+                if outside is None:
+                    _prune_empty_dirs(path.parent, folder)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 st, displaced = _replace_checked(repo, path, repo.read_blob(want), was)

@@ -8,6 +8,7 @@ and retry. Never prints and never exits: it returns a SyncResult or raises a Git
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Mapping
@@ -127,12 +128,22 @@ class Syncer(WriteBack):
         )
         edit_rounds = 0
         for round_no in range(MAX_ROUNDS):
+            snaps: dict[str, dict[str, Snapshot]] = {}
             if not (optimistic or local_only):
-                self._fetch()  # first: an unreachable remote fails before anything is written
+                # the fetch runs while the folders are read (they do not depend on each other
+                # until the merge); an unreachable remote still fails before anything is
+                # committed or written back, and an unsafe remote tree too
+                fetching = self._start_fetch()
+                try:
+                    snaps = self._snapshots()
+                except BaseException:
+                    self._cancel_fetch(fetching)
+                    raise
+                self._finish_fetch(fetching)
                 for ref in self.by_ref:
-                    self._check_remote(ref)  # and an unsafe remote tree too
+                    self._check_remote(ref)
             for ref, scopes in self._open_refs():
-                self._commit_local(ref, scopes)
+                self._commit_local(ref, scopes, snaps.get(ref))
             dirty = False
             for ref, scopes in self._open_refs():
                 if not (optimistic or local_only):
@@ -164,11 +175,23 @@ class Syncer(WriteBack):
         push (never synced, and its folders hold no file)."""
         if self.repo.resolve(ref) and self.repo.resolve(self.project.tracking_ref(ref)):
             return True
-        return all(next(walk(s.path, s.exclude), None) is None for s in self.by_ref[ref])
+        return all(
+            next(walk(s.path, s.exclude), None) is None
+            and not any(os.path.lexists(p) for p in s.extra.values())
+            for s in self.by_ref[ref]
+        )
 
     # -- 1. local changes --------------------------------------------------------------------
 
-    def _commit_local(self, ref: str, scopes: list[Scope]) -> None:
+    def _snapshots(self) -> dict[str, dict[str, Snapshot]]:
+        return {
+            ref: {s.name: self._snapshot(ref, s) for s in scopes}
+            for ref, scopes in self._open_refs()
+        }
+
+    def _commit_local(
+        self, ref: str, scopes: list[Scope], taken: dict[str, Snapshot] | None = None
+    ) -> None:
         repo = self.repo
         tip = repo.resolve(ref)
         remote_tip = self._remote_tip(ref)
@@ -177,7 +200,7 @@ class Syncer(WriteBack):
             # its merge base), not into a second root commit merged "file by file"
             repo.update_ref(ref, remote_tip, None, "gitmem: start from the remote")
             tip = remote_tip
-        snaps = {s.name: self._snapshot(ref, s) for s in scopes}
+        snaps = taken or {s.name: self._snapshot(ref, s) for s in scopes}
         for s in scopes:
             if s.name in self.unknown_base:
                 self.unknown_base.discard(s.name)
@@ -282,16 +305,21 @@ class Syncer(WriteBack):
 
     def _snapshot(self, ref: str, s: Scope) -> Snapshot:
         state = self.states[s.name]
-        if self.expected[s.name] and not s.path.is_dir():
+        extra = s.extra
+        inside = [rel for rel in self.expected[s.name] if rel not in extra]
+        if inside and not s.path.is_dir():
             # the whole folder is gone (a wiped ~/.claude, a new machine image): bring the
             # memory back rather than publish the deletion of everything
-            self.expected[s.name] = {}
-            state.files = {}
+            for rel in inside:
+                self.expected[s.name].pop(rel)
+                state.files.pop(rel, None)
             state.commit = None
             self.result.report(ref).notes.append(
                 f"{s.name}: {s.path} was missing; restored it from {ref}"
             )
-        snap = snapshot(self.repo, s.path, state.files, s.exclude, self.opts.progress, s.prefix)
+        snap = snapshot(
+            self.repo, s.path, state.files, s.exclude, self.opts.progress, s.prefix, s.extra
+        )
         self._scan_secrets(ref, s, snap)
         expected = self.expected[s.name]
         held = self.skipped_paths[s.name] = set()
@@ -524,7 +552,7 @@ class Syncer(WriteBack):
             for s in scopes:
                 state = load_scope_state(repo.common_dir, s.name)
                 known = state.files if state.path == str(s.path) else {}
-                snap = snapshot(repo, s.path, known, s.exclude)
+                snap = snapshot(repo, s.path, known, s.exclude, prefix=s.prefix, extra=s.extra)
                 expected = {p: r.oid for p, r in known.items()}
                 for rel in sorted(set(expected) | set(snap.files)):
                     before, after = expected.get(rel), snap.files.get(rel)

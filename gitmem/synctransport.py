@@ -11,7 +11,7 @@ from gitmem.errors import (
     RemoteError,
 )
 from gitmem.gitstore import PushOutcome
-from gitmem.gitstore.transport import NO_MESSAGE
+from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.scopes import GITMEM_PREFIX, Project
 from gitmem.state import repository_lock
 from gitmem.syncbase import DEFAULT_TIMEOUT, SyncOptions
@@ -31,18 +31,42 @@ class Transport(PersonalRefs):
         return groups
 
     def _fetch(self) -> None:
-        before = {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref}
-        self.fetched_from = before
-        for remote, refs in self._by_remote(self.by_ref).items():
-            specs = []
-            for ref in refs:
-                route = self.project.route(ref)
-                # a glob matches nothing without failing when the remote has no such ref yet;
-                # the negative spec keeps a ref squatted below ours (`team/x`) out: fetching it
-                # would collide with our tracking ref
-                specs += [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
-            with self._slow(f"fetching memory from {remote}"):
-                self.repo.fetch(remote, specs, timeout=self.opts.timeout)
+        self._finish_fetch(self._start_fetch())
+
+    def _start_fetch(self) -> list[PendingFetch]:
+        """Start fetching our refs from every remote that holds them (in parallel, and in
+        parallel with whatever the caller does until `_finish_fetch`)."""
+        self.fetched_from = {
+            ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref
+        }
+        pending: list[PendingFetch] = []
+        try:
+            for remote, refs in self._by_remote(self.by_ref).items():
+                specs = []
+                for ref in refs:
+                    route = self.project.route(ref)
+                    # a glob matches nothing without failing when the remote has no such ref
+                    # yet; the negative spec keeps a ref squatted below ours (`team/x`) out:
+                    # fetching it would collide with our tracking ref
+                    specs += [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
+                pending.append(self.repo.start_fetch(remote, specs, self.opts.timeout))
+        except BaseException:
+            self._cancel_fetch(pending)
+            raise
+        return pending
+
+    def _cancel_fetch(self, pending: list[PendingFetch]) -> None:
+        for fetch in pending:
+            fetch.cancel()
+
+    def _finish_fetch(self, pending: list[PendingFetch]) -> None:
+        try:
+            for fetch in pending:
+                with self._slow(f"fetching memory from {fetch.remote}"):
+                    fetch.finish()
+        except BaseException:
+            self._cancel_fetch(pending)
+            raise
         for ref in self.by_ref:
             wanted = self.project.tracking_ref(ref)
             folder = wanted.rsplit("/", 1)[0] + "/"
@@ -50,7 +74,7 @@ class Transport(PersonalRefs):
                 # the glob may catch longer names (another user's id with ours as prefix)
                 if name != wanted and name.startswith(wanted):
                     self.repo.delete_ref(name, oid)
-        for ref, old in before.items():
+        for ref, old in self.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
             if old and new and old != new and not self.repo.is_ancestor(old, new):
                 self.result.report(ref).notes.append(

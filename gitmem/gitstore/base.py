@@ -15,6 +15,7 @@ from gitmem.gitstore.process import run_git, subcommand
 
 if TYPE_CHECKING:
     from gitmem.gitstore.catfile import CatFile
+    from gitmem.gitstore.process import Running
 
 HEX = frozenset("0123456789abcdef")
 # the git commands through which gitmem moves refs: running one forgets the ref cache
@@ -89,6 +90,19 @@ class GitDir:
             timeout=timeout,
             env=env,
         )
+
+    def start(self, *args: str, timeout: float, env: Mapping[str, str] | None = None) -> Running:
+        """`git(...)` started in the background; `.wait()` for its result."""
+        from gitmem.gitstore.process import Running
+
+        self._refs = None  # it may move refs: read them again once it is done
+        return Running(
+            ["--git-dir", str(self.git_dir), *args], self.toplevel or self.git_dir, timeout, env
+        )
+
+    def forget_refs(self) -> None:
+        """Read the refs again on the next question (a background command moved them)."""
+        self._refs = None
 
     def close(self) -> None:
         if self._reader is not None:

@@ -202,26 +202,19 @@ class ObjectStore(GitDir, ObjectEncoding):
         return found
 
     def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
-        """Many blobs in one `cat-file --batch` run: no round trip per object (validate reads
-        every file of a ref; one round trip each costs milliseconds on a busy machine)."""
+        """Many blobs through the one `cat-file` client, pipelined (validate reads every file
+        of a ref; a round trip each costs milliseconds on a busy machine)."""
         wanted = list(dict.fromkeys(oids))
-        if not wanted:
-            return {}
-        data = self.git("cat-file", "--batch", input="".join(o + "\n" for o in wanted).encode())
-        out, pos, raw = {}, 0, data.stdout
-        for oid in wanted:
-            end = raw.index(b"\n", pos)
-            header = raw[pos:end].split()
-            if len(header) < 3 or header[1] != b"blob":
+        out: dict[str, bytes] = {}
+        for oid, found in zip(wanted, self._batch().read_many(wanted), strict=True):
+            if found is None or found[0] != "blob":
                 raise GitError(f"object {oid} is not a file in the repository", "run git fsck")
-            size = int(header[2])
-            out[oid] = raw[end + 1 : end + 1 + size]
-            pos = end + 2 + size
+            out[oid] = found[1]
         return out
 
     def object_type(self, oid: str) -> str | None:
-        proc = self.git("cat-file", "-t", oid, check=False)
-        return proc.stdout.decode().strip() if proc.returncode == 0 else None
+        found = self._read_loose(oid) or self._batch().read(oid)
+        return found[0] if found else None
 
     def list_tree(self, treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
         """Every non-tree entry under `treeish`, recursively, keyed by its path (bytes-safe)."""

@@ -101,6 +101,69 @@ def _run_bounded(
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
+class Running:
+    """A git command started in the background (a fetch overlapping the folder scan): `wait`
+    bounds it by the same timeout as `run_git` and kills its process tree on timeout or on
+    any exception, so a hook's deadline never leaves it behind."""
+
+    def __init__(
+        self,
+        args: Sequence[str],
+        cwd: str | os.PathLike[str] | None,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        import time
+
+        self.args = list(args)
+        self.done = False
+        self.deadline = time.monotonic() + timeout
+        self.timeout = timeout
+        try:
+            self.proc = subprocess.Popen(
+                ["git", *args],
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=clean_env(env),
+            )
+        except FileNotFoundError as exc:
+            raise GitError(
+                "git is not installed or not on PATH", "install git 2.38 or newer"
+            ) from exc
+
+    def wait(self) -> subprocess.CompletedProcess[bytes]:
+        import time
+
+        with self.proc:
+            try:
+                left = max(0.0, self.deadline - time.monotonic())
+                out, err = self.proc.communicate(None, timeout=left)
+            except subprocess.TimeoutExpired as exc:
+                kill_tree(self.proc.pid)
+                raise RemoteError(
+                    f"git {subcommand(self.args)} timed out after {self.timeout:.0f}s "
+                    "(the remote did not answer)",
+                    "check the remote is reachable, or raise gitmem.timeout",
+                ) from exc
+            except BaseException:
+                kill_tree(self.proc.pid)
+                raise
+            finally:
+                self.done = True
+        return subprocess.CompletedProcess(self.args, self.proc.returncode, out, err)
+
+    def cancel(self) -> None:
+        """Kill it and its helpers (the caller failed before it needed the answer)."""
+        if self.done:
+            return  # reaped: its pid may belong to someone else by now
+        self.done = True
+        kill_tree(self.proc.pid)
+        with self.proc, contextlib.suppress(OSError, subprocess.SubprocessError):
+            self.proc.communicate(None, timeout=5)
+
+
 def kill_tree(pid: int) -> None:
     """SIGKILL `pid` and every process below it (read from /proc, else from `ps`)."""
     children: dict[int, list[int]] = {}

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.errors import RemoteError
 from gitmem.gitstore.base import GitDir
+from gitmem.gitstore.process import Running
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
@@ -72,20 +73,48 @@ class PushOutcome:
     blockers: dict[str, str] = field(default_factory=dict)  # destination ref -> ref in the way
 
 
+FETCH = ("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc")
+NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
+
+
+def fetched(remote: str, proc: subprocess.CompletedProcess[bytes]) -> None:
+    if proc.returncode != 0:
+        raise RemoteError(
+            f"cannot fetch from {remote}: {git_reasons(proc.stderr)}",
+            "check the remote URL and your access (git fetch works?), then retry",
+        )
+
+
+class PendingFetch:
+    def __init__(self, repo: GitDir, remote: str, running: Running) -> None:
+        self.repo, self.remote, self.running = repo, remote, running
+
+    def finish(self) -> None:
+        """Wait for the fetch (killed on timeout or interrupt); raise RemoteError on failure."""
+        try:
+            fetched(self.remote, self.running.wait())
+        finally:
+            self.repo.forget_refs()
+
+    def cancel(self) -> None:
+        self.running.cancel()
+        self.repo.forget_refs()
+
+
 class Transport(GitDir):
     def _transport(
         self, args: Sequence[str], timeout: float | None
     ) -> subprocess.CompletedProcess[bytes]:
-        return self.git(*args, check=False, timeout=timeout, env={"GIT_TERMINAL_PROMPT": "0"})
+        return self.git(*args, check=False, timeout=timeout, env=NO_PROMPT)
 
     def fetch(self, remote: str, refspecs: Sequence[str], timeout: float | None = None) -> None:
-        args = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc"]
-        proc = self._transport([*args, remote, *refspecs], timeout)
-        if proc.returncode != 0:
-            raise RemoteError(
-                f"cannot fetch from {remote}: {git_reasons(proc.stderr)}",
-                "check the remote URL and your access (git fetch works?), then retry",
-            )
+        proc = self._transport([*FETCH, remote, *refspecs], timeout)
+        fetched(remote, proc)
+
+    def start_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> PendingFetch:
+        """A fetch running while the caller does local work; `finish()` waits for it."""
+        running = self.start(*FETCH, remote, *refspecs, timeout=timeout, env=NO_PROMPT)
+        return PendingFetch(self, remote, running)
 
     def push(
         self,
