@@ -101,44 +101,6 @@ class ObjectEncoding:
     def write_blob(self, data: bytes) -> str:
         return self.write_object("blob", data)
 
-    def tree_shape(
-        self, treeish: str, max_depth: int, max_entries: int, max_bytes: int
-    ) -> TreeShape:
-        """How deep and how large the tree below `treeish` is, read one level at a time and
-        stopped at the first bound crossed: a hostile tree 3,000 folders deep or with a million
-        entries costs a few object reads, not a listing of the whole (`ls-tree -r` prints every
-        path in full: a deep tree's listing grows with the square of its depth)."""
-        kind, data = self._read(treeish)
-        if kind == "commit":
-            kind, data = self._read(self.read_commit(treeish)[0])
-        width = 32 if self.object_format == "sha256" else 20
-        level: list[tuple[str, bytes]] = [("", data)] if kind == "tree" else []
-        entries, size, depth, last = 0, len(data), 0, ""
-        while level:
-            depth += 1
-            below: list[tuple[str, bytes]] = []
-            for prefix, raw in level:
-                pos = 0
-                while pos < len(raw):
-                    space = raw.index(b" ", pos)
-                    nul = raw.index(b"\0", space)
-                    mode = raw[pos:space]
-                    last = prefix + raw[space + 1 : nul].decode("utf-8", "surrogateescape")
-                    oid = raw[nul + 1 : nul + 1 + width].hex()
-                    pos = nul + 1 + width
-                    entries += 1
-                    if depth > max_depth or entries > max_entries:
-                        return TreeShape(last, depth, entries, size, False)
-                    if mode == b"40000":
-                        sub_kind, sub = self._read(oid)
-                        size += len(sub)
-                        if size > max_bytes:
-                            return TreeShape(last, depth, entries, size, False)
-                        if sub_kind == "tree":
-                            below.append((last + "/", sub))
-            level = below
-        return TreeShape(last, depth, entries, size, True)
-
     def write_tree(self, files: Mapping[str, tuple[str, str]]) -> str:
         """Write nested trees for {path: (mode, oid)}; return the root tree id."""
         root: _TreeNode = {}
