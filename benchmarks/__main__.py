@@ -12,14 +12,14 @@ from pathlib import Path
 
 from benchmarks import report
 from benchmarks.context import Context
-from benchmarks.scenarios import claude, pull, push, startup, trust
+from benchmarks.scenarios import claude, commands, pull, push, scale, startup, trust
 from benchmarks.timing import Row
 
 FAMILIES: dict[str, Callable[[Context], list[Row]]] = {
     "startup": startup.run,
-    "push": push.run_changed,
-    "pull": pull.run_conflicts,
-    "noop": pull.run_noop,
+    "commands": commands.run,
+    "scale": scale.run,
+    "pull": lambda ctx: pull.run_conflicts(ctx) + pull.run_changed(ctx),
     "first-push": push.run_first,
     "claude": claude.run,
     "trust": trust.run,

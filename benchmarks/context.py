@@ -12,15 +12,16 @@ from benchmarks.corpus import Shapes, load_shapes
 
 @dataclass(frozen=True)
 class Sizes:
-    push_among: tuple[int, ...]  # memory sizes for "push 10 changed files among N"
+    scale: tuple[int, ...]  # folder sizes for push 10 changed among N and no-op sync of N
     changed: int
     conflicts: int  # conflicting files in the pull scenario
-    noop_files: int
+    pull_into: int  # folder size for "pull 10 changed into N"
     first_push: tuple[int, ...]
+    hook_files: int  # team memory of the SessionStart hook rows
 
 
-FULL = Sizes((1_000, 10_000), 10, 50, 10_000, (100, 1_000, 10_000))
-QUICK = Sizes((60,), 3, 5, 60, (20, 60))
+FULL = Sizes((1_000, 10_000, 50_000), 10, 50, 10_000, (100, 1_000, 10_000), 1_000)
+QUICK = Sizes((30, 60), 3, 5, 60, (20, 60), 60)
 
 
 @dataclass

@@ -82,13 +82,22 @@ def index_file(count: int) -> bytes:
 
 
 def write_memory(folder: Path, files: int, seed: int = 1, shapes: Shapes | None = None) -> None:
-    """A memory folder of `files` files: MEMORY.md plus `files - 1` topic files."""
+    """A memory folder of `files` files: MEMORY.md plus `files - 1` topic files (os.write: 50,000
+    files in a couple of seconds)."""
     shapes = shapes or load_shapes()
     rng = random.Random(seed)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "MEMORY.md").write_bytes(index_file(files - 1))
+    _write(os.path.join(folder, "MEMORY.md"), index_file(files - 1))
     for i in range(files - 1):
-        (folder / topic_name(i)).write_bytes(topic_file(shapes, rng, i))
+        _write(os.path.join(folder, topic_name(i)), topic_file(shapes, rng, i))
+
+
+def _write(path: str, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 def append_note(path: Path, note: str) -> None:

@@ -44,10 +44,13 @@ def _cpus() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 0
 
 
-def _ms(stats: Stats | None) -> str:
+def _ms(stats: Stats | None, unit: str = "ms") -> str:
     if stats is None:
         return "—"
-    return f"{stats.median * 1000:.0f} ({stats.min * 1000:.0f}–{stats.max * 1000:.0f})"
+    scale, suffix = (1000, "") if unit == "ms" else (1, f" {unit}")
+    if len(stats.runs) == 1:
+        return f"{stats.median * scale:.1f}{suffix}"
+    return f"{stats.median * scale:.0f} ({stats.min * scale:.0f}–{stats.max * scale:.0f}){suffix}"
 
 
 def _met(row: Row) -> str:
@@ -68,7 +71,8 @@ def markdown(rows: list[Row], env: dict[str, Any]) -> str:
         f"{env['platform']}; load average {env.get('load_average')} at the end; "
         f"{env['runs']} timed runs per side, alternated with the baseline.",
         "",
-        "Times in ms: median (min–max). Ratio = gitmem median / baseline median; goal = the "
+        "Times in ms unless the cell names another unit (MiB of peak memory, µs per file): "
+        "median (min–max). Ratio = gitmem median / baseline median; goal = the "
         "highest ratio the goal allows.",
         "",
         "| scenario | gitmem | baseline | gitmem ms | baseline ms | ratio | goal | met |",
@@ -78,7 +82,7 @@ def markdown(rows: list[Row], env: dict[str, Any]) -> str:
         ratio = f"{r.ratio:.2f}×" if r.ratio is not None else "—"
         goal = f"≤ {r.goal:g}×" if r.goal is not None else "—"
         out.append(
-            f"| {r.scenario} | `{r.subject}` | `{r.baseline}` | {_ms(r.gitmem)} | {_ms(r.base)} "
+            f"| {r.scenario} | `{r.subject}` | `{r.baseline}` | {_ms(r.gitmem, r.unit)} | {_ms(r.base, r.unit)} "
             f"| {ratio} | {goal} | {_met(r)} |"
         )
     notes = [f"- **{r.scenario}**: {r.note}" for r in rows if r.note]

@@ -45,6 +45,7 @@ class Row:
     goal: float | None = None  # the ratio gitmem/baseline must stay at or under
     note: str = ""
     pending: bool = False  # the feature does not exist yet
+    unit: str = "ms"  # what gitmem/base hold: seconds shown as "ms", "MiB", "µs/file"
 
     @property
     def ratio(self) -> float | None:
@@ -76,6 +77,7 @@ class Row:
             data["goal"],
             data["note"],
             data["pending"],
+            data.get("unit", "ms"),
         )
 
 
@@ -107,6 +109,22 @@ def alternate(subject: Side, baseline: Side, runs: int, warmup: int = 1) -> tupl
             t.b.append(_once(baseline))
             t.a.append(_once(subject))
     return Stats.of(t.a), Stats.of(t.b)
+
+
+def alternate_values(
+    subject: Callable[[], float], baseline: Callable[[], float], runs: int
+) -> tuple[Stats, Stats]:
+    """Like `alternate`, for a measure other than wall time (each call returns its value)."""
+    a: list[float] = []
+    b: list[float] = []
+    for i in range(runs):
+        if i % 2 == 0:
+            a.append(subject())
+            b.append(baseline())
+        else:
+            b.append(baseline())
+            a.append(subject())
+    return Stats.of(a), Stats.of(b)
 
 
 def compare(

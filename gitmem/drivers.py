@@ -33,6 +33,7 @@ FRONTMATTER_GLOBS = (
     ".claude/memory/**/*.md",  # where many teams keep memory on the branch
 )
 INDEX_GLOB = "[Mm][Ee][Mm][Oo][Rr][Yy].[Mm][Dd]"
+ADAPTER = "gitmem.gitstore.driver"  # the module whose main() git runs
 
 
 def driver_command() -> str:
@@ -43,13 +44,10 @@ def driver_command() -> str:
     no cwd, no PYTHONPATH, no user site) plus the absolute folder this package was loaded from
     means only the installed gitmem runs.
     """
-    import merge_drivers
+    import gitmem
 
-    home = os.path.dirname(os.path.dirname(os.path.abspath(merge_drivers.__file__)))
-    boot = (
-        f"import sys; sys.path.insert(0, {home!r}); "
-        "from merge_drivers.__main__ import main; sys.exit(main())"
-    )
+    home = os.path.dirname(os.path.dirname(os.path.abspath(gitmem.__file__)))
+    boot = f"import sys; sys.path.insert(0, {home!r}); from {ADAPTER} import main; sys.exit(main())"
     return f"{shlex.quote(sys.executable)} -I -c {shlex.quote(boot)} %O %A %B %L %P"
 
 
@@ -67,6 +65,9 @@ def command_risk(command: str) -> str | None:
     if runner is not None and "-I" not in words[1:runner]:
         return "python runs without -I, so it imports merge_drivers/ from the work tree"
     return None
+
+
+_REFRESH = "gitmem drivers install"
 
 
 def _attributes_file(repo: Repository | None, global_: bool) -> Path:
@@ -160,6 +161,8 @@ def describe(directory: Path) -> DriverStatus:
         if risk:
             unsafe.append(name)
             lines.append(f"  UNSAFE: {risk}; upgrade with: gitmem drivers install")
+        elif command and command != driver_command():
+            lines.append(f"  outdated: not what this gitmem registers; refresh with: {_REFRESH}")
     for global_ in (False, True):
         attributes = _attributes_file(repo, global_)
         text = attributes.read_text("utf-8") if attributes.exists() else ""

@@ -8,6 +8,7 @@ overwritten. Writes are atomic (temp file + fsync + rename).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
 import time
@@ -89,6 +90,13 @@ def is_junk(name: str) -> bool:
     )
 
 
+def _outside(extra: Mapping[str, Path]) -> Iterator[tuple[str, os.stat_result]]:
+    """(path in the scope's tree, lstat) of each file outside the folder that exists."""
+    for rel, path in extra.items():
+        with contextlib.suppress(FileNotFoundError):
+            yield rel, os.lstat(path)
+
+
 def _orphaned_temp(name: str) -> bool:
     """`.gitmem-tmp-<pid>-…` of a gitmem that no longer runs (killed between write and rename)."""
     pid = name[len(TEMP_PREFIX) :].split("-", 1)[0] if name.startswith(TEMP_PREFIX) else ""
@@ -133,6 +141,7 @@ def snapshot(
     progress: Progress | None = None,
     prefix: str = "",
     checked: GitCheck | None = None,
+    extra: Mapping[str, Path] | None = None,
 ) -> Snapshot:
     """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read.
 
@@ -141,16 +150,19 @@ def snapshot(
     skipped file is never published as deleted. `prefix`: the scope's folder in the ref's tree.
     `checked`: git's stat check of the folder against the index written from `known`; only
     what it names (and records it could not check) is looked at, else the whole folder is.
+    `extra`: files outside `folder` that belong to the scope (path in the scope's tree -> file);
+    git cannot check them: always looked at here.
     """
     now = time.time()
     snap = Snapshot({}, {})
+    extra = extra or {}
     if checked is None:
-        entries = walk(folder, exclude)
+        inside: Iterator[tuple[str, os.stat_result]] = walk(folder, exclude)
     else:
-        vouched, entries = _checked(folder, known, exclude, checked)
+        vouched, inside = _checked(folder, known, exclude, checked, extra)
         snap.records.update(vouched)
         snap.files.update({rel: record.oid for rel, record in vouched.items()})
-    for rel, st in entries:
+    for rel, st in itertools.chain(inside, _outside(extra)):
         record = known.get(rel)
         if (  # FileRecord.matches, inlined: this runs once per file of the folder
             record is not None
@@ -184,7 +196,7 @@ def snapshot(
         data = b""
         if not why:
             try:
-                data = (folder / rel).read_bytes()
+                data = (extra.get(rel) or folder / rel).read_bytes()
             except OSError as exc:
                 why = f"unreadable: {exc.strerror}"
         if not why:
@@ -210,22 +222,23 @@ def _checked(
     known: Mapping[str, FileRecord],
     exclude: frozenset[str],
     checked: GitCheck,
+    extra: Mapping[str, Path],
 ) -> tuple[dict[str, FileRecord], Iterator[tuple[str, os.stat_result]]]:
     """The records git's stat check vouched for, and what `walk` would yield for the rest:
     the paths it named, the records it could not check, the names it did not know."""
     changed, unknown = checked
     vouched: dict[str, FileRecord] = {}
-    look: set[str] = set(changed)
+    look: set[str] = set(changed) - set(extra)
     for rel, record in known.items():
-        if rel.split("/", 1)[0] in exclude:
-            continue  # not this scope's any more (walk would not see it)
+        if rel.split("/", 1)[0] in exclude or rel in extra:
+            continue  # not this folder's (any more): walk would not see it
         if rel in changed or not (record.mtime_ns and record.ctime_ns):
             look.add(rel)  # not in the index: git cannot tell, look at it here
         else:
             vouched[rel] = record
     folders: list[str] = []
     for rel in unknown:
-        if rel.split("/", 1)[0] in exclude:
+        if rel.split("/", 1)[0] in exclude or rel in extra:
             continue
         if rel.endswith("/"):
             folders.append(rel)
@@ -297,22 +310,25 @@ def materialize(
     target: Mapping[str, str],
     records: Mapping[str, FileRecord],
     progress: Progress | None = None,
+    extra: Mapping[str, Path] | None = None,
 ) -> Materialized:
     """Turn `folder` from `expected` (what the last sync left there) into `target`.
 
     Files whose disk bytes no longer equal `expected` are left alone and listed in
-    `changed_meanwhile` so the caller can merge them and try again.
+    `changed_meanwhile` so the caller can merge them and try again. `extra`: as for snapshot.
     """
     now = time.time()
+    extra = extra or {}
     done = Materialized(records={p: r for p, r in records.items() if p in expected})
     for rel in sorted(set(expected) | set(target)):
         want, was = target.get(rel), expected.get(rel)
         if want == was:
             continue
-        if _through_link(folder, rel):
+        outside = extra.get(rel)
+        if outside is None and _through_link(folder, rel):
             done.through_link.append(rel)
             continue
-        path = folder / rel
+        path = outside or folder / rel
         try:
             current = _disk_oid(repo, path, records.get(rel))
         except OSError:
@@ -333,7 +349,8 @@ def materialize(
                 displaced = _remove_checked(repo, path, was)
                 done.records.pop(rel, None)
                 done.deleted.append(rel)
-                _prune_empty_dirs(path.parent, folder)
+                if outside is None:
+                    _prune_empty_dirs(path.parent, folder)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 st, displaced = _replace_checked(repo, path, repo.read_blob(want), was)

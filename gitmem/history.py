@@ -46,6 +46,10 @@ def _locate(project: Project, path: str) -> RefPath:
         if head == scope.prefix:
             return RefPath(scope, _checked_rel(rest.strip("/"), path))
     candidate = Path(os.path.abspath(path))
+    for scope in project.scopes:  # a file outside its scope's folder (CLAUDE.local.md)
+        for name, file in scope.outside:
+            if candidate == file or path == file.name:
+                return RefPath(scope, name)
     for scope in sorted(project.scopes, key=lambda s: -len(str(s.path))):
         try:
             rel = candidate.relative_to(scope.path.resolve() if scope.path.exists() else scope.path)
@@ -181,7 +185,9 @@ def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
     for scope in scopes:
         state = load_scope_state(repo.common_dir, scope.name)
         known = state.files if state.path == str(scope.path) else {}
-        snap = snapshot(repo, scope.path, known, scope.exclude)
+        snap = snapshot(
+            repo, scope.path, known, scope.exclude, prefix=scope.prefix, extra=scope.extra
+        )
         wanted = _under(where.rel if where else "")
         expected = {f"{scope.prefix}/{p}": r.oid for p, r in known.items() if wanted(p)}
         now = {f"{scope.prefix}/{p}": oid for p, oid in snap.files.items() if wanted(p)}
@@ -299,7 +305,7 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
             f"{where.in_ref} has no version in the history of {ref}" + (f" at {at}" if at else ""),
             "see gitmem log for what exists",
         )
-    target = where.scope.path / where.rel
+    target = where.scope.file(where.rel)
     with repository_lock(repo.common_dir):
         state = load_scope_state(repo.common_dir, where.scope.name)
         record = state.files.get(where.rel) if state.path == str(where.scope.path) else None
@@ -323,7 +329,11 @@ def _relink(project: Project, where: RefPath, commit: str) -> bool:
     """A restored topic file gets its index line back (from the index of the same commit)
     when the index on disk lacks it: Claude Code only finds memories the index links."""
     folder, _, name = where.rel.rpartition("/")
-    if name.casefold() == "memory.md" or not name.casefold().endswith(".md"):
+    if (
+        where.rel in where.scope.extra
+        or name.casefold() == "memory.md"
+        or not name.casefold().endswith(".md")
+    ):
         return False
     index_rel = f"{folder}/MEMORY.md" if folder else "MEMORY.md"
     index_path = where.scope.path / index_rel

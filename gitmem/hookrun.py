@@ -33,7 +33,6 @@ DEFAULT_HOOK_TIMEOUT = 5.0
 OUTPUT_LIMIT = 10_000  # Claude Code's cap on one hook's output
 CONTEXT_BUDGET = 9_000  # ours: headroom for the header lines Claude Code adds
 MAX_PAYLOAD = 1 << 20
-MAX_CHANGE_LINES = 20
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,6 @@ not in the committed `.claude/settings.json` that teammates share.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -186,6 +185,8 @@ def _memo_path(settings: Path) -> Path:
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(
         os.path.expanduser("~"), ".local", "state"
     )
+    import hashlib  # ~4 ms of OpenSSL: not for `status`, which only reads the settings
+
     digest = hashlib.sha256(str(settings.absolute()).encode()).hexdigest()[:16]
     return Path(base) / "gitmem" / "hooks" / f"{digest}.json"
 

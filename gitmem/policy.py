@@ -37,6 +37,9 @@ INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})  # compared lower-ca
 TEAM_TOPS = frozenset({META_FILE, "team", "agents"})
 PERSONAL_TOPS = frozenset({META_FILE, "auto", "local", "keys"})
 ALWAYS_ENCRYPTED = frozenset({"local"})
+# <root>/CLAUDE.local.md in the local scope's tree (gitmem/scopes.py LOCAL_FILE_REL): the one
+# name under a dot-folder that is memory
+ROOT_FILES = frozenset({"local/.root/CLAUDE.local.md"})
 
 # code -> (severity, blocking, what it means); the table docs/ci.md documents
 CODES: dict[str, tuple[str, bool, str]] = {
@@ -209,7 +212,9 @@ def check_name(path: str) -> list[Finding]:
         return [_found(path, "GM102", f"name longer than {MAX_PATH_BYTES} bytes")]
     if len(parts) > MAX_DEPTH:
         return [_found(path, "GM102", f"deeper than {MAX_DEPTH} folders")]
-    if path == META_FILE or path in KEY_FILES or _encrypted_name(path, ALWAYS_ENCRYPTED):
+    if path in ROOT_FILES or path == META_FILE or path in KEY_FILES:
+        return []
+    if _encrypted_name(path, ALWAYS_ENCRYPTED):
         return []
     if any(p.startswith(".") for p in parts) or not parts[-1].lower().endswith(".md"):
         return [_found(path, "GM104", "only Markdown memory files (*.md) outside dot-folders")]

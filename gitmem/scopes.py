@@ -23,6 +23,10 @@ GITMEM_PREFIX = "refs/gitmem/"
 TEAM_REF = "refs/gitmem/team"
 USERS_REF_PREFIX = "refs/gitmem/users/"
 SCOPE_NAMES = ("auto", "team", "agents", "local")
+LOCAL_FILE = "CLAUDE.local.md"
+# Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
+# folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
+LOCAL_FILE_REL = ".root/" + LOCAL_FILE
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,19 @@ class Scope:
     note: str = ""  # why a scope is not synced, when it is not
     exclude: frozenset[str] = frozenset()  # top-level names in `path` that belong elsewhere
     refused: bool = False  # the folder breaks a confinement rule: never read or written
+    # files outside the folder that belong to the scope: (path in the scope's tree, file on disk)
+    outside: tuple[tuple[str, Path], ...] = ()
+
+    @property
+    def extra(self) -> dict[str, Path]:
+        return dict(self.outside)
+
+    def file(self, rel: str) -> Path:
+        """Where the scope's file `rel` lives on disk."""
+        for name, path in self.outside:
+            if name == rel:
+                return path
+        return self.path / rel
 
 
 @dataclass(frozen=True)
@@ -226,6 +243,7 @@ def open_project(
             "local",
             pushable=sealed,  # its plaintext never leaves this machine
             note="" if sealed else "private: not synced while gitmem.encrypt is off",
+            outside=_local_file(repo, root),
         )
     )
     return Project(
@@ -238,6 +256,18 @@ def open_project(
         ref_prefix(repo),
         repo.config_get("gitmem.hub") or None,
     )
+
+
+def _local_file(repo: Repository, root: Path) -> tuple[tuple[str, Path], ...]:
+    """<root>/CLAUDE.local.md joins the local scope, unless the branch tracks it (then git
+    owns it). `root` is resolved, so the path crosses no link; a link at the file itself is
+    skipped by snapshot and never written through."""
+    if repo.is_bare:
+        return ()
+    path = root / LOCAL_FILE
+    if os.path.lexists(path) and repo.is_tracked(LOCAL_FILE):
+        return ()
+    return ((LOCAL_FILE_REL, path),)
 
 
 IN_TREE_SCOPES = frozenset({"agents", "local"})

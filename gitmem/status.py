@@ -132,7 +132,7 @@ def _scope_status(project: Project, scope: Scope, ahead_behind: tuple[int, int])
     )
     if not scope.pushable:
         return row
-    if known and not scope.path.exists():
+    if not scope.path.exists() and any(rel not in scope.extra for rel in known):
         # a wiped folder is not "N deletions": sync brings the memory back from the ref
         row.missing, row.files = True, len(known)
         row.note = f"folder missing: the next sync restores it from {scope.ref}"
@@ -145,10 +145,9 @@ def _scope_status(project: Project, scope: Scope, ahead_behind: tuple[int, int])
 
 
 def _snapshot(project: Project, scope: Scope, known: Mapping[str, FileRecord]) -> Snapshot:
-    snap = snapshot(project.repo, scope.path, known, scope.exclude)
-    if scope.name == "local" and (project.root / "CLAUDE.local.md").is_file():
-        snap.files["../CLAUDE.local.md"] = ""
-    return snap
+    return snapshot(
+        project.repo, scope.path, known, scope.exclude, prefix=scope.prefix, extra=scope.extra
+    )
 
 
 @dataclass

@@ -8,6 +8,7 @@ and retry. Never prints and never exits: it returns a SyncResult or raises a Git
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Mapping
@@ -175,7 +176,11 @@ class Syncer(WriteBack):
         push (never synced, and its folders hold no file)."""
         if self.repo.resolve(ref) and self.repo.resolve(self.project.tracking_ref(ref)):
             return True
-        return all(next(walk(s.path, s.exclude), None) is None for s in self.by_ref[ref])
+        return all(
+            next(walk(s.path, s.exclude), None) is None
+            and not any(os.path.lexists(p) for p in s.extra.values())
+            for s in self.by_ref[ref]
+        )
 
     # -- 1. local changes --------------------------------------------------------------------
 
@@ -339,17 +344,27 @@ class Syncer(WriteBack):
         checked = check.result() if check is not None else None
         if checked is not None:  # records changed since the index was written: look at them
             checked = (checked[0] | set(state.stale), checked[1])
-        if self.expected[s.name] and not s.path.is_dir():
+        extra = s.extra
+        inside = [rel for rel in self.expected[s.name] if rel not in extra]
+        if inside and not s.path.is_dir():
             # the whole folder is gone (a wiped ~/.claude, a new machine image): bring the
             # memory back rather than publish the deletion of everything
-            self.expected[s.name] = {}
-            state.files = {}
+            for rel in inside:
+                self.expected[s.name].pop(rel)
+                state.files.pop(rel, None)
             state.commit = None
             self.result.report(ref).notes.append(
                 f"{s.name}: {s.path} was missing; restored it from {ref}"
             )
         snap = snapshot(
-            self.repo, s.path, state.files, s.exclude, self.opts.progress, s.prefix, checked
+            self.repo,
+            s.path,
+            state.files,
+            s.exclude,
+            self.opts.progress,
+            s.prefix,
+            checked,
+            s.extra,
         )
         self._scan_secrets(ref, s, snap)
         expected = self.expected[s.name]
@@ -583,7 +598,7 @@ class Syncer(WriteBack):
             for s in scopes:
                 state = load_scope_state(repo.common_dir, s.name)
                 known = state.files if state.path == str(s.path) else {}
-                snap = snapshot(repo, s.path, known, s.exclude)
+                snap = snapshot(repo, s.path, known, s.exclude, prefix=s.prefix, extra=s.extra)
                 expected = {p: r.oid for p, r in known.items()}
                 for rel in sorted(set(expected) | set(snap.files)):
                     before, after = expected.get(rel), snap.files.get(rel)

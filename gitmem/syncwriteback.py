@@ -35,13 +35,20 @@ class WriteBack(Transport):
             target = dict(on_ref)
             expected = self.expected[s.name]
             state = self.states[s.name]
+            extra = s.extra
             for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
                 if rel in expected:
                     target[rel] = expected[rel]
+            for rel in [r for r in target if r.startswith(".") and r not in extra]:
+                # CLAUDE.local.md of a clone whose branch tracks it: git's, never written here
+                if rel in expected:
+                    target[rel] = expected[rel]
+                else:
+                    del target[rel]
             if target != expected:
                 self.dirty_state.add(s.name)
                 done = materialize(
-                    self.repo, s.path, expected, target, state.files, self.opts.progress
+                    self.repo, s.path, expected, target, state.files, self.opts.progress, extra
                 )
                 state.files = done.records
                 report = self.result.report(ref)

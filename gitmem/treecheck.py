@@ -46,10 +46,10 @@ def commit_findings(
     if kind != "commit":
         what = kind or "missing object"
         return [Finding(ref, 0, "GM109", f"points at a {what}, not a gitmem commit")]
-    listed = repo.list_tree(commit, sizes=True)
+    listed, paths = repo.list_tree_and_paths(commit)
     entries = {p: Entry(e.mode, e.kind, e.oid, e.size) for p, e in listed.items()}
     reader = _Prefetch(repo, [e for e in entries.values() if e.oid not in known])
-    return check_entries(entries, repo.tree_paths(commit), ref, reader.read, known)
+    return check_entries(entries, paths, ref, reader.read, known)
 
 
 class _Prefetch:

@@ -1,132 +1,13 @@
-"""The git merge driver: `python -m merge_drivers %O %A %B %L %P` (console: gitmem-merge-driver).
+"""`python -m merge_drivers %O %A %B %L %P`: the entry point of registrations made before the
+adapter moved beside the git layer (gitmem/gitstore/driver.py), kept so they still merge.
 
-git runs this once per conflicting file, so it imports only the resolver it needs and never
-imports yaml for plain frontmatter. It writes the merged bytes into %A and exits 0; it exits 1
-when it cannot produce a file (unreadable input) or the files are binary (one side's whole file
-would win), which leaves git's ordinary conflict.
-
-Confidence and recency of an index entry live in the linked topic file. When git tells which
-commit is "theirs" (`git merge` sets GITHEAD_<oid>; `git rebase` lists the commit it is
-replaying in `rebase-merge/done`), topic files are read for both sides from git objects
-(HEAD and that commit) through one `git cat-file --batch`, and only if a rank is needed. When it
-does not (cherry-pick, merge-tree), neither side gets topic files, so the result stays
-symmetric: the tie-break decides. The index overflow goes into a trailing HTML comment of the
-index (the driver writes one file only); the next `gitmem sync` moves it to MEMORY-archive.md.
+The package itself stays pure; `gitmem drivers status` names such a registration as outdated
+and `gitmem drivers install` refreshes it.
 """
 
-from __future__ import annotations
-
-import os
 import sys
-from collections.abc import Mapping
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from gitmem.gitstore.catfile import CatFile
-    from merge_drivers.model import SideInfo
-
-
-class _Folder(Mapping[str, bytes]):
-    """The files of one folder at one revision, read from git only when asked."""
-
-    def __init__(self, git: CatFile, rev: str, folder: str) -> None:
-        self.git = git
-        self.rev = rev
-        self.prefix = f"{folder}/" if folder else ""
-
-    def __getitem__(self, name: str) -> bytes:
-        data = self.git.blob(f"{self.rev}:{self.prefix}{name}")
-        if data is None:
-            raise KeyError(name)
-        return data
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
-
-
-def _git_dir() -> str:
-    git_dir = os.environ.get("GIT_DIR")
-    if git_dir:
-        return git_dir
-    try:
-        with open(".git", encoding="utf-8") as f:  # a linked worktree or submodule
-            line = f.readline()
-        return line.removeprefix("gitdir:").strip()
-    except IsADirectoryError:
-        return ".git"
-    except OSError:
-        return ".git"
-
-
-def theirs_revision() -> str | None:
-    """The commit git is merging in, when git says so; else None."""
-    heads = [k[8:] for k in os.environ if k.startswith("GITHEAD_")]
-    if len(heads) == 1:
-        return heads[0]
-    if heads:
-        return None  # an octopus merge: no single "theirs"
-    try:
-        with open(os.path.join(_git_dir(), "rebase-merge", "done"), encoding="utf-8") as f:
-            lines = [ln.split() for ln in f if ln.strip() and not ln.startswith("#")]
-    except OSError:
-        return None
-    if lines and len(lines[-1]) >= 2 and all(c in "0123456789abcdef" for c in lines[-1][1]):
-        return lines[-1][1]
-    return None
-
-
-def _infos(path: str, git: CatFile) -> tuple[SideInfo, SideInfo]:
-    from merge_drivers.model import SideInfo
-
-    theirs = theirs_revision()
-    if theirs is None:
-        return SideInfo(), SideInfo()
-    folder = path.rsplit("/", 1)[0] if "/" in path else ""
-    ours_folder, theirs_folder = _Folder(git, "HEAD", folder), _Folder(git, theirs, folder)
-    return SideInfo(None, ours_folder), SideInfo(None, theirs_folder)
-
-
-def _read(name: str) -> bytes:
-    with open(name, "rb") as f:
-        return f.read()
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) < 3:
-        sys.stderr.write("usage: python -m merge_drivers %O %A %B [%L [%P]]\n")
-        return 2
-    base_file, ours_file, theirs_file = args[0], args[1], args[2]
-    path = args[4] if len(args) > 4 else ours_file
-    try:
-        base, ours, theirs = _read(base_file), _read(ours_file), _read(theirs_file)
-    except OSError as e:
-        sys.stderr.write(f"gitmem-merge-driver: cannot read {e.filename}: {e.strerror}\n")
-        return 1
-    from gitmem.gitstore.catfile import CatFile  # the git layer's one client, without the rest
-    from merge_drivers import merge_file
-
-    with CatFile() as git:  # started only if a rank needs a topic file
-        ours_info, theirs_info = _infos(path, git)
-        result = merge_file(path, base, ours, theirs, ours_info, theirs_info, inline_archive=True)
-    for r in result.resolutions:
-        if "failed" in r.reason:  # a resolver bug: merged as lines, but say so
-            sys.stderr.write(f"gitmem-merge-driver: warning: {r}\n")
-    if result.data is None or result.conflicted:
-        return 1  # binary: git keeps ours in place and reports the conflict
-    try:
-        with open(ours_file, "wb") as f:
-            f.write(result.data)
-    except OSError as e:
-        sys.stderr.write(f"gitmem-merge-driver: cannot write {ours_file}: {e.strerror}\n")
-        return 1
-    return 0
-
+from gitmem.gitstore.driver import main
 
 if __name__ == "__main__":
     sys.exit(main())

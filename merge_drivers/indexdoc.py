@@ -10,6 +10,8 @@ paragraphs, or an entry and an indented line, need one to stay apart).
 
 from __future__ import annotations
 
+from merge_drivers.yamlsafe import fence as frontmatter_fence
+
 INLINE_OPEN = (
     "<!-- gitmem:archive — entries over Claude Code's load limits, kept here until the next "
     "gitmem sync moves them to MEMORY-archive.md"
@@ -128,12 +130,10 @@ def parse(text: str) -> Index:
         gap.clear()
 
     i, n = 0, len(lines)
-    if n and lines[0].rstrip("\r \t") == "---":
-        for j in range(1, min(n, 2000)):
-            if lines[j].rstrip("\r \t") in ("---", "..."):
-                add("fm", "", lines[: j + 1])
-                i = j + 1
-                break
+    span = frontmatter_fence(text)  # the one fence rule of every frontmatter reader
+    if span is not None:
+        add("fm", "", lines[: span[1] + 1])
+        i = span[1] + 1
     while i < n:
         line = lines[i]
         if not line.strip():

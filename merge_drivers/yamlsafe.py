@@ -38,15 +38,6 @@ def fence(text: str) -> tuple[int, int] | None:
     return None
 
 
-def frontmatter_text(text: str) -> str | None:
-    """The YAML between the fences (without them), or None when the file has none."""
-    span = fence(text)
-    if span is None:
-        return None
-    lines = text.split("\n")
-    return "\n".join(lines[span[0] : span[1]])
-
-
 def unsafe_yaml(text: str) -> str | None:
     """Why this YAML may not be read (too large, too deeply nested, an anchor or a tag), or None.
 

@@ -1,8 +1,8 @@
 """Claude Code integration: the SessionStart hook when a teammate pushed, and the memory graph.
 
 - `gitmem pull --hook` (Claude Code's payload on stdin) on a clone whose team memory holds N
-  files, right after a teammate changed 10 of them, against `git fetch` of the same refs after
-  the same kind of push. Goal: under 2x (issue #12).
+  files, with nothing new and right after a teammate changed 10 of them, against `git fetch` of
+  the same refs (after the same kind of push). Goals of issue #12: 1.2x and 2x.
 - `gitmem graph`'s build and rank of N linked memory files, in-process after the imports
   (ADR-049's target: 200 ms for 1,000), against reading the same files.
 """
@@ -24,11 +24,11 @@ EDITED = 10
 
 
 def run(ctx: Context) -> list[Row]:
-    files = 60 if ctx.quick else 1_000
-    return [_session_start(ctx, files), _graph(ctx, files)]
+    files = ctx.sizes.hook_files
+    return [*_session_start(ctx, files), _graph(ctx, files)]
 
 
-def _session_start(ctx: Context, files: int) -> Row:
+def _session_start(ctx: Context, files: int) -> list[Row]:
     world = World(ctx.folder("session-start"))
     remote = world.make_remote()
     teammate, clone = world.clone(remote, "teammate"), world.clone(remote, "clone")
@@ -72,13 +72,23 @@ def _session_start(ctx: Context, files: int) -> Row:
     def fetch() -> None:
         world.git("fetch", "-q", "--no-tags", "--no-write-fetch-head", "origin", *specs, cwd=clone)
 
-    return compare(
-        f"SessionStart hook, a teammate changed {EDITED} of {files:,} files",
-        Side("gitmem pull --hook", hook, teammate_pushes),
-        Side("git fetch of the same refs", fetch, teammate_pushes),
-        ctx.runs,
-        goal=2.0,
-    )
+    return [
+        compare(
+            f"SessionStart hook, nothing new ({files:,} files)",
+            Side("gitmem pull --hook", hook),
+            Side("git fetch of the same refs", fetch),
+            ctx.runs,
+            goal=1.2,
+            note="goal of #12; the like-for-like no-op is the no-op sync row (fetch + stat check)",
+        ),
+        compare(
+            f"SessionStart hook, a teammate changed {EDITED} of {files:,} files",
+            Side("gitmem pull --hook", hook, teammate_pushes),
+            Side("git fetch of the same refs", fetch, teammate_pushes),
+            ctx.runs,
+            goal=2.0,
+        ),
+    ]
 
 
 def _linked(folder: Path, files: int, seed: int = 7) -> None:

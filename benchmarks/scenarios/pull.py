@@ -1,5 +1,5 @@
-"""Pulling memory: 50 conflicting files merged in-process vs git's per-file merge driver, and
-a sync with nothing to do vs the fetch it cannot avoid."""
+"""Pulling memory: 50 conflicting files merged in-process vs git's per-file merge driver, and 10
+changed files pulled into a large folder vs git's own two-tree checkout."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from pathlib import Path
 
 from benchmarks.context import Context, age_files
 from benchmarks.corpus import add_index_entry, append_note, topic_name, write_memory
+from benchmarks.rawgit import RawPull, RawPush
 from benchmarks.timing import Row, Side, compare
-from benchmarks.world import USER_REF, World, gitmem_command
+from benchmarks.world import USER_REF, World
 
 AGENT_DIR = ".claude/agent-memory"
 FILES_PER_AGENT = 40  # MEMORY.md + 39 topic files; the first 10 of each agent conflict
@@ -38,8 +39,8 @@ def run_conflicts(ctx: Context) -> list[Row]:
     return [_pull_conflicts(ctx)]
 
 
-def run_noop(ctx: Context) -> list[Row]:
-    return _noop_sync(ctx)
+def run_changed(ctx: Context) -> list[Row]:
+    return [_pull_changed(ctx)]
 
 
 def _pull_conflicts(ctx: Context) -> Row:
@@ -95,55 +96,63 @@ def _pull_conflicts(ctx: Context) -> Row:
     )
 
 
-def _noop_sync(ctx: Context) -> list[Row]:
-    files = ctx.sizes.noop_files
-    world = World(ctx.folder("noop"))
-    clone = world.clone(world.make_remote(), "clone")
-    memory = world.scope_path(clone)
-    write_memory(memory, files, shapes=ctx.shapes)
-    age_files(memory)
-    world.gitmem("-C", str(clone), "sync", "-q")
-    world.gitmem("-C", str(clone), "sync", "-q")  # the stat cache now holds every file
-    tracking = "refs/gitmem-remotes/origin/"
-    specs = [
-        f"+{ref}*:{tracking}{ref.removeprefix('refs/gitmem/')}*"
-        for ref in (USER_REF, "refs/gitmem/team")
-    ]
+def _pull_changed(ctx: Context) -> Row:
+    """One person, two clones (two machines): the other pushed 10 changed files of N, this one
+    pulls. Raw git: fetch, `read-tree -m -u` from the tree its folder holds to the fetched one,
+    `update-ref`."""
+    files, changed = ctx.sizes.pull_into, ctx.sizes.changed
+    world = World(ctx.folder(f"pull-into-{files}"))
+    remote = world.make_remote()
+    writer, reader = world.clone(remote, "writer"), world.clone(remote, "reader")
+    for clone in (writer, reader):
+        world.git("config", "gitmem.encrypt", "off", cwd=clone)  # plaintext, like raw git
+    written = world.scope_path(writer)
+    write_memory(written, files, shapes=ctx.shapes)
+    age_files(written)
+    world.gitmem("-C", str(writer), "push", "-q")
+    world.gitmem("-C", str(reader), "pull", "-q")
+    read = world.scope_path(reader)
+    age_files(read)
+    world.gitmem("-C", str(reader), "pull", "-q")  # the stat cache now holds every file
 
-    def fetch() -> None:
-        world.git("fetch", "-q", "--no-tags", "--no-write-fetch-head", "origin", *specs, cwd=clone)
+    raw_remote = world.make_remote("raw.git")
+    raw_writer_clone, raw_reader_clone = (
+        world.clone(raw_remote, "raw-writer"),
+        world.clone(raw_remote, "raw-reader"),
+    )
+    raw_written = world.root / "raw-written"
+    write_memory(raw_written, files, shapes=ctx.shapes)
+    age_files(raw_written)
+    raw_writer = RawPush(world.env, raw_writer_clone, raw_written, USER_REF)
+    raw_writer.push()
+    raw_reader = RawPull(world.env, raw_reader_clone, world.root / "raw-read", USER_REF)
+    raw_reader.start()
+    age_files(raw_reader.folder)
+    raw_reader.refresh()
+    rounds = {"gitmem": 0, "raw": 0}
 
-    rows = [
-        compare(
-            f"no-op sync of {files:,} files",
-            Side("gitmem sync", lambda: world.gitmem("-C", str(clone), "sync", "-q")),
-            Side("git fetch of the same refs", fetch),
-            ctx.runs,
-            goal=1.2,
-        )
-    ]
-    help_text = world.run(*gitmem_command(), "pull", "--help")
-    if "--hook" in help_text:
-        rows.append(
-            compare(
-                f"SessionStart hook, nothing new ({files:,} files)",
-                Side(
-                    "gitmem pull --hook", lambda: world.gitmem("-C", str(clone), "pull", "--hook")
-                ),
-                Side("git fetch of the same refs", fetch),
-                ctx.runs,
-                goal=1.2,
-            )
-        )
-    else:
-        rows.append(
-            Row(
-                f"SessionStart hook, nothing new ({files:,} files)",
-                "gitmem pull --hook",
-                "git fetch of the same refs",
-                goal=1.2,
-                pending=True,
-                note="`pull --hook` does not exist yet; the row runs once it does",
-            )
-        )
-    return rows
+    def push_changes(side: str) -> None:
+        rounds[side] += 1
+        folder = written if side == "gitmem" else raw_written
+        start = rounds[side] * changed
+        for i in range(start, start + changed):
+            append_note(folder / topic_name(i % (files - 1)), f"Edit {rounds[side]} of {i}.")
+        if side == "gitmem":
+            world.gitmem("-C", str(writer), "push", "-q")
+        else:
+            raw_writer.push()
+
+    return compare(
+        f"pull {changed} changed into {files:,}",
+        Side(
+            "gitmem pull",
+            lambda: world.gitmem("-C", str(reader), "pull", "-q"),
+            lambda: push_changes("gitmem"),
+        ),
+        Side(
+            "git fetch + read-tree -m -u + update-ref", raw_reader.pull, lambda: push_changes("raw")
+        ),
+        ctx.runs,
+        goal=2,
+        note="both sides plaintext (gitmem.encrypt off); the folder's other files untouched",
+    )

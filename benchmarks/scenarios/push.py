@@ -1,12 +1,11 @@
-"""Pushing memory: 10 changed files among many, and the first push of a whole folder."""
+"""The first push of a whole folder (10 changed among many: scale.py)."""
 
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 from benchmarks.context import Context, age_files
-from benchmarks.corpus import append_note, topic_name, write_memory
+from benchmarks.corpus import write_memory
 from benchmarks.rawgit import RawPush
 from benchmarks.timing import Row, Side, compare
 from benchmarks.world import USER_REF, World
@@ -14,51 +13,8 @@ from benchmarks.world import USER_REF, World
 RAW_LABEL = "index + add -A + write-tree + commit-tree + update-ref + git push"
 
 
-def run_changed(ctx: Context) -> list[Row]:
-    return [_push_changed(ctx, n) for n in ctx.sizes.push_among]
-
-
 def run_first(ctx: Context) -> list[Row]:
     return [_first_push(ctx, n) for n in ctx.sizes.first_push]
-
-
-def _push_changed(ctx: Context, files: int) -> Row:
-    world = World(ctx.folder(f"push-{files}"))
-    changed = ctx.sizes.changed
-    # gitmem: the auto memory of one clone, pushed once (the steady state of a user)
-    clone = world.clone(world.make_remote(), "clone")
-    memory = world.scope_path(clone)
-    write_memory(memory, files, shapes=ctx.shapes)
-    age_files(memory)
-    world.gitmem("-C", str(clone), "push", "-q")
-    # raw git: the same folder, its own clone of its own remote, pushed once by hand
-    raw_clone = world.clone(world.make_remote("raw.git"), "raw-clone")
-    raw_memory = world.root / "raw-memory"
-    write_memory(raw_memory, files, shapes=ctx.shapes)
-    age_files(raw_memory)
-    raw = RawPush(world, raw_clone, raw_memory, USER_REF)
-    raw.push()
-
-    rounds = {"gitmem": 0, "raw": 0}
-
-    def edit(folder: Path, side: str) -> None:
-        rounds[side] += 1
-        start = rounds[side] * changed
-        for i in range(start, start + changed):
-            append_note(folder / topic_name(i % (files - 1)), f"Edit {rounds[side]} of {i}.")
-
-    return compare(
-        f"push {changed} changed among {files:,}",
-        Side(
-            "gitmem push",
-            lambda: world.gitmem("-C", str(clone), "push", "-q"),
-            lambda: edit(memory, "gitmem"),
-        ),
-        Side(RAW_LABEL, raw.push, lambda: edit(raw_memory, "raw")),
-        ctx.runs,
-        goal=2 if files <= 1_000 else 1.5,
-        note="" if files > 100 else "quick size",
-    )
 
 
 def _first_push(ctx: Context, files: int) -> Row:
@@ -67,13 +23,14 @@ def _first_push(ctx: Context, files: int) -> Row:
     live, template = base / "live", base / "template"
     world = World(live)
     clone = world.clone(world.make_remote(), "clone")
+    world.git("config", "gitmem.encrypt", "off", cwd=clone)  # plaintext, like the raw side
     write_memory(world.scope_path(clone), files, shapes=ctx.shapes)
     raw_clone = world.clone(world.make_remote("raw.git"), "raw-clone")
     raw_memory = live / "raw-memory"
     write_memory(raw_memory, files, shapes=ctx.shapes)
     age_files(live)
     shutil.copytree(live, template, symlinks=True)
-    raw = RawPush(world, raw_clone, raw_memory, USER_REF)
+    raw = RawPush(world.env, raw_clone, raw_memory, USER_REF)
 
     def restore() -> None:
         # same absolute paths as when built: the memory folder's slug is the clone's path

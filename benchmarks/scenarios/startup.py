@@ -39,14 +39,14 @@ def run(ctx: Context) -> list[Row]:
             Side("gitmem --help", lambda: _quiet([*gitmem, "--help"], world.env)),
             _python_pass(world),
             ctx.runs,
-            goal=4,
+            goal=3,
         ),
         compare(
             "gitmem --version",
             Side("gitmem --version", lambda: _quiet([*gitmem, "--version"], world.env)),
             _python_pass(world),
             ctx.runs,
-            goal=4,
+            goal=3,
         ),
     ]
     rows += _driver_rows(ctx, world)
@@ -98,7 +98,7 @@ def _driver_rows(ctx: Context, world: World) -> list[Row]:
                 ),
                 _python_pass(world),
                 ctx.runs,
-                goal=3,
+                goal=2,
             )
         )
     return rows

@@ -16,7 +16,7 @@ TEAM_REF = "refs/gitmem/team"
 
 
 def run(ctx: Context) -> list[Row]:
-    files = ctx.sizes.push_among[0]
+    files = ctx.sizes.hook_files
     world = World(ctx.folder("trust"))
     remote = world.make_remote()
     clone = world.clone(remote, "clone")

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from gitmem import __version__
-from gitmem.cli.common import HelpFormatter, Parser, anywhere_options
+from gitmem.cli.common import Commands, HelpFormatter, Parser, anywhere_options, chosen_command
 
 # Each module has register(sub); the order is the order of `gitmem --help`.
 COMMAND_MODULES = (
@@ -43,7 +43,8 @@ EPILOG = (
 )
 
 
-def build_parser() -> Parser:
+def build_parser(argv: Sequence[str] | None = None) -> Parser:
+    """The whole parser; given the command line, only the command it names is built in full."""
     parser = Parser(
         prog="gitmem",
         description=DESCRIPTION,
@@ -54,7 +55,11 @@ def build_parser() -> Parser:
     parser.add_argument(
         "--version", action="version", version=f"gitmem {__version__}", help="show the version"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", title="commands", action=Commands
+    )
+    if argv is not None and isinstance(sub, Commands):
+        sub.only = chosen_command(argv)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
@@ -67,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args_list
     try:
-        parser = build_parser()
+        parser = build_parser(args_list)
         if not args_list:
             parser.print_help()
             return 0

@@ -11,7 +11,9 @@ import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
+
+CHUNK_BYTES = 4096  # questions written at once: under any system's pipe buffer
 
 
 class CatFile:
@@ -40,12 +42,38 @@ class CatFile:
         if "\n" in spec or (not self.pid and not self._start()):
             return None
         os.write(self.to_git, spec.encode("utf-8", "surrogateescape") + b"\n")
+        return self._answer()
+
+    def _answer(self) -> tuple[str, bytes] | None:
         header = self._line().split()
         if len(header) != 3 or not header[2].isdigit():  # "<spec> missing", "ambiguous", ...
             return None
         size = int(header[2])
         data = self._exactly(size + 1)[:size]  # the content, then its newline
         return header[1].decode(), data
+
+    def read_many(self, specs: Iterable[str]) -> list[tuple[str, bytes] | None]:
+        """`read` of each spec, pipelined: questions are written a few KiB at a time, then
+        their answers read, so many small objects cost one round trip per chunk, not per
+        object. A chunk that small always fits the pipe, so git and we never wait on each
+        other."""
+        out: list[tuple[str, bytes] | None] = []
+        chunk: list[str] = []
+        size = 0
+        for spec in specs:
+            chunk.append(spec)
+            size += len(spec) + 1
+            if size >= CHUNK_BYTES:
+                out += self._ask(chunk)
+                chunk, size = [], 0
+        return out + self._ask(chunk) if chunk else out
+
+    def _ask(self, specs: list[str]) -> list[tuple[str, bytes] | None]:
+        valid = [s for s in specs if "\n" not in s]
+        if not valid or (not self.pid and not self._start()):
+            return [None] * len(specs)
+        os.write(self.to_git, "".join(s + "\n" for s in valid).encode("utf-8", "surrogateescape"))
+        return [self._answer() if "\n" not in s else None for s in specs]
 
     def blob(self, spec: str) -> bytes | None:
         found = self.read(spec)

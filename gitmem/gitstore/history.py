@@ -40,6 +40,8 @@ class History(GitDir):
         return found
 
     def ahead_behind(self, local: str | None, remote: str | None) -> tuple[int, int]:
+        if local and local == remote:
+            return 0, 0  # the usual answer after a sync: no process for it
         if not local or not remote:
             return (
                 self.count_commits(local) if local else 0,

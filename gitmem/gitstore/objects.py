@@ -218,29 +218,21 @@ class ObjectStore(GitDir, ObjectEncoding):
         return found
 
     def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
-        """Many blobs in one `cat-file --batch` run: no round trip per object (validate reads
-        every file of a ref; one round trip each costs milliseconds on a busy machine)."""
+        """Many blobs through the one `cat-file` client, pipelined (validate reads every file
+        of a ref; a round trip each costs milliseconds on a busy machine)."""
         wanted = list(dict.fromkeys(oids))
-        if not wanted:
-            return {}
-        data = self.git("cat-file", "--batch", input="".join(o + "\n" for o in wanted).encode())
-        out, pos, raw = {}, 0, data.stdout
-        for oid in wanted:
-            end = raw.index(b"\n", pos)
-            header = raw[pos:end].split()
-            if header[1:2] == [b"missing"] and (back := self._restored(oid)) is not None:
-                out[oid], pos = back[1], end + 1
-                continue
-            if len(header) < 3 or header[1] != b"blob":
+        out: dict[str, bytes] = {}
+        for oid, found in zip(wanted, self._batch().read_many(wanted), strict=True):
+            if found is None:
+                found = self._restored(oid)
+            if found is None or found[0] != "blob":
                 raise GitError(f"object {oid} is not a file in the repository", "run git fsck")
-            size = int(header[2])
-            out[oid] = raw[end + 1 : end + 1 + size]
-            pos = end + 2 + size
+            out[oid] = found[1]
         return out
 
     def object_type(self, oid: str) -> str | None:
-        proc = self.git("cat-file", "-t", oid, check=False)
-        return proc.stdout.decode().strip() if proc.returncode == 0 else None
+        found = self._read_loose(oid) or self._batch().read(oid)
+        return found[0] if found else None
 
     def list_tree(self, treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
         """Every non-tree entry under `treeish`, recursively, keyed by its path (bytes-safe)."""
@@ -262,6 +254,26 @@ class ObjectStore(GitDir, ObjectEncoding):
             self._trees[(treeish, sizes)] = entries
             return dict(entries)
         return entries
+
+    def list_tree_and_paths(self, treeish: str) -> tuple[dict[str, TreeEntry], list[str]]:
+        """`list_tree(treeish, sizes=True)` and `tree_paths(treeish)` from one `ls-tree`."""
+        out = self.git("ls-tree", "-r", "-t", "-z", "-l", "--full-tree", treeish).stdout
+        entries: dict[str, TreeEntry] = {}
+        paths: list[str] = []
+        for item in out.split(b"\0"):
+            if not item:
+                continue
+            meta, _, raw_path = item.partition(b"\t")
+            path = raw_path.decode("utf-8", "surrogateescape")
+            paths.append(path)
+            mode, kind, oid, size = meta.split()
+            if kind != b"tree":
+                entries[path] = TreeEntry(
+                    mode.decode(), kind.decode(), oid.decode(), None if size == b"-" else int(size)
+                )
+        if self._is_oid(treeish):
+            self._trees[(treeish, True)] = entries
+        return dict(entries), paths
 
     def tree_paths(self, treeish: str) -> list[str]:
         """Every path under `treeish`, folders included, in tree order and with repeats: what

@@ -3,6 +3,8 @@ need (is a path tracked by the project; the shared exclude file)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from gitmem.gitstore.history import History
 from gitmem.gitstore.objects import ObjectStore
 from gitmem.gitstore.process import run_git
@@ -32,13 +34,17 @@ class Repository(ObjectStore, RefStore, History, Transport):
         return known
 
     def add_exclude(self, pattern: str) -> bool:
-        """Add a line to info/exclude (shared by all worktrees) unless present."""
-        exclude = self.common_dir / "info" / "exclude"
-        exclude.parent.mkdir(exist_ok=True)
-        content = exclude.read_bytes() if exclude.exists() else b""
-        if pattern.encode() in content.splitlines():
-            return False
-        sep = b"" if not content or content.endswith(b"\n") else b"\n"
-        with open(exclude, "ab") as fh:
-            fh.write(sep + pattern.encode() + b"\n")
-        return True
+        return append_exclude(self.common_dir, pattern)
+
+
+def append_exclude(common_dir: Path, pattern: str) -> bool:
+    """Add a line to info/exclude (shared by all worktrees) unless present."""
+    exclude = common_dir / "info" / "exclude"
+    exclude.parent.mkdir(exist_ok=True)
+    content = exclude.read_bytes() if exclude.exists() else b""
+    if pattern.encode() in content.splitlines():
+        return False
+    sep = b"" if not content or content.endswith(b"\n") else b"\n"
+    with open(exclude, "ab") as fh:
+        fh.write(sep + pattern.encode() + b"\n")
+    return True

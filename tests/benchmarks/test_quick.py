@@ -21,10 +21,22 @@ def test_quick_mode_runs_every_scenario_and_writes_results(tmp_path: Path) -> No
         "gitmem --version",
         "merge driver, one index",
         "merge driver, one topic file",
+        "start: gitmem status --help",
+        "start: gitmem completion --help",
+        "gitmem status (60 + 60 files)",
+        "gitmem key list (60 + 60 files)",
+        "push 3 changed among 30",
         "push 3 changed among 60",
+        "push 3 changed among 30, encrypted (the default for personal memory)",
+        "no-op sync of 30 files",
+        "no-op sync of 60 files",
+        "peak memory, push 3 changed among 60",
+        "per-file cost of push, 30 → 60 files",
+        "per-file cost of no-op sync, 30 → 60 files",
         "first push of 20 files",
         "pull with 5 conflicting files",
-        "no-op sync of 60 files",
+        "pull 3 changed into 60",
+        "SessionStart hook, nothing new (60 files)",
         "SessionStart hook, a teammate changed 10 of 60 files",
         "graph: build and rank 60 linked files (in-process, after imports)",
         "validate a 60-file ref",
@@ -34,7 +46,11 @@ def test_quick_mode_runs_every_scenario_and_writes_results(tmp_path: Path) -> No
     for name in expected:
         assert name in rows, f"{name} did not run"
         assert rows[name]["gitmem"]["runs"] and rows[name]["base"]["runs"], name
-        assert rows[name]["ratio"] > 0, name
-    assert any(name.startswith("SessionStart hook") for name in rows)
+        assert rows[name]["ratio"] is not None, name
+    start_rows = [name for name in rows if name.startswith("start: gitmem ")]
+    assert len(start_rows) >= 20, "every command of the parser has its start row"
+    peak = rows["peak memory, push 3 changed among 60"]
+    assert peak["unit"] == "MiB" and peak["base"]["median"] > 1, "peak memory in MiB, measured"
     table = (tmp_path / "results.md").read_text("utf-8")
     assert "| push 3 changed among 60 |" in table
+    assert " MiB |" in table and "µs/file" in table

@@ -41,3 +41,33 @@ def test_nothing_starts_until_asked_and_close_is_safe_twice() -> None:
     assert git.pid == 0
     git.close()
     git.close()
+
+
+def test_many_questions_at_once_stay_in_step_and_read_blobs_uses_the_one_client(
+    tmp_path: Path,
+) -> None:
+    """Pipelined in chunks (more than one chunk here, with big answers among them): each
+    answer belongs to its question, and the repository's read_blobs starts no second git."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with Repository(tmp_path) as repo:
+        blobs = [
+            repo.write_blob(f"file {i}\n".encode() * (1 + 5000 * (i % 50 == 0))) for i in range(300)
+        ]
+        tree = repo.write_tree({f"f{i}.md": (BLOB_MODE, oid) for i, oid in enumerate(blobs)})
+        specs = [*blobs[:150], "0" * 40, tree, "bad\nspec", *blobs[150:]]
+        with CatFile(["--git-dir", str(repo.git_dir)]) as git:
+            answers = git.read_many(specs)
+            assert len(answers) == len(specs)
+            for spec, found in zip(specs, answers, strict=True):
+                if spec in ("0" * 40, "bad\nspec"):
+                    assert found is None
+                elif spec == tree:
+                    assert found is not None and found[0] == "tree"
+                else:
+                    i = blobs.index(spec)
+                    assert found == ("blob", f"file {i}\n".encode() * (1 + 5000 * (i % 50 == 0)))
+            assert git.blob(blobs[7]) == b"file 7\n", "still in step afterwards"
+        read = repo.read_blobs([blobs[3], blobs[0], blobs[3]])
+        assert read == {blobs[3]: b"file 3\n", blobs[0]: b"file 0\n" * 5001}
+        assert repo._reader is not None, "the repository's one client answered"
+        assert repo.object_type(tree) == "tree" and repo.object_type("0" * 40) is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -10,6 +11,7 @@ import time
 import pytest
 
 from gitmem.cli import COMMAND_MODULES, build_parser, main
+from gitmem.cli.common import chosen_command
 from tests.support.world import REPO_ROOT, World
 
 
@@ -97,3 +99,36 @@ def test_help_starts_within_three_times_python() -> None:
             subprocess.run(cmd, capture_output=True, cwd=REPO_ROOT, check=True)
             times.append(time.perf_counter() - t)
     assert min(gitmem) < 3 * min(baseline) + 0.02, (min(gitmem), min(baseline))
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def test_a_start_builds_only_the_command_it_runs_and_reads_it_the_same() -> None:
+    full = build_parser()
+    assert build_parser(["--help"]).format_help() == full.format_help()
+    for name, whole in _commands(full).items():
+        for argv in ([name], ["-C", "/x", name], ["--debug", "--memory-dir", "/m", name]):
+            lazy = build_parser([*argv, "--help"])
+            built = {
+                n for n, p in _commands(lazy).items() if isinstance(p, argparse.ArgumentParser)
+            }
+            assert built == {name}, (argv, built)
+            assert _commands(lazy)[name].format_help() == whole.format_help(), argv
+    for argv in (
+        ["-C", "/x", "log", "-n", "3"],
+        ["--mem", "/m", "pull", "--hook"],
+        ["key", "grant", "age1xyz"],
+        ["sync", "-q", "--remote", "up"],
+    ):
+        lazy_args = vars(build_parser(argv).parse_args(argv))
+        full_args = vars(full.parse_args(argv))
+        assert lazy_args.pop("group_parser", None) is not None or "key" not in argv
+        full_args.pop("group_parser", None)
+        assert lazy_args == full_args, argv
+    assert chosen_command(["--memory-dir=/m", "-C", "x", "--", "status"]) == "status"
+    assert chosen_command(["--version"]) == ""

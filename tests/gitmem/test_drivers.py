@@ -139,6 +139,26 @@ def test_an_old_python_m_registration_is_flagged_and_upgraded(world: World) -> N
     assert not marker.exists()
 
 
+def test_a_registration_from_before_the_adapter_moved_still_merges_and_is_outdated(
+    world: World,
+) -> None:
+    """Older gitmem registered `from merge_drivers.__main__ import main`: it keeps merging, and
+    `drivers status` says it is outdated (exit 0: it is safe) until `drivers install`."""
+    r = branchy_repo(world)
+    world.ok("-C", str(r), "drivers", "install")
+    current = world.git("config", "merge.gitmem-index.driver", cwd=r).strip()
+    old = current.replace("gitmem.gitstore.driver", "merge_drivers.__main__")
+    assert old != current and command_risk(old) is None
+    world.git("config", "merge.gitmem-index.driver", old, cwd=r)
+    status = world.gitmem("-C", str(r), "drivers", "status")
+    assert status.code == 0 and "outdated" in status.out and "UNSAFE" not in status.out
+    world.git("merge", "-q", "--no-edit", "left", cwd=r)
+    text = (r / MEM / "MEMORY.md").read_text()
+    assert "(l.md)" in text and "(m.md)" in text and "<<<<<<<" not in text
+    world.ok("-C", str(r), "drivers", "install")
+    assert "outdated" not in world.ok("-C", str(r), "drivers", "status")
+
+
 @pytest.mark.parametrize(
     ("command", "unsafe"),
     [

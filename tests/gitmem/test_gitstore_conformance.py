@@ -171,3 +171,30 @@ def test_path_history_answers_what_rev_parse_answers_commit_by_commit(
         assert history == _rev_parse_history(work, "HEAD", path)
         assert [blob is None for _, blob in history][:2] == [False, True]  # back, then gone
         assert len(history) >= 6
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_one_listing_answers_both_list_tree_and_tree_paths(tmp_path: Path, fmt: str) -> None:
+    with _init(tmp_path, fmt) as repo:
+        blob, other = repo.write_blob(b"a\n"), repo.write_blob(b"b" * 5000)
+        fake_commit = "1" * (64 if fmt == "sha256" else 40)
+        tree = repo.write_tree(
+            {
+                "MEMORY.md": (BLOB_MODE, blob),
+                "a/x.md": (BLOB_MODE, other),
+                "a/b/run.sh": (EXEC_MODE, blob),
+                "é/ü.md": (BLOB_MODE, other),
+                "sub": (GITLINK_MODE, fake_commit),
+            }
+        )
+        commit = repo.write_commit(tree, [], "gitmem: listing", when=1_700_000_000)
+        for treeish in (tree, commit):
+            fresh = Repository(repo.common_dir.parent)
+            entries, paths = fresh.list_tree_and_paths(treeish)
+            other_repo = Repository(repo.common_dir.parent)
+            assert entries == other_repo.list_tree(treeish, sizes=True)
+            assert paths == other_repo.tree_paths(treeish)
+            assert "a/b" in paths and "a/b" not in entries  # folders listed, not entries
+            assert entries["a/x.md"].size == 5000 and entries["sub"].size is None
+            fresh.close()
+            other_repo.close()

@@ -139,3 +139,35 @@ def test_archive_demotes_by_recency_from_history_not_by_alphabet() -> None:
     assert not any(a.startswith("a") for a in archived)  # the newest facts stay
     assert all(f"({n})" in result.data.decode() for n in (f"a{i:02}.md" for i in range(40)))
     assert len(result.data.decode().splitlines()) <= 200
+
+
+ENTRY = "- [A](a.md) — a\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"---\nname: x\n---\n{ENTRY}",
+        f"--- \t\ntitle: x\n...\n{ENTRY}",
+        f"---\r\nname: x\r\n---\r\n{ENTRY}",
+        f"---\nname: x\n{ENTRY}",  # never closed: no frontmatter
+        f"# Memory\n---\n{ENTRY}---\n",  # a rule inside the body
+        "---\n" + "k: v\n" * 2500 + f"---\n{ENTRY}",  # long, but closed
+        f"----\nname: x\n---\n{ENTRY}",
+        "---",
+        "",
+    ],
+    ids=["plain", "dots", "crlf", "unclosed", "rule", "long", "four-dashes", "alone", "empty"],
+)
+def test_the_index_reads_frontmatter_by_the_one_fence_rule(text: str) -> None:
+    from merge_drivers.indexdoc import parse, render
+    from merge_drivers.yamlsafe import fence
+
+    index = parse(text)
+    span = fence(text)
+    fm = [it for it in index.items if it.kind == "fm"]
+    if span is None:
+        assert not fm
+    else:
+        assert len(fm) == 1 and fm[0].text == "\n".join(text.split("\n")[: span[1] + 1])
+    assert render(index.items, index.tail, index.eol) == text

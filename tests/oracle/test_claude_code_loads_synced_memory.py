@@ -47,3 +47,16 @@ def test_memory_pushed_from_one_clone_is_in_claude_codes_context_in_another(worl
     world.git("worktree", "add", "-q", str(world.root / "b-wt"), "-b", "wt", cwd=b)
     summary_wt, context_wt = claude_context(world, world.root / "b-wt")
     assert sentinel in context_wt, summary_wt
+
+
+def test_claude_local_md_pulled_into_another_clone_is_in_claude_codes_context(
+    world: World,
+) -> None:
+    a, b = world.clone("a"), world.clone("elsewhere/b")
+    sentinel = "gitmem-oracle-local-9b7e"
+    (a / "CLAUDE.local.md").write_text(f"# Private notes\n\n- {sentinel}: my sandbox\n")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    summary, context = claude_context(world, b)
+    assert sentinel in context, summary
+    assert str(b / "CLAUDE.local.md") in summary

@@ -1,0 +1,131 @@
+"""<root>/CLAUDE.local.md is personal memory of the local scope (docs/design.md §1): synced
+encrypted on the personal ref (as local/.root/CLAUDE.local.md), by the same rules as every file.
+
+Two clones of one person on one machine (one HOME, one identity), a real bare remote.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.personal import USER_REF, personal_paths
+from tests.support.world import World
+
+STORED = "local/.root/CLAUDE.local.md"
+NOTE = "# Mine\n\n- sandbox URL: https://sandbox.example/heliotrope-walrus\n"
+
+
+def remote_objects(world: World) -> bytes:
+    return subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"],
+        cwd=world.remote,
+        capture_output=True,
+        check=True,
+    ).stdout
+
+
+def two_clones(world: World) -> tuple[Path, Path]:
+    a, b = world.clone("a"), world.clone("b")
+    (a / "CLAUDE.local.md").write_text(NOTE)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    return a, b
+
+
+@pytest.mark.slow
+def test_claude_local_md_reaches_the_other_clone_encrypted(world: World) -> None:
+    a, b = two_clones(world)
+    assert (b / "CLAUDE.local.md").read_text() == NOTE
+    assert STORED in personal_paths(world.remote)
+    dump = remote_objects(world)
+    assert b"heliotrope-walrus" not in dump and b"CLAUDE.local" not in dump
+    names = world.git("ls-tree", "-r", "--name-only", USER_REF, cwd=world.remote).split()
+    assert ".root" not in " ".join(names), "the plaintext path never reaches the remote"
+    for clone in (a, b):  # never shows in git status, never committed by `git add -A`
+        assert "/CLAUDE.local.md" in (clone / ".git" / "info" / "exclude").read_text()
+        assert world.git("status", "--porcelain", cwd=clone) == ""
+    # no agent folder appears for it in the local scope's folder
+    assert not (b / ".claude" / "agent-memory-local" / ".root").exists()
+
+
+@pytest.mark.slow
+def test_concurrent_edits_of_claude_local_md_merge(world: World) -> None:
+    a, b = two_clones(world)
+    (a / "CLAUDE.local.md").write_text(NOTE + "- from a: port 8443\n")
+    (b / "CLAUDE.local.md").write_text("- from b: use uv\n" + NOTE)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")  # b's edit was made since its last sync: merged, not replaced
+    world.ok("-C", str(a), "sync")
+    for clone in (a, b):
+        text = (clone / "CLAUDE.local.md").read_text()
+        assert "from a: port 8443" in text and "from b: use uv" in text and "heliotrope" in text
+    assert (a / "CLAUDE.local.md").read_bytes() == (b / "CLAUDE.local.md").read_bytes()
+
+
+@pytest.mark.slow
+def test_deleting_claude_local_md_propagates_and_a_symlink_is_never_followed(
+    world: World,
+) -> None:
+    a, b = two_clones(world)
+    secret = world.root / "outside-secret.txt"
+    secret.write_text("ssh-private: do-not-publish\n")
+    # a link in place of the file: skipped with a note, never read, never written through
+    (b / "CLAUDE.local.md").unlink()
+    (b / "CLAUDE.local.md").symlink_to(secret)
+    run = world.gitmem("-C", str(b), "sync")
+    assert run.code == 0, run.err
+    assert "CLAUDE.local.md" in run.out + run.err and "symbolic link" in run.out + run.err
+    (a / "CLAUDE.local.md").write_text(NOTE + "- newer\n")
+    world.ok("-C", str(a), "sync")
+    world.gitmem("-C", str(b), "sync")
+    assert secret.read_text() == "ssh-private: do-not-publish\n", "written through a link"
+    assert os.path.islink(b / "CLAUDE.local.md")
+    assert b"do-not-publish" not in remote_objects(world)
+    # skipped is never published as deleted: a still has the file
+    world.ok("-C", str(a), "sync")
+    assert (a / "CLAUDE.local.md").read_text() == NOTE + "- newer\n"
+    # a real deletion is a deletion
+    (b / "CLAUDE.local.md").unlink()
+    (b / "CLAUDE.local.md").write_text(NOTE + "- newer\n")
+    world.ok("-C", str(b), "sync")
+    (a / "CLAUDE.local.md").unlink()
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    assert not (b / "CLAUDE.local.md").exists()
+
+
+def test_claude_local_md_tracked_on_the_branch_is_left_to_git(world: World) -> None:
+    a = world.clone("a")
+    (a / "CLAUDE.local.md").write_text("committed on purpose\n")
+    world.git("add", "CLAUDE.local.md", cwd=a)
+    world.git("commit", "-q", "-m", "tracked", cwd=a)
+    world.ok("-C", str(a), "sync")
+    assert STORED not in personal_paths(a)
+
+
+@pytest.mark.slow
+def test_status_log_diff_and_restore_know_claude_local_md(world: World) -> None:
+    a, _ = two_clones(world)
+    local = json.loads(world.ok("-C", str(a), "status", "--json"))
+    row = next(s for s in local["scopes"] if s["name"] == "local")
+    assert row["files"] == 1 and row["changed"] == 0
+    (a / "CLAUDE.local.md").write_text(NOTE + "- second\n")
+    row = next(
+        s
+        for s in json.loads(world.ok("-C", str(a), "status", "--json"))["scopes"]
+        if s["name"] == "local"
+    )
+    assert row["changed"] == 1
+    assert "+- second" in world.ok("-C", str(a), "diff", "--path", "CLAUDE.local.md")
+    world.ok("-C", str(a), "sync")
+    for name in ("CLAUDE.local.md", str(a / "CLAUDE.local.md"), STORED):
+        log = world.ok("-C", str(a), "log", name)
+        assert len([line for line in log.splitlines() if line.strip()]) >= 2, log
+    assert "+- second" in world.ok("-C", str(a), "diff", "~1", "--path", "CLAUDE.local.md")
+    world.ok("-C", str(a), "restore", "CLAUDE.local.md", "--at", "~1")
+    assert (a / "CLAUDE.local.md").read_text() == NOTE
