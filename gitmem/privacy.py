@@ -9,8 +9,7 @@ Sync merges plaintext with the same engine as any other scope. Ciphertext ids ar
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +37,7 @@ from gitmem.crypto import (
     split_tree,
     unlock_scope_key,
 )
+from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
 from gitmem.policy import Finding, blocking, check_name
 from gitmem.treemerge import blobs
@@ -118,21 +118,6 @@ class CipherCache:
     def loose(self, oid: str) -> bool:
         return (self.objects / oid[:2] / oid[2:]).exists()
 
-    def loose_among(self, oids: Iterable[str]) -> set[str]:
-        """Which of `oids` are loose objects here: one directory listing per fan-out folder,
-        not a stat per object (10,000 files: 256 listings instead of 10,000 stats)."""
-        by_dir: dict[str, set[str]] = {}
-        for oid in oids:
-            by_dir.setdefault(oid[:2], set()).add(oid[2:])
-        found: set[str] = set()
-        for head, tails in by_dir.items():
-            try:
-                names = os.listdir(self.objects / head)
-            except OSError:
-                continue
-            found.update(head + name for name in tails.intersection(names))
-        return found
-
     def get(self, key_id: str, path: str) -> tuple[str, str] | None:
         pair = self.pairs.get(key_id, {}).get(path)
         return (pair[0], pair[1]) if pair and len(pair) == 2 else None
@@ -172,6 +157,8 @@ class PersonalCodec:
     _cache: CipherCache | None = None
     last_keyring: Keyring | None = None  # the keys of the last encode (for its commit message)
     _encoded: list[tuple[dict[str, str], Decoded]] = field(default_factory=list)
+    # plaintext id -> (key, path, ciphertext id) of cached pairs not checked to exist
+    _lazy: dict[str, tuple[ScopeKey, str, str]] = field(default_factory=dict)
 
     @property
     def cache(self) -> CipherCache:
@@ -283,8 +270,12 @@ class PersonalCodec:
                     f"{prefix}/manifest in {where}: {unsafe[0].message}", REFUSED_HINT
                 )
             pending.append(path)
-        loose = cache.loose_among(out.values())
-        pending += [path for path, plain in out.items() if plain not in loose]
+        # a cached plaintext is not checked for here (a listing of 256 object folders at 10,000
+        # files): a read that misses it (pruned by gc: it is unreachable) decrypts it again
+        if out and not self._lazy:
+            repo.add_restorer(self._reopen)
+        for path, plain in out.items():
+            self._lazy[plain] = (key, path, ciphers[path])
         for path in pending:
             cipher = ciphers[path]
             try:
@@ -297,6 +288,17 @@ class PersonalCodec:
             cache.put(key.key_id, path, plain, cipher)
             out[path] = plain
         return out
+
+    def _reopen(self, plain: str) -> bytes | None:
+        """The plaintext `plain` again, from the ciphertext it was cached with (or None)."""
+        found = self._lazy.get(plain)
+        if found is None:
+            return None
+        key, path, cipher = found
+        try:
+            return key.open(path, self.repo.read_blob(cipher))
+        except (ValueError, GitmemError):
+            return None
 
     def verify(self, remote: str, pinned: str | None) -> Decoded:
         """Decode a fetched commit and refuse what the remote's last known state (`pinned`, the

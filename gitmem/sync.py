@@ -363,8 +363,8 @@ class Syncer(WriteBack):
             s.exclude,
             self.opts.progress,
             s.prefix,
-            s.extra,
             checked,
+            s.extra,
         )
         self._scan_secrets(ref, s, snap)
         expected = self.expected[s.name]

@@ -8,7 +8,7 @@ import contextlib
 import os
 import time
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape
@@ -39,6 +39,22 @@ class ObjectEncoding:
 
     def identity(self) -> tuple[str, str]:
         raise NotImplementedError
+
+    _restorers: list[Callable[[str], bytes | None]] | None = None
+
+    def add_restorer(self, restore: Callable[[str], bytes | None]) -> None:
+        """`restore(oid)` gives back the bytes of a blob this store may have lost (a decrypted
+        file: unreachable, so `git gc` may prune it), or None: asked only when a read misses."""
+        if self._restorers is None:
+            self._restorers = []
+        self._restorers.append(restore)
+
+    def _restored(self, oid: str) -> tuple[str, bytes] | None:
+        for restore in self._restorers or ():
+            data = restore(oid)
+            if data is not None and self.write_blob(data) == oid:
+                return "blob", data
+        return None
 
     def read_blob(self, oid: str) -> bytes:
         kind, data = self._read(oid)
@@ -235,7 +251,7 @@ class ObjectStore(GitDir, ObjectEncoding):
         return kind.decode(), data
 
     def _read(self, oid: str) -> tuple[str, bytes]:
-        found = self._read_loose(oid) or self._batch().read(oid)
+        found = self._read_loose(oid) or self._batch().read(oid) or self._restored(oid)
         if found is None:
             raise GitError(f"object {oid} is missing from the repository", "run git fsck")
         return found
@@ -246,6 +262,8 @@ class ObjectStore(GitDir, ObjectEncoding):
         wanted = list(dict.fromkeys(oids))
         out: dict[str, bytes] = {}
         for oid, found in zip(wanted, self._batch().read_many(wanted), strict=True):
+            if found is None:
+                found = self._restored(oid)
             if found is None or found[0] != "blob":
                 raise GitError(f"object {oid} is not a file in the repository", "run git fsck")
             out[oid] = found[1]
