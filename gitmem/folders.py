@@ -140,29 +140,29 @@ def snapshot(
     exclude: frozenset[str] = frozenset(),
     progress: Progress | None = None,
     prefix: str = "",
-    checked: GitCheck | None = None,
     extra: Mapping[str, Path] | None = None,
+    checked: GitCheck | None = None,
 ) -> Snapshot:
     """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read.
 
     A file the policy refuses (gitmem/policy.py: what every other gitmem would refuse to pull)
     is skipped with a note; when it was synced before, its last synced version stays, so a
     skipped file is never published as deleted. `prefix`: the scope's folder in the ref's tree.
+    `extra`: files outside `folder` that belong to the scope (path in the scope's tree -> file).
     `checked`: git's stat check of the folder against the index written from `known`; only
     what it names (and records it could not check) is looked at, else the whole folder is.
-    `extra`: files outside `folder` that belong to the scope (path in the scope's tree -> file);
-    git cannot check them: always looked at here.
     """
     now = time.time()
     snap = Snapshot({}, {})
     extra = extra or {}
     if checked is None:
-        inside: Iterator[tuple[str, os.stat_result]] = walk(folder, exclude)
-    else:
-        vouched, inside = _checked(folder, known, exclude, checked, extra)
+        entries = walk(folder, exclude)
+    else:  # the files outside the folder are not git's to check: always looked at below
+        inside = {rel: record for rel, record in known.items() if rel not in extra}
+        vouched, entries = _checked(folder, inside, exclude, checked)
         snap.records.update(vouched)
         snap.files.update({rel: record.oid for rel, record in vouched.items()})
-    for rel, st in itertools.chain(inside, _outside(extra)):
+    for rel, st in itertools.chain(entries, _outside(extra)):
         record = known.get(rel)
         if (  # FileRecord.matches, inlined: this runs once per file of the folder
             record is not None
@@ -222,23 +222,22 @@ def _checked(
     known: Mapping[str, FileRecord],
     exclude: frozenset[str],
     checked: GitCheck,
-    extra: Mapping[str, Path],
 ) -> tuple[dict[str, FileRecord], Iterator[tuple[str, os.stat_result]]]:
     """The records git's stat check vouched for, and what `walk` would yield for the rest:
     the paths it named, the records it could not check, the names it did not know."""
     changed, unknown = checked
     vouched: dict[str, FileRecord] = {}
-    look: set[str] = set(changed) - set(extra)
+    look: set[str] = set(changed)
     for rel, record in known.items():
-        if rel.split("/", 1)[0] in exclude or rel in extra:
-            continue  # not this folder's (any more): walk would not see it
+        if rel.split("/", 1)[0] in exclude:
+            continue  # not this scope's any more (walk would not see it)
         if rel in changed or not (record.mtime_ns and record.ctime_ns):
             look.add(rel)  # not in the index: git cannot tell, look at it here
         else:
             vouched[rel] = record
     folders: list[str] = []
     for rel in unknown:
-        if rel.split("/", 1)[0] in exclude or rel in extra:
+        if rel.split("/", 1)[0] in exclude:
             continue
         if rel.endswith("/"):
             folders.append(rel)

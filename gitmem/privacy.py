@@ -9,8 +9,8 @@ Sync merges plaintext with the same engine as any other scope. Ciphertext ids ar
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem.crypto import (
     ENCRYPT_MODES,
@@ -41,7 +41,13 @@ from gitmem.gitstore import Repository
 from gitmem.policy import Finding, blocking, check_name
 from gitmem.treemerge import blobs
 
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass, field
+else:
+    from gitmem.records import dataclass, field
+
 NOTE_PREFIX = "sealed:"
+MAX_ROTATIONS = 64  # key changes followed back to the last key this machine trusted
 NOTE_AD = "gitmem commit note"
 REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "
@@ -305,23 +311,60 @@ class PersonalCodec:
         where = f"commit {remote[:12]} of {self.ref}"
         if ours is None or ours.keyring is None:
             return theirs  # first contact: trust on first use
-        for prefix in set(self.wanted) & ours.sealed - theirs.sealed:
-            if any(p.startswith(prefix + "/") for p in theirs.files) or theirs.keyring is None:
-                raise DecryptError(
-                    f"{where} holds plaintext under {prefix}/, which this machine encrypts",
-                    REFUSED_HINT,
-                )
+        from gitmem.policy import unsealed
+
+        downgraded = unsealed(self.wanted, ours.sealed, theirs.sealed, theirs.files)
+        if theirs.keyring is None and not downgraded:  # no key at all: every prefix is plain
+            downgraded = sorted(set(self.wanted) & ours.sealed)
+        if downgraded:
+            raise DecryptError(
+                f"{where} holds plaintext under {downgraded[0]}/, which this machine encrypts",
+                REFUSED_HINT,
+            )
         if theirs.keyring is None:
             return theirs
         mine, new = ours.keyring, theirs.keyring
-        if mine.key.key_id != new.key.key_id and not endorsed_by(
-            mine.key, new.key.key_id, self._endorsement(new)
+        if mine.key.key_id != new.key.key_id and not self._endorsed_chain(
+            mine.key, new, pinned, remote
         ):
             raise DecryptError(
                 f"{where} is encrypted with a scope key this machine's key did not endorse",
                 REFUSED_HINT,
             )
         return theirs
+
+    def _endorsed_chain(
+        self, mine: ScopeKey, theirs: Keyring, pinned: str | None, remote: str
+    ) -> bool:
+        """Whether endorsements lead from `mine` (the key this machine trusted last) to
+        `theirs`: each key the remote's history brought in since `pinned` is trusted once a
+        trusted key endorsed it (two rotations before this machine synced are two steps).
+        Bounded: the key changes of pinned..remote, at most MAX_ROTATIONS of them."""
+        if endorsed_by(mine, theirs.key.key_id, self._endorsement(theirs)):
+            return True
+        candidates: list[tuple[ScopeKey, bytes | None]] = []
+        since = f"{pinned}..{remote}" if pinned else remote
+        changes = self.repo.path_history(since, SCOPE_KEY_FILE)
+        for commit, blob in changes[:MAX_ROTATIONS]:
+            if blob is None:
+                continue
+            try:
+                key = self._unlock(blob)
+            except NoAccess:
+                continue  # a key this machine cannot open cannot vouch for anything here
+            signed = self.repo.resolve(f"{commit}:{ENDORSEMENT_FILE}")
+            candidates.append((key, self.repo.read_blob(signed) if signed else None))
+        trusted = {mine.key_id: mine}
+        grown = True
+        while grown and theirs.key.key_id not in trusted:
+            grown = False
+            for key, endorsement in candidates:
+                if key.key_id not in trusted and any(
+                    endorsed_by(t, key.key_id, endorsement) for t in trusted.values()
+                ):
+                    trusted[key.key_id] = key
+                    grown = True
+        return theirs.key.key_id in trusted
 
     def check_fetched(
         self, commit: str, pinned: str | None, local: str | None, where: str

@@ -363,8 +363,8 @@ class Syncer(WriteBack):
             s.exclude,
             self.opts.progress,
             s.prefix,
-            checked,
             s.extra,
+            checked,
         )
         self._scan_secrets(ref, s, snap)
         expected = self.expected[s.name]
@@ -474,14 +474,7 @@ class Syncer(WriteBack):
             known = frozenset(blobs(self.repo.list_tree(local)).values()) if local else frozenset()
             meta, findings = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", known)
             if not meta.knows(self.project.key) and not self.opts.force_key:
-                names = " or ".join(repr(k) for k in (meta.key, *meta.aliases))
-                raise UntrustedTreeError(
-                    f"{self.project.remote}/{ref} holds memory of project {names}, "
-                    f"not of this one ({self.project.key!r})",
-                    "if it is this project under another URL, run gitmem adopt: it adds "
-                    f"{self.project.key!r} as an alias on the ref, and teammates keep syncing "
-                    "under both spellings",
-                )
+                raise UntrustedTreeError(*self._other_project(ref, meta))
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
                 unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
                 if unsigned:
@@ -502,6 +495,27 @@ class Syncer(WriteBack):
         for finding in findings:  # new content that reaches the agent: say so, never block
             if finding.code in ("GM140", "GM150"):
                 notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
+
+    def _other_project(self, ref: str, meta: RefMeta) -> tuple[str, str]:
+        """The refusal of a ref recorded under another key, with the exact command that
+        accepts it. A path (file:…) and a served URL (host/…) of one repository cannot be
+        told from two projects by their names: the server's layout is not in the URL."""
+        project = self.project
+        names = " or ".join(repr(k) for k in (meta.key, *meta.aliases))
+        option = f" --remote {project.remote}" if project.remote != "origin" else ""
+        local = [k for k in (meta.key, *meta.aliases, project.key) if k.startswith("file:")]
+        why = (
+            "a path and a URL of one repository are two spellings gitmem cannot match; "
+            if local and len(local) < len({meta.key, *meta.aliases, project.key})
+            else ""
+        )
+        return (
+            f"{project.remote}/{ref} holds memory of project {names}, "
+            f"not of this one ({project.key!r})",
+            f"{why}if it is this project, run once: gitmem -C {project.root} adopt{option} — "
+            f"it adds {project.key!r} as an alias on the ref, and teammates keep syncing "
+            "under both spellings",
+        )
 
     def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""
