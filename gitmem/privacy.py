@@ -9,7 +9,6 @@ Sync merges plaintext with the same engine as any other scope. Ciphertext ids ar
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
