@@ -226,7 +226,10 @@ def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Sc
     for scope in scopes:
         tip = repo.resolve(scope.ref)
         old = _rev_on(project, scope, rev)
-        if old and tip and (old == tip or repo.is_ancestor(old, tip)):
+        # the remote-tracking ref's history too: `gitmem diff refs/gitmem-remotes/origin/team`
+        # shows what this machine has that the remote has not (and the reverse)
+        tracking = repo.resolve(project.tracking_ref(scope.ref)) if project.remote else None
+        if old and tip and any(old == t or repo.is_ancestor(old, t) for t in (tip, tracking) if t):
             found.append((scope, old, tip))
     if found:
         return found

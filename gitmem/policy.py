@@ -409,6 +409,23 @@ def check_entries(
     return sorted(set(findings))
 
 
+def unsealed(
+    wanted: Iterable[str], before: frozenset[str], now: frozenset[str], paths: Iterable[str]
+) -> list[str]:
+    """The one rule for plaintext where encryption was (sync's pull, and validate): prefixes
+    that `gitmem.encrypt` seals here (`wanted`), that the earlier commit held encrypted
+    (`before`), and that now hold plaintext files. A ref that never encrypted a prefix is
+    re-written encrypted on the next push, not forged; gitmem.encrypt off|local wants fewer."""
+    tops = {p.split("/", 1)[0] for p in paths if "/" in p}
+    return sorted(p for p in set(wanted) & before - now if p in tops)
+
+
+def sealed_in(paths: Iterable[str]) -> frozenset[str]:
+    """The prefixes a personal tree holds encrypted (their manifest is there)."""
+    names = set(paths)
+    return frozenset(p for p in ("auto", "local") if f"{p}/{MANIFEST}" in names)
+
+
 def _encrypted_scopes(entries: Mapping[str, Entry]) -> frozenset[str]:
     """`local` always; `auto` when it holds the encrypted layout's manifest."""
     extra = {"auto"} if f"auto/{MANIFEST}" in entries else set()

@@ -69,7 +69,7 @@ class History(GitDir):
         args = ["log", f"--format={fmt}"] + ([f"-n{limit}"] if limit else [])
         if full_history:
             args.append("--full-history")
-        if resolved:
+        if resolved is not None:  # "": every merge that resolved something
             args += ["--merges", "--fixed-strings", f"--grep=Gitmem-Resolved: {resolved}"]
         args.append(rev)
         if path:

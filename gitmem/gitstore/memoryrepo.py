@@ -142,9 +142,10 @@ class MemoryRepository(MemoryStore):
         return hits[0] if len(hits) == 1 else None
 
     def _ancestor_step(self, oid: str, kind: str, n: int) -> str | None:
+        """`oid^n` (its n-th parent; ^0 is itself) or `oid~n` (n first parents up)."""
         if kind == "^":
-            parents = self.read_commit(oid)[1] if n else [oid]
-            return parents[n - 1] if 0 < n <= len(parents) else (oid if n == 0 else None)
+            parents = [oid, *self.read_commit(oid)[1]]
+            return parents[n] if n < len(parents) else None
         for _ in range(n):
             parents = self.read_commit(oid)[1]
             if not parents:
@@ -261,7 +262,7 @@ class MemoryRepository(MemoryStore):
                     "commit": oid,
                     "time": str(stamp),
                     "author": author,
-                    "subject": " ".join(message.split("\n\n", 1)[0].split("\n")),
+                    "subject": " ".join(message.strip("\n").split("\n\n", 1)[0].split()),
                     "resolved": "\x1d".join(_trailers(message, "Gitmem-Resolved")),
                 }
             )
