@@ -134,19 +134,7 @@ class History(GitDir):
         """(commit, blob-or-None) for each commit that touched `path`, newest first: one
         process. A commit's raw diff names the blob it leaves at `path` (all zeros: deleted);
         `-m` diffs a merge against each parent, and one that differs names the merge's blob."""
-        out = self.git(
-            "log",
-            "--format=%x00%H",
-            "--full-history",
-            "-m",
-            "--raw",
-            "-z",
-            "--no-abbrev",
-            "--no-renames",
-            rev,
-            "--",
-            path,
-        ).stdout
+        out = self._raw_log("%x00%H", [rev], path)
         target = path.encode("utf-8", "surrogateescape")
         result: dict[str, str | None] = {}
         commit = ""
@@ -166,19 +154,7 @@ class History(GitDir):
         """Every blob id each path under `folder` ever had in the history of `revs`, by path
         relative to `folder` (one process): how a folder without sync state finds the versions
         it already holds."""
-        out = self.git(
-            "log",
-            "--format=",
-            "--full-history",
-            "-m",
-            "--raw",
-            "-z",
-            "--no-abbrev",
-            "--no-renames",
-            *revs,
-            "--",
-            folder + "/",
-        ).stdout
+        out = self._raw_log("", revs, folder + "/")
         start = folder + "/"
         seen: dict[str, set[str]] = {}
         tokens = iter(out.split(b"\0"))
@@ -192,6 +168,12 @@ class History(GitDir):
                 oids = {f.decode() for f in fields[2:4] if f.strip(b"0")}
                 seen.setdefault(path[len(start) :], set()).update(oids)
         return seen
+
+    def _raw_log(self, fmt: str, revs: Sequence[str], path: str) -> bytes:
+        """Every commit's raw diff at `path` against each of its parents (merges included),
+        NUL-separated: what path_history and blobs_in_history read, in one process."""
+        args = ["--full-history", "-m", "--raw", "-z", "--no-abbrev", "--no-renames"]
+        return self.git("log", f"--format={fmt}", *args, *revs, "--", path).stdout
 
     def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:
         args = ["diff", "--no-color", "--stat" if stat else "-p", old, new]
