@@ -33,6 +33,7 @@ class Snapshot:
     records: dict[str, FileRecord]
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
     read: int = 0  # files read and hashed (the stat cache did not vouch for them)
+    refreshed: int = 0  # records whose stat was completed or updated (no bytes read)
 
 
 @dataclass
@@ -112,7 +113,24 @@ def _orphaned_temp(name: str) -> bool:
 
 def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
     fresh = now - st.st_mtime_ns / 1e9 < RACY_SECONDS
-    return FileRecord(oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino)
+    return FileRecord(
+        oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino, *_git_stat(st, now)
+    )
+
+
+def _git_stat(st: os.stat_result, now: float) -> tuple[int, int, int, int]:
+    """(ctime, dev, uid, gid) for git's check; ctime 0 (no index entry) while it is fresh.
+
+    git compares times in whole seconds: an entry is trusted only when its ctime is two
+    seconds older than the record, so any later write (the kernel sets ctime to now; no tool
+    can set it back) lands in another second and git sees it."""
+    fresh = now - st.st_ctime_ns / 1e9 < RACY_SECONDS
+    return (0 if fresh else st.st_ctime_ns), st.st_dev, st.st_uid, st.st_gid
+
+
+# what git's stat check (gitmem/gitstore/index.py) said of a folder: recorded paths that no
+# longer match their stat, and names it does not know (a folder as `name/`)
+GitCheck = tuple[set[str], list[str]]
 
 
 def snapshot(
@@ -123,6 +141,7 @@ def snapshot(
     progress: Progress | None = None,
     prefix: str = "",
     extra: Mapping[str, Path] | None = None,
+    checked: GitCheck | None = None,
 ) -> Snapshot:
     """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read.
 
@@ -130,13 +149,40 @@ def snapshot(
     is skipped with a note; when it was synced before, its last synced version stays, so a
     skipped file is never published as deleted. `prefix`: the scope's folder in the ref's tree.
     `extra`: files outside `folder` that belong to the scope (path in the scope's tree -> file).
+    `checked`: git's stat check of the folder against the index written from `known`; only
+    what it names (and records it could not check) is looked at, else the whole folder is.
     """
     now = time.time()
     snap = Snapshot({}, {})
     extra = extra or {}
-    for rel, st in itertools.chain(walk(folder, exclude), _outside(extra)):
+    if checked is None:
+        entries = walk(folder, exclude)
+    else:  # the files outside the folder are not git's to check: always looked at below
+        inside = {rel: record for rel, record in known.items() if rel not in extra}
+        vouched, entries = _checked(folder, inside, exclude, checked)
+        snap.records.update(vouched)
+        snap.files.update({rel: record.oid for rel, record in vouched.items()})
+    for rel, st in itertools.chain(entries, _outside(extra)):
         record = known.get(rel)
-        if record is not None and record.mtime_ns and record.matches(st):
+        if (  # FileRecord.matches, inlined: this runs once per file of the folder
+            record is not None
+            and record.mtime_ns
+            and record.mtime_ns == st.st_mtime_ns
+            and record.size == st.st_size
+            and record.ino == st.st_ino
+        ):
+            if (record.ctime_ns, record.dev, record.uid, record.gid) != (
+                st.st_ctime_ns,
+                st.st_dev,
+                st.st_uid,
+                st.st_gid,
+            ):
+                # the same file (mtime, size, inode), its other stat moved (a rename, a chmod)
+                # or unknown (an older state): recorded, so git's check passes next time
+                rest = _git_stat(st, now)
+                if rest != (record.ctime_ns, record.dev, record.uid, record.gid):
+                    record = FileRecord(record.oid, record.size, record.mtime_ns, record.ino, *rest)
+                    snap.refreshed += 1
             snap.files[rel] = record.oid  # the common case, checked first: synced and unchanged
             snap.records[rel] = record
             continue
@@ -169,6 +215,62 @@ def snapshot(
         if progress and snap.read % PROGRESS_EVERY == 0:
             progress(f"reading {folder}", snap.read)
     return snap
+
+
+def _checked(
+    folder: Path,
+    known: Mapping[str, FileRecord],
+    exclude: frozenset[str],
+    checked: GitCheck,
+) -> tuple[dict[str, FileRecord], Iterator[tuple[str, os.stat_result]]]:
+    """The records git's stat check vouched for, and what `walk` would yield for the rest:
+    the paths it named, the records it could not check, the names it did not know."""
+    changed, unknown = checked
+    vouched: dict[str, FileRecord] = {}
+    look: set[str] = set(changed)
+    for rel, record in known.items():
+        if rel.split("/", 1)[0] in exclude:
+            continue  # not this scope's any more (walk would not see it)
+        if rel in changed or not (record.mtime_ns and record.ctime_ns):
+            look.add(rel)  # not in the index: git cannot tell, look at it here
+        else:
+            vouched[rel] = record
+    folders: list[str] = []
+    for rel in unknown:
+        if rel.split("/", 1)[0] in exclude:
+            continue
+        if rel.endswith("/"):
+            folders.append(rel)
+        else:
+            look.add(rel)
+    return vouched, _look(folder, sorted(look), folders)
+
+
+def _look(
+    folder: Path, paths: list[str], folders: list[str]
+) -> Iterator[tuple[str, os.stat_result]]:
+    if os.path.lexists(folder / ".git"):  # git never lists it; walk names it (then skips it)
+        if (folder / ".git").is_dir() and not (folder / ".git").is_symlink():
+            folders.append(".git/")
+        else:
+            paths.append(".git")
+    for rel in paths:
+        try:
+            st = os.lstat(folder / rel)
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # gone: deleted since the last sync
+        if stat.S_ISDIR(st.st_mode):
+            folders.append(rel + "/")  # a file became a folder
+            continue
+        yield rel, st
+    for rel in sorted(set(folders)):
+        name = rel.rstrip("/").rsplit("/", 1)[-1]
+        if name.startswith("."):
+            with contextlib.suppress(OSError):
+                yield rel, os.lstat(folder / rel)
+            continue
+        for sub, st in walk(folder / rel):
+            yield rel + sub, st
 
 
 def _unsyncable(rel: str, st: os.stat_result) -> str | None:

@@ -11,7 +11,7 @@ import zlib
 from collections.abc import Iterable, Mapping
 
 from gitmem.errors import GitError
-from gitmem.gitstore.base import GitDir, TreeEntry
+from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape
 from gitmem.gitstore.catfile import CatFile
 from gitmem.gitstore.process import clean_env
 
@@ -29,6 +29,7 @@ class ObjectEncoding:
     (gitmem/gitstore/memory.py) share everything else, so their ids cannot drift apart."""
 
     _trees: dict[tuple[str, bool], dict[str, TreeEntry]]
+    object_format: str
 
     def write_object(self, kind: str, data: bytes) -> str:
         raise NotImplementedError
@@ -44,6 +45,44 @@ class ObjectEncoding:
         if kind != "blob":
             raise GitError(f"object {oid} is a {kind}, not a file")
         return data
+
+    def tree_shape(
+        self, treeish: str, max_depth: int, max_entries: int, max_bytes: int
+    ) -> TreeShape:
+        """How deep and how large the tree below `treeish` is, read one level at a time and
+        stopped at the first bound crossed: a hostile tree 3,000 folders deep or with a million
+        entries costs a few object reads, not a listing of the whole (`ls-tree -r` prints every
+        path in full: a deep tree's listing grows with the square of its depth)."""
+        kind, data = self._read(treeish)
+        if kind == "commit":
+            kind, data = self._read(self.read_commit(treeish)[0])
+        width = 32 if self.object_format == "sha256" else 20
+        level: list[tuple[str, bytes]] = [("", data)] if kind == "tree" else []
+        entries, size, depth, last = 0, len(data), 0, ""
+        while level:
+            depth += 1
+            below: list[tuple[str, bytes]] = []
+            for prefix, raw in level:
+                pos = 0
+                while pos < len(raw):
+                    space = raw.index(b" ", pos)
+                    nul = raw.index(b"\0", space)
+                    mode = raw[pos:space]
+                    last = prefix + raw[space + 1 : nul].decode("utf-8", "surrogateescape")
+                    oid = raw[nul + 1 : nul + 1 + width].hex()
+                    pos = nul + 1 + width
+                    entries += 1
+                    if depth > max_depth or entries > max_entries:
+                        return TreeShape(last, depth, entries, size, False)
+                    if mode == b"40000":
+                        sub_kind, sub = self._read(oid)
+                        size += len(sub)
+                        if size > max_bytes:
+                            return TreeShape(last, depth, entries, size, False)
+                        if sub_kind == "tree":
+                            below.append((last + "/", sub))
+            level = below
+        return TreeShape(last, depth, entries, size, True)
 
     def read_commit(self, oid: str) -> tuple[str, list[str], str]:
         """(tree, parents, message) of a commit."""

@@ -53,10 +53,18 @@ def test_install_is_idempotent_and_uninstall_reverts(world: World) -> None:
     assert "*.bin binary" in first and "merge=gitmem-index" in first
     status = world.ok("-C", str(r), "drivers", "status")
     assert "gitmem-index: " in status and "not registered" not in status
-    world.ok("-C", str(r), "drivers", "uninstall")
+    assert "removed gitmem merge drivers" in world.ok("-C", str(r), "drivers", "uninstall")
     assert attributes.read_text() == "*.bin binary\n"
     assert "gitmem-index" not in (r / ".git" / "config").read_text()
     assert "not registered" in world.ok("-C", str(r), "drivers", "status")
+    # a second uninstall says there was nothing to remove (exit 0), and changes nothing
+    config = (r / ".git" / "config").read_text()
+    again = world.ok("-C", str(r), "drivers", "uninstall")
+    assert (
+        "no gitmem merge drivers were installed" in again and "removed" not in again.split(":")[0]
+    )
+    assert attributes.read_text() == "*.bin binary\n"
+    assert (r / ".git" / "config").read_text() == config
 
 
 def test_global_install_serves_every_repository(world: World) -> None:
