@@ -137,19 +137,7 @@ class History(GitDir):
         Several paths: the names one file had (a key rotation renames a hidden name), so a
         commit that deletes one and adds another names the blob it adds."""
         paths = [path] if isinstance(path, str) else list(path)
-        out = self.git(
-            "log",
-            "--format=%x00%H",
-            "--full-history",
-            "-m",
-            "--raw",
-            "-z",
-            "--no-abbrev",
-            "--no-renames",
-            rev,
-            "--",
-            *paths,
-        ).stdout
+        out = self._raw_log("%x00%H", [rev], paths)
         targets = {p.encode("utf-8", "surrogateescape") for p in paths}
         result: dict[str, str | None] = {}
         commit = ""
@@ -170,19 +158,7 @@ class History(GitDir):
         """Every blob id each path under `folder` ever had in the history of `revs`, by path
         relative to `folder` (one process): how a folder without sync state finds the versions
         it already holds."""
-        out = self.git(
-            "log",
-            "--format=",
-            "--full-history",
-            "-m",
-            "--raw",
-            "-z",
-            "--no-abbrev",
-            "--no-renames",
-            *revs,
-            "--",
-            folder + "/",
-        ).stdout
+        out = self._raw_log("", revs, [folder + "/"])
         start = folder + "/"
         seen: dict[str, set[str]] = {}
         tokens = iter(out.split(b"\0"))
@@ -196,6 +172,12 @@ class History(GitDir):
                 oids = {f.decode() for f in fields[2:4] if f.strip(b"0")}
                 seen.setdefault(path[len(start) :], set()).update(oids)
         return seen
+
+    def _raw_log(self, fmt: str, revs: Sequence[str], paths: Sequence[str]) -> bytes:
+        """Every commit's raw diff at `path` against each of its parents (merges included),
+        NUL-separated: what path_history and blobs_in_history read, in one process."""
+        args = ["--full-history", "-m", "--raw", "-z", "--no-abbrev", "--no-renames"]
+        return self.git("log", f"--format={fmt}", *args, *revs, "--", *paths).stdout
 
     def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:
         args = ["diff", "--no-color", "--stat" if stat else "-p", old, new]
