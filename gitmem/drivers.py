@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem.gitstore import (
     Repository,
@@ -20,6 +20,11 @@ from gitmem.gitstore import (
     config_file_set,
 )
 from gitmem.state import write_atomic
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass
+else:
+    from gitmem.records import dataclass
 
 DRIVERS = {
     "gitmem-index": "gitmem MEMORY.md index merge (entries by confidence and recency)",
@@ -133,16 +138,24 @@ def install(directory: Path, global_: bool, patterns: tuple[str, ...] = ()) -> l
 
 def uninstall(directory: Path, global_: bool) -> list[str]:
     repo = None if global_ else Repository(directory)
-    for name in DRIVERS:
+    where = " (global)" if global_ else ""
+    registered = [
+        name for name in DRIVERS if config_file_get(f"merge.{name}.driver", _config_file(repo))
+    ]
+    for name in registered:
         config_file_remove_section(f"merge.{name}", _config_file(repo))
     attributes = _attributes_file(repo, global_)
-    if attributes.exists():
-        kept = _without_block(attributes.read_text("utf-8"))
+    text = attributes.read_text("utf-8") if attributes.exists() else ""
+    if BEGIN in text:
+        kept = _without_block(text)
         if kept:
             write_atomic(attributes, ("\n".join(kept) + "\n").encode())
         else:
             attributes.unlink()
-    return ["removed gitmem merge drivers" + (" (global)" if global_ else "")]
+    elif not registered:
+        hint = "" if global_ else "; installed globally? gitmem drivers uninstall --global"
+        return [f"no gitmem merge drivers were installed{where}: nothing removed{hint}"]
+    return [f"removed gitmem merge drivers{where}"]
 
 
 @dataclass

@@ -33,6 +33,7 @@ class Snapshot:
     records: dict[str, FileRecord]
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
     read: int = 0  # files read and hashed (the stat cache did not vouch for them)
+    refreshed: int = 0  # records whose stat was completed or updated (no bytes read)
 
 
 @dataclass
@@ -44,6 +45,8 @@ class Materialized:
     records: dict[str, FileRecord] = field(default_factory=dict)
     # paths below a folder that is a symbolic link: writing there would leave the scope folder
     through_link: list[str] = field(default_factory=list)
+    # synced files whose place a symbolic link (or a folder) took: neither written nor deleted
+    not_a_file: list[str] = field(default_factory=list)
     # files edited in the instant between the check and the rename: path -> blob id of the bytes
     # the rename displaced. The disk holds the target now; the caller must merge these in.
     displaced: dict[str, str] = field(default_factory=dict)
@@ -112,7 +115,24 @@ def _orphaned_temp(name: str) -> bool:
 
 def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
     fresh = now - st.st_mtime_ns / 1e9 < RACY_SECONDS
-    return FileRecord(oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino)
+    return FileRecord(
+        oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino, *_git_stat(st, now)
+    )
+
+
+def _git_stat(st: os.stat_result, now: float) -> tuple[int, int, int, int]:
+    """(ctime, dev, uid, gid) for git's check; ctime 0 (no index entry) while it is fresh.
+
+    git compares times in whole seconds: an entry is trusted only when its ctime is two
+    seconds older than the record, so any later write (the kernel sets ctime to now; no tool
+    can set it back) lands in another second and git sees it."""
+    fresh = now - st.st_ctime_ns / 1e9 < RACY_SECONDS
+    return (0 if fresh else st.st_ctime_ns), st.st_dev, st.st_uid, st.st_gid
+
+
+# what git's stat check (gitmem/gitstore/index.py) said of a folder: recorded paths that no
+# longer match their stat, and names it does not know (a folder as `name/`)
+GitCheck = tuple[set[str], list[str]]
 
 
 def snapshot(
@@ -122,6 +142,7 @@ def snapshot(
     exclude: frozenset[str] = frozenset(),
     progress: Progress | None = None,
     prefix: str = "",
+    checked: GitCheck | None = None,
     extra: Mapping[str, Path] | None = None,
 ) -> Snapshot:
     """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read.
@@ -129,14 +150,41 @@ def snapshot(
     A file the policy refuses (gitmem/policy.py: what every other gitmem would refuse to pull)
     is skipped with a note; when it was synced before, its last synced version stays, so a
     skipped file is never published as deleted. `prefix`: the scope's folder in the ref's tree.
-    `extra`: files outside `folder` that belong to the scope (path in the scope's tree -> file).
+    `checked`: git's stat check of the folder against the index written from `known`; only
+    what it names (and records it could not check) is looked at, else the whole folder is.
+    `extra`: files outside `folder` that belong to the scope (path in the scope's tree -> file);
+    git cannot check them: always looked at here.
     """
     now = time.time()
     snap = Snapshot({}, {})
     extra = extra or {}
-    for rel, st in itertools.chain(walk(folder, exclude), _outside(extra)):
+    if checked is None:
+        inside: Iterator[tuple[str, os.stat_result]] = walk(folder, exclude)
+    else:
+        vouched, inside = _checked(folder, known, exclude, checked, extra)
+        snap.records.update(vouched)
+        snap.files.update({rel: record.oid for rel, record in vouched.items()})
+    for rel, st in itertools.chain(inside, _outside(extra)):
         record = known.get(rel)
-        if record is not None and record.mtime_ns and record.matches(st):
+        if (  # FileRecord.matches, inlined: this runs once per file of the folder
+            record is not None
+            and record.mtime_ns
+            and record.mtime_ns == st.st_mtime_ns
+            and record.size == st.st_size
+            and record.ino == st.st_ino
+        ):
+            if (record.ctime_ns, record.dev, record.uid, record.gid) != (
+                st.st_ctime_ns,
+                st.st_dev,
+                st.st_uid,
+                st.st_gid,
+            ):
+                # the same file (mtime, size, inode), its other stat moved (a rename, a chmod)
+                # or unknown (an older state): recorded, so git's check passes next time
+                rest = _git_stat(st, now)
+                if rest != (record.ctime_ns, record.dev, record.uid, record.gid):
+                    record = FileRecord(record.oid, record.size, record.mtime_ns, record.ino, *rest)
+                    snap.refreshed += 1
             snap.files[rel] = record.oid  # the common case, checked first: synced and unchanged
             snap.records[rel] = record
             continue
@@ -169,6 +217,63 @@ def snapshot(
         if progress and snap.read % PROGRESS_EVERY == 0:
             progress(f"reading {folder}", snap.read)
     return snap
+
+
+def _checked(
+    folder: Path,
+    known: Mapping[str, FileRecord],
+    exclude: frozenset[str],
+    checked: GitCheck,
+    extra: Mapping[str, Path],
+) -> tuple[dict[str, FileRecord], Iterator[tuple[str, os.stat_result]]]:
+    """The records git's stat check vouched for, and what `walk` would yield for the rest:
+    the paths it named, the records it could not check, the names it did not know."""
+    changed, unknown = checked
+    vouched: dict[str, FileRecord] = {}
+    look: set[str] = set(changed) - set(extra)
+    for rel, record in known.items():
+        if rel.split("/", 1)[0] in exclude or rel in extra:
+            continue  # not this folder's (any more): walk would not see it
+        if rel in changed or not (record.mtime_ns and record.ctime_ns):
+            look.add(rel)  # not in the index: git cannot tell, look at it here
+        else:
+            vouched[rel] = record
+    folders: list[str] = []
+    for rel in unknown:
+        if rel.split("/", 1)[0] in exclude or rel in extra:
+            continue
+        if rel.endswith("/"):
+            folders.append(rel)
+        else:
+            look.add(rel)
+    return vouched, _look(folder, sorted(look), folders)
+
+
+def _look(
+    folder: Path, paths: list[str], folders: list[str]
+) -> Iterator[tuple[str, os.stat_result]]:
+    if os.path.lexists(folder / ".git"):  # git never lists it; walk names it (then skips it)
+        if (folder / ".git").is_dir() and not (folder / ".git").is_symlink():
+            folders.append(".git/")
+        else:
+            paths.append(".git")
+    for rel in paths:
+        try:
+            st = os.lstat(folder / rel)
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # gone: deleted since the last sync
+        if stat.S_ISDIR(st.st_mode):
+            folders.append(rel + "/")  # a file became a folder
+            continue
+        yield rel, st
+    for rel in sorted(set(folders)):
+        name = rel.rstrip("/").rsplit("/", 1)[-1]
+        if name.startswith("."):
+            with contextlib.suppress(OSError):
+                yield rel, os.lstat(folder / rel)
+            continue
+        for sub, st in walk(folder / rel):
+            yield rel + sub, st
 
 
 def _unsyncable(rel: str, st: os.stat_result) -> str | None:
@@ -235,6 +340,9 @@ def materialize(
                 done.records.pop(rel, None)
             else:
                 done.records[rel] = _record(want, os.lstat(path), now)
+            continue
+        if current == "!not-a-file":
+            done.not_a_file.append(rel)  # a link or a folder took its place: never through it
             continue
         if current != was:
             done.changed_meanwhile[rel] = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
 from gitmem.folders import snapshot
@@ -13,6 +13,11 @@ from gitmem.scopes import Project, Scope
 from gitmem.state import current_mode, load_scope_state, repository_lock, write_atomic
 from gitmem.treecheck import META_FILE
 from gitmem.treemerge import as_tree_input
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass
+else:
+    from gitmem.records import dataclass
 
 _BAD_PARTS = {"..", ".", ".git"}
 
@@ -104,7 +109,7 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
 
 
 def _path_log(
-    project: Project, where: RefPath, stored: str, limit: int | None
+    project: Project, where: RefPath, stored: list[str], limit: int | None
 ) -> list[dict[str, str]]:
     """Every version of one memory: both sides of a resolved conflict (the losing edit too, so
     `restore --at` can find it) and the merges that resolved it, with their trailers."""
@@ -221,7 +226,10 @@ def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Sc
     for scope in scopes:
         tip = repo.resolve(scope.ref)
         old = _rev_on(project, scope, rev)
-        if old and tip and (old == tip or repo.is_ancestor(old, tip)):
+        # the remote-tracking ref's history too: `gitmem diff refs/gitmem-remotes/origin/team`
+        # shows what this machine has that the remote has not (and the reverse)
+        tracking = repo.resolve(project.tracking_ref(scope.ref)) if project.remote else None
+        if old and tip and any(old == t or repo.is_ancestor(old, t) for t in (tip, tracking) if t):
             found.append((scope, old, tip))
     if found:
         return found
@@ -261,8 +269,8 @@ def versions(project: Project, path: str) -> list[tuple[str, bytes | None]]:
     if tip is None:
         return []
     found: list[tuple[str, bytes | None]] = []
-    for commit, _ in repo.path_history(where.scope.ref, _stored_path(project, where, tip)):
-        blob = _plain_file(project, where, commit)
+    for commit, stored in repo.path_history(where.scope.ref, _stored_path(project, where, tip)):
+        blob = _plain_from_history(project, where, commit, stored)
         found.append((commit, repo.read_blob(blob) if blob else None))
     return found
 
@@ -298,7 +306,7 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
         tip = repo.resolve(ref)
         for commit_id, blob_id in repo.path_history(ref, _stored_path(project, where, tip)):
             if blob_id:
-                commit, blob = commit_id, _plain_file(project, where, commit_id)
+                commit, blob = commit_id, _plain_from_history(project, where, commit_id, blob_id)
                 break
     if blob is None or commit is None:
         raise UsageError(
@@ -355,13 +363,14 @@ def _relink(project: Project, where: RefPath, commit: str) -> bool:
 # -- the personal ref may be encrypted: names hidden, blobs sealed (gitmem.privacy) -------------
 
 
-def _stored_path(project: Project, where: RefPath, tip: str | None) -> str:
-    """The path a memory has on its ref: its hidden name when the tip encrypts its prefix."""
+def _stored_path(project: Project, where: RefPath, tip: str | None) -> list[str]:
+    """The names a memory had on its ref: its hidden names under each key when the personal
+    ref encrypts its prefix (a key rotation renames them), and its plaintext path."""
     if where.scope.ref != project.user_ref or tip is None or not where.rel:
-        return where.in_ref
+        return [where.in_ref]
     from gitmem.privacy import personal_codec
 
-    return personal_codec(project.repo, project.user_ref).stored_path(tip, where.in_ref)
+    return personal_codec(project.repo, project.user_ref).stored_paths(tip, where.in_ref)
 
 
 def _plain_tree(project: Project, commit: str) -> str:
@@ -377,6 +386,16 @@ def _plain_file(project: Project, where: RefPath, commit: str) -> str | None:
     from gitmem.privacy import personal_codec
 
     return personal_codec(project.repo, project.user_ref).decode(commit).files.get(where.in_ref)
+
+
+def _plain_from_history(
+    project: Project, where: RefPath, commit: str, stored: str | None
+) -> str | None:
+    """The plaintext blob of a version `path_history` listed: the listed blob itself on a
+    plaintext ref (no process per version), else decoded from the commit."""
+    if where.scope.ref != project.user_ref:
+        return stored
+    return _plain_file(project, where, commit) if stored else None
 
 
 def _open_sealed_notes(project: Project, rows: list[dict[str, str]]) -> None:

@@ -19,7 +19,6 @@ import json
 import os
 import signal
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -28,6 +27,11 @@ from gitmem.errors import GitmemError
 
 if TYPE_CHECKING:
     from gitmem.scopes import Project
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass, field
+else:
+    from gitmem.records import dataclass, field
 
 DEFAULT_HOOK_TIMEOUT = 5.0
 OUTPUT_LIMIT = 10_000  # Claude Code's cap on one hook's output

@@ -19,7 +19,6 @@ import os
 import re
 import shlex
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,11 @@ from gitmem.errors import UsageError
 
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass
+else:
+    from gitmem.records import dataclass
 
 SESSION_START_MATCHER = "startup|resume|clear|compact"
 LOCAL_SETTINGS = ".claude/settings.local.json"  # --project: per user, kept out of git

@@ -14,7 +14,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass
+else:
+    from gitmem.records import dataclass
 
 ERROR = "error"
 WARNING = "warning"
@@ -402,6 +407,23 @@ def check_entries(
         findings.append(_found(ref, "GM105", f"{total} bytes in all (limit {MAX_TOTAL_BYTES})"))
     findings.extend(_check_links(entries, read))
     return sorted(set(findings))
+
+
+def unsealed(
+    wanted: Iterable[str], before: frozenset[str], now: frozenset[str], paths: Iterable[str]
+) -> list[str]:
+    """The one rule for plaintext where encryption was (sync's pull, and validate): prefixes
+    that `gitmem.encrypt` seals here (`wanted`), that the earlier commit held encrypted
+    (`before`), and that now hold plaintext files. A ref that never encrypted a prefix is
+    re-written encrypted on the next push, not forged; gitmem.encrypt off|local wants fewer."""
+    tops = {p.split("/", 1)[0] for p in paths if "/" in p}
+    return sorted(p for p in set(wanted) & before - now if p in tops)
+
+
+def sealed_in(paths: Iterable[str]) -> frozenset[str]:
+    """The prefixes a personal tree holds encrypted (their manifest is there)."""
+    names = set(paths)
+    return frozenset(p for p in ("auto", "local") if f"{p}/{MANIFEST}" in names)
 
 
 def _encrypted_scopes(entries: Mapping[str, Entry]) -> frozenset[str]:

@@ -9,10 +9,8 @@ Sync merges plaintext with the same engine as any other scope. Ciphertext ids ar
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem.crypto import (
     ENCRYPT_MODES,
@@ -38,11 +36,19 @@ from gitmem.crypto import (
     split_tree,
     unlock_scope_key,
 )
+from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
 from gitmem.policy import Finding, blocking, check_name
 from gitmem.treemerge import blobs
 
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass, field
+else:
+    from gitmem.records import dataclass, field
+
 NOTE_PREFIX = "sealed:"
+MAX_ROTATIONS = 64  # key changes followed back to the last key this machine trusted
+MAX_KEYS_FOLLOWED = 256  # key files (grants, rotations) whose names `log PATH` follows
 NOTE_AD = "gitmem commit note"
 REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "
@@ -66,37 +72,50 @@ class CipherCache:
 
     def __init__(self, common_dir: Path) -> None:
         self.path = common_dir / "gitmem" / "cipher-cache.json"
+        # what a sync with nothing new asks (is the tip in the wanted form?) is kept apart
+        # from the pairs (a line per file): it need not read ten thousand of them to know
+        self.form_path = common_dir / "gitmem" / "cipher-form.json"
         self.objects = common_dir / "objects"
-        self.pairs: dict[str, dict[str, list[str]]] = {}
+        self._pairs: dict[str, dict[str, list[str]]] | None = None
+        self._pairs_dirty = False
         self.form: list[str] = []  # [tip, *prefixes]: a tip already in the wanted form
         self.migrated = ""  # the last plaintext commit re-written encrypted (still in history)
         self.dirty = False
         try:
+            raw = json.loads(self.form_path.read_text("utf-8"))
+            if raw.get("version") == 1:
+                self.form = [str(x) for x in raw.get("form", [])]
+                self.migrated = str(raw.get("migrated", ""))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            self._load(with_form=True)  # written by an older gitmem: all in one file
+            self.dirty = self.path.exists()  # split it on the next save
+
+    @property
+    def pairs(self) -> dict[str, dict[str, list[str]]]:
+        if self._pairs is None:
+            self._load(with_form=False)
+        assert self._pairs is not None
+        return self._pairs
+
+    @pairs.setter
+    def pairs(self, value: dict[str, dict[str, list[str]]]) -> None:
+        self._pairs = value
+        self._pairs_dirty = True
+
+    def _load(self, with_form: bool) -> None:
+        self._pairs = {}
+        try:
             raw = json.loads(self.path.read_text("utf-8"))
             if raw.get("version") == 1:
-                self.pairs = raw["keys"]
-                self.form = list(raw.get("form", []))
-                self.migrated = str(raw.get("migrated", ""))
-        except (OSError, ValueError, KeyError, TypeError):
+                self._pairs = raw["keys"]
+                if with_form:
+                    self.form = list(raw.get("form", []))
+                    self.migrated = str(raw.get("migrated", ""))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
 
     def loose(self, oid: str) -> bool:
         return (self.objects / oid[:2] / oid[2:]).exists()
-
-    def loose_among(self, oids: Iterable[str]) -> set[str]:
-        """Which of `oids` are loose objects here: one directory listing per fan-out folder,
-        not a stat per object (10,000 files: 256 listings instead of 10,000 stats)."""
-        by_dir: dict[str, set[str]] = {}
-        for oid in oids:
-            by_dir.setdefault(oid[:2], set()).add(oid[2:])
-        found: set[str] = set()
-        for head, tails in by_dir.items():
-            try:
-                names = os.listdir(self.objects / head)
-            except OSError:
-                continue
-            found.update(head + name for name in tails.intersection(names))
-        return found
 
     def get(self, key_id: str, path: str) -> tuple[str, str] | None:
         pair = self.pairs.get(key_id, {}).get(path)
@@ -108,7 +127,7 @@ class CipherCache:
         known = self.pairs.setdefault(key_id, {})
         if known.get(path) != [plain, cipher]:
             known[path] = [plain, cipher]
-            self.dirty = True
+            self.dirty = self._pairs_dirty = True
 
     def save(self) -> None:
         if not self.dirty:
@@ -116,13 +135,11 @@ class CipherCache:
         from gitmem.state import write_atomic
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(
-            self.path,
-            json.dumps(
-                {"version": 1, "keys": self.pairs, "form": self.form, "migrated": self.migrated}
-            ).encode(),
-        )
-        self.dirty = False
+        small = {"version": 1, "form": self.form, "migrated": self.migrated}
+        if self._pairs_dirty:  # the pairs first: the form file is only ever a shortcut
+            write_atomic(self.path, json.dumps({**small, "keys": self.pairs}).encode())
+        write_atomic(self.form_path, json.dumps(small).encode())
+        self.dirty = self._pairs_dirty = False
 
 
 @dataclass
@@ -139,6 +156,8 @@ class PersonalCodec:
     _cache: CipherCache | None = None
     last_keyring: Keyring | None = None  # the keys of the last encode (for its commit message)
     _encoded: list[tuple[dict[str, str], Decoded]] = field(default_factory=list)
+    # plaintext id -> (key, path, ciphertext id) of cached pairs not checked to exist
+    _lazy: dict[str, tuple[ScopeKey, str, str]] = field(default_factory=dict)
 
     @property
     def cache(self) -> CipherCache:
@@ -250,8 +269,12 @@ class PersonalCodec:
                     f"{prefix}/manifest in {where}: {unsafe[0].message}", REFUSED_HINT
                 )
             pending.append(path)
-        loose = cache.loose_among(out.values())
-        pending += [path for path, plain in out.items() if plain not in loose]
+        # a cached plaintext is not checked for here (a listing of 256 object folders at 10,000
+        # files): a read that misses it (pruned by gc: it is unreachable) decrypts it again
+        if out and not self._lazy:
+            repo.add_restorer(self._reopen)
+        for path, plain in out.items():
+            self._lazy[plain] = (key, path, ciphers[path])
         for path in pending:
             cipher = ciphers[path]
             try:
@@ -264,6 +287,17 @@ class PersonalCodec:
             cache.put(key.key_id, path, plain, cipher)
             out[path] = plain
         return out
+
+    def _reopen(self, plain: str) -> bytes | None:
+        """The plaintext `plain` again, from the ciphertext it was cached with (or None)."""
+        found = self._lazy.get(plain)
+        if found is None:
+            return None
+        key, path, cipher = found
+        try:
+            return key.open(path, self.repo.read_blob(cipher))
+        except (ValueError, GitmemError):
+            return None
 
     def verify(self, remote: str, pinned: str | None) -> Decoded:
         """Decode a fetched commit and refuse what the remote's last known state (`pinned`, the
@@ -278,23 +312,60 @@ class PersonalCodec:
         where = f"commit {remote[:12]} of {self.ref}"
         if ours is None or ours.keyring is None:
             return theirs  # first contact: trust on first use
-        for prefix in set(self.wanted) & ours.sealed - theirs.sealed:
-            if any(p.startswith(prefix + "/") for p in theirs.files) or theirs.keyring is None:
-                raise DecryptError(
-                    f"{where} holds plaintext under {prefix}/, which this machine encrypts",
-                    REFUSED_HINT,
-                )
+        from gitmem.policy import unsealed
+
+        downgraded = unsealed(self.wanted, ours.sealed, theirs.sealed, theirs.files)
+        if theirs.keyring is None and not downgraded:  # no key at all: every prefix is plain
+            downgraded = sorted(set(self.wanted) & ours.sealed)
+        if downgraded:
+            raise DecryptError(
+                f"{where} holds plaintext under {downgraded[0]}/, which this machine encrypts",
+                REFUSED_HINT,
+            )
         if theirs.keyring is None:
             return theirs
         mine, new = ours.keyring, theirs.keyring
-        if mine.key.key_id != new.key.key_id and not endorsed_by(
-            mine.key, new.key.key_id, self._endorsement(new)
+        if mine.key.key_id != new.key.key_id and not self._endorsed_chain(
+            mine.key, new, pinned, remote
         ):
             raise DecryptError(
                 f"{where} is encrypted with a scope key this machine's key did not endorse",
                 REFUSED_HINT,
             )
         return theirs
+
+    def _endorsed_chain(
+        self, mine: ScopeKey, theirs: Keyring, pinned: str | None, remote: str
+    ) -> bool:
+        """Whether endorsements lead from `mine` (the key this machine trusted last) to
+        `theirs`: each key the remote's history brought in since `pinned` is trusted once a
+        trusted key endorsed it (two rotations before this machine synced are two steps).
+        Bounded: the key changes of pinned..remote, at most MAX_ROTATIONS of them."""
+        if endorsed_by(mine, theirs.key.key_id, self._endorsement(theirs)):
+            return True
+        candidates: list[tuple[ScopeKey, bytes | None]] = []
+        since = f"{pinned}..{remote}" if pinned else remote
+        changes = self.repo.path_history(since, SCOPE_KEY_FILE)
+        for commit, blob in changes[:MAX_ROTATIONS]:
+            if blob is None:
+                continue
+            try:
+                key = self._unlock(blob)
+            except NoAccess:
+                continue  # a key this machine cannot open cannot vouch for anything here
+            signed = self.repo.resolve(f"{commit}:{ENDORSEMENT_FILE}")
+            candidates.append((key, self.repo.read_blob(signed) if signed else None))
+        trusted = {mine.key_id: mine}
+        grown = True
+        while grown and theirs.key.key_id not in trusted:
+            grown = False
+            for key, endorsement in candidates:
+                if key.key_id not in trusted and any(
+                    endorsed_by(t, key.key_id, endorsement) for t in trusted.values()
+                ):
+                    trusted[key.key_id] = key
+                    grown = True
+        return theirs.key.key_id in trusted
 
     def check_fetched(
         self, commit: str, pinned: str | None, local: str | None, where: str
@@ -360,6 +431,23 @@ class PersonalCodec:
         if decoded.keyring is None or top not in decoded.sealed:
             return path
         return f"{top}/{decoded.keyring.key.name(path)}"
+
+    def stored_paths(self, rev: str, path: str) -> list[str]:
+        """Every name `path` had on the ref up to `rev`: its hidden name under each key the
+        history used (a rotation renames every hidden name), and its plaintext path (before
+        encryption). Keys this machine cannot open are skipped; at most MAX_KEYS_FOLLOWED."""
+        top = path.split("/", 1)[0]
+        names = [self.stored_path(rev, path)]
+        if top in PERSONAL_PREFIXES:
+            for _, blob in self.repo.path_history(rev, SCOPE_KEY_FILE)[:MAX_KEYS_FOLLOWED]:
+                if blob is None:
+                    continue
+                try:
+                    names.append(f"{top}/{self._unlock(blob).name(path)}")
+                except NoAccess:
+                    continue
+        names.append(path)
+        return list(dict.fromkeys(names))
 
     def rewrite_reason(self, tip: str) -> str | None:
         """Why the tip must be re-written though no file changed (gitmem.encrypt changed,

@@ -14,20 +14,27 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from gitmem.errors import LockedError
 
 STATE_VERSION = 1
 
 
-@dataclass
-class FileRecord:
-    """A file as last synced: its blob id and the stat that proved the disk still held it."""
+class FileRecord(NamedTuple):
+    """A file as last synced: its blob id and the stat that proved the disk still held it.
+    A tuple: a state file of ten thousand records is read in one C call per record."""
 
     oid: str
     size: int
-    mtime_ns: int
+    mtime_ns: int  # 0: changed too recently to trust the stat (re-read next time)
     ino: int
+    # the rest of the stat git compares (gitmem/gitstore/index.py); 0: not known (an older
+    # state file), then the file has no entry in the index and the Python walk checks it
+    ctime_ns: int = 0
+    dev: int = 0
+    uid: int = 0
+    gid: int = 0
 
     def matches(self, st: os.stat_result) -> bool:
         return st.st_size == self.size and st.st_mtime_ns == self.mtime_ns and st.st_ino == self.ino
@@ -42,6 +49,12 @@ class ScopeState:
     # the local ref commit whose scope folder held exactly `files`, when known: while the ref
     # still points there and the disk is unchanged, a sync need not list the ref's tree
     commit: str | None = None
+    index: str | None = None  # checksum of the index file written with `files`
+    # paths whose records changed since that index was written: looked at whatever git says
+    # (rewriting the whole index for ten changed files of ten thousand would cost more)
+    stale: list[str] = field(default_factory=list)
+    # the records as the index holds them (not saved: known when loaded with it, or written)
+    indexed: dict[str, FileRecord] | None = field(default=None, repr=False, compare=False)
 
     def oids(self) -> dict[str, str]:
         return {p: r.oid for p, r in self.files.items()}
@@ -57,8 +70,15 @@ def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
         raw = json.loads(path.read_text("utf-8"))
         if raw.get("version") != STATE_VERSION:
             return ScopeState()
-        files = {p: FileRecord(*rec) for p, rec in raw["files"].items()}
-        return ScopeState(raw["path"], files, raw.get("commit"))
+        make, full = tuple.__new__, len(FileRecord._fields)
+        files = {
+            p: make(FileRecord, rec if len(rec) == full else FileRecord(*rec))
+            for p, rec in raw["files"].items()
+        }
+        stale = [str(p) for p in raw.get("stale", [])]
+        held = set(stale)
+        indexed = {p: r for p, r in files.items() if p not in held}
+        return ScopeState(raw["path"], files, raw.get("commit"), raw.get("index"), stale, indexed)
     except (OSError, ValueError, KeyError, TypeError):
         return ScopeState()  # no state, or unreadable: treat every file as new (merged, not lost)
 
@@ -66,11 +86,17 @@ def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
 def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
     folder = state_dir(common_dir) / "state"
     folder.mkdir(parents=True, exist_ok=True)
+    state.index = _save_index(common_dir, scope, state)
     payload = {
         "version": STATE_VERSION,
         "path": state.path,
         "commit": state.commit,
-        "files": {p: [r.oid, r.size, r.mtime_ns, r.ino] for p, r in sorted(state.files.items())},
+        "index": state.index,
+        "stale": state.stale,
+        "files": {
+            p: [r.oid, r.size, r.mtime_ns, r.ino, r.ctime_ns, r.dev, r.uid, r.gid]
+            for p, r in sorted(state.files.items())
+        },
     }
     data = json.dumps(payload, separators=(",", ":")).encode()
     target = folder / f"{scope}.json"
@@ -78,6 +104,39 @@ def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
         if target.read_bytes() == data:
             return  # unchanged: skip the write and its fsync (most syncs change nothing)
     write_atomic(target, data)
+
+
+STALE_MAX = 256  # stale paths kept before the index is written afresh (or a twentieth)
+
+
+def _save_index(common_dir: Path, scope: str, state: ScopeState) -> str | None:
+    """Write the scope's index from the records git can check (before the state that names
+    it: a crash in between leaves a state whose checksum no index has). While few records
+    changed since it was written, keep it and list those paths as stale instead."""
+    from gitmem.gitstore.index import index_path, matches, render
+
+    target = index_path(common_dir, scope)
+    indexed = state.indexed
+    if state.index and indexed is not None and matches(target, state.index):
+        stale = [p for p, r in state.files.items() if indexed.get(p) is not r]
+        if len(stale) <= max(STALE_MAX, len(state.files) // 20):
+            state.stale = sorted(stale)
+            return state.index
+    entries = [
+        (p, r.oid, r.ctime_ns, r.mtime_ns, r.dev, r.ino, r.uid, r.gid, r.size)
+        for p, r in state.files.items()
+        if r.mtime_ns and r.ctime_ns and len(r.oid) in (40, 64)
+    ]
+    state.stale, state.indexed = [], None
+    if not entries:
+        return None
+    data = render(entries)
+    checksum = data[-(32 if len(entries[0][1]) == 64 else 20) :].hex()
+    if not matches(target, checksum):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, data)
+    state.indexed = dict(state.files)
+    return checksum
 
 
 def current_mode(path: Path) -> int | None:

@@ -46,6 +46,7 @@ from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
 if TYPE_CHECKING:
+    from gitmem.gitstore.index import FolderCheck
     from gitmem.secretscan import AllowList
 
 
@@ -184,10 +185,34 @@ class Syncer(WriteBack):
     # -- 1. local changes --------------------------------------------------------------------
 
     def _snapshots(self) -> dict[str, dict[str, Snapshot]]:
-        return {
-            ref: {s.name: self._snapshot(ref, s) for s in scopes}
-            for ref, scopes in self._open_refs()
-        }
+        """Every open scope's folder, git's stat checks of them all started at once."""
+        opened = self._open_refs()
+        checks = {s.name: self._start_check(s) for _, scopes in opened for s in scopes}
+        try:
+            return {
+                ref: {s.name: self._snapshot(ref, s, checks.pop(s.name)) for s in scopes}
+                for ref, scopes in opened
+            }
+        finally:
+            for check in checks.values():
+                if check is not None:
+                    check.cancel()
+
+    def _start_check(self, s: Scope) -> FolderCheck | None:
+        """git's stat check of the folder against the index the state names; None when there
+        is none to trust (first sync, a crash between index and state, unsaved records)."""
+        state = self.states[s.name]
+        if not state.index or s.name in self.dirty_state:
+            return None
+        from gitmem.gitstore.index import FolderCheck, index_path, matches
+
+        index = index_path(self.repo.common_dir, s.name)
+        if not matches(index, state.index) or not s.path.is_dir():
+            return None
+        try:
+            return FolderCheck(self.repo.git_dir, s.path, index, s.path, s.exclude)
+        except GitmemError:
+            return None
 
     def _commit_local(
         self, ref: str, scopes: list[Scope], taken: dict[str, Snapshot] | None = None
@@ -214,12 +239,14 @@ class Syncer(WriteBack):
         tip_files = self._files(ref, tip) if tip else {}
         new_files = dict(tip_files)
         changes: list[str] = []
+        merged_any = False  # a scope's disk differs from what this commit will hold
         for s in scopes:
             snap = snaps[s.name]
             expected = self.expected[s.name]
             on_ref = _strip(tip_files, s.prefix)
             if snap.files == expected and on_ref == expected:
                 continue
+            merged_any |= on_ref != expected
             merged = (
                 merge_trees(repo, expected, snap.files, on_ref)
                 if on_ref != expected
@@ -266,6 +293,13 @@ class Syncer(WriteBack):
         commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
         repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
         self.result.report(ref).local_changes.extend(changes)
+        if not merged_any:
+            # the commit holds exactly what the folders hold: the write-back has nothing to
+            # do for it (no need to list and decode the tree just written)
+            for s in scopes:
+                if self.states[s.name].commit != commit:
+                    self.states[s.name].commit = commit
+                    self.dirty_state.add(s.name)
 
     def _remote_tip(self, ref: str) -> str | None:
         """What we last fetched of `ref`; None without a remote (history on this machine only)."""
@@ -303,8 +337,13 @@ class Syncer(WriteBack):
                         base[rel] = oid
         return base
 
-    def _snapshot(self, ref: str, s: Scope) -> Snapshot:
+    def _snapshot(self, ref: str, s: Scope, check: FolderCheck | None = None) -> Snapshot:
         state = self.states[s.name]
+        if check is None:
+            check = self._start_check(s)
+        checked = check.result() if check is not None else None
+        if checked is not None:  # records changed since the index was written: look at them
+            checked = (checked[0] | set(state.stale), checked[1])
         extra = s.extra
         inside = [rel for rel in self.expected[s.name] if rel not in extra]
         if inside and not s.path.is_dir():
@@ -318,7 +357,14 @@ class Syncer(WriteBack):
                 f"{s.name}: {s.path} was missing; restored it from {ref}"
             )
         snap = snapshot(
-            self.repo, s.path, state.files, s.exclude, self.opts.progress, s.prefix, s.extra
+            self.repo,
+            s.path,
+            state.files,
+            s.exclude,
+            self.opts.progress,
+            s.prefix,
+            checked,
+            s.extra,
         )
         self._scan_secrets(ref, s, snap)
         expected = self.expected[s.name]
@@ -331,7 +377,7 @@ class Syncer(WriteBack):
                 # skipped is never published as deleted: the ref keeps the last synced version
                 snap.files[rel] = expected[rel]
                 held.add(rel)
-        if snap.read or len(snap.records) != len(state.files):
+        if snap.read or snap.refreshed or len(snap.records) != len(state.files):
             state.files.update(snap.records)
             self.dirty_state.add(s.name)
         return snap
@@ -428,14 +474,7 @@ class Syncer(WriteBack):
             known = frozenset(blobs(self.repo.list_tree(local)).values()) if local else frozenset()
             meta, findings = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", known)
             if not meta.knows(self.project.key) and not self.opts.force_key:
-                names = " or ".join(repr(k) for k in (meta.key, *meta.aliases))
-                raise UntrustedTreeError(
-                    f"{self.project.remote}/{ref} holds memory of project {names}, "
-                    f"not of this one ({self.project.key!r})",
-                    "if it is this project under another URL, run gitmem adopt: it adds "
-                    f"{self.project.key!r} as an alias on the ref, and teammates keep syncing "
-                    "under both spellings",
-                )
+                raise UntrustedTreeError(*self._other_project(ref, meta))
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
                 unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
                 if unsigned:
@@ -456,6 +495,27 @@ class Syncer(WriteBack):
         for finding in findings:  # new content that reaches the agent: say so, never block
             if finding.code in ("GM140", "GM150"):
                 notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
+
+    def _other_project(self, ref: str, meta: RefMeta) -> tuple[str, str]:
+        """The refusal of a ref recorded under another key, with the exact command that
+        accepts it. A path (file:…) and a served URL (host/…) of one repository cannot be
+        told from two projects by their names: the server's layout is not in the URL."""
+        project = self.project
+        names = " or ".join(repr(k) for k in (meta.key, *meta.aliases))
+        option = f" --remote {project.remote}" if project.remote != "origin" else ""
+        local = [k for k in (meta.key, *meta.aliases, project.key) if k.startswith("file:")]
+        why = (
+            "a path and a URL of one repository are two spellings gitmem cannot match; "
+            if local and len(local) < len({meta.key, *meta.aliases, project.key})
+            else ""
+        )
+        return (
+            f"{project.remote}/{ref} holds memory of project {names}, "
+            f"not of this one ({project.key!r})",
+            f"{why}if it is this project, run once: gitmem -C {project.root} adopt{option} — "
+            f"it adds {project.key!r} as an alias on the ref, and teammates keep syncing "
+            "under both spellings",
+        )
 
     def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""

@@ -68,6 +68,10 @@ class WriteBack(Transport):
                     note = f"{s.name}: {p} (below a symbolic link: not written)"
                     if note not in self.result.skipped:
                         self.result.skipped.append(note)
+                for p in done.not_a_file:
+                    note = f"{s.name}: {p} (a symbolic link or folder is there: not written)"
+                    if note not in self.result.skipped:
+                        self.result.skipped.append(note)
             commit = tip if self.expected[s.name] == target else None
             if state.commit != commit:
                 state.commit = commit

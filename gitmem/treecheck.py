@@ -12,6 +12,8 @@ from gitmem.gitstore import Repository
 from gitmem.policy import (
     FORMAT_VERSION,
     MAX_BLOB_BYTES,
+    MAX_DEPTH,
+    MAX_FILES,
     META_FILE,
     Entry,
     Finding,
@@ -35,6 +37,8 @@ __all__ = [
 
 WHAT_IT_IS = ("GM109", "GM110")
 PREFETCH_BYTES = 32 * 1024 * 1024
+MAX_ENTRIES = 2 * MAX_FILES  # files and folders: a tree of MAX_FILES files in folders passes
+MAX_TREE_BYTES = 64 * 1024 * 1024  # tree objects read in a shape check
 REFUSED_HINT = "the ref was refused; nothing was written (gitmem validate shows every finding)"
 
 
@@ -46,6 +50,18 @@ def commit_findings(
     if kind != "commit":
         what = kind or "missing object"
         return [Finding(ref, 0, "GM109", f"points at a {what}, not a gitmem commit")]
+    # the shape first, read level by level with bounds: a listing of a hostile tree (3,000
+    # folders deep, a million entries) costs more than the whole check may
+    shape = repo.tree_shape(commit, MAX_DEPTH, MAX_ENTRIES, MAX_TREE_BYTES)
+    if not shape.complete:
+        if shape.depth > MAX_DEPTH:
+            return [Finding(shape.last, 0, "GM102", f"deeper than {MAX_DEPTH} folders")]
+        why = (
+            f"over {MAX_ENTRIES} files and folders (limit {MAX_FILES} files)"
+            if shape.entries > MAX_ENTRIES
+            else f"folders over {MAX_TREE_BYTES // (1024 * 1024)} MiB"
+        )
+        return [Finding(shape.last.split("/", 1)[0], 0, "GM105", why)]
     listed, paths = repo.list_tree_and_paths(commit)
     entries = {p: Entry(e.mode, e.kind, e.oid, e.size) for p, e in listed.items()}
     reader = _Prefetch(repo, [e for e in entries.values() if e.oid not in known])

@@ -7,10 +7,15 @@ of the resolutions it reports.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gitmem.gitstore import BLOB_MODE, TreeEntry
 from gitmem.gitstore.objects import ObjectEncoding
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass, field
+else:
+    from gitmem.records import dataclass, field
 
 META_FILE = "gitmem.toml"
 

@@ -9,7 +9,7 @@ Never writes a ref, a file or the index.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gitmem.errors import EXIT_FINDINGS, UsageError
 from gitmem.gitstore import Repository
@@ -19,9 +19,16 @@ from gitmem.policy import (
     WARNING,
     Finding,
     must_be_signed,
+    sealed_in,
     signature_findings,
+    unsealed,
 )
 from gitmem.treecheck import commit_findings
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass, field
+else:
+    from gitmem.records import dataclass, field
 
 GITMEM_REFS = "refs/gitmem/"
 JSON_VERSION = 1
@@ -98,10 +105,36 @@ def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
     old = repo.resolve(options.base) if options.base and set(options.base) != {"0"} else None
     for name, commit in targets:
         findings = commit_findings(repo, commit, name, known)
+        if "/users/" in name and repo.object_type(commit) == "commit":
+            findings += _downgrades(repo, commit, name)
         if must_be_signed(name, signed) and repo.object_type(commit) == "commit":
             findings += signature_findings(repo.unverified_commits(commit, old), name)
         result.refs.append(RefFindings(name, commit, findings))
     return result
+
+
+def _downgrades(repo: Repository, commit: str, name: str) -> list[Finding]:
+    """GM160 where a personal commit stores in plaintext what its parent encrypted and
+    gitmem.encrypt here seals (the rule sync's pull applies: gitmem.policy.unsealed)."""
+    from gitmem.privacy import sealed_prefixes
+
+    parents = repo.read_commit(commit)[1]
+    if not parents:
+        return []
+    paths = repo.list_tree(commit)
+    wanted = {*sealed_prefixes(repo), "local"}
+    found = []
+    for prefix in unsealed(wanted, sealed_in(repo.list_tree(parents[0])), sealed_in(paths), paths):
+        found.append(
+            Finding(
+                f"{prefix}/",
+                0,
+                "GM160",
+                f"plaintext under {prefix}/, which commit {parents[0][:12]} encrypted "
+                "(gitmem.encrypt seals it)",
+            )
+        )
+    return found
 
 
 def _local_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str, str]]:
@@ -133,20 +166,66 @@ def _full_name(given: str) -> str:
 
 
 def _remote_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str, str]]:
+    """The refs the remote holds for us, where sync would find them (project.route): under
+    gitmem.refPrefix on the remote, and our personal ref on gitmem.hub when one is set."""
+    from gitmem.scopes import ref_prefix
+
     remote = options.remote
     assert remote is not None
+    prefix = ref_prefix(repo)
     wanted = [_full_name(r) for r in options.refs] or [GITMEM_REFS + "*"]
-    listed = repo.ls_remote(remote, wanted, timeout=options.timeout)
-    listed = {name: oid for name, oid in listed.items() if name.startswith(GITMEM_REFS)}
-    missing = [w for w in wanted if not w.endswith("*") and w not in listed]
-    if missing or not listed:
+    hub_ref = _hub_route(repo, remote)
+    places: dict[str, dict[str, str]] = {}  # where -> {name there: our name}
+    for ref in wanted:
+        if hub_ref and ref == hub_ref[0]:
+            places.setdefault(hub_ref[1], {})[hub_ref[2]] = ref
+        else:
+            places.setdefault(remote, {})[prefix + ref[len(GITMEM_REFS) :]] = ref
+    if hub_ref and not options.refs:
+        places.setdefault(hub_ref[1], {})[hub_ref[2]] = hub_ref[0]
+    targets: list[tuple[str, str]] = []
+    missing: list[str] = []
+    for where, names in places.items():
+        listed = repo.ls_remote(where, sorted(names), timeout=options.timeout)
+        found: dict[str, str] = {}
+        fetched: list[str] = []
+        for there, oid in listed.items():
+            if there in names:
+                found[names[there]] = oid
+            elif there.startswith(prefix) and any(n.endswith("*") for n in names):
+                found[GITMEM_REFS + there[len(prefix) :]] = oid
+            else:
+                continue
+            fetched.append(there)
+        missing += [
+            ours for there, ours in names.items() if not there.endswith("*") and ours not in found
+        ]
+        if found:
+            # objects only: a refspec without a destination stores no ref
+            repo.fetch(where, sorted(fetched), timeout=options.timeout)
+        label = remote if where == remote else "hub"
+        targets += [(f"{label}/{name}", oid) for name, oid in sorted(found.items())]
+    if missing or not targets:
         raise UsageError(
-            f"{remote} has no {', '.join(missing) or 'refs/gitmem/*'}",
-            "check the ref name (git ls-remote REMOTE 'refs/gitmem/*' lists them)",
+            f"{remote} has no {', '.join(missing) or prefix + '*'}",
+            f"check the ref name (git ls-remote {remote} '{prefix}*' lists them)",
         )
-    # objects only: a refspec without a destination stores no ref
-    repo.fetch(remote, sorted(listed), timeout=options.timeout)
-    return [(f"{remote}/{name}", oid) for name, oid in sorted(listed.items())]
+    return targets
+
+
+def _hub_route(repo: Repository, remote: str) -> tuple[str, str, str] | None:
+    """(our personal ref, the hub, its name there) when gitmem.hub keeps it, else None."""
+    if not repo.config_get("gitmem.hub") or repo.toplevel is None:
+        return None
+    from gitmem.errors import GitmemError
+    from gitmem.scopes import open_project
+
+    try:
+        project = open_project(repo, remote)
+    except GitmemError:
+        return None  # no user to name a personal ref after: the remote's refs only
+    route = project.route(project.user_ref)
+    return project.user_ref, route.remote, route.name
 
 
 def _base_blobs(repo: Repository, base: str | None) -> frozenset[str]:

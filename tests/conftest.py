@@ -9,6 +9,7 @@ run and prints the seed of a failure (rerun with --hypothesis-seed=N).
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -54,10 +55,18 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_TERMINAL_PROMPT", "0")
 
 
+@pytest.fixture(scope="session")
+def _remote_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bare remote every World starts from (one commit on main), made once: a bare
+    repository names no path of its own, so a copy is the same remote anywhere."""
+    w = World(tmp_path_factory.mktemp("remote-template"))
+    return w.make_remote()
+
+
 @pytest.fixture
-def world(tmp_path: Path) -> World:
+def world(tmp_path: Path, _remote_template: Path) -> World:
     w = World(tmp_path)
-    w.make_remote()
+    shutil.copytree(_remote_template, w.remote, symlinks=True)
     return w
 
 

@@ -31,6 +31,25 @@ COMMAND_MODULES = (
     "gitmem.cli.completion",
 )
 
+# The commands each module registers (a test checks this against the modules): a start imports
+# only the module of the command it runs; `gitmem --help` and an unknown command import them all.
+COMMANDS = {
+    **dict.fromkeys(("init", "status"), "gitmem.cli.setup"),
+    **dict.fromkeys(("pull", "push", "sync"), "gitmem.cli.sync"),
+    "adopt": "gitmem.cli.adopt",
+    **dict.fromkeys(("log", "diff", "restore"), "gitmem.cli.history"),
+    "validate": "gitmem.cli.validate",
+    **dict.fromkeys(("drivers", "merge-driver"), "gitmem.cli.drivers"),
+    "key": "gitmem.cli.key",
+    "hooks": "gitmem.cli.hooks",
+    **dict.fromkeys(("promote", "demote"), "gitmem.cli.promote"),
+    "graph": "gitmem.cli.graph",
+    "curate": "gitmem.cli.curate",
+    "demo": "gitmem.cli.demo",
+    "doctor": "gitmem.cli.doctor",
+    "completion": "gitmem.cli.completion",
+}
+
 DESCRIPTION = (
     "Sync AI-agent memory (Claude Code's MEMORY.md and topic files) through the project's own git\n"
     "remote, on refs/gitmem/* — never on a branch, never in your working tree."
@@ -58,9 +77,12 @@ def build_parser(argv: Sequence[str] | None = None) -> Parser:
     sub = parser.add_subparsers(
         dest="command", metavar="COMMAND", title="commands", action=Commands
     )
+    modules: tuple[str, ...] = COMMAND_MODULES
     if argv is not None and isinstance(sub, Commands):
         sub.only = chosen_command(argv)
-    for name in COMMAND_MODULES:
+        if sub.only in COMMANDS:
+            modules = (COMMANDS[sub.only],)
+    for name in modules:
         importlib.import_module(name).register(sub)
     return parser
 

@@ -89,11 +89,18 @@ def _columns() -> int:
         return 80
 
 
+_ANYWHERE: list[Parser] = []
+
+
 def anywhere_options() -> Parser:
     """Options accepted before or after the command (`gitmem -C x sync` = `gitmem sync -C x`).
 
     Defaults are SUPPRESS so that a subcommand's copy does not erase what was given before it.
+    One parent for every parser (argparse copies a parent's actions, it never changes them):
+    every register() asks for it, also for the commands a start leaves unbuilt.
     """
+    if _ANYWHERE:
+        return _ANYWHERE[0]
     p = Parser(add_help=False)
     p.add_argument(
         "-C",
@@ -114,6 +121,7 @@ def anywhere_options() -> Parser:
         default=argparse.SUPPRESS,
         help="show the traceback of an error",
     )
+    _ANYWHERE.append(p)
     return p
 
 

@@ -29,6 +29,16 @@ class TreeEntry(NamedTuple):  # a tuple: list_tree makes ten thousand of them pe
     size: int | None = None  # blobs only, when asked for
 
 
+class TreeShape(NamedTuple):
+    """What a bounded walk of a tree found (gitstore `tree_shape`)."""
+
+    last: str  # the last path read: the one past a bound, when `complete` is False
+    depth: int  # levels read (1: the root's entries)
+    entries: int  # entries read, folders included
+    tree_bytes: int  # bytes of the tree objects read
+    complete: bool  # False: the walk stopped at a bound
+
+
 class GitDir:
     """One git repository (any worktree of it, or a bare one)."""
 

@@ -56,7 +56,7 @@ class History(GitDir):
     def log(
         self,
         rev: str,
-        path: str | None = None,
+        path: str | Sequence[str] | None = None,
         limit: int | None = None,
         full_history: bool = False,
         resolved: str | None = None,
@@ -69,11 +69,11 @@ class History(GitDir):
         args = ["log", f"--format={fmt}"] + ([f"-n{limit}"] if limit else [])
         if full_history:
             args.append("--full-history")
-        if resolved:
+        if resolved is not None:  # "": every merge that resolved something
             args += ["--merges", "--fixed-strings", f"--grep=Gitmem-Resolved: {resolved}"]
         args.append(rev)
         if path:
-            args += ["--", path]
+            args += ["--", *([path] if isinstance(path, str) else path)]
         out = self.git(*args).stdout.decode("utf-8", "replace")
         rows = []
         for rec in out.split("\x1e"):
@@ -130,33 +130,25 @@ class History(GitDir):
             commits.append(Commit(oid, float(ts or 0), name, email, subject, paths))
         return commits
 
-    def path_history(self, rev: str, path: str) -> list[tuple[str, str | None]]:
+    def path_history(self, rev: str, path: str | Sequence[str]) -> list[tuple[str, str | None]]:
         """(commit, blob-or-None) for each commit that touched `path`, newest first: one
         process. A commit's raw diff names the blob it leaves at `path` (all zeros: deleted);
-        `-m` diffs a merge against each parent, and one that differs names the merge's blob."""
-        out = self.git(
-            "log",
-            "--format=%x00%H",
-            "--full-history",
-            "-m",
-            "--raw",
-            "-z",
-            "--no-abbrev",
-            "--no-renames",
-            rev,
-            "--",
-            path,
-        ).stdout
-        target = path.encode("utf-8", "surrogateescape")
+        `-m` diffs a merge against each parent, and one that differs names the merge's blob.
+        Several paths: the names one file had (a key rotation renames a hidden name), so a
+        commit that deletes one and adds another names the blob it adds."""
+        paths = [path] if isinstance(path, str) else list(path)
+        out = self._raw_log("%x00%H", [rev], paths)
+        targets = {p.encode("utf-8", "surrogateescape") for p in paths}
         result: dict[str, str | None] = {}
         commit = ""
         tokens = iter(out.split(b"\0"))
         for token in tokens:
             token = token.lstrip(b"\n")
             if token.startswith(b":"):  # ":oldmode newmode oldoid newoid status", then the path
-                if next(tokens, b"") == target and commit:
+                if next(tokens, b"") in targets and commit:
                     new_oid = token.split()[3].decode()
-                    result[commit] = new_oid if new_oid.strip("0") else None
+                    if new_oid.strip("0"):
+                        result[commit] = new_oid
             elif token:
                 commit = token.decode()
                 result.setdefault(commit, None)
@@ -166,19 +158,7 @@ class History(GitDir):
         """Every blob id each path under `folder` ever had in the history of `revs`, by path
         relative to `folder` (one process): how a folder without sync state finds the versions
         it already holds."""
-        out = self.git(
-            "log",
-            "--format=",
-            "--full-history",
-            "-m",
-            "--raw",
-            "-z",
-            "--no-abbrev",
-            "--no-renames",
-            *revs,
-            "--",
-            folder + "/",
-        ).stdout
+        out = self._raw_log("", revs, [folder + "/"])
         start = folder + "/"
         seen: dict[str, set[str]] = {}
         tokens = iter(out.split(b"\0"))
@@ -192,6 +172,12 @@ class History(GitDir):
                 oids = {f.decode() for f in fields[2:4] if f.strip(b"0")}
                 seen.setdefault(path[len(start) :], set()).update(oids)
         return seen
+
+    def _raw_log(self, fmt: str, revs: Sequence[str], paths: Sequence[str]) -> bytes:
+        """Every commit's raw diff at `path` against each of its parents (merges included),
+        NUL-separated: what path_history and blobs_in_history read, in one process."""
+        args = ["--full-history", "-m", "--raw", "-z", "--no-abbrev", "--no-renames"]
+        return self.git("log", f"--format={fmt}", *args, *revs, "--", *paths).stdout
 
     def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:
         args = ["diff", "--no-color", "--stat" if stat else "-p", old, new]

@@ -1,6 +1,163 @@
-"""Reserved for a gitmem-owned index file per scope folder (GIT_INDEX_FILE + --work-tree): git's
-own stat cache, for `add -A` / `write-tree` snapshots and `read-tree -m -u` write-back.
+"""A gitmem-owned index file per scope folder: git's own stat check of the folder.
 
-Not used yet: the snapshot keeps its stat cache in the scope's state file (gitmem/state.py), and
-write-back needs its own compare-and-swap rules (docs/sync.md, step 6) that `read-tree -m -u`
-does not give for files edited between its check and its write."""
+gitmem writes the index itself, from the lstat it took when it last read each file (the sync
+state's records), and asks git only which paths no longer match (`diff-files`) and which names
+it does not know (`ls-files -o --directory`). git never adds a file, so it never reads one of
+the folder through a clean filter, `.gitattributes` or a hook: the only time `diff-files` reads
+a file's bytes is for a "racily clean" entry (modified no earlier than the index was written),
+and no such entry is ever written — a file changed less than two seconds before it was read
+has no entry (gitmem/folders.py RACY_SECONDS), so git lists it as unknown and gitmem reads it.
+
+The index is a cache tied to the state file by its checksum: written first, then the state that
+names it (atomically, each). After a crash between the two the checksums differ and the folder
+is walked in Python as before; nothing trusts an index the state does not name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+from collections.abc import Iterable
+from pathlib import Path
+
+from gitmem.gitstore.process import Running
+
+# (path, blob id, ctime_ns, mtime_ns, dev, ino, uid, gid, size)
+Entry = tuple[str, str, int, int, int, int, int, int, int]
+
+REG_MODE = 0o100644
+_M32 = 0xFFFFFFFF
+_HEAD = struct.Struct(">4sLL")
+# git must compare stat data only, with nothing of the user's or the folder's in the way: no
+# fsmonitor daemon or hook, no untracked cache, no case folding or Unicode recomposition of
+# names (a name must come back exactly as it is on disk), no split or sparse index
+HARDENED = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.untrackedCache=false",
+    "-c",
+    "core.fileMode=false",
+    "-c",
+    "core.trustctime=true",
+    "-c",
+    "core.checkStat=default",
+    "-c",
+    "core.ignoreCase=false",
+    "-c",
+    "core.precomposeUnicode=false",
+    "-c",
+    "core.splitIndex=false",
+    "-c",
+    "core.sparseCheckout=false",
+    "-c",
+    "index.sparse=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.attributesFile=/dev/null",
+    "-c",
+    "core.excludesFile=/dev/null",
+    "-c",
+    "core.symlinks=true",
+)
+
+
+def index_path(common_dir: Path, scope: str) -> Path:
+    return common_dir / "gitmem" / "index" / scope
+
+
+def render(entries: Iterable[Entry]) -> bytes:
+    """Index file version 2 of `entries` (regular files, stage 0), sorted as git requires."""
+    rows = sorted(
+        (
+            (path.encode("utf-8", "surrogateescape"), oid, ctime, mtime, dev, ino, uid, gid, size)
+            for path, oid, ctime, mtime, dev, ino, uid, gid, size in entries
+        ),
+        key=lambda row: row[0],
+    )
+    width = len(rows[0][1]) // 2 if rows else 20  # SHA-1 or SHA-256 ids
+    fixed = struct.Struct(f">10L{width}sH")
+    pads = [b"\0" * (8 - (fixed.size + n) % 8) for n in range(8)]
+    pack, unhex, billion = fixed.pack, bytes.fromhex, 1_000_000_000
+    parts = [_HEAD.pack(b"DIRC", 2, len(rows))]
+    add = parts.append
+    for name, oid, ctime, mtime, dev, ino, uid, gid, size in rows:
+        csec, cnsec = divmod(ctime, billion)
+        msec, mnsec = divmod(mtime, billion)
+        size_of_name = len(name)
+        add(
+            pack(
+                csec & _M32,
+                cnsec,
+                msec & _M32,
+                mnsec,
+                dev & _M32,
+                ino & _M32,
+                REG_MODE,
+                uid & _M32,
+                gid & _M32,
+                size & _M32,
+                unhex(oid),
+                size_of_name if size_of_name < 0xFFF else 0xFFF,
+            )
+        )
+        add(name)
+        add(pads[size_of_name % 8])
+    body = b"".join(parts)
+    return body + (hashlib.sha256 if width == 32 else hashlib.sha1)(body).digest()
+
+
+def matches(path: Path, checksum: str | None) -> bool:
+    """Whether the index file at `path` ends with `checksum` (the one the state names)."""
+    if not checksum:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            width = len(checksum) // 2
+            if size < _HEAD.size + width:
+                return False
+            fh.seek(size - width)
+            return fh.read(width).hex() == checksum
+    except OSError:
+        return False
+
+
+class FolderCheck:
+    """git's stat check of a folder against an index, both commands running at once (and
+    beside whatever the caller starts meanwhile: the fetch)."""
+
+    def __init__(
+        self, git_dir: Path, cwd: Path, index: Path, folder: Path, exclude: Iterable[str]
+    ) -> None:
+        base = [*HARDENED, "--git-dir", str(git_dir), "--work-tree", str(folder)]
+        env = {"GIT_INDEX_FILE": str(index), "GIT_ATTR_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0"}
+        excludes = [arg for name in sorted(exclude) for arg in ("-x", f"/{name}")]
+        self._diff = Running([*base, "diff-files", "--name-only", "-z"], cwd, 60.0, env)
+        try:
+            self._new = Running(
+                [*base, "ls-files", "-z", "--others", "--directory", *excludes], cwd, 60.0, env
+            )
+        except BaseException:
+            self._diff.cancel()
+            raise
+
+    def result(self) -> tuple[set[str], list[str]] | None:
+        """(recorded paths whose stat no longer matches, or that are gone; names git does not
+        know, a folder it does not know as `name/`), or None when git could not tell."""
+        try:
+            diff, new = self._diff.wait(), self._new.wait()
+        except BaseException:
+            self.cancel()
+            raise
+        if diff.returncode != 0 or new.returncode != 0:
+            return None
+        changed = {p.decode("utf-8", "surrogateescape") for p in diff.stdout.split(b"\0") if p}
+        unknown = [p.decode("utf-8", "surrogateescape") for p in new.stdout.split(b"\0") if p]
+        return changed, unknown
+
+    def cancel(self) -> None:
+        self._diff.cancel()
+        self._new.cancel()

@@ -142,9 +142,10 @@ class MemoryRepository(MemoryStore):
         return hits[0] if len(hits) == 1 else None
 
     def _ancestor_step(self, oid: str, kind: str, n: int) -> str | None:
+        """`oid^n` (its n-th parent; ^0 is itself) or `oid~n` (n first parents up)."""
         if kind == "^":
-            parents = self.read_commit(oid)[1] if n else [oid]
-            return parents[n - 1] if 0 < n <= len(parents) else (oid if n == 0 else None)
+            parents = [oid, *self.read_commit(oid)[1]]
+            return parents[n] if n < len(parents) else None
         for _ in range(n):
             parents = self.read_commit(oid)[1]
             if not parents:
@@ -230,18 +231,23 @@ class MemoryRepository(MemoryStore):
             if not path or p == path or p.startswith(start)
         }
 
-    def _touched(self, commit: str, path: str) -> bool:
-        """Shown by `git log --full-history -- path`: differs at `path` from every parent."""
-        mine = self._files_under(commit, path)
+    def _touched(self, commit: str, path: str | Sequence[str]) -> bool:
+        """Shown by `git log --full-history -- paths`: differs at them from every parent."""
+        paths = [path] if isinstance(path, str) else list(path)
+
+        def under(rev: str) -> dict[str, str]:
+            return {k: v for p in paths for k, v in self._files_under(rev, p).items()}
+
+        mine = under(commit)
         parents = self.read_commit(commit)[1]
         if not parents:
             return bool(mine)
-        return all(self._files_under(p, path) != mine for p in parents)
+        return all(under(p) != mine for p in parents)
 
     def log(
         self,
         rev: str,
-        path: str | None = None,
+        path: str | Sequence[str] | None = None,
         limit: int | None = None,
         full_history: bool = False,
         resolved: str | None = None,
@@ -261,7 +267,7 @@ class MemoryRepository(MemoryStore):
                     "commit": oid,
                     "time": str(stamp),
                     "author": author,
-                    "subject": " ".join(message.split("\n\n", 1)[0].split("\n")),
+                    "subject": " ".join(message.strip("\n").split("\n\n", 1)[0].split()),
                     "resolved": "\x1d".join(_trailers(message, "Gitmem-Resolved")),
                 }
             )
@@ -288,11 +294,12 @@ class MemoryRepository(MemoryStore):
                     times.setdefault(p, stamp)
         return times
 
-    def path_history(self, rev: str, path: str) -> list[tuple[str, str | None]]:
+    def path_history(self, rev: str, path: str | Sequence[str]) -> list[tuple[str, str | None]]:
+        paths = [path] if isinstance(path, str) else list(path)
         return [
-            (oid, self._files_under(oid, path).get(path))
+            (oid, next((b for p in paths if (b := self._files_under(oid, p).get(p))), None))
             for oid in self._commits(rev)
-            if self._touched(oid, path)
+            if self._touched(oid, paths)
         ]
 
     def blobs_in_history(self, revs: Sequence[str], folder: str) -> dict[str, set[str]]:
@@ -371,6 +378,9 @@ class MemoryRepository(MemoryStore):
         becomes visible only then."""
         return LoopbackFetch(self, remote, list(refspecs))
 
+    def forget_refs(self) -> None:
+        pass  # refs in memory are never cached
+
     def push(
         self,
         remote: str,
@@ -438,6 +448,20 @@ class MemoryRepository(MemoryStore):
                 pending += [oid for _, (_, oid) in _tree_items(data, _width(source))]
 
 
+class LoopbackFetch:
+    """A fetch started by `MemoryRepository.start_fetch`: `finish()` runs it, `cancel()`
+    drops it."""
+
+    def __init__(self, repo: MemoryRepository, remote: str, refspecs: Sequence[str]) -> None:
+        self.repo, self.remote, self.refspecs = repo, remote, list(refspecs)
+
+    def finish(self) -> None:
+        self.repo.fetch(self.remote, self.refspecs)
+
+    def cancel(self) -> None:
+        pass
+
+
 def _width(store: MemoryStore) -> int:
     return 32 if store.object_format == "sha256" else 20
 
@@ -473,16 +497,3 @@ def _trailers(message: str, key: str) -> list[str]:
     if not all(": " in ln and " " not in ln.split(": ", 1)[0] for ln in lines):
         return []
     return [ln.split(": ", 1)[1] for ln in lines if ln.split(": ", 1)[0] == key]
-
-
-class LoopbackFetch:
-    """`start_fetch`'s handle on the in-memory transport (the shape of transport.PendingFetch)."""
-
-    def __init__(self, repo: MemoryRepository, remote: str, refspecs: list[str]) -> None:
-        self.repo, self.remote, self.refspecs = repo, remote, refspecs
-
-    def finish(self) -> None:
-        self.repo.fetch(self.remote, self.refspecs)
-
-    def cancel(self) -> None:
-        pass

@@ -11,11 +11,16 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gitmem.errors import RemoteError
 from gitmem.gitstore.base import GitDir
 from gitmem.gitstore.process import Running
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass, field
+else:
+    from gitmem.records import dataclass, field
 
 # rejections that mean "someone pushed first": fetch, merge and push again
 RETRYABLE_PUSH = (

@@ -144,6 +144,21 @@ def test_restore_of_an_unchanged_file_still_brings_back_its_index_line(world: Wo
     assert "(style.md)" in (auto / "MEMORY.md").read_text()
 
 
+def test_diff_against_the_remote_tracking_ref_shows_what_the_remote_has(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    team_a = world.scope_path(a, "team")
+    team_a.mkdir(parents=True)
+    (team_a / "MEMORY.md").write_text("- one\n")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (world.scope_path(b, "team") / "MEMORY.md").write_text("- one\n- two from b\n")
+    world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "status", "--fetch")  # the remote moved ahead of a's ref
+    for rev in ("refs/gitmem-remotes/origin/team", "gitmem-remotes/origin/team"):
+        out = world.ok("-C", str(a), "diff", rev)
+        assert "team/MEMORY.md" in out and "-- two from b" in out, out
+
+
 def test_restore_keeps_a_private_memory_private(world: World) -> None:
     """restore rewrites a 0600 file (and the index it relinks) as 0600, as sync's write-back
     does: the file's current bits are kept; a file restored from nothing gets the default."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import subprocess
 import sys
@@ -10,8 +11,8 @@ import time
 
 import pytest
 
-from gitmem.cli import COMMAND_MODULES, build_parser, main
-from gitmem.cli.common import chosen_command
+from gitmem.cli import COMMAND_MODULES, COMMANDS, build_parser, main
+from gitmem.cli.common import Parser, chosen_command
 from tests.support.world import REPO_ROOT, World
 
 
@@ -132,3 +133,11 @@ def test_a_start_builds_only_the_command_it_runs_and_reads_it_the_same() -> None
         assert lazy_args == full_args, argv
     assert chosen_command(["--memory-dir=/m", "-C", "x", "--", "status"]) == "status"
     assert chosen_command(["--version"]) == ""
+
+
+def test_the_command_map_names_what_each_module_registers() -> None:
+    for module in COMMAND_MODULES:
+        sub = Parser(prog="gitmem").add_subparsers()
+        importlib.import_module(module).register(sub)
+        assert {n for n, m in COMMANDS.items() if m == module} == set(sub.choices), module
+    assert set(COMMANDS.values()) == set(COMMAND_MODULES)

@@ -266,14 +266,12 @@ trees = st.dictionaries(
 @settings(max_examples=25, deadline=None)
 @given(files=trees)
 def test_codec_round_trips_any_tree_and_hides_every_name(files: dict[str, bytes]) -> None:
+    import subprocess
     import tempfile
 
-    from tests.support.world import World
-
-    with tempfile.TemporaryDirectory() as tmp:
-        world = World(Path(tmp))
-        world.make_remote()
-        repo = Repository(world.clone("a"))
+    with tempfile.TemporaryDirectory() as tmp:  # a fresh repository for each example
+        subprocess.run(["git", "init", "-q", tmp], check=True)
+        repo = Repository(Path(tmp))
         codec = PersonalCodec(repo, "refs/gitmem/users/x", ("auto", "local"))
         plain_files = plain(repo, files)
         stored = codec.encode(dict(plain_files), None)

@@ -111,3 +111,57 @@ def test_adopting_an_ssh_key_later_keeps_access_granted_to_the_age_identity(
     change = keys.rotate(project)
     assert change.recipients[0] == adopted.recipient and age_recipient in change.recipients
     assert "auto/a.md" in tip_files(project)
+
+
+def test_two_rotations_before_another_machine_syncs_are_a_chain_it_follows(
+    project: Project,
+) -> None:
+    from gitmem.crypto import DecryptError, ScopeKey
+    from gitmem.privacy import make_keyring
+    from gitmem.sync import SyncOptions, run_sync
+    from gitmem.treemerge import as_tree_input
+
+    run_sync(project, SyncOptions(mode="sync"))
+    old_tip = project.repo.resolve(project.user_ref)
+    assert old_tip is not None
+    keys.rotate(project)
+    second = keys.rotate(project).commit
+    third = keys.rotate(project).commit
+    fresh = personal_codec(project.repo, project.user_ref)  # what a machine still on the old key
+    assert fresh.verify(second, old_tip).files == fresh.decode(old_tip).files
+    assert fresh.verify(third, old_tip).files == fresh.decode(old_tip).files
+    # a key no trusted key endorsed, on top of the chain, is refused as forged
+    codec = personal_codec(project.repo, project.user_ref)
+    decoded = codec.decode(third)
+    assert decoded.keyring is not None
+    forged_ring = make_keyring(project.repo, ScopeKey.generate(), decoded.keyring.recipients)
+    forged_files = codec.encode(dict(decoded.files), forged_ring)
+    forged_tree = project.repo.write_tree(as_tree_input(forged_files))
+    forged = project.repo.write_commit(forged_tree, [third], "gitmem: 1 file changed")
+    with pytest.raises(DecryptError, match="did not endorse"):
+        personal_codec(project.repo, project.user_ref).verify(forged, old_tip)
+
+
+def test_log_and_restore_follow_a_memory_across_key_rotations(project: Project) -> None:
+    from gitmem.history import memory_log, restore, versions
+    from gitmem.sync import SyncOptions, run_sync
+
+    topic = project.scope("auto").path / "a.md"
+    run_sync(project, SyncOptions(mode="sync"))  # alpha, under the first key
+    first = project.repo.resolve(project.user_ref)
+    assert first is not None
+    keys.rotate(project)
+    topic.write_text("beta\n")
+    run_sync(project, SyncOptions(mode="sync"))  # beta, under the second key
+    keys.rotate(project)
+    topic.write_text("gamma\n")
+    run_sync(project, SyncOptions(mode="sync"))  # gamma, under the third
+    seen = [data for _, data in versions(project, "auto/a.md") if data is not None]
+    assert list(dict.fromkeys(seen)) == [b"gamma\n", b"beta\n", b"alpha\n"]
+    commits = {row["commit"] for row in memory_log(project, "auto/a.md", None)}
+    assert first in commits
+    restore(project, "auto/a.md", first[:12], force=False)
+    assert topic.read_text() == "alpha\n"
+    topic.unlink()
+    restore(project, "auto/a.md", None, force=False)  # the newest version: gamma
+    assert topic.read_text() == "gamma\n"

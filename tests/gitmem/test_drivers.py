@@ -53,10 +53,18 @@ def test_install_is_idempotent_and_uninstall_reverts(world: World) -> None:
     assert "*.bin binary" in first and "merge=gitmem-index" in first
     status = world.ok("-C", str(r), "drivers", "status")
     assert "gitmem-index: " in status and "not registered" not in status
-    world.ok("-C", str(r), "drivers", "uninstall")
+    assert "removed gitmem merge drivers" in world.ok("-C", str(r), "drivers", "uninstall")
     assert attributes.read_text() == "*.bin binary\n"
     assert "gitmem-index" not in (r / ".git" / "config").read_text()
     assert "not registered" in world.ok("-C", str(r), "drivers", "status")
+    # a second uninstall says there was nothing to remove (exit 0), and changes nothing
+    config = (r / ".git" / "config").read_text()
+    again = world.ok("-C", str(r), "drivers", "uninstall")
+    assert (
+        "no gitmem merge drivers were installed" in again and "removed" not in again.split(":")[0]
+    )
+    assert attributes.read_text() == "*.bin binary\n"
+    assert (r / ".git" / "config").read_text() == config
 
 
 def test_global_install_serves_every_repository(world: World) -> None:
@@ -188,3 +196,40 @@ def test_default_patterns_cover_claude_memory_folder(world: World) -> None:
     ):
         out = world.git("check-attr", "merge", "--", path, cwd=r)
         assert out.strip().endswith(f"merge: {driver}"), out
+
+
+@pytest.mark.parametrize(
+    ("registered", "finding"),
+    [
+        (None, "not registered"),
+        ("current", ""),
+        ("before the adapter moved", "outdated"),
+        (f"{sys.executable} -m merge_drivers %O %A %B %L %P", "UNSAFE"),
+    ],
+    ids=["none", "current", "older", "unsafe"],
+)
+def test_status_tells_each_kind_of_registration(
+    tmp_path: Path, registered: str | None, finding: str
+) -> None:
+    import subprocess
+
+    from gitmem.drivers import describe
+
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    command = {
+        "current": driver_command(),
+        "before the adapter moved": driver_command().replace(
+            "gitmem.gitstore.driver", "merge_drivers.__main__"
+        ),
+    }.get(registered or "", registered)
+    if command:
+        for name in ("gitmem-index", "gitmem-frontmatter"):
+            subprocess.run(
+                ["git", "-C", str(tmp_path / "r"), "config", f"merge.{name}.driver", command],
+                check=True,
+            )
+    found = describe(tmp_path / "r")
+    text = "\n".join(found.lines)
+    assert bool(found.unsafe) == (finding == "UNSAFE")
+    for word in ("not registered", "outdated", "UNSAFE"):
+        assert (word in text) == (word == finding), text

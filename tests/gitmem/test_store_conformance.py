@@ -1,6 +1,6 @@
 """One conformance suite for the git store and the in-memory fake (git-bug's repository tests
 are the model): the same questions give the same answers, ids included, so use cases tested
-against the fake behave the same against git. Then the tree merge, unit-tested on the fake."""
+against the fake behave the same against git. Then the tree merge, on both."""
 
 from __future__ import annotations
 
@@ -105,12 +105,10 @@ def test_ancestry_answers_agree(store: Store) -> None:
     assert store.merge_base(merge, right) == right
 
 
-def test_tree_merge_on_the_fake_keeps_both_sides_and_modified_beats_deleted() -> None:
-    fake = MemoryStore("sha1", WHO)
-
+def test_tree_merge_keeps_both_sides_and_modified_beats_deleted(store: Store) -> None:
     def files(**named: str) -> dict[str, str]:
         return {
-            name.replace("_", "/") + ".md": fake.write_blob(text.encode())
+            name.replace("_", "/") + ".md": store.write_blob(text.encode())
             for name, text in named.items()
         }
 
@@ -118,8 +116,126 @@ def test_tree_merge_on_the_fake_keeps_both_sides_and_modified_beats_deleted() ->
     ours = files(team_a="1 ours\n2\n3\n", team_kept="same\n", team_new="ours\n")  # deleted gone
     theirs = files(team_a="1\n2\n3 theirs\n", team_gone="old, edited\n", team_kept="same\n")
     for left, right in ((ours, theirs), (theirs, ours)):
-        merged = merge_trees(fake, base, left, right)
-        out = {p: fake.read_blob(o).decode() for p, o in merged.files.items()}
+        merged = merge_trees(store, base, left, right)
+        out = {p: store.read_blob(o).decode() for p, o in merged.files.items()}
         assert out["team/a.md"] == "1 ours\n2\n3 theirs\n"
         assert out["team/gone.md"] == "old, edited\n", "modified beats deleted"
         assert out["team/new.md"] == "ours\n" and out["team/kept.md"] == "same\n"
+
+
+def test_history_questions_get_the_same_answers_from_git_and_memory(tmp_path: Path) -> None:
+    """One history written into both stores (the same ids: same bytes, same times), then every
+    question the use cases ask of it, answered by git and by the in-memory repository."""
+    from gitmem.gitstore.memoryrepo import MemoryRepository
+
+    subprocess.run(["git", "init", "-q", str(tmp_path / "git")], check=True)
+    for key, value in zip(("user.name", "user.email"), WHO, strict=True):
+        subprocess.run(["git", "-C", str(tmp_path / "git"), "config", key, value], check=True)
+    answers = []
+    with Repository(tmp_path / "git") as git, MemoryRepository(tmp_path / "mem", WHO) as mem:
+        for s in (git, mem):
+            s.config()  # the object format, as a sync reads it first
+            blob = {t: s.write_blob(f"{t}\n".encode()) for t in ("one", "two", "three", "four")}
+
+            def commit(
+                files: dict[str, str],
+                parents: list[str],
+                msg: str,
+                when: int,
+                s: Store = s,
+                blob: dict[str, str] = blob,
+            ) -> str:
+                tree = s.write_tree({p: (BLOB_MODE, blob[t]) for p, t in files.items()})
+                return s.write_commit(tree, parents, msg, when=when)
+
+            root = commit({"team/a.md": "one", "team/b.md": "one"}, [], "root", 1_700_000_000)
+            left = commit({"team/a.md": "two", "team/b.md": "one"}, [root], "left", 1_700_000_010)
+            right = commit(
+                {"team/a.md": "three", "team/b.md": "one", "team/n/c.md": "one"},
+                [root],
+                "right",
+                1_700_000_020,
+            )
+            merge = commit(
+                {"team/a.md": "four", "team/b.md": "one", "team/n/c.md": "one"},
+                [left, right],
+                "gitmem: merge\n\nGitmem-Resolved: team/a.md: ours (newer)",
+                1_700_000_030,
+            )
+            gone = commit(
+                {"team/a.md": "four", "team/n/c.md": "one"}, [merge], "rm b", 1_700_000_040
+            )
+            s.update_ref("refs/gitmem/team", gone, None)
+            ref = "refs/gitmem/team"
+            answers.append(
+                {
+                    "ids": (root, left, right, merge, gone),
+                    "resolve": [
+                        s.resolve(r)
+                        for r in (
+                            ref,
+                            f"{ref}~1",
+                            f"{ref}~2",
+                            f"{ref}^",
+                            f"{ref}^^2",
+                            f"{ref}~1^2",
+                            f"{ref}:team/a.md",
+                            f"{ref}:team/n",
+                            f"{ref}:team/missing.md",
+                            f"{merge}^{{commit}}",
+                            f"{merge[:10]}",
+                            f"{ref}~9",
+                        )
+                    ],
+                    "log": s.log(ref),
+                    "log_path": s.log(ref, "team/a.md", full_history=True),
+                    "log_b": s.log(ref, "team/b.md", full_history=True),
+                    "log_range": s.log(f"{left}..{ref}"),
+                    "resolved": s.log(ref, None, None, resolved=""),
+                    "limit": s.log(ref, None, 2),
+                    "path_history": s.path_history(ref, "team/a.md"),
+                    "path_history_b": s.path_history(ref, "team/b.md"),
+                    "change_times": s.change_times(left, gone),
+                    "change_times_all": s.change_times(None, gone),
+                    "blobs": s.blobs_in_history([ref], "team"),
+                    "tree_paths": s.tree_paths(ref),
+                    "tree_and_paths": s.list_tree_and_paths(ref),
+                    "counts": (s.count_commits(ref), s.ahead_behind(left, right)),
+                    "ancestry": (s.is_ancestor(root, gone), s.merge_base(left, right)),
+                    "type": (
+                        s.object_type(merge),
+                        s.object_type(blob["one"]),
+                        s.object_type("0" * 40),
+                    ),
+                    "unsigned": s.unverified_commits(gone, left),
+                }
+            )
+    for key in answers[0]:
+        assert answers[0][key] == answers[1][key], key
+
+
+def test_the_loopback_fetch_moves_refs_when_finished_and_not_when_cancelled(
+    tmp_path: Path,
+) -> None:
+    """The in-memory side of a fetch started before the folders are read (Transport's
+    start_fetch): nothing moves until finish(); cancel() drops it; a bad remote fails then."""
+    from gitmem.errors import RemoteError
+    from gitmem.gitstore.memoryrepo import MemoryRepository
+
+    server = MemoryStore("sha1", WHO)
+    tree = server.write_tree({"x.md": (BLOB_MODE, server.write_blob(b"x"))})
+    tip = server.write_commit(tree, [], "one", when=1_700_000_000)
+    server.references["refs/gitmem/team"] = tip
+    clone = MemoryRepository(tmp_path / "clone", WHO)
+    clone.add_remote("origin", server, "memory://example.com/x.git")
+    specs = ["+refs/gitmem/team*:refs/gitmem-remotes/origin/team*", "^refs/gitmem/team/*"]
+    dropped = clone.start_fetch("origin", specs, 10.0)
+    dropped.cancel()
+    assert clone.refs("refs/gitmem-remotes") == {}
+    pending = clone.start_fetch("origin", specs, 10.0)
+    assert clone.refs("refs/gitmem-remotes") == {}
+    pending.finish()
+    assert clone.refs("refs/gitmem-remotes") == {"refs/gitmem-remotes/origin/team": tip}
+    assert clone.read_commit(tip)[0] == tree, "the objects came with the ref"
+    with pytest.raises(RemoteError):
+        clone.start_fetch("nowhere", specs, 10.0).finish()

@@ -119,6 +119,15 @@ def sync(project: Project, mode: str = "sync") -> SyncResult:
     return run_sync(project, SyncOptions(mode=mode, lock_wait=5))
 
 
+def sharing(clone: Clones, rel: str, text: str) -> tuple[Project, Project]:
+    """Clones a and b, both holding team file `rel` (a pushed it, b pulled it)."""
+    a, b = clone("a"), clone("b")
+    write(a, rel, text)
+    sync(a)
+    sync(b)
+    return a, b
+
+
 def on_remote(project: Project) -> dict[str, str]:
     """The team files the remote holds, as far as this clone last saw it."""
     repo = project.repo
@@ -273,10 +282,7 @@ def test_status_of_a_folder_that_vanished_promises_a_restore(clone: Clones) -> N
 
 def conflicting_history(clone: Clones) -> tuple[Project, Project]:
     """build.md edited on the same line by a and b: b's sync resolves the conflict."""
-    a, b = clone("a"), clone("b")
-    write(a, "build.md", topic("build", "use make"))
-    sync(a)
-    sync(b)
+    a, b = sharing(clone, "build.md", topic("build", "use make"))
     write(a, "build.md", topic("build", "use make -j2"))
     sync(a)
     write(b, "build.md", topic("build", "use ninja"))
@@ -418,10 +424,7 @@ def push_raw(project: Project, files: dict[str, tuple[str, bytes]]) -> None:
 def test_a_hostile_remote_tree_is_refused_and_nothing_is_written(
     clone: Clones, entry: tuple[str, tuple[str, bytes]], why: str
 ) -> None:
-    a, b = clone("a"), clone("b")
-    write(a, "build.md", topic("build", "use make"))
-    sync(a)
-    sync(b)
+    a, b = sharing(clone, "build.md", topic("build", "use make"))
     meta = b.repo.read_blob(b.repo.list_tree(TEAM_REF)[META_FILE].oid)
     path, value = entry
     push_raw(
@@ -435,10 +438,7 @@ def test_a_hostile_remote_tree_is_refused_and_nothing_is_written(
 
 
 def test_a_tree_without_gitmem_metadata_is_not_memory(clone: Clones) -> None:
-    a, b = clone("a"), clone("b")
-    write(a, "build.md", topic("build", "use make"))
-    sync(a)
-    sync(b)
+    a, b = sharing(clone, "build.md", topic("build", "use make"))
     push_raw(b, {"team/build.md": (BLOB_MODE, b"no gitmem.toml here\n")})
     with pytest.raises(UntrustedTreeError):
         sync(a)
@@ -463,3 +463,99 @@ def test_write_back_leaves_a_file_changed_since_the_last_sync(
     assert (folder / "y.md").read_text() == "theirs\n" and done.written == ["y.md"]
     gone = materialize(repo, folder, {"y.md": target["y.md"]}, {}, done.records)
     assert gone.deleted == ["y.md"] and not (folder / "y.md").exists()
+
+
+# -- the personal ref (encrypted) and a dry run -------------------------------------------------
+
+
+def test_personal_memory_travels_encrypted_and_comes_back_readable(clone: Clones) -> None:
+    a, b = clone("a"), clone("b")  # one user, two clones (one HOME: one machine key)
+    auto_a, auto_b = a.scope("auto").path, b.scope("auto").path
+    auto_a.mkdir(parents=True)
+    (auto_a / "MEMORY.md").write_text("- [Secret plan](plan.md) — the plan\n")
+    (auto_a / "plan.md").write_text(topic("plan", "launch on friday"))
+    result = sync(a)
+    assert result.refs[a.user_ref].pushed
+    tip = a.repo.resolve(a.tracking_ref(a.user_ref))
+    assert tip is not None
+    stored = a.repo.list_tree(tip)
+    assert not any("plan" in p or "MEMORY" in p for p in stored), "names are hidden"
+    assert all(b"friday" not in a.repo.read_blob(e.oid) for e in stored.values())
+    sync(b)
+    assert (auto_b / "plan.md").read_text() == topic("plan", "launch on friday")
+    assert (auto_b / "MEMORY.md").read_text() == "- [Secret plan](plan.md) — the plan\n"
+    (auto_b / "plan.md").write_text(topic("plan", "launch on monday"))
+    sync(b)
+    sync(a)
+    assert (auto_a / "plan.md").read_text() == topic("plan", "launch on monday")
+    assert [data for _, data in versions(a, "auto/plan.md")] == [
+        topic("plan", "launch on monday").encode(),
+        topic("plan", "launch on friday").encode(),
+    ]
+
+
+def test_a_dry_run_says_what_would_move_and_moves_nothing(clone: Clones) -> None:
+    a, b = sharing(clone, "build.md", topic("build", "use make"))
+    write(b, "build.md", topic("build", "use ninja"))
+    sync(b)
+    write(a, "new.md", topic("new", "fresh"))
+    before = a.repo.refs("refs/gitmem")
+    dry = run_sync(a, SyncOptions(mode="sync", dry_run=True))
+    assert dry.dry_run and dry.refs[TEAM_REF].local_changes == ["A team/new.md"]
+    assert dry.refs[TEAM_REF].remote_ahead
+    assert a.repo.refs("refs/gitmem") == before and read(a, "build.md") == topic(
+        "build", "use make"
+    )
+
+
+def test_a_ref_squatted_below_ours_fails_at_once_with_the_way_out(clone: Clones) -> None:
+    from gitmem.errors import RemoteError
+
+    a, b = clone("a"), clone("b")
+    squat = f"{TEAM_REF}/x"
+    tree = b.repo.write_tree({"x.md": (BLOB_MODE, b.repo.write_blob(b"squat\n"))})
+    commit = b.repo.write_commit(tree, [], "squat")
+    b.repo.update_ref(squat, commit, None)
+    assert b.repo.push("origin", [f"{squat}:{squat}"]).ok
+    write(a, "build.md", topic("build", "use make"))
+    with pytest.raises(RemoteError, match="is in the way") as refused:
+        sync(a)
+    assert refused.value.hint is not None and f"--delete {squat}" in refused.value.hint
+    assert read(a, "build.md") == topic("build", "use make")
+    assert a.repo.resolve(TEAM_REF) is not None, "committed locally, nothing lost"
+
+
+@pytest.mark.parametrize("remote_change", ["deleted", "rewritten", "same line", "added alike"])
+def test_pull_keeps_a_local_edit_whatever_the_remote_did(clone: Clones, remote_change: str) -> None:
+    """The classes of remote change against one unsynced local edit: the edit survives in the
+    folder, or — when both sides rewrote the same line and the other side's version won — it
+    is reported as lost and kept in the history, where restore finds it."""
+    name = "fresh.md" if remote_change == "added alike" else "build.md"
+    base = topic("build", "one", "two", "three")
+    mine = topic("build", "one", "two", "three, from b")
+    if remote_change == "added alike":
+        a, b = clone("a"), clone("b")
+        write(a, name, topic("fresh", "from a"))
+        mine = topic("fresh", "from b")
+    else:
+        a, b = sharing(clone, name, base)
+        if remote_change == "deleted":
+            (team(a) / name).unlink()
+        elif remote_change == "rewritten":
+            write(a, name, topic("build", "one, from a", "two", "three"))
+        else:
+            write(a, name, topic("build", "one", "two", "three, from a"))
+    sync(a, "push")
+    write(b, name, mine)
+    result = sync(b, "pull")
+    kept = read(b, name)
+    assert kept is not None
+    if remote_change == "deleted":
+        assert kept == mine, "modified beats deleted"
+    elif remote_change == "rewritten":
+        assert kept == topic("build", "one, from a", "two", "three, from b")
+    elif remote_change == "added alike":
+        assert "from a" in kept and "from b" in kept, "both sides of a file added twice"
+    elif kept != mine:  # the same line: one version wins, the other is kept in history
+        assert any(line.startswith(f"team/{name}") for line in result.refs[TEAM_REF].lost)
+        assert mine.encode() in [data for _, data in versions(b, f"team/{name}")]

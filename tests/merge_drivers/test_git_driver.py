@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -37,12 +38,8 @@ def topic(modified: str, tags: str, body: str = "alpha body\n") -> str:
     )
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    r = tmp_path / "repo"
+def build_branches(r: Path) -> None:
+    """main and left, each editing MEMORY.md and alpha.md since their common base."""
     subprocess.run(["git", "init", "-q", "-b", "main", str(r)], check=True)
     git(r, "config", "user.name", "T")
     git(r, "config", "user.email", "t@example.com")
@@ -74,6 +71,28 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     )
     write(r, "alpha.md", topic("2026-02-01T00:00:00Z", "a, main"))
     git(r, "commit", "-qam", "main")
+
+
+@pytest.fixture(scope="session")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The branches built once; each test gets a copy (a dozen git runs saved per test)."""
+    root = tmp_path_factory.mktemp("driver-template")
+    with pytest.MonkeyPatch.context() as mp:  # session scope: before the autouse isolation
+        for key in [k for k in os.environ if k.startswith("GIT_")]:
+            mp.delenv(key)
+        mp.setenv("HOME", str(root / "home"))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        build_branches(root / "repo")
+    return root / "repo"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: Path) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = tmp_path / "repo"
+    shutil.copytree(template, r, symlinks=True)
     return r
 
 

@@ -95,8 +95,14 @@ class Scene:
         return self.remote.tree(root)
 
 
-@pytest.fixture
-def scene(world: World) -> Scene:
+@pytest.fixture(scope="session")
+def synced_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two clones synced through a bare remote, built once: (where tests get it, a pristine
+    copy). Every path inside (remote URLs, scope folders, sync state) names the first, so each
+    test gets a fresh copy at that same place."""
+    base = tmp_path_factory.mktemp("hostile")
+    world = World(base / "world")
+    world.make_remote()
     a, b = world.clone("a"), world.clone("b")
     fa = world.scope_path(a, "auto")
     (fa / "team").mkdir(parents=True)
@@ -106,6 +112,19 @@ def scene(world: World) -> Scene:
     (fa / "team" / "deploy.md").write_text(TOPIC.replace("build", "deploy"))
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
+    (base / "auto-folder").write_text(str(fa))
+    shutil.copytree(world.root, base / "pristine", symlinks=True)
+    return world.root, base / "pristine"
+
+
+@pytest.fixture
+def scene(synced_world: tuple[Path, Path]) -> Scene:
+    root, pristine = synced_world
+    shutil.rmtree(root)
+    shutil.copytree(pristine, root, symlinks=True)
+    world = World(root)
+    fa = Path((root.parent / "auto-folder").read_text())
+    a, b = root / "a", root / "b"
     return Scene(world, a, b, Plumbing(world.remote, world.env), {"auto": fa, "team": fa / "team"})
 
 

@@ -1,0 +1,89 @@
+"""validate finds memory where sync keeps it (gitmem.refPrefix, gitmem.hub) and judges plaintext
+on a personal ref by the rule sync's pull applies, following gitmem.encrypt."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.support.world import World
+
+USER_REF = "refs/gitmem/users/tester@example.com"
+TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nRun make -j.\n"
+
+
+def plumb(world: World, repo: Path, *args: str, data: bytes | None = None) -> str:
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, env=world.env, input=data, capture_output=True, check=True
+    )
+    return proc.stdout.decode().strip()
+
+
+def synced_clone(world: World, *config: tuple[str, str]) -> Path:
+    a = world.clone("a")
+    for key, value in config:
+        world.git("config", key, value, cwd=a)
+    auto = world.scope_path(a)
+    (auto / "team").mkdir(parents=True)
+    (auto / "build.md").write_text(TOPIC)
+    (auto / "MEMORY.md").write_text("- [Build](build.md) — how to build\n")
+    (auto / "team" / "MEMORY.md").write_text("- deploy with make deploy\n")
+    world.ok("-C", str(a), "sync")
+    return a
+
+
+def test_validate_remote_follows_the_ref_prefix(world: World) -> None:
+    synced_clone(world, ("gitmem.refPrefix", "refs/heads/gitmem/"))
+    names = plumb(world, world.remote, "for-each-ref", "--format=%(refname)")
+    assert "refs/heads/gitmem/team" in names and "refs/gitmem/" not in names
+    ci = world.clone("ci")
+    world.git("config", "gitmem.refPrefix", "refs/heads/gitmem/", cwd=ci)
+    run = world.gitmem("-C", str(ci), "validate", "--remote", "origin")
+    assert run.code == 0, run.out + run.err
+    assert "ok: 2 refs" in run.out, run.out
+    one = world.gitmem("-C", str(ci), "validate", "--remote", "origin", "team")
+    assert one.code == 0 and "ok: 1 ref" in one.out, one.out + one.err
+    assert world.git("for-each-ref", "refs/gitmem", "refs/gitmem-remotes", cwd=ci) == ""
+
+
+def test_validate_remote_reads_the_personal_ref_on_the_hub(world: World) -> None:
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    a = synced_clone(world, ("gitmem.hub", str(hub)))
+    run = world.gitmem("-C", str(a), "validate", "--remote", "origin")
+    assert run.code == 0, run.out + run.err
+    assert "ok: 2 refs" in run.out, run.out  # the team ref on origin, ours on the hub
+    mine = world.gitmem("-C", str(a), "validate", "--remote", "origin", USER_REF)
+    assert mine.code == 0 and "ok: 1 ref" in mine.out, mine.out + mine.err
+
+
+def downgrade_auto(world: World) -> None:
+    """A commit on the remote's personal ref that stores auto/ in plaintext, keeping the key."""
+    repo = world.remote
+    tip = plumb(world, repo, "rev-parse", USER_REF)
+    blob = plumb(world, repo, "hash-object", "-w", "--stdin", data=TOPIC.encode())
+    auto = plumb(world, repo, "mktree", data=f"100644 blob {blob}\tbuild.md\n".encode())
+    root = [
+        line
+        for line in plumb(world, repo, "ls-tree", tip).splitlines()
+        if not line.endswith("\tauto")
+    ]
+    root.append(f"040000 tree {auto}\tauto")
+    tree = plumb(world, repo, "mktree", data=("\n".join(root) + "\n").encode())
+    commit = plumb(world, repo, "commit-tree", tree, "-p", tip, "-m", "gitmem: 1 file changed")
+    plumb(world, repo, "update-ref", USER_REF, commit)
+
+
+def test_validate_flags_plaintext_where_the_ref_encrypted_as_gitmem_encrypt_says(
+    world: World,
+) -> None:
+    synced_clone(world)
+    downgrade_auto(world)
+    run = world.gitmem("-C", str(world.remote), "validate", USER_REF)
+    assert run.code == 1 and "auto/: GM160" in run.out, run.out + run.err
+    # gitmem.encrypt local: auto is plaintext by choice here, as sync would accept it
+    world.git("config", "gitmem.encrypt", "local", cwd=world.remote)
+    run = world.gitmem("-C", str(world.remote), "validate", USER_REF)
+    assert run.code == 0, run.out + run.err
+    world.git("config", "gitmem.encrypt", "off", cwd=world.remote)
+    assert world.gitmem("-C", str(world.remote), "validate", USER_REF).code == 0

@@ -1,0 +1,279 @@
+"""git's stat check of a scope folder (gitmem/gitstore/index.py): it finds what the Python walk
+finds, for every kind of change; it never runs a filter or reads `.gitattributes`; an index
+the state does not name (a crash between the two writes) is never trusted."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import gitmem.state
+from gitmem.cli import main
+from gitmem.folders import Snapshot, snapshot
+from gitmem.gitstore import Repository
+from gitmem.gitstore.index import FolderCheck, index_path, matches, render
+from gitmem.state import ScopeState, load_scope_state, save_scope_state
+from tests.support.world import World
+
+HOUR = 3600.0
+EXCLUDE = frozenset({"team"})
+
+
+def _age(path: Path) -> None:
+    then = time.time() - HOUR
+    os.utime(path, (then, then), follow_symlinks=False)
+
+
+def _write(path: Path, text: str, aged: bool = True) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    if aged:
+        _age(path)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Repository]:
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    with Repository(tmp_path / "r") as r:
+        yield r
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    memory = tmp_path / "memory"
+    _write(memory / "MEMORY.md", "# Memory\n- [a](a.md)\n")
+    for i in range(20):
+        _write(memory / f"topic-{i:02d}.md", f"---\nname: t{i}\n---\nbody {i}\n")
+    _write(memory / "sub" / "deep.md", "deep\n")
+    _write(memory / "team" / "shared.md", "not this scope's\n")
+    return memory
+
+
+def _synced(repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch) -> ScopeState:
+    """The state (and index) a sync leaves after reading `folder` — read as if three seconds
+    after the files were made (their ctimes cannot be aged), then waiting for the next whole
+    second: what the two-second rule guarantees between a record and any later write."""
+    real = time.time
+    with monkeypatch.context() as patch:
+        patch.setattr(time, "time", lambda: real() + 3)
+        snap = snapshot(repo, folder, {}, EXCLUDE)
+    state = ScopeState(str(folder), dict(snap.records))
+    save_scope_state(repo.common_dir, "auto", state)
+    time.sleep(1.05 - real() % 1)
+    return load_scope_state(repo.common_dir, "auto")
+
+
+def _both(repo: Repository, folder: Path, state: ScopeState) -> tuple[Snapshot, Snapshot]:
+    index = index_path(repo.common_dir, "auto")
+    assert matches(index, state.index)
+    walked = snapshot(repo, folder, state.files, EXCLUDE)
+    check = FolderCheck(repo.git_dir, folder, index, folder, EXCLUDE)
+    checked = check.result()
+    assert checked is not None
+    return walked, snapshot(repo, folder, state.files, EXCLUDE, checked=checked)
+
+
+def _same_size_edit(p: Path) -> None:
+    p.write_text(p.read_text().replace("body", "BODY"))
+    _age(p)
+
+
+def _append(p: Path) -> None:
+    with p.open("a") as fh:
+        fh.write("more\n")
+
+
+def _symlink_instead(p: Path) -> None:
+    p.unlink()
+    p.symlink_to("/etc/passwd")
+
+
+def _folder_instead(p: Path) -> None:
+    p.unlink()
+    _write(p / "inside.md", "now a folder\n")
+
+
+CHANGES: dict[str, Callable[[Path], None]] = {
+    "nothing": lambda m: None,
+    "append": lambda m: _append(m / "topic-01.md"),
+    "same size, new mtime": lambda m: _same_size_edit(m / "topic-02.md"),
+    "delete": lambda m: (m / "topic-03.md").unlink(),
+    "delete in a subfolder": lambda m: (m / "sub" / "deep.md").unlink(),
+    "new file": lambda m: _write(m / "new.md", "new\n"),
+    "new file in a known subfolder": lambda m: _write(m / "sub" / "new.md", "n\n"),
+    "new subfolder": lambda m: _write(m / "fresh" / "a" / "b.md", "b\n"),
+    "dot-folder": lambda m: _write(m / ".obsidian" / "x.json", "{}\n"),
+    "nested dot-folder": lambda m: _write(m / "sub" / ".cache" / "x.md", "x\n"),
+    "a .git folder": lambda m: _write(m / ".git" / "HEAD", "ref: x\n"),
+    "junk": lambda m: _write(m / ".DS_Store", "junk"),
+    "symlink instead of a file": lambda m: _symlink_instead(m / "topic-04.md"),
+    "folder instead of a file": lambda m: _folder_instead(m / "topic-05.md"),
+    "changed seconds ago": lambda m: _write(m / "topic-06.md", "just now\n", aged=False),
+    "excluded name": lambda m: _write(m / "team" / "more.md", "team\n"),
+    "a refused name": lambda m: _write(m / "bad name?.md", "x\n"),
+    "chmod": lambda m: os.chmod(m / "topic-07.md", 0o600),
+}
+
+
+@pytest.mark.parametrize("change", sorted(CHANGES))
+def test_git_check_finds_what_the_walk_finds(
+    repo: Repository, folder: Path, change: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = _synced(repo, folder, monkeypatch)
+    CHANGES[change](folder)
+    walked, checked = _both(repo, folder, state)
+    assert checked.files == walked.files
+    assert sorted(checked.skipped) == sorted(walked.skipped)
+    # what proves the bytes (blob, size, mtime, inode) alike; git compares ctime in whole
+    # seconds, so a chmod in the same second is refreshed by the walk only (no bytes changed)
+    assert {p: r[:4] for p, r in checked.records.items()} == {
+        p: r[:4] for p, r in walked.records.items()
+    }
+    assert checked.read == walked.read
+
+
+def test_every_change_at_once(
+    repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state = _synced(repo, folder, monkeypatch)
+    for change in CHANGES.values():
+        change(folder)
+    walked, checked = _both(repo, folder, state)
+    assert checked.files == walked.files
+    assert sorted(checked.skipped) == sorted(walked.skipped)
+
+
+def test_records_of_an_older_state_are_checked_in_python(
+    repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records without the full stat (an older state file) have no index entry: an edit of
+    such a file is still found."""
+    state = _synced(repo, folder, monkeypatch)
+    old = {p: r._replace(ctime_ns=0, dev=0, uid=0, gid=0) for p, r in state.files.items()}
+    state = ScopeState(str(folder), old)
+    save_scope_state(repo.common_dir, "auto", state)
+    assert state.index is None  # nothing git could check
+    (folder / "topic-08.md").open("a").write("edited\n")
+    walked = snapshot(repo, folder, state.files, EXCLUDE)
+    assert walked.read == 1 and walked.refreshed == len(old) - 1
+
+
+@pytest.mark.slow
+def test_an_index_the_state_does_not_name_is_not_trusted(world: World) -> None:
+    """A crash after the index was written and before the state: the index vouches for the
+    new stat of a file whose old bytes the state records. The checksum differs, so the
+    folder is walked and the edit is pushed."""
+    a = world.clone("a")
+    memory = world.scope_path(a)
+    _write(memory / "MEMORY.md", "# M\n")
+    _write(memory / "note.md", "one\n")
+    assert main(["-C", str(a), "push", "-q"]) == 0
+    time.sleep(2.1)  # ctimes older than two seconds: the next run writes them to the index
+    assert main(["-C", str(a), "push", "-q"]) == 0
+    common = a / ".git"
+    state = load_scope_state(common, "auto")
+    assert state.index and matches(index_path(common, "auto"), state.index)
+    _write(memory / "note.md", "one and two\n")
+    st = os.lstat(memory / "note.md")
+    lying = [
+        (
+            p,
+            r.oid,
+            st.st_ctime_ns,
+            st.st_mtime_ns,
+            st.st_dev,
+            st.st_ino,
+            st.st_uid,
+            st.st_gid,
+            st.st_size,
+        )
+        if p == "note.md"
+        else (p, r.oid, r.ctime_ns, r.mtime_ns, r.dev, r.ino, r.uid, r.gid, r.size)
+        for p, r in state.files.items()
+    ]
+    index_path(common, "auto").write_bytes(render(lying))
+    assert main(["-C", str(a), "push", "-q"]) == 0
+    ref = "refs/gitmem/users/tester@example.com"
+    assert world.git("rev-parse", "--verify", ref, cwd=a)
+    state = load_scope_state(common, "auto")
+    disk = world.git("hash-object", str(memory / "note.md"), cwd=a).strip()
+    assert state.files["note.md"].oid == disk
+
+
+@pytest.mark.slow
+def test_no_filter_or_attributes_of_the_folder_or_config_ever_run(
+    world: World, tmp_path: Path
+) -> None:
+    """`git add` would run a clean filter named by a planted `.gitattributes` (in the folder,
+    or the global attributes file) and configured in the repository: gitmem's check never
+    reads a file through git, whatever changed."""
+    marker = tmp_path / "filter-ran"
+    a = world.clone("a")
+    memory = world.scope_path(a)
+    command = f"sh -c 'echo ran >> {marker}; cat'"
+    for kind in ("clean", "smudge", "process"):
+        world.git("config", f"filter.evil.{kind}", command, cwd=a)
+    world.git("config", "filter.evil.required", "true", cwd=a)
+    attributes = tmp_path / "attributes"
+    attributes.write_text("* filter=evil\n")
+    world.git("config", "core.attributesFile", str(attributes), cwd=a)
+    _write(memory / ".gitattributes", "* filter=evil\n*.md filter=evil\n")
+    _write(memory / "MEMORY.md", "# M\n")
+    _write(memory / "note.md", "one\n")
+    assert main(["-C", str(a), "sync", "-q"]) == 0
+    time.sleep(2.1)  # then the index holds the files (see above), and git checks them
+    for round_no in range(3):
+        assert main(["-C", str(a), "sync", "-q"]) == 0
+        state = load_scope_state(a / ".git", "auto")
+        assert matches(index_path(a / ".git", "auto"), state.index)
+        _same_size_edit_or_append(memory / "note.md", round_no)
+        _write(memory / f"new-{round_no}.md", "fresh\n", aged=False)
+    assert main(["-C", str(a), "sync", "-q"]) == 0
+    assert not marker.exists()
+
+
+def _same_size_edit_or_append(p: Path, round_no: int) -> None:
+    if round_no % 2:
+        before = os.lstat(p)
+        p.write_text(p.read_text().upper())  # same size, mtime put back: only ctime moves
+        os.utime(p, ns=(before.st_atime_ns, before.st_mtime_ns))
+    else:
+        p.open("a").write(f"line {round_no}\n")
+        _age(p)
+
+
+def test_a_few_changed_records_are_listed_stale_not_rewritten(
+    repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ten changed files of many keep the index (its bytes unchanged) and list those paths as
+    stale, which the sync looks at whatever git says; many changes write it afresh."""
+    state = _synced(repo, folder, monkeypatch)
+    index = index_path(repo.common_dir, "auto")
+    before = index.read_bytes()
+    edited = "topic-09.md"
+    state.files[edited] = state.files[edited]._replace(oid="0" * 40)
+    save_scope_state(repo.common_dir, "auto", state)
+    assert index.read_bytes() == before
+    loaded = load_scope_state(repo.common_dir, "auto")
+    assert loaded.stale == [edited] and matches(index, loaded.index)
+    assert loaded.files[edited].oid == "0" * 40
+    # git vouches for the file (its stat did not move): only the stale list sends it back
+    check = FolderCheck(repo.git_dir, folder, index, folder, EXCLUDE).result()
+    assert check is not None and edited not in check[0]
+    checked = snapshot(
+        repo, folder, loaded.files, EXCLUDE, checked=(check[0] | set(loaded.stale), check[1])
+    )
+    assert checked.files[edited] == "0" * 40  # the record's stat still matches: trusted
+    assert edited in checked.records
+    # more changed than the bound: the index is written afresh, nothing stale
+    monkeypatch.setattr(gitmem.state, "STALE_MAX", 5)
+    loaded.files = {p: r._replace(ctime_ns=r.ctime_ns + 1) for p, r in loaded.files.items()}
+    save_scope_state(repo.common_dir, "auto", loaded)
+    again = load_scope_state(repo.common_dir, "auto")
+    assert again.stale == [] and again.index != state.index
+    assert matches(index, again.index)
