@@ -359,3 +359,21 @@ def test_a_repeated_heading_is_not_kept_by_an_item_under_its_second_copy() -> No
     editor = "## Feedback\n## Project\n- [T](t.md) — x\n"
     text = merged(base, deleter, editor)
     assert merged(base, text, deleter) == text and merged(base, editor, text) == text
+
+
+@pytest.mark.parametrize("modified", ["\n## Testing\n", "## TESTING\n"], ids=["gap", "text"])
+def test_a_heading_deleted_modified_and_filed_under_converges_in_every_order(
+    modified: str,
+) -> None:
+    # Once excluded from the convergence property as impossible: the deleter merged with the
+    # filer first had to drop the heading and lose where the new entry was filed. Filing now
+    # keeps the heading, so every order ends with the modified heading over the new entry.
+    base = "# Memory\n- [A](a.md) — a\n## Testing\n- [T](t.md) — t\n"
+    deleter = base.replace("## Testing\n", "")
+    modifier = base.replace("## Testing\n", modified)
+    filer = base + "- [N](n.md) — new\n"
+    r1 = merged(base, merged(base, deleter, modifier), filer)
+    r2 = merged(base, merged(base, modifier, filer), deleter)
+    r3 = merged(base, merged(base, filer, deleter), modifier)
+    assert r1 == r2 == r3
+    assert r1.endswith(f"{modified}- [T](t.md) — t\n- [N](n.md) — new\n"), r1
