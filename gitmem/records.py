@@ -33,16 +33,23 @@ class FrozenInstanceError(AttributeError):
 
 
 class _Field:
-    __slots__ = ("default", "default_factory")
+    __slots__ = ("compare", "default", "default_factory", "repr")
 
-    def __init__(self, default: Any, default_factory: Any) -> None:
+    def __init__(self, default: Any, default_factory: Any, repr: bool, compare: bool) -> None:
         self.default, self.default_factory = default, default_factory
+        self.repr, self.compare = repr, compare
 
 
-def field(*, default: Any = _MISSING, default_factory: Any = _MISSING) -> Any:
+def field(
+    *,
+    default: Any = _MISSING,
+    default_factory: Any = _MISSING,
+    repr: bool = True,
+    compare: bool = True,
+) -> Any:
     if default is not _MISSING and default_factory is not _MISSING:
         raise ValueError("cannot specify both default and default_factory")
-    return _Field(default, default_factory)
+    return _Field(default, default_factory, repr, compare)
 
 
 def dataclass(cls: type[T] | None = None, /, *, frozen: bool = False, order: bool = False) -> Any:
@@ -56,9 +63,14 @@ def _process(cls: type[T], frozen: bool, order: bool) -> type[T]:
     own = vars(cls)
     names = tuple(own.get("__annotations__", {}))
     params, body, scope = [], [], {"_MISSING": _MISSING, "_set": object.__setattr__}
+    shown, compared = list(names), list(names)  # field(repr=False / compare=False) leaves them
     for name in names:
         value = own.get(name, _MISSING)
         if isinstance(value, _Field):
+            if not value.repr:
+                shown.remove(name)
+            if not value.compare:
+                compared.remove(name)
             if value.default_factory is not _MISSING:
                 scope[f"_f_{name}"] = value.default_factory
                 params.append(f"{name}=_MISSING")
@@ -79,13 +91,13 @@ def _process(cls: type[T], frozen: bool, order: bool) -> type[T]:
             params.append(name)
             value = name
         body.append(f"_set(self, {name!r}, {value})" if frozen else f"self.{name} = {value}")
-    fields = ", ".join(f"self.{n}" for n in names) + ("," if len(names) == 1 else "")
-    other = ", ".join(f"other.{n}" for n in names) + ("," if len(names) == 1 else "")
+    fields = ", ".join(f"self.{n}" for n in compared) + ("," if len(compared) == 1 else "")
+    other = ", ".join(f"other.{n}" for n in compared) + ("," if len(compared) == 1 else "")
     source = [
         f"def __init__(self, {', '.join(params)}):\n    " + ("\n    ".join(body) or "pass"),
         "def __repr__(self):\n    return self.__class__.__qualname__ + '(' + ', '.join("
         + "["
-        + ", ".join(f"'{n}=' + repr(self.{n})" for n in names)
+        + ", ".join(f"'{n}=' + repr(self.{n})" for n in shown)
         + "]) + ')'",
         "def __eq__(self, other):\n    if other.__class__ is self.__class__:\n"
         f"        return ({fields}) == ({other})\n    return NotImplemented",

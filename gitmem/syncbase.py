@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitmem.folders import Progress
@@ -12,9 +11,13 @@ from gitmem.policy import tops_for
 from gitmem.scopes import Project, Scope
 from gitmem.state import ScopeState
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass, field
+
     from gitmem.privacy import PersonalCodec
     from gitmem.secretscan import AllowList
+else:
+    from gitmem.records import dataclass, field
 
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 # rounds spent re-merging files edited during the sync: a file that keeps changing (an editor

@@ -140,3 +140,26 @@ def test_gitmem_records_construct_as_declared() -> None:
                 assert value.__record_fields__ == tuple(value.__annotations__), value
                 found += 1
     assert found >= 20
+
+
+def test_a_field_left_out_of_repr_and_comparison_is_left_out_as_in_dataclasses() -> None:
+    """`field(repr=False, compare=False)`: the sync state's cached copy of the index records is
+    neither printed nor compared (two states with the same files are equal)."""
+    made: list[Any] = []
+    for deco, fld in (
+        (dataclasses.dataclass, dataclasses.field),
+        (records.dataclass, records.field),
+    ):
+
+        @deco
+        class State:
+            path: str
+            cache: dict[str, int] | None = fld(default=None, repr=False, compare=False)
+
+        made.append(State)
+    standard, lean = made
+    for cls in (standard, lean):
+        assert cls("p", {"a": 1}) == cls("p", None)
+        assert cls("p") != cls("q")
+        assert "cache" not in repr(cls("p", {"a": 1}))
+    assert repr(standard("p")).split("(", 1)[1] == repr(lean("p")).split("(", 1)[1]
