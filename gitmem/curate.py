@@ -419,7 +419,7 @@ def history_times(project: Project, scope: str) -> dict[str, float]:
 
 def apply(result: CurateResult) -> None:
     """Write what `plan` decided, only over the bytes it read (else refuse: rerun curate)."""
-    from gitmem.state import write_atomic
+    from gitmem.state import current_mode, write_atomic
 
     for name, before, after in (
         (INDEX_NAME, result.index_before, result.index_after),
@@ -438,4 +438,7 @@ def apply(result: CurateResult) -> None:
         (INDEX_NAME, result.index_before, result.index_after),
     ):
         if (before or "") != (after or "") and after is not None:
-            write_atomic(result.folder / name, after.encode("utf-8"))
+            # permission bits kept (a 0600 index stays 0600); a new archive takes the index's
+            target = result.folder / name
+            mode = current_mode(target) or current_mode(result.folder / INDEX_NAME)
+            write_atomic(target, after.encode("utf-8"), mode)

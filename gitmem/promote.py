@@ -89,7 +89,7 @@ def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
 def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) -> Moved:
     """Move the memory `path` to the folder `to`; returns what moved (pushes if it can)."""
     from gitmem.curate import index_line_for
-    from gitmem.state import write_atomic
+    from gitmem.state import current_mode, write_atomic
     from merge_drivers.indexdoc import parse, render
 
     src, rel = _source(project, path)
@@ -137,12 +137,22 @@ def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) ->
     write_atomic(target_file, data, mode)
     if not has_line:
         sep = "" if not dst_index_text or dst_index_text.endswith("\n") else "\n"
-        write_atomic(dst.folder / INDEX_NAME, (dst_index_text + sep + line + "\n").encode())
+        dst_index_file = dst.folder / INDEX_NAME  # its permission bits kept, as sync's write-back
+        write_atomic(
+            dst_index_file,
+            (dst_index_text + sep + line + "\n").encode(),
+            current_mode(dst_index_file),
+        )
     if mine:
         kept = [it for it in src_index.items if it not in mine]
         if kept and mine[0] is src_index.items[0]:
             kept[0].gap = ""  # the index no longer starts with a blank line
-        write_atomic(src.folder / INDEX_NAME, render(kept, src_index.tail, src_index.eol).encode())
+        src_index_file = src.folder / INDEX_NAME
+        write_atomic(
+            src_index_file,
+            render(kept, src_index.tail, src_index.eol).encode(),
+            current_mode(src_index_file),
+        )
     source_file.unlink()
     moved = Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
     _record(project, moved, {src.scope, dst.scope})

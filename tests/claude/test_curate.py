@@ -247,3 +247,16 @@ def test_curate_asks_on_a_terminal_and_writes_only_on_yes(
     assert proc.returncode == 0, proc.stderr
     assert "+- [api](api.md)" in out and "write these changes? [y/N]" in out
     assert ("[api](api.md)" in (auto / "MEMORY.md").read_text()) is written
+
+
+def test_curate_keeps_a_private_index_private(tmp_path: Path) -> None:
+    """A 0600 MEMORY.md stays 0600 and the archive curate creates beside it takes its bits, as
+    sync's write-back keeps a file's mode."""
+    files = {f"t{i:03}.md": topic(f"t{i:03}", confidence=0.2 if i % 2 else 0.8) for i in range(260)}
+    folder = write(tmp_path, {**files, "MEMORY.md": "# Memory\n"})
+    (folder / "MEMORY.md").chmod(0o600)
+    result = plan(folder)
+    assert result.archive_after  # over the cap: an archive is written
+    apply(result)
+    for name in ("MEMORY.md", ARCHIVE_NAME):
+        assert (folder / name).stat().st_mode & 0o777 == 0o600, name

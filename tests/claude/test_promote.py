@@ -106,3 +106,23 @@ def test_promote_never_follows_a_link_nor_leaves_the_folder(world: World) -> Non
     assert not team.exists() or not any(team.iterdir())
     assert list(outside.iterdir()) == []
     assert (auto / "build.md").read_text() == TOPIC
+
+
+def test_promote_keeps_the_modes_of_both_indexes(world: World) -> None:
+    """The memory keeps its bits, and each index it rewrites keeps its own (a 0600 personal
+    index stays 0600), as sync's write-back does."""
+    a = world.clone("a")
+    auto = setup_auto(world, a)
+    (auto / "MEMORY.md").write_text("- [build](build.md) — how to build\n- [Other](other.md) — x\n")
+    agent = a / ".claude" / "agent-memory" / "reviewer"
+    agent.mkdir(parents=True)
+    (agent / "MEMORY.md").write_text("- [Style](style.md) — ruff\n")
+    for path, bits in ((auto / "MEMORY.md", 0o600), (auto / "build.md", 0o600)):
+        path.chmod(bits)
+    (agent / "MEMORY.md").chmod(0o640)
+    world.ok("-C", str(a), "promote", str(auto / "build.md"), "--to", "agents/reviewer")
+    assert "(build.md)" in (agent / "MEMORY.md").read_text()
+    assert "(build.md)" not in (auto / "MEMORY.md").read_text()
+    assert (auto / "MEMORY.md").stat().st_mode & 0o777 == 0o600
+    assert (agent / "MEMORY.md").stat().st_mode & 0o777 == 0o640
+    assert (agent / "build.md").stat().st_mode & 0o777 == 0o600
