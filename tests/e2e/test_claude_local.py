@@ -8,25 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.support.personal import USER_REF, personal_paths
+from tests.support.personal import USER_REF, personal_paths, remote_objects
 from tests.support.world import World
 
 STORED = "local/.root/CLAUDE.local.md"
 NOTE = "# Mine\n\n- sandbox URL: https://sandbox.example/heliotrope-walrus\n"
-
-
-def remote_objects(world: World) -> bytes:
-    return subprocess.run(
-        ["git", "cat-file", "--batch-all-objects", "--batch"],
-        cwd=world.remote,
-        capture_output=True,
-        check=True,
-    ).stdout
 
 
 def two_clones(world: World) -> tuple[Path, Path]:
@@ -42,7 +32,7 @@ def test_claude_local_md_reaches_the_other_clone_encrypted(world: World) -> None
     a, b = two_clones(world)
     assert (b / "CLAUDE.local.md").read_text() == NOTE
     assert STORED in personal_paths(world.remote)
-    dump = remote_objects(world)
+    dump = remote_objects(world.remote)
     assert b"heliotrope-walrus" not in dump and b"CLAUDE.local" not in dump
     names = world.git("ls-tree", "-r", "--name-only", USER_REF, cwd=world.remote).split()
     assert ".root" not in " ".join(names), "the plaintext path never reaches the remote"
@@ -87,7 +77,7 @@ def test_deleting_claude_local_md_propagates_and_a_symlink_is_never_followed(
     assert "CLAUDE.local.md (a symbolic link or folder is there: not written)" in run.err
     assert secret.read_text() == "ssh-private: do-not-publish\n", "written through a link"
     assert os.path.islink(b / "CLAUDE.local.md")
-    assert b"do-not-publish" not in remote_objects(world)
+    assert b"do-not-publish" not in remote_objects(world.remote)
     # skipped is never published as deleted: a still has the file
     world.ok("-C", str(a), "sync")
     assert (a / "CLAUDE.local.md").read_text() == NOTE + "- newer\n"

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.personal import USER_REF, remote_objects
 from tests.support.world import World, folder_bytes
 
-USER_REF = "refs/gitmem/users/tester@example.com"
 MEMORY = "- [Deploy secrets](deploy-secrets.md) — zebra-quartz rotation hook\n"
 TOPIC = "---\nname: deploy\ntype: project\n---\nThe staging password is plum-velvet-42.\n"
 LOCAL = "---\nname: scratch\n---\nlocal-only note: turquoise-lantern\n"
@@ -36,15 +36,6 @@ def write_personal(w: World, clone: Path) -> Path:
     return auto
 
 
-def remote_objects(world: World) -> bytes:
-    return subprocess.run(
-        ["git", "cat-file", "--batch-all-objects", "--batch"],
-        cwd=world.remote,
-        capture_output=True,
-        check=True,
-    ).stdout
-
-
 def user_tip(w: World, clone: Path) -> str:
     return w.git("rev-parse", USER_REF, cwd=clone).strip()
 
@@ -58,7 +49,7 @@ def test_first_sync_makes_a_key_and_the_remote_holds_no_plaintext(world: World) 
     assert len(key_lines) == 1 and "gitmem key grant" in key_lines[0]
     identity = world.home / ".config" / "gitmem" / "identity"
     assert oct(identity.stat().st_mode & 0o777) == "0o600"
-    dump = remote_objects(world)
+    dump = remote_objects(world.remote)
     for secret in (
         b"zebra-quartz",
         b"plum-velvet-42",
@@ -158,7 +149,9 @@ def test_concurrent_edits_merge_exactly_as_in_plaintext(tmp_path: Path) -> None:
         world.ok("-C", str(a), "sync")
         assert folder_bytes(da) == folder_bytes(db)
         results[mode] = folder_bytes(da)
-        leaked = [n for n in (b"one.md", b"MEMORY.md", b"edited on") if n in remote_objects(world)]
+        leaked = [
+            n for n in (b"one.md", b"MEMORY.md", b"edited on") if n in remote_objects(world.remote)
+        ]
         assert leaked == ([] if mode == "personal" else leaked) and (mode == "personal" or leaked)
     assert results["personal"] == results["off"]
     assert b"edited on a" in results["off"]["MEMORY.md"]
@@ -288,8 +281,10 @@ def test_encrypt_off_pushes_plaintext_and_status_says_so(world: World) -> None:
     world.ok("-C", str(a), "sync")  # encrypted first: then the user opts out
     world.git("config", "gitmem.encrypt", "off", cwd=a)
     world.ok("-C", str(a), "sync")
-    assert b"plum-velvet-42" in remote_objects(world)
-    assert b"turquoise-lantern" not in remote_objects(world)  # local never leaves in plaintext
+    assert b"plum-velvet-42" in remote_objects(world.remote)
+    assert b"turquoise-lantern" not in remote_objects(
+        world.remote
+    )  # local never leaves in plaintext
     names = world.git("ls-tree", "-r", "--name-only", USER_REF, cwd=world.remote).split()
     assert "auto/deploy-secrets.md" in names and "local/manifest" in names
     status = world.ok("-C", str(a), "status")

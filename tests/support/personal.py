@@ -6,6 +6,7 @@ putting any plaintext into its object store.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from gitmem.crypto import (
@@ -38,3 +39,13 @@ def personal_paths(repo_dir: Path, ref: str = USER_REF) -> set[str]:
         manifest = f"{prefix}/{MANIFEST}"
         paths |= set(open_json(key, manifest, repo.read_blob(names[MANIFEST]))["files"])
     return paths
+
+
+def remote_objects(remote: Path) -> bytes:
+    """Every object the remote holds, raw: what anyone who can fetch it could read."""
+    return subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"],
+        cwd=remote,
+        capture_output=True,
+        check=True,
+    ).stdout
