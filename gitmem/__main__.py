@@ -6,6 +6,10 @@ import sys
 
 
 def main() -> None:
+    if sys.argv[1:] == ["pull", "--hook"]:  # the SessionStart hook: try the quick start first
+        from gitmem.hookstart import main as hook_main
+
+        sys.exit(hook_main())
     from gitmem.cli import main as cli_main
 
     sys.exit(cli_main())

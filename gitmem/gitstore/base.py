@@ -91,24 +91,21 @@ class GitDir:
     ) -> subprocess.CompletedProcess[bytes]:
         if subcommand(args) in REF_WRITERS:
             self._refs = None
+        argv, cwd = self.command(*args)
+        return run_git(argv, cwd=cwd, input=input, check=check, timeout=timeout, env=env)
+
+    def command(self, *args: str) -> tuple[list[str], Path]:
+        """git's arguments (after `git`) and the folder to run them in, for `git(*args)`."""
         # cwd = the worktree (as if the user ran git there): relative remote URLs resolve alike
-        return run_git(
-            ["--git-dir", str(self.git_dir), *args],
-            cwd=self.toplevel or self.git_dir,
-            input=input,
-            check=check,
-            timeout=timeout,
-            env=env,
-        )
+        return ["--git-dir", str(self.git_dir), *args], self.toplevel or self.git_dir
 
     def start(self, *args: str, timeout: float, env: Mapping[str, str] | None = None) -> Running:
         """`git(...)` started in the background; `.wait()` for its result."""
         from gitmem.gitstore.process import Running
 
         self._refs = None  # it may move refs: read them again once it is done
-        return Running(
-            ["--git-dir", str(self.git_dir), *args], self.toplevel or self.git_dir, timeout, env
-        )
+        argv, cwd = self.command(*args)
+        return Running(argv, cwd, timeout, env)
 
     def forget_refs(self) -> None:
         """Read the refs again on the next question (a background command moved them)."""
