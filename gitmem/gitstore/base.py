@@ -71,6 +71,7 @@ class GitDir:
         self.common_dir = (common if common.is_absolute() else (start / common)).resolve()
         self.toplevel = Path(out[3]).resolve() if len(out) > 3 and not self.is_bare else None
         self._config: dict[str, list[str]] | None = None
+        self._config_scopes: dict[str, list[str]] = {}
         self._reader: CatFile | None = None
         self.object_format = "sha1"
         self._hash_len = 40
@@ -124,20 +125,27 @@ class GitDir:
     def config(self) -> dict[str, list[str]]:
         """All effective git config, keys lower-cased as git reports them (one process)."""
         if self._config is None:
-            out = self.git("config", "-z", "--list", check=False).stdout
+            # with each value's scope (system, global, local, worktree, command): a question
+            # about one file (`drivers status`: the global attributes file) needs no process
+            out = self.git("config", "-z", "--list", "--show-scope", check=False).stdout
             cfg: dict[str, list[str]] = {}
-            for item in out.split(b"\0"):
-                if not item:
-                    continue
+            scopes: dict[str, list[str]] = {}
+            items = out.split(b"\0")
+            for scope, item in zip(items[0::2], items[1::2], strict=False):
                 key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
                 cfg.setdefault(key, []).append(value)
-            self._config = cfg
+                scopes.setdefault(key, []).append(scope.decode())
+            self._config, self._config_scopes = cfg, scopes
             if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
                 self.object_format, self._hash_len = "sha256", 64
         return self._config
 
-    def config_get(self, key: str) -> str | None:
+    def config_get(self, key: str, scope: str | None = None) -> str | None:
+        """The value git uses; with `scope` ("global"...), the value set in that scope."""
         values = self.config().get(key.lower())
+        if values and scope is not None:
+            where = self._config_scopes.get(key.lower(), [])
+            values = [v for v, s in zip(values, where, strict=True) if s == scope]
         return values[-1] if values else None
 
     def config_set(self, key: str, value: str) -> None:
