@@ -88,13 +88,13 @@ def run_hook(
     """Run pull or push as a hook. Never raises a GitmemError: a failure becomes `note`."""
     from gitmem.errors import NotARepository
     from gitmem.gitstore import Repository
-    from gitmem.scopes import open_project
+    from gitmem.scopes import TRACKED_BY_BRANCH, open_project
 
     quiet_git()
     where = payload.cwd if payload.cwd and os.path.isdir(payload.cwd) else directory
     outcome = HookOutcome()
     try:
-        project = open_project(Repository(where), memory_dir=memory_dir)
+        project = open_project(Repository(where, tracked=TRACKED_BY_BRANCH), memory_dir=memory_dir)
     except NotARepository:
         return outcome  # a user-wide hook in a folder that is no repository: not ours
     except GitmemError as exc:
