@@ -122,7 +122,7 @@ def run_hook(
         outcome.note = f"gitmem: {refused[0].name} memory not synced: {refused[0].note}"
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
-            pulled = _sync(project, mode, bound)
+            pulled = _sync(project, mode, bound, full_bound)
     except HookTimeout:
         outcome.note = (
             f"gitmem: memory not synced: gave up after {full_bound:g} s (gitmem.hookTimeout)"
@@ -138,29 +138,38 @@ def run_hook(
             )
         except (GitmemError, OSError):
             outcome.context = [outcome.note] if outcome.note else []
-    _record(project, full_bound, ok=outcome.note is None)
+    if outcome.note is not None:
+        _forget(project)  # the next SessionStart runs in full
     return outcome
 
 
-def _record(project: Project, bound: float, ok: bool) -> None:
-    """What the next SessionStart's quick start replays (gitmem/hookstart.py), or nothing."""
-    from gitmem.hookstart import forget, record
+def _forget(project: Project) -> None:
+    from gitmem.hookstart import forget
+
+    with contextlib.suppress(OSError):
+        forget(project)
+
+
+def _record(project: Project, bound: float) -> None:
+    """What the next SessionStart's quick start replays (gitmem/hookstart.py)."""
+    from gitmem.hookstart import record
 
     try:
-        if ok:
-            record(project, bound)
-        else:
-            forget(project)
+        record(project, bound)
     except (GitmemError, OSError):
-        with contextlib.suppress(OSError):
-            forget(project)
+        _forget(project)
 
 
-def _sync(project: Project, mode: str, bound: float) -> dict[str, list[str]]:
+def _sync(project: Project, mode: str, bound: float, full_bound: float) -> dict[str, list[str]]:
     """Run the sync; the files it wrote on disk, by ref."""
     from gitmem.sync import SyncOptions, run_sync
 
-    options = SyncOptions(mode=mode, timeout=bound, lock_wait=0.0)
+    options = SyncOptions(
+        mode=mode,
+        timeout=bound,
+        lock_wait=0.0,
+        settled=lambda _syncer: _record(project, full_bound),
+    )
     result = run_sync(project, options)
     return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
 

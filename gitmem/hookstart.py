@@ -23,24 +23,12 @@ import time
 
 TYPE_CHECKING = False  # not typing's: every import here is paid before the fetch starts
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
 
     from gitmem.scopes import Project
 
-MARKER = "hook-start"  # in <common-dir>/gitmem/
-FORMAT = "gitmem-hook-start 1"
+MARKER = "hook-start"  # the record, in <common-dir>/gitmem/ (gitmem/quickstart.py)
 MAX_PAYLOAD = 1 << 20
-# the environment that decides where Claude Code keeps memory (gitmem/identity.py)
-ENV = (
-    "HOME",
-    "CLAUDE_CONFIG_DIR",
-    "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
-    "CLAUDE_CODE_REMOTE_MEMORY_DIR",
-    "CLAUDE_CODE_PROJECT_DIR_NAME",
-)
-CONFIG = ("config", "-z", "--list")
-WHERE = ("rev-parse", "--absolute-git-dir", "--show-toplevel")
-REFS = ("for-each-ref", "--format=%(objectname) %(refname)", "refs/gitmem/", "refs/gitmem-remotes/")
 
 
 class Handover:
@@ -109,49 +97,21 @@ def read_stdin(wait: float = 1.0) -> bytes:
 
 def quick_pull(payload: bytes) -> list[str] | None:
     """The context lines when the fetch brought nothing new, else None (hand over)."""
+    from gitmem.quickstart import find_record, refs_of, replay
+
     here = payload_cwd(payload)
-    if here is None:
+    record = find_record(here, MARKER) if here is not None else None
+    if here is None or record is None or len(record.get("team", ())) != 1:
         return None
-    common = _common_dir(here)
-    if common is None:
-        return None
-    record = _read_record(os.path.join(common, "gitmem", MARKER))
-    if record is None or not _unchanged(record):
-        return None
-    from gitmem.gitstore.spawn import Spawned, clean_env, quiet_git
+    from gitmem.gitstore.spawn import quiet_git
 
     quiet_git()
-    env = clean_env({"GIT_TERMINAL_PROMPT": "0"})
-    lock = _try_lock(record["lock"][0][0])
-    if lock is None:
-        return None  # another gitmem is working: the full hook says so
-    started: list[Spawned] = []
-    try:
-        deadline = Handover.started + float(record["timeout"][0][0])
-        fetches = [Spawned(args, cwd, env) for cwd, *args in record["fetch"]]
-        started += fetches
-        cwd = record["dir"][0][0]
-        config = Spawned(CONFIG, cwd, env)
-        where = Spawned(WHERE, here, env)
-        started += [config, where]
-        code, out, _ = where.finish(deadline)
-        if code != 0 or out != record["where"][0][0].encode("utf-8", "surrogateescape"):
-            return None
-        code, out, _ = config.finish(deadline)
-        if code != 0 or _checksum(out) != record["config"][0][0]:
-            return None
-        for fetch in fetches:
-            if fetch.finish(deadline)[0] != 0:
-                return None  # the full hook fetches again and says why, in its own words
-        code, out, _ = Spawned(REFS, cwd, env).finish(deadline)
-        listing = record["refs"][0][0]
-        Handover.before = _parse_refs(listing)
-        if code != 0 or out != listing.encode("utf-8", "surrogateescape"):
-            return None
-    finally:
-        for proc in started:
-            proc.cancel()
-        os.close(lock)
+    deadline = Handover.started + float(record["timeout"][0][0])
+    settled = replay(record, here, deadline)
+    if settled is False:  # the fetch moved a ref: the full hook tells what since the record
+        Handover.before = refs_of(record)
+    if not settled:
+        return None
     if not record["team"][0]:
         return []
     from gitmem.hookcontext import CONTEXT_BUDGET, index_block
@@ -187,167 +147,25 @@ def payload_cwd(payload: bytes) -> str | None:
     return os.path.abspath(text) if text and os.path.isdir(text) else os.getcwd()
 
 
-def _common_dir(here: str) -> str | None:
-    """The repository's common git folder, found as git finds it from `here` in the plain
-    cases (a `.git` folder, or a worktree's `.git` file); anything else: None. The fetch
-    checks it: `rev-parse` runs beside it and must agree with the record."""
-    folder = here
-    while True:
-        dot = os.path.join(folder, ".git")
-        if os.path.isdir(dot):
-            git_dir = dot
-            break
-        if os.path.isfile(dot):
-            with open(dot, "rb") as fh:
-                line = fh.read(4096).decode("utf-8", "surrogateescape").strip()
-            if not line.startswith("gitdir: "):
-                return None
-            git_dir = os.path.join(folder, line[len("gitdir: ") :])
-            break
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-    try:
-        with open(os.path.join(git_dir, "commondir"), "rb") as fh:
-            common = fh.read(4096).decode("utf-8", "surrogateescape").strip()
-        return os.path.normpath(os.path.join(git_dir, common))
-    except FileNotFoundError:
-        return os.path.normpath(git_dir)
-
-
-def _read_record(path: str) -> dict[str, list[list[str]]] | None:
-    try:
-        with open(path, "rb") as fh:
-            tokens = fh.read().decode("utf-8", "surrogateescape").split("\0")
-    except OSError:
-        return None
-    return parse_record(tokens)
-
-
-def parse_record(tokens: list[str]) -> dict[str, list[list[str]]] | None:
-    """The record's lines by tag (`tag`, field count, fields...), or None when it is not one."""
-    if not tokens or tokens[0] != FORMAT:
-        return None
-    out: dict[str, list[list[str]]] = {}
-    i = 1
-    while i < len(tokens):
-        if i + 1 >= len(tokens) or not tokens[i + 1].isdigit():
-            return None
-        tag, count = tokens[i], int(tokens[i + 1])
-        fields = tokens[i + 2 : i + 2 + count]
-        if len(fields) != count:
-            return None
-        out.setdefault(tag, []).append(fields)
-        i += 2 + count
-    once = ("dir", "where", "config", "timeout", "refs", "lock", "team")
-    if any(len(out.get(tag, ())) != 1 for tag in once) or "fetch" not in out:
-        return None
-    return out
-
-
-def _unchanged(record: Mapping[str, list[list[str]]]) -> bool:
-    """The environment and the files the last full run read are as they were."""
-    for name, *value in record.get("env", ()):
-        if os.environ.get(name) != (value[0] if value else None):
-            return False
-    return all(stamp(path) == seen for path, seen in record.get("watch", ()))
-
-
-def stamp(path: str) -> str:
-    """What a change of the file or folder at `path` changes: a folder's identity, a file's
-    identity, size and time (`-` when absent)."""
-    import stat
-
-    try:
-        st = os.stat(path)
-    except OSError:
-        return "-"
-    if stat.S_ISDIR(st.st_mode):
-        return f"d{st.st_dev}:{st.st_ino}"
-    return f"f{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
-
-
-def _checksum(data: bytes) -> str:
-    """Change detection of the git config, not security: whoever writes it runs code anyway."""
-    import zlib
-
-    return f"{len(data)}:{zlib.crc32(data):08x}:{zlib.adler32(data):08x}"
-
-
-def _parse_refs(listing: str) -> dict[str, str]:
-    return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in listing.splitlines())}
-
-
-def _try_lock(path: str) -> int | None:
-    """The repository lock (gitmem/state.py's flock), tried once; the fd, or None."""
-    import fcntl
-
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
-
-
 # -- the record, written by the full hook -------------------------------------------------------
 
 
 def record(project: Project, timeout: float) -> None:
-    """Write what the quick start replays, after a full hook run that succeeded."""
-    from gitmem.gitstore.transport import fetch_args
+    """Write what the quick start replays; called inside the lock at the end of a sync that
+    succeeded (SyncOptions.settled), when what it left is exactly what it synced."""
     from gitmem.hookcontext import team_header
-    from gitmem.identity import claude_config_dir
-    from gitmem.state import state_dir, write_atomic
-    from gitmem.syncbase import SyncOptions
-    from gitmem.synctransport import Transport
+    from gitmem.quickstart import base_fields, forget, write_record
 
-    repo = project.repo
     if any(s.refused for s in project.scopes):
-        forget(project)  # the full hook has a note to print every time
+        forget(project, MARKER)  # the full hook has a note to print every time
         return
-    cwd = str(repo.toplevel or repo.git_dir)
-    fields: list[tuple[str, Sequence[str]]] = [
-        ("dir", [cwd]),
-        ("where", [repo.git(*WHERE, check=False).stdout.decode("utf-8", "surrogateescape")]),
-        ("config", [_checksum(repo.git(*CONFIG).stdout)]),
-        ("timeout", [repr(timeout)]),
-        ("lock", [str(state_dir(repo.common_dir) / "lock")]),
-    ]
-    transport = Transport(project, SyncOptions(mode="pull", timeout=timeout))
-    for remote, specs in transport.fetch_plan().items():
-        argv, where = repo.command(*fetch_args(remote, specs))
-        fields.append(("fetch", [str(where), *argv]))
-    for name in ENV:
-        value = os.environ.get(name)
-        fields.append(("env", [name] if value is None else [name, value]))
-    config_dir = claude_config_dir(os.environ)
-    watched = [
-        config_dir / "settings.json",
-        project.root / ".claude" / "settings.json",
-        project.root / ".claude" / "settings.local.json",
-        *(s.path for s in project.scopes),
-    ]
-    for path in watched:
-        fields.append(("watch", [str(path), stamp(str(path))]))
+    fields: list[tuple[str, Sequence[str]]] = base_fields(project, timeout)
     team = next((s for s in project.scopes if s.name == "team"), None)
     fields.append(("team", [str(team.path / "MEMORY.md"), team_header(team.path)] if team else []))
-    listing = repo.git(*REFS).stdout.decode("utf-8", "surrogateescape")
-    fields.append(("refs", [listing]))
-    tokens = [FORMAT]
-    for tag, values in fields:
-        tokens += [tag, str(len(values)), *values]
-    path = state_dir(repo.common_dir) / MARKER
-    write_atomic(path, "\0".join(tokens).encode("utf-8", "surrogateescape"))
+    write_record(project, MARKER, fields)
 
 
 def forget(project: Project) -> None:
-    """Remove the record (a full run that failed: the next hook runs in full)."""
-    import contextlib
+    from gitmem.quickstart import forget as forget_record
 
-    from gitmem.state import state_dir
-
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(state_dir(project.repo.common_dir) / MARKER)
+    forget_record(project, MARKER)

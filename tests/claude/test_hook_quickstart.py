@@ -15,7 +15,8 @@ import pytest
 
 from gitmem import hooks
 from gitmem.gitstore.spawn import Spawned, clean_env
-from gitmem.hookstart import FORMAT, parse_record, payload_cwd
+from gitmem.hookstart import payload_cwd
+from gitmem.quickstart import FORMAT, parse_record
 from gitmem.state import repository_lock
 from tests.reliability.harness import SilentServer
 from tests.support.world import Run, World
