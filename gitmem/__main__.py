@@ -10,6 +10,10 @@ def main() -> None:
         from gitmem.hookstart import main as hook_main
 
         sys.exit(hook_main())
+    if sys.argv[1:2] == ["sync"] and len(sys.argv) <= 3:  # `gitmem sync [-q]`: the same
+        from gitmem.syncstart import main as sync_main
+
+        sys.exit(sync_main(sys.argv[1:]))
     from gitmem.cli import main as cli_main
 
     sys.exit(cli_main())

@@ -68,8 +68,12 @@ def state_dir(common_dir: Path) -> Path:
     return common_dir / "gitmem"
 
 
+def state_file(common_dir: Path, scope: str) -> Path:
+    return state_dir(common_dir) / "state" / f"{scope}.json"
+
+
 def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
-    path = state_dir(common_dir) / "state" / f"{scope}.json"
+    path = state_file(common_dir, scope)
     try:
         raw = json.loads(path.read_text("utf-8"))
         if raw.get("version") != STATE_VERSION:
@@ -88,8 +92,8 @@ def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
 
 
 def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
-    folder = state_dir(common_dir) / "state"
-    folder.mkdir(parents=True, exist_ok=True)
+    target = state_file(common_dir, scope)
+    target.parent.mkdir(parents=True, exist_ok=True)
     state.index = _save_index(common_dir, scope, state)
     payload = {
         "version": STATE_VERSION,
@@ -103,7 +107,6 @@ def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
         },
     }
     data = json.dumps(payload, separators=(",", ":")).encode()
-    target = folder / f"{scope}.json"
     with contextlib.suppress(OSError):
         if target.read_bytes() == data:
             return  # unchanged: skip the write and its fsync (most syncs change nothing)
