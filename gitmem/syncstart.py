@@ -25,15 +25,18 @@ if TYPE_CHECKING:
     from gitmem.sync import Syncer
 
 MARKER = "sync-start"  # the record, in <common-dir>/gitmem/
-FORMS = {("sync",): False, ("sync", "-q"): True, ("sync", "--quiet"): True}  # argv -> quiet
+# the command lines it answers (after `-C DIR`), and whether each is quiet; any other goes to
+# the one command-line parser
+FORMS = {("sync",): False, ("sync", "-q"): True, ("sync", "--quiet"): True}
 
 
 def main(argv: Sequence[str]) -> int:
-    """`gitmem sync [-q]`: the quick start, else the one command-line parser."""
-    quiet = FORMS.get(tuple(argv))
-    if quiet is not None:
+    """`gitmem [-C DIR] sync [-q]`: the quick start, else the one command-line parser."""
+    directory, rest = (argv[1], argv[2:]) if argv[:1] == ["-C"] and len(argv) > 1 else (".", argv)
+    quiet = FORMS.get(tuple(rest))
+    if quiet is not None and os.path.isdir(directory):
         try:
-            lines = quick_sync()
+            lines = quick_sync(os.path.abspath(directory))
         except Exception:  # any doubt: the full sync decides, and says why if it fails
             lines = None
         if lines is not None:
@@ -45,11 +48,11 @@ def main(argv: Sequence[str]) -> int:
     return cli_main(list(argv))
 
 
-def quick_sync() -> list[str] | None:
-    """What a sync that finds nothing to do prints, or None (run the full sync)."""
+def quick_sync(here: str) -> list[str] | None:
+    """What a sync in the folder `here` that finds nothing to do prints, or None (run the
+    full sync)."""
     from gitmem.quickstart import find_record, replay
 
-    here = os.getcwd()
     record = find_record(here, MARKER)
     if record is None or len(record.get("say", ())) != 1:
         return None
