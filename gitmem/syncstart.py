@@ -117,19 +117,19 @@ def _fields(syncer: Syncer) -> list[tuple[str, Sequence[str]]] | None:
                 return None  # sync would bring the folder back from the ref
         elif not s.path.is_dir() or os.path.lexists(s.path / ".git"):
             return None
-        elif not state.files and not state.index:
-            # nothing synced from this folder yet: git's check against an empty index (a file
-            # that does not exist) names every file in it, and prints nothing while it is empty
-            index = index.with_name(f"{s.name}.empty")
-            if os.path.lexists(index):
-                return None
-        elif not matches(index, state.index):
-            return None  # no index to check the folder against: sync walks it in Python
         # what the sync looks at whatever git says: stale records, records not in the index,
         # files outside the folder; vouched for by the stat the state holds, as sync does
         unvouched = set(state.stale) | {
             rel for rel, r in state.files.items() if not (r.mtime_ns and r.ctime_ns)
         }
+        if not matches(index, state.index):
+            # no index the state trusts: sync walks the folder and compares every record's
+            # stat. So does this: git's check against an empty index (a file that does not
+            # exist) names every file, each must be a record whose stat still matches
+            index = index.with_name(f"{s.name}.empty")
+            if os.path.lexists(index):
+                return None
+            unvouched = set(state.files)
         if os.path.isdir(s.path):
             # each file by name: a folder pulled since the index was written holds files the
             # state vouches for by their stat (looked at below), which `name/` would hide

@@ -197,3 +197,25 @@ def test_a_failed_sync_forgets_the_record(world: World, synced: tuple[Path, Path
     world.git("remote", "set-url", "origin", str(world.root / "gone.git"), cwd=clone)
     run = world.gitmem("sync", "-C", str(clone))
     assert run.code == 3 and not record.exists()
+
+
+def test_after_every_file_was_touched_the_records_vouch_by_their_stat(
+    world: World, synced: tuple[Path, Path]
+) -> None:
+    """A backup tool's utime (every ctime now) leaves no index sync trusts: sync compares
+    each file's stat with its record, and so does the quick start, at once."""
+    clone, team = synced
+    old = time.time() - 7200
+    for path in team.iterdir():
+        os.utime(path, (old, old))
+    _, quick = sync(world, clone)
+    assert not quick  # the stat moved: the full sync looks, and records
+    _, quick = sync(world, clone)
+    assert quick
+    with (team / "deploys.md").open("a") as fh:
+        fh.write("And Thursdays.\n")
+    os.utime(team / "deploys.md", (old, old))  # the old time back: size and ctime tell
+    _, quick = sync(world, clone)
+    assert not quick
+    blob = world.git("hash-object", str(team / "deploys.md")).strip()
+    assert team_files(world)["team/deploys.md"] == blob
