@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from benchmarks.context import Context, age_files
@@ -54,6 +55,9 @@ class Sides:
         """Old files, and both stat caches up to date with them (the steady state of a user)."""
         age_files(self.memory)
         age_files(self.raw_memory)
+        # utime set every ctime to now: a stat cache trusts a file only once its ctime is
+        # 2 s old (git's racy rule, gitmem's index): a user's files are, so wait for that
+        time.sleep(2.1)
         self.gitmem("sync", "-q")
         self.raw._git("update-index", "-q", "--refresh")
 
