@@ -40,8 +40,8 @@ from gitmem.syncbase import (  # re-exported: callers import them from gitmem.sy
     _strip,
     allowed_tops,
 )
+from gitmem.synccommit import LocalCommit
 from gitmem.synctransport import fetch_tracking
-from gitmem.syncwriteback import WriteBack
 from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 
-class Syncer(WriteBack):
+class Syncer(LocalCommit):
     """One run of pull, push or sync over the refs of the chosen scopes."""
 
     # -- entry point -------------------------------------------------------------------------
@@ -236,6 +236,8 @@ class Syncer(WriteBack):
             for s in scopes
         ):
             return  # nothing changed on disk, and the ref is where the disk last matched it
+        if tip and not rewrite and self._commit_edits(ref, scopes, snaps, tip):
+            return  # a few files of folders that held the tip: edited into its tree
         tip_files = self._files(ref, tip) if tip else {}
         new_files = dict(tip_files)
         changes: list[str] = []
@@ -275,31 +277,7 @@ class Syncer(WriteBack):
         tree = self._tree(ref, new_files, self._keyring(ref, ring_from))
         if tip and tree == repo.read_commit(tip)[0]:
             return
-        count = len(changes)
-        subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
-        if rewrite:
-            if rewrite.startswith("encrypt"):  # status tells until the history is cleaned
-                self._codec_for(ref).cache.migrated = tip or ""
-                self._codec_for(ref).cache.dirty = True
-            subject = f"gitmem: {rewrite} on {hostname()}" + (
-                f" ({count} changed)" if count else ""
-            )
-            self.result.report(ref).notes.append(
-                f"{ref}: re-written to {rewrite}; earlier versions stay in the remote's history "
-                "(README: Privacy explains how to remove them)"
-            )
-        listed = [c for c in changes if not self._hidden(ref, c[2:])]  # no encrypted names
-        body = "\n".join(listed[:200]) + ("\n…" if len(listed) > 200 else "")
-        commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
-        repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
-        self.result.report(ref).local_changes.extend(changes)
-        if not merged_any:
-            # the commit holds exactly what the folders hold: the write-back has nothing to
-            # do for it (no need to list and decode the tree just written)
-            for s in scopes:
-                if self.states[s.name].commit != commit:
-                    self.states[s.name].commit = commit
-                    self.dirty_state.add(s.name)
+        self._record_commit(ref, scopes, tip, tree, changes, rewrite, merged_any)
 
     def _remote_tip(self, ref: str) -> str | None:
         """What we last fetched of `ref`; None without a remote (history on this machine only)."""

@@ -23,6 +23,24 @@ GITLINK_MODE = "160000"
 _TreeNode = dict[str, "_TreeNode | tuple[str, str]"]
 
 
+class _Misfit(Exception):
+    """An edit of `edit_tree` that does not fit the tree it is applied to."""
+
+
+def _parse_tree(data: bytes, width: int) -> dict[bytes, tuple[bytes, bytes]]:
+    """{name: (mode, binary id)} of one tree object's entries."""
+    entries: dict[bytes, tuple[bytes, bytes]] = {}
+    pos, end, find = 0, len(data), data.find
+    while pos < end:
+        space = find(b" ", pos)
+        nul = find(b"\0", space)
+        if space < 0 or nul < 0:
+            raise _Misfit("a malformed tree")
+        entries[data[space + 1 : nul]] = (data[pos:space], data[nul + 1 : nul + 1 + width])
+        pos = nul + 1 + width
+    return entries
+
+
 class ObjectEncoding:
     """Git's object formats: blobs, trees and commits encoded and decoded exactly as git does.
     A store supplies how an object is written and read; the git store and the in-memory fake
@@ -151,6 +169,82 @@ class ObjectEncoding:
                 items.append((bname, value[0].encode(), bytes.fromhex(value[1])))
         items.sort(key=lambda it: it[0])  # git orders trees as if their name ended in "/"
         body = b"".join(b"%s %s\0%s" % (mode, name.rstrip(b"/"), raw) for name, mode, raw in items)
+        return self.write_object("tree", body)
+
+    def edit_tree(
+        self, tree: str, edits: Mapping[str, tuple[str, tuple[str, str] | None]]
+    ) -> str | None:
+        """`tree` with each path of `edits` changed from the blob it holds (`before`: its id,
+        "" for absent) to `after` ((mode, id), or None to remove it): {path: (before, after)}.
+
+        Only the trees on the edited paths' way are read and written, so ten changed files of
+        ten thousand cost their folders, not a listing of the whole tree; the id is the one
+        `write_tree` of the edited listing gives. None when an edit does not fit (a path
+        holds something else than `before`, a file stands where a folder is needed or the
+        reverse): the caller then lists and writes the whole tree."""
+        try:
+            return self._edit_node(tree, edits) or self.write_object("tree", b"")
+        except _Misfit:
+            return None
+
+    def tree_entry(self, tree: str, path: str) -> str | None:
+        """The id of what `path` names in `tree` (one tree read per folder on its way)."""
+        oid: str | None = tree
+        for part in path.split("/"):
+            kind, data = self._read(oid) if oid else ("", b"")
+            if kind != "tree":
+                return None
+            found = _parse_tree(data, len(oid or "") // 2).get(
+                part.encode("utf-8", "surrogateescape")
+            )
+            oid = found[1].hex() if found else None
+        return oid
+
+    def _edit_node(
+        self, tree: str | None, edits: Mapping[str, tuple[str, tuple[str, str] | None]]
+    ) -> str | None:
+        entries: dict[bytes, tuple[bytes, bytes]] = {}  # name -> (mode, binary id)
+        if tree is not None:
+            kind, data = self._read(tree)
+            if kind != "tree":
+                raise _Misfit(tree)
+            entries = _parse_tree(data, len(tree) // 2)
+        below: dict[str, dict[str, tuple[str, tuple[str, str] | None]]] = {}
+        here: list[tuple[bytes, str, tuple[str, str] | None]] = []
+        for path, (before, after) in edits.items():
+            head, sep, rest = path.partition("/")
+            if sep:
+                below.setdefault(head, {})[rest] = (before, after)
+            else:
+                here.append((head.encode("utf-8", "surrogateescape"), before, after))
+        for name, before, _ in here:  # what a path holds now must be what the caller saw
+            current = entries.get(name)
+            held = current[1].hex() if current and current[0] != TREE_MODE.encode() else ""
+            if held != before:  # (a folder there is fine while it is emptied by the edits)
+                raise _Misfit(name)
+        for name, _, after in here:  # removals first: a file may give way to a folder
+            if after is None:
+                entries.pop(name, None)
+        for head, sub in below.items():
+            name = head.encode("utf-8", "surrogateescape")
+            current = entries.get(name)
+            if current is not None and current[0] != TREE_MODE.encode():
+                raise _Misfit(name)  # a file where the edit needs a folder
+            oid = self._edit_node(current[1].hex() if current else None, sub)
+            if oid is None:
+                entries.pop(name, None)  # git keeps no empty folder
+            else:
+                entries[name] = (TREE_MODE.encode(), bytes.fromhex(oid))
+        for name, _, after in here:
+            if after is not None:
+                if entries.get(name, (b"",))[0] == TREE_MODE.encode():
+                    raise _Misfit(name)  # a folder took the name
+                entries[name] = (after[0].encode(), bytes.fromhex(after[1]))
+        if not entries:
+            return None
+        tree_mode = TREE_MODE.encode()
+        order = sorted(entries, key=lambda n: n + b"/" if entries[n][0] == tree_mode else n)
+        body = b"".join(b"%s %s\0%s" % (entries[n][0], n, entries[n][1]) for n in order)
         return self.write_object("tree", body)
 
     def _times(self, commits: list[str]) -> list[int]:

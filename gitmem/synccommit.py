@@ -1,0 +1,108 @@
+"""Step 2 of a sync: commit what changed in the folders onto the local ref.
+
+The usual push edits a few files of a folder that held the ref's tip when it was last synced:
+then the new tree is the tip's with those files edited (`edit_tree`), read and written along
+their paths only, never a listing of the whole ref (docs/performance.md, the sync path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from gitmem.gitstore import BLOB_MODE
+from gitmem.scopes import Scope, hostname
+from gitmem.syncwriteback import WriteBack
+from gitmem.treecheck import META_FILE, parse_meta
+
+if TYPE_CHECKING:
+    from gitmem.folders import Snapshot
+
+
+class LocalCommit(WriteBack):
+    """How a sync turns the folders' changes into a commit of the local ref."""
+
+    def _commit_edits(
+        self, ref: str, scopes: list[Scope], snaps: Mapping[str, Snapshot], tip: str
+    ) -> bool:
+        """Commit the folders' changes as edits of `tip`'s tree, when the folders held `tip`
+        at the last sync. False when that does not apply — a merge is needed, a file of an
+        encrypted folder changed, the tip's project identity must be adopted, an edit does not
+        fit the tree — and nothing was written: the caller commits the general way."""
+        if any(self.states[s.name].commit != tip for s in scopes):
+            return False
+        codec = self._codec_for(ref) if self._sealed(ref) else None
+        edits: dict[str, tuple[str, tuple[str, str] | None]] = {}
+        changes: list[str] = []
+        for s in scopes:
+            files, expected = snaps[s.name].files, self.expected[s.name]
+            if files == expected:
+                continue
+            if codec is not None and s.prefix in codec.wanted:
+                return False  # sealed: names and manifest are re-made by the codec
+            for rel in sorted({rel for rel, _ in files.items() ^ expected.items()}):
+                before, after = expected.get(rel), files.get(rel)
+                path = f"{s.prefix}/{rel}"
+                edits[path] = (before or "", (BLOB_MODE, after) if after else None)
+                changes.append(f"{'A' if before is None else 'D' if after is None else 'M'} {path}")
+        repo = self.repo
+        tip_tree = repo.read_commit(tip)[0]
+        meta = repo.tree_entry(tip_tree, META_FILE)
+        if (
+            not edits
+            or meta is None
+            or not parse_meta(repo.read_blob(meta)).knows(self.project.key)
+        ):
+            return False
+        tree = repo.edit_tree(tip_tree, edits)
+        if tree is None:
+            return False
+        for s in scopes:
+            self.expected[s.name] = dict(snaps[s.name].files)
+        if tree == tip_tree:
+            return True
+        commit = self._record_commit(ref, scopes, tip, tree, changes, None, merged_any=False)
+        if codec is not None:  # only plaintext folders changed: the tip's form is kept
+            codec.cache.form = [commit, *codec.wanted]
+            codec.cache.dirty = True
+        return True
+
+    def _record_commit(
+        self,
+        ref: str,
+        scopes: list[Scope],
+        tip: str | None,
+        tree: str,
+        changes: list[str],
+        rewrite: str | None,
+        merged_any: bool,
+    ) -> str:
+        """Commit `tree` on top of `tip` with a message naming `changes` (never a file of an
+        encrypted folder) and move the ref by compare-and-swap."""
+        repo = self.repo
+        count = len(changes)
+        subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
+        if rewrite:
+            if rewrite.startswith("encrypt"):  # status tells until the history is cleaned
+                self._codec_for(ref).cache.migrated = tip or ""
+                self._codec_for(ref).cache.dirty = True
+            subject = f"gitmem: {rewrite} on {hostname()}" + (
+                f" ({count} changed)" if count else ""
+            )
+            self.result.report(ref).notes.append(
+                f"{ref}: re-written to {rewrite}; earlier versions stay in the remote's history "
+                "(README: Privacy explains how to remove them)"
+            )
+        listed = [c for c in changes if not self._hidden(ref, c[2:])]  # no encrypted names
+        body = "\n".join(listed[:200]) + ("\n…" if len(listed) > 200 else "")
+        commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
+        repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
+        self.result.report(ref).local_changes.extend(changes)
+        if not merged_any:
+            # the commit holds exactly what the folders hold: the write-back has nothing to
+            # do for it (no need to list and decode the tree just written)
+            for s in scopes:
+                if self.states[s.name].commit != commit:
+                    self.states[s.name].commit = commit
+                    self.dirty_state.add(s.name)
+        return commit
