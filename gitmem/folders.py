@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.gitstore import Repository
 from gitmem.policy import MAX_BLOB_BYTES, blocking, check_file
-from gitmem.state import FileRecord, write_atomic
+from gitmem.state import STAT_MASK, FileRecord, write_atomic
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
@@ -121,7 +121,7 @@ def _orphaned_temp(name: str) -> bool:
 def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
     fresh = now - st.st_mtime_ns / 1e9 < RACY_SECONDS
     return FileRecord(
-        oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino, *_git_stat(st, now)
+        oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino & STAT_MASK, *_git_stat(st, now)
     )
 
 
@@ -132,7 +132,14 @@ def _git_stat(st: os.stat_result, now: float) -> tuple[int, int, int, int]:
     seconds older than the record, so any later write (the kernel sets ctime to now; no tool
     can set it back) lands in another second and git sees it."""
     fresh = now - st.st_ctime_ns / 1e9 < RACY_SECONDS
-    return (0 if fresh else st.st_ctime_ns), st.st_dev, st.st_uid, st.st_gid
+    # inode, device, uid and gid as git's index keeps them (32 bits), which the records are
+    # read back from
+    return (
+        (0 if fresh else st.st_ctime_ns),
+        st.st_dev & STAT_MASK,
+        st.st_uid & STAT_MASK,
+        st.st_gid & STAT_MASK,
+    )
 
 
 # what git's stat check (gitmem/gitstore/index.py) said of a folder: recorded paths that no
@@ -176,13 +183,13 @@ def snapshot(
             and record.mtime_ns
             and record.mtime_ns == st.st_mtime_ns
             and record.size == st.st_size
-            and record.ino == st.st_ino
+            and record.ino == st.st_ino & STAT_MASK
         ):
             if (record.ctime_ns, record.dev, record.uid, record.gid) != (
                 st.st_ctime_ns,
-                st.st_dev,
-                st.st_uid,
-                st.st_gid,
+                st.st_dev & STAT_MASK,
+                st.st_uid & STAT_MASK,
+                st.st_gid & STAT_MASK,
             ):
                 # the same file (mtime, size, inode), its other stat moved (a rename, a chmod)
                 # or unknown (an older state): recorded, so git's check passes next time

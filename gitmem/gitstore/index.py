@@ -15,7 +15,6 @@ is walked in Python as before; nothing trusts an index the state does not name.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import struct
 from collections.abc import Iterable
@@ -70,6 +69,8 @@ def index_path(common_dir: Path, scope: str) -> Path:
 
 def render(entries: Iterable[Entry]) -> bytes:
     """Index file version 2 of `entries` (regular files, stage 0), sorted as git requires."""
+    import hashlib  # here: OpenSSL's load is paid by a sync that writes, not by every start
+
     rows = sorted(
         (
             (path.encode("utf-8", "surrogateescape"), oid, ctime, mtime, dev, ino, uid, gid, size)
@@ -107,6 +108,54 @@ def render(entries: Iterable[Entry]) -> bytes:
         add(pads[size_of_name % 8])
     body = b"".join(parts)
     return body + (hashlib.sha256 if width == 32 else hashlib.sha1)(body).digest()
+
+
+def read(path: Path, checksum: str) -> list[Entry] | None:
+    """The entries of the index file at `path` (as `render` wrote them; stat fields as git
+    keeps them: 32 bits, times to the nanosecond), or None when it does not end with
+    `checksum` — another write's, a crash's, or none: nothing in it is trusted then."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    width = len(checksum) // 2
+    if len(data) < _HEAD.size + width or data[-width:].hex() != checksum:
+        return None
+    signature, version, count = _HEAD.unpack_from(data)
+    if signature != b"DIRC" or version != 2:
+        return None
+    fixed = struct.Struct(f">10L{width}sH")
+    unpack, size, billion = fixed.unpack_from, fixed.size, 1_000_000_000
+    entries: list[Entry] = []
+    add = entries.append
+    pos = _HEAD.size
+    try:
+        for _ in range(count):
+            csec, cnsec, msec, mnsec, dev, ino, _mode, uid, gid, fsize, oid, flags = unpack(
+                data, pos
+            )
+            start = pos + size
+            length = flags & 0xFFF
+            if length == 0xFFF:
+                length = data.index(b"\0", start) - start
+            name = data[start : start + length].decode("utf-8", "surrogateescape")
+            add(
+                (
+                    name,
+                    oid.hex(),
+                    csec * billion + cnsec,
+                    msec * billion + mnsec,
+                    dev,
+                    ino,
+                    uid,
+                    gid,
+                    fsize,
+                )
+            )
+            pos += (size + length) // 8 * 8 + 8  # padded with 1 to 8 NULs
+    except (struct.error, ValueError):
+        return None
+    return entries
 
 
 def matches(path: Path, checksum: str | None) -> bool:

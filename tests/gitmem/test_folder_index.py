@@ -4,6 +4,7 @@ the state does not name (a crash between the two writes) is never trusted."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -277,3 +278,65 @@ def test_a_few_changed_records_are_listed_stale_not_rewritten(
     again = load_scope_state(repo.common_dir, "auto")
     assert again.stale == [] and again.index != state.index
     assert matches(index, again.index)
+
+
+def test_the_index_holds_the_records_and_the_state_file_only_what_differs(
+    repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's index is the one per-file cache: the JSON state holds the records changed since
+    the index was written (a removed one as null) and those too fresh for it, so a push of a
+    few files among many rewrites neither; what is loaded is what was saved."""
+    state = _synced(repo, folder, monkeypatch)
+    saved = json.loads((repo.common_dir / "gitmem" / "state" / "auto.json").read_bytes())
+    assert saved["records"] == {} and len(state.files) == 22  # all of them in the index
+    index = index_path(repo.common_dir, "auto")
+    before = index.read_bytes()
+    state.files["topic-03.md"] = state.files["topic-03.md"]._replace(oid="1" * 40)
+    del state.files["topic-04.md"]
+    state.files["new.md"] = state.files["topic-05.md"]._replace(ctime_ns=0)  # too fresh
+    expected = dict(state.files)
+    save_scope_state(repo.common_dir, "auto", state)
+    assert index.read_bytes() == before
+    saved = json.loads((repo.common_dir / "gitmem" / "state" / "auto.json").read_bytes())
+    assert sorted(saved["records"]) == ["new.md", "topic-03.md", "topic-04.md"]
+    assert saved["records"]["topic-04.md"] is None
+    loaded = load_scope_state(repo.common_dir, "auto")
+    assert loaded.files == expected
+    assert loaded.stale == ["new.md", "topic-03.md", "topic-04.md"]  # looked at every sync
+    # saved again unchanged: the same two files, byte for byte
+    save_scope_state(repo.common_dir, "auto", loaded)
+    assert index.read_bytes() == before
+    assert load_scope_state(repo.common_dir, "auto").files == expected
+    # the index gone (or another write's): nothing is trusted, the folder is as never synced
+    index.unlink()
+    assert load_scope_state(repo.common_dir, "auto") == ScopeState()
+
+
+def test_an_index_round_trips_every_stat_git_keeps(tmp_path: Path) -> None:
+    """What `render` writes, `read` gives back — long names, both id widths, stat values of
+    32 bits, nanoseconds — and a file with another checksum gives nothing."""
+    from gitmem.gitstore.index import read
+
+    long_name = "d/" + "x" * 5000 + ".md"
+    for width in (40, 64):
+        entries = [
+            (
+                "a.md",
+                "a" * width,
+                1_700_000_000_123_456_789,
+                1_600_000_000_000_000_001,
+                2**32 - 1,
+                7,
+                0,
+                1,
+                0,
+            ),
+            (long_name, "b" * width, 10**9, 2 * 10**9, 1, 2**31, 1000, 1000, 4 * 1024 * 1024),
+            ("é/ü.md", "c" * width, 5, 6, 7, 8, 9, 10, 11),
+        ]
+        data = render(entries)
+        path = tmp_path / f"index-{width}"
+        path.write_bytes(data)
+        checksum = data[-(width // 2) :].hex()
+        assert read(path, checksum) == sorted(entries, key=lambda e: e[0].encode())
+        assert read(path, "0" * len(checksum)) is None
