@@ -406,7 +406,9 @@ def check_entries(
     if total > MAX_TOTAL_BYTES:
         findings.append(_found(ref, "GM105", f"{total} bytes in all (limit {MAX_TOTAL_BYTES})"))
     findings.extend(_check_links(entries, read))
-    return sorted(set(findings))
+    # the order `Finding`'s fields give, compared as tuples in C: ten thousand findings (an
+    # orphan warning per topic file) sorted with the records' Python `__lt__` took ~0.1 s
+    return sorted(set(findings), key=lambda f: (f.path, f.line, f.code, f.message))
 
 
 def unsealed(

@@ -117,8 +117,10 @@ def check_tree(
                 "written — inspect it with git log, then run gitmem sync again once repaired",
             )
         raise UntrustedTreeError(f"{ref}: {first}{more}", REFUSED_HINT)
-    meta = repo.list_tree(commit)[META_FILE]
+    meta = repo.tree_entry(repo.read_commit(commit)[0], META_FILE)
     try:
-        return parse_meta(repo.read_blob(meta.oid)), findings
-    except MetaError as exc:  # checked above; kept for a tree that changed under us
+        if meta is None:  # checked above; kept for a tree that changed under us
+            raise MetaError(f"no {META_FILE}: not a gitmem ref")
+        return parse_meta(repo.read_blob(meta)), findings
+    except MetaError as exc:
         raise UntrustedTreeError(f"{ref}: {exc}", REFUSED_HINT) from None
