@@ -364,10 +364,13 @@ def check_entries(
     ref: str,
     read: Callable[[str], bytes],
     known: frozenset[str] = frozenset(),
+    named: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Every finding of one tree. `all_paths`: each path with folders and repeats, as git
     lists them (a mapping folds the repeats a hostile tree can hold). `known`: blob ids whose
-    content needs no second look (already in local history, or unchanged since a base)."""
+    content needs no second look (already in local history, or unchanged since a base).
+    `named`: paths of a tree checked before, whose names need no second look (the name rules
+    depend on the path alone); everything else about them is checked again."""
     findings: list[Finding] = []
     tops = tops_for(ref)
     if len(entries) > MAX_FILES:
@@ -387,9 +390,9 @@ def check_entries(
             continue
         if _encrypted_name(path, encrypted):
             continue  # ciphertext: a hex name and bytes no one reads as text
-        named = check_name(path)
-        if named:
-            findings.extend(named)
+        bad_name = check_name(path) if path not in named else None
+        if bad_name:
+            findings.extend(bad_name)
             continue
         if path.split("/", 1)[0] not in tops:
             continue  # reported once by the layout check

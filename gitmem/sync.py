@@ -449,8 +449,11 @@ class Syncer(LocalCommit):
             self.checked.add(commit)  # already part of our history: checked when it arrived
             return
         try:
-            known = frozenset(blobs(self.repo.list_tree(local)).values()) if local else frozenset()
-            meta, findings = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", known)
+            ours = blobs(self.repo.list_tree(local)) if local else {}
+            where = f"{self.project.remote}/{ref}"
+            meta, findings = check_tree(
+                self.repo, commit, where, frozenset(ours.values()), frozenset(ours)
+            )
             if not meta.knows(self.project.key) and not self.opts.force_key:
                 raise UntrustedTreeError(*self._other_project(ref, meta))
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):

@@ -369,7 +369,9 @@ class ObjectStore(GitDir, ObjectEncoding):
 
     def list_tree(self, treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
         """Every non-tree entry under `treeish`, recursively, keyed by its path (bytes-safe)."""
-        cached = self._trees.get((treeish, sizes))
+        cached = self._trees.get((treeish, sizes)) or (
+            None if sizes else self._trees.get((treeish, True))  # sizes too: the same entries
+        )
         if cached is not None:
             return dict(cached)
         args = ["ls-tree", "-r", "-z", "--full-tree"] + (["-l"] if sizes else []) + [treeish]
