@@ -221,6 +221,14 @@ class PersonalCodec:
         self._decoded[commit] = done
         return done
 
+    def scope_key(self, tree: str) -> ScopeKey | None:
+        """The key a tree of the personal ref is sealed with; None: none, or not granted here."""
+        oid = self.repo.tree_entry(tree, SCOPE_KEY_FILE)
+        try:
+            return self._unlock(oid) if oid else None
+        except (GitmemError, ValueError):
+            return None
+
     def _unlock(self, oid: str) -> ScopeKey:
         key = self._keys.get(oid)
         if key is None:

@@ -17,6 +17,7 @@ from gitmem.treecheck import META_FILE, parse_meta
 
 if TYPE_CHECKING:
     from gitmem.folders import Snapshot
+    from gitmem.privacy import PersonalCodec
 
 
 class LocalCommit(WriteBack):
@@ -34,19 +35,26 @@ class LocalCommit(WriteBack):
         codec = self._codec_for(ref) if self._sealed(ref) else None
         edits: dict[str, tuple[str, tuple[str, str] | None]] = {}
         changes: list[str] = []
+        repo = self.repo
+        tip_tree = repo.read_commit(tip)[0]
         for s in scopes:
             files, expected = snaps[s.name].files, self.expected[s.name]
             if files == expected:
                 continue
-            if codec is not None and s.prefix in codec.wanted:
-                return False  # sealed: names and manifest are re-made by the codec
+            moved: dict[str, tuple[str, str | None]] = {}
             for rel in sorted({rel for rel, _ in files.items() ^ expected.items()}):
                 before, after = expected.get(rel), files.get(rel)
                 path = f"{s.prefix}/{rel}"
-                edits[path] = (before or "", (BLOB_MODE, after) if after else None)
+                moved[rel] = (before or "", after)
                 changes.append(f"{'A' if before is None else 'D' if after is None else 'M'} {path}")
-        repo = self.repo
-        tip_tree = repo.read_commit(tip)[0]
+            if codec is not None and s.prefix in codec.wanted:
+                sealed = self._sealed_edits(codec, tip_tree, s.prefix, moved)
+                if sealed is None:
+                    return False
+                edits.update(sealed)
+                continue
+            for rel, (before, after) in moved.items():
+                edits[f"{s.prefix}/{rel}"] = (before, (BLOB_MODE, after) if after else None)
         meta = repo.tree_entry(tip_tree, META_FILE)
         if (
             not edits
@@ -66,6 +74,59 @@ class LocalCommit(WriteBack):
             codec.cache.form = [commit, *codec.wanted]
             codec.cache.dirty = True
         return True
+
+    def _sealed_edits(
+        self,
+        codec: PersonalCodec,
+        tip_tree: str,
+        prefix: str,
+        moved: Mapping[str, tuple[str, str | None]],
+    ) -> dict[str, tuple[str, tuple[str, str] | None]] | None:
+        """The edits of an encrypted folder of `tip_tree` for its files `moved` ({rel: (plaintext
+        id before or "", after or None)}): each file sealed under its hidden name, the
+        manifest re-sealed with the new list — what `encode` of the whole folder holds, made
+        for these files only. None when it cannot be (no key here, a manifest that does not
+        open, a file the tip does not hold as expected, the folder's last file removed)."""
+        from gitmem.crypto import MANIFEST, open_json, seal_json
+
+        key = codec.scope_key(tip_tree)
+        repo = self.repo
+        folder = repo.folder_entries(tip_tree, prefix)
+        manifest_path = f"{prefix}/{MANIFEST}"
+        manifest = folder.get(MANIFEST)
+        if key is None or manifest is None:
+            return None
+        try:
+            listed = open_json(key, manifest_path, repo.read_blob(manifest))["files"]
+        except (ValueError, KeyError, TypeError):
+            return None
+        if not isinstance(listed, dict):
+            return None
+        edits: dict[str, tuple[str, tuple[str, str] | None]] = {}
+        for rel, (before, after) in moved.items():
+            path = f"{prefix}/{rel}"
+            name = key.name(path)
+            held = folder.get(name, "")
+            if bool(before) != bool(held) or (path in listed) != bool(before):
+                return None
+            if before:  # the tip holds these bytes there: its ciphertext opens to them
+                try:
+                    if repo.write_blob(key.open(path, repo.read_blob(held))) != before:
+                        return None
+                except ValueError:
+                    return None
+            if after is None:
+                del listed[path]
+                edits[f"{prefix}/{name}"] = (held, None)
+            else:
+                listed[path] = name
+                cipher = repo.write_blob(key.seal(path, repo.read_blob(after)))
+                edits[f"{prefix}/{name}"] = (held, (BLOB_MODE, cipher))
+        if not listed:
+            return None  # an empty encrypted folder has no manifest: encode drops it
+        sealed = repo.write_blob(seal_json(key, manifest_path, {"files": listed, "v": 1}))
+        edits[manifest_path] = (manifest, (BLOB_MODE, sealed))
+        return edits
 
     def _record_commit(
         self,

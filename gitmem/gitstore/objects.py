@@ -200,6 +200,17 @@ class ObjectEncoding:
             oid = found[1].hex() if found else None
         return oid
 
+    def folder_entries(self, tree: str, path: str) -> dict[str, str]:
+        """{name: id} of the entries of folder `path` in `tree` ({} when there is none)."""
+        oid = self.tree_entry(tree, path)
+        kind, data = self._read(oid) if oid else ("", b"")
+        if kind != "tree" or not oid:
+            return {}
+        return {
+            name.decode("utf-8", "surrogateescape"): raw.hex()
+            for name, (_, raw) in _parse_tree(data, len(oid) // 2).items()
+        }
+
     def _edit_node(
         self, tree: str | None, edits: Mapping[str, tuple[str, tuple[str, str] | None]]
     ) -> str | None:
