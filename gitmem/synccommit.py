@@ -30,7 +30,7 @@ class LocalCommit(WriteBack):
         at the last sync. False when that does not apply — a merge is needed, a file of an
         encrypted folder changed, the tip's project identity must be adopted, an edit does not
         fit the tree — and nothing was written: the caller commits the general way."""
-        if any(self.states[s.name].commit != tip for s in scopes):
+        if any(self._synced_commit(s) != tip for s in scopes):
             return False
         codec = self._codec_for(ref) if self._sealed(ref) else None
         edits: dict[str, tuple[str, tuple[str, str] | None]] = {}
@@ -42,7 +42,9 @@ class LocalCommit(WriteBack):
             if files == expected:
                 continue
             moved: dict[str, tuple[str, str | None]] = {}
-            for rel in sorted({rel for rel, _ in files.items() ^ expected.items()}):
+            # loops rather than sets of (path, id) pairs: 50,000 of them cost megabytes
+            gone = [rel for rel in expected if rel not in files]
+            for rel in sorted([r for r, oid in files.items() if expected.get(r) != oid] + gone):
                 before, after = expected.get(rel), files.get(rel)
                 path = f"{s.prefix}/{rel}"
                 moved[rel] = (before or "", after)
@@ -90,11 +92,14 @@ class LocalCommit(WriteBack):
         from gitmem.crypto import MANIFEST, open_json, seal_json
 
         key = codec.scope_key(tip_tree)
+        if key is None:
+            return None
         repo = self.repo
-        folder = repo.folder_entries(tip_tree, prefix)
+        names = {rel: key.name(f"{prefix}/{rel}") for rel in moved}
+        folder = repo.folder_entries(tip_tree, prefix, [MANIFEST, *names.values()])
         manifest_path = f"{prefix}/{MANIFEST}"
         manifest = folder.get(MANIFEST)
-        if key is None or manifest is None:
+        if manifest is None:
             return None
         try:
             listed = open_json(key, manifest_path, repo.read_blob(manifest))["files"]
@@ -104,8 +109,7 @@ class LocalCommit(WriteBack):
             return None
         edits: dict[str, tuple[str, tuple[str, str] | None]] = {}
         for rel, (before, after) in moved.items():
-            path = f"{prefix}/{rel}"
-            name = key.name(path)
+            path, name = f"{prefix}/{rel}", names[rel]
             held = folder.get(name, "")
             if bool(before) != bool(held) or (path in listed) != bool(before):
                 return None

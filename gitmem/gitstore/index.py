@@ -19,11 +19,13 @@ import os
 import struct
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from gitmem.gitstore.process import Running
 
 # (path, blob id, ctime_ns, mtime_ns, dev, ino, uid, gid, size)
 Entry = tuple[str, str, int, int, int, int, int, int, int]
+R = TypeVar("R", bound=tuple[Any, ...])  # a record type made from an entry (see `read`)
 
 REG_MODE = 0o100644
 _M32 = 0xFFFFFFFF
@@ -110,10 +112,12 @@ def render(entries: Iterable[Entry]) -> bytes:
     return body + (hashlib.sha256 if width == 32 else hashlib.sha1)(body).digest()
 
 
-def read(path: Path, checksum: str) -> list[Entry] | None:
-    """The entries of the index file at `path` (as `render` wrote them; stat fields as git
-    keeps them: 32 bits, times to the nanosecond), or None when it does not end with
-    `checksum` — another write's, a crash's, or none: nothing in it is trusted then."""
+def read(path: Path, checksum: str, record: type[R]) -> dict[str, R] | None:
+    """{path: record} of the index file at `path`, each entry made into a `record` — a tuple
+    type of (blob id, size, mtime_ns, ino, ctime_ns, dev, uid, gid), the stat as git keeps
+    it (32 bits; times to the nanosecond) — or None when the file does not end with
+    `checksum`: another write's, a crash's, or none; nothing in it is trusted then. One pass,
+    no list of every entry beside the records (memory at 50,000 files)."""
     try:
         data = path.read_bytes()
     except OSError:
@@ -125,9 +129,8 @@ def read(path: Path, checksum: str) -> list[Entry] | None:
     if signature != b"DIRC" or version != 2:
         return None
     fixed = struct.Struct(f">10L{width}sH")
-    unpack, size, billion = fixed.unpack_from, fixed.size, 1_000_000_000
-    entries: list[Entry] = []
-    add = entries.append
+    unpack, size, billion, make = fixed.unpack_from, fixed.size, 1_000_000_000, tuple.__new__
+    records: dict[str, R] = {}
     pos = _HEAD.size
     try:
         for _ in range(count):
@@ -139,23 +142,21 @@ def read(path: Path, checksum: str) -> list[Entry] | None:
             if length == 0xFFF:
                 length = data.index(b"\0", start) - start
             name = data[start : start + length].decode("utf-8", "surrogateescape")
-            add(
-                (
-                    name,
-                    oid.hex(),
-                    csec * billion + cnsec,
-                    msec * billion + mnsec,
-                    dev,
-                    ino,
-                    uid,
-                    gid,
-                    fsize,
-                )
+            stat = (
+                oid.hex(),
+                fsize,
+                msec * billion + mnsec,
+                ino,
+                csec * billion + cnsec,
+                dev,
+                uid,
+                gid,
             )
+            records[name] = make(record, stat)
             pos += (size + length) // 8 * 8 + 8  # padded with 1 to 8 NULs
     except (struct.error, ValueError):
         return None
-    return entries
+    return records
 
 
 def matches(path: Path, checksum: str | None) -> bool:

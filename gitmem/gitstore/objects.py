@@ -8,7 +8,7 @@ import contextlib
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape
@@ -27,18 +27,27 @@ class _Misfit(Exception):
     """An edit of `edit_tree` that does not fit the tree it is applied to."""
 
 
-def _parse_tree(data: bytes, width: int) -> dict[bytes, tuple[bytes, bytes]]:
-    """{name: (mode, binary id)} of one tree object's entries."""
-    entries: dict[bytes, tuple[bytes, bytes]] = {}
+def _scan(data: bytes, width: int) -> Iterator[tuple[bytes, bytes, int, int]]:
+    """(name, mode, start, end) of each entry of one tree object, in its order."""
     pos, end, find = 0, len(data), data.find
     while pos < end:
         space = find(b" ", pos)
         nul = find(b"\0", space)
         if space < 0 or nul < 0:
             raise _Misfit("a malformed tree")
-        entries[data[space + 1 : nul]] = (data[pos:space], data[nul + 1 : nul + 1 + width])
-        pos = nul + 1 + width
-    return entries
+        stop = nul + 1 + width
+        yield data[space + 1 : nul], data[pos:space], pos, stop
+        pos = stop
+
+
+def _find(data: bytes, width: int, names: set[bytes]) -> dict[bytes, tuple[bytes, bytes]]:
+    """{name: (mode, binary id)} of the entries of one tree object named in `names` (the
+    rest is skipped, not kept: a folder of 50,000 files costs no dict of them)."""
+    return {
+        name: (mode, data[stop - width : stop])
+        for name, mode, _, stop in _scan(data, width)
+        if name in names
+    }
 
 
 class ObjectEncoding:
@@ -194,32 +203,32 @@ class ObjectEncoding:
             kind, data = self._read(oid) if oid else ("", b"")
             if kind != "tree":
                 return None
-            found = _parse_tree(data, len(oid or "") // 2).get(
-                part.encode("utf-8", "surrogateescape")
-            )
+            name = part.encode("utf-8", "surrogateescape")
+            found = _find(data, len(oid or "") // 2, {name}).get(name)
             oid = found[1].hex() if found else None
         return oid
 
-    def folder_entries(self, tree: str, path: str) -> dict[str, str]:
-        """{name: id} of the entries of folder `path` in `tree` ({} when there is none)."""
+    def folder_entries(self, tree: str, path: str, names: Iterable[str]) -> dict[str, str]:
+        """{name: id} of the entries `names` of folder `path` in `tree` that are there."""
         oid = self.tree_entry(tree, path)
         kind, data = self._read(oid) if oid else ("", b"")
         if kind != "tree" or not oid:
             return {}
+        wanted = {n.encode("utf-8", "surrogateescape") for n in names}
         return {
             name.decode("utf-8", "surrogateescape"): raw.hex()
-            for name, (_, raw) in _parse_tree(data, len(oid) // 2).items()
+            for name, (_, raw) in _find(data, len(oid) // 2, wanted).items()
         }
 
     def _edit_node(
         self, tree: str | None, edits: Mapping[str, tuple[str, tuple[str, str] | None]]
     ) -> str | None:
-        entries: dict[bytes, tuple[bytes, bytes]] = {}  # name -> (mode, binary id)
+        data, width = b"", 20
         if tree is not None:
             kind, data = self._read(tree)
             if kind != "tree":
                 raise _Misfit(tree)
-            entries = _parse_tree(data, len(tree) // 2)
+            width = len(tree) // 2
         below: dict[str, dict[str, tuple[str, tuple[str, str] | None]]] = {}
         here: list[tuple[bytes, str, tuple[str, str] | None]] = []
         for path, (before, after) in edits.items():
@@ -228,9 +237,14 @@ class ObjectEncoding:
                 below.setdefault(head, {})[rest] = (before, after)
             else:
                 here.append((head.encode("utf-8", "surrogateescape"), before, after))
+        touched = {n for n, _, _ in here} | {h.encode("utf-8", "surrogateescape") for h in below}
+        # the touched names only, as they are and then as they will be; every other entry is
+        # copied through as the bytes it is (a folder of 50,000 files is one pass, no dict)
+        entries = _find(data, width, touched)
+        tree_mode = TREE_MODE.encode()
         for name, before, _ in here:  # what a path holds now must be what the caller saw
             current = entries.get(name)
-            held = current[1].hex() if current and current[0] != TREE_MODE.encode() else ""
+            held = current[1].hex() if current and current[0] != tree_mode else ""
             if held != before:  # (a folder there is fine while it is emptied by the edits)
                 raise _Misfit(name)
         for name, _, after in here:  # removals first: a file may give way to a folder
@@ -239,24 +253,40 @@ class ObjectEncoding:
         for head, sub in below.items():
             name = head.encode("utf-8", "surrogateescape")
             current = entries.get(name)
-            if current is not None and current[0] != TREE_MODE.encode():
+            if current is not None and current[0] != tree_mode:
                 raise _Misfit(name)  # a file where the edit needs a folder
             oid = self._edit_node(current[1].hex() if current else None, sub)
             if oid is None:
                 entries.pop(name, None)  # git keeps no empty folder
             else:
-                entries[name] = (TREE_MODE.encode(), bytes.fromhex(oid))
+                entries[name] = (tree_mode, bytes.fromhex(oid))
         for name, _, after in here:
             if after is not None:
-                if entries.get(name, (b"",))[0] == TREE_MODE.encode():
+                if entries.get(name, (b"",))[0] == tree_mode:
                     raise _Misfit(name)  # a folder took the name
                 entries[name] = (after[0].encode(), bytes.fromhex(after[1]))
-        if not entries:
+        # git orders a tree's entries by name, a folder's as if it ended in "/"
+        new = sorted(
+            (n + b"/" if m == tree_mode else n, b"%s %s\0%s" % (m, n, raw))
+            for n, (m, raw) in entries.items()
+        )
+        parts: list[bytes] = []
+        kept, at, run = 0, 0, 0  # entries kept, next new entry, start of the bytes kept as is
+        for name, mode, start, stop in _scan(data, width):
+            if name in touched:  # its new form (if any) is among `new`
+                parts.append(data[run:start])
+                run = stop
+                continue
+            key = name + b"/" if mode == tree_mode else name
+            while at < len(new) and new[at][0] < key:
+                parts += (data[run:start], new[at][1])
+                run, at = start, at + 1
+            kept += 1
+        parts.append(data[run:])
+        parts.extend(entry for _, entry in new[at:])
+        if not kept and not new:
             return None
-        tree_mode = TREE_MODE.encode()
-        order = sorted(entries, key=lambda n: n + b"/" if entries[n][0] == tree_mode else n)
-        body = b"".join(b"%s %s\0%s" % (entries[n][0], n, entries[n][1]) for n in order)
-        return self.write_object("tree", body)
+        return self.write_object("tree", b"".join(parts))
 
     def _times(self, commits: list[str]) -> list[int]:
         """Committer times of `commits` (read from the objects: no process when loose)."""
