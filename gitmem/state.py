@@ -46,6 +46,7 @@ class FileRecord(NamedTuple):
             st.st_size == self.size
             and st.st_mtime_ns == self.mtime_ns
             and st.st_ino & STAT_MASK == self.ino
+            and (not self.ctime_ns or st.st_ctime_ns == self.ctime_ns)  # see folders.snapshot
         )
 
 
@@ -92,17 +93,13 @@ def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
         if raw.get("index"):
             from gitmem.gitstore.index import index_path, read
 
-            entries = read(index_path(common_dir, scope), raw["index"])
-            if entries is None:
+            found = read(index_path(common_dir, scope), raw["index"], FileRecord)
+            if found is None:
                 # the records are in an index this state does not name (a crash between the
                 # two writes, a deleted index): as if never synced here — which files on disk
                 # are versions the ref held is found from its history, nothing is lost
                 return ScopeState()
-            make = tuple.__new__
-            indexed = {
-                e[0]: make(FileRecord, (e[1], e[8], e[3], e[5], e[2], e[4], e[6], e[7]))
-                for e in entries
-            }
+            indexed = found
         files = dict(indexed)
         make, full = tuple.__new__, len(FileRecord._fields)
         for p, rec in raw["records"].items():
@@ -114,6 +111,34 @@ def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
         return ScopeState(raw["path"], files, raw.get("commit"), raw.get("index"), stale, indexed)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return ScopeState()  # no state, or unreadable: treat every file as new (merged, not lost)
+
+
+class ScopeHead(NamedTuple):
+    """What a sync needs of a scope's state before its records: enough to see, with git's
+    check of the folder, that nothing changed — then the records are never loaded."""
+
+    path: str
+    commit: str | None
+    checksum: str  # of the index that holds the records
+    # the records that differ from the index (None: removed), as the state file holds them
+    apart: dict[str, FileRecord | None]
+
+
+def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
+    """The head of a state whose records are in the index it names (None: no such state)."""
+    from gitmem.gitstore.index import index_path, matches
+
+    try:
+        raw = json.loads((state_dir(common_dir) / "state" / f"{scope}.json").read_text("utf-8"))
+        if raw.get("version") != STATE_VERSION or not raw.get("index"):
+            return None
+        apart = {
+            str(p): None if rec is None else FileRecord(*rec) for p, rec in raw["records"].items()
+        }
+        head = ScopeHead(str(raw["path"]), raw.get("commit"), str(raw["index"]), apart)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return head if matches(index_path(common_dir, scope), head.checksum) else None
 
 
 def _load_v1(raw: dict[str, Any]) -> ScopeState:
@@ -164,7 +189,7 @@ def _save_index(common_dir: Path, scope: str, state: ScopeState) -> dict[str, Fi
         rest: dict[str, FileRecord | None] = {
             p: r for p, r in state.files.items() if indexed.get(p) is not r
         }
-        rest.update(dict.fromkeys(indexed.keys() - state.files.keys()))
+        rest.update(dict.fromkeys(p for p in indexed if p not in state.files))
         if len(rest) <= max(STALE_MAX, len(state.files) // 20):
             state.stale = sorted(rest)
             return rest

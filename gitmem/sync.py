@@ -25,10 +25,15 @@ from gitmem.errors import (
     UsageError,
 )
 from gitmem.excludes import exclude_memory_folders
-from gitmem.folders import Snapshot, snapshot, walk
+from gitmem.folders import Snapshot, snapshot, unchanged_folder, walk
 from gitmem.policy import must_be_signed, signature_findings
 from gitmem.scopes import Project, Scope, hostname
-from gitmem.state import ScopeState, load_scope_state, repository_lock
+from gitmem.state import (
+    ScopeState,
+    load_scope_state,
+    read_scope_head,
+    repository_lock,
+)
 from gitmem.syncbase import (  # re-exported: callers import them from gitmem.sync
     DEFAULT_TIMEOUT,
     MAX_EDIT_ROUNDS,
@@ -92,6 +97,10 @@ class Syncer(LocalCommit):
                     f"removed a stale lock left by an interrupted git: {lock}"
                 )
             for s in self.scopes:
+                head = read_scope_head(self.repo.common_dir, s.name)
+                if head is not None and head.path == str(s.path):
+                    self.heads[s.name] = head  # the records: when first needed (_Loaded)
+                    continue
                 state = load_scope_state(self.repo.common_dir, s.name)
                 if state.path != str(s.path):
                     # no state for this folder (first sync here, or it moved): which of its
@@ -201,13 +210,14 @@ class Syncer(LocalCommit):
     def _start_check(self, s: Scope) -> FolderCheck | None:
         """git's stat check of the folder against the index the state names; None when there
         is none to trust (first sync, a crash between index and state, unsaved records)."""
-        state = self.states[s.name]
-        if not state.index or s.name in self.dirty_state:
+        loaded = s.name in self.states or s.name not in self.heads
+        checksum = self.states[s.name].index if loaded else self.heads[s.name].checksum
+        if not checksum or s.name in self.dirty_state:
             return None
         from gitmem.gitstore.index import FolderCheck, index_path, matches
 
         index = index_path(self.repo.common_dir, s.name)
-        if not matches(index, state.index) or not s.path.is_dir():
+        if not matches(index, checksum) or not s.path.is_dir():
             return None
         try:
             return FolderCheck(self.repo.git_dir, s.path, index, s.path, s.exclude)
@@ -232,10 +242,15 @@ class Syncer(LocalCommit):
                 self.expected[s.name] = self._base_from_history(ref, s, snaps[s.name].files)
         rewrite = self._codec_for(ref).rewrite_reason(tip) if tip and self._sealed(ref) else None
         if not rewrite and all(
-            snaps[s.name].files == self.expected[s.name] and self.states[s.name].commit == tip
+            (snaps[s.name].unchanged or snaps[s.name].files == self.expected[s.name])
+            and self._synced_commit(s) == tip
             for s in scopes
         ):
             return  # nothing changed on disk, and the ref is where the disk last matched it
+        for s in scopes:
+            if snaps[s.name].unchanged:  # the rest of the commit needs the files themselves
+                snaps[s.name].files = dict(self.expected[s.name])
+                snaps[s.name].unchanged = False
         if tip and not rewrite and self._commit_edits(ref, scopes, snaps, tip):
             return  # a few files of folders that held the tip: edited into its tree
         tip_files = self._files(ref, tip) if tip else {}
@@ -316,10 +331,19 @@ class Syncer(LocalCommit):
         return base
 
     def _snapshot(self, ref: str, s: Scope, check: FolderCheck | None = None) -> Snapshot:
-        state = self.states[s.name]
         if check is None:
             check = self._start_check(s)
         checked = check.result() if check is not None else None
+        head = self.heads.get(s.name) if s.name not in self.states else None
+        if (
+            head is not None
+            and checked is not None
+            and not s.outside
+            and unchanged_folder(s.path, head.apart, checked)
+        ):
+            # the folder holds what the state says, which need not be loaded to know it
+            return Snapshot({}, {}, unchanged=True)
+        state = self.states[s.name]
         if checked is not None:  # records changed since the index was written: look at them
             checked = (checked[0] | set(state.stale), checked[1])
         extra = s.extra

@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 
 import gitmem.state
+import gitmem.sync
+import gitmem.syncbase
 from gitmem.cli import main
 from gitmem.folders import Snapshot, snapshot
 from gitmem.gitstore import Repository
 from gitmem.gitstore.index import FolderCheck, index_path, matches, render
-from gitmem.state import ScopeState, load_scope_state, save_scope_state
+from gitmem.state import FileRecord, ScopeState, load_scope_state, save_scope_state
 from tests.support.world import World
 
 HOUR = 3600.0
@@ -338,5 +340,64 @@ def test_an_index_round_trips_every_stat_git_keeps(tmp_path: Path) -> None:
         path = tmp_path / f"index-{width}"
         path.write_bytes(data)
         checksum = data[-(width // 2) :].hex()
-        assert read(path, checksum) == sorted(entries, key=lambda e: e[0].encode())
-        assert read(path, "0" * len(checksum)) is None
+        assert read(path, checksum, FileRecord) == {
+            p: FileRecord(oid, size, mtime, ino, ctime, dev, uid, gid)
+            for p, oid, ctime, mtime, dev, ino, uid, gid, size in entries
+        }
+        assert read(path, "0" * len(checksum), FileRecord) is None
+
+
+@pytest.mark.slow
+def test_a_sync_that_finds_nothing_loads_no_record_and_misses_no_edit(world: World) -> None:
+    """A no-op sync decides from git's check and the state's few records apart from the index
+    (those a push just wrote) without loading the index's records; any edit — of a file git
+    checks, of one whose record is apart (same size, mtime put back), a removal, a new file —
+    still reaches the ref."""
+    a = world.clone("a")
+    world.git("config", "gitmem.encrypt", "off", cwd=a)  # the test reads the ref's files
+    memory = world.scope_path(a)
+    for i in range(12):
+        _write(memory / f"t{i}.md", f"---\nname: t{i}\n---\nbody {i}\n")
+    _write(memory / "MEMORY.md", "# M\n")
+    assert main(["-C", str(a), "push", "-q"]) == 0
+    time.sleep(2.1)
+    assert main(["-C", str(a), "sync", "-q"]) == 0  # every record in the index now
+    _write(memory / "t1.md", "edited one\n")
+    (memory / "t2.md").unlink()
+    assert main(["-C", str(a), "push", "-q"]) == 0  # t1 and t2 now apart from the index
+    time.sleep(2.1)
+    assert main(["-C", str(a), "sync", "-q"]) == 0
+    common = a / ".git"
+    ref = "refs/gitmem/users/tester@example.com"
+    saved = json.loads((common / "gitmem" / "state" / "auto.json").read_bytes())
+    assert "t1.md" in saved["records"] and saved["records"]["t2.md"] is None
+    loaded: list[str] = []
+    real = gitmem.state.load_scope_state
+
+    def counting(common_dir: Path, scope: str) -> gitmem.state.ScopeState:
+        loaded.append(scope)
+        return real(common_dir, scope)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gitmem.sync, "load_scope_state", counting)
+        patch.setattr(gitmem.syncbase, "load_scope_state", counting)
+        tip = world.git("rev-parse", ref, cwd=a)
+        assert main(["-C", str(a), "sync", "-q"]) == 0
+        assert "auto" not in loaded and world.git("rev-parse", ref, cwd=a) == tip
+
+        def published(rel: str) -> str:
+            return world.git("show", f"{ref}:auto/{rel}", cwd=a, check=False)
+
+        edits: list[tuple[Callable[[], None], str, str]] = [
+            (lambda: _same_size_edit_or_append(memory / "t1.md", 1), "t1.md", "EDITED ONE\n"),
+            (lambda: _write(memory / "t2.md", "back\n"), "t2.md", "back\n"),
+            (lambda: _same_size_edit_or_append(memory / "t5.md", 1), "t5.md", "BODY 5"),
+            (lambda: _write(memory / "new.md", "new\n", aged=False), "new.md", "new\n"),
+        ]
+        for edit, rel, expect in edits:
+            edit()
+            assert main(["-C", str(a), "sync", "-q"]) == 0
+            assert expect in published(rel), rel
+        (memory / "t7.md").unlink()
+        assert main(["-C", str(a), "sync", "-q"]) == 0
+        assert published("t7.md") == ""
