@@ -8,11 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
-from gitmem.folders import snapshot
 from gitmem.scopes import Project, Scope
-from gitmem.state import current_mode, load_scope_state, repository_lock, write_atomic
-from gitmem.treecheck import META_FILE
-from gitmem.treemerge import as_tree_input
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass
@@ -177,6 +173,10 @@ def lost_in_pull(project: Project, ref: str, mine: str, tip: str) -> list[str]:
 
 def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
     """Without REV: what changed on disk since the last sync. With REV: REV against the ref now."""
+    from gitmem.folders import snapshot
+    from gitmem.state import load_scope_state
+    from gitmem.treemerge import as_tree_input
+
     repo = project.repo
     where = locate(project, path) if path else None
     scopes = [where.scope] if where else [s for s in project.scopes if s.pushable]
@@ -221,6 +221,8 @@ def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Sc
     REV must name a commit of a memory ref: a branch commit (HEAD, main) has no memory in it,
     and comparing it would show every memory as new.
     """
+    from gitmem.treecheck import META_FILE
+
     repo = project.repo
     found: list[tuple[Scope, str, str]] = []
     for scope in scopes:
@@ -285,6 +287,8 @@ class Restored:
 
 def restore(project: Project, path: str, at: str | None, force: bool) -> Restored:
     """Write a memory back from history: at REV, else its newest version that still had it."""
+    from gitmem.state import current_mode, load_scope_state, repository_lock, write_atomic
+
     repo = project.repo
     where = locate(project, path)
     if not where.rel:
@@ -336,6 +340,8 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
 def _relink(project: Project, where: RefPath, commit: str) -> bool:
     """A restored topic file gets its index line back (from the index of the same commit)
     when the index on disk lacks it: Claude Code only finds memories the index links."""
+    from gitmem.state import current_mode, write_atomic
+
     folder, _, name = where.rel.rpartition("/")
     if (
         where.rel in where.scope.extra
@@ -375,6 +381,7 @@ def _stored_path(project: Project, where: RefPath, tip: str | None) -> list[str]
 
 def _plain_tree(project: Project, commit: str) -> str:
     from gitmem.privacy import personal_codec
+    from gitmem.treemerge import as_tree_input
 
     files = personal_codec(project.repo, project.user_ref).decode(commit).files
     return project.repo.write_tree(as_tree_input(files))

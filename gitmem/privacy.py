@@ -200,7 +200,7 @@ class PersonalCodec:
             done = Decoded(files, None)
             self._decoded[commit] = done
             return done
-        key = self._unlock(keyfiles[SCOPE_KEY_FILE])
+        key = self.unlock(keyfiles[SCOPE_KEY_FILE])
         recipients: list[str] = []
         if RECIPIENTS_FILE in keyfiles:
             try:
@@ -225,11 +225,11 @@ class PersonalCodec:
         """The key a tree of the personal ref is sealed with; None: none, or not granted here."""
         oid = self.repo.tree_entry(tree, SCOPE_KEY_FILE)
         try:
-            return self._unlock(oid) if oid else None
+            return self.unlock(oid) if oid else None
         except (GitmemError, ValueError):
             return None
 
-    def _unlock(self, oid: str) -> ScopeKey:
+    def unlock(self, oid: str) -> ScopeKey:
         key = self._keys.get(oid)
         if key is None:
             key = unlock_scope_key(self.repo.read_blob(oid), self.machine())
@@ -358,7 +358,7 @@ class PersonalCodec:
             if blob is None:
                 continue
             try:
-                key = self._unlock(blob)
+                key = self.unlock(blob)
             except NoAccess:
                 continue  # a key this machine cannot open cannot vouch for anything here
             signed = self.repo.resolve(f"{commit}:{ENDORSEMENT_FILE}")
@@ -451,7 +451,7 @@ class PersonalCodec:
                 if blob is None:
                     continue
                 try:
-                    names.append(f"{top}/{self._unlock(blob).name(path)}")
+                    names.append(f"{top}/{self.unlock(blob).name(path)}")
                 except NoAccess:
                     continue
         names.append(path)

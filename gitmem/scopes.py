@@ -32,6 +32,10 @@ LOCAL_FILE = "CLAUDE.local.md"
 # Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
 # folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
 LOCAL_FILE_REL = ".root/" + LOCAL_FILE
+AGENTS_FOLDER = ".claude/agent-memory"
+# what open_project asks the branch's index about: pass to Repository(..., tracked=) so that
+# git answers while the repository is being found
+TRACKED_BY_BRANCH = (AGENTS_FOLDER, LOCAL_FILE)
 
 
 @dataclass(frozen=True)
@@ -219,7 +223,7 @@ def open_project(
             else "",
         ),
     ]
-    tracked = not repo.is_bare and repo.is_tracked(".claude/agent-memory")
+    tracked = not repo.is_bare and repo.is_tracked(AGENTS_FOLDER)
     agents_note = (
         "bare repository: no working tree"
         if repo.is_bare

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gitmem.folders import Progress
 from gitmem.gitstore import Repository
@@ -64,6 +64,9 @@ class SyncOptions:
     progress: Progress | None = None  # long work on a terminal: (what, files so far)
     notice: Callable[[str], object] | None = None  # a line for a human when something is slow
     no_verify: bool = False  # publish even what the secret scan flags
+    # called with the syncer inside the lock when a run ends without an error (what it left
+    # behind is then exactly what it synced: a quick start's record, gitmem/quickstart.py)
+    settled: Callable[[Any], object] | None = None
 
 
 def allowed_tops(ref: str) -> frozenset[str]:

@@ -177,10 +177,10 @@ def directory(args: argparse.Namespace) -> str:
 def open_project_from(args: argparse.Namespace, remote: str | None = None) -> Project:
     """The project of `-C` (or the current folder), for the remote the command names."""
     from gitmem.gitstore import Repository
-    from gitmem.scopes import open_project
+    from gitmem.scopes import TRACKED_BY_BRANCH, open_project
 
     return open_project(
-        Repository(directory(args)),
+        Repository(directory(args), tracked=TRACKED_BY_BRANCH),
         remote=remote if remote is not None else getattr(args, "remote", None),
         memory_dir=getattr(args, "memory_dir", None),
     )

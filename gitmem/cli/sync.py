@@ -82,7 +82,18 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet and sys.stderr.isatty():  # progress on a terminal, silence in hooks and CI
         options.progress = _show_progress
         options.notice = _show_notice
-    result = run_sync(project, options)
+    if args.mode == "sync":  # what the next `gitmem sync` replays when nothing changes
+        from gitmem.syncstart import forget_after_failure, record, spent
+
+        options.settled = record
+        options.timeout = max(1.0, options.timeout - spent())
+        try:
+            result = run_sync(project, options)
+        except BaseException:
+            forget_after_failure(project.repo.common_dir)
+            raise
+    else:
+        result = run_sync(project, options)
     if options.progress:
         sys.stderr.write("\r\033[K")
     if not args.quiet:
