@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
 from gitmem.folders import snapshot
-from gitmem.scopes import Project, Scope
+from gitmem.scopes import Project, Scope, shown, shown_diff
 from gitmem.state import current_mode, load_scope_state, repository_lock, write_atomic
 from gitmem.treecheck import META_FILE
 from gitmem.treemerge import as_tree_input
@@ -94,7 +94,7 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
         rows = _path_log(project, where, _stored_path(project, where, rev), limit)
         if not rows:
             raise UsageError(
-                f"{where.in_ref} has no history on {where.scope.ref}",
+                f"{shown(where.in_ref)} has no history on {where.scope.ref}",
                 "gitmem log lists what exists; a new memory appears there after gitmem sync",
             )
         if where.scope.ref == project.user_ref:
@@ -186,7 +186,7 @@ def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
             if scope.ref == project.user_ref:  # encrypted names and blobs: diff the plaintext
                 old, tip = _plain_tree(project, old), _plain_tree(project, tip)
             chunks.append(repo.diff(old, tip, [where.in_ref if where else scope.prefix]))
-        return "".join(chunks)
+        return shown_diff("".join(chunks))
     for scope in scopes:
         state = load_scope_state(repo.common_dir, scope.name)
         known = state.files if state.path == str(scope.path) else {}
@@ -201,7 +201,7 @@ def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
         old_tree = repo.write_tree(as_tree_input(expected)) if expected else _empty_tree(project)
         new_tree = repo.write_tree(as_tree_input(now)) if now else _empty_tree(project)
         chunks.append(repo.diff(old_tree, new_tree))
-    return "".join(chunks)
+    return shown_diff("".join(chunks))
 
 
 def _empty_tree(project: Project) -> str:
@@ -310,7 +310,8 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
                 break
     if blob is None or commit is None:
         raise UsageError(
-            f"{where.in_ref} has no version in the history of {ref}" + (f" at {at}" if at else ""),
+            f"{shown(where.in_ref)} has no version in the history of {ref}"
+            + (f" at {at}" if at else ""),
             "see gitmem log for what exists",
         )
     target = where.scope.file(where.rel)

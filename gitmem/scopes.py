@@ -32,6 +32,23 @@ LOCAL_FILE = "CLAUDE.local.md"
 # Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
 # folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
 LOCAL_FILE_REL = ".root/" + LOCAL_FILE
+STORED_LOCAL_FILE = "local/" + LOCAL_FILE_REL
+
+
+def shown(text: str) -> str:
+    """A line of gitmem's output with memory files named as the user knows them: the ref keeps
+    <root>/CLAUDE.local.md as local/.root/CLAUDE.local.md, the user sees CLAUDE.local.md."""
+    return text.replace(STORED_LOCAL_FILE, LOCAL_FILE)
+
+
+def shown_diff(text: str) -> str:
+    """A git diff with the header lines (never the content) naming files as `shown` does."""
+    if STORED_LOCAL_FILE not in text:
+        return text
+    heads = ("diff --git ", "--- ", "+++ ", "rename from ", "rename to ", "copy from ", "copy to ")
+    return "".join(
+        shown(line) if line.startswith(heads) else line for line in text.splitlines(True)
+    )
 
 
 @dataclass(frozen=True)

@@ -639,7 +639,8 @@ class Syncer(WriteBack):
 
 def run_sync(project: Project, options: SyncOptions) -> SyncResult:
     try:
-        return Syncer(project, options).run()
+        result = Syncer(project, options).run()
     except ConcurrentUpdate:
         # another gitmem of this clone moved the ref between our read and write: start over once
-        return Syncer(project, options).run()
+        result = Syncer(project, options).run()
+    return result.named_for_user()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from gitmem.folders import Progress
 from gitmem.gitstore import Repository
 from gitmem.policy import tops_for
-from gitmem.scopes import Project, Scope
+from gitmem.scopes import Project, Scope, shown
 from gitmem.state import ScopeState
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
@@ -50,6 +50,14 @@ class SyncResult:
 
     def report(self, ref: str) -> RefReport:
         return self.refs.setdefault(ref, RefReport(ref))
+
+    def named_for_user(self) -> SyncResult:
+        """Every file named as the user knows it (CLAUDE.local.md, not its place in the ref)."""
+        self.skipped = [shown(s) for s in self.skipped]
+        for r in self.refs.values():
+            for lines in (r.local_changes, r.pulled, r.resolutions, r.lost, r.notes):
+                lines[:] = [shown(line) for line in lines]
+        return self
 
 
 @dataclass

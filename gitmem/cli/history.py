@@ -41,6 +41,7 @@ def log(args: argparse.Namespace) -> int:
 
     from gitmem.cli.pager import colour_commit, show, use_colour
     from gitmem.history import memory_log
+    from gitmem.scopes import shown
 
     project = open_project_from(args)
     colour = use_colour(args, project.repo.config_get)
@@ -51,7 +52,7 @@ def log(args: argparse.Namespace) -> int:
         short = row["commit"][:10]
         lines.append(colour_commit(short, rest) if colour else short + rest)
         for res in filter(None, row["resolved"].split("\x1d")):
-            lines.append(f"    resolved {res}")
+            lines.append(f"    resolved {shown(res)}")
     show("".join(line + "\n" for line in lines), args, project.repo.config_get)
     return 0
 

@@ -121,3 +121,43 @@ def test_status_log_diff_and_restore_know_claude_local_md(world: World) -> None:
     assert "+- second" in world.ok("-C", str(a), "diff", "~1", "--path", "CLAUDE.local.md")
     world.ok("-C", str(a), "restore", "CLAUDE.local.md", "--at", "~1")
     assert (a / "CLAUDE.local.md").read_text() == NOTE
+
+
+@pytest.mark.slow
+def test_output_names_claude_local_md_as_the_user_knows_it(world: World) -> None:
+    """sync, diff, log and their errors say CLAUDE.local.md, never its place in the ref."""
+    a, b = world.clone("a"), world.clone("b")
+    (a / "CLAUDE.local.md").write_text(NOTE)
+    outputs = [world.ok("-C", str(a), "sync")]
+    assert "  A CLAUDE.local.md\n" in outputs[-1]
+    outputs.append(world.ok("-C", str(b), "sync"))
+    assert "  < CLAUDE.local.md\n" in outputs[-1]
+    (a / "CLAUDE.local.md").write_text(NOTE + "- a: port 8443\n")
+    (b / "CLAUDE.local.md").write_text(NOTE + "- b: port 9000\n")
+    outputs.append(world.ok("-C", str(a), "diff"))
+    assert "+++ b/CLAUDE.local.md\n" in outputs[-1]
+    outputs.append(world.ok("-C", str(a), "sync"))
+    outputs.append(world.ok("-C", str(b), "sync"))  # both edited one line: a resolution
+    assert "resolved CLAUDE.local.md" in outputs[-1], outputs[-1]
+    outputs.append(world.ok("-C", str(a), "sync"))  # the loser is told, by the name it knows
+    outputs.append(world.ok("-C", str(a), "log", "CLAUDE.local.md"))
+    assert "resolved CLAUDE.local.md" in outputs[-1], outputs[-1]
+    outputs.append(world.ok("-C", str(a), "diff", "~2", "--path", "CLAUDE.local.md"))
+    assert "--- a/CLAUDE.local.md\n" in outputs[-1]
+    lost = world.gitmem("-C", str(a), "restore", "CLAUDE.local.md", "--at", "~99")
+    assert lost.code == 2
+    outputs.append(lost.err)
+    assert all(STORED not in text and ".root" not in text for text in outputs), outputs
+
+
+def test_shown_diff_renames_headers_never_content() -> None:
+    from gitmem.scopes import shown_diff
+
+    text = (
+        f"diff --git a/{STORED} b/{STORED}\n--- a/{STORED}\n+++ b/{STORED}\n"
+        f"@@ -1 +1 @@\n-see {STORED}\n+{STORED} is where it lives\n"
+    )
+    assert shown_diff(text) == (
+        "diff --git a/CLAUDE.local.md b/CLAUDE.local.md\n--- a/CLAUDE.local.md\n"
+        f"+++ b/CLAUDE.local.md\n@@ -1 +1 @@\n-see {STORED}\n+{STORED} is where it lives\n"
+    )
