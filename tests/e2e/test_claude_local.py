@@ -161,3 +161,21 @@ def test_shown_diff_renames_headers_never_content() -> None:
         "diff --git a/CLAUDE.local.md b/CLAUDE.local.md\n--- a/CLAUDE.local.md\n"
         f"+++ b/CLAUDE.local.md\n@@ -1 +1 @@\n-see {STORED}\n+{STORED} is where it lives\n"
     )
+
+
+def test_status_in_a_linked_worktree_says_which_claude_local_md_is_synced(world: World) -> None:
+    a = world.clone("a")
+    (a / "CLAUDE.local.md").write_text(NOTE)
+    wt = world.root / "a-wt"
+    world.git("worktree", "add", "-q", str(wt), "-b", "wt", cwd=a)
+    link = f"ln -s {a / 'CLAUDE.local.md'} {wt / 'CLAUDE.local.md'}"
+    assert link in world.ok("-C", str(wt), "status")
+    assert "CLAUDE.local.md" not in world.ok("-C", str(a), "status")  # the main one: synced
+    (wt / "CLAUDE.local.md").write_text("this worktree's own\n")
+    out = world.ok("-C", str(wt), "status")
+    assert f"{wt / 'CLAUDE.local.md'} is not synced" in out and "ln -s" not in out
+    (wt / "CLAUDE.local.md").unlink()
+    (wt / "CLAUDE.local.md").symlink_to(a / "CLAUDE.local.md")
+    assert "CLAUDE.local.md" not in world.ok("-C", str(wt), "status")
+    world.ok("-C", str(wt), "sync")  # the link is the user's: never read as a file, never written
+    assert os.path.islink(wt / "CLAUDE.local.md") and (a / "CLAUDE.local.md").read_text() == NOTE
