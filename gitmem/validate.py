@@ -31,6 +31,7 @@ else:
     from gitmem.records import dataclass, field
 
 GITMEM_REFS = "refs/gitmem/"
+BRANCH_LAYOUT = "refs/heads/gitmem/"  # the gitmem.refPrefix the branch-only refusal offers
 JSON_VERSION = 1
 
 
@@ -139,10 +140,14 @@ def _downgrades(repo: Repository, commit: str, name: str) -> list[Finding]:
 
 def _local_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str, str]]:
     if not options.refs:
-        found = sorted(repo.refs(GITMEM_REFS).items())
+        from gitmem.scopes import ref_prefix
+
+        # and where gitmem.refPrefix keeps them (a server of branch-only memory sets it too)
+        prefixes = dict.fromkeys((GITMEM_REFS, ref_prefix(repo)))
+        found = sorted({n: c for p in prefixes for n, c in repo.refs(p).items()}.items())
         if not found:
             raise UsageError(
-                f"no memory refs (refs/gitmem/*) in {repo.git_dir}",
+                f"no memory refs ({', '.join(p + '*' for p in prefixes)}) in {repo.git_dir}",
                 "fetch them first, or pass --remote NAME to validate what a remote holds",
             )
         return found
@@ -206,10 +211,15 @@ def _remote_targets(repo: Repository, options: ValidateOptions) -> list[tuple[st
         label = remote if where == remote else "hub"
         targets += [(f"{label}/{name}", oid) for name, oid in sorted(found.items())]
     if missing or not targets:
-        raise UsageError(
-            f"{remote} has no {', '.join(missing) or prefix + '*'}",
-            f"check the ref name (git ls-remote {remote} '{prefix}*' lists them)",
-        )
+        hint = f"check the ref name (git ls-remote {remote} '{prefix}*' lists them)"
+        if prefix == GITMEM_REFS and repo.ls_remote(
+            remote, [BRANCH_LAYOUT + "team"], options.timeout
+        ):
+            hint = (  # memory kept on branches by teammates with gitmem.refPrefix set
+                f"{remote} keeps memory under {BRANCH_LAYOUT}: "
+                f"git config gitmem.refPrefix {BRANCH_LAYOUT}, then retry"
+            )
+        raise UsageError(f"{remote} has no {', '.join(missing) or prefix + '*'}", hint)
     return targets
 
 
