@@ -106,7 +106,9 @@ def run_hook(
         outcome.note = f"gitmem: {refused[0].name} memory not synced: {refused[0].note}"
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
-            pulled = _sync(project, mode, bound)
+            pulled, refused_refs = _sync(project, mode, bound)
+        if refused_refs:  # the other refs synced; this one was set aside
+            outcome.note = f"gitmem: memory not synced: {refused_refs[0].message}"
     except HookTimeout:
         outcome.note = f"gitmem: memory not synced: gave up after {bound:g} s (gitmem.hookTimeout)"
     except GitmemError as exc:
@@ -123,13 +125,15 @@ def run_hook(
     return outcome
 
 
-def _sync(project: Project, mode: str, bound: float) -> dict[str, list[str]]:
-    """Run the sync; the files it wrote on disk, by ref."""
+def _sync(
+    project: Project, mode: str, bound: float
+) -> tuple[dict[str, list[str]], list[GitmemError]]:
+    """Run the sync; the files it wrote on disk, by ref, and the refs it refused."""
     from gitmem.sync import SyncOptions, run_sync
 
     options = SyncOptions(mode=mode, timeout=bound, lock_wait=0.0)
     result = run_sync(project, options)
-    return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
+    return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}, result.refused
 
 
 def hook_timeout(value: str | None) -> float:

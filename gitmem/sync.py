@@ -141,7 +141,7 @@ class Syncer(WriteBack):
                     self._cancel_fetch(fetching)
                     raise
                 self._finish_fetch(fetching)
-                for ref in self.by_ref:
+                for ref, _ in self._open_refs():
                     self._check_remote(ref)
             for ref, scopes in self._open_refs():
                 self._commit_local(ref, scopes, snaps.get(ref))
@@ -487,9 +487,16 @@ class Syncer(WriteBack):
                     )
             if self._sealed(ref):
                 self._verify_personal(ref, commit, local)
-        except (UntrustedTreeError, TamperedRef):
+        except (UntrustedTreeError, TamperedRef) as exc:
             self._unfetch(ref, commit)
-            raise
+            # one hostile ref must not hold the others back: set it aside (nothing of it
+            # written, nothing of ours committed or pushed on it) and say so after the rest
+            self.locked.add(ref)
+            self.result.refused.append(exc)
+            self.result.report(ref).refused = True
+            if not self._open_refs():
+                raise self.result.refused[0] from None  # nothing else to sync
+            return
         self.checked.add(commit)
         notes = self.result.report(ref).notes
         for finding in findings:  # new content that reaches the agent: say so, never block

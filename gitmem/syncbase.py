@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from gitmem.errors import GitmemError
 from gitmem.folders import Progress
 from gitmem.gitstore import Repository
 from gitmem.policy import tops_for
@@ -36,6 +37,7 @@ class RefReport:
     notes: list[str] = field(default_factory=list)
     pushed: bool = False
     remote_ahead: bool = False  # dry run: the remote has commits we have not merged
+    refused: bool = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
     via: str = ""  # the remote this ref syncs through, when not the project's (the hub)
 
 
@@ -47,6 +49,9 @@ class SyncResult:
     skipped: list[str] = field(default_factory=list)  # "scope: path (why)"
     retries: int = 0
     dry_run: bool = False
+    # refs whose fetched tip was refused (untrusted tree, forged personal commit): set aside so
+    # the other refs still sync; the CLI reports each after the results, with its exit code
+    refused: list[GitmemError] = field(default_factory=list)
 
     def report(self, ref: str) -> RefReport:
         return self.refs.setdefault(ref, RefReport(ref))
