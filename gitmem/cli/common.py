@@ -34,9 +34,35 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
+        hint = f"see '{self.prog} --help'"
         if message.startswith("argument COMMAND: invalid choice:"):
-            message = "unknown command " + message.split("invalid choice: ", 1)[1].split(" (")[0]
-        raise UsageError(f"{message} ({self.prog})", f"see '{self.prog} --help'")
+            given = message.split("invalid choice: ", 1)[1].split(" (")[0]
+            message = "unknown command " + given
+            hint = _similar_command(given.strip("'"), self.prog) or hint
+        raise UsageError(f"{message} ({self.prog})", hint)
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """As argparse, but an argument no one takes is reported by the command it was given
+        to (`gitmem sync origin`: see 'gitmem sync --help'), not by the top-level parser."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            prog = getattr(parsed, "command_prog", None) or self.prog
+            raise UsageError(
+                f"unrecognized arguments: {' '.join(extras)} ({prog})", f"see '{prog} --help'"
+            )
+        return parsed
+
+
+def _similar_command(given: str, prog: str) -> str | None:
+    """git's "The most similar command is": a hint naming the closest command, if one is."""
+    import difflib
+
+    from gitmem.cli import COMMANDS
+
+    close = difflib.get_close_matches(given, sorted(COMMANDS), n=1, cutoff=0.6)
+    return f"did you mean '{prog} {close[0]}'? ('{prog} --help' lists them)" if close else None
 
 
 class Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
@@ -150,6 +176,7 @@ def command(
         parents=[anywhere_options()],
         formatter_class=HelpFormatter,
     )
+    p.set_defaults(command_prog=p.prog)  # whose arguments they were, for Parser.parse_args
     return p
 
 
