@@ -276,3 +276,18 @@ def test_pull_notes_secrets_and_agent_aimed_instructions_without_blocking(
     assert run.code == 0, run.out + run.err
     assert "team/setup.md:8: GM150 warning: asks the agent to ignore its instructions" in run.out
     assert (world.scope_path(clone, "team") / "setup.md").exists()  # a note, never a refusal
+
+
+def test_ci_templates_install_gitmem_from_its_repository_not_a_pypi_name() -> None:
+    """`gitmem` on PyPI is another project: a template that pip-installs the bare name would
+    run a stranger's code in the job, with the repository's token."""
+    import re
+
+    for text in (
+        (REPO_ROOT / "templates" / "github" / "gitmem-validate.yml").read_text(),
+        (REPO_ROOT / "docs" / "ci.md").read_text(),
+    ):
+        installs = re.findall(r"run: pip install ([^\n]+)", text)
+        assert installs, "the template installs gitmem"
+        for spec in installs:
+            assert "git+https://" in spec and "@v" in spec, spec
