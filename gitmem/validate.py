@@ -46,6 +46,7 @@ class RefFindings:
 class Validation:
     refs: list[RefFindings] = field(default_factory=list)
     strict: bool = False
+    unit: str = "ref"  # what each entry of `refs` is: a ref, or a file (--files)
 
     def count(self, severity: str) -> int:
         return sum(1 for r in self.refs for f in r.findings if f.severity == severity)
@@ -253,7 +254,7 @@ def validate_files(paths: Sequence[str], strict: bool = False) -> Validation:
 
     from gitmem.policy import check_content
 
-    result = Validation(strict=strict)
+    result = Validation(strict=strict, unit="file")
     for given in paths:
         path = Path(given)
         try:

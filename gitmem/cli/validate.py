@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 def text_lines(result: Validation) -> list[str]:
     lines = [_line(r.ref, f) for r in result.refs for f in r.findings]
     errors, warnings = result.count("error"), result.count("warning")
-    refs = plural(len(result.refs), "ref")
+    refs = plural(len(result.refs), result.unit)
     if errors or warnings:
         lines.append(f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {refs}")
     else:

@@ -140,9 +140,10 @@ def test_validate_files_for_pre_commit(tmp_path: Path, world: World) -> None:
     good.write_text(TOPIC)
     bad.write_text("---\nname: x\nrun: !!python/object/apply:os.system ['id']\n---\n")
     run = world.gitmem("validate", "--files", str(good), cwd=tmp_path)
-    assert run.code == 0, run.out + run.err
+    assert run.code == 0 and run.out == "ok: 1 file, no findings\n", run.out + run.err
     run = world.gitmem("validate", "--files", str(good), str(bad), cwd=tmp_path)
     assert run.code == 1 and f"{bad}:1: GM120 error: YAML tag" in run.out, run.out
+    assert run.out.endswith("in 2 files\n"), run.out
     hooks = (REPO_ROOT / ".pre-commit-hooks.yaml").read_text()
     assert hooks == (REPO_ROOT / "templates" / ".pre-commit-hooks.yaml").read_text()
     assert "entry: gitmem validate --files" in hooks
