@@ -312,7 +312,13 @@ def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
         if bare and s.name in IN_TREE_SCOPES:
             out.append(s)  # no working tree: never synced, nothing to check
             continue
-        why = refusal(s.path, root, protected, in_tree_only=s.name in IN_TREE_SCOPES)
+        why = refusal(
+            s.path,
+            root,
+            protected,
+            in_tree_only=s.name in IN_TREE_SCOPES,
+            claude_dir=protected["Claude Code's folder"],
+        )
         if why is None and any(within(s.path, r) for r in refused):
             why = "it lies inside a refused scope folder"
         if why is None:
