@@ -15,6 +15,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+# folders of <root>/.claude whose files Claude Code runs as instructions, not memory
+INSTRUCTION_FOLDERS = ("agents", "commands", "skills", "rules", "output-styles", "hooks")
+
 
 def link_on_the_way(root: Path, folder: Path) -> Path | None:
     """The first symbolic link between `root` (excluded) and `folder` (included), or None."""
@@ -72,6 +75,14 @@ def refusal(
     for label, guarded in protected.items():
         if within(guarded, real):
             return f"it is {label}" if guarded == real else f"it holds {label} ({guarded})"
+    project_claude = root / ".claude"
+    if real == project_claude or any(
+        within(real, project_claude / name) for name in INSTRUCTION_FOLDERS
+    ):
+        return (
+            f"it is {real.relative_to(root)}, where Claude Code keeps this project's "
+            "settings, skills, commands, agents or rules (memory is not synced into them)"
+        )
     in_claude = claude_dir is not None and within(real, claude_dir)
     if in_claude and claude_dir is not None and not within(real, claude_dir / "projects"):
         return (

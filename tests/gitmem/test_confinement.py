@@ -225,6 +225,11 @@ def protected() -> dict[str, Path]:
         ("{home}/.claude/commands/memory", False, "outside projects/"),
         ("{home}/.claude/agents", False, "outside projects/"),
         ("{home}/.claude/projects-evil/memory", False, "outside projects/"),
+        ("{root}/.claude", False, "skills, commands"),
+        ("{root}/.claude/skills", False, "skills, commands"),
+        ("{root}/.claude/commands/team", False, "skills, commands"),
+        ("{root}/.claude/memory", False, None),  # the in-repo memory folder many projects use
+        ("{root}/.claude/agent-memory", True, None),
         ("{tmp}/elsewhere/memory", False, None),
     ],
 )
