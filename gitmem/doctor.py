@@ -337,6 +337,8 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
 def next_steps(project: Project, status: Status) -> list[str]:
     """What a newcomer should do next, cheapest checks only (no network)."""
     steps = []
+    if not project.repo.is_bare and not project.repo.has_commits():
+        steps.append("make a first commit: gitmem refs live beside your branches")
     if project.remote is None:
         steps.append("add a remote to share memory: git remote add origin URL, then gitmem sync")
     changed = sum(s.changed for s in status.scopes)
