@@ -58,10 +58,10 @@ class SyncResult:
 
     def named_for_user(self) -> SyncResult:
         """Every file named as the user knows it (CLAUDE.local.md, not its place in the ref)."""
-        self.skipped = [shown(s) for s in self.skipped]
-        for r in self.refs.values():
+        self.skipped = list(dict.fromkeys(shown(s) for s in self.skipped))
+        for r in self.refs.values():  # several rounds may say one thing twice: once is enough
             for lines in (r.local_changes, r.pulled, r.resolutions, r.lost, r.notes):
-                lines[:] = [shown(line) for line in lines]
+                lines[:] = dict.fromkeys(shown(line) for line in lines)
         return self
 
 
