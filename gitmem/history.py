@@ -315,6 +315,7 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
             "see gitmem log for what exists",
         )
     target = where.scope.file(where.rel)
+    _no_link_to(where, target)
     with repository_lock(repo.common_dir):
         state = load_scope_state(repo.common_dir, where.scope.name)
         record = state.files.get(where.rel) if state.path == str(where.scope.path) else None
@@ -332,6 +333,22 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
             write_atomic(target, data, current_mode(target))  # as sync's write-back does
         relinked = _relink(project, where, commit)
     return Restored(target, commit, relinked, unchanged)
+
+
+def _no_link_to(where: RefPath, target: Path) -> None:
+    """Refuse a restore whose file, or a folder on the way to it inside the scope, is a
+    symbolic link: as sync's write-back, a restore never writes out of a memory folder."""
+    from gitmem.confinement import link_on_the_way
+
+    if where.rel in where.scope.extra:  # CLAUDE.local.md, outside the folder: the file itself
+        link = target if target.is_symlink() else None
+    else:
+        link = link_on_the_way(where.scope.path, target)
+    if link is not None:
+        raise UsageError(
+            f"{link} is a symbolic link; memory is never written through links",
+            "replace the link with the real file or folder, then retry; nothing was written",
+        )
 
 
 def _relink(project: Project, where: RefPath, commit: str) -> bool:

@@ -219,3 +219,31 @@ def test_printable_keeps_text_and_shows_controls_as_git_does() -> None:
 
     assert printable("plain é ✓ text\twith tab") == "plain é ✓ text\twith tab"
     assert printable("\x1b[1m\x00\x7f\x9b") == "^[[1m^@^?\\x9b"
+
+
+def test_restore_never_writes_through_a_symbolic_link(world: World) -> None:
+    """A folder of the scope (or CLAUDE.local.md) replaced by a link to elsewhere: restore
+    refuses with one line and writes nothing there, as sync's write-back does."""
+    a, auto = synced_clone(world)
+    (auto / "notes").mkdir()
+    (auto / "notes" / "x.md").write_text("hello\n")
+    (a / "CLAUDE.local.md").write_text("mine\n")
+    world.ok("-C", str(a), "sync")
+    elsewhere = world.root / "elsewhere"
+    elsewhere.mkdir()
+    (auto / "notes" / "x.md").unlink()
+    (auto / "notes").rmdir()
+    (auto / "notes").symlink_to(elsewhere)
+    run = world.gitmem("-C", str(a), "restore", "auto/notes/x.md")
+    assert_one_clear_error(run, 2, "is a symbolic link")
+    assert list(elsewhere.iterdir()) == []
+    outside = world.root / "outside.md"
+    outside.write_text("not memory\n")
+    (a / "CLAUDE.local.md").unlink()
+    (a / "CLAUDE.local.md").symlink_to(outside)
+    run = world.gitmem("-C", str(a), "restore", "CLAUDE.local.md", "--force")
+    assert_one_clear_error(run, 2, "is a symbolic link")
+    assert outside.read_text() == "not memory\n"
+    (auto / "notes").unlink()
+    world.ok("-C", str(a), "restore", "auto/notes/x.md")  # the real folder again: restored
+    assert (auto / "notes" / "x.md").read_text() == "hello\n"
