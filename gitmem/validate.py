@@ -94,6 +94,8 @@ class ValidateOptions:
     strict: bool = False
     timeout: float | None = 120.0
     files: Sequence[str] = ()  # memory files on disk (pre-commit), checked instead of refs
+    every: bool = False  # --all: every memory ref there is, none included (a CI gate that runs
+    # before the first sync passes); without it, finding no memory ref is an error (exit 2)
 
 
 def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
@@ -146,7 +148,7 @@ def _local_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str
         # and where gitmem.refPrefix keeps them (a server of branch-only memory sets it too)
         prefixes = dict.fromkeys((GITMEM_REFS, ref_prefix(repo)))
         found = sorted({n: c for p in prefixes for n, c in repo.refs(p).items()}.items())
-        if not found:
+        if not found and not options.every:
             raise UsageError(
                 f"no memory refs ({', '.join(p + '*' for p in prefixes)}) in {repo.git_dir}",
                 "fetch them first, or pass --remote NAME to validate what a remote holds",
@@ -220,6 +222,8 @@ def _remote_targets(repo: Repository, options: ValidateOptions) -> list[tuple[st
                 f"{remote} keeps memory under {BRANCH_LAYOUT}: "
                 f"git config gitmem.refPrefix {BRANCH_LAYOUT}, then retry"
             )
+        elif options.every and not missing:
+            return []  # --all of a remote no one has synced to yet: nothing to check
         raise UsageError(f"{remote} has no {', '.join(missing) or prefix + '*'}", hint)
     return targets
 

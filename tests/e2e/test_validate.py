@@ -292,3 +292,14 @@ def test_ci_templates_install_gitmem_from_its_repository_not_a_pypi_name() -> No
         assert installs, "the template installs gitmem"
         for spec in installs:
             assert "git+https://" in spec and "@v" in spec, spec
+
+
+def test_all_passes_a_remote_no_one_has_synced_to_yet(world: World) -> None:
+    """The CI template runs `validate --remote origin --all`: before the first sync there is
+    nothing to check (exit 0, said so); without --all, no memory ref stays an error."""
+    ci = world.clone("ci")
+    run = world.gitmem("-C", str(ci), "validate", "--remote", "origin", "--all")
+    assert run.code == 0 and run.out == "ok: no memory refs yet, nothing to check\n", run
+    assert world.gitmem("-C", str(ci), "validate", "--remote", "origin").code == 2
+    report = world.gitmem("-C", str(ci), "validate", "--all", "--format", "json")
+    assert report.code == 0 and json.loads(report.out)["refs"] == []
