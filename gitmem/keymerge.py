@@ -15,12 +15,19 @@ from gitmem.gitstore import Repository
 
 
 def merge_keyrings(
-    repo: Repository, base: Keyring | None, ours: Keyring, theirs: Keyring, notes: list[str]
+    repo: Repository,
+    base: Keyring | None,
+    ours: Keyring,
+    theirs: Keyring,
+    notes: list[str],
+    ours_follows: bool = False,
 ) -> Keyring:
-    """The keyring of a merge of `ours` (local) and `theirs` (the remote's, published)."""
+    """The keyring of a merge of `ours` (local) and `theirs` (the remote's, published).
+    `ours_follows`: a chain of endorsements leads from theirs to ours through our unpushed
+    commits (several rotations here since the last push)."""
     if ours.files == theirs.files:
         return theirs
-    kept = _newest(repo, ours, theirs)
+    kept = ours if ours_follows else _newest(repo, ours, theirs)
     if base is None:  # unrelated histories: no base to tell a removal from an addition
         return kept
     removed = (set(base.recipients) - set(ours.recipients)) | (

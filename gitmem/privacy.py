@@ -399,7 +399,8 @@ class PersonalCodec:
         b, o, t = (self.decode(c).keyring if c else None for c in (base, local, remote))
         if o is None or t is None:
             return o or t
-        return merge_keyrings(self.repo, b, o, t, self.notes)
+        follows = o.key.key_id != t.key.key_id and self._endorsed_chain(t.key, o, remote, local)
+        return merge_keyrings(self.repo, b, o, t, self.notes, follows)
 
     def _endorsement(self, ring: Keyring) -> bytes | None:
         oid = ring.files.get(ENDORSEMENT_FILE)

@@ -83,3 +83,25 @@ def test_concurrent_key_changes_keep_both_sides(world: World, case: str, first: 
     else:
         assert "did not endorse" not in run.out + run.err and "grant" not in run.out
         assert folder_bytes(wc.scope_path(c)) == folder_bytes(auto_a)
+
+
+@pytest.mark.slow
+def test_two_key_changes_here_before_a_push_are_kept_as_they_are(world: World) -> None:
+    """a revokes c and rotates again (no push in between) while b pushes an edit: a's merge
+    keeps its own newest key (a chain of two endorsements), with no extra rotation."""
+    machines = three_machines(world)
+    (wa, a), (wb, b), (wc, c) = machines["a"], machines["b"], machines["c"]
+    revoked = wc.ok("key", "show").strip()
+    wa.ok("-C", str(a), "key", "revoke", revoked)
+    wa.ok("-C", str(a), "key", "rotate")
+    mine = wa.git("rev-parse", f"{USER_REF}:keys/scope.age", cwd=a).strip()
+    (wb.scope_path(b) / "from-b.md").write_text("b, on the old key\n")
+    wb.ok("-C", str(b), "sync")
+    out = wa.ok("-C", str(a), "sync")
+    assert "rotated it again" not in out, out
+    assert wa.git("rev-parse", f"{USER_REF}:keys/scope.age", cwd=a).strip() == mine
+    assert revoked not in wa.ok("-C", str(a), "key", "list")
+    wb.ok("-C", str(b), "sync")  # follows two endorsements from the key it trusted
+    assert folder_bytes(wb.scope_path(b)) == folder_bytes(wa.scope_path(a))
+    run = wc.gitmem("-C", str(c), "sync")
+    assert run.code == 0 and "gitmem key grant" in run.out, run.out + run.err
