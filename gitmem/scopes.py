@@ -257,14 +257,20 @@ def open_project(
     from gitmem.crypto import ENCRYPT_MODES, encrypt_mode
 
     sealed = "local" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
+    # a branch that commits files there owns them: gitmem never writes over a tracked file
+    local_tracked = not repo.is_bare and repo.is_tracked(".claude/agent-memory-local")
     scopes.append(
         Scope(
             "local",
             root / ".claude" / "agent-memory-local",
             user_ref,
             "local",
-            pushable=sealed,  # its plaintext never leaves this machine
-            note="" if sealed else "private: not synced while gitmem.encrypt is off",
+            pushable=sealed and not local_tracked,  # its plaintext never leaves this machine
+            note="tracked on the branch: left to git (untrack it to sync it privately)"
+            if local_tracked
+            else ""
+            if sealed
+            else "private: not synced while gitmem.encrypt is off",
             outside=_local_file(repo, root),
         )
     )

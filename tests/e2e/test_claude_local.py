@@ -179,3 +179,30 @@ def test_status_in_a_linked_worktree_says_which_claude_local_md_is_synced(world:
     assert "CLAUDE.local.md" not in world.ok("-C", str(wt), "status")
     world.ok("-C", str(wt), "sync")  # the link is the user's: never read as a file, never written
     assert os.path.islink(wt / "CLAUDE.local.md") and (a / "CLAUDE.local.md").read_text() == NOTE
+
+
+@pytest.mark.slow
+def test_local_memory_committed_on_the_branch_is_left_to_git(world: World) -> None:
+    """Files under .claude/agent-memory-local/ that the branch tracks are git's: gitmem never
+    writes over them (as for .claude/agent-memory/), and status says why."""
+    a = world.clone("a")
+    local = a / ".claude" / "agent-memory-local" / "reviewer"
+    local.mkdir(parents=True)
+    (local / "MEMORY.md").write_text("from this machine\n")
+    world.ok("-C", str(a), "sync")
+    b = world.clone("b")
+    committed = b / ".claude" / "agent-memory-local" / "reviewer"
+    committed.mkdir(parents=True)
+    (committed / "MEMORY.md").write_text("committed on the branch\n")
+    world.git("add", "-f", ".claude/agent-memory-local", cwd=b)
+    world.git("commit", "-qm", "local memory committed", cwd=b)
+    world.ok("-C", str(b), "sync")
+    assert (committed / "MEMORY.md").read_text() == "committed on the branch\n"
+    assert world.git("status", "--porcelain", cwd=b) == ""
+    row = next(
+        s
+        for s in json.loads(world.ok("-C", str(b), "status", "--json"))["scopes"]
+        if s["name"] == "local"
+    )
+    assert row["synced"] is False and "tracked on the branch" in row["note"], row
+    assert personal_paths(world.remote) >= {"local/reviewer/MEMORY.md"}  # a's stays on the ref
