@@ -122,7 +122,9 @@ def run_hook(
         outcome.note = f"gitmem: {refused[0].name} memory not synced: {refused[0].note}"
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
-            pulled = _sync(project, mode, bound, full_bound)
+            pulled, refused_refs = _sync(project, mode, bound, full_bound)
+        if refused_refs:  # the other refs synced; this one was set aside
+            outcome.note = f"gitmem: memory not synced: {refused_refs[0].message}"
     except HookTimeout:
         outcome.note = (
             f"gitmem: memory not synced: gave up after {full_bound:g} s (gitmem.hookTimeout)"
@@ -160,8 +162,10 @@ def _record(project: Project, bound: float) -> None:
         _forget(project)
 
 
-def _sync(project: Project, mode: str, bound: float, full_bound: float) -> dict[str, list[str]]:
-    """Run the sync; the files it wrote on disk, by ref."""
+def _sync(
+    project: Project, mode: str, bound: float, full_bound: float
+) -> tuple[dict[str, list[str]], list[GitmemError]]:
+    """Run the sync; the files it wrote on disk, by ref, and the refs it refused."""
     from gitmem.sync import SyncOptions, run_sync
 
     options = SyncOptions(
@@ -171,7 +175,7 @@ def _sync(project: Project, mode: str, bound: float, full_bound: float) -> dict[
         settled=lambda _syncer: _record(project, full_bound),
     )
     result = run_sync(project, options)
-    return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
+    return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}, result.refused
 
 
 def hook_timeout(value: str | None) -> float:

@@ -79,6 +79,19 @@ def settings_path(where: str, root: Path | None) -> Path:
     return root / LOCAL_SETTINGS
 
 
+def _inside_project(where: str, root: Path | None, path: Path) -> None:
+    """Before writing the project's settings: a committed `.claude -> elsewhere` must not lead
+    the write out of the project (a user's own settings file may be a dotfiles link)."""
+    if where == "user" or root is None:
+        return
+    real = Path(os.path.realpath(path.parent))
+    if not str(real).startswith(str(Path(os.path.realpath(root))) + os.sep):
+        raise UsageError(
+            f"{path.parent} is a symbolic link to {real}, outside the project {root}",
+            "replace the link with a real .claude folder, or use --user; nothing was written",
+        )
+
+
 def gitmem_command() -> str:
     """The absolute command that starts this gitmem (hooks run with Claude Code's PATH).
 
@@ -236,6 +249,7 @@ def install(
     import math
 
     path = settings_path(where, root)
+    _inside_project(where, root, path)
     raw, data = _load(path)
     base = command or gitmem_command()
     kill_after = max(CLAUDE_HOOK_TIMEOUT, math.ceil(hook_timeout or 0) + 10)
@@ -273,6 +287,7 @@ def install(
 
 def uninstall(where: str, root: Path | None) -> HookChange:
     path = settings_path(where, root)
+    _inside_project(where, root, path)
     raw, data = _load(path)
     if raw is None:
         return HookChange(path, False, f"no gitmem hooks: {path} does not exist")

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from gitmem.gitstore import Repository
+    from gitmem.scopes import Scope
+    from gitmem.state import ScopeHead
     from gitmem.sync import Syncer
 
 MARKER = "sync-start"  # the record, in <common-dir>/gitmem/
@@ -108,8 +110,15 @@ def _fields(syncer: Syncer) -> list[tuple[str, Sequence[str]]] | None:
     fields = base_fields(project, opts.timeout)
     common = repo.common_dir
     for s in syncer.scopes:
-        state = syncer.states[s.name]
         index = index_path(common, s.name)
+        head = syncer.heads.get(s.name) if s.name not in syncer.states else None
+        if head is not None:  # the sync decided without loading the records: neither does this
+            scope = _from_head(syncer, s, head, index)
+            if scope is None:
+                return None
+            fields += scope
+            continue
+        state = syncer.states[s.name]
         if s.name in syncer.dirty_state or state.commit != repo.resolve(s.ref):
             return None
         if not os.path.lexists(s.path):  # no folder (its absence is watched): nothing synced
@@ -155,6 +164,41 @@ def _fields(syncer: Syncer) -> list[tuple[str, Sequence[str]]] | None:
     for watched in (common / "info" / "exclude", state_dir(common) / "cipher-form.json"):
         fields.append(("watch", [str(watched), stamp(str(watched))]))
     fields.append(("say", [f"{ref}: up to date" for ref in sorted(syncer.by_ref)]))
+    return fields
+
+
+def _from_head(
+    syncer: Syncer, s: Scope, head: ScopeHead, index: Path
+) -> list[tuple[str, Sequence[str]]] | None:
+    """A scope's fields from its state's head (records apart from the index, the index's
+    checksum), when the sync found the folder unchanged without loading the index's records:
+    git vouches for every indexed file, the stat of each record apart for the rest."""
+    from gitmem.gitstore.index import FolderCheck, matches
+    from gitmem.quickstart import stamp
+    from gitmem.state import state_file
+
+    repo = syncer.repo
+    if s.name in syncer.dirty_state or head.commit != repo.resolve(s.ref):
+        return None
+    if not s.path.is_dir() or os.path.lexists(s.path / ".git") or not matches(index, head.checksum):
+        return None
+    fields: list[tuple[str, Sequence[str]]] = []
+    unvouched = set(head.apart)
+    checks = FolderCheck.commands(repo.git_dir, index, s.path, s.exclude, folders=False)
+    for argv, env in checks:
+        named = [f"{k}={v}" for k, v in env.items()]
+        fields.append(("check", [str(s.path), str(len(named)), *named, *argv]))
+        if any(rel not in unvouched for rel in _named(repo, argv, env)):
+            return None  # git names a file the records apart do not: let the sync look
+    looks = {str(s.path / rel): head.apart.get(rel) for rel in unvouched - set(s.extra)}
+    looks.update({str(path): head.apart.get(rel) for rel, path in s.extra.items()})
+    for path, rec in sorted(looks.items()):
+        if rec is not None and not (rec.mtime_ns and rec.dev):
+            return None  # a record too fresh (or too old) to vouch for by its stat
+        seen = f"f{rec.dev}:{rec.ino}:{rec.size}:{rec.mtime_ns}" if rec else "-"
+        fields.append(("look", [path, seen]))
+    for watched in (state_file(repo.common_dir, s.name), index):
+        fields.append(("watch", [str(watched), stamp(str(watched))]))
     return fields
 
 

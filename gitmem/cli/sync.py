@@ -100,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
         for line in sync_lines(result, args.verbose):
             echo(line)
         _skipped_notes(project, result, args.verbose)
+    if result.refused:  # the other refs synced; each refused one is an error of its own
+        from gitmem.errors import report
+
+        return max(report(exc) for exc in result.refused)
     return 0
 
 
@@ -153,6 +157,8 @@ def sync_lines(result: SyncResult, verbose: bool = False) -> Iterator[str]:
             parts.append(f"pushed to {remote}")
         if r.remote_ahead:
             parts.append(f"{remote} has changes to merge")
+        if r.refused:
+            parts.append(f"refused what {remote} holds, nothing merged or pushed (error below)")
         yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
         yield from _listed([f"  {c}" for c in r.local_changes], verbose)
         yield from _listed([f"  < {p}" for p in r.pulled], verbose)
