@@ -194,8 +194,10 @@ def merged_meta(metas: list[RefMeta], adopt: str | None = None) -> RefMeta:
 
 
 def tops_for(ref: str) -> frozenset[str]:
-    """Top-level entries a ref may hold: the team ref, or a personal ref."""
-    return TEAM_TOPS if ref.rstrip("/").endswith("refs/gitmem/team") else PERSONAL_TOPS
+    """Top-level entries a ref may hold: the team ref, or a personal ref. The team ref under any
+    namespace (refs/gitmem/team, a gitmem.refPrefix's refs/heads/gitmem/team, origin/…); a
+    personal ref's name never ends so (an id has no '/')."""
+    return TEAM_TOPS if ref.rstrip("/").endswith("gitmem/team") else PERSONAL_TOPS
 
 
 # -- one name ---------------------------------------------------------------------------------

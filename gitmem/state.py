@@ -80,8 +80,12 @@ def state_dir(common_dir: Path) -> Path:
     return common_dir / "gitmem"
 
 
+def state_file(common_dir: Path, scope: str) -> Path:
+    return state_dir(common_dir) / "state" / f"{scope}.json"
+
+
 def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
-    path = state_dir(common_dir) / "state" / f"{scope}.json"
+    path = state_file(common_dir, scope)
     try:
         raw = json.loads(path.read_text("utf-8"))
         version = raw.get("version")
@@ -129,7 +133,7 @@ def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
     from gitmem.gitstore.index import index_path, matches
 
     try:
-        raw = json.loads((state_dir(common_dir) / "state" / f"{scope}.json").read_text("utf-8"))
+        raw = json.loads(state_file(common_dir, scope).read_text("utf-8"))
         if raw.get("version") != STATE_VERSION or not raw.get("index"):
             return None
         apart = {
@@ -155,8 +159,8 @@ def _load_v1(raw: dict[str, Any]) -> ScopeState:
 
 
 def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
-    folder = state_dir(common_dir) / "state"
-    folder.mkdir(parents=True, exist_ok=True)
+    target = state_file(common_dir, scope)
+    target.parent.mkdir(parents=True, exist_ok=True)
     rest = _save_index(common_dir, scope, state)
     payload = {
         "version": STATE_VERSION,
@@ -166,7 +170,6 @@ def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
         "records": {p: None if r is None else list(r) for p, r in sorted(rest.items())},
     }
     data = json.dumps(payload, separators=(",", ":")).encode()
-    target = folder / f"{scope}.json"
     with contextlib.suppress(OSError):
         if target.read_bytes() == data:
             return  # unchanged: skip the write and its fsync (most syncs change nothing)

@@ -114,6 +114,8 @@ class Syncer(LocalCommit):
                 self.result.report(next(iter(self.by_ref))).notes.append(
                     f"added {line} to .git/info/exclude (memory, not project files)"
                 )
+            if self.opts.settled is not None:
+                self.opts.settled(self)
         if self.project.remote is None and self.by_ref:
             self.result.report(next(iter(self.by_ref))).notes.append(
                 "no git remote: committed on this machine only (gitmem log, diff and restore work);"
@@ -150,7 +152,7 @@ class Syncer(LocalCommit):
                     self._cancel_fetch(fetching)
                     raise
                 self._finish_fetch(fetching)
-                for ref in self.by_ref:
+                for ref, _ in self._open_refs():
                     self._check_remote(ref)
             for ref, scopes in self._open_refs():
                 self._commit_local(ref, scopes, snaps.get(ref))
@@ -494,9 +496,16 @@ class Syncer(LocalCommit):
                     )
             if self._sealed(ref):
                 self._verify_personal(ref, commit, local)
-        except (UntrustedTreeError, TamperedRef):
+        except (UntrustedTreeError, TamperedRef) as exc:
             self._unfetch(ref, commit)
-            raise
+            # one hostile ref must not hold the others back: set it aside (nothing of it
+            # written, nothing of ours committed or pushed on it) and say so after the rest
+            self.locked.add(ref)
+            self.result.refused.append(exc)
+            self.result.report(ref).refused = True
+            if not self._open_refs():
+                raise self.result.refused[0] from None  # nothing else to sync
+            return
         self.checked.add(commit)
         notes = self.result.report(ref).notes
         for finding in findings:  # new content that reaches the agent: say so, never block
@@ -646,7 +655,8 @@ class Syncer(LocalCommit):
 
 def run_sync(project: Project, options: SyncOptions) -> SyncResult:
     try:
-        return Syncer(project, options).run()
+        result = Syncer(project, options).run()
     except ConcurrentUpdate:
         # another gitmem of this clone moved the ref between our read and write: start over once
-        return Syncer(project, options).run()
+        result = Syncer(project, options).run()
+    return result.named_for_user()

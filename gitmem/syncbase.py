@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from gitmem.errors import GitmemError
 from gitmem.folders import Progress
 from gitmem.gitstore import Repository
 from gitmem.policy import tops_for
-from gitmem.scopes import Project, Scope
+from gitmem.scopes import Project, Scope, shown
 from gitmem.state import ScopeHead, ScopeState, load_scope_state
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
@@ -37,6 +38,7 @@ class RefReport:
     notes: list[str] = field(default_factory=list)
     pushed: bool = False
     remote_ahead: bool = False  # dry run: the remote has commits we have not merged
+    refused: bool = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
     via: str = ""  # the remote this ref syncs through, when not the project's (the hub)
 
 
@@ -48,9 +50,20 @@ class SyncResult:
     skipped: list[str] = field(default_factory=list)  # "scope: path (why)"
     retries: int = 0
     dry_run: bool = False
+    # refs whose fetched tip was refused (untrusted tree, forged personal commit): set aside so
+    # the other refs still sync; the CLI reports each after the results, with its exit code
+    refused: list[GitmemError] = field(default_factory=list)
 
     def report(self, ref: str) -> RefReport:
         return self.refs.setdefault(ref, RefReport(ref))
+
+    def named_for_user(self) -> SyncResult:
+        """Every file named as the user knows it (CLAUDE.local.md, not its place in the ref)."""
+        self.skipped = list(dict.fromkeys(shown(s) for s in self.skipped))
+        for r in self.refs.values():  # several rounds may say one thing twice: once is enough
+            for lines in (r.local_changes, r.pulled, r.resolutions, r.lost, r.notes):
+                lines[:] = dict.fromkeys(shown(line) for line in lines)
+        return self
 
 
 @dataclass
@@ -64,6 +77,9 @@ class SyncOptions:
     progress: Progress | None = None  # long work on a terminal: (what, files so far)
     notice: Callable[[str], object] | None = None  # a line for a human when something is slow
     no_verify: bool = False  # publish even what the secret scan flags
+    # called with the syncer inside the lock when a run ends without an error (what it left
+    # behind is then exactly what it synced: a quick start's record, gitmem/quickstart.py)
+    settled: Callable[[Any], object] | None = None
 
 
 def allowed_tops(ref: str) -> frozenset[str]:

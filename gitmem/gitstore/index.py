@@ -182,17 +182,29 @@ class FolderCheck:
     def __init__(
         self, git_dir: Path, cwd: Path, index: Path, folder: Path, exclude: Iterable[str]
     ) -> None:
-        base = [*HARDENED, "--git-dir", str(git_dir), "--work-tree", str(folder)]
-        env = {"GIT_INDEX_FILE": str(index), "GIT_ATTR_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0"}
-        excludes = [arg for name in sorted(exclude) for arg in ("-x", f"/{name}")]
-        self._diff = Running([*base, "diff-files", "--name-only", "-z"], cwd, 60.0, env)
+        (diff, env), (new, _) = self.commands(git_dir, index, folder, exclude)
+        self._diff = Running(diff, cwd, 60.0, env)
         try:
-            self._new = Running(
-                [*base, "ls-files", "-z", "--others", "--directory", *excludes], cwd, 60.0, env
-            )
+            self._new = Running(new, cwd, 60.0, env)
         except BaseException:
             self._diff.cancel()
             raise
+
+    @staticmethod
+    def commands(
+        git_dir: Path, index: Path, folder: Path, exclude: Iterable[str], folders: bool = True
+    ) -> list[tuple[list[str], dict[str, str]]]:
+        """(git's arguments, environment) of the two commands; each prints nothing when the
+        folder matches the index (a quick start replays them: gitmem/quickstart.py).
+        `folders`: a folder git does not know is one `name/` line, not each file in it."""
+        base = [*HARDENED, "--git-dir", str(git_dir), "--work-tree", str(folder)]
+        env = {"GIT_INDEX_FILE": str(index), "GIT_ATTR_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0"}
+        excludes = [arg for name in sorted(exclude) for arg in ("-x", f"/{name}")]
+        others = ["ls-files", "-z", "--others", *(["--directory"] if folders else []), *excludes]
+        return [
+            ([*base, "diff-files", "--name-only", "-z"], env),
+            ([*base, *others], env),
+        ]
 
     def result(self) -> tuple[set[str], list[str]] | None:
         """(recorded paths whose stat no longer matches, or that are gone; names git does not
