@@ -10,7 +10,8 @@ def main() -> None:
         from gitmem.hookstart import main as hook_main
 
         sys.exit(hook_main())
-    if sys.argv[1:2] == ["sync"] and len(sys.argv) <= 3:  # `gitmem sync [-q]`: the same
+    rest = sys.argv[3:] if sys.argv[1:2] == ["-C"] else sys.argv[1:]
+    if rest[:1] == ["sync"] and len(rest) <= 2:  # `gitmem [-C DIR] sync [-q]`: the same
         from gitmem.syncstart import main as sync_main
 
         sys.exit(sync_main(sys.argv[1:]))

@@ -1,4 +1,4 @@
-"""The SessionStart hook's quick start: when nothing is new, one fetch and two tiny git processes.
+"""The SessionStart hook's quick start: when nothing is new, a fetch and three tiny git processes.
 
 Every Claude Code session starts with `gitmem pull --hook`, and most find nothing new. The full
 hook (gitmem/hookrun.py) opens the project, reads the folders and the sync state and merges;
@@ -8,9 +8,10 @@ team index) and stops. Anything else — no record, another folder, changed git 
 Code settings, environment or scope folders, a ref that moved, a failed fetch, a lock held —
 hands over to the full hook, which runs exactly as before and records again.
 
-The record, `<common-dir>/gitmem/hook-start`, is written by the full hook after a run that
-succeeded (`record`); it holds only what that run decided (the fetch's command line, the refs
-after it, the team index's path), never memory. This path writes nothing but the fetch's own
+The record, `<common-dir>/gitmem/hook-start` (gitmem/quickstart.py), is written by the full
+hook inside the sync's lock at the end of a run that succeeded (`record`); it holds only what
+that run decided (the fetch's command line, the refs after it, the team index's path), never
+memory. This path writes nothing but the fetch's own
 refs (under refs/gitmem-remotes/, as the full hook's fetch does), so a stale record can at
 worst delay a pull to the next full run; it can never lose or overwrite a memory.
 """

@@ -27,15 +27,18 @@ if TYPE_CHECKING:
     from gitmem.sync import Syncer
 
 MARKER = "sync-start"  # the record, in <common-dir>/gitmem/
-FORMS = {("sync",): False, ("sync", "-q"): True, ("sync", "--quiet"): True}  # argv -> quiet
+# the command lines it answers (after `-C DIR`), and whether each is quiet; any other goes to
+# the one command-line parser
+FORMS = {("sync",): False, ("sync", "-q"): True, ("sync", "--quiet"): True}
 
 
 def main(argv: Sequence[str]) -> int:
-    """`gitmem sync [-q]`: the quick start, else the one command-line parser."""
-    quiet = FORMS.get(tuple(argv))
-    if quiet is not None:
+    """`gitmem [-C DIR] sync [-q]`: the quick start, else the one command-line parser."""
+    directory, rest = (argv[1], argv[2:]) if argv[:1] == ["-C"] and len(argv) > 1 else (".", argv)
+    quiet = FORMS.get(tuple(rest))
+    if quiet is not None and os.path.isdir(directory):
         try:
-            lines = quick_sync()
+            lines = quick_sync(os.path.abspath(directory))
         except Exception:  # any doubt: the full sync decides, and says why if it fails
             lines = None
         if lines is not None:
@@ -47,11 +50,11 @@ def main(argv: Sequence[str]) -> int:
     return cli_main(list(argv))
 
 
-def quick_sync() -> list[str] | None:
-    """What a sync that finds nothing to do prints, or None (run the full sync)."""
+def quick_sync(here: str) -> list[str] | None:
+    """What a sync in the folder `here` that finds nothing to do prints, or None (run the
+    full sync)."""
     from gitmem.quickstart import find_record, replay
 
-    here = os.getcwd()
     record = find_record(here, MARKER)
     if record is None or len(record.get("say", ())) != 1:
         return None
@@ -123,19 +126,19 @@ def _fields(syncer: Syncer) -> list[tuple[str, Sequence[str]]] | None:
                 return None  # sync would bring the folder back from the ref
         elif not s.path.is_dir() or os.path.lexists(s.path / ".git"):
             return None
-        elif not state.files and not state.index:
-            # nothing synced from this folder yet: git's check against an empty index (a file
-            # that does not exist) names every file in it, and prints nothing while it is empty
-            index = index.with_name(f"{s.name}.empty")
-            if os.path.lexists(index):
-                return None
-        elif not matches(index, state.index):
-            return None  # no index to check the folder against: sync walks it in Python
         # what the sync looks at whatever git says: stale records, records not in the index,
         # files outside the folder; vouched for by the stat the state holds, as sync does
         unvouched = set(state.stale) | {
             rel for rel, r in state.files.items() if not (r.mtime_ns and r.ctime_ns)
         }
+        if not matches(index, state.index):
+            # no index the state trusts: sync walks the folder and compares every record's
+            # stat. So does this: git's check against an empty index (a file that does not
+            # exist) names every file, each must be a record whose stat still matches
+            index = index.with_name(f"{s.name}.empty")
+            if os.path.lexists(index):
+                return None
+            unvouched = set(state.files)
         if os.path.isdir(s.path):
             # each file by name: a folder pulled since the index was written holds files the
             # state vouches for by their stat (looked at below), which `name/` would hide

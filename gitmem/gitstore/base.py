@@ -5,13 +5,12 @@ The parts of `Repository` (objects, refs, history, transport) build on this clas
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import NotARepository
-from gitmem.gitstore.process import run_git, subcommand
+from gitmem.gitstore.process import Completed, run_git, subcommand
 
 if TYPE_CHECKING:
     from gitmem.gitstore.catfile import CatFile
@@ -102,7 +101,7 @@ class GitDir:
         check: bool = True,
         timeout: float | None = None,
         env: Mapping[str, str] | None = None,
-    ) -> subprocess.CompletedProcess[bytes]:
+    ) -> Completed:
         if subcommand(args) in REF_WRITERS:
             self._refs = None
         argv, cwd = self.command(*args)

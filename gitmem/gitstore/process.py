@@ -1,17 +1,17 @@
 """Running git: one process per call, a clean environment, and timeouts that kill the whole
-process tree (a hung remote's helpers must not outlive gitmem)."""
+process tree (a hung remote's helpers must not outlive gitmem). Processes start with
+os.posix_spawn (gitstore/spawn.py): no `subprocess` import on any command's path."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
+import time
 from collections.abc import Mapping, Sequence
 
 from gitmem.errors import GitError, RemoteError
-from gitmem.gitstore.spawn import clean_env, kill_tree
+from gitmem.gitstore.spawn import Completed, Spawned, clean_env, kill_tree
 
-__all__ = ["Running", "clean_env", "kill_tree", "last_line", "run_git", "subcommand"]
+__all__ = ["Completed", "Running", "clean_env", "kill_tree", "last_line", "run_git", "subcommand"]
 
 
 def run_git(
@@ -21,30 +21,18 @@ def run_git(
     check: bool = True,
     timeout: float | None = None,
     env: Mapping[str, str] | None = None,
-) -> subprocess.CompletedProcess[bytes]:
-    """Run git; on failure raise GitError with git's own last line as the message."""
+) -> Completed:
+    """Run git; on failure raise GitError with git's own last line as the message. With a
+    `timeout` (transport), git and the helpers it started (git-remote-http, ssh,
+    upload-pack) are killed when it passes: they must not outlive a hung remote."""
+    proc = Running(args, cwd, timeout, env, input)
     try:
-        if timeout is not None:
-            proc = _run_bounded(["git", *args], cwd, input, timeout, clean_env(env))
-        else:
-            proc = subprocess.run(
-                ["git", *args],
-                cwd=cwd,
-                input=input,
-                capture_output=True,
-                timeout=timeout,
-                env=clean_env(env),
-            )
-    except FileNotFoundError as exc:
-        raise GitError("git is not installed or not on PATH", "install git 2.38 or newer") from exc
-    except subprocess.TimeoutExpired as exc:
-        raise RemoteError(
-            f"git {subcommand(args)} timed out after {timeout:.0f}s (the remote did not answer)",
-            "check the remote is reachable, or raise gitmem.timeout",
-        ) from exc
-    if check and proc.returncode != 0:
-        raise GitError(f"git {args[0]} failed: {last_line(proc.stderr)}")
-    return proc
+        done = proc.wait()
+    finally:
+        proc.cancel()
+    if check and done.returncode != 0:
+        raise GitError(f"git {args[0]} failed: {last_line(done.stderr)}")
+    return done
 
 
 def subcommand(args: Sequence[str]) -> str:
@@ -58,94 +46,44 @@ def subcommand(args: Sequence[str]) -> str:
     return "command"
 
 
-def _run_bounded(
-    argv: list[str],
-    cwd: str | os.PathLike[str] | None,
-    input: bytes | None,
-    timeout: float,
-    env: Mapping[str, str],
-) -> subprocess.CompletedProcess[bytes]:
-    """Run a transport command; when it times out, kill it *and the helpers it started*
-    (git-remote-http, ssh, upload-pack): they must not outlive a hung remote. They stay in
-    gitmem's process group, so whoever kills that group (a hook's timeout) kills them too."""
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        stdin=subprocess.PIPE if input is not None else None,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    with proc:
-        try:
-            out, err = proc.communicate(input, timeout=timeout)
-        except BaseException:
-            kill_tree(proc.pid)
-            raise
-    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
-
-
 class Running:
-    """A git command started in the background (a fetch overlapping the folder scan): `wait`
-    bounds it by the same timeout as `run_git` and kills its process tree on timeout or on
-    any exception, so a hook's deadline never leaves it behind."""
+    """A git command started now (a fetch overlapping the folder scan, or any call): `wait`
+    bounds it by its timeout and kills its process tree on timeout or on any exception, so
+    a hook's deadline never leaves it behind."""
 
     def __init__(
         self,
         args: Sequence[str],
         cwd: str | os.PathLike[str] | None,
-        timeout: float,
+        timeout: float | None,
         env: Mapping[str, str] | None = None,
+        input: bytes | None = None,
     ) -> None:
-        import time
-
         self.args = list(args)
-        self.done = False
-        self.deadline = time.monotonic() + timeout
         self.timeout = timeout
+        self.deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            self.proc = subprocess.Popen(
-                ["git", *args],
-                cwd=cwd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=clean_env(env),
+            self.proc = Spawned(
+                self.args, None if cwd is None else os.fspath(cwd), clean_env(env), input
             )
         except FileNotFoundError as exc:
             raise GitError(
                 "git is not installed or not on PATH", "install git 2.38 or newer"
             ) from exc
 
-    def wait(self) -> subprocess.CompletedProcess[bytes]:
-        import time
-
-        with self.proc:
-            try:
-                left = max(0.0, self.deadline - time.monotonic())
-                out, err = self.proc.communicate(None, timeout=left)
-            except subprocess.TimeoutExpired as exc:
-                kill_tree(self.proc.pid)
-                raise RemoteError(
-                    f"git {subcommand(self.args)} timed out after {self.timeout:.0f}s "
-                    "(the remote did not answer)",
-                    "check the remote is reachable, or raise gitmem.timeout",
-                ) from exc
-            except BaseException:
-                kill_tree(self.proc.pid)
-                raise
-            finally:
-                self.done = True
-        return subprocess.CompletedProcess(self.args, self.proc.returncode, out, err)
+    def wait(self) -> Completed:
+        try:
+            return self.proc.completed(self.deadline)
+        except TimeoutError as exc:
+            raise RemoteError(
+                f"git {subcommand(self.args)} timed out after {self.timeout or 0:.0f}s "
+                "(the remote did not answer)",
+                "check the remote is reachable, or raise gitmem.timeout",
+            ) from exc
 
     def cancel(self) -> None:
         """Kill it and its helpers (the caller failed before it needed the answer)."""
-        if self.done:
-            return  # reaped: its pid may belong to someone else by now
-        self.done = True
-        kill_tree(self.proc.pid)
-        with self.proc, contextlib.suppress(OSError, subprocess.SubprocessError):
-            self.proc.communicate(None, timeout=5)
+        self.proc.cancel()
 
 
 def last_line(stderr: bytes) -> str:

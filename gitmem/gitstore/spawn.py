@@ -88,54 +88,113 @@ def _children_from_ps(children: dict[int, list[int]]) -> None:
             pass
 
 
-class Spawned:
-    """`git ARGS` started at once in `cwd` (stdin from /dev/null); `finish` collects its output
-    and exit code, killing its process tree when the deadline passes first."""
+class Completed:
+    """A finished git command (the attributes of subprocess.CompletedProcess, without its
+    import)."""
 
-    def __init__(self, args: Sequence[str], cwd: str, env: Mapping[str, str]) -> None:
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
+    __slots__ = ("args", "returncode", "stderr", "stdout")
+
+    def __init__(self, args: list[str], returncode: int, stdout: bytes, stderr: bytes) -> None:
+        self.args, self.returncode, self.stdout, self.stderr = args, returncode, stdout, stderr
+
+
+class Spawned:
+    """`git ARGS` started at once in `cwd` (stdin: `input`, else /dev/null); `finish` collects
+    its output and exit code, killing its process tree when the deadline passes first."""
+
+    def __init__(
+        self,
+        args: Sequence[str],
+        cwd: str | None,
+        env: Mapping[str, str],
+        input: bytes | None = None,
+    ) -> None:
+        self.args = ["git", *args]
+        self.code: int | None = None
+        fds: list[int] = []
         try:
-            self.pid = _spawn_in(cwd, ["git", *args], env, out_w, err_w)
+            out_r, out_w = os.pipe()
+            fds += [out_r, out_w]
+            err_r, err_w = os.pipe()
+            fds += [err_r, err_w]
+            if input is not None:
+                in_r, in_w = os.pipe()
+                fds += [in_r, in_w]
+            else:
+                in_r, in_w = os.open(os.devnull, os.O_RDONLY), -1
+                fds.append(in_r)
+            self.pid = _spawn_in(cwd, self.args, env, in_r, out_w, err_w)
         except BaseException:
-            for fd in (out_r, out_w, err_r, err_w):
+            for fd in fds:
                 os.close(fd)
             raise
-        os.close(out_w)
-        os.close(err_w)
-        self.fds = {out_r: bytearray(), err_r: bytearray()}
-        self.out_fd, self.err_fd = out_r, err_r
-        self.code: int | None = None
+        for fd in (in_r, out_w, err_w):
+            os.close(fd)
+        self.out_fd, self.err_fd, self.in_fd = out_r, err_r, in_w
+        self.read = {out_r: bytearray(), err_r: bytearray()}
+        self.open = [out_r, err_r]  # closed once finished or cancelled
+        self.pending = memoryview(input or b"")
+        if in_w >= 0:
+            os.set_blocking(in_w, False)
 
-    def finish(self, deadline: float) -> tuple[int, bytes, bytes]:
+    def finish(self, deadline: float | None = None) -> tuple[int, bytes, bytes]:
         """(exit code, stdout, stderr); TimeoutError once `deadline` (time.monotonic) passes."""
-        open_fds = list(self.fds)
+        readers = list(self.read)
         try:
-            while open_fds:
-                left = deadline - time.monotonic()
-                if left <= 0:
+            if self.in_fd >= 0 and not self.pending:
+                self._close_input()
+            while readers or self.in_fd >= 0:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
                     raise TimeoutError
-                ready, _, _ = select.select(open_fds, [], [], left)
+                writers = [self.in_fd] if self.in_fd >= 0 else []
+                ready, writable, _ = select.select(readers, writers, [], left)
+                if writable:
+                    self._feed()
                 for fd in ready:
                     chunk = os.read(fd, 65536)
                     if chunk:
-                        self.fds[fd] += chunk
+                        self.read[fd] += chunk
                     else:
-                        open_fds.remove(fd)
+                        readers.remove(fd)
             _, status = os.waitpid(self.pid, 0)
             self.code = os.waitstatus_to_exitcode(status)
         except BaseException:
             self.cancel()
             raise
-        finally:
-            for fd in self.fds:
+        self._close()
+        return self.code, bytes(self.read[self.out_fd]), bytes(self.read[self.err_fd])
+
+    def completed(self, deadline: float | None = None) -> Completed:
+        code, out, err = self.finish(deadline)
+        return Completed(self.args, code, out, err)
+
+    def _feed(self) -> None:
+        try:
+            written = os.write(self.in_fd, self.pending[:65536])
+        except BlockingIOError:
+            return
+        except BrokenPipeError:  # git stopped reading: what it printed says why
+            written = len(self.pending)
+        self.pending = self.pending[written:]
+        if not self.pending:
+            self._close_input()
+
+    def _close_input(self) -> None:
+        os.close(self.in_fd)
+        self.in_fd = -1
+
+    def _close(self) -> None:
+        for fd in (*self.open, self.in_fd):
+            if fd >= 0:
                 try:  # noqa: SIM105
                     os.close(fd)
                 except OSError:
                     pass
-        return self.code, bytes(self.fds[self.out_fd]), bytes(self.fds[self.err_fd])
+        self.open, self.in_fd = [], -1
 
     def cancel(self) -> None:
+        """Kill it and its helpers (the caller failed before it needed the answer)."""
         if self.code is not None:
             return  # reaped: its pid may belong to someone else by now
         self.code = -9  # SIGKILL
@@ -144,21 +203,27 @@ class Spawned:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
+        self._close()
 
 
-def _spawn_in(cwd: str, argv: list[str], env: Mapping[str, str], out: int, err: int) -> int:
+def _spawn_in(
+    cwd: str | None, argv: list[str], env: Mapping[str, str], stdin: int, out: int, err: int
+) -> int:
     """posix_spawnp has no cwd: run git with `-C cwd` instead (git's own chdir, first thing)."""
-    null = os.open(os.devnull, os.O_RDONLY)
-    try:
-        return os.posix_spawnp(
-            argv[0],
-            [argv[0], "-C", cwd, *argv[1:]],
-            dict(env),
-            file_actions=[
-                (os.POSIX_SPAWN_DUP2, null, 0),
-                (os.POSIX_SPAWN_DUP2, out, 1),
-                (os.POSIX_SPAWN_DUP2, err, 2),
-            ],
-        )
-    finally:
-        os.close(null)
+    import _signal  # type: ignore[import-not-found]  # built in, loaded at start (signal: +enum)
+
+    where = ["-C", cwd] if cwd is not None else []
+    # Python ignores SIGPIPE, and an ignored signal stays ignored across exec: give git the
+    # default back, as subprocess does (a git writing into a closed pipe then stops)
+    default = [getattr(_signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(_signal, name)]
+    return os.posix_spawnp(
+        argv[0],
+        [argv[0], *where, *argv[1:]],
+        dict(env),
+        file_actions=[
+            (os.POSIX_SPAWN_DUP2, stdin, 0),
+            (os.POSIX_SPAWN_DUP2, out, 1),
+            (os.POSIX_SPAWN_DUP2, err, 2),
+        ],
+        setsigdef=default,
+    )

@@ -9,13 +9,12 @@ kind must fail fast with git's own reasons, never spin through retries.
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gitmem.errors import RemoteError
 from gitmem.gitstore.base import GitDir
-from gitmem.gitstore.process import Running
+from gitmem.gitstore.process import Completed, Running
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
@@ -82,7 +81,7 @@ def fetch_args(remote: str, refspecs: Sequence[str]) -> list[str]:
     return [*FETCH, remote, *refspecs]
 
 
-def fetched(remote: str, proc: subprocess.CompletedProcess[bytes]) -> None:
+def fetched(remote: str, proc: Completed) -> None:
     if proc.returncode != 0:
         raise RemoteError(
             f"cannot fetch from {remote}: {git_reasons(proc.stderr)}",
@@ -107,9 +106,7 @@ class PendingFetch:
 
 
 class Transport(GitDir):
-    def _transport(
-        self, args: Sequence[str], timeout: float | None
-    ) -> subprocess.CompletedProcess[bytes]:
+    def _transport(self, args: Sequence[str], timeout: float | None) -> Completed:
         return self.git(*args, check=False, timeout=timeout, env=NO_PROMPT)
 
     def fetch(self, remote: str, refspecs: Sequence[str], timeout: float | None = None) -> None:

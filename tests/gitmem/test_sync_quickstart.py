@@ -16,14 +16,14 @@ FULL = "--is-bare-repository"  # the full sync's first git process opens the pro
 TEAM_REF = "refs/gitmem/team"
 
 
-def sync(world: World, clone: Path, *args: str) -> tuple[Run, bool]:
-    """`gitmem sync ARGS` in the clone; (its run, whether it took the quick start)."""
+def sync(world: World, clone: Path, *args: str, before: tuple[str, ...] = ()) -> tuple[Run, bool]:
+    """`gitmem BEFORE sync ARGS` in the clone; (its run, whether it took the quick start)."""
     trace = world.root / "trace"
     trace.unlink(missing_ok=True)
     env = {**world.env, "GIT_TRACE": str(trace)}
     saved, world.env = world.env, env
     try:
-        run = world.gitmem("sync", *args, cwd=clone)
+        run = world.gitmem(*before, "sync", *args, cwd=clone)
     finally:
         world.env = saved
     assert run.code == 0, run.err
@@ -62,8 +62,12 @@ def test_nothing_to_do_takes_the_quick_start_and_says_what_the_full_sync_says(
     assert was_quick and quick.out == full.out and "up to date" in quick.out
     silent, was_quick = sync(world, clone, "-q")
     assert was_quick and silent.out == "" and silent.err == ""
-    elsewhere, was_quick = sync(world, world.root, "-C", str(clone))  # -C: always in full
-    assert not was_quick and elsewhere.out == full.out
+    elsewhere, was_quick = sync(world, world.root, before=("-C", str(clone)))
+    assert was_quick and elsewhere.out == full.out
+    after, was_quick = sync(world, world.root, "-C", str(clone))  # not a form it answers
+    assert not was_quick and after.out == full.out
+    nowhere = world.gitmem("-C", str(world.root / "none"), "sync")
+    assert nowhere.code == 2 and "not a directory" in nowhere.err  # the full command says so
 
 
 def _edit_same_size(world: World, clone: Path, team: Path) -> str:
@@ -193,3 +197,25 @@ def test_a_failed_sync_forgets_the_record(world: World, synced: tuple[Path, Path
     world.git("remote", "set-url", "origin", str(world.root / "gone.git"), cwd=clone)
     run = world.gitmem("sync", "-C", str(clone))
     assert run.code == 3 and not record.exists()
+
+
+def test_after_every_file_was_touched_the_records_vouch_by_their_stat(
+    world: World, synced: tuple[Path, Path]
+) -> None:
+    """A backup tool's utime (every ctime now) leaves no index sync trusts: sync compares
+    each file's stat with its record, and so does the quick start, at once."""
+    clone, team = synced
+    old = time.time() - 7200
+    for path in team.iterdir():
+        os.utime(path, (old, old))
+    _, quick = sync(world, clone)
+    assert not quick  # the stat moved: the full sync looks, and records
+    _, quick = sync(world, clone)
+    assert quick
+    with (team / "deploys.md").open("a") as fh:
+        fh.write("And Thursdays.\n")
+    os.utime(team / "deploys.md", (old, old))  # the old time back: size and ctime tell
+    _, quick = sync(world, clone)
+    assert not quick
+    blob = world.git("hash-object", str(team / "deploys.md")).strip()
+    assert team_files(world)["team/deploys.md"] == blob
