@@ -247,7 +247,7 @@ def test_a_record_of_a_file_with_a_64_bit_inode_vouches_for_it(
             real.st_ctime_ns,
         )
     )
-    monkeypatch.setattr(quickstart.os, "lstat", lambda _path: wide)
+    monkeypatch.setattr(os, "lstat", lambda _path: wide)  # the module looks it up at each call
     rec = _record("0" * 40, wide, wide.st_mtime + 3600)
     assert quickstart.stamp(str(memory), lstat=True) == (
         f"f{rec.dev}:{rec.ino}:{rec.size}:{rec.mtime_ns}"
