@@ -491,7 +491,13 @@ def unchanged_folder(
     changed, unknown = checked
     if unknown or not changed <= apart.keys():
         return False
-    if os.path.lexists(folder / ".git"):  # git never lists it; the walk names it as skipped
+    return apart_unchanged(folder, apart)
+
+
+def apart_unchanged(folder: Path, apart: Mapping[str, FileRecord | None]) -> bool:
+    """Whether each file of `apart` is as its record saw it (None: still gone), and the folder
+    holds no `.git` (git never lists one; the walk names it as skipped)."""
+    if os.path.lexists(folder / ".git"):
         return False
     for rel, record in apart.items():
         try:

@@ -367,8 +367,10 @@ def check_entries(
     read: Callable[[str], bytes],
     known: frozenset[str] = frozenset(),
     named: frozenset[str] = frozenset(),
+    links: bool = True,
 ) -> list[Finding]:
-    """Every finding of one tree. `all_paths`: each path with folders and repeats, as git
+    """Every finding of one tree (`links`: with the link warnings GM132/GM133, which only
+    validate shows; a sync names none of them). `all_paths`: each path with folders and repeats, as git
     lists them (a mapping folds the repeats a hostile tree can hold). `known`: blob ids whose
     content needs no second look (already in local history, or unchanged since a base).
     `named`: paths of a tree checked before, whose names need no second look (the name rules
@@ -410,7 +412,8 @@ def check_entries(
             findings.extend(check_content(path, read(entry.oid)))
     if total > MAX_TOTAL_BYTES:
         findings.append(_found(ref, "GM105", f"{total} bytes in all (limit {MAX_TOTAL_BYTES})"))
-    findings.extend(_check_links(entries, read))
+    if links:
+        findings.extend(_check_links(entries, read))
     # the order `Finding`'s fields give, compared as tuples in C: ten thousand findings (an
     # orphan warning per topic file) sorted with the records' Python `__lt__` took ~0.1 s
     return sorted(set(findings), key=lambda f: (f.path, f.line, f.code, f.message))

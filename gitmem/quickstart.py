@@ -205,10 +205,13 @@ def stamp(path: str, lstat: bool = False) -> str:
         st = os.lstat(path) if lstat else os.stat(path)
     except OSError:
         return "-"
+    # device and inode in 32 bits, as git's index and the sync's records keep them (a record
+    # compared with a full 64-bit inode would never match)
+    dev, ino = st.st_dev & 0xFFFFFFFF, st.st_ino & 0xFFFFFFFF
     if stat.S_ISDIR(st.st_mode):
-        return f"d{st.st_dev}:{st.st_ino}"
+        return f"d{dev}:{ino}"
     kind = "l" if stat.S_ISLNK(st.st_mode) else "f"
-    return f"{kind}{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+    return f"{kind}{dev}:{ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def checksum(data: bytes) -> str:

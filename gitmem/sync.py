@@ -25,7 +25,7 @@ from gitmem.errors import (
     UsageError,
 )
 from gitmem.excludes import exclude_memory_folders
-from gitmem.folders import Snapshot, snapshot, unchanged_folder, walk
+from gitmem.folders import Snapshot, apart_unchanged, snapshot, unchanged_folder, walk
 from gitmem.policy import must_be_signed, signature_findings
 from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import (
@@ -335,12 +335,14 @@ class Syncer(LocalCommit):
     def _snapshot(self, ref: str, s: Scope, check: FolderCheck | None = None) -> Snapshot:
         if check is None:
             check = self._start_check(s)
-        checked = check.result() if check is not None else None
         head = self.heads.get(s.name) if s.name not in self.states else None
+        if head is not None and (s.outside or not apart_unchanged(s.path, head.apart)):
+            head = None  # the records will be needed: load them while git checks the folder
+            self.states[s.name]
+        checked = check.result() if check is not None else None
         if (
             head is not None
             and checked is not None
-            and not s.outside
             and unchanged_folder(s.path, head.apart, checked)
         ):
             # the folder holds what the state says, which need not be loaded to know it

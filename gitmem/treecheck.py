@@ -48,6 +48,7 @@ def commit_findings(
     ref: str,
     known: frozenset[str] = frozenset(),
     named: frozenset[str] = frozenset(),
+    links: bool = True,
 ) -> list[Finding]:
     """Every policy finding of the commit `ref` points at (a non-commit is one finding)."""
     kind = repo.object_type(commit)
@@ -69,7 +70,7 @@ def commit_findings(
     listed, paths = repo.list_tree_and_paths(commit)
     entries = {p: Entry(e.mode, e.kind, e.oid, e.size) for p, e in listed.items()}
     reader = _Prefetch(repo, [e for e in entries.values() if e.oid not in known])
-    return check_entries(entries, paths, ref, reader.read, known, named)
+    return check_entries(entries, paths, ref, reader.read, known, named, links)
 
 
 class _Prefetch:
@@ -109,8 +110,8 @@ def check_tree(
 ) -> tuple[RefMeta, list[Finding]]:
     """The metadata of a ref's commit and its non-blocking findings; UntrustedTreeError on
     the first blocking one. `known`: blob ids already in local history; `named`: paths of the
-    local tree (their names passed the same rules)."""
-    findings = commit_findings(repo, commit, ref, known, named)
+    local tree (their names passed the same rules). No link warnings (validate shows them)."""
+    findings = commit_findings(repo, commit, ref, known, named, links=False)
     # what the ref is comes first: a tree without gitmem.toml is not ours at all
     refused = sorted((f for f in findings if f.blocking), key=lambda f: f.code not in WHAT_IT_IS)
     if refused:

@@ -395,6 +395,22 @@ def test_names_of_the_local_tree_are_not_checked_again_and_nothing_else_is_skipp
     assert "GM104" not in codes(trusted)
 
 
+def test_the_sync_check_leaves_out_the_link_warnings_and_nothing_else() -> None:
+    """A sync reports no link warning (GM132/GM133: validate's), so its check skips them —
+    every other finding is the same."""
+    files: dict[str, bytes | tuple[str, str]] = {
+        "gitmem.toml": render_meta("h/o/r"),
+        "team/MEMORY.md": b"- [Gone](gone.md) \xe2\x80\x94 not there\n",
+        "team/orphan.md": TOPIC.encode(),
+        "team/.x/y.md": b"y\n",
+    }
+    entries, paths, blobs = tree_of(files)
+    full = check_entries(entries, paths, "refs/gitmem/team", blobs.__getitem__)
+    quick = check_entries(entries, paths, "refs/gitmem/team", blobs.__getitem__, links=False)
+    assert {"GM132", "GM133"} <= codes(full)
+    assert quick == [f for f in full if f.code not in ("GM132", "GM133")] and quick
+
+
 def test_every_code_is_documented() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ci.md").read_text()
     for code in CODES:

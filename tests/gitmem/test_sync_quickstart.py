@@ -219,3 +219,36 @@ def test_after_every_file_was_touched_the_records_vouch_by_their_stat(
     assert not quick
     blob = world.git("hash-object", str(team / "deploys.md")).strip()
     assert team_files(world)["team/deploys.md"] == blob
+
+
+def test_a_record_of_a_file_with_a_64_bit_inode_vouches_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quick start compares a file's stat with the sync's record of it; records keep device
+    and inode in 32 bits as git's index does, so the stat side must too (else a filesystem with
+    64-bit inodes never takes the quick start)."""
+    import gitmem.quickstart as quickstart
+    from gitmem.folders import _record
+
+    memory = tmp_path / "m.md"
+    memory.write_text("x\n")
+    real = os.lstat(memory)
+    wide = os.stat_result(
+        (
+            real.st_mode,
+            real.st_ino + (7 << 40),
+            real.st_dev + (3 << 40),
+            *tuple(real)[3:],
+            real.st_atime,
+            real.st_mtime,
+            real.st_ctime,
+            real.st_atime_ns,
+            real.st_mtime_ns,
+            real.st_ctime_ns,
+        )
+    )
+    monkeypatch.setattr(os, "lstat", lambda _path: wide)  # the module looks it up at each call
+    rec = _record("0" * 40, wide, wide.st_mtime + 3600)
+    assert quickstart.stamp(str(memory), lstat=True) == (
+        f"f{rec.dev}:{rec.ino}:{rec.size}:{rec.mtime_ns}"
+    )
