@@ -41,6 +41,9 @@ class Context:
         return path
 
 
+RACY_WAIT = 2.1  # seconds after a backdate before a stat cache may trust the files' ctimes
+
+
 def age_files(folder: Path, seconds: float = 3600) -> None:
     """Backdate every file: real memory files are old, and a file modified in the last two
     seconds is re-hashed by gitmem's stat cache (racy-git rule) — a fresh fixture would measure

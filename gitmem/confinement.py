@@ -15,6 +15,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+# folders of <root>/.claude whose files Claude Code runs as instructions, not memory
+INSTRUCTION_FOLDERS = ("agents", "commands", "skills", "rules", "output-styles", "hooks")
+
 
 def link_on_the_way(root: Path, folder: Path) -> Path | None:
     """The first symbolic link between `root` (excluded) and `folder` (included), or None."""
@@ -39,13 +42,20 @@ def within(path: Path, folder: Path) -> bool:
 
 
 def refusal(
-    folder: Path, root: Path, protected: Mapping[str, Path], in_tree_only: bool
+    folder: Path,
+    root: Path,
+    protected: Mapping[str, Path],
+    in_tree_only: bool,
+    claude_dir: Path | None = None,
 ) -> str | None:
     """Why `folder` may not be a scope folder of the repository at `root`, or None.
 
     `root` is the canonical working tree and `protected` names the folders whose contents must
     never be published wholesale (home, Claude Code's folder); both already resolved. `in_tree_only`: the scope must
-    live inside the working tree (`agents`, `local`).
+    live inside the working tree (`agents`, `local`). `claude_dir` (resolved): Claude Code's
+    folder, inside which memory lives only under projects/ — its other folders (skills,
+    commands, agents, rules) are instructions every session runs, and a setting pointing the
+    auto folder there would let teammates' team memory (auto/team/) land in them.
     """
     lexical = Path(os.path.abspath(os.path.expanduser(folder)))
     if within(lexical, root):
@@ -65,6 +75,20 @@ def refusal(
     for label, guarded in protected.items():
         if within(guarded, real):
             return f"it is {label}" if guarded == real else f"it holds {label} ({guarded})"
+    project_claude = root / ".claude"
+    if real == project_claude or any(
+        within(real, project_claude / name) for name in INSTRUCTION_FOLDERS
+    ):
+        return (
+            f"it is {real.relative_to(root)}, where Claude Code keeps this project's "
+            "settings, skills, commands, agents or rules (memory is not synced into them)"
+        )
+    in_claude = claude_dir is not None and within(real, claude_dir)
+    if in_claude and claude_dir is not None and not within(real, claude_dir / "projects"):
+        return (
+            f"it lies in Claude Code's folder {claude_dir} outside projects/, where skills, "
+            "commands, agents and rules live (memory is not synced into them)"
+        )
     if within(root, real):
         return "it is the repository itself" if real == root else f"it holds the repository {root}"
     if ".git" in real.parts:

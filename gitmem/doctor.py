@@ -337,6 +337,8 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
 def next_steps(project: Project, status: Status) -> list[str]:
     """What a newcomer should do next, cheapest checks only (no network)."""
     steps = []
+    if not project.repo.is_bare and not project.repo.has_commits():
+        steps.append("make a first commit: gitmem refs live beside your branches")
     if project.remote is None:
         steps.append("add a remote to share memory: git remote add origin URL, then gitmem sync")
     changed = sum(s.changed for s in status.scopes)
@@ -370,4 +372,32 @@ def next_steps(project: Project, status: Status) -> list[str]:
     )
     if tracked and not drivers_installed(project):
         steps.append("merge memory on branches without conflicts: gitmem drivers install")
+    local_file = linked_worktree_local_file(project)
+    if local_file:
+        steps.append(local_file)
     return steps
+
+
+def linked_worktree_local_file(project: Project) -> str | None:
+    """In a linked worktree Claude Code reads that worktree's own CLAUDE.local.md (asked of the
+    real client, 2.1.330), while gitmem syncs the main worktree's (one file per clone on the
+    personal ref). A link there makes the session read the synced one."""
+    from gitmem.scopes import LOCAL_FILE
+
+    here = project.repo.toplevel
+    synced = next(
+        (p for s in project.scopes if s.name == "local" and s.pushable for _, p in s.outside), None
+    )
+    if here is None or synced is None or here == project.root or not synced.is_file():
+        return None
+    mine = here / LOCAL_FILE
+    if os.path.lexists(mine) and os.path.realpath(mine) == os.path.realpath(synced):
+        return None
+    if os.path.lexists(mine):
+        return (
+            f"{mine} is not synced (Claude Code reads it in this worktree; gitmem syncs {synced})"
+        )
+    return (
+        f"Claude Code reads {mine} in this worktree, gitmem syncs {synced}: to read that one "
+        f"here, ln -s {shlex.quote(str(synced))} {shlex.quote(str(mine))}"
+    )

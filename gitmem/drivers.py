@@ -79,7 +79,12 @@ def _attributes_file(repo: Repository | None, global_: bool) -> Path:
     if not global_:
         assert repo is not None
         return repo.common_dir / "info" / "attributes"
-    value = config_file_get("core.attributesFile", None)
+    # the repository's one config listing knows each value's scope: no second process
+    value = (
+        repo.config_get("core.attributesFile", scope="global")
+        if repo is not None
+        else config_file_get("core.attributesFile", None)
+    )
     if value:
         return Path(os.path.expanduser(value))
     xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")

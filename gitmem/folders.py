@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.gitstore import Repository
 from gitmem.policy import MAX_BLOB_BYTES, blocking, check_file
-from gitmem.state import FileRecord, write_atomic
+from gitmem.state import STAT_MASK, FileRecord, write_atomic
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
@@ -39,6 +39,9 @@ class Snapshot:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
     read: int = 0  # files read and hashed (the stat cache did not vouch for them)
     refreshed: int = 0  # records whose stat was completed or updated (no bytes read)
+    # git vouched for the whole folder and no record differs from the index: `files` is left
+    # empty (the caller's records, not loaded, are what the folder holds)
+    unchanged: bool = False
 
 
 @dataclass
@@ -121,7 +124,7 @@ def _orphaned_temp(name: str) -> bool:
 def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
     fresh = now - st.st_mtime_ns / 1e9 < RACY_SECONDS
     return FileRecord(
-        oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino, *_git_stat(st, now)
+        oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino & STAT_MASK, *_git_stat(st, now)
     )
 
 
@@ -132,7 +135,27 @@ def _git_stat(st: os.stat_result, now: float) -> tuple[int, int, int, int]:
     seconds older than the record, so any later write (the kernel sets ctime to now; no tool
     can set it back) lands in another second and git sees it."""
     fresh = now - st.st_ctime_ns / 1e9 < RACY_SECONDS
-    return (0 if fresh else st.st_ctime_ns), st.st_dev, st.st_uid, st.st_gid
+    # inode, device, uid and gid as git's index keeps them (32 bits), which the records are
+    # read back from
+    return (
+        (0 if fresh else st.st_ctime_ns),
+        st.st_dev & STAT_MASK,
+        st.st_uid & STAT_MASK,
+        st.st_gid & STAT_MASK,
+    )
+
+
+def unchanged_since(record: FileRecord, st: os.stat_result) -> bool:
+    """The file is as `record` saw it by every stat field git compares, and the record was
+    old enough to be trusted (see _git_stat)."""
+    return (
+        bool(record.mtime_ns and record.ctime_ns)
+        and stat.S_ISREG(st.st_mode)
+        and (record.size, record.mtime_ns, record.ino, record.ctime_ns)
+        == (st.st_size, st.st_mtime_ns, st.st_ino & STAT_MASK, st.st_ctime_ns)
+        and (record.dev, record.uid, record.gid)
+        == (st.st_dev & STAT_MASK, st.st_uid & STAT_MASK, st.st_gid & STAT_MASK)
+    )
 
 
 # what git's stat check (gitmem/gitstore/index.py) said of a folder: recorded paths that no
@@ -176,13 +199,16 @@ def snapshot(
             and record.mtime_ns
             and record.mtime_ns == st.st_mtime_ns
             and record.size == st.st_size
-            and record.ino == st.st_ino
+            and record.ino == st.st_ino & STAT_MASK
+            # a known ctime that moved: the bytes may have too (an edit that put the mtime
+            # back), as git's own check says — read it (a chmod or rename costs one read)
+            and (not record.ctime_ns or record.ctime_ns == st.st_ctime_ns)
         ):
             if (record.ctime_ns, record.dev, record.uid, record.gid) != (
                 st.st_ctime_ns,
-                st.st_dev,
-                st.st_uid,
-                st.st_gid,
+                st.st_dev & STAT_MASK,
+                st.st_uid & STAT_MASK,
+                st.st_gid & STAT_MASK,
             ):
                 # the same file (mtime, size, inode), its other stat moved (a rename, a chmod)
                 # or unknown (an older state): recorded, so git's check passes next time
@@ -453,3 +479,29 @@ def _prune_empty_dirs(start: Path, stop: Path) -> None:
         if current.exists():
             return
         current = current.parent
+
+
+def unchanged_folder(
+    folder: Path, apart: Mapping[str, FileRecord | None], checked: GitCheck
+) -> bool:
+    """Whether `folder` holds what its records say, from git's check against the index and
+    the records `apart` from it (None: removed) alone — no record of the index loaded. git
+    must vouch for every file but those (it names them: their index entries are older), and
+    each of those must be as its record saw it."""
+    changed, unknown = checked
+    if unknown or not changed <= apart.keys():
+        return False
+    if os.path.lexists(folder / ".git"):  # git never lists it; the walk names it as skipped
+        return False
+    for rel, record in apart.items():
+        try:
+            st = os.lstat(folder / rel)
+        except FileNotFoundError:
+            if record is None:
+                continue  # removed, and still gone
+            return False
+        except OSError:
+            return False
+        if record is None or not unchanged_since(record, st):
+            return False
+    return True

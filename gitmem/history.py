@@ -8,11 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
-from gitmem.folders import snapshot
-from gitmem.scopes import Project, Scope
-from gitmem.state import current_mode, load_scope_state, repository_lock, write_atomic
-from gitmem.treecheck import META_FILE
-from gitmem.treemerge import as_tree_input
+from gitmem.scopes import Project, Scope, shown, shown_diff
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass
@@ -94,7 +90,7 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
         rows = _path_log(project, where, _stored_path(project, where, rev), limit)
         if not rows:
             raise UsageError(
-                f"{where.in_ref} has no history on {where.scope.ref}",
+                f"{shown(where.in_ref)} has no history on {where.scope.ref}",
                 "gitmem log lists what exists; a new memory appears there after gitmem sync",
             )
         if where.scope.ref == project.user_ref:
@@ -177,6 +173,10 @@ def lost_in_pull(project: Project, ref: str, mine: str, tip: str) -> list[str]:
 
 def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
     """Without REV: what changed on disk since the last sync. With REV: REV against the ref now."""
+    from gitmem.folders import snapshot
+    from gitmem.state import load_scope_state
+    from gitmem.treemerge import as_tree_input
+
     repo = project.repo
     where = locate(project, path) if path else None
     scopes = [where.scope] if where else [s for s in project.scopes if s.pushable]
@@ -186,7 +186,7 @@ def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
             if scope.ref == project.user_ref:  # encrypted names and blobs: diff the plaintext
                 old, tip = _plain_tree(project, old), _plain_tree(project, tip)
             chunks.append(repo.diff(old, tip, [where.in_ref if where else scope.prefix]))
-        return "".join(chunks)
+        return shown_diff("".join(chunks))
     for scope in scopes:
         state = load_scope_state(repo.common_dir, scope.name)
         known = state.files if state.path == str(scope.path) else {}
@@ -201,7 +201,7 @@ def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
         old_tree = repo.write_tree(as_tree_input(expected)) if expected else _empty_tree(project)
         new_tree = repo.write_tree(as_tree_input(now)) if now else _empty_tree(project)
         chunks.append(repo.diff(old_tree, new_tree))
-    return "".join(chunks)
+    return shown_diff("".join(chunks))
 
 
 def _empty_tree(project: Project) -> str:
@@ -221,6 +221,8 @@ def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Sc
     REV must name a commit of a memory ref: a branch commit (HEAD, main) has no memory in it,
     and comparing it would show every memory as new.
     """
+    from gitmem.treecheck import META_FILE
+
     repo = project.repo
     found: list[tuple[Scope, str, str]] = []
     for scope in scopes:
@@ -285,6 +287,8 @@ class Restored:
 
 def restore(project: Project, path: str, at: str | None, force: bool) -> Restored:
     """Write a memory back from history: at REV, else its newest version that still had it."""
+    from gitmem.state import current_mode, load_scope_state, repository_lock, write_atomic
+
     repo = project.repo
     where = locate(project, path)
     if not where.rel:
@@ -310,10 +314,12 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
                 break
     if blob is None or commit is None:
         raise UsageError(
-            f"{where.in_ref} has no version in the history of {ref}" + (f" at {at}" if at else ""),
+            f"{shown(where.in_ref)} has no version in the history of {ref}"
+            + (f" at {at}" if at else ""),
             "see gitmem log for what exists",
         )
     target = where.scope.file(where.rel)
+    _no_link_to(where, target)
     with repository_lock(repo.common_dir):
         state = load_scope_state(repo.common_dir, where.scope.name)
         record = state.files.get(where.rel) if state.path == str(where.scope.path) else None
@@ -333,9 +339,27 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
     return Restored(target, commit, relinked, unchanged)
 
 
+def _no_link_to(where: RefPath, target: Path) -> None:
+    """Refuse a restore whose file, or a folder on the way to it inside the scope, is a
+    symbolic link: as sync's write-back, a restore never writes out of a memory folder."""
+    from gitmem.confinement import link_on_the_way
+
+    if where.rel in where.scope.extra:  # CLAUDE.local.md, outside the folder: the file itself
+        link = target if target.is_symlink() else None
+    else:
+        link = link_on_the_way(where.scope.path, target)
+    if link is not None:
+        raise UsageError(
+            f"{link} is a symbolic link; memory is never written through links",
+            "replace the link with the real file or folder, then retry; nothing was written",
+        )
+
+
 def _relink(project: Project, where: RefPath, commit: str) -> bool:
     """A restored topic file gets its index line back (from the index of the same commit)
     when the index on disk lacks it: Claude Code only finds memories the index links."""
+    from gitmem.state import current_mode, write_atomic
+
     folder, _, name = where.rel.rpartition("/")
     if (
         where.rel in where.scope.extra
@@ -375,6 +399,7 @@ def _stored_path(project: Project, where: RefPath, tip: str | None) -> list[str]
 
 def _plain_tree(project: Project, commit: str) -> str:
     from gitmem.privacy import personal_codec
+    from gitmem.treemerge import as_tree_input
 
     files = personal_codec(project.repo, project.user_ref).decode(commit).files
     return project.repo.write_tree(as_tree_input(files))

@@ -18,12 +18,23 @@ import contextlib
 import json
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError
+from gitmem.gitstore.spawn import quiet_git
+from gitmem.hookcontext import (
+    CONTEXT_BUDGET,
+    OUTPUT_LIMIT,
+    index_block,
+    read_text,
+    size,
+    team_header,
+)
+from gitmem.hookstart import MAX_PAYLOAD, Handover
 
 if TYPE_CHECKING:
     from gitmem.scopes import Project
@@ -34,9 +45,7 @@ else:
     from gitmem.records import dataclass, field
 
 DEFAULT_HOOK_TIMEOUT = 5.0
-OUTPUT_LIMIT = 10_000  # Claude Code's cap on one hook's output
-CONTEXT_BUDGET = 9_000  # ours: headroom for the header lines Claude Code adds
-MAX_PAYLOAD = 1 << 20
+__all__ = ["CONTEXT_BUDGET", "MAX_PAYLOAD", "OUTPUT_LIMIT", "HookOutcome", "run_hook"]
 
 
 @dataclass(frozen=True)
@@ -79,13 +88,13 @@ def run_hook(
     """Run pull or push as a hook. Never raises a GitmemError: a failure becomes `note`."""
     from gitmem.errors import NotARepository
     from gitmem.gitstore import Repository
-    from gitmem.scopes import open_project
+    from gitmem.scopes import TRACKED_BY_BRANCH, open_project
 
     quiet_git()
     where = payload.cwd if payload.cwd and os.path.isdir(payload.cwd) else directory
     outcome = HookOutcome()
     try:
-        project = open_project(Repository(where), memory_dir=memory_dir)
+        project = open_project(Repository(where, tracked=TRACKED_BY_BRANCH), memory_dir=memory_dir)
     except NotARepository:
         return outcome  # a user-wide hook in a folder that is no repository: not ours
     except GitmemError as exc:
@@ -93,22 +102,33 @@ def run_hook(
         return outcome
     if project.remote is None or not project.repo.has_commits():
         return outcome
-    bound = hook_timeout(project.repo.config_get("gitmem.hookTimeout"))
+    full_bound = hook_timeout(project.repo.config_get("gitmem.hookTimeout"))
+    # the quick start's time counts: the whole hook stays within gitmem.hookTimeout
+    spent = time.monotonic() - Handover.started if Handover.started else 0.0
+    bound = max(1.0, full_bound - spent)
     starting = mode == "pull"
     refs = sorted({s.ref for s in project.scopes if s.pushable})
-    # what came from the remote is what moved the remote-tracking refs
-    before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
+    # what came from the remote is what moved the remote-tracking refs (since the last run,
+    # when the quick start's fetch already moved them)
+    if Handover.before is not None:
+        before = {ref: Handover.before.get(project.tracking_ref(ref)) for ref in refs}
+    else:
+        before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
     auto_index = _auto_index(project)
-    personal_before = _read_text(auto_index) if auto_index else None
+    personal_before = read_text(auto_index) if auto_index else None
     pulled: dict[str, list[str]] = {}
     refused = [s for s in project.scopes if s.refused]
     if refused:  # the other scopes still sync; the agent's user hears why this one does not
         outcome.note = f"gitmem: {refused[0].name} memory not synced: {refused[0].note}"
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
-            pulled = _sync(project, mode, bound)
+            pulled, refused_refs = _sync(project, mode, bound, full_bound)
+        if refused_refs:  # the other refs synced; this one was set aside
+            outcome.note = f"gitmem: memory not synced: {refused_refs[0].message}"
     except HookTimeout:
-        outcome.note = f"gitmem: memory not synced: gave up after {bound:g} s (gitmem.hookTimeout)"
+        outcome.note = (
+            f"gitmem: memory not synced: gave up after {full_bound:g} s (gitmem.hookTimeout)"
+        )
     except GitmemError as exc:
         outcome.note = f"gitmem: memory not synced: {exc.message}"
     except OSError as exc:  # a full disk, a folder made read-only: the session goes on
@@ -120,16 +140,42 @@ def run_hook(
             )
         except (GitmemError, OSError):
             outcome.context = [outcome.note] if outcome.note else []
+    if outcome.note is not None:
+        _forget(project)  # the next SessionStart runs in full
     return outcome
 
 
-def _sync(project: Project, mode: str, bound: float) -> dict[str, list[str]]:
-    """Run the sync; the files it wrote on disk, by ref."""
+def _forget(project: Project) -> None:
+    from gitmem.hookstart import forget
+
+    with contextlib.suppress(OSError):
+        forget(project)
+
+
+def _record(project: Project, bound: float) -> None:
+    """What the next SessionStart's quick start replays (gitmem/hookstart.py)."""
+    from gitmem.hookstart import record
+
+    try:
+        record(project, bound)
+    except (GitmemError, OSError):
+        _forget(project)
+
+
+def _sync(
+    project: Project, mode: str, bound: float, full_bound: float
+) -> tuple[dict[str, list[str]], list[GitmemError]]:
+    """Run the sync; the files it wrote on disk, by ref, and the refs it refused."""
     from gitmem.sync import SyncOptions, run_sync
 
-    options = SyncOptions(mode=mode, timeout=bound, lock_wait=0.0)
+    options = SyncOptions(
+        mode=mode,
+        timeout=bound,
+        lock_wait=0.0,
+        settled=lambda _syncer: _record(project, full_bound),
+    )
     result = run_sync(project, options)
-    return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
+    return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}, result.refused
 
 
 def hook_timeout(value: str | None) -> float:
@@ -138,14 +184,6 @@ def hook_timeout(value: str | None) -> float:
     except ValueError:
         return DEFAULT_HOOK_TIMEOUT  # a hook must not fail on a typo; `gitmem status` can say so
     return seconds if seconds > 0 else DEFAULT_HOOK_TIMEOUT
-
-
-def quiet_git() -> None:
-    """No one can answer a prompt inside a hook: make every credential path fail instead of ask."""
-    os.environ["GIT_TERMINAL_PROMPT"] = "0"
-    os.environ.setdefault("GCM_INTERACTIVE", "never")
-    if "GIT_SSH_COMMAND" not in os.environ and "GIT_SSH" not in os.environ:
-        os.environ["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
 
 
 @contextlib.contextmanager
@@ -191,21 +229,18 @@ def session_start_context(
     # Claude Code reads MEMORY.md while SessionStart hooks still run (seen with the real client
     # 2.1.330): when the pull changed it, the agent loaded the old one, so show the new one here
     if auto_index is not None:
-        now = _read_text(auto_index)
+        now = read_text(auto_index)
         if now and now != personal_before:
-            lines += _index_block(
+            lines += index_block(
                 auto_index,
                 "Your memory index was updated from your other machines at session start; "
                 "it now reads (topic files are in that folder):",
-                (CONTEXT_BUDGET - _size(lines)) // 2,
+                (CONTEXT_BUDGET - size(lines)) // 2,
             )
     team = next((s for s in project.scopes if s.name == "team"), None)
     if team is not None:
-        lines += _index_block(
-            team.path / "MEMORY.md",
-            f"Team memory (shared by the team through git; folder {team.path}). "
-            "Its index follows; read a linked file from that folder when it is relevant:",
-            CONTEXT_BUDGET - _size(lines),
+        lines += index_block(
+            team.path / "MEMORY.md", team_header(team.path), CONTEXT_BUDGET - size(lines)
         )
     return lines
 
@@ -213,24 +248,6 @@ def session_start_context(
 def _auto_index(project: Project) -> Path | None:
     auto = next((s for s in project.scopes if s.name == "auto" and s.pushable), None)
     return auto.path / "MEMORY.md" if auto else None
-
-
-def _read_text(path: Path) -> str | None:
-    if path.is_symlink():
-        return None  # not memory (sync never writes links): never print what it points to
-    try:
-        return path.read_text("utf-8", "replace")
-    except OSError:
-        return None
-
-
-def _size(lines: list[str]) -> int:
-    """Characters as Claude Code counts them (UTF-16 units: an emoji is two), newlines included."""
-    return sum(_units(line) + 1 for line in lines)
-
-
-def _units(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
 
 
 def _changes(
@@ -263,20 +280,3 @@ def _changes(
         people = ", ".join(who[:5]) + (f" and {len(who) - 5} more" if len(who) > 5 else "")
         listed = ", ".join(paths[:12]) + (f" and {len(paths) - 12} more" if len(paths) > 12 else "")
         yield f"- {people}: {listed or 'no memory files changed here'}"
-
-
-def _index_block(index: Path, header: str, budget: int) -> list[str]:
-    """An index file as context lines, cut at a line boundary to fit `budget` characters."""
-    text = _read_text(index)
-    if not text or not text.strip():
-        return []
-    head = ["", f"{header} ({index})"]
-    budget -= _size(head) + _units(str(index)) + 40  # room for the "more lines" pointer
-    body: list[str] = []
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if _size(body) + _units(line) + 1 > budget:
-            body.append(f"… {len(lines) - i} more lines in {index}")
-            break
-        body.append(line)
-    return head + body

@@ -42,6 +42,8 @@ _OURS = re.compile(
     r"(?:^|[\s/\"'])(?:git-)?gitmem(?:\.exe)?['\"]?(?:\s+-m\s+gitmem)?\s+(pull|push)\s+--hook\b"
 )
 _GITMEM_MODULE = re.compile(r"\s-m\s+gitmem\s+(pull|push)\s+--hook\b")
+_BOOT_MODULE = "gitmem.hookstart"
+_BOOT = re.compile(r"from gitmem\.hookstart import main\b[^'\"]*['\"]\s+(pull|push)\s+--hook\b")
 
 
 @dataclass(frozen=True)
@@ -77,17 +79,31 @@ def settings_path(where: str, root: Path | None) -> Path:
     return root / LOCAL_SETTINGS
 
 
-def gitmem_command() -> str:
-    """The absolute command that starts this gitmem (hooks run with Claude Code's PATH)."""
-    import shutil
+def _inside_project(where: str, root: Path | None, path: Path) -> None:
+    """Before writing the project's settings: a committed `.claude -> elsewhere` must not lead
+    the write out of the project (a user's own settings file may be a dotfiles link)."""
+    if where == "user" or root is None:
+        return
+    real = Path(os.path.realpath(path.parent))
+    if not str(real).startswith(str(Path(os.path.realpath(root))) + os.sep):
+        raise UsageError(
+            f"{path.parent} is a symbolic link to {real}, outside the project {root}",
+            "replace the link with a real .claude folder, or use --user; nothing was written",
+        )
 
-    here = Path(sys.executable).parent / "gitmem"
-    if here.is_file() and os.access(here, os.X_OK):
-        return shlex.quote(str(here))
-    found = shutil.which("gitmem")
-    if found:
-        return shlex.quote(os.path.abspath(found))
-    return f"{shlex.quote(sys.executable)} -m gitmem"
+
+def gitmem_command() -> str:
+    """The absolute command that starts this gitmem (hooks run with Claude Code's PATH).
+
+    `python -I -S` with the folder this package was loaded from: nothing from the project's
+    folder or PYTHONPATH is imported (-I), and the SessionStart hook's quick start
+    (gitmem/hookstart.py) runs before site-packages are even looked at (-S; it loads them
+    itself when it hands over to the full command)."""
+    import gitmem
+
+    home = os.path.dirname(os.path.dirname(os.path.abspath(gitmem.__file__)))
+    boot = f"import sys; sys.path.insert(0, {home!r}); from {_BOOT_MODULE} import main; sys.exit(main())"
+    return f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(boot)}"
 
 
 def hook_command(base: str, event: str) -> str:
@@ -97,7 +113,7 @@ def hook_command(base: str, event: str) -> str:
 def is_gitmem_hook(command: object, event: str) -> bool:
     if not isinstance(command, str):
         return False
-    m = _OURS.search(command) or _GITMEM_MODULE.search(command)
+    m = _OURS.search(command) or _GITMEM_MODULE.search(command) or _BOOT.search(command)
     return bool(m and m.group(1) == EVENTS[event])
 
 
@@ -233,6 +249,7 @@ def install(
     import math
 
     path = settings_path(where, root)
+    _inside_project(where, root, path)
     raw, data = _load(path)
     base = command or gitmem_command()
     kill_after = max(CLAUDE_HOOK_TIMEOUT, math.ceil(hook_timeout or 0) + 10)
@@ -270,6 +287,7 @@ def install(
 
 def uninstall(where: str, root: Path | None) -> HookChange:
     path = settings_path(where, root)
+    _inside_project(where, root, path)
     raw, data = _load(path)
     if raw is None:
         return HookChange(path, False, f"no gitmem hooks: {path} does not exist")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.crypto import (
     ENDORSEMENT_FILE,
+    DecryptError,
     NoAccess,
     ScopeKey,
     canonical_recipient,
@@ -19,7 +20,7 @@ from gitmem.crypto import (
     load_machine_key,
 )
 from gitmem.errors import UsageError
-from gitmem.privacy import Decoded, make_keyring, personal_codec
+from gitmem.privacy import REFUSED_HINT, Decoded, make_keyring, personal_codec
 from gitmem.scopes import Project, hostname
 from gitmem.state import repository_lock
 from gitmem.treecheck import META_FILE, render_meta
@@ -65,10 +66,33 @@ def show_key() -> MachineIdentity:
 
 
 def list_recipients(project: Project) -> list[str]:
-    decoded = _current(project)
-    if decoded is None or decoded.keyring is None:
+    """Who may open the personal ref: only its key list is read and opened (one `ls-tree` of
+    `keys/`), not the whole ref's tree and manifests."""
+    from gitmem.crypto import KEY_DIR, RECIPIENTS_FILE, SCOPE_KEY_FILE, open_json
+    from gitmem.errors import GitError
+
+    repo = project.repo
+    tip = repo.resolve(project.user_ref)
+    if tip is None:
         return []
-    return list(decoded.keyring.recipients)
+    try:
+        listed = repo.list_tree(f"{tip}:{KEY_DIR}")
+    except GitError:
+        return []  # no key list: a plaintext personal ref
+    keyfiles = {f"{KEY_DIR}/{path}": entry.oid for path, entry in listed.items()}
+    if SCOPE_KEY_FILE not in keyfiles or RECIPIENTS_FILE not in keyfiles:
+        return []
+    try:
+        key = personal_codec(repo, project.user_ref).unlock(keyfiles[SCOPE_KEY_FILE])
+    except NoAccess:
+        raise _not_granted(project) from None
+    try:
+        return list(open_json(key, RECIPIENTS_FILE, repo.read_blob(keyfiles[RECIPIENTS_FILE])))
+    except ValueError:
+        raise DecryptError(
+            f"{RECIPIENTS_FILE} in commit {tip[:12]} of {project.user_ref} does not decrypt",
+            REFUSED_HINT,
+        ) from None
 
 
 def grant(project: Project, recipient: str) -> KeyChange:
@@ -98,13 +122,17 @@ def _current(project: Project) -> Decoded | None:
     try:
         return personal_codec(project.repo, project.user_ref).decode(tip)
     except NoAccess:
-        machine = load_machine_key()
-        raise UsageError(
-            f"this machine cannot open {project.user_ref}: it was not granted the key",
-            f"on a machine that has it run: gitmem key grant '{machine.recipient}'"
-            if machine
-            else "run gitmem key init here, then gitmem key grant <it> on a machine that has the key",
-        ) from None
+        raise _not_granted(project) from None
+
+
+def _not_granted(project: Project) -> UsageError:
+    machine = load_machine_key()
+    return UsageError(
+        f"this machine cannot open {project.user_ref}: it was not granted the key",
+        f"on a machine that has it run: gitmem key grant '{machine.recipient}'"
+        if machine
+        else "run gitmem key init here, then gitmem key grant <it> on a machine that has the key",
+    )
 
 
 def _change(

@@ -200,7 +200,7 @@ class PersonalCodec:
             done = Decoded(files, None)
             self._decoded[commit] = done
             return done
-        key = self._unlock(keyfiles[SCOPE_KEY_FILE])
+        key = self.unlock(keyfiles[SCOPE_KEY_FILE])
         recipients: list[str] = []
         if RECIPIENTS_FILE in keyfiles:
             try:
@@ -221,7 +221,15 @@ class PersonalCodec:
         self._decoded[commit] = done
         return done
 
-    def _unlock(self, oid: str) -> ScopeKey:
+    def scope_key(self, tree: str) -> ScopeKey | None:
+        """The key a tree of the personal ref is sealed with; None: none, or not granted here."""
+        oid = self.repo.tree_entry(tree, SCOPE_KEY_FILE)
+        try:
+            return self.unlock(oid) if oid else None
+        except (GitmemError, ValueError):
+            return None
+
+    def unlock(self, oid: str) -> ScopeKey:
         key = self._keys.get(oid)
         if key is None:
             key = unlock_scope_key(self.repo.read_blob(oid), self.machine())
@@ -350,7 +358,7 @@ class PersonalCodec:
             if blob is None:
                 continue
             try:
-                key = self._unlock(blob)
+                key = self.unlock(blob)
             except NoAccess:
                 continue  # a key this machine cannot open cannot vouch for anything here
             signed = self.repo.resolve(f"{commit}:{ENDORSEMENT_FILE}")
@@ -392,19 +400,15 @@ class PersonalCodec:
         return noted
 
     def merged_keyring(self, base: str | None, local: str, remote: str) -> Keyring | None:
-        """The keys/ folder of a merge, as a unit. Different keys: ours only when it is a
-        rotation of theirs not pushed yet, else the published one. The same key: the side that
-        changed the recipients since the base; both → the greater file (the same everywhere)."""
+        """The keys/ folder of a merge: both sides' grants and revocations kept
+        (gitmem.keymerge)."""
+        from gitmem.keymerge import merge_keyrings
+
         b, o, t = (self.decode(c).keyring if c else None for c in (base, local, remote))
         if o is None or t is None:
             return o or t
-        if o.key.key_id != t.key.key_id:
-            return o if endorsed_by(t.key, o.key.key_id, self._endorsement(o)) else t
-        if b is not None and o.files == b.files:
-            return t
-        if b is not None and t.files == b.files:
-            return o
-        return max((o, t), key=lambda ring: sorted(ring.files.items()))
+        follows = o.key.key_id != t.key.key_id and self._endorsed_chain(t.key, o, remote, local)
+        return merge_keyrings(self.repo, b, o, t, self.notes, follows)
 
     def _endorsement(self, ring: Keyring) -> bytes | None:
         oid = ring.files.get(ENDORSEMENT_FILE)
@@ -443,7 +447,7 @@ class PersonalCodec:
                 if blob is None:
                     continue
                 try:
-                    names.append(f"{top}/{self._unlock(blob).name(path)}")
+                    names.append(f"{top}/{self.unlock(blob).name(path)}")
                 except NoAccess:
                     continue
         names.append(path)

@@ -32,6 +32,27 @@ LOCAL_FILE = "CLAUDE.local.md"
 # Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
 # folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
 LOCAL_FILE_REL = ".root/" + LOCAL_FILE
+AGENTS_FOLDER = ".claude/agent-memory"
+# what open_project asks the branch's index about: pass to Repository(..., tracked=) so that
+# git answers while the repository is being found
+TRACKED_BY_BRANCH = (AGENTS_FOLDER, LOCAL_FILE)
+STORED_LOCAL_FILE = "local/" + LOCAL_FILE_REL
+
+
+def shown(text: str) -> str:
+    """A line of gitmem's output with memory files named as the user knows them: the ref keeps
+    <root>/CLAUDE.local.md as local/.root/CLAUDE.local.md, the user sees CLAUDE.local.md."""
+    return text.replace(STORED_LOCAL_FILE, LOCAL_FILE)
+
+
+def shown_diff(text: str) -> str:
+    """A git diff with the header lines (never the content) naming files as `shown` does."""
+    if STORED_LOCAL_FILE not in text:
+        return text
+    heads = ("diff --git ", "--- ", "+++ ", "rename from ", "rename to ", "copy from ", "copy to ")
+    return "".join(
+        shown(line) if line.startswith(heads) else line for line in text.splitlines(True)
+    )
 
 
 @dataclass(frozen=True)
@@ -219,7 +240,7 @@ def open_project(
             else "",
         ),
     ]
-    tracked = not repo.is_bare and repo.is_tracked(".claude/agent-memory")
+    tracked = not repo.is_bare and repo.is_tracked(AGENTS_FOLDER)
     agents_note = (
         "bare repository: no working tree"
         if repo.is_bare
@@ -240,14 +261,20 @@ def open_project(
     from gitmem.crypto import ENCRYPT_MODES, encrypt_mode
 
     sealed = "local" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
+    # a branch that commits files there owns them: gitmem never writes over a tracked file
+    local_tracked = not repo.is_bare and repo.is_tracked(".claude/agent-memory-local")
     scopes.append(
         Scope(
             "local",
             root / ".claude" / "agent-memory-local",
             user_ref,
             "local",
-            pushable=sealed,  # its plaintext never leaves this machine
-            note="" if sealed else "private: not synced while gitmem.encrypt is off",
+            pushable=sealed and not local_tracked,  # its plaintext never leaves this machine
+            note="tracked on the branch: left to git (untrack it to sync it privately)"
+            if local_tracked
+            else ""
+            if sealed
+            else "private: not synced while gitmem.encrypt is off",
             outside=_local_file(repo, root),
         )
     )
@@ -295,7 +322,13 @@ def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
         if bare and s.name in IN_TREE_SCOPES:
             out.append(s)  # no working tree: never synced, nothing to check
             continue
-        why = refusal(s.path, root, protected, in_tree_only=s.name in IN_TREE_SCOPES)
+        why = refusal(
+            s.path,
+            root,
+            protected,
+            in_tree_only=s.name in IN_TREE_SCOPES,
+            claude_dir=protected["Claude Code's folder"],
+        )
         if why is None and any(within(s.path, r) for r in refused):
             why = "it lies inside a refused scope folder"
         if why is None:

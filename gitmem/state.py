@@ -13,7 +13,7 @@ import stat
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gitmem.errors import LockedError
 
@@ -22,17 +22,18 @@ if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts f
 else:
     from gitmem.records import dataclass, field
 
-STATE_VERSION = 1
+STATE_VERSION = 2  # 1: every record in the JSON file (still read)
+STAT_MASK = 0xFFFFFFFF  # git's index keeps inode, device, uid and gid in 32 bits
 
 
 class FileRecord(NamedTuple):
     """A file as last synced: its blob id and the stat that proved the disk still held it.
-    A tuple: a state file of ten thousand records is read in one C call per record."""
+    A tuple: ten thousand records are made in one C call each."""
 
     oid: str
     size: int
     mtime_ns: int  # 0: changed too recently to trust the stat (re-read next time)
-    ino: int
+    ino: int  # & STAT_MASK, as the index keeps it
     # the rest of the stat git compares (gitmem/gitstore/index.py); 0: not known (an older
     # state file), then the file has no entry in the index and the Python walk checks it
     ctime_ns: int = 0
@@ -41,21 +42,32 @@ class FileRecord(NamedTuple):
     gid: int = 0
 
     def matches(self, st: os.stat_result) -> bool:
-        return st.st_size == self.size and st.st_mtime_ns == self.mtime_ns and st.st_ino == self.ino
+        return (
+            st.st_size == self.size
+            and st.st_mtime_ns == self.mtime_ns
+            and st.st_ino & STAT_MASK == self.ino
+            and (not self.ctime_ns or st.st_ctime_ns == self.ctime_ns)  # see folders.snapshot
+        )
 
 
 @dataclass
 class ScopeState:
-    """The folder as of the last sync: what gitmem believes each file on disk holds."""
+    """The folder as of the last sync: what gitmem believes each file on disk holds.
+
+    Saved in two files: the scope's index (gitmem/gitstore/index.py) holds the records git can
+    check — nearly all of them — and the JSON state the rest: the records changed since that
+    index was written (None: removed) and those too fresh for it, with the commit and the
+    index's checksum. A push of ten files among ten thousand writes ten records, not ten
+    thousand; the index is written afresh once a twentieth (at least 256) differ."""
 
     path: str = ""
     files: dict[str, FileRecord] = field(default_factory=dict)
     # the local ref commit whose scope folder held exactly `files`, when known: while the ref
     # still points there and the disk is unchanged, a sync need not list the ref's tree
     commit: str | None = None
-    index: str | None = None  # checksum of the index file written with `files`
-    # paths whose records changed since that index was written: looked at whatever git says
-    # (rewriting the whole index for ten changed files of ten thousand would cost more)
+    index: str | None = None  # checksum of the index file that holds most of `files`
+    # paths whose records differ from that index (changed, removed or not in it): looked at
+    # whatever git says
     stale: list[str] = field(default_factory=list)
     # the records as the index holds them (not saved: known when loaded with it, or written)
     indexed: dict[str, FileRecord] | None = field(default=None, repr=False, compare=False)
@@ -68,79 +80,140 @@ def state_dir(common_dir: Path) -> Path:
     return common_dir / "gitmem"
 
 
+def state_file(common_dir: Path, scope: str) -> Path:
+    return state_dir(common_dir) / "state" / f"{scope}.json"
+
+
 def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
-    path = state_dir(common_dir) / "state" / f"{scope}.json"
+    path = state_file(common_dir, scope)
     try:
         raw = json.loads(path.read_text("utf-8"))
-        if raw.get("version") != STATE_VERSION:
+        version = raw.get("version")
+        if version == 1:
+            return _load_v1(raw)
+        if version != STATE_VERSION:
             return ScopeState()
+        indexed: dict[str, FileRecord] = {}
+        if raw.get("index"):
+            from gitmem.gitstore.index import index_path, read
+
+            found = read(index_path(common_dir, scope), raw["index"], FileRecord)
+            if found is None:
+                # the records are in an index this state does not name (a crash between the
+                # two writes, a deleted index): as if never synced here — which files on disk
+                # are versions the ref held is found from its history, nothing is lost
+                return ScopeState()
+            indexed = found
+        files = dict(indexed)
         make, full = tuple.__new__, len(FileRecord._fields)
-        files = {
-            p: make(FileRecord, rec if len(rec) == full else FileRecord(*rec))
-            for p, rec in raw["files"].items()
-        }
-        stale = [str(p) for p in raw.get("stale", [])]
-        held = set(stale)
-        indexed = {p: r for p, r in files.items() if p not in held}
+        for p, rec in raw["records"].items():
+            if rec is None:
+                files.pop(p, None)
+            else:
+                files[p] = make(FileRecord, rec if len(rec) == full else FileRecord(*rec))
+        stale = sorted(str(p) for p in raw["records"])
         return ScopeState(raw["path"], files, raw.get("commit"), raw.get("index"), stale, indexed)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return ScopeState()  # no state, or unreadable: treat every file as new (merged, not lost)
 
 
+class ScopeHead(NamedTuple):
+    """What a sync needs of a scope's state before its records: enough to see, with git's
+    check of the folder, that nothing changed — then the records are never loaded."""
+
+    path: str
+    commit: str | None
+    checksum: str  # of the index that holds the records
+    # the records that differ from the index (None: removed), as the state file holds them
+    apart: dict[str, FileRecord | None]
+
+
+def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
+    """The head of a state whose records are in the index it names (None: no such state)."""
+    from gitmem.gitstore.index import index_path, matches
+
+    try:
+        raw = json.loads(state_file(common_dir, scope).read_text("utf-8"))
+        if raw.get("version") != STATE_VERSION or not raw.get("index"):
+            return None
+        apart = {
+            str(p): None if rec is None else FileRecord(*rec) for p, rec in raw["records"].items()
+        }
+        head = ScopeHead(str(raw["path"]), raw.get("commit"), str(raw["index"]), apart)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return head if matches(index_path(common_dir, scope), head.checksum) else None
+
+
+def _load_v1(raw: dict[str, Any]) -> ScopeState:
+    """A state file of gitmem before the index held the records: all of them in the JSON."""
+    make, full = tuple.__new__, len(FileRecord._fields)
+    files = {
+        p: make(FileRecord, rec if len(rec) == full else FileRecord(*rec))
+        for p, rec in raw["files"].items()
+    }
+    stale = [str(p) for p in raw.get("stale", [])]
+    held = set(stale)
+    indexed = {p: r for p, r in files.items() if p not in held}
+    return ScopeState(raw["path"], files, raw.get("commit"), raw.get("index"), stale, indexed)
+
+
 def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
-    folder = state_dir(common_dir) / "state"
-    folder.mkdir(parents=True, exist_ok=True)
-    state.index = _save_index(common_dir, scope, state)
+    target = state_file(common_dir, scope)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    rest = _save_index(common_dir, scope, state)
     payload = {
         "version": STATE_VERSION,
         "path": state.path,
         "commit": state.commit,
         "index": state.index,
-        "stale": state.stale,
-        "files": {
-            p: [r.oid, r.size, r.mtime_ns, r.ino, r.ctime_ns, r.dev, r.uid, r.gid]
-            for p, r in sorted(state.files.items())
-        },
+        "records": {p: None if r is None else list(r) for p, r in sorted(rest.items())},
     }
     data = json.dumps(payload, separators=(",", ":")).encode()
-    target = folder / f"{scope}.json"
     with contextlib.suppress(OSError):
         if target.read_bytes() == data:
             return  # unchanged: skip the write and its fsync (most syncs change nothing)
     write_atomic(target, data)
 
 
-STALE_MAX = 256  # stale paths kept before the index is written afresh (or a twentieth)
+STALE_MAX = 256  # records kept apart from the index before it is written afresh (or a twentieth)
 
 
-def _save_index(common_dir: Path, scope: str, state: ScopeState) -> str | None:
+def _save_index(common_dir: Path, scope: str, state: ScopeState) -> dict[str, FileRecord | None]:
     """Write the scope's index from the records git can check (before the state that names
-    it: a crash in between leaves a state whose checksum no index has). While few records
-    changed since it was written, keep it and list those paths as stale instead."""
+    it: a crash in between leaves a state whose checksum no index has), unless few records
+    changed since it was written. Returns the records the JSON state must hold: those the
+    index does not (None: a path the index holds that is gone)."""
     from gitmem.gitstore.index import index_path, matches, render
 
     target = index_path(common_dir, scope)
     indexed = state.indexed
     if state.index and indexed is not None and matches(target, state.index):
-        stale = [p for p, r in state.files.items() if indexed.get(p) is not r]
-        if len(stale) <= max(STALE_MAX, len(state.files) // 20):
-            state.stale = sorted(stale)
-            return state.index
-    entries = [
+        rest: dict[str, FileRecord | None] = {
+            p: r for p, r in state.files.items() if indexed.get(p) is not r
+        }
+        rest.update(dict.fromkeys(p for p in indexed if p not in state.files))
+        if len(rest) <= max(STALE_MAX, len(state.files) // 20):
+            state.stale = sorted(rest)
+            return rest
+    kept = {
+        p: r for p, r in state.files.items() if r.mtime_ns and r.ctime_ns and len(r.oid) in (40, 64)
+    }
+    rest = {p: r for p, r in state.files.items() if p not in kept}
+    state.stale = sorted(rest)
+    state.index, state.indexed = None, {}
+    if not kept:
+        return rest
+    data = render(
         (p, r.oid, r.ctime_ns, r.mtime_ns, r.dev, r.ino, r.uid, r.gid, r.size)
-        for p, r in state.files.items()
-        if r.mtime_ns and r.ctime_ns and len(r.oid) in (40, 64)
-    ]
-    state.stale, state.indexed = [], None
-    if not entries:
-        return None
-    data = render(entries)
-    checksum = data[-(32 if len(entries[0][1]) == 64 else 20) :].hex()
+        for p, r in kept.items()
+    )
+    checksum = data[-(32 if len(next(iter(kept.values())).oid) == 64 else 20) :].hex()
     if not matches(target, checksum):
         target.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(target, data)
-    state.indexed = dict(state.files)
-    return checksum
+    state.index, state.indexed = checksum, kept
+    return rest
 
 
 def current_mode(path: Path) -> int | None:

@@ -25,10 +25,15 @@ from gitmem.errors import (
     UsageError,
 )
 from gitmem.excludes import exclude_memory_folders
-from gitmem.folders import Snapshot, snapshot, walk
+from gitmem.folders import Snapshot, snapshot, unchanged_folder, walk
 from gitmem.policy import must_be_signed, signature_findings
 from gitmem.scopes import Project, Scope, hostname
-from gitmem.state import ScopeState, load_scope_state, repository_lock
+from gitmem.state import (
+    ScopeState,
+    load_scope_state,
+    read_scope_head,
+    repository_lock,
+)
 from gitmem.syncbase import (  # re-exported: callers import them from gitmem.sync
     DEFAULT_TIMEOUT,
     MAX_EDIT_ROUNDS,
@@ -40,8 +45,8 @@ from gitmem.syncbase import (  # re-exported: callers import them from gitmem.sy
     _strip,
     allowed_tops,
 )
+from gitmem.synccommit import LocalCommit
 from gitmem.synctransport import fetch_tracking
-from gitmem.syncwriteback import WriteBack
 from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_meta, render_meta
 from gitmem.treemerge import as_tree_input, blobs, merge_trees
 
@@ -63,7 +68,7 @@ __all__ = [
 ]
 
 
-class Syncer(WriteBack):
+class Syncer(LocalCommit):
     """One run of pull, push or sync over the refs of the chosen scopes."""
 
     # -- entry point -------------------------------------------------------------------------
@@ -92,6 +97,10 @@ class Syncer(WriteBack):
                     f"removed a stale lock left by an interrupted git: {lock}"
                 )
             for s in self.scopes:
+                head = read_scope_head(self.repo.common_dir, s.name)
+                if head is not None and head.path == str(s.path):
+                    self.heads[s.name] = head  # the records: when first needed (_Loaded)
+                    continue
                 state = load_scope_state(self.repo.common_dir, s.name)
                 if state.path != str(s.path):
                     # no state for this folder (first sync here, or it moved): which of its
@@ -105,6 +114,8 @@ class Syncer(WriteBack):
                 self.result.report(next(iter(self.by_ref))).notes.append(
                     f"added {line} to .git/info/exclude (memory, not project files)"
                 )
+            if self.opts.settled is not None:
+                self.opts.settled(self)
         if self.project.remote is None and self.by_ref:
             self.result.report(next(iter(self.by_ref))).notes.append(
                 "no git remote: committed on this machine only (gitmem log, diff and restore work);"
@@ -141,7 +152,7 @@ class Syncer(WriteBack):
                     self._cancel_fetch(fetching)
                     raise
                 self._finish_fetch(fetching)
-                for ref in self.by_ref:
+                for ref, _ in self._open_refs():
                     self._check_remote(ref)
             for ref, scopes in self._open_refs():
                 self._commit_local(ref, scopes, snaps.get(ref))
@@ -201,13 +212,14 @@ class Syncer(WriteBack):
     def _start_check(self, s: Scope) -> FolderCheck | None:
         """git's stat check of the folder against the index the state names; None when there
         is none to trust (first sync, a crash between index and state, unsaved records)."""
-        state = self.states[s.name]
-        if not state.index or s.name in self.dirty_state:
+        loaded = s.name in self.states or s.name not in self.heads
+        checksum = self.states[s.name].index if loaded else self.heads[s.name].checksum
+        if not checksum or s.name in self.dirty_state:
             return None
         from gitmem.gitstore.index import FolderCheck, index_path, matches
 
         index = index_path(self.repo.common_dir, s.name)
-        if not matches(index, state.index) or not s.path.is_dir():
+        if not matches(index, checksum) or not s.path.is_dir():
             return None
         try:
             return FolderCheck(self.repo.git_dir, s.path, index, s.path, s.exclude)
@@ -232,10 +244,17 @@ class Syncer(WriteBack):
                 self.expected[s.name] = self._base_from_history(ref, s, snaps[s.name].files)
         rewrite = self._codec_for(ref).rewrite_reason(tip) if tip and self._sealed(ref) else None
         if not rewrite and all(
-            snaps[s.name].files == self.expected[s.name] and self.states[s.name].commit == tip
+            (snaps[s.name].unchanged or snaps[s.name].files == self.expected[s.name])
+            and self._synced_commit(s) == tip
             for s in scopes
         ):
             return  # nothing changed on disk, and the ref is where the disk last matched it
+        for s in scopes:
+            if snaps[s.name].unchanged:  # the rest of the commit needs the files themselves
+                snaps[s.name].files = dict(self.expected[s.name])
+                snaps[s.name].unchanged = False
+        if tip and not rewrite and self._commit_edits(ref, scopes, snaps, tip):
+            return  # a few files of folders that held the tip: edited into its tree
         tip_files = self._files(ref, tip) if tip else {}
         new_files = dict(tip_files)
         changes: list[str] = []
@@ -275,31 +294,7 @@ class Syncer(WriteBack):
         tree = self._tree(ref, new_files, self._keyring(ref, ring_from))
         if tip and tree == repo.read_commit(tip)[0]:
             return
-        count = len(changes)
-        subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
-        if rewrite:
-            if rewrite.startswith("encrypt"):  # status tells until the history is cleaned
-                self._codec_for(ref).cache.migrated = tip or ""
-                self._codec_for(ref).cache.dirty = True
-            subject = f"gitmem: {rewrite} on {hostname()}" + (
-                f" ({count} changed)" if count else ""
-            )
-            self.result.report(ref).notes.append(
-                f"{ref}: re-written to {rewrite}; earlier versions stay in the remote's history "
-                "(README: Privacy explains how to remove them)"
-            )
-        listed = [c for c in changes if not self._hidden(ref, c[2:])]  # no encrypted names
-        body = "\n".join(listed[:200]) + ("\n…" if len(listed) > 200 else "")
-        commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
-        repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
-        self.result.report(ref).local_changes.extend(changes)
-        if not merged_any:
-            # the commit holds exactly what the folders hold: the write-back has nothing to
-            # do for it (no need to list and decode the tree just written)
-            for s in scopes:
-                if self.states[s.name].commit != commit:
-                    self.states[s.name].commit = commit
-                    self.dirty_state.add(s.name)
+        self._record_commit(ref, scopes, tip, tree, changes, rewrite, merged_any)
 
     def _remote_tip(self, ref: str) -> str | None:
         """What we last fetched of `ref`; None without a remote (history on this machine only)."""
@@ -338,10 +333,19 @@ class Syncer(WriteBack):
         return base
 
     def _snapshot(self, ref: str, s: Scope, check: FolderCheck | None = None) -> Snapshot:
-        state = self.states[s.name]
         if check is None:
             check = self._start_check(s)
         checked = check.result() if check is not None else None
+        head = self.heads.get(s.name) if s.name not in self.states else None
+        if (
+            head is not None
+            and checked is not None
+            and not s.outside
+            and unchanged_folder(s.path, head.apart, checked)
+        ):
+            # the folder holds what the state says, which need not be loaded to know it
+            return Snapshot({}, {}, unchanged=True)
+        state = self.states[s.name]
         if checked is not None:  # records changed since the index was written: look at them
             checked = (checked[0] | set(state.stale), checked[1])
         extra = s.extra
@@ -471,8 +475,11 @@ class Syncer(WriteBack):
             self.checked.add(commit)  # already part of our history: checked when it arrived
             return
         try:
-            known = frozenset(blobs(self.repo.list_tree(local)).values()) if local else frozenset()
-            meta, findings = check_tree(self.repo, commit, f"{self.project.remote}/{ref}", known)
+            ours = blobs(self.repo.list_tree(local)) if local else {}
+            where = f"{self.project.remote}/{ref}"
+            meta, findings = check_tree(
+                self.repo, commit, where, frozenset(ours.values()), frozenset(ours)
+            )
             if not meta.knows(self.project.key) and not self.opts.force_key:
                 raise UntrustedTreeError(*self._other_project(ref, meta))
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
@@ -487,9 +494,16 @@ class Syncer(WriteBack):
                     )
             if self._sealed(ref):
                 self._verify_personal(ref, commit, local)
-        except (UntrustedTreeError, TamperedRef):
+        except (UntrustedTreeError, TamperedRef) as exc:
             self._unfetch(ref, commit)
-            raise
+            # one hostile ref must not hold the others back: set it aside (nothing of it
+            # written, nothing of ours committed or pushed on it) and say so after the rest
+            self.locked.add(ref)
+            self.result.refused.append(exc)
+            self.result.report(ref).refused = True
+            if not self._open_refs():
+                raise self.result.refused[0] from None  # nothing else to sync
+            return
         self.checked.add(commit)
         notes = self.result.report(ref).notes
         for finding in findings:  # new content that reaches the agent: say so, never block
@@ -639,7 +653,8 @@ class Syncer(WriteBack):
 
 def run_sync(project: Project, options: SyncOptions) -> SyncResult:
     try:
-        return Syncer(project, options).run()
+        result = Syncer(project, options).run()
     except ConcurrentUpdate:
         # another gitmem of this clone moved the ref between our read and write: start over once
-        return Syncer(project, options).run()
+        result = Syncer(project, options).run()
+    return result.named_for_user()

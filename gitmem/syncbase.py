@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from gitmem.errors import GitmemError
 from gitmem.folders import Progress
 from gitmem.gitstore import Repository
 from gitmem.policy import tops_for
-from gitmem.scopes import Project, Scope
-from gitmem.state import ScopeState
+from gitmem.scopes import Project, Scope, shown
+from gitmem.state import ScopeHead, ScopeState, load_scope_state
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts f
 else:
     from gitmem.records import dataclass, field
 
+V = TypeVar("V")
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 # rounds spent re-merging files edited during the sync: a file that keeps changing (an editor
 # appending every few milliseconds) is committed as of one snapshot; the rest waits
@@ -36,6 +38,7 @@ class RefReport:
     notes: list[str] = field(default_factory=list)
     pushed: bool = False
     remote_ahead: bool = False  # dry run: the remote has commits we have not merged
+    refused: bool = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
     via: str = ""  # the remote this ref syncs through, when not the project's (the hub)
 
 
@@ -47,9 +50,20 @@ class SyncResult:
     skipped: list[str] = field(default_factory=list)  # "scope: path (why)"
     retries: int = 0
     dry_run: bool = False
+    # refs whose fetched tip was refused (untrusted tree, forged personal commit): set aside so
+    # the other refs still sync; the CLI reports each after the results, with its exit code
+    refused: list[GitmemError] = field(default_factory=list)
 
     def report(self, ref: str) -> RefReport:
         return self.refs.setdefault(ref, RefReport(ref))
+
+    def named_for_user(self) -> SyncResult:
+        """Every file named as the user knows it (CLAUDE.local.md, not its place in the ref)."""
+        self.skipped = list(dict.fromkeys(shown(s) for s in self.skipped))
+        for r in self.refs.values():  # several rounds may say one thing twice: once is enough
+            for lines in (r.local_changes, r.pulled, r.resolutions, r.lost, r.notes):
+                lines[:] = dict.fromkeys(shown(line) for line in lines)
+        return self
 
 
 @dataclass
@@ -63,6 +77,9 @@ class SyncOptions:
     progress: Progress | None = None  # long work on a terminal: (what, files so far)
     notice: Callable[[str], object] | None = None  # a line for a human when something is slow
     no_verify: bool = False  # publish even what the secret scan flags
+    # called with the syncer inside the lock when a run ends without an error (what it left
+    # behind is then exactly what it synced: a quick start's record, gitmem/quickstart.py)
+    settled: Callable[[Any], object] | None = None
 
 
 def allowed_tops(ref: str) -> frozenset[str]:
@@ -78,6 +95,18 @@ class _Direct:
 def _strip(files: Mapping[str, str], prefix: str) -> dict[str, str]:
     start = prefix + "/"
     return {p[len(start) :]: oid for p, oid in files.items() if p.startswith(start)}
+
+
+class _Loaded(dict[str, V]):
+    """A dict that makes a missing value when it is first asked for."""
+
+    def __init__(self, make: Callable[[str], V]) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, key: str) -> V:
+        value = self[key] = self._make(key)
+        return value
 
 
 class SyncBase:
@@ -99,8 +128,11 @@ class SyncBase:
         self.by_ref: dict[str, list[Scope]] = {}
         for s in self.scopes:
             self.by_ref.setdefault(s.ref, []).append(s)
-        self.states: dict[str, ScopeState] = {}
-        self.expected: dict[str, dict[str, str]] = {}  # scope -> files believed on disk
+        # a scope's state is loaded when first asked for: a sync that finds nothing changed
+        # (git's check, the state's head) never reads ten thousand records
+        self.heads: dict[str, ScopeHead] = {}
+        self.states: dict[str, ScopeState] = _Loaded(self._load_state)
+        self.expected: dict[str, dict[str, str]] = _Loaded(lambda name: self.states[name].oids())
         self.checked: set[str] = set()  # remote commits that passed check_tree
         self.dirty_state: set[str] = set()  # scopes whose state file must be written
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
@@ -110,3 +142,14 @@ class SyncBase:
         self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
         self._codec: PersonalCodec | None = None
         self._allow: AllowList | None = None
+
+    def _load_state(self, name: str) -> ScopeState:
+        """The records of a scope whose head was read (under the lock: its index is the one
+        the head named, so they load)."""
+        return load_scope_state(self.repo.common_dir, name)
+
+    def _synced_commit(self, s: Scope) -> str | None:
+        """The commit the folder last matched, without loading its records."""
+        if s.name in self.states or s.name not in self.heads:
+            return self.states[s.name].commit
+        return self.heads[s.name].commit

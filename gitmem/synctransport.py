@@ -41,19 +41,25 @@ class Transport(PersonalRefs):
         }
         pending: list[PendingFetch] = []
         try:
-            for remote, refs in self._by_remote(self.by_ref).items():
-                specs = []
-                for ref in refs:
-                    route = self.project.route(ref)
-                    # a glob matches nothing without failing when the remote has no such ref
-                    # yet; the negative spec keeps a ref squatted below ours (`team/x`) out:
-                    # fetching it would collide with our tracking ref
-                    specs += [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
+            for remote, specs in self.fetch_plan().items():
                 pending.append(self.repo.start_fetch(remote, specs, self.opts.timeout))
         except BaseException:
             self._cancel_fetch(pending)
             raise
         return pending
+
+    def fetch_plan(self) -> dict[str, list[str]]:
+        """remote -> the refspecs a sync fetches from it."""
+        plan: dict[str, list[str]] = {}
+        for remote, refs in self._by_remote(self.by_ref).items():
+            specs = plan.setdefault(remote, [])
+            for ref in refs:
+                route = self.project.route(ref)
+                # a glob matches nothing without failing when the remote has no such ref
+                # yet; the negative spec keeps a ref squatted below ours (`team/x`) out:
+                # fetching it would collide with our tracking ref
+                specs += [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
+        return plan
 
     def _cancel_fetch(self, pending: list[PendingFetch]) -> None:
         for fetch in pending:

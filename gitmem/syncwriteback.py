@@ -24,7 +24,7 @@ class WriteBack(Transport):
         tip = self.repo.resolve(ref)
         if tip is None:
             return False
-        if all(self.states[s.name].commit == tip for s in scopes):
+        if all(self._synced_commit(s) == tip for s in scopes):
             for s in scopes:  # the disk already holds this commit: nothing to write
                 self._save_state(s)
             return False

@@ -43,7 +43,11 @@ REFUSED_HINT = "the ref was refused; nothing was written (gitmem validate shows 
 
 
 def commit_findings(
-    repo: Repository, commit: str, ref: str, known: frozenset[str] = frozenset()
+    repo: Repository,
+    commit: str,
+    ref: str,
+    known: frozenset[str] = frozenset(),
+    named: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Every policy finding of the commit `ref` points at (a non-commit is one finding)."""
     kind = repo.object_type(commit)
@@ -65,7 +69,7 @@ def commit_findings(
     listed, paths = repo.list_tree_and_paths(commit)
     entries = {p: Entry(e.mode, e.kind, e.oid, e.size) for p, e in listed.items()}
     reader = _Prefetch(repo, [e for e in entries.values() if e.oid not in known])
-    return check_entries(entries, paths, ref, reader.read, known)
+    return check_entries(entries, paths, ref, reader.read, known, named)
 
 
 class _Prefetch:
@@ -101,10 +105,12 @@ def check_tree(
     commit: str,
     ref: str,
     known: frozenset[str] = frozenset(),
+    named: frozenset[str] = frozenset(),
 ) -> tuple[RefMeta, list[Finding]]:
     """The metadata of a ref's commit and its non-blocking findings; UntrustedTreeError on
-    the first blocking one. `known`: blob ids already in local history."""
-    findings = commit_findings(repo, commit, ref, known)
+    the first blocking one. `known`: blob ids already in local history; `named`: paths of the
+    local tree (their names passed the same rules)."""
+    findings = commit_findings(repo, commit, ref, known, named)
     # what the ref is comes first: a tree without gitmem.toml is not ours at all
     refused = sorted((f for f in findings if f.blocking), key=lambda f: f.code not in WHAT_IT_IS)
     if refused:
@@ -117,8 +123,10 @@ def check_tree(
                 "written — inspect it with git log, then run gitmem sync again once repaired",
             )
         raise UntrustedTreeError(f"{ref}: {first}{more}", REFUSED_HINT)
-    meta = repo.list_tree(commit)[META_FILE]
+    meta = repo.tree_entry(repo.read_commit(commit)[0], META_FILE)
     try:
-        return parse_meta(repo.read_blob(meta.oid)), findings
-    except MetaError as exc:  # checked above; kept for a tree that changed under us
+        if meta is None:  # checked above; kept for a tree that changed under us
+            raise MetaError(f"no {META_FILE}: not a gitmem ref")
+        return parse_meta(repo.read_blob(meta)), findings
+    except MetaError as exc:
         raise UntrustedTreeError(f"{ref}: {exc}", REFUSED_HINT) from None

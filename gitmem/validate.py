@@ -31,6 +31,7 @@ else:
     from gitmem.records import dataclass, field
 
 GITMEM_REFS = "refs/gitmem/"
+BRANCH_LAYOUT = "refs/heads/gitmem/"  # the gitmem.refPrefix the branch-only refusal offers
 JSON_VERSION = 1
 
 
@@ -45,6 +46,7 @@ class RefFindings:
 class Validation:
     refs: list[RefFindings] = field(default_factory=list)
     strict: bool = False
+    unit: str = "ref"  # what each entry of `refs` is: a ref, or a file (--files)
 
     def count(self, severity: str) -> int:
         return sum(1 for r in self.refs for f in r.findings if f.severity == severity)
@@ -92,6 +94,8 @@ class ValidateOptions:
     strict: bool = False
     timeout: float | None = 120.0
     files: Sequence[str] = ()  # memory files on disk (pre-commit), checked instead of refs
+    every: bool = False  # --all: every memory ref there is, none included (a CI gate that runs
+    # before the first sync passes); without it, finding no memory ref is an error (exit 2)
 
 
 def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
@@ -139,10 +143,14 @@ def _downgrades(repo: Repository, commit: str, name: str) -> list[Finding]:
 
 def _local_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str, str]]:
     if not options.refs:
-        found = sorted(repo.refs(GITMEM_REFS).items())
-        if not found:
+        from gitmem.scopes import ref_prefix
+
+        # and where gitmem.refPrefix keeps them (a server of branch-only memory sets it too)
+        prefixes = dict.fromkeys((GITMEM_REFS, ref_prefix(repo)))
+        found = sorted({n: c for p in prefixes for n, c in repo.refs(p).items()}.items())
+        if not found and not options.every:
             raise UsageError(
-                f"no memory refs (refs/gitmem/*) in {repo.git_dir}",
+                f"no memory refs ({', '.join(p + '*' for p in prefixes)}) in {repo.git_dir}",
                 "fetch them first, or pass --remote NAME to validate what a remote holds",
             )
         return found
@@ -206,10 +214,17 @@ def _remote_targets(repo: Repository, options: ValidateOptions) -> list[tuple[st
         label = remote if where == remote else "hub"
         targets += [(f"{label}/{name}", oid) for name, oid in sorted(found.items())]
     if missing or not targets:
-        raise UsageError(
-            f"{remote} has no {', '.join(missing) or prefix + '*'}",
-            f"check the ref name (git ls-remote {remote} '{prefix}*' lists them)",
-        )
+        hint = f"check the ref name (git ls-remote {remote} '{prefix}*' lists them)"
+        if prefix == GITMEM_REFS and repo.ls_remote(
+            remote, [BRANCH_LAYOUT + "team"], options.timeout
+        ):
+            hint = (  # memory kept on branches by teammates with gitmem.refPrefix set
+                f"{remote} keeps memory under {BRANCH_LAYOUT}: "
+                f"git config gitmem.refPrefix {BRANCH_LAYOUT}, then retry"
+            )
+        elif options.every and not missing:
+            return []  # --all of a remote no one has synced to yet: nothing to check
+        raise UsageError(f"{remote} has no {', '.join(missing) or prefix + '*'}", hint)
     return targets
 
 
@@ -243,7 +258,7 @@ def validate_files(paths: Sequence[str], strict: bool = False) -> Validation:
 
     from gitmem.policy import check_content
 
-    result = Validation(strict=strict)
+    result = Validation(strict=strict, unit="file")
     for given in paths:
         path = Path(given)
         try:

@@ -34,9 +34,35 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
+        hint = f"see '{self.prog} --help'"
         if message.startswith("argument COMMAND: invalid choice:"):
-            message = "unknown command " + message.split("invalid choice: ", 1)[1].split(" (")[0]
-        raise UsageError(f"{message} ({self.prog})", f"see '{self.prog} --help'")
+            given = message.split("invalid choice: ", 1)[1].split(" (")[0]
+            message = "unknown command " + given
+            hint = _similar_command(given.strip("'"), self.prog) or hint
+        raise UsageError(f"{message} ({self.prog})", hint)
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """As argparse, but an argument no one takes is reported by the command it was given
+        to (`gitmem sync origin`: see 'gitmem sync --help'), not by the top-level parser."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            prog = getattr(parsed, "command_prog", None) or self.prog
+            raise UsageError(
+                f"unrecognized arguments: {' '.join(extras)} ({prog})", f"see '{prog} --help'"
+            )
+        return parsed
+
+
+def _similar_command(given: str, prog: str) -> str | None:
+    """git's "The most similar command is": a hint naming the closest command, if one is."""
+    import difflib
+
+    from gitmem.cli import COMMANDS
+
+    close = difflib.get_close_matches(given, sorted(COMMANDS), n=1, cutoff=0.6)
+    return f"did you mean '{prog} {close[0]}'? ('{prog} --help' lists them)" if close else None
 
 
 class Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
@@ -150,6 +176,7 @@ def command(
         parents=[anywhere_options()],
         formatter_class=HelpFormatter,
     )
+    p.set_defaults(command_prog=p.prog)  # whose arguments they were, for Parser.parse_args
     return p
 
 
@@ -177,17 +204,28 @@ def directory(args: argparse.Namespace) -> str:
 def open_project_from(args: argparse.Namespace, remote: str | None = None) -> Project:
     """The project of `-C` (or the current folder), for the remote the command names."""
     from gitmem.gitstore import Repository
-    from gitmem.scopes import open_project
+    from gitmem.scopes import TRACKED_BY_BRANCH, open_project
 
     return open_project(
-        Repository(directory(args)),
+        Repository(directory(args), tracked=TRACKED_BY_BRANCH),
         remote=remote if remote is not None else getattr(args, "remote", None),
         memory_dir=getattr(args, "memory_dir", None),
     )
 
 
 def echo(line: str = "") -> None:
-    sys.stdout.write(line + "\n")
+    sys.stdout.write(printable(line) + "\n")
+
+
+_CONTROL = {c: f"^{chr(c ^ 0x40)}" for c in (*range(0x20), 0x7F) if c not in (0x09, 0x0A)}
+_CONTROL.update({c: f"\\x{c:02x}" for c in range(0x80, 0xA0)})
+
+
+def printable(text: str) -> str:
+    """`text` with terminal control characters shown as ^X (as git shows a remote's messages):
+    names, subjects and trailers of fetched commits are anyone's bytes, and an escape sequence
+    in them must not drive the user's terminal."""
+    return text.translate(_CONTROL) if not text.isprintable() else text
 
 
 def plural(count: int, word: str, plural_word: str | None = None) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import add_remote, command, echo, open_project_from
+from gitmem.cli.common import add_remote, command, echo, open_project_from, printable
 from gitmem.cli.pager import add_pager_options
 
 
@@ -41,17 +41,18 @@ def log(args: argparse.Namespace) -> int:
 
     from gitmem.cli.pager import colour_commit, show, use_colour
     from gitmem.history import memory_log
+    from gitmem.scopes import shown
 
     project = open_project_from(args)
     colour = use_colour(args, project.repo.config_get)
     lines = []
     for row in memory_log(project, args.path, args.limit):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(row["time"])))
-        rest = f" {when} {row['author']}: {row['subject']}"
+        rest = printable(f" {when} {row['author']}: {row['subject']}")
         short = row["commit"][:10]
         lines.append(colour_commit(short, rest) if colour else short + rest)
         for res in filter(None, row["resolved"].split("\x1d")):
-            lines.append(f"    resolved {res}")
+            lines.append(printable(f"    resolved {shown(res)}"))
     show("".join(line + "\n" for line in lines), args, project.repo.config_get)
     return 0
 

@@ -130,29 +130,9 @@ def run_as_hook(args: argparse.Namespace) -> int:
     return 0
 
 
-def _payload(wait: float = 1.0) -> bytes:
-    """Claude Code writes the payload and closes stdin; anyone else may leave it open and
-    silent, so read until EOF or until nothing came for `wait` seconds (1 MiB at most)."""
-    import os
-    import select
+def _payload() -> bytes:
+    """stdin, as the quick start read it (gitmem/hookstart.py), else read now."""
+    from gitmem.hookstart import Handover, read_stdin
 
-    from gitmem.hookrun import MAX_PAYLOAD
-
-    if sys.stdin is None or sys.stdin.isatty():
-        return b""
-    try:
-        fd = sys.stdin.fileno()
-    except (OSError, ValueError):
-        return b""
-    chunks: list[bytes] = []
-    size = 0
-    while size < MAX_PAYLOAD:
-        ready, _, _ = select.select([fd], [], [], wait)
-        if not ready:
-            break
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
+    data, Handover.payload = Handover.payload, None
+    return data if data is not None else read_stdin()

@@ -28,7 +28,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 def init(args: argparse.Namespace) -> int:
     from gitmem.status import init_project
 
-    result = init_project(open_project_from(args))
+    project = open_project_from(args)
+    result = init_project(project)
     st = result.status
     echo(f"gitmem: project {st.key} (remote: {st.remote or 'none'}, user: {st.user})")
     for s in st.scopes:
@@ -38,6 +39,9 @@ def init(args: argparse.Namespace) -> int:
         echo(f"  added /{pattern} to .git/info/exclude")
     for warning in result.warnings:
         echo(f"note: {warning}")
+    if not project.repo.is_bare and not project.repo.has_commits():
+        echo("next: make a first commit (gitmem refs live beside your branches), then gitmem sync")
+        return 0
     echo(
         "next: gitmem sync"
         + ("" if st.remote else " (commits on this machine until you add a remote)")

@@ -82,13 +82,28 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet and sys.stderr.isatty():  # progress on a terminal, silence in hooks and CI
         options.progress = _show_progress
         options.notice = _show_notice
-    result = run_sync(project, options)
+    if args.mode == "sync":  # what the next `gitmem sync` replays when nothing changes
+        from gitmem.syncstart import forget_after_failure, record, spent
+
+        options.settled = record
+        options.timeout = max(1.0, options.timeout - spent())
+        try:
+            result = run_sync(project, options)
+        except BaseException:
+            forget_after_failure(project.repo.common_dir)
+            raise
+    else:
+        result = run_sync(project, options)
     if options.progress:
         sys.stderr.write("\r\033[K")
     if not args.quiet:
         for line in sync_lines(result, args.verbose):
             echo(line)
         _skipped_notes(project, result, args.verbose)
+    if result.refused:  # the other refs synced; each refused one is an error of its own
+        from gitmem.errors import report
+
+        return max(report(exc) for exc in result.refused)
     return 0
 
 
@@ -142,6 +157,8 @@ def sync_lines(result: SyncResult, verbose: bool = False) -> Iterator[str]:
             parts.append(f"pushed to {remote}")
         if r.remote_ahead:
             parts.append(f"{remote} has changes to merge")
+        if r.refused:
+            parts.append(f"refused what {remote} holds, nothing merged or pushed (error below)")
         yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
         yield from _listed([f"  {c}" for c in r.local_changes], verbose)
         yield from _listed([f"  < {p}" for p in r.pulled], verbose)

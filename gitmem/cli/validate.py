@@ -32,7 +32,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--remote", metavar="NAME", help="validate the remote's refs (fetched, no ref stored)"
     )
-    p.add_argument("--all", action="store_true", help="every ref under refs/gitmem/ (the default)")
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="every memory ref, none included: a CI gate passes before the first sync "
+        "(without it, no memory ref is an error)",
+    )
     p.add_argument("--format", choices=FORMATS, default="text", help="output format")
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     p.add_argument(
@@ -68,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         base=args.base,
         as_ref=args.as_ref,
         strict=args.strict,
+        every=args.all,
     )
     if args.files:
         options.files, options.refs = options.refs or ("",), ()
@@ -90,9 +96,11 @@ def run(args: argparse.Namespace) -> int:
 def text_lines(result: Validation) -> list[str]:
     lines = [_line(r.ref, f) for r in result.refs for f in r.findings]
     errors, warnings = result.count("error"), result.count("warning")
-    refs = plural(len(result.refs), "ref")
+    refs = plural(len(result.refs), result.unit)
     if errors or warnings:
         lines.append(f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {refs}")
+    elif not result.refs:
+        lines.append(f"ok: no memory {result.unit}s yet, nothing to check")
     else:
         lines.append(f"ok: {refs}, no findings")
     return lines

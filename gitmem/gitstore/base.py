@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -42,25 +42,34 @@ class TreeShape(NamedTuple):
 class GitDir:
     """One git repository (any worktree of it, or a bare one)."""
 
-    def __init__(self, path: str | os.PathLike[str] = ".") -> None:
+    def __init__(self, path: str | os.PathLike[str] = ".", tracked: Sequence[str] = ()) -> None:
+        """`tracked`: paths (from the top of the work tree) whose `is_tracked` answer is asked
+        now, beside the config, while `rev-parse` finds the repository: three small git
+        processes at once instead of one after the other (every command starts with them)."""
         start = Path(path)
         if not start.is_dir():
             raise NotARepository(
                 f"not a directory: {start}", "pass -C with a path inside a git repository"
             )
-        proc = run_git(
-            [
-                "rev-parse",
-                "--is-bare-repository",
-                "--absolute-git-dir",
-                "--git-common-dir",
-                "--show-toplevel",
-            ],
-            cwd=start,
-            check=False,
-        )
+        early = _Early(start, tracked)
+        try:
+            proc = run_git(
+                [
+                    "rev-parse",
+                    "--is-bare-repository",
+                    "--absolute-git-dir",
+                    "--git-common-dir",
+                    "--show-toplevel",
+                ],
+                cwd=start,
+                check=False,
+            )
+        except BaseException:
+            early.cancel()
+            raise
         out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
         if proc.returncode != 0 and not (out and out[0] == "true"):
+            early.cancel()
             raise NotARepository(
                 f"not a git repository: {start.resolve()}",
                 "run gitmem inside a clone, or pass -C PATH",
@@ -71,6 +80,7 @@ class GitDir:
         self.common_dir = (common if common.is_absolute() else (start / common)).resolve()
         self.toplevel = Path(out[3]).resolve() if len(out) > 3 and not self.is_bare else None
         self._config: dict[str, list[str]] | None = None
+        self._config_scopes: dict[str, list[str]] = {}
         self._reader: CatFile | None = None
         self.object_format = "sha1"
         self._hash_len = 40
@@ -80,6 +90,10 @@ class GitDir:
         self._trees: dict[tuple[str, bool], dict[str, TreeEntry]] = {}
         self._ancestry: dict[tuple[str, str, str], str | None] = {}
         self._tracked: dict[str, bool] = {}
+        config, tracked_now = early.results(bare=self.is_bare)
+        if config is not None:
+            self._set_config(config)
+        self._tracked.update(tracked_now)
 
     def git(
         self,
@@ -91,24 +105,21 @@ class GitDir:
     ) -> subprocess.CompletedProcess[bytes]:
         if subcommand(args) in REF_WRITERS:
             self._refs = None
+        argv, cwd = self.command(*args)
+        return run_git(argv, cwd=cwd, input=input, check=check, timeout=timeout, env=env)
+
+    def command(self, *args: str) -> tuple[list[str], Path]:
+        """git's arguments (after `git`) and the folder to run them in, for `git(*args)`."""
         # cwd = the worktree (as if the user ran git there): relative remote URLs resolve alike
-        return run_git(
-            ["--git-dir", str(self.git_dir), *args],
-            cwd=self.toplevel or self.git_dir,
-            input=input,
-            check=check,
-            timeout=timeout,
-            env=env,
-        )
+        return ["--git-dir", str(self.git_dir), *args], self.toplevel or self.git_dir
 
     def start(self, *args: str, timeout: float, env: Mapping[str, str] | None = None) -> Running:
         """`git(...)` started in the background; `.wait()` for its result."""
         from gitmem.gitstore.process import Running
 
         self._refs = None  # it may move refs: read them again once it is done
-        return Running(
-            ["--git-dir", str(self.git_dir), *args], self.toplevel or self.git_dir, timeout, env
-        )
+        argv, cwd = self.command(*args)
+        return Running(argv, cwd, timeout, env)
 
     def forget_refs(self) -> None:
         """Read the refs again on the next question (a background command moved them)."""
@@ -127,20 +138,28 @@ class GitDir:
     def config(self) -> dict[str, list[str]]:
         """All effective git config, keys lower-cased as git reports them (one process)."""
         if self._config is None:
-            out = self.git("config", "-z", "--list", check=False).stdout
-            cfg: dict[str, list[str]] = {}
-            for item in out.split(b"\0"):
-                if not item:
-                    continue
-                key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
-                cfg.setdefault(key, []).append(value)
-            self._config = cfg
-            if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
-                self.object_format, self._hash_len = "sha256", 64
+            return self._set_config(self.git(*CONFIG_LIST, check=False).stdout)
         return self._config
 
-    def config_get(self, key: str) -> str | None:
+    def _set_config(self, out: bytes) -> dict[str, list[str]]:
+        cfg: dict[str, list[str]] = {}
+        scopes: dict[str, list[str]] = {}
+        items = out.split(b"\0")
+        for scope, item in zip(items[0::2], items[1::2], strict=False):
+            key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
+            cfg.setdefault(key, []).append(value)
+            scopes.setdefault(key, []).append(scope.decode())
+        self._config, self._config_scopes = cfg, scopes
+        if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
+            self.object_format, self._hash_len = "sha256", 64
+        return cfg
+
+    def config_get(self, key: str, scope: str | None = None) -> str | None:
+        """The value git uses; with `scope` ("global"...), the value set in that scope."""
         values = self.config().get(key.lower())
+        if values and scope is not None:
+            where = self._config_scopes.get(key.lower(), [])
+            values = [v for v, s in zip(values, where, strict=True) if s == scope]
         return values[-1] if values else None
 
     def config_set(self, key: str, value: str) -> None:
@@ -173,6 +192,55 @@ class GitDir:
         name = self.config_get("user.name") or "gitmem"
         email = self.config_get("user.email") or "gitmem@localhost"
         return _ident_part(name) or "gitmem", _ident_part(email)
+
+
+# with each value's scope (system, global, local, worktree, command): a question about one
+# file (`drivers status`: the global attributes file) needs no second process
+CONFIG_LIST = ("config", "-z", "--list", "--show-scope")
+
+
+class _Early:
+    """The config listing and `ls-files` of some paths, started before the repository is
+    found (both find it from `start` as rev-parse does) and collected once it is."""
+
+    def __init__(self, start: Path, tracked: Sequence[str]) -> None:
+        from gitmem.gitstore.process import Running
+
+        self.paths = list(tracked)
+        self.config: Running | None = None
+        self.listing: Running | None = None
+        if not self.paths:
+            return  # a caller that names no paths opens the repository as before: lazily
+        self.config = Running(CONFIG_LIST, start, 60.0)
+        # `:(top)`: from the top of the work tree whatever folder `start` is, literally
+        self.listing = Running(
+            ["ls-files", "-z", "--full-name", "--", *(f":(top){p}" for p in self.paths)],
+            start,
+            60.0,
+            {"GIT_LITERAL_PATHSPECS": "0"},
+        )
+
+    def results(self, bare: bool) -> tuple[bytes | None, dict[str, bool]]:
+        """(config listing or None, {path: tracked} for the paths git answered)."""
+        if self.config is None or self.listing is None:
+            return None, {}
+        try:
+            config, listing = self.config.wait(), self.listing.wait()
+        except BaseException:
+            self.cancel()
+            raise
+        tracked: dict[str, bool] = {}
+        if listing.returncode == 0 and not bare:
+            names = listing.stdout.decode("utf-8", "surrogateescape").split("\0")
+            for path in self.paths:
+                inside = path + "/"
+                tracked[path] = any(n == path or n.startswith(inside) for n in names)
+        return (config.stdout if config.returncode == 0 else None), tracked
+
+    def cancel(self) -> None:
+        for running in (self.config, self.listing):
+            if running is not None:
+                running.cancel()
 
 
 def _ident_part(text: str) -> str:

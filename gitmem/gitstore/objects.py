@@ -8,7 +8,7 @@ import contextlib
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape
@@ -21,6 +21,42 @@ TREE_MODE = "40000"
 GITLINK_MODE = "160000"
 
 _TreeNode = dict[str, "_TreeNode | tuple[str, str]"]
+
+
+class _Misfit(Exception):
+    """An edit of `edit_tree` that does not fit the tree it is applied to."""
+
+
+def _scan(data: bytes, width: int) -> Iterator[tuple[bytes, bytes, int, int]]:
+    """(name, mode, start, end) of each entry of one tree object, in its order."""
+    pos, end, find = 0, len(data), data.find
+    while pos < end:
+        space = find(b" ", pos)
+        nul = find(b"\0", space)
+        if space < 0 or nul < 0:
+            raise _Misfit("a malformed tree")
+        stop = nul + 1 + width
+        yield data[space + 1 : nul], data[pos:space], pos, stop
+        pos = stop
+
+
+def _find(data: bytes, width: int, names: set[bytes]) -> dict[bytes, tuple[bytes, bytes]]:
+    """{name: (mode, binary id)} of the entries of one tree object named in `names` (the
+    rest is skipped, not kept: a folder of 50,000 files costs no dict of them)."""
+    return {
+        name: (mode, data[stop - width : stop])
+        for name, mode, _, stop in _scan(data, width)
+        if name in names
+    }
+
+
+def signature_batches() -> Iterator[int]:
+    """How many commits each round of the signature check verifies: the tip alone first (a
+    refused push is refused at once), then more at a time (a long good history, few rounds)."""
+    size = 1
+    while True:
+        yield size
+        size = min(size * 16, 4096)
 
 
 class ObjectEncoding:
@@ -153,6 +189,114 @@ class ObjectEncoding:
         body = b"".join(b"%s %s\0%s" % (mode, name.rstrip(b"/"), raw) for name, mode, raw in items)
         return self.write_object("tree", body)
 
+    def edit_tree(
+        self, tree: str, edits: Mapping[str, tuple[str, tuple[str, str] | None]]
+    ) -> str | None:
+        """`tree` with each path of `edits` changed from the blob it holds (`before`: its id,
+        "" for absent) to `after` ((mode, id), or None to remove it): {path: (before, after)}.
+
+        Only the trees on the edited paths' way are read and written, so ten changed files of
+        ten thousand cost their folders, not a listing of the whole tree; the id is the one
+        `write_tree` of the edited listing gives. None when an edit does not fit (a path
+        holds something else than `before`, a file stands where a folder is needed or the
+        reverse): the caller then lists and writes the whole tree."""
+        try:
+            return self._edit_node(tree, edits) or self.write_object("tree", b"")
+        except _Misfit:
+            return None
+
+    def tree_entry(self, tree: str, path: str) -> str | None:
+        """The id of what `path` names in `tree` (one tree read per folder on its way)."""
+        oid: str | None = tree
+        for part in path.split("/"):
+            kind, data = self._read(oid) if oid else ("", b"")
+            if kind != "tree":
+                return None
+            name = part.encode("utf-8", "surrogateescape")
+            found = _find(data, len(oid or "") // 2, {name}).get(name)
+            oid = found[1].hex() if found else None
+        return oid
+
+    def folder_entries(self, tree: str, path: str, names: Iterable[str]) -> dict[str, str]:
+        """{name: id} of the entries `names` of folder `path` in `tree` that are there."""
+        oid = self.tree_entry(tree, path)
+        kind, data = self._read(oid) if oid else ("", b"")
+        if kind != "tree" or not oid:
+            return {}
+        wanted = {n.encode("utf-8", "surrogateescape") for n in names}
+        return {
+            name.decode("utf-8", "surrogateescape"): raw.hex()
+            for name, (_, raw) in _find(data, len(oid) // 2, wanted).items()
+        }
+
+    def _edit_node(
+        self, tree: str | None, edits: Mapping[str, tuple[str, tuple[str, str] | None]]
+    ) -> str | None:
+        data, width = b"", 20
+        if tree is not None:
+            kind, data = self._read(tree)
+            if kind != "tree":
+                raise _Misfit(tree)
+            width = len(tree) // 2
+        below: dict[str, dict[str, tuple[str, tuple[str, str] | None]]] = {}
+        here: list[tuple[bytes, str, tuple[str, str] | None]] = []
+        for path, (before, after) in edits.items():
+            head, sep, rest = path.partition("/")
+            if sep:
+                below.setdefault(head, {})[rest] = (before, after)
+            else:
+                here.append((head.encode("utf-8", "surrogateescape"), before, after))
+        touched = {n for n, _, _ in here} | {h.encode("utf-8", "surrogateescape") for h in below}
+        # the touched names only, as they are and then as they will be; every other entry is
+        # copied through as the bytes it is (a folder of 50,000 files is one pass, no dict)
+        entries = _find(data, width, touched)
+        tree_mode = TREE_MODE.encode()
+        for name, before, _ in here:  # what a path holds now must be what the caller saw
+            current = entries.get(name)
+            held = current[1].hex() if current and current[0] != tree_mode else ""
+            if held != before:  # (a folder there is fine while it is emptied by the edits)
+                raise _Misfit(name)
+        for name, _, after in here:  # removals first: a file may give way to a folder
+            if after is None:
+                entries.pop(name, None)
+        for head, sub in below.items():
+            name = head.encode("utf-8", "surrogateescape")
+            current = entries.get(name)
+            if current is not None and current[0] != tree_mode:
+                raise _Misfit(name)  # a file where the edit needs a folder
+            oid = self._edit_node(current[1].hex() if current else None, sub)
+            if oid is None:
+                entries.pop(name, None)  # git keeps no empty folder
+            else:
+                entries[name] = (tree_mode, bytes.fromhex(oid))
+        for name, _, after in here:
+            if after is not None:
+                if entries.get(name, (b"",))[0] == tree_mode:
+                    raise _Misfit(name)  # a folder took the name
+                entries[name] = (after[0].encode(), bytes.fromhex(after[1]))
+        # git orders a tree's entries by name, a folder's as if it ended in "/"
+        new = sorted(
+            (n + b"/" if m == tree_mode else n, b"%s %s\0%s" % (m, n, raw))
+            for n, (m, raw) in entries.items()
+        )
+        parts: list[bytes] = []
+        kept, at, run = 0, 0, 0  # entries kept, next new entry, start of the bytes kept as is
+        for name, mode, start, stop in _scan(data, width):
+            if name in touched:  # its new form (if any) is among `new`
+                parts.append(data[run:start])
+                run = stop
+                continue
+            key = name + b"/" if mode == tree_mode else name
+            while at < len(new) and new[at][0] < key:
+                parts += (data[run:start], new[at][1])
+                run, at = start, at + 1
+            kept += 1
+        parts.append(data[run:])
+        parts.extend(entry for _, entry in new[at:])
+        if not kept and not new:
+            return None
+        return self.write_object("tree", b"".join(parts))
+
     def _times(self, commits: list[str]) -> list[int]:
         """Committer times of `commits` (read from the objects: no process when loose)."""
         out: list[int] = []
@@ -213,19 +357,35 @@ class ObjectStore(GitDir, ObjectEncoding):
         return out.stdout.decode().strip()
 
     def unverified_commits(self, new: str, old: str | None) -> list[tuple[str, str]]:
-        """(commit, author) of each commit in old..new whose signature git does not accept
-        (gpg, or ssh with gpg.ssh.allowedSignersFile): `gitmem.requireSigned`."""
+        """(commit, author) of the commits in old..new whose signature git does not accept
+        (gpg, or ssh with gpg.ssh.allowedSignersFile): `gitmem.requireSigned`. Newest first,
+        in growing batches (signature_batches), stopping after the first batch that has one:
+        a hostile history of 100,000 self-signed commits costs one check (its tip), not one
+        ssh-keygen per commit."""
         spec = [new, f"^{old}"] if old else [new]
-        # `log`, not `rev-list`: only log verifies signatures for %G?
-        out = self.git(
-            "-c", "log.showSignature=false", "log", "--no-color", "--format=%H %G? %ae", *spec
-        ).stdout
-        bad = []
-        for line in out.decode("utf-8", "replace").splitlines():
-            commit, status, author = [*line.split(" ", 2), "", ""][:3]
-            if status != "G":  # G: good and trusted; U, B, X, Y, R, E, N: refused
-                bad.append((commit, author))
-        return bad
+        skip = 0
+        for size in signature_batches():
+            # `log`, not `rev-list`: only log verifies signatures for %G?
+            out = self.git(
+                "-c",
+                "log.showSignature=false",
+                "log",
+                "--no-color",
+                f"--skip={skip}",
+                f"--max-count={size}",
+                "--format=%H %G? %ae",
+                *spec,
+            ).stdout
+            lines = out.decode("utf-8", "replace").splitlines()
+            bad = []
+            for line in lines:
+                commit, status, author = [*line.split(" ", 2), "", ""][:3]
+                if status != "G":  # G: good and trusted; U, B, X, Y, R, E, N: refused
+                    bad.append((commit, author))
+            if bad or len(lines) < size:
+                return bad
+            skip += size
+        return []  # pragma: no cover - signature_batches never ends
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -275,7 +435,9 @@ class ObjectStore(GitDir, ObjectEncoding):
 
     def list_tree(self, treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
         """Every non-tree entry under `treeish`, recursively, keyed by its path (bytes-safe)."""
-        cached = self._trees.get((treeish, sizes))
+        cached = self._trees.get((treeish, sizes)) or (
+            None if sizes else self._trees.get((treeish, True))  # sizes too: the same entries
+        )
         if cached is not None:
             return dict(cached)
         args = ["ls-tree", "-r", "-z", "--full-tree"] + (["-l"] if sizes else []) + [treeish]

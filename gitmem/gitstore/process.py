@@ -5,29 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 from collections.abc import Mapping, Sequence
 
 from gitmem.errors import GitError, RemoteError
+from gitmem.gitstore.spawn import clean_env, kill_tree
 
-
-def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    # Never let a caller's GIT_DIR/GIT_INDEX_FILE (e.g. when run from a git hook) redirect us.
-    for var in (
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_COMMON_DIR",
-        "GIT_PREFIX",
-    ):
-        env.pop(var, None)
-    env.setdefault("LC_ALL", "C")
-    if extra:
-        env.update(extra)
-    return env
+__all__ = ["Running", "clean_env", "kill_tree", "last_line", "run_git", "subcommand"]
 
 
 def run_git(
@@ -162,33 +146,6 @@ class Running:
         kill_tree(self.proc.pid)
         with self.proc, contextlib.suppress(OSError, subprocess.SubprocessError):
             self.proc.communicate(None, timeout=5)
-
-
-def kill_tree(pid: int) -> None:
-    """SIGKILL `pid` and every process below it (read from /proc, else from `ps`)."""
-    children: dict[int, list[int]] = {}
-    try:
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                with contextlib.suppress(OSError, ValueError, IndexError):
-                    with open(f"/proc/{entry}/stat", "rb") as fh:
-                        ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
-                    children.setdefault(ppid, []).append(int(entry))
-    except OSError:
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            ps = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, timeout=10)
-            for line in ps.stdout.splitlines():
-                child, _, parent = line.strip().partition(b" ")
-                with contextlib.suppress(ValueError):
-                    children.setdefault(int(parent.strip()), []).append(int(child))
-    doomed, queue = [], [pid]
-    while queue:
-        current = queue.pop()
-        doomed.append(current)
-        queue.extend(children.get(current, []))
-    for victim in doomed:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(victim, signal.SIGKILL)
 
 
 def last_line(stderr: bytes) -> str:

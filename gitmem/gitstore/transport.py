@@ -77,6 +77,11 @@ FETCH = ("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
 
 
+def fetch_args(remote: str, refspecs: Sequence[str]) -> list[str]:
+    """git's arguments for a fetch of `refspecs` (also replayed by gitmem/hookstart.py)."""
+    return [*FETCH, remote, *refspecs]
+
+
 def fetched(remote: str, proc: subprocess.CompletedProcess[bytes]) -> None:
     if proc.returncode != 0:
         raise RemoteError(
@@ -108,12 +113,12 @@ class Transport(GitDir):
         return self.git(*args, check=False, timeout=timeout, env=NO_PROMPT)
 
     def fetch(self, remote: str, refspecs: Sequence[str], timeout: float | None = None) -> None:
-        proc = self._transport([*FETCH, remote, *refspecs], timeout)
+        proc = self._transport(fetch_args(remote, refspecs), timeout)
         fetched(remote, proc)
 
     def start_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> PendingFetch:
         """A fetch running while the caller does local work; `finish()` waits for it."""
-        running = self.start(*FETCH, remote, *refspecs, timeout=timeout, env=NO_PROMPT)
+        running = self.start(*fetch_args(remote, refspecs), timeout=timeout, env=NO_PROMPT)
         return PendingFetch(self, remote, running)
 
     def push(

@@ -219,3 +219,34 @@ def test_hooks_subcommands_take_the_options_allowed_anywhere(world: World) -> No
     world.ok("hooks", "install", "-C", str(a))
     assert (a / ".claude" / "settings.local.json").exists()
     assert "installed" in world.ok("hooks", "status", "-C", str(a))
+
+
+def test_a_refused_team_ref_does_not_keep_personal_memory_out_of_the_session(
+    world: World,
+) -> None:
+    laptop, desktop = world.clone("laptop"), world.clone("desktop")
+    auto = world.scope_path(laptop, "auto")
+    (auto / "team").mkdir(parents=True)
+    (auto / "team" / "MEMORY.md").write_text("- deploy with make deploy\n")
+    world.ok("-C", str(laptop), "sync")
+    world.ok("-C", str(desktop), "sync")
+    (auto / "MEMORY.md").write_text("- [Style](style.md) — tabs, not spaces\n")
+    (auto / "style.md").write_text("tabs\n")
+    world.ok("-C", str(laptop), "push", "--scope", "auto")
+    team = world.git("rev-parse", "refs/gitmem/team", cwd=world.remote).strip()
+    planted = (
+        f"commit refs/gitmem/team\ncommitter Eve <e@x> 1700000000 +0000\ndata 1\nx\nfrom {team}\n"
+    )
+    planted += "M 100644 inline team/" + "/".join(["d"] * 20) + "/x.md\ndata 2\nx\n\n"
+    subprocess.run(
+        ["git", "fast-import", "--quiet"],
+        cwd=world.remote,
+        env=world.env,
+        input=planted.encode(),
+        check=True,
+    )
+    run, _ = hook(world, "pull", desktop, "SessionStart")
+    assert run.code == 0, run.err
+    assert "memory not synced: origin/refs/gitmem/team" in run.out + run.err
+    assert (world.scope_path(desktop, "auto") / "style.md").read_text() == "tabs\n"
+    assert "tabs, not spaces" in run.out  # the pulled personal index reaches the session

@@ -196,3 +196,21 @@ def test_claude_codes_kill_timeout_stays_above_gitmems_own_bound(tmp_path: Path)
     data = json.loads(_settings(tmp_path).read_text())
     assert data["hooks"]["SessionStart"][0]["hooks"][0]["timeout"] == 55
     assert not hooks.install("project", tmp_path, CMD, hook_timeout=45).changed
+
+
+def test_project_install_never_writes_through_a_committed_claude_link(tmp_path: Path) -> None:
+    """A repository that commits `.claude -> elsewhere` must not lead `--project` out of it;
+    a link that stays inside the project is fine."""
+    root, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    (root / ".claude").symlink_to(elsewhere)
+    for change in (hooks.install, hooks.uninstall):
+        with pytest.raises(UsageError, match="outside the project"):
+            change("project", root)
+    assert list(elsewhere.iterdir()) == []
+    (root / ".claude").unlink()
+    (root / "dot-claude").mkdir()
+    (root / ".claude").symlink_to("dot-claude")
+    assert hooks.install("project", root, command="/opt/gitmem").changed
+    assert (root / "dot-claude" / "settings.local.json").exists()

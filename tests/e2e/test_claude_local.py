@@ -121,3 +121,88 @@ def test_status_log_diff_and_restore_know_claude_local_md(world: World) -> None:
     assert "+- second" in world.ok("-C", str(a), "diff", "~1", "--path", "CLAUDE.local.md")
     world.ok("-C", str(a), "restore", "CLAUDE.local.md", "--at", "~1")
     assert (a / "CLAUDE.local.md").read_text() == NOTE
+
+
+@pytest.mark.slow
+def test_output_names_claude_local_md_as_the_user_knows_it(world: World) -> None:
+    """sync, diff, log and their errors say CLAUDE.local.md, never its place in the ref."""
+    a, b = world.clone("a"), world.clone("b")
+    (a / "CLAUDE.local.md").write_text(NOTE)
+    outputs = [world.ok("-C", str(a), "sync")]
+    assert "  A CLAUDE.local.md\n" in outputs[-1]
+    outputs.append(world.ok("-C", str(b), "sync"))
+    assert "  < CLAUDE.local.md\n" in outputs[-1]
+    (a / "CLAUDE.local.md").write_text(NOTE + "- a: port 8443\n")
+    (b / "CLAUDE.local.md").write_text(NOTE + "- b: port 9000\n")
+    outputs.append(world.ok("-C", str(a), "diff"))
+    assert "+++ b/CLAUDE.local.md\n" in outputs[-1]
+    outputs.append(world.ok("-C", str(a), "sync"))
+    outputs.append(world.ok("-C", str(b), "sync"))  # both edited one line: a resolution
+    assert "resolved CLAUDE.local.md" in outputs[-1], outputs[-1]
+    outputs.append(world.ok("-C", str(a), "sync"))  # the loser is told, by the name it knows
+    outputs.append(world.ok("-C", str(a), "log", "CLAUDE.local.md"))
+    assert "resolved CLAUDE.local.md" in outputs[-1], outputs[-1]
+    outputs.append(world.ok("-C", str(a), "diff", "~2", "--path", "CLAUDE.local.md"))
+    assert "--- a/CLAUDE.local.md\n" in outputs[-1]
+    lost = world.gitmem("-C", str(a), "restore", "CLAUDE.local.md", "--at", "~99")
+    assert lost.code == 2
+    outputs.append(lost.err)
+    assert all(STORED not in text and ".root" not in text for text in outputs), outputs
+
+
+def test_shown_diff_renames_headers_never_content() -> None:
+    from gitmem.scopes import shown_diff
+
+    text = (
+        f"diff --git a/{STORED} b/{STORED}\n--- a/{STORED}\n+++ b/{STORED}\n"
+        f"@@ -1 +1 @@\n-see {STORED}\n+{STORED} is where it lives\n"
+    )
+    assert shown_diff(text) == (
+        "diff --git a/CLAUDE.local.md b/CLAUDE.local.md\n--- a/CLAUDE.local.md\n"
+        f"+++ b/CLAUDE.local.md\n@@ -1 +1 @@\n-see {STORED}\n+{STORED} is where it lives\n"
+    )
+
+
+def test_status_in_a_linked_worktree_says_which_claude_local_md_is_synced(world: World) -> None:
+    a = world.clone("a")
+    (a / "CLAUDE.local.md").write_text(NOTE)
+    wt = world.root / "a-wt"
+    world.git("worktree", "add", "-q", str(wt), "-b", "wt", cwd=a)
+    link = f"ln -s {a / 'CLAUDE.local.md'} {wt / 'CLAUDE.local.md'}"
+    assert link in world.ok("-C", str(wt), "status")
+    assert "CLAUDE.local.md" not in world.ok("-C", str(a), "status")  # the main one: synced
+    (wt / "CLAUDE.local.md").write_text("this worktree's own\n")
+    out = world.ok("-C", str(wt), "status")
+    assert f"{wt / 'CLAUDE.local.md'} is not synced" in out and "ln -s" not in out
+    (wt / "CLAUDE.local.md").unlink()
+    (wt / "CLAUDE.local.md").symlink_to(a / "CLAUDE.local.md")
+    assert "CLAUDE.local.md" not in world.ok("-C", str(wt), "status")
+    world.ok("-C", str(wt), "sync")  # the link is the user's: never read as a file, never written
+    assert os.path.islink(wt / "CLAUDE.local.md") and (a / "CLAUDE.local.md").read_text() == NOTE
+
+
+@pytest.mark.slow
+def test_local_memory_committed_on_the_branch_is_left_to_git(world: World) -> None:
+    """Files under .claude/agent-memory-local/ that the branch tracks are git's: gitmem never
+    writes over them (as for .claude/agent-memory/), and status says why."""
+    a = world.clone("a")
+    local = a / ".claude" / "agent-memory-local" / "reviewer"
+    local.mkdir(parents=True)
+    (local / "MEMORY.md").write_text("from this machine\n")
+    world.ok("-C", str(a), "sync")
+    b = world.clone("b")
+    committed = b / ".claude" / "agent-memory-local" / "reviewer"
+    committed.mkdir(parents=True)
+    (committed / "MEMORY.md").write_text("committed on the branch\n")
+    world.git("add", "-f", ".claude/agent-memory-local", cwd=b)
+    world.git("commit", "-qm", "local memory committed", cwd=b)
+    world.ok("-C", str(b), "sync")
+    assert (committed / "MEMORY.md").read_text() == "committed on the branch\n"
+    assert world.git("status", "--porcelain", cwd=b) == ""
+    row = next(
+        s
+        for s in json.loads(world.ok("-C", str(b), "status", "--json"))["scopes"]
+        if s["name"] == "local"
+    )
+    assert row["synced"] is False and "tracked on the branch" in row["note"], row
+    assert personal_paths(world.remote) >= {"local/reviewer/MEMORY.md"}  # a's stays on the ref

@@ -446,3 +446,24 @@ def test_status_names_the_hub_when_plaintext_personal_memory_goes_there(world: W
         scopes["auto"]["privacy"] == f"plaintext, readable by everyone who can fetch the hub {hub}"
     )
     assert scopes["team"]["privacy"].endswith("fetch origin")
+
+
+def test_key_list_names_every_recipient_of_the_personal_ref(world: World) -> None:
+    a = world.clone("a")
+    write_personal(world, a)
+    world.ok("-C", str(a), "sync")
+    mine = world.ok("key", "show").strip()
+    assert world.ok("-C", str(a), "key", "list").split() == [mine]
+
+    wb = machine(world, "b")
+    b = wb.clone("b")
+    wb.ok("-C", str(b), "sync")
+    theirs = wb.ok("key", "show").strip()
+    world.ok("-C", str(a), "key", "grant", theirs)
+    assert sorted(world.ok("-C", str(a), "key", "list").split()) == sorted([mine, theirs])
+    world.ok("-C", str(a), "sync")
+    wb.ok("-C", str(b), "sync")
+    assert sorted(wb.ok("-C", str(b), "key", "list").split()) == sorted([mine, theirs])
+
+    fresh = world.clone("fresh")  # no personal ref yet: nobody to list
+    assert world.ok("-C", str(fresh), "key", "list").startswith("no key yet")

@@ -14,7 +14,7 @@ import pytest
 
 from gitmem.gitstore import git_reasons
 from tests.support.servers import enable_http_push, smart_http
-from tests.support.world import World, folder_bytes
+from tests.support.world import World, folder_bytes, git
 
 PERSONAL = "refs/gitmem/users/tester@example.com"
 BRANCHES_ONLY = """#!/bin/sh
@@ -193,3 +193,39 @@ def test_a_proxy_answering_403_for_non_branch_refs_offers_the_ref_prefix(world: 
         world.git("config", "gitmem.refPrefix", "refs/heads/gitmem/", cwd=a)
         world.ok("-C", str(a), "sync")
     assert "refs/heads/gitmem/team" in remote_refs(world)
+
+
+@pytest.mark.parametrize("mode", ["sync", "push", "pull"])
+def test_a_hostile_team_ref_does_not_hold_the_personal_ref_back(world: World, mode: str) -> None:
+    """Anyone who can push can plant an unacceptable team ref; every teammate's personal
+    memory still syncs, and the refusal is one error after the results (exit 2)."""
+    a, b = with_memory(world, "a"), with_memory(world, "b")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    team = world.git("rev-parse", "refs/gitmem/team", cwd=world.remote).strip()
+    deep = "team/" + "/".join(["d"] * 20) + "/x.md"
+    fast_import = (
+        f"commit refs/gitmem/team\ncommitter Eve <eve@example.com> 1700000000 +0000\n"
+        f"data 4\ndeep\nfrom {team}\nM 100644 inline {deep}\ndata 2\nx\n\n"
+    )
+    git("fast-import", "--quiet", cwd=world.remote, env=world.env, input=fast_import.encode())
+    auto_a, auto_b = world.scope_path(a), world.scope_path(b)
+    (auto_a / "later.md").write_text("from a, after the attack\n")
+    world.ok("-C", str(a), "push", "--scope", "auto")
+    (auto_b / "mine.md").write_text("from b, after the attack\n")
+    team_b = folder_bytes(world.scope_path(b, "team"))
+
+    run = world.gitmem("-C", str(b), mode)
+
+    assert run.code == 2, run.out + run.err
+    assert "refs/gitmem/team: refused what origin holds" in run.out, run.out
+    error, hint = run.err.strip().splitlines()
+    assert error.startswith("gitmem: error: origin/refs/gitmem/team: ") and "GM102" in error
+    assert hint.startswith("hint: ")
+    assert folder_bytes(world.scope_path(b, "team")) == team_b  # nothing of it written
+    assert world.git("rev-parse", "refs/gitmem/team", cwd=b).strip() == team
+    if mode != "push":
+        assert (auto_b / "later.md").read_text() == "from a, after the attack\n"
+    if mode != "pull":
+        world.ok("-C", str(a), "pull", "--scope", "auto")
+        assert (auto_a / "mine.md").read_text() == "from b, after the attack\n"

@@ -64,3 +64,46 @@ def test_pull_and_validate_refuse_unsigned_team_commits(world: World) -> None:
     world.git("config", "gitmem.requireSigned", "false", cwd=checker)  # opt-in: off, it syncs
     world.ok("-C", str(checker), "sync")
     assert (world.scope_path(checker, "team") / "planted.md").exists()
+
+
+def test_the_signature_check_stops_at_the_first_refused_batch(world: World) -> None:
+    """A hostile history of many self-signed commits costs one verification (its tip), not one
+    ssh-keygen per commit; a refused commit deep in a good history is still found."""
+    from gitmem.gitstore import Repository
+
+    good_key, good_public = ssh_key(world, "good")
+    bad_key, _ = ssh_key(world, "eve")
+    repo_dir = world.clone("checker")
+    allowed = world.root / "allowed_signers"
+    allowed.write_text(f"tester@example.com {good_public}\n")
+    calls = world.root / "verifications"
+    wrapper = world.root / "ssh-keygen-counting"
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> {calls}\nexec ssh-keygen "$@"\n')
+    wrapper.chmod(0o755)
+    for key, value in (
+        ("gpg.format", "ssh"),
+        ("gpg.ssh.allowedSignersFile", str(allowed)),
+        ("gpg.ssh.program", str(wrapper)),
+    ):
+        world.git("config", key, value, cwd=repo_dir)
+    tree = world.git("hash-object", "-t", "tree", "-w", "/dev/null", cwd=repo_dir).strip()
+
+    def chain(key: Path, parent: str | None, count: int) -> str:
+        for i in range(count):
+            args = ["-c", f"user.signingKey={key}", "commit-tree", f"-S{key}", tree, "-m", str(i)]
+            parent = world.git(*args, *(["-p", parent] if parent else []), cwd=repo_dir).strip()
+        assert parent is not None
+        return parent
+
+    base = chain(good_key, None, 1)
+    hostile = chain(bad_key, base, 60)
+    repo = Repository(repo_dir)
+    calls.write_text("")
+    assert repo.unverified_commits(hostile, base) == [(hostile, "tester@example.com")]
+    checked = [line for line in calls.read_text().splitlines() if "find-principals" in line]
+    assert len(checked) == 1, checked  # the tip only, not 60 commits' signatures
+
+    planted = chain(bad_key, base, 1)
+    tip = chain(good_key, planted, 20)  # the refused commit is 21st from the tip: third batch
+    assert repo.unverified_commits(tip, base) == [(planted, "tester@example.com")]
+    assert repo.unverified_commits(chain(good_key, base, 3), base) == []

@@ -178,3 +178,72 @@ def test_restore_keeps_a_private_memory_private(world: World) -> None:
     umask = os.umask(0o022)
     os.umask(umask)
     assert (auto / "build.md").stat().st_mode & 0o777 == 0o644 & ~umask
+
+
+def test_a_teammates_commit_cannot_drive_the_terminal(world: World) -> None:
+    """Author, subject and resolution trailers of a fetched commit are anyone's bytes: log and
+    sync print their control characters as ^X, as git prints a remote's messages."""
+    a, b = world.clone("a"), world.clone("b")
+    team = world.scope_path(a, "team")
+    team.mkdir(parents=True)
+    (team / "MEMORY.md").write_text("- deploy with make deploy\n")
+    world.ok("-C", str(a), "sync")
+    tip = world.git("rev-parse", "refs/gitmem/team", cwd=a).strip()
+    message = (
+        "gitmem: 1 file changed on h\x1b]0;owned\x07\x1b[2J\n\n"
+        "Gitmem-Resolved: team/MEMORY.md \x1b[31mred\x9b: theirs (newer)\n"
+    )
+    env = {**world.env, "GIT_AUTHOR_NAME": "Eve\x1b[5m", "GIT_AUTHOR_EMAIL": "eve@example.com"}
+    forged = (
+        subprocess.run(
+            ["git", "commit-tree", f"{tip}^{{tree}}", "-p", tip],
+            cwd=a,
+            env=env,
+            input=message.encode(),
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    world.git("push", "-q", "origin", f"{forged}:refs/gitmem/team", cwd=a)
+    outputs = [world.ok("-C", str(b), "sync"), world.ok("-C", str(b), "log")]
+    assert "Eve^[[5m" in outputs[1] and "^[]0;owned^G^[[2J" in outputs[1], outputs[1]
+    assert "^[[31mred\\x9b" in outputs[1]
+    for text in outputs:
+        assert not any(c in text for c in "\x1b\x07\x9b"), text
+
+
+def test_printable_keeps_text_and_shows_controls_as_git_does() -> None:
+    from gitmem.cli.common import printable
+
+    assert printable("plain é ✓ text\twith tab") == "plain é ✓ text\twith tab"
+    assert printable("\x1b[1m\x00\x7f\x9b") == "^[[1m^@^?\\x9b"
+
+
+def test_restore_never_writes_through_a_symbolic_link(world: World) -> None:
+    """A folder of the scope (or CLAUDE.local.md) replaced by a link to elsewhere: restore
+    refuses with one line and writes nothing there, as sync's write-back does."""
+    a, auto = synced_clone(world)
+    (auto / "notes").mkdir()
+    (auto / "notes" / "x.md").write_text("hello\n")
+    (a / "CLAUDE.local.md").write_text("mine\n")
+    world.ok("-C", str(a), "sync")
+    elsewhere = world.root / "elsewhere"
+    elsewhere.mkdir()
+    (auto / "notes" / "x.md").unlink()
+    (auto / "notes").rmdir()
+    (auto / "notes").symlink_to(elsewhere)
+    run = world.gitmem("-C", str(a), "restore", "auto/notes/x.md")
+    assert_one_clear_error(run, 2, "is a symbolic link")
+    assert list(elsewhere.iterdir()) == []
+    outside = world.root / "outside.md"
+    outside.write_text("not memory\n")
+    (a / "CLAUDE.local.md").unlink()
+    (a / "CLAUDE.local.md").symlink_to(outside)
+    run = world.gitmem("-C", str(a), "restore", "CLAUDE.local.md", "--force")
+    assert_one_clear_error(run, 2, "is a symbolic link")
+    assert outside.read_text() == "not memory\n"
+    (auto / "notes").unlink()
+    world.ok("-C", str(a), "restore", "auto/notes/x.md")  # the real folder again: restored
+    assert (auto / "notes" / "x.md").read_text() == "hello\n"

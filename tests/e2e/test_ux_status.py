@@ -104,3 +104,14 @@ def test_next_steps_for_a_newcomer(world: World) -> None:
         '{"hooks": {"SessionStart": [{"hooks": [{"command": "gitmem pull --hook"}]}]}}'
     )
     assert "hooks install" not in world.ok("-C", str(a), "status")
+
+
+def test_a_repository_without_commits_is_told_to_commit_first(world: World) -> None:
+    """init and status in a fresh `git init` say the step sync would otherwise fail on."""
+    fresh = world.root / "fresh"
+    world.git("init", "-q", str(fresh))
+    out = world.ok("-C", str(fresh), "init")
+    assert out.splitlines()[-1].startswith("next: make a first commit"), out
+    assert "next: make a first commit" in world.ok("-C", str(fresh), "status")
+    run = world.gitmem("-C", str(fresh), "sync")
+    assert run.code == 2 and "no commits yet" in run.err

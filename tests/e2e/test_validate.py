@@ -140,9 +140,10 @@ def test_validate_files_for_pre_commit(tmp_path: Path, world: World) -> None:
     good.write_text(TOPIC)
     bad.write_text("---\nname: x\nrun: !!python/object/apply:os.system ['id']\n---\n")
     run = world.gitmem("validate", "--files", str(good), cwd=tmp_path)
-    assert run.code == 0, run.out + run.err
+    assert run.code == 0 and run.out == "ok: 1 file, no findings\n", run.out + run.err
     run = world.gitmem("validate", "--files", str(good), str(bad), cwd=tmp_path)
     assert run.code == 1 and f"{bad}:1: GM120 error: YAML tag" in run.out, run.out
+    assert run.out.endswith("in 2 files\n"), run.out
     hooks = (REPO_ROOT / ".pre-commit-hooks.yaml").read_text()
     assert hooks == (REPO_ROOT / "templates" / ".pre-commit-hooks.yaml").read_text()
     assert "entry: gitmem validate --files" in hooks
@@ -276,3 +277,29 @@ def test_pull_notes_secrets_and_agent_aimed_instructions_without_blocking(
     assert run.code == 0, run.out + run.err
     assert "team/setup.md:8: GM150 warning: asks the agent to ignore its instructions" in run.out
     assert (world.scope_path(clone, "team") / "setup.md").exists()  # a note, never a refusal
+
+
+def test_ci_templates_install_gitmem_from_its_repository_not_a_pypi_name() -> None:
+    """`gitmem` on PyPI is another project: a template that pip-installs the bare name would
+    run a stranger's code in the job, with the repository's token."""
+    import re
+
+    for text in (
+        (REPO_ROOT / "templates" / "github" / "gitmem-validate.yml").read_text(),
+        (REPO_ROOT / "docs" / "ci.md").read_text(),
+    ):
+        installs = re.findall(r"run: pip install ([^\n]+)", text)
+        assert installs, "the template installs gitmem"
+        for spec in installs:
+            assert "git+https://" in spec and "@v" in spec, spec
+
+
+def test_all_passes_a_remote_no_one_has_synced_to_yet(world: World) -> None:
+    """The CI template runs `validate --remote origin --all`: before the first sync there is
+    nothing to check (exit 0, said so); without --all, no memory ref stays an error."""
+    ci = world.clone("ci")
+    run = world.gitmem("-C", str(ci), "validate", "--remote", "origin", "--all")
+    assert run.code == 0 and run.out == "ok: no memory refs yet, nothing to check\n", run
+    assert world.gitmem("-C", str(ci), "validate", "--remote", "origin").code == 2
+    report = world.gitmem("-C", str(ci), "validate", "--all", "--format", "json")
+    assert report.code == 0 and json.loads(report.out)["refs"] == []

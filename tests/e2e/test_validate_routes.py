@@ -87,3 +87,59 @@ def test_validate_flags_plaintext_where_the_ref_encrypted_as_gitmem_encrypt_says
     assert run.code == 0, run.out + run.err
     world.git("config", "gitmem.encrypt", "off", cwd=world.remote)
     assert world.gitmem("-C", str(world.remote), "validate", USER_REF).code == 0
+
+
+def test_memory_kept_on_branches_validates_on_the_server_in_ci_and_in_its_hook(
+    world: World,
+) -> None:
+    """A remote written by clients with gitmem.refPrefix refs/heads/gitmem/: the bare server
+    validates its team ref without a false GM108 (agents/ is a team top), a CI checkout without
+    the setting is told where the memory is, and the pre-receive template (the server setting
+    the same prefix) checks pushes there and leaves other branches alone."""
+    import os
+    import shutil
+    import sys
+
+    from tests.support.world import REPO_ROOT
+
+    a = synced_clone(world, ("gitmem.refPrefix", "refs/heads/gitmem/"))
+    agent = a / ".claude" / "agent-memory" / "reviewer"
+    agent.mkdir(parents=True)
+    (agent / "notes.md").write_text(TOPIC)
+    world.ok("-C", str(a), "sync")
+    team = "refs/heads/gitmem/team"
+    for args in ([team], ["--as", team, plumb(world, world.remote, "rev-parse", team)]):
+        run = world.gitmem("-C", str(world.remote), "validate", *args)
+        assert run.code == 0, run.out + run.err
+    world.git("config", "gitmem.refPrefix", "refs/heads/gitmem/", cwd=world.remote)
+    run = world.gitmem("-C", str(world.remote), "validate")  # every memory ref, both layouts
+    assert run.code == 0 and "ok: 2 refs" in run.out, run.out + run.err
+
+    ci = world.clone("ci")
+    run = world.gitmem("-C", str(ci), "validate", "--remote", "origin", "--all")
+    assert run.code == 2, run.out + run.err
+    assert "git config gitmem.refPrefix refs/heads/gitmem/" in run.err, run.err
+
+    server = world.root / "server.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(server))
+    hook = server / "hooks" / "pre-receive"
+    shutil.copy(REPO_ROOT / "templates" / "pre-receive", hook)
+    os.chmod(hook, 0o755)
+    world.env["GITMEM"] = str(Path(sys.executable).parent / "gitmem")
+    world.git("config", "gitmem.refPrefix", "refs/heads/gitmem/", cwd=server)
+    tip = plumb(world, world.remote, "rev-parse", team)
+    blob = plumb(world, world.remote, "hash-object", "-w", "--stdin", data=b"#!/bin/sh\n")
+    tree = plumb(world, world.remote, "mktree", data=f"100755 blob {blob}\tx.sh\n".encode())
+    root = plumb(world, world.remote, "ls-tree", tip) + f"\n040000 tree {tree}\tteam2\n"
+    bad_tree = plumb(world, world.remote, "mktree", data=root.encode())
+    bad = plumb(world, world.remote, "commit-tree", bad_tree, "-p", tip, "-m", "planted")
+    push = subprocess.run(
+        ["git", "push", str(server), f"{bad}:{team}"],
+        cwd=world.remote,
+        env=world.env,
+        capture_output=True,
+        text=True,
+    )
+    assert push.returncode != 0 and "rejected refs/heads/gitmem/team" in push.stderr, push.stderr
+    assert plumb(world, server, "rev-parse", team) == tip
+    world.git("push", "-q", str(server), f"{bad}:refs/heads/feature", cwd=world.remote)

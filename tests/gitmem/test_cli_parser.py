@@ -55,6 +55,33 @@ def test_usage_errors_are_one_line_and_a_hint(
     assert err[1].startswith("hint: see 'gitmem"), err
 
 
+@pytest.mark.parametrize(
+    ("argv", "error", "hint"),
+    [
+        (["synk"], "unknown command 'synk' (gitmem)", "did you mean 'gitmem sync'?"),
+        (["stauts"], "unknown command 'stauts'", "did you mean 'gitmem status'?"),
+        (["zzzz"], "unknown command 'zzzz'", "see 'gitmem --help'"),
+        (
+            ["sync", "origin"],
+            "unrecognized arguments: origin (gitmem sync)",
+            "'gitmem sync --help'",
+        ),
+        (["log", "-p"], "unrecognized arguments: -p (gitmem log)", "'gitmem log --help'"),
+        (
+            ["key", "grant", "a", "b"],
+            "arguments: b (gitmem key grant)",
+            "'gitmem key grant --help'",
+        ),
+    ],
+)
+def test_a_mistake_is_answered_by_the_command_it_was_made_in(
+    argv: list[str], error: str, hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and error in err[0] and hint in err[1], err
+
+
 def test_group_without_subcommand_shows_its_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["drivers"]) == 2
     assert "install" in capsys.readouterr().out

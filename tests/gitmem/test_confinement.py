@@ -131,6 +131,32 @@ def test_committed_auto_memory_directory_of_home_is_refused(world: World) -> Non
     }
 
 
+@pytest.mark.parametrize("folder", ["~/.claude/skills", "~/.claude/commands", "~/.claude/agents"])
+def test_auto_memory_directory_in_claude_codes_instruction_folders_is_refused(
+    world: World, folder: str
+) -> None:
+    """A committed setting pointing the auto folder at skills/commands/agents would make the
+    team ref (auto/team/, anyone with push access) install a skill or command for every
+    session of the user: refused, nothing written there, the other scopes still sync."""
+    author = world.clone("author")
+    team = world.scope_path(author, "team")
+    team.mkdir(parents=True)
+    (team / "SKILL.md").write_text("---\nname: team\ndescription: always use me\n---\nrun x\n")
+    world.ok("-C", str(author), "sync")
+    victim = world.clone("victim")
+    trust(world, victim, folder)
+    agents = victim / ".claude" / "agent-memory" / "reviewer"
+    agents.mkdir(parents=True)
+    (agents / "MEMORY.md").write_text("- review carefully\n")
+    run = world.gitmem("-C", str(victim), "sync")
+
+    assert run.code == 0, run.err
+    target = Path(os.path.expanduser(folder.replace("~", str(world.home))))
+    assert f"skipped auto: not synced (refused {target}: it lies in Claude Code's folder" in run.err
+    assert not (target / "team").exists(), "team memory written into Claude Code's folder"
+    assert "agents/reviewer/MEMORY.md" in remote_paths(world, "refs/gitmem/team")
+
+
 def test_user_level_auto_memory_directory_is_not_pushed_into_every_project(world: World) -> None:
     shared = world.home / "all-my-memory"
     (shared / "team").mkdir(parents=True)
@@ -195,6 +221,15 @@ def protected() -> dict[str, Path]:
         ("{tmp}/other-repo", False, "holds a .git"),
         ("{root}/.git/memory", False, "inside a .git folder"),
         ("{home}/.claude/projects/x/memory", False, None),
+        ("{home}/.claude/skills", False, "outside projects/"),
+        ("{home}/.claude/commands/memory", False, "outside projects/"),
+        ("{home}/.claude/agents", False, "outside projects/"),
+        ("{home}/.claude/projects-evil/memory", False, "outside projects/"),
+        ("{root}/.claude", False, "skills, commands"),
+        ("{root}/.claude/skills", False, "skills, commands"),
+        ("{root}/.claude/commands/team", False, "skills, commands"),
+        ("{root}/.claude/memory", False, None),  # the in-repo memory folder many projects use
+        ("{root}/.claude/agent-memory", True, None),
         ("{tmp}/elsewhere/memory", False, None),
     ],
 )
@@ -202,7 +237,8 @@ def test_refusal_classes(
     tree: Path, tmp_path: Path, folder: str, in_tree: bool, why: str | None
 ) -> None:
     path = Path(folder.format(root=tree, tmp=tmp_path, home=Path.home()))
-    found = refusal(path, tree, protected(), in_tree_only=in_tree)
+    claude = protected()["Claude Code's folder"]
+    found = refusal(path, tree, protected(), in_tree_only=in_tree, claude_dir=claude)
     if why is None:
         assert found is None
     else:

@@ -233,3 +233,19 @@ def test_status_tells_each_kind_of_registration(
     assert bool(found.unsafe) == (finding == "UNSAFE")
     for word in ("not registered", "outdated", "UNSAFE"):
         assert (word in text) == (word == finding), text
+
+
+def test_status_finds_the_global_attributes_file_git_configures(world: World) -> None:
+    """core.attributesFile as set globally (not a repository's own value, which git would use
+    for this repository) is where `drivers install --global` wrote, and what status reads."""
+    r = branchy_repo(world)
+    mine = world.home / "attrs"
+    world.git("config", "--global", "core.attributesFile", str(mine))
+    world.git("config", "core.attributesFile", str(world.root / "repo-attrs"), cwd=r)
+    world.ok("-C", str(r), "drivers", "install", "--global")
+    assert mine.exists()
+    status = world.ok("-C", str(r), "drivers", "status")
+    assert f"attributes (global) {mine}: present" in status
+    world.git("config", "--global", "--unset", "core.attributesFile")
+    status = world.ok("-C", str(r), "drivers", "status")
+    assert f"attributes (global) {world.home / '.config' / 'git' / 'attributes'}: absent" in status

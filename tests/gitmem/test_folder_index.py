@@ -4,6 +4,7 @@ the state does not name (a crash between the two writes) is never trusted."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -13,11 +14,13 @@ from pathlib import Path
 import pytest
 
 import gitmem.state
+import gitmem.sync
+import gitmem.syncbase
 from gitmem.cli import main
 from gitmem.folders import Snapshot, snapshot
 from gitmem.gitstore import Repository
 from gitmem.gitstore.index import FolderCheck, index_path, matches, render
-from gitmem.state import ScopeState, load_scope_state, save_scope_state
+from gitmem.state import FileRecord, ScopeState, load_scope_state, save_scope_state
 from tests.support.world import World
 
 HOUR = 3600.0
@@ -277,3 +280,124 @@ def test_a_few_changed_records_are_listed_stale_not_rewritten(
     again = load_scope_state(repo.common_dir, "auto")
     assert again.stale == [] and again.index != state.index
     assert matches(index, again.index)
+
+
+def test_the_index_holds_the_records_and_the_state_file_only_what_differs(
+    repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git's index is the one per-file cache: the JSON state holds the records changed since
+    the index was written (a removed one as null) and those too fresh for it, so a push of a
+    few files among many rewrites neither; what is loaded is what was saved."""
+    state = _synced(repo, folder, monkeypatch)
+    saved = json.loads((repo.common_dir / "gitmem" / "state" / "auto.json").read_bytes())
+    assert saved["records"] == {} and len(state.files) == 22  # all of them in the index
+    index = index_path(repo.common_dir, "auto")
+    before = index.read_bytes()
+    state.files["topic-03.md"] = state.files["topic-03.md"]._replace(oid="1" * 40)
+    del state.files["topic-04.md"]
+    state.files["new.md"] = state.files["topic-05.md"]._replace(ctime_ns=0)  # too fresh
+    expected = dict(state.files)
+    save_scope_state(repo.common_dir, "auto", state)
+    assert index.read_bytes() == before
+    saved = json.loads((repo.common_dir / "gitmem" / "state" / "auto.json").read_bytes())
+    assert sorted(saved["records"]) == ["new.md", "topic-03.md", "topic-04.md"]
+    assert saved["records"]["topic-04.md"] is None
+    loaded = load_scope_state(repo.common_dir, "auto")
+    assert loaded.files == expected
+    assert loaded.stale == ["new.md", "topic-03.md", "topic-04.md"]  # looked at every sync
+    # saved again unchanged: the same two files, byte for byte
+    save_scope_state(repo.common_dir, "auto", loaded)
+    assert index.read_bytes() == before
+    assert load_scope_state(repo.common_dir, "auto").files == expected
+    # the index gone (or another write's): nothing is trusted, the folder is as never synced
+    index.unlink()
+    assert load_scope_state(repo.common_dir, "auto") == ScopeState()
+
+
+def test_an_index_round_trips_every_stat_git_keeps(tmp_path: Path) -> None:
+    """What `render` writes, `read` gives back — long names, both id widths, stat values of
+    32 bits, nanoseconds — and a file with another checksum gives nothing."""
+    from gitmem.gitstore.index import read
+
+    long_name = "d/" + "x" * 5000 + ".md"
+    for width in (40, 64):
+        entries = [
+            (
+                "a.md",
+                "a" * width,
+                1_700_000_000_123_456_789,
+                1_600_000_000_000_000_001,
+                2**32 - 1,
+                7,
+                0,
+                1,
+                0,
+            ),
+            (long_name, "b" * width, 10**9, 2 * 10**9, 1, 2**31, 1000, 1000, 4 * 1024 * 1024),
+            ("é/ü.md", "c" * width, 5, 6, 7, 8, 9, 10, 11),
+        ]
+        data = render(entries)
+        path = tmp_path / f"index-{width}"
+        path.write_bytes(data)
+        checksum = data[-(width // 2) :].hex()
+        assert read(path, checksum, FileRecord) == {
+            p: FileRecord(oid, size, mtime, ino, ctime, dev, uid, gid)
+            for p, oid, ctime, mtime, dev, ino, uid, gid, size in entries
+        }
+        assert read(path, "0" * len(checksum), FileRecord) is None
+
+
+@pytest.mark.slow
+def test_a_sync_that_finds_nothing_loads_no_record_and_misses_no_edit(world: World) -> None:
+    """A no-op sync decides from git's check and the state's few records apart from the index
+    (those a push just wrote) without loading the index's records; any edit — of a file git
+    checks, of one whose record is apart (same size, mtime put back), a removal, a new file —
+    still reaches the ref."""
+    a = world.clone("a")
+    world.git("config", "gitmem.encrypt", "off", cwd=a)  # the test reads the ref's files
+    memory = world.scope_path(a)
+    for i in range(12):
+        _write(memory / f"t{i}.md", f"---\nname: t{i}\n---\nbody {i}\n")
+    _write(memory / "MEMORY.md", "# M\n")
+    assert main(["-C", str(a), "push", "-q"]) == 0
+    time.sleep(2.1)
+    assert main(["-C", str(a), "sync", "-q"]) == 0  # every record in the index now
+    _write(memory / "t1.md", "edited one\n")
+    (memory / "t2.md").unlink()
+    assert main(["-C", str(a), "push", "-q"]) == 0  # t1 and t2 now apart from the index
+    time.sleep(2.1)
+    assert main(["-C", str(a), "sync", "-q"]) == 0
+    common = a / ".git"
+    ref = "refs/gitmem/users/tester@example.com"
+    saved = json.loads((common / "gitmem" / "state" / "auto.json").read_bytes())
+    assert "t1.md" in saved["records"] and saved["records"]["t2.md"] is None
+    loaded: list[str] = []
+    real = gitmem.state.load_scope_state
+
+    def counting(common_dir: Path, scope: str) -> gitmem.state.ScopeState:
+        loaded.append(scope)
+        return real(common_dir, scope)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(gitmem.sync, "load_scope_state", counting)
+        patch.setattr(gitmem.syncbase, "load_scope_state", counting)
+        tip = world.git("rev-parse", ref, cwd=a)
+        assert main(["-C", str(a), "sync", "-q"]) == 0
+        assert "auto" not in loaded and world.git("rev-parse", ref, cwd=a) == tip
+
+        def published(rel: str) -> str:
+            return world.git("show", f"{ref}:auto/{rel}", cwd=a, check=False)
+
+        edits: list[tuple[Callable[[], None], str, str]] = [
+            (lambda: _same_size_edit_or_append(memory / "t1.md", 1), "t1.md", "EDITED ONE\n"),
+            (lambda: _write(memory / "t2.md", "back\n"), "t2.md", "back\n"),
+            (lambda: _same_size_edit_or_append(memory / "t5.md", 1), "t5.md", "BODY 5"),
+            (lambda: _write(memory / "new.md", "new\n", aged=False), "new.md", "new\n"),
+        ]
+        for edit, rel, expect in edits:
+            edit()
+            assert main(["-C", str(a), "sync", "-q"]) == 0
+            assert expect in published(rel), rel
+        (memory / "t7.md").unlink()
+        assert main(["-C", str(a), "sync", "-q"]) == 0
+        assert published("t7.md") == ""

@@ -368,6 +368,33 @@ def test_missing_or_future_gitmem_toml_is_blocking() -> None:
     assert codes(check_entries(entries, paths, "refs/gitmem/team", blobs.__getitem__)) == {"GM110"}
 
 
+def test_names_of_the_local_tree_are_not_checked_again_and_nothing_else_is_skipped() -> None:
+    """A pull checks the names of the paths its local tree does not hold (that tree passed the
+    same rules); a path it holds still gets every other check: mode, content, top level."""
+    files: dict[str, bytes | tuple[str, str]] = {
+        "gitmem.toml": render_meta("h/o/r"),
+        "team/MEMORY.md": b"- [Build](build.md) \xe2\x80\x94 how\n",
+        "team/build.md": TOPIC.encode(),
+        "team/.hidden/x.md": b"x\n",  # GM104: outside the memory names
+        "team/key.md": b"aws_secret_access_key = AKIAIOSFODNN7EXAMPLE\n"
+        b"AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+        "team/link.md": ("120000", "blob"),
+    }
+    entries, paths, blobs = tree_of(files)
+    everything = codes(check_entries(entries, paths, "refs/gitmem/team", blobs.__getitem__))
+    assert {"GM104", "GM103"} <= everything
+    named = frozenset(["team/MEMORY.md", "team/build.md", "team/key.md", "team/link.md"])
+    found = check_entries(entries, paths, "refs/gitmem/team", blobs.__getitem__, named=named)
+    assert codes(found) == everything  # the unnamed path's name, the rest as before
+    assert any(f.path == "team/.hidden/x.md" and f.code == "GM104" for f in found)
+    assert "GM140" in everything  # the content check still ran on a named path
+    # and the skip is real: a name the local tree holds is taken as checked
+    trusted = check_entries(
+        entries, paths, "refs/gitmem/team", blobs.__getitem__, named=named | {"team/.hidden/x.md"}
+    )
+    assert "GM104" not in codes(trusted)
+
+
 def test_every_code_is_documented() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "ci.md").read_text()
     for code in CODES:

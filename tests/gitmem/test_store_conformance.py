@@ -73,6 +73,49 @@ def test_ids_agree_between_git_and_memory(tmp_path: Path) -> None:
             assert ids[0] == ids[1]
 
 
+def test_editing_a_tree_gives_the_id_of_writing_the_edited_listing(store: Store) -> None:
+    """`edit_tree` (the push of a few changed files) equals `write_tree` of the whole edited
+    listing, for every kind of edit: add, change, remove, into a new folder, emptying a folder,
+    a file giving way to a folder and back; an edit that does not fit is refused (None)."""
+    import random
+
+    rnd = random.Random(7)
+    names = ["a.md", "b.md", "MEMORY.md", "d/x.md", "d/y.md", "d/e/z.md", "d.md", "d-1.md"]
+    names += [f"f{i}/n{j}.md" for i in range(3) for j in range(3)] + ["é.md", "d/é/ü.md"]
+    names += ["d", "f1", "d/e"]  # files named like folders: one gives way to the other
+    blob = [store.write_blob(f"v{i}\n".encode()) for i in range(4)]
+    for _ in range(200):
+        files = {p: rnd.choice(blob) for p in rnd.sample(names, rnd.randint(0, len(names)))}
+        files = {p: o for p, o in files.items() if not any(q.startswith(p + "/") for q in files)}
+        tree = store.write_tree({p: (BLOB_MODE, o) for p, o in files.items()})
+        edited = dict(files)
+        edits: dict[str, tuple[str, tuple[str, str] | None]] = {}
+        for path in rnd.sample(names, 4):
+            after = rnd.choice([None, *blob])
+            if after is None:
+                edited.pop(path, None)
+            else:
+                edited[path] = after
+            if path in files or after:  # the sync never removes what is not there
+                edits[path] = (files.get(path, ""), (BLOB_MODE, after) if after else None)
+        clash = any(
+            other != p and (other.startswith(p + "/") or p.startswith(other + "/"))
+            for p in edited
+            for other in edited
+        )
+        got = store.edit_tree(tree, edits)
+        if clash:  # a file and a folder of one name: no tree holds both
+            assert got is None
+            continue
+        assert got == store.write_tree({p: (BLOB_MODE, o) for p, o in edited.items()})
+    # a path that holds something else than the caller saw: refused, nothing assumed
+    tree = store.write_tree({"d/x.md": (BLOB_MODE, blob[0]), "y.md": (BLOB_MODE, blob[1])})
+    assert store.edit_tree(tree, {"y.md": (blob[0], None)}) is None
+    assert store.edit_tree(tree, {"new.md": (blob[0], (BLOB_MODE, blob[1]))}) is None
+    assert store.edit_tree(tree, {"d": ("", (BLOB_MODE, blob[1]))}) is None
+    assert store.edit_tree(tree, {"y.md/z.md": ("", (BLOB_MODE, blob[1]))}) is None
+
+
 def test_refs_move_only_by_compare_and_swap(store: Store) -> None:
     tree = store.write_tree({"x.md": (BLOB_MODE, store.write_blob(b"x"))})
     one = store.write_commit(tree, [], "one", when=1_700_000_000)

@@ -60,3 +60,23 @@ def test_claude_local_md_pulled_into_another_clone_is_in_claude_codes_context(
     summary, context = claude_context(world, b)
     assert sentinel in context, summary
     assert str(b / "CLAUDE.local.md") in summary
+
+
+def test_a_linked_worktree_reads_its_own_claude_local_md_and_status_says_how_to_link(
+    world: World,
+) -> None:
+    """Claude Code reads the linked worktree's own CLAUDE.local.md, not the main worktree's
+    (which is the one gitmem syncs); the link `gitmem status` suggests makes it read that one."""
+    a = world.clone("a")
+    sentinel = "gitmem-oracle-main-local-3c2d"
+    (a / "CLAUDE.local.md").write_text(f"- {sentinel}\n")
+    world.ok("-C", str(a), "sync")
+    wt = world.root / "a-wt"
+    world.git("worktree", "add", "-q", str(wt), "-b", "wt", cwd=a)
+    summary, context = claude_context(world, wt)
+    assert sentinel not in context, summary
+    step = next(line for line in world.ok("-C", str(wt), "status").splitlines() if "ln -s" in line)
+    subprocess.run(step[step.index("ln -s") :].split(), check=True)  # the command status prints
+    summary, context = claude_context(world, wt)
+    assert sentinel in context, summary
+    assert str(wt / "CLAUDE.local.md") in summary

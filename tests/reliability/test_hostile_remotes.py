@@ -375,14 +375,14 @@ EXPECTED_CODE: dict[str, str | None] = {
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_pull_refuses_hostile_tree_and_writes_nothing(scene: Scene, attack: str) -> None:
     ref, _ = (USER, "") if "personal" in attack else (TEAM, "")
-    legit_news(scene, "team" if ref == USER else "auto")  # news on the other ref must not land
+    legit_news(scene, "team" if ref == USER else "auto")  # news on the other ref still lands
     ref, tree = ATTACKS[attack](scene)
     good_tip = scene.remote.resolve(ref)
     target = tree[1:] if tree.startswith("!") else scene.publish(ref, tree)
     scene.remote.set_ref(ref, target)
     world, clone = scene.world, scene.clone
     before = snapshot_disk(world.home, clone, world.root)
-    local_before = world.git("for-each-ref", "refs/gitmem", cwd=clone)
+    local_before = world.git("rev-parse", ref, cwd=clone)
 
     run = world.gitmem("-C", str(clone), "pull")
 
@@ -393,10 +393,13 @@ def test_pull_refuses_hostile_tree_and_writes_nothing(scene: Scene, attack: str)
     assert lines[0].startswith("gitmem: error: ") and ref.split("/")[-1] in lines[0], run.err
     assert len(lines) <= 2 and all(ln.startswith("hint: ") for ln in lines[1:]), run.err
     assert "Traceback" not in run.err
-    assert snapshot_disk(world.home, clone, world.root) == before, (
-        f"{attack}: something was written"
-    )
-    assert world.git("for-each-ref", "refs/gitmem", cwd=clone) == local_before
+    # the hostile ref is set aside, the other one is not held back: its honest news lands
+    # (the only change on disk), and of the hostile ref nothing is merged or written
+    news = scene.folders["team" if ref == USER else "auto"] / "news.md"
+    after = snapshot_disk(world.home, clone, world.root)
+    assert after.pop(str(news), None) == b"honest news\n", f"{attack}: the other ref held back"
+    assert after == before, f"{attack}: something was written"
+    assert world.git("rev-parse", ref, cwd=clone) == local_before
     assert not Path("/tmp/gitmem-pwned").exists() and not Path("/tmp/gitmem-escaped.md").exists()
 
     # the remote is repaired (the hostile commit removed): the next sync works and brings the news
@@ -418,7 +421,9 @@ def test_huge_blob_is_refused_before_it_is_written(
     before = snapshot_disk(scene.world.home, scene.clone)
     run = scene.world.gitmem("-C", str(scene.clone), "pull")
     assert run.code == 2 and "huge.md" in run.err and "limit" in run.err, run.err
-    assert snapshot_disk(scene.world.home, scene.clone) == before
+    after = snapshot_disk(scene.world.home, scene.clone)
+    assert after.pop(str(scene.folders["auto"] / "news.md")) == b"honest news\n"  # not held back
+    assert after == before
     record(hostile_inputs_refused=len(ATTACKS) + 1, huge_blob_mib=sizes.huge_blob_mib)
 
 

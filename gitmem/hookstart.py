@@ -1,0 +1,171 @@
+"""The SessionStart hook's quick start: when nothing is new, one fetch and two tiny git processes.
+
+Every Claude Code session starts with `gitmem pull --hook`, and most find nothing new. The full
+hook (gitmem/hookrun.py) opens the project, reads the folders and the sync state and merges;
+this module starts first (`python -I -S`: no site, no `subprocess`), replays the fetch the
+last full hook run recorded, and when that fetch moved no ref prints the same context (the
+team index) and stops. Anything else — no record, another folder, changed git config, Claude
+Code settings, environment or scope folders, a ref that moved, a failed fetch, a lock held —
+hands over to the full hook, which runs exactly as before and records again.
+
+The record, `<common-dir>/gitmem/hook-start`, is written by the full hook after a run that
+succeeded (`record`); it holds only what that run decided (the fetch's command line, the refs
+after it, the team index's path), never memory. This path writes nothing but the fetch's own
+refs (under refs/gitmem-remotes/, as the full hook's fetch does), so a stale record can at
+worst delay a pull to the next full run; it can never lose or overwrite a memory.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+TYPE_CHECKING = False  # not typing's: every import here is paid before the fetch starts
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from gitmem.scopes import Project
+
+MARKER = "hook-start"  # the record, in <common-dir>/gitmem/ (gitmem/quickstart.py)
+MAX_PAYLOAD = 1 << 20
+
+
+class Handover:
+    """What the quick start learnt, for the full hook it hands over to."""
+
+    payload: bytes | None = None  # stdin, already read
+    before: dict[str, str] | None = None  # our refs as the last full run left them
+    started = 0.0  # time.monotonic() when the quick start began (the hook's time bound)
+
+
+def main() -> int:
+    """Entry of the installed hook command (`python -I -S -c …`) and of `gitmem pull --hook`."""
+    Handover.started = time.monotonic()
+    argv = sys.argv[1:]
+    if argv == ["pull", "--hook"]:
+        Handover.payload = read_stdin()
+        try:
+            lines = quick_pull(Handover.payload)
+        except Exception:  # a hook never fails on our account: the full hook decides
+            lines = None
+        if lines is not None:
+            if lines:
+                sys.stdout.write("\n".join(lines) + "\n")
+            return 0
+    return full(argv)
+
+
+def full(argv: Sequence[str]) -> int:
+    """The one command-line parser, with site-packages (`-S` left them out) and the payload."""
+    if sys.flags.no_site:
+        import site
+
+        site.main()
+    from gitmem.cli import main as cli_main
+
+    return cli_main(argv)
+
+
+def read_stdin(wait: float = 1.0) -> bytes:
+    """Claude Code writes the payload and closes stdin; anyone else may leave it open and
+    silent: read until EOF or until nothing came for `wait` seconds (1 MiB at most)."""
+    import select
+
+    try:
+        fd = sys.stdin.fileno() if sys.stdin is not None else -1
+        if fd < 0 or os.isatty(fd):
+            return b""
+    except (OSError, ValueError):
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    while size < MAX_PAYLOAD:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+# -- the quick path ----------------------------------------------------------------------------
+
+
+def quick_pull(payload: bytes) -> list[str] | None:
+    """The context lines when the fetch brought nothing new, else None (hand over)."""
+    from gitmem.quickstart import find_record, refs_of, replay
+
+    here = payload_cwd(payload)
+    record = find_record(here, MARKER) if here is not None else None
+    if here is None or record is None or len(record.get("team", ())) != 1:
+        return None
+    from gitmem.gitstore.spawn import quiet_git
+
+    quiet_git()
+    deadline = Handover.started + float(record["timeout"][0][0])
+    settled = replay(record, here, deadline)
+    if settled is False:  # the fetch moved a ref: the full hook tells what since the record
+        Handover.before = refs_of(record)
+    if not settled:
+        return None
+    if not record["team"][0]:
+        return []
+    from gitmem.hookcontext import CONTEXT_BUDGET, index_block
+
+    index, header = record["team"][0]
+    return index_block(index, header, CONTEXT_BUDGET)
+
+
+def payload_cwd(payload: bytes) -> str | None:
+    """The folder the full hook would work in (the payload's `cwd` when it is a folder, else
+    this process's), read without a JSON parser — its import costs as much as the fetch.
+    Recognized: `"cwd"` once, as `"cwd": "<text without escapes>"`; anything else is None,
+    and the full hook, which parses the payload, decides."""
+    key = b'"cwd"'
+    found = payload.count(key)
+    if found == 0:
+        return os.getcwd()
+    if found != 1:
+        return None
+    rest = payload.split(key, 1)[1].lstrip(b" \t\r\n")
+    if not rest.startswith(b":"):
+        return None
+    rest = rest[1:].lstrip(b" \t\r\n")
+    if not rest.startswith(b'"'):
+        return None
+    raw, quote, _ = rest[1:].partition(b'"')
+    if not quote or b"\\" in raw or any(c < 0x20 for c in raw):
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return os.path.abspath(text) if text and os.path.isdir(text) else os.getcwd()
+
+
+# -- the record, written by the full hook -------------------------------------------------------
+
+
+def record(project: Project, timeout: float) -> None:
+    """Write what the quick start replays; called inside the lock at the end of a sync that
+    succeeded (SyncOptions.settled), when what it left is exactly what it synced."""
+    from gitmem.hookcontext import team_header
+    from gitmem.quickstart import base_fields, forget, write_record
+
+    if any(s.refused for s in project.scopes):
+        forget(project, MARKER)  # the full hook has a note to print every time
+        return
+    fields: list[tuple[str, Sequence[str]]] = base_fields(project, timeout)
+    team = next((s for s in project.scopes if s.name == "team"), None)
+    fields.append(("team", [str(team.path / "MEMORY.md"), team_header(team.path)] if team else []))
+    write_record(project, MARKER, fields)
+
+
+def forget(project: Project) -> None:
+    from gitmem.quickstart import forget as forget_record
+
+    forget_record(project, MARKER)

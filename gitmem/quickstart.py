@@ -1,0 +1,297 @@
+"""Quick starts: a command that most often finds nothing to do decides so with a fetch and a few
+tiny git processes, before Python imports the rest of gitmem (gitmem/hookstart.py for the
+SessionStart hook, gitmem/syncstart.py for `gitmem sync`).
+
+A full run that succeeded writes a *record* under `<common-dir>/gitmem/`: the commands it ran
+to learn what changed (the fetch; git's stat check of each folder), gitmem's refs after it,
+and what it depended on (a checksum of `git config --list`, environment variables, the files
+and folders it read). `replay` runs those commands again, all at once (os.posix_spawn, no
+`subprocess`: under `python -S` its import costs more than the fetch), and answers True only
+when every input is as recorded, every check printed nothing and no ref moved. Anything else
+— or any doubt — is None or False, and the caller runs the full command, which records again.
+
+A record holds no memory. Replaying one writes nothing but what the fetch writes (our
+remote-tracking refs, as the full command's fetch does): a stale record can at worst make a
+command report "nothing new" one run late; it can never lose or overwrite a memory.
+
+Only `os`, `sys`-level modules are imported up front: every import here is paid before the
+fetch starts.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # not typing's: see above
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from gitmem.gitstore.spawn import Spawned
+    from gitmem.scopes import Project
+
+FORMAT = "gitmem-quick-start 1"
+# the environment that decides where Claude Code keeps memory (gitmem/identity.py)
+ENV = (
+    "HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+    "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+    "CLAUDE_CODE_PROJECT_DIR_NAME",
+)
+CONFIG = ("config", "-z", "--list")
+WHERE = ("rev-parse", "--absolute-git-dir", "--show-toplevel")
+REFS = ("for-each-ref", "--format=%(objectname) %(refname)", "refs/gitmem/", "refs/gitmem-remotes/")
+ONCE = ("dir", "where", "config", "timeout", "refs", "lock")
+
+Record = dict  # tag -> the field lists of its lines (a tag may repeat)
+
+
+def find_record(here: str, name: str) -> dict[str, list[list[str]]] | None:
+    """The record `name` of the repository `here` is in, when its inputs are unchanged."""
+    common = common_dir(here)
+    if common is None:
+        return None
+    record = read_record(os.path.join(common, "gitmem", name))
+    if record is None or not unchanged(record):
+        return None
+    return record
+
+
+def replay(record: Mapping[str, list[list[str]]], here: str, deadline: float) -> bool | None:
+    """Run the record's commands; True when nothing changed, False when a ref moved (the
+    fetch's result is in), None when the record does not hold (config, repository, a check
+    that printed something, a failed command, the lock held, the deadline)."""
+    from gitmem.gitstore.spawn import Spawned, clean_env
+
+    env = clean_env({"GIT_TERMINAL_PROMPT": "0"})
+    lock = try_lock(record["lock"][0][0])
+    if lock is None:
+        return None  # another gitmem is working: the full command says so, or waits
+    started: list[Spawned] = []
+    try:
+        cwd = record["dir"][0][0]
+        fetches = [Spawned(args, at, env) for at, *args in record.get("fetch", ())]
+        started += fetches
+        checks = [_check(fields, env) for fields in record.get("check", ())]
+        started += checks
+        config = Spawned(CONFIG, cwd, env)
+        where = Spawned(WHERE, here, env)
+        started += [config, where]
+        if not all(stamp(path, lstat=True) == seen for path, seen in record.get("look", ())):
+            return None  # a file git cannot vouch for changed: the full command looks at it
+        code, out, _ = where.finish(deadline)
+        if code != 0 or out != _bytes(record["where"][0][0]):
+            return None
+        code, out, _ = config.finish(deadline)
+        if code != 0 or checksum(out) != record["config"][0][0]:
+            return None
+        # a check may name only files looked at above (the state's stale records): the full
+        # command vouches for those by their stat too
+        looked = {path for path, _ in record.get("look", ())}
+        for fields, check in zip(record.get("check", ()), checks, strict=True):
+            code, out, _ = check.finish(deadline)
+            named = out.decode("utf-8", "surrogateescape").split("\0")[:-1]
+            if code != 0 or any(os.path.join(fields[0], n) not in looked for n in named):
+                return None
+        for fetch in fetches:
+            if fetch.finish(deadline)[0] != 0:
+                return None  # the full command fetches again and says why, in its own words
+        code, out, _ = Spawned(REFS, cwd, env).finish(deadline)
+        if code != 0:
+            return None
+        return out == _bytes(record["refs"][0][0])
+    finally:
+        for proc in started:
+            proc.cancel()
+        os.close(lock)
+
+
+def _check(fields: list[str], env: Mapping[str, str]) -> Spawned:
+    """A recorded check: its folder (also its cwd), how many `NAME=value` follow, those, then
+    git's arguments. It prints the NUL-terminated names of what changed, relative to the
+    folder."""
+    from gitmem.gitstore.spawn import Spawned
+
+    cwd, count = fields[0], int(fields[1])
+    extra = dict(item.split("=", 1) for item in fields[2 : 2 + count])
+    return Spawned(fields[2 + count :], cwd, {**env, **extra})
+
+
+def _bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def refs_of(record: Mapping[str, list[list[str]]]) -> dict[str, str]:
+    """Our refs as the recorded run left them."""
+    lines = record["refs"][0][0].splitlines()
+    return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines)}
+
+
+# -- reading a record --------------------------------------------------------------------------
+
+
+def common_dir(here: str) -> str | None:
+    """The repository's common git folder, found as git finds it from `here` in the plain
+    cases (a `.git` folder, or a worktree's `.git` file); anything else: None. `replay` runs
+    `rev-parse` beside the fetch: it must agree with the record."""
+    folder = here
+    while True:
+        dot = os.path.join(folder, ".git")
+        if os.path.isdir(dot):
+            git_dir = dot
+            break
+        if os.path.isfile(dot):
+            with open(dot, "rb") as fh:
+                line = fh.read(4096).decode("utf-8", "surrogateescape").strip()
+            if not line.startswith("gitdir: "):
+                return None
+            git_dir = os.path.join(folder, line[len("gitdir: ") :])
+            break
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    try:
+        with open(os.path.join(git_dir, "commondir"), "rb") as fh:
+            common = fh.read(4096).decode("utf-8", "surrogateescape").strip()
+        return os.path.normpath(os.path.join(git_dir, common))
+    except FileNotFoundError:
+        return os.path.normpath(git_dir)
+
+
+def read_record(path: str) -> dict[str, list[list[str]]] | None:
+    try:
+        with open(path, "rb") as fh:
+            tokens = fh.read().decode("utf-8", "surrogateescape").split("\0")
+    except OSError:
+        return None
+    return parse_record(tokens)
+
+
+def parse_record(tokens: list[str]) -> dict[str, list[list[str]]] | None:
+    """The record's lines by tag (`tag`, field count, fields...), or None when it is not one."""
+    if not tokens or tokens[0] != FORMAT:
+        return None
+    out: dict[str, list[list[str]]] = {}
+    i = 1
+    while i < len(tokens):
+        if i + 1 >= len(tokens) or not tokens[i + 1].isdigit():
+            return None
+        tag, count = tokens[i], int(tokens[i + 1])
+        fields = tokens[i + 2 : i + 2 + count]
+        if len(fields) != count:
+            return None
+        out.setdefault(tag, []).append(fields)
+        i += 2 + count
+    if any(len(out.get(tag, ())) != 1 for tag in ONCE):
+        return None
+    return out
+
+
+def unchanged(record: Mapping[str, list[list[str]]]) -> bool:
+    """The environment and the files the recorded run read are as they were."""
+    for name, *value in record.get("env", ()):
+        if os.environ.get(name) != (value[0] if value else None):
+            return False
+    return all(stamp(path) == seen for path, seen in record.get("watch", ()))
+
+
+def stamp(path: str, lstat: bool = False) -> str:
+    """What a change of the file or folder at `path` changes: a folder's identity, a file's
+    identity, size and time (`-` when absent). `lstat`: of a link itself, not its target."""
+    import stat
+
+    try:
+        st = os.lstat(path) if lstat else os.stat(path)
+    except OSError:
+        return "-"
+    if stat.S_ISDIR(st.st_mode):
+        return f"d{st.st_dev}:{st.st_ino}"
+    kind = "l" if stat.S_ISLNK(st.st_mode) else "f"
+    return f"{kind}{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def checksum(data: bytes) -> str:
+    """Change detection of the git config, not security: whoever writes it runs code anyway."""
+    import zlib
+
+    return f"{len(data)}:{zlib.crc32(data):08x}:{zlib.adler32(data):08x}"
+
+
+def try_lock(path: str) -> int | None:
+    """The repository lock (gitmem/state.py's flock), tried once; the fd, or None."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+# -- writing a record (by the full command, after a run that succeeded) -------------------------
+
+
+def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[str]]]:
+    """What every record holds: where, the config's checksum, the fetch of every ref the
+    project syncs, the environment and files that decide the scopes' folders."""
+    from gitmem.gitstore.transport import fetch_args
+    from gitmem.identity import claude_config_dir
+    from gitmem.state import state_dir
+    from gitmem.syncbase import SyncOptions
+    from gitmem.synctransport import Transport
+
+    repo = project.repo
+    cwd = str(repo.toplevel or repo.git_dir)
+    fields: list[tuple[str, Sequence[str]]] = [
+        ("dir", [cwd]),
+        ("where", [repo.git(*WHERE, check=False).stdout.decode("utf-8", "surrogateescape")]),
+        ("config", [checksum(repo.git(*CONFIG).stdout)]),
+        ("timeout", [repr(timeout)]),
+        ("lock", [str(state_dir(repo.common_dir) / "lock")]),
+    ]
+    transport = Transport(project, SyncOptions(mode="pull", timeout=timeout))
+    for remote, specs in transport.fetch_plan().items():
+        argv, where = repo.command(*fetch_args(remote, specs))
+        fields.append(("fetch", [str(where), *argv]))
+    for name in ENV:
+        value = os.environ.get(name)
+        fields.append(("env", [name] if value is None else [name, value]))
+    config_dir = claude_config_dir(os.environ)
+    for path in (
+        config_dir / "settings.json",
+        project.root / ".claude" / "settings.json",
+        project.root / ".claude" / "settings.local.json",
+        *(s.path for s in project.scopes),
+    ):
+        fields.append(("watch", [str(path), stamp(str(path))]))
+    return fields
+
+
+def write_record(project: Project, name: str, fields: list[tuple[str, Sequence[str]]]) -> None:
+    """The record `name`, with our refs as they are now (read last: after the run)."""
+    from gitmem.state import state_dir, write_atomic
+
+    repo = project.repo
+    listing = repo.git(*REFS).stdout.decode("utf-8", "surrogateescape")
+    tokens = [FORMAT]
+    for tag, values in [*fields, ("refs", [listing])]:
+        tokens += [tag, str(len(values)), *values]
+    write_atomic(
+        state_dir(repo.common_dir) / name, "\0".join(tokens).encode("utf-8", "surrogateescape")
+    )
+
+
+def forget(project: Project, name: str) -> None:
+    """Remove the record `name` (a run that did not succeed: the next one runs in full)."""
+    import contextlib
+
+    from gitmem.state import state_dir
+
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(state_dir(project.repo.common_dir) / name)

@@ -1,0 +1,195 @@
+"""`gitmem sync` with nothing to do is a fetch and git's stat checks (gitmem/syncstart.py); every
+kind of change since the last full sync still runs the full sync, which syncs it."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import Run, World
+
+FULL = "--is-bare-repository"  # the full sync's first git process opens the project
+TEAM_REF = "refs/gitmem/team"
+
+
+def sync(world: World, clone: Path, *args: str) -> tuple[Run, bool]:
+    """`gitmem sync ARGS` in the clone; (its run, whether it took the quick start)."""
+    trace = world.root / "trace"
+    trace.unlink(missing_ok=True)
+    env = {**world.env, "GIT_TRACE": str(trace)}
+    saved, world.env = world.env, env
+    try:
+        run = world.gitmem("sync", *args, cwd=clone)
+    finally:
+        world.env = saved
+    assert run.code == 0, run.err
+    return run, FULL not in trace.read_text()
+
+
+def team_files(world: World) -> dict[str, str]:
+    out = world.git("ls-tree", "-r", TEAM_REF, cwd=world.remote)
+    return {line.split("\t")[1]: line.split()[2] for line in out.splitlines()}
+
+
+@pytest.fixture
+def synced(world: World) -> tuple[Path, Path]:
+    """A clone whose team folder holds synced memory, settled (the stat cache trusts it)."""
+    clone = world.clone("clone")
+    team = world.scope_path(clone, "team")
+    team.mkdir(parents=True)
+    (team / "MEMORY.md").write_text("- [Deploys](deploys.md) — Tuesdays\n")
+    (team / "deploys.md").write_text("Tuesdays.\n")
+    old = time.time() - 3600
+    for name in ("MEMORY.md", "deploys.md"):
+        os.utime(team / name, (old, old))
+    sync(world, clone)
+    time.sleep(2.1)  # ctimes two seconds old: the index holds every file
+    sync(world, clone)
+    return clone, team
+
+
+def test_nothing_to_do_takes_the_quick_start_and_says_what_the_full_sync_says(
+    world: World, synced: tuple[Path, Path]
+) -> None:
+    clone, _ = synced
+    full, quick_before = sync(world, clone, "--verbose")  # not a quick form: the full sync
+    assert not quick_before
+    quick, was_quick = sync(world, clone)
+    assert was_quick and quick.out == full.out and "up to date" in quick.out
+    silent, was_quick = sync(world, clone, "-q")
+    assert was_quick and silent.out == "" and silent.err == ""
+    elsewhere, was_quick = sync(world, world.root, "-C", str(clone))  # -C: always in full
+    assert not was_quick and elsewhere.out == full.out
+
+
+def _edit_same_size(world: World, clone: Path, team: Path) -> str:
+    (team / "deploys.md").write_text("Thursday\n")  # same length as "Tuesdays.\n"
+    return "team/deploys.md"
+
+
+def _add_a_file(world: World, clone: Path, team: Path) -> str:
+    (team / "release.md").write_text("Release on Fridays.\n")
+    return "team/release.md"
+
+
+def _add_a_folder(world: World, clone: Path, team: Path) -> str:
+    (team / "ops").mkdir()
+    (team / "ops" / "oncall.md").write_text("Page the oncall.\n")
+    return "team/ops/oncall.md"
+
+
+def _delete_a_file(world: World, clone: Path, team: Path) -> str:
+    (team / "deploys.md").unlink()
+    return "-team/deploys.md"
+
+
+def _edit_a_file_the_last_sync_pulled(world: World, clone: Path, team: Path) -> str:
+    """A file the index does not vouch for (written by a pull: listed stale), then edited."""
+    other = world.clone("other")
+    other_team = world.scope_path(other, "team")
+    world.ok("-C", str(other), "sync")
+    (other_team / "pulled.md").write_text("from the other clone\n")
+    world.ok("-C", str(other), "sync")
+    sync(world, clone)  # pulls pulled.md (full: a ref moved)
+    time.sleep(2.1)
+    sync(world, clone)  # pulled.md is old enough to vouch for by its stat: recorded
+    _, quick = sync(world, clone)
+    assert quick
+    (team / "pulled.md").write_text("from the other clone, edited here\n")
+    return "team/pulled.md"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _edit_same_size,
+        _add_a_file,
+        _add_a_folder,
+        _delete_a_file,
+        _edit_a_file_the_last_sync_pulled,
+    ],
+)
+def test_every_local_change_goes_the_full_way_and_is_pushed(
+    world: World, synced: tuple[Path, Path], change: Callable[[World, Path, Path], str]
+) -> None:
+    clone, team = synced
+    _, quick = sync(world, clone)
+    assert quick
+    path = change(world, clone, team)
+    _, quick = sync(world, clone)
+    assert not quick
+    if path.startswith("-"):
+        assert path[1:] not in team_files(world)
+    else:
+        blob = world.git("hash-object", str(team / path.removeprefix("team/")))
+        assert team_files(world)[path] == blob.strip()
+    time.sleep(2.1)  # a file changed in the last 2 s is not vouched for by its stat
+    sync(world, clone)
+    _, quick = sync(world, clone)
+    assert quick  # and recorded again
+
+
+def test_a_teammates_push_goes_the_full_way_and_is_pulled(
+    world: World, synced: tuple[Path, Path]
+) -> None:
+    clone, team = synced
+    other = world.clone("other")
+    world.ok("-C", str(other), "sync")
+    other_team = world.scope_path(other, "team")
+    (other_team / "deploys.md").write_text("Tuesdays and Thursdays.\n")
+    world.ok("-C", str(other), "sync")
+    run, quick = sync(world, clone)
+    assert not quick and "updated from origin" in run.out
+    assert (team / "deploys.md").read_text() == "Tuesdays and Thursdays.\n"
+
+
+def _config(world: World, clone: Path, team: Path) -> None:
+    world.git("config", "gitmem.timeout", "40", cwd=clone)
+
+
+def _wiped_folder(world: World, clone: Path, team: Path) -> None:
+    for path in team.iterdir():
+        path.unlink()
+    team.rmdir()
+
+
+def _claude_local_md(world: World, clone: Path, team: Path) -> None:
+    (clone / "CLAUDE.local.md").write_text("# mine\n")
+
+
+def _state_file_rewritten(world: World, clone: Path, team: Path) -> None:
+    state = clone / ".git" / "gitmem" / "state" / "team.json"
+    state.write_bytes(state.read_bytes())  # another gitmem wrote it: new inode, new time
+
+
+@pytest.mark.parametrize(
+    "change", [_config, _wiped_folder, _claude_local_md, _state_file_rewritten]
+)
+def test_what_the_record_depends_on_changed_so_sync_runs_in_full(
+    world: World, synced: tuple[Path, Path], change: Callable[[World, Path, Path], None]
+) -> None:
+    clone, team = synced
+    user_before = world.git(
+        "for-each-ref", "--format=%(objectname)", "refs/gitmem/users/", cwd=clone
+    )
+    change(world, clone, team)
+    _, quick = sync(world, clone)
+    assert not quick
+    if change is _wiped_folder:  # the full sync brings the memory back from the ref
+        assert (team / "deploys.md").read_text() == "Tuesdays.\n"
+    if change is _claude_local_md:  # published on the personal ref (encrypted)
+        after = world.git("for-each-ref", "--format=%(objectname)", "refs/gitmem/users/", cwd=clone)
+        assert after != user_before
+
+
+def test_a_failed_sync_forgets_the_record(world: World, synced: tuple[Path, Path]) -> None:
+    clone, _ = synced
+    record = clone / ".git" / "gitmem" / "sync-start"
+    assert record.exists()
+    world.git("remote", "set-url", "origin", str(world.root / "gone.git"), cwd=clone)
+    run = world.gitmem("sync", "-C", str(clone))
+    assert run.code == 3 and not record.exists()
