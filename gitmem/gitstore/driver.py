@@ -9,9 +9,10 @@ would win), which leaves git's ordinary conflict.
 
 Confidence and recency of an index entry live in the linked topic file. When git tells which
 commit is "theirs" (`git merge` sets GITHEAD_<oid>; `git rebase` lists the commit it is
-replaying in `rebase-merge/done`), topic files are read for both sides from git objects
+replaying in `rebase-merge/done`, `git cherry-pick A..B` the one it picks first in
+`sequencer/todo`), topic files are read for both sides from git objects
 (HEAD and that commit) through one `git cat-file --batch`, and only if a rank is needed. When it
-does not (cherry-pick, merge-tree), neither side gets topic files, so the result stays
+does not (a single cherry-pick, a revert, merge-tree), neither side gets topic files, so the result stays
 symmetric: the tie-break decides. With the same two commits, recency comes from history: the
 commit time of each side's last change to the merged path and to each file of its folder, read
 by one bounded `git log` per side, only if a rank needs it. The index overflow goes into a
@@ -127,13 +128,32 @@ def theirs_revision() -> str | None:
         return heads[0]
     if heads:
         return None  # an octopus merge: no single "theirs"
+    rebase = _todo("rebase-merge", "done")  # the commit being replayed is the last one done
+    if rebase is not None:
+        return _picked(rebase[-1:], _REPLAYS)
+    # `git cherry-pick A..B` (a sequence) lists the commit being picked first in its todo. A
+    # single pick leaves no trace before its merge (CHERRY_PICK_HEAD is written after it), and
+    # a revert's "theirs" is the reverted commit's parent: both rank without history.
+    return _picked((_todo("sequencer", "todo") or [])[:1], ("pick", "p"))
+
+
+def _todo(*name: str) -> list[list[str]] | None:
     try:
-        with open(os.path.join(_git_dir(), "rebase-merge", "done"), encoding="utf-8") as f:
-            lines = [ln.split() for ln in f if ln.strip() and not ln.startswith("#")]
+        with open(os.path.join(_git_dir(), *name), encoding="utf-8") as f:
+            return [ln.split() for ln in f if ln.strip() and not ln.startswith("#")]
     except OSError:
         return None
-    if lines and len(lines[-1]) >= 2 and all(c in "0123456789abcdef" for c in lines[-1][1]):
-        return lines[-1][1]
+
+
+_REPLAYS = ("pick", "p", "reword", "r", "edit", "e", "squash", "s", "fixup", "f")
+
+
+def _picked(lines: list[list[str]], commands: tuple[str, ...]) -> str | None:
+    """The commit of a todo line `<command> <oid> …` that replays it onto HEAD."""
+    if lines and len(lines[0]) >= 2 and lines[0][0] in commands:
+        oid = lines[0][1]
+        if 4 <= len(oid) <= 64 and all(c in "0123456789abcdef" for c in oid):
+            return oid
     return None
 
 

@@ -385,6 +385,31 @@ def test_the_driver_ranks_by_commit_time_when_files_carry_no_date(
         git(repo, "reset", "-q", "--hard", start)
 
 
+@pytest.mark.parametrize("newer", ["main", "left"])
+def test_a_cherry_picked_sequence_ranks_by_the_picked_commits_time(repo: Path, newer: str) -> None:
+    """`git cherry-pick main..left` names the commit it picks only in `sequencer/todo`: the
+    driver reads it there, so the side whose commit changed the file last wins the line both
+    rewrote — not the greater bytes ("zz main" would beat "aa left" on bytes)."""
+    install(repo)
+    base = {"MEMORY.md": index("- [Notes](notes.md) — notes"), "notes.md": "one\ntwo\n"}
+    commit_at(repo, "main", base, 1_800_000_000)
+    git(repo, "branch", "-f", "left", "main")
+    edits = {
+        "main": {"MEMORY.md": index("- [Notes](notes.md) — notes, zz main"), "notes.md": "zz\n"},
+        "left": {"MEMORY.md": index("- [Notes](notes.md) — notes, aa left"), "notes.md": "aa\n"},
+    }
+    when = {newer: 1_800_000_200, "main" if newer == "left" else "left": 1_800_000_100}
+    for branch in ("main", "left"):
+        commit_at(repo, branch, {k: v + "two\n" for k, v in edits[branch].items()}, when[branch])
+    commit_at(repo, "left", {"other.md": "unrelated\n"}, 1_800_000_300)  # a sequence of two
+    git(repo, "checkout", "-q", "main")
+    git(repo, "cherry-pick", "main..left")
+    text = (repo / MEM / "MEMORY.md").read_text()
+    assert f"notes, {'zz main' if newer == 'main' else 'aa left'}\n" in text, text
+    assert (repo / MEM / "notes.md").read_text() == edits[newer]["notes.md"] + "two\n"
+    assert (repo / MEM / "other.md").exists()
+
+
 INTRO_INDEX = (
     "<!-- team memory: keep entries short -->\n# Memory\n\nThese are the build notes:\n"
     "one line per step,\nread them before a release.\n\n- [A](a.md) — a\n- [B](b.md) — b\n"
