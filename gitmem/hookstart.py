@@ -3,7 +3,7 @@
 Every Claude Code session starts with `gitmem pull --hook`, and most find nothing new. The full
 hook (gitmem/hookrun.py) opens the project, reads the folders and the sync state and merges;
 this module starts first (`python -I -S`: no site, no `subprocess`), replays the fetch the
-last full hook run recorded, and when that fetch moved no ref prints the same context (the
+last full hook run recorded, and when that fetch would move no ref prints the same context (the
 team index) and stops. Anything else — no record, another folder, changed git config, Claude
 Code settings, environment or scope folders, a ref that moved, a failed fetch, a lock held —
 hands over to the full hook, which runs exactly as before and records again.
@@ -11,9 +11,10 @@ hands over to the full hook, which runs exactly as before and records again.
 The record, `<common-dir>/gitmem/hook-start` (gitmem/quickstart.py), is written by the full
 hook inside the sync's lock at the end of a run that succeeded (`record`); it holds only what
 that run decided (the fetch's command line, the refs after it, the team index's path), never
-memory. This path writes nothing but the fetch's own
-refs (under refs/gitmem-remotes/, as the full hook's fetch does), so a stale record can at
-worst delay a pull to the next full run; it can never lose or overwrite a memory.
+memory. The fetch is replayed as a dry run: it brings objects but moves no ref (the
+remote-tracking refs are what the full hook checked, the pin of its rollback and key checks;
+an unchecked commit must never become that pin), so a stale record can at worst delay a pull
+to the next full run; it can never lose or overwrite a memory.
 """
 
 from __future__ import annotations

@@ -10,8 +10,9 @@ and folders it read). `replay` runs those commands again, all at once (os.posix_
 when every input is as recorded, every check printed nothing and no ref moved. Anything else
 — or any doubt — is None or False, and the caller runs the full command, which records again.
 
-A record holds no memory. Replaying one writes nothing but what the fetch writes (our
-remote-tracking refs, as the full command's fetch does): a stale record can at worst make a
+A record holds no memory. Replaying one writes nothing but the objects its dry-run fetch brings
+(never a ref: the remote-tracking refs move only in the full command, after its checks of what
+was fetched): a stale record can at worst make a
 command report "nothing new" one run late; it can never lose or overwrite a memory.
 
 Only `os`, `sys`-level modules are imported up front: every import here is paid before the
@@ -58,7 +59,7 @@ def find_record(here: str, name: str) -> dict[str, list[list[str]]] | None:
 
 
 def replay(record: Mapping[str, list[list[str]]], here: str, deadline: float) -> bool | None:
-    """Run the record's commands; True when nothing changed, False when a ref moved (the
+    """Run the record's commands; True when nothing changed, False when a ref would move (the
     fetch's result is in), None when the record does not hold (config, repository, a check
     that printed something, a failed command, the lock held, the deadline)."""
     from gitmem.gitstore.spawn import Spawned, clean_env
@@ -70,7 +71,7 @@ def replay(record: Mapping[str, list[list[str]]], here: str, deadline: float) ->
     started: list[Spawned] = []
     try:
         cwd = record["dir"][0][0]
-        fetches = [Spawned(args, at, env) for at, *args in record.get("fetch", ())]
+        fetches = [Spawned(_dry(args), at, env) for at, *args in record.get("fetch", ())]
         started += fetches
         checks = [_check(fields, env) for fields in record.get("check", ())]
         started += checks
@@ -93,17 +94,30 @@ def replay(record: Mapping[str, list[list[str]]], here: str, deadline: float) ->
             named = out.decode("utf-8", "surrogateescape").split("\0")[:-1]
             if code != 0 or any(os.path.join(fields[0], n) not in looked for n in named):
                 return None
+        moved = False
         for fetch in fetches:
-            if fetch.finish(deadline)[0] != 0:
+            code, _, said = fetch.finish(deadline)
+            if code != 0:
                 return None  # the full command fetches again and says why, in its own words
+            moved = moved or bool(said.strip())  # a dry run names each ref it would move
         code, out, _ = Spawned(REFS, cwd, env).finish(deadline)
         if code != 0:
             return None
-        return out == _bytes(record["refs"][0][0])
+        return not moved and out == _bytes(record["refs"][0][0])
     finally:
         for proc in started:
             proc.cancel()
         os.close(lock)
+
+
+def _dry(argv: list[str]) -> list[str]:
+    """The recorded fetch as a dry run: it brings the objects but moves no ref, and names on
+    stderr each ref it would move. Our remote-tracking refs are what the full command checked
+    and trusts as the remote's last state (the pin of its rollback and key checks): only it
+    moves them, after checking what it fetched."""
+    at = argv.index("fetch")
+    rest = [arg for arg in argv[at + 1 :] if arg != "--quiet"]
+    return [*argv[:at], "fetch", "--dry-run", *rest]
 
 
 def _check(fields: list[str], env: Mapping[str, str]) -> Spawned:

@@ -151,6 +151,26 @@ def test_a_teammates_push_goes_the_full_way_and_is_pulled(
     assert (team / "deploys.md").read_text() == "Tuesdays and Thursdays.\n"
 
 
+def test_the_quick_start_moves_no_remote_tracking_ref(
+    world: World, synced: tuple[Path, Path]
+) -> None:
+    """The remote-tracking refs are what the full sync checked (the pin of its rollback and key
+    checks): the quick start's fetch is a dry run, so a teammate's (or an attacker's) commit
+    reaches them only through the full sync's checks."""
+    from gitmem.syncstart import quick_sync
+
+    clone, _ = synced
+    other = world.clone("other")
+    world.ok("-C", str(other), "sync")
+    (world.scope_path(other, "team") / "deploys.md").write_text("Tuesdays and Thursdays.\n")
+    world.ok("-C", str(other), "sync")
+    tracking = world.git("for-each-ref", "refs/gitmem-remotes/", cwd=clone)
+    assert quick_sync(str(clone)) is None  # a ref would move: the full sync's job
+    assert world.git("for-each-ref", "refs/gitmem-remotes/", cwd=clone) == tracking
+    run, quick = sync(world, clone)
+    assert not quick and "updated from origin" in run.out
+
+
 def _config(world: World, clone: Path, team: Path) -> None:
     world.git("config", "gitmem.timeout", "40", cwd=clone)
 
