@@ -22,7 +22,7 @@ from gitmem.crypto import (
     unlock_scope_key,
 )
 from gitmem.rollback import read_manifest
-from tests.e2e.test_encryption import user_tip, write_personal
+from tests.e2e.test_encryption import granted_pair, user_tip, write_personal
 from tests.support.personal import USER_REF
 from tests.support.world import World, folder_bytes
 
@@ -236,3 +236,23 @@ def test_a_manifest_of_each_format_is_read() -> None:
     assert read_manifest({"files": {"auto/a.md": "n"}, "v": 1}) == ({"auto/a.md": "n"}, 0, None)
     both = {"files": {"auto/a.md": "n"}, "blobs": {"auto/a.md": "c"}, "gen": 7, "v": 2}
     assert read_manifest(both) == ({"auto/a.md": "n"}, 7, {"auto/a.md": "c"})
+
+
+@pytest.mark.slow
+def test_two_machines_of_the_victim_editing_at_once_converge_and_both_refuse_a_replay(
+    world: World,
+) -> None:
+    wb, a, b = granted_pair(world)
+    auto_a, auto_b = world.scope_path(a), wb.scope_path(b)
+    before = user_tip(world, a)
+    (auto_a / "from-a.md").write_text("written on machine a\n")
+    (auto_b / "from-b.md").write_text("written on machine b\n")
+    world.ok("-C", str(a), "sync")
+    wb.ok("-C", str(b), "sync")  # its push is rejected, it merges a's generation with its own
+    world.ok("-C", str(a), "sync")
+    assert personal_bytes(auto_a) == personal_bytes(auto_b)
+    assert {"from-a.md", "from-b.md"} <= set(personal_bytes(auto_a))
+    mallory = Mallory(world)
+    attack = mallory.push_tree(mallory.g("rev-parse", f"{before}^{{tree}}").strip())
+    assert_refused(world, a, auto_a, attack, "older state put back")
+    assert_refused(wb, b, auto_b, attack, "older state put back")
