@@ -38,7 +38,7 @@ from gitmem.crypto import (
 from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
 from gitmem.policy import Finding, blocking, check_name
-from gitmem.rollback import manifest_value, read_manifest, rolled_back
+from gitmem.rollback import manifest_value, read_manifest, rollback_hint, rolled_back
 from gitmem.treemerge import blobs
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
@@ -279,7 +279,7 @@ class PersonalCodec:
             return theirs
         why = rolled_back(ours, theirs, self.wanted)
         if why:
-            raise DecryptError(f"{where} {why}", REFUSED_HINT)
+            raise DecryptError(f"{where} {why}", rollback_hint(self.ref, remote))
         mine, new = ours.keyring, theirs.keyring
         if mine.key.key_id != new.key.key_id and not self._endorsed_chain(
             mine.key, new, pinned, remote

@@ -58,3 +58,12 @@ def rolled_back(ours: Decoded, theirs: Decoded, wanted: tuple[str, ...]) -> str 
                 "machine synced last: an older state put back"
             )
     return None
+
+
+def rollback_hint(ref: str, refused: str) -> str:
+    """How to put the newer state back: this machine's ref still holds it (a push that
+    replaces only the refused commit, from the machine that synced last)."""
+    return (
+        f"nothing was written; your {ref} here still holds the newer state. To put it back: "
+        f"git push --force-with-lease={ref}:{refused} <remote> {ref}:{ref}, then gitmem sync"
+    )

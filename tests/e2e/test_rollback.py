@@ -116,6 +116,14 @@ def test_an_older_tree_put_back_on_top_of_the_tip_is_refused_and_team_still_sync
     assert (auto / "newer.md").read_text() == "learned after the old state\n"
     # the other ref still synced
     assert (world.scope_path(a, "team") / "shared.md").read_text() == "team fact\n"
+    # the hint's repair, as written: the newer state is back on the remote, and syncs again
+    hint = world.gitmem("-C", str(a), "sync").err.split("To put it back: ", 1)[1]
+    command = hint.split(", then", 1)[0].replace("<remote>", "origin").split()
+    assert command[:2] == ["git", "push"]
+    world.git(*command[1:], cwd=a)
+    assert world.git("rev-parse", USER_REF, cwd=world.remote).strip() == user_tip(world, a)
+    assert world.gitmem("-C", str(a), "sync").code == 0
+    assert (auto / "newer.md").exists()
 
 
 @pytest.mark.slow
