@@ -264,3 +264,32 @@ def test_two_machines_of_the_victim_editing_at_once_converge_and_both_refuse_a_r
     attack = mallory.push_tree(mallory.g("rev-parse", f"{before}^{{tree}}").strip())
     assert_refused(world, a, auto_a, attack, "older state put back")
     assert_refused(wb, b, auto_b, attack, "older state put back")
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "refused"),
+    [
+        ({"auto": (3, "m3")}, {"auto": (4, "m4")}, None),  # newer
+        ({"auto": (3, "m3")}, {"auto": (3, "m3")}, None),  # unchanged
+        ({"auto": (3, "m3")}, {"auto": (3, "mX")}, "generation 3, not above 3"),  # same age
+        ({"auto": (3, "m3")}, {"auto": (2, "m2")}, "generation 2, not above 3"),  # older
+        ({"auto": (3, "m3")}, {"auto": (0, "v1")}, "generation 0, not above 3"),  # no generation
+        ({"auto": (3, "m3")}, {}, "drops the encrypted folder auto/"),
+        ({"auto": (0, "v1")}, {"auto": (0, "v1b")}, None),  # before generations: first use
+        ({"auto": (0, "v1")}, {}, None),
+        ({"other": (3, "m3")}, {}, None),  # a folder this machine does not seal
+        ({"auto": (5, "a"), "local": (2, "l")}, {"auto": (6, "b"), "local": (1, "k")}, "local/"),
+    ],
+)
+def test_what_counts_as_an_older_state(
+    ours: dict[str, tuple[int, str]], theirs: dict[str, tuple[int, str]], refused: str | None
+) -> None:
+    from gitmem.privacy import Decoded
+    from gitmem.rollback import rolled_back
+
+    def decoded(sides: dict[str, tuple[int, str]]) -> Decoded:
+        gens = {p: g for p, (g, _) in sides.items()}
+        return Decoded({}, None, frozenset(sides), gens, {p: m for p, (_, m) in sides.items()})
+
+    why = rolled_back(decoded(ours), decoded(theirs), ("auto", "local"))
+    assert (why is None) if refused is None else (why is not None and refused in why), why
