@@ -88,6 +88,9 @@ class PersonalCodec:
     # prefix -> (generation, key id, {path: ciphertext id}, manifest id) of the newest manifest
     # opened in this run: encode keeps it when nothing changed, else writes generation + 1
     _newest: dict[str, tuple[int, str, dict[str, str], str]] = field(default_factory=dict)
+    # prefixes where another manifest of the same newest generation was opened (two machines
+    # each wrote one above a common parent): keeping either could look like the other put back
+    _tied: set[str] = field(default_factory=set)
 
     @property
     def cache(self) -> CipherCache:
@@ -239,6 +242,9 @@ class PersonalCodec:
         newest = self._newest.get(prefix)
         if newest is None or gen > newest[0]:
             self._newest[prefix] = (gen, key.key_id, ciphers, manifest_id)
+            self._tied.discard(prefix)
+        elif gen == newest[0] and manifest_id != newest[3]:
+            self._tied.add(prefix)
         return out, gen
 
     def _reopen(self, plain: str) -> bytes | None:
@@ -496,11 +502,13 @@ class PersonalCodec:
             out[f"{prefix}/{name}"] = ciphers[path] = cipher
         manifest = f"{prefix}/{MANIFEST}"
         gen, key_id, newest, oid = self._newest.get(prefix, (0, "", {}, ""))
-        if not (gen > 0 and key_id == key.key_id and newest == ciphers):  # else: kept as it is
+        kept = gen > 0 and key_id == key.key_id and newest == ciphers and prefix not in self._tied
+        if not kept:
             gen += 1  # above every manifest of this ref opened here, so above both parents
             value = manifest_value(listed, ciphers, gen)
             oid = repo.write_blob(seal_json(key, manifest, value))
             self._newest[prefix] = (gen, key.key_id, ciphers, oid)
+            self._tied.discard(prefix)
         out[manifest] = oid
         return out
 
