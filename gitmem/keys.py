@@ -20,7 +20,7 @@ from gitmem.crypto import (
     load_machine_key,
 )
 from gitmem.errors import UsageError
-from gitmem.privacy import REFUSED_HINT, Decoded, make_keyring, personal_codec
+from gitmem.privacy import REFUSED_HINT, Decoded, PersonalCodec, make_keyring, personal_codec
 from gitmem.scopes import Project, hostname
 from gitmem.state import repository_lock
 from gitmem.treecheck import META_FILE, render_meta
@@ -115,12 +115,12 @@ def rotate(project: Project) -> KeyChange:
     return _change(project, rotate=True)
 
 
-def _current(project: Project) -> Decoded | None:
+def _current(project: Project, codec: PersonalCodec | None = None) -> Decoded | None:
     tip = project.repo.resolve(project.user_ref)
     if tip is None:
         return None
     try:
-        return personal_codec(project.repo, project.user_ref).decode(tip)
+        return (codec or personal_codec(project.repo, project.user_ref)).decode(tip)
     except NoAccess:
         raise _not_granted(project) from None
 
@@ -148,8 +148,8 @@ def _change(
                 f"{ref} is behind {project.remote}: another machine changed it since",
                 "run gitmem sync first, then repeat this key command",
             )
-        decoded = _current(project)
         codec = personal_codec(repo, ref)
+        decoded = _current(project, codec)  # the same codec: its manifests' generations go on
         files = dict(decoded.files) if decoded else {}
         files.setdefault(META_FILE, repo.write_blob(render_meta(project.key)))
         old = decoded.keyring if decoded else None

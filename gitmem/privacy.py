@@ -8,10 +8,9 @@ Sync merges plaintext with the same engine as any other scope. Ciphertext ids ar
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem.ciphercache import CipherCache
 from gitmem.crypto import (
     ENCRYPT_MODES,
     ENDORSEMENT_FILE,
@@ -39,6 +38,7 @@ from gitmem.crypto import (
 from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
 from gitmem.policy import Finding, blocking, check_name
+from gitmem.rollback import manifest_value, read_manifest, rollback_hint, rolled_back
 from gitmem.treemerge import blobs
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
@@ -65,81 +65,8 @@ class Decoded:
     files: dict[str, str]  # plaintext: gitmem.toml and prefix/path -> blob id
     keyring: Keyring | None
     sealed: frozenset[str] = frozenset()  # prefixes that were encrypted in the commit
-
-
-class CipherCache:
-    """Last known (plaintext id, ciphertext id) per key and path, under <common-dir>/gitmem/."""
-
-    def __init__(self, common_dir: Path) -> None:
-        self.path = common_dir / "gitmem" / "cipher-cache.json"
-        # what a sync with nothing new asks (is the tip in the wanted form?) is kept apart
-        # from the pairs (a line per file): it need not read ten thousand of them to know
-        self.form_path = common_dir / "gitmem" / "cipher-form.json"
-        self.objects = common_dir / "objects"
-        self._pairs: dict[str, dict[str, list[str]]] | None = None
-        self._pairs_dirty = False
-        self.form: list[str] = []  # [tip, *prefixes]: a tip already in the wanted form
-        self.migrated = ""  # the last plaintext commit re-written encrypted (still in history)
-        self.dirty = False
-        try:
-            raw = json.loads(self.form_path.read_text("utf-8"))
-            if raw.get("version") == 1:
-                self.form = [str(x) for x in raw.get("form", [])]
-                self.migrated = str(raw.get("migrated", ""))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            self._load(with_form=True)  # written by an older gitmem: all in one file
-            self.dirty = self.path.exists()  # split it on the next save
-
-    @property
-    def pairs(self) -> dict[str, dict[str, list[str]]]:
-        if self._pairs is None:
-            self._load(with_form=False)
-        assert self._pairs is not None
-        return self._pairs
-
-    @pairs.setter
-    def pairs(self, value: dict[str, dict[str, list[str]]]) -> None:
-        self._pairs = value
-        self._pairs_dirty = True
-
-    def _load(self, with_form: bool) -> None:
-        self._pairs = {}
-        try:
-            raw = json.loads(self.path.read_text("utf-8"))
-            if raw.get("version") == 1:
-                self._pairs = raw["keys"]
-                if with_form:
-                    self.form = list(raw.get("form", []))
-                    self.migrated = str(raw.get("migrated", ""))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            pass
-
-    def loose(self, oid: str) -> bool:
-        return (self.objects / oid[:2] / oid[2:]).exists()
-
-    def get(self, key_id: str, path: str) -> tuple[str, str] | None:
-        pair = self.pairs.get(key_id, {}).get(path)
-        return (pair[0], pair[1]) if pair and len(pair) == 2 else None
-
-    def put(self, key_id: str, path: str, plain: str, cipher: str) -> None:
-        if key_id not in self.pairs and self.pairs:
-            self.pairs = {}  # a new scope key (rotation): the old key's pairs serve no one
-        known = self.pairs.setdefault(key_id, {})
-        if known.get(path) != [plain, cipher]:
-            known[path] = [plain, cipher]
-            self.dirty = self._pairs_dirty = True
-
-    def save(self) -> None:
-        if not self.dirty:
-            return
-        from gitmem.state import write_atomic
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        small = {"version": 1, "form": self.form, "migrated": self.migrated}
-        if self._pairs_dirty:  # the pairs first: the form file is only ever a shortcut
-            write_atomic(self.path, json.dumps({**small, "keys": self.pairs}).encode())
-        write_atomic(self.form_path, json.dumps(small).encode())
-        self.dirty = self._pairs_dirty = False
+    gens: dict[str, int] = field(default_factory=dict)  # prefix -> its manifest's generation
+    manifests: dict[str, str] = field(default_factory=dict)  # prefix -> manifest blob id
 
 
 @dataclass
@@ -158,6 +85,12 @@ class PersonalCodec:
     _encoded: list[tuple[dict[str, str], Decoded]] = field(default_factory=list)
     # plaintext id -> (key, path, ciphertext id) of cached pairs not checked to exist
     _lazy: dict[str, tuple[ScopeKey, str, str]] = field(default_factory=dict)
+    # prefix -> (generation, key id, {path: ciphertext id}, manifest id) of the newest manifest
+    # opened in this run: encode keeps it when nothing changed, else writes generation + 1
+    _newest: dict[str, tuple[int, str, dict[str, str], str]] = field(default_factory=dict)
+    # prefixes where another manifest of the same newest generation was opened (two machines
+    # each wrote one above a common parent): keeping either could look like the other put back
+    _tied: set[str] = field(default_factory=set)
 
     @property
     def cache(self) -> CipherCache:
@@ -215,9 +148,12 @@ class PersonalCodec:
             top, _, name = path.partition("/")
             if top in PERSONAL_PREFIXES and is_hex_name(name):
                 raise DecryptError(f"{top}/manifest is missing from {where}", REFUSED_HINT)
+        gens: dict[str, int] = {}
+        manifests = {prefix: names[MANIFEST] for prefix, names in parts.items()}
         for prefix, names in parts.items():
-            files.update(self._open_prefix(key, prefix, dict(names), where))
-        done = Decoded(files, Keyring(key, keyfiles, recipients), frozenset(parts))
+            opened, gens[prefix] = self._open_prefix(key, prefix, dict(names), where)
+            files.update(opened)
+        done = Decoded(files, Keyring(key, keyfiles, recipients), frozenset(parts), gens, manifests)
         self._decoded[commit] = done
         return done
 
@@ -238,13 +174,15 @@ class PersonalCodec:
 
     def _open_prefix(
         self, key: ScopeKey, prefix: str, names: dict[str, str], where: str
-    ) -> dict[str, str]:
+    ) -> tuple[dict[str, str], int]:
+        """The plaintext of one sealed folder, and its manifest's generation."""
         repo, cache = self.repo, self.cache
         manifest_path = f"{prefix}/{MANIFEST}"
+        manifest_id = names.pop(MANIFEST)
         try:
-            listed = open_json(key, manifest_path, repo.read_blob(names.pop(MANIFEST)))["files"]
-            if not isinstance(listed, dict):
-                raise TypeError(manifest_path)
+            listed, gen, digests = read_manifest(
+                open_json(key, manifest_path, repo.read_blob(manifest_id))
+            )
         except (ValueError, KeyError, TypeError):
             raise DecryptError(
                 f"{manifest_path} in {where} does not decrypt", REFUSED_HINT
@@ -264,6 +202,13 @@ class PersonalCodec:
                     f"{path} in {where} does not match its encrypted name", REFUSED_HINT
                 )
             cipher = ciphers[path] = names[name]
+            if digests is not None and digests.get(path) != cipher:
+                # an older ciphertext of this path put back: it opens, but is not this version
+                raise DecryptError(
+                    f"{path} in {where} is not the version its encrypted manifest lists "
+                    "(an older copy put back)",
+                    REFUSED_HINT,
+                )
             self._present.add(cipher)
             known = cache.get(key.key_id, path)
             if known and known[1] == cipher:
@@ -294,7 +239,13 @@ class PersonalCodec:
                 ) from None
             cache.put(key.key_id, path, plain, cipher)
             out[path] = plain
-        return out
+        newest = self._newest.get(prefix)
+        if newest is None or gen > newest[0]:
+            self._newest[prefix] = (gen, key.key_id, ciphers, manifest_id)
+            self._tied.discard(prefix)
+        elif gen == newest[0] and manifest_id != newest[3]:
+            self._tied.add(prefix)
+        return out, gen
 
     def _reopen(self, plain: str) -> bytes | None:
         """The plaintext `plain` again, from the ciphertext it was cached with (or None)."""
@@ -332,6 +283,9 @@ class PersonalCodec:
             )
         if theirs.keyring is None:
             return theirs
+        why = rolled_back(ours, theirs, self.wanted)
+        if why:
+            raise DecryptError(f"{where} {why}", rollback_hint(self.ref, remote))
         mine, new = ours.keyring, theirs.keyring
         if mine.key.key_id != new.key.key_id and not self._endorsed_chain(
             mine.key, new, pinned, remote
@@ -469,11 +423,12 @@ class PersonalCodec:
     def _form_change(self, decoded: Decoded) -> str | None:
         present = {p.split("/", 1)[0] for p in decoded.files if "/" in p}
         should = present & set(self.wanted)
-        if decoded.sealed == should:
+        sealed = decoded.sealed & present  # an empty sealed folder (its manifest) holds nothing
+        if sealed == should:
             return None
-        if should - decoded.sealed:
-            return f"encrypt {', '.join(sorted(should - decoded.sealed))}"
-        return f"store {', '.join(sorted(decoded.sealed - should))} as plaintext (gitmem.encrypt)"
+        if should - sealed:
+            return f"encrypt {', '.join(sorted(should - sealed))}"
+        return f"store {', '.join(sorted(sealed - should))} as plaintext (gitmem.encrypt)"
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -488,6 +443,10 @@ class PersonalCodec:
                 groups.setdefault(top, {})[path] = oid
             else:
                 out[path] = oid
+        if keyring is not None:  # a folder once sealed keeps an (empty) manifest: dropping
+            for prefix in self.wanted:  # it must not pass for an honest "all deleted"
+                if self._newest.get(prefix, (0,))[0] > 0:
+                    groups.setdefault(prefix, {})
         if groups and keyring is None:
             keyring = self.new_keyring()
         self.last_keyring = keyring
@@ -497,7 +456,11 @@ class PersonalCodec:
             assert keyring is not None
             out.update(self._seal_prefix(keyring.key, prefix, members))
         plain = {p: o for p, o in files.items() if not p.startswith(KEY_DIR + "/")}
-        self._encoded.append((dict(out), Decoded(plain, keyring, frozenset(groups))))
+        manifests = {p: out[f"{p}/{MANIFEST}"] for p in groups}
+        gens = {p: self._newest[p][0] for p in groups}
+        self._encoded.append(
+            (dict(out), Decoded(plain, keyring, frozenset(groups), gens, manifests))
+        )
         return out
 
     def seal_note(self, lines: list[str]) -> str:
@@ -526,6 +489,7 @@ class PersonalCodec:
         repo, cache = self.repo, self.cache
         out: dict[str, str] = {}
         listed: dict[str, str] = {}
+        ciphers: dict[str, str] = {}
         for path, plain in members.items():
             name = key.name(path)
             listed[path] = name
@@ -535,9 +499,17 @@ class PersonalCodec:
             else:
                 cipher = repo.write_blob(key.seal(path, repo.read_blob(plain)))
                 cache.put(key.key_id, path, plain, cipher)
-            out[f"{prefix}/{name}"] = cipher
+            out[f"{prefix}/{name}"] = ciphers[path] = cipher
         manifest = f"{prefix}/{MANIFEST}"
-        out[manifest] = repo.write_blob(seal_json(key, manifest, {"files": listed, "v": 1}))
+        gen, key_id, newest, oid = self._newest.get(prefix, (0, "", {}, ""))
+        kept = gen > 0 and key_id == key.key_id and newest == ciphers and prefix not in self._tied
+        if not kept:
+            gen += 1  # above every manifest of this ref opened here, so above both parents
+            value = manifest_value(listed, ciphers, gen)
+            oid = repo.write_blob(seal_json(key, manifest, value))
+            self._newest[prefix] = (gen, key.key_id, ciphers, oid)
+            self._tied.discard(prefix)
+        out[manifest] = oid
         return out
 
     def new_keyring(self, recipients: list[str] | None = None) -> Keyring:

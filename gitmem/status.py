@@ -94,7 +94,7 @@ def sealed_scopes(project: Project) -> frozenset[str]:
 
 def plaintext_in_history(project: Project) -> str:
     """A note when this clone re-wrote a plaintext personal ref that the remote still holds."""
-    from gitmem.privacy import CipherCache
+    from gitmem.ciphercache import CipherCache
 
     old = CipherCache(project.repo.common_dir).migrated
     tracking = (

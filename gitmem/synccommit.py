@@ -90,6 +90,7 @@ class LocalCommit(WriteBack):
         for these files only. None when it cannot be (no key here, a manifest that does not
         open, a file the tip does not hold as expected, the folder's last file removed)."""
         from gitmem.crypto import MANIFEST, open_json, seal_json
+        from gitmem.rollback import manifest_value, read_manifest
 
         key = codec.scope_key(tip_tree)
         if key is None:
@@ -102,11 +103,13 @@ class LocalCommit(WriteBack):
         if manifest is None:
             return None
         try:
-            listed = open_json(key, manifest_path, repo.read_blob(manifest))["files"]
+            listed, gen, ciphers = read_manifest(
+                open_json(key, manifest_path, repo.read_blob(manifest))
+            )
         except (ValueError, KeyError, TypeError):
             return None
-        if not isinstance(listed, dict):
-            return None
+        if ciphers is None or gen == 0:
+            return None  # a manifest from before generations: encode upgrades it
         edits: dict[str, tuple[str, tuple[str, str] | None]] = {}
         for rel, (before, after) in moved.items():
             path, name = f"{prefix}/{rel}", names[rel]
@@ -119,16 +122,20 @@ class LocalCommit(WriteBack):
                         return None
                 except ValueError:
                     return None
+            if held and ciphers.get(path) != held:
+                return None  # not the ciphertext its manifest lists: decode refuses it
             if after is None:
                 del listed[path]
+                ciphers.pop(path, None)
                 edits[f"{prefix}/{name}"] = (held, None)
             else:
                 listed[path] = name
-                cipher = repo.write_blob(key.seal(path, repo.read_blob(after)))
+                cipher = ciphers[path] = repo.write_blob(key.seal(path, repo.read_blob(after)))
                 edits[f"{prefix}/{name}"] = (held, (BLOB_MODE, cipher))
         if not listed:
-            return None  # an empty encrypted folder has no manifest: encode drops it
-        sealed = repo.write_blob(seal_json(key, manifest_path, {"files": listed, "v": 1}))
+            return None  # the folder's last file: encode writes its empty manifest
+        value = manifest_value(listed, ciphers, gen + 1)  # one parent: the tip
+        sealed = repo.write_blob(seal_json(key, manifest_path, value))
         edits[manifest_path] = (manifest, (BLOB_MODE, sealed))
         return edits
 

@@ -1,0 +1,295 @@
+"""Rollback of personal memory (docs/design.md §5): anyone with push access may put back an
+older tree of the personal ref, or an older ciphertext of one file. Both still open with the
+current key; the sealed manifest's generation and ciphertext ids make them refusable.
+
+Real clones, a real bare remote; the attacker uses plain git in a third clone.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitmem.crypto import (
+    MANIFEST,
+    SCOPE_KEY_FILE,
+    load_machine_key,
+    open_json,
+    seal_json,
+    unlock_scope_key,
+)
+from gitmem.rollback import read_manifest
+from tests.e2e.test_encryption import granted_pair, user_tip, write_personal
+from tests.support.personal import USER_REF
+from tests.support.world import World, folder_bytes
+
+TRACKING = "refs/gitmem-remotes/origin/users/tester@example.com"
+
+
+class Mallory:
+    """A teammate with push access and plain git, but not the victim's key."""
+
+    def __init__(self, world: World) -> None:
+        self.clone = world.clone("mallory")
+        self.env = {**world.env, "GIT_INDEX_FILE": str(world.root / "mallory.index")}
+
+    def g(self, *args: str, data: bytes | None = None) -> str:
+        return subprocess.run(
+            ["git", *args],
+            cwd=self.clone,
+            env=self.env,
+            input=data,
+            capture_output=True,
+            check=True,
+        ).stdout.decode()
+
+    def fetch(self) -> str:
+        self.g("fetch", "-q", "origin", f"+{USER_REF}:refs/seen/tip")
+        return self.g("rev-parse", "refs/seen/tip").strip()
+
+    def push_tree(self, tree: str) -> str:
+        """A new commit with `tree` on top of the victim's tip: a fast-forward, no force."""
+        tip = self.fetch()
+        commit = self.g("commit-tree", tree, "-p", tip, "-m", "gitmem: 1 file changed").strip()
+        self.g("push", "-q", "origin", f"{commit}:{USER_REF}")
+        return commit
+
+    def entries(self, rev: str) -> dict[str, str]:
+        out = self.g("ls-tree", "-r", rev)
+        return {line.split("\t", 1)[1]: line.split()[2] for line in out.splitlines()}
+
+    def tree_of(self, files: dict[str, str]) -> str:
+        self.g("read-tree", "--empty")
+        for path, oid in files.items():
+            self.g("update-index", "--add", "--cacheinfo", f"100644,{oid},{path}")
+        return self.g("write-tree").strip()
+
+
+def victim_with_history(world: World) -> tuple[Path, Path, str]:
+    """A victim who synced twice: an old state (one note), then a newer one (edited, added)."""
+    a = world.clone("a")
+    auto = write_personal(world, a)
+    (auto / "note.md").write_text("version 1\n")
+    world.ok("-C", str(a), "sync")
+    old = user_tip(world, a)
+    (auto / "note.md").write_text("version 2\n")
+    (auto / "newer.md").write_text("learned after the old state\n")
+    world.ok("-C", str(a), "sync")
+    return a, auto, old
+
+
+def personal_bytes(auto: Path) -> dict[str, bytes]:
+    return {p: data for p, data in folder_bytes(auto).items() if not p.startswith("team/")}
+
+
+def assert_refused(world: World, a: Path, auto: Path, attack: str, words: str) -> None:
+    before_disk, before_ref = personal_bytes(auto), user_tip(world, a)
+    for _ in range(2):  # and again: the refused tip was not taken as the last one synced
+        run = world.gitmem("-C", str(a), "sync")
+        assert run.code == 3, run.out + run.err  # as a forged commit (TamperedRef)
+        error = [line for line in run.err.splitlines() if line.startswith("gitmem: error:")]
+        assert len(error) == 1 and attack[:12] in error[0] and words in error[0], run.err
+        assert any(line.startswith("hint: ") for line in run.err.splitlines())
+        assert personal_bytes(auto) == before_disk  # nothing deleted, nothing reverted
+        assert user_tip(world, a) == before_ref
+        assert world.git("rev-parse", TRACKING, cwd=a).strip() == before_ref
+
+
+@pytest.mark.slow
+def test_an_older_tree_put_back_on_top_of_the_tip_is_refused_and_team_still_syncs(
+    world: World,
+) -> None:
+    a, auto, old = victim_with_history(world)
+    b = world.clone("b", email="teammate@example.com")
+    team_b = world.scope_path(b, "team")
+    team_b.mkdir(parents=True, exist_ok=True)
+    (team_b / "shared.md").write_text("team fact\n")
+    world.ok("-C", str(b), "sync")
+    mallory = Mallory(world)
+    mallory.fetch()
+    attack = mallory.push_tree(mallory.g("rev-parse", f"{old}^{{tree}}").strip())
+
+    assert_refused(world, a, auto, attack, "older state put back")
+    assert (auto / "newer.md").read_text() == "learned after the old state\n"
+    # the other ref still synced
+    assert (world.scope_path(a, "team") / "shared.md").read_text() == "team fact\n"
+    # the hint's repair, as written: the newer state is back on the remote, and syncs again
+    hint = world.gitmem("-C", str(a), "sync").err.split("To put it back: ", 1)[1]
+    command = hint.split(", then", 1)[0].replace("<remote>", "origin").split()
+    assert command[:2] == ["git", "push"]
+    world.git(*command[1:], cwd=a)
+    assert world.git("rev-parse", USER_REF, cwd=world.remote).strip() == user_tip(world, a)
+    assert world.gitmem("-C", str(a), "sync").code == 0
+    assert (auto / "newer.md").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prefix", ["auto", "local"])
+def test_one_older_ciphertext_put_back_is_refused(world: World, prefix: str) -> None:
+    a = world.clone("a")
+    auto = write_personal(world, a)
+    folder = auto if prefix == "auto" else a / ".claude" / "agent-memory-local" / "reviewer"
+    name = "note.md" if prefix == "auto" else "scratch-pad.md"
+    (folder / name).write_text("version 1\n")
+    world.ok("-C", str(a), "sync")
+    old = user_tip(world, a)
+    (folder / name).write_text("version 2\n")
+    world.ok("-C", str(a), "sync")
+    mallory = Mallory(world)
+    now, then = mallory.entries(mallory.fetch()), mallory.entries(old)
+    swapped = [p for p in now if p.startswith(prefix + "/") and then.get(p) not in (None, now[p])]
+    swapped.remove(f"{prefix}/{MANIFEST}")
+    assert len(swapped) == 1  # the one file that changed: its older ciphertext
+    attack = mallory.push_tree(mallory.tree_of({**now, swapped[0]: then[swapped[0]]}))
+
+    assert_refused(world, a, auto, attack, "not the version its encrypted manifest lists")
+    assert (folder / name).read_text() == "version 2\n"
+
+
+@pytest.mark.slow
+def test_a_sealed_folder_dropped_whole_is_refused_but_deleting_every_file_syncs(
+    world: World,
+) -> None:
+    a, auto, _ = victim_with_history(world)
+    mallory = Mallory(world)
+    now = mallory.entries(mallory.fetch())
+    kept = {p: o for p, o in now.items() if not p.startswith("auto/")}
+    attack = mallory.push_tree(mallory.tree_of(kept))
+    assert_refused(world, a, auto, attack, "drops the encrypted folder auto/")
+
+    # the honest way to delete everything: an (empty) manifest of a newer generation
+    mallory.g("push", "-q", "-f", "origin", f"{user_tip(world, a)}:{USER_REF}")  # repaired
+    world.ok("-C", str(a), "sync")
+    a2 = world.clone("a2")
+    world.ok("-C", str(a2), "sync")  # the same person's second clone
+    auto2 = world.scope_path(a2)
+    assert (auto2 / "newer.md").exists()
+    for f in list(auto.iterdir()):
+        f.unlink()
+    world.ok("-C", str(a), "sync")
+    assert (auto / "MEMORY.md").exists() is False
+    run = world.gitmem("-C", str(a2), "sync")
+    assert run.code == 0, run.out + run.err
+    assert folder_bytes(auto2) == {}
+
+
+def downgrade_to_v1(repo: Path, world: World) -> str:
+    """What an older gitmem wrote: the same files, manifests without generation or ids."""
+    m = Mallory.__new__(Mallory)
+    m.clone, m.env = repo, {**world.env, "GIT_INDEX_FILE": str(world.root / "v1.index")}
+    tip = m.g("rev-parse", USER_REF).strip()
+    files = m.entries(tip)
+
+    def blob(oid: str) -> bytes:
+        return subprocess.run(
+            ["git", "cat-file", "blob", oid], cwd=repo, capture_output=True, check=True
+        ).stdout
+
+    key = unlock_scope_key(blob(files[SCOPE_KEY_FILE]), load_machine_key())
+    for prefix in ("auto", "local"):
+        path = f"{prefix}/{MANIFEST}"
+        listed = open_json(key, path, blob(files[path]))["files"]
+        files[path] = m.g(
+            "hash-object", "-w", "--stdin", data=seal_json(key, path, {"files": listed, "v": 1})
+        ).strip()
+    tree = m.tree_of(files)
+    return m.g("commit-tree", tree, "-p", tip, "-m", "gitmem: written by an older gitmem").strip()
+
+
+@pytest.mark.slow
+def test_manifests_from_before_generations_open_and_are_upgraded_on_the_next_change(
+    world: World,
+) -> None:
+    seed = world.clone("seed")
+    write_personal(world, seed)
+    world.ok("-C", str(seed), "sync")
+    v1 = downgrade_to_v1(seed, world)
+    world.git("push", "-q", "-f", "origin", f"{v1}:{USER_REF}", cwd=seed)
+    b, c = world.clone("b"), world.clone("c")  # first contact with an older gitmem's ref
+    world.ok("-C", str(b), "sync")
+    world.ok("-C", str(c), "sync")
+    auto_b = world.scope_path(b)
+    assert (auto_b / "deploy-secrets.md").exists()
+    (auto_b / "deploy-secrets.md").write_text("---\nname: deploy\n---\nedited on b\n")
+    world.ok("-C", str(b), "sync")
+    tip = user_tip(world, b)
+    manifest = world.git("rev-parse", f"{tip}:auto/{MANIFEST}", cwd=b).strip()
+    assert manifest != world.git("rev-parse", f"{v1}:auto/{MANIFEST}", cwd=b).strip()
+    run = world.gitmem("-C", str(c), "sync")  # c synced the v1 tree last: gen 0 vouches nothing
+    assert run.code == 0, run.out + run.err
+    assert "edited on b" in (world.scope_path(c) / "deploy-secrets.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"files": [], "v": 1},
+        {"files": {}, "gen": -1},
+        {"files": {}, "gen": True},
+        {"files": {}, "gen": "3"},
+        {"files": {}, "gen": 1, "blobs": ["x"]},
+        {"files": {}, "gen": 1, "blobs": {"a/x": 1}},
+        {"v": 2},
+    ],
+)
+def test_a_malformed_manifest_is_not_read(value: object) -> None:
+    with pytest.raises((TypeError, KeyError)):
+        read_manifest(json.loads(json.dumps(value)))
+
+
+def test_a_manifest_of_each_format_is_read() -> None:
+    assert read_manifest({"files": {"auto/a.md": "n"}, "v": 1}) == ({"auto/a.md": "n"}, 0, None)
+    both = {"files": {"auto/a.md": "n"}, "blobs": {"auto/a.md": "c"}, "gen": 7, "v": 2}
+    assert read_manifest(both) == ({"auto/a.md": "n"}, 7, {"auto/a.md": "c"})
+
+
+@pytest.mark.slow
+def test_two_machines_of_the_victim_editing_at_once_converge_and_both_refuse_a_replay(
+    world: World,
+) -> None:
+    wb, a, b = granted_pair(world)
+    auto_a, auto_b = world.scope_path(a), wb.scope_path(b)
+    before = user_tip(world, a)
+    (auto_a / "from-a.md").write_text("written on machine a\n")
+    (auto_b / "from-b.md").write_text("written on machine b\n")
+    world.ok("-C", str(a), "sync")
+    wb.ok("-C", str(b), "sync")  # its push is rejected, it merges a's generation with its own
+    world.ok("-C", str(a), "sync")
+    assert personal_bytes(auto_a) == personal_bytes(auto_b)
+    assert {"from-a.md", "from-b.md"} <= set(personal_bytes(auto_a))
+    mallory = Mallory(world)
+    attack = mallory.push_tree(mallory.g("rev-parse", f"{before}^{{tree}}").strip())
+    assert_refused(world, a, auto_a, attack, "older state put back")
+    assert_refused(wb, b, auto_b, attack, "older state put back")
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "refused"),
+    [
+        ({"auto": (3, "m3")}, {"auto": (4, "m4")}, None),  # newer
+        ({"auto": (3, "m3")}, {"auto": (3, "m3")}, None),  # unchanged
+        ({"auto": (3, "m3")}, {"auto": (3, "mX")}, "generation 3, not above 3"),  # same age
+        ({"auto": (3, "m3")}, {"auto": (2, "m2")}, "generation 2, not above 3"),  # older
+        ({"auto": (3, "m3")}, {"auto": (0, "v1")}, "generation 0, not above 3"),  # no generation
+        ({"auto": (3, "m3")}, {}, "drops the encrypted folder auto/"),
+        ({"auto": (0, "v1")}, {"auto": (0, "v1b")}, None),  # before generations: first use
+        ({"auto": (0, "v1")}, {}, None),
+        ({"other": (3, "m3")}, {}, None),  # a folder this machine does not seal
+        ({"auto": (5, "a"), "local": (2, "l")}, {"auto": (6, "b"), "local": (1, "k")}, "local/"),
+    ],
+)
+def test_what_counts_as_an_older_state(
+    ours: dict[str, tuple[int, str]], theirs: dict[str, tuple[int, str]], refused: str | None
+) -> None:
+    from gitmem.privacy import Decoded
+    from gitmem.rollback import rolled_back
+
+    def decoded(sides: dict[str, tuple[int, str]]) -> Decoded:
+        gens = {p: g for p, (g, _) in sides.items()}
+        return Decoded({}, None, frozenset(sides), gens, {p: m for p, (_, m) in sides.items()})
+
+    why = rolled_back(decoded(ours), decoded(theirs), ("auto", "local"))
+    assert (why is None) if refused is None else (why is not None and refused in why), why
