@@ -1,0 +1,132 @@
+"""Checks of what a sync fetched, before any of it is merged or written: the tree's policy, the
+project it belongs to, signatures, and the personal ref's seal; a refused ref is put back and set
+aside. Also the ref's identity file (gitmem.toml) and adopting a key as an alias."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gitmem.errors import TamperedRef, UntrustedTreeError
+from gitmem.policy import must_be_signed, signature_findings
+from gitmem.synccommit import LocalCommit
+from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_meta, render_meta
+from gitmem.treemerge import as_tree_input, blobs
+
+
+class RemoteChecks(LocalCommit):
+    def _check_remote(self, ref: str) -> None:
+        """Validate the fetched remote tip once, before any of it is merged or written."""
+        commit = self.repo.resolve(self.project.tracking_ref(ref))
+        if commit is None or commit in self.checked:
+            return
+        local = self.repo.resolve(ref)
+        if local is not None and (local == commit or self.repo.is_ancestor(commit, local)):
+            self.checked.add(commit)  # already part of our history: checked when it arrived
+            return
+        try:
+            ours = blobs(self.repo.list_tree(local)) if local else {}
+            where = f"{self.project.remote}/{ref}"
+            meta, findings = check_tree(
+                self.repo, commit, where, frozenset(ours.values()), frozenset(ours)
+            )
+            if not meta.knows(self.project.key) and not self.opts.force_key:
+                raise UntrustedTreeError(*self._other_project(ref, meta))
+            if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
+                unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
+                if unsigned:
+                    raise UntrustedTreeError(
+                        f"{self.project.remote}/{ref}: {unsigned[0].message}"
+                        + (f" (and {len(unsigned) - 1} more)" if len(unsigned) > 1 else ""),
+                        "gitmem.requireSigned is on: ask its author to sign (git config "
+                        "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
+                        "nothing was written",
+                    )
+            if self._sealed(ref):
+                self._verify_personal(ref, commit, local)
+        except (UntrustedTreeError, TamperedRef) as exc:
+            self._unfetch(ref, commit)
+            # one hostile ref must not hold the others back: set it aside (nothing of it
+            # written, nothing of ours committed or pushed on it) and say so after the rest
+            self.locked.add(ref)
+            self.result.refused.append(exc)
+            self.result.report(ref).refused = True
+            if not self._open_refs():
+                raise self.result.refused[0] from None  # nothing else to sync
+            return
+        self.checked.add(commit)
+        notes = self.result.report(ref).notes
+        for finding in findings:  # new content that reaches the agent: say so, never block
+            if finding.code in ("GM140", "GM150"):
+                notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
+
+    def _other_project(self, ref: str, meta: RefMeta) -> tuple[str, str]:
+        """The refusal of a ref recorded under another key, with the exact command that
+        accepts it. A path (file:…) and a served URL (host/…) of one repository cannot be
+        told from two projects by their names: the server's layout is not in the URL."""
+        project = self.project
+        names = " or ".join(repr(k) for k in (meta.key, *meta.aliases))
+        option = f" --remote {project.remote}" if project.remote != "origin" else ""
+        local = [k for k in (meta.key, *meta.aliases, project.key) if k.startswith("file:")]
+        why = (
+            "a path and a URL of one repository are two spellings gitmem cannot match; "
+            if local and len(local) < len({meta.key, *meta.aliases, project.key})
+            else ""
+        )
+        return (
+            f"{project.remote}/{ref} holds memory of project {names}, "
+            f"not of this one ({project.key!r})",
+            f"{why}if it is this project, run once: gitmem -C {project.root} adopt{option} — "
+            f"it adds {project.key!r} as an alias on the ref, and teammates keep syncing "
+            "under both spellings",
+        )
+
+    def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
+        """Open the fetched personal commit with our key before any of it is merged."""
+        from gitmem.crypto import NoAccess
+
+        codec = self._codec_for(ref)
+        try:
+            where = f"{self.project.remote}/{ref}"
+            for finding in codec.check_fetched(commit, self.fetched_from.get(ref), local, where):
+                if finding.code in ("GM140", "GM150"):  # as for plaintext: said, never blocking
+                    self.result.report(ref).notes.append(
+                        f"pulled {finding} (gitmem validate {ref} shows all findings)"
+                    )
+        except NoAccess:  # a DecryptError goes up: _check_remote un-fetches and refuses
+            self.locked.add(ref)
+            self.result.report(ref).notes.append(codec.grant_line())
+
+    def _unfetch(self, ref: str, refused: str) -> None:
+        """Put the remote-tracking ref back where it was: a refused fetch leaves no trace."""
+        tracking = self.project.tracking_ref(ref)
+        previous = self.fetched_from.get(ref)
+        if previous:
+            self.repo.update_ref(tracking, previous, refused, "gitmem: refused remote tree")
+        else:
+            self.repo.delete_ref(tracking, refused)
+
+    def _meta_of(self, files: Mapping[str, str]) -> RefMeta | None:
+        oid = files.get(META_FILE)
+        return parse_meta(self.repo.read_blob(oid)) if oid else None
+
+    def _set_meta(self, files: dict[str, str], metas: list[RefMeta], adopt: bool) -> None:
+        """gitmem.toml for `files`: the union of `metas`' identities (ours added on adopt)."""
+        if not metas:
+            metas = [RefMeta(1, self.project.key)]
+        meta = merged_meta(metas, self.project.key if adopt else None)
+        files[META_FILE] = self.repo.write_blob(render_meta(meta.key, meta.aliases))
+
+    def _adopt_key(self, commit: str) -> str:
+        """The remote's commit, with our key added as an alias (never replacing its key)."""
+        tree, _, _ = self.repo.read_commit(commit)
+        files = blobs(self.repo.list_tree(tree))
+        meta = self._meta_of(files)
+        if meta is not None and meta.knows(self.project.key):
+            return commit
+        self._set_meta(files, [meta] if meta else [], adopt=True)
+        new_tree = self.repo.write_tree(as_tree_input(files))
+        if new_tree == tree:
+            return commit
+        return self.repo.write_commit(
+            new_tree, [commit], f"gitmem: adopt {self.project.key} as an alias of this project"
+        )
