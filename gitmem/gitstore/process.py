@@ -31,7 +31,7 @@ def run_git(
     finally:
         proc.cancel()
     if check and done.returncode != 0:
-        raise GitError(f"git {args[0]} failed: {last_line(done.stderr)}")
+        raise GitError(f"git {subcommand(args)} failed: {last_line(done.stderr)}")
     return done
 
 

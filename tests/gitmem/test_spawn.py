@@ -42,6 +42,11 @@ def test_a_failure_is_git_s_own_last_line(repo: Path) -> None:
     assert run_git(["cat-file", "-p", "nosuchrev"], cwd=repo, check=False).returncode != 0
 
 
+def test_a_failure_names_the_git_command_not_its_options(repo: Path) -> None:
+    with pytest.raises(GitError, match=r"^git cat-file failed: "):
+        run_git(["--git-dir", str(repo / ".git"), "-c", "core.x=1", "cat-file", "-p", "nosuch"])
+
+
 def test_a_timeout_kills_the_transport_and_says_so(repo: Path) -> None:
     with SilentServer() as silent:
         start = time.monotonic()
