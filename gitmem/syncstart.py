@@ -18,12 +18,12 @@ import time
 
 TYPE_CHECKING = False  # not typing's: every import here is paid before the fetch starts
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from gitmem.gitstore import Repository
     from gitmem.scopes import Scope
-    from gitmem.state import ScopeHead
+    from gitmem.state import FileRecord, ScopeHead
     from gitmem.sync import Syncer
 
 MARKER = "sync-start"  # the record, in <common-dir>/gitmem/
@@ -144,21 +144,17 @@ def _fields(syncer: Syncer) -> list[tuple[str, Sequence[str]]] | None:
             # state vouches for by their stat (looked at below), which `name/` would hide
             checks = FolderCheck.commands(repo.git_dir, index, s.path, s.exclude, folders=False)
             for argv, env in checks:
-                named = [f"{k}={v}" for k, v in env.items()]
-                fields.append(("check", [str(s.path), str(len(named)), *named, *argv]))
+                fields.append(_check_field(s, argv, env))
                 # what git names now: files deleted since the index was written (expected
                 # absent), else only files vouched for by their stat
                 for rel in _named(repo, argv, env):
                     if rel in state.files and rel not in unvouched:
                         return None  # git sees a change the state does not: sync looks
                     unvouched.add(rel)
-        looks = {str(s.path / rel): state.files.get(rel) for rel in unvouched - set(s.extra)}
-        looks.update({str(path): state.files.get(rel) for rel, path in s.extra.items()})
-        for path, rec in sorted(looks.items()):
-            if rec is not None and not (rec.mtime_ns and rec.dev):
-                return None  # a record too fresh (or too old) to vouch for by its stat
-            seen = f"f{rec.dev}:{rec.ino}:{rec.size}:{rec.mtime_ns}" if rec else "-"
-            fields.append(("look", [path, seen]))
+        looks = _look_fields(s, unvouched, state.files)
+        if looks is None:
+            return None
+        fields += looks
         for watched in (state_file(common, s.name), index):
             fields.append(("watch", [str(watched), stamp(str(watched))]))
     for watched in (common / "info" / "exclude", state_dir(common) / "cipher-form.json"):
@@ -186,19 +182,37 @@ def _from_head(
     unvouched = set(head.apart)
     checks = FolderCheck.commands(repo.git_dir, index, s.path, s.exclude, folders=False)
     for argv, env in checks:
-        named = [f"{k}={v}" for k, v in env.items()]
-        fields.append(("check", [str(s.path), str(len(named)), *named, *argv]))
+        fields.append(_check_field(s, argv, env))
         if any(rel not in unvouched for rel in _named(repo, argv, env)):
             return None  # git names a file the records apart do not: let the sync look
-    looks = {str(s.path / rel): head.apart.get(rel) for rel in unvouched - set(s.extra)}
-    looks.update({str(path): head.apart.get(rel) for rel, path in s.extra.items()})
-    for path, rec in sorted(looks.items()):
-        if rec is not None and not (rec.mtime_ns and rec.dev):
-            return None  # a record too fresh (or too old) to vouch for by its stat
-        seen = f"f{rec.dev}:{rec.ino}:{rec.size}:{rec.mtime_ns}" if rec else "-"
-        fields.append(("look", [path, seen]))
+    looks = _look_fields(s, unvouched, head.apart)
+    if looks is None:
+        return None
+    fields += looks
     for watched in (state_file(repo.common_dir, s.name), index):
         fields.append(("watch", [str(watched), stamp(str(watched))]))
+    return fields
+
+
+def _check_field(s: Scope, argv: list[str], env: dict[str, str]) -> tuple[str, Sequence[str]]:
+    """A record's `check` line: git's stat check of the folder, with its environment."""
+    named = [f"{k}={v}" for k, v in env.items()]
+    return ("check", [str(s.path), str(len(named)), *named, *argv])
+
+
+def _look_fields(
+    s: Scope, unvouched: set[str], records: Mapping[str, FileRecord | None]
+) -> list[tuple[str, Sequence[str]]] | None:
+    """A record's `look` lines: each file git cannot vouch for, with the stat its record holds
+    (`-`: expected absent); None when a record is too fresh (or too old) to vouch for."""
+    looks = {str(s.path / rel): records.get(rel) for rel in unvouched - set(s.extra)}
+    looks.update({str(path): records.get(rel) for rel, path in s.extra.items()})
+    fields: list[tuple[str, Sequence[str]]] = []
+    for path, rec in sorted(looks.items()):
+        if rec is not None and not (rec.mtime_ns and rec.dev):
+            return None
+        seen = f"f{rec.dev}:{rec.ino}:{rec.size}:{rec.mtime_ns}" if rec else "-"
+        fields.append(("look", [path, seen]))
     return fields
 
 
