@@ -272,3 +272,24 @@ def test_a_record_of_a_file_with_a_64_bit_inode_vouches_for_it(
     assert quickstart.stamp(str(memory), lstat=True) == (
         f"f{rec.dev}:{rec.ino}:{rec.size}:{rec.mtime_ns}"
     )
+
+
+def test_linked_worktrees_used_in_turn_each_keep_their_quick_start(
+    world: World, synced: tuple[Path, Path]
+) -> None:
+    """Each worktree's record is its own (`<git-dir>/gitmem/`): syncing in one does not
+    replace the other's, so working in two worktrees in turn stays quick in both."""
+    clone, _ = synced
+    worktree = world.root / "clone-wt"
+    world.git("worktree", "add", "-q", str(worktree), "-b", "wt", cwd=clone)
+    _, quick = sync(world, worktree)
+    assert not quick  # no record of its own yet: the full sync, which records one
+    sync(world, clone)  # (that sync may have settled a state file the clone's record watched)
+    for _ in range(2):
+        for here in (clone, worktree):
+            run, quick = sync(world, here)
+            assert quick, f"{here.name}: {run.out}"
+    record = clone / ".git" / "worktrees" / "clone-wt" / "gitmem" / "sync-start"
+    assert record.is_file()
+    world.git("worktree", "remove", str(worktree), cwd=clone)
+    assert not record.exists()  # git removes it with the worktree
