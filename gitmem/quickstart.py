@@ -255,7 +255,7 @@ def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[st
     """What every record holds: where, the config's checksum, the fetch of every ref the
     project syncs, the environment and files that decide the scopes' folders."""
     from gitmem.gitstore.transport import fetch_args
-    from gitmem.identity import claude_config_dir
+    from gitmem.identity import claude_config_dir, claude_state_file, depends_on_trust
     from gitmem.state import state_dir
     from gitmem.syncbase import SyncOptions
     from gitmem.synctransport import Transport
@@ -277,12 +277,15 @@ def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[st
         value = os.environ.get(name)
         fields.append(("env", [name] if value is None else [name, value]))
     config_dir = claude_config_dir(os.environ)
-    for path in (
+    watched = [
         config_dir / "settings.json",
         project.root / ".claude" / "settings.json",
         project.root / ".claude" / "settings.local.json",
         *(s.path for s in project.scopes),
-    ):
+    ]
+    if depends_on_trust(project.root):  # trusting the workspace lets its settings move memory
+        watched.append(claude_state_file(os.environ))
+    for path in watched:
         fields.append(("watch", [str(path), stamp(str(path))]))
     return fields
 
