@@ -187,6 +187,7 @@ def hooks_installed(project: Project) -> bool:
 
 
 def _hooks(project: Project, checkup: Checkup) -> None:
+    from gitmem.hooks import install_step
     from gitmem.hooks import status as hook_status
 
     found = [h for h in hook_status(None if project.repo.is_bare else project.root)]
@@ -196,7 +197,7 @@ def _hooks(project: Project, checkup: Checkup) -> None:
             "hooks",
             ADVICE,
             "no Claude Code hooks: memory syncs only when you run gitmem sync",
-            "gitmem hooks install --claude",
+            install_step(None if project.repo.is_bare else project.root),
         )
     for h in installed:
         missing = [event for event, command in h.installed.items() if not command]
@@ -366,7 +367,10 @@ def next_steps(project: Project, status: Status) -> list[str]:
     if any(s.missing for s in status.scopes):
         steps.append("gitmem sync restores the missing folder")
     if not hooks_installed(project):
-        steps.append("sync at every Claude Code session: gitmem hooks install --claude")
+        from gitmem.hooks import install_step
+
+        root = None if project.repo.is_bare else project.root
+        steps.append(f"sync at every Claude Code session: {install_step(root)}")
     tracked = any(
         s.name == "agents" and not s.synced and "tracked" in s.note for s in status.scopes
     )
