@@ -106,6 +106,20 @@ def test_next_steps_for_a_newcomer(world: World) -> None:
     assert "hooks install" not in world.ok("-C", str(a), "status")
 
 
+def test_status_json_names_the_folders_the_tests_resolve_in_process(world: World) -> None:
+    """World.scope_path resolves folders with gitmem's own code in the test process; the
+    command a user runs must say the same, by default and when settings move them."""
+    a = world.clone("a")
+    world.git("config", "gitmem.teamDir", str(world.root / "team-elsewhere"), cwd=a)
+    for env in ({}, {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": str(world.root / "override")}):
+        world.env.update(env)
+        scopes = json.loads(world.ok("-C", str(a), "status", "--json"))["scopes"]
+        listed = {s["name"]: s["path"] for s in scopes}
+        assert listed == {name: str(world.scope_path(a, name)) for name in listed}
+    assert listed["auto"] == str(world.root / "override")
+    assert listed["team"] == str(world.root / "team-elsewhere")
+
+
 def test_a_claude_folder_linking_out_is_told_the_install_that_works(world: World) -> None:
     """`hooks install --project` refuses to write through `.claude -> elsewhere`: status and
     doctor suggest --user, and that command installs the hooks."""

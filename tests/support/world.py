@@ -5,7 +5,6 @@ Real git everywhere; nothing reads the real HOME or the system git config.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -124,8 +123,21 @@ class World:
         return run.out
 
     def scope_path(self, clone: Path, scope: str = "auto") -> Path:
-        data = json.loads(self.ok("-C", str(clone), "status", "--json"))
-        return Path(next(s["path"] for s in data["scopes"] if s["name"] == scope))
+        """The clone's scope folder as gitmem resolves it (`open_project`, the code behind
+        `gitmem status`), run in this process under the world's environment: a gitmem process
+        costs ~6× more, and tests ask this hundreds of times (status has tests of its own)."""
+        from gitmem.gitstore import Repository
+        from gitmem.scopes import open_project
+
+        saved = dict(os.environ)
+        os.environ.clear()
+        os.environ.update(self.env)
+        try:
+            with Repository(clone) as repo:
+                return open_project(repo).scope(scope).path
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
 
 
 def write_files(folder: Path, files: Mapping[str, str]) -> Path:
