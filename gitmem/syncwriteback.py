@@ -7,11 +7,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gitmem.folders import materialize
+from gitmem.policy import MAX_DEPTH
 from gitmem.scopes import Scope, hostname
 from gitmem.state import save_scope_state
 from gitmem.syncbase import _strip
 from gitmem.synctransport import Transport
+from gitmem.treecheck import MAX_TREE_BYTES
 from gitmem.treemerge import merge_trees
+
+# a write-back moves only the files that differ from the commit the folder held when at most
+# this many changed; more, and the tip is listed whole
+MAX_WRITTEN = 4096
 
 
 class WriteBack(Transport):
@@ -28,12 +34,27 @@ class WriteBack(Transport):
             for s in scopes:  # the disk already holds this commit: nothing to write
                 self._save_state(s)
             return False
-        files = self._files(ref, tip)
+        listed: dict[str, str] = {}
+
+        def on_ref(s: Scope) -> dict[str, str]:
+            """The scope's files in the tip, from a listing of the whole tip."""
+            if not listed:
+                listed.update(self._files(ref, tip))
+            return _strip(listed, s.prefix)
+
         dirty = False
         for s in scopes:
-            on_ref = _strip(files, s.prefix)
-            target = dict(on_ref)
             expected = self.expected[s.name]
+            changed = self._changed_since(ref, s, tip)
+            if changed is None:
+                target = on_ref(s)
+            else:  # the folder held a commit of this ref: only what differs from it moves
+                target = dict(expected)
+                for rel, oid in changed.items():
+                    if oid is None:
+                        target.pop(rel, None)
+                    else:
+                        target[rel] = oid
             state = self.states[s.name]
             extra = s.extra
             for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
@@ -48,7 +69,14 @@ class WriteBack(Transport):
             if target != expected:
                 self.dirty_state.add(s.name)
                 done = materialize(
-                    self.repo, s.path, expected, target, state.files, self.opts.progress, extra
+                    self.repo,
+                    s.path,
+                    expected,
+                    target,
+                    state.files,
+                    self.opts.progress,
+                    extra,
+                    None if changed is None else changed.keys(),
                 )
                 state.files = done.records
                 report = self.result.report(ref)
@@ -62,7 +90,7 @@ class WriteBack(Transport):
                 self.changing[s.name] = set(done.changed_meanwhile) | set(done.displaced)
                 dirty |= bool(done.changed_meanwhile)
                 if done.displaced:
-                    self._merge_displaced(ref, s, expected, on_ref, done.displaced)
+                    self._merge_displaced(ref, s, expected, on_ref(s), done.displaced)
                     dirty = True
                 for p in done.through_link:
                     note = f"{s.name}: {p} (below a symbolic link: not written)"
@@ -78,6 +106,33 @@ class WriteBack(Transport):
                 self.dirty_state.add(s.name)
             self._save_state(s)
         return dirty
+
+    def _changed_since(self, ref: str, s: Scope, tip: str) -> dict[str, str | None] | None:
+        """{path in the folder: its blob id in `tip`, None: not there} of the files that differ
+        between the commit the folder last held and `tip`, read from the two trees' changed
+        folders (docs/performance.md, the pull path). None when it must be found from a
+        listing of the tip: no such commit, an encrypted tree (hidden names), too many
+        changes. The folder then holds what was synced (`expected`) with these changes."""
+        synced = self._synced_commit(s)
+        if synced is None:
+            return None
+        repo = self.repo
+        old, new = repo.read_commit(synced)[0], repo.read_commit(tip)[0]
+        if self._sealed(ref) and any(repo.tree_entry(t, "keys") for t in (old, new)):
+            return None  # sealed folders: their files are known by decoding the whole tip
+        diff = self._diffs.get((old, new))
+        if diff is None and (old, new) not in self._diffs:
+            diff = self._diffs[(old, new)] = repo.tree_changes(
+                old, new, MAX_WRITTEN, MAX_DEPTH, MAX_TREE_BYTES
+            )
+        if diff is None:
+            return None
+        start = s.prefix + "/"
+        return {
+            c.path[len(start) :]: None if c.new is None else c.new.oid
+            for c in diff.changes
+            if c.path.startswith(start)
+        }
 
     def _merge_displaced(
         self,
