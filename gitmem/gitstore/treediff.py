@@ -48,6 +48,21 @@ class TreeDiff:
     def _read(self, oid: str) -> tuple[str, bytes]:
         raise NotImplementedError
 
+    def tree_entry(self, tree: str, path: str) -> str | None:
+        raise NotImplementedError
+
+    def folder_names(self, tree: str, path: str) -> list[str] | None:
+        """The names in folder `path` of `tree` (one tree read and one scan in C), or None
+        when `path` is not a folder there."""
+        oid = self.tree_entry(tree, path)
+        if oid is None:
+            return None
+        kind, data = self._read(oid)
+        if kind != "tree":
+            return None
+        names = _NAME[len(oid) // 2].findall(data)
+        return [n.decode("utf-8", "surrogateescape") for n in names]
+
     def blob_sizes(self, oids: list[str]) -> dict[str, int]:
         """The size of each blob, without reading it where the store can tell (a hostile
         100 MB file is refused by its size before anything reads it)."""
