@@ -33,9 +33,10 @@ LOCAL_FILE = "CLAUDE.local.md"
 # folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
 LOCAL_FILE_REL = ".root/" + LOCAL_FILE
 AGENTS_FOLDER = ".claude/agent-memory"
+AGENTS_LOCAL_FOLDER = ".claude/agent-memory-local"
 # what open_project asks the branch's index about: pass to Repository(..., tracked=) so that
 # git answers while the repository is being found
-TRACKED_BY_BRANCH = (AGENTS_FOLDER, LOCAL_FILE)
+TRACKED_BY_BRANCH = (AGENTS_FOLDER, AGENTS_LOCAL_FOLDER, LOCAL_FILE)
 STORED_LOCAL_FILE = "local/" + LOCAL_FILE_REL
 
 
@@ -262,7 +263,7 @@ def open_project(
 
     sealed = "local" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
     # a branch that commits files there owns them: gitmem never writes over a tracked file
-    local_tracked = not repo.is_bare and repo.is_tracked(".claude/agent-memory-local")
+    local_tracked = not repo.is_bare and repo.is_tracked(AGENTS_LOCAL_FOLDER)
     scopes.append(
         Scope(
             "local",

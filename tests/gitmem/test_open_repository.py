@@ -48,6 +48,7 @@ def test_answers_asked_at_open_equal_the_ones_asked_later(
     assert asked == {p: late.is_tracked(p) for p in PATHS}
     assert asked == {
         ".claude/agent-memory": True,
+        ".claude/agent-memory-local": False,
         "CLAUDE.local.md": False,
         "notes": False,
         "notes.md": True,
