@@ -11,7 +11,7 @@ import os
 import random
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -143,6 +143,42 @@ def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return head if matches(index_path(common_dir, scope), head.checksum) else None
+
+
+def scope_records(
+    common_dir: Path, scope: str, head: ScopeHead, paths: Iterable[str]
+) -> tuple[dict[str, FileRecord], dict[str, FileRecord]] | None:
+    """The records of `paths` alone (the index's, then those apart from it), without making
+    the other records of the index: (the index's records of them, the records as synced).
+    None when the index is not the one `head` names."""
+    from gitmem.gitstore.index import index_path, read
+
+    wanted = set(paths) | head.apart.keys()
+    indexed = read(index_path(common_dir, scope), head.checksum, FileRecord, wanted)
+    if indexed is None:
+        return None
+    known = dict(indexed)
+    for rel, rec in head.apart.items():
+        if rec is None:
+            known.pop(rel, None)
+        else:
+            known[rel] = rec
+    return indexed, known
+
+
+def save_scope_head(common_dir: Path, scope: str, head: ScopeHead) -> None:
+    """Write the state of a scope whose index is unchanged: the commit and the records apart
+    from the index (a few), never the index's (which stays as it is, named by its checksum)."""
+    payload = {
+        "version": STATE_VERSION,
+        "path": head.path,
+        "commit": head.commit,
+        "index": head.checksum,
+        "records": {p: None if r is None else list(r) for p, r in sorted(head.apart.items())},
+    }
+    target = state_file(common_dir, scope)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, json.dumps(payload, separators=(",", ":")).encode())
 
 
 def _load_v1(raw: dict[str, Any]) -> ScopeState:
