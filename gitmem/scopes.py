@@ -35,7 +35,8 @@ LOCAL_FILE_REL = ".root/" + LOCAL_FILE
 AGENTS_FOLDER = ".claude/agent-memory"
 # what open_project asks the branch's index about: pass to Repository(..., tracked=) so that
 # git answers while the repository is being found
-TRACKED_BY_BRANCH = (AGENTS_FOLDER, LOCAL_FILE)
+LOCAL_AGENTS_FOLDER = ".claude/agent-memory-local"
+TRACKED_BY_BRANCH = (AGENTS_FOLDER, LOCAL_FILE, LOCAL_AGENTS_FOLDER)
 STORED_LOCAL_FILE = "local/" + LOCAL_FILE_REL
 
 
@@ -262,7 +263,7 @@ def open_project(
 
     sealed = "local" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
     # a branch that commits files there owns them: gitmem never writes over a tracked file
-    local_tracked = not repo.is_bare and repo.is_tracked(".claude/agent-memory-local")
+    local_tracked = not repo.is_bare and repo.is_tracked(LOCAL_AGENTS_FOLDER)
     scopes.append(
         Scope(
             "local",

@@ -201,13 +201,16 @@ def directory(args: argparse.Namespace) -> str:
     return str(getattr(args, "directory", "."))
 
 
-def open_project_from(args: argparse.Namespace, remote: str | None = None) -> Project:
-    """The project of `-C` (or the current folder), for the remote the command names."""
+def open_project_from(
+    args: argparse.Namespace, remote: str | None = None, refs: bool = False
+) -> Project:
+    """The project of `-C` (or the current folder), for the remote the command names.
+    `refs`: the command reads gitmem's refs (a sync): listed at once with the rest."""
     from gitmem.gitstore import Repository
     from gitmem.scopes import TRACKED_BY_BRANCH, open_project
 
     return open_project(
-        Repository(directory(args), tracked=TRACKED_BY_BRANCH),
+        Repository(directory(args), tracked=TRACKED_BY_BRANCH, refs=refs),
         remote=remote if remote is not None else getattr(args, "remote", None),
         memory_dir=getattr(args, "memory_dir", None),
     )

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         return run_as_hook(args)
     from gitmem.sync import SyncOptions, run_sync
 
-    project = open_project_from(args)
+    project = open_project_from(args, refs=True)
     options = SyncOptions(
         mode=args.mode,
         scopes=tuple(args.scopes or ()),
