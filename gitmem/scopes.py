@@ -24,19 +24,15 @@ if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts f
 else:
     from gitmem.records import dataclass, replace
 
+from gitmem.projectpaths import AGENTS_FOLDER, LOCAL_AGENTS_FOLDER, LOCAL_FILE
+
 GITMEM_PREFIX = "refs/gitmem/"
 TEAM_REF = "refs/gitmem/team"
 USERS_REF_PREFIX = "refs/gitmem/users/"
 SCOPE_NAMES = ("auto", "team", "agents", "local")
-LOCAL_FILE = "CLAUDE.local.md"
 # Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
 # folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
 LOCAL_FILE_REL = ".root/" + LOCAL_FILE
-AGENTS_FOLDER = ".claude/agent-memory"
-# what open_project asks the branch's index about: pass to Repository(..., tracked=) so that
-# git answers while the repository is being found
-LOCAL_AGENTS_FOLDER = ".claude/agent-memory-local"
-TRACKED_BY_BRANCH = (AGENTS_FOLDER, LOCAL_FILE, LOCAL_AGENTS_FOLDER)
 STORED_LOCAL_FILE = "local/" + LOCAL_FILE_REL
 
 

@@ -42,33 +42,27 @@ class GitDir:
     """One git repository (any worktree of it, or a bare one)."""
 
     def __init__(
-        self, path: str | os.PathLike[str] = ".", tracked: Sequence[str] = (), refs: bool = False
+        self,
+        path: str | os.PathLike[str] = ".",
+        tracked: Sequence[str] = (),
+        refs: bool = False,
+        opening: Opening | None = None,
     ) -> None:
         """`tracked`: paths (from the top of the work tree) whose `is_tracked` answer is asked
         now, beside the config, while `rev-parse` finds the repository: three small git
         processes at once instead of one after the other (every command starts with them).
-        `refs`: our refs are read at the same time too (a sync asks for them next)."""
-        start = Path(path)
-        if not start.is_dir():
-            raise NotARepository(
-                f"not a directory: {start}", "pass -C with a path inside a git repository"
-            )
-        early = _Early(start, tracked, refs)
+        `refs`: our refs are read at the same time too (a sync asks for them next).
+        `opening`: those processes, started earlier (while the caller imported the rest)."""
+        if opening is None:
+            opening = Opening(path, tracked, refs)
+        start, early = opening.start, opening.early
         try:
-            proc = run_git(
-                [
-                    "rev-parse",
-                    "--is-bare-repository",
-                    "--absolute-git-dir",
-                    "--git-common-dir",
-                    "--show-toplevel",
-                ],
-                cwd=start,
-                check=False,
-            )
+            proc = opening.where.wait()
         except BaseException:
-            early.cancel()
+            opening.cancel()
             raise
+        finally:
+            opening.where.cancel()
         out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
         if proc.returncode != 0 and not (out and out[0] == "true"):
             early.cancel()
@@ -208,6 +202,42 @@ def parse_refs(out: bytes) -> dict[str, str]:
     """{ref: id} of what `REFS_LIST` printed."""
     lines = out.decode("utf-8", "surrogateescape").splitlines()
     return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines)}
+
+
+REV_PARSE = (
+    "rev-parse",
+    "--is-bare-repository",
+    "--absolute-git-dir",
+    "--git-common-dir",
+    "--show-toplevel",
+)
+
+
+class Opening:
+    """The git processes that open a repository, started now: `rev-parse` (where it is) and,
+    with `tracked`, the config listing, `ls-files` of those paths and (`refs`) our refs.
+    `GitDir(opening=...)` collects them; a caller can import what it needs meanwhile."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], tracked: Sequence[str] = (), refs: bool = False
+    ) -> None:
+        from gitmem.gitstore.process import Running
+
+        self.start = Path(path)
+        if not self.start.is_dir():
+            raise NotARepository(
+                f"not a directory: {self.start}", "pass -C with a path inside a git repository"
+            )
+        self.early = _Early(self.start, tracked, refs)
+        try:
+            self.where = Running(REV_PARSE, self.start, None)
+        except BaseException:
+            self.early.cancel()
+            raise
+
+    def cancel(self) -> None:
+        self.where.cancel()
+        self.early.cancel()
 
 
 class _Early:
