@@ -8,7 +8,6 @@ import errno
 import fcntl
 import json
 import os
-import random
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -286,6 +285,12 @@ def write_atomic(target: Path, data: bytes, mode: int | None = None) -> os.stat_
     return written
 
 
+def jitter() -> float:
+    """A random fraction in [0, 1) for spreading retries (without importing `random`: its
+    import is paid by every sync, and a retry is rare)."""
+    return int.from_bytes(os.urandom(4), "big") / 2**32
+
+
 @contextlib.contextmanager
 def repository_lock(
     common_dir: Path, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
@@ -317,7 +322,7 @@ def repository_lock(
                         f"another gitmem is working on this repository (lock: {path})",
                         "wait for it to finish; raise gitmem.lockTimeout to wait longer",
                     ) from None
-                time.sleep(0.05 + random.random() * 0.05)
+                time.sleep(0.05 + jitter() * 0.05)
         # who holds it, for a human reading the file; fixed width, so no ftruncate (it costs
         # tens of milliseconds on some file systems, on every sync)
         os.pwrite(fd, f"{os.getpid():<12}\n".encode(), 0)

@@ -9,7 +9,6 @@ and retry. Never prints and never exits: it returns a SyncResult or raises a Git
 from __future__ import annotations
 
 import os
-import random
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,6 +27,7 @@ from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import (
     STALE_MAX,
     ScopeState,
+    jitter,
     load_scope_state,
     read_scope_head,
     repository_lock,
@@ -173,7 +173,7 @@ class Syncer(RemoteChecks):
             if optimistic:
                 optimistic = False  # someone pushed first: fetch and merge now, no back-off
                 continue
-            time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * random.random())
+            time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * jitter())
         raise RemoteError(
             f"gave up after {MAX_ROUNDS} rounds: the remote kept moving or files kept changing",
             "nothing was lost (local memory is committed on refs/gitmem/*); run gitmem sync again",
