@@ -137,11 +137,15 @@ def read(
     records: dict[str, R] = {}
     pos = _HEAD.size
     wanted = None if only is None else {p.encode("utf-8", "surrogateescape") for p in only}
+    lengths = {min(len(w), 0xFFF) for w in wanted or ()}
     try:
         for _ in range(count):
-            if wanted is not None:
-                length = int.from_bytes(data[pos + size - 2 : pos + size], "big") & 0xFFF
+            if wanted is not None:  # step over the entry unless its name's length is wanted
                 start = pos + size
+                length = (data[start - 2] & 0x0F) << 8 | data[start - 1]
+                if length not in lengths:
+                    pos += (size + length) // 8 * 8 + 8
+                    continue
                 if length == 0xFFF:
                     length = data.index(b"\0", start) - start
                 if data[start : start + length] not in wanted:
