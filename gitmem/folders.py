@@ -42,6 +42,10 @@ class Snapshot:
     # git vouched for the whole folder and no record differs from the index: `files` is left
     # empty (the caller's records, not loaded, are what the folder holds)
     unchanged: bool = False
+    # only the paths git named (and the records apart from the index) were looked at: `files`
+    # and `records` hold those alone; the other files are as the index's records say, which
+    # were never loaded (a push of ten files among fifty thousand)
+    few: bool = False
 
 
 @dataclass
