@@ -386,7 +386,7 @@ def linked_worktree_local_file(project: Project) -> str | None:
     """In a linked worktree Claude Code reads that worktree's own CLAUDE.local.md (asked of the
     real client, 2.1.330), while gitmem syncs the main worktree's (one file per clone on the
     personal ref). A link there makes the session read the synced one."""
-    from gitmem.scopes import LOCAL_FILE
+    from gitmem.projectpaths import LOCAL_FILE
 
     here = project.repo.toplevel
     synced = next(

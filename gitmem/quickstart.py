@@ -79,7 +79,9 @@ def replay(record: Mapping[str, list[list[str]]], here: str, deadline: float) ->
         started += checks
         config = Spawned(CONFIG, cwd, env)
         where = Spawned(WHERE, here, env)
-        started += [config, where]
+        # our refs at once too: the dry-run fetch moves none, and the lock keeps gitmem out
+        refs = Spawned(REFS, cwd, env)
+        started += [config, where, refs]
         if not all(stamp(path, lstat=True) == seen for path, seen in record.get("look", ())):
             return None  # a file git cannot vouch for changed: the full command looks at it
         code, out, _ = where.finish(deadline)
@@ -102,7 +104,7 @@ def replay(record: Mapping[str, list[list[str]]], here: str, deadline: float) ->
             if code != 0:
                 return None  # the full command fetches again and says why, in its own words
             moved = moved or bool(said.strip())  # a dry run names each ref it would move
-        code, out, _ = Spawned(REFS, cwd, env).finish(deadline)
+        code, out, _ = refs.finish(deadline)
         if code != 0:
             return None
         return not moved and out == _bytes(record["refs"][0][0])

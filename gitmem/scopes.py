@@ -24,18 +24,15 @@ if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts f
 else:
     from gitmem.records import dataclass, replace
 
+from gitmem.projectpaths import AGENTS_FOLDER, LOCAL_AGENTS_FOLDER, LOCAL_FILE
+
 GITMEM_PREFIX = "refs/gitmem/"
 TEAM_REF = "refs/gitmem/team"
 USERS_REF_PREFIX = "refs/gitmem/users/"
 SCOPE_NAMES = ("auto", "team", "agents", "local")
-LOCAL_FILE = "CLAUDE.local.md"
 # Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
 # folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
 LOCAL_FILE_REL = ".root/" + LOCAL_FILE
-AGENTS_FOLDER = ".claude/agent-memory"
-# what open_project asks the branch's index about: pass to Repository(..., tracked=) so that
-# git answers while the repository is being found
-TRACKED_BY_BRANCH = (AGENTS_FOLDER, LOCAL_FILE)
 STORED_LOCAL_FILE = "local/" + LOCAL_FILE_REL
 
 
@@ -281,7 +278,7 @@ def open_project(
 
     sealed = "local" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
     # a branch that commits files there owns them: gitmem never writes over a tracked file
-    local_tracked = not repo.is_bare and repo.is_tracked(".claude/agent-memory-local")
+    local_tracked = not repo.is_bare and repo.is_tracked(LOCAL_AGENTS_FOLDER)
     scopes.append(
         Scope(
             "local",
@@ -361,6 +358,6 @@ def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
 
 
 def hostname() -> str:
-    import socket  # here: only commit messages need it, and its import costs ~3 ms per run
-
-    return socket.gethostname().split(".")[0] or "host"
+    # uname's node name is what gethostname() returns on POSIX, without importing socket
+    # (~3 ms of every push)
+    return os.uname().nodename.split(".")[0] or "host"
