@@ -217,20 +217,25 @@ def depends_on_trust(root: Path) -> bool:
     )
 
 
-def auto_memory_location(root: Path, env: Mapping[str, str] | None = None) -> tuple[Path, str]:
+def auto_memory_location(
+    root: Path, env: Mapping[str, str] | None = None, tree: Path | None = None
+) -> tuple[Path, str]:
     """Where Claude Code keeps this project's auto memory (docs/design.md §1, first match wins), and
-    what decided it: "override", USER_SETTING, PROJECT_SETTING or "default"."""
+    what decided it: "override", USER_SETTING, PROJECT_SETTING or "default". `tree`: the
+    working tree whose project settings Claude Code reads, when not `root` (a worktree of a
+    bare repository: asked of the real client, 2.1.330)."""
     env = os.environ if env is None else env
     override = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
     if override:
         return Path(os.path.expanduser(override)), "override"
-    setting = _auto_memory_setting(root, env)
+    settings = tree or root
+    setting = _auto_memory_setting(settings, env)
     if setting:
         value, origin = setting
         folder = (
             Path(os.path.expanduser(value))
             if value.startswith("~") or os.path.isabs(value)
-            else root / value
+            else settings / value
         )
         return folder, origin
     remote_base = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")

@@ -281,11 +281,11 @@ def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[st
     config_dir = claude_config_dir(os.environ)
     watched = [
         config_dir / "settings.json",
-        project.root / ".claude" / "settings.json",
-        project.root / ".claude" / "settings.local.json",
+        project.tree / ".claude" / "settings.json",
+        project.tree / ".claude" / "settings.local.json",
         *(s.path for s in project.scopes),
     ]
-    if depends_on_trust(project.root):  # trusting the workspace lets its settings move memory
+    if depends_on_trust(project.tree):  # trusting the workspace lets its settings move memory
         watched.append(claude_state_file(os.environ))
     for path in watched:
         fields.append(("watch", [str(path), stamp(str(path))]))

@@ -216,7 +216,7 @@ def open_project(
     if memory_dir:
         auto, origin = Path(os.path.abspath(os.path.expanduser(memory_dir))), "option"
     else:
-        auto, origin = auto_memory_location(root)
+        auto, origin = auto_memory_location(root, tree=tree)
     team_setting = repo.config_get("gitmem.teamDir")
     team = Path(os.path.expanduser(team_setting)) if team_setting else auto / "team"
     if not team.is_absolute():

@@ -181,6 +181,32 @@ def test_status_in_a_linked_worktree_says_which_claude_local_md_is_synced(world:
     assert os.path.islink(wt / "CLAUDE.local.md") and (a / "CLAUDE.local.md").read_text() == NOTE
 
 
+def bare_with_worktrees(world: World) -> tuple[Path, Path, Path]:
+    """A bare clone of the remote and two linked worktrees of it, `one` (main) and `two`."""
+    bare = world.root / "project.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(bare))
+    one, two = world.root / "one", world.root / "two"
+    world.git("worktree", "add", "-q", str(one), "main", cwd=bare)
+    world.git("worktree", "add", "-q", str(two), "-b", "two", cwd=bare)
+    return bare, one, two
+
+
+def test_in_a_worktree_of_a_bare_repository_its_own_settings_move_the_auto_folder(
+    world: World,
+) -> None:
+    """Claude Code reads autoMemoryDirectory from the worktree's .claude/settings.json, never
+    the bare repository's (the real client, 2.1.330)."""
+    bare, _, two = bare_with_worktrees(world)
+    moved = world.root / "two-memory"
+    trusted = {"projects": {str(p): {"hasTrustDialogAccepted": True} for p in (two, bare)}}
+    (world.home / ".claude.json").write_text(json.dumps(trusted))
+    for where, folder in ((bare, world.root / "never-read"), (two, moved)):
+        (where / ".claude").mkdir()
+        settings = {"autoMemoryDirectory": str(folder)}
+        (where / ".claude" / "settings.json").write_text(json.dumps(settings))
+    assert world.scope_path(two) == moved
+
+
 def test_worktrees_of_a_bare_repository_each_sync_their_own_in_tree_memory(
     world: World,
 ) -> None:
@@ -188,11 +214,7 @@ def test_worktrees_of_a_bare_repository_each_sync_their_own_in_tree_memory(
     worktree's CLAUDE.local.md and .claude/ folders (the real client, 2.1.330; the auto folder
     stays keyed by the bare repository), so gitmem syncs those — never folders inside the bare
     repository, which nothing reads."""
-    bare = world.root / "project.git"
-    world.git("clone", "-q", "--bare", str(world.remote), str(bare))
-    one, two = world.root / "one", world.root / "two"
-    world.git("worktree", "add", "-q", str(one), "main", cwd=bare)
-    world.git("worktree", "add", "-q", str(two), "-b", "two", cwd=bare)
+    bare, one, two = bare_with_worktrees(world)
     scopes = {
         wt: {
             s["name"]: Path(s["path"])
