@@ -206,7 +206,39 @@ def unchanged(record: Mapping[str, list[list[str]]]) -> bool:
     for name, *value in record.get("env", ()):
         if os.environ.get(name) != (value[0] if value else None):
             return False
-    return all(stamp(path) == seen for path, seen in record.get("watch", ()))
+    if not all(stamp(path) == seen for path, seen in record.get("watch", ())):
+        return False
+    # Claude Code rewrites its state file at every start: a new stamp is read for the one
+    # answer the run depended on (this workspace's trust), not taken as a change
+    return all(
+        stamp(path) == seen or trust_answer(path, key) == answer
+        for path, seen, key, answer in record.get("trust", ())
+    )
+
+
+TRUST_LIMIT = 64 << 20  # a larger state file is a doubt: the full command reads it
+
+
+def trust_answer(path: str, key: str) -> str:
+    """Whether Claude Code's state file at `path` says the workspace `key` is trusted, as
+    gitmem/identity.py reads it: "1", "0" (unreadable or absent: not trusted), or "?" when
+    too large to read here (never equal to a recorded answer: the full command decides)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(TRUST_LIMIT + 1)
+    except OSError:
+        return "0"
+    if len(data) > TRUST_LIMIT:
+        return "?"
+    import json
+
+    try:
+        state = json.loads(data)
+    except ValueError:
+        return "0"
+    projects = state.get("projects") if isinstance(state, dict) else None
+    entry = projects.get(key) if isinstance(projects, dict) else None
+    return "1" if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True else "0"
 
 
 def stamp(path: str, lstat: bool = False) -> str:
@@ -285,10 +317,12 @@ def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[st
         project.tree / ".claude" / "settings.local.json",
         *(s.path for s in project.scopes),
     ]
-    if depends_on_trust(project.tree):  # trusting the workspace lets its settings move memory
-        watched.append(claude_state_file(os.environ))
     for path in watched:
         fields.append(("watch", [str(path), stamp(str(path))]))
+    if depends_on_trust(project.tree):  # trusting the workspace lets its settings move memory
+        state = str(claude_state_file(os.environ))
+        key = str(project.tree)
+        fields.append(("trust", [state, stamp(state), key, trust_answer(state, key)]))
     return fields
 
 

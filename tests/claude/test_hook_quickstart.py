@@ -158,10 +158,10 @@ def test_what_the_last_run_depended_on_changed_so_the_hook_runs_in_full(
         assert "deploy only on Tuesdays" in run.out
 
 
-def _trust(world: World, project: Path) -> None:
+def _trust(world: World, project: Path, trusted: bool = True) -> None:
     """What Claude Code's trust dialog writes (with the rest it rewrites at every start)."""
     state = {"numStartups": time.time_ns(), "projects": {str(project): {}}}
-    state["projects"][str(project)]["hasTrustDialogAccepted"] = True  # type: ignore[index]
+    state["projects"][str(project)]["hasTrustDialogAccepted"] = trusted  # type: ignore[index]
     (world.home / ".claude.json").write_text(json.dumps(state))
 
 
@@ -187,6 +187,18 @@ def test_trusting_the_workspace_runs_the_hook_in_full_when_its_settings_move_mem
     session_start(world, bob)
     assert not took_quick_path(world)
     assert world.scope_path(bob, "auto") == moved
+    # Claude Code rewrites the file at every start: the same answer keeps the hook quick
+    for _ in range(2):
+        _trust(world, bob)
+        session_start(world, bob)
+        assert took_quick_path(world)
+    _trust(world, bob, trusted=False)  # the answer changed: the folder moves back
+    session_start(world, bob)
+    assert not took_quick_path(world)
+    assert world.scope_path(bob, "auto") != moved
+    (world.home / ".claude.json").write_text("{not json")  # unreadable: not trusted, as before
+    session_start(world, bob)
+    assert took_quick_path(world)
 
 
 def test_the_payloads_folder_decides_even_from_another_cwd(
