@@ -36,6 +36,7 @@ from gitmem.crypto import (
     unlock_scope_key,
 )
 from gitmem.errors import GitmemError
+from gitmem.firstcontact import first_contact
 from gitmem.gitstore import Repository
 from gitmem.policy import Finding, blocking, check_name
 from gitmem.rollback import manifest_value, read_manifest, rollback_hint, rolled_back
@@ -285,6 +286,8 @@ class PersonalCodec:
                     "and nothing here vouches for it",
                     FIRST_PLAINTEXT_HINT,
                 )
+            if theirs.keyring is not None:  # trusted on first use, and shown
+                first_contact(self.repo, self.ref, theirs.keyring, self.machine(), self.notes)
             return theirs
         if ours.keyring is None:
             return theirs  # plaintext synced here before: re-written encrypted on the next push

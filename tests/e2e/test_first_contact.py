@@ -6,6 +6,14 @@ plaintext is the user's own (gitmem.encrypt off)."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gitmem.crypto import SCOPE_KEY_FILE, Keyring, ScopeKey, lock_scope_key
+from gitmem.firstcontact import describe, first_contact_note, sealed_count
+from gitmem.gitstore import Repository
 from tests.support.personal import USER_REF
 from tests.support.world import World, folder_bytes
 
@@ -76,3 +84,103 @@ def test_a_first_contact_with_a_sealed_ref_is_still_trusted(world: World) -> Non
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
     assert folder_bytes(world.scope_path(b)) == folder_bytes(auto_a)
+
+
+def _machine(world: World, name: str, ssh: bool = False) -> World:
+    """Another HOME (and key) on the same remote; `ssh`: it adopted a fresh SSH key."""
+    other = World(world.root / f"machine-{name}")
+    other.remote = world.remote
+    if ssh:
+        keys = other.home / ".ssh"
+        keys.mkdir()
+        argv = ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"{name}@laptop"]
+        subprocess.run([*argv, "-f", str(keys / "id_ed25519")], check=True, env=other.env)
+        other.ok("key", "init", "--ssh", str(keys / "id_ed25519"))
+    return other
+
+
+def _first_contact_lines(out: str) -> list[str]:
+    return [ln for ln in out.splitlines() if "first sync of your personal memory here" in ln]
+
+
+@pytest.mark.slow
+def test_a_personal_ref_planted_for_your_ssh_key_is_named_at_first_sync_and_revoked(
+    world: World,
+) -> None:
+    """The attacker pushes your personal ref sealed to your public SSH key and their own: your
+    first sync names their key in one line, and the revoke it names locks them out."""
+    victim_home = _machine(world, "victim", ssh=True)
+    victim_pub = (victim_home.home / ".ssh" / "id_ed25519.pub").read_text().strip()
+    attacker_home = _machine(world, "attacker")
+    attacker = attacker_home.clone("attacker")
+    planted = attacker_home.scope_path(attacker)
+    planted.mkdir(parents=True)
+    (planted / "MEMORY.md").write_text(PLANTED)
+    attacker_home.ok("-C", str(attacker), "sync")
+    attacker_home.ok("-C", str(attacker), "key", "grant", victim_pub)
+    attacker_home.ok("-C", str(attacker), "sync")
+    theirs = attacker_home.ok("key", "show").strip()
+
+    victim = victim_home.clone("victim")
+    run = victim_home.gitmem("-C", str(victim), "sync")
+    assert run.code == 0, run.err
+    [line] = _first_contact_lines(run.out)
+    assert describe(theirs) in line and "gitmem key revoke" in line
+    assert "SHA256:" not in line  # the victim's own key is not named
+    assert _first_contact_lines(victim_home.ok("-C", str(victim), "sync")) == []  # once
+
+    victim_home.ok("-C", str(victim), "key", "revoke", theirs)
+    victim_home.ok("-C", str(victim), "sync")
+    mine = victim_home.scope_path(victim)
+    (mine / "secret.md").write_text("---\nname: secret\n---\nwritten after the revoke\n")
+    victim_home.ok("-C", str(victim), "sync")
+    run = attacker_home.gitmem("-C", str(attacker), "sync")
+    assert "gitmem key grant" in run.out  # the attacker's machine no longer opens it
+    assert not (planted / "secret.md").exists()
+
+
+@pytest.mark.slow
+def test_a_machine_granted_by_another_names_that_machine_at_its_first_sync(world: World) -> None:
+    a = world.clone("a")
+    (auto_a := world.scope_path(a)).mkdir(parents=True)
+    (auto_a / "MEMORY.md").write_text("- [Mine](mine.md) — mine\n")
+    world.ok("-C", str(a), "sync")
+    wb = _machine(world, "b", ssh=True)
+    b = wb.clone("b")
+    assert _first_contact_lines(wb.ok("-C", str(b), "sync")) == []  # not granted: not opened
+    world.ok("-C", str(a), "key", "grant", wb.ok("key", "show").strip())
+    world.ok("-C", str(a), "sync")
+    run = wb.gitmem("-C", str(b), "sync")
+    assert run.code == 0, run.err
+    [line] = _first_contact_lines(run.out)
+    assert describe(world.ok("key", "show").strip()) in line and "ssh-ed25519" not in line
+    assert folder_bytes(wb.scope_path(b)) == folder_bytes(auto_a)
+    assert _first_contact_lines(world.ok("-C", str(a), "sync")) == []  # a synced it before
+
+
+def test_recipients_the_key_list_hides_are_counted_from_the_age_file(tmp_path: Path) -> None:
+    """The sealed recipient list is the writer's claim; the age file's header is what opens."""
+    from pyrage import x25519
+
+    repo_dir = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo_dir)], check=True)
+    repo = Repository(repo_dir)
+    me, them = (str(x25519.Identity.generate().to_public()) for _ in range(2))
+    key = ScopeKey.generate()
+    ref = "refs/gitmem/users/x"
+    for sealed_to, listed, named, hidden in (
+        ([me], [me], False, 0),
+        ([me, them], [me, them], True, 0),
+        ([me, them], [me], False, 1),
+        ([me, them, them], [me, them], True, 1),
+    ):
+        oid = repo.write_blob(lock_scope_key(key, sealed_to))
+        assert sealed_count(repo.read_blob(oid)) == len(sealed_to)
+        note = first_contact_note(repo, ref, Keyring(key, {SCOPE_KEY_FILE: oid}, listed), me)
+        if not named and not hidden:
+            assert note is None
+            continue
+        assert note is not None and note.startswith(ref)
+        assert (describe(them) in note) is named
+        assert ("1 recipient its key list does not name" in note) is bool(hidden)
+    assert sealed_count(b"not an age file") is None
