@@ -329,3 +329,46 @@ def test_a_record_reads_back() -> None:
     assert record is not None
     assert record["env"] == [["HOME", "/h"], ["CLAUDE_CONFIG_DIR"]]
     assert record["team"] == [[]] and record["refs"] == [[""]]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        None,
+        "{not json",
+        "[]",
+        '{"projects": []}',
+        '{"projects": {}}',
+        '{"projects": {"ROOT": {}}}',
+        '{"projects": {"ROOT": {"hasTrustDialogAccepted": "true"}}}',
+        '{"projects": {"ROOT": {"hasTrustDialogAccepted": false}}}',
+        '{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}}',
+        '{"projects": {"ROOT/": {"hasTrustDialogAccepted": true}}}',
+    ],
+)
+def test_the_quick_starts_trust_answer_is_the_full_hooks(
+    tmp_path: Path, content: str | None
+) -> None:
+    """The quick start reads the trust answer itself (no gitmem import): it must be the one
+    gitmem/identity.py acts on, for every shape of the file."""
+    from gitmem.identity import _workspace_trusted
+    from gitmem.quickstart import trust_answer
+
+    root = tmp_path / "project"
+    state = tmp_path / ".claude.json"
+    if content is not None:
+        state.write_text(content.replace("ROOT", str(root)))
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path)}
+    assert trust_answer(str(state), str(root)) == ("1" if _workspace_trusted(root, env) else "0")
+
+
+def test_a_state_file_too_large_to_read_quickly_is_a_doubt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gitmem import quickstart
+
+    state = tmp_path / ".claude.json"
+    state.write_text(json.dumps({"projects": {"/p": {"hasTrustDialogAccepted": True}}}))
+    assert quickstart.trust_answer(str(state), "/p") == "1"
+    monkeypatch.setattr(quickstart, "TRUST_LIMIT", 8)
+    assert quickstart.trust_answer(str(state), "/p") == "?"  # never equal to a recorded answer
