@@ -88,7 +88,8 @@ def run_hook(
     """Run pull or push as a hook. Never raises a GitmemError: a failure becomes `note`."""
     from gitmem.errors import NotARepository
     from gitmem.gitstore import Repository
-    from gitmem.scopes import TRACKED_BY_BRANCH, open_project
+    from gitmem.projectpaths import TRACKED_BY_BRANCH
+    from gitmem.scopes import open_project
 
     quiet_git()
     where = payload.cwd if payload.cwd and os.path.isdir(payload.cwd) else directory

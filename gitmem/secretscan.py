@@ -119,10 +119,7 @@ def _hits(text: str, rules: Iterable[Rule]) -> Iterator[tuple[int, Rule, re.Matc
     lower: str | None = None
     seen: dict[tuple[bool, str], list[int]] = {}  # where each trigger stands: found once
     for rule in rules:
-        pattern = _COMPILED.get(rule.pattern)
-        if pattern is None:
-            flags = re.IGNORECASE if rule.folded else 0
-            pattern = _COMPILED.setdefault(rule.pattern, re.compile(rule.pattern, flags))
+        pattern = _COMPILED.get(rule.pattern)  # compiled once one of its triggers is found
         if rule.folded and lower is None:
             lower = text.lower()
             if len(lower) != len(text):  # a letter whose lower case is longer: offsets differ
@@ -139,6 +136,9 @@ def _hits(text: str, rules: Iterable[Rule]) -> Iterator[tuple[int, Rule, re.Matc
                     before.isalnum() or (before == "_" and rule.boundary == "word")
                 ):
                     continue
+                if pattern is None:
+                    flags = re.IGNORECASE if rule.folded else 0
+                    pattern = _COMPILED.setdefault(rule.pattern, re.compile(rule.pattern, flags))
                 m = pattern.match(text, at)
                 if m:
                     found.append((at, m))

@@ -8,10 +8,9 @@ import errno
 import fcntl
 import json
 import os
-import random
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -145,6 +144,42 @@ def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
     return head if matches(index_path(common_dir, scope), head.checksum) else None
 
 
+def scope_records(
+    common_dir: Path, scope: str, head: ScopeHead, paths: Iterable[str]
+) -> tuple[dict[str, FileRecord], dict[str, FileRecord]] | None:
+    """The records of `paths` alone (the index's, then those apart from it), without making
+    the other records of the index: (the index's records of them, the records as synced).
+    None when the index is not the one `head` names."""
+    from gitmem.gitstore.index import index_path, read
+
+    wanted = set(paths) | head.apart.keys()
+    indexed = read(index_path(common_dir, scope), head.checksum, FileRecord, wanted)
+    if indexed is None:
+        return None
+    known = dict(indexed)
+    for rel, rec in head.apart.items():
+        if rec is None:
+            known.pop(rel, None)
+        else:
+            known[rel] = rec
+    return indexed, known
+
+
+def save_scope_head(common_dir: Path, scope: str, head: ScopeHead) -> None:
+    """Write the state of a scope whose index is unchanged: the commit and the records apart
+    from the index (a few), never the index's (which stays as it is, named by its checksum)."""
+    payload = {
+        "version": STATE_VERSION,
+        "path": head.path,
+        "commit": head.commit,
+        "index": head.checksum,
+        "records": {p: None if r is None else list(r) for p, r in sorted(head.apart.items())},
+    }
+    target = state_file(common_dir, scope)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, json.dumps(payload, separators=(",", ":")).encode())
+
+
 def _load_v1(raw: dict[str, Any]) -> ScopeState:
     """A state file of gitmem before the index held the records: all of them in the JSON."""
     make, full = tuple.__new__, len(FileRecord._fields)
@@ -250,6 +285,12 @@ def write_atomic(target: Path, data: bytes, mode: int | None = None) -> os.stat_
     return written
 
 
+def jitter() -> float:
+    """A random fraction in [0, 1) for spreading retries (without importing `random`: its
+    import is paid by every sync, and a retry is rare)."""
+    return int.from_bytes(os.urandom(4), "big") / 2**32
+
+
 @contextlib.contextmanager
 def repository_lock(
     common_dir: Path, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
@@ -281,7 +322,7 @@ def repository_lock(
                         f"another gitmem is working on this repository (lock: {path})",
                         "wait for it to finish; raise gitmem.lockTimeout to wait longer",
                     ) from None
-                time.sleep(0.05 + random.random() * 0.05)
+                time.sleep(0.05 + jitter() * 0.05)
         # who holds it, for a human reading the file; fixed width, so no ftruncate (it costs
         # tens of milliseconds on some file systems, on every sync)
         os.pwrite(fd, f"{os.getpid():<12}\n".encode(), 0)

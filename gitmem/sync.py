@@ -9,7 +9,6 @@ and retry. Never prints and never exits: it returns a SyncResult or raises a Git
 from __future__ import annotations
 
 import os
-import random
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,10 +22,12 @@ from gitmem.errors import (
     UsageError,
 )
 from gitmem.excludes import exclude_memory_folders
-from gitmem.folders import Snapshot, apart_unchanged, snapshot, unchanged_folder, walk
+from gitmem.folders import Snapshot, snapshot, unchanged_folder, walk
 from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import (
+    STALE_MAX,
     ScopeState,
+    jitter,
     load_scope_state,
     read_scope_head,
     repository_lock,
@@ -172,7 +173,7 @@ class Syncer(RemoteChecks):
             if optimistic:
                 optimistic = False  # someone pushed first: fetch and merge now, no back-off
                 continue
-            time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * random.random())
+            time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * jitter())
         raise RemoteError(
             f"gave up after {MAX_ROUNDS} rounds: the remote kept moving or files kept changing",
             "nothing was lost (local memory is committed on refs/gitmem/*); run gitmem sync again",
@@ -239,6 +240,12 @@ class Syncer(RemoteChecks):
                 self.unknown_base.discard(s.name)
                 self.expected[s.name] = self._base_from_history(ref, s, snaps[s.name].files)
         rewrite = self._codec_for(ref).rewrite_reason(tip) if tip and self._sealed(ref) else None
+        if any(snap.few for snap in snaps.values()):
+            if tip and not rewrite and self._commit_few(ref, scopes, snaps, tip):
+                return  # a few files, edited into the tip's tree; no other record loaded
+            for s in scopes:
+                if snaps[s.name].few:
+                    self._widen(s, snaps[s.name])
         if not rewrite and all(
             (snaps[s.name].unchanged or snaps[s.name].files == self.expected[s.name])
             and self._synced_commit(s) == tip
@@ -329,20 +336,24 @@ class Syncer(RemoteChecks):
         return base
 
     def _snapshot(self, ref: str, s: Scope, check: FolderCheck | None = None) -> Snapshot:
+        self.few.pop(s.name, None)  # what an earlier round looked at along git's list
         if check is None:
             check = self._start_check(s)
         head = self.heads.get(s.name) if s.name not in self.states else None
-        if head is not None and (s.outside or not apart_unchanged(s.path, head.apart)):
+        if head is not None and s.outside:
             head = None  # the records will be needed: load them while git checks the folder
             self.states[s.name]
         checked = check.result() if check is not None else None
-        if (
-            head is not None
-            and checked is not None
-            and unchanged_folder(s.path, head.apart, checked)
-        ):
-            # the folder holds what the state says, which need not be loaded to know it
-            return Snapshot({}, {}, unchanged=True)
+        if head is not None and checked is not None:
+            if unchanged_folder(s.path, head.apart, checked):
+                # the folder holds what the state says, which need not be loaded to know it
+                return Snapshot({}, {}, unchanged=True)
+            few = self._snapshot_few(ref, s, checked)
+            if few is not None:
+                self._skipped(ref, s, few)
+                if len(self._apart_after(s, few)) > STALE_MAX:
+                    self._widen(s, few)  # the index is written afresh: it needs them all
+                return few
         state = self.states[s.name]
         if checked is not None:  # records changed since the index was written: look at them
             checked = (checked[0] | set(state.stale), checked[1])
@@ -368,8 +379,17 @@ class Syncer(RemoteChecks):
             checked,
             s.extra,
         )
+        self._skipped(ref, s, snap)
+        if snap.read or snap.refreshed or len(snap.records) != len(state.files):
+            state.files.update(snap.records)
+            self.dirty_state.add(s.name)
+        return snap
+
+    def _skipped(self, ref: str, s: Scope, snap: Snapshot) -> None:
+        """Scan for secrets, then note what the snapshot skipped; a skipped file synced before
+        keeps its last synced version."""
         self._scan_secrets(ref, s, snap)
-        expected = self.expected[s.name]
+        expected = self._before(s, snap)
         held = self.skipped_paths[s.name] = set()
         for rel, why in snap.skipped:
             note = f"{s.name}: {rel} ({why})"
@@ -379,10 +399,6 @@ class Syncer(RemoteChecks):
                 # skipped is never published as deleted: the ref keeps the last synced version
                 snap.files[rel] = expected[rel]
                 held.add(rel)
-        if snap.read or snap.refreshed or len(snap.records) != len(state.files):
-            state.files.update(snap.records)
-            self.dirty_state.add(s.name)
-        return snap
 
     def _scan_secrets(self, ref: str, s: Scope, snap: Snapshot) -> None:
         """Scan what is about to be published — only files whose bytes changed since the last
@@ -390,7 +406,7 @@ class Syncer(RemoteChecks):
         synced version of a flagged file (with a note) and commits the rest."""
         if self.opts.no_verify:
             return
-        expected = self.expected[s.name]
+        expected = self._before(s, snap)
         changed = [rel for rel, oid in snap.files.items() if expected.get(rel) != oid]
         if not changed:
             return

@@ -10,11 +10,12 @@ from gitmem.folders import Progress
 from gitmem.gitstore import Repository
 from gitmem.policy import tops_for
 from gitmem.scopes import Project, Scope, shown
-from gitmem.state import ScopeHead, ScopeState, load_scope_state
+from gitmem.state import FileRecord, ScopeHead, ScopeState, load_scope_state, save_scope_head
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
 
+    from gitmem.gitstore.treediff import TreeChanges
     from gitmem.privacy import PersonalCodec
     from gitmem.secretscan import AllowList
 else:
@@ -138,15 +139,31 @@ class SyncBase:
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
         self.changing: dict[str, set[str]] = {}  # scope -> files edited during the last write-back
         self.unknown_base: set[str] = set()  # scopes without sync state: base from history
+        # scopes snapshotted along git's list of changed paths (Snapshot.few): the index's
+        # records of the paths looked at, and those paths' records as last synced
+        self.few: dict[str, tuple[dict[str, FileRecord], dict[str, FileRecord]]] = {}
         self.skipped_paths: dict[str, set[str]] = {}  # scope -> synced files now unsyncable
         self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
         self._codec: PersonalCodec | None = None
         self._allow: AllowList | None = None
+        # (old tree, new tree) -> what changed, read once for every scope of a ref
+        self._diffs: dict[tuple[str, str], TreeChanges | None] = {}
 
     def _load_state(self, name: str) -> ScopeState:
         """The records of a scope whose head was read (under the lock: its index is the one
         the head named, so they load)."""
         return load_scope_state(self.repo.common_dir, name)
+
+    def _set_synced_commit(self, s: Scope, commit: str) -> None:
+        """The folder holds `commit` now: in its loaded state (saved later), or in its head,
+        saved at once (a state loaded later must not be older than what the run knows)."""
+        if s.name in self.states or s.name not in self.heads:
+            if self.states[s.name].commit != commit:
+                self.states[s.name].commit = commit
+                self.dirty_state.add(s.name)
+        elif self.heads[s.name].commit != commit:
+            self.heads[s.name] = self.heads[s.name]._replace(commit=commit)
+            save_scope_head(self.repo.common_dir, s.name, self.heads[s.name])
 
     def _synced_commit(self, s: Scope) -> str | None:
         """The commit the folder last matched, without loading its records."""

@@ -10,13 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from gitmem.folders import snapshot
 from gitmem.gitstore import BLOB_MODE
 from gitmem.scopes import Scope, hostname
+from gitmem.state import FileRecord, save_scope_head, scope_records
 from gitmem.syncwriteback import WriteBack
 from gitmem.treecheck import META_FILE, parse_meta
 
 if TYPE_CHECKING:
-    from gitmem.folders import Snapshot
+    from gitmem.folders import GitCheck, Snapshot
     from gitmem.privacy import PersonalCodec
 
 
@@ -38,7 +40,10 @@ class LocalCommit(WriteBack):
         repo = self.repo
         tip_tree = repo.read_commit(tip)[0]
         for s in scopes:
-            files, expected = snaps[s.name].files, self.expected[s.name]
+            snap = snaps[s.name]
+            if snap.unchanged:
+                continue
+            files, expected = snap.files, self._before(s, snap)
             if files == expected:
                 continue
             moved: dict[str, tuple[str, str | None]] = {}
@@ -68,14 +73,107 @@ class LocalCommit(WriteBack):
         if tree is None:
             return False
         for s in scopes:
-            self.expected[s.name] = dict(snaps[s.name].files)
+            if not (snaps[s.name].unchanged or snaps[s.name].few):
+                self.expected[s.name] = dict(snaps[s.name].files)
         if tree == tip_tree:
+            self._save_few(scopes, snaps, tip)
             return True
         commit = self._record_commit(ref, scopes, tip, tree, changes, None, merged_any=False)
+        self._save_few(scopes, snaps, commit)
         if codec is not None:  # only plaintext folders changed: the tip's form is kept
             codec.cache.form = [commit, *codec.wanted]
             codec.cache.dirty = True
         return True
+
+    # -- a few files among many: along git's list of changed paths ---------------------------
+
+    def _snapshot_few(self, ref: str, s: Scope, checked: GitCheck) -> Snapshot | None:
+        """The files git named (and the records apart from the index) alone, when the folder
+        held the ref's tip at the last sync and its index stays valid: the index's other
+        records are never made (memory and time at fifty thousand files). None: the whole
+        snapshot is needed (a file outside the folder, no index to trust, a moved ref)."""
+        head = self.heads[s.name]
+        if s.outside or s.name in self.dirty_state or not head.commit:
+            return None
+        if head.commit != self.repo.resolve(ref) or not s.path.is_dir():
+            return None
+        changed, unknown = checked
+        found = scope_records(self.repo.common_dir, s.name, head, changed)
+        if found is None:
+            return None
+        indexed, known = found
+        snap = snapshot(
+            self.repo,
+            s.path,
+            known,
+            s.exclude,
+            self.opts.progress,
+            s.prefix,
+            (changed | head.apart.keys(), unknown),
+        )
+        snap.few = True
+        self.few[s.name] = (indexed, known)
+        return snap
+
+    def _commit_few(
+        self, ref: str, scopes: list[Scope], snaps: Mapping[str, Snapshot], tip: str
+    ) -> bool:
+        """Commit folders of which some were snapshotted along git's list of changed paths, as
+        edits of `tip`'s tree; False (nothing written) when the general way is needed."""
+        if any(self._synced_commit(s) != tip for s in scopes):
+            return False
+        if all(
+            snaps[s.name].unchanged or snaps[s.name].files == self._before(s, snaps[s.name])
+            for s in scopes
+        ):
+            self._save_few(scopes, snaps, tip)  # nothing to commit; records may have moved
+            return True
+        return self._commit_edits(ref, scopes, snaps, tip)
+
+    def _before(self, s: Scope, snap: Snapshot) -> dict[str, str]:
+        """What the folder held at the last sync, as far as `snap` looked."""
+        if snap.few:
+            return {rel: r.oid for rel, r in self.few[s.name][1].items()}
+        return self.expected[s.name]
+
+    def _apart_after(self, s: Scope, snap: Snapshot) -> dict[str, FileRecord | None]:
+        """The records apart from the index once `snap` is saved (None: the index's is gone)."""
+        indexed, known = self.few[s.name]
+        apart = dict(self.heads[s.name].apart)
+        for rel in known.keys() | indexed.keys() | snap.records.keys():
+            record = snap.records.get(rel)
+            if record is not None:
+                apart[rel] = record
+            elif rel in indexed:
+                apart[rel] = None
+            else:
+                apart.pop(rel, None)
+        return apart
+
+    def _widen(self, s: Scope, snap: Snapshot) -> None:
+        """Make a snapshot of a few paths whole: the state's records (loaded now) with what it
+        found, as a snapshot of the whole folder would have been."""
+        _, known = self.few.pop(s.name)
+        files = {rel: oid for rel, oid in self.expected[s.name].items() if rel not in known}
+        files.update(snap.files)
+        snap.files, snap.few = files, False
+        self.states[s.name].files.update(snap.records)
+        self.dirty_state.add(s.name)
+
+    def _save_few(self, scopes: list[Scope], snaps: Mapping[str, Snapshot], commit: str) -> None:
+        """Save the state of each folder snapshotted along git's list: the index as it is, the
+        records apart from it, the commit the folder holds now."""
+        for s in scopes:
+            if snaps[s.name].few:
+                head = self.heads[s.name]
+                apart = self._apart_after(s, snaps[s.name])
+                self.heads[s.name] = head._replace(commit=commit, apart=apart)
+                save_scope_head(self.repo.common_dir, s.name, self.heads[s.name])
+                del self.few[s.name]
+                snaps[s.name].few = False
+                snaps[s.name].unchanged = True  # as its head says, now
+            else:
+                self._set_synced_commit(s, commit)
 
     def _sealed_edits(
         self,
@@ -174,7 +272,6 @@ class LocalCommit(WriteBack):
             # the commit holds exactly what the folders hold: the write-back has nothing to
             # do for it (no need to list and decode the tree just written)
             for s in scopes:
-                if self.states[s.name].commit != commit:
-                    self.states[s.name].commit = commit
-                    self.dirty_state.add(s.name)
+                if s.name not in self.few:  # saved with its records (_save_few)
+                    self._set_synced_commit(s, commit)
         return commit

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from gitmem.errors import UsageError
 
 if TYPE_CHECKING:
+    from gitmem.gitstore.base import Opening
     from gitmem.scopes import Project
 
 SCOPE_CHOICES = ("auto", "team", "agents", "local")
@@ -201,16 +202,30 @@ def directory(args: argparse.Namespace) -> str:
     return str(getattr(args, "directory", "."))
 
 
-def open_project_from(args: argparse.Namespace, remote: str | None = None) -> Project:
-    """The project of `-C` (or the current folder), for the remote the command names."""
+def open_project_from(
+    args: argparse.Namespace, remote: str | None = None, opening: Opening | None = None
+) -> Project:
+    """The project of `-C` (or the current folder), for the remote the command names.
+    `opening`: its git processes, started earlier (`start_opening`)."""
     from gitmem.gitstore import Repository
-    from gitmem.scopes import TRACKED_BY_BRANCH, open_project
+    from gitmem.scopes import open_project
 
+    if opening is None:
+        opening = start_opening(args)
     return open_project(
-        Repository(directory(args), tracked=TRACKED_BY_BRANCH),
+        Repository(opening=opening),
         remote=remote if remote is not None else getattr(args, "remote", None),
         memory_dir=getattr(args, "memory_dir", None),
     )
+
+
+def start_opening(args: argparse.Namespace, refs: bool = False) -> Opening:
+    """Start the git processes that open the project of `-C` (rev-parse, config, what the
+    branch tracks; `refs`: gitmem's refs too): a command imports its use case meanwhile."""
+    from gitmem.gitstore.base import Opening
+    from gitmem.projectpaths import TRACKED_BY_BRANCH
+
+    return Opening(directory(args), TRACKED_BY_BRANCH, refs)
 
 
 def echo(line: str = "") -> None:

@@ -7,7 +7,15 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from gitmem.cli.common import SCOPE_CHOICES, add_remote, command, echo, open_project_from, plural
+from gitmem.cli.common import (
+    SCOPE_CHOICES,
+    add_remote,
+    command,
+    echo,
+    open_project_from,
+    plural,
+    start_opening,
+)
 
 if TYPE_CHECKING:
     from gitmem.scopes import Project
@@ -67,9 +75,13 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.cli.hooks import run_as_hook
 
         return run_as_hook(args)
-    from gitmem.sync import SyncOptions, run_sync
-
-    project = open_project_from(args)
+    opening = start_opening(args, refs=True)  # git finds the project while Python imports
+    try:
+        from gitmem.sync import SyncOptions, run_sync
+    except BaseException:
+        opening.cancel()
+        raise
+    project = open_project_from(args, opening=opening)
     options = SyncOptions(
         mode=args.mode,
         scopes=tuple(args.scopes or ()),
@@ -90,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             result = run_sync(project, options)
         except BaseException:
-            forget_after_failure(project.repo.common_dir)
+            forget_after_failure(project.repo.git_dir)
             raise
     else:
         result = run_sync(project, options)

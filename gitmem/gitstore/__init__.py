@@ -12,11 +12,10 @@ Parts: process (running git), base (finding a repository, its config), objects, 
 
 TYPE_CHECKING = False  # not typing's: importing typing costs the merge driver's start-up
 if TYPE_CHECKING:
-    from gitmem.gitstore.base import TreeEntry
+    from gitmem.gitstore.base import OURS, TreeEntry
     from gitmem.gitstore.catfile import CatFile
     from gitmem.gitstore.objects import BLOB_MODE, EXEC_MODE, GITLINK_MODE, TREE_MODE
     from gitmem.gitstore.process import last_line, run_git
-    from gitmem.gitstore.refs import OURS
     from gitmem.gitstore.repository import Repository
     from gitmem.gitstore.standalone import (
         clone,
@@ -40,7 +39,7 @@ _PARTS = {
     "TREE_MODE": "objects",
     "last_line": "process",
     "run_git": "process",
-    "OURS": "refs",
+    "OURS": "base",
     "Repository": "repository",
     "clone": "standalone",
     "commit_all": "standalone",

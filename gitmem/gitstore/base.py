@@ -41,31 +41,28 @@ class TreeShape(NamedTuple):
 class GitDir:
     """One git repository (any worktree of it, or a bare one)."""
 
-    def __init__(self, path: str | os.PathLike[str] = ".", tracked: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ".",
+        tracked: Sequence[str] = (),
+        refs: bool = False,
+        opening: Opening | None = None,
+    ) -> None:
         """`tracked`: paths (from the top of the work tree) whose `is_tracked` answer is asked
         now, beside the config, while `rev-parse` finds the repository: three small git
-        processes at once instead of one after the other (every command starts with them)."""
-        start = Path(path)
-        if not start.is_dir():
-            raise NotARepository(
-                f"not a directory: {start}", "pass -C with a path inside a git repository"
-            )
-        early = _Early(start, tracked)
+        processes at once instead of one after the other (every command starts with them).
+        `refs`: our refs are read at the same time too (a sync asks for them next).
+        `opening`: those processes, started earlier (while the caller imported the rest)."""
+        if opening is None:
+            opening = Opening(path, tracked, refs)
+        start, early = opening.start, opening.early
         try:
-            proc = run_git(
-                [
-                    "rev-parse",
-                    "--is-bare-repository",
-                    "--absolute-git-dir",
-                    "--git-common-dir",
-                    "--show-toplevel",
-                ],
-                cwd=start,
-                check=False,
-            )
+            proc = opening.where.wait()
         except BaseException:
-            early.cancel()
+            opening.cancel()
             raise
+        finally:
+            opening.where.cancel()
         out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
         if proc.returncode != 0 and not (out and out[0] == "true"):
             early.cancel()
@@ -89,10 +86,11 @@ class GitDir:
         self._trees: dict[tuple[str, bool], dict[str, TreeEntry]] = {}
         self._ancestry: dict[tuple[str, str, str], str | None] = {}
         self._tracked: dict[str, bool] = {}
-        config, tracked_now = early.results(bare=self.is_bare)
+        config, tracked_now, refs_now = early.results(bare=self.is_bare)
         if config is not None:
             self._set_config(config)
         self._tracked.update(tracked_now)
+        self._refs = refs_now
 
     def git(
         self,
@@ -196,35 +194,88 @@ class GitDir:
 # with each value's scope (system, global, local, worktree, command): a question about one
 # file (`drivers status`: the global attributes file) needs no second process
 CONFIG_LIST = ("config", "-z", "--list", "--show-scope")
+OURS = ("refs/gitmem/", "refs/gitmem-remotes/")  # every ref gitmem reads or moves
+REFS_LIST = ("for-each-ref", "--format=%(objectname) %(refname)")
+
+
+def parse_refs(out: bytes) -> dict[str, str]:
+    """{ref: id} of what `REFS_LIST` printed."""
+    lines = out.decode("utf-8", "surrogateescape").splitlines()
+    return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines)}
+
+
+REV_PARSE = (
+    "rev-parse",
+    "--is-bare-repository",
+    "--absolute-git-dir",
+    "--git-common-dir",
+    "--show-toplevel",
+)
+
+
+class Opening:
+    """The git processes that open a repository, started now: `rev-parse` (where it is) and,
+    with `tracked`, the config listing, `ls-files` of those paths and (`refs`) our refs.
+    `GitDir(opening=...)` collects them; a caller can import what it needs meanwhile."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], tracked: Sequence[str] = (), refs: bool = False
+    ) -> None:
+        from gitmem.gitstore.process import Running
+
+        self.start = Path(path)
+        if not self.start.is_dir():
+            raise NotARepository(
+                f"not a directory: {self.start}", "pass -C with a path inside a git repository"
+            )
+        self.early = _Early(self.start, tracked, refs)
+        try:
+            self.where = Running(REV_PARSE, self.start, None)
+        except BaseException:
+            self.early.cancel()
+            raise
+
+    def cancel(self) -> None:
+        self.where.cancel()
+        self.early.cancel()
 
 
 class _Early:
     """The config listing and `ls-files` of some paths, started before the repository is
     found (both find it from `start` as rev-parse does) and collected once it is."""
 
-    def __init__(self, start: Path, tracked: Sequence[str]) -> None:
+    def __init__(self, start: Path, tracked: Sequence[str], refs: bool = False) -> None:
         from gitmem.gitstore.process import Running
 
         self.paths = list(tracked)
         self.config: Running | None = None
         self.listing: Running | None = None
+        self.refs: Running | None = None
         if not self.paths:
             return  # a caller that names no paths opens the repository as before: lazily
         self.config = Running(CONFIG_LIST, start, 60.0)
-        # `:(top)`: from the top of the work tree whatever folder `start` is, literally
-        self.listing = Running(
-            ["ls-files", "-z", "--full-name", "--", *(f":(top){p}" for p in self.paths)],
-            start,
-            60.0,
-            {"GIT_LITERAL_PATHSPECS": "0"},
-        )
+        try:
+            # `:(top)`: from the top of the work tree whatever folder `start` is, literally
+            self.listing = Running(
+                ["ls-files", "-z", "--full-name", "--", *(f":(top){p}" for p in self.paths)],
+                start,
+                60.0,
+                {"GIT_LITERAL_PATHSPECS": "0"},
+            )
+            if refs:
+                self.refs = Running([*REFS_LIST, *OURS], start, 60.0)
+        except BaseException:
+            self.cancel()
+            raise
 
-    def results(self, bare: bool) -> tuple[bytes | None, dict[str, bool]]:
-        """(config listing or None, {path: tracked} for the paths git answered)."""
+    def results(self, bare: bool) -> tuple[bytes | None, dict[str, bool], dict[str, str] | None]:
+        """(config listing or None, {path: tracked} for the paths git answered, our refs or
+        None: not asked, or git could not tell)."""
         if self.config is None or self.listing is None:
-            return None, {}
+            return None, {}, None
         try:
             config, listing = self.config.wait(), self.listing.wait()
+            listed = self.refs.wait() if self.refs is not None else None
         except BaseException:
             self.cancel()
             raise
@@ -234,10 +285,13 @@ class _Early:
             for path in self.paths:
                 inside = path + "/"
                 tracked[path] = any(n == path or n.startswith(inside) for n in names)
-        return (config.stdout if config.returncode == 0 else None), tracked
+        refs = None
+        if listed is not None and listed.returncode == 0:
+            refs = parse_refs(listed.stdout)
+        return (config.stdout if config.returncode == 0 else None), tracked, refs
 
     def cancel(self) -> None:
-        for running in (self.config, self.listing):
+        for running in (self.config, self.listing, self.refs):
             if running is not None:
                 running.cancel()
 

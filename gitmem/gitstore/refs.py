@@ -6,10 +6,9 @@ from __future__ import annotations
 import time
 
 from gitmem.errors import ConcurrentUpdate, GitError
-from gitmem.gitstore.base import GitDir
+from gitmem.gitstore.base import OURS, REFS_LIST, GitDir, parse_refs
 from gitmem.gitstore.process import last_line
 
-OURS = ("refs/gitmem/", "refs/gitmem-remotes/")
 REV_SYNTAX = "^~:{}?*[\\ "  # a name with one of these is an expression, not a plain ref
 
 
@@ -32,9 +31,7 @@ class RefStore(GitDir):
     def our_refs(self) -> dict[str, str]:
         """Every refs/gitmem* ref and its id: one process, then cached until a ref moves."""
         if self._refs is None:
-            out = self.git("for-each-ref", "--format=%(objectname) %(refname)", *OURS).stdout
-            lines = out.decode("utf-8", "surrogateescape").splitlines()
-            self._refs = {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines)}
+            self._refs = parse_refs(self.git(*REFS_LIST, *OURS).stdout)
         return self._refs
 
     def refs(self, prefix: str) -> dict[str, str]:

@@ -4,6 +4,7 @@ the folder that was pushed, in every kind of edit (changed, added, removed, in a
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from pathlib import Path
@@ -71,3 +72,89 @@ def test_a_push_of_a_few_files_lists_no_tree_and_reads_back_the_same(
     assert folder_bytes(world.scope_path(b)) == folder_bytes(memory)
     checked = world.ok("-C", str(b), "validate", USER_REF)  # exit 0: nothing refused
     assert checked.startswith("ok") or "0 errors" in checked
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("encrypt", ["off", "on"])
+def test_a_push_of_a_few_files_makes_only_their_records(
+    world: World, encrypt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A push along git's list of changed paths (Snapshot.few) reads the records of those
+    paths alone from the index, and leaves a state that is the whole folder's: another clone
+    reads back the folder, a skipped file keeps its last version, a later push finds nothing
+    new — and a push of more files than the state keeps apart writes the index afresh."""
+    from gitmem.gitstore import Repository, index
+    from gitmem.scopes import open_project
+    from gitmem.state import load_scope_state
+    from gitmem.sync import SyncOptions, run_sync
+
+    a, b = world.clone("a"), world.clone("b")
+
+    def rev(name: str) -> str:
+        return world.git("rev-parse", name, cwd=a).strip()
+
+    for clone in (a, b):
+        world.git("config", "gitmem.encrypt", encrypt, cwd=clone)
+    memory = world.scope_path(a)
+    _write(memory / "MEMORY.md", "# Memory\n- [One](topic-1.md) — one\n")
+    for i in range(1, 41):
+        _write(memory / f"topic-{i}.md", f"---\nname: t{i}\n---\nbody {i}\n")
+    world.ok("-C", str(a), "push", "-q")
+    time.sleep(2.1)  # ctimes two seconds old: the next sync puts every file in the index
+    world.ok("-C", str(a), "sync", "-q")
+    tip = rev(USER_REF)
+
+    real_read = index.read
+
+    def only_some(*args: object, **kwargs: object) -> object:
+        only = args[3] if len(args) > 3 else kwargs.get("only")
+        assert only is not None and len(only) < 10, "every record of the index was made"  # type: ignore[arg-type]
+        return real_read(*args, **kwargs)  # type: ignore[arg-type]
+
+    def push() -> list[str]:
+        with Repository(a) as repo:
+            result = run_sync(open_project(repo), SyncOptions(mode="push", lock_wait=5))
+        return sorted(result.refs[USER_REF].local_changes)
+
+    (memory / "topic-1.md").open("a").write("edit\n")
+    _write(memory / "fresh.md", "---\nname: fresh\n---\nnew\n")
+    (memory / "topic-2.md").unlink()
+    _write(memory / "sub" / "deep.md", "deep\n")
+    (memory / "topic-3.md").unlink()
+    (memory / "topic-3.md").symlink_to(memory / "topic-4.md")  # skipped: the ref keeps it
+    with monkeypatch.context() as m:
+        m.setattr(index, "read", only_some)
+        assert push() == [
+            "A auto/fresh.md",
+            "A auto/sub/deep.md",
+            "D auto/topic-2.md",
+            "M auto/topic-1.md",
+        ]
+        assert rev(f"{USER_REF}~1") == tip
+        after = rev(USER_REF)
+        assert push() == [] and rev(USER_REF) == after
+    world.ok("-C", str(b), "pull", "-q")
+    theirs, ours = folder_bytes(world.scope_path(b)), folder_bytes(memory)
+    assert theirs.pop("topic-3.md") == b"---\nname: t3\n---\nbody 3\n"  # skipped, kept
+    ours.pop("topic-3.md")
+    assert theirs == ours
+    # the state holds the whole folder as synced: what a full load reads
+    common = a / ".git"
+    state = load_scope_state(common, "auto")
+    assert state.commit == rev(USER_REF)
+    want = {rel: world.git("hash-object", str(memory / rel)).strip() for rel in ours}
+    old = b"---\nname: t3\n---\nbody 3\n"
+    want["topic-3.md"] = hashlib.sha1(b"blob %d\0" % len(old) + old).hexdigest()
+    assert state.oids() == want
+    # more files than the state keeps apart: the index is written afresh, nothing is lost
+    time.sleep(2.1)
+    for i in range(300):
+        _write(memory / "many" / f"m{i}.md", f"many {i}\n")
+    assert len(push()) == 300
+    rewritten = load_scope_state(common, "auto")
+    assert rewritten.index != state.index
+    assert rewritten.oids().keys() == folder_bytes(memory).keys()
+    world.ok("-C", str(b), "pull", "-q")
+    theirs, ours = folder_bytes(world.scope_path(b)), folder_bytes(memory)
+    theirs.pop("topic-3.md"), ours.pop("topic-3.md")
+    assert theirs == ours

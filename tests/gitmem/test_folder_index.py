@@ -4,6 +4,7 @@ the state does not name (a crash between the two writes) is never trusted."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -345,6 +346,18 @@ def test_an_index_round_trips_every_stat_git_keeps(tmp_path: Path) -> None:
             for p, oid, ctime, mtime, dev, ino, uid, gid, size in entries
         }
         assert read(path, "0" * len(checksum), FileRecord) is None
+        # `only`: the records of those paths alone, whatever else the index holds — a long
+        # name, a name that is the tail or the head of another, names it does not hold
+        whole = read(path, checksum, FileRecord)
+        assert whole is not None
+        names = [p for p, *_ in entries]
+        for picked in itertools.chain.from_iterable(
+            itertools.combinations(names, n) for n in range(len(names) + 1)
+        ):
+            asked = {*picked, ".md", "a.m", "x" * 5000 + ".md", long_name + "x", "b.md"}
+            assert read(path, checksum, FileRecord, asked) == {
+                p: r for p, r in whole.items() if p in asked
+            }
 
 
 @pytest.mark.slow

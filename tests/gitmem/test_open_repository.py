@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.gitstore import Repository
-from gitmem.scopes import TRACKED_BY_BRANCH
+from gitmem.projectpaths import TRACKED_BY_BRANCH
 
 PATHS = (*TRACKED_BY_BRANCH, "notes", "notes.md")
 
@@ -29,6 +29,8 @@ def repo(tmp_path: Path) -> Path:
     _git(root, "add", ".claude", "notes.md", "sub")
     _git(root, "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "init")
     _git(root, "config", "gitmem.hub", "/somewhere")
+    for ref in ("refs/gitmem/team", "refs/gitmem-remotes/origin/team", "refs/heads/other"):
+        _git(root, "update-ref", ref, "HEAD")
     return root
 
 
@@ -39,16 +41,20 @@ def test_answers_asked_at_open_equal_the_ones_asked_later(
 ) -> None:
     if literal:  # a user's setting must not turn `:(top)` into a file name
         monkeypatch.setenv("GIT_LITERAL_PATHSPECS", "1")
-    early = Repository(repo / where, tracked=PATHS)
+    early = Repository(repo / where, tracked=PATHS, refs=True)
+    assert early._refs is not None  # listed while the repository was found
     late = Repository(repo / where)
     assert early.git_dir == late.git_dir and early.toplevel == late.toplevel
     assert early.config() == late.config()
     assert early.config_get("gitmem.hub") == "/somewhere"
     asked = {p: early.is_tracked(p) for p in PATHS}
     assert asked == {p: late.is_tracked(p) for p in PATHS}
+    assert early.our_refs() == late.our_refs()
+    assert sorted(early.our_refs()) == ["refs/gitmem-remotes/origin/team", "refs/gitmem/team"]
     assert asked == {
         ".claude/agent-memory": True,
         "CLAUDE.local.md": False,
+        ".claude/agent-memory-local": False,
         "notes": False,
         "notes.md": True,
     }
