@@ -56,15 +56,14 @@ from merge_drivers.indexdoc import (
     bullet_body,
     declared,
     fence,
-    heading_level,
     is_comment_start,
-    is_open,
     link_target,
     measure,
     parse,
     render,
     render_nodes,
 )
+from merge_drivers.indexorder import canonical_order, fold_copies
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.rank import Rank, rank_of, reason
 
@@ -272,10 +271,10 @@ def merge_index(
             anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
     _keep_filed_headings(bn, so, st, chosen, base_pos)
-    order = _fold_copies(_order(base_order, base_pos, chosen), chosen)
+    nodes = {k: c.node for k, c in chosen.items()}
+    order = fold_copies(canonical_order(base_order, base_pos, nodes), nodes)
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
-    nodes = {k: c.node for k, c in chosen.items()}
     spilled: set[Key] = set()
     if caps:
         spilled = spill(order, nodes, lambda k: chosen[k].rank)
@@ -561,88 +560,3 @@ def merge_block(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
     sides = [(x + "\n").encode() for x in (base, win, lose)]
     body, res = merge_body("", sides[0], sides[1], sides[2], "win", "", by_line=one, by_hunk=tie)
     return body.decode().removesuffix("\n"), any(r.winner == "win" for r in res)
-
-
-def _fold_copies(order: list[Key], chosen: dict[Key, _Chosen]) -> list[Key]:
-    """One plain bullet per text and section of the result: two items that a deleted heading
-    (or a side that moved one) put into one section are one item, the first — what reading the
-    result back would make of them, so every merge order writes the same."""
-    seen: set[tuple[str, str]] = set()
-    sections: list[tuple[int, str]] = []
-    out: list[Key] = []
-    for key in order:
-        nd = chosen[key].node
-        if nd.kind == "head":
-            level = heading_level(nd.text)
-            while sections and sections[-1][0] >= level:
-                sections.pop()
-            if level >= 2:
-                sections.append((level, key[2]))
-        elif nd.kind == "entry" and not nd.target:
-            mark = (sections[-1][1] if sections else "", key[2])
-            if mark in seen:
-                continue
-            seen.add(mark)
-        out.append(key)
-    return out
-
-
-def _by_text(key: Key) -> tuple[str, str, str, int]:
-    """Siblings sort by kind and text, their section last: a bullet a merge moves into another
-    section (its heading deleted) keeps its place among the new items there."""
-    return (key[0], key[2], key[1], key[3])
-
-
-def _order(
-    base_order: list[Key], base_pos: dict[Key, int], chosen: dict[Key, _Chosen]
-) -> list[Key]:
-    """The canonical order: a function of the chosen items, their anchors and the base only."""
-    survivor: dict[Key, Key] = {}
-    last = START
-    for key in base_order:
-        if key[0] == "h":
-            if key in chosen:
-                last = key
-            survivor[key] = last
-    sections: dict[Key, list[Key]] = {}  # anchor -> new non-heading items
-    subheads: dict[Key, list[Key]] = {}  # base heading (or START) -> new headings
-    first: list[Key] = []
-    final: list[Key] = []
-    for key, c in chosen.items():
-        nd = c.node
-        if nd.kind == "fm":
-            first.append(key)
-            continue
-        if is_open(nd.kind, nd.text):
-            final.append(key)
-            continue
-        if key in base_pos:
-            continue
-        a = nd.anchor
-        a = survivor.get(a, START) if a in base_pos or a not in chosen else a
-        if nd.kind == "head":
-            if a != START and a not in base_pos:
-                a = START
-            subheads.setdefault(a, []).append(key)
-        else:
-            sections.setdefault(a, []).append(key)
-    out = sorted(first)
-
-    def flush(root: Key) -> None:
-        out.extend(sorted(sections.get(root, ()), key=_by_text))
-        for h in sorted(subheads.get(root, ()), key=_by_text):
-            out.append(h)
-            out.extend(sorted(sections.get(h, ()), key=_by_text))
-
-    root = START
-    skip = set(first) | set(final)
-    for key in base_order:
-        if key not in chosen or key in skip:
-            continue
-        if key[0] == "h":
-            flush(root)
-            root = key
-        out.append(key)
-    flush(root)
-    out.extend(sorted(final))
-    return out

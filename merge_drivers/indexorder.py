@@ -1,0 +1,93 @@
+"""The order of a merged `MEMORY.md`: base items in base order (or the order of a side that
+reorganized them), new items at the end of the section of their anchor. A function of the
+chosen items, their anchors and the base only, never of which merge came first: that is what
+makes three replicas converge. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from merge_drivers.indexdoc import START, Key, Node, heading_level, is_open
+
+
+def fold_copies(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
+    """One plain bullet per text and section of the result: two items that a deleted heading
+    (or a side that moved one) put into one section are one item, the first — what reading the
+    result back would make of them, so every merge order writes the same."""
+    seen: set[tuple[str, str]] = set()
+    sections: list[tuple[int, str]] = []
+    out: list[Key] = []
+    for key in order:
+        nd = nodes[key]
+        if nd.kind == "head":
+            level = heading_level(nd.text)
+            while sections and sections[-1][0] >= level:
+                sections.pop()
+            if level >= 2:
+                sections.append((level, key[2]))
+        elif nd.kind == "entry" and not nd.target:
+            mark = (sections[-1][1] if sections else "", key[2])
+            if mark in seen:
+                continue
+            seen.add(mark)
+        out.append(key)
+    return out
+
+
+def by_text(key: Key) -> tuple[str, str, str, int]:
+    """Siblings sort by kind and text, their section last: a bullet a merge moves into another
+    section (its heading deleted) keeps its place among the new items there."""
+    return (key[0], key[2], key[1], key[3])
+
+
+def canonical_order(
+    base_order: list[Key], base_pos: dict[Key, int], nodes: dict[Key, Node]
+) -> list[Key]:
+    """The canonical order: a function of the chosen items, their anchors and the base only."""
+    survivor: dict[Key, Key] = {}
+    last = START
+    for key in base_order:
+        if key[0] == "h":
+            if key in nodes:
+                last = key
+            survivor[key] = last
+    sections: dict[Key, list[Key]] = {}  # anchor -> new non-heading items
+    subheads: dict[Key, list[Key]] = {}  # base heading (or START) -> new headings
+    first: list[Key] = []
+    final: list[Key] = []
+    for key, nd in nodes.items():
+        if nd.kind == "fm":
+            first.append(key)
+            continue
+        if is_open(nd.kind, nd.text):
+            final.append(key)
+            continue
+        if key in base_pos:
+            continue
+        a = nd.anchor
+        a = survivor.get(a, START) if a in base_pos or a not in nodes else a
+        if nd.kind == "head":
+            if a != START and a not in base_pos:
+                a = START
+            subheads.setdefault(a, []).append(key)
+        else:
+            sections.setdefault(a, []).append(key)
+    out = sorted(first)
+
+    def flush(root: Key) -> None:
+        out.extend(sorted(sections.get(root, ()), key=by_text))
+        for h in sorted(subheads.get(root, ()), key=by_text):
+            out.append(h)
+            out.extend(sorted(sections.get(h, ()), key=by_text))
+
+    root = START
+    skip = set(first) | set(final)
+    for key in base_order:
+        if key not in nodes or key in skip:
+            continue
+        if key[0] == "h":
+            flush(root)
+            root = key
+        out.append(key)
+    flush(root)
+    out.extend(sorted(final))
+    return out
