@@ -51,6 +51,11 @@ NOTE_PREFIX = "sealed:"
 MAX_ROTATIONS = 64  # key changes followed back to the last key this machine trusted
 MAX_KEYS_FOLLOWED = 256  # key files (grants, rotations) whose names `log PATH` follows
 NOTE_AD = "gitmem commit note"
+FIRST_PLAINTEXT_HINT = (
+    "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
+    "from before encryption), run gitmem sync once on a machine that synced it before (that "
+    "encrypts it), or git config gitmem.encrypt off here; if not, delete it on the remote"
+)
 REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "
     "Inspect it with git log, then run gitmem sync again once it is repaired"
@@ -270,8 +275,19 @@ class PersonalCodec:
         except NoAccess:
             ours = None  # we could not open it then: nothing was pinned
         where = f"commit {remote[:12]} of {self.ref}"
-        if ours is None or ours.keyring is None:
-            return theirs  # first contact: trust on first use
+        if ours is None:  # first contact: what the remote's key sealed is trusted on first use
+            plain = sorted(
+                (set(self.wanted) - theirs.sealed) & {p.split("/", 1)[0] for p in theirs.files}
+            )
+            if plain:  # but anyone who can push can plant plaintext, in your name
+                raise DecryptError(
+                    f"{where} holds plaintext under {plain[0]}/, which this machine encrypts, "
+                    "and nothing here vouches for it",
+                    FIRST_PLAINTEXT_HINT,
+                )
+            return theirs
+        if ours.keyring is None:
+            return theirs  # plaintext synced here before: re-written encrypted on the next push
         from gitmem.policy import unsealed
 
         downgraded = unsealed(self.wanted, ours.sealed, theirs.sealed, theirs.files)

@@ -336,6 +336,7 @@ class Syncer(RemoteChecks):
         return base
 
     def _snapshot(self, ref: str, s: Scope, check: FolderCheck | None = None) -> Snapshot:
+        self.few.pop(s.name, None)  # what an earlier round looked at along git's list
         if check is None:
             check = self._start_check(s)
         head = self.heads.get(s.name) if s.name not in self.states else None

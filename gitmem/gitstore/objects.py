@@ -52,6 +52,20 @@ def _find(data: bytes, width: int, names: set[bytes]) -> dict[bytes, tuple[bytes
     }
 
 
+def _locate(
+    data: bytes, width: int, names: set[bytes]
+) -> dict[bytes, tuple[bytes, bytes, int, int]]:
+    """{name: (mode, binary id, start, end)} of the entries of one tree object named in
+    `names`; a name there twice (no tree git writes) does not fit an edit."""
+    found: dict[bytes, tuple[bytes, bytes, int, int]] = {}
+    for name, mode, start, stop in _scan(data, width):
+        if name in names:
+            if name in found:
+                raise _Misfit(name)
+            found[name] = (mode, data[stop - width : stop], start, stop)
+    return found
+
+
 def signature_batches() -> Iterator[int]:
     """How many commits each round of the signature check verifies: the tip alone first (a
     refused push is refused at once), then more at a time (a long good history, few rounds)."""
@@ -251,7 +265,8 @@ class ObjectEncoding(TreeDiff):
         touched = {n for n, _, _ in here} | {h.encode("utf-8", "surrogateescape") for h in below}
         # the touched names only, as they are and then as they will be; every other entry is
         # copied through as the bytes it is (a folder of 50,000 files is one pass, no dict)
-        entries = _find(data, width, touched)
+        located = _locate(data, width, touched)
+        entries = {name: (mode, raw) for name, (mode, raw, _, _) in located.items()}
         tree_mode = TREE_MODE.encode()
         for name, before, _ in here:  # what a path holds now must be what the caller saw
             current = entries.get(name)
@@ -276,6 +291,22 @@ class ObjectEncoding(TreeDiff):
                 if entries.get(name, (b"",))[0] == tree_mode:
                     raise _Misfit(name)  # a folder took the name
                 entries[name] = (after[0].encode(), bytes.fromhex(after[1]))
+        if all(
+            name in located and (located[name][0] == tree_mode) == (mode == tree_mode)
+            for name, (mode, _) in entries.items()
+        ):
+            # every entry there will be takes the place of one that was (same name, a file
+            # still a file, a folder still a folder): the order is kept, splice them in
+            spliced, run = [], 0
+            for name, (_, _, start, stop) in sorted(located.items(), key=lambda kv: kv[1][2]):
+                spliced.append(data[run:start])
+                if name in entries:
+                    mode, raw = entries[name]
+                    spliced.append(b"%s %s\0%s" % (mode, name, raw))
+                run = stop
+            spliced.append(data[run:])
+            body = b"".join(spliced)
+            return self.write_object("tree", body) if body else None
         # git orders a tree's entries by name, a folder's as if it ended in "/"
         new = sorted(
             (n + b"/" if m == tree_mode else n, b"%s %s\0%s" % (m, n, raw))

@@ -114,6 +114,10 @@ def test_editing_a_tree_gives_the_id_of_writing_the_edited_listing(store: Store)
     assert store.edit_tree(tree, {"new.md": (blob[0], (BLOB_MODE, blob[1]))}) is None
     assert store.edit_tree(tree, {"d": ("", (BLOB_MODE, blob[1]))}) is None
     assert store.edit_tree(tree, {"y.md/z.md": ("", (BLOB_MODE, blob[1]))}) is None
+    # a name twice in one tree (no git writes that; a hostile remote might): not edited
+    raw = bytes.fromhex(blob[0])
+    twice = store.write_object("tree", b"100644 a.md\0" + raw + b"100644 a.md\0" + raw)
+    assert store.edit_tree(twice, {"a.md": (blob[0], (BLOB_MODE, blob[1]))}) is None
 
 
 def test_refs_move_only_by_compare_and_swap(store: Store) -> None:

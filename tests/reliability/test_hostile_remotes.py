@@ -21,11 +21,10 @@ import pytest
 
 from tests.reliability.conftest import Record, Sizes
 from tests.reliability.harness import Plumbing, broken_gitmem_refs
-from tests.support.world import REPO_ROOT, World
+from tests.support.world import BUILD_AND_DEPLOY, REPO_ROOT, TOPIC, World, write_files
 
 TEAM = "refs/gitmem/team"
 USER = "refs/gitmem/users/tester@example.com"
-TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nRun make -j.\n"
 BOMB = (
     "---\nname: bomb\ndescription: billion laughs\ntype: project\n"
     'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
@@ -104,12 +103,7 @@ def synced_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     world = World(base / "world")
     world.make_remote()
     a, b = world.clone("a"), world.clone("b")
-    fa = world.scope_path(a, "auto")
-    (fa / "team").mkdir(parents=True)
-    (fa / "MEMORY.md").write_text("- [Build](build.md) — how to build\n")
-    (fa / "build.md").write_text(TOPIC)
-    (fa / "team" / "MEMORY.md").write_text("- [Deploy](deploy.md) — how we deploy\n")
-    (fa / "team" / "deploy.md").write_text(TOPIC.replace("build", "deploy"))
+    fa = write_files(world.scope_path(a, "auto"), BUILD_AND_DEPLOY)
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
     (base / "auto-folder").write_text(str(fa))
