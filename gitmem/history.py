@@ -12,6 +12,8 @@ from gitmem.scopes import Project, Scope, shown, shown_diff
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass
+
+    from gitmem.gitstore import Repository
 else:
     from gitmem.records import dataclass
 
@@ -158,6 +160,8 @@ def lost_in_pull(project: Project, ref: str, mine: str, tip: str) -> list[str]:
     """Edits of commit `mine` that a merge made elsewhere (in mine..tip) resolved against."""
     repo = project.repo
     out: list[str] = []
+    if _no_merge_between(repo, mine, tip):
+        return out  # the usual pull: commits of one parent each down to ours
     for row in _resolving_merges(project, ref, f"{mine}..{tip}", 50):
         parents = repo.read_commit(row["commit"])[1]
         if len(parents) != 2:
@@ -169,6 +173,20 @@ def lost_in_pull(project: Project, ref: str, mine: str, tip: str) -> list[str]:
         who = (repo.log(winner, None, 1) or [{"author": "another machine"}])[0]["author"]
         out += losses(row["resolved"].split("\x1d"), side, who)
     return out
+
+
+def _no_merge_between(repo: Repository, mine: str, tip: str, steps: int = 16) -> bool:
+    """True when `tip` reaches `mine` through at most `steps` commits of one parent each (read
+    in-process): no merge commit in mine..tip, so none resolved against us (no `git log`)."""
+    commit = tip
+    for _ in range(steps):
+        if commit == mine:
+            return True
+        parents = repo.read_commit(commit)[1]
+        if len(parents) != 1:
+            return False
+        commit = parents[0]
+    return commit == mine
 
 
 def memory_diff(project: Project, rev: str | None, path: str | None) -> str:

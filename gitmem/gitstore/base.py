@@ -111,10 +111,12 @@ class GitDir:
         return ["--git-dir", str(self.git_dir), *args], self.toplevel or self.git_dir
 
     def start(self, *args: str, timeout: float, env: Mapping[str, str] | None = None) -> Running:
-        """`git(...)` started in the background; `.wait()` for its result."""
+        """`git(...)` started in the background; `.wait()` for its result. The ref cache is
+        kept while it runs (what the caller reads meanwhile is as it was when it started: a
+        fetch moves only remote-tracking refs, and only at its end); a caller whose command
+        moves refs calls `forget_refs` once it is done, as `PendingFetch` does."""
         from gitmem.gitstore.process import Running
 
-        self._refs = None  # it may move refs: read them again once it is done
         argv, cwd = self.command(*args)
         return Running(argv, cwd, timeout, env)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from gitmem.errors import GitError
 from gitmem.gitstore.base import TreeEntry
 
 TREE_MODE = b"40000"
@@ -78,8 +79,8 @@ class TreeDiff:
         walk = _Walk(self, 32 if self.object_format == "sha256" else 20, max_changes, max_bytes)
         try:
             walk.folder("", old, new, 1, max_depth)
-        except (_GiveUp, ValueError, KeyError):
-            return None
+        except (_GiveUp, ValueError, KeyError, GitError):
+            return None  # GitError: an object of the old tree is gone (the caller reads all)
         return TreeChanges(walk.changes, walk.entries, walk.tree_bytes, walk.depth)
 
 
