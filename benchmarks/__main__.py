@@ -28,7 +28,11 @@ FAMILIES: dict[str, Callable[[Context], list[Row]]] = {
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="small sizes, 2 runs (CI smoke test)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="small sizes, 2 runs, no settling waits (CI smoke test)",
+    )
     parser.add_argument("--runs", type=int, help="timed runs per side (default 7, quick 2)")
     parser.add_argument(
         "--out", type=Path, default=Path(__file__).parent, help="where results.* go"

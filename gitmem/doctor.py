@@ -182,21 +182,22 @@ def hooks_installed(project: Project) -> bool:
     """A gitmem hook of Claude Code in the project's or the user's settings (one is enough)."""
     from gitmem.hooks import status as hook_status
 
-    root = None if project.repo.is_bare else project.root
+    root = None if project.repo.is_bare else project.tree
     return any(any(h.installed.values()) for h in hook_status(root))
 
 
 def _hooks(project: Project, checkup: Checkup) -> None:
+    from gitmem.hooks import install_step
     from gitmem.hooks import status as hook_status
 
-    found = [h for h in hook_status(None if project.repo.is_bare else project.root)]
+    found = [h for h in hook_status(None if project.repo.is_bare else project.tree)]
     installed = [h for h in found if any(h.installed.values())]
     if not installed:
         checkup.add(
             "hooks",
             ADVICE,
             "no Claude Code hooks: memory syncs only when you run gitmem sync",
-            "gitmem hooks install --claude",
+            install_step(None if project.repo.is_bare else project.tree),
         )
     for h in installed:
         missing = [event for event, command in h.installed.items() if not command]
@@ -366,7 +367,10 @@ def next_steps(project: Project, status: Status) -> list[str]:
     if any(s.missing for s in status.scopes):
         steps.append("gitmem sync restores the missing folder")
     if not hooks_installed(project):
-        steps.append("sync at every Claude Code session: gitmem hooks install --claude")
+        from gitmem.hooks import install_step
+
+        root = None if project.repo.is_bare else project.tree
+        steps.append(f"sync at every Claude Code session: {install_step(root)}")
     tracked = any(
         s.name == "agents" and not s.synced and "tracked" in s.note for s in status.scopes
     )
@@ -388,7 +392,7 @@ def linked_worktree_local_file(project: Project) -> str | None:
     synced = next(
         (p for s in project.scopes if s.name == "local" and s.pushable for _, p in s.outside), None
     )
-    if here is None or synced is None or here == project.root or not synced.is_file():
+    if here is None or synced is None or here == project.tree or not synced.is_file():
         return None
     mine = here / LOCAL_FILE
     if os.path.lexists(mine) and os.path.realpath(mine) == os.path.realpath(synced):

@@ -26,14 +26,14 @@ def wanted_excludes(project: Project, existing_only: bool) -> list[str]:
         return []
     lines: list[str] = []
     for scope in project.scopes:
-        rel = _inside(project.root, scope.path)
+        rel = _inside(project.tree, scope.path)
         if rel is None or (existing_only and not scope.path.exists()):
             continue
         if scope.name == "agents" and not scope.pushable:
             continue  # tracked on the branch: git owns it
         lines.append(f"/{rel}/")
     for name in (LOCAL_FILE, HOOK_SETTINGS):
-        if not existing_only or (project.root / name).exists():
+        if not existing_only or (project.tree / name).exists():
             lines.append(f"/{name}")
     return list(dict.fromkeys(lines))
 

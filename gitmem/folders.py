@@ -12,7 +12,7 @@ import itertools
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -348,16 +348,18 @@ def materialize(
     records: Mapping[str, FileRecord],
     progress: Progress | None = None,
     extra: Mapping[str, Path] | None = None,
+    paths: Iterable[str] | None = None,
 ) -> Materialized:
     """Turn `folder` from `expected` (what the last sync left there) into `target`.
 
     Files whose disk bytes no longer equal `expected` are left alone and listed in
     `changed_meanwhile` so the caller can merge them and try again. `extra`: as for snapshot.
+    `paths`: the only paths where `target` may differ from `expected`, when the caller knows.
     """
     now = time.time()
     extra = extra or {}
     done = Materialized(records={p: r for p, r in records.items() if p in expected})
-    for rel in sorted(set(expected) | set(target)):
+    for rel in sorted(set(expected) | set(target) if paths is None else paths):
         want, was = target.get(rel), expected.get(rel)
         if want == was:
             continue

@@ -79,13 +79,27 @@ def settings_path(where: str, root: Path | None) -> Path:
     return root / LOCAL_SETTINGS
 
 
+def links_out(root: Path) -> Path | None:
+    """Where the project's `.claude` folder really is, when a link leads it out of the project
+    (then `install --project` is refused: suggest `--user`)."""
+    real = Path(os.path.realpath(root / ".claude"))
+    return None if str(real).startswith(str(Path(os.path.realpath(root))) + os.sep) else real
+
+
+def install_step(root: Path | None) -> str:
+    """The `hooks install` that works for this project."""
+    if root is not None and links_out(root) is not None:
+        return "gitmem hooks install --claude --user (.claude links out of the project)"
+    return "gitmem hooks install --claude"
+
+
 def _inside_project(where: str, root: Path | None, path: Path) -> None:
     """Before writing the project's settings: a committed `.claude -> elsewhere` must not lead
     the write out of the project (a user's own settings file may be a dotfiles link)."""
     if where == "user" or root is None:
         return
-    real = Path(os.path.realpath(path.parent))
-    if not str(real).startswith(str(Path(os.path.realpath(root))) + os.sep):
+    real = links_out(root)
+    if real is not None:
         raise UsageError(
             f"{path.parent} is a symbolic link to {real}, outside the project {root}",
             "replace the link with a real .claude folder, or use --user; nothing was written",

@@ -8,7 +8,7 @@ team index) and stops. Anything else — no record, another folder, changed git 
 Code settings, environment or scope folders, a ref that moved, a failed fetch, a lock held —
 hands over to the full hook, which runs exactly as before and records again.
 
-The record, `<common-dir>/gitmem/hook-start` (gitmem/quickstart.py), is written by the full
+The record, `<git-dir>/gitmem/hook-start` (gitmem/quickstart.py), is written by the full
 hook inside the sync's lock at the end of a run that succeeded (`record`); it holds only what
 that run decided (the fetch's command line, the refs after it, the team index's path), never
 memory. The fetch is replayed as a dry run: it brings objects but moves no ref (the
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from gitmem.scopes import Project
 
-MARKER = "hook-start"  # the record, in <common-dir>/gitmem/ (gitmem/quickstart.py)
+MARKER = "hook-start"  # the record, in <git-dir>/gitmem/ (gitmem/quickstart.py)
 MAX_PAYLOAD = 1 << 20
 
 

@@ -166,14 +166,18 @@ def _read_json(path: Path) -> dict[str, object]:
     return data if isinstance(data, dict) else {}
 
 
-def _workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
+def claude_state_file(env: Mapping[str, str]) -> Path:
+    """Claude Code's own state (`~/.claude.json`): which workspaces the user trusted."""
     config_dir = env.get("CLAUDE_CONFIG_DIR")
-    state = (
+    return (
         Path(os.path.expanduser(config_dir)) / ".claude.json"
         if config_dir
         else Path.home() / ".claude.json"
     )
-    projects = _read_json(state).get("projects")
+
+
+def _workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
+    projects = _read_json(claude_state_file(env)).get("projects")
     if not isinstance(projects, dict):
         return False
     entry = projects.get(str(root))
@@ -198,6 +202,19 @@ def _auto_memory_setting(root: Path, env: Mapping[str, str]) -> tuple[str, str] 
         if isinstance(value, str) and value.strip():
             found = (value.strip(), origin)
     return found
+
+
+def depends_on_trust(root: Path) -> bool:
+    """Whether the auto memory folder depends on the workspace trust in `claude_state_file`:
+    only when a project settings file names `autoMemoryDirectory` (Claude Code rewrites that
+    state file at every session, so a check that watched it always would never be quick)."""
+    return any(
+        isinstance(value, str) and value.strip()
+        for value in (
+            _read_json(root / ".claude" / name).get("autoMemoryDirectory")
+            for name in ("settings.json", "settings.local.json")
+        )
+    )
 
 
 def auto_memory_location(root: Path, env: Mapping[str, str] | None = None) -> tuple[Path, str]:

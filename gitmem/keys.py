@@ -73,6 +73,9 @@ def list_recipients(project: Project) -> list[str]:
 
     repo = project.repo
     tip = repo.resolve(project.user_ref)
+    fetched = tip is None and project.remote is not None
+    if fetched:  # nothing synced here yet, but a sync may have fetched the remote's
+        tip = repo.resolve(project.tracking_ref(project.user_ref))
     if tip is None:
         return []
     try:
@@ -85,7 +88,8 @@ def list_recipients(project: Project) -> list[str]:
     try:
         key = personal_codec(repo, project.user_ref).unlock(keyfiles[SCOPE_KEY_FILE])
     except NoAccess:
-        raise _not_granted(project) from None
+        label = project.route(project.user_ref).label if fetched else None
+        raise _not_granted(project, label) from None
     try:
         return list(open_json(key, RECIPIENTS_FILE, repo.read_blob(keyfiles[RECIPIENTS_FILE])))
     except ValueError:
@@ -125,10 +129,12 @@ def _current(project: Project, codec: PersonalCodec | None = None) -> Decoded | 
         raise _not_granted(project) from None
 
 
-def _not_granted(project: Project) -> UsageError:
+def _not_granted(project: Project, remote: str | None = None) -> UsageError:
+    """This machine is not among the recipients; `remote`: the key exists only there so far."""
     machine = load_machine_key()
+    where = f"{project.user_ref} on {remote}" if remote else project.user_ref
     return UsageError(
-        f"this machine cannot open {project.user_ref}: it was not granted the key",
+        f"this machine cannot open {where}: your personal memory has a key, not granted here",
         f"on a machine that has it run: gitmem key grant '{machine.recipient}'"
         if machine
         else "run gitmem key init here, then gitmem key grant <it> on a machine that has the key",

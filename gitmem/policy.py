@@ -386,37 +386,86 @@ def check_entries(
     total = 0
     for path, entry in entries.items():
         total += entry.size or 0
-        if entry.kind != "blob" or entry.mode not in ("100644", "100755"):
-            what = {"120000": "a symbolic link", "160000": "a submodule"}.get(
-                entry.mode, entry.kind
-            )
-            findings.append(_found(path, "GM103", f"{what}; memory refs hold plain files only"))
-            continue
-        if _encrypted_name(path, encrypted):
-            continue  # ciphertext: a hex name and bytes no one reads as text
-        bad_name = check_name(path) if path not in named else None
-        if bad_name:
-            findings.extend(bad_name)
-            continue
-        if path.split("/", 1)[0] not in tops:
-            continue  # reported once by the layout check
-        if path.split("/", 1)[0] in encrypted:
-            findings.append(_found(path, "GM160", "plaintext file in an encrypted scope"))
-            continue
-        if (entry.size or 0) > MAX_BLOB_BYTES:
-            findings.append(_found(path, "GM105", f"{entry.size} bytes (limit {MAX_BLOB_BYTES})"))
-            continue
-        if path == META_FILE:
-            findings.extend(_check_meta(read(entry.oid)))
-        elif path not in KEY_FILES and entry.oid not in known:
-            findings.extend(check_content(path, read(entry.oid)))
-    if total > MAX_TOTAL_BYTES:
-        findings.append(_found(ref, "GM105", f"{total} bytes in all (limit {MAX_TOTAL_BYTES})"))
+        findings.extend(_check_entry(path, entry, tops, encrypted, read, known, named))
+    findings.extend(_check_total(ref, total))
     if links:
         findings.extend(_check_links(entries, read))
+    return _in_order(findings)
+
+
+def check_changed(
+    changed: Mapping[str, Entry | None],
+    files: int,
+    total: int,
+    auto_sealed: bool,
+    ref: str,
+    read: Callable[[str], bytes],
+) -> list[Finding]:
+    """The findings `check_entries` gives a tree that differs from a tree that passed it
+    only in the entries `changed` (their new entries, None: removed), given the new tree's
+    `files` and `total` bytes: each changed entry is checked as the whole check checks it;
+    the unchanged ones passed. Not the case-folding warning (GM107) or the link warnings,
+    which only validate shows. The caller keeps the encrypted layout (`auto_sealed`: the
+    manifest under auto/) as it was, or checks the whole tree."""
+    if files > MAX_FILES:
+        return [_found(ref, "GM105", f"{files} files (limit {MAX_FILES})")]
+    tops = tops_for(ref)
+    encrypted = ALWAYS_ENCRYPTED | ({"auto"} if auto_sealed else set())
+    findings: list[Finding] = []
+    for path, entry in changed.items():
+        if entry is None:
+            if path == META_FILE:
+                findings.append(_found(META_FILE, "GM109", f"no {META_FILE}: not a gitmem ref"))
+            continue
+        top = _check_top(path, tops)
+        if top is not None:
+            findings.append(top)
+        findings.extend(_check_entry(path, entry, tops, encrypted, read))
+    findings.extend(_check_total(ref, total))
+    return _in_order(findings)
+
+
+def _in_order(findings: list[Finding]) -> list[Finding]:
     # the order `Finding`'s fields give, compared as tuples in C: ten thousand findings (an
     # orphan warning per topic file) sorted with the records' Python `__lt__` took ~0.1 s
     return sorted(set(findings), key=lambda f: (f.path, f.line, f.code, f.message))
+
+
+def _check_total(ref: str, total: int) -> list[Finding]:
+    if total > MAX_TOTAL_BYTES:
+        return [_found(ref, "GM105", f"{total} bytes in all (limit {MAX_TOTAL_BYTES})")]
+    return []
+
+
+def _check_entry(
+    path: str,
+    entry: Entry,
+    tops: frozenset[str],
+    encrypted: frozenset[str],
+    read: Callable[[str], bytes],
+    known: frozenset[str] = frozenset(),
+    named: frozenset[str] = frozenset(),
+) -> list[Finding]:
+    """The rules of one entry of a tree (its layout's top-level rule aside)."""
+    if entry.kind != "blob" or entry.mode not in ("100644", "100755"):
+        what = {"120000": "a symbolic link", "160000": "a submodule"}.get(entry.mode, entry.kind)
+        return [_found(path, "GM103", f"{what}; memory refs hold plain files only")]
+    if _encrypted_name(path, encrypted):
+        return []  # ciphertext: a hex name and bytes no one reads as text
+    bad_name = check_name(path) if path not in named else None
+    if bad_name:
+        return bad_name
+    if path.split("/", 1)[0] not in tops:
+        return []  # reported once by the layout check
+    if path.split("/", 1)[0] in encrypted:
+        return [_found(path, "GM160", "plaintext file in an encrypted scope")]
+    if (entry.size or 0) > MAX_BLOB_BYTES:
+        return [_found(path, "GM105", f"{entry.size} bytes (limit {MAX_BLOB_BYTES})")]
+    if path == META_FILE:
+        return _check_meta(read(entry.oid))
+    if path not in KEY_FILES and entry.oid not in known:
+        return check_content(path, read(entry.oid))
+    return []
 
 
 def unsealed(
@@ -457,17 +506,23 @@ def _check_layout(
         if other != path:
             findings.append(_found(path, "GM107", f"differs from {other!r} only by letter case"))
     for path in entries:
-        top, sep, _ = path.partition("/")
-        if top not in tops:
-            findings.append(_found(top, "GM108", f"unexpected top-level entry {top!r}"))
-        elif (top == META_FILE) == bool(sep):
-            what = "a file" if top == META_FILE else "a folder"
-            findings.append(_found(top, "GM108", f"top-level {top!r} must be {what}"))
-        elif top == "keys" and path not in KEY_FILES:
-            findings.append(
-                _found(path, "GM108", f"only {', '.join(sorted(KEY_FILES))} under keys/")
-            )
+        top = _check_top(path, tops)
+        if top is not None:
+            findings.append(top)
     return findings
+
+
+def _check_top(path: str, tops: frozenset[str]) -> Finding | None:
+    """Where a file may be: under a top-level entry of its ref's kind, as that entry's kind."""
+    top, sep, _ = path.partition("/")
+    if top not in tops:
+        return _found(top, "GM108", f"unexpected top-level entry {top!r}")
+    if (top == META_FILE) == bool(sep):
+        what = "a file" if top == META_FILE else "a folder"
+        return _found(top, "GM108", f"top-level {top!r} must be {what}")
+    if top == "keys" and path not in KEY_FILES:
+        return _found(path, "GM108", f"only {', '.join(sorted(KEY_FILES))} under keys/")
+    return None
 
 
 def _check_meta(data: bytes) -> list[Finding]:

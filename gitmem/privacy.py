@@ -42,6 +42,7 @@ from gitmem.rollback import manifest_value, read_manifest, rollback_hint, rolled
 from gitmem.treemerge import blobs
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from collections.abc import Iterable, Set
     from dataclasses import dataclass, field
 else:
     from gitmem.records import dataclass, field
@@ -50,6 +51,11 @@ NOTE_PREFIX = "sealed:"
 MAX_ROTATIONS = 64  # key changes followed back to the last key this machine trusted
 MAX_KEYS_FOLLOWED = 256  # key files (grants, rotations) whose names `log PATH` follows
 NOTE_AD = "gitmem commit note"
+FIRST_PLAINTEXT_HINT = (
+    "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
+    "from before encryption), run gitmem sync once on a machine that synced it before (that "
+    "encrypts it), or git config gitmem.encrypt off here; if not, delete it on the remote"
+)
 REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "
     "Inspect it with git log, then run gitmem sync again once it is repaired"
@@ -269,8 +275,19 @@ class PersonalCodec:
         except NoAccess:
             ours = None  # we could not open it then: nothing was pinned
         where = f"commit {remote[:12]} of {self.ref}"
-        if ours is None or ours.keyring is None:
-            return theirs  # first contact: trust on first use
+        if ours is None:  # first contact: what the remote's key sealed is trusted on first use
+            plain = sorted(
+                (set(self.wanted) - theirs.sealed) & {p.split("/", 1)[0] for p in theirs.files}
+            )
+            if plain:  # but anyone who can push can plant plaintext, in your name
+                raise DecryptError(
+                    f"{where} holds plaintext under {plain[0]}/, which this machine encrypts, "
+                    "and nothing here vouches for it",
+                    FIRST_PLAINTEXT_HINT,
+                )
+            return theirs
+        if ours.keyring is None:
+            return theirs  # plaintext synced here before: re-written encrypted on the next push
         from gitmem.policy import unsealed
 
         downgraded = unsealed(self.wanted, ours.sealed, theirs.sealed, theirs.files)
@@ -413,8 +430,20 @@ class PersonalCodec:
         form = [tip, *self.wanted]
         if self.cache.form == form:
             return None
-        decoded = self.decode(tip)
-        reason = self._form_change(decoded)
+        decoded = self._decoded.get(tip)
+        if decoded is not None:
+            reason = self._form_change(decoded)
+        else:  # from the folders' names: no listing of the whole tip
+            tree = self.repo.read_commit(tip)[0]
+            present: set[str] = set()
+            sealed: set[str] = set()
+            for prefix in PERSONAL_PREFIXES:
+                names = self.repo.folder_names(tree, prefix) or []
+                if MANIFEST in names:
+                    sealed.add(prefix)
+                if len(names) > (MANIFEST in names):  # a sealed folder's manifest alone: empty
+                    present.add(prefix)
+            reason = _form_change(present, sealed & present, self.wanted)
         if reason is None:
             self.cache.form = form
             self.cache.dirty = True
@@ -422,13 +451,8 @@ class PersonalCodec:
 
     def _form_change(self, decoded: Decoded) -> str | None:
         present = {p.split("/", 1)[0] for p in decoded.files if "/" in p}
-        should = present & set(self.wanted)
-        sealed = decoded.sealed & present  # an empty sealed folder (its manifest) holds nothing
-        if sealed == should:
-            return None
-        if should - sealed:
-            return f"encrypt {', '.join(sorted(should - sealed))}"
-        return f"store {', '.join(sorted(sealed - should))} as plaintext (gitmem.encrypt)"
+        # an empty sealed folder (its manifest) holds nothing
+        return _form_change(present, decoded.sealed & present, self.wanted)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -558,3 +582,14 @@ def make_keyring(
 def personal_codec(repo: Repository, ref: str) -> PersonalCodec:
     # the local scope is never written in plaintext, whatever gitmem.encrypt says
     return PersonalCodec(repo, ref, tuple(dict.fromkeys([*sealed_prefixes(repo), "local"])))
+
+
+def _form_change(present: set[str], sealed: Set[str], wanted: Iterable[str]) -> str | None:
+    """Why a tip whose folders `present` hold files, `sealed` of them encrypted, is not in the
+    form `gitmem.encrypt` wants (None: it is)."""
+    should = present & set(wanted)
+    if sealed == should:
+        return None
+    if should - sealed:
+        return f"encrypt {', '.join(sorted(should - sealed))}"
+    return f"store {', '.join(sorted(sealed - should))} as plaintext (gitmem.encrypt)"

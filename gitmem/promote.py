@@ -101,8 +101,8 @@ def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) ->
         )
     if dst.folder == src.folder:
         raise UsageError(f"{src.label}/{rel} is already in {dst.label}", "nothing to move")
-    _confined(src, rel, project.root)
-    _confined(dst, rel, project.root)
+    _confined(src, rel, project.tree)
+    _confined(dst, rel, project.tree)
     source_file = src.folder / rel
     try:
         data = source_file.read_bytes()

@@ -2,7 +2,8 @@
 tiny git processes, before Python imports the rest of gitmem (gitmem/hookstart.py for the
 SessionStart hook, gitmem/syncstart.py for `gitmem sync`).
 
-A full run that succeeded writes a *record* under `<common-dir>/gitmem/`: the commands it ran
+A full run that succeeded writes a *record* under `<git-dir>/gitmem/` (the worktree's own git
+folder: each linked worktree has its own record, and its own answer): the commands it ran
 to learn what changed (the fetch; git's stat check of each folder), gitmem's refs after it,
 and what it depended on (a checksum of `git config --list`, environment variables, the files
 and folders it read). `replay` runs those commands again, all at once (os.posix_spawn, no
@@ -26,6 +27,7 @@ import os
 TYPE_CHECKING = False  # not typing's: see above
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
     from gitmem.gitstore.spawn import Spawned
     from gitmem.scopes import Project
@@ -48,11 +50,11 @@ Record = dict  # tag -> the field lists of its lines (a tag may repeat)
 
 
 def find_record(here: str, name: str) -> dict[str, list[list[str]]] | None:
-    """The record `name` of the repository `here` is in, when its inputs are unchanged."""
-    common = common_dir(here)
-    if common is None:
+    """The record `name` of the worktree `here` is in, when its inputs are unchanged."""
+    git_dir = worktree_git_dir(here)
+    if git_dir is None:
         return None
-    record = read_record(os.path.join(common, "gitmem", name))
+    record = read_record(os.path.join(git_dir, "gitmem", name))
     if record is None or not unchanged(record):
         return None
     return record
@@ -146,9 +148,9 @@ def refs_of(record: Mapping[str, list[list[str]]]) -> dict[str, str]:
 # -- reading a record --------------------------------------------------------------------------
 
 
-def common_dir(here: str) -> str | None:
-    """The repository's common git folder, found as git finds it from `here` in the plain
-    cases (a `.git` folder, or a worktree's `.git` file); anything else: None. `replay` runs
+def worktree_git_dir(here: str) -> str | None:
+    """The git folder of the worktree `here` is in, found as git finds it in the plain cases
+    (a `.git` folder, or a linked worktree's `.git` file); anything else: None. `replay` runs
     `rev-parse` beside the fetch: it must agree with the record."""
     folder = here
     while True:
@@ -167,12 +169,7 @@ def common_dir(here: str) -> str | None:
         if parent == folder:
             return None
         folder = parent
-    try:
-        with open(os.path.join(git_dir, "commondir"), "rb") as fh:
-            common = fh.read(4096).decode("utf-8", "surrogateescape").strip()
-        return os.path.normpath(os.path.join(git_dir, common))
-    except FileNotFoundError:
-        return os.path.normpath(git_dir)
+    return os.path.normpath(git_dir)
 
 
 def read_record(path: str) -> dict[str, list[list[str]]] | None:
@@ -260,7 +257,7 @@ def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[st
     """What every record holds: where, the config's checksum, the fetch of every ref the
     project syncs, the environment and files that decide the scopes' folders."""
     from gitmem.gitstore.transport import fetch_args
-    from gitmem.identity import claude_config_dir
+    from gitmem.identity import claude_config_dir, claude_state_file, depends_on_trust
     from gitmem.state import state_dir
     from gitmem.syncbase import SyncOptions
     from gitmem.synctransport import Transport
@@ -282,35 +279,46 @@ def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[st
         value = os.environ.get(name)
         fields.append(("env", [name] if value is None else [name, value]))
     config_dir = claude_config_dir(os.environ)
-    for path in (
+    watched = [
         config_dir / "settings.json",
         project.root / ".claude" / "settings.json",
         project.root / ".claude" / "settings.local.json",
         *(s.path for s in project.scopes),
-    ):
+    ]
+    if depends_on_trust(project.root):  # trusting the workspace lets its settings move memory
+        watched.append(claude_state_file(os.environ))
+    for path in watched:
         fields.append(("watch", [str(path), stamp(str(path))]))
     return fields
 
 
 def write_record(project: Project, name: str, fields: list[tuple[str, Sequence[str]]]) -> None:
     """The record `name`, with our refs as they are now (read last: after the run)."""
-    from gitmem.state import state_dir, write_atomic
+    from gitmem.state import write_atomic
 
     repo = project.repo
     listing = repo.git(*REFS).stdout.decode("utf-8", "surrogateescape")
     tokens = [FORMAT]
     for tag, values in [*fields, ("refs", [listing])]:
         tokens += [tag, str(len(values)), *values]
-    write_atomic(
-        state_dir(repo.common_dir) / name, "\0".join(tokens).encode("utf-8", "surrogateescape")
-    )
+    target = record_path(repo.git_dir, name)
+    target.parent.mkdir(exist_ok=True)  # a linked worktree's git folder has none yet
+    write_atomic(target, "\0".join(tokens).encode("utf-8", "surrogateescape"))
+
+
+def record_path(git_dir: Path, name: str) -> Path:
+    """Where the record `name` of a worktree lives: beside its own HEAD and index (git removes
+    it with the worktree), so worktrees used in turn do not replace each other's record."""
+    return git_dir / "gitmem" / name
 
 
 def forget(project: Project, name: str) -> None:
     """Remove the record `name` (a run that did not succeed: the next one runs in full)."""
+    forget_record(project.repo.git_dir, name)
+
+
+def forget_record(git_dir: Path, name: str) -> None:
     import contextlib
 
-    from gitmem.state import state_dir
-
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(state_dir(project.repo.common_dir) / name)
+    with contextlib.suppress(OSError):
+        os.unlink(record_path(git_dir, name))

@@ -87,6 +87,13 @@ class Project:
     scopes: tuple[Scope, ...]
     ref_prefix: str = GITMEM_PREFIX  # where the remote keeps our refs (gitmem.refPrefix)
     hub: str | None = None  # gitmem.hub: the personal ref goes there instead
+    # the working tree of the in-tree scopes (.claude/agent-memory*, CLAUDE.local.md): `root`,
+    # except in a linked worktree of a bare repository (see work_tree)
+    work: Path | None = None
+
+    @property
+    def tree(self) -> Path:
+        return self.work or self.root
 
     @property
     def user_ref(self) -> str:
@@ -186,10 +193,22 @@ def resolve_uid(repo: Repository) -> str:
     return user_id(email)
 
 
+def work_tree(repo: Repository, root: Path) -> Path:
+    """Where Claude Code reads the in-tree scopes (`.claude/agent-memory*`, CLAUDE.local.md):
+    the folder it runs in (asked of the real client, 2.1.330). gitmem syncs the main
+    worktree's, one per clone (status shows how to share it with a linked worktree); a bare
+    repository has no main worktree, so in each of its linked worktrees: that worktree's
+    (the auto folder stays keyed by the bare repository, as Claude Code keys it)."""
+    if repo.toplevel is not None and root == repo.common_dir.resolve():
+        return repo.toplevel.resolve()
+    return root
+
+
 def open_project(
     repo: Repository, remote: str | None = None, memory_dir: str | None = None
 ) -> Project:
     root = canonical_root(repo.toplevel, repo.git_dir, repo.common_dir).resolve()
+    tree = work_tree(repo, root)
     remote_name = choose_remote(repo, remote)
     url = repo.remote_url(remote_name) if remote_name else None
     key = normalize_remote_url(url, base=root) if url else local_key(root)
@@ -248,7 +267,7 @@ def open_project(
     scopes.append(
         Scope(
             "agents",
-            root / ".claude" / "agent-memory",
+            tree / ".claude" / "agent-memory",
             TEAM_REF,
             "agents",
             pushable=not agents_note,
@@ -263,7 +282,7 @@ def open_project(
     scopes.append(
         Scope(
             "local",
-            root / ".claude" / "agent-memory-local",
+            tree / ".claude" / "agent-memory-local",
             user_ref,
             "local",
             pushable=sealed and not local_tracked,  # its plaintext never leaves this machine
@@ -272,7 +291,7 @@ def open_project(
             else ""
             if sealed
             else "private: not synced while gitmem.encrypt is off",
-            outside=_local_file(repo, root),
+            outside=_local_file(repo, tree),
         )
     )
     return Project(
@@ -281,9 +300,10 @@ def open_project(
         key,
         remote_name,
         uid,
-        confine(scopes, root, repo.is_bare),
+        confine(scopes, tree, repo.is_bare),
         ref_prefix(repo),
         repo.config_get("gitmem.hub") or None,
+        tree if tree != root else None,
     )
 
 

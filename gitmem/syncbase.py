@@ -15,6 +15,7 @@ from gitmem.state import FileRecord, ScopeHead, ScopeState, load_scope_state, sa
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
 
+    from gitmem.gitstore.treediff import TreeChanges
     from gitmem.privacy import PersonalCodec
     from gitmem.secretscan import AllowList
 else:
@@ -145,6 +146,8 @@ class SyncBase:
         self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
         self._codec: PersonalCodec | None = None
         self._allow: AllowList | None = None
+        # (old tree, new tree) -> what changed, read once for every scope of a ref
+        self._diffs: dict[tuple[str, str], TreeChanges | None] = {}
 
     def _load_state(self, name: str) -> ScopeState:
         """The records of a scope whose head was read (under the lock: its index is the one

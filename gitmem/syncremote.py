@@ -6,10 +6,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gitmem.checkedtrees import load_checked, save_checked
 from gitmem.errors import TamperedRef, UntrustedTreeError
 from gitmem.policy import must_be_signed, signature_findings
 from gitmem.synccommit import LocalCommit
-from gitmem.treecheck import META_FILE, RefMeta, check_tree, merged_meta, parse_meta, render_meta
+from gitmem.treecheck import (
+    META_FILE,
+    Checked,
+    RefMeta,
+    check_tree,
+    merged_meta,
+    parse_meta,
+    render_meta,
+)
 from gitmem.treemerge import as_tree_input, blobs
 
 
@@ -23,11 +32,12 @@ class RemoteChecks(LocalCommit):
         if local is not None and (local == commit or self.repo.is_ancestor(commit, local)):
             self.checked.add(commit)  # already part of our history: checked when it arrived
             return
+        tracking = self.project.tracking_ref(ref)
         try:
-            ours = blobs(self.repo.list_tree(local)) if local else {}
             where = f"{self.project.remote}/{ref}"
-            meta, findings = check_tree(
-                self.repo, commit, where, frozenset(ours.values()), frozenset(ours)
+            since = load_checked(self.repo.common_dir, tracking)
+            meta, findings, counts = check_tree(
+                self.repo, commit, where, since=since, ours=lambda: self._ours(local)
             )
             if not meta.knows(self.project.key) and not self.opts.force_key:
                 raise UntrustedTreeError(*self._other_project(ref, meta))
@@ -41,7 +51,7 @@ class RemoteChecks(LocalCommit):
                         "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
                         "nothing was written",
                     )
-            if self._sealed(ref):
+            if self._sealed(ref) and not self._plain_personal(ref, counts, since):
                 self._verify_personal(ref, commit, local)
         except (UntrustedTreeError, TamperedRef) as exc:
             self._unfetch(ref, commit)
@@ -54,10 +64,38 @@ class RemoteChecks(LocalCommit):
                 raise self.result.refused[0] from None  # nothing else to sync
             return
         self.checked.add(commit)
+        if counts is not None:  # the next tip of this ref is checked along its changes
+            save_checked(self.repo.common_dir, tracking, counts)
         notes = self.result.report(ref).notes
         for finding in findings:  # new content that reaches the agent: say so, never block
             if finding.code in ("GM140", "GM150"):
                 notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
+
+    def _ours(self, local: str | None) -> tuple[frozenset[str], frozenset[str]]:
+        """The blob ids and paths of our tree (what a check of a whole fetched tree need not
+        look at again): listed only when the whole tree is checked."""
+        ours = blobs(self.repo.list_tree(local)) if local else {}
+        return frozenset(ours.values()), frozenset(ours)
+
+    def _plain_personal(self, ref: str, counts: Checked | None, since: Checked | None) -> bool:
+        """The fetched personal tip holds no key, no sealed folder and no local/, and so did
+        the tip fetched before it (the pin of the personal checks): the personal checks have
+        nothing to open, and their content checks are the policy's, which just ran on every
+        changed file. Only for a tree checked along its changes (`counts` from `since`)."""
+        if counts is None or since is None or counts.auto_sealed:
+            return False
+        repo = self.repo
+        if any(repo.tree_entry(counts.tree, top) for top in ("keys", "local")):
+            return False
+        pinned = self.fetched_from.get(ref)
+        if pinned is None:
+            return True
+        pinned_tree = repo.read_commit(pinned)[0]
+        if any(repo.tree_entry(pinned_tree, top) for top in ("keys", "local")):
+            return False
+        if pinned_tree == since.tree:
+            return not since.auto_sealed
+        return repo.tree_entry(pinned_tree, "auto/manifest") is None
 
     def _other_project(self, ref: str, meta: RefMeta) -> tuple[str, str]:
         """The refusal of a ref recorded under another key, with the exact command that

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from gitmem.state import FileRecord, ScopeHead
     from gitmem.sync import Syncer
 
-MARKER = "sync-start"  # the record, in <common-dir>/gitmem/
+MARKER = "sync-start"  # the record, in <git-dir>/gitmem/ (gitmem/quickstart.py)
 # the command lines it answers (after `-C DIR`), and whether each is quiet; any other goes to
 # the one command-line parser
 FORMS = {("sync",): False, ("sync", "-q"): True, ("sync", "--quiet"): True}
@@ -223,9 +223,8 @@ def _named(repo: Repository, argv: list[str], env: dict[str, str]) -> list[str]:
     return out.decode("utf-8", "surrogateescape").split("\0")[:-1]
 
 
-def forget_after_failure(common_dir: Path) -> None:
+def forget_after_failure(git_dir: Path) -> None:
     """A sync that failed may have left anything: the next one runs in full."""
-    import contextlib
+    from gitmem.quickstart import forget_record
 
-    with contextlib.suppress(OSError):
-        os.unlink(common_dir / "gitmem" / MARKER)
+    forget_record(git_dir, MARKER)

@@ -5,13 +5,20 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
-from gitmem.folders import materialize
+from gitmem.folders import Materialized, materialize
+from gitmem.policy import MAX_DEPTH
 from gitmem.scopes import Scope, hostname
-from gitmem.state import save_scope_state
+from gitmem.state import STALE_MAX, save_scope_head, save_scope_state, scope_records
 from gitmem.syncbase import _strip
 from gitmem.synctransport import Transport
+from gitmem.treecheck import MAX_TREE_BYTES
 from gitmem.treemerge import merge_trees
+
+# a write-back moves only the files that differ from the commit the folder held when at most
+# this many changed; more, and the tip is listed whole
+MAX_WRITTEN = 4096
 
 
 class WriteBack(Transport):
@@ -28,12 +35,30 @@ class WriteBack(Transport):
             for s in scopes:  # the disk already holds this commit: nothing to write
                 self._save_state(s)
             return False
-        files = self._files(ref, tip)
+        listed: dict[str, str] = {}
+
+        def on_ref(s: Scope) -> dict[str, str]:
+            """The scope's files in the tip, from a listing of the whole tip."""
+            if not listed:
+                listed.update(self._files(ref, tip))
+            return _strip(listed, s.prefix)
+
         dirty = False
         for s in scopes:
-            on_ref = _strip(files, s.prefix)
-            target = dict(on_ref)
+            changed = self._changed_since(ref, s, tip)
+            few = self._write_few(ref, s, tip, changed) if changed is not None else None
+            if few is True:
+                continue  # written along the changed paths; no other record loaded
             expected = self.expected[s.name]
+            if changed is None:
+                target = on_ref(s)
+            else:  # the folder held a commit of this ref: only what differs from it moves
+                target = dict(expected)
+                for rel, (_, oid) in changed.items():
+                    if oid is None:
+                        target.pop(rel, None)
+                    else:
+                        target[rel] = oid
             state = self.states[s.name]
             extra = s.extra
             for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
@@ -47,9 +72,26 @@ class WriteBack(Transport):
                     del target[rel]
             if target != expected:
                 self.dirty_state.add(s.name)
-                done = materialize(
-                    self.repo, s.path, expected, target, state.files, self.opts.progress, extra
-                )
+                if few is None:
+                    done = materialize(
+                        self.repo,
+                        s.path,
+                        expected,
+                        target,
+                        state.files,
+                        self.opts.progress,
+                        extra,
+                        None if changed is None else changed.keys(),
+                    )
+                else:  # written along the changed paths, with something to merge or say
+                    done = few
+                    records = {p: r for p, r in state.files.items() if p in expected}
+                    for rel in changed or ():
+                        if rel in done.records:
+                            records[rel] = done.records[rel]
+                        else:
+                            records.pop(rel, None)
+                    done.records = records
                 state.files = done.records
                 report = self.result.report(ref)
                 report.pulled.extend(f"{s.prefix}/{p}" for p in done.written + done.deleted)
@@ -62,7 +104,7 @@ class WriteBack(Transport):
                 self.changing[s.name] = set(done.changed_meanwhile) | set(done.displaced)
                 dirty |= bool(done.changed_meanwhile)
                 if done.displaced:
-                    self._merge_displaced(ref, s, expected, on_ref, done.displaced)
+                    self._merge_displaced(ref, s, expected, on_ref(s), done.displaced)
                     dirty = True
                 for p in done.through_link:
                     note = f"{s.name}: {p} (below a symbolic link: not written)"
@@ -78,6 +120,87 @@ class WriteBack(Transport):
                 self.dirty_state.add(s.name)
             self._save_state(s)
         return dirty
+
+    def _write_few(
+        self, ref: str, s: Scope, tip: str, changed: Mapping[str, tuple[str | None, str | None]]
+    ) -> Materialized | Literal[True] | None:
+        """Write the `changed` files of a folder whose records are not loaded, with their
+        records alone (the index's and those apart from it; gitmem/state.py `scope_records`).
+        True: done, the head saved. None: the records are needed (loaded, or too many would be
+        apart from the index): nothing was written. Else what was written, when a file changed
+        meanwhile, was displaced or could not be written: the caller loads the records (as they
+        were before this write) and goes on as after a write with them."""
+        if s.name in self.states or s.name not in self.heads or s.outside:
+            return None
+        head = self.heads[s.name]
+        if head.commit != self._synced_commit(s) or s.name in self.dirty_state:
+            return None
+        extra = s.extra
+        # a dot name that is not a file of the scope (CLAUDE.local.md tracked by the branch)
+        # is git's, never written here
+        paths = [rel for rel in changed if not rel.startswith(".") or rel in extra]
+        if len(head.apart) + len(paths) > STALE_MAX:
+            return None  # the index is written afresh: that needs every record
+        found = scope_records(self.repo.common_dir, s.name, head, paths)
+        if found is None:
+            return None
+        indexed, known = found
+        expected = {rel: old for rel in paths if (old := changed[rel][0]) is not None}
+        target = {rel: new for rel in paths if (new := changed[rel][1]) is not None}
+        if expected.keys() - known.keys():
+            return None  # a file the folder held has no record: the general way
+        done = materialize(
+            self.repo, s.path, expected, target, known, self.opts.progress, extra, paths
+        )
+        if done.changed_meanwhile or done.displaced or done.through_link or done.not_a_file:
+            return done
+        apart = dict(head.apart)
+        for rel in paths:
+            record = done.records.get(rel)
+            if record is not None:
+                apart[rel] = record
+            elif rel in indexed:
+                apart[rel] = None  # removed: the index's record is no longer the folder's
+            else:
+                apart.pop(rel, None)
+        self.heads[s.name] = head._replace(commit=tip, apart=apart)
+        save_scope_head(self.repo.common_dir, s.name, self.heads[s.name])
+        self.result.report(ref).pulled.extend(
+            f"{s.prefix}/{p}" for p in done.written + done.deleted
+        )
+        return True
+
+    def _changed_since(
+        self, ref: str, s: Scope, tip: str
+    ) -> dict[str, tuple[str | None, str | None]] | None:
+        """{path in the folder: (its blob id in the commit the folder last held, in `tip`),
+        None: not there} of the files that differ between the two, read from the two trees' changed
+        folders (docs/performance.md, the pull path). None when it must be found from a
+        listing of the tip: no such commit, an encrypted tree (hidden names), too many
+        changes. The folder then holds what was synced (`expected`) with these changes."""
+        synced = self._synced_commit(s)
+        if synced is None:
+            return None
+        repo = self.repo
+        old, new = repo.read_commit(synced)[0], repo.read_commit(tip)[0]
+        if self._sealed(ref) and any(repo.tree_entry(t, "keys") for t in (old, new)):
+            return None  # sealed folders: their files are known by decoding the whole tip
+        diff = self._diffs.get((old, new))
+        if diff is None and (old, new) not in self._diffs:
+            diff = self._diffs[(old, new)] = repo.tree_changes(
+                old, new, MAX_WRITTEN, MAX_DEPTH, MAX_TREE_BYTES
+            )
+        if diff is None:
+            return None
+        start = s.prefix + "/"
+        return {
+            c.path[len(start) :]: (
+                None if c.old is None else c.old.oid,
+                None if c.new is None else c.new.oid,
+            )
+            for c in diff.changes
+            if c.path.startswith(start)
+        }
 
     def _merge_displaced(
         self,

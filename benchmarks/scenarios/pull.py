@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from benchmarks.context import RACY_WAIT, Context, age_files
+from benchmarks.context import Context, age_files
 from benchmarks.corpus import add_index_entry, append_note, topic_name, write_memory
 from benchmarks.rawgit import RawPull, RawPush
 from benchmarks.timing import Row, Side, compare
@@ -114,7 +114,7 @@ def _pull_changed(ctx: Context) -> Row:
     world.gitmem("-C", str(reader), "pull", "-q")
     read = world.scope_path(reader)
     age_files(read)
-    time.sleep(RACY_WAIT)  # ctimes two seconds old (backdating set them to now): trusted
+    time.sleep(ctx.racy_wait)  # ctimes two seconds old (backdating set them to now): trusted
     world.gitmem("-C", str(reader), "pull", "-q")  # the stat cache now holds every file
 
     raw_remote = world.make_remote("raw.git")

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.context import RACY_WAIT, Context, age_files
+from benchmarks.context import Context, age_files
 from benchmarks.corpus import append_note, topic_name, write_memory
 from benchmarks.rawgit import RawPush
 from benchmarks.timing import Row, Side, Stats, alternate_values, compare
@@ -30,7 +30,7 @@ class Sides:
     """The two clones of one size and the edits between timed runs."""
 
     def __init__(self, ctx: Context, files: int, encrypt: bool = False) -> None:
-        self.files, self.changed = files, ctx.sizes.changed
+        self.files, self.changed, self.racy_wait = files, ctx.sizes.changed, ctx.racy_wait
         self.world = world = World(ctx.folder(f"scale-{files}{'-enc' if encrypt else ''}"))
         self.clone = world.clone(world.make_remote(), "clone")
         if not encrypt:
@@ -59,7 +59,7 @@ class Sides:
         too fresh, and the first timed run would pay a full catch-up no user ever sees."""
         age_files(self.memory)
         age_files(self.raw_memory)
-        time.sleep(RACY_WAIT)
+        time.sleep(self.racy_wait)
         self.gitmem("sync", "-q")
         self.raw._git("update-index", "-q", "--refresh")
 

@@ -51,7 +51,10 @@ def list_(args: argparse.Namespace) -> int:
     for r in recipients:
         echo(r)
     if not recipients:
-        echo("no key yet: your personal memory is encrypted on the first gitmem sync")
+        echo(
+            "no key here yet: the first gitmem sync encrypts your personal memory, or, if "
+            "another machine already did, names the gitmem key grant to run there"
+        )
     return 0
 
 

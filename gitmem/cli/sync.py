@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             result = run_sync(project, options)
         except BaseException:
-            forget_after_failure(project.repo.common_dir)
+            forget_after_failure(project.repo.git_dir)
             raise
     else:
         result = run_sync(project, options)

@@ -34,10 +34,14 @@ class History(GitDir):
         key = ("ancestor", a, b)
         if key in self._ancestry:
             return self._ancestry[key] is not None
-        found = self.git("merge-base", "--is-ancestor", a, b, check=False).returncode == 0
-        if self._is_oid(a) and self._is_oid(b):
-            self._ancestry[key] = "yes" if found else None
-        return found
+        if not (self._is_oid(a) and self._is_oid(b)):
+            return self.git("merge-base", "--is-ancestor", a, b, check=False).returncode == 0
+        # two commits: their merge base answers both ways at once (a pull asks whether the
+        # fetched tip is behind ours, then whether ours is behind it): one process, not two
+        base = self.merge_base(a, b)
+        self._ancestry[key] = "yes" if base == a else None
+        self._ancestry[("ancestor", b, a)] = "yes" if base == b else None
+        return base == a
 
     def ahead_behind(self, local: str | None, remote: str | None) -> tuple[int, int]:
         if local and local == remote:

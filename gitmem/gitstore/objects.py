@@ -14,11 +14,13 @@ from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape
 from gitmem.gitstore.catfile import CatFile
 from gitmem.gitstore.process import clean_env
+from gitmem.gitstore.treediff import TreeDiff
 
 BLOB_MODE = "100644"
 EXEC_MODE = "100755"
 TREE_MODE = "40000"
 GITLINK_MODE = "160000"
+LOOSE_FIRST = 64  # read_blobs of at most this many looks for loose objects first
 
 _TreeNode = dict[str, "_TreeNode | tuple[str, str]"]
 
@@ -73,7 +75,7 @@ def signature_batches() -> Iterator[int]:
         size = min(size * 16, 4096)
 
 
-class ObjectEncoding:
+class ObjectEncoding(TreeDiff):
     """Git's object formats: blobs, trees and commits encoded and decoded exactly as git does.
     A store supplies how an object is written and read; the git store and the in-memory fake
     (gitmem/gitstore/memory.py) share everything else, so their ids cannot drift apart."""
@@ -452,6 +454,12 @@ class ObjectStore(GitDir, ObjectEncoding):
         of a ref; a round trip each costs milliseconds on a busy machine)."""
         wanted = list(dict.fromkeys(oids))
         out: dict[str, bytes] = {}
+        if len(wanted) <= LOOSE_FIRST:  # a few (what a pull changed): most are loose here
+            for oid in wanted:
+                found = self._read_loose(oid)
+                if found is not None and found[0] == "blob":
+                    out[oid] = found[1]
+            wanted = [oid for oid in wanted if oid not in out]
         for oid, found in zip(wanted, self._batch().read_many(wanted), strict=True):
             if found is None:
                 found = self._restored(oid)
@@ -459,6 +467,29 @@ class ObjectStore(GitDir, ObjectEncoding):
                 raise GitError(f"object {oid} is not a file in the repository", "run git fsck")
             out[oid] = found[1]
         return out
+
+    def blob_sizes(self, oids: list[str]) -> dict[str, int]:
+        """Sizes from the loose objects' headers (the first bytes inflated), the rest from
+        one `cat-file --batch-check`: no blob is read whole to learn its size."""
+        sizes: dict[str, int] = {}
+        for oid in oids:
+            with contextlib.suppress(OSError, zlib.error, ValueError):
+                if self._is_oid(oid):
+                    with open(self.common_dir / "objects" / oid[:2] / oid[2:], "rb") as fh:
+                        head = zlib.decompressobj().decompress(fh.read(256), 64)
+                    what, _, length = head.partition(b"\0")[0].partition(b" ")
+                    if what == b"blob":
+                        sizes[oid] = int(length)
+        rest = [oid for oid in oids if oid not in sizes and self._is_oid(oid)]
+        if rest:
+            out = self.git(
+                "cat-file", "--batch-check", input="".join(o + "\n" for o in rest).encode()
+            )
+            for line in out.stdout.decode("ascii", "replace").splitlines():
+                oid, kind, size = [*line.split(), "", ""][:3]
+                if kind == "blob" and size.isdigit():
+                    sizes[oid] = int(size)
+        return sizes
 
     def object_type(self, oid: str) -> str | None:
         found = self._read_loose(oid) or self._batch().read(oid)

@@ -158,6 +158,37 @@ def test_what_the_last_run_depended_on_changed_so_the_hook_runs_in_full(
         assert "deploy only on Tuesdays" in run.out
 
 
+def _trust(world: World, project: Path) -> None:
+    """What Claude Code's trust dialog writes (with the rest it rewrites at every start)."""
+    state = {"numStartups": time.time_ns(), "projects": {str(project): {}}}
+    state["projects"][str(project)]["hasTrustDialogAccepted"] = True  # type: ignore[index]
+    (world.home / ".claude.json").write_text(json.dumps(state))
+
+
+def test_trusting_the_workspace_runs_the_hook_in_full_when_its_settings_move_memory(
+    world: World, teammates: tuple[Path, Path]
+) -> None:
+    """Project settings apply only once the workspace is trusted (~/.claude.json): when they
+    name autoMemoryDirectory, trusting it moves the auto folder, so the quick start must not
+    answer for the old one. Without such a setting, ~/.claude.json (rewritten by Claude Code
+    at every start) changes nothing gitmem reads: the hook stays quick."""
+    _, bob = teammates
+    _trust(world, world.root / "someone-else")
+    session_start(world, bob)
+    assert took_quick_path(world)
+    moved = world.root / "bob-memory"
+    (bob / ".claude").mkdir()
+    (bob / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(moved)}))
+    session_start(world, bob)
+    assert not took_quick_path(world)  # the project settings changed
+    session_start(world, bob)
+    assert took_quick_path(world)  # not trusted: the settings do not apply yet
+    _trust(world, bob)
+    session_start(world, bob)
+    assert not took_quick_path(world)
+    assert world.scope_path(bob, "auto") == moved
+
+
 def test_the_payloads_folder_decides_even_from_another_cwd(
     world: World, teammates: tuple[Path, Path]
 ) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.personal import USER_REF, personal_paths, remote_objects
-from tests.support.world import World
+from tests.support.world import World, write_files
 
 STORED = "local/.root/CLAUDE.local.md"
 NOTE = "# Mine\n\n- sandbox URL: https://sandbox.example/heliotrope-walrus\n"
@@ -181,14 +181,48 @@ def test_status_in_a_linked_worktree_says_which_claude_local_md_is_synced(world:
     assert os.path.islink(wt / "CLAUDE.local.md") and (a / "CLAUDE.local.md").read_text() == NOTE
 
 
+def test_worktrees_of_a_bare_repository_each_sync_their_own_in_tree_memory(
+    world: World,
+) -> None:
+    """A bare repository has no main worktree: in each linked worktree Claude Code reads that
+    worktree's CLAUDE.local.md and .claude/ folders (the real client, 2.1.330; the auto folder
+    stays keyed by the bare repository), so gitmem syncs those — never folders inside the bare
+    repository, which nothing reads."""
+    bare = world.root / "project.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(bare))
+    one, two = world.root / "one", world.root / "two"
+    world.git("worktree", "add", "-q", str(one), "main", cwd=bare)
+    world.git("worktree", "add", "-q", str(two), "-b", "two", cwd=bare)
+    scopes = {
+        wt: {
+            s["name"]: Path(s["path"])
+            for s in json.loads(world.ok("-C", str(wt), "status", "--json"))["scopes"]
+        }
+        for wt in (one, two)
+    }
+    for wt in (one, two):
+        assert scopes[wt]["agents"] == wt / ".claude" / "agent-memory"
+        assert scopes[wt]["local"] == wt / ".claude" / "agent-memory-local"
+    assert scopes[one]["auto"] == scopes[two]["auto"] == world.scope_path(bare)
+    (one / "CLAUDE.local.md").write_text(NOTE)
+    write_files(one / ".claude/agent-memory/reviewer", {"MEMORY.md": "- review the migrations\n"})
+    world.ok("-C", str(one), "sync")
+    world.ok("-C", str(two), "sync")
+    assert (two / "CLAUDE.local.md").read_text() == NOTE
+    assert (two / ".claude/agent-memory/reviewer/MEMORY.md").read_text() == (
+        "- review the migrations\n"
+    )
+    assert not (bare / ".claude").exists() and not (bare / "CLAUDE.local.md").exists()
+    assert "ln -s" not in world.ok("-C", str(two), "status")  # nothing to link: it is synced
+    assert "/CLAUDE.local.md" in (bare / "info" / "exclude").read_text()
+
+
 @pytest.mark.slow
 def test_local_memory_committed_on_the_branch_is_left_to_git(world: World) -> None:
     """Files under .claude/agent-memory-local/ that the branch tracks are git's: gitmem never
     writes over them (as for .claude/agent-memory/), and status says why."""
     a = world.clone("a")
-    local = a / ".claude" / "agent-memory-local" / "reviewer"
-    local.mkdir(parents=True)
-    (local / "MEMORY.md").write_text("from this machine\n")
+    write_files(a / ".claude/agent-memory-local/reviewer", {"MEMORY.md": "from this machine\n"})
     world.ok("-C", str(a), "sync")
     b = world.clone("b")
     committed = b / ".claude" / "agent-memory-local" / "reviewer"

@@ -468,4 +468,24 @@ def test_key_list_names_every_recipient_of_the_personal_ref(world: World) -> Non
     assert sorted(wb.ok("-C", str(b), "key", "list").split()) == sorted([mine, theirs])
 
     fresh = world.clone("fresh")  # no personal ref yet: nobody to list
-    assert world.ok("-C", str(fresh), "key", "list").startswith("no key yet")
+    assert world.ok("-C", str(fresh), "key", "list").startswith("no key here yet")
+
+
+def test_key_list_on_a_machine_not_granted_names_the_grant_to_run_elsewhere(world: World) -> None:
+    a = world.clone("a")
+    write_personal(world, a)
+    world.ok("-C", str(a), "sync")
+    wb = machine(world, "b")
+    b = wb.clone("b")
+    before = wb.ok("-C", str(b), "key", "list")  # nothing fetched yet: it cannot know
+    assert "the first gitmem sync" in before and "key grant" in before
+    wb.ok("-C", str(b), "sync")  # fetches the personal ref it cannot open
+    run = wb.gitmem("-C", str(b), "key", "list")
+    mine = wb.ok("key", "show").strip()
+    assert run.code == 2 and run.out == ""
+    assert "on origin" in run.err and "not granted here" in run.err
+    assert f"gitmem key grant '{mine}'" in run.err  # what to run on machine a
+    world.ok("-C", str(a), "key", "grant", mine)
+    world.ok("-C", str(a), "sync")
+    wb.ok("-C", str(b), "sync")
+    assert mine in wb.ok("-C", str(b), "key", "list").split()

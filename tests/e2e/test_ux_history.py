@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_errors import assert_one_clear_error
-from tests.support.world import REPO_ROOT, World
+from tests.support.world import REPO_ROOT, World, write_files
 
 
 def synced_clone(world: World) -> tuple[Path, Path]:
@@ -146,9 +146,7 @@ def test_restore_of_an_unchanged_file_still_brings_back_its_index_line(world: Wo
 
 def test_diff_against_the_remote_tracking_ref_shows_what_the_remote_has(world: World) -> None:
     a, b = world.clone("a"), world.clone("b")
-    team_a = world.scope_path(a, "team")
-    team_a.mkdir(parents=True)
-    (team_a / "MEMORY.md").write_text("- one\n")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- one\n"})
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
     (world.scope_path(b, "team") / "MEMORY.md").write_text("- one\n- two from b\n")

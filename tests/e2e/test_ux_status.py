@@ -106,6 +106,26 @@ def test_next_steps_for_a_newcomer(world: World) -> None:
     assert "hooks install" not in world.ok("-C", str(a), "status")
 
 
+def test_a_claude_folder_linking_out_is_told_the_install_that_works(world: World) -> None:
+    """`hooks install --project` refuses to write through `.claude -> elsewhere`: status and
+    doctor suggest --user, and that command installs the hooks."""
+    a = world.clone("a")
+    elsewhere = world.root / "dotfiles-claude"
+    elsewhere.mkdir()
+    (a / ".claude").symlink_to(elsewhere)
+    out = world.ok("-C", str(a), "status")
+    step = next(line for line in out.splitlines() if "hooks install" in line)
+    assert "--user" in step, out
+    doctor = json.loads(world.gitmem("-C", str(a), "doctor", "--json").out)
+    assert next(f for f in doctor if f["area"] == "hooks")["fix"].split(" (")[0] == (
+        "gitmem hooks install --claude --user"
+    )
+    command = step[step.index("gitmem hooks") : step.index(" (")].split()[1:]
+    world.ok("-C", str(a), *command)  # the suggested command works
+    assert "hooks install" not in world.ok("-C", str(a), "status")
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_repository_without_commits_is_told_to_commit_first(world: World) -> None:
     """init and status in a fresh `git init` say the step sync would otherwise fail on."""
     fresh = world.root / "fresh"

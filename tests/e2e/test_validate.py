@@ -16,37 +16,24 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.world import REPO_ROOT, World
+from tests.support.world import BUILD_AND_DEPLOY, REPO_ROOT, TOPIC, World, write_files
 
 TEAM = "refs/gitmem/team"
-TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nRun make -j.\n"
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 
 
 @pytest.fixture
 def synced(world: World) -> tuple[World, Path]:
     clone = world.clone("a")
-    auto = world.scope_path(clone, "auto")
-    (auto / "team").mkdir(parents=True)
-    (auto / "MEMORY.md").write_text("- [Build](build.md) — how to build\n")
-    (auto / "build.md").write_text(TOPIC)
-    (auto / "team" / "MEMORY.md").write_text("- [Deploy](deploy.md) — how we deploy\n")
-    (auto / "team" / "deploy.md").write_text(TOPIC.replace("build", "deploy"))
+    write_files(world.scope_path(clone, "auto"), BUILD_AND_DEPLOY)
     world.ok("-C", str(clone), "sync")
     return world, clone
 
 
-def plumb(world: World, repo: Path, *args: str, input: bytes | None = None) -> str:
-    proc = subprocess.run(
-        ["git", *args], cwd=repo, env=world.env, input=input, capture_output=True, check=True
-    )
-    return proc.stdout.decode().strip()
-
-
 def add_to_team(world: World, repo: Path, name: str, data: bytes) -> str:
     """A new commit on the remote's team ref with one more file under team/ (plumbing)."""
-    tip = plumb(world, repo, "rev-parse", TEAM)
-    blob = plumb(world, repo, "hash-object", "-w", "--stdin", input=data)
+    tip = world.plumb(repo, "rev-parse", TEAM)
+    blob = world.plumb(repo, "hash-object", "-w", "--stdin", data=data)
     index = repo / "gitmem-test-index"
     env = {**world.env, "GIT_INDEX_FILE": str(index)}
     subprocess.run(["git", "read-tree", tip], cwd=repo, env=env, check=True)
@@ -60,7 +47,7 @@ def add_to_team(world: World, repo: Path, name: str, data: bytes) -> str:
         ["git", "write-tree"], cwd=repo, env=env, capture_output=True, check=True
     ).stdout.decode()
     index.unlink()
-    return plumb(world, repo, "commit-tree", tree.strip(), "-p", tip, "-m", "hostile")
+    return world.plumb(repo, "commit-tree", tree.strip(), "-p", tip, "-m", "hostile")
 
 
 def test_clean_refs_validate_in_clone_bare_remote_and_ci_checkout(
@@ -81,7 +68,7 @@ def test_clean_refs_validate_in_clone_bare_remote_and_ci_checkout(
 def test_findings_exit_one_with_codes_in_every_format(synced: tuple[World, Path]) -> None:
     world, _clone = synced
     bad = add_to_team(world, world.remote, "keys.md", f"{TOPIC}aws: {AWS_KEY}\n".encode())
-    plumb(world, world.remote, "update-ref", TEAM, bad)
+    world.plumb(world.remote, "update-ref", TEAM, bad)
 
     run = world.gitmem("-C", str(world.remote), "validate", "team")
     assert run.code == 1, run.out + run.err
@@ -111,8 +98,7 @@ def test_findings_exit_one_with_codes_in_every_format(synced: tuple[World, Path]
 
 def test_warnings_pass_unless_strict(synced: tuple[World, Path]) -> None:
     world, _clone = synced
-    plumb(
-        world,
+    world.plumb(
         world.remote,
         "update-ref",
         TEAM,
@@ -171,23 +157,17 @@ def hooked_server(world: World) -> Path:
 def test_pre_receive_rejects_a_bad_ref_and_accepts_a_good_one(synced: tuple[World, Path]) -> None:
     world, _clone = synced
     server = hooked_server(world)
-    good_tip = plumb(world, world.remote, "rev-parse", TEAM)
+    good_tip = world.plumb(world.remote, "rev-parse", TEAM)
     world.git("update-ref", "-d", TEAM, cwd=server)
 
     bad = add_to_team(world, world.remote, "x.md", b"---\na: &a [x]\nb: *a\n---\n")
-    push = subprocess.run(
-        ["git", "push", str(server), f"{bad}:{TEAM}"],
-        cwd=world.remote,
-        env=world.env,
-        capture_output=True,
-        text=True,
-    )
+    push = world.push(world.remote, server, f"{bad}:{TEAM}")
     assert push.returncode != 0, push.stderr
     assert "GM120" in push.stderr and "rejected" in push.stderr, push.stderr
     assert world.git("for-each-ref", TEAM, cwd=server) == "", "the bad ref was created"
 
     world.git("push", "-q", str(server), f"{good_tip}:{TEAM}", cwd=world.remote)
-    assert plumb(world, server, "rev-parse", TEAM) == good_tip
+    assert world.plumb(server, "rev-parse", TEAM) == good_tip
     world.git("push", "-q", str(server), "main:other-branch", cwd=world.remote)  # not ours
 
 
@@ -196,13 +176,13 @@ def test_pre_receive_scans_only_content_new_in_the_push(synced: tuple[World, Pat
     world, _clone = synced
     server = hooked_server(world)
     leaked = add_to_team(world, world.remote, "leak.md", f"{TOPIC}{AWS_KEY}\n".encode())
-    plumb(world, world.remote, "update-ref", TEAM, leaked)
+    world.plumb(world.remote, "update-ref", TEAM, leaked)
     # it got there before the hook existed (a fetch runs no receive hook)
-    plumb(world, server, "fetch", "-q", str(world.remote), f"+{TEAM}:{TEAM}")
-    assert plumb(world, server, "rev-parse", TEAM) == leaked
+    world.plumb(server, "fetch", "-q", str(world.remote), f"+{TEAM}:{TEAM}")
+    assert world.plumb(server, "rev-parse", TEAM) == leaked
     newer = add_to_team(world, world.remote, "more.md", TOPIC.encode())
     world.git("push", "-q", str(server), f"{newer}:{TEAM}", cwd=world.remote)
-    assert plumb(world, server, "rev-parse", TEAM) == newer
+    assert world.plumb(server, "rev-parse", TEAM) == newer
 
 
 # -- the push side: secrets and the snapshot's policy -------------------------------------------

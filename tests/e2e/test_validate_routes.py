@@ -3,20 +3,12 @@ on a personal ref by the rule sync's pull applies, following gitmem.encrypt."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from tests.support.world import World
 
 USER_REF = "refs/gitmem/users/tester@example.com"
 TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nRun make -j.\n"
-
-
-def plumb(world: World, repo: Path, *args: str, data: bytes | None = None) -> str:
-    proc = subprocess.run(
-        ["git", *args], cwd=repo, env=world.env, input=data, capture_output=True, check=True
-    )
-    return proc.stdout.decode().strip()
 
 
 def synced_clone(world: World, *config: tuple[str, str]) -> Path:
@@ -34,7 +26,7 @@ def synced_clone(world: World, *config: tuple[str, str]) -> Path:
 
 def test_validate_remote_follows_the_ref_prefix(world: World) -> None:
     synced_clone(world, ("gitmem.refPrefix", "refs/heads/gitmem/"))
-    names = plumb(world, world.remote, "for-each-ref", "--format=%(refname)")
+    names = world.plumb(world.remote, "for-each-ref", "--format=%(refname)")
     assert "refs/heads/gitmem/team" in names and "refs/gitmem/" not in names
     ci = world.clone("ci")
     world.git("config", "gitmem.refPrefix", "refs/heads/gitmem/", cwd=ci)
@@ -60,18 +52,18 @@ def test_validate_remote_reads_the_personal_ref_on_the_hub(world: World) -> None
 def downgrade_auto(world: World) -> None:
     """A commit on the remote's personal ref that stores auto/ in plaintext, keeping the key."""
     repo = world.remote
-    tip = plumb(world, repo, "rev-parse", USER_REF)
-    blob = plumb(world, repo, "hash-object", "-w", "--stdin", data=TOPIC.encode())
-    auto = plumb(world, repo, "mktree", data=f"100644 blob {blob}\tbuild.md\n".encode())
+    tip = world.plumb(repo, "rev-parse", USER_REF)
+    blob = world.plumb(repo, "hash-object", "-w", "--stdin", data=TOPIC.encode())
+    auto = world.plumb(repo, "mktree", data=f"100644 blob {blob}\tbuild.md\n".encode())
     root = [
         line
-        for line in plumb(world, repo, "ls-tree", tip).splitlines()
+        for line in world.plumb(repo, "ls-tree", tip).splitlines()
         if not line.endswith("\tauto")
     ]
     root.append(f"040000 tree {auto}\tauto")
-    tree = plumb(world, repo, "mktree", data=("\n".join(root) + "\n").encode())
-    commit = plumb(world, repo, "commit-tree", tree, "-p", tip, "-m", "gitmem: 1 file changed")
-    plumb(world, repo, "update-ref", USER_REF, commit)
+    tree = world.plumb(repo, "mktree", data=("\n".join(root) + "\n").encode())
+    commit = world.plumb(repo, "commit-tree", tree, "-p", tip, "-m", "gitmem: 1 file changed")
+    world.plumb(repo, "update-ref", USER_REF, commit)
 
 
 def test_validate_flags_plaintext_where_the_ref_encrypted_as_gitmem_encrypt_says(
@@ -108,7 +100,7 @@ def test_memory_kept_on_branches_validates_on_the_server_in_ci_and_in_its_hook(
     (agent / "notes.md").write_text(TOPIC)
     world.ok("-C", str(a), "sync")
     team = "refs/heads/gitmem/team"
-    for args in ([team], ["--as", team, plumb(world, world.remote, "rev-parse", team)]):
+    for args in ([team], ["--as", team, world.plumb(world.remote, "rev-parse", team)]):
         run = world.gitmem("-C", str(world.remote), "validate", *args)
         assert run.code == 0, run.out + run.err
     world.git("config", "gitmem.refPrefix", "refs/heads/gitmem/", cwd=world.remote)
@@ -127,19 +119,13 @@ def test_memory_kept_on_branches_validates_on_the_server_in_ci_and_in_its_hook(
     os.chmod(hook, 0o755)
     world.env["GITMEM"] = str(Path(sys.executable).parent / "gitmem")
     world.git("config", "gitmem.refPrefix", "refs/heads/gitmem/", cwd=server)
-    tip = plumb(world, world.remote, "rev-parse", team)
-    blob = plumb(world, world.remote, "hash-object", "-w", "--stdin", data=b"#!/bin/sh\n")
-    tree = plumb(world, world.remote, "mktree", data=f"100755 blob {blob}\tx.sh\n".encode())
-    root = plumb(world, world.remote, "ls-tree", tip) + f"\n040000 tree {tree}\tteam2\n"
-    bad_tree = plumb(world, world.remote, "mktree", data=root.encode())
-    bad = plumb(world, world.remote, "commit-tree", bad_tree, "-p", tip, "-m", "planted")
-    push = subprocess.run(
-        ["git", "push", str(server), f"{bad}:{team}"],
-        cwd=world.remote,
-        env=world.env,
-        capture_output=True,
-        text=True,
-    )
+    tip = world.plumb(world.remote, "rev-parse", team)
+    blob = world.plumb(world.remote, "hash-object", "-w", "--stdin", data=b"#!/bin/sh\n")
+    tree = world.plumb(world.remote, "mktree", data=f"100755 blob {blob}\tx.sh\n".encode())
+    root = world.plumb(world.remote, "ls-tree", tip) + f"\n040000 tree {tree}\tteam2\n"
+    bad_tree = world.plumb(world.remote, "mktree", data=root.encode())
+    bad = world.plumb(world.remote, "commit-tree", bad_tree, "-p", tip, "-m", "planted")
+    push = world.push(world.remote, server, f"{bad}:{team}")
     assert push.returncode != 0 and "rejected refs/heads/gitmem/team" in push.stderr, push.stderr
-    assert plumb(world, server, "rev-parse", team) == tip
+    assert world.plumb(server, "rev-parse", team) == tip
     world.git("push", "-q", str(server), f"{bad}:refs/heads/feature", cwd=world.remote)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.confinement import refusal
-from tests.support.world import World, folder_bytes
+from tests.support.world import World, folder_bytes, write_files
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
 
@@ -46,9 +46,7 @@ def commit_links(world: World, clone: Path) -> None:
 def test_committed_symlinks_do_not_lead_the_agents_scope_to_ssh(world: World) -> None:
     ssh_before = plant_home(world)
     teammate = world.clone("teammate")
-    evil = teammate / ".claude" / "agent-memory" / "evil"
-    evil.mkdir(parents=True)
-    (evil / "authorized_keys.md").write_text("ssh-ed25519 AAAA attacker\n")
+    write_files(teammate / ".claude/agent-memory/evil", {"authorized_keys.md": "ssh-ed25519 A\n"})
     world.ok("-C", str(teammate), "sync")
     attacker = world.clone("attacker")
     commit_links(world, attacker)
@@ -247,9 +245,7 @@ def test_refusal_classes(
 
 def test_a_file_where_a_scope_folder_should_be_is_refused_and_left_alone(world: World) -> None:
     a, b = world.clone("a"), world.clone("b")
-    team = world.scope_path(a, "team")
-    team.mkdir(parents=True)
-    (team / "x.md").write_text("x\n")
+    write_files(world.scope_path(a, "team"), {"x.md": "x\n"})
     world.ok("-C", str(a), "sync")
     blocked = world.scope_path(b, "team")
     blocked.parent.mkdir(parents=True, exist_ok=True)

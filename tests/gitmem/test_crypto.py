@@ -226,6 +226,30 @@ def test_a_commit_this_run_encoded_is_known_to_be_in_form_without_opening_it(
     assert fresh.rewrite_reason(commit(repo, files)) == "encrypt auto"
 
 
+@pytest.mark.parametrize("wanted", [(), ("local",), ("auto",), ("auto", "local")])
+def test_the_form_read_from_folder_names_is_the_decoded_form(
+    repo: Repository, wanted: tuple[str, ...]
+) -> None:
+    """rewrite_reason of a tip not opened in this run reads the folders' names (no listing
+    of the whole tip): the same answer as from the decoded tip, for every layout."""
+    layouts = {
+        "plain": {"gitmem.toml": b"v", "auto/a.md": b"a\n", "local/r/n.md": b"n\n"},
+        "auto only": {"gitmem.toml": b"v", "auto/a.md": b"a\n"},
+        "nothing": {"gitmem.toml": b"v"},
+    }
+    for sealing in [(), ("auto",), ("local",), ("auto", "local")]:
+        writer = PersonalCodec(repo, "refs/gitmem/users/x", sealing)
+        for files in layouts.values():
+            full = commit(repo, writer.encode(plain(repo, files), None))
+            # and the same with every file removed: a sealed folder keeps an empty manifest
+            emptied = writer.encode(plain(repo, {"gitmem.toml": b"v"}), writer.last_keyring)
+            for tip in (full, commit(repo, emptied)):
+                by_names = PersonalCodec(repo, "refs/gitmem/users/x", wanted).rewrite_reason(tip)
+                opened = PersonalCodec(repo, "refs/gitmem/users/x", wanted)
+                opened.decode(tip)
+                assert by_names == opened.rewrite_reason(tip), (sealing, files, tip == full)
+
+
 def test_verify_refuses_plaintext_and_unendorsed_keys_after_encryption(repo: Repository) -> None:
     codec = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
     files = plain(repo, {"gitmem.toml": b"v", "auto/a.md": b"alpha\n"})

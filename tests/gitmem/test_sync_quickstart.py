@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.settled import settled_worlds, take, users_in_module
 from tests.support.world import Run, World
 
 FULL = "--is-bare-repository"  # the full sync's first git process opens the project
@@ -35,9 +36,7 @@ def team_files(world: World) -> dict[str, str]:
     return {line.split("\t")[1]: line.split()[2] for line in out.splitlines()}
 
 
-@pytest.fixture
-def synced(world: World) -> tuple[Path, Path]:
-    """A clone whose team folder holds synced memory, settled (the stat cache trusts it)."""
+def _write_team_memory(world: World) -> None:
     clone = world.clone("clone")
     team = world.scope_path(clone, "team")
     team.mkdir(parents=True)
@@ -46,10 +45,41 @@ def synced(world: World) -> tuple[Path, Path]:
     old = time.time() - 3600
     for name in ("MEMORY.md", "deploys.md"):
         os.utime(team / name, (old, old))
-    sync(world, clone)
-    time.sleep(2.1)  # ctimes two seconds old: the index holds every file
-    sync(world, clone)
-    return clone, team
+
+
+def _sync_clone(world: World) -> None:
+    sync(world, world.root / "clone")
+
+
+@pytest.fixture(scope="module")
+def _settled(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _remote_template: Path,
+) -> list[World]:
+    """A world per test of this module, built at once (tests/support/settled.py): one wait for
+    the racy window instead of one per test."""
+    return settled_worlds(
+        tmp_path_factory.mktemp("settled"),
+        _remote_template,
+        users_in_module(request, "world"),
+        _write_team_memory,
+        _sync_clone,
+        _sync_clone,  # the files are old enough now: the index holds every file
+    )
+
+
+@pytest.fixture
+def world(_settled: list[World], monkeypatch: pytest.MonkeyPatch) -> World:
+    """This module's world: a remote and a clone (`clone`) whose team folder holds synced
+    memory, settled (the stat cache trusts it), untouched by any other test."""
+    return take(_settled, monkeypatch)
+
+
+@pytest.fixture
+def synced(world: World) -> tuple[Path, Path]:
+    clone = world.root / "clone"
+    return clone, world.scope_path(clone, "team")
 
 
 def test_nothing_to_do_takes_the_quick_start_and_says_what_the_full_sync_says(
@@ -160,6 +190,7 @@ def test_the_quick_start_moves_no_remote_tracking_ref(
     from gitmem.syncstart import quick_sync
 
     clone, _ = synced
+    assert quick_sync(str(clone)) is not None  # in this process too, the record holds
     other = world.clone("other")
     world.ok("-C", str(other), "sync")
     (world.scope_path(other, "team") / "deploys.md").write_text("Tuesdays and Thursdays.\n")
@@ -272,3 +303,24 @@ def test_a_record_of_a_file_with_a_64_bit_inode_vouches_for_it(
     assert quickstart.stamp(str(memory), lstat=True) == (
         f"f{rec.dev}:{rec.ino}:{rec.size}:{rec.mtime_ns}"
     )
+
+
+def test_linked_worktrees_used_in_turn_each_keep_their_quick_start(
+    world: World, synced: tuple[Path, Path]
+) -> None:
+    """Each worktree's record is its own (`<git-dir>/gitmem/`): syncing in one does not
+    replace the other's, so working in two worktrees in turn stays quick in both."""
+    clone, _ = synced
+    worktree = world.root / "clone-wt"
+    world.git("worktree", "add", "-q", str(worktree), "-b", "wt", cwd=clone)
+    _, quick = sync(world, worktree)
+    assert not quick  # no record of its own yet: the full sync, which records one
+    sync(world, clone)  # (that sync may have settled a state file the clone's record watched)
+    for _ in range(2):
+        for here in (clone, worktree):
+            run, quick = sync(world, here)
+            assert quick, f"{here.name}: {run.out}"
+    record = clone / ".git" / "worktrees" / "clone-wt" / "gitmem" / "sync-start"
+    assert record.is_file()
+    world.git("worktree", "remove", str(worktree), cwd=clone)
+    assert not record.exists()  # git removes it with the worktree

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -264,3 +265,92 @@ def test_a_pulled_change_keeps_a_private_file_private(world: World) -> None:
     assert cli("-C", str(b), "sync") == 0
     assert (db / "notes.md").read_text().endswith("line 3\n")
     assert stat.S_IMODE(os.stat(db / "notes.md").st_mode) == 0o600
+
+
+# -- a pull along the changed paths (docs/performance.md, the pull path) -------------------------
+
+
+def _spy_writes(monkeypatch: pytest.MonkeyPatch) -> tuple[list[object], list[str]]:
+    """What each write along the changed paths returned, and which scopes' records were
+    loaded whole (a spy around the real methods, which still run)."""
+    from gitmem.syncbase import SyncBase
+    from gitmem.syncwriteback import WriteBack
+
+    answers: list[object] = []
+    loaded: list[str] = []
+    real_few, real_load = WriteBack._write_few, SyncBase._load_state
+
+    def few(self: WriteBack, *args: Any) -> Any:
+        answers.append(real_few(self, *args))
+        return answers[-1]
+
+    def load(self: SyncBase, name: str) -> Any:
+        loaded.append(name)
+        return real_load(self, name)
+
+    monkeypatch.setattr(WriteBack, "_write_few", few)
+    monkeypatch.setattr(SyncBase, "_load_state", load)
+    return answers, loaded
+
+
+def _many_synced(world: World) -> tuple[Path, Path, Path, Path]:
+    """Two clones of a plaintext personal ref (gitmem.encrypt off: its files are its names)."""
+    a, b = world.clone("a"), world.clone("b")
+    for clone in (a, b):
+        world.git("config", "gitmem.encrypt", "off", cwd=clone)
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    (da / "notes.md").write_text("line 1\nline 2\n")
+    for i in range(20):
+        (da / f"topic-{i}.md").write_text(f"topic {i}\n")
+    assert cli("-C", str(a), "sync") == 0
+    assert cli("-C", str(b), "sync") == 0
+    time.sleep(2.1)  # records trusted two seconds after their ctime: the next syncs index them
+    assert cli("-C", str(a), "sync") == 0
+    assert cli("-C", str(b), "sync") == 0
+    return a, b, da, db
+
+
+@pytest.mark.slow
+def test_a_pull_writes_the_changed_files_without_loading_every_record(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b, da, db = _many_synced(world)
+    (db / "topic-3.md").write_text("topic 3, edited on b\n")
+    (db / "topic-4.md").unlink()
+    (db / "new.md").write_text("new on b\n")
+    assert cli("-C", str(b), "sync") == 0
+    answers, loaded = _spy_writes(monkeypatch)
+    assert cli("-C", str(a), "pull") == 0
+    assert True in answers and "auto" not in loaded, (answers, loaded)
+    assert folder_bytes(da) == folder_bytes(db)
+    # what it saved is what the folder holds: the next syncs find nothing to do, both ways
+    for clone in (a, b, a):
+        assert cli("-C", str(clone), "sync") == 0
+    assert folder_bytes(da) == folder_bytes(db)
+    (da / "topic-5.md").write_text("topic 5, edited on a\n")
+    assert cli("-C", str(a), "sync") == 0
+    assert cli("-C", str(b), "sync") == 0
+    assert (db / "topic-5.md").read_text() == "topic 5, edited on a\n"
+
+
+@pytest.mark.slow
+def test_an_edit_in_the_window_of_a_pull_along_changed_paths_is_merged(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b, da, db = _many_synced(world)
+    (db / "notes.md").write_text("line 1 from b\nline 2\n")
+    (db / "topic-1.md").write_text("topic 1, edited on b\n")
+    assert cli("-C", str(b), "sync") == 0
+    answers, _ = _spy_writes(monkeypatch)
+    _after_check(monkeypatch, "notes.md", _append("line 3 typed in a meanwhile\n"))
+    assert cli("-C", str(a), "sync") == 0
+    assert any(isinstance(x, folders.Materialized) for x in answers), answers
+    text = (da / "notes.md").read_text()
+    assert "line 3 typed in a meanwhile" in text, "the edit in the window was lost"
+    assert "line 1 from b" in text, "the remote edit was lost"
+    assert (da / "topic-1.md").read_text() == "topic 1, edited on b\n"
+    monkeypatch.setattr(folders, "_disk_oid", REAL_DISK_OID)
+    assert cli("-C", str(b), "sync") == 0
+    assert cli("-C", str(a), "sync") == 0
+    assert folder_bytes(da) == folder_bytes(db)

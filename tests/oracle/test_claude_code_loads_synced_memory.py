@@ -80,3 +80,25 @@ def test_a_linked_worktree_reads_its_own_claude_local_md_and_status_says_how_to_
     summary, context = claude_context(world, wt)
     assert sentinel in context, summary
     assert str(wt / "CLAUDE.local.md") in summary
+
+
+def test_in_a_worktree_of_a_bare_repository_the_synced_claude_local_md_is_read(
+    world: World,
+) -> None:
+    """A bare repository has no main worktree: gitmem syncs each linked worktree's own
+    CLAUDE.local.md, the one Claude Code reads there; the auto folder is the bare one's."""
+    bare = world.root / "project.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(bare))
+    one, two = world.root / "one", world.root / "two"
+    world.git("worktree", "add", "-q", str(one), "main", cwd=bare)
+    world.git("worktree", "add", "-q", str(two), "-b", "two", cwd=bare)
+    local, auto = "gitmem-oracle-bare-local-7e1a", "gitmem-oracle-bare-auto-5c0d"
+    (one / "CLAUDE.local.md").write_text(f"- {local}\n")
+    memory = world.scope_path(one)
+    memory.mkdir(parents=True)
+    (memory / "MEMORY.md").write_text(f"- {auto}\n")
+    world.ok("-C", str(one), "sync")
+    world.ok("-C", str(two), "sync")
+    summary, context = claude_context(world, two)
+    assert local in context and auto in context, summary
+    assert str(two / "CLAUDE.local.md") in summary

@@ -20,7 +20,9 @@ class Sizes:
     soak: bool
     clones: int  # concurrent clones syncing one remote
     rounds: int  # rounds of random edits + concurrent syncs
-    daemon_rounds: int  # the same against a git daemon
+    daemon_clones: int  # the same against a git daemon (the transport; contention: above)
+    daemon_rounds: int
+    editor_clones: int  # clones syncing at once while an editor appends in each
     crash_trials: int
     writers: tuple[int, ...]  # contention curve
     huge_blob_mib: int
@@ -30,8 +32,10 @@ CI = Sizes(
     False,
     clones=16,
     rounds=3,
+    daemon_clones=8,
     daemon_rounds=2,
-    crash_trials=20,
+    editor_clones=8,
+    crash_trials=14,
     writers=(2, 4, 8, 16),
     huge_blob_mib=5,
 )
@@ -39,7 +43,9 @@ SOAK = Sizes(
     True,
     clones=32,
     rounds=6,
+    daemon_clones=32,
     daemon_rounds=4,
+    editor_clones=32,
     crash_trials=100,
     writers=(2, 4, 8, 16, 32),
     huge_blob_mib=64,

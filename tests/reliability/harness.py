@@ -133,11 +133,19 @@ def broken_gitmem_refs(repo: Path, env: dict[str, str], locks: bool = True) -> l
         cwd=repo,
         env=env,
     )
-    for line in out.splitlines():
-        name, oid = line.split()
-        kind = git("cat-file", "-t", oid, cwd=repo, env=env, check=False).strip()
+    refs = [line.split() for line in out.splitlines()]
+    # one process for every ref: `<oid> <type> <size>`, or `<oid> missing`
+    kinds = git(
+        "cat-file",
+        "--batch-check=%(objectname) %(objecttype)",
+        cwd=repo,
+        env=env,
+        input="".join(f"{oid}\n" for _, oid in refs).encode(),
+    ).splitlines()
+    for (name, oid), answer in zip(refs, kinds, strict=True):
+        kind = answer.split()[1]
         if kind != "commit":
-            problems.append(f"{name} -> {oid} ({kind or 'missing'})")
+            problems.append(f"{name} -> {oid} ({kind})")
     git_dir = Path(git("rev-parse", "--absolute-git-dir", cwd=repo, env=env).strip())
     for sub in ("refs/gitmem", "refs/gitmem-remotes") if locks else ():
         problems += [f"stale lock {p}" for p in (git_dir / sub).rglob("*.lock")]

@@ -174,3 +174,25 @@ def test_temp_file_left_by_a_killed_write_is_removed_not_synced(world: World) ->
     assert (memory / "MEMORY.md").read_text() == "- [kept](kept.md) — a memory\n"
     names = personal_paths(world.remote)  # decrypted: a hidden name would hide a leak
     assert "auto/kept.md" in names and not any(".gitmem-tmp" in n for n in names)
+
+
+def test_the_broken_ref_check_names_missing_objects_non_commits_and_locks(world: World) -> None:
+    """The check every trial above relies on (tests/reliability/harness.py) finds what a power
+    cut can leave."""
+    a = world.clone("a")
+    assert broken_gitmem_refs(a, world.env) == []
+    tree = world.git("rev-parse", "HEAD^{tree}", cwd=a).strip()
+    head = world.git("rev-parse", "HEAD", cwd=a).strip()
+    world.git("update-ref", "refs/gitmem/team", head, cwd=a)
+    world.git("update-ref", "refs/gitmem-remotes/origin/team", tree, cwd=a)
+    (a / ".git/refs/gitmem/users").mkdir(parents=True)
+    (a / ".git/refs/gitmem/users/gone").write_text("ab" * 20 + "\n")  # a commit never written
+    (a / ".git/refs/gitmem/team.lock").write_text("")
+    assert sorted(broken_gitmem_refs(a, world.env)) == sorted(
+        [
+            f"refs/gitmem-remotes/origin/team -> {tree} (tree)",
+            f"refs/gitmem/users/gone -> {'ab' * 20} (missing)",
+            f"stale lock {a / '.git/refs/gitmem/team.lock'}",
+        ]
+    )
+    assert len(broken_gitmem_refs(a, world.env, locks=False)) == 2

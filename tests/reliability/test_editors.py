@@ -41,7 +41,7 @@ class Editor(threading.Thread):
 def test_editors_appending_during_concurrent_syncs_lose_no_line(
     world: World, sizes: Sizes, record: Record
 ) -> None:
-    clones = [world.clone(f"e{i:02d}") for i in range(sizes.clones)]
+    clones = [world.clone(f"e{i:02d}") for i in range(sizes.editor_clones)]
     folders = [memory_folder(world, c) for c in clones]
     for folder in folders:
         folder.mkdir(parents=True)
@@ -85,7 +85,7 @@ def test_editors_appending_during_concurrent_syncs_lose_no_line(
     appended = sum(len(lines) for e in editors for lines in e.lines.values())
     assert lost == [], f"{len(lost)} of {appended} appended lines lost, e.g. {lost[:5]}"
     record(
-        clones=sizes.clones,
+        clones=sizes.editor_clones,
         rounds=sizes.rounds if sizes.soak else 1,
         lines_appended=appended,
         lines_lost=len(lost),

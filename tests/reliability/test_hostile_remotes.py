@@ -21,11 +21,10 @@ import pytest
 
 from tests.reliability.conftest import Record, Sizes
 from tests.reliability.harness import Plumbing, broken_gitmem_refs
-from tests.support.world import REPO_ROOT, World
+from tests.support.world import BUILD_AND_DEPLOY, REPO_ROOT, TOPIC, World, write_files
 
 TEAM = "refs/gitmem/team"
 USER = "refs/gitmem/users/tester@example.com"
-TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nRun make -j.\n"
 BOMB = (
     "---\nname: bomb\ndescription: billion laughs\ntype: project\n"
     'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
@@ -104,12 +103,7 @@ def synced_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     world = World(base / "world")
     world.make_remote()
     a, b = world.clone("a"), world.clone("b")
-    fa = world.scope_path(a, "auto")
-    (fa / "team").mkdir(parents=True)
-    (fa / "MEMORY.md").write_text("- [Build](build.md) — how to build\n")
-    (fa / "build.md").write_text(TOPIC)
-    (fa / "team" / "MEMORY.md").write_text("- [Deploy](deploy.md) — how we deploy\n")
-    (fa / "team" / "deploy.md").write_text(TOPIC.replace("build", "deploy"))
+    fa = write_files(world.scope_path(a, "auto"), BUILD_AND_DEPLOY)
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
     (base / "auto-folder").write_text(str(fa))
@@ -532,3 +526,38 @@ def test_clean_refs_pass_validate_and_the_pre_receive_template(scene: Scene) -> 
         tip = scene.remote.resolve(ref)
         scene.world.git("push", "-q", str(server), f"{tip}:{ref}", cwd=scene.world.remote)
         assert scene.world.git("rev-parse", ref, cwd=server).strip() == tip
+
+
+def test_the_check_along_changes_refuses_each_hostile_kind_as_the_whole_check(
+    scene: Scene,
+) -> None:
+    """A pull checks a fetched tree along its changes from the last tree that passed
+    (docs/performance.md, the pull path): over the whole collection, built on a clean tip, that
+    check refuses exactly what the check of the whole tree refuses, with the same message, and
+    never passes a hostile tree on its own."""
+    from gitmem.errors import GitmemError
+    from gitmem.gitstore import Repository
+    from gitmem.treecheck import Checked, _along_changes, check_tree
+
+    def outcome(repo: Repository, commit: str, ref: str, since: Checked | None) -> object:
+        try:
+            meta, findings, _ = check_tree(repo, commit, ref, since=since)
+        except GitmemError as exc:
+            return (type(exc).__name__, exc.message)
+        return ("passed", meta, [f for f in findings if f.code != "GM107"])
+
+    with Repository(scene.world.remote) as repo:
+        for attack in sorted(ATTACKS):
+            ref = USER if "personal" in attack else TEAM
+            good = scene.remote.resolve(ref)
+            assert good is not None
+            _, _, since = check_tree(repo, good, ref)
+            assert since is not None, "the clean tip passes and is counted"
+            hostile, target, _ = plant(scene, attack)
+            assert hostile == ref
+            whole = outcome(repo, target, ref, None)
+            assert outcome(repo, target, ref, since) == whole, attack
+            quick = _along_changes(repo, target, ref, since)
+            if whole[0] != "passed":  # type: ignore[index]
+                assert quick is None or any(f.blocking for f in quick[0]), attack
+            scene.remote.set_ref(ref, good)

@@ -9,10 +9,19 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nRun make -j.\n"
+# an auto folder whose team/ holds memory too: what the validate and hostile tests sync first
+BUILD_AND_DEPLOY = {
+    "MEMORY.md": "- [Build](build.md) — how to build\n",
+    "build.md": TOPIC,
+    "team/MEMORY.md": "- [Deploy](deploy.md) — how we deploy\n",
+    "team/deploy.md": TOPIC.replace("build", "deploy"),
+}
 
 
 def isolated_env(home: Path) -> dict[str, str]:
@@ -65,6 +74,20 @@ class World:
     def git(self, *args: str, cwd: Path | None = None, check: bool = True) -> str:
         return git(*args, cwd=cwd, check=check, env=self.env)
 
+    def plumb(self, repo: Path, *args: str, data: bytes | None = None) -> str:
+        """A git plumbing command in `repo` (objects written by hand), its output stripped."""
+        return git(*args, cwd=repo, env=self.env, input=data).strip()
+
+    def push(self, repo: Path, url: Path | str, refspec: str) -> subprocess.CompletedProcess[str]:
+        """`git push URL REFSPEC` from `repo`, whatever the server answers (a test reads it)."""
+        return subprocess.run(
+            ["git", "push", str(url), refspec],
+            cwd=repo,
+            env=self.env,
+            capture_output=True,
+            text=True,
+        )
+
     def make_remote(self, name: str = "remote.git") -> Path:
         remote = self.root / name
         self.git("init", "-q", "--bare", str(remote))
@@ -103,6 +126,14 @@ class World:
     def scope_path(self, clone: Path, scope: str = "auto") -> Path:
         data = json.loads(self.ok("-C", str(clone), "status", "--json"))
         return Path(next(s["path"] for s in data["scopes"] if s["name"] == scope))
+
+
+def write_files(folder: Path, files: Mapping[str, str]) -> Path:
+    """Write each file (path relative to `folder` -> text), making the folders; the folder."""
+    for rel, text in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    return folder
 
 
 def folder_bytes(folder: Path) -> dict[str, bytes]:

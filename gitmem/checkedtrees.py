@@ -1,0 +1,47 @@
+"""The last fetched tree of each ref that passed every check of a pull, with what the
+whole-tree rules count of it (`gitmem/treecheck.py` `Checked`): the next fetched tip of that
+ref is checked along its changes from it. Kept in `<common-dir>/gitmem/checked.json`; a
+missing or unreadable file only means the next check reads the whole tree."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from gitmem.state import state_dir, write_atomic
+from gitmem.treecheck import Checked
+
+
+def _file(common_dir: Path) -> Path:
+    return state_dir(common_dir) / "checked.json"
+
+
+def _load(common_dir: Path) -> dict[str, list[object]]:
+    try:
+        raw = json.loads(_file(common_dir).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return raw if isinstance(raw, dict) else {}
+
+
+def load_checked(common_dir: Path, ref: str) -> Checked | None:
+    """What passed last on `ref` (a remote-tracking ref), or None."""
+    found = _load(common_dir).get(ref)
+    if not isinstance(found, list) or len(found) != len(Checked._fields):
+        return None
+    tree, *counts, sealed = found
+    if not isinstance(tree, str) or not all(isinstance(n, int) for n in counts):
+        return None
+    files, entries, blob_bytes, tree_bytes = (int(str(n)) for n in counts)
+    return Checked(tree, files, entries, blob_bytes, tree_bytes, sealed is True)
+
+
+def save_checked(common_dir: Path, ref: str, checked: Checked) -> None:
+    """Record that `checked` passed on `ref` (inside the repository lock)."""
+    known = _load(common_dir)
+    if known.get(ref) == list(checked):
+        return
+    known[ref] = list(checked)
+    target = _file(common_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, json.dumps(known, sort_keys=True).encode())

@@ -1,0 +1,233 @@
+"""The check of a fetched tree along its changes from a tree that passed (docs/performance.md,
+the pull path) gives the whole check's answer: for random clean bases and random changes —
+honest edits and every kind of hostile entry the policy refuses — `check_tree` with `since`
+refuses exactly what it refuses without, with the same message, and counts the tree the same
+way; and the quick path alone never calls a tree clean that the whole check refuses. On the
+git store and the in-memory one, SHA-1 and SHA-256. The hostile-remote collection is checked
+the same way in tests/reliability/test_hostile_remotes.py."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import cast
+
+import pytest
+
+from gitmem.errors import GitmemError
+from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
+from gitmem.gitstore.memoryrepo import MemoryRepository
+from gitmem.policy import MAX_BLOB_BYTES, MAX_DEPTH, render_meta
+from gitmem.treecheck import Checked, _along_changes, check_tree
+
+WHO = ("Ann Example", "ann@example.com")
+TEAM = "refs/gitmem/team"
+USER = "refs/gitmem/users/ann@example.com"
+Store = Repository | MemoryRepository
+Files = dict[str, tuple[str, bytes]]
+
+
+def topic(name: str, body: str = "A fact.") -> bytes:
+    return f"---\nname: {name}\ndescription: about {name}\ntype: project\n---\n{body}\n".encode()
+
+
+@pytest.fixture(params=["git-sha1", "memory-sha1", "git-sha256", "memory-sha256"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    kind, fmt = request.param.split("-")
+    if kind == "memory":
+        yield MemoryRepository(tmp_path, WHO, fmt)
+        return
+    subprocess.run(["git", "init", "-q", f"--object-format={fmt}", str(tmp_path)], check=True)
+    for key, value in zip(("user.name", "user.email"), WHO, strict=True):
+        subprocess.run(["git", "-C", str(tmp_path), "config", key, value], check=True)
+    with Repository(tmp_path) as repo:
+        yield repo
+
+
+def base_files(rng: random.Random, ref: str) -> Files:
+    files: Files = {"gitmem.toml": (BLOB_MODE, render_meta("example.com/team/project"))}
+    tops = ["team", "agents/reviewer", "agents/writer"] if ref == TEAM else ["auto"]
+    for top in tops:
+        names = [f"note-{i}.md" for i in range(rng.randrange(2, 12))]
+        index = "".join(f"- [{n}]({n}) — about {n}\n" for n in names)
+        files[f"{top}/MEMORY.md"] = (BLOB_MODE, index.encode())
+        for n in names:
+            files[f"{top}/{n}"] = (BLOB_MODE, topic(n))
+        if rng.random() < 0.5:
+            files[f"{top}/deep/er/{names[0]}"] = (BLOB_MODE, topic("deeper"))
+    return files
+
+
+def commit_of(store: Store, files: Files, parents: list[str]) -> str:
+    tree = store.write_tree(
+        {p: (mode, store.write_blob(data)) for p, (mode, data) in files.items()}
+    )
+    return store.write_commit(tree, parents, "gitmem: test", when=1_700_000_000)
+
+
+def _file_of(files: Files, rng: random.Random) -> str:
+    return rng.choice(sorted(p for p in files if p != "gitmem.toml"))
+
+
+def _folder_of(files: Files, rng: random.Random) -> str:
+    return _file_of(files, rng).rsplit("/", 1)[0]
+
+
+Change = Callable[[Files, random.Random], None]
+
+
+def _add(name: str, data: bytes = b"", mode: str = BLOB_MODE) -> Change:
+    def change(files: Files, rng: random.Random) -> None:
+        path = name.replace("{folder}", _folder_of(files, rng))
+        if not any(p.startswith(path + "/") for p in files) and not any(
+            path.startswith(p + "/") for p in files
+        ):
+            files[path] = (mode, data or topic(path.rsplit("/", 1)[-1]))
+
+    return change
+
+
+def _edit(files: Files, rng: random.Random) -> None:
+    path = _file_of(files, rng)
+    files[path] = (files[path][0], files[path][1] + b"One more line.\n")
+
+
+def _delete(files: Files, rng: random.Random) -> None:
+    del files[_file_of(files, rng)]
+
+
+def _delete_folder(files: Files, rng: random.Random) -> None:
+    folder = _folder_of(files, rng) + "/"
+    for p in [p for p in files if p.startswith(folder)]:
+        del files[p]
+
+
+def _file_to_folder(files: Files, rng: random.Random) -> None:
+    path = _file_of(files, rng)
+    del files[path]
+    files[f"{path[:-3]}/inner.md"] = (BLOB_MODE, topic("inner"))
+
+
+def _folder_to_file(files: Files, rng: random.Random) -> None:
+    folder = _folder_of(files, rng)
+    if "/" not in folder:
+        return
+    for p in [p for p in files if p.startswith(folder + "/")]:
+        del files[p]
+    if not any(folder.startswith(p + "/") for p in files):
+        files[folder] = (BLOB_MODE, topic("was a folder"))
+
+
+def _meta(data: bytes | None) -> Change:
+    def change(files: Files, rng: random.Random) -> None:
+        if data is None:
+            files.pop("gitmem.toml")
+        else:
+            files["gitmem.toml"] = (BLOB_MODE, data)
+
+    return change
+
+
+BOMB = b"---\nname: b\ndescription: d\ntype: user\na: &a [1, 2]\nb: *a\n---\nbody\n"
+DEEP = "/".join(["d"] * (MAX_DEPTH - 2))
+HONEST: list[Change] = [
+    _add("{folder}/new-note.md"),
+    _add("{folder}/sub/new-note.md"),
+    _edit,
+    _edit,
+    _delete,
+    _delete_folder,
+    _file_to_folder,
+    _folder_to_file,
+    _add("{folder}/MEMORY.md", b"- [x](x.md) - an index entry\n"),
+    _add("{folder}/run-me.md", b"", EXEC_MODE),
+    _add(f"agents/x/{DEEP}/ok.md"),  # as deep as allowed on the team ref
+    _add("{folder}/Note-0.md"),  # letter case only: a warning
+    _add("{folder}/leak.md", b"aws_secret_access_key = AKIAABCDEFGHIJKLMNOP\n"),
+]
+HOSTILE: list[Change] = [
+    _add("{folder}/../escape.md"),
+    _add("{folder}/.git/config", b"[core]\n"),
+    _add("{folder}/.GIT", b"x"),
+    _add("{folder}/a\nb.md"),
+    _add("{folder}/back\\slash.md"),
+    _add("{folder}/run.sh", b"#!/bin/sh\n"),
+    _add("{folder}/" + "n" * 300 + ".md"),
+    _add(f"agents/x/{DEEP}/too/deep.md"),
+    _add("{folder}/link.md", b"../../secret", "120000"),
+    _add("{folder}/latin1.md", b"caf\xe9\n"),
+    _add("{folder}/bomb.md", BOMB),
+    _add("{folder}/huge.md", b"x" * (MAX_BLOB_BYTES + 1)),
+    _add("evil/x.md"),
+    _add("keys/extra"),
+    _add("local/plain.md"),
+    _meta(None),
+    _meta(b'version = 99\nkey = "x"\n'),
+    _meta(b"\xff\xfe garbage\n"),
+]
+
+
+def outcome(store: Store, commit: str, ref: str, since: Checked | None) -> tuple[object, ...]:
+    try:
+        meta, findings, counts = check_tree(cast(Repository, store), commit, ref, since=since)
+    except GitmemError as exc:
+        return (type(exc).__name__, exc.message)
+    # the case-folding warning is the whole check's alone (no sync shows it)
+    return ("passed", meta, [f for f in findings if f.code != "GM107"], counts)
+
+
+@pytest.mark.parametrize("ref", [TEAM, USER])
+def test_checking_along_changes_answers_as_the_whole_check(store: Store, ref: str) -> None:
+    rng = random.Random(f"{ref}-{store.object_format}")
+    quick_passes = 0
+    for case in range(40):
+        files = base_files(rng, ref)
+        base = commit_of(store, files, [])
+        _, _, since = check_tree(cast(Repository, store), base, ref)
+        assert since is not None, "a clean base passes and is counted"
+        changes = rng.sample(HONEST, rng.randrange(1, 4))
+        if case % 2:
+            changes.append(rng.choice(HOSTILE))
+        for change in changes:
+            if len(files) > 1:  # a folder emptied by an earlier change: nothing to pick
+                change(files, rng)
+        tip = commit_of(store, files, [base])
+
+        whole = outcome(store, tip, ref, None)
+        assert outcome(store, tip, ref, since) == whole, (case, changes)
+        quick = _along_changes(cast(Repository, store), tip, ref, since)
+        if whole[0] != "passed":  # the quick path alone never passes a refused tree
+            assert quick is None or any(f.blocking for f in quick[0]), (case, changes)
+        elif quick is not None:
+            quick_passes += 1
+            assert quick[1] == whole[3], "the counts kept equal a count of the whole tree"
+    assert quick_passes >= 10, "honest changes are checked along their changes"
+
+
+def test_a_name_twice_in_a_folder_is_left_to_the_whole_check(store: Store) -> None:
+    files = base_files(random.Random(1), TEAM)
+    base = commit_of(store, files, [])
+    _, _, since = check_tree(cast(Repository, store), base, TEAM)
+    assert since is not None
+    tree = store.read_commit(base)[0]
+    team = store.tree_entry(tree, "team")
+    blob = store.write_blob(topic("twice"))
+    width = len(blob) // 2
+    twice = b"".join(b"100644 twice.md\0" + bytes.fromhex(blob) for _ in range(2))
+    root = b"".join(
+        sorted(
+            [
+                b"40000 agents\0" + bytes.fromhex(store.tree_entry(tree, "agents") or ""),
+                b"100644 gitmem.toml\0"
+                + bytes.fromhex(store.tree_entry(tree, "gitmem.toml") or ""),
+                b"40000 team\0" + bytes.fromhex(store.write_object("tree", twice)),
+            ]
+        )
+    )
+    assert team and width in (20, 32)
+    tip = store.write_commit(store.write_object("tree", root), [base], "hostile")
+    assert _along_changes(cast(Repository, store), tip, TEAM, since) is None
+    assert outcome(store, tip, TEAM, since) == outcome(store, tip, TEAM, None)
+    assert outcome(store, tip, TEAM, None)[0] == "UntrustedTreeError"

@@ -1,0 +1,68 @@
+"""Worlds whose memory files are old enough for the stat caches, built in a batch.
+
+A stat cache trusts a file only once its ctime is two seconds old (git compares whole seconds,
+gitmem/folders.py RACY_SECONDS), and a ctime cannot be backdated: a fixture that writes files
+and wants them in the index must wait. Built one test at a time, every test waits 2.1 s; built
+for the whole module at once, the waits overlap (the other worlds' first syncs fill them) and
+each test still gets a world of its own, at its own paths, that no other test touched.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import World
+
+RACY_WAIT = 2.1  # seconds: then a file's ctime is two whole seconds old
+
+
+def users_in_module(request: pytest.FixtureRequest, fixture: str) -> int:
+    """How many of the tests that will run in the requesting module use `fixture`."""
+    path = request.path
+    return len(
+        [
+            item
+            for item in request.session.items
+            if item.path == path and fixture in getattr(item, "fixturenames", ())
+        ]
+    )
+
+
+def settled_worlds(
+    root: Path,
+    remote_template: Path,
+    count: int,
+    write: Callable[[World], None],
+    first: Callable[[World], None],
+    settle: Callable[[World], None],
+) -> list[World]:
+    """`count` worlds under `root`, each with a copy of the template remote: `write` for every
+    world (the files), then `first` for every world (a sync that finds them too fresh), then,
+    once the newest file is RACY_WAIT old, `settle` (a sync that finds them old enough)."""
+    worlds = []
+    for i in range(count):
+        world = World(root / f"w{i}")
+        shutil.copytree(remote_template, world.remote, symlinks=True)
+        write(world)
+        worlds.append(world)
+    written = time.monotonic()
+    for world in worlds:
+        first(world)
+    time.sleep(max(0.0, RACY_WAIT - (time.monotonic() - written)))
+    for world in worlds:
+        settle(world)
+    return worlds
+
+
+def take(pool: list[World], monkeypatch: pytest.MonkeyPatch) -> World:
+    """One world of the pool for one test, with this process's HOME pointing at the world's
+    (as the `world` fixture's does: in-process gitmem code reads the same HOME)."""
+    world = pool.pop()
+    monkeypatch.setenv("HOME", str(world.home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(world.home / ".config"))
+    return world
