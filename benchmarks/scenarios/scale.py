@@ -109,8 +109,8 @@ class Sides:
             a,
             b,
             goal=2,
-            note="max RSS of the process tree (getrusage RUSAGE_CHILDREN in a fresh child, "
-            "benchmarks/peak.py): the largest single process, gitmem's Python or one of its gits",
+            note="peak RSS of the process tree in a fresh child (benchmarks/peak.py): the largest "
+            "sum over its processes alive at once, sampled every 2 ms, or the largest one if more",
             unit="MiB",
         )
 

@@ -32,20 +32,28 @@ def _edit_round(memory: Path, n: int) -> None:
         (memory / "deep" / "er" / f"n{n - 1}.md").unlink()
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("encrypt", ["off", "on"])
-def test_a_push_of_a_few_files_lists_no_tree_and_reads_back_the_same(
-    world: World, encrypt: str
-) -> None:
+def _pushed(world: World, encrypt: str, topics: int) -> tuple[Path, Path, Path]:
+    """Clones a and b (`gitmem.encrypt` as given), a's memory folder with an index and
+    `topics` topic files, pushed, and their ctimes two seconds old: the next sync of a puts
+    them in its index."""
     a, b = world.clone("a"), world.clone("b")
     for clone in (a, b):
         world.git("config", "gitmem.encrypt", encrypt, cwd=clone)
     memory = world.scope_path(a)
     _write(memory / "MEMORY.md", "# Memory\n- [One](topic-1.md) — one\n")
-    for i in range(1, 8):
+    for i in range(1, topics + 1):
         _write(memory / f"topic-{i}.md", f"---\nname: t{i}\n---\nbody {i}\n")
     world.ok("-C", str(a), "push", "-q")
-    time.sleep(2.1)  # ctimes two seconds old: the index holds the files from the next push
+    time.sleep(2.1)
+    return a, b, memory
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("encrypt", ["off", "on"])
+def test_a_push_of_a_few_files_lists_no_tree_and_reads_back_the_same(
+    world: World, encrypt: str
+) -> None:
+    a, b, memory = _pushed(world, encrypt, 7)
     for n in range(3):
         _edit_round(memory, n)
         world.ok("-C", str(a), "push", "-q")
@@ -88,20 +96,12 @@ def test_a_push_of_a_few_files_makes_only_their_records(
     from gitmem.state import load_scope_state
     from gitmem.sync import SyncOptions, run_sync
 
-    a, b = world.clone("a"), world.clone("b")
+    a, b, memory = _pushed(world, encrypt, 40)
 
     def rev(name: str) -> str:
         return world.git("rev-parse", name, cwd=a).strip()
 
-    for clone in (a, b):
-        world.git("config", "gitmem.encrypt", encrypt, cwd=clone)
-    memory = world.scope_path(a)
-    _write(memory / "MEMORY.md", "# Memory\n- [One](topic-1.md) — one\n")
-    for i in range(1, 41):
-        _write(memory / f"topic-{i}.md", f"---\nname: t{i}\n---\nbody {i}\n")
-    world.ok("-C", str(a), "push", "-q")
-    time.sleep(2.1)  # ctimes two seconds old: the next sync puts every file in the index
-    world.ok("-C", str(a), "sync", "-q")
+    world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
     tip = rev(USER_REF)
 
     real_read = index.read

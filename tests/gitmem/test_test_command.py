@@ -1,0 +1,45 @@
+"""The test commands people run (README's, CI's via .ci/run, and the `-q` developer loop) end with
+pytest's "N passed in Xs" summary line: the project's pytest settings must not silence it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import REPO_ROOT
+
+
+def _readme_test_command() -> str:
+    # the same extraction as .ci/run: the sh block after the test-command marker
+    text = (REPO_ROOT / "README.md").read_text()
+    block = text.split("<!-- test-command -->", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    return block.strip()
+
+
+def test_ci_runs_the_readme_test_command_with_the_summary_visible() -> None:
+    command = _readme_test_command()
+    assert command.endswith("-m pytest"), command
+    assert "-q" not in command.split("&&")[-1].split(), command
+
+
+@pytest.mark.parametrize("flags", [[], ["-q"]], ids=["readme", "developer-q"])
+def test_pytest_with_the_project_settings_prints_the_summary_line(
+    tmp_path: Path, flags: list[str]
+) -> None:
+    shutil.copy(REPO_ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_one.py").write_text("def test_one() -> None:\n    pass\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", *flags, "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert re.search(r"^=*\s*1 passed in [\d.]+s", result.stdout, re.M), result.stdout
