@@ -361,10 +361,17 @@ def _pick(
 ) -> tuple[str, str] | None:
     """The surviving (text, gap) of one item (None: deleted), by the 3-way rules.
 
-    An item is modified when its text or the blank lines before it changed: a change of either
-    beats a deletion. Text and gap are then merged separately (text by rank, gap by length),
-    which keeps the result the same whatever order three replicas merge in.
+    Against a deletion, an entry is modified only when its text changed: the blank lines before
+    it are formatting (they change when its neighbours are deleted or re-spaced), so a side
+    that only re-spaced it does not bring back an entry the other side deleted (a heading or a
+    paragraph still counts its blank lines). Between two kept versions, the text is merged by rank and the gap by length (an edited text brings its
+    own), which keeps the result the same whatever order three replicas merge in.
     """
+    if key[0] == "e" and b is not None and (o is None) != (t is None):
+        kept = o if t is None else t
+        assert kept is not None
+        if _words(kept.text) == _words(b.text):  # re-spaced at most: the deletion stands
+            return None
     bf = None if b is None else (_words(b.text), b.gap)
     of = None if o is None else (_words(o.text), o.gap)
     tf = None if t is None else (_words(t.text), t.gap)
@@ -387,10 +394,14 @@ def _pick(
         return kept.text, kept.gap
     base_text = None if b is None else b.text
     gap = _merge_gap(None if b is None else b.gap, o.gap, t.gap)
-    if _words(o.text) == _words(t.text) or _words(t.text) == _words(base_text):
+    if _words(o.text) == _words(t.text):
         return o.text, gap
+    # One side edited the text, the other re-spaced it at most: the edit brings its spacing, as
+    # it does against a deletion, so three replicas agree whichever merges first.
+    if _words(t.text) == _words(base_text):
+        return o.text, o.gap
     if _words(o.text) == _words(base_text):
-        return t.text, gap
+        return t.text, t.gap
     ro, rt = so.rank(o.text, o.target), st.rank(t.text, t.target)
     win, lose, side, why = (o, t, so, reason(ro, rt)) if ro > rt else (t, o, st, reason(rt, ro))
     merge = merge_block if key[0] == "b" else merge_entry

@@ -377,3 +377,47 @@ def test_a_heading_deleted_modified_and_filed_under_converges_in_every_order(
     r3 = merged(base, merged(base, filer, deleter), modifier)
     assert r1 == r2 == r3
     assert r1.endswith(f"{modified}- [T](t.md) — t\n- [N](n.md) — new\n"), r1
+
+
+SIX = "# Memory\n\n" + "".join(f"- [E{i}](e{i}.md) — note {i}\n" for i in range(6))
+
+
+E0, E2 = "- [E0](e0.md) — note 0\n", "- [E2](e2.md) — note 2\n"
+
+
+@pytest.mark.parametrize(
+    ("respaced", "entry"),
+    [
+        (SIX.replace(E0 + "- [E1](e1.md) — note 1\n", ""), E2),  # its neighbours deleted
+        (SIX.replace("- [E2]", "\n- [E2]"), E2),  # a blank line before it
+        (SIX.replace("- [E3]", "\n- [E3]"), E2),  # a blank line after it
+        (SIX.replace("# Memory\n\n", "# Memory\n\n## Now\n"), E0),  # a heading right above it
+        (SIX.replace("# Memory\n\n", "# Memory\n"), E0),  # the title's blank line deleted
+    ],
+)
+def test_an_entry_only_re_spaced_on_one_side_stays_deleted(respaced: str, entry: str) -> None:
+    """Blank lines before an entry are formatting (design §4): a side whose change only moves
+    them (it deleted the entry's neighbours, or spaced around it) has not edited the entry, so
+    the other side's deletion stands (`merged` checks both directions)."""
+    text = merged(SIX, respaced, SIX.replace(entry, ""))
+    assert entry.rstrip("\n") not in text
+    assert text.count("- [E") == respaced.count("- [E") - 1
+
+
+def test_an_entry_edited_on_one_side_beats_its_deletion_whatever_its_spacing() -> None:
+    edited = SIX.replace("\n- [E2](e2.md) — note 2", "\n\n- [E2](e2.md) — note two, edited")
+    deleted = SIX.replace("- [E2](e2.md) — note 2\n", "")
+    text = merged(SIX, edited, deleted)
+    assert "- [E2](e2.md) — note two, edited\n" in text
+
+
+def test_deleted_re_spaced_and_edited_on_three_replicas_converge() -> None:
+    """One replica deletes an entry, one re-spaces it, one edits it: the edit wins with its own
+    spacing, whichever two merge first."""
+    gone = SIX.replace("- [E2](e2.md) — note 2\n", "")
+    spaced = SIX.replace("- [E2]", "\n\n- [E2]")
+    edited = SIX.replace("note 2", "note two")
+    results = set()
+    for a, b, c in ((gone, spaced, edited), (spaced, edited, gone), (edited, gone, spaced)):
+        results.add(merged(SIX, merged(SIX, a, b), c))
+    assert results == {edited}
