@@ -77,6 +77,17 @@ class MemoryStore(ObjectEncoding):
             raise ConcurrentUpdate(f"{ref} moved while gitmem was working", "run the command again")
         self.references[ref] = new
 
+    def update_refs(
+        self, moves: list[tuple[str, str, str | None]], message: str = "gitmem"
+    ) -> None:
+        for ref, _, old in moves:  # all or none, like git's transaction
+            check_ours(ref)
+            if self.references.get(ref) != old:
+                raise ConcurrentUpdate(
+                    f"{ref} moved while gitmem was working", "run the command again"
+                )
+        self.references.update({ref: new for ref, new, _ in moves})
+
     def is_ancestor(self, a: str, b: str) -> bool:
         return a in self._ancestors(b)
 
