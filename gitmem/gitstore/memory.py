@@ -6,6 +6,7 @@ store's own code (`ObjectEncoding`), so its ids are git's ids; one conformance s
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 from gitmem.errors import ConcurrentUpdate, GitError
 from gitmem.gitstore.base import TreeEntry
@@ -78,7 +79,7 @@ class MemoryStore(ObjectEncoding):
         self.references[ref] = new
 
     def update_refs(
-        self, moves: list[tuple[str, str, str | None]], message: str = "gitmem"
+        self, moves: Sequence[tuple[str, str, str | None]], message: str = "gitmem"
     ) -> None:
         for ref, _, old in moves:  # all or none, like git's transaction
             check_ours(ref)

@@ -4,6 +4,7 @@ compare-and-swap, only under refs/gitmem* ."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from gitmem.errors import ConcurrentUpdate, GitError
 from gitmem.gitstore.base import OURS, REFS_LIST, GitDir, parse_refs
@@ -57,7 +58,7 @@ class RefStore(GitDir):
             )
 
     def update_refs(
-        self, moves: list[tuple[str, str, str | None]], message: str = "gitmem"
+        self, moves: Sequence[tuple[str, str, str | None]], message: str = "gitmem"
     ) -> None:
         """Move each (ref, new, old) like update_ref, all in one git and one transaction: every
         ref moves, or none does and ConcurrentUpdate is raised."""
