@@ -101,6 +101,7 @@ class Transport(PersonalRefs):
                 pending[ref] = (local, known)
         done = True
         failures: list[RemoteError] = []
+        pushed: list[str] = []
         for remote, refs in self._by_remote(pending).items():
             routes = {self.project.route(ref).name: ref for ref in refs}
             label = self.project.route(refs[0]).label
@@ -116,15 +117,16 @@ class Transport(PersonalRefs):
                 failures.append(RemoteError(exc.message, hint))
                 continue
             accepted = set(routes) if outcome.ok else set(outcome.accepted)
-            for name in accepted & set(routes):
-                ref = routes[name]
-                oid, known = pending[ref]
-                # the remote now holds `oid`: move our view of it from where we last saw it
-                self.repo.update_ref(self.project.tracking_ref(ref), oid, known, "gitmem: pushed")
-                self.result.report(ref).pushed = True
+            pushed += [routes[name] for name in accepted & set(routes)]
             if outcome.refused:
                 failures.append(self._refusal(remote, label, outcome))
             done &= outcome.ok or not outcome.rejected  # only "someone pushed first" retries
+        # the remote now holds each pushed oid: move our view of it from where we last saw it,
+        # every tracking ref in one git (one transaction; CAS on each)
+        moves = [(self.project.tracking_ref(ref), *pending[ref]) for ref in pushed]
+        self.repo.update_refs(moves, "gitmem: pushed")
+        for ref in pushed:
+            self.result.report(ref).pushed = True
         if failures:
             raise failures[0]
         return done

@@ -6,6 +6,7 @@ store's own code (`ObjectEncoding`), so its ids are git's ids; one conformance s
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 from gitmem.errors import ConcurrentUpdate, GitError
 from gitmem.gitstore.base import TreeEntry
@@ -76,6 +77,17 @@ class MemoryStore(ObjectEncoding):
         if self.references.get(ref) != old:
             raise ConcurrentUpdate(f"{ref} moved while gitmem was working", "run the command again")
         self.references[ref] = new
+
+    def update_refs(
+        self, moves: Sequence[tuple[str, str, str | None]], message: str = "gitmem"
+    ) -> None:
+        for ref, _, old in moves:  # all or none, like git's transaction
+            check_ours(ref)
+            if self.references.get(ref) != old:
+                raise ConcurrentUpdate(
+                    f"{ref} moved while gitmem was working", "run the command again"
+                )
+        self.references.update({ref: new for ref, new, _ in moves})
 
     def is_ancestor(self, a: str, b: str) -> bool:
         return a in self._ancestors(b)

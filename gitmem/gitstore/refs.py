@@ -4,6 +4,7 @@ compare-and-swap, only under refs/gitmem* ."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 from gitmem.errors import ConcurrentUpdate, GitError
 from gitmem.gitstore.base import OURS, REFS_LIST, GitDir, parse_refs
@@ -55,6 +56,31 @@ class RefStore(GitDir):
                 f"{ref} moved while gitmem was working ({last_line(proc.stderr)})",
                 "run the command again",
             )
+
+    def update_refs(
+        self, moves: Sequence[tuple[str, str, str | None]], message: str = "gitmem"
+    ) -> None:
+        """Move each (ref, new, old) like update_ref, all in one git and one transaction: every
+        ref moves, or none does and ConcurrentUpdate is raised."""
+        if len(moves) < 2:
+            for ref, new, old in moves:
+                self.update_ref(ref, new, old, message)
+            return
+        zero = "0" * self._hash_len
+        for ref, _, _ in moves:
+            check_ours(ref)
+        script = "".join(f"update {ref} {new} {old or zero}\n" for ref, new, old in moves)
+        known = self._refs
+        proc = self.git("update-ref", "-m", message, "--stdin", input=script.encode(), check=False)
+        if proc.returncode != 0:
+            raise ConcurrentUpdate(
+                f"{', '.join(r for r, _, _ in moves)} moved while gitmem was working "
+                f"({last_line(proc.stderr)})",
+                "run the command again",
+            )
+        if known is not None:
+            known.update({ref: new for ref, new, _ in moves})
+            self._refs = known
 
     def delete_ref(self, ref: str, old: str | None = None) -> None:
         check_ours(ref)

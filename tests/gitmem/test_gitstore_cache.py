@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from gitmem.gitstore import BLOB_MODE, Repository
 
 
@@ -39,3 +41,27 @@ def test_ref_cache_follows_our_updates_and_forgets_after_other_ref_writes(tmp_pa
     assert repo.is_ancestor(first, second) and not repo.is_ancestor(second, first)
     assert repo.merge_base(first, second) == first
     assert repo.resolve(f"{ref}^") == first  # an expression goes to git
+
+
+def test_update_refs_moves_every_ref_in_one_transaction_or_none(tmp_path: Path) -> None:
+    from gitmem.errors import ConcurrentUpdate
+
+    repo = _repo(tmp_path)
+    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
+    first = repo.write_commit(tree, [], "one")
+    second = repo.write_commit(tree, [first], "two")
+    team, personal, absent = "refs/gitmem/team", "refs/gitmem/personal/u", "refs/gitmem/new"
+    repo.update_refs([(team, first, None), (personal, first, None)])
+    assert repo.refs("refs/gitmem/") == {team: first, personal: first}  # the cache follows
+    assert Repository(tmp_path).refs("refs/gitmem/") == {team: first, personal: first}
+    stale = [(team, second, first), (personal, second, second), (absent, second, None)]
+    with pytest.raises(ConcurrentUpdate, match="moved while gitmem was working"):
+        repo.update_refs(stale)  # personal is not at `second`: nothing moves
+    assert Repository(tmp_path).refs("refs/gitmem/") == {team: first, personal: first}
+    assert repo.refs("refs/gitmem/") == {team: first, personal: first}
+    with pytest.raises(ConcurrentUpdate):
+        repo.update_refs([(team, second, first), (personal, second, None)])  # must not exist
+    repo.update_refs([(team, second, first), (personal, second, first)])
+    assert Repository(tmp_path).refs("refs/gitmem/") == {team: second, personal: second}
+    repo.update_refs([(absent, first, None)])  # one ref: update_ref
+    assert repo.resolve(absent) == first

@@ -140,6 +140,23 @@ def test_refs_move_only_by_compare_and_swap(store: Store) -> None:
         store.update_ref("refs/heads/main", one, None)  # never a branch
 
 
+def test_refs_move_together_or_not_at_all(store: Store) -> None:
+    tree = store.write_tree({"x.md": (BLOB_MODE, store.write_blob(b"x"))})
+    one = store.write_commit(tree, [], "one", when=1_700_000_000)
+    two = store.write_commit(tree, [one], "two", when=1_700_000_001)
+    team, mine = "refs/gitmem/team", "refs/gitmem/personal/u"
+    store.update_refs([(team, one, None), (mine, one, None)])
+    for stale in ([(team, two, one), (mine, two, two)], [(team, two, one), (mine, two, None)]):
+        with pytest.raises(ConcurrentUpdate):
+            store.update_refs(stale)
+        assert store.refs("refs/gitmem") == {team: one, mine: one}  # the good one did not move
+    store.update_refs([(team, two, one), (mine, two, one)])
+    assert store.refs("refs/gitmem") == {team: two, mine: two}
+    with pytest.raises(GitError):
+        store.update_refs([(team, one, two), ("refs/heads/main", one, None)])  # never a branch
+    assert store.refs("refs/gitmem") == {team: two, mine: two}
+
+
 def test_ancestry_answers_agree(store: Store) -> None:
     tree = store.write_tree({"x.md": (BLOB_MODE, store.write_blob(b"x"))})
     root = store.write_commit(tree, [], "root", when=1_700_000_000)
