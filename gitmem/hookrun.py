@@ -168,12 +168,15 @@ def _sync(
 ) -> tuple[dict[str, list[str]], list[GitmemError]]:
     """Run the sync; the files it wrote on disk, by ref, and the refs it refused."""
     from gitmem.sync import SyncOptions, run_sync
+    from gitmem.syncbase import Fetched
 
+    handed, Handover.fetched = Handover.fetched, None  # one sync takes it
     options = SyncOptions(
         mode=mode,
         timeout=bound,
         lock_wait=0.0,
         settled=lambda _syncer: _record(project, full_bound),
+        fetched=Fetched(*handed) if handed else None,
     )
     result = run_sync(project, options)
     return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}, result.refused

@@ -14,7 +14,10 @@ that run decided (the fetch's command line, the refs after it, the team index's 
 memory. The fetch is replayed as a dry run: it brings objects but moves no ref (the
 remote-tracking refs are what the full hook checked, the pin of its rollback and key checks;
 an unchecked commit must never become that pin), so a stale record can at worst delay a pull
-to the next full run; it can never lose or overwrite a memory.
+to the next full run; it can never lose or overwrite a memory. When it finds something new,
+the full hook does not fetch again: inside its lock it moves the tracking refs from the ids
+the dry run reported to the ones it found, as its own fetch would have (a ref that moved
+meanwhile, or another fetch plan, and it fetches), then checks them as any fetched tip.
 """
 
 from __future__ import annotations
@@ -38,12 +41,17 @@ class Handover:
 
     payload: bytes | None = None  # stdin, already read
     before: dict[str, str] | None = None  # our refs as the last full run left them
+    # the recorded fetches the dry run replayed ([folder, *git arguments] each) and the
+    # tracking refs they would move, ref -> (old, new): the full hook moves them instead of
+    # fetching again (gitmem/synctransport.py)
+    fetched: tuple[tuple[tuple[str, ...], ...], dict[str, tuple[str, str]]] | None = None
     started = 0.0  # time.monotonic() when the quick start began (the hook's time bound)
 
 
 def main() -> int:
     """Entry of the installed hook command (`python -I -S -c …`) and of `gitmem pull --hook`."""
     Handover.started = time.monotonic()
+    Handover.before = Handover.fetched = None  # of this run only (tests run several in-process)
     argv = sys.argv[1:]
     if argv == ["pull", "--hook"]:
         Handover.payload = read_stdin()
@@ -99,7 +107,7 @@ def read_stdin(wait: float = 1.0) -> bytes:
 
 def quick_pull(payload: bytes) -> list[str] | None:
     """The context lines when the fetch brought nothing new, else None (hand over)."""
-    from gitmem.quickstart import find_record, refs_of, replay
+    from gitmem.quickstart import find_record, moves, refs_of, replay
 
     here = payload_cwd(payload)
     record = find_record(here, MARKER) if here is not None else None
@@ -109,9 +117,13 @@ def quick_pull(payload: bytes) -> list[str] | None:
 
     quiet_git()
     deadline = Handover.started + float(record["timeout"][0][0])
-    settled = replay(record, here, deadline)
+    said: list[bytes] = []
+    settled = replay(record, here, deadline, said)
     if settled is False:  # the fetch moved a ref: the full hook tells what since the record
         Handover.before = refs_of(record)
+        found = moves(said)
+        if found:
+            Handover.fetched = (tuple(tuple(f) for f in record.get("fetch", ())), found)
     if not settled:
         return None
     if not record["team"][0]:

@@ -60,10 +60,16 @@ def find_record(here: str, name: str) -> dict[str, list[list[str]]] | None:
     return record
 
 
-def replay(record: Mapping[str, list[list[str]]], here: str, deadline: float) -> bool | None:
+def replay(
+    record: Mapping[str, list[list[str]]],
+    here: str,
+    deadline: float,
+    said: list[bytes] | None = None,
+) -> bool | None:
     """Run the record's commands; True when nothing changed, False when a ref would move (the
-    fetch's result is in), None when the record does not hold (config, repository, a check
-    that printed something, a failed command, the lock held, the deadline)."""
+    fetch's result is in; each fetch's report is appended to `said`), None when the record
+    does not hold (config, repository, a check that printed something, a failed command, the
+    lock held, the deadline)."""
     from gitmem.gitstore.spawn import Spawned, clean_env
 
     env = clean_env({"GIT_TERMINAL_PROMPT": "0"})
@@ -100,10 +106,12 @@ def replay(record: Mapping[str, list[list[str]]], here: str, deadline: float) ->
                 return None
         moved = False
         for fetch in fetches:
-            code, _, said = fetch.finish(deadline)
+            code, _, report = fetch.finish(deadline)
             if code != 0:
                 return None  # the full command fetches again and says why, in its own words
-            moved = moved or bool(said.strip())  # a dry run names each ref it would move
+            moved = moved or bool(report.strip())  # a dry run names each ref it would move
+            if said is not None:
+                said.append(report)
         code, out, _ = refs.finish(deadline)
         if code != 0:
             return None
@@ -116,12 +124,36 @@ def replay(record: Mapping[str, list[list[str]]], here: str, deadline: float) ->
 
 def _dry(argv: list[str]) -> list[str]:
     """The recorded fetch as a dry run: it brings the objects but moves no ref, and names on
-    stderr each ref it would move. Our remote-tracking refs are what the full command checked
-    and trusts as the remote's last state (the pin of its rollback and key checks): only it
-    moves them, after checking what it fetched."""
+    stderr each ref it would move, with both ids in full (`moves`). Our remote-tracking refs
+    are what the full command checked and trusts as the remote's last state (the pin of its
+    rollback and key checks): only it moves them, before checking what was fetched (and back
+    when a check refuses it)."""
     at = argv.index("fetch")
     rest = [arg for arg in argv[at + 1 :] if arg != "--quiet"]
-    return [*argv[:at], "fetch", "--dry-run", *rest]
+    full = ["-c", "core.abbrev=no", "-c", "fetch.output=full"]
+    return [*argv[:at], *full, "fetch", "--dry-run", *rest]
+
+
+def moves(reports: Sequence[bytes]) -> dict[str, tuple[str, str]] | None:
+    """The tracking refs the dry-run fetches would move, ref -> (old id, new id), from their
+    reports (` <flag> <old>..<new>  <remote ref> -> <ref>`, `...` and `  (forced update)`
+    when forced); None when a report holds anything else (a new ref has no old id, a server's
+    message): the full command then fetches itself."""
+    import re
+
+    line = re.compile(
+        r" [ +] ([0-9a-f]{40,64})\.\.\.?([0-9a-f]{40,64}) +\S+ +-> (\S+)(  \(forced update\))?"
+    )
+    found: dict[str, tuple[str, str]] = {}
+    for report in reports:
+        for text in report.decode("utf-8", "surrogateescape").splitlines():
+            if text.startswith("From ") and " " not in text[5:].strip():
+                continue
+            match = line.fullmatch(text)
+            if match is None or match[3] in found:
+                return None
+            found[match[3]] = (match[1], match[2])
+    return found
 
 
 def _check(fields: list[str], env: Mapping[str, str]) -> Spawned:

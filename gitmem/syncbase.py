@@ -81,6 +81,19 @@ class SyncOptions:
     # called with the syncer inside the lock when a run ends without an error (what it left
     # behind is then exactly what it synced: a quick start's record, gitmem/quickstart.py)
     settled: Callable[[Any], object] | None = None
+    # the SessionStart hook's quick start already fetched (a dry run: objects in, no ref moved)
+    fetched: Fetched | None = None
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """What a quick start's dry-run fetch found: the recorded fetch commands it replayed
+    (`[folder, *git arguments]` each) and the tracking refs they would move, ref -> (old, new).
+    The first fetch of a sync whose own commands are those moves the refs so instead of
+    fetching again (gitmem/synctransport.py)."""
+
+    commands: tuple[tuple[str, ...], ...]
+    moves: Mapping[str, tuple[str, str]]
 
 
 def allowed_tops(ref: str) -> frozenset[str]:
@@ -137,6 +150,7 @@ class SyncBase:
         self.checked: set[str] = set()  # remote commits that passed check_tree
         self.dirty_state: set[str] = set()  # scopes whose state file must be written
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
+        self.handed: Fetched | None = options.fetched  # used by the first fetch only
         self.changing: dict[str, set[str]] = {}  # scope -> files edited during the last write-back
         self.unknown_base: set[str] = set()  # scopes without sync state: base from history
         # scopes snapshotted along git's list of changed paths (Snapshot.few): the index's

@@ -7,14 +7,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
-from gitmem.errors import (
-    RemoteError,
-)
+from gitmem.errors import GitmemError, RemoteError
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.scopes import GITMEM_PREFIX, Project
 from gitmem.state import repository_lock
-from gitmem.syncbase import DEFAULT_TIMEOUT, SyncOptions
+from gitmem.syncbase import DEFAULT_TIMEOUT, Fetched, SyncOptions
 from gitmem.syncpersonal import PersonalRefs
 
 
@@ -39,6 +37,9 @@ class Transport(PersonalRefs):
         self.fetched_from = {
             ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref
         }
+        handed, self.handed = self.handed, None
+        if handed is not None and self._take_fetched(handed):
+            return []
         pending: list[PendingFetch] = []
         try:
             for remote, specs in self.fetch_plan().items():
@@ -47,6 +48,28 @@ class Transport(PersonalRefs):
             self._cancel_fetch(pending)
             raise
         return pending
+
+    def _take_fetched(self, handed: Fetched) -> bool:
+        """Move the tracking refs where the quick start's dry run found the remote's (its
+        objects are in), as this sync's own fetch would have; False when that run fetched
+        something else or a ref moved since (then this sync fetches). The pin of the checks
+        (`fetched_from`) is read before, and the checks run after, as for any fetch."""
+        from gitmem.gitstore.transport import fetch_args
+
+        commands = []
+        for remote, specs in self.fetch_plan().items():
+            argv, where = self.repo.command(*fetch_args(remote, specs))
+            commands.append((str(where), *argv))
+        tracking = {self.project.tracking_ref(ref) for ref in self.by_ref}
+        if tuple(commands) != handed.commands or not set(handed.moves) <= tracking:
+            return False
+        moves = [(ref, new, old) for ref, (old, new) in sorted(handed.moves.items())]
+        try:
+            self.repo.update_refs(moves, "gitmem: fetched (the SessionStart hook's dry run)")
+        except GitmemError:  # moved meanwhile, or an object gone: fetch as usual
+            self.repo.forget_refs()
+            return False
+        return True
 
     def fetch_plan(self) -> dict[str, list[str]]:
         """remote -> the refspecs a sync fetches from it."""

@@ -94,7 +94,12 @@ def test_a_teammates_push_goes_the_full_way_and_says_who_and_what(
     world.ok("-C", str(alice), "push")
     run = session_start(world, bob)
     assert not took_quick_path(world)
-    # the quick start's fetch moved the tracking ref: the full hook still knows what is new
+    # one fetch: the full hook moves the tracking ref where the quick start's dry run found it
+    assert [c for c in git_commands(world) if c.startswith("fetch")] == [
+        c for c in git_commands(world) if c.startswith("fetch --dry-run")
+    ]
+    assert len([c for c in git_commands(world) if c.startswith("fetch")]) == 1
+    # the quick start's fetch found the move: the full hook still knows what is new
     assert "alice@example.com" in run.out and "team/deploys.md" in run.out
     assert "Thursdays" in (world.scope_path(bob, "team") / "deploys.md").read_text()
     session_start(world, bob)
