@@ -53,20 +53,30 @@ def main(argv: Sequence[str]) -> int:
 def quick_sync(here: str) -> list[str] | None:
     """What a sync in the folder `here` that finds nothing to do prints, or None (run the
     full sync)."""
-    from gitmem.quickstart import find_record, replay
+    from gitmem.quickstart import find_record, moves, replay
 
+    Replay.fetched = None
     record = find_record(here, MARKER)
     if record is None or len(record.get("say", ())) != 1:
         return None
     Replay.started = time.monotonic()
     deadline = Replay.started + float(record["timeout"][0][0])
-    if replay(record, here, deadline) is not True:
+    said: list[bytes] = []
+    settled = replay(record, here, deadline, said)
+    if settled is False:  # a ref would move: the full sync moves it from the dry run's answer
+        found = moves(said)
+        if found:
+            Replay.fetched = (tuple(tuple(f) for f in record.get("fetch", ())), found)
+    if settled is not True:
         return None
     return record["say"][0]
 
 
 class Replay:
     started: float | None = None  # when the quick start's fetch began, if it did
+    # the recorded fetches the dry run replayed and the tracking refs they would move
+    # (gitmem.syncbase.Fetched): the full sync does not fetch them again
+    fetched: tuple[tuple[tuple[str, ...], ...], dict[str, tuple[str, str]]] | None = None
 
 
 def spent() -> float:

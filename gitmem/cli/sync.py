@@ -95,9 +95,13 @@ def run(args: argparse.Namespace) -> int:
         options.progress = _show_progress
         options.notice = _show_notice
     if args.mode == "sync":  # what the next `gitmem sync` replays when nothing changes
-        from gitmem.syncstart import forget_after_failure, record, spent
+        from gitmem.syncbase import Fetched
+        from gitmem.syncstart import Replay, forget_after_failure, record, spent
 
         options.settled = record
+        if Replay.fetched and not args.dry_run:
+            options.fetched = Fetched(*Replay.fetched)
+        Replay.fetched = None  # one sync takes it
         options.timeout = max(1.0, options.timeout - spent())
         try:
             result = run_sync(project, options)

@@ -179,6 +179,9 @@ def test_a_teammates_push_goes_the_full_way_and_is_pulled(
     run, quick = sync(world, clone)
     assert not quick and "updated from origin" in run.out
     assert (team / "deploys.md").read_text() == "Tuesdays and Thursdays.\n"
+    # one fetch: the full sync moved the tracking ref where the quick start's dry run found it
+    fetches = [ln for ln in (world.root / "trace").read_text().splitlines() if "git fetch" in ln]
+    assert len(fetches) == 1 and "--dry-run" in fetches[0], fetches
 
 
 def test_the_quick_start_moves_no_remote_tracking_ref(
