@@ -63,7 +63,7 @@ from merge_drivers.indexdoc import (
     render,
     render_nodes,
 )
-from merge_drivers.indexorder import canonical_order, fold_copies
+from merge_drivers.indexorder import canonical_order, fold_copies, unkept_regroups
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.rank import Rank, rank_of, reason
 
@@ -273,6 +273,15 @@ def merge_index(
     _keep_filed_headings(bn, so, st, chosen, base_pos)
     nodes = {k: c.node for k, c in chosen.items()}
     order = fold_copies(canonical_order(base_order, base_pos, nodes), nodes)
+    sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
+    regrouped, gaps = unkept_regroups(order, nodes, bn, sides)
+    if regrouped:  # said, not silent: the side's headings stand at the end, items in base order
+        who = "both" if len(regrouped) == 2 else regrouped[0]
+        why = f"regrouping by {who} not kept; headings kept at the end"
+        resolutions.append(Resolution(path, "order", "base", why))
+    for key, gap in gaps.items():
+        nd = chosen[key].node
+        nodes[key] = chosen[key].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
     spilled: set[Key] = set()

@@ -6,6 +6,8 @@ makes three replicas converge. Pure: no I/O.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from merge_drivers.indexdoc import START, Key, Node, heading_level, is_open
 
 
@@ -91,3 +93,50 @@ def canonical_order(
     flush(root)
     out.extend(sorted(final))
     return out
+
+
+def unkept_regroups(
+    order: list[Key],
+    nodes: dict[Key, Node],
+    base: dict[Key, Node],
+    sides: dict[str, tuple[list[Key], dict[Key, Node]]],
+) -> tuple[list[str], dict[Key, str]]:
+    """The sides whose inserted headings head none of the result's items though on that side
+    they headed base items (a regrouping the merge did not keep: its headings sit at the end of
+    the section), and the gaps that put back the base's blank lines before the items they
+    headed (the side's were the heading's: a stray blank line in the list without it). Only
+    where the other side kept the base's: against a deletion the blank lines are the edit
+    that kept the item. The headings keep their own blank lines: giving each one before it
+    made three replicas converge less (merge order decides whether a heading heads nothing)."""
+    empty: set[Key] = set()
+    for i, key in enumerate(order):
+        if key in base or nodes[key].kind != "head":
+            continue
+        level = heading_level(nodes[key].text)
+        for nxt in order[i + 1 :]:  # deeper headings only: it heads nothing
+            nd = nodes[nxt]
+            if nd.kind != "head":
+                break
+            if heading_level(nd.text) <= level:
+                empty.add(key)
+                break
+        else:
+            empty.add(key)
+    who: list[str] = []
+    gaps: dict[Key, str] = {}
+    for name, (side_order, side_nodes) in sorted(sides.items()):
+        after = dict(pairwise(side_order))
+        for head in sorted(empty):
+            item = after.get(head)
+            if head not in side_nodes or item not in base or item not in nodes:
+                continue
+            assert item is not None
+            if base[item].kind == "head":
+                continue  # an empty heading placed before a base heading: where it was
+            if name not in who:
+                who.append(name)
+            mine, b = side_nodes[item].gap, base[item].gap
+            others = [n[item].gap for o, (_, n) in sides.items() if o != name and item in n]
+            if mine != b and nodes[item].gap == mine and others and all(g == b for g in others):
+                gaps[item] = b
+    return who, gaps

@@ -165,3 +165,26 @@ def test_two_clones_keep_the_same_plain_bullet_in_two_sections(world: World) -> 
     world.ok("-C", str(a), "sync")
     expected = base.replace("with -x\n", "with -x\n- lint first\n") + "- Run tests with -x\n"
     assert (da / "MEMORY.md").read_text() == (db / "MEMORY.md").read_text() == expected
+
+
+def test_an_unkept_regrouping_is_printed_by_sync_and_kept_in_the_log(world: World) -> None:
+    """A regroups the index under new headings, B appends an entry: the merge keeps B's flat
+    order with A's headings at the end, well-formed, and says so in sync and in the log."""
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    flat = "# Memory\n\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n"
+    (da / "MEMORY.md").write_text(flat)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    regrouped = flat.replace("- [A]", "## Setup\n\n- [A]").replace("- [C]", "\n## Ship\n\n- [C]")
+    (da / "MEMORY.md").write_text(regrouped)
+    (db / "MEMORY.md").write_text(flat + "- [D](d.md) — d\n")
+    world.ok("-C", str(a), "sync")
+    out_b = world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    assert folder_bytes(da) == folder_bytes(db)
+    assert (da / "MEMORY.md").read_text() == flat + "- [D](d.md) — d\n\n## Setup\n\n## Ship\n"
+    said = "order: base (regrouping by theirs not kept; headings kept at the end)"
+    assert said in out_b, out_b
+    assert said in world.ok("-C", str(a), "log"), "the merge's trailer"

@@ -460,6 +460,28 @@ def test_git_keeps_the_same_plain_bullet_in_two_sections(repo: Path, op: str) ->
         git(repo, "reset", "-q", "--hard", start)
 
 
+FLAT = "# Memory\n\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n"
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_writes_an_unkept_regrouping_well_formed(repo: Path, op: str) -> None:
+    """Headings inserted above entries on one side, an entry appended on the other: the
+    headings stand at the end, one blank line before each, none stray between the entries."""
+    install(repo)
+    commit_on(repo, "main", "MEMORY.md", FLAT.encode())
+    git(repo, "branch", "-f", "left", "main")
+    left = FLAT.replace("- [A]", "## Setup\n\n- [A]").replace("- [C]", "\n## Ship\n\n- [C]")
+    commit_on(repo, "left", "MEMORY.md", left.encode())
+    commit_on(repo, "main", "MEMORY.md", (FLAT + "- [D](d.md) — d\n").encode())
+    expected = FLAT + "- [D](d.md) — d\n\n## Setup\n\n## Ship\n"
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
+        git(repo, "reset", "-q", "--hard", start)
+
+
 @pytest.mark.slow
 def test_the_driver_archives_the_oldest_entries_not_the_first_in_the_alphabet(repo: Path) -> None:
     """Over the caps, the driver's archive comment takes the entries whose topic files were

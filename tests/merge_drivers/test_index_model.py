@@ -421,3 +421,74 @@ def test_deleted_re_spaced_and_edited_on_three_replicas_converge() -> None:
     for a, b, c in ((gone, spaced, edited), (spaced, edited, gone), (edited, gone, spaced)):
         results.add(merged(SIX, merged(SIX, a, b), c))
     assert results == {edited}
+
+
+REGROUP_BASE = "# Memory\n{gap}- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n"
+ADDED = "- [D](d.md) — d\n"
+
+
+def _not_kept(result: MergeResult) -> list[str]:
+    return [str(r) for r in result.resolutions if "not kept" in r.reason]
+
+
+@pytest.mark.parametrize("title_gap", ["", "\n"])
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [("", ""), ("\n", "\n"), ("\n", ""), ("", "\n")],
+    ids=["tight", "blank-around", "blank-before", "blank-after"],
+)
+def test_an_unkept_regrouping_is_said_and_its_headings_are_well_formed(
+    title_gap: str, before: str, after: str
+) -> None:
+    """Headings inserted above base entries without moving them are not kept as groups: they
+    stand at the end with the blank lines the side gave them, the entries as the base spaced
+    them (no stray blank line where a heading was), and the merge says so (in both
+    directions, naming the side that regrouped)."""
+    base = REGROUP_BASE.format(gap=title_gap)
+    ours = base.replace("- [A]", f"## Setup\n{after}- [A]").replace(
+        "- [C]", f"{before}## Ship\n{after}- [C]"
+    )
+    theirs = base + ADDED
+    text = merged(base, ours, theirs)
+    assert text == base + ADDED + f"{title_gap}## Setup\n{before}## Ship\n"
+    assert _not_kept(result_of(base, ours, theirs)) == [
+        "MEMORY.md order: base (regrouping by ours not kept; headings kept at the end)"
+    ]
+    assert _not_kept(result_of(base, theirs, ours)) == [
+        "MEMORY.md order: base (regrouping by theirs not kept; headings kept at the end)"
+    ]
+    # the result merged again with the regrouping side changes nothing
+    assert merged(base, text, ours) == text
+
+
+def test_an_unkept_regrouping_inside_a_section_stays_in_that_section() -> None:
+    base = (
+        "# Memory\n\n## Build\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n\n"
+        "## Test\n- [T](t.md) — t\n"
+    )
+    ours = base.replace("## Build\n", "## Build\n\n### Setup\n\n").replace(
+        "- [C]", "\n### Ship\n\n- [C]"
+    )
+    theirs = base.replace("— c\n", "— c\n" + ADDED)
+    assert merged(base, ours, theirs) == theirs.replace(ADDED, ADDED + "\n### Setup\n\n### Ship\n")
+    assert len(_not_kept(result_of(base, ours, theirs))) == 1
+    one = base.replace("- [A]", "### All\n- [A]")  # one heading over every entry: the same
+    assert merged(base, one, theirs) == theirs.replace(ADDED, ADDED + "### All\n")
+    assert len(_not_kept(result_of(base, theirs, one))) == 1
+
+
+@pytest.mark.parametrize(
+    "ours",
+    [
+        REGROUP_BASE.format(gap="\n") + "\n## Later\n",  # an empty heading, written empty
+        REGROUP_BASE.format(gap="\n") + "## Later\n- [E](e.md) — e\n",  # heads a new entry
+        "# Memory\n\n## Ship\n- [C](c.md) — c\n\n## Setup\n- [A](a.md) — a\n- [B](b.md) — b\n",
+    ],
+    ids=["empty-heading", "heading-over-a-new-entry", "regrouped-and-moved"],
+)
+def test_no_unkept_regrouping_is_reported_where_the_headings_keep_their_place(ours: str) -> None:
+    base = REGROUP_BASE.format(gap="\n")
+    theirs = base + ADDED
+    text = merged(base, ours, theirs)
+    assert not _not_kept(result_of(base, ours, theirs)), text
+    assert "\n\n\n" not in text and text.count("(d.md)") == 1
