@@ -231,3 +231,21 @@ def test_a_name_twice_in_a_folder_is_left_to_the_whole_check(store: Store) -> No
     assert _along_changes(cast(Repository, store), tip, TEAM, since) is None
     assert outcome(store, tip, TEAM, since) == outcome(store, tip, TEAM, None)
     assert outcome(store, tip, TEAM, None)[0] == "UntrustedTreeError"
+
+
+def test_a_name_with_a_slash_is_left_to_the_whole_check(store: Store) -> None:
+    """A raw root entry named `team/MEMORY.md` lists as the same path as the team folder's
+    own MEMORY.md (the whole check: GM106, named twice); the walk saw two distinct names,
+    each passing, and the quick path called the tree clean."""
+    files = base_files(random.Random(2), TEAM)
+    base = commit_of(store, files, [])
+    _, _, since = check_tree(cast(Repository, store), base, TEAM)
+    assert since is not None
+    tree = store.read_commit(base)[0]
+    blob = bytes.fromhex(store.write_blob(topic("planted")))
+    for name, whole in ((b"team/MEMORY.md", "UntrustedTreeError"), (b"team/new.md", "passed")):
+        root = store._read(tree)[1] + b"100644 " + name + b"\0" + blob
+        tip = store.write_commit(store.write_object("tree", root), [base], "hostile")
+        assert _along_changes(cast(Repository, store), tip, TEAM, since) is None, name
+        assert outcome(store, tip, TEAM, since) == outcome(store, tip, TEAM, None), name
+        assert outcome(store, tip, TEAM, None)[0] == whole, name
