@@ -232,8 +232,9 @@ def trust_answer(path: str, key: str) -> str:
         return "?"
     import json
 
-    try:
-        state = json.loads(data)
+    try:  # UTF-8 text, as identity.py reads it: json.loads of bytes would also take a
+        # byte-order mark or UTF-16, which identity.py reads as not trusted
+        state = json.loads(data.decode("utf-8"))
     except ValueError:
         return "0"
     projects = state.get("projects") if isinstance(state, dict) else None
