@@ -74,7 +74,9 @@ def test_nothing_new_is_one_fetch_and_prints_what_the_full_hook_prints(
     quick = session_start(world, bob)
     assert took_quick_path(world)
     commands = [c.split()[0] for c in git_commands(world) if not c.startswith("upload-pack")]
-    assert sorted(commands) == sorted(["config", "rev-parse", "fetch", "rev-list", "for-each-ref"])
+    # ls-files: which in-tree memory folders the branch tracks (those are git's, not synced)
+    expected = ["config", "rev-parse", "fetch", "rev-list", "for-each-ref", "ls-files"]
+    assert sorted(commands) == sorted(expected)
     assert "deploy only on Tuesdays" in quick.out and "alice" not in quick.out
     common = Path(world.git("rev-parse", "--git-common-dir", cwd=bob).strip())
     (bob / common / "gitmem" / "hook-start").unlink()  # no record: the full hook runs
