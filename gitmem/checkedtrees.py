@@ -1,10 +1,13 @@
 """The last fetched tree of each ref that passed every check of a pull, with what the
 whole-tree rules count of it (`gitmem/treecheck.py` `Checked`): the next fetched tip of that
 ref is checked along its changes from it. Kept in `<common-dir>/gitmem/checked.json`; a
-missing or unreadable file only means the next check reads the whole tree."""
+missing or unreadable file only means the next check reads the whole tree, and so does a file
+written under other rules: a tree that passed an older gitmem's policy may hold what this one
+refuses, and only the changed entries are checked along changes."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -16,12 +19,34 @@ def _file(common_dir: Path) -> Path:
     return state_dir(common_dir) / "checked.json"
 
 
-def _load(common_dir: Path) -> dict[str, list[object]]:
+POLICY = "policy"  # the key of the rules' stamp (a ref's name starts with refs/)
+
+
+@functools.cache
+def policy_stamp() -> str:
+    """The rules a kept tree passed: a digest of the code that decides a refusal (the
+    policy, its limits, the tree walk, the YAML rules). Any change to them, an upgrade or an
+    edit, makes every kept tree one to check whole again."""
+    import hashlib
+
+    import merge_drivers.yamlsafe
+    from gitmem import policy, treecheck
+    from gitmem.gitstore import treediff
+
+    digest = hashlib.sha256()
+    for module in (policy, treecheck, treediff, merge_drivers.yamlsafe):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _load(common_dir: Path) -> dict[str, object]:
     try:
         raw = json.loads(_file(common_dir).read_text("utf-8"))
     except (OSError, ValueError):
         return {}
-    return raw if isinstance(raw, dict) else {}
+    if not isinstance(raw, dict) or raw.get(POLICY) != policy_stamp():
+        return {}  # unreadable, or kept under other rules
+    return raw
 
 
 def load_checked(common_dir: Path, ref: str) -> Checked | None:
@@ -42,6 +67,7 @@ def save_checked(common_dir: Path, ref: str, checked: Checked) -> None:
     if known.get(ref) == list(checked):
         return
     known[ref] = list(checked)
+    known[POLICY] = policy_stamp()
     target = _file(common_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, json.dumps(known, sort_keys=True).encode())

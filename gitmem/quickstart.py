@@ -5,8 +5,8 @@ SessionStart hook, gitmem/syncstart.py for `gitmem sync`).
 A full run that succeeded writes a *record* under `<git-dir>/gitmem/` (the worktree's own git
 folder: each linked worktree has its own record, and its own answer): the commands it ran
 to learn what changed (the fetch; git's stat check of each folder), gitmem's refs after it,
-and what it depended on (a checksum of `git config --list`, environment variables, the files
-and folders it read). `replay` runs those commands again, all at once (os.posix_spawn, no
+and what it depended on (a checksum of `git config --list` and of which in-tree memory
+folders the branch tracks, environment variables, the files and folders it read). `replay` runs those commands again, all at once (os.posix_spawn, no
 `subprocess`: under `python -S` its import costs more than the fetch), and answers True only
 when every input is as recorded, every check printed nothing and no ref moved. Anything else
 — or any doubt — is None or False, and the caller runs the full command, which records again.
@@ -88,6 +88,8 @@ def replay(
         # our refs at once too: the dry-run fetch moves none, and the lock keeps gitmem out
         refs = Spawned(REFS, cwd, env)
         started += [config, where, refs]
+        same = [(Spawned(argv, at, env), out) for at, out, *argv in record.get("same", ())]
+        started += [proc for proc, _ in same]
         if not all(stamp(path, lstat=True) == seen for path, seen in record.get("look", ())):
             return None  # a file git cannot vouch for changed: the full command looks at it
         code, out, _ = where.finish(deadline)
@@ -96,6 +98,10 @@ def replay(
         code, out, _ = config.finish(deadline)
         if code != 0 or checksum(out) != record["config"][0][0]:
             return None
+        for proc, expected in same:  # what the branch tracks decides which folders sync
+            code, out, _ = proc.finish(deadline)
+            if code != 0 or checksum(out) != expected:
+                return None
         # a check may name only files looked at above (the state's stale records): the full
         # command vouches for those by their stat too
         looked = {path for path, _ in record.get("look", ())}
@@ -264,8 +270,9 @@ def trust_answer(path: str, key: str) -> str:
         return "?"
     import json
 
-    try:
-        state = json.loads(data)
+    try:  # UTF-8 text, as identity.py reads it: json.loads of bytes would also take a
+        # byte-order mark or UTF-16, which identity.py reads as not trusted
+        state = json.loads(data.decode("utf-8"))
     except ValueError:
         return "0"
     projects = state.get("projects") if isinstance(state, dict) else None
@@ -292,7 +299,8 @@ def stamp(path: str, lstat: bool = False) -> str:
 
 
 def checksum(data: bytes) -> str:
-    """Change detection of the git config, not security: whoever writes it runs code anyway."""
+    """Change detection (the git config, what the branch tracks), not security: whoever
+    writes either runs code anyway."""
     import zlib
 
     return f"{len(data)}:{zlib.crc32(data):08x}:{zlib.adler32(data):08x}"
@@ -320,8 +328,10 @@ def try_lock(path: str) -> int | None:
 def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[str]]]:
     """What every record holds: where, the config's checksum, the fetch of every ref the
     project syncs, the environment and files that decide the scopes' folders."""
+    from gitmem.gitstore.process import run_git
     from gitmem.gitstore.transport import fetch_args
     from gitmem.identity import claude_config_dir, claude_state_file, depends_on_trust
+    from gitmem.projectpaths import AGENTS_FOLDER, LOCAL_AGENTS_FOLDER
     from gitmem.state import state_dir
     from gitmem.syncbase import SyncOptions
     from gitmem.synctransport import Transport
@@ -339,6 +349,12 @@ def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[st
     for remote, specs in transport.fetch_plan().items():
         argv, where = repo.command(*fetch_args(remote, specs))
         fields.append(("fetch", [str(where), *argv]))
+    if repo.toplevel is not None and not repo.is_bare:
+        # a folder the branch tracks is git's, not synced (gitmem/scopes.py is_tracked):
+        # untracking one changes no file, and the full sync then syncs it
+        tracked = ("ls-files", "-z", "--", AGENTS_FOLDER, LOCAL_AGENTS_FOLDER)
+        out = run_git(list(tracked), cwd=repo.toplevel).stdout
+        fields.append(("same", [str(repo.toplevel), checksum(out), *tracked]))
     for name in ENV:
         value = os.environ.get(name)
         fields.append(("env", [name] if value is None else [name, value]))

@@ -79,7 +79,8 @@ class RemoteChecks(LocalCommit):
 
     def _plain_personal(self, ref: str, counts: Checked | None, since: Checked | None) -> bool:
         """The fetched personal tip holds no key, no sealed folder and no local/, and so did
-        the tip fetched before it (the pin of the personal checks): the personal checks have
+        the tip fetched before it (the pin of the personal checks; none: a first contact,
+        checked whole): the personal checks have
         nothing to open, and their content checks are the policy's, which just ran on every
         changed file. Only for a tree checked along its changes (`counts` from `since`)."""
         if counts is None or since is None or counts.auto_sealed:
@@ -89,7 +90,9 @@ class RemoteChecks(LocalCommit):
             return False
         pinned = self.fetched_from.get(ref)
         if pinned is None:
-            return True
+            # a first contact (the tracking ref dropped, checked.json kept): plaintext where
+            # this machine encrypts is refused there, never taken as a history synced here
+            return False
         pinned_tree = repo.read_commit(pinned)[0]
         if any(repo.tree_entry(pinned_tree, top) for top in ("keys", "local")):
             return False

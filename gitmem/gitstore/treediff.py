@@ -73,9 +73,9 @@ class TreeDiff:
         self, old: str, new: str, max_changes: int, max_depth: int, max_bytes: int
     ) -> TreeChanges | None:
         """The files that differ from tree `old` (trusted: one we checked) to tree `new`;
-        None when `new` is malformed, names an entry twice in a folder, holds a new entry
-        deeper than `max_depth` components, or when more than `max_changes` entries or
-        `max_bytes` of tree objects would have to be read."""
+        None when `new` is malformed, names an entry twice in a folder or with a slash,
+        holds a new entry deeper than `max_depth` components, or when more than
+        `max_changes` entries or `max_bytes` of tree objects would have to be read."""
         walk = _Walk(self, 32 if self.object_format == "sha256" else 20, max_changes, max_bytes)
         try:
             walk.folder("", old, new, 1, max_depth)
@@ -110,8 +110,10 @@ class _Walk:
         self.tree_bytes += len(data) if new else -len(data)
         if new:
             names = _NAME[self.width].findall(data)
-            if len(set(names)) != len(names):
-                raise _GiveUp(oid)  # one name twice in a folder
+            if len(set(names)) != len(names) or any(b"/" in n for n in names):
+                # one name twice in a folder, or a name with a slash: `a/b.md` at the top
+                # lists as the same path as b.md in folder a (GM106 in the whole check)
+                raise _GiveUp(oid)
         return found
 
     def _parse(self, raw: bytes) -> tuple[str, TreeEntry]:

@@ -74,7 +74,9 @@ def test_nothing_new_is_one_fetch_and_prints_what_the_full_hook_prints(
     quick = session_start(world, bob)
     assert took_quick_path(world)
     commands = [c.split()[0] for c in git_commands(world) if not c.startswith("upload-pack")]
-    assert sorted(commands) == sorted(["config", "rev-parse", "fetch", "rev-list", "for-each-ref"])
+    # ls-files: which in-tree memory folders the branch tracks (those are git's, not synced)
+    expected = ["config", "rev-parse", "fetch", "rev-list", "for-each-ref", "ls-files"]
+    assert sorted(commands) == sorted(expected)
     assert "deploy only on Tuesdays" in quick.out and "alice" not in quick.out
     common = Path(world.git("rev-parse", "--git-common-dir", cwd=bob).strip())
     (bob / common / "gitmem" / "hook-start").unlink()  # no record: the full hook runs
@@ -349,20 +351,27 @@ def test_a_record_reads_back() -> None:
         '{"projects": {"ROOT": {"hasTrustDialogAccepted": false}}}',
         '{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}}',
         '{"projects": {"ROOT/": {"hasTrustDialogAccepted": true}}}',
+        '{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}, "x": "\udcff"}',
     ],
 )
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16"])
 def test_the_quick_starts_trust_answer_is_the_full_hooks(
-    tmp_path: Path, content: str | None
+    tmp_path: Path, content: str | None, encoding: str
 ) -> None:
     """The quick start reads the trust answer itself (no gitmem import): it must be the one
-    gitmem/identity.py acts on, for every shape of the file."""
+    gitmem/identity.py acts on, for every shape of the file and every encoding (json.loads
+    of bytes reads a byte-order mark and UTF-16; identity.py reads UTF-8 text: a record
+    made with a BOM in the file said trusted where the full run said not, and kept saying
+    so after Claude Code rewrote the file, which made the full run's answer trusted)."""
     from gitmem.identity import _workspace_trusted
     from gitmem.quickstart import trust_answer
 
     root = tmp_path / "project"
     state = tmp_path / ".claude.json"
     if content is not None:
-        state.write_text(content.replace("ROOT", str(root)))
+        text = content.replace("ROOT", str(root))
+        errors = "surrogateescape" if encoding.startswith("utf-8") else "surrogatepass"
+        state.write_bytes(text.encode(encoding, errors))  # "\udcff": a byte not UTF-8
     env = {"CLAUDE_CONFIG_DIR": str(tmp_path)}
     assert trust_answer(str(state), str(root)) == ("1" if _workspace_trusted(root, env) else "0")
 

@@ -327,3 +327,34 @@ def test_linked_worktrees_used_in_turn_each_keep_their_quick_start(
     assert record.is_file()
     world.git("worktree", "remove", str(worktree), cwd=clone)
     assert not record.exists()  # git removes it with the worktree
+
+
+@pytest.mark.slow
+def test_a_folder_the_branch_stops_tracking_is_synced_not_answered_quickly(
+    world: World, synced: tuple[Path, Path]
+) -> None:
+    """Whether the branch tracks .claude/agent-memory decides whether sync syncs it (a tracked
+    folder is git's): untracking it (`git rm --cached`, or checking out a branch that does
+    not track it) changes no file and no folder's identity, and the full sync now pulls the
+    team's agent memory into it — the quick start must not answer "up to date"."""
+    clone, _ = synced
+    b = world.clone("b")
+    (theirs := world.scope_path(b, "agents") / "reviewer").mkdir(parents=True)
+    (theirs / "MEMORY.md").write_text("- [Style](style.md) — short names\n")
+    world.ok("-C", str(b), "sync")
+    (mine := world.scope_path(clone, "agents") / "writer").mkdir(parents=True)
+    (mine / "MEMORY.md").write_text("- [Tone](tone.md) — plain\n")
+    world.git("add", "-f", ".claude/agent-memory", cwd=clone)
+    world.git("commit", "-qm", "agent memory on the branch", cwd=clone)
+    sync(world, clone)  # the team ref moved: full
+    time.sleep(2.1)
+    sync(world, clone)  # every file old enough to vouch for: recorded
+    assert sync(world, clone)[1], "nothing new: quick"
+    pulled = world.scope_path(clone, "agents") / "reviewer" / "MEMORY.md"
+    assert not pulled.exists()  # tracked on the branch: left to git
+
+    world.git("rm", "-rq", "--cached", ".claude/agent-memory", cwd=clone)
+    run, quick = sync(world, clone)
+
+    assert not quick, run.out
+    assert pulled.read_text() == (theirs / "MEMORY.md").read_text()
