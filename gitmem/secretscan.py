@@ -11,7 +11,6 @@ Never reads files itself.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -165,6 +164,8 @@ def _entropy(value: str) -> float:
 
 
 def fingerprint(secret: str) -> str:
+    import hashlib  # here: loading OpenSSL (~3 ms) is paid when a secret is found, not per push
+
     return "sha256:" + hashlib.sha256(secret.encode()).hexdigest()[:16]
 
 
