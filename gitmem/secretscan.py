@@ -11,7 +11,6 @@ Never reads files itself.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
@@ -156,6 +155,8 @@ class Match:
 
 
 def _entropy(value: str) -> float:
+    import math  # here: asked only when a rule matched, not by every push's scan
+
     counts: dict[str, int] = {}
     for ch in value:
         counts[ch] = counts.get(ch, 0) + 1
