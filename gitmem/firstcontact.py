@@ -12,7 +12,6 @@ file is really sealed to, since the sealed recipient list is only the writer's c
 from __future__ import annotations
 
 import base64
-import hashlib
 from typing import TYPE_CHECKING
 
 from gitmem.crypto import SCOPE_KEY_FILE, canonical_recipient
@@ -67,6 +66,8 @@ def describe(recipient: str) -> str:
             blob = base64.b64decode(body.split()[0], validate=True)
         except ValueError:
             return recipient
+        import hashlib  # here: the sync path imports this module and seldom describes a key
+
         digest = base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
         return f"{kind} SHA256:{digest}"
     return f"{recipient[:12]}…{recipient[-6:]}" if len(recipient) > 24 else recipient

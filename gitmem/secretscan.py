@@ -11,8 +11,6 @@ Never reads files itself.
 
 from __future__ import annotations
 
-import hashlib
-import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
@@ -157,6 +155,8 @@ class Match:
 
 
 def _entropy(value: str) -> float:
+    import math  # here: asked only when a rule matched, not by every push's scan
+
     counts: dict[str, int] = {}
     for ch in value:
         counts[ch] = counts.get(ch, 0) + 1
@@ -165,6 +165,8 @@ def _entropy(value: str) -> float:
 
 
 def fingerprint(secret: str) -> str:
+    import hashlib  # here: loading OpenSSL (~3 ms) is paid when a secret is found, not per push
+
     return "sha256:" + hashlib.sha256(secret.encode()).hexdigest()[:16]
 
 

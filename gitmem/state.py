@@ -18,6 +18,9 @@ from gitmem.errors import LockedError
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
+
+    from gitmem.gitstore.index import FolderCheck
+    from gitmem.scopes import Scope
 else:
     from gitmem.records import dataclass, field
 
@@ -142,6 +145,38 @@ def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     return head if matches(index_path(common_dir, scope), head.checksum) else None
+
+
+def start_checks(
+    git_dir: Path, common_dir: Path, scopes: Iterable[Scope]
+) -> dict[str, tuple[str, FolderCheck]]:
+    """git's stat check of each scope folder whose state head names an index, started as soon
+    as the folders are known: before the sync code is imported and its lock taken. Each comes
+    with the checksum of the index it checks; the sync uses it only when the head it reads under
+    the lock names that same index (gitmem/sync.py `_start_check`), else starts it again. The
+    checks only read (GIT_OPTIONAL_LOCKS=0): running before the lock changes nothing on disk."""
+    from gitmem.gitstore.index import FolderCheck, index_path
+
+    started: dict[str, tuple[str, FolderCheck]] = {}
+    try:
+        for s in scopes:
+            if not s.pushable:
+                continue
+            head = read_scope_head(common_dir, s.name)
+            if head is None or head.path != str(s.path) or not s.path.is_dir():
+                continue
+            index = index_path(common_dir, s.name)
+            started[s.name] = (
+                head.checksum,
+                FolderCheck(git_dir, s.path, index, s.path, s.exclude),
+            )
+    except BaseException as exc:
+        for _, check in started.values():
+            check.cancel()
+        if not isinstance(exc, Exception):
+            raise
+        return {}  # any doubt: the sync starts its checks itself, as it always did
+    return started
 
 
 def scope_records(

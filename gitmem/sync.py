@@ -209,15 +209,23 @@ class Syncer(RemoteChecks):
     def _start_check(self, s: Scope) -> FolderCheck | None:
         """git's stat check of the folder against the index the state names; None when there
         is none to trust (first sync, a crash between index and state, unsaved records)."""
+        early = self.opts.checks.pop(s.name, None)  # started before the lock, if it was
         loaded = s.name in self.states or s.name not in self.heads
         checksum = self.states[s.name].index if loaded else self.heads[s.name].checksum
+        if early is not None and (early[0] != checksum or s.name in self.dirty_state):
+            early[1].cancel()  # it checked another index than the one the state now names
+            early = None
         if not checksum or s.name in self.dirty_state:
             return None
         from gitmem.gitstore.index import FolderCheck, index_path, matches
 
         index = index_path(self.repo.common_dir, s.name)
         if not matches(index, checksum) or not s.path.is_dir():
+            if early is not None:
+                early[1].cancel()
             return None
+        if early is not None:
+            return early[1]
         try:
             return FolderCheck(self.repo.git_dir, s.path, index, s.path, s.exclude)
         except GitmemError:
@@ -550,8 +558,14 @@ class Syncer(RemoteChecks):
 
 def run_sync(project: Project, options: SyncOptions) -> SyncResult:
     try:
-        result = Syncer(project, options).run()
-    except ConcurrentUpdate:
-        # another gitmem of this clone moved the ref between our read and write: start over once
-        result = Syncer(project, options).run()
+        try:
+            result = Syncer(project, options).run()
+        except ConcurrentUpdate:
+            # another gitmem of this clone moved the ref between our read and write: start
+            # over once
+            result = Syncer(project, options).run()
+    finally:
+        for _, check in options.checks.values():  # started early, never asked for
+            check.cancel()
+        options.checks.clear()
     return result.named_for_user()

@@ -15,6 +15,7 @@ from gitmem.state import FileRecord, ScopeHead, ScopeState, load_scope_state, sa
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
 
+    from gitmem.gitstore.index import FolderCheck
     from gitmem.gitstore.treediff import TreeChanges
     from gitmem.privacy import PersonalCodec
     from gitmem.secretscan import AllowList
@@ -83,6 +84,9 @@ class SyncOptions:
     settled: Callable[[Any], object] | None = None
     # the SessionStart hook's quick start already fetched (a dry run: objects in, no ref moved)
     fetched: Fetched | None = None
+    # git's stat checks of the folders, started before the lock (gitmem.state.start_checks):
+    # each taken by the first snapshot of its scope if its index is still the state's
+    checks: dict[str, tuple[str, FolderCheck]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from gitmem.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from gitmem.gitstore.index import FolderCheck
     from gitmem.scopes import Project
     from gitmem.sync import SyncResult
 
@@ -77,12 +78,20 @@ def run(args: argparse.Namespace) -> int:
         return run_as_hook(args)
     opening = start_opening(args, refs=True)  # git finds the project while Python imports
     try:
-        from gitmem.sync import SyncOptions, run_sync
+        project = open_project_from(args, opening=opening)
     except BaseException:
         opening.cancel()
         raise
-    project = open_project_from(args, opening=opening)
+    # git's stat checks of the folders run while the sync code is imported
+    checks = start_checks(project, args.scopes)
+    try:
+        from gitmem.sync import SyncOptions, run_sync
+    except BaseException:
+        for _, check in checks.values():
+            check.cancel()
+        raise
     options = SyncOptions(
+        checks=checks,
         mode=args.mode,
         scopes=tuple(args.scopes or ()),
         dry_run=args.dry_run,
@@ -141,6 +150,14 @@ def _show_notice(line: str) -> None:
 def _show_progress(what: str, count: int) -> None:
     sys.stderr.write(f"\r\033[K{what}: {count} files")
     sys.stderr.flush()
+
+
+def start_checks(project: Project, names: list[str] | None) -> dict[str, tuple[str, FolderCheck]]:
+    from gitmem.state import start_checks
+
+    repo = project.repo
+    chosen = [s for s in project.scopes if not names or s.name in names]
+    return start_checks(repo.git_dir, repo.common_dir, chosen)
 
 
 def _seconds(project: Project, key: str, default: float) -> float:

@@ -71,7 +71,7 @@ def index_path(common_dir: Path, scope: str) -> Path:
 
 def render(entries: Iterable[Entry]) -> bytes:
     """Index file version 2 of `entries` (regular files, stage 0), sorted as git requires."""
-    import hashlib  # here: OpenSSL's load is paid by a sync that writes, not by every start
+    from gitmem.gitstore.digest import digest  # here: paid by a sync that writes, not every start
 
     rows = sorted(
         (
@@ -109,7 +109,7 @@ def render(entries: Iterable[Entry]) -> bytes:
         add(name)
         add(pads[size_of_name % 8])
     body = b"".join(parts)
-    return body + (hashlib.sha256 if width == 32 else hashlib.sha1)(body).digest()
+    return body + digest("sha256" if width == 32 else "sha1", body).digest()
 
 
 def read(

@@ -547,15 +547,11 @@ class ObjectStore(GitDir, ObjectEncoding):
     # -- writing -----------------------------------------------------------------------------
 
     def _hash(self, data: bytes) -> str:
-        import hashlib  # here: loading OpenSSL costs ~3 ms, and a sync with nothing new hashes nothing
+        from gitmem.gitstore.digest import digest  # a sync with nothing new hashes nothing
 
         if self._config is None:
             self.config()
-        return (
-            hashlib.sha256(data).hexdigest()
-            if self.object_format == "sha256"
-            else hashlib.sha1(data).hexdigest()
-        )
+        return digest("sha256" if self.object_format == "sha256" else "sha1", data).hexdigest()
 
     def write_object(self, kind: str, data: bytes) -> str:
         """Write a loose object (temp file + rename, as git does); return its id."""

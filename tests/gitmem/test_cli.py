@@ -39,6 +39,23 @@ def test_the_quick_starts_entry_imports_neither_typing_nor_re() -> None:
     assert "LOADED []" in out, out
 
 
+def test_a_profiled_command_writes_its_profile(tmp_path: Path) -> None:
+    """The console script leaves with os._exit (no teardown); under cProfile it must exit as
+    Python does, or the profile is never written (docs/performance.md, profiling)."""
+    import pstats
+
+    out = tmp_path / "version.prof"
+    run = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), "-m", "gitmem", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+    )
+    assert run.returncode == 0 and run.stdout.startswith("gitmem "), run.stderr
+    stats = pstats.Stats(str(out))
+    assert any(name == "main" and "gitmem" in path for path, _, name in stats.stats)  # type: ignore[attr-defined]
+
+
 def test_version(world: World) -> None:
     out = world.ok("--version")
     assert out.startswith("gitmem ")

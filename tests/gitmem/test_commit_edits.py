@@ -8,6 +8,7 @@ import hashlib
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -158,3 +159,58 @@ def test_a_push_of_a_few_files_makes_only_their_records(
     theirs, ours = folder_bytes(world.scope_path(b)), folder_bytes(memory)
     theirs.pop("topic-3.md"), ours.pop("topic-3.md")
     assert theirs == ours
+
+
+class _Watched:
+    """A FolderCheck that says whether the sync took its answer or cancelled it."""
+
+    def __init__(self, check: Any) -> None:
+        self.check, self.used, self.cancelled = check, False, False
+
+    def result(self) -> Any:
+        self.used = True
+        return self.check.result()
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        self.check.cancel()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stale", [False, True])
+def test_a_check_started_before_the_lock_is_taken_only_for_the_index_it_checked(
+    world: World, stale: bool
+) -> None:
+    """`gitmem push` starts git's stat checks as soon as it knows the folders, before the sync
+    code and its lock (gitmem.state.start_checks). The sync takes a check whose index is the
+    one its state names; one of another index (the state moved meanwhile: here, a checksum
+    that is not the state's) is cancelled and the folder checked again, so an edit made after
+    that check is still published."""
+    from gitmem.gitstore import Repository
+    from gitmem.scopes import open_project
+    from gitmem.state import start_checks
+    from gitmem.sync import SyncOptions, run_sync
+
+    a, b, memory = _pushed(world, "off", 5)
+    world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
+    if not stale:
+        (memory / "topic-1.md").open("a").write("edited before the check\n")
+    with Repository(a) as repo:
+        project = open_project(repo)
+        started = start_checks(repo.git_dir, repo.common_dir, project.scopes)
+        assert set(started) >= {"auto"}
+        checksum, check = started.pop("auto")
+        watched = _Watched(check)
+        if stale:
+            time.sleep(0.5)  # the check has run: it found nothing changed
+            (memory / "topic-1.md").open("a").write("edited after the check\n")
+            checksum = "0" * len(checksum)
+        options = SyncOptions(mode="push", lock_wait=5, checks={"auto": (checksum, watched)})  # type: ignore[dict-item]
+        result = run_sync(project, options)
+        for _, other in started.values():
+            other.cancel()
+    assert result.refs[USER_REF].local_changes == ["M auto/topic-1.md"]
+    assert (watched.used, watched.cancelled) == ((False, True) if stale else (True, False))
+    assert options.checks == {}
+    world.ok("-C", str(b), "pull", "-q")
+    assert folder_bytes(world.scope_path(b)) == folder_bytes(memory)

@@ -414,3 +414,32 @@ def test_a_sync_that_finds_nothing_loads_no_record_and_misses_no_edit(world: Wor
         (memory / "t7.md").unlink()
         assert main(["-C", str(a), "sync", "-q"]) == 0
         assert published("t7.md") == ""
+
+
+def test_a_file_read_again_with_its_synced_bytes_is_not_policy_checked_again(
+    repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose stat moved but whose bytes are the synced ones (touched, racily fresh) is
+    re-read and re-hashed, not checked against the policy again: those bytes passed it. Bytes
+    that changed are checked, and refused ones skipped, as before."""
+    import gitmem.folders
+    import gitmem.policy
+
+    state = _synced(repo, folder, monkeypatch)
+    checked: list[str] = []
+    real = gitmem.policy.check_file
+
+    def counting(path: str, data: bytes) -> object:
+        checked.append(path)
+        return real(path, data)
+
+    monkeypatch.setattr(gitmem.folders, "check_file", counting)
+    os.utime(folder / "topic-01.md")  # the same bytes, a new stat
+    _write(folder / "topic-02.md", "---\nname: t2\n---\nnew body\n")
+    _write(folder / "topic-03.md", "---\nname: !!python/object x\n---\nunsafe\n")  # GM120
+    snap = snapshot(repo, folder, state.files, EXCLUDE)
+    assert sorted(checked) == ["scope/topic-02.md", "scope/topic-03.md"]
+    assert snap.files["topic-01.md"] == state.files["topic-01.md"].oid
+    assert snap.files["topic-02.md"] != state.files["topic-02.md"].oid
+    assert [rel for rel, _ in snap.skipped] == ["topic-03.md"]
+    assert snap.files["topic-03.md"] == state.files["topic-03.md"].oid  # the last synced one
