@@ -137,9 +137,8 @@ class ObjectEncoding(TreeDiff):
                     space = raw.index(b" ", pos)
                     nul = raw.index(b"\0", space)
                     mode = raw[pos:space]
-                    name = raw[space + 1 : nul]
-                    last = prefix + name.decode("utf-8", "surrogateescape")
-                    if slashed is None and b"/" in name:
+                    last = prefix + raw[space + 1 : nul].decode("utf-8", "surrogateescape")
+                    if raw.find(b"/", space, nul) >= 0 and slashed is None:
                         slashed = (prefix, last[len(prefix) :])
                     oid = raw[nul + 1 : nul + 1 + width].hex()
                     pos = nul + 1 + width
