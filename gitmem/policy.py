@@ -48,7 +48,7 @@ ROOT_FILES = frozenset({"local/.root/CLAUDE.local.md"})
 
 # code -> (severity, blocking, what it means); the table docs/ci.md documents
 CODES: dict[str, tuple[str, bool, str]] = {
-    "GM101": (ERROR, True, "unsafe name: '..', absolute, '.git', backslash or control character"),
+    "GM101": (ERROR, True, "unsafe name: '..', absolute, '.git', '/', backslash, control char"),
     "GM102": (ERROR, True, "name too deep or too long"),
     "GM103": (ERROR, True, "not a plain file (symbolic link, submodule)"),
     "GM104": (ERROR, True, "not a memory file (*.md outside dot-folders)"),

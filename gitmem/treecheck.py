@@ -93,6 +93,8 @@ def _whole(
     entries = {p: Entry(e.mode, e.kind, e.oid, e.size) for p, e in listed.items()}
     reader = _Prefetch(repo, [e for e in entries.values() if e.oid not in known])
     findings = check_entries(entries, paths, ref, reader.read, known, named, links)
+    if shape.slashed is not None:  # first: the listing shows it as a path it is not
+        findings.insert(0, _slashed(*shape.slashed))
     counts = Checked(
         repo.read_commit(commit)[0],
         len(entries),
@@ -102,6 +104,15 @@ def _whole(
         f"auto/{MANIFEST}" in entries,
     )
     return findings, counts
+
+
+def _slashed(folder: str, name: str) -> Finding:
+    """A raw tree entry named `sub/new.md`: git fsck refuses the tree, and every listing
+    shows it as file new.md of a folder sub that is not there."""
+    where = f"folder {folder}" if folder else "the top folder"
+    return Finding(
+        folder + name, 0, "GM101", f"one entry of {where} is named {name!r}: '/' in a name"
+    )
 
 
 def _along_changes(

@@ -36,6 +36,9 @@ class TreeShape(NamedTuple):
     entries: int  # entries read, folders included
     tree_bytes: int  # bytes of the tree objects read
     complete: bool  # False: the walk stopped at a bound
+    # the first entry whose raw name holds "/": (its folder, "" at the top; its name). git
+    # fsck refuses such a tree, and a listing shows it as a path it is not
+    slashed: tuple[str, str] | None = None
 
 
 class GitDir:

@@ -127,6 +127,7 @@ class ObjectEncoding(TreeDiff):
         width = 32 if self.object_format == "sha256" else 20
         level: list[tuple[str, bytes]] = [("", data)] if kind == "tree" else []
         entries, size, depth, last = 0, len(data), 0, ""
+        slashed: tuple[str, str] | None = None
         while level:
             depth += 1
             below: list[tuple[str, bytes]] = []
@@ -137,20 +138,22 @@ class ObjectEncoding(TreeDiff):
                     nul = raw.index(b"\0", space)
                     mode = raw[pos:space]
                     last = prefix + raw[space + 1 : nul].decode("utf-8", "surrogateescape")
+                    if raw.find(b"/", space, nul) >= 0 and slashed is None:
+                        slashed = (prefix, last[len(prefix) :])
                     oid = raw[nul + 1 : nul + 1 + width].hex()
                     pos = nul + 1 + width
                     entries += 1
                     if depth > max_depth or entries > max_entries:
-                        return TreeShape(last, depth, entries, size, False)
+                        return TreeShape(last, depth, entries, size, False, slashed)
                     if mode == b"40000":
                         sub_kind, sub = self._read(oid)
                         size += len(sub)
                         if size > max_bytes:
-                            return TreeShape(last, depth, entries, size, False)
+                            return TreeShape(last, depth, entries, size, False, slashed)
                         if sub_kind == "tree":
                             below.append((last + "/", sub))
             level = below
-        return TreeShape(last, depth, entries, size, True)
+        return TreeShape(last, depth, entries, size, True, slashed)
 
     def read_commit(self, oid: str) -> tuple[str, list[str], str]:
         """(tree, parents, message) of a commit."""

@@ -111,8 +111,8 @@ class _Walk:
         if new:
             names = _NAME[self.width].findall(data)
             if len(set(names)) != len(names) or any(b"/" in n for n in names):
-                # one name twice in a folder, or a name with a slash: `a/b.md` at the top
-                # lists as the same path as b.md in folder a (GM106 in the whole check)
+                # one name twice in a folder (GM106 in the whole check), or a name with a
+                # slash (GM101: git fsck refuses it; a listing shows it as a path it is not)
                 raise _GiveUp(oid)
         return found
 

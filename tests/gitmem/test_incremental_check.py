@@ -21,7 +21,7 @@ from gitmem.errors import GitmemError
 from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
 from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.policy import MAX_BLOB_BYTES, MAX_DEPTH, render_meta
-from gitmem.treecheck import Checked, _along_changes, check_tree
+from gitmem.treecheck import Checked, _along_changes, check_tree, commit_findings
 
 WHO = ("Ann Example", "ann@example.com")
 TEAM = "refs/gitmem/team"
@@ -234,22 +234,69 @@ def test_a_name_twice_in_a_folder_is_left_to_the_whole_check(store: Store) -> No
     assert outcome(store, tip, TEAM, None)[0] == "UntrustedTreeError"
 
 
-def test_a_name_with_a_slash_is_left_to_the_whole_check(store: Store) -> None:
-    """A raw root entry named `team/MEMORY.md` lists as the same path as the team folder's
-    own MEMORY.md (the whole check: GM106, named twice); the walk saw two distinct names,
-    each passing, and the quick path called the tree clean."""
+def _with_entry(store: Store, tree: str, folder: str, raw: bytes) -> str:
+    """`tree` with the raw entry `raw` (`mode name\\0id`) added to its `folder` ("" or one
+    top-level folder), written as git would never write it: no check of the name."""
+    if not folder:
+        return store.write_object("tree", store._read(tree)[1] + raw)
+    sub = store.tree_entry(tree, folder) or ""
+    inner = store.write_object("tree", store._read(sub)[1] + raw)
+    root = store._read(tree)[1].replace(bytes.fromhex(sub), bytes.fromhex(inner))
+    return store.write_object("tree", root)
+
+
+@pytest.mark.parametrize(
+    ("folder", "mode", "name"),
+    [
+        ("", b"100644", b"team/MEMORY.md"),  # lists as the team folder's own MEMORY.md
+        ("", b"100644", b"team/new.md"),  # duplicates nothing
+        ("team", b"100644", b"sub/new.md"),
+        ("team", b"40000", b"sub/deeper"),  # a folder, holding a clean topic
+        ("team", b"100644", b"/"),
+    ],
+)
+def test_a_name_with_a_slash_is_refused_along_changes_and_whole(
+    store: Store, folder: str, mode: bytes, name: bytes
+) -> None:
+    """A raw entry whose own name holds `/` is refused (GM101, naming the entry) by the
+    whole check, so by the quick path too (it leaves such a tree to the whole check) and by
+    validate: git fsck refuses the tree, and every listing shows it as a path it is not."""
     files = base_files(random.Random(2), TEAM)
     base = commit_of(store, files, [])
     _, _, since = check_tree(cast(Repository, store), base, TEAM)
     assert since is not None
-    tree = store.read_commit(base)[0]
-    blob = bytes.fromhex(store.write_blob(topic("planted")))
-    for name, whole in ((b"team/MEMORY.md", "UntrustedTreeError"), (b"team/new.md", "passed")):
-        root = store._read(tree)[1] + b"100644 " + name + b"\0" + blob
-        tip = store.write_commit(store.write_object("tree", root), [base], "hostile")
-        assert _along_changes(cast(Repository, store), tip, TEAM, since) is None, name
-        assert outcome(store, tip, TEAM, since) == outcome(store, tip, TEAM, None), name
-        assert outcome(store, tip, TEAM, None)[0] == whole, name
+    blob = store.write_blob(topic("planted"))
+    oid = store.write_tree({"x.md": (BLOB_MODE, blob)}) if mode == b"40000" else blob
+    raw = mode + b" " + name + b"\0" + bytes.fromhex(oid)
+    tip = store.write_commit(
+        _with_entry(store, store.read_commit(base)[0], folder, raw), [base], "hostile"
+    )
+    assert _along_changes(cast(Repository, store), tip, TEAM, since) is None, name
+    whole = outcome(store, tip, TEAM, None)
+    assert outcome(store, tip, TEAM, since) == whole, name
+    shown = f"{folder}/" if folder else ""
+    assert whole[0] == "UntrustedTreeError", whole
+    assert f"{TEAM}: {shown}{name.decode()}: GM101 error:" in str(whole[1]), whole
+    assert repr(name.decode()) in str(whole[1]) and "'/' in a name" in str(whole[1]), whole
+    first = commit_findings(cast(Repository, store), tip, TEAM)[0]
+    assert (first.code, first.path) == ("GM101", shown + name.decode()), first
+    if isinstance(store, Repository):  # the reason: git itself refuses the tree
+        fsck = subprocess.run(
+            ["git", "--git-dir", str(store.git_dir), "fsck", "--strict", "--no-dangling"],
+            capture_output=True,
+            text=True,
+        )
+        assert fsck.returncode != 0 and "fullPathname" in fsck.stdout + fsck.stderr, fsck
+
+
+def test_what_gitmem_writes_never_holds_a_slash_in_a_name(store: Store) -> None:
+    """The other side of the rule: a tree gitmem writes nests every path by its slashes, so
+    push cannot publish what pull refuses."""
+    files = base_files(random.Random(3), TEAM)
+    tip = commit_of(store, files, [])
+    shape = store.tree_shape(tip, MAX_DEPTH, 10_000, 1 << 20)
+    assert shape.complete and shape.slashed is None
+    assert outcome(store, tip, TEAM, None)[0] == "passed"
 
 
 def test_a_tree_kept_under_other_rules_is_checked_whole(tmp_path: Path) -> None:

@@ -289,6 +289,8 @@ ATTACKS: dict[str, Attack] = {
     "path traversal (.. folders)": _dotdot,
     "path traversal (slash inside a name)": _team_literal(b"../../../../../escaped.md"),
     "absolute path inside a name": _team_literal(b"/tmp/gitmem-escaped.md"),
+    # duplicates nothing: git fsck refuses the tree, and a listing shows team/sub/new.md
+    "slash inside a name (a folder that is not there)": _team_literal(b"sub/new.md"),
     ".git folder (any case)": _dotgit,
     ".git under agents/": _agents_dotgit,
     "symbolic link": _team(
@@ -331,6 +333,7 @@ EXPECTED_CODE: dict[str, str | None] = {
     "path traversal (.. folders)": "GM101",
     "path traversal (slash inside a name)": "GM101",
     "absolute path inside a name": "GM101",
+    "slash inside a name (a folder that is not there)": "GM101",
     ".git folder (any case)": "GM101",
     ".git under agents/": "GM101",
     "symbolic link": "GM103",
