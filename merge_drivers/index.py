@@ -63,7 +63,12 @@ from merge_drivers.indexdoc import (
     render,
     render_nodes,
 )
-from merge_drivers.indexorder import canonical_order, fold_copies, unkept_regroups
+from merge_drivers.indexorder import (
+    agreed_headings,
+    canonical_order,
+    fold_copies,
+    unkept_regroups,
+)
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.rank import Rank, rank_of, reason
 
@@ -245,6 +250,8 @@ def merge_index(
         base_order = skeletons[name]
         winner = name if len(skeletons) == 1 else "both"
         resolutions.append(Resolution(path, "order", winner, "reorganized"))
+    filing_pos = {k: i for i, k in enumerate(base_order)}
+    base_order = agreed_headings(base_order, filing_pos, [orders[s.name] for s in (so, st)])
     base_pos = {k: i for i, k in enumerate(base_order)}
 
     def anchor_rank(a: Key) -> tuple[int, int, Key]:
@@ -270,7 +277,7 @@ def merge_index(
         if key not in base_pos:
             anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
-    _keep_filed_headings(bn, so, st, chosen, base_pos)
+    _keep_filed_headings(bn, so, st, chosen, filing_pos)
     nodes = {k: c.node for k, c in chosen.items()}
     order = fold_copies(canonical_order(base_order, base_pos, nodes), nodes)
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}

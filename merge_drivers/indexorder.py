@@ -140,3 +140,41 @@ def unkept_regroups(
             if mine != b and nodes[item].gap == mine and others and all(g == b for g in others):
                 gaps[item] = b
     return who, gaps
+
+
+def agreed_headings(
+    base_order: list[Key], base_pos: dict[Key, int], sides: list[list[Key]]
+) -> list[Key]:
+    """The base order with the new headings that every side wrote before the same base item
+    (new items between them aside) put before it: a change both sides made identically is
+    agreed, not contested, and kept (as diff3 keeps identical hunks), where a one-sided
+    regrouping is not. Heading by heading, not run by run: a result that kept them, merged
+    again with a side that wrote one more heading among them, keeps them again."""
+    heads: list[dict[Key, Key]] = []  # per side: new heading -> the base item it comes before
+    for order in sides:
+        found: dict[Key, Key] = {}
+        run: list[Key] = []
+        for key in order:
+            if key not in base_pos:  # new items under a new heading are the heading's own
+                if key[0] == "h":
+                    run.append(key)
+                continue
+            if key[0] != "h":  # before a base heading a new one stands where merges put it
+                found.update(dict.fromkeys(run, key))
+            run = []
+        heads.append(found)
+    first, *others = heads
+    agreed: dict[Key, list[Key]] = {}
+    for head, item in first.items():  # in the first side's order: checked the same below
+        if all(o.get(head) == item for o in others):
+            agreed.setdefault(item, []).append(head)
+    if not agreed:
+        return base_order
+    for item, run in agreed.items():  # written in another order on another side: by text
+        if any([h for h in o if o[h] == item and h in run] != run for o in others):
+            agreed[item] = sorted(run, key=by_text)
+    out: list[Key] = []
+    for key in base_order:
+        out.extend(agreed.get(key, ()))
+        out.append(key)
+    return out

@@ -506,3 +506,21 @@ def test_the_driver_archives_the_oldest_entries_not_the_first_in_the_alphabet(re
         assert all(f"({n}.md)" in text for n in older)
         assert "(z000.md)" in parked and "(a000.md)" not in parked
         git(repo, "reset", "-q", "--hard", start)
+
+
+def test_git_keeps_headings_both_sides_inserted_the_same(repo: Path) -> None:
+    """The same headings inserted above the same entries on both branches (one also appends
+    an entry, the other edits one): an agreed change, kept in both merge directions."""
+    install(repo)
+    commit_on(repo, "main", "MEMORY.md", FLAT.encode())
+    git(repo, "branch", "-f", "left", "main")
+    grouped = FLAT.replace("- [A]", "## Setup\n- [A]").replace("- [C]", "\n## Ship\n- [C]")
+    commit_on(repo, "left", "MEMORY.md", (grouped + "- [D](d.md) — d\n").encode())
+    commit_on(repo, "main", "MEMORY.md", grouped.replace("— b\n", "— b, edited\n").encode())
+    expected = grouped.replace("— b\n", "— b, edited\n") + "- [D](d.md) — d\n"
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, "merge", "-q", "--no-edit", other)
+        assert (repo / MEM / "MEMORY.md").read_text() == expected, into
+        git(repo, "reset", "-q", "--hard", start)

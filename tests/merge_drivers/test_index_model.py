@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from merge_drivers import MergeResult, SideInfo, merge_file
@@ -475,6 +477,65 @@ def test_an_unkept_regrouping_inside_a_section_stays_in_that_section() -> None:
     one = base.replace("- [A]", "### All\n- [A]")  # one heading over every entry: the same
     assert merged(base, one, theirs) == theirs.replace(ADDED, ADDED + "### All\n")
     assert len(_not_kept(result_of(base, theirs, one))) == 1
+
+
+def _grouped(base: str, top: str = "## Setup\n") -> str:
+    return base.replace("- [A]", top + "- [A]").replace("- [C]", "\n## Ship\n- [C]")
+
+
+@pytest.mark.parametrize("title_gap", ["", "\n"])
+@pytest.mark.parametrize(
+    "other",
+    [
+        lambda g: g.replace("— b\n", "— b, edited\n"),  # an entry edited
+        lambda g: g.replace("- [B](b.md) — b\n", ""),  # an entry deleted
+        lambda g: g.replace("— b\n", "— b\n- [Z](z.md) — z\n"),  # an entry added in a group
+        lambda g: g,  # the headings alone
+    ],
+    ids=["edited", "deleted", "added-in-a-group", "same"],
+)
+@pytest.mark.parametrize("top", ["## Setup\n", "## Setup\n\n### Tools\n"], ids=["one", "nested"])
+def test_headings_both_sides_inserted_the_same_are_agreed_and_kept(
+    title_gap: str, other: Callable[[str], str], top: str
+) -> None:
+    """The same headings written above the same base entries on both sides are not a
+    contested regrouping: both sides' other edits land inside the groups, nothing is said,
+    and merging the result in again changes nothing."""
+    base = REGROUP_BASE.format(gap=title_gap)
+    grouped = _grouped(base, top)
+    ours = grouped + ADDED
+    theirs = other(grouped)
+    text = merged(base, ours, theirs)
+    assert text == theirs + ADDED
+    assert not _not_kept(result_of(base, ours, theirs))
+    assert merged(base, text, ours) == text and merged(base, text, theirs) == text
+
+
+def test_a_new_entry_right_under_an_agreed_heading_goes_to_the_end_of_its_group() -> None:
+    """A new entry between an agreed heading and the entry it heads does not break the
+    agreement: the heading is kept, the entry ends its group (where new entries go)."""
+    base = REGROUP_BASE.format(gap="\n")
+    grouped = _grouped(base)
+    theirs = grouped.replace("## Setup\n", "## Setup\n- [Z](z.md) — z\n")
+    text = merged(base, grouped + ADDED, theirs)
+    assert text == grouped.replace("— b\n", "— b\n- [Z](z.md) — z\n") + ADDED
+    assert not _not_kept(result_of(base, grouped + ADDED, theirs))
+
+
+def test_headings_inserted_in_different_places_are_still_not_kept() -> None:
+    """Agreement is the same run of headings before the same entry: a heading both sides
+    wrote over different entries, or one only one side wrote, stays a regrouping not kept."""
+    base = REGROUP_BASE.format(gap="\n")
+    ours = _grouped(base) + ADDED
+    theirs = base.replace("- [B]", "## Setup\n- [B]").replace("- [C]", "\n## Ship\n- [C]")
+    text = merged(base, ours, theirs)
+    assert "## Ship\n- [C]" in text and "## Setup\n- [" not in text
+    assert _not_kept(result_of(base, ours, theirs))
+    extra = _grouped(base).replace("- [B]", "\n## Later\n- [B]")  # one more heading on one side
+    text = merged(base, extra, _grouped(base) + ADDED)  # the agreed ones kept, it heads nothing
+    assert text == "# Memory\n\n## Later\n\n" + _grouped(base)[len("# Memory\n\n") :] + ADDED
+    assert _not_kept(result_of(base, extra, _grouped(base) + ADDED))
+    assert merged(base, text, extra) == text
 
 
 @pytest.mark.parametrize(
