@@ -64,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     out = results_folder(args.out)
     runs = args.runs or (2 if args.quick else 7)
+    install = installed()  # built (or found) before any family's clock starts
+    print(f"timing {install.describe()}", file=sys.stderr)
     rows: list[Row] = []
     tmp = tempfile.mkdtemp(prefix="gitmem-bench-")
     try:
@@ -80,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
             import shutil
 
             shutil.rmtree(tmp, ignore_errors=True)
-    env = report.environment(runs, args.quick, installed().describe())
+    env = report.environment(runs, args.quick, install.describe())
     md, js = report.write(rows, env, out)
     print(report.markdown(rows, env))
     print(f"wrote {md} and {js}", file=sys.stderr)
