@@ -12,8 +12,11 @@ from pathlib import Path
 
 from benchmarks import report
 from benchmarks.context import Context
+from benchmarks.install import installed
 from benchmarks.scenarios import claude, commands, pull, push, scale, startup, trust
 from benchmarks.timing import Row
+
+HERE = Path(__file__).parent  # the tracked results.md and results.json
 
 FAMILIES: dict[str, Callable[[Context], list[Row]]] = {
     "startup": startup.run,
@@ -26,6 +29,16 @@ FAMILIES: dict[str, Callable[[Context], list[Row]]] = {
 }
 
 
+def results_folder(out: Path | None) -> Path:
+    """Where a run writes: the folder asked for, else a fresh temporary one. The tracked
+    benchmarks/results.* change only when asked (`--out benchmarks`): a trial run on a
+    loaded machine must not replace the published figures."""
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        return out
+    return Path(tempfile.mkdtemp(prefix="gitmem-bench-results-"))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument(
@@ -35,7 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--runs", type=int, help="timed runs per side (default 7, quick 2)")
     parser.add_argument(
-        "--out", type=Path, default=Path(__file__).parent, help="where results.* go"
+        "--out",
+        type=Path,
+        help="where results.* go (default: a new temporary folder; `--out benchmarks` updates"
+        " the tracked results)",
     )
     parser.add_argument("--only", choices=sorted(FAMILIES), action="append", help="repeatable")
     parser.add_argument("--keep", action="store_true", help="keep the temporary worlds")
@@ -44,9 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.render:
-        print(f"wrote {report.rerender(args.out)}", file=sys.stderr)
+        print(f"wrote {report.rerender(args.out or HERE)}", file=sys.stderr)
         return 0
+    out = results_folder(args.out)
     runs = args.runs or (2 if args.quick else 7)
+    install = installed()  # built (or found) before any family's clock starts
+    print(f"timing {install.describe()}", file=sys.stderr)
     rows: list[Row] = []
     tmp = tempfile.mkdtemp(prefix="gitmem-bench-")
     try:
@@ -63,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
             import shutil
 
             shutil.rmtree(tmp, ignore_errors=True)
-    env = report.environment(runs, args.quick)
-    md, js = report.write(rows, env, args.out)
+    env = report.environment(runs, args.quick, install.describe())
+    md, js = report.write(rows, env, out)
     print(report.markdown(rows, env))
     print(f"wrote {md} and {js}", file=sys.stderr)
     return 0

@@ -15,7 +15,7 @@ from benchmarks.timing import Row, Stats
 HISTORY = Path(__file__).with_name("history.md")  # hand-written before/after of each fix
 
 
-def environment(runs: int, quick: bool) -> dict[str, Any]:
+def environment(runs: int, quick: bool, install: str) -> dict[str, Any]:
     git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
     return {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
@@ -25,6 +25,7 @@ def environment(runs: int, quick: bool) -> dict[str, Any]:
         "cpus": _cpus(),
         "runs": runs,
         "quick": quick,
+        "install": install,  # which gitmem was timed (benchmarks/install.py)
         "load_average": _load(),  # at the end: a loaded machine inflates every figure alike
     }
 
@@ -69,7 +70,12 @@ def markdown(rows: list[Row], env: dict[str, Any]) -> str:
         + (" --quick (small sizes: smoke test, not figures)" if env["quick"] else "")
         + f" on {env['date']}: Python {env['python']}, git {env['git']}, {env['cpus']} CPUs, "
         f"{env['platform']}; load average {env.get('load_average')} at the end; "
-        f"{env['runs']} timed runs per side, alternated with the baseline.",
+        f"{env['runs']} timed runs per side, alternated with the baseline."
+        + (
+            f" gitmem timed: {env['install']}; `python -c pass` runs that venv's Python."
+            if env.get("install")
+            else ""
+        ),
         "",
         "Times in ms unless the cell names another unit (MiB of peak memory, µs per file): "
         "median (min–max). Ratio = gitmem median / baseline median; goal = the "

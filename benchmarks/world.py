@@ -8,22 +8,23 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
+
+from benchmarks.install import installed
 
 EMAIL = "bench@example.com"
 USER_REF = "refs/gitmem/users/bench@example.com"
 
 
 def gitmem_command() -> list[str]:
-    """The installed console script next to this interpreter (what a hook would run)."""
-    script = Path(sys.executable).parent / "gitmem"
-    if script.exists():
-        return [str(script)]
-    found = shutil.which("gitmem")
-    return [found] if found else [sys.executable, "-m", "gitmem"]
+    """The console script of gitmem installed as users install it (benchmarks/install.py)."""
+    return [installed().gitmem]
+
+
+def python() -> str:
+    """The Python of that install: the baseline `python -c pass` starts the same interpreter."""
+    return installed().python
 
 
 class World:

@@ -8,13 +8,12 @@ import argparse
 import functools
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 from benchmarks.context import Context, age_files
 from benchmarks.corpus import write_memory
 from benchmarks.timing import Row, Side, compare
-from benchmarks.world import World, gitmem_command
+from benchmarks.world import World, gitmem_command, python
 
 GOAL = 3
 # real invocations: the command as a user types it, and a note when it is more than a start
@@ -60,7 +59,7 @@ def run(ctx: Context) -> list[Row]:
     gitmem = gitmem_command()
     python_pass = Side(
         "python -c pass",
-        functools.partial(_quiet, [sys.executable, "-c", "pass"], world.env, clone),
+        functools.partial(_quiet, [python(), "-c", "pass"], world.env, clone),
     )
     rows = []
     for name in top_level_commands():

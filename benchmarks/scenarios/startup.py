@@ -8,15 +8,13 @@ import random
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from benchmarks.context import Context
 from benchmarks.corpus import add_index_entry, append_note, index_file, topic_file
 from benchmarks.timing import Row, Side, compare
-from benchmarks.world import World, gitmem_command
+from benchmarks.world import World, gitmem_command, python
 
-PY = sys.executable
 PYGIT2_PYTHON = "GITMEM_BENCH_PYGIT2_PYTHON"  # an interpreter with pygit2 (a scratch venv)
 
 
@@ -26,8 +24,9 @@ def _quiet(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> Non
         raise RuntimeError(f"{shlex.join(argv)} exited {proc.returncode}: {proc.stderr.decode()}")
 
 
-def _python_pass(world: World, python: str = PY) -> Side:
-    return Side("python -c pass", lambda: _quiet([python, "-c", "pass"], world.env))
+def _python_pass(world: World, interpreter: str | None = None) -> Side:
+    argv = [interpreter or python(), "-c", "pass"]
+    return Side("python -c pass", lambda: _quiet(argv, world.env))
 
 
 def run(ctx: Context) -> list[Row]:
@@ -56,8 +55,6 @@ def run(ctx: Context) -> list[Row]:
 
 def _driver_rows(ctx: Context, world: World) -> list[Row]:
     """The driver as `gitmem drivers install` registers it, on one MEMORY.md and one topic file."""
-    from gitmem.drivers import driver_command
-
     folder = ctx.folder("startup/driver")
     cases = {
         "MEMORY.md": index_file(120),
@@ -82,7 +79,7 @@ def _driver_rows(ctx: Context, world: World) -> list[Row]:
             .replace("%B", str(files["theirs"]))
             .replace("%L", "7")
             .replace("%P", path)
-            for part in shlex.split(driver_command())
+            for part in shlex.split(_driver_command(world))
         ]
 
         def reset(target: Path = target, data: bytes = ours_bytes) -> None:
@@ -107,9 +104,9 @@ def _driver_rows(ctx: Context, world: World) -> list[Row]:
 def _import_rows(ctx: Context, world: World) -> list[Row]:
     """What the start-up path would pay for pygit2 and pays for its own modules (docs/design.md §3: measured)."""
     rows = []
-    candidates = [p for p in (os.environ.get(PYGIT2_PYTHON), PY) if p and shutil.which(p)]
-    python = next((p for p in candidates if _can_import(p, "pygit2")), None)
-    if python is None:
+    candidates = [p for p in (os.environ.get(PYGIT2_PYTHON), python()) if p and shutil.which(p)]
+    with_pygit2 = next((p for p in candidates if _can_import(p, "pygit2")), None)
+    if with_pygit2 is None:
         rows.append(
             Row(
                 "import pygit2",
@@ -124,9 +121,9 @@ def _import_rows(ctx: Context, world: World) -> list[Row]:
                 "import pygit2",
                 Side(
                     "python -c 'import pygit2'",
-                    lambda: _quiet([python, "-c", "import pygit2"], world.env),
+                    lambda: _quiet([with_pygit2, "-c", "import pygit2"], world.env),
                 ),
-                _python_pass(world, python),
+                _python_pass(world, with_pygit2),
                 ctx.runs,
                 goal=None,
                 note="not a goal: what an in-process pygit2 store would add to every start",
@@ -137,7 +134,7 @@ def _import_rows(ctx: Context, world: World) -> list[Row]:
             "import gitmem's sync path",
             Side(
                 "python -c 'import gitmem.cli.sync, gitmem.sync'",
-                lambda: _quiet([PY, "-c", "import gitmem.cli.sync, gitmem.sync"], world.env),
+                lambda: _quiet([python(), "-c", "import gitmem.cli.sync, gitmem.sync"], world.env),
             ),
             _python_pass(world),
             ctx.runs,
@@ -146,6 +143,12 @@ def _import_rows(ctx: Context, world: World) -> list[Row]:
         )
     )
     return rows
+
+
+def _driver_command(world: World) -> str:
+    """The driver command as the installed gitmem registers it (its python, its package)."""
+    code = "from gitmem.drivers import driver_command; print(driver_command())"
+    return world.run(python(), "-c", code).strip()
 
 
 def _can_import(python: str, module: str) -> bool:

@@ -1,0 +1,90 @@
+"""The harness times gitmem as users install it, and a trial run never overwrites the
+published results."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.__main__ import HERE, results_folder
+from benchmarks.install import ROOT, installed, tree_key
+from benchmarks.world import gitmem_command, python
+
+
+@pytest.mark.slow  # the first call of a session on a new tree builds the venv (~7 s)
+def test_every_gitmem_row_runs_a_plain_install_not_the_editable_one() -> None:
+    install = installed()
+    assert gitmem_command() == [install.gitmem] and python() == install.python
+    assert Path(install.gitmem).is_file() and os.access(install.gitmem, os.X_OK)
+    # another venv than the harness's (both link to the same base interpreter)
+    assert install.venv.resolve() != Path(sys.prefix).resolve()
+    probe = (
+        "import gitmem, json, site, importlib.metadata as m;"
+        "print(json.dumps([gitmem.__file__, site.getsitepackages(),"
+        " m.distribution('gitmem').read_text('direct_url.json')]))"
+    )
+    out = subprocess.run([install.python, "-I", "-c", probe], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    module, site_dirs, direct_url = json.loads(out.stdout)
+    assert Path(module).is_relative_to(install.venv), module
+    assert not Path(module).is_relative_to(ROOT), "gitmem imported from the working tree"
+    for site_dir in map(Path, site_dirs):
+        hooks = [p.name for p in site_dir.glob("*") if "editable" in p.name.lower()]
+        assert not hooks, f"an editable import hook in {site_dir}: {hooks}"
+    assert not (direct_url and json.loads(direct_url).get("dir_info", {}).get("editable"))
+    # the console script's interpreter is that venv's, not the harness's
+    shebang = Path(install.gitmem).read_text().splitlines()[0]
+    assert shebang == f"#!{install.python}", shebang
+
+
+def _tree(root: Path) -> Path:
+    (root / "gitmem" / "cli").mkdir(parents=True)
+    (root / "merge_drivers").mkdir()
+    (root / "pyproject.toml").write_text("[project]\nname = 'gitmem'\n")
+    (root / "gitmem" / "__init__.py").write_text("")
+    (root / "gitmem" / "cli" / "sync.py").write_text("X = 1\n")
+    (root / "merge_drivers" / "index.py").write_text("Y = 1\n")
+    return root
+
+
+def test_the_install_key_follows_every_source_file_and_nothing_else(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    key = tree_key(root)
+    assert tree_key(root) == key, "deterministic"
+    (root / "gitmem" / "cli" / "__pycache__").mkdir()
+    (root / "gitmem" / "cli" / "__pycache__" / "sync.cpython-311.pyc").write_bytes(b"\0")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_x.py").write_text("")
+    assert tree_key(root) == key, "bytecode and files outside the install change nothing"
+    changes = [
+        ("gitmem/cli/sync.py", "X = 2\n"),  # a code change
+        ("merge_drivers/index.py", "Y = 2\n"),  # the other package
+        ("pyproject.toml", "[project]\nname = 'gitmem'\nversion = '2'\n"),  # the build
+        ("gitmem/new.py", ""),  # a new module
+    ]
+    seen = {key}
+    for name, text in changes:
+        (root / name).write_text(text)
+        seen.add(tree_key(root))
+    assert len(seen) == len(changes) + 1, "each change makes a new install"
+    (root / "gitmem" / "new.py").rename(root / "gitmem" / "renamed.py")
+    assert tree_key(root) not in seen, "a rename too"
+
+
+def test_a_run_without_out_writes_to_a_new_temporary_folder(tmp_path: Path) -> None:
+    tracked = {p: p.stat().st_mtime_ns for p in HERE.glob("results.*")}
+    first, second = results_folder(None), results_folder(None)
+    try:
+        assert first != second and not list(first.iterdir())
+        assert not first.resolve().is_relative_to(HERE.resolve())
+        assert {p: p.stat().st_mtime_ns for p in HERE.glob("results.*")} == tracked
+    finally:
+        first.rmdir()
+        second.rmdir()
+    asked = tmp_path / "out" / "nested"
+    assert results_folder(asked) == asked and asked.is_dir()
