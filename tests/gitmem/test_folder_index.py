@@ -4,6 +4,7 @@ the state does not name (a crash between the two writes) is never trusted."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -49,6 +50,10 @@ def repo(tmp_path: Path) -> Iterator[Repository]:
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
+    return _memory_folder(tmp_path)
+
+
+def _memory_folder(tmp_path: Path) -> Path:
     memory = tmp_path / "memory"
     _write(memory / "MEMORY.md", "# Memory\n- [a](a.md)\n")
     for i in range(20):
@@ -58,18 +63,41 @@ def folder(tmp_path: Path) -> Path:
     return memory
 
 
-def _synced(repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch) -> ScopeState:
+def _synced(
+    repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch, wait: bool = True
+) -> ScopeState:
     """The state (and index) a sync leaves after reading `folder` — read as if three seconds
     after the files were made (their ctimes cannot be aged), then waiting for the next whole
-    second: what the two-second rule guarantees between a record and any later write."""
+    second: what the two-second rule guarantees between a record and any later write (a
+    caller preparing several folders passes `wait=False` and waits once for all)."""
     real = time.time
     with monkeypatch.context() as patch:
         patch.setattr(time, "time", lambda: real() + 3)
         snap = snapshot(repo, folder, {}, EXCLUDE)
     state = ScopeState(str(folder), dict(snap.records))
     save_scope_state(repo.common_dir, "auto", state)
-    time.sleep(1.05 - real() % 1)
+    if wait:
+        time.sleep(1.05 - real() % 1)
     return load_scope_state(repo.common_dir, "auto")
+
+
+Prepared = tuple[Repository, Path, ScopeState]
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Prepared]]:
+    """One synced folder per kind of change (and one for all at once), each in its own
+    repository, prepared together so that the wait for the next second is paid once."""
+    worlds: dict[str, Prepared] = {}
+    with contextlib.ExitStack() as stack, pytest.MonkeyPatch.context() as patch:
+        for name in [*sorted(CHANGES), "every change at once"]:
+            tmp = tmp_path_factory.mktemp("world")
+            subprocess.run(["git", "init", "-q", str(tmp / "r")], check=True)
+            repo = stack.enter_context(Repository(tmp / "r"))
+            folder = _memory_folder(tmp)
+            worlds[name] = (repo, folder, _synced(repo, folder, patch, wait=False))
+        time.sleep(1.05 - time.time() % 1)
+        yield worlds
 
 
 def _both(repo: Repository, folder: Path, state: ScopeState) -> tuple[Snapshot, Snapshot]:
@@ -125,10 +153,8 @@ CHANGES: dict[str, Callable[[Path], None]] = {
 
 
 @pytest.mark.parametrize("change", sorted(CHANGES))
-def test_git_check_finds_what_the_walk_finds(
-    repo: Repository, folder: Path, change: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    state = _synced(repo, folder, monkeypatch)
+def test_git_check_finds_what_the_walk_finds(prepared: dict[str, Prepared], change: str) -> None:
+    repo, folder, state = prepared[change]
     CHANGES[change](folder)
     walked, checked = _both(repo, folder, state)
     assert checked.files == walked.files
@@ -141,10 +167,8 @@ def test_git_check_finds_what_the_walk_finds(
     assert checked.read == walked.read
 
 
-def test_every_change_at_once(
-    repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    state = _synced(repo, folder, monkeypatch)
+def test_every_change_at_once(prepared: dict[str, Prepared]) -> None:
+    repo, folder, state = prepared["every change at once"]
     for change in CHANGES.values():
         change(folder)
     walked, checked = _both(repo, folder, state)
