@@ -19,7 +19,7 @@ from gitmem.scopes import Project, open_project
 from gitmem.sync import SyncOptions, run_sync
 from gitmem.syncbase import Fetched
 from gitmem.synctransport import Transport
-from tests.support.world import World
+from tests.support.world import World, teammates_sharing
 
 TEAM = "refs/gitmem/team"
 OID = "a" * 40
@@ -28,13 +28,7 @@ OID = "a" * 40
 @pytest.fixture
 def teammates(world: World) -> tuple[Path, Path]:
     """alice pushed team memory, bob pulled it, then alice changed it and pushed again."""
-    alice = world.clone("alice", email="alice@example.com")
-    bob = world.clone("bob", email="bob@example.com")
-    team = world.scope_path(alice, "team")
-    team.mkdir(parents=True)
-    (team / "MEMORY.md").write_text("- [Deploys](deploys.md) — deploy only on Tuesdays\n")
-    (team / "deploys.md").write_text("---\nname: deploys\n---\nTuesdays only.\n")
-    world.ok("-C", str(alice), "push")
+    alice, bob, team = teammates_sharing(world)
     world.ok("-C", str(bob), "pull")
     (team / "deploys.md").write_text("---\nname: deploys\n---\nTuesdays and Thursdays.\n")
     world.ok("-C", str(alice), "push")

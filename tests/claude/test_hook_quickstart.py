@@ -19,7 +19,7 @@ from gitmem.hookstart import payload_cwd
 from gitmem.quickstart import FORMAT, parse_record
 from gitmem.state import repository_lock
 from tests.reliability.harness import SilentServer
-from tests.support.world import Run, World
+from tests.support.world import Run, World, teammates_sharing
 
 FULL = "--is-bare-repository"  # the full hook's first git process opens the project
 
@@ -55,13 +55,7 @@ def took_quick_path(world: World) -> bool:
 @pytest.fixture
 def teammates(world: World) -> tuple[Path, Path]:
     """alice pushed team memory; bob's last session pulled it (so a record exists)."""
-    alice = world.clone("alice", email="alice@example.com")
-    bob = world.clone("bob", email="bob@example.com")
-    team = world.scope_path(alice, "team")
-    team.mkdir(parents=True)
-    (team / "MEMORY.md").write_text("- [Deploys](deploys.md) — deploy only on Tuesdays\n")
-    (team / "deploys.md").write_text("---\nname: deploys\n---\nTuesdays only.\n")
-    world.ok("-C", str(alice), "push")
+    alice, bob, _ = teammates_sharing(world)
     first = session_start(world, bob)
     assert not took_quick_path(world) and "alice@example.com" in first.out
     return alice, bob

@@ -22,6 +22,7 @@ from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
 from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.policy import MAX_BLOB_BYTES, MAX_DEPTH, render_meta
 from gitmem.treecheck import Checked, _along_changes, check_tree, commit_findings
+from tests.support.stores import git_repository
 
 WHO = ("Ann Example", "ann@example.com")
 TEAM = "refs/gitmem/team"
@@ -40,10 +41,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if kind == "memory":
         yield MemoryRepository(tmp_path, WHO, fmt)
         return
-    subprocess.run(["git", "init", "-q", f"--object-format={fmt}", str(tmp_path)], check=True)
-    for key, value in zip(("user.name", "user.email"), WHO, strict=True):
-        subprocess.run(["git", "-C", str(tmp_path), "config", key, value], check=True)
-    with Repository(tmp_path) as repo:
+    with git_repository(tmp_path, fmt, WHO) as repo:
         yield repo
 
 

@@ -14,6 +14,7 @@ from gitmem.errors import ConcurrentUpdate, GitError
 from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
 from gitmem.gitstore.memory import MemoryStore
 from gitmem.treemerge import merge_trees
+from tests.support.stores import git_repository
 
 WHO = ("Ann Example", "ann@example.com")
 Store = Repository | MemoryStore
@@ -25,10 +26,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if kind == "memory":
         yield MemoryStore(fmt, WHO)
         return
-    subprocess.run(["git", "init", "-q", f"--object-format={fmt}", str(tmp_path)], check=True)
-    for key, value in zip(("user.name", "user.email"), WHO, strict=True):
-        subprocess.run(["git", "-C", str(tmp_path), "config", key, value], check=True)
-    with Repository(tmp_path) as repo:
+    with git_repository(tmp_path, fmt, WHO) as repo:
         yield repo
 
 

@@ -157,3 +157,20 @@ def folder_bytes(folder: Path) -> dict[str, bytes]:
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
+
+
+def teammates_sharing(world: World) -> tuple[Path, Path, Path]:
+    """Clones of alice and bob; alice has pushed a team memory (an index line and its topic
+    file, `deploys.md`). Returns alice, bob and alice's team folder."""
+    alice = world.clone("alice", email="alice@example.com")
+    bob = world.clone("bob", email="bob@example.com")
+    team = world.scope_path(alice, "team")
+    write_files(
+        team,
+        {
+            "MEMORY.md": "- [Deploys](deploys.md) — deploy only on Tuesdays\n",
+            "deploys.md": "---\nname: deploys\n---\nTuesdays only.\n",
+        },
+    )
+    world.ok("-C", str(alice), "push")
+    return alice, bob, team
