@@ -177,11 +177,11 @@ def claude_state_file(env: Mapping[str, str]) -> Path:
 
 
 def _workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
-    projects = _read_json(claude_state_file(env)).get("projects")
-    if not isinstance(projects, dict):
-        return False
-    entry = projects.get(str(root))
-    return isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True
+    # one reading of Claude Code's trust, shared with the quick start (which must not import
+    # this module): the two answers can never differ
+    from gitmem.quickstart import trust_answer
+
+    return trust_answer(str(claude_state_file(env)), str(root)) == "1"
 
 
 USER_SETTING = "user settings"  # ~/.claude/settings.json: one folder for every project

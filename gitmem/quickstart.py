@@ -258,9 +258,9 @@ TRUST_LIMIT = 64 << 20  # a larger state file is a doubt: the full command reads
 
 
 def trust_answer(path: str, key: str) -> str:
-    """Whether Claude Code's state file at `path` says the workspace `key` is trusted, as
-    gitmem/identity.py reads it: "1", "0" (unreadable or absent: not trusted), or "?" when
-    too large to read here (never equal to a recorded answer: the full command decides)."""
+    """Whether Claude Code's state file at `path` says the workspace `key` is trusted (the one
+    reading, gitmem/identity.py uses it too): "1", "0" (unreadable or absent: not trusted), or
+    "?" when too large to read (not trusted; never equal to a recorded answer)."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(TRUST_LIMIT + 1)
@@ -270,8 +270,8 @@ def trust_answer(path: str, key: str) -> str:
         return "?"
     import json
 
-    try:  # UTF-8 text, as identity.py reads it: json.loads of bytes would also take a
-        # byte-order mark or UTF-16, which identity.py reads as not trusted
+    try:  # strict UTF-8 text, as Claude Code writes it (json.loads of bytes would also take
+        # a byte-order mark or UTF-16)
         state = json.loads(data.decode("utf-8"))
     except ValueError:
         return "0"
