@@ -332,6 +332,9 @@ def test_a_record_reads_back() -> None:
     assert record["team"] == [[]] and record["refs"] == [[""]]
 
 
+TRUSTED = '{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}}'
+
+
 @pytest.mark.parametrize(
     "content",
     [
@@ -343,20 +346,19 @@ def test_a_record_reads_back() -> None:
         '{"projects": {"ROOT": {}}}',
         '{"projects": {"ROOT": {"hasTrustDialogAccepted": "true"}}}',
         '{"projects": {"ROOT": {"hasTrustDialogAccepted": false}}}',
-        '{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}}',
+        TRUSTED,
         '{"projects": {"ROOT/": {"hasTrustDialogAccepted": true}}}',
         '{"projects": {"ROOT": {"hasTrustDialogAccepted": true}}, "x": "\udcff"}',
     ],
 )
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16"])
-def test_the_quick_starts_trust_answer_is_the_full_hooks(
+def test_the_trust_answer_is_read_one_way(
     tmp_path: Path, content: str | None, encoding: str
 ) -> None:
-    """The quick start reads the trust answer itself (no gitmem import): it must be the one
-    gitmem/identity.py acts on, for every shape of the file and every encoding (json.loads
-    of bytes reads a byte-order mark and UTF-16; identity.py reads UTF-8 text: a record
-    made with a BOM in the file said trusted where the full run said not, and kept saying
-    so after Claude Code rewrote the file, which made the full run's answer trusted)."""
+    """The quick start and the full hook (gitmem/identity.py) read the trust answer with one
+    function: trusted only for `true` under the exact workspace key in strict UTF-8 text —
+    never for a byte-order mark or UTF-16 (json.loads of bytes would take them: a record
+    made so said trusted where the full run said not), a string "true", or a trailing slash."""
     from gitmem.identity import _workspace_trusted
     from gitmem.quickstart import trust_answer
 
@@ -366,8 +368,9 @@ def test_the_quick_starts_trust_answer_is_the_full_hooks(
         text = content.replace("ROOT", str(root))
         errors = "surrogateescape" if encoding.startswith("utf-8") else "surrogatepass"
         state.write_bytes(text.encode(encoding, errors))  # "\udcff": a byte not UTF-8
-    env = {"CLAUDE_CONFIG_DIR": str(tmp_path)}
-    assert trust_answer(str(state), str(root)) == ("1" if _workspace_trusted(root, env) else "0")
+    trusted = content == TRUSTED and encoding == "utf-8"
+    assert trust_answer(str(state), str(root)) == ("1" if trusted else "0")
+    assert _workspace_trusted(root, {"CLAUDE_CONFIG_DIR": str(tmp_path)}) is trusted
 
 
 def test_a_state_file_too_large_to_read_quickly_is_a_doubt(
