@@ -298,7 +298,11 @@ def merge_index(
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
     _keep_filed_headings(bn, so, st, chosen, filing_pos)
     nodes = {k: c.node for k, c in chosen.items()}
-    order = fold_copies(canonical_order(base_order, base_pos, nodes), nodes)
+    lines: dict[str, int] = {}  # base plain bullets the result holds no more, by first line
+    for i, k in enumerate(_base_order(zb, bn)):
+        if _plain(k, bn[k]) and k not in nodes:
+            lines.setdefault(words(first_line(bn[k].text)), i)
+    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines), nodes)
     for key in order:  # a folded copy's sub-lines joined the first's
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}

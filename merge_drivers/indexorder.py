@@ -66,9 +66,28 @@ def by_text(key: Key) -> tuple[str, str, int, str, str]:
 
 
 def canonical_order(
-    base_order: list[Key], base_pos: dict[Key, int], nodes: dict[Key, Node]
+    base_order: list[Key],
+    base_pos: dict[Key, int],
+    nodes: dict[Key, Node],
+    base_lines: dict[str, int] | None = None,
 ) -> list[Key]:
-    """The canonical order: a function of the chosen items, their anchors and the base only."""
+    """The canonical order: a function of the chosen items, their anchors and the base only.
+
+    `base_lines` maps the first line of each base plain bullet the result no longer holds to
+    its place in the base: a new plain bullet under a new heading that says what such a base
+    bullet said (it changed section: the heading was written above it) keeps the base's order
+    among its siblings instead of being sorted by text, and new headings come in the order
+    of the first such bullet under each: headings inserted above bullets re-sort nothing."""
+    lines = base_lines or {}
+    late = len(lines) + len(base_order)
+
+    def sibling(key: Key) -> tuple[int, tuple[str, str, int, str, str]]:
+        nd = nodes[key]
+        at = late
+        if nd.kind == "entry" and not nd.target and nd.anchor not in base_pos:
+            at = lines.get(words(first_line(nd.text)), late)
+        return (at, by_text(key))
+
     survivor: dict[Key, Key] = {}
     last = START
     for key in base_order:
@@ -99,11 +118,15 @@ def canonical_order(
             sections.setdefault(a, []).append(key)
     out = sorted(first)
 
+    def heads_first(head: Key) -> tuple[int, tuple[str, str, int, str, str]]:
+        # a new heading over such bullets stands where the first of them stood
+        return (min((sibling(k)[0] for k in sections.get(head, ())), default=late), by_text(head))
+
     def flush(root: Key) -> None:
-        out.extend(sorted(sections.get(root, ()), key=by_text))
-        for h in sorted(subheads.get(root, ()), key=by_text):
+        out.extend(sorted(sections.get(root, ()), key=sibling))
+        for h in sorted(subheads.get(root, ()), key=heads_first):
             out.append(h)
-            out.extend(sorted(sections.get(h, ()), key=by_text))
+            out.extend(sorted(sections.get(h, ()), key=sibling))
 
     root = START
     skip = set(first) | set(final)

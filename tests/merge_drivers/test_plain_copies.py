@@ -1,5 +1,6 @@
-"""Plain bullets that one normalized text keys (`- plain one`, `- Plain  One`) are two bullets:
-no merge folds one into the other, whatever the headings around them repeat."""
+"""Plain bullets (no link): two that one normalized text keys (`- plain one`, `- Plain  One`)
+are two bullets, which no merge folds into one another whatever the headings around them
+repeat; bullets a heading was written above keep their order."""
 
 from __future__ import annotations
 
@@ -119,3 +120,32 @@ def test_two_spellings_both_survive_in_both_directions_and_merging_again_changes
     assert bullet_lines(ours) & bullet_lines(theirs) & bullet_lines(base, once=True) <= out
     assert merge(base, result, ours) == result and merge(base, theirs, result) == result
     assert merge(base, result, theirs) == result and merge(base, ours, result) == result
+
+
+GROUPED = {
+    "one new heading": ("# Memory\n## Group\n- zeta\n- alpha\n- mid\n", []),
+    "two new headings": ("# Memory\n## Tools\n- zeta\n- alpha\n## Ship\n- mid\n", []),
+    "under a base section": (
+        "# Memory\n## Build\n### Fast\n- zeta\n- alpha\n- mid\n",
+        ["## Build"],
+    ),
+}
+
+
+@pytest.mark.parametrize("grouped", GROUPED.values(), ids=list(GROUPED))
+@pytest.mark.parametrize("appended", ["- [D](d.md) — d\n", "- delta\n"])
+def test_a_heading_written_above_bullets_does_not_re_sort_them(
+    grouped: tuple[str, list[str]], appended: str
+) -> None:
+    """One side writes headings above plain bullets without moving them, the other appends:
+    the bullets stay under the headings in the order they were written (not sorted by text),
+    the appended entry is kept, in both directions, and merging again changes nothing."""
+    ours, sections = grouped
+    base = "# Memory\n" + "".join(f"{s}\n" for s in sections) + "- zeta\n- alpha\n- mid\n"
+    theirs = base + appended
+    result = merge(base.encode(), ours.encode(), theirs.encode())
+    text = result.decode()
+    assert text.replace(appended, "", 1) == ours, text
+    assert text.count(appended) == 1
+    assert merge(base.encode(), result, ours.encode()) == result
+    assert merge(base.encode(), theirs.encode(), result) == result
