@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -95,6 +96,37 @@ def test_a_write_between_check_and_rename_is_returned_not_lost(
     assert repo.read_blob(displaced) == (was or b"") + b"typed meanwhile\n"
     assert (folder / "x.md").read_bytes() == b"from the remote\n"
     assert [p.name for p in folder.iterdir()] == ["x.md"], "no helper file left behind"
+
+
+def _open_now_write_later(line: str, delay: float) -> Callable[[Path], None]:
+    """An editor that opens the file before the rename and writes after it (`open`, a pause,
+    `write`, `close`): its bytes land in the copy the rename replaced."""
+
+    def act(path: Path) -> None:
+        fh = open(path, "a")  # noqa: SIM115 - closed by the writer thread
+
+        def later() -> None:
+            time.sleep(delay)
+            fh.write(line)
+            fh.close()
+
+        threading.Thread(target=later, daemon=True).start()
+
+    return act
+
+
+@pytest.mark.parametrize("how", ["replaced", "deleted"])
+def test_a_write_by_an_editor_that_opened_the_file_before_the_rename_is_not_lost(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "x.md").write_bytes(b"old\n")
+    _after_check(monkeypatch, "x.md", _open_now_write_later("typed late\n", 0.3))
+    target = {"x.md": repo.write_blob(b"from the remote\n")} if how == "replaced" else {}
+    done = materialize(repo, folder, {"x.md": repo.write_blob(b"old\n")}, target, {})
+    assert repo.read_blob(done.displaced["x.md"]) == b"old\ntyped late\n"
+    assert [p.name for p in folder.iterdir()] == (["x.md"] if target else [])
 
 
 def test_a_write_between_check_and_delete_is_returned_not_lost(
