@@ -409,6 +409,12 @@ def materialize(
                 done.displaced[rel] = displaced
         except _VanishedMeanwhile:
             done.changed_meanwhile[rel] = None
+        except _CreatedMeanwhile:
+            try:
+                there = _disk_oid(repo, path, None)
+            except OSError:
+                there = None
+            done.changed_meanwhile[rel] = None if there is None or there[0] == "!" else there
         except OSError:
             # e.g. a folder where a file should go: leave it, report it, never half-write
             done.changed_meanwhile[rel] = current
@@ -417,6 +423,10 @@ def materialize(
 
 class _VanishedMeanwhile(Exception):
     """The file was deleted between the check and the write: the deletion is an edit."""
+
+
+class _CreatedMeanwhile(Exception):
+    """A file was created where none was checked to be: it is an edit, never written over."""
 
 
 def _replace_checked(
@@ -429,18 +439,22 @@ def _replace_checked(
     the rename is compared with `was`; a difference is returned (a blob id) to be merged.
     The file's permission bits are kept."""
     keep = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-kept-{path.name}")
-    kept, mode = False, None
+    kept, mode, create = False, None, False
     try:
         os.link(path, keep, follow_symlinks=False)
         kept, mode = True, stat.S_IMODE(os.lstat(keep).st_mode)
     except FileNotFoundError:
         if was is not None:
             raise _VanishedMeanwhile(path) from None
+        create = True  # never over a file created since the check
     except OSError:  # no hard links here (some network file systems): a plain replace
         with contextlib.suppress(OSError):
             mode = stat.S_IMODE(os.lstat(path).st_mode)
     try:
-        written = write_atomic(path, data, mode)
+        try:
+            written = write_atomic(path, data, mode, create=create)
+        except FileExistsError:
+            raise _CreatedMeanwhile(path) from None
         if not kept:
             return written, None
         before = _read_when_written(keep)
