@@ -160,6 +160,7 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
         if key in nodes and key not in seen:
             seen.add(key)
             live.append(key)
+    live = _rehome(live, nodes)
     parked = [it for it in index.archived if it.key not in seen and it.key in nodes]
     if not parked:
         return live
@@ -179,6 +180,43 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
     out.extend(by_anchor.pop(current, ()))
     for rest in by_anchor.values():
         out.extend(rest)
+    return out
+
+
+def _rehome(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
+    """Plain bullets written under a second copy of a heading (one item, at the first copy)
+    go to the end of that heading's section: written where the copy was, they would be read
+    back under another heading, as other bullets (a plain bullet is keyed by its section)."""
+    from merge_drivers.indexdoc import heading_level
+
+    scope_at: list[str] = []  # the section each position of `order` is in
+    sections: list[tuple[int, str]] = []
+    for key in order:
+        nd = nodes[key]
+        if nd.kind == "head":
+            level = heading_level(nd.text)
+            while sections and sections[-1][0] >= level:
+                sections.pop()
+            if level >= 2:
+                sections.append((level, key[2]))
+        scope_at.append(sections[-1][1] if sections else "")
+    strays = {
+        k
+        for k, scope in zip(order, scope_at, strict=True)
+        if k[0] == "e" and k[1] and k[1] != scope and _plain(k, nodes[k])
+    }
+    if not strays:
+        return order
+    out = [k for k in order if k not in strays]
+    for k in (k for k in order if k in strays):
+        heads = [i for i, h in enumerate(out) if h[0] == "h" and h[2] == k[1]]
+        if not heads:
+            out.append(k)  # no such heading left: the end (nothing better to say)
+            continue
+        i = heads[0] + 1
+        while i < len(out) and out[i][0] != "h":
+            i += 1
+        out.insert(i, k)
     return out
 
 

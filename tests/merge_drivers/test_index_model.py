@@ -363,6 +363,26 @@ def test_a_repeated_heading_is_not_kept_by_an_item_under_its_second_copy() -> No
     assert merged(base, text, deleter) == text and merged(base, editor, text) == text
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [("- b", "- b, edited"), ("- a\n", "- a\n- a2\n"), ("## Feedback\n- b\n", "")],
+    ids=["edited-between", "added-in-first-copy", "between-deleted"],
+)
+def test_a_bullet_under_a_repeated_heading_stays_in_that_heading_s_section(
+    edit: tuple[str, str],
+) -> None:
+    # Two `## Project` are one heading, written once: `- c`, under the second copy, goes to
+    # the end of its section rather than under `## Feedback` (read back there it would be
+    # another bullet, and merging a side in again would move it).
+    base = "# Memory\n## Project\n- a\n## Feedback\n- b\n## Project\n- c\n"
+    ours = base + "- [T](t.md) — t\n"
+    theirs = base.replace(*edit)
+    text = merged(base, ours, theirs)
+    project = text.split("## Project\n", 1)[1].split("## Feedback", 1)[0]
+    assert "- c\n" in project and "(t.md)" in project, text
+    assert merged(base, text, ours) == text and merged(base, theirs, text) == text
+
+
 @pytest.mark.parametrize("modified", ["\n## Testing\n", "## TESTING\n"], ids=["gap", "text"])
 def test_a_heading_deleted_modified_and_filed_under_converges_in_every_order(
     modified: str,
