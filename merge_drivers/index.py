@@ -58,6 +58,7 @@ from merge_drivers.indexdoc import (
     fence,
     first_line,
     is_comment_start,
+    link_name,
     link_target,
     measure,
     norm,
@@ -543,16 +544,31 @@ def _respelled(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
     for k, nd in bn.items():
         if _plain(k, nd):
             holder[k] = words(first_line(nd.text))
+    for k, nd in bn.items():
+        if _linked(k, nd):
+            holder[k] = link_name(nd.target)
     out: dict[Key, Key] = {}
     for k, nd in nodes.items():
-        if not _plain(k, nd):
+        if _plain(k, nd):
+            line = words(first_line(nd.text))
+            main = (k[0], k[1], norm(bullet_body(line) or ""), 0)
+            want = main if holder.get(main) == line else (k[0], k[1], line, 1)
+        elif _linked(k, nd):
+            name = link_name(nd.target)
+            main = (k[0], k[1], norm(name), 0)
+            want = main if holder.get(main) == name else (k[0], k[1], name, 2)
+        else:
             continue
-        line = words(first_line(nd.text))
-        main = (k[0], k[1], norm(bullet_body(line) or ""), 0)
-        want = main if holder.get(main) == line else (k[0], k[1], line, 1)
         if want != k:
             out[k] = want
     return out
+
+
+def _linked(k: Key, nd: Node) -> bool:
+    """An entry keyed by the file it links (not a bold term or a file name it starts with)."""
+    if k[0] != "e" or not nd.target or k[3] == 1:
+        return False
+    return link_target(bullet_body(first_line(nd.text)) or "") is not None
 
 
 def _plain(k: Key, nd: Node) -> bool:

@@ -19,7 +19,8 @@ INLINE_OPEN = (
 INLINE_CLOSE = "-->"
 
 # (kind, parent section, normalized text or target, 0) — or, for a plain bullet whose normalized
-# text an earlier bullet of its section holds with another first line, (…, its first line, 1)
+# text an earlier bullet of its section holds with another first line, (…, its first line, 1),
+# and for a link whose normalized target an earlier link names otherwise, (…, its target, 2)
 Key = tuple[str, str, str, int]
 START: Key = ("", "", "", -1)
 
@@ -58,6 +59,11 @@ def norm(text: str) -> str:
 def words(text: str) -> str:
     """What an item says, trailing whitespace aside (formatting is not content)."""
     return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+def link_name(target: str) -> str:
+    """A link target as the file system names it (a leading `./` aside)."""
+    return target.removeprefix("./")
 
 
 def heading_level(line: str) -> int:
@@ -144,6 +150,10 @@ def parse(text: str) -> Index:
             said = words(body[0])
             if plain.setdefault(key, said) != said:
                 key = (kind[0], scope, said, 1)
+        elif target:  # `API.md` and `api.md` are two files (on most file systems)
+            exact = link_name(target)
+            if plain.setdefault(key, exact) != exact:
+                key = (kind[0], scope, exact, 2)
         items.append(Item(kind, key, text, "".join(gap), target))
         gap.clear()
 

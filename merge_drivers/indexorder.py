@@ -62,6 +62,8 @@ def by_text(key: Key) -> tuple[str, str, int, str, str]:
     text = key[2]
     if key[3] == 1:
         text = norm(bullet_body(text) or "")
+    elif key[3] == 2:
+        text = norm(text)
     return (key[0], text, key[3], key[2], key[1])
 
 

@@ -573,3 +573,28 @@ def test_no_unkept_regrouping_is_reported_where_the_headings_keep_their_place(ou
     text = merged(base, ours, theirs)
     assert not _not_kept(result_of(base, ours, theirs)), text
     assert "\n\n\n" not in text and text.count("(d.md)") == 1
+
+
+UPPER, LOWER = "- [API](API.md) — upper\n", "- [api](api.md) — lower\n"
+U2, L2 = UPPER.replace("upper", "upper, edited"), LOWER.replace("lower", "lower, edited")
+CASE_DISTINCT = {
+    "one side adds the other file's line": (UPPER, UPPER + LOWER, U2, U2 + LOWER),
+    "both sides add one each": ("", LOWER, UPPER, UPPER + LOWER),
+    "both in the base, one side edits each": (UPPER + LOWER, U2 + LOWER, UPPER + L2, U2 + L2),
+    "one deletes the first, the other edits the second": (
+        UPPER + LOWER,
+        LOWER,
+        UPPER + L2,
+        L2,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASE_DISTINCT.values(), ids=list(CASE_DISTINCT))
+def test_links_to_case_distinct_files_are_two_entries(case: tuple[str, str, str, str]) -> None:
+    """`API.md` and `api.md` are two files: their index lines are never folded into one (one
+    of them was lost, or both edits went into one line), in both directions, idempotent."""
+    base, ours, theirs, expected = ("# M\n" + x for x in case)
+    text = merged(base, ours, theirs)
+    assert text == expected
+    assert merged(base, text, ours) == text and merged(base, theirs, text) == text
