@@ -598,3 +598,18 @@ def test_links_to_case_distinct_files_are_two_entries(case: tuple[str, str, str,
     text = merged(base, ours, theirs)
     assert text == expected
     assert merged(base, text, ours) == text and merged(base, theirs, text) == text
+
+
+def test_a_blank_line_two_unkept_headings_took_comes_back_in_every_merge_order() -> None:
+    """Two replicas each write a heading between an entry and a comment, taking the comment's
+    blank line; neither heading is kept there. The comment gets the base's blank line back
+    whichever two merge first (it kept it only when one side had not changed it)."""
+    base = "- [T](t.md) — first\n\n<!-- a comment -->\n"
+    top = "# Memory\n" + base
+    memory = base.replace("\n\n<!--", "\n\n# Memory\n<!--")
+    project = base.replace("\n\n<!--", "\n\n## Project\n<!--")
+    r1 = merged(base, merged(base, top, memory), project)
+    r2 = merged(base, merged(base, memory, project), top)
+    r3 = merged(base, merged(base, project, top), memory)
+    assert r1 == r2 == r3
+    assert r1.startswith("- [T](t.md) — first\n\n<!-- a comment -->\n"), r1
