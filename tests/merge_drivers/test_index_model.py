@@ -613,3 +613,15 @@ def test_a_blank_line_two_unkept_headings_took_comes_back_in_every_merge_order()
     r3 = merged(base, merged(base, project, top), memory)
     assert r1 == r2 == r3
     assert r1.startswith("- [T](t.md) — first\n\n<!-- a comment -->\n"), r1
+
+
+def test_a_bullet_after_a_repeated_title_stays_out_of_every_section() -> None:
+    """`- plain one` after a second `# Memory` is in no section; the title is written once,
+    so the bullet goes after the first one, before `## Project` (under it, read back, it
+    would be another bullet, and merging a side in again would move it)."""
+    base = "- [A](a.md) — a\n# Memory\n## Project\n# Memory\n- plain one\n- [T](t.md) — t\n"
+    deleter = base.replace("- [A](a.md) — a\n", "")
+    spacer = "\n" + base
+    text = merged(base, deleter, spacer)
+    assert text == "# Memory\n- plain one\n## Project\n- [T](t.md) — t\n", text
+    assert merged(base, text, deleter) == text and merged(base, spacer, text) == text
