@@ -416,7 +416,10 @@ def _keep_filed_headings(
             and (c.node.text, c.node.gap) != (b.text, b.gap)
             and b.anchor in bn
             and under[k] == b.anchor  # a repeated heading's first copy is not over it
-            and any(nd.anchor == b.anchor for _, nd in c.holders)
+            and any(
+                nd.anchor == b.anchor and (k[0] != "e" or (nd.text, nd.gap) != (b.text, b.gap))
+                for _, nd in c.holders
+            )  # an entry: the side that modified it holds it there
         ):
             filed.add(b.anchor)
     for key in sorted(filed):

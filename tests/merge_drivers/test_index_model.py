@@ -625,3 +625,35 @@ def test_a_bullet_after_a_repeated_title_stays_out_of_every_section() -> None:
     text = merged(base, deleter, spacer)
     assert text == "# Memory\n- plain one\n## Project\n- [T](t.md) — t\n", text
     assert merged(base, text, deleter) == text and merged(base, spacer, text) == text
+
+
+T0, T1 = "- [T0](t0.md) — first\n", "- [T1](t1.md) — first\n"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # an entry re-spaced where the heading was deleted; the keeper only kept it
+        ("# Memory\n" + T0 + T1, T0 + T1, "# Memory\n" + T0, "\n" + T0 + T1),
+        # an entry edited on the side that deleted its heading; the keeper edited another
+        (
+            T0 + "# Memory\n" + T1,
+            T0 + T1,
+            T0.replace("first", "second") + "# Memory\n" + T1,
+            T0 + T1.replace("first", "second"),
+        ),
+    ],
+    ids=["re-spaced", "edited"],
+)
+def test_a_deleted_heading_is_kept_only_by_an_entry_modified_under_it_on_the_modifying_side(
+    case: tuple[str, str, str, str],
+) -> None:
+    """Modified beats deleted, for a heading over an entry, only when the side that
+    modified the entry holds it under that heading: the side that merely kept the heading
+    (and the entry, unchanged, under it) does not, or merge order would decide."""
+    base, a, b, c = case
+    r1 = merged(base, merged(base, a, b), c)
+    r2 = merged(base, merged(base, b, c), a)
+    r3 = merged(base, merged(base, c, a), b)
+    assert r1 == r2 == r3
+    assert "# Memory" not in r1
