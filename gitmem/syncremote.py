@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from gitmem.checkedtrees import load_checked, save_checked
 from gitmem.errors import TamperedRef, UntrustedTreeError
-from gitmem.policy import must_be_signed, signature_findings
+from gitmem.policy import must_be_signed, read_as_text, signature_findings
 from gitmem.synccommit import LocalCommit
 from gitmem.treecheck import (
     META_FILE,
@@ -72,10 +72,10 @@ class RemoteChecks(LocalCommit):
                 notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
 
     def _ours(self, local: str | None) -> tuple[frozenset[str], frozenset[str]]:
-        """The blob ids and paths of our tree (what a check of a whole fetched tree need not
-        look at again): listed only when the whole tree is checked."""
-        ours = blobs(self.repo.list_tree(local)) if local else {}
-        return frozenset(ours.values()), frozenset(ours)
+        """The blob ids and paths of our tree that passed as memory text and names (what a
+        check of a whole fetched tree need not look at again; never our ciphertext): listed
+        only when the whole tree is checked."""
+        return read_as_text(blobs(self.repo.list_tree(local)) if local else {})
 
     def _plain_personal(self, ref: str, counts: Checked | None, since: Checked | None) -> bool:
         """The fetched personal tip holds no key, no sealed folder and no local/, and so did

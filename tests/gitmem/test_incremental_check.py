@@ -329,3 +329,43 @@ def test_a_tree_kept_under_other_rules_is_checked_whole(tmp_path: Path) -> None:
     save_checked(repo.common_dir, tracking, stale)  # the current rules' own record is kept
     assert json.loads(kept.read_text())[POLICY] == policy_stamp()
     assert load_checked(repo.common_dir, tracking) == stale
+
+
+def test_only_what_passed_as_memory_text_is_known_to_a_later_check(store: Store) -> None:
+    """The whole check of a fetched personal tree skips blobs of this machine's own tree
+    (`read_as_text`): never its ciphertext, key files or gitmem.toml, which no rule read as a
+    memory file. Each of them placed at a memory path is checked as one there (here: bytes
+    that are not UTF-8 are refused), and a hidden name of a sealed folder is checked as a
+    name again in a tree where that folder is plaintext."""
+    from gitmem.policy import read_as_text
+
+    hexname = "ab" * 32
+    cipher = bytes(range(256)) * 4  # what AES-SIV gives: not UTF-8
+    ours: Files = {
+        "gitmem.toml": (BLOB_MODE, render_meta("example.com/team/project")),
+        "auto/manifest": (BLOB_MODE, cipher + b"m"),
+        f"auto/{hexname}": (BLOB_MODE, cipher + b"a"),
+        "local/manifest": (BLOB_MODE, cipher + b"n"),
+        f"local/{'cd' * 32}": (BLOB_MODE, cipher + b"l"),
+        "keys/scope.age": (BLOB_MODE, cipher + b"k"),
+        "keys/recipients": (BLOB_MODE, cipher + b"r"),
+    }
+    mine = commit_of(store, ours, [])
+    listed = {p: e.oid for p, e in store.list_tree(mine).items()}
+    texts, names = read_as_text(listed)
+    assert texts == set() and names == {"gitmem.toml", "keys/scope.age", "keys/recipients"}
+    plain = {**ours, "auto/MEMORY.md": (BLOB_MODE, b"- [a](a.md) \xe2\x80\x94 a\n")}
+    del plain["auto/manifest"], plain[f"auto/{hexname}"]  # auto/ in plaintext: encrypt local
+    texts, names = read_as_text({p: store.write_blob(d) for p, (_, d) in plain.items()})
+    assert texts == {store.write_blob(plain["auto/MEMORY.md"][1])}
+    assert "auto/MEMORY.md" in names and not any("local/" in n for n in names)
+
+    for source in ("auto/manifest", f"auto/{hexname}", "local/manifest", "keys/scope.age"):
+        theirs = {**plain, "auto/planted.md": ours[source]}
+        tip = commit_of(store, theirs, [mine])
+        with pytest.raises(GitmemError, match=r"auto/planted.md:\d+: GM111"):
+            check_tree(cast(Repository, store), tip, USER, ours=lambda: read_as_text(listed))
+    theirs = {**plain, f"auto/{hexname}": (BLOB_MODE, topic("x"))}  # a sealed name, in plain
+    tip = commit_of(store, theirs, [mine])
+    with pytest.raises(GitmemError, match=f"auto/{hexname}: GM104"):
+        check_tree(cast(Repository, store), tip, USER, ours=lambda: read_as_text(listed))
