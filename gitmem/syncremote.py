@@ -134,8 +134,14 @@ class RemoteChecks(LocalCommit):
                         f"pulled {finding} (gitmem validate {ref} shows all findings)"
                     )
         except NoAccess:  # a DecryptError goes up: _check_remote un-fetches and refuses
+            from gitmem.firstcontact import asked_to_be_granted
+
             self.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())
+            machine = codec.machine(create=True)
+            assert machine is not None
+            # the key this machine is granted next is the one it asked for (first contact)
+            asked_to_be_granted(self.repo.common_dir, machine.recipient, commit)
 
     def _unfetch(self, ref: str, refused: str) -> None:
         """Put the remote-tracking ref back where it was: a refused fetch leaves no trace."""
