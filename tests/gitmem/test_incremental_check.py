@@ -369,3 +369,46 @@ def test_only_what_passed_as_memory_text_is_known_to_a_later_check(store: Store)
     tip = commit_of(store, theirs, [mine])
     with pytest.raises(GitmemError, match=f"auto/{hexname}: GM104"):
         check_tree(cast(Repository, store), tip, USER, ours=lambda: read_as_text(listed))
+
+
+def test_removing_many_files_reads_none_of_them(store: Store, tmp_path: Path) -> None:
+    """The check along changes counts a removed file out of the total by its size: from the
+    object's header (a loose object's first bytes, or one `cat-file --batch-check` once they
+    are packed), never by reading it — removing 4,096 files of 4 MiB would read 16 GiB."""
+    files = base_files(random.Random(5), TEAM)
+    removed = {f"team/old-{i}.md": (BLOB_MODE, topic(f"old-{i}", "x" * 4000)) for i in range(600)}
+    base = commit_of(store, {**files, **removed}, [])
+    _, _, since = check_tree(cast(Repository, store), base, TEAM)
+    files["team/new.md"] = (BLOB_MODE, topic("new"))
+    tip = commit_of(store, files, [base])
+    gone = {store.write_blob(data) for _, data in removed.values()}
+    whole = check_tree(cast(Repository, store), tip, TEAM)[2]
+    git = not isinstance(store, MemoryRepository)  # (the memory store's sizes are lengths)
+    for packed in (False, True) if git else (False,):
+        if packed:
+            for name, commit in (("base", base), ("tip", tip)):
+                subprocess.run(["git", "-C", str(tmp_path), "update-ref", f"refs/{name}", commit])
+            subprocess.run(["git", "-C", str(tmp_path), "repack", "-adq"], check=True)
+            subprocess.run(["git", "-C", str(tmp_path), "prune-packed"], check=True)
+            assert not list((tmp_path / ".git" / "objects").glob("??/*"))
+        read: list[str] = []
+        for name in ("read_blob", "read_blobs", "_read"):
+            real = getattr(store, name)
+
+            def spy(
+                oids: object, real: Callable[[object], object] = real, read: list[str] = read
+            ) -> object:
+                read.extend([oids] if isinstance(oids, str) else list(oids))  # type: ignore[call-overload]
+                return real(oids)
+
+            setattr(store, name, spy)
+        try:
+            quick = _along_changes(cast(Repository, store), tip, TEAM, cast(Checked, since))
+        finally:
+            for name in ("read_blob", "read_blobs", "_read"):
+                delattr(store, name)
+
+        assert quick is not None and not quick[0]
+        assert quick[1] == whole  # the counts the whole check gives
+        if git:
+            assert gone.isdisjoint(read), f"{len(gone & set(read))} removed files read"
