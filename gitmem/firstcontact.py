@@ -98,15 +98,16 @@ def _trusted(common_dir: Path) -> set[str]:
     return {str(t) for t in listed} if isinstance(listed, list) else set()
 
 
-def _asked(common_dir: Path, machine_recipient: str | None, pinned: str | None) -> bool:
-    """Whether this machine asked to be granted when the remote's ref was at `pinned` (the
-    commit fetched before this one): a grant it asked for arrives on top of that."""
-    asked = _load(common_dir).get("asked")
-    return (
-        machine_recipient is not None
-        and pinned is not None
-        and asked == [canonical_recipient(machine_recipient), pinned]
-    )
+def _asked(repo: Repository, machine_recipient: str | None, fetched: str) -> bool:
+    """Whether this machine asked to be granted when the remote's ref was at a commit that
+    the `fetched` one descends from: a grant it asked for arrives on top of that."""
+    asked = _load(repo.common_dir).get("asked")
+    if machine_recipient is None or not isinstance(asked, list) or len(asked) != 2:
+        return False
+    me, commit = asked
+    if me != canonical_recipient(machine_recipient) or not isinstance(commit, str):
+        return False
+    return commit == fetched or repo.is_ancestor(commit, fetched)
 
 
 def first_contact(
@@ -116,21 +117,19 @@ def first_contact(
     machine: MachineKey | None,
     notes: list[str],
     fetched_from: tuple[str, str] | None = None,
-    pinned: str | None = None,
+    fetched: str | None = None,
 ) -> None:
-    """Take a sealed `ref` met for the first time, or raise DecryptError (exit 3): its key
-    opens for others than this machine, which neither asked to be granted (when the ref was
-    at `pinned`, the commit fetched before) nor trusts them. When taken, add to `notes`
-    (once) the line that names the others. `fetched_from`: the remote and its ref's name."""
+    """Take a sealed `ref` met for the first time at commit `fetched`, or raise DecryptError
+    (exit 3): its key opens for others than this machine, which neither asked to be granted
+    (at a commit `fetched` descends from) nor trusts them. When taken, add to `notes` (once)
+    the line that names the others. `fetched_from`: the remote and its name for the ref."""
     me = machine.recipient if machine else None
     others, hidden = _others(repo, keyring, me)
     if not others and not hidden:
         return
-    common = repo.common_dir
-    trusted = _trusted(common)
-    if not _asked(common, me, pinned) and (
-        hidden or any(fingerprint(r) not in trusted for r in others)
-    ):
+    trusted = _trusted(repo.common_dir)
+    untrusted = hidden or any(fingerprint(r) not in trusted for r in others)
+    if untrusted and (fetched is None or not _asked(repo, me, fetched)):  # asked: a process
         raise DecryptError(*refusal(ref, others, hidden, trusted, fetched_from))
     note = first_contact_note(repo, ref, keyring, me)
     if note and note not in notes:

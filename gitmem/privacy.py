@@ -296,7 +296,7 @@ class PersonalCodec:
                     self.machine(),
                     self.notes,
                     self.fetched_from,
-                    pinned,
+                    remote,
                 )
             return theirs
         if ours.keyring is None:

@@ -51,8 +51,10 @@ class RemoteChecks(LocalCommit):
                         "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
                         "nothing was written",
                     )
-            if self._sealed(ref) and not self._plain_personal(ref, counts, since):
-                self._verify_personal(ref, commit, local)
+            if self._sealed(ref):
+                pin = self._pin(ref, local, since)
+                if not self._plain_personal(pin, counts, since):
+                    self._verify_personal(ref, commit, local, pin)
         except (UntrustedTreeError, TamperedRef) as exc:
             self._unfetch(ref, commit)
             # one hostile ref must not hold the others back: set it aside (nothing of it
@@ -77,7 +79,25 @@ class RemoteChecks(LocalCommit):
         only when the whole tree is checked."""
         return read_as_text(blobs(self.repo.list_tree(local)) if local else {})
 
-    def _plain_personal(self, ref: str, counts: Checked | None, since: Checked | None) -> bool:
+    def _pin(self, ref: str, local: str | None, since: Checked | None) -> str | None:
+        """The remote's last state this machine vouches for, which the personal checks compare
+        the fetched tip with (the first contact, rollback, key endorsements): the tracking
+        ref before this fetch when this machine merged it (the local ref holds it) or it
+        passed these checks (`since`, the tree checked.json keeps, is its tree). A tracking
+        ref moved by a fetch that checks nothing (status --fetch) vouches for nothing: then
+        the newest commit it shares with the local ref, or none (a first contact)."""
+        previous = self.fetched_from.get(ref)
+        pin = previous
+        if previous is None or (local is not None and self.repo.is_ancestor(previous, local)):
+            pass
+        elif since is None or self.repo.read_commit(previous)[0] != since.tree:
+            pin = self.repo.merge_base(local, previous) if local is not None else None
+        self.pins[ref] = pin  # where a refused fetch puts the tracking ref back
+        return pin
+
+    def _plain_personal(
+        self, pinned: str | None, counts: Checked | None, since: Checked | None
+    ) -> bool:
         """The fetched personal tip holds no key, no sealed folder and no local/, and so did
         the tip fetched before it (the pin of the personal checks; none: a first contact,
         checked whole): the personal checks have
@@ -88,7 +108,6 @@ class RemoteChecks(LocalCommit):
         repo = self.repo
         if any(repo.tree_entry(counts.tree, top) for top in ("keys", "local")):
             return False
-        pinned = self.fetched_from.get(ref)
         if pinned is None:
             # a first contact (the tracking ref dropped, checked.json kept): plaintext where
             # this machine encrypts is refused there, never taken as a history synced here
@@ -121,14 +140,14 @@ class RemoteChecks(LocalCommit):
             "under both spellings",
         )
 
-    def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
+    def _verify_personal(self, ref: str, commit: str, local: str | None, pin: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""
         from gitmem.crypto import NoAccess
 
         codec = self._codec_for(ref)
         try:
             where = f"{self.project.remote}/{ref}"
-            for finding in codec.check_fetched(commit, self.fetched_from.get(ref), local, where):
+            for finding in codec.check_fetched(commit, pin, local, where):
                 if finding.code in ("GM140", "GM150"):  # as for plaintext: said, never blocking
                     self.result.report(ref).notes.append(
                         f"pulled {finding} (gitmem validate {ref} shows all findings)"
@@ -144,9 +163,10 @@ class RemoteChecks(LocalCommit):
             asked_to_be_granted(self.repo.common_dir, machine.recipient, commit)
 
     def _unfetch(self, ref: str, refused: str) -> None:
-        """Put the remote-tracking ref back where it was: a refused fetch leaves no trace."""
+        """Put the remote-tracking ref back where it was: a refused fetch leaves no trace;
+        where a check vouched for it (`_pin`: not where a fetch that checks nothing left it)."""
         tracking = self.project.tracking_ref(ref)
-        previous = self.fetched_from.get(ref)
+        previous = self.pins.get(ref, self.fetched_from.get(ref))
         if previous:
             self.repo.update_ref(tracking, previous, refused, "gitmem: refused remote tree")
         else:

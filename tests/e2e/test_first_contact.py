@@ -179,6 +179,12 @@ def test_a_personal_ref_planted_for_your_ssh_key_is_refused_at_first_sync(
             world.remote, "ls-tree", "-r", "--name-only", "refs/gitmem/team"
         )
 
+    # a fetch that checks nothing (status --fetch) moves the tracking ref first: still refused
+    victim_home.ok("-C", str(victim), "status", "--fetch")
+    run = victim_home.gitmem("-C", str(victim), "sync")
+    assert run.code == 3 and "never asked for" in run.err, run.out + run.err
+    assert folder_bytes(mine) == ours
+
     victim_home.git("push", "-q", "origin", "--delete", USER_REF, cwd=victim)  # the hint's way
     victim_home.ok("-C", str(victim), "sync")
     assert folder_bytes(mine) == ours
@@ -229,6 +235,7 @@ def test_a_machine_granted_by_another_names_that_machine_at_its_first_sync(world
     assert _first_contact_lines(wb.ok("-C", str(b), "sync")) == []  # not granted: not opened
     world.ok("-C", str(a), "key", "grant", wb.ok("key", "show").strip())
     world.ok("-C", str(a), "sync")
+    wb.ok("-C", str(b), "status", "--fetch")  # a fetch that checks nothing first: still asked
     run = wb.gitmem("-C", str(b), "sync")
     assert run.code == 0, run.err
     [line] = _first_contact_lines(run.out)
