@@ -298,3 +298,52 @@ def test_key_trust_keeps_the_fingerprint_a_refusal_names(tmp_path: Path) -> None
             trust(common, junk)
     kept = json.loads((common / "gitmem" / TRUST_FILE).read_text())
     assert kept == {"trusted": [listed, age]}
+
+
+def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path) -> None:
+    """The decision for each kind of key met at a first sync: opened only for this machine,
+    or also for others — trusted by fingerprint or not, asked for by this machine (at a
+    commit the fetched one descends from) or by another key or at an unrelated commit, with
+    recipients the key list hides."""
+    from pyrage import x25519
+
+    from gitmem.crypto import DecryptError, MachineKey
+    from gitmem.firstcontact import asked_to_be_granted, first_contact, trust
+
+    repo_dir = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo_dir)], check=True)
+    repo = Repository(repo_dir)
+    me, them, third = (str(x25519.Identity.generate().to_public()) for _ in range(3))
+    machine = MachineKey([], me, "test")
+    ref = "refs/gitmem/users/x"
+
+    def commit(parents: list[str], message: str = "gitmem: test") -> str:
+        return repo.write_commit(repo.write_tree({}), parents, message, when=1)
+
+    asked_at = commit([])
+    fetched, unrelated = commit([asked_at]), commit([], "gitmem: planted")
+
+    def taken(sealed_to: list[str], listed: list[str], at: str = fetched) -> bool:
+        oid = repo.write_blob(lock_scope_key(ScopeKey.generate(), sealed_to))
+        ring = Keyring(ScopeKey.generate(), {SCOPE_KEY_FILE: oid}, listed)
+        try:
+            first_contact(repo, ref, ring, machine, [], ("origin", ref), at)
+        except DecryptError as exc:
+            assert exc.message.startswith(ref) and "never asked for" in exc.message
+            return False
+        return True
+
+    assert taken([me], [me])
+    assert not taken([me, them], [me, them])
+    assert not taken([me, them], [me])  # hidden: not named, not trusted by name
+    trust(repo.common_dir, them)
+    assert taken([me, them], [me, them])
+    assert not taken([me, them, third], [me, them, third])  # only whom the user trusted
+    assert not taken([me, them, third], [me, them])  # a hidden one is never trusted by name
+    asked_to_be_granted(repo.common_dir, them, asked_at)  # another key asked
+    assert not taken([me, third], [me, third])
+    asked_to_be_granted(repo.common_dir, me, asked_at)
+    assert taken([me, third], [me, third])
+    assert taken([me, third], [me, third], at=asked_at)
+    assert taken([me, them, third], [me, them])  # asked for: hidden ones named by count
+    assert not taken([me, third], [me, third], at=unrelated)
