@@ -86,14 +86,17 @@ class RemoteChecks(LocalCommit):
         passed these checks (`since`, the tree checked.json keeps, is its tree). A tracking
         ref moved by a fetch that checks nothing (status --fetch) vouches for nothing: then
         the newest commit it shares with the local ref, or none (a first contact)."""
-        previous = self.fetched_from.get(ref)
-        pin = previous
-        if previous is None or (local is not None and self.repo.is_ancestor(previous, local)):
-            pass
-        elif since is None or self.repo.read_commit(previous)[0] != since.tree:
-            pin = self.repo.merge_base(local, previous) if local is not None else None
+        pin = previous = self.fetched_from.get(ref)
+        if previous is not None and previous != local and not self._vouched(previous, since):
+            merged = local is not None and self.repo.is_ancestor(previous, local)
+            if not merged:
+                pin = self.repo.merge_base(local, previous) if local is not None else None
         self.pins[ref] = pin  # where a refused fetch puts the tracking ref back
         return pin
+
+    def _vouched(self, commit: str, since: Checked | None) -> bool:
+        """`commit`'s tree is the last of its ref that passed the checks here."""
+        return since is not None and self.repo.read_commit(commit)[0] == since.tree
 
     def _plain_personal(
         self, pinned: str | None, counts: Checked | None, since: Checked | None
