@@ -116,13 +116,13 @@ def first_contact(
     keyring: Keyring,
     machine: MachineKey | None,
     notes: list[str],
-    fetched_from: tuple[str, str] | None = None,
+    remote_ref: tuple[str, str] | None = None,
     fetched: str | None = None,
 ) -> None:
     """Take a sealed `ref` met for the first time at commit `fetched`, or raise DecryptError
     (exit 3): its key opens for others than this machine, which neither asked to be granted
     (at a commit `fetched` descends from) nor trusts them. When taken, add to `notes` (once)
-    the line that names the others. `fetched_from`: the remote and its name for the ref."""
+    the line that names the others. `remote_ref`: the remote and its name for the ref."""
     me = machine.recipient if machine else None
     others, hidden = _others(repo, keyring, me)
     if not others and not hidden:
@@ -130,7 +130,7 @@ def first_contact(
     trusted = _trusted(repo.common_dir)
     untrusted = hidden or any(fingerprint(r) not in trusted for r in others)
     if untrusted and (fetched is None or not _asked(repo, me, fetched)):  # asked: a process
-        raise DecryptError(*refusal(ref, others, hidden, trusted, fetched_from))
+        raise DecryptError(*refusal(ref, others, hidden, trusted, remote_ref))
     note = first_contact_note(repo, ref, keyring, me)
     if note and note not in notes:
         notes.append(note)
@@ -141,11 +141,11 @@ def refusal(
     others: list[str],
     hidden: int,
     trusted: set[str],
-    fetched_from: tuple[str, str] | None = None,
+    remote_ref: tuple[str, str] | None = None,
 ) -> tuple[str, str]:
-    """The one line and hint of a refused first contact (`fetched_from`: the remote and its
+    """The one line and hint of a refused first contact (`remote_ref`: the remote and its
     name for the ref)."""
-    remote, name = fetched_from or ("REMOTE", ref)
+    remote, name = remote_ref or ("REMOTE", ref)
     named = [fingerprint(r) for r in others]
     whom = ", ".join(named)
     if hidden:

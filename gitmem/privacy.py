@@ -83,7 +83,7 @@ class PersonalCodec:
     wanted: tuple[str, ...]  # prefixes to encrypt on the way to the ref
     notes: list[str] = field(default_factory=list)
     # (remote, its name for the ref): where the ref is fetched from, as a refusal's hint says
-    fetched_from: tuple[str, str] | None = None
+    remote_ref: tuple[str, str] | None = None
     _machine: MachineKey | None = None
     _machine_loaded: bool = False
     _keys: dict[str, ScopeKey] = field(default_factory=dict)  # scope.age blob id -> key
@@ -295,7 +295,7 @@ class PersonalCodec:
                     theirs.keyring,
                     self.machine(),
                     self.notes,
-                    self.fetched_from,
+                    self.remote_ref,
                     remote,
                 )
             return theirs
