@@ -566,6 +566,7 @@ def test_the_check_along_changes_refuses_each_hostile_kind_as_the_whole_check(
             scene.remote.set_ref(ref, good)
 
 
+@pytest.mark.slow
 def test_every_module_a_check_runs_is_in_the_stamp_of_kept_trees(scene: Scene) -> None:
     """checked.json keeps trees that passed, stamped with a digest of the code that decides a
     refusal (gitmem/checkedtrees.py RULES): a module the check runs but the stamp misses (the
