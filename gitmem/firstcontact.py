@@ -9,7 +9,7 @@ memory would then be pushed under a key the attacker holds. Its honest look-alik
 machine's first sync after another machine granted it, which that machine asked for: its sync
 that found a key it could not open wrote so (`asked_to_be_granted`, per repository). Otherwise,
 like ssh's first connection to an unknown host, the user checks the fingerprints and runs
-`gitmem key trust` (kept per repository). It counts the recipients the age file is really
+`gitmem key trust` (kept for this machine, as ssh's known hosts are). It counts the recipients the age file is really
 sealed to, since the sealed recipient list is only the writer's claim: a hidden one cannot be
 trusted by name.
 """
@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.crypto import SCOPE_KEY_FILE, DecryptError, canonical_recipient
+from gitmem.crypto import SCOPE_KEY_FILE, DecryptError, canonical_recipient, config_dir
 from gitmem.errors import UsageError
 from gitmem.state import state_dir, write_atomic
 
@@ -30,38 +30,34 @@ if TYPE_CHECKING:
     from gitmem.gitstore import Repository
 
 AGE_HEADER_LIMIT = 64 << 10  # a scope key's age file: a header line per recipient, tiny
-# {"asked": [this machine's recipient, the commit it could not open], "trusted": [fingerprints]}
-TRUST_FILE = "trust.json"
-
-
-def _load(common_dir: Path) -> dict[str, object]:
-    try:
-        raw = json.loads((state_dir(common_dir) / TRUST_FILE).read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return raw if isinstance(raw, dict) else {}
-
-
-def _save(common_dir: Path, known: dict[str, object]) -> None:
-    target = state_dir(common_dir) / TRUST_FILE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, json.dumps(known, sort_keys=True).encode())
+ASKED_FILE = (
+    "asked.json"  # per repository: [this machine's recipient, the commit it could not open]
+)
+TRUSTED_FILE = "trusted"  # this machine's: one fingerprint a line (`gitmem key trust`)
+MAX_TRUSTED_BYTES = 1 << 20
 
 
 def asked_to_be_granted(common_dir: Path, machine_recipient: str, commit: str) -> None:
     """This machine found the personal ref at `commit` sealed to a key it cannot open, and
     told the user to grant it elsewhere: the next key it meets there, fetched on top of that
     commit, is the one it asked for."""
-    known = _load(common_dir)
     asked = [canonical_recipient(machine_recipient), commit]
-    if known.get("asked") != asked:
-        known["asked"] = asked
-        _save(common_dir, known)
+    if _asked_at(common_dir) != asked:
+        target = state_dir(common_dir) / ASKED_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, json.dumps(asked).encode())
 
 
-def trust(common_dir: Path, given: str) -> str:
-    """Trust a recipient for this repository's first contact: `given` is a fingerprint as
-    the refusal names it (SHA256:… of an SSH key, an age recipient) or an SSH public key.
+def _asked_at(common_dir: Path) -> object:
+    try:
+        return json.loads((state_dir(common_dir) / ASKED_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def trust(given: str) -> str:
+    """Trust a recipient at this machine's first contacts: `given` is a fingerprint as the
+    refusal names it (SHA256:… of an SSH key, an age recipient) or an SSH public key.
     Returns the fingerprint kept."""
     value = given.strip()
     if value.startswith("SHA256:"):
@@ -84,24 +80,28 @@ def trust(common_dir: Path, given: str) -> str:
                 f"{value[:60]!r} is neither a fingerprint nor a recipient",
                 "copy it from the refused sync's line: SHA256:… or age1…",
             ) from None
-    known = _load(common_dir)
-    listed = known.get("trusted")
-    trusted = [str(t) for t in listed] if isinstance(listed, list) else []
+    trusted = trusted_keys()
     if found not in trusted:
-        known["trusted"] = [*trusted, found]
-        _save(common_dir, known)
+        target = config_dir() / TRUSTED_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, "".join(f"{t}\n" for t in [*trusted, found]).encode())
     return found
 
 
-def _trusted(common_dir: Path) -> set[str]:
-    listed = _load(common_dir).get("trusted")
-    return {str(t) for t in listed} if isinstance(listed, list) else set()
+def trusted_keys() -> list[str]:
+    """The fingerprints `gitmem key trust` kept on this machine, in the order trusted."""
+    try:
+        with open(config_dir() / TRUSTED_FILE, "rb") as fh:
+            text = fh.read(MAX_TRUSTED_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
 
 
 def _asked(repo: Repository, machine_recipient: str | None, fetched: str) -> bool:
     """Whether this machine asked to be granted when the remote's ref was at a commit that
     the `fetched` one descends from: a grant it asked for arrives on top of that."""
-    asked = _load(repo.common_dir).get("asked")
+    asked = _asked_at(repo.common_dir)
     if machine_recipient is None or not isinstance(asked, list) or len(asked) != 2:
         return False
     me, commit = asked
@@ -127,7 +127,7 @@ def first_contact(
     others, hidden = _others(repo, keyring, me)
     if not others and not hidden:
         return
-    trusted = _trusted(repo.common_dir)
+    trusted = set(trusted_keys())
     untrusted = hidden or any(fingerprint(r) not in trusted for r in others)
     if untrusted and (fetched is None or not _asked(repo, me, fetched)):  # asked: a process
         raise DecryptError(*refusal(ref, others, hidden, trusted, remote_ref))

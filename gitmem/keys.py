@@ -99,13 +99,13 @@ def list_recipients(project: Project) -> list[str]:
         ) from None
 
 
-def trust_recipient(project: Project, given: str) -> str:
-    """Let the first sync here take a personal ref whose key also opens for `given` (a
-    fingerprint the refused sync named, or a recipient): gitmem/firstcontact.py. Returns the
-    fingerprint kept for this repository."""
+def trust_recipient(given: str) -> str:
+    """Let a first sync on this machine take a personal ref whose key also opens for `given`
+    (a fingerprint the refused sync named, or a recipient): gitmem/firstcontact.py. Returns
+    the fingerprint kept."""
     from gitmem.firstcontact import trust
 
-    return trust(project.repo.common_dir, given)
+    return trust(given)
 
 
 def grant(project: Project, recipient: str) -> KeyChange:

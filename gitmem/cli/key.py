@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.set_defaults(handler=revoke)
     p = command(key, "rotate", "make a new key and re-encrypt (revoked keys lose what follows)")
     p.set_defaults(handler=rotate)
-    p = command(key, "trust", "let the first sync here take a personal ref that key also opens for")
+    p = command(key, "trust", "let first syncs here take a personal ref that key also opens for")
     p.add_argument(
         "fingerprint",
         metavar="FINGERPRINT",
@@ -99,7 +99,7 @@ def rotate(args: argparse.Namespace) -> int:
 def trust(args: argparse.Namespace) -> int:
     from gitmem.keys import trust_recipient
 
-    kept = trust_recipient(open_project_from(args), args.fingerprint)
-    echo(f"trusted {kept} for your personal memory in this repository")
+    kept = trust_recipient(args.fingerprint)
+    echo(f"trusted {kept} with your personal memory on this machine")
     echo("next: gitmem sync")
     return 0

@@ -199,7 +199,7 @@ def test_key_trust_takes_a_key_granted_before_this_machine_asked(world: World) -
     """The honest look-alike that did not ask: the first machine granted this one's SSH key
     (from a forge profile) before it ever synced. Its first sync refuses and names the first
     machine's key; `gitmem key trust` with it, checked by the user, lets the next sync take
-    it. Only this repository trusts it."""
+    it, in every clone on this machine (as ssh's known hosts)."""
     a = world.clone("a")
     (auto_a := world.scope_path(a)).mkdir(parents=True)
     (auto_a / "MEMORY.md").write_text("- [Mine](mine.md) — mine\n")
@@ -220,8 +220,9 @@ def test_key_trust_takes_a_key_granted_before_this_machine_asked(world: World) -
     [line] = _first_contact_lines(run.out)
     assert describe(first) in line
     assert folder_bytes(wb.scope_path(b)) == folder_bytes(auto_a)
-    other = wb.clone("other")  # another clone of the project: its own first contact
-    assert wb.gitmem("-C", str(other), "sync").code == 3
+    other = wb.clone("other")  # another clone of the project: its first contact trusts it too
+    assert wb.gitmem("-C", str(other), "sync").code == 0
+    assert folder_bytes(wb.scope_path(other)) == folder_bytes(auto_a)
 
 
 @pytest.mark.slow
@@ -275,11 +276,11 @@ def test_recipients_the_key_list_hides_are_counted_from_the_age_file(tmp_path: P
 def test_key_trust_keeps_the_fingerprint_a_refusal_names(tmp_path: Path) -> None:
     """`gitmem key trust` takes what the refusal prints — an SSH key's SHA256: fingerprint
     (ssh-keygen's), an age recipient — or an SSH public key, and keeps one fingerprint per
-    key; anything else is refused with exit 2 and nothing kept."""
+    key, for this machine; anything else is refused and nothing kept."""
     from pyrage import x25519
 
     from gitmem.errors import UsageError
-    from gitmem.firstcontact import TRUST_FILE, fingerprint, trust
+    from gitmem.firstcontact import fingerprint, trust, trusted_keys
 
     keyfile = tmp_path / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(keyfile)], check=True)
@@ -289,15 +290,13 @@ def test_key_trust_keeps_the_fingerprint_a_refusal_names(tmp_path: Path) -> None
     ).stdout.split()[1]
     assert fingerprint(" ".join(pub.split()[:2])) == listed
     age = str(x25519.Identity.generate().to_public())
-    common = tmp_path / "common"
-    assert trust(common, listed) == listed
-    assert trust(common, pub) == listed  # the public key: its fingerprint
-    assert trust(common, f"  {age}\n") == age
+    assert trust(listed) == listed
+    assert trust(pub) == listed  # the public key: its fingerprint
+    assert trust(f"  {age}\n") == age
     for junk in ("SHA256:short", "SHA256:" + "!" * 43, "age1nonsense", "ssh-ed25519", ""):
         with pytest.raises(UsageError):
-            trust(common, junk)
-    kept = json.loads((common / "gitmem" / TRUST_FILE).read_text())
-    assert kept == {"trusted": [listed, age]}
+            trust(junk)
+    assert trusted_keys() == [listed, age]
 
 
 def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path) -> None:
@@ -336,7 +335,7 @@ def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path)
     assert taken([me], [me])
     assert not taken([me, them], [me, them])
     assert not taken([me, them], [me])  # hidden: not named, not trusted by name
-    trust(repo.common_dir, them)
+    trust(them)
     assert taken([me, them], [me, them])
     assert not taken([me, them, third], [me, them, third])  # only whom the user trusted
     assert not taken([me, them, third], [me, them])  # a hidden one is never trusted by name
