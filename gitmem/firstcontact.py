@@ -30,9 +30,8 @@ if TYPE_CHECKING:
     from gitmem.gitstore import Repository
 
 AGE_HEADER_LIMIT = 64 << 10  # a scope key's age file: a header line per recipient, tiny
-ASKED_FILE = (
-    "asked.json"  # per repository: [this machine's recipient, the commit it could not open]
-)
+# per repository: [this machine's recipient, the commit it could not open]
+ASKED_FILE = "asked.json"
 TRUSTED_FILE = "trusted"  # this machine's: one fingerprint a line (`gitmem key trust`)
 MAX_TRUSTED_BYTES = 1 << 20
 
