@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.quickpath import only_quick_start
 from tests.support.settled import settled_worlds, take, users_in_module
 from tests.support.world import Run, World
 
-FULL = "--is-bare-repository"  # the full sync's first git process opens the project
 TEAM_REF = "refs/gitmem/team"
 
 
@@ -28,7 +28,7 @@ def sync(world: World, clone: Path, *args: str, before: tuple[str, ...] = ()) ->
     finally:
         world.env = saved
     assert run.code == 0, run.err
-    return run, FULL not in trace.read_text()
+    return run, only_quick_start(trace.read_text())
 
 
 def team_files(world: World) -> dict[str, str]:
