@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent  # the working tree the benchmarks belong to
-PACKAGES = ("gitmem", "merge_drivers")
+PACKAGES = ("gitmem", "merge_drivers", "scripts")  # scripts/: the console scripts
 TOP_FILES = ("pyproject.toml", "README.md", "LICENSE")  # what setuptools reads besides them
 COMPLETE = ".gitmem-bench-complete"  # written last: a venv without it is a broken install
 
