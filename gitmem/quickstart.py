@@ -86,7 +86,7 @@ def replay(
     settled = False
     try:
         cwd = record["dir"][0][0]
-        fetches = [Spawned(_dry(args), at, env) for at, *args in record.get("fetch", ())]
+        fetches = [Spawned(dry_run(args), at, env) for at, *args in record.get("fetch", ())]
         started += fetches
         checks = [_check(fields, env) for fields in record.get("check", ())]
         started += checks
@@ -152,7 +152,7 @@ def where_of(out: bytes) -> str:
     return "\n".join(lines[1:2] + lines[3:4]) if len(lines) > 4 else ""
 
 
-def _dry(argv: list[str]) -> list[str]:
+def dry_run(argv: list[str]) -> list[str]:
     """The recorded fetch as a dry run: it brings the objects but moves no ref, and names on
     stderr each ref it would move, with both ids in full (`moves`). Our remote-tracking refs
     are what the full command checked and trusts as the remote's last state (the pin of its

@@ -2,8 +2,9 @@
 
 The quick start runs a dry-run fetch (and what serves it), the repository's opening commands
 (`rev-parse`, the config listing, `ls-files`, our refs) and, for `gitmem sync`, git's stat
-checks of the folders. A full run hands those answers over and runs something else too: a
-fetch that moves refs, `update-ref`, `merge-base`, `cat-file`, `log`...
+checks of the folders, each file by name. A full run hands those answers over and runs
+something else too: its own stat checks (a folder git does not know as one `name/` line:
+`ls-files --others --directory`), a fetch that moves refs, `update-ref`, `merge-base`...
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def only_quick_start(trace: str) -> bool:
         if args[0] == "fetch":
             if "--dry-run" not in args:
                 return False
+        elif args[0] == "ls-files" and "--others" in args and "--directory" in args:
+            return False  # the full run's stat check of a folder
         elif args[0] not in QUICK:
             return False
     return True
