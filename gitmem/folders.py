@@ -30,6 +30,9 @@ MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports
 Progress = Callable[[str, int], None]  # (what, how many files so far)
 RACY_SECONDS = 2.0  # a stat this fresh might hide a same-timestamp edit: re-hash next time
+# how long a write-back waits for an editor that opened a file before it was replaced to close
+# it (its last write lands in the replaced copy, which is then read and merged)
+WRITER_WAIT_SECONDS = 5.0
 
 
 @dataclass
@@ -406,6 +409,12 @@ def materialize(
                 done.displaced[rel] = displaced
         except _VanishedMeanwhile:
             done.changed_meanwhile[rel] = None
+        except _CreatedMeanwhile:
+            try:
+                there = _disk_oid(repo, path, None)
+            except OSError:
+                there = None
+            done.changed_meanwhile[rel] = None if there is None or there[0] == "!" else there
         except OSError:
             # e.g. a folder where a file should go: leave it, report it, never half-write
             done.changed_meanwhile[rel] = current
@@ -414,6 +423,10 @@ def materialize(
 
 class _VanishedMeanwhile(Exception):
     """The file was deleted between the check and the write: the deletion is an edit."""
+
+
+class _CreatedMeanwhile(Exception):
+    """A file was created where none was checked to be: it is an edit, never written over."""
 
 
 def _replace_checked(
@@ -426,21 +439,25 @@ def _replace_checked(
     the rename is compared with `was`; a difference is returned (a blob id) to be merged.
     The file's permission bits are kept."""
     keep = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-kept-{path.name}")
-    kept, mode = False, None
+    kept, mode, create = False, None, False
     try:
         os.link(path, keep, follow_symlinks=False)
         kept, mode = True, stat.S_IMODE(os.lstat(keep).st_mode)
     except FileNotFoundError:
         if was is not None:
             raise _VanishedMeanwhile(path) from None
+        create = True  # never over a file created since the check
     except OSError:  # no hard links here (some network file systems): a plain replace
         with contextlib.suppress(OSError):
             mode = stat.S_IMODE(os.lstat(path).st_mode)
     try:
-        written = write_atomic(path, data, mode)
+        try:
+            written = write_atomic(path, data, mode, create=create)
+        except FileExistsError:
+            raise _CreatedMeanwhile(path) from None
         if not kept:
             return written, None
-        before = keep.read_bytes()
+        before = _read_when_written(keep)
     finally:
         if kept:
             with contextlib.suppress(OSError):
@@ -458,11 +475,72 @@ def _remove_checked(repo: Repository, path: Path, was: str | None) -> str | None
     except FileNotFoundError:
         return None  # deleted meanwhile: as wanted
     try:
-        oid = repo.write_blob(aside.read_bytes())
+        oid = repo.write_blob(_read_when_written(aside))
     finally:
         with contextlib.suppress(OSError):
             aside.unlink()
     return None if oid == was else oid
+
+
+def _read_when_written(path: Path) -> bytes:
+    """The bytes of a file that was just renamed or replaced away, once no one has it open for
+    writing. An editor that opened it before the rename writes into this copy, maybe well after
+    the rename (`open`, then a pause, then `write`): reading at once would miss that write.
+
+    Linux: a read lease is granted only while no one has the file open for writing, and a
+    writer opening it meanwhile shows as a lease being broken, so the bytes read under a lease
+    that was not broken are final. Elsewhere, or after WRITER_WAIT_SECONDS: read as it is."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        deadline = time.monotonic() + WRITER_WAIT_SECONDS
+        while True:
+            leased = _lease(fd, deadline)
+            data = _read_fd(fd)
+            if not leased:
+                return data
+            import fcntl
+
+            broken = fcntl.fcntl(fd, fcntl.F_GETLEASE) != fcntl.F_RDLCK
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+            if not broken:
+                return data
+    finally:
+        os.close(fd)
+
+
+def _lease(fd: int, deadline: float) -> bool:
+    """Take a read lease on `fd`, waiting until `deadline` for writers to close the file.
+    False: no lease (not supported here, or a writer kept it open that long)."""
+    try:
+        import fcntl
+        import signal
+
+        # a writer opening the file breaks the lease with a signal: SIGIO by default, which
+        # would end this process; SIGURG is ignored unless handled
+        fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
+        setlease, shared = fcntl.F_SETLEASE, fcntl.F_RDLCK
+    except (ImportError, AttributeError, OSError):  # not Linux
+        return False
+    pause = 0.001
+    while True:
+        try:
+            fcntl.fcntl(fd, setlease, shared)
+            return True
+        except BlockingIOError:  # open for writing somewhere
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        except OSError:  # leases turned off, a file owned by another user, no lease support
+            return False
+
+
+def _read_fd(fd: int) -> bytes:
+    chunks, offset = [], 0
+    while chunk := os.pread(fd, 1 << 20, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
 
 
 def _through_link(folder: Path, rel: str) -> bool:

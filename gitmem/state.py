@@ -296,10 +296,14 @@ def current_mode(path: Path) -> int | None:
     return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
 
 
-def write_atomic(target: Path, data: bytes, mode: int | None = None) -> os.stat_result:
+def write_atomic(
+    target: Path, data: bytes, mode: int | None = None, *, create: bool = False
+) -> os.stat_result:
     """Temp file in the same folder + fsync + rename: a reader sees old bytes or new, never half.
 
     `mode`: the exact permission bits (a 0600 memory stays 0600); None: 0644 less the umask.
+    `create`: only where no file is (a hard link, which fails with FileExistsError when one
+    appeared meanwhile: never over a file someone just created).
     Returns the stat of what was renamed into place, taken before the rename: a write by
     someone else right after the rename then shows as a change (a later stat differs)."""
     tmp = target.with_name(f".gitmem-tmp-{os.getpid()}-{target.name}")
@@ -312,7 +316,11 @@ def write_atomic(target: Path, data: bytes, mode: int | None = None) -> os.stat_
             fh.flush()
             os.fsync(fh.fileno())
             written = os.fstat(fh.fileno())
-        os.replace(tmp, target)
+        if create:
+            os.link(tmp, target)
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

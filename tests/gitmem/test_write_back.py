@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ import gitmem.folders as folders
 from gitmem.cli import main
 from gitmem.folders import materialize
 from gitmem.gitstore import Repository
+from gitmem.state import write_atomic
 from tests.support.world import World, folder_bytes
 
 REAL_DISK_OID = folders._disk_oid
@@ -95,6 +97,58 @@ def test_a_write_between_check_and_rename_is_returned_not_lost(
     assert repo.read_blob(displaced) == (was or b"") + b"typed meanwhile\n"
     assert (folder / "x.md").read_bytes() == b"from the remote\n"
     assert [p.name for p in folder.iterdir()] == ["x.md"], "no helper file left behind"
+
+
+def _open_now_write_later(line: str, delay: float) -> Callable[[Path], None]:
+    """An editor that opens the file before the rename and writes after it (`open`, a pause,
+    `write`, `close`): its bytes land in the copy the rename replaced."""
+
+    def act(path: Path) -> None:
+        fh = open(path, "a")  # noqa: SIM115 - closed by the writer thread
+
+        def later() -> None:
+            time.sleep(delay)
+            fh.write(line)
+            fh.close()
+
+        threading.Thread(target=later, daemon=True).start()
+
+    return act
+
+
+@pytest.mark.parametrize("how", ["replaced", "deleted"])
+def test_a_write_by_an_editor_that_opened_the_file_before_the_rename_is_not_lost(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "x.md").write_bytes(b"old\n")
+    _after_check(monkeypatch, "x.md", _open_now_write_later("typed late\n", 0.3))
+    target = {"x.md": repo.write_blob(b"from the remote\n")} if how == "replaced" else {}
+    done = materialize(repo, folder, {"x.md": repo.write_blob(b"old\n")}, target, {})
+    assert repo.read_blob(done.displaced["x.md"]) == b"old\ntyped late\n"
+    assert [p.name for p in folder.iterdir()] == (["x.md"] if target else [])
+
+
+def test_a_file_created_just_before_a_new_file_is_written_is_kept(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file was absent when checked; an editor creates it right before the write: the
+    write-back must not put the remote's version over it."""
+    folder = tmp_path / "m"
+    folder.mkdir()
+    real = write_atomic
+
+    def created_first(path: Path, data: bytes, *args: Any, **kwargs: Any) -> os.stat_result:
+        path.write_bytes(b"created meanwhile\n")
+        return real(path, data, *args, **kwargs)
+
+    monkeypatch.setattr(folders, "write_atomic", created_first)
+    new = repo.write_blob(b"from the remote\n")
+    done = materialize(repo, folder, {}, {"x.md": new}, {})
+    assert (folder / "x.md").read_bytes() == b"created meanwhile\n"
+    assert done.changed_meanwhile == {"x.md": repo.write_blob(b"created meanwhile\n")}
+    assert done.written == [] and [p.name for p in folder.iterdir()] == ["x.md"]
 
 
 def test_a_write_between_check_and_delete_is_returned_not_lost(
