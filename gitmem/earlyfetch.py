@@ -50,8 +50,7 @@ class EarlyFetch:
     """The fetches of a sync of `refs`, started now as dry runs (bounded by `timeout`)."""
 
     def __init__(self, project: Project, refs: Iterable[str], timeout: float) -> None:
-        from gitmem.gitstore.transport import NO_PROMPT, fetch_args
-        from gitmem.quickstart import dry_run
+        from gitmem.gitstore.transport import fetch_args
 
         repo = project.repo
         commands: list[tuple[str, ...]] = []
@@ -62,8 +61,7 @@ class EarlyFetch:
                 argv, where = repo.command(*fetch_args(remote, specs))
                 commands.append((str(where), *argv))
                 self.remotes.append(remote)
-                dry = dry_run(fetch_args(remote, specs))
-                self.running.append(repo.start(*dry, timeout=timeout, env=NO_PROMPT))
+                self.running.append(repo.start_dry_fetch(remote, specs, timeout))
         except BaseException:
             self.cancel()
             raise

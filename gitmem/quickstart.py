@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import os
 
-from gitmem.gitstore.handed import CONFIG_LIST, OURS, REFS_LIST, REV_PARSE, TRACKED_ENV
+from gitmem.gitstore.handed import CONFIG_LIST, OURS, REFS_LIST, REV_PARSE, TRACKED_ENV, dry_run
 
 TYPE_CHECKING = False  # not typing's: see above
 if TYPE_CHECKING:
@@ -150,18 +150,6 @@ def where_of(out: bytes) -> str:
     top of the work tree, the two lines that do not depend on the folder it ran in."""
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     return "\n".join(lines[1:2] + lines[3:4]) if len(lines) > 4 else ""
-
-
-def dry_run(argv: list[str]) -> list[str]:
-    """The recorded fetch as a dry run: it brings the objects but moves no ref, and names on
-    stderr each ref it would move, with both ids in full (`moves`). Our remote-tracking refs
-    are what the full command checked and trusts as the remote's last state (the pin of its
-    rollback and key checks): only it moves them, before checking what was fetched (and back
-    when a check refuses it)."""
-    at = argv.index("fetch")
-    rest = [arg for arg in argv[at + 1 :] if arg != "--quiet"]
-    full = ["-c", "core.abbrev=no", "-c", "fetch.output=full"]
-    return [*argv[:at], *full, "fetch", "--dry-run", *rest]
 
 
 def moves(reports: Sequence[bytes]) -> dict[str, tuple[str, str]] | None:

@@ -1,4 +1,5 @@
-"""The commands that open a repository, and their answers when a quick start already has them.
+"""The commands a quick start and the full run both ask git — those that open a repository, a
+fetch as a dry run — and the answers when a quick start already has them.
 
 Every full run opens the project with the same four git processes (gitstore/base.py `Opening`):
 `rev-parse` (where), the config listing, `ls-files` of the paths a branch may track, our refs.
@@ -39,6 +40,18 @@ def tracked_listing(paths: Sequence[str]) -> tuple[str, ...]:
     """`ls-files` of `paths` (from the top of the work tree whatever folder it runs in,
     literally): which of them the branch tracks."""
     return ("ls-files", "-z", "--full-name", "--", *(f":(top){p}" for p in paths))
+
+
+def dry_run(argv: Sequence[str]) -> list[str]:
+    """A fetch (`argv`: git's arguments) as a dry run: it brings the objects but moves no
+    ref, and names on stderr each ref it would move, with both ids in full (quickstart.py
+    `moves`). Our remote-tracking refs are what the full command checked and trusts as the
+    remote's last state (the pin of its rollback and key checks): only it moves them, inside
+    its lock, before checking what was fetched (and back when a check refuses it)."""
+    at = argv.index("fetch")
+    rest = [arg for arg in argv[at + 1 :] if arg != "--quiet"]
+    full = ["-c", "core.abbrev=no", "-c", "fetch.output=full"]
+    return [*argv[:at], *full, "fetch", "--dry-run", *rest]
 
 
 class _Handed:

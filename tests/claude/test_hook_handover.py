@@ -13,10 +13,10 @@ import pytest
 from gitmem.earlyfetch import EarlyFetch, synced_refs
 from gitmem.errors import RemoteError
 from gitmem.gitstore import Repository
+from gitmem.gitstore.handed import dry_run as dry_args
 from gitmem.gitstore.spawn import Spawned, clean_env
 from gitmem.gitstore.transport import fetch_args
 from gitmem.policy import render_meta
-from gitmem.quickstart import dry_run as dry_args
 from gitmem.quickstart import moves
 from gitmem.scopes import Project, open_project
 from gitmem.sync import SyncOptions, run_sync
