@@ -53,19 +53,19 @@ def policy_stamp() -> str:
     """The rules a kept tree passed: a digest of the code that decides a refusal (`RULES`,
     read as files: nothing more is imported). Any change to them, an upgrade or an edit,
     makes every kept tree one to check whole again."""
-    import hashlib
-
     import gitmem
+    from gitmem.gitstore.digest import digest
 
+    # built-in SHA-256 (gitstore/digest.py): OpenSSL's load (~4 ms) is paid by no pull
     root = Path(str(gitmem.__file__)).parent.parent  # gitmem/ and merge_drivers/ side by side
-    digest = hashlib.sha256(gitmem.__version__.encode())
+    stamp = digest("sha256", gitmem.__version__.encode())
     for name in RULES:
         try:
             data = (root / name).read_bytes()
         except OSError:
             data = b"missing"  # an install without sources: its version above stamps it
-        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
-    return digest.hexdigest()[:16]
+        stamp.update(name.encode() + b"\0" + digest("sha256", data).digest())
+    return stamp.hexdigest()[:16]
 
 
 def _load(common_dir: Path) -> dict[str, object]:
