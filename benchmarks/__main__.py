@@ -12,7 +12,7 @@ from pathlib import Path
 
 from benchmarks import report
 from benchmarks.context import Context
-from benchmarks.install import installed
+from benchmarks.install import discard, installed
 from benchmarks.scenarios import claude, commands, pull, push, scale, startup, trust
 from benchmarks.timing import Row
 
@@ -77,11 +77,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[{name}] {time.monotonic() - start:.0f} s", file=sys.stderr, flush=True)
     finally:
         if args.keep:
-            print(f"worlds kept in {tmp}", file=sys.stderr)
+            print(f"worlds kept in {tmp}, gitmem in {install.venv}", file=sys.stderr)
         else:
             import shutil
 
             shutil.rmtree(tmp, ignore_errors=True)
+            discard()  # the install too: a run leaves nothing in the temporary folder
     env = report.environment(runs, args.quick, install.describe())
     md, js = report.write(rows, env, out)
     print(report.markdown(rows, env))

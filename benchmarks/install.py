@@ -4,8 +4,10 @@ The developer's venv has gitmem installed editable, and setuptools' editable imp
 (a `.pth` file plus a finder) adds ~12 ms to every Python start there (`python -c pass`
 22–32 ms against 9–13 ms in a plain venv): every start-up figure would measure the hook. So
 the harness times the console script and `python -c pass` of a plain (non-editable) install
-in a venv of its own, kept in the temporary folder under a key of the tree's content: a code
-change makes a new install, an unchanged tree reuses the last one (~6 s saved per run).
+in a venv of its own, in the temporary folder under a key of the tree's content. A harness
+run holds its install's lock shared while it runs and removes the install when it ends
+(`discard`, unless --keep); installs left by interrupted runs (or older harnesses) that no
+run holds are removed when a run starts: a code change no longer leaves a 46 MB venv behind.
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent  # the working tree the benchmarks belong to
-PACKAGES = ("gitmem", "merge_drivers")
+PACKAGES = ("gitmem", "merge_drivers", "scripts")  # scripts/: the console scripts
 TOP_FILES = ("pyproject.toml", "README.md", "LICENSE")  # what setuptools reads besides them
 COMPLETE = ".gitmem-bench-complete"  # written last: a venv without it is a broken install
+# what COMPLETE says since runs hold their install's lock while they use it: only such an
+# install is removed when unlocked (an older harness's run uses its install unlocked)
+HELD = "runs hold the lock while they use this install\n"
 
 
 @dataclass(frozen=True)
@@ -66,15 +72,60 @@ def tree_key(root: Path = ROOT) -> str:
     return digest.hexdigest()[:16]
 
 
+PREFIX = "gitmem-bench-install-"
+_held: list[IO[str]] = []  # the lock of the install this process uses, held shared
+
+
 @functools.cache
 def installed() -> Install:
     """The install every gitmem row runs, built on first use for this tree's content."""
-    install = Install(Path(tempfile.gettempdir()) / f"gitmem-bench-install-{tree_key()}")
-    with open(f"{install.venv}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two harnesses on one tree build it once
-        if not (install.venv / COMPLETE).exists():
-            _build(install.venv)
+    install = Install(Path(tempfile.gettempdir()) / f"{PREFIX}{tree_key()}")
+    lock = open(f"{install.venv}.lock", "w")  # noqa: SIM115 (held until the process ends)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # two harnesses on one tree build it once
+    if not (install.venv / COMPLETE).exists():
+        _build(install.venv)
+    fcntl.flock(lock, fcntl.LOCK_SH)  # in use: no other run removes it
+    _held.append(lock)
+    remove_unused(Path(tempfile.gettempdir()), keep=install.venv)
     return install
+
+
+def remove_unused(folder: Path, keep: Path | None = None) -> list[Path]:
+    """Remove the installs under `folder` that no harness holds (an interrupted run's, an
+    older tree's; complete ones made by this harness: an older one uses its install without
+    holding the lock); the removed venvs."""
+    removed = []
+    for lock_path in sorted(folder.glob(f"{PREFIX}*.lock")):
+        venv = lock_path.with_suffix("")
+        if venv == keep:
+            continue
+        try:
+            held = (venv / COMPLETE).read_text() == HELD
+        except OSError:
+            held = False
+        if not held:
+            continue  # an older harness's install, or one being built
+        with open(lock_path, "a") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # another run is using (or building) it
+            if (venv / COMPLETE).exists():  # not rebuilt and taken meanwhile
+                shutil.rmtree(venv, ignore_errors=True)
+                lock_path.unlink(missing_ok=True)
+            removed.append(venv)
+    return removed
+
+
+def discard() -> None:
+    """The end of a run: remove its install unless another run is using it too."""
+    if not _held:
+        return
+    lock = _held.pop()
+    fcntl.flock(lock, fcntl.LOCK_UN)
+    lock.close()
+    installed.cache_clear()
+    remove_unused(Path(tempfile.gettempdir()))
 
 
 def _build(venv: Path) -> None:
@@ -89,7 +140,7 @@ def _build(venv: Path) -> None:
         # this venv's pip installs into the new one: no pip inside it, nothing extra on its path
         pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]
         _run([*pip, "install", "-q", "--disable-pip-version-check", src])
-    (venv / COMPLETE).write_text("")
+    (venv / COMPLETE).write_text(HELD)
 
 
 def _run(argv: list[str]) -> None:

@@ -14,18 +14,18 @@ def main() -> None:
     if sys.argv[1:] == ["pull", "--hook"]:  # the SessionStart hook: try the quick start first
         from gitmem.hookstart import main as hook_main
 
-        _leave(hook_main())
+        leave(hook_main())
     rest = sys.argv[3:] if sys.argv[1:2] == ["-C"] else sys.argv[1:]
     if rest[:1] == ["sync"] and len(rest) <= 2:  # `gitmem [-C DIR] sync [-q]`: the same
         from gitmem.syncstart import main as sync_main
 
-        _leave(sync_main(sys.argv[1:]))
+        leave(sync_main(sys.argv[1:]))
     from gitmem.cli import main as cli_main
 
-    _leave(cli_main())
+    leave(cli_main())
 
 
-def _leave(code: int) -> NoReturn:
+def leave(code: int) -> NoReturn:
     """Exit without tearing the interpreter down: freeing every module and object costs
     ~5 ms of every command, and by now all gitmem wrote is on disk (atomic writes, fsynced)
     or the kernel's to finish (the lock, the pipes of the git processes it started).

@@ -193,16 +193,15 @@ def hook_timeout(value: str | None) -> float:
 @contextlib.contextmanager
 def deadline(seconds: float) -> Iterator[None]:
     """Raise HookTimeout after `seconds` (main thread only; elsewhere the transport bound holds)."""
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
 
     def expire(signum: int, frame: FrameType | None) -> None:
         raise HookTimeout
 
-    previous = signal.signal(signal.SIGALRM, expire)
+    try:  # only the main thread may set a handler (asking `threading` costs its import)
+        previous = signal.signal(signal.SIGALRM, expire)
+    except ValueError:
+        yield
+        return
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield

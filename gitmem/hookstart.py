@@ -50,9 +50,13 @@ class Handover:
 
 def main() -> int:
     """Entry of the installed hook command (`python -I -S -c …`) and of `gitmem pull --hook`."""
+    from gitmem.gitstore.handed import forget
+
     Handover.started = time.monotonic()
     Handover.before = Handover.fetched = None  # of this run only (tests run several in-process)
+    forget()
     argv = sys.argv[1:]
+    code = None
     if argv == ["pull", "--hook"]:
         Handover.payload = read_stdin()
         try:
@@ -62,19 +66,55 @@ def main() -> int:
         if lines is not None:
             if lines:
                 sys.stdout.write("\n".join(lines) + "\n")
-            return 0
-    return full(argv)
+            code = 0
+    if code is None:
+        try:
+            code = full(argv)
+        finally:
+            forget()  # what the quick start handed over was for this run's opening only
+    if sys.argv[:1] == ["-c"]:  # the installed command: no interpreter teardown either
+        from gitmem.__main__ import leave
+
+        leave(code)
+    return code
 
 
 def full(argv: Sequence[str]) -> int:
-    """The one command-line parser, with site-packages (`-S` left them out) and the payload."""
+    """The full hook, with site-packages (`-S` left them out) and the payload. Its own command
+    line (`pull --hook`, matched whole above: nothing to parse) goes to the hook directly;
+    any other to the one command-line parser."""
     if sys.flags.no_site:
         import site
 
         site.main()
-    from gitmem.cli import main as cli_main
+    if list(argv) != ["pull", "--hook"]:
+        from gitmem.cli import main as cli_main
 
-    return cli_main(argv)
+        return cli_main(argv)
+    try:
+        return answer("pull", ".", None)
+    except BrokenPipeError:
+        return 141  # the reader went away, as the command line reports it
+    except BaseException as exc:  # what the command line would say, in the same words
+        from gitmem.errors import report
+
+        return report(exc)
+
+
+def answer(mode: str, directory: str, memory_dir: str | None) -> int:
+    """Run the hook and say what it found: context on stdout, a note on stderr; always 0 — a
+    hook's failure must not disturb the session."""
+    from gitmem.hookrun import read_payload, run_hook
+
+    data, Handover.payload = Handover.payload, None  # stdin, as the quick start read it
+    if data is None:
+        data = read_stdin()
+    outcome = run_hook(mode, directory, memory_dir, read_payload(data))
+    if outcome.context:
+        sys.stdout.write("\n".join(outcome.context) + "\n")
+    if outcome.note:
+        sys.stderr.write(outcome.note + "\n")
+    return 0
 
 
 def read_stdin(wait: float = 1.0) -> bytes:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import os
 
+from gitmem.gitstore.handed import CONFIG_LIST, OURS, REFS_LIST, REV_PARSE, TRACKED_ENV, dry_run
+
 TYPE_CHECKING = False  # not typing's: see above
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from gitmem.gitstore.spawn import Spawned
     from gitmem.scopes import Project
 
-FORMAT = "gitmem-quick-start 1"
+FORMAT = "gitmem-quick-start 2"  # 2: the opening's own commands (gitstore/handed.py)
 # the environment that decides where Claude Code keeps memory (gitmem/identity.py)
 ENV = (
     "HOME",
@@ -41,9 +43,10 @@ ENV = (
     "CLAUDE_CODE_REMOTE_MEMORY_DIR",
     "CLAUDE_CODE_PROJECT_DIR_NAME",
 )
-CONFIG = ("config", "-z", "--list")
-WHERE = ("rev-parse", "--absolute-git-dir", "--show-toplevel")
-REFS = ("for-each-ref", "--format=%(objectname) %(refname)", "refs/gitmem/", "refs/gitmem-remotes/")
+# the commands every full run opens the repository with: a handover passes their answers on
+CONFIG = CONFIG_LIST
+WHERE = REV_PARSE
+REFS = (*REFS_LIST, *OURS)
 ONCE = ("dir", "where", "config", "timeout", "refs", "lock")
 
 Record = dict  # tag -> the field lists of its lines (a tag may repeat)
@@ -70,6 +73,7 @@ def replay(
     fetch's result is in; each fetch's report is appended to `said`), None when the record
     does not hold (config, repository, a check that printed something, a failed command, the
     lock held, the deadline)."""
+    from gitmem.gitstore.handed import hand
     from gitmem.gitstore.spawn import Spawned, clean_env
 
     env = clean_env({"GIT_TERMINAL_PROMPT": "0"})
@@ -77,9 +81,12 @@ def replay(
     if lock is None:
         return None  # another gitmem is working: the full command says so, or waits
     started: list[Spawned] = []
+    # the opening's answers, for the full command when this hands over (gitstore/handed.py)
+    answers: dict[tuple[str, ...], bytes] = {}
+    settled = False
     try:
         cwd = record["dir"][0][0]
-        fetches = [Spawned(_dry(args), at, env) for at, *args in record.get("fetch", ())]
+        fetches = [Spawned(dry_run(args), at, env) for at, *args in record.get("fetch", ())]
         started += fetches
         checks = [_check(fields, env) for fields in record.get("check", ())]
         started += checks
@@ -88,18 +95,24 @@ def replay(
         # our refs at once too: the dry-run fetch moves none, and the lock keeps gitmem out
         refs = Spawned(REFS, cwd, env)
         started += [config, where, refs]
-        same = [(Spawned(argv, at, env), out) for at, out, *argv in record.get("same", ())]
+        tracked = {**env, **TRACKED_ENV}
+        same = [(Spawned(argv, at, tracked), out) for at, out, *argv in record.get("same", ())]
         started += [proc for proc, _ in same]
         if not all(stamp(path, lstat=True) == seen for path, seen in record.get("look", ())):
             return None  # a file git cannot vouch for changed: the full command looks at it
         code, out, _ = where.finish(deadline)
-        if code != 0 or out != _bytes(record["where"][0][0]):
+        if code != 0 or where_of(out) != record["where"][0][0]:
             return None
+        answers[WHERE] = out  # the same repository as recorded: the answers below are its own
         code, out, _ = config.finish(deadline)
+        if code == 0:
+            answers[CONFIG] = out
         if code != 0 or checksum(out) != record["config"][0][0]:
             return None
         for proc, expected in same:  # what the branch tracks decides which folders sync
             code, out, _ = proc.finish(deadline)
+            if code == 0:
+                answers[tuple(proc.args[1:])] = out
             if code != 0 or checksum(out) != expected:
                 return None
         # a check may name only files looked at above (the state's stale records): the full
@@ -121,23 +134,22 @@ def replay(
         code, out, _ = refs.finish(deadline)
         if code != 0:
             return None
-        return not moved and out == _bytes(record["refs"][0][0])
+        answers[REFS] = out
+        settled = not moved and out == _bytes(record["refs"][0][0])
+        return settled
     finally:
         for proc in started:
             proc.cancel()
         os.close(lock)
+        if not settled:
+            hand(here, answers)  # taken by the full command's opening, in this process
 
 
-def _dry(argv: list[str]) -> list[str]:
-    """The recorded fetch as a dry run: it brings the objects but moves no ref, and names on
-    stderr each ref it would move, with both ids in full (`moves`). Our remote-tracking refs
-    are what the full command checked and trusts as the remote's last state (the pin of its
-    rollback and key checks): only it moves them, before checking what was fetched (and back
-    when a check refuses it)."""
-    at = argv.index("fetch")
-    rest = [arg for arg in argv[at + 1 :] if arg != "--quiet"]
-    full = ["-c", "core.abbrev=no", "-c", "fetch.output=full"]
-    return [*argv[:at], *full, "fetch", "--dry-run", *rest]
+def where_of(out: bytes) -> str:
+    """What a record keeps of `rev-parse`'s answer (`WHERE`): the absolute git folder and the
+    top of the work tree, the two lines that do not depend on the folder it ran in."""
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    return "\n".join(lines[1:2] + lines[3:4]) if len(lines) > 4 else ""
 
 
 def moves(reports: Sequence[bytes]) -> dict[str, tuple[str, str]] | None:
@@ -328,20 +340,26 @@ def try_lock(path: str) -> int | None:
 def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[str]]]:
     """What every record holds: where, the config's checksum, the fetch of every ref the
     project syncs, the environment and files that decide the scopes' folders."""
+    from gitmem.gitstore.handed import tracked_listing
     from gitmem.gitstore.process import run_git
     from gitmem.gitstore.transport import fetch_args
     from gitmem.identity import claude_config_dir, claude_state_file, depends_on_trust
-    from gitmem.projectpaths import AGENTS_FOLDER, LOCAL_AGENTS_FOLDER
+    from gitmem.projectpaths import TRACKED_BY_BRANCH
     from gitmem.state import state_dir
     from gitmem.syncbase import SyncOptions
     from gitmem.synctransport import Transport
 
     repo = project.repo
     cwd = str(repo.toplevel or repo.git_dir)
+    # the answers this run opened the repository with, not asked again: what it decided on
+    # (a change since then makes the next quick start hand over, as any change does)
+    found = repo.where_answer
+    if found is None:
+        found = repo.git(*WHERE, check=False).stdout
     fields: list[tuple[str, Sequence[str]]] = [
         ("dir", [cwd]),
-        ("where", [repo.git(*WHERE, check=False).stdout.decode("utf-8", "surrogateescape")]),
-        ("config", [checksum(repo.git(*CONFIG).stdout)]),
+        ("where", [where_of(found)]),
+        ("config", [checksum(repo.config_listing())]),
         ("timeout", [repr(timeout)]),
         ("lock", [str(state_dir(repo.common_dir) / "lock")]),
     ]
@@ -352,8 +370,11 @@ def base_fields(project: Project, timeout: float) -> list[tuple[str, Sequence[st
     if repo.toplevel is not None and not repo.is_bare:
         # a folder the branch tracks is git's, not synced (gitmem/scopes.py is_tracked):
         # untracking one changes no file, and the full sync then syncs it
-        tracked = ("ls-files", "-z", "--", AGENTS_FOLDER, LOCAL_AGENTS_FOLDER)
-        out = run_git(list(tracked), cwd=repo.toplevel).stdout
+        tracked = tracked_listing(TRACKED_BY_BRANCH)
+        if repo.tracked_answer is not None and repo.tracked_answer[0] == tracked:
+            out = repo.tracked_answer[1]
+        else:
+            out = run_git(tracked, cwd=repo.toplevel, env=TRACKED_ENV).stdout
         fields.append(("same", [str(repo.toplevel), checksum(out), *tracked]))
     for name in ENV:
         value = os.environ.get(name)
@@ -379,7 +400,7 @@ def write_record(project: Project, name: str, fields: list[tuple[str, Sequence[s
     from gitmem.state import write_atomic
 
     repo = project.repo
-    listing = repo.git(*REFS).stdout.decode("utf-8", "surrogateescape")
+    listing = repo.refs_listing()
     tokens = [FORMAT]
     for tag, values in [*fields, ("refs", [listing])]:
         tokens += [tag, str(len(values)), *values]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from gitmem.earlyfetch import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from gitmem.errors import GitmemError
 from gitmem.folders import Progress
 from gitmem.gitstore import Repository
@@ -15,6 +16,7 @@ from gitmem.state import FileRecord, ScopeHead, ScopeState, load_scope_state, sa
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
 
+    from gitmem.earlyfetch import EarlyFetch
     from gitmem.gitstore.index import FolderCheck
     from gitmem.gitstore.treediff import TreeChanges
     from gitmem.privacy import PersonalCodec
@@ -27,7 +29,6 @@ MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 # rounds spent re-merging files edited during the sync: a file that keeps changing (an editor
 # appending every few milliseconds) is committed as of one snapshot; the rest waits
 MAX_EDIT_ROUNDS = 3
-DEFAULT_TIMEOUT = 120.0
 
 
 @dataclass
@@ -84,6 +85,8 @@ class SyncOptions:
     settled: Callable[[Any], object] | None = None
     # the SessionStart hook's quick start already fetched (a dry run: objects in, no ref moved)
     fetched: Fetched | None = None
+    # the fetches started as dry runs before the lock (gitmem/earlyfetch.py)
+    early: EarlyFetch | None = None
     # git's stat checks of the folders, started before the lock (gitmem.state.start_checks):
     # each taken by the first snapshot of its scope if its index is still the state's
     checks: dict[str, tuple[str, FolderCheck]] = field(default_factory=dict)
@@ -152,9 +155,11 @@ class SyncBase:
         self.states: dict[str, ScopeState] = _Loaded(self._load_state)
         self.expected: dict[str, dict[str, str]] = _Loaded(lambda name: self.states[name].oids())
         self.checked: set[str] = set()  # remote commits that passed check_tree
+        self.pins: dict[str, str | None] = {}  # the personal checks' pin (syncremote._pin)
         self.dirty_state: set[str] = set()  # scopes whose state file must be written
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
         self.handed: Fetched | None = options.fetched  # used by the first fetch only
+        self.early: EarlyFetch | None = options.early  # likewise
         self.changing: dict[str, set[str]] = {}  # scope -> files edited during the last write-back
         self.unknown_base: set[str] = set()  # scopes without sync state: base from history
         # scopes snapshotted along git's list of changed paths (Snapshot.few): the index's

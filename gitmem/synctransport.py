@@ -15,6 +15,10 @@ from gitmem.state import repository_lock
 from gitmem.syncbase import DEFAULT_TIMEOUT, Fetched, SyncOptions
 from gitmem.syncpersonal import PersonalRefs
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from gitmem.earlyfetch import EarlyFetch
+
 
 class Transport(PersonalRefs):
     """Step 2 of a sync: fetch our refs, push them without force."""
@@ -31,7 +35,7 @@ class Transport(PersonalRefs):
     def _fetch(self) -> None:
         self._finish_fetch(self._start_fetch())
 
-    def _start_fetch(self) -> list[PendingFetch]:
+    def _start_fetch(self) -> list[PendingFetch] | list[_Early]:
         """Start fetching our refs from every remote that holds them (in parallel, and in
         parallel with whatever the caller does until `_finish_fetch`)."""
         self.fetched_from = {
@@ -40,6 +44,12 @@ class Transport(PersonalRefs):
         handed, self.handed = self.handed, None
         if handed is not None and self._take_fetched(handed):
             return []
+        early, self.early = self.early, None
+        if early is not None:
+            return [_Early(self, early)]  # its answer is waited for in _finish_fetch
+        return self._start_own_fetch()
+
+    def _start_own_fetch(self) -> list[PendingFetch]:
         pending: list[PendingFetch] = []
         try:
             for remote, specs in self.fetch_plan().items():
@@ -49,7 +59,7 @@ class Transport(PersonalRefs):
             raise
         return pending
 
-    def _take_fetched(self, handed: Fetched) -> bool:
+    def _take_fetched(self, handed: Fetched, why: str = "the SessionStart hook's dry run") -> bool:
         """Move the tracking refs where the quick start's dry run found the remote's (its
         objects are in), as this sync's own fetch would have; False when that run fetched
         something else or a ref moved since (then this sync fetches). The pin of the checks
@@ -65,7 +75,7 @@ class Transport(PersonalRefs):
             return False
         moves = [(ref, new, old) for ref, (old, new) in sorted(handed.moves.items())]
         try:
-            self.repo.update_refs(moves, "gitmem: fetched (the SessionStart hook's dry run)")
+            self.repo.update_refs(moves, f"gitmem: fetched ({why})")
         except GitmemError:  # moved meanwhile, or an object gone: fetch as usual
             self.repo.forget_refs()
             return False
@@ -73,22 +83,15 @@ class Transport(PersonalRefs):
 
     def fetch_plan(self) -> dict[str, list[str]]:
         """remote -> the refspecs a sync fetches from it."""
-        plan: dict[str, list[str]] = {}
-        for remote, refs in self._by_remote(self.by_ref).items():
-            specs = plan.setdefault(remote, [])
-            for ref in refs:
-                route = self.project.route(ref)
-                # a glob matches nothing without failing when the remote has no such ref
-                # yet; the negative spec keeps a ref squatted below ours (`team/x`) out:
-                # fetching it would collide with our tracking ref
-                specs += [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
-        return plan
+        from gitmem.earlyfetch import fetch_plan
 
-    def _cancel_fetch(self, pending: list[PendingFetch]) -> None:
+        return fetch_plan(self.project, self.by_ref)
+
+    def _cancel_fetch(self, pending: list[PendingFetch] | list[_Early]) -> None:
         for fetch in pending:
             fetch.cancel()
 
-    def _finish_fetch(self, pending: list[PendingFetch]) -> None:
+    def _finish_fetch(self, pending: list[PendingFetch] | list[_Early]) -> None:
         try:
             for fetch in pending:
                 with self._slow(f"fetching memory from {fetch.remote}"):
@@ -208,3 +211,24 @@ def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     if syncer.by_ref:
         with repository_lock(project.repo.common_dir, syncer.opts.lock_wait):
             syncer._fetch()
+
+
+class _Early:
+    """The first fetch of a sync that started dry runs early: `finish` takes their answer, or
+    fetches as usual (inside the lock, as every fetch)."""
+
+    def __init__(self, transport: Transport, early: EarlyFetch) -> None:
+        self.transport, self.early = transport, early
+        self.remote = ", ".join(dict.fromkeys(early.remotes))  # what progress names
+
+    def finish(self) -> None:
+        found = self.early.answer()
+        if found is not None:
+            fetched = Fetched(*found)
+            if self.transport._take_fetched(fetched, "a dry run before the lock"):
+                return
+        own = self.transport._start_own_fetch()
+        self.transport._finish_fetch(own)
+
+    def cancel(self) -> None:
+        self.early.cancel()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -117,22 +116,6 @@ def status(args: argparse.Namespace) -> int:
 
 def run_as_hook(args: argparse.Namespace) -> int:
     """pull/push --hook: always exit 0 — a hook's failure must not disturb the session."""
-    from gitmem.hookrun import read_payload, run_hook
+    from gitmem.hookstart import answer
 
-    data = _payload()
-    outcome = run_hook(
-        args.mode, directory(args), getattr(args, "memory_dir", None), read_payload(data)
-    )
-    if outcome.context:
-        sys.stdout.write("\n".join(outcome.context) + "\n")
-    if outcome.note:
-        sys.stderr.write(outcome.note + "\n")
-    return 0
-
-
-def _payload() -> bytes:
-    """stdin, as the quick start read it (gitmem/hookstart.py), else read now."""
-    from gitmem.hookstart import Handover, read_stdin
-
-    data, Handover.payload = Handover.payload, None
-    return data if data is not None else read_stdin()
+    return answer(args.mode, directory(args), getattr(args, "memory_dir", None))

@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import NotARepository
+from gitmem.gitstore.handed import CONFIG_LIST, OURS, REFS_LIST, REV_PARSE
 from gitmem.gitstore.process import Completed, run_git, subcommand
 
 if TYPE_CHECKING:
     from gitmem.gitstore.catfile import CatFile
-    from gitmem.gitstore.process import Running
+    from gitmem.gitstore.process import Answered, Running
 
+__all__ = ["CONFIG_LIST", "OURS", "REFS_LIST", "REV_PARSE"]  # defined in gitstore/handed.py
 HEX = frozenset("0123456789abcdef")
 # the git commands through which gitmem moves refs: running one forgets the ref cache
 REF_WRITERS = frozenset(("update-ref", "fetch", "push", "pull", "symbolic-ref", "pack-refs", "gc"))
@@ -79,6 +81,7 @@ class GitDir:
         self.common_dir = (common if common.is_absolute() else (start / common)).resolve()
         self.toplevel = Path(out[3]).resolve() if len(out) > 3 and not self.is_bare else None
         self._config: dict[str, list[str]] | None = None
+        self._config_listing: bytes | None = None
         self._config_scopes: dict[str, list[str]] = {}
         self._reader: CatFile | None = None
         self.object_format = "sha1"
@@ -89,11 +92,14 @@ class GitDir:
         self._trees: dict[tuple[str, bool], dict[str, TreeEntry]] = {}
         self._ancestry: dict[tuple[str, str, str], str | None] = {}
         self._tracked: dict[str, bool] = {}
-        config, tracked_now, refs_now = early.results(bare=self.is_bare)
-        if config is not None:
-            self._set_config(config)
-        self._tracked.update(tracked_now)
-        self._refs = refs_now
+        opened = early.results(bare=self.is_bare)
+        if opened.config is not None:
+            self._set_config(opened.config)
+        self._tracked.update(opened.tracked)
+        self._refs = opened.refs
+        # the raw answers a quick start's record is written from (gitmem/quickstart.py)
+        self.where_answer = proc.stdout if proc.returncode == 0 else None
+        self.tracked_answer = opened.listing
 
     def git(
         self,
@@ -151,10 +157,15 @@ class GitDir:
             key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
             cfg.setdefault(key, []).append(value)
             scopes.setdefault(key, []).append(scope.decode())
-        self._config, self._config_scopes = cfg, scopes
+        self._config, self._config_scopes, self._config_listing = cfg, scopes, out
         if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
             self.object_format, self._hash_len = "sha256", 64
         return cfg
+
+    def config_listing(self) -> bytes:
+        """`git config -z --list --show-scope` as git printed it (when the config was read)."""
+        self.config()
+        return self._config_listing or b""
 
     def config_get(self, key: str, scope: str | None = None) -> str | None:
         """The value git uses; with `scope` ("global"...), the value set in that scope."""
@@ -196,46 +207,33 @@ class GitDir:
         return _ident_part(name) or "gitmem", _ident_part(email)
 
 
-# with each value's scope (system, global, local, worktree, command): a question about one
-# file (`drivers status`: the global attributes file) needs no second process
-CONFIG_LIST = ("config", "-z", "--list", "--show-scope")
-OURS = ("refs/gitmem/", "refs/gitmem-remotes/")  # every ref gitmem reads or moves
-REFS_LIST = ("for-each-ref", "--format=%(objectname) %(refname)")
-
-
 def parse_refs(out: bytes) -> dict[str, str]:
     """{ref: id} of what `REFS_LIST` printed."""
     lines = out.decode("utf-8", "surrogateescape").splitlines()
     return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines)}
 
 
-REV_PARSE = (
-    "rev-parse",
-    "--is-bare-repository",
-    "--absolute-git-dir",
-    "--git-common-dir",
-    "--show-toplevel",
-)
-
-
 class Opening:
     """The git processes that open a repository, started now: `rev-parse` (where it is) and,
     with `tracked`, the config listing, `ls-files` of those paths and (`refs`) our refs.
-    `GitDir(opening=...)` collects them; a caller can import what it needs meanwhile."""
+    `GitDir(opening=...)` collects them; a caller can import what it needs meanwhile. An
+    answer a quick start already got from the same folder is taken instead of asked again
+    (gitstore/handed.py)."""
 
     def __init__(
         self, path: str | os.PathLike[str], tracked: Sequence[str] = (), refs: bool = False
     ) -> None:
-        from gitmem.gitstore.process import Running
+        from gitmem.gitstore.handed import take
 
         self.start = Path(path)
         if not self.start.is_dir():
             raise NotARepository(
                 f"not a directory: {self.start}", "pass -C with a path inside a git repository"
             )
-        self.early = _Early(self.start, tracked, refs)
+        handed = take(str(self.start))
+        self.early = _Early(self.start, tracked, refs, handed)
         try:
-            self.where = Running(REV_PARSE, self.start, None)
+            self.where = _ask(REV_PARSE, self.start, None, handed)
         except BaseException:
             self.early.cancel()
             raise
@@ -245,60 +243,90 @@ class Opening:
         self.early.cancel()
 
 
+def _ask(
+    argv: Sequence[str],
+    start: Path,
+    timeout: float | None,
+    handed: Mapping[tuple[str, ...], bytes],
+    env: Mapping[str, str] | None = None,
+) -> Running | Answered:
+    """`git argv` started in `start`, or its answer when the quick start handed it."""
+    from gitmem.gitstore.process import Answered, Running
+
+    out = handed.get(tuple(argv))
+    return Answered(argv, out) if out is not None else Running(argv, start, timeout, env)
+
+
 class _Early:
     """The config listing and `ls-files` of some paths, started before the repository is
     found (both find it from `start` as rev-parse does) and collected once it is."""
 
-    def __init__(self, start: Path, tracked: Sequence[str], refs: bool = False) -> None:
-        from gitmem.gitstore.process import Running
+    def __init__(
+        self,
+        start: Path,
+        tracked: Sequence[str],
+        refs: bool = False,
+        handed: Mapping[tuple[str, ...], bytes] | None = None,
+    ) -> None:
+        from gitmem.gitstore.handed import TRACKED_ENV, tracked_listing
 
+        handed = handed or {}
         self.paths = list(tracked)
-        self.config: Running | None = None
-        self.listing: Running | None = None
-        self.refs: Running | None = None
+        self.config: Running | Answered | None = None
+        self.listing: Running | Answered | None = None
+        self.refs: Running | Answered | None = None
         if not self.paths:
             return  # a caller that names no paths opens the repository as before: lazily
-        self.config = Running(CONFIG_LIST, start, 60.0)
+        self.config = _ask(CONFIG_LIST, start, 60.0, handed)
         try:
-            # `:(top)`: from the top of the work tree whatever folder `start` is, literally
-            self.listing = Running(
-                ["ls-files", "-z", "--full-name", "--", *(f":(top){p}" for p in self.paths)],
-                start,
-                60.0,
-                {"GIT_LITERAL_PATHSPECS": "0"},
-            )
-            if refs:
-                self.refs = Running([*REFS_LIST, *OURS], start, 60.0)
+            listing = tracked_listing(self.paths)
+            self.listing = _ask(listing, start, 60.0, handed, TRACKED_ENV)
+            # our refs: when asked, or when the quick start read them anyway
+            if refs or (*REFS_LIST, *OURS) in handed:
+                self.refs = _ask((*REFS_LIST, *OURS), start, 60.0, handed)
         except BaseException:
             self.cancel()
             raise
 
-    def results(self, bare: bool) -> tuple[bytes | None, dict[str, bool], dict[str, str] | None]:
-        """(config listing or None, {path: tracked} for the paths git answered, our refs or
-        None: not asked, or git could not tell)."""
+    def results(self, bare: bool) -> Opened:
+        """What git answered: the config listing, which paths are tracked (of those git
+        answered for), our refs (None: not asked, or git could not tell), raw answers."""
+        opened = Opened()
         if self.config is None or self.listing is None:
-            return None, {}, None
+            return opened
         try:
             config, listing = self.config.wait(), self.listing.wait()
             listed = self.refs.wait() if self.refs is not None else None
         except BaseException:
             self.cancel()
             raise
-        tracked: dict[str, bool] = {}
+        if config.returncode == 0:
+            opened.config = config.stdout
         if listing.returncode == 0 and not bare:
+            opened.listing = (tuple(listing.args[1:]), listing.stdout)
             names = listing.stdout.decode("utf-8", "surrogateescape").split("\0")
             for path in self.paths:
                 inside = path + "/"
-                tracked[path] = any(n == path or n.startswith(inside) for n in names)
-        refs = None
+                opened.tracked[path] = any(n == path or n.startswith(inside) for n in names)
         if listed is not None and listed.returncode == 0:
-            refs = parse_refs(listed.stdout)
-        return (config.stdout if config.returncode == 0 else None), tracked, refs
+            opened.refs = parse_refs(listed.stdout)
+        return opened
 
     def cancel(self) -> None:
         for running in (self.config, self.listing, self.refs):
             if running is not None:
                 running.cancel()
+
+
+class Opened:
+    """What the opening processes answered (`_Early.results`)."""
+
+    def __init__(self) -> None:
+        self.config: bytes | None = None
+        self.tracked: dict[str, bool] = {}
+        self.refs: dict[str, str] | None = None
+        # (ls-files arguments, its standard output): a quick start's record keeps a checksum
+        self.listing: tuple[tuple[str, ...], bytes] | None = None
 
 
 def _ident_part(text: str) -> str:

@@ -35,6 +35,14 @@ class RefStore(GitDir):
             self._refs = parse_refs(self.git(*REFS_LIST, *OURS).stdout)
         return self._refs
 
+    def refs_listing(self) -> str:
+        """Our refs as `for-each-ref` of `OURS` prints them (sorted by the bytes of their
+        names, as git sorts), from the cache when this run still knows them: its own ref
+        moves keep it exact, and anything else that moves a ref makes it read them again."""
+        refs = self.our_refs()
+        names = sorted(refs, key=lambda ref: ref.encode("utf-8", "surrogateescape"))
+        return "".join(f"{refs[ref]} {ref}\n" for ref in names)
+
     def refs(self, prefix: str) -> dict[str, str]:
         if prefix.startswith(OURS):  # for-each-ref's rule: a prefix matches whole components
             full = prefix if prefix.endswith("/") else prefix + "/"

@@ -118,6 +118,13 @@ class Transport(GitDir):
         running = self.start(*fetch_args(remote, refspecs), timeout=timeout, env=NO_PROMPT)
         return PendingFetch(self, remote, running)
 
+    def start_dry_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> Running:
+        """The same fetch as a dry run (objects in, no ref moved; each ref it would move named
+        on stderr with both ids in full: gitmem/quickstart.py `moves`), started now."""
+        from gitmem.gitstore.handed import dry_run
+
+        return self.start(*dry_run(fetch_args(remote, refspecs)), timeout=timeout, env=NO_PROMPT)
+
     def push(
         self,
         remote: str,

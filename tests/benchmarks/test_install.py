@@ -88,3 +88,26 @@ def test_a_run_without_out_writes_to_a_new_temporary_folder(tmp_path: Path) -> N
         second.rmdir()
     asked = tmp_path / "out" / "nested"
     assert results_folder(asked) == asked and asked.is_dir()
+
+
+def test_installs_no_run_holds_are_removed_and_held_ones_kept(tmp_path: Path) -> None:
+    import fcntl
+
+    from benchmarks.install import COMPLETE, HELD, PREFIX, remove_unused
+
+    venvs = [tmp_path / f"{PREFIX}{name}" for name in ("old", "held", "mine", "unlocked")]
+    for venv in venvs:
+        (venv / "bin").mkdir(parents=True)
+        (venv / COMPLETE).write_text(HELD)
+        Path(f"{venv}.lock").write_text("")
+    unlocked = venvs.pop()  # an older harness's install: its runs do not hold the lock
+    (unlocked / COMPLETE).write_text("")
+    (tmp_path / "unrelated").mkdir()
+    old, held, mine = venvs
+    with open(f"{held}.lock") as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)  # another harness is running with it
+        assert remove_unused(tmp_path, keep=mine) == [old]
+    assert not old.exists() and not Path(f"{old}.lock").exists()
+    assert held.is_dir() and mine.is_dir() and (tmp_path / "unrelated").is_dir()
+    assert remove_unused(tmp_path) == [held, mine]  # nobody holds them any more
+    assert sorted(tmp_path.glob(f"{PREFIX}*")) == [unlocked, Path(f"{unlocked}.lock")]

@@ -10,15 +10,19 @@ from pathlib import Path
 
 import pytest
 
+from gitmem.earlyfetch import EarlyFetch, synced_refs
+from gitmem.errors import RemoteError
 from gitmem.gitstore import Repository
+from gitmem.gitstore.handed import dry_run as dry_args
 from gitmem.gitstore.spawn import Spawned, clean_env
 from gitmem.gitstore.transport import fetch_args
 from gitmem.policy import render_meta
-from gitmem.quickstart import _dry, moves
+from gitmem.quickstart import moves
 from gitmem.scopes import Project, open_project
 from gitmem.sync import SyncOptions, run_sync
 from gitmem.syncbase import Fetched
 from gitmem.synctransport import Transport
+from tests.support.quickpath import commands
 from tests.support.world import World, teammates_sharing
 
 TEAM = "refs/gitmem/team"
@@ -43,7 +47,9 @@ def dry_run(project: Project) -> Fetched:
     for remote, specs in transport.fetch_plan().items():
         argv, where = project.repo.command(*fetch_args(remote, specs))
         commands.append((str(where), *argv))
-        code, _, said = Spawned(_dry(argv), str(where), clean_env({})).finish(time.monotonic() + 60)
+        code, _, said = Spawned(dry_args(argv), str(where), clean_env({})).finish(
+            time.monotonic() + 60
+        )
         assert code == 0, said
         reports.append(said)
     found = moves(reports)
@@ -163,3 +169,81 @@ def test_the_dry_runs_report_is_read_or_left_to_the_full_hook(
     ids = (FULL_OLD.encode(), FULL_NEW.encode())
     filled = [r % ids if b"%s" in r else r for r in reports]
     assert moves(filled) == expected
+
+
+# -- `gitmem pull` / `sync`: the fetch started as a dry run before the lock (earlyfetch.py) ----
+
+
+def early(project: Project) -> EarlyFetch:
+    return EarlyFetch(project, synced_refs(project, ()), 60.0)
+
+
+def test_a_pulls_early_dry_run_is_its_only_fetch(
+    world: World, teammates: tuple[Path, Path]
+) -> None:
+    _, bob = teammates
+    project = open_project(Repository(bob))
+    tracking = project.tracking_ref(TEAM)
+    pinned = project.repo.resolve(tracking)
+    started = early(project)
+    assert started.commands == dry_run(project).commands  # the sync's own fetch, as a dry run
+    world.remote.rename(world.remote.with_name("gone.git"))  # a second fetch would fail
+    # (the dry run above got the objects; the early one may still be running: wait for it)
+    result = run_sync(project, SyncOptions(mode="pull", early=started))
+    assert not result.refused
+    assert project.repo.resolve(tracking) == world.plumb(world.root / "gone.git", "rev-parse", TEAM)
+    assert project.repo.resolve(tracking) != pinned
+    assert "Thursdays" in (world.scope_path(bob, "team") / "deploys.md").read_text()
+
+
+def test_a_tracking_ref_moved_after_the_early_dry_run_is_fetched_again(
+    world: World, teammates: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, bob = teammates
+    project = open_project(Repository(bob))
+    tracking = project.tracking_ref(TEAM)
+    pinned = project.repo.resolve(tracking)
+    assert pinned is not None
+    started = early(project)
+    started.answer()  # done (the objects are in), then someone moves the ref before our lock
+    moved = world.plumb(bob, "commit-tree", f"{pinned}^{{tree}}", "-p", pinned, "-m", "meanwhile")
+    world.git("update-ref", tracking, moved, cwd=bob)
+    trace = world.root / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    result = run_sync(project, SyncOptions(mode="pull", early=started))
+    assert not result.refused
+    # the compare-and-swap from the dry run's old id failed: the sync's own fetch moved it
+    assert project.repo.resolve(tracking) == world.plumb(world.remote, "rev-parse", TEAM)
+    fetches = [c for c in commands(trace.read_text()) if c[0] == "fetch"]
+    assert len(fetches) == 1 and "--dry-run" not in fetches[0]
+    assert "Thursdays" in (world.scope_path(bob, "team") / "deploys.md").read_text()
+
+
+def test_an_early_dry_run_of_an_unreachable_remote_fails_the_pull_as_a_fetch_does(
+    world: World, teammates: tuple[Path, Path]
+) -> None:
+    _, bob = teammates
+    project = open_project(Repository(bob))
+    world.remote.rename(world.remote.with_name("gone.git"))
+    started = early(project)
+    with pytest.raises(RemoteError, match="cannot fetch from origin"):
+        run_sync(project, SyncOptions(mode="pull", early=started))
+
+
+def test_pull_and_sync_fetch_once_and_push_does_not_start_a_dry_run(
+    world: World, teammates: tuple[Path, Path]
+) -> None:
+    _, bob = teammates
+    trace = world.root / "trace"
+    for mode in ("pull", "push", "sync"):
+        trace.unlink(missing_ok=True)
+        saved, world.env = world.env, {**world.env, "GIT_TRACE": str(trace)}
+        try:
+            world.ok("-C", str(bob), mode, "--verbose")
+        finally:
+            world.env = saved
+        fetches = [c for c in commands(trace.read_text()) if c[0] == "fetch"]
+        if mode == "push":  # pushes first: fetches only when rejected
+            assert fetches == []
+        else:
+            assert len(fetches) == 1 and "--dry-run" in fetches[0], fetches

@@ -250,3 +250,26 @@ def test_a_refused_team_ref_does_not_keep_personal_memory_out_of_the_session(
     assert "memory not synced: origin/refs/gitmem/team" in run.out + run.err
     assert (world.scope_path(desktop, "auto") / "style.md").read_text() == "tabs\n"
     assert "tabs, not spaces" in run.out  # the pulled personal index reaches the session
+
+
+def test_the_hooks_deadline_fires_in_the_main_thread_and_stands_aside_in_others() -> None:
+    import threading
+    import time
+
+    import pytest
+
+    from gitmem.hookrun import HookTimeout, deadline
+
+    with pytest.raises(HookTimeout), deadline(0.05):
+        time.sleep(2)
+    ran: list[bool] = []
+
+    def elsewhere() -> None:
+        with deadline(0.01):  # no handler can be set here: the transport's bound holds
+            time.sleep(0.05)
+            ran.append(True)
+
+    worker = threading.Thread(target=elsewhere)
+    worker.start()
+    worker.join()
+    assert ran == [True]

@@ -19,9 +19,8 @@ from gitmem.hookstart import payload_cwd
 from gitmem.quickstart import FORMAT, parse_record
 from gitmem.state import repository_lock
 from tests.reliability.harness import SilentServer
+from tests.support.quickpath import only_quick_start
 from tests.support.world import Run, World, teammates_sharing
-
-FULL = "--is-bare-repository"  # the full hook's first git process opens the project
 
 
 def session_start(world: World, clone: Path, cwd: Path | None = None, **env: str) -> Run:
@@ -48,8 +47,7 @@ def git_commands(world: World) -> list[str]:
 
 
 def took_quick_path(world: World) -> bool:
-    commands = git_commands(world)
-    return not any(FULL in c for c in commands)
+    return only_quick_start((world.root / "trace").read_text())
 
 
 @pytest.fixture
@@ -95,6 +93,17 @@ def test_a_teammates_push_goes_the_full_way_and_says_who_and_what(
         c for c in git_commands(world) if c.startswith("fetch --dry-run")
     ]
     assert len([c for c in git_commands(world) if c.startswith("fetch")]) == 1
+    # the full hook opens the project with the quick start's answers and records from them;
+    # the refs alone are read again once the sync holds its lock (read before it, they may be
+    # another sync's past)
+    opening = ("rev-parse", "config", "ls-files", "for-each-ref")
+    ran = [c.split()[0] for c in git_commands(world)]
+    assert {name: ran.count(name) for name in opening} == {
+        "rev-parse": 1,
+        "config": 1,
+        "ls-files": 1,
+        "for-each-ref": 2,
+    }, ran
     # the quick start's fetch found the move: the full hook still knows what is new
     assert "alice@example.com" in run.out and "team/deploys.md" in run.out
     assert "Thursdays" in (world.scope_path(bob, "team") / "deploys.md").read_text()

@@ -16,9 +16,10 @@ def cli(*args: str) -> int:
 
 @pytest.fixture
 def fetches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every fetch started, in the foreground (`fetch`) or beside the folder scan."""
+    """Every fetch started, in the foreground (`fetch`), beside the folder scan, or as a dry
+    run before the lock (gitmem/earlyfetch.py)."""
     calls: list[str] = []
-    real, real_start = Transport.fetch, Transport.start_fetch
+    real, real_start, real_dry = Transport.fetch, Transport.start_fetch, Transport.start_dry_fetch
 
     def counted(self: Transport, remote: str, *args: object, **kwargs: object) -> None:
         calls.append(remote)
@@ -28,8 +29,13 @@ def fetches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append(remote)
         return real_start(self, remote, *args, **kwargs)  # type: ignore[arg-type]
 
+    def counted_dry(self: Transport, remote: str, *args: object, **kwargs: object) -> object:
+        calls.append(remote)
+        return real_dry(self, remote, *args, **kwargs)  # type: ignore[arg-type]
+
     monkeypatch.setattr(Transport, "fetch", counted)
     monkeypatch.setattr(Transport, "start_fetch", counted_start)
+    monkeypatch.setattr(Transport, "start_dry_fetch", counted_dry)
     return calls
 
 

@@ -10,17 +10,24 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.quickpath import only_quick_start
 from tests.support.settled import settled_worlds, take, users_in_module
 from tests.support.world import Run, World
 
-FULL = "--is-bare-repository"  # the full sync's first git process opens the project
 TEAM_REF = "refs/gitmem/team"
 
 
 def sync(world: World, clone: Path, *args: str, before: tuple[str, ...] = ()) -> tuple[Run, bool]:
-    """`gitmem BEFORE sync ARGS` in the clone; (its run, whether it took the quick start)."""
+    """`gitmem BEFORE sync ARGS` in the clone; (its run, whether it took the quick start: only
+    the quick start's git commands ran, and the record was not written again — a full sync
+    that finds nothing to do runs the same few commands, then records)."""
     trace = world.root / "trace"
     trace.unlink(missing_ok=True)
+    given = [*before, *args]
+    where = Path(given[given.index("-C") + 1]) if "-C" in given else clone
+    record = Path(world.git("rev-parse", "--absolute-git-dir", cwd=where).strip())
+    record = record / "gitmem" / "sync-start"
+    stamp = _stamp(record)
     env = {**world.env, "GIT_TRACE": str(trace)}
     saved, world.env = world.env, env
     try:
@@ -28,7 +35,16 @@ def sync(world: World, clone: Path, *args: str, before: tuple[str, ...] = ()) ->
     finally:
         world.env = saved
     assert run.code == 0, run.err
-    return run, FULL not in trace.read_text()
+    quick = only_quick_start(trace.read_text()) and stamp is not None and stamp == _stamp(record)
+    return run, quick
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_mtime_ns
 
 
 def team_files(world: World) -> dict[str, str]:
