@@ -413,13 +413,13 @@ def _keep_filed_headings(
         if (
             k in base_pos
             and b is not None
-            and (c.node.text, c.node.gap) != (b.text, b.gap)
+            and _edited(k, c.node, b)
             and b.anchor in bn
             and under[k] == b.anchor  # a repeated heading's first copy is not over it
             and any(
-                nd.anchor == b.anchor and (k[0] != "e" or (nd.text, nd.gap) != (b.text, b.gap))
+                nd.anchor == b.anchor and (k[0] != "e" or _edited(k, nd, b))
                 for _, nd in c.holders
-            )  # an entry: the side that modified it holds it there
+            )  # an entry: the side that edited it holds it there
         ):
             filed.add(b.anchor)
     for key in sorted(filed):
@@ -428,6 +428,14 @@ def _keep_filed_headings(
         held = [(s, nd) for s, nd in ((so, so.nodes.get(key)), (st, st.nodes.get(key))) if nd]
         if held:
             chosen[key] = _Chosen(held[0][1], held)
+
+
+def _edited(k: Key, nd: Node, b: Node) -> bool:
+    """Whether an item differs from the base's: for an entry its words (its blank lines are
+    formatting, as against a deletion), else its text or the blank lines before it."""
+    if k[0] == "e":
+        return _words(nd.text) != _words(b.text)
+    return (nd.text, nd.gap) != (b.text, b.gap)
 
 
 def _same(bn: dict[Key, Node], zb: Index, nodes: dict[Key, Node], z: Index) -> bool:

@@ -642,8 +642,15 @@ T0, T1 = "- [T0](t0.md) — first\n", "- [T1](t1.md) — first\n"
             T0.replace("first", "second") + "# Memory\n" + T1,
             T0 + T1.replace("first", "second"),
         ),
+        # an entry only re-spaced under the heading: formatting, it keeps nothing
+        (
+            "# Memory\n- plain one\n",
+            "# Memory\n\n- plain one\n",
+            T0 + "# Memory\n",
+            "- plain one\n",
+        ),
     ],
-    ids=["re-spaced", "edited"],
+    ids=["re-spaced", "edited", "re-spaced-under-it"],
 )
 def test_a_deleted_heading_is_kept_only_by_an_entry_modified_under_it_on_the_modifying_side(
     case: tuple[str, str, str, str],
