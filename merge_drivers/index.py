@@ -417,8 +417,7 @@ def _keep_filed_headings(
             and b.anchor in bn
             and under[k] == b.anchor  # a repeated heading's first copy is not over it
             and any(
-                nd.anchor == b.anchor and (k[0] != "e" or _edited(k, nd, b))
-                for _, nd in c.holders
+                nd.anchor == b.anchor and (k[0] != "e" or _edited(k, nd, b)) for _, nd in c.holders
             )  # an entry: the side that edited it holds it there
         ):
             filed.add(b.anchor)
