@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from gitmem.fileread import NotAFile, check_regular, read_regular, read_when_written
 from gitmem.gitstore import Repository
 from gitmem.policy import MAX_BLOB_BYTES, blocking, check_file
-from gitmem.state import STAT_MASK, FileRecord, write_atomic
+from gitmem.state import STAT_MASK, FileRecord, exchange, write_atomic, write_exchanging
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
@@ -441,6 +441,10 @@ def _replace_checked(
     inode the rename replaces. A hard link keeps that inode reachable, so what it holds after
     the rename is compared with `was`; a difference is returned (a blob id) to be merged.
     The file's permission bits are kept."""
+    if was is not None:
+        swapped = _replace_exchanging(repo, path, data, was)
+        if swapped is not None:
+            return swapped
     keep = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-kept-{path.name}")
     kept, mode, create = False, None, False
     try:
@@ -471,6 +475,35 @@ def _replace_checked(
         if kept:
             with contextlib.suppress(OSError):
                 keep.unlink()
+    oid = repo.write_blob(before)
+    return written, None if oid == was else oid
+
+
+def _replace_exchanging(
+    repo: Repository, path: Path, data: bytes, was: str
+) -> tuple[os.stat_result, str | None] | None:
+    """_replace_checked in one atomic swap: what the swap displaced is exactly what stood at
+    `path` at that instant, so an editor's save renamed there after the check comes back to
+    be merged (a hard link taken before the rename would keep the inode it replaced, not
+    theirs). None: no atomic swap on this system."""
+    try:
+        swapped = write_exchanging(path, data, stat.S_IMODE(os.lstat(path).st_mode))
+    except FileNotFoundError:
+        raise _VanishedMeanwhile(path) from None
+    if swapped is None:
+        return None
+    written, old = swapped
+    try:
+        try:
+            check_regular(os.lstat(old), path)
+            before = read_when_written(old)
+        except NotAFile:  # a link, FIFO or huge file was there: put it back, unread
+            with contextlib.suppress(OSError):
+                exchange(old, path)
+            raise
+    finally:
+        with contextlib.suppress(OSError):
+            old.unlink()
     oid = repo.write_blob(before)
     return written, None if oid == was else oid
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import gitmem.folders as folders
+import gitmem.state as state
 from gitmem.folders import Materialized, materialize
 from gitmem.gitstore import Repository
 
@@ -123,4 +124,27 @@ def test_a_file_grown_past_the_size_limit_after_the_check_is_kept_not_read(
     done = _write_back(repo, folder, how)
     assert done.displaced == {} and done.written == [] and done.deleted == []
     assert (folder / "x.md").stat().st_size == big, "the grown file is left where it was"
+    assert [p.name for p in folder.iterdir()] == ["x.md"]
+
+
+def test_an_editors_atomic_save_just_before_the_replace_is_returned_not_lost(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Editors save by writing a new file and renaming it over the old one. One that lands
+    after write-back kept the checked copy but before its own rename puts a new inode there:
+    it is what the replace displaces, so it is what must come back to be merged."""
+    folder = _folder(tmp_path)
+    real = state._write_temp
+
+    def saved_meanwhile(target: Path, *args: Any) -> tuple[Path, os.stat_result]:
+        written = real(target, *args)  # write-back's new copy is ready; the editor saves now
+        tmp = target.with_name(".x.md.swp")
+        tmp.write_bytes(b"old\nsaved by the editor\n")
+        os.replace(tmp, target)
+        return written
+
+    monkeypatch.setattr(state, "_write_temp", saved_meanwhile)
+    done = _write_back(repo, folder, "replaced")
+    assert repo.read_blob(done.displaced["x.md"]) == b"old\nsaved by the editor\n"
+    assert (folder / "x.md").read_bytes() == b"from the remote\n"
     assert [p.name for p in folder.iterdir()] == ["x.md"]
