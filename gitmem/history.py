@@ -339,6 +339,7 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
     target = where.scope.file(where.rel)
     _no_link_to(where, target)
     with repository_lock(repo.common_dir):
+        repo.forget_refs()  # read before the lock: maybe another command's past
         state = load_scope_state(repo.common_dir, where.scope.name)
         record = state.files.get(where.rel) if state.path == str(where.scope.path) else None
         if target.exists() and not force:
