@@ -497,7 +497,7 @@ def _replace_exchanging(
         try:
             check_regular(os.lstat(old), path)
             before = read_when_written(old)
-        except NotAFile:  # a link, FIFO or huge file was there: put it back, unread
+        except BaseException:  # a link, FIFO, huge or unreadable file: put back, unread
             with contextlib.suppress(OSError):
                 exchange(old, path)
             raise
@@ -518,13 +518,14 @@ def _remove_checked(repo: Repository, path: Path, was: str | None) -> str | None
         return None  # deleted meanwhile: as wanted
     try:
         check_regular(os.lstat(aside), path)
-    except NotAFile:
-        with contextlib.suppress(OSError):  # back where it was, unless something new is there
+        data = read_when_written(aside)
+    except BaseException:  # a link, FIFO, huge or unreadable file: put back, unread
+        with contextlib.suppress(OSError):  # where it was, unless something new is there
             os.link(aside, path, follow_symlinks=False)
             os.unlink(aside)
         raise
     try:
-        oid = repo.write_blob(read_when_written(aside))
+        oid = repo.write_blob(data)
     finally:
         with contextlib.suppress(OSError):
             aside.unlink()

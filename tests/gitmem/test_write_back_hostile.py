@@ -148,3 +148,22 @@ def test_an_editors_atomic_save_just_before_the_replace_is_returned_not_lost(
     assert repo.read_blob(done.displaced["x.md"]) == b"old\nsaved by the editor\n"
     assert (folder / "x.md").read_bytes() == b"from the remote\n"
     assert [p.name for p in folder.iterdir()] == ["x.md"]
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_displaced_copy_that_cannot_be_read_is_put_back_not_deleted(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """An I/O error reading what the replace or delete displaced (a failing disk, a network
+    file system gone away) must not delete it: it goes back where it was, for the next sync."""
+    folder = _folder(tmp_path)
+    _swap_after_check(monkeypatch, lambda path: path.write_bytes(b"old\nedited meanwhile\n"))
+
+    def unreadable(path: Path) -> bytes:
+        raise OSError(5, "Input/output error", str(path))
+
+    monkeypatch.setattr(folders, "read_when_written", unreadable)
+    done = _write_back(repo, folder, how)
+    assert done.written == [] and done.deleted == [] and "x.md" in done.changed_meanwhile
+    assert (folder / "x.md").read_bytes() == b"old\nedited meanwhile\n"
+    assert [p.name for p in folder.iterdir()] == ["x.md"]
