@@ -157,7 +157,11 @@ def test_a_displaced_copy_that_cannot_be_read_is_put_back_not_deleted(
     """An I/O error reading what the replace or delete displaced (a failing disk, a network
     file system gone away) must not delete it: it goes back where it was, for the next sync."""
     folder = _folder(tmp_path)
-    _swap_after_check(monkeypatch, lambda path: path.write_bytes(b"old\nedited meanwhile\n"))
+
+    def edit(path: Path) -> None:
+        path.write_bytes(b"old\nedited meanwhile\n")
+
+    _swap_after_check(monkeypatch, edit)
 
     def unreadable(path: Path) -> bytes:
         raise OSError(5, "Input/output error", str(path))
