@@ -233,8 +233,10 @@ def snapshot(
         why = _unsyncable(rel, st)
         data = b""
         if not why:
-            try:
-                data = (extra.get(rel) or folder / rel).read_bytes()
+            try:  # never through a link or from a FIFO swapped in since the stat
+                data = read_regular(extra.get(rel) or folder / rel)
+            except NotAFile:
+                why = "no longer a regular file within the size limit (changed while read)"
             except OSError as exc:
                 why = f"unreadable: {exc.strerror}"
         oid = repo.write_blob(data) if not why else ""

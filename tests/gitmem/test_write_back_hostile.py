@@ -171,3 +171,41 @@ def test_a_displaced_copy_that_cannot_be_read_is_put_back_not_deleted(
     assert done.written == [] and done.deleted == [] and "x.md" in done.changed_meanwhile
     assert (folder / "x.md").read_bytes() == b"old\nedited meanwhile\n"
     assert [p.name for p in folder.iterdir()] == ["x.md"]
+
+
+# -- the snapshot: a file checked regular, then swapped before it is read -----------------------
+
+
+@pytest.mark.parametrize("swap", ["fifo", "link"])
+def test_a_file_swapped_for_a_fifo_or_a_link_while_the_snapshot_reads_it_is_skipped(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str
+) -> None:
+    """Never blocked by a FIFO, never a file outside the folder read through a link (and then
+    committed and pushed as memory)."""
+    folder = _folder(tmp_path)
+    secret = tmp_path / "id_ed25519"
+    secret.write_bytes(b"PRIVATE KEY\n")
+    real = folders._unsyncable
+
+    def judged_then_swapped(rel: str, st: os.stat_result) -> str | None:
+        why = real(rel, st)
+        path = folder / rel
+        path.unlink()
+        if swap == "fifo":
+            os.mkfifo(path)
+        else:
+            path.symlink_to(secret)
+        return why
+
+    monkeypatch.setattr(folders, "_unsyncable", judged_then_swapped)
+    result: list[folders.Snapshot] = []
+    worker = threading.Thread(target=lambda: result.append(folders.snapshot(repo, folder, {})))
+    worker.start()
+    worker.join(5)
+    hung = worker.is_alive()
+    while worker.is_alive():
+        _release(folder)
+        worker.join(0.1)
+    assert not hung, "the snapshot blocked on a FIFO"
+    snap = result[0]
+    assert snap.files == {} and [rel for rel, _ in snap.skipped] == ["x.md"]
