@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent  # the working tree the benchmarks belong to
-PACKAGES = ("gitmem", "merge_drivers", "scripts")  # scripts/: the console scripts
+PACKAGES = ("gitmem", "merge_drivers")
 TOP_FILES = ("pyproject.toml", "README.md", "LICENSE")  # what setuptools reads besides them
 COMPLETE = ".gitmem-bench-complete"  # written last: a venv without it is a broken install
 # what COMPLETE says since runs hold their install's lock while they use it: only such an

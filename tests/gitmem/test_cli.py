@@ -73,8 +73,8 @@ def test_git_gitmem_runs_through_git(world: World, tmp_path: Path) -> None:
         ["git", "gitmem", "-C", str(a), "status", "--json"], capture_output=True, text=True, env=env
     )
     assert run.returncode == 0 and '"scopes"' in run.stdout, run.stderr
-    installed = (REPO_ROOT / "scripts" / "git-gitmem").read_text()
-    assert "from gitmem.__main__ import main" in installed
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    assert 'git-gitmem = "gitmem.__main__:main"' in pyproject
 
 
 def test_status_json_lists_every_scope(world: World) -> None:

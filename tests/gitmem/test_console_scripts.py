@@ -24,23 +24,13 @@ def _script(name: str) -> Path:
 
 
 def test_pyproject_declares_exactly_the_scripts_tested_here() -> None:
+    """Entry points, which pip turns into scripts that start from any environment path. Scripts
+    written by hand (`script-files`, `#!python`) get a plain `#!/path/python3` line, which
+    fails in an environment whose path holds a space ("bad interpreter")."""
     text = (REPO_ROOT / "pyproject.toml").read_text()
-    assert "[project.scripts]" not in text  # no generated scripts beside the written ones
-    line = next(ln for ln in text.splitlines() if ln.startswith("script-files = "))
-    declared = {Path(p.strip(' "')).name for p in line.split("=", 1)[1].strip(" []").split(",")}
-    assert declared == {"gitmem", "git-gitmem", "gitmem-merge-driver"}
-
-
-@pytest.mark.parametrize("name", ["gitmem", "git-gitmem", "gitmem-merge-driver"])
-def test_the_installed_scripts_import_nothing_before_gitmem(name: str) -> None:
-    """pip's generated console script imports `re` before gitmem (~5 ms of every start, the
-    no-op sync's whole import budget): the installed ones are the written scripts/, which
-    import `sys` and gitmem's entry, nothing else."""
-    body = _script(name).read_text().split("\n", 1)[1]  # the #! line is the venv's
-    assert body == (REPO_ROOT / "scripts" / name).read_text().split("\n", 1)[1]
-    imports = [ln for ln in body.splitlines() if ln.startswith(("import ", "from "))]
-    assert imports[0] == "import sys" and len(imports) == 2, imports
-    assert imports[1].startswith("from gitmem.") and imports[1].endswith(" import main")
+    section = text.split("[project.scripts]\n", 1)[1].split("\n\n", 1)[0]
+    names = {line.split("=", 1)[0].strip() for line in section.splitlines() if "=" in line}
+    assert names == {"gitmem", "git-gitmem", "gitmem-merge-driver"}
 
 
 @pytest.mark.parametrize("name", ["gitmem", "git-gitmem"])
