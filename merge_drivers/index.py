@@ -55,13 +55,9 @@ from merge_drivers.indexdoc import (
     Node,
     bullet_body,
     declared,
-    fence,
     first_line,
-    is_comment_start,
-    link_name,
     link_target,
     measure,
-    norm,
     parse,
     render,
     render_nodes,
@@ -73,6 +69,7 @@ from merge_drivers.indexorder import (
     fold_copies,
     unkept_regroups,
 )
+from merge_drivers.indexpairs import block_kind, block_rewrites, is_plain, link_renames, respelled
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.rank import Rank, rank_of, reason
 
@@ -205,7 +202,7 @@ def _rehome(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
     strays = {
         k
         for k, scope in zip(order, scope_at, strict=True)
-        if k[0] == "e" and k[1] != scope and _plain(k, nodes[k])
+        if k[0] == "e" and k[1] != scope and is_plain(k, nodes[k])
     }
     if not strays:
         return order
@@ -280,7 +277,7 @@ def merge_index(
     st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info, path)
     spelled: dict[str, dict[Key, Key]] = {}
     for side in (so, st):  # plain bullets by their first line, before anything compares them
-        spelled[side.name] = _respelled(bn, side.nodes)
+        spelled[side.name] = respelled(bn, side.nodes)
         side.nodes = {spelled[side.name].get(k, k): nd for k, nd in side.nodes.items()}
     base_order = _base_order(zb, bn)
     bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo)
@@ -294,9 +291,9 @@ def merge_index(
     orders = {}
     raw = {so.name: set(so.nodes), st.name: set(st.nodes)}
     for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
-        pairs = _pairs(bn, side.nodes)
+        pairs = link_renames(bn, side.nodes)
         other = raw[st.name if side is so else so.name]
-        pairs.update(_block_pairs(bn, side.nodes, pairs, other))
+        pairs.update(block_rewrites(bn, side.nodes, pairs, other))
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
         keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
@@ -349,7 +346,7 @@ def merge_index(
     nodes = {k: c.node for k, c in chosen.items()}
     lines: dict[str, int] = {}  # base plain bullets the result holds no more, by first line
     for i, k in enumerate(_base_order(zb, bn)):
-        if _plain(k, bn[k]) and k not in nodes:
+        if is_plain(k, bn[k]) and k not in nodes:
             lines.setdefault(words(first_line(bn[k].text)), i)
     order = fold_copies(canonical_order(base_order, base_pos, nodes, lines), nodes)
     for key in order:  # a folded copy's sub-lines joined the first's
@@ -535,133 +532,6 @@ def _reorganized(base_order: list[Key], bn: dict[Key, Node], order: list[Key], z
     return any(pos[a] > pos[b] for a, b in pairwise(kept))
 
 
-def _pairs(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
-    """{side key: base key} for linked entries this side renamed: the link changed, the title
-    did not. Paragraphs and plain bullets are not matched by similar text: which of several
-    similar items an edit came from would depend on the merge order, and replicas would not
-    converge (bold-name and file-name bullets keep their key through an edit instead).
-    Taken in base order, each entry once, the smallest key first: a function of base and side."""
-    titled: dict[str, list[Key]] = {}
-    for k in sorted(k for k in nodes if k not in bn and nodes[k].target):
-        title = _title(nodes[k].text)
-        if title:
-            titled.setdefault(title, []).append(k)
-    pairs: dict[Key, Key] = {}
-    for bk in (k for k in bn if k not in nodes and bn[k].target):
-        candidates = titled.get(_title(bn[bk].text))
-        if candidates:
-            pairs[candidates.pop(0)] = bk
-    return pairs
-
-
-def _respelled(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
-    """{side key: base key} for plain bullets that one normalized text keys: matched by their
-    first line (trailing whitespace aside), not by their place. `- Plain  One` where the base
-    wrote `- plain one` is another bullet (as any edit of a plain bullet is), keyed by its
-    line as `indexdoc.parse` keys a second bullet of one normalized text: a merge that kept
-    only the second must be read back as the second, not as the first edited."""
-    holder: dict[Key, str] = {}  # normalized key -> the base's first line for it
-    for k, nd in bn.items():
-        if _plain(k, nd):
-            holder[k] = words(first_line(nd.text))
-    for k, nd in bn.items():
-        if _linked(k, nd):
-            holder[k] = link_name(nd.target)
-    out: dict[Key, Key] = {}
-    for k, nd in nodes.items():
-        if _plain(k, nd):
-            line = words(first_line(nd.text))
-            main = (k[0], k[1], norm(bullet_body(line) or ""), 0)
-            want = main if holder.get(main) == line else (k[0], k[1], line, 1)
-        elif _linked(k, nd):
-            name = link_name(nd.target)
-            main = (k[0], k[1], norm(name), 0)
-            want = main if holder.get(main) == name else (k[0], k[1], name, 2)
-        else:
-            continue
-        if want != k:
-            out[k] = want
-    return out
-
-
-def _linked(k: Key, nd: Node) -> bool:
-    """An entry keyed by the file it links (not a bold term or a file name it starts with)."""
-    if k[0] != "e" or not nd.target or k[3] == 1:
-        return False
-    return link_target(bullet_body(first_line(nd.text)) or "") is not None
-
-
-def _plain(k: Key, nd: Node) -> bool:
-    """A plain bullet keyed by its text (not by a link, a bold term or a file name)."""
-    if k[0] != "e" or nd.target:
-        return False
-    return k[3] == 1 or k[2] == norm(bullet_body(first_line(nd.text)) or "")
-
-
-def _block_pairs(
-    bn: dict[Key, Node], nodes: dict[Key, Node], pairs: dict[Key, Key], other: set[Key]
-) -> dict[Key, Key]:
-    """{side key: base key} for paragraphs, comments and fences this side rewrote in place.
-
-    A block is anchored to its neighbours: the nearest items before and after it that both
-    the base and this side hold (a heading, an entry, an unchanged block). A base block this
-    side no longer holds and a new block of the same kind in the same slot are one block
-    edited, whatever the text; several pair in order (the first gone with the first new): a
-    merge writes an edited block at its base place, before the new items it files at the end
-    of the section, so the next merge pairs it again. A block the other side holds too (the
-    same text) next to the base block is a new item of its own, not an edit."""
-    mapped = [pairs.get(k, k) for k in nodes]
-    common = set(bn).intersection(mapped)
-    gone = [k for k in bn if k[0] == "b" and k not in common]
-    new = [k for k, m in zip(nodes, mapped, strict=True) if k[0] == "b" and m not in bn]
-    if not gone or not new:
-        return {}
-    slots_b = _slots(list(bn), common)
-    slots_s = _slots(mapped, common)
-    by_slot: dict[tuple[Key, Key, str], tuple[list[Key], list[Key]]] = {}
-    for k in gone:
-        by_slot.setdefault((*slots_b[k], _block_kind(bn[k].text)), ([], []))[0].append(k)
-    for k in new:
-        group = by_slot.get((*slots_s[k], _block_kind(nodes[k].text)))
-        if group is not None:
-            group[1].append(k)
-    out: dict[Key, Key] = {}
-    for olds, news in by_slot.values():
-        for sk, bk in zip(news, olds, strict=False):
-            if not (sk in other and bk in other):  # the other side holds both: two items
-                out[sk] = bk
-    return out
-
-
-def _block_kind(text: str) -> str:
-    first = text.split("\n", 1)[0]
-    return "comment" if is_comment_start(first) else "fence" if fence(first) else "paragraph"
-
-
-def _slots(keys: list[Key], common: set[Key]) -> dict[Key, tuple[Key, Key]]:
-    """For each key not in `common`: the nearest keys before and after it that are."""
-    out: dict[Key, tuple[Key, Key]] = {}
-    prev = START
-    for k in keys:
-        if k in common:
-            prev = k
-        else:
-            out[k] = (prev, START)
-    nxt = START
-    for k in reversed(keys):
-        if k in common:
-            nxt = k
-        elif k in out:
-            out[k] = (out[k][0], nxt)
-    return out
-
-
-def _title(text: str) -> str:
-    line = text.split("\n", 1)[0]
-    start, mid = line.find("["), line.find("](")
-    return " ".join(line[start + 1 : mid].split()).casefold() if 0 <= start < mid else ""
-
-
 def _words(text: str | None) -> str | None:
     """What an item says, trailing whitespace aside."""
     return None if text is None else words(text)
@@ -709,7 +579,7 @@ def merge_block(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
     on both sides to `win`. True when an edit of `lose` gave way."""
     from merge_drivers.text import merge_body
 
-    one = _block_kind(base or win) == "paragraph"  # no blank line may split it
+    one = block_kind(base or win) == "paragraph"  # no blank line may split it
     sides = [(x + "\n").encode() for x in (base, win, lose)]
     body, res = merge_body("", sides[0], sides[1], sides[2], "win", "", by_line=one, by_hunk=tie)
     return body.decode().removesuffix("\n"), any(r.winner == "win" for r in res)

@@ -1,0 +1,144 @@
+"""Which base item a side's `MEMORY.md` item is: renamed links, respelled bullets, edited blocks."""
+
+from __future__ import annotations
+
+from merge_drivers.indexdoc import (
+    START,
+    Key,
+    Node,
+    bullet_body,
+    fence,
+    first_line,
+    is_comment_start,
+    link_name,
+    link_target,
+    norm,
+    words,
+)
+
+
+def link_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
+    """{side key: base key} for linked entries this side renamed: the link changed, the title
+    did not. Paragraphs and plain bullets are not matched by similar text: which of several
+    similar items an edit came from would depend on the merge order, and replicas would not
+    converge (bold-name and file-name bullets keep their key through an edit instead).
+    Taken in base order, each entry once, the smallest key first: a function of base and side."""
+    titled: dict[str, list[Key]] = {}
+    for k in sorted(k for k in nodes if k not in bn and nodes[k].target):
+        title = _title(nodes[k].text)
+        if title:
+            titled.setdefault(title, []).append(k)
+    pairs: dict[Key, Key] = {}
+    for bk in (k for k in bn if k not in nodes and bn[k].target):
+        candidates = titled.get(_title(bn[bk].text))
+        if candidates:
+            pairs[candidates.pop(0)] = bk
+    return pairs
+
+
+def respelled(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
+    """{side key: base key} for plain bullets that one normalized text keys: matched by their
+    first line (trailing whitespace aside), not by their place. `- Plain  One` where the base
+    wrote `- plain one` is another bullet (as any edit of a plain bullet is), keyed by its
+    line as `indexdoc.parse` keys a second bullet of one normalized text: a merge that kept
+    only the second must be read back as the second, not as the first edited."""
+    holder: dict[Key, str] = {}  # normalized key -> the base's first line for it
+    for k, nd in bn.items():
+        if is_plain(k, nd):
+            holder[k] = words(first_line(nd.text))
+    for k, nd in bn.items():
+        if _linked(k, nd):
+            holder[k] = link_name(nd.target)
+    out: dict[Key, Key] = {}
+    for k, nd in nodes.items():
+        if is_plain(k, nd):
+            line = words(first_line(nd.text))
+            main = (k[0], k[1], norm(bullet_body(line) or ""), 0)
+            want = main if holder.get(main) == line else (k[0], k[1], line, 1)
+        elif _linked(k, nd):
+            name = link_name(nd.target)
+            main = (k[0], k[1], norm(name), 0)
+            want = main if holder.get(main) == name else (k[0], k[1], name, 2)
+        else:
+            continue
+        if want != k:
+            out[k] = want
+    return out
+
+
+def _linked(k: Key, nd: Node) -> bool:
+    """An entry keyed by the file it links (not a bold term or a file name it starts with)."""
+    if k[0] != "e" or not nd.target or k[3] == 1:
+        return False
+    return link_target(bullet_body(first_line(nd.text)) or "") is not None
+
+
+def is_plain(k: Key, nd: Node) -> bool:
+    """A plain bullet keyed by its text (not by a link, a bold term or a file name)."""
+    if k[0] != "e" or nd.target:
+        return False
+    return k[3] == 1 or k[2] == norm(bullet_body(first_line(nd.text)) or "")
+
+
+def block_rewrites(
+    bn: dict[Key, Node], nodes: dict[Key, Node], pairs: dict[Key, Key], other: set[Key]
+) -> dict[Key, Key]:
+    """{side key: base key} for paragraphs, comments and fences this side rewrote in place.
+
+    A block is anchored to its neighbours: the nearest items before and after it that both
+    the base and this side hold (a heading, an entry, an unchanged block). A base block this
+    side no longer holds and a new block of the same kind in the same slot are one block
+    edited, whatever the text; several pair in order (the first gone with the first new): a
+    merge writes an edited block at its base place, before the new items it files at the end
+    of the section, so the next merge pairs it again. A block the other side holds too (the
+    same text) next to the base block is a new item of its own, not an edit."""
+    mapped = [pairs.get(k, k) for k in nodes]
+    common = set(bn).intersection(mapped)
+    gone = [k for k in bn if k[0] == "b" and k not in common]
+    new = [k for k, m in zip(nodes, mapped, strict=True) if k[0] == "b" and m not in bn]
+    if not gone or not new:
+        return {}
+    slots_b = _slots(list(bn), common)
+    slots_s = _slots(mapped, common)
+    by_slot: dict[tuple[Key, Key, str], tuple[list[Key], list[Key]]] = {}
+    for k in gone:
+        by_slot.setdefault((*slots_b[k], block_kind(bn[k].text)), ([], []))[0].append(k)
+    for k in new:
+        group = by_slot.get((*slots_s[k], block_kind(nodes[k].text)))
+        if group is not None:
+            group[1].append(k)
+    out: dict[Key, Key] = {}
+    for olds, news in by_slot.values():
+        for sk, bk in zip(news, olds, strict=False):
+            if not (sk in other and bk in other):  # the other side holds both: two items
+                out[sk] = bk
+    return out
+
+
+def block_kind(text: str) -> str:
+    first = text.split("\n", 1)[0]
+    return "comment" if is_comment_start(first) else "fence" if fence(first) else "paragraph"
+
+
+def _slots(keys: list[Key], common: set[Key]) -> dict[Key, tuple[Key, Key]]:
+    """For each key not in `common`: the nearest keys before and after it that are."""
+    out: dict[Key, tuple[Key, Key]] = {}
+    prev = START
+    for k in keys:
+        if k in common:
+            prev = k
+        else:
+            out[k] = (prev, START)
+    nxt = START
+    for k in reversed(keys):
+        if k in common:
+            nxt = k
+        elif k in out:
+            out[k] = (out[k][0], nxt)
+    return out
+
+
+def _title(text: str) -> str:
+    line = text.split("\n", 1)[0]
+    start, mid = line.find("["), line.find("](")
+    return " ".join(line[start + 1 : mid].split()).casefold() if 0 <= start < mid else ""
