@@ -30,6 +30,7 @@ RULES = (
     "gitmem/errors.py",
     "gitmem/policy.py",
     "gitmem/records.py",
+    "gitmem/refmeta.py",
     "gitmem/secretscan.py",
     "gitmem/treecheck.py",
     "gitmem/gitstore/base.py",

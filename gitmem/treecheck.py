@@ -13,18 +13,20 @@ from typing import NamedTuple
 from gitmem.errors import TamperedRef, UntrustedTreeError
 from gitmem.gitstore import Repository
 from gitmem.policy import (
-    FORMAT_VERSION,
     MANIFEST,
     MAX_BLOB_BYTES,
     MAX_DEPTH,
     MAX_FILES,
-    META_FILE,
     Entry,
     Finding,
-    MetaError,
-    RefMeta,
     check_changed,
     check_entries,
+)
+from gitmem.refmeta import (
+    FORMAT_VERSION,
+    META_FILE,
+    MetaError,
+    RefMeta,
     merged_meta,
     parse_meta,
     render_meta,

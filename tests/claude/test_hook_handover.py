@@ -16,8 +16,8 @@ from gitmem.gitstore import Repository
 from gitmem.gitstore.handed import dry_run as dry_args
 from gitmem.gitstore.spawn import Spawned, clean_env
 from gitmem.gitstore.transport import fetch_args
-from gitmem.policy import render_meta
 from gitmem.quickstart import moves
+from gitmem.refmeta import render_meta
 from gitmem.scopes import Project, open_project
 from gitmem.sync import SyncOptions, run_sync
 from gitmem.syncbase import Fetched

@@ -20,7 +20,8 @@ import pytest
 from gitmem.errors import GitmemError
 from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
 from gitmem.gitstore.memoryrepo import MemoryRepository
-from gitmem.policy import MAX_BLOB_BYTES, MAX_DEPTH, render_meta
+from gitmem.policy import MAX_BLOB_BYTES, MAX_DEPTH
+from gitmem.refmeta import render_meta
 from gitmem.treecheck import Checked, _along_changes, check_tree, commit_findings
 from tests.support.stores import git_repository
 

@@ -24,8 +24,8 @@ from gitmem.policy import (
     check_entries,
     check_file,
     check_name,
-    render_meta,
 )
+from gitmem.refmeta import render_meta
 from gitmem.secretscan import fingerprint, read_allow_list, scan_injection, scan_secrets
 from merge_drivers.yamlsafe import fence, unsafe_yaml
 

@@ -1,0 +1,92 @@
+"""`gitmem.toml`, the identity file of a gitmem ref: read, written and merged."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass
+else:
+    from gitmem.records import dataclass
+
+FORMAT_VERSION = 1
+META_FILE = "gitmem.toml"
+
+
+@dataclass(frozen=True)
+class RefMeta:
+    version: int
+    key: str
+    aliases: tuple[str, ...] = ()  # other spellings the project is known by (docs/design.md §2)
+
+    def knows(self, key: str) -> bool:
+        return key == self.key or key in self.aliases
+
+
+class MetaError(ValueError):
+    """gitmem.toml cannot be read."""
+
+
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _unquote(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def parse_meta(data: bytes) -> RefMeta:
+    """gitmem.toml: `version = 1`, `key = "..."` and `aliases = ["...", ...]` (written by us)."""
+    values: dict[str, str] = {}
+    aliases: tuple[str, ...] = ()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MetaError(f"{META_FILE} is not UTF-8") from exc
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        if not sep:
+            raise MetaError(f"{META_FILE}: cannot read line {line[:40]!r}")
+        value = value.strip()
+        if name.strip() == "aliases":
+            if not (value.startswith("[") and value.endswith("]")):
+                raise MetaError(f"{META_FILE}: aliases is not a list")
+            aliases = tuple(_unquote(m) for m in _QUOTED.findall(value))
+            continue
+        if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+            value = _unquote(value[1:-1])
+        values[name.strip()] = value
+    try:
+        return RefMeta(int(values["version"]), values["key"], aliases)
+    except (KeyError, ValueError) as exc:
+        raise MetaError(f"{META_FILE} lacks a version or key") from exc
+
+
+def render_meta(key: str, aliases: tuple[str, ...] = ()) -> bytes:
+    lines = [
+        "# gitmem ref: memory files synced by gitmem; do not edit by hand",
+        f"version = {FORMAT_VERSION}",
+        f"key = {_quote(key)}",
+    ]
+    if aliases:
+        lines.append(f"aliases = [{', '.join(_quote(a) for a in aliases)}]")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def merged_meta(metas: list[RefMeta], adopt: str | None = None) -> RefMeta:
+    """One identity for a merge of refs: every key and alias survives, so no spelling that was
+    ever accepted is refused later (no ping-pong); the key is the one they share, else the
+    least (symmetric). `adopt` adds our key as an alias; it never replaces the key."""
+    key = min(m.key for m in metas)
+    known = {k for m in metas for k in (m.key, *m.aliases)}
+    if adopt:
+        known.add(adopt)
+    version = max(m.version for m in metas)
+    return RefMeta(version, key, tuple(sorted(known - {key})))
