@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from gitmem.ciphercache import CipherCache
 from gitmem.crypto import (
-    ENCRYPT_MODES,
     ENDORSEMENT_FILE,
     KEY_DIR,
     MANIFEST,
@@ -25,7 +24,6 @@ from gitmem.crypto import (
     NoAccess,
     ScopeKey,
     create_machine_key,
-    encrypt_mode,
     endorsed_by,
     is_hex_name,
     load_machine_key,
@@ -40,10 +38,10 @@ from gitmem.firstcontact import first_contact
 from gitmem.gitstore import Repository
 from gitmem.policy import Finding, blocking, check_name
 from gitmem.rollback import manifest_value, read_manifest, rollback_hint, rolled_back
+from gitmem.sealedfolders import form_change, sealed_prefixes, tip_folders
 from gitmem.treemerge import blobs
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from collections.abc import Iterable, Set
     from dataclasses import dataclass, field
 else:
     from gitmem.records import dataclass, field
@@ -61,10 +59,6 @@ REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "
     "Inspect it with git log, then run gitmem sync again once it is repaired"
 )
-
-
-def sealed_prefixes(repo: Repository) -> tuple[str, ...]:
-    return ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
 
 
 @dataclass
@@ -447,16 +441,8 @@ class PersonalCodec:
         if decoded is not None:
             reason = self._form_change(decoded)
         else:  # from the folders' names: no listing of the whole tip
-            tree = self.repo.read_commit(tip)[0]
-            present: set[str] = set()
-            sealed: set[str] = set()
-            for prefix in PERSONAL_PREFIXES:
-                names = self.repo.folder_names(tree, prefix) or []
-                if MANIFEST in names:
-                    sealed.add(prefix)
-                if len(names) > (MANIFEST in names):  # a sealed folder's manifest alone: empty
-                    present.add(prefix)
-            reason = _form_change(present, sealed & present, self.wanted)
+            present, sealed = tip_folders(self.repo, self.repo.read_commit(tip)[0])
+            reason = form_change(present, sealed & present, self.wanted)
         if reason is None:
             self.cache.form = form
             self.cache.dirty = True
@@ -465,7 +451,7 @@ class PersonalCodec:
     def _form_change(self, decoded: Decoded) -> str | None:
         present = {p.split("/", 1)[0] for p in decoded.files if "/" in p}
         # an empty sealed folder (its manifest) holds nothing
-        return _form_change(present, decoded.sealed & present, self.wanted)
+        return form_change(present, decoded.sealed & present, self.wanted)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -595,14 +581,3 @@ def make_keyring(
 def personal_codec(repo: Repository, ref: str) -> PersonalCodec:
     # the local scope is never written in plaintext, whatever gitmem.encrypt says
     return PersonalCodec(repo, ref, tuple(dict.fromkeys([*sealed_prefixes(repo), "local"])))
-
-
-def _form_change(present: set[str], sealed: Set[str], wanted: Iterable[str]) -> str | None:
-    """Why a tip whose folders `present` hold files, `sealed` of them encrypted, is not in the
-    form `gitmem.encrypt` wants (None: it is)."""
-    should = present & set(wanted)
-    if sealed == should:
-        return None
-    if should - sealed:
-        return f"encrypt {', '.join(sorted(should - sealed))}"
-    return f"store {', '.join(sorted(sealed - should))} as plaintext (gitmem.encrypt)"

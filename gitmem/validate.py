@@ -121,7 +121,7 @@ def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
 def _downgrades(repo: Repository, commit: str, name: str) -> list[Finding]:
     """GM160 where a personal commit stores in plaintext what its parent encrypted and
     gitmem.encrypt here seals (the rule sync's pull applies: gitmem.policy.unsealed)."""
-    from gitmem.privacy import sealed_prefixes
+    from gitmem.sealedfolders import sealed_prefixes
 
     parents = repo.read_commit(commit)[1]
     if not parents:
