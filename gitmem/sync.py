@@ -89,6 +89,9 @@ class Syncer(RemoteChecks):
         if self.opts.dry_run:
             return self._dry_run()
         with repository_lock(self.repo.common_dir, self.opts.lock_wait, self.opts.notice):
+            # our refs as they are now: what the opening read (or a quick start handed over)
+            # predates the lock, and another gitmem may have synced in between
+            self.repo.forget_refs()
             for lock in self.repo.clear_stale_ref_locks():
                 self.result.report(next(iter(self.by_ref))).notes.append(
                     f"removed a stale lock left by an interrupted git: {lock}"
