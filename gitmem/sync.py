@@ -89,8 +89,8 @@ class Syncer(RemoteChecks):
         if self.opts.dry_run:
             return self._dry_run()
         with repository_lock(self.repo.common_dir, self.opts.lock_wait, self.opts.notice):
-            # our refs as they are now: what the opening read (or a quick start handed over)
-            # predates the lock, and another gitmem may have synced in between
+            # refs read before the lock (opening the project) may be another sync's past: a
+            # local ref seen behind where that sync left it reads as files deleted since
             self.repo.forget_refs()
             for lock in self.repo.clear_stale_ref_locks():
                 self.result.report(next(iter(self.by_ref))).notes.append(

@@ -94,11 +94,16 @@ def test_a_teammates_push_goes_the_full_way_and_says_who_and_what(
     ]
     assert len([c for c in git_commands(world) if c.startswith("fetch")]) == 1
     # the full hook opens the project with the quick start's answers and records from them;
-    # our refs are read once more inside its lock (another gitmem may have synced meanwhile)
+    # the refs alone are read again once the sync holds its lock (read before it, they may be
+    # another sync's past)
     opening = ("rev-parse", "config", "ls-files", "for-each-ref")
     ran = [c.split()[0] for c in git_commands(world)]
-    counts = {name: ran.count(name) for name in opening}
-    assert counts == {"rev-parse": 1, "config": 1, "ls-files": 1, "for-each-ref": 2}, ran
+    assert {name: ran.count(name) for name in opening} == {
+        "rev-parse": 1,
+        "config": 1,
+        "ls-files": 1,
+        "for-each-ref": 2,
+    }, ran
     # the quick start's fetch found the move: the full hook still knows what is new
     assert "alice@example.com" in run.out and "team/deploys.md" in run.out
     assert "Thursdays" in (world.scope_path(bob, "team") / "deploys.md").read_text()
