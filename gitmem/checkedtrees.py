@@ -22,20 +22,50 @@ def _file(common_dir: Path) -> Path:
 POLICY = "policy"  # the key of the rules' stamp (a ref's name starts with refs/)
 
 
+# every module a check of a fetched tree runs (its policy, limits and tree walks, the raw-name
+# walk of git's tree objects, the object reader that sizes blobs, the YAML and index rules):
+# tests/gitmem/test_checked_stamp.py traces a check and fails when one it runs is not here
+RULES = (
+    "gitmem/checkedtrees.py",
+    "gitmem/errors.py",
+    "gitmem/policy.py",
+    "gitmem/records.py",
+    "gitmem/secretscan.py",
+    "gitmem/treecheck.py",
+    "gitmem/gitstore/base.py",
+    "gitmem/gitstore/catfile.py",
+    "gitmem/gitstore/digest.py",
+    "gitmem/gitstore/objects.py",
+    "gitmem/gitstore/process.py",
+    "gitmem/gitstore/spawn.py",
+    "gitmem/gitstore/treediff.py",
+    "merge_drivers/__init__.py",
+    "merge_drivers/archive.py",
+    "merge_drivers/indexdoc.py",
+    "merge_drivers/model.py",
+    "merge_drivers/rank.py",
+    "merge_drivers/yamlsafe.py",
+)
+
+
 @functools.cache
 def policy_stamp() -> str:
-    """The rules a kept tree passed: a digest of the code that decides a refusal (the
-    policy, its limits, the tree walk, the YAML rules). Any change to them, an upgrade or an
-    edit, makes every kept tree one to check whole again."""
-    import merge_drivers.yamlsafe
-    from gitmem import policy, treecheck
-    from gitmem.gitstore import treediff
+    """The rules a kept tree passed: a digest of the code that decides a refusal (`RULES`,
+    read as files: nothing more is imported). Any change to them, an upgrade or an edit,
+    makes every kept tree one to check whole again."""
+    import gitmem
     from gitmem.gitstore.digest import digest
 
     # built-in SHA-256 (gitstore/digest.py): OpenSSL's load (~4 ms) is paid by no pull
-    sources = (policy, treecheck, treediff, merge_drivers.yamlsafe)
-    text = b"".join(Path(str(module.__file__)).read_bytes() for module in sources)
-    return digest("sha256", text).hexdigest()[:16]
+    root = Path(str(gitmem.__file__)).parent.parent  # gitmem/ and merge_drivers/ side by side
+    stamp = digest("sha256", gitmem.__version__.encode())
+    for name in RULES:
+        try:
+            data = (root / name).read_bytes()
+        except OSError:
+            data = b"missing"  # an install without sources: its version above stamps it
+        stamp.update(name.encode() + b"\0" + digest("sha256", data).digest())
+    return stamp.hexdigest()[:16]
 
 
 def _load(common_dir: Path) -> dict[str, object]:

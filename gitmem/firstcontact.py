@@ -1,46 +1,190 @@
-"""A sealed personal ref met for the first time (docs/design.md §5, trust on first use, shown):
-the sync takes what the remote's key sealed, and says in one line who else that key opens for.
+"""A sealed personal ref met for the first time (docs/design.md §5, trust on first use, asked):
+the sync takes what the remote's key sealed when that key opens only for this machine, or when
+this machine asked to be granted, or when the user trusted every other recipient; otherwise it
+refuses the ref, naming the recipients and the command that trusts them.
 
 Anyone who can push may plant the victim's personal ref before their first sync, sealed to the
-victim's public SSH key (public on forges) and to the attacker's: the victim's memory would then
-be pushed under a key the attacker holds. Its honest look-alike is a machine's first sync after
-another machine granted it. So, like ssh's first connection, the first contact names every
-recipient that is not this machine, and how to drop one; and it counts the recipients the age
-file is really sealed to, since the sealed recipient list is only the writer's claim.
+victim's public SSH key (public on forges) and to the attacker's: taken as found, the victim's
+memory would then be pushed under a key the attacker holds. Its honest look-alike is a
+machine's first sync after another machine granted it, which that machine asked for: its sync
+that found a key it could not open wrote so (`asked_to_be_granted`, per repository). Otherwise,
+like ssh's first connection to an unknown host, the user checks the fingerprints and runs
+`gitmem key trust` (kept for this machine, as ssh's known hosts are). It counts the recipients the age file is really
+sealed to, since the sealed recipient list is only the writer's claim: a hidden one cannot be
+trusted by name.
 """
 
 from __future__ import annotations
 
 import base64
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.crypto import SCOPE_KEY_FILE, canonical_recipient
+from gitmem.crypto import SCOPE_KEY_FILE, DecryptError, canonical_recipient, config_dir
+from gitmem.errors import UsageError
+from gitmem.state import state_dir, write_atomic
 
 if TYPE_CHECKING:
     from gitmem.crypto import Keyring, MachineKey
     from gitmem.gitstore import Repository
 
 AGE_HEADER_LIMIT = 64 << 10  # a scope key's age file: a header line per recipient, tiny
+# per repository: [this machine's recipient, the commit it could not open]
+ASKED_FILE = "asked.json"
+TRUSTED_FILE = "trusted"  # this machine's: one fingerprint a line (`gitmem key trust`)
+MAX_TRUSTED_BYTES = 1 << 20
+
+
+def asked_to_be_granted(common_dir: Path, machine_recipient: str, commit: str) -> None:
+    """This machine found the personal ref at `commit` sealed to a key it cannot open, and
+    told the user to grant it elsewhere: the next key it meets there, fetched on top of that
+    commit, is the one it asked for."""
+    asked = [canonical_recipient(machine_recipient), commit]
+    if _asked_at(common_dir) != asked:
+        target = state_dir(common_dir) / ASKED_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, json.dumps(asked).encode())
+
+
+def _asked_at(common_dir: Path) -> object:
+    try:
+        return json.loads((state_dir(common_dir) / ASKED_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def trust(given: str) -> str:
+    """Trust a recipient at this machine's first contacts: `given` is a fingerprint as the
+    refusal names it (SHA256:… of an SSH key, an age recipient) or an SSH public key.
+    Returns the fingerprint kept."""
+    value = given.strip()
+    if value.startswith("SHA256:"):
+        body = value.removeprefix("SHA256:")
+        try:
+            ok = len(base64.b64decode(body + "=" * (-len(body) % 4), validate=True)) == 32
+        except ValueError:
+            ok = False
+        if not ok:
+            raise UsageError(
+                f"{value[:60]!r} is not an SSH key fingerprint",
+                "copy it from the refused sync's line (ssh-keygen -lf KEY.pub prints one)",
+            )
+        found = value
+    else:
+        try:
+            found = fingerprint(canonical_recipient(value))
+        except (ValueError, UsageError):
+            raise UsageError(
+                f"{value[:60]!r} is neither a fingerprint nor a recipient",
+                "copy it from the refused sync's line: SHA256:… or age1…",
+            ) from None
+    trusted = trusted_keys()
+    if found not in trusted:
+        target = config_dir() / TRUSTED_FILE
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, "".join(f"{t}\n" for t in [*trusted, found]).encode())
+    return found
+
+
+def trusted_keys() -> list[str]:
+    """The fingerprints `gitmem key trust` kept on this machine, in the order trusted."""
+    try:
+        with open(config_dir() / TRUSTED_FILE, "rb") as fh:
+            text = fh.read(MAX_TRUSTED_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return []
+    return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+
+
+def _asked(repo: Repository, machine_recipient: str | None, fetched: str) -> bool:
+    """Whether this machine asked to be granted when the remote's ref was at a commit that
+    the `fetched` one descends from: a grant it asked for arrives on top of that."""
+    asked = _asked_at(repo.common_dir)
+    if machine_recipient is None or not isinstance(asked, list) or len(asked) != 2:
+        return False
+    me, commit = asked
+    if me != canonical_recipient(machine_recipient) or not isinstance(commit, str):
+        return False
+    return commit == fetched or repo.is_ancestor(commit, fetched)
 
 
 def first_contact(
-    repo: Repository, ref: str, keyring: Keyring, machine: MachineKey | None, notes: list[str]
+    repo: Repository,
+    ref: str,
+    keyring: Keyring,
+    machine: MachineKey | None,
+    notes: list[str],
+    remote_ref: tuple[str, str] | None = None,
+    fetched: str | None = None,
 ) -> None:
-    """Add to `notes` (once) the line a first sync of `ref` prints, when its key opens for
-    anyone but this machine."""
-    note = first_contact_note(repo, ref, keyring, machine.recipient if machine else None)
+    """Take a sealed `ref` met for the first time at commit `fetched`, or raise DecryptError
+    (exit 3): its key opens for others than this machine, which neither asked to be granted
+    (at a commit `fetched` descends from) nor trusts them. When taken, add to `notes` (once)
+    the line that names the others. `remote_ref`: the remote and its name for the ref."""
+    me = machine.recipient if machine else None
+    others, hidden = _others(repo, keyring, me)
+    if not others and not hidden:
+        return
+    trusted = set(trusted_keys())
+    untrusted = hidden or any(fingerprint(r) not in trusted for r in others)
+    if untrusted and (fetched is None or not _asked(repo, me, fetched)):  # asked: a process
+        raise DecryptError(*refusal(ref, others, hidden, trusted, remote_ref))
+    note = first_contact_note(repo, ref, keyring, me)
     if note and note not in notes:
         notes.append(note)
 
 
-def first_contact_note(
-    repo: Repository, ref: str, keyring: Keyring, machine_recipient: str | None
-) -> str | None:
+def refusal(
+    ref: str,
+    others: list[str],
+    hidden: int,
+    trusted: set[str],
+    remote_ref: tuple[str, str] | None = None,
+) -> tuple[str, str]:
+    """The one line and hint of a refused first contact (`remote_ref`: the remote and its
+    name for the ref)."""
+    remote, name = remote_ref or ("REMOTE", ref)
+    named = [fingerprint(r) for r in others]
+    whom = ", ".join(named)
+    if hidden:
+        whom += f"{' and ' if named else ''}{_hidden(hidden)} (gitmem never writes that)"
+    commands = " and ".join(f"gitmem key trust {f}" for f in named if f not in trusted)
+    yours = (
+        f"if every one is yours (gitmem key show on your other machines), run {commands}, then "
+        "gitmem sync; "
+        if commands and not hidden
+        else ""
+    )
+    return (
+        f"{ref}: first sync of your personal memory here, and its key also opens for {whom}, "
+        "which this machine never asked for",
+        f"nothing of your personal memory was written or pushed; {yours}if not, someone who "
+        f"can push planted it: delete it on the remote (git push {remote} --delete {name}), then "
+        "gitmem sync",
+    )
+
+
+def _hidden(count: int) -> str:
+    return f"{count} recipient{'s' if count != 1 else ''} its key list does not name"
+
+
+def _others(
+    repo: Repository, keyring: Keyring, machine_recipient: str | None
+) -> tuple[list[str], int]:
+    """The recipients the key lists besides this machine, and how many more it is sealed to."""
     me = canonical_recipient(machine_recipient) if machine_recipient else None
     others = [r for r in keyring.recipients if r != me]
     oid = keyring.files.get(SCOPE_KEY_FILE)
     sealed = sealed_count(repo.read_blob(oid)) if oid else None
     hidden = max(0, sealed - len(keyring.recipients)) if sealed is not None else 0
+    return others, hidden
+
+
+def first_contact_note(
+    repo: Repository, ref: str, keyring: Keyring, machine_recipient: str | None
+) -> str | None:
+    others, hidden = _others(repo, keyring, machine_recipient)
     if not others and not hidden:
         return None
     named = ", ".join(describe(r) for r in others)
@@ -49,17 +193,17 @@ def first_contact_note(
         parts.append(f" {named}")
     if hidden:
         parts.append(
-            f"{' and' if others else ''} {hidden} recipient{'s' if hidden != 1 else ''} "
-            "its key list does not name (gitmem never writes that: run gitmem key rotate)"
+            f"{' and' if others else ''} {_hidden(hidden)} "
+            "(gitmem never writes that: run gitmem key rotate)"
         )
     if others:
         parts.append("; not yours? gitmem key revoke RECIPIENT (gitmem key list shows them)")
     return "".join(parts)
 
 
-def describe(recipient: str) -> str:
-    """A recipient as the user can check it: an SSH key by its fingerprint (`ssh-keygen -l`),
-    an age key by its ends (`gitmem key show` on the machine that has it)."""
+def fingerprint(recipient: str) -> str:
+    """What `gitmem key trust` takes: an SSH key's SHA256: fingerprint (as `ssh-keygen -l`
+    prints it), an age recipient itself (as `gitmem key show` prints it)."""
     kind, _, body = recipient.partition(" ")
     if kind.startswith("ssh-") and body:
         try:
@@ -69,7 +213,17 @@ def describe(recipient: str) -> str:
         import hashlib  # here: the sync path imports this module and seldom describes a key
 
         digest = base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
-        return f"{kind} SHA256:{digest}"
+        return f"SHA256:{digest}"
+    return recipient
+
+
+def describe(recipient: str) -> str:
+    """A recipient as the user can check it: an SSH key by its fingerprint (`ssh-keygen -l`),
+    an age key by its ends (`gitmem key show` on the machine that has it)."""
+    kind = recipient.partition(" ")[0]
+    if kind.startswith("ssh-"):
+        found = fingerprint(recipient)
+        return f"{kind} {found}" if found != recipient else recipient
     return f"{recipient[:12]}…{recipient[-6:]}" if len(recipient) > 24 else recipient
 
 

@@ -372,7 +372,7 @@ def check_entries(
     """Every finding of one tree (`links`: with the link warnings GM132/GM133, which only
     validate shows; a sync names none of them). `all_paths`: each path with folders and repeats, as git
     lists them (a mapping folds the repeats a hostile tree can hold). `known`: blob ids whose
-    content needs no second look (already in local history, or unchanged since a base).
+    content needs no second look (read as memory text in a tree that passed: `read_as_text`).
     `named`: paths of a tree checked before, whose names need no second look (the name rules
     depend on the path alone); everything else about them is checked again."""
     findings: list[Finding] = []
@@ -483,6 +483,24 @@ def sealed_in(paths: Iterable[str]) -> frozenset[str]:
     """The prefixes a personal tree holds encrypted (their manifest is there)."""
     names = set(paths)
     return frozenset(p for p in ("auto", "local") if f"{p}/{MANIFEST}" in names)
+
+
+def read_as_text(files: Mapping[str, str]) -> tuple[frozenset[str], frozenset[str]]:
+    """What a check of a tree that passed (`files`: path -> blob id) vouches for in a later
+    tree, as `check_entries`' `known` and `named`: the blob ids it read as memory text and the
+    paths it checked as memory names. Never ciphertext (an encrypted name, whose bytes no rule
+    reads), a key file or gitmem.toml (read by other rules): the same blob at a memory path
+    of another tree was never checked as what it would be there."""
+    encrypted = ALWAYS_ENCRYPTED | ({"auto"} if f"auto/{MANIFEST}" in files else set())
+    texts: set[str] = set()
+    names: set[str] = set()
+    for path, oid in files.items():
+        if _encrypted_name(path, encrypted):
+            continue
+        names.add(path)
+        if path != META_FILE and path not in KEY_FILES:
+            texts.add(oid)
+    return frozenset(texts), frozenset(names)
 
 
 def _encrypted_scopes(entries: Mapping[str, Entry]) -> frozenset[str]:

@@ -82,6 +82,8 @@ class PersonalCodec:
     ref: str
     wanted: tuple[str, ...]  # prefixes to encrypt on the way to the ref
     notes: list[str] = field(default_factory=list)
+    # (remote, its name for the ref): where the ref is fetched from, as a refusal's hint says
+    remote_ref: tuple[str, str] | None = None
     _machine: MachineKey | None = None
     _machine_loaded: bool = False
     _keys: dict[str, ScopeKey] = field(default_factory=dict)  # scope.age blob id -> key
@@ -286,8 +288,16 @@ class PersonalCodec:
                     "and nothing here vouches for it",
                     FIRST_PLAINTEXT_HINT,
                 )
-            if theirs.keyring is not None:  # trusted on first use, and shown
-                first_contact(self.repo, self.ref, theirs.keyring, self.machine(), self.notes)
+            if theirs.keyring is not None:  # trusted on first use when asked for, and shown
+                first_contact(
+                    self.repo,
+                    self.ref,
+                    theirs.keyring,
+                    self.machine(),
+                    self.notes,
+                    self.remote_ref,
+                    remote,
+                )
             return theirs
         if ours.keyring is None:
             return theirs  # plaintext synced here before: re-written encrypted on the next push

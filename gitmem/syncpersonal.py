@@ -36,6 +36,9 @@ class PersonalRefs(SyncBase):
             from gitmem.privacy import personal_codec
 
             self._codec = personal_codec(self.repo, ref)
+            if self.project.remote is not None or self.project.hub:
+                route = self.project.route(ref)
+                self._codec.remote_ref = (route.remote, route.name)
         return self._codec
 
     def _files(self, ref: str, commit: str) -> dict[str, str]:

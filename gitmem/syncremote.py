@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from gitmem.checkedtrees import load_checked, save_checked
 from gitmem.errors import TamperedRef, UntrustedTreeError
-from gitmem.policy import must_be_signed, signature_findings
+from gitmem.policy import must_be_signed, read_as_text, signature_findings
 from gitmem.synccommit import LocalCommit
 from gitmem.treecheck import (
     META_FILE,
@@ -51,8 +51,10 @@ class RemoteChecks(LocalCommit):
                         "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
                         "nothing was written",
                     )
-            if self._sealed(ref) and not self._plain_personal(ref, counts, since):
-                self._verify_personal(ref, commit, local)
+            if self._sealed(ref):
+                pin = self._pin(ref, local, since)
+                if not self._plain_personal(pin, counts, since):
+                    self._verify_personal(ref, commit, local, pin)
         except (UntrustedTreeError, TamperedRef) as exc:
             self._unfetch(ref, commit)
             # one hostile ref must not hold the others back: set it aside (nothing of it
@@ -72,12 +74,33 @@ class RemoteChecks(LocalCommit):
                 notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
 
     def _ours(self, local: str | None) -> tuple[frozenset[str], frozenset[str]]:
-        """The blob ids and paths of our tree (what a check of a whole fetched tree need not
-        look at again): listed only when the whole tree is checked."""
-        ours = blobs(self.repo.list_tree(local)) if local else {}
-        return frozenset(ours.values()), frozenset(ours)
+        """The blob ids and paths of our tree that passed as memory text and names (what a
+        check of a whole fetched tree need not look at again; never our ciphertext): listed
+        only when the whole tree is checked."""
+        return read_as_text(blobs(self.repo.list_tree(local)) if local else {})
 
-    def _plain_personal(self, ref: str, counts: Checked | None, since: Checked | None) -> bool:
+    def _pin(self, ref: str, local: str | None, since: Checked | None) -> str | None:
+        """The remote's last state this machine vouches for, which the personal checks compare
+        the fetched tip with (the first contact, rollback, key endorsements): the tracking
+        ref before this fetch when this machine merged it (the local ref holds it) or it
+        passed these checks (`since`, the tree checked.json keeps, is its tree). A tracking
+        ref moved by a fetch that checks nothing (status --fetch) vouches for nothing: then
+        the newest commit it shares with the local ref, or none (a first contact)."""
+        pin = previous = self.fetched_from.get(ref)
+        if previous is not None and previous != local and not self._vouched(previous, since):
+            merged = local is not None and self.repo.is_ancestor(previous, local)
+            if not merged:
+                pin = self.repo.merge_base(local, previous) if local is not None else None
+        self.pins[ref] = pin  # where a refused fetch puts the tracking ref back
+        return pin
+
+    def _vouched(self, commit: str, since: Checked | None) -> bool:
+        """`commit`'s tree is the last of its ref that passed the checks here."""
+        return since is not None and self.repo.read_commit(commit)[0] == since.tree
+
+    def _plain_personal(
+        self, pinned: str | None, counts: Checked | None, since: Checked | None
+    ) -> bool:
         """The fetched personal tip holds no key, no sealed folder and no local/, and so did
         the tip fetched before it (the pin of the personal checks; none: a first contact,
         checked whole): the personal checks have
@@ -88,7 +111,6 @@ class RemoteChecks(LocalCommit):
         repo = self.repo
         if any(repo.tree_entry(counts.tree, top) for top in ("keys", "local")):
             return False
-        pinned = self.fetched_from.get(ref)
         if pinned is None:
             # a first contact (the tracking ref dropped, checked.json kept): plaintext where
             # this machine encrypts is refused there, never taken as a history synced here
@@ -121,26 +143,33 @@ class RemoteChecks(LocalCommit):
             "under both spellings",
         )
 
-    def _verify_personal(self, ref: str, commit: str, local: str | None) -> None:
+    def _verify_personal(self, ref: str, commit: str, local: str | None, pin: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""
         from gitmem.crypto import NoAccess
 
         codec = self._codec_for(ref)
         try:
             where = f"{self.project.remote}/{ref}"
-            for finding in codec.check_fetched(commit, self.fetched_from.get(ref), local, where):
+            for finding in codec.check_fetched(commit, pin, local, where):
                 if finding.code in ("GM140", "GM150"):  # as for plaintext: said, never blocking
                     self.result.report(ref).notes.append(
                         f"pulled {finding} (gitmem validate {ref} shows all findings)"
                     )
         except NoAccess:  # a DecryptError goes up: _check_remote un-fetches and refuses
+            from gitmem.firstcontact import asked_to_be_granted
+
             self.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())
+            machine = codec.machine(create=True)
+            assert machine is not None
+            # the key this machine is granted next is the one it asked for (first contact)
+            asked_to_be_granted(self.repo.common_dir, machine.recipient, commit)
 
     def _unfetch(self, ref: str, refused: str) -> None:
-        """Put the remote-tracking ref back where it was: a refused fetch leaves no trace."""
+        """Put the remote-tracking ref back where it was: a refused fetch leaves no trace;
+        where a check vouched for it (`_pin`: not where a fetch that checks nothing left it)."""
         tracking = self.project.tracking_ref(ref)
-        previous = self.fetched_from.get(ref)
+        previous = self.pins.get(ref, self.fetched_from.get(ref))
         if previous:
             self.repo.update_ref(tracking, previous, refused, "gitmem: refused remote tree")
         else:

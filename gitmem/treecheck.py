@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from gitmem.errors import GitError, TamperedRef, UntrustedTreeError
+from gitmem.errors import TamperedRef, UntrustedTreeError
 from gitmem.gitstore import Repository
 from gitmem.policy import (
     FORMAT_VERSION,
@@ -131,15 +131,13 @@ def _along_changes(
         c.path == layout and (c.old is None or c.new is None) for c in diff.changes
     ):
         return None
-    # the new blobs' sizes from their headers (a hostile one is never read whole); the old
-    # ones passed the size rule: read, with the cat-file that reads gitmem.toml anyway
-    sizes = repo.blob_sizes(
-        [c.new.oid for c in diff.changes if c.new is not None and c.new.kind == "blob"]
-    )
+    # every blob's size from its object header, the old ones' too: a hostile new one is never
+    # read whole, and removing 4,096 files of 4 MiB does not read 16 GiB to count them out
     old = [c.old.oid for c in diff.changes if c.old is not None and c.old.kind == "blob"]
-    try:
-        sizes.update((oid, len(data)) for oid, data in repo.read_blobs(old).items())
-    except GitError:
+    sizes = repo.blob_sizes(
+        [c.new.oid for c in diff.changes if c.new is not None and c.new.kind == "blob"] + old
+    )
+    if any(oid not in sizes for oid in old):
         return None  # the tree that passed lost an object: count the whole tree
     files, total = since.files, since.blob_bytes
     changed: dict[str, Entry | None] = {}

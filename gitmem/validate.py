@@ -19,6 +19,7 @@ from gitmem.policy import (
     WARNING,
     Finding,
     must_be_signed,
+    read_as_text,
     sealed_in,
     signature_findings,
     unsealed,
@@ -249,7 +250,8 @@ def _base_blobs(repo: Repository, base: str | None) -> frozenset[str]:
     commit = repo.resolve(base)
     if commit is None or repo.object_type(commit) != "commit":
         raise UsageError(f"--base {base!r} is not a commit in {repo.git_dir}", "name a commit")
-    return frozenset(e.oid for e in repo.list_tree(commit).values())
+    # the blobs it read as memory text: never its ciphertext, key files or gitmem.toml
+    return read_as_text({p: e.oid for p, e in repo.list_tree(commit).items()})[0]
 
 
 def validate_files(paths: Sequence[str], strict: bool = False) -> Validation:

@@ -56,12 +56,16 @@ from merge_drivers.indexdoc import (
     bullet_body,
     declared,
     fence,
+    first_line,
     is_comment_start,
+    link_name,
     link_target,
     measure,
+    norm,
     parse,
     render,
     render_nodes,
+    words,
 )
 from merge_drivers.indexorder import (
     agreed_headings,
@@ -129,12 +133,23 @@ def _view(
                 base_head = key
         if key not in nodes:
             nodes[key] = Node(it.kind, it.text, gap, it.target, anchor)
+        elif it.kind == "entry" and "\n" in it.text:
+            _take_sub_lines(nodes[key], it.text)
     for it in archived:
         if it.key not in nodes:
             nodes[it.key] = Node("entry", it.text, it.gap, it.target, it.anchor)
     if derived_link:  # present exactly when something is archived
         nodes.pop(ARCHIVE_KEY, None)
     return nodes
+
+
+def _take_sub_lines(first: Node, copy: str) -> None:
+    """A copy of an entry (one key, written again) is the first; the indented lines only the
+    copy holds join the first's, in the copy's order, so that folding the copy loses none."""
+    held = set(first.text.split("\n")[1:])
+    more = [x for x in copy.split("\n")[1:] if x not in held]
+    if more:
+        first.text = "\n".join([first.text, *more])
 
 
 def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
@@ -146,6 +161,7 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
         if key in nodes and key not in seen:
             seen.add(key)
             live.append(key)
+    live = _rehome(live, nodes)
     parked = [it for it in index.archived if it.key not in seen and it.key in nodes]
     if not parked:
         return live
@@ -165,6 +181,43 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
     out.extend(by_anchor.pop(current, ()))
     for rest in by_anchor.values():
         out.extend(rest)
+    return out
+
+
+def _rehome(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
+    """Plain bullets written under a second copy of a heading (one item, at the first copy)
+    go to the end of that heading's section: written where the copy was, they would be read
+    back under another heading, as other bullets (a plain bullet is keyed by its section)."""
+    from merge_drivers.indexdoc import heading_level
+
+    scope_at: list[str] = []  # the section each position of `order` is in
+    sections: list[tuple[int, str]] = []
+    for key in order:
+        nd = nodes[key]
+        if nd.kind == "head":
+            level = heading_level(nd.text)
+            while sections and sections[-1][0] >= level:
+                sections.pop()
+            if level >= 2:
+                sections.append((level, key[2]))
+        scope_at.append(sections[-1][1] if sections else "")
+    strays = {
+        k
+        for k, scope in zip(order, scope_at, strict=True)
+        if k[0] == "e" and k[1] and k[1] != scope and _plain(k, nodes[k])
+    }
+    if not strays:
+        return order
+    out = [k for k in order if k not in strays]
+    for k in (k for k in order if k in strays):
+        heads = [i for i, h in enumerate(out) if h[0] == "h" and h[2] == k[1]]
+        if not heads:
+            out.append(k)  # no such heading left: the end (nothing better to say)
+            continue
+        i = heads[0] + 1
+        while i < len(out) and out[i][0] != "h":
+            i += 1
+        out.insert(i, k)
     return out
 
 
@@ -215,6 +268,10 @@ def merge_index(
     heads = {k for k, nd in bn.items() if nd.kind == "head"}
     so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info, path)
     st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info, path)
+    spelled: dict[str, dict[Key, Key]] = {}
+    for side in (so, st):  # plain bullets by their first line, before anything compares them
+        spelled[side.name] = _respelled(bn, side.nodes)
+        side.nodes = {spelled[side.name].get(k, k): nd for k, nd in side.nodes.items()}
     base_order = _base_order(zb, bn)
     bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo)
     bt = _same(bn, zb, st.nodes, zt) and not _reorganized(base_order, bn, _keys(zt), zt)
@@ -231,7 +288,8 @@ def merge_index(
         other = raw[st.name if side is so else so.name]
         pairs.update(_block_pairs(bn, side.nodes, pairs, other))
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
-        orders[side.name] = list(dict.fromkeys(pairs.get(it.key, it.key) for it in z.items))
+        keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
+        orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
@@ -279,7 +337,13 @@ def merge_index(
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
     _keep_filed_headings(bn, so, st, chosen, filing_pos)
     nodes = {k: c.node for k, c in chosen.items()}
-    order = fold_copies(canonical_order(base_order, base_pos, nodes), nodes)
+    lines: dict[str, int] = {}  # base plain bullets the result holds no more, by first line
+    for i, k in enumerate(_base_order(zb, bn)):
+        if _plain(k, bn[k]) and k not in nodes:
+            lines.setdefault(words(first_line(bn[k].text)), i)
+    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines), nodes)
+    for key in order:  # a folded copy's sub-lines joined the first's
+        chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
     regrouped, gaps = unkept_regroups(order, nodes, bn, sides)
     if regrouped:  # said, not silent: the side's headings stand at the end, items in base order
@@ -470,6 +534,50 @@ def _pairs(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
     return pairs
 
 
+def _respelled(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
+    """{side key: base key} for plain bullets that one normalized text keys: matched by their
+    first line (trailing whitespace aside), not by their place. `- Plain  One` where the base
+    wrote `- plain one` is another bullet (as any edit of a plain bullet is), keyed by its
+    line as `indexdoc.parse` keys a second bullet of one normalized text: a merge that kept
+    only the second must be read back as the second, not as the first edited."""
+    holder: dict[Key, str] = {}  # normalized key -> the base's first line for it
+    for k, nd in bn.items():
+        if _plain(k, nd):
+            holder[k] = words(first_line(nd.text))
+    for k, nd in bn.items():
+        if _linked(k, nd):
+            holder[k] = link_name(nd.target)
+    out: dict[Key, Key] = {}
+    for k, nd in nodes.items():
+        if _plain(k, nd):
+            line = words(first_line(nd.text))
+            main = (k[0], k[1], norm(bullet_body(line) or ""), 0)
+            want = main if holder.get(main) == line else (k[0], k[1], line, 1)
+        elif _linked(k, nd):
+            name = link_name(nd.target)
+            main = (k[0], k[1], norm(name), 0)
+            want = main if holder.get(main) == name else (k[0], k[1], name, 2)
+        else:
+            continue
+        if want != k:
+            out[k] = want
+    return out
+
+
+def _linked(k: Key, nd: Node) -> bool:
+    """An entry keyed by the file it links (not a bold term or a file name it starts with)."""
+    if k[0] != "e" or not nd.target or k[3] == 1:
+        return False
+    return link_target(bullet_body(first_line(nd.text)) or "") is not None
+
+
+def _plain(k: Key, nd: Node) -> bool:
+    """A plain bullet keyed by its text (not by a link, a bold term or a file name)."""
+    if k[0] != "e" or nd.target:
+        return False
+    return k[3] == 1 or k[2] == norm(bullet_body(first_line(nd.text)) or "")
+
+
 def _block_pairs(
     bn: dict[Key, Node], nodes: dict[Key, Node], pairs: dict[Key, Key], other: set[Key]
 ) -> dict[Key, Key]:
@@ -536,9 +644,7 @@ def _title(text: str) -> str:
 
 def _words(text: str | None) -> str | None:
     """What an item says, trailing whitespace aside."""
-    if text is None:
-        return None
-    return "\n".join(line.rstrip() for line in text.split("\n"))
+    return None if text is None else words(text)
 
 
 def _link_split(line: str) -> tuple[str, str] | None:

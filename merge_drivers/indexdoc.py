@@ -18,7 +18,10 @@ INLINE_OPEN = (
 )
 INLINE_CLOSE = "-->"
 
-Key = tuple[str, str, str, int]  # (kind, parent section of a heading, text, 0)
+# (kind, parent section, normalized text or target, 0) — or, for a plain bullet whose normalized
+# text an earlier bullet of its section holds with another first line, (…, its first line, 1),
+# and for a link whose normalized target an earlier link names otherwise, (…, its target, 2)
+Key = tuple[str, str, str, int]
 START: Key = ("", "", "", -1)
 
 
@@ -51,6 +54,16 @@ class Index:
 
 def norm(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+def words(text: str) -> str:
+    """What an item says, trailing whitespace aside (formatting is not content)."""
+    return "\n".join(line.rstrip() for line in text.split("\n"))
+
+
+def link_name(target: str) -> str:
+    """A link target as the file system names it (a leading `./` aside)."""
+    return target.removeprefix("./")
 
 
 def heading_level(line: str) -> int:
@@ -120,15 +133,28 @@ def parse(text: str) -> Index:
     gap: list[str] = []
 
     sections: list[tuple[int, str]] = []  # the open headings of level 2 and deeper
+    plain: dict[Key, str] = {}  # a plain bullet's key -> the first line of its first holder
 
     def add(kind: str, norm: str, body: list[str], target: str = "", scoped: bool = False) -> None:
         # A heading is scoped by its parent section: `### Notes` under `## Build` and under
         # `## Testing` are two headings; so is a plain bullet (`- Run tests with -x` in two
         # sections is two entries). Linked entries and other blocks are keyed by their target
         # or text alone, so that a heading added above them re-keys nothing; copies of one
-        # text (in one section) are one item.
+        # text (in one section) are one item. A plain bullet whose normalized text an earlier
+        # one holds with another first line (`- plain one`, `- Plain  One`) is keyed by that
+        # line (trailing whitespace aside): folding it into the first would lose it.
         scope = sections[-1][1] if (kind == "head" or scoped) and sections else ""
-        items.append(Item(kind, (kind[0], scope, norm, 0), "\n".join(body), "".join(gap), target))
+        key: Key = (kind[0], scope, norm, 0)
+        text = "\n".join(body)
+        if scoped:
+            said = words(body[0])
+            if plain.setdefault(key, said) != said:
+                key = (kind[0], scope, said, 1)
+        elif target:  # `API.md` and `api.md` are two files (on most file systems)
+            exact = link_name(target)
+            if plain.setdefault(key, exact) != exact:
+                key = (kind[0], scope, exact, 2)
+        items.append(Item(kind, key, text, "".join(gap), target))
         gap.clear()
 
     i, n = 0, len(lines)

@@ -8,14 +8,27 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from merge_drivers.indexdoc import START, Key, Node, heading_level, is_open
+from merge_drivers.indexdoc import (
+    START,
+    Key,
+    Node,
+    bullet_body,
+    first_line,
+    heading_level,
+    is_open,
+    norm,
+    words,
+)
 
 
 def fold_copies(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
-    """One plain bullet per text and section of the result: two items that a deleted heading
-    (or a side that moved one) put into one section are one item, the first — what reading the
-    result back would make of them, so every merge order writes the same."""
-    seen: set[tuple[str, str]] = set()
+    """One plain bullet per text and section of the result: two copies of one bullet that a
+    deleted heading (or a side that moved one) put into one section are one item, the first —
+    what reading the result back would make of them, so every merge order writes the same.
+    Only copies with the same first line: `- plain one` and `- Plain  One` both stay (read
+    back, the second is keyed by its line). The indented lines only a folded copy holds join
+    the first's (its node in `nodes` is replaced): folding loses no line."""
+    seen: dict[tuple[str, str], Key] = {}
     sections: list[tuple[int, str]] = []
     out: list[Key] = []
     for key in order:
@@ -27,24 +40,56 @@ def fold_copies(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
             if level >= 2:
                 sections.append((level, key[2]))
         elif nd.kind == "entry" and not nd.target:
-            mark = (sections[-1][1] if sections else "", key[2])
+            mark = (sections[-1][1] if sections else "", words(first_line(nd.text)))
             if mark in seen:
+                kept = nodes[seen[mark]]
+                held = set(kept.text.split("\n")[1:])
+                more = [x for x in nd.text.split("\n")[1:] if x not in held]
+                if more:
+                    text = "\n".join([kept.text, *more])
+                    nodes[seen[mark]] = Node(kept.kind, text, kept.gap, kept.target, kept.anchor)
                 continue
-            seen.add(mark)
+            seen[mark] = key
         out.append(key)
     return out
 
 
-def by_text(key: Key) -> tuple[str, str, str, int]:
+def by_text(key: Key) -> tuple[str, str, int, str, str]:
     """Siblings sort by kind and text, their section last: a bullet a merge moves into another
-    section (its heading deleted) keeps its place among the new items there."""
-    return (key[0], key[2], key[1], key[3])
+    section (its heading deleted) keeps its place among the new items there. A plain bullet
+    keyed by its words (an earlier one holds its normalized text) sorts right after the one
+    keyed by that text, so reading the result back keys each the same way."""
+    text = key[2]
+    if key[3] == 1:
+        text = norm(bullet_body(text) or "")
+    elif key[3] == 2:
+        text = norm(text)
+    return (key[0], text, key[3], key[2], key[1])
 
 
 def canonical_order(
-    base_order: list[Key], base_pos: dict[Key, int], nodes: dict[Key, Node]
+    base_order: list[Key],
+    base_pos: dict[Key, int],
+    nodes: dict[Key, Node],
+    base_lines: dict[str, int] | None = None,
 ) -> list[Key]:
-    """The canonical order: a function of the chosen items, their anchors and the base only."""
+    """The canonical order: a function of the chosen items, their anchors and the base only.
+
+    `base_lines` maps the first line of each base plain bullet the result no longer holds to
+    its place in the base: a new plain bullet under a new heading that says what such a base
+    bullet said (it changed section: the heading was written above it) keeps the base's order
+    among its siblings instead of being sorted by text, and new headings come in the order
+    of the first such bullet under each: headings inserted above bullets re-sort nothing."""
+    lines = base_lines or {}
+    late = len(lines) + len(base_order)
+
+    def sibling(key: Key) -> tuple[int, tuple[str, str, int, str, str]]:
+        nd = nodes[key]
+        at = late
+        if nd.kind == "entry" and not nd.target and nd.anchor not in base_pos:
+            at = lines.get(words(first_line(nd.text)), late)
+        return (at, by_text(key))
+
     survivor: dict[Key, Key] = {}
     last = START
     for key in base_order:
@@ -75,11 +120,15 @@ def canonical_order(
             sections.setdefault(a, []).append(key)
     out = sorted(first)
 
+    def heads_first(head: Key) -> tuple[int, tuple[str, str, int, str, str]]:
+        # a new heading over such bullets stands where the first of them stood
+        return (min((sibling(k)[0] for k in sections.get(head, ())), default=late), by_text(head))
+
     def flush(root: Key) -> None:
-        out.extend(sorted(sections.get(root, ()), key=by_text))
-        for h in sorted(subheads.get(root, ()), key=by_text):
+        out.extend(sorted(sections.get(root, ()), key=sibling))
+        for h in sorted(subheads.get(root, ()), key=heads_first):
             out.append(h)
-            out.extend(sorted(sections.get(h, ()), key=by_text))
+            out.extend(sorted(sections.get(h, ()), key=sibling))
 
     root = START
     skip = set(first) | set(final)

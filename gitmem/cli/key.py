@@ -1,4 +1,5 @@
-"""gitmem key init|show|list|grant|revoke|rotate: who can open your encrypted personal memory."""
+"""gitmem key init|show|list|grant|revoke|rotate|trust: who can open your encrypted personal
+memory."""
 
 from __future__ import annotations
 
@@ -26,6 +27,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.set_defaults(handler=revoke)
     p = command(key, "rotate", "make a new key and re-encrypt (revoked keys lose what follows)")
     p.set_defaults(handler=rotate)
+    p = command(key, "trust", "let first syncs here take a personal ref that key also opens for")
+    p.add_argument(
+        "fingerprint",
+        metavar="FINGERPRINT",
+        help="as the refused sync names it: SHA256:… (an SSH key) or age1…",
+    )
+    p.set_defaults(handler=trust)
 
 
 def init(args: argparse.Namespace) -> int:
@@ -86,3 +94,12 @@ def revoke(args: argparse.Namespace) -> int:
 
 def rotate(args: argparse.Namespace) -> int:
     return _changed("rotate", args)
+
+
+def trust(args: argparse.Namespace) -> int:
+    from gitmem.keys import trust_recipient
+
+    kept = trust_recipient(args.fingerprint)
+    echo(f"trusted {kept} with your personal memory on this machine")
+    echo("next: gitmem sync")
+    return 0

@@ -66,8 +66,17 @@ class TreeDiff:
 
     def blob_sizes(self, oids: list[str]) -> dict[str, int]:
         """The size of each blob, without reading it where the store can tell (a hostile
-        100 MB file is refused by its size before anything reads it)."""
-        return {oid: len(self._read(oid)[1]) for oid in oids}
+        100 MB file is refused by its size before anything reads it); a missing one or one
+        that is not a blob is left out, as the git store leaves it out."""
+        sizes: dict[str, int] = {}
+        for oid in oids:
+            try:
+                kind, data = self._read(oid)
+            except GitError:
+                continue
+            if kind == "blob":
+                sizes[oid] = len(data)
+        return sizes
 
     def tree_changes(
         self, old: str, new: str, max_changes: int, max_depth: int, max_bytes: int

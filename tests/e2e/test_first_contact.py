@@ -132,14 +132,9 @@ def _first_contact_lines(out: str) -> list[str]:
     return [ln for ln in out.splitlines() if "first sync of your personal memory here" in ln]
 
 
-@pytest.mark.slow
-def test_a_personal_ref_planted_for_your_ssh_key_is_named_at_first_sync_and_revoked(
-    world: World,
-) -> None:
-    """The attacker pushes your personal ref sealed to your public SSH key and their own: your
-    first sync names their key in one line, and the revoke it names locks them out."""
-    victim_home = _machine(world, "victim", ssh=True)
-    victim_pub = (victim_home.home / ".ssh" / "id_ed25519.pub").read_text().strip()
+def _planted_for(world: World, victim_pub: str) -> tuple[World, Path, str, str]:
+    """The attacker's machine, clone, key, and the personal ref it planted in the victim's
+    name: its memory, sealed to the victim's public SSH key and the attacker's own."""
     attacker_home = _machine(world, "attacker")
     attacker = attacker_home.clone("attacker")
     planted = attacker_home.scope_path(attacker)
@@ -148,24 +143,86 @@ def test_a_personal_ref_planted_for_your_ssh_key_is_named_at_first_sync_and_revo
     attacker_home.ok("-C", str(attacker), "sync")
     attacker_home.ok("-C", str(attacker), "key", "grant", victim_pub)
     attacker_home.ok("-C", str(attacker), "sync")
-    theirs = attacker_home.ok("key", "show").strip()
+    tip = world.plumb(world.remote, "rev-parse", USER_REF)
+    return attacker_home, attacker, attacker_home.ok("key", "show").strip(), tip
 
+
+@pytest.mark.slow
+def test_a_personal_ref_planted_for_your_ssh_key_is_refused_at_first_sync(
+    world: World,
+) -> None:
+    """The attacker pushes your personal ref sealed to your public SSH key and their own
+    before your first sync: taken, your memory would be pushed under their key. Your first
+    sync refuses it (exit 3), naming their key and the way out, pushes nothing of your
+    personal memory and still syncs the team's; deleting the planted ref lets it start
+    your own, which their key does not open."""
+    victim_home = _machine(world, "victim", ssh=True)
+    victim_pub = (victim_home.home / ".ssh" / "id_ed25519.pub").read_text().strip()
+    attacker_home, attacker, theirs, planted_tip = _planted_for(world, victim_pub)
     victim = victim_home.clone("victim")
+    mine = victim_home.scope_path(victim)
+    (mine / "team").mkdir(parents=True)
+    (mine / "secret.md").write_text("---\nname: secret\n---\nmy own secret memory\n")
+    (mine / "team" / "deploys.md").write_text("Deploy on Tuesdays.\n")
+    ours = folder_bytes(mine)
+
+    for _ in range(2):  # every time, not only once
+        run = victim_home.gitmem("-C", str(victim), "sync")
+
+        assert run.code == 3, run.out + run.err
+        assert theirs in run.err and f"gitmem key trust {theirs}" in run.err, run.err
+        assert "never asked for" in run.err and "SHA256:" not in run.err  # not the victim's
+        assert f"git push origin --delete {USER_REF}" in run.err
+        assert folder_bytes(mine) == ours  # nothing of the planted memory written
+        assert world.plumb(world.remote, "rev-parse", USER_REF) == planted_tip  # nothing pushed
+        assert "team/deploys.md" in world.plumb(
+            world.remote, "ls-tree", "-r", "--name-only", "refs/gitmem/team"
+        )
+
+    # a fetch that checks nothing (status --fetch) moves the tracking ref first: still refused
+    victim_home.ok("-C", str(victim), "status", "--fetch")
     run = victim_home.gitmem("-C", str(victim), "sync")
+    assert run.code == 3 and "never asked for" in run.err, run.out + run.err
+    assert folder_bytes(mine) == ours
+
+    victim_home.git("push", "-q", "origin", "--delete", USER_REF, cwd=victim)  # the hint's way
+    victim_home.ok("-C", str(victim), "sync")
+    assert folder_bytes(mine) == ours
+    assert victim_home.ok("-C", str(victim), "key", "list").split() == victim_pub.split()[:2]
+    run = attacker_home.gitmem("-C", str(attacker), "sync")
+    assert "gitmem key grant" in run.out  # the attacker's machine does not open it
+    assert not (attacker_home.scope_path(attacker) / "secret.md").exists()
+
+
+@pytest.mark.slow
+def test_key_trust_takes_a_key_granted_before_this_machine_asked(world: World) -> None:
+    """The honest look-alike that did not ask: the first machine granted this one's SSH key
+    (from a forge profile) before it ever synced. Its first sync refuses and names the first
+    machine's key; `gitmem key trust` with it, checked by the user, lets the next sync take
+    it, in every clone on this machine (as ssh's known hosts)."""
+    a = world.clone("a")
+    (auto_a := world.scope_path(a)).mkdir(parents=True)
+    (auto_a / "MEMORY.md").write_text("- [Mine](mine.md) — mine\n")
+    world.ok("-C", str(a), "sync")
+    wb = _machine(world, "b", ssh=True)
+    world.ok("-C", str(a), "key", "grant", str(wb.home / ".ssh" / "id_ed25519.pub"))
+    world.ok("-C", str(a), "sync")
+    first = world.ok("key", "show").strip()
+    b = wb.clone("b")
+    run = wb.gitmem("-C", str(b), "sync")
+    assert run.code == 3 and f"gitmem key trust {first}" in run.err, run.err
+
+    assert wb.gitmem("-C", str(b), "key", "trust", "SHA256:not-a-key").code == 2
+    assert wb.gitmem("-C", str(b), "key", "trust", "age1nonsense").code == 2
+    assert first in wb.ok("-C", str(b), "key", "trust", first)
+    run = wb.gitmem("-C", str(b), "sync")
     assert run.code == 0, run.err
     [line] = _first_contact_lines(run.out)
-    assert describe(theirs) in line and "gitmem key revoke" in line
-    assert "SHA256:" not in line  # the victim's own key is not named
-    assert _first_contact_lines(victim_home.ok("-C", str(victim), "sync")) == []  # once
-
-    victim_home.ok("-C", str(victim), "key", "revoke", theirs)
-    victim_home.ok("-C", str(victim), "sync")
-    mine = victim_home.scope_path(victim)
-    (mine / "secret.md").write_text("---\nname: secret\n---\nwritten after the revoke\n")
-    victim_home.ok("-C", str(victim), "sync")
-    run = attacker_home.gitmem("-C", str(attacker), "sync")
-    assert "gitmem key grant" in run.out  # the attacker's machine no longer opens it
-    assert not (planted / "secret.md").exists()
+    assert describe(first) in line
+    assert folder_bytes(wb.scope_path(b)) == folder_bytes(auto_a)
+    other = wb.clone("other")  # another clone of the project: its first contact trusts it too
+    assert wb.gitmem("-C", str(other), "sync").code == 0
+    assert folder_bytes(wb.scope_path(other)) == folder_bytes(auto_a)
 
 
 @pytest.mark.slow
@@ -179,6 +236,7 @@ def test_a_machine_granted_by_another_names_that_machine_at_its_first_sync(world
     assert _first_contact_lines(wb.ok("-C", str(b), "sync")) == []  # not granted: not opened
     world.ok("-C", str(a), "key", "grant", wb.ok("key", "show").strip())
     world.ok("-C", str(a), "sync")
+    wb.ok("-C", str(b), "status", "--fetch")  # a fetch that checks nothing first: still asked
     run = wb.gitmem("-C", str(b), "sync")
     assert run.code == 0, run.err
     [line] = _first_contact_lines(run.out)
@@ -213,3 +271,78 @@ def test_recipients_the_key_list_hides_are_counted_from_the_age_file(tmp_path: P
         assert (describe(them) in note) is named
         assert ("1 recipient its key list does not name" in note) is bool(hidden)
     assert sealed_count(b"not an age file") is None
+
+
+def test_key_trust_keeps_the_fingerprint_a_refusal_names(tmp_path: Path) -> None:
+    """`gitmem key trust` takes what the refusal prints — an SSH key's SHA256: fingerprint
+    (ssh-keygen's), an age recipient — or an SSH public key, and keeps one fingerprint per
+    key, for this machine; anything else is refused and nothing kept."""
+    from pyrage import x25519
+
+    from gitmem.errors import UsageError
+    from gitmem.firstcontact import fingerprint, trust, trusted_keys
+
+    keyfile = tmp_path / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(keyfile)], check=True)
+    pub = (tmp_path / "id_ed25519.pub").read_text().strip()
+    listed = subprocess.run(
+        ["ssh-keygen", "-lf", str(keyfile) + ".pub"], capture_output=True, text=True, check=True
+    ).stdout.split()[1]
+    assert fingerprint(" ".join(pub.split()[:2])) == listed
+    age = str(x25519.Identity.generate().to_public())
+    assert trust(listed) == listed
+    assert trust(pub) == listed  # the public key: its fingerprint
+    assert trust(f"  {age}\n") == age
+    for junk in ("SHA256:short", "SHA256:" + "!" * 43, "age1nonsense", "ssh-ed25519", ""):
+        with pytest.raises(UsageError):
+            trust(junk)
+    assert trusted_keys() == [listed, age]
+
+
+def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path) -> None:
+    """The decision for each kind of key met at a first sync: opened only for this machine,
+    or also for others — trusted by fingerprint or not, asked for by this machine (at a
+    commit the fetched one descends from) or by another key or at an unrelated commit, with
+    recipients the key list hides."""
+    from pyrage import x25519
+
+    from gitmem.crypto import DecryptError, MachineKey
+    from gitmem.firstcontact import asked_to_be_granted, first_contact, trust
+
+    repo_dir = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo_dir)], check=True)
+    repo = Repository(repo_dir)
+    me, them, third = (str(x25519.Identity.generate().to_public()) for _ in range(3))
+    machine = MachineKey([], me, "test")
+    ref = "refs/gitmem/users/x"
+
+    def commit(parents: list[str], message: str = "gitmem: test") -> str:
+        return repo.write_commit(repo.write_tree({}), parents, message, when=1)
+
+    asked_at = commit([])
+    fetched, unrelated = commit([asked_at]), commit([], "gitmem: planted")
+
+    def taken(sealed_to: list[str], listed: list[str], at: str = fetched) -> bool:
+        oid = repo.write_blob(lock_scope_key(ScopeKey.generate(), sealed_to))
+        ring = Keyring(ScopeKey.generate(), {SCOPE_KEY_FILE: oid}, listed)
+        try:
+            first_contact(repo, ref, ring, machine, [], ("origin", ref), at)
+        except DecryptError as exc:
+            assert exc.message.startswith(ref) and "never asked for" in exc.message
+            return False
+        return True
+
+    assert taken([me], [me])
+    assert not taken([me, them], [me, them])
+    assert not taken([me, them], [me])  # hidden: not named, not trusted by name
+    trust(them)
+    assert taken([me, them], [me, them])
+    assert not taken([me, them, third], [me, them, third])  # only whom the user trusted
+    assert not taken([me, them, third], [me, them])  # a hidden one is never trusted by name
+    asked_to_be_granted(repo.common_dir, them, asked_at)  # another key asked
+    assert not taken([me, third], [me, third])
+    asked_to_be_granted(repo.common_dir, me, asked_at)
+    assert taken([me, third], [me, third])
+    assert taken([me, third], [me, third], at=asked_at)
+    assert taken([me, them, third], [me, them])  # asked for: hidden ones named by count
+    assert not taken([me, third], [me, third], at=unrelated)

@@ -329,3 +329,86 @@ def test_a_tree_kept_under_other_rules_is_checked_whole(tmp_path: Path) -> None:
     save_checked(repo.common_dir, tracking, stale)  # the current rules' own record is kept
     assert json.loads(kept.read_text())[POLICY] == policy_stamp()
     assert load_checked(repo.common_dir, tracking) == stale
+
+
+def test_only_what_passed_as_memory_text_is_known_to_a_later_check(store: Store) -> None:
+    """The whole check of a fetched personal tree skips blobs of this machine's own tree
+    (`read_as_text`): never its ciphertext, key files or gitmem.toml, which no rule read as a
+    memory file. Each of them placed at a memory path is checked as one there (here: bytes
+    that are not UTF-8 are refused), and a hidden name of a sealed folder is checked as a
+    name again in a tree where that folder is plaintext."""
+    from gitmem.policy import read_as_text
+
+    hexname = "ab" * 32
+    cipher = bytes(range(256)) * 4  # what AES-SIV gives: not UTF-8
+    ours: Files = {
+        "gitmem.toml": (BLOB_MODE, render_meta("example.com/team/project")),
+        "auto/manifest": (BLOB_MODE, cipher + b"m"),
+        f"auto/{hexname}": (BLOB_MODE, cipher + b"a"),
+        "local/manifest": (BLOB_MODE, cipher + b"n"),
+        f"local/{'cd' * 32}": (BLOB_MODE, cipher + b"l"),
+        "keys/scope.age": (BLOB_MODE, cipher + b"k"),
+        "keys/recipients": (BLOB_MODE, cipher + b"r"),
+    }
+    mine = commit_of(store, ours, [])
+    listed = {p: e.oid for p, e in store.list_tree(mine).items()}
+    texts, names = read_as_text(listed)
+    assert texts == set() and names == {"gitmem.toml", "keys/scope.age", "keys/recipients"}
+    plain = {**ours, "auto/MEMORY.md": (BLOB_MODE, b"- [a](a.md) \xe2\x80\x94 a\n")}
+    del plain["auto/manifest"], plain[f"auto/{hexname}"]  # auto/ in plaintext: encrypt local
+    texts, names = read_as_text({p: store.write_blob(d) for p, (_, d) in plain.items()})
+    assert texts == {store.write_blob(plain["auto/MEMORY.md"][1])}
+    assert "auto/MEMORY.md" in names and not any("local/" in n for n in names)
+
+    for source in ("auto/manifest", f"auto/{hexname}", "local/manifest", "keys/scope.age"):
+        theirs = {**plain, "auto/planted.md": ours[source]}
+        tip = commit_of(store, theirs, [mine])
+        with pytest.raises(GitmemError, match=r"auto/planted.md:\d+: GM111"):
+            check_tree(cast(Repository, store), tip, USER, ours=lambda: read_as_text(listed))
+    theirs = {**plain, f"auto/{hexname}": (BLOB_MODE, topic("x"))}  # a sealed name, in plain
+    tip = commit_of(store, theirs, [mine])
+    with pytest.raises(GitmemError, match=f"auto/{hexname}: GM104"):
+        check_tree(cast(Repository, store), tip, USER, ours=lambda: read_as_text(listed))
+
+
+def test_removing_many_files_reads_none_of_them(store: Store, tmp_path: Path) -> None:
+    """The check along changes counts a removed file out of the total by its size: from the
+    object's header (a loose object's first bytes, or one `cat-file --batch-check` once they
+    are packed), never by reading it — removing 4,096 files of 4 MiB would read 16 GiB."""
+    files = base_files(random.Random(5), TEAM)
+    removed = {f"team/old-{i}.md": (BLOB_MODE, topic(f"old-{i}", "x" * 4000)) for i in range(600)}
+    base = commit_of(store, {**files, **removed}, [])
+    _, _, since = check_tree(cast(Repository, store), base, TEAM)
+    files["team/new.md"] = (BLOB_MODE, topic("new"))
+    tip = commit_of(store, files, [base])
+    gone = {store.write_blob(data) for _, data in removed.values()}
+    whole = check_tree(cast(Repository, store), tip, TEAM)[2]
+    git = not isinstance(store, MemoryRepository)  # (the memory store's sizes are lengths)
+    for packed in (False, True) if git else (False,):
+        if packed:
+            for name, commit in (("base", base), ("tip", tip)):
+                subprocess.run(["git", "-C", str(tmp_path), "update-ref", f"refs/{name}", commit])
+            subprocess.run(["git", "-C", str(tmp_path), "repack", "-adq"], check=True)
+            subprocess.run(["git", "-C", str(tmp_path), "prune-packed"], check=True)
+            assert not list((tmp_path / ".git" / "objects").glob("??/*"))
+        read: list[str] = []
+        for name in ("read_blob", "read_blobs", "_read"):
+            real = getattr(store, name)
+
+            def spy(
+                oids: object, real: Callable[[object], object] = real, read: list[str] = read
+            ) -> object:
+                read.extend([oids] if isinstance(oids, str) else list(oids))  # type: ignore[call-overload]
+                return real(oids)
+
+            setattr(store, name, spy)
+        try:
+            quick = _along_changes(cast(Repository, store), tip, TEAM, cast(Checked, since))
+        finally:
+            for name in ("read_blob", "read_blobs", "_read"):
+                delattr(store, name)
+
+        assert quick is not None and not quick[0]
+        assert quick[1] == whole  # the counts the whole check gives
+        if git:
+            assert gone.isdisjoint(read), f"{len(gone & set(read))} removed files read"

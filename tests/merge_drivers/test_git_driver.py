@@ -482,6 +482,28 @@ def test_git_writes_an_unkept_regrouping_well_formed(repo: Path, op: str) -> Non
         git(repo, "reset", "-q", "--hard", start)
 
 
+PLAIN = "# Memory\n- zeta\n- alpha\n- mid\n"
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_keeps_headings_written_above_plain_bullets_in_order(repo: Path, op: str) -> None:
+    """Headings written above plain bullets without moving them on one side, a bullet appended
+    on the other: the groups stay, their bullets in the order written (not sorted by text)."""
+    install(repo)
+    commit_on(repo, "main", "MEMORY.md", PLAIN.encode())
+    git(repo, "branch", "-f", "left", "main")
+    left = "# Memory\n## Tools\n- zeta\n- alpha\n## Ship\n- mid\n"
+    commit_on(repo, "left", "MEMORY.md", left.encode())
+    commit_on(repo, "main", "MEMORY.md", (PLAIN + "- delta\n").encode())
+    expected = left.replace("## Tools", "- delta\n## Tools")
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
+        git(repo, "reset", "-q", "--hard", start)
+
+
 @pytest.mark.slow
 def test_the_driver_archives_the_oldest_entries_not_the_first_in_the_alphabet(repo: Path) -> None:
     """Over the caps, the driver's archive comment takes the entries whose topic files were

@@ -363,6 +363,26 @@ def test_a_repeated_heading_is_not_kept_by_an_item_under_its_second_copy() -> No
     assert merged(base, text, deleter) == text and merged(base, editor, text) == text
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [("- b", "- b, edited"), ("- a\n", "- a\n- a2\n"), ("## Feedback\n- b\n", "")],
+    ids=["edited-between", "added-in-first-copy", "between-deleted"],
+)
+def test_a_bullet_under_a_repeated_heading_stays_in_that_heading_s_section(
+    edit: tuple[str, str],
+) -> None:
+    # Two `## Project` are one heading, written once: `- c`, under the second copy, goes to
+    # the end of its section rather than under `## Feedback` (read back there it would be
+    # another bullet, and merging a side in again would move it).
+    base = "# Memory\n## Project\n- a\n## Feedback\n- b\n## Project\n- c\n"
+    ours = base + "- [T](t.md) — t\n"
+    theirs = base.replace(*edit)
+    text = merged(base, ours, theirs)
+    project = text.split("## Project\n", 1)[1].split("## Feedback", 1)[0]
+    assert "- c\n" in project and "(t.md)" in project, text
+    assert merged(base, text, ours) == text and merged(base, theirs, text) == text
+
+
 @pytest.mark.parametrize("modified", ["\n## Testing\n", "## TESTING\n"], ids=["gap", "text"])
 def test_a_heading_deleted_modified_and_filed_under_converges_in_every_order(
     modified: str,
@@ -553,3 +573,28 @@ def test_no_unkept_regrouping_is_reported_where_the_headings_keep_their_place(ou
     text = merged(base, ours, theirs)
     assert not _not_kept(result_of(base, ours, theirs)), text
     assert "\n\n\n" not in text and text.count("(d.md)") == 1
+
+
+UPPER, LOWER = "- [API](API.md) — upper\n", "- [api](api.md) — lower\n"
+U2, L2 = UPPER.replace("upper", "upper, edited"), LOWER.replace("lower", "lower, edited")
+CASE_DISTINCT = {
+    "one side adds the other file's line": (UPPER, UPPER + LOWER, U2, U2 + LOWER),
+    "both sides add one each": ("", LOWER, UPPER, UPPER + LOWER),
+    "both in the base, one side edits each": (UPPER + LOWER, U2 + LOWER, UPPER + L2, U2 + L2),
+    "one deletes the first, the other edits the second": (
+        UPPER + LOWER,
+        LOWER,
+        UPPER + L2,
+        L2,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASE_DISTINCT.values(), ids=list(CASE_DISTINCT))
+def test_links_to_case_distinct_files_are_two_entries(case: tuple[str, str, str, str]) -> None:
+    """`API.md` and `api.md` are two files: their index lines are never folded into one (one
+    of them was lost, or both edits went into one line), in both directions, idempotent."""
+    base, ours, theirs, expected = ("# M\n" + x for x in case)
+    text = merged(base, ours, theirs)
+    assert text == expected
+    assert merged(base, text, ours) == text and merged(base, theirs, text) == text

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from merge_drivers import MergeResult, SideInfo, merge_file
 from merge_drivers.index import ARCHIVE_HEADER, ARCHIVE_NAME, _view, measure, parse
+from merge_drivers.indexdoc import bullet_body, link_target, norm
 
 from .conftest import examples
 from .strategies import docs, four_way, render, three_way
@@ -36,11 +37,24 @@ def test_index_merge_is_idempotent(x: list[str], y: list[str]) -> None:
 
 
 def _entries(data: bytes) -> dict[tuple[str, str, str, int], str]:
-    """Entries by merge key: a link target (or bullet text) is one entry, at its first place."""
+    """Entries by what names them: a link by its target as written, a plain bullet by its
+    section and first line (two spellings are two bullets), at its first place; a copy is the
+    first, and the indented lines only the copy holds are the first's too (as a merge reads
+    them)."""
     out: dict[tuple[str, str, str, int], str] = {}
     for it in parse(data.decode()).items:
         if it.kind == "entry":
-            out.setdefault((*it.key[:3], 0), it.text)
+            line = it.text.split("\n", 1)[0].rstrip()
+            body = bullet_body(line) or ""
+            target = link_target(body)
+            key = it.key
+            if target is not None:
+                key = ("e", "", target.removeprefix("./"), 2)
+            elif key[3] == 1 or key[2] == norm(body):
+                key = ("e", key[1], line, 1)
+            first = out.setdefault(key, it.text)
+            more = [x for x in it.text.split("\n")[1:] if x not in first.split("\n")[1:]]
+            out[key] = "\n".join([first, *more])
     return out
 
 

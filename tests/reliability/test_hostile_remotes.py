@@ -564,3 +564,54 @@ def test_the_check_along_changes_refuses_each_hostile_kind_as_the_whole_check(
             if whole[0] != "passed":  # type: ignore[index]
                 assert quick is None or any(f.blocking for f in quick[0]), attack
             scene.remote.set_ref(ref, good)
+
+
+@pytest.mark.slow
+def test_every_module_a_check_runs_is_in_the_stamp_of_kept_trees(scene: Scene) -> None:
+    """checked.json keeps trees that passed, stamped with a digest of the code that decides a
+    refusal (gitmem/checkedtrees.py RULES): a module the check runs but the stamp misses (the
+    raw-name walk of gitmem/gitstore/objects.py once) could change what is refused while the
+    trees kept under the old code are still checked only along their changes. Every module of
+    gitmem and merge_drivers that the whole check and the check along changes run, over clean
+    refs and every hostile kind, is stamped."""
+    from gitmem.checkedtrees import RULES
+    from gitmem.errors import GitmemError
+    from gitmem.gitstore import Repository
+    from gitmem.treecheck import check_tree
+
+    ran: set[str] = set()
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        if event == "call":
+            ran.add(frame.f_code.co_filename)  # type: ignore[attr-defined]
+
+    def check(repo: Repository, commit: str, ref: str, since: object) -> object:
+        sys.setprofile(profile)
+        try:
+            return check_tree(repo, commit, ref, since=since, ours=lambda: _ours(repo, ref))  # type: ignore[arg-type]
+        except GitmemError:
+            return None
+        finally:
+            sys.setprofile(None)
+
+    def _ours(repo: Repository, ref: str) -> tuple[frozenset[str], frozenset[str]]:
+        listed = repo.list_tree(scene.remote.resolve(ref) or "")
+        return frozenset(e.oid for e in listed.values()), frozenset(listed)
+
+    with Repository(scene.world.remote) as repo:
+        for attack in sorted(ATTACKS):
+            ref = USER if "personal" in attack else TEAM
+            good = scene.remote.resolve(ref)
+            assert good is not None
+            kept = check(repo, good, ref, None)
+            assert isinstance(kept, tuple) and kept[2] is not None
+            _, target, _ = plant(scene, attack)
+            check(repo, target, ref, None)
+            check(repo, target, ref, kept[2])
+            scene.remote.set_ref(ref, good)
+    stamped = {str(REPO_ROOT / name) for name in RULES}
+    ours = [str(REPO_ROOT / "gitmem"), str(REPO_ROOT / "merge_drivers")]
+    run = {f for f in ran if f.startswith(tuple(ours)) and not f.endswith("memoryrepo.py")}
+    assert {str(REPO_ROOT / "gitmem/gitstore/objects.py")} <= run  # the trace sees the walk
+    assert sorted(run - stamped) == [], sorted(run - stamped)
+    assert all((REPO_ROOT / name).is_file() for name in RULES)
