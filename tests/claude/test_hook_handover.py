@@ -188,8 +188,8 @@ def test_a_pulls_early_dry_run_is_its_only_fetch(
     pinned = project.repo.resolve(tracking)
     started = early(project)
     assert started.commands == dry_run(project).commands  # the sync's own fetch, as a dry run
+    assert started.answer() is not None  # done: the objects are in, the moves known
     world.remote.rename(world.remote.with_name("gone.git"))  # a second fetch would fail
-    # (the dry run above got the objects; the early one may still be running: wait for it)
     result = run_sync(project, SyncOptions(mode="pull", early=started))
     assert not result.refused
     assert project.repo.resolve(tracking) == world.plumb(world.root / "gone.git", "rev-parse", TEAM)
