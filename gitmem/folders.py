@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem.fileread import NotAFile, check_regular, read_regular, read_when_written
 from gitmem.gitstore import Repository
 from gitmem.policy import MAX_BLOB_BYTES, blocking, check_file
-from gitmem.state import STAT_MASK, FileRecord, write_atomic
+from gitmem.state import STAT_MASK, FileRecord, exchange, write_atomic, write_exchanging
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
@@ -30,9 +31,6 @@ MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports
 Progress = Callable[[str, int], None]  # (what, how many files so far)
 RACY_SECONDS = 2.0  # a stat this fresh might hide a same-timestamp edit: re-hash next time
-# how long a write-back waits for an editor that opened a file before it was replaced to close
-# it (its last write lands in the replaced copy, which is then read and merged)
-WRITER_WAIT_SECONDS = 5.0
 
 
 @dataclass
@@ -235,8 +233,10 @@ def snapshot(
         why = _unsyncable(rel, st)
         data = b""
         if not why:
-            try:
-                data = (extra.get(rel) or folder / rel).read_bytes()
+            try:  # never through a link or from a FIFO swapped in since the stat
+                data = read_regular(extra.get(rel) or folder / rel)
+            except NotAFile:
+                why = "no longer a regular file within the size limit (changed while read)"
             except OSError as exc:
                 why = f"unreadable: {exc.strerror}"
         oid = repo.write_blob(data) if not why else ""
@@ -342,7 +342,10 @@ def _disk_oid(repo: Repository, path: Path, record: FileRecord | None) -> str | 
         return record.oid
     if not stat.S_ISREG(st.st_mode):
         return "!not-a-file"
-    return repo.write_blob(path.read_bytes())
+    try:
+        return repo.write_blob(read_regular(path))
+    except NotAFile:
+        return "!not-a-file"
 
 
 def materialize(
@@ -409,6 +412,8 @@ def materialize(
                 done.displaced[rel] = displaced
         except _VanishedMeanwhile:
             done.changed_meanwhile[rel] = None
+        except NotAFile:
+            done.not_a_file.append(rel)  # left as it is, never read through
         except _CreatedMeanwhile:
             try:
                 there = _disk_oid(repo, path, None)
@@ -438,11 +443,21 @@ def _replace_checked(
     inode the rename replaces. A hard link keeps that inode reachable, so what it holds after
     the rename is compared with `was`; a difference is returned (a blob id) to be merged.
     The file's permission bits are kept."""
+    if was is not None:
+        swapped = _replace_exchanging(repo, path, data, was)
+        if swapped is not None:
+            return swapped
     keep = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-kept-{path.name}")
     kept, mode, create = False, None, False
     try:
         os.link(path, keep, follow_symlinks=False)
-        kept, mode = True, stat.S_IMODE(os.lstat(keep).st_mode)
+        kept, st = True, os.lstat(keep)
+        mode = stat.S_IMODE(st.st_mode)
+        try:  # the inode kept is the one replaced: never over a link, a FIFO or a huge file
+            check_regular(st, path)
+        except NotAFile:
+            keep.unlink()
+            raise
     except FileNotFoundError:
         if was is not None:
             raise _VanishedMeanwhile(path) from None
@@ -457,11 +472,40 @@ def _replace_checked(
             raise _CreatedMeanwhile(path) from None
         if not kept:
             return written, None
-        before = _read_when_written(keep)
+        before = read_when_written(keep)
     finally:
         if kept:
             with contextlib.suppress(OSError):
                 keep.unlink()
+    oid = repo.write_blob(before)
+    return written, None if oid == was else oid
+
+
+def _replace_exchanging(
+    repo: Repository, path: Path, data: bytes, was: str
+) -> tuple[os.stat_result, str | None] | None:
+    """_replace_checked in one atomic swap: what the swap displaced is exactly what stood at
+    `path` at that instant, so an editor's save renamed there after the check comes back to
+    be merged (a hard link taken before the rename would keep the inode it replaced, not
+    theirs). None: no atomic swap on this system."""
+    try:
+        swapped = write_exchanging(path, data, stat.S_IMODE(os.lstat(path).st_mode))
+    except FileNotFoundError:
+        raise _VanishedMeanwhile(path) from None
+    if swapped is None:
+        return None
+    written, old = swapped
+    try:
+        try:
+            check_regular(os.lstat(old), path)
+            before = read_when_written(old)
+        except BaseException:  # a link, FIFO, huge or unreadable file: put back, unread
+            with contextlib.suppress(OSError):
+                exchange(old, path)
+            raise
+    finally:
+        with contextlib.suppress(OSError):
+            old.unlink()
     oid = repo.write_blob(before)
     return written, None if oid == was else oid
 
@@ -475,72 +519,19 @@ def _remove_checked(repo: Repository, path: Path, was: str | None) -> str | None
     except FileNotFoundError:
         return None  # deleted meanwhile: as wanted
     try:
-        oid = repo.write_blob(_read_when_written(aside))
+        check_regular(os.lstat(aside), path)
+        data = read_when_written(aside)
+    except BaseException:  # a link, FIFO, huge or unreadable file: put back, unread
+        with contextlib.suppress(OSError):  # where it was, unless something new is there
+            os.link(aside, path, follow_symlinks=False)
+            os.unlink(aside)
+        raise
+    try:
+        oid = repo.write_blob(data)
     finally:
         with contextlib.suppress(OSError):
             aside.unlink()
     return None if oid == was else oid
-
-
-def _read_when_written(path: Path) -> bytes:
-    """The bytes of a file that was just renamed or replaced away, once no one has it open for
-    writing. An editor that opened it before the rename writes into this copy, maybe well after
-    the rename (`open`, then a pause, then `write`): reading at once would miss that write.
-
-    Linux: a read lease is granted only while no one has the file open for writing, and a
-    writer opening it meanwhile shows as a lease being broken, so the bytes read under a lease
-    that was not broken are final. Elsewhere, or after WRITER_WAIT_SECONDS: read as it is."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        deadline = time.monotonic() + WRITER_WAIT_SECONDS
-        while True:
-            leased = _lease(fd, deadline)
-            data = _read_fd(fd)
-            if not leased:
-                return data
-            import fcntl
-
-            broken = fcntl.fcntl(fd, fcntl.F_GETLEASE) != fcntl.F_RDLCK
-            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
-            if not broken:
-                return data
-    finally:
-        os.close(fd)
-
-
-def _lease(fd: int, deadline: float) -> bool:
-    """Take a read lease on `fd`, waiting until `deadline` for writers to close the file.
-    False: no lease (not supported here, or a writer kept it open that long)."""
-    try:
-        import fcntl
-        import signal
-
-        # a writer opening the file breaks the lease with a signal: SIGIO by default, which
-        # would end this process; SIGURG is ignored unless handled
-        fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGURG)
-        setlease, shared = fcntl.F_SETLEASE, fcntl.F_RDLCK
-    except (ImportError, AttributeError, OSError):  # not Linux
-        return False
-    pause = 0.001
-    while True:
-        try:
-            fcntl.fcntl(fd, setlease, shared)
-            return True
-        except BlockingIOError:  # open for writing somewhere
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(pause)
-            pause = min(pause * 2, 0.05)
-        except OSError:  # leases turned off, a file owned by another user, no lease support
-            return False
-
-
-def _read_fd(fd: int) -> bytes:
-    chunks, offset = [], 0
-    while chunk := os.pread(fd, 1 << 20, offset):
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
 
 
 def _through_link(folder: Path, rel: str) -> bool:

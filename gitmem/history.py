@@ -339,22 +339,40 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
     target = where.scope.file(where.rel)
     _no_link_to(where, target)
     with repository_lock(repo.common_dir):
+        repo.forget_refs()  # read before the lock: maybe another command's past
         state = load_scope_state(repo.common_dir, where.scope.name)
         record = state.files.get(where.rel) if state.path == str(where.scope.path) else None
-        if target.exists() and not force:
-            current = repo.write_blob(target.read_bytes())
+        on_disk = _current_bytes(target)
+        if on_disk is not None and not force:
+            current = repo.write_blob(on_disk)
             if current != (record.oid if record else None) and current != blob:
                 raise UsageError(
                     f"{target} has changes not synced yet",
                     "run gitmem sync first, or pass --force to overwrite them",
                 )
         data = repo.read_blob(blob)
-        unchanged = target.is_file() and target.read_bytes() == data
+        unchanged = on_disk == data
         if not unchanged:
             target.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(target, data, current_mode(target))  # as sync's write-back does
         relinked = _relink(project, where, commit)
     return Restored(target, commit, relinked, unchanged)
+
+
+def _current_bytes(target: Path) -> bytes | None:
+    """What the file holds now (None: absent); never blocking on a FIFO or reading past the
+    size limit: anything but a regular memory file there is refused, left as it is."""
+    from gitmem.fileread import NotAFile, read_regular
+
+    try:
+        return read_regular(target)
+    except FileNotFoundError:
+        return None
+    except NotAFile:
+        raise UsageError(
+            f"{target} is not a regular memory file (a FIFO, a folder or over the size limit)",
+            "move it out of the way, then run gitmem restore again; nothing was written",
+        ) from None
 
 
 def _no_link_to(where: RefPath, target: Path) -> None:

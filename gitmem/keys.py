@@ -155,6 +155,7 @@ def _change(
 ) -> KeyChange:
     repo, ref = project.repo, project.user_ref
     with repository_lock(repo.common_dir):
+        repo.forget_refs()  # read before the lock: maybe another command's past
         tip = repo.resolve(ref)
         tracking = repo.resolve(project.tracking_ref(ref)) if project.remote else None
         if tracking and tracking != tip and not (tip and repo.is_ancestor(tracking, tip)):

@@ -306,16 +306,8 @@ def write_atomic(
     appeared meanwhile: never over a file someone just created).
     Returns the stat of what was renamed into place, taken before the rename: a write by
     someone else right after the rename then shows as a change (a later stat differs)."""
-    tmp = target.with_name(f".gitmem-tmp-{os.getpid()}-{target.name}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else 0o600)
+    tmp, written = _write_temp(target, data, mode)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            if mode is not None:
-                os.fchmod(fh.fileno(), mode)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-            written = os.fstat(fh.fileno())
         if create:
             os.link(tmp, target)
             os.unlink(tmp)
@@ -326,6 +318,71 @@ def write_atomic(
             os.unlink(tmp)
         raise
     return written
+
+
+def _write_temp(target: Path, data: bytes, mode: int | None) -> tuple[Path, os.stat_result]:
+    tmp = target.with_name(f".gitmem-tmp-{os.getpid()}-{target.name}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else 0o600)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+            return tmp, os.fstat(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_exchanging(
+    target: Path, data: bytes, mode: int | None
+) -> tuple[os.stat_result, Path] | None:
+    """As write_atomic, but the new file and `target` swap places in one step: whatever was at
+    `target` at that instant (an editor's save renamed there a moment ago included) is then at
+    the returned path, for the caller to read and remove. None: no atomic exchange here (not
+    Linux, an old kernel, a file system without it), nothing changed. FileNotFoundError: no
+    `target`."""
+    tmp, written = _write_temp(target, data, mode)
+    try:
+        if exchange(tmp, target):
+            return written, tmp
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    os.unlink(tmp)
+    return None
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (renameat2 RENAME_EXCHANGE); False where that is not offered."""
+    import sys
+
+    if sys.platform != "linux":
+        return False
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a libc without it (glibc < 2.28, some musl)
+        return False
+    renameat2.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    at_cwd, rename_exchange = -100, 2
+    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
 
 
 def jitter() -> float:

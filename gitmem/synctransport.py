@@ -210,6 +210,7 @@ def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     syncer = Transport(project, SyncOptions(mode="pull", timeout=timeout))
     if syncer.by_ref:
         with repository_lock(project.repo.common_dir, syncer.opts.lock_wait):
+            project.repo.forget_refs()  # the pin of the checks is read under the lock
             syncer._fetch()
 
 

@@ -186,8 +186,9 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
 
 def _rehome(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
     """Plain bullets written under a second copy of a heading (one item, at the first copy)
-    go to the end of that heading's section: written where the copy was, they would be read
-    back under another heading, as other bullets (a plain bullet is keyed by its section)."""
+    go to the end of that heading's section, and those after a second copy of the title out
+    of every section: written where the copy was, they would be read back under another
+    heading, as other bullets (a plain bullet is keyed by its section)."""
     from merge_drivers.indexdoc import heading_level
 
     scope_at: list[str] = []  # the section each position of `order` is in
@@ -204,12 +205,21 @@ def _rehome(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
     strays = {
         k
         for k, scope in zip(order, scope_at, strict=True)
-        if k[0] == "e" and k[1] and k[1] != scope and _plain(k, nodes[k])
+        if k[0] == "e" and k[1] != scope and _plain(k, nodes[k])
     }
     if not strays:
         return order
     out = [k for k in order if k not in strays]
-    for k in (k for k in order if k in strays):
+    title: Key | None = None  # the level-1 heading before each stray (None: the file's start)
+    for k in order:
+        if nodes[k].kind == "head" and heading_level(nodes[k].text) == 1:
+            title = k
+        if k in strays and not k[1]:  # out of every section: after the title, before them
+            i = out.index(title) + 1 if title is not None else 0
+            while i < len(out) and out[i][0] != "h":
+                i += 1
+            out.insert(i, k)
+    for k in (k for k in order if k in strays and k[1]):
         heads = [i for i, h in enumerate(out) if h[0] == "h" and h[2] == k[1]]
         if not heads:
             out.append(k)  # no such heading left: the end (nothing better to say)
@@ -403,10 +413,12 @@ def _keep_filed_headings(
         if (
             k in base_pos
             and b is not None
-            and (c.node.text, c.node.gap) != (b.text, b.gap)
+            and _edited(k, c.node, b)
             and b.anchor in bn
             and under[k] == b.anchor  # a repeated heading's first copy is not over it
-            and any(nd.anchor == b.anchor for _, nd in c.holders)
+            and any(
+                nd.anchor == b.anchor and (k[0] != "e" or _edited(k, nd, b)) for _, nd in c.holders
+            )  # an entry: the side that edited it holds it there
         ):
             filed.add(b.anchor)
     for key in sorted(filed):
@@ -415,6 +427,14 @@ def _keep_filed_headings(
         held = [(s, nd) for s, nd in ((so, so.nodes.get(key)), (st, st.nodes.get(key))) if nd]
         if held:
             chosen[key] = _Chosen(held[0][1], held)
+
+
+def _edited(k: Key, nd: Node, b: Node) -> bool:
+    """Whether an item differs from the base's: for an entry its words (its blank lines are
+    formatting, as against a deletion), else its text or the blank lines before it."""
+    if k[0] == "e":
+        return _words(nd.text) != _words(b.text)
+    return (nd.text, nd.gap) != (b.text, b.gap)
 
 
 def _same(bn: dict[Key, Node], zb: Index, nodes: dict[Key, Node], z: Index) -> bool:

@@ -154,8 +154,8 @@ def unkept_regroups(
     they headed base items (a regrouping the merge did not keep: its headings sit at the end of
     the section), and the gaps that put back the base's blank lines before the items they
     headed (the side's were the heading's: a stray blank line in the list without it). Only
-    where the other side kept the base's: against a deletion the blank lines are the edit
-    that kept the item. The headings keep their own blank lines: giving each one before it
+    where each side kept the base's or had such a heading above the item: against a deletion
+    the blank lines are the edit that kept the item. The headings keep their own blank lines: giving each one before it
     made three replicas converge less (merge order decides whether a heading heads nothing)."""
     empty: set[Key] = set()
     for i, key in enumerate(order):
@@ -172,7 +172,7 @@ def unkept_regroups(
         else:
             empty.add(key)
     who: list[str] = []
-    gaps: dict[Key, str] = {}
+    headed: dict[Key, set[str]] = {}  # base item -> the sides with an unkept heading above it
     for name, (side_order, side_nodes) in sorted(sides.items()):
         after = dict(pairwise(side_order))
         for head in sorted(empty):
@@ -184,10 +184,15 @@ def unkept_regroups(
                 continue  # an empty heading placed before a base heading: where it was
             if name not in who:
                 who.append(name)
-            mine, b = side_nodes[item].gap, base[item].gap
-            others = [n[item].gap for o, (_, n) in sides.items() if o != name and item in n]
-            if mine != b and nodes[item].gap == mine and others and all(g == b for g in others):
-                gaps[item] = b
+            headed.setdefault(item, set()).add(name)
+    gaps: dict[Key, str] = {}
+    for item, names in headed.items():
+        b = base[item].gap
+        holders = [(o, n[item].gap) for o, (_, n) in sides.items() if item in n]
+        took = any(g == nodes[item].gap for o, g in holders if o in names)
+        explained = len(holders) == 2 and all(g == b or o in names for o, g in holders)
+        if nodes[item].gap != b and took and explained:
+            gaps[item] = b  # every side's change was its heading's: the base's
     return who, gaps
 
 

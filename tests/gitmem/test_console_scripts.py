@@ -85,3 +85,31 @@ def test_the_merge_driver_script_merges_in_place(tmp_path: Path) -> None:
     assert "edited by them" in merged and "ours added" in merged and "<<<<<<<" not in merged
     usage = subprocess.run([_script("gitmem-merge-driver")], capture_output=True, text=True)
     assert usage.returncode == 2 and "usage" in usage.stderr
+
+
+@pytest.mark.slow
+def test_the_scripts_never_import_the_gitmem_or_merge_drivers_of_the_repository_they_run_in(
+    world: World,
+) -> None:
+    """The written scripts run from the user's repository (the merge driver is started by git in
+    its work tree): one that ships its own gitmem/, merge_drivers/ or sitecustomize.py must not
+    have them imported, as for the registered `python -I` command (tests/gitmem/test_drivers.py)."""
+    from tests.gitmem.test_drivers import MEM, branchy_repo, plant_code
+
+    r = branchy_repo(world)
+    marker = plant_code(world, r)
+    world.ok("-C", str(r), "drivers", "install")
+    for name in ("gitmem-index", "gitmem-frontmatter"):
+        script = f"{_script('gitmem-merge-driver')} %O %A %B %L %P"
+        world.git("config", f"merge.{name}.driver", script, cwd=r)
+    world.git("merge", "-q", "--no-edit", "left", cwd=r)
+    for memory in (r / MEM / "MEMORY.md", r / "MEMORY.md"):
+        text = memory.read_text()
+        assert "(l.md)" in text and "(m.md)" in text and "<<<<<<<" not in text
+    path = f"{_script('git-gitmem').parent}:{world.env['PATH']}"
+    for command in ([str(_script("gitmem")), "status"], ["git", "gitmem", "status"]):
+        run = subprocess.run(
+            command, capture_output=True, text=True, cwd=r, env={**world.env, "PATH": path}
+        )
+        assert run.returncode in (0, 1), run.stderr
+    assert not marker.exists(), "the repository's own code ran inside a gitmem script"

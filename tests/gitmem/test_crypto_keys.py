@@ -165,3 +165,26 @@ def test_log_and_restore_follow_a_memory_across_key_rotations(project: Project) 
     topic.unlink()
     restore(project, "auto/a.md", None, force=False)  # the newest version: gamma
     assert topic.read_text() == "gamma\n"
+
+
+def test_a_key_change_sees_a_fetch_that_landed_after_the_refs_were_first_read(
+    project: Project, world: World
+) -> None:
+    """Refs this process read before it took the lock (opening the project does) are another
+    command's past: a `status --fetch` that brought a key change made elsewhere in between
+    must still stop a key change made on the old tip."""
+    from gitmem.sync import SyncOptions, run_sync
+
+    keys.grant(project, str(x25519.Identity.generate().to_public()))
+    run_sync(project, SyncOptions(mode="sync"))
+    repo = project.repo
+    tip = repo.resolve(project.user_ref)
+    tracking = project.tracking_ref(project.user_ref)
+    assert tip is not None and repo.our_refs()[tracking] == tip  # read before the lock
+    elsewhere = world.git(
+        "commit-tree", f"{tip}^{{tree}}", "-p", tip, "-m", "rotated elsewhere", cwd=repo.git_dir
+    ).strip()
+    world.git("update-ref", tracking, elsewhere, tip, cwd=repo.git_dir)  # another process
+    with pytest.raises(UsageError, match="behind"):
+        keys.grant(project, str(x25519.Identity.generate().to_public()))
+    assert repo.resolve(project.user_ref) == tip, "no key change on the old tip"

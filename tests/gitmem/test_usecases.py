@@ -567,3 +567,35 @@ def test_pull_keeps_a_local_edit_whatever_the_remote_did(clone: Clones, remote_c
     elif kept != mine:  # the same line: one version wins, the other is kept in history
         assert any(line.startswith(f"team/{name}") for line in result.refs[TEAM_REF].lost)
         assert mine.encode() in [data for _, data in versions(b, f"team/{name}")]
+
+
+def test_restore_over_a_fifo_refuses_at_once_instead_of_hanging(clone: Clones) -> None:
+    import contextlib
+    import threading
+
+    from gitmem.errors import UsageError
+
+    a = clone("a")
+    write(a, "build.md", topic("build", "use make"))
+    sync(a)
+    (team(a) / "build.md").unlink()
+    os.mkfifo(team(a) / "build.md")
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            restore(a, "team/build.md", None, force=False)
+        except BaseException as exc:
+            raised.append(exc)
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(5)
+    hung = worker.is_alive()
+    while worker.is_alive():
+        with contextlib.suppress(OSError):
+            os.close(os.open(team(a) / "build.md", os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(0.1)
+    assert not hung, "restore blocked on a FIFO"
+    assert raised and isinstance(raised[0], UsageError), raised
+    assert (team(a) / "build.md").is_fifo(), "left where it was"

@@ -598,3 +598,69 @@ def test_links_to_case_distinct_files_are_two_entries(case: tuple[str, str, str,
     text = merged(base, ours, theirs)
     assert text == expected
     assert merged(base, text, ours) == text and merged(base, theirs, text) == text
+
+
+def test_a_blank_line_two_unkept_headings_took_comes_back_in_every_merge_order() -> None:
+    """Two replicas each write a heading between an entry and a comment, taking the comment's
+    blank line; neither heading is kept there. The comment gets the base's blank line back
+    whichever two merge first (it kept it only when one side had not changed it)."""
+    base = "- [T](t.md) — first\n\n<!-- a comment -->\n"
+    top = "# Memory\n" + base
+    memory = base.replace("\n\n<!--", "\n\n# Memory\n<!--")
+    project = base.replace("\n\n<!--", "\n\n## Project\n<!--")
+    r1 = merged(base, merged(base, top, memory), project)
+    r2 = merged(base, merged(base, memory, project), top)
+    r3 = merged(base, merged(base, project, top), memory)
+    assert r1 == r2 == r3
+    assert r1.startswith("- [T](t.md) — first\n\n<!-- a comment -->\n"), r1
+
+
+def test_a_bullet_after_a_repeated_title_stays_out_of_every_section() -> None:
+    """`- plain one` after a second `# Memory` is in no section; the title is written once,
+    so the bullet goes after the first one, before `## Project` (under it, read back, it
+    would be another bullet, and merging a side in again would move it)."""
+    base = "- [A](a.md) — a\n# Memory\n## Project\n# Memory\n- plain one\n- [T](t.md) — t\n"
+    deleter = base.replace("- [A](a.md) — a\n", "")
+    spacer = "\n" + base
+    text = merged(base, deleter, spacer)
+    assert text == "# Memory\n- plain one\n## Project\n- [T](t.md) — t\n", text
+    assert merged(base, text, deleter) == text and merged(base, spacer, text) == text
+
+
+T0, T1 = "- [T0](t0.md) — first\n", "- [T1](t1.md) — first\n"
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # an entry re-spaced where the heading was deleted; the keeper only kept it
+        ("# Memory\n" + T0 + T1, T0 + T1, "# Memory\n" + T0, "\n" + T0 + T1),
+        # an entry edited on the side that deleted its heading; the keeper edited another
+        (
+            T0 + "# Memory\n" + T1,
+            T0 + T1,
+            T0.replace("first", "second") + "# Memory\n" + T1,
+            T0 + T1.replace("first", "second"),
+        ),
+        # an entry only re-spaced under the heading: formatting, it keeps nothing
+        (
+            "# Memory\n- plain one\n",
+            "# Memory\n\n- plain one\n",
+            T0 + "# Memory\n",
+            "- plain one\n",
+        ),
+    ],
+    ids=["re-spaced", "edited", "re-spaced-under-it"],
+)
+def test_a_deleted_heading_is_kept_only_by_an_entry_modified_under_it_on_the_modifying_side(
+    case: tuple[str, str, str, str],
+) -> None:
+    """Modified beats deleted, for a heading over an entry, only when the side that
+    modified the entry holds it under that heading: the side that merely kept the heading
+    (and the entry, unchanged, under it) does not, or merge order would decide."""
+    base, a, b, c = case
+    r1 = merged(base, merged(base, a, b), c)
+    r2 = merged(base, merged(base, b, c), a)
+    r3 = merged(base, merged(base, c, a), b)
+    assert r1 == r2 == r3
+    assert "# Memory" not in r1

@@ -1,0 +1,211 @@
+"""Write-back against what can take a memory file's place between the check and the write: a
+FIFO, a symbolic link out of the folder, a file too large to sync. Each must neither hang the
+sync, nor be read through, nor be lost (real files; the window is opened by running the swap
+right after write-back's check, as tests/gitmem/test_write_back.py does for plain edits)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import gitmem.folders as folders
+import gitmem.state as state
+from gitmem.folders import Materialized, materialize
+from gitmem.gitstore import Repository
+
+HOW = ["replaced", "deleted"]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Repository]:
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    with Repository(tmp_path / "r") as r:
+        yield r
+
+
+def _swap_after_check(monkeypatch: pytest.MonkeyPatch, act: Callable[[Path], None]) -> None:
+    real = folders._disk_oid
+    left = [1]
+
+    def checked_then_swapped(repo: Repository, path: Path, record: Any) -> str | None:
+        oid = real(repo, path, record)
+        if left[0]:
+            left[0] = 0
+            act(path)
+        return oid
+
+    monkeypatch.setattr(folders, "_disk_oid", checked_then_swapped)
+
+
+def _write_back(repo: Repository, folder: Path, how: str) -> Materialized:
+    """x.md was checked to hold what the last sync left ("old"): replace it, or delete it."""
+    target = {"x.md": repo.write_blob(b"from the remote\n")} if how == "replaced" else {}
+    return materialize(repo, folder, {"x.md": repo.write_blob(b"old\n")}, target, {})
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "x.md").write_bytes(b"old\n")
+    return folder
+
+
+def _release(fifo_dir: Path) -> None:
+    """Open every FIFO in the folder for writing (non-blocking), so a reader stuck on one ends."""
+    for p in fifo_dir.iterdir():
+        with contextlib.suppress(OSError):
+            os.close(os.open(p, os.O_WRONLY | os.O_NONBLOCK))
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_fifo_put_in_a_files_place_after_the_check_does_not_hang_the_write_back(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    folder = _folder(tmp_path)
+
+    def to_fifo(path: Path) -> None:
+        path.unlink()
+        os.mkfifo(path)
+
+    _swap_after_check(monkeypatch, to_fifo)
+    result: list[Materialized] = []
+    worker = threading.Thread(target=lambda: result.append(_write_back(repo, folder, how)))
+    worker.start()
+    worker.join(5)
+    hung = worker.is_alive()
+    while worker.is_alive():
+        _release(folder)
+        worker.join(0.1)
+    assert not hung, "write-back blocked on a FIFO"
+    assert result[0].not_a_file == ["x.md"] and result[0].written == []
+    assert [p.name for p in folder.iterdir()] == ["x.md"], "the FIFO is left where it was"
+    assert not (folder / "x.md").is_file()
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_link_put_in_a_files_place_after_the_check_is_not_read_through(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    folder = _folder(tmp_path)
+    secret = tmp_path / "id_ed25519"
+    secret.write_bytes(b"PRIVATE KEY\n")
+
+    def to_link(path: Path) -> None:
+        path.unlink()
+        path.symlink_to(secret)
+
+    _swap_after_check(monkeypatch, to_link)
+    done = _write_back(repo, folder, how)
+    assert b"PRIVATE KEY" not in b"".join(repo.read_blob(o) for o in done.displaced.values())
+    assert done.not_a_file == ["x.md"] and done.written == [] and done.deleted == []
+    assert (folder / "x.md").is_symlink(), "the link is left where it was"
+    assert [p.name for p in folder.iterdir()] == ["x.md"]
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_file_grown_past_the_size_limit_after_the_check_is_kept_not_read(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    folder = _folder(tmp_path)
+    big = folders.MAX_FILE_BYTES + 1
+
+    def grow(path: Path) -> None:
+        with open(path, "r+b") as fh:
+            fh.truncate(big)  # sparse: costs no disk
+
+    _swap_after_check(monkeypatch, grow)
+    done = _write_back(repo, folder, how)
+    assert done.displaced == {} and done.written == [] and done.deleted == []
+    assert (folder / "x.md").stat().st_size == big, "the grown file is left where it was"
+    assert [p.name for p in folder.iterdir()] == ["x.md"]
+
+
+def test_an_editors_atomic_save_just_before_the_replace_is_returned_not_lost(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Editors save by writing a new file and renaming it over the old one. One that lands
+    after write-back kept the checked copy but before its own rename puts a new inode there:
+    it is what the replace displaces, so it is what must come back to be merged."""
+    folder = _folder(tmp_path)
+    real = state._write_temp
+
+    def saved_meanwhile(target: Path, *args: Any) -> tuple[Path, os.stat_result]:
+        written = real(target, *args)  # write-back's new copy is ready; the editor saves now
+        tmp = target.with_name(".x.md.swp")
+        tmp.write_bytes(b"old\nsaved by the editor\n")
+        os.replace(tmp, target)
+        return written
+
+    monkeypatch.setattr(state, "_write_temp", saved_meanwhile)
+    done = _write_back(repo, folder, "replaced")
+    assert repo.read_blob(done.displaced["x.md"]) == b"old\nsaved by the editor\n"
+    assert (folder / "x.md").read_bytes() == b"from the remote\n"
+    assert [p.name for p in folder.iterdir()] == ["x.md"]
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_displaced_copy_that_cannot_be_read_is_put_back_not_deleted(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """An I/O error reading what the replace or delete displaced (a failing disk, a network
+    file system gone away) must not delete it: it goes back where it was, for the next sync."""
+    folder = _folder(tmp_path)
+
+    def edit(path: Path) -> None:
+        path.write_bytes(b"old\nedited meanwhile\n")
+
+    _swap_after_check(monkeypatch, edit)
+
+    def unreadable(path: Path) -> bytes:
+        raise OSError(5, "Input/output error", str(path))
+
+    monkeypatch.setattr(folders, "read_when_written", unreadable)
+    done = _write_back(repo, folder, how)
+    assert done.written == [] and done.deleted == [] and "x.md" in done.changed_meanwhile
+    assert (folder / "x.md").read_bytes() == b"old\nedited meanwhile\n"
+    assert [p.name for p in folder.iterdir()] == ["x.md"]
+
+
+# -- the snapshot: a file checked regular, then swapped before it is read -----------------------
+
+
+@pytest.mark.parametrize("swap", ["fifo", "link"])
+def test_a_file_swapped_for_a_fifo_or_a_link_while_the_snapshot_reads_it_is_skipped(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: str
+) -> None:
+    """Never blocked by a FIFO, never a file outside the folder read through a link (and then
+    committed and pushed as memory)."""
+    folder = _folder(tmp_path)
+    secret = tmp_path / "id_ed25519"
+    secret.write_bytes(b"PRIVATE KEY\n")
+    real = folders._unsyncable
+
+    def judged_then_swapped(rel: str, st: os.stat_result) -> str | None:
+        why = real(rel, st)
+        path = folder / rel
+        path.unlink()
+        if swap == "fifo":
+            os.mkfifo(path)
+        else:
+            path.symlink_to(secret)
+        return why
+
+    monkeypatch.setattr(folders, "_unsyncable", judged_then_swapped)
+    result: list[folders.Snapshot] = []
+    worker = threading.Thread(target=lambda: result.append(folders.snapshot(repo, folder, {})))
+    worker.start()
+    worker.join(5)
+    hung = worker.is_alive()
+    while worker.is_alive():
+        _release(folder)
+        worker.join(0.1)
+    assert not hung, "the snapshot blocked on a FIFO"
+    snap = result[0]
+    assert snap.files == {} and [rel for rel, _ in snap.skipped] == ["x.md"]
