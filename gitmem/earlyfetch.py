@@ -6,10 +6,11 @@ starts' kind, gitmem/quickstart.py) can start at once — before the lock — be
 the objects and moves no ref: the remote-tracking refs are the pin of the sync's rollback and
 key checks, and only the sync moves them, inside its lock. There it moves them where the dry
 run found the remote's, by compare-and-swap from the ids it reported (`Transport._take_fetched`,
-as the SessionStart hook's handover does), then checks them as any fetched tip. Anything it
-cannot vouch for — a failed or timed-out dry run, a report line it does not read (a new ref
-has no old id), another fetch plan, a ref moved meanwhile — and the sync fetches as it always
-did. Imports only what opening the project already loaded.
+as the SessionStart hook's handover does), then checks them as any fetched tip. A dry run that
+fails or times out fails the sync as its own fetch would (the remote is waited for once);
+anything else it cannot vouch for — a report line it does not read (a new ref has no old id),
+another fetch plan, a ref moved meanwhile — and the sync fetches as it always did. Imports
+only what opening the project already loaded.
 """
 
 from __future__ import annotations

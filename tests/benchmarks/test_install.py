@@ -12,13 +12,32 @@ from pathlib import Path
 import pytest
 
 from benchmarks.__main__ import HERE, results_folder
-from benchmarks.install import ROOT, installed, tree_key
+from benchmarks.install import ROOT, Install, discard, installed, tree_key
 from benchmarks.world import gitmem_command, python
 
 
 @pytest.mark.slow  # the first call of a session on a new tree builds the venv (~7 s)
 def test_every_gitmem_row_runs_a_plain_install_not_the_editable_one() -> None:
     install = installed()
+    try:
+        _check_plain_install(install)
+    finally:
+        discard()  # as a harness run ends: the install is removed unless another run holds it
+    assert not install.venv.exists() or _held_elsewhere(install)
+
+
+def _held_elsewhere(install: Install) -> bool:
+    import fcntl
+
+    with open(f"{install.venv}.lock", "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+    return False
+
+
+def _check_plain_install(install: Install) -> None:
     assert gitmem_command() == [install.gitmem] and python() == install.python
     assert Path(install.gitmem).is_file() and os.access(install.gitmem, os.X_OK)
     # another venv than the harness's (both link to the same base interpreter)

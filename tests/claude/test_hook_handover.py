@@ -16,6 +16,7 @@ from gitmem.gitstore import Repository
 from gitmem.gitstore.handed import dry_run as dry_args
 from gitmem.gitstore.spawn import Spawned, clean_env
 from gitmem.gitstore.transport import fetch_args
+from gitmem.projectpaths import TRACKED_BY_BRANCH
 from gitmem.quickstart import moves
 from gitmem.refmeta import render_meta
 from gitmem.scopes import Project, open_project
@@ -187,8 +188,8 @@ def test_a_pulls_early_dry_run_is_its_only_fetch(
     pinned = project.repo.resolve(tracking)
     started = early(project)
     assert started.commands == dry_run(project).commands  # the sync's own fetch, as a dry run
+    assert started.answer() is not None  # done: the objects are in, the moves known
     world.remote.rename(world.remote.with_name("gone.git"))  # a second fetch would fail
-    # (the dry run above got the objects; the early one may still be running: wait for it)
     result = run_sync(project, SyncOptions(mode="pull", early=started))
     assert not result.refused
     assert project.repo.resolve(tracking) == world.plumb(world.root / "gone.git", "rev-parse", TEAM)
@@ -247,3 +248,25 @@ def test_pull_and_sync_fetch_once_and_push_does_not_start_a_dry_run(
             assert fetches == []
         else:
             assert len(fetches) == 1 and "--dry-run" in fetches[0], fetches
+
+
+def test_refs_read_before_the_lock_are_read_again_inside_it(world: World) -> None:
+    """The opening reads our refs before the lock (and a quick start's answers are older
+    still): a sync of the same clone that ran in between must not be undone or lost."""
+    a, b = world.clone("a"), world.clone("b")
+    memory = world.scope_path(a)
+    memory.mkdir(parents=True, exist_ok=True)
+    (memory / "first.md").write_text("first\n")
+    world.ok("-C", str(a), "sync")
+    project = open_project(Repository(a, tracked=TRACKED_BY_BRANCH, refs=True))  # refs read now
+    assert project.repo._refs is not None
+    started = early(project)  # and the fetch, as a dry run: nothing new yet
+    started.answer()
+    (memory / "second.md").write_text("second\n")
+    world.ok("-C", str(a), "sync")  # another gitmem commits and pushes meanwhile
+    result = run_sync(project, SyncOptions(mode="sync", early=started))
+    assert not result.refused
+    world.ok("-C", str(b), "sync")
+    pulled = world.scope_path(b)
+    assert (pulled / "second.md").read_text() == "second\n"
+    assert (memory / "second.md").read_text() == "second\n"
