@@ -305,7 +305,7 @@ class Restored:
 
 def restore(project: Project, path: str, at: str | None, force: bool) -> Restored:
     """Write a memory back from history: at REV, else its newest version that still had it."""
-    from gitmem.state import current_mode, load_scope_state, repository_lock, write_atomic
+    from gitmem.state import current_mode, holding_lock, load_scope_state, write_atomic
 
     repo = project.repo
     where = locate(project, path)
@@ -338,8 +338,7 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
         )
     target = where.scope.file(where.rel)
     _no_link_to(where, target)
-    with repository_lock(repo.common_dir):
-        repo.forget_refs()  # read before the lock: maybe another command's past
+    with holding_lock(repo):
         state = load_scope_state(repo.common_dir, where.scope.name)
         record = state.files.get(where.rel) if state.path == str(where.scope.path) else None
         on_disk = _current_bytes(target)

@@ -22,7 +22,7 @@ from gitmem.crypto import (
 from gitmem.errors import UsageError
 from gitmem.privacy import REFUSED_HINT, Decoded, PersonalCodec, make_keyring, personal_codec
 from gitmem.scopes import Project, hostname
-from gitmem.state import repository_lock
+from gitmem.state import holding_lock
 from gitmem.treecheck import META_FILE, render_meta
 from gitmem.treemerge import as_tree_input
 
@@ -154,8 +154,7 @@ def _change(
     project: Project, add: str | None = None, remove: str | None = None, rotate: bool = False
 ) -> KeyChange:
     repo, ref = project.repo, project.user_ref
-    with repository_lock(repo.common_dir):
-        repo.forget_refs()  # read before the lock: maybe another command's past
+    with holding_lock(repo):
         tip = repo.resolve(ref)
         tracking = repo.resolve(project.tracking_ref(ref)) if project.remote else None
         if tracking and tracking != tip and not (tip and repo.is_ancestor(tracking, tip)):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import json
 import os
 import stat
@@ -19,6 +20,7 @@ from gitmem.errors import LockedError
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
 
+    from gitmem.gitstore import Repository
     from gitmem.gitstore.index import FolderCheck
     from gitmem.scopes import Scope
 else:
@@ -357,28 +359,35 @@ def write_exchanging(
     return None
 
 
-def exchange(a: Path, b: Path) -> bool:
-    """Swap two paths atomically (renameat2 RENAME_EXCHANGE); False where that is not offered."""
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """libc's renameat2, looked up once a run; None off Linux or in a libc without it (glibc
+    < 2.28, some musl)."""
     import sys
 
     if sys.platform != "linux":
-        return False
+        return None
     import ctypes
 
     try:
-        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):  # a libc without it (glibc < 2.28, some musl)
+        found = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    found.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    call: Callable[..., int] = found
+    return call
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (renameat2 RENAME_EXCHANGE); False where that is not offered."""
+    renameat2 = _renameat2()
+    if renameat2 is None:
         return False
-    renameat2.argtypes = [
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.c_uint,
-    ]
     at_cwd, rename_exchange = -100, 2
     if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), rename_exchange) == 0:
         return True
+    import ctypes
+
     err = ctypes.get_errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
         return False
@@ -429,3 +438,15 @@ def repository_lock(
         yield
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def holding_lock(
+    repo: Repository, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
+) -> Iterator[None]:
+    """repository_lock for a command that moves our refs: once it holds the lock, the refs it
+    read before (opening the project, a quick start) are read again — another gitmem may have
+    moved them meanwhile, and a local ref seen behind reads as files deleted since."""
+    with repository_lock(repo.common_dir, wait, on_wait):
+        repo.forget_refs()
+        yield

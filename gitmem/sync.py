@@ -27,10 +27,10 @@ from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import (
     STALE_MAX,
     ScopeState,
+    holding_lock,
     jitter,
     load_scope_state,
     read_scope_head,
-    repository_lock,
 )
 from gitmem.syncbase import (  # re-exported: callers import them from gitmem.sync
     DEFAULT_TIMEOUT,
@@ -88,10 +88,7 @@ class Syncer(RemoteChecks):
                 report.via = route.label if route.remote != self.project.remote else ""
         if self.opts.dry_run:
             return self._dry_run()
-        with repository_lock(self.repo.common_dir, self.opts.lock_wait, self.opts.notice):
-            # refs read before the lock (opening the project) may be another sync's past: a
-            # local ref seen behind where that sync left it reads as files deleted since
-            self.repo.forget_refs()
+        with holding_lock(self.repo, self.opts.lock_wait, self.opts.notice):
             for lock in self.repo.clear_stale_ref_locks():
                 self.result.report(next(iter(self.by_ref))).notes.append(
                     f"removed a stale lock left by an interrupted git: {lock}"

@@ -11,7 +11,7 @@ from gitmem.errors import GitmemError, RemoteError
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.scopes import GITMEM_PREFIX, Project
-from gitmem.state import repository_lock
+from gitmem.state import holding_lock
 from gitmem.syncbase import DEFAULT_TIMEOUT, Fetched, SyncOptions
 from gitmem.syncpersonal import PersonalRefs
 
@@ -209,8 +209,7 @@ def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     """
     syncer = Transport(project, SyncOptions(mode="pull", timeout=timeout))
     if syncer.by_ref:
-        with repository_lock(project.repo.common_dir, syncer.opts.lock_wait):
-            project.repo.forget_refs()  # the pin of the checks is read under the lock
+        with holding_lock(project.repo, syncer.opts.lock_wait):  # the checks' pin: read here
             syncer._fetch()
 
 

@@ -67,6 +67,7 @@ from merge_drivers.indexorder import (
     agreed_headings,
     canonical_order,
     fold_copies,
+    sections_along,
     unkept_regroups,
 )
 from merge_drivers.indexpairs import block_kind, block_rewrites, is_plain, link_renames, respelled
@@ -188,17 +189,7 @@ def _rehome(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
     heading, as other bullets (a plain bullet is keyed by its section)."""
     from merge_drivers.indexdoc import heading_level
 
-    scope_at: list[str] = []  # the section each position of `order` is in
-    sections: list[tuple[int, str]] = []
-    for key in order:
-        nd = nodes[key]
-        if nd.kind == "head":
-            level = heading_level(nd.text)
-            while sections and sections[-1][0] >= level:
-                sections.pop()
-            if level >= 2:
-                sections.append((level, key[2]))
-        scope_at.append(sections[-1][1] if sections else "")
+    scope_at = sections_along(order, nodes)  # the section each position of `order` is in
     strays = {
         k
         for k, scope in zip(order, scope_at, strict=True)

@@ -21,16 +21,12 @@ from merge_drivers.indexdoc import (
 )
 
 
-def fold_copies(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
-    """One plain bullet per text and section of the result: two copies of one bullet that a
-    deleted heading (or a side that moved one) put into one section are one item, the first —
-    what reading the result back would make of them, so every merge order writes the same.
-    Only copies with the same first line: `- plain one` and `- Plain  One` both stay (read
-    back, the second is keyed by its line). The indented lines only a folded copy holds join
-    the first's (its node in `nodes` is replaced): folding loses no line."""
-    seen: dict[tuple[str, str], Key] = {}
+def sections_along(order: list[Key], nodes: dict[Key, Node]) -> list[str]:
+    """The section (its heading's text, "" for none) each position of `order` is in, as
+    reading the written result back would place it: a heading closes those of its level and
+    deeper; a title (level 1) opens none."""
     sections: list[tuple[int, str]] = []
-    out: list[Key] = []
+    along: list[str] = []
     for key in order:
         nd = nodes[key]
         if nd.kind == "head":
@@ -39,8 +35,23 @@ def fold_copies(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
                 sections.pop()
             if level >= 2:
                 sections.append((level, key[2]))
-        elif nd.kind == "entry" and not nd.target:
-            mark = (sections[-1][1] if sections else "", words(first_line(nd.text)))
+        along.append(sections[-1][1] if sections else "")
+    return along
+
+
+def fold_copies(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
+    """One plain bullet per text and section of the result: two copies of one bullet that a
+    deleted heading (or a side that moved one) put into one section are one item, the first —
+    what reading the result back would make of them, so every merge order writes the same.
+    Only copies with the same first line: `- plain one` and `- Plain  One` both stay (read
+    back, the second is keyed by its line). The indented lines only a folded copy holds join
+    the first's (its node in `nodes` is replaced): folding loses no line."""
+    seen: dict[tuple[str, str], Key] = {}
+    out: list[Key] = []
+    for key, section in zip(order, sections_along(order, nodes), strict=True):
+        nd = nodes[key]
+        if nd.kind == "entry" and not nd.target:
+            mark = (section, words(first_line(nd.text)))
             if mark in seen:
                 kept = nodes[seen[mark]]
                 held = set(kept.text.split("\n")[1:])

@@ -11,7 +11,7 @@ import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -21,6 +21,8 @@ from gitmem.folders import Materialized, materialize
 from gitmem.gitstore import Repository
 
 HOW = ["replaced", "deleted"]
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -64,6 +66,20 @@ def _release(fifo_dir: Path) -> None:
             os.close(os.open(p, os.O_WRONLY | os.O_NONBLOCK))
 
 
+def _unblocked(work: Callable[[], T], fifo_dir: Path) -> tuple[T, bool]:
+    """(what `work` returned, whether it was still blocked after 5 s — then it is released by
+    opening the FIFOs in `fifo_dir`, so the test ends either way)."""
+    result: list[T] = []
+    worker = threading.Thread(target=lambda: result.append(work()))
+    worker.start()
+    worker.join(5)
+    hung = worker.is_alive()
+    while worker.is_alive():
+        _release(fifo_dir)
+        worker.join(0.1)
+    return result[0], hung
+
+
 @pytest.mark.parametrize("how", HOW)
 def test_a_fifo_put_in_a_files_place_after_the_check_does_not_hang_the_write_back(
     repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
@@ -75,16 +91,9 @@ def test_a_fifo_put_in_a_files_place_after_the_check_does_not_hang_the_write_bac
         os.mkfifo(path)
 
     _swap_after_check(monkeypatch, to_fifo)
-    result: list[Materialized] = []
-    worker = threading.Thread(target=lambda: result.append(_write_back(repo, folder, how)))
-    worker.start()
-    worker.join(5)
-    hung = worker.is_alive()
-    while worker.is_alive():
-        _release(folder)
-        worker.join(0.1)
+    done, hung = _unblocked(lambda: _write_back(repo, folder, how), folder)
     assert not hung, "write-back blocked on a FIFO"
-    assert result[0].not_a_file == ["x.md"] and result[0].written == []
+    assert done.not_a_file == ["x.md"] and done.written == []
     assert [p.name for p in folder.iterdir()] == ["x.md"], "the FIFO is left where it was"
     assert not (folder / "x.md").is_file()
 
@@ -198,14 +207,6 @@ def test_a_file_swapped_for_a_fifo_or_a_link_while_the_snapshot_reads_it_is_skip
         return why
 
     monkeypatch.setattr(folders, "_unsyncable", judged_then_swapped)
-    result: list[folders.Snapshot] = []
-    worker = threading.Thread(target=lambda: result.append(folders.snapshot(repo, folder, {})))
-    worker.start()
-    worker.join(5)
-    hung = worker.is_alive()
-    while worker.is_alive():
-        _release(folder)
-        worker.join(0.1)
+    snap, hung = _unblocked(lambda: folders.snapshot(repo, folder, {}), folder)
     assert not hung, "the snapshot blocked on a FIFO"
-    snap = result[0]
     assert snap.files == {} and [rel for rel, _ in snap.skipped] == ["x.md"]

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -334,6 +335,17 @@ def test_three_clones_merging_in_different_orders_end_identical(
     assert "More prose, from a." in text and "## Notes" in text
 
 
+def merged_both_ways(repo: Path, op: str) -> Iterator[tuple[str, str]]:
+    """(the branch merged into, its MEMORY.md after `git merge` or `git rebase` of the other)
+    for main <- left and left <- main; each is undone before the next."""
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        yield into, (repo / MEM / "MEMORY.md").read_text()
+        git(repo, "reset", "-q", "--hard", start)
+
+
 def commit_at(r: Path, branch: str, files: dict[str, str], when: int) -> None:
     git(r, "checkout", "-q", branch)
     for name, text in files.items():
@@ -431,12 +443,8 @@ def test_git_keeps_edited_paragraphs_and_comments_in_place(repo: Path, op: str) 
     commit_on(repo, "left", "MEMORY.md", left.encode())
     commit_on(repo, "main", "MEMORY.md", right.encode())
     expected = left.replace("a release", "any release") + "- [C](c.md) — c\n"
-    for into, other in (("main", "left"), ("left", "main")):
-        git(repo, "checkout", "-q", into)
-        start = git(repo, "rev-parse", "HEAD").stdout.strip()
-        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
-        assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
-        git(repo, "reset", "-q", "--hard", start)
+    for into, text in merged_both_ways(repo, op):
+        assert text == expected, (into, op)
 
 
 SECTIONED = "# Memory\n\n## Build\n- Run tests with -x\n- make -j8\n\n## Testing\n- keep it short\n"
@@ -452,12 +460,8 @@ def test_git_keeps_the_same_plain_bullet_in_two_sections(repo: Path, op: str) ->
     commit_on(repo, "left", "MEMORY.md", left.encode())
     commit_on(repo, "main", "MEMORY.md", right.encode())
     expected = left.replace("- make -j8\n", "- make -j8\n- lint first\n")
-    for into, other in (("main", "left"), ("left", "main")):
-        git(repo, "checkout", "-q", into)
-        start = git(repo, "rev-parse", "HEAD").stdout.strip()
-        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
-        assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
-        git(repo, "reset", "-q", "--hard", start)
+    for into, text in merged_both_ways(repo, op):
+        assert text == expected, (into, op)
 
 
 FLAT = "# Memory\n\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n"
@@ -474,12 +478,8 @@ def test_git_writes_an_unkept_regrouping_well_formed(repo: Path, op: str) -> Non
     commit_on(repo, "left", "MEMORY.md", left.encode())
     commit_on(repo, "main", "MEMORY.md", (FLAT + "- [D](d.md) — d\n").encode())
     expected = FLAT + "- [D](d.md) — d\n\n## Setup\n\n## Ship\n"
-    for into, other in (("main", "left"), ("left", "main")):
-        git(repo, "checkout", "-q", into)
-        start = git(repo, "rev-parse", "HEAD").stdout.strip()
-        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
-        assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
-        git(repo, "reset", "-q", "--hard", start)
+    for into, text in merged_both_ways(repo, op):
+        assert text == expected, (into, op)
 
 
 PLAIN = "# Memory\n- zeta\n- alpha\n- mid\n"
@@ -496,12 +496,8 @@ def test_git_keeps_headings_written_above_plain_bullets_in_order(repo: Path, op:
     commit_on(repo, "left", "MEMORY.md", left.encode())
     commit_on(repo, "main", "MEMORY.md", (PLAIN + "- delta\n").encode())
     expected = left.replace("## Tools", "- delta\n## Tools")
-    for into, other in (("main", "left"), ("left", "main")):
-        git(repo, "checkout", "-q", into)
-        start = git(repo, "rev-parse", "HEAD").stdout.strip()
-        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
-        assert (repo / MEM / "MEMORY.md").read_text() == expected, (into, op)
-        git(repo, "reset", "-q", "--hard", start)
+    for into, text in merged_both_ways(repo, op):
+        assert text == expected, (into, op)
 
 
 @pytest.mark.slow
@@ -540,9 +536,5 @@ def test_git_keeps_headings_both_sides_inserted_the_same(repo: Path) -> None:
     commit_on(repo, "left", "MEMORY.md", (grouped + "- [D](d.md) — d\n").encode())
     commit_on(repo, "main", "MEMORY.md", grouped.replace("— b\n", "— b, edited\n").encode())
     expected = grouped.replace("— b\n", "— b, edited\n") + "- [D](d.md) — d\n"
-    for into, other in (("main", "left"), ("left", "main")):
-        git(repo, "checkout", "-q", into)
-        start = git(repo, "rev-parse", "HEAD").stdout.strip()
-        git(repo, "merge", "-q", "--no-edit", other)
-        assert (repo / MEM / "MEMORY.md").read_text() == expected, into
-        git(repo, "reset", "-q", "--hard", start)
+    for into, text in merged_both_ways(repo, "merge"):
+        assert text == expected, into
