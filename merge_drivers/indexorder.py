@@ -169,28 +169,29 @@ def unkept_regroups(
     where each side kept the base's or had such a heading above the item: against a deletion
     the blank lines are the edit that kept the item. The headings keep their own blank lines: giving each one before it
     made three replicas converge less (merge order decides whether a heading heads nothing)."""
-    empty: set[Key] = set()
+    heads_next: dict[Key, Key | None] = {}  # a new heading -> the first item it heads here
     for i, key in enumerate(order):
         if key in base or nodes[key].kind != "head":
             continue
         level = heading_level(nodes[key].text)
+        heads_next[key] = None
         for nxt in order[i + 1 :]:  # deeper headings only: it heads nothing
             nd = nodes[nxt]
             if nd.kind != "head":
+                heads_next[key] = nxt
                 break
             if heading_level(nd.text) <= level:
-                empty.add(key)
                 break
-        else:
-            empty.add(key)
     who: list[str] = []
     headed: dict[Key, set[str]] = {}  # base item -> the sides with an unkept heading above it
     for name, (side_order, side_nodes) in sorted(sides.items()):
         after = dict(pairwise(side_order))
-        for head in sorted(empty):
+        for head in sorted(heads_next):
             item = after.get(head)
             if head not in side_nodes or item not in base or item not in nodes:
                 continue
+            if heads_next[head] == item:
+                continue  # it heads here what it headed there
             assert item is not None
             if base[item].kind == "head":
                 continue  # an empty heading placed before a base heading: where it was
@@ -259,10 +260,14 @@ def agreed_headings(
         items = [found[head] for found in heads if head in found]
         if len(items) == len(heads) and len(set(items)) == 1:
             filed[head] = items[0]  # agreed: every side wrote it there
-        elif all(item in linked for item in items) and all(
-            (n, head) in between for n, found in enumerate(heads) if head in found
-        ):  # above entries a side regrouped, where the base had them
-            filed[head] = min(items, key=base_pos.__getitem__)
+            continue
+        regrouped = [  # above entries a side regrouped, where the base had them
+            found[head]
+            for n, found in enumerate(heads)
+            if head in found and found[head] in linked and (n, head) in between
+        ]
+        if regrouped:
+            filed[head] = min(regrouped, key=base_pos.__getitem__)
     if not filed:
         return base_order
     before: dict[Key, list[Key]] = {}
