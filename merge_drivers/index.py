@@ -11,7 +11,8 @@ That is what makes three replicas converge whatever order they merge in:
   first position;
 - per item, a 3-way join (deleted < unchanged < modified; two modifications -> the higher rank)
   that is associative and commutative;
-- order: base items in base order; a new item hangs from its *anchor* — for a heading, the
+- order: base items in base order, with the new headings a side wrote right above linked
+  base entries (a regrouping) filed before them (`indexorder.agreed_headings`); a new item hangs from its *anchor* — for a heading, the
   nearest base heading before it; for anything else, the nearest heading before it — and goes at
   the end of its anchor's section (new headings after that, each followed by its own new items),
   siblings sorted by key; an anchor deleted in the merge falls back to the nearest surviving base
@@ -357,7 +358,7 @@ def merge_index(
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
     regrouped, gaps = unkept_regroups(order, nodes, bn, sides)
-    if regrouped:  # said, not silent: the side's headings stand at the end, items in base order
+    if regrouped:  # said, not silent: the side's headings stand elsewhere, items in base order
         who = "both" if len(regrouped) == 2 else regrouped[0]
         why = f"regrouping by {who} not kept; headings kept at the end"
         resolutions.append(Resolution(path, "order", "base", why))

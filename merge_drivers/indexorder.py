@@ -162,9 +162,8 @@ def unkept_regroups(
     base: dict[Key, Node],
     sides: dict[str, tuple[list[Key], dict[Key, Node]]],
 ) -> tuple[list[str], dict[Key, str]]:
-    """The sides whose inserted headings head none of the result's items though on that side
-    they headed base items (a regrouping the merge did not keep: its headings sit at the end of
-    the section), and the gaps that put back the base's blank lines before the items they
+    """The sides whose inserted headings do not head in the result the base item they headed
+    on that side (a regrouping the merge did not keep: its headings sit elsewhere), and the gaps that put back the base's blank lines before the items they
     headed (the side's were the heading's: a stray blank line in the list without it). Only
     where each side kept the base's or had such a heading above the item: against a deletion
     the blank lines are the edit that kept the item. The headings keep their own blank lines: giving each one before it
