@@ -296,9 +296,13 @@ def _side_filings(
     written after it: the first of them in the base is what it headed, if it comes before the
     first one still written."""
     under = {h: [k for k in ks if k in base_pos and k[0] != "h"] for h, ks in parked.items()}
-    held = set(order) | {k for ks in under.values() for k in ks}
-    kept = [k for k in base_order if k in held]
-    pred = dict(zip(kept[1:], kept, strict=False))  # base item -> the one before it here
+    written = set(order)
+    pred: dict[Key, Key] = {}  # base item -> the one written here before it (archived: none)
+    last = START
+    for k in base_order:
+        pred[k] = last
+        if k in written:
+            last = k
     found: dict[Key, Key] = {}
     between: set[Key] = set()
     run: list[Key] = []
