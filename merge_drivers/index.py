@@ -71,7 +71,14 @@ from merge_drivers.indexorder import (
     sections_along,
     unkept_regroups,
 )
-from merge_drivers.indexpairs import block_kind, block_rewrites, is_plain, link_renames, respelled
+from merge_drivers.indexpairs import (
+    block_kind,
+    block_rewrites,
+    heading_renames,
+    is_plain,
+    link_renames,
+    respelled,
+)
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.rank import Rank, rank_of, reason
 
@@ -268,9 +275,17 @@ def merge_index(
     so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info, path)
     st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info, path)
     spelled: dict[str, dict[Key, Key]] = {}
-    for side in (so, st):  # plain bullets by their first line, before anything compares them
-        spelled[side.name] = respelled(bn, side.nodes)
-        side.nodes = {spelled[side.name].get(k, k): nd for k, nd in side.nodes.items()}
+    for side in (so, st):  # retitled headings, then plain bullets by their first line, before
+        retitled = heading_renames(bn, side.nodes)  # anything compares them
+        side.nodes = {retitled.get(k, k): nd for k, nd in side.nodes.items()}
+        for nd in side.nodes.values() if retitled else ():
+            nd.anchor = retitled.get(nd.anchor, nd.anchor)
+        respelt = respelled(bn, side.nodes)
+        spelled[side.name] = {
+            k: respelt.get(retitled.get(k, k), retitled.get(k, k))
+            for k in set(retitled) | set(respelt)
+        }
+        side.nodes = {respelt.get(k, k): nd for k, nd in side.nodes.items()}
     base_order = _base_order(zb, bn)
     bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo)
     bt = _same(bn, zb, st.nodes, zt) and not _reorganized(base_order, bn, _keys(zt), zt)

@@ -9,6 +9,7 @@ from merge_drivers.indexdoc import (
     bullet_body,
     fence,
     first_line,
+    heading_level,
     is_comment_start,
     link_name,
     link_target,
@@ -142,3 +143,34 @@ def _title(text: str) -> str:
     line = text.split("\n", 1)[0]
     start, mid = line.find("["), line.find("](")
     return " ".join(line[start + 1 : mid].split()).casefold() if 0 <= start < mid else ""
+
+
+def heading_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
+    """{side key: base key} for headings this side retitled in place — a base heading gone and
+    one new heading of its level between the same neighbours (items both hold) — and for the
+    sub-headings and plain bullets keyed by the new title (a heading scopes its children). A
+    retitled heading is the base's heading edited, as a rewritten paragraph is: renaming
+    `## Build` to `## Building` keeps its entries under it, whatever the other side adds. A
+    side that also holds the base heading wrote a second heading, not a new title."""
+    common = set(bn).intersection(nodes)
+    gone = [k for k in bn if k[0] == "h" and k not in common]
+    new = [k for k in nodes if k[0] == "h" and k not in bn]
+    if not gone or not new:
+        return {}
+    slots_b = _slots(list(bn), common)
+    slots_s = _slots(list(nodes), common)
+    by_slot: dict[tuple[Key, Key, int], tuple[list[Key], list[Key]]] = {}
+    for k in gone:
+        by_slot.setdefault((*slots_b[k], heading_level(bn[k].text)), ([], []))[0].append(k)
+    for k in new:
+        group = by_slot.get((*slots_s[k], heading_level(nodes[k].text)))
+        if group is not None:
+            group[1].append(k)
+    out = {news[0]: olds[0] for olds, news in by_slot.values() if len(olds) == len(news) == 1}
+    scope = {sk[2]: bk[2] for sk, bk in out.items() if sk[1] == bk[1]}
+    for k in nodes:
+        if k not in out and k[1] in scope and k[0] in "he":
+            moved = (k[0], scope[k[1]], k[2], k[3])
+            if moved not in nodes:
+                out[k] = moved
+    return out

@@ -493,6 +493,21 @@ def test_git_keeps_a_regrouping_under_new_headings(repo: Path, op: str, moved: b
         assert text == expected, (into, op)
 
 
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_keeps_a_renamed_heading_over_its_entries(repo: Path, op: str) -> None:
+    """`## Build` renamed `## Building` on one branch, an entry appended to the last section
+    on the other: one heading, the new title, its entries under it, both directions."""
+    install(repo)
+    base = "# Memory\n\n## Build\n\n- [A](a.md) — a\n\n## Test\n\n- [T](t.md) — t\n"
+    commit_on(repo, "main", "MEMORY.md", base.encode())
+    git(repo, "branch", "-f", "left", "main")
+    commit_on(repo, "left", "MEMORY.md", base.replace("## Build", "## Building").encode())
+    commit_on(repo, "main", "MEMORY.md", (base + "- [C](c.md) — c\n").encode())
+    expected = base.replace("## Build", "## Building") + "- [C](c.md) — c\n"
+    for into, text in merged_both_ways(repo, op):
+        assert text == expected, (into, op)
+
+
 PLAIN = "# Memory\n- zeta\n- alpha\n- mid\n"
 
 

@@ -661,3 +661,44 @@ def test_a_deleted_heading_is_kept_only_by_an_entry_modified_under_it_on_the_mod
     r3 = merged(base, merged(base, c, a), b)
     assert r1 == r2 == r3
     assert "# Memory" not in r1
+
+
+TITLED = "# Memory\n\n## Build\n\n- [A](a.md) — a\n- run with -x\n\n## Test\n\n- [T](t.md) — t\n"
+
+
+@pytest.mark.parametrize(
+    ("retitle", "other"),
+    [
+        (lambda s: s.replace("## Build", "## Building"), lambda s: s + "- [C](c.md) — c\n"),
+        (
+            lambda s: s.replace("## Build", "## Building"),
+            lambda s: s.replace("with -x\n", "with -x\n- lint first\n"),
+        ),
+        (lambda s: s.replace("# Memory", "# Memory notes"), lambda s: s.replace("— a", "— a2")),
+        (
+            lambda s: s.replace("## Build", "## Building"),
+            lambda s: s.replace("with -x\n", "with -x\n- [B](b.md) — b\n"),
+        ),
+    ],
+    ids=["entry-appended-elsewhere", "bullet-added-under-it", "title", "entry-filed-under-it"],
+)
+def test_a_retitled_heading_keeps_its_entries_whatever_the_other_side_adds(
+    retitle: Callable[[str], str], other: Callable[[str], str]
+) -> None:
+    """A heading renamed in place on one side is the base heading edited: its entries and
+    plain bullets stay under the new title, the other side's additions and edits land as if
+    the title had not changed, one title (not both), both directions, idempotent."""
+    ours, theirs = retitle(TITLED), other(TITLED)
+    text = merged(TITLED, ours, theirs)
+    assert text == retitle(theirs)
+    assert merged(TITLED, theirs, ours) == text
+    assert merged(TITLED, text, ours) == text and merged(TITLED, theirs, text) == text
+    assert not _not_kept(result_of(TITLED, ours, theirs))
+
+
+def test_two_retitles_of_one_heading_give_one_heading() -> None:
+    ours = TITLED.replace("## Build", "## Building")
+    theirs = TITLED.replace("## Build", "## Build steps")
+    text = merged(TITLED, ours, theirs)
+    assert text == merged(TITLED, theirs, ours)
+    assert text.count("## Build") == 1 and "- run with -x" in text
