@@ -147,7 +147,8 @@ def _title(text: str) -> str:
 
 def heading_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
     """{side key: base key} for headings this side retitled in place — a base heading gone and
-    one new heading of its level between the same neighbours (items both hold) — and for the
+    one new heading of its level between the same neighbours (items both hold), heading an
+    item both hold — and for the
     sub-headings and plain bullets keyed by the new title (a heading scopes its children). A
     retitled heading is the base's heading edited, as a rewritten paragraph is: renaming
     `## Build` to `## Building` keeps its entries under it, whatever the other side adds. A
@@ -166,7 +167,11 @@ def heading_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Ke
         group = by_slot.get((*slots_s[k], heading_level(nodes[k].text)))
         if group is not None:
             group[1].append(k)
-    out = {news[0]: olds[0] for olds, news in by_slot.values() if len(olds) == len(news) == 1}
+    out = {  # one for one, over an item both hold (else a deletion and a new heading look alike)
+        news[0]: olds[0]
+        for (_, after, _), (olds, news) in by_slot.items()
+        if len(olds) == len(news) == 1 and after != START and after[0] != "h"
+    }
     scope = {sk[2]: bk[2] for sk, bk in out.items() if sk[1] == bk[1]}
     for k in nodes:
         if k not in out and k[1] in scope and k[0] in "he":
