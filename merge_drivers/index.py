@@ -195,7 +195,7 @@ def _rehome(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
     go to the end of that heading's section, and those after a second copy of the title out
     of every section: written where the copy was, they would be read back under another
     heading, as other bullets (a plain bullet is keyed by its section)."""
-    from merge_drivers.indexdoc import heading_level
+    from merge_drivers.indexdoc import heading_level, section_path
 
     scope_at = sections_along(order, nodes)  # the section each position of `order` is in
     strays = {
@@ -216,7 +216,7 @@ def _rehome(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
                 i += 1
             out.insert(i, k)
     for k in (k for k in order if k in strays and k[1]):
-        heads = [i for i, h in enumerate(out) if h[0] == "h" and h[2] == k[1]]
+        heads = [i for i, h in enumerate(out) if h[0] == "h" and section_path(h) == k[1]]
         if not heads:
             out.append(k)  # no such heading left: the end (nothing better to say)
             continue

@@ -52,6 +52,14 @@ class Index:
         self.keys = {it.key: it for it in items}
 
 
+PATH_SEP = "\x1f"  # between the headings of a section's path in a key (never written)
+
+
+def section_path(head: Key) -> str:
+    """The path of the section a heading opens: its parent's path, then its own text."""
+    return f"{head[1]}{PATH_SEP}{head[2]}" if head[1] else head[2]
+
+
 def norm(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -136,9 +144,9 @@ def parse(text: str) -> Index:
     plain: dict[Key, str] = {}  # a plain bullet's key -> the first line of its first holder
 
     def add(kind: str, norm: str, body: list[str], target: str = "", scoped: bool = False) -> None:
-        # A heading is scoped by its parent section: `### Notes` under `## Build` and under
-        # `## Testing` are two headings; so is a plain bullet (`- Run tests with -x` in two
-        # sections is two entries). Linked entries and other blocks are keyed by their target
+        # A heading is scoped by its parent section's path: `### Notes` under `## Build` and
+        # under `## Testing` are two headings; so is a plain bullet (`- Run tests with -x` in
+        # two sections, or under each of those two `### Notes`, is two entries). Linked entries and other blocks are keyed by their target
         # or text alone, so that a heading added above them re-keys nothing; copies of one
         # text (in one section) are one item. A plain bullet whose normalized text an earlier
         # one holds with another first line (`- plain one`, `- Plain  One`) is keyed by that
@@ -195,7 +203,7 @@ def parse(text: str) -> Index:
                 sections.pop()
             add("head", norm(line.lstrip("#")), [line])
             if level >= 2:  # the title (level 1) scopes nothing: renaming it moves nothing
-                sections.append((level, items[-1].key[2]))
+                sections.append((level, section_path(items[-1].key)))
             i += 1
             continue
         bullet = bullet_body(line)

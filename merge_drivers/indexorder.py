@@ -9,6 +9,7 @@ from __future__ import annotations
 from itertools import pairwise
 
 from merge_drivers.indexdoc import (
+    PATH_SEP,
     START,
     Key,
     Node,
@@ -33,8 +34,9 @@ def sections_along(order: list[Key], nodes: dict[Key, Node]) -> list[str]:
             level = heading_level(nd.text)
             while sections and sections[-1][0] >= level:
                 sections.pop()
-            if level >= 2:
-                sections.append((level, key[2]))
+            if level >= 2:  # its path where it stands (as reading the result back keys it)
+                parent = sections[-1][1] if sections else ""
+                sections.append((level, f"{parent}{PATH_SEP}{key[2]}" if parent else key[2]))
         along.append(sections[-1][1] if sections else "")
     return along
 

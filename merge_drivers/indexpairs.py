@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from merge_drivers.indexdoc import (
+    PATH_SEP,
     START,
     Key,
     Node,
@@ -14,6 +15,7 @@ from merge_drivers.indexdoc import (
     link_name,
     link_target,
     norm,
+    section_path,
     words,
 )
 
@@ -172,10 +174,14 @@ def heading_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Ke
         for (_, after, _), (olds, news) in by_slot.items()
         if len(olds) == len(news) == 1 and after != START and after[0] != "h"
     }
-    scope = {sk[2]: bk[2] for sk, bk in out.items() if sk[1] == bk[1]}
+    scope = {section_path(sk): section_path(bk) for sk, bk in out.items() if sk[1] == bk[1]}
     for k in nodes:
-        if k not in out and k[1] in scope and k[0] in "he":
-            moved = (k[0], scope[k[1]], k[2], k[3])
-            if moved not in nodes:
-                out[k] = moved
+        if k in out or k[0] not in "he" or not k[1]:
+            continue
+        for new_path, base_path in scope.items():  # its section, or one inside it
+            if k[1] == new_path or k[1].startswith(new_path + PATH_SEP):
+                moved = (k[0], base_path + k[1][len(new_path) :], k[2], k[3])
+                if moved not in nodes:
+                    out[k] = moved
+                break
     return out

@@ -702,3 +702,32 @@ def test_two_retitles_of_one_heading_give_one_heading() -> None:
     text = merged(TITLED, ours, theirs)
     assert text == merged(TITLED, theirs, ours)
     assert text.count("## Build") == 1 and "- run with -x" in text
+
+
+NOTES_TWICE = (
+    "# Memory\n\n## Build\n\n### Notes\n\n- Run tests with -x\n\n"
+    "## Testing\n\n### Notes\n\n- Run tests with -x\n"
+)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        lambda s: s.replace("# Memory", "# Memory!"),  # an edit elsewhere
+        lambda s: s.replace("## Build\n\n### Notes\n\n- Run tests with -x\n", "## Build\n"),
+        lambda s: s.replace("-x\n\n## Testing", "-x\n- make -j8\n\n## Testing"),
+    ],
+    ids=["edit-elsewhere", "first-copy-deleted", "added-in-the-first"],
+)
+def test_a_bullet_under_a_subheading_repeated_in_two_sections_is_two_entries(
+    other: Callable[[str], str],
+) -> None:
+    """`### Notes` under `## Build` and under `## Testing`, the same bullet under each: two
+    headings, two bullets (a section is keyed by its path, not its text); a bullet appended
+    under the second keeps the second's copy, both directions, idempotent."""
+    ours = other(NOTES_TWICE)
+    theirs = NOTES_TWICE + "- new testing note\n"
+    text = merged(NOTES_TWICE, ours, theirs)
+    assert text == ours + "- new testing note\n"
+    assert merged(NOTES_TWICE, theirs, ours) == text
+    assert merged(NOTES_TWICE, text, ours) == text and merged(NOTES_TWICE, theirs, text) == text
