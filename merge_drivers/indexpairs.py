@@ -169,12 +169,20 @@ def heading_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Ke
         group = by_slot.get((*slots_s[k], heading_level(nodes[k].text)))
         if group is not None:
             group[1].append(k)
-    out = {  # one for one, over an item both hold (else a deletion and a new heading look alike)
-        news[0]: olds[0]
-        for (_, after, _), (olds, news) in by_slot.items()
-        if len(olds) == len(news) == 1 and after != START and after[0] != "h"
-    }
-    scope = {section_path(sk): section_path(bk) for sk, bk in out.items() if sk[1] == bk[1]}
+    out: dict[Key, Key] = {}
+    for (_, after, _), (olds, news) in by_slot.items():
+        left = list(olds)
+        for sk in list(news):  # the same title under another parent: a heading written above
+            bk = next((b for b in left if b[2] == sk[2]), None)
+            if bk is not None:
+                out[sk] = bk
+                left.remove(bk)
+                news.remove(sk)
+        # one retitled for one, over an item both hold (else a deletion and a new heading
+        # look alike)
+        if len(left) == len(news) == 1 and after != START and after[0] != "h":
+            out[news[0]] = left[0]
+    scope = {section_path(sk): section_path(bk) for sk, bk in out.items()}
     for k in nodes:
         if k in out or k[0] not in "he" or not k[1]:
             continue

@@ -731,3 +731,34 @@ def test_a_bullet_under_a_subheading_repeated_in_two_sections_is_two_entries(
     assert text == ours + "- new testing note\n"
     assert merged(NOTES_TWICE, theirs, ours) == text
     assert merged(NOTES_TWICE, text, ours) == text and merged(NOTES_TWICE, theirs, text) == text
+
+
+NESTED = (
+    "# Memory\n\n## Classes\n- p1 first\n- p2 second\n\n### Plot\n- s2 zeta\n- s1 alpha\n\n"
+    "### Store\n- load a file\n- save it\n"
+)
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        lambda s: s + "- [New](new.md) — x\n",
+        lambda s: s.replace("- save it\n", "- save it\n- query nothing\n"),
+        lambda s: s.replace("- s1 alpha\n", ""),
+    ],
+    ids=["linked-appended", "bullet-added-under-a-subheading", "bullet-deleted"],
+)
+def test_subheadings_a_new_heading_re_parents_stay_one_heading_each(
+    other: Callable[[str], str],
+) -> None:
+    """A `##` heading written inside a section re-parents the `###` headings after it: they
+    are the base's headings under another parent (with their bullets), not new ones, so the
+    other side's edit under them lands there and each is written once; both directions,
+    idempotent."""
+    ours = NESTED.replace("- p2 second\n", "## Group one\n- p2 second\n")
+    theirs = other(NESTED)
+    text = merged(NESTED, ours, theirs)
+    assert text == merged(NESTED, theirs, ours)
+    assert text.count("### Plot") == 1 and text.count("### Store") == 1, text
+    assert text == other(ours)
+    assert merged(NESTED, text, ours) == text and merged(NESTED, theirs, text) == text
