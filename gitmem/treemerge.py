@@ -63,9 +63,13 @@ def blobs(entries: Mapping[str, TreeEntry]) -> dict[str, str]:
 
 
 def _fold(files: Mapping[str, str]) -> dict[str, list[str]]:
+    """Paths by the name they are merged under: only `MEMORY.md` folds letter case (Claude Code
+    may write `memory.md`); `API.md` and `api.md` are two files (design §4)."""
     groups: dict[str, list[str]] = {}
     for path in files:
-        groups.setdefault(path.casefold(), []).append(path)
+        folder, slash, name = path.rpartition("/")
+        key = f"{folder}{slash}{name.casefold()}" if name.casefold() == "memory.md" else path
+        groups.setdefault(key, []).append(path)
     return groups
 
 
@@ -77,8 +81,8 @@ def merge_trees(
     ours_times: Mapping[str, float] | None = None,
     theirs_times: Mapping[str, float] | None = None,
 ) -> TreeMerge:
-    """Merge {path: blob id} maps. Paths differing only by case are one file (canonical spelling:
-    the smallest), so the result never holds two spellings of one path. A file one side renamed
+    """Merge {path: blob id} maps. Two spellings of one folder's `MEMORY.md` are one index
+    (canonical spelling: the smallest); other paths that differ by case stay two files. A file one side renamed
     takes the other side's edits to its new name; an index line and its topic file are kept or
     dropped together."""
     from merge_drivers import SideInfo, merge_file
@@ -244,7 +248,7 @@ def _separate_file_folder_clashes(files: dict[str, str]) -> None:
 
 
 def _one(repo: ObjectEncoding, files: Mapping[str, str], spellings: list[str]) -> str | None:
-    """One side's blob for a case-folded path; two spellings on one side are merged 2-way."""
+    """One side's blob for a merged name; two spellings of `MEMORY.md` on one side merged 2-way."""
     if not spellings:
         return None
     if len(spellings) == 1:
