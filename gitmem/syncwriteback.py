@@ -64,6 +64,12 @@ class WriteBack(Transport):
             for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
                 if rel in expected:
                     target[rel] = expected[rel]
+            for rel in [r for r in target if r.split("/", 1)[0] in s.exclude]:
+                # another scope's folder (`team/`): what the ref holds there is never written
+                if rel in expected:
+                    target[rel] = expected[rel]
+                else:
+                    del target[rel]
             for rel in [r for r in target if r.startswith(".") and r not in extra]:
                 # CLAUDE.local.md of a clone whose branch tracks it: git's, never written here
                 if rel in expected:
