@@ -111,6 +111,34 @@ def _both_added(a: list[bytes], b: list[bytes], by_line: bool = False) -> list[b
     return out
 
 
+def _edit_and_append(base: list[bytes], a: list[bytes], b: list[bytes]) -> list[bytes] | None:
+    """One side kept the base lines and only wrote more after them; the other changed them
+    (the last line of a note edited while another machine appended one): the change, then
+    the appended lines — diff3 calls that one overlapping hunk, and one of the two was lost.
+    What the changing side itself wrote after its first len(base's paragraphs) paragraphs
+    merges with the appended lines as two appends do, so three replicas converge. None when
+    neither or both sides kept the base lines."""
+    n = len(base)
+    ka, kb = [line_key(x) for x in a], [line_key(x) for x in b]
+    kept = [len(k) > n and k[:n] == base and not _holds(o, base) for k, o in ((ka, kb), (kb, ka))]
+    if kept[0] == kept[1]:
+        return None
+    appended, changed = (a[n:], b) if kept[0] else (b[n:], a)
+    own = _chunks(changed)
+    k = sum(1 for _, body in _chunks(base) if body)  # the base's paragraphs (keys chunk alike)
+    head = [line for gap, body in own[:k] for line in gap + body]
+    _close(head)  # a last line without its newline gets one: more lines follow
+    return head + _both_added([line for gap, body in own[k:] for line in gap + body], appended)
+
+
+def _holds(lines: list[bytes], run: list[bytes]) -> bool:
+    """Whether `run` occurs in `lines` as consecutive lines (bounded: a long run is "yes")."""
+    n = len(run)
+    if n * len(lines) > 1_000_000:
+        return True
+    return any(lines[i : i + n] == run for i in range(len(lines) - n + 1))
+
+
 def merge_body(
     path: str,
     base: bytes,
@@ -121,6 +149,7 @@ def merge_body(
     first_line: int = 1,
     by_line: bool = False,
     by_hunk: bool = False,
+    appends: bool = False,
 ) -> tuple[bytes, list[Resolution]]:
     """Merge `win` and `lose` (ordered by rank by the caller) against `base`.
 
@@ -130,6 +159,8 @@ def merge_body(
     `by_hunk`: the sides tie on everything but their bytes: each conflicting hunk goes to the
     greater of the two hunks, so merging a side in again picks the same lines (a tie-break
     on the whole text could pick the other side's hunk the second time).
+    `appends`: a file's body (not an index item's lines): lines one side appended to base
+    lines the other changed are kept with the change (`_edit_and_append`).
     """
     if win == lose or lose == base:
         return win, []
@@ -165,6 +196,8 @@ def merge_body(
                         path, f"lines {start}-{len(out) + first_line - 1}", "both", "both added"
                     )
                 )
+            elif appends and (kept := _edit_and_append(zk[iz:zm], al[ia:am], bl[ib:bm])):
+                emit(kept)
             else:
                 start = len(out) + first_line
                 mine, theirs = b"".join(al[ia:am]), b"".join(bl[ib:bm])
@@ -221,7 +254,7 @@ def merge_text(
         theirs,
         rank_of(content_key(theirs), None, theirs_info.time_of(path)),
     )
-    data, resolutions = merge_body(path, base, win, lose, side, why)
+    data, resolutions = merge_body(path, base, win, lose, side, why, appends=True)
     return MergeResult(data, tuple(resolutions))
 
 

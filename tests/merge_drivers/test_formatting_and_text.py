@@ -160,3 +160,67 @@ def test_a_resolver_that_raises_is_visible(monkeypatch: pytest.MonkeyPatch) -> N
     result = both_ways("x.md", TOPIC, ours, theirs)
     assert result.data == ours + b"Ship.\n"
     assert "topic merge failed (ValueError: boom)" in str(result.resolutions[0])
+
+
+FM = b"---\nname: build\ndescription: how to build\ntype: project\n---\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "changed", "appended", "expected"),
+    [
+        # the last line of a note edited on one machine, a line appended on another
+        (
+            "team/build.md",
+            FM + b"Run make.\nUse -j8.\n",
+            FM + b"Run make.\nUse -j16.\n",
+            FM + b"Run make.\nUse -j8.\nThen make test.\n",
+            FM + b"Run make.\nUse -j16.\nThen make test.\n",
+        ),
+        # a paragraph appended after it
+        (
+            "team/build.md",
+            FM + b"Run make.\n",
+            FM + b"Run make -j16.\n",
+            FM + b"Run make.\n\nRelease on Fridays.\n",
+            FM + b"Run make -j16.\n\nRelease on Fridays.\n",
+        ),
+        # the last bullet of a list
+        (
+            "team/build.md",
+            b"# Notes\n\n- one\n- two\n",
+            b"# Notes\n\n- one\n- two, edited\n",
+            b"# Notes\n\n- one\n- two\n- three\n",
+            b"# Notes\n\n- one\n- two, edited\n- three\n",
+        ),
+        # the last line deleted on one side: deleted, and the appended line kept
+        ("notes.txt", b"a\nb\nc\n", b"a\nb\n", b"a\nb\nc\nd\n", b"a\nb\nd\n"),
+        # nested frontmatter, CRLF on the appending side
+        (
+            "team/build.md",
+            b"---\nmetadata:\n  type: feedback\n---\nBody line.\n",
+            b"---\nmetadata:\n  type: project\n---\nBody line, edited.\n",
+            b"---\r\nmetadata:\r\n  type: feedback\r\n---\r\nBody line.\r\nMore.\r\n",
+            b"---\nmetadata:\n  type: project\n---\nBody line, edited.\nMore.\n",
+        ),
+    ],
+    ids=["line", "paragraph", "bullet", "deleted", "nested-crlf"],
+)
+def test_lines_appended_after_lines_the_other_side_changed_keep_both(
+    path: str, base: bytes, changed: bytes, appended: bytes, expected: bytes
+) -> None:
+    """diff3 (and the merge before) calls an edit of the last lines and an append right after
+    them one overlapping hunk, and kept one side: the edit or the appended lines were lost."""
+    result = both_ways(path, base, changed, appended)
+    assert result.data == expected
+    assert not result.resolutions
+
+
+def test_three_replicas_editing_and_appending_bullets_converge() -> None:
+    base = b"# Notes\n\n- one\n- two\n"
+    replicas = [base.replace(b"- two", b"- two!"), base + b"- B\n", base + b"- C\n"]
+    results = set()
+    for x, y, z in ((0, 1, 2), (0, 2, 1), (1, 2, 0), (1, 0, 2), (2, 0, 1), (2, 1, 0)):
+        first = merge_file("n.md", base, replicas[x], replicas[y]).data
+        assert first is not None
+        results.add(merge_file("n.md", base, first, replicas[z]).data)
+    assert results == {b"# Notes\n\n- one\n- two!\n- C\n- B\n"}
