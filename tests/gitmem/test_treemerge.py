@@ -153,3 +153,23 @@ def test_memory_md_spelled_in_two_cases_is_still_one_index(repo: Repository, swa
     out = read(repo, merge_trees(repo, {}, sides[0], sides[1]).files)
     assert list(out) == ["MEMORY.md"]
     assert "(a.md)" in out["MEMORY.md"] and "(b.md)" in out["MEMORY.md"]
+
+
+SECTIONED = "# Memory\n\n## Test\n\n- [Testing](testing.md) — how we test\n\n## Build\n\n- [Build](build.md) — how we build\n"
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_an_index_line_kept_with_its_file_goes_back_to_its_section(
+    repo: Repository, swap: bool
+) -> None:
+    base = dict(BASE, **{"MEMORY.md": SECTIONED})
+    deleted = {
+        "MEMORY.md": SECTIONED.replace("- [Testing](testing.md) — how we test\n", ""),
+        "build.md": BASE["build.md"],
+    }
+    modified = dict(base, **{"testing.md": TOPIC + "Run with -x.\n"})
+    sides = [tree(repo, deleted), tree(repo, modified)]
+    if swap:
+        sides.reverse()
+    out = read(repo, merge_trees(repo, tree(repo, base), sides[0], sides[1]).files)
+    assert out["MEMORY.md"] == SECTIONED
