@@ -6,7 +6,7 @@ of the resolutions it reports.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from gitmem.gitstore import BLOB_MODE, TreeEntry
@@ -186,6 +186,37 @@ def _most_similar(
         if ratio >= 0.6 and (best is None or ratio > best[0]):
             best = (ratio, path)
     return None if best is None else best[1]
+
+
+def closest_version(repo: ObjectEncoding, oid: str, versions: Collection[str]) -> str | None:
+    """Of the versions a path once had, the one a file edited since (without sync state: a
+    clone made again over an old folder) most likely started from: the most similar (ties to
+    the smaller id), when the file still says at least half of that version's body lines.
+    None otherwise — a file written apart under the same name (two machines each creating
+    `fresh.md`, a planted tip) is new, not an edit — or past a bounded cost."""
+    from difflib import SequenceMatcher
+
+    if not versions or len(versions) > 50:
+        return None
+    data = repo.read_blob(oid)
+    best = max(
+        sorted(versions),
+        key=lambda v: SequenceMatcher(None, repo.read_blob(v)[:20000], data[:20000]).ratio(),
+    )
+    said = _body_lines(repo.read_blob(best))
+    kept = set(_body_lines(data))
+    return best if said and 2 * sum(line in kept for line in said) >= len(said) else None
+
+
+def _body_lines(data: bytes) -> list[bytes]:
+    """The non-blank lines after the frontmatter (which a template makes alike), trailing
+    whitespace aside."""
+    from merge_drivers.yamlsafe import fence
+
+    lines = data.split(b"\n")
+    span = fence(data.decode("utf-8", "replace"))
+    body = lines[span[1] + 1 :] if span else lines
+    return [x.rstrip() for x in body if x.strip()]
 
 
 def _keep_links(
