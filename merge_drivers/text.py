@@ -112,23 +112,41 @@ def _both_added(a: list[bytes], b: list[bytes], by_line: bool = False) -> list[b
 
 
 def _edit_and_append(base: list[bytes], a: list[bytes], b: list[bytes]) -> list[bytes] | None:
-    """One side kept the base lines and only wrote more after them; the other changed them
-    (the last line of a note edited while another machine appended one): the change, then
-    the appended lines — diff3 calls that one overlapping hunk, and one of the two was lost.
-    What the changing side itself wrote after its first len(base's paragraphs) paragraphs
-    merges with the appended lines as two appends do, so three replicas converge. None when
-    neither or both sides kept the base lines."""
+    """One side kept the base lines and only wrote more right after (or right before) them;
+    the other changed them (the last line of a note edited while another machine appended
+    one): the change and the new lines, in that order — diff3 calls that one overlapping hunk,
+    and one of the two was lost. What the changing side itself wrote past its base paragraphs
+    merges with the new lines as two appends do, so three replicas converge. None when
+    neither or both sides kept the base lines, or one wrote lines on both sides of them."""
     n = len(base)
     ka, kb = [line_key(x) for x in a], [line_key(x) for x in b]
-    kept = [len(k) > n and k[:n] == base and not _holds(o, base) for k, o in ((ka, kb), (kb, ka))]
-    if kept[0] == kept[1]:
+    for after in (True, False):
+        kept = [
+            len(k) > n and (k[:n] if after else k[-n:]) == base and not _holds(o, base)
+            for k, o in ((ka, kb), (kb, ka))
+        ]
+        if kept[0] != kept[1]:
+            break
+    else:
         return None
-    appended, changed = (a[n:], b) if kept[0] else (b[n:], a)
+    keeper, changed = (a, b) if kept[0] else (b, a)
+    new = keeper[n:] if after else keeper[: len(keeper) - n]
     own = _chunks(changed)
+    bodies = [i for i, (_, body) in enumerate(own) if body]
     k = sum(1 for _, body in _chunks(base) if body)  # the base's paragraphs (keys chunk alike)
-    head = [line for gap, body in own[:k] for line in gap + body]
-    _close(head)  # a last line without its newline gets one: more lines follow
-    return head + _both_added([line for gap, body in own[k:] for line in gap + body], appended)
+    if after:
+        cut = bodies[k - 1] + 1 if len(bodies) >= k else len(own)
+        mine, theirs = own[:cut], own[cut:]
+    else:
+        cut = bodies[-k] if len(bodies) >= k else 0
+        theirs, mine = own[:cut], own[cut:]
+    mine_lines = [line for gap, body in mine for line in gap + body]
+    more = _both_added([line for gap, body in theirs for line in gap + body], new)
+    if after:
+        _close(mine_lines)  # a last line without its newline gets one: more lines follow
+        return mine_lines + more
+    _close(more)
+    return more + mine_lines
 
 
 def _holds(lines: list[bytes], run: list[bytes]) -> bool:

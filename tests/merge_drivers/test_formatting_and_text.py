@@ -202,8 +202,17 @@ FM = b"---\nname: build\ndescription: how to build\ntype: project\n---\n"
             b"---\r\nmetadata:\r\n  type: feedback\r\n---\r\nBody line.\r\nMore.\r\n",
             b"---\nmetadata:\n  type: project\n---\nBody line, edited.\nMore.\n",
         ),
+        # a line inserted right above the line the other side edited
+        (
+            "team/build.md",
+            FM + b"First line.\nSecond line.\n",
+            FM + b"First line, edited.\nSecond line.\n",
+            FM + b"Inserted on top.\nFirst line.\nSecond line.\n",
+            FM + b"Inserted on top.\nFirst line, edited.\nSecond line.\n",
+        ),
+        ("notes.txt", b"a\nb\nc\n", b"a\nB\nc\n", b"a\nx\nb\nc\n", b"a\nx\nB\nc\n"),
     ],
-    ids=["line", "paragraph", "bullet", "deleted", "nested-crlf"],
+    ids=["line", "paragraph", "bullet", "deleted", "nested-crlf", "before", "before-text"],
 )
 def test_lines_appended_after_lines_the_other_side_changed_keep_both(
     path: str, base: bytes, changed: bytes, appended: bytes, expected: bytes
