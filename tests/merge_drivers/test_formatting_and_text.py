@@ -233,3 +233,44 @@ def test_three_replicas_editing_and_appending_bullets_converge() -> None:
         assert first is not None
         results.add(merge_file("n.md", base, first, replicas[z]).data)
     assert results == {b"# Notes\n\n- one\n- two!\n- C\n- B\n"}
+
+
+CONFLICTED = (
+    "<<<<<<< HEAD\n- [B](b.md) — b, mine\n||||||| base\n- [B](b.md) — b\n=======\n"
+    "- [C](c.md) — c\n>>>>>>> other\n"
+)
+
+
+@pytest.mark.parametrize("path", ["MEMORY.md", "team/build.md", "notes.txt"])
+def test_conflict_markers_a_side_carries_are_not_spread(path: str) -> None:
+    """A side where a plain `git merge` left a conflict block, merged with a clean edit: both
+    halves' lines kept, the markers and the diff3 base section dropped, and the merge says so —
+    else every machine would get the markers."""
+    base = "# Memory\n\n- [A](a.md) — a\n- [B](b.md) — b\n"
+    damaged = base.replace("- [B](b.md) — b\n", CONFLICTED)
+    clean = base.replace("# Memory", "# Memory of the build")
+    result = both_ways(path, base.encode(), damaged.encode(), clean.encode())
+    assert result.data is not None
+    text = result.data.decode()
+    assert not any(m in text for m in ("<<<<<<<", "|||||||", "=======", ">>>>>>>")), text
+    for line in ("# Memory of the build", "- [B](b.md) — b, mine", "- [C](c.md) — c"):
+        assert line in text.splitlines()
+    assert any("conflict markers" in r.reason for r in result.resolutions)
+
+
+@pytest.mark.parametrize(
+    "kept",
+    ["<<<<<<< HEAD\nmine\n=======\nunclosed\n", "A title\n=======\n"],
+    ids=["unclosed block", "setext heading"],
+)
+def test_text_that_only_looks_like_markers_is_kept(kept: str) -> None:
+    base = b"---\nname: x\n---\nline\n"
+    result = both_ways("n.md", base, base + kept.encode(), base.replace(b"name: x", b"name: y"))
+    assert result.data == base.replace(b"name: x", b"name: y") + kept.encode()
+    assert not result.resolutions
+
+
+def test_markers_the_base_already_had_are_its_text() -> None:
+    base = b"intro\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n"
+    result = both_ways("notes.txt", base, b"INTRO\n" + base[6:], base + b"end\n")
+    assert result.data == b"INTRO\n" + base[6:] + b"end\n"
