@@ -134,6 +134,8 @@ def _edit_and_append(base: list[bytes], a: list[bytes], b: list[bytes]) -> list[
     own = _chunks(changed)
     bodies = [i for i, (_, body) in enumerate(own) if body]
     k = sum(1 for _, body in _chunks(base) if body)  # the base's paragraphs (keys chunk alike)
+    if not k:
+        return None  # blank base lines: no paragraph to keep the new lines next to
     if after:
         cut = bodies[k - 1] + 1 if len(bodies) >= k else len(own)
         mine, theirs = own[:cut], own[cut:]
