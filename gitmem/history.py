@@ -63,7 +63,8 @@ def _locate(project: Project, path: str) -> RefPath:
     hits = [  # on disk too: an encrypted ref's tree names no file
         s
         for s in project.scopes
-        if os.path.lexists(s.path / path)
+        if (s.path / path).is_file()
+        or (s.path / path).is_symlink()
         or (project.repo.resolve(s.ref) and project.repo.resolve(f"{s.ref}:{s.prefix}/{path}"))
     ]
     if len(hits) == 1:
