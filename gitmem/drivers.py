@@ -103,6 +103,32 @@ def _block(patterns: tuple[str, ...]) -> list[str]:
     return lines
 
 
+def _earlier_patterns(text: str) -> tuple[str, ...]:
+    """The --pattern globs a previous install wrote: installing again (the upgrade `drivers
+    status` asks for) keeps them."""
+    inside, found = False, []
+    for line in text.splitlines():
+        if line in (BEGIN, END):
+            inside = line == BEGIN
+        elif inside and line.endswith(" merge=gitmem-frontmatter"):
+            glob = line.rsplit(" ", 1)[0]
+            if glob not in FRONTMATTER_GLOBS:
+                found.append(glob)
+    return tuple(found)
+
+
+def _check_pattern(glob: str) -> None:
+    """A glob gitattributes can hold on one line, as a pattern: no blank, no control
+    character, not a comment (`#`) or a negation (`!`, which gitattributes forbids)."""
+    from gitmem.errors import UsageError
+
+    if not glob or glob[0] in "#!" or any(c.isspace() or ord(c) < 32 for c in glob):
+        raise UsageError(
+            f"--pattern {glob!r}: gitattributes cannot hold that pattern",
+            "give a glob without blanks (`?` matches a space) that starts with neither # nor !",
+        )
+
+
 def _without_block(text: str) -> list[str]:
     out, inside = [], False
     for line in text.splitlines():
@@ -116,6 +142,8 @@ def _without_block(text: str) -> list[str]:
 
 
 def install(directory: Path, global_: bool, patterns: tuple[str, ...] = ()) -> list[str]:
+    for glob in patterns:
+        _check_pattern(glob)
     repo = None if global_ else Repository(directory)
     unsafe = [
         name
@@ -130,6 +158,7 @@ def install(directory: Path, global_: bool, patterns: tuple[str, ...] = ()) -> l
     attributes.parent.mkdir(parents=True, exist_ok=True)
     existing = attributes.read_text("utf-8") if attributes.exists() else ""
     kept = _without_block(existing)
+    patterns = tuple(dict.fromkeys((*_earlier_patterns(existing), *patterns)))
     write_atomic(attributes, ("\n".join([*kept, *_block(patterns)]) + "\n").encode())
     where = "globally" if global_ else f"in {repo.common_dir if repo else ''}"
     upgraded = [f"replaced an unsafe older registration of {', '.join(unsafe)}"] if unsafe else []

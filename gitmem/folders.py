@@ -191,6 +191,12 @@ def snapshot(
     now = time.time()
     snap = Snapshot({}, {})
     extra = extra or {}
+    for rel, kept in known.items():
+        if rel.split("/", 1)[0] in exclude and rel not in extra:
+            # synced before it became another scope's folder (`team/`): kept as synced last,
+            # never published as deleted, never again read from there
+            snap.files[rel] = kept.oid
+            snap.records[rel] = kept
     if checked is None:
         inside: Iterator[tuple[str, os.stat_result]] = walk(folder, exclude)
     else:

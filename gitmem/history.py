@@ -60,10 +60,12 @@ def _locate(project: Project, path: str) -> RefPath:
             continue
         return RefPath(scope, _checked_rel(rel.as_posix() if str(rel) != "." else "", path))
     _checked_rel(path, path)
-    hits = [
+    hits = [  # on disk too: an encrypted ref's tree names no file
         s
         for s in project.scopes
-        if project.repo.resolve(s.ref) and project.repo.resolve(f"{s.ref}:{s.prefix}/{path}")
+        if (s.path / path).is_file()
+        or (s.path / path).is_symlink()
+        or (project.repo.resolve(s.ref) and project.repo.resolve(f"{s.ref}:{s.prefix}/{path}"))
     ]
     if len(hits) == 1:
         return RefPath(hits[0], path)

@@ -239,7 +239,9 @@ def open_project(
             "auto",
             pushable=not shared_note,
             note=shared_note,
-            exclude=frozenset({team.name}) if team_inside_auto else frozenset(),
+            # `team/` is the team folder wherever gitmem.teamDir is unset: never personal
+            # memory, so two machines that set it differently cannot move files between refs
+            exclude=frozenset({"team", team.name}) if team_inside_auto else frozenset({"team"}),
         ),
         Scope(
             "team",

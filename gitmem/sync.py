@@ -8,6 +8,7 @@ and retry. Never prints and never exits: it returns a SyncResult or raises a Git
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Mapping
@@ -45,9 +46,10 @@ from gitmem.syncbase import (  # re-exported: callers import them from gitmem.sy
 )
 from gitmem.syncremote import RemoteChecks
 from gitmem.synctransport import fetch_tracking
-from gitmem.treemerge import blobs, merge_trees
+from gitmem.treemerge import blobs, closest_version, merge_trees
 
 if TYPE_CHECKING:
+    from gitmem.crypto import ScopeKey
     from gitmem.gitstore.index import FolderCheck
     from gitmem.secretscan import AllowList
 
@@ -314,18 +316,20 @@ class Syncer(RemoteChecks):
     def _base_from_history(self, ref: str, s: Scope, disk: Mapping[str, str]) -> dict[str, str]:
         """For a folder without sync state: each file on disk whose bytes are a version the ref
         (local or remote) once held is taken as unchanged since that version, so the ref's newer
-        version replaces it and a deletion there applies; any other file is a local edit. Never
-        "everything is new": that would merge stale copies into the newer memory."""
+        version replaces it and a deletion there applies; any other file is a local edit, merged
+        from the version of its path it is closest to. Never "everything is new": that would
+        merge stale copies into the newer memory (both bodies, one after the other)."""
         revs = [r for r in (self.repo.resolve(ref), self._remote_tip(ref)) if r]
         if not revs or not disk:
             return {}
         seen = self.repo.blobs_in_history(revs, s.prefix)
         if not self._sealed(ref):
-            return {rel: oid for rel, oid in disk.items() if oid in seen.get(rel, ())}
+            return self._closest(disk, {rel: seen.get(rel, set()) for rel in disk})
         # an encrypted prefix holds hidden names and ciphertext; the encryption is deterministic,
         # so the disk's bytes sealed with the ref's key are found in its history (the versions
         # written under an older key are not: those files merge as new)
         base: dict[str, str] = {}
+        versions: dict[str, set[str]] = {rel: set() for rel in disk}  # of the edited ones
         for rev in revs:
             try:
                 decoded = self._codec_for(ref).decode(rev)
@@ -333,6 +337,8 @@ class Syncer(RemoteChecks):
                 continue
             if decoded.keyring is None or s.prefix not in decoded.sealed:
                 base.update({rel: oid for rel, oid in disk.items() if oid in seen.get(rel, ())})
+                for rel in disk:
+                    versions[rel].update(seen.get(rel, ()))
                 continue
             key = decoded.keyring.key
             for rel, oid in disk.items():
@@ -341,7 +347,26 @@ class Syncer(RemoteChecks):
                     cipher = self.repo.write_blob(key.seal(path, self.repo.read_blob(oid)))
                     if cipher in seen[key.name(path)]:
                         base[rel] = oid
+                    else:
+                        versions[rel].update(self._opened(key, path, seen))
+        return {**self._closest({r: disk[r] for r in disk if r not in base}, versions), **base}
+
+    def _closest(self, disk: Mapping[str, str], versions: Mapping[str, set[str]]) -> dict[str, str]:
+        """Each file's base: its own bytes when the ref once held them (unchanged since), else
+        the version of its path it is closest to (edited since; merged from that version)."""
+        base = {rel: oid for rel, oid in disk.items() if oid in versions.get(rel, ())}
+        for rel in disk.keys() - base.keys():
+            if found := closest_version(self.repo, disk[rel], versions.get(rel, ())):
+                base[rel] = found
         return base
+
+    def _opened(self, key: ScopeKey, path: str, seen: Mapping[str, set[str]]) -> list[str]:
+        """The plaintext blob ids of the sealed versions of `path` that `key` opens."""
+        out = []
+        for cipher in sorted(seen.get(key.name(path), ()))[:51]:  # closest_version's bound
+            with contextlib.suppress(ValueError):
+                out.append(self.repo.write_blob(key.open(path, self.repo.read_blob(cipher))))
+        return out
 
     def _snapshot(self, ref: str, s: Scope, check: FolderCheck | None = None) -> Snapshot:
         self.few.pop(s.name, None)  # what an earlier round looked at along git's list

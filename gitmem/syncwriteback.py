@@ -64,6 +64,12 @@ class WriteBack(Transport):
             for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
                 if rel in expected:
                     target[rel] = expected[rel]
+            for rel in [r for r in target if r.split("/", 1)[0] in s.exclude]:
+                # another scope's folder (`team/`): what the ref holds there is never written
+                if rel in expected:
+                    target[rel] = expected[rel]
+                else:
+                    del target[rel]
             for rel in [r for r in target if r.startswith(".") and r not in extra]:
                 # CLAUDE.local.md of a clone whose branch tracks it: git's, never written here
                 if rel in expected:
@@ -137,8 +143,12 @@ class WriteBack(Transport):
             return None
         extra = s.extra
         # a dot name that is not a file of the scope (CLAUDE.local.md tracked by the branch)
-        # is git's, never written here
-        paths = [rel for rel in changed if not rel.startswith(".") or rel in extra]
+        # is git's, and another scope's folder (`team/`) that scope's: never written here
+        paths = [
+            rel
+            for rel in changed
+            if (not rel.startswith(".") or rel in extra) and rel.split("/", 1)[0] not in s.exclude
+        ]
         if len(head.apart) + len(paths) > STALE_MAX:
             return None  # the index is written afresh: that needs every record
         found = scope_records(self.repo.common_dir, s.name, head, paths)

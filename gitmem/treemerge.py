@@ -6,7 +6,7 @@ of the resolutions it reports.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from gitmem.gitstore import BLOB_MODE, TreeEntry
@@ -63,9 +63,13 @@ def blobs(entries: Mapping[str, TreeEntry]) -> dict[str, str]:
 
 
 def _fold(files: Mapping[str, str]) -> dict[str, list[str]]:
+    """Paths by the name they are merged under: only `MEMORY.md` folds letter case (Claude Code
+    may write `memory.md`); `API.md` and `api.md` are two files (design §4)."""
     groups: dict[str, list[str]] = {}
     for path in files:
-        groups.setdefault(path.casefold(), []).append(path)
+        folder, slash, name = path.rpartition("/")
+        key = f"{folder}{slash}{name.casefold()}" if name.casefold() == "memory.md" else path
+        groups.setdefault(key, []).append(path)
     return groups
 
 
@@ -77,8 +81,8 @@ def merge_trees(
     ours_times: Mapping[str, float] | None = None,
     theirs_times: Mapping[str, float] | None = None,
 ) -> TreeMerge:
-    """Merge {path: blob id} maps. Paths differing only by case are one file (canonical spelling:
-    the smallest), so the result never holds two spellings of one path. A file one side renamed
+    """Merge {path: blob id} maps. Two spellings of one folder's `MEMORY.md` are one index
+    (canonical spelling: the smallest); other paths that differ by case stay two files. A file one side renamed
     takes the other side's edits to its new name; an index line and its topic file are kept or
     dropped together."""
     from merge_drivers import SideInfo, merge_file
@@ -184,6 +188,37 @@ def _most_similar(
     return None if best is None else best[1]
 
 
+def closest_version(repo: ObjectEncoding, oid: str, versions: Collection[str]) -> str | None:
+    """Of the versions a path once had, the one a file edited since (without sync state: a
+    clone made again over an old folder) most likely started from: the most similar (ties to
+    the smaller id), when the file still says at least half of that version's body lines.
+    None otherwise — a file written apart under the same name (two machines each creating
+    `fresh.md`, a planted tip) is new, not an edit — or past a bounded cost."""
+    from difflib import SequenceMatcher
+
+    if not versions or len(versions) > 50:
+        return None
+    data = repo.read_blob(oid)
+    best = max(
+        sorted(versions),
+        key=lambda v: SequenceMatcher(None, repo.read_blob(v)[:20000], data[:20000]).ratio(),
+    )
+    said = _body_lines(repo.read_blob(best))
+    kept = set(_body_lines(data))
+    return best if said and 2 * sum(line in kept for line in said) >= len(said) else None
+
+
+def _body_lines(data: bytes) -> list[bytes]:
+    """The non-blank lines after the frontmatter (which a template makes alike), trailing
+    whitespace aside."""
+    from merge_drivers.yamlsafe import fence
+
+    lines = data.split(b"\n")
+    span = fence(data.decode("utf-8", "replace"))
+    body = lines[span[1] + 1 :] if span else lines
+    return [x.rstrip() for x in body if x.strip()]
+
+
 def _keep_links(
     repo: ObjectEncoding,
     result: TreeMerge,
@@ -244,7 +279,7 @@ def _separate_file_folder_clashes(files: dict[str, str]) -> None:
 
 
 def _one(repo: ObjectEncoding, files: Mapping[str, str], spellings: list[str]) -> str | None:
-    """One side's blob for a case-folded path; two spellings on one side are merged 2-way."""
+    """One side's blob for a merged name; two spellings of `MEMORY.md` on one side merged 2-way."""
     if not spellings:
         return None
     if len(spellings) == 1:

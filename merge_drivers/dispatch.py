@@ -74,9 +74,43 @@ def merge_contents(
         return MergeResult(dress(po, style))
     if po == pb:
         return MergeResult(dress(pt, style))
+    dropped: list[Resolution] = []
+    if _without_markers(pb) is None:  # markers the base had are the file's text
+        for side in ("ours", "theirs"):
+            cleaned = _without_markers(po if side == "ours" else pt)
+            if cleaned is not None:
+                po, pt = (cleaned, pt) if side == "ours" else (po, cleaned)
+                dropped.append(
+                    Resolution(path, "file", "both", f"conflict markers of {side} dropped")
+                )
     result = _merge_plain(path, pb, po, pt, ours_info, theirs_info, inline_archive)
     data = None if result.data is None else dress(result.data, style)
-    return MergeResult(data, result.resolutions, result.extra_files, result.conflicted)
+    return MergeResult(data, (*dropped, *result.resolutions), result.extra_files, result.conflicted)
+
+
+def _without_markers(data: bytes) -> bytes | None:
+    """`data` without the marker lines of the conflict blocks a `git merge` left in it (both
+    sides' lines kept, a diff3 base section dropped), or None when it holds no block or one
+    that is not closed: a side that carries markers would spread them to every machine."""
+    if b"<<<<<<<" not in data:
+        return None
+    out: list[bytes] = []
+    state = ""  # "", "ours", "base", "theirs"
+    found = False
+    for line in data.splitlines(True):
+        mark, rest = line[:7], line[7:8]
+        marker = rest in (b" ", b"\n", b"\r", b"")
+        if mark == b"<<<<<<<" and marker and not state:
+            state = "ours"
+        elif mark == b"|||||||" and marker and state == "ours":
+            state = "base"
+        elif line.rstrip(b"\r\n") == b"=======" and state in ("ours", "base"):
+            state = "theirs"
+        elif mark == b">>>>>>>" and marker and state == "theirs":
+            state, found = "", True
+        elif state != "base":
+            out.append(line)
+    return b"".join(out) if found and not state else None
 
 
 def _merge_plain(

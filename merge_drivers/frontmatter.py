@@ -363,7 +363,7 @@ def merge_topic(
         wf, wbody = split(win.decode())
         lf, lbody = split(lose.decode())
     except Invalid:
-        data, resolutions = merge_body(path, base, win, lose, side, why)
+        data, resolutions = merge_body(path, base, win, lose, side, why, appends=True)
         return MergeResult(data, tuple(resolutions))
     nl = "\r\n" if win.count(b"\r\n") * 2 > win.count(b"\n") else "\n"
     merger = _Merger(path, side, why, nl)
@@ -384,7 +384,7 @@ def merge_topic(
             fm_text = shell.open + "".join(shell.leading) + "".join(lines) + shell.close
     first = fm_text.count("\n") + 1
     body, body_res = merge_body(
-        path, zbody.encode(), wbody.encode(), lbody.encode(), side, why, first
+        path, zbody.encode(), wbody.encode(), lbody.encode(), side, why, first, appends=True
     )
     data = fm_text.encode() + body
     return MergeResult(data, (*merger.resolutions, *body_res))

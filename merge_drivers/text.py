@@ -111,6 +111,54 @@ def _both_added(a: list[bytes], b: list[bytes], by_line: bool = False) -> list[b
     return out
 
 
+def _edit_and_append(base: list[bytes], a: list[bytes], b: list[bytes]) -> list[bytes] | None:
+    """One side kept the base lines and only wrote more right after (or right before) them;
+    the other changed them (the last line of a note edited while another machine appended
+    one): the change and the new lines, in that order — diff3 calls that one overlapping hunk,
+    and one of the two was lost. What the changing side itself wrote past its base paragraphs
+    merges with the new lines as two appends do, so three replicas converge. None when
+    neither or both sides kept the base lines, or one wrote lines on both sides of them."""
+    n = len(base)
+    ka, kb = [line_key(x) for x in a], [line_key(x) for x in b]
+    for after in (True, False):
+        kept = [
+            len(k) > n and (k[:n] if after else k[-n:]) == base and not _holds(o, base)
+            for k, o in ((ka, kb), (kb, ka))
+        ]
+        if kept[0] != kept[1]:
+            break
+    else:
+        return None
+    keeper, changed = (a, b) if kept[0] else (b, a)
+    new = keeper[n:] if after else keeper[: len(keeper) - n]
+    own = _chunks(changed)
+    bodies = [i for i, (_, body) in enumerate(own) if body]
+    k = sum(1 for _, body in _chunks(base) if body)  # the base's paragraphs (keys chunk alike)
+    if not k:
+        return None  # blank base lines: no paragraph to keep the new lines next to
+    if after:
+        cut = bodies[k - 1] + 1 if len(bodies) >= k else len(own)
+        mine, theirs = own[:cut], own[cut:]
+    else:
+        cut = bodies[-k] if len(bodies) >= k else 0
+        theirs, mine = own[:cut], own[cut:]
+    mine_lines = [line for gap, body in mine for line in gap + body]
+    more = _both_added([line for gap, body in theirs for line in gap + body], new)
+    if after:
+        _close(mine_lines)  # a last line without its newline gets one: more lines follow
+        return mine_lines + more
+    _close(more)
+    return more + mine_lines
+
+
+def _holds(lines: list[bytes], run: list[bytes]) -> bool:
+    """Whether `run` occurs in `lines` as consecutive lines (bounded: a long run is "yes")."""
+    n = len(run)
+    if n * len(lines) > 1_000_000:
+        return True
+    return any(lines[i : i + n] == run for i in range(len(lines) - n + 1))
+
+
 def merge_body(
     path: str,
     base: bytes,
@@ -121,6 +169,7 @@ def merge_body(
     first_line: int = 1,
     by_line: bool = False,
     by_hunk: bool = False,
+    appends: bool = False,
 ) -> tuple[bytes, list[Resolution]]:
     """Merge `win` and `lose` (ordered by rank by the caller) against `base`.
 
@@ -130,6 +179,8 @@ def merge_body(
     `by_hunk`: the sides tie on everything but their bytes: each conflicting hunk goes to the
     greater of the two hunks, so merging a side in again picks the same lines (a tie-break
     on the whole text could pick the other side's hunk the second time).
+    `appends`: a file's body (not an index item's lines): lines one side appended to base
+    lines the other changed are kept with the change (`_edit_and_append`).
     """
     if win == lose or lose == base:
         return win, []
@@ -165,6 +216,8 @@ def merge_body(
                         path, f"lines {start}-{len(out) + first_line - 1}", "both", "both added"
                     )
                 )
+            elif appends and (kept := _edit_and_append(zk[iz:zm], al[ia:am], bl[ib:bm])):
+                emit(kept)
             else:
                 start = len(out) + first_line
                 mine, theirs = b"".join(al[ia:am]), b"".join(bl[ib:bm])
@@ -221,7 +274,7 @@ def merge_text(
         theirs,
         rank_of(content_key(theirs), None, theirs_info.time_of(path)),
     )
-    data, resolutions = merge_body(path, base, win, lose, side, why)
+    data, resolutions = merge_body(path, base, win, lose, side, why, appends=True)
     return MergeResult(data, tuple(resolutions))
 
 

@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         dest="patterns",
         action="append",
         metavar="GLOB",
-        help="an extra glob for the frontmatter driver; repeatable",
+        help="an extra glob for the frontmatter driver; repeatable; kept when installing again",
     )
     p.set_defaults(handler=install)
     p = command(drivers, "uninstall", "remove what `drivers install` wrote")

@@ -97,7 +97,7 @@ def test_restore_of_a_deleted_topic_brings_its_index_line_back(world: World) -> 
     out = world.ok("-C", str(a), "restore", "auto/api.md")
     assert "MEMORY.md" in out
     assert (da / "api.md").read_text().endswith("v1\n")
-    assert (da / "MEMORY.md").read_text() == f"# Memory\n- [DB](db.md) — the DB\n{line}\n"
+    assert (da / "MEMORY.md").read_text() == f"# Memory\n{line}\n- [DB](db.md) — the DB\n"
     world.ok("-C", str(a), "restore", "auto/api.md")  # again: nothing doubled
     assert (da / "MEMORY.md").read_text().count("(api.md)") == 1
 
@@ -190,3 +190,25 @@ def test_three_clones_keep_a_regrouping_under_new_headings(world: World) -> None
     assert (da / "MEMORY.md").read_text() == expected
     assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
     assert not any("not kept" in out for out in outs), outs
+
+
+SECTIONS = (
+    "# Memory\n\n## Build\n\n- [Make](make.md) — make\n  - use ccache\n- [Lint](lint.md) — lint\n"
+    "  - ruff only\n\n## Test\n\n- [Py](py.md) — pytest\n"
+)
+
+
+def test_restore_puts_the_index_line_back_in_its_section(world: World) -> None:
+    """Not at the end of the index, under another heading: after the entry it followed."""
+    a = world.clone("a")
+    da = world.scope_path(a)
+    da.mkdir(parents=True)
+    (da / "MEMORY.md").write_text(SECTIONS)
+    for name in ("make", "lint", "py"):
+        (da / f"{name}.md").write_text(TOPIC.format(n=name, m="2026-01-01T00:00:00Z", body="v1"))
+    world.ok("-C", str(a), "sync")
+    (da / "lint.md").unlink()
+    (da / "MEMORY.md").write_text(SECTIONS.replace("- [Lint](lint.md) — lint\n  - ruff only\n", ""))
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(a), "restore", "auto/lint.md")
+    assert (da / "MEMORY.md").read_text() == SECTIONS

@@ -204,3 +204,28 @@ def test_dry_run_changes_nothing(world: World) -> None:
     assert "3 local changes to push" in out
     assert world.git("for-each-ref", "refs/gitmem", cwd=a) == ""
     assert world.git("for-each-ref", "refs/gitmem", cwd=world.remote) == ""
+
+
+def test_a_team_dir_set_on_one_machine_never_moves_personal_memory_to_the_team(
+    world: World,
+) -> None:
+    """B keeps its team folder elsewhere (`gitmem.teamDir`), so `memory/team/` there is a plain
+    folder of B's; A uses the default, where `memory/team/` is the team folder. What B holds
+    under `memory/team/` must reach neither A's team folder nor the team ref."""
+    a, b = world.clone("a"), world.clone("b")
+    world.git("config", "gitmem.teamDir", str(world.root / "team-b"), cwd=b)
+    da, db = world.scope_path(a), world.scope_path(b)
+    db.mkdir(parents=True)
+    (db / "MEMORY.md").write_text(MEMORY)
+    (db / "build.md").write_text(BUILD)
+    (db / "team").mkdir()
+    (db / "team" / "MEMORY.md").write_text("- [Private](private.md) — mine only\n")
+    (db / "team" / "private.md").write_text("my private note\n")
+    world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(a), "sync")
+    assert folder_bytes(da) == {"MEMORY.md": MEMORY.encode(), "build.md": BUILD.encode()}
+    team = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=a, check=False)
+    assert "private" not in team
+    world.ok("-C", str(b), "sync")
+    assert (db / "team" / "private.md").read_text() == "my private note\n"

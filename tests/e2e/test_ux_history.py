@@ -79,6 +79,17 @@ def test_log_of_a_memory_that_never_existed_is_an_error(world: World) -> None:
     assert out.count("\n") == 2
 
 
+def test_a_bare_name_finds_a_memory_of_the_encrypted_personal_ref(world: World) -> None:
+    """`gitmem log style.md`: the personal ref's tree hides its names, the folder does not."""
+    a, _ = synced_clone(world)
+    assert world.ok("-C", str(a), "log", "style.md") == world.ok(
+        "-C", str(a), "log", "auto/style.md"
+    )
+    (world.scope_path(a, "team") / "style.md").parent.mkdir(parents=True, exist_ok=True)
+    (world.scope_path(a, "team") / "style.md").write_text("team style\n")
+    assert_one_clear_error(world.gitmem("-C", str(a), "log", "style.md"), 2, "cannot tell")
+
+
 def test_restore_of_an_unchanged_file_says_nothing_was_written(world: World) -> None:
     a, auto = synced_clone(world)
     mtime = (auto / "style.md").stat().st_mtime_ns

@@ -198,6 +198,35 @@ def test_default_patterns_cover_claude_memory_folder(world: World) -> None:
         assert out.strip().endswith(f"merge: {driver}"), out
 
 
+def test_installing_again_keeps_the_patterns_added_before(world: World) -> None:
+    """`drivers status` says "run drivers install" to upgrade: that must not drop a --pattern."""
+    r = world.root / "repo"
+    world.git("init", "-q", str(r))
+    world.ok("-C", str(r), "drivers", "install", "--pattern", "docs/memory/*.md")
+    world.ok("-C", str(r), "drivers", "install", "--pattern", "notes/**/*.md")
+    world.ok("-C", str(r), "drivers", "install")
+    for path in ("docs/memory/y.md", "notes/a/b.md", ".claude/memory/x.md"):
+        out = world.git("check-attr", "merge", "--", path, cwd=r)
+        assert out.strip().endswith("merge: gitmem-frontmatter"), out
+    block = (r / ".git" / "info" / "attributes").read_text()
+    assert block.count("docs/memory/*.md") == 1, block
+
+
+@pytest.mark.parametrize(
+    "pattern", ["docs/my memory/*.md", "a\tb.md", "x.md\n* merge=ours", "#x.md", "!x.md", ""]
+)
+def test_a_pattern_gitattributes_cannot_hold_is_refused(world: World, pattern: str) -> None:
+    """A space would split the line (pattern `docs/my`, attribute `memory/*.md`), a newline add
+    a line of its own, `#` make it a comment, `!` is forbidden: exit 2, nothing written."""
+    r = world.root / "repo"
+    world.git("init", "-q", str(r))
+    run = world.gitmem("-C", str(r), "drivers", "install", "--pattern", pattern)
+    assert run.code == 2, run.out + run.err
+    assert "pattern" in run.err and len(run.err.strip().splitlines()) <= 2, run.err
+    assert not (r / ".git" / "info" / "attributes").exists()
+    assert "gitmem-index" not in (r / ".git" / "config").read_text()
+
+
 @pytest.mark.parametrize(
     ("registered", "finding"),
     [

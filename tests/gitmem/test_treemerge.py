@@ -112,3 +112,64 @@ def test_a_file_deleted_with_its_line_left_in_place_stays_deleted(
         sides.reverse()
     out = read(repo, merge_trees(repo, tree(repo, BASE), sides[0], sides[1]).files)
     assert "testing.md" not in out and out["build.md"].endswith("and ninja\n")
+
+
+UPPER = "---\nname: API\ndescription: the public API\n---\nEndpoints: /v1.\n"
+LOWER = "---\nname: api notes\ndescription: internal notes\n---\nUse the client.\n"
+TWO_CASES = {
+    "MEMORY.md": "- [API](API.md) — public\n- [api notes](api.md) — internal\n",
+    "API.md": UPPER,
+    "api.md": LOWER,
+}
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("with_base", [False, True])
+def test_names_that_differ_only_by_case_stay_two_files(
+    repo: Repository, swap: bool, with_base: bool
+) -> None:
+    """`API.md` and `api.md` are two files on Linux: each keeps its own frontmatter and body,
+    whether the other side pulls them for the first time (no base) or edits one of them."""
+    base = TWO_CASES if with_base else {}
+    edited = dict(TWO_CASES, **{"API.md": UPPER + "Auth: token.\n"})
+    other = dict(TWO_CASES, **{"api.md": LOWER + "Retry twice.\n"}) if with_base else {}
+    sides = [tree(repo, edited), tree(repo, other)]
+    if swap:
+        sides.reverse()
+    out = read(repo, merge_trees(repo, tree(repo, base), sides[0], sides[1]).files)
+    lower = LOWER + "Retry twice.\n" if with_base else LOWER
+    assert out == dict(TWO_CASES, **{"API.md": UPPER + "Auth: token.\n", "api.md": lower})
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_memory_md_spelled_in_two_cases_is_still_one_index(repo: Repository, swap: bool) -> None:
+    """Claude Code may write `memory.md`: the one name whose letter case folds."""
+    sides = [
+        tree(repo, {"MEMORY.md": "- [A](a.md) — a\n"}),
+        tree(repo, {"memory.md": "- [B](b.md) — b\n"}),
+    ]
+    if swap:
+        sides.reverse()
+    out = read(repo, merge_trees(repo, {}, sides[0], sides[1]).files)
+    assert list(out) == ["MEMORY.md"]
+    assert "(a.md)" in out["MEMORY.md"] and "(b.md)" in out["MEMORY.md"]
+
+
+SECTIONED = "# Memory\n\n## Test\n\n- [Testing](testing.md) — how we test\n\n## Build\n\n- [Build](build.md) — how we build\n"
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_an_index_line_kept_with_its_file_goes_back_to_its_section(
+    repo: Repository, swap: bool
+) -> None:
+    base = dict(BASE, **{"MEMORY.md": SECTIONED})
+    deleted = {
+        "MEMORY.md": SECTIONED.replace("- [Testing](testing.md) — how we test\n", ""),
+        "build.md": BASE["build.md"],
+    }
+    modified = dict(base, **{"testing.md": TOPIC + "Run with -x.\n"})
+    sides = [tree(repo, deleted), tree(repo, modified)]
+    if swap:
+        sides.reverse()
+    out = read(repo, merge_trees(repo, tree(repo, base), sides[0], sides[1]).files)
+    assert out["MEMORY.md"] == SECTIONED

@@ -311,6 +311,26 @@ def test_a_folder_without_sync_state_keeps_its_own_edits(world: World) -> None:
     assert "edited in b without state" in (da / "notes.md").read_text()
 
 
+@pytest.mark.parametrize("encrypt", ["default", "off"])
+def test_a_folder_without_sync_state_merges_its_edits_with_the_newer_version(
+    world: World, encrypt: str
+) -> None:
+    """A re-clone over the old folder, whose notes were edited offline while another machine
+    rewrote their first line: one merged file, not the old and the new body one after the
+    other (what merging against nothing gave)."""
+    if encrypt == "off":
+        world.git("config", "--global", "gitmem.encrypt", "off")
+    a, b, da, db = _two_synced(world, "line one\nline two\n")
+    (da / "notes.md").write_text("line ONE\nline two\n")
+    assert cli("-C", str(a), "sync") == 0
+    _forget_state(world, b)
+    (db / "notes.md").write_text("line one\nline two\nline three, offline\n")
+    assert cli("-C", str(b), "sync") == 0
+    assert (db / "notes.md").read_text() == "line ONE\nline two\nline three, offline\n"
+    assert cli("-C", str(a), "sync") == 0
+    assert folder_bytes(da) == folder_bytes(db)
+
+
 def test_a_pulled_change_keeps_a_private_file_private(world: World) -> None:
     a, b, da, db = _two_synced(world)
     os.chmod(db / "notes.md", 0o600)

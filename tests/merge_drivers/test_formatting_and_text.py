@@ -160,3 +160,117 @@ def test_a_resolver_that_raises_is_visible(monkeypatch: pytest.MonkeyPatch) -> N
     result = both_ways("x.md", TOPIC, ours, theirs)
     assert result.data == ours + b"Ship.\n"
     assert "topic merge failed (ValueError: boom)" in str(result.resolutions[0])
+
+
+FM = b"---\nname: build\ndescription: how to build\ntype: project\n---\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "base", "changed", "appended", "expected"),
+    [
+        # the last line of a note edited on one machine, a line appended on another
+        (
+            "team/build.md",
+            FM + b"Run make.\nUse -j8.\n",
+            FM + b"Run make.\nUse -j16.\n",
+            FM + b"Run make.\nUse -j8.\nThen make test.\n",
+            FM + b"Run make.\nUse -j16.\nThen make test.\n",
+        ),
+        # a paragraph appended after it
+        (
+            "team/build.md",
+            FM + b"Run make.\n",
+            FM + b"Run make -j16.\n",
+            FM + b"Run make.\n\nRelease on Fridays.\n",
+            FM + b"Run make -j16.\n\nRelease on Fridays.\n",
+        ),
+        # the last bullet of a list
+        (
+            "team/build.md",
+            b"# Notes\n\n- one\n- two\n",
+            b"# Notes\n\n- one\n- two, edited\n",
+            b"# Notes\n\n- one\n- two\n- three\n",
+            b"# Notes\n\n- one\n- two, edited\n- three\n",
+        ),
+        # the last line deleted on one side: deleted, and the appended line kept
+        ("notes.txt", b"a\nb\nc\n", b"a\nb\n", b"a\nb\nc\nd\n", b"a\nb\nd\n"),
+        # nested frontmatter, CRLF on the appending side
+        (
+            "team/build.md",
+            b"---\nmetadata:\n  type: feedback\n---\nBody line.\n",
+            b"---\nmetadata:\n  type: project\n---\nBody line, edited.\n",
+            b"---\r\nmetadata:\r\n  type: feedback\r\n---\r\nBody line.\r\nMore.\r\n",
+            b"---\nmetadata:\n  type: project\n---\nBody line, edited.\nMore.\n",
+        ),
+        # a line inserted right above the line the other side edited
+        (
+            "team/build.md",
+            FM + b"First line.\nSecond line.\n",
+            FM + b"First line, edited.\nSecond line.\n",
+            FM + b"Inserted on top.\nFirst line.\nSecond line.\n",
+            FM + b"Inserted on top.\nFirst line, edited.\nSecond line.\n",
+        ),
+        ("notes.txt", b"a\nb\nc\n", b"a\nB\nc\n", b"a\nx\nb\nc\n", b"a\nx\nB\nc\n"),
+    ],
+    ids=["line", "paragraph", "bullet", "deleted", "nested-crlf", "before", "before-text"],
+)
+def test_lines_appended_after_lines_the_other_side_changed_keep_both(
+    path: str, base: bytes, changed: bytes, appended: bytes, expected: bytes
+) -> None:
+    """diff3 (and the merge before) calls an edit of the last lines and an append right after
+    them one overlapping hunk, and kept one side: the edit or the appended lines were lost."""
+    result = both_ways(path, base, changed, appended)
+    assert result.data == expected
+    assert not result.resolutions
+
+
+def test_three_replicas_editing_and_appending_bullets_converge() -> None:
+    base = b"# Notes\n\n- one\n- two\n"
+    replicas = [base.replace(b"- two", b"- two!"), base + b"- B\n", base + b"- C\n"]
+    results = set()
+    for x, y, z in ((0, 1, 2), (0, 2, 1), (1, 2, 0), (1, 0, 2), (2, 0, 1), (2, 1, 0)):
+        first = merge_file("n.md", base, replicas[x], replicas[y]).data
+        assert first is not None
+        results.add(merge_file("n.md", base, first, replicas[z]).data)
+    assert results == {b"# Notes\n\n- one\n- two!\n- C\n- B\n"}
+
+
+CONFLICTED = (
+    "<<<<<<< HEAD\n- [B](b.md) — b, mine\n||||||| base\n- [B](b.md) — b\n=======\n"
+    "- [C](c.md) — c\n>>>>>>> other\n"
+)
+
+
+@pytest.mark.parametrize("path", ["MEMORY.md", "team/build.md", "notes.txt"])
+def test_conflict_markers_a_side_carries_are_not_spread(path: str) -> None:
+    """A side where a plain `git merge` left a conflict block, merged with a clean edit: both
+    halves' lines kept, the markers and the diff3 base section dropped, and the merge says so —
+    else every machine would get the markers."""
+    base = "# Memory\n\n- [A](a.md) — a\n- [B](b.md) — b\n"
+    damaged = base.replace("- [B](b.md) — b\n", CONFLICTED)
+    clean = base.replace("# Memory", "# Memory of the build")
+    result = both_ways(path, base.encode(), damaged.encode(), clean.encode())
+    assert result.data is not None
+    text = result.data.decode()
+    assert not any(m in text for m in ("<<<<<<<", "|||||||", "=======", ">>>>>>>")), text
+    for line in ("# Memory of the build", "- [B](b.md) — b, mine", "- [C](c.md) — c"):
+        assert line in text.splitlines()
+    assert any("conflict markers" in r.reason for r in result.resolutions)
+
+
+@pytest.mark.parametrize(
+    "kept",
+    ["<<<<<<< HEAD\nmine\n=======\nunclosed\n", "A title\n=======\n"],
+    ids=["unclosed block", "setext heading"],
+)
+def test_text_that_only_looks_like_markers_is_kept(kept: str) -> None:
+    base = b"---\nname: x\n---\nline\n"
+    result = both_ways("n.md", base, base + kept.encode(), base.replace(b"name: x", b"name: y"))
+    assert result.data == base.replace(b"name: x", b"name: y") + kept.encode()
+    assert not result.resolutions
+
+
+def test_markers_the_base_already_had_are_its_text() -> None:
+    base = b"intro\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n"
+    result = both_ways("notes.txt", base, b"INTRO\n" + base[6:], base + b"end\n")
+    assert result.data == b"INTRO\n" + base[6:] + b"end\n"

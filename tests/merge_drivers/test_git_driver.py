@@ -564,3 +564,23 @@ def test_git_keeps_headings_both_sides_inserted_the_same(repo: Path) -> None:
     expected = grouped.replace("— b\n", "— b, edited\n") + "- [D](d.md) — d\n"
     for into, text in merged_both_ways(repo, "merge"):
         assert text == expected, into
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_keeps_an_edit_of_the_last_line_and_a_line_appended_after_it(
+    repo: Path, op: str
+) -> None:
+    """git alone conflicts here (one overlapping hunk); the driver keeps both, both ways."""
+    install(repo)
+    base = b"---\nname: build\ndescription: how to build\n---\nRun make.\nUse -j8.\n"
+    commit_on(repo, "main", "build.md", base)
+    git(repo, "branch", "-f", "left", "main")
+    commit_on(repo, "left", "build.md", base.replace(b"-j8", b"-j16"))
+    commit_on(repo, "main", "build.md", base + b"Then make test.\n")
+    expected = base.replace(b"-j8", b"-j16") + b"Then make test.\n"
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        assert (repo / MEM / "build.md").read_bytes() == expected, (into, op)
+        git(repo, "reset", "-q", "--hard", start)

@@ -70,6 +70,42 @@ def test_both_sides_appending_at_one_place_keep_every_line(
     assert result.data == merge_file(path, text(base), text(theirs), text(ours)).data
 
 
+@settings(max_examples=examples())
+@given(
+    st.integers(2, 20),
+    st.integers(1, 3),
+    st.lists(st.sampled_from(["ours line", "ours other line"]), max_size=3),
+    st.lists(
+        st.sampled_from(["- new item", "appended line", "", "- other"]), min_size=1, max_size=4
+    ),
+    st.booleans(),
+    st.sampled_from(PATHS),
+)
+def test_lines_written_next_to_lines_the_other_side_changed_are_kept(
+    n: int, run: int, rewrite: list[str], new: list[str], before: bool, path: str
+) -> None:
+    """One side rewrites (or deletes) the last lines, the other appends right after them — or
+    the first lines and an insertion right before: both survive, in that order, both ways.
+    (A rewrite into several list items or paragraphs may get the new lines between them:
+    its chunks past the base's count merge as appends, which keeps three replicas
+    converging; docs/merge.md.)"""
+    base = [f"line {i}" for i in range(n)]
+    run = min(run, n - 1)
+    new = [x for x in new if x] or ["appended line"]  # blank lines only: nothing to keep
+    if before:
+        ours, theirs = rewrite + base[run:], new + base
+        expected = new + rewrite + base[run:]
+    else:
+        ours, theirs = base[: n - run] + rewrite, base + new
+        expected = base[: n - run] + rewrite + new
+    ours = [x for x in ours if x]
+    expected = [x for x in expected if x]
+    for a, b in ((ours, theirs), (theirs, ours)):
+        result = merge_file(path, text(base), text(a), text(b))
+        assert result.data is not None
+        assert [x for x in result.data.decode().split("\n") if x] == expected
+
+
 FORMATTINGS = ["crlf", "bom", "trailing", "strip-final-newline"]
 
 
