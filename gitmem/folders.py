@@ -58,8 +58,9 @@ class Materialized:
     records: dict[str, FileRecord] = field(default_factory=dict)
     # paths below a folder that is a symbolic link: writing there would leave the scope folder
     through_link: list[str] = field(default_factory=list)
-    # synced files whose place a symbolic link (or a folder) took: neither written nor deleted
-    not_a_file: list[str] = field(default_factory=list)
+    # synced files whose place something else took (a link, folder, FIFO, file over the size
+    # limit: fileread.NotAFile's `what`): neither written nor deleted, nor read
+    not_a_file: dict[str, str] = field(default_factory=dict)
     # files edited in the instant between the check and the rename: path -> blob id of the bytes
     # the rename displaced. The disk holds the target now; the caller must merge these in.
     displaced: dict[str, str] = field(default_factory=dict)
@@ -235,8 +236,8 @@ def snapshot(
         if not why:
             try:  # never through a link or from a FIFO swapped in since the stat
                 data = read_regular(extra.get(rel) or folder / rel)
-            except NotAFile:
-                why = "no longer a regular file within the size limit (changed while read)"
+            except NotAFile as e:
+                why = f"{e.what} now (changed while read)"
             except OSError as exc:
                 why = f"unreadable: {exc.strerror}"
         oid = repo.write_blob(data) if not why else ""
@@ -333,19 +334,16 @@ def _unsyncable(rel: str, st: os.stat_result) -> str | None:
 
 
 def _disk_oid(repo: Repository, path: Path, record: FileRecord | None) -> str | None:
-    """Blob id of what the file holds now (None: absent); the stat cache avoids re-reading."""
+    """Blob id of what the file holds now (None: absent); the stat cache avoids re-reading.
+    NotAFile: something else stands there."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
     if record is not None and record.mtime_ns and record.matches(st):
         return record.oid
-    if not stat.S_ISREG(st.st_mode):
-        return "!not-a-file"
-    try:
-        return repo.write_blob(read_regular(path))
-    except NotAFile:
-        return "!not-a-file"
+    check_regular(st, path)  # NotAFile: a link, folder, FIFO or huge file, never read
+    return repo.write_blob(read_regular(path))
 
 
 def materialize(
@@ -378,6 +376,9 @@ def materialize(
         path = outside or folder / rel
         try:
             current = _disk_oid(repo, path, records.get(rel))
+        except NotAFile as e:  # a link, folder, FIFO or huge file took its place: left there
+            done.not_a_file[rel] = e.what
+            continue
         except OSError:
             current = "!unreadable"
         if current == want:  # already as wanted (the same edit made on both sides)
@@ -385,9 +386,6 @@ def materialize(
                 done.records.pop(rel, None)
             else:
                 done.records[rel] = _record(want, os.lstat(path), now)
-            continue
-        if current == "!not-a-file":
-            done.not_a_file.append(rel)  # a link or a folder took its place: never through it
             continue
         if current != was:
             done.changed_meanwhile[rel] = (
@@ -412,12 +410,12 @@ def materialize(
                 done.displaced[rel] = displaced
         except _VanishedMeanwhile:
             done.changed_meanwhile[rel] = None
-        except NotAFile:
-            done.not_a_file.append(rel)  # left as it is, never read through
+        except NotAFile as e:
+            done.not_a_file[rel] = e.what  # left as it is, never read through
         except _CreatedMeanwhile:
             try:
                 there = _disk_oid(repo, path, None)
-            except OSError:
+            except (OSError, NotAFile):
                 there = None
             done.changed_meanwhile[rel] = None if there is None or there[0] == "!" else there
         except OSError:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
+from gitmem.fileread import not_written
 from gitmem.folders import Materialized, materialize
 from gitmem.policy import MAX_DEPTH
 from gitmem.scopes import Scope, hostname
@@ -110,8 +111,8 @@ class WriteBack(Transport):
                     note = f"{s.name}: {p} (below a symbolic link: not written)"
                     if note not in self.result.skipped:
                         self.result.skipped.append(note)
-                for p in done.not_a_file:
-                    note = f"{s.name}: {p} (a symbolic link or folder is there: not written)"
+                for p, what in done.not_a_file.items():
+                    note = f"{s.name}: {p} ({not_written(what)})"
                     if note not in self.result.skipped:
                         self.result.skipped.append(note)
             commit = tip if self.expected[s.name] == target else None

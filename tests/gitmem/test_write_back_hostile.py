@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
@@ -17,6 +18,7 @@ import pytest
 
 import gitmem.folders as folders
 import gitmem.state as state
+from gitmem.fileread import FOLDER, LINK, SPECIAL, TOO_LARGE, not_written
 from gitmem.folders import Materialized, materialize
 from gitmem.gitstore import Repository
 
@@ -93,7 +95,7 @@ def test_a_fifo_put_in_a_files_place_after_the_check_does_not_hang_the_write_bac
     _swap_after_check(monkeypatch, to_fifo)
     done, hung = _unblocked(lambda: _write_back(repo, folder, how), folder)
     assert not hung, "write-back blocked on a FIFO"
-    assert done.not_a_file == ["x.md"] and done.written == []
+    assert done.not_a_file == {"x.md": SPECIAL} and done.written == []
     assert [p.name for p in folder.iterdir()] == ["x.md"], "the FIFO is left where it was"
     assert not (folder / "x.md").is_file()
 
@@ -113,7 +115,7 @@ def test_a_link_put_in_a_files_place_after_the_check_is_not_read_through(
     _swap_after_check(monkeypatch, to_link)
     done = _write_back(repo, folder, how)
     assert b"PRIVATE KEY" not in b"".join(repo.read_blob(o) for o in done.displaced.values())
-    assert done.not_a_file == ["x.md"] and done.written == [] and done.deleted == []
+    assert done.not_a_file == {"x.md": LINK} and done.written == [] and done.deleted == []
     assert (folder / "x.md").is_symlink(), "the link is left where it was"
     assert [p.name for p in folder.iterdir()] == ["x.md"]
 
@@ -132,8 +134,56 @@ def test_a_file_grown_past_the_size_limit_after_the_check_is_kept_not_read(
     _swap_after_check(monkeypatch, grow)
     done = _write_back(repo, folder, how)
     assert done.displaced == {} and done.written == [] and done.deleted == []
+    assert done.not_a_file == {"x.md": TOO_LARGE}
     assert (folder / "x.md").stat().st_size == big, "the grown file is left where it was"
     assert [p.name for p in folder.iterdir()] == ["x.md"]
+
+
+def _put(path: Path, what: str, outside: Path) -> None:
+    """Put `what` (a fileread kind) where the memory file `path` was."""
+    path.unlink()
+    if what == LINK:
+        path.symlink_to(outside)
+    elif what == FOLDER:
+        path.mkdir()
+        (path / "inside.md").write_bytes(b"not the memory\n")
+    elif what == SPECIAL:
+        os.mkfifo(path)
+    else:
+        with open(path, "wb") as fh:
+            fh.truncate(folders.MAX_FILE_BYTES + 1)  # sparse: costs no disk
+
+
+@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("what", [LINK, FOLDER, SPECIAL, TOO_LARGE])
+def test_what_stands_where_a_memory_is_written_is_named_with_its_fix(
+    repo: Repository, tmp_path: Path, how: str, what: str
+) -> None:
+    """Found there at the check (not swapped in after it): left as it is, unread, and reported
+    as what it is — a symbolic link, a folder, a FIFO or other special file, a file over the
+    size limit — with what to do so the next sync writes the memory."""
+    folder = _folder(tmp_path)
+    outside = tmp_path / "id_ed25519"
+    outside.write_bytes(b"PRIVATE KEY\n")
+    _put(folder / "x.md", what, outside)
+    done, hung = _unblocked(lambda: _write_back(repo, folder, how), folder)
+    assert not hung
+    assert done.not_a_file == {"x.md": what}
+    assert done.written == done.deleted == [] and done.displaced == done.changed_meanwhile == {}
+    kind = {
+        LINK: stat.S_ISLNK,
+        FOLDER: stat.S_ISDIR,
+        SPECIAL: stat.S_ISFIFO,
+        TOO_LARGE: stat.S_ISREG,
+    }
+    assert kind[what](os.lstat(folder / "x.md").st_mode), "left where it was"
+    assert outside.read_bytes() == b"PRIVATE KEY\n"
+    note = not_written(what)
+    assert note.startswith(f"{what} is there: not written; ") and note.endswith("gitmem sync")
+    kinds = ("symbolic link", "folder", "FIFO", "size limit")
+    assert [k for k in kinds if k in note] == [k for k in kinds if k in what]
+    if what == TOO_LARGE:
+        assert f"({folders.MAX_FILE_BYTES} bytes)" in note
 
 
 def test_an_editors_atomic_save_just_before_the_replace_is_returned_not_lost(
