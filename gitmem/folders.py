@@ -20,13 +20,13 @@ from gitmem.fileread import NotAFile, check_regular, read_regular, read_when_wri
 from gitmem.gitstore import Repository
 from gitmem.policy import MAX_BLOB_BYTES, blocking, check_file
 from gitmem.state import STAT_MASK, FileRecord, exchange, write_atomic, write_exchanging
+from gitmem.tempfiles import TEMP_PREFIX, left_by_a_killed_run, temp_path
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
 else:
     from gitmem.records import dataclass, field
 
-TEMP_PREFIX = ".gitmem-tmp-"
 MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports
 Progress = Callable[[str, int], None]  # (what, how many files so far)
@@ -111,20 +111,6 @@ def _outside(extra: Mapping[str, Path]) -> Iterator[tuple[str, os.stat_result]]:
     for rel, path in extra.items():
         with contextlib.suppress(FileNotFoundError):
             yield rel, os.lstat(path)
-
-
-def _orphaned_temp(name: str) -> bool:
-    """`.gitmem-tmp-<pid>-…` of a gitmem that no longer runs (killed between write and rename)."""
-    pid = name[len(TEMP_PREFIX) :].split("-", 1)[0] if name.startswith(TEMP_PREFIX) else ""
-    if not pid.isdigit() or int(pid) == os.getpid():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False  # alive, someone else's
-    return False
 
 
 def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
@@ -227,7 +213,7 @@ def snapshot(
             continue
         name = rel.rsplit("/", 1)[-1]
         if is_junk(name):
-            if _orphaned_temp(name):
+            if left_by_a_killed_run(name, st.st_ctime):
                 with contextlib.suppress(OSError):
                     (folder / rel).unlink()  # half a write of a gitmem killed mid-write
             continue
@@ -445,7 +431,7 @@ def _replace_checked(
         swapped = _replace_exchanging(repo, path, data, was)
         if swapped is not None:
             return swapped
-    keep = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-kept-{path.name}")
+    keep = temp_path(path, "kept-")  # fresh: a killed run's leftover never takes its name
     kept, mode, create = False, None, False
     try:
         os.link(path, keep, follow_symlinks=False)
@@ -511,7 +497,7 @@ def _replace_exchanging(
 def _remove_checked(repo: Repository, path: Path, was: str | None) -> str | None:
     """Delete `path`, checked to hold blob `was`: renamed aside first, so a write that lands
     in between is caught (returned as a blob id to merge) instead of deleted with it."""
-    aside = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-gone-{path.name}")
+    aside = temp_path(path, "gone-")
     try:
         os.rename(path, aside)
     except FileNotFoundError:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gitmem.errors import LockedError
+from gitmem.tempfiles import temp_path
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
@@ -323,8 +324,15 @@ def write_atomic(
 
 
 def _write_temp(target: Path, data: bytes, mode: int | None) -> tuple[Path, os.stat_result]:
-    tmp = target.with_name(f".gitmem-tmp-{os.getpid()}-{target.name}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else 0o600)
+    for attempt in range(3):
+        tmp = temp_path(target)  # a fresh name, made here (O_EXCL): never through a link
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+            fd = os.open(tmp, flags, 0o644 if mode is None else 0o600)
+            break
+        except FileExistsError:
+            if attempt == 2:
+                raise
     try:
         with os.fdopen(fd, "wb") as fh:
             if mode is not None:

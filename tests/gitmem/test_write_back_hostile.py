@@ -10,6 +10,7 @@ import os
 import stat
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -260,3 +261,82 @@ def test_a_file_swapped_for_a_fifo_or_a_link_while_the_snapshot_reads_it_is_skip
     snap, hung = _unblocked(lambda: folders.snapshot(repo, folder, {}), folder)
     assert not hung, "the snapshot blocked on a FIFO"
     assert snap.files == {} and [rel for rel, _ in snap.skipped] == ["x.md"]
+
+
+# -- temp files a killed run left behind ---------------------------------------------------------
+
+HOW_KINDS = ("", "kept-", "gone-")  # the temp names of an older gitmem: write, kept, deleted
+
+
+@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("swap", ["exchange", "hard link"])
+def test_a_leftover_temp_with_this_process_pid_keeps_the_write_back_on_its_safe_path(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, swap: str
+) -> None:
+    """A run killed long ago whose pid this process now has left its temp files under the
+    names it would have used: the write-back still keeps the replaced (or deleted) copy and
+    returns the edit that landed after its check — never a plain replace that loses it — and
+    leaves those files alone (this process cannot tell them from its own by name)."""
+    folder = _folder(tmp_path)
+    if swap == "hard link":  # a system without renameat2's exchange (not Linux, old libc)
+        monkeypatch.setattr(state, "_renameat2", lambda: None)
+    pid = os.getpid()
+    leftovers = {f".gitmem-tmp-{pid}-{kind}x.md": b"a killed run's\n" for kind in HOW_KINDS}
+    for name, data in leftovers.items():
+        (folder / name).write_bytes(data)
+
+    def edit(path: Path) -> None:
+        with open(path, "ab") as fh:
+            fh.write(b"edited meanwhile\n")
+
+    _swap_after_check(monkeypatch, edit)
+    done = _write_back(repo, folder, how)
+    assert repo.read_blob(done.displaced["x.md"]) == b"old\nedited meanwhile\n"
+    if how == "replaced":
+        assert (folder / "x.md").read_bytes() == b"from the remote\n"
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.name != "x.md"} == leftovers
+
+
+def test_only_temp_files_a_killed_run_left_are_removed(repo: Repository, tmp_path: Path) -> None:
+    """The snapshot removes a gitmem temp file whose process is gone or started after it
+    (a pid reused since, this one's included), never a live run's, never a file whose name
+    is not one of ours, never through a link."""
+    from gitmem.tempfiles import left_by_a_killed_run, process_start, temp_path
+
+    folder = _folder(tmp_path)
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(b"not ours\n")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    before = time.time()
+    with subprocess.Popen(["sleep", "30"]) as live:
+        try:
+            started = process_start(live.pid)
+            assert started is not None and before - 2.5 <= started <= time.time() + 2.5
+            gone = [f".gitmem-tmp-{dead.pid}-MEMORY.md", f".gitmem-tmp-{dead.pid}-ab12-kept-x.md"]
+            (folder / f".gitmem-tmp-{dead.pid}-cd34-link.md").symlink_to(outside)
+            kept = [
+                temp_path(folder / "x.md").name,  # this run's
+                f".gitmem-tmp-{live.pid}-ef56-x.md",  # a live run's, made after it started
+                ".gitmem-tmp-abc-x.md",
+                ".gitmem-tmp--x.md",
+                ".gitmem-tmpx.md",
+                f".gitmem-tmp-{dead.pid}",
+            ]
+            for name in gone + kept:
+                (folder / name).write_bytes(b"half a write\n")
+            snap = folders.snapshot(repo, folder, {})
+            assert sorted(p.name for p in folder.iterdir()) == sorted([*kept, "x.md"])
+            assert snap.files.keys() == {"x.md"} and outside.read_bytes() == b"not ours\n"
+
+            # the same judgment for a file changed before the process that has its pid started
+            for pid in (os.getpid(), live.pid):
+                name = f".gitmem-tmp-{pid}-0a1b-x.md"
+                began = process_start(pid)
+                assert began is not None
+                assert left_by_a_killed_run(name, began - 10)
+                assert not left_by_a_killed_run(name, began + 1)
+                assert not left_by_a_killed_run(name, time.time())
+            assert not left_by_a_killed_run(f"x.md-{dead.pid}-0", 0.0)
+        finally:
+            live.kill()
