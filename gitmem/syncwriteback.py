@@ -11,7 +11,7 @@ from gitmem.fileread import not_written
 from gitmem.folders import Materialized, materialize
 from gitmem.policy import MAX_DEPTH
 from gitmem.scopes import Scope, hostname
-from gitmem.state import STALE_MAX, save_scope_head, save_scope_state, scope_records
+from gitmem.state import index_outdated, save_scope_head, save_scope_state, scope_records
 from gitmem.syncbase import _strip
 from gitmem.synctransport import Transport
 from gitmem.treecheck import MAX_TREE_BYTES
@@ -140,7 +140,11 @@ class WriteBack(Transport):
         # a dot name that is not a file of the scope (CLAUDE.local.md tracked by the branch)
         # is git's, never written here
         paths = [rel for rel in changed if not rel.startswith(".") or rel in extra]
-        if len(head.apart) + len(paths) > STALE_MAX:
+        # after the write: the files written too fresh for the index, the removed ones due
+        written = set(paths)
+        after = [r for rel, r in head.apart.items() if rel not in written]
+        after += [None for rel in paths if changed[rel][1] is None]
+        if index_outdated(after, head.entries):
             return None  # the index is written afresh: that needs every record
         found = scope_records(self.repo.common_dir, s.name, head, paths)
         if found is None:
