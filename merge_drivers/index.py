@@ -11,7 +11,8 @@ That is what makes three replicas converge whatever order they merge in:
   first position;
 - per item, a 3-way join (deleted < unchanged < modified; two modifications -> the higher rank)
   that is associative and commutative;
-- order: base items in base order; a new item hangs from its *anchor* — for a heading, the
+- order: base items in base order, with the new headings a side wrote right above linked
+  base entries (a regrouping) filed before them (`indexorder.agreed_headings`); a new item hangs from its *anchor* — for a heading, the
   nearest base heading before it; for anything else, the nearest heading before it — and goes at
   the end of its anchor's section (new headings after that, each followed by its own new items),
   siblings sorted by key; an anchor deleted in the merge falls back to the nearest surviving base
@@ -307,8 +308,18 @@ def merge_index(
         winner = name if len(skeletons) == 1 else "both"
         resolutions.append(Resolution(path, "order", winner, "reorganized"))
     filing_pos = {k: i for i, k in enumerate(base_order)}
-    base_order = agreed_headings(base_order, filing_pos, [orders[s.name] for s in (so, st)])
-    base_pos = {k: i for i, k in enumerate(base_order)}
+    side_orders = [orders[s.name] for s in (so, st)]
+    linked = frozenset(k for k, nd in bn.items() if nd.kind == "entry" and nd.target)
+    parked: list[dict[Key, list[Key]]] = []  # per side: heading -> entries archived under it
+    for s, order in zip((so, st), side_orders, strict=True):
+        written = set(order)
+        under: dict[Key, list[Key]] = {}
+        for k, nd in s.nodes.items():
+            if k not in written and nd.kind == "entry":
+                under.setdefault(nd.anchor, []).append(k)
+        parked.append(under)
+    filing = agreed_headings(base_order, filing_pos, side_orders, linked=linked, parked=parked)
+    base_pos = {k: i for i, k in enumerate(filing)}
 
     def anchor_rank(a: Key) -> tuple[int, int, Key]:
         if a == START:
@@ -330,7 +341,7 @@ def merge_index(
         if proto.kind == "entry" and target:  # a merged rename links where the text says
             target = link_target(bullet_body(text.split("\n", 1)[0]) or "") or target
         anchor = START
-        if key not in base_pos:
+        if key not in filing_pos:
             anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
     _keep_filed_headings(bn, so, st, chosen, filing_pos)
@@ -339,12 +350,15 @@ def merge_index(
     for i, k in enumerate(_base_order(zb, bn)):
         if is_plain(k, bn[k]) and k not in nodes:
             lines.setdefault(words(first_line(bn[k].text)), i)
-    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines), nodes)
+    base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
+    base_pos = {k: i for i, k in enumerate(base_order)}
+    filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
+    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines, filed), nodes)
     for key in order:  # a folded copy's sub-lines joined the first's
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
     regrouped, gaps = unkept_regroups(order, nodes, bn, sides)
-    if regrouped:  # said, not silent: the side's headings stand at the end, items in base order
+    if regrouped:  # said, not silent: the side's headings stand elsewhere, items in base order
         who = "both" if len(regrouped) == 2 else regrouped[0]
         why = f"regrouping by {who} not kept; headings kept at the end"
         resolutions.append(Resolution(path, "order", "base", why))

@@ -83,6 +83,7 @@ def canonical_order(
     base_pos: dict[Key, int],
     nodes: dict[Key, Node],
     base_lines: dict[str, int] | None = None,
+    filed: frozenset[Key] = frozenset(),
 ) -> list[Key]:
     """The canonical order: a function of the chosen items, their anchors and the base only.
 
@@ -161,35 +162,35 @@ def unkept_regroups(
     base: dict[Key, Node],
     sides: dict[str, tuple[list[Key], dict[Key, Node]]],
 ) -> tuple[list[str], dict[Key, str]]:
-    """The sides whose inserted headings head none of the result's items though on that side
-    they headed base items (a regrouping the merge did not keep: its headings sit at the end of
-    the section), and the gaps that put back the base's blank lines before the items they
+    """The sides whose inserted headings do not head in the result the base item they headed
+    on that side (a regrouping the merge did not keep: its headings sit elsewhere), and the gaps that put back the base's blank lines before the items they
     headed (the side's were the heading's: a stray blank line in the list without it). Only
     where each side kept the base's or had such a heading above the item: against a deletion
     the blank lines are the edit that kept the item. The headings keep their own blank lines: giving each one before it
     made three replicas converge less (merge order decides whether a heading heads nothing)."""
-    empty: set[Key] = set()
+    heads_next: dict[Key, Key | None] = {}  # a new heading -> the first item it heads here
     for i, key in enumerate(order):
         if key in base or nodes[key].kind != "head":
             continue
         level = heading_level(nodes[key].text)
+        heads_next[key] = None
         for nxt in order[i + 1 :]:  # deeper headings only: it heads nothing
             nd = nodes[nxt]
             if nd.kind != "head":
+                heads_next[key] = nxt
                 break
             if heading_level(nd.text) <= level:
-                empty.add(key)
                 break
-        else:
-            empty.add(key)
     who: list[str] = []
     headed: dict[Key, set[str]] = {}  # base item -> the sides with an unkept heading above it
     for name, (side_order, side_nodes) in sorted(sides.items()):
         after = dict(pairwise(side_order))
-        for head in sorted(empty):
+        for head in sorted(heads_next):
             item = after.get(head)
             if head not in side_nodes or item not in base or item not in nodes:
                 continue
+            if heads_next[head] == item:
+                continue  # it heads here what it headed there
             assert item is not None
             if base[item].kind == "head":
                 continue  # an empty heading placed before a base heading: where it was
@@ -208,38 +209,116 @@ def unkept_regroups(
 
 
 def agreed_headings(
-    base_order: list[Key], base_pos: dict[Key, int], sides: list[list[Key]]
+    base_order: list[Key],
+    base_pos: dict[Key, int],
+    sides: list[list[Key]],
+    alive: set[Key] | None = None,
+    linked: frozenset[Key] = frozenset(),
+    parked: list[dict[Key, list[Key]]] | None = None,
 ) -> list[Key]:
-    """The base order with the new headings that every side wrote before the same base item
-    (new items between them aside) put before it: a change both sides made identically is
-    agreed, not contested, and kept (as diff3 keeps identical hunks), where a one-sided
-    regrouping is not. Heading by heading, not run by run: a result that kept them, merged
-    again with a side that wrote one more heading among them, keeps them again."""
+    """The base order with the new headings a side wrote right before a base item (new items
+    between them aside) put before it, as diff3 keeps a hunk only one side changed: headings
+    written above existing entries regroup them, whatever the other side appended or edited.
+    Heading by heading, not run by run: a result that kept them, merged again with a side that
+    wrote one more heading among them, keeps them again. A heading two sides wrote before
+    different items stands before the first of them in the base; several before one item come
+    in the order of a side that wrote them all, else by text. Not before a base heading: there
+    a new one stands where merges put an unfiled one."""
     heads: list[dict[Key, Key]] = []  # per side: new heading -> the base item it comes before
-    for order in sides:
-        found: dict[Key, Key] = {}
-        run: list[Key] = []
-        for key in order:
-            if key not in base_pos:  # new items under a new heading are the heading's own
-                if key[0] == "h":
-                    run.append(key)
-                continue
-            if key[0] != "h":  # before a base heading a new one stands where merges put it
-                found.update(dict.fromkeys(run, key))
-            run = []
+    runs: list[dict[Key, list[Key]]] = []  # per side: base item -> its headings, in order
+    between: set[tuple[int, Key]] = set()  # (side, heading) written between base neighbours
+    for n, order in enumerate(sides):
+        found, placed = _side_filings(order, base_order, base_pos, parked[n] if parked else {})
+        between.update((n, h) for h in placed)
         heads.append(found)
-    first, *others = heads
-    agreed: dict[Key, list[Key]] = {}
-    for head, item in first.items():  # in the first side's order: checked the same below
-        if all(o.get(head) == item for o in others):
-            agreed.setdefault(item, []).append(head)
-    if not agreed:
+        by_item: dict[Key, list[Key]] = {}
+        for head, item in found.items():
+            by_item.setdefault(item, []).append(head)
+        runs.append(by_item)
+    if alive is not None:  # a heading heads what the result keeps there: the first item kept
+        ahead: dict[Key, Key | None] = {}  # at or after it in its section, as read back
+        live: Key | None = None
+        for key in reversed(base_order):
+            if key[0] == "h":
+                live = None
+            elif key in alive:
+                live = key
+            ahead[key] = live
+        for i, found in enumerate(heads):
+            kept = {h: ahead.get(item) for h, item in found.items()}
+            heads[i] = {h: item for h, item in kept.items() if item is not None}
+        for i, by_item in enumerate(runs):
+            moved: dict[Key, list[Key]] = {}
+            for item, run in by_item.items():
+                now = ahead.get(item)
+                if now is not None:
+                    moved.setdefault(now, []).extend(run)
+            runs[i] = moved
+    filed: dict[Key, Key] = {}
+    for head in dict.fromkeys(h for found in heads for h in found):
+        items = [found[head] for found in heads if head in found]
+        if len(items) == len(heads) and len(set(items)) == 1:
+            filed[head] = items[0]  # agreed: every side wrote it there
+            continue
+        regrouped = [  # above entries a side regrouped, where the base had them
+            found[head]
+            for n, found in enumerate(heads)
+            if head in found and found[head] in linked and (n, head) in between
+        ]
+        if regrouped:
+            filed[head] = min(regrouped, key=base_pos.__getitem__)
+    if not filed:
         return base_order
-    for item, run in agreed.items():  # written in another order on another side: by text
-        if any([h for h in o if o[h] == item and h in run] != run for o in others):
-            agreed[item] = sorted(run, key=by_text)
+    before: dict[Key, list[Key]] = {}
+    for head, item in filed.items():
+        before.setdefault(item, []).append(head)
+    for item, run in before.items():
+        written = [r.get(item, []) for r in runs]
+        whole = [w for w in written if set(w) >= set(run)]
+        orders = {tuple(h for h in w if h in run) for w in whole}
+        if len(orders) == 1:
+            before[item] = list(orders.pop())
+        else:  # written in another order on each side, or in part by each: by text
+            before[item] = sorted(run, key=by_text)
     out: list[Key] = []
     for key in base_order:
-        out.extend(agreed.get(key, ()))
+        out.extend(before.get(key, ()))
         out.append(key)
     return out
+
+
+def _side_filings(
+    order: list[Key], base_order: list[Key], base_pos: dict[Key, int], parked: dict[Key, list[Key]]
+) -> tuple[dict[Key, Key], set[Key]]:
+    """One side's new headings and the base item each is written right before (new items
+    between them aside), and those of them written between the base item and the one the base
+    had before it (of those the side holds). Entries archived from under a heading were
+    written after it: the first of them in the base is what it headed, if it comes before the
+    first one still written."""
+    under = {h: [k for k in ks if k in base_pos and k[0] != "h"] for h, ks in parked.items()}
+    written = set(order)
+    pred: dict[Key, Key] = {}  # base item -> the one written here before it (archived: none)
+    last = START
+    for k in base_order:
+        pred[k] = last
+        if k in written:
+            last = k
+    found: dict[Key, Key] = {}
+    between: set[Key] = set()
+    run: list[Key] = []
+    prev = START
+    for key in [*order, None]:
+        if key is not None and key not in base_pos:  # new items under it are its own
+            if key[0] == "h":
+                run.append(key)
+            continue
+        first = None if key is None or key[0] == "h" else key  # not before a base heading
+        for h in run:
+            items = [*under.get(h, ()), *([first] if first is not None else [])]
+            if items:
+                found[h] = min(items, key=base_pos.__getitem__)
+                if pred.get(found[h], START) == prev:
+                    between.add(h)
+        run = []
+        prev = key if key is not None else prev
+    return found, between

@@ -167,24 +167,26 @@ def test_two_clones_keep_the_same_plain_bullet_in_two_sections(world: World) -> 
     assert (da / "MEMORY.md").read_text() == (db / "MEMORY.md").read_text() == expected
 
 
-def test_an_unkept_regrouping_is_printed_by_sync_and_kept_in_the_log(world: World) -> None:
-    """A regroups the index under new headings, B appends an entry: the merge keeps B's flat
-    order with A's headings at the end, well-formed, and says so in sync and in the log."""
-    a, b = world.clone("a"), world.clone("b")
-    da, db = world.scope_path(a), world.scope_path(b)
+def test_three_clones_keep_a_regrouping_under_new_headings(world: World) -> None:
+    """A regroups the index under new headings, B appends an entry, C edits one: every clone
+    ends with A's groups, C's edit inside them and B's entry in no group (under the title,
+    where B filed it), the same bytes everywhere; nothing reported as not kept."""
+    a, b, c = world.clone("a"), world.clone("b"), world.clone("c")
+    da, db, dc = world.scope_path(a), world.scope_path(b), world.scope_path(c)
     da.mkdir(parents=True)
     flat = "# Memory\n\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n"
     (da / "MEMORY.md").write_text(flat)
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
+    world.ok("-C", str(c), "sync")
     regrouped = flat.replace("- [A]", "## Setup\n\n- [A]").replace("- [C]", "\n## Ship\n\n- [C]")
     (da / "MEMORY.md").write_text(regrouped)
     (db / "MEMORY.md").write_text(flat + "- [D](d.md) — d\n")
-    world.ok("-C", str(a), "sync")
-    out_b = world.ok("-C", str(b), "sync")
-    world.ok("-C", str(a), "sync")
-    assert folder_bytes(da) == folder_bytes(db)
-    assert (da / "MEMORY.md").read_text() == flat + "- [D](d.md) — d\n\n## Setup\n\n## Ship\n"
-    said = "order: base (regrouping by theirs not kept; headings kept at the end)"
-    assert said in out_b, out_b
-    assert said in world.ok("-C", str(a), "log"), "the merge's trailer"
+    (dc / "MEMORY.md").write_text(flat.replace("— b\n", "— b, edited\n"))
+    outs = [world.ok("-C", str(x), "sync") for x in (a, b, c, a, b)]
+    expected = regrouped.replace("— b\n", "— b, edited\n").replace(
+        "# Memory\n", "# Memory\n- [D](d.md) — d\n", 1
+    )
+    assert (da / "MEMORY.md").read_text() == expected
+    assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
+    assert not any("not kept" in out for out in outs), outs

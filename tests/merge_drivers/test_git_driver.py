@@ -468,16 +468,27 @@ FLAT = "# Memory\n\n- [A](a.md) — a\n- [B](b.md) — b\n- [C](c.md) — c\n"
 
 
 @pytest.mark.parametrize("op", ["merge", "rebase"])
-def test_git_writes_an_unkept_regrouping_well_formed(repo: Path, op: str) -> None:
-    """Headings inserted above entries on one side, an entry appended on the other: the
-    headings stand at the end, one blank line before each, none stray between the entries."""
+@pytest.mark.parametrize("moved", [False, True], ids=["in-place", "moved"])
+def test_git_keeps_a_regrouping_under_new_headings(repo: Path, op: str, moved: bool) -> None:
+    """The issue's regrouping through git with the drivers: headings written above entries
+    (in place, or with an entry moved into another group) on one branch, an entry appended
+    and another edited on the other. The groups stay, the edit lands inside them, the appended
+    entry stays in no group; the same bytes whichever branch is checked out."""
     install(repo)
     commit_on(repo, "main", "MEMORY.md", FLAT.encode())
     git(repo, "branch", "-f", "left", "main")
-    left = FLAT.replace("- [A]", "## Setup\n\n- [A]").replace("- [C]", "\n## Ship\n\n- [C]")
+    if moved:
+        left = "# Memory\n\n## Setup\n\n- [A](a.md) — a\n- [C](c.md) — c\n\n## Ship\n\n- [B](b.md) — b\n"
+    else:
+        left = FLAT.replace("- [A]", "## Setup\n\n- [A]").replace("- [C]", "\n## Ship\n\n- [C]")
+    right = FLAT.replace("— b\n", "— b, edited\n") + "- [D](d.md) — d\n"
     commit_on(repo, "left", "MEMORY.md", left.encode())
-    commit_on(repo, "main", "MEMORY.md", (FLAT + "- [D](d.md) — d\n").encode())
-    expected = FLAT + "- [D](d.md) — d\n\n## Setup\n\n## Ship\n"
+    commit_on(repo, "main", "MEMORY.md", right.encode())
+    expected = left.replace("— b\n", "— b, edited\n").replace(
+        "# Memory\n", "# Memory\n- [D](d.md) — d\n", 1
+    )
+    if moved:  # the edited entry brings its side's spacing (docs/merge.md: _pick)
+        expected = expected.replace("## Ship\n\n- [B]", "## Ship\n- [B]")
     for into, text in merged_both_ways(repo, op):
         assert text == expected, (into, op)
 

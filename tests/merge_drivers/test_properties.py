@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from merge_drivers import MergeResult, SideInfo, merge_file
 from merge_drivers.index import ARCHIVE_HEADER, ARCHIVE_NAME, _view, measure, parse
-from merge_drivers.indexdoc import bullet_body, link_target, norm
+from merge_drivers.indexdoc import Key, Node, bullet_body, link_target, norm
 
 from .conftest import examples
 from .strategies import docs, four_way, render, three_way
@@ -129,6 +129,34 @@ def _unconvergeable(base: bytes, *replicas: bytes) -> bool:
         )
         if deleted and modified and filed:
             return True
+    return _heading_over_a_disputed_item(bv, views, replicas)
+
+
+def _heading_over_a_disputed_item(
+    bv: dict[Key, Node], views: list[dict[Key, Node]], replicas: tuple[bytes, ...]
+) -> bool:
+    """The same class for a regrouping (docs/merge.md, Convergence): a replica writes a new
+    heading right above a base item X, another deletes X and a third modifies it. Merged with
+    the deleter first, nothing says the heading was above X (it heads what follows); the
+    modifier then brings X back below it. The other order keeps the heading above X."""
+    changed = [
+        {k for k in bv if k in v and (v[k].text, v[k].gap) != (bv[k].text, bv[k].gap)}
+        for v in views
+    ]
+    gone = [{k for k in bv if k not in v} for v in views]
+    for i, data in enumerate(replicas):
+        run = False
+        for it in parse(data.decode()).items:
+            if it.key not in bv:
+                run = run or it.kind == "head"
+                continue
+            if run and it.kind != "head":
+                others = [j for j in range(len(replicas)) if j != i]
+                if any(it.key in gone[j] for j in others) and any(
+                    it.key in changed[j] for j in others
+                ):
+                    return True
+            run = False
     return False
 
 
