@@ -21,14 +21,43 @@ MAX_FILE_BYTES = MAX_BLOB_BYTES
 WRITER_WAIT_SECONDS = 5.0
 
 
+LINK = "a symbolic link"
+FOLDER = "a folder"
+SPECIAL = "a FIFO or other special file"
+TOO_LARGE = f"a file over the size limit ({MAX_FILE_BYTES} bytes)"
+# what the user does about each, so the next sync writes the memory there
+FIXES = {
+    LINK: "move the link away (gitmem never writes through one), then gitmem sync",
+    FOLDER: "move the folder away, then gitmem sync",
+    SPECIAL: "remove it, then gitmem sync",
+    TOO_LARGE: f"shorten it below {MAX_FILE_BYTES} bytes or move it away, then gitmem sync",
+}
+
+
 class NotAFile(Exception):
     """A link, FIFO, folder or file too large to sync where a memory file was checked to be:
-    left where it is, never read through (a FIFO would block the sync, a link leads out)."""
+    left where it is, never read through (a FIFO would block the sync, a link leads out).
+    `what`: which of these (LINK, FOLDER, SPECIAL, TOO_LARGE)."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(f"{path}: {what}")
+        self.path, self.what = path, what
+
+
+def not_written(what: str) -> str:
+    """The note for a memory a write-back left alone because `what` stands in its place."""
+    return f"{what} is there: not written; {FIXES[what]}"
 
 
 def check_regular(st: os.stat_result, path: Path) -> None:
-    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
-        raise NotAFile(path)
+    """NotAFile unless `st` (an lstat, or an fstat of a file opened without following links)
+    is a regular file within the size limit."""
+    if stat.S_ISREG(st.st_mode):
+        if st.st_size > MAX_FILE_BYTES:
+            raise NotAFile(path, TOO_LARGE)
+        return
+    kind = LINK if stat.S_ISLNK(st.st_mode) else FOLDER if stat.S_ISDIR(st.st_mode) else SPECIAL
+    raise NotAFile(path, kind)
 
 
 def read_regular(path: Path) -> bytes:
@@ -46,7 +75,7 @@ def open_regular(path: Path) -> int:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as e:
         if os.path.islink(path):  # ELOOP: a link took its place
-            raise NotAFile(path) from e
+            raise NotAFile(path, LINK) from e
         raise
     try:
         check_regular(os.fstat(fd), path)
@@ -122,5 +151,5 @@ def _read_fd(fd: int, path: Path) -> bytes:
         chunks.append(chunk)
         offset += len(chunk)
         if offset > MAX_FILE_BYTES:
-            raise NotAFile(path)
+            raise NotAFile(path, TOO_LARGE)
     return b"".join(chunks)

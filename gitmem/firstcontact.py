@@ -9,21 +9,20 @@ memory would then be pushed under a key the attacker holds. Its honest look-alik
 machine's first sync after another machine granted it, which that machine asked for: its sync
 that found a key it could not open wrote so (`asked_to_be_granted`, per repository). Otherwise,
 like ssh's first connection to an unknown host, the user checks the fingerprints and runs
-`gitmem key trust` (kept for this machine, as ssh's known hosts are). It counts the recipients the age file is really
-sealed to, since the sealed recipient list is only the writer's claim: a hidden one cannot be
-trusted by name.
+`gitmem key trust` (kept for this machine, as ssh's known hosts are: gitmem/trustedkeys.py).
+It counts the recipients the age file is really sealed to, since the sealed recipient list is
+only the writer's claim: a hidden one cannot be trusted by name.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.crypto import SCOPE_KEY_FILE, DecryptError, canonical_recipient, config_dir
-from gitmem.errors import UsageError
+from gitmem.crypto import SCOPE_KEY_FILE, DecryptError, canonical_recipient
 from gitmem.state import state_dir, write_atomic
+from gitmem.trustedkeys import fingerprint, trusted_keys
 
 if TYPE_CHECKING:
     from gitmem.crypto import Keyring, MachineKey
@@ -32,8 +31,6 @@ if TYPE_CHECKING:
 AGE_HEADER_LIMIT = 64 << 10  # a scope key's age file: a header line per recipient, tiny
 # per repository: [this machine's recipient, the commit it could not open]
 ASKED_FILE = "asked.json"
-TRUSTED_FILE = "trusted"  # this machine's: one fingerprint a line (`gitmem key trust`)
-MAX_TRUSTED_BYTES = 1 << 20
 
 
 def asked_to_be_granted(common_dir: Path, machine_recipient: str, commit: str) -> None:
@@ -52,49 +49,6 @@ def _asked_at(common_dir: Path) -> object:
         return json.loads((state_dir(common_dir) / ASKED_FILE).read_text("utf-8"))
     except (OSError, ValueError):
         return None
-
-
-def trust(given: str) -> str:
-    """Trust a recipient at this machine's first contacts: `given` is a fingerprint as the
-    refusal names it (SHA256:… of an SSH key, an age recipient) or an SSH public key.
-    Returns the fingerprint kept."""
-    value = given.strip()
-    if value.startswith("SHA256:"):
-        body = value.removeprefix("SHA256:")
-        try:
-            ok = len(base64.b64decode(body + "=" * (-len(body) % 4), validate=True)) == 32
-        except ValueError:
-            ok = False
-        if not ok:
-            raise UsageError(
-                f"{value[:60]!r} is not an SSH key fingerprint",
-                "copy it from the refused sync's line (ssh-keygen -lf KEY.pub prints one)",
-            )
-        found = value
-    else:
-        try:
-            found = fingerprint(canonical_recipient(value))
-        except (ValueError, UsageError):
-            raise UsageError(
-                f"{value[:60]!r} is neither a fingerprint nor a recipient",
-                "copy it from the refused sync's line: SHA256:… or age1…",
-            ) from None
-    trusted = trusted_keys()
-    if found not in trusted:
-        target = config_dir() / TRUSTED_FILE
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, "".join(f"{t}\n" for t in [*trusted, found]).encode())
-    return found
-
-
-def trusted_keys() -> list[str]:
-    """The fingerprints `gitmem key trust` kept on this machine, in the order trusted."""
-    try:
-        with open(config_dir() / TRUSTED_FILE, "rb") as fh:
-            text = fh.read(MAX_TRUSTED_BYTES).decode("utf-8", "replace")
-    except OSError:
-        return []
-    return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
 
 
 def _asked(repo: Repository, machine_recipient: str | None, fetched: str) -> bool:
@@ -199,22 +153,6 @@ def first_contact_note(
     if others:
         parts.append("; not yours? gitmem key revoke RECIPIENT (gitmem key list shows them)")
     return "".join(parts)
-
-
-def fingerprint(recipient: str) -> str:
-    """What `gitmem key trust` takes: an SSH key's SHA256: fingerprint (as `ssh-keygen -l`
-    prints it), an age recipient itself (as `gitmem key show` prints it)."""
-    kind, _, body = recipient.partition(" ")
-    if kind.startswith("ssh-") and body:
-        try:
-            blob = base64.b64decode(body.split()[0], validate=True)
-        except ValueError:
-            return recipient
-        import hashlib  # here: the sync path imports this module and seldom describes a key
-
-        digest = base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
-        return f"SHA256:{digest}"
-    return recipient
 
 
 def describe(recipient: str) -> str:

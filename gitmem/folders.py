@@ -20,13 +20,13 @@ from gitmem.fileread import NotAFile, check_regular, read_regular, read_when_wri
 from gitmem.gitstore import Repository
 from gitmem.policy import MAX_BLOB_BYTES, blocking, check_file
 from gitmem.state import STAT_MASK, FileRecord, exchange, write_atomic, write_exchanging
+from gitmem.tempfiles import TEMP_PREFIX, left_by_a_killed_run, temp_path
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
 else:
     from gitmem.records import dataclass, field
 
-TEMP_PREFIX = ".gitmem-tmp-"
 MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports
 Progress = Callable[[str, int], None]  # (what, how many files so far)
@@ -58,8 +58,9 @@ class Materialized:
     records: dict[str, FileRecord] = field(default_factory=dict)
     # paths below a folder that is a symbolic link: writing there would leave the scope folder
     through_link: list[str] = field(default_factory=list)
-    # synced files whose place a symbolic link (or a folder) took: neither written nor deleted
-    not_a_file: list[str] = field(default_factory=list)
+    # synced files whose place something else took (a link, folder, FIFO, file over the size
+    # limit: fileread.NotAFile's `what`): neither written nor deleted, nor read
+    not_a_file: dict[str, str] = field(default_factory=dict)
     # files edited in the instant between the check and the rename: path -> blob id of the bytes
     # the rename displaced. The disk holds the target now; the caller must merge these in.
     displaced: dict[str, str] = field(default_factory=dict)
@@ -110,20 +111,6 @@ def _outside(extra: Mapping[str, Path]) -> Iterator[tuple[str, os.stat_result]]:
     for rel, path in extra.items():
         with contextlib.suppress(FileNotFoundError):
             yield rel, os.lstat(path)
-
-
-def _orphaned_temp(name: str) -> bool:
-    """`.gitmem-tmp-<pid>-…` of a gitmem that no longer runs (killed between write and rename)."""
-    pid = name[len(TEMP_PREFIX) :].split("-", 1)[0] if name.startswith(TEMP_PREFIX) else ""
-    if not pid.isdigit() or int(pid) == os.getpid():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:
-        return False  # alive, someone else's
-    return False
 
 
 def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
@@ -232,7 +219,7 @@ def snapshot(
             continue
         name = rel.rsplit("/", 1)[-1]
         if is_junk(name):
-            if _orphaned_temp(name):
+            if left_by_a_killed_run(name, st.st_ctime):
                 with contextlib.suppress(OSError):
                     (folder / rel).unlink()  # half a write of a gitmem killed mid-write
             continue
@@ -241,8 +228,8 @@ def snapshot(
         if not why:
             try:  # never through a link or from a FIFO swapped in since the stat
                 data = read_regular(extra.get(rel) or folder / rel)
-            except NotAFile:
-                why = "no longer a regular file within the size limit (changed while read)"
+            except NotAFile as e:
+                why = f"{e.what} now (changed while read)"
             except OSError as exc:
                 why = f"unreadable: {exc.strerror}"
         oid = repo.write_blob(data) if not why else ""
@@ -339,19 +326,16 @@ def _unsyncable(rel: str, st: os.stat_result) -> str | None:
 
 
 def _disk_oid(repo: Repository, path: Path, record: FileRecord | None) -> str | None:
-    """Blob id of what the file holds now (None: absent); the stat cache avoids re-reading."""
+    """Blob id of what the file holds now (None: absent); the stat cache avoids re-reading.
+    NotAFile: something else stands there."""
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
     if record is not None and record.mtime_ns and record.matches(st):
         return record.oid
-    if not stat.S_ISREG(st.st_mode):
-        return "!not-a-file"
-    try:
-        return repo.write_blob(read_regular(path))
-    except NotAFile:
-        return "!not-a-file"
+    check_regular(st, path)  # NotAFile: a link, folder, FIFO or huge file, never read
+    return repo.write_blob(read_regular(path))
 
 
 def materialize(
@@ -384,6 +368,9 @@ def materialize(
         path = outside or folder / rel
         try:
             current = _disk_oid(repo, path, records.get(rel))
+        except NotAFile as e:  # a link, folder, FIFO or huge file took its place: left there
+            done.not_a_file[rel] = e.what
+            continue
         except OSError:
             current = "!unreadable"
         if current == want:  # already as wanted (the same edit made on both sides)
@@ -391,9 +378,6 @@ def materialize(
                 done.records.pop(rel, None)
             else:
                 done.records[rel] = _record(want, os.lstat(path), now)
-            continue
-        if current == "!not-a-file":
-            done.not_a_file.append(rel)  # a link or a folder took its place: never through it
             continue
         if current != was:
             done.changed_meanwhile[rel] = (
@@ -418,12 +402,12 @@ def materialize(
                 done.displaced[rel] = displaced
         except _VanishedMeanwhile:
             done.changed_meanwhile[rel] = None
-        except NotAFile:
-            done.not_a_file.append(rel)  # left as it is, never read through
+        except NotAFile as e:
+            done.not_a_file[rel] = e.what  # left as it is, never read through
         except _CreatedMeanwhile:
             try:
                 there = _disk_oid(repo, path, None)
-            except OSError:
+            except (OSError, NotAFile):
                 there = None
             done.changed_meanwhile[rel] = None if there is None or there[0] == "!" else there
         except OSError:
@@ -453,7 +437,7 @@ def _replace_checked(
         swapped = _replace_exchanging(repo, path, data, was)
         if swapped is not None:
             return swapped
-    keep = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-kept-{path.name}")
+    keep = temp_path(path, "kept-")  # fresh: a killed run's leftover never takes its name
     kept, mode, create = False, None, False
     try:
         os.link(path, keep, follow_symlinks=False)
@@ -519,7 +503,7 @@ def _replace_exchanging(
 def _remove_checked(repo: Repository, path: Path, was: str | None) -> str | None:
     """Delete `path`, checked to hold blob `was`: renamed aside first, so a write that lands
     in between is caught (returned as a blob id to merge) instead of deleted with it."""
-    aside = path.with_name(f"{TEMP_PREFIX}{os.getpid()}-gone-{path.name}")
+    aside = temp_path(path, "gone-")
     try:
         os.rename(path, aside)
     except FileNotFoundError:

@@ -99,15 +99,6 @@ def list_recipients(project: Project) -> list[str]:
         ) from None
 
 
-def trust_recipient(given: str) -> str:
-    """Let a first sync on this machine take a personal ref whose key also opens for `given`
-    (a fingerprint the refused sync named, or a recipient): gitmem/firstcontact.py. Returns
-    the fingerprint kept."""
-    from gitmem.firstcontact import trust
-
-    return trust(given)
-
-
 def grant(project: Project, recipient: str) -> KeyChange:
     added = canonical_recipient(recipient)
     return _change(project, add=added)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gitmem.errors import LockedError
+from gitmem.tempfiles import temp_path
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
@@ -62,7 +63,7 @@ class ScopeState:
     check — nearly all of them — and the JSON state the rest: the records changed since that
     index was written (None: removed) and those too fresh for it, with the commit and the
     index's checksum. A push of ten files among ten thousand writes ten records, not ten
-    thousand; the index is written afresh once a twentieth (at least 256) differ."""
+    thousand; the index is written afresh once more than `stale_limit` differ."""
 
     path: str = ""
     files: dict[str, FileRecord] = field(default_factory=dict)
@@ -130,11 +131,12 @@ class ScopeHead(NamedTuple):
     checksum: str  # of the index that holds the records
     # the records that differ from the index (None: removed), as the state file holds them
     apart: dict[str, FileRecord | None]
+    entries: int = 0  # how many records the index holds
 
 
 def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
     """The head of a state whose records are in the index it names (None: no such state)."""
-    from gitmem.gitstore.index import index_path, matches
+    from gitmem.gitstore.index import entries, index_path
 
     try:
         raw = json.loads(state_file(common_dir, scope).read_text("utf-8"))
@@ -146,7 +148,8 @@ def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
         head = ScopeHead(str(raw["path"]), raw.get("commit"), str(raw["index"]), apart)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    return head if matches(index_path(common_dir, scope), head.checksum) else None
+    count = entries(index_path(common_dir, scope), head.checksum)
+    return None if count is None else head._replace(entries=count)
 
 
 def start_checks(
@@ -248,7 +251,30 @@ def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
     write_atomic(target, data)
 
 
-STALE_MAX = 256  # records kept apart from the index before it is written afresh (or a twentieth)
+STALE_MIN = 32  # records an index of any size may differ by before it is written afresh
+
+
+def stale_limit(entries: int) -> int:
+    """How many records may differ from a scope's index of `entries` records before it is
+    written afresh. Writing it costs ~3 µs a record (load, render, write: 2.6 ms at 1,000,
+    168 ms at 50,000), a record kept apart ~8 µs a sync (the state's JSON read and saved, an
+    lstat); with ~10 files changed a sync, their sum per sync is least near 2.5·√entries
+    (docs/performance.md): 79 at 1,000, 250 at 10,000, 559 at 50,000."""
+    return max(STALE_MIN, int(2.5 * entries**0.5))
+
+
+def index_outdated(apart: Iterable[FileRecord | None], entries: int) -> bool:
+    """Whether a scope's index of `entries` records is to be written afresh, given the records
+    that differ from it (None: a file it holds that is gone). Only those a new index would
+    hold count: a file too fresh for git's check stays apart whatever is written."""
+    limit = stale_limit(entries)
+    due = 0
+    for record in apart:
+        if record is None or (record.mtime_ns and record.ctime_ns):
+            due += 1
+            if due > limit:
+                return True
+    return False
 
 
 def _save_index(common_dir: Path, scope: str, state: ScopeState) -> dict[str, FileRecord | None]:
@@ -265,7 +291,7 @@ def _save_index(common_dir: Path, scope: str, state: ScopeState) -> dict[str, Fi
             p: r for p, r in state.files.items() if indexed.get(p) is not r
         }
         rest.update(dict.fromkeys(p for p in indexed if p not in state.files))
-        if len(rest) <= max(STALE_MAX, len(state.files) // 20):
+        if not index_outdated(rest.values(), len(indexed)):
             state.stale = sorted(rest)
             return rest
     kept = {
@@ -323,8 +349,15 @@ def write_atomic(
 
 
 def _write_temp(target: Path, data: bytes, mode: int | None) -> tuple[Path, os.stat_result]:
-    tmp = target.with_name(f".gitmem-tmp-{os.getpid()}-{target.name}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else 0o600)
+    for attempt in range(3):
+        tmp = temp_path(target)  # a fresh name, made here (O_EXCL): never through a link
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+            fd = os.open(tmp, flags, 0o644 if mode is None else 0o600)
+            break
+        except FileExistsError:
+            if attempt == 2:
+                raise
     try:
         with os.fdopen(fd, "wb") as fh:
             if mode is not None:

@@ -26,9 +26,9 @@ from gitmem.excludes import exclude_memory_folders
 from gitmem.folders import Snapshot, snapshot, unchanged_folder, walk
 from gitmem.scopes import Project, Scope, hostname
 from gitmem.state import (
-    STALE_MAX,
     ScopeState,
     holding_lock,
+    index_outdated,
     jitter,
     load_scope_state,
     read_scope_head,
@@ -384,7 +384,7 @@ class Syncer(RemoteChecks):
             few = self._snapshot_few(ref, s, checked)
             if few is not None:
                 self._skipped(ref, s, few)
-                if len(self._apart_after(s, few)) > STALE_MAX:
+                if index_outdated(self._apart_after(s, few).values(), head.entries):
                     self._widen(s, few)  # the index is written afresh: it needs them all
                 return few
         state = self.states[s.name]

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
+from gitmem.fileread import not_written
 from gitmem.folders import Materialized, materialize
 from gitmem.policy import MAX_DEPTH
 from gitmem.scopes import Scope, hostname
-from gitmem.state import STALE_MAX, save_scope_head, save_scope_state, scope_records
+from gitmem.state import index_outdated, save_scope_head, save_scope_state, scope_records
 from gitmem.syncbase import _strip
 from gitmem.synctransport import Transport
 from gitmem.treecheck import MAX_TREE_BYTES
@@ -116,8 +117,8 @@ class WriteBack(Transport):
                     note = f"{s.name}: {p} (below a symbolic link: not written)"
                     if note not in self.result.skipped:
                         self.result.skipped.append(note)
-                for p in done.not_a_file:
-                    note = f"{s.name}: {p} (a symbolic link or folder is there: not written)"
+                for p, what in done.not_a_file.items():
+                    note = f"{s.name}: {p} ({not_written(what)})"
                     if note not in self.result.skipped:
                         self.result.skipped.append(note)
             commit = tip if self.expected[s.name] == target else None
@@ -149,7 +150,11 @@ class WriteBack(Transport):
             for rel in changed
             if (not rel.startswith(".") or rel in extra) and rel.split("/", 1)[0] not in s.exclude
         ]
-        if len(head.apart) + len(paths) > STALE_MAX:
+        # after the write: the files written too fresh for the index, the removed ones due
+        written = set(paths)
+        after = [r for rel, r in head.apart.items() if rel not in written]
+        after += [None for rel in paths if changed[rel][1] is None]
+        if index_outdated(after, head.entries):
             return None  # the index is written afresh: that needs every record
         found = scope_records(self.repo.common_dir, s.name, head, paths)
         if found is None:

@@ -10,6 +10,7 @@ size shows the default (personal memory encrypted) against the same baseline.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -21,6 +22,7 @@ from benchmarks.rawgit import RawPush
 from benchmarks.timing import Row, Side, Stats, alternate_values, compare
 from benchmarks.world import USER_REF, World, gitmem_command
 
+APART = 300  # files read again since the index was written, in the rows that say so
 RAW_PUSH = "index + add -A + write-tree + commit-tree + update-ref + git push"
 RAW_NOOP = "git fetch of the same refs + add -A --dry-run against its index"
 REPO = Path(__file__).resolve().parents[2]
@@ -92,6 +94,25 @@ class Sides:
             goal=2.5 if self.files <= 1_000 else 1.5,
         )
 
+    def apart_row(self, ctx: Context, apart: int) -> Row:
+        """The push row once `apart` files were read again since the scope's index was written
+        (their stat moved, their bytes did not: a touch), as ~apart/10 syncs of 10 files
+        leave a folder: their records differ from the index until it is written afresh. Raw
+        git's side: the same files touched, its index refreshed."""
+        then = time.time() - 7200
+        for folder in (self.memory, self.raw_memory):
+            for i in range(apart):  # the last topics: the edits between runs take the first
+                os.utime(folder / topic_name(self.files - 2 - i), (then, then))
+        time.sleep(self.racy_wait)
+        self.gitmem("sync", "-q")  # reads them again: records apart (or a new index)
+        self.raw._git("update-index", "-q", "--refresh")
+        return self.push_row(
+            ctx,
+            f", {apart} files re-read since the index was written",
+            "what ~30 syncs of 10 files leave: records apart from the scope's index until it "
+            "is written afresh (gitmem/state.py stale_limit)",
+        )
+
     def peak_row(self, ctx: Context) -> Row:
         def gitmem() -> float:
             self.edit("gitmem")
@@ -138,6 +159,8 @@ def run(ctx: Context) -> list[Row]:
         rows += [pushes[files], noops[files]]
         if files == sizes[-1]:
             rows.append(sides.peak_row(ctx))
+        if files in sizes[-2:]:  # last: it leaves the folder's state apart from its index
+            rows.append(sides.apart_row(ctx, min(APART, files // 2)))
         if files == sizes[0]:
             encrypted = Sides(ctx, files, encrypt=True)
             rows.append(

@@ -1,5 +1,5 @@
-"""gitmem key init|show|list|grant|revoke|rotate|trust: who can open your encrypted personal
-memory."""
+"""gitmem key init|show|list|grant|revoke|rotate|trust|trusted|untrust: who can open your
+encrypted personal memory, and whom a first sync here may find it shared with."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gitmem.cli.common import add_group, command, echo, open_project_from, plural
+from gitmem.cli.common import add_group, command, directory, echo, open_project_from, plural
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -34,6 +34,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="as the refused sync names it: SHA256:… (an SSH key) or age1…",
     )
     p.set_defaults(handler=trust)
+    p = command(key, "trusted", "list the keys trusted here (key trust), with where each came from")
+    p.set_defaults(handler=trusted)
+    p = command(key, "untrust", "stop trusting a key on this machine (undoes key trust)")
+    p.add_argument("fingerprint", metavar="FINGERPRINT", help="as gitmem key trusted lists it")
+    p.set_defaults(handler=untrust)
 
 
 def init(args: argparse.Namespace) -> int:
@@ -97,9 +102,35 @@ def rotate(args: argparse.Namespace) -> int:
 
 
 def trust(args: argparse.Namespace) -> int:
-    from gitmem.keys import trust_recipient
+    import os
+    import time
 
-    kept = trust_recipient(args.fingerprint)
+    from gitmem.trustedkeys import trust
+
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    kept = trust(args.fingerprint, os.path.abspath(directory(args)), when)
     echo(f"trusted {kept} with your personal memory on this machine")
     echo("next: gitmem sync")
+    return 0
+
+
+def trusted(args: argparse.Namespace) -> int:
+    from gitmem.trustedkeys import trusted
+
+    keys = trusted()
+    for key in keys:
+        echo(f"{key.fingerprint}  ({key.origin})" if key.origin else key.fingerprint)
+    if not keys:
+        echo(
+            "no key trusted on this machine: a first sync that finds your personal memory "
+            "shared with other keys names them and the gitmem key trust to run"
+        )
+    return 0
+
+
+def untrust(args: argparse.Namespace) -> int:
+    from gitmem.trustedkeys import untrust
+
+    removed = untrust(args.fingerprint)
+    echo(f"no longer trusted on this machine: {removed}")
     return 0

@@ -176,6 +176,27 @@ def read(
     return records
 
 
+def entries(path: Path, checksum: str | None) -> int | None:
+    """How many entries the index file at `path` holds, when it ends with `checksum` (the one
+    the state names); None otherwise. Its header and checksum alone are read."""
+    if not checksum:
+        return None
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_HEAD.size)
+            width = len(checksum) // 2
+            size = fh.seek(0, os.SEEK_END)
+            if size < _HEAD.size + width:
+                return None
+            fh.seek(size - width)
+            if fh.read(width).hex() != checksum:
+                return None
+    except OSError:
+        return None
+    signature, _, count = _HEAD.unpack(head)
+    return int(count) if signature == b"DIRC" else None
+
+
 def matches(path: Path, checksum: str | None) -> bool:
     """Whether the index file at `path` ends with `checksum` (the one the state names)."""
     if not checksum:

@@ -28,6 +28,8 @@ def test_quick_mode_runs_every_scenario_and_writes_results(tmp_path: Path) -> No
         "push 3 changed among 30",
         "push 3 changed among 60",
         "push 3 changed among 30, encrypted (the default for personal memory)",
+        "push 3 changed among 30, 15 files re-read since the index was written",
+        "push 3 changed among 60, 30 files re-read since the index was written",
         "no-op sync of 30 files",
         "no-op sync of 60 files",
         "peak memory, push 3 changed among 60",

@@ -74,7 +74,7 @@ def test_deleting_claude_local_md_propagates_and_a_symlink_is_never_followed(
     world.ok("-C", str(a), "sync")
     run = world.gitmem("-C", str(b), "sync")
     assert run.code == 0 and "kept changing" not in run.out, run.out + run.err
-    assert "CLAUDE.local.md (a symbolic link or folder is there: not written)" in run.err
+    assert "CLAUDE.local.md (a symbolic link is there: not written; move the link away" in run.err
     assert secret.read_text() == "ssh-private: do-not-publish\n", "written through a link"
     assert os.path.islink(b / "CLAUDE.local.md")
     assert b"do-not-publish" not in remote_objects(world.remote)

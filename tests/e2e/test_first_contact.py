@@ -280,7 +280,7 @@ def test_key_trust_keeps_the_fingerprint_a_refusal_names(tmp_path: Path) -> None
     from pyrage import x25519
 
     from gitmem.errors import UsageError
-    from gitmem.firstcontact import fingerprint, trust, trusted_keys
+    from gitmem.trustedkeys import fingerprint, trust, trusted_keys
 
     keyfile = tmp_path / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(keyfile)], check=True)
@@ -299,6 +299,91 @@ def test_key_trust_keeps_the_fingerprint_a_refusal_names(tmp_path: Path) -> None
     assert trusted_keys() == [listed, age]
 
 
+def _ssh_key(folder: Path, comment: str) -> tuple[str, str]:
+    """A fresh SSH public key line and its fingerprint as `ssh-keygen -l` prints it."""
+    keyfile = folder / comment.replace("@", "-")
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", str(keyfile)],
+        check=True,
+    )
+    listed = subprocess.run(
+        ["ssh-keygen", "-lf", f"{keyfile}.pub"], capture_output=True, text=True, check=True
+    ).stdout.split()[1]
+    return (folder / f"{keyfile.name}.pub").read_text().strip(), listed
+
+
+def test_key_trusted_lists_each_key_with_where_it_came_from_and_untrust_removes_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gitmem key trusted`: one fingerprint a line, with when, where and from which SSH key it
+    was trusted (nothing for a line an older gitmem wrote); `gitmem key untrust` takes one
+    back by what `trusted` lists or by the key itself, rewriting the file whole and keeping
+    every other key and note; an unknown one is exit 2, one line and a hint, nothing changed."""
+    from pyrage import x25519
+
+    from gitmem.cli import main
+    from gitmem.trustedkeys import trusted, trusted_keys, trusted_path
+
+    pub, listed = _ssh_key(tmp_path, "bob@laptop")
+    _, bare = _ssh_key(tmp_path, "old@gitmem")
+    age = str(x25519.Identity.generate().to_public())
+    trusted_path().parent.mkdir(parents=True)
+    trusted_path().write_text(f"{bare}\n")  # as an older gitmem kept it: no note
+    here = tmp_path / "proj"
+    here.mkdir()
+
+    assert main(["-C", str(here), "key", "trust", pub]) == 0
+    assert main(["key", "trust", age]) == 0
+    assert main(["key", "trust", listed]) == 0  # trusted already: its first note stays
+    capsys.readouterr()
+    assert main(["key", "trusted"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == [bare, listed, age] == trusted_keys()
+    assert lines[0] == bare
+    assert lines[1].startswith(f"{listed}  (trusted 20") and lines[1].endswith(
+        f" UTC in {here}, from the SSH public key 'bob@laptop')"
+    )
+    assert f"in {Path.cwd()})" in lines[2] and "SSH" not in lines[2]
+
+    assert main(["key", "untrust", pub]) == 0  # by the key it stands for
+    assert f"no longer trusted on this machine: {listed}" in capsys.readouterr().out
+    assert main(["key", "untrust", age]) == 0  # by what `trusted` lists
+    assert trusted_keys() == [bare]
+    before = trusted_path().read_bytes()
+    for unknown in (age, listed, "SHA256:not-a-key", "nonsense"):
+        assert main(["key", "untrust", unknown]) == 2
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 2 and "is not trusted on this machine" in err[0], err
+        assert (
+            str(trusted_path()) in err[0]
+            and err[1] == "hint: gitmem key trusted lists the keys trusted on this machine"
+        )
+    assert trusted_path().read_bytes() == before
+    assert main(["key", "untrust", bare]) == 0
+    assert trusted() == [] and trusted_path().read_bytes() == b""
+    assert [p.name for p in trusted_path().parent.iterdir()] == ["trusted"]  # no temp left
+    capsys.readouterr()
+    assert main(["key", "trusted"]) == 0
+    assert "no key trusted on this machine" in capsys.readouterr().out
+
+
+def test_the_trusted_file_keeps_one_line_per_key_and_note_whatever_the_origin(
+    tmp_path: Path,
+) -> None:
+    """A folder or key comment holding a newline cannot add a line that trusts a key; notes,
+    blank lines and repeats read back as the keys they follow; a note never trusts."""
+    from pyrage import x25519
+
+    from gitmem.trustedkeys import TrustedKey, trust, trusted, trusted_path
+
+    age, planted = (str(x25519.Identity.generate().to_public()) for _ in range(2))
+    trust(age, folder=f"/tmp/x\n{planted}", when="2026-01-01 00:00 UTC")
+    assert [k.fingerprint for k in trusted()] == [age]
+    assert trusted()[0].origin == f"trusted 2026-01-01 00:00 UTC in /tmp/x?{planted}"
+    trusted_path().write_text(f"# a\n\n# b\n{age}\n{age}\n#\n{planted}\n# trailing\n")
+    assert trusted() == [TrustedKey(age, "b"), TrustedKey(planted, None)]
+
+
 def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path) -> None:
     """The decision for each kind of key met at a first sync: opened only for this machine,
     or also for others — trusted by fingerprint or not, asked for by this machine (at a
@@ -307,7 +392,8 @@ def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path)
     from pyrage import x25519
 
     from gitmem.crypto import DecryptError, MachineKey
-    from gitmem.firstcontact import asked_to_be_granted, first_contact, trust
+    from gitmem.firstcontact import asked_to_be_granted, first_contact
+    from gitmem.trustedkeys import trust
 
     repo_dir = tmp_path / "r"
     subprocess.run(["git", "init", "-q", str(repo_dir)], check=True)

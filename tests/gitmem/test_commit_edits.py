@@ -91,7 +91,8 @@ def test_a_push_of_a_few_files_makes_only_their_records(
     """A push along git's list of changed paths (Snapshot.few) reads the records of those
     paths alone from the index, and leaves a state that is the whole folder's: another clone
     reads back the folder, a skipped file keeps its last version, a later push finds nothing
-    new — and a push of more files than the state keeps apart writes the index afresh."""
+    new — and more files changed than the state keeps apart write the index afresh, once
+    they are old enough for it."""
     from gitmem.gitstore import Repository, index
     from gitmem.scopes import open_project
     from gitmem.state import load_scope_state
@@ -152,8 +153,12 @@ def test_a_push_of_a_few_files_makes_only_their_records(
     for i in range(300):
         _write(memory / "many" / f"m{i}.md", f"many {i}\n")
     assert len(push()) == 300
+    # too fresh for git's check: apart, however many (a new index would not take them in)
+    assert load_scope_state(common, "auto").index == state.index
+    time.sleep(2.1)
+    assert push() == []  # old enough now, and more than the limit: the index is written afresh
     rewritten = load_scope_state(common, "auto")
-    assert rewritten.index != state.index
+    assert rewritten.index != state.index and rewritten.stale == []
     assert rewritten.oids().keys() == folder_bytes(memory).keys()
     world.ok("-C", str(b), "pull", "-q")
     theirs, ours = folder_bytes(world.scope_path(b)), folder_bytes(memory)
@@ -214,3 +219,55 @@ def test_a_check_started_before_the_lock_is_taken_only_for_the_index_it_checked(
     assert options.checks == {}
     world.ok("-C", str(b), "pull", "-q")
     assert folder_bytes(world.scope_path(b)) == folder_bytes(memory)
+
+
+@pytest.mark.slow
+def test_records_apart_past_the_limit_write_the_index_once_then_pushes_read_a_few(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The push along git's list and the state's save agree on when the index is written
+    afresh (its size decides both): once more records differ than that folder's limit, one
+    push loads them all and writes the index; the pushes after it read their paths' records
+    alone. (Past 256 they disagreed: each push of a folder over 5,120 files loaded every
+    record, until a twentieth of them differed.)"""
+    import gitmem.state
+    from gitmem.gitstore import Repository, index
+    from gitmem.scopes import open_project
+    from gitmem.state import read_scope_head, stale_limit
+    from gitmem.sync import SyncOptions, run_sync
+
+    monkeypatch.setattr(gitmem.state, "STALE_MIN", 1)
+    a, _, memory = _pushed(world, "off", 60)
+    world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
+    common = a / ".git"
+    first = read_scope_head(common, "auto")
+    assert first is not None and first.apart == {} and first.entries == 61
+    limit = stale_limit(first.entries)
+
+    def push() -> list[str]:
+        with Repository(a) as repo:
+            result = run_sync(open_project(repo), SyncOptions(mode="push", lock_wait=5))
+        return sorted(result.refs[USER_REF].local_changes)
+
+    then = time.time() - 7200  # touched: each is read once more, its bytes unchanged
+    for i in range(1, limit + 3):
+        os.utime(memory / f"topic-{i}.md", (then, then))
+    time.sleep(2.1)  # their ctimes old enough for the index
+    assert push() == []
+    rewritten = read_scope_head(common, "auto")
+    assert rewritten is not None and rewritten.checksum != first.checksum
+    assert rewritten.apart == {} and rewritten.entries == 61
+
+    real_read = index.read
+
+    def only_some(*args: Any, **kwargs: Any) -> Any:
+        only = args[3] if len(args) > 3 else kwargs.get("only")
+        assert only is not None and len(only) < 10, "every record of the index was made"
+        return real_read(*args, **kwargs)
+
+    monkeypatch.setattr(index, "read", only_some)
+    for n in range(3):
+        (memory / f"topic-{n + 1}.md").open("a").write(f"edit {n}\n")
+        assert push() == [f"M auto/topic-{n + 1}.md"]
+    last = read_scope_head(common, "auto")
+    assert last is not None and last.checksum == rewritten.checksum and len(last.apart) == 3

@@ -299,12 +299,62 @@ def test_a_few_changed_records_are_listed_stale_not_rewritten(
     assert checked.files[edited] == "0" * 40  # the record's stat still matches: trusted
     assert edited in checked.records
     # more changed than the bound: the index is written afresh, nothing stale
-    monkeypatch.setattr(gitmem.state, "STALE_MAX", 5)
+    monkeypatch.setattr(gitmem.state, "STALE_MIN", 5)
     loaded.files = {p: r._replace(ctime_ns=r.ctime_ns + 1) for p, r in loaded.files.items()}
     save_scope_state(repo.common_dir, "auto", loaded)
     again = load_scope_state(repo.common_dir, "auto")
     assert again.stale == [] and again.index != state.index
     assert matches(index, again.index)
+
+
+def test_how_many_records_may_differ_from_the_index_follows_its_size() -> None:
+    """Near 2.5·√entries (the least cost per sync of keeping records apart against writing
+    the index afresh, docs/performance.md), never under STALE_MIN, growing with the folder."""
+    from gitmem.state import STALE_MIN, stale_limit
+
+    assert [stale_limit(n) for n in (0, 22, 1_000, 10_000, 50_000)] == [STALE_MIN, 32, 79, 250, 559]
+    limits = [stale_limit(n) for n in range(0, 200_000, 997)]
+    assert limits == sorted(limits)
+    assert all(stale_limit(n) < max(STALE_MIN + 1, n // 10) for n in range(1_000, 200_000, 997))
+
+
+@pytest.mark.parametrize("change", ["edited", "removed"])
+def test_the_index_is_written_afresh_once_more_records_than_its_size_allows_differ(
+    repo: Repository, folder: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """Records git could check (edited and old enough, or removed) count against the limit;
+    records too fresh for the index never do (writing it afresh would not take them in)."""
+    from gitmem.state import stale_limit
+
+    monkeypatch.setattr(gitmem.state, "STALE_MIN", 1)
+    state = _synced(repo, folder, monkeypatch)
+    index = index_path(repo.common_dir, "auto")
+    before = index.read_bytes()
+    limit = stale_limit(len(state.files))
+    assert 1 < limit < len(state.files) - 1
+    names = sorted(state.files)
+
+    def differ(count: int, fresh: int = 0) -> ScopeState:
+        loaded = load_scope_state(repo.common_dir, "auto")
+        for rel in names[:count]:
+            if change == "removed":
+                loaded.files.pop(rel, None)
+            else:
+                loaded.files[rel] = loaded.files[rel]._replace(oid="1" * 40)
+        for i in range(fresh):  # new files, written a moment ago
+            loaded.files[f"fresh-{i}.md"] = loaded.files[names[-1]]._replace(mtime_ns=0, ctime_ns=0)
+        save_scope_state(repo.common_dir, "auto", loaded)
+        return load_scope_state(repo.common_dir, "auto")
+
+    kept = differ(limit, fresh=3 * limit)
+    assert index.read_bytes() == before and len(kept.stale) == 4 * limit
+    rewritten = differ(limit + 1)
+    assert index.read_bytes() != before and matches(index, rewritten.index)
+    fresh = {rel for rel in rewritten.files if rel.startswith("fresh-")}
+    assert len(fresh) == 3 * limit and sorted(fresh) == rewritten.stale  # still apart
+    gone = set(names[: limit + 1]) if change == "removed" else set()
+    assert rewritten.files.keys() == set(names) - gone | fresh
+    assert rewritten.indexed is not None and rewritten.indexed.keys() == set(names) - gone
 
 
 def test_the_index_holds_the_records_and_the_state_file_only_what_differs(

@@ -18,6 +18,7 @@ import pytest
 
 import gitmem.folders as folders
 from gitmem.cli import main
+from gitmem.fileread import LINK, SPECIAL, TOO_LARGE, not_written
 from gitmem.folders import materialize
 from gitmem.gitstore import Repository
 from gitmem.state import write_atomic
@@ -242,7 +243,9 @@ def test_a_file_that_keeps_changing_does_not_fail_the_sync(
 
 
 @pytest.mark.parametrize("how", ["symlink", "oversize", "fifo"])
-def test_a_file_that_becomes_unsyncable_is_not_deleted_anywhere(world: World, how: str) -> None:
+def test_a_file_that_becomes_unsyncable_is_not_deleted_anywhere(
+    world: World, how: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     a, b = world.clone("a"), world.clone("b")
     da, db = world.scope_path(a, "team"), world.scope_path(b, "team")
     da.mkdir(parents=True)
@@ -266,11 +269,19 @@ def test_a_file_that_becomes_unsyncable_is_not_deleted_anywhere(world: World, ho
     # and a remote edit of it is not written over what the user put there
     (db / "notes.md").write_text("line 1\nline 2\nfrom b\n")
     assert cli("-C", str(b), "sync") == 0
+    capsys.readouterr()
     assert cli("-C", str(a), "sync") == 0
+    # the note names what is there and how to fix it
+    what = {"symlink": LINK, "oversize": TOO_LARGE, "fifo": SPECIAL}[how]
+    assert f"skipped team: notes.md ({not_written(what)})\n" in capsys.readouterr().err
     if how == "oversize":
         assert target.stat().st_size == folders.MAX_FILE_BYTES + 1
     else:
         assert not stat.S_ISREG(os.lstat(target).st_mode)
+    target.unlink()  # the fix the note gives: the next sync writes the memory
+    assert cli("-C", str(a), "sync") == 0
+    assert target.read_text() == "line 1\nline 2\nfrom b\n"
+    assert world.git("show", "refs/gitmem/team:team/notes.md", cwd=a) == target.read_text()
 
 
 def _forget_state(world: World, clone: Path) -> None:

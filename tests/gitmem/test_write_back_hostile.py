@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -17,6 +19,7 @@ import pytest
 
 import gitmem.folders as folders
 import gitmem.state as state
+from gitmem.fileread import FOLDER, LINK, SPECIAL, TOO_LARGE, not_written
 from gitmem.folders import Materialized, materialize
 from gitmem.gitstore import Repository
 
@@ -93,7 +96,7 @@ def test_a_fifo_put_in_a_files_place_after_the_check_does_not_hang_the_write_bac
     _swap_after_check(monkeypatch, to_fifo)
     done, hung = _unblocked(lambda: _write_back(repo, folder, how), folder)
     assert not hung, "write-back blocked on a FIFO"
-    assert done.not_a_file == ["x.md"] and done.written == []
+    assert done.not_a_file == {"x.md": SPECIAL} and done.written == []
     assert [p.name for p in folder.iterdir()] == ["x.md"], "the FIFO is left where it was"
     assert not (folder / "x.md").is_file()
 
@@ -113,7 +116,7 @@ def test_a_link_put_in_a_files_place_after_the_check_is_not_read_through(
     _swap_after_check(monkeypatch, to_link)
     done = _write_back(repo, folder, how)
     assert b"PRIVATE KEY" not in b"".join(repo.read_blob(o) for o in done.displaced.values())
-    assert done.not_a_file == ["x.md"] and done.written == [] and done.deleted == []
+    assert done.not_a_file == {"x.md": LINK} and done.written == [] and done.deleted == []
     assert (folder / "x.md").is_symlink(), "the link is left where it was"
     assert [p.name for p in folder.iterdir()] == ["x.md"]
 
@@ -132,8 +135,56 @@ def test_a_file_grown_past_the_size_limit_after_the_check_is_kept_not_read(
     _swap_after_check(monkeypatch, grow)
     done = _write_back(repo, folder, how)
     assert done.displaced == {} and done.written == [] and done.deleted == []
+    assert done.not_a_file == {"x.md": TOO_LARGE}
     assert (folder / "x.md").stat().st_size == big, "the grown file is left where it was"
     assert [p.name for p in folder.iterdir()] == ["x.md"]
+
+
+def _put(path: Path, what: str, outside: Path) -> None:
+    """Put `what` (a fileread kind) where the memory file `path` was."""
+    path.unlink()
+    if what == LINK:
+        path.symlink_to(outside)
+    elif what == FOLDER:
+        path.mkdir()
+        (path / "inside.md").write_bytes(b"not the memory\n")
+    elif what == SPECIAL:
+        os.mkfifo(path)
+    else:
+        with open(path, "wb") as fh:
+            fh.truncate(folders.MAX_FILE_BYTES + 1)  # sparse: costs no disk
+
+
+@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("what", [LINK, FOLDER, SPECIAL, TOO_LARGE])
+def test_what_stands_where_a_memory_is_written_is_named_with_its_fix(
+    repo: Repository, tmp_path: Path, how: str, what: str
+) -> None:
+    """Found there at the check (not swapped in after it): left as it is, unread, and reported
+    as what it is — a symbolic link, a folder, a FIFO or other special file, a file over the
+    size limit — with what to do so the next sync writes the memory."""
+    folder = _folder(tmp_path)
+    outside = tmp_path / "id_ed25519"
+    outside.write_bytes(b"PRIVATE KEY\n")
+    _put(folder / "x.md", what, outside)
+    done, hung = _unblocked(lambda: _write_back(repo, folder, how), folder)
+    assert not hung
+    assert done.not_a_file == {"x.md": what}
+    assert done.written == done.deleted == [] and done.displaced == done.changed_meanwhile == {}
+    kind = {
+        LINK: stat.S_ISLNK,
+        FOLDER: stat.S_ISDIR,
+        SPECIAL: stat.S_ISFIFO,
+        TOO_LARGE: stat.S_ISREG,
+    }
+    assert kind[what](os.lstat(folder / "x.md").st_mode), "left where it was"
+    assert outside.read_bytes() == b"PRIVATE KEY\n"
+    note = not_written(what)
+    assert note.startswith(f"{what} is there: not written; ") and note.endswith("gitmem sync")
+    kinds = ("symbolic link", "folder", "FIFO", "size limit")
+    assert [k for k in kinds if k in note] == [k for k in kinds if k in what]
+    if what == TOO_LARGE:
+        assert f"({folders.MAX_FILE_BYTES} bytes)" in note
 
 
 def test_an_editors_atomic_save_just_before_the_replace_is_returned_not_lost(
@@ -210,3 +261,82 @@ def test_a_file_swapped_for_a_fifo_or_a_link_while_the_snapshot_reads_it_is_skip
     snap, hung = _unblocked(lambda: folders.snapshot(repo, folder, {}), folder)
     assert not hung, "the snapshot blocked on a FIFO"
     assert snap.files == {} and [rel for rel, _ in snap.skipped] == ["x.md"]
+
+
+# -- temp files a killed run left behind ---------------------------------------------------------
+
+HOW_KINDS = ("", "kept-", "gone-")  # the temp names of an older gitmem: write, kept, deleted
+
+
+@pytest.mark.parametrize("how", HOW)
+@pytest.mark.parametrize("swap", ["exchange", "hard link"])
+def test_a_leftover_temp_with_this_process_pid_keeps_the_write_back_on_its_safe_path(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, swap: str
+) -> None:
+    """A run killed long ago whose pid this process now has left its temp files under the
+    names it would have used: the write-back still keeps the replaced (or deleted) copy and
+    returns the edit that landed after its check — never a plain replace that loses it — and
+    leaves those files alone (this process cannot tell them from its own by name)."""
+    folder = _folder(tmp_path)
+    if swap == "hard link":  # a system without renameat2's exchange (not Linux, old libc)
+        monkeypatch.setattr(state, "_renameat2", lambda: None)
+    pid = os.getpid()
+    leftovers = {f".gitmem-tmp-{pid}-{kind}x.md": b"a killed run's\n" for kind in HOW_KINDS}
+    for name, data in leftovers.items():
+        (folder / name).write_bytes(data)
+
+    def edit(path: Path) -> None:
+        with open(path, "ab") as fh:
+            fh.write(b"edited meanwhile\n")
+
+    _swap_after_check(monkeypatch, edit)
+    done = _write_back(repo, folder, how)
+    assert repo.read_blob(done.displaced["x.md"]) == b"old\nedited meanwhile\n"
+    if how == "replaced":
+        assert (folder / "x.md").read_bytes() == b"from the remote\n"
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.name != "x.md"} == leftovers
+
+
+def test_only_temp_files_a_killed_run_left_are_removed(repo: Repository, tmp_path: Path) -> None:
+    """The snapshot removes a gitmem temp file whose process is gone or started after it
+    (a pid reused since, this one's included), never a live run's, never a file whose name
+    is not one of ours, never through a link."""
+    from gitmem.tempfiles import left_by_a_killed_run, process_start, temp_path
+
+    folder = _folder(tmp_path)
+    outside = tmp_path / "outside.md"
+    outside.write_bytes(b"not ours\n")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    before = time.time()
+    with subprocess.Popen(["sleep", "30"]) as live:
+        try:
+            started = process_start(live.pid)
+            assert started is not None and before - 2.5 <= started <= time.time() + 2.5
+            gone = [f".gitmem-tmp-{dead.pid}-MEMORY.md", f".gitmem-tmp-{dead.pid}-ab12-kept-x.md"]
+            (folder / f".gitmem-tmp-{dead.pid}-cd34-link.md").symlink_to(outside)
+            kept = [
+                temp_path(folder / "x.md").name,  # this run's
+                f".gitmem-tmp-{live.pid}-ef56-x.md",  # a live run's, made after it started
+                ".gitmem-tmp-abc-x.md",
+                ".gitmem-tmp--x.md",
+                ".gitmem-tmpx.md",
+                f".gitmem-tmp-{dead.pid}",
+            ]
+            for name in gone + kept:
+                (folder / name).write_bytes(b"half a write\n")
+            snap = folders.snapshot(repo, folder, {})
+            assert sorted(p.name for p in folder.iterdir()) == sorted([*kept, "x.md"])
+            assert snap.files.keys() == {"x.md"} and outside.read_bytes() == b"not ours\n"
+
+            # the same judgment for a file changed before the process that has its pid started
+            for pid in (os.getpid(), live.pid):
+                name = f".gitmem-tmp-{pid}-0a1b-x.md"
+                began = process_start(pid)
+                assert began is not None
+                assert left_by_a_killed_run(name, began - 10)
+                assert not left_by_a_killed_run(name, began + 1)
+                assert not left_by_a_killed_run(name, time.time())
+            assert not left_by_a_killed_run(f"x.md-{dead.pid}-0", 0.0)
+        finally:
+            live.kill()
