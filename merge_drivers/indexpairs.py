@@ -97,25 +97,55 @@ def block_rewrites(
     same text) next to the base block is a new item of its own, not an edit."""
     mapped = [pairs.get(k, k) for k in nodes]
     common = set(bn).intersection(mapped)
-    gone = [k for k in bn if k[0] == "b" and k not in common]
-    new = [k for k, m in zip(nodes, mapped, strict=True) if k[0] == "b" and m not in bn]
+    gone = [k for k in bn if _pair_kind(bn[k], k) and k not in common]
+    new = [k for k, m in zip(nodes, mapped, strict=True) if _pair_kind(nodes[k], k) and m not in bn]
     if not gone or not new:
         return {}
     slots_b = _slots(list(bn), common)
     slots_s = _slots(mapped, common)
     by_slot: dict[tuple[Key, Key, str], tuple[list[Key], list[Key]]] = {}
     for k in gone:
-        by_slot.setdefault((*slots_b[k], block_kind(bn[k].text)), ([], []))[0].append(k)
+        by_slot.setdefault((*slots_b[k], _pair_kind(bn[k], k)), ([], []))[0].append(k)
     for k in new:
-        group = by_slot.get((*slots_s[k], block_kind(nodes[k].text)))
+        group = by_slot.get((*slots_s[k], _pair_kind(nodes[k], k)))
         if group is not None:
             group[1].append(k)
     out: dict[Key, Key] = {}
-    for olds, news in by_slot.values():
+    for (_, _, kind), (olds, news) in by_slot.items():
+        if kind == "bullet":  # a plain bullet saying nearly the same: the base's edited
+            left = list(news)
+            for bk in olds:
+                alike = [(_likeness(bn[bk].text, nodes[sk].text), sk) for sk in left]
+                best = max(((r, sk) for r, sk in alike if r >= SIMILAR), default=None)
+                if best is not None and not (best[1] in other and bk in other):
+                    out[best[1]] = bk
+                    left.remove(best[1])
+            continue
         for sk, bk in zip(news, olds, strict=False):
             if not (sk in other and bk in other):  # the other side holds both: two items
                 out[sk] = bk
     return out
+
+
+SIMILAR = 0.6  # of the words: `-j8` → `-j16` in five is 0.8, a clause added to five 0.7
+
+
+def _pair_kind(nd: Node, key: Key) -> str:
+    """What an item rewritten in place pairs as: a block's kind, or a plain bullet."""
+    if key[0] == "b":
+        return block_kind(nd.text)
+    return "bullet" if is_plain(key, nd) else ""
+
+
+def _likeness(a: str, b: str) -> float:
+    """How nearly the first lines of two plain bullets say the same, word by word (0 for the
+    same words in another case or spacing: a second bullet, as `respelled` keys it). By words,
+    so that a short bullet with one word changed (`plain one`, `plain two`) is another bullet
+    and a long one with a clause added is the same one edited."""
+    from difflib import SequenceMatcher
+
+    x, y = ((bullet_body(first_line(t)) or "").casefold().split() for t in (a, b))
+    return 0.0 if x == y else SequenceMatcher(None, x, y, autojunk=False).ratio()
 
 
 def block_kind(text: str) -> str:

@@ -192,6 +192,34 @@ def test_three_clones_keep_a_regrouping_under_new_headings(world: World) -> None
     assert not any("not kept" in out for out in outs), outs
 
 
+def test_three_clones_edit_plain_bullets_in_place(world: World) -> None:
+    """A claude-flow-style index of plain bullets: A edits one (`-j8` → `-j16`), B writes a
+    sub-bullet under it, C edits another and appends one. Every clone ends with one bullet
+    holding A's edit and B's sub-bullet where it was, C's edit in place, the same bytes."""
+    a, b, c = world.clone("a"), world.clone("b"), world.clone("c")
+    da, db, dc = world.scope_path(a), world.scope_path(b), world.scope_path(c)
+    da.mkdir(parents=True)
+    base = (
+        "# Memory\n\n## Build\n- Use make -j8 for every build\n- Run tests with pytest -x\n"
+        "- Lint with ruff before pushing\n"
+    )
+    (da / "MEMORY.md").write_text(base)
+    for x in (a, b, c):
+        world.ok("-C", str(x), "sync")
+    (da / "MEMORY.md").write_text(base.replace("-j8", "-j16"))
+    (db / "MEMORY.md").write_text(base.replace("every build\n", "every build\n  - CI uses -j4\n"))
+    edited = base.replace("pytest -x", "pytest -x -q")
+    (dc / "MEMORY.md").write_text(edited + "- Release from main only\n")
+    for x in (a, b, c, a, b):
+        world.ok("-C", str(x), "sync")
+    expected = (
+        edited.replace("-j8", "-j16").replace("every build\n", "every build\n  - CI uses -j4\n")
+        + "- Release from main only\n"
+    )
+    assert (da / "MEMORY.md").read_text() == expected
+    assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
+
+
 SECTIONS = (
     "# Memory\n\n## Build\n\n- [Make](make.md) — make\n  - use ccache\n- [Lint](lint.md) — lint\n"
     "  - ruff only\n\n## Test\n\n- [Py](py.md) — pytest\n"

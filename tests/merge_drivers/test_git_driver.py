@@ -508,6 +508,22 @@ def test_git_keeps_a_renamed_heading_over_its_entries(repo: Path, op: str) -> No
         assert text == expected, (into, op)
 
 
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_merges_an_edited_plain_bullet_with_a_sub_bullet_under_it(repo: Path, op: str) -> None:
+    """`-j8` → `-j16` on one branch, a sub-bullet under that bullet and an entry appended on
+    the other: one bullet with both, in place, both directions."""
+    install(repo)
+    base = "# Memory\n\n## Build\n- Use make -j8 for every build\n- Lint with ruff first\n"
+    commit_on(repo, "main", "MEMORY.md", base.encode())
+    git(repo, "branch", "-f", "left", "main")
+    commit_on(repo, "left", "MEMORY.md", base.replace("-j8", "-j16").encode())
+    right = base.replace("build\n", "build\n  - CI uses -j4\n") + "- [D](d.md) — d\n"
+    commit_on(repo, "main", "MEMORY.md", right.encode())
+    expected = right.replace("-j8", "-j16")
+    for into, text in merged_both_ways(repo, op):
+        assert text == expected, (into, op)
+
+
 PLAIN = "# Memory\n- zeta\n- alpha\n- mid\n"
 
 
