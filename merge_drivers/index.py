@@ -297,10 +297,13 @@ def merge_index(
             return MergeResult(keep)
     orders = {}
     raw = {so.name: set(so.nodes), st.name: set(st.nodes)}
+    parked_b = {k for k in bn if k not in {it.key for it in zb.items}}
     for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
         pairs = link_renames(bn, side.nodes)
         other = raw[st.name if side is so else so.name]
-        pairs.update(block_rewrites(bn, side.nodes, pairs, other))
+        written = {spelled[side.name].get(it.key, it.key) for it in z.items}
+        archived = {pairs.get(k, k) for k in side.nodes if k not in written} | parked_b
+        pairs.update(block_rewrites(bn, side.nodes, pairs, other, archived))
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
         keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 from merge_drivers.indexdoc import (
     PATH_SEP,
     START,
@@ -84,7 +86,11 @@ def is_plain(k: Key, nd: Node) -> bool:
 
 
 def block_rewrites(
-    bn: dict[Key, Node], nodes: dict[Key, Node], pairs: dict[Key, Key], other: set[Key]
+    bn: dict[Key, Node],
+    nodes: dict[Key, Node],
+    pairs: dict[Key, Key],
+    other: set[Key],
+    archived: AbstractSet[Key] = frozenset(),
 ) -> dict[Key, Key]:
     """{side key: base key} for paragraphs, comments and fences this side rewrote in place.
 
@@ -94,15 +100,16 @@ def block_rewrites(
     edited, whatever the text; several pair in order (the first gone with the first new): a
     merge writes an edited block at its base place, before the new items it files at the end
     of the section, so the next merge pairs it again. A block the other side holds too (the
-    same text) next to the base block is a new item of its own, not an edit."""
+    same text) next to the base block is a new item of its own, not an edit. Entries archived
+    in either file (`archived`: listed after every written item) are no one's neighbours."""
     mapped = [pairs.get(k, k) for k in nodes]
     common = set(bn).intersection(mapped)
     gone = [k for k in bn if _pair_kind(bn[k], k) and k not in common]
     new = [k for k, m in zip(nodes, mapped, strict=True) if _pair_kind(nodes[k], k) and m not in bn]
     if not gone or not new:
         return {}
-    slots_b = _slots(list(bn), common)
-    slots_s = _slots(mapped, common)
+    slots_b = _slots(list(bn), common - archived)
+    slots_s = _slots(mapped, common - archived)
     by_slot: dict[tuple[Key, Key, str], tuple[list[Key], list[Key]]] = {}
     for k in gone:
         by_slot.setdefault((*slots_b[k], _pair_kind(bn[k], k)), ([], []))[0].append(k)
@@ -113,17 +120,38 @@ def block_rewrites(
     out: dict[Key, Key] = {}
     for (_, _, kind), (olds, news) in by_slot.items():
         if kind == "bullet":  # a plain bullet saying nearly the same: the base's edited
-            left = list(news)
-            for bk in olds:
-                alike = [(_likeness(bn[bk].text, nodes[sk].text), sk) for sk in left]
-                best = max(((r, sk) for r, sk in alike if r >= SIMILAR), default=None)
-                if best is not None and not (best[1] in other and bk in other):
-                    out[best[1]] = bk
-                    left.remove(best[1])
+            out.update(_edited_bullets(bn, nodes, olds, news, other))
             continue
         for sk, bk in zip(news, olds, strict=False):
             if not (sk in other and bk in other):  # the other side holds both: two items
                 out[sk] = bk
+    # an archived bullet has no neighbours: it pairs within its section by its words alone
+    olds = [k for k in gone if k not in out.values() and _pair_kind(bn[k], k) == "bullet"]
+    news = [k for k in new if k not in out and _pair_kind(nodes[k], k) == "bullet"]
+    if any(k in archived for k in olds) or any(pairs.get(k, k) in archived for k in news):
+        for section in sorted({k[1] for k in olds}):
+            here = [k for k in news if k[1] == section]
+            out.update(
+                _edited_bullets(bn, nodes, [k for k in olds if k[1] == section], here, other)
+            )
+    return out
+
+
+def _edited_bullets(
+    bn: dict[Key, Node], nodes: dict[Key, Node], olds: list[Key], news: list[Key], other: set[Key]
+) -> dict[Key, Key]:
+    """Each gone base bullet (in base order) and the new bullet of its section most like it,
+    if alike enough. A new bullet that says what a base bullet says (moved, or its section
+    renamed) is that one, not another edited."""
+    said = {_said(nd.text) for k, nd in bn.items() if k[0] == "e"}
+    out: dict[Key, Key] = {}
+    left = [k for k in news if _said(nodes[k].text) not in said]
+    for bk in olds:
+        alike = [(_likeness(bn[bk].text, nodes[sk].text), sk) for sk in left if sk[1] == bk[1]]
+        best = max(((r, sk) for r, sk in alike if r >= SIMILAR), default=None)
+        if best is not None and not (best[1] in other and bk in other):
+            out[best[1]] = bk
+            left.remove(best[1])
     return out
 
 
@@ -137,6 +165,10 @@ def _pair_kind(nd: Node, key: Key) -> str:
     return "bullet" if is_plain(key, nd) else ""
 
 
+def _said(text: str) -> tuple[str, ...]:
+    return tuple((bullet_body(first_line(text)) or "").casefold().split())
+
+
 def _likeness(a: str, b: str) -> float:
     """How nearly the first lines of two plain bullets say the same, word by word (0 for the
     same words in another case or spacing: a second bullet, as `respelled` keys it). By words,
@@ -144,7 +176,7 @@ def _likeness(a: str, b: str) -> float:
     and a long one with a clause added is the same one edited."""
     from difflib import SequenceMatcher
 
-    x, y = ((bullet_body(first_line(t)) or "").casefold().split() for t in (a, b))
+    x, y = _said(a), _said(b)
     return 0.0 if x == y else SequenceMatcher(None, x, y, autojunk=False).ratio()
 
 

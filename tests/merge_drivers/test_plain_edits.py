@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from merge_drivers import merge_file
 
 from .conftest import examples
+from .test_resolvers import CORPUS, needs_corpus
 
 INDEX = "MEMORY.md"
 BASE = (
@@ -161,3 +162,106 @@ def test_replicas_editing_plain_bullets_converge_and_keep_every_edit(
             assert versions[0] in edits, (versions, edits)
         if notes:
             assert notes <= set(_under(r1.splitlines(), versions[0])), (notes, r1)
+
+
+def _over_caps_index() -> str:
+    """Plain bullets under a few sections, over Claude Code's 200 lines."""
+    out = ["# Memory", ""]
+    for s in range(6):
+        out += [f"## Area {s}"]
+        out += [
+            f"- Fact {s}.{i} about the build: keep step {i} of stage {s} stable" for i in range(40)
+        ]
+        out[-20] = f"- A rule of stage {s} that ranks low: keep the cache warm at all times"
+        out += [""]
+    return "\n".join(out) + "\n"
+
+
+def test_an_edited_bullet_the_archive_took_is_still_the_same_bullet() -> None:
+    """Over the caps, a merge archives the lowest-ranked bullets, the edited one among them:
+    merged again, the archived edit still pairs with the base's bullet (it has no neighbours
+    there), so three replicas converge whatever the order (the git driver's archive, kept in
+    the file; the archive file's rounds are in test_properties)."""
+    base = _over_caps_index()
+    a = base + "- [New a](new-a.md) — a new fact\n"
+    b = base.replace("## Area 1\n", "## Area 1\n- A new rule of area one\n")
+    c = base.replace(
+        "rule of stage 2 that ranks low: keep", "rule of stage 2 that ranks low: do keep"
+    )
+
+    def m(x: str, y: str) -> str:
+        got = merge_file(INDEX, base.encode(), x.encode(), y.encode(), inline_archive=True)
+        assert got.data is not None
+        return got.data.decode()
+
+    results = {m(m(a, b), c), m(m(b, c), a), m(m(c, a), b), m(a, m(b, c)), m(c, m(a, b))}
+    assert len(results) == 1
+    text = results.pop()
+    assert text.count("rule of stage 2 that ranks low") == 1, text
+    assert "do keep" in text and "A new rule of area one" in text and "(new-a.md)" in text
+
+
+def test_a_bullet_moved_with_its_renamed_section_is_not_paired_with_a_similar_one() -> None:
+    """Two near-identical bullets in two sections; one section retitled and another regrouped:
+    the bullet under the retitled heading says what a base bullet says (it is that one), so
+    it never pairs with its look-alike, and three replicas converge."""
+    base = (
+        "# Memory\n\n## Status\n- build.sh still modified for local dev (hardcoded path, missing exec)\n"
+        "- Adds the project wrapper\n- Adds the template call\n\n## Issues\n"
+        "- build.sh still modified for local dev (hardcoded path /home/u/bin, missing exec)\n"
+        "- Client created without a timeout\n"
+    )
+    a = base + "- [New b](new-b.md) — a new fact b\n"
+    b = base.replace("- Adds the project", "## Group one\n\n- Adds the project")
+    c = base.replace("## Issues", "## Issues (renamed)")
+    results = {
+        merged(base, merged(base, a, b), c),
+        merged(base, merged(base, b, c), a),
+        merged(base, merged(base, c, a), b),
+    }
+    assert len(results) == 1
+    assert results.pop().count("build.sh still modified") == 2
+
+
+BEVY = CORPUS / "BobG1983__breaker" / ".claude__agent-memory__bevy-api-expert__MEMORY.md"
+RAYCI = CORPUS / "ray-project__rayci" / ".claude__agent-memory-local__code-reviewer__MEMORY.md"
+
+
+def _orders(base: str, a: str, b: str, c: str) -> set[bytes]:
+    """Three replicas merged in every order through the git driver's path (archive inline)."""
+
+    def m(x: bytes, y: bytes) -> bytes:
+        got = merge_file(INDEX, base.encode(), x, y, inline_archive=True).data
+        assert got is not None
+        return got
+
+    x, y, z = a.encode(), b.encode(), c.encode()
+    return {m(m(x, y), z), m(m(y, z), x), m(m(z, x), y), m(x, m(y, z)), m(z, m(x, y))}
+
+
+@needs_corpus
+def test_real_over_caps_index_an_edited_bullet_converges_when_archived_on_the_way() -> None:
+    """The real bevy index (256 lines of plain bullets): two replicas append, one edits a
+    bullet. Merged first with an append, the edit is archived (no neighbours there); merged
+    again it must still be the base's bullet edited, or it moved to its section's end in one
+    order only."""
+    base = BEVY.read_text()
+    line = next(x for x in base.splitlines() if x.startswith("- Ball/bolt pattern"))
+    added = base + "- [New b](new-b.md) — a new fact b\n"
+    assert len(_orders(base, added, added, base.replace(line, line + " (edited)"))) == 1
+
+
+@needs_corpus
+def test_real_index_with_look_alike_bullets_converges_under_a_retitle_and_a_regroup() -> None:
+    """The real rayci review index holds two near-identical bullets in two sections. One
+    replica appends, one regroups, one retitles a section: a bullet that moved with its
+    section is the base's bullet, never its look-alike edited."""
+    base = RAYCI.read_text()
+    lines = base.split("\n")
+    regrouped = list(lines)  # headings above two runs of bullets (lines 13 and 28)
+    regrouped.insert(27, "\n## Group two")
+    regrouped.insert(12, "## Group one\n")
+    title = next(x for x in lines if x.startswith("## Common Issues"))
+    a = base.rstrip("\n") + "\n- [New b](new-b.md) — a new fact b\n"
+    c = base.replace(title, title + " (renamed)")
+    assert len(_orders(base, a, "\n".join(regrouped), c)) == 1
