@@ -121,15 +121,22 @@ class _Side:
 
 
 def _view(
-    index: Index, archived: list[Item], base_heads: set[Key] | None, derived_link: bool = True
+    index: Index,
+    archived: list[Item],
+    base_heads: set[Key] | None,
+    derived_link: bool = True,
+    rename: dict[Key, Key] | None = None,
 ) -> dict[Key, Node]:
-    """Items by merge key (first occurrence wins), with declared gaps and anchors."""
+    """Items by merge key (first occurrence wins), with declared gaps and anchors; `rename`
+    re-keys retitled headings (and what they scope) first, so that what follows a retitled
+    base heading hangs from it."""
     nodes: dict[Key, Node] = {}
     head: Key = START
     base_head: Key = START
     prev: Item | None = None
+    again = rename or {}
     for it in index.items:
-        key = it.key
+        key = again.get(it.key, it.key)
         gap = declared(prev, it)
         prev = it
         anchor = base_head if it.kind == "head" else head
@@ -142,8 +149,9 @@ def _view(
         elif it.kind == "entry" and "\n" in it.text:
             _take_sub_lines(nodes[key], it.text)
     for it in archived:
-        if it.key not in nodes:
-            nodes[it.key] = Node("entry", it.text, it.gap, it.target, it.anchor)
+        key = again.get(it.key, it.key)
+        if key not in nodes:
+            nodes[key] = Node("entry", it.text, it.gap, it.target, again.get(it.anchor, it.anchor))
     if derived_link:  # present exactly when something is archived
         nodes.pop(ARCHIVE_KEY, None)
     return nodes
@@ -275,11 +283,10 @@ def merge_index(
     so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info, path)
     st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info, path)
     spelled: dict[str, dict[Key, Key]] = {}
-    for side in (so, st):  # retitled headings, then plain bullets by their first line, before
-        retitled = heading_renames(bn, side.nodes)  # anything compares them
-        side.nodes = {retitled.get(k, k): nd for k, nd in side.nodes.items()}
-        for nd in side.nodes.values() if retitled else ():
-            nd.anchor = retitled.get(nd.anchor, nd.anchor)
+    for side, z, more in ((so, zo, ao), (st, zt, at)):  # retitled headings, then plain
+        retitled = heading_renames(bn, side.nodes)  # bullets by their first line, before
+        if retitled:  # anything compares them
+            side.nodes = _view(z, z.archived + (more or []), heads, caps, retitled)
         respelt = respelled(bn, side.nodes)
         spelled[side.name] = {
             k: respelt.get(retitled.get(k, k), retitled.get(k, k))

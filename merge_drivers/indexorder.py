@@ -139,21 +139,27 @@ def canonical_order(
         return (min((sibling(k)[0] for k in sections.get(head, ())), default=late), by_text(head))
 
     def flush(root: Key) -> None:
-        out.extend(sorted(sections.get(root, ()), key=sibling))
         for h in sorted(subheads.get(root, ()), key=heads_first):
             out.append(h)
             out.extend(sorted(sections.get(h, ()), key=sibling))
 
-    root = START
+    # a heading filed among the base items (a regrouping) ends the new items of the section
+    # before it, not the base section: the new headings of that section come after its last
+    # filed group, where the side that wrote them (after the groups) had them
+    root = region = START
     skip = set(first) | set(final)
     for key in base_order:
         if key not in nodes or key in skip:
             continue
         if key[0] == "h":
-            flush(root)
+            out.extend(sorted(sections.get(root, ()), key=sibling))
+            if key not in filed:
+                flush(region)
+                region = key
             root = key
         out.append(key)
-    flush(root)
+    out.extend(sorted(sections.get(root, ()), key=sibling))
+    flush(region)
     out.extend(sorted(final))
     return out
 

@@ -265,3 +265,42 @@ def test_real_index_with_look_alike_bullets_converges_under_a_retitle_and_a_regr
     a = base.rstrip("\n") + "\n- [New b](new-b.md) — a new fact b\n"
     c = base.replace(title, title + " (renamed)")
     assert len(_orders(base, a, "\n".join(regrouped), c)) == 1
+
+
+SMALL = (
+    "# Memory\n\n## Build\n- Use make -j8 for every build\n- [Lint](lint.md) — ruff first\n"
+    "- Run the unit tests with pytest -x before pushing\n- Keep commits small and focused\n"
+    "\n## Notes\n- [Deploy](deploy.md) — how we ship\n"
+)
+APPENDED = SMALL + "- [New b](new-b.md) — a new fact b\n"
+
+
+def _every_order(a: str, b: str, c: str) -> str:
+    results = {
+        merged(SMALL, merged(SMALL, a, b), c),
+        merged(SMALL, merged(SMALL, b, c), a),
+        merged(SMALL, merged(SMALL, c, a), b),
+    }
+    assert len(results) == 1, results
+    return results.pop()
+
+
+def test_groups_written_inside_a_section_keep_their_order_beside_an_append() -> None:
+    """`## Group one` above the linked entry, `## Group two` above plain bullets, both inside
+    `## Build`; the other side appends under `## Notes`: the groups stay in the order written
+    (the second one's new bullets were flushed before the first one, which a merge had filed
+    above the base entry)."""
+    grouped = SMALL.replace("- [Lint]", "## Group one\n\n- [Lint]").replace(
+        "- Run the unit", "\n## Group two\n- Run the unit"
+    )
+    text = merged(SMALL, grouped, APPENDED)
+    assert text == grouped + "- [New b](new-b.md) — a new fact b\n", text
+
+
+def test_groups_under_a_retitled_section_stay_under_it_in_every_order() -> None:
+    grouped = SMALL.replace("- Run the unit", "## Group one\n\n- Run the unit").replace(
+        "- Keep commits", "\n## Group two\n- Keep commits"
+    )
+    retitled = SMALL.replace("## Build", "## Build (renamed)")
+    text = _every_order(grouped, retitled, APPENDED)
+    assert text.index("## Build (renamed)") < text.index("## Group one") < text.index("## Notes")
