@@ -304,7 +304,8 @@ def merge_index(
             return MergeResult(keep)
     orders = {}
     raw = {so.name: set(so.nodes), st.name: set(st.nodes)}
-    parked_b = {k for k in bn if k not in {it.key for it in zb.items}}
+    base_written = {it.key for it in zb.items}
+    parked_b = {k for k in bn if k not in base_written}
     for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
         pairs = link_renames(bn, side.nodes)
         other = raw[st.name if side is so else so.name]

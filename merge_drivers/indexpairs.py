@@ -117,35 +117,51 @@ def block_rewrites(
         group = by_slot.get((*slots_s[k], _pair_kind(nodes[k], k)))
         if group is not None:
             group[1].append(k)
+    said = {_said(nd.text) for k, nd in bn.items() if _pair_kind(nd, k) == "bullet"}
+    # the cost is bounded: past MAX_COMPARED comparisons in all, bullets pair in order only
+    wide = sum(len(o) * len(n) for (_, _, kind), (o, n) in by_slot.items() if kind == "bullet")
     out: dict[Key, Key] = {}
     for (_, _, kind), (olds, news) in by_slot.items():
         if kind == "bullet":  # a plain bullet saying nearly the same: the base's edited
-            out.update(_edited_bullets(bn, nodes, olds, news, other))
+            out.update(_edited_bullets(bn, nodes, olds, news, other, said, wide > MAX_COMPARED))
             continue
         for sk, bk in zip(news, olds, strict=False):
             if not (sk in other and bk in other):  # the other side holds both: two items
                 out[sk] = bk
     # an archived bullet has no neighbours: it pairs within its section by its words alone
-    olds = [k for k in gone if k not in out.values() and _pair_kind(bn[k], k) == "bullet"]
+    taken = set(out.values())
+    olds = [k for k in gone if k not in taken and _pair_kind(bn[k], k) == "bullet"]
     news = [k for k in new if k not in out and _pair_kind(nodes[k], k) == "bullet"]
     if any(k in archived for k in olds) or any(pairs.get(k, k) in archived for k in news):
+        wide = len(olds) * len(news)
         for section in sorted({k[1] for k in olds}):
             here = [k for k in news if k[1] == section]
-            out.update(
-                _edited_bullets(bn, nodes, [k for k in olds if k[1] == section], here, other)
-            )
+            was = [k for k in olds if k[1] == section]
+            out.update(_edited_bullets(bn, nodes, was, here, other, said, wide > MAX_COMPARED))
     return out
 
 
 def _edited_bullets(
-    bn: dict[Key, Node], nodes: dict[Key, Node], olds: list[Key], news: list[Key], other: set[Key]
+    bn: dict[Key, Node],
+    nodes: dict[Key, Node],
+    olds: list[Key],
+    news: list[Key],
+    other: set[Key],
+    said: set[tuple[str, ...]],
+    in_order: bool,
 ) -> dict[Key, Key]:
     """Each gone base bullet (in base order) and the new bullet of its section most like it,
     if alike enough. A new bullet that says what a base bullet says (moved, or its section
-    renamed) is that one, not another edited."""
-    said = {_said(nd.text) for k, nd in bn.items() if k[0] == "e"}
+    renamed) is that one, not another edited. `in_order`: too many to compare each with
+    each (a section rewritten whole): the first gone with the first new, and so on."""
     out: dict[Key, Key] = {}
     left = [k for k in news if _said(nodes[k].text) not in said]
+    if in_order:
+        for bk, sk in zip(olds, left, strict=False):
+            near = _likeness(bn[bk].text, nodes[sk].text) >= SIMILAR
+            if sk[1] == bk[1] and near and not (sk in other and bk in other):
+                out[sk] = bk
+        return out
     for bk in olds:
         alike = [(_likeness(bn[bk].text, nodes[sk].text), sk) for sk in left if sk[1] == bk[1]]
         best = max(((r, sk) for r, sk in alike if r >= SIMILAR), default=None)
@@ -155,6 +171,7 @@ def _edited_bullets(
     return out
 
 
+MAX_COMPARED = 20_000  # pairs of bullets compared in one merge (~2 s), beyond: in order only
 SIMILAR = 0.6  # of the words: `-j8` → `-j16` in five is 0.8, a clause added to five 0.7
 
 

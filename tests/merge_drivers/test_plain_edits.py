@@ -304,3 +304,22 @@ def test_groups_under_a_retitled_section_stay_under_it_in_every_order() -> None:
     retitled = SMALL.replace("## Build", "## Build (renamed)")
     text = _every_order(grouped, retitled, APPENDED)
     assert text.index("## Build (renamed)") < text.index("## Group one") < text.index("## Notes")
+
+
+def test_a_large_index_rewritten_in_runs_merges_in_bounded_time() -> None:
+    """19,500 plain bullets rewritten in runs of 64 around unchanged ones: the pairing compares
+    in order past its budget and nothing walks the items once per item (a set rebuilt per
+    base item made this 49 s; now ~1.6 s on this machine, 1.0 s without pairing)."""
+    import time
+
+    lines = [
+        f"- fact {r}.{i} about the build of module {i % 7}" for r in range(300) for i in range(65)
+    ]
+    base = "# Memory\n\n## A\n" + "\n".join(lines) + "\n"
+    ours = base.replace(" about the build", " about the whole build").replace(
+        "the whole build of module 1\n- fact", "the build of module 1\n- fact"
+    )
+    start = time.monotonic()
+    result = merge_file(INDEX, base.encode(), ours.encode(), (base + "- one more\n").encode())
+    assert result.data is not None
+    assert time.monotonic() - start < 10
