@@ -143,14 +143,15 @@ def check_name(path: str) -> list[Finding]:
         return [_found(path, "GM102", f"deeper than {MAX_DEPTH} folders")]
     if path in ROOT_FILES or path == META_FILE or path in KEY_FILES:
         return []
-    if _encrypted_name(path, ALWAYS_ENCRYPTED):
+    if encrypted_name(path, ALWAYS_ENCRYPTED):
         return []
     if any(p.startswith(".") for p in parts) or not parts[-1].lower().endswith(".md"):
         return [_found(path, "GM104", "only Markdown memory files (*.md) outside dot-folders")]
     return []
 
 
-def _encrypted_name(path: str, encrypted: frozenset[str]) -> bool:
+def encrypted_name(path: str, encrypted: frozenset[str]) -> bool:
+    """Is `path` ciphertext in a tree whose `encrypted` folders hold the encrypted layout?"""
     top, _, rest = path.partition("/")
     return top in encrypted and (rest == MANIFEST or bool(_HEX64.fullmatch(rest)))
 
@@ -322,13 +323,15 @@ def check_changed(
     auto_sealed: bool,
     ref: str,
     read: Callable[[str], bytes],
+    known: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """The findings `check_entries` gives a tree that differs from a tree that passed it
     only in the entries `changed` (their new entries, None: removed), given the new tree's
     `files` and `total` bytes: each changed entry is checked as the whole check checks it;
     the unchanged ones passed. Not the case-folding warning (GM107) or the link warnings,
     which only validate shows. The caller keeps the encrypted layout (`auto_sealed`: the
-    manifest under auto/) as it was, or checks the whole tree."""
+    manifest under auto/) as it was, or checks the whole tree. `known`: blob ids read as
+    memory text already (check_entries')."""
     if files > MAX_FILES:
         return [_found(ref, "GM105", f"{files} files (limit {MAX_FILES})")]
     tops = tops_for(ref)
@@ -342,7 +345,7 @@ def check_changed(
         top = _check_top(path, tops)
         if top is not None:
             findings.append(top)
-        findings.extend(_check_entry(path, entry, tops, encrypted, read))
+        findings.extend(_check_entry(path, entry, tops, encrypted, read, known))
     findings.extend(_check_total(ref, total))
     return _in_order(findings)
 
@@ -372,7 +375,7 @@ def _check_entry(
     if entry.kind != "blob" or entry.mode not in ("100644", "100755"):
         what = {"120000": "a symbolic link", "160000": "a submodule"}.get(entry.mode, entry.kind)
         return [_found(path, "GM103", f"{what}; memory refs hold plain files only")]
-    if _encrypted_name(path, encrypted):
+    if encrypted_name(path, encrypted):
         return []  # ciphertext: a hex name and bytes no one reads as text
     bad_name = check_name(path) if path not in named else None
     if bad_name:
@@ -417,7 +420,7 @@ def read_as_text(files: Mapping[str, str]) -> tuple[frozenset[str], frozenset[st
     texts: set[str] = set()
     names: set[str] = set()
     for path, oid in files.items():
-        if _encrypted_name(path, encrypted):
+        if encrypted_name(path, encrypted):
             continue
         names.add(path)
         if path != META_FILE and path not in KEY_FILES:

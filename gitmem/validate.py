@@ -41,6 +41,12 @@ class RefFindings:
     ref: str  # the ref's name (prefixed with the remote when it was fetched from one)
     commit: str
     findings: list[Finding] = field(default_factory=list)
+    tip: bool = True  # False: an earlier commit new in the push (--base, --history)
+
+    @property
+    def label(self) -> str:
+        """What a text line names: the ref, and the commit when it is not the ref's tip."""
+        return self.ref if self.tip else f"{self.ref} (commit {self.commit[:12]})"
 
 
 @dataclass
@@ -69,6 +75,7 @@ class Validation:
                 {
                     "ref": r.ref,
                     "commit": r.commit,
+                    "tip": r.tip,
                     "findings": [
                         {
                             "code": f.code,
@@ -93,6 +100,7 @@ class ValidateOptions:
     base: str | None = None  # content unchanged since this revision is not re-read
     as_ref: str | None = None  # the ref name a bare revision stands for (server hooks)
     strict: bool = False
+    history: bool = False  # every commit of each ref, not only what --base leaves out
     timeout: float | None = 120.0
     files: Sequence[str] = ()  # memory files on disk (pre-commit), checked instead of refs
     every: bool = False  # --all: every memory ref there is, none included (a CI gate that runs
@@ -108,6 +116,8 @@ def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
     result = Validation(strict=options.strict)
     signed = repo.config_get("gitmem.requireSigned")
     old = repo.resolve(options.base) if options.base and set(options.base) != {"0"} else None
+    if options.base and not old:  # a new ref (the hook's all-zero old value): all of it is new
+        options.history = True
     for name, commit in targets:
         findings = commit_findings(repo, commit, name, known)
         if "/users/" in name and repo.object_type(commit) == "commit":
@@ -115,7 +125,26 @@ def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
         if must_be_signed(name, signed) and repo.object_type(commit) == "commit":
             findings += signature_findings(repo.unverified_commits(commit, old), name)
         result.refs.append(RefFindings(name, commit, findings))
+        if (options.history or old) and repo.object_type(commit) == "commit":
+            result.refs += _earlier_commits(repo, name, commit, old, known, findings)
     return result
+
+
+def _earlier_commits(
+    repo: Repository,
+    name: str,
+    tip: str,
+    old: str | None,
+    known: frozenset[str],
+    reported: list[Finding],
+) -> list[RefFindings]:
+    """The errors of each commit new since `old` (None: the whole history) that the tip's
+    check did not show: a secret a later commit removed is still in the history pushed."""
+    from gitmem.commitcheck import intermediate_findings
+
+    checked = known | read_as_text({p: e.oid for p, e in repo.list_tree(tip).items()})[0]
+    found = intermediate_findings(repo, tip, name, [old] if old else [], checked, reported)
+    return [RefFindings(name, commit, errors, tip=False) for commit, errors in found]
 
 
 def _downgrades(repo: Repository, commit: str, name: str) -> list[Finding]:

@@ -46,6 +46,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="re-read only content changed since REV (server hooks: the ref's old value)",
     )
     p.add_argument(
+        "--history",
+        action="store_true",
+        help="check every commit of each ref, not only its tip (a secret a later commit "
+        "removed is still in the history); with --base, every commit new since REV is",
+    )
+    p.add_argument(
         "--as",
         dest="as_ref",
         metavar="REFNAME",
@@ -74,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         as_ref=args.as_ref,
         strict=args.strict,
         every=args.all,
+        history=args.history,
     )
     if args.files:
         options.files, options.refs = options.refs or ("",), ()
@@ -94,9 +101,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def text_lines(result: Validation) -> list[str]:
-    lines = [_line(r.ref, f) for r in result.refs for f in r.findings]
+    lines = [_line(r.label, f) for r in result.refs for f in r.findings]
     errors, warnings = result.count("error"), result.count("warning")
-    refs = plural(len(result.refs), result.unit)
+    refs = plural(sum(1 for r in result.refs if r.tip), result.unit)
     if errors or warnings:
         lines.append(f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {refs}")
     elif not result.refs:
@@ -113,7 +120,7 @@ def github_lines(result: Validation) -> list[str]:
         for f in r.findings:
             props = f"file={_prop(f.path)}" + (f",line={f.line}" if f.line else "")
             props += f",title={_prop(f.code)}"
-            out.append(f"::{f.severity} {props}::{_data(_line(r.ref, f))}")
+            out.append(f"::{f.severity} {props}::{_data(_line(r.label, f))}")
     out.extend(text_lines(result)[-1:])
     return out
 

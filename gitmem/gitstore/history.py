@@ -177,6 +177,42 @@ class History(GitDir):
                 seen.setdefault(path[len(start) :], set()).update(oids)
         return seen
 
+    def commit_changes(
+        self, tip: str, exclude: Sequence[str] = ()
+    ) -> list[tuple[str, dict[str, tuple[str, str]]]]:
+        """Each commit of `tip` not reachable from `exclude`, oldest first, with the entries
+        it adds or changes against each of its parents: {path: (mode, object id)} (one
+        process). What a check of every commit new in a push reads: a blob that only an
+        intermediate commit holds is here, and nothing any other commit holds is repeated
+        more than the commits that change it."""
+        revs = [tip, *(f"^{x}" for x in exclude if x and x.strip("0"))]
+        out = self.git(
+            "log",
+            "--reverse",
+            "--format=%x00%H",
+            "--full-history",
+            "-m",
+            "--raw",
+            "-z",
+            "--no-abbrev",
+            "--no-renames",
+            *revs,
+            "--",
+        ).stdout
+        commits: dict[str, dict[str, tuple[str, str]]] = {}
+        current: dict[str, tuple[str, str]] | None = None
+        tokens = iter(out.split(b"\0"))
+        for token in tokens:
+            token = token.lstrip(b"\n")
+            if token.startswith(b":"):  # ":oldmode newmode oldoid newoid status", then the path
+                path = next(tokens, b"").decode("utf-8", "surrogateescape")
+                fields = token.split()
+                if current is not None and fields[3].strip(b"0"):
+                    current[path] = (fields[1].decode(), fields[3].decode())
+            elif token:
+                current = commits.setdefault(token.decode(), {})
+        return list(commits.items())
+
     def _raw_log(self, fmt: str, revs: Sequence[str], paths: Sequence[str]) -> bytes:
         """Every commit's raw diff at `path` against each of its parents (merges included),
         NUL-separated: what path_history and blobs_in_history read, in one process."""

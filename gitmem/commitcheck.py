@@ -1,0 +1,109 @@
+"""Every commit, not the tip: what each commit new in a push (or in a ref's whole history)
+adds, checked once. A secret added by one commit and removed by the next is still in the
+history a push publishes; a name full of instructions added and removed between two pushes was
+still on the server.
+
+Cost stays linear in what is new: one `git log --raw` lists what each commit adds, each blob
+is read and checked once (deduplicated by object id, across commits and against the tip's
+whole check), each added name once a commit. Never writes; never runs code from the tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from gitmem.gitstore import Repository
+from gitmem.policy import (
+    ALWAYS_ENCRYPTED,
+    ERROR,
+    KEY_FILES,
+    MANIFEST,
+    MAX_BLOB_BYTES,
+    Entry,
+    Finding,
+    check_changed,
+    encrypted_name,
+)
+from gitmem.refmeta import META_FILE
+from gitmem.secretscan import Match, scan_secrets
+
+_KINDS = {"160000": "commit", "040000": "tree"}
+
+
+def intermediate_findings(
+    repo: Repository,
+    tip: str,
+    ref: str,
+    exclude: Sequence[str],
+    checked: frozenset[str] = frozenset(),
+    reported: Iterable[Finding] = (),
+) -> list[tuple[str, list[Finding]]]:
+    """(commit, its errors) for each commit of `tip` not reachable from `exclude` whose
+    additions break the policy, oldest first: what it adds or changes is checked as the whole
+    check checks an entry (names, kinds, content, secrets, hidden characters). `checked`:
+    blob ids already read as memory text (the tip's whole check, the old tip's tree), not read
+    again; `reported`: findings already shown (the tip's), not repeated. Errors only: a style
+    warning of a commit since replaced helps no one."""
+    changes = repo.commit_changes(tip, exclude)
+    oids = sorted({oid for _, added in changes for mode, oid in added.values()})
+    sizes = repo.blob_sizes(oids) if oids else {}
+    seen = set(checked)
+    shown = {(f.path, f.code, f.message) for f in reported}
+    out: list[tuple[str, list[Finding]]] = []
+    for commit, added in changes:
+        if not added:
+            continue
+        tree = repo.read_commit(commit)[0]
+        sealed = repo.tree_entry(tree, f"auto/{MANIFEST}") is not None
+        encrypted = ALWAYS_ENCRYPTED | ({"auto"} if sealed else frozenset())
+        entries = {
+            path: Entry(mode, _KINDS.get(mode, "blob"), oid, sizes.get(oid))
+            for path, (mode, oid) in added.items()
+        }
+        found = check_changed(entries, 0, 0, sealed, ref, _reader(repo), known=frozenset(seen))
+        seen.update(
+            e.oid
+            for p, e in entries.items()
+            if not encrypted_name(p, encrypted) and p not in KEY_FILES and p != META_FILE
+        )
+        fresh = []
+        for f in found:
+            key = (f.path, f.code, f.message)
+            if f.severity == ERROR and key not in shown:
+                shown.add(key)
+                fresh.append(f)
+        if fresh:
+            out.append((commit, fresh))
+    return out
+
+
+def _reader(repo: Repository) -> Callable[[str], bytes]:
+    return repo.read_blob
+
+
+def secrets_in_commits(
+    changes: Iterable[tuple[str, Mapping[str, str] | Mapping[str, tuple[str, str]]]],
+    read: Callable[[str], bytes],
+    allowed: Iterable[str] = (),
+    skip: Callable[[str], bool] = lambda path: False,
+) -> list[tuple[str, str, Match]]:
+    """(commit, path, match) of every likely secret in the blobs each commit adds — the
+    commits a push will publish, oldest first (`Repository.commit_changes(new tip, [the
+    remote's tip])` gives them as {path: (mode, oid)}; {path: oid} is enough here). Each
+    blob is scanned once, however many commits or paths hold it; `allowed`: the user's
+    fingerprints (secretscan.user_allow_list); `skip`: paths never read as text (ciphertext,
+    key files). A secret a later commit removes is still found: the history holds it."""
+    allow = frozenset(allowed)
+    scanned: dict[str, list[Match]] = {}
+    hits: list[tuple[str, str, Match]] = []
+    for commit, added in changes:
+        for path, value in sorted(added.items()):
+            oid = value if isinstance(value, str) else value[1]
+            if skip(path):
+                continue
+            if oid not in scanned:
+                data = read(oid)
+                text = "" if len(data) > MAX_BLOB_BYTES else data.decode("utf-8", "replace")
+                scanned[oid] = scan_secrets(text, allow)
+            hits.extend((commit, path, m) for m in scanned[oid])
+    return hits

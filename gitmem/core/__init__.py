@@ -1,0 +1,1 @@
+"""Small building blocks every door shares (text from outside, and later files, locks, clock)."""
