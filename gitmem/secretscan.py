@@ -2,17 +2,21 @@
 
 Why not detect-secrets: it imports in ~0.26 s and scans ~0.9 ms a line in its eager mode (and
 flags prose as high-entropy); these rules import in a millisecond and scan prose at tens of
-milliseconds a MiB — the pre-push check must not slow a push (see benchmarks/). Each rule is
-anchored on a literal trigger (a token's public prefix, a keyword): the trigger is found at C
-speed (`str.find`) and the rule's pattern is only tried right there, so no pattern is tried at
-every position of the text. `.gitmem-allow` takes care of false positives.
-Never reads files itself.
+milliseconds a MiB — the pre-push check must not slow a push (see benchmarks/). The formats are
+those gitleaks, detect-secrets and GitHub push protection cover for the services a memory note
+names (cloud, forge, chat, model providers, package registries, payment, databases by URL,
+`.env` lines). Each rule is anchored on a literal trigger (a token's public prefix, a keyword):
+the trigger is found at C speed (`str.find`) and the rule's pattern is only tried right there,
+with bounded repeats, so no pattern is tried at every position of the text and none backtracks
+far. Values that are names (identifiers, paths, env var names), placeholders or references are
+not secrets. False positives are allowed only by the user's own configuration
+(`user_allow_list`), never by a file of the branch or a ref. Never reads files itself.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
@@ -32,9 +36,40 @@ class Rule:
     folded: bool = False  # triggers are looked for in the lower-cased text
     boundary: str = "word"  # before the trigger: "word" no \\w; "name" no letter or digit
     # (`api_key`, `db-password` end a name); "" anything
+    kind: str = "token"  # what is the secret: "token" the match; "value" its value group;
+    # "assign" a high-entropy value; "url" a URL's password; "env" an `.env` line's value
 
 
 _ASSIGN_TRIGGERS = ("pass", "pwd", "secret", "key", "token")  # the ends of secret-like names
+# schemes whose URLs carry a password before the `@` (database, queue, cache, basic auth)
+_URL_SCHEMES = (
+    "postgres",
+    "postgresql",
+    "mysql",
+    "mariadb",
+    "mongodb",
+    "mongodb+srv",
+    "redis",
+    "rediss",
+    "amqp",
+    "amqps",
+    "mssql",
+    "sqlserver",
+    "oracle",
+    "clickhouse",
+    "cockroachdb",
+    "couchdb",
+    "neo4j",
+    "nats",
+    "ldap",
+    "ldaps",
+    "smtp",
+    "smtps",
+    "ftp",
+    "sftp",
+    "http",
+    "https",
+)
 SECRET_RULES = (
     Rule(
         "private key block",
@@ -42,11 +77,12 @@ SECRET_RULES = (
         r"-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----",
         boundary="",
     ),
+    Rule("age secret key", ("AGE-SECRET-KEY-1",), r"AGE-SECRET-KEY-1[0-9A-Z]{58}"),
     Rule("AWS access key id", ("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z]{4}[0-9A-Z]{16}(?!\w)"),
     Rule(
         "AWS secret access key",
         ("aws_secret", "awssecret"),
-        r"aws_?secret_?(?:access_?)?key[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])",
+        r"aws_?secret_?(?:access_?)?key[\"']?\s{0,20}[:=]\s{0,20}[\"']?[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])",
         folded=True,
     ),
     Rule(
@@ -55,26 +91,131 @@ SECRET_RULES = (
         r"gh[pousr]_[A-Za-z0-9]{36,255}(?!\w)",
     ),
     Rule("GitHub token", ("github_pat_",), r"github_pat_[A-Za-z0-9_]{22,255}"),
-    Rule("GitLab token", ("glpat-",), r"glpat-[A-Za-z0-9_\-]{20,}"),
-    Rule("Slack token", ("xox",), r"xox[abposr]-[A-Za-z0-9-]{10,}"),
-    Rule("Anthropic API key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_\-]{20,}"),
+    Rule(
+        "GitLab token",
+        ("glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glsoat-"),
+        r"gl(?:pat|ptt|dt|rt|cbt|soat)-[A-Za-z0-9_\-]{20,255}",
+    ),
+    Rule("Slack token", ("xox",), r"xox[abposre]-[A-Za-z0-9-]{10,255}"),
+    Rule("Slack app token", ("xapp-",), r"xapp-\d-[A-Za-z0-9]{1,40}-\d{1,30}-[A-Za-z0-9]{16,255}"),
+    Rule(
+        "Slack webhook",
+        ("hooks.slack.com/",),
+        r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{20,120}",
+        boundary="",
+    ),
+    Rule(
+        "Discord webhook",
+        ("discord.com/api/webhooks/", "discordapp.com/api/webhooks/"),
+        r"discord(?:app)?\.com/api/webhooks/\d{5,30}/[A-Za-z0-9_-]{40,100}",
+        boundary="",
+    ),
+    Rule("Anthropic API key", ("sk-ant-",), r"sk-ant-[A-Za-z0-9_\-]{20,255}"),
     Rule(
         "OpenAI-style API key",
         ("sk-",),
-        r"sk-(?!ant-)(?:proj-|svcacct-)?[A-Za-z0-9_\-]{32,}",
+        r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,255}",
     ),
     Rule("Google API key", ("AIza",), r"AIza[0-9A-Za-z_\-]{35}(?!\w)"),
-    Rule("Stripe live key", ("sk_live_", "rk_live_"), r"[rs]k_live_[0-9a-zA-Z]{24,}"),
+    Rule("Google OAuth client secret", ("GOCSPX-",), r"GOCSPX-[A-Za-z0-9_\-]{28}(?![\w-])"),
+    Rule("Google OAuth token", ("ya29.",), r"ya29\.[0-9A-Za-z_\-]{30,2048}"),
+    Rule("Stripe live key", ("sk_live_", "rk_live_"), r"[rs]k_live_[0-9a-zA-Z]{24,255}"),
+    Rule("Stripe webhook secret", ("whsec_",), r"whsec_[A-Za-z0-9+/]{32,255}"),
+    Rule("Hugging Face token", ("hf_", "api_org_"), r"(?:hf_|api_org_)[A-Za-z]{34}(?!\w)"),
+    Rule("npm token", ("npm_",), r"npm_[A-Za-z0-9]{36}(?!\w)"),
+    Rule("PyPI token", ("pypi-AgEIcHlwaS5vcmc",), r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_\-]{50,300}"),
+    Rule("SendGrid API key", ("SG.",), r"SG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}(?![\w-])"),
+    Rule("Mailgun API key", ("key-",), r"key-[0-9a-f]{32}(?!\w)"),
+    Rule("Twilio API key", ("SK",), r"SK[0-9a-f]{32}(?!\w)"),
+    Rule(
+        "Shopify token",
+        ("shpat_", "shpca_", "shppa_", "shpss_"),
+        r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+    ),
+    Rule(
+        "DigitalOcean token",
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
+        r"do[opr]_v1_[a-f0-9]{64}",
+    ),
+    Rule("Databricks token", ("dapi",), r"dapi[a-f0-9]{32}(?:-\d)?(?!\w)"),
+    Rule("HashiCorp Vault token", ("hvs.", "hvb."), r"hv[sb]\.[A-Za-z0-9_\-]{24,255}"),
+    Rule("Atlassian API token", ("ATATT3",), r"ATATT3[A-Za-z0-9_\-=]{150,300}"),
+    Rule("Linear API key", ("lin_api_",), r"lin_api_[A-Za-z0-9]{40}"),
+    Rule("Groq API key", ("gsk_",), r"gsk_[A-Za-z0-9]{48,255}"),
+    Rule("Replicate API token", ("r8_",), r"r8_[A-Za-z0-9]{37}(?!\w)"),
+    Rule(
+        "Square token",
+        ("sq0atp-", "sq0csp-", "EAAA"),
+        r"(?:sq0atp-|sq0csp-|EAAA)[A-Za-z0-9_\-]{22,60}",
+    ),
+    Rule(
+        "JSON Web Token",
+        ("eyJ",),
+        r"eyJ[A-Za-z0-9_\-]{10,1000}\.eyJ[A-Za-z0-9_\-]{10,4000}\.[A-Za-z0-9_\-]{10,1000}",
+    ),
+    Rule(
+        "Azure storage account key",
+        ("accountkey=", "sharedaccesskey="),
+        r"(?:AccountKey|SharedAccessKey)=(?P<value>[A-Za-z0-9+/]{40,100}={0,2})",
+        folded=True,
+        boundary="",
+        kind="value",
+    ),
+    Rule(
+        "password in a URL",
+        tuple(f"{scheme}://" for scheme in _URL_SCHEMES),
+        r"[a-z0-9+]+://(?P<user>[^\s:/@?#\[\]\"'<>`]{0,100}):(?P<value>[^\s/@?#\"'<>`]{4,200})@"
+        r"[A-Za-z0-9\[]",
+        folded=True,
+        kind="url",
+    ),
+    Rule(
+        "password in an environment line",
+        ("password", "passwd", "pwd", "pass", "secret", "token", "key"),
+        r"(?:password|passwd|pwd|pass|secret|token|key)[ \t]*=[ \t]*(?P<q>[\"']?)"
+        r"(?P<value>[^\s\"'`#$]{4,200})(?P=q)[ \t]*(?:#[^\n]*)?(?=\r?\n|\Z)",
+        folded=True,
+        boundary="name",
+        kind="env",
+    ),
     Rule(
         "high-entropy value assigned to a secret-like name",
         _ASSIGN_TRIGGERS,
-        r"(?:password|passwd|pass|pwd|secret|key|token)(?!\w)[\"']?\s*[:=]\s*[\"']?"
+        r"(?:password|passwd|pass|pwd|secret|key|token)(?!\w)[\"']?\s{0,20}[:=]\s{0,20}[\"']?"
         r"(?P<value>[^\s\"'`,;]{12,200})",
         folded=True,
         boundary="name",
+        kind="assign",
     ),
 )
-_PLACEHOLDER = re.compile(r"(?i)x{4}|\*{3}|\.\.\.|<[^>]*>|\$\{|\{\{|example|changeme|your[_-]")
+_PLACEHOLDER = re.compile(
+    r"(?i)x{4}|\*{3}|\.\.\.|<[^>]*>|\$\{|\{\{|%\(|example|changeme|change_me|your[_-]|dummy|"
+    r"placeholder|redacted|^(?:password|passwd|pass|pwd|secret|token|pw|user|username|none|null|"
+    r"true|false|test|foo|bar|\$[A-Za-z_]\w*)$"
+)
+# a value made of words (`JWT_EXPIRATION_SECONDS`, `src/components/UserProfileCard.tsx`,
+# `config.auth.timeout`): an identifier, a path or a name, not a random token
+_WORD = re.compile(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d{1,4}(?!\d)")
+_SEPARATORS = re.compile(r"[/._\-:]+")
+# env values that name rather than hold: other variables, file references, booleans
+_REFERENCE = re.compile(r"^(?:[A-Z][A-Z0-9_]*|[./~].*|(?i:file|vault|op|secret|ref):.*|\d{1,5})$")
+
+
+def _words_only(value: str) -> bool:
+    """Is `value` a run of words joined by separators or camel case (an identifier or a path),
+    with no piece that mixes letters and digits the way random tokens do?"""
+    pieces = [p for p in _SEPARATORS.split(value) if p]
+    if not pieces:
+        return True
+    words = 0
+    for piece in pieces:
+        found = _WORD.findall(piece)
+        if "".join(found) != piece:
+            return False
+        words += len(found)
+    letters = sum(c.isalpha() for c in value)
+    return words <= max(1, letters // 3)  # three letters a word or more: words, not noise
+
 
 INJECTION_RULES = (
     Rule(
@@ -175,21 +316,41 @@ def scan_secrets(text: str, allowed: Iterable[str] = ()) -> list[Match]:
     are left out."""
     allow = frozenset(allowed)
     hits: list[tuple[int, str, str]] = []  # (offset, what, secret)
-    tokens: set[str] = set()  # what a token rule named: an assignment of it is not a second hit
+    tokens: set[str] = set()  # what a rule named: another rule's match of it is not a second hit
     for at, rule, m in _hits(text, SECRET_RULES):
-        secret = m.group(0)
-        if "value" in m.groupdict():
-            secret = m.group("value")
-            if _entropy(secret) < MIN_ENTROPY or _PLACEHOLDER.search(secret):
-                continue
-            if any(token in secret for token in tokens):
-                continue
-        else:
-            tokens.add(secret)
+        secret = m.group(0) if rule.kind == "token" else m.group("value")
+        if rule.kind != "token" and not _likely(text, at, rule, m, secret):
+            continue
+        if any(token in secret or secret in token for token in tokens):
+            continue
+        tokens.add(secret)
         hits.append((at, rule.what, secret))
         if len(hits) > 10 * MAX_MATCHES:
             break
     return _matches(text, hits, allow)
+
+
+_ENV_NAME = re.compile(r"[ \t]*(?:export[ \t]+)?[A-Za-z0-9_.\-]*")
+_WEAK_NAMES = ("key", "token")  # `SORT_KEY=created_at` names a column: only random values count
+
+
+def _likely(text: str, at: int, rule: Rule, m: re.Match[str], value: str) -> bool:
+    """Does the value a rule found look like a secret rather than a name, a placeholder, a
+    reference or prose?"""
+    if _PLACEHOLDER.search(value):
+        return False
+    if rule.kind == "assign":
+        return _entropy(value) >= MIN_ENTROPY and not _words_only(value)
+    if rule.kind == "url":
+        return value != m.group("user") and not value.startswith(("$", "{", "%"))
+    if rule.kind == "env":
+        start = text.rfind("\n", 0, at) + 1
+        if not _ENV_NAME.fullmatch(text, start, at) or _REFERENCE.match(value):
+            return False  # not a `NAME=value` line of its own, or a value naming another
+        if m.group(0)[:3].lower() in ("key", "tok"):
+            return not _words_only(value) and _entropy(value) >= 2.5
+        return True
+    return True  # "value": the format alone says it is a key
 
 
 def scan_injection(text: str) -> list[Match]:
@@ -235,7 +396,7 @@ class AllowList:
 
 
 def read_allow_list(texts: Iterable[str]) -> AllowList:
-    """Parse `.gitmem-allow` files: one entry a line, `#` comments."""
+    """Parse allow files: one entry a line (`sha256:…` or `path:GLOB`), `#` comments."""
     marks: set[str] = set()
     globs: list[str] = []
     for text in texts:
@@ -246,3 +407,33 @@ def read_allow_list(texts: Iterable[str]) -> AllowList:
             elif line.startswith("path:"):
                 globs.append(line[5:].strip())
     return AllowList(frozenset(marks), tuple(globs))
+
+
+ALLOW_KEY = "gitmem.allowSecret"  # git config --add gitmem.allowSecret sha256:…
+ALLOW_FILE = "allow"  # $XDG_CONFIG_HOME/gitmem/allow, <common-dir>/gitmem/allow
+ALLOW_HINT = (
+    "a false positive: git config --add gitmem.allowSecret <its sha256:…> "
+    "(your own configuration; a file in the branch or a ref allows nothing)"
+)
+
+
+def user_allow_list(config: Mapping[str, list[str]], common_dir: str | None) -> AllowList:
+    """The false positives this user accepts, from their own configuration only: every
+    `gitmem.allowSecret` value of their git config (`config`: as Repository.config() gives
+    it) and the lines of `$XDG_CONFIG_HOME/gitmem/allow` and `<common-dir>/gitmem/allow`.
+    Never a file of the working tree, the branch or a ref (`.gitmem-allow` is the repository
+    author's word, and would silence the scan for everyone who clones it)."""
+    import os
+
+    texts = ["\n".join(config.get(ALLOW_KEY.lower(), []))]
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    places = [os.path.join(xdg, "gitmem", ALLOW_FILE)]
+    if common_dir:
+        places.append(os.path.join(common_dir, "gitmem", ALLOW_FILE))
+    for place in places:
+        try:
+            with open(place, encoding="utf-8") as fh:
+                texts.append(fh.read(1024 * 1024))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return read_allow_list(texts)

@@ -28,6 +28,8 @@ from gitmem.treecheck import commit_findings
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
+
+    from gitmem.secretscan import AllowList
 else:
     from gitmem.records import dataclass, field
 
@@ -127,7 +129,28 @@ def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
         result.refs.append(RefFindings(name, commit, findings))
         if (options.history or old) and repo.object_type(commit) == "commit":
             result.refs += _earlier_commits(repo, name, commit, old, known, findings)
+    return _allowed_out(result, repo)
+
+
+def _allowed_out(result: Validation, repo: Repository) -> Validation:
+    """Secrets the user's own configuration accepts as false positives are not findings."""
+    if not any(f.code == "GM140" for r in result.refs for f in r.findings):
+        return result
+    from gitmem.secretscan import user_allow_list
+
+    allow = user_allow_list(repo.config(), str(repo.common_dir))
+    if not allow.fingerprints and not allow.path_globs:
+        return result
+    for r in result.refs:
+        r.findings = [f for f in r.findings if not _allowed(f, allow)]
     return result
+
+
+def _allowed(finding: Finding, allow: AllowList) -> bool:
+    if finding.code != "GM140":
+        return False
+    mark = finding.message.rpartition("(")[2].rstrip(")")
+    return mark in allow.fingerprints or allow.path_allowed(finding.path)
 
 
 def _earlier_commits(

@@ -104,6 +104,10 @@ def text_lines(result: Validation) -> list[str]:
     lines = [_line(r.label, f) for r in result.refs for f in r.findings]
     errors, warnings = result.count("error"), result.count("warning")
     refs = plural(sum(1 for r in result.refs if r.tip), result.unit)
+    if any(f.code == "GM140" for r in result.refs for f in r.findings):
+        from gitmem.secretscan import ALLOW_HINT
+
+        lines.append(f"hint: {ALLOW_HINT}")
     if errors or warnings:
         lines.append(f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {refs}")
     elif not result.refs:

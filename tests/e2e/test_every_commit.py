@@ -120,3 +120,22 @@ def test_the_push_scan_finds_a_secret_removed_before_publishing(
     assert [(c, p) for c, p, _ in hits] == [(leaked, "team/leak.md")]
     allowed = [hits[0][2].fingerprint]
     assert not secrets_in_commits(repo.commit_changes(clean, [old]), repo.read_blob, allowed)
+
+
+def test_only_the_users_config_allows_a_false_positive_in_validate(
+    synced: tuple[World, Path],
+) -> None:
+    world, clone = synced
+    leaked = add_to_team(world, clone, "leak.md", f"{TOPIC}key {AWS_KEY}\n".encode())
+    world.plumb(clone, "update-ref", TEAM, leaked)
+    run = world.gitmem("-C", str(clone), "validate", "team")
+    assert run.code == 1 and "git config --add gitmem.allowSecret" in run.out, run.out
+    mark = run.out.split("(sha256:", 1)[1].split(")", 1)[0]
+    # the repository author's word allows nothing: in the working tree, or committed
+    (clone / ".gitmem-allow").write_text(f"sha256:{mark}\npath:*\n")
+    world.git("add", ".gitmem-allow", cwd=clone)
+    world.git("commit", "-qm", "allow everything", cwd=clone)
+    assert world.gitmem("-C", str(clone), "validate", "team").code == 1
+    world.git("config", "--add", "gitmem.allowSecret", f"sha256:{mark}", cwd=clone)
+    run = world.gitmem("-C", str(clone), "validate", "team")
+    assert run.code == 0, run.out
