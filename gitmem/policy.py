@@ -59,6 +59,7 @@ CODES: dict[str, tuple[str, bool, str]] = {
     "GM109": (ERROR, True, "not a gitmem commit, or gitmem.toml missing or unreadable"),
     "GM110": (ERROR, True, "format version newer than this gitmem reads"),
     "GM111": (ERROR, True, "content is not UTF-8 text"),
+    "GM112": (ERROR, True, "hidden characters: bidi control, zero-width, Unicode tag, C1 control"),
     "GM120": (ERROR, True, "unsafe YAML frontmatter (tag, anchor, too large, too deep)"),
     "GM121": (WARNING, False, "frontmatter lacks a required field (name, description, type)"),
     "GM122": (WARNING, False, "frontmatter type is not user, feedback, project or reference"),
@@ -95,20 +96,19 @@ class Finding:
 
     @property
     def shown_path(self) -> str:
-        """The path on one short line: control characters escaped, the middle of a very long
-        path elided (a hostile tree can name a file 3,000 folders deep)."""
+        """The path on one short line: control, escape and invisible characters escaped as
+        git shows them (gitmem/core/sanitize.py), the middle of a very long path elided (a
+        hostile tree can name a file 3,000 folders deep)."""
         shown = self.path
         if not shown.isprintable() or "\\" in shown:
-            shown = _escaped(shown)
+            from gitmem.core.sanitize import terminal
+
+            shown = terminal(shown)
         return shown if len(shown) <= MAX_SHOWN else f"{shown[:100]}…{shown[-60:]}"
 
     def __str__(self) -> str:
         where = f"{self.shown_path}:{self.line}" if self.line else self.shown_path
         return f"{where}: {self.code} {self.severity}: {self.message}"
-
-
-def _escaped(path: str) -> str:
-    return path.encode("unicode_escape", "backslashreplace").decode("ascii")
 
 
 def _found(path: str, code: str, message: str, line: int = 0) -> Finding:
@@ -141,6 +141,10 @@ def check_name(path: str) -> list[Finding]:
         return [_found(path, "GM102", f"name longer than {MAX_PATH_BYTES} bytes")]
     if len(parts) > MAX_DEPTH:
         return [_found(path, "GM102", f"deeper than {MAX_DEPTH} folders")]
+    if not path.isascii():
+        hidden = _hidden_in(path)
+        if hidden:
+            return [_found(path, "GM112", f"name holds {hidden}")]
     if path in ROOT_FILES or path == META_FILE or path in KEY_FILES:
         return []
     if encrypted_name(path, ALWAYS_ENCRYPTED):
@@ -172,7 +176,7 @@ def check_content(path: str, data: bytes, secrets: bool = True) -> list[Finding]
         return [_found(path, "GM111", "not UTF-8 text", line)]
     from merge_drivers.yamlsafe import fence, unsafe_yaml
 
-    findings: list[Finding] = []
+    findings: list[Finding] = list(_hidden_text(path, text))
     span = fence(text)
     front = "\n".join(text.split("\n")[span[0] : span[1]]) if span else None
     if front is not None:
@@ -190,6 +194,47 @@ def check_content(path: str, data: bytes, secrets: bool = True) -> list[Finding]
         findings.extend(_found(path, "GM140", m.message, m.line) for m in scan_secrets(text))
         findings.extend(_found(path, "GM150", m.message, m.line) for m in scan_injection(text))
     return findings
+
+
+MAX_HIDDEN_SHOWN = 5  # lines with hidden characters named one by one; the rest counted
+
+
+def _hidden_in(text: str) -> str:
+    """'U+202E RIGHT-TO-LEFT OVERRIDE (and 3 more hidden characters)', or '' when none."""
+    from gitmem.core.sanitize import describe, hidden
+
+    places = list(hidden(text))
+    if not places:
+        return ""
+    more = f" (and {len(places) - 1} more hidden characters)" if len(places) > 1 else ""
+    return describe(text[places[0]]) + more
+
+
+def _hidden_text(path: str, text: str) -> list[Finding]:
+    """GM112 for each of the first lines holding characters a reader cannot see (Unicode tags
+    spelling a command, bidi overrides, zero-width characters, C0/C1 controls): the same text
+    visible passes; hidden, it must not reach a teammate's agent. Printable ASCII is skipped
+    without a look (the usual memory file)."""
+    if text.isascii() and text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable():
+        return []
+    from gitmem.core.sanitize import describe, hidden
+
+    lines: dict[int, list[int]] = {}
+    line, counted = 1, 0
+    for at in hidden(text):
+        line += text.count("\n", counted, at)
+        counted = at
+        lines.setdefault(line, []).append(at)
+    found = []
+    for number, places in list(lines.items())[:MAX_HIDDEN_SHOWN]:
+        more = f" and {len(places) - 1} more" if len(places) > 1 else ""
+        found.append(
+            _found(path, "GM112", f"hidden characters: {describe(text[places[0]])}{more}", number)
+        )
+    if len(lines) > MAX_HIDDEN_SHOWN:
+        rest = sum(len(p) for p in list(lines.values())[MAX_HIDDEN_SHOWN:])
+        found.append(_found(path, "GM112", f"{rest} more hidden characters on later lines", number))
+    return found
 
 
 def check_file(path: str, data: bytes) -> list[Finding]:

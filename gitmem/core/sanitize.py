@@ -35,7 +35,7 @@ def _is_hidden(text: str, at: int) -> bool:
     (CRLF); a zero-width joiner inside an emoji sequence and one variation selector right after
     a visible character (✔️, 1️⃣) are how emoji are written. Everything else is."""
     ch = text[at]
-    if ch in "\t\n":
+    if ch in "\t\n" or (ch == "\ufeff" and at == 0):  # a byte order mark opens a file
         return False
     if ch == "\r":
         return text[at + 1 : at + 2] != "\n"
