@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -478,3 +479,83 @@ def test_kept_scopes_are_disjoint_and_this_projects_own(
         )
         if not clash:
             assert "auto" in kept, project.scope("auto").note
+
+
+# -- files gitmem writes outside the scope folders: never through a link (issue 22) ------------
+
+
+def test_hooks_install_never_writes_through_a_committed_settings_link(world: World) -> None:
+    user = world.home / ".claude" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('{"model": "opus"}\n')
+    attacker = world.clone("attacker")
+    (attacker / ".claude").mkdir()
+    os.symlink("../../home/.claude/settings.json", attacker / ".claude" / "settings.local.json")
+    world.git("add", "-A", cwd=attacker)
+    world.git("commit", "-qm", "settings", cwd=attacker)
+    world.git("push", "-q", "origin", "main", cwd=attacker)
+    victim = world.clone("victim")
+    run = world.gitmem("-C", str(victim), "hooks", "install", "--claude")
+    assert run.code == 2, run.err
+    assert "settings.local.json is a symbolic link" in run.err and "nothing was written" in run.err
+    assert user.read_text() == '{"model": "opus"}\n'
+    assert (victim / ".claude" / "settings.local.json").is_symlink()
+
+
+@pytest.mark.parametrize(
+    ("door", "args"),
+    [("info", ("drivers", "install")), ("info", ("init",)), ("config", ("key", "init"))],
+)
+def test_no_door_writes_through_a_link(world: World, door: str, args: tuple[str, ...]) -> None:
+    """.git/info (exclude, attributes) and the identity folder: a link planted on the way is
+    refused with one line naming it, and nothing is written where it leads."""
+    clone = world.clone("a")
+    elsewhere = world.root / "elsewhere"
+    elsewhere.mkdir()
+    if door == "info":
+        shutil.rmtree(clone / ".git" / "info", ignore_errors=True)
+        os.symlink(elsewhere, clone / ".git" / "info")
+    else:
+        (world.home / ".config").mkdir(exist_ok=True)
+        os.symlink(elsewhere, world.home / ".config" / "gitmem")
+    run = world.gitmem("-C", str(clone), *args)
+    assert run.code == 2, (run.code, run.err, run.out)
+    assert "is a symbolic link" in run.err and "never writes through links" in run.err
+    assert list(elsewhere.iterdir()) == []
+
+
+@settings(max_examples=80)
+@given(
+    depth=st.integers(1, 4),
+    links=st.lists(st.integers(0, 4), max_size=3),
+    final_link=st.booleans(),
+)
+def test_write_no_links_writes_the_named_file_or_nothing(
+    tmp_path_factory: pytest.TempPathFactory, depth: int, links: list[int], final_link: bool
+) -> None:
+    from gitmem.confinement import write_no_links
+    from gitmem.errors import UsageError
+
+    base = tmp_path_factory.mktemp("w")
+    anchor, outside = base / "anchor", base / "outside"
+    outside.mkdir()
+    folder = anchor
+    first = min((n for n in links if n < depth), default=None)  # the first link on the way
+    for n in range(depth):
+        folder = folder / f"d{n}"
+        if n == first:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(outside, folder)
+    target = folder / "file.json"
+    if final_link and first is None:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.symlink(outside / "victim", target)
+    linked = first is not None or final_link
+    try:
+        written = write_no_links(anchor, target, b"data\n")
+    except UsageError as exc:
+        assert linked and "is a symbolic link" in exc.message
+    else:
+        assert not linked and written == target and target.read_bytes() == b"data\n"
+        assert not target.is_symlink()
+    assert list(outside.iterdir()) == [], "nothing written through a link"
