@@ -13,7 +13,6 @@ ref and never touches the disk beyond the object store and its own cache.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -248,22 +247,14 @@ def create_machine_key(ssh_key: Path | None = None) -> MachineKey:
 
 
 def _write_private(path: Path, text: str, exclusive: bool = False) -> None:
-    """Mode 0600, complete or absent (temp + fsync + rename); `exclusive`: never replace."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if exclusive:
-            with contextlib.suppress(FileExistsError):
-                os.link(tmp, path)  # atomic create-if-absent
-        else:
-            os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+    """Mode 0600, complete or absent (temp + fsync + rename), never through a link below the
+    configuration folder; `exclusive`: never replace."""
+    from gitmem.confinement import write_no_links
+
+    base = Path(
+        os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    )
+    write_no_links(base, path, text.encode("utf-8"), 0o600, exclusive=exclusive)
 
 
 def lock_scope_key(key: ScopeKey, recipients: Sequence[str]) -> bytes:

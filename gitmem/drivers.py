@@ -19,7 +19,6 @@ from gitmem.gitstore import (
     config_file_remove_section,
     config_file_set,
 )
-from gitmem.state import write_atomic
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass
@@ -73,6 +72,29 @@ def command_risk(command: str) -> str | None:
 
 
 _REFRESH = "gitmem drivers install"
+
+
+def _read_attributes(repo: Repository | None, attributes: Path) -> str:
+    """The attributes file's text; the repository's own is read with no link followed."""
+    from gitmem.confinement import read_no_links
+
+    if repo is not None and attributes.parent.parent == repo.common_dir:
+        data = read_no_links(repo.common_dir, attributes)
+        return data.decode("utf-8") if data is not None else ""
+    return attributes.read_text("utf-8") if attributes.exists() else ""
+
+
+def _write_attributes(repo: Repository | None, attributes: Path, text: str) -> None:
+    """The repository's info/attributes, never through a link; the user's global file (their
+    own, maybe a dotfiles link) where it really is."""
+    from gitmem.confinement import write_no_links
+
+    if repo is not None and attributes.parent.parent == repo.common_dir:
+        write_no_links(repo.common_dir, attributes, text.encode())
+    else:
+        real = Path(os.path.realpath(attributes))
+        real.parent.mkdir(parents=True, exist_ok=True)
+        write_no_links(real.parent, real, text.encode())
 
 
 def _attributes_file(repo: Repository | None, global_: bool) -> Path:
@@ -155,11 +177,10 @@ def install(directory: Path, global_: bool, patterns: tuple[str, ...] = ()) -> l
         config_file_set(f"merge.{name}.name", description, _config_file(repo))
         config_file_set(f"merge.{name}.driver", driver_command(), _config_file(repo))
     attributes = _attributes_file(repo, global_)
-    attributes.parent.mkdir(parents=True, exist_ok=True)
-    existing = attributes.read_text("utf-8") if attributes.exists() else ""
+    existing = _read_attributes(repo, attributes)
     kept = _without_block(existing)
     patterns = tuple(dict.fromkeys((*_earlier_patterns(existing), *patterns)))
-    write_atomic(attributes, ("\n".join([*kept, *_block(patterns)]) + "\n").encode())
+    _write_attributes(repo, attributes, "\n".join([*kept, *_block(patterns)]) + "\n")
     where = "globally" if global_ else f"in {repo.common_dir if repo else ''}"
     upgraded = [f"replaced an unsafe older registration of {', '.join(unsafe)}"] if unsafe else []
     return [
@@ -179,11 +200,11 @@ def uninstall(directory: Path, global_: bool) -> list[str]:
     for name in registered:
         config_file_remove_section(f"merge.{name}", _config_file(repo))
     attributes = _attributes_file(repo, global_)
-    text = attributes.read_text("utf-8") if attributes.exists() else ""
+    text = _read_attributes(repo, attributes)
     if BEGIN in text:
         kept = _without_block(text)
         if kept:
-            write_atomic(attributes, ("\n".join(kept) + "\n").encode())
+            _write_attributes(repo, attributes, "\n".join(kept) + "\n")
         else:
             attributes.unlink()
     elif not registered:

@@ -142,11 +142,29 @@ def keep_out_of_status(repo: Repository) -> bool:
 # -- reading and writing the settings file ----------------------------------------------------
 
 
+def _anchor(path: Path) -> Path:
+    """The folder from which `path` is reached with no link followed: the project's root for
+    its settings (a link committed there must not carry a write out, nor into a file of
+    the branch), the file's own folder for the user's (already resolved by `_resolved`)."""
+    for parent in path.parents:
+        if parent.name == ".claude" and (parent.parent / LOCAL_SETTINGS) == path:
+            return parent.parent
+    return path.parent
+
+
+def _resolved(where: str, path: Path) -> Path:
+    """The user's own settings file may be a link of their dotfiles (theirs, not a repository's):
+    followed deliberately, and the message names the file really written."""
+    return Path(os.path.realpath(path)) if where == "user" else path
+
+
 def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
+    from gitmem.confinement import read_no_links
+
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None, {}
+        raw = read_no_links(_anchor(path), path)
+        if raw is None:
+            return None, {}
     except OSError as exc:
         raise UsageError(
             f"cannot read {path}: {exc.strerror}", "check the file's permissions"
@@ -205,13 +223,9 @@ def _dump(data: dict[str, Any], raw: bytes | None) -> bytes:
 
 
 def _write(path: Path, data: bytes) -> None:
-    from gitmem.state import write_atomic
+    from gitmem.confinement import write_no_links
 
-    # a settings file linked from a dotfiles repository stays a link: write where it points
-    path = Path(os.path.realpath(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    write_atomic(path, data, mode)
+    write_no_links(_anchor(path), path, data)
 
 
 def _memo_path(settings: Path) -> Path:
@@ -227,15 +241,15 @@ def _memo_path(settings: Path) -> Path:
 
 def _remember(settings: Path, before: bytes | None, after: bytes) -> None:
     memo = _memo_path(settings)
-    memo.parent.mkdir(parents=True, exist_ok=True)
     payload = {
         "settings": str(settings.absolute()),
         "before": None if before is None else before.decode("utf-8", "surrogateescape"),
         "after": after.decode("utf-8", "surrogateescape"),
     }
-    from gitmem.state import write_atomic
+    from gitmem.confinement import write_no_links
 
-    write_atomic(memo, json.dumps(payload).encode(), 0o600)
+    base = memo.parents[2]  # the state folder: gitmem/hooks/<digest>.json below it
+    write_no_links(base, memo, json.dumps(payload).encode(), 0o600)
 
 
 def _recall(settings: Path) -> tuple[bool, bytes | None, bytes | None]:
@@ -262,7 +276,7 @@ def install(
     Claude Code's own kill timeout so that it never cuts gitmem's bounded sync short."""
     import math
 
-    path = settings_path(where, root)
+    path = _resolved(where, settings_path(where, root))
     _inside_project(where, root, path)
     raw, data = _load(path)
     base = command or gitmem_command()
@@ -300,7 +314,7 @@ def install(
 
 
 def uninstall(where: str, root: Path | None) -> HookChange:
-    path = settings_path(where, root)
+    path = _resolved(where, settings_path(where, root))
     _inside_project(where, root, path)
     raw, data = _load(path)
     if raw is None:
@@ -348,7 +362,7 @@ def status(root: Path | None) -> list[HookStatus]:
     for where in ("project", "user"):
         if where == "project" and root is None:
             continue
-        path = settings_path(where, root)
+        path = _resolved(where, settings_path(where, root))
         try:
             _, data = _load(path)
         except UsageError as exc:

@@ -193,8 +193,11 @@ def _auto_memory_setting(root: Path, env: Mapping[str, str]) -> tuple[str, str] 
     sources = [(claude_config_dir(env) / "settings.json", USER_SETTING)]
     if _workspace_trusted(root, env):
         sources += [
-            (root / ".claude" / "settings.json", PROJECT_SETTING),
-            (root / ".claude" / "settings.local.json", PROJECT_SETTING),
+            (root / ".claude" / "settings.json", PROJECT_SETTING + " (.claude/settings.json)"),
+            (
+                root / ".claude" / "settings.local.json",
+                PROJECT_SETTING + " (.claude/settings.local.json)",
+            ),
         ]
     found: tuple[str, str] | None = None
     for source, origin in sources:  # later sources override earlier ones, as in Claude Code
@@ -238,12 +241,25 @@ def auto_memory_location(
             else settings / value
         )
         return folder, origin
-    remote_base = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
-    base = Path(os.path.expanduser(remote_base)) if remote_base else claude_config_dir(env)
-    slug = claude_slug(str(root))
+    projects = memory_bases(env)[0]
+    return projects / own_slug(root, env) / "memory", "default"
+
+
+def own_slug(root: Path, env: Mapping[str, str]) -> str:
+    """The name of this project's folder under Claude Code's projects/."""
     if env.get("CLAUDE_CONFIG_DIR") and env.get("CLAUDE_CODE_PROJECT_DIR_NAME"):
-        slug = env["CLAUDE_CODE_PROJECT_DIR_NAME"]
-    return base / "projects" / slug / "memory", "default"
+        return env["CLAUDE_CODE_PROJECT_DIR_NAME"]
+    return claude_slug(str(root))
+
+
+def memory_bases(env: Mapping[str, str]) -> list[Path]:
+    """The `projects` folders where Claude Code keeps every project's auto memory, the one it
+    uses first: CLAUDE_CODE_REMOTE_MEMORY_DIR's when set, Claude Code's folder's."""
+    remote_base = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR")
+    bases = [claude_config_dir(env) / "projects"]
+    if remote_base:
+        bases.insert(0, Path(os.path.expanduser(remote_base)) / "projects")
+    return bases
 
 
 def auto_memory_dir(root: Path, env: Mapping[str, str] | None = None) -> Path:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.confinement import refusal, within
+from gitmem.confinement import refusal
 from gitmem.errors import ConfigError, UsageError
 from gitmem.gitstore import Repository
 from gitmem.identity import (
@@ -15,7 +16,9 @@ from gitmem.identity import (
     canonical_root,
     claude_config_dir,
     local_key,
+    memory_bases,
     normalize_remote_url,
+    own_slug,
     user_id,
 )
 
@@ -218,6 +221,15 @@ def open_project(
     else:
         auto, origin = auto_memory_location(root, tree=tree)
     team_setting = repo.config_get("gitmem.teamDir")
+    chosen = {"auto": chosen_by(origin), "agents": FIXED, "local": FIXED}
+    chosen["team"] = (
+        (
+            "gitmem.teamDir",
+            "set gitmem.teamDir to a folder of its own: git config gitmem.teamDir PATH",
+        )
+        if team_setting
+        else (f"the auto folder's team/ ({chosen['auto'][0]})", chosen["auto"][1])
+    )
     team = Path(os.path.expanduser(team_setting)) if team_setting else auto / "team"
     if not team.is_absolute():
         team = root / team
@@ -302,7 +314,7 @@ def open_project(
         key,
         remote_name,
         uid,
-        confine(scopes, tree, repo.is_bare),
+        confine(scopes, tree, repo.is_bare, chosen, (repo.git_dir, repo.common_dir)),
         ref_prefix(repo),
         repo.config_get("gitmem.hub") or None,
         tree if tree != root else None,
@@ -322,10 +334,47 @@ def _local_file(repo: Repository, root: Path) -> tuple[tuple[str, Path], ...]:
 
 
 IN_TREE_SCOPES = frozenset({"agents", "local"})
+# who chose a scope's folder, and how the user points it elsewhere (the refusal's one line)
+FIXED = ("Claude Code (a fixed folder of the working tree)", "")
+_ORIGINS = {
+    "option": ("--memory-dir", "pass a folder of this project's own"),
+    "override": (
+        "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+        "unset it or point it at a folder of this project's own",
+    ),
+    "default": ("Claude Code's default", ""),
+}
 
 
-def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
-    """Refuse each scope whose folder breaks a confinement rule; the others stay as they are."""
+def chosen_by(origin: str) -> tuple[str, str]:
+    """(what chose the auto folder, how to fix it) for an origin of auto_memory_location."""
+    if origin in _ORIGINS:
+        return _ORIGINS[origin]
+    if origin == USER_SETTING:
+        where = str(claude_config_dir(os.environ) / "settings.json")
+    else:  # "project settings (.claude/settings.json)"
+        where = origin[origin.find("(") + 1 : -1] if "(" in origin else origin
+    return (
+        f"autoMemoryDirectory in {where}",
+        f"remove autoMemoryDirectory from {where} or point it at a folder of this project's own",
+    )
+
+
+def confine(
+    scopes: list[Scope],
+    root: Path,
+    bare: bool,
+    chosen: Mapping[str, tuple[str, str]] | None = None,
+    git_dirs: tuple[Path, ...] = (),
+) -> tuple[Scope, ...]:
+    """Refuse each scope whose folder breaks a confinement rule (docs/design.md §1: confined,
+    disjoint, this project's own); the others stay as they are. The one place that decides:
+    scopes are judged in order of who owns the folder (Claude Code's fixed in-tree folders,
+    then the auto folder, then team), and a folder sharing files with one judged before it is
+    refused. `chosen`: by scope name, what chose its folder and how to point it elsewhere."""
+    from gitmem.confinement import Place, forget_identities, inside, overlap
+
+    forget_identities()
     config = claude_config_dir(os.environ)
     protected = {
         label: Path(os.path.realpath(folder))
@@ -333,28 +382,63 @@ def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
             ("the home folder", Path.home()),
             ("Claude Code's folder", config),
             ("Claude Code's projects folder", config / "projects"),
+            *(("the repository's git directory", d) for d in git_dirs),
         )
     }
-    out: list[Scope] = []
-    refused: list[Path] = []
-    for s in scopes:
+    bases = [Path(os.path.realpath(b)) for b in memory_bases(os.environ)]
+    for base in bases:
+        protected.setdefault("Claude Code's projects folder", base)
+        if base not in protected.values():
+            protected[f"Claude Code's projects folder {base}"] = base
+    slug = own_slug(root, os.environ)
+    own = [base / slug / "memory" for base in bases]
+    why: dict[int, str] = {}
+    places: list[tuple[int, Place]] = []
+    for i, s in enumerate(scopes):
         if bare and s.name in IN_TREE_SCOPES:
-            out.append(s)  # no working tree: never synced, nothing to check
-            continue
-        why = refusal(
+            continue  # no working tree: never synced, nothing to check
+        alone = refusal(
             s.path,
             root,
             protected,
             in_tree_only=s.name in IN_TREE_SCOPES,
             claude_dir=protected["Claude Code's folder"],
+            own=own,
+            projects=bases,
         )
-        if why is None and any(within(s.path, r) for r in refused):
-            why = "it lies inside a refused scope folder"
-        if why is None:
+        if alone is not None:
+            why[i] = alone
+        places.append(
+            (i, Place(s.name, Path(os.path.realpath(os.path.expanduser(s.path))), s.exclude))
+        )
+    # a file belongs to one scope: two folders that share files are both refused (which one
+    # holds personal memory is not for gitmem to guess), and so is a folder inside or above a
+    # refused one (it would read what that one must not)
+    blame: dict[int, str] = {}
+    judged_alone = set(why)
+    for i, place in places:
+        for k, other in places:
+            if i in why or k == i:
+                continue
+            if k in judged_alone and inside(place.real, other.real):
+                why[i] = f"it lies inside a refused scope folder ({other.name}: {other.real})"
+            else:
+                clash = overlap(place, [other])
+                if clash is None:
+                    continue
+                why[i] = clash
+            # the line names the setting to change: this scope's own, else the other's
+            fixes = {n: (chosen or {}).get(n, FIXED)[1] for n in (place.name, other.name)}
+            blame[i] = other.name if fixes[other.name] and not fixes[place.name] else place.name
+    out = []
+    for i, s in enumerate(scopes):
+        if i not in why:
             out.append(s)
             continue
-        refused.append(s.path)
-        note = f"refused {s.path}: {why}"
+        by, fix = (chosen or {}).get(blame.get(i, s.name), ("", ""))
+        note = f"refused {s.path}: {why[i]}"
+        if by and by != FIXED[0]:
+            note += f"; chosen by {by}" + (f": {fix}" if fix else "")
         out.append(replace(s, pushable=False, refused=True, note=note))
     return tuple(out)
 

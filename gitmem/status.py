@@ -88,7 +88,9 @@ def sealed_scopes(project: Project) -> frozenset[str]:
 
     prefixes = ENCRYPT_MODES[encrypt_mode(project.repo.config_get("gitmem.encrypt"))]
     return frozenset(
-        s.name for s in project.scopes if s.ref == project.user_ref and s.prefix in prefixes
+        s.name
+        for s in project.scopes
+        if s.ref == project.user_ref and s.prefix in prefixes and not s.refused
     )
 
 
@@ -109,6 +111,8 @@ def plaintext_in_history(project: Project) -> str:
 
 
 def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
+    if scope.refused:  # never read nor written: neither encrypted nor kept here
+        return "refused: not synced"
     if not scope.pushable:
         return "stays on this machine"
     if scope.name in sealed:

@@ -39,12 +39,12 @@ class Repository(ObjectStore, RefStore, History, Transport):
 
 def append_exclude(common_dir: Path, pattern: str) -> bool:
     """Add a line to info/exclude (shared by all worktrees) unless present."""
+    from gitmem.confinement import read_no_links, write_no_links
+
     exclude = common_dir / "info" / "exclude"
-    exclude.parent.mkdir(exist_ok=True)
-    content = exclude.read_bytes() if exclude.exists() else b""
+    content = read_no_links(common_dir, exclude) or b""  # never through a link (issue 22)
     if pattern.encode() in content.splitlines():
         return False
     sep = b"" if not content or content.endswith(b"\n") else b"\n"
-    with open(exclude, "ab") as fh:
-        fh.write(sep + pattern.encode() + b"\n")
+    write_no_links(common_dir, exclude, content + sep + pattern.encode() + b"\n")
     return True

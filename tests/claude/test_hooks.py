@@ -175,17 +175,40 @@ def test_default_command_is_an_absolute_path() -> None:
     assert Path(shlex.split(hooks.gitmem_command())[0]).is_absolute()
 
 
-def test_a_linked_settings_file_stays_a_link(tmp_path: Path) -> None:
+def test_a_linked_project_settings_file_is_never_written_through(tmp_path: Path) -> None:
+    """A committed `.claude/settings.local.json -> ~/.claude/settings.json` must not lead
+    `hooks install --project` into the user's settings (issue 22): refused with one line
+    naming the link, nothing written anywhere, the link left as the branch has it."""
+    user = tmp_path / "home" / ".claude" / "settings.json"
+    user.parent.mkdir(parents=True)
+    user.write_text('{"model": "opus"}\n')
+    path = _settings(tmp_path)
+    path.parent.mkdir()
+    path.symlink_to(user)
+    for change in (hooks.install, hooks.uninstall):
+        with pytest.raises(UsageError, match=r"settings.local.json is a symbolic link"):
+            change("project", tmp_path, *([CMD] if change is hooks.install else []))
+    assert path.is_symlink() and user.read_text() == '{"model": "opus"}\n'
+    assert sorted(p.name for p in path.parent.iterdir()) == ["settings.local.json"]
+
+
+def test_the_users_own_linked_settings_file_is_written_where_it_points_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's own settings file may be a dotfiles link (theirs, not a repository's): the
+    file really written is the one the message names."""
     dotfiles = tmp_path / "dotfiles" / "settings.json"
     dotfiles.parent.mkdir()
     dotfiles.write_text('{"model": "opus"}\n')
-    path = _settings(tmp_path)
-    path.parent.mkdir()
-    path.symlink_to(dotfiles)
-    hooks.install("project", tmp_path, CMD)
-    assert path.is_symlink() and "SessionStart" in dotfiles.read_text()
-    hooks.uninstall("project", tmp_path)
-    assert path.is_symlink() and dotfiles.read_text() == '{"model": "opus"}\n'
+    config = tmp_path / "config"
+    config.mkdir()
+    (config / "settings.json").symlink_to(dotfiles)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    change = hooks.install("user", None, CMD)
+    assert change.settings == dotfiles and str(dotfiles) in change.what
+    assert (config / "settings.json").is_symlink() and "SessionStart" in dotfiles.read_text()
+    hooks.uninstall("user", None)
+    assert dotfiles.read_text() == '{"model": "opus"}\n'
 
 
 def test_claude_codes_kill_timeout_stays_above_gitmems_own_bound(tmp_path: Path) -> None:
@@ -199,8 +222,8 @@ def test_claude_codes_kill_timeout_stays_above_gitmems_own_bound(tmp_path: Path)
 
 
 def test_project_install_never_writes_through_a_committed_claude_link(tmp_path: Path) -> None:
-    """A repository that commits `.claude -> elsewhere` must not lead `--project` out of it;
-    a link that stays inside the project is fine."""
+    """A repository that commits `.claude -> elsewhere` must not lead `--project` out of it,
+    nor a link that stays inside the project (no write through any link)."""
     root, elsewhere = tmp_path / "repo", tmp_path / "elsewhere"
     root.mkdir()
     elsewhere.mkdir()
@@ -211,6 +234,7 @@ def test_project_install_never_writes_through_a_committed_claude_link(tmp_path: 
     assert list(elsewhere.iterdir()) == []
     (root / ".claude").unlink()
     (root / "dot-claude").mkdir()
-    (root / ".claude").symlink_to("dot-claude")
-    assert hooks.install("project", root, command="/opt/gitmem").changed
-    assert (root / "dot-claude" / "settings.local.json").exists()
+    (root / ".claude").symlink_to("dot-claude")  # inside the project: still never followed
+    with pytest.raises(UsageError, match=r"\.claude is a symbolic link"):
+        hooks.install("project", root, command="/opt/gitmem")
+    assert not (root / "dot-claude" / "settings.local.json").exists()

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitmem.confinement import refusal
 from tests.support.world import World, folder_bytes, write_files
@@ -116,7 +120,11 @@ def test_committed_auto_memory_directory_of_home_is_refused(world: World) -> Non
 
     assert run.code == 0, run.err
     lines = run.err.splitlines()
-    assert f"skipped auto: not synced (refused {world.home}: it is the home folder)" in lines
+    assert (
+        f"skipped auto: not synced (refused {world.home}: it is the home folder; chosen by"
+        " autoMemoryDirectory in .claude/settings.json: remove autoMemoryDirectory from"
+        " .claude/settings.json or point it at a folder of this project's own)"
+    ) in lines
     assert any(ln.startswith("skipped team: ") and "refused scope folder" in ln for ln in lines)
     assert remote_paths(world, "refs/gitmem/users/tester@example.com") == []
     assert remote_paths(world, "refs/gitmem/team") == [
@@ -255,3 +263,299 @@ def test_a_file_where_a_scope_folder_should_be_is_refused_and_left_alone(world: 
     assert "skipped team: not synced" in run.err and "it is a file, not a folder" in run.err
     assert "kept changing" not in run.out
     assert blocked.read_text() == "not a folder\n"
+
+
+# -- scopes are disjoint and this project's own (issue 22) -------------------------------------
+
+PERSONAL = "PERSONAL-PLAINTEXT-7f3a"
+OTHER = "OTHER-PROJECT-MEMORY-91c2"
+
+
+def all_objects(repo: Path) -> bytes:
+    """Every object the repository holds, uncompressed: what anyone who fetches can read."""
+    proc = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def other_project(world: World) -> Path:
+    """Another project's auto memory, where Claude Code keeps it."""
+    from gitmem.identity import claude_slug
+
+    memory = world.home / ".claude" / "projects" / claude_slug("/src/other") / "memory"
+    write_files(memory, {"MEMORY.md": f"- {OTHER}\n", "plans.md": f"{OTHER}\n"})
+    return memory
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        ".claude/agent-memory/me",  # inside agents: personal memory on the team ref
+        ".claude/agent-memory",  # equal to agents
+        "./.claude//agent-memory/./me/",  # another spelling of the same
+        "../victim/.claude/agent-memory/me",
+        ".claude/agent-memory-local/me",  # inside local
+        "{home}/pointer/me",  # a link outside the tree leading into agents
+        "~/.claude/projects/{other}/memory",  # another project's memory
+        "~/.claude/projects/{other}/memory/sub/",
+        "~/.claude/projects/{other}",
+    ],
+)
+def test_a_committed_auto_memory_directory_never_shares_or_steals_memory(
+    world: World, setting: str
+) -> None:
+    """The auto folder a trusted workspace's settings choose is followed, but never into
+    another scope's folder or another project's memory: refused with one line naming the
+    setting, nothing personal in plaintext and nothing of another project on any ref of the
+    remote, and status never calls the refused folder encrypted."""
+    other = other_project(world)
+    victim = world.clone("victim")
+    os.symlink(victim / ".claude" / "agent-memory", world.home / "pointer")
+    trust(world, victim, setting.format(home=world.home, other=other.parent.name))
+    agents = write_files(victim / ".claude" / "agent-memory" / "reviewer", {"MEMORY.md": "- r\n"})
+    local = write_files(victim / ".claude" / "agent-memory-local" / "x", {"MEMORY.md": "- l\n"})
+    auto = world.scope_path(victim)
+    if not auto.resolve().is_relative_to(other.parent.resolve()):
+        write_files(auto, {"MEMORY.md": f"- [p](p.md) {PERSONAL}\n", "p.md": f"{PERSONAL}\n"})
+    run = world.gitmem("-C", str(victim), "sync")
+
+    assert run.code == 0, run.err
+    refusal_line = next(ln for ln in run.err.splitlines() if ln.startswith("skipped auto: "))
+    assert "refused" in refusal_line and "autoMemoryDirectory in .claude/settings.json" in (
+        refusal_line
+    )
+    store = all_objects(world.remote)
+    assert PERSONAL.encode() not in store and OTHER.encode() not in store
+    personal = remote_paths(world, "refs/gitmem/users/tester@example.com")
+    assert not any(p.startswith("auto/") for p in personal), personal
+    status = json.loads(world.ok("-C", str(victim), "status", "--json"))
+    row = next(s for s in status["scopes"] if s["name"] == "auto")
+    assert row["synced"] is False and row["encrypted"] is False
+    assert "encrypted" not in row["privacy"] and "refused" in row["note"]
+    assert (agents / "MEMORY.md").read_text() == "- r\n" and local.exists()
+    assert folder_bytes(other)["plans.md"] == f"{OTHER}\n".encode()
+
+
+def test_team_dir_in_another_scope_or_project_is_refused_and_the_rest_syncs(world: World) -> None:
+    other = other_project(world)
+    clone = world.clone("a")
+    write_files(world.scope_path(clone), {"MEMORY.md": f"- {PERSONAL}\n"})
+    write_files(clone / ".claude" / "agent-memory" / "reviewer", {"MEMORY.md": "- r\n"})
+    for team in (str(other), str(world.scope_path(clone)), ".claude/agent-memory-local/t"):
+        world.git("config", "gitmem.teamDir", team, cwd=clone)
+        run = world.gitmem("-C", str(clone), "sync")
+        assert run.code == 0, run.err
+        line = next(ln for ln in run.err.splitlines() if ln.startswith("skipped team: "))
+        assert "refused" in line and "gitmem.teamDir" in line, line
+        assert "agents/reviewer/MEMORY.md" in remote_paths(world, "refs/gitmem/team")
+        store = all_objects(world.remote)
+        assert PERSONAL.encode() not in store and OTHER.encode() not in store
+
+
+# the property: over generated layouts and spellings, the scopes gitmem keeps never share a
+# file, never reach another project's memory, home, a root or a git directory; and a folder of
+# this project's own is never refused
+
+
+TARGETS = {
+    # name: (folder relative to the world root, allowed for the auto folder)
+    "agents": ("repo/.claude/agent-memory", False),
+    "agents-sub": ("repo/.claude/agent-memory/me", False),
+    "local": ("repo/.claude/agent-memory-local", False),
+    "local-sub": ("repo/.claude/agent-memory-local/a/b", False),
+    "repo": ("repo", False),
+    "git": ("repo/.git/mem", False),
+    "in-repo-memory": ("repo/.claude/memory", True),
+    "own": ("home/.claude/projects/{own}/memory", True),
+    "own-sub": ("home/.claude/projects/{own}/memory/deeper", True),
+    "own-transcripts": ("home/.claude/projects/{own}", False),
+    "other": ("home/.claude/projects/{other}/memory", False),
+    "other-sub": ("home/.claude/projects/{other}/memory/x", False),
+    "projects": ("home/.claude/projects", False),
+    "home": ("home", False),
+    "notes": ("home/notes/repo-memory", True),
+    "other-repo": ("other/.claude/agent-memory", False),
+    "bare": ("bare.git/memory", False),
+    "root": ("/", False),
+}
+
+
+def _spell(kind: str, target: Path, world_root: Path, repo: Path) -> str:
+    if kind == "absolute":
+        return str(target)
+    if kind == "tilde":
+        home = world_root / "home"
+        return "~/" + os.path.relpath(target, home) if target.is_relative_to(home) else str(target)
+    if kind == "relative":
+        return os.path.relpath(target, repo)
+    if kind == "dotted":
+        return str(repo / ".claude" / ".." / os.path.relpath(target, repo)) + "//"
+    # through a link outside the tree, to the target's parent
+    link = world_root / "home" / f"via-{abs(hash(str(target))) % 10_000}"
+    if not os.path.lexists(link):
+        os.symlink(target.parent, link)
+    return str(link / target.name) + "/"
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> Path:
+    from tests.support.world import git
+
+    root = tmp_path / "w"
+    repo = root / "repo"
+    repo.mkdir(parents=True)
+    env = {**os.environ}
+    git("init", "-q", str(repo), env=env)
+    git("-C", str(repo), "config", "user.email", "t@example.com", env=env)
+    git("init", "-q", str(root / "other"), env=env)
+    git("init", "-q", "--bare", str(root / "bare.git"), env=env)
+    os.environ["HOME"] = str(root / "home")
+    (root / "home").mkdir()
+    state = {"projects": {str(repo.resolve()): {"hasTrustDialogAccepted": True}}}
+    (root / "home" / ".claude.json").write_text(json.dumps(state))
+    (repo / ".claude").mkdir()
+    return root.resolve()
+
+
+SPELLINGS = st.sampled_from(["absolute", "tilde", "relative", "dotted", "link"])
+
+
+@settings(max_examples=40)
+@given(
+    auto=st.sampled_from(sorted(TARGETS)),
+    auto_spelling=SPELLINGS,
+    team=st.one_of(st.none(), st.sampled_from(sorted(TARGETS))),
+    team_spelling=SPELLINGS,
+    create=st.booleans(),
+)
+def test_kept_scopes_are_disjoint_and_this_projects_own(
+    layout: Path, auto: str, auto_spelling: str, team: str | None, team_spelling: str, create: bool
+) -> None:
+    from gitmem.confinement import within
+    from gitmem.gitstore import Repository
+    from gitmem.identity import claude_slug
+    from gitmem.scopes import open_project
+
+    repo = layout / "repo"
+    names = {"own": claude_slug(str(repo)), "other": claude_slug("/src/other")}
+
+    def folder(name: str) -> Path:
+        rel = TARGETS[name][0].format(**names)
+        return Path(rel) if rel.startswith("/") else layout / rel
+
+    if create:
+        for name in TARGETS:
+            if name != "root":
+                folder(name).mkdir(parents=True, exist_ok=True)
+    setting = _spell(auto_spelling, folder(auto), layout, repo)
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": setting}))
+    if team is None:
+        subprocess.run(["git", "-C", str(repo), "config", "--unset", "gitmem.teamDir"])
+    else:
+        team_setting = _spell(team_spelling, folder(team), layout, repo)
+        subprocess.run(["git", "-C", str(repo), "config", "gitmem.teamDir", team_setting])
+    with Repository(repo) as r:
+        project = open_project(r)
+    kept = {s.name: Path(os.path.realpath(s.path)) for s in project.scopes if not s.refused}
+    for s in project.scopes:
+        if s.refused:
+            assert s.note.startswith("refused ") and "\n" not in s.note
+    for a, pa in kept.items():
+        for b, pb in kept.items():
+            if a != b and (within(pa, pb) or within(pb, pa)):
+                team_in_auto = (a, b) == ("team", "auto") and pa.parent == pb
+                assert team_in_auto or ((b, a) == ("team", "auto") and pb.parent == pa), (a, b)
+        for name, (_, allowed) in TARGETS.items():
+            if not allowed and name not in ("agents", "local", "agents-sub", "local-sub"):
+                assert not within(folder(name).resolve(), pa), (a, pa, name)
+        assert (pa != layout / "home" and within(pa, layout)) or a in ("agents", "local")
+        assert not within(pa, folder("other").parent.resolve()), (a, pa)
+        assert not within(pa, layout / "bare.git") and ".git" not in pa.parts, (a, pa)
+    if TARGETS[auto][1] and (team is None or TARGETS[team][1]) and team != auto:
+        clash = team is not None and (
+            within(folder(team), folder(auto)) or within(folder(auto), folder(team))
+        )
+        if not clash:
+            assert "auto" in kept, project.scope("auto").note
+
+
+# -- files gitmem writes outside the scope folders: never through a link (issue 22) ------------
+
+
+def test_hooks_install_never_writes_through_a_committed_settings_link(world: World) -> None:
+    user = world.home / ".claude" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text('{"model": "opus"}\n')
+    attacker = world.clone("attacker")
+    (attacker / ".claude").mkdir()
+    os.symlink("../../home/.claude/settings.json", attacker / ".claude" / "settings.local.json")
+    world.git("add", "-A", cwd=attacker)
+    world.git("commit", "-qm", "settings", cwd=attacker)
+    world.git("push", "-q", "origin", "main", cwd=attacker)
+    victim = world.clone("victim")
+    run = world.gitmem("-C", str(victim), "hooks", "install", "--claude")
+    assert run.code == 2, run.err
+    assert "settings.local.json is a symbolic link" in run.err and "nothing was written" in run.err
+    assert user.read_text() == '{"model": "opus"}\n'
+    assert (victim / ".claude" / "settings.local.json").is_symlink()
+
+
+@pytest.mark.parametrize(
+    ("door", "args"),
+    [("info", ("drivers", "install")), ("info", ("init",)), ("config", ("key", "init"))],
+)
+def test_no_door_writes_through_a_link(world: World, door: str, args: tuple[str, ...]) -> None:
+    """.git/info (exclude, attributes) and the identity folder: a link planted on the way is
+    refused with one line naming it, and nothing is written where it leads."""
+    clone = world.clone("a")
+    elsewhere = world.root / "elsewhere"
+    elsewhere.mkdir()
+    if door == "info":
+        shutil.rmtree(clone / ".git" / "info", ignore_errors=True)
+        os.symlink(elsewhere, clone / ".git" / "info")
+    else:
+        (world.home / ".config").mkdir(exist_ok=True)
+        os.symlink(elsewhere, world.home / ".config" / "gitmem")
+    run = world.gitmem("-C", str(clone), *args)
+    assert run.code == 2, (run.code, run.err, run.out)
+    assert "is a symbolic link" in run.err and "never writes through links" in run.err
+    assert list(elsewhere.iterdir()) == []
+
+
+@settings(max_examples=80)
+@given(
+    depth=st.integers(1, 4),
+    links=st.lists(st.integers(0, 4), max_size=3),
+    final_link=st.booleans(),
+)
+def test_write_no_links_writes_the_named_file_or_nothing(
+    tmp_path_factory: pytest.TempPathFactory, depth: int, links: list[int], final_link: bool
+) -> None:
+    from gitmem.confinement import write_no_links
+    from gitmem.errors import UsageError
+
+    base = tmp_path_factory.mktemp("w")
+    anchor, outside = base / "anchor", base / "outside"
+    outside.mkdir()
+    folder = anchor
+    first = min((n for n in links if n < depth), default=None)  # the first link on the way
+    for n in range(depth):
+        folder = folder / f"d{n}"
+        if n == first:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(outside, folder)
+    target = folder / "file.json"
+    if final_link and first is None:
+        folder.mkdir(parents=True, exist_ok=True)
+        os.symlink(outside / "victim", target)
+    linked = first is not None or final_link
+    try:
+        written = write_no_links(anchor, target, b"data\n")
+    except UsageError as exc:
+        assert linked and "is a symbolic link" in exc.message
+    else:
+        assert not linked and written == target and target.read_bytes() == b"data\n"
+        assert not target.is_symlink()
+    assert list(outside.iterdir()) == [], "nothing written through a link"
