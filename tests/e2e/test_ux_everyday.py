@@ -29,3 +29,36 @@ def test_curate_and_graph_keep_each_scope_to_its_own_files(world: World) -> None
     assert "team/" not in text, text
     team = json.loads(world.ok("-C", str(a), "graph", "--scope", "team", "--format", "json"))
     assert {n["path"] for n in team["nodes"].values()} == {"MEMORY.md", "deploy.md", "zeta.md"}
+
+
+SECRET = "export GH=ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n"
+
+
+def test_promote_that_the_secret_scan_would_block_says_so_and_its_next_step_works(
+    world: World,
+) -> None:
+    a = world.clone("a")
+    auto = write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    (auto / "build.md").write_text("Run make -j.\n" + SECRET)
+    refused = world.gitmem("-C", str(a), "promote", "auto/build.md")
+    assert refused.code == 1, refused
+    assert "secret" in refused.err and "auto/build.md" in refused.err
+    assert "run gitmem sync" not in refused.out + refused.err
+    assert (auto / "build.md").exists() and not (auto / "team" / "build.md").exists()
+    # the hint: remove it, rerun promote
+    (auto / "build.md").write_text("Run make -j.\n")
+    assert "pushed" in world.ok("-C", str(a), "promote", "auto/build.md")
+
+    # a secret in another file of the target scope blocks the push: said, exit 1, and the
+    # hint's next step (remove it, then gitmem sync) works
+    (auto / "team" / "deploy.md").write_text("deploy\n" + SECRET)
+    (auto / "notes.md").write_text("notes\n")
+    blocked = world.gitmem("-C", str(a), "promote", "auto/notes.md")
+    assert blocked.code == 1, blocked
+    assert "not pushed" in blocked.err and "team/deploy.md" in blocked.err, blocked.err
+    assert "gitmem sync" in blocked.err
+    (auto / "team" / "deploy.md").write_text("deploy\n")
+    world.ok("-C", str(a), "sync")
+    remote_team = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=a)
+    assert "team/notes.md" in remote_team, remote_team
