@@ -157,12 +157,16 @@ def drivers_installed(project: Project) -> bool:
 def _drivers(project: Project, checkup: Checkup) -> None:
     command = project.repo.config_get("merge.gitmem-index.driver")
     tracked = any(s.name == "agents" and not s.pushable for s in project.scopes)
+    if not command and not tracked:
+        # drivers serve only memory kept on branches: nothing to advise
+        checkup.add("drivers", OK, "merge drivers not needed: no memory is kept on a branch")
+        return
     if not command:
         checkup.add(
             "drivers",
-            PROBLEM if tracked else ADVICE,
-            "merge drivers not installed"
-            + (": memory tracked on the branch merges with conflict markers" if tracked else ""),
+            PROBLEM,
+            "merge drivers not installed: memory tracked on the branch merges with conflict "
+            "markers",
             "gitmem drivers install",
         )
         return

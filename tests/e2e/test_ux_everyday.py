@@ -62,3 +62,18 @@ def test_promote_that_the_secret_scan_would_block_says_so_and_its_next_step_work
     world.ok("-C", str(a), "sync")
     remote_team = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=a)
     assert "team/notes.md" in remote_team, remote_team
+
+
+def test_doctor_advises_drivers_only_when_memory_is_kept_on_a_branch(world: World) -> None:
+    a = world.clone("a")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    plain = world.gitmem("-C", str(a), "doctor", "--offline")
+    assert "drivers install" not in plain.out, plain.out
+    write_files(a / ".claude" / "agent-memory" / "reviewer", {"MEMORY.md": "- agent\n"})
+    world.git("add", "-f", ".claude", cwd=a)
+    world.git("commit", "-qm", "agent memory on the branch", cwd=a)
+    kept = world.gitmem("-C", str(a), "doctor", "--offline", "--json")
+    drivers = [f for f in json.loads(kept.out) if f["area"] == "drivers"]
+    assert drivers and drivers[0]["level"] == "problem", drivers
+    assert drivers[0]["fix"] == "gitmem drivers install"
