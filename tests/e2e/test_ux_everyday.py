@@ -77,3 +77,39 @@ def test_doctor_advises_drivers_only_when_memory_is_kept_on_a_branch(world: Worl
     drivers = [f for f in json.loads(kept.out) if f["area"] == "drivers"]
     assert drivers and drivers[0]["level"] == "problem", drivers
     assert drivers[0]["fix"] == "gitmem drivers install"
+
+
+def test_the_hook_command_is_short_recognizable_and_runs_the_real_cli(world: World) -> None:
+    import subprocess
+
+    from tests.support.world import teammates_sharing
+
+    _, bob, _ = teammates_sharing(world)
+    world.ok("-C", str(bob), "hooks", "install", "--claude")
+    settings = json.loads((bob / ".claude" / "settings.local.json").read_text())
+    commands = {
+        event: group["hooks"][0]["command"]
+        for event, groups in settings["hooks"].items()
+        for group in groups
+    }
+    start, end = commands["SessionStart"], commands["SessionEnd"]
+    assert start.endswith("/gitmem/launch.py pull --hook") and len(start) < 200, start
+    assert end.endswith("/gitmem/launch.py push --hook"), end
+    assert " -I -S " in start and "-c" not in start.split()
+    # a package named gitmem in the project folder, on PYTHONPATH: never imported
+    planted = world.root / "ran"
+    (bob / "gitmem").mkdir()
+    (bob / "gitmem" / "__init__.py").write_text(f"open({str(planted)!r}, 'w').write('ran')\n")
+    payload = json.dumps({"session_id": "s", "cwd": str(bob), "hook_event_name": "SessionStart"})
+    for _ in range(2):  # the full hook, then the quick start
+        proc = subprocess.run(
+            ["sh", "-c", start],
+            cwd=bob,
+            input=payload.encode(),
+            capture_output=True,
+            env={**world.env, "PYTHONPATH": "."},
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert "deploy only on Tuesdays" in proc.stdout.decode()
+    assert not planted.exists()
