@@ -4,6 +4,7 @@ a real bare remote and a temporary HOME."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.support.world import BUILD_AND_DEPLOY, World, write_files
 
@@ -113,3 +114,70 @@ def test_the_hook_command_is_short_recognizable_and_runs_the_real_cli(world: Wor
         assert proc.returncode == 0, proc.stderr.decode()
         assert "deploy only on Tuesdays" in proc.stdout.decode()
     assert not planted.exists()
+
+
+def machines_without_a_remote_first(world: World) -> tuple[World, Path, Path]:
+    """The guide's §3 "No remote yet?": a first machine syncs a repository with no remote,
+    then adds one and syncs; a second machine (its own HOME) clones. Returns the second
+    machine's world, the first clone and the second."""
+    remote = world.remote
+    a = world.root / "shop"
+    world.git("clone", "-q", str(remote), str(a))
+    world.git("remote", "remove", "origin", cwd=a)
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    assert "git remote add origin" in world.ok("-C", str(a), "sync")
+    world.git("remote", "add", "origin", str(remote), cwd=a)
+    world.ok("-C", str(a), "sync")
+    laptop = World(world.root / "laptop")
+    b = laptop.clone("shop", url=str(remote))
+    return laptop, a, b
+
+
+def test_no_remote_yet_then_one_added_lets_a_second_machine_just_sync(world: World) -> None:
+    laptop, a, b = machines_without_a_remote_first(world)
+    first = laptop.gitmem("-C", str(b), "sync")
+    assert first.code == 0, first
+    assert "adopt" not in first.out + first.err
+    assert (laptop.scope_path(b, "team") / "deploy.md").exists()
+    recipient = laptop.ok("-C", str(b), "key", "show").split()[-1].strip("'")
+    assert f"gitmem key grant '{recipient}'" in first.out + first.err
+    world.ok("-C", str(a), "key", "grant", recipient)
+    world.ok("-C", str(a), "sync")
+    laptop.ok("-C", str(b), "sync")
+    assert (laptop.scope_path(b) / "build.md").read_text() == BUILD_AND_DEPLOY["build.md"]
+    # and edits flow back: the laptop's sync is accepted by the first machine
+    (laptop.scope_path(b) / "laptop.md").write_text("from the laptop\n")
+    laptop.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    assert (world.scope_path(a) / "laptop.md").exists()
+
+
+def test_adopt_says_adopted_only_for_a_ref_it_changed(world: World) -> None:
+    a = world.clone("a")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    laptop = World(world.root / "laptop")
+    mirror = world.root / "mirror.git"
+    world.git("clone", "-q", "--mirror", str(world.remote), str(mirror))
+    b = laptop.clone("shop", url=str(mirror))  # the same repository by another name
+    refused = laptop.gitmem("-C", str(b), "sync")
+    assert refused.code == 2 and "gitmem -C" in refused.err and "adopt" in refused.err
+    out = laptop.ok("-C", str(b), "adopt")
+    user = "refs/gitmem/users/tester@example.com"
+    assert "refs/gitmem/team: adopted" in out, out
+    assert f"{user}: adopted" not in out, "it cannot open, so it cannot adopt, the personal ref"
+    assert f"{user}: not adopted yet" in out, out
+
+
+def test_a_ref_made_before_there_was_a_remote_is_claimed_by_the_first_remote_key() -> None:
+    from gitmem.refmeta import RefMeta, rekeyed
+
+    local = RefMeta(1, "local:/home/you/shop")
+    assert local.knows("github.com/acme/shop")
+    assert not local.knows("local:/home/you/elsewhere"), "two paths are two projects"
+    claimed = rekeyed(local, "github.com/acme/shop")
+    assert claimed is not None and claimed.key == local.key
+    assert claimed.aliases == ("github.com/acme/shop",)
+    assert not claimed.knows("gitlab.com/other/repo"), "once claimed, other keys are refused"
+    assert rekeyed(claimed, "github.com/acme/shop") is None
+    assert rekeyed(RefMeta(1, "github.com/acme/shop"), "gitlab.com/x/y") is None
