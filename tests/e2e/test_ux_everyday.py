@@ -181,3 +181,60 @@ def test_a_ref_made_before_there_was_a_remote_is_claimed_by_the_first_remote_key
     assert not claimed.knows("gitlab.com/other/repo"), "once claimed, other keys are refused"
     assert rekeyed(claimed, "github.com/acme/shop") is None
     assert rekeyed(RefMeta(1, "github.com/acme/shop"), "gitlab.com/x/y") is None
+
+
+def test_a_memory_that_is_not_utf8_is_named_with_its_first_bad_byte_and_doctor_fixes_it(
+    world: World,
+) -> None:
+    import subprocess
+
+    a, b = world.clone("a"), world.clone("b")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    index = world.scope_path(b, "team") / "MEMORY.md"
+    index.write_text(index.read_text() + "- deploys on Tuesdays\n")
+    world.ok("-C", str(b), "sync")
+    latin1 = world.scope_path(a, "team") / "MEMORY.md"
+    latin1.write_bytes(
+        "- [Deploy](deploy.md) — how we deploy\n- déjà vu\n".encode("latin-1", "replace")
+    )
+    for _ in range(2):
+        run = world.gitmem("-C", str(a), "sync")
+        assert run.code == 0, run
+        assert "kept changing" not in run.out + run.err, run.out
+        said = [ln for ln in run.out.splitlines() if "MEMORY.md is not UTF-8" in ln]
+        assert said and "first bad byte 0x3F" not in said[0], said
+    assert "first bad byte 0xE9 at line 2, column 4" in said[0], said
+    doctor = world.gitmem("-C", str(a), "doctor", "--offline", "--json")
+    assert doctor.code == 1, doctor
+    problem = [f for f in json.loads(doctor.out) if f["level"] == "problem"]
+    assert problem and "MEMORY.md is not UTF-8" in problem[0]["message"], problem
+    assert "0xE9 at line 2, column 4" in problem[0]["message"]
+    fix = problem[0]["fix"].split("; then ")[0]
+    subprocess.run(["sh", "-c", fix], check=True, env=world.env)
+    assert "déjà vu" in latin1.read_text()
+    world.ok("-C", str(a), "sync")
+    assert "deploys on Tuesdays" in latin1.read_text(), "what was waiting arrived"
+    assert world.gitmem("-C", str(a), "doctor", "--offline").code == 0
+
+
+def test_skipped_notes_follow_the_results_on_their_own_lines(world: World) -> None:
+    import subprocess
+    import sys
+
+    a = world.clone("a")
+    auto = write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    (auto / "bad.md").write_bytes(b"caf\xe9\n")
+    proc = subprocess.run(
+        f"{sys.executable} -m gitmem -C {a} sync 2>&1",
+        shell=True,
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    lines = proc.stdout.decode().splitlines()
+    skipped = [ln for ln in lines if "bad.md" in ln]
+    assert skipped == [
+        "skipped auto: bad.md (not UTF-8 text: first bad byte 0xE9 at line 1, column 4)"
+    ], lines
+    assert lines.index(skipped[0]) == len(lines) - 1, "after the results, not inside them"
