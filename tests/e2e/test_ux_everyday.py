@@ -238,3 +238,32 @@ def test_skipped_notes_follow_the_results_on_their_own_lines(world: World) -> No
         "skipped auto: bad.md (not UTF-8 text: first bad byte 0xE9 at line 1, column 4)"
     ], lines
     assert lines.index(skipped[0]) == len(lines) - 1, "after the results, not inside them"
+
+
+def test_changes_from_elsewhere_are_told_with_gits_letters_and_who_made_them(
+    world: World,
+) -> None:
+    a, a2 = world.clone("a"), world.clone("a2")  # two clones of one user
+    bob = world.clone("bob", email="bob@example.com")
+    world.git("config", "user.name", "Bob Dev", cwd=bob)
+    files = {**BUILD_AND_DEPLOY, "ci.md": "ci things\n", "old.md": "old\n"}
+    auto = write_files(world.scope_path(a), files)
+    for clone in (a, a2, bob):
+        world.ok("-C", str(clone), "sync")
+    world.ok("-C", str(a), "promote", "auto/ci.md")
+    (auto / "old.md").rename(auto / "renamed.md")
+    (auto / "build.md").write_text("changed\n")
+    world.ok("-C", str(a), "sync")
+    team = world.scope_path(bob, "team")
+    (team / "deploy.md").unlink()
+    (team / "new.md").write_text("new\n")
+    world.ok("-C", str(bob), "sync")
+
+    out = world.ok("-C", str(a2), "sync")
+    lines = [ln.strip() for ln in out.splitlines()]
+    assert "< R auto/ci.md -> team/ci.md (promoted; by Test User)" in lines, out
+    assert "< R auto/old.md -> auto/renamed.md (by Test User)" in lines, out
+    assert "< M auto/build.md (by Test User)" in lines, out
+    assert "< D team/deploy.md (by Bob Dev)" in lines, out
+    assert "< A team/new.md (by Bob Dev)" in lines, out
+    assert not any(ln in ("< auto/ci.md", "< team/ci.md") for ln in lines), out
