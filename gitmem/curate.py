@@ -1,9 +1,9 @@
 """gitmem curate: tidy a scope's MEMORY.md so what matters most is what Claude Code loads.
 
 Every memory gets one line (`- [Title](file.md) — description`; topic files with no line get
-one); entries are ordered, within each run of entries, by score = confidence × link rank ×
-recency, and when the index is over Claude Code's load limits (200 lines, 25,000 characters)
-the lowest-scored entries move to MEMORY-archive.md — and come back when there is room. The
+one). An index within Claude Code's load limits (200 lines, 25,000 characters) keeps the order
+it was written in; over them, entries are ordered, within each run of entries, by score =
+confidence × link rank × recency, and the lowest-scored entries move to MEMORY-archive.md — and come back when there is room. The
 entries that move, and why, are said in the archive. Topic files with the same content fold
 into one entry. Headings, paragraphs, code and comments stay where they were written.
 
@@ -146,14 +146,18 @@ def plan(
     folder: Path,
     change_times: Mapping[str, float] | None = None,
     progress: Callable[[int], None] | None = None,
+    exclude: frozenset[str] = frozenset(),
+    reorder: bool = False,
 ) -> CurateResult:
-    """What curate would write for `folder` (nothing is written)."""
+    """What curate would write for `folder` (nothing is written); the top-level names `exclude`
+    are another scope's folder nested in this one (`team/` in the auto folder): not ours.
+    `reorder` sorts best first even an index within the caps."""
     from gitmem.graph import build_graph
 
     index_text = _read(folder / INDEX_NAME)
     archive_text = _read(folder / ARCHIVE_NAME)
     index = parse(index_text or "")
-    graph, g = build_graph(folder, progress)
+    graph, g = build_graph(folder, progress, exclude)
     topics = {p: n for p, n in graph.nodes.items() if p not in (INDEX_NAME, ARCHIVE_NAME)}
     g.remove_nodes_from([INDEX_NAME, ARCHIVE_NAME])
     from gitmem.graph import pagerank
@@ -234,13 +238,18 @@ def plan(
     live = [c for c in candidates if c.duplicate_of is None]
     spill_order = sorted(live, key=_order_key)
     kept = set(map(id, live))
-    index_after = _render(index, layout, candidates, kept, archive_needed=False)
     moved_now: list[Candidate] = []
     i = 0
+    # an index within the caps keeps the order it was written in; over them, each run is
+    # sorted best first and the lowest-scored entries move to the archive
+    sort = reorder
     while True:
         archive_needed = bool(moved_now) or any(c.duplicate_of for c in candidates)
-        index_after = _render(index, layout, candidates, kept, archive_needed)
+        index_after = _render(index, layout, candidates, kept, archive_needed, sort)
         lines, chars = measure(parse(index_after).items)
+        if not sort and not (lines <= MAX_LINES and chars <= MAX_CHARS):
+            sort = True
+            continue
         if (lines <= MAX_LINES and chars <= MAX_CHARS) or i >= len(spill_order):
             break
         kept.discard(id(spill_order[i]))
@@ -305,8 +314,10 @@ def _render(
     candidates: list[Candidate],
     kept: set[int],
     archive_needed: bool,
+    sort: bool = True,
 ) -> str:
-    """The index with the kept entries, each run of entries sorted best first. An entry stays
+    """The index with the kept entries, each run of entries sorted best first (`sort`; else
+    in the order written, new ones after). An entry stays
     in its run; one coming back from the archive joins the last run of its section (else the
     last run); a new one joins the last run."""
     run_of_slot: dict[int, int] = {}
@@ -339,9 +350,9 @@ def _render(
             out.append(it)
         elif pos == 0 or layout[pos - 1] is not None:
             run = run_of_slot[pos]
-            out += _sorted_run(members.get(run, []), gaps[run])
+            out += _sorted_run(members.get(run, []), gaps[run], sort)
     if -1 in members:
-        out += _sorted_run(members[-1], ["\n" if out else ""])
+        out += _sorted_run(members[-1], ["\n" if out else ""], sort)
     if archive_needed:
         link = parse(ARCHIVE_LINK + "\n").items[0]
         link.gap = "\n" if out else ""
@@ -352,9 +363,10 @@ def _render(
     return render(out, index.tail if layout else "", True)
 
 
-def _sorted_run(members: list[Candidate], gaps: list[str]) -> list[Item]:
-    """Best score first; equal scores keep their order (stable), so a second run moves nothing."""
-    ordered = sorted(members, key=lambda c: -round(c.score, 12))
+def _sorted_run(members: list[Candidate], gaps: list[str], sort: bool = True) -> list[Item]:
+    """Best score first (`sort`, else as they come); equal scores keep their order (stable),
+    so a second run moves nothing."""
+    ordered = sorted(members, key=lambda c: -round(c.score, 12)) if sort else members
     out = []
     for i, c in enumerate(ordered):
         gap = gaps[i] if i < len(gaps) else (gaps[-1] if gaps and i else "")
@@ -386,10 +398,14 @@ def _archive(archived: list[Candidate], moved_now: int) -> str:
 
 
 def curate_scope(
-    project: Project, scope: str, progress: Callable[[int], None] | None = None
+    project: Project,
+    scope: str,
+    progress: Callable[[int], None] | None = None,
+    reorder: bool = False,
 ) -> CurateResult:
-    """Plan curate for one scope, with recency from its ref's history."""
-    return plan(project.scope(scope).path, history_times(project, scope), progress)
+    """Plan curate for one scope (its own files only), with recency from its ref's history."""
+    s = project.scope(scope)
+    return plan(s.path, history_times(project, scope), progress, s.exclude, reorder)
 
 
 def history_times(project: Project, scope: str) -> dict[str, float]:

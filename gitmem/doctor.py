@@ -16,7 +16,7 @@ from gitmem.errors import GitmemError
 from gitmem.scopes import Project
 
 if TYPE_CHECKING:
-    from gitmem.status import Status
+    from gitmem.status import ScopeStatus, Status
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass, field
@@ -157,12 +157,16 @@ def drivers_installed(project: Project) -> bool:
 def _drivers(project: Project, checkup: Checkup) -> None:
     command = project.repo.config_get("merge.gitmem-index.driver")
     tracked = any(s.name == "agents" and not s.pushable for s in project.scopes)
+    if not command and not tracked:
+        # drivers serve only memory kept on branches: nothing to advise
+        checkup.add("drivers", OK, "merge drivers not needed: no memory is kept on a branch")
+        return
     if not command:
         checkup.add(
             "drivers",
-            PROBLEM if tracked else ADVICE,
-            "merge drivers not installed"
-            + (": memory tracked on the branch merges with conflict markers" if tracked else ""),
+            PROBLEM,
+            "merge drivers not installed: memory tracked on the branch merges with conflict "
+            "markers",
             "gitmem drivers install",
         )
         return
@@ -310,6 +314,8 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
             )
         elif row.missing:
             checkup.add(area, ADVICE, f"{path} is missing", "gitmem sync restores it from the ref")
+        elif row.skipped and _not_utf8(row, checkup):
+            pass
         elif row.skipped:
             checkup.add(
                 area,
@@ -330,6 +336,52 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
                 f"{line.strip('/')} shows in git status as untracked",
                 "gitmem init (adds it to .git/info/exclude)",
             )
+
+
+def _not_utf8(row: ScopeStatus, checkup: Checkup) -> bool:
+    """Each memory of the folder skipped for not being UTF-8 is a problem: it no longer
+    syncs (neither its edits nor what others change in it). True when there was one."""
+    found = False
+    for item in row.skipped_files:
+        rel, _, why = item.partition(" (")
+        if not why.startswith("GM111"):
+            continue
+        path = Path(row.path) / rel
+        where = first_bad_byte(path) or "not UTF-8"
+        checkup.add(
+            f"folder {row.name}",
+            PROBLEM,
+            f"{rel} is not UTF-8 text ({where}): it no longer syncs, "
+            "neither your edits nor anyone else's",
+            utf8_fix(path),
+        )
+        found = True
+    return found
+
+
+def first_bad_byte(path: Path) -> str | None:
+    """Where a file stops being UTF-8: `first bad byte 0xE9 at line 3, column 7` (None: it is
+    UTF-8, or cannot be read). Reads at most a memory file's limit."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(4 << 20)
+        data.decode("utf-8")
+    except OSError:
+        return None
+    except UnicodeDecodeError as exc:
+        at = exc.start
+        line = data.count(b"\n", 0, at) + 1
+        column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+        return f"first bad byte 0x{data[at]:02X} at line {line}, column {column}"
+    return None
+
+
+def utf8_fix(path: Path) -> str:
+    """The command that converts a Latin-1 (or Windows-1252) file to UTF-8 in place."""
+    import shlex
+
+    q = shlex.quote(str(path))
+    return f"iconv -f WINDOWS-1252 -t UTF-8 {q} > {q}.utf8 && mv {q}.utf8 {q}; then gitmem sync"
 
 
 # -- for status ---------------------------------------------------------------------------------

@@ -168,13 +168,16 @@ def _resolve_md(source: str, href: str) -> str | None:
 # -- building ------------------------------------------------------------------------------------
 
 
-def memory_files(folder: Path) -> Iterable[tuple[str, os.stat_result]]:
-    """Memory files of the folder: `*.md`, no dot-folders, no symbolic links (confined)."""
+def memory_files(
+    folder: Path, exclude: frozenset[str] = frozenset()
+) -> Iterable[tuple[str, os.stat_result]]:
+    """Memory files of the folder: `*.md`, no dot-folders, no symbolic links (confined), none
+    under the top-level names `exclude` (another scope's folder nested in this one)."""
     import stat
 
     from gitmem.folders import walk
 
-    for rel, st in walk(folder):
+    for rel, st in walk(folder, exclude):
         if not stat.S_ISREG(st.st_mode) or not rel.endswith(".md"):
             continue
         if any(part.startswith(".") for part in rel.split("/")):
@@ -213,14 +216,17 @@ def describe_memory(rel: str, data: bytes) -> tuple[MemoryNode, str]:
 
 
 def build_graph(
-    folder: Path, progress: Callable[[int], None] | None = None
+    folder: Path,
+    progress: Callable[[int], None] | None = None,
+    exclude: frozenset[str] = frozenset(),
 ) -> tuple[MemoryGraph, Any]:
-    """The graph of `folder` and its networkx DiGraph (ranked, communities assigned)."""
+    """The graph of `folder` (without the top-level names `exclude`: another scope's folder)
+    and its networkx DiGraph (ranked, communities assigned)."""
     import networkx as nx
 
     nodes: dict[str, MemoryNode] = {}
     bodies: dict[str, str] = {}
-    for count, (rel, st) in enumerate(sorted(memory_files(folder)), 1):
+    for count, (rel, st) in enumerate(sorted(memory_files(folder, exclude)), 1):
         data = b"" if st.st_size > MAX_FILE else (folder / rel).read_bytes()
         node, body = describe_memory(rel, data)
         node.mtime = st.st_mtime
@@ -420,6 +426,8 @@ def as_text(graph: MemoryGraph, top: int = 20) -> list[str]:
 def scope_graph(
     project: Project, scope: str, progress: Callable[[int], None] | None = None
 ) -> MemoryGraph:
-    """The graph of one scope's folder (an absent folder is an empty graph)."""
-    graph, _ = build_graph(project.scope(scope).path, progress)
+    """The graph of one scope's folder, only its own files (a scope folder nested in it, as
+    `team/` in the auto folder, is the other scope's); an absent folder is an empty graph."""
+    s = project.scope(scope)
+    graph, _ = build_graph(s.path, progress, s.exclude)
     return graph

@@ -42,8 +42,9 @@ _OURS = re.compile(
     r"(?:^|[\s/\"'])(?:git-)?gitmem(?:\.exe)?['\"]?(?:\s+-m\s+gitmem)?\s+(pull|push)\s+--hook\b"
 )
 _GITMEM_MODULE = re.compile(r"\s-m\s+gitmem\s+(pull|push)\s+--hook\b")
-_BOOT_MODULE = "gitmem.hookstart"
 _BOOT = re.compile(r"from gitmem\.hookstart import main\b[^'\"]*['\"]\s+(pull|push)\s+--hook\b")
+# the launcher's path: /…/gitmem/launch.py (quoted when the path has spaces)
+_LAUNCH = re.compile(r"[/\\]gitmem[/\\]launch\.py['\"]?\s+(pull|push)\s+--hook\b")
 
 
 @dataclass(frozen=True)
@@ -107,17 +108,17 @@ def _inside_project(where: str, root: Path | None, path: Path) -> None:
 
 
 def gitmem_command() -> str:
-    """The absolute command that starts this gitmem (hooks run with Claude Code's PATH).
+    """The absolute command that starts this gitmem (hooks run with Claude Code's PATH):
+    `PYTHON -I -S /…/gitmem/launch.py`, short enough to recognize in a settings file.
 
-    `python -I -S` with the folder this package was loaded from: nothing from the project's
-    folder or PYTHONPATH is imported (-I), and the SessionStart hook's quick start
-    (gitmem/hookstart.py) runs before site-packages are even looked at (-S; it loads them
-    itself when it hands over to the full command)."""
-    import gitmem
+    `-I`: nothing from the project's folder, PYTHONPATH or the user's site is imported; `-S`:
+    the SessionStart hook's quick start (gitmem/hookstart.py) runs before site-packages are
+    even looked at (it loads them itself when it hands over to the full command). The launcher
+    puts only the folder this package was loaded from on the path (gitmem/launch.py)."""
+    import gitmem.launch
 
-    home = os.path.dirname(os.path.dirname(os.path.abspath(gitmem.__file__)))
-    boot = f"import sys; sys.path.insert(0, {home!r}); from {_BOOT_MODULE} import main; sys.exit(main())"
-    return f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(boot)}"
+    launcher = os.path.abspath(gitmem.launch.__file__)
+    return f"{shlex.quote(sys.executable)} -I -S {shlex.quote(launcher)}"
 
 
 def hook_command(base: str, event: str) -> str:
@@ -127,7 +128,12 @@ def hook_command(base: str, event: str) -> str:
 def is_gitmem_hook(command: object, event: str) -> bool:
     if not isinstance(command, str):
         return False
-    m = _OURS.search(command) or _GITMEM_MODULE.search(command) or _BOOT.search(command)
+    m = (
+        _OURS.search(command)
+        or _GITMEM_MODULE.search(command)
+        or _LAUNCH.search(command)
+        or _BOOT.search(command)  # what earlier versions installed
+    )
     return bool(m and m.group(1) == EVENTS[event])
 
 

@@ -6,8 +6,9 @@ the writes never loses the memory: target file, target index, source index, then
 file goes. A push right after records the move in both refs' history (the personal ref drops
 it, the team ref gains it); without a remote, the next sync does.
 
-Refuses when the target already holds a different file of that name. Never touches anything
-outside the two memory folders.
+Refuses when the target already holds a different file of that name, and — before moving
+anything — a memory the pre-push secret scan would block (exit 1, as `sync` does). Never
+touches anything outside the two memory folders.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import GitmemError, UsageError
+from gitmem.errors import GitmemError, SecretsFound, UsageError
 
 if TYPE_CHECKING:
     from gitmem.scopes import Project
@@ -111,6 +112,7 @@ def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) ->
             f"no memory {src.label}/{rel} on disk ({source_file})",
             "gitmem pull first, or check the name with gitmem status",
         ) from None
+    _refuse_secrets(project, f"{src.label}/{rel}", f"{dst.label}/{rel}", data)
     target_file = dst.folder / rel
     if target_file.exists() and target_file.read_bytes() != data:
         raise UsageError(
@@ -195,8 +197,43 @@ def _record(project: Project, moved: Moved, scopes: set[str]) -> None:
     try:
         run_sync(project, SyncOptions(mode="push", scopes=tuple(sorted(scopes))))
         moved.pushed = True
+    except SecretsFound as exc:
+        # another file of those scopes holds the secret: the move stands, the push waits
+        raise SecretsFound(
+            f"moved {moved.source} -> {moved.target} on disk, not pushed: {exc.message}",
+            f"{exc.hint}; then gitmem sync",
+        ) from None
     except GitmemError as exc:
         moved.notes.append(f"moved on disk, not pushed yet ({exc.message}); run gitmem sync")
+
+
+def _refuse_secrets(project: Project, source: str, target: str, data: bytes) -> None:
+    """The secret scan the push would run, on the memory before it moves (the same
+    `.gitmem-allow` and `gitmem.secretsAllow` lists): a flagged memory stays where it is."""
+    from gitmem.secretscan import read_allow_list, scan_secrets
+
+    sources = [project.root / ".gitmem-allow"]
+    configured = project.repo.config_get("gitmem.secretsAllow")
+    if configured:
+        sources.append(project.root / Path(configured).expanduser())
+    texts = []
+    for source_file in sources:
+        try:
+            texts.append(source_file.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    allow = read_allow_list(texts)
+    if allow.path_allowed(target):
+        return
+    found = scan_secrets(data.decode("utf-8", "replace"), allow.fingerprints)
+    if found:
+        where = "; ".join(f"{source}:{m.line} {m.message}" for m in found[:3])
+        raise SecretsFound(
+            f"not moving {source} to {target}: its push would be refused, "
+            f"{len(found)} likely secret{'s' if len(found) > 1 else ''}: {where}",
+            f"remove it from {source}, then rerun gitmem promote; a false positive: add its "
+            "sha256:… to .gitmem-allow",
+        )
 
 
 def promote(project: Project, path: str, to: str = "team") -> Moved:

@@ -21,7 +21,38 @@ class RefMeta:
     aliases: tuple[str, ...] = ()  # other spellings the project is known by (docs/design.md §2)
 
     def knows(self, key: str) -> bool:
-        return key == self.key or key in self.aliases
+        """`key` names this ref's project: it is the key or an alias — or the ref was only ever
+        keyed by a path (`local:…`, made before the repository had a remote) and `key` is a
+        remote's: the first remote such memory is pushed to names its project, so a second
+        machine syncs it as it is (docs/guide.md §3, "No remote yet?")."""
+        if key == self.key or key in self.aliases:
+            return True
+        return unclaimed(self) and not key.startswith(LOCAL_PREFIX)
+
+    def with_alias(self, key: str) -> RefMeta:
+        """This identity with `key` added as an alias (the key itself never changes)."""
+        if key == self.key or key in self.aliases:
+            return self
+        return RefMeta(self.version, self.key, tuple(sorted({*self.aliases, key})))
+
+
+LOCAL_PREFIX = "local:"  # the key of a repository without a remote (gitmem/identity.py)
+
+
+def unclaimed(meta: RefMeta) -> bool:
+    """Every name of the ref is a path: it was made where there was no remote yet."""
+    return all(k.startswith(LOCAL_PREFIX) for k in (meta.key, *meta.aliases))
+
+
+def rekeyed(meta: RefMeta, key: str) -> RefMeta | None:
+    """The identity a ref should carry once it syncs through a remote keyed `key`: an
+    unclaimed ref (made before there was a remote) gets `key` as an alias, so that its
+    gitmem.toml names the project from then on; None when nothing is to change. Where the
+    sync writes gitmem.toml (gitmem/sync.py, `_commit_scopes`: `meta.knows(...)`), calling
+    this adds the alias on the first push after `git remote add`."""
+    if key.startswith(LOCAL_PREFIX) or not unclaimed(meta):
+        return None
+    return meta.with_alias(key)
 
 
 class MetaError(ValueError):

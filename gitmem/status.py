@@ -29,6 +29,7 @@ class ScopeStatus:
     changed: int = 0  # files added, edited or deleted on disk since the last sync
     note: str = ""
     skipped: int = 0  # files in the folder that are not synced (symlinks, too large, ...)
+    skipped_files: list[str] = field(default_factory=list)  # "rel (why)", as sync says them
     missing: bool = False  # the folder is gone; the next sync restores it from the ref
     privacy: str = ""  # "encrypted", or who can read it on the remote
 
@@ -138,6 +139,7 @@ def _scope_status(project: Project, scope: Scope, ahead_behind: tuple[int, int])
         synced=scope.pushable,
         note=scope.note,
         skipped=len(snap.skipped),
+        skipped_files=[f"{rel} ({why})" for rel, why in snap.skipped],
     )
     if not scope.pushable:
         return row

@@ -29,5 +29,30 @@ def adopt(args: argparse.Namespace) -> int:
     result = run_sync(project, SyncOptions(mode="sync", force_key=True))
     for line in sync_lines(result):
         echo(line)
-    echo(f"adopted: {project.key} is a name of this project on {result.remote}")
+    for ref in sorted({s.ref for s in project.scopes if s.ref}):
+        echo(adopted_line(project, ref, result.remote))
     return 0
+
+
+def adopted_line(project: Any, ref: str, remote: str | None) -> str:
+    """What adopt did to `ref`, read from the ref's gitmem.toml after the sync (never claimed
+    for a ref it could not change, e.g. personal memory this machine cannot open yet)."""
+    from gitmem.refmeta import META_FILE, MetaError, parse_meta, unclaimed
+
+    repo = project.repo
+    tip = repo.resolve(ref) or repo.resolve(project.tracking_ref(ref))
+    if tip is None:
+        return f"{ref}: nothing to adopt (no such ref here or on {remote})"
+    oid = repo.tree_entry(repo.read_commit(tip)[0], META_FILE)
+    try:
+        meta = parse_meta(repo.read_blob(oid)) if oid else None
+    except MetaError:
+        meta = None
+    if meta is not None and project.key in (meta.key, *meta.aliases):
+        return f"{ref}: adopted: {project.key} is a name of this project on {remote}"
+    if meta is not None and unclaimed(meta) and meta.knows(project.key):
+        return f"{ref}: made before the repository had a remote: nothing to adopt, it syncs as is"
+    return (
+        f"{ref}: not adopted yet: this machine cannot write it (see the note above); "
+        "run gitmem adopt again once it can"
+    )

@@ -27,6 +27,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--scope", default="auto", choices=SCOPE_CHOICES, help="the scope to curate (default: auto)"
     )
+    p.add_argument(
+        "--reorder",
+        action="store_true",
+        help="sort entries best first even when the index is within the limits",
+    )
     p.add_argument("-n", "--dry-run", action="store_true", help="show the diff; change nothing")
     p.add_argument("-y", "--yes", action="store_true", help="write without asking")
     p.set_defaults(handler=run)
@@ -37,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from gitmem.errors import UsageError
 
     progress = file_progress("reading memories")
-    result = curate_scope(open_project_from(args), args.scope, progress)
+    result = curate_scope(open_project_from(args), args.scope, progress, args.reorder)
     end_progress(progress)
     if not result.changed:
         echo(f"{result.folder}/MEMORY.md is already curated ({result.lines} lines)")

@@ -18,6 +18,7 @@ from gitmem.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from gitmem.arrivals import Arrival
     from gitmem.earlyfetch import EarlyFetch
     from gitmem.gitstore.index import FolderCheck
     from gitmem.scopes import Project
@@ -96,6 +97,11 @@ def run(args: argparse.Namespace) -> int:
         if early is not None:
             early.cancel()
         raise
+    before: dict[str, str | None] = {}
+    if not args.quiet and not args.dry_run:  # to tell what arrives: A, M, D, R and who
+        from gitmem.arrivals import tips
+
+        before = tips(project)
     try:
         options = SyncOptions(
             checks=checks,
@@ -135,7 +141,14 @@ def run(args: argparse.Namespace) -> int:
     if options.progress:
         sys.stderr.write("\r\033[K")
     if not args.quiet:
-        for line in sync_lines(result, args.verbose):
+        _explain_skipped(project, result)
+        told = None
+        if before:
+            from gitmem.arrivals import arrivals
+
+            pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
+            told = arrivals(project, before, pulled) if pulled else None
+        for line in sync_lines(result, args.verbose, told):
             echo(line)
         _skipped_notes(project, result, args.verbose)
     if result.refused:  # the other refs synced; each refused one is an error of its own
@@ -169,8 +182,35 @@ def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:
 
     lines = [f"skipped {s}" for s in result.skipped]
     fresh = lines if result.dry_run else unseen(project.repo.common_dir, "skipped", lines)
+    sys.stdout.flush()  # after the results, each on its own line, wherever both streams go
     for line in lines if verbose else fresh:
         sys.stderr.write(line + "\n")
+
+
+def _explain_skipped(project: Project, result: SyncResult) -> None:
+    """A memory skipped for not being UTF-8 is named with its first bad byte and the fix; the
+    sync's write-back, finding it differ from what it expected, called it "kept changing
+    during the sync" (it is not changing: it cannot be read), which this line replaces."""
+    from gitmem.doctor import first_bad_byte
+
+    for i, item in enumerate(result.skipped):
+        name, _, rest = item.partition(": ")
+        rel, _, why = rest.partition(" (")
+        if not why.startswith("GM111") or name not in {s.name for s in project.scopes}:
+            continue
+        path = project.scope(name).path / rel
+        where = first_bad_byte(path) or "not UTF-8"
+        result.skipped[i] = f"{name}: {rel} (not UTF-8 text: {where})"
+        for r in result.refs.values():
+            stale = f"{name}: {rel} kept changing during the sync"
+            r.notes[:] = [
+                f"{name}: {rel} is not UTF-8 ({where}): not synced, and changes to it from "
+                f"{r.via or result.remote or 'elsewhere'} wait; convert it to UTF-8 "
+                "(gitmem doctor prints the command), then gitmem sync"
+                if note.startswith(stale)
+                else note
+                for note in r.notes
+            ]
 
 
 def _show_notice(line: str) -> None:
@@ -205,7 +245,11 @@ def _seconds(project: Project, key: str, default: float) -> float:
         ) from None
 
 
-def sync_lines(result: SyncResult, verbose: bool = False) -> Iterator[str]:
+def sync_lines(
+    result: SyncResult, verbose: bool = False, told: dict[str, list[Arrival]] | None = None
+) -> Iterator[str]:
+    """The lines a sync prints; `told`: what arrived in each ref, with git's letters and who
+    made it (gitmem/arrivals.py), else the files written from the remote as `< path`."""
     prefix = "dry run: " if result.dry_run else ""
     for ref, r in sorted(result.refs.items()):
         remote = r.via or result.remote
@@ -225,7 +269,7 @@ def sync_lines(result: SyncResult, verbose: bool = False) -> Iterator[str]:
             parts.append(f"refused what {remote} holds, nothing merged or pushed (error below)")
         yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
         yield from _listed([f"  {c}" for c in r.local_changes], verbose)
-        yield from _listed([f"  < {p}" for p in r.pulled], verbose)
+        yield from _listed(_arrived(ref, r.pulled, told), verbose)
         for res in r.resolutions:
             yield f"  resolved {res}"
         for lost in r.lost:
@@ -237,6 +281,22 @@ def sync_lines(result: SyncResult, verbose: bool = False) -> Iterator[str]:
             f"({result.retries} push retr{'y' if result.retries == 1 else 'ies'}: "
             "the remote moved meanwhile)"
         )
+
+
+def _arrived(ref: str, pulled: list[str], told: dict[str, list[Arrival]] | None) -> list[str]:
+    """`< A path (by who)` for each file that arrived in `ref`: a rename across refs is told
+    once, under the ref it arrived in; a file no tree tells (it could not be read) as `< path`."""
+    if told is None:
+        return [f"  < {p}" for p in pulled]
+    from gitmem.scopes import shown
+
+    rows = told.get(ref)
+    if rows is None:
+        return [f"  < {p}" for p in pulled]
+    covered = {shown(a.path) for rows_ in told.values() for a in rows_}
+    covered |= {shown(a.source) for rows_ in told.values() for a in rows_ if a.source}
+    lines = [f"  < {a.line()}" for a in rows]
+    return lines + [f"  < {p}" for p in pulled if p not in covered]
 
 
 def _listed(lines: list[str], verbose: bool) -> Iterator[str]:

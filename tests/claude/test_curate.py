@@ -32,10 +32,10 @@ def others(text: str) -> list[str]:
     return [it.text for it in parse(text).items if it.kind != "entry"]
 
 
-def curate_twice(folder: Path) -> tuple[str, str | None]:
-    first = plan(folder)
+def curate_twice(folder: Path, reorder: bool = False) -> tuple[str, str | None]:
+    first = plan(folder, reorder=reorder)
     apply(first)
-    second = plan(folder)
+    second = plan(folder, reorder=reorder)
     assert not second.changed, second.diff()
     return first.index_after, first.archive_after
 
@@ -88,7 +88,9 @@ def topic(name: str, confidence: float | None = None, modified: str = "2026-01-0
     return f"---\nname: {name}\ndescription: about {name}\n{conf}modified: {modified}\n---\nbody of {name}\n"
 
 
-def test_unindexed_topic_files_get_a_line_and_better_memories_come_first(tmp_path: Path) -> None:
+def test_unindexed_topic_files_get_a_line_and_better_memories_come_first_on_reorder(
+    tmp_path: Path,
+) -> None:
     folder = write(
         tmp_path,
         {
@@ -98,7 +100,7 @@ def test_unindexed_topic_files_get_a_line_and_better_memories_come_first(tmp_pat
             "linked.md": topic("linked", 0.5) + "see [[high]]\n",
         },
     )
-    index, archive = curate_twice(folder)
+    index, archive = curate_twice(folder, reorder=True)
     assert archive is None
     assert index.startswith("# Memory\n\nHand-written intro.\n\n")
     assert entries(index) == [
@@ -169,9 +171,9 @@ def test_curate_cli_shows_the_diff_and_writes_only_with_yes(world: World) -> Non
 def test_recency_from_history_outranks_an_older_memory(tmp_path: Path) -> None:
     folder = write(tmp_path, {"old.md": "old\n", "new.md": "new\n"})
     day = 86400.0
-    result = plan(folder, {"old.md": 1_000 * day, "new.md": 1_200 * day})
+    result = plan(folder, {"old.md": 1_000 * day, "new.md": 1_200 * day}, reorder=True)
     assert [e.split("]")[0] for e in entries(result.index_after)] == ["- [new", "- [old"]
-    swapped = plan(folder, {"old.md": 1_200 * day, "new.md": 1_000 * day})
+    swapped = plan(folder, {"old.md": 1_200 * day, "new.md": 1_000 * day}, reorder=True)
     assert [e.split("]")[0] for e in entries(swapped.index_after)] == ["- [old", "- [new"]
 
 

@@ -131,7 +131,7 @@ def test_output_names_claude_local_md_as_the_user_knows_it(world: World) -> None
     outputs = [world.ok("-C", str(a), "sync")]
     assert "  A CLAUDE.local.md\n" in outputs[-1]
     outputs.append(world.ok("-C", str(b), "sync"))
-    assert "  < CLAUDE.local.md\n" in outputs[-1]
+    assert "  < A CLAUDE.local.md (by Test User)\n" in outputs[-1]
     (a / "CLAUDE.local.md").write_text(NOTE + "- a: port 8443\n")
     (b / "CLAUDE.local.md").write_text(NOTE + "- b: port 9000\n")
     outputs.append(world.ok("-C", str(a), "diff"))

@@ -25,7 +25,7 @@ def test_long_lists_end_with_and_n_more_and_verbose_lists_all(world: World) -> N
     out = world.ok("-C", str(a), "sync")
     assert out.count("  A auto/") == 20 and "  … and 5 more (--verbose lists them all)" in out
     verbose = world.ok("-C", str(b), "sync", "--verbose")
-    assert verbose.count("  < auto/") == 25 and "more" not in verbose
+    assert verbose.count("  < A auto/") == 25 and "more" not in verbose
     (auto / "m00.md").write_text("edited\n")
     few = world.ok("-C", str(a), "sync")
     assert "  M auto/m00.md" in few and "more" not in few
