@@ -90,6 +90,9 @@ class Project:
     # the working tree of the in-tree scopes (.claude/agent-memory*, CLAUDE.local.md): `root`,
     # except in a linked worktree of a bare repository (see work_tree)
     work: Path | None = None
+    # a bundle file read as the remote of every ref (gitmem bundle unbundle): its refs are
+    # named as our local ones, and land on holding refs of their own (gitmem/bundle.py)
+    bundle: str | None = None
 
     @property
     def tree(self) -> Path:
@@ -108,6 +111,10 @@ class Project:
     def route(self, ref: str) -> Route:
         """Which remote holds our `ref`, under what name, and our tracking ref for it."""
         tail = ref[len(GITMEM_PREFIX) :]
+        if self.bundle is not None:
+            return Route(
+                self.bundle, ref, f"refs/gitmem-remotes/{BUNDLE_TRACKING}/{tail}", "bundle"
+            )
         if self.hub and ref == self.user_ref:
             name = f"{self.ref_prefix}projects/{hub_component(self.key)}/users/{self.uid}"
             return Route(self.hub, name, f"refs/gitmem-remotes/{HUB_TRACKING}/{tail}", "hub")
@@ -132,6 +139,7 @@ class Route:
 
 
 HUB_TRACKING = "gitmem-hub"  # the hub is a URL, not a named remote
+BUNDLE_TRACKING = "gitmem-bundle"  # the holding refs of what an unbundle brought in
 _NOT_A_PREFIX = frozenset({"refs/heads/", "refs/tags/", "refs/remotes/", "refs/gitmem-remotes/"})
 
 
