@@ -304,6 +304,10 @@ def open_project(
             outside=_local_file(repo, tree),
         )
     )
+    if repo.config_get("gitmem.agents"):  # other agents' folders, when enabled
+        from gitmem.project.adapters import agents_of, project_scopes
+
+        scopes.extend(project_scopes(repo, tree, agents_of(repo)))
     return Project(
         repo,
         root,
@@ -329,7 +333,7 @@ def _local_file(repo: Repository, root: Path) -> tuple[tuple[str, Path], ...]:
     return ((LOCAL_FILE_REL, path),)
 
 
-IN_TREE_SCOPES = frozenset({"agents", "local"})
+IN_TREE_SCOPES = frozenset({"agents", "local", "cline", "goose"})
 
 
 def confine(scopes: list[Scope], root: Path, bare: bool) -> tuple[Scope, ...]:
