@@ -58,7 +58,22 @@ def run_doctor(project: Project, offline: bool = False) -> Checkup:
     _key(project, checkup)
     _hub(project, checkup, offline)
     _folders(project, project_status(project), checkup)
+    _orphans(project, checkup)
     return checkup
+
+
+def _orphans(project: Project, checkup: Checkup) -> None:
+    """Memory folders of this project that no checkout loads any more (gitmem/project/orphans.py)."""
+    from gitmem.project.orphans import find_orphans
+
+    for orphan in find_orphans(project):
+        checkup.add(
+            "orphan",
+            ADVICE,
+            f"{orphan.path} holds {orphan.files} memory file{'s' if orphan.files != 1 else ''} of "
+            f"this project that nobody loads ({orphan.why}; {orphan.known} known to its history)",
+            f"gitmem adopt --folder {orphan.path}",
+        )
 
 
 # -- the remote -------------------------------------------------------------------------------

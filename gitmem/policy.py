@@ -39,12 +39,20 @@ MAX_SHOWN = 200  # characters of a path in a one-line finding
 REQUIRED_FIELDS = ("name", "description", "type")
 KNOWN_TYPES = frozenset({"user", "feedback", "project", "reference"})
 INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})  # compared lower-case
-TEAM_TOPS = frozenset({META_FILE, "team", "agents"})
+# other coding agents' project-shared folders ride the team ref under a top of their own
+# (gitmem/project/adapters.py names them; a test keeps both lists equal)
+ADAPTER_TEAM_TOPS = frozenset({"cline", "goose"})
+TEAM_TOPS = frozenset({META_FILE, "team", "agents", *ADAPTER_TEAM_TOPS})
 PERSONAL_TOPS = frozenset({META_FILE, "auto", "local", "keys"})
 ALWAYS_ENCRYPTED = frozenset({"local"})
 # <root>/CLAUDE.local.md in the local scope's tree (gitmem/scopes.py LOCAL_FILE_REL): the one
 # name under a dot-folder that is memory
 ROOT_FILES = frozenset({"local/.root/CLAUDE.local.md"})
+# the user scope's single files (gitmem/project/userscope.py), each in a store of its own
+ROOT_FILES |= frozenset({"local/claude/.root/CLAUDE.md", "local/gemini/.root/GEMINI.md"})
+# memory that is not Markdown, by the folder that holds it: goose keeps `<category>.txt`
+# (its memory extension, crates/goose-mcp/src/memory; docs/agents.md)
+TEXT_KINDS: dict[str, tuple[str, ...]] = {"goose/": (".txt",), "local/goose/": (".txt",)}
 
 # code -> (severity, blocking, what it means); the table docs/ci.md documents
 CODES: dict[str, tuple[str, bool, str]] = {
@@ -149,9 +157,16 @@ def check_name(path: str) -> list[Finding]:
         return []
     if encrypted_name(path, ALWAYS_ENCRYPTED):
         return []
-    if any(p.startswith(".") for p in parts) or not parts[-1].lower().endswith(".md"):
+    if any(p.startswith(".") for p in parts) or not _memory_kind(path, parts[-1].lower()):
         return [_found(path, "GM104", "only Markdown memory files (*.md) outside dot-folders")]
     return []
+
+
+def _memory_kind(path: str, name: str) -> bool:
+    """A memory file's kind: Markdown, or an adapter's own kind inside its folder."""
+    if name.endswith(".md"):
+        return True
+    return any(path.startswith(top) and name.endswith(k) for top, k in TEXT_KINDS.items())
 
 
 def encrypted_name(path: str, encrypted: frozenset[str]) -> bool:

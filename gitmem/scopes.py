@@ -93,6 +93,9 @@ class Project:
     # the working tree of the in-tree scopes (.claude/agent-memory*, CLAUDE.local.md): `root`,
     # except in a linked worktree of a bare repository (see work_tree)
     work: Path | None = None
+    # a bundle file read as the remote of every ref (gitmem bundle unbundle): its refs are
+    # named as our local ones, and land on holding refs of their own (gitmem/bundle.py)
+    bundle: str | None = None
 
     @property
     def tree(self) -> Path:
@@ -111,6 +114,10 @@ class Project:
     def route(self, ref: str) -> Route:
         """Which remote holds our `ref`, under what name, and our tracking ref for it."""
         tail = ref[len(GITMEM_PREFIX) :]
+        if self.bundle is not None:
+            return Route(
+                self.bundle, ref, f"refs/gitmem-remotes/{BUNDLE_TRACKING}/{tail}", "bundle"
+            )
         if self.hub and ref == self.user_ref:
             name = f"{self.ref_prefix}projects/{hub_component(self.key)}/users/{self.uid}"
             return Route(self.hub, name, f"refs/gitmem-remotes/{HUB_TRACKING}/{tail}", "hub")
@@ -135,6 +142,7 @@ class Route:
 
 
 HUB_TRACKING = "gitmem-hub"  # the hub is a URL, not a named remote
+BUNDLE_TRACKING = "gitmem-bundle"  # the holding refs of what an unbundle brought in
 _NOT_A_PREFIX = frozenset({"refs/heads/", "refs/tags/", "refs/remotes/", "refs/gitmem-remotes/"})
 
 
@@ -308,6 +316,10 @@ def open_project(
             outside=_local_file(repo, tree),
         )
     )
+    if repo.config_get("gitmem.agents"):  # other agents' folders, when enabled
+        from gitmem.project.adapters import agents_of, project_scopes
+
+        scopes.extend(project_scopes(repo, tree, agents_of(repo)))
     return Project(
         repo,
         root,
@@ -333,7 +345,7 @@ def _local_file(repo: Repository, root: Path) -> tuple[tuple[str, Path], ...]:
     return ((LOCAL_FILE_REL, path),)
 
 
-IN_TREE_SCOPES = frozenset({"agents", "local"})
+IN_TREE_SCOPES = frozenset({"agents", "local", "cline", "goose"})
 # who chose a scope's folder, and how the user points it elsewhere (the refusal's one line)
 FIXED = ("Claude Code (a fixed folder of the working tree)", "")
 _ORIGINS = {

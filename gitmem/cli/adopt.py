@@ -18,10 +18,18 @@ DESCRIPTION = (
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = command(sub, "adopt", "accept the remote's memory under this clone's URL too", DESCRIPTION)
     add_remote(p)
+    p.add_argument(
+        "--folder",
+        metavar="PATH",
+        help="instead: merge an orphaned memory folder (gitmem doctor names them) into this "
+        "project's memory; nothing is lost, and PATH is left for you to remove",
+    )
     p.set_defaults(handler=adopt)
 
 
 def adopt(args: argparse.Namespace) -> int:
+    if args.folder:
+        return adopt_folder(args)
     from gitmem.cli.sync import sync_lines
     from gitmem.sync import SyncOptions, run_sync
 
@@ -56,3 +64,23 @@ def adopted_line(project: Any, ref: str, remote: str | None) -> str:
         f"{ref}: not adopted yet: this machine cannot write it (see the note above); "
         "run gitmem adopt again once it can"
     )
+
+
+def adopt_folder(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gitmem.project.orphans import adopt_folder as adopt_one
+
+    adopted = adopt_one(open_project_from(args), Path(args.folder))
+    for line in adopted.skipped:
+        echo(f"skipped {line}")
+    echo(f"adopted {adopted.path}: {len(adopted.committed)} change(s) merged into this project")
+    for change in adopted.committed:
+        echo(f"  {change}")
+    for res in adopted.resolutions:
+        echo(f"  resolved {res}")
+    for written in adopted.written:
+        echo(f"  < {written}")
+    echo(f"its memory is in this project now; the folder can be removed: rm -r '{adopted.path}'")
+    echo("gitmem sync publishes the result")
+    return 0

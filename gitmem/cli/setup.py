@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from, plural
 
 if TYPE_CHECKING:
+    from gitmem.scopes import Project
     from gitmem.status import ScopeStatus
 
 
@@ -52,16 +53,20 @@ def init(args: argparse.Namespace) -> int:
 def status(args: argparse.Namespace) -> int:
     from gitmem.status import project_status
 
-    st = project_status(open_project_from(args), fetch=args.fetch)
+    project = open_project_from(args)
+    st = project_status(project, fetch=args.fetch)
     if args.as_json:
         import json
 
-        echo(json.dumps(st.as_json(), indent=2))
+        from gitmem.project.adapters import agents_json
+
+        echo(json.dumps({**st.as_json(), **agents_json(project)}, indent=2))
         return 0
     echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
     for s in st.scopes:
         echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {_scope_state(s, st.remote)}")
         echo(f"          {s.path}")
+    _agents(project)
     if st.remote and not st.fetched:
         echo(
             f"(ahead/behind as of the last fetch from {st.remote}: gitmem status --fetch to check now)"
@@ -69,6 +74,20 @@ def status(args: argparse.Namespace) -> int:
     for step in st.next_steps:
         echo(f"next: {step}")
     return 0
+
+
+def _agents(project: Project) -> None:
+    """What each enabled agent keeps where (gitmem/project/adapters.py), and the user scope."""
+    from gitmem.project.adapters import agents_json
+
+    shown = agents_json(project)
+    if any(a["agent"] != "claude" for a in shown["agents"]):
+        echo("agents (gitmem.agents):")
+        for a in shown["agents"]:
+            echo(f"  {a['title']:<12} {a['scope']:<17} {a['where']}")
+            echo(f"{'':<33}{a['how']}")
+    if shown["user_scope"]:
+        echo(f"user scope: {shown['user_scope']}")
 
 
 def _scope_state(s: ScopeStatus, remote: str | None) -> str:

@@ -63,6 +63,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
             action="store_true",
             help="publish even what the secret scan flags (see .gitmem-allow for false positives)",
         )
+        if mode == "sync":
+            p.add_argument(
+                "--user",
+                action="store_true",
+                help="only your user-scope memory (~/.claude/CLAUDE.md, agent memory of "
+                "memory: user, other agents' user memory) through gitmem.hub; from any folder",
+            )
         if mode != "sync":
             p.add_argument(
                 "--hook",
@@ -78,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.cli.hooks import run_as_hook
 
         return run_as_hook(args)
+    if getattr(args, "user", False):
+        from gitmem.cli.usersync import run_user
+
+        return run_user(args)
     opening = start_opening(args, refs=True)  # git finds the project while Python imports
     try:
         project = open_project_from(args, opening=opening)
@@ -155,6 +166,10 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.errors import report
 
         return max(report(exc) for exc in result.refused)
+    if args.mode == "sync" and not args.dry_run and not args.scopes:
+        from gitmem.cli.usersync import carry_user
+
+        return carry_user(project.repo, args.quiet)  # the user scope, through the hub
     return 0
 
 

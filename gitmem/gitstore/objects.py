@@ -556,6 +556,11 @@ class ObjectStore(GitDir, ObjectEncoding):
             self.config()
         return digest("sha256" if self.object_format == "sha256" else "sha1", data).hexdigest()
 
+    def blob_id(self, data: bytes) -> str:
+        """The id `data` has as a blob, written nowhere (a question about a folder that is
+        not ours to litter: gitmem doctor's orphaned memory folders)."""
+        return self._hash(b"blob %d\0" % len(data) + data)
+
     def write_object(self, kind: str, data: bytes) -> str:
         """Write a loose object (temp file + rename, as git does); return its id."""
         raw = b"%s %d\0" % (kind.encode(), len(data)) + data

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gitmem.gitstore.bundles import Bundles
 from gitmem.gitstore.history import History
 from gitmem.gitstore.objects import ObjectStore
 from gitmem.gitstore.process import run_git
@@ -12,7 +13,7 @@ from gitmem.gitstore.refs import RefStore
 from gitmem.gitstore.transport import Transport
 
 
-class Repository(ObjectStore, RefStore, History, Transport):
+class Repository(ObjectStore, RefStore, History, Transport, Bundles):
     """One git repository (any worktree of it, or a bare one). Close it (or use `with`) to stop
     its `cat-file` reader."""
 

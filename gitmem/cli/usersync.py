@@ -1,0 +1,55 @@
+"""gitmem sync --user (anywhere), and the user scope a `gitmem sync` in a project carries."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TYPE_CHECKING
+
+from gitmem.cli.common import echo
+
+if TYPE_CHECKING:
+    from gitmem.gitstore import Repository
+
+
+def run_user(args: argparse.Namespace) -> int:
+    """Only the user scope, from any folder (the project's config when run in one)."""
+    from gitmem.errors import NotARepository
+    from gitmem.gitstore import Repository
+
+    try:
+        repo: Repository | None = Repository(str(getattr(args, "directory", ".")))
+    except NotARepository:
+        repo = None
+    try:
+        return _print(repo, quiet=args.quiet)
+    finally:
+        if repo is not None:
+            repo.close()
+
+
+def carry_user(repo: Repository, quiet: bool) -> int:
+    """After a project's sync: the user scope too, when a hub is set (else nothing)."""
+    if not repo.config_get("gitmem.hub"):
+        return 0
+    return _print(repo, quiet)
+
+
+def _print(repo: Repository | None, quiet: bool) -> int:
+    from gitmem.cli.sync import sync_lines
+    from gitmem.project.userscope import shown_user, sync_user
+
+    code = 0
+    for done in sync_user(repo, os.environ):
+        if done.result is None:
+            echo(f"user scope of {done.agent}: not synced ({done.note})")
+            continue
+        if not quiet:
+            for line in sync_lines(done.result):
+                line = shown_user(done.agent, line, os.environ)
+                echo(f"user {done.agent}: {line}" if not line.startswith("  ") else line)
+        if done.result.refused:
+            from gitmem.errors import report
+
+            code = max(code, *(report(exc) for exc in done.result.refused))
+    return code

@@ -1,0 +1,82 @@
+"""Git bundles of our refs: a file that carries memory refs where no shared remote does (a
+handover, an air-gapped machine, a backup). Reading a bundle into refs is a fetch
+(`Transport.fetch` with the file as the remote); this part writes one, verifies one and lists
+what one holds. Never writes a ref."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from gitmem.errors import UsageError
+from gitmem.gitstore.base import GitDir
+from gitmem.gitstore.transport import git_reasons
+
+HEADER_LIMIT = 1 << 20  # a bundle of our refs has a header of a few hundred bytes
+
+
+class Bundles(GitDir):
+    def create_bundle(self, path: Path, refs: Sequence[str], exclude: Sequence[str] = ()) -> bool:
+        """Write `refs` and the objects they need (less what `exclude`'s commits reach) to
+        `path`; False when nothing is new (git refuses an empty bundle: nothing is written)."""
+        args = ["bundle", "create", "--quiet", str(path), *refs]
+        if exclude:
+            args += ["--not", *exclude]
+        proc = self.git(*args, check=False)
+        if proc.returncode == 0:
+            return True
+        reasons = git_reasons(proc.stderr)
+        if "empty bundle" in reasons:
+            return False
+        raise UsageError(
+            f"cannot write the bundle {path}: {reasons}",
+            "check the folder exists and is writable, then retry",
+        )
+
+    def verify_bundle(self, path: Path) -> str | None:
+        """Why `path` is not a bundle this repository can take (not a bundle, a missing
+        prerequisite, a pack that does not read back), or None when it is."""
+        proc = self.git("bundle", "verify", str(path), check=False)
+        if proc.returncode != 0:
+            return git_reasons(proc.stderr)
+        return None
+
+    def bundle_header(self, path: Path) -> BundleHeader:
+        """What the bundle's header says it holds (its refs) and needs (its prerequisites),
+        read from the file itself (bounded: a header is a few lines)."""
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(HEADER_LIMIT)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot read the bundle {path}: {exc.strerror}",
+                "give a file made by gitmem bundle create",
+            ) from None
+        lines = head.split(b"\n")
+        if lines[0] not in (b"# v2 git bundle", b"# v3 git bundle"):
+            raise UsageError(
+                f"{path} is not a git bundle", "give a file made by gitmem bundle create"
+            )
+        heads: dict[str, str] = {}
+        needs: list[str] = []
+        for raw in lines[1:-1]:
+            if not raw:
+                return BundleHeader(heads, tuple(needs))
+            line = raw.decode("utf-8", "replace")
+            if line.startswith("@"):  # a v3 capability
+                continue
+            oid, _, rest = line.partition(" ")
+            if oid.startswith("-"):
+                needs.append(oid[1:])
+            elif rest.startswith("refs/"):
+                heads[rest] = oid
+        raise UsageError(
+            f"{path} is not a git bundle (its header does not end)",
+            "give a file made by gitmem bundle create",
+        )
+
+
+class BundleHeader(NamedTuple):
+    heads: dict[str, str]  # ref -> commit id
+    needs: tuple[str, ...]  # commits the receiver must have (an incremental bundle)

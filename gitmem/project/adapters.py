@@ -1,0 +1,232 @@
+"""Coding agents as adapters: where each keeps memory, per scope, and of what kind.
+
+An adapter is data: its folders by scope — `project-shared` (rides the team ref under the
+adapter's own top), `project-personal`, `user` (only through the hub, encrypted:
+gitmem/project/userscope.py) — and its file kinds. The sync loops over the scopes these give,
+through the same confinement (gitmem/scopes.confine) and the same policy (gitmem/policy.py) as
+Claude Code's; nothing is synced for an agent `gitmem.agents` does not name. Claude Code is one
+adapter among them (its project scopes are built by gitmem/scopes.py).
+
+Every path was checked against the tool's own docs or source: docs/agents.md cites them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitmem.errors import ConfigError
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass
+
+    from gitmem.gitstore import Repository
+    from gitmem.scopes import Project, Scope
+else:
+    from gitmem.records import dataclass
+
+PROJECT_SHARED, PROJECT_PERSONAL, USER = "project-shared", "project-personal", "user"
+AGENTS_SETTING = "gitmem.agents"
+DEFAULT_AGENTS = ("claude",)
+
+
+@dataclass(frozen=True)
+class Folder:
+    scope: str  # PROJECT_SHARED | PROJECT_PERSONAL | USER
+    where: str  # as the user knows it: "<project>/memory-bank", "~/.codex/memories"
+    kinds: tuple[str, ...] = (".md",)  # file kinds that are memory there
+    file: str = ""  # one file instead of a folder (GEMINI.md, CLAUDE.md)
+    top: str = ""  # the ref's folder for it (project-shared: a top of the team ref)
+    own_git: bool = False  # the tool keeps a .git of its own there (never read or written)
+
+
+@dataclass(frozen=True)
+class Adapter:
+    name: str
+    title: str
+    folders: tuple[Folder, ...]
+    note: str = ""
+
+
+ADAPTERS: dict[str, Adapter] = {
+    "claude": Adapter(
+        "claude",
+        "Claude Code",
+        (
+            Folder(PROJECT_PERSONAL, "<claude>/projects/<slug>/memory"),
+            Folder(PROJECT_SHARED, "<claude>/projects/<slug>/memory/team", top="team"),
+            Folder(PROJECT_SHARED, "<project>/.claude/agent-memory", top="agents"),
+            Folder(PROJECT_PERSONAL, "<project>/.claude/agent-memory-local, CLAUDE.local.md"),
+            Folder(USER, "<claude>/agent-memory", top="local/claude"),
+            Folder(USER, "<claude>/CLAUDE.md", file="CLAUDE.md", top="local/claude"),
+        ),
+    ),
+    "codex": Adapter(
+        "codex",
+        "Codex CLI",
+        (Folder(USER, "$CODEX_HOME/memories", top="local/codex", own_git=True),),
+        "memories are off by default in Codex ([features] memories = true)",
+    ),
+    "gemini": Adapter(
+        "gemini",
+        "Gemini CLI",
+        (Folder(USER, "~/.gemini/GEMINI.md", file="GEMINI.md", top="local/gemini"),),
+        "save_memory appends to its '## Gemini Added Memories' section",
+    ),
+    "goose": Adapter(
+        "goose",
+        "goose",
+        (
+            Folder(PROJECT_SHARED, "<project>/.goose/memory", (".txt",), top="goose"),
+            Folder(USER, "$XDG_CONFIG_HOME/goose/memory", (".txt",), top="local/goose"),
+        ),
+        "the memory extension keeps one <category>.txt per category",
+    ),
+    "cline": Adapter(
+        "cline",
+        "Cline",
+        (Folder(PROJECT_SHARED, "<project>/memory-bank", top="cline"),),
+        "the Memory Bank is a convention of Cline's custom instructions",
+    ),
+}
+
+
+def enabled_agents(value: str | None) -> tuple[str, ...]:
+    """The agents `gitmem.agents` names (comma or space separated; default: Claude Code)."""
+    if value is None or not value.strip():
+        return DEFAULT_AGENTS
+    names = [n.strip().lower() for n in value.replace(",", " ").split()]
+    unknown = [n for n in names if n not in ADAPTERS]
+    if unknown:
+        raise ConfigError(
+            f"{AGENTS_SETTING} names an agent gitmem does not know: {', '.join(unknown)}",
+            f"choose among {', '.join(ADAPTERS)} (git config {AGENTS_SETTING} claude,codex)",
+        )
+    return tuple(dict.fromkeys(names))
+
+
+def agents_of(repo: Repository) -> tuple[str, ...]:
+    return enabled_agents(repo.config_get(AGENTS_SETTING))
+
+
+# -- where each folder is on this machine -------------------------------------------------------
+
+
+def user_locations(agent: str, env: Mapping[str, str]) -> tuple[Path, tuple[tuple[str, Path], ...]]:
+    """The user-scope folder of `agent` and its single files ((name in the tree, path)), as
+    the tool resolves them. A folder of "" means: single files only."""
+    from gitmem.identity import claude_config_dir
+
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    if agent == "claude":
+        config = claude_config_dir(env)
+        return config / "agent-memory", ((".root/CLAUDE.md", config / "CLAUDE.md"),)
+    if agent == "codex":
+        codex_home = env.get("CODEX_HOME")
+        return (Path(codex_home) if codex_home else home / ".codex") / "memories", ()
+    if agent == "gemini":
+        return Path(""), ((".root/GEMINI.md", home / ".gemini" / "GEMINI.md"),)
+    if agent == "goose":
+        xdg = env.get("XDG_CONFIG_HOME")
+        return (Path(xdg) if xdg else home / ".config") / "goose" / "memory", ()
+    return Path(""), ()
+
+
+def has_user_scope(agent: str) -> bool:
+    return any(f.scope == USER for f in ADAPTERS[agent].folders)
+
+
+def project_scopes(repo: Repository, tree: Path, agents: tuple[str, ...]) -> list[Scope]:
+    """The project-level scopes of the enabled adapters other than Claude Code (whose scopes
+    gitmem/scopes.py builds): each an in-tree folder on the team ref under its own top, left to
+    git when the branch tracks it."""
+    from gitmem.scopes import TEAM_REF, Scope
+
+    out: list[Scope] = []
+    for agent in agents:
+        if agent == "claude":
+            continue
+        for folder in ADAPTERS[agent].folders:
+            if folder.scope != PROJECT_SHARED:
+                continue
+            rel = folder.where.removeprefix("<project>/")
+            tracked = not repo.is_bare and repo.is_tracked(rel)
+            note = (
+                "bare repository: no working tree"
+                if repo.is_bare
+                else "tracked on the branch: left to git"
+                if tracked
+                else ""
+            )
+            out.append(
+                Scope(folder.top, tree / rel, TEAM_REF, folder.top, pushable=not note, note=note)
+            )
+    return out
+
+
+@dataclass(frozen=True)
+class AgentLine:
+    agent: str
+    title: str
+    scope: str
+    where: str
+    how: str  # how it syncs here, or why not
+
+
+def agent_lines(
+    agents: tuple[str, ...], scopes: tuple[Scope, ...], hub: str | None, env: Mapping[str, str]
+) -> list[AgentLine]:
+    """What each enabled agent keeps where, and how gitmem syncs it (gitmem status)."""
+    by_name = {s.name: s for s in scopes}
+    lines: list[AgentLine] = []
+    for agent in agents:
+        adapter = ADAPTERS[agent]
+        for folder in adapter.folders:
+            if folder.scope == USER:
+                path, files = user_locations(agent, env)
+                where = str(files[0][1]) if folder.file else str(path)
+                how = (
+                    f"user scope: through the hub {hub}, encrypted (gitmem sync --user)"
+                    if hub
+                    else "user scope: not synced without a hub "
+                    "(git config --global gitmem.hub URL of a private repository)"
+                )
+                lines.append(AgentLine(agent, adapter.title, folder.scope, where, how))
+                continue
+            scope = by_name.get(folder.top) if agent != "claude" else None
+            if agent == "claude":
+                how = "project scopes auto, team, agents, local (above)"
+                where = folder.where
+            elif scope is None:
+                continue
+            else:
+                where = str(scope.path)
+                how = (
+                    f"team ref, {folder.top}/"
+                    + (f" ({', '.join(folder.kinds)})" if folder.kinds != (".md",) else "")
+                    if scope.pushable
+                    else f"not synced: {scope.note}"
+                )
+            lines.append(AgentLine(agent, adapter.title, folder.scope, where, how))
+    return lines
+
+
+def agents_json(project: Project) -> dict[str, Any]:
+    """`gitmem status --json`'s "agents" (what each enabled agent keeps where) and
+    "user_scope" (how the user scope syncs, or how to make it)."""
+    repo = project.repo
+    agents = agents_of(repo)
+    hub = repo.config_get("gitmem.hub") or None
+    lines = agent_lines(agents, project.scopes, hub, os.environ)
+    if hub:
+        user = f"through the hub {hub}, encrypted: gitmem sync (or gitmem sync --user anywhere)"
+    else:
+        user = (
+            "not synced (~/.claude/CLAUDE.md, ~/.claude/agent-memory/ and other agents' "
+            "user memory need a hub): git config --global gitmem.hub URL of a private repository"
+        )
+    from gitmem.records import asdict
+
+    return {"agents": [asdict(line) for line in lines], "user_scope": user}

@@ -1,0 +1,203 @@
+"""The user scope: memory of the person, not of a project (`~/.claude/CLAUDE.md`,
+`~/.claude/agent-memory/<name>/`, and the enabled adapters' user-level memory), synced only
+through `gitmem.hub` — a private repository of the user's — on a personal ref, encrypted.
+
+Each enabled agent's user memory is kept in a store of gitmem's own (a bare repository under
+`$XDG_DATA_HOME/gitmem/user/<agent>.git`, never a project's): one scope whose tree is `local/…`
+(always encrypted), the hub its only remote (`refs/gitmem/projects/user%3A<agent>/users/<uid>`
+there). So the sync itself runs unchanged: the same snapshot, checks, merge and write-back as
+any personal scope. Folders are confined like any scope folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitmem.confinement import refusal
+from gitmem.errors import ConfigError
+from gitmem.project.adapters import (
+    ADAPTERS,
+    USER,
+    Folder,
+    agents_of,
+    has_user_scope,
+    user_locations,
+)
+
+if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
+    from dataclasses import dataclass
+
+    from gitmem.gitstore import Repository
+    from gitmem.scopes import Project, Scope
+    from gitmem.sync import SyncResult
+else:
+    from gitmem.records import dataclass
+
+STORE_REF = "refs/gitmem/store"  # the store's first commit: a repository with history
+HUB_HINT = (
+    "set a private repository of yours as the hub: git config --global gitmem.hub URL "
+    "(then gitmem sync --user)"
+)
+
+
+@dataclass(frozen=True)
+class UserSync:
+    agent: str
+    result: SyncResult | None
+    note: str = ""  # why nothing synced for this agent
+
+
+def store_dir(env: Mapping[str, str]) -> Path:
+    data = env.get("XDG_DATA_HOME")
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    return (Path(data) if data else home / ".local" / "share") / "gitmem" / "user"
+
+
+def user_key(agent: str) -> str:
+    """The project key of an agent's user memory (no project key has a ':' after a word)."""
+    return f"user:{agent}"
+
+
+def open_store(agent: str, env: Mapping[str, str]) -> Repository:
+    """The agent's store, made on first use (a bare repository with one empty commit)."""
+    from gitmem.gitstore import Repository, init_repository
+
+    path = store_dir(env) / f"{agent}.git"
+    if not (path / "HEAD").is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        init_repository(path, bare=True)
+    repo = Repository(path)
+    if repo.resolve(STORE_REF) is None:
+        tree = repo.write_tree({})
+        commit = repo.write_commit(tree, [], "gitmem: the store of your user-scope memory")
+        repo.update_ref(STORE_REF, commit, None, "gitmem: store")
+    return repo
+
+
+def user_project(agent: str, hub: str, uid: str, env: Mapping[str, str]) -> Project:
+    """The agent's user memory as a project whose one scope is on the personal ref, routed
+    to the hub."""
+    from gitmem.scopes import USERS_REF_PREFIX, Project, Scope
+
+    repo = open_store(agent, env)
+    folder, files = user_locations(agent, env)
+    top = next(f.top for f in _folders(agent))
+    if not str(folder) or str(folder) == ".":
+        folder = repo.common_dir / "files"  # single files only: a folder that holds none
+    scope = Scope("user", folder, USERS_REF_PREFIX + uid, top, outside=tuple(files))
+    scope = _confined(agent, scope, repo.common_dir, env)
+    return Project(repo, repo.common_dir, user_key(agent), hub, uid, (scope,), hub=hub)
+
+
+def _folders(agent: str) -> list[Folder]:
+    return [f for f in ADAPTERS[agent].folders if f.scope == USER]
+
+
+def _confined(agent: str, scope: Scope, store: Path, env: Mapping[str, str]) -> Scope:
+    """The scope as it may sync: refused (never read or written) when its folder is the
+    home folder, a tool's whole folder, a filesystem root, holds a repository…"""
+    from gitmem.identity import claude_config_dir
+    from gitmem.records import replace
+
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    protected = {
+        label: Path(os.path.realpath(p))
+        for label, p in (
+            ("the home folder", home),
+            ("Claude Code's folder", claude_config_dir(env)),
+            ("Codex's folder", home / ".codex"),
+            ("Gemini CLI's folder", home / ".gemini"),
+            ("the config folder", home / ".config"),
+        )
+    }
+    why = _through_link(home, scope.path) or refusal(scope.path, store, protected, False)
+    own_git = any(f.own_git for f in ADAPTERS[agent].folders if f.scope == USER)
+    if why is not None and own_git and why.startswith("it holds a .git"):
+        why = None  # the tool's own history of its folder (Codex): a dot-folder, never read
+    for _, path in scope.outside:
+        why = why or _through_link(home, path)
+    if why is None:
+        return scope
+    return replace(scope, pushable=False, refused=True, note=f"refused {scope.path}: {why}")
+
+
+def _through_link(home: Path, path: Path) -> str | None:
+    """Why `path` may not be a user-scope folder or file: a symbolic link on the way from the
+    home folder (a `~/.config/goose/memory` that leads to `~/.ssh` must sync nothing)."""
+    from gitmem.confinement import link_on_the_way, within
+
+    lexical = Path(os.path.abspath(path))
+    root = Path(os.path.abspath(home))
+    if not within(lexical, root):
+        return None
+    link = link_on_the_way(root, lexical)
+    if link is None:
+        return None
+    return f"{link} is a symbolic link; user-scope folders must not pass through links"
+
+
+def sync_user(
+    repo: Repository | None,
+    env: Mapping[str, str],
+    agents: tuple[str, ...] | None = None,
+    timeout: float | None = None,
+) -> list[UserSync]:
+    """Sync the user scope of every enabled agent through the hub (`repo`: the project the
+    command runs in, whose config names the hub and the agents; None: the global config)."""
+    from gitmem.project.adapters import enabled_agents
+    from gitmem.scopes import resolve_uid
+    from gitmem.sync import SyncOptions, run_sync
+
+    config = repo if repo is not None else open_store("claude", env)
+    hub = config.config_get("gitmem.hub")
+    if not hub:
+        raise ConfigError("no hub: the user scope syncs only through gitmem.hub", HUB_HINT)
+    chosen = (
+        agents
+        if agents is not None
+        else (
+            agents_of(config)
+            if repo is not None
+            else enabled_agents(config.config_get("gitmem.agents"))
+        )
+    )
+    uid = resolve_uid(config)
+    out: list[UserSync] = []
+    for agent in chosen:
+        if not has_user_scope(agent):
+            continue
+        project = user_project(agent, hub, uid, env)
+        scope = project.scopes[0]
+        if scope.refused:
+            out.append(UserSync(agent, None, scope.note))
+            continue
+        options = SyncOptions(mode="sync")
+        if timeout is not None:
+            options.timeout = timeout
+        try:
+            out.append(UserSync(agent, run_sync(project, options)))
+        finally:
+            project.repo.close()
+    return out
+
+
+def user_scope_missing_hub(repo: Repository) -> str | None:
+    """What status says about the user scope when there is no hub (None: there is one)."""
+    if repo.config_get("gitmem.hub"):
+        return None
+    return "user scope (~/.claude/CLAUDE.md, ~/.claude/agent-memory/) not synced: " + HUB_HINT
+
+
+def shown_user(agent: str, text: str, env: Mapping[str, str]) -> str:
+    """A line naming the agent's files as the user knows them (`local/claude/.root/CLAUDE.md`
+    is ~/.claude/CLAUDE.md)."""
+    folder, files = user_locations(agent, env)
+    top = _folders(agent)[0].top
+    for rel, path in files:
+        text = text.replace(f"{top}/{rel}", str(path))
+    if str(folder) and str(folder) != ".":
+        text = text.replace(f"{top}/", f"{folder}/")
+    return text

@@ -1,0 +1,91 @@
+"""Orphaned memory folders: a moved clone's old folder is named by doctor and adopted home."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from gitmem.identity import claude_slug
+from tests.support.world import World, folder_bytes, write_files
+
+MEMORY = {
+    "MEMORY.md": "- [Build](build.md) — how to build\n",
+    "build.md": "---\nname: build\ndescription: how to build\ntype: project\n---\nRun make.\n",
+    "team/MEMORY.md": "- [Deploy](deploy.md) — how we deploy\n",
+    "team/deploy.md": "---\nname: deploy\ndescription: deploys\ntype: project\n---\nTuesdays.\n",
+}
+
+
+def orphans(world: World, clone: Path) -> list[dict[str, str]]:
+    out = json.loads(world.ok("-C", str(clone), "doctor", "--offline", "--json"))
+    return [f for f in out if f["area"] == "orphan"]
+
+
+def moved_clone(world: World) -> tuple[Path, Path, Path]:
+    """A clone that synced memory, then got edits nobody synced, then was moved: the new
+    path, the old memory folder, the new one."""
+    a = world.clone("a")
+    old = world.scope_path(a, "auto")
+    write_files(old, MEMORY)
+    world.ok("-C", str(a), "sync")
+    (old / "build.md").write_text(MEMORY["build.md"] + "Then make test.\n")  # never synced
+    (old / "MEMORY.md").write_text(MEMORY["MEMORY.md"] + "- [Lint](lint.md) — lint first\n")
+    (old / "lint.md").write_text("---\nname: lint\ndescription: lint\ntype: project\n---\nruff.\n")
+    moved = world.root / "work" / "renamed"
+    moved.parent.mkdir()
+    shutil.move(str(a), str(moved))
+    return moved, old, world.scope_path(moved, "auto")
+
+
+def test_a_moved_clone_names_its_old_folder_and_adopts_it_losing_nothing(world: World) -> None:
+    moved, old, new = moved_clone(world)
+    assert not new.exists()
+    found = orphans(world, moved)
+    assert [f["message"].split(" holds ")[0] for f in found] == [str(old)]
+    assert found[0]["fix"] == f"gitmem adopt --folder {old}"
+
+    out = world.ok("-C", str(moved), "adopt", "--folder", str(old))
+    assert "can be removed" in out
+    assert (new / "lint.md").exists()
+    assert "Then make test." in (new / "build.md").read_text()
+    assert "lint first" in (new / "MEMORY.md").read_text()
+    assert (new / "team" / "deploy.md").read_text() == MEMORY["team/deploy.md"]
+    assert orphans(world, moved) == []  # adopted: not named again
+
+    # the adoption is on the refs: a sync publishes it, another clone gets all of it
+    world.ok("-C", str(moved), "sync")
+    b = world.clone("b")
+    world.ok("-C", str(b), "sync")
+    assert folder_bytes(world.scope_path(b, "auto")) == folder_bytes(new)
+
+
+def test_adopting_into_a_folder_edited_since_merges_both(world: World) -> None:
+    moved, old, new = moved_clone(world)
+    world.ok("-C", str(moved), "sync")  # the new folder gets the synced memory first
+    assert "Then make test." not in (new / "build.md").read_text()
+    (new / "build.md").write_text(MEMORY["build.md"].replace("Run make.", "Run make -j8."))
+    world.ok("-C", str(moved), "adopt", "--folder", str(old))
+    text = (new / "build.md").read_text()
+    assert "Then make test." in text and "make -j8" in text
+
+
+def test_a_folder_of_another_project_or_a_live_clone_is_not_named(world: World) -> None:
+    a = world.clone("a")
+    write_files(world.scope_path(a, "auto"), MEMORY)
+    world.ok("-C", str(a), "sync")
+    b = world.clone("b")  # a live clone of the same project: its folder is loaded
+    write_files(world.scope_path(b, "auto"), {"mine.md": "b's own\n"})
+    stranger = world.home / ".claude" / "projects" / claude_slug("/gone/elsewhere") / "memory"
+    write_files(stranger, {"MEMORY.md": "- unrelated\n"})
+    assert orphans(world, a) == []
+
+
+def test_adopt_refuses_this_clones_own_folder_and_a_home_folder(world: World) -> None:
+    a = world.clone("a")
+    own = world.scope_path(a, "auto")
+    own.mkdir(parents=True)
+    run = world.gitmem("-C", str(a), "adopt", "--folder", str(own))
+    assert run.code == 2 and "already synced" in run.err
+    run = world.gitmem("-C", str(a), "adopt", "--folder", str(world.home))
+    assert run.code == 2 and "home folder" in run.err
