@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "gitmem.cli.demo",
     "gitmem.cli.doctor",
     "gitmem.cli.completion",
+    "gitmem.cli.query",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -48,6 +49,7 @@ COMMANDS = {
     "demo": "gitmem.cli.demo",
     "doctor": "gitmem.cli.doctor",
     "completion": "gitmem.cli.completion",
+    "query": "gitmem.cli.query",
 }
 
 DESCRIPTION = (
