@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "gitmem.cli.doctor",
     "gitmem.cli.completion",
     "gitmem.cli.query",
+    "gitmem.cli.record",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -50,6 +51,7 @@ COMMANDS = {
     "doctor": "gitmem.cli.doctor",
     "completion": "gitmem.cli.completion",
     "query": "gitmem.cli.query",
+    "record": "gitmem.cli.record",
 }
 
 DESCRIPTION = (
