@@ -30,6 +30,8 @@ COMMAND_MODULES = (
     "gitmem.cli.doctor",
     "gitmem.cli.completion",
     "gitmem.cli.bundle",
+    "gitmem.cli.query",
+    "gitmem.cli.record",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -50,6 +52,8 @@ COMMANDS = {
     "doctor": "gitmem.cli.doctor",
     "completion": "gitmem.cli.completion",
     "bundle": "gitmem.cli.bundle",
+    "query": "gitmem.cli.query",
+    "record": "gitmem.cli.record",
 }
 
 DESCRIPTION = (

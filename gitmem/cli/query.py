@@ -1,0 +1,121 @@
+"""gitmem query: find memories across every scope (the Memory Graph seed's memory-query)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from gitmem.cli.common import SCOPE_CHOICES, command, directory, echo
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gitmem.recall.index import Place
+    from gitmem.scopes import Project
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = command(
+        sub,
+        "query",
+        "find memories in every scope: by text, type, tag, link, time, author",
+        "Find memories in every scope of this project on this machine (auto, team, agents,\n"
+        "local), from a full-text index kept beside the sync state. Filters combine (AND).",
+    )
+    p.add_argument("--id", metavar="ID", help="one memory, by scope/path, path or name")
+    p.add_argument("--type", metavar="TYPE", help="memories of this type (frontmatter type:)")
+    p.add_argument("--tag", metavar="TAG", help="memories with this tag")
+    p.add_argument("--related", metavar="ID", help="memories linked to, from or sharing a tag")
+    p.add_argument(
+        "--recent",
+        metavar="N",
+        type=int,
+        nargs="?",
+        const=5,
+        help="the N most recently changed (default 5)",
+    )
+    p.add_argument("--search", metavar="TEXT", help="full-text search (every word)")
+    p.add_argument(
+        "--status", metavar="STATUS", help="active (no status: field), archived, superseded"
+    )
+    p.add_argument("--since", metavar="WHEN", help="changed since a date (2026-01-31) or age (7d)")
+    p.add_argument("--author", metavar="WHO", help="last changed by (name or email, from git)")
+    p.add_argument(
+        "--deleted", action="store_true", help="memories deleted but still in the refs' history"
+    )
+    p.add_argument(
+        "--scope",
+        action="append",
+        choices=SCOPE_CHOICES,
+        help="only this scope (repeatable; default: all)",
+    )
+    p.add_argument("--limit", metavar="N", type=int, default=50, help="at most N hits (50)")
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        default="summary",
+        choices=("summary", "json", "full"),
+        help="summary (default), json (with query_time_ms) or full (each memory's text)",
+    )
+    p.set_defaults(handler=run)
+
+
+def project_opener(args: argparse.Namespace) -> Callable[[], Project]:
+    """The project, opened (git processes) on first use only."""
+    opened: list[Project] = []
+
+    def get() -> Project:
+        if not opened:
+            from gitmem.cli.common import open_project_from
+
+            opened.append(open_project_from(args))
+        return opened[0]
+
+    return get
+
+
+def place_of(args: argparse.Namespace, opener: Callable[[], Project]) -> Place:
+    from gitmem.recall.index import locate
+
+    place = locate(directory(args), getattr(args, "memory_dir", None), opener)
+    return place
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import time
+
+    started = time.perf_counter()
+    from gitmem.recall.query import Query, as_json, full_block, parse_since, summary_line
+    from gitmem.recall.query import run as run_query
+
+    opener = project_opener(args)
+    place = place_of(args, opener)
+    if place.project is not None:
+        opened = place.project
+        opener = lambda: opened  # noqa: E731 - already open: no second opening
+    q = Query(
+        id=args.id,
+        type=args.type,
+        tag=args.tag,
+        related=args.related,
+        recent=args.recent,
+        search=args.search,
+        status=args.status,
+        since=parse_since(args.since) if args.since else None,
+        author=args.author,
+        deleted=args.deleted,
+        scopes=args.scope or [],
+        limit=max(1, args.limit),
+    )
+    hits = run_query(place, q, opener)
+    if args.fmt == "json":
+        echo(json.dumps(as_json(hits, started), indent=2, ensure_ascii=False))
+    elif args.fmt == "full":
+        for h in hits:
+            for line in full_block(h, opener):
+                echo(line)
+    else:
+        for h in hits:
+            echo(summary_line(h))
+    return 0

@@ -1,0 +1,82 @@
+"""gitmem record: write one memory (topic file + index line) as Claude Code does."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gitmem.cli.common import SCOPE_CHOICES, add_json, command, echo
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = command(
+        sub,
+        "record",
+        "write a memory: a topic file with frontmatter and its line in MEMORY.md",
+        "Write a memory as Claude Code does: a topic file (name, description, type, confidence,\n"
+        "updated) and its line '- [Title](file.md) — description' under the right heading of\n"
+        "the scope's MEMORY.md. Atomic, never over an edit made meanwhile; secrets refused;\n"
+        "an index over 200 lines or 25,000 characters is curated, not cut.",
+    )
+    p.add_argument("text", nargs="?", help="the memory's text ('-' or nothing: read stdin)")
+    p.add_argument("--title", required=True, help="its name (the index line's title)")
+    p.add_argument("--description", "--summary", default="", help="one line: what it is for")
+    p.add_argument(
+        "--type",
+        default="project",
+        choices=("user", "feedback", "project", "reference"),
+        help="Claude Code's memory type (default: project)",
+    )
+    p.add_argument("--confidence", type=float, help="0 to 1 (merges prefer the more confident)")
+    p.add_argument("--file", metavar="NAME.md", help="the topic file (default: from the title)")
+    p.add_argument("--heading", help="the MEMORY.md heading to file it under (default: by type)")
+    p.add_argument("--scope", default="auto", choices=SCOPE_CHOICES, help="where (default: auto)")
+    p.add_argument("--sync", action="store_true", help="sync afterwards")
+    add_json(p)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from gitmem.cli.common import directory, open_project_from
+    from gitmem.recall.record import Memory, record
+
+    text = args.text
+    if text is None or text == "-":
+        text = sys.stdin.read()
+    memory = Memory(
+        title=args.title,
+        body=text,
+        description=args.description,
+        type=args.type,
+        confidence=args.confidence,
+        file=args.file,
+        heading=args.heading,
+    )
+    done = record(open_project_from(args), args.scope, memory)
+    if args.as_json:
+        echo(
+            json.dumps(
+                {
+                    "scope": done.scope,
+                    "file": str(done.path),
+                    "id": f"{done.scope}/{done.file}",
+                    "created": done.created,
+                    "index_line": done.index_line,
+                    "curated": done.curated,
+                },
+                ensure_ascii=False,
+            )
+        )
+    else:
+        verb = "recorded" if done.created else "updated"
+        echo(f"{verb} {done.scope}/{done.file} ({done.path})")
+        if done.curated:
+            echo(f"  MEMORY.md curated: {len(done.curated)} entries moved to MEMORY-archive.md")
+    if args.sync:
+        from gitmem.cli import main
+
+        return main(["-C", directory(args), "sync"])
+    return 0

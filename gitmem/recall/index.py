@@ -1,0 +1,788 @@
+"""The recall index: every scope's memory files in one SQLite FTS5 database, a cache.
+
+Kept at `<common-dir>/gitmem/recall.sqlite`, beside the sync state. It is never a source of
+truth: each use first compares the scope folders with what it holds (size, mtime, inode of each
+file; a file whose stat changed is read again and re-indexed only when its blob id changed) and
+drops what is gone; a database that is missing, of another format or unreadable is rebuilt from
+the folders. What only git knows (who last changed a memory, when, what was deleted) is read
+from the scopes' refs when a question needs it and the refs moved since (`refresh_history`).
+
+The scope folders are resolved once by `open_project` (git processes) and remembered with the
+inputs that decide them (environment, git config files, Claude Code settings): a query whose
+inputs are unchanged starts no process at all. Never writes a memory file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass
+
+    from gitmem.scopes import Project
+else:
+    from gitmem.records import dataclass
+
+FORMAT = "gitmem-recall 2"
+DB_NAME = "recall.sqlite"
+MAX_FILE = 1 << 20  # a larger memory is indexed by name only (bounded cost)
+# environment that decides the scope folders (gitmem/identity.py, gitmem/quickstart.py ENV)
+ENV = (
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+    "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+    "CLAUDE_CODE_PROJECT_DIR_NAME",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_NOSYSTEM",
+)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS memory(
+  id INTEGER PRIMARY KEY, scope TEXT NOT NULL, path TEXT NOT NULL, file TEXT NOT NULL,
+  size INTEGER, mtime_ns INTEGER, ino INTEGER, ctime_ns INTEGER, dev INTEGER, uid INTEGER,
+  gid INTEGER, stat_at INTEGER, oid TEXT,
+  title TEXT, type TEXT, description TEXT, tags TEXT, status TEXT,
+  confidence REAL, updated REAL, links TEXT, links_to TEXT, rank REAL DEFAULT 0,
+  UNIQUE(scope, path));
+CREATE VIRTUAL TABLE IF NOT EXISTS text USING fts5(
+  title, description, tags, body, path, tokenize='porter unicode61 remove_diacritics 2');
+CREATE TABLE IF NOT EXISTS history(
+  scope TEXT NOT NULL, path TEXT NOT NULL, time REAL, author TEXT, email TEXT, commit_id TEXT,
+  deleted INTEGER DEFAULT 0, last_blob TEXT, PRIMARY KEY(scope, path));
+"""
+
+
+@dataclass(frozen=True)
+class ScopeSpot:
+    """Where one scope's memory is: what the index needs of gitmem.scopes.Scope."""
+
+    name: str
+    path: str
+    ref: str
+    prefix: str
+    exclude: tuple[str, ...] = ()
+    outside: tuple[tuple[str, str], ...] = ()  # (path in the scope, file on disk)
+
+    def file(self, rel: str) -> str:
+        for name, path in self.outside:
+            if name == rel:
+                return path
+        return os.path.join(self.path, rel)
+
+
+@dataclass
+class Place:
+    """The project as recall sees it: its git folders and its scopes."""
+
+    here: str
+    git_dir: str
+    common_dir: str
+    root: str
+    scopes: tuple[ScopeSpot, ...]
+    project: Project | None = None  # opened (git processes) only when a question needs git
+
+
+# -- where the scopes are (no git process when nothing that decides them changed) -------------
+
+
+def _find_git_dirs(here: str) -> tuple[str, str] | None:
+    from gitmem.quickstart import worktree_git_dir
+
+    git_dir = worktree_git_dir(os.path.abspath(here))
+    if git_dir is None:
+        return None
+    common = git_dir
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            common = os.path.normpath(os.path.join(git_dir, fh.read().strip()))
+    except OSError:
+        pass
+    return git_dir, common
+
+
+def _inputs(git_dir: str, common: str, root: str, memory_dir: str | None) -> str:
+    """Everything the scope folders depend on, as one string: a change means open again."""
+    from gitmem.identity import claude_config_dir, claude_state_file, depends_on_trust
+    from gitmem.quickstart import stamp, trust_answer
+
+    home = os.path.expanduser("~")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    watched = [
+        os.path.join(common, "config"),
+        os.path.join(git_dir, "config.worktree"),
+        os.environ.get("GIT_CONFIG_GLOBAL") or os.path.join(home, ".gitconfig"),
+        os.path.join(xdg, "git", "config"),
+        str(claude_config_dir(os.environ) / "settings.json"),
+        os.path.join(root, ".claude", "settings.json"),
+        os.path.join(root, ".claude", "settings.local.json"),
+        os.path.join(root, ".claude", "agent-memory"),
+        os.path.join(root, ".claude", "agent-memory-local"),
+    ]
+    parts = [FORMAT, git_dir, memory_dir or ""]
+    parts += [f"{name}={os.environ.get(name)}" for name in ENV]
+    parts += [f"{p}={stamp(p, lstat=True)}" for p in watched]
+    if root and depends_on_trust(Path(root)):
+        state = str(claude_state_file(os.environ))
+        parts.append(f"trust={trust_answer(state, root)}")
+    return "\0".join(parts)
+
+
+def spots_of(project: Project) -> tuple[ScopeSpot, ...]:
+    return tuple(
+        ScopeSpot(
+            s.name,
+            str(s.path),
+            s.ref,
+            s.prefix,
+            tuple(sorted(s.exclude)),
+            tuple((rel, str(p)) for rel, p in s.outside),
+        )
+        for s in project.scopes
+        if not s.refused
+    )
+
+
+def locate(here: str, memory_dir: str | None, open_project: Callable[[], Project]) -> Place:
+    """The project of `here` and its scope folders: remembered in the index when the inputs
+    that decide them are unchanged, else asked of `open_project` (and remembered)."""
+    dirs = _find_git_dirs(here)
+    db = None
+    if dirs is not None:
+        db = connect(dirs[1])
+        row = _meta(db, "place")
+        if row is not None:
+            saved = json.loads(row)
+            if saved.get("inputs") == _inputs(dirs[0], dirs[1], saved["root"], memory_dir):
+                spots = tuple(ScopeSpot(*_tuples(s)) for s in saved["scopes"])
+                return Place(here, dirs[0], dirs[1], saved["root"], spots)
+    project = open_project()
+    repo = project.repo
+    git_dir, common = str(repo.git_dir.resolve()), str(repo.common_dir)
+    place = Place(here, git_dir, common, str(project.tree), spots_of(project), project)
+    if dirs is not None and os.path.normpath(dirs[1]) == os.path.normpath(common):
+        db = db or connect(common)
+        saved = {
+            "root": place.root,
+            "inputs": _inputs(dirs[0], common, place.root, memory_dir),
+            "scopes": [
+                [s.name, s.path, s.ref, s.prefix, list(s.exclude), [list(o) for o in s.outside]]
+                for s in place.scopes
+            ],
+        }
+        _set_meta(db, "place", json.dumps(saved))
+        db.commit()
+    return place
+
+
+def _tuples(fields: list[Any]) -> list[Any]:
+    name, path, ref, prefix, exclude, outside = fields
+    return [name, path, ref, prefix, tuple(exclude), tuple(tuple(o) for o in outside)]
+
+
+# -- the database -------------------------------------------------------------------------------
+
+
+def db_path(common_dir: str) -> str:
+    return os.path.join(common_dir, "gitmem", DB_NAME)
+
+
+_OPEN: dict[str, sqlite3.Connection] = {}
+
+
+def connect(common_dir: str) -> sqlite3.Connection:
+    """The index of this clone; rebuilt empty when missing, of another format or unreadable."""
+    path = db_path(common_dir)
+    if path in _OPEN:
+        return _OPEN[path]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    db = _open(path)
+    try:
+        ok = _meta(db, "format") == FORMAT
+    except sqlite3.DatabaseError:
+        ok = False
+    if not ok:
+        db.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path + suffix)
+        db = _open(path)
+        db.executescript(SCHEMA)
+        _set_meta(db, "format", FORMAT)
+        db.commit()
+    _OPEN[path] = db
+    return db
+
+
+def _open(path: str) -> sqlite3.Connection:
+    db = sqlite3.connect(path, timeout=10.0, isolation_level="DEFERRED")
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+    except sqlite3.DatabaseError:
+        pass  # not a database: connect() rebuilds it
+    return db
+
+
+def close_all() -> None:
+    for db in _OPEN.values():
+        db.close()
+    _OPEN.clear()
+
+
+def _meta(db: sqlite3.Connection, key: str) -> str | None:
+    try:
+        row = db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return None if row is None else str(row[0])
+
+
+def _set_meta(db: sqlite3.Connection, key: str, value: str) -> None:
+    db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES (?, ?)", (key, value))
+
+
+# -- keeping it fresh ----------------------------------------------------------------------------
+
+
+def scope_files(spot: ScopeSpot) -> Iterator[tuple[str, os.stat_result]]:
+    """(path in the scope, lstat) of each memory file of a scope: `*.md` outside dot-folders,
+    never through a symbolic link, the scope's own outside files too."""
+    from gitmem.folders import walk
+
+    exclude = frozenset(spot.exclude)
+    for rel, st in walk(Path(spot.path), exclude):
+        if stat.S_ISREG(st.st_mode) and rel.endswith(".md") and "/." not in "/" + rel:
+            yield rel, st
+    for rel, path in spot.outside:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            yield rel, st
+
+
+def blob_id(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+@dataclass
+class Refreshed:
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+
+    @property
+    def any(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+
+def refresh(place: Place) -> Refreshed:
+    """Bring the index in line with the scope folders. Cheap when little changed: git's own
+    stat check (diff-files, ls-files --others) of each folder against a stat index written from
+    the rows, all scopes at once; a folder without a trusted stat index is walked in Python."""
+    from gitmem.gitstore.index import FolderCheck, matches
+
+    db = connect(place.common_dir)
+    done = Refreshed()
+    known = [s.name for s in place.scopes]
+    for (rowid,) in db.execute(
+        f"SELECT id FROM memory WHERE scope NOT IN ({','.join('?' * len(known))})", known
+    ).fetchall():
+        _drop(db, rowid)
+        done.removed += 1
+    checks: dict[str, FolderCheck | None] = {}
+    for spot in place.scopes:
+        checks[spot.name] = None
+        saved = _meta(db, "stat:" + spot.name)
+        if not saved or not os.path.isdir(spot.path):
+            continue
+        folder, _, checksum = saved.rpartition("\0")
+        if folder == spot.path and matches(Path(_stat_index(place, spot)), checksum):
+            checks[spot.name] = FolderCheck(
+                Path(place.common_dir),
+                Path(spot.path),
+                Path(_stat_index(place, spot)),
+                Path(spot.path),
+                spot.exclude,
+            )
+    for spot in place.scopes:
+        check = checks[spot.name]
+        found = check.result() if check is not None else None
+        if found is None:
+            _refresh_scope(db, spot, list(scope_files(spot)), done)
+            if os.path.isdir(spot.path):
+                _write_stat_index(place, db, spot)
+            continue
+        changed, unknown = found
+        fresh = _fresh_rows(db, spot) if _meta(db, "fresh:" + spot.name) != "0" else []
+        news = [u for u in unknown if _may_be_memory(u)]
+        if changed or news or fresh:
+            _recheck(db, spot, changed, news, fresh, done)
+            _write_stat_index(place, db, spot)
+        _outside(db, spot, done)
+    if done.any:
+        _relink(db)
+    db.commit()
+    return done
+
+
+def _stat_index(place: Place, spot: ScopeSpot) -> str:
+    return os.path.join(place.common_dir, "gitmem", "recall", spot.name + ".index")
+
+
+def _may_be_memory(name: str) -> bool:
+    """An unknown name git lists that may hold a memory: a `*.md` file or a folder, never
+    under a dot-folder."""
+    return "/." not in "/" + name and (name.endswith("/") or name.endswith(".md"))
+
+
+def _fresh_rows(db: sqlite3.Connection, spot: ScopeSpot) -> list[str]:
+    """Rows left out of the stat index: their file was too fresh to trust a stat."""
+    from gitmem.folders import RACY_SECONDS
+
+    outside = {rel for rel, _ in spot.outside}
+    return [
+        path
+        for (path,) in db.execute(
+            "SELECT path FROM memory WHERE scope = ? AND stat_at - max(mtime_ns, ctime_ns) < ?",
+            (spot.name, int(RACY_SECONDS * 1e9)),
+        )
+        if path not in outside
+    ]
+
+
+def _recheck(
+    db: sqlite3.Connection,
+    spot: ScopeSpot,
+    changed: set[str],
+    unknown: list[str],
+    fresh: list[str],
+    done: Refreshed,
+) -> None:
+    """Read again the paths git named (changed, gone, new) and the too-fresh ones."""
+    from gitmem.folders import walk
+
+    listing: dict[str, os.stat_result | None] = {}
+    for rel in [*changed, *fresh]:
+        try:
+            st = os.lstat(os.path.join(spot.path, rel))
+            listing[rel] = st if stat.S_ISREG(st.st_mode) else None
+        except OSError:
+            listing[rel] = None
+    for name in unknown:
+        if name.endswith("/"):
+            for rel, st in walk(Path(spot.path) / name.rstrip("/")):
+                if stat.S_ISREG(st.st_mode) and rel.endswith(".md") and "/." not in "/" + rel:
+                    listing[name + rel] = st
+            continue
+        try:
+            st = os.lstat(os.path.join(spot.path, name))
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            listing[name] = st
+    _apply(db, spot, listing, done)
+
+
+def _outside(db: sqlite3.Connection, spot: ScopeSpot, done: Refreshed) -> None:
+    """The scope's files outside its folder (<root>/CLAUDE.local.md), one lstat each."""
+    listing: dict[str, os.stat_result | None] = {}
+    for rel, path in spot.outside:
+        try:
+            st = os.lstat(path)
+            listing[rel] = st if stat.S_ISREG(st.st_mode) else None
+        except OSError:
+            listing[rel] = None
+    if listing:
+        _apply(db, spot, listing, done)
+
+
+def _write_stat_index(place: Place, db: sqlite3.Connection, spot: ScopeSpot) -> None:
+    """The stat index git checks the folder against next time: every row whose stat is old
+    enough to trust (gitmem/folders.py RACY_SECONDS: git would read a fresher file's bytes to
+    compare; it is left out and read again by us next time)."""
+    from gitmem.folders import RACY_SECONDS
+    from gitmem.gitstore.index import render
+    from gitmem.state import write_atomic
+
+    outside = {rel for rel, _ in spot.outside}
+    rows = [
+        row
+        for row in db.execute(
+            "SELECT path, oid, ctime_ns, mtime_ns, dev, ino, uid, gid, size, stat_at "
+            "FROM memory WHERE scope = ?",
+            (spot.name,),
+        )
+        if row[0] not in outside
+    ]
+    inside = len(rows)
+    entries = [
+        (path, oid, ctime, mtime, dev, ino, uid, gid, size)
+        for path, oid, ctime, mtime, dev, ino, uid, gid, size, at in rows
+        if at - max(mtime, ctime) >= RACY_SECONDS * 1e9
+    ]
+    data = render(entries)
+    _set_meta(db, "fresh:" + spot.name, str(inside - len(entries)))
+    target = Path(_stat_index(place, spot))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, data)
+    width = 32 if entries and len(entries[0][1]) == 64 else 20
+    _set_meta(db, "stat:" + spot.name, spot.path + "\0" + data[-width:].hex())
+
+
+def _refresh_scope(
+    db: sqlite3.Connection,
+    spot: ScopeSpot,
+    listing: list[tuple[str, os.stat_result]],
+    done: Refreshed,
+) -> None:
+    """Compare a whole walk of the scope with its rows."""
+    found: dict[str, os.stat_result | None] = dict(listing)
+    for (path,) in db.execute("SELECT path FROM memory WHERE scope = ?", (spot.name,)):
+        found.setdefault(path, None)
+    _apply(db, spot, found, done)
+
+
+def _apply(
+    db: sqlite3.Connection,
+    spot: ScopeSpot,
+    listing: dict[str, os.stat_result | None],
+    done: Refreshed,
+) -> None:
+    """Update the rows of `listing`'s paths: None is gone; a stat unlike the row's is read
+    again, and re-indexed only when its blob id changed."""
+    import time
+
+    now = time.time_ns()
+    for rel, st in listing.items():
+        old = db.execute(
+            "SELECT id, size, mtime_ns, ino, ctime_ns, oid FROM memory "
+            "WHERE scope = ? AND path = ?",
+            (spot.name, rel),
+        ).fetchone()
+        if st is None:
+            if old is not None:
+                _drop(db, old[0])
+                done.removed += 1
+            continue
+        if old is not None and old[1:5] == (
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ino,
+            st.st_ctime_ns,
+        ):
+            if rel in listing and old[5]:
+                db.execute("UPDATE memory SET stat_at = ? WHERE id = ?", (now, old[0]))
+            continue
+        data = _read(spot.file(rel), st)
+        if data is None:
+            continue
+        oid = blob_id(data)
+        if old is not None and old[5] == oid:
+            db.execute(
+                "UPDATE memory SET size = ?, mtime_ns = ?, ino = ?, ctime_ns = ?, dev = ?, "
+                "uid = ?, gid = ?, stat_at = ? WHERE id = ?",
+                (*_stat_fields(st), now, old[0]),
+            )
+            continue
+        if old is not None:
+            _drop(db, old[0])
+            done.changed += 1
+        else:
+            done.added += 1
+        _insert(db, spot, rel, st, data, oid, now)
+
+
+def _stat_fields(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns, st.st_dev, st.st_uid, st.st_gid)
+
+
+def _read(path: str, st: os.stat_result) -> bytes | None:
+    from gitmem.fileread import NotAFile, read_regular
+
+    if st.st_size > MAX_FILE:
+        return b""
+    try:
+        return read_regular(Path(path))
+    except (OSError, NotAFile):
+        return None
+
+
+def _drop(db: sqlite3.Connection, rowid: int) -> None:
+    db.execute("DELETE FROM memory WHERE id = ?", (rowid,))
+    db.execute("DELETE FROM text WHERE rowid = ?", (rowid,))
+
+
+@dataclass
+class Facts:
+    """What the index keeps of one memory file."""
+
+    title: str
+    type: str | None
+    description: str | None
+    tags: list[str]
+    status: str | None
+    confidence: float | None
+    updated: float | None
+    links: list[tuple[str, str]]
+    body: str
+
+
+def facts_of(rel: str, data: bytes) -> Facts:
+    """Title, type, tags, status, confidence, updated time and links of one memory's bytes
+    (the frontmatter read by the one frontmatter parser, the links by gitmem.graph's)."""
+    from gitmem.graph import describe_memory, links_in
+    from merge_drivers.rank import rank_fields
+
+    node, body = describe_memory(rel, data)
+    confidence, updated = rank_fields(data)
+    status = None
+    if b"status:" in data[:4096]:
+        status = _field(data, "status")
+    return Facts(
+        node.title,
+        node.type,
+        node.description,
+        node.tags,
+        status,
+        confidence,
+        updated,
+        links_in(body),
+        body,
+    )
+
+
+def _field(data: bytes, key: str) -> str | None:
+    from merge_drivers.frontmatter import Invalid, split
+
+    try:
+        front, _ = split(data.decode("utf-8", "replace"))
+    except Invalid:
+        return None
+    if front is None or key not in front.fields:
+        return None
+    value = front.fields[key].value
+    return value if isinstance(value, str) else None
+
+
+def _insert(
+    db: sqlite3.Connection,
+    spot: ScopeSpot,
+    rel: str,
+    st: os.stat_result,
+    data: bytes,
+    oid: str,
+    now: int,
+) -> None:
+    f = facts_of(rel, data)
+    cur = db.execute(
+        "INSERT INTO memory(scope, path, file, size, mtime_ns, ino, ctime_ns, dev, uid, gid, "
+        "stat_at, oid, title, type, description, tags, status, confidence, updated, links) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            spot.name,
+            rel,
+            spot.file(rel),
+            *_stat_fields(st),
+            now,
+            oid,
+            f.title,
+            f.type,
+            f.description,
+            json.dumps(f.tags),
+            f.status,
+            f.confidence,
+            f.updated,
+            json.dumps(f.links),
+        ),
+    )
+    db.execute(
+        "INSERT INTO text(rowid, title, description, tags, body, path) VALUES (?, ?, ?, ?, ?, ?)",
+        (cur.lastrowid, f.title, f.description or "", " ".join(f.tags), f.body, rel),
+    )
+
+
+class _LinkGraph:
+    """What gitmem.graph.pagerank asks of a graph: its nodes and each one's successors."""
+
+    def __init__(self, edges: dict[int, list[int]]) -> None:
+        self.edges = edges
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.edges)
+
+    def successors(self, node: int) -> list[int]:
+        return self.edges[node]
+
+
+def _relink(db: sqlite3.Connection) -> None:
+    """Resolve every memory's links inside its scope and rank the memories (PageRank)."""
+    from gitmem.graph import _resolve_md, _resolve_wiki, pagerank
+
+    rows = db.execute("SELECT id, scope, path, links FROM memory").fetchall()
+    by_path: dict[tuple[str, str], int] = {(scope, path): rowid for rowid, scope, path, _ in rows}
+    by_stem: dict[str, dict[str, list[str]]] = {}
+    nodes: dict[str, dict[str, int]] = {}
+    for rowid, scope, path, _ in rows:
+        stem = posix_stem(path)
+        by_stem.setdefault(scope, {}).setdefault(stem, []).append(path)
+        nodes.setdefault(scope, {})[path] = rowid
+    edges: dict[int, list[int]] = {}
+    updates = []
+    for rowid, scope, path, raw in rows:
+        targets: list[str] = []
+        for kind, href in json.loads(raw or "[]"):
+            if kind == "md":
+                target = _resolve_md(path, href)
+            else:
+                target = _resolve_wiki(href, by_stem.get(scope, {}), nodes.get(scope, {}))
+            if target and target != path and (scope, target) in by_path and target not in targets:
+                targets.append(target)
+        edges[rowid] = [by_path[(scope, t)] for t in targets]
+        updates.append((json.dumps(targets), rowid))
+    db.executemany("UPDATE memory SET links_to = ? WHERE id = ?", updates)
+    ranks = pagerank(_LinkGraph(edges))
+    db.executemany("UPDATE memory SET rank = ? WHERE id = ?", [(r, i) for i, r in ranks.items()])
+
+
+def posix_stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return (name[:-3] if name.lower().endswith(".md") else name).lower()
+
+
+# -- what git knows -----------------------------------------------------------------------------
+
+
+def _ref_stamps(place: Place) -> str:
+    from gitmem.quickstart import stamp
+
+    refs = sorted({s.ref for s in place.scopes})
+    parts = [stamp(os.path.join(place.common_dir, "packed-refs"))]
+    parts += [f"{r}={stamp(os.path.join(place.common_dir, r))}" for r in refs]
+    return "\0".join(parts)
+
+
+def refresh_history(place: Place, project: Callable[[], Project]) -> None:
+    """Who last changed each memory on its scope's ref, when, and which memories the ref's
+    history holds that its tip does not (deleted): read again when a ref moved."""
+    db = connect(place.common_dir)
+    stamps = _ref_stamps(place)
+    if _meta(db, "history") == stamps:
+        return
+    proj = project()
+    rows: list[tuple[Any, ...]] = []
+    for spot in place.scopes:
+        rows += history_rows(proj, spot)
+    db.execute("DELETE FROM history")
+    db.executemany(
+        "INSERT OR REPLACE INTO history(scope, path, time, author, email, commit_id, deleted, "
+        "last_blob) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    _set_meta(db, "history", stamps)
+    db.commit()
+
+
+MAX_DELETED = 200  # deleted memories looked up per scope (one git process each)
+
+
+def history_rows(project: Project, spot: ScopeSpot) -> list[tuple[Any, ...]]:
+    """(scope, path, time, author, email, commit, deleted, last blob) for each path the scope's
+    ref ever held; on an encrypted personal ref, hidden names are mapped to plaintext paths
+    with this machine's key (names it cannot open are left out)."""
+    repo = project.repo
+    tip = repo.resolve(spot.ref)
+    if tip is None:
+        return []
+    start = spot.prefix + "/"
+    names = _plain_names(project, spot, tip)
+    newest: dict[str, tuple[float, str, str, str]] = {}
+    for commit in repo.commits_touching(None, tip, limit=100_000):
+        for path in commit.paths:
+            if path.startswith(start) and path not in newest:
+                newest[path] = (commit.time, commit.author, commit.email, commit.oid)
+    if names is None:  # a plaintext prefix: each path is its own name
+        names = {p: p for p in repo.tree_paths(tip) if p.startswith(start)}
+        sealed = False
+    else:
+        sealed = True
+    out: list[tuple[Any, ...]] = []
+    deleted = 0
+    for stored, (when, author, email, oid) in newest.items():
+        plain = names.get(stored)
+        if plain is not None:
+            out.append((spot.name, plain[len(start) :], when, author, email, oid, 0, None))
+            continue
+        if deleted >= MAX_DELETED:
+            continue
+        found = _deleted_version(project, spot, tip, stored, sealed)
+        if found is not None:
+            deleted += 1
+            plain_path, blob = found
+            out.append((spot.name, plain_path[len(start) :], when, author, email, oid, 1, blob))
+    return out
+
+
+def _plain_names(project: Project, spot: ScopeSpot, tip: str) -> dict[str, str] | None:
+    """Hidden name -> plaintext path of each file at the tip of an encrypted prefix; None when
+    the prefix is stored in plaintext."""
+    if spot.ref != project.user_ref:
+        return None
+    from gitmem.privacy import personal_codec
+
+    try:
+        decoded = personal_codec(project.repo, spot.ref).decode(tip)
+    except Exception:
+        return {}
+    if decoded.keyring is None or spot.prefix not in decoded.sealed:
+        return None
+    key = decoded.keyring.key
+    start = spot.prefix + "/"
+    return {f"{spot.prefix}/{key.name(p)}": p for p in decoded.files if p.startswith(start)}
+
+
+def _deleted_version(
+    project: Project, spot: ScopeSpot, tip: str, stored: str, sealed: bool
+) -> tuple[str, str] | None:
+    """(plaintext path, blob of its last content) of a memory deleted from the ref."""
+    repo = project.repo
+    for commit, blob in repo.path_history(tip, stored):
+        if blob is None:
+            continue
+        if not sealed:
+            return stored, blob
+        from gitmem.privacy import personal_codec
+
+        try:
+            decoded = personal_codec(repo, spot.ref).decode(commit)
+        except Exception:
+            return None
+        if decoded.keyring is None:
+            return None
+        key = decoded.keyring.key
+        for path, plain in decoded.files.items():
+            if f"{spot.prefix}/{key.name(path)}" == stored:
+                return path, plain
+        return None
+    return None
+
+
+def rows_where(db: sqlite3.Connection, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+    db.row_factory = sqlite3.Row
+    try:
+        return list(db.execute(sql, tuple(params)))
+    finally:
+        db.row_factory = None

@@ -1,0 +1,358 @@
+"""`gitmem query`: the Memory Graph seed's memory-query over every scope, from the recall index.
+
+Options as the seed names them (`--id --type --tag --related --recent --search --status --since
+--format`), plus what only git knows (`--author`, `--deleted`) and `--scope`. Each hit names its
+scope and its file. Reads; never writes a memory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gitmem.errors import UsageError
+from gitmem.recall.index import Place, connect, refresh, refresh_history, rows_where
+
+if TYPE_CHECKING:
+    import sqlite3
+    from dataclasses import dataclass, field
+
+    from gitmem.scopes import Project
+else:
+    from gitmem.records import dataclass, field
+
+DEFAULT_LIMIT = 50
+# bm25 weights of the index's columns: title, description, tags, body, path
+WEIGHTS = "10.0, 5.0, 5.0, 1.0, 3.0"
+
+
+@dataclass
+class Query:
+    id: str | None = None
+    type: str | None = None
+    tag: str | None = None
+    related: str | None = None
+    recent: int | None = None
+    search: str | None = None
+    status: str | None = None
+    since: float | None = None
+    author: str | None = None
+    deleted: bool = False
+    scopes: list[str] = field(default_factory=list)
+    limit: int = DEFAULT_LIMIT
+    any_word: bool = False  # search: any word (ranked), not every word
+
+    @property
+    def needs_history(self) -> bool:
+        return bool(self.author or self.deleted)
+
+
+@dataclass
+class Hit:
+    scope: str
+    path: str
+    file: str
+    title: str
+    type: str | None
+    description: str | None
+    tags: list[str]
+    status: str | None
+    confidence: float | None
+    updated: float | None
+    changed: float
+    rank: float
+    links_to: list[str]
+    author: str | None = None
+    deleted: bool = False
+    blob: str | None = None  # a deleted memory's last content, on its ref
+    score: float = 0.0
+
+    @property
+    def id(self) -> str:
+        from gitmem.scopes import shown
+
+        return shown(f"{self.scope}/{self.path}")
+
+
+def parse_since(text: str, now: float | None = None) -> float:
+    """A date (`2026-01-31`, an ISO time) or an age (`7d`, `12h`, `2w`) as a Unix time."""
+    from merge_drivers.rank import parse_time
+
+    m = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", text)
+    if m:
+        unit = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
+        return (time.time() if now is None else now) - int(m.group(1)) * unit
+    t = parse_time(text.strip())
+    if t is None:
+        raise UsageError(
+            f"--since {text!r} is neither a date nor an age",
+            "give a date (2026-01-31, an ISO time) or an age (7d, 12h, 2w)",
+        )
+    return t
+
+
+def fts_query(text: str, any_word: bool = False) -> str | None:
+    """An FTS5 MATCH expression for words typed by a person: each word quoted (no operator of
+    FTS5's syntax can be injected), a prefix match on the last one; None when no word."""
+    words = re.findall(r"\w+", text)
+    if not words:
+        return None
+    quoted = [f'"{w}"' for w in words[:32]]
+    quoted[-1] += "*"
+    return (" OR " if any_word else " ").join(quoted)
+
+
+def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
+    """The memories that answer `q`, best first."""
+    refresh(place)
+    db = connect(place.common_dir)
+    if q.needs_history:
+        refresh_history(place, project)
+    where: list[str] = []
+    params: list[Any] = []
+    scopes = q.scopes or [s.name for s in place.scopes]
+    where.append(f"m.scope IN ({','.join('?' * len(scopes))})")
+    params += scopes
+    if q.type:
+        where.append("lower(m.type) = lower(?)")
+        params.append(q.type)
+    if q.status:
+        where.append("lower(coalesce(m.status, 'active')) = lower(?)")
+        params.append(q.status)
+    if q.tag:
+        where.append("EXISTS (SELECT 1 FROM json_each(m.tags) WHERE lower(value) = lower(?))")
+        params.append(q.tag)
+    if q.id:
+        where.append("(" + _id_clause("m") + ")")
+        params += _id_params(q.id)
+    if q.author:
+        where.append("(instr(lower(h.author), lower(?)) OR instr(lower(h.email), lower(?)))")
+        params += [q.author, q.author]
+    changed = "max(m.mtime_ns / 1e9, coalesce(m.updated, 0), coalesce(h.time, 0))"
+    if q.since is not None:
+        where.append(f"{changed} >= ?")
+        params.append(q.since)
+    select = (
+        "SELECT m.*, h.author AS author, " + changed + " AS changed, "
+        "0.0 AS score FROM memory m LEFT JOIN history h ON h.scope = m.scope AND h.path = m.path"
+    )
+    order = "changed DESC, m.rank DESC, m.scope, m.path"
+    if q.search:
+        match = fts_query(q.search, q.any_word)
+        if match is None:
+            return []
+        select = select.replace("0.0 AS score", f"bm25(text, {WEIGHTS}) AS score")
+        select += " JOIN text ON text.rowid = m.id"
+        where.append("text MATCH ?")
+        params.append(match)
+        order = "score - 2.0 * m.rank * 100, m.scope, m.path"  # bm25: lower is better
+    if q.related:
+        related = _related_ids(db, q.related, scopes)
+        if not related:
+            return []
+        where.append(f"m.id IN ({','.join('?' * len(related))})")
+        params += related
+    if q.deleted:
+        hits = _deleted(db, q, scopes)
+    else:
+        sql = f"{select} WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
+        limit = q.recent if q.recent is not None else q.limit
+        hits = [_hit(r) for r in rows_where(db, sql, [*params, limit])]
+    return hits
+
+
+def _id_clause(alias: str) -> str:
+    a = alias
+    return (
+        f"{a}.path = ? OR {a}.scope || '/' || {a}.path = ? OR lower({a}.path) = lower(? || '.md')"
+        f" OR lower({a}.scope || '/' || {a}.path) = lower(? || '.md')"
+    )
+
+
+def _id_params(given: str) -> list[str]:
+    given = (
+        given.replace("CLAUDE.local.md", ".root/CLAUDE.local.md")
+        if given.endswith("CLAUDE.local.md") and ".root/" not in given
+        else given
+    )
+    return [given, given, given, given]
+
+
+def _related_ids(db: sqlite3.Connection, given: str, scopes: Sequence[str]) -> list[int]:
+    """Links out of the memory, links into it, and memories sharing one of its tags (its
+    scope only: links never leave a scope)."""
+    rows = rows_where(db, f"SELECT * FROM memory m WHERE {_id_clause('m')}", _id_params(given))
+    if not rows:
+        raise UsageError(
+            f"no memory {given!r} in this project",
+            "gitmem query --recent 20 lists memories by their ids (scope/path)",
+        )
+    me = rows[0]
+    scope, path = me["scope"], me["path"]
+    out: list[int] = []
+    targets = json.loads(me["links_to"] or "[]")
+    tags = [t.lower() for t in json.loads(me["tags"] or "[]")]
+    for row in rows_where(
+        db,
+        "SELECT id, path, links_to, tags FROM memory WHERE scope = ? AND id != ?",
+        (scope, me["id"]),
+    ):
+        linked = row["path"] in targets or path in json.loads(row["links_to"] or "[]")
+        shared = tags and any(t.lower() in tags for t in json.loads(row["tags"] or "[]"))
+        if (linked or shared) and scope in scopes:
+            out.append(int(row["id"]))
+    return out
+
+
+def _deleted(db: sqlite3.Connection, q: Query, scopes: Sequence[str]) -> list[Hit]:
+    sql = (
+        "SELECT h.* FROM history h WHERE h.deleted = 1 AND h.scope IN "
+        f"({','.join('?' * len(scopes))}) AND NOT EXISTS (SELECT 1 FROM memory m "
+        "WHERE m.scope = h.scope AND m.path = h.path)"
+    )
+    params: list[Any] = list(scopes)
+    if q.author:
+        sql += " AND (instr(lower(h.author), lower(?)) OR instr(lower(h.email), lower(?)))"
+        params += [q.author, q.author]
+    if q.since is not None:
+        sql += " AND h.time >= ?"
+        params.append(q.since)
+    sql += " ORDER BY h.time DESC, h.scope, h.path LIMIT ?"
+    params.append(q.recent if q.recent is not None else q.limit)
+    hits = []
+    for r in rows_where(db, sql, params):
+        title = r["path"].rsplit("/", 1)[-1][:-3] if r["path"].endswith(".md") else r["path"]
+        hit = Hit(
+            r["scope"],
+            r["path"],
+            "",
+            title,
+            None,
+            None,
+            [],
+            "deleted",
+            None,
+            None,
+            float(r["time"] or 0),
+            0.0,
+            [],
+            r["author"],
+            True,
+            r["last_blob"],
+        )
+        if q.search and not _blob_matches(hit, q.search):
+            continue
+        hits.append(hit)
+    return hits
+
+
+def _blob_matches(hit: Hit, text: str) -> bool:
+    words = [w.lower() for w in re.findall(r"\w+", text)]
+    hay = (hit.path + " " + hit.title).lower()
+    return all(w in hay for w in words)
+
+
+def _hit(r: sqlite3.Row) -> Hit:
+    return Hit(
+        r["scope"],
+        r["path"],
+        r["file"],
+        r["title"] or "",
+        r["type"],
+        r["description"],
+        json.loads(r["tags"] or "[]"),
+        r["status"],
+        r["confidence"],
+        r["updated"],
+        float(r["changed"] or 0),
+        float(r["rank"] or 0),
+        json.loads(r["links_to"] or "[]"),
+        r["author"],
+        False,
+        None,
+        float(r["score"] or 0),
+    )
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+
+def as_json(hits: Sequence[Hit], started: float) -> dict[str, Any]:
+    return {
+        "nodes": [node_of(h) for h in hits],
+        "count": len(hits),
+        "query_time_ms": round((time.perf_counter() - started) * 1000, 1),
+    }
+
+
+def node_of(h: Hit) -> dict[str, Any]:
+    node: dict[str, Any] = {
+        "id": h.id,
+        "scope": h.scope,
+        "path": h.path,
+        "file": h.file or None,
+        "title": h.title,
+        "type": h.type,
+        "summary": h.description,
+        "tags": h.tags,
+        "status": h.status or "active",
+        "confidence": h.confidence,
+        "updated": _iso(h.updated),
+        "changed": _iso(h.changed),
+        "pagerank": round(h.rank, 6),
+        "links_to": h.links_to,
+    }
+    if h.author:
+        node["author"] = h.author
+    if h.deleted:
+        node["deleted"] = True
+        node["blob"] = h.blob
+    return node
+
+
+def _iso(t: float | None) -> str | None:
+    if not t:
+        return None
+    import datetime
+
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def summary_line(h: Hit) -> str:
+    """`[type] scope/path - title — summary`, the seed's summary format with the scope."""
+    kind = h.type or ("deleted" if h.deleted else "memory")
+    line = f"[{kind}] {h.id} - {h.title}"
+    if h.description:
+        line += f" — {h.description}"
+    if h.deleted and h.author:
+        line += f" (deleted; last changed by {h.author})"
+    return " ".join(line.split())
+
+
+def full_text(h: Hit, project: Callable[[], Project]) -> str:
+    """A memory's whole text: the file, or a deleted memory's last version on its ref."""
+    if h.deleted:
+        if not h.blob:
+            return ""
+        return project().repo.read_blob(h.blob).decode("utf-8", "replace")
+    from pathlib import Path
+
+    from gitmem.fileread import NotAFile, read_regular
+
+    try:
+        return read_regular(Path(h.file)).decode("utf-8", "replace")
+    except (OSError, NotAFile):
+        return ""
+
+
+def full_block(h: Hit, project: Callable[[], Project]) -> list[str]:
+    head = f"== {h.id} ({h.file or 'deleted: ' + (h.blob or '?')}) =="
+    return [head, *full_text(h, project).rstrip("\n").split("\n"), ""]
+
+
+def is_memory_file(path: str) -> bool:
+    return path.endswith(".md") and os.path.basename(path) != ""

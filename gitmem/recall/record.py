@@ -1,0 +1,323 @@
+"""`gitmem record`: write one memory as Claude Code does — a topic file with frontmatter (`name`,
+`description`, `type`, `confidence`, `updated`) and its line `- [Title](file.md) — hook` in the
+scope's MEMORY.md, under the heading it belongs to.
+
+Through the same doors as the sync's writes: the one policy (gitmem.policy.check_content:
+secrets, instructions aimed at the agent, unsafe YAML) refuses bad bytes before anything is
+written; each file is written atomically (temp + fsync + rename) and only over the bytes read
+(an edit made meanwhile is never overwritten: the record is refused and nothing is half-written);
+the repository lock keeps a sync from writing back at the same moment; an index over Claude
+Code's caps (200 lines, 25,000 characters) is curated (gitmem.curate), never cut.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitmem.errors import GitmemError, SecretsFound, UsageError
+
+if TYPE_CHECKING:
+    from dataclasses import dataclass, field
+
+    from gitmem.scopes import Project
+else:
+    from gitmem.records import dataclass, field
+
+TYPES = ("user", "feedback", "project", "reference")
+INDEX = "MEMORY.md"
+# headings Claude Code and people file entries under, by type (compared lower-case, trimmed)
+TYPE_HEADINGS = {
+    "user": ("user", "about the user", "user profile"),
+    "feedback": ("feedback", "preferences", "corrections"),
+    "project": ("project", "projects", "project notes", "project context"),
+    "reference": ("reference", "references", "links"),
+}
+
+
+REFUSED_CODES = frozenset({"GM140", "GM150"})  # a secret; instructions aimed at the agent
+
+
+class RecordRefused(GitmemError):
+    """The memory was not written: what is wrong is said, nothing changed."""
+
+
+class EditedMeanwhile(GitmemError):
+    """A file changed between our read and our write: nothing of ours replaced it."""
+
+    exit_code = 3
+
+
+@dataclass
+class Memory:
+    title: str
+    body: str
+    description: str = ""
+    type: str = "project"
+    confidence: float | None = None
+    file: str | None = None  # name in the scope folder; default: from the title
+    heading: str | None = None  # the index heading to file the line under
+
+
+@dataclass
+class Recorded:
+    scope: str
+    folder: Path
+    file: str
+    created: bool
+    index_line: str
+    curated: list[str] = field(default_factory=list)  # entries moved to the archive
+
+    @property
+    def path(self) -> Path:
+        return self.folder / self.file
+
+
+def file_name(title: str) -> str:
+    """A topic file's name from its title, as Claude Code names them (`feedback_tests.md`)."""
+    stem = re.sub(r"[^A-Za-z0-9]+", "_", title.strip().lower()).strip("_")[:60]
+    return (stem or "memory") + ".md"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9(][^\x00-\x1f\x7f:#\"'\\`{}\[\],&*!|>%@]*")
+_YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~", "none"})
+
+
+def yaml_scalar(text: str) -> str:
+    """`text` as one YAML scalar that reads back as the same string: plain when nothing in it
+    means something to YAML, else double-quoted (a JSON string is a YAML double-quoted one)."""
+    import json
+
+    plain = (
+        _PLAIN.fullmatch(text) is not None
+        and text == text.strip()
+        and text.lower() not in _YAML_WORDS
+        and not re.fullmatch(r"[-+.0-9eE_x:]+", text)
+    )
+    return text if plain else json.dumps(text, ensure_ascii=False)
+
+
+def topic_text(m: Memory, now: datetime.datetime) -> str:
+    lines = [
+        "---",
+        f"name: {yaml_scalar(_one_line(m.title))}",
+        f"description: {yaml_scalar(summary_of(m))}",
+        f"type: {m.type}",
+    ]
+    if m.confidence is not None:
+        lines.append(f"confidence: {m.confidence:g}")
+    lines.append(f"updated: {now.strftime('%Y-%m-%dT%H:%M:%SZ')}")
+    lines.append("---")
+    body = m.body.strip("\n")
+    return "\n".join(lines) + "\n" + body + "\n"
+
+
+def summary_of(m: Memory) -> str:
+    """The one-line description: the given one, else the text's first line (150 at most)."""
+    first = next((ln for ln in m.body.split("\n") if ln.strip()), m.title)
+    return _one_line(m.description or first)[:150]
+
+
+def index_line(m: Memory, name: str) -> str:
+    hook = summary_of(m)
+    title = _one_line(m.title).replace("[", "(").replace("]", ")")
+    return f"- [{title}]({name})" + (f" — {hook}" if hook else "")
+
+
+def with_entry(index: str, line: str, name: str, heading: str | None, type_: str) -> str:
+    """`index` with `line` as the entry of `name`: its old entry replaced where it stands, else
+    added at the end of the section it belongs under (`heading`; else the heading named after
+    its type; else the end). A `heading` the index lacks is added at the end."""
+    rows = index.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    link = re.compile(r"\]\(\s*<?" + re.escape(name) + r">?\s*\)")
+    for i, row in enumerate(rows):
+        if row.lstrip().startswith(("-", "*")) and link.search(row):
+            rows[i] = line
+            return "\n".join(rows) + "\n"
+    wanted = [heading.lstrip("#").strip().lower()] if heading else list(TYPE_HEADINGS[type_])
+    at = None
+    for i, row in enumerate(rows):
+        if row.startswith("#") and row.lstrip("#").strip().lower() in wanted:
+            at = i
+            break
+    if at is None:
+        if heading:
+            title = heading if heading.startswith("#") else "## " + heading.strip()
+            rows += ([""] if rows and rows[-1].strip() else []) + [title, line]
+        else:
+            rows.append(line)
+        return "\n".join(rows) + "\n"
+    end = at + 1
+    while end < len(rows) and not rows[end].startswith("#"):
+        end += 1
+    last = end
+    while last > at + 1 and not rows[last - 1].strip():
+        last -= 1
+    rows.insert(last, line)
+    return "\n".join(rows) + "\n"
+
+
+def record(project: Project, scope: str, m: Memory) -> Recorded:
+    """Write `m` into `scope` (see the module docstring); the lock is held throughout."""
+    from gitmem.state import holding_lock
+
+    if m.type not in TYPES:
+        raise UsageError(f"unknown memory type {m.type!r}", f"choose one of {', '.join(TYPES)}")
+    if not m.title.strip() or not m.body.strip():
+        raise UsageError("a memory needs a title and a text", "give --title and the text")
+    if m.confidence is not None and not 0.0 <= m.confidence <= 1.0:
+        raise UsageError(f"confidence {m.confidence} is not between 0 and 1", "e.g. 0.8")
+    s = project.scope(scope)
+    if s.refused:
+        raise UsageError(f"the {scope} scope's folder is refused: {s.note}", "see gitmem status")
+    name = m.file or file_name(m.title)
+    _check_name(name)
+    with holding_lock(project.repo, wait=10.0):
+        return _write(scope, s.path, name, m)
+
+
+def _check_name(name: str) -> None:
+    from gitmem.policy import check_name
+
+    bad = (
+        not name.endswith(".md")
+        or name.startswith(("/", "."))
+        or any(part in ("", ".", "..") or part.startswith(".") for part in name.split("/"))
+        or name.lower() in ("memory.md", "memory-archive.md")
+    )
+    if bad or check_name("team/" + name):
+        raise UsageError(
+            f"{name!r} is not a topic file name",
+            "a relative *.md path inside the scope, no '..', no dot-folder, not MEMORY.md",
+        )
+
+
+def _write(scope: str, folder: Path, name: str, m: Memory) -> Recorded:
+    from gitmem.curate import apply, plan
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    topic_path = folder / name
+    index_path = folder / INDEX
+    _no_link_on_the_way(folder, name)
+    old_topic = _read(topic_path)
+    old_index = _read(index_path)
+    new_topic = topic_text(m, now).encode("utf-8")
+    line = index_line(m, name)
+    new_index = with_entry((old_index or b"").decode("utf-8"), line, name, m.heading, m.type)
+    _refuse_bad(f"{scope}/{name}", new_topic)
+    _refuse_bad(f"{scope}/{INDEX}", new_index.encode("utf-8"))
+    folder.mkdir(parents=True, exist_ok=True)
+    topic_path.parent.mkdir(parents=True, exist_ok=True)
+    _no_link_on_the_way(folder, name)
+    replace_over(topic_path, old_topic, new_topic)
+    try:
+        replace_over(index_path, old_index, new_index.encode("utf-8"))
+    except BaseException:
+        # the topic file alone would be an orphan: put back what was there
+        with contextlib.suppress(GitmemError, OSError):
+            if old_topic is None:
+                if _read(topic_path) == new_topic:
+                    topic_path.unlink()
+            else:
+                replace_over(topic_path, new_topic, old_topic)
+        raise
+    done = Recorded(scope, folder, name, old_topic is None, line)
+    from merge_drivers.archive import MAX_CHARS, MAX_LINES
+    from merge_drivers.indexdoc import measure, parse
+
+    lines, chars = measure(parse(new_index).items)
+    if lines > MAX_LINES or chars > MAX_CHARS:
+        curated = plan(folder)
+        apply(curated)
+        done.curated = curated.moved
+    return done
+
+
+def _no_link_on_the_way(folder: Path, name: str) -> None:
+    """Never write through a symbolic link: not the file, not a folder on its way."""
+    path = folder
+    for part in name.split("/"):
+        path = path / part
+        if path.is_symlink():
+            raise UsageError(
+                f"{path} is a symbolic link", "gitmem writes memory files only, never through links"
+            )
+
+
+def _refuse_bad(path: str, data: bytes) -> None:
+    from gitmem.policy import ERROR, check_content
+
+    bad = [f for f in check_content(path, data) if f.severity == ERROR or f.code in REFUSED_CODES]
+    if not bad:
+        return
+    what = "; ".join(f"{f.code} {f.message} (line {f.line})" for f in bad[:3])
+    cls = SecretsFound if any(f.code == "GM140" for f in bad) else RecordRefused
+    raise cls(
+        f"not recorded: {what} ({path})",
+        "remove it from the text (a secret belongs in a secret store), then record again",
+    )
+
+
+def _read(path: Path) -> bytes | None:
+    from gitmem.fileread import NotAFile, read_regular
+
+    try:
+        return read_regular(path)
+    except FileNotFoundError:
+        return None
+    except NotAFile as exc:
+        raise UsageError(f"{path} is not a regular file", "nothing was written") from exc
+
+
+def replace_over(target: Path, expected: bytes | None, data: bytes) -> None:
+    """Put `data` at `target` only if `target` still holds `expected` (None: no file): a new
+    file is linked into place (fails if one appeared); an existing one is swapped atomically
+    and the displaced bytes compared — someone else's are put back and the write refused."""
+    from gitmem.state import current_mode, write_atomic, write_exchanging
+
+    if expected is None:
+        try:
+            write_atomic(target, data, create=True)
+        except FileExistsError:
+            raise _meanwhile(target) from None
+        return
+    mode = current_mode(target)
+    swapped = write_exchanging(target, data, mode)
+    if swapped is None:  # no atomic exchange here: compare, then rename (a narrow window)
+        if _read(target) != expected:
+            raise _meanwhile(target)
+        write_atomic(target, data, mode)
+        return
+    _, displaced = swapped
+    try:
+        theirs = displaced.read_bytes()
+        if theirs != expected:
+            from gitmem.state import exchange
+
+            exchange(displaced, target)  # theirs back in place; ours leaves with the temp
+            raise _meanwhile(target)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(displaced)
+
+
+def _meanwhile(target: Path) -> EditedMeanwhile:
+    return EditedMeanwhile(
+        f"{target} changed while recording: nothing of it was replaced",
+        "record again (the other edit is kept)",
+    )
+
+
+def iter_types() -> Iterator[str]:
+    yield from TYPES
