@@ -13,7 +13,7 @@ from pathlib import Path
 from benchmarks import report
 from benchmarks.context import Context
 from benchmarks.install import discard, installed
-from benchmarks.scenarios import claude, commands, pull, push, scale, startup, trust
+from benchmarks.scenarios import claude, commands, network, pull, push, scale, startup, trust
 from benchmarks.timing import Row
 
 HERE = Path(__file__).parent  # the tracked results.md and results.json
@@ -26,6 +26,7 @@ FAMILIES: dict[str, Callable[[Context], list[Row]]] = {
     "first-push": push.run_first,
     "claude": claude.run,
     "trust": trust.run,
+    "network": network.run,
 }
 
 
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(tmp, ignore_errors=True)
             discard()  # the install too: a run leaves nothing in the temporary folder
     env = report.environment(runs, args.quick, install.describe())
-    md, js = report.write(rows, env, out)
+    md, js = report.write(rows, env, out, keep_others=bool(args.only))
     print(report.markdown(rows, env))
     print(f"wrote {md} and {js}", file=sys.stderr)
     return 0

@@ -18,10 +18,28 @@ class Sizes:
     pull_into: int  # folder size for "pull 10 changed into N"
     first_push: tuple[int, ...]
     hook_files: int  # team memory of the SessionStart hook rows
+    # the network family (git daemon, default configuration, lived-in): issue 23
+    network: int = 10_000  # personal memory of the two machines of one person
+    first_sync: int = 100_000  # team tree a first sync brings in
+    writers: int = 32  # machines pushing to one team ref at once
+    writers_team: int = 200  # team memory those machines share
+    lived_rounds: int = 4  # edits, pushes and pulls between the two machines before timing
 
 
 FULL = Sizes((1_000, 10_000, 50_000), 10, 50, 10_000, (100, 1_000, 10_000), 1_000)
-QUICK = Sizes((30, 60), 3, 5, 60, (20, 60), 60)
+QUICK = Sizes(
+    (30, 60),
+    3,
+    5,
+    60,
+    (20, 60),
+    60,
+    network=60,
+    first_sync=200,
+    writers=3,
+    writers_team=20,
+    lived_rounds=1,
+)
 
 
 @dataclass
@@ -30,10 +48,11 @@ class Context:
     runs: int
     quick: bool
     shapes: Shapes = field(default_factory=load_shapes)
+    custom: Sizes | None = None  # sizes of one's own (profiling at a size between the two)
 
     @property
     def sizes(self) -> Sizes:
-        return QUICK if self.quick else FULL
+        return self.custom or (QUICK if self.quick else FULL)
 
     @property
     def racy_wait(self) -> float:

@@ -121,3 +121,8 @@ def _packed(git_dir: Path) -> str:
         return (git_dir / "packed-refs").read_text()
     except OSError:
         return ""
+
+
+class RawMachine(RawPush, RawPull):
+    """One machine of a person who uses two: it pushes its folder and pulls the other's pushes
+    (the lived-in rounds of the network rows)."""

@@ -87,8 +87,9 @@ def markdown(rows: list[Row], env: dict[str, Any]) -> str:
     for r in rows:
         ratio = f"{r.ratio:.2f}×" if r.ratio is not None else "—"
         goal = f"≤ {r.goal:g}×" if r.goal is not None else "—"
+        when = f" *(run of {r.measured})*" if r.measured and r.measured != env["date"] else ""
         out.append(
-            f"| {r.scenario} | `{r.subject}` | `{r.baseline}` | {_ms(r.gitmem, r.unit)} | {_ms(r.base, r.unit)} "
+            f"| {r.scenario}{when} | `{r.subject}` | `{r.baseline}` | {_ms(r.gitmem, r.unit)} | {_ms(r.base, r.unit)} "
             f"| {ratio} | {goal} | {_met(r)} |"
         )
     notes = [f"- **{r.scenario}**: {r.note}" for r in rows if r.note]
@@ -99,9 +100,37 @@ def markdown(rows: list[Row], env: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def write(rows: list[Row], env: dict[str, Any], out_dir: Path) -> tuple[Path, Path]:
+def carried(rows: list[Row], env: dict[str, Any], out_dir: Path) -> list[Row]:
+    """The rows of this run in place of the same rows in `out_dir`'s results.json, the rows
+    this run did not measure kept with their date (`--only network --out benchmarks` keeps the
+    `file://` figures of the last full run)."""
+    for row in rows:
+        row.measured = row.measured or env["date"]
+    try:
+        payload = json.loads((out_dir / "results.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return rows
+    old_date = payload.get("environment", {}).get("date", "")
+    fresh = {row.scenario: row for row in rows}
+    merged: list[Row] = []
+    for data in payload.get("results", []):
+        if data.get("scenario") in fresh:
+            merged.append(fresh.pop(data["scenario"]))
+            continue
+        old = Row.from_json(data)
+        old.measured = old.measured or old_date
+        merged.append(old)
+    return merged + [row for row in rows if row.scenario in fresh]
+
+
+def write(
+    rows: list[Row], env: dict[str, Any], out_dir: Path, keep_others: bool = False
+) -> tuple[Path, Path]:
+    """results.md and results.json in `out_dir`; `keep_others`: rows of an earlier run that
+    this one did not measure stay (each row says when it was measured)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     md, js = out_dir / "results.md", out_dir / "results.json"
+    rows = carried(rows, env, out_dir) if keep_others else rows
     md.write_text(markdown(rows, env), "utf-8")
     payload = {"environment": env, "results": [r.as_json() for r in rows]}
     js.write_text(json.dumps(payload, indent=2) + "\n", "utf-8")

@@ -46,6 +46,8 @@ class Row:
     note: str = ""
     pending: bool = False  # the feature does not exist yet
     unit: str = "ms"  # what gitmem/base hold: seconds shown as "ms", "MiB", "µs/file"
+    extra: dict[str, Any] = field(default_factory=dict)  # what a row measured besides times
+    measured: str = ""  # when (the run's date), set as results are written
 
     @property
     def ratio(self) -> float | None:
@@ -78,6 +80,8 @@ class Row:
             data["note"],
             data["pending"],
             data.get("unit", "ms"),
+            data.get("extra") or {},
+            data.get("measured", ""),
         )
 
 

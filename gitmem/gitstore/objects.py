@@ -569,10 +569,13 @@ class ObjectStore(GitDir, ObjectEncoding):
         target = folder / oid[2:]
         if target.exists():
             return oid
-        folder.mkdir(exist_ok=True)
         # a unique name without the tempfile module (whose import costs more than this write)
         tmp = folder / f"tmp_obj_{os.getpid()}_{os.urandom(6).hex()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        try:  # the fan-out folder is there but for the first objects: no mkdir per object
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        except FileNotFoundError:
+            folder.mkdir(exist_ok=True)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(zlib.compress(raw, 1))

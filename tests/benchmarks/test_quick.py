@@ -9,7 +9,23 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from benchmarks import daemon
 from benchmarks.__main__ import main
+from benchmarks.scenarios import network
+
+WHERE = "git daemon on 127.0.0.1"
+NETWORK = [
+    f"push 3 changed of 60 ({WHERE}, lived-in, default: encrypted)",
+    f"push 3 changed of 60 ({WHERE}, lived-in, plaintext)",
+    f"push 3 changed of 60: encrypted against plaintext ({WHERE}, lived-in)",
+    f"no-op sync of 60 ({WHERE}, lived-in, default: encrypted)",
+    f"pull 3 changed into 60 ({WHERE}, lived-in, default: encrypted)",
+    f"SessionStart hook, nothing new (60 files, {WHERE}, lived-in, default: encrypted)",
+    f"SessionStart hook, 3 changed of 60 ({WHERE}, lived-in, default: encrypted)",
+    f"first sync of a 200-file team tree ({WHERE})",
+    f"peak memory, first sync of a 200-file team tree ({WHERE})",
+    f"3 machines push to one team ref at once: the last lands ({WHERE})",
+]
 
 
 def test_quick_mode_runs_every_scenario_and_writes_results(tmp_path: Path) -> None:
@@ -44,11 +60,16 @@ def test_quick_mode_runs_every_scenario_and_writes_results(tmp_path: Path) -> No
         "validate a 60-file ref",
         "pre-push secret scan, unchanged 60 files",
         "pre-push secret scan, 3 changed among 60",
+        *NETWORK,
     ]
     for name in expected:
         assert name in rows, f"{name} did not run"
         assert rows[name]["gitmem"]["runs"] and rows[name]["base"]["runs"], name
         assert rows[name]["ratio"] is not None, name
+    writers = rows[NETWORK[-1]]["extra"]
+    assert writers["landed"] == writers["held"] == 3 and writers["converged"], writers
+    assert [c["lands"] for c in writers["curve"]] == [1, 2, 3]
+    assert network.STARTED and not any(daemon.alive(g) for g in network.STARTED), "daemon left"
     start_rows = [name for name in rows if name.startswith("start: gitmem ")]
     assert len(start_rows) >= 20, "every command of the parser has its start row"
     peak = rows["peak memory, push 3 changed among 60"]

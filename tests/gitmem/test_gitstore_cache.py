@@ -65,3 +65,21 @@ def test_update_refs_moves_every_ref_in_one_transaction_or_none(tmp_path: Path) 
     assert Repository(tmp_path).refs("refs/gitmem/") == {team: second, personal: second}
     repo.update_refs([(absent, first, None)])  # one ref: update_ref
     assert repo.resolve(absent) == first
+
+
+def test_loose_objects_land_whether_or_not_their_fan_out_folder_exists(tmp_path: Path) -> None:
+    # write_object makes objects/xx only when the write finds it missing (fresh repository,
+    # or a prune that removed an empty one meanwhile): every blob still reads back through git
+    repo = _repo(tmp_path)
+    datas = [f"memory {i}\n".encode() for i in range(40)]  # ~40 fan-outs, mostly new
+    oids = [repo.write_blob(d) for d in datas]
+    first = tmp_path / ".git" / "objects" / oids[0][:2]
+    for child in first.iterdir():
+        child.unlink()
+    first.rmdir()  # what `git prune` does to an empty fan-out folder
+    assert repo.write_blob(datas[0]) == oids[0]
+    for oid, data in zip(oids, datas, strict=True):
+        shown = subprocess.run(
+            ["git", "-C", str(tmp_path), "cat-file", "blob", oid], capture_output=True, check=True
+        ).stdout
+        assert shown == data

@@ -1,0 +1,52 @@
+"""A run of some families (`--only network --out benchmarks`) replaces its own rows and keeps the
+others of the last run, each row saying when it was measured."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from benchmarks import report
+from benchmarks.timing import Row, Stats
+
+
+def _row(name: str, ms: float) -> Row:
+    return Row(name, "gitmem x", "git x", Stats.of([ms]), Stats.of([ms / 2]), goal=2)
+
+
+def _env(date: str) -> dict[str, object]:
+    return {
+        "date": date,
+        "python": "3",
+        "git": "2",
+        "platform": "p",
+        "cpus": 2,
+        "runs": 1,
+        "quick": True,
+        "install": "",
+    }
+
+
+def test_a_partial_run_keeps_the_other_rows_with_their_date(tmp_path: Path) -> None:
+    report.write([_row("file push", 1.0), _row("file noop", 2.0)], _env("day 1"), tmp_path)
+    report.write(
+        [_row("file noop", 3.0), _row("daemon push", 4.0)],
+        _env("day 2"),
+        tmp_path,
+        keep_others=True,
+    )
+    rows = json.loads((tmp_path / "results.json").read_text())["results"]
+    assert [(r["scenario"], r["gitmem"]["median"], r["measured"]) for r in rows] == [
+        ("file push", 1.0, "day 1"),
+        ("file noop", 3.0, "day 2"),
+        ("daemon push", 4.0, "day 2"),
+    ]
+    table = (tmp_path / "results.md").read_text()
+    assert "| file push *(run of day 1)* |" in table and "| daemon push |" in table
+
+
+def test_a_whole_run_replaces_every_row(tmp_path: Path) -> None:
+    report.write([_row("file push", 1.0)], _env("day 1"), tmp_path)
+    report.write([_row("daemon push", 4.0)], _env("day 2"), tmp_path)
+    rows = json.loads((tmp_path / "results.json").read_text())["results"]
+    assert [r["scenario"] for r in rows] == ["daemon push"]
