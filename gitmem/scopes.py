@@ -378,12 +378,14 @@ def confine(
     bare: bool,
     chosen: Mapping[str, tuple[str, str]] | None = None,
     git_dirs: tuple[Path, ...] = (),
+    adopted: tuple[Path, ...] = (),
 ) -> tuple[Scope, ...]:
     """Refuse each scope whose folder breaks a confinement rule (docs/design.md §1: confined,
     disjoint, this project's own); the others stay as they are. The one place that decides:
     scopes are judged in order of who owns the folder (Claude Code's fixed in-tree folders,
     then the auto folder, then team), and a folder sharing files with one judged before it is
-    refused. `chosen`: by scope name, what chose its folder and how to point it elsewhere."""
+    refused. `chosen`: by scope name, what chose its folder and how to point it elsewhere;
+    `adopted`: folders the user named as this project's orphaned memory (`adopt --folder`)."""
     from gitmem.confinement import Place, forget_identities, inside, overlap
 
     forget_identities()
@@ -404,6 +406,7 @@ def confine(
             protected[f"Claude Code's projects folder {base}"] = base
     slug = own_slug(root, os.environ)
     own = [base / slug / "memory" for base in bases]
+    own += [Path(os.path.realpath(folder)) for folder in adopted]
     why: dict[int, str] = {}
     places: list[tuple[int, Place]] = []
     for i, s in enumerate(scopes):

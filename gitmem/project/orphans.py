@@ -344,7 +344,7 @@ def _adopted_scopes(project: Project, folder: Path) -> tuple[Scope, ...]:
         scopes.append(Scope(ADOPTED["auto"], folder, auto.ref, "auto", exclude=frozenset({"team"})))
     if team.pushable and (folder / "team").is_dir():
         scopes.append(Scope(ADOPTED["team"], folder / "team", team.ref, "team"))
-    confined = confine(scopes, project.tree, project.repo.is_bare)
+    confined = confine(scopes, project.tree, project.repo.is_bare, adopted=(folder,))
     for s in confined:
         if s.refused:
             raise UsageError(f"cannot adopt {s.path}: {s.note}", "give a memory folder")

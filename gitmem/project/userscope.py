@@ -86,7 +86,7 @@ def user_project(agent: str, hub: str, uid: str, env: Mapping[str, str]) -> Proj
     folder, files = user_locations(agent, env)
     top = next(f.top for f in _folders(agent))
     if not str(folder) or str(folder) == ".":
-        folder = repo.common_dir / "files"  # single files only: a folder that holds none
+        folder = repo.common_dir.parent / f"{agent}.files"  # single files only: holds none
     scope = Scope("user", folder, USERS_REF_PREFIX + uid, top, outside=tuple(files))
     scope = _confined(agent, scope, repo.common_dir, env)
     return Project(repo, repo.common_dir, user_key(agent), hub, uid, (scope,), hub=hub)
