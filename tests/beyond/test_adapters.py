@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gitmem.errors import ConfigError
 from gitmem.policy import ADAPTER_TEAM_TOPS, TEAM_TOPS, check_name
@@ -141,3 +143,21 @@ def test_status_lists_what_each_enabled_agent_keeps_where(world: World) -> None:
     assert f"{a}/memory-bank" in out
     data = json.loads(world.ok("-C", str(a), "status", "--json"))
     assert {row["agent"] for row in data["agents"]} == {"claude", "codex", "gemini", "cline"}
+
+
+FOLDERS = ["team", "agents", "cline", "goose", "auto", "local", "x", ".hidden", "goose.txt"]
+
+
+@given(
+    st.lists(st.sampled_from(FOLDERS), min_size=1, max_size=4),
+    st.sampled_from([".txt", ".md", ".MD", ".json", ".sh", ""]),
+)
+def test_a_kind_other_than_markdown_passes_only_inside_its_adapters_folder(
+    parts: list[str], ext: str
+) -> None:
+    path = "/".join(parts) + "/name" + ext
+    inside_goose = path.startswith(("goose/", "local/goose/"))
+    expected = not any(p.startswith(".") for p in parts) and (
+        ext.lower() == ".md" or (ext == ".txt" and inside_goose)
+    )
+    assert (check_name(path) == []) == expected, path

@@ -89,3 +89,27 @@ def test_adopt_refuses_this_clones_own_folder_and_a_home_folder(world: World) ->
     assert run.code == 2 and "already synced" in run.err
     run = world.gitmem("-C", str(a), "adopt", "--folder", str(world.home))
     assert run.code == 2 and "home folder" in run.err
+
+
+def test_the_old_folder_is_still_named_after_a_sync_at_the_new_path(world: World) -> None:
+    moved, old, _new = moved_clone(world)
+    world.ok("-C", str(moved), "sync")  # the state now names the new folder
+    found = orphans(world, moved)
+    assert [f["message"].split(" holds ")[0] for f in found] == [str(old)]
+    assert "no folder on this machine has its path any more" in found[0]["message"]
+
+
+def test_a_folder_this_clone_remembers_is_named_without_a_history_match(world: World) -> None:
+    from gitmem.gitstore import Repository
+    from gitmem.project.orphans import known_folders, remember_folders
+
+    a = world.clone("a")
+    elsewhere = world.root / "elsewhere-memory"
+    write_files(elsewhere, {"MEMORY.md": "- never synced\n"})
+    with Repository(a) as repo:
+        remember_folders(repo.common_dir, {"auto": elsewhere})
+        remember_folders(repo.common_dir, {"auto": elsewhere})  # once is enough
+        assert known_folders(repo.common_dir)["auto"] == [str(elsewhere)]
+    found = orphans(world, a)
+    assert [f["message"].split(" holds ")[0] for f in found] == [str(elsewhere)]
+    assert "this clone synced it before" in found[0]["message"]
