@@ -95,6 +95,13 @@ def remember_folders(common_dir: Path, folders: Mapping[str, Path]) -> None:
         _save(common_dir, known)
 
 
+def remember_synced(project: Project) -> None:
+    """`remember_folders` for the project's synced auto folder (what doctor may name later)."""
+    auto = project.scope("auto")
+    if auto.pushable:
+        remember_folders(project.repo.common_dir, {"auto": auto.path})
+
+
 def _save(common_dir: Path, known: Mapping[str, object]) -> None:
     from gitmem.state import write_atomic
 

@@ -92,11 +92,12 @@ def test_adopt_refuses_this_clones_own_folder_and_a_home_folder(world: World) ->
 
 
 def test_the_old_folder_is_still_named_after_a_sync_at_the_new_path(world: World) -> None:
+    """The sync at the old path remembered the folder (folders.json); the state moved on."""
     moved, old, _new = moved_clone(world)
     world.ok("-C", str(moved), "sync")  # the state now names the new folder
     found = orphans(world, moved)
     assert [f["message"].split(" holds ")[0] for f in found] == [str(old)]
-    assert "no folder on this machine has its path any more" in found[0]["message"]
+    assert "this clone synced it before" in found[0]["message"]  # remembered by the sync
 
 
 def test_a_folder_this_clone_remembers_is_named_without_a_history_match(world: World) -> None:
@@ -113,3 +114,20 @@ def test_a_folder_this_clone_remembers_is_named_without_a_history_match(world: W
     found = orphans(world, a)
     assert [f["message"].split(" holds ")[0] for f in found] == [str(elsewhere)]
     assert "this clone synced it before" in found[0]["message"]
+
+
+def test_a_gone_checkouts_folder_is_named_by_its_history_alone(world: World) -> None:
+    """No record of it here (another clone, since deleted): found by its slug and blob ids."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "auto"), MEMORY)
+    world.ok("-C", str(a), "sync")
+    gone = world.clone("gone")
+    world.ok("-C", str(gone), "sync")
+    old = world.scope_path(gone, "auto")
+    (old / "late.md").write_text("written in the clone that is gone\n")
+    shutil.rmtree(gone)
+    found = orphans(world, a)
+    assert [f["message"].split(" holds ")[0] for f in found] == [str(old)]
+    assert "no folder on this machine has its path any more" in found[0]["message"]
+    world.ok("-C", str(a), "adopt", "--folder", str(old))
+    assert (world.scope_path(a, "auto") / "late.md").exists()
