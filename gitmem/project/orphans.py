@@ -162,6 +162,7 @@ def _candidates(project: Project) -> Iterator[tuple[Path, str, bool]]:
             slugs = sorted(e.name for e in it if e.is_dir(follow_symlinks=False))[:MAX_SLUGS]
     except OSError:
         return
+    budget = [MAX_LISTINGS * 5]  # for every slug together: a doctor stays quick
     for slug in slugs:
         folder = projects / slug / "memory"
         if not folder.is_dir():
@@ -172,7 +173,7 @@ def _candidates(project: Project) -> Iterator[tuple[Path, str, bool]]:
                 continue  # a live checkout loads it (another clone, maybe of this project)
             yield folder, f"its checkout {checkout} is gone", True
             continue
-        found = live_checkout(slug)
+        found = live_checkout(slug, budget)
         if found is None:
             yield folder, "no folder on this machine has its path any more", True
 
@@ -201,12 +202,14 @@ def transcript_checkout(slug_dir: Path) -> str | None:
     return None
 
 
-def live_checkout(slug: str) -> Path | bool | None:
+def live_checkout(slug: str, budget: list[int] | None = None) -> Path | bool | None:
     """A folder on this machine whose path gives `slug` (a live checkout), None when there is
-    none, True when the bounded search could not tell (then the folder is not named)."""
+    none, True when the bounded search could not tell (then the folder is not named).
+    `budget`: folders it may still list, shared by the searches of one doctor run."""
     if len(slug) > 200:
         return True  # the slug of a long path ends in a hash: the walk cannot follow it
-    budget = [MAX_LISTINGS]
+    if budget is None:
+        budget = [MAX_LISTINGS]
 
     def search(folder: str) -> Path | bool | None:
         if budget[0] <= 0:

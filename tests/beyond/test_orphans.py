@@ -131,3 +131,20 @@ def test_a_gone_checkouts_folder_is_named_by_its_history_alone(world: World) -> 
     assert "no folder on this machine has its path any more" in found[0]["message"]
     world.ok("-C", str(a), "adopt", "--folder", str(old))
     assert (world.scope_path(a, "auto") / "late.md").exists()
+
+
+def test_a_transcripts_cwd_tells_a_live_checkout_from_a_gone_one(tmp_path: Path) -> None:
+    from gitmem.project.orphans import live_checkout, transcript_checkout
+
+    live = tmp_path / "src" / "shop_1"
+    live.mkdir(parents=True)
+    slug_dir = tmp_path / "projects" / claude_slug(str(live))
+    slug_dir.mkdir(parents=True)
+    assert transcript_checkout(slug_dir) is None
+    (slug_dir / "a.jsonl").write_text(
+        "not json\n" + json.dumps({"type": "user", "cwd": str(live)}) + "\n"
+    )
+    assert transcript_checkout(slug_dir) == str(live)
+    assert live_checkout(claude_slug(str(live))) == live  # found by walking from /
+    assert live_checkout(claude_slug(str(tmp_path / "src" / "gone"))) is None
+    assert live_checkout(claude_slug(str(live)), [0]) is True  # out of budget: cannot tell
