@@ -27,6 +27,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.set_defaults(handler=revoke)
     p = command(key, "rotate", "make a new key and re-encrypt (revoked keys lose what follows)")
     p.set_defaults(handler=rotate)
+    for name in ("grant", "revoke", "rotate"):  # the user scope's stores, not this project
+        key.choices[name].add_argument(
+            "--user",
+            action="store_true",
+            help="for your user-scope memory (gitmem sync --user), not this project's",
+        )
     p = command(key, "trust", "let first syncs here take a personal ref that key also opens for")
     p.add_argument(
         "fingerprint",
@@ -74,6 +80,10 @@ def list_(args: argparse.Namespace) -> int:
 def _changed(handler: str, args: argparse.Namespace) -> int:
     from gitmem import keys
 
+    if getattr(args, "user", False):
+        from gitmem.cli.usersync import change_user_keys
+
+        return change_user_keys(handler, getattr(args, "recipient", None), args)
     project = open_project_from(args)
     change = (
         keys.rotate(project)
