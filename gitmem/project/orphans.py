@@ -324,6 +324,10 @@ def adopt_folder(project: Project, path: Path) -> Adopted:
             "gitmem status says why",
         )
     common = project.repo.common_dir
+    if project.remote is not None and any(project.repo.resolve(s.ref) is None for s in scopes):
+        # a clone that never synced: start from the remote's history (its key, its versions),
+        # never a second one made here
+        run_sync(project, SyncOptions(mode="pull"))
     try:
         taken = run_sync(
             replace(project, scopes=scopes, remote=None, hub=None), SyncOptions(mode="sync")

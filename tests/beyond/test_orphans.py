@@ -148,3 +148,16 @@ def test_a_transcripts_cwd_tells_a_live_checkout_from_a_gone_one(tmp_path: Path)
     assert live_checkout(claude_slug(str(live))) == live  # found by walking from /
     assert live_checkout(claude_slug(str(tmp_path / "src" / "gone"))) is None
     assert live_checkout(claude_slug(str(live)), [0]) is True  # out of budget: cannot tell
+
+
+def test_a_clone_that_never_synced_adopts_onto_the_remotes_history(world: World) -> None:
+    moved, old, _new = moved_clone(world)
+    world.ok("-C", str(moved), "sync")  # the remote has the memory, under its key
+    fresh = world.clone("fresh")
+    out = world.ok("-C", str(fresh), "adopt", "--folder", str(old))
+    assert "can be removed" in out
+    world.ok("-C", str(fresh), "sync")
+    world.ok("-C", str(moved), "sync")
+    here, there = world.scope_path(fresh, "auto"), world.scope_path(moved, "auto")
+    assert folder_bytes(here) == folder_bytes(there)
+    assert "Then make test." in (here / "build.md").read_text()
