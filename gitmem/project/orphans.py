@@ -154,15 +154,17 @@ def find_orphans(project: Project) -> list[Orphan]:
 
 
 def _candidates(project: Project) -> Iterator[tuple[Path, str, bool]]:
-    for folder, why in _recorded(project):
-        yield folder, why, False
     projects = claude_config_dir(os.environ) / "projects"
+    budget = [MAX_LISTINGS * 5]  # for every slug together: a doctor stays quick
+    for folder, why in _recorded(project):
+        if folder.parent.parent == projects and _loaded(folder.parent, budget):
+            continue  # a checkout lives at the old path again (a new clone there loads it)
+        yield folder, why, False
     try:
         with os.scandir(projects) as it:
             slugs = sorted(e.name for e in it if e.is_dir(follow_symlinks=False))[:MAX_SLUGS]
     except OSError:
         return
-    budget = [MAX_LISTINGS * 5]  # for every slug together: a doctor stays quick
     for slug in slugs:
         folder = projects / slug / "memory"
         if not folder.is_dir():
@@ -176,6 +178,14 @@ def _candidates(project: Project) -> Iterator[tuple[Path, str, bool]]:
         found = live_checkout(slug, budget)
         if found is None:
             yield folder, "no folder on this machine has its path any more", True
+
+
+def _loaded(slug_dir: Path, budget: list[int]) -> bool:
+    """A checkout on this machine loads the slug's memory (or the search cannot tell)."""
+    checkout = transcript_checkout(slug_dir)
+    if checkout is not None:
+        return os.path.isdir(checkout)
+    return live_checkout(slug_dir.name, budget) is not None
 
 
 def transcript_checkout(slug_dir: Path) -> str | None:

@@ -161,3 +161,12 @@ def test_a_clone_that_never_synced_adopts_onto_the_remotes_history(world: World)
     here, there = world.scope_path(fresh, "auto"), world.scope_path(moved, "auto")
     assert folder_bytes(here) == folder_bytes(there)
     assert "Then make test." in (here / "build.md").read_text()
+
+
+def test_a_remembered_folder_that_a_new_clone_at_the_old_path_loads_is_not_named(
+    world: World,
+) -> None:
+    moved, old, _new = moved_clone(world)
+    again = world.clone("a")  # a new clone where the moved one was: it loads the old folder
+    assert world.scope_path(again, "auto") == old
+    assert orphans(world, moved) == []
