@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import RemoteError, UsageError
+from gitmem.errors import GitmemError, RemoteError, UntrustedTreeError, UsageError
 from gitmem.scopes import Project
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
@@ -123,12 +123,27 @@ def unbundle(project: Project, path: Path, force_key: bool = False) -> SyncResul
     scopes = tuple(s.name for s in project.scopes if s.pushable and s.ref in heads)
     reading = replace(project, bundle=str(target), remote=str(target), hub=None)
     try:
-        return run_sync(reading, SyncOptions(mode="pull", scopes=scopes, force_key=force_key))
+        result = run_sync(reading, SyncOptions(mode="pull", scopes=scopes, force_key=force_key))
     except RemoteError as exc:  # the fetch from the file failed: its pack does not read back
         raise UsageError(
             f"refusing the bundle {target}: {exc.message.split(': ', 1)[-1]}",
             "the file is damaged or was altered; ask for it again (nothing was written)",
         ) from None
+    except UntrustedTreeError as exc:  # every ref refused: the first refusal comes up
+        _bundle_hint(exc, project, path)
+        raise
+    for refused in result.refused:
+        _bundle_hint(refused, project, path)
+    return result
+
+
+def _bundle_hint(exc: GitmemError, project: Project, path: Path) -> None:
+    """The way out of a bundle of another project is this command's, not a remote's adopt."""
+    if "not of this one" in exc.message:
+        exc.hint = (
+            f"if it is this project: gitmem bundle unbundle {path} --force-key (adds "
+            f"{project.key!r} as an alias of the project on the refs)"
+        )
 
 
 def memory_refs_named(project: Project) -> set[str]:

@@ -49,7 +49,10 @@ ALWAYS_ENCRYPTED = frozenset({"local"})
 # name under a dot-folder that is memory
 ROOT_FILES = frozenset({"local/.root/CLAUDE.local.md"})
 # the user scope's single files (gitmem/project/userscope.py), each in a store of its own
-ROOT_FILES |= frozenset({"local/claude/.root/CLAUDE.md", "local/gemini/.root/GEMINI.md"})
+USER_ROOT_FILES = frozenset({"local/claude/.root/CLAUDE.md", "local/gemini/.root/GEMINI.md"})
+ROOT_FILES |= USER_ROOT_FILES
+# other agents' memory follows their conventions, not Claude Code's frontmatter
+FOREIGN_PREFIXES = ("local/codex/", "local/gemini/", "local/goose/")
 # memory that is not Markdown, by the folder that holds it: goose keeps `<category>.txt`
 # (its memory extension, crates/goose-mcp/src/memory; docs/agents.md)
 TEXT_KINDS: dict[str, tuple[str, ...]] = {"goose/": (".txt",), "local/goose/": (".txt",)}
@@ -169,6 +172,15 @@ def _memory_kind(path: str, name: str) -> bool:
     return any(path.startswith(top) and name.endswith(k) for top, k in TEXT_KINDS.items())
 
 
+def _foreign(path: str) -> bool:
+    """A file of another agent (or a user-level instruction file): no frontmatter expected."""
+    return (
+        path.split("/", 1)[0] in ADAPTER_TEAM_TOPS
+        or path in USER_ROOT_FILES
+        or path.startswith(FOREIGN_PREFIXES)
+    )
+
+
 def encrypted_name(path: str, encrypted: frozenset[str]) -> bool:
     """Is `path` ciphertext in a tree whose `encrypted` folders hold the encrypted layout?"""
     top, _, rest = path.partition("/")
@@ -201,7 +213,7 @@ def check_content(path: str, data: bytes, secrets: bool = True) -> list[Finding]
     name = path.rsplit("/", 1)[-1].lower()
     if name == "memory.md":
         findings.extend(_check_caps(path, text))
-    elif name not in INDEX_NAMES and name != "claude.local.md":
+    elif name not in INDEX_NAMES and name != "claude.local.md" and not _foreign(path):
         findings.extend(_check_fields(path, front))
     if secrets:
         from gitmem.secretscan import scan_injection, scan_secrets

@@ -21,11 +21,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.set_defaults(handler=list_)
     p = command(key, "grant", "let another machine or key open your personal memory")
     p.add_argument("recipient", metavar="RECIPIENT", help="age1…, an ssh public key or a .pub file")
+    _add_user(p)
     p.set_defaults(handler=grant)
     p = command(key, "revoke", "remove a recipient and rotate the key")
     p.add_argument("recipient", metavar="RECIPIENT", help="as shown by gitmem key list")
+    _add_user(p)
     p.set_defaults(handler=revoke)
     p = command(key, "rotate", "make a new key and re-encrypt (revoked keys lose what follows)")
+    _add_user(p)
     p.set_defaults(handler=rotate)
     p = command(key, "trust", "let first syncs here take a personal ref that key also opens for")
     p.add_argument(
@@ -39,6 +42,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = command(key, "untrust", "stop trusting a key on this machine (undoes key trust)")
     p.add_argument("fingerprint", metavar="FINGERPRINT", help="as gitmem key trusted lists it")
     p.set_defaults(handler=untrust)
+
+
+def _add_user(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--user",
+        action="store_true",
+        help="for your user-scope memory (gitmem sync --user), not this project's",
+    )
 
 
 def init(args: argparse.Namespace) -> int:
@@ -74,6 +85,10 @@ def list_(args: argparse.Namespace) -> int:
 def _changed(handler: str, args: argparse.Namespace) -> int:
     from gitmem import keys
 
+    if getattr(args, "user", False):
+        from gitmem.cli.usersync import change_user_keys
+
+        return change_user_keys(handler, getattr(args, "recipient", None), args)
     project = open_project_from(args)
     change = (
         keys.rotate(project)

@@ -166,6 +166,10 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.errors import report
 
         return max(report(exc) for exc in result.refused)
+    if not args.dry_run:  # the folders synced here: a moved clone can name them later
+        from gitmem.project.orphans import remember_synced
+
+        remember_synced(project)
     if args.mode == "sync" and not args.dry_run and not args.scopes:
         from gitmem.cli.usersync import carry_user
 

@@ -53,3 +53,44 @@ def _print(repo: Repository | None, quiet: bool) -> int:
 
             code = max(code, *(report(exc) for exc in done.result.refused))
     return code
+
+
+def change_user_keys(handler: str, recipient: str | None, args: argparse.Namespace) -> int:
+    """`gitmem key grant|revoke|rotate --user`: the same change in each user-scope store this
+    machine has synced (gitmem sync --user publishes them)."""
+    from gitmem import keys
+    from gitmem.cli.common import plural
+    from gitmem.errors import NotARepository, UsageError
+    from gitmem.gitstore import Repository
+    from gitmem.project.userscope import user_projects
+
+    try:
+        repo: Repository | None = Repository(str(getattr(args, "directory", ".")))
+    except NotARepository:
+        repo = None
+    changed = 0
+    for agent, project in user_projects(repo, os.environ):
+        try:
+            if project.repo.resolve(project.user_ref) is None:
+                continue  # never synced here: its key is the hub's, granted where it was made
+            change = (
+                keys.rotate(project)
+                if handler == "rotate"
+                else getattr(keys, handler)(project, recipient)
+            )
+        finally:
+            project.repo.close()
+        for note in change.notes:
+            echo(f"note: {agent}: {note}")
+        echo(
+            f"user {agent}: {change.message.removeprefix('gitmem: ')} "
+            f"({plural(len(change.recipients), 'recipient')})"
+        )
+        changed += 1
+    if not changed:
+        raise UsageError(
+            "no user-scope memory synced on this machine yet",
+            "run gitmem sync --user first (on the machine that has the key)",
+        )
+    echo("next: gitmem sync --user (publishes the change)")
+    return 0

@@ -95,6 +95,13 @@ def remember_folders(common_dir: Path, folders: Mapping[str, Path]) -> None:
         _save(common_dir, known)
 
 
+def remember_synced(project: Project) -> None:
+    """`remember_folders` for the project's synced auto folder (what doctor may name later)."""
+    auto = project.scope("auto")
+    if auto.pushable:
+        remember_folders(project.repo.common_dir, {"auto": auto.path})
+
+
 def _save(common_dir: Path, known: Mapping[str, object]) -> None:
     from gitmem.state import write_atomic
 
@@ -147,9 +154,12 @@ def find_orphans(project: Project) -> list[Orphan]:
 
 
 def _candidates(project: Project) -> Iterator[tuple[Path, str, bool]]:
-    for folder, why in _recorded(project):
-        yield folder, why, False
     projects = claude_config_dir(os.environ) / "projects"
+    budget = [MAX_LISTINGS * 5]  # for every slug together: a doctor stays quick
+    for folder, why in _recorded(project):
+        if folder.parent.parent == projects and _loaded(folder.parent, budget):
+            continue  # a checkout lives at the old path again (a new clone there loads it)
+        yield folder, why, False
     try:
         with os.scandir(projects) as it:
             slugs = sorted(e.name for e in it if e.is_dir(follow_symlinks=False))[:MAX_SLUGS]
@@ -165,9 +175,17 @@ def _candidates(project: Project) -> Iterator[tuple[Path, str, bool]]:
                 continue  # a live checkout loads it (another clone, maybe of this project)
             yield folder, f"its checkout {checkout} is gone", True
             continue
-        found = live_checkout(slug)
+        found = live_checkout(slug, budget)
         if found is None:
             yield folder, "no folder on this machine has its path any more", True
+
+
+def _loaded(slug_dir: Path, budget: list[int]) -> bool:
+    """A checkout on this machine loads the slug's memory (or the search cannot tell)."""
+    checkout = transcript_checkout(slug_dir)
+    if checkout is not None:
+        return os.path.isdir(checkout)
+    return live_checkout(slug_dir.name, budget) is not None
 
 
 def transcript_checkout(slug_dir: Path) -> str | None:
@@ -194,12 +212,14 @@ def transcript_checkout(slug_dir: Path) -> str | None:
     return None
 
 
-def live_checkout(slug: str) -> Path | bool | None:
+def live_checkout(slug: str, budget: list[int] | None = None) -> Path | bool | None:
     """A folder on this machine whose path gives `slug` (a live checkout), None when there is
-    none, True when the bounded search could not tell (then the folder is not named)."""
+    none, True when the bounded search could not tell (then the folder is not named).
+    `budget`: folders it may still list, shared by the searches of one doctor run."""
     if len(slug) > 200:
         return True  # the slug of a long path ends in a hash: the walk cannot follow it
-    budget = [MAX_LISTINGS]
+    if budget is None:
+        budget = [MAX_LISTINGS]
 
     def search(folder: str) -> Path | bool | None:
         if budget[0] <= 0:
@@ -314,6 +334,10 @@ def adopt_folder(project: Project, path: Path) -> Adopted:
             "gitmem status says why",
         )
     common = project.repo.common_dir
+    if project.remote is not None and any(project.repo.resolve(s.ref) is None for s in scopes):
+        # a clone that never synced: start from the remote's history (its key, its versions),
+        # never a second one made here
+        run_sync(project, SyncOptions(mode="pull"))
     try:
         taken = run_sync(
             replace(project, scopes=scopes, remote=None, hub=None), SyncOptions(mode="sync")

@@ -139,56 +139,45 @@ def _through_link(home: Path, path: Path) -> str | None:
     return f"{link} is a symbolic link; user-scope folders must not pass through links"
 
 
-def sync_user(
-    repo: Repository | None,
-    env: Mapping[str, str],
-    agents: tuple[str, ...] | None = None,
-    timeout: float | None = None,
-) -> list[UserSync]:
-    """Sync the user scope of every enabled agent through the hub (`repo`: the project the
-    command runs in, whose config names the hub and the agents; None: the global config)."""
+def user_projects(repo: Repository | None, env: Mapping[str, str]) -> list[tuple[str, Project]]:
+    """(agent, its user-scope project) for each enabled agent with user memory."""
     from gitmem.project.adapters import enabled_agents
     from gitmem.scopes import resolve_uid
-    from gitmem.sync import SyncOptions, run_sync
 
     config = repo if repo is not None else open_store("claude", env)
     hub = config.config_get("gitmem.hub")
     if not hub:
         raise ConfigError("no hub: the user scope syncs only through gitmem.hub", HUB_HINT)
     chosen = (
-        agents
-        if agents is not None
-        else (
-            agents_of(config)
-            if repo is not None
-            else enabled_agents(config.config_get("gitmem.agents"))
-        )
+        agents_of(config)
+        if repo is not None
+        else enabled_agents(config.config_get("gitmem.agents"))
     )
     uid = resolve_uid(config)
+    return [(a, user_project(a, hub, uid, env)) for a in chosen if has_user_scope(a)]
+
+
+def sync_user(
+    repo: Repository | None, env: Mapping[str, str], timeout: float | None = None
+) -> list[UserSync]:
+    """Sync the user scope of every enabled agent through the hub (`repo`: the project the
+    command runs in, whose config names the hub and the agents; None: the global config)."""
+    from gitmem.sync import SyncOptions, run_sync
+
     out: list[UserSync] = []
-    for agent in chosen:
-        if not has_user_scope(agent):
-            continue
-        project = user_project(agent, hub, uid, env)
+    for agent, project in user_projects(repo, env):
         scope = project.scopes[0]
-        if scope.refused:
-            out.append(UserSync(agent, None, scope.note))
-            continue
-        options = SyncOptions(mode="sync")
-        if timeout is not None:
-            options.timeout = timeout
         try:
+            if scope.refused:
+                out.append(UserSync(agent, None, scope.note))
+                continue
+            options = SyncOptions(mode="sync")
+            if timeout is not None:
+                options.timeout = timeout
             out.append(UserSync(agent, run_sync(project, options)))
         finally:
             project.repo.close()
     return out
-
-
-def user_scope_missing_hub(repo: Repository) -> str | None:
-    """What status says about the user scope when there is no hub (None: there is one)."""
-    if repo.config_get("gitmem.hub"):
-        return None
-    return "user scope (~/.claude/CLAUDE.md, ~/.claude/agent-memory/) not synced: " + HUB_HINT
 
 
 def shown_user(agent: str, text: str, env: Mapping[str, str]) -> str:

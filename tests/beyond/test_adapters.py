@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gitmem.errors import ConfigError
 from gitmem.policy import ADAPTER_TEAM_TOPS, TEAM_TOPS, check_name
@@ -141,3 +143,45 @@ def test_status_lists_what_each_enabled_agent_keeps_where(world: World) -> None:
     assert f"{a}/memory-bank" in out
     data = json.loads(world.ok("-C", str(a), "status", "--json"))
     assert {row["agent"] for row in data["agents"]} == {"claude", "codex", "gemini", "cline"}
+
+
+FOLDERS = ["team", "agents", "cline", "goose", "auto", "local", "x", ".hidden", "goose.txt"]
+
+
+@given(
+    st.lists(st.sampled_from(FOLDERS), min_size=1, max_size=4),
+    st.sampled_from([".txt", ".md", ".MD", ".json", ".sh", ""]),
+)
+def test_a_kind_other_than_markdown_passes_only_inside_its_adapters_folder(
+    parts: list[str], ext: str
+) -> None:
+    path = "/".join(parts) + "/name" + ext
+    inside_goose = path.startswith(("goose/", "local/goose/"))
+    expected = not any(p.startswith(".") for p in parts) and (
+        ext.lower() == ".md" or (ext == ".txt" and inside_goose)
+    )
+    assert (check_name(path) == []) == expected, path
+
+
+def test_other_agents_files_are_not_held_to_claude_codes_frontmatter() -> None:
+    from gitmem.policy import check_content
+
+    for path in ("cline/projectbrief.md", "goose/build.txt", "local/gemini/.root/GEMINI.md"):
+        assert [f.code for f in check_content(path, b"# Brief\nA shop.\n")] == []
+    assert [f.code for f in check_content("team/x.md", b"# Brief\n")] == ["GM121"]
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    assert "GM140" in [f.code for f in check_content("cline/x.md", token.encode())]
+
+
+def test_a_teammate_without_the_adapter_keeps_its_memory_on_the_ref(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    world.git("config", "gitmem.agents", "claude,cline", cwd=a)  # a alone uses Cline
+    write_files(a / "memory-bank", {"projectbrief.md": "# Brief\n"})
+    world.ok("-C", str(a), "sync")
+    write_files(world.scope_path(b, "team"), {"MEMORY.md": "- from b\n"})
+    world.ok("-C", str(b), "sync")
+    assert not (b / "memory-bank").exists()  # b did not enable it: nothing written
+    assert "cline/projectbrief.md" in team_paths(world, world.remote)
+    world.ok("-C", str(a), "sync")
+    assert (a / "memory-bank" / "projectbrief.md").read_text() == "# Brief\n"
+    assert (world.scope_path(a, "team") / "MEMORY.md").exists()

@@ -132,3 +132,18 @@ def test_an_incremental_bundle_without_its_base_is_refused(world: World) -> None
     run = world.gitmem("-C", str(c), "bundle", "unbundle", str(world.root / "two.bundle"))
     assert run.code == 2
     assert "incremental" in run.err and "unbundle the bundle handed over before it" in run.err
+
+
+def test_a_bundle_of_another_project_is_refused_and_force_key_takes_it(world: World) -> None:
+    a = world.clone("a")
+    other = world.make_remote("other.git")
+    c = world.clone("c", url=str(other))
+    write_files(world.scope_path(a, "auto"), MEMORY)
+    bundle = world.root / "one.bundle"
+    world.ok("-C", str(a), "bundle", "create", str(bundle))
+    run = world.gitmem("-C", str(c), "bundle", "unbundle", str(bundle))
+    assert run.code == 2 and "not of this one" in run.err
+    assert f"gitmem bundle unbundle {bundle} --force-key" in run.err
+    assert not world.scope_path(c, "auto").exists()
+    world.ok("-C", str(c), "bundle", "unbundle", str(bundle), "--force-key")
+    assert folder_bytes(world.scope_path(c, "auto")) == folder_bytes(world.scope_path(a, "auto"))

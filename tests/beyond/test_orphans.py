@@ -89,3 +89,84 @@ def test_adopt_refuses_this_clones_own_folder_and_a_home_folder(world: World) ->
     assert run.code == 2 and "already synced" in run.err
     run = world.gitmem("-C", str(a), "adopt", "--folder", str(world.home))
     assert run.code == 2 and "home folder" in run.err
+
+
+def test_the_old_folder_is_still_named_after_a_sync_at_the_new_path(world: World) -> None:
+    """The sync at the old path remembered the folder (folders.json); the state moved on."""
+    moved, old, _new = moved_clone(world)
+    world.ok("-C", str(moved), "sync")  # the state now names the new folder
+    found = orphans(world, moved)
+    assert [f["message"].split(" holds ")[0] for f in found] == [str(old)]
+    assert "this clone synced it before" in found[0]["message"]  # remembered by the sync
+
+
+def test_a_folder_this_clone_remembers_is_named_without_a_history_match(world: World) -> None:
+    from gitmem.gitstore import Repository
+    from gitmem.project.orphans import known_folders, remember_folders
+
+    a = world.clone("a")
+    elsewhere = world.root / "elsewhere-memory"
+    write_files(elsewhere, {"MEMORY.md": "- never synced\n"})
+    with Repository(a) as repo:
+        remember_folders(repo.common_dir, {"auto": elsewhere})
+        remember_folders(repo.common_dir, {"auto": elsewhere})  # once is enough
+        assert known_folders(repo.common_dir)["auto"] == [str(elsewhere)]
+    found = orphans(world, a)
+    assert [f["message"].split(" holds ")[0] for f in found] == [str(elsewhere)]
+    assert "this clone synced it before" in found[0]["message"]
+
+
+def test_a_gone_checkouts_folder_is_named_by_its_history_alone(world: World) -> None:
+    """No record of it here (another clone, since deleted): found by its slug and blob ids."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "auto"), MEMORY)
+    world.ok("-C", str(a), "sync")
+    gone = world.clone("gone")
+    world.ok("-C", str(gone), "sync")
+    old = world.scope_path(gone, "auto")
+    (old / "late.md").write_text("written in the clone that is gone\n")
+    shutil.rmtree(gone)
+    found = orphans(world, a)
+    assert [f["message"].split(" holds ")[0] for f in found] == [str(old)]
+    assert "no folder on this machine has its path any more" in found[0]["message"]
+    world.ok("-C", str(a), "adopt", "--folder", str(old))
+    assert (world.scope_path(a, "auto") / "late.md").exists()
+
+
+def test_a_transcripts_cwd_tells_a_live_checkout_from_a_gone_one(tmp_path: Path) -> None:
+    from gitmem.project.orphans import live_checkout, transcript_checkout
+
+    live = tmp_path / "src" / "shop_1"
+    live.mkdir(parents=True)
+    slug_dir = tmp_path / "projects" / claude_slug(str(live))
+    slug_dir.mkdir(parents=True)
+    assert transcript_checkout(slug_dir) is None
+    (slug_dir / "a.jsonl").write_text(
+        "not json\n" + json.dumps({"type": "user", "cwd": str(live)}) + "\n"
+    )
+    assert transcript_checkout(slug_dir) == str(live)
+    assert live_checkout(claude_slug(str(live))) == live  # found by walking from /
+    assert live_checkout(claude_slug(str(tmp_path / "src" / "gone"))) is None
+    assert live_checkout(claude_slug(str(live)), [0]) is True  # out of budget: cannot tell
+
+
+def test_a_clone_that_never_synced_adopts_onto_the_remotes_history(world: World) -> None:
+    moved, old, _new = moved_clone(world)
+    world.ok("-C", str(moved), "sync")  # the remote has the memory, under its key
+    fresh = world.clone("fresh")
+    out = world.ok("-C", str(fresh), "adopt", "--folder", str(old))
+    assert "can be removed" in out
+    world.ok("-C", str(fresh), "sync")
+    world.ok("-C", str(moved), "sync")
+    here, there = world.scope_path(fresh, "auto"), world.scope_path(moved, "auto")
+    assert folder_bytes(here) == folder_bytes(there)
+    assert "Then make test." in (here / "build.md").read_text()
+
+
+def test_a_remembered_folder_that_a_new_clone_at_the_old_path_loads_is_not_named(
+    world: World,
+) -> None:
+    moved, old, _new = moved_clone(world)
+    again = world.clone("a")  # a new clone where the moved one was: it loads the old folder
+    assert world.scope_path(again, "auto") == old
+    assert orphans(world, moved) == []

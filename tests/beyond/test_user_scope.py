@@ -143,3 +143,22 @@ def test_a_user_folder_that_is_a_link_is_refused(world: World, target: str) -> N
     assert "user scope of goose: not synced" in out
     assert b"id_rsa" not in remote_objects(hub)
     assert not [r for r in hub_refs(world, hub) if "goose" in r]
+
+
+def test_a_machine_with_a_key_of_its_own_is_granted_the_user_scope(tmp_path: Path) -> None:
+    hub = tmp_path / "hub.git"
+    a, b = World(tmp_path / "a"), World(tmp_path / "b")
+    a.git("init", "-q", "--bare", str(hub))
+    for w in (a, b):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+    write_files(a.home / ".claude", {"CLAUDE.md": "# Me\n- from a\n"})
+    a.ok("sync", "--user")
+    out = b.ok("sync", "--user")  # b's own key: cannot open it yet, says how
+    assert "gitmem key grant" in out
+    assert not (b.home / ".claude" / "CLAUDE.md").exists()
+    recipient = b.ok("key", "show").strip()
+    out = a.ok("key", "grant", "--user", recipient)
+    assert "user claude: grant" in out
+    a.ok("sync", "--user")
+    b.ok("sync", "--user")
+    assert (b.home / ".claude" / "CLAUDE.md").read_text() == "# Me\n- from a\n"
