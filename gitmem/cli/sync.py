@@ -14,6 +14,7 @@ from gitmem.cli.common import (
     echo,
     open_project_from,
     plural,
+    printable,
     start_opening,
 )
 
@@ -170,11 +171,11 @@ def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:
     lines = [f"skipped {s}" for s in result.skipped]
     fresh = lines if result.dry_run else unseen(project.repo.common_dir, "skipped", lines)
     for line in lines if verbose else fresh:
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(printable(line) + "\n")  # a skipped file's name: anyone's bytes
 
 
 def _show_notice(line: str) -> None:
-    sys.stderr.write(f"\r\033[K{line}\n")
+    sys.stderr.write(f"\r\033[K{printable(line)}\n")
     sys.stderr.flush()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from gitmem.cli.common import command, echo, plural
@@ -90,7 +91,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
+        from gitmem.core.sanitize import json_safe
+
+        sys.stdout.write(
+            json_safe(json.dumps(result.as_json(), indent=2, ensure_ascii=False)) + "\n"
+        )
     elif args.format == "github":
         for line in github_lines(result):
             echo(line)

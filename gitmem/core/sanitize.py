@@ -119,6 +119,26 @@ def terminal(text: str, newlines: bool = False) -> str:
     return "".join(out)
 
 
+def json_safe(dumped: str) -> str:
+    """JSON text (`json.dumps(..., ensure_ascii=False)`) with every control, format and
+    invisible character of its strings written as a `\\uXXXX` escape: still the same JSON
+    value, and nothing in it drives a terminal or hides from a reader."""
+    if not _CANDIDATES.search(dumped):
+        return dumped
+    return _CANDIDATES.sub(_json_escape, dumped)
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    ch = m.group(0)
+    if ch == "\n":
+        return ch  # json.dumps escapes newlines in strings: these are its indentation
+    code = ord(ch)
+    if code > 0xFFFF:  # a surrogate pair, as JSON spells a character beyond the BMP
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
 def _doubled(m: re.Match[str]) -> str:
     return m.group(0) * 2
 
