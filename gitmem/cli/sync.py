@@ -61,7 +61,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         p.add_argument(
             "--no-verify",
             action="store_true",
-            help="publish even what the secret scan flags (see .gitmem-allow for false positives)",
+            help="publish even what the secret scan flags (a false positive: git config --add "
+            "gitmem.allowSecret sha256:…)",
         )
         if mode != "sync":
             p.add_argument(
