@@ -192,21 +192,21 @@ _PLACEHOLDER = re.compile(
 )
 # a value made of words (`JWT_EXPIRATION_SECONDS`, `src/components/UserProfileCard.tsx`,
 # `config.auth.timeout`): an identifier, a path or a name, not a random token
-_WORD = re.compile(r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d{1,4}(?!\d)")
-_SEPARATORS = re.compile(r"[/._\-:]+")
+_WORD = r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d{1,4}(?!\d)"  # compiled on first use (re's cache)
+_SEPARATORS = r"[/._\-:]+"
 # env values that name rather than hold: other variables, file references, booleans
-_REFERENCE = re.compile(r"^(?:[A-Z][A-Z0-9_]*|[./~].*|(?i:file|vault|op|secret|ref):.*|\d{1,5})$")
+_REFERENCE = r"^(?:[A-Z][A-Z0-9_]*|[./~].*|(?i:file|vault|op|secret|ref):.*|\d{1,5})$"
 
 
 def _words_only(value: str) -> bool:
     """Is `value` a run of words joined by separators or camel case (an identifier or a path),
     with no piece that mixes letters and digits the way random tokens do?"""
-    pieces = [p for p in _SEPARATORS.split(value) if p]
+    pieces = [p for p in re.split(_SEPARATORS, value) if p]
     if not pieces:
         return True
     words = 0
     for piece in pieces:
-        found = _WORD.findall(piece)
+        found = re.findall(_WORD, piece)
         if "".join(found) != piece:
             return False
         words += len(found)
@@ -327,8 +327,8 @@ def scan_secrets(text: str, allowed: Iterable[str] = ()) -> list[Match]:
     return _matches(text, hits, allow)
 
 
-_SCHEME = re.compile(r"(?<![A-Za-z0-9+])[A-Za-z][A-Za-z0-9+]*\Z")
-_ENV_NAME = re.compile(r"[ \t]*(?:export[ \t]+)?[A-Za-z0-9_.\-]*")
+_SCHEME = r"(?<![A-Za-z0-9+])[A-Za-z][A-Za-z0-9+]*\Z"
+_ENV_NAME = r"[ \t]*(?:export[ \t]+)?[A-Za-z0-9_.\-]*"
 _WEAK_NAMES = ("key", "token")  # `SORT_KEY=created_at` names a column: only random values count
 
 
@@ -340,7 +340,7 @@ def _likely(text: str, at: int, rule: Rule, m: re.Match[str], value: str) -> boo
     if rule.kind == "assign":
         return _entropy(value) >= MIN_ENTROPY and not _words_only(value)
     if rule.kind == "url":
-        scheme = _SCHEME.search(text, max(0, at - 16), at)
+        scheme = re.compile(_SCHEME).search(text, max(0, at - 16), at)
         return (
             scheme is not None
             and scheme.group(0).lower() in _URL_SCHEMES
@@ -349,7 +349,7 @@ def _likely(text: str, at: int, rule: Rule, m: re.Match[str], value: str) -> boo
         )
     if rule.kind == "env":
         start = text.rfind("\n", 0, at) + 1
-        if not _ENV_NAME.fullmatch(text, start, at) or _REFERENCE.match(value):
+        if not re.compile(_ENV_NAME).fullmatch(text, start, at) or re.match(_REFERENCE, value):
             return False  # not a `NAME=value` line of its own, or a value naming another
         if m.group(0)[:3].lower() in ("key", "tok"):
             return not _words_only(value) and _entropy(value) >= 2.5
