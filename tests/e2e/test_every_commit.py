@@ -185,3 +185,34 @@ def test_commits_re_adding_one_tree_cost_one_check_and_a_bound(
     monkeypatch.setattr(commitcheck, "MAX_LISTED", 3)
     found = intermediate_findings(repo, tip, TEAM, [old])
     assert [f.code for _, fs in found for f in fs] == ["GM105"]
+
+
+# -- what push must do once the sync calls these (gitmem/sync.py is the sync redesign's) -------
+WIRE = (
+    "the sync still reads .gitmem-allow and scans only the snapshot: wire "
+    "secretscan.user_allow_list and commitcheck.secrets_in_commits into gitmem/sync.py (#22)"
+)
+
+
+@pytest.mark.xfail(strict=True, reason=WIRE)
+def test_push_takes_the_allow_list_only_from_the_users_configuration(
+    synced: tuple[World, Path],
+) -> None:
+    from gitmem.secretscan import fingerprint
+
+    world, clone = synced
+    (world.scope_path(clone, "auto") / "creds.md").write_text(f"{TOPIC}\nkey {AWS_KEY}\n")
+    (clone / ".gitmem-allow").write_text(f"{fingerprint(AWS_KEY)}\npath:*\n")
+    assert world.gitmem("-C", str(clone), "push").code == 1  # the author's word allows nothing
+    world.git("config", "--add", "gitmem.allowSecret", fingerprint(AWS_KEY), cwd=clone)
+    assert world.gitmem("-C", str(clone), "push").code == 0
+
+
+@pytest.mark.xfail(strict=True, reason=WIRE)
+def test_push_refuses_a_secret_in_a_commit_it_would_publish(synced: tuple[World, Path]) -> None:
+    world, clone = synced
+    old, leaked, clean = added_then_removed(world, clone)
+    world.plumb(clone, "update-ref", TEAM, clean)  # local history the remote does not hold
+    run = world.gitmem("-C", str(clone), "push")
+    assert run.code == 1 and leaked[:12] in run.err, run.err
+    assert world.git("ls-remote", str(world.remote), TEAM).split()[0] == old
