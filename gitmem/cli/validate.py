@@ -44,7 +44,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--base",
         metavar="REV",
-        help="re-read only content changed since REV (server hooks: the ref's old value)",
+        help="check every commit new since REV, re-reading only content changed since it "
+        "(server hooks: the ref's old value; all zeros: a new ref, every commit no ref holds)",
     )
     p.add_argument(
         "--history",

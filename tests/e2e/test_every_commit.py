@@ -216,3 +216,19 @@ def test_push_refuses_a_secret_in_a_commit_it_would_publish(synced: tuple[World,
     run = world.gitmem("-C", str(clone), "push")
     assert run.code == 1 and leaked[:12] in run.err, run.err
     assert world.git("ls-remote", str(world.remote), TEAM).split()[0] == old
+
+
+def test_a_new_ref_is_judged_on_the_commits_no_ref_holds(synced: tuple[World, Path]) -> None:
+    """The hook's all-zero old value: every commit of the new ref that the repository does not
+    already hold under another ref (what it holds was judged when it came, or predates the
+    hook, and must not block a ref pushed back after a deletion)."""
+    world, clone = synced
+    _old, leaked, clean = added_then_removed(world, clone)
+    zeros = "0" * 40
+    run = world.gitmem("-C", str(clone), "validate", "--as", TEAM, "--base", zeros, clean)
+    assert run.code == 1 and f"(commit {leaked[:12]})" in run.out, run.out
+    world.git("update-ref", "refs/heads/kept", clean, cwd=clone)
+    run = world.gitmem("-C", str(clone), "validate", "--as", TEAM, "--base", zeros, clean)
+    assert run.code == 0, run.out
+    run = world.gitmem("-C", str(clone), "validate", "--as", TEAM, "--history", clean)
+    assert run.code == 1, run.out  # the whole history, wherever it is held
