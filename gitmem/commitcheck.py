@@ -68,7 +68,7 @@ def intermediate_findings(
             path: Entry(mode, _KINDS.get(mode, "blob"), oid, sizes.get(oid))
             for path, (mode, oid) in added.items()
         }
-        found = check_changed(entries, 0, 0, sealed, ref, _reader(repo), known=frozenset(seen))
+        found = check_changed(entries, 0, 0, sealed, ref, repo.read_blob, known=frozenset(seen))
         seen.update(
             e.oid
             for p, e in entries.items()
@@ -83,10 +83,6 @@ def intermediate_findings(
         if fresh:
             out.append((commit, fresh))
     return out
-
-
-def _reader(repo: Repository) -> Callable[[str], bytes]:
-    return repo.read_blob
 
 
 def secrets_in_commits(

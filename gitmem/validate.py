@@ -37,6 +37,7 @@ GITMEM_REFS = "refs/gitmem/"
 BRANCH_LAYOUT = "refs/heads/gitmem/"  # the gitmem.refPrefix the branch-only refusal offers
 JSON_VERSION = 1
 EVERY_REF = "--all"  # commit_changes: not reachable from any ref of the repository
+UNLISTED = ("GM102", "GM105", "GM109")  # the tip's tree was refused before it was read whole
 
 
 @dataclass
@@ -168,7 +169,9 @@ def _earlier_commits(
     removed is still in the history pushed."""
     from gitmem.commitcheck import intermediate_findings
 
-    checked = known | read_as_text({p: e.oid for p, e in repo.list_tree(tip).items()})[0]
+    checked = known
+    if not any(f.code in UNLISTED for f in reported):  # the tip's tree was listed and read
+        checked |= read_as_text({p: e.oid for p, e in repo.list_tree(tip).items()})[0]
     found = intermediate_findings(repo, tip, name, since, checked, reported)
     return [RefFindings(name, commit, errors, tip=False) for commit, errors in found]
 
