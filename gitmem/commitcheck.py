@@ -28,6 +28,7 @@ from gitmem.refmeta import META_FILE
 from gitmem.secretscan import Match, scan_secrets
 
 _KINDS = {"160000": "commit", "040000": "tree"}
+MAX_LISTED = 4 * 200_000  # entries the new commits may add in all (four trees of MAX_FILES)
 
 
 def intermediate_findings(
@@ -45,12 +46,19 @@ def intermediate_findings(
     again; `reported`: findings already shown (the tip's), not repeated. Errors only: a style
     warning of a commit since replaced helps no one."""
     changes = repo.commit_changes(tip, exclude)
+    listed = sum(len(added) for _, added in changes)
+    if listed > MAX_LISTED:  # fail closed: a few commits re-adding one huge tree again and again
+        why = f"its new commits add {listed} entries (limit {MAX_LISTED}): too many to check"
+        return [(tip, [Finding(ref, 0, "GM105", why)])]
     oids = sorted({oid for _, added in changes for mode, oid in added.values()})
     sizes = repo.blob_sizes(oids) if oids else {}
     seen = set(checked)
     shown = {(f.path, f.code, f.message) for f in reported}
+    entries_seen: set[tuple[str, str]] = set()  # (path, oid) checked in an earlier commit
     out: list[tuple[str, list[Finding]]] = []
-    for commit, added in changes:
+    for commit, all_added in changes:
+        added = {p: v for p, v in all_added.items() if (p, v[1]) not in entries_seen}
+        entries_seen.update((p, v[1]) for p, v in added.items())
         if not added:
             continue
         tree = repo.read_commit(commit)[0]
@@ -60,7 +68,7 @@ def intermediate_findings(
             path: Entry(mode, _KINDS.get(mode, "blob"), oid, sizes.get(oid))
             for path, (mode, oid) in added.items()
         }
-        found = check_changed(entries, 0, 0, sealed, ref, _reader(repo), known=frozenset(seen))
+        found = check_changed(entries, 0, 0, sealed, ref, repo.read_blob, known=frozenset(seen))
         seen.update(
             e.oid
             for p, e in entries.items()
@@ -75,10 +83,6 @@ def intermediate_findings(
         if fresh:
             out.append((commit, fresh))
     return out
-
-
-def _reader(repo: Repository) -> Callable[[str], bytes]:
-    return repo.read_blob
 
 
 def secrets_in_commits(
@@ -107,3 +111,18 @@ def secrets_in_commits(
                 scanned[oid] = scan_secrets(text, allow)
             hits.extend((commit, path, m) for m in scanned[oid])
     return hits
+
+
+def paths_between(repo: Repository, old: str | None, new: str, limit: int = 4096) -> list[str]:
+    """The memory files that differ between two checked tips (`old` None: all of `new`),
+    sorted: what a session-start summary may name. Never the paths of the commits in between
+    (a name added and removed between two syncs was never checked: `hookcontext.changes_line`).
+    Empty when the change is too large to list within `limit` entries."""
+    from gitmem.policy import MAX_DEPTH
+
+    new_tree = repo.read_commit(new)[0]
+    old_tree = repo.read_commit(old)[0] if old else repo.write_object("tree", b"")
+    diff = repo.tree_changes(old_tree, new_tree, limit, MAX_DEPTH, 16 * 1024 * 1024)
+    if diff is None:
+        return []
+    return sorted(c.path for c in diff.changes if c.path.endswith(".md"))

@@ -79,20 +79,30 @@ def report(exc: BaseException) -> int:
     import sys
 
     if isinstance(exc, GitmemError):
-        sys.stderr.write(f"gitmem: error: {exc.message}\n")
+        # a message may quote a ref's name, a file name, git's stderr or a server's `remote:`
+        # text: shown through the one sanitizer, it never drives the terminal
+        sys.stderr.write(f"gitmem: error: {_shown(exc.message)}\n")
         if exc.hint:
-            sys.stderr.write(f"hint: {exc.hint}\n")
+            sys.stderr.write(f"hint: {_shown(exc.hint)}\n")
         return exc.exit_code
     if isinstance(exc, KeyboardInterrupt):
         sys.stderr.write("gitmem: interrupted\n")
         return EXIT_INTERRUPTED
     if isinstance(exc, OSError) and exc.strerror:  # the disk, not gitmem: say which file
-        where = f": {exc.filename}" if exc.filename else ""
+        where = f": {_shown(str(exc.filename))}" if exc.filename else ""
         sys.stderr.write(f"gitmem: error: {exc.strerror}{where}\n")
         sys.stderr.write("hint: check the file's permissions and the free space, then retry\n")
         return EXIT_USAGE
     sys.stderr.write(
-        f"gitmem: error: unexpected {type(exc).__name__}: {exc}\n"
+        f"gitmem: error: unexpected {type(exc).__name__}: {_shown(str(exc))}\n"
         "hint: rerun with --debug and report it at the project's issue tracker\n"
     )
     return EXIT_INTERNAL
+
+
+def _shown(text: str) -> str:
+    if text.isprintable():
+        return text
+    from gitmem.core.sanitize import terminal
+
+    return terminal(text, newlines=True)

@@ -36,6 +36,8 @@ else:
 GITMEM_REFS = "refs/gitmem/"
 BRANCH_LAYOUT = "refs/heads/gitmem/"  # the gitmem.refPrefix the branch-only refusal offers
 JSON_VERSION = 1
+EVERY_REF = "--all"  # commit_changes: not reachable from any ref of the repository
+UNLISTED = ("GM102", "GM105", "GM109")  # the tip's tree was refused before it was read whole
 
 
 @dataclass
@@ -118,8 +120,8 @@ def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
     result = Validation(strict=options.strict)
     signed = repo.config_get("gitmem.requireSigned")
     old = repo.resolve(options.base) if options.base and set(options.base) != {"0"} else None
-    if options.base and not old:  # a new ref (the hook's all-zero old value): all of it is new
-        options.history = True
+    # a new ref (the hook's all-zero old value): every commit no other ref holds is new
+    new_ref = bool(options.base) and set(options.base or "") == {"0"}
     for name, commit in targets:
         findings = commit_findings(repo, commit, name, known)
         if "/users/" in name and repo.object_type(commit) == "commit":
@@ -127,8 +129,9 @@ def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
         if must_be_signed(name, signed) and repo.object_type(commit) == "commit":
             findings += signature_findings(repo.unverified_commits(commit, old), name)
         result.refs.append(RefFindings(name, commit, findings))
-        if (options.history or old) and repo.object_type(commit) == "commit":
-            result.refs += _earlier_commits(repo, name, commit, old, known, findings)
+        if (options.history or old or new_ref) and repo.object_type(commit) == "commit":
+            since = [old] if old else [EVERY_REF] if new_ref and not options.history else []
+            result.refs += _earlier_commits(repo, name, commit, since, known, findings)
     return _allowed_out(result, repo)
 
 
@@ -157,16 +160,19 @@ def _earlier_commits(
     repo: Repository,
     name: str,
     tip: str,
-    old: str | None,
+    since: list[str],
     known: frozenset[str],
     reported: list[Finding],
 ) -> list[RefFindings]:
-    """The errors of each commit new since `old` (None: the whole history) that the tip's
-    check did not show: a secret a later commit removed is still in the history pushed."""
+    """The errors of each commit of `tip` not reachable from `since` (empty: the whole
+    history; EVERY_REF: any ref) that the tip's check did not show: a secret a later commit
+    removed is still in the history pushed."""
     from gitmem.commitcheck import intermediate_findings
 
-    checked = known | read_as_text({p: e.oid for p, e in repo.list_tree(tip).items()})[0]
-    found = intermediate_findings(repo, tip, name, [old] if old else [], checked, reported)
+    checked = known
+    if not any(f.code in UNLISTED for f in reported):  # the tip's tree was listed and read
+        checked |= read_as_text({p: e.oid for p, e in repo.list_tree(tip).items()})[0]
+    found = intermediate_findings(repo, tip, name, since, checked, reported)
     return [RefFindings(name, commit, errors, tip=False) for commit, errors in found]
 
 

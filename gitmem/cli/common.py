@@ -232,15 +232,16 @@ def echo(line: str = "") -> None:
     sys.stdout.write(printable(line) + "\n")
 
 
-_CONTROL = {c: f"^{chr(c ^ 0x40)}" for c in (*range(0x20), 0x7F) if c not in (0x09, 0x0A)}
-_CONTROL.update({c: f"\\x{c:02x}" for c in range(0x80, 0xA0)})
-
-
 def printable(text: str) -> str:
-    """`text` with terminal control characters shown as ^X (as git shows a remote's messages):
-    names, subjects and trailers of fetched commits are anyone's bytes, and an escape sequence
-    in them must not drive the user's terminal."""
-    return text.translate(_CONTROL) if not text.isprintable() else text
+    """`text` with control and escape sequences, bidi controls and invisible characters shown
+    escaped as git shows them (`\\033]0;…`: gitmem/core/sanitize.py, the one sanitizer), lines
+    kept: names, subjects, authors and contents of fetched commits are anyone's bytes, and
+    nothing in them may drive the user's terminal or hide from the reader."""
+    if text.isprintable():
+        return text
+    from gitmem.core.sanitize import terminal
+
+    return terminal(text, newlines=True)
 
 
 def plural(count: int, word: str, plural_word: str | None = None) -> str:

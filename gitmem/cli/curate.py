@@ -14,6 +14,7 @@ from gitmem.cli.common import (
     file_progress,
     open_project_from,
     plural,
+    printable,
 )
 
 
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         echo(f"{result.folder}/MEMORY.md is already curated ({result.lines} lines)")
         return 0
     if not args.yes or args.dry_run:
-        sys.stdout.write(result.diff())
+        sys.stdout.write(printable(result.diff()))  # team memory: anyone's bytes
     for line in summary(result):
         echo(line)
     if args.dry_run:

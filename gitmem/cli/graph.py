@@ -12,6 +12,7 @@ from gitmem.cli.common import (
     end_progress,
     file_progress,
     open_project_from,
+    printable,
 )
 
 
@@ -44,9 +45,11 @@ def run(args: argparse.Namespace) -> int:
     graph = scope_graph(open_project_from(args), args.scope, progress)
     end_progress(progress)
     if args.fmt == "json":
-        echo(json.dumps(as_json(graph), indent=2, ensure_ascii=False))
+        from gitmem.core.sanitize import json_safe
+
+        sys.stdout.write(json_safe(json.dumps(as_json(graph), indent=2, ensure_ascii=False)) + "\n")
     elif args.fmt == "dot":
-        sys.stdout.write(as_dot(graph))
+        sys.stdout.write(printable(as_dot(graph)))  # names from memory files: anyone's bytes
     else:
         for line in as_text(graph):
             echo(line)

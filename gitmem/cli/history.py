@@ -66,7 +66,7 @@ def diff(args: argparse.Namespace) -> int:
     if not out:
         echo("no changes")
         return 0
-    text = out if out.endswith("\n") else out + "\n"
+    text = printable(out if out.endswith("\n") else out + "\n")  # a ref's content: anyone's bytes
     show(
         colour_diff(text) if use_colour(args, project.repo.config_get) else text,
         args,

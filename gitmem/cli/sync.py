@@ -14,6 +14,7 @@ from gitmem.cli.common import (
     echo,
     open_project_from,
     plural,
+    printable,
     start_opening,
 )
 
@@ -61,7 +62,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         p.add_argument(
             "--no-verify",
             action="store_true",
-            help="publish even what the secret scan flags (see .gitmem-allow for false positives)",
+            help="publish even what the secret scan flags (a false positive: git config --add "
+            "gitmem.allowSecret sha256:…)",
         )
         if mode == "sync":
             p.add_argument(
@@ -203,7 +205,7 @@ def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:
     fresh = lines if result.dry_run else unseen(project.repo.common_dir, "skipped", lines)
     sys.stdout.flush()  # after the results, each on its own line, wherever both streams go
     for line in lines if verbose else fresh:
-        sys.stderr.write(line + "\n")
+        sys.stderr.write(printable(line) + "\n")  # a skipped file's name: anyone's bytes
 
 
 def _explain_skipped(project: Project, result: SyncResult) -> None:
@@ -233,7 +235,7 @@ def _explain_skipped(project: Project, result: SyncResult) -> None:
 
 
 def _show_notice(line: str) -> None:
-    sys.stderr.write(f"\r\033[K{line}\n")
+    sys.stderr.write(f"\r\033[K{printable(line)}\n")
     sys.stderr.flush()
 
 

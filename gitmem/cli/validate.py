@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from gitmem.cli.common import command, echo, plural
@@ -43,7 +44,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--base",
         metavar="REV",
-        help="re-read only content changed since REV (server hooks: the ref's old value)",
+        help="check every commit new since REV, re-reading only content changed since it "
+        "(server hooks: the ref's old value; all zeros: a new ref, every commit no ref holds)",
     )
     p.add_argument(
         "--history",
@@ -90,7 +92,11 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         import json
 
-        echo(json.dumps(result.as_json(), indent=2, ensure_ascii=False))
+        from gitmem.core.sanitize import json_safe
+
+        sys.stdout.write(
+            json_safe(json.dumps(result.as_json(), indent=2, ensure_ascii=False)) + "\n"
+        )
     elif args.format == "github":
         for line in github_lines(result):
             echo(line)

@@ -27,25 +27,39 @@ _CANDIDATES = re.compile(
     "\U000e0001\U000e0020-\U000e007f\ud800-\udfff\ufe00-\ufe0f\U000e0100-\U000e01ef]"
 )
 ZWJ = "\u200d"
+JOINERS = ("\u200c", ZWJ)  # zero-width non-joiner and joiner
 _ESCAPED_ALWAYS = re.compile(r"\\+(?=[0-7])")  # a backslash run an escape could be read into
 
 
 def _is_hidden(text: str, at: int) -> bool:
     """Is the candidate at `at` hidden? Tab and newline are text; `\\r` only before `\\n`
     (CRLF); a zero-width joiner inside an emoji sequence and one variation selector right after
-    a visible character (✔️, 1️⃣) are how emoji are written. Everything else is."""
+    a visible character (✔️, 1️⃣) are how emoji are written; a (non-)joiner between two letters
+    of Arabic, Hebrew, Indic… scripts is how words are (Persian می‌خواهم). Everything else is."""
     ch = text[at]
     if ch in "\t\n" or (ch == "\ufeff" and at == 0):  # a byte order mark opens a file
         return False
     if ch == "\r":
         return text[at + 1 : at + 2] != "\n"
-    if ch == ZWJ:
+    if ch in JOINERS:
         before, after = text[at - 1 : at] if at else "", text[at + 1 : at + 2]
-        return not (_emoji_part(before) and _emoji_part(after))
+        if _script_letter(before) and _script_letter(after):
+            return False  # Persian, Arabic, Indic words are spelled with them
+        return ch != ZWJ or not (_emoji_part(before) and _emoji_part(after))
     if "\ufe00" <= ch <= "\ufe0f":
         before = text[at - 1] if at else ""
         return not before or before.isspace() or bool(_CANDIDATES.match(before))
     return True
+
+
+def _script_letter(ch: str) -> bool:
+    """A letter or mark of a script that writes with joiners (not Latin, Greek or Cyrillic:
+    there a joiner between letters only hides a split)."""
+    if not ch or ord(ch) < 0x0590:
+        return False
+    import unicodedata
+
+    return unicodedata.category(ch)[0] in "LM"
 
 
 def _emoji_part(ch: str) -> bool:
@@ -69,18 +83,20 @@ def describe(ch: str) -> str:
 
 def for_agent(text: str) -> tuple[str, int]:
     """`text` without its hidden characters (CRLF kept as is), and how many were removed."""
-    if not _CANDIDATES.search(text):
-        return text, 0
-    drop = list(hidden(text))
-    if not drop:
-        return text, 0
-    kept: list[str] = []
-    start = 0
-    for at in drop:
-        kept.append(text[start:at])
-        start = at + 1
-    kept.append(text[start:])
-    return "".join(kept), len(drop)
+    removed = 0
+    while _CANDIDATES.search(text):
+        drop = list(hidden(text))
+        if not drop:
+            break
+        kept: list[str] = []
+        start = 0
+        for at in drop:
+            kept.append(text[start:at])
+            start = at + 1
+        kept.append(text[start:])
+        text, removed = "".join(kept), removed + len(drop)
+        # again: a joiner kept for its neighbours may have lost one (rare, and it shrinks)
+    return text, removed
 
 
 def agent_warning(count: int, where: str) -> str:
@@ -107,7 +123,7 @@ def terminal(text: str, newlines: bool = False) -> str:
         ch = text[at]
         if ch == "\t" or (ch == "\n" and newlines) or "\ufe00" <= ch <= "\ufe0f":
             continue  # selectors are harmless on a screen: an emoji keeps its look
-        if ch == ZWJ and not _is_hidden(text, at):
+        if ch in JOINERS and not _is_hidden(text, at):
             continue
         out.append(_ESCAPED_ALWAYS.sub(_doubled, text[start:at]))
         if out[-1].endswith("\\"):  # the escape's own backslash follows a run: double it
@@ -117,6 +133,26 @@ def terminal(text: str, newlines: bool = False) -> str:
         start = at + 1
     out.append(_ESCAPED_ALWAYS.sub(_doubled, text[start:]))
     return "".join(out)
+
+
+def json_safe(dumped: str) -> str:
+    """JSON text (`json.dumps(..., ensure_ascii=False)`) with every control, format and
+    invisible character of its strings written as a `\\uXXXX` escape: still the same JSON
+    value, and nothing in it drives a terminal or hides from a reader."""
+    if not _CANDIDATES.search(dumped):
+        return dumped
+    return _CANDIDATES.sub(_json_escape, dumped)
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    ch = m.group(0)
+    if ch == "\n":
+        return ch  # json.dumps escapes newlines in strings: these are its indentation
+    code = ord(ch)
+    if code > 0xFFFF:  # a surrogate pair, as JSON spells a character beyond the BMP
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
 
 
 def _doubled(m: re.Match[str]) -> str:

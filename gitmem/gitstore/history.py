@@ -180,12 +180,14 @@ class History(GitDir):
     def commit_changes(
         self, tip: str, exclude: Sequence[str] = ()
     ) -> list[tuple[str, dict[str, tuple[str, str]]]]:
-        """Each commit of `tip` not reachable from `exclude`, oldest first, with the entries
+        """Each commit of `tip` not reachable from `exclude` ("--all": from any ref), oldest first, with the entries
         it adds or changes against each of its parents: {path: (mode, object id)} (one
         process). What a check of every commit new in a push reads: a blob that only an
         intermediate commit holds is here, and nothing any other commit holds is repeated
         more than the commits that change it."""
-        revs = [tip, *(f"^{x}" for x in exclude if x and x.strip("0"))]
+        revs = [tip, *(f"^{x}" for x in exclude if x and x.strip("0") and x != "--all")]
+        if "--all" in exclude:  # what no ref holds (a pre-receive hook: new to the server)
+            revs += ["--not", "--all"]
         out = self.git(
             "log",
             "--reverse",

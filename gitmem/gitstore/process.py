@@ -111,6 +111,11 @@ class Answered:
 
 
 def last_line(stderr: bytes) -> str:
+    """git's last fatal/error line (else its last line), escape sequences and invisible
+    characters shown escaped: a server's or a hook's text quoted in an error never drives the
+    terminal or reaches an agent raw (gitmem/core/sanitize.py)."""
+    from gitmem.core.sanitize import terminal
+
     lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
     fatal = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
-    return (fatal or lines or ["(no message)"])[-1]
+    return terminal((fatal or lines or ["(no message)"])[-1])

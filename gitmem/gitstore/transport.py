@@ -59,7 +59,11 @@ def git_reasons(stderr: bytes | str, limit: int = MAX_REASONS) -> str:
             seen.append(line)
     if not seen:
         seen = other[-1:] or [NO_MESSAGE]
-    return "; ".join(seen[:limit]) + (" …" if len(seen) > limit else "")
+    from gitmem.core.sanitize import terminal
+
+    # a server's `remote:` text is anyone's: OSC (title, clipboard), other escapes and
+    # invisible characters shown escaped wherever the reason is printed or handed to an agent
+    return terminal("; ".join(seen[:limit]) + (" …" if len(seen) > limit else ""))
 
 
 @dataclass(frozen=True)

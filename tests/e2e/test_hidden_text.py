@@ -62,3 +62,15 @@ def test_pre_receive_and_pull_refuse_hidden_text(synced: tuple[World, Path]) -> 
     assert "GM112" in pull.err, pull.out + pull.err
     team = world.scope_path(clone, "team") / "deploy.md"
     assert not team.exists() or TAGS not in team.read_text()
+
+
+def test_push_skips_a_file_with_hidden_text_and_names_it(synced: tuple[World, Path]) -> None:
+    world, clone = synced
+    team = world.scope_path(clone, "auto") / "team"
+    (team / "smuggled.md").write_text(HIDDEN["tags spelling a command"])
+    (team / "visible.md").write_text(VISIBLE)
+    run = world.gitmem("-C", str(clone), "push")
+    assert "smuggled.md" in run.err and "GM112" in run.err, run.out + run.err
+    assert not [c for c in run.out + run.err if ord(c) >= 0xE0000]
+    names = world.git("ls-tree", "-r", "--name-only", TEAM, cwd=world.remote)
+    assert "team/visible.md" in names and "smuggled" not in names, names

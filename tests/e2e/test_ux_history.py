@@ -191,7 +191,7 @@ def test_restore_keeps_a_private_memory_private(world: World) -> None:
 
 def test_a_teammates_commit_cannot_drive_the_terminal(world: World) -> None:
     """Author, subject and resolution trailers of a fetched commit are anyone's bytes: log and
-    sync print their control characters as ^X, as git prints a remote's messages."""
+    sync print their control characters escaped as git's core.quotePath shows them."""
     a, b = world.clone("a"), world.clone("b")
     team = world.scope_path(a, "team")
     team.mkdir(parents=True)
@@ -217,8 +217,8 @@ def test_a_teammates_commit_cannot_drive_the_terminal(world: World) -> None:
     )
     world.git("push", "-q", "origin", f"{forged}:refs/gitmem/team", cwd=a)
     outputs = [world.ok("-C", str(b), "sync"), world.ok("-C", str(b), "log")]
-    assert "Eve^[[5m" in outputs[1] and "^[]0;owned^G^[[2J" in outputs[1], outputs[1]
-    assert "^[[31mred\\x9b" in outputs[1]
+    assert "Eve\\033[5m" in outputs[1] and "\\033]0;owned\\007\\033[2J" in outputs[1], outputs[1]
+    assert "\\033[31mred\\302\\233" in outputs[1]
     for text in outputs:
         assert not any(c in text for c in "\x1b\x07\x9b"), text
 
@@ -227,7 +227,8 @@ def test_printable_keeps_text_and_shows_controls_as_git_does() -> None:
     from gitmem.cli.common import printable
 
     assert printable("plain é ✓ text\twith tab") == "plain é ✓ text\twith tab"
-    assert printable("\x1b[1m\x00\x7f\x9b") == "^[[1m^@^?\\x9b"
+    assert printable("\x1b[1m\x00\x7f\x9b") == "\\033[1m\\000\\177\\302\\233"
+    assert printable("a\u202eb\U000e0041\nnext") == "a\\342\\200\\256b\\363\\240\\201\\201\nnext"
 
 
 def test_restore_never_writes_through_a_symbolic_link(world: World) -> None:

@@ -161,7 +161,7 @@ def test_the_scan_is_linear_on_hostile_repetitions(unit: list[str]) -> None:
     text = chunk * (2**18 // len(chunk) + 1)
     start = time.perf_counter()
     scan_secrets(text)
-    assert time.perf_counter() - start < 0.25
+    assert time.perf_counter() - start < 0.5  # quadratic would take minutes; load is shared
 
 
 @pytest.mark.parametrize(
