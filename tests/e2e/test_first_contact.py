@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.crypto import SCOPE_KEY_FILE, Keyring, ScopeKey, lock_scope_key
+from gitmem.crypto import (
+    RECIPIENTS_FILE,
+    SCOPE_KEY_FILE,
+    Keyring,
+    ScopeKey,
+    lock_scope_key,
+    seal_json,
+)
 from gitmem.firstcontact import describe, first_contact_note, sealed_count
 from gitmem.gitstore import Repository
 from tests.support.personal import USER_REF
@@ -405,16 +412,25 @@ def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path)
     def commit(parents: list[str], message: str = "gitmem: test") -> str:
         return repo.write_commit(repo.write_tree({}), parents, message, when=1)
 
-    asked_at = commit([])
+    held = ScopeKey.generate()  # the key this machine could not open, and asked to be given
+    sealed_list = repo.write_blob(seal_json(held, RECIPIENTS_FILE, [third]))
+    asked_at = repo.write_commit(
+        repo.write_tree({RECIPIENTS_FILE: ("100644", sealed_list)}),
+        [],
+        "gitmem: third's",
+        when=1,
+    )
     fetched, unrelated = commit([asked_at]), commit([], "gitmem: planted")
 
-    def taken(sealed_to: list[str], listed: list[str], at: str = fetched) -> bool:
+    def taken(
+        sealed_to: list[str], listed: list[str], at: str = fetched, key: ScopeKey | None = None
+    ) -> bool:
         oid = repo.write_blob(lock_scope_key(ScopeKey.generate(), sealed_to))
-        ring = Keyring(ScopeKey.generate(), {SCOPE_KEY_FILE: oid}, listed)
+        ring = Keyring(key or ScopeKey.generate(), {SCOPE_KEY_FILE: oid}, listed)
         try:
             first_contact(repo, ref, ring, machine, [], ("origin", ref), at)
         except DecryptError as exc:
-            assert exc.message.startswith(ref) and "never asked for" in exc.message
+            assert exc.message.startswith(ref) and "asked" in exc.message
             return False
         return True
 
@@ -426,9 +442,16 @@ def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path)
     assert not taken([me, them, third], [me, them, third])  # only whom the user trusted
     assert not taken([me, them, third], [me, them])  # a hidden one is never trusted by name
     asked_to_be_granted(repo.common_dir, them, asked_at)  # another key asked
-    assert not taken([me, third], [me, third])
+    assert not taken([me, third], [me, third], key=held)
     asked_to_be_granted(repo.common_dir, me, asked_at)
-    assert taken([me, third], [me, third])
-    assert taken([me, third], [me, third], at=asked_at)
-    assert taken([me, them, third], [me, them])  # asked for: hidden ones named by count
-    assert not taken([me, third], [me, third], at=unrelated)
+    # the grant asked for: the very key `third` held, now opening for this machine too
+    assert taken([me, third], [me, third], key=held)
+    assert taken([me, third], [me, third], at=asked_at, key=held)
+    assert taken([me, them, third], [me, them, third], key=held)  # them: trusted by the user
+    # planted on top of the commit asked about (issue 22): a key of its own, or the held key
+    # for someone new, or recipients hidden: refused, nothing of this machine sealed to them
+    assert not taken([me, third], [me, third])
+    stranger = str(x25519.Identity.generate().to_public())
+    assert not taken([me, third, stranger], [me, third, stranger], key=held)
+    assert not taken([me, third, stranger], [me, third], key=held)
+    assert not taken([me, third], [me, third], at=unrelated, key=held)
