@@ -91,7 +91,7 @@ def first_contact(
         assert isinstance(asked, list)
         before = recipients_when_asked(repo, keyring, str(asked[1]))
         strangers = newcomers(others, before, trusted)
-        if hidden or strangers:
+        if before is None and (hidden or strangers):
             raise DecryptError(*refusal(ref, strangers, hidden, trusted, remote_ref, asked=True))
     note = first_contact_note(repo, ref, keyring, me)
     if note and note not in notes:
@@ -115,16 +115,15 @@ def recipients_when_asked(repo: Repository, keyring: Keyring, asked: str) -> lis
 
 
 def newcomers(others: list[str], before: list[str] | None, trusted: set[str]) -> list[str]:
-    """Who a key ring met for the first time would let read this machine's memory that it
-    did not already trust: everyone the key opens for, but those who held the very key this
-    machine asked to be granted (`before`: its grant adds this machine only) and those the
-    user trusted (`gitmem key trust`). Pure: the decision of the first-contact window."""
-    held = {canonical_recipient(r) for r in before or ()}
-    return [
-        r
-        for r in others
-        if fingerprint(r) not in trusted and (before is None or canonical_recipient(r) not in held)
-    ]
+    """Who a key ring met for the first time, after this machine asked to be granted, would let
+    read this machine's memory without the user's word: no one when its key is the very key
+    asked about (`before`, its recipients then, could be read with it: only a holder of that
+    key can have made the ring, and a holder can already read all it seals, whomever it names);
+    otherwise everyone the user did not trust (`gitmem key trust`). Pure: the decision of the
+    first-contact window."""
+    if before is not None:
+        return []
+    return [r for r in others if fingerprint(r) not in trusted]
 
 
 def refusal(

@@ -448,10 +448,65 @@ def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path)
     assert taken([me, third], [me, third], key=held)
     assert taken([me, third], [me, third], at=asked_at, key=held)
     assert taken([me, them, third], [me, them, third], key=held)  # them: trusted by the user
-    # planted on top of the commit asked about (issue 22): a key of its own, or the held key
-    # for someone new, or recipients hidden: refused, nothing of this machine sealed to them
-    assert not taken([me, third], [me, third])
+    # a holder of the key asked about may grant others with it (it can already read all)
     stranger = str(x25519.Identity.generate().to_public())
-    assert not taken([me, third, stranger], [me, third, stranger], key=held)
-    assert not taken([me, third, stranger], [me, third], key=held)
+    assert taken([me, third, stranger], [me, third, stranger], key=held)
+    # planted on top of the commit asked about (issue 22) by someone who never held that key:
+    # a key of its own, for whomever, hidden or named: refused, nothing sealed to them
+    assert not taken([me, third], [me, third])
+    assert not taken([me, stranger], [me, stranger])
+    assert not taken([me, stranger], [me])
     assert not taken([me, third], [me, third], at=unrelated, key=held)
+
+
+@pytest.mark.slow
+def test_a_key_ring_planted_on_top_of_the_commit_asked_about_is_refused(world: World) -> None:
+    """Issue 22: machine B asked to be granted at A's commit; before A grants it, someone who
+    can push (and never held the key) plants a ring of their own on top, sealed to B and to
+    themselves. B's next sync refuses it naming the planter's key, pushes nothing, and keeps
+    its memory; A's real grant afterwards is taken with no extra step."""
+    from pyrage import x25519
+
+    a = world.clone("a")
+    (auto_a := world.scope_path(a)).mkdir(parents=True)
+    (auto_a / "MEMORY.md").write_text("- [Mine](mine.md) — mine\n")
+    world.ok("-C", str(a), "sync")
+    wb = _machine(world, "b")
+    b = wb.clone("b")
+    (auto_b := wb.scope_path(b)).mkdir(parents=True)
+    (auto_b / "MEMORY.md").write_text("- B-SECRET-NOTES\n")
+    assert _first_contact_lines(wb.ok("-C", str(b), "sync")) == []  # not granted: asked
+    b_pub = wb.ok("key", "show").strip()
+    planter = str(x25519.Identity.generate().to_public())
+
+    remote = Repository(world.remote)
+    asked = remote.resolve(USER_REF)
+    assert asked is not None
+    key = ScopeKey.generate()
+    meta = remote.list_tree(asked)["gitmem.toml"]
+    tree = remote.write_tree(
+        {
+            "gitmem.toml": ("100644", meta.oid),
+            SCOPE_KEY_FILE: ("100644", remote.write_blob(lock_scope_key(key, [b_pub, planter]))),
+            RECIPIENTS_FILE: (
+                "100644",
+                remote.write_blob(seal_json(key, RECIPIENTS_FILE, [b_pub, planter])),
+            ),
+        }
+    )
+    planted = remote.write_commit(tree, [asked], "gitmem: grant access", when=1)
+    world.plumb(world.remote, "update-ref", USER_REF, planted)
+
+    run = wb.gitmem("-C", str(b), "sync")
+    assert run.code == 3, (run.code, run.err)
+    assert "gitmem key trust" in run.err and "asked to be granted" in run.err
+    assert world.plumb(world.remote, "rev-parse", USER_REF) == planted, "B pushed nothing"
+    assert (auto_b / "MEMORY.md").read_text() == "- B-SECRET-NOTES\n"
+
+    world.plumb(world.remote, "update-ref", USER_REF, asked)  # the plant deleted
+    world.ok("-C", str(a), "key", "grant", b_pub)
+    world.ok("-C", str(a), "sync")
+    run = wb.gitmem("-C", str(b), "sync")
+    assert run.code == 0, run.err
+    index = (wb.scope_path(b) / "MEMORY.md").read_text()
+    assert "(mine.md)" in index and "B-SECRET-NOTES" in index, index

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitmem.confinement import refusal
+from tests.support.personal import remote_objects
 from tests.support.world import World, folder_bytes, write_files
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
@@ -271,15 +272,6 @@ PERSONAL = "PERSONAL-PLAINTEXT-7f3a"
 OTHER = "OTHER-PROJECT-MEMORY-91c2"
 
 
-def all_objects(repo: Path) -> bytes:
-    """Every object the repository holds, uncompressed: what anyone who fetches can read."""
-    proc = subprocess.run(
-        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
 def other_project(world: World) -> Path:
     """Another project's auto memory, where Claude Code keeps it."""
     from gitmem.identity import claude_slug
@@ -326,7 +318,7 @@ def test_a_committed_auto_memory_directory_never_shares_or_steals_memory(
     assert "refused" in refusal_line and "autoMemoryDirectory in .claude/settings.json" in (
         refusal_line
     )
-    store = all_objects(world.remote)
+    store = remote_objects(world.remote)
     assert PERSONAL.encode() not in store and OTHER.encode() not in store
     personal = remote_paths(world, "refs/gitmem/users/tester@example.com")
     assert not any(p.startswith("auto/") for p in personal), personal
@@ -350,7 +342,7 @@ def test_team_dir_in_another_scope_or_project_is_refused_and_the_rest_syncs(worl
         line = next(ln for ln in run.err.splitlines() if ln.startswith("skipped team: "))
         assert "refused" in line and "gitmem.teamDir" in line, line
         assert "agents/reviewer/MEMORY.md" in remote_paths(world, "refs/gitmem/team")
-        store = all_objects(world.remote)
+        store = remote_objects(world.remote)
         assert PERSONAL.encode() not in store and OTHER.encode() not in store
 
 
