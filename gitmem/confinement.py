@@ -19,8 +19,8 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 # folders of <root>/.claude whose files Claude Code runs as instructions, not memory
 INSTRUCTION_FOLDERS = ("agents", "commands", "skills", "rules", "output-styles", "hooks")
@@ -239,8 +239,7 @@ def foreign(real: Path, own: Sequence[Path], projects: Sequence[Path]) -> str | 
     return None
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """A scope folder to judge: its name, its folder (resolved), and the names of its top-level
     entries that belong to another scope (the auto folder's team/)."""
 
