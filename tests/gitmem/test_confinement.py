@@ -551,3 +551,20 @@ def test_write_no_links_writes_the_named_file_or_nothing(
         assert not linked and written == target and target.read_bytes() == b"data\n"
         assert not target.is_symlink()
     assert list(outside.iterdir()) == [], "nothing written through a link"
+
+
+def test_init_and_doctor_tell_a_refused_folder_as_it_is(world: World) -> None:
+    """A refused auto folder is neither "encrypted" nor "plaintext" in init, and doctor counts
+    it a problem with the line that says how to fix it."""
+    clone = world.clone("a")
+    trust(world, clone, ".claude/agent-memory/me")
+    init = world.gitmem("-C", str(clone), "init")
+    assert init.code == 0, init.err
+    text = init.out + init.err
+    auto = next(ln for ln in text.splitlines() if ln.strip().startswith("auto "))
+    assert "refused" in auto and "encrypted" not in auto, auto
+    assert "is plaintext" not in text and "only encrypted" not in text
+    doctor = world.gitmem("-C", str(clone), "doctor")
+    line = next(ln for ln in doctor.out.splitlines() if "folder auto" in ln)
+    assert line.startswith("PROBLEM") and "autoMemoryDirectory in .claude/settings.json" in line
+    assert doctor.code != 0
