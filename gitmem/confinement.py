@@ -400,3 +400,60 @@ def write_no_links(
     finally:
         os.close(dfd)
     return target
+
+
+# -- folders that held personal memory stay personal ------------------------------------------
+
+PERSONAL_FOLDERS_FILE = "personal-folders.json"  # in the state folder (.git/gitmem)
+MAX_REMEMBERED = 64
+
+
+def personal_folders(common_dir: Path, auto: Path) -> list[Path]:
+    """Every folder this clone's auto scope has been (resolved), `auto` added: Claude Code
+    wrote personal memory there whatever gitmem did (a refused folder included), so the
+    files it left stay personal after the setting moves on."""
+    import json
+
+    from gitmem.errors import GitmemError
+
+    path = common_dir / "gitmem" / PERSONAL_FOLDERS_FILE
+    known: list[str] = []
+    with contextlib.suppress(OSError, ValueError, GitmemError):
+        data = json.loads(read_no_links(common_dir, path) or b"[]")
+        known = [str(p) for p in data if isinstance(p, str)] if isinstance(data, list) else []
+    real = os.path.realpath(os.path.expanduser(auto))
+    if real not in known:
+        known = [*known, real][-MAX_REMEMBERED:]
+        with contextlib.suppress(OSError, GitmemError):
+            write_no_links(common_dir, path, json.dumps(known).encode())
+    return [Path(p) for p in known]
+
+
+def holds_personal(place: Place, personal: Sequence[Path]) -> str | None:
+    """Why a folder whose files go to the team ref may not be where personal memory was kept
+    (an earlier auto folder that still holds files): it holds or is that folder, or lies in it
+    (but for the team/ folder directly under it, which was always the team's)."""
+    for folder in personal:
+        if not _has_files(folder):
+            continue
+        if inside(folder, place.real):
+            return (
+                f"it {'is' if folder == place.real else 'holds'} {folder}, where this machine's personal memory was kept (an "
+                "earlier auto folder): move that folder out of it"
+            )
+        if inside(place.real, folder) and not (
+            place.real.parent == folder and place.real.name == "team"
+        ):
+            return (
+                f"it lies in {folder}, where this machine's personal memory was kept (an "
+                "earlier auto folder): give it a folder of its own"
+            )
+    return None
+
+
+def _has_files(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(True for _ in entries)
+    except OSError:
+        return False

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from gitmem.confinement import refusal
@@ -568,3 +568,91 @@ def test_init_and_doctor_tell_a_refused_folder_as_it_is(world: World) -> None:
     line = next(ln for ln in doctor.out.splitlines() if "folder auto" in ln)
     assert line.startswith("PROBLEM") and "autoMemoryDirectory in .claude/settings.json" in line
     assert doctor.code != 0
+
+
+CLI_TARGETS = {
+    # where a setting may put a folder, relative to the clone ("~" for the home folder)
+    "agents": ".claude/agent-memory",
+    "agents-sub": ".claude/agent-memory/me",
+    "local-sub": ".claude/agent-memory-local/me",
+    "in-repo": ".claude/memory",
+    "own": "~/.claude/projects/{own}/memory",
+    "own-folder": "~/.claude/projects/{own}",
+    "other": "~/.claude/projects/{other}/memory",
+    "other-sub": "~/.claude/projects/{other}/memory/x",
+    "notes": "~/notes/victim",
+    "home": "~",
+}
+
+
+# one world for all examples (each sync builds on the last, as a user's settings change over
+# time): replaying an example cannot reproduce it, so no shrinking
+@settings(max_examples=12, phases=(Phase.explicit, Phase.generate), database=None)
+@given(
+    auto=st.sampled_from(sorted(CLI_TARGETS)),
+    team=st.one_of(st.none(), st.sampled_from(sorted(CLI_TARGETS))),
+    spelling=st.sampled_from(["as-is", "absolute", "dotted", "trailing"]),
+)
+def test_no_layout_publishes_personal_or_foreign_memory_through_the_cli(
+    world: World, auto: str, team: str | None, spelling: str
+) -> None:
+    """The real CLI over generated settings: whatever the auto folder and gitmem.teamDir
+    (Claude Code writes personal memory wherever the setting says), no object of the remote
+    holds personal memory in plaintext or another project's memory, and every sync exits 0."""
+    from gitmem.identity import claude_slug
+
+    clone = world.root / "victim"
+    if not clone.exists():
+        world.clone("victim")
+        other_project(world)
+    names = {"own": claude_slug(str(clone.resolve())), "other": claude_slug("/src/other")}
+
+    def spelled(name: str) -> str:
+        value = CLI_TARGETS[name].format(**names)
+        full = value.replace("~", str(world.home), 1) if value.startswith("~") else value
+        if spelling == "absolute":
+            return full if full.startswith("/") else str(clone / full)
+        if spelling == "dotted":
+            return str(clone / ".claude" / ".." / full) if not full.startswith("/") else full
+        return value + ("/" if spelling == "trailing" else "")
+
+    trust(world, clone, spelled(auto))
+    if team is None:
+        world.git("config", "--unset-all", "gitmem.teamDir", cwd=clone, check=False)
+    else:
+        world.git("config", "gitmem.teamDir", spelled(team), cwd=clone)
+    write_files(world.scope_path(clone), {f"p-{spelling}.md": f"{PERSONAL}\n"})
+    run = world.gitmem("-C", str(clone), "sync")
+    status = json.loads(world.ok("-C", str(clone), "status", "--json"))
+    if all(not s["synced"] for s in status["scopes"]):
+        # every scope refused: gitmem/sync.py (Syncer.run, `next(iter(self.by_ref))` for the
+        # exclude note) has no ref to file the note under; the sync itself did nothing
+        assert run.code in (0, 4), run.err
+    else:
+        assert run.code == 0, run.err
+    store = remote_objects(world.remote)
+    assert PERSONAL.encode() not in store and OTHER.encode() not in store
+
+
+def test_personal_memory_left_in_an_old_auto_folder_never_rides_out_on_the_team_ref(
+    world: World,
+) -> None:
+    """Claude Code writes personal memory where a committed setting says, even where gitmem
+    refuses it (inside .claude/agent-memory/); when the setting goes, those files are still
+    personal: the agents scope stays refused until they are moved out, then syncs."""
+    clone = world.clone("a")
+    trust(world, clone, ".claude/agent-memory/me")
+    write_files(world.scope_path(clone), {"MEMORY.md": f"- {PERSONAL}\n"})
+    write_files(clone / ".claude" / "agent-memory" / "reviewer", {"MEMORY.md": "- r\n"})
+    world.ok("-C", str(clone), "sync")
+    (clone / ".claude" / "settings.json").write_text("{}")  # the setting removed
+    run = world.gitmem("-C", str(clone), "sync")
+    assert run.code == 0, run.err
+    status = json.loads(world.ok("-C", str(clone), "status", "--json"))
+    line = next(s["note"] for s in status["scopes"] if s["name"] == "agents")
+    assert "where this machine's personal memory was kept" in line, line
+    assert PERSONAL.encode() not in remote_objects(world.remote)
+    shutil.move(clone / ".claude" / "agent-memory" / "me", world.home / "moved-out")
+    world.ok("-C", str(clone), "sync")
+    assert "agents/reviewer/MEMORY.md" in remote_paths(world, "refs/gitmem/team")
+    assert PERSONAL.encode() not in remote_objects(world.remote)
