@@ -656,3 +656,34 @@ def test_personal_memory_left_in_an_old_auto_folder_never_rides_out_on_the_team_
     world.ok("-C", str(clone), "sync")
     assert "agents/reviewer/MEMORY.md" in remote_paths(world, "refs/gitmem/team")
     assert PERSONAL.encode() not in remote_objects(world.remote)
+
+
+def test_folders_are_compared_regardless_of_case_where_the_file_system_ignores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a file system that ignores letter case (macOS, Windows), `.Claude/Agent-Memory/me`
+    is inside `.claude/agent-memory`. Linux here: the file system's answer to a name is
+    modelled (each name looked up case-folded), the rule itself is the real one."""
+    from gitmem import confinement
+    from gitmem.confinement import Place, forget_identities, inside, overlap
+
+    root = tmp_path / "repo"
+    (root / ".claude" / "agent-memory" / "me").mkdir(parents=True)
+
+    def identity(path: str) -> tuple[int, int] | None:
+        try:
+            st = os.stat(path.casefold() if path.startswith(str(root)) else path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    monkeypatch.setattr(confinement, "_identity", identity)
+    forget_identities()
+    agents = Place("agents", root / ".claude" / "agent-memory")
+    auto = Place("auto", root / ".Claude" / "Agent-Memory" / "Me")
+    assert inside(auto.real, agents.real)
+    assert overlap(auto, [agents]) is not None and "inside the agents" in str(
+        overlap(auto, [agents])
+    )
+    assert overlap(Place("auto", root / ".CLAUDE" / "AGENT-MEMORY"), [agents]) is not None
+    assert overlap(Place("auto", root / ".claude" / "memory"), [agents]) is None
