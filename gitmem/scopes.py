@@ -382,9 +382,8 @@ def confine(
 ) -> tuple[Scope, ...]:
     """Refuse each scope whose folder breaks a confinement rule (docs/design.md §1: confined,
     disjoint, this project's own); the others stay as they are. The one place that decides:
-    scopes are judged in order of who owns the folder (Claude Code's fixed in-tree folders,
-    then the auto folder, then team), and a folder sharing files with one judged before it is
-    refused. `chosen`: by scope name, what chose its folder and how to point it elsewhere.
+    each folder is judged alone (confinement.refusal), then against every other (a folder
+    sharing files with another is refused, and so is the other). `chosen`: by scope name, what chose its folder and how to point it elsewhere.
     `personal`: the folders the auto scope has been in (resolved): a folder whose files go to
     the team ref may not hold one that still has files (Claude Code left personal memory
     there)."""
