@@ -70,14 +70,15 @@ def refusal(
     """
     lexical = Path(os.path.abspath(os.path.expanduser(folder)))
     spelled = os.path.join(os.getcwd(), os.path.expanduser(folder))
-    link = link_on_the_way(root, lexical) if within(lexical, root) else None
-    link = link or link_in_spelling(root, spelled)
-    if link is not None:
-        return (
-            f"{link.relative_to(root)} is a symbolic link"
-            f" (to {os.readlink(link)}); scope folders must not pass through links"
-        )
     real = Path(os.path.realpath(spelled))  # `..` after a link outside: where the system goes
+    if real != lexical:  # some link on the way (else no walk: the common case costs nothing)
+        link = link_on_the_way(root, lexical) if within(lexical, root) else None
+        link = link or link_in_spelling(root, spelled)
+        if link is not None:
+            return (
+                f"{link.relative_to(root)} is a symbolic link"
+                f" (to {os.readlink(link)}); scope folders must not pass through links"
+            )
     if os.path.lexists(real) and not os.path.isdir(real):
         return "it is a file, not a folder (move it away, then gitmem sync)"
     if in_tree_only and not within(real, root):
@@ -230,7 +231,7 @@ def foreign(real: Path, own: Sequence[Path], projects: Sequence[Path]) -> str | 
                 else f"it lies in Claude Code's projects folder {base}, not this project's"
             )
     for folder in (real, *real.parents):
-        if git_directory(folder):
+        if git_directory(folder):  # one stat where there is no HEAD file
             return (
                 "it is a git directory"
                 if folder == real
