@@ -11,7 +11,8 @@ import functools
 import json
 from pathlib import Path
 
-from gitmem.state import state_dir, write_atomic
+from gitmem.confinement import write_no_links
+from gitmem.state import state_dir
 from gitmem.treecheck import Checked
 
 
@@ -100,6 +101,4 @@ def save_checked(common_dir: Path, ref: str, checked: Checked) -> None:
         return
     known[ref] = list(checked)
     known[POLICY] = policy_stamp()
-    target = _file(common_dir)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, json.dumps(known, sort_keys=True).encode())
+    write_no_links(common_dir, _file(common_dir), json.dumps(known, sort_keys=True).encode())

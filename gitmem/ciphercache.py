@@ -74,11 +74,11 @@ class CipherCache:
     def save(self) -> None:
         if not self.dirty:
             return
-        from gitmem.state import write_atomic
+        from gitmem.confinement import write_no_links
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        common = self.path.parent.parent  # never through a link below the git directory
         small = {"version": 1, "form": self.form, "migrated": self.migrated}
         if self._pairs_dirty:  # the pairs first: the form file is only ever a shortcut
-            write_atomic(self.path, json.dumps({**small, "keys": self.pairs}).encode())
-        write_atomic(self.form_path, json.dumps(small).encode())
+            write_no_links(common, self.path, json.dumps({**small, "keys": self.pairs}).encode())
+        write_no_links(common, self.form_path, json.dumps(small).encode())
         self.dirty = self._pairs_dirty = False

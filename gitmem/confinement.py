@@ -19,8 +19,8 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 # folders of <root>/.claude whose files Claude Code runs as instructions, not memory
 INSTRUCTION_FOLDERS = ("agents", "commands", "skills", "rules", "output-styles", "hooks")
@@ -70,14 +70,15 @@ def refusal(
     """
     lexical = Path(os.path.abspath(os.path.expanduser(folder)))
     spelled = os.path.join(os.getcwd(), os.path.expanduser(folder))
-    link = link_on_the_way(root, lexical) if within(lexical, root) else None
-    link = link or link_in_spelling(root, spelled)
-    if link is not None:
-        return (
-            f"{link.relative_to(root)} is a symbolic link"
-            f" (to {os.readlink(link)}); scope folders must not pass through links"
-        )
     real = Path(os.path.realpath(spelled))  # `..` after a link outside: where the system goes
+    if real != lexical:  # some link on the way (else no walk: the common case costs nothing)
+        link = link_on_the_way(root, lexical) if within(lexical, root) else None
+        link = link or link_in_spelling(root, spelled)
+        if link is not None:
+            return (
+                f"{link.relative_to(root)} is a symbolic link"
+                f" (to {os.readlink(link)}); scope folders must not pass through links"
+            )
     if os.path.lexists(real) and not os.path.isdir(real):
         return "it is a file, not a folder (move it away, then gitmem sync)"
     if in_tree_only and not within(real, root):
@@ -230,7 +231,7 @@ def foreign(real: Path, own: Sequence[Path], projects: Sequence[Path]) -> str | 
                 else f"it lies in Claude Code's projects folder {base}, not this project's"
             )
     for folder in (real, *real.parents):
-        if git_directory(folder):
+        if git_directory(folder):  # one stat where there is no HEAD file
             return (
                 "it is a git directory"
                 if folder == real
@@ -239,8 +240,7 @@ def foreign(real: Path, own: Sequence[Path], projects: Sequence[Path]) -> str | 
     return None
 
 
-@dataclass(frozen=True)
-class Place:
+class Place(NamedTuple):
     """A scope folder to judge: its name, its folder (resolved), and the names of its top-level
     entries that belong to another scope (the auto folder's team/)."""
 
@@ -401,3 +401,60 @@ def write_no_links(
     finally:
         os.close(dfd)
     return target
+
+
+# -- folders that held personal memory stay personal ------------------------------------------
+
+PERSONAL_FOLDERS_FILE = "personal-folders.json"  # in the state folder (.git/gitmem)
+MAX_REMEMBERED = 64
+
+
+def personal_folders(common_dir: Path, auto: Path) -> list[Path]:
+    """Every folder this clone's auto scope has been (resolved), `auto` added: Claude Code
+    wrote personal memory there whatever gitmem did (a refused folder included), so the
+    files it left stay personal after the setting moves on."""
+    import json
+
+    from gitmem.errors import GitmemError
+
+    path = common_dir / "gitmem" / PERSONAL_FOLDERS_FILE
+    known: list[str] = []
+    with contextlib.suppress(OSError, ValueError, GitmemError):
+        data = json.loads(read_no_links(common_dir, path) or b"[]")
+        known = [str(p) for p in data if isinstance(p, str)] if isinstance(data, list) else []
+    real = os.path.realpath(os.path.expanduser(auto))
+    if real not in known:
+        known = [*known, real][-MAX_REMEMBERED:]
+        with contextlib.suppress(OSError, GitmemError):
+            write_no_links(common_dir, path, json.dumps(known).encode())
+    return [Path(p) for p in known]
+
+
+def holds_personal(place: Place, personal: Sequence[Path]) -> str | None:
+    """Why a folder whose files go to the team ref may not be where personal memory was kept
+    (an earlier auto folder that still holds files): it holds or is that folder, or lies in it
+    (but for the team/ folder directly under it, which was always the team's)."""
+    for folder in personal:
+        if not _has_files(folder):
+            continue
+        if inside(folder, place.real):
+            return (
+                f"it {'is' if folder == place.real else 'holds'} {folder}, where this machine's personal memory was kept (an "
+                "earlier auto folder): move that folder out of it"
+            )
+        if inside(place.real, folder) and not (
+            place.real.parent == folder and place.real.name == "team"
+        ):
+            return (
+                f"it lies in {folder}, where this machine's personal memory was kept (an "
+                "earlier auto folder): give it a folder of its own"
+            )
+    return None
+
+
+def _has_files(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(True for _ in entries)
+    except OSError:
+        return False

@@ -320,6 +320,9 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
     for row in status.scopes:
         area = f"folder {row.name}"
         path = Path(row.path)
+        if not row.synced and project.scope(row.name).refused:  # one line: what, why, the fix
+            checkup.add(area, PROBLEM, f"{row.name} is not synced: {row.note}")
+            continue
         if not row.synced:
             checkup.add(area, ADVICE if row.files else OK, f"{row.name} is not synced: {row.note}")
             continue

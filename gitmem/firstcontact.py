@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.crypto import SCOPE_KEY_FILE, DecryptError, canonical_recipient
-from gitmem.state import state_dir, write_atomic
+from gitmem.errors import GitmemError
+from gitmem.state import state_dir
 from gitmem.trustedkeys import fingerprint, trusted_keys
 
 if TYPE_CHECKING:
@@ -39,9 +40,10 @@ def asked_to_be_granted(common_dir: Path, machine_recipient: str, commit: str) -
     commit, is the one it asked for."""
     asked = [canonical_recipient(machine_recipient), commit]
     if _asked_at(common_dir) != asked:
+        from gitmem.confinement import write_no_links
+
         target = state_dir(common_dir) / ASKED_FILE
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(target, json.dumps(asked).encode())
+        write_no_links(common_dir, target, json.dumps(asked).encode())
 
 
 def _asked_at(common_dir: Path) -> object:
@@ -84,9 +86,44 @@ def first_contact(
     untrusted = hidden or any(fingerprint(r) not in trusted for r in others)
     if untrusted and (fetched is None or not _asked(repo, me, fetched)):  # asked: a process
         raise DecryptError(*refusal(ref, others, hidden, trusted, remote_ref))
+    if untrusted:  # asked: but only for the key it asked about, and for no one new
+        asked = _asked_at(repo.common_dir)
+        assert isinstance(asked, list)
+        before = recipients_when_asked(repo, keyring, str(asked[1]))
+        strangers = newcomers(others, before, trusted)
+        if before is None and (hidden or strangers):
+            raise DecryptError(*refusal(ref, strangers, hidden, trusted, remote_ref, asked=True))
     note = first_contact_note(repo, ref, keyring, me)
     if note and note not in notes:
         notes.append(note)
+
+
+def recipients_when_asked(repo: Repository, keyring: Keyring, asked: str) -> list[str] | None:
+    """The recipients the personal ref listed at `asked`, the commit this machine could not
+    open and asked to be granted at, read with the key it is granted now; None when that key
+    does not open them: not the key it asked for (planted on top by someone who never held
+    it, or rotated meanwhile, which this machine cannot tell apart)."""
+    from gitmem.crypto import RECIPIENTS_FILE, open_json
+
+    try:
+        entry = repo.list_tree(asked).get(RECIPIENTS_FILE)
+        if entry is None:
+            return None
+        return [str(r) for r in open_json(keyring.key, RECIPIENTS_FILE, repo.read_blob(entry.oid))]
+    except (ValueError, TypeError, GitmemError):
+        return None
+
+
+def newcomers(others: list[str], before: list[str] | None, trusted: set[str]) -> list[str]:
+    """Who a key ring met for the first time, after this machine asked to be granted, would let
+    read this machine's memory without the user's word: no one when its key is the very key
+    asked about (`before`, its recipients then, could be read with it: only a holder of that
+    key can have made the ring, and a holder can already read all it seals, whomever it names);
+    otherwise everyone the user did not trust (`gitmem key trust`). Pure: the decision of the
+    first-contact window."""
+    if before is not None:
+        return []
+    return [r for r in others if fingerprint(r) not in trusted]
 
 
 def refusal(
@@ -95,6 +132,7 @@ def refusal(
     hidden: int,
     trusted: set[str],
     remote_ref: tuple[str, str] | None = None,
+    asked: bool = False,
 ) -> tuple[str, str]:
     """The one line and hint of a refused first contact (`remote_ref`: the remote and its
     name for the ref)."""
@@ -110,9 +148,14 @@ def refusal(
         if commands and not hidden
         else ""
     )
+    why = (
+        "which the key this machine asked to be granted did not open for"
+        if asked
+        else "which this machine never asked for"
+    )
     return (
         f"{ref}: first sync of your personal memory here, and its key also opens for {whom}, "
-        "which this machine never asked for",
+        + why,
         f"nothing of your personal memory was written or pushed; {yours}if not, someone who "
         f"can push planted it: delete it on the remote (git push {remote} --delete {name}), then "
         "gitmem sync",

@@ -9,7 +9,8 @@ import contextlib
 import json
 from pathlib import Path
 
-from gitmem.state import state_dir, write_atomic
+from gitmem.confinement import write_no_links
+from gitmem.state import state_dir
 
 
 def unseen(common_dir: Path, kind: str, lines: list[str]) -> list[str]:
@@ -22,6 +23,5 @@ def unseen(common_dir: Path, kind: str, lines: list[str]) -> list[str]:
     with contextlib.suppress(OSError, ValueError, TypeError):
         previous = {str(x) for x in json.loads(path.read_text("utf-8"))}
     if set(lines) != previous:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(sorted(set(lines))).encode())
+        write_no_links(common_dir, path, json.dumps(sorted(set(lines))).encode())
     return [line for line in lines if line not in previous]

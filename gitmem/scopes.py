@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.confinement import refusal
+from gitmem.confinement import holds_personal, personal_folders, refusal
 from gitmem.errors import ConfigError, UsageError
 from gitmem.gitstore import Repository
 from gitmem.identity import (
@@ -326,7 +326,19 @@ def open_project(
         key,
         remote_name,
         uid,
-        confine(scopes, tree, repo.is_bare, chosen, (repo.git_dir, repo.common_dir)),
+        confine(
+            scopes,
+            tree,
+            repo.is_bare,
+            chosen,
+            (repo.git_dir, repo.common_dir),
+            # the auto folder in use is judged as a scope; the earlier ones by what they hold
+            [
+                p
+                for p in personal_folders(repo.common_dir, auto)
+                if str(p) != os.path.realpath(auto)
+            ],
+        ),
         ref_prefix(repo),
         repo.config_get("gitmem.hub") or None,
         tree if tree != root else None,
@@ -378,14 +390,17 @@ def confine(
     bare: bool,
     chosen: Mapping[str, tuple[str, str]] | None = None,
     git_dirs: tuple[Path, ...] = (),
+    personal: Sequence[Path] = (),
     adopted: tuple[Path, ...] = (),
 ) -> tuple[Scope, ...]:
     """Refuse each scope whose folder breaks a confinement rule (docs/design.md §1: confined,
     disjoint, this project's own); the others stay as they are. The one place that decides:
-    scopes are judged in order of who owns the folder (Claude Code's fixed in-tree folders,
-    then the auto folder, then team), and a folder sharing files with one judged before it is
-    refused. `chosen`: by scope name, what chose its folder and how to point it elsewhere;
-    `adopted`: folders the user named as this project's orphaned memory (`adopt --folder`)."""
+    each folder is judged alone (confinement.refusal), then against every other (a folder
+    sharing files with another is refused, and so is the other). `chosen`: by scope name, what chose its folder and how to point it elsewhere.
+    `personal`: the folders the auto scope has been in (resolved): a folder whose files go to
+    the team ref may not hold one that still has files (Claude Code left personal memory
+    there); `adopted`: folders the user named as this project's orphaned memory
+    (`adopt --folder`)."""
     from gitmem.confinement import Place, forget_identities, inside, overlap
 
     forget_identities()
@@ -421,11 +436,12 @@ def confine(
             own=own,
             projects=bases,
         )
+        place = Place(s.name, Path(os.path.realpath(os.path.expanduser(s.path))), s.exclude)
+        if alone is None and s.ref == TEAM_REF:  # what Claude Code kept personal stays so
+            alone = holds_personal(place, personal)
         if alone is not None:
             why[i] = alone
-        places.append(
-            (i, Place(s.name, Path(os.path.realpath(os.path.expanduser(s.path))), s.exclude))
-        )
+        places.append((i, place))
     # a file belongs to one scope: two folders that share files are both refused (which one
     # holds personal memory is not for gitmem to guess), and so is a folder inside or above a
     # refused one (it would read what that one must not)
@@ -436,7 +452,11 @@ def confine(
             if i in why or k == i:
                 continue
             if k in judged_alone and inside(place.real, other.real):
-                why[i] = f"it lies inside a refused scope folder ({other.name}: {other.real})"
+                why[i] = (
+                    f"it is the refused {other.name} scope's folder too"
+                    if place.real == other.real
+                    else f"it lies inside a refused scope folder ({other.name}: {other.real})"
+                )
             else:
                 clash = overlap(place, [other])
                 if clash is None:

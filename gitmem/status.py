@@ -177,7 +177,9 @@ def init_project(project: Project) -> InitResult:
     result.excluded = [line.lstrip("/") for line in exclude_memory_folders(project, False)]
     if project.remote:
         sealed = sealed_scopes(project)
-        if "auto" in sealed:
+        if project.scope("auto").refused:
+            pass  # its own line says why it is not synced: neither encrypted nor plaintext
+        elif "auto" in sealed:
             result.warnings.append(
                 "personal memory (auto, local) leaves this machine only encrypted; the first "
                 "sync makes a key (gitmem key show prints this machine's recipient)"

@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from gitmem.confinement import write_no_links
 from gitmem.crypto import canonical_recipient, config_dir
 from gitmem.errors import UsageError
-from gitmem.state import write_atomic
 
 TRUSTED_FILE = "trusted"
 MAX_TRUSTED_BYTES = 1 << 20
@@ -181,7 +181,8 @@ def _rewrite(change: Callable[[list[TrustedKey]], list[TrustedKey] | None]) -> N
         with _locked(target.parent):
             after = change(_parse(_read()))
             if after is not None:
-                write_atomic(target, _render(after))
+                # never through a link below the configuration folder
+                write_no_links(target.parent.parent, target, _render(after))
     except OSError as exc:
         raise UsageError(
             f"cannot rewrite {target}: {exc.strerror or exc}", "check that folder's permissions"

@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.crypto import SCOPE_KEY_FILE, Keyring, ScopeKey, lock_scope_key
+from gitmem.crypto import (
+    RECIPIENTS_FILE,
+    SCOPE_KEY_FILE,
+    Keyring,
+    ScopeKey,
+    lock_scope_key,
+    seal_json,
+)
 from gitmem.firstcontact import describe, first_contact_note, sealed_count
 from gitmem.gitstore import Repository
 from tests.support.personal import USER_REF
@@ -405,16 +412,25 @@ def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path)
     def commit(parents: list[str], message: str = "gitmem: test") -> str:
         return repo.write_commit(repo.write_tree({}), parents, message, when=1)
 
-    asked_at = commit([])
+    held = ScopeKey.generate()  # the key this machine could not open, and asked to be given
+    sealed_list = repo.write_blob(seal_json(held, RECIPIENTS_FILE, [third]))
+    asked_at = repo.write_commit(
+        repo.write_tree({RECIPIENTS_FILE: ("100644", sealed_list)}),
+        [],
+        "gitmem: third's",
+        when=1,
+    )
     fetched, unrelated = commit([asked_at]), commit([], "gitmem: planted")
 
-    def taken(sealed_to: list[str], listed: list[str], at: str = fetched) -> bool:
+    def taken(
+        sealed_to: list[str], listed: list[str], at: str = fetched, key: ScopeKey | None = None
+    ) -> bool:
         oid = repo.write_blob(lock_scope_key(ScopeKey.generate(), sealed_to))
-        ring = Keyring(ScopeKey.generate(), {SCOPE_KEY_FILE: oid}, listed)
+        ring = Keyring(key or ScopeKey.generate(), {SCOPE_KEY_FILE: oid}, listed)
         try:
             first_contact(repo, ref, ring, machine, [], ("origin", ref), at)
         except DecryptError as exc:
-            assert exc.message.startswith(ref) and "never asked for" in exc.message
+            assert exc.message.startswith(ref) and "asked" in exc.message
             return False
         return True
 
@@ -426,9 +442,71 @@ def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path)
     assert not taken([me, them, third], [me, them, third])  # only whom the user trusted
     assert not taken([me, them, third], [me, them])  # a hidden one is never trusted by name
     asked_to_be_granted(repo.common_dir, them, asked_at)  # another key asked
-    assert not taken([me, third], [me, third])
+    assert not taken([me, third], [me, third], key=held)
     asked_to_be_granted(repo.common_dir, me, asked_at)
-    assert taken([me, third], [me, third])
-    assert taken([me, third], [me, third], at=asked_at)
-    assert taken([me, them, third], [me, them])  # asked for: hidden ones named by count
-    assert not taken([me, third], [me, third], at=unrelated)
+    # the grant asked for: the very key `third` held, now opening for this machine too
+    assert taken([me, third], [me, third], key=held)
+    assert taken([me, third], [me, third], at=asked_at, key=held)
+    assert taken([me, them, third], [me, them, third], key=held)  # them: trusted by the user
+    # a holder of the key asked about may grant others with it (it can already read all)
+    stranger = str(x25519.Identity.generate().to_public())
+    assert taken([me, third, stranger], [me, third, stranger], key=held)
+    # planted on top of the commit asked about (issue 22) by someone who never held that key:
+    # a key of its own, for whomever, hidden or named: refused, nothing sealed to them
+    assert not taken([me, third], [me, third])
+    assert not taken([me, stranger], [me, stranger])
+    assert not taken([me, stranger], [me])
+    assert not taken([me, third], [me, third], at=unrelated, key=held)
+
+
+@pytest.mark.slow
+def test_a_key_ring_planted_on_top_of_the_commit_asked_about_is_refused(world: World) -> None:
+    """Issue 22: machine B asked to be granted at A's commit; before A grants it, someone who
+    can push (and never held the key) plants a ring of their own on top, sealed to B and to
+    themselves. B's next sync refuses it naming the planter's key, pushes nothing, and keeps
+    its memory; A's real grant afterwards is taken with no extra step."""
+    from pyrage import x25519
+
+    a = world.clone("a")
+    (auto_a := world.scope_path(a)).mkdir(parents=True)
+    (auto_a / "MEMORY.md").write_text("- [Mine](mine.md) — mine\n")
+    world.ok("-C", str(a), "sync")
+    wb = _machine(world, "b")
+    b = wb.clone("b")
+    (auto_b := wb.scope_path(b)).mkdir(parents=True)
+    (auto_b / "MEMORY.md").write_text("- B-SECRET-NOTES\n")
+    assert _first_contact_lines(wb.ok("-C", str(b), "sync")) == []  # not granted: asked
+    b_pub = wb.ok("key", "show").strip()
+    planter = str(x25519.Identity.generate().to_public())
+
+    remote = Repository(world.remote)
+    asked = remote.resolve(USER_REF)
+    assert asked is not None
+    key = ScopeKey.generate()
+    meta = remote.list_tree(asked)["gitmem.toml"]
+    tree = remote.write_tree(
+        {
+            "gitmem.toml": ("100644", meta.oid),
+            SCOPE_KEY_FILE: ("100644", remote.write_blob(lock_scope_key(key, [b_pub, planter]))),
+            RECIPIENTS_FILE: (
+                "100644",
+                remote.write_blob(seal_json(key, RECIPIENTS_FILE, [b_pub, planter])),
+            ),
+        }
+    )
+    planted = remote.write_commit(tree, [asked], "gitmem: grant access", when=1)
+    world.plumb(world.remote, "update-ref", USER_REF, planted)
+
+    run = wb.gitmem("-C", str(b), "sync")
+    assert run.code == 3, (run.code, run.err)
+    assert "gitmem key trust" in run.err and "asked to be granted" in run.err
+    assert world.plumb(world.remote, "rev-parse", USER_REF) == planted, "B pushed nothing"
+    assert (auto_b / "MEMORY.md").read_text() == "- B-SECRET-NOTES\n"
+
+    world.plumb(world.remote, "update-ref", USER_REF, asked)  # the plant deleted
+    world.ok("-C", str(a), "key", "grant", b_pub)
+    world.ok("-C", str(a), "sync")
+    run = wb.gitmem("-C", str(b), "sync")
+    assert run.code == 0, run.err
+    index = (wb.scope_path(b) / "MEMORY.md").read_text()
+    assert "(mine.md)" in index and "B-SECRET-NOTES" in index, index

@@ -14,10 +14,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from gitmem.confinement import refusal
+from tests.support.personal import remote_objects
 from tests.support.world import World, folder_bytes, write_files
 
 SECRET = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
@@ -271,15 +272,6 @@ PERSONAL = "PERSONAL-PLAINTEXT-7f3a"
 OTHER = "OTHER-PROJECT-MEMORY-91c2"
 
 
-def all_objects(repo: Path) -> bytes:
-    """Every object the repository holds, uncompressed: what anyone who fetches can read."""
-    proc = subprocess.run(
-        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout
-
-
 def other_project(world: World) -> Path:
     """Another project's auto memory, where Claude Code keeps it."""
     from gitmem.identity import claude_slug
@@ -326,7 +318,7 @@ def test_a_committed_auto_memory_directory_never_shares_or_steals_memory(
     assert "refused" in refusal_line and "autoMemoryDirectory in .claude/settings.json" in (
         refusal_line
     )
-    store = all_objects(world.remote)
+    store = remote_objects(world.remote)
     assert PERSONAL.encode() not in store and OTHER.encode() not in store
     personal = remote_paths(world, "refs/gitmem/users/tester@example.com")
     assert not any(p.startswith("auto/") for p in personal), personal
@@ -350,7 +342,7 @@ def test_team_dir_in_another_scope_or_project_is_refused_and_the_rest_syncs(worl
         line = next(ln for ln in run.err.splitlines() if ln.startswith("skipped team: "))
         assert "refused" in line and "gitmem.teamDir" in line, line
         assert "agents/reviewer/MEMORY.md" in remote_paths(world, "refs/gitmem/team")
-        store = all_objects(world.remote)
+        store = remote_objects(world.remote)
         assert PERSONAL.encode() not in store and OTHER.encode() not in store
 
 
@@ -559,3 +551,139 @@ def test_write_no_links_writes_the_named_file_or_nothing(
         assert not linked and written == target and target.read_bytes() == b"data\n"
         assert not target.is_symlink()
     assert list(outside.iterdir()) == [], "nothing written through a link"
+
+
+def test_init_and_doctor_tell_a_refused_folder_as_it_is(world: World) -> None:
+    """A refused auto folder is neither "encrypted" nor "plaintext" in init, and doctor counts
+    it a problem with the line that says how to fix it."""
+    clone = world.clone("a")
+    trust(world, clone, ".claude/agent-memory/me")
+    init = world.gitmem("-C", str(clone), "init")
+    assert init.code == 0, init.err
+    text = init.out + init.err
+    auto = next(ln for ln in text.splitlines() if ln.strip().startswith("auto "))
+    assert "refused" in auto and "encrypted" not in auto, auto
+    assert "is plaintext" not in text and "only encrypted" not in text
+    doctor = world.gitmem("-C", str(clone), "doctor")
+    line = next(ln for ln in doctor.out.splitlines() if "folder auto" in ln)
+    assert line.startswith("PROBLEM") and "autoMemoryDirectory in .claude/settings.json" in line
+    assert doctor.code != 0
+
+
+CLI_TARGETS = {
+    # where a setting may put a folder, relative to the clone ("~" for the home folder)
+    "agents": ".claude/agent-memory",
+    "agents-sub": ".claude/agent-memory/me",
+    "local-sub": ".claude/agent-memory-local/me",
+    "in-repo": ".claude/memory",
+    "own": "~/.claude/projects/{own}/memory",
+    "own-folder": "~/.claude/projects/{own}",
+    "other": "~/.claude/projects/{other}/memory",
+    "other-sub": "~/.claude/projects/{other}/memory/x",
+    "notes": "~/notes/victim",
+    "home": "~",
+}
+
+
+# one world for all examples (each sync builds on the last, as a user's settings change over
+# time): replaying an example cannot reproduce it, so no shrinking
+@settings(max_examples=12, phases=(Phase.explicit, Phase.generate), database=None)
+@given(
+    auto=st.sampled_from(sorted(CLI_TARGETS)),
+    team=st.one_of(st.none(), st.sampled_from(sorted(CLI_TARGETS))),
+    spelling=st.sampled_from(["as-is", "absolute", "dotted", "trailing"]),
+)
+def test_no_layout_publishes_personal_or_foreign_memory_through_the_cli(
+    world: World, auto: str, team: str | None, spelling: str
+) -> None:
+    """The real CLI over generated settings: whatever the auto folder and gitmem.teamDir
+    (Claude Code writes personal memory wherever the setting says), no object of the remote
+    holds personal memory in plaintext or another project's memory, and every sync exits 0."""
+    from gitmem.identity import claude_slug
+
+    clone = world.root / "victim"
+    if not clone.exists():
+        world.clone("victim")
+        other_project(world)
+    names = {"own": claude_slug(str(clone.resolve())), "other": claude_slug("/src/other")}
+
+    def spelled(name: str) -> str:
+        value = CLI_TARGETS[name].format(**names)
+        full = value.replace("~", str(world.home), 1) if value.startswith("~") else value
+        if spelling == "absolute":
+            return full if full.startswith("/") else str(clone / full)
+        if spelling == "dotted":
+            return str(clone / ".claude" / ".." / full) if not full.startswith("/") else full
+        return value + ("/" if spelling == "trailing" else "")
+
+    trust(world, clone, spelled(auto))
+    if team is None:
+        world.git("config", "--unset-all", "gitmem.teamDir", cwd=clone, check=False)
+    else:
+        world.git("config", "gitmem.teamDir", spelled(team), cwd=clone)
+    write_files(world.scope_path(clone), {f"p-{spelling}.md": f"{PERSONAL}\n"})
+    run = world.gitmem("-C", str(clone), "sync")
+    status = json.loads(world.ok("-C", str(clone), "status", "--json"))
+    if all(not s["synced"] for s in status["scopes"]):
+        # every scope refused: gitmem/sync.py (Syncer.run, `next(iter(self.by_ref))` for the
+        # exclude note) has no ref to file the note under; the sync itself did nothing
+        assert run.code in (0, 4), run.err
+    else:
+        assert run.code == 0, run.err
+    store = remote_objects(world.remote)
+    assert PERSONAL.encode() not in store and OTHER.encode() not in store
+
+
+def test_personal_memory_left_in_an_old_auto_folder_never_rides_out_on_the_team_ref(
+    world: World,
+) -> None:
+    """Claude Code writes personal memory where a committed setting says, even where gitmem
+    refuses it (inside .claude/agent-memory/); when the setting goes, those files are still
+    personal: the agents scope stays refused until they are moved out, then syncs."""
+    clone = world.clone("a")
+    trust(world, clone, ".claude/agent-memory/me")
+    write_files(world.scope_path(clone), {"MEMORY.md": f"- {PERSONAL}\n"})
+    write_files(clone / ".claude" / "agent-memory" / "reviewer", {"MEMORY.md": "- r\n"})
+    world.ok("-C", str(clone), "sync")
+    (clone / ".claude" / "settings.json").write_text("{}")  # the setting removed
+    run = world.gitmem("-C", str(clone), "sync")
+    assert run.code == 0, run.err
+    status = json.loads(world.ok("-C", str(clone), "status", "--json"))
+    line = next(s["note"] for s in status["scopes"] if s["name"] == "agents")
+    assert "where this machine's personal memory was kept" in line, line
+    assert PERSONAL.encode() not in remote_objects(world.remote)
+    shutil.move(clone / ".claude" / "agent-memory" / "me", world.home / "moved-out")
+    world.ok("-C", str(clone), "sync")
+    assert "agents/reviewer/MEMORY.md" in remote_paths(world, "refs/gitmem/team")
+    assert PERSONAL.encode() not in remote_objects(world.remote)
+
+
+def test_folders_are_compared_regardless_of_case_where_the_file_system_ignores_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a file system that ignores letter case (macOS, Windows), `.Claude/Agent-Memory/me`
+    is inside `.claude/agent-memory`. Linux here: the file system's answer to a name is
+    modelled (each name looked up case-folded), the rule itself is the real one."""
+    from gitmem import confinement
+    from gitmem.confinement import Place, forget_identities, inside, overlap
+
+    root = tmp_path / "repo"
+    (root / ".claude" / "agent-memory" / "me").mkdir(parents=True)
+
+    def identity(path: str) -> tuple[int, int] | None:
+        try:
+            st = os.stat(path.casefold() if path.startswith(str(root)) else path)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    monkeypatch.setattr(confinement, "_identity", identity)
+    forget_identities()
+    agents = Place("agents", root / ".claude" / "agent-memory")
+    auto = Place("auto", root / ".Claude" / "Agent-Memory" / "Me")
+    assert inside(auto.real, agents.real)
+    assert overlap(auto, [agents]) is not None and "inside the agents" in str(
+        overlap(auto, [agents])
+    )
+    assert overlap(Place("auto", root / ".CLAUDE" / "AGENT-MEMORY"), [agents]) is not None
+    assert overlap(Place("auto", root / ".claude" / "memory"), [agents]) is None
