@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "gitmem.cli.completion",
     "gitmem.cli.query",
     "gitmem.cli.record",
+    "gitmem.cli.mcp",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -52,6 +53,7 @@ COMMANDS = {
     "completion": "gitmem.cli.completion",
     "query": "gitmem.cli.query",
     "record": "gitmem.cli.record",
+    "mcp": "gitmem.cli.mcp",
 }
 
 DESCRIPTION = (

@@ -224,7 +224,9 @@ def connect(common_dir: str) -> sqlite3.Connection:
 
 
 def _open(path: str) -> sqlite3.Connection:
-    db = sqlite3.connect(path, timeout=10.0, isolation_level="DEFERRED")
+    # one connection per process, used by one thread at a time (the MCP server runs each tool
+    # call in a worker thread, under its own lock)
+    db = sqlite3.connect(path, timeout=10.0, isolation_level="DEFERRED", check_same_thread=False)
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")

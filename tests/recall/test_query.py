@@ -21,16 +21,6 @@ def topic(name: str, desc: str, body: str, type: str = "project", tags: str = ""
     return TOPIC.format(name=name, desc=desc, type=type, tags=tags, body=body)
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> tuple[World, Path]:
-    """A clone with no remote: gitmem commits its refs locally."""
-    world = World(tmp_path)
-    clone = tmp_path / "proj"
-    world.git("init", "-q", str(clone))
-    world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=clone)
-    return world, clone
-
-
 def age(folder: Path) -> None:
     """Make every file older than git's racy window, as a lived-in folder is."""
     past = time.time() - 60
