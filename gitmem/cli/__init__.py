@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "gitmem.cli.query",
     "gitmem.cli.record",
     "gitmem.cli.mcp",
+    "gitmem.cli.recall",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -54,6 +55,7 @@ COMMANDS = {
     "query": "gitmem.cli.query",
     "record": "gitmem.cli.record",
     "mcp": "gitmem.cli.mcp",
+    "recall": "gitmem.cli.recall",
 }
 
 DESCRIPTION = (

@@ -280,9 +280,9 @@ def build(recall: Recall) -> MCPServer:
 def _resource(recall: Recall, scope: str, path: str) -> Any:
     from mcp.server.mcpserver.resources import FunctionResource
 
-    from gitmem.scopes import shown
+    from gitmem.recall.query import shown_id
 
-    memory_id = shown(f"{scope}/{path}")
+    memory_id = shown_id(scope, path)
 
     def read() -> str:
         with recall.lock:

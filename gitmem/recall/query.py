@@ -73,9 +73,19 @@ class Hit:
 
     @property
     def id(self) -> str:
-        from gitmem.scopes import shown
+        return shown_id(self.scope, self.path)
 
-        return shown(f"{self.scope}/{self.path}")
+
+# gitmem.scopes.STORED_LOCAL_FILE (a test keeps them equal): <root>/CLAUDE.local.md as the local
+# scope keeps it; the user knows it as CLAUDE.local.md. Not imported: scopes imports the git
+# layer, and the prompt hook's start must not pay for it.
+STORED_LOCAL_FILE = "local/.root/CLAUDE.local.md"
+
+
+def shown_id(scope: str, path: str) -> str:
+    """A memory's id as gitmem names it everywhere (gitmem.scopes.shown)."""
+    memory_id = f"{scope}/{path}"
+    return "CLAUDE.local.md" if memory_id == STORED_LOCAL_FILE else memory_id
 
 
 def parse_since(text: str, now: float | None = None) -> float:
