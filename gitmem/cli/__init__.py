@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "gitmem.cli.record",
     "gitmem.cli.mcp",
     "gitmem.cli.recall",
+    "gitmem.cli.view",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -56,6 +57,7 @@ COMMANDS = {
     "record": "gitmem.cli.record",
     "mcp": "gitmem.cli.mcp",
     "recall": "gitmem.cli.recall",
+    "view": "gitmem.cli.view",
 }
 
 DESCRIPTION = (
