@@ -46,15 +46,15 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     rows = rows[:MAX_NODES]
     at = {(r["scope"], r["path"]): i for i, r in enumerate(rows)}
     g = nx.Graph()
-    g.add_nodes_from(range(len(rows)))
+    g.add_nodes_from(str(i) for i in range(len(rows)))
     edges: list[list[int]] = []
     for i, r in enumerate(rows):
         for target in json.loads(r["links_to"] or "[]"):
             j = at.get((r["scope"], target))
             if j is not None:
                 edges.append([i, j])
-                g.add_edge(i, j)
-    community = {n: c for c, members in enumerate(communities_of(g)) for n in members}
+                g.add_edge(str(i), str(j))
+    community = {int(n): c for c, members in enumerate(communities_of(g)) for n in members}
     history, resolutions = _histories(place, project) if project else ({}, {})
     nodes = []
     for i, r in enumerate(rows):
