@@ -241,6 +241,15 @@ def close_all() -> None:
     _OPEN.clear()
 
 
+def _write_lock(db: sqlite3.Connection) -> None:
+    """Take the database's write lock now (BEGIN IMMEDIATE): two processes refreshing at once
+    (a hook and the MCP server) go one after the other, the second seeing the first's rows,
+    instead of failing on a snapshot that went stale."""
+    if db.in_transaction:
+        db.commit()
+    db.execute("BEGIN IMMEDIATE")
+
+
 def _meta(db: sqlite3.Connection, key: str) -> str | None:
     try:
         row = db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
@@ -298,6 +307,7 @@ def refresh(place: Place) -> Refreshed:
     from gitmem.gitstore.index import FolderCheck, matches
 
     db = connect(place.common_dir)
+    _write_lock(db)
     done = Refreshed()
     known = [s.name for s in place.scopes]
     for (rowid,) in db.execute(
@@ -683,6 +693,10 @@ def refresh_history(place: Place, project: Callable[[], Project]) -> None:
     db = connect(place.common_dir)
     stamps = _ref_stamps(place)
     if _meta(db, "history") == stamps:
+        return
+    _write_lock(db)
+    if _meta(db, "history") == stamps:  # another process read it meanwhile
+        db.commit()
         return
     proj = project()
     rows: list[tuple[Any, ...]] = []

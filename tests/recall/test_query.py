@@ -208,3 +208,29 @@ def test_query_starts_no_git_process_when_nothing_decides_otherwise(
     calls = log.read_text().splitlines() if log.exists() else []
     assert all(" diff-files " in c or " ls-files " in c for c in calls), calls
     assert sys.executable  # the CLI ran under this interpreter (World.gitmem)
+
+
+def test_queries_running_at_once_all_answer(project: tuple[World, Path]) -> None:
+    """A hook, the MCP server and a person may query at once on a fresh index."""
+    import subprocess
+
+    from tests.support.world import REPO_ROOT
+
+    world, clone = project
+    write_files(
+        world.scope_path(clone, "auto"), {f"n{i}.md": topic("n", "x", f"w{i}z") for i in range(300)}
+    )
+    env = {**world.env, "PYTHONPATH": str(REPO_ROOT)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gitmem", "-C", str(clone), "query", "--search", f"w{i}z"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for i in range(4)
+    ]
+    for i, proc in enumerate(procs):
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert out.decode() == f"[project] auto/n{i}.md - n — x\n"
