@@ -294,6 +294,11 @@ class Refreshed:
     added: int = 0
     changed: int = 0
     removed: int = 0
+    links_changed: bool = False  # a changed file's links differ: ranks must be computed again
+
+    @property
+    def relink(self) -> bool:
+        return bool(self.added or self.removed or self.links_changed)
 
     @property
     def any(self) -> bool:
@@ -345,7 +350,7 @@ def refresh(place: Place) -> Refreshed:
             _recheck(db, spot, changed, news, fresh, done)
             _write_stat_index(place, db, spot)
         _outside(db, spot, done)
-    if done.any:
+    if done.relink:
         _relink(db)
     db.commit()
     return done
@@ -511,11 +516,24 @@ def _apply(
             )
             continue
         if old is not None:
+            links = db.execute("SELECT links, links_to, rank FROM memory WHERE id = ?", (old[0],))
+            before = links.fetchone()
             _drop(db, old[0])
             done.changed += 1
+            rowid = _insert(db, spot, rel, st, data, oid, now)
+            if (
+                db.execute("SELECT links FROM memory WHERE id = ?", (rowid,)).fetchone()[0]
+                != before[0]
+            ):
+                done.links_changed = True
+            else:  # the same links: the same targets and rank (PageRank need not run again)
+                db.execute(
+                    "UPDATE memory SET links_to = ?, rank = ? WHERE id = ?",
+                    (before[1], before[2], rowid),
+                )
         else:
             done.added += 1
-        _insert(db, spot, rel, st, data, oid, now)
+            _insert(db, spot, rel, st, data, oid, now)
 
 
 def _stat_fields(st: os.stat_result) -> tuple[int, ...]:
@@ -598,7 +616,7 @@ def _insert(
     data: bytes,
     oid: str,
     now: int,
-) -> None:
+) -> int:
     f = facts_of(rel, data)
     cur = db.execute(
         "INSERT INTO memory(scope, path, file, size, mtime_ns, ino, ctime_ns, dev, uid, gid, "
@@ -625,6 +643,7 @@ def _insert(
         "INSERT INTO text(rowid, title, description, tags, body, path) VALUES (?, ?, ?, ?, ?, ?)",
         (cur.lastrowid, f.title, f.description or "", " ".join(f.tags), f.body, rel),
     )
+    return int(cur.lastrowid or 0)
 
 
 class _LinkGraph:

@@ -234,3 +234,28 @@ def test_queries_running_at_once_all_answer(project: tuple[World, Path]) -> None
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
         assert out.decode() == f"[project] auto/n{i}.md - n — x\n"
+
+
+def test_an_edit_that_changes_links_changes_related_and_ranks(
+    project: tuple[World, Path],
+) -> None:
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(
+        auto,
+        {
+            "a.md": topic("A", "x", "See [b](b.md)."),
+            "b.md": topic("B", "x", "Plain."),
+            "c.md": topic("C", "x", "Plain."),
+        },
+    )
+    assert ids(query(world, clone, "--related", "a")) == ["auto/b.md"]
+    ranks = {n["id"]: n["pagerank"] for n in query(world, clone, "--recent", "9")["nodes"]}
+    assert ranks["auto/b.md"] > ranks["auto/c.md"]
+    (auto / "c.md").write_text(topic("C", "x", "Plain, edited."))  # same links: ranks kept
+    kept = {n["id"]: n["pagerank"] for n in query(world, clone, "--recent", "9")["nodes"]}
+    assert kept == ranks
+    (auto / "a.md").write_text(topic("A", "x", "Now see [c](c.md) instead."))
+    assert ids(query(world, clone, "--related", "a")) == ["auto/c.md"]
+    after = {n["id"]: n["pagerank"] for n in query(world, clone, "--recent", "9")["nodes"]}
+    assert after["auto/c.md"] > after["auto/b.md"]
