@@ -122,8 +122,18 @@ def _hook_timeout(args: argparse.Namespace) -> float | None:
 
 
 def uninstall(args: argparse.Namespace) -> int:
+    from gitmem.hooks import settings_path
     from gitmem.hooks import uninstall as do_uninstall
 
+    root = _root(args, args.where == "project")
+    if root is not None:
+        from gitmem.gitstore import Repository
+        from gitmem.recall.claudesetup import uninstall as recall_uninstall
+
+        for line in recall_uninstall(
+            Repository(directory(args)), root, settings_path(args.where, root)
+        ):
+            echo(line)
     echo(do_uninstall(args.where, _root(args, args.where == "project")).what)
     return 0
 

@@ -141,3 +141,65 @@ def install_recall(root: Path, where_settings: Path | None = None) -> HookChange
         return HookChange(path, False, f"gitmem recall hook already installed in {path}")
     _write(path, out)
     return HookChange(path, True, f"installed the UserPromptSubmit recall hook in {path}")
+
+
+def uninstall(repo: Repository, root: Path | None, settings: Path) -> list[str]:
+    """Take out what install_mcp and install_recall added (before gitmem.hooks.uninstall, so
+    that it finds the settings as its own install left them); a line for each change."""
+    from gitmem.hooks import _dump, _load, _write
+
+    said: list[str] = []
+    if settings.is_file():
+        raw, data = _load(settings)
+        changed = False
+        hooks = data.get("hooks")
+        if not isinstance(hooks, dict):
+            hooks = {}
+        groups = hooks.get(PROMPT_EVENT)
+        if isinstance(groups, list):
+            kept = []
+            for group in groups:
+                inner = group.get("hooks") if isinstance(group, dict) else None
+                if isinstance(inner, list):
+                    rest = [
+                        h
+                        for h in inner
+                        if not (isinstance(h, dict) and is_recall_hook(h.get("command")))
+                    ]
+                    if len(rest) != len(inner):
+                        changed = True
+                        if not rest:
+                            continue
+                        group["hooks"] = rest
+                kept.append(group)
+            if kept:
+                hooks[PROMPT_EVENT] = kept
+            elif changed:
+                del hooks[PROMPT_EVENT]
+                if not hooks and "hooks" in data:
+                    del data["hooks"]
+        enabled = data.get("enabledMcpjsonServers")
+        if isinstance(enabled, list) and SERVER in enabled:
+            enabled.remove(SERVER)
+            if not enabled:
+                del data["enabledMcpjsonServers"]
+            changed = True
+        if changed:
+            _write(settings, _dump(data, raw))
+            said.append(f"removed gitmem's recall hook and MCP approval from {settings}")
+    if root is None:
+        return said
+    path = root / MCP_FILE
+    if path.is_file() and not path.is_symlink() and not repo.is_tracked(MCP_FILE):
+        raw, data = _load(path)
+        servers = data.get("mcpServers")
+        if isinstance(servers, dict) and SERVER in servers:
+            del servers[SERVER]
+            if data == {"mcpServers": {}}:
+                path.unlink()
+            else:
+                from gitmem.state import current_mode, write_atomic
+
+                write_atomic(path, _dump(data, raw), current_mode(path))
+            said.append(f"removed the gitmem MCP server from {path}")
+    return said

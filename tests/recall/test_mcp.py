@@ -126,10 +126,12 @@ def test_a_memory_recorded_over_mcp_reaches_the_other_clone(world: World) -> Non
         )
         synced = text_of(await s.call_tool("sync", {}))
         status = text_of(await s.call_tool("sync_status", {}))
-        return synced + status
+        history = text_of(await s.call_tool("history", {"id": "team/release_day.md"}))
+        return synced + status + history
 
     out = session_script(world, alice, steps)
     assert "team/release_day.md" in out
+    assert '"author": "Test User"' in out  # the history tool: who changed it
     world.ok("-C", str(bob), "sync")
     arrived = world.scope_path(bob, "team") / "release_day.md"
     assert "We release on Mondays." in arrived.read_text()
@@ -173,3 +175,12 @@ def test_hooks_install_mcp_never_writes_through_a_link_or_a_tracked_file(
     run = world.gitmem("-C", str(clone), "hooks", "install", "--claude", "--mcp")
     assert run.code == 2 and "tracked" in run.err
     assert (clone / ".mcp.json").read_text() == "{}\n"
+
+
+def test_hooks_uninstall_gives_the_files_back(project: tuple[World, Path]) -> None:
+    world, clone = project
+    world.ok("-C", str(clone), "hooks", "install", "--claude", "--mcp", "--recall")
+    assert (clone / ".mcp.json").exists()
+    world.ok("-C", str(clone), "hooks", "uninstall", "--claude")
+    assert not (clone / ".mcp.json").exists()
+    assert not (clone / ".claude/settings.local.json").exists()  # restored: there was none

@@ -188,6 +188,12 @@ def test_author_and_deleted_come_from_the_refs_history(project: tuple[World, Pat
     assert deleted["nodes"][0]["deleted"] is True
     full = world.ok("-C", str(clone), "query", "--deleted", "--format", "full")
     assert "Deploy only on Tuesdays." in full
+    # on the encrypted personal ref too: the hidden name is opened with this machine's key
+    (world.scope_path(clone, "auto") / "mine.md").unlink()
+    world.ok("-C", str(clone), "sync")
+    assert sorted(ids(query(world, clone, "--deleted"))) == ["auto/mine.md", "team/deploy.md"]
+    full = world.ok("-C", str(clone), "query", "--deleted", "--scope", "auto", "--format", "full")
+    assert "private" in full
 
 
 def test_query_starts_no_git_process_when_nothing_decides_otherwise(
