@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote
 
 from gitmem.errors import GitmemError, UsageError
 from gitmem.recall.index import Place
@@ -295,11 +295,6 @@ def _resource(recall: Recall, scope: str, path: str) -> Any:
         mime_type="text/markdown",
         fn=read,
     )
-
-
-def id_of_uri(uri: str) -> str:
-    rest = uri.removeprefix("memory://")
-    return unquote(rest)
 
 
 def serve(recall: Recall) -> None:

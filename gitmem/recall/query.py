@@ -8,7 +8,6 @@ scope and its file. Reads; never writes a memory.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -362,7 +361,3 @@ def full_text(h: Hit, project: Callable[[], Project]) -> str:
 def full_block(h: Hit, project: Callable[[], Project]) -> list[str]:
     head = f"== {h.id} ({h.file or 'deleted: ' + (h.blob or '?')}) =="
     return [head, *full_text(h, project).rstrip("\n").split("\n"), ""]
-
-
-def is_memory_file(path: str) -> bool:
-    return path.endswith(".md") and os.path.basename(path) != ""
