@@ -32,6 +32,9 @@ COMMAND_MODULES = (
     "gitmem.cli.bundle",
     "gitmem.cli.query",
     "gitmem.cli.record",
+    "gitmem.cli.mcp",
+    "gitmem.cli.recall",
+    "gitmem.cli.view",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -54,6 +57,9 @@ COMMANDS = {
     "bundle": "gitmem.cli.bundle",
     "query": "gitmem.cli.query",
     "record": "gitmem.cli.record",
+    "mcp": "gitmem.cli.mcp",
+    "recall": "gitmem.cli.recall",
+    "view": "gitmem.cli.view",
 }
 
 DESCRIPTION = (

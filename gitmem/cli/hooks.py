@@ -34,6 +34,17 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
             const="user",
             help="every project: $CLAUDE_CONFIG_DIR or ~/.claude/settings.json",
         )
+        if name == "install":
+            p.add_argument(
+                "--mcp",
+                action="store_true",
+                help="also register gitmem's MCP server (<root>/.mcp.json, approved for you)",
+            )
+            p.add_argument(
+                "--recall",
+                action="store_true",
+                help="also add the UserPromptSubmit hook that recalls relevant memories",
+            )
         p.set_defaults(handler=install if name == "install" else uninstall, where="project")
     p = command(hooks, "status", "show where gitmem's hooks are installed")
     p.set_defaults(handler=status)
@@ -67,11 +78,34 @@ def install(args: argparse.Namespace) -> int:
 
         if keep_out_of_status(Repository(directory(args))):
             echo(f"added /{LOCAL_SETTINGS} to .git/info/exclude (a per-user file)")
+    if getattr(args, "mcp", False) or getattr(args, "recall", False):
+        _install_recall(args)
     if change.changed:
         echo(
             "next: start a Claude Code session; memory is pulled when it starts, pushed when it ends"
         )
     return 0
+
+
+def _install_recall(args: argparse.Namespace) -> None:
+    """--mcp and --recall: the project's MCP server and the prompt-time recall hook."""
+    from gitmem.errors import UsageError
+    from gitmem.gitstore import Repository
+    from gitmem.recall.claudesetup import install_mcp, install_recall
+
+    repo = Repository(directory(args))
+    root = repo.toplevel
+    if root is None:
+        raise UsageError("--mcp and --recall need a working tree", "run it inside a clone")
+    if args.mcp:
+        echo(install_mcp(repo, root).what)
+    if args.recall:
+        settings = None
+        if args.where == "user":
+            from gitmem.hooks import settings_path
+
+            settings = settings_path("user", None)
+        echo(install_recall(root, settings).what)
 
 
 def _hook_timeout(args: argparse.Namespace) -> float | None:
@@ -88,8 +122,18 @@ def _hook_timeout(args: argparse.Namespace) -> float | None:
 
 
 def uninstall(args: argparse.Namespace) -> int:
+    from gitmem.hooks import settings_path
     from gitmem.hooks import uninstall as do_uninstall
 
+    root = _root(args, args.where == "project")
+    if root is not None:
+        from gitmem.gitstore import Repository
+        from gitmem.recall.claudesetup import uninstall as recall_uninstall
+
+        for line in recall_uninstall(
+            Repository(directory(args)), root, settings_path(args.where, root)
+        ):
+            echo(line)
     echo(do_uninstall(args.where, _root(args, args.where == "project")).what)
     return 0
 

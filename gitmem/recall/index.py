@@ -224,7 +224,9 @@ def connect(common_dir: str) -> sqlite3.Connection:
 
 
 def _open(path: str) -> sqlite3.Connection:
-    db = sqlite3.connect(path, timeout=10.0, isolation_level="DEFERRED")
+    # one connection per process, used by one thread at a time (the MCP server runs each tool
+    # call in a worker thread, under its own lock)
+    db = sqlite3.connect(path, timeout=10.0, isolation_level="DEFERRED", check_same_thread=False)
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
@@ -237,6 +239,15 @@ def close_all() -> None:
     for db in _OPEN.values():
         db.close()
     _OPEN.clear()
+
+
+def _write_lock(db: sqlite3.Connection) -> None:
+    """Take the database's write lock now (BEGIN IMMEDIATE): two processes refreshing at once
+    (a hook and the MCP server) go one after the other, the second seeing the first's rows,
+    instead of failing on a snapshot that went stale."""
+    if db.in_transaction:
+        db.commit()
+    db.execute("BEGIN IMMEDIATE")
 
 
 def _meta(db: sqlite3.Connection, key: str) -> str | None:
@@ -283,6 +294,11 @@ class Refreshed:
     added: int = 0
     changed: int = 0
     removed: int = 0
+    links_changed: bool = False  # a changed file's links differ: ranks must be computed again
+
+    @property
+    def relink(self) -> bool:
+        return bool(self.added or self.removed or self.links_changed)
 
     @property
     def any(self) -> bool:
@@ -296,6 +312,7 @@ def refresh(place: Place) -> Refreshed:
     from gitmem.gitstore.index import FolderCheck, matches
 
     db = connect(place.common_dir)
+    _write_lock(db)
     done = Refreshed()
     known = [s.name for s in place.scopes]
     for (rowid,) in db.execute(
@@ -333,7 +350,7 @@ def refresh(place: Place) -> Refreshed:
             _recheck(db, spot, changed, news, fresh, done)
             _write_stat_index(place, db, spot)
         _outside(db, spot, done)
-    if done.any:
+    if done.relink:
         _relink(db)
     db.commit()
     return done
@@ -499,11 +516,24 @@ def _apply(
             )
             continue
         if old is not None:
+            links = db.execute("SELECT links, links_to, rank FROM memory WHERE id = ?", (old[0],))
+            before = links.fetchone()
             _drop(db, old[0])
             done.changed += 1
+            rowid = _insert(db, spot, rel, st, data, oid, now)
+            if (
+                db.execute("SELECT links FROM memory WHERE id = ?", (rowid,)).fetchone()[0]
+                != before[0]
+            ):
+                done.links_changed = True
+            else:  # the same links: the same targets and rank (PageRank need not run again)
+                db.execute(
+                    "UPDATE memory SET links_to = ?, rank = ? WHERE id = ?",
+                    (before[1], before[2], rowid),
+                )
         else:
             done.added += 1
-        _insert(db, spot, rel, st, data, oid, now)
+            _insert(db, spot, rel, st, data, oid, now)
 
 
 def _stat_fields(st: os.stat_result) -> tuple[int, ...]:
@@ -586,7 +616,7 @@ def _insert(
     data: bytes,
     oid: str,
     now: int,
-) -> None:
+) -> int:
     f = facts_of(rel, data)
     cur = db.execute(
         "INSERT INTO memory(scope, path, file, size, mtime_ns, ino, ctime_ns, dev, uid, gid, "
@@ -613,6 +643,7 @@ def _insert(
         "INSERT INTO text(rowid, title, description, tags, body, path) VALUES (?, ?, ?, ?, ?, ?)",
         (cur.lastrowid, f.title, f.description or "", " ".join(f.tags), f.body, rel),
     )
+    return int(cur.lastrowid or 0)
 
 
 class _LinkGraph:
@@ -681,6 +712,10 @@ def refresh_history(place: Place, project: Callable[[], Project]) -> None:
     db = connect(place.common_dir)
     stamps = _ref_stamps(place)
     if _meta(db, "history") == stamps:
+        return
+    _write_lock(db)
+    if _meta(db, "history") == stamps:  # another process read it meanwhile
+        db.commit()
         return
     proj = project()
     rows: list[tuple[Any, ...]] = []

@@ -8,7 +8,6 @@ scope and its file. Reads; never writes a memory.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -73,9 +72,19 @@ class Hit:
 
     @property
     def id(self) -> str:
-        from gitmem.scopes import shown
+        return shown_id(self.scope, self.path)
 
-        return shown(f"{self.scope}/{self.path}")
+
+# gitmem.scopes.STORED_LOCAL_FILE (a test keeps them equal): <root>/CLAUDE.local.md as the local
+# scope keeps it; the user knows it as CLAUDE.local.md. Not imported: scopes imports the git
+# layer, and the prompt hook's start must not pay for it.
+STORED_LOCAL_FILE = "local/.root/CLAUDE.local.md"
+
+
+def shown_id(scope: str, path: str) -> str:
+    """A memory's id as gitmem names it everywhere (gitmem.scopes.shown)."""
+    memory_id = f"{scope}/{path}"
+    return "CLAUDE.local.md" if memory_id == STORED_LOCAL_FILE else memory_id
 
 
 def parse_since(text: str, now: float | None = None) -> float:
@@ -352,7 +361,3 @@ def full_text(h: Hit, project: Callable[[], Project]) -> str:
 def full_block(h: Hit, project: Callable[[], Project]) -> list[str]:
     head = f"== {h.id} ({h.file or 'deleted: ' + (h.blob or '?')}) =="
     return [head, *full_text(h, project).rstrip("\n").split("\n"), ""]
-
-
-def is_memory_file(path: str) -> bool:
-    return path.endswith(".md") and os.path.basename(path) != ""

@@ -16,7 +16,6 @@ import contextlib
 import datetime
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -317,7 +316,3 @@ def _meanwhile(target: Path) -> EditedMeanwhile:
         f"{target} changed while recording: nothing of it was replaced",
         "record again (the other edit is kept)",
     )
-
-
-def iter_types() -> Iterator[str]:
-    yield from TYPES

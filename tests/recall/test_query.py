@@ -21,16 +21,6 @@ def topic(name: str, desc: str, body: str, type: str = "project", tags: str = ""
     return TOPIC.format(name=name, desc=desc, type=type, tags=tags, body=body)
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> tuple[World, Path]:
-    """A clone with no remote: gitmem commits its refs locally."""
-    world = World(tmp_path)
-    clone = tmp_path / "proj"
-    world.git("init", "-q", str(clone))
-    world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=clone)
-    return world, clone
-
-
 def age(folder: Path) -> None:
     """Make every file older than git's racy window, as a lived-in folder is."""
     past = time.time() - 60
@@ -198,6 +188,12 @@ def test_author_and_deleted_come_from_the_refs_history(project: tuple[World, Pat
     assert deleted["nodes"][0]["deleted"] is True
     full = world.ok("-C", str(clone), "query", "--deleted", "--format", "full")
     assert "Deploy only on Tuesdays." in full
+    # on the encrypted personal ref too: the hidden name is opened with this machine's key
+    (world.scope_path(clone, "auto") / "mine.md").unlink()
+    world.ok("-C", str(clone), "sync")
+    assert sorted(ids(query(world, clone, "--deleted"))) == ["auto/mine.md", "team/deploy.md"]
+    full = world.ok("-C", str(clone), "query", "--deleted", "--scope", "auto", "--format", "full")
+    assert "private" in full
 
 
 def test_query_starts_no_git_process_when_nothing_decides_otherwise(
@@ -218,3 +214,54 @@ def test_query_starts_no_git_process_when_nothing_decides_otherwise(
     calls = log.read_text().splitlines() if log.exists() else []
     assert all(" diff-files " in c or " ls-files " in c for c in calls), calls
     assert sys.executable  # the CLI ran under this interpreter (World.gitmem)
+
+
+def test_queries_running_at_once_all_answer(project: tuple[World, Path]) -> None:
+    """A hook, the MCP server and a person may query at once on a fresh index."""
+    import subprocess
+
+    from tests.support.world import REPO_ROOT
+
+    world, clone = project
+    write_files(
+        world.scope_path(clone, "auto"), {f"n{i}.md": topic("n", "x", f"w{i}z") for i in range(300)}
+    )
+    env = {**world.env, "PYTHONPATH": str(REPO_ROOT)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gitmem", "-C", str(clone), "query", "--search", f"w{i}z"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for i in range(4)
+    ]
+    for i, proc in enumerate(procs):
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        assert out.decode() == f"[project] auto/n{i}.md - n — x\n"
+
+
+def test_an_edit_that_changes_links_changes_related_and_ranks(
+    project: tuple[World, Path],
+) -> None:
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(
+        auto,
+        {
+            "a.md": topic("A", "x", "See [b](b.md)."),
+            "b.md": topic("B", "x", "Plain."),
+            "c.md": topic("C", "x", "Plain."),
+        },
+    )
+    assert ids(query(world, clone, "--related", "a")) == ["auto/b.md"]
+    ranks = {n["id"]: n["pagerank"] for n in query(world, clone, "--recent", "9")["nodes"]}
+    assert ranks["auto/b.md"] > ranks["auto/c.md"]
+    (auto / "c.md").write_text(topic("C", "x", "Plain, edited."))  # same links: ranks kept
+    kept = {n["id"]: n["pagerank"] for n in query(world, clone, "--recent", "9")["nodes"]}
+    assert kept == ranks
+    (auto / "a.md").write_text(topic("A", "x", "Now see [c](c.md) instead."))
+    assert ids(query(world, clone, "--related", "a")) == ["auto/c.md"]
+    after = {n["id"]: n["pagerank"] for n in query(world, clone, "--recent", "9")["nodes"]}
+    assert after["auto/c.md"] > after["auto/b.md"]

@@ -14,7 +14,6 @@ from gitmem.graph import describe_memory
 from gitmem.recall.record import EditedMeanwhile, replace_over, with_entry, yaml_scalar
 from merge_drivers.frontmatter import split
 from merge_drivers.rank import rank_fields
-from tests.recall.test_query import project  # noqa: F401 - the fixture
 from tests.support.world import World, write_files
 
 SECRET = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY AKIAIOSFODNN7EXAMPLE"
@@ -27,7 +26,7 @@ def record(world: World, clone: Path, *args: str, text: str = "Body text.") -> d
 
 
 def test_a_recorded_memory_is_a_topic_file_and_its_index_line(
-    project: tuple[World, Path],  # noqa: F811
+    project: tuple[World, Path],
 ) -> None:
     world, clone = project
     done = record(
@@ -68,7 +67,7 @@ def test_a_recorded_memory_is_a_topic_file_and_its_index_line(
 
 
 def test_the_line_goes_under_its_heading_and_an_update_replaces_it(
-    project: tuple[World, Path],  # noqa: F811
+    project: tuple[World, Path],
 ) -> None:
     world, clone = project
     team = world.scope_path(clone, "team")
@@ -98,7 +97,7 @@ def test_the_line_goes_under_its_heading_and_an_update_replaces_it(
 
 
 def test_a_secret_is_refused_and_nothing_is_written(
-    project: tuple[World, Path],  # noqa: F811
+    project: tuple[World, Path],
 ) -> None:
     world, clone = project
     auto = world.scope_path(clone, "auto")
@@ -112,7 +111,7 @@ def test_a_secret_is_refused_and_nothing_is_written(
 
 def test_bad_names_and_links_are_refused(
     project: tuple[World, Path],
-    tmp_path: Path,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     world, clone = project
     for name in ("../x.md", ".hidden/x.md", "MEMORY.md", "x.txt", "/etc/x.md"):
@@ -145,7 +144,7 @@ def test_an_edit_made_meanwhile_is_never_replaced(tmp_path: Path) -> None:
 
 
 def test_an_index_over_the_caps_is_curated_not_cut(
-    project: tuple[World, Path],  # noqa: F811
+    project: tuple[World, Path],
 ) -> None:
     world, clone = project
     auto = world.scope_path(clone, "auto")
@@ -165,7 +164,7 @@ def test_an_index_over_the_caps_is_curated_not_cut(
 
 
 def test_record_sync_commits_it_on_the_team_ref(
-    project: tuple[World, Path],  # noqa: F811
+    project: tuple[World, Path],
 ) -> None:
     world, clone = project
     world.ok("-C", str(clone), "record", "--scope", "team", "--title", "Shared", "--sync", "x")

@@ -1,0 +1,43 @@
+"""gitmem view: the memory graph as one self-contained HTML page."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gitmem.cli.common import command, echo
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = command(
+        sub,
+        "view",
+        "write the memory graph as one self-contained HTML page (nothing loaded from the network)",
+        "Write the memory graph of every scope as one HTML page: nodes sized by PageRank,\n"
+        "coloured by community, team and personal told apart; a search box; each memory's\n"
+        "text and history. The page loads nothing from anywhere.",
+    )
+    p.add_argument(
+        "--out", metavar="FILE", default="gitmem-memory.html", help="where (gitmem-memory.html)"
+    )
+    p.add_argument("--open", action="store_true", help="open it in the web browser")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import os
+
+    from gitmem.cli.query import place_of, project_opener
+    from gitmem.recall.view import write_page
+
+    opener = project_opener(args)
+    place = place_of(args, opener)
+    drawn = write_page(place, opener, args.out)
+    path = os.path.abspath(args.out)
+    echo(f"wrote {path} ({drawn} memories)")
+    if args.open:
+        import webbrowser
+        from pathlib import Path
+
+        webbrowser.open(Path(path).as_uri())
+    return 0

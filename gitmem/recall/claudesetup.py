@@ -1,0 +1,205 @@
+"""Register recall with Claude Code: the MCP server in the project's `.mcp.json` (approved in the
+per-user `.claude/settings.local.json`), the UserPromptSubmit hook in that same settings file.
+
+Written the way gitmem.hooks writes settings (its reader and writer: other keys, order and
+indentation kept; a file that is not a JSON object refused, nothing written). `.mcp.json` is
+never written through a symbolic link, never when the branch tracks it (the command names this
+machine's Python: it is per-user, and a tracked file is the user's working tree, not ours); an
+untracked one is kept out of `git status` through info/exclude.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gitmem.errors import UsageError
+
+if TYPE_CHECKING:
+    from gitmem.gitstore import Repository
+    from gitmem.hooks import HookChange
+
+MCP_FILE = ".mcp.json"
+SERVER = "gitmem"
+PROMPT_EVENT = "UserPromptSubmit"
+PROMPT_TIMEOUT = 10  # seconds: Claude Code's backstop; recall bounds itself far below
+
+
+def mcp_entry(root: Path) -> dict[str, Any]:
+    """How Claude Code starts the server: this Python, isolated (-I: nothing from the
+    project's folder or PYTHONPATH is imported), on this project."""
+    return {
+        "type": "stdio",
+        "command": sys.executable,
+        "args": ["-I", "-m", "gitmem", "-C", str(root), "mcp"],
+    }
+
+
+def install_mcp(repo: Repository, root: Path) -> HookChange:
+    from gitmem.hooks import LOCAL_SETTINGS, HookChange, _dump, _load, _write, links_out
+
+    path = root / MCP_FILE
+    if path.is_symlink():
+        raise UsageError(
+            f"{path} is a symbolic link", "replace it with a real file; nothing was written"
+        )
+    if not repo.is_bare and repo.is_tracked(MCP_FILE):
+        raise UsageError(
+            f"{MCP_FILE} is tracked on the branch: gitmem does not write this machine's "
+            "command into a shared file",
+            f"add it for yourself: claude mcp add {SERVER} -- {_shown_command(root)}",
+        )
+    raw, data = _load(path)
+    servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise UsageError(
+            f'{path}: "mcpServers" is not an object', "fix the file; nothing was written"
+        )
+    servers[SERVER] = mcp_entry(root)
+    out = _dump(data, raw)
+    changed = out != raw
+    if changed:
+        from gitmem.state import current_mode, write_atomic
+
+        mode = current_mode(path)
+        write_atomic(path, out, 0o644 if mode is None else mode)
+    repo.add_exclude("/" + MCP_FILE)
+    # approve it for this user (Claude Code asks before it starts a project's server)
+    if links_out(root) is not None:
+        raise UsageError(f"{root / '.claude'} leads out of the project", "nothing more was written")
+    settings = root / LOCAL_SETTINGS
+    raw_settings, data_settings = _load(settings)
+    enabled = data_settings.setdefault("enabledMcpjsonServers", [])
+    if isinstance(enabled, list) and SERVER not in enabled:
+        enabled.append(SERVER)
+        _write(settings, _dump(data_settings, raw_settings))
+        changed = True
+    what = (
+        f"registered the gitmem MCP server in {path}"
+        if changed
+        else f"gitmem MCP server already registered in {path}"
+    )
+    return HookChange(path, changed, what)
+
+
+def _shown_command(root: Path) -> str:
+    entry = mcp_entry(root)
+    return " ".join(shlex.quote(a) for a in [entry["command"], *entry["args"]])
+
+
+def recall_command(root: Path) -> str:
+    """The UserPromptSubmit hook: Python without site (-S, as the SessionStart hook starts)
+    and isolated (-I), gitmem's own folder on the path."""
+    import gitmem
+
+    home = os.path.dirname(os.path.dirname(os.path.abspath(gitmem.__file__)))
+    boot = (
+        f"import sys; sys.path.insert(0, {home!r}); "
+        "from gitmem.recall.prompt import main; sys.exit(main())"
+    )
+    return f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(boot)} recall --hook"
+
+
+def is_recall_hook(command: object) -> bool:
+    return isinstance(command, str) and (
+        "gitmem.recall.prompt" in command or " recall --hook" in command
+    )
+
+
+def install_recall(root: Path, where_settings: Path | None = None) -> HookChange:
+    """Add the UserPromptSubmit hook to the per-user project settings (once)."""
+    from gitmem.hooks import LOCAL_SETTINGS, HookChange, _dump, _load, _write, links_out
+
+    if links_out(root) is not None:
+        raise UsageError(f"{root / '.claude'} leads out of the project", "nothing was written")
+    path = where_settings or root / LOCAL_SETTINGS
+    raw, data = _load(path)
+    hooks = data.setdefault("hooks", {})
+    groups = hooks.setdefault(PROMPT_EVENT, [])
+    if not isinstance(groups, list):
+        raise UsageError(f'{path}: "hooks.{PROMPT_EVENT}" is not a list', "nothing was written")
+    wanted = recall_command(root)
+    mine = [
+        h
+        for g in groups
+        if isinstance(g, dict)
+        for h in g.get("hooks", [])
+        if isinstance(h, dict) and is_recall_hook(h.get("command"))
+    ]
+    if mine:
+        for hook in mine:
+            hook["command"] = wanted
+    else:
+        groups.append(
+            {"hooks": [{"type": "command", "command": wanted, "timeout": PROMPT_TIMEOUT}]}
+        )
+    out = _dump(data, raw)
+    if raw is not None and out == raw:
+        return HookChange(path, False, f"gitmem recall hook already installed in {path}")
+    _write(path, out)
+    return HookChange(path, True, f"installed the UserPromptSubmit recall hook in {path}")
+
+
+def uninstall(repo: Repository, root: Path | None, settings: Path) -> list[str]:
+    """Take out what install_mcp and install_recall added (before gitmem.hooks.uninstall, so
+    that it finds the settings as its own install left them); a line for each change."""
+    from gitmem.hooks import _dump, _load, _write
+
+    said: list[str] = []
+    if settings.is_file():
+        raw, data = _load(settings)
+        changed = False
+        hooks = data.get("hooks")
+        if not isinstance(hooks, dict):
+            hooks = {}
+        groups = hooks.get(PROMPT_EVENT)
+        if isinstance(groups, list):
+            kept = []
+            for group in groups:
+                inner = group.get("hooks") if isinstance(group, dict) else None
+                if isinstance(inner, list):
+                    rest = [
+                        h
+                        for h in inner
+                        if not (isinstance(h, dict) and is_recall_hook(h.get("command")))
+                    ]
+                    if len(rest) != len(inner):
+                        changed = True
+                        if not rest:
+                            continue
+                        group["hooks"] = rest
+                kept.append(group)
+            if kept:
+                hooks[PROMPT_EVENT] = kept
+            elif changed:
+                del hooks[PROMPT_EVENT]
+                if not hooks and "hooks" in data:
+                    del data["hooks"]
+        enabled = data.get("enabledMcpjsonServers")
+        if isinstance(enabled, list) and SERVER in enabled:
+            enabled.remove(SERVER)
+            if not enabled:
+                del data["enabledMcpjsonServers"]
+            changed = True
+        if changed:
+            _write(settings, _dump(data, raw))
+            said.append(f"removed gitmem's recall hook and MCP approval from {settings}")
+    if root is None:
+        return said
+    path = root / MCP_FILE
+    if path.is_file() and not path.is_symlink() and not repo.is_tracked(MCP_FILE):
+        raw, data = _load(path)
+        servers = data.get("mcpServers")
+        if isinstance(servers, dict) and SERVER in servers:
+            del servers[SERVER]
+            if data == {"mcpServers": {}}:
+                path.unlink()
+            else:
+                from gitmem.state import current_mode, write_atomic
+
+                write_atomic(path, _dump(data, raw), current_mode(path))
+            said.append(f"removed the gitmem MCP server from {path}")
+    return said

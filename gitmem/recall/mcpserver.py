@@ -1,0 +1,306 @@
+"""`gitmem mcp`: the project's memory offered to an agent over MCP (stdio), on the `mcp` SDK.
+
+Tools: query and search, get, related, recent (read-only); record (writes one memory through
+gitmem.recall.record, never over an edit); history and sync_status (read-only); sync (talks to
+the remote). Memory files are resources (`memory://<scope>/<path>`). Only the scopes of the
+project the server was started in: an id names a memory the index holds, never a path to open.
+Text from memories is cleaned of invisible and control characters before the agent sees it.
+stdout is the protocol's: nothing else is ever printed there (sync and status run as child
+processes whose output is captured).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from gitmem.errors import GitmemError, UsageError
+from gitmem.recall.index import Place
+from gitmem.recall.sanitize import clean
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from gitmem.recall.query import Hit
+    from gitmem.scopes import Project
+
+SERVER_NAME = "gitmem"
+INSTRUCTIONS = (
+    "The project's memory, synced through git by gitmem: personal (auto, local) and shared "
+    "(team, agents) scopes. Search before answering from memory; record what is worth "
+    "remembering (a decision, a fix, a preference) as one memory per topic."
+)
+MAX_RESOURCES = 2_000
+MAX_TEXT = 100_000  # characters of one memory returned by get
+
+
+class Recall:
+    """The use cases the tools call: one project, its index, its git processes on demand."""
+
+    def __init__(self, place: Place, project: Callable[[], Project], argv_base: list[str]) -> None:
+        self.place = place
+        self.project = project
+        self.argv_base = argv_base  # how to run gitmem on this project (sync, status)
+        self.lock = threading.RLock()
+
+    def query(self, **options: Any) -> list[Hit]:
+        from gitmem.recall.query import Query, parse_since
+        from gitmem.recall.query import run as run_query
+
+        since = options.pop("since", None)
+        scope = options.pop("scope", None)
+        q = Query(
+            **{k: v for k, v in options.items() if v is not None},
+            since=parse_since(since) if since else None,
+            scopes=[scope] if scope else [],
+        )
+        return run_query(self.place, q, self.project)
+
+    def nodes(self, hits: list[Hit]) -> dict[str, Any]:
+        from gitmem.recall.query import node_of
+
+        return {"count": len(hits), "memories": [_clean_node(node_of(h)) for h in hits]}
+
+    def one(self, memory_id: str) -> Hit:
+        hits = self.query(id=memory_id, limit=1)
+        if not hits:
+            raise UsageError(
+                f"no memory {memory_id!r} in this project", "search or recent list the ids"
+            )
+        return hits[0]
+
+    def text(self, memory_id: str) -> str:
+        from gitmem.recall.query import full_text
+
+        return clean(full_text(self.one(memory_id), self.project))[:MAX_TEXT]
+
+    def gitmem(self, *args: str, timeout: float = 300) -> tuple[int, str]:
+        """Run gitmem on this project as a child process (its output captured, never ours)."""
+        proc = subprocess.run(
+            [*self.argv_base, *args],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=timeout,
+        )
+        out = proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")
+        return proc.returncode, clean(out)
+
+
+def _clean_node(node: dict[str, Any]) -> dict[str, Any]:
+    return {k: clean(v) if isinstance(v, str) else v for k, v in node.items()}
+
+
+def resource_uri(scope: str, path: str) -> str:
+    return f"memory://{scope}/{quote(path)}"
+
+
+def build(recall: Recall) -> MCPServer:
+    """The server with its tools and the memory files as resources."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
+    server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
+
+    def failing(fn: Callable[..., Any]) -> Callable[..., Any]:
+        """A gitmem error becomes the tool's error text: one line and its hint."""
+        import functools
+
+        @functools.wraps(fn)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            try:
+                with recall.lock:  # one call at a time: one index connection, one project
+                    return fn(*args, **kwargs)
+            except GitmemError as exc:
+                hint = f" (hint: {exc.hint})" if exc.hint else ""
+                raise ToolError(f"{exc.message}{hint}") from None
+
+        return wrapped
+
+    @server.tool(
+        title="Search memory",
+        description="Full-text search over every memory of this project (every word must "
+        "match; the last may be a prefix). Returns ids, titles and summaries, best first.",
+        annotations=read_only,
+    )
+    @failing
+    def search(text: str, limit: int = 10, scope: str | None = None) -> dict[str, Any]:
+        return recall.nodes(recall.query(search=text, limit=limit, scope=scope))
+
+    @server.tool(
+        title="Query memory",
+        description="Filter memories: by text, type (user, feedback, project, reference), "
+        "tag, status (active, archived, superseded), since (a date or an age like 7d), "
+        "author (from git), deleted (memories deleted but still in history), scope.",
+        annotations=read_only,
+    )
+    @failing
+    def query(
+        search: str | None = None,
+        type: str | None = None,
+        tag: str | None = None,
+        status: str | None = None,
+        since: str | None = None,
+        author: str | None = None,
+        deleted: bool = False,
+        scope: str | None = None,
+        limit: int = 20,
+    ) -> dict[str, Any]:
+        return recall.nodes(
+            recall.query(
+                search=search,
+                type=type,
+                tag=tag,
+                status=status,
+                since=since,
+                author=author,
+                deleted=deleted,
+                scope=scope,
+                limit=limit,
+            )
+        )
+
+    @server.tool(
+        title="Read a memory",
+        description="The whole text of one memory, by its id (scope/path, as search returns).",
+        annotations=read_only,
+    )
+    @failing
+    def get(id: str) -> str:
+        return recall.text(id)
+
+    @server.tool(
+        title="Related memories",
+        description="Memories linked from or to one memory, or sharing one of its tags.",
+        annotations=read_only,
+    )
+    @failing
+    def related(id: str, limit: int = 20) -> dict[str, Any]:
+        return recall.nodes(recall.query(related=id, limit=limit))
+
+    @server.tool(
+        title="Recent memories",
+        description="The most recently changed memories, newest first.",
+        annotations=read_only,
+    )
+    @failing
+    def recent(n: int = 5, scope: str | None = None) -> dict[str, Any]:
+        return recall.nodes(recall.query(recent=max(1, n), scope=scope))
+
+    @server.tool(
+        title="Record a memory",
+        description="Write one memory as a topic file with its line in MEMORY.md (type: user, "
+        "feedback, project or reference; scope: auto = personal, team = shared with the team). "
+        "Recording the same file again updates it. Secrets are refused.",
+        annotations=ToolAnnotations(
+            read_only_hint=False,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    @failing
+    def record(
+        title: str,
+        text: str,
+        description: str = "",
+        type: str = "project",
+        confidence: float | None = None,
+        file: str | None = None,
+        heading: str | None = None,
+        scope: str = "auto",
+    ) -> dict[str, Any]:
+        from gitmem.recall.record import Memory
+        from gitmem.recall.record import record as write
+
+        memory = Memory(title, text, description, type, confidence, file, heading)
+        done = write(recall.project(), scope, memory)
+        if done.created:
+            server.add_resource(_resource(recall, done.scope, done.file))
+        return {
+            "id": f"{done.scope}/{done.file}",
+            "file": str(done.path),
+            "created": done.created,
+            "index_line": done.index_line,
+            "curated": done.curated,
+        }
+
+    @server.tool(
+        title="Memory history",
+        description="Who changed the memory (or all memory, without an id), when, and the "
+        "merge resolutions gitmem made, newest first.",
+        annotations=read_only,
+    )
+    @failing
+    def history(id: str | None = None, limit: int = 20) -> list[dict[str, str]]:
+        from gitmem.history import memory_log
+
+        rows = memory_log(recall.project(), id, max(1, limit))
+        return [{k: clean(v) for k, v in r.items()} for r in rows]
+
+    @server.tool(
+        title="Sync status",
+        description="Each scope's folder, ref, file count and how far ahead/behind the remote.",
+        annotations=read_only,
+    )
+    @failing
+    def sync_status() -> str:
+        return recall.gitmem("status", "--json")[1]
+
+    @server.tool(
+        title="Sync memory",
+        description="Sync every scope with the project's git remote (commit, fetch, merge, "
+        "push). Never force-pushes; never touches branches or the working tree.",
+        annotations=ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True
+        ),
+    )
+    @failing
+    def sync() -> str:
+        code, out = recall.gitmem("sync")
+        return out if code == 0 else f"gitmem sync exited {code}:\n{out}"
+
+    from gitmem.recall.index import connect, refresh
+
+    refresh(recall.place)
+    db = connect(recall.place.common_dir)
+    rows = db.execute(
+        "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)
+    )
+    for scope, path in rows.fetchall():
+        server.add_resource(_resource(recall, scope, path))
+    return server
+
+
+def _resource(recall: Recall, scope: str, path: str) -> Any:
+    from mcp.server.mcpserver.resources import FunctionResource
+
+    from gitmem.recall.query import shown_id
+
+    memory_id = shown_id(scope, path)
+
+    def read() -> str:
+        with recall.lock:
+            return recall.text(f"{scope}/{path}")
+
+    return FunctionResource(
+        uri=resource_uri(scope, path),
+        name=memory_id,
+        description=f"memory {memory_id}",
+        mime_type="text/markdown",
+        fn=read,
+    )
+
+
+def serve(recall: Recall) -> None:
+    build(recall).run("stdio")
+
+
+def gitmem_argv(directory: str, memory_dir: str | None) -> list[str]:
+    argv = [sys.executable, "-m", "gitmem", "-C", directory]
+    return argv + (["--memory-dir", memory_dir] if memory_dir else [])

@@ -1,0 +1,264 @@
+"""`gitmem recall --hook` (Claude Code's UserPromptSubmit): the few memories most relevant to
+the prompt, printed as context within a budget.
+
+Reads the hook's JSON on stdin (`prompt`, `cwd`); the prompt's words are searched in the recall
+index (any word, ranked by bm25 and boosted by PageRank: a memory others link to counts more);
+index files (MEMORY.md, already in context) are left out; each memory's title, summary and the
+start of its text are printed, cleaned of invisible and control characters, until the budget
+(UTF-16 units, as Claude Code counts) is spent. Started like the SessionStart hook (python -I
+-S, gitmem's folder on the path): nothing from site-packages is needed on its path. Always
+exits 0 and prints nothing on any failure: a hook must never disturb the session.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gitmem.recall.index import Place
+    from gitmem.recall.query import Hit
+    from gitmem.scopes import Project
+
+BUDGET = 4_000  # UTF-16 units: about 1,000 tokens
+MAX_MEMORIES = 5
+EXCERPT = 600  # units of one memory's text at most
+MAX_WORDS = 24
+INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})
+STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "did",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "please",
+        "so",
+        "such",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "about",
+        "just",
+        "also",
+        "should",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "let",
+        "make",
+        "sure",
+        "get",
+        "got",
+        "use",
+        "using",
+        "want",
+        "need",
+        "like",
+    ]
+)
+HEADER = "Memories that may be relevant to this prompt (gitmem recall; read the file for more):"
+
+
+def words_of(prompt: str) -> list[str]:
+    """The prompt's searchable words: no stop words, no one- or two-letter words, each once."""
+    seen: dict[str, None] = {}
+    for w in re.findall(r"\w+", prompt.lower()):
+        if len(w) > 2 and w not in STOP and not w.isdigit():
+            seen.setdefault(w, None)
+    return list(seen)[:MAX_WORDS]
+
+
+def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]:
+    """The memories most relevant to `prompt`, best first (index files left out)."""
+    from gitmem.recall.query import Query, run
+
+    words = words_of(prompt)
+    if not words:
+        return []
+    hits = run(place, Query(search=" ".join(words), any_word=True, limit=40), project)
+    hits = [h for h in hits if h.path.rsplit("/", 1)[-1].lower() not in INDEX_NAMES]
+    # bm25 is negative, better when lower; PageRank lifts what other memories lean on
+    hits.sort(key=lambda h: (h.score * (1.0 + 10.0 * h.rank), h.id))
+    return hits[:MAX_MEMORIES]
+
+
+def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
+    """The hook's output: a header, then each memory until the budget (UTF-16 units)."""
+    from gitmem.hookcontext import size, units
+    from gitmem.recall.query import full_text
+    from gitmem.recall.sanitize import clean
+
+    if not hits:
+        return []
+    out = [HEADER]
+    for h in hits:
+        head = f"- {h.id} ({h.file}): {h.title}"
+        if h.description:
+            head += f" — {h.description}"
+        head = clean(" ".join(head.split()))
+        body = _excerpt(clean(full_text(h, _no_project)))
+        block = [head] + [f"  {line}" for line in body]
+        while block and size(out) + size(block) > budget:
+            if len(block) > 1:
+                block.pop()  # a shorter excerpt
+                continue
+            room = budget - size(out) - 2
+            block = [_cut(block[0], room)] if room > 40 else []
+        if not block:
+            break
+        out += block
+    if len(out) == 1:
+        return []
+    assert size(out) <= budget or units(out[0]) > budget
+    return out
+
+
+def _no_project() -> Project:
+    raise RuntimeError("recall reads files only")
+
+
+def _excerpt(text: str) -> list[str]:
+    """The start of a memory's text without its frontmatter, blank lines dropped."""
+    from gitmem.hookcontext import units
+
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        if end >= 0:
+            text = text[end + 4 :]
+    lines: list[str] = []
+    used = 0
+    for line in text.split("\n"):
+        line = line.rstrip()
+        if not line.strip():
+            continue
+        if used + units(line) > EXCERPT:
+            lines.append(_cut(line, EXCERPT - used))
+            break
+        lines.append(line)
+        used += units(line) + 1
+    return [ln for ln in lines if ln]
+
+
+def _cut(line: str, room: int) -> str:
+    """`line` cut to `room` UTF-16 units at most, with an ellipsis (never a half surrogate)."""
+    from gitmem.hookcontext import units
+
+    if units(line) <= room:
+        return line
+    if room <= 1:
+        return ""
+    out = ""
+    for ch in line:
+        if units(out + ch) > room - 1:
+            break
+        out += ch
+    return out + "…"
+
+
+def answer(stdin: str, directory: str | None = None, memory_dir: str | None = None) -> str:
+    """The hook's stdout for the hook JSON `stdin` ("" when nothing is relevant)."""
+    from gitmem.recall.index import locate
+
+    try:
+        event = json.loads(stdin) if stdin.strip() else {}
+    except ValueError:
+        return ""
+    prompt = event.get("prompt") if isinstance(event, dict) else None
+    if not isinstance(prompt, str) or not prompt.strip():
+        return ""
+    cwd = event.get("cwd")
+    here = directory or (cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd())
+    opened: list[Project] = []
+
+    def project() -> Project:
+        if not opened:
+            from gitmem.gitstore import Repository
+            from gitmem.scopes import open_project
+
+            opened.append(open_project(Repository(here), memory_dir=memory_dir))
+        return opened[0]
+
+    place = locate(here, memory_dir, project)
+    lines = context_lines(pick(place, prompt, project))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The hook's entry (`... -c 'from gitmem.recall.prompt import main' recall --hook`)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    directory = None
+    if "-C" in args and args.index("-C") + 1 < len(args):
+        directory = args[args.index("-C") + 1]
+    try:
+        stdin = sys.stdin.read()
+        try:
+            text = answer(stdin, directory)
+        except ModuleNotFoundError:
+            # started without site-packages (-S) and one of their modules was needed (the
+            # link parser, for a changed memory with links): load them, answer once more
+            import site
+
+            site.main()
+            text = answer(stdin, directory)
+    except Exception:
+        return 0
+    if text:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0

@@ -1,0 +1,201 @@
+"""`gitmem view`: the memory graph as one self-contained HTML page.
+
+Everything is inlined (the data as JSON, a small hand-written force layout, the style): the page
+loads nothing, and its Content-Security-Policy (`default-src 'none'`, the one script and the one
+style allowed by their hashes) forbids it to. Nodes are sized by PageRank, coloured by
+community, team memory (team, agents) drawn solid and personal memory (auto, local) ringed; a
+search box filters them; a click shows the memory's text (always as text: the page never parses
+a memory as HTML) and its history (who changed it, when, and the merge resolutions gitmem made).
+Reads the index, the files and the refs; writes only the page.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import posixpath
+from collections.abc import Callable
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from gitmem.recall.index import Place, connect, refresh, rows_where
+
+if TYPE_CHECKING:
+    from gitmem.scopes import Project
+
+MAX_NODES = 1_500  # the most linked-to; a larger project is shown in part (the page says so)
+MAX_TEXT = 20_000  # characters of one memory's text on the page
+MAX_HISTORY = 20  # changes listed per memory
+MAX_COMMITS = 5_000  # commits read per ref
+TEAM_SCOPES = frozenset({"team", "agents"})
+
+
+def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, Any]:
+    """Nodes (with text and history) and links of every scope, as the page's script reads them."""
+    import networkx as nx
+
+    from gitmem.graph import communities_of
+    from gitmem.recall.query import full_text, shown_id
+    from gitmem.recall.sanitize import clean
+
+    refresh(place)
+    db = connect(place.common_dir)
+    rows = rows_where(db, "SELECT * FROM memory ORDER BY rank DESC, scope, path")
+    total = len(rows)
+    rows = rows[:MAX_NODES]
+    at = {(r["scope"], r["path"]): i for i, r in enumerate(rows)}
+    g = nx.Graph()
+    g.add_nodes_from(str(i) for i in range(len(rows)))
+    edges: list[list[int]] = []
+    for i, r in enumerate(rows):
+        for target in json.loads(r["links_to"] or "[]"):
+            j = at.get((r["scope"], target))
+            if j is not None:
+                edges.append([i, j])
+                g.add_edge(str(i), str(j))
+    community = {int(n): c for c, members in enumerate(communities_of(g)) for n in members}
+    history, resolutions = _histories(place, project) if project else ({}, {})
+    nodes = []
+    for i, r in enumerate(rows):
+        memory_id = shown_id(r["scope"], r["path"])
+        hit_text = full_text(_as_hit(r), _no_project)
+        nodes.append(
+            {
+                "id": memory_id,
+                "scope": r["scope"],
+                "team": r["scope"] in TEAM_SCOPES,
+                "title": clean(
+                    memory_id
+                    if posixpath.basename(r["path"]).lower() in ("memory.md", "memory-archive.md")
+                    else r["title"] or posixpath.basename(r["path"])
+                ),
+                "type": r["type"],
+                "description": clean(r["description"] or ""),
+                "tags": json.loads(r["tags"] or "[]"),
+                "pagerank": r["rank"],
+                "community": community.get(i, 0),
+                "file": r["file"],
+                "text": clean(hit_text[:MAX_TEXT]),
+                "history": history.get(memory_id, [])[:MAX_HISTORY],
+                "resolutions": resolutions.get(memory_id, [])[:MAX_HISTORY],
+            }
+        )
+    return {"nodes": nodes, "edges": edges, "total": total, "root": place.root}
+
+
+def _as_hit(row: Any) -> Any:
+    from gitmem.recall.query import Hit
+
+    return Hit(
+        row["scope"], row["path"], row["file"], "", None, None, [], None, None, None, 0.0, 0.0, []
+    )
+
+
+def _no_project() -> Project:
+    raise RuntimeError("the page shows files on disk")
+
+
+def _histories(
+    place: Place, project: Callable[[], Project]
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, Any]]]]:
+    """Per memory id: its changes (time, author, subject), newest first; and the merge
+    resolutions that named it (time, author, what was kept and why)."""
+    from gitmem.history import memory_log
+    from gitmem.recall.index import _plain_names
+
+    proj = project()
+    repo = proj.repo
+    changes: dict[str, list[dict[str, Any]]] = {}
+    for spot in place.scopes:
+        tip = repo.resolve(spot.ref)
+        if tip is None:
+            continue
+        names = _plain_names(proj, spot, tip)
+        start = spot.prefix + "/"
+        for c in repo.commits_touching(None, tip, limit=MAX_COMMITS):
+            for stored in c.paths:
+                if not stored.startswith(start):
+                    continue
+                plain = names.get(stored) if names is not None else stored
+                if plain is None:
+                    continue
+                from gitmem.recall.query import shown_id
+
+                memory_id = shown_id(spot.name, plain[len(start) :])
+                changes.setdefault(memory_id, []).append(
+                    {
+                        "time": int(c.time),
+                        "author": c.author,
+                        "subject": c.subject,
+                        "commit": c.oid[:12],
+                    }
+                )
+    resolved: dict[str, list[dict[str, Any]]] = {}
+    for row in memory_log(proj, None, 500):
+        for entry in row.get("resolved", "").split("\x1d"):
+            if not entry.strip():
+                continue
+            path = entry.split(" ", 1)[0]
+            memory_id = "CLAUDE.local.md" if path.endswith("/.root/CLAUDE.local.md") else path
+            resolved.setdefault(memory_id, []).append(
+                {
+                    "time": int(row["time"]),
+                    "author": row["author"],
+                    "resolution": entry,
+                    "commit": row["commit"][:12],
+                }
+            )
+    return changes, resolved
+
+
+def _embedded_json(data: Any) -> str:
+    """JSON that cannot end its <script> element or open a comment inside it."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def _digest(text: str) -> str:
+    return base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+
+
+def render(data: dict[str, Any]) -> str:
+    """The page: the template with the data, the script and the style inlined."""
+    folder = resources.files("gitmem.recall")
+    template = (folder / "view.html").read_text("utf-8")
+    script = (folder / "view.js").read_text("utf-8")
+    style = (folder / "view.css").read_text("utf-8")
+    csp = (
+        "default-src 'none'; "
+        f"script-src 'sha256-{_digest(script)}'; "
+        f"style-src 'sha256-{_digest(style)}'; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    return (
+        template.replace("{{CSP}}", csp)
+        .replace("{{STYLE}}", style)
+        .replace("{{DATA}}", _embedded_json(data))
+        .replace("{{SCRIPT}}", script)
+    )
+
+
+def write_page(place: Place, project: Callable[[], Project] | None, out: str) -> int:
+    """Write the page to `out` (atomically); the number of memories drawn."""
+    from pathlib import Path
+
+    from gitmem.state import write_atomic
+
+    data = page_data(place, project)
+    target = Path(out)
+    if target.is_symlink():
+        from gitmem.errors import UsageError
+
+        raise UsageError(f"{out} is a symbolic link", "choose another --out; nothing was written")
+    write_atomic(target.absolute(), render(data).encode("utf-8"))
+    return len(data["nodes"])
