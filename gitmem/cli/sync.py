@@ -143,7 +143,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         _explain_skipped(project, result)
         told = None
-        if before:
+        if result.dry_run:
+            from gitmem.arrivals import dry_run_view
+
+            told = dry_run_view(project, result, options.timeout)
+        elif before:
             from gitmem.arrivals import arrivals
 
             pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}

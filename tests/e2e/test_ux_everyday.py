@@ -267,3 +267,41 @@ def test_changes_from_elsewhere_are_told_with_gits_letters_and_who_made_them(
     assert "< D team/deploy.md (by Bob Dev)" in lines, out
     assert "< A team/new.md (by Bob Dev)" in lines, out
     assert not any(ln in ("< auto/ci.md", "< team/ci.md") for ln in lines), out
+
+
+def listed(out: str) -> set[str]:
+    """The paths a sync's output lists as arriving (`< X path …`)."""
+    return {ln.split()[2] for ln in out.splitlines() if ln.startswith("  < ")}
+
+
+def test_a_dry_run_lists_what_the_sync_would_merge_and_write(world: World) -> None:
+    import shutil
+
+    a, b = world.clone("a"), world.clone("b")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (world.scope_path(a, "team") / "new.md").write_text("new\n")
+    world.ok("-C", str(a), "sync")
+    dry = world.ok("-C", str(b), "sync", "--dry-run")
+    assert "< A team/new.md (by Test User)" in dry, dry
+    # a folder deleted as a whole: the sync restores it, the dry run says so (not deletions)
+    shutil.rmtree(world.scope_path(b))
+    dry = world.ok("-C", str(b), "sync", "--dry-run")
+    assert "  D " not in dry, dry
+    assert listed(dry) == {
+        "team/MEMORY.md",
+        "team/deploy.md",
+        "team/new.md",
+        "auto/MEMORY.md",
+        "auto/build.md",
+    }, dry
+    world.ok("-C", str(b), "sync")
+    assert (world.scope_path(b) / "build.md").exists()
+    # a new clone with an empty folder: the dry run lists every file the sync then writes
+    c = world.clone("c")
+    world.scope_path(c).mkdir(parents=True)
+    dry = world.ok("-C", str(c), "sync", "--dry-run")
+    assert "up to date" not in dry.split("\n")[0], dry
+    real = world.ok("-C", str(c), "sync")
+    assert listed(dry) == listed(real) and len(listed(real)) == 5, (dry, real)
