@@ -78,6 +78,8 @@ def _scope_state(s: ScopeStatus, remote: str | None) -> str:
     if s.missing:
         return f"{s.ref}  {s.note}"
     words = [f"ahead {s.ahead}, behind {s.behind}"] if remote else ["local history only"]
+    if s.note and remote:
+        words[0] += f"; {s.note}"
     words[0] += f"; {s.privacy}"
     if s.changed:
         words.append(plural(s.changed, "unsynced change"))

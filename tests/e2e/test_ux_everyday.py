@@ -305,3 +305,33 @@ def test_a_dry_run_lists_what_the_sync_would_merge_and_write(world: World) -> No
     assert "up to date" not in dry.split("\n")[0], dry
     real = world.ok("-C", str(c), "sync")
     assert listed(dry) == listed(real) and len(listed(real)) == 5, (dry, real)
+
+
+def test_status_after_unpublishing_does_not_say_all_is_well(world: World) -> None:
+    a = world.clone("a")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    user = "refs/gitmem/users/tester@example.com"
+    world.git("push", "-q", "origin", "--delete", "refs/gitmem/team", user, cwd=a)
+    out = world.ok("-C", str(a), "status", "--fetch")
+    assert "ahead 0, behind 0" not in out, out
+    assert "not on origin any more (deleted there)" in out, out
+    assert "publishes its whole history again" in out
+    rows = json.loads(world.ok("-C", str(a), "status", "--fetch", "--json"))["scopes"]
+    team = next(r for r in rows if r["name"] == "team")
+    assert team["ahead"] == 1 and "deleted there" in team["note"]
+
+
+def test_status_while_waiting_for_the_key_does_not_advise_publishing(world: World) -> None:
+    a = world.clone("a")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    laptop = World(world.root / "laptop")
+    b = laptop.clone("b", url=str(world.remote))
+    write_files(laptop.scope_path(b), {"laptop.md": "from the laptop\n"})
+    laptop.ok("-C", str(b), "sync")
+    out = laptop.ok("-C", str(b), "status")
+    steps = [ln for ln in out.splitlines() if ln.startswith("next:")]
+    assert not any("gitmem sync to share" in s or "publish your memory" in s for s in steps), out
+    assert any("gitmem key grant" in s for s in steps), out
+    assert any("wait for the key" in s for s in steps), out
