@@ -335,3 +335,52 @@ def test_status_while_waiting_for_the_key_does_not_advise_publishing(world: Worl
     assert not any("gitmem sync to share" in s or "publish your memory" in s for s in steps), out
     assert any("gitmem key grant" in s for s in steps), out
     assert any("wait for the key" in s for s in steps), out
+
+
+def test_a_lost_edit_is_listed_shown_and_brought_back_alone(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b", email="bob@example.com")
+    world.git("config", "user.name", "Bob Dev", cwd=b)
+    ta, tb = world.scope_path(a, "team"), world.scope_path(b, "team")
+    index = "- [Deploy](deploy.md) — how we deploy\n- [Build](build.md) — make -j\n"
+    topic = "---\nname: deploy\n---\nDeploy on Tuesdays.\nUse the blue button.\n"
+    write_files(ta, {"MEMORY.md": index, "deploy.md": topic})
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (ta / "deploy.md").write_text(topic.replace("Tuesdays", "Wednesdays"))
+    (ta / "MEMORY.md").write_text(index.replace("make -j", "make -j8 (alice)"))
+    (tb / "deploy.md").write_text(topic.replace("Tuesdays", "Fridays"))
+    (tb / "MEMORY.md").write_text(index.replace("make -j", "make -j4 (bob)"))
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")  # bob's merge keeps one version of each
+    world.ok("-C", str(a), "sync")
+    kept_topic, kept_index = (ta / "deploy.md").read_text(), (ta / "MEMORY.md").read_text()
+    lost_topic = "Wednesdays" if "Fridays" in kept_topic else "Fridays"
+    lost_index = "make -j8 (alice)" if "(bob)" in kept_index else "make -j4 (bob)"
+    # later edits, made after the merge, on both files
+    (ta / "deploy.md").write_text(kept_topic + "Later entry.\n")
+    (ta / "MEMORY.md").write_text(
+        kept_index + "- [Later](later.md) — one\n- [Last](last.md) — two\n"
+    )
+    world.ok("-C", str(a), "sync")
+
+    listing = world.ok("-C", str(a), "lost")
+    assert "team/deploy.md (lines 4-4)" in listing and "team/MEMORY.md (" in listing, listing
+    edits = json.loads(world.ok("-C", str(a), "lost", "--json"))
+    assert [e["number"] for e in edits] == [1, 2], edits
+    assert all(e["author"] in ("Test User", "Bob Dev") and e["kept"] for e in edits)
+    by_path = {e["path"]: e["number"] for e in edits}
+    shown = world.ok("-C", str(a), "lost", str(by_path["team/deploy.md"]))
+    assert f"+Deploy on {lost_topic}." in shown, shown
+
+    out = world.ok("-C", str(a), "restore", "--lost", str(by_path["team/deploy.md"]))
+    assert "brought back lost edit" in out
+    now = (ta / "deploy.md").read_text()
+    assert f"Deploy on {lost_topic}." in now and "Later entry." in now, now
+    world.ok("-C", str(a), "restore", "--lost", str(by_path["team/MEMORY.md"]))
+    now = (ta / "MEMORY.md").read_text()
+    assert lost_index in now, now
+    assert "- [Later](later.md) — one\n- [Last](last.md) — two\n" in now, "later entries stay"
+    again = world.ok("-C", str(a), "restore", "--lost", str(by_path["team/deploy.md"]))
+    assert "nothing written" in again
+    missing = world.gitmem("-C", str(a), "restore", "--lost", "9")
+    assert missing.code == 2 and "gitmem lost" in missing.err
