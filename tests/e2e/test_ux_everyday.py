@@ -384,3 +384,30 @@ def test_a_lost_edit_is_listed_shown_and_brought_back_alone(world: World) -> Non
     assert "nothing written" in again
     missing = world.gitmem("-C", str(a), "restore", "--lost", "9")
     assert missing.code == 2 and "gitmem lost" in missing.err
+
+
+def test_key_list_names_each_key_and_marks_this_machine(world: World) -> None:
+    import subprocess
+
+    a = world.clone("a")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    laptop = World(world.root / "laptop")
+    (laptop.home / ".ssh").mkdir()
+    keyfile = laptop.home / ".ssh" / "id_ed25519"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "me@laptop", "-f", str(keyfile)],
+        check=True,
+    )
+    adopted = laptop.ok("key", "init", "--ssh", str(keyfile))
+    assert adopted.startswith("adopted the SSH key") and "made" not in adopted, adopted
+    pub = (keyfile.with_suffix(".pub")).read_text().strip()
+    world.ok("-C", str(a), "key", "grant", pub)
+    lines = world.ok("-C", str(a), "key", "list").splitlines()
+    mine = world.ok("key", "show").strip()
+    assert any(ln.startswith(mine) and "this machine" in ln for ln in lines), lines
+    ssh = [ln for ln in lines if ln.startswith("ssh-ed25519 ")]
+    assert ssh and "SHA256:" in ssh[0] and "granted" in ssh[0] and "this machine" not in ssh[0]
+    rows = json.loads(world.ok("-C", str(a), "key", "list", "--json"))
+    assert sorted(r["this_machine"] for r in rows) == [False, True]
+    assert all(r["label"] for r in rows)
