@@ -16,6 +16,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "-n", "--max-count", dest="limit", type=int, metavar="N", help="show at most N commits"
     )
+    add_json(p)
     add_remote(p)
     add_pager_options(p)
     p.set_defaults(handler=log)
@@ -25,6 +26,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "rev", nargs="?", metavar="REV", help="compare this revision with the ref (default: edits)"
     )
     p.add_argument("--path", metavar="PATH", help="only this memory or scope")
+    add_json(p)
     add_remote(p)
     add_pager_options(p)
     p.set_defaults(handler=diff)
@@ -71,8 +73,26 @@ def log(args: argparse.Namespace) -> int:
 
     project = open_project_from(args)
     colour = use_colour(args, project.repo.config_get)
+    rows = memory_log(project, args.path, args.limit)
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit(
+            [
+                {
+                    "commit": row["commit"],
+                    "time": int(row["time"]),
+                    "author": row["author"],
+                    "subject": row["subject"],
+                    "ref": row.get("ref"),
+                    "resolved": [shown(r) for r in row["resolved"].split("\x1d") if r],
+                }
+                for row in rows
+            ]
+        )
+        return 0
     lines = []
-    for row in memory_log(project, args.path, args.limit):
+    for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(row["time"])))
         rest = printable(f" {when} {row['author']}: {row['subject']}")
         short = row["commit"][:10]
@@ -89,6 +109,12 @@ def diff(args: argparse.Namespace) -> int:
 
     project = open_project_from(args)
     out = memory_diff(project, args.rev, args.path)
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        files = [ln.split(" b/", 1)[-1] for ln in out.splitlines() if ln.startswith("diff --git ")]
+        emit({"files": files, "diff": out})
+        return 0
     if not out:
         echo("no changes")
         return 0
@@ -184,6 +210,18 @@ def restore(args: argparse.Namespace) -> int:
     if not args.path:
         raise UsageError("restore needs a PATH, or --lost N", "gitmem restore auto/NAME.md")
     restored = do_restore(open_project_from(args), args.path, args.at, args.force)
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit(
+            {
+                "file": str(restored.path),
+                "commit": restored.commit,
+                "changed": not restored.unchanged,
+                "relinked": restored.relinked,
+            }
+        )
+        return 0
     index = restored.path.parent / "MEMORY.md"
     if restored.unchanged and not restored.relinked:
         echo(

@@ -16,6 +16,7 @@ from gitmem.cli.common import (
     open_project_from,
     plural,
 )
+from gitmem.cli.jsonout import add_json_messages
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -23,6 +24,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = command(key, "init", "make this machine's identity (or adopt an SSH key)")
     p.add_argument("--ssh", metavar="PATH", help="use this SSH private key (ed25519 or rsa)")
     p.set_defaults(handler=init)
+    add_json_messages(p)
     p = command(key, "show", "print this machine's recipient (give it to key grant elsewhere)")
     add_json(p)
     p.set_defaults(handler=show)
@@ -32,11 +34,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = command(key, "grant", "let another machine or key open your personal memory")
     p.add_argument("recipient", metavar="RECIPIENT", help="age1…, an ssh public key or a .pub file")
     p.set_defaults(handler=grant)
+    add_json_messages(p)
     p = command(key, "revoke", "remove a recipient and rotate the key")
     p.add_argument("recipient", metavar="RECIPIENT", help="as shown by gitmem key list")
     p.set_defaults(handler=revoke)
+    add_json_messages(p)
     p = command(key, "rotate", "make a new key and re-encrypt (revoked keys lose what follows)")
     p.set_defaults(handler=rotate)
+    add_json_messages(p)
     p = command(key, "trust", "let first syncs here take a personal ref that key also opens for")
     p.add_argument(
         "fingerprint",
@@ -44,11 +49,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="as the refused sync names it: SHA256:… (an SSH key) or age1…",
     )
     p.set_defaults(handler=trust)
+    add_json_messages(p)
     p = command(key, "trusted", "list the keys trusted here (key trust), with where each came from")
     p.set_defaults(handler=trusted)
+    add_json_messages(p)
     p = command(key, "untrust", "stop trusting a key on this machine (undoes key trust)")
     p.add_argument("fingerprint", metavar="FINGERPRINT", help="as gitmem key trusted lists it")
     p.set_defaults(handler=untrust)
+    add_json_messages(p)
 
 
 def init(args: argparse.Namespace) -> int:
