@@ -411,3 +411,16 @@ def test_key_list_names_each_key_and_marks_this_machine(world: World) -> None:
     rows = json.loads(world.ok("-C", str(a), "key", "list", "--json"))
     assert sorted(r["this_machine"] for r in rows) == [False, True]
     assert all(r["label"] for r in rows)
+
+
+def test_promote_dry_run_says_who_could_read_it_and_moves_nothing(world: World) -> None:
+    a = world.clone("a")
+    auto = write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    out = world.ok("-C", str(a), "promote", "auto/build.md", "--dry-run")
+    assert "would move auto/build.md -> team/build.md" in out, out
+    assert "readable by everyone who can fetch origin" in out and "nothing moved" in out
+    assert (auto / "build.md").exists() and not (auto / "team" / "build.md").exists()
+    assert "team/build.md" not in world.git(
+        "ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=a
+    )
