@@ -208,7 +208,11 @@ def restore(args: argparse.Namespace) -> int:
         )
         return 0
     if not args.path:
-        raise UsageError("restore needs a PATH, or --lost N", "gitmem restore auto/NAME.md")
+        prog = getattr(args, "command_prog", "gitmem restore")
+        raise UsageError(
+            f"the following arguments are required: PATH (or --lost N) ({prog})",
+            f"see '{prog} --help'",
+        )
     restored = do_restore(open_project_from(args), args.path, args.at, args.force)
     if args.as_json:
         from gitmem.cli.jsonout import emit

@@ -28,7 +28,13 @@ def add_json_messages(p: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=as_messages(p.get_default("handler")))
 
 
+_WRAPPED: dict[Handler, Handler] = {}  # one wrapper per handler: every parser build agrees
+
+
 def as_messages(handler: Handler) -> Handler:
+    if handler in _WRAPPED:
+        return _WRAPPED[handler]
+
     def run(args: argparse.Namespace) -> int:
         if not getattr(args, "as_json", False):
             return handler(args)
@@ -42,6 +48,7 @@ def as_messages(handler: Handler) -> Handler:
         return code
 
     run.__name__ = str(getattr(handler, "__name__", "run"))
+    _WRAPPED[handler] = run
     return run
 
 
