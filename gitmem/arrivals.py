@@ -18,6 +18,7 @@ from gitmem.scopes import shown
 
 if TYPE_CHECKING:
     from gitmem.scopes import Project
+    from gitmem.syncbase import SyncResult
 
 if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
     from dataclasses import dataclass
@@ -28,6 +29,10 @@ else:
 MAX_CHANGES = 100_000
 MAX_DEPTH = 64
 MAX_TREE_BYTES = 64 << 20
+EMPTY_TREES = {
+    "sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+}
 
 
 @dataclass(frozen=True)
@@ -145,10 +150,11 @@ class _Authors:
     this machine made is not theirs); a file no commit names (a hidden name this machine
     cannot map), everyone's of the range."""
 
-    def __init__(self, project: Project, ref: str, old: str | None) -> None:
+    def __init__(self, project: Project, ref: str, old: str | None, tip: str | None = None) -> None:
         self.project, self.ref = project, ref
         repo = project.repo
-        tip = repo.resolve(project.tracking_ref(ref)) if project.remote else None
+        if tip is None and project.remote:
+            tip = repo.resolve(project.tracking_ref(ref))
         self.tip = tip or repo.resolve(ref)
         self.commits = []
         if self.tip is not None:
@@ -198,3 +204,135 @@ def _how(source: str, target: str) -> str:
     return (
         "promoted" if a in ("auto", "local") else "demoted" if b in ("auto", "local") else "moved"
     )
+
+
+# -- a dry run: what a sync would merge and write ---------------------------------------------
+
+
+def dry_run_view(project: Project, result: SyncResult, timeout: float) -> dict[str, list[Arrival]]:
+    """What the sync a dry run stands for would bring, per ref: the remote's changes since the
+    merge base (their objects fetched without moving a ref), and the files of a scope folder
+    that is missing or new here, which the sync writes from the ref (the dry run's own listing
+    compares the folder with the last sync, and so called them deletions, or nothing)."""
+    out: dict[str, list[Arrival]] = {}
+    for ref, r in result.refs.items():
+        restored = _restored(project, ref, r.local_changes)
+        if restored:
+            gone = {f"D {a.path}" for a in restored}
+            r.local_changes[:] = [c for c in r.local_changes if shown(c) not in gone]
+            r.notes.append(
+                f"would write {len(restored)} file{'s' if len(restored) != 1 else ''} from "
+                f"{ref}: the folder is missing or new here"
+            )
+            out.setdefault(ref, []).extend(restored)
+    ahead = [ref for ref, r in result.refs.items() if r.remote_ahead]
+    if ahead and project.remote:
+        try:
+            tips = _fetch_objects(project, ahead, timeout)
+        except GitmemError:
+            tips = {}
+        for ref in ahead:
+            theirs = tips.get(ref)
+            if theirs is None:
+                continue
+            rows = _remote_changes(project, ref, theirs)
+            if rows is not None:
+                out.setdefault(ref, []).extend(rows)
+    return out
+
+
+def _restored(project: Project, ref: str, local_changes: list[str]) -> list[Arrival]:
+    """Files of `ref`'s scopes that the sync would write from the ref: the scope has no
+    state for this folder (a new clone, another path), or its folder is gone as a whole."""
+    from gitmem.state import load_scope_state
+
+    tip = project.repo.resolve(ref)
+    if tip is None:
+        return []
+    try:
+        files = _plain_files(project, ref, tip)
+    except (GitmemError, ValueError, OSError):
+        return []
+    rows = []
+    for s in project.scopes:
+        if s.ref != ref or not s.pushable:
+            continue
+        state = load_scope_state(project.repo.common_dir, s.name)
+        fresh = state.path != str(s.path) or not state.files
+        gone = not s.path.exists()
+        if not (fresh or gone):
+            continue
+        prefix = s.prefix + "/"
+        for path in sorted(files):
+            if not path.startswith(prefix) or path.removeprefix(prefix) in s.extra:
+                continue
+            rel = path.removeprefix(prefix)
+            if rel.split("/", 1)[0] in s.exclude or (s.path / rel).exists():
+                continue
+            rows.append(Arrival("A", path, "", "written from the ref"))
+    return rows
+
+
+def _fetch_objects(project: Project, refs: list[str], timeout: float) -> dict[str, str]:
+    """The remote's tip of each of `refs`, its objects fetched as a dry run (no ref moved)."""
+    from gitmem.earlyfetch import fetch_plan
+
+    repo = project.repo
+    tips: dict[str, str] = {}
+    for remote, specs in fetch_plan(project, refs).items():
+        repo.start_dry_fetch(remote, specs, timeout).wait()
+        names = [project.route(ref).name for ref in refs if project.route(ref).remote == remote]
+        found = repo.ls_remote(remote, names, timeout=timeout)
+        for ref in refs:
+            route = project.route(ref)
+            if route.remote == remote and found.get(route.name):
+                tips[ref] = found[route.name]
+    return tips
+
+
+def _remote_changes(project: Project, ref: str, theirs: str) -> list[Arrival] | None:
+    """What the remote changed since the merge base, with git's letters and authors; None
+    when it cannot be read here (personal memory this machine cannot open, a tree past the
+    bounds): the dry run then only says that there are changes."""
+    repo = project.repo
+    if repo.object_type(theirs) != "commit":
+        return None
+    local = repo.resolve(ref)
+    base = repo.merge_base(local, theirs) if local else None
+    try:
+        if ref == project.user_ref:
+            old, new = _plain_files(project, ref, base), _plain_files(project, ref, theirs)
+        else:
+            empty = EMPTY_TREES[repo.object_format]  # git knows it without storing it
+            diff = repo.tree_changes(
+                repo.read_commit(base)[0] if base else empty,
+                repo.read_commit(theirs)[0],
+                MAX_CHANGES,
+                MAX_DEPTH,
+                MAX_TREE_BYTES,
+            )
+            if diff is None:
+                return None
+            old = {c.path: c.old.oid for c in diff.changes if c.old}
+            new = {c.path: c.new.oid for c in diff.changes if c.new}
+    except (GitmemError, ValueError, OSError):
+        return None
+    from gitmem.refmeta import META_FILE
+
+    paths = sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p) and p != META_FILE)
+    paths = [p for p in paths if "/" in p and not p.startswith(("keys/", "auto/manifest"))]
+    who = _Authors(project, ref, base, theirs)
+    gone = {old[p]: p for p in paths if p in old and p not in new}
+    rows = []
+    taken = set()
+    for p in paths:
+        if p in old and p not in new:
+            continue
+        if p not in old and new[p] in gone and gone[new[p]] not in taken:
+            source = gone[new[p]]
+            taken.add(source)
+            rows.append(Arrival("R", p, source, _how(source, p), who.of(p, source)))
+        else:
+            rows.append(Arrival("A" if p not in old else "M", p, "", "", who.of(p)))
+    rows += [Arrival("D", p, "", "", who.of(p)) for p in paths if p not in new and p not in taken]
+    return sorted(rows, key=lambda a: a.path)

@@ -424,16 +424,37 @@ def next_steps(project: Project, status: Status) -> list[str]:
         steps.append(f"read your encrypted personal memory here: {key_step}")
         behind = max((s.behind for s in status.scopes if s.ref != project.user_ref), default=0)
     never = [
-        s for s in status.scopes if s.synced and s.files and not project.repo.resolve(s.ref or "")
+        s
+        for s in status.scopes
+        if s.synced
+        and s.files
+        and not project.repo.resolve(s.ref or "")
+        # personal memory waiting for its key cannot be published until the grant
+        and not (key_step and s.ref == project.user_ref)
     ]
+    waiting = [
+        s
+        for s in status.scopes
+        if key_step and s.ref == project.user_ref and s.changed and s.synced
+    ]
+    if waiting:
+        steps.append(
+            "your personal edits here wait for the key: they sync with the first "
+            "gitmem sync after the grant"
+        )
     if never:
         steps.append("publish your memory: gitmem sync")
-    elif changed or behind:
+    elif (changed := changed - sum(s.changed for s in waiting)) or behind:
         parts = [
             f"share {changed} change{'s' if changed != 1 else ''}" if changed else "",
             f"bring in {behind} remote commit{'s' if behind != 1 else ''}" if behind else "",
         ]
         steps.append("gitmem sync to " + " and ".join(w for w in parts if w))
+    if any("deleted there" in s.note for s in status.scopes if s.synced):
+        steps.append(
+            "to keep your memory off the remote, stop syncing this clone: docs/guide.md §10 "
+            "(Remove gitmem from a clone)"
+        )
     if any(s.missing for s in status.scopes):
         steps.append("gitmem sync restores the missing folder")
     if not hooks_installed(project):

@@ -153,12 +153,15 @@ def refusal(
         if asked
         else "which this machine never asked for"
     )
+    # the same refusal for a key granted from your first machine before this one synced and
+    # for a planted ref: the hint leads with the check, never with deleting memory that may
+    # be yours (docs/guide.md §4 says how to start your memory over when it is not)
     return (
         f"{ref}: first sync of your personal memory here, and its key also opens for {whom}, "
         + why,
-        f"nothing of your personal memory was written or pushed; {yours}if not, someone who "
-        f"can push planted it: delete it on the remote (git push {remote} --delete {name}), then "
-        "gitmem sync",
+        f"nothing of your personal memory was written or pushed; {yours}if one is not yours, "
+        f"do not trust it: {remote}'s {name} may have been planted, and docs/guide.md §4 says "
+        "how to start your memory over under your own key",
     )
 
 

@@ -329,9 +329,11 @@ def uninstall(where: str, root: Path | None) -> HookChange:
     if found and after == raw:  # nothing else changed since install: give the old bytes back
         if before is None:
             path.unlink()
+            if where == "project":
+                _remove_if_empty(path.parent)  # the .claude folder install made for it
         else:
             _write(path, before)
-        _memo_path(path).unlink(missing_ok=True)
+        _forget(path)
         return HookChange(path, True, f"removed gitmem hooks from {path} (file restored)")
     hooks = data.get("hooks") or {}
     removed = False
@@ -359,8 +361,23 @@ def uninstall(where: str, root: Path | None) -> HookChange:
     if "hooks" in data and not hooks:
         del data["hooks"]
     _write(path, _dump(data, raw))
-    _memo_path(path).unlink(missing_ok=True)
+    _forget(path)
     return HookChange(path, True, f"removed gitmem hooks from {path}")
+
+
+def _forget(settings: Path) -> None:
+    """Drop what install remembered, and its folders once empty: nothing left behind."""
+    memo = _memo_path(settings)
+    memo.unlink(missing_ok=True)
+    _remove_if_empty(memo.parent)
+    _remove_if_empty(memo.parent.parent)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    import contextlib
+
+    with contextlib.suppress(OSError):  # not empty (or not ours to remove): kept
+        folder.rmdir()
 
 
 def status(root: Path | None) -> list[HookStatus]:

@@ -87,8 +87,11 @@ def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
     return home, rel
 
 
-def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) -> Moved:
-    """Move the memory `path` to the folder `to`; returns what moved (pushes if it can)."""
+def move(
+    project: Project, path: str, to: str, allowed_from: tuple[str, ...], dry_run: bool = False
+) -> Moved:
+    """Move the memory `path` to the folder `to`; returns what moved (pushes if it can).
+    `dry_run`: every check, nothing written or pushed."""
     from gitmem.curate import index_line_for
     from gitmem.state import current_mode, write_atomic
     from merge_drivers.indexdoc import parse, render
@@ -134,6 +137,8 @@ def move(project: Project, path: str, to: str, allowed_from: tuple[str, ...]) ->
         it.kind == "entry" and (it.target or "").strip().removeprefix("./").casefold() == key
         for it in dst_index.items
     )
+    if dry_run:
+        return Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
     mode = source_file.stat().st_mode & 0o777
     target_file.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target_file, data, mode)
@@ -236,15 +241,15 @@ def _refuse_secrets(project: Project, source: str, target: str, data: bytes) -> 
         )
 
 
-def promote(project: Project, path: str, to: str = "team") -> Moved:
+def promote(project: Project, path: str, to: str = "team", dry_run: bool = False) -> Moved:
     if to.partition("/")[0] not in SHARED:
         raise UsageError(
             f"promote moves memory to team or agents/NAME, not {to!r}", "use --to team"
         )
-    return move(project, path, to, PERSONAL)
+    return move(project, path, to, PERSONAL, dry_run)
 
 
-def demote(project: Project, path: str, to: str = "auto") -> Moved:
+def demote(project: Project, path: str, to: str = "auto", dry_run: bool = False) -> Moved:
     if to not in PERSONAL:
         raise UsageError(f"demote moves memory back to auto, not {to!r}", "use --to auto")
-    return move(project, path, to, SHARED)
+    return move(project, path, to, SHARED, dry_run)

@@ -60,6 +60,7 @@ def project_status(project: Project, fetch: bool = False) -> Status:
     sealed = sealed_scopes(project)
     leftover = plaintext_in_history(project)
     counts: dict[str, tuple[int, int]] = {}
+    unpublished = _unpublished(project, fetch)
     for scope in project.scopes:
         if scope.ref not in counts:
             local = repo.resolve(scope.ref)
@@ -71,7 +72,11 @@ def project_status(project: Project, fetch: bool = False) -> Status:
                 counts[scope.ref] = (0, repo.count_commits(tracking))
             elif local and project.remote and not tracking:
                 counts[scope.ref] = (repo.count_commits(local), 0)
+            if local and scope.ref in unpublished:  # the remote has none of it
+                counts[scope.ref] = (repo.count_commits(local), 0)
         row = _scope_status(project, scope, counts[scope.ref])
+        if scope.pushable and project.remote and scope.ref in unpublished and not row.missing:
+            row.note = unpublished[scope.ref]
         row.encrypted = scope.name in sealed
         row.privacy = privacy_line(project, scope, sealed) + (
             leftover if scope.name in sealed and scope.name == "auto" else ""
@@ -81,6 +86,45 @@ def project_status(project: Project, fetch: bool = False) -> Status:
 
     status.next_steps = next_steps(project, status)
     return status
+
+
+def _unpublished(project: Project, asked: bool) -> dict[str, str]:
+    """Refs with history here that the remote does not hold (never pushed, or deleted there:
+    un-published), each with what the next sync does about it. Without `asked` (status
+    --fetch: one ls-remote), only what the last fetch knows: no remote-tracking ref."""
+    if not project.remote:
+        return {}
+    repo = project.repo
+    refs = sorted({s.ref for s in project.scopes if s.ref and s.pushable})
+    held: set[str] | None = None
+    if asked:
+        from gitmem.errors import GitmemError
+
+        try:
+            routes = {ref: project.route(ref) for ref in refs}
+            held = set()
+            for remote in {r.remote for r in routes.values()}:
+                names = [r.name for r in routes.values() if r.remote == remote]
+                found = repo.ls_remote(remote, names)
+                held |= {ref for ref, r in routes.items() if r.remote == remote and r.name in found}
+        except GitmemError:
+            held = None
+    out = {}
+    for ref in refs:
+        if not repo.resolve(ref):
+            continue
+        tracked = repo.resolve(project.tracking_ref(ref))
+        where = project.route(ref).remote
+        if held is not None and ref not in held:
+            out[ref] = (
+                f"not on {where} any more (deleted there): the next change synced here "
+                "publishes its whole history again"
+                if tracked
+                else f"not on {where}: the next sync publishes it"
+            )
+        elif held is None and not tracked:
+            out[ref] = f"not on {where} as of the last fetch: the next sync publishes it"
+    return out
 
 
 def sealed_scopes(project: Project) -> frozenset[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import add_remote, command, echo, open_project_from
+from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from
 
 DESCRIPTION = (
     "Sync, accepting the remote's memory refs although they were recorded under another project\n"
@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="instead: merge an orphaned memory folder (gitmem doctor names them) into this "
         "project's memory; nothing is lost, and PATH is left for you to remove",
     )
+    add_json(p)
     p.set_defaults(handler=adopt)
 
 
@@ -35,6 +36,13 @@ def adopt(args: argparse.Namespace) -> int:
 
     project = open_project_from(args)
     result = run_sync(project, SyncOptions(mode="sync", force_key=True))
+    if args.as_json:
+        from gitmem.cli.jsonout import emit, sync_json
+
+        refs = sorted({s.ref for s in project.scopes if s.ref})
+        adopted = [adopted_line(project, ref, result.remote) for ref in refs]
+        emit({**sync_json(result, None), "adopted": adopted})
+        return 0
     for line in sync_lines(result):
         echo(line)
     for ref in sorted({s.ref for s in project.scopes if s.ref}):

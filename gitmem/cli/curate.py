@@ -8,6 +8,7 @@ from typing import Any
 
 from gitmem.cli.common import (
     SCOPE_CHOICES,
+    add_json,
     command,
     echo,
     end_progress,
@@ -35,6 +36,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("-n", "--dry-run", action="store_true", help="show the diff; change nothing")
     p.add_argument("-y", "--yes", action="store_true", help="write without asking")
+    add_json(p)
     p.set_defaults(handler=run)
 
 
@@ -45,6 +47,28 @@ def run(args: argparse.Namespace) -> int:
     progress = file_progress("reading memories")
     result = curate_scope(open_project_from(args), args.scope, progress, args.reorder)
     end_progress(progress)
+    if args.as_json:  # the plan; written only with --yes (never asks)
+        from gitmem.cli.jsonout import emit
+
+        written = bool(result.changed and args.yes and not args.dry_run)
+        if written:
+            apply(result)
+        emit(
+            {
+                "folder": str(result.folder),
+                "changed": result.changed,
+                "written": written,
+                "lines": result.lines,
+                "chars": result.chars,
+                "within_caps": result.within_caps,
+                "added": result.added,
+                "moved": result.moved,
+                "restored": result.restored,
+                "folded": result.folded,
+                "diff": result.diff(),
+            }
+        )
+        return 0
     if not result.changed:
         echo(f"{result.folder}/MEMORY.md is already curated ({result.lines} lines)")
         return 0

@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from gitmem.cli.common import add_group, command, directory, echo
+from gitmem.cli.jsonout import add_json_messages
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -24,11 +25,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="an extra glob for the frontmatter driver; repeatable; kept when installing again",
     )
     p.set_defaults(handler=install)
+    add_json_messages(p)
     p = command(drivers, "uninstall", "remove what `drivers install` wrote")
     p.add_argument("--global", dest="global_", action="store_true", help="the user-wide one")
     p.set_defaults(handler=uninstall)
+    add_json_messages(p)
     p = command(drivers, "status", "show which drivers and attributes are registered")
     p.set_defaults(handler=status)
+    add_json_messages(p)
 
     p = command(sub, "merge-driver", "merge one file for git (registered by `drivers install`)")
     for name, what in (("base", "%%O"), ("ours", "%%A"), ("theirs", "%%B")):

@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         choices=("text", "json", "dot"),
         help="text (default), json (a graph.json) or dot (Graphviz)",
     )
+    p.add_argument("--json", dest="fmt", action="store_const", const="json", help="= --format json")
     p.set_defaults(handler=run)
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
-from gitmem.cli.common import add_remote, command, echo, open_project_from, printable
+from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from, printable
 from gitmem.cli.pager import add_pager_options
 
 
@@ -15,6 +16,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "-n", "--max-count", dest="limit", type=int, metavar="N", help="show at most N commits"
     )
+    add_json(p)
     add_remote(p)
     add_pager_options(p)
     p.set_defaults(handler=log)
@@ -24,16 +26,42 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "rev", nargs="?", metavar="REV", help="compare this revision with the ref (default: edits)"
     )
     p.add_argument("--path", metavar="PATH", help="only this memory or scope")
+    add_json(p)
     add_remote(p)
     add_pager_options(p)
     p.set_defaults(handler=diff)
 
-    p = command(sub, "restore", "bring back a deleted or overwritten memory")
-    p.add_argument("path", metavar="PATH", help="the memory to bring back (auto/NAME.md or path)")
+    p = command(sub, "restore", "bring back a deleted or overwritten memory, or one lost edit")
+    p.add_argument(
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help="the memory to bring back (auto/NAME.md or path); not with --lost",
+    )
     p.add_argument("--at", metavar="REV", help="the revision to take it from (see gitmem log)")
+    p.add_argument(
+        "--lost",
+        type=int,
+        metavar="N",
+        help="bring back lost edit N alone (see gitmem lost), onto the file as it is now",
+    )
     p.add_argument("--force", action="store_true", help="overwrite unsynced edits of the file")
+    add_json(p)
     add_remote(p)
     p.set_defaults(handler=restore)
+
+    p = command(
+        sub,
+        "lost",
+        "list the edits merges resolved against, or show lost edit N",
+        "Each edit a merge resolved against (both sides changed the same lines, entry or field\n"
+        "and the other version was kept), numbered from the oldest. gitmem lost N shows it as a\n"
+        "diff; gitmem restore --lost N brings it back alone, without touching later edits.",
+    )
+    p.add_argument("number", nargs="?", type=int, metavar="N", help="show this lost edit")
+    add_json(p)
+    add_remote(p)
+    p.set_defaults(handler=lost)
 
 
 def log(args: argparse.Namespace) -> int:
@@ -45,8 +73,26 @@ def log(args: argparse.Namespace) -> int:
 
     project = open_project_from(args)
     colour = use_colour(args, project.repo.config_get)
+    rows = memory_log(project, args.path, args.limit)
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit(
+            [
+                {
+                    "commit": row["commit"],
+                    "time": int(row["time"]),
+                    "author": row["author"],
+                    "subject": row["subject"],
+                    "ref": row.get("ref"),
+                    "resolved": [shown(r) for r in row["resolved"].split("\x1d") if r],
+                }
+                for row in rows
+            ]
+        )
+        return 0
     lines = []
-    for row in memory_log(project, args.path, args.limit):
+    for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(row["time"])))
         rest = printable(f" {when} {row['author']}: {row['subject']}")
         short = row["commit"][:10]
@@ -63,6 +109,12 @@ def diff(args: argparse.Namespace) -> int:
 
     project = open_project_from(args)
     out = memory_diff(project, args.rev, args.path)
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        files = [ln.split(" b/", 1)[-1] for ln in out.splitlines() if ln.startswith("diff --git ")]
+        emit({"files": files, "diff": out})
+        return 0
     if not out:
         echo("no changes")
         return 0
@@ -75,10 +127,105 @@ def diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def lost(args: argparse.Namespace) -> int:
+    import json
+
+    from gitmem.lost import find, lost_edits, show_lost
+
+    project = open_project_from(args)
+    if args.number is not None:
+        edit = find(project, args.number)
+        patch = show_lost(project, edit)
+        if args.as_json:
+            echo(json.dumps({**edit.as_json(), "diff": patch}, indent=2, ensure_ascii=False))
+            return 0
+        echo(printable(_lost_line(edit)))
+        sys.stdout.write(printable_block(patch))
+        return 0
+    edits = lost_edits(project)
+    if args.as_json:
+        echo(json.dumps([e.as_json() for e in edits], indent=2, ensure_ascii=False))
+        return 0
+    if not edits:
+        echo("no lost edits: no merge resolved against an edit")
+        return 0
+    for edit in reversed(edits):
+        echo(printable(_lost_line(edit)))
+    echo("(gitmem lost N shows one; gitmem restore --lost N brings it back alone)")
+    return 0
+
+
+def _lost_line(edit: Any) -> str:
+    import time
+
+    from gitmem.scopes import shown
+
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(edit.time))
+    return (
+        f"{edit.number:>3}  {when}  {shown(edit.path)} ({edit.subject})  {edit.author}'s edit; "
+        f"kept {edit.winner}'s ({edit.why})  merge {edit.merge[:10]}"
+    )
+
+
+def printable_block(text: str) -> str:
+    return "".join(printable(line) + "\n" for line in text.splitlines())
+
+
 def restore(args: argparse.Namespace) -> int:
+    from gitmem.errors import UsageError
     from gitmem.history import restore as do_restore
 
+    if args.lost is not None:
+        if args.path or args.at:
+            raise UsageError(
+                "restore --lost N takes no PATH or --at",
+                "gitmem restore --lost N (see gitmem lost)",
+            )
+        from gitmem.lost import restore_lost
+
+        brought = restore_lost(open_project_from(args), args.lost)
+        if args.as_json:
+            import json
+
+            echo(
+                json.dumps(
+                    {
+                        **brought.edit.as_json(),
+                        "file": str(brought.path),
+                        "changed": brought.changed,
+                    },
+                    indent=2,
+                    ensure_ascii=False,
+                )
+            )
+            return 0
+        if not brought.changed:
+            echo(f"{brought.path} already holds lost edit {args.lost}; nothing written")
+            return 0
+        echo(
+            f"brought back lost edit {args.lost} ({brought.edit.path} {brought.edit.subject}) "
+            f"into {brought.path}; run gitmem sync to share it"
+        )
+        return 0
+    if not args.path:
+        prog = getattr(args, "command_prog", "gitmem restore")
+        raise UsageError(
+            f"the following arguments are required: PATH (or --lost N) ({prog})",
+            f"see '{prog} --help'",
+        )
     restored = do_restore(open_project_from(args), args.path, args.at, args.force)
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit(
+            {
+                "file": str(restored.path),
+                "commit": restored.commit,
+                "changed": not restored.unchanged,
+                "relinked": restored.relinked,
+            }
+        )
+        return 0
     index = restored.path.parent / "MEMORY.md"
     if restored.unchanged and not restored.relinked:
         echo(

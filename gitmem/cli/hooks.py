@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gitmem.cli.common import add_group, command, directory, echo
+from gitmem.cli.common import add_group, add_json, command, directory, echo
+from gitmem.cli.jsonout import add_json_messages
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -46,7 +47,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
                 help="also add the UserPromptSubmit hook that recalls relevant memories",
             )
         p.set_defaults(handler=install if name == "install" else uninstall, where="project")
+        add_json_messages(p)
     p = command(hooks, "status", "show where gitmem's hooks are installed")
+    add_json(p)
     p.set_defaults(handler=status)
 
 
@@ -141,7 +144,24 @@ def uninstall(args: argparse.Namespace) -> int:
 def status(args: argparse.Namespace) -> int:
     from gitmem.hooks import status as hook_status
 
-    for st in hook_status(_root(args, False)):
+    found = hook_status(_root(args, False))
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit(
+            [
+                {
+                    "where": st.where,
+                    "settings": str(st.settings),
+                    "complete": st.complete,
+                    "installed": st.installed,
+                    "note": st.note,
+                }
+                for st in found
+            ]
+        )
+        return 0
+    for st in found:
         state = (
             "installed"
             if st.complete

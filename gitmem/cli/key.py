@@ -7,7 +7,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gitmem.cli.common import add_group, command, directory, echo, open_project_from, plural
+from gitmem.cli.common import (
+    add_group,
+    add_json,
+    command,
+    directory,
+    echo,
+    open_project_from,
+    plural,
+)
+from gitmem.cli.jsonout import add_json_messages
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -15,21 +24,27 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = command(key, "init", "make this machine's identity (or adopt an SSH key)")
     p.add_argument("--ssh", metavar="PATH", help="use this SSH private key (ed25519 or rsa)")
     p.set_defaults(handler=init)
+    add_json_messages(p)
     p = command(key, "show", "print this machine's recipient (give it to key grant elsewhere)")
+    add_json(p)
     p.set_defaults(handler=show)
     p = command(key, "list", "list who can open your personal memory")
+    add_json(p)
     p.set_defaults(handler=list_)
     p = command(key, "grant", "let another machine or key open your personal memory")
     p.add_argument("recipient", metavar="RECIPIENT", help="age1…, an ssh public key or a .pub file")
     _add_user(p)
     p.set_defaults(handler=grant)
+    add_json_messages(p)
     p = command(key, "revoke", "remove a recipient and rotate the key")
     p.add_argument("recipient", metavar="RECIPIENT", help="as shown by gitmem key list")
     _add_user(p)
     p.set_defaults(handler=revoke)
+    add_json_messages(p)
     p = command(key, "rotate", "make a new key and re-encrypt (revoked keys lose what follows)")
     _add_user(p)
     p.set_defaults(handler=rotate)
+    add_json_messages(p)
     p = command(key, "trust", "let first syncs here take a personal ref that key also opens for")
     p.add_argument(
         "fingerprint",
@@ -37,11 +52,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="as the refused sync names it: SHA256:… (an SSH key) or age1…",
     )
     p.set_defaults(handler=trust)
+    add_json_messages(p)
     p = command(key, "trusted", "list the keys trusted here (key trust), with where each came from")
     p.set_defaults(handler=trusted)
+    add_json_messages(p)
     p = command(key, "untrust", "stop trusting a key on this machine (undoes key trust)")
     p.add_argument("fingerprint", metavar="FINGERPRINT", help="as gitmem key trusted lists it")
     p.set_defaults(handler=untrust)
+    add_json_messages(p)
 
 
 def _add_user(p: argparse.ArgumentParser) -> None:
@@ -56,7 +74,10 @@ def init(args: argparse.Namespace) -> int:
     from gitmem.keys import init_key
 
     made = init_key(Path(args.ssh) if args.ssh else None)
-    echo(f"{'made' if made.created else 'kept'} this machine's key: {made.where}")
+    if args.ssh:  # nothing is made: the SSH key is used where it is
+        echo(f"adopted the SSH key {made.where} as this machine's key (it stays where it is)")
+    else:
+        echo(f"{'made' if made.created else 'kept'} this machine's key: {made.where}")
     echo(f"recipient: {made.recipient}")
     return 0
 
@@ -64,22 +85,123 @@ def init(args: argparse.Namespace) -> int:
 def show(args: argparse.Namespace) -> int:
     from gitmem.keys import show_key
 
-    echo(show_key().recipient)
+    key = show_key()
+    if getattr(args, "as_json", False):
+        import json
+
+        echo(json.dumps({"recipient": key.recipient, "where": key.where}, indent=2))
+        return 0
+    echo(key.recipient)
     return 0
 
 
 def list_(args: argparse.Namespace) -> int:
     from gitmem.keys import list_recipients
 
-    recipients = list_recipients(open_project_from(args))
-    for r in recipients:
-        echo(r)
+    project = open_project_from(args)
+    recipients = list_recipients(project)
+    rows = describe_recipients(project, recipients)
+    if args.as_json:
+        import json
+
+        echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    for row in rows:
+        words = ["this machine"] if row["this_machine"] else []
+        label = "; ".join([*words, str(row["label"])])
+        echo(f"{row['recipient']}" + (f"  ({label})" if label else ""))
     if not recipients:
         echo(
             "no key here yet: the first gitmem sync encrypts your personal memory, or, if "
             "another machine already did, names the gitmem key grant to run there"
         )
     return 0
+
+
+def describe_recipients(project: Any, recipients: list[str]) -> list[dict[str, object]]:
+    """Each recipient with what tells it apart: this machine's, an SSH key's type, comment and
+    SHA256: fingerprint (its comment from this machine's ~/.ssh/*.pub when one matches), and
+    when, by whom and on which machine it was granted (from the personal ref's history)."""
+    from gitmem.crypto import canonical_recipient, load_machine_key
+    from gitmem.keys import _short
+    from gitmem.trustedkeys import fingerprint
+
+    machine = load_machine_key()
+    mine = canonical_recipient(machine.recipient) if machine is not None else None
+    grants = _grants(project)
+    comments = _ssh_comments()
+    rows: list[dict[str, object]] = []
+    for r in recipients:
+        words = []
+        kind = r.split(" ", 1)[0]
+        if kind.startswith("ssh-"):
+            words.append(f"{kind} {fingerprint(r)}")
+            if r in comments:
+                words.append(comments[r])
+        else:
+            words.append("age key")
+        granted = grants.get(_short(r))
+        if granted:
+            words.append(granted)
+        rows.append(
+            {
+                "recipient": r,
+                "this_machine": r == mine,
+                "fingerprint": fingerprint(r),
+                "label": ", ".join(words),
+            }
+        )
+    return rows
+
+
+def _grants(project: Any) -> dict[str, str]:
+    """Short recipient -> "granted YYYY-MM-DD by AUTHOR on HOST", newest grant of each."""
+    import re
+    import time
+
+    repo = project.repo
+    tip = repo.resolve(project.user_ref) or (
+        repo.resolve(project.tracking_ref(project.user_ref)) if project.remote else None
+    )
+    if tip is None:
+        return {}
+    out = repo.git(
+        "log", "--format=%x1e%ct%x1f%an%x1f%s%x1f%b", tip, "--", "keys", check=False
+    ).stdout.decode("utf-8", "replace")
+    found: dict[str, str] = {}
+    for rec in out.split("\x1e")[1:]:
+        ts, author, subject, body = [*rec.split("\x1f"), "", "", ""][:4]
+        m = re.fullmatch(r"gitmem: grant (.+) access to personal memory", subject.strip())
+        if not m or m[1] in found:
+            continue
+        host = re.search(r" on (\S+)\s*$", body.strip())
+        when = time.strftime("%Y-%m-%d", time.localtime(int(ts or 0)))
+        found[m[1]] = f"granted {when} by {author}" + (f" on {host[1]}" if host else "")
+    return found
+
+
+def _ssh_comments() -> dict[str, str]:
+    """Canonical SSH recipient -> the comment of this machine's public key file for it."""
+    from gitmem.crypto import canonical_recipient
+
+    out: dict[str, str] = {}
+    folder = Path.home() / ".ssh"
+    try:
+        files = sorted(folder.glob("*.pub"))[:50]
+    except OSError:
+        return out
+    for pub in files:
+        try:
+            text = pub.read_text("utf-8", "replace").strip()
+        except OSError:
+            continue
+        parts = text.split()
+        if len(parts) >= 3:
+            try:
+                out[canonical_recipient(text)] = " ".join(parts[2:])[:80]
+            except Exception:  # not a key gitmem reads: no comment to show
+                continue
+    return out
 
 
 def _changed(handler: str, args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import command, echo, open_project_from
+from gitmem.cli.common import add_json, command, echo, open_project_from
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -17,10 +17,21 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="SCOPE",
         help="team (default) or agents/NAME (a subagent's project memory)",
     )
+    p.add_argument(
+        "-n",
+        "--dry-run",
+        action="store_true",
+        help="say what would move and who could read it; change nothing",
+    )
+    add_json(p)
     p.set_defaults(handler=run, direction="promote")
     p = command(sub, "demote", "move a shared memory (and its index line) back to your own")
     p.add_argument("path", metavar="PATH", help="the memory: team/NAME.md or its path on disk")
     p.add_argument("--to", default="auto", metavar="SCOPE", help="auto (default)")
+    p.add_argument(
+        "-n", "--dry-run", action="store_true", help="say what would move; change nothing"
+    )
+    add_json(p)
     p.set_defaults(handler=run, direction="demote")
 
 
@@ -28,7 +39,24 @@ def run(args: argparse.Namespace) -> int:
     from gitmem.promote import demote, promote
 
     do = promote if args.direction == "promote" else demote
-    moved = do(open_project_from(args), args.path, args.to)
+    project = open_project_from(args)
+    moved = do(project, args.path, args.to, args.dry_run)
+    if args.dry_run and not args.as_json:
+        echo(f"would move {moved.source} -> {moved.target}")
+        echo(f"  index line: {moved.index_line}")
+        if args.direction == "promote":
+            from gitmem.status import privacy_line, sealed_scopes
+
+            scope = project.scope(moved.target.partition("/")[0])
+            echo(f"  {moved.target}: {privacy_line(project, scope, sealed_scopes(project))}")
+        echo("dry run: nothing moved or pushed")
+        return 0
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+        from gitmem.records import asdict
+
+        emit(asdict(moved))
+        return 0
     echo(f"moved {moved.source} -> {moved.target}")
     echo(f"  index line: {moved.index_line}")
     if moved.pushed:

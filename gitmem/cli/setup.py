@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = command(sub, "init", "set up gitmem in this clone; show what syncs where")
     add_remote(p)
+    add_json(p)
     p.set_defaults(handler=init)
 
     p = command(sub, "status", "show each scope: folder, ref, files, ahead/behind")
@@ -32,6 +33,11 @@ def init(args: argparse.Namespace) -> int:
     project = open_project_from(args)
     result = init_project(project)
     st = result.status
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit({**st.as_json(), "excluded": result.excluded, "notes": result.warnings})
+        return 0
     echo(f"gitmem: project {st.key} (remote: {st.remote or 'none'}, user: {st.user})")
     for s in st.scopes:
         where = f"->  {s.ref}  [{s.privacy}]" if s.ref else f"(not synced: {s.note})"
@@ -97,6 +103,8 @@ def _scope_state(s: ScopeStatus, remote: str | None) -> str:
     if s.missing:
         return f"{s.ref}  {s.note}"
     words = [f"ahead {s.ahead}, behind {s.behind}"] if remote else ["local history only"]
+    if s.note and remote:
+        words[0] += f"; {s.note}"
     words[0] += f"; {s.privacy}"
     if s.changed:
         words.append(plural(s.changed, "unsynced change"))

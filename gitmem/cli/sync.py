@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.cli.common import (
     SCOPE_CHOICES,
+    add_json,
     add_remote,
     command,
     echo,
@@ -59,6 +60,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
             action="store_true",
             help="accept a remote ref recorded under another project key (adds this key as an alias, as gitmem adopt does)",
         )
+        add_json(p)
         p.add_argument(
             "--no-verify",
             action="store_true",
@@ -111,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
             early.cancel()
         raise
     before: dict[str, str | None] = {}
-    if not args.quiet and not args.dry_run:  # to tell what arrives: A, M, D, R and who
+    if (not args.quiet or getattr(args, "as_json", False)) and not args.dry_run:  # A, M, D, R
         from gitmem.arrivals import tips
 
         before = tips(project)
@@ -153,14 +155,14 @@ def run(args: argparse.Namespace) -> int:
             early.cancel()  # a sync that did not take it (or failed before its fetch)
     if options.progress:
         sys.stderr.write("\r\033[K")
-    if not args.quiet:
-        _explain_skipped(project, result)
-        told = None
-        if before:
-            from gitmem.arrivals import arrivals
+    if getattr(args, "as_json", False):
+        from gitmem.cli.jsonout import emit, sync_json
 
-            pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
-            told = arrivals(project, before, pulled) if pulled else None
+        _explain_skipped(project, result)
+        emit(sync_json(result, _told(project, result, before, options.timeout)))
+    elif not args.quiet:
+        _explain_skipped(project, result)
+        told = _told(project, result, before, options.timeout)
         for line in sync_lines(result, args.verbose, told):
             echo(line)
         _skipped_notes(project, result, args.verbose)
@@ -177,6 +179,22 @@ def run(args: argparse.Namespace) -> int:
 
         return carry_user(project.repo, args.quiet)  # the user scope, through the hub
     return 0
+
+
+def _told(
+    project: Project, result: SyncResult, before: dict[str, str | None], timeout: float
+) -> dict[str, list[Arrival]] | None:
+    """What arrived (or, in a dry run, would), told with git's letters and who made it."""
+    if result.dry_run:
+        from gitmem.arrivals import dry_run_view
+
+        return dry_run_view(project, result, timeout)
+    pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
+    if not before or not pulled:
+        return None
+    from gitmem.arrivals import arrivals
+
+    return arrivals(project, before, pulled)
 
 
 def _start_early_fetch(args: argparse.Namespace, project: Project) -> EarlyFetch | None:

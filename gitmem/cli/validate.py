@@ -40,6 +40,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "(without it, no memory ref is an error)",
     )
     p.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    p.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="= --format json"
+    )
     p.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     p.add_argument(
         "--base",

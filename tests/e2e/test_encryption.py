@@ -455,17 +455,17 @@ def test_key_list_names_every_recipient_of_the_personal_ref(world: World) -> Non
     write_personal(world, a)
     world.ok("-C", str(a), "sync")
     mine = world.ok("key", "show").strip()
-    assert world.ok("-C", str(a), "key", "list").split() == [mine]
+    assert listed_keys(world, a) == [mine]
 
     wb = machine(world, "b")
     b = wb.clone("b")
     wb.ok("-C", str(b), "sync")
     theirs = wb.ok("key", "show").strip()
     world.ok("-C", str(a), "key", "grant", theirs)
-    assert sorted(world.ok("-C", str(a), "key", "list").split()) == sorted([mine, theirs])
+    assert sorted(listed_keys(world, a)) == sorted([mine, theirs])
     world.ok("-C", str(a), "sync")
     wb.ok("-C", str(b), "sync")
-    assert sorted(wb.ok("-C", str(b), "key", "list").split()) == sorted([mine, theirs])
+    assert sorted(listed_keys(wb, b)) == sorted([mine, theirs])
 
     fresh = world.clone("fresh")  # no personal ref yet: nobody to list
     assert world.ok("-C", str(fresh), "key", "list").startswith("no key here yet")
@@ -488,4 +488,11 @@ def test_key_list_on_a_machine_not_granted_names_the_grant_to_run_elsewhere(worl
     world.ok("-C", str(a), "key", "grant", mine)
     world.ok("-C", str(a), "sync")
     wb.ok("-C", str(b), "sync")
-    assert mine in wb.ok("-C", str(b), "key", "list").split()
+    assert mine in listed_keys(wb, b)
+
+
+def listed_keys(world: World, clone: Path) -> list[str]:
+    """The recipients `gitmem key list --json` names."""
+    import json
+
+    return [r["recipient"] for r in json.loads(world.ok("-C", str(clone), "key", "list", "--json"))]

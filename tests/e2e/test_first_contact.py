@@ -179,7 +179,7 @@ def test_a_personal_ref_planted_for_your_ssh_key_is_refused_at_first_sync(
         assert run.code == 3, run.out + run.err
         assert theirs in run.err and f"gitmem key trust {theirs}" in run.err, run.err
         assert "never asked for" in run.err and "SHA256:" not in run.err  # not the victim's
-        assert f"git push origin --delete {USER_REF}" in run.err
+        assert "docs/guide.md §4" in run.err and "--delete" not in run.err
         assert folder_bytes(mine) == ours  # nothing of the planted memory written
         assert world.plumb(world.remote, "rev-parse", USER_REF) == planted_tip  # nothing pushed
         assert "team/deploys.md" in world.plumb(
@@ -195,7 +195,8 @@ def test_a_personal_ref_planted_for_your_ssh_key_is_refused_at_first_sync(
     victim_home.git("push", "-q", "origin", "--delete", USER_REF, cwd=victim)  # the hint's way
     victim_home.ok("-C", str(victim), "sync")
     assert folder_bytes(mine) == ours
-    assert victim_home.ok("-C", str(victim), "key", "list").split() == victim_pub.split()[:2]
+    listed = victim_home.ok("-C", str(victim), "key", "list").splitlines()
+    assert [ln.split()[:2] for ln in listed] == [victim_pub.split()[:2]]
     run = attacker_home.gitmem("-C", str(attacker), "sync")
     assert "gitmem key grant" in run.out  # the attacker's machine does not open it
     assert not (attacker_home.scope_path(attacker) / "secret.md").exists()

@@ -95,3 +95,48 @@ def test_git_gitmem_help_opens_the_man_page(world: World, tmp_path: Path) -> Non
     run = subprocess.run(["git", "gitmem", "--help"], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     assert "GIT-GITMEM(1)" in run.stdout and "gitmem doctor" in run.stdout
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_completes_commands_and_each_command_s_options(world: World, tmp_path: Path) -> None:
+    script = tmp_path / "gitmem.fish"
+    script.write_text(world.ok("completion", "fish"))
+
+    def offered(line: str) -> list[str]:
+        out = subprocess.run(
+            ["fish", "--no-config", "-c", f"source {script}; complete -C {line!r}"],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**world.env, "HOME": str(tmp_path)},
+        )
+        return [row.split("\t", 1)[0] for row in out.stdout.splitlines()]
+
+    assert offered("gitmem sy") == ["sync"]
+    assert "lost" in offered("gitmem ")
+    for path, p in commands(build_parser()):
+        if path in (("lost",), ("key", "list"), ("sync",), ("restore",)):
+            wanted = {o for a in p._actions for o in a.option_strings if o.startswith("--")}
+            assert wanted <= set(offered("gitmem " + " ".join(path) + " --")), path
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+def test_zsh_script_loads_under_compinit(world: World, tmp_path: Path) -> None:
+    folder = tmp_path / "zfunc"
+    folder.mkdir()
+    (folder / "_gitmem").write_text(world.ok("completion", "zsh"))
+    assert subprocess.run(["zsh", "-n", str(folder / "_gitmem")]).returncode == 0
+    out = subprocess.run(
+        [
+            "zsh",
+            "-f",
+            "-c",
+            f"fpath=({folder} $fpath); autoload -U compinit && compinit -u -d {tmp_path}/zcd; "
+            "autoload -Uz _gitmem; print -r -- ${_comps[gitmem]}",
+        ],
+        capture_output=True,
+        text=True,
+        env={**world.env, "HOME": str(tmp_path)},
+    )
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert out.stdout.strip() == "_gitmem", out.stdout

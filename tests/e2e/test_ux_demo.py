@@ -25,7 +25,7 @@ def test_demo_prints_the_real_cli_output_and_only_true_claims() -> None:
     # the commands' own output, in the CLI's format (cli/sync.py, cli/history.py)
     assert "   A$ gitmem push\n     refs/gitmem/team: up to date\n" in out
     assert "refs/gitmem/users/demo@example.com: 3 local changes committed, pushed to origin" in out
-    assert "       < auto/testing.md" in out
+    assert "       < A auto/testing.md (by Demo User)" in out
     assert re.search(r"restored .*/testing\.md from [0-9a-f]{10}; run gitmem sync to share it", out)
     assert re.search(r"     [0-9a-f]{10} \d{4}-\d\d-\d\d \d\d:\d\d Demo User: gitmem: ", out)
     # its claims, each checked by the demo itself

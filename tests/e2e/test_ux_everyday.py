@@ -267,3 +267,160 @@ def test_changes_from_elsewhere_are_told_with_gits_letters_and_who_made_them(
     assert "< D team/deploy.md (by Bob Dev)" in lines, out
     assert "< A team/new.md (by Bob Dev)" in lines, out
     assert not any(ln in ("< auto/ci.md", "< team/ci.md") for ln in lines), out
+
+
+def listed(out: str) -> set[str]:
+    """The paths a sync's output lists as arriving (`< X path …`)."""
+    return {ln.split()[2] for ln in out.splitlines() if ln.startswith("  < ")}
+
+
+def test_a_dry_run_lists_what_the_sync_would_merge_and_write(world: World) -> None:
+    import shutil
+
+    a, b = world.clone("a"), world.clone("b")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (world.scope_path(a, "team") / "new.md").write_text("new\n")
+    world.ok("-C", str(a), "sync")
+    dry = world.ok("-C", str(b), "sync", "--dry-run")
+    assert "< A team/new.md (by Test User)" in dry, dry
+    # a folder deleted as a whole: the sync restores it, the dry run says so (not deletions)
+    shutil.rmtree(world.scope_path(b))
+    dry = world.ok("-C", str(b), "sync", "--dry-run")
+    assert "  D " not in dry, dry
+    assert listed(dry) == {
+        "team/MEMORY.md",
+        "team/deploy.md",
+        "team/new.md",
+        "auto/MEMORY.md",
+        "auto/build.md",
+    }, dry
+    world.ok("-C", str(b), "sync")
+    assert (world.scope_path(b) / "build.md").exists()
+    # a new clone with an empty folder: the dry run lists every file the sync then writes
+    c = world.clone("c")
+    world.scope_path(c).mkdir(parents=True)
+    dry = world.ok("-C", str(c), "sync", "--dry-run")
+    assert "up to date" not in dry.split("\n")[0], dry
+    real = world.ok("-C", str(c), "sync")
+    assert listed(dry) == listed(real) and len(listed(real)) == 5, (dry, real)
+
+
+def test_status_after_unpublishing_does_not_say_all_is_well(world: World) -> None:
+    a = world.clone("a")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    user = "refs/gitmem/users/tester@example.com"
+    world.git("push", "-q", "origin", "--delete", "refs/gitmem/team", user, cwd=a)
+    out = world.ok("-C", str(a), "status", "--fetch")
+    assert "ahead 0, behind 0" not in out, out
+    assert "not on origin any more (deleted there)" in out, out
+    assert "publishes its whole history again" in out
+    rows = json.loads(world.ok("-C", str(a), "status", "--fetch", "--json"))["scopes"]
+    team = next(r for r in rows if r["name"] == "team")
+    assert team["ahead"] == 1 and "deleted there" in team["note"]
+
+
+def test_status_while_waiting_for_the_key_does_not_advise_publishing(world: World) -> None:
+    a = world.clone("a")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    laptop = World(world.root / "laptop")
+    b = laptop.clone("b", url=str(world.remote))
+    write_files(laptop.scope_path(b), {"laptop.md": "from the laptop\n"})
+    laptop.ok("-C", str(b), "sync")
+    out = laptop.ok("-C", str(b), "status")
+    steps = [ln for ln in out.splitlines() if ln.startswith("next:")]
+    assert not any("gitmem sync to share" in s or "publish your memory" in s for s in steps), out
+    assert any("gitmem key grant" in s for s in steps), out
+    assert any("wait for the key" in s for s in steps), out
+
+
+def test_a_lost_edit_is_listed_shown_and_brought_back_alone(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b", email="bob@example.com")
+    world.git("config", "user.name", "Bob Dev", cwd=b)
+    ta, tb = world.scope_path(a, "team"), world.scope_path(b, "team")
+    index = "- [Deploy](deploy.md) — how we deploy\n- [Build](build.md) — make -j\n"
+    topic = "---\nname: deploy\n---\nDeploy on Tuesdays.\nUse the blue button.\n"
+    write_files(ta, {"MEMORY.md": index, "deploy.md": topic})
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (ta / "deploy.md").write_text(topic.replace("Tuesdays", "Wednesdays"))
+    (ta / "MEMORY.md").write_text(index.replace("make -j", "make -j8 (alice)"))
+    (tb / "deploy.md").write_text(topic.replace("Tuesdays", "Fridays"))
+    (tb / "MEMORY.md").write_text(index.replace("make -j", "make -j4 (bob)"))
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")  # bob's merge keeps one version of each
+    world.ok("-C", str(a), "sync")
+    kept_topic, kept_index = (ta / "deploy.md").read_text(), (ta / "MEMORY.md").read_text()
+    lost_topic = "Wednesdays" if "Fridays" in kept_topic else "Fridays"
+    lost_index = "make -j8 (alice)" if "(bob)" in kept_index else "make -j4 (bob)"
+    # later edits, made after the merge, on both files
+    (ta / "deploy.md").write_text(kept_topic + "Later entry.\n")
+    (ta / "MEMORY.md").write_text(
+        kept_index + "- [Later](later.md) — one\n- [Last](last.md) — two\n"
+    )
+    world.ok("-C", str(a), "sync")
+
+    listing = world.ok("-C", str(a), "lost")
+    assert "team/deploy.md (lines 4-4)" in listing and "team/MEMORY.md (" in listing, listing
+    edits = json.loads(world.ok("-C", str(a), "lost", "--json"))
+    assert [e["number"] for e in edits] == [1, 2], edits
+    assert all(e["author"] in ("Test User", "Bob Dev") and e["kept"] for e in edits)
+    by_path = {e["path"]: e["number"] for e in edits}
+    shown = world.ok("-C", str(a), "lost", str(by_path["team/deploy.md"]))
+    assert f"+Deploy on {lost_topic}." in shown, shown
+
+    out = world.ok("-C", str(a), "restore", "--lost", str(by_path["team/deploy.md"]))
+    assert "brought back lost edit" in out
+    now = (ta / "deploy.md").read_text()
+    assert f"Deploy on {lost_topic}." in now and "Later entry." in now, now
+    world.ok("-C", str(a), "restore", "--lost", str(by_path["team/MEMORY.md"]))
+    now = (ta / "MEMORY.md").read_text()
+    assert lost_index in now, now
+    assert "- [Later](later.md) — one\n- [Last](last.md) — two\n" in now, "later entries stay"
+    again = world.ok("-C", str(a), "restore", "--lost", str(by_path["team/deploy.md"]))
+    assert "nothing written" in again
+    missing = world.gitmem("-C", str(a), "restore", "--lost", "9")
+    assert missing.code == 2 and "gitmem lost" in missing.err
+
+
+def test_key_list_names_each_key_and_marks_this_machine(world: World) -> None:
+    import subprocess
+
+    a = world.clone("a")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    laptop = World(world.root / "laptop")
+    (laptop.home / ".ssh").mkdir()
+    keyfile = laptop.home / ".ssh" / "id_ed25519"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "me@laptop", "-f", str(keyfile)],
+        check=True,
+    )
+    adopted = laptop.ok("key", "init", "--ssh", str(keyfile))
+    assert adopted.startswith("adopted the SSH key") and "made" not in adopted, adopted
+    pub = (keyfile.with_suffix(".pub")).read_text().strip()
+    world.ok("-C", str(a), "key", "grant", pub)
+    lines = world.ok("-C", str(a), "key", "list").splitlines()
+    mine = world.ok("key", "show").strip()
+    assert any(ln.startswith(mine) and "this machine" in ln for ln in lines), lines
+    ssh = [ln for ln in lines if ln.startswith("ssh-ed25519 ")]
+    assert ssh and "SHA256:" in ssh[0] and "granted" in ssh[0] and "this machine" not in ssh[0]
+    rows = json.loads(world.ok("-C", str(a), "key", "list", "--json"))
+    assert sorted(r["this_machine"] for r in rows) == [False, True]
+    assert all(r["label"] for r in rows)
+
+
+def test_promote_dry_run_says_who_could_read_it_and_moves_nothing(world: World) -> None:
+    a = world.clone("a")
+    auto = write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    out = world.ok("-C", str(a), "promote", "auto/build.md", "--dry-run")
+    assert "would move auto/build.md -> team/build.md" in out, out
+    assert "readable by everyone who can fetch origin" in out and "nothing moved" in out
+    assert (auto / "build.md").exists() and not (auto / "team" / "build.md").exists()
+    assert "team/build.md" not in world.git(
+        "ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=a
+    )

@@ -74,3 +74,115 @@ def test_every_config_key_in_the_guide_is_read_by_gitmem() -> None:
 
 def test_readme_links_the_guide() -> None:
     assert "(docs/guide.md)" in (REPO_ROOT / "README.md").read_text()
+
+
+def snapshot(world: World, clone: Path) -> dict[str, object]:
+    """What gitmem may leave behind: every path in HOME but the memory folders (they stay by
+    design) and the XDG base folders every program shares (`~/.config`, `~/.local/state`) when
+    empty, and the clone's untracked or ignored files, git config, excludes and refs."""
+    shared = {".claude", ".claude/projects", ".config", ".local", ".local/state"}
+    home = sorted(
+        rel
+        for p in world.home.rglob("*")
+        if not (
+            (rel := p.relative_to(world.home).as_posix()).startswith(".claude/projects/")
+            or (rel in shared and p.is_dir() and not any(p.rglob("*.*")))
+            or rel in (".claude", ".claude/projects")
+        )
+    )
+    git_dir = clone / ".git"
+    return {
+        "home": home,
+        "files": world.git(
+            "status", "--porcelain", "--ignored", "--untracked-files=all", cwd=clone
+        ),
+        "config": (git_dir / "config").read_text(),
+        "exclude": (git_dir / "info" / "exclude").read_text(),
+        "refs": world.git("for-each-ref", cwd=clone),
+        "gitmem": (git_dir / "gitmem").exists(),
+    }
+
+
+def test_the_guide_end_to_end_no_remote_second_machine_lost_edit_unpublish_uninstall(
+    world: World,
+) -> None:
+    import json
+
+    # §3: one machine, no remote yet
+    desk = world.root / "desk"
+    world.git("clone", "-q", str(world.remote), str(desk))
+    world.git("remote", "remove", "origin", cwd=desk)
+    memory = world.scope_path(desk)
+    (memory / "team").mkdir(parents=True)
+    (memory / "MEMORY.md").write_text("- [Build](build.md) — how to build\n")
+    (memory / "build.md").write_text("---\nname: build\n---\nRun make -j.\n")
+    (memory / "team" / "MEMORY.md").write_text("- [Deploy](deploy.md) — how we deploy\n")
+    (memory / "team" / "deploy.md").write_text("---\nname: deploy\n---\nDeploy on Tuesdays.\n")
+    assert "git remote add origin" in world.ok("-C", str(desk), "sync")
+    add_remote = shell_block("**No remote yet?**").replace(
+        "git@github.com:acme/shop.git", str(world.remote)
+    )
+    run_block(world, add_remote, desk)
+
+    # §4: a second machine clones and just syncs; the grant, then both sync
+    laptop = World(world.root / "laptop")
+    laptop.remote = world.remote
+    shop = laptop.root / "work" / "shop"
+    second = shell_block("On the laptop, clone the project").replace(
+        "git@github.com:acme/shop.git", str(world.remote)
+    )
+    before = {"home": sorted(p.name for p in laptop.home.rglob("*"))}
+    run_block(laptop, second.replace("~/work/shop", str(shop)), laptop.root)
+    assert before["home"] == [".gitconfig"]
+    assert (laptop.scope_path(shop, "team") / "deploy.md").exists()
+    recipient = laptop.ok("-C", str(shop), "key", "show").strip()
+    world.ok("-C", str(desk), "key", "grant", recipient)
+    world.ok("-C", str(desk), "sync")
+    laptop.ok("-C", str(shop), "sync")
+    assert (
+        laptop.scope_path(shop) / "build.md"
+    ).read_text() == "---\nname: build\n---\nRun make -j.\n"
+
+    # §5: a lost edit brought back alone
+    desk_team, lap_team = world.scope_path(desk, "team"), laptop.scope_path(shop, "team")
+    (desk_team / "deploy.md").write_text("---\nname: deploy\n---\nDeploy on Wednesdays.\n")
+    (lap_team / "deploy.md").write_text("---\nname: deploy\n---\nDeploy on Fridays.\n")
+    world.ok("-C", str(desk), "sync")
+    laptop.ok("-C", str(shop), "sync")
+    world.ok("-C", str(desk), "sync")
+    kept = (desk_team / "deploy.md").read_text()
+    lost_day = "Wednesdays" if "Fridays" in kept else "Fridays"
+    (desk_team / "deploy.md").write_text(kept + "Later: the red button too.\n")
+    world.ok("-C", str(desk), "sync")
+    edits = json.loads(world.ok("-C", str(desk), "lost", "--json"))
+    number = str(next(e["number"] for e in edits if e["path"] == "team/deploy.md"))
+    lost_block = shell_block("`gitmem restore --lost N` brings that one edit back alone")
+    run_block(world, lost_block.replace(" 3", f" {number}"), desk)
+    now = (desk_team / "deploy.md").read_text()
+    assert f"Deploy on {lost_day}." in now and "Later: the red button too." in now, now
+
+    # §10: un-publish, then status says so
+    laptop.ok("-C", str(shop), "hooks", "install", "--claude")
+    laptop.ok("-C", str(shop), "drivers", "install")
+    run_block(world, shell_block("**Un-publish from the remote**"), desk)
+    assert world.git("ls-remote", "origin", "refs/gitmem/*", cwd=desk) == ""
+    status = world.ok("-C", str(desk), "status", "--fetch")
+    assert "ahead 0, behind 0" not in status and "not on origin any more" in status, status
+
+    # §10: remove gitmem from the laptop's clone and from the laptop: nothing left behind
+    fresh = laptop.root / "fresh"
+    laptop.git("clone", "-q", str(world.remote), str(fresh))
+    clean = snapshot(laptop, fresh)
+    left = snapshot(laptop, shop)
+    assert left["gitmem"] and left["home"] != [".gitconfig"]
+    run_block(laptop, shell_block("**Remove gitmem from a clone:**"), shop)
+    run_block(
+        laptop,
+        shell_block("**Remove gitmem from the\nmachine**").replace("pipx uninstall gitmem", "true"),
+        shop,
+    )
+    after = snapshot(laptop, shop)
+    assert after["home"] == [".gitconfig"], after["home"]
+    for what in ("files", "config", "exclude", "refs", "gitmem"):
+        assert after[what] == clean[what], (what, after[what], clean[what])
+    assert (laptop.scope_path(shop) / "build.md").exists(), "memory files stay"
