@@ -283,6 +283,25 @@ def _rev_on(project: Project, scope: Scope, rev: str) -> str | None:
     return repo.resolve(rev + "^{commit}")
 
 
+def memory_show(project: Project, spec: str) -> tuple[str, str, bytes]:
+    """`REV:PATH` as git show takes it: (the commit, the memory as the ref stores it, its bytes
+    at that commit, in plaintext). REV is a commit from gitmem log, or ~N for N syncs ago."""
+    rev, sep, path = spec.partition(":")
+    if not sep or not rev or not path:
+        raise UsageError(
+            f"{spec!r} is not REV:PATH", "e.g. gitmem show ~1:team/MEMORY.md (REV from gitmem log)"
+        )
+    where = locate(project, path)
+    _, commit, _ = _revisions(project, [where.scope], rev)[0]
+    oid = _plain_file(project, where, commit)
+    if oid is None:
+        raise UsageError(
+            f"{shown(where.in_ref)} did not exist at {rev} ({commit[:10]})",
+            f"gitmem log {shown(where.in_ref)} lists its versions",
+        )
+    return commit, shown(where.in_ref), project.repo.read_blob(oid)
+
+
 def versions(project: Project, path: str) -> list[tuple[str, bytes | None]]:
     """(commit, the memory's bytes then or None when deleted), newest first, decrypted."""
     repo = project.repo

@@ -43,7 +43,7 @@ COMMANDS = {
     **dict.fromkeys(("init", "status"), "gitmem.cli.setup"),
     **dict.fromkeys(("pull", "push", "sync"), "gitmem.cli.sync"),
     "adopt": "gitmem.cli.adopt",
-    **dict.fromkeys(("log", "diff", "restore", "lost"), "gitmem.cli.history"),
+    **dict.fromkeys(("log", "show", "diff", "restore", "lost"), "gitmem.cli.history"),
     "validate": "gitmem.cli.validate",
     **dict.fromkeys(("drivers", "merge-driver"), "gitmem.cli.drivers"),
     "key": "gitmem.cli.key",

@@ -16,10 +16,20 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "-n", "--max-count", dest="limit", type=int, metavar="N", help="show at most N commits"
     )
+    p.add_argument("--oneline", action="store_true", help="one line a commit: short id and subject")
     add_json(p)
     add_remote(p)
     add_pager_options(p)
     p.set_defaults(handler=log)
+
+    p = command(sub, "show", "print a memory as it was at a revision: REV:PATH")
+    p.add_argument(
+        "spec", metavar="REV:PATH", help="e.g. ~1:team/MEMORY.md, or a commit from gitmem log"
+    )
+    add_json(p)
+    add_remote(p)
+    add_pager_options(p)
+    p.set_defaults(handler=show_cmd)
 
     p = command(sub, "diff", "show unsynced local edits, or what changed since REV")
     p.add_argument(
@@ -95,11 +105,29 @@ def log(args: argparse.Namespace) -> int:
     for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(row["time"])))
         rest = printable(f" {when} {row['author']}: {row['subject']}")
+        if args.oneline:
+            rest = printable(f" {row['subject']}")
         short = row["commit"][:10]
         lines.append(colour_commit(short, rest) if colour else short + rest)
-        for res in filter(None, row["resolved"].split("\x1d")):
+        for res in filter(None, row["resolved"].split("\x1d")) if not args.oneline else ():
             lines.append(printable(f"    resolved {shown(res)}"))
     show("".join(line + "\n" for line in lines), args, project.repo.config_get)
+    return 0
+
+
+def show_cmd(args: argparse.Namespace) -> int:
+    from gitmem.cli.pager import show
+    from gitmem.history import memory_show
+
+    project = open_project_from(args)
+    commit, path, data = memory_show(project, args.spec)
+    text = data.decode("utf-8", "replace")
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit({"commit": commit, "path": path, "text": text})
+        return 0
+    show(printable_block(text), args, project.repo.config_get)
     return 0
 
 

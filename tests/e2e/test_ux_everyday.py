@@ -424,3 +424,20 @@ def test_promote_dry_run_says_who_could_read_it_and_moves_nothing(world: World) 
     assert "team/build.md" not in world.git(
         "ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=a
     )
+
+
+def test_show_prints_a_memory_at_a_revision_and_log_has_oneline(world: World) -> None:
+    a = world.clone("a")
+    auto = write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    (auto / "build.md").write_text("Run make -j8.\n")
+    world.ok("-C", str(a), "sync")
+    assert world.ok("-C", str(a), "show", "~1:auto/build.md") == BUILD_AND_DEPLOY["build.md"]
+    assert world.ok("-C", str(a), "show", "~0:auto/build.md") == "Run make -j8.\n"
+    shown = json.loads(world.ok("-C", str(a), "show", "~0:team/deploy.md", "--json"))
+    assert shown["path"] == "team/deploy.md" and shown["text"] == BUILD_AND_DEPLOY["team/deploy.md"]
+    missing = world.gitmem("-C", str(a), "show", "~1:auto/nothing.md")
+    assert missing.code == 2 and "gitmem log" in missing.err
+    oneline = world.ok("-C", str(a), "log", "--oneline").splitlines()
+    assert oneline and all(len(ln.split(" ", 1)[0]) == 10 for ln in oneline), oneline
+    assert all("gitmem:" in ln for ln in oneline)
