@@ -89,8 +89,8 @@ def refusal(
         if inside(guarded, real):
             return f"it is {label}" if guarded == real else f"it holds {label} ({guarded})"
     project_claude = root / ".claude"
-    if real == project_claude or any(
-        within(real, project_claude / name) for name in INSTRUCTION_FOLDERS
+    if within(real, project_claude) and (
+        real == project_claude or real.parts[len(project_claude.parts)] in INSTRUCTION_FOLDERS
     ):
         return (
             f"it is {real.relative_to(root)}, where Claude Code keeps this project's "
@@ -108,7 +108,7 @@ def refusal(
         return "it lies inside a .git folder"
     if (real / ".git").exists():
         return "it holds a .git (another repository)"
-    why = foreign(real, own, projects)
+    why = foreign(real, own, projects, root)
     if why is not None:
         return why
     parts = real.parts
@@ -218,7 +218,9 @@ def git_directory(path: Path) -> bool:
     )
 
 
-def foreign(real: Path, own: Sequence[Path], projects: Sequence[Path]) -> str | None:
+def foreign(
+    real: Path, own: Sequence[Path], projects: Sequence[Path], root: Path | None = None
+) -> str | None:
     """Why `real` reaches memory that is not this project's: another project's folder under a
     Claude Code `projects/` folder (only `<base>/projects/<our slug>/memory` is ours), a git
     directory, or another repository's `.claude` folder."""
@@ -231,6 +233,8 @@ def foreign(real: Path, own: Sequence[Path], projects: Sequence[Path]) -> str | 
                 else f"it lies in Claude Code's projects folder {base}, not this project's"
             )
     for folder in (real, *real.parents):
+        if root is not None and folder != root and within(root, folder):
+            break  # from here up, the folders hold this repository too (judged as such)
         if git_directory(folder):  # one stat where there is no HEAD file
             return (
                 "it is a git directory"
