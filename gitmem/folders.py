@@ -357,7 +357,9 @@ def materialize(
     now = time.time()
     extra = extra or {}
     done = Materialized(records={p: r for p, r in records.items() if p in expected})
-    for rel in sorted(set(expected) | set(target) if paths is None else paths):
+    order = sorted(set(expected) | set(target) if paths is None else paths)
+    blobs = _Ahead(repo, [target[r] for r in order if target.get(r) not in (None, expected.get(r))])
+    for rel in order:
         want, was = target.get(rel), expected.get(rel)
         if want == was:
             continue
@@ -393,7 +395,7 @@ def materialize(
                     _prune_empty_dirs(path.parent, folder)
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                st, displaced = _replace_checked(repo, path, repo.read_blob(want), was)
+                st, displaced = _replace_checked(repo, path, blobs.read(want), was)
                 done.records[rel] = _record(want, st, now)
                 done.written.append(rel)
                 if progress and len(done.written) % PROGRESS_EVERY == 0:
@@ -414,6 +416,29 @@ def materialize(
             # e.g. a folder where a file should go: leave it, report it, never half-write
             done.changed_meanwhile[rel] = current
     return done
+
+
+class _Ahead:
+    """The blobs a write-back will write, read in the order it writes them, a chunk at a time
+    through one pipelined `cat-file` exchange (`read_blobs`) instead of a round trip per file
+    (~0.5 ms each on a busy machine: most of a 100,000-file first sync's reads). At most one
+    chunk is held; a blob not ahead in the list is read on its own."""
+
+    CHUNK = 256
+
+    def __init__(self, repo: Repository, oids: list[str]) -> None:
+        self.repo, self.oids, self.at = repo, oids, 0
+        self.last = {oid: i for i, oid in enumerate(oids)}
+        self.held: dict[str, bytes] = {}
+
+    def read(self, oid: str) -> bytes:
+        found = self.held.get(oid)
+        while found is None and self.last.get(oid, -1) >= self.at:
+            chunk = self.oids[self.at : self.at + self.CHUNK]
+            self.at += len(chunk)
+            self.held = self.repo.read_blobs(chunk)
+            found = self.held.get(oid)
+        return self.repo.read_blob(oid) if found is None else found
 
 
 class _VanishedMeanwhile(Exception):

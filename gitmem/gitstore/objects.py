@@ -578,10 +578,24 @@ class ObjectStore(GitDir, ObjectEncoding):
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
         try:
             with os.fdopen(fd, "wb") as fh:
-                fh.write(zlib.compress(raw, 1))
+                fh.write(zlib.compress(raw, _level(raw)))
             os.replace(tmp, target)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
         return oid
+
+
+SAMPLED = 16 << 10  # objects from this size up are sampled before they are compressed
+SAMPLE = 4 << 10
+
+
+def _level(raw: bytes) -> int:
+    """zlib level of a loose object: 1 (git's core.looseCompression), or 0 (stored) for a large
+    object whose first bytes do not compress — ciphertext: the encrypted manifest of a 10,000-
+    file personal folder is 1.5 MB that level 1 spent ~30× longer on than storing it, for no
+    byte saved. A valid zlib stream either way: git reads both alike."""
+    if len(raw) < SAMPLED:
+        return 1
+    return 0 if len(zlib.compress(raw[:SAMPLE], 1)) >= SAMPLE * 0.97 else 1

@@ -83,3 +83,26 @@ def test_loose_objects_land_whether_or_not_their_fan_out_folder_exists(tmp_path:
             ["git", "-C", str(tmp_path), "cat-file", "blob", oid], capture_output=True, check=True
         ).stdout
         assert shown == data
+
+
+def test_large_objects_are_stored_or_compressed_and_read_back_alike(tmp_path: Path) -> None:
+    # ciphertext (random bytes) is stored without compression, text compressed: git reads both
+    import os
+    import zlib
+
+    repo = _repo(tmp_path)
+    random_blob = os.urandom(200_000)
+    text_blob = b"- [Topic](topic.md) - a memory line as Claude Code writes it\n" * 4000
+    for data, stored in ((random_blob, True), (text_blob, False), (b"small\n", None)):
+        oid = repo.write_blob(data)
+        loose = tmp_path / ".git" / "objects" / oid[:2] / oid[2:]
+        on_disk = loose.read_bytes()
+        assert zlib.decompress(on_disk) == b"blob %d\0" % len(data) + data
+        if stored is not None:  # stored: the bytes and zlib's framing; else a fraction
+            assert (len(on_disk) > len(data)) is stored
+        shown = subprocess.run(
+            ["git", "-C", str(tmp_path), "cat-file", "blob", oid], capture_output=True, check=True
+        ).stdout
+        assert shown == data
+    fsck = subprocess.run(["git", "-C", str(tmp_path), "fsck", "--strict"], capture_output=True)
+    assert fsck.returncode == 0, fsck.stderr

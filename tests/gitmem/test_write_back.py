@@ -439,3 +439,25 @@ def test_an_edit_in_the_window_of_a_pull_along_changed_paths_is_merged(
     assert cli("-C", str(b), "sync") == 0
     assert cli("-C", str(a), "sync") == 0
     assert folder_bytes(da) == folder_bytes(db)
+
+
+def test_a_large_write_back_reads_its_blobs_in_chunks_and_writes_each_file_right(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 700 files (3 chunks), duplicates of one blob, and files already as wanted in the middle
+    # of a chunk (skipped: their blobs are read ahead but never written)
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    target = {}
+    for i in range(700):
+        data = b"same\n" if i % 50 == 0 else f"memory {i}\n".encode()
+        target[f"t{i:04d}.md"] = repo.write_blob(data)
+        if i % 7 == 0:
+            (folder / f"t{i:04d}.md").write_bytes(data)  # already there, as wanted
+    single: list[str] = []
+    real = repo.read_blob
+    monkeypatch.setattr(repo, "read_blob", lambda oid: single.append(oid) or real(oid))
+    done = materialize(repo, folder, {}, target, {})
+    assert folder_bytes(folder) == {p: real(oid) for p, oid in target.items()}
+    assert sorted(done.written) == sorted(p for i, p in enumerate(target) if i % 7)
+    assert single == [], "every blob came through the pipelined reads"
