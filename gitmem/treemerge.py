@@ -93,6 +93,7 @@ def merge_trees(
     base, ours, theirs = dict(base), dict(ours), dict(theirs)
     renamed = _carry_renames(repo, base, ours, theirs) + _carry_renames(repo, base, theirs, ours)
     kept_modified: list[tuple[str, Mapping[str, str]]] = []  # modified beats deleted: which side
+    sides: dict[str, tuple[tuple[_LazyFolder, dict[str, float]], ...]] = {}
     fb, fo, ft = _fold(base), _fold(ours), _fold(theirs)
     for folded in sorted(set(fb) | set(fo) | set(ft)):
         spellings = sorted(set(fo.get(folded, [])) | set(ft.get(folded, [])))
@@ -113,17 +114,19 @@ def merge_trees(
             if kept is not None:
                 result.files[path] = kept
             continue
+        if folder not in sides:  # one view per folder and side, not one per file (#22)
+            sides[folder] = tuple(
+                (_LazyFolder(repo, files, folder), _in(times, folder))
+                for files, times in ((ours, ours_times), (theirs, theirs_times))
+            )
+        (o_files, o_times), (t_files, t_times) = sides[folder]
         merged = merge_file(
             path,
             repo.read_blob(b) if b else None,
             repo.read_blob(o) if o else None,
             repo.read_blob(t) if t else None,
-            SideInfo(
-                ours_times.get(path), _LazyFolder(repo, ours, folder), _in(ours_times, folder)
-            ),
-            SideInfo(
-                theirs_times.get(path), _LazyFolder(repo, theirs, folder), _in(theirs_times, folder)
-            ),
+            SideInfo(ours_times.get(path), o_files, o_times),
+            SideInfo(theirs_times.get(path), t_files, t_times),
         )
         result.resolutions.extend(str(r) for r in merged.resolutions)
         if merged.data is not None:
@@ -248,13 +251,18 @@ def _keep_links(
             result.resolutions.extend(f"{folder}/{n}: index line kept with its file" for n in names)
     for index_path in sorted(p for p in result.files if p.rsplit("/", 1)[-1] == "MEMORY.md"):
         folder = index_path.rsplit("/", 1)[0] if "/" in index_path else ""
+        kept: dict[int, dict[str, str]] = {}  # each side's index read once, not once per link
         for name in linked(repo.read_blob(result.files[index_path])):
             path = f"{folder}/{name}" if folder else name
             if path in result.files or "/" in name or name.startswith("."):
                 continue
             holder = theirs if path in theirs else ours if path in ours else None
             deleter = ours if holder is theirs else theirs
-            if holder is None or name in _links(repo, deleter, index_path):
+            if holder is None:
+                continue
+            if id(deleter) not in kept:
+                kept[id(deleter)] = _links(repo, deleter, index_path)
+            if name in kept[id(deleter)]:
                 continue  # the side that deleted the file kept its line: its own choice
             result.files[path] = holder[path]
             result.resolutions.append(f"{path}: file kept with its index line")

@@ -191,6 +191,8 @@ def merge_body(
     zl, al, bl = base.splitlines(True), win.splitlines(True), lose.splitlines(True)
     from merge3 import Merge3
 
+    from merge_drivers.diff import LineMatcher
+
     zk, ak, bk = ([line_key(x) for x in lines] for lines in (zl, al, bl))
     out: list[bytes] = []
     resolutions: list[Resolution] = []
@@ -201,7 +203,9 @@ def merge_body(
             out.extend(lines)
 
     iz = ia = ib = 0
-    for zm, ze, am, ae, bm, be in Merge3(zk, ak, bk).find_sync_regions():
+    for zm, ze, am, ae, bm, be in Merge3(
+        zk, ak, bk, sequence_matcher=LineMatcher
+    ).find_sync_regions():
         if am > ia or bm > ib:
             a_same, b_same = ak[ia:am] == zk[iz:zm], bk[ib:bm] == zk[iz:zm]
             if ak[ia:am] == bk[ib:bm] or b_same:
