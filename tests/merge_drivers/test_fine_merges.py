@@ -160,3 +160,23 @@ def test_no_untouched_word_is_lost(data: st.DataObject) -> None:
     wa, wb = data.draw(st.sampled_from([20, 35, 60, 200])), data.draw(st.sampled_from([20, 200]))
     out, _ = merged(FM + _wrap(base, 35), FM + _wrap(ours, wa), SURE + _wrap(theirs, wb))
     assert out.removeprefix(SURE).split() == expected
+
+
+@pytest.mark.parametrize("path", ["MEMORY.md", PATH, "notes/log.txt"])
+def test_a_file_that_is_not_utf8_merges_on_its_bytes_with_a_note_naming_the_byte(
+    path: str,
+) -> None:
+    """A stray Latin-1 byte (an editor that saved `café` as Latin-1): both sides' edits kept,
+    the bad byte kept, and for Markdown a note naming the file, the side and the offset."""
+    base = b"# Notes\n\ncafe one\ntwo\nthree\n"
+    ours = base.replace(b"cafe", b"caf\xe9")
+    theirs = base.replace(b"three", b"three and four")
+    for o, t in ((ours, theirs), (theirs, ours)):
+        result = merge_file(path, base, o, t)
+        assert result.data == b"# Notes\n\ncaf\xe9 one\ntwo\nthree and four\n"
+    notes = [str(r) for r in merge_file(path, base, ours, theirs).resolutions]
+    if path.endswith(".md"):
+        assert notes == [
+            f"{path} byte 12 of ours (0xe9): both (not UTF-8: merged line by line"
+            " on its bytes, every byte kept)"
+        ]
