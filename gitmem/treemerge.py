@@ -140,6 +140,7 @@ def merge_trees(
         result.files[extra_path] = repo.write_blob(extra_data)
     result.resolutions.extend(renamed)
     _keep_links(repo, result, base, ours, theirs, kept_modified)
+    _decide_together(repo, result, base, (ours, ours_times), (theirs, theirs_times))
     _separate_file_folder_clashes(result.files)
     return result
 
@@ -266,6 +267,61 @@ def _keep_links(
                 continue  # the side that deleted the file kept its line: its own choice
             result.files[path] = holder[path]
             result.resolutions.append(f"{path}: file kept with its index line")
+
+
+def _decide_together(
+    repo: ObjectEncoding,
+    result: TreeMerge,
+    base: Mapping[str, str],
+    ours: tuple[Mapping[str, str], Mapping[str, float]],
+    theirs: tuple[Mapping[str, str], Mapping[str, float]],
+) -> None:
+    """One decision per memory: where one side edited an index line's hook and the other its
+    topic file's `description` (which the base said alike), both come from one side
+    (`merge_drivers.together`). Each side's index is read once."""
+    from merge_drivers.links import linked
+    from merge_drivers.together import decide_together
+
+    (of, ot), (tf, tt) = ours, theirs
+    for index_path in sorted(p for p in result.files if p.rsplit("/", 1)[-1] == "MEMORY.md"):
+        if not all(index_path in m for m in (base, of, tf)):
+            continue
+        bi, oi, ti = base[index_path], of[index_path], tf[index_path]
+        if oi == bi and ti == bi:
+            continue
+        folder = index_path.rsplit("/", 1)[0] if "/" in index_path else ""
+        prefix = f"{folder}/" if folder else ""
+        names = []
+        for path in result.files:
+            name = path[len(prefix) :]
+            if not path.startswith(prefix) or "/" in name or not name.endswith(".md"):
+                continue
+            if not all(path in m for m in (base, of, tf)) or name == "MEMORY.md":
+                continue
+            if of[path] != base[path] or tf[path] != base[path]:
+                names.append(name)  # the topic changed, and the index (above): a candidate
+        if not names:
+            continue
+        eb, eo, et = (linked(repo.read_blob(x)) for x in (bi, oi, ti))
+        index = original = repo.read_blob(result.files[index_path])
+        for name in sorted(names):
+            path = prefix + name
+            topic = repo.read_blob(result.files[path])
+            index, new_topic, note = decide_together(
+                path,
+                name,
+                index,
+                topic,
+                (eb.get(name), repo.read_blob(base[path])),
+                (eo.get(name), repo.read_blob(of[path]), ot.get(path)),
+                (et.get(name), repo.read_blob(tf[path]), tt.get(path)),
+            )
+            if note is None:
+                continue
+            result.files[path] = repo.write_blob(new_topic)
+            result.resolutions.append(str(note))
+        if index != original:
+            result.files[index_path] = repo.write_blob(index)
 
 
 def _links(repo: ObjectEncoding, files: Mapping[str, str], index_path: str) -> dict[str, str]:

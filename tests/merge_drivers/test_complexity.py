@@ -74,6 +74,22 @@ def test_files_deleted_with_their_lines_against_edits_come_back_in_linear_time()
 
 
 @pytest.mark.slow
+def test_every_memory_decided_together_in_linear_time() -> None:
+    """One side edits every topic file (and one description), the other the index: each pair
+    of index line and topic file is looked at once."""
+    store = MemoryStore()
+    base = {"MEMORY.md": _index(N), **{f"t{i}.md": _topic(i) for i in range(N)}}
+    topics = dict(base, **{f"t{i}.md": _topic(i, " more") for i in range(N)})
+    topics["t5.md"] = _topic(5).replace("description: hook 5", "description: five")
+    index = dict(base, **{"MEMORY.md": _index(N).replace("— hook 7\n", "— seven\n")})
+    index["MEMORY.md"] = index["MEMORY.md"].replace("— hook 5\n", "— cinq\n")
+    b, t, x = _tree(store, base), _tree(store, topics), _tree(store, index)
+    out, took = _timed(lambda: merge_trees(store, b, t, x))
+    assert took < BOUND, f"{took:.1f} s for {N} memories"
+    assert any("t5.md hook and description" in r for r in out.resolutions)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [19_000, N])
 def test_a_20000_line_index_merges_in_linear_time(n: int) -> None:
     """The index resolver (19,000 lines) and the line merge past its 20,000 lines: half the
