@@ -91,6 +91,7 @@ def merge_trees(
     result = TreeMerge({})
     extras: dict[str, bytes] = {}
     base, ours, theirs = dict(base), dict(ours), dict(theirs)
+    moves = [(_moves(repo, base, side), side) for side in (ours, theirs)]
     renamed = _carry_renames(repo, base, ours, theirs) + _carry_renames(repo, base, theirs, ours)
     kept_modified: list[tuple[str, Mapping[str, str]]] = []  # modified beats deleted: which side
     sides: dict[str, tuple[tuple[_LazyFolder, dict[str, float]], ...]] = {}
@@ -141,8 +142,86 @@ def merge_trees(
     result.resolutions.extend(renamed)
     _keep_links(repo, result, base, ours, theirs, kept_modified)
     _decide_together(repo, result, base, (ours, ours_times), (theirs, theirs_times))
+    for found, side in moves:
+        _relink(repo, result, found, side)
     _separate_file_folder_clashes(result.files)
     return result
+
+
+def _moves(
+    repo: ObjectEncoding, base: Mapping[str, str], side: Mapping[str, str]
+) -> dict[str, str]:
+    """Topic files `side` renamed: {old path: new path}, in one folder — the same bytes, or,
+    for a few files (at most 100 pairs compared), ≥ 60 % alike."""
+    gone = [p for p in base if p not in side and _topic_path(p)]
+    new = [p for p in side if p not in base and _topic_path(p)]
+    if not gone or not new:
+        return {}
+    by_oid: dict[str, list[str]] = {}
+    for p in sorted(new):
+        by_oid.setdefault(side[p], []).append(p)
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for old in sorted(gone):
+        folder = old.rpartition("/")[0]
+        same = [p for p in by_oid.get(base[old], []) if p.rpartition("/")[0] == folder]
+        if same and same[0] not in taken:
+            out[old] = same[0]
+            taken.add(same[0])
+    rest_gone = [p for p in sorted(gone) if p not in out]
+    rest_new = [p for p in sorted(new) if p not in taken]
+    if rest_gone and len(rest_gone) * len(rest_new) <= 100:
+        for old in rest_gone:
+            folder = old.rpartition("/")[0]
+            near = [p for p in rest_new if p.rpartition("/")[0] == folder and p not in taken]
+            target = _most_similar(repo, base[old], side, near)
+            if target is not None:
+                out[old] = target
+                taken.add(target)
+    return out
+
+
+def _topic_path(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].casefold()
+    return name.endswith(".md") and name not in ("memory.md", "memory-archive.md")
+
+
+def _relink(
+    repo: ObjectEncoding, result: TreeMerge, moves: Mapping[str, str], side: Mapping[str, str]
+) -> None:
+    """A rename one side made reaches the links of every other file of its folder: a topic
+    file the other side wrote or edited that links `old.md` now links `new.md` (the index is
+    the index merge's business). One read of each such file."""
+    by_folder: dict[str, dict[str, str]] = {}
+    for old, new in moves.items():
+        if old not in result.files and new in result.files:
+            by_folder.setdefault(old.rpartition("/")[0], {})[old.rpartition("/")[2]] = (
+                new.rpartition("/")[2]
+            )
+    for folder, names in sorted(by_folder.items()):
+        prefix = f"{folder}/" if folder else ""
+        for path in sorted(result.files):
+            rest = path[len(prefix) :]
+            if not path.startswith(prefix) or "/" in rest or not _topic_path(path):
+                continue
+            if side.get(path) == result.files[path]:
+                continue  # the renaming side's own version: its links are its own
+            data = repo.read_blob(result.files[path])
+            if b"](" not in data:
+                continue
+            fixed = data
+            for old, new in names.items():
+                for link in (old, f"./{old}"):
+                    fixed = fixed.replace(f"]({link})".encode(), f"]({new})".encode())
+                    fixed = fixed.replace(f"]({link}#".encode(), f"]({new}#".encode())
+            if fixed != data:
+                result.files[path] = repo.write_blob(fixed)
+                moved = ", ".join(
+                    f"{o} → {n}"
+                    for o, n in sorted(names.items())
+                    if o in data.decode("utf-8", "replace")
+                )
+                result.resolutions.append(f"{path}: links follow the rename {moved}")
 
 
 def _big(repo: ObjectEncoding, oid: str) -> bool:

@@ -218,3 +218,36 @@ def test_a_newer_hook_rewrites_the_description_it_replaces(repo: Repository, swa
     )
     assert "- [Testing](testing.md) — pytest: always -x\n" in out["MEMORY.md"]
     assert 'description: "pytest: always -x"\n' in out["testing.md"]  # quoted: valid YAML
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_rename_on_one_side_rewrites_the_other_sides_links_to_the_old_name(
+    repo: Repository, swap: bool
+) -> None:
+    """One decision per memory (issue 24): `testing.md` renamed on one side; the other side
+    wrote a new note and edited `build.md`, both linking `testing.md`: their links follow the
+    rename instead of dangling."""
+    renamed = {
+        "MEMORY.md": INDEX.replace("(testing.md)", "(testing-guide.md)"),
+        "testing-guide.md": TOPIC,
+        "build.md": BASE["build.md"],
+    }
+    linking = dict(
+        BASE,
+        **{
+            "build.md": BASE["build.md"] + "See [testing](testing.md#fixtures).\n",
+            "ci.md": "---\nname: ci\n---\nRuns [the tests](./testing.md).\n",
+        },
+    )
+    sides = [tree(repo, renamed), tree(repo, linking)]
+    if swap:
+        sides.reverse()
+    result = merge_trees(repo, tree(repo, BASE), sides[0], sides[1])
+    out = read(repo, result.files)
+    assert "testing.md" not in out
+    assert "See [testing](testing-guide.md#fixtures).\n" in out["build.md"]
+    assert "Runs [the tests](testing-guide.md).\n" in out["ci.md"]
+    assert "(testing.md)" not in out["MEMORY.md"]
+    assert any(
+        "links follow the rename testing.md → testing-guide.md" in r for r in result.resolutions
+    )
