@@ -91,8 +91,10 @@ def merge_trees(
     result = TreeMerge({})
     extras: dict[str, bytes] = {}
     base, ours, theirs = dict(base), dict(ours), dict(theirs)
+    moves = [(_moves(repo, base, side), side) for side in (ours, theirs)]
     renamed = _carry_renames(repo, base, ours, theirs) + _carry_renames(repo, base, theirs, ours)
     kept_modified: list[tuple[str, Mapping[str, str]]] = []  # modified beats deleted: which side
+    sides: dict[str, tuple[tuple[_LazyFolder, dict[str, float]], ...]] = {}
     fb, fo, ft = _fold(base), _fold(ours), _fold(theirs)
     for folded in sorted(set(fb) | set(fo) | set(ft)):
         spellings = sorted(set(fo.get(folded, [])) | set(ft.get(folded, [])))
@@ -113,17 +115,19 @@ def merge_trees(
             if kept is not None:
                 result.files[path] = kept
             continue
+        if folder not in sides:  # one view per folder and side, not one per file (#22)
+            sides[folder] = tuple(
+                (_LazyFolder(repo, files, folder), _in(times, folder))
+                for files, times in ((ours, ours_times), (theirs, theirs_times))
+            )
+        (o_files, o_times), (t_files, t_times) = sides[folder]
         merged = merge_file(
             path,
             repo.read_blob(b) if b else None,
             repo.read_blob(o) if o else None,
             repo.read_blob(t) if t else None,
-            SideInfo(
-                ours_times.get(path), _LazyFolder(repo, ours, folder), _in(ours_times, folder)
-            ),
-            SideInfo(
-                theirs_times.get(path), _LazyFolder(repo, theirs, folder), _in(theirs_times, folder)
-            ),
+            SideInfo(ours_times.get(path), o_files, o_times),
+            SideInfo(theirs_times.get(path), t_files, t_times),
         )
         result.resolutions.extend(str(r) for r in merged.resolutions)
         if merged.data is not None:
@@ -137,8 +141,87 @@ def merge_trees(
         result.files[extra_path] = repo.write_blob(extra_data)
     result.resolutions.extend(renamed)
     _keep_links(repo, result, base, ours, theirs, kept_modified)
+    _decide_together(repo, result, base, (ours, ours_times), (theirs, theirs_times))
+    for found, side in moves:
+        _relink(repo, result, found, side)
     _separate_file_folder_clashes(result.files)
     return result
+
+
+def _moves(
+    repo: ObjectEncoding, base: Mapping[str, str], side: Mapping[str, str]
+) -> dict[str, str]:
+    """Topic files `side` renamed: {old path: new path}, in one folder — the same bytes, or,
+    for a few files (at most 100 pairs compared), ≥ 60 % alike."""
+    gone = [p for p in base if p not in side and _topic_path(p)]
+    new = [p for p in side if p not in base and _topic_path(p)]
+    if not gone or not new:
+        return {}
+    by_oid: dict[str, list[str]] = {}
+    for p in sorted(new):
+        by_oid.setdefault(side[p], []).append(p)
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for old in sorted(gone):
+        folder = old.rpartition("/")[0]
+        same = [p for p in by_oid.get(base[old], []) if p.rpartition("/")[0] == folder]
+        if same and same[0] not in taken:
+            out[old] = same[0]
+            taken.add(same[0])
+    rest_gone = [p for p in sorted(gone) if p not in out]
+    rest_new = [p for p in sorted(new) if p not in taken]
+    if rest_gone and len(rest_gone) * len(rest_new) <= 100:
+        for old in rest_gone:
+            folder = old.rpartition("/")[0]
+            near = [p for p in rest_new if p.rpartition("/")[0] == folder and p not in taken]
+            target = _most_similar(repo, base[old], side, near)
+            if target is not None:
+                out[old] = target
+                taken.add(target)
+    return out
+
+
+def _topic_path(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].casefold()
+    return name.endswith(".md") and name not in ("memory.md", "memory-archive.md")
+
+
+def _relink(
+    repo: ObjectEncoding, result: TreeMerge, moves: Mapping[str, str], side: Mapping[str, str]
+) -> None:
+    """A rename one side made reaches the links of every other file of its folder: a topic
+    file the other side wrote or edited that links `old.md` now links `new.md` (the index is
+    the index merge's business). One read of each such file."""
+    by_folder: dict[str, dict[str, str]] = {}
+    for old, new in moves.items():
+        if old not in result.files and new in result.files:
+            by_folder.setdefault(old.rpartition("/")[0], {})[old.rpartition("/")[2]] = (
+                new.rpartition("/")[2]
+            )
+    for folder, names in sorted(by_folder.items()):
+        prefix = f"{folder}/" if folder else ""
+        for path in sorted(result.files):
+            rest = path[len(prefix) :]
+            if not path.startswith(prefix) or "/" in rest or not _topic_path(path):
+                continue
+            if side.get(path) == result.files[path]:
+                continue  # the renaming side's own version: its links are its own
+            data = repo.read_blob(result.files[path])
+            if b"](" not in data:
+                continue
+            fixed = data
+            for old, new in names.items():
+                for link in (old, f"./{old}"):
+                    fixed = fixed.replace(f"]({link})".encode(), f"]({new})".encode())
+                    fixed = fixed.replace(f"]({link}#".encode(), f"]({new}#".encode())
+            if fixed != data:
+                result.files[path] = repo.write_blob(fixed)
+                moved = ", ".join(
+                    f"{o} → {n}"
+                    for o, n in sorted(names.items())
+                    if o in data.decode("utf-8", "replace")
+                )
+                result.resolutions.append(f"{path}: links follow the rename {moved}")
 
 
 def _big(repo: ObjectEncoding, oid: str) -> bool:
@@ -248,16 +331,76 @@ def _keep_links(
             result.resolutions.extend(f"{folder}/{n}: index line kept with its file" for n in names)
     for index_path in sorted(p for p in result.files if p.rsplit("/", 1)[-1] == "MEMORY.md"):
         folder = index_path.rsplit("/", 1)[0] if "/" in index_path else ""
+        kept: dict[int, dict[str, str]] = {}  # each side's index read once, not once per link
         for name in linked(repo.read_blob(result.files[index_path])):
             path = f"{folder}/{name}" if folder else name
             if path in result.files or "/" in name or name.startswith("."):
                 continue
             holder = theirs if path in theirs else ours if path in ours else None
             deleter = ours if holder is theirs else theirs
-            if holder is None or name in _links(repo, deleter, index_path):
+            if holder is None:
+                continue
+            if id(deleter) not in kept:
+                kept[id(deleter)] = _links(repo, deleter, index_path)
+            if name in kept[id(deleter)]:
                 continue  # the side that deleted the file kept its line: its own choice
             result.files[path] = holder[path]
             result.resolutions.append(f"{path}: file kept with its index line")
+
+
+def _decide_together(
+    repo: ObjectEncoding,
+    result: TreeMerge,
+    base: Mapping[str, str],
+    ours: tuple[Mapping[str, str], Mapping[str, float]],
+    theirs: tuple[Mapping[str, str], Mapping[str, float]],
+) -> None:
+    """One decision per memory: where one side edited an index line's hook and the other its
+    topic file's `description` (which the base said alike), both come from one side
+    (`merge_drivers.together`). Each side's index is read once."""
+    from merge_drivers.links import linked
+    from merge_drivers.together import decide_together
+
+    (of, ot), (tf, tt) = ours, theirs
+    for index_path in sorted(p for p in result.files if p.rsplit("/", 1)[-1] == "MEMORY.md"):
+        if not all(index_path in m for m in (base, of, tf)):
+            continue
+        bi, oi, ti = base[index_path], of[index_path], tf[index_path]
+        if oi == bi and ti == bi:
+            continue
+        folder = index_path.rsplit("/", 1)[0] if "/" in index_path else ""
+        prefix = f"{folder}/" if folder else ""
+        names = []
+        for path in result.files:
+            name = path[len(prefix) :]
+            if not path.startswith(prefix) or "/" in name or not name.endswith(".md"):
+                continue
+            if not all(path in m for m in (base, of, tf)) or name == "MEMORY.md":
+                continue
+            if of[path] != base[path] or tf[path] != base[path]:
+                names.append(name)  # the topic changed, and the index (above): a candidate
+        if not names:
+            continue
+        eb, eo, et = (linked(repo.read_blob(x)) for x in (bi, oi, ti))
+        index = original = repo.read_blob(result.files[index_path])
+        for name in sorted(names):
+            path = prefix + name
+            topic = repo.read_blob(result.files[path])
+            index, new_topic, note = decide_together(
+                path,
+                name,
+                index,
+                topic,
+                (eb.get(name), repo.read_blob(base[path])),
+                (eo.get(name), repo.read_blob(of[path]), ot.get(path)),
+                (et.get(name), repo.read_blob(tf[path]), tt.get(path)),
+            )
+            if note is None:
+                continue
+            result.files[path] = repo.write_blob(new_topic)
+            result.resolutions.append(str(note))
+        if index != original:
+            result.files[index_path] = repo.write_blob(index)
 
 
 def _links(repo: ObjectEncoding, files: Mapping[str, str], index_path: str) -> dict[str, str]:

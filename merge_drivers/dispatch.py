@@ -152,6 +152,30 @@ def _merge_plain(
         what = f"{type(e).__name__}: {e}"[:120]
         failed = Resolution(path, "file", "both", f"{kind} merge failed ({what}), merged as lines")
     result = merge_text(path, base, ours, theirs, ours_info, theirs_info)
-    if failed is None:
+    notes = [failed] if failed is not None else []
+    if kind != "text" or kind_of(path) != "text":  # Markdown that did not decode: say where
+        notes += _undecodable(path, {"base": base, "ours": ours, "theirs": theirs})
+    if not notes:
         return result
-    return MergeResult(result.data, (failed, *result.resolutions), None, result.conflicted)
+    return MergeResult(result.data, (*notes, *result.resolutions), None, result.conflicted)
+
+
+def _undecodable(path: str, versions: dict[str, bytes]) -> list[Resolution]:
+    """One note per version that is not UTF-8: the file, the side and the offset of its first
+    bad byte (an editor that saved Latin-1). The merge itself went line by line on the bytes,
+    every byte kept."""
+    out = []
+    for side, data in versions.items():
+        try:
+            data.decode()
+        except UnicodeDecodeError as e:
+            byte = data[e.start : e.start + 1].hex()
+            out.append(
+                Resolution(
+                    path,
+                    f"byte {e.start} of {side} (0x{byte})",
+                    "both",
+                    "not UTF-8: merged line by line on its bytes, every byte kept",
+                )
+            )
+    return out

@@ -159,6 +159,21 @@ def _holds(lines: list[bytes], run: list[bytes]) -> bool:
     return any(lines[i : i + n] == run for i in range(len(lines) - n + 1))
 
 
+def _finer(
+    z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool
+) -> tuple[list[bytes], int] | None:
+    """A hunk both sides changed, merged at the finest grain (`fine.merge_hunk`); where that
+    needs a winner, an edit and lines appended right after it are kept first
+    (`_edit_and_append`)."""
+    from merge_drivers.fine import merge_hunk
+
+    fine = merge_hunk(z, a, b, in_fence)
+    if fine is not None and not fine[1]:
+        return fine
+    kept = _edit_and_append([line_key(x) for x in z], a, b)
+    return (kept, 0) if kept else fine
+
+
 def merge_body(
     path: str,
     base: bytes,
@@ -191,6 +206,9 @@ def merge_body(
     zl, al, bl = base.splitlines(True), win.splitlines(True), lose.splitlines(True)
     from merge3 import Merge3
 
+    from merge_drivers.diff import LineMatcher
+    from merge_drivers.fine import fence_states
+
     zk, ak, bk = ([line_key(x) for x in lines] for lines in (zl, al, bl))
     out: list[bytes] = []
     resolutions: list[Resolution] = []
@@ -200,8 +218,18 @@ def merge_body(
             _close(out)
             out.extend(lines)
 
+    states: list[bool] = []
+
+    def fenced(i: int) -> bool:
+        """Whether base line `i` stands in a code fence (computed on first use)."""
+        if not states:
+            states.extend(fence_states(zl) or [False])
+        return 0 < i < len(states) and states[i] and states[i - 1]
+
     iz = ia = ib = 0
-    for zm, ze, am, ae, bm, be in Merge3(zk, ak, bk).find_sync_regions():
+    for zm, ze, am, ae, bm, be in Merge3(
+        zk, ak, bk, sequence_matcher=LineMatcher
+    ).find_sync_regions():
         if am > ia or bm > ib:
             a_same, b_same = ak[ia:am] == zk[iz:zm], bk[ib:bm] == zk[iz:zm]
             if ak[ia:am] == bk[ib:bm] or b_same:
@@ -216,8 +244,13 @@ def merge_body(
                         path, f"lines {start}-{len(out) + first_line - 1}", "both", "both added"
                     )
                 )
-            elif appends and (kept := _edit_and_append(zk[iz:zm], al[ia:am], bl[ib:bm])):
-                emit(kept)
+            elif appends and (fine := _finer(zl[iz:zm], al[ia:am], bl[ib:bm], fenced(iz))):
+                start = len(out) + first_line
+                emit(fine[0])  # edits of different lines, cells or words: both kept
+                if fine[1]:  # and the same ones: the winner's
+                    end = len(out) + first_line - 1
+                    where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
+                    resolutions.append(Resolution(path, where, win_side, why))
             else:
                 start = len(out) + first_line
                 mine, theirs = b"".join(al[ia:am]), b"".join(bl[ib:bm])

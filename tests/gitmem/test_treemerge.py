@@ -173,3 +173,81 @@ def test_an_index_line_kept_with_its_file_goes_back_to_its_section(
         sides.reverse()
     out = read(repo, merge_trees(repo, tree(repo, base), sides[0], sides[1]).files)
     assert out["MEMORY.md"] == SECTIONED
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_hook_and_a_description_edited_on_two_sides_come_from_one_side(
+    repo: Repository, swap: bool
+) -> None:
+    """One decision per memory (issue 24): one side edits the index line's hook, the other the
+    topic file's description (which the base said alike): the pair comes from the more
+    confident side, in both files, with a resolution — not the index contradicting the file."""
+    topic = "---\nname: testing\ndescription: how we test\nconfidence: 0.5\n---\nRun pytest.\n"
+    hooked = dict(BASE, **{"MEMORY.md": INDEX.replace("— how we test", "— pytest, with -x")})
+    described = dict(
+        BASE,
+        **{"testing.md": topic.replace("how we test", "unit tests: pytest").replace("0.5", "0.9")},
+    )
+    base = dict(BASE, **{"testing.md": topic})
+    hooked["testing.md"] = topic
+    sides = [tree(repo, hooked), tree(repo, described)]
+    if swap:
+        sides.reverse()
+    merged = merge_trees(repo, tree(repo, base), sides[0], sides[1])
+    out = read(repo, merged.files)
+    assert "- [Testing](testing.md) — unit tests: pytest\n" in out["MEMORY.md"]
+    assert "description: unit tests: pytest\n" in out["testing.md"]  # as the winner wrote it
+    assert "confidence: 0.9" in out["testing.md"]
+    assert any("hook and description decided together" in r for r in merged.resolutions)
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_newer_hook_rewrites_the_description_it_replaces(repo: Repository, swap: bool) -> None:
+    topic = "---\nname: testing\ndescription: how we test\n---\nRun pytest.\n"
+    hooked = dict(BASE, **{"MEMORY.md": INDEX.replace("— how we test", "— pytest: always -x")})
+    hooked["testing.md"] = topic.replace("---\nRun", "confidence: 0.9\n---\nRun")
+    described = dict(BASE, **{"testing.md": topic.replace("how we test", "tests in CI")})
+    sides = [tree(repo, hooked), tree(repo, described)]
+    if swap:
+        sides.reverse()
+    out = read(
+        repo,
+        merge_trees(
+            repo, tree(repo, dict(BASE, **{"testing.md": topic})), sides[0], sides[1]
+        ).files,
+    )
+    assert "- [Testing](testing.md) — pytest: always -x\n" in out["MEMORY.md"]
+    assert 'description: "pytest: always -x"\n' in out["testing.md"]  # quoted: valid YAML
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_rename_on_one_side_rewrites_the_other_sides_links_to_the_old_name(
+    repo: Repository, swap: bool
+) -> None:
+    """One decision per memory (issue 24): `testing.md` renamed on one side; the other side
+    wrote a new note and edited `build.md`, both linking `testing.md`: their links follow the
+    rename instead of dangling."""
+    renamed = {
+        "MEMORY.md": INDEX.replace("(testing.md)", "(testing-guide.md)"),
+        "testing-guide.md": TOPIC,
+        "build.md": BASE["build.md"],
+    }
+    linking = dict(
+        BASE,
+        **{
+            "build.md": BASE["build.md"] + "See [testing](testing.md#fixtures).\n",
+            "ci.md": "---\nname: ci\n---\nRuns [the tests](./testing.md).\n",
+        },
+    )
+    sides = [tree(repo, renamed), tree(repo, linking)]
+    if swap:
+        sides.reverse()
+    result = merge_trees(repo, tree(repo, BASE), sides[0], sides[1])
+    out = read(repo, result.files)
+    assert "testing.md" not in out
+    assert "See [testing](testing-guide.md#fixtures).\n" in out["build.md"]
+    assert "Runs [the tests](testing-guide.md).\n" in out["ci.md"]
+    assert "(testing.md)" not in out["MEMORY.md"]
+    assert any(
+        "links follow the rename testing.md → testing-guide.md" in r for r in result.resolutions
+    )

@@ -600,3 +600,46 @@ def test_git_keeps_an_edit_of_the_last_line_and_a_line_appended_after_it(
         git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
         assert (repo / MEM / "build.md").read_bytes() == expected, (into, op)
         git(repo, "reset", "-q", "--hard", start)
+
+
+FENCE_BASE = (
+    "---\nname: release\ndescription: how we release\nconfidence: 0.5\n---\n"
+    "Release steps:\n\n```sh\nmake test\nbump-version.sh patch\ngit push\n```\n\n"
+    "| tool | version | owner |\n|:-----|:-------:|------:|\n| ruff | 0.4 | ana |\n\n"
+    "The deploy script reads the token from the vault and retries three times.\n"
+)
+FINE_EDITS = {  # neighbouring lines, cells of one row, a re-wrap against a word (issue 24)
+    "main": FENCE_BASE.replace("make test\n", "make test lint\n")
+    .replace("| 0.4 |", "| 0.5 |")
+    .replace("token from", "token\nfrom")
+    .replace("confidence: 0.5", "confidence: 0.9"),
+    "left": FENCE_BASE.replace("patch", "minor")
+    .replace("| ana |", "| bo |")
+    .replace("three", "five"),
+}
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_merge_keeps_edits_of_neighbouring_lines_cells_and_words(repo: Path, op: str) -> None:
+    install(repo)
+    commit_on(repo, "main", "release.md", FENCE_BASE.encode())
+    git(repo, "branch", "-f", "left", "main")
+    commit_on(repo, "left", "release.md", FINE_EDITS["left"].encode())
+    commit_on(repo, "main", "release.md", FINE_EDITS["main"].encode())
+    results = []
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        if op == "merge":
+            git(repo, "merge", "-q", "--no-edit", other)
+        else:
+            git(repo, "rebase", "-q", other)
+        results.append((repo / MEM / "release.md").read_text(encoding="utf-8"))
+        git(repo, "reset", "-q", "--hard", start)
+    assert results[0] == results[1]
+    assert results[0] == (
+        FINE_EDITS["main"]
+        .replace("patch", "minor")
+        .replace("| ana |", "| bo |")
+        .replace("three", "five")
+    )

@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "merge_drivers"
-# difflib: pure sequence matching (how alike an edited plain bullet is to the base's)
+# difflib: pure sequence matching (how alike an edited plain bullet is to the base's);
+# bisect: the longest increasing run of the large-input line matcher
 ALLOWED = {
     "__future__",
+    "bisect",
     "collections.abc",
     "difflib",
     "itertools",

@@ -1,0 +1,125 @@
+"""A line matcher for `merge3` whose cost stays near-linear on large inputs (issue 22).
+
+`difflib.SequenceMatcher` is kept for small inputs (so every merge it decided stays the same),
+but its cost grows with the product of the lengths where many small edits are spread over a
+long file: a 20,000-line index with every other line deleted took minutes. Past `SMALL`, the
+matcher works as patience diff does: a common head and tail, then the lines unique to both
+sides as anchors (their longest increasing run), recursing between anchors; a stretch without
+anchors that is still large is left unmatched (a replaced block), which bounds the cost.
+Deterministic, no state, no I/O.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+from difflib import SequenceMatcher
+from typing import TypeVar
+
+T = TypeVar("T")
+SMALL = 1_000_000  # len(a) * len(b) up to which difflib decides, as it always did
+
+
+class LineMatcher:
+    """The part of `difflib.SequenceMatcher`'s interface `merge3` uses."""
+
+    def __init__(
+        self,
+        isjunk: Callable[[bytes], bool] | None = None,
+        a: Sequence[bytes] = (),
+        b: Sequence[bytes] = (),
+        autojunk: bool = True,
+    ) -> None:
+        self.a, self.b = a, b
+        self._blocks: list[tuple[int, int, int]] | None = None
+
+    def get_matching_blocks(self) -> list[tuple[int, int, int]]:
+        if self._blocks is None and len(self.a) * len(self.b) <= SMALL:
+            blocks = SequenceMatcher(None, self.a, self.b).get_matching_blocks()
+            self._blocks = [(m.a, m.b, m.size) for m in blocks]
+        if self._blocks is None:
+            found: list[tuple[int, int, int]] = []
+            _match(self.a, self.b, 0, len(self.a), 0, len(self.b), found)
+            self._blocks = [*_joined(found), (len(self.a), len(self.b), 0)]
+        return self._blocks
+
+
+def _joined(found: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    out: list[tuple[int, int, int]] = []
+    for i, j, n in sorted(found):
+        if n == 0:
+            continue
+        if out and out[-1][0] + out[-1][2] == i and out[-1][1] + out[-1][2] == j:
+            out[-1] = (out[-1][0], out[-1][1], out[-1][2] + n)
+        else:
+            out.append((i, j, n))
+    return out
+
+
+def _match(
+    a: Sequence[T],
+    b: Sequence[T],
+    a0: int,
+    a1: int,
+    b0: int,
+    b1: int,
+    out: list[tuple[int, int, int]],
+) -> None:
+    stack = [(a0, a1, b0, b1)]
+    while stack:
+        a0, a1, b0, b1 = stack.pop()
+        while a0 < a1 and b0 < b1 and a[a0] == b[b0]:  # common head
+            out.append((a0, b0, 1))
+            a0, b0 = a0 + 1, b0 + 1
+        while a0 < a1 and b0 < b1 and a[a1 - 1] == b[b1 - 1]:  # common tail
+            a1, b1 = a1 - 1, b1 - 1
+            out.append((a1, b1, 1))
+        if a0 >= a1 or b0 >= b1:
+            continue
+        if (a1 - a0) * (b1 - b0) <= SMALL:
+            sm = SequenceMatcher(None, a[a0:a1], b[b0:b1])
+            out.extend((a0 + m.a, b0 + m.b, m.size) for m in sm.get_matching_blocks())
+            continue
+        anchors = _unique_run(a, b, a0, a1, b0, b1)
+        if not anchors:
+            continue  # nothing unique to both: a replaced block (bounded cost)
+        pa, pb = a0, b0
+        for i, j in anchors:
+            out.append((i, j, 1))
+            stack.append((pa, i, pb, j))
+            pa, pb = i + 1, j + 1
+        stack.append((pa, a1, pb, b1))
+
+
+def _unique_run(
+    a: Sequence[T], b: Sequence[T], a0: int, a1: int, b0: int, b1: int
+) -> list[tuple[int, int]]:
+    """The lines that occur once in each side, paired, their longest run in order on both."""
+    count: dict[T, list[int]] = {}
+    for i in range(a0, a1):
+        seen = count.setdefault(a[i], [0, i, 0, -1])
+        seen[0] += 1
+    for j in range(b0, b1):
+        seen_b = count.get(b[j])
+        if seen_b is not None:
+            seen_b[2] += 1
+            seen_b[3] = j
+    pairs = sorted((v[1], v[3]) for v in count.values() if v[0] == 1 and v[2] == 1)
+    # longest increasing run of the b positions (patience sorting)
+    tails: list[int] = []
+    tail_at: list[int] = []
+    back: list[int] = []
+    for k, (_, j) in enumerate(pairs):
+        p = bisect_left(tails, j)
+        if p == len(tails):
+            tails.append(j)
+            tail_at.append(k)
+        else:
+            tails[p], tail_at[p] = j, k
+        back.append(tail_at[p - 1] if p else -1)
+    run: list[tuple[int, int]] = []
+    k = tail_at[-1] if tail_at else -1
+    while k >= 0:
+        run.append(pairs[k])
+        k = back[k]
+    return run[::-1]

@@ -1,0 +1,403 @@
+"""Inside a hunk both sides changed: the finest grain that keeps both intents (issue 24).
+
+diff3 calls two edits a conflict when they touch the same or *adjacent* lines, and the caller
+then keeps the higher-ranked side's hunk. Before that, this module tries, in order:
+
+- **lines**, where edits to different lines are no conflict even when adjacent (two
+  neighbouring lines of a code fence, a line appended after a line the other side edited);
+  ordered-list numbers are compared masked, and the list renumbered after (one side inserts
+  a step and renumbers, the other edits step 3: both kept);
+- **cells**, for table rows both sides edited (an edit to each of two cells of a row);
+- **words**, for prose (no fence, list, table, heading or indented line): a line break
+  inside a paragraph is formatting, so a re-wrap on one side and a word change on the other
+  both survive.
+
+Each returns None when the two sides changed the same element; only then does a winner
+decide. Symmetric: nothing depends on which side is which, except `max` on bytes where both
+sides re-spaced the same word differently. Pure: bytes in, bytes out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+Edit = tuple[int, int, list[int]]  # base range [i1, i2) replaced by these side indexes
+
+_ORDERED = re.compile(rb"^([ \t]*)(\d{1,9})([.)])(?=[ \t]|$)")
+_WORD = re.compile(rb"\S+")
+_MAX_WORDS = 20_000  # a hunk larger than this is not merged word by word (bounded cost)
+
+
+class _Op:
+    """One side's edit of the base: the deletion of base element `pos`, or an insertion of
+    side elements `new` before base element `pos` — `attached` when it replaces what that side
+    deleted right before it (a rewritten element), plain when it only adds."""
+
+    __slots__ = ("attached", "keys", "new", "pos", "run", "side")
+
+    def __init__(
+        self,
+        pos: int,
+        new: list[int] | None,
+        side: str,
+        keys: list[bytes],
+        attached: bool,
+        run: tuple[str, int],
+    ) -> None:
+        self.pos, self.new, self.side, self.keys, self.attached = pos, new, side, keys, attached
+        self.run = run  # the ops of one replaced run are decided together
+
+    def sort_key(self) -> tuple[int, int, list[bytes], str]:
+        return (self.pos, self.new is None, self.keys, self.side)
+
+    def same(self, other: _Op, loose: bool = False) -> bool:
+        """The same edit; `loose` (words): any two deletions of one element agree (which run
+        a deleted word belonged to is the matcher's guess), and so do two insertions at one
+        place where one is the start or the end of the other (the longer stays)."""
+        if loose and self.new is None and other.new is None:
+            return self.pos == other.pos
+        return (self.pos, self.new is None, self.keys) == (other.pos, other.new is None, other.keys)
+
+
+def _edits(
+    z: Sequence[bytes], s: Sequence[bytes], side: str = ""
+) -> tuple[list[_Op], dict[int, int]]:
+    """The side's edits of the base, and which side element each kept base element is. A run
+    replaced by as many elements is one rewrite per element, so two sides that rewrote parts
+    of one run meet element by element; a deletion carries what its run wrote instead, so
+    only the same rewrite (or two plain deletions) of an element agree."""
+    from merge_drivers.diff import LineMatcher
+
+    ops: list[_Op] = []
+    same: dict[int, int] = {}
+    i = j = 0
+    for bi, bj, n in LineMatcher(None, z, s).get_matching_blocks():
+        if bi - i == bj - j:  # rewritten element by element: each its own edit
+            for k in range(bi - i):
+                said = [s[j + k]]
+                run = (side, i + k)
+                ops.append(_Op(i + k, None, side, [b"\0", *said], False, run))
+                ops.append(_Op(i + k + 1, [j + k], side, said, True, run))
+        else:  # a run deleted, and what replaces it written at its end
+            said = list(s[j:bj])
+            marks = [b"\0", *said] if said else []  # a deletion says what it was replaced by
+            ops.extend(_Op(k, None, side, marks, False, (side, i)) for k in range(i, bi))
+            if bj > j:
+                ops.append(_Op(bi, list(range(j, bj)), side, said, bi > i, (side, i)))
+        for k in range(n):
+            same[bi + k] = bj + k
+        i, j = bi + n, bj + n
+    return ops, same
+
+
+def _within(p: _Op, e: _Op) -> bool:
+    """Two insertions of different sides at one place, one the start or the end of the other."""
+    if p.new is None or e.new is None or p.pos != e.pos or p.side == e.side:
+        return False
+    short, long = sorted((p.keys, e.keys), key=len)
+    return long[: len(short)] == short or long[len(long) - len(short) :] == short
+
+
+def _clash(p: _Op, e: _Op) -> bool:
+    """Whether two edits of different sides, `p` sorted before `e`, cannot both stand: one
+    element rewritten on one side and deleted or otherwise rewritten on the other, two
+    different insertions at one place, or a plain insertion right next to an element the
+    other side deleted (which comes first would be a guess)."""
+    if p.new is None and e.new is None:
+        return p.pos == e.pos  # one side rewrote an element the other deleted or rewrote
+    if p.new is not None and e.new is not None:
+        return p.pos == e.pos
+    if p.new is None:
+        return not e.attached and e.pos == p.pos + 1
+    return not p.attached and p.pos == e.pos
+
+
+def merge_seq(
+    z: Sequence[T],
+    a: Sequence[T],
+    b: Sequence[T],
+    key: Callable[[T], bytes],
+    winner: bool = False,
+    loose: bool = False,
+) -> tuple[list[tuple[str, int]], int] | None:
+    """A 3-way merge of sequences where only edits of the same base elements, two different
+    insertions at one place, or an insertion right next to the other side's deletion (where
+    the order would be a guess) conflict. The result as (source, index): "z" a base element
+    kept, "a" or "b" an element that side wrote; and how many conflicts `a` (the higher-ranked
+    side, chosen by the caller) won. Without `winner`, None on any conflict."""
+    kz, ka, kb = [key(x) for x in z], [key(x) for x in a], [key(x) for x in b]
+    ops = _edits(kz, ka, "a")[0] + _edits(kz, kb, "b")[0]
+    ops.sort(key=_Op.sort_key)
+    kept: list[_Op] = []
+    group: dict[int, int] = {}  # union-find over kept ops' indexes: conflicting edits
+
+    def root(x: int) -> int:
+        while group.get(x, x) != x:
+            x = group[x]
+        return x
+
+    near: list[int] = []  # kept ops at this position or the one before
+    runs: dict[tuple[str, int], int] = {}
+    for e in ops:
+        near = [x for x in near if kept[x].pos >= e.pos - 1]
+        twin = next((x for x in near if kept[x].same(e, loose)), None)
+        if twin is not None:
+            kept[twin].side = "both"  # both made the same edit: once
+            continue
+        if loose and e.new is not None:
+            part = next((x for x in near if _within(kept[x], e)), None)
+            if part is not None:
+                if len(e.keys) > len(kept[part].keys):
+                    kept[part] = e
+                kept[part].side = "both" if kept[part].side == "both" else kept[part].side
+                continue
+        k = len(kept)
+        kept.append(e)
+        if e.run in runs:
+            group[root(k)] = root(runs[e.run])
+        else:
+            runs[e.run] = k
+        for x in near:
+            p = kept[x]
+            if p.side not in ("both", e.side) and _clash(p, e):
+                if not winner:
+                    return None
+                group[root(k)] = root(x)
+        near.append(k)
+    sides: dict[int, set[str]] = {}
+    for k, op in enumerate(kept):
+        sides.setdefault(root(k), set()).add(op.side)
+    lost = {r for r, ss in sides.items() if {"a", "b"} <= ss}
+    chosen = [op for k, op in enumerate(kept) if op.side != "b" or root(k) not in lost]
+    out: list[tuple[str, int]] = []
+    gone = {op.pos for op in chosen if op.new is None}
+    at = 0
+    last: _Op | None = None  # the insertion just written, while no base element follows it
+    for op in chosen:  # sorted: insertions before the deletion at one position
+        while at < op.pos:
+            if at not in gone:
+                out.append(("z", at))
+                last = None
+            at += 1
+        if op.new is None:
+            continue
+        if last is not None and last.side != op.side and last.new is not None:
+            # the same text written by both, only deleted elements between: once (words:
+            # also when one is the start or the end of the other, the longer kept)
+            if last.keys == op.keys:
+                continue
+            if loose and _within(
+                _Op(0, last.new, "a", last.keys, False, ("", 0)),
+                _Op(0, op.new, "b", op.keys, False, ("", 0)),
+            ):
+                if len(op.keys) <= len(last.keys):
+                    continue
+                del out[len(out) - len(last.new) :]
+        out.extend(("b" if op.side == "b" else "a", x) for x in op.new)  # "both": a's twin
+        last = op
+    out.extend(("z", k) for k in range(at, len(z)) if k not in gone)
+    return out, len(lost)
+
+
+def _masked(line: bytes) -> bytes:
+    return _ORDERED.sub(rb"\1#\3", line.rstrip(b" \t\r\n"))
+
+
+Merged = tuple[list[bytes], int]  # the lines, and how many conflicts the winner took
+
+
+def merge_lines(
+    z: list[bytes], a: list[bytes], b: list[bytes], winner: bool = False
+) -> Merged | None:
+    """Lines, adjacent edits allowed; a kept line written as the side that re-formatted it.
+    Ordered-list numbers are compared masked when a side renumbered, and renumbered after."""
+    key: Callable[[bytes], bytes] = _plain
+    merged = merge_seq(z, a, b, key)
+    numbered = False
+    if merged is None and any(_ORDERED.match(x) for x in (*z, *a, *b)):
+        key, numbered = _masked, True  # a side renumbered: compare without the numbers
+        merged = merge_seq(z, a, b, key)
+    if merged is None and winner:
+        key, numbered = _plain, False
+        merged = merge_seq(z, a, b, key, winner=True)
+    if merged is None:
+        return None
+    _, same_a = _edits([key(x) for x in z], [key(x) for x in a])
+    _, same_b = _edits([key(x) for x in z], [key(x) for x in b])
+    out: list[bytes] = []
+    for side, k in merged[0]:
+        if side == "z":
+            ka, kb = same_a.get(k), same_b.get(k)
+            la = a[ka] if ka is not None else z[k]
+            lb = b[kb] if kb is not None else z[k]
+            out.append(la if la != z[k] else lb)
+        else:
+            out.append(a[k] if side == "a" else b[k])
+    if numbered:
+        out = _renumbered(out)
+    return _closed(out), merged[1]
+
+
+def _plain(line: bytes) -> bytes:
+    return line.rstrip(b" \t\r\n")
+
+
+def _closed(lines: list[bytes]) -> list[bytes]:
+    """Every line but the last ends with a newline (a side's last line may not have one)."""
+    return [
+        x if x.endswith(b"\n") or i == len(lines) - 1 else x + b"\n" for i, x in enumerate(lines)
+    ]
+
+
+def _renumbered(lines: list[bytes]) -> list[bytes]:
+    """Ordered items numbered in sequence per indent, from the number the run starts with."""
+    counters: dict[bytes, int] = {}
+    out: list[bytes] = []
+    for line in lines:
+        m = _ORDERED.match(line)
+        if m is None:
+            if line.strip() and not line[:1].isspace():
+                counters.clear()  # a paragraph ends the list
+            out.append(line)
+            continue
+        indent = m.group(1)
+        for deeper in [k for k in counters if len(k) > len(indent)]:
+            del counters[deeper]
+        n = counters[indent] + 1 if indent in counters else int(m.group(2))
+        counters[indent] = n
+        out.append(line[: m.start(2)] + str(n).encode() + line[m.end(2) :])
+    return out
+
+
+def _table_row(line: bytes) -> bool:
+    return line.lstrip(b" ").startswith(b"|")
+
+
+def merge_table(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None:
+    """Rows both sides edited, cell by cell (the rows line up one to one, with as many cells);
+    a cell both changed goes to the winner."""
+    if not (len(z) == len(a) == len(b)) or not all(map(_table_row, (*z, *a, *b))):
+        return None
+    out: list[bytes] = []
+    won = 0
+    for rz, ra, rb in zip(z, a, b, strict=True):
+        if _plain(ra) == _plain(rb) or _plain(rb) == _plain(rz):
+            out.append(ra)
+            continue
+        if _plain(ra) == _plain(rz):
+            out.append(rb)
+            continue
+        cz, ca, cb = (_plain(r).split(b"|") for r in (rz, ra, rb))
+        if not (len(cz) == len(ca) == len(cb)):
+            return None
+        cells: list[bytes] = []
+        for x, y, w in zip(cz, ca, cb, strict=True):
+            if y.strip() == w.strip() or w.strip() == x.strip():
+                cells.append(y)
+            elif y.strip() == x.strip():
+                cells.append(w)
+            else:
+                cells.append(y)  # both changed one cell: the winner's
+                won += 1
+        end = ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]
+        out.append(b"|".join(cells) + end)
+    return out, won
+
+
+def _prose(lines: list[bytes]) -> bool:
+    for line in lines:
+        s = line.lstrip(b" ")
+        if not s.strip():
+            continue
+        if (
+            line[:1] in (b" ", b"\t")
+            or s[:1] in (b"#", b"|", b">", b"<")
+            or s[:3] in (b"```", b"~~~")
+        ):
+            return False
+        if s[:2] in (b"- ", b"* ", b"+ ") or _ORDERED.match(s):
+            return False
+    return True
+
+
+def _words(text: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """Leading whitespace, then (word, the whitespace after it)."""
+    found = list(_WORD.finditer(text))
+    if not found:
+        return text, []
+    words = []
+    for k, m in enumerate(found):
+        end = found[k + 1].start() if k + 1 < len(found) else len(text)
+        words.append((m.group(), text[m.end() : end]))
+    return text[: found[0].start()], words
+
+
+def merge_words(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None:
+    """Prose merged word by word; line breaks are whitespace, written as the side that moved
+    them wrote them. No blank line inside (one paragraph each), else None."""
+    if not (_prose(z) and _prose(a) and _prose(b)):
+        return None
+    if any(not x.strip() for x in (*z, *a, *b)):
+        return None  # several paragraphs: the line merge's business
+    (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
+    if max(len(wz), len(wa), len(wb)) > _MAX_WORDS:
+        return None
+    merged = merge_seq(wz, wa, wb, lambda w: w[0], winner=True, loose=True)
+    if merged is None:
+        return None
+    _, same_a = _edits([w[0] for w in wz], [w[0] for w in wa])
+    _, same_b = _edits([w[0] for w in wz], [w[0] for w in wb])
+    lead = la if lb == lz else lb if la == lz else max(la, lb)
+    parts = [lead]
+    for n, (side, k) in enumerate(merged[0]):
+        if side == "z":
+            word = wz[k][0]
+            ka, kb = same_a.get(k), same_b.get(k)
+            sa = wa[ka][1] if ka is not None else wz[k][1]
+            sb = wb[kb][1] if kb is not None else wz[k][1]
+            space = sa if sb == wz[k][1] else sb if sa == wz[k][1] else max(sa, sb)
+        else:
+            word, space = wa[k] if side == "a" else wb[k]
+        if n == len(merged[0]) - 1 and not space.endswith(b"\n") and z and z[-1].endswith(b"\n"):
+            space = space.rstrip(b" \t") + b"\n"
+        parts.append(word + space)
+    text = b"".join(parts)
+    return text.splitlines(True), merged[1]
+
+
+def merge_hunk(z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool) -> Merged | None:
+    """The finest merge of one conflicting hunk: both sides' edits where they touch different
+    lines, cells or words; the winner's (`a`) only where both changed the same ones, with the
+    count of those. None past the size bound (the caller keeps the winner's hunk)."""
+    if max(len(z), len(a), len(b)) > _MAX_WORDS:
+        return None
+    lines = merge_lines(z, a, b)
+    if lines is not None:
+        return lines
+    if not in_fence:
+        finer = merge_table(z, a, b) or merge_words(z, a, b)
+        if finer is not None:
+            return finer
+    return merge_lines(z, a, b, winner=True)
+
+
+def fence_states(lines: Sequence[bytes]) -> list[bool]:
+    """For each line, whether it stands inside a fenced code block (``` or ~~~), the fence
+    lines themselves included."""
+    out: list[bool] = []
+    mark = b""
+    for line in lines:
+        s = line.lstrip(b" ")
+        opener = s[:3] if s[:3] in (b"```", b"~~~") and len(line) - len(s) <= 3 else b""
+        if mark:
+            out.append(True)
+            if opener == mark[:3] and s.rstrip().strip(mark[:1]) == b"":
+                mark = b""
+        else:
+            out.append(bool(opener))
+            if opener:
+                mark = opener
+    return out
