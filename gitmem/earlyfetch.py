@@ -32,12 +32,9 @@ def fetch_plan(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
     plan: dict[str, list[str]] = {}
     for ref in refs:
         route = project.route(ref)
-        # a glob matches nothing without failing when the remote has no such ref yet; the
-        # negative spec keeps a ref squatted below ours (`team/x`) out: fetching it would
-        # collide with our tracking ref
-        plan.setdefault(route.remote, []).extend(
-            [f"+{route.name}*:{route.tracking}*", f"^{route.name}/*"]
-        )
+        # exact names only: a glob would also bring every sibling (`team-1` … `team-8000`),
+        # and a ref the remote lacks is dropped by the fetch (gitstore.Transport.fetch)
+        plan.setdefault(route.remote, []).append(f"+{route.name}:{route.tracking}")
     return plan
 
 
@@ -76,20 +73,24 @@ class EarlyFetch:
         """(the fetch commands, the tracking refs they would move: ref -> (old, new)) once the
         dry runs are done; None when the sync must fetch itself. A remote that fails or does
         not answer fails the sync as its own fetch would (waited for once, not twice)."""
-        from gitmem.gitstore.transport import fetched
+        from gitmem.gitstore.transport import fetched, missing_ref
         from gitmem.quickstart import moves
 
         if self.answered:
             return self.found
         reports = []
+        lacking = False
         try:
             for remote, running in zip(self.remotes, self.running, strict=True):
                 done = running.wait()  # RemoteError when the remote does not answer in time
-                fetched(remote, done)  # RemoteError, with git's reasons, when it failed
+                lacking = lacking or missing_ref(done) is not None
+                if not lacking:
+                    fetched(remote, done)  # RemoteError, with git's reasons, when it failed
                 reports.append(done.stderr)
         finally:
             self.cancel()
-        found = moves(reports)
+        # a ref the remote lacks: the sync's own fetch finds which and prunes its tracking ref
+        found = None if lacking else moves(reports)
         self.answered = True
         self.found = (self.commands, found) if found is not None else None
         return self.found

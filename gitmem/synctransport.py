@@ -92,26 +92,46 @@ class Transport(PersonalRefs):
             fetch.cancel()
 
     def _finish_fetch(self, pending: list[PendingFetch] | list[_Early]) -> None:
+        missing: set[tuple[str, str]] = set()  # (remote, what the remote calls the ref)
         try:
             for fetch in pending:
                 with self._slow(f"fetching memory from {fetch.remote}"):
-                    fetch.finish()
+                    missing.update((fetch.remote, name) for name in fetch.finish())
         except BaseException:
             self._cancel_fetch(pending)
             raise
-        for ref in self.by_ref:
-            wanted = self.project.tracking_ref(ref)
-            folder = wanted.rsplit("/", 1)[0] + "/"
-            for name, oid in self.repo.refs(folder).items():
-                # the glob may catch longer names (another user's id with ours as prefix)
-                if name != wanted and name.startswith(wanted):
-                    self.repo.delete_ref(name, oid)
+        self._prune(missing)
         for ref, old in self.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
             if old and new and old != new and not self.repo.is_ancestor(old, new):
                 self.result.report(ref).notes.append(
                     f"the remote's {ref} was rewritten (force-pushed); merged without losing local memory"
                 )
+
+    def _prune(self, missing: set[tuple[str, str]]) -> None:
+        """Drop the tracking ref of each ref the remote no longer has (deleted there): the
+        push then sees the remote without it and pushes ours back, so new clones get it.
+        Tracking refs a glob fetch of an older gitmem brought (`team-1`…) are dropped too."""
+        for ref in self.by_ref:
+            route = self.project.route(ref)
+            folder = route.tracking.rsplit("/", 1)[0] + "/"
+            for name, oid in self.repo.refs(folder).items():
+                # the glob caught longer names (another user's id with ours as prefix)
+                if name != route.tracking and name.startswith(route.tracking):
+                    self.repo.delete_ref(name, oid)
+            if (route.remote, route.name) not in missing:
+                continue
+            known = self.repo.resolve(route.tracking)
+            if known is None:
+                continue  # never on the remote yet (a first sync), or pruned before
+            self.repo.delete_ref(route.tracking, known)
+            if self.opts.mode == "pull":
+                again = "gitmem sync publishes it again"
+            else:
+                again = "pushed back" if self.repo.resolve(ref) else "nothing to push back"
+            self.result.report(ref).notes.append(
+                f"the remote no longer had {route.name} (deleted there): {again}"
+            )
 
     def _push(self) -> bool:
         """Push every ref that moved, without force; False when one must fetch and retry.
@@ -221,14 +241,18 @@ class _Early:
         self.transport, self.early = transport, early
         self.remote = ", ".join(dict.fromkeys(early.remotes))  # what progress names
 
-    def finish(self) -> None:
+    def finish(self) -> tuple[str, ...]:
         found = self.early.answer()
         if found is not None:
             fetched = Fetched(*found)
             if self.transport._take_fetched(fetched, "a dry run before the lock"):
-                return
+                return ()
         own = self.transport._start_own_fetch()
-        self.transport._finish_fetch(own)
+        try:
+            return tuple(name for fetch in own for name in fetch.finish())
+        except BaseException:
+            self.transport._cancel_fetch(own)
+            raise
 
     def cancel(self) -> None:
         self.early.cancel()

@@ -81,6 +81,23 @@ def fetch_args(remote: str, refspecs: Sequence[str]) -> list[str]:
     return [*FETCH, remote, *refspecs]
 
 
+# git fetch of an exact name the remote lacks fails, naming it (the first one only)
+_MISSING = re.compile(r"couldn't find remote ref (\S+)")
+
+
+def missing_ref(proc: Completed) -> str | None:
+    """The source ref a failed fetch did not find on the remote, if that is why it failed."""
+    if proc.returncode == 0:
+        return None
+    found = _MISSING.search(proc.stderr.decode("utf-8", "replace"))
+    return found.group(1) if found else None
+
+
+def without(refspecs: Sequence[str], source: str) -> list[str]:
+    """`refspecs` without the one fetching `source`."""
+    return [s for s in refspecs if s.lstrip("+").partition(":")[0] != source]
+
+
 def fetched(remote: str, proc: Completed) -> None:
     if proc.returncode != 0:
         raise RemoteError(
@@ -90,13 +107,29 @@ def fetched(remote: str, proc: Completed) -> None:
 
 
 class PendingFetch:
-    def __init__(self, repo: GitDir, remote: str, running: Running) -> None:
+    def __init__(
+        self,
+        repo: Transport,
+        remote: str,
+        refspecs: Sequence[str],
+        running: Running,
+        timeout: float,
+    ) -> None:
         self.repo, self.remote, self.running = repo, remote, running
+        self.refspecs, self.timeout = list(refspecs), timeout
 
-    def finish(self) -> None:
-        """Wait for the fetch (killed on timeout or interrupt); raise RemoteError on failure."""
+    def finish(self) -> tuple[str, ...]:
+        """Wait for the fetch (killed on timeout or interrupt); raise RemoteError on failure.
+        The sources the remote does not have are returned (the rest fetched without them)."""
         try:
-            fetched(self.remote, self.running.wait())
+            proc = self.running.wait()
+            lacking = missing_ref(proc)
+            if lacking is None:
+                fetched(self.remote, proc)
+                return ()
+            rest = without(self.refspecs, lacking)
+            others = self.repo.fetch(self.remote, rest, self.timeout) if rest else ()
+            return (lacking, *others)
         finally:
             self.repo.forget_refs()
 
@@ -109,14 +142,28 @@ class Transport(GitDir):
     def _transport(self, args: Sequence[str], timeout: float | None) -> Completed:
         return self.git(*args, check=False, timeout=timeout, env=NO_PROMPT)
 
-    def fetch(self, remote: str, refspecs: Sequence[str], timeout: float | None = None) -> None:
-        proc = self._transport(fetch_args(remote, refspecs), timeout)
-        fetched(remote, proc)
+    def fetch(
+        self, remote: str, refspecs: Sequence[str], timeout: float | None = None
+    ) -> tuple[str, ...]:
+        """Fetch exact `+src:dst` refspecs; returns the sources the remote does not have (git
+        fails on the first one it misses: it is dropped and the rest fetched again, so a
+        missing ref costs one more round trip, never a glob over every sibling ref)."""
+        missing: list[str] = []
+        refspecs = list(refspecs)
+        while refspecs:
+            proc = self._transport(fetch_args(remote, refspecs), timeout)
+            lacking = missing_ref(proc)
+            if lacking is None or lacking in missing:
+                fetched(remote, proc)
+                break
+            missing.append(lacking)
+            refspecs = without(refspecs, lacking)
+        return tuple(missing)
 
     def start_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> PendingFetch:
         """A fetch running while the caller does local work; `finish()` waits for it."""
         running = self.start(*fetch_args(remote, refspecs), timeout=timeout, env=NO_PROMPT)
-        return PendingFetch(self, remote, running)
+        return PendingFetch(self, remote, refspecs, running, timeout)
 
     def start_dry_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> Running:
         """The same fetch as a dry run (objects in, no ref moved; each ref it would move named
