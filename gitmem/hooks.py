@@ -42,8 +42,11 @@ _OURS = re.compile(
     r"(?:^|[\s/\"'])(?:git-)?gitmem(?:\.exe)?['\"]?(?:\s+-m\s+gitmem)?\s+(pull|push)\s+--hook\b"
 )
 _GITMEM_MODULE = re.compile(r"\s-m\s+gitmem\s+(pull|push)\s+--hook\b")
-_BOOT_MODULE = "gitmem.hookstart"
-_BOOT = re.compile(r"from gitmem\.hookstart import main\b[^'\"]*['\"]\s+(pull|push)\s+--hook\b")
+_BOOT_MODULE = "gitmem.__main__"
+# gitmem.hookstart: the command hooks installed by earlier versions start (kept working)
+_BOOT = re.compile(
+    r"from gitmem\.(?:hookstart|__main__) import main\b[^'\"]*['\"]\s+(pull|push)\s+--hook\b"
+)
 
 
 @dataclass(frozen=True)
@@ -109,15 +112,13 @@ def _inside_project(where: str, root: Path | None, path: Path) -> None:
 def gitmem_command() -> str:
     """The absolute command that starts this gitmem (hooks run with Claude Code's PATH).
 
-    `python -I -S` with the folder this package was loaded from: nothing from the project's
-    folder or PYTHONPATH is imported (-I), and the SessionStart hook's quick start
-    (gitmem/hookstart.py) runs before site-packages are even looked at (-S; it loads them
-    itself when it hands over to the full command)."""
+    `python -I` with the folder this package was loaded from: nothing from the project's
+    folder or PYTHONPATH is imported (-I)."""
     import gitmem
 
     home = os.path.dirname(os.path.dirname(os.path.abspath(gitmem.__file__)))
-    boot = f"import sys; sys.path.insert(0, {home!r}); from {_BOOT_MODULE} import main; sys.exit(main())"
-    return f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(boot)}"
+    boot = f"import sys; sys.path.insert(0, {home!r}); from {_BOOT_MODULE} import main; main()"
+    return f"{shlex.quote(sys.executable)} -I -c {shlex.quote(boot)}"
 
 
 def hook_command(base: str, event: str) -> str:

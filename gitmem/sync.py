@@ -113,8 +113,6 @@ class Syncer(RemoteChecks):
                 self.result.report(next(iter(self.by_ref))).notes.append(
                     f"added {line} to .git/info/exclude (memory, not project files)"
                 )
-            if self.opts.settled is not None:
-                self.opts.settled(self)
         if self.project.remote is None and self.by_ref:
             self.result.report(next(iter(self.by_ref))).notes.append(
                 "no git remote: committed on this machine only (gitmem log, diff and restore work);"

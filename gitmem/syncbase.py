@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
 
-from gitmem.earlyfetch import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from gitmem.errors import GitmemError
 from gitmem.folders import Progress
 from gitmem.gitstore import Repository
@@ -13,18 +13,14 @@ from gitmem.policy import tops_for
 from gitmem.scopes import Project, Scope, shown
 from gitmem.state import FileRecord, ScopeHead, ScopeState, load_scope_state, save_scope_head
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-
-    from gitmem.earlyfetch import EarlyFetch
+if TYPE_CHECKING:
     from gitmem.gitstore.index import FolderCheck
     from gitmem.gitstore.treediff import TreeChanges
     from gitmem.privacy import PersonalCodec
     from gitmem.secretscan import AllowList
-else:
-    from gitmem.records import dataclass, field
 
 V = TypeVar("V")
+DEFAULT_TIMEOUT = 120.0  # seconds, a sync's transport (gitmem.timeout)
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 # rounds spent re-merging files edited during the sync: a file that keeps changing (an editor
 # appending every few milliseconds) is committed as of one snapshot; the rest waits
@@ -80,27 +76,9 @@ class SyncOptions:
     progress: Progress | None = None  # long work on a terminal: (what, files so far)
     notice: Callable[[str], object] | None = None  # a line for a human when something is slow
     no_verify: bool = False  # publish even what the secret scan flags
-    # called with the syncer inside the lock when a run ends without an error (what it left
-    # behind is then exactly what it synced: a quick start's record, gitmem/quickstart.py)
-    settled: Callable[[Any], object] | None = None
-    # the SessionStart hook's quick start already fetched (a dry run: objects in, no ref moved)
-    fetched: Fetched | None = None
-    # the fetches started as dry runs before the lock (gitmem/earlyfetch.py)
-    early: EarlyFetch | None = None
     # git's stat checks of the folders, started before the lock (gitmem.state.start_checks):
     # each taken by the first snapshot of its scope if its index is still the state's
     checks: dict[str, tuple[str, FolderCheck]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Fetched:
-    """What a quick start's dry-run fetch found: the recorded fetch commands it replayed
-    (`[folder, *git arguments]` each) and the tracking refs they would move, ref -> (old, new).
-    The first fetch of a sync whose own commands are those moves the refs so instead of
-    fetching again (gitmem/synctransport.py)."""
-
-    commands: tuple[tuple[str, ...], ...]
-    moves: Mapping[str, tuple[str, str]]
 
 
 def allowed_tops(ref: str) -> frozenset[str]:
@@ -158,8 +136,6 @@ class SyncBase:
         self.pins: dict[str, str | None] = {}  # the personal checks' pin (syncremote._pin)
         self.dirty_state: set[str] = set()  # scopes whose state file must be written
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
-        self.handed: Fetched | None = options.fetched  # used by the first fetch only
-        self.early: EarlyFetch | None = options.early  # likewise
         self.changing: dict[str, set[str]] = {}  # scope -> files edited during the last write-back
         self.unknown_base: set[str] = set()  # scopes without sync state: base from history
         # scopes snapshotted along git's list of changed paths (Snapshot.few): the index's

@@ -7,17 +7,13 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
-from gitmem.errors import GitmemError, RemoteError
+from gitmem.errors import RemoteError
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.scopes import GITMEM_PREFIX, Project
 from gitmem.state import holding_lock
-from gitmem.syncbase import DEFAULT_TIMEOUT, Fetched, SyncOptions
+from gitmem.syncbase import DEFAULT_TIMEOUT, SyncOptions
 from gitmem.syncpersonal import PersonalRefs
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from gitmem.earlyfetch import EarlyFetch
 
 
 class Transport(PersonalRefs):
@@ -35,63 +31,26 @@ class Transport(PersonalRefs):
     def _fetch(self) -> None:
         self._finish_fetch(self._start_fetch())
 
-    def _start_fetch(self) -> list[PendingFetch] | list[_Early]:
+    def _start_fetch(self) -> list[PendingFetch]:
         """Start fetching our refs from every remote that holds them (in parallel, and in
         parallel with whatever the caller does until `_finish_fetch`)."""
         self.fetched_from = {
             ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref
         }
-        handed, self.handed = self.handed, None
-        if handed is not None and self._take_fetched(handed):
-            return []
-        early, self.early = self.early, None
-        if early is not None:
-            return [_Early(self, early)]  # its answer is waited for in _finish_fetch
-        return self._start_own_fetch()
-
-    def _start_own_fetch(self) -> list[PendingFetch]:
         pending: list[PendingFetch] = []
         try:
-            for remote, specs in self.fetch_plan().items():
+            for remote, specs in fetch_plan(self.project, self.by_ref).items():
                 pending.append(self.repo.start_fetch(remote, specs, self.opts.timeout))
         except BaseException:
             self._cancel_fetch(pending)
             raise
         return pending
 
-    def _take_fetched(self, handed: Fetched, why: str = "the SessionStart hook's dry run") -> bool:
-        """Move the tracking refs where the quick start's dry run found the remote's (its
-        objects are in), as this sync's own fetch would have; False when that run fetched
-        something else or a ref moved since (then this sync fetches). The pin of the checks
-        (`fetched_from`) is read before, and the checks run after, as for any fetch."""
-        from gitmem.gitstore.transport import fetch_args
-
-        commands = []
-        for remote, specs in self.fetch_plan().items():
-            argv, where = self.repo.command(*fetch_args(remote, specs))
-            commands.append((str(where), *argv))
-        tracking = {self.project.tracking_ref(ref) for ref in self.by_ref}
-        if tuple(commands) != handed.commands or not set(handed.moves) <= tracking:
-            return False
-        moves = [(ref, new, old) for ref, (old, new) in sorted(handed.moves.items())]
-        try:
-            self.repo.update_refs(moves, f"gitmem: fetched ({why})")
-        except GitmemError:  # moved meanwhile, or an object gone: fetch as usual
-            self.repo.forget_refs()
-            return False
-        return True
-
-    def fetch_plan(self) -> dict[str, list[str]]:
-        """remote -> the refspecs a sync fetches from it."""
-        from gitmem.earlyfetch import fetch_plan
-
-        return fetch_plan(self.project, self.by_ref)
-
-    def _cancel_fetch(self, pending: list[PendingFetch] | list[_Early]) -> None:
+    def _cancel_fetch(self, pending: list[PendingFetch]) -> None:
         for fetch in pending:
             fetch.cancel()
 
-    def _finish_fetch(self, pending: list[PendingFetch] | list[_Early]) -> None:
+    def _finish_fetch(self, pending: list[PendingFetch]) -> None:
         missing: set[tuple[str, str]] = set()  # (remote, what the remote calls the ref)
         try:
             for fetch in pending:
@@ -222,6 +181,17 @@ class Transport(PersonalRefs):
             timer.cancel()
 
 
+def fetch_plan(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
+    """remote -> the refspecs a sync of `refs` fetches from it (in the order of `refs`)."""
+    plan: dict[str, list[str]] = {}
+    for ref in refs:
+        route = project.route(ref)
+        # exact names only: a glob would also bring every sibling (`team-1` … `team-8000`),
+        # and a ref the remote lacks is dropped by the fetch (gitstore.Transport.fetch)
+        plan.setdefault(route.remote, []).append(f"+{route.name}:{route.tracking}")
+    return plan
+
+
 def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     """Bring the remote-tracking refs up to date (`status --fetch`): merges and writes nothing.
 
@@ -231,28 +201,3 @@ def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     if syncer.by_ref:
         with holding_lock(project.repo, syncer.opts.lock_wait):  # the checks' pin: read here
             syncer._fetch()
-
-
-class _Early:
-    """The first fetch of a sync that started dry runs early: `finish` takes their answer, or
-    fetches as usual (inside the lock, as every fetch)."""
-
-    def __init__(self, transport: Transport, early: EarlyFetch) -> None:
-        self.transport, self.early = transport, early
-        self.remote = ", ".join(dict.fromkeys(early.remotes))  # what progress names
-
-    def finish(self) -> tuple[str, ...]:
-        found = self.early.answer()
-        if found is not None:
-            fetched = Fetched(*found)
-            if self.transport._take_fetched(fetched, "a dry run before the lock"):
-                return ()
-        own = self.transport._start_own_fetch()
-        try:
-            return tuple(name for fetch in own for name in fetch.finish())
-        except BaseException:
-            self.transport._cancel_fetch(own)
-            raise
-
-    def cancel(self) -> None:
-        self.early.cancel()

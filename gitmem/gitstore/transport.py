@@ -77,7 +77,7 @@ NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
 
 
 def fetch_args(remote: str, refspecs: Sequence[str]) -> list[str]:
-    """git's arguments for a fetch of `refspecs` (also replayed by gitmem/hookstart.py)."""
+    """git's arguments for a fetch of `refspecs`."""
     return [*FETCH, remote, *refspecs]
 
 
@@ -164,13 +164,6 @@ class Transport(GitDir):
         """A fetch running while the caller does local work; `finish()` waits for it."""
         running = self.start(*fetch_args(remote, refspecs), timeout=timeout, env=NO_PROMPT)
         return PendingFetch(self, remote, refspecs, running, timeout)
-
-    def start_dry_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> Running:
-        """The same fetch as a dry run (objects in, no ref moved; each ref it would move named
-        on stderr with both ids in full: gitmem/quickstart.py `moves`), started now."""
-        from gitmem.gitstore.handed import dry_run
-
-        return self.start(*dry_run(fetch_args(remote, refspecs)), timeout=timeout, env=NO_PROMPT)
 
     def push(
         self,
