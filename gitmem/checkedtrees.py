@@ -29,7 +29,6 @@ RULES = (
     "gitmem/checkedtrees.py",
     "gitmem/errors.py",
     "gitmem/policy.py",
-    "gitmem/records.py",
     "gitmem/refmeta.py",
     "gitmem/secretscan.py",
     "gitmem/treecheck.py",

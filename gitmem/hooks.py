@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,10 +28,6 @@ from gitmem.errors import UsageError
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-else:
-    from gitmem.records import dataclass
 
 SESSION_START_MATCHER = "startup|resume|clear|compact"
 LOCAL_SETTINGS = ".claude/settings.local.json"  # --project: per user, kept out of git

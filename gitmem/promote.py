@@ -12,6 +12,7 @@ outside the two memory folders.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,10 +21,6 @@ from gitmem.errors import GitmemError, UsageError
 if TYPE_CHECKING:
     from gitmem.scopes import Project
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 INDEX_NAME = "MEMORY.md"
 PERSONAL = ("auto",)

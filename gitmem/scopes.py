@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gitmem.confinement import refusal, within
 from gitmem.errors import ConfigError, UsageError
@@ -18,12 +18,6 @@ from gitmem.identity import (
     normalize_remote_url,
     user_id,
 )
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, replace
-else:
-    from gitmem.records import dataclass, replace
-
 from gitmem.projectpaths import AGENTS_FOLDER, LOCAL_AGENTS_FOLDER, LOCAL_FILE
 
 GITMEM_PREFIX = "refs/gitmem/"

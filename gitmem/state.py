@@ -12,20 +12,18 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gitmem.errors import LockedError
 from gitmem.tempfiles import temp_path
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-
+if TYPE_CHECKING:
     from gitmem.gitstore import Repository
     from gitmem.gitstore.index import FolderCheck
     from gitmem.scopes import Scope
-else:
-    from gitmem.records import dataclass, field
+
 
 STATE_VERSION = 2  # 1: every record in the JSON file (still read)
 STAT_MASK = 0xFFFFFFFF  # git's index keeps inode, device, uid and gid in 32 bits

@@ -37,10 +37,17 @@ class Transport(PersonalRefs):
         self.fetched_from = {
             ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref
         }
+        known = {self.project.tracking_ref(r): oid for r, oid in self.fetched_from.items()}
         pending: list[PendingFetch] = []
         try:
             for remote, specs in fetch_plan(self.project, self.by_ref).items():
-                pending.append(self.repo.start_fetch(remote, specs, self.opts.timeout))
+                # a ref the remote may not have (never seen there: no team memory yet, a
+                # first sync) is fetched beside the others, not with them: git fails a fetch
+                # at the first name the remote lacks, and a retry would cost a round trip
+                seen = [s for s in specs if known.get(s.partition(":")[2]) is not None]
+                for group in (seen, [s for s in specs if s not in seen]):
+                    if group:
+                        pending.append(self.repo.start_fetch(remote, group, self.opts.timeout))
         except BaseException:
             self._cancel_fetch(pending)
             raise

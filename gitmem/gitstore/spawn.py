@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import select
 import time
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: this module must import nothing it does not need
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 

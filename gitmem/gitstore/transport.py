@@ -10,16 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from gitmem.errors import RemoteError
 from gitmem.gitstore.base import GitDir
 from gitmem.gitstore.process import Completed, Running
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 # rejections that mean "someone pushed first": fetch, merge and push again
 RETRYABLE_PUSH = (
