@@ -156,7 +156,7 @@ def start_checks(
     """git's stat check of each scope folder whose state head names an index, started as soon
     as the folders are known: before the sync code is imported and its lock taken. Each comes
     with the checksum of the index it checks; the sync uses it only when the head it reads under
-    the lock names that same index (gitmem/sync.py `_start_check`), else starts it again. The
+    the lock names that same index (gitmem/sync/session.py `_start_check`), else starts it again. The
     checks only read (GIT_OPTIONAL_LOCKS=0): running before the lock changes nothing on disk."""
     from gitmem.gitstore.index import FolderCheck, index_path
 

@@ -358,8 +358,8 @@ def test_a_pulled_change_keeps_a_private_file_private(world: World) -> None:
 def _spy_writes(monkeypatch: pytest.MonkeyPatch) -> tuple[list[object], list[str]]:
     """What each write along the changed paths returned, and which scopes' records were
     loaded whole (a spy around the real methods, which still run)."""
-    from gitmem.syncbase import SyncBase
-    from gitmem.syncwriteback import WriteBack
+    from gitmem.sync.ledger import SyncBase
+    from gitmem.sync.writeback import WriteBack
 
     answers: list[object] = []
     loaded: list[str] = []

@@ -133,7 +133,7 @@ class SyncBase:
         self.states: dict[str, ScopeState] = _Loaded(self._load_state)
         self.expected: dict[str, dict[str, str]] = _Loaded(lambda name: self.states[name].oids())
         self.checked: set[str] = set()  # remote commits that passed check_tree
-        self.pins: dict[str, str | None] = {}  # the personal checks' pin (syncremote._pin)
+        self.pins: dict[str, str | None] = {}  # the personal checks' pin (sync/gate.py `_pin`)
         self.dirty_state: set[str] = set()  # scopes whose state file must be written
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
         self.changing: dict[str, set[str]] = {}  # scope -> files edited during the last write-back

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gitmem.scopes import Scope
-from gitmem.syncbase import SyncBase
+from gitmem.sync.ledger import SyncBase
 from gitmem.treemerge import as_tree_input, blobs
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from gitmem.folders import snapshot
 from gitmem.gitstore import BLOB_MODE
 from gitmem.scopes import Scope, hostname
 from gitmem.state import FileRecord, save_scope_head, scope_records
-from gitmem.syncwriteback import WriteBack
+from gitmem.sync.writeback import WriteBack
 from gitmem.treecheck import META_FILE, parse_meta
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from gitmem.checkedtrees import load_checked, save_checked
 from gitmem.errors import TamperedRef, UntrustedTreeError
 from gitmem.policy import must_be_signed, read_as_text, signature_findings
-from gitmem.synccommit import LocalCommit
+from gitmem.sync.commit import LocalCommit
 from gitmem.treecheck import (
     META_FILE,
     Checked,

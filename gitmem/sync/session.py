@@ -33,38 +33,21 @@ from gitmem.state import (
     load_scope_state,
     read_scope_head,
 )
-from gitmem.syncbase import (  # re-exported: callers import them from gitmem.sync
-    DEFAULT_TIMEOUT,
+from gitmem.sync.gate import RemoteChecks
+from gitmem.sync.ledger import (
     MAX_EDIT_ROUNDS,
     MAX_ROUNDS,
-    RefReport,
     SyncOptions,
     SyncResult,
     _Direct,
     _strip,
-    allowed_tops,
 )
-from gitmem.syncremote import RemoteChecks
-from gitmem.synctransport import fetch_tracking
 from gitmem.treemerge import blobs, closest_version, merge_trees
 
 if TYPE_CHECKING:
     from gitmem.crypto import ScopeKey
     from gitmem.gitstore.index import FolderCheck
     from gitmem.secretscan import AllowList
-
-
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "MAX_ROUNDS",
-    "RefReport",
-    "SyncOptions",
-    "SyncResult",
-    "Syncer",
-    "allowed_tops",
-    "fetch_tracking",
-    "run_sync",
-]
 
 
 class Syncer(RemoteChecks):

@@ -12,8 +12,8 @@ from gitmem.folders import Materialized, materialize
 from gitmem.policy import MAX_DEPTH
 from gitmem.scopes import Scope, hostname
 from gitmem.state import index_outdated, save_scope_head, save_scope_state, scope_records
-from gitmem.syncbase import _strip
-from gitmem.synctransport import Transport
+from gitmem.sync.ledger import _strip
+from gitmem.sync.transport import Transport
 from gitmem.treecheck import MAX_TREE_BYTES
 from gitmem.treemerge import merge_trees
 

@@ -12,8 +12,8 @@ from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.scopes import GITMEM_PREFIX, Project
 from gitmem.state import holding_lock
-from gitmem.syncbase import DEFAULT_TIMEOUT, SyncOptions
-from gitmem.syncpersonal import PersonalRefs
+from gitmem.sync.ledger import DEFAULT_TIMEOUT, SyncOptions
+from gitmem.sync.views import PersonalRefs
 
 
 class Transport(PersonalRefs):
