@@ -34,7 +34,7 @@ class LocalCommit(WriteBack):
         fit the tree — and nothing was written: the caller commits the general way."""
         if any(self._synced_commit(s) != tip for s in scopes):
             return False
-        codec = self._codec_for(ref) if self._sealed(ref) else None
+        codec = self.views.codec_for(ref) if self.views.of(ref).sealed else None
         edits: dict[str, tuple[str, tuple[str, str] | None]] = {}
         changes: list[str] = []
         repo = self.repo
@@ -254,8 +254,8 @@ class LocalCommit(WriteBack):
         subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
         if rewrite:
             if rewrite.startswith("encrypt"):  # status tells until the history is cleaned
-                self._codec_for(ref).cache.migrated = tip or ""
-                self._codec_for(ref).cache.dirty = True
+                self.views.codec_for(ref).cache.migrated = tip or ""
+                self.views.codec_for(ref).cache.dirty = True
             subject = f"gitmem: {rewrite} on {hostname()}" + (
                 f" ({count} changed)" if count else ""
             )
@@ -263,7 +263,7 @@ class LocalCommit(WriteBack):
                 f"{ref}: re-written to {rewrite}; earlier versions stay in the remote's history "
                 "(README: Privacy explains how to remove them)"
             )
-        listed = [c for c in changes if not self._hidden(ref, c[2:])]  # no encrypted names
+        listed = [c for c in changes if not self.views.of(ref).hidden(c[2:])]  # no encrypted names
         body = "\n".join(listed[:200]) + ("\n…" if len(listed) > 200 else "")
         commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
         repo.update_ref(ref, commit, tip, "gitmem: commit local changes")

@@ -51,7 +51,7 @@ class RemoteChecks(LocalCommit):
                         "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
                         "nothing was written",
                     )
-            if self._sealed(ref):
+            if self.views.of(ref).sealed:
                 pin = self._pin(ref, local, since)
                 if not self._plain_personal(pin, counts, since):
                     self._verify_personal(ref, commit, local, pin)
@@ -147,7 +147,7 @@ class RemoteChecks(LocalCommit):
         """Open the fetched personal commit with our key before any of it is merged."""
         from gitmem.crypto import NoAccess
 
-        codec = self._codec_for(ref)
+        codec = self.views.codec_for(ref)
         try:
             where = f"{self.project.remote}/{ref}"
             for finding in codec.check_fetched(commit, pin, local, where):

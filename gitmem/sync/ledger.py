@@ -12,11 +12,11 @@ from gitmem.gitstore import Repository
 from gitmem.policy import tops_for
 from gitmem.scopes import Project, Scope, shown
 from gitmem.state import FileRecord, ScopeHead, ScopeState, load_scope_state, save_scope_head
+from gitmem.sync.views import RefViews
 
 if TYPE_CHECKING:
     from gitmem.gitstore.index import FolderCheck
     from gitmem.gitstore.treediff import TreeChanges
-    from gitmem.privacy import PersonalCodec
     from gitmem.secretscan import AllowList
 
 V = TypeVar("V")
@@ -143,10 +143,14 @@ class SyncBase:
         self.few: dict[str, tuple[dict[str, FileRecord], dict[str, FileRecord]]] = {}
         self.skipped_paths: dict[str, set[str]] = {}  # scope -> synced files now unsyncable
         self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
-        self._codec: PersonalCodec | None = None
+        self.views = RefViews(project)  # plain or sealed, per ref
         self._allow: AllowList | None = None
         # (old tree, new tree) -> what changed, read once for every scope of a ref
         self._diffs: dict[tuple[str, str], TreeChanges | None] = {}
+
+    def _open_refs(self) -> list[tuple[str, list[Scope]]]:
+        """The refs this run syncs, but those encrypted with a key this machine lacks."""
+        return [(ref, scopes) for ref, scopes in self.by_ref.items() if ref not in self.locked]
 
     def _load_state(self, name: str) -> ScopeState:
         """The records of a scope whose head was read (under the lock: its index is the one

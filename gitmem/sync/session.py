@@ -147,9 +147,9 @@ class Syncer(RemoteChecks):
             if dirty:
                 self._note_still_changing()
             if local_only or not pushing or self._push():
-                if self._codec is not None:
-                    self._codec.save()
-                    for note in self._codec.notes:
+                if self.views.codec is not None:
+                    self.views.codec.save()
+                    for note in self.views.codec.notes:
                         self.result.report(self.project.user_ref).notes.append(note)
                 return
             self.result.retries += 1
@@ -230,7 +230,11 @@ class Syncer(RemoteChecks):
             if s.name in self.unknown_base:
                 self.unknown_base.discard(s.name)
                 self.expected[s.name] = self._base_from_history(ref, s, snaps[s.name].files)
-        rewrite = self._codec_for(ref).rewrite_reason(tip) if tip and self._sealed(ref) else None
+        rewrite = (
+            self.views.codec_for(ref).rewrite_reason(tip)
+            if tip and self.views.of(ref).sealed
+            else None
+        )
         if any(snap.few for snap in snaps.values()):
             if tip and not rewrite and self._commit_few(ref, scopes, snaps, tip):
                 return  # a few files, edited into the tip's tree; no other record loaded
@@ -249,7 +253,7 @@ class Syncer(RemoteChecks):
                 snaps[s.name].unchanged = False
         if tip and not rewrite and self._commit_edits(ref, scopes, snaps, tip):
             return  # a few files of folders that held the tip: edited into its tree
-        tip_files = self._files(ref, tip) if tip else {}
+        tip_files = self.views.of(ref).files(tip) if tip else {}
         new_files = dict(tip_files)
         changes: list[str] = []
         merged_any = False  # a scope's disk differs from what this commit will hold
@@ -285,7 +289,7 @@ class Syncer(RemoteChecks):
             self._set_meta(new_files, [meta] if meta else [], adopt=True)
         # a first commit here encrypts with the remote's key (verified above), never a new one
         ring_from = tip or self._remote_tip(ref)
-        tree = self._tree(ref, new_files, self._keyring(ref, ring_from))
+        tree = self.views.of(ref).tree(new_files, self.views.of(ref).keyring(ring_from))
         if tip and tree == repo.read_commit(tip)[0]:
             return
         self._record_commit(ref, scopes, tip, tree, changes, rewrite, merged_any)
@@ -304,7 +308,7 @@ class Syncer(RemoteChecks):
         if not revs or not disk:
             return {}
         seen = self.repo.blobs_in_history(revs, s.prefix)
-        if not self._sealed(ref):
+        if not self.views.of(ref).sealed:
             return self._closest(disk, {rel: seen.get(rel, set()) for rel in disk})
         # an encrypted prefix holds hidden names and ciphertext; the encryption is deterministic,
         # so the disk's bytes sealed with the ref's key are found in its history (the versions
@@ -313,7 +317,7 @@ class Syncer(RemoteChecks):
         versions: dict[str, set[str]] = {rel: set() for rel in disk}  # of the edited ones
         for rev in revs:
             try:
-                decoded = self._codec_for(ref).decode(rev)
+                decoded = self.views.codec_for(ref).decode(rev)
             except GitmemError:
                 continue
             if decoded.keyring is None or s.prefix not in decoded.sealed:
@@ -496,18 +500,20 @@ class Syncer(RemoteChecks):
     def _merge_commits(self, ref: str, local: str, remote_tip: str) -> str:
         repo = self.repo
         base = repo.merge_base(local, remote_tip)
-        base_files = self._files(ref, base) if base else {}
+        base_files = self.views.of(ref).files(base) if base else {}
         merged = merge_trees(
             repo,
             base_files,
-            self._files(ref, local),
-            self._files(ref, remote_tip),
-            self._times(ref, local, repo.change_times(base, local)),
-            self._times(ref, remote_tip, repo.change_times(base, remote_tip)),
+            self.views.of(ref).files(local),
+            self.views.of(ref).files(remote_tip),
+            self.views.of(ref).times(local, repo.change_times(base, local)),
+            self.views.of(ref).times(remote_tip, repo.change_times(base, remote_tip)),
         )
         sides = [self._meta_of(blobs(repo.list_tree(c))) for c in (local, remote_tip)]
         self._set_meta(merged.files, [m for m in sides if m], adopt=self.opts.force_key)
-        tree = self._tree(ref, merged.files, self._merged_keyring(ref, base, local, remote_tip))
+        tree = self.views.of(ref).tree(
+            merged.files, self.views.of(ref).merged_keyring(base, local, remote_tip)
+        )
         report = self.result.report(ref)
         report.resolutions.extend(merged.resolutions)
         from gitmem.history import losses
@@ -518,10 +524,10 @@ class Syncer(RemoteChecks):
             report.notes.append(
                 f"{ref}: local and remote histories share no commit; merged file by file"
             )
-        shown = [r for r in merged.resolutions if not self._hidden(ref, r)]
-        hidden = [r for r in merged.resolutions if self._hidden(ref, r)]
+        shown = [r for r in merged.resolutions if not self.views.of(ref).hidden(r)]
+        hidden = [r for r in merged.resolutions if self.views.of(ref).hidden(r)]
         if hidden:  # commit messages travel in plaintext: these name encrypted files
-            shown.append(self._codec_for(ref).seal_note(hidden))
+            shown.append(self.views.codec_for(ref).seal_note(hidden))
         trailers = "".join(f"\nGitmem-Resolved: {r}" for r in shown)
         message = f"gitmem: merge {self.project.remote}/{ref} on {hostname()}\n" + (
             f"\n{trailers.lstrip()}" if trailers else ""

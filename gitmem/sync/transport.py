@@ -12,11 +12,10 @@ from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.scopes import GITMEM_PREFIX, Project
 from gitmem.state import holding_lock
-from gitmem.sync.ledger import DEFAULT_TIMEOUT, SyncOptions
-from gitmem.sync.views import PersonalRefs
+from gitmem.sync.ledger import DEFAULT_TIMEOUT, SyncBase, SyncOptions
 
 
-class Transport(PersonalRefs):
+class Transport(SyncBase):
     """Step 2 of a sync: fetch our refs, push them without force."""
 
     # -- 2. transport ------------------------------------------------------------------------

@@ -1,13 +1,17 @@
-"""The personal ref during a sync: plaintext for the merge, ciphertext on the ref
-(docs/design.md §5).
+"""A ref as the steps of a sync see it: its files in plaintext, and a tree written from them.
+
+Two views behind one interface, chosen per ref (`RefViews.of`): the team ref is plain (what
+git holds is what the merge reads); this user's personal ref is sealed — ciphertext on the ref,
+plaintext for the merge, names of encrypted files kept out of commit messages
+(docs/design.md §5). The steps never ask which one they hold.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from gitmem.scopes import Scope
-from gitmem.sync.ledger import SyncBase
+from gitmem.gitstore import Repository
+from gitmem.scopes import Project
 from gitmem.treemerge import as_tree_input, blobs
 
 if TYPE_CHECKING:
@@ -15,53 +19,105 @@ if TYPE_CHECKING:
     from gitmem.privacy import PersonalCodec
 
 
-class PersonalRefs(SyncBase):
-    """How the steps read and write a ref that may be encrypted."""
+class RefView(Protocol):
+    sealed: bool
 
-    # -- the personal ref: plaintext for the merge, ciphertext on the ref ----------------------
+    def files(self, commit: str) -> dict[str, str]:
+        """path -> plaintext blob id of the commit's tree."""
+        ...
 
-    def _open_refs(self) -> list[tuple[str, list[Scope]]]:
-        return [(ref, scopes) for ref, scopes in self.by_ref.items() if ref not in self.locked]
+    def times(self, commit: str, times: dict[str, float]) -> dict[str, float]:
+        """The change times of `commit`'s paths, by plaintext path."""
+        ...
 
-    def _sealed(self, ref: str) -> bool:
-        return ref == self.project.user_ref
+    def keyring(self, commit: str | None) -> Keyring | None:
+        """The key ring a new commit on top of `commit` encrypts with (None: plain)."""
+        ...
 
-    def _hidden(self, ref: str, text: str) -> bool:
-        """True when `text` (a path or a resolution) names a file of an encrypted prefix:
+    def merged_keyring(self, base: str | None, local: str, remote: str) -> Keyring | None: ...
+
+    def tree(self, files: dict[str, str], keyring: Keyring | None) -> str:
+        """The tree the ref holds for these plaintext files."""
+        ...
+
+    def hidden(self, text: str) -> bool:
+        """Whether `text` (a path or a resolution) names a file whose name is encrypted:
         commit messages travel in plaintext."""
-        return self._sealed(ref) and text.split("/", 1)[0] in self._codec_for(ref).wanted
+        ...
 
-    def _codec_for(self, ref: str) -> PersonalCodec:
-        if self._codec is None:
+
+class PlainView:
+    sealed = False
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+
+    def files(self, commit: str) -> dict[str, str]:
+        return blobs(self.repo.list_tree(commit))
+
+    def times(self, commit: str, times: dict[str, float]) -> dict[str, float]:
+        return times
+
+    def keyring(self, commit: str | None) -> Keyring | None:
+        return None
+
+    def merged_keyring(self, base: str | None, local: str, remote: str) -> Keyring | None:
+        return None
+
+    def tree(self, files: dict[str, str], keyring: Keyring | None) -> str:
+        return self.repo.write_tree(as_tree_input(files))
+
+    def hidden(self, text: str) -> bool:
+        return False
+
+
+class SealedView:
+    sealed = True
+
+    def __init__(self, repo: Repository, codec: PersonalCodec) -> None:
+        self.repo, self.codec = repo, codec
+
+    def files(self, commit: str) -> dict[str, str]:
+        return self.codec.decode(commit).files
+
+    def times(self, commit: str, times: dict[str, float]) -> dict[str, float]:
+        return self.codec.plain_times(commit, times)
+
+    def keyring(self, commit: str | None) -> Keyring | None:
+        return None if commit is None else self.codec.decode(commit).keyring
+
+    def merged_keyring(self, base: str | None, local: str, remote: str) -> Keyring | None:
+        return self.codec.merged_keyring(base, local, remote)
+
+    def tree(self, files: dict[str, str], keyring: Keyring | None) -> str:
+        return self.repo.write_tree(as_tree_input(self.codec.encode(files, keyring)))
+
+    def hidden(self, text: str) -> bool:
+        return text.split("/", 1)[0] in self.codec.wanted
+
+
+class RefViews:
+    """The view of each ref of a run; the personal codec made when first needed, once."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.codec: PersonalCodec | None = None  # made by the first sealed view asked for
+        self._plain = PlainView(project.repo)
+        self._sealed: SealedView | None = None
+
+    def of(self, ref: str) -> RefView:
+        if ref != self.project.user_ref:
+            return self._plain
+        if self._sealed is None:
+            self._sealed = SealedView(self.project.repo, self.codec_for(ref))
+        return self._sealed
+
+    def codec_for(self, ref: str) -> PersonalCodec:
+        if self.codec is None:
             from gitmem.privacy import personal_codec
 
-            self._codec = personal_codec(self.repo, ref)
+            self.codec = personal_codec(self.project.repo, ref)
             if self.project.remote is not None or self.project.hub:
                 route = self.project.route(ref)
-                self._codec.remote_ref = (route.remote, route.name)
-        return self._codec
-
-    def _files(self, ref: str, commit: str) -> dict[str, str]:
-        if not self._sealed(ref):
-            return blobs(self.repo.list_tree(commit))
-        return self._codec_for(ref).decode(commit).files
-
-    def _times(self, ref: str, commit: str, times: dict[str, float]) -> dict[str, float]:
-        return self._codec_for(ref).plain_times(commit, times) if self._sealed(ref) else times
-
-    def _keyring(self, ref: str, commit: str | None) -> Keyring | None:
-        if not self._sealed(ref) or commit is None:
-            return None
-        return self._codec_for(ref).decode(commit).keyring
-
-    def _merged_keyring(
-        self, ref: str, base: str | None, local: str, remote: str
-    ) -> Keyring | None:
-        if not self._sealed(ref):
-            return None
-        return self._codec_for(ref).merged_keyring(base, local, remote)
-
-    def _tree(self, ref: str, files: dict[str, str], keyring: Keyring | None) -> str:
-        if self._sealed(ref):
-            files = self._codec_for(ref).encode(files, keyring)
-        return self.repo.write_tree(as_tree_input(files))
+                self.codec.remote_ref = (route.remote, route.name)
+        return self.codec

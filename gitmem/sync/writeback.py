@@ -41,7 +41,7 @@ class WriteBack(Transport):
         def on_ref(s: Scope) -> dict[str, str]:
             """The scope's files in the tip, from a listing of the whole tip."""
             if not listed:
-                listed.update(self._files(ref, tip))
+                listed.update(self.views.of(ref).files(tip))
             return _strip(listed, s.prefix)
 
         dirty = False
@@ -198,7 +198,7 @@ class WriteBack(Transport):
             return None
         repo = self.repo
         old, new = repo.read_commit(synced)[0], repo.read_commit(tip)[0]
-        if self._sealed(ref) and any(repo.tree_entry(t, "keys") for t in (old, new)):
+        if self.views.of(ref).sealed and any(repo.tree_entry(t, "keys") for t in (old, new)):
             return None  # sealed folders: their files are known by decoding the whole tip
         diff = self._diffs.get((old, new))
         if diff is None and (old, new) not in self._diffs:
@@ -235,16 +235,17 @@ class WriteBack(Transport):
         for rel, oid in displaced.items():
             edited[rel] = oid
         merged = merge_trees(repo, before, edited, target)
-        files = self._files(ref, tip)
+        files = self.views.of(ref).files(tip)
         for rel in target:
             files.pop(f"{s.prefix}/{rel}", None)
         files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
-        tree = self._tree(ref, files, self._keyring(ref, tip))
+        tree = self.views.of(ref).tree(files, self.views.of(ref).keyring(tip))
         count = len(displaced)
         listed = [f"M {s.prefix}/{rel}" for rel in sorted(displaced)]
         message = (
             f"gitmem: {count} file{'s' if count != 1 else ''} edited during the sync on "
-            f"{hostname()}\n\n" + "\n".join(c for c in listed if not self._hidden(ref, c[2:]))
+            f"{hostname()}\n\n"
+            + "\n".join(c for c in listed if not self.views.of(ref).hidden(c[2:]))
         )
         commit = repo.write_commit(tree, [tip], message)
         repo.update_ref(ref, commit, tip, "gitmem: commit edits made during the sync")
