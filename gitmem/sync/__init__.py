@@ -11,7 +11,7 @@ views (a ref's plaintext, plain or sealed), commit, transport (fetch, push), gat
 of a fetched tip), writeback.
 """
 
-from gitmem.sync.ledger import (
+from gitmem.sync.report import (
     DEFAULT_TIMEOUT,
     MAX_ROUNDS,
     RefReport,

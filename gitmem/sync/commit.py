@@ -14,7 +14,7 @@ from gitmem.folders import snapshot
 from gitmem.gitstore import BLOB_MODE
 from gitmem.scopes import Scope, hostname
 from gitmem.state import FileRecord, save_scope_head, scope_records
-from gitmem.sync.writeback import WriteBack
+from gitmem.sync.ledger import SyncRun
 from gitmem.treecheck import META_FILE, parse_meta
 
 if TYPE_CHECKING:
@@ -22,17 +22,22 @@ if TYPE_CHECKING:
     from gitmem.privacy import PersonalCodec
 
 
-class LocalCommit(WriteBack):
+class LocalCommit:
     """How a sync turns the folders' changes into a commit of the local ref."""
 
-    def _commit_edits(
+    def __init__(self, run: SyncRun) -> None:
+        self.run = run
+        self.project, self.repo, self.opts = run.project, run.repo, run.opts
+        self.result, self.views, self.ledger = run.result, run.views, run.ledger
+
+    def commit_edits(
         self, ref: str, scopes: list[Scope], snaps: Mapping[str, Snapshot], tip: str
     ) -> bool:
         """Commit the folders' changes as edits of `tip`'s tree, when the folders held `tip`
         at the last sync. False when that does not apply — a merge is needed, a file of an
         encrypted folder changed, the tip's project identity must be adopted, an edit does not
         fit the tree — and nothing was written: the caller commits the general way."""
-        if any(self._synced_commit(s) != tip for s in scopes):
+        if any(self.ledger.synced_commit(s) != tip for s in scopes):
             return False
         codec = self.views.codec_for(ref) if self.views.of(ref).sealed else None
         edits: dict[str, tuple[str, tuple[str, str] | None]] = {}
@@ -43,7 +48,7 @@ class LocalCommit(WriteBack):
             snap = snaps[s.name]
             if snap.unchanged:
                 continue
-            files, expected = snap.files, self._before(s, snap)
+            files, expected = snap.files, self.before(s, snap)
             if files == expected:
                 continue
             moved: dict[str, tuple[str, str | None]] = {}
@@ -74,11 +79,11 @@ class LocalCommit(WriteBack):
             return False
         for s in scopes:
             if not (snaps[s.name].unchanged or snaps[s.name].few):
-                self.expected[s.name] = dict(snaps[s.name].files)
+                self.ledger.expected[s.name] = dict(snaps[s.name].files)
         if tree == tip_tree:
             self._save_few(scopes, snaps, tip)
             return True
-        commit = self._record_commit(ref, scopes, tip, tree, changes, None, merged_any=False)
+        commit = self.record_commit(ref, scopes, tip, tree, changes, None, merged_any=False)
         self._save_few(scopes, snaps, commit)
         if codec is not None:  # only plaintext folders changed: the tip's form is kept
             codec.cache.form = [commit, *codec.wanted]
@@ -87,13 +92,13 @@ class LocalCommit(WriteBack):
 
     # -- a few files among many: along git's list of changed paths ---------------------------
 
-    def _snapshot_few(self, ref: str, s: Scope, checked: GitCheck) -> Snapshot | None:
+    def snapshot_few(self, ref: str, s: Scope, checked: GitCheck) -> Snapshot | None:
         """The files git named (and the records apart from the index) alone, when the folder
         held the ref's tip at the last sync and its index stays valid: the index's other
         records are never made (memory and time at fifty thousand files). None: the whole
         snapshot is needed (a file outside the folder, no index to trust, a moved ref)."""
-        head = self.heads[s.name]
-        if s.outside or s.name in self.dirty_state or not head.commit:
+        head = self.ledger.heads[s.name]
+        if s.outside or s.name in self.ledger.dirty_state or not head.commit:
             return None
         if head.commit != self.repo.resolve(ref) or not s.path.is_dir():
             return None
@@ -112,34 +117,34 @@ class LocalCommit(WriteBack):
             (changed | head.apart.keys(), unknown),
         )
         snap.few = True
-        self.few[s.name] = (indexed, known)
+        self.ledger.few[s.name] = (indexed, known)
         return snap
 
-    def _commit_few(
+    def commit_few(
         self, ref: str, scopes: list[Scope], snaps: Mapping[str, Snapshot], tip: str
     ) -> bool:
         """Commit folders of which some were snapshotted along git's list of changed paths, as
         edits of `tip`'s tree; False (nothing written) when the general way is needed."""
-        if any(self._synced_commit(s) != tip for s in scopes):
+        if any(self.ledger.synced_commit(s) != tip for s in scopes):
             return False
         if all(
-            snaps[s.name].unchanged or snaps[s.name].files == self._before(s, snaps[s.name])
+            snaps[s.name].unchanged or snaps[s.name].files == self.before(s, snaps[s.name])
             for s in scopes
         ):
             self._save_few(scopes, snaps, tip)  # nothing to commit; records may have moved
             return True
-        return self._commit_edits(ref, scopes, snaps, tip)
+        return self.commit_edits(ref, scopes, snaps, tip)
 
-    def _before(self, s: Scope, snap: Snapshot) -> dict[str, str]:
+    def before(self, s: Scope, snap: Snapshot) -> dict[str, str]:
         """What the folder held at the last sync, as far as `snap` looked."""
         if snap.few:
-            return {rel: r.oid for rel, r in self.few[s.name][1].items()}
-        return self.expected[s.name]
+            return {rel: r.oid for rel, r in self.ledger.few[s.name][1].items()}
+        return self.ledger.expected[s.name]
 
-    def _apart_after(self, s: Scope, snap: Snapshot) -> dict[str, FileRecord | None]:
+    def apart_after(self, s: Scope, snap: Snapshot) -> dict[str, FileRecord | None]:
         """The records apart from the index once `snap` is saved (None: the index's is gone)."""
-        indexed, known = self.few[s.name]
-        apart = dict(self.heads[s.name].apart)
+        indexed, known = self.ledger.few[s.name]
+        apart = dict(self.ledger.heads[s.name].apart)
         for rel in known.keys() | indexed.keys() | snap.records.keys():
             record = snap.records.get(rel)
             if record is not None:
@@ -150,30 +155,30 @@ class LocalCommit(WriteBack):
                 apart.pop(rel, None)
         return apart
 
-    def _widen(self, s: Scope, snap: Snapshot) -> None:
+    def widen(self, s: Scope, snap: Snapshot) -> None:
         """Make a snapshot of a few paths whole: the state's records (loaded now) with what it
         found, as a snapshot of the whole folder would have been."""
-        _, known = self.few.pop(s.name)
-        files = {rel: oid for rel, oid in self.expected[s.name].items() if rel not in known}
+        _, known = self.ledger.few.pop(s.name)
+        files = {rel: oid for rel, oid in self.ledger.expected[s.name].items() if rel not in known}
         files.update(snap.files)
         snap.files, snap.few = files, False
-        self.states[s.name].files.update(snap.records)
-        self.dirty_state.add(s.name)
+        self.ledger.states[s.name].files.update(snap.records)
+        self.ledger.dirty_state.add(s.name)
 
     def _save_few(self, scopes: list[Scope], snaps: Mapping[str, Snapshot], commit: str) -> None:
         """Save the state of each folder snapshotted along git's list: the index as it is, the
         records apart from it, the commit the folder holds now."""
         for s in scopes:
             if snaps[s.name].few:
-                head = self.heads[s.name]
-                apart = self._apart_after(s, snaps[s.name])
-                self.heads[s.name] = head._replace(commit=commit, apart=apart)
-                save_scope_head(self.repo.common_dir, s.name, self.heads[s.name])
-                del self.few[s.name]
+                head = self.ledger.heads[s.name]
+                apart = self.apart_after(s, snaps[s.name])
+                self.ledger.heads[s.name] = head._replace(commit=commit, apart=apart)
+                save_scope_head(self.repo.common_dir, s.name, self.ledger.heads[s.name])
+                del self.ledger.few[s.name]
                 snaps[s.name].few = False
                 snaps[s.name].unchanged = True  # as its head says, now
             else:
-                self._set_synced_commit(s, commit)
+                self.ledger.set_synced_commit(s, commit)
 
     def _sealed_edits(
         self,
@@ -237,7 +242,7 @@ class LocalCommit(WriteBack):
         edits[manifest_path] = (manifest, (BLOB_MODE, sealed))
         return edits
 
-    def _record_commit(
+    def record_commit(
         self,
         ref: str,
         scopes: list[Scope],
@@ -272,6 +277,6 @@ class LocalCommit(WriteBack):
             # the commit holds exactly what the folders hold: the write-back has nothing to
             # do for it (no need to list and decode the tree just written)
             for s in scopes:
-                if s.name not in self.few:  # saved with its records (_save_few)
-                    self._set_synced_commit(s, commit)
+                if s.name not in self.ledger.few:  # saved with its records (_save_few)
+                    self.ledger.set_synced_commit(s, commit)
         return commit

@@ -33,15 +33,12 @@ from gitmem.state import (
     load_scope_state,
     read_scope_head,
 )
-from gitmem.sync.gate import RemoteChecks
-from gitmem.sync.ledger import (
-    MAX_EDIT_ROUNDS,
-    MAX_ROUNDS,
-    SyncOptions,
-    SyncResult,
-    _Direct,
-    _strip,
-)
+from gitmem.sync.commit import LocalCommit
+from gitmem.sync.gate import RemoteGate
+from gitmem.sync.ledger import SyncRun, _Direct, _strip
+from gitmem.sync.report import MAX_EDIT_ROUNDS, MAX_ROUNDS, SyncOptions, SyncResult
+from gitmem.sync.transport import Transport
+from gitmem.sync.writeback import WriteBack
 from gitmem.treemerge import blobs, closest_version, merge_trees
 
 if TYPE_CHECKING:
@@ -50,12 +47,23 @@ if TYPE_CHECKING:
     from gitmem.secretscan import AllowList
 
 
-class Syncer(RemoteChecks):
-    """One run of pull, push or sync over the refs of the chosen scopes."""
+class Syncer:
+    """One run of pull, push or sync over the refs of the chosen scopes: the session (lock,
+    rounds, retry, the report) over the steps, which share the run's values (`SyncRun`)."""
+
+    def __init__(self, project: Project, options: SyncOptions) -> None:
+        run = self.run = SyncRun(project, options)
+        self.project, self.repo, self.opts = run.project, run.repo, run.opts
+        self.result, self.views, self.ledger = run.result, run.views, run.ledger
+        self.transport = Transport(run)
+        self.gate = RemoteGate(run)
+        self.commit = LocalCommit(run)
+        self.writeback = WriteBack(run)
+        self._allow: AllowList | None = None
 
     # -- entry point -------------------------------------------------------------------------
 
-    def run(self) -> SyncResult:
+    def sync(self) -> SyncResult:
         if self.project.remote is None and self.opts.mode == "pull":
             raise UsageError(
                 f"{self.project.root} has no git remote to pull memory from",
@@ -66,7 +74,7 @@ class Syncer(RemoteChecks):
                 f"{self.project.root} has no commits yet",
                 "make a first commit (gitmem refs live beside your branches), then retry",
             )
-        for ref in self.by_ref:
+        for ref in self.run.by_ref:
             report = self.result.report(ref)
             if self.project.remote:  # without one: history on this machine, no route
                 route = self.project.route(ref)
@@ -75,29 +83,29 @@ class Syncer(RemoteChecks):
             return self._dry_run()
         with holding_lock(self.repo, self.opts.lock_wait, self.opts.notice):
             for lock in self.repo.clear_stale_ref_locks():
-                self.result.report(next(iter(self.by_ref))).notes.append(
+                self.result.report(next(iter(self.run.by_ref))).notes.append(
                     f"removed a stale lock left by an interrupted git: {lock}"
                 )
-            for s in self.scopes:
+            for s in self.run.scopes:
                 head = read_scope_head(self.repo.common_dir, s.name)
                 if head is not None and head.path == str(s.path):
-                    self.heads[s.name] = head  # the records: when first needed (_Loaded)
+                    self.ledger.heads[s.name] = head  # the records: when first needed (_Loaded)
                     continue
                 state = load_scope_state(self.repo.common_dir, s.name)
                 if state.path != str(s.path):
                     # no state for this folder (first sync here, or it moved): which of its
                     # files are versions the ref already had is found after the fetch
                     state = ScopeState(str(s.path))
-                    self.unknown_base.add(s.name)
-                self.states[s.name] = state
-                self.expected[s.name] = state.oids()
+                    self.ledger.unknown_base.add(s.name)
+                self.ledger.states[s.name] = state
+                self.ledger.expected[s.name] = state.oids()
             self._loop()
             for line in exclude_memory_folders(self.project):
-                self.result.report(next(iter(self.by_ref))).notes.append(
+                self.result.report(next(iter(self.run.by_ref))).notes.append(
                     f"added {line} to .git/info/exclude (memory, not project files)"
                 )
-        if self.project.remote is None and self.by_ref:
-            self.result.report(next(iter(self.by_ref))).notes.append(
+        if self.project.remote is None and self.run.by_ref:
+            self.result.report(next(iter(self.run.by_ref))).notes.append(
                 "no git remote: committed on this machine only (gitmem log, diff and restore work);"
                 " to share: git remote add origin URL, then gitmem sync"
             )
@@ -116,7 +124,7 @@ class Syncer(RemoteChecks):
         optimistic = (
             not local_only
             and self.opts.mode == "push"
-            and all(map(self._may_push_first, self.by_ref))
+            and all(map(self._may_push_first, self.run.by_ref))
         )
         edit_rounds = 0
         for round_no in range(MAX_ROUNDS):
@@ -125,28 +133,28 @@ class Syncer(RemoteChecks):
                 # the fetch runs while the folders are read (they do not depend on each other
                 # until the merge); an unreachable remote still fails before anything is
                 # committed or written back, and an unsafe remote tree too
-                fetching = self._start_fetch()
+                fetching = self.transport.start_fetch()
                 try:
                     snaps = self._snapshots()
                 except BaseException:
-                    self._cancel_fetch(fetching)
+                    self.transport.cancel_fetch(fetching)
                     raise
-                self._finish_fetch(fetching)
-                for ref, _ in self._open_refs():
-                    self._check_remote(ref)
-            for ref, scopes in self._open_refs():
+                self.transport.finish_fetch(fetching)
+                for ref, _ in self.run.open_refs():
+                    self.gate.check(ref)
+            for ref, scopes in self.run.open_refs():
                 self._commit_local(ref, scopes, snaps.get(ref))
             dirty = False
-            for ref, scopes in self._open_refs():
+            for ref, scopes in self.run.open_refs():
                 if not (optimistic or local_only):
                     self._integrate(ref)
-                dirty |= self._write_back(ref, scopes)
+                dirty |= self.writeback.write_back(ref, scopes)
             if dirty and edit_rounds < MAX_EDIT_ROUNDS:
                 edit_rounds += 1
                 continue  # files changed during the sync: commit them and merge again
             if dirty:
-                self._note_still_changing()
-            if local_only or not pushing or self._push():
+                self.writeback.note_still_changing()
+            if local_only or not pushing or self.transport.push():
                 if self.views.codec is not None:
                     self.views.codec.save()
                     for note in self.views.codec.notes:
@@ -170,14 +178,14 @@ class Syncer(RemoteChecks):
         return all(
             next(walk(s.path, s.exclude), None) is None
             and not any(os.path.lexists(p) for p in s.extra.values())
-            for s in self.by_ref[ref]
+            for s in self.run.by_ref[ref]
         )
 
     # -- 1. local changes --------------------------------------------------------------------
 
     def _snapshots(self) -> dict[str, dict[str, Snapshot]]:
         """Every open scope's folder, git's stat checks of them all started at once."""
-        opened = self._open_refs()
+        opened = self.run.open_refs()
         checks = {s.name: self._start_check(s) for _, scopes in opened for s in scopes}
         try:
             return {
@@ -193,12 +201,14 @@ class Syncer(RemoteChecks):
         """git's stat check of the folder against the index the state names; None when there
         is none to trust (first sync, a crash between index and state, unsaved records)."""
         early = self.opts.checks.pop(s.name, None)  # started before the lock, if it was
-        loaded = s.name in self.states or s.name not in self.heads
-        checksum = self.states[s.name].index if loaded else self.heads[s.name].checksum
-        if early is not None and (early[0] != checksum or s.name in self.dirty_state):
+        loaded = s.name in self.ledger.states or s.name not in self.ledger.heads
+        checksum = (
+            self.ledger.states[s.name].index if loaded else self.ledger.heads[s.name].checksum
+        )
+        if early is not None and (early[0] != checksum or s.name in self.ledger.dirty_state):
             early[1].cancel()  # it checked another index than the one the state now names
             early = None
-        if not checksum or s.name in self.dirty_state:
+        if not checksum or s.name in self.ledger.dirty_state:
             return None
         from gitmem.gitstore.index import FolderCheck, index_path, matches
 
@@ -220,38 +230,38 @@ class Syncer(RemoteChecks):
         repo = self.repo
         tip = repo.resolve(ref)
         remote_tip = self._remote_tip(ref)
-        if tip is None and remote_tip in self.checked and not self.opts.force_key:
+        if tip is None and remote_tip in self.run.checked and not self.opts.force_key:
             # first sync of this clone: local edits go on top of the remote's history (its key,
             # its merge base), not into a second root commit merged "file by file"
             repo.update_ref(ref, remote_tip, None, "gitmem: start from the remote")
             tip = remote_tip
         snaps = taken or {s.name: self._snapshot(ref, s) for s in scopes}
         for s in scopes:
-            if s.name in self.unknown_base:
-                self.unknown_base.discard(s.name)
-                self.expected[s.name] = self._base_from_history(ref, s, snaps[s.name].files)
+            if s.name in self.ledger.unknown_base:
+                self.ledger.unknown_base.discard(s.name)
+                self.ledger.expected[s.name] = self._base_from_history(ref, s, snaps[s.name].files)
         rewrite = (
             self.views.codec_for(ref).rewrite_reason(tip)
             if tip and self.views.of(ref).sealed
             else None
         )
         if any(snap.few for snap in snaps.values()):
-            if tip and not rewrite and self._commit_few(ref, scopes, snaps, tip):
+            if tip and not rewrite and self.commit.commit_few(ref, scopes, snaps, tip):
                 return  # a few files, edited into the tip's tree; no other record loaded
             for s in scopes:
                 if snaps[s.name].few:
-                    self._widen(s, snaps[s.name])
+                    self.commit.widen(s, snaps[s.name])
         if not rewrite and all(
-            (snaps[s.name].unchanged or snaps[s.name].files == self.expected[s.name])
-            and self._synced_commit(s) == tip
+            (snaps[s.name].unchanged or snaps[s.name].files == self.ledger.expected[s.name])
+            and self.ledger.synced_commit(s) == tip
             for s in scopes
         ):
             return  # nothing changed on disk, and the ref is where the disk last matched it
         for s in scopes:
             if snaps[s.name].unchanged:  # the rest of the commit needs the files themselves
-                snaps[s.name].files = dict(self.expected[s.name])
+                snaps[s.name].files = dict(self.ledger.expected[s.name])
                 snaps[s.name].unchanged = False
-        if tip and not rewrite and self._commit_edits(ref, scopes, snaps, tip):
+        if tip and not rewrite and self.commit.commit_edits(ref, scopes, snaps, tip):
             return  # a few files of folders that held the tip: edited into its tree
         tip_files = self.views.of(ref).files(tip) if tip else {}
         new_files = dict(tip_files)
@@ -259,7 +269,7 @@ class Syncer(RemoteChecks):
         merged_any = False  # a scope's disk differs from what this commit will hold
         for s in scopes:
             snap = snaps[s.name]
-            expected = self.expected[s.name]
+            expected = self.ledger.expected[s.name]
             on_ref = _strip(tip_files, s.prefix)
             if snap.files == expected and on_ref == expected:
                 continue
@@ -280,19 +290,21 @@ class Syncer(RemoteChecks):
             for rel in on_ref:
                 new_files.pop(f"{s.prefix}/{rel}", None)
             new_files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
-            self.expected[s.name] = dict(snap.files)  # what the disk holds now, as far as we know
+            self.ledger.expected[s.name] = dict(
+                snap.files
+            )  # what the disk holds now, as far as we know
         if new_files == tip_files and not rewrite:
             return
-        meta = self._meta_of(new_files)
+        meta = self.gate.meta_of(new_files)
         if meta is None or not meta.knows(self.project.key):
             # our history under another spelling (the remote URL changed): keep it, add ours
-            self._set_meta(new_files, [meta] if meta else [], adopt=True)
+            self.gate.set_meta(new_files, [meta] if meta else [], adopt=True)
         # a first commit here encrypts with the remote's key (verified above), never a new one
         ring_from = tip or self._remote_tip(ref)
         tree = self.views.of(ref).tree(new_files, self.views.of(ref).keyring(ring_from))
         if tip and tree == repo.read_commit(tip)[0]:
             return
-        self._record_commit(ref, scopes, tip, tree, changes, rewrite, merged_any)
+        self.commit.record_commit(ref, scopes, tip, tree, changes, rewrite, merged_any)
 
     def _remote_tip(self, ref: str) -> str | None:
         """What we last fetched of `ref`; None without a remote (history on this machine only)."""
@@ -354,34 +366,34 @@ class Syncer(RemoteChecks):
         return out
 
     def _snapshot(self, ref: str, s: Scope, check: FolderCheck | None = None) -> Snapshot:
-        self.few.pop(s.name, None)  # what an earlier round looked at along git's list
+        self.ledger.few.pop(s.name, None)  # what an earlier round looked at along git's list
         if check is None:
             check = self._start_check(s)
-        head = self.heads.get(s.name) if s.name not in self.states else None
+        head = self.ledger.heads.get(s.name) if s.name not in self.ledger.states else None
         if head is not None and s.outside:
             head = None  # the records will be needed: load them while git checks the folder
-            self.states[s.name]
+            self.ledger.states[s.name]
         checked = check.result() if check is not None else None
         if head is not None and checked is not None:
             if unchanged_folder(s.path, head.apart, checked):
                 # the folder holds what the state says, which need not be loaded to know it
                 return Snapshot({}, {}, unchanged=True)
-            few = self._snapshot_few(ref, s, checked)
+            few = self.commit.snapshot_few(ref, s, checked)
             if few is not None:
                 self._skipped(ref, s, few)
-                if index_outdated(self._apart_after(s, few).values(), head.entries):
-                    self._widen(s, few)  # the index is written afresh: it needs them all
+                if index_outdated(self.commit.apart_after(s, few).values(), head.entries):
+                    self.commit.widen(s, few)  # the index is written afresh: it needs them all
                 return few
-        state = self.states[s.name]
+        state = self.ledger.states[s.name]
         if checked is not None:  # records changed since the index was written: look at them
             checked = (checked[0] | set(state.stale), checked[1])
         extra = s.extra
-        inside = [rel for rel in self.expected[s.name] if rel not in extra]
+        inside = [rel for rel in self.ledger.expected[s.name] if rel not in extra]
         if inside and not s.path.is_dir():
             # the whole folder is gone (a wiped ~/.claude, a new machine image): bring the
             # memory back rather than publish the deletion of everything
             for rel in inside:
-                self.expected[s.name].pop(rel)
+                self.ledger.expected[s.name].pop(rel)
                 state.files.pop(rel, None)
             state.commit = None
             self.result.report(ref).notes.append(
@@ -400,15 +412,15 @@ class Syncer(RemoteChecks):
         self._skipped(ref, s, snap)
         if snap.read or snap.refreshed or len(snap.records) != len(state.files):
             state.files.update(snap.records)
-            self.dirty_state.add(s.name)
+            self.ledger.dirty_state.add(s.name)
         return snap
 
     def _skipped(self, ref: str, s: Scope, snap: Snapshot) -> None:
         """Scan for secrets, then note what the snapshot skipped; a skipped file synced before
         keeps its last synced version."""
         self._scan_secrets(ref, s, snap)
-        expected = self._before(s, snap)
-        held = self.skipped_paths[s.name] = set()
+        expected = self.commit.before(s, snap)
+        held = self.ledger.skipped_paths[s.name] = set()
         for rel, why in snap.skipped:
             note = f"{s.name}: {rel} ({why})"
             if note not in self.result.skipped:
@@ -424,7 +436,7 @@ class Syncer(RemoteChecks):
         synced version of a flagged file (with a note) and commits the rest."""
         if self.opts.no_verify:
             return
-        expected = self._before(s, snap)
+        expected = self.commit.before(s, snap)
         changed = [rel for rel, oid in snap.files.items() if expected.get(rel) != oid]
         if not changed:
             return
@@ -492,7 +504,7 @@ class Syncer(RemoteChecks):
                 lost = lost_in_pull(self.project, ref, local, remote_tip)
                 self.result.report(ref).lost.extend(lost)
             if self.opts.force_key:
-                merged = self._adopt_key(remote_tip)
+                merged = self.gate.adopt_key(remote_tip)
         else:
             merged = self._merge_commits(ref, local, remote_tip)
         repo.update_ref(ref, merged, local, "gitmem: merge remote")
@@ -509,8 +521,8 @@ class Syncer(RemoteChecks):
             self.views.of(ref).times(local, repo.change_times(base, local)),
             self.views.of(ref).times(remote_tip, repo.change_times(base, remote_tip)),
         )
-        sides = [self._meta_of(blobs(repo.list_tree(c))) for c in (local, remote_tip)]
-        self._set_meta(merged.files, [m for m in sides if m], adopt=self.opts.force_key)
+        sides = [self.gate.meta_of(blobs(repo.list_tree(c))) for c in (local, remote_tip)]
+        self.gate.set_meta(merged.files, [m for m in sides if m], adopt=self.opts.force_key)
         tree = self.views.of(ref).tree(
             merged.files, self.views.of(ref).merged_keyring(base, local, remote_tip)
         )
@@ -538,7 +550,7 @@ class Syncer(RemoteChecks):
 
     def _dry_run(self) -> SyncResult:
         repo = self.repo
-        for ref, scopes in self.by_ref.items():
+        for ref, scopes in self.run.by_ref.items():
             report = self.result.report(ref)
             for s in scopes:
                 state = load_scope_state(repo.common_dir, s.name)
@@ -553,10 +565,10 @@ class Syncer(RemoteChecks):
                         )
         if self.project.remote is not None:
             remote_refs: dict[str, str] = {}
-            for remote, refs in self._by_remote(self.by_ref).items():
+            for remote, refs in self.transport.by_remote(self.run.by_ref).items():
                 names = [self.project.route(ref).name for ref in refs]
                 remote_refs.update(repo.ls_remote(remote, names, timeout=self.opts.timeout))
-            for ref in self.by_ref:
+            for ref in self.run.by_ref:
                 theirs = remote_refs.get(self.project.route(ref).name)
                 local = repo.resolve(ref)
                 if (
@@ -571,11 +583,11 @@ class Syncer(RemoteChecks):
 def run_sync(project: Project, options: SyncOptions) -> SyncResult:
     try:
         try:
-            result = Syncer(project, options).run()
+            result = Syncer(project, options).sync()
         except ConcurrentUpdate:
             # another gitmem of this clone moved the ref between our read and write: start
             # over once
-            result = Syncer(project, options).run()
+            result = Syncer(project, options).sync()
     finally:
         for _, check in options.checks.values():  # started early, never asked for
             check.cancel()

@@ -12,34 +12,40 @@ from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.scopes import GITMEM_PREFIX, Project
 from gitmem.state import holding_lock
-from gitmem.sync.ledger import DEFAULT_TIMEOUT, SyncBase, SyncOptions
+from gitmem.sync.ledger import SyncRun
+from gitmem.sync.report import DEFAULT_TIMEOUT, SyncOptions
 
 
-class Transport(SyncBase):
+class Transport:
     """Step 2 of a sync: fetch our refs, push them without force."""
+
+    def __init__(self, run: SyncRun) -> None:
+        self.run = run
+        self.project, self.repo, self.opts = run.project, run.repo, run.opts
+        self.result, self.views, self.ledger = run.result, run.views, run.ledger
 
     # -- 2. transport ------------------------------------------------------------------------
 
-    def _by_remote(self, refs: Iterable[str]) -> dict[str, list[str]]:
+    def by_remote(self, refs: Iterable[str]) -> dict[str, list[str]]:
         """Our refs grouped by the remote that holds them (the project's, or the hub)."""
         groups: dict[str, list[str]] = {}
         for ref in refs:
             groups.setdefault(self.project.route(ref).remote, []).append(ref)
         return groups
 
-    def _fetch(self) -> None:
-        self._finish_fetch(self._start_fetch())
+    def fetch(self) -> None:
+        self.finish_fetch(self.start_fetch())
 
-    def _start_fetch(self) -> list[PendingFetch]:
+    def start_fetch(self) -> list[PendingFetch]:
         """Start fetching our refs from every remote that holds them (in parallel, and in
         parallel with whatever the caller does until `_finish_fetch`)."""
-        self.fetched_from = {
-            ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref
+        self.run.fetched_from = {
+            ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.run.by_ref
         }
-        known = {self.project.tracking_ref(r): oid for r, oid in self.fetched_from.items()}
+        known = {self.project.tracking_ref(r): oid for r, oid in self.run.fetched_from.items()}
         pending: list[PendingFetch] = []
         try:
-            for remote, specs in fetch_plan(self.project, self.by_ref).items():
+            for remote, specs in fetch_plan(self.project, self.run.by_ref).items():
                 # a ref the remote may not have (never seen there: no team memory yet, a
                 # first sync) is fetched beside the others, not with them: git fails a fetch
                 # at the first name the remote lacks, and a retry would cost a round trip
@@ -48,25 +54,25 @@ class Transport(SyncBase):
                     if group:
                         pending.append(self.repo.start_fetch(remote, group, self.opts.timeout))
         except BaseException:
-            self._cancel_fetch(pending)
+            self.cancel_fetch(pending)
             raise
         return pending
 
-    def _cancel_fetch(self, pending: list[PendingFetch]) -> None:
+    def cancel_fetch(self, pending: list[PendingFetch]) -> None:
         for fetch in pending:
             fetch.cancel()
 
-    def _finish_fetch(self, pending: list[PendingFetch]) -> None:
+    def finish_fetch(self, pending: list[PendingFetch]) -> None:
         missing: set[tuple[str, str]] = set()  # (remote, what the remote calls the ref)
         try:
             for fetch in pending:
-                with self._slow(f"fetching memory from {fetch.remote}"):
+                with self.slow(f"fetching memory from {fetch.remote}"):
                     missing.update((fetch.remote, name) for name in fetch.finish())
         except BaseException:
-            self._cancel_fetch(pending)
+            self.cancel_fetch(pending)
             raise
         self._prune(missing)
-        for ref, old in self.fetched_from.items():
+        for ref, old in self.run.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
             if old and new and old != new and not self.repo.is_ancestor(old, new):
                 self.result.report(ref).notes.append(
@@ -77,7 +83,7 @@ class Transport(SyncBase):
         """Drop the tracking ref of each ref the remote no longer has (deleted there): the
         push then sees the remote without it and pushes ours back, so new clones get it.
         Tracking refs a glob fetch of an older gitmem brought (`team-1`…) are dropped too."""
-        for ref in self.by_ref:
+        for ref in self.run.by_ref:
             route = self.project.route(ref)
             folder = route.tracking.rsplit("/", 1)[0] + "/"
             for name, oid in self.repo.refs(folder).items():
@@ -98,14 +104,14 @@ class Transport(SyncBase):
                 f"the remote no longer had {route.name} (deleted there): {again}"
             )
 
-    def _push(self) -> bool:
+    def push(self) -> bool:
         """Push every ref that moved, without force; False when one must fetch and retry.
 
         Not one atomic push: a team ref blocked by a squatter must not hold the personal ref
         back. A ref refused for good (in the way, a hook, a host that takes only branches)
         fails at once with the server's reason: retrying cannot help."""
         pending: dict[str, tuple[str, str | None]] = {}
-        for ref, _ in self._open_refs():
+        for ref, _ in self.run.open_refs():
             local = self.repo.resolve(ref)
             known = self.repo.resolve(self.project.tracking_ref(ref))
             if local and local != known:
@@ -113,12 +119,12 @@ class Transport(SyncBase):
         done = True
         failures: list[RemoteError] = []
         pushed: list[str] = []
-        for remote, refs in self._by_remote(pending).items():
+        for remote, refs in self.by_remote(pending).items():
             routes = {self.project.route(ref).name: ref for ref in refs}
             label = self.project.route(refs[0]).label
             specs = [f"{ref}:{name}" for name, ref in routes.items()]
             try:
-                with self._slow(f"pushing memory to {label}"):
+                with self.slow(f"pushing memory to {label}"):
                     outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
             except RemoteError as exc:  # nothing reached the server (no access, a 403 proxy...)
                 forbidden = any(
@@ -169,7 +175,7 @@ class Transport(SyncBase):
         )
 
     @contextlib.contextmanager
-    def _slow(self, what: str, after: float = 2.0) -> Iterator[None]:
+    def slow(self, what: str, after: float = 2.0) -> Iterator[None]:
         """Say what we wait for when the network is slow (on a terminal only: `notice`)."""
         if self.opts.notice is None:
             yield
@@ -203,7 +209,7 @@ def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
 
     What arrives is checked when a sync merges it, as any fetched tip is.
     """
-    syncer = Transport(project, SyncOptions(mode="pull", timeout=timeout))
-    if syncer.by_ref:
-        with holding_lock(project.repo, syncer.opts.lock_wait):  # the checks' pin: read here
-            syncer._fetch()
+    transport = Transport(SyncRun(project, SyncOptions(mode="pull", timeout=timeout)))
+    if transport.run.by_ref:
+        with holding_lock(project.repo, transport.opts.lock_wait):  # the checks' pin: read here
+            transport.fetch()
