@@ -7,17 +7,22 @@ their paths only, never a listing of the whole ref (docs/performance.md, the syn
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from gitmem.errors import GitmemError
 from gitmem.folders import snapshot
 from gitmem.gitstore import BLOB_MODE
 from gitmem.scopes import Scope, hostname
 from gitmem.state import FileRecord, save_scope_head, scope_records
-from gitmem.sync.ledger import SyncRun
+from gitmem.sync.gate import RemoteGate
+from gitmem.sync.ledger import SyncRun, _Direct, _strip
 from gitmem.treecheck import META_FILE, parse_meta
+from gitmem.treemerge import closest_version, merge_trees
 
 if TYPE_CHECKING:
+    from gitmem.crypto import ScopeKey
     from gitmem.folders import GitCheck, Snapshot
     from gitmem.privacy import PersonalCodec
 
@@ -25,8 +30,8 @@ if TYPE_CHECKING:
 class LocalCommit:
     """How a sync turns the folders' changes into a commit of the local ref."""
 
-    def __init__(self, run: SyncRun) -> None:
-        self.run = run
+    def __init__(self, run: SyncRun, gate: RemoteGate) -> None:
+        self.run, self.gate = run, gate
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
 
@@ -280,3 +285,144 @@ class LocalCommit:
                 if s.name not in self.ledger.few:  # saved with its records (_save_few)
                     self.ledger.set_synced_commit(s, commit)
         return commit
+
+    # -- the commit of a snapshot ------------------------------------------------------------
+
+    def commit_local(self, ref: str, scopes: list[Scope], snaps: dict[str, Snapshot]) -> None:
+        """Commit what the snapshots of `ref`'s folders hold that the ref does not."""
+        repo = self.repo
+        tip = repo.resolve(ref)
+        remote_tip = self.remote_tip(ref)
+        if tip is None and remote_tip in self.run.checked and not self.opts.force_key:
+            # first sync of this clone: local edits go on top of the remote's history (its key,
+            # its merge base), not into a second root commit merged "file by file"
+            repo.update_ref(ref, remote_tip, None, "gitmem: start from the remote")
+            tip = remote_tip
+        for s in scopes:
+            if s.name in self.ledger.unknown_base:
+                self.ledger.unknown_base.discard(s.name)
+                self.ledger.expected[s.name] = self._base_from_history(ref, s, snaps[s.name].files)
+        rewrite = (
+            self.views.codec_for(ref).rewrite_reason(tip)
+            if tip and self.views.of(ref).sealed
+            else None
+        )
+        if any(snap.few for snap in snaps.values()):
+            if tip and not rewrite and self.commit_few(ref, scopes, snaps, tip):
+                return  # a few files, edited into the tip's tree; no other record loaded
+            for s in scopes:
+                if snaps[s.name].few:
+                    self.widen(s, snaps[s.name])
+        if not rewrite and all(
+            (snaps[s.name].unchanged or snaps[s.name].files == self.ledger.expected[s.name])
+            and self.ledger.synced_commit(s) == tip
+            for s in scopes
+        ):
+            return  # nothing changed on disk, and the ref is where the disk last matched it
+        for s in scopes:
+            if snaps[s.name].unchanged:  # the rest of the commit needs the files themselves
+                snaps[s.name].files = dict(self.ledger.expected[s.name])
+                snaps[s.name].unchanged = False
+        if tip and not rewrite and self.commit_edits(ref, scopes, snaps, tip):
+            return  # a few files of folders that held the tip: edited into its tree
+        tip_files = self.views.of(ref).files(tip) if tip else {}
+        new_files = dict(tip_files)
+        changes: list[str] = []
+        merged_any = False  # a scope's disk differs from what this commit will hold
+        for s in scopes:
+            snap = snaps[s.name]
+            expected = self.ledger.expected[s.name]
+            on_ref = _strip(tip_files, s.prefix)
+            if snap.files == expected and on_ref == expected:
+                continue
+            merged_any |= on_ref != expected
+            merged = (
+                merge_trees(repo, expected, snap.files, on_ref)
+                if on_ref != expected
+                else _Direct(snap.files)
+            )
+            self.result.report(ref).resolutions.extend(merged.resolutions)
+            for rel in sorted(set(expected) | set(snap.files)):
+                before, after = expected.get(rel), snap.files.get(rel)
+                if before != after:
+                    changes.append(
+                        f"{'A' if before is None else 'D' if after is None else 'M'} "
+                        f"{s.prefix}/{rel}"
+                    )
+            for rel in on_ref:
+                new_files.pop(f"{s.prefix}/{rel}", None)
+            new_files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
+            self.ledger.expected[s.name] = dict(
+                snap.files
+            )  # what the disk holds now, as far as we know
+        if new_files == tip_files and not rewrite:
+            return
+        meta = self.gate.meta_of(new_files)
+        if meta is None or not meta.knows(self.project.key):
+            # our history under another spelling (the remote URL changed): keep it, add ours
+            self.gate.set_meta(new_files, [meta] if meta else [], adopt=True)
+        # a first commit here encrypts with the remote's key (verified above), never a new one
+        ring_from = tip or self.remote_tip(ref)
+        tree = self.views.of(ref).tree(new_files, self.views.of(ref).keyring(ring_from))
+        if tip and tree == repo.read_commit(tip)[0]:
+            return
+        self.record_commit(ref, scopes, tip, tree, changes, rewrite, merged_any)
+
+    def remote_tip(self, ref: str) -> str | None:
+        """What we last fetched of `ref`; None without a remote (history on this machine only)."""
+        return self.repo.resolve(self.project.tracking_ref(ref)) if self.project.remote else None
+
+    def _base_from_history(self, ref: str, s: Scope, disk: Mapping[str, str]) -> dict[str, str]:
+        """For a folder without sync state: each file on disk whose bytes are a version the ref
+        (local or remote) once held is taken as unchanged since that version, so the ref's newer
+        version replaces it and a deletion there applies; any other file is a local edit, merged
+        from the version of its path it is closest to. Never "everything is new": that would
+        merge stale copies into the newer memory (both bodies, one after the other)."""
+        revs = [r for r in (self.repo.resolve(ref), self.remote_tip(ref)) if r]
+        if not revs or not disk:
+            return {}
+        seen = self.repo.blobs_in_history(revs, s.prefix)
+        if not self.views.of(ref).sealed:
+            return self._closest(disk, {rel: seen.get(rel, set()) for rel in disk})
+        # an encrypted prefix holds hidden names and ciphertext; the encryption is deterministic,
+        # so the disk's bytes sealed with the ref's key are found in its history (the versions
+        # written under an older key are not: those files merge as new)
+        base: dict[str, str] = {}
+        versions: dict[str, set[str]] = {rel: set() for rel in disk}  # of the edited ones
+        for rev in revs:
+            try:
+                decoded = self.views.codec_for(ref).decode(rev)
+            except GitmemError:
+                continue
+            if decoded.keyring is None or s.prefix not in decoded.sealed:
+                base.update({rel: oid for rel, oid in disk.items() if oid in seen.get(rel, ())})
+                for rel in disk:
+                    versions[rel].update(seen.get(rel, ()))
+                continue
+            key = decoded.keyring.key
+            for rel, oid in disk.items():
+                path = f"{s.prefix}/{rel}"
+                if rel not in base and key.name(path) in seen:
+                    cipher = self.repo.write_blob(key.seal(path, self.repo.read_blob(oid)))
+                    if cipher in seen[key.name(path)]:
+                        base[rel] = oid
+                    else:
+                        versions[rel].update(self._opened(key, path, seen))
+        return {**self._closest({r: disk[r] for r in disk if r not in base}, versions), **base}
+
+    def _closest(self, disk: Mapping[str, str], versions: Mapping[str, set[str]]) -> dict[str, str]:
+        """Each file's base: its own bytes when the ref once held them (unchanged since), else
+        the version of its path it is closest to (edited since; merged from that version)."""
+        base = {rel: oid for rel, oid in disk.items() if oid in versions.get(rel, ())}
+        for rel in disk.keys() - base.keys():
+            if found := closest_version(self.repo, disk[rel], versions.get(rel, ())):
+                base[rel] = found
+        return base
+
+    def _opened(self, key: ScopeKey, path: str, seen: Mapping[str, set[str]]) -> list[str]:
+        """The plaintext blob ids of the sealed versions of `path` that `key` opens."""
+        out = []
+        for cipher in sorted(seen.get(key.name(path), ()))[:51]:  # closest_version's bound
+            with contextlib.suppress(ValueError):
+                out.append(self.repo.write_blob(key.open(path, self.repo.read_blob(cipher))))
+        return out
