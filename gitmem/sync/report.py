@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -70,6 +71,8 @@ class SyncOptions:
     progress: Progress | None = None  # long work on a terminal: (what, files so far)
     notice: Callable[[str], object] | None = None  # a line for a human when something is slow
     no_verify: bool = False  # publish even what the secret scan flags
+    # the wait between rounds after a push was rejected (a test passes its own clock)
+    sleep: Callable[[float], object] = time.sleep
     # git's stat checks of the folders, started before the lock (gitmem.state.start_checks):
     # each taken by the first snapshot of its scope if its index is still the state's
     checks: dict[str, tuple[str, FolderCheck]] = field(default_factory=dict)

@@ -9,7 +9,6 @@ and retry. Never prints and never exits: it returns a SyncResult or raises a Git
 from __future__ import annotations
 
 import os
-import time
 from typing import TYPE_CHECKING
 
 from gitmem.errors import (
@@ -159,7 +158,7 @@ class Syncer:
             if optimistic:
                 optimistic = False  # someone pushed first: fetch and merge now, no back-off
                 continue
-            time.sleep(min(2.0, 0.05 * 2 ** min(round_no, 6)) * jitter())
+            self.opts.sleep(backoff(round_no))
         raise RemoteError(
             f"gave up after {MAX_ROUNDS} rounds: the remote kept moving or files kept changing",
             "nothing was lost (local memory is committed on refs/gitmem/*); run gitmem sync again",
@@ -208,6 +207,12 @@ class Syncer:
                 ):
                     self.result.report(ref).remote_ahead = True
         return self.result
+
+
+def backoff(round_no: int) -> float:
+    """Seconds to wait before the next round after a rejected push: doubling from 50 ms to
+    at most 2 s, with jitter so that writers rejected together do not retry together."""
+    return float(min(2.0, 0.05 * 2 ** min(round_no, 6)) * jitter())
 
 
 def run_sync(project: Project, options: SyncOptions) -> SyncResult:
