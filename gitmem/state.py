@@ -476,7 +476,7 @@ def holding_lock(
     repo: Repository, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
 ) -> Iterator[None]:
     """repository_lock for a command that moves our refs: once it holds the lock, the refs it
-    read before (opening the project, a quick start) are read again — another gitmem may have
+    read before (opening the project) are read again — another gitmem may have
     moved them meanwhile, and a local ref seen behind reads as files deleted since."""
     with repository_lock(repo.common_dir, wait, on_wait):
         repo.forget_refs()

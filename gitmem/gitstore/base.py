@@ -321,7 +321,6 @@ class Opened:
         self.config: bytes | None = None
         self.tracked: dict[str, bool] = {}
         self.refs: dict[str, str] | None = None
-        # (ls-files arguments, its standard output): a quick start's record keeps a checksum
 
 
 def _ident_part(text: str) -> str:

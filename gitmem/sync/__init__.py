@@ -19,16 +19,16 @@ from gitmem.sync.report import (
     SyncResult,
     allowed_tops,
 )
-from gitmem.sync.session import Syncer, run_sync
+from gitmem.sync.session import Session, run_sync
 from gitmem.sync.transport import fetch_tracking
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "MAX_ROUNDS",
     "RefReport",
+    "Session",
     "SyncOptions",
     "SyncResult",
-    "Syncer",
     "allowed_tops",
     "fetch_tracking",
     "run_sync",

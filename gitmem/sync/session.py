@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     pass
 
 
-class Syncer:
+class Session:
     """One run of pull, push or sync over the refs of the chosen scopes: the session (lock,
     rounds, retry, the report) over the steps, which share the run's values (`SyncRun`)."""
 
@@ -218,11 +218,11 @@ def backoff(round_no: int) -> float:
 def run_sync(project: Project, options: SyncOptions) -> SyncResult:
     try:
         try:
-            result = Syncer(project, options).sync()
+            result = Session(project, options).sync()
         except ConcurrentUpdate:
             # another gitmem of this clone moved the ref between our read and write: start
             # over once
-            result = Syncer(project, options).sync()
+            result = Session(project, options).sync()
     finally:
         for _, check in options.checks.values():  # started early, never asked for
             check.cancel()
