@@ -1,15 +1,15 @@
-"""pull / push / sync: move scope folders through the project's remote on refs/gitmem/*.
+"""The session of a sync: the lock, the rounds, the retry with back-off, the report.
 
-The algorithm (docs/design.md §3): lock; snapshot each folder and commit what changed onto the local
-ref; fetch; 3-way merge the remote-tracking ref in; write the result back to the folders (only
-over files unchanged since the last sync); push without force, and on rejection fetch, merge
-and retry. Never prints and never exits: it returns a SyncResult or raises a GitmemError.
+Each round (docs/design.md §3): snapshot the folders while the fetch runs (`snapshot`,
+`transport`), check what arrived (`gate`), commit the snapshots (`commit`), merge the remote
+in (`integrate`), write the result back (`writeback`), push without force (`transport`); a
+rejected push starts another round. Never prints and never exits: it returns a SyncResult or
+raises a GitmemError.
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from gitmem.errors import (
     ConcurrentUpdate,
@@ -34,9 +34,6 @@ from gitmem.sync.report import MAX_EDIT_ROUNDS, MAX_ROUNDS, SyncOptions, SyncRes
 from gitmem.sync.snapshot import Snapshots
 from gitmem.sync.transport import Transport
 from gitmem.sync.writeback import WriteBack
-
-if TYPE_CHECKING:
-    pass
 
 
 class Session:
