@@ -99,7 +99,9 @@ class Transport:
             if self.opts.mode == "pull":
                 again = "gitmem sync publishes it again"
             else:
-                again = "pushed back" if self.repo.resolve(ref) else "nothing to push back"
+                again = (
+                    "pushing ours back" if self.repo.resolve(ref) else "nothing here to push back"
+                )
             self.result.report(ref).notes.append(
                 f"the remote no longer had {route.name} (deleted there): {again}"
             )
