@@ -4,22 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-
-TYPE_CHECKING = False  # not typing's: its import (~8 ms with re) is paid before a quick start
-if TYPE_CHECKING:
-    from typing import NoReturn
+from typing import NoReturn
 
 
 def main() -> None:
-    if sys.argv[1:] == ["pull", "--hook"]:  # the SessionStart hook: try the quick start first
-        from gitmem.hookstart import main as hook_main
-
-        leave(hook_main())
-    rest = sys.argv[3:] if sys.argv[1:2] == ["-C"] else sys.argv[1:]
-    if rest[:1] == ["sync"] and len(rest) <= 2:  # `gitmem [-C DIR] sync [-q]`: the same
-        from gitmem.syncstart import main as sync_main
-
-        leave(sync_main(sys.argv[1:]))
     from gitmem.cli import main as cli_main
 
     leave(cli_main())

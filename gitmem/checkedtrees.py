@@ -32,7 +32,6 @@ RULES = (
     "gitmem/core/sanitize.py",
     "gitmem/errors.py",
     "gitmem/policy.py",
-    "gitmem/records.py",
     "gitmem/refmeta.py",
     "gitmem/secretscan.py",
     "gitmem/treecheck.py",

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,10 +43,6 @@ from merge_drivers.rank import NEUTRAL_CONFIDENCE, rank_fields
 if TYPE_CHECKING:
     from gitmem.scopes import Project
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 INDEX_NAME = "MEMORY.md"
 RECENCY_HALF_LIFE = 90.0  # days

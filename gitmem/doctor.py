@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,10 +19,6 @@ from gitmem.scopes import Project
 if TYPE_CHECKING:
     from gitmem.status import ScopeStatus, Status
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 OK, ADVICE, PROBLEM = "ok", "advice", "problem"
 NETWORK_TIMEOUT = 15.0

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gitmem.gitstore import (
     Repository,
@@ -19,11 +19,6 @@ from gitmem.gitstore import (
     config_file_remove_section,
     config_file_set,
 )
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-else:
-    from gitmem.records import dataclass
 
 DRIVERS = {
     "gitmem-index": "gitmem MEMORY.md index merge (entries by confidence and recency)",

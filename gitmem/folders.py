@@ -13,19 +13,14 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gitmem.fileread import NotAFile, check_regular, read_regular, read_when_written
 from gitmem.gitstore import Repository
 from gitmem.policy import MAX_BLOB_BYTES, blocking, check_file
 from gitmem.state import STAT_MASK, FileRecord, exchange, write_atomic, write_exchanging
 from gitmem.tempfiles import TEMP_PREFIX, left_by_a_killed_run, temp_path
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports

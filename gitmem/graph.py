@@ -14,6 +14,7 @@ import os
 import posixpath
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -24,10 +25,6 @@ if TYPE_CHECKING:
 
     from gitmem.scopes import Project
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 DAMPING = 0.85
 INDEX = "MEMORY.md"

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
 from gitmem.scopes import Project, Scope, shown, shown_diff
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-
+if TYPE_CHECKING:
     from gitmem.gitstore import Repository
-else:
-    from gitmem.records import dataclass
+
 
 _BAD_PARTS = {"..", ".", ".git"}
 

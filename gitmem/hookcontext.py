@@ -1,6 +1,5 @@
 """What the agent reads when a session starts: an index file cut to fit Claude Code's hook
-output limit. Text only, no git and no imports beyond `os`: the hook's quick start
-(gitmem/hookstart.py) prints the same block as the full hook (gitmem/hookrun.py).
+output limit. Text only, no git and no imports beyond `os` (gitmem/hookrun.py prints it).
 
 The text came from a ref: invisible and bidi-control characters (Unicode tags spelling a
 command, overrides, zero-width characters, escape sequences) are removed before the agent reads

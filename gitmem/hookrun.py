@@ -18,8 +18,9 @@ import contextlib
 import json
 import os
 import signal
-import time
+import sys
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -34,17 +35,13 @@ from gitmem.hookcontext import (
     size,
     team_header,
 )
-from gitmem.hookstart import MAX_PAYLOAD, Handover
 
 if TYPE_CHECKING:
     from gitmem.scopes import Project
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 DEFAULT_HOOK_TIMEOUT = 5.0
+MAX_PAYLOAD = 1 << 20
 __all__ = ["CONTEXT_BUDGET", "MAX_PAYLOAD", "OUTPUT_LIMIT", "HookOutcome", "run_hook"]
 
 
@@ -65,6 +62,42 @@ class HookOutcome:
 
 class HookTimeout(BaseException):
     """The hook's own deadline passed (a BaseException: no `except Exception` may swallow it)."""
+
+
+def answer(mode: str, directory: str, memory_dir: str | None) -> int:
+    """Run the hook and say what it found: context on stdout, a note on stderr; always 0 — a
+    hook's failure must not disturb the session."""
+    outcome = run_hook(mode, directory, memory_dir, read_payload(read_stdin()))
+    if outcome.context:
+        sys.stdout.write("\n".join(outcome.context) + "\n")
+    if outcome.note:
+        sys.stderr.write(outcome.note + "\n")
+    return 0
+
+
+def read_stdin(wait: float = 1.0) -> bytes:
+    """Claude Code writes the payload and closes stdin; anyone else may leave it open and
+    silent: read until EOF or until nothing came for `wait` seconds (1 MiB at most)."""
+    import select
+
+    try:
+        fd = sys.stdin.fileno() if sys.stdin is not None else -1
+        if fd < 0 or os.isatty(fd):
+            return b""
+    except (OSError, ValueError):
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    while size < MAX_PAYLOAD:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def read_payload(data: bytes) -> HookPayload:
@@ -103,18 +136,11 @@ def run_hook(
         return outcome
     if project.remote is None or not project.repo.has_commits():
         return outcome
-    full_bound = hook_timeout(project.repo.config_get("gitmem.hookTimeout"))
-    # the quick start's time counts: the whole hook stays within gitmem.hookTimeout
-    spent = time.monotonic() - Handover.started if Handover.started else 0.0
-    bound = max(1.0, full_bound - spent)
+    bound = hook_timeout(project.repo.config_get("gitmem.hookTimeout"))
     starting = mode == "pull"
     refs = sorted({s.ref for s in project.scopes if s.pushable})
-    # what came from the remote is what moved the remote-tracking refs (since the last run,
-    # when the quick start's fetch already moved them)
-    if Handover.before is not None:
-        before = {ref: Handover.before.get(project.tracking_ref(ref)) for ref in refs}
-    else:
-        before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
+    # what came from the remote is what moved the remote-tracking refs
+    before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
     auto_index = _auto_index(project)
     personal_before = read_text(auto_index) if auto_index else None
     pulled: dict[str, list[str]] = {}
@@ -123,13 +149,11 @@ def run_hook(
         outcome.note = f"gitmem: {refused[0].name} memory not synced: {refused[0].note}"
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
-            pulled, refused_refs = _sync(project, mode, bound, full_bound)
+            pulled, refused_refs = _sync(project, mode, bound)
         if refused_refs:  # the other refs synced; this one was set aside
             outcome.note = f"gitmem: memory not synced: {refused_refs[0].message}"
     except HookTimeout:
-        outcome.note = (
-            f"gitmem: memory not synced: gave up after {full_bound:g} s (gitmem.hookTimeout)"
-        )
+        outcome.note = f"gitmem: memory not synced: gave up after {bound:g} s (gitmem.hookTimeout)"
     except GitmemError as exc:
         outcome.note = f"gitmem: memory not synced: {exc.message}"
     except OSError as exc:  # a full disk, a folder made read-only: the session goes on
@@ -141,43 +165,16 @@ def run_hook(
             )
         except (GitmemError, OSError):
             outcome.context = [outcome.note] if outcome.note else []
-    if outcome.note is not None:
-        _forget(project)  # the next SessionStart runs in full
     return outcome
 
 
-def _forget(project: Project) -> None:
-    from gitmem.hookstart import forget
-
-    with contextlib.suppress(OSError):
-        forget(project)
-
-
-def _record(project: Project, bound: float) -> None:
-    """What the next SessionStart's quick start replays (gitmem/hookstart.py)."""
-    from gitmem.hookstart import record
-
-    try:
-        record(project, bound)
-    except (GitmemError, OSError):
-        _forget(project)
-
-
 def _sync(
-    project: Project, mode: str, bound: float, full_bound: float
+    project: Project, mode: str, bound: float
 ) -> tuple[dict[str, list[str]], list[GitmemError]]:
     """Run the sync; the files it wrote on disk, by ref, and the refs it refused."""
     from gitmem.sync import SyncOptions, run_sync
-    from gitmem.syncbase import Fetched
 
-    handed, Handover.fetched = Handover.fetched, None  # one sync takes it
-    options = SyncOptions(
-        mode=mode,
-        timeout=bound,
-        lock_wait=0.0,
-        settled=lambda _syncer: _record(project, full_bound),
-        fetched=Fetched(*handed) if handed else None,
-    )
+    options = SyncOptions(mode=mode, timeout=bound, lock_wait=0.0)
     result = run_sync(project, options)
     return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}, result.refused
 

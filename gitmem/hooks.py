@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,10 +28,6 @@ from gitmem.errors import UsageError
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-else:
-    from gitmem.records import dataclass
 
 SESSION_START_MATCHER = "startup|resume|clear|compact"
 LOCAL_SETTINGS = ".claude/settings.local.json"  # --project: per user, kept out of git
@@ -42,7 +39,11 @@ _OURS = re.compile(
     r"(?:^|[\s/\"'])(?:git-)?gitmem(?:\.exe)?['\"]?(?:\s+-m\s+gitmem)?\s+(pull|push)\s+--hook\b"
 )
 _GITMEM_MODULE = re.compile(r"\s-m\s+gitmem\s+(pull|push)\s+--hook\b")
-_BOOT = re.compile(r"from gitmem\.hookstart import main\b[^'\"]*['\"]\s+(pull|push)\s+--hook\b")
+_BOOT_MODULE = "gitmem.__main__"
+# gitmem.hookstart: the command hooks installed by earlier versions start (kept working)
+_BOOT = re.compile(
+    r"from gitmem\.(?:hookstart|__main__) import main\b[^'\"]*['\"]\s+(pull|push)\s+--hook\b"
+)
 # the launcher's path: /…/gitmem/launch.py (quoted when the path has spaces)
 _LAUNCH = re.compile(r"[/\\]gitmem[/\\]launch\.py['\"]?\s+(pull|push)\s+--hook\b")
 
@@ -109,16 +110,14 @@ def _inside_project(where: str, root: Path | None, path: Path) -> None:
 
 def gitmem_command() -> str:
     """The absolute command that starts this gitmem (hooks run with Claude Code's PATH):
-    `PYTHON -I -S /…/gitmem/launch.py`, short enough to recognize in a settings file.
+    `PYTHON -I /…/gitmem/launch.py`, short enough to recognize in a settings file.
 
-    `-I`: nothing from the project's folder, PYTHONPATH or the user's site is imported; `-S`:
-    the SessionStart hook's quick start (gitmem/hookstart.py) runs before site-packages are
-    even looked at (it loads them itself when it hands over to the full command). The launcher
-    puts only the folder this package was loaded from on the path (gitmem/launch.py)."""
+    `-I`: nothing from the project's folder, PYTHONPATH or the user's site is imported; the
+    launcher puts only the folder this package was loaded from on the path (gitmem/launch.py)."""
     import gitmem.launch
 
     launcher = os.path.abspath(gitmem.launch.__file__)
-    return f"{shlex.quote(sys.executable)} -I -S {shlex.quote(launcher)}"
+    return f"{shlex.quote(sys.executable)} -I {shlex.quote(launcher)}"
 
 
 def hook_command(base: str, event: str) -> str:

@@ -176,12 +176,29 @@ def claude_state_file(env: Mapping[str, str]) -> Path:
     )
 
 
-def _workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
-    # one reading of Claude Code's trust, shared with the quick start (which must not import
-    # this module): the two answers can never differ
-    from gitmem.quickstart import trust_answer
+TRUST_LIMIT = 64 << 20  # a larger state file is a doubt: not trusted
 
-    return trust_answer(str(claude_state_file(env)), str(root)) == "1"
+
+def _workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
+    """Whether Claude Code's state file says the workspace `root` is trusted (unreadable,
+    absent or too large: not trusted)."""
+    import json
+
+    try:
+        with open(claude_state_file(env), "rb") as fh:
+            data = fh.read(TRUST_LIMIT + 1)
+    except OSError:
+        return False
+    if len(data) > TRUST_LIMIT:
+        return False
+    try:  # strict UTF-8 text, as Claude Code writes it (json.loads of bytes would also take
+        # a byte-order mark or UTF-16)
+        state = json.loads(data.decode("utf-8"))
+    except ValueError:
+        return False
+    projects = state.get("projects") if isinstance(state, dict) else None
+    entry = projects.get(str(root)) if isinstance(projects, dict) else None
+    return isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True
 
 
 USER_SETTING = "user settings"  # ~/.claude/settings.json: one folder for every project

@@ -6,8 +6,8 @@ the repository lock); the next `gitmem sync` publishes it. Never prints, never e
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gitmem.crypto import (
     ENDORSEMENT_FILE,
@@ -25,11 +25,6 @@ from gitmem.scopes import Project, hostname
 from gitmem.state import holding_lock
 from gitmem.treecheck import META_FILE, render_meta
 from gitmem.treemerge import as_tree_input
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 PUBLISH_HINT = "run gitmem sync to publish it"
 

@@ -14,12 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-else:
-    from gitmem.records import dataclass
+from dataclasses import dataclass
 
 from gitmem.refmeta import FORMAT_VERSION, META_FILE, MetaError, parse_meta
 

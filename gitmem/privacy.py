@@ -8,7 +8,7 @@ Sync merges plaintext with the same engine as any other scope. Ciphertext ids ar
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from gitmem.ciphercache import CipherCache
 from gitmem.crypto import (
@@ -40,11 +40,6 @@ from gitmem.policy import Finding, blocking, check_name
 from gitmem.rollback import manifest_value, read_manifest, rollback_hint, rolled_back
 from gitmem.sealedfolders import form_change, sealed_prefixes, tip_folders
 from gitmem.treemerge import blobs
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 NOTE_PREFIX = "sealed:"
 MAX_ROTATIONS = 64  # key changes followed back to the last key this machine trusted

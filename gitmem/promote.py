@@ -13,6 +13,7 @@ touches anything outside the two memory folders.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,10 +22,6 @@ from gitmem.errors import GitmemError, SecretsFound, UsageError
 if TYPE_CHECKING:
     from gitmem.scopes import Project
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 INDEX_NAME = "MEMORY.md"
 PERSONAL = ("auto",)

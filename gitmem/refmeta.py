@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-else:
-    from gitmem.records import dataclass
+from dataclasses import dataclass
 
 FORMAT_VERSION = 1
 META_FILE = "gitmem.toml"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gitmem.confinement import holds_personal, personal_folders, refusal
 from gitmem.errors import ConfigError, UsageError
@@ -21,12 +21,6 @@ from gitmem.identity import (
     own_slug,
     user_id,
 )
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, replace
-else:
-    from gitmem.records import dataclass, replace
-
 from gitmem.projectpaths import AGENTS_FOLDER, LOCAL_AGENTS_FOLDER, LOCAL_FILE
 
 GITMEM_PREFIX = "refs/gitmem/"

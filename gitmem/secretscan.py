@@ -17,12 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-else:
-    from gitmem.records import dataclass
+from dataclasses import dataclass
 
 MAX_MATCHES = 100  # a file full of keys is reported by its first hundred
 MIN_ENTROPY = 3.5  # bits a character: random tokens sit above 4, words and paths below 3.5

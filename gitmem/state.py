@@ -12,20 +12,18 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gitmem.errors import LockedError
 from gitmem.tempfiles import temp_path
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-
+if TYPE_CHECKING:
     from gitmem.gitstore import Repository
     from gitmem.gitstore.index import FolderCheck
     from gitmem.scopes import Scope
-else:
-    from gitmem.records import dataclass, field
+
 
 STATE_VERSION = 2  # 1: every record in the JSON file (still read)
 STAT_MASK = 0xFFFFFFFF  # git's index keeps inode, device, uid and gid in 32 bits
@@ -158,7 +156,7 @@ def start_checks(
     """git's stat check of each scope folder whose state head names an index, started as soon
     as the folders are known: before the sync code is imported and its lock taken. Each comes
     with the checksum of the index it checks; the sync uses it only when the head it reads under
-    the lock names that same index (gitmem/sync.py `_start_check`), else starts it again. The
+    the lock names that same index (gitmem/sync/session.py `_start_check`), else starts it again. The
     checks only read (GIT_OPTIONAL_LOCKS=0): running before the lock changes nothing on disk."""
     from gitmem.gitstore.index import FolderCheck, index_path
 
@@ -478,7 +476,7 @@ def holding_lock(
     repo: Repository, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
 ) -> Iterator[None]:
     """repository_lock for a command that moves our refs: once it holds the lock, the refs it
-    read before (opening the project, a quick start) are read again — another gitmem may have
+    read before (opening the project) are read again — another gitmem may have
     moved them meanwhile, and a local ref seen behind reads as files deleted since."""
     with repository_lock(repo.common_dir, wait, on_wait):
         repo.forget_refs()

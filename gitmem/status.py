@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from dataclasses import asdict, dataclass, field
 
 from gitmem.excludes import exclude_memory_folders
 from gitmem.folders import Snapshot, snapshot
 from gitmem.scopes import Project, Scope
 from gitmem.state import FileRecord, load_scope_state
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import asdict, dataclass, field
-else:
-    from gitmem.records import asdict, dataclass, field
 
 
 @dataclass

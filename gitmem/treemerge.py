@@ -7,15 +7,10 @@ of the resolutions it reports.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from gitmem.gitstore import BLOB_MODE, TreeEntry
 from gitmem.gitstore.objects import ObjectEncoding
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 META_FILE = "gitmem.toml"
 

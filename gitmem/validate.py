@@ -9,7 +9,7 @@ Never writes a ref, a file or the index.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from gitmem.errors import EXIT_FINDINGS, UsageError
 from gitmem.gitstore import Repository
@@ -26,12 +26,8 @@ from gitmem.policy import (
 )
 from gitmem.treecheck import commit_findings
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-
+if TYPE_CHECKING:
     from gitmem.secretscan import AllowList
-else:
-    from gitmem.records import dataclass, field
 
 GITMEM_REFS = "refs/gitmem/"
 BRANCH_LAYOUT = "refs/heads/gitmem/"  # the gitmem.refPrefix the branch-only refusal offers

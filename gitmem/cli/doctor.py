@@ -25,8 +25,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def doctor(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
     from gitmem.doctor import run_doctor
-    from gitmem.records import asdict
 
     checkup = run_doctor(open_project_from(args), offline=args.offline)
     if args.as_json:

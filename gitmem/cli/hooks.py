@@ -180,6 +180,6 @@ def status(args: argparse.Namespace) -> int:
 
 def run_as_hook(args: argparse.Namespace) -> int:
     """pull/push --hook: always exit 0 — a hook's failure must not disturb the session."""
-    from gitmem.hookstart import answer
+    from gitmem.hookrun import answer
 
     return answer(args.mode, directory(args), getattr(args, "memory_dir", None))

@@ -21,7 +21,6 @@ from gitmem.cli.common import (
 
 if TYPE_CHECKING:
     from gitmem.arrivals import Arrival
-    from gitmem.earlyfetch import EarlyFetch
     from gitmem.gitstore.index import FolderCheck
     from gitmem.scopes import Project
     from gitmem.sync import SyncResult
@@ -99,60 +98,33 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         opening.cancel()
         raise
-    # git's stat checks of the folders run while the sync code is imported, and the fetch of
-    # a pull or sync as a dry run (no ref moved before the lock: gitmem/earlyfetch.py)
+    # git's stat checks of the folders run while the sync code is imported
     checks = start_checks(project, args.scopes)
-    early = None
     try:
-        early = _start_early_fetch(args, project)
         from gitmem.sync import SyncOptions, run_sync
     except BaseException:
         for _, check in checks.values():
             check.cancel()
-        if early is not None:
-            early.cancel()
         raise
     before: dict[str, str | None] = {}
     if (not args.quiet or getattr(args, "as_json", False)) and not args.dry_run:  # A, M, D, R
         from gitmem.arrivals import tips
 
         before = tips(project)
-    try:
-        options = SyncOptions(
-            checks=checks,
-            mode=args.mode,
-            scopes=tuple(args.scopes or ()),
-            dry_run=args.dry_run,
-            force_key=args.force_key,
-            no_verify=args.no_verify,
-        )
-        options.timeout = _seconds(project, "gitmem.timeout", options.timeout)
-        options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)
-        if not args.quiet and sys.stderr.isatty():  # progress on a terminal, silence in hooks/CI
-            options.progress = _show_progress
-            options.notice = _show_notice
-        if args.mode == "sync":  # what the next `gitmem sync` replays when nothing changes
-            from gitmem.syncbase import Fetched
-            from gitmem.syncstart import Replay, forget_after_failure, record, spent
-
-            options.settled = record
-            if Replay.fetched and not args.dry_run:
-                options.fetched = Fetched(*Replay.fetched)
-            Replay.fetched = None  # one sync takes it
-            options.timeout = max(1.0, options.timeout - spent())
-            if options.fetched is None:
-                options.early = early
-            try:
-                result = run_sync(project, options)
-            except BaseException:
-                forget_after_failure(project.repo.git_dir)
-                raise
-        else:
-            options.early = early
-            result = run_sync(project, options)
-    finally:
-        if early is not None:
-            early.cancel()  # a sync that did not take it (or failed before its fetch)
+    options = SyncOptions(
+        checks=checks,
+        mode=args.mode,
+        scopes=tuple(args.scopes or ()),
+        dry_run=args.dry_run,
+        force_key=args.force_key,
+        no_verify=args.no_verify,
+    )
+    options.timeout = _seconds(project, "gitmem.timeout", options.timeout)
+    options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)
+    if not args.quiet and sys.stderr.isatty():  # progress on a terminal, silence in hooks/CI
+        options.progress = _show_progress
+        options.notice = _show_notice
+    result = run_sync(project, options)
     if options.progress:
         sys.stderr.write("\r\033[K")
     if getattr(args, "as_json", False):
@@ -195,24 +167,6 @@ def _told(
     from gitmem.arrivals import arrivals
 
     return arrivals(project, before, pulled)
-
-
-def _start_early_fetch(args: argparse.Namespace, project: Project) -> EarlyFetch | None:
-    """The fetch of a pull or sync, started now as a dry run (gitmem/earlyfetch.py); None
-    for a push (it pushes first), a dry run of gitmem, or a project without a remote. Not
-    when `gitmem sync`'s quick start already fetched (its answer is the sync's)."""
-    from gitmem.earlyfetch import DEFAULT_TIMEOUT, EarlyFetch, synced_refs
-
-    if args.mode not in ("pull", "sync") or args.dry_run or project.remote is None:
-        return None
-    timeout = _seconds(project, "gitmem.timeout", DEFAULT_TIMEOUT)
-    if args.mode == "sync":
-        from gitmem.syncstart import Replay, spent
-
-        if Replay.fetched:
-            return None
-        timeout = max(1.0, timeout - spent())
-    return EarlyFetch(project, synced_refs(project, args.scopes or ()), timeout)
 
 
 def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:

@@ -10,7 +10,8 @@ Parts: process (running git), base (finding a repository, its config), objects, 
 (the commit graph), transport, index (the stat cache), standalone (git without a repository).
 """
 
-TYPE_CHECKING = False  # not typing's: importing typing costs the merge driver's start-up
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from gitmem.gitstore.base import OURS, TreeEntry
     from gitmem.gitstore.catfile import CatFile

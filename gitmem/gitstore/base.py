@@ -10,14 +10,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import NotARepository
-from gitmem.gitstore.handed import CONFIG_LIST, OURS, REFS_LIST, REV_PARSE
 from gitmem.gitstore.process import Completed, run_git, subcommand
 
 if TYPE_CHECKING:
     from gitmem.gitstore.catfile import CatFile
-    from gitmem.gitstore.process import Answered, Running
+    from gitmem.gitstore.process import Running
 
-__all__ = ["CONFIG_LIST", "OURS", "REFS_LIST", "REV_PARSE"]  # defined in gitstore/handed.py
+# the git commands that open a repository (`Opening`)
+REV_PARSE = (
+    "rev-parse",
+    "--is-bare-repository",
+    "--absolute-git-dir",
+    "--git-common-dir",
+    "--show-toplevel",
+)
+# with each value's scope (system, global, local, worktree, command): a question about one
+# file (`drivers status`: the global attributes file) needs no second process
+CONFIG_LIST = ("config", "-z", "--list", "--show-scope")
+OURS = ("refs/gitmem/", "refs/gitmem-remotes/")  # every ref gitmem reads or moves
+REFS_LIST = ("for-each-ref", "--format=%(objectname) %(refname)")
+# `:(top)` pathspecs are magic: a caller's GIT_LITERAL_PATHSPECS=1 must not make them literal
+TRACKED_ENV = {"GIT_LITERAL_PATHSPECS": "0"}
+
+
+def tracked_listing(paths: Sequence[str]) -> tuple[str, ...]:
+    """`ls-files` of `paths` (from the top of the work tree whatever folder it runs in,
+    literally): which of them the branch tracks."""
+    return ("ls-files", "-z", "--full-name", "--", *(f":(top){p}" for p in paths))
+
+
 HEX = frozenset("0123456789abcdef")
 # the git commands through which gitmem moves refs: running one forgets the ref cache
 REF_WRITERS = frozenset(("update-ref", "fetch", "push", "pull", "symbolic-ref", "pack-refs", "gc"))
@@ -97,9 +118,6 @@ class GitDir:
             self._set_config(opened.config)
         self._tracked.update(opened.tracked)
         self._refs = opened.refs
-        # the raw answers a quick start's record is written from (gitmem/quickstart.py)
-        self.where_answer = proc.stdout if proc.returncode == 0 else None
-        self.tracked_answer = opened.listing
 
     def git(
         self,
@@ -216,24 +234,21 @@ def parse_refs(out: bytes) -> dict[str, str]:
 class Opening:
     """The git processes that open a repository, started now: `rev-parse` (where it is) and,
     with `tracked`, the config listing, `ls-files` of those paths and (`refs`) our refs.
-    `GitDir(opening=...)` collects them; a caller can import what it needs meanwhile. An
-    answer a quick start already got from the same folder is taken instead of asked again
-    (gitstore/handed.py)."""
+    `GitDir(opening=...)` collects them; a caller can import what it needs meanwhile."""
 
     def __init__(
         self, path: str | os.PathLike[str], tracked: Sequence[str] = (), refs: bool = False
     ) -> None:
-        from gitmem.gitstore.handed import take
+        from gitmem.gitstore.process import Running
 
         self.start = Path(path)
         if not self.start.is_dir():
             raise NotARepository(
                 f"not a directory: {self.start}", "pass -C with a path inside a git repository"
             )
-        handed = take(str(self.start))
-        self.early = _Early(self.start, tracked, refs, handed)
+        self.early = _Early(self.start, tracked, refs)
         try:
-            self.where = _ask(REV_PARSE, self.start, None, handed)
+            self.where = Running(REV_PARSE, self.start, None)
         except BaseException:
             self.early.cancel()
             raise
@@ -241,20 +256,6 @@ class Opening:
     def cancel(self) -> None:
         self.where.cancel()
         self.early.cancel()
-
-
-def _ask(
-    argv: Sequence[str],
-    start: Path,
-    timeout: float | None,
-    handed: Mapping[tuple[str, ...], bytes],
-    env: Mapping[str, str] | None = None,
-) -> Running | Answered:
-    """`git argv` started in `start`, or its answer when the quick start handed it."""
-    from gitmem.gitstore.process import Answered, Running
-
-    out = handed.get(tuple(argv))
-    return Answered(argv, out) if out is not None else Running(argv, start, timeout, env)
 
 
 class _Early:
@@ -266,24 +267,20 @@ class _Early:
         start: Path,
         tracked: Sequence[str],
         refs: bool = False,
-        handed: Mapping[tuple[str, ...], bytes] | None = None,
     ) -> None:
-        from gitmem.gitstore.handed import TRACKED_ENV, tracked_listing
+        from gitmem.gitstore.process import Running
 
-        handed = handed or {}
         self.paths = list(tracked)
-        self.config: Running | Answered | None = None
-        self.listing: Running | Answered | None = None
-        self.refs: Running | Answered | None = None
+        self.config: Running | None = None
+        self.listing: Running | None = None
+        self.refs: Running | None = None
         if not self.paths:
             return  # a caller that names no paths opens the repository as before: lazily
-        self.config = _ask(CONFIG_LIST, start, 60.0, handed)
+        self.config = Running(CONFIG_LIST, start, 60.0)
         try:
-            listing = tracked_listing(self.paths)
-            self.listing = _ask(listing, start, 60.0, handed, TRACKED_ENV)
-            # our refs: when asked, or when the quick start read them anyway
-            if refs or (*REFS_LIST, *OURS) in handed:
-                self.refs = _ask((*REFS_LIST, *OURS), start, 60.0, handed)
+            self.listing = Running(tracked_listing(self.paths), start, 60.0, TRACKED_ENV)
+            if refs:
+                self.refs = Running((*REFS_LIST, *OURS), start, 60.0)
         except BaseException:
             self.cancel()
             raise
@@ -303,7 +300,6 @@ class _Early:
         if config.returncode == 0:
             opened.config = config.stdout
         if listing.returncode == 0 and not bare:
-            opened.listing = (tuple(listing.args[1:]), listing.stdout)
             names = listing.stdout.decode("utf-8", "surrogateescape").split("\0")
             for path in self.paths:
                 inside = path + "/"
@@ -325,8 +321,6 @@ class Opened:
         self.config: bytes | None = None
         self.tracked: dict[str, bool] = {}
         self.refs: dict[str, str] | None = None
-        # (ls-files arguments, its standard output): a quick start's record keeps a checksum
-        self.listing: tuple[tuple[str, ...], bytes] | None = None
 
 
 def _ident_part(text: str) -> str:

@@ -8,8 +8,8 @@ goes out of step (a reader that stops at a non-blob reads garbage for the next q
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 

@@ -233,7 +233,7 @@ class FolderCheck:
         git_dir: Path, index: Path, folder: Path, exclude: Iterable[str], folders: bool = True
     ) -> list[tuple[list[str], dict[str, str]]]:
         """(git's arguments, environment) of the two commands; each prints nothing when the
-        folder matches the index (a quick start replays them: gitmem/quickstart.py).
+        folder matches the index.
         `folders`: a folder git does not know is one `name/` line, not each file in it."""
         base = [*HARDENED, "--git-dir", str(git_dir), "--work-tree", str(folder)]
         env = {"GIT_INDEX_FILE": str(index), "GIT_ATTR_NOSYSTEM": "1", "GIT_OPTIONAL_LOCKS": "0"}

@@ -353,13 +353,18 @@ class MemoryRepository(MemoryStore):
             )
         return server
 
-    def fetch(self, remote: str, refspecs: Sequence[str], timeout: float | None = None) -> None:
+    def fetch(
+        self, remote: str, refspecs: Sequence[str], timeout: float | None = None
+    ) -> tuple[str, ...]:
         server = self._server(remote)
         negative = [s[1:].rstrip("*") for s in refspecs if s.startswith("^")]
+        missing: list[str] = []
         for spec in refspecs:
             if spec.startswith("^"):
                 continue
             src, _, dst = spec.lstrip("+").partition(":")
+            if not src.endswith("*") and src not in server.references:
+                missing.append(src)
             for name, oid in sorted(server.references.items()):
                 if src.endswith("*"):
                     if not name.startswith(src[:-1]) or any(name.startswith(n) for n in negative):
@@ -371,6 +376,7 @@ class MemoryRepository(MemoryStore):
                     continue
                 self._copy_objects(server, self, oid)
                 self.references[target] = oid
+        return tuple(missing)
 
     def start_fetch(
         self, remote: str, refspecs: Sequence[str], timeout: float | None = None
@@ -456,8 +462,8 @@ class LoopbackFetch:
     def __init__(self, repo: MemoryRepository, remote: str, refspecs: Sequence[str]) -> None:
         self.repo, self.remote, self.refspecs = repo, remote, list(refspecs)
 
-    def finish(self) -> None:
-        self.repo.fetch(self.remote, self.refspecs)
+    def finish(self) -> tuple[str, ...]:
+        return self.repo.fetch(self.remote, self.refspecs)
 
     def cancel(self) -> None:
         pass

@@ -12,7 +12,6 @@ from gitmem.errors import GitError, RemoteError
 from gitmem.gitstore.spawn import Completed, Spawned, clean_env, kill_tree
 
 __all__ = [
-    "Answered",
     "Completed",
     "Running",
     "clean_env",
@@ -93,21 +92,6 @@ class Running:
     def cancel(self) -> None:
         """Kill it and its helpers (the caller failed before it needed the answer)."""
         self.proc.cancel()
-
-
-class Answered:
-    """A git command whose answer is already in hand (a quick start asked it: gitstore/handed.py),
-    with `Running`'s interface."""
-
-    def __init__(self, args: Sequence[str], stdout: bytes) -> None:
-        self.args = list(args)
-        self.answer = Completed(["git", *args], 0, stdout, b"")
-
-    def wait(self) -> Completed:
-        return self.answer
-
-    def cancel(self) -> None:
-        pass
 
 
 def last_line(stderr: bytes) -> str:

@@ -1,9 +1,7 @@
 """Starting git without the `subprocess` module: the environment every git call gets, killing a
-process tree, and `Spawned` — os.posix_spawn with pipes — for the hook's quick start, which
-must have its fetch running before Python has imported anything else (gitmem/hookstart.py).
-
-Imports nothing but `os`, `select` and `time` up front: under `python -S` importing `subprocess` alone costs
-more than the fetch it would start.
+process tree, and `Spawned` — os.posix_spawn with pipes — under every git process gitmem runs
+(gitstore/process.py). Imports nothing but `os`, `select` and `time` up front: `subprocess`
+and what it imports cost a few milliseconds of every command.
 """
 
 from __future__ import annotations
@@ -11,8 +9,8 @@ from __future__ import annotations
 import os
 import select
 import time
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False  # not typing's: this module must import nothing it does not need
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
@@ -47,7 +45,7 @@ def quiet_git() -> None:
 
 def kill_tree(pid: int) -> None:
     """SIGKILL `pid` and every process below it (read from /proc, else from `ps`)."""
-    import signal  # here: it imports enum, a tenth of the quick start's budget
+    import signal  # here: it imports enum, paid only when a process must be killed
 
     children: dict[int, list[int]] = {}
     try:

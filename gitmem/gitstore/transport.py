@@ -10,16 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
 from gitmem.errors import RemoteError
 from gitmem.gitstore.base import GitDir
 from gitmem.gitstore.process import Completed, Running
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, field
-else:
-    from gitmem.records import dataclass, field
 
 # rejections that mean "someone pushed first": fetch, merge and push again
 RETRYABLE_PUSH = (
@@ -81,8 +76,25 @@ NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
 
 
 def fetch_args(remote: str, refspecs: Sequence[str]) -> list[str]:
-    """git's arguments for a fetch of `refspecs` (also replayed by gitmem/hookstart.py)."""
+    """git's arguments for a fetch of `refspecs`."""
     return [*FETCH, remote, *refspecs]
+
+
+# git fetch of an exact name the remote lacks fails, naming it (the first one only)
+_MISSING = re.compile(r"couldn't find remote ref (\S+)")
+
+
+def missing_ref(proc: Completed) -> str | None:
+    """The source ref a failed fetch did not find on the remote, if that is why it failed."""
+    if proc.returncode == 0:
+        return None
+    found = _MISSING.search(proc.stderr.decode("utf-8", "replace"))
+    return found.group(1) if found else None
+
+
+def without(refspecs: Sequence[str], source: str) -> list[str]:
+    """`refspecs` without the one fetching `source`."""
+    return [s for s in refspecs if s.lstrip("+").partition(":")[0] != source]
 
 
 def fetched(remote: str, proc: Completed) -> None:
@@ -94,13 +106,29 @@ def fetched(remote: str, proc: Completed) -> None:
 
 
 class PendingFetch:
-    def __init__(self, repo: GitDir, remote: str, running: Running) -> None:
+    def __init__(
+        self,
+        repo: Transport,
+        remote: str,
+        refspecs: Sequence[str],
+        running: Running,
+        timeout: float,
+    ) -> None:
         self.repo, self.remote, self.running = repo, remote, running
+        self.refspecs, self.timeout = list(refspecs), timeout
 
-    def finish(self) -> None:
-        """Wait for the fetch (killed on timeout or interrupt); raise RemoteError on failure."""
+    def finish(self) -> tuple[str, ...]:
+        """Wait for the fetch (killed on timeout or interrupt); raise RemoteError on failure.
+        The sources the remote does not have are returned (the rest fetched without them)."""
         try:
-            fetched(self.remote, self.running.wait())
+            proc = self.running.wait()
+            lacking = missing_ref(proc)
+            if lacking is None:
+                fetched(self.remote, proc)
+                return ()
+            rest = without(self.refspecs, lacking)
+            others = self.repo.fetch(self.remote, rest, self.timeout) if rest else ()
+            return (lacking, *others)
         finally:
             self.repo.forget_refs()
 
@@ -113,21 +141,28 @@ class Transport(GitDir):
     def _transport(self, args: Sequence[str], timeout: float | None) -> Completed:
         return self.git(*args, check=False, timeout=timeout, env=NO_PROMPT)
 
-    def fetch(self, remote: str, refspecs: Sequence[str], timeout: float | None = None) -> None:
-        proc = self._transport(fetch_args(remote, refspecs), timeout)
-        fetched(remote, proc)
+    def fetch(
+        self, remote: str, refspecs: Sequence[str], timeout: float | None = None
+    ) -> tuple[str, ...]:
+        """Fetch exact `+src:dst` refspecs; returns the sources the remote does not have (git
+        fails on the first one it misses: it is dropped and the rest fetched again, so a
+        missing ref costs one more round trip, never a glob over every sibling ref)."""
+        missing: list[str] = []
+        refspecs = list(refspecs)
+        while refspecs:
+            proc = self._transport(fetch_args(remote, refspecs), timeout)
+            lacking = missing_ref(proc)
+            if lacking is None or lacking in missing:
+                fetched(remote, proc)
+                break
+            missing.append(lacking)
+            refspecs = without(refspecs, lacking)
+        return tuple(missing)
 
     def start_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> PendingFetch:
         """A fetch running while the caller does local work; `finish()` waits for it."""
         running = self.start(*fetch_args(remote, refspecs), timeout=timeout, env=NO_PROMPT)
-        return PendingFetch(self, remote, running)
-
-    def start_dry_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> Running:
-        """The same fetch as a dry run (objects in, no ref moved; each ref it would move named
-        on stderr with both ids in full: gitmem/quickstart.py `moves`), started now."""
-        from gitmem.gitstore.handed import dry_run
-
-        return self.start(*dry_run(fetch_args(remote, refspecs)), timeout=timeout, env=NO_PROMPT)
+        return PendingFetch(self, remote, refspecs, running, timeout)
 
     def push(
         self,

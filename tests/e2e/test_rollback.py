@@ -129,7 +129,7 @@ def test_an_older_tree_put_back_on_top_of_the_tip_is_refused_and_team_still_sync
 @pytest.mark.slow
 def test_an_older_tree_fetched_by_status_first_is_still_refused(world: World) -> None:
     """`status --fetch` moves the tracking ref, the pin of these checks, and checks nothing:
-    a replay it fetched is not the state this machine synced last (syncremote `_pin`)."""
+    a replay it fetched is not the state this machine synced last (gitmem/sync/gate.py `_pin`)."""
     a, auto, old = victim_with_history(world)
     mallory = Mallory(world)
     attack = mallory.push_tree(mallory.g("rev-parse", f"{old}^{{tree}}").strip())

@@ -23,22 +23,6 @@ def test_help_does_not_import_heavy_modules() -> None:
     assert "sync" in out and "demo" in out
 
 
-def test_the_quick_starts_entry_imports_neither_typing_nor_re() -> None:
-    """What `gitmem sync` and `gitmem pull --hook` import before their quick start replays
-    the fetch: every module here is paid by every no-op sync (typing with re: ~8 ms)."""
-    code = (
-        "import sys\n"
-        "import gitmem.__main__, gitmem.syncstart, gitmem.quickstart, gitmem.hookstart\n"
-        "import gitmem.gitstore.spawn\n"
-        "print('LOADED', sorted(m for m in ('typing', 're', 'pathlib', 'subprocess', 'json') "
-        "if m in sys.modules))"
-    )
-    out = subprocess.run(
-        [sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=REPO_ROOT
-    ).stdout
-    assert "LOADED []" in out, out
-
-
 def test_a_profiled_command_writes_its_profile(tmp_path: Path) -> None:
     """The console script leaves with os._exit (no teardown); under cProfile it must exit as
     Python does, or the profile is never written (docs/performance.md, profiling)."""

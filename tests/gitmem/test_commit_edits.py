@@ -1,4 +1,4 @@
-"""A push of a few changed files edits the tip's tree along their paths (gitmem/synccommit.py):
+"""A push of a few changed files edits the tip's tree along their paths (gitmem/sync/commit.py):
 no listing of the whole ref, encrypted folders included — and another clone reads back exactly
 the folder that was pushed, in every kind of edit (changed, added, removed, in a subfolder)."""
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import gitmem.state
-import gitmem.sync
-import gitmem.syncbase
+import gitmem.sync.ledger
+import gitmem.sync.session
 from gitmem.cli import main
 from gitmem.folders import Snapshot, snapshot
 from gitmem.gitstore import Repository
@@ -466,8 +466,8 @@ def test_a_sync_that_finds_nothing_loads_no_record_and_misses_no_edit(world: Wor
         return real(common_dir, scope)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(gitmem.sync, "load_scope_state", counting)
-        patch.setattr(gitmem.syncbase, "load_scope_state", counting)
+        patch.setattr(gitmem.sync.session, "load_scope_state", counting)
+        patch.setattr(gitmem.sync.ledger, "load_scope_state", counting)
         tip = world.git("rev-parse", ref, cwd=a)
         assert main(["-C", str(a), "sync", "-q"]) == 0
         assert "auto" not in loaded and world.git("rev-parse", ref, cwd=a) == tip

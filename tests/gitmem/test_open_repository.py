@@ -75,65 +75,8 @@ def test_not_a_repository_is_refused(tmp_path: Path) -> None:
         Repository(tmp_path, tracked=PATHS)
 
 
-def _answers(start: Path) -> dict[tuple[str, ...], bytes]:
-    """What a quick start's opening commands print, asked from `start` (gitstore/handed.py)."""
-    from gitmem.gitstore.handed import CONFIG_LIST, OURS, REFS_LIST, REV_PARSE, tracked_listing
-
-    asked = (REV_PARSE, CONFIG_LIST, (*REFS_LIST, *OURS), tracked_listing(TRACKED_BY_BRANCH))
-    return {
-        argv: subprocess.run(["git", *argv], cwd=start, check=True, capture_output=True).stdout
-        for argv in asked
-    }
-
-
-@pytest.mark.parametrize("where", [".", "sub/deep"])
-def test_an_opening_takes_the_answers_a_quick_start_handed_for_its_folder_once(
-    repo: Path, where: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from gitmem.gitstore import process
-    from gitmem.gitstore.handed import CONFIG_LIST, hand
-
-    start = repo / where
-    answers = _answers(start)
-    plain = Repository(start, tracked=TRACKED_BY_BRANCH, refs=True)
-    # marked answers: the opening must use them, not ask git again
-    marked = answers[CONFIG_LIST] + b"local\0gitmem.handed\nyes\0"
-    hand(str(start), {**answers, CONFIG_LIST: marked})
-    spawned: list[list[str]] = []
-    original = process.Running.__init__
-
-    def counting(self: process.Running, args: list[str], *rest: object, **kw: object) -> None:
-        spawned.append(list(args))
-        original(self, args, *rest, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(process.Running, "__init__", counting)
-    taken = Repository(start, tracked=TRACKED_BY_BRANCH, refs=True)
-    assert spawned == []  # no git process: every answer was handed
-    assert taken.config_get("gitmem.handed") == "yes"
-    assert taken.git_dir == plain.git_dir and taken.toplevel == plain.toplevel
-    assert taken.common_dir == plain.common_dir and taken.is_bare == plain.is_bare
-    assert {p: taken.is_tracked(p) for p in TRACKED_BY_BRANCH} == {
-        p: plain.is_tracked(p) for p in TRACKED_BY_BRANCH
-    }
-    assert taken.our_refs() == plain.our_refs()
-    assert taken.config_listing() == marked
-    again = Repository(start, tracked=TRACKED_BY_BRANCH, refs=True)  # once: git is asked again
-    assert len(spawned) == 4 and again.config_get("gitmem.handed") is None
-
-
-def test_answers_handed_for_another_folder_are_not_taken(repo: Path, tmp_path: Path) -> None:
-    from gitmem.gitstore.handed import CONFIG_LIST, hand
-
-    other = tmp_path / "other"
-    _git(tmp_path, "init", "-q", str(other))
-    answers = _answers(repo)
-    hand(str(repo), {**answers, CONFIG_LIST: answers[CONFIG_LIST] + b"local\0gitmem.x\ny\0"})
-    opened = Repository(other, tracked=TRACKED_BY_BRANCH, refs=True)
-    assert opened.toplevel == other.resolve() and opened.config_get("gitmem.x") is None
-
-
 def test_the_refs_listing_from_the_cache_is_what_for_each_ref_prints(repo: Path) -> None:
-    from gitmem.gitstore.handed import OURS, REFS_LIST
+    from gitmem.gitstore.base import OURS, REFS_LIST
 
     opened = Repository(repo, tracked=TRACKED_BY_BRANCH, refs=True)
     head = opened.resolve("refs/gitmem/team")

@@ -16,26 +16,20 @@ def cli(*args: str) -> int:
 
 @pytest.fixture
 def fetches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every fetch started, in the foreground (`fetch`), beside the folder scan, or as a dry
-    run before the lock (gitmem/earlyfetch.py)."""
+    """Every fetch started, in the foreground (`fetch`) or beside the folder scan."""
     calls: list[str] = []
-    real, real_start, real_dry = Transport.fetch, Transport.start_fetch, Transport.start_dry_fetch
+    real, real_start = Transport.fetch, Transport.start_fetch
 
-    def counted(self: Transport, remote: str, *args: object, **kwargs: object) -> None:
+    def counted(self: Transport, remote: str, *args: object, **kwargs: object) -> tuple[str, ...]:
         calls.append(remote)
-        real(self, remote, *args, **kwargs)  # type: ignore[arg-type]
+        return real(self, remote, *args, **kwargs)  # type: ignore[arg-type]
 
     def counted_start(self: Transport, remote: str, *args: object, **kwargs: object) -> object:
         calls.append(remote)
         return real_start(self, remote, *args, **kwargs)  # type: ignore[arg-type]
 
-    def counted_dry(self: Transport, remote: str, *args: object, **kwargs: object) -> object:
-        calls.append(remote)
-        return real_dry(self, remote, *args, **kwargs)  # type: ignore[arg-type]
-
     monkeypatch.setattr(Transport, "fetch", counted)
     monkeypatch.setattr(Transport, "start_fetch", counted_start)
-    monkeypatch.setattr(Transport, "start_dry_fetch", counted_dry)
     return calls
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import gitmem.syncwriteback as sync_module  # where write-back calls materialize
+import gitmem.sync.writeback as sync_module  # where write-back calls materialize
 from gitmem.cli import main as run
 from gitmem.folders import materialize as real_materialize
 from tests.support.world import World, folder_bytes

@@ -358,23 +358,23 @@ def test_a_pulled_change_keeps_a_private_file_private(world: World) -> None:
 def _spy_writes(monkeypatch: pytest.MonkeyPatch) -> tuple[list[object], list[str]]:
     """What each write along the changed paths returned, and which scopes' records were
     loaded whole (a spy around the real methods, which still run)."""
-    from gitmem.syncbase import SyncBase
-    from gitmem.syncwriteback import WriteBack
+    from gitmem.sync.ledger import Ledger
+    from gitmem.sync.writeback import WriteBack
 
     answers: list[object] = []
     loaded: list[str] = []
-    real_few, real_load = WriteBack._write_few, SyncBase._load_state
+    real_few, real_load = WriteBack._write_few, Ledger._load_state
 
     def few(self: WriteBack, *args: Any) -> Any:
         answers.append(real_few(self, *args))
         return answers[-1]
 
-    def load(self: SyncBase, name: str) -> Any:
+    def load(self: Ledger, name: str) -> Any:
         loaded.append(name)
         return real_load(self, name)
 
     monkeypatch.setattr(WriteBack, "_write_few", few)
-    monkeypatch.setattr(SyncBase, "_load_state", load)
+    monkeypatch.setattr(Ledger, "_load_state", load)
     return answers, loaded
 
 

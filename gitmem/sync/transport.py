@@ -7,120 +7,113 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
-from gitmem.errors import GitmemError, RemoteError
+from gitmem.errors import RemoteError
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.scopes import GITMEM_PREFIX, Project
 from gitmem.state import holding_lock
-from gitmem.syncbase import DEFAULT_TIMEOUT, Fetched, SyncOptions
-from gitmem.syncpersonal import PersonalRefs
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from gitmem.earlyfetch import EarlyFetch
+from gitmem.sync.ledger import SyncRun
+from gitmem.sync.report import DEFAULT_TIMEOUT, SyncOptions
 
 
-class Transport(PersonalRefs):
+class Transport:
     """Step 2 of a sync: fetch our refs, push them without force."""
+
+    def __init__(self, run: SyncRun) -> None:
+        self.run = run
+        self.project, self.repo, self.opts = run.project, run.repo, run.opts
+        self.result, self.views, self.ledger = run.result, run.views, run.ledger
 
     # -- 2. transport ------------------------------------------------------------------------
 
-    def _by_remote(self, refs: Iterable[str]) -> dict[str, list[str]]:
+    def by_remote(self, refs: Iterable[str]) -> dict[str, list[str]]:
         """Our refs grouped by the remote that holds them (the project's, or the hub)."""
         groups: dict[str, list[str]] = {}
         for ref in refs:
             groups.setdefault(self.project.route(ref).remote, []).append(ref)
         return groups
 
-    def _fetch(self) -> None:
-        self._finish_fetch(self._start_fetch())
+    def fetch(self) -> None:
+        self.finish_fetch(self.start_fetch())
 
-    def _start_fetch(self) -> list[PendingFetch] | list[_Early]:
+    def start_fetch(self) -> list[PendingFetch]:
         """Start fetching our refs from every remote that holds them (in parallel, and in
         parallel with whatever the caller does until `_finish_fetch`)."""
-        self.fetched_from = {
-            ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.by_ref
+        self.run.fetched_from = {
+            ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.run.by_ref
         }
-        handed, self.handed = self.handed, None
-        if handed is not None and self._take_fetched(handed):
-            return []
-        early, self.early = self.early, None
-        if early is not None:
-            return [_Early(self, early)]  # its answer is waited for in _finish_fetch
-        return self._start_own_fetch()
-
-    def _start_own_fetch(self) -> list[PendingFetch]:
+        known = {self.project.tracking_ref(r): oid for r, oid in self.run.fetched_from.items()}
         pending: list[PendingFetch] = []
         try:
-            for remote, specs in self.fetch_plan().items():
-                pending.append(self.repo.start_fetch(remote, specs, self.opts.timeout))
+            for remote, specs in fetch_plan(self.project, self.run.by_ref).items():
+                # a ref the remote may not have (never seen there: no team memory yet, a
+                # first sync) is fetched beside the others, not with them: git fails a fetch
+                # at the first name the remote lacks, and a retry would cost a round trip
+                seen = [s for s in specs if known.get(s.partition(":")[2]) is not None]
+                for group in (seen, [s for s in specs if s not in seen]):
+                    if group:
+                        pending.append(self.repo.start_fetch(remote, group, self.opts.timeout))
         except BaseException:
-            self._cancel_fetch(pending)
+            self.cancel_fetch(pending)
             raise
         return pending
 
-    def _take_fetched(self, handed: Fetched, why: str = "the SessionStart hook's dry run") -> bool:
-        """Move the tracking refs where the quick start's dry run found the remote's (its
-        objects are in), as this sync's own fetch would have; False when that run fetched
-        something else or a ref moved since (then this sync fetches). The pin of the checks
-        (`fetched_from`) is read before, and the checks run after, as for any fetch."""
-        from gitmem.gitstore.transport import fetch_args
-
-        commands = []
-        for remote, specs in self.fetch_plan().items():
-            argv, where = self.repo.command(*fetch_args(remote, specs))
-            commands.append((str(where), *argv))
-        tracking = {self.project.tracking_ref(ref) for ref in self.by_ref}
-        if tuple(commands) != handed.commands or not set(handed.moves) <= tracking:
-            return False
-        moves = [(ref, new, old) for ref, (old, new) in sorted(handed.moves.items())]
-        try:
-            self.repo.update_refs(moves, f"gitmem: fetched ({why})")
-        except GitmemError:  # moved meanwhile, or an object gone: fetch as usual
-            self.repo.forget_refs()
-            return False
-        return True
-
-    def fetch_plan(self) -> dict[str, list[str]]:
-        """remote -> the refspecs a sync fetches from it."""
-        from gitmem.earlyfetch import fetch_plan
-
-        return fetch_plan(self.project, self.by_ref)
-
-    def _cancel_fetch(self, pending: list[PendingFetch] | list[_Early]) -> None:
+    def cancel_fetch(self, pending: list[PendingFetch]) -> None:
         for fetch in pending:
             fetch.cancel()
 
-    def _finish_fetch(self, pending: list[PendingFetch] | list[_Early]) -> None:
+    def finish_fetch(self, pending: list[PendingFetch]) -> None:
+        missing: set[tuple[str, str]] = set()  # (remote, what the remote calls the ref)
         try:
             for fetch in pending:
-                with self._slow(f"fetching memory from {fetch.remote}"):
-                    fetch.finish()
+                with self.slow(f"fetching memory from {fetch.remote}"):
+                    missing.update((fetch.remote, name) for name in fetch.finish())
         except BaseException:
-            self._cancel_fetch(pending)
+            self.cancel_fetch(pending)
             raise
-        for ref in self.by_ref:
-            wanted = self.project.tracking_ref(ref)
-            folder = wanted.rsplit("/", 1)[0] + "/"
-            for name, oid in self.repo.refs(folder).items():
-                # the glob may catch longer names (another user's id with ours as prefix)
-                if name != wanted and name.startswith(wanted):
-                    self.repo.delete_ref(name, oid)
-        for ref, old in self.fetched_from.items():
+        self._prune(missing)
+        for ref, old in self.run.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
             if old and new and old != new and not self.repo.is_ancestor(old, new):
                 self.result.report(ref).notes.append(
                     f"the remote's {ref} was rewritten (force-pushed); merged without losing local memory"
                 )
 
-    def _push(self) -> bool:
+    def _prune(self, missing: set[tuple[str, str]]) -> None:
+        """Drop the tracking ref of each ref the remote no longer has (deleted there): the
+        push then sees the remote without it and pushes ours back, so new clones get it.
+        Tracking refs a glob fetch of an older gitmem brought (`team-1`…) are dropped too."""
+        for ref in self.run.by_ref:
+            route = self.project.route(ref)
+            folder = route.tracking.rsplit("/", 1)[0] + "/"
+            for name, oid in self.repo.refs(folder).items():
+                # the glob caught longer names (another user's id with ours as prefix)
+                if name != route.tracking and name.startswith(route.tracking):
+                    self.repo.delete_ref(name, oid)
+            if (route.remote, route.name) not in missing:
+                continue
+            known = self.repo.resolve(route.tracking)
+            if known is None:
+                continue  # never on the remote yet (a first sync), or pruned before
+            self.repo.delete_ref(route.tracking, known)
+            if self.opts.mode == "pull":
+                again = "gitmem sync publishes it again"
+            else:
+                again = (
+                    "pushing ours back" if self.repo.resolve(ref) else "nothing here to push back"
+                )
+            self.result.report(ref).notes.append(
+                f"the remote no longer had {route.name} (deleted there): {again}"
+            )
+
+    def push(self) -> bool:
         """Push every ref that moved, without force; False when one must fetch and retry.
 
         Not one atomic push: a team ref blocked by a squatter must not hold the personal ref
         back. A ref refused for good (in the way, a hook, a host that takes only branches)
         fails at once with the server's reason: retrying cannot help."""
         pending: dict[str, tuple[str, str | None]] = {}
-        for ref, _ in self._open_refs():
+        for ref, _ in self.run.open_refs():
             local = self.repo.resolve(ref)
             known = self.repo.resolve(self.project.tracking_ref(ref))
             if local and local != known:
@@ -128,12 +121,12 @@ class Transport(PersonalRefs):
         done = True
         failures: list[RemoteError] = []
         pushed: list[str] = []
-        for remote, refs in self._by_remote(pending).items():
+        for remote, refs in self.by_remote(pending).items():
             routes = {self.project.route(ref).name: ref for ref in refs}
             label = self.project.route(refs[0]).label
             specs = [f"{ref}:{name}" for name, ref in routes.items()]
             try:
-                with self._slow(f"pushing memory to {label}"):
+                with self.slow(f"pushing memory to {label}"):
                     outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
             except RemoteError as exc:  # nothing reached the server (no access, a 403 proxy...)
                 forbidden = any(
@@ -184,7 +177,7 @@ class Transport(PersonalRefs):
         )
 
     @contextlib.contextmanager
-    def _slow(self, what: str, after: float = 2.0) -> Iterator[None]:
+    def slow(self, what: str, after: float = 2.0) -> Iterator[None]:
         """Say what we wait for when the network is slow (on a terminal only: `notice`)."""
         if self.opts.notice is None:
             yield
@@ -202,33 +195,23 @@ class Transport(PersonalRefs):
             timer.cancel()
 
 
+def fetch_plan(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
+    """remote -> the refspecs a sync of `refs` fetches from it (in the order of `refs`)."""
+    plan: dict[str, list[str]] = {}
+    for ref in refs:
+        route = project.route(ref)
+        # exact names only: a glob would also bring every sibling (`team-1` … `team-8000`),
+        # and a ref the remote lacks is dropped by the fetch (gitstore.Transport.fetch)
+        plan.setdefault(route.remote, []).append(f"+{route.name}:{route.tracking}")
+    return plan
+
+
 def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     """Bring the remote-tracking refs up to date (`status --fetch`): merges and writes nothing.
 
     What arrives is checked when a sync merges it, as any fetched tip is.
     """
-    syncer = Transport(project, SyncOptions(mode="pull", timeout=timeout))
-    if syncer.by_ref:
-        with holding_lock(project.repo, syncer.opts.lock_wait):  # the checks' pin: read here
-            syncer._fetch()
-
-
-class _Early:
-    """The first fetch of a sync that started dry runs early: `finish` takes their answer, or
-    fetches as usual (inside the lock, as every fetch)."""
-
-    def __init__(self, transport: Transport, early: EarlyFetch) -> None:
-        self.transport, self.early = transport, early
-        self.remote = ", ".join(dict.fromkeys(early.remotes))  # what progress names
-
-    def finish(self) -> None:
-        found = self.early.answer()
-        if found is not None:
-            fetched = Fetched(*found)
-            if self.transport._take_fetched(fetched, "a dry run before the lock"):
-                return
-        own = self.transport._start_own_fetch()
-        self.transport._finish_fetch(own)
-
-    def cancel(self) -> None:
-        self.early.cancel()
+    transport = Transport(SyncRun(project, SyncOptions(mode="pull", timeout=timeout)))
+    if transport.run.by_ref:
+        with holding_lock(project.repo, transport.opts.lock_wait):  # the checks' pin: read here
+            transport.fetch()

@@ -5,34 +5,43 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from gitmem.fileread import not_written
 from gitmem.folders import Materialized, materialize
 from gitmem.policy import MAX_DEPTH
 from gitmem.scopes import Scope, hostname
 from gitmem.state import index_outdated, save_scope_head, save_scope_state, scope_records
-from gitmem.syncbase import _strip
-from gitmem.synctransport import Transport
+from gitmem.sync.ledger import SyncRun, _strip
 from gitmem.treecheck import MAX_TREE_BYTES
 from gitmem.treemerge import merge_trees
+
+if TYPE_CHECKING:
+    from gitmem.gitstore.treediff import TreeChanges
 
 # a write-back moves only the files that differ from the commit the folder held when at most
 # this many changed; more, and the tip is listed whole
 MAX_WRITTEN = 4096
 
 
-class WriteBack(Transport):
+class WriteBack:
     """Step 4 of a sync: the merged tree back into the folders."""
+
+    def __init__(self, run: SyncRun) -> None:
+        self.run = run
+        self.project, self.repo, self.opts = run.project, run.repo, run.opts
+        self.result, self.views, self.ledger = run.result, run.views, run.ledger
+        # (old tree, new tree) -> what changed, read once for every scope of a ref
+        self._diffs: dict[tuple[str, str], TreeChanges | None] = {}
 
     # -- 4. back to disk ---------------------------------------------------------------------
 
-    def _write_back(self, ref: str, scopes: list[Scope]) -> bool:
+    def write_back(self, ref: str, scopes: list[Scope]) -> bool:
         """Write the ref's tree into the folders; True when a file changed meanwhile."""
         tip = self.repo.resolve(ref)
         if tip is None:
             return False
-        if all(self._synced_commit(s) == tip for s in scopes):
+        if all(self.ledger.synced_commit(s) == tip for s in scopes):
             for s in scopes:  # the disk already holds this commit: nothing to write
                 self._save_state(s)
             return False
@@ -41,7 +50,7 @@ class WriteBack(Transport):
         def on_ref(s: Scope) -> dict[str, str]:
             """The scope's files in the tip, from a listing of the whole tip."""
             if not listed:
-                listed.update(self._files(ref, tip))
+                listed.update(self.views.of(ref).files(tip))
             return _strip(listed, s.prefix)
 
         dirty = False
@@ -50,7 +59,7 @@ class WriteBack(Transport):
             few = self._write_few(ref, s, tip, changed) if changed is not None else None
             if few is True:
                 continue  # written along the changed paths; no other record loaded
-            expected = self.expected[s.name]
+            expected = self.ledger.expected[s.name]
             if changed is None:
                 target = on_ref(s)
             else:  # the folder held a commit of this ref: only what differs from it moves
@@ -60,9 +69,11 @@ class WriteBack(Transport):
                         target.pop(rel, None)
                     else:
                         target[rel] = oid
-            state = self.states[s.name]
+            state = self.ledger.states[s.name]
             extra = s.extra
-            for rel in self.skipped_paths.get(s.name, ()):  # never written over, never deleted
+            for rel in self.ledger.skipped_paths.get(
+                s.name, ()
+            ):  # never written over, never deleted
                 if rel in expected:
                     target[rel] = expected[rel]
             for rel in [r for r in target if r.split("/", 1)[0] in s.exclude]:
@@ -78,7 +89,7 @@ class WriteBack(Transport):
                 else:
                     del target[rel]
             if target != expected:
-                self.dirty_state.add(s.name)
+                self.ledger.dirty_state.add(s.name)
                 if few is None:
                     done = materialize(
                         self.repo,
@@ -107,8 +118,8 @@ class WriteBack(Transport):
                     new_expected[p] = target[p]
                 for p in done.deleted:
                     new_expected.pop(p, None)
-                self.expected[s.name] = new_expected
-                self.changing[s.name] = set(done.changed_meanwhile) | set(done.displaced)
+                self.ledger.expected[s.name] = new_expected
+                self.ledger.changing[s.name] = set(done.changed_meanwhile) | set(done.displaced)
                 dirty |= bool(done.changed_meanwhile)
                 if done.displaced:
                     self._merge_displaced(ref, s, expected, on_ref(s), done.displaced)
@@ -121,10 +132,10 @@ class WriteBack(Transport):
                     note = f"{s.name}: {p} ({not_written(what)})"
                     if note not in self.result.skipped:
                         self.result.skipped.append(note)
-            commit = tip if self.expected[s.name] == target else None
+            commit = tip if self.ledger.expected[s.name] == target else None
             if state.commit != commit:
                 state.commit = commit
-                self.dirty_state.add(s.name)
+                self.ledger.dirty_state.add(s.name)
             self._save_state(s)
         return dirty
 
@@ -137,10 +148,10 @@ class WriteBack(Transport):
         apart from the index): nothing was written. Else what was written, when a file changed
         meanwhile, was displaced or could not be written: the caller loads the records (as they
         were before this write) and goes on as after a write with them."""
-        if s.name in self.states or s.name not in self.heads or s.outside:
+        if s.name in self.ledger.states or s.name not in self.ledger.heads or s.outside:
             return None
-        head = self.heads[s.name]
-        if head.commit != self._synced_commit(s) or s.name in self.dirty_state:
+        head = self.ledger.heads[s.name]
+        if head.commit != self.ledger.synced_commit(s) or s.name in self.ledger.dirty_state:
             return None
         extra = s.extra
         # a dot name that is not a file of the scope (CLAUDE.local.md tracked by the branch)
@@ -178,8 +189,8 @@ class WriteBack(Transport):
                 apart[rel] = None  # removed: the index's record is no longer the folder's
             else:
                 apart.pop(rel, None)
-        self.heads[s.name] = head._replace(commit=tip, apart=apart)
-        save_scope_head(self.repo.common_dir, s.name, self.heads[s.name])
+        self.ledger.heads[s.name] = head._replace(commit=tip, apart=apart)
+        save_scope_head(self.repo.common_dir, s.name, self.ledger.heads[s.name])
         self.result.report(ref).pulled.extend(
             f"{s.prefix}/{p}" for p in done.written + done.deleted
         )
@@ -193,12 +204,12 @@ class WriteBack(Transport):
         folders (docs/performance.md, the pull path). None when it must be found from a
         listing of the tip: no such commit, an encrypted tree (hidden names), too many
         changes. The folder then holds what was synced (`expected`) with these changes."""
-        synced = self._synced_commit(s)
+        synced = self.ledger.synced_commit(s)
         if synced is None:
             return None
         repo = self.repo
         old, new = repo.read_commit(synced)[0], repo.read_commit(tip)[0]
-        if self._sealed(ref) and any(repo.tree_entry(t, "keys") for t in (old, new)):
+        if self.views.of(ref).sealed and any(repo.tree_entry(t, "keys") for t in (old, new)):
             return None  # sealed folders: their files are known by decoding the whole tip
         diff = self._diffs.get((old, new))
         if diff is None and (old, new) not in self._diffs:
@@ -235,16 +246,17 @@ class WriteBack(Transport):
         for rel, oid in displaced.items():
             edited[rel] = oid
         merged = merge_trees(repo, before, edited, target)
-        files = self._files(ref, tip)
+        files = self.views.of(ref).files(tip)
         for rel in target:
             files.pop(f"{s.prefix}/{rel}", None)
         files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
-        tree = self._tree(ref, files, self._keyring(ref, tip))
+        tree = self.views.of(ref).tree(files, self.views.of(ref).keyring(tip))
         count = len(displaced)
         listed = [f"M {s.prefix}/{rel}" for rel in sorted(displaced)]
         message = (
             f"gitmem: {count} file{'s' if count != 1 else ''} edited during the sync on "
-            f"{hostname()}\n\n" + "\n".join(c for c in listed if not self._hidden(ref, c[2:]))
+            f"{hostname()}\n\n"
+            + "\n".join(c for c in listed if not self.views.of(ref).hidden(c[2:]))
         )
         commit = repo.write_commit(tree, [tip], message)
         repo.update_ref(ref, commit, tip, "gitmem: commit edits made during the sync")
@@ -252,8 +264,8 @@ class WriteBack(Transport):
         report.local_changes.extend(f"M {s.prefix}/{rel}" for rel in sorted(displaced))
         report.resolutions.extend(merged.resolutions)
 
-    def _note_still_changing(self) -> None:
-        for name, paths in self.changing.items():
+    def note_still_changing(self) -> None:
+        for name, paths in self.ledger.changing.items():
             scope = self.project.scope(name)
             for rel in sorted(paths):
                 self.result.report(scope.ref).notes.append(
@@ -262,9 +274,9 @@ class WriteBack(Transport):
                 )
 
     def _save_state(self, s: Scope) -> None:
-        if s.name not in self.dirty_state:
+        if s.name not in self.ledger.dirty_state:
             return
-        state = self.states[s.name]
-        state.files = {p: r for p, r in state.files.items() if p in self.expected[s.name]}
+        state = self.ledger.states[s.name]
+        state.files = {p: r for p, r in state.files.items() if p in self.ledger.expected[s.name]}
         save_scope_state(self.repo.common_dir, s.name, state)
-        self.dirty_state.discard(s.name)
+        self.ledger.dirty_state.discard(s.name)

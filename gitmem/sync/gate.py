@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from gitmem.checkedtrees import load_checked, save_checked
 from gitmem.errors import TamperedRef, UntrustedTreeError
 from gitmem.policy import must_be_signed, read_as_text, signature_findings
-from gitmem.synccommit import LocalCommit
+from gitmem.sync.ledger import SyncRun
 from gitmem.treecheck import (
     META_FILE,
     Checked,
@@ -22,15 +22,20 @@ from gitmem.treecheck import (
 from gitmem.treemerge import as_tree_input, blobs
 
 
-class RemoteChecks(LocalCommit):
-    def _check_remote(self, ref: str) -> None:
+class RemoteGate:
+    def __init__(self, run: SyncRun) -> None:
+        self.run = run
+        self.project, self.repo, self.opts = run.project, run.repo, run.opts
+        self.result, self.views, self.ledger = run.result, run.views, run.ledger
+
+    def check(self, ref: str) -> None:
         """Validate the fetched remote tip once, before any of it is merged or written."""
         commit = self.repo.resolve(self.project.tracking_ref(ref))
-        if commit is None or commit in self.checked:
+        if commit is None or commit in self.run.checked:
             return
         local = self.repo.resolve(ref)
         if local is not None and (local == commit or self.repo.is_ancestor(commit, local)):
-            self.checked.add(commit)  # already part of our history: checked when it arrived
+            self.run.checked.add(commit)  # already part of our history: checked when it arrived
             return
         tracking = self.project.tracking_ref(ref)
         try:
@@ -51,7 +56,7 @@ class RemoteChecks(LocalCommit):
                         "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
                         "nothing was written",
                     )
-            if self._sealed(ref):
+            if self.views.of(ref).sealed:
                 pin = self._pin(ref, local, since)
                 if not self._plain_personal(pin, counts, since):
                     self._verify_personal(ref, commit, local, pin)
@@ -59,13 +64,13 @@ class RemoteChecks(LocalCommit):
             self._unfetch(ref, commit)
             # one hostile ref must not hold the others back: set it aside (nothing of it
             # written, nothing of ours committed or pushed on it) and say so after the rest
-            self.locked.add(ref)
+            self.run.locked.add(ref)
             self.result.refused.append(exc)
             self.result.report(ref).refused = True
-            if not self._open_refs():
+            if not self.run.open_refs():
                 raise self.result.refused[0] from None  # nothing else to sync
             return
-        self.checked.add(commit)
+        self.run.checked.add(commit)
         if counts is not None:  # the next tip of this ref is checked along its changes
             save_checked(self.repo.common_dir, tracking, counts)
         notes = self.result.report(ref).notes
@@ -86,12 +91,12 @@ class RemoteChecks(LocalCommit):
         passed these checks (`since`, the tree checked.json keeps, is its tree). A tracking
         ref moved by a fetch that checks nothing (status --fetch) vouches for nothing: then
         the newest commit it shares with the local ref, or none (a first contact)."""
-        pin = previous = self.fetched_from.get(ref)
+        pin = previous = self.run.fetched_from.get(ref)
         if previous is not None and previous != local and not self._vouched(previous, since):
             merged = local is not None and self.repo.is_ancestor(previous, local)
             if not merged:
                 pin = self.repo.merge_base(local, previous) if local is not None else None
-        self.pins[ref] = pin  # where a refused fetch puts the tracking ref back
+        self.run.pins[ref] = pin  # where a refused fetch puts the tracking ref back
         return pin
 
     def _vouched(self, commit: str, since: Checked | None) -> bool:
@@ -147,7 +152,7 @@ class RemoteChecks(LocalCommit):
         """Open the fetched personal commit with our key before any of it is merged."""
         from gitmem.crypto import NoAccess
 
-        codec = self._codec_for(ref)
+        codec = self.views.codec_for(ref)
         try:
             where = f"{self.project.remote}/{ref}"
             for finding in codec.check_fetched(commit, pin, local, where):
@@ -158,7 +163,7 @@ class RemoteChecks(LocalCommit):
         except NoAccess:  # a DecryptError goes up: _check_remote un-fetches and refuses
             from gitmem.firstcontact import asked_to_be_granted
 
-            self.locked.add(ref)
+            self.run.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())
             machine = codec.machine(create=True)
             assert machine is not None
@@ -169,31 +174,31 @@ class RemoteChecks(LocalCommit):
         """Put the remote-tracking ref back where it was: a refused fetch leaves no trace;
         where a check vouched for it (`_pin`: not where a fetch that checks nothing left it)."""
         tracking = self.project.tracking_ref(ref)
-        previous = self.pins.get(ref, self.fetched_from.get(ref))
+        previous = self.run.pins.get(ref, self.run.fetched_from.get(ref))
         if previous:
             self.repo.update_ref(tracking, previous, refused, "gitmem: refused remote tree")
         else:
             self.repo.delete_ref(tracking, refused)
 
-    def _meta_of(self, files: Mapping[str, str]) -> RefMeta | None:
+    def meta_of(self, files: Mapping[str, str]) -> RefMeta | None:
         oid = files.get(META_FILE)
         return parse_meta(self.repo.read_blob(oid)) if oid else None
 
-    def _set_meta(self, files: dict[str, str], metas: list[RefMeta], adopt: bool) -> None:
+    def set_meta(self, files: dict[str, str], metas: list[RefMeta], adopt: bool) -> None:
         """gitmem.toml for `files`: the union of `metas`' identities (ours added on adopt)."""
         if not metas:
             metas = [RefMeta(1, self.project.key)]
         meta = merged_meta(metas, self.project.key if adopt else None)
         files[META_FILE] = self.repo.write_blob(render_meta(meta.key, meta.aliases))
 
-    def _adopt_key(self, commit: str) -> str:
+    def adopt_key(self, commit: str) -> str:
         """The remote's commit, with our key added as an alias (never replacing its key)."""
         tree, _, _ = self.repo.read_commit(commit)
         files = blobs(self.repo.list_tree(tree))
-        meta = self._meta_of(files)
+        meta = self.meta_of(files)
         if meta is not None and meta.knows(self.project.key):
             return commit
-        self._set_meta(files, [meta] if meta else [], adopt=True)
+        self.set_meta(files, [meta] if meta else [], adopt=True)
         new_tree = self.repo.write_tree(as_tree_input(files))
         if new_tree == tree:
             return commit

@@ -1,0 +1,115 @@
+"""What one sync run knows, in one place: the run's values (`SyncRun`: the project, the
+options, the report, the scopes by ref, the checks' pins) and the ledger of scope states
+(`Ledger`: what each folder held at its last sync, as far as this run can tell). The steps
+read and update these objects; none keeps a copy of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from gitmem.gitstore import Repository
+from gitmem.scopes import Project, Scope
+from gitmem.state import FileRecord, ScopeHead, ScopeState, load_scope_state, save_scope_head
+from gitmem.sync.report import SyncOptions, SyncResult
+from gitmem.sync.views import RefViews
+
+V = TypeVar("V")
+
+
+@dataclass
+class _Direct:
+    files: dict[str, str]
+    resolutions: tuple[str, ...] = ()
+
+
+def _strip(files: Mapping[str, str], prefix: str) -> dict[str, str]:
+    start = prefix + "/"
+    return {p[len(start) :]: oid for p, oid in files.items() if p.startswith(start)}
+
+
+class _Loaded(dict[str, V]):
+    """A dict that makes a missing value when it is first asked for."""
+
+    def __init__(self, make: Callable[[str], V]) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, key: str) -> V:
+        value = self[key] = self._make(key)
+        return value
+
+
+class Ledger:
+    """The sync state of each scope of a run: its head (enough to see that nothing changed),
+    its records when first needed, and what its folder held at the last sync (`expected`)."""
+
+    def __init__(self, common_dir: Path) -> None:
+        self.common_dir = common_dir
+        # a scope's state is loaded when first asked for: a sync that finds nothing changed
+        # (git's check, the state's head) never reads ten thousand records
+        self.heads: dict[str, ScopeHead] = {}
+        self.states: dict[str, ScopeState] = _Loaded(self._load_state)
+        self.expected: dict[str, dict[str, str]] = _Loaded(lambda name: self.states[name].oids())
+        self.dirty_state: set[str] = set()  # scopes whose state file must be written
+        self.changing: dict[str, set[str]] = {}  # scope -> files edited during the last write-back
+        self.unknown_base: set[str] = set()  # scopes without sync state: base from history
+        # scopes snapshotted along git's list of changed paths (Snapshot.few): the index's
+        # records of the paths looked at, and those paths' records as last synced
+        self.few: dict[str, tuple[dict[str, FileRecord], dict[str, FileRecord]]] = {}
+        self.skipped_paths: dict[str, set[str]] = {}  # scope -> synced files now unsyncable
+
+    def _load_state(self, name: str) -> ScopeState:
+        """The records of a scope whose head was read (under the lock: its index is the one
+        the head named, so they load)."""
+        return load_scope_state(self.common_dir, name)
+
+    def set_synced_commit(self, s: Scope, commit: str) -> None:
+        """The folder holds `commit` now: in its loaded state (saved later), or in its head,
+        saved at once (a state loaded later must not be older than what the run knows)."""
+        if s.name in self.states or s.name not in self.heads:
+            if self.states[s.name].commit != commit:
+                self.states[s.name].commit = commit
+                self.dirty_state.add(s.name)
+        elif self.heads[s.name].commit != commit:
+            self.heads[s.name] = self.heads[s.name]._replace(commit=commit)
+            save_scope_head(self.common_dir, s.name, self.heads[s.name])
+
+    def synced_commit(self, s: Scope) -> str | None:
+        """The commit the folder last matched, without loading its records."""
+        if s.name in self.states or s.name not in self.heads:
+            return self.states[s.name].commit
+        return self.heads[s.name].commit
+
+
+class SyncRun:
+    """The values one run of pull, push or sync shares among its steps."""
+
+    def __init__(self, project: Project, options: SyncOptions) -> None:
+        self.project = project
+        self.repo: Repository = project.repo
+        self.opts = options
+        self.result = SyncResult(options.mode, project.remote, dry_run=options.dry_run)
+        chosen = (
+            [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
+        )
+        for s in chosen:
+            if s.refused or (not s.pushable and options.scopes):
+                self.result.skipped.append(f"{s.name}: not synced ({s.note})")
+        self.scopes = [s for s in chosen if s.pushable]
+        self.by_ref: dict[str, list[Scope]] = {}
+        for s in self.scopes:
+            self.by_ref.setdefault(s.ref, []).append(s)
+        self.ledger = Ledger(self.repo.common_dir)
+        self.views = RefViews(project)  # plain or sealed, per ref
+        self.checked: set[str] = set()  # remote commits that passed check_tree
+        self.pins: dict[str, str | None] = {}  # the personal checks' pin (sync/gate.py `_pin`)
+        self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
+        self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
+
+    def open_refs(self) -> list[tuple[str, list[Scope]]]:
+        """The refs this run syncs, but those set aside (refused, or sealed with a key this
+        machine lacks)."""
+        return [(ref, scopes) for ref, scopes in self.by_ref.items() if ref not in self.locked]

@@ -1,0 +1,82 @@
+"""What a sync run is asked (its options) and what it says (its report): values, no git."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gitmem.errors import GitmemError
+from gitmem.folders import Progress
+from gitmem.policy import tops_for
+from gitmem.scopes import shown
+
+if TYPE_CHECKING:
+    from gitmem.gitstore.index import FolderCheck
+
+DEFAULT_TIMEOUT = 120.0  # seconds, a sync's transport (gitmem.timeout)
+MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
+# rounds spent re-merging files edited during the sync: a file that keeps changing (an editor
+# appending every few milliseconds) is committed as of one snapshot; the rest waits
+MAX_EDIT_ROUNDS = 3
+
+
+@dataclass
+class RefReport:
+    ref: str
+    local_changes: list[str] = field(default_factory=list)  # "A auto/x.md", ...
+    pulled: list[str] = field(default_factory=list)  # files written or deleted on disk
+    resolutions: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # this machine's edits another version beat
+    notes: list[str] = field(default_factory=list)
+    pushed: bool = False
+    remote_ahead: bool = False  # dry run: the remote has commits we have not merged
+    refused: bool = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
+    via: str = ""  # the remote this ref syncs through, when not the project's (the hub)
+
+
+@dataclass
+class SyncResult:
+    mode: str
+    remote: str | None
+    refs: dict[str, RefReport] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)  # "scope: path (why)"
+    retries: int = 0
+    dry_run: bool = False
+    # refs whose fetched tip was refused (untrusted tree, forged personal commit): set aside so
+    # the other refs still sync; the CLI reports each after the results, with its exit code
+    refused: list[GitmemError] = field(default_factory=list)
+
+    def report(self, ref: str) -> RefReport:
+        return self.refs.setdefault(ref, RefReport(ref))
+
+    def named_for_user(self) -> SyncResult:
+        """Every file named as the user knows it (CLAUDE.local.md, not its place in the ref)."""
+        self.skipped = list(dict.fromkeys(shown(s) for s in self.skipped))
+        for r in self.refs.values():  # several rounds may say one thing twice: once is enough
+            for lines in (r.local_changes, r.pulled, r.resolutions, r.lost, r.notes):
+                lines[:] = dict.fromkeys(shown(line) for line in lines)
+        return self
+
+
+@dataclass
+class SyncOptions:
+    mode: str = "sync"  # pull | push | sync
+    scopes: tuple[str, ...] = ()  # empty: every syncable scope
+    dry_run: bool = False
+    force_key: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    lock_wait: float = 30.0
+    progress: Progress | None = None  # long work on a terminal: (what, files so far)
+    notice: Callable[[str], object] | None = None  # a line for a human when something is slow
+    no_verify: bool = False  # publish even what the secret scan flags
+    # the wait between rounds after a push was rejected (a test passes its own clock)
+    sleep: Callable[[float], object] = time.sleep
+    # git's stat checks of the folders, started before the lock (gitmem.state.start_checks):
+    # each taken by the first snapshot of its scope if its index is still the state's
+    checks: dict[str, tuple[str, FolderCheck]] = field(default_factory=dict)
+
+
+def allowed_tops(ref: str) -> frozenset[str]:
+    return tops_for(ref)

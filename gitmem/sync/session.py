@@ -1,0 +1,227 @@
+"""The session of a sync: the lock, the rounds, the retry with back-off, the report.
+
+Each round (docs/design.md §3): snapshot the folders while the fetch runs (`snapshot`,
+`transport`), check what arrived (`gate`), commit the snapshots (`commit`), merge the remote
+in (`integrate`), write the result back (`writeback`), push without force (`transport`); a
+rejected push starts another round. Never prints and never exits: it returns a SyncResult or
+raises a GitmemError.
+"""
+
+from __future__ import annotations
+
+import os
+
+from gitmem.errors import (
+    ConcurrentUpdate,
+    RemoteError,
+    UsageError,
+)
+from gitmem.excludes import exclude_memory_folders
+from gitmem.folders import snapshot, walk
+from gitmem.scopes import Project
+from gitmem.state import (
+    ScopeState,
+    holding_lock,
+    jitter,
+    load_scope_state,
+    read_scope_head,
+)
+from gitmem.sync.commit import LocalCommit
+from gitmem.sync.gate import RemoteGate
+from gitmem.sync.integrate import Integrate
+from gitmem.sync.ledger import SyncRun
+from gitmem.sync.report import MAX_EDIT_ROUNDS, MAX_ROUNDS, SyncOptions, SyncResult
+from gitmem.sync.snapshot import Snapshots
+from gitmem.sync.transport import Transport
+from gitmem.sync.writeback import WriteBack
+
+
+class Session:
+    """One run of pull, push or sync over the refs of the chosen scopes: the session (lock,
+    rounds, retry, the report) over the steps, which share the run's values (`SyncRun`)."""
+
+    def __init__(self, project: Project, options: SyncOptions) -> None:
+        run = self.run = SyncRun(project, options)
+        self.project, self.repo, self.opts = run.project, run.repo, run.opts
+        self.result, self.views, self.ledger = run.result, run.views, run.ledger
+        self.transport = Transport(run)
+        self.gate = RemoteGate(run)
+        self.commit = LocalCommit(run, self.gate)
+        self.snapshots = Snapshots(run, self.commit)
+        self.integrate = Integrate(run, self.gate)
+        self.writeback = WriteBack(run)
+
+    # -- entry point -------------------------------------------------------------------------
+
+    def sync(self) -> SyncResult:
+        if self.project.remote is None and self.opts.mode == "pull":
+            raise UsageError(
+                f"{self.project.root} has no git remote to pull memory from",
+                "add one (git remote add origin URL), then run gitmem sync",
+            )
+        if not self.repo.has_commits():
+            raise UsageError(
+                f"{self.project.root} has no commits yet",
+                "make a first commit (gitmem refs live beside your branches), then retry",
+            )
+        for ref in self.run.by_ref:
+            report = self.result.report(ref)
+            if self.project.remote:  # without one: history on this machine, no route
+                route = self.project.route(ref)
+                report.via = route.label if route.remote != self.project.remote else ""
+        if self.opts.dry_run:
+            return self._dry_run()
+        with holding_lock(self.repo, self.opts.lock_wait, self.opts.notice):
+            for lock in self.repo.clear_stale_ref_locks():
+                self.result.report(next(iter(self.run.by_ref))).notes.append(
+                    f"removed a stale lock left by an interrupted git: {lock}"
+                )
+            for s in self.run.scopes:
+                head = read_scope_head(self.repo.common_dir, s.name)
+                if head is not None and head.path == str(s.path):
+                    self.ledger.heads[s.name] = head  # the records: when first needed (_Loaded)
+                    continue
+                state = load_scope_state(self.repo.common_dir, s.name)
+                if state.path != str(s.path):
+                    # no state for this folder (first sync here, or it moved): which of its
+                    # files are versions the ref already had is found after the fetch
+                    state = ScopeState(str(s.path))
+                    self.ledger.unknown_base.add(s.name)
+                self.ledger.states[s.name] = state
+                self.ledger.expected[s.name] = state.oids()
+            self._loop()
+            for line in exclude_memory_folders(self.project):
+                self.result.report(next(iter(self.run.by_ref))).notes.append(
+                    f"added {line} to .git/info/exclude (memory, not project files)"
+                )
+        if self.project.remote is None and self.run.by_ref:
+            self.result.report(next(iter(self.run.by_ref))).notes.append(
+                "no git remote: committed on this machine only (gitmem log, diff and restore work);"
+                " to share: git remote add origin URL, then gitmem sync"
+            )
+        for report in self.result.refs.values():  # several rounds may touch one file twice
+            report.pulled = list(dict.fromkeys(report.pulled))
+            report.local_changes = list(dict.fromkeys(report.local_changes))
+            report.resolutions = list(dict.fromkeys(report.resolutions))
+        return self.result
+
+    def _loop(self) -> None:
+        pushing = self.opts.mode in ("push", "sync")
+        # `gitmem push` pushes first (a push without force is itself the compare-and-swap) and
+        # fetches only when that is rejected; pull and sync fetch first. A clone that never
+        # synced fetches first too: its first commit goes on top of the remote's history.
+        local_only = self.project.remote is None  # no remote yet: history on this machine
+        optimistic = (
+            not local_only
+            and self.opts.mode == "push"
+            and all(map(self._may_push_first, self.run.by_ref))
+        )
+        edit_rounds = 0
+        for round_no in range(MAX_ROUNDS):
+            if optimistic or local_only:
+                snaps = self.snapshots.take()
+            else:
+                # the fetch runs while the folders are read (they do not depend on each other
+                # until the merge); an unreachable remote still fails before anything is
+                # committed or written back, and an unsafe remote tree too
+                fetching = self.transport.start_fetch()
+                try:
+                    snaps = self.snapshots.take()
+                except BaseException:
+                    self.transport.cancel_fetch(fetching)
+                    raise
+                self.transport.finish_fetch(fetching)
+                for ref, _ in self.run.open_refs():
+                    self.gate.check(ref)
+            for ref, scopes in self.run.open_refs():
+                self.commit.commit_local(ref, scopes, snaps[ref])
+            dirty = False
+            for ref, scopes in self.run.open_refs():
+                if not (optimistic or local_only):
+                    self.integrate.integrate(ref)
+                dirty |= self.writeback.write_back(ref, scopes)
+            if dirty and edit_rounds < MAX_EDIT_ROUNDS:
+                edit_rounds += 1
+                continue  # files changed during the sync: commit them and merge again
+            if dirty:
+                self.writeback.note_still_changing()
+            if local_only or not pushing or self.transport.push():
+                if self.views.codec is not None:
+                    self.views.codec.save()
+                    for note in self.views.codec.notes:
+                        self.result.report(self.project.user_ref).notes.append(note)
+                return
+            self.result.retries += 1
+            if optimistic:
+                optimistic = False  # someone pushed first: fetch and merge now, no back-off
+                continue
+            self.opts.sleep(backoff(round_no))
+        raise RemoteError(
+            f"gave up after {MAX_ROUNDS} rounds: the remote kept moving or files kept changing",
+            "nothing was lost (local memory is committed on refs/gitmem/*); run gitmem sync again",
+        )
+
+    def _may_push_first(self, ref: str) -> bool:
+        """A ref synced before (local and remote-tracking both known), or one with nothing to
+        push (never synced, and its folders hold no file)."""
+        if self.repo.resolve(ref) and self.repo.resolve(self.project.tracking_ref(ref)):
+            return True
+        return all(
+            next(walk(s.path, s.exclude), None) is None
+            and not any(os.path.lexists(p) for p in s.extra.values())
+            for s in self.run.by_ref[ref]
+        )
+
+    # -- dry run -----------------------------------------------------------------------------
+
+    def _dry_run(self) -> SyncResult:
+        repo = self.repo
+        for ref, scopes in self.run.by_ref.items():
+            report = self.result.report(ref)
+            for s in scopes:
+                state = load_scope_state(repo.common_dir, s.name)
+                known = state.files if state.path == str(s.path) else {}
+                snap = snapshot(repo, s.path, known, s.exclude, prefix=s.prefix, extra=s.extra)
+                expected = {p: r.oid for p, r in known.items()}
+                for rel in sorted(set(expected) | set(snap.files)):
+                    before, after = expected.get(rel), snap.files.get(rel)
+                    if before != after:
+                        report.local_changes.append(
+                            f"{'A' if before is None else 'D' if after is None else 'M'} {s.prefix}/{rel}"
+                        )
+        if self.project.remote is not None:
+            remote_refs: dict[str, str] = {}
+            for remote, refs in self.transport.by_remote(self.run.by_ref).items():
+                names = [self.project.route(ref).name for ref in refs]
+                remote_refs.update(repo.ls_remote(remote, names, timeout=self.opts.timeout))
+            for ref in self.run.by_ref:
+                theirs = remote_refs.get(self.project.route(ref).name)
+                local = repo.resolve(ref)
+                if (
+                    theirs
+                    and theirs != local
+                    and not (local and repo.object_type(theirs) and repo.is_ancestor(theirs, local))
+                ):
+                    self.result.report(ref).remote_ahead = True
+        return self.result
+
+
+def backoff(round_no: int) -> float:
+    """Seconds to wait before the next round after a rejected push: doubling from 50 ms to
+    at most 2 s, with jitter so that writers rejected together do not retry together."""
+    return float(min(2.0, 0.05 * 2 ** min(round_no, 6)) * jitter())
+
+
+def run_sync(project: Project, options: SyncOptions) -> SyncResult:
+    try:
+        try:
+            result = Session(project, options).sync()
+        except ConcurrentUpdate:
+            # another gitmem of this clone moved the ref between our read and write: start
+            # over once
+            result = Session(project, options).sync()
+    finally:
+        for _, check in options.checks.values():  # started early, never asked for
+            check.cancel()
+        options.checks.clear()
+    return result.named_for_user()

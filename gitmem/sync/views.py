@@ -1,0 +1,123 @@
+"""A ref as the steps of a sync see it: its files in plaintext, and a tree written from them.
+
+Two views behind one interface, chosen per ref (`RefViews.of`): the team ref is plain (what
+git holds is what the merge reads); this user's personal ref is sealed — ciphertext on the ref,
+plaintext for the merge, names of encrypted files kept out of commit messages
+(docs/design.md §5). The steps never ask which one they hold.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from gitmem.gitstore import Repository
+from gitmem.scopes import Project
+from gitmem.treemerge import as_tree_input, blobs
+
+if TYPE_CHECKING:
+    from gitmem.crypto import Keyring
+    from gitmem.privacy import PersonalCodec
+
+
+class RefView(Protocol):
+    sealed: bool
+
+    def files(self, commit: str) -> dict[str, str]:
+        """path -> plaintext blob id of the commit's tree."""
+        ...
+
+    def times(self, commit: str, times: dict[str, float]) -> dict[str, float]:
+        """The change times of `commit`'s paths, by plaintext path."""
+        ...
+
+    def keyring(self, commit: str | None) -> Keyring | None:
+        """The key ring a new commit on top of `commit` encrypts with (None: plain)."""
+        ...
+
+    def merged_keyring(self, base: str | None, local: str, remote: str) -> Keyring | None: ...
+
+    def tree(self, files: dict[str, str], keyring: Keyring | None) -> str:
+        """The tree the ref holds for these plaintext files."""
+        ...
+
+    def hidden(self, text: str) -> bool:
+        """Whether `text` (a path or a resolution) names a file whose name is encrypted:
+        commit messages travel in plaintext."""
+        ...
+
+
+class PlainView:
+    sealed = False
+
+    def __init__(self, repo: Repository) -> None:
+        self.repo = repo
+
+    def files(self, commit: str) -> dict[str, str]:
+        return blobs(self.repo.list_tree(commit))
+
+    def times(self, commit: str, times: dict[str, float]) -> dict[str, float]:
+        return times
+
+    def keyring(self, commit: str | None) -> Keyring | None:
+        return None
+
+    def merged_keyring(self, base: str | None, local: str, remote: str) -> Keyring | None:
+        return None
+
+    def tree(self, files: dict[str, str], keyring: Keyring | None) -> str:
+        return self.repo.write_tree(as_tree_input(files))
+
+    def hidden(self, text: str) -> bool:
+        return False
+
+
+class SealedView:
+    sealed = True
+
+    def __init__(self, repo: Repository, codec: PersonalCodec) -> None:
+        self.repo, self.codec = repo, codec
+
+    def files(self, commit: str) -> dict[str, str]:
+        return self.codec.decode(commit).files
+
+    def times(self, commit: str, times: dict[str, float]) -> dict[str, float]:
+        return self.codec.plain_times(commit, times)
+
+    def keyring(self, commit: str | None) -> Keyring | None:
+        return None if commit is None else self.codec.decode(commit).keyring
+
+    def merged_keyring(self, base: str | None, local: str, remote: str) -> Keyring | None:
+        return self.codec.merged_keyring(base, local, remote)
+
+    def tree(self, files: dict[str, str], keyring: Keyring | None) -> str:
+        return self.repo.write_tree(as_tree_input(self.codec.encode(files, keyring)))
+
+    def hidden(self, text: str) -> bool:
+        return text.split("/", 1)[0] in self.codec.wanted
+
+
+class RefViews:
+    """The view of each ref of a run; the personal codec made when first needed, once."""
+
+    def __init__(self, project: Project) -> None:
+        self.project = project
+        self.codec: PersonalCodec | None = None  # made by the first sealed view asked for
+        self._plain = PlainView(project.repo)
+        self._sealed: SealedView | None = None
+
+    def of(self, ref: str) -> RefView:
+        if ref != self.project.user_ref:
+            return self._plain
+        if self._sealed is None:
+            self._sealed = SealedView(self.project.repo, self.codec_for(ref))
+        return self._sealed
+
+    def codec_for(self, ref: str) -> PersonalCodec:
+        if self.codec is None:
+            from gitmem.privacy import personal_codec
+
+            self.codec = personal_codec(self.project.repo, ref)
+            if self.project.remote is not None or self.project.hub:
+                route = self.project.route(ref)
+                self.codec.remote_ref = (route.remote, route.name)
+        return self.codec

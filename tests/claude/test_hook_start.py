@@ -1,0 +1,166 @@
+"""The SessionStart hook as Claude Code runs it (the command `gitmem hooks install` writes): one
+path — open the project, one fetch, the sync's own early exit when nothing changed — that says
+who changed what, and imports nothing from the project. Also the fetches of pull, sync, push."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gitmem import hooks
+from gitmem.state import repository_lock
+from tests.support.world import REPO_ROOT, Run, World, teammates_sharing
+
+
+def session_start(
+    world: World, clone: Path, cwd: Path | None = None, command: str | None = None, **env: str
+) -> Run:
+    """The SessionStart command `gitmem hooks install` writes, run as Claude Code runs it."""
+    command = command or hooks.hook_command(hooks.gitmem_command(), "SessionStart")
+    payload = {"session_id": "s", "cwd": str(clone), "hook_event_name": "SessionStart"}
+    trace = world.root / "trace"
+    trace.unlink(missing_ok=True)
+    proc = subprocess.run(
+        ["sh", "-c", command],
+        cwd=cwd or world.root,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env={**world.env, "GIT_TRACE": str(trace), **env},
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    return Run(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+
+def commands(world: World) -> list[list[str]]:
+    """The built-in git commands the last traced run showed, each as its arguments."""
+    marker = "trace: built-in: git "
+    text = (world.root / "trace").read_text()
+    return [shlex.split(ln.split(marker, 1)[1]) for ln in text.splitlines() if marker in ln]
+
+
+def fetches(world: World) -> list[list[str]]:
+    return [c for c in commands(world) if c[0] == "fetch"]
+
+
+@pytest.fixture
+def teammates(world: World) -> tuple[Path, Path]:
+    """alice pushed team memory; bob's last session pulled it."""
+    alice, bob, _ = teammates_sharing(world)
+    first = session_start(world, bob)
+    assert "alice@example.com" in first.out
+    return alice, bob
+
+
+def test_nothing_new_is_one_fetch_and_the_team_index(
+    world: World, teammates: tuple[Path, Path]
+) -> None:
+    _, bob = teammates
+    one = session_start(world, bob)
+    assert len(fetches(world)) == 1 and "--dry-run" not in fetches(world)[0]
+    ran = [c[0] for c in commands(world)]
+    assert "update-ref" not in ran and "commit-tree" not in ran  # nothing moved, nothing made
+    assert "deploy only on Tuesdays" in one.out and "alice" not in one.out
+    two = session_start(world, bob)
+    assert (one.out, one.err) == (two.out, two.err)
+
+
+def test_a_teammates_push_says_who_and_what(world: World, teammates: tuple[Path, Path]) -> None:
+    alice, bob = teammates
+    team = world.scope_path(alice, "team")
+    (team / "deploys.md").write_text("---\nname: deploys\n---\nTuesdays and Thursdays.\n")
+    world.ok("-C", str(alice), "push")
+    run = session_start(world, bob)
+    assert len(fetches(world)) == 1
+    assert "alice@example.com" in run.out and "team/deploys.md" in run.out
+    assert "Thursdays" in (world.scope_path(bob, "team") / "deploys.md").read_text()
+    assert "alice@example.com" not in session_start(world, bob).out  # said once
+
+
+def test_the_payloads_folder_decides_even_from_another_cwd(
+    world: World, teammates: tuple[Path, Path]
+) -> None:
+    _, bob = teammates
+    carol = world.clone("carol", email="carol@example.com")
+    run = session_start(world, carol, cwd=bob)  # Claude Code started in bob, payload: carol
+    assert "alice@example.com" in run.out  # carol's first pull: what alice pushed
+
+
+def test_a_lock_held_says_so_in_one_line(world: World, teammates: tuple[Path, Path]) -> None:
+    _, bob = teammates
+    common = (bob / world.git("rev-parse", "--git-common-dir", cwd=bob).strip()).resolve()
+    with repository_lock(common, wait=0):
+        run = session_start(world, bob)
+    assert "another gitmem" in run.err and len(run.err.splitlines()) == 1
+
+
+def test_the_installed_command_imports_nothing_from_the_project(
+    world: World, teammates: tuple[Path, Path]
+) -> None:
+    _, bob = teammates
+    planted = world.root / "ran"
+    bomb = f"open({str(planted)!r}, 'w').write('planted code ran')\n"
+    for folder in (bob, world.root):
+        for name in ("gitmem", "site", "os", "json"):
+            (folder / name).mkdir(exist_ok=True)
+            (folder / name / "__init__.py").write_text(bomb)
+            (folder / name / "__main__.py").write_text(bomb)
+        (folder / "sitecustomize.py").write_text(bomb)
+        (folder / "site.py").write_text(bomb)
+    for cwd in (bob, world.root):
+        run = session_start(world, bob, cwd=cwd, PYTHONPATH=".", PYTHONSTARTUP=str(bob / "site.py"))
+        assert "deploy only on Tuesdays" in run.out
+    assert not planted.exists()
+
+
+def test_the_installed_command_is_recognized_and_absolute() -> None:
+    command = hooks.gitmem_command()
+    words = shlex.split(command)
+    assert os.path.isabs(words[0]) and words[1:3] == ["-I", "-c"]
+    for event in hooks.EVENTS:
+        line = hooks.hook_command(command, event)
+        assert [hooks.is_gitmem_hook(line, e) for e in hooks.EVENTS] == [
+            e == event for e in hooks.EVENTS
+        ]
+
+
+def test_a_hook_installed_by_an_earlier_version_still_runs(
+    world: World, teammates: tuple[Path, Path]
+) -> None:
+    """Earlier versions installed `python -I -S -c "…from gitmem.hookstart import main…"`."""
+    _, bob = teammates
+    boot = (
+        f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); "
+        "from gitmem.hookstart import main; sys.exit(main())"
+    )
+    old = f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(boot)} pull --hook"
+    assert hooks.is_gitmem_hook(old, "SessionStart")
+    run = session_start(world, bob, command=old)
+    assert "deploy only on Tuesdays" in run.out and run.err == ""
+
+
+def test_pull_and_sync_fetch_once_and_push_does_not_fetch(
+    world: World, teammates: tuple[Path, Path]
+) -> None:
+    _, bob = teammates
+    trace = world.root / "trace"
+    for mode in ("pull", "push", "sync"):
+        trace.unlink(missing_ok=True)
+        saved, world.env = world.env, {**world.env, "GIT_TRACE": str(trace)}
+        try:
+            world.ok("-C", str(bob), mode, "--verbose")
+        finally:
+            world.env = saved
+        found = fetches(world)
+        if mode == "push":  # pushes first: fetches only when rejected
+            assert found == []
+        else:
+            assert len(found) == 1 and "--dry-run" not in found[0], found
+            # exact names, never a glob (issue 22)
+            assert not any("*" in arg for arg in found[0]), found

@@ -1,0 +1,218 @@
+"""The parts of a sync, in-process on both stores (the in-memory store, and real git): the
+fetch plan names exact refs; a ref the remote lost is pruned and pushed back; the session
+retries a rejected push with back-off on an injected clock (no sleep); plain and sealed views
+are chosen per ref."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from gitmem.gitstore import PushOutcome, Repository
+from gitmem.gitstore.memory import MemoryStore
+from gitmem.gitstore.memoryrepo import MemoryRepository
+from gitmem.scopes import TEAM_REF, Project, open_project
+from gitmem.sync import SyncOptions, run_sync
+from gitmem.sync.ledger import SyncRun
+from gitmem.sync.session import backoff
+from gitmem.sync.transport import fetch_plan
+from gitmem.sync.views import PlainView, SealedView
+from tests.gitmem.test_usecases import git_template  # noqa: F401 (a fixture used here)
+from tests.support.world import git
+
+WHO = ("Ann Example", "ann@example.com")
+URL = "memory://example.com/acme/project.git"
+
+Clones = Callable[[str], Project]
+
+
+class Remote:
+    """The remote both clones share, on either store: its refs, and a ref deleted on it."""
+
+    def __init__(self, server: MemoryStore | None, bare: Path | None) -> None:
+        self.server, self.bare = server, bare
+
+    def refs(self) -> dict[str, str]:
+        if self.server is not None:
+            return dict(self.server.references)
+        out = git("for-each-ref", "--format=%(refname) %(objectname)", cwd=self.bare)
+        return dict(line.split(" ") for line in out.splitlines())
+
+    def delete(self, ref: str) -> None:
+        if self.server is not None:
+            del self.server.references[ref]
+        else:
+            git("update-ref", "-d", ref, cwd=self.bare)
+
+
+@pytest.fixture(params=["memory", "git"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Clones, Remote]]:
+    """Clones sharing one remote: in memory (the loopback transport: no process, no
+    network), or real git repositories cloned from a bare remote (git_template)."""
+    opened: list[Any] = []
+    if request.param == "memory":
+        server = MemoryStore()
+        remote = Remote(server, None)
+
+        def make(name: str) -> Project:
+            repo = MemoryRepository(tmp_path / name, WHO)
+            repo.add_remote("origin", server, URL)
+            opened.append(repo)
+            return open_project(cast(Repository, repo))
+
+    else:
+        template: Path = request.getfixturevalue("git_template")
+        shutil.copytree(template / "remote.git", tmp_path / "remote.git", symlinks=True)
+        remote = Remote(None, tmp_path / "remote.git")
+
+        def make(name: str) -> Project:
+            shutil.copytree(template / name, tmp_path / name, symlinks=True)
+            config = tmp_path / name / ".git" / "config"
+            old = str(template / "remote.git")
+            config.write_text(config.read_text().replace(old, str(tmp_path / "remote.git")))
+            repo = Repository(tmp_path / name)
+            opened.append(repo)
+            return open_project(repo)
+
+    yield make, remote
+    for repo in opened:
+        repo.close()
+
+
+@pytest.fixture
+def clone(store: tuple[Clones, Remote]) -> Clones:
+    return store[0]
+
+
+@pytest.fixture
+def remote(store: tuple[Clones, Remote]) -> Remote:
+    return store[1]
+
+
+def write(project: Project, rel: str, text: str) -> None:
+    path = project.scope("team").path / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def sync(project: Project, mode: str = "sync", **options: Any) -> Any:
+    return run_sync(project, SyncOptions(mode=mode, lock_wait=5, **options))
+
+
+def test_the_fetch_plan_names_exact_refs_only(clone: Clones) -> None:
+    project = clone("a")
+    refs = [TEAM_REF, project.user_ref]
+    plan = fetch_plan(project, refs)
+    assert plan == {
+        "origin": [
+            f"+refs/gitmem/team:{project.tracking_ref(TEAM_REF)}",
+            f"+{project.user_ref}:{project.tracking_ref(project.user_ref)}",
+        ]
+    }
+    assert not any("*" in spec or spec.startswith("^") for spec in plan["origin"])
+
+
+def test_a_team_ref_the_remote_lost_is_pushed_back(clone: Clones, remote: Remote) -> None:
+    a, b = clone("a"), clone("b")
+    write(a, "MEMORY.md", "- [Deploys](deploys.md) — Tuesdays\n")
+    write(a, "deploys.md", "Tuesdays only.\n")
+    sync(a)
+    sync(b)
+    tip = remote.refs()[TEAM_REF]
+    remote.delete(TEAM_REF)  # a teammate deleted it on the remote
+    result = sync(b)
+    assert any("no longer had refs/gitmem/team" in n for n in result.refs[TEAM_REF].notes)
+    assert result.refs[TEAM_REF].pushed and remote.refs()[TEAM_REF] == tip
+    again = sync(b)
+    assert not any("no longer had" in n for r in again.refs.values() for n in r.notes)
+
+
+def test_a_pull_prunes_the_tracking_ref_and_pushes_nothing(clone: Clones, remote: Remote) -> None:
+    a = clone("a")
+    write(a, "MEMORY.md", "- x\n")
+    sync(a)
+    remote.delete(TEAM_REF)
+    result = sync(a, "pull")
+    assert any("gitmem sync publishes it again" in n for n in result.refs[TEAM_REF].notes)
+    assert TEAM_REF not in remote.refs()
+    assert a.repo.resolve(a.tracking_ref(TEAM_REF)) is None  # pruned: the push sees it gone
+    sync(a)
+    assert TEAM_REF in remote.refs()
+
+
+def test_a_rejected_push_backs_off_on_the_injected_clock(
+    clone: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = clone("a")
+    write(a, "MEMORY.md", "- x\n")
+    sync(a)
+    write(a, "MEMORY.md", "- x\n- y\n")
+    kind = type(a.repo)
+    real = kind.push
+    rejections = 3
+
+    def rejecting(self: Any, remote: str, refspecs: Any, **kw: Any) -> PushOutcome:
+        nonlocal rejections
+        if rejections:
+            rejections -= 1
+            dst = refspecs[0].partition(":")[2]
+            return PushOutcome(False, (f"{dst} fetch first",), "rejected")
+        return real(self, remote, refspecs, **kw)
+
+    monkeypatch.setattr(kind, "push", rejecting)
+    waits: list[float] = []
+    result = sync(a, "sync", sleep=waits.append)
+    assert result.retries == 3 and rejections == 0
+    assert len(waits) == 3 and all(0 < w <= 2.0 for w in waits)
+    assert result.refs[TEAM_REF].pushed
+
+
+def test_push_first_retries_at_once_then_backs_off(
+    clone: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`gitmem push` pushes before fetching: its first rejection fetches and merges at once."""
+    a = clone("a")
+    write(a, "MEMORY.md", "- x\n")
+    sync(a)
+    write(a, "MEMORY.md", "- x\n- y\n")
+    kind = type(a.repo)
+    real = kind.push
+    calls = 0
+
+    def once(self: Any, remote: str, refspecs: Any, **kw: Any) -> PushOutcome:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return PushOutcome(False, (f"{refspecs[0].partition(':')[2]} fetch first",), "x")
+        return real(self, remote, refspecs, **kw)
+
+    monkeypatch.setattr(kind, "push", once)
+    waits: list[float] = []
+    result = sync(a, "push", sleep=waits.append)
+    assert result.retries == 1 and waits == []
+
+
+def test_backoff_doubles_and_is_bounded() -> None:
+    for round_no in range(12):
+        waits = [backoff(round_no) for _ in range(20)]
+        assert all(0 <= w <= min(2.0, 0.05 * 2**round_no) for w in waits)
+        assert len(set(waits)) > 1  # jittered: writers rejected together do not retry together
+
+
+def test_views_are_chosen_per_ref(clone: Clones) -> None:
+    a = clone("a")
+    run = SyncRun(a, SyncOptions())
+    assert isinstance(run.views.of(TEAM_REF), PlainView)
+    assert run.views.of(TEAM_REF) is run.views.of(TEAM_REF)
+    assert run.views.codec is None  # the personal codec is made only when a sealed view is
+    plain = run.views.of(TEAM_REF)
+    files = {"team/MEMORY.md": a.repo.write_blob(b"- x\n")}
+    tree = plain.tree(files, plain.keyring(None))
+    commit = a.repo.write_commit(tree, [], "t")
+    assert plain.files(commit) == files and not plain.hidden("team/MEMORY.md")
+    sealed = run.views.of(a.user_ref)
+    assert isinstance(sealed, SealedView) and sealed.sealed and run.views.codec is not None
