@@ -11,6 +11,7 @@ demotion. Reading only: it never writes a ref or a file.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError
@@ -18,12 +19,8 @@ from gitmem.scopes import shown
 
 if TYPE_CHECKING:
     from gitmem.scopes import Project
-    from gitmem.syncbase import SyncResult
+    from gitmem.sync import SyncResult
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-else:
-    from gitmem.records import dataclass
 
 # bounds of one tree diff (gitstore/treediff.py): past them the whole listings are compared
 MAX_CHANGES = 100_000
@@ -274,19 +271,17 @@ def _restored(project: Project, ref: str, local_changes: list[str]) -> list[Arri
 
 
 def _fetch_objects(project: Project, refs: list[str], timeout: float) -> dict[str, str]:
-    """The remote's tip of each of `refs`, its objects fetched as a dry run (no ref moved)."""
-    from gitmem.earlyfetch import fetch_plan
+    """The remote's tip of each of `refs`, fetched as `status --fetch` fetches (the tracking
+    refs move; nothing is merged or written)."""
+    from gitmem.sync import fetch_tracking
 
+    fetch_tracking(project, timeout)
     repo = project.repo
     tips: dict[str, str] = {}
-    for remote, specs in fetch_plan(project, refs).items():
-        repo.start_dry_fetch(remote, specs, timeout).wait()
-        names = [project.route(ref).name for ref in refs if project.route(ref).remote == remote]
-        found = repo.ls_remote(remote, names, timeout=timeout)
-        for ref in refs:
-            route = project.route(ref)
-            if route.remote == remote and found.get(route.name):
-                tips[ref] = found[route.name]
+    for ref in refs:
+        tip = repo.resolve(project.route(ref).tracking)
+        if tip:
+            tips[ref] = tip
     return tips
 
 

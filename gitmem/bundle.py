@@ -12,18 +12,15 @@ fast-forward like a fetch. Never runs git itself (gitstore does), never pushes.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError, RemoteError, UntrustedTreeError, UsageError
 from gitmem.scopes import Project
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, replace
-
+if TYPE_CHECKING:
     from gitmem.sync import SyncResult
-else:
-    from gitmem.records import dataclass, replace
 
 
 @dataclass(frozen=True)

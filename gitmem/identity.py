@@ -179,7 +179,7 @@ def claude_state_file(env: Mapping[str, str]) -> Path:
 TRUST_LIMIT = 64 << 20  # a larger state file is a doubt: not trusted
 
 
-def _workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
+def workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
     """Whether Claude Code's state file says the workspace `root` is trusted (unreadable,
     absent or too large: not trusted)."""
     import json
@@ -208,7 +208,7 @@ PROJECT_SETTING = "project settings"
 def _auto_memory_setting(root: Path, env: Mapping[str, str]) -> tuple[str, str] | None:
     """(value, which settings gave it) of `autoMemoryDirectory`, or None."""
     sources = [(claude_config_dir(env) / "settings.json", USER_SETTING)]
-    if _workspace_trusted(root, env):
+    if workspace_trusted(root, env):
         sources += [
             (root / ".claude" / "settings.json", PROJECT_SETTING + " (.claude/settings.json)"),
             (

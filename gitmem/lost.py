@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,10 +26,6 @@ from gitmem.errors import UsageError
 if TYPE_CHECKING:
     from gitmem.scopes import Project
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-else:
-    from gitmem.records import dataclass
 
 LOSING = ("newer", "more confident", "tie-break", "clean beats damaged")  # as history.losses
 MAX_MERGES = 500  # resolving merges read per ref

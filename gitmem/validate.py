@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from gitmem.errors import EXIT_FINDINGS, UsageError
 from gitmem.gitstore import Repository

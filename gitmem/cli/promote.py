@@ -52,8 +52,9 @@ def run(args: argparse.Namespace) -> int:
         echo("dry run: nothing moved or pushed")
         return 0
     if args.as_json:
+        from dataclasses import asdict
+
         from gitmem.cli.jsonout import emit
-        from gitmem.records import asdict
 
         emit(asdict(moved))
         return 0

@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import ConfigError
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-
+if TYPE_CHECKING:
     from gitmem.gitstore import Repository
     from gitmem.scopes import Project, Scope
-else:
-    from gitmem.records import dataclass
 
 PROJECT_SHARED, PROJECT_PERSONAL, USER = "project-shared", "project-personal", "user"
 AGENTS_SETTING = "gitmem.agents"
@@ -227,6 +224,6 @@ def agents_json(project: Project) -> dict[str, Any]:
             "not synced (~/.claude/CLAUDE.md, ~/.claude/agent-memory/ and other agents' "
             "user memory need a hub): git config --global gitmem.hub URL of a private repository"
         )
-    from gitmem.records import asdict
+    from dataclasses import asdict
 
     return {"agents": [asdict(line) for line in lines], "user_scope": user}

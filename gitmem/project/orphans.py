@@ -16,19 +16,15 @@ import contextlib
 import json
 import os
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gitmem.confinement import within
 from gitmem.errors import GitmemError, UsageError
 from gitmem.identity import claude_config_dir, claude_slug
 from gitmem.scopes import TEAM_REF, Project, Scope, confine
 from gitmem.state import load_scope_state, read_scope_head, state_dir, state_file
-
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass, replace
-else:
-    from gitmem.records import dataclass, replace
 
 FOLDERS_FILE = "folders.json"  # <common-dir>/gitmem/: the folders this clone synced
 MAX_FOLDERS = 64  # remembered per scope

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,14 +28,10 @@ from gitmem.project.adapters import (
     user_locations,
 )
 
-if TYPE_CHECKING:  # mypy checks records as dataclasses; gitmem.records starts faster
-    from dataclasses import dataclass
-
+if TYPE_CHECKING:
     from gitmem.gitstore import Repository
     from gitmem.scopes import Project, Scope
     from gitmem.sync import SyncResult
-else:
-    from gitmem.records import dataclass
 
 STORE_REF = "refs/gitmem/store"  # the store's first commit: a repository with history
 HUB_HINT = (
@@ -99,8 +96,9 @@ def _folders(agent: str) -> list[Folder]:
 def _confined(agent: str, scope: Scope, store: Path, env: Mapping[str, str]) -> Scope:
     """The scope as it may sync: refused (never read or written) when its folder is the
     home folder, a tool's whole folder, a filesystem root, holds a repository…"""
+    from dataclasses import replace
+
     from gitmem.identity import claude_config_dir
-    from gitmem.records import replace
 
     home = Path(env.get("HOME") or os.path.expanduser("~"))
     protected = {

@@ -20,20 +20,17 @@ import os
 import sqlite3
 import stat
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass
-
     from gitmem.scopes import Project
-else:
-    from gitmem.records import dataclass
 
 FORMAT = "gitmem-recall 2"
 DB_NAME = "recall.sqlite"
 MAX_FILE = 1 << 20  # a larger memory is indexed by name only (bounded cost)
-# environment that decides the scope folders (gitmem/identity.py, gitmem/quickstart.py ENV)
+# environment that decides the scope folders (gitmem/identity.py)
 ENV = (
     "HOME",
     "XDG_CONFIG_HOME",
@@ -95,10 +92,43 @@ class Place:
 # -- where the scopes are (no git process when nothing that decides them changed) -------------
 
 
-def _find_git_dirs(here: str) -> tuple[str, str] | None:
-    from gitmem.quickstart import worktree_git_dir
+def _worktree_git_dir(here: str) -> str | None:
+    """The git folder of the worktree `here` is in, in the plain cases (a `.git` folder, or a
+    linked worktree's `.git` file); anything else: None (the index is then opened afresh)."""
+    folder = here
+    while True:
+        dot = os.path.join(folder, ".git")
+        if os.path.isdir(dot):
+            return dot
+        if os.path.isfile(dot):
+            with open(dot, "rb") as fh:
+                line = fh.read(4096).decode("utf-8", "surrogateescape").strip()
+            if not line.startswith("gitdir: "):
+                return None
+            return os.path.normpath(os.path.join(folder, line[len("gitdir: ") :]))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
-    git_dir = worktree_git_dir(os.path.abspath(here))
+
+def stamp(path: str, lstat: bool = False) -> str:
+    """What a change of the file or folder at `path` changes (an input of the index's cache):
+    a folder's identity, a file's identity, size and time (`-` when absent)."""
+    import stat
+
+    try:
+        st = os.lstat(path) if lstat else os.stat(path)
+    except OSError:
+        return "-"
+    if stat.S_ISDIR(st.st_mode):
+        return f"d{st.st_dev}:{st.st_ino}"
+    kind = "l" if stat.S_ISLNK(st.st_mode) else "f"
+    return f"{kind}{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def _find_git_dirs(here: str) -> tuple[str, str] | None:
+    git_dir = _worktree_git_dir(os.path.abspath(here))
     if git_dir is None:
         return None
     common = git_dir
@@ -112,8 +142,7 @@ def _find_git_dirs(here: str) -> tuple[str, str] | None:
 
 def _inputs(git_dir: str, common: str, root: str, memory_dir: str | None) -> str:
     """Everything the scope folders depend on, as one string: a change means open again."""
-    from gitmem.identity import claude_config_dir, claude_state_file, depends_on_trust
-    from gitmem.quickstart import stamp, trust_answer
+    from gitmem.identity import claude_config_dir, depends_on_trust, workspace_trusted
 
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
@@ -132,8 +161,7 @@ def _inputs(git_dir: str, common: str, root: str, memory_dir: str | None) -> str
     parts += [f"{name}={os.environ.get(name)}" for name in ENV]
     parts += [f"{p}={stamp(p, lstat=True)}" for p in watched]
     if root and depends_on_trust(Path(root)):
-        state = str(claude_state_file(os.environ))
-        parts.append(f"trust={trust_answer(state, root)}")
+        parts.append(f"trust={workspace_trusted(Path(root), os.environ)}")
     return "\0".join(parts)
 
 
@@ -698,8 +726,6 @@ def posix_stem(path: str) -> str:
 
 
 def _ref_stamps(place: Place) -> str:
-    from gitmem.quickstart import stamp
-
     refs = sorted({s.ref for s in place.scopes})
     parts = [stamp(os.path.join(place.common_dir, "packed-refs"))]
     parts += [f"{r}={stamp(os.path.join(place.common_dir, r))}" for r in refs]

@@ -11,6 +11,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import UsageError
@@ -18,11 +19,8 @@ from gitmem.recall.index import Place, connect, refresh, refresh_history, rows_w
 
 if TYPE_CHECKING:
     import sqlite3
-    from dataclasses import dataclass, field
 
     from gitmem.scopes import Project
-else:
-    from gitmem.records import dataclass, field
 
 DEFAULT_LIMIT = 50
 # bm25 weights of the index's columns: title, description, tags, body, path

@@ -16,17 +16,14 @@ import contextlib
 import datetime
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError, SecretsFound, UsageError
 
 if TYPE_CHECKING:
-    from dataclasses import dataclass, field
-
     from gitmem.scopes import Project
-else:
-    from gitmem.records import dataclass, field
 
 TYPES = ("user", "feedback", "project", "reference")
 INDEX = "MEMORY.md"
