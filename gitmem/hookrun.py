@@ -259,6 +259,9 @@ def _changes(
     and, when it wrote none, from the commits' paths."""
     import re
 
+    from gitmem.commitcheck import paths_between
+    from gitmem.hookcontext import changes_line
+
     repo = project.repo
     me = repo.identity()[1].casefold()
     for ref, old in before.items():
@@ -266,17 +269,14 @@ def _changes(
         if new is None or new == old:
             continue
         who: list[str] = []
-        paths: list[str] = list(pulled.get(ref, ()))
         for commit in repo.commits_touching(old, new):
             m = re.search(r" (?:on|from) (\S+)$", commit.subject)
             name = "you" if commit.email.casefold() == me else commit.email
             name += f" (on {m.group(1)})" if m else ""
             if name not in who:
                 who.append(name)
-            if ref not in pulled:
-                paths += [p for p in commit.paths if p.endswith(".md") and p not in paths]
         if not who:
             continue
-        people = ", ".join(who[:5]) + (f" and {len(who) - 5} more" if len(who) > 5 else "")
-        listed = ", ".join(paths[:12]) + (f" and {len(paths) - 12} more" if len(paths) > 12 else "")
-        yield f"- {people}: {listed or 'no memory files changed here'}"
+        # names only from the two checked tips (never an intermediate commit's), made safe
+        paths = list(pulled.get(ref, ())) or paths_between(repo, old, new)
+        yield changes_line(who, paths)

@@ -211,20 +211,10 @@ def _record(project: Project, moved: Moved, scopes: set[str]) -> None:
 
 def _refuse_secrets(project: Project, source: str, target: str, data: bytes) -> None:
     """The secret scan the push would run, on the memory before it moves (the same
-    `.gitmem-allow` and `gitmem.secretsAllow` lists): a flagged memory stays where it is."""
-    from gitmem.secretscan import read_allow_list, scan_secrets
+    allow-list: the user's own configuration): a flagged memory stays where it is."""
+    from gitmem.secretscan import ALLOW_HINT, scan_secrets, user_allow_list
 
-    sources = [project.root / ".gitmem-allow"]
-    configured = project.repo.config_get("gitmem.secretsAllow")
-    if configured:
-        sources.append(project.root / Path(configured).expanduser())
-    texts = []
-    for source_file in sources:
-        try:
-            texts.append(source_file.read_text("utf-8"))
-        except (OSError, UnicodeDecodeError):
-            continue
-    allow = read_allow_list(texts)
+    allow = user_allow_list(project.repo.config(), str(project.repo.common_dir))
     if allow.path_allowed(target):
         return
     found = scan_secrets(data.decode("utf-8", "replace"), allow.fingerprints)
@@ -233,8 +223,7 @@ def _refuse_secrets(project: Project, source: str, target: str, data: bytes) -> 
         raise SecretsFound(
             f"not moving {source} to {target}: its push would be refused, "
             f"{len(found)} likely secret{'s' if len(found) > 1 else ''}: {where}",
-            f"remove it from {source}, then rerun gitmem promote; a false positive: add its "
-            "sha256:… to .gitmem-allow",
+            f"remove it from {source}, then rerun gitmem promote; {ALLOW_HINT}",
         )
 
 

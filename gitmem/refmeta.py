@@ -42,9 +42,8 @@ def unclaimed(meta: RefMeta) -> bool:
 def rekeyed(meta: RefMeta, key: str) -> RefMeta | None:
     """The identity a ref should carry once it syncs through a remote keyed `key`: an
     unclaimed ref (made before there was a remote) gets `key` as an alias, so that its
-    gitmem.toml names the project from then on; None when nothing is to change. Where the
-    sync writes gitmem.toml (gitmem/sync.py, `_commit_scopes`: `meta.knows(...)`), calling
-    this adds the alias on the first push after `git remote add`."""
+    gitmem.toml names the project from then on; None when nothing is to change. The sync's
+    commit (gitmem/sync/commit.py) adds the alias on the first commit after `git remote add`."""
     if key.startswith(LOCAL_PREFIX) or not unclaimed(meta):
         return None
     return meta.with_alias(key)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from gitmem.errors import GitmemError
 from gitmem.folders import snapshot
 from gitmem.gitstore import BLOB_MODE
+from gitmem.refmeta import rekeyed
 from gitmem.scopes import Scope, hostname
 from gitmem.state import FileRecord, save_scope_head, scope_records
 from gitmem.sync.gate import RemoteGate
@@ -77,6 +78,7 @@ class LocalCommit:
             not edits
             or meta is None
             or not parse_meta(repo.read_blob(meta)).knows(self.project.key)
+            or rekeyed(parse_meta(repo.read_blob(meta)), self.project.key) is not None
         ):
             return False
         tree = repo.edit_tree(tip_tree, edits)
@@ -358,8 +360,9 @@ class LocalCommit:
         if new_files == tip_files and not rewrite:
             return
         meta = self.gate.meta_of(new_files)
-        if meta is None or not meta.knows(self.project.key):
-            # our history under another spelling (the remote URL changed): keep it, add ours
+        if meta is None or not meta.knows(self.project.key) or rekeyed(meta, self.project.key):
+            # our history under another spelling (the remote URL changed), or made before the
+            # repository had a remote: keep it, add ours
             self.gate.set_meta(new_files, [meta] if meta else [], adopt=True)
         # a first commit here encrypts with the remote's key (verified above), never a new one
         ring_from = tip or self.remote_tip(ref)

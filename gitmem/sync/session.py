@@ -72,7 +72,7 @@ class Session:
         if self.opts.dry_run:
             return self._dry_run()
         with holding_lock(self.repo, self.opts.lock_wait, self.opts.notice):
-            for lock in self.repo.clear_stale_ref_locks():
+            for lock in self.repo.clear_stale_ref_locks() if self.run.by_ref else ():
                 self.result.report(next(iter(self.run.by_ref))).notes.append(
                     f"removed a stale lock left by an interrupted git: {lock}"
                 )
@@ -90,7 +90,8 @@ class Session:
                 self.ledger.states[s.name] = state
                 self.ledger.expected[s.name] = state.oids()
             self._loop()
-            for line in exclude_memory_folders(self.project):
+            excluded = exclude_memory_folders(self.project)  # refused folders too: never git add
+            for line in excluded if self.run.by_ref else ():
                 self.result.report(next(iter(self.run.by_ref))).notes.append(
                     f"added {line} to .git/info/exclude (memory, not project files)"
                 )

@@ -4,7 +4,6 @@ changed files are read alone; the secret scan of what is about to be published."
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError, SecretsFound
@@ -144,7 +143,7 @@ class Snapshots:
         changed = [rel for rel, oid in snap.files.items() if expected.get(rel) != oid]
         if not changed:
             return
-        from gitmem.secretscan import scan_secrets
+        from gitmem.secretscan import ALLOW_HINT, scan_secrets
 
         allow = self._allow_list()
         hits: list[str] = []
@@ -169,23 +168,13 @@ class Snapshots:
                 f"refusing to push {len(hits)} likely secret{'s' if len(hits) > 1 else ''}: "
                 + "; ".join(hits[:5])
                 + (f"; and {len(hits) - 5} more" if len(hits) > 5 else ""),
-                "remove them; or add a false positive's sha256:… to .gitmem-allow; "
-                "or push anyway with --no-verify",
+                f"remove them; {ALLOW_HINT}; or push anyway with --no-verify",
             )
 
     def _allow_list(self) -> AllowList:
         if self._allow is None:
-            from gitmem.secretscan import read_allow_list
+            from gitmem.secretscan import user_allow_list
 
-            texts = []
-            sources = [self.project.root / ".gitmem-allow"]
-            configured = self.repo.config_get("gitmem.secretsAllow")
-            if configured:
-                sources.append(self.project.root / Path(configured).expanduser())
-            for source in sources:
-                try:
-                    texts.append(source.read_text("utf-8"))
-                except (OSError, UnicodeDecodeError):
-                    continue
-            self._allow = read_allow_list(texts)
+            # the user's own configuration only: a file of the branch allows nothing
+            self._allow = user_allow_list(self.repo.config(), str(self.repo.common_dir))
         return self._allow

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
-from gitmem.errors import RemoteError
+from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.scopes import GITMEM_PREFIX, Project
@@ -118,6 +118,8 @@ class Transport:
             known = self.repo.resolve(self.project.tracking_ref(ref))
             if local and local != known:
                 pending[ref] = (local, known)
+        if not self.opts.no_verify:
+            self._scan_commits(pending)
         done = True
         failures: list[RemoteError] = []
         pushed: list[str] = []
@@ -149,6 +151,33 @@ class Transport:
         if failures:
             raise failures[0]
         return done
+
+    def _scan_commits(self, pending: dict[str, tuple[str, str | None]]) -> None:
+        """Every commit a push publishes is scanned, not only its tip: a secret one commit added
+        and a later one removed stays in the remote's history for good. Each blob once;
+        ciphertext and key files are not text."""
+        from gitmem.commitcheck import secrets_in_commits
+        from gitmem.secretscan import ALLOW_HINT, user_allow_list
+
+        allow = user_allow_list(self.repo.config(), str(self.repo.common_dir))
+        hits: list[str] = []
+        for local, known in pending.values():
+            changes = self.repo.commit_changes(local, [known] if known else [])
+            for commit, path, match in secrets_in_commits(
+                changes,
+                self.repo.read_blob,
+                allow.fingerprints,
+                skip=lambda path: not path.endswith((".md", ".txt")),
+            ):
+                hits.append(f"{path}:{match.line} {match.message} (commit {commit[:12]})")
+        if hits:
+            raise SecretsFound(
+                f"refusing to push {len(hits)} likely secret{'s' if len(hits) > 1 else ''}: "
+                + "; ".join(hits[:5])
+                + (f"; and {len(hits) - 5} more" if len(hits) > 5 else ""),
+                "drop the commits that hold them from the local ref (a later commit that removes "
+                f"a secret still publishes it); {ALLOW_HINT}; or push anyway with --no-verify",
+            )
 
     def _refusal(self, remote: str, label: str, outcome: PushOutcome) -> RemoteError:
         """One line for a push the server refused for good, and the way out."""

@@ -187,14 +187,9 @@ def test_commits_re_adding_one_tree_cost_one_check_and_a_bound(
     assert [f.code for _, fs in found for f in fs] == ["GM105"]
 
 
-# -- what push must do once the sync calls these (gitmem/sync.py is the sync redesign's) -------
-WIRE = (
-    "the sync still reads .gitmem-allow and scans only the snapshot: wire "
-    "secretscan.user_allow_list and commitcheck.secrets_in_commits into gitmem/sync.py (#22)"
-)
+# -- what push does: the user's allow-list only, every commit it publishes --------------------
 
 
-@pytest.mark.xfail(strict=True, reason=WIRE)
 def test_push_takes_the_allow_list_only_from_the_users_configuration(
     synced: tuple[World, Path],
 ) -> None:
@@ -208,7 +203,6 @@ def test_push_takes_the_allow_list_only_from_the_users_configuration(
     assert world.gitmem("-C", str(clone), "push").code == 0
 
 
-@pytest.mark.xfail(strict=True, reason=WIRE)
 def test_push_refuses_a_secret_in_a_commit_it_would_publish(synced: tuple[World, Path]) -> None:
     world, clone = synced
     old, leaked, clean = added_then_removed(world, clone)

@@ -207,6 +207,8 @@ def test_push_refuses_secrets_and_no_verify_or_allow_list_lets_them_go(
 
     fingerprint = run.err.split("(sha256:", 1)[1].split(")", 1)[0]
     (clone / ".gitmem-allow").write_text(f"# test key from the AWS docs\nsha256:{fingerprint}\n")
+    assert world.gitmem("-C", str(clone), "push").code == 1  # a file of the tree allows nothing
+    world.git("config", "--add", "gitmem.allowSecret", f"sha256:{fingerprint}", cwd=clone)
     assert world.gitmem("-C", str(clone), "push").code == 0
     assert world.git("ls-remote", str(world.remote), "refs/gitmem/*") != before
 
