@@ -86,6 +86,10 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
     with suppress(ProcessLookupError):  # per-connection children that outlived the daemon
         os.killpg(proc.pid, signal.SIGKILL)
+    for _ in range(500):  # killed children are reaped by init: gone within moments, bounded
+        if not alive(proc.pid):
+            break
+        time.sleep(0.01)
 
 
 def alive(group: int) -> bool:
