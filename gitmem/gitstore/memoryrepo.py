@@ -281,6 +281,31 @@ class MemoryRepository(MemoryStore):
         first = self._commits(spec)[: next(signature_batches())]
         return [(oid, self._commit_meta(oid)[2]) for oid in first]
 
+    def commit_changes(
+        self, tip: str, exclude: Sequence[str] = ()
+    ) -> list[tuple[str, dict[str, tuple[str, str]]]]:
+        """As the git store's: each commit of `tip` not reachable from `exclude`, oldest first,
+        with the entries it adds or changes against each of its parents."""
+        hidden: set[str] = set()
+        for x in exclude:
+            start = self.resolve(x) if x and x.strip("0") and x != "--all" else None
+            if start:
+                hidden.update(self._ancestors(start))
+        out: list[tuple[str, dict[str, tuple[str, str]]]] = []
+        for oid in reversed(self._commits(tip)):
+            if oid in hidden:
+                continue
+            after = {p: (e.mode, e.oid) for p, e in self.list_tree(oid).items()}
+            parents = self.read_commit(oid)[1]
+            befores = [self.list_tree(p) for p in parents] or [{}]
+            changed = {
+                p: entry
+                for p, entry in after.items()
+                if any(b.get(p) is None or b[p].oid != entry[1] for b in befores)
+            }
+            out.append((oid, changed))
+        return out
+
     def change_times(self, base: str | None, tip: str) -> dict[str, float]:
         times: dict[str, float] = {}
         for oid in self._commits(f"{base}..{tip}" if base else tip):

@@ -122,7 +122,9 @@ def test_the_installed_command_imports_nothing_from_the_project(
 def test_the_installed_command_is_recognized_and_absolute() -> None:
     command = hooks.gitmem_command()
     words = shlex.split(command)
-    assert os.path.isabs(words[0]) and words[1:3] == ["-I", "-c"]
+    # a command a user recognizes in their settings: this Python, isolated, gitmem's launcher
+    assert os.path.isabs(words[0]) and words[1] == "-I" and len(words) == 3
+    assert words[2].endswith(os.path.join("gitmem", "launch.py")) and os.path.isabs(words[2])
     for event in hooks.EVENTS:
         line = hooks.hook_command(command, event)
         assert [hooks.is_gitmem_hook(line, e) for e in hooks.EVENTS] == [

@@ -270,6 +270,8 @@ def test_history_questions_get_the_same_answers_from_git_and_memory(tmp_path: Pa
                         s.object_type("0" * 40),
                     ),
                     "unsigned": s.unverified_commits(gone, left),
+                    "commit_changes": s.commit_changes(gone, [left]),
+                    "commit_changes_all": s.commit_changes(gone),
                 }
             )
     for key in answers[0]:
