@@ -539,8 +539,8 @@ def _apply(
         if old is not None and old[5] == oid:
             db.execute(
                 "UPDATE memory SET size = ?, mtime_ns = ?, ino = ?, ctime_ns = ?, dev = ?, "
-                "uid = ?, gid = ?, stat_at = ? WHERE id = ?",
-                (*_stat_fields(st), now, old[0]),
+                "uid = ?, gid = ?, stat_at = ?, file = ? WHERE id = ?",
+                (*_stat_fields(st), now, spot.file(rel), old[0]),
             )
             continue
         if old is not None:

@@ -8,16 +8,17 @@ request body is logged for the test to read. Usage: fake_tool_api.py PORT LOGFIL
 import json
 import sys
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: the repository
+from tests.oracle.fake_api import Handler as PlainHandler
+from tests.oracle.fake_api import sse
 
 LOG = sys.argv[2] if len(sys.argv) > 4 else "/dev/null"
 TOOL = sys.argv[3] if len(sys.argv) > 4 else ""
 ARGS = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
-
-
-def sse(event: str, data: dict[str, Any]) -> bytes:
-    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
 def stream(model: str, blocks: list[tuple[dict[str, Any], dict[str, Any]]], stop: str) -> bytes:
@@ -74,23 +75,8 @@ def results(req: dict[str, Any]) -> int:
     return n
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def _reply(self, body: bytes, kind: str = "application/json") -> None:
-        self.send_response(200)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self) -> None:
-        self._reply(b"{}")
-
-    def do_HEAD(self) -> None:
-        self.send_response(200)
-        self.end_headers()
+class Handler(PlainHandler):
+    """fake_api's handler (GET, HEAD, replies), its POST scripted."""
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("content-length", 0)))

@@ -1,9 +1,9 @@
 """The real Claude Code with gitmem's MCP server registered by `hooks install --mcp` (opt-in:
 CLAUDE_BIN names the binary).
 
-Run offline against a fake Messages API: the request Claude Code sends lists gitmem's tools, and
-a tool call scripted by the fake API (load `mcp__gitmem__get`, call it) brings the memory back in
-the next request. Checked with 2.1.330: a project's `.mcp.json` server is started only in a
+Run offline against a fake Messages API, two turns as a person types them: the request of the
+second turn lists gitmem's tools, and a tool call scripted by the fake API (load
+`mcp__gitmem__get`, call it) brings the memory back in the next request. Checked with 2.1.330: a project's `.mcp.json` server is started only in a
 trusted workspace where it is approved (`enabledMcpjsonServers`, which `hooks install --mcp`
 writes); MCP tools are offered as deferred tools, loaded through ToolSearch.
 
@@ -12,6 +12,7 @@ Run: CLAUDE_BIN=$(tests/oracle/install-claude-code) python -m pytest tests/oracl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -26,12 +27,17 @@ from tests.support.world import World, write_files
 CLAUDE_BIN = os.environ.get("CLAUDE_BIN", "")
 FAKE_API = Path(__file__).resolve().parent / "fake_tool_api.py"
 SENTINEL = "gitmem-mcp-sentinel-5c1d"
+SETTLE = 12.0  # seconds between the session's prompts
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _read(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
 
 
 def _trust(home: Path, project: Path) -> None:
@@ -43,7 +49,8 @@ def _trust(home: Path, project: Path) -> None:
 
 
 def _session(world: World, clone: Path, log: Path) -> tuple[list[dict[str, Any]], str]:
-    """One `claude -p` session against the fake API: the model request bodies, and the output."""
+    """One two-turn `claude -p` session (stream-json) against the fake API: the model request
+    bodies, and Claude Code's output."""
     port = _free_port()
     api = subprocess.Popen(
         [
@@ -55,7 +62,9 @@ def _session(world: World, clone: Path, log: Path) -> tuple[list[dict[str, Any]]
             json.dumps({"id": "team/deploys.md"}),
         ]
     )
-    try:
+    with contextlib.ExitStack() as stack:
+        stack.callback(api.wait)
+        stack.callback(api.terminate)
         for _ in range(50):
             with socket.socket() as s:
                 if s.connect_ex(("127.0.0.1", port)) == 0:
@@ -67,31 +76,46 @@ def _session(world: World, clone: Path, log: Path) -> tuple[list[dict[str, Any]]
             "ANTHROPIC_API_KEY": "sk-ant-offline",
             "PATH": "/usr/bin:/bin",  # no gitmem on PATH: .mcp.json names it in full
         }
-        proc = subprocess.run(
+        out = stack.enter_context(log.with_suffix(".out").open("w"))
+        proc = subprocess.Popen(
             [
                 CLAUDE_BIN,
                 "-p",
-                "what do we know about deploys?",
+                "--input-format",
+                "stream-json",
+                "--output-format",
+                "stream-json",
+                "--verbose",
                 "--allowedTools",
                 "mcp__gitmem__get",
             ],
             cwd=clone,
             env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.STDOUT,
             text=True,
-            timeout=240,
         )
-    finally:
-        api.terminate()
-        api.wait()
+        stack.callback(proc.kill)  # on the way out: a session that would not end
+        assert proc.stdin is not None
+        for prompt in ("hello", "what do we know about deploys?"):
+            message = {"type": "user", "message": {"role": "user", "content": prompt}}
+            proc.stdin.write(json.dumps(message) + "\n")
+            proc.stdin.flush()
+            # a person types the next prompt some seconds later: the server has started
+            time.sleep(SETTLE)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and SENTINEL not in _read(log):
+            time.sleep(0.5)  # the scripted tool call's answer has come back
+        proc.stdin.close()
+        proc.wait(timeout=120)
     rows = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     bodies = [
         json.loads(r["body"])
         for r in rows
         if "/v1/messages" in r["path"] and "count_tokens" not in r["path"]
     ]
-    return bodies, proc.stdout + proc.stderr
+    return bodies, _read(log.with_suffix(".out"))
 
 
 def test_claude_code_lists_gitmem_tools_and_gets_a_memory_back(tmp_path: Path) -> None:
@@ -123,18 +147,13 @@ def test_claude_code_lists_gitmem_tools_and_gets_a_memory_back(tmp_path: Path) -
     subprocess.run([sys.executable, "-c", warm], env=world.env, check=True)
     world.ok("-C", str(clone), "query", "--recent", "1")
 
-    # Claude Code probes a new stdio server's protocol version within a few seconds; the mcp
-    # SDK's import alone takes 1-4 s on a loaded machine, and a print-mode session whose probe
-    # timed out ends its one turn before the restarted server answers (an interactive session
-    # gets the tools on its next turn). So a session may be run up to three times.
-    for attempt in range(3):
-        bodies, output = _session(world, clone, tmp_path / f"requests{attempt}.jsonl")
-        if bodies and "mcp__gitmem__get" in json.dumps(bodies[0]):
-            break
-    assert bodies, output
-    first = json.dumps(bodies[0])
+    bodies, output = _session(world, clone, tmp_path / "requests.jsonl")
+    assert len(bodies) >= 2, output
+    # the second turn's request: the first may go before the server has started (Claude Code
+    # connects MCP servers in the background; the mcp SDK's import alone takes 1-4 s here)
+    offered = json.dumps(bodies[1])
     for tool in ("search", "get", "record", "history", "sync_status", "sync"):
-        assert f"mcp__gitmem__{tool}" in first, tool
+        assert f"mcp__gitmem__{tool}" in offered, tool
     results = [
         part
         for body in bodies

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import sys
 import time
@@ -126,6 +127,12 @@ def test_a_moved_memory_folder_is_followed(project: tuple[World, Path]) -> None:
     write_files(other, {"b.md": topic("b", "x", "kiwi too")})
     world.git("config", "gitmem.teamDir", str(other), cwd=clone)
     assert sorted(ids(query(world, clone, "--search", "kiwi"))) == ["auto/a.md", "team/b.md"]
+    # a folder moved with the same files: each hit names the file where it is now
+    moved = world.root / "moved"
+    shutil.copytree(other, moved)
+    world.git("config", "gitmem.teamDir", str(moved), cwd=clone)
+    found = query(world, clone, "--search", "kiwi", "--scope", "team")["nodes"]
+    assert [n["file"] for n in found] == [str(moved / "b.md")]
 
 
 def test_filters_type_tag_status_related_recent_since(project: tuple[World, Path]) -> None:
