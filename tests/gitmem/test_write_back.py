@@ -456,7 +456,12 @@ def test_a_large_write_back_reads_its_blobs_in_chunks_and_writes_each_file_right
             (folder / f"t{i:04d}.md").write_bytes(data)  # already there, as wanted
     single: list[str] = []
     real = repo.read_blob
-    monkeypatch.setattr(repo, "read_blob", lambda oid: single.append(oid) or real(oid))
+
+    def counted(oid: str) -> bytes:
+        single.append(oid)
+        return real(oid)
+
+    monkeypatch.setattr(repo, "read_blob", counted)
     done = materialize(repo, folder, {}, target, {})
     assert folder_bytes(folder) == {p: real(oid) for p, oid in target.items()}
     assert sorted(done.written) == sorted(p for i, p in enumerate(target) if i % 7)
