@@ -25,7 +25,6 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from benchmarks.context import Context, age_files
 from benchmarks.corpus import add_index_entry, append_note, topic_name, write_memory
@@ -181,7 +180,7 @@ class RawPerson:
         self.a.push()
 
 
-def _hook(world: World, clone: Path) -> Any:
+def _hook(world: World, clone: Path) -> Callable[[], None]:
     """The SessionStart command `gitmem hooks install --claude` wrote, run as Claude Code runs
     it (without a shell), Claude Code's payload on stdin."""
     world.gitmem("-C", str(clone), "hooks", "install", "--claude")

@@ -419,6 +419,7 @@ class MemoryRepository(MemoryStore):
         refspecs: Sequence[str],
         timeout: float | None = None,
         atomic: bool = False,
+        sealed_only: bool = False,  # how git packs the objects: nothing to pack here
     ) -> PushOutcome:
         server = self._server(remote)
         accepted: list[str] = []

@@ -106,3 +106,34 @@ def test_large_objects_are_stored_or_compressed_and_read_back_alike(tmp_path: Pa
         assert shown == data
     fsck = subprocess.run(["git", "-C", str(tmp_path), "fsck", "--strict"], capture_output=True)
     assert fsck.returncode == 0, fsck.stderr
+
+
+@pytest.mark.parametrize("sealed_only", [False, True])
+def test_a_sealed_only_push_sends_its_objects_stored_and_they_land(
+    tmp_path: Path, sealed_only: bool
+) -> None:
+    # the remote keeps the pack as sent (transfer.unpackLimit=1): 300 kB of compressible
+    # text arrives deflated by default, stored (at least its size) with sealed_only
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    subprocess.run(
+        ["git", "--git-dir", str(remote), "config", "transfer.unpackLimit", "1"], check=True
+    )
+    repo = _repo(tmp_path / "w")
+    data = b"- [Topic](topic.md) - a memory line as Claude Code writes it\n" * 5000
+    tree = repo.write_tree({"auto/manifest": (BLOB_MODE, repo.write_blob(data))})
+    commit = repo.write_commit(tree, [], "sealed")
+    repo.update_ref("refs/gitmem/users/a", commit, None)
+    outcome = repo.push(
+        str(remote), ["refs/gitmem/users/a:refs/gitmem/users/a"], sealed_only=sealed_only
+    )
+    assert outcome.ok
+    landed = subprocess.run(
+        ["git", "--git-dir", str(remote), "rev-parse", "refs/gitmem/users/a"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert landed == commit
+    packs = sum(p.stat().st_size for p in (remote / "objects" / "pack").glob("*.pack"))
+    assert (packs > len(data)) is sealed_only
