@@ -272,6 +272,28 @@ def _renumbered(lines: list[bytes]) -> list[bytes]:
     return out
 
 
+def continue_numbering(before: bytes, lines: list[bytes], mask: bool = False) -> list[bytes] | None:
+    """Lines added right after ordered item `before`, when they are items of the same list
+    (same indent, nothing else but their indented lines): numbered on from it (`mask`: all
+    numbered 0, to compare two sides' steps by their text). None otherwise."""
+    m = _ORDERED.match(before)
+    if m is None:
+        return None
+    indent, n = m.group(1), int(m.group(2))
+    out: list[bytes] = []
+    for line in lines:
+        item = _ORDERED.match(line)
+        if item is not None and item.group(1) == indent:
+            n += 1
+            number = b"0" if mask else str(n).encode()
+            out.append(line[: item.start(2)] + number + line[item.end(2) :])
+        elif line.startswith(indent + b" ") and line.strip():
+            out.append(line)  # an item's own indented line
+        else:
+            return None  # something else: not one list
+    return out
+
+
 def _table_row(line: bytes) -> bool:
     return line.lstrip(b" ").startswith(b"|")
 

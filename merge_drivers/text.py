@@ -159,6 +159,19 @@ def _holds(lines: list[bytes], run: list[bytes]) -> bool:
     return any(lines[i : i + n] == run for i in range(len(lines) - n + 1))
 
 
+def _both_added_steps(out: list[bytes], a: list[bytes], b: list[bytes]) -> list[bytes] | None:
+    """Steps both sides appended to one numbered list: compared by their text (both sides'
+    new step is `4.`), kept as both added, and numbered on from the list (4 and 5). None when
+    the lines are not items of the list just written."""
+    from merge_drivers.fine import continue_numbering
+
+    before = out[-1] if out else b""
+    ma, mb = continue_numbering(before, a, True), continue_numbering(before, b, True)
+    if ma is None or mb is None:
+        return None
+    return continue_numbering(before, _both_added(ma, mb))
+
+
 def _finer(
     z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool
 ) -> tuple[list[bytes], int] | None:
@@ -238,7 +251,8 @@ def merge_body(
                 emit(bl[ib:bm])
             elif iz == zm:  # both only added here: keep both blocks
                 start = len(out) + first_line
-                emit(_both_added(al[ia:am], bl[ib:bm], by_line))
+                steps = _both_added_steps(out, al[ia:am], bl[ib:bm]) if appends else None
+                emit(steps if steps is not None else _both_added(al[ia:am], bl[ib:bm], by_line))
                 resolutions.append(
                     Resolution(
                         path, f"lines {start}-{len(out) + first_line - 1}", "both", "both added"

@@ -180,3 +180,13 @@ def test_a_file_that_is_not_utf8_merges_on_its_bytes_with_a_note_naming_the_byte
             f"{path} byte 12 of ours (0xe9): both (not UTF-8: merged line by line"
             " on its bytes, every byte kept)"
         ]
+
+
+def test_two_sides_appending_a_step_to_one_numbered_list_number_it_on() -> None:
+    """Both sides' new step used to be numbered `4.`: now 4 and 5 (in the side-independent
+    order both-added blocks take), and merging either side in again changes nothing."""
+    body = "Steps:\n\n1. clone\n2. install\n3. run tests\n"
+    out, _ = merged(FM + body, FM + body + "4. tag the release\n", FM + body + "4. push\n")
+    assert out.endswith("3. run tests\n4. tag the release\n5. push\n") or out.endswith(
+        "3. run tests\n4. push\n5. tag the release\n"
+    )
