@@ -129,7 +129,12 @@ class Transport:
             specs = [f"{ref}:{name}" for name, ref in routes.items()]
             try:
                 with self.slow(f"pushing memory to {label}"):
-                    outcome = self.repo.push(remote, specs, timeout=self.opts.timeout)
+                    outcome = self.repo.push(
+                        remote,
+                        specs,
+                        timeout=self.opts.timeout,
+                        sealed_only=all(self.views.of(ref).sealed for ref in refs),
+                    )
             except RemoteError as exc:  # nothing reached the server (no access, a 403 proxy...)
                 forbidden = any(
                     w in exc.message.lower() for w in ("403", "forbidden", "not allowed")
