@@ -15,6 +15,7 @@ import base64
 import hashlib
 import json
 import posixpath
+import re
 from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -177,12 +178,10 @@ def render(data: dict[str, Any]) -> str:
         f"style-src 'sha256-{_digest(style)}'; "
         "img-src data:; base-uri 'none'; form-action 'none'"
     )
-    return (
-        template.replace("{{CSP}}", csp)
-        .replace("{{STYLE}}", style)
-        .replace("{{DATA}}", _embedded_json(data))
-        .replace("{{SCRIPT}}", script)
-    )
+    parts = {"CSP": csp, "STYLE": style, "DATA": _embedded_json(data), "SCRIPT": script}
+    # one pass over the template: a memory's text holding `{{SCRIPT}}` stays text (a chain
+    # of replaces would put the script into the data, and break the page)
+    return re.sub(r"\{\{(CSP|STYLE|DATA|SCRIPT)\}\}", lambda m: parts[m.group(1)], template)
 
 
 def write_page(place: Place, project: Callable[[], Project] | None, out: str) -> int:
