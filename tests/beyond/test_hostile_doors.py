@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.support.world import World, write_files
 
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE\n-----END OPENSSH PRIVATE KEY-----\n"
@@ -51,3 +53,47 @@ def test_a_committed_link_as_an_adapter_folder_hides_nothing_from_git_status(
     assert "wip/feature.py" in status and "drafts/feature.py" in status, status
     exclude = (a / ".git" / "info" / "exclude").read_text()
     assert "wip" not in exclude and "drafts" not in exclude
+
+
+TEAM = {"team/MEMORY.md": "- [Deploy](deploy.md) — how\n", "team/deploy.md": "Tuesdays.\n"}
+AWS = b"id AKIAIOSFODNN7EXAMPLE key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [("team/keys.md", AWS), ("team/read\u202eme.md", b"hidden name\n")],
+    ids=["secret", "hidden-name"],
+)
+def test_a_bundle_whose_history_held_what_its_tip_removed_is_refused(
+    world: World, name: str, data: bytes
+) -> None:
+    """A teammate's bundle: one commit adds a secret (or a hidden name), the next removes it.
+    The tip is clean; taking the ref would put that commit into this clone's history and the
+    next sync would publish it to a server that never had it."""
+    a, b = world.clone("a"), world.clone("b")
+    write_files(world.scope_path(a, "auto"), TEAM)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    before = world.plumb(b, "rev-parse", "refs/gitmem/team")
+    tip = world.plumb(a, "rev-parse", "refs/gitmem/team")
+    tree = world.plumb(a, "rev-parse", f"{tip}^{{tree}}")
+    blob = world.plumb(a, "hash-object", "-w", "--stdin", data=data)
+    team = world.plumb(a, "rev-parse", f"{tip}:team")
+    listing = world.plumb(a, "ls-tree", team) + f"\n100644 blob {blob}\t{name.split('/')[1]}\n"
+    bad_team = world.plumb(a, "mktree", data=listing.encode())
+    top = world.plumb(a, "ls-tree", tree).replace(team, bad_team)
+    bad_tree = world.plumb(a, "mktree", data=top.encode())
+    added = world.plumb(a, "commit-tree", bad_tree, "-p", tip, "-m", "add", data=b"")
+    removed = world.plumb(a, "commit-tree", tree, "-p", added, "-m", "remove", data=b"")
+    world.git("update-ref", "refs/gitmem/team", removed, cwd=a)
+    bundle = world.root / "evil.bundle"
+    world.git("bundle", "create", str(bundle), "refs/gitmem/team", cwd=a)
+
+    run = world.gitmem("-C", str(b), "bundle", "unbundle", str(bundle))
+    assert run.code == 2 and "refusing refs/gitmem/team" in run.err, run.err
+    assert added[:12] in run.err and "\u202e" not in run.err
+    assert "wJalr" not in run.err  # the secret is never echoed
+    assert world.plumb(b, "rev-parse", "refs/gitmem/team") == before
+    world.ok("-C", str(b), "sync")
+    server = world.git("--git-dir", str(world.remote), "rev-list", "refs/gitmem/team")
+    assert added not in server
