@@ -97,3 +97,18 @@ def test_a_bundle_whose_history_held_what_its_tip_removed_is_refused(
     world.ok("-C", str(b), "sync")
     server = world.git("--git-dir", str(world.remote), "rev-list", "refs/gitmem/team")
     assert added not in server
+
+
+def test_adopt_refuses_the_memory_folder_of_another_live_checkout(world: World) -> None:
+    """Another project on this machine (its checkout still there): its memory folder, or its
+    team/ inside, is that project's, and its team/ would land in plaintext on this team ref."""
+    a = world.clone("a")
+    other = world.make_remote("other.git")
+    b = world.clone("elsewhere/b", str(other))
+    theirs = world.scope_path(b, "auto")
+    write_files(theirs, {"MEMORY.md": "- [S](s.md) — s\n", "s.md": "their plan\n", **TEAM})
+    for folder in (theirs, theirs / "team"):
+        run = world.gitmem("-C", str(a), "adopt", "--folder", str(folder))
+        assert run.code == 2 and str(b) in run.err, run.err
+        assert len(run.err.splitlines()) == 2
+    assert world.git("for-each-ref", "refs/gitmem", cwd=a) == ""  # nothing of theirs taken
