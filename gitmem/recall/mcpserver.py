@@ -133,7 +133,7 @@ def build(recall: Recall) -> MCPServer:
                     return fn(*args, **kwargs)
             except GitmemError as exc:
                 hint = f" (hint: {exc.hint})" if exc.hint else ""
-                raise ToolError(f"{exc.message}{hint}") from None
+                raise ToolError(clean(f"{exc.message}{hint}")) from None
 
         return wrapped
 

@@ -104,6 +104,7 @@ def _histories(
     resolutions that named it (time, author, what was kept and why)."""
     from gitmem.history import memory_log
     from gitmem.recall.index import _plain_names
+    from gitmem.recall.sanitize import clean
 
     proj = project()
     repo = proj.repo
@@ -127,8 +128,8 @@ def _histories(
                 changes.setdefault(memory_id, []).append(
                     {
                         "time": int(c.time),
-                        "author": c.author,
-                        "subject": c.subject,
+                        "author": clean(c.author),
+                        "subject": clean(c.subject),
                         "commit": c.oid[:12],
                     }
                 )
@@ -142,8 +143,8 @@ def _histories(
             resolved.setdefault(memory_id, []).append(
                 {
                     "time": int(row["time"]),
-                    "author": row["author"],
-                    "resolution": entry,
+                    "author": clean(row["author"]),
+                    "resolution": clean(entry),
                     "commit": row["commit"][:12],
                 }
             )

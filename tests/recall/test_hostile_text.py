@@ -135,3 +135,23 @@ def test_a_heading_cannot_add_lines_to_the_index(project: tuple[World, Path]) ->
         "-C", str(clone), "record", "--scope", "team", "--title", "t", "--heading", "Notes", "x"
     )
     assert "## Notes\n- [t](t.md) — x\n" in (team / "MEMORY.md").read_text()
+
+
+def test_view_history_shows_no_hidden_character_of_an_author_or_subject(
+    project: tuple[World, Path], tmp_path: Path
+) -> None:
+    world, clone = project
+    world.git("config", "user.name", f"Mallory{HIDDEN}", cwd=clone)
+    write_files(world.scope_path(clone, "team"), {"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"})
+    world.ok("-C", str(clone), "sync")
+    page = tmp_path / "page.html"
+    world.ok("-C", str(clone), "view", "--out", str(page))
+    raw = re.search(
+        r'<script type="application/json" id="data">(.*?)</script>', page.read_text(), re.S
+    )
+    assert raw is not None
+    nodes = {n["id"]: n for n in json.loads(raw.group(1))["nodes"]}
+    history = nodes["team/a.md"]["history"]
+    assert history and history[0]["author"].startswith("Mallory")
+    for row in history:
+        assert raw_hidden(row["author"]) == [] and raw_hidden(row["subject"]) == []
