@@ -117,7 +117,13 @@ def unbundle(project: Project, path: Path, force_key: bool = False) -> SyncResul
             "make it with gitmem bundle create in a clone of this project, as the same "
             "user (git config gitmem.user) for the personal ref",
         )
-    scopes = tuple(s.name for s in project.scopes if s.pushable and s.ref in heads)
+    set_aside = _every_commit(project, target, {r: o for r, o in heads.items() if r in ours})
+    bad_refs = {ref for ref, _ in set_aside}
+    if set_aside and not any(ref in ours and ref not in bad_refs for ref in heads):
+        raise set_aside[0][1]  # every ref refused: nothing to read
+    scopes = tuple(
+        s.name for s in project.scopes if s.pushable and s.ref in heads and s.ref not in bad_refs
+    )
     reading = replace(project, bundle=str(target), remote=str(target), hub=None)
     try:
         result = run_sync(reading, SyncOptions(mode="pull", scopes=scopes, force_key=force_key))
@@ -129,9 +135,52 @@ def unbundle(project: Project, path: Path, force_key: bool = False) -> SyncResul
     except UntrustedTreeError as exc:  # every ref refused: the first refusal comes up
         _bundle_hint(exc, project, path)
         raise
+    result.refused.extend(exc for _, exc in set_aside)
     for refused in result.refused:
         _bundle_hint(refused, project, path)
     return result
+
+
+def _every_commit(
+    project: Project, target: Path, heads: dict[str, str]
+) -> list[tuple[str, UntrustedTreeError]]:
+    """(ref, why) for each of `heads` (ref -> the bundle's tip) with a commit new to this clone
+    that breaks the policy — a secret or a hidden name added by one commit and removed by the
+    next is still in the history the next sync would publish (the fetch checks the tip only).
+    The bundle's objects are read in first (no ref written); each new commit checked once."""
+    from gitmem.commitcheck import intermediate_findings
+    from gitmem.core.sanitize import terminal
+
+    repo = project.repo
+    try:
+        repo.fetch(str(target), sorted(heads))  # objects only: no destination, no FETCH_HEAD
+    except RemoteError as exc:  # its pack does not read back
+        raise UsageError(
+            f"refusing the bundle {target}: {exc.message.split(': ', 1)[-1]}",
+            "the file is damaged or was altered; ask for it again (nothing was written)",
+        ) from None
+    out: list[tuple[str, UntrustedTreeError]] = []
+    for ref, tip in sorted(heads.items()):
+        found = intermediate_findings(repo, tip, ref, ["--all"])
+        if not found:
+            continue
+        commit, errors = found[0]
+        first = errors[0]
+        more = sum(len(e) for _, e in found) - 1
+        out.append(
+            (
+                ref,
+                UntrustedTreeError(
+                    f"refusing {ref} from the bundle {target}: commit {commit[:12]} "
+                    f"{first.code} {terminal(first.message)} ({terminal(first.path)})"
+                    + (f" and {more} more" if more else "")
+                    + ": the history would publish it even where a later commit removed it",
+                    "ask for a bundle whose history never held it (the sender rewrites those "
+                    "commits); nothing of that ref was taken",
+                ),
+            )
+        )
+    return out
 
 
 def _bundle_hint(exc: GitmemError, project: Project, path: Path) -> None:

@@ -26,6 +26,10 @@ def wanted_excludes(project: Project, existing_only: bool) -> list[str]:
         return []
     lines: list[str] = []
     for scope in project.scopes:
+        if scope.refused:
+            # never written, so nothing to hide; and its path may be a link the repository
+            # committed (memory-bank -> wip): resolved, it would hide the user's own files
+            continue
         rel = _inside(project.tree, scope.path)
         if rel is None or (existing_only and not scope.path.exists()):
             continue

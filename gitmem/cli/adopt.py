@@ -89,6 +89,19 @@ def adopt_folder(args: argparse.Namespace) -> int:
         echo(f"  resolved {res}")
     for written in adopted.written:
         echo(f"  < {written}")
-    echo(f"its memory is in this project now; the folder can be removed: rm -r '{adopted.path}'")
+    if adopted.skipped:
+        # what was skipped (a key, a link, a non-memory file) is not in the project: removing
+        # the folder would lose it
+        echo(
+            f"{len(adopted.skipped)} skipped item(s) stay only in {adopted.path}: "
+            "keep the folder (or move them out before removing it)"
+        )
+    else:
+        import shlex
+
+        echo(
+            "its memory is in this project now; the folder can be removed: "
+            f"rm -r {shlex.quote(str(adopted.path))}"
+        )
     echo("gitmem sync publishes the result")
     return 0

@@ -156,7 +156,6 @@ def diff(args: argparse.Namespace) -> int:
 
 
 def lost(args: argparse.Namespace) -> int:
-    import json
 
     from gitmem.lost import find, lost_edits, show_lost
 
@@ -165,14 +164,18 @@ def lost(args: argparse.Namespace) -> int:
         edit = find(project, args.number)
         patch = show_lost(project, edit)
         if args.as_json:
-            echo(json.dumps({**edit.as_json(), "diff": patch}, indent=2, ensure_ascii=False))
+            from gitmem.cli.jsonout import emit
+
+            emit({**edit.as_json(), "diff": patch})
             return 0
         echo(printable(_lost_line(edit)))
         sys.stdout.write(printable_block(patch))
         return 0
     edits = lost_edits(project)
     if args.as_json:
-        echo(json.dumps([e.as_json() for e in edits], indent=2, ensure_ascii=False))
+        from gitmem.cli.jsonout import emit
+
+        emit([e.as_json() for e in edits])
         return 0
     if not edits:
         echo("no lost edits: no merge resolved against an edit")
@@ -213,19 +216,9 @@ def restore(args: argparse.Namespace) -> int:
 
         brought = restore_lost(open_project_from(args), args.lost)
         if args.as_json:
-            import json
+            from gitmem.cli.jsonout import emit
 
-            echo(
-                json.dumps(
-                    {
-                        **brought.edit.as_json(),
-                        "file": str(brought.path),
-                        "changed": brought.changed,
-                    },
-                    indent=2,
-                    ensure_ascii=False,
-                )
-            )
+            emit({**brought.edit.as_json(), "file": str(brought.path), "changed": brought.changed})
             return 0
         if not brought.changed:
             echo(f"{brought.path} already holds lost edit {args.lost}; nothing written")

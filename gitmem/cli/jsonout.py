@@ -13,13 +13,18 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from gitmem.cli.common import add_json, echo
+from gitmem.cli.common import add_json
 
 Handler = Callable[[argparse.Namespace], int]
 
 
 def emit(value: object) -> None:
-    echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    """`value` as JSON on stdout: every control, bidi or invisible character of its strings
+    written as a `\\uXXXX` escape (gitmem/core/sanitize.py), so the text stays JSON a tool
+    parses and nothing in it drives a terminal (echo's escaping would break the JSON)."""
+    from gitmem.core.sanitize import json_safe
+
+    sys.stdout.write(json_safe(json.dumps(value, indent=2, ensure_ascii=False, default=str)) + "\n")
 
 
 def add_json_messages(p: argparse.ArgumentParser) -> None:

@@ -102,9 +102,9 @@ def list_(args: argparse.Namespace) -> int:
     recipients = list_recipients(project)
     rows = describe_recipients(project, recipients)
     if args.as_json:
-        import json
+        from gitmem.cli.jsonout import emit
 
-        echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        emit(rows)
         return 0
     for row in rows:
         words = ["this machine"] if row["this_machine"] else []

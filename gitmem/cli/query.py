@@ -82,7 +82,6 @@ def place_of(args: argparse.Namespace, opener: Callable[[], Project]) -> Place:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     import time
 
     started = time.perf_counter()
@@ -110,7 +109,9 @@ def run(args: argparse.Namespace) -> int:
     )
     hits = run_query(place, q, opener)
     if args.fmt == "json":
-        echo(json.dumps(as_json(hits, started), indent=2, ensure_ascii=False))
+        from gitmem.cli.jsonout import emit
+
+        emit(as_json(hits, started))
     elif args.fmt == "full":
         for h in hits:
             for line in full_block(h, opener):

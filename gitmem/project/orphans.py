@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -324,6 +325,14 @@ def adopt_folder(project: Project, path: Path) -> Adopted:
                 f"{folder} {how} this clone's {s.name} folder: already synced",
                 "give an old folder, as gitmem doctor names it",
             )
+    live = _live_owner(folder)
+    if live is not None:
+        raise UsageError(
+            f"{folder} is the memory of the checkout {live}, which still loads it: "
+            "another project's (or another clone's) memory, not an orphan",
+            f"sync it there (gitmem -C {shlex.quote(str(live))} sync); adopt only a folder "
+            "gitmem doctor names",
+        )
     if not scopes:
         raise UsageError(
             f"nothing to adopt from {folder}: this clone syncs neither auto nor team memory",
@@ -353,6 +362,21 @@ def adopt_folder(project: Project, path: Path) -> Adopted:
         tuple(x for r in taken.refs.values() for x in r.resolutions),
         tuple(taken.skipped),
     )
+
+
+def _live_owner(folder: Path) -> Path | None:
+    """The checkout on this machine whose Claude Code memory folder holds or is `folder`
+    (`<claude>/projects/<slug>/memory`, a live checkout at the slug's path), or None."""
+    projects = claude_config_dir(os.environ) / "projects"
+    for memory in (folder, *folder.parents):
+        if memory.name != "memory" or memory.parent.parent != projects:
+            continue
+        checkout = transcript_checkout(memory.parent)
+        if checkout is not None:
+            return Path(checkout) if os.path.isdir(checkout) else None
+        found = live_checkout(memory.parent.name, [MAX_LISTINGS])
+        return found if isinstance(found, Path) else None
+    return None
 
 
 def _adopted_scopes(project: Project, folder: Path) -> tuple[Scope, ...]:

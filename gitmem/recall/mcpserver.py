@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from gitmem.errors import GitmemError, UsageError
 from gitmem.recall.index import Place
-from gitmem.recall.sanitize import clean
+from gitmem.recall.sanitize import clean, cleaned, warned
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -76,7 +76,8 @@ class Recall:
     def text(self, memory_id: str) -> str:
         from gitmem.recall.query import full_text
 
-        return clean(full_text(self.one(memory_id), self.project))[:MAX_TEXT]
+        hit = self.one(memory_id)
+        return warned(full_text(hit, self.project), hit.id)[:MAX_TEXT]
 
     def gitmem(self, *args: str, timeout: float = 300) -> tuple[int, str]:
         """Run gitmem on this project as a child process (its output captured, never ours)."""
@@ -87,11 +88,25 @@ class Recall:
             timeout=timeout,
         )
         out = proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")
-        return proc.returncode, clean(out)
+        return proc.returncode, warned(out, "gitmem's output")
 
 
 def _clean_node(node: dict[str, Any]) -> dict[str, Any]:
-    return {k: clean(v) if isinstance(v, str) else v for k, v in node.items()}
+    """The node's text fields cleaned; a `warning` (the visible line naming the memory) when
+    any of them held hidden characters."""
+    where = str(node.get("id", "a memory"))
+    out: dict[str, Any] = {}
+    warnings: list[str] = []
+    for k, v in node.items():
+        if isinstance(v, str):
+            v, warning = cleaned(v, clean(where))
+            warnings += warning
+        elif isinstance(v, list):
+            v = [clean(x) if isinstance(x, str) else x for x in v]
+        out[k] = v
+    if warnings:
+        out["warning"] = warnings[0]
+    return out
 
 
 def resource_uri(scope: str, path: str) -> str:
@@ -118,7 +133,7 @@ def build(recall: Recall) -> MCPServer:
                     return fn(*args, **kwargs)
             except GitmemError as exc:
                 hint = f" (hint: {exc.hint})" if exc.hint else ""
-                raise ToolError(f"{exc.message}{hint}") from None
+                raise ToolError(clean(f"{exc.message}{hint}")) from None
 
         return wrapped
 
@@ -241,7 +256,7 @@ def build(recall: Recall) -> MCPServer:
         from gitmem.history import memory_log
 
         rows = memory_log(recall.project(), id, max(1, limit))
-        return [{k: clean(v) for k, v in r.items()} for r in rows]
+        return [_clean_node(dict(r)) for r in rows]
 
     @server.tool(
         title="Sync status",
@@ -282,7 +297,7 @@ def _resource(recall: Recall, scope: str, path: str) -> Any:
 
     from gitmem.recall.query import shown_id
 
-    memory_id = shown_id(scope, path)
+    memory_id = clean(shown_id(scope, path))
 
     def read() -> str:
         with recall.lock:

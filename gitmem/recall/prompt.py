@@ -142,7 +142,7 @@ def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
     """The hook's output: a header, then each memory until the budget (UTF-16 units)."""
     from gitmem.hookcontext import size, units
     from gitmem.recall.query import full_text
-    from gitmem.recall.sanitize import clean
+    from gitmem.recall.sanitize import clean, cleaned
 
     if not hits:
         return []
@@ -151,9 +151,12 @@ def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
         head = f"- {h.id} ({h.file}): {h.title}"
         if h.description:
             head += f" — {h.description}"
-        head = clean(" ".join(head.split()))
-        body = _excerpt(clean(full_text(h, _no_project)))
-        block = [head] + [f"  {line}" for line in body]
+        where = clean(h.id)
+        head, warned_head = cleaned(" ".join(head.split()), where)
+        text, warned_text = cleaned(full_text(h, _no_project), where)
+        body = _excerpt(text)
+        # what was removed is said where the agent reads the memory (the one sanitizer's line)
+        block = [head] + (warned_head or warned_text)[:1] + [f"  {line}" for line in body]
         while block and size(out) + size(block) > budget:
             if len(block) > 1:
                 block.pop()  # a shorter excerpt

@@ -174,6 +174,12 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
         raise UsageError("a memory needs a title and a text", "give --title and the text")
     if m.confidence is not None and not 0.0 <= m.confidence <= 1.0:
         raise UsageError(f"confidence {m.confidence} is not between 0 and 1", "e.g. 0.8")
+    if m.heading is not None and (len(m.heading.splitlines()) > 1 or not m.heading.strip("# ")):
+        # a line break would put lines of the caller's choosing into the index (entries
+        # linking anywhere), past the one entry this record adds
+        raise UsageError(
+            f"the heading {m.heading!r} is not one line of text", "give a heading on one line"
+        )
     s = project.scope(scope)
     if s.refused:
         raise UsageError(f"the {scope} scope's folder is refused: {s.note}", "see gitmem status")

@@ -15,6 +15,7 @@ import base64
 import hashlib
 import json
 import posixpath
+import re
 from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -103,6 +104,7 @@ def _histories(
     resolutions that named it (time, author, what was kept and why)."""
     from gitmem.history import memory_log
     from gitmem.recall.index import _plain_names
+    from gitmem.recall.sanitize import clean
 
     proj = project()
     repo = proj.repo
@@ -126,8 +128,8 @@ def _histories(
                 changes.setdefault(memory_id, []).append(
                     {
                         "time": int(c.time),
-                        "author": c.author,
-                        "subject": c.subject,
+                        "author": clean(c.author),
+                        "subject": clean(c.subject),
                         "commit": c.oid[:12],
                     }
                 )
@@ -141,8 +143,8 @@ def _histories(
             resolved.setdefault(memory_id, []).append(
                 {
                     "time": int(row["time"]),
-                    "author": row["author"],
-                    "resolution": entry,
+                    "author": clean(row["author"]),
+                    "resolution": clean(entry),
                     "commit": row["commit"][:12],
                 }
             )
@@ -177,12 +179,10 @@ def render(data: dict[str, Any]) -> str:
         f"style-src 'sha256-{_digest(style)}'; "
         "img-src data:; base-uri 'none'; form-action 'none'"
     )
-    return (
-        template.replace("{{CSP}}", csp)
-        .replace("{{STYLE}}", style)
-        .replace("{{DATA}}", _embedded_json(data))
-        .replace("{{SCRIPT}}", script)
-    )
+    parts = {"CSP": csp, "STYLE": style, "DATA": _embedded_json(data), "SCRIPT": script}
+    # one pass over the template: a memory's text holding `{{SCRIPT}}` stays text (a chain
+    # of replaces would put the script into the data, and break the page)
+    return re.sub(r"\{\{(CSP|STYLE|DATA|SCRIPT)\}\}", lambda m: parts[m.group(1)], template)
 
 
 def write_page(place: Place, project: Callable[[], Project] | None, out: str) -> int:
