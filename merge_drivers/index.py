@@ -612,5 +612,7 @@ def merge_block(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
 
     one = block_kind(base or win) == "paragraph"  # no blank line may split it
     sides = [(x + "\n").encode() for x in (base, win, lose)]
-    body, res = merge_body("", sides[0], sides[1], sides[2], "win", "", by_line=one, by_hunk=tie)
+    body, res = merge_body(
+        "", sides[0], sides[1], sides[2], "win", "", by_line=one, by_hunk=tie, finer=one and not tie
+    )
     return body.decode().removesuffix("\n"), any(r.winner == "win" for r in res)
