@@ -212,3 +212,16 @@ def test_an_index_paragraph_rewrapped_on_one_side_keeps_the_other_sides_word() -
             SideInfo(time=2.0),
         )
         assert result.data == wrapped.replace("every day", "every hour").encode()
+
+
+def test_the_archive_resolution_names_the_file_it_wrote() -> None:
+    base = "# Memory\n" + "".join(f"- [T{i}](t{i}.md) — hook {i}\n" for i in range(190))
+    ours = base + "".join(f"- [O{i}](o{i}.md) — ours {i}\n" for i in range(10))
+    theirs = base + "".join(f"- [H{i}](h{i}.md) — theirs {i}\n" for i in range(10))
+    notes = [
+        str(r)
+        for r in merge_file(
+            "team/MEMORY.md", base.encode(), ours.encode(), theirs.encode()
+        ).resolutions
+    ]
+    assert any("archived to team/MEMORY-archive.md" in n for n in notes), notes
