@@ -398,8 +398,21 @@ def merge_index(
         spilled = spill(order, nodes, lambda k: chosen[k].rank)
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
+        folder = path.rpartition("/")[0]
+        where = (  # the file it wrote: the archive beside the index, or the index's own comment
+            "a comment at the end of the index"
+            if inline_archive
+            else f"{folder}/{ARCHIVE_NAME}"
+            if folder
+            else ARCHIVE_NAME
+        )
         resolutions.append(
-            Resolution(path, f"{len(spilled)} entries", "both", "over the load limits, archived")
+            Resolution(
+                path,
+                f"{len(spilled)} entries",
+                "both",
+                f"over the load limits, archived to {where}",
+            )
         )
         if not inline_archive:  # the git driver writes no archive file: nothing to link to
             live = with_link(live)
@@ -612,5 +625,7 @@ def merge_block(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
 
     one = block_kind(base or win) == "paragraph"  # no blank line may split it
     sides = [(x + "\n").encode() for x in (base, win, lose)]
-    body, res = merge_body("", sides[0], sides[1], sides[2], "win", "", by_line=one, by_hunk=tie)
+    body, res = merge_body(
+        "", sides[0], sides[1], sides[2], "win", "", by_line=one, by_hunk=tie, finer=one and not tie
+    )
     return body.decode().removesuffix("\n"), any(r.winner == "win" for r in res)

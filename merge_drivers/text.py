@@ -173,7 +173,7 @@ def _both_added_steps(out: list[bytes], a: list[bytes], b: list[bytes]) -> list[
 
 
 def _finer(
-    z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool
+    z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool, appends: bool = True
 ) -> tuple[list[bytes], int] | None:
     """A hunk both sides changed, merged at the finest grain (`fine.merge_hunk`); where that
     needs a winner, an edit and lines appended right after it are kept first
@@ -181,7 +181,7 @@ def _finer(
     from merge_drivers.fine import merge_hunk
 
     fine = merge_hunk(z, a, b, in_fence)
-    if fine is not None and not fine[1]:
+    if (fine is not None and not fine[1]) or not appends:
         return fine
     kept = _edit_and_append([line_key(x) for x in z], a, b)
     return (kept, 0) if kept else fine
@@ -198,6 +198,7 @@ def merge_body(
     by_line: bool = False,
     by_hunk: bool = False,
     appends: bool = False,
+    finer: bool = False,
 ) -> tuple[bytes, list[Resolution]]:
     """Merge `win` and `lose` (ordered by rank by the caller) against `base`.
 
@@ -208,7 +209,9 @@ def merge_body(
     greater of the two hunks, so merging a side in again picks the same lines (a tie-break
     on the whole text could pick the other side's hunk the second time).
     `appends`: a file's body (not an index item's lines): lines one side appended to base
-    lines the other changed are kept with the change (`_edit_and_append`).
+    lines the other changed are kept with the change (`_edit_and_append`), and a hunk both
+    changed is merged at the finest grain first (`fine.merge_hunk`).
+    `finer`: only the latter (an index paragraph).
     """
     if win == lose or lose == base:
         return win, []
@@ -258,7 +261,11 @@ def merge_body(
                         path, f"lines {start}-{len(out) + first_line - 1}", "both", "both added"
                     )
                 )
-            elif appends and (fine := _finer(zl[iz:zm], al[ia:am], bl[ib:bm], fenced(iz))):
+            elif (
+                (appends or finer)
+                and (fine := _finer(zl[iz:zm], al[ia:am], bl[ib:bm], fenced(iz), appends))
+                and not (by_hunk and fine[1])  # a tie: each hunk to its greater bytes, below
+            ):
                 start = len(out) + first_line
                 emit(fine[0])  # edits of different lines, cells or words: both kept
                 if fine[1]:  # and the same ones: the winner's

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from merge_drivers import merge_file
+from merge_drivers import SideInfo, merge_file
 
 from .conftest import examples
 
@@ -190,3 +190,38 @@ def test_two_sides_appending_a_step_to_one_numbered_list_number_it_on() -> None:
     assert out.endswith("3. run tests\n4. tag the release\n5. push\n") or out.endswith(
         "3. run tests\n4. push\n5. tag the release\n"
     )
+
+
+def test_an_index_paragraph_rewrapped_on_one_side_keeps_the_other_sides_word() -> None:
+    """`MEMORY.md` free text merges word by word too (its linked entries keep the entry model)
+    when the sides rank apart (here by their commit times); on a full tie each hunk still goes
+    to its greater bytes (word merges there cost `merge_laws` 20/8 → 22/9, 15/7 → 20/10)."""
+    base = (
+        "# Memory\n\nThis project keeps its notes in the repo and syncs them with gitmem every "
+        "day.\n\n- [A](a.md) — alpha\n"
+    )
+    wrapped = base.replace("in the repo and", "in the repo\nand")
+    hourly = base.replace("every day", "every hour")
+    for first, second in ((wrapped, hourly), (hourly, wrapped)):
+        result = merge_file(
+            "MEMORY.md",
+            base.encode(),
+            first.encode(),
+            second.encode(),
+            SideInfo(time=1.0),
+            SideInfo(time=2.0),
+        )
+        assert result.data == wrapped.replace("every day", "every hour").encode()
+
+
+def test_the_archive_resolution_names_the_file_it_wrote() -> None:
+    base = "# Memory\n" + "".join(f"- [T{i}](t{i}.md) — hook {i}\n" for i in range(190))
+    ours = base + "".join(f"- [O{i}](o{i}.md) — ours {i}\n" for i in range(10))
+    theirs = base + "".join(f"- [H{i}](h{i}.md) — theirs {i}\n" for i in range(10))
+    notes = [
+        str(r)
+        for r in merge_file(
+            "team/MEMORY.md", base.encode(), ours.encode(), theirs.encode()
+        ).resolutions
+    ]
+    assert any("archived to team/MEMORY-archive.md" in n for n in notes), notes
