@@ -24,7 +24,7 @@ GOAL = 1.3
 
 def throughput(size: int, total: int = 32 * 1024 * 1024) -> tuple[float, float]:
     """MiB/s of sealing and of opening files of `size` bytes (in process)."""
-    from gitmem.crypto import ScopeKey
+    from gitmem.privacy.crypto import ScopeKey
 
     key = ScopeKey.generate()
     data = os.urandom(size)

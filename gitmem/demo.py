@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from gitmem.gitstore import Repository, clone, commit_all, init_repository, push_branch
-from gitmem.scopes import Project, open_project
+from gitmem.project.scopes import Project, open_project
 
 Echo = Callable[[str], None]
 
@@ -204,7 +204,7 @@ class _Runner:
 
 def _version_with(project: Project, path: str, text: bytes) -> str | None:
     """The newest commit of the memory's history whose version of `path` holds `text`."""
-    from gitmem.history import versions
+    from gitmem.recall.history import versions
 
     return next((c for c, data in versions(project, path) if data and text in data), None)
 

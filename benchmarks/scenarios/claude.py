@@ -118,7 +118,7 @@ def _linked(folder: Path, files: int, seed: int = 7) -> None:
 
 
 def _graph(ctx: Context, files: int) -> Row:
-    from gitmem.graph import build_graph
+    from gitmem.claude.graph import build_graph
 
     folder = ctx.folder("graph") / "memory"
     _linked(folder, files)
@@ -130,7 +130,7 @@ def _graph(ctx: Context, files: int) -> Row:
 
     return compare(
         f"graph: build and rank {files:,} linked files (in-process, after imports)",
-        Side("gitmem.graph.build_graph", lambda: build_graph(folder)),
+        Side("gitmem.claude.graph.build_graph", lambda: build_graph(folder)),
         Side("read the same files", read_all),
         ctx.runs,
         goal=None,

@@ -147,7 +147,7 @@ def _import_rows(ctx: Context, world: World) -> list[Row]:
 
 def _driver_command(world: World) -> str:
     """The driver command as the installed gitmem registers it (its python, its package)."""
-    code = "from gitmem.drivers import driver_command; print(driver_command())"
+    code = "from gitmem.project.mergedrivers import driver_command; print(driver_command())"
     return world.run(python(), "-c", code).strip()
 
 

@@ -31,7 +31,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 def adopt(args: argparse.Namespace) -> int:
     if args.folder:
         return adopt_folder(args)
-    from gitmem.cli.sync import sync_lines
+    from gitmem.cli.syncreport import sync_lines
     from gitmem.sync import SyncOptions, run_sync
 
     project = open_project_from(args)
@@ -53,7 +53,7 @@ def adopt(args: argparse.Namespace) -> int:
 def adopted_line(project: Any, ref: str, remote: str | None) -> str:
     """What adopt did to `ref`, read from the ref's gitmem.toml after the sync (never claimed
     for a ref it could not change, e.g. personal memory this machine cannot open yet)."""
-    from gitmem.refmeta import META_FILE, MetaError, parse_meta, unclaimed
+    from gitmem.project.refmeta import META_FILE, MetaError, parse_meta, unclaimed
 
     repo = project.repo
     tip = repo.resolve(ref) or repo.resolve(project.tracking_ref(ref))

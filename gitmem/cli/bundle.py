@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 def create(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gitmem.bundle import create as create_bundle
+    from gitmem.sync.bundle import create as create_bundle
 
     made = create_bundle(open_project_from(args), Path(args.file), args.since)
     for line in made.skipped:
@@ -66,8 +66,8 @@ def create(args: argparse.Namespace) -> int:
 def unbundle(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gitmem.bundle import unbundle as read_bundle
-    from gitmem.cli.sync import sync_lines
+    from gitmem.cli.syncreport import sync_lines
+    from gitmem.sync.bundle import unbundle as read_bundle
 
     result = read_bundle(open_project_from(args), Path(args.file), args.force_key)
     for line in sync_lines(result):

@@ -15,7 +15,7 @@ from gitmem.errors import UsageError
 
 if TYPE_CHECKING:
     from gitmem.gitstore.base import Opening
-    from gitmem.scopes import Project
+    from gitmem.project.scopes import Project
 
 SCOPE_CHOICES = ("auto", "team", "agents", "local")
 
@@ -208,7 +208,7 @@ def open_project_from(
     """The project of `-C` (or the current folder), for the remote the command names.
     `opening`: its git processes, started earlier (`start_opening`)."""
     from gitmem.gitstore import Repository
-    from gitmem.scopes import open_project
+    from gitmem.project.scopes import open_project
 
     if opening is None:
         opening = start_opening(args)
@@ -223,7 +223,7 @@ def start_opening(args: argparse.Namespace, refs: bool = False) -> Opening:
     """Start the git processes that open the project of `-C` (rev-parse, config, what the
     branch tracks; `refs`: gitmem's refs too): a command imports its use case meanwhile."""
     from gitmem.gitstore.base import Opening
-    from gitmem.projectpaths import TRACKED_BY_BRANCH
+    from gitmem.project.paths import TRACKED_BY_BRANCH
 
     return Opening(directory(args), TRACKED_BY_BRANCH, refs)
 

@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gitmem.curate import apply, curate_scope
+    from gitmem.claude.curate import apply, curate_scope
     from gitmem.errors import UsageError
 
     progress = file_progress("reading memories")

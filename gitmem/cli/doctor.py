@@ -27,9 +27,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 def doctor(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from gitmem.doctor import run_doctor
+    from gitmem.project.doctor import run_doctor
+    from gitmem.project.status import project_status
 
-    checkup = run_doctor(open_project_from(args), offline=args.offline)
+    project = open_project_from(args)
+    checkup = run_doctor(project, project_status(project), offline=args.offline)
     if args.as_json:
         import json
 

@@ -45,7 +45,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 def install(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gitmem.drivers import install as do_install
+    from gitmem.project.mergedrivers import install as do_install
 
     for line in do_install(Path(directory(args)), args.global_, tuple(args.patterns or ())):
         echo(line)
@@ -55,7 +55,7 @@ def install(args: argparse.Namespace) -> int:
 def uninstall(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gitmem.drivers import uninstall as do_uninstall
+    from gitmem.project.mergedrivers import uninstall as do_uninstall
 
     for line in do_uninstall(Path(directory(args)), args.global_):
         echo(line)
@@ -65,7 +65,7 @@ def uninstall(args: argparse.Namespace) -> int:
 def status(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gitmem.drivers import describe
+    from gitmem.project.mergedrivers import describe
 
     found = describe(Path(directory(args)))
     for line in found.lines:

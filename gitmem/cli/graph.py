@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from gitmem.graph import as_dot, as_json, as_text, scope_graph
+    from gitmem.claude.graph import as_dot, as_json, as_text, scope_graph
 
     progress = file_progress("reading memories")
     graph = scope_graph(open_project_from(args), args.scope, progress)

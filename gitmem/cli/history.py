@@ -78,8 +78,8 @@ def log(args: argparse.Namespace) -> int:
     import time
 
     from gitmem.cli.pager import colour_commit, show, use_colour
-    from gitmem.history import memory_log
-    from gitmem.scopes import shown
+    from gitmem.project.scopes import shown
+    from gitmem.recall.history import memory_log
 
     project = open_project_from(args)
     colour = use_colour(args, project.repo.config_get)
@@ -117,7 +117,7 @@ def log(args: argparse.Namespace) -> int:
 
 def show_cmd(args: argparse.Namespace) -> int:
     from gitmem.cli.pager import show
-    from gitmem.history import memory_show
+    from gitmem.recall.history import memory_show
 
     project = open_project_from(args)
     commit, path, data = memory_show(project, args.spec)
@@ -133,7 +133,7 @@ def show_cmd(args: argparse.Namespace) -> int:
 
 def diff(args: argparse.Namespace) -> int:
     from gitmem.cli.pager import colour_diff, show, use_colour
-    from gitmem.history import memory_diff
+    from gitmem.recall.history import memory_diff
 
     project = open_project_from(args)
     out = memory_diff(project, args.rev, args.path)
@@ -157,7 +157,7 @@ def diff(args: argparse.Namespace) -> int:
 
 def lost(args: argparse.Namespace) -> int:
 
-    from gitmem.lost import find, lost_edits, show_lost
+    from gitmem.recall.lost import find, lost_edits, show_lost
 
     project = open_project_from(args)
     if args.number is not None:
@@ -189,7 +189,7 @@ def lost(args: argparse.Namespace) -> int:
 def _lost_line(edit: Any) -> str:
     import time
 
-    from gitmem.scopes import shown
+    from gitmem.project.scopes import shown
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(edit.time))
     return (
@@ -204,7 +204,7 @@ def printable_block(text: str) -> str:
 
 def restore(args: argparse.Namespace) -> int:
     from gitmem.errors import UsageError
-    from gitmem.history import restore as do_restore
+    from gitmem.recall.history import restore as do_restore
 
     if args.lost is not None:
         if args.path or args.at:
@@ -212,7 +212,7 @@ def restore(args: argparse.Namespace) -> int:
                 "restore --lost N takes no PATH or --at",
                 "gitmem restore --lost N (see gitmem lost)",
             )
-        from gitmem.lost import restore_lost
+        from gitmem.recall.lost import restore_lost
 
         brought = restore_lost(open_project_from(args), args.lost)
         if args.as_json:

@@ -71,13 +71,13 @@ def _root(args: argparse.Namespace, required: bool) -> Path | None:
 
 
 def install(args: argparse.Namespace) -> int:
-    from gitmem.hooks import install as do_install
+    from gitmem.claude.hooks import install as do_install
 
     change = do_install(args.where, _root(args, args.where == "project"), None, _hook_timeout(args))
     echo(change.what)
     if args.where == "project":
+        from gitmem.claude.hooks import LOCAL_SETTINGS, keep_out_of_status
         from gitmem.gitstore import Repository
-        from gitmem.hooks import LOCAL_SETTINGS, keep_out_of_status
 
         if keep_out_of_status(Repository(directory(args))):
             echo(f"added /{LOCAL_SETTINGS} to .git/info/exclude (a per-user file)")
@@ -105,7 +105,7 @@ def _install_recall(args: argparse.Namespace) -> None:
     if args.recall:
         settings = None
         if args.where == "user":
-            from gitmem.hooks import settings_path
+            from gitmem.claude.hooks import settings_path
 
             settings = settings_path("user", None)
         echo(install_recall(root, settings).what)
@@ -113,9 +113,9 @@ def _install_recall(args: argparse.Namespace) -> None:
 
 def _hook_timeout(args: argparse.Namespace) -> float | None:
     """gitmem.hookTimeout as git config gives it here (repository, else global), if set."""
+    from gitmem.claude.hookrun import hook_timeout
     from gitmem.errors import NotARepository
     from gitmem.gitstore import Repository
-    from gitmem.hookrun import hook_timeout
 
     try:
         value = Repository(directory(args)).config_get("gitmem.hookTimeout")
@@ -125,8 +125,8 @@ def _hook_timeout(args: argparse.Namespace) -> float | None:
 
 
 def uninstall(args: argparse.Namespace) -> int:
-    from gitmem.hooks import settings_path
-    from gitmem.hooks import uninstall as do_uninstall
+    from gitmem.claude.hooks import settings_path
+    from gitmem.claude.hooks import uninstall as do_uninstall
 
     root = _root(args, args.where == "project")
     if root is not None:
@@ -142,7 +142,7 @@ def uninstall(args: argparse.Namespace) -> int:
 
 
 def status(args: argparse.Namespace) -> int:
-    from gitmem.hooks import status as hook_status
+    from gitmem.claude.hooks import status as hook_status
 
     found = hook_status(_root(args, False))
     if args.as_json:
@@ -180,6 +180,6 @@ def status(args: argparse.Namespace) -> int:
 
 def run_as_hook(args: argparse.Namespace) -> int:
     """pull/push --hook: always exit 0 — a hook's failure must not disturb the session."""
-    from gitmem.hookrun import answer
+    from gitmem.claude.hookrun import answer
 
     return answer(args.mode, directory(args), getattr(args, "memory_dir", None))

@@ -71,7 +71,7 @@ def _add_user(p: argparse.ArgumentParser) -> None:
 
 
 def init(args: argparse.Namespace) -> int:
-    from gitmem.keys import init_key
+    from gitmem.privacy.keys import init_key
 
     made = init_key(Path(args.ssh) if args.ssh else None)
     if args.ssh:  # nothing is made: the SSH key is used where it is
@@ -83,7 +83,7 @@ def init(args: argparse.Namespace) -> int:
 
 
 def show(args: argparse.Namespace) -> int:
-    from gitmem.keys import show_key
+    from gitmem.privacy.keys import show_key
 
     key = show_key()
     if getattr(args, "as_json", False):
@@ -96,7 +96,7 @@ def show(args: argparse.Namespace) -> int:
 
 
 def list_(args: argparse.Namespace) -> int:
-    from gitmem.keys import list_recipients
+    from gitmem.privacy.keys import list_recipients
 
     project = open_project_from(args)
     recipients = list_recipients(project)
@@ -122,9 +122,9 @@ def describe_recipients(project: Any, recipients: list[str]) -> list[dict[str, o
     """Each recipient with what tells it apart: this machine's, an SSH key's type, comment and
     SHA256: fingerprint (its comment from this machine's ~/.ssh/*.pub when one matches), and
     when, by whom and on which machine it was granted (from the personal ref's history)."""
-    from gitmem.crypto import canonical_recipient, load_machine_key
-    from gitmem.keys import _short
-    from gitmem.trustedkeys import fingerprint
+    from gitmem.privacy.crypto import canonical_recipient, load_machine_key
+    from gitmem.privacy.keys import _short
+    from gitmem.privacy.trustedkeys import fingerprint
 
     machine = load_machine_key()
     mine = canonical_recipient(machine.recipient) if machine is not None else None
@@ -182,7 +182,7 @@ def _grants(project: Any) -> dict[str, str]:
 
 def _ssh_comments() -> dict[str, str]:
     """Canonical SSH recipient -> the comment of this machine's public key file for it."""
-    from gitmem.crypto import canonical_recipient
+    from gitmem.privacy.crypto import canonical_recipient
 
     out: dict[str, str] = {}
     folder = Path.home() / ".ssh"
@@ -205,7 +205,7 @@ def _ssh_comments() -> dict[str, str]:
 
 
 def _changed(handler: str, args: argparse.Namespace) -> int:
-    from gitmem import keys
+    from gitmem.privacy import keys
 
     if getattr(args, "user", False):
         from gitmem.cli.usersync import change_user_keys
@@ -242,7 +242,7 @@ def trust(args: argparse.Namespace) -> int:
     import os
     import time
 
-    from gitmem.trustedkeys import trust
+    from gitmem.privacy.trustedkeys import trust
 
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     kept = trust(args.fingerprint, os.path.abspath(directory(args)), when)
@@ -252,7 +252,7 @@ def trust(args: argparse.Namespace) -> int:
 
 
 def trusted(args: argparse.Namespace) -> int:
-    from gitmem.trustedkeys import trusted
+    from gitmem.privacy.trustedkeys import trusted
 
     keys = trusted()
     for key in keys:
@@ -266,7 +266,7 @@ def trusted(args: argparse.Namespace) -> int:
 
 
 def untrust(args: argparse.Namespace) -> int:
-    from gitmem.trustedkeys import untrust
+    from gitmem.privacy.trustedkeys import untrust
 
     removed = untrust(args.fingerprint)
     echo(f"no longer trusted on this machine: {removed}")

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gitmem.promote import demote, promote
+    from gitmem.claude.promote import demote, promote
 
     do = promote if args.direction == "promote" else demote
     project = open_project_from(args)
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         echo(f"would move {moved.source} -> {moved.target}")
         echo(f"  index line: {moved.index_line}")
         if args.direction == "promote":
-            from gitmem.status import privacy_line, sealed_scopes
+            from gitmem.project.status import privacy_line, sealed_scopes
 
             scope = project.scope(moved.target.partition("/")[0])
             echo(f"  {moved.target}: {privacy_line(project, scope, sealed_scopes(project))}")

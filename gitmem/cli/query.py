@@ -10,8 +10,8 @@ from gitmem.cli.common import SCOPE_CHOICES, command, directory, echo
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from gitmem.project.scopes import Project
     from gitmem.recall.index import Place
-    from gitmem.scopes import Project
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:

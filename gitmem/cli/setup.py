@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from, plural
 
 if TYPE_CHECKING:
-    from gitmem.scopes import Project
-    from gitmem.status import ScopeStatus
+    from gitmem.project.scopes import Project
+    from gitmem.project.status import ScopeStatus
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def init(args: argparse.Namespace) -> int:
-    from gitmem.status import init_project
+    from gitmem.project.status import init_project
 
     project = open_project_from(args)
     result = init_project(project)
@@ -57,7 +57,7 @@ def init(args: argparse.Namespace) -> int:
 
 
 def status(args: argparse.Namespace) -> int:
-    from gitmem.status import project_status
+    from gitmem.project.status import project_status
 
     project = open_project_from(args)
     st = project_status(project, fetch=args.fetch)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from gitmem.cli.common import (
@@ -14,18 +13,16 @@ from gitmem.cli.common import (
     command,
     echo,
     open_project_from,
-    plural,
     printable,
     start_opening,
 )
+from gitmem.cli.syncreport import SHOWN, sync_lines
 
 if TYPE_CHECKING:
-    from gitmem.arrivals import Arrival
     from gitmem.gitstore.index import FolderCheck
-    from gitmem.scopes import Project
+    from gitmem.project.scopes import Project
     from gitmem.sync import SyncResult
-
-SHOWN = 20  # files listed per ref and direction unless --verbose
+    from gitmem.sync.arrivals import Arrival
 
 SUMMARIES = {
     "pull": "fetch memory from the remote and merge it into your folders",
@@ -108,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     before: dict[str, str | None] = {}
     if (not args.quiet or getattr(args, "as_json", False)) and not args.dry_run:  # A, M, D, R
-        from gitmem.arrivals import tips
+        from gitmem.sync.arrivals import tips
 
         before = tips(project)
     options = SyncOptions(
@@ -158,20 +155,20 @@ def _told(
 ) -> dict[str, list[Arrival]] | None:
     """What arrived (or, in a dry run, would), told with git's letters and who made it."""
     if result.dry_run:
-        from gitmem.arrivals import dry_run_view
+        from gitmem.sync.arrivals import dry_run_view
 
         return dry_run_view(project, result, timeout)
     pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
     if not before or not pulled:
         return None
-    from gitmem.arrivals import arrivals
+    from gitmem.sync.arrivals import arrivals
 
     return arrivals(project, before, pulled)
 
 
 def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:
     """Skipped files, on stderr, once per change (not on every sync), all of them with -v."""
-    from gitmem.notices import unseen
+    from gitmem.core.notices import unseen
 
     lines = [f"skipped {s}" for s in result.skipped]
     fresh = lines if result.dry_run else unseen(project.repo.common_dir, "skipped", lines)
@@ -184,7 +181,7 @@ def _explain_skipped(project: Project, result: SyncResult) -> None:
     """A memory skipped for not being UTF-8 is named with its first bad byte and the fix; the
     sync's write-back, finding it differ from what it expected, called it "kept changing
     during the sync" (it is not changing: it cannot be read), which this line replaces."""
-    from gitmem.doctor import first_bad_byte
+    from gitmem.project.doctor import first_bad_byte
 
     for i, item in enumerate(result.skipped):
         name, _, rest = item.partition(": ")
@@ -217,7 +214,7 @@ def _show_progress(what: str, count: int) -> None:
 
 
 def start_checks(project: Project, names: list[str] | None) -> dict[str, tuple[str, FolderCheck]]:
-    from gitmem.state import start_checks
+    from gitmem.core.state import start_checks
 
     repo = project.repo
     chosen = [s for s in project.scopes if not names or s.name in names]
@@ -236,66 +233,3 @@ def _seconds(project: Project, key: str, default: float) -> float:
         raise ConfigError(
             f"{key} = {value!r} is not a number of seconds", f"git config {key} 30"
         ) from None
-
-
-def sync_lines(
-    result: SyncResult, verbose: bool = False, told: dict[str, list[Arrival]] | None = None
-) -> Iterator[str]:
-    """The lines a sync prints; `told`: what arrived in each ref, with git's letters and who
-    made it (gitmem/arrivals.py), else the files written from the remote as `< path`."""
-    prefix = "dry run: " if result.dry_run else ""
-    for ref, r in sorted(result.refs.items()):
-        remote = r.via or result.remote
-        parts = []
-        if r.local_changes:
-            parts.append(
-                plural(len(r.local_changes), "local change")
-                + (" to push" if result.dry_run else " committed")
-            )
-        if r.pulled:
-            parts.append(f"{plural(len(r.pulled), 'file')} updated from {remote}")
-        if r.pushed:
-            parts.append(f"pushed to {remote}")
-        if r.remote_ahead:
-            parts.append(f"{remote} has changes to merge")
-        if r.refused:
-            parts.append(f"refused what {remote} holds, nothing merged or pushed (error below)")
-        yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
-        yield from _listed([f"  {c}" for c in r.local_changes], verbose)
-        yield from _listed(_arrived(ref, r.pulled, told), verbose)
-        for res in r.resolutions:
-            yield f"  resolved {res}"
-        for lost in r.lost:
-            yield f"  lost: your edit of {lost}"
-        for note in r.notes:
-            yield f"  note: {note}"
-    if result.retries:
-        yield (
-            f"({result.retries} push retr{'y' if result.retries == 1 else 'ies'}: "
-            "the remote moved meanwhile)"
-        )
-
-
-def _arrived(ref: str, pulled: list[str], told: dict[str, list[Arrival]] | None) -> list[str]:
-    """`< A path (by who)` for each file that arrived in `ref`: a rename across refs is told
-    once, under the ref it arrived in; a file no tree tells (it could not be read) as `< path`."""
-    if told is None:
-        return [f"  < {p}" for p in pulled]
-    from gitmem.scopes import shown
-
-    rows = told.get(ref)
-    if rows is None:
-        return [f"  < {p}" for p in pulled]
-    covered = {shown(a.path) for rows_ in told.values() for a in rows_}
-    covered |= {shown(a.source) for rows_ in told.values() for a in rows_ if a.source}
-    lines = [f"  < {a.line()}" for a in rows]
-    return lines + [f"  < {p}" for p in pulled if p not in covered]
-
-
-def _listed(lines: list[str], verbose: bool) -> Iterator[str]:
-    """Every line, or the first SHOWN and how many more (all of them with --verbose)."""
-    if verbose or len(lines) <= SHOWN:
-        yield from lines
-        return
-    yield from lines[:SHOWN]
-    yield f"  … and {len(lines) - SHOWN} more (--verbose lists them all)"

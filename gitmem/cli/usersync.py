@@ -36,7 +36,7 @@ def carry_user(repo: Repository, quiet: bool) -> int:
 
 
 def _print(repo: Repository | None, quiet: bool) -> int:
-    from gitmem.cli.sync import sync_lines
+    from gitmem.cli.syncreport import sync_lines
     from gitmem.project.userscope import shown_user, sync_user
 
     code = 0
@@ -58,10 +58,10 @@ def _print(repo: Repository | None, quiet: bool) -> int:
 def change_user_keys(handler: str, recipient: str | None, args: argparse.Namespace) -> int:
     """`gitmem key grant|revoke|rotate --user`: the same change in each user-scope store this
     machine has synced (gitmem sync --user publishes them)."""
-    from gitmem import keys
     from gitmem.cli.common import plural
     from gitmem.errors import NotARepository, UsageError
     from gitmem.gitstore import Repository
+    from gitmem.privacy import keys
     from gitmem.project.userscope import user_projects
 
     try:

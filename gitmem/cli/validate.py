@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from gitmem.cli.common import command, echo, plural
 
 if TYPE_CHECKING:
-    from gitmem.policy import Finding
-    from gitmem.validate import Validation
+    from gitmem.policy.rules import Finding
+    from gitmem.policy.validate import Validation
 
 FORMATS = ("text", "json", "github")
 
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from gitmem.cli.common import directory
     from gitmem.errors import UsageError
     from gitmem.gitstore import Repository
-    from gitmem.validate import ValidateOptions, validate
+    from gitmem.policy.validate import ValidateOptions, validate
 
     if args.all and args.refs:
         raise UsageError("--all and REF… exclude each other (gitmem validate)", "choose one")
@@ -114,7 +114,7 @@ def text_lines(result: Validation) -> list[str]:
     errors, warnings = result.count("error"), result.count("warning")
     refs = plural(sum(1 for r in result.refs if r.tip), result.unit)
     if any(f.code == "GM140" for r in result.refs for f in r.findings):
-        from gitmem.secretscan import ALLOW_HINT
+        from gitmem.policy.secrets import ALLOW_HINT
 
         lines.append(f"hint: {ALLOW_HINT}")
     if errors or warnings:

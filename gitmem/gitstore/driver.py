@@ -1,6 +1,6 @@
 """The git merge driver's adapter: git's `%O %A %B %L %P` in, the pure merge of merge_drivers/ out.
 
-The registered command (gitmem/drivers.py) and the console script gitmem-merge-driver run
+The registered command (gitmem/project/mergedrivers.py) and the console script gitmem-merge-driver run
 `main`. This is the only part of the driver that reads files, the environment or git objects;
 merge_drivers/ stays bytes in, bytes out. git runs this once per conflicting file, so it
 imports only the resolver it needs and never imports yaml for plain frontmatter. It writes the merged bytes into %A and exits 0; it exits 1

@@ -6,7 +6,7 @@ it does not know (`ls-files -o --directory`). git never adds a file, so it never
 the folder through a clean filter, `.gitattributes` or a hook: the only time `diff-files` reads
 a file's bytes is for a "racily clean" entry (modified no earlier than the index was written),
 and no such entry is ever written — a file changed less than two seconds before it was read
-has no entry (gitmem/folders.py RACY_SECONDS), so git lists it as unknown and gitmem reads it.
+has no entry (gitmem/sync/folders.py RACY_SECONDS), so git lists it as unknown and gitmem reads it.
 
 The index is a cache tied to the state file by its checksum: written first, then the state that
 names it (atomically, each). After a crash between the two the checksums differ and the folder

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from gitmem.gitstore.bundles import Bundles
-from gitmem.gitstore.history import History
 from gitmem.gitstore.objects import ObjectStore
 from gitmem.gitstore.process import run_git
 from gitmem.gitstore.refs import RefStore
+from gitmem.gitstore.revisions import History
 from gitmem.gitstore.transport import Transport
 
 
@@ -40,7 +40,7 @@ class Repository(ObjectStore, RefStore, History, Transport, Bundles):
 
 def append_exclude(common_dir: Path, pattern: str) -> bool:
     """Add a line to info/exclude (shared by all worktrees) unless present."""
-    from gitmem.confinement import read_no_links, write_no_links
+    from gitmem.project.confinement import read_no_links, write_no_links
 
     exclude = common_dir / "info" / "exclude"
     content = read_no_links(common_dir, exclude) or b""  # never through a link (issue 22)

@@ -29,7 +29,7 @@ class Change(NamedTuple):
 
 class TreeChanges(NamedTuple):
     """The files that differ between two trees and what the difference does to the totals
-    the whole-tree rules count (gitmem/policy.py)."""
+    the whole-tree rules count (gitmem/policy/rules.py)."""
 
     changes: list[Change]
     entries: int  # entries of every tree object, folders included: new minus old

@@ -3,9 +3,9 @@
 An adapter is data: its folders by scope — `project-shared` (rides the team ref under the
 adapter's own top), `project-personal`, `user` (only through the hub, encrypted:
 gitmem/project/userscope.py) — and its file kinds. The sync loops over the scopes these give,
-through the same confinement (gitmem/scopes.confine) and the same policy (gitmem/policy.py) as
+through the same confinement (gitmem/scopes.confine) and the same policy (gitmem/policy/rules.py) as
 Claude Code's; nothing is synced for an agent `gitmem.agents` does not name. Claude Code is one
-adapter among them (its project scopes are built by gitmem/scopes.py).
+adapter among them (its project scopes are built by gitmem/project/scopes.py).
 
 Every path was checked against the tool's own docs or source: docs/agents.md cites them.
 """
@@ -22,7 +22,7 @@ from gitmem.errors import ConfigError
 
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
-    from gitmem.scopes import Project, Scope
+    from gitmem.project.scopes import Project, Scope
 
 PROJECT_SHARED, PROJECT_PERSONAL, USER = "project-shared", "project-personal", "user"
 AGENTS_SETTING = "gitmem.agents"
@@ -114,7 +114,7 @@ def agents_of(repo: Repository) -> tuple[str, ...]:
 def user_locations(agent: str, env: Mapping[str, str]) -> tuple[Path, tuple[tuple[str, Path], ...]]:
     """The user-scope folder of `agent` and its single files ((name in the tree, path)), as
     the tool resolves them. A folder of "" means: single files only."""
-    from gitmem.identity import claude_config_dir
+    from gitmem.project.identity import claude_config_dir
 
     home = Path(env.get("HOME") or os.path.expanduser("~"))
     if agent == "claude":
@@ -133,34 +133,6 @@ def user_locations(agent: str, env: Mapping[str, str]) -> tuple[Path, tuple[tupl
 
 def has_user_scope(agent: str) -> bool:
     return any(f.scope == USER for f in ADAPTERS[agent].folders)
-
-
-def project_scopes(repo: Repository, tree: Path, agents: tuple[str, ...]) -> list[Scope]:
-    """The project-level scopes of the enabled adapters other than Claude Code (whose scopes
-    gitmem/scopes.py builds): each an in-tree folder on the team ref under its own top, left to
-    git when the branch tracks it."""
-    from gitmem.scopes import TEAM_REF, Scope
-
-    out: list[Scope] = []
-    for agent in agents:
-        if agent == "claude":
-            continue
-        for folder in ADAPTERS[agent].folders:
-            if folder.scope != PROJECT_SHARED:
-                continue
-            rel = folder.where.removeprefix("<project>/")
-            tracked = not repo.is_bare and repo.is_tracked(rel)
-            note = (
-                "bare repository: no working tree"
-                if repo.is_bare
-                else "tracked on the branch: left to git"
-                if tracked
-                else ""
-            )
-            out.append(
-                Scope(folder.top, tree / rel, TEAM_REF, folder.top, pushable=not note, note=note)
-            )
-    return out
 
 
 @dataclass(frozen=True)

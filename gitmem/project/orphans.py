@@ -21,11 +21,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gitmem.confinement import within
+from gitmem.core.state import load_scope_state, read_scope_head, state_dir, state_file
 from gitmem.errors import GitmemError, UsageError
-from gitmem.identity import claude_config_dir, claude_slug
-from gitmem.scopes import TEAM_REF, Project, Scope, confine
-from gitmem.state import load_scope_state, read_scope_head, state_dir, state_file
+from gitmem.project.confinement import within
+from gitmem.project.identity import claude_config_dir, claude_slug
+from gitmem.project.scopes import TEAM_REF, Project, Scope, confine
 
 FOLDERS_FILE = "folders.json"  # <common-dir>/gitmem/: the folders this clone synced
 MAX_FOLDERS = 64  # remembered per scope
@@ -100,7 +100,7 @@ def remember_synced(project: Project) -> None:
 
 
 def _save(common_dir: Path, known: Mapping[str, object]) -> None:
-    from gitmem.state import write_atomic
+    from gitmem.core.state import write_atomic
 
     target = _folders_file(common_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -246,7 +246,7 @@ def live_checkout(slug: str, budget: list[int] | None = None) -> Path | bool | N
 
 def _files(project: Project, folder: Path) -> Iterator[tuple[str, str]]:
     """(path in the folder, blob id) of its Markdown files, bounded; nothing written."""
-    from gitmem.folders import walk
+    from gitmem.sync.folders import walk
 
     count = 0
     for rel, st in walk(folder):
@@ -289,7 +289,7 @@ def project_versions(project: Project) -> set[str]:
         for oids in repo.blobs_in_history([ref], "auto").values():
             found |= oids
         return found
-    from gitmem.privacy import personal_codec
+    from gitmem.privacy.codec import personal_codec
 
     codec = personal_codec(repo, ref)
     for commit in repo.log(ref, None, MAX_COMMITS):

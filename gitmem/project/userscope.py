@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.confinement import refusal
 from gitmem.errors import ConfigError
 from gitmem.project.adapters import (
     ADAPTERS,
@@ -27,10 +26,11 @@ from gitmem.project.adapters import (
     has_user_scope,
     user_locations,
 )
+from gitmem.project.confinement import refusal
 
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
-    from gitmem.scopes import Project, Scope
+    from gitmem.project.scopes import Project, Scope
     from gitmem.sync import SyncResult
 
 STORE_REF = "refs/gitmem/store"  # the store's first commit: a repository with history
@@ -77,7 +77,7 @@ def open_store(agent: str, env: Mapping[str, str]) -> Repository:
 def user_project(agent: str, hub: str, uid: str, env: Mapping[str, str]) -> Project:
     """The agent's user memory as a project whose one scope is on the personal ref, routed
     to the hub."""
-    from gitmem.scopes import USERS_REF_PREFIX, Project, Scope
+    from gitmem.project.scopes import USERS_REF_PREFIX, Project, Scope
 
     repo = open_store(agent, env)
     folder, files = user_locations(agent, env)
@@ -98,7 +98,7 @@ def _confined(agent: str, scope: Scope, store: Path, env: Mapping[str, str]) -> 
     home folder, a tool's whole folder, a filesystem root, holds a repository…"""
     from dataclasses import replace
 
-    from gitmem.identity import claude_config_dir
+    from gitmem.project.identity import claude_config_dir
 
     home = Path(env.get("HOME") or os.path.expanduser("~"))
     protected = {
@@ -125,7 +125,7 @@ def _confined(agent: str, scope: Scope, store: Path, env: Mapping[str, str]) -> 
 def _through_link(home: Path, path: Path) -> str | None:
     """Why `path` may not be a user-scope folder or file: a symbolic link on the way from the
     home folder (a `~/.config/goose/memory` that leads to `~/.ssh` must sync nothing)."""
-    from gitmem.confinement import link_on_the_way, within
+    from gitmem.project.confinement import link_on_the_way, within
 
     lexical = Path(os.path.abspath(path))
     root = Path(os.path.abspath(home))
@@ -140,7 +140,7 @@ def _through_link(home: Path, path: Path) -> str | None:
 def user_projects(repo: Repository | None, env: Mapping[str, str]) -> list[tuple[str, Project]]:
     """(agent, its user-scope project) for each enabled agent with user memory."""
     from gitmem.project.adapters import enabled_agents
-    from gitmem.scopes import resolve_uid
+    from gitmem.project.scopes import resolve_uid
 
     config = repo if repo is not None else open_store("claude", env)
     hub = config.config_get("gitmem.hub")

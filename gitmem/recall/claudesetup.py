@@ -1,7 +1,7 @@
 """Register recall with Claude Code: the MCP server in the project's `.mcp.json` (approved in the
 per-user `.claude/settings.local.json`), the UserPromptSubmit hook in that same settings file.
 
-Written the way gitmem.hooks writes settings (its reader and writer: other keys, order and
+Written the way gitmem.claude.hooks writes settings (its reader and writer: other keys, order and
 indentation kept; a file that is not a JSON object refused, nothing written). `.mcp.json` is
 never written through a symbolic link, never when the branch tracks it (the command names this
 machine's Python: it is per-user, and a tracked file is the user's working tree, not ours); an
@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from gitmem.errors import UsageError
 
 if TYPE_CHECKING:
+    from gitmem.claude.hooks import HookChange
     from gitmem.gitstore import Repository
-    from gitmem.hooks import HookChange
 
 MCP_FILE = ".mcp.json"
 SERVER = "gitmem"
@@ -39,7 +39,7 @@ def mcp_entry(root: Path) -> dict[str, Any]:
 
 
 def install_mcp(repo: Repository, root: Path) -> HookChange:
-    from gitmem.hooks import LOCAL_SETTINGS, HookChange, _dump, _load, _write, links_out
+    from gitmem.claude.hooks import LOCAL_SETTINGS, HookChange, _dump, _load, _write, links_out
 
     path = root / MCP_FILE
     if path.is_symlink():
@@ -62,7 +62,7 @@ def install_mcp(repo: Repository, root: Path) -> HookChange:
     out = _dump(data, raw)
     changed = out != raw
     if changed:
-        from gitmem.state import current_mode, write_atomic
+        from gitmem.core.state import current_mode, write_atomic
 
         mode = current_mode(path)
         write_atomic(path, out, 0o644 if mode is None else mode)
@@ -111,7 +111,7 @@ def is_recall_hook(command: object) -> bool:
 
 def install_recall(root: Path, where_settings: Path | None = None) -> HookChange:
     """Add the UserPromptSubmit hook to the per-user project settings (once)."""
-    from gitmem.hooks import LOCAL_SETTINGS, HookChange, _dump, _load, _write, links_out
+    from gitmem.claude.hooks import LOCAL_SETTINGS, HookChange, _dump, _load, _write, links_out
 
     if links_out(root) is not None:
         raise UsageError(f"{root / '.claude'} leads out of the project", "nothing was written")
@@ -144,9 +144,9 @@ def install_recall(root: Path, where_settings: Path | None = None) -> HookChange
 
 
 def uninstall(repo: Repository, root: Path | None, settings: Path) -> list[str]:
-    """Take out what install_mcp and install_recall added (before gitmem.hooks.uninstall, so
+    """Take out what install_mcp and install_recall added (before gitmem.claude.hooks.uninstall, so
     that it finds the settings as its own install left them); a line for each change."""
-    from gitmem.hooks import _dump, _load, _write
+    from gitmem.claude.hooks import _dump, _load, _write
 
     said: list[str] = []
     if settings.is_file():
@@ -198,7 +198,7 @@ def uninstall(repo: Repository, root: Path | None, settings: Path) -> list[str]:
             if data == {"mcpServers": {}}:
                 path.unlink()
             else:
-                from gitmem.state import current_mode, write_atomic
+                from gitmem.core.state import current_mode, write_atomic
 
                 write_atomic(path, _dump(data, raw), current_mode(path))
             said.append(f"removed the gitmem MCP server from {path}")

@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from gitmem.scopes import Project
+    from gitmem.project.scopes import Project
 
 FORMAT = "gitmem-recall 2"
 DB_NAME = "recall.sqlite"
 MAX_FILE = 1 << 20  # a larger memory is indexed by name only (bounded cost)
-# environment that decides the scope folders (gitmem/identity.py)
+# environment that decides the scope folders (gitmem/project/identity.py)
 ENV = (
     "HOME",
     "XDG_CONFIG_HOME",
@@ -61,7 +61,7 @@ CREATE TABLE IF NOT EXISTS history(
 
 @dataclass(frozen=True)
 class ScopeSpot:
-    """Where one scope's memory is: what the index needs of gitmem.scopes.Scope."""
+    """Where one scope's memory is: what the index needs of gitmem.project.scopes.Scope."""
 
     name: str
     path: str
@@ -142,7 +142,7 @@ def _find_git_dirs(here: str) -> tuple[str, str] | None:
 
 def _inputs(git_dir: str, common: str, root: str, memory_dir: str | None) -> str:
     """Everything the scope folders depend on, as one string: a change means open again."""
-    from gitmem.identity import claude_config_dir, depends_on_trust, workspace_trusted
+    from gitmem.project.identity import claude_config_dir, depends_on_trust, workspace_trusted
 
     home = os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
@@ -296,7 +296,7 @@ def _set_meta(db: sqlite3.Connection, key: str, value: str) -> None:
 def scope_files(spot: ScopeSpot) -> Iterator[tuple[str, os.stat_result]]:
     """(path in the scope, lstat) of each memory file of a scope: `*.md` outside dot-folders,
     never through a symbolic link, the scope's own outside files too."""
-    from gitmem.folders import walk
+    from gitmem.sync.folders import walk
 
     exclude = frozenset(spot.exclude)
     for rel, st in walk(Path(spot.path), exclude):
@@ -396,7 +396,7 @@ def _may_be_memory(name: str) -> bool:
 
 def _fresh_rows(db: sqlite3.Connection, spot: ScopeSpot) -> list[str]:
     """Rows left out of the stat index: their file was too fresh to trust a stat."""
-    from gitmem.folders import RACY_SECONDS
+    from gitmem.sync.folders import RACY_SECONDS
 
     outside = {rel for rel, _ in spot.outside}
     return [
@@ -418,7 +418,7 @@ def _recheck(
     done: Refreshed,
 ) -> None:
     """Read again the paths git named (changed, gone, new) and the too-fresh ones."""
-    from gitmem.folders import walk
+    from gitmem.sync.folders import walk
 
     listing: dict[str, os.stat_result | None] = {}
     for rel in [*changed, *fresh]:
@@ -457,11 +457,11 @@ def _outside(db: sqlite3.Connection, spot: ScopeSpot, done: Refreshed) -> None:
 
 def _write_stat_index(place: Place, db: sqlite3.Connection, spot: ScopeSpot) -> None:
     """The stat index git checks the folder against next time: every row whose stat is old
-    enough to trust (gitmem/folders.py RACY_SECONDS: git would read a fresher file's bytes to
+    enough to trust (gitmem/sync/folders.py RACY_SECONDS: git would read a fresher file's bytes to
     compare; it is left out and read again by us next time)."""
-    from gitmem.folders import RACY_SECONDS
+    from gitmem.core.state import write_atomic
     from gitmem.gitstore.index import render
-    from gitmem.state import write_atomic
+    from gitmem.sync.folders import RACY_SECONDS
 
     outside = {rel for rel, _ in spot.outside}
     rows = [
@@ -569,7 +569,7 @@ def _stat_fields(st: os.stat_result) -> tuple[int, ...]:
 
 
 def _read(path: str, st: os.stat_result) -> bytes | None:
-    from gitmem.fileread import NotAFile, read_regular
+    from gitmem.core.fileread import NotAFile, read_regular
 
     if st.st_size > MAX_FILE:
         return b""
@@ -601,8 +601,8 @@ class Facts:
 
 def facts_of(rel: str, data: bytes) -> Facts:
     """Title, type, tags, status, confidence, updated time and links of one memory's bytes
-    (the frontmatter read by the one frontmatter parser, the links by gitmem.graph's)."""
-    from gitmem.graph import describe_memory, links_in
+    (the frontmatter read by the one frontmatter parser, the links by gitmem.claude.graph's)."""
+    from gitmem.claude.graph import describe_memory, links_in
     from merge_drivers.rank import rank_fields
 
     node, body = describe_memory(rel, data)
@@ -675,7 +675,7 @@ def _insert(
 
 
 class _LinkGraph:
-    """What gitmem.graph.pagerank asks of a graph: its nodes and each one's successors."""
+    """What gitmem.claude.graph.pagerank asks of a graph: its nodes and each one's successors."""
 
     def __init__(self, edges: dict[int, list[int]]) -> None:
         self.edges = edges
@@ -689,7 +689,7 @@ class _LinkGraph:
 
 def _relink(db: sqlite3.Connection) -> None:
     """Resolve every memory's links inside its scope and rank the memories (PageRank)."""
-    from gitmem.graph import _resolve_md, _resolve_wiki, pagerank
+    from gitmem.claude.graph import _resolve_md, _resolve_wiki, pagerank
 
     rows = db.execute("SELECT id, scope, path, links FROM memory").fetchall()
     by_path: dict[tuple[str, str], int] = {(scope, path): rowid for rowid, scope, path, _ in rows}
@@ -802,7 +802,7 @@ def _plain_names(project: Project, spot: ScopeSpot, tip: str) -> dict[str, str] 
     the prefix is stored in plaintext."""
     if spot.ref != project.user_ref:
         return None
-    from gitmem.privacy import personal_codec
+    from gitmem.privacy.codec import personal_codec
 
     try:
         decoded = personal_codec(project.repo, spot.ref).decode(tip)
@@ -825,7 +825,7 @@ def _deleted_version(
             continue
         if not sealed:
             return stored, blob
-        from gitmem.privacy import personal_codec
+        from gitmem.privacy.codec import personal_codec
 
         try:
             decoded = personal_codec(repo, spot.ref).decode(commit)

@@ -25,8 +25,8 @@ from gitmem.recall.sanitize import clean, cleaned, warned
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+    from gitmem.project.scopes import Project
     from gitmem.recall.query import Hit
-    from gitmem.scopes import Project
 
 SERVER_NAME = "gitmem"
 INSTRUCTIONS = (
@@ -253,7 +253,7 @@ def build(recall: Recall) -> MCPServer:
     )
     @failing
     def history(id: str | None = None, limit: int = 20) -> list[dict[str, str]]:
-        from gitmem.history import memory_log
+        from gitmem.recall.history import memory_log
 
         rows = memory_log(recall.project(), id, max(1, limit))
         return [_clean_node(dict(r)) for r in rows]

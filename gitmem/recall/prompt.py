@@ -20,9 +20,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gitmem.project.scopes import Project
     from gitmem.recall.index import Place
     from gitmem.recall.query import Hit
-    from gitmem.scopes import Project
 
 BUDGET = 4_000  # UTF-16 units: about 1,000 tokens
 MAX_MEMORIES = 5
@@ -140,7 +140,7 @@ def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]
 
 def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
     """The hook's output: a header, then each memory until the budget (UTF-16 units)."""
-    from gitmem.hookcontext import size, units
+    from gitmem.claude.hookcontext import size, units
     from gitmem.recall.query import full_text
     from gitmem.recall.sanitize import clean, cleaned
 
@@ -178,7 +178,7 @@ def _no_project() -> Project:
 
 def _excerpt(text: str) -> list[str]:
     """The start of a memory's text without its frontmatter, blank lines dropped."""
-    from gitmem.hookcontext import units
+    from gitmem.claude.hookcontext import units
 
     if text.startswith("---"):
         end = text.find("\n---", 3)
@@ -200,7 +200,7 @@ def _excerpt(text: str) -> list[str]:
 
 def _cut(line: str, room: int) -> str:
     """`line` cut to `room` UTF-16 units at most, with an ellipsis (never a half surrogate)."""
-    from gitmem.hookcontext import units
+    from gitmem.claude.hookcontext import units
 
     if units(line) <= room:
         return line
@@ -232,7 +232,7 @@ def answer(stdin: str, directory: str | None = None, memory_dir: str | None = No
     def project() -> Project:
         if not opened:
             from gitmem.gitstore import Repository
-            from gitmem.scopes import open_project
+            from gitmem.project.scopes import open_project
 
             opened.append(open_project(Repository(here), memory_dir=memory_dir))
         return opened[0]

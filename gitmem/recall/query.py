@@ -20,7 +20,7 @@ from gitmem.recall.index import Place, connect, refresh, refresh_history, rows_w
 if TYPE_CHECKING:
     import sqlite3
 
-    from gitmem.scopes import Project
+    from gitmem.project.scopes import Project
 
 DEFAULT_LIMIT = 50
 # bm25 weights of the index's columns: title, description, tags, body, path
@@ -73,14 +73,14 @@ class Hit:
         return shown_id(self.scope, self.path)
 
 
-# gitmem.scopes.STORED_LOCAL_FILE (a test keeps them equal): <root>/CLAUDE.local.md as the local
+# gitmem.project.scopes.STORED_LOCAL_FILE (a test keeps them equal): <root>/CLAUDE.local.md as the local
 # scope keeps it; the user knows it as CLAUDE.local.md. Not imported: scopes imports the git
 # layer, and the prompt hook's start must not pay for it.
 STORED_LOCAL_FILE = "local/.root/CLAUDE.local.md"
 
 
 def shown_id(scope: str, path: str) -> str:
-    """A memory's id as gitmem names it everywhere (gitmem.scopes.shown)."""
+    """A memory's id as gitmem names it everywhere (gitmem.project.scopes.shown)."""
     memory_id = f"{scope}/{path}"
     return "CLAUDE.local.md" if memory_id == STORED_LOCAL_FILE else memory_id
 
@@ -348,7 +348,7 @@ def full_text(h: Hit, project: Callable[[], Project]) -> str:
         return project().repo.read_blob(h.blob).decode("utf-8", "replace")
     from pathlib import Path
 
-    from gitmem.fileread import NotAFile, read_regular
+    from gitmem.core.fileread import NotAFile, read_regular
 
     try:
         return read_regular(Path(h.file)).decode("utf-8", "replace")

@@ -2,12 +2,12 @@
 `description`, `type`, `confidence`, `updated`) and its line `- [Title](file.md) — hook` in the
 scope's MEMORY.md, under the heading it belongs to.
 
-Through the same doors as the sync's writes: the one policy (gitmem.policy.check_content:
+Through the same doors as the sync's writes: the one policy (gitmem.policy.rules.check_content:
 secrets, instructions aimed at the agent, unsafe YAML) refuses bad bytes before anything is
 written; each file is written atomically (temp + fsync + rename) and only over the bytes read
 (an edit made meanwhile is never overwritten: the record is refused and nothing is half-written);
 the repository lock keeps a sync from writing back at the same moment; an index over Claude
-Code's caps (200 lines, 25,000 characters) is curated (gitmem.curate), never cut.
+Code's caps (200 lines, 25,000 characters) is curated (gitmem.claude.curate), never cut.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from gitmem.errors import GitmemError, SecretsFound, UsageError
 
 if TYPE_CHECKING:
-    from gitmem.scopes import Project
+    from gitmem.project.scopes import Project
 
 TYPES = ("user", "feedback", "project", "reference")
 INDEX = "MEMORY.md"
@@ -166,7 +166,7 @@ def with_entry(index: str, line: str, name: str, heading: str | None, type_: str
 
 def record(project: Project, scope: str, m: Memory) -> Recorded:
     """Write `m` into `scope` (see the module docstring); the lock is held throughout."""
-    from gitmem.state import holding_lock
+    from gitmem.core.state import holding_lock
 
     if m.type not in TYPES:
         raise UsageError(f"unknown memory type {m.type!r}", f"choose one of {', '.join(TYPES)}")
@@ -190,7 +190,7 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
 
 
 def _check_name(name: str) -> None:
-    from gitmem.policy import check_name
+    from gitmem.policy.rules import check_name
 
     bad = (
         not name.endswith(".md")
@@ -206,7 +206,7 @@ def _check_name(name: str) -> None:
 
 
 def _write(scope: str, folder: Path, name: str, m: Memory) -> Recorded:
-    from gitmem.curate import apply, plan
+    from gitmem.claude.curate import apply, plan
 
     now = datetime.datetime.now(datetime.timezone.utc)
     topic_path = folder / name
@@ -258,7 +258,7 @@ def _no_link_on_the_way(folder: Path, name: str) -> None:
 
 
 def _refuse_bad(path: str, data: bytes) -> None:
-    from gitmem.policy import ERROR, check_content
+    from gitmem.policy.rules import ERROR, check_content
 
     bad = [f for f in check_content(path, data) if f.severity == ERROR or f.code in REFUSED_CODES]
     if not bad:
@@ -272,7 +272,7 @@ def _refuse_bad(path: str, data: bytes) -> None:
 
 
 def _read(path: Path) -> bytes | None:
-    from gitmem.fileread import NotAFile, read_regular
+    from gitmem.core.fileread import NotAFile, read_regular
 
     try:
         return read_regular(path)
@@ -286,7 +286,7 @@ def replace_over(target: Path, expected: bytes | None, data: bytes) -> None:
     """Put `data` at `target` only if `target` still holds `expected` (None: no file): a new
     file is linked into place (fails if one appeared); an existing one is swapped atomically
     and the displaced bytes compared — someone else's are put back and the write refused."""
-    from gitmem.state import current_mode, write_atomic, write_exchanging
+    from gitmem.core.state import current_mode, write_atomic, write_exchanging
 
     if expected is None:
         try:
@@ -305,7 +305,7 @@ def replace_over(target: Path, expected: bytes | None, data: bytes) -> None:
     try:
         theirs = displaced.read_bytes()
         if theirs != expected:
-            from gitmem.state import exchange
+            from gitmem.core.state import exchange
 
             exchange(displaced, target)  # theirs back in place; ours leaves with the temp
             raise _meanwhile(target)

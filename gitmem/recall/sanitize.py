@@ -13,7 +13,7 @@ from __future__ import annotations
 
 def cleaned(text: str, where: str) -> tuple[str, list[str]]:
     """`text` without hidden characters, and the warning line naming `where` when some were."""
-    from gitmem.hookcontext import for_agent
+    from gitmem.claude.hookcontext import for_agent
 
     return for_agent(text.replace("\r\n", "\n").replace("\r", "\n"), where)
 

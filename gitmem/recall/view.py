@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from gitmem.recall.index import Place, connect, refresh, rows_where
 
 if TYPE_CHECKING:
-    from gitmem.scopes import Project
+    from gitmem.project.scopes import Project
 
 MAX_NODES = 1_500  # the most linked-to; a larger project is shown in part (the page says so)
 MAX_TEXT = 20_000  # characters of one memory's text on the page
@@ -36,7 +36,7 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     """Nodes (with text and history) and links of every scope, as the page's script reads them."""
     import networkx as nx
 
-    from gitmem.graph import communities_of
+    from gitmem.claude.graph import communities_of
     from gitmem.recall.query import full_text, shown_id
     from gitmem.recall.sanitize import clean
 
@@ -102,7 +102,7 @@ def _histories(
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, Any]]]]:
     """Per memory id: its changes (time, author, subject), newest first; and the merge
     resolutions that named it (time, author, what was kept and why)."""
-    from gitmem.history import memory_log
+    from gitmem.recall.history import memory_log
     from gitmem.recall.index import _plain_names
     from gitmem.recall.sanitize import clean
 
@@ -189,7 +189,7 @@ def write_page(place: Place, project: Callable[[], Project] | None, out: str) ->
     """Write the page to `out` (atomically); the number of memories drawn."""
     from pathlib import Path
 
-    from gitmem.state import write_atomic
+    from gitmem.core.state import write_atomic
 
     data = page_data(place, project)
     target = Path(out)

@@ -11,21 +11,21 @@ import contextlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from gitmem.core.state import FileRecord, save_scope_head, scope_records
 from gitmem.errors import GitmemError
-from gitmem.folders import snapshot
 from gitmem.gitstore import BLOB_MODE
-from gitmem.refmeta import rekeyed
-from gitmem.scopes import Scope, hostname
-from gitmem.state import FileRecord, save_scope_head, scope_records
+from gitmem.merge.tree import closest_version, merge_trees
+from gitmem.policy.treecheck import META_FILE, parse_meta
+from gitmem.project.refmeta import rekeyed
+from gitmem.project.scopes import Scope, hostname
+from gitmem.sync.folders import snapshot
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun, _Direct, _strip
-from gitmem.treecheck import META_FILE, parse_meta
-from gitmem.treemerge import closest_version, merge_trees
 
 if TYPE_CHECKING:
-    from gitmem.crypto import ScopeKey
-    from gitmem.folders import GitCheck, Snapshot
-    from gitmem.privacy import PersonalCodec
+    from gitmem.privacy.codec import PersonalCodec
+    from gitmem.privacy.crypto import ScopeKey
+    from gitmem.sync.folders import GitCheck, Snapshot
 
 
 class LocalCommit:
@@ -199,8 +199,8 @@ class LocalCommit:
         manifest re-sealed with the new list — what `encode` of the whole folder holds, made
         for these files only. None when it cannot be (no key here, a manifest that does not
         open, a file the tip does not hold as expected, the folder's last file removed)."""
-        from gitmem.crypto import MANIFEST, open_json, seal_json
-        from gitmem.rollback import manifest_value, read_manifest
+        from gitmem.privacy.crypto import MANIFEST, open_json, seal_json
+        from gitmem.privacy.rollback import manifest_value, read_manifest
 
         key = codec.scope_key(tip_tree)
         if key is None:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gitmem.checkedtrees import load_checked, save_checked
 from gitmem.errors import TamperedRef, UntrustedTreeError
-from gitmem.policy import must_be_signed, read_as_text, signature_findings
-from gitmem.sync.ledger import SyncRun
-from gitmem.treecheck import (
+from gitmem.merge.tree import as_tree_input, blobs
+from gitmem.policy.checkedtrees import load_checked, save_checked
+from gitmem.policy.rules import must_be_signed, read_as_text, signature_findings
+from gitmem.policy.treecheck import (
     META_FILE,
     Checked,
     RefMeta,
@@ -19,7 +19,7 @@ from gitmem.treecheck import (
     parse_meta,
     render_meta,
 )
-from gitmem.treemerge import as_tree_input, blobs
+from gitmem.sync.ledger import SyncRun
 
 
 class RemoteGate:
@@ -150,7 +150,7 @@ class RemoteGate:
 
     def _verify_personal(self, ref: str, commit: str, local: str | None, pin: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""
-        from gitmem.crypto import NoAccess
+        from gitmem.privacy.crypto import NoAccess
 
         codec = self.views.codec_for(ref)
         try:
@@ -161,7 +161,7 @@ class RemoteGate:
                         f"pulled {finding} (gitmem validate {ref} shows all findings)"
                     )
         except NoAccess:  # a DecryptError goes up: _check_remote un-fetches and refuses
-            from gitmem.firstcontact import asked_to_be_granted
+            from gitmem.privacy.firstcontact import asked_to_be_granted
 
             self.run.locked.add(ref)
             self.result.report(ref).notes.append(codec.grant_line())

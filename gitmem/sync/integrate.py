@@ -4,10 +4,10 @@ the ref's view (plaintext for a sealed ref), committed with a trailer per resolu
 
 from __future__ import annotations
 
-from gitmem.scopes import hostname
+from gitmem.merge.tree import blobs, merge_trees
+from gitmem.project.scopes import hostname
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun
-from gitmem.treemerge import blobs, merge_trees
 
 
 class Integrate:
@@ -27,7 +27,7 @@ class Integrate:
         if local is None or repo.is_ancestor(local, remote_tip):
             merged = remote_tip
             if local is not None:  # a merge elsewhere may have resolved against our edit
-                from gitmem.history import lost_in_pull
+                from gitmem.recall.history import lost_in_pull
 
                 lost = lost_in_pull(self.project, ref, local, remote_tip)
                 self.result.report(ref).lost.extend(lost)
@@ -56,7 +56,7 @@ class Integrate:
         )
         report = self.result.report(ref)
         report.resolutions.extend(merged.resolutions)
-        from gitmem.history import losses
+        from gitmem.recall.history import losses
 
         winner = (repo.log(remote_tip, None, 1) or [{"author": "the remote"}])[0]["author"]
         report.lost.extend(losses(merged.resolutions, "ours", winner))

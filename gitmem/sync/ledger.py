@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from gitmem.core.state import FileRecord, ScopeHead, ScopeState, load_scope_state, save_scope_head
 from gitmem.gitstore import Repository
-from gitmem.scopes import Project, Scope
-from gitmem.state import FileRecord, ScopeHead, ScopeState, load_scope_state, save_scope_head
+from gitmem.project.scopes import Project, Scope
 from gitmem.sync.report import SyncOptions, SyncResult
 from gitmem.sync.views import RefViews
 

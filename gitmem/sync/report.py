@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError
-from gitmem.folders import Progress
-from gitmem.policy import tops_for
-from gitmem.scopes import shown
+from gitmem.policy.rules import tops_for
+from gitmem.project.scopes import shown
+from gitmem.sync.folders import Progress
 
 if TYPE_CHECKING:
     from gitmem.gitstore.index import FolderCheck
@@ -73,7 +73,7 @@ class SyncOptions:
     no_verify: bool = False  # publish even what the secret scan flags
     # the wait between rounds after a push was rejected (a test passes its own clock)
     sleep: Callable[[float], object] = time.sleep
-    # git's stat checks of the folders, started before the lock (gitmem.state.start_checks):
+    # git's stat checks of the folders, started before the lock (gitmem.core.state.start_checks):
     # each taken by the first snapshot of its scope if its index is still the state's
     checks: dict[str, tuple[str, FolderCheck]] = field(default_factory=dict)
 

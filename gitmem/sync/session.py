@@ -11,22 +11,22 @@ from __future__ import annotations
 
 import os
 
-from gitmem.errors import (
-    ConcurrentUpdate,
-    RemoteError,
-    UsageError,
-)
-from gitmem.excludes import exclude_memory_folders
-from gitmem.folders import snapshot, walk
-from gitmem.scopes import Project
-from gitmem.state import (
+from gitmem.core.state import (
     ScopeState,
     holding_lock,
     jitter,
     load_scope_state,
     read_scope_head,
 )
+from gitmem.errors import (
+    ConcurrentUpdate,
+    RemoteError,
+    UsageError,
+)
+from gitmem.project.excludes import exclude_memory_folders
+from gitmem.project.scopes import Project
 from gitmem.sync.commit import LocalCommit
+from gitmem.sync.folders import snapshot, walk
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.integrate import Integrate
 from gitmem.sync.ledger import SyncRun

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gitmem.core.state import index_outdated
 from gitmem.errors import GitmemError, SecretsFound
-from gitmem.folders import Snapshot, snapshot, unchanged_folder
-from gitmem.scopes import Scope
-from gitmem.state import index_outdated
+from gitmem.project.scopes import Scope
 from gitmem.sync.commit import LocalCommit
+from gitmem.sync.folders import Snapshot, snapshot, unchanged_folder
 from gitmem.sync.ledger import SyncRun
 
 if TYPE_CHECKING:
     from gitmem.gitstore.index import FolderCheck
-    from gitmem.secretscan import AllowList
+    from gitmem.policy.secrets import AllowList
 
 
 class Snapshots:
@@ -143,7 +143,7 @@ class Snapshots:
         changed = [rel for rel, oid in snap.files.items() if expected.get(rel) != oid]
         if not changed:
             return
-        from gitmem.secretscan import ALLOW_HINT, scan_secrets
+        from gitmem.policy.secrets import ALLOW_HINT, scan_secrets
 
         allow = self._allow_list()
         hits: list[str] = []
@@ -173,7 +173,7 @@ class Snapshots:
 
     def _allow_list(self) -> AllowList:
         if self._allow is None:
-            from gitmem.secretscan import user_allow_list
+            from gitmem.policy.secrets import user_allow_list
 
             # the user's own configuration only: a file of the branch allows nothing
             self._allow = user_allow_list(self.repo.config(), str(self.repo.common_dir))

@@ -7,11 +7,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
+from gitmem.core.state import holding_lock
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
-from gitmem.scopes import GITMEM_PREFIX, Project
-from gitmem.state import holding_lock
+from gitmem.project.scopes import GITMEM_PREFIX, Project
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import DEFAULT_TIMEOUT, SyncOptions
 
@@ -161,8 +161,8 @@ class Transport:
         """Every commit a push publishes is scanned, not only its tip: a secret one commit added
         and a later one removed stays in the remote's history for good. Each blob once;
         ciphertext and key files are not text."""
-        from gitmem.commitcheck import secrets_in_commits
-        from gitmem.secretscan import ALLOW_HINT, user_allow_list
+        from gitmem.policy.commits import secrets_in_commits
+        from gitmem.policy.secrets import ALLOW_HINT, user_allow_list
 
         allow = user_allow_list(self.repo.config(), str(self.repo.common_dir))
         hits: list[str] = []

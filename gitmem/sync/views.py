@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from gitmem.gitstore import Repository
-from gitmem.scopes import Project
-from gitmem.treemerge import as_tree_input, blobs
+from gitmem.merge.tree import as_tree_input, blobs
+from gitmem.project.scopes import Project
 
 if TYPE_CHECKING:
-    from gitmem.crypto import Keyring
-    from gitmem.privacy import PersonalCodec
+    from gitmem.privacy.codec import PersonalCodec
+    from gitmem.privacy.crypto import Keyring
 
 
 class RefView(Protocol):
@@ -114,7 +114,7 @@ class RefViews:
 
     def codec_for(self, ref: str) -> PersonalCodec:
         if self.codec is None:
-            from gitmem.privacy import personal_codec
+            from gitmem.privacy.codec import personal_codec
 
             self.codec = personal_codec(self.project.repo, ref)
             if self.project.remote is not None or self.project.hub:

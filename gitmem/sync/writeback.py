@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
-from gitmem.fileread import not_written
-from gitmem.folders import Materialized, materialize
-from gitmem.policy import MAX_DEPTH
-from gitmem.scopes import Scope, hostname
-from gitmem.state import index_outdated, save_scope_head, save_scope_state, scope_records
+from gitmem.core.fileread import not_written
+from gitmem.core.state import index_outdated, save_scope_head, save_scope_state, scope_records
+from gitmem.merge.tree import merge_trees
+from gitmem.policy.rules import MAX_DEPTH
+from gitmem.policy.treecheck import MAX_TREE_BYTES
+from gitmem.project.scopes import Scope, hostname
+from gitmem.sync.folders import Materialized, materialize
 from gitmem.sync.ledger import SyncRun, _strip
-from gitmem.treecheck import MAX_TREE_BYTES
-from gitmem.treemerge import merge_trees
 
 if TYPE_CHECKING:
     from gitmem.gitstore.treediff import TreeChanges
@@ -143,7 +143,7 @@ class WriteBack:
         self, ref: str, s: Scope, tip: str, changed: Mapping[str, tuple[str | None, str | None]]
     ) -> Materialized | Literal[True] | None:
         """Write the `changed` files of a folder whose records are not loaded, with their
-        records alone (the index's and those apart from it; gitmem/state.py `scope_records`).
+        records alone (the index's and those apart from it; gitmem/core/state.py `scope_records`).
         True: done, the head saved. None: the records are needed (loaded, or too many would be
         apart from the index): nothing was written. Else what was written, when a file changed
         meanwhile, was displaced or could not be written: the caller loads the records (as they

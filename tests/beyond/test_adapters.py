@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gitmem.errors import ConfigError
-from gitmem.policy import ADAPTER_TEAM_TOPS, TEAM_TOPS, check_name
+from gitmem.policy.rules import ADAPTER_TEAM_TOPS, TEAM_TOPS, check_name
 from gitmem.project.adapters import (
     ADAPTERS,
     PROJECT_SHARED,
@@ -164,7 +164,7 @@ def test_a_kind_other_than_markdown_passes_only_inside_its_adapters_folder(
 
 
 def test_other_agents_files_are_not_held_to_claude_codes_frontmatter() -> None:
-    from gitmem.policy import check_content
+    from gitmem.policy.rules import check_content
 
     for path in ("cline/projectbrief.md", "goose/build.txt", "local/gemini/.root/GEMINI.md"):
         assert [f.code for f in check_content(path, b"# Brief\nA shop.\n")] == []

@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from gitmem.identity import claude_slug
+from gitmem.project.identity import claude_slug
 from tests.support.world import World, folder_bytes, write_files
 
 MEMORY = {

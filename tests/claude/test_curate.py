@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.curate import apply, plan
+from gitmem.claude.curate import apply, plan
 from gitmem.errors import UsageError
 from merge_drivers.archive import ARCHIVE_NAME, MAX_LINES
 from merge_drivers.indexdoc import measure, parse
@@ -178,9 +178,9 @@ def test_recency_from_history_outranks_an_older_memory(tmp_path: Path) -> None:
 
 
 def test_team_scope_curate_reads_recency_from_the_team_refs_history(world: World) -> None:
-    from gitmem.curate import curate_scope, history_times
+    from gitmem.claude.curate import curate_scope, history_times
     from gitmem.gitstore import Repository
-    from gitmem.scopes import open_project
+    from gitmem.project.scopes import open_project
 
     a = world.clone("a")
     team = world.scope_path(a, "team")
@@ -205,9 +205,9 @@ def test_a_linked_index_is_refused(tmp_path: Path) -> None:
 
 
 def test_auto_scope_recency_is_read_through_the_encrypted_ref(world: World) -> None:
-    from gitmem.curate import history_times
+    from gitmem.claude.curate import history_times
     from gitmem.gitstore import Repository
-    from gitmem.scopes import open_project
+    from gitmem.project.scopes import open_project
 
     a = world.clone("a")
     auto = world.scope_path(a, "auto")

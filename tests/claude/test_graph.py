@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.graph import as_dot, as_json, build_graph, links_in
+from gitmem.claude.graph import as_dot, as_json, build_graph, links_in
 from tests.support.world import World
 
 
@@ -151,7 +151,7 @@ def _timed(fn: object) -> float:
 def test_pagerank_agrees_with_networkx(tmp_path: Path) -> None:
     from networkx.algorithms.link_analysis.pagerank_alg import _pagerank_python
 
-    from gitmem.graph import pagerank
+    from gitmem.claude.graph import pagerank
 
     _, g = build_graph(linked_corpus(tmp_path / "m", n=200))
     g.add_node("sink.md")
@@ -175,7 +175,7 @@ def test_communities_are_the_same_on_every_run(tmp_path: Path) -> None:
     ],
 )
 def test_inline_only_parse_finds_what_the_full_parse_finds(text: str) -> None:
-    from gitmem.graph import _needs_blocks, parser
+    from gitmem.claude.graph import _needs_blocks, parser
 
     assert not _needs_blocks(text)
     full = [

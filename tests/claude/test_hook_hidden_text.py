@@ -1,6 +1,6 @@
 """What the SessionStart hook hands the agent holds no hidden text: Unicode tags spelling a
 command, bidi overrides, zero-width characters and escape sequences are removed, and a visible
-line names the file they were in (gitmem/hookcontext.py, gitmem/core/sanitize.py)."""
+line names the file they were in (gitmem/claude/hookcontext.py, gitmem/core/sanitize.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitmem.hookcontext import changes_line, index_block
+from gitmem.claude.hookcontext import changes_line, index_block
 from tests.claude.test_hook_mode import hook
 from tests.support.world import World
 

@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from gitmem.hookrun import CONTEXT_BUDGET, OUTPUT_LIMIT, read_payload
-from gitmem.state import repository_lock
+from gitmem.claude.hookrun import CONTEXT_BUDGET, OUTPUT_LIMIT, read_payload
+from gitmem.core.state import repository_lock
 from tests.reliability.harness import SilentServer
 from tests.support.world import REPO_ROOT, Run, World
 
@@ -258,7 +258,7 @@ def test_the_hooks_deadline_fires_in_the_main_thread_and_stands_aside_in_others(
 
     import pytest
 
-    from gitmem.hookrun import HookTimeout, deadline
+    from gitmem.claude.hookrun import HookTimeout, deadline
 
     with pytest.raises(HookTimeout), deadline(0.05):
         time.sleep(2)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import hooks
+from gitmem.claude import hooks
 from tests.support.world import World, teammates_sharing
 
 ROUNDS = 5

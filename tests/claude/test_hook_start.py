@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import hooks
-from gitmem.state import repository_lock
+from gitmem.claude import hooks
+from gitmem.core.state import repository_lock
 from tests.support.world import REPO_ROOT, Run, World, teammates_sharing
 
 

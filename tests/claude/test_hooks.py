@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem import hooks
+from gitmem.claude import hooks
 from gitmem.errors import UsageError
 
 CMD = "/opt/venv/bin/gitmem"

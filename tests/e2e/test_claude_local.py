@@ -151,7 +151,7 @@ def test_output_names_claude_local_md_as_the_user_knows_it(world: World) -> None
 
 
 def test_shown_diff_renames_headers_never_content() -> None:
-    from gitmem.scopes import shown_diff
+    from gitmem.project.scopes import shown_diff
 
     text = (
         f"diff --git a/{STORED} b/{STORED}\n--- a/{STORED}\n+++ b/{STORED}\n"

@@ -346,8 +346,8 @@ def test_identity_lives_where_key_init_says(world: World) -> None:
 def test_unsafe_frontmatter_inside_the_encryption_is_still_refused(world: World) -> None:
     """A key holder's tool (not gitmem: gitmem would not push it) seals a YAML bomb."""
     from gitmem.gitstore import Repository
-    from gitmem.privacy import personal_codec
-    from gitmem.treemerge import as_tree_input
+    from gitmem.merge.tree import as_tree_input
+    from gitmem.privacy.codec import personal_codec
 
     a, b = world.clone("a"), world.clone("b")  # one HOME: the same key on both
     write_personal(world, a)

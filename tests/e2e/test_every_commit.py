@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.commitcheck import intermediate_findings, secrets_in_commits
 from gitmem.gitstore import Repository
+from gitmem.policy.commits import intermediate_findings, secrets_in_commits
 from tests.e2e.test_validate import AWS_KEY, TEAM, add_to_team, hooked_server, synced
 from tests.support.world import TOPIC, World
 
@@ -114,7 +114,7 @@ def test_each_new_blob_is_read_once_across_commits(synced: tuple[World, Path]) -
 def test_the_push_scan_finds_a_secret_removed_before_publishing(
     synced: tuple[World, Path],
 ) -> None:
-    """The pure function push calls on the commits it publishes (gitmem/commitcheck.py)."""
+    """The pure function push calls on the commits it publishes (gitmem/policy/commits.py)."""
     world, clone = synced
     old, leaked, clean = added_then_removed(world, clone)
     repo = Repository(clone)
@@ -147,8 +147,8 @@ def test_the_session_summary_names_only_paths_between_checked_tips(
     synced: tuple[World, Path],
 ) -> None:
     """A name full of instructions added and removed between two syncs is never named."""
-    from gitmem.commitcheck import paths_between
-    from gitmem.hookcontext import changes_line
+    from gitmem.claude.hookcontext import changes_line
+    from gitmem.policy.commits import paths_between
 
     world, clone = synced
     old = world.plumb(clone, "rev-parse", TEAM)
@@ -169,7 +169,7 @@ def test_commits_re_adding_one_tree_cost_one_check_and_a_bound(
 ) -> None:
     """Re-adding the same entries commit after commit checks them once; past MAX_LISTED
     entries in all the push is refused (GM105), never checked for minutes."""
-    import gitmem.commitcheck as commitcheck
+    import gitmem.policy.commits as commitcheck
 
     world, clone = synced
     old = world.plumb(clone, "rev-parse", TEAM)
@@ -193,7 +193,7 @@ def test_commits_re_adding_one_tree_cost_one_check_and_a_bound(
 def test_push_takes_the_allow_list_only_from_the_users_configuration(
     synced: tuple[World, Path],
 ) -> None:
-    from gitmem.secretscan import fingerprint
+    from gitmem.policy.secrets import fingerprint
 
     world, clone = synced
     (world.scope_path(clone, "auto") / "creds.md").write_text(f"{TOPIC}\nkey {AWS_KEY}\n")

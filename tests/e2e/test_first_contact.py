@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.crypto import (
+from gitmem.gitstore import Repository
+from gitmem.privacy.crypto import (
     RECIPIENTS_FILE,
     SCOPE_KEY_FILE,
     Keyring,
@@ -20,8 +21,7 @@ from gitmem.crypto import (
     lock_scope_key,
     seal_json,
 )
-from gitmem.firstcontact import describe, first_contact_note, sealed_count
-from gitmem.gitstore import Repository
+from gitmem.privacy.firstcontact import describe, first_contact_note, sealed_count
 from tests.support.personal import USER_REF
 from tests.support.world import World, folder_bytes
 
@@ -288,7 +288,7 @@ def test_key_trust_keeps_the_fingerprint_a_refusal_names(tmp_path: Path) -> None
     from pyrage import x25519
 
     from gitmem.errors import UsageError
-    from gitmem.trustedkeys import fingerprint, trust, trusted_keys
+    from gitmem.privacy.trustedkeys import fingerprint, trust, trusted_keys
 
     keyfile = tmp_path / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(keyfile)], check=True)
@@ -330,7 +330,7 @@ def test_key_trusted_lists_each_key_with_where_it_came_from_and_untrust_removes_
     from pyrage import x25519
 
     from gitmem.cli import main
-    from gitmem.trustedkeys import trusted, trusted_keys, trusted_path
+    from gitmem.privacy.trustedkeys import trusted, trusted_keys, trusted_path
 
     pub, listed = _ssh_key(tmp_path, "bob@laptop")
     _, bare = _ssh_key(tmp_path, "old@gitmem")
@@ -382,7 +382,7 @@ def test_the_trusted_file_keeps_one_line_per_key_and_note_whatever_the_origin(
     blank lines and repeats read back as the keys they follow; a note never trusts."""
     from pyrage import x25519
 
-    from gitmem.trustedkeys import TrustedKey, trust, trusted, trusted_path
+    from gitmem.privacy.trustedkeys import TrustedKey, trust, trusted, trusted_path
 
     age, planted = (str(x25519.Identity.generate().to_public()) for _ in range(2))
     trust(age, folder=f"/tmp/x\n{planted}", when="2026-01-01 00:00 UTC")
@@ -399,9 +399,9 @@ def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path)
     recipients the key list hides."""
     from pyrage import x25519
 
-    from gitmem.crypto import DecryptError, MachineKey
-    from gitmem.firstcontact import asked_to_be_granted, first_contact
-    from gitmem.trustedkeys import trust
+    from gitmem.privacy.crypto import DecryptError, MachineKey
+    from gitmem.privacy.firstcontact import asked_to_be_granted, first_contact
+    from gitmem.privacy.trustedkeys import trust
 
     repo_dir = tmp_path / "r"
     subprocess.run(["git", "init", "-q", str(repo_dir)], check=True)

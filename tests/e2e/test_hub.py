@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gitmem.scopes import hub_component
+from gitmem.project.scopes import hub_component
 from tests.support.world import World, folder_bytes
 
 

@@ -1,5 +1,5 @@
 """A blob already in a tree that passed needs no second content check when a later tree holds
-it again — but only where it was checked as what it is now (gitmem/policy.py `read_as_text`).
+it again — but only where it was checked as what it is now (gitmem/policy/rules.py `read_as_text`).
 A personal ref holds ciphertext, which no rule reads as text: anyone who can push could copy
 a ciphertext blob of the ref to a plaintext memory path, and the skip passed it — bytes that
 are not UTF-8 and that no check ever read — through the pre-receive hook (`validate --base`),

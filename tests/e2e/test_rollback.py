@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.crypto import (
+from gitmem.privacy.crypto import (
     MANIFEST,
     SCOPE_KEY_FILE,
     load_machine_key,
@@ -21,7 +21,7 @@ from gitmem.crypto import (
     seal_json,
     unlock_scope_key,
 )
-from gitmem.rollback import read_manifest
+from gitmem.privacy.rollback import read_manifest
 from tests.e2e.test_encryption import granted_pair, user_tip, write_personal
 from tests.support.personal import USER_REF
 from tests.support.world import World, folder_bytes
@@ -298,8 +298,8 @@ def test_two_machines_of_the_victim_editing_at_once_converge_and_both_refuse_a_r
 def test_what_counts_as_an_older_state(
     ours: dict[str, tuple[int, str]], theirs: dict[str, tuple[int, str]], refused: str | None
 ) -> None:
-    from gitmem.privacy import Decoded
-    from gitmem.rollback import rolled_back
+    from gitmem.privacy.codec import Decoded
+    from gitmem.privacy.rollback import rolled_back
 
     def decoded(sides: dict[str, tuple[int, str]]) -> Decoded:
         gens = {p: g for p, (g, _) in sides.items()}

@@ -170,7 +170,7 @@ def test_adopt_says_adopted_only_for_a_ref_it_changed(world: World) -> None:
 
 
 def test_a_ref_made_before_there_was_a_remote_is_claimed_by_the_first_remote_key() -> None:
-    from gitmem.refmeta import RefMeta, rekeyed
+    from gitmem.project.refmeta import RefMeta, rekeyed
 
     local = RefMeta(1, "local:/home/you/shop")
     assert local.knows("github.com/acme/shop")

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from gitmem.confinement import refusal
+from gitmem.project.confinement import refusal
 from tests.support.personal import remote_objects
 from tests.support.world import World, folder_bytes, write_files
 
@@ -274,7 +274,7 @@ OTHER = "OTHER-PROJECT-MEMORY-91c2"
 
 def other_project(world: World) -> Path:
     """Another project's auto memory, where Claude Code keeps it."""
-    from gitmem.identity import claude_slug
+    from gitmem.project.identity import claude_slug
 
     memory = world.home / ".claude" / "projects" / claude_slug("/src/other") / "memory"
     write_files(memory, {"MEMORY.md": f"- {OTHER}\n", "plans.md": f"{OTHER}\n"})
@@ -425,10 +425,10 @@ SPELLINGS = st.sampled_from(["absolute", "tilde", "relative", "dotted", "link"])
 def test_kept_scopes_are_disjoint_and_this_projects_own(
     layout: Path, auto: str, auto_spelling: str, team: str | None, team_spelling: str, create: bool
 ) -> None:
-    from gitmem.confinement import within
     from gitmem.gitstore import Repository
-    from gitmem.identity import claude_slug
-    from gitmem.scopes import open_project
+    from gitmem.project.confinement import within
+    from gitmem.project.identity import claude_slug
+    from gitmem.project.scopes import open_project
 
     repo = layout / "repo"
     names = {"own": claude_slug(str(repo)), "other": claude_slug("/src/other")}
@@ -525,8 +525,8 @@ def test_no_door_writes_through_a_link(world: World, door: str, args: tuple[str,
 def test_write_no_links_writes_the_named_file_or_nothing(
     tmp_path_factory: pytest.TempPathFactory, depth: int, links: list[int], final_link: bool
 ) -> None:
-    from gitmem.confinement import write_no_links
     from gitmem.errors import UsageError
+    from gitmem.project.confinement import write_no_links
 
     base = tmp_path_factory.mktemp("w")
     anchor, outside = base / "anchor", base / "outside"
@@ -599,7 +599,7 @@ def test_no_layout_publishes_personal_or_foreign_memory_through_the_cli(
     """The real CLI over generated settings: whatever the auto folder and gitmem.teamDir
     (Claude Code writes personal memory wherever the setting says), no object of the remote
     holds personal memory in plaintext or another project's memory, and every sync exits 0."""
-    from gitmem.identity import claude_slug
+    from gitmem.project.identity import claude_slug
 
     clone = world.root / "victim"
     if not clone.exists():
@@ -664,8 +664,8 @@ def test_folders_are_compared_regardless_of_case_where_the_file_system_ignores_i
     """On a file system that ignores letter case (macOS, Windows), `.Claude/Agent-Memory/me`
     is inside `.claude/agent-memory`. Linux here: the file system's answer to a name is
     modelled (each name looked up case-folded), the rule itself is the real one."""
-    from gitmem import confinement
-    from gitmem.confinement import Place, forget_identities, inside, overlap
+    from gitmem.project import confinement
+    from gitmem.project.confinement import Place, forget_identities, inside, overlap
 
     root = tmp_path / "repo"
     (root / ".claude" / "agent-memory" / "me").mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""gitmem.crypto and gitmem.privacy in process: the sealing laws, and the codec on a real repo."""
+"""gitmem.privacy.crypto and gitmem.privacy.codec in process: the sealing laws, and the codec on a real repo."""
 
 from __future__ import annotations
 
@@ -8,7 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.crypto import (
+from gitmem.errors import EXIT_GIT, UsageError
+from gitmem.gitstore import Repository
+from gitmem.merge.tree import as_tree_input
+from gitmem.privacy.codec import PersonalCodec
+from gitmem.privacy.crypto import (
     DecryptError,
     NoAccess,
     ScopeKey,
@@ -21,10 +25,7 @@ from gitmem.crypto import (
     parse_recipient,
     unlock_scope_key,
 )
-from gitmem.errors import EXIT_GIT, UsageError
-from gitmem.gitstore import Repository
-from gitmem.privacy import PersonalCodec, make_keyring
-from gitmem.treemerge import as_tree_input
+from gitmem.privacy.keymerge import make_keyring
 from tests.support.world import World
 
 KEY = ScopeKey(bytes(range(64)))
@@ -313,7 +314,7 @@ def test_machines_first_identity_made_by_many_gitmems_at_once_is_one_identity() 
     import subprocess
     import sys
 
-    code = "from gitmem.crypto import create_machine_key as c; print(c().recipient)"
+    code = "from gitmem.privacy.crypto import create_machine_key as c; print(c().recipient)"
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", code], stdout=subprocess.PIPE, env=os.environ.copy()

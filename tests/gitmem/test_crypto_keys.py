@@ -1,4 +1,4 @@
-"""gitmem.keys in process: grant, revoke, rotate and list on a real clone's personal ref."""
+"""gitmem.privacy.keys in process: grant, revoke, rotate and list on a real clone's personal ref."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from pyrage import x25519
 
-from gitmem import keys
-from gitmem.crypto import SCOPE_KEY_FILE
 from gitmem.errors import UsageError
 from gitmem.gitstore import Repository
-from gitmem.privacy import personal_codec
-from gitmem.scopes import Project, open_project
+from gitmem.privacy import keys
+from gitmem.privacy.codec import personal_codec
+from gitmem.privacy.crypto import SCOPE_KEY_FILE
+from gitmem.project.scopes import Project, open_project
 from tests.support.world import World
 
 
@@ -116,10 +116,10 @@ def test_adopting_an_ssh_key_later_keeps_access_granted_to_the_age_identity(
 def test_two_rotations_before_another_machine_syncs_are_a_chain_it_follows(
     project: Project,
 ) -> None:
-    from gitmem.crypto import DecryptError, ScopeKey
-    from gitmem.privacy import make_keyring
+    from gitmem.merge.tree import as_tree_input
+    from gitmem.privacy.crypto import DecryptError, ScopeKey
+    from gitmem.privacy.keymerge import make_keyring
     from gitmem.sync import SyncOptions, run_sync
-    from gitmem.treemerge import as_tree_input
 
     run_sync(project, SyncOptions(mode="sync"))
     old_tip = project.repo.resolve(project.user_ref)
@@ -143,7 +143,7 @@ def test_two_rotations_before_another_machine_syncs_are_a_chain_it_follows(
 
 
 def test_log_and_restore_follow_a_memory_across_key_rotations(project: Project) -> None:
-    from gitmem.history import memory_log, restore, versions
+    from gitmem.recall.history import memory_log, restore, versions
     from gitmem.sync import SyncOptions, run_sync
 
     topic = project.scope("auto").path / "a.md"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.drivers import command_risk, driver_command
+from gitmem.project.mergedrivers import command_risk, driver_command
 from tests.support.world import World
 
 MEM = ".claude/agent-memory/reviewer"
@@ -242,7 +242,7 @@ def test_status_tells_each_kind_of_registration(
 ) -> None:
     import subprocess
 
-    from gitmem.drivers import describe
+    from gitmem.project.mergedrivers import describe
 
     subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
     command = {

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.identity import auto_memory_dir, claude_slug, normalize_remote_url, user_id
-from gitmem.treecheck import RefMeta, merged_meta, parse_meta, render_meta
+from gitmem.policy.treecheck import RefMeta, merged_meta, parse_meta, render_meta
+from gitmem.project.identity import auto_memory_dir, claude_slug, normalize_remote_url, user_id
 from tests.support.world import World
 
 
@@ -182,7 +182,7 @@ def test_merged_identity_is_symmetric_idempotent_and_loses_no_spelling(
 def test_hub_ref_names_are_valid_and_distinct_for_any_key(key: str) -> None:
     import subprocess
 
-    from gitmem.scopes import hub_component
+    from gitmem.project.scopes import hub_component
 
     component = hub_component(key)
     ref = f"refs/gitmem/projects/{component}/users/me"

@@ -20,9 +20,9 @@ import pytest
 from gitmem.errors import GitmemError
 from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
 from gitmem.gitstore.memoryrepo import MemoryRepository
-from gitmem.policy import MAX_BLOB_BYTES, MAX_DEPTH
-from gitmem.refmeta import render_meta
-from gitmem.treecheck import Checked, _along_changes, check_tree, commit_findings
+from gitmem.policy.rules import MAX_BLOB_BYTES, MAX_DEPTH
+from gitmem.policy.treecheck import Checked, _along_changes, check_tree, commit_findings
+from gitmem.project.refmeta import render_meta
 from tests.support.stores import git_repository
 
 WHO = ("Ann Example", "ann@example.com")
@@ -303,8 +303,8 @@ def test_a_tree_kept_under_other_rules_is_checked_whole(tmp_path: Path) -> None:
     upgrade that refuses more (here: a tree holding a script, as if an older policy let it
     pass), only the changed entries would be checked and the script would pass on. A file
     from other rules — no stamp (before the stamp) or another one — keeps nothing."""
-    from gitmem.checkedtrees import POLICY, load_checked, policy_stamp, save_checked
-    from gitmem.treecheck import _whole
+    from gitmem.policy.checkedtrees import POLICY, load_checked, policy_stamp, save_checked
+    from gitmem.policy.treecheck import _whole
 
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     repo = Repository(tmp_path)
@@ -338,7 +338,7 @@ def test_only_what_passed_as_memory_text_is_known_to_a_later_check(store: Store)
     memory file. Each of them placed at a memory path is checked as one there (here: bytes
     that are not UTF-8 are refused), and a hidden name of a sealed folder is checked as a
     name again in a tree where that folder is plaintext."""
-    from gitmem.policy import read_as_text
+    from gitmem.policy.rules import read_as_text
 
     hexname = "ab" * 32
     cipher = bytes(range(256)) * 4  # what AES-SIV gives: not UTF-8

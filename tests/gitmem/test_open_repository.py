@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.gitstore import Repository
-from gitmem.projectpaths import TRACKED_BY_BRANCH
+from gitmem.project.paths import TRACKED_BY_BRANCH
 
 PATHS = (*TRACKED_BY_BRANCH, "notes", "notes.md")
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.policy import (
+from gitmem.policy.rules import (
     CODES,
     MAX_BLOB_BYTES,
     Entry,
@@ -25,8 +25,8 @@ from gitmem.policy import (
     check_file,
     check_name,
 )
-from gitmem.refmeta import render_meta
-from gitmem.secretscan import fingerprint, read_allow_list, scan_injection, scan_secrets
+from gitmem.policy.secrets import fingerprint, read_allow_list, scan_injection, scan_secrets
+from gitmem.project.refmeta import render_meta
 from merge_drivers.yamlsafe import fence, unsafe_yaml
 
 REPO = Path(__file__).resolve().parents[2]
@@ -451,8 +451,8 @@ def test_real_corpus_has_no_false_error() -> None:
 
 
 def test_key_files_are_the_ones_the_encrypted_layout_writes() -> None:
-    from gitmem import crypto
-    from gitmem.policy import KEY_FILES
+    from gitmem.policy.rules import KEY_FILES
+    from gitmem.privacy import crypto
 
     assert {crypto.SCOPE_KEY_FILE, crypto.RECIPIENTS_FILE, crypto.ENDORSEMENT_FILE} == KEY_FILES
     assert crypto.MANIFEST == "manifest"

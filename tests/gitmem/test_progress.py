@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gitmem.gitstore import Repository
-from gitmem.scopes import open_project
+from gitmem.project.scopes import open_project
 from gitmem.sync import SyncOptions, run_sync
 from tests.support.world import World
 

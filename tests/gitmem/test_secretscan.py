@@ -1,4 +1,4 @@
-"""Secrets a user can rely on (gitmem/secretscan.py): the common token formats are found, names
+"""Secrets a user can rely on (gitmem/policy/secrets.py): the common token formats are found, names
 (identifiers, file paths, env var names) never are, the scan stays linear on hostile text, and
 only the user's own configuration allows a false positive."""
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.secretscan import SECRET_RULES, fingerprint, scan_secrets, user_allow_list
+from gitmem.policy.secrets import SECRET_RULES, fingerprint, scan_secrets, user_allow_list
 
 # one example of each format, made up in the documented shape (none is a live credential)
 FORMATS = {

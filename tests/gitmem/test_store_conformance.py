@@ -13,7 +13,7 @@ import pytest
 from gitmem.errors import ConcurrentUpdate, GitError
 from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
 from gitmem.gitstore.memory import MemoryStore
-from gitmem.treemerge import merge_trees
+from gitmem.merge.tree import merge_trees
 from tests.support.stores import git_repository
 
 WHO = ("Ann Example", "ann@example.com")

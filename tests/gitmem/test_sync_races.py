@@ -11,7 +11,7 @@ import pytest
 
 import gitmem.sync.writeback as sync_module  # where write-back calls materialize
 from gitmem.cli import main as run
-from gitmem.folders import materialize as real_materialize
+from gitmem.sync.folders import materialize as real_materialize
 from tests.support.world import World, folder_bytes
 
 

@@ -15,7 +15,7 @@ import pytest
 from gitmem.gitstore import PushOutcome, Repository
 from gitmem.gitstore.memory import MemoryStore
 from gitmem.gitstore.memoryrepo import MemoryRepository
-from gitmem.scopes import TEAM_REF, Project, open_project
+from gitmem.project.scopes import TEAM_REF, Project, open_project
 from gitmem.sync import SyncOptions, run_sync
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.session import backoff

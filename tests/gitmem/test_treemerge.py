@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.gitstore import Repository
-from gitmem.treemerge import merge_trees
+from gitmem.merge.tree import merge_trees
 
 INDEX = "# Memory\n- [Testing](testing.md) — how we test\n- [Build](build.md) — how we build\n"
 TOPIC = "---\nname: testing\ndescription: how we test\n---\nRun pytest.\nUse fixtures.\n"

@@ -27,16 +27,16 @@ from typing import cast
 import pytest
 
 from gitmem.errors import GitmemError, UntrustedTreeError
-from gitmem.folders import materialize, snapshot
 from gitmem.gitstore import BLOB_MODE, Repository
 from gitmem.gitstore.memory import MemoryStore
 from gitmem.gitstore.memoryrepo import MemoryRepository
-from gitmem.history import memory_diff, memory_log, restore, versions
-from gitmem.policy import MAX_BLOB_BYTES
-from gitmem.scopes import TEAM_REF, Project, open_project
-from gitmem.status import project_status
+from gitmem.policy.rules import MAX_BLOB_BYTES
+from gitmem.policy.treecheck import META_FILE
+from gitmem.project.scopes import TEAM_REF, Project, open_project
+from gitmem.project.status import project_status
+from gitmem.recall.history import memory_diff, memory_log, restore, versions
 from gitmem.sync import SyncOptions, SyncResult, run_sync
-from gitmem.treecheck import META_FILE
+from gitmem.sync.folders import materialize, snapshot
 from tests.support.world import git, isolated_env
 
 WHO = ("Ann Example", "ann@example.com")

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-import gitmem.folders as folders
+import gitmem.sync.folders as folders
 from gitmem.cli import main
-from gitmem.fileread import LINK, SPECIAL, TOO_LARGE, not_written
-from gitmem.folders import materialize
+from gitmem.core.fileread import LINK, SPECIAL, TOO_LARGE, not_written
+from gitmem.core.state import write_atomic
 from gitmem.gitstore import Repository
-from gitmem.state import write_atomic
+from gitmem.sync.folders import materialize
 from tests.support.world import World, folder_bytes
 
 REAL_DISK_OID = folders._disk_oid

@@ -17,11 +17,11 @@ from typing import Any, TypeVar
 
 import pytest
 
-import gitmem.folders as folders
-import gitmem.state as state
-from gitmem.fileread import FOLDER, LINK, SPECIAL, TOO_LARGE, not_written
-from gitmem.folders import Materialized, materialize
+import gitmem.core.state as state
+import gitmem.sync.folders as folders
+from gitmem.core.fileread import FOLDER, LINK, SPECIAL, TOO_LARGE, not_written
 from gitmem.gitstore import Repository
+from gitmem.sync.folders import Materialized, materialize
 
 HOW = ["replaced", "deleted"]
 
@@ -301,7 +301,7 @@ def test_only_temp_files_a_killed_run_left_are_removed(repo: Repository, tmp_pat
     """The snapshot removes a gitmem temp file whose process is gone or started after it
     (a pid reused since, this one's included), never a live run's, never a file whose name
     is not one of ours, never through a link."""
-    from gitmem.tempfiles import left_by_a_killed_run, process_start, temp_path
+    from gitmem.core.tempfiles import left_by_a_killed_run, process_start, temp_path
 
     folder = _folder(tmp_path)
     outside = tmp_path / "outside.md"

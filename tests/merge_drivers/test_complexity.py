@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gitmem.gitstore.memory import MemoryStore
-from gitmem.treemerge import TreeMerge, merge_trees
+from gitmem.merge.tree import TreeMerge, merge_trees
 from merge_drivers import diff, merge_file
 
 N = 20_000

@@ -262,7 +262,7 @@ Replica = tuple[bytes, bytes | None]  # MEMORY.md and MEMORY-archive.md as a tre
 
 def _merge_tree(base: bytes, x: Replica, y: Replica) -> Replica:
     """What a sync does with the two files: the index merge, then its archive (else the
-    archive path merged on its own, as gitmem/treemerge.py does)."""
+    archive path merged on its own, as gitmem/merge/tree.py does)."""
 
     def info(r: Replica) -> SideInfo:
         return SideInfo(siblings={} if r[1] is None else {ARCHIVE_NAME: r[1]})

@@ -71,7 +71,7 @@ def test_session_start_brings_team_and_personal_memory_and_session_end_pushes(
 
 def test_curated_real_index_loads_whole_without_a_warning(world: World) -> None:
     """The real 256-line index of the corpus, curated, is loaded whole with no cap warning."""
-    from gitmem.curate import apply, plan
+    from gitmem.claude.curate import apply, plan
 
     real = next(
         (

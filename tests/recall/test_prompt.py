@@ -10,12 +10,12 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitmem.hookcontext import units
+from gitmem.claude.hookcontext import units
+from gitmem.project.scopes import STORED_LOCAL_FILE as SCOPES_LOCAL_FILE
 from gitmem.recall.claudesetup import recall_command
 from gitmem.recall.prompt import BUDGET, _cut
 from gitmem.recall.query import STORED_LOCAL_FILE
 from gitmem.recall.sanitize import clean
-from gitmem.scopes import STORED_LOCAL_FILE as SCOPES_LOCAL_FILE
 from tests.support.world import World, write_files
 
 

@@ -70,7 +70,7 @@ def test_hits_name_their_scope_across_auto_team_agents_and_local(
     (clone / "CLAUDE.local.md").write_text("zebra in the root file\n")
     result = query(world, clone, "--search", "zebra")
     assert sorted(ids(result)) == [
-        "CLAUDE.local.md",  # as gitmem names it everywhere (gitmem.scopes.shown)
+        "CLAUDE.local.md",  # as gitmem names it everywhere (gitmem.project.scopes.shown)
         "agents/reviewer/MEMORY.md",
         "auto/mine.md",
         "local/reviewer/n.md",

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gitmem.claude.graph import describe_memory
 from gitmem.errors import SecretsFound
-from gitmem.graph import describe_memory
 from gitmem.recall.record import EditedMeanwhile, replace_over, with_entry, yaml_scalar
 from merge_drivers.frontmatter import split
 from merge_drivers.rank import rank_fields

@@ -100,7 +100,7 @@ def scope_folders(world: World, clone: Path) -> dict[str, Path]:
 def memory_folder(world: World, clone: Path) -> Path:
     """The clone's auto memory folder by Claude Code's rule, without a gitmem process (the
     suite makes hundreds of clones; tests check it against `gitmem status` once)."""
-    from gitmem.identity import auto_memory_dir
+    from gitmem.project.identity import auto_memory_dir
 
     return auto_memory_dir(clone.resolve(), world.env)
 

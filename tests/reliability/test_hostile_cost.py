@@ -13,7 +13,7 @@ import time
 import pytest
 
 from gitmem.gitstore import Repository
-from gitmem.treecheck import commit_findings
+from gitmem.policy.treecheck import commit_findings
 from tests.support.world import World
 
 TEAM = "refs/gitmem/team"

@@ -540,7 +540,7 @@ def test_the_check_along_changes_refuses_each_hostile_kind_as_the_whole_check(
     never passes a hostile tree on its own."""
     from gitmem.errors import GitmemError
     from gitmem.gitstore import Repository
-    from gitmem.treecheck import Checked, _along_changes, check_tree
+    from gitmem.policy.treecheck import Checked, _along_changes, check_tree
 
     def outcome(repo: Repository, commit: str, ref: str, since: Checked | None) -> object:
         try:
@@ -569,15 +569,15 @@ def test_the_check_along_changes_refuses_each_hostile_kind_as_the_whole_check(
 @pytest.mark.slow
 def test_every_module_a_check_runs_is_in_the_stamp_of_kept_trees(scene: Scene) -> None:
     """checked.json keeps trees that passed, stamped with a digest of the code that decides a
-    refusal (gitmem/checkedtrees.py RULES): a module the check runs but the stamp misses (the
+    refusal (gitmem/policy/checkedtrees.py RULES): a module the check runs but the stamp misses (the
     raw-name walk of gitmem/gitstore/objects.py once) could change what is refused while the
     trees kept under the old code are still checked only along their changes. Every module of
     gitmem and merge_drivers that the whole check and the check along changes run, over clean
     refs and every hostile kind, is stamped."""
-    from gitmem.checkedtrees import RULES
     from gitmem.errors import GitmemError
     from gitmem.gitstore import Repository
-    from gitmem.treecheck import check_tree
+    from gitmem.policy.checkedtrees import RULES
+    from gitmem.policy.treecheck import check_tree
 
     ran: set[str] = set()
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from gitmem.crypto import (
+from gitmem.gitstore import Repository
+from gitmem.merge.tree import blobs
+from gitmem.privacy.crypto import (
     KEY_DIR,
     MANIFEST,
     SCOPE_KEY_FILE,
@@ -18,8 +20,6 @@ from gitmem.crypto import (
     split_tree,
     unlock_scope_key,
 )
-from gitmem.gitstore import Repository
-from gitmem.treemerge import blobs
 
 USER_REF = "refs/gitmem/users/tester@example.com"
 

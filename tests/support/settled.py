@@ -1,7 +1,7 @@
 """Worlds whose memory files are old enough for the stat caches, built in a batch.
 
 A stat cache trusts a file only once its ctime is two seconds old (git compares whole seconds,
-gitmem/folders.py RACY_SECONDS), and a ctime cannot be backdated: a fixture that writes files
+gitmem/sync/folders.py RACY_SECONDS), and a ctime cannot be backdated: a fixture that writes files
 and wants them in the index must wait. Built one test at a time, every test waits 2.1 s; built
 for the whole module at once, the waits overlap (the other worlds' first syncs fill them) and
 each test still gets a world of its own, at its own paths, that no other test touched.

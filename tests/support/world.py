@@ -127,7 +127,7 @@ class World:
         `gitmem status`), run in this process under the world's environment: a gitmem process
         costs ~6× more, and tests ask this hundreds of times (status has tests of its own)."""
         from gitmem.gitstore import Repository
-        from gitmem.scopes import open_project
+        from gitmem.project.scopes import open_project
 
         saved = dict(os.environ)
         os.environ.clear()

@@ -1,0 +1,1 @@
+"""claude: see docs/design.md §9."""

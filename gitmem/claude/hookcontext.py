@@ -1,0 +1,92 @@
+"""What the agent reads when a session starts: an index file cut to fit Claude Code's hook
+output limit. Text only, no git and no imports beyond `os` (gitmem/claude/hookrun.py prints it).
+
+The text came from a ref: invisible and bidi-control characters (Unicode tags spelling a
+command, overrides, zero-width characters, escape sequences) are removed before the agent reads
+it, with a visible line naming the file (gitmem/core/sanitize.py, imported only when the text
+holds a character that is not plain printable ASCII)."""
+
+from __future__ import annotations
+
+import os
+
+OUTPUT_LIMIT = 10_000  # Claude Code's cap on one hook's output
+CONTEXT_BUDGET = 9_000  # ours: headroom for the header lines Claude Code adds
+
+
+def read_text(path: str | os.PathLike[str]) -> str | None:
+    """The file's text, or None; never through a link (sync never writes one: not memory)."""
+    if os.path.islink(path):
+        return None
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def plain(text: str) -> bool:
+    """Printable ASCII lines: nothing a sanitizer would remove (checked without importing it)."""
+    return text.isascii() and text.replace("\n", "").replace("\t", "").isprintable()
+
+
+def for_agent(text: str, where: str) -> tuple[str, list[str]]:
+    """`text` without hidden characters, and the warning line naming `where` when some were."""
+    if plain(text):
+        return text, []
+    from gitmem.core.sanitize import agent_warning
+    from gitmem.core.sanitize import for_agent as cleaned
+
+    kept, removed = cleaned(text)
+    return kept, [agent_warning(removed, where)] if removed else []
+
+
+def changes_line(who: list[str], paths: list[str]) -> str:
+    """`- alice@x (on laptop), you: team/a.md, team/b.md`: one line of the session-start
+    summary of what the remote moved, from outside text (authors' e-mails and hosts, file
+    names) made safe for the agent's context. `paths` must be the change between two trees
+    that passed the checks (the old tip's tree and the new tip's), never the paths of each
+    commit in between: a name added and removed between two syncs was never checked."""
+    safe = [for_agent(x, "a commit")[0] for x in who]
+    files = [for_agent(p, "a file name")[0] for p in paths]
+    people = ", ".join(safe[:5]) + (f" and {len(safe) - 5} more" if len(safe) > 5 else "")
+    listed = ", ".join(files[:12]) + (f" and {len(files) - 12} more" if len(files) > 12 else "")
+    return f"- {people}: {listed or 'no memory files changed here'}"
+
+
+def units(text: str) -> int:
+    """Characters as Claude Code counts them (UTF-16 units: an emoji is two)."""
+    return len(text) if text.isascii() else len(text.encode("utf-16-le")) // 2
+
+
+def size(lines: list[str]) -> int:
+    """Output size of `lines` in UTF-16 units, newlines included."""
+    return sum(units(line) + 1 for line in lines)
+
+
+def team_header(folder: str | os.PathLike[str]) -> str:
+    return (
+        f"Team memory (shared by the team through git; folder {folder}). "
+        "Its index follows; read a linked file from that folder when it is relevant:"
+    )
+
+
+def index_block(index: str | os.PathLike[str], header: str, budget: int) -> list[str]:
+    """An index file as context lines, cut at a line boundary to fit `budget` characters."""
+    text = read_text(index)
+    if not text or not text.strip():
+        return []
+    text, warning = for_agent(text, str(index))
+    head = ["", f"{header} ({index})", *warning]
+    budget -= size(head) + units(str(index)) + 40  # room for the "more lines" pointer
+    body: list[str] = []
+    lines = text.splitlines()
+    used = 0
+    for i, line in enumerate(lines):
+        cost = units(line) + 1
+        if used + cost > budget:
+            body.append(f"… {len(lines) - i} more lines in {index}")
+            break
+        body.append(line)
+        used += cost
+    return head + body

@@ -1,0 +1,282 @@
+"""`gitmem pull --hook` / `push --hook`: the sync Claude Code runs when a session starts or ends.
+
+A hook must never disturb the session: no prompt (GIT_TERMINAL_PROMPT=0, ssh in batch mode), a
+bounded time (`gitmem.hookTimeout` seconds, transport included), the lock tried once (a second
+hook sync returns at once instead of fighting the first), and a failure — network, lock,
+configuration — is one line, never a non-zero exit. Outside a repository with a remote it does
+nothing at all: a user-wide hook runs in every folder.
+
+On SessionStart the hook's standard output is added to the agent's context, so it says what
+changed since the last session (who, which memories) and prints the team index — Claude Code
+loads `memory/team/MEMORY.md` only when its own team feature is on. All within Claude Code's
+10,000-character limit for hook output. Never prints: it returns a HookOutcome.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
+
+from gitmem.claude.hookcontext import (
+    CONTEXT_BUDGET,
+    OUTPUT_LIMIT,
+    index_block,
+    read_text,
+    size,
+    team_header,
+)
+from gitmem.errors import GitmemError
+from gitmem.gitstore.spawn import quiet_git
+
+if TYPE_CHECKING:
+    from gitmem.project.scopes import Project
+
+
+DEFAULT_HOOK_TIMEOUT = 5.0
+MAX_PAYLOAD = 1 << 20
+__all__ = ["CONTEXT_BUDGET", "MAX_PAYLOAD", "OUTPUT_LIMIT", "HookOutcome", "run_hook"]
+
+
+@dataclass(frozen=True)
+class HookPayload:
+    """What Claude Code sends on stdin (every field optional: a person may run the hook too)."""
+
+    cwd: str | None = None
+    session_id: str | None = None
+    event: str | None = None  # hook_event_name: SessionStart, SessionEnd, ...
+
+
+@dataclass
+class HookOutcome:
+    context: list[str] = field(default_factory=list)  # stdout: goes into the agent's context
+    note: str | None = None  # one line on stderr, when something went wrong
+
+
+class HookTimeout(BaseException):
+    """The hook's own deadline passed (a BaseException: no `except Exception` may swallow it)."""
+
+
+def answer(mode: str, directory: str, memory_dir: str | None) -> int:
+    """Run the hook and say what it found: context on stdout, a note on stderr; always 0 — a
+    hook's failure must not disturb the session."""
+    outcome = run_hook(mode, directory, memory_dir, read_payload(read_stdin()))
+    if outcome.context:
+        sys.stdout.write("\n".join(outcome.context) + "\n")
+    if outcome.note:
+        sys.stderr.write(outcome.note + "\n")
+    return 0
+
+
+def read_stdin(wait: float = 1.0) -> bytes:
+    """Claude Code writes the payload and closes stdin; anyone else may leave it open and
+    silent: read until EOF or until nothing came for `wait` seconds (1 MiB at most)."""
+    import select
+
+    try:
+        fd = sys.stdin.fileno() if sys.stdin is not None else -1
+        if fd < 0 or os.isatty(fd):
+            return b""
+    except (OSError, ValueError):
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    while size < MAX_PAYLOAD:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def read_payload(data: bytes) -> HookPayload:
+    try:
+        raw = json.loads(data[:MAX_PAYLOAD].decode("utf-8")) if data.strip() else {}
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raw = {}
+    if not isinstance(raw, dict):
+        raw = {}
+
+    def text(key: str) -> str | None:
+        value = raw.get(key)
+        return value if isinstance(value, str) and value else None
+
+    return HookPayload(text("cwd"), text("session_id"), text("hook_event_name"))
+
+
+def run_hook(
+    mode: str, directory: str, memory_dir: str | None, payload: HookPayload
+) -> HookOutcome:
+    """Run pull or push as a hook. Never raises a GitmemError: a failure becomes `note`."""
+    from gitmem.errors import NotARepository
+    from gitmem.gitstore import Repository
+    from gitmem.project.paths import TRACKED_BY_BRANCH
+    from gitmem.project.scopes import open_project
+
+    quiet_git()
+    where = payload.cwd if payload.cwd and os.path.isdir(payload.cwd) else directory
+    outcome = HookOutcome()
+    try:
+        project = open_project(Repository(where, tracked=TRACKED_BY_BRANCH), memory_dir=memory_dir)
+    except NotARepository:
+        return outcome  # a user-wide hook in a folder that is no repository: not ours
+    except GitmemError as exc:
+        outcome.note = f"gitmem: memory not synced: {exc.message}"
+        return outcome
+    if project.remote is None or not project.repo.has_commits():
+        return outcome
+    bound = hook_timeout(project.repo.config_get("gitmem.hookTimeout"))
+    starting = mode == "pull"
+    refs = sorted({s.ref for s in project.scopes if s.pushable})
+    # what came from the remote is what moved the remote-tracking refs
+    before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
+    auto_index = _auto_index(project)
+    personal_before = read_text(auto_index) if auto_index else None
+    pulled: dict[str, list[str]] = {}
+    refused = [s for s in project.scopes if s.refused]
+    if refused:  # the other scopes still sync; the agent's user hears why this one does not
+        outcome.note = f"gitmem: {refused[0].name} memory not synced: {refused[0].note}"
+    try:
+        with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
+            pulled, refused_refs = _sync(project, mode, bound)
+        if refused_refs:  # the other refs synced; this one was set aside
+            outcome.note = f"gitmem: memory not synced: {refused_refs[0].message}"
+    except HookTimeout:
+        outcome.note = f"gitmem: memory not synced: gave up after {bound:g} s (gitmem.hookTimeout)"
+    except GitmemError as exc:
+        outcome.note = f"gitmem: memory not synced: {exc.message}"
+    except OSError as exc:  # a full disk, a folder made read-only: the session goes on
+        outcome.note = f"gitmem: memory not synced: {exc.strerror or exc} ({exc.filename or '-'})"
+    if starting:
+        try:
+            outcome.context = session_start_context(
+                project, before, outcome.note, personal_before, pulled
+            )
+        except (GitmemError, OSError):
+            outcome.context = [outcome.note] if outcome.note else []
+    return outcome
+
+
+def _sync(
+    project: Project, mode: str, bound: float
+) -> tuple[dict[str, list[str]], list[GitmemError]]:
+    """Run the sync; the files it wrote on disk, by ref, and the refs it refused."""
+    from gitmem.sync import SyncOptions, run_sync
+
+    options = SyncOptions(mode=mode, timeout=bound, lock_wait=0.0)
+    result = run_sync(project, options)
+    return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}, result.refused
+
+
+def hook_timeout(value: str | None) -> float:
+    try:
+        seconds = float(value) if value is not None else DEFAULT_HOOK_TIMEOUT
+    except ValueError:
+        return DEFAULT_HOOK_TIMEOUT  # a hook must not fail on a typo; `gitmem status` can say so
+    return seconds if seconds > 0 else DEFAULT_HOOK_TIMEOUT
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Raise HookTimeout after `seconds` (main thread only; elsewhere the transport bound holds)."""
+
+    def expire(signum: int, frame: FrameType | None) -> None:
+        raise HookTimeout
+
+    try:  # only the main thread may set a handler (asking `threading` costs its import)
+        previous = signal.signal(signal.SIGALRM, expire)
+    except ValueError:
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# -- what the agent reads when a session starts ---------------------------------------------------
+
+
+def session_start_context(
+    project: Project,
+    before: dict[str, str | None],
+    note: str | None,
+    personal_before: str | None = None,
+    pulled: dict[str, list[str]] | None = None,
+) -> list[str]:
+    """Changes, then the personal index when this pull changed it, then the team index."""
+    lines: list[str] = []
+    if note:
+        lines.append(f"{note} — memory below may be out of date.")
+    changes = list(_changes(project, before, pulled or {}))
+    if changes:
+        lines.append("Memory changed since the last session (synced by gitmem):")
+        lines += changes
+    auto_index = _auto_index(project)
+    # Claude Code reads MEMORY.md while SessionStart hooks still run (seen with the real client
+    # 2.1.330): when the pull changed it, the agent loaded the old one, so show the new one here
+    if auto_index is not None:
+        now = read_text(auto_index)
+        if now and now != personal_before:
+            lines += index_block(
+                auto_index,
+                "Your memory index was updated from your other machines at session start; "
+                "it now reads (topic files are in that folder):",
+                (CONTEXT_BUDGET - size(lines)) // 2,
+            )
+    team = next((s for s in project.scopes if s.name == "team"), None)
+    if team is not None:
+        lines += index_block(
+            team.path / "MEMORY.md", team_header(team.path), CONTEXT_BUDGET - size(lines)
+        )
+    return lines
+
+
+def _auto_index(project: Project) -> Path | None:
+    auto = next((s for s in project.scopes if s.name == "auto" and s.pushable), None)
+    return auto.path / "MEMORY.md" if auto else None
+
+
+def _changes(
+    project: Project, before: dict[str, str | None], pulled: dict[str, list[str]]
+) -> Iterator[str]:
+    """One line per ref the remote moved: who pushed, and which memories this pull wrote.
+
+    File names come from the sync's own report (an encrypted personal ref hides them in git)
+    and, when it wrote none, from the commits' paths."""
+    import re
+
+    from gitmem.claude.hookcontext import changes_line
+    from gitmem.policy.commits import paths_between
+
+    repo = project.repo
+    me = repo.identity()[1].casefold()
+    for ref, old in before.items():
+        new = repo.resolve(project.tracking_ref(ref))
+        if new is None or new == old:
+            continue
+        who: list[str] = []
+        for commit in repo.commits_touching(old, new):
+            m = re.search(r" (?:on|from) (\S+)$", commit.subject)
+            name = "you" if commit.email.casefold() == me else commit.email
+            name += f" (on {m.group(1)})" if m else ""
+            if name not in who:
+                who.append(name)
+        if not who:
+            continue
+        # names only from the two checked tips (never an intermediate commit's), made safe
+        paths = list(pulled.get(ref, ())) or paths_between(repo, old, new)
+        yield changes_line(who, paths)

@@ -1,0 +1,241 @@
+"""gitmem promote / demote: move a memory between a personal scope and a shared one.
+
+The topic file moves with its index line: added to the target's MEMORY.md (the line the source
+index had, else one made from the file's frontmatter), taken out of the source's. The order of
+the writes never loses the memory: target file, target index, source index, then the source
+file goes. A push right after records the move in both refs' history (the personal ref drops
+it, the team ref gains it); without a remote, the next sync does.
+
+Refuses when the target already holds a different file of that name, and — before moving
+anything — a memory the pre-push secret scan would block (exit 1, as `sync` does). Never
+touches anything outside the two memory folders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitmem.errors import GitmemError, SecretsFound, UsageError
+
+if TYPE_CHECKING:
+    from gitmem.project.scopes import Project
+
+
+INDEX_NAME = "MEMORY.md"
+PERSONAL = ("auto",)
+SHARED = ("team", "agents")
+
+
+@dataclass(frozen=True)
+class MemoryHome:
+    """A memory folder that has its own MEMORY.md: a scope, or one agent's folder in `agents`."""
+
+    scope: str
+    folder: Path
+    label: str  # "auto", "team", "agents/reviewer"
+
+
+@dataclass
+class Moved:
+    source: str  # "auto/build.md"
+    target: str  # "team/build.md"
+    index_line: str
+    pushed: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def home_of(project: Project, name: str) -> MemoryHome:
+    """`auto`, `team`, or `agents/<name>` as a folder."""
+    scope, _, agent = name.partition("/")
+    if scope == "agents":
+        if not agent or "/" in agent or agent in (".", "..") or agent.startswith("."):
+            raise UsageError(
+                f"{name!r} names no agent folder", "use --to agents/NAME (one folder name)"
+            )
+        return MemoryHome("agents", project.scope("agents").path / agent.replace(":", "-"), name)
+    if scope not in ("auto", "team") or agent:
+        raise UsageError(f"unknown memory scope {name!r}", "use auto, team or agents/NAME")
+    return MemoryHome(scope, project.scope(scope).path, scope)
+
+
+def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
+    from gitmem.recall.history import locate
+
+    where = locate(project, path)
+    rel = where.rel
+    if where.scope.name == "agents":
+        agent, _, rel = rel.partition("/")
+        home = home_of(project, f"agents/{agent}")
+    else:
+        home = home_of(project, where.scope.name)
+    if not rel or not rel.endswith(".md") or rel == INDEX_NAME:
+        raise UsageError(
+            f"{path!r} is not a topic file (a .md memory other than MEMORY.md)",
+            "name one file, e.g. auto/build.md",
+        )
+    parts = rel.split("/")
+    if rel.startswith("/") or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+        raise UsageError(
+            f"{path!r} leads out of its memory folder or into a hidden one",
+            "name a memory inside the scope, e.g. auto/build.md",
+        )
+    return home, rel
+
+
+def move(
+    project: Project, path: str, to: str, allowed_from: tuple[str, ...], dry_run: bool = False
+) -> Moved:
+    """Move the memory `path` to the folder `to`; returns what moved (pushes if it can).
+    `dry_run`: every check, nothing written or pushed."""
+    from gitmem.claude.curate import index_line_for
+    from gitmem.core.state import current_mode, write_atomic
+    from merge_drivers.indexdoc import parse, render
+
+    src, rel = _source(project, path)
+    dst = home_of(project, to)
+    if src.scope not in allowed_from:
+        raise UsageError(
+            f"{src.label}/{rel} is not in {' or '.join(allowed_from)}",
+            "promote moves personal memory to a shared scope; demote moves it back",
+        )
+    if dst.folder == src.folder:
+        raise UsageError(f"{src.label}/{rel} is already in {dst.label}", "nothing to move")
+    _confined(src, rel, project.tree)
+    _confined(dst, rel, project.tree)
+    source_file = src.folder / rel
+    try:
+        data = source_file.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(
+            f"no memory {src.label}/{rel} on disk ({source_file})",
+            "gitmem pull first, or check the name with gitmem status",
+        ) from None
+    _refuse_secrets(project, f"{src.label}/{rel}", f"{dst.label}/{rel}", data)
+    target_file = dst.folder / rel
+    if target_file.exists() and target_file.read_bytes() != data:
+        raise UsageError(
+            f"{dst.label}/{rel} already exists with other content",
+            f"rename one of them, or compare: diff {source_file} {target_file}",
+        )
+    src_index_text = _read(src.folder / INDEX_NAME)
+    src_index = parse(src_index_text)
+    key = rel.casefold()
+    mine = [
+        it
+        for it in src_index.items
+        if it.kind == "entry" and (it.target or "").strip().removeprefix("./").casefold() == key
+    ]
+    line = mine[0].text if mine else index_line_for(rel, data)
+    dst_index_text = _read(dst.folder / INDEX_NAME)
+    dst_index = parse(dst_index_text)
+    has_line = any(
+        it.kind == "entry" and (it.target or "").strip().removeprefix("./").casefold() == key
+        for it in dst_index.items
+    )
+    if dry_run:
+        return Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
+    mode = source_file.stat().st_mode & 0o777
+    target_file.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target_file, data, mode)
+    if not has_line:
+        sep = "" if not dst_index_text or dst_index_text.endswith("\n") else "\n"
+        dst_index_file = dst.folder / INDEX_NAME  # its permission bits kept, as sync's write-back
+        write_atomic(
+            dst_index_file,
+            (dst_index_text + sep + line + "\n").encode(),
+            current_mode(dst_index_file),
+        )
+    if mine:
+        kept = [it for it in src_index.items if it not in mine]
+        if kept and mine[0] is src_index.items[0]:
+            kept[0].gap = ""  # the index no longer starts with a blank line
+        src_index_file = src.folder / INDEX_NAME
+        write_atomic(
+            src_index_file,
+            render(kept, src_index.tail, src_index.eol).encode(),
+            current_mode(src_index_file),
+        )
+    source_file.unlink()
+    moved = Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
+    _record(project, moved, {src.scope, dst.scope})
+    return moved
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return ""
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"{path} is not UTF-8 text", "fix its encoding, then retry; nothing was moved"
+        ) from None
+
+
+def _confined(home: MemoryHome, rel: str, root: Path) -> None:
+    """No symbolic link between a memory folder and the file: a link must not carry a secret
+    into the team's memory, nor a write out of the folder."""
+    from gitmem.project.confinement import link_on_the_way
+
+    link = link_on_the_way(home.folder, home.folder / rel)
+    if link is None and home.scope == "agents":
+        link = link_on_the_way(root, home.folder)  # <root>/.claude/agent-memory/<agent>
+    if link is not None:
+        raise UsageError(
+            f"{link} is a symbolic link; memory is never moved through links",
+            "replace the link with the real file or folder, then retry; nothing was moved",
+        )
+
+
+def _record(project: Project, moved: Moved, scopes: set[str]) -> None:
+    """Push both scopes so that each ref's history shows the move (best effort)."""
+    from gitmem.sync import SyncOptions, run_sync
+
+    if project.remote is None:
+        moved.notes.append("no remote: run gitmem sync once there is one")
+        return
+    try:
+        run_sync(project, SyncOptions(mode="push", scopes=tuple(sorted(scopes))))
+        moved.pushed = True
+    except SecretsFound as exc:
+        # another file of those scopes holds the secret: the move stands, the push waits
+        raise SecretsFound(
+            f"moved {moved.source} -> {moved.target} on disk, not pushed: {exc.message}",
+            f"{exc.hint}; then gitmem sync",
+        ) from None
+    except GitmemError as exc:
+        moved.notes.append(f"moved on disk, not pushed yet ({exc.message}); run gitmem sync")
+
+
+def _refuse_secrets(project: Project, source: str, target: str, data: bytes) -> None:
+    """The secret scan the push would run, on the memory before it moves (the same
+    allow-list: the user's own configuration): a flagged memory stays where it is."""
+    from gitmem.policy.secrets import ALLOW_HINT, scan_secrets, user_allow_list
+
+    allow = user_allow_list(project.repo.config(), str(project.repo.common_dir))
+    if allow.path_allowed(target):
+        return
+    found = scan_secrets(data.decode("utf-8", "replace"), allow.fingerprints)
+    if found:
+        where = "; ".join(f"{source}:{m.line} {m.message}" for m in found[:3])
+        raise SecretsFound(
+            f"not moving {source} to {target}: its push would be refused, "
+            f"{len(found)} likely secret{'s' if len(found) > 1 else ''}: {where}",
+            f"remove it from {source}, then rerun gitmem promote; {ALLOW_HINT}",
+        )
+
+
+def promote(project: Project, path: str, to: str = "team", dry_run: bool = False) -> Moved:
+    if to.partition("/")[0] not in SHARED:
+        raise UsageError(
+            f"promote moves memory to team or agents/NAME, not {to!r}", "use --to team"
+        )
+    return move(project, path, to, PERSONAL, dry_run)
+
+
+def demote(project: Project, path: str, to: str = "auto", dry_run: bool = False) -> Moved:
+    if to not in PERSONAL:
+        raise UsageError(f"demote moves memory back to auto, not {to!r}", "use --to auto")
+    return move(project, path, to, SHARED, dry_run)

@@ -1,0 +1,78 @@
+"""The text of a sync's result: what each ref did, what arrived and who made it (the lines
+`gitmem pull/push/sync` and `gitmem sync --user` print)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from gitmem.cli.common import plural
+
+if TYPE_CHECKING:
+    from gitmem.sync import SyncResult
+    from gitmem.sync.arrivals import Arrival
+
+SHOWN = 20  # files listed per ref and direction unless --verbose
+
+
+def sync_lines(
+    result: SyncResult, verbose: bool = False, told: dict[str, list[Arrival]] | None = None
+) -> Iterator[str]:
+    """The lines a sync prints; `told`: what arrived in each ref, with git's letters and who
+    made it (gitmem/sync/arrivals.py), else the files written from the remote as `< path`."""
+    prefix = "dry run: " if result.dry_run else ""
+    for ref, r in sorted(result.refs.items()):
+        remote = r.via or result.remote
+        parts = []
+        if r.local_changes:
+            parts.append(
+                plural(len(r.local_changes), "local change")
+                + (" to push" if result.dry_run else " committed")
+            )
+        if r.pulled:
+            parts.append(f"{plural(len(r.pulled), 'file')} updated from {remote}")
+        if r.pushed:
+            parts.append(f"pushed to {remote}")
+        if r.remote_ahead:
+            parts.append(f"{remote} has changes to merge")
+        if r.refused:
+            parts.append(f"refused what {remote} holds, nothing merged or pushed (error below)")
+        yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
+        yield from _listed([f"  {c}" for c in r.local_changes], verbose)
+        yield from _listed(_arrived(ref, r.pulled, told), verbose)
+        for res in r.resolutions:
+            yield f"  resolved {res}"
+        for lost in r.lost:
+            yield f"  lost: your edit of {lost}"
+        for note in r.notes:
+            yield f"  note: {note}"
+    if result.retries:
+        yield (
+            f"({result.retries} push retr{'y' if result.retries == 1 else 'ies'}: "
+            "the remote moved meanwhile)"
+        )
+
+
+def _arrived(ref: str, pulled: list[str], told: dict[str, list[Arrival]] | None) -> list[str]:
+    """`< A path (by who)` for each file that arrived in `ref`: a rename across refs is told
+    once, under the ref it arrived in; a file no tree tells (it could not be read) as `< path`."""
+    if told is None:
+        return [f"  < {p}" for p in pulled]
+    from gitmem.project.scopes import shown
+
+    rows = told.get(ref)
+    if rows is None:
+        return [f"  < {p}" for p in pulled]
+    covered = {shown(a.path) for rows_ in told.values() for a in rows_}
+    covered |= {shown(a.source) for rows_ in told.values() for a in rows_ if a.source}
+    lines = [f"  < {a.line()}" for a in rows]
+    return lines + [f"  < {p}" for p in pulled if p not in covered]
+
+
+def _listed(lines: list[str], verbose: bool) -> Iterator[str]:
+    """Every line, or the first SHOWN and how many more (all of them with --verbose)."""
+    if verbose or len(lines) <= SHOWN:
+        yield from lines
+        return
+    yield from lines[:SHOWN]
+    yield f"  … and {len(lines) - SHOWN} more (--verbose lists them all)"

@@ -1,0 +1,483 @@
+"""What gitmem remembers between runs, under `<common-dir>/gitmem/`: per-scope sync state and
+the repository lock. Shared by every worktree of a clone; never inside the working tree."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import functools
+import json
+import os
+import stat
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from gitmem.core.tempfiles import temp_path
+from gitmem.errors import LockedError
+
+if TYPE_CHECKING:
+    from gitmem.gitstore import Repository
+    from gitmem.gitstore.index import FolderCheck
+    from gitmem.project.scopes import Scope
+
+
+STATE_VERSION = 2  # 1: every record in the JSON file (still read)
+STAT_MASK = 0xFFFFFFFF  # git's index keeps inode, device, uid and gid in 32 bits
+
+
+class FileRecord(NamedTuple):
+    """A file as last synced: its blob id and the stat that proved the disk still held it.
+    A tuple: ten thousand records are made in one C call each."""
+
+    oid: str
+    size: int
+    mtime_ns: int  # 0: changed too recently to trust the stat (re-read next time)
+    ino: int  # & STAT_MASK, as the index keeps it
+    # the rest of the stat git compares (gitmem/gitstore/index.py); 0: not known (an older
+    # state file), then the file has no entry in the index and the Python walk checks it
+    ctime_ns: int = 0
+    dev: int = 0
+    uid: int = 0
+    gid: int = 0
+
+    def matches(self, st: os.stat_result) -> bool:
+        return (
+            st.st_size == self.size
+            and st.st_mtime_ns == self.mtime_ns
+            and st.st_ino & STAT_MASK == self.ino
+            and (not self.ctime_ns or st.st_ctime_ns == self.ctime_ns)  # see folders.snapshot
+        )
+
+
+@dataclass
+class ScopeState:
+    """The folder as of the last sync: what gitmem believes each file on disk holds.
+
+    Saved in two files: the scope's index (gitmem/gitstore/index.py) holds the records git can
+    check — nearly all of them — and the JSON state the rest: the records changed since that
+    index was written (None: removed) and those too fresh for it, with the commit and the
+    index's checksum. A push of ten files among ten thousand writes ten records, not ten
+    thousand; the index is written afresh once more than `stale_limit` differ."""
+
+    path: str = ""
+    files: dict[str, FileRecord] = field(default_factory=dict)
+    # the local ref commit whose scope folder held exactly `files`, when known: while the ref
+    # still points there and the disk is unchanged, a sync need not list the ref's tree
+    commit: str | None = None
+    index: str | None = None  # checksum of the index file that holds most of `files`
+    # paths whose records differ from that index (changed, removed or not in it): looked at
+    # whatever git says
+    stale: list[str] = field(default_factory=list)
+    # the records as the index holds them (not saved: known when loaded with it, or written)
+    indexed: dict[str, FileRecord] | None = field(default=None, repr=False, compare=False)
+
+    def oids(self) -> dict[str, str]:
+        return {p: r.oid for p, r in self.files.items()}
+
+
+def state_dir(common_dir: Path) -> Path:
+    return common_dir / "gitmem"
+
+
+def state_file(common_dir: Path, scope: str) -> Path:
+    return state_dir(common_dir) / "state" / f"{scope}.json"
+
+
+def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
+    path = state_file(common_dir, scope)
+    try:
+        raw = json.loads(path.read_text("utf-8"))
+        version = raw.get("version")
+        if version == 1:
+            return _load_v1(raw)
+        if version != STATE_VERSION:
+            return ScopeState()
+        indexed: dict[str, FileRecord] = {}
+        if raw.get("index"):
+            from gitmem.gitstore.index import index_path, read
+
+            found = read(index_path(common_dir, scope), raw["index"], FileRecord)
+            if found is None:
+                # the records are in an index this state does not name (a crash between the
+                # two writes, a deleted index): as if never synced here — which files on disk
+                # are versions the ref held is found from its history, nothing is lost
+                return ScopeState()
+            indexed = found
+        files = dict(indexed)
+        make, full = tuple.__new__, len(FileRecord._fields)
+        for p, rec in raw["records"].items():
+            if rec is None:
+                files.pop(p, None)
+            else:
+                files[p] = make(FileRecord, rec if len(rec) == full else FileRecord(*rec))
+        stale = sorted(str(p) for p in raw["records"])
+        return ScopeState(raw["path"], files, raw.get("commit"), raw.get("index"), stale, indexed)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ScopeState()  # no state, or unreadable: treat every file as new (merged, not lost)
+
+
+class ScopeHead(NamedTuple):
+    """What a sync needs of a scope's state before its records: enough to see, with git's
+    check of the folder, that nothing changed — then the records are never loaded."""
+
+    path: str
+    commit: str | None
+    checksum: str  # of the index that holds the records
+    # the records that differ from the index (None: removed), as the state file holds them
+    apart: dict[str, FileRecord | None]
+    entries: int = 0  # how many records the index holds
+
+
+def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
+    """The head of a state whose records are in the index it names (None: no such state)."""
+    from gitmem.gitstore.index import entries, index_path
+
+    try:
+        raw = json.loads(state_file(common_dir, scope).read_text("utf-8"))
+        if raw.get("version") != STATE_VERSION or not raw.get("index"):
+            return None
+        apart = {
+            str(p): None if rec is None else FileRecord(*rec) for p, rec in raw["records"].items()
+        }
+        head = ScopeHead(str(raw["path"]), raw.get("commit"), str(raw["index"]), apart)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    count = entries(index_path(common_dir, scope), head.checksum)
+    return None if count is None else head._replace(entries=count)
+
+
+def start_checks(
+    git_dir: Path, common_dir: Path, scopes: Iterable[Scope]
+) -> dict[str, tuple[str, FolderCheck]]:
+    """git's stat check of each scope folder whose state head names an index, started as soon
+    as the folders are known: before the sync code is imported and its lock taken. Each comes
+    with the checksum of the index it checks; the sync uses it only when the head it reads under
+    the lock names that same index (gitmem/sync/session.py `_start_check`), else starts it again. The
+    checks only read (GIT_OPTIONAL_LOCKS=0): running before the lock changes nothing on disk."""
+    from gitmem.gitstore.index import FolderCheck, index_path
+
+    started: dict[str, tuple[str, FolderCheck]] = {}
+    try:
+        for s in scopes:
+            if not s.pushable:
+                continue
+            head = read_scope_head(common_dir, s.name)
+            if head is None or head.path != str(s.path) or not s.path.is_dir():
+                continue
+            index = index_path(common_dir, s.name)
+            started[s.name] = (
+                head.checksum,
+                FolderCheck(git_dir, s.path, index, s.path, s.exclude),
+            )
+    except BaseException as exc:
+        for _, check in started.values():
+            check.cancel()
+        if not isinstance(exc, Exception):
+            raise
+        return {}  # any doubt: the sync starts its checks itself, as it always did
+    return started
+
+
+def scope_records(
+    common_dir: Path, scope: str, head: ScopeHead, paths: Iterable[str]
+) -> tuple[dict[str, FileRecord], dict[str, FileRecord]] | None:
+    """The records of `paths` alone (the index's, then those apart from it), without making
+    the other records of the index: (the index's records of them, the records as synced).
+    None when the index is not the one `head` names."""
+    from gitmem.gitstore.index import index_path, read
+
+    wanted = set(paths) | head.apart.keys()
+    indexed = read(index_path(common_dir, scope), head.checksum, FileRecord, wanted)
+    if indexed is None:
+        return None
+    known = dict(indexed)
+    for rel, rec in head.apart.items():
+        if rec is None:
+            known.pop(rel, None)
+        else:
+            known[rel] = rec
+    return indexed, known
+
+
+def save_scope_head(common_dir: Path, scope: str, head: ScopeHead) -> None:
+    """Write the state of a scope whose index is unchanged: the commit and the records apart
+    from the index (a few), never the index's (which stays as it is, named by its checksum)."""
+    payload = {
+        "version": STATE_VERSION,
+        "path": head.path,
+        "commit": head.commit,
+        "index": head.checksum,
+        "records": {p: None if r is None else list(r) for p, r in sorted(head.apart.items())},
+    }
+    target = state_file(common_dir, scope)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, json.dumps(payload, separators=(",", ":")).encode())
+
+
+def _load_v1(raw: dict[str, Any]) -> ScopeState:
+    """A state file of gitmem before the index held the records: all of them in the JSON."""
+    make, full = tuple.__new__, len(FileRecord._fields)
+    files = {
+        p: make(FileRecord, rec if len(rec) == full else FileRecord(*rec))
+        for p, rec in raw["files"].items()
+    }
+    stale = [str(p) for p in raw.get("stale", [])]
+    held = set(stale)
+    indexed = {p: r for p, r in files.items() if p not in held}
+    return ScopeState(raw["path"], files, raw.get("commit"), raw.get("index"), stale, indexed)
+
+
+def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
+    target = state_file(common_dir, scope)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    rest = _save_index(common_dir, scope, state)
+    payload = {
+        "version": STATE_VERSION,
+        "path": state.path,
+        "commit": state.commit,
+        "index": state.index,
+        "records": {p: None if r is None else list(r) for p, r in sorted(rest.items())},
+    }
+    data = json.dumps(payload, separators=(",", ":")).encode()
+    with contextlib.suppress(OSError):
+        if target.read_bytes() == data:
+            return  # unchanged: skip the write and its fsync (most syncs change nothing)
+    write_atomic(target, data)
+
+
+STALE_MIN = 32  # records an index of any size may differ by before it is written afresh
+
+
+def stale_limit(entries: int) -> int:
+    """How many records may differ from a scope's index of `entries` records before it is
+    written afresh. Writing it costs ~3 µs a record (load, render, write: 2.6 ms at 1,000,
+    168 ms at 50,000), a record kept apart ~8 µs a sync (the state's JSON read and saved, an
+    lstat); with ~10 files changed a sync, their sum per sync is least near 2.5·√entries
+    (docs/performance.md): 79 at 1,000, 250 at 10,000, 559 at 50,000."""
+    return max(STALE_MIN, int(2.5 * entries**0.5))
+
+
+def index_outdated(apart: Iterable[FileRecord | None], entries: int) -> bool:
+    """Whether a scope's index of `entries` records is to be written afresh, given the records
+    that differ from it (None: a file it holds that is gone). Only those a new index would
+    hold count: a file too fresh for git's check stays apart whatever is written."""
+    limit = stale_limit(entries)
+    due = 0
+    for record in apart:
+        if record is None or (record.mtime_ns and record.ctime_ns):
+            due += 1
+            if due > limit:
+                return True
+    return False
+
+
+def _save_index(common_dir: Path, scope: str, state: ScopeState) -> dict[str, FileRecord | None]:
+    """Write the scope's index from the records git can check (before the state that names
+    it: a crash in between leaves a state whose checksum no index has), unless few records
+    changed since it was written. Returns the records the JSON state must hold: those the
+    index does not (None: a path the index holds that is gone)."""
+    from gitmem.gitstore.index import index_path, matches, render
+
+    target = index_path(common_dir, scope)
+    indexed = state.indexed
+    if state.index and indexed is not None and matches(target, state.index):
+        rest: dict[str, FileRecord | None] = {
+            p: r for p, r in state.files.items() if indexed.get(p) is not r
+        }
+        rest.update(dict.fromkeys(p for p in indexed if p not in state.files))
+        if not index_outdated(rest.values(), len(indexed)):
+            state.stale = sorted(rest)
+            return rest
+    kept = {
+        p: r for p, r in state.files.items() if r.mtime_ns and r.ctime_ns and len(r.oid) in (40, 64)
+    }
+    rest = {p: r for p, r in state.files.items() if p not in kept}
+    state.stale = sorted(rest)
+    state.index, state.indexed = None, {}
+    if not kept:
+        return rest
+    data = render(
+        (p, r.oid, r.ctime_ns, r.mtime_ns, r.dev, r.ino, r.uid, r.gid, r.size)
+        for p, r in kept.items()
+    )
+    checksum = data[-(32 if len(next(iter(kept.values())).oid) == 64 else 20) :].hex()
+    if not matches(target, checksum):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(target, data)
+    state.index, state.indexed = checksum, kept
+    return rest
+
+
+def current_mode(path: Path) -> int | None:
+    """The permission bits of a regular file that is there (never through a symlink), else None:
+    what a rewrite keeps, as the sync write-back does (a 0600 memory stays 0600)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+
+
+def write_atomic(
+    target: Path, data: bytes, mode: int | None = None, *, create: bool = False
+) -> os.stat_result:
+    """Temp file in the same folder + fsync + rename: a reader sees old bytes or new, never half.
+
+    `mode`: the exact permission bits (a 0600 memory stays 0600); None: 0644 less the umask.
+    `create`: only where no file is (a hard link, which fails with FileExistsError when one
+    appeared meanwhile: never over a file someone just created).
+    Returns the stat of what was renamed into place, taken before the rename: a write by
+    someone else right after the rename then shows as a change (a later stat differs)."""
+    tmp, written = _write_temp(target, data, mode)
+    try:
+        if create:
+            os.link(tmp, target)
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return written
+
+
+def _write_temp(target: Path, data: bytes, mode: int | None) -> tuple[Path, os.stat_result]:
+    for attempt in range(3):
+        tmp = temp_path(target)  # a fresh name, made here (O_EXCL): never through a link
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+            fd = os.open(tmp, flags, 0o644 if mode is None else 0o600)
+            break
+        except FileExistsError:
+            if attempt == 2:
+                raise
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+            return tmp, os.fstat(fh.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_exchanging(
+    target: Path, data: bytes, mode: int | None
+) -> tuple[os.stat_result, Path] | None:
+    """As write_atomic, but the new file and `target` swap places in one step: whatever was at
+    `target` at that instant (an editor's save renamed there a moment ago included) is then at
+    the returned path, for the caller to read and remove. None: no atomic exchange here (not
+    Linux, an old kernel, a file system without it), nothing changed. FileNotFoundError: no
+    `target`."""
+    tmp, written = _write_temp(target, data, mode)
+    try:
+        if exchange(tmp, target):
+            return written, tmp
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    os.unlink(tmp)
+    return None
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """libc's renameat2, looked up once a run; None off Linux or in a libc without it (glibc
+    < 2.28, some musl)."""
+    import sys
+
+    if sys.platform != "linux":
+        return None
+    import ctypes
+
+    try:
+        found = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    found.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    call: Callable[..., int] = found
+    return call
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (renameat2 RENAME_EXCHANGE); False where that is not offered."""
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        return False
+    at_cwd, rename_exchange = -100, 2
+    if renameat2(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    import ctypes
+
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def jitter() -> float:
+    """A random fraction in [0, 1) for spreading retries (without importing `random`: its
+    import is paid by every sync, and a retry is rare)."""
+    return int.from_bytes(os.urandom(4), "big") / 2**32
+
+
+@contextlib.contextmanager
+def repository_lock(
+    common_dir: Path, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
+) -> Iterator[None]:
+    """One gitmem at a time per clone. flock: released by the kernel even after kill -9.
+
+    `on_wait` gets one line for a human after a second of waiting (a terminal, not a hook).
+    """
+    folder = state_dir(common_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                if on_wait and time.monotonic() >= deadline - wait + 1.0:
+                    on_wait(
+                        f"waiting for another gitmem to finish (up to {wait:.0f} s; lock: {path})"
+                    )
+                    on_wait = None
+                if time.monotonic() >= deadline:
+                    raise LockedError(
+                        f"another gitmem is working on this repository (lock: {path})",
+                        "wait for it to finish; raise gitmem.lockTimeout to wait longer",
+                    ) from None
+                time.sleep(0.05 + jitter() * 0.05)
+        # who holds it, for a human reading the file; fixed width, so no ftruncate (it costs
+        # tens of milliseconds on some file systems, on every sync)
+        os.pwrite(fd, f"{os.getpid():<12}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def holding_lock(
+    repo: Repository, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
+) -> Iterator[None]:
+    """repository_lock for a command that moves our refs: once it holds the lock, the refs it
+    read before (opening the project) are read again — another gitmem may have
+    moved them meanwhile, and a local ref seen behind reads as files deleted since."""
+    with repository_lock(repo.common_dir, wait, on_wait):
+        repo.forget_refs()
+        yield

@@ -1,0 +1,1 @@
+"""merge: see docs/design.md §9."""

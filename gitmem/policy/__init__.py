@@ -1,0 +1,1 @@
+"""policy: see docs/design.md §9."""

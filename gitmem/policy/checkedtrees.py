@@ -1,0 +1,103 @@
+"""The last fetched tree of each ref that passed every check of a pull, with what the
+whole-tree rules count of it (`gitmem/policy/treecheck.py` `Checked`): the next fetched tip of that
+ref is checked along its changes from it. Kept in `<common-dir>/gitmem/checked.json`; a
+missing or unreadable file only means the next check reads the whole tree, and so does a file
+written under other rules: a tree that passed an older gitmem's policy may hold what this one
+refuses, and only the changed entries are checked along changes."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+from gitmem.core.state import state_dir
+from gitmem.policy.treecheck import Checked
+from gitmem.project.confinement import write_no_links
+
+
+def _file(common_dir: Path) -> Path:
+    return state_dir(common_dir) / "checked.json"
+
+
+POLICY = "policy"  # the key of the rules' stamp (a ref's name starts with refs/)
+
+
+# every module a check of a fetched tree runs (its policy, limits and tree walks, the raw-name
+# walk of git's tree objects, the object reader that sizes blobs, the YAML and index rules):
+# tests/gitmem/test_checked_stamp.py traces a check and fails when one it runs is not here
+RULES = (
+    "gitmem/policy/checkedtrees.py",
+    "gitmem/core/__init__.py",
+    "gitmem/core/sanitize.py",
+    "gitmem/errors.py",
+    "gitmem/policy/rules.py",
+    "gitmem/project/refmeta.py",
+    "gitmem/policy/secrets.py",
+    "gitmem/policy/treecheck.py",
+    "gitmem/gitstore/base.py",
+    "gitmem/gitstore/catfile.py",
+    "gitmem/gitstore/digest.py",
+    "gitmem/gitstore/objects.py",
+    "gitmem/gitstore/process.py",
+    "gitmem/gitstore/spawn.py",
+    "gitmem/gitstore/treediff.py",
+    "merge_drivers/__init__.py",
+    "merge_drivers/archive.py",
+    "merge_drivers/indexdoc.py",
+    "merge_drivers/model.py",
+    "merge_drivers/rank.py",
+    "merge_drivers/yamlsafe.py",
+)
+
+
+@functools.cache
+def policy_stamp() -> str:
+    """The rules a kept tree passed: a digest of the code that decides a refusal (`RULES`,
+    read as files: nothing more is imported). Any change to them, an upgrade or an edit,
+    makes every kept tree one to check whole again."""
+    import gitmem
+    from gitmem.gitstore.digest import digest
+
+    # built-in SHA-256 (gitstore/digest.py): OpenSSL's load (~4 ms) is paid by no pull
+    root = Path(str(gitmem.__file__)).parent.parent  # gitmem/ and merge_drivers/ side by side
+    stamp = digest("sha256", gitmem.__version__.encode())
+    for name in RULES:
+        try:
+            data = (root / name).read_bytes()
+        except OSError:
+            data = b"missing"  # an install without sources: its version above stamps it
+        stamp.update(name.encode() + b"\0" + digest("sha256", data).digest())
+    return stamp.hexdigest()[:16]
+
+
+def _load(common_dir: Path) -> dict[str, object]:
+    try:
+        raw = json.loads(_file(common_dir).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(raw, dict) or raw.get(POLICY) != policy_stamp():
+        return {}  # unreadable, or kept under other rules
+    return raw
+
+
+def load_checked(common_dir: Path, ref: str) -> Checked | None:
+    """What passed last on `ref` (a remote-tracking ref), or None."""
+    found = _load(common_dir).get(ref)
+    if not isinstance(found, list) or len(found) != len(Checked._fields):
+        return None
+    tree, *counts, sealed = found
+    if not isinstance(tree, str) or not all(isinstance(n, int) for n in counts):
+        return None
+    files, entries, blob_bytes, tree_bytes = (int(str(n)) for n in counts)
+    return Checked(tree, files, entries, blob_bytes, tree_bytes, sealed is True)
+
+
+def save_checked(common_dir: Path, ref: str, checked: Checked) -> None:
+    """Record that `checked` passed on `ref` (inside the repository lock)."""
+    known = _load(common_dir)
+    if known.get(ref) == list(checked):
+        return
+    known[ref] = list(checked)
+    known[POLICY] = policy_stamp()
+    write_no_links(common_dir, _file(common_dir), json.dumps(known, sort_keys=True).encode())

@@ -1,0 +1,329 @@
+"""gitmem validate: every policy finding of memory refs, for CI and server hooks.
+
+Works in any repository, bare or not, with or without a gitmem setup: it reads refs and objects
+only. With a remote it fetches the objects of the remote's refs/gitmem/* without storing any
+ref (nothing local moves). Returns data; the CLI prints it in text, JSON or GitHub format.
+Never writes a ref, a file or the index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gitmem.errors import EXIT_FINDINGS, UsageError
+from gitmem.gitstore import Repository
+from gitmem.policy.rules import (
+    ERROR,
+    MAX_BLOB_BYTES,
+    WARNING,
+    Finding,
+    must_be_signed,
+    read_as_text,
+    sealed_in,
+    signature_findings,
+    unsealed,
+)
+from gitmem.policy.treecheck import commit_findings
+
+if TYPE_CHECKING:
+    from gitmem.policy.secrets import AllowList
+
+GITMEM_REFS = "refs/gitmem/"
+BRANCH_LAYOUT = "refs/heads/gitmem/"  # the gitmem.refPrefix the branch-only refusal offers
+JSON_VERSION = 1
+EVERY_REF = "--all"  # commit_changes: not reachable from any ref of the repository
+UNLISTED = ("GM102", "GM105", "GM109")  # the tip's tree was refused before it was read whole
+
+
+@dataclass
+class RefFindings:
+    ref: str  # the ref's name (prefixed with the remote when it was fetched from one)
+    commit: str
+    findings: list[Finding] = field(default_factory=list)
+    tip: bool = True  # False: an earlier commit new in the push (--base, --history)
+
+    @property
+    def label(self) -> str:
+        """What a text line names: the ref, and the commit when it is not the ref's tip."""
+        return self.ref if self.tip else f"{self.ref} (commit {self.commit[:12]})"
+
+
+@dataclass
+class Validation:
+    refs: list[RefFindings] = field(default_factory=list)
+    strict: bool = False
+    unit: str = "ref"  # what each entry of `refs` is: a ref, or a file (--files)
+
+    def count(self, severity: str) -> int:
+        return sum(1 for r in self.refs for f in r.findings if f.severity == severity)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when an error was found (or, with --strict, a warning); else 0."""
+        failing = self.count(ERROR) + (self.count(WARNING) if self.strict else 0)
+        return EXIT_FINDINGS if failing else 0
+
+    def as_json(self) -> dict[str, object]:
+        """The documented JSON schema (docs/ci.md), version JSON_VERSION."""
+        return {
+            "version": JSON_VERSION,
+            "exit_code": self.exit_code,
+            "errors": self.count(ERROR),
+            "warnings": self.count(WARNING),
+            "refs": [
+                {
+                    "ref": r.ref,
+                    "commit": r.commit,
+                    "tip": r.tip,
+                    "findings": [
+                        {
+                            "code": f.code,
+                            "severity": f.severity,
+                            "blocking": f.blocking,
+                            "path": f.path,
+                            "line": f.line,
+                            "message": f.message,
+                        }
+                        for f in r.findings
+                    ],
+                }
+                for r in self.refs
+            ],
+        }
+
+
+@dataclass
+class ValidateOptions:
+    refs: Sequence[str] = ()  # names or revisions; empty: every ref under refs/gitmem/
+    remote: str | None = None  # validate what this remote holds (fetched, no ref stored)
+    base: str | None = None  # content unchanged since this revision is not re-read
+    as_ref: str | None = None  # the ref name a bare revision stands for (server hooks)
+    strict: bool = False
+    history: bool = False  # every commit of each ref, not only what --base leaves out
+    timeout: float | None = 120.0
+    files: Sequence[str] = ()  # memory files on disk (pre-commit), checked instead of refs
+    every: bool = False  # --all: every memory ref there is, none included (a CI gate that runs
+    # before the first sync passes); without it, finding no memory ref is an error (exit 2)
+
+
+def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
+    """Check each chosen ref's commit against the policy; UsageError for a ref not there."""
+    if options.files or repo is None:
+        return validate_files(options.files, options.strict)
+    targets = _remote_targets(repo, options) if options.remote else _local_targets(repo, options)
+    known = _base_blobs(repo, options.base)
+    result = Validation(strict=options.strict)
+    signed = repo.config_get("gitmem.requireSigned")
+    old = repo.resolve(options.base) if options.base and set(options.base) != {"0"} else None
+    # a new ref (the hook's all-zero old value): every commit no other ref holds is new
+    new_ref = bool(options.base) and set(options.base or "") == {"0"}
+    for name, commit in targets:
+        findings = commit_findings(repo, commit, name, known)
+        if "/users/" in name and repo.object_type(commit) == "commit":
+            findings += _downgrades(repo, commit, name)
+        if must_be_signed(name, signed) and repo.object_type(commit) == "commit":
+            findings += signature_findings(repo.unverified_commits(commit, old), name)
+        result.refs.append(RefFindings(name, commit, findings))
+        if (options.history or old or new_ref) and repo.object_type(commit) == "commit":
+            since = [old] if old else [EVERY_REF] if new_ref and not options.history else []
+            result.refs += _earlier_commits(repo, name, commit, since, known, findings)
+    return _allowed_out(result, repo)
+
+
+def _allowed_out(result: Validation, repo: Repository) -> Validation:
+    """Secrets the user's own configuration accepts as false positives are not findings."""
+    if not any(f.code == "GM140" for r in result.refs for f in r.findings):
+        return result
+    from gitmem.policy.secrets import user_allow_list
+
+    allow = user_allow_list(repo.config(), str(repo.common_dir))
+    if not allow.fingerprints and not allow.path_globs:
+        return result
+    for r in result.refs:
+        r.findings = [f for f in r.findings if not _allowed(f, allow)]
+    return result
+
+
+def _allowed(finding: Finding, allow: AllowList) -> bool:
+    if finding.code != "GM140":
+        return False
+    mark = finding.message.rpartition("(")[2].rstrip(")")
+    return mark in allow.fingerprints or allow.path_allowed(finding.path)
+
+
+def _earlier_commits(
+    repo: Repository,
+    name: str,
+    tip: str,
+    since: list[str],
+    known: frozenset[str],
+    reported: list[Finding],
+) -> list[RefFindings]:
+    """The errors of each commit of `tip` not reachable from `since` (empty: the whole
+    history; EVERY_REF: any ref) that the tip's check did not show: a secret a later commit
+    removed is still in the history pushed."""
+    from gitmem.policy.commits import intermediate_findings
+
+    checked = known
+    if not any(f.code in UNLISTED for f in reported):  # the tip's tree was listed and read
+        checked |= read_as_text({p: e.oid for p, e in repo.list_tree(tip).items()})[0]
+    found = intermediate_findings(repo, tip, name, since, checked, reported)
+    return [RefFindings(name, commit, errors, tip=False) for commit, errors in found]
+
+
+def _downgrades(repo: Repository, commit: str, name: str) -> list[Finding]:
+    """GM160 where a personal commit stores in plaintext what its parent encrypted and
+    gitmem.encrypt here seals (the rule sync's pull applies: gitmem.policy.rules.unsealed)."""
+    from gitmem.privacy.sealedfolders import sealed_prefixes
+
+    parents = repo.read_commit(commit)[1]
+    if not parents:
+        return []
+    paths = repo.list_tree(commit)
+    wanted = {*sealed_prefixes(repo), "local"}
+    found = []
+    for prefix in unsealed(wanted, sealed_in(repo.list_tree(parents[0])), sealed_in(paths), paths):
+        found.append(
+            Finding(
+                f"{prefix}/",
+                0,
+                "GM160",
+                f"plaintext under {prefix}/, which commit {parents[0][:12]} encrypted "
+                "(gitmem.encrypt seals it)",
+            )
+        )
+    return found
+
+
+def _local_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str, str]]:
+    if not options.refs:
+        from gitmem.project.scopes import ref_prefix
+
+        # and where gitmem.refPrefix keeps them (a server of branch-only memory sets it too)
+        prefixes = dict.fromkeys((GITMEM_REFS, ref_prefix(repo)))
+        found = sorted({n: c for p in prefixes for n, c in repo.refs(p).items()}.items())
+        if not found and not options.every:
+            raise UsageError(
+                f"no memory refs ({', '.join(p + '*' for p in prefixes)}) in {repo.git_dir}",
+                "fetch them first, or pass --remote NAME to validate what a remote holds",
+            )
+        return found
+    targets = []
+    for given in options.refs:
+        name = given if given.startswith("refs/") else _full_name(given)
+        commit = repo.resolve(name) or repo.resolve(given)
+        if commit is None:
+            raise UsageError(
+                f"no ref or revision {given!r} in {repo.git_dir}",
+                "name a ref such as refs/gitmem/team (gitmem validate --all lists every one)",
+            )
+        label = options.as_ref or (name if repo.resolve(name) else given)
+        targets.append((label, commit))
+    return targets
+
+
+def _full_name(given: str) -> str:
+    """`team` and `users/x` are short for refs/gitmem/team and refs/gitmem/users/x."""
+    return given if given.startswith(GITMEM_REFS) else GITMEM_REFS + given
+
+
+def _remote_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str, str]]:
+    """The refs the remote holds for us, where sync would find them (project.route): under
+    gitmem.refPrefix on the remote, and our personal ref on gitmem.hub when one is set."""
+    from gitmem.project.scopes import ref_prefix
+
+    remote = options.remote
+    assert remote is not None
+    prefix = ref_prefix(repo)
+    wanted = [_full_name(r) for r in options.refs] or [GITMEM_REFS + "*"]
+    hub_ref = _hub_route(repo, remote)
+    places: dict[str, dict[str, str]] = {}  # where -> {name there: our name}
+    for ref in wanted:
+        if hub_ref and ref == hub_ref[0]:
+            places.setdefault(hub_ref[1], {})[hub_ref[2]] = ref
+        else:
+            places.setdefault(remote, {})[prefix + ref[len(GITMEM_REFS) :]] = ref
+    if hub_ref and not options.refs:
+        places.setdefault(hub_ref[1], {})[hub_ref[2]] = hub_ref[0]
+    targets: list[tuple[str, str]] = []
+    missing: list[str] = []
+    for where, names in places.items():
+        listed = repo.ls_remote(where, sorted(names), timeout=options.timeout)
+        found: dict[str, str] = {}
+        fetched: list[str] = []
+        for there, oid in listed.items():
+            if there in names:
+                found[names[there]] = oid
+            elif there.startswith(prefix) and any(n.endswith("*") for n in names):
+                found[GITMEM_REFS + there[len(prefix) :]] = oid
+            else:
+                continue
+            fetched.append(there)
+        missing += [
+            ours for there, ours in names.items() if not there.endswith("*") and ours not in found
+        ]
+        if found:
+            # objects only: a refspec without a destination stores no ref
+            repo.fetch(where, sorted(fetched), timeout=options.timeout)
+        label = remote if where == remote else "hub"
+        targets += [(f"{label}/{name}", oid) for name, oid in sorted(found.items())]
+    if missing or not targets:
+        hint = f"check the ref name (git ls-remote {remote} '{prefix}*' lists them)"
+        if prefix == GITMEM_REFS and repo.ls_remote(
+            remote, [BRANCH_LAYOUT + "team"], options.timeout
+        ):
+            hint = (  # memory kept on branches by teammates with gitmem.refPrefix set
+                f"{remote} keeps memory under {BRANCH_LAYOUT}: "
+                f"git config gitmem.refPrefix {BRANCH_LAYOUT}, then retry"
+            )
+        elif options.every and not missing:
+            return []  # --all of a remote no one has synced to yet: nothing to check
+        raise UsageError(f"{remote} has no {', '.join(missing) or prefix + '*'}", hint)
+    return targets
+
+
+def _hub_route(repo: Repository, remote: str) -> tuple[str, str, str] | None:
+    """(our personal ref, the hub, its name there) when gitmem.hub keeps it, else None."""
+    if not repo.config_get("gitmem.hub") or repo.toplevel is None:
+        return None
+    from gitmem.errors import GitmemError
+    from gitmem.project.scopes import open_project
+
+    try:
+        project = open_project(repo, remote)
+    except GitmemError:
+        return None  # no user to name a personal ref after: the remote's refs only
+    route = project.route(project.user_ref)
+    return project.user_ref, route.remote, route.name
+
+
+def _base_blobs(repo: Repository, base: str | None) -> frozenset[str]:
+    if not base or set(base) == {"0"}:
+        return frozenset()  # a new ref (the hook's all-zero old value): everything is new
+    commit = repo.resolve(base)
+    if commit is None or repo.object_type(commit) != "commit":
+        raise UsageError(f"--base {base!r} is not a commit in {repo.git_dir}", "name a commit")
+    # the blobs it read as memory text: never its ciphertext, key files or gitmem.toml
+    return read_as_text({p: e.oid for p, e in repo.list_tree(commit).items()})[0]
+
+
+def validate_files(paths: Sequence[str], strict: bool = False) -> Validation:
+    """The content checks for memory files kept on a branch (what pre-commit hands over)."""
+    from pathlib import Path
+
+    from gitmem.policy.rules import check_content
+
+    result = Validation(strict=strict, unit="file")
+    for given in paths:
+        path = Path(given)
+        try:
+            if path.stat().st_size > MAX_BLOB_BYTES:
+                data = b"\0" * (MAX_BLOB_BYTES + 1)  # reported as too large, never read whole
+            else:
+                data = path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read {given}: {exc.strerror}", "check the path") from None
+        result.refs.append(RefFindings(given, "", check_content(given, data)))
+    return result

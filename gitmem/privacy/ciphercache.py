@@ -1,0 +1,84 @@
+"""The cipher cache of the personal ref: which ciphertext each plaintext got, per key and path.
+
+An unchanged file is neither re-encrypted nor re-decrypted (gitmem/privacy/codec.py).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+class CipherCache:
+    """Last known (plaintext id, ciphertext id) per key and path, under <common-dir>/gitmem/."""
+
+    def __init__(self, common_dir: Path) -> None:
+        self.path = common_dir / "gitmem" / "cipher-cache.json"
+        # what a sync with nothing new asks (is the tip in the wanted form?) is kept apart
+        # from the pairs (a line per file): it need not read ten thousand of them to know
+        self.form_path = common_dir / "gitmem" / "cipher-form.json"
+        self.objects = common_dir / "objects"
+        self._pairs: dict[str, dict[str, list[str]]] | None = None
+        self._pairs_dirty = False
+        self.form: list[str] = []  # [tip, *prefixes]: a tip already in the wanted form
+        self.migrated = ""  # the last plaintext commit re-written encrypted (still in history)
+        self.dirty = False
+        try:
+            raw = json.loads(self.form_path.read_text("utf-8"))
+            if raw.get("version") == 1:
+                self.form = [str(x) for x in raw.get("form", [])]
+                self.migrated = str(raw.get("migrated", ""))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            self._load(with_form=True)  # written by an older gitmem: all in one file
+            self.dirty = self.path.exists()  # split it on the next save
+
+    @property
+    def pairs(self) -> dict[str, dict[str, list[str]]]:
+        if self._pairs is None:
+            self._load(with_form=False)
+        assert self._pairs is not None
+        return self._pairs
+
+    @pairs.setter
+    def pairs(self, value: dict[str, dict[str, list[str]]]) -> None:
+        self._pairs = value
+        self._pairs_dirty = True
+
+    def _load(self, with_form: bool) -> None:
+        self._pairs = {}
+        try:
+            raw = json.loads(self.path.read_text("utf-8"))
+            if raw.get("version") == 1:
+                self._pairs = raw["keys"]
+                if with_form:
+                    self.form = list(raw.get("form", []))
+                    self.migrated = str(raw.get("migrated", ""))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass
+
+    def loose(self, oid: str) -> bool:
+        return (self.objects / oid[:2] / oid[2:]).exists()
+
+    def get(self, key_id: str, path: str) -> tuple[str, str] | None:
+        pair = self.pairs.get(key_id, {}).get(path)
+        return (pair[0], pair[1]) if pair and len(pair) == 2 else None
+
+    def put(self, key_id: str, path: str, plain: str, cipher: str) -> None:
+        if key_id not in self.pairs and self.pairs:
+            self.pairs = {}  # a new scope key (rotation): the old key's pairs serve no one
+        known = self.pairs.setdefault(key_id, {})
+        if known.get(path) != [plain, cipher]:
+            known[path] = [plain, cipher]
+            self.dirty = self._pairs_dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        from gitmem.project.confinement import write_no_links
+
+        common = self.path.parent.parent  # never through a link below the git directory
+        small = {"version": 1, "form": self.form, "migrated": self.migrated}
+        if self._pairs_dirty:  # the pairs first: the form file is only ever a shortcut
+            write_no_links(common, self.path, json.dumps({**small, "keys": self.pairs}).encode())
+        write_no_links(common, self.form_path, json.dumps(small).encode())
+        self.dirty = self._pairs_dirty = False

@@ -1,0 +1,563 @@
+"""The personal ref as sync sees it: plaintext to merge, ciphertext on the ref (docs/design.md §5).
+
+`PersonalCodec.decode` turns a commit of the personal ref into plaintext files (refusing any
+blob that does not open); `encode` turns merged plaintext back into the tree the ref holds.
+Sync merges plaintext with the same engine as any other scope. Ciphertext ids are cached by
+(path, plaintext id), so an unchanged file is neither re-encrypted nor re-decrypted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gitmem.errors import GitmemError
+from gitmem.gitstore import Repository
+from gitmem.merge.tree import blobs
+from gitmem.policy.rules import Finding, blocking, check_name
+from gitmem.privacy.ciphercache import CipherCache
+from gitmem.privacy.crypto import (
+    ENDORSEMENT_FILE,
+    KEY_DIR,
+    MANIFEST,
+    PERSONAL_PREFIXES,
+    RECIPIENTS_FILE,
+    SCOPE_KEY_FILE,
+    DecryptError,
+    Keyring,
+    MachineKey,
+    NoAccess,
+    ScopeKey,
+    create_machine_key,
+    endorsed_by,
+    is_hex_name,
+    load_machine_key,
+    open_json,
+    seal_json,
+    split_tree,
+    unlock_scope_key,
+)
+from gitmem.privacy.firstcontact import first_contact
+from gitmem.privacy.keymerge import make_keyring
+from gitmem.privacy.rollback import manifest_value, read_manifest, rollback_hint, rolled_back
+from gitmem.privacy.sealedfolders import form_change, sealed_prefixes, tip_folders
+
+NOTE_PREFIX = "sealed:"
+MAX_ROTATIONS = 64  # key changes followed back to the last key this machine trusted
+MAX_KEYS_FOLLOWED = 256  # key files (grants, rotations) whose names `log PATH` follows
+NOTE_AD = "gitmem commit note"
+FIRST_PLAINTEXT_HINT = (
+    "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
+    "from before encryption), run gitmem sync once on a machine that synced it before (that "
+    "encrypts it), or git config gitmem.encrypt off here; if not, delete it on the remote"
+)
+REFUSED_HINT = (
+    "someone with push access rewrote your personal ref; nothing was written. "
+    "Inspect it with git log, then run gitmem sync again once it is repaired"
+)
+
+
+@dataclass
+class Decoded:
+    files: dict[str, str]  # plaintext: gitmem.toml and prefix/path -> blob id
+    keyring: Keyring | None
+    sealed: frozenset[str] = frozenset()  # prefixes that were encrypted in the commit
+    gens: dict[str, int] = field(default_factory=dict)  # prefix -> its manifest's generation
+    manifests: dict[str, str] = field(default_factory=dict)  # prefix -> manifest blob id
+
+
+@dataclass
+class PersonalCodec:
+    repo: Repository
+    ref: str
+    wanted: tuple[str, ...]  # prefixes to encrypt on the way to the ref
+    notes: list[str] = field(default_factory=list)
+    # (remote, its name for the ref): where the ref is fetched from, as a refusal's hint says
+    remote_ref: tuple[str, str] | None = None
+    _machine: MachineKey | None = None
+    _machine_loaded: bool = False
+    _keys: dict[str, ScopeKey] = field(default_factory=dict)  # scope.age blob id -> key
+    _decoded: dict[str, Decoded] = field(default_factory=dict)
+    _present: set[str] = field(default_factory=set)  # ciphertext ids seen in trees this run
+    _cache: CipherCache | None = None
+    last_keyring: Keyring | None = None  # the keys of the last encode (for its commit message)
+    _encoded: list[tuple[dict[str, str], Decoded]] = field(default_factory=list)
+    # plaintext id -> (key, path, ciphertext id) of cached pairs not checked to exist
+    _lazy: dict[str, tuple[ScopeKey, str, str]] = field(default_factory=dict)
+    # prefix -> (generation, key id, {path: ciphertext id}, manifest id) of the newest manifest
+    # opened in this run: encode keeps it when nothing changed, else writes generation + 1
+    _newest: dict[str, tuple[int, str, dict[str, str], str]] = field(default_factory=dict)
+    # prefixes where another manifest of the same newest generation was opened (two machines
+    # each wrote one above a common parent): keeping either could look like the other put back
+    _tied: set[str] = field(default_factory=set)
+
+    @property
+    def cache(self) -> CipherCache:
+        if self._cache is None:
+            self._cache = CipherCache(self.repo.common_dir)
+        return self._cache
+
+    def machine(self, create: bool = False) -> MachineKey | None:
+        if not self._machine_loaded:
+            self._machine = load_machine_key()
+            self._machine_loaded = True
+        if self._machine is None and create:
+            self._machine = create_machine_key()
+        return self._machine
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def decode(self, commit: str) -> Decoded:
+        """Plaintext of a commit of the personal ref. Raises NoAccess (not granted) or
+        DecryptError (a blob, the manifest or the key list does not open)."""
+        done = self._decoded.get(commit)
+        if done is not None:
+            return done
+        repo = self.repo
+        listing = blobs(repo.list_tree(commit))
+        for tree, plain in self._encoded:
+            if listing == tree:  # what encode made in this run: its plaintext, not re-opened
+                self._decoded[commit] = plain
+                if not self._form_change(plain):  # the next sync need not open it to know
+                    self.cache.form = [commit, *self.wanted]
+                    self.cache.dirty = True
+                return plain
+        rest, parts = split_tree(listing)
+        keyfiles = {p: o for p, o in rest.items() if p.startswith(KEY_DIR + "/")}
+        files = {p: o for p, o in rest.items() if p not in keyfiles}
+        where = f"commit {commit[:12]} of {self.ref}"
+        if SCOPE_KEY_FILE not in keyfiles:
+            if parts:
+                raise DecryptError(f"{where} holds an encrypted manifest but no key", REFUSED_HINT)
+            done = Decoded(files, None)
+            self._decoded[commit] = done
+            return done
+        key = self.unlock(keyfiles[SCOPE_KEY_FILE])
+        recipients: list[str] = []
+        if RECIPIENTS_FILE in keyfiles:
+            try:
+                recipients = list(
+                    open_json(key, RECIPIENTS_FILE, repo.read_blob(keyfiles[RECIPIENTS_FILE]))
+                )
+            except ValueError:
+                raise DecryptError(
+                    f"{RECIPIENTS_FILE} in {where} does not decrypt", REFUSED_HINT
+                ) from None
+        for path in files:
+            top, _, name = path.partition("/")
+            if top in PERSONAL_PREFIXES and is_hex_name(name):
+                raise DecryptError(f"{top}/manifest is missing from {where}", REFUSED_HINT)
+        gens: dict[str, int] = {}
+        manifests = {prefix: names[MANIFEST] for prefix, names in parts.items()}
+        for prefix, names in parts.items():
+            opened, gens[prefix] = self._open_prefix(key, prefix, dict(names), where)
+            files.update(opened)
+        done = Decoded(files, Keyring(key, keyfiles, recipients), frozenset(parts), gens, manifests)
+        self._decoded[commit] = done
+        return done
+
+    def scope_key(self, tree: str) -> ScopeKey | None:
+        """The key a tree of the personal ref is sealed with; None: none, or not granted here."""
+        oid = self.repo.tree_entry(tree, SCOPE_KEY_FILE)
+        try:
+            return self.unlock(oid) if oid else None
+        except (GitmemError, ValueError):
+            return None
+
+    def unlock(self, oid: str) -> ScopeKey:
+        key = self._keys.get(oid)
+        if key is None:
+            key = unlock_scope_key(self.repo.read_blob(oid), self.machine())
+            self._keys[oid] = key
+        return key
+
+    def _open_prefix(
+        self, key: ScopeKey, prefix: str, names: dict[str, str], where: str
+    ) -> tuple[dict[str, str], int]:
+        """The plaintext of one sealed folder, and its manifest's generation."""
+        repo, cache = self.repo, self.cache
+        manifest_path = f"{prefix}/{MANIFEST}"
+        manifest_id = names.pop(MANIFEST)
+        try:
+            listed, gen, digests = read_manifest(
+                open_json(key, manifest_path, repo.read_blob(manifest_id))
+            )
+        except (ValueError, KeyError, TypeError):
+            raise DecryptError(
+                f"{manifest_path} in {where} does not decrypt", REFUSED_HINT
+            ) from None
+        unlisted = sorted(set(names) - set(listed.values()))
+        if unlisted:
+            raise DecryptError(
+                f"{prefix}/{unlisted[0][:40]} in {where} is not in its encrypted manifest",
+                REFUSED_HINT,
+            )
+        out: dict[str, str] = {}
+        ciphers: dict[str, str] = {}
+        pending: list[str] = []  # paths whose plaintext this clone does not know yet
+        for path, name in listed.items():
+            if not path.startswith(prefix + "/") or name not in names or key.name(path) != name:
+                raise DecryptError(
+                    f"{path} in {where} does not match its encrypted name", REFUSED_HINT
+                )
+            cipher = ciphers[path] = names[name]
+            if digests is not None and digests.get(path) != cipher:
+                # an older ciphertext of this path put back: it opens, but is not this version
+                raise DecryptError(
+                    f"{path} in {where} is not the version its encrypted manifest lists "
+                    "(an older copy put back)",
+                    REFUSED_HINT,
+                )
+            self._present.add(cipher)
+            known = cache.get(key.key_id, path)
+            if known and known[1] == cipher:
+                # this very ciphertext of this path opened (or was sealed) here before: its
+                # name passed the checks then, and AES-SIV binds it to the path
+                out[path] = known[0]
+                continue
+            unsafe = blocking(check_name(path))  # the manifest is authenticated, not sane
+            if unsafe:
+                raise DecryptError(
+                    f"{prefix}/manifest in {where}: {unsafe[0].message}", REFUSED_HINT
+                )
+            pending.append(path)
+        # a cached plaintext is not checked for here (a listing of 256 object folders at 10,000
+        # files): a read that misses it (pruned by gc: it is unreachable) decrypts it again
+        if out and not self._lazy:
+            repo.add_restorer(self._reopen)
+        for path, plain in out.items():
+            self._lazy[plain] = (key, path, ciphers[path])
+        for path in pending:
+            cipher = ciphers[path]
+            try:
+                plain = repo.write_blob(key.open(path, repo.read_blob(cipher)))
+            except ValueError:
+                raise DecryptError(
+                    f"{path} in {where} does not decrypt (tampered, moved or truncated)",
+                    REFUSED_HINT,
+                ) from None
+            cache.put(key.key_id, path, plain, cipher)
+            out[path] = plain
+        newest = self._newest.get(prefix)
+        if newest is None or gen > newest[0]:
+            self._newest[prefix] = (gen, key.key_id, ciphers, manifest_id)
+            self._tied.discard(prefix)
+        elif gen == newest[0] and manifest_id != newest[3]:
+            self._tied.add(prefix)
+        return out, gen
+
+    def _reopen(self, plain: str) -> bytes | None:
+        """The plaintext `plain` again, from the ciphertext it was cached with (or None)."""
+        found = self._lazy.get(plain)
+        if found is None:
+            return None
+        key, path, cipher = found
+        try:
+            return key.open(path, self.repo.read_blob(cipher))
+        except (ValueError, GitmemError):
+            return None
+
+    def verify(self, remote: str, pinned: str | None) -> Decoded:
+        """Decode a fetched commit and refuse what the remote's last known state (`pinned`, the
+        remote-tracking ref before this fetch) says cannot be ours: plaintext where we encrypt,
+        or a scope key that the pinned key did not endorse (a key only this clone has used was
+        never published: the remote's key is adopted)."""
+        theirs = self.decode(remote)
+        try:
+            ours = self.decode(pinned) if pinned else None
+        except NoAccess:
+            ours = None  # we could not open it then: nothing was pinned
+        where = f"commit {remote[:12]} of {self.ref}"
+        if ours is None:  # first contact: what the remote's key sealed is trusted on first use
+            plain = sorted(
+                (set(self.wanted) - theirs.sealed) & {p.split("/", 1)[0] for p in theirs.files}
+            )
+            if plain:  # but anyone who can push can plant plaintext, in your name
+                raise DecryptError(
+                    f"{where} holds plaintext under {plain[0]}/, which this machine encrypts, "
+                    "and nothing here vouches for it",
+                    FIRST_PLAINTEXT_HINT,
+                )
+            if theirs.keyring is not None:  # trusted on first use when asked for, and shown
+                first_contact(
+                    self.repo,
+                    self.ref,
+                    theirs.keyring,
+                    self.machine(),
+                    self.notes,
+                    self.remote_ref,
+                    remote,
+                )
+            return theirs
+        if ours.keyring is None:
+            return theirs  # plaintext synced here before: re-written encrypted on the next push
+        from gitmem.policy.rules import unsealed
+
+        downgraded = unsealed(self.wanted, ours.sealed, theirs.sealed, theirs.files)
+        if theirs.keyring is None and not downgraded:  # no key at all: every prefix is plain
+            downgraded = sorted(set(self.wanted) & ours.sealed)
+        if downgraded:
+            raise DecryptError(
+                f"{where} holds plaintext under {downgraded[0]}/, which this machine encrypts",
+                REFUSED_HINT,
+            )
+        if theirs.keyring is None:
+            return theirs
+        why = rolled_back(ours, theirs, self.wanted)
+        if why:
+            raise DecryptError(f"{where} {why}", rollback_hint(self.ref, remote))
+        mine, new = ours.keyring, theirs.keyring
+        if mine.key.key_id != new.key.key_id and not self._endorsed_chain(
+            mine.key, new, pinned, remote
+        ):
+            raise DecryptError(
+                f"{where} is encrypted with a scope key this machine's key did not endorse",
+                REFUSED_HINT,
+            )
+        return theirs
+
+    def _endorsed_chain(
+        self, mine: ScopeKey, theirs: Keyring, pinned: str | None, remote: str
+    ) -> bool:
+        """Whether endorsements lead from `mine` (the key this machine trusted last) to
+        `theirs`: each key the remote's history brought in since `pinned` is trusted once a
+        trusted key endorsed it (two rotations before this machine synced are two steps).
+        Bounded: the key changes of pinned..remote, at most MAX_ROTATIONS of them."""
+        if endorsed_by(mine, theirs.key.key_id, self._endorsement(theirs)):
+            return True
+        candidates: list[tuple[ScopeKey, bytes | None]] = []
+        since = f"{pinned}..{remote}" if pinned else remote
+        changes = self.repo.path_history(since, SCOPE_KEY_FILE)
+        for commit, blob in changes[:MAX_ROTATIONS]:
+            if blob is None:
+                continue
+            try:
+                key = self.unlock(blob)
+            except NoAccess:
+                continue  # a key this machine cannot open cannot vouch for anything here
+            signed = self.repo.resolve(f"{commit}:{ENDORSEMENT_FILE}")
+            candidates.append((key, self.repo.read_blob(signed) if signed else None))
+        trusted = {mine.key_id: mine}
+        grown = True
+        while grown and theirs.key.key_id not in trusted:
+            grown = False
+            for key, endorsement in candidates:
+                if key.key_id not in trusted and any(
+                    endorsed_by(t, key.key_id, endorsement) for t in trusted.values()
+                ):
+                    trusted[key.key_id] = key
+                    grown = True
+        return theirs.key.key_id in trusted
+
+    def check_fetched(
+        self, commit: str, pinned: str | None, local: str | None, where: str
+    ) -> list[Finding]:
+        """verify(), then the policy's content checks on what the seal hid from check_tree:
+        blocking findings raise UntrustedTreeError; the others are returned."""
+        from gitmem.errors import UntrustedTreeError
+        from gitmem.policy.rules import check_content
+        from gitmem.policy.treecheck import META_FILE, REFUSED_HINT
+
+        theirs = self.verify(commit, pinned).files
+        known = set(self.decode(local).files.values()) if local else set()
+        noted: list[Finding] = []
+        for path, oid in theirs.items():
+            if path == META_FILE or oid in known:
+                continue
+            found = check_content(path, self.repo.read_blob(oid))
+            refused = [f for f in found if f.blocking]
+            if refused:
+                raise UntrustedTreeError(
+                    f"{where} commit {commit[:12]}: {refused[0]}", REFUSED_HINT
+                )
+            noted += found
+        return noted
+
+    def merged_keyring(self, base: str | None, local: str, remote: str) -> Keyring | None:
+        """The keys/ folder of a merge: both sides' grants and revocations kept
+        (gitmem.privacy.keymerge)."""
+        from gitmem.privacy.keymerge import merge_keyrings
+
+        b, o, t = (self.decode(c).keyring if c else None for c in (base, local, remote))
+        if o is None or t is None:
+            return o or t
+        follows = o.key.key_id != t.key.key_id and self._endorsed_chain(t.key, o, remote, local)
+        return merge_keyrings(self.repo, b, o, t, self.notes, follows)
+
+    def _endorsement(self, ring: Keyring) -> bytes | None:
+        oid = ring.files.get(ENDORSEMENT_FILE)
+        return self.repo.read_blob(oid) if oid else None
+
+    def plain_times(self, commit: str, times: dict[str, float]) -> dict[str, float]:
+        """Change times keyed by plaintext path (the log only knows the hidden names)."""
+        decoded = self.decode(commit)
+        if decoded.keyring is None:
+            return times
+        key = decoded.keyring.key
+        out = dict(times)
+        for path in decoded.files:
+            top = path.split("/", 1)[0]
+            hidden = f"{top}/{key.name(path)}"
+            if top in decoded.sealed and hidden in times:
+                out[path] = times[hidden]
+        return out
+
+    def stored_path(self, commit: str, path: str) -> str:
+        """Where `path` is on the ref at `commit`: its hidden name under a sealed prefix."""
+        decoded = self.decode(commit)
+        top = path.split("/", 1)[0]
+        if decoded.keyring is None or top not in decoded.sealed:
+            return path
+        return f"{top}/{decoded.keyring.key.name(path)}"
+
+    def stored_paths(self, rev: str, path: str) -> list[str]:
+        """Every name `path` had on the ref up to `rev`: its hidden name under each key the
+        history used (a rotation renames every hidden name), and its plaintext path (before
+        encryption). Keys this machine cannot open are skipped; at most MAX_KEYS_FOLLOWED."""
+        top = path.split("/", 1)[0]
+        names = [self.stored_path(rev, path)]
+        if top in PERSONAL_PREFIXES:
+            for _, blob in self.repo.path_history(rev, SCOPE_KEY_FILE)[:MAX_KEYS_FOLLOWED]:
+                if blob is None:
+                    continue
+                try:
+                    names.append(f"{top}/{self.unlock(blob).name(path)}")
+                except NoAccess:
+                    continue
+        names.append(path)
+        return list(dict.fromkeys(names))
+
+    def rewrite_reason(self, tip: str) -> str | None:
+        """Why the tip must be re-written though no file changed (gitmem.encrypt changed,
+        or a plaintext ref from before encryption), or None."""
+        form = [tip, *self.wanted]
+        if self.cache.form == form:
+            return None
+        decoded = self._decoded.get(tip)
+        if decoded is not None:
+            reason = self._form_change(decoded)
+        else:  # from the folders' names: no listing of the whole tip
+            present, sealed = tip_folders(self.repo, self.repo.read_commit(tip)[0])
+            reason = form_change(present, sealed & present, self.wanted)
+        if reason is None:
+            self.cache.form = form
+            self.cache.dirty = True
+        return reason
+
+    def _form_change(self, decoded: Decoded) -> str | None:
+        present = {p.split("/", 1)[0] for p in decoded.files if "/" in p}
+        # an empty sealed folder (its manifest) holds nothing
+        return form_change(present, decoded.sealed & present, self.wanted)
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def encode(self, files: dict[str, str], keyring: Keyring | None) -> dict[str, str]:
+        """The tree for plaintext `files`: prefixes in `wanted` sealed with `keyring` (made
+        here, with one note, when the ref has none yet)."""
+        groups: dict[str, dict[str, str]] = {}
+        out: dict[str, str] = {}
+        for path, oid in files.items():
+            top = path.split("/", 1)[0]
+            if top in self.wanted:
+                groups.setdefault(top, {})[path] = oid
+            else:
+                out[path] = oid
+        if keyring is not None:  # a folder once sealed keeps an (empty) manifest: dropping
+            for prefix in self.wanted:  # it must not pass for an honest "all deleted"
+                if self._newest.get(prefix, (0,))[0] > 0:
+                    groups.setdefault(prefix, {})
+        if groups and keyring is None:
+            keyring = self.new_keyring()
+        self.last_keyring = keyring
+        if keyring is not None:
+            out.update(keyring.files)
+        for prefix, members in groups.items():
+            assert keyring is not None
+            out.update(self._seal_prefix(keyring.key, prefix, members))
+        plain = {p: o for p, o in files.items() if not p.startswith(KEY_DIR + "/")}
+        manifests = {p: out[f"{p}/{MANIFEST}"] for p in groups}
+        gens = {p: self._newest[p][0] for p in groups}
+        self._encoded.append(
+            (dict(out), Decoded(plain, keyring, frozenset(groups), gens, manifests))
+        )
+        return out
+
+    def seal_note(self, lines: list[str]) -> str:
+        """Resolution lines for a commit message, sealed with the key just used to encode."""
+        import base64
+
+        assert self.last_keyring is not None
+        sealed = self.last_keyring.key.seal(NOTE_AD, "\x1d".join(lines).encode("utf-8"))
+        return NOTE_PREFIX + base64.b64encode(sealed).decode("ascii")
+
+    def open_note(self, commit: str, note: str) -> list[str]:
+        """The lines of a sealed note of `commit`, or one line saying they stay hidden."""
+        import base64
+        import binascii
+
+        try:
+            keyring = self.decode(commit).keyring
+            if keyring is None:
+                raise ValueError(commit)
+            data = base64.b64decode(note[len(NOTE_PREFIX) :], validate=True)
+            return keyring.key.open(NOTE_AD, data).decode("utf-8").split("\x1d")
+        except (NoAccess, DecryptError, ValueError, binascii.Error):
+            return ["(encrypted: this machine cannot open it)"]
+
+    def _seal_prefix(self, key: ScopeKey, prefix: str, members: dict[str, str]) -> dict[str, str]:
+        repo, cache = self.repo, self.cache
+        out: dict[str, str] = {}
+        listed: dict[str, str] = {}
+        ciphers: dict[str, str] = {}
+        for path, plain in members.items():
+            name = key.name(path)
+            listed[path] = name
+            known = cache.get(key.key_id, path)
+            if known and known[0] == plain and (known[1] in self._present or cache.loose(known[1])):
+                cipher = known[1]
+            else:
+                cipher = repo.write_blob(key.seal(path, repo.read_blob(plain)))
+                cache.put(key.key_id, path, plain, cipher)
+            out[f"{prefix}/{name}"] = ciphers[path] = cipher
+        manifest = f"{prefix}/{MANIFEST}"
+        gen, key_id, newest, oid = self._newest.get(prefix, (0, "", {}, ""))
+        kept = gen > 0 and key_id == key.key_id and newest == ciphers and prefix not in self._tied
+        if not kept:
+            gen += 1  # above every manifest of this ref opened here, so above both parents
+            value = manifest_value(listed, ciphers, gen)
+            oid = repo.write_blob(seal_json(key, manifest, value))
+            self._newest[prefix] = (gen, key.key_id, ciphers, oid)
+            self._tied.discard(prefix)
+        out[manifest] = oid
+        return out
+
+    def new_keyring(self, recipients: list[str] | None = None) -> Keyring:
+        """A fresh scope key for this ref, encrypted to this machine (and `recipients`)."""
+        made_identity = self.machine() is None
+        machine = self.machine(create=True)
+        assert machine is not None
+        everyone = list(dict.fromkeys([machine.recipient, *(recipients or [])]))
+        keyring = make_keyring(self.repo, ScopeKey.generate(), everyone)
+        if recipients is None:
+            self.notes.append(
+                f"encrypted your personal memory with a new key; "
+                f"{'made' if made_identity else 'using'} this machine's identity {machine.where}; "
+                "to add another machine, run gitmem key show there and gitmem key grant <it> here"
+            )
+        return keyring
+
+    def grant_line(self) -> str:
+        machine = self.machine(create=True)
+        assert machine is not None
+        return (
+            f"{self.ref}: your personal memory is encrypted with a key this machine does not "
+            f"have; on a machine that has it run: gitmem key grant '{machine.recipient}'"
+        )
+
+    def save(self) -> None:
+        if self._cache is not None:
+            self._cache.save()
+
+
+def personal_codec(repo: Repository, ref: str) -> PersonalCodec:
+    # the local scope is never written in plaintext, whatever gitmem.encrypt says
+    return PersonalCodec(repo, ref, tuple(dict.fromkeys([*sealed_prefixes(repo), "local"])))

@@ -1,0 +1,323 @@
+"""Encryption of personal scopes (docs/design.md §5): what the personal ref holds instead of plaintext.
+
+An encrypted prefix P (`auto`, `local`) holds only `P/<hex HMAC-SHA256(name key, path)>` blobs,
+each the AES-SIV encryption of one file with its path as associated data, and `P/manifest`
+(encrypted too: path → name). `keys/scope.age` holds the random scope key, age-encrypted to every
+recipient (pyrage: no hand-rolled key wrapping); `keys/recipients` lists them, encrypted.
+AES-SIV is deterministic (same file, same blob: no churn) and misuse-resistant (no nonce to
+reuse); a blob that is moved, truncated or altered fails to open. Never writes plaintext to a
+ref and never touches the disk beyond the object store and its own cache.
+
+`cryptography` and `pyrage` are imported inside functions: only an encrypted sync pays for them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gitmem.errors import TamperedRef, UsageError
+
+KEY_DIR = "keys"
+SCOPE_KEY_FILE = "keys/scope.age"
+RECIPIENTS_FILE = "keys/recipients"
+ENDORSEMENT_FILE = "keys/endorsement"  # the new key's id sealed by the key it replaced
+MANIFEST = "manifest"
+PERSONAL_PREFIXES = ("auto", "local")
+SECRET_BYTES = 64
+
+
+ENCRYPT_MODES = {"personal": ("auto", "local"), "local": ("local",), "off": ()}
+_MODE_ALIASES = {
+    "on": "personal",
+    "true": "personal",
+    "yes": "personal",
+    "false": "off",
+    "no": "off",
+}
+
+
+def encrypt_mode(configured: str | None) -> str:
+    """`gitmem.encrypt`: personal (default: auto and local), local, or off (plaintext)."""
+    raw = (configured or "personal").strip().lower()
+    mode = _MODE_ALIASES.get(raw, raw)
+    if mode not in ENCRYPT_MODES:
+        raise UsageError(
+            f"gitmem.encrypt is {raw!r}",
+            "set it to personal, local or off (git config gitmem.encrypt personal)",
+        )
+    return mode
+
+
+class DecryptError(TamperedRef):
+    """A commit on the personal ref does not open with its key: forged, moved or damaged."""
+
+
+class NoAccess(UsageError):
+    """The scope key is not encrypted to any identity of this machine (not granted yet)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this machine cannot open your encrypted personal memory (its key was not granted)",
+            "run gitmem key show here, then gitmem key grant <it> on a machine that has the key",
+        )
+
+
+# -- the scope key -----------------------------------------------------------------------------
+
+
+def _derive(secret: bytes, purpose: bytes, length: int) -> bytes:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    return HKDF(hashes.SHA256(), length, salt=b"gitmem scope key v1", info=purpose).derive(secret)
+
+
+class ScopeKey:
+    """The random secret of a personal ref, and the keys derived from it (one per job)."""
+
+    def __init__(self, secret: bytes) -> None:
+        from cryptography.hazmat.primitives.ciphers.aead import AESSIV
+
+        if len(secret) != SECRET_BYTES:
+            raise ValueError("scope key has the wrong length")
+        self.secret = secret
+        self._siv = AESSIV(_derive(secret, b"file contents", 64))  # AES-256-SIV
+        self._names = _derive(secret, b"file names", 32)
+        self.key_id = _derive(secret, b"key id", 16).hex()  # public: names the key, reveals nothing
+        self._named: dict[str, str] = {}  # decode and encode of one run name the same paths
+
+    @classmethod
+    def generate(cls) -> ScopeKey:
+        return cls(os.urandom(SECRET_BYTES))
+
+    def name(self, path: str) -> str:
+        named = self._named.get(path)
+        if named is None:
+            import hmac
+
+            named = self._named[path] = hmac.digest(
+                self._names, path.encode("utf-8"), "sha256"
+            ).hex()
+        return named
+
+    def seal(self, path: str, data: bytes) -> bytes:
+        return self._siv.encrypt(data, [b"gitmem v1", path.encode("utf-8")])
+
+    def open(self, path: str, data: bytes) -> bytes:
+        """The plaintext of `data` sealed for `path`; raises ValueError when it does not open."""
+        from cryptography.exceptions import InvalidTag
+
+        try:
+            return self._siv.decrypt(data, [b"gitmem v1", path.encode("utf-8")])
+        except (InvalidTag, ValueError) as exc:
+            raise ValueError(path) from exc
+
+
+# -- identities and recipients (age) -----------------------------------------------------------
+
+
+def config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "gitmem"
+
+
+def identity_path() -> Path:
+    return config_dir() / "identity"
+
+
+def ssh_pointer_path() -> Path:
+    """Where `key init --ssh` records which SSH key this machine uses."""
+    return config_dir() / "ssh-identity"
+
+
+@dataclass
+class MachineKey:
+    """This machine's identities (to open scope keys) and the recipient others grant."""
+
+    identities: list[Any]
+    recipient: str  # age1… or an ssh public key line
+    where: str  # the file that holds the secret
+
+
+def parse_recipient(text: str) -> Any:
+    """An age recipient (`age1…`), an SSH public key line, or a path to a `.pub` file."""
+    from pyrage import ssh, x25519
+
+    value = text.strip()
+    if not value.startswith(("age1", "ssh-")) and os.path.isfile(os.path.expanduser(value)):
+        value = Path(os.path.expanduser(value)).read_text("utf-8").strip().splitlines()[0]
+    try:
+        if value.startswith("age1"):
+            return x25519.Recipient.from_str(value)
+        if value.startswith(("ssh-ed25519 ", "ssh-rsa ")):
+            return ssh.Recipient.from_str(value)
+    except Exception as exc:  # pyrage raises its own RecipientError types
+        raise UsageError(
+            f"not a valid recipient: {text[:60]!r}", "give an age1… key or an ssh-ed25519 line"
+        ) from exc
+    raise UsageError(
+        f"not a recipient: {text[:60]!r}",
+        "give an age public key (age1…), an SSH public key (ssh-ed25519 …, ssh-rsa …) or a .pub file",
+    )
+
+
+def canonical_recipient(text: str) -> str:
+    """The recipient as stored in keys/recipients: the key itself, without an SSH comment."""
+    from pyrage import x25519
+
+    value = text.strip()
+    if not value.startswith(("age1", "ssh-")) and os.path.isfile(os.path.expanduser(value)):
+        value = Path(os.path.expanduser(value)).read_text("utf-8").strip().splitlines()[0]
+    parse_recipient(value)
+    if value.startswith("age1"):
+        return str(x25519.Recipient.from_str(value))
+    return " ".join(value.split()[:2])
+
+
+def load_machine_key() -> MachineKey | None:
+    """This machine's key: an SSH key adopted with `key init --ssh`, else the age identity.
+    Both open scope keys: adopting an SSH key later keeps what the age identity was granted."""
+    from pyrage import ssh, x25519
+
+    identities: list[Any] = []
+    recipient, where = "", ""
+    path = identity_path()
+    if path.is_file():
+        lines = [x for x in path.read_text("utf-8").splitlines() if x.startswith("AGE-SECRET-KEY-")]
+        if not lines:
+            raise UsageError(
+                f"{path} holds no age identity", "move it away and run gitmem key init"
+            )
+        age = x25519.Identity.from_str(lines[0].strip())
+        identities.append(age)
+        recipient, where = str(age.to_public()), str(path)
+    pointer = ssh_pointer_path()
+    if pointer.is_file():
+        private = Path(pointer.read_text("utf-8").strip())
+        try:
+            identities.insert(0, ssh.Identity.from_buffer(private.read_bytes()))
+            public = Path(str(private) + ".pub").read_text("utf-8").split()
+        except Exception as exc:
+            raise UsageError(
+                f"cannot read the SSH key gitmem uses: {private}",
+                "passphrase-protected keys are not supported; run gitmem key init",
+            ) from exc
+        recipient, where = " ".join(public[:2]), str(private)
+    return MachineKey(identities, recipient, where) if identities else None
+
+
+def create_machine_key(ssh_key: Path | None = None) -> MachineKey:
+    """Make an age identity (mode 0600) or adopt an SSH key; an existing key is kept."""
+    from pyrage import x25519
+
+    folder = config_dir()
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if ssh_key is not None:
+        ssh_key = ssh_key.expanduser().resolve()
+        if not Path(str(ssh_key) + ".pub").is_file():
+            raise UsageError(f"no public key beside {ssh_key}", f"expected {ssh_key}.pub")
+        _write_private(ssh_pointer_path(), f"{ssh_key}\n")
+        key = load_machine_key()
+        assert key is not None
+        return key
+    existing = load_machine_key()
+    if existing is not None:
+        return existing
+    identity = x25519.Identity.generate()
+    # exclusive: gitmems of several clones making the first identity at once all keep the
+    # one that landed first (a replaced identity would orphan what it was granted)
+    _write_private(
+        identity_path(),
+        f"# gitmem identity: opens your encrypted personal memory; keep it secret\n"
+        f"# public key: {identity.to_public()}\n{identity}\n",
+        exclusive=True,
+    )
+    key = load_machine_key()
+    assert key is not None
+    return key
+
+
+def _write_private(path: Path, text: str, exclusive: bool = False) -> None:
+    """Mode 0600, complete or absent (temp + fsync + rename), never through a link below the
+    configuration folder; `exclusive`: never replace."""
+    from gitmem.project.confinement import write_no_links
+
+    base = Path(
+        os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    )
+    write_no_links(base, path, text.encode("utf-8"), 0o600, exclusive=exclusive)
+
+
+def lock_scope_key(key: ScopeKey, recipients: Sequence[str]) -> bytes:
+    import pyrage
+
+    return bytes(pyrage.encrypt(key.secret, [parse_recipient(r) for r in recipients]))
+
+
+def unlock_scope_key(data: bytes, machine: MachineKey | None) -> ScopeKey:
+    import pyrage
+
+    if machine is None:
+        raise NoAccess
+    try:
+        secret = bytes(pyrage.decrypt(data, machine.identities))
+    except Exception as exc:  # pyrage.DecryptError: not one of the recipients
+        raise NoAccess from exc
+    try:
+        return ScopeKey(secret)
+    except ValueError as exc:
+        raise NoAccess from exc
+
+
+# -- keyring: the keys/ folder of one commit --------------------------------------------------
+
+
+@dataclass
+class Keyring:
+    key: ScopeKey
+    files: dict[str, str]  # keys/* path -> blob id, carried unchanged while the key is
+    recipients: list[str] = field(default_factory=list)
+
+
+def seal_json(key: ScopeKey, path: str, value: object) -> bytes:
+    return key.seal(path, json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
+
+
+def open_json(key: ScopeKey, path: str, data: bytes) -> Any:
+    return json.loads(key.open(path, data))
+
+
+def endorse(old: ScopeKey, new: ScopeKey) -> bytes:
+    return old.seal(ENDORSEMENT_FILE, bytes.fromhex(new.key_id))
+
+
+def endorsed_by(old: ScopeKey, new_id: str, data: bytes | None) -> bool:
+    if data is None:
+        return False
+    try:
+        return old.open(ENDORSEMENT_FILE, data) == bytes.fromhex(new_id)
+    except ValueError:
+        return False
+
+
+def is_hex_name(name: str) -> bool:
+    return len(name) == 64 and all(c in "0123456789abcdef" for c in name)
+
+
+def split_tree(files: Mapping[str, str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """(everything outside encrypted prefixes, {prefix: {name: oid}} for prefixes with a manifest)."""
+    sealed = {p for p in PERSONAL_PREFIXES if f"{p}/{MANIFEST}" in files}
+    rest: dict[str, str] = {}
+    parts: dict[str, dict[str, str]] = {p: {} for p in sealed}
+    for path, oid in files.items():
+        top, _, name = path.partition("/")
+        if top in sealed:
+            parts[top][name] = oid
+        else:
+            rest[path] = oid
+    return rest, parts

@@ -1,0 +1,41 @@
+"""Which personal folders a ref stores sealed: what gitmem.encrypt wants, what a tip holds."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gitmem.privacy.crypto import ENCRYPT_MODES, MANIFEST, PERSONAL_PREFIXES, encrypt_mode
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Set
+
+    from gitmem.gitstore import Repository
+
+
+def sealed_prefixes(repo: Repository) -> tuple[str, ...]:
+    return ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
+
+
+def tip_folders(repo: Repository, tree: str) -> tuple[set[str], set[str]]:
+    """The personal folders of a tip's tree that hold files, and those sealed: read from the
+    folders' names, with no listing of the whole tree."""
+    present: set[str] = set()
+    sealed: set[str] = set()
+    for prefix in PERSONAL_PREFIXES:
+        names = repo.folder_names(tree, prefix) or []
+        if MANIFEST in names:
+            sealed.add(prefix)
+        if len(names) > (MANIFEST in names):  # a sealed folder's manifest alone: empty
+            present.add(prefix)
+    return present, sealed
+
+
+def form_change(present: set[str], sealed: Set[str], wanted: Iterable[str]) -> str | None:
+    """Why a tip whose folders `present` hold files, `sealed` of them encrypted, is not in the
+    form `gitmem.encrypt` wants (None: it is)."""
+    should = present & set(wanted)
+    if sealed == should:
+        return None
+    if should - sealed:
+        return f"encrypt {', '.join(sorted(should - sealed))}"
+    return f"store {', '.join(sorted(sealed - should))} as plaintext (gitmem.encrypt)"

@@ -1,0 +1,494 @@
+"""`gitmem doctor` and the next steps `status` suggests: what is set up, what is wrong, the fix.
+
+Reads configuration and folders; the only network access is one bounded `ls-remote` per remote
+(skipped with `offline`). Never writes anything.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitmem.errors import GitmemError
+from gitmem.project.scopes import Project
+
+if TYPE_CHECKING:
+    from gitmem.project.status import ScopeStatus, Status
+
+
+OK, ADVICE, PROBLEM = "ok", "advice", "problem"
+NETWORK_TIMEOUT = 15.0
+
+
+@dataclass
+class Finding:
+    area: str  # remote, refspec, drivers, hooks, key, hub, folder
+    level: str  # ok | advice | problem
+    message: str
+    fix: str = ""
+
+
+@dataclass
+class Checkup:
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == PROBLEM]
+
+    def add(self, area: str, level: str, message: str, fix: str = "") -> None:
+        self.findings.append(Finding(area, level, message, fix))
+
+
+def run_doctor(project: Project, status: Status, offline: bool = False) -> Checkup:
+    """Every check, with `status` the project's status as `gitmem status` reports it."""
+    checkup = Checkup()
+    _remote(project, checkup, offline)
+    _refspecs(project, checkup)
+    _drivers(project, checkup)
+    _hooks(project, checkup)
+    _key(project, checkup)
+    _hub(project, checkup, offline)
+    _folders(project, status, checkup)
+    _orphans(project, checkup)
+    return checkup
+
+
+def _orphans(project: Project, checkup: Checkup) -> None:
+    """Memory folders of this project that no checkout loads any more (gitmem/project/orphans.py)."""
+    from gitmem.project.orphans import find_orphans
+
+    for orphan in find_orphans(project):
+        checkup.add(
+            "orphan",
+            ADVICE,
+            f"{orphan.path} holds {orphan.files} memory file{'s' if orphan.files != 1 else ''} of "
+            f"this project that nobody loads ({orphan.why}; {orphan.known} known to its history)",
+            f"gitmem adopt --folder {orphan.path}",
+        )
+
+
+# -- the remote -------------------------------------------------------------------------------
+
+
+def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
+    if project.remote is None:
+        checkup.add(
+            "remote",
+            ADVICE,
+            "no git remote: memory is versioned on this machine only",
+            "git remote add origin URL, then gitmem sync",
+        )
+        return
+    url = project.repo.remote_url(project.remote) or "?"
+    if offline:
+        checkup.add("remote", OK, f"{project.remote} = {url} (not contacted: --offline)")
+        return
+    refs = sorted({s.ref for s in project.scopes if s.pushable})
+    routes = {ref: project.route(ref) for ref in refs}  # refPrefix and the hub say where
+    found: dict[str, str] = {}
+    for remote in dict.fromkeys(r.remote for r in routes.values()):
+        label = next(r.label for r in routes.values() if r.remote == remote)
+        names = [r.name for r in routes.values() if r.remote == remote]
+        try:
+            found.update(project.repo.ls_remote(remote, names, timeout=NETWORK_TIMEOUT))
+        except GitmemError as exc:
+            checkup.add(
+                "remote",
+                PROBLEM,
+                f"cannot read {label} ({url if remote == project.remote else remote}): "
+                f"{exc.message}",
+                exc.hint or "check the URL (git remote -v) and your access",
+            )
+            return
+    there = [ref for ref, route in routes.items() if route.name in found]
+    have = ", ".join(ref.removeprefix("refs/gitmem/") for ref in there) or "none yet"
+    checkup.add("remote", OK, f"{project.remote} = {url} is readable; memory refs there: {have}")
+    for ref, route in routes.items():
+        if project.repo.resolve(ref) and ref not in there:
+            checkup.add(
+                "remote",
+                ADVICE,
+                f"{ref} exists here but not on {route.label} (as {route.name}): never pushed",
+                "gitmem sync (a refusal then names the server's reason)",
+            )
+
+
+def _refspecs(project: Project, checkup: Checkup) -> None:
+    """Settings that make plain git fetch or push move refs/gitmem/* behind gitmem's back."""
+    cfg = project.repo.config()
+    bad = 0
+    for remote in project.repo.remotes():
+        for spec in cfg.get(f"remote.{remote}.fetch", []):
+            dst = spec.lstrip("+").partition(":")[2]
+            if dst and _covers(dst, "refs/gitmem/team"):
+                bad += 1
+                checkup.add(
+                    "refspec",
+                    PROBLEM,
+                    f"remote.{remote}.fetch = {spec} lets `git fetch` overwrite your local "
+                    "memory refs (refs/gitmem/*)",
+                    f"git config --unset remote.{remote}.fetch {shlex.quote(_regex(spec))}",
+                )
+        if (cfg.get(f"remote.{remote}.mirror") or ["false"])[-1].lower() in ("true", "1", "yes"):
+            bad += 1
+            checkup.add(
+                "refspec",
+                PROBLEM,
+                f"remote.{remote}.mirror is on: `git push` would force refs/gitmem/* to {remote}",
+                f"git config --unset remote.{remote}.mirror",
+            )
+    if not bad:
+        checkup.add("refspec", OK, "no fetch or push refspec of git touches refs/gitmem/*")
+
+
+def _covers(pattern: str, ref: str) -> bool:
+    """Does a refspec side (`refs/*`, `refs/gitmem/*`) name `ref`? `*` spans slashes, as in git."""
+    return fnmatch.fnmatchcase(ref, pattern)
+
+
+def _regex(spec: str) -> str:
+    """`git config --unset` takes a value regex: escape the refspec."""
+    import re
+
+    return "^" + re.escape(spec) + "$"
+
+
+# -- what is installed --------------------------------------------------------------------------
+
+
+def drivers_installed(project: Project) -> bool:
+    return bool(project.repo.config_get("merge.gitmem-index.driver"))
+
+
+def _drivers(project: Project, checkup: Checkup) -> None:
+    command = project.repo.config_get("merge.gitmem-index.driver")
+    tracked = any(s.name == "agents" and not s.pushable for s in project.scopes)
+    if not command and not tracked:
+        # drivers serve only memory kept on branches: nothing to advise
+        checkup.add("drivers", OK, "merge drivers not needed: no memory is kept on a branch")
+        return
+    if not command:
+        checkup.add(
+            "drivers",
+            PROBLEM,
+            "merge drivers not installed: memory tracked on the branch merges with conflict "
+            "markers",
+            "gitmem drivers install",
+        )
+        return
+    program = shlex.split(command)[0] if command.strip() else ""
+    if program and os.path.isabs(program) and not os.access(program, os.X_OK):
+        checkup.add(
+            "drivers",
+            PROBLEM,
+            f"the merge driver runs {program}, which no longer exists",
+            "gitmem drivers install (registers the current gitmem)",
+        )
+        return
+    checkup.add("drivers", OK, "merge drivers installed")
+
+
+def hooks_installed(project: Project) -> bool:
+    """A gitmem hook of Claude Code in the project's or the user's settings (one is enough)."""
+    from gitmem.claude.hooks import status as hook_status
+
+    root = None if project.repo.is_bare else project.tree
+    return any(any(h.installed.values()) for h in hook_status(root))
+
+
+def _hooks(project: Project, checkup: Checkup) -> None:
+    from gitmem.claude.hooks import install_step
+    from gitmem.claude.hooks import status as hook_status
+
+    found = [h for h in hook_status(None if project.repo.is_bare else project.tree)]
+    installed = [h for h in found if any(h.installed.values())]
+    if not installed:
+        checkup.add(
+            "hooks",
+            ADVICE,
+            "no Claude Code hooks: memory syncs only when you run gitmem sync",
+            install_step(None if project.repo.is_bare else project.tree),
+        )
+    for h in installed:
+        missing = [event for event, command in h.installed.items() if not command]
+        if h.note or missing:
+            why = h.note or f"no {' or '.join(missing)} hook"
+            checkup.add(
+                "hooks",
+                PROBLEM,
+                f"Claude Code hooks in {h.settings}: {why}",
+                f"gitmem hooks install --claude --{h.where}",
+            )
+        else:
+            checkup.add("hooks", OK, f"Claude Code hooks in {h.settings} run gitmem")
+    for h in found:
+        if h.note and h not in installed:  # e.g. a settings file that is not valid JSON
+            checkup.add(
+                "hooks", PROBLEM, f"{h.settings}: {h.note}", f"fix the JSON of {h.settings}"
+            )
+
+
+def has_machine_key() -> bool:
+    """This machine has a gitmem identity (or an adopted SSH key): file checks only, no crypto."""
+    from gitmem.privacy.crypto import identity_path, ssh_pointer_path
+
+    return identity_path().is_file() or ssh_pointer_path().is_file()
+
+
+def personal_key_step(project: Project) -> str | None:
+    """How to get the key, when this machine cannot open the newest personal commit; else None.
+
+    Opens the key file of the ref (loads the crypto libraries): doctor always, status only when
+    the personal ref is behind or this machine has no key at all.
+    """
+    from gitmem.privacy.codec import personal_codec
+    from gitmem.privacy.crypto import NoAccess
+
+    repo = project.repo
+    refs = [project.tracking_ref(project.user_ref)] if project.remote else []
+    tip = next((c for c in (repo.resolve(r) for r in [*refs, project.user_ref]) if c), None)
+    if tip is None or not repo.resolve(f"{tip}:keys/scope.age"):
+        return None  # nothing encrypted yet: the first sync makes a key
+    codec = personal_codec(repo, project.user_ref)
+    try:
+        codec.decode(tip)
+    except NoAccess:
+        machine = codec.machine(create=False)
+        if machine is None:
+            return "gitmem key init here, then gitmem key grant <its recipient> on a machine that has the key"
+        return f"on a machine that has the key: gitmem key grant '{machine.recipient}', then gitmem sync here"
+    except GitmemError:
+        return None  # a damaged ref is reported by sync with its own message
+    return None
+
+
+def _key(project: Project, checkup: Checkup) -> None:
+    if (project.repo.config_get("gitmem.encrypt") or "").lower() == "off":
+        checkup.add(
+            "key",
+            ADVICE,
+            "gitmem.encrypt is off: personal memory is pushed in plaintext",
+            "git config --unset gitmem.encrypt (encrypts it again)",
+        )
+        return
+    step = personal_key_step(project)
+    if step:
+        checkup.add(
+            "key", PROBLEM, "your personal memory is encrypted with a key this machine lacks", step
+        )
+    elif has_machine_key():
+        checkup.add("key", OK, "this machine has a key for personal memory")
+    else:
+        checkup.add("key", OK, "no key yet: the first sync makes one")
+
+
+def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
+    hub = project.repo.config_get("gitmem.hub")
+    if not hub:
+        return
+    if offline:
+        checkup.add("hub", OK, f"hub {hub} (not contacted: --offline)")
+        return
+    try:
+        project.repo.ls_remote(hub, ["refs/gitmem/*"], timeout=NETWORK_TIMEOUT)
+    except GitmemError as exc:
+        checkup.add(
+            "hub",
+            PROBLEM,
+            f"cannot read the hub {hub}: {exc.message}",
+            "check gitmem.hub (git config gitmem.hub) and your access to it",
+        )
+        return
+    checkup.add("hub", OK, f"hub {hub} is readable")
+
+
+# -- the memory folders -----------------------------------------------------------------------
+
+
+def _folders(project: Project, status: Status, checkup: Checkup) -> None:
+    from gitmem.project.excludes import wanted_excludes
+
+    for row in status.scopes:
+        area = f"folder {row.name}"
+        path = Path(row.path)
+        if not row.synced and project.scope(row.name).refused:  # one line: what, why, the fix
+            checkup.add(area, PROBLEM, f"{row.name} is not synced: {row.note}")
+            continue
+        if not row.synced:
+            checkup.add(area, ADVICE if row.files else OK, f"{row.name} is not synced: {row.note}")
+            continue
+        if path.exists() and not path.is_dir():
+            checkup.add(
+                area, PROBLEM, f"{path} is not a folder", f"move it away: mv {path} {path}.bak"
+            )
+        elif row.missing:
+            checkup.add(area, ADVICE, f"{path} is missing", "gitmem sync restores it from the ref")
+        elif row.skipped and _not_utf8(row, checkup):
+            pass
+        elif row.skipped:
+            checkup.add(
+                area,
+                ADVICE,
+                f"{row.skipped} file{'s' if row.skipped != 1 else ''} in {path} "
+                "not synced (links, special or large files)",
+                "gitmem sync lists them; keep memory as plain Markdown files",
+            )
+        else:
+            checkup.add(area, OK, f"{path}: {row.files} file{'s' if row.files != 1 else ''}")
+    exclude = project.repo.common_dir / "info" / "exclude"
+    present = set(exclude.read_text("utf-8", "replace").splitlines()) if exclude.exists() else set()
+    for line in wanted_excludes(project, existing_only=True):
+        if line not in present and not project.repo.is_tracked(line.strip("/")):
+            checkup.add(
+                "folder",
+                PROBLEM,
+                f"{line.strip('/')} shows in git status as untracked",
+                "gitmem init (adds it to .git/info/exclude)",
+            )
+
+
+def _not_utf8(row: ScopeStatus, checkup: Checkup) -> bool:
+    """Each memory of the folder skipped for not being UTF-8 is a problem: it no longer
+    syncs (neither its edits nor what others change in it). True when there was one."""
+    found = False
+    for item in row.skipped_files:
+        rel, _, why = item.partition(" (")
+        if not why.startswith("GM111"):
+            continue
+        path = Path(row.path) / rel
+        where = first_bad_byte(path) or "not UTF-8"
+        checkup.add(
+            f"folder {row.name}",
+            PROBLEM,
+            f"{rel} is not UTF-8 text ({where}): it no longer syncs, "
+            "neither your edits nor anyone else's",
+            utf8_fix(path),
+        )
+        found = True
+    return found
+
+
+def first_bad_byte(path: Path) -> str | None:
+    """Where a file stops being UTF-8: `first bad byte 0xE9 at line 3, column 7` (None: it is
+    UTF-8, or cannot be read). Reads at most a memory file's limit."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(4 << 20)
+        data.decode("utf-8")
+    except OSError:
+        return None
+    except UnicodeDecodeError as exc:
+        at = exc.start
+        line = data.count(b"\n", 0, at) + 1
+        column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+        return f"first bad byte 0x{data[at]:02X} at line {line}, column {column}"
+    return None
+
+
+def utf8_fix(path: Path) -> str:
+    """The command that converts a Latin-1 (or Windows-1252) file to UTF-8 in place."""
+    import shlex
+
+    q = shlex.quote(str(path))
+    return f"iconv -f WINDOWS-1252 -t UTF-8 {q} > {q}.utf8 && mv {q}.utf8 {q}; then gitmem sync"
+
+
+# -- for status ---------------------------------------------------------------------------------
+
+
+def next_steps(project: Project, status: Status) -> list[str]:
+    """What a newcomer should do next, cheapest checks only (no network)."""
+    steps = []
+    if not project.repo.is_bare and not project.repo.has_commits():
+        steps.append("make a first commit: gitmem refs live beside your branches")
+    if project.remote is None:
+        steps.append("add a remote to share memory: git remote add origin URL, then gitmem sync")
+    changed = sum(s.changed for s in status.scopes)
+    behind = max((s.behind for s in status.scopes), default=0)
+    personal_behind = any(s.behind for s in status.scopes if s.ref == project.user_ref)
+    key_step = (
+        personal_key_step(project)
+        if personal_behind or (not has_machine_key() and project.repo.resolve(project.user_ref))
+        else None
+    )
+    if key_step:
+        steps.append(f"read your encrypted personal memory here: {key_step}")
+        behind = max((s.behind for s in status.scopes if s.ref != project.user_ref), default=0)
+    never = [
+        s
+        for s in status.scopes
+        if s.synced
+        and s.files
+        and not project.repo.resolve(s.ref or "")
+        # personal memory waiting for its key cannot be published until the grant
+        and not (key_step and s.ref == project.user_ref)
+    ]
+    waiting = [
+        s
+        for s in status.scopes
+        if key_step and s.ref == project.user_ref and s.changed and s.synced
+    ]
+    if waiting:
+        steps.append(
+            "your personal edits here wait for the key: they sync with the first "
+            "gitmem sync after the grant"
+        )
+    if never:
+        steps.append("publish your memory: gitmem sync")
+    elif (changed := changed - sum(s.changed for s in waiting)) or behind:
+        parts = [
+            f"share {changed} change{'s' if changed != 1 else ''}" if changed else "",
+            f"bring in {behind} remote commit{'s' if behind != 1 else ''}" if behind else "",
+        ]
+        steps.append("gitmem sync to " + " and ".join(w for w in parts if w))
+    if any("deleted there" in s.note for s in status.scopes if s.synced):
+        steps.append(
+            "to keep your memory off the remote, stop syncing this clone: docs/guide.md §10 "
+            "(Remove gitmem from a clone)"
+        )
+    if any(s.missing for s in status.scopes):
+        steps.append("gitmem sync restores the missing folder")
+    if not hooks_installed(project):
+        from gitmem.claude.hooks import install_step
+
+        root = None if project.repo.is_bare else project.tree
+        steps.append(f"sync at every Claude Code session: {install_step(root)}")
+    tracked = any(
+        s.name == "agents" and not s.synced and "tracked" in s.note for s in status.scopes
+    )
+    if tracked and not drivers_installed(project):
+        steps.append("merge memory on branches without conflicts: gitmem drivers install")
+    local_file = linked_worktree_local_file(project)
+    if local_file:
+        steps.append(local_file)
+    return steps
+
+
+def linked_worktree_local_file(project: Project) -> str | None:
+    """In a linked worktree Claude Code reads that worktree's own CLAUDE.local.md (asked of the
+    real client, 2.1.330), while gitmem syncs the main worktree's (one file per clone on the
+    personal ref). A link there makes the session read the synced one."""
+    from gitmem.project.paths import LOCAL_FILE
+
+    here = project.repo.toplevel
+    synced = next(
+        (p for s in project.scopes if s.name == "local" and s.pushable for _, p in s.outside), None
+    )
+    if here is None or synced is None or here == project.tree or not synced.is_file():
+        return None
+    mine = here / LOCAL_FILE
+    if os.path.lexists(mine) and os.path.realpath(mine) == os.path.realpath(synced):
+        return None
+    if os.path.lexists(mine):
+        return (
+            f"{mine} is not synced (Claude Code reads it in this worktree; gitmem syncs {synced})"
+        )
+    return (
+        f"Claude Code reads {mine} in this worktree, gitmem syncs {synced}: to read that one "
+        f"here, ln -s {shlex.quote(str(synced))} {shlex.quote(str(mine))}"
+    )

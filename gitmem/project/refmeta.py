@@ -1,0 +1,117 @@
+"""`gitmem.toml`, the identity file of a gitmem ref: read, written and merged."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+FORMAT_VERSION = 1
+META_FILE = "gitmem.toml"
+
+
+@dataclass(frozen=True)
+class RefMeta:
+    version: int
+    key: str
+    aliases: tuple[str, ...] = ()  # other spellings the project is known by (docs/design.md §2)
+
+    def knows(self, key: str) -> bool:
+        """`key` names this ref's project: it is the key or an alias — or the ref was only ever
+        keyed by a path (`local:…`, made before the repository had a remote) and `key` is a
+        remote's: the first remote such memory is pushed to names its project, so a second
+        machine syncs it as it is (docs/guide.md §3, "No remote yet?")."""
+        if key == self.key or key in self.aliases:
+            return True
+        return unclaimed(self) and not key.startswith(LOCAL_PREFIX)
+
+    def with_alias(self, key: str) -> RefMeta:
+        """This identity with `key` added as an alias (the key itself never changes)."""
+        if key == self.key or key in self.aliases:
+            return self
+        return RefMeta(self.version, self.key, tuple(sorted({*self.aliases, key})))
+
+
+LOCAL_PREFIX = "local:"  # the key of a repository without a remote (gitmem/project/identity.py)
+
+
+def unclaimed(meta: RefMeta) -> bool:
+    """Every name of the ref is a path: it was made where there was no remote yet."""
+    return all(k.startswith(LOCAL_PREFIX) for k in (meta.key, *meta.aliases))
+
+
+def rekeyed(meta: RefMeta, key: str) -> RefMeta | None:
+    """The identity a ref should carry once it syncs through a remote keyed `key`: an
+    unclaimed ref (made before there was a remote) gets `key` as an alias, so that its
+    gitmem.toml names the project from then on; None when nothing is to change. The sync's
+    commit (gitmem/sync/commit.py) adds the alias on the first commit after `git remote add`."""
+    if key.startswith(LOCAL_PREFIX) or not unclaimed(meta):
+        return None
+    return meta.with_alias(key)
+
+
+class MetaError(ValueError):
+    """gitmem.toml cannot be read."""
+
+
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _unquote(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def parse_meta(data: bytes) -> RefMeta:
+    """gitmem.toml: `version = 1`, `key = "..."` and `aliases = ["...", ...]` (written by us)."""
+    values: dict[str, str] = {}
+    aliases: tuple[str, ...] = ()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MetaError(f"{META_FILE} is not UTF-8") from exc
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, value = line.partition("=")
+        if not sep:
+            raise MetaError(f"{META_FILE}: cannot read line {line[:40]!r}")
+        value = value.strip()
+        if name.strip() == "aliases":
+            if not (value.startswith("[") and value.endswith("]")):
+                raise MetaError(f"{META_FILE}: aliases is not a list")
+            aliases = tuple(_unquote(m) for m in _QUOTED.findall(value))
+            continue
+        if value.startswith('"') and value.endswith('"') and len(value) >= 2:
+            value = _unquote(value[1:-1])
+        values[name.strip()] = value
+    try:
+        return RefMeta(int(values["version"]), values["key"], aliases)
+    except (KeyError, ValueError) as exc:
+        raise MetaError(f"{META_FILE} lacks a version or key") from exc
+
+
+def render_meta(key: str, aliases: tuple[str, ...] = ()) -> bytes:
+    lines = [
+        "# gitmem ref: memory files synced by gitmem; do not edit by hand",
+        f"version = {FORMAT_VERSION}",
+        f"key = {_quote(key)}",
+    ]
+    if aliases:
+        lines.append(f"aliases = [{', '.join(_quote(a) for a in aliases)}]")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def merged_meta(metas: list[RefMeta], adopt: str | None = None) -> RefMeta:
+    """One identity for a merge of refs: every key and alias survives, so no spelling that was
+    ever accepted is refused later (no ping-pong); the key is the one they share, else the
+    least (symmetric). `adopt` adds our key as an alias; it never replaces the key."""
+    key = min(m.key for m in metas)
+    known = {k for m in metas for k in (m.key, *m.aliases)}
+    if adopt:
+        known.add(adopt)
+    version = max(m.version for m in metas)
+    return RefMeta(version, key, tuple(sorted(known - {key})))

@@ -1,0 +1,505 @@
+"""The project a repository belongs to and the scopes gitmem syncs for it (docs/design.md §1–2)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from gitmem.errors import ConfigError, UsageError
+from gitmem.gitstore import Repository
+from gitmem.project.confinement import holds_personal, personal_folders, refusal
+from gitmem.project.identity import (
+    USER_SETTING,
+    auto_memory_location,
+    canonical_root,
+    claude_config_dir,
+    local_key,
+    memory_bases,
+    normalize_remote_url,
+    own_slug,
+    user_id,
+)
+from gitmem.project.paths import AGENTS_FOLDER, LOCAL_AGENTS_FOLDER, LOCAL_FILE
+
+GITMEM_PREFIX = "refs/gitmem/"
+TEAM_REF = "refs/gitmem/team"
+USERS_REF_PREFIX = "refs/gitmem/users/"
+SCOPE_NAMES = ("auto", "team", "agents", "local")
+# Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
+# folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
+LOCAL_FILE_REL = ".root/" + LOCAL_FILE
+STORED_LOCAL_FILE = "local/" + LOCAL_FILE_REL
+
+
+def shown(text: str) -> str:
+    """A line of gitmem's output with memory files named as the user knows them: the ref keeps
+    <root>/CLAUDE.local.md as local/.root/CLAUDE.local.md, the user sees CLAUDE.local.md."""
+    return text.replace(STORED_LOCAL_FILE, LOCAL_FILE)
+
+
+def shown_diff(text: str) -> str:
+    """A git diff with the header lines (never the content) naming files as `shown` does."""
+    if STORED_LOCAL_FILE not in text:
+        return text
+    heads = ("diff --git ", "--- ", "+++ ", "rename from ", "rename to ", "copy from ", "copy to ")
+    return "".join(
+        shown(line) if line.startswith(heads) else line for line in text.splitlines(True)
+    )
+
+
+@dataclass(frozen=True)
+class Scope:
+    name: str
+    path: Path  # local folder
+    ref: str  # refs/gitmem/...
+    prefix: str  # folder inside the ref's tree
+    pushable: bool = True
+    note: str = ""  # why a scope is not synced, when it is not
+    exclude: frozenset[str] = frozenset()  # top-level names in `path` that belong elsewhere
+    refused: bool = False  # the folder breaks a confinement rule: never read or written
+    # files outside the folder that belong to the scope: (path in the scope's tree, file on disk)
+    outside: tuple[tuple[str, Path], ...] = ()
+
+    @property
+    def extra(self) -> dict[str, Path]:
+        return dict(self.outside)
+
+    def file(self, rel: str) -> Path:
+        """Where the scope's file `rel` lives on disk."""
+        for name, path in self.outside:
+            if name == rel:
+                return path
+        return self.path / rel
+
+
+@dataclass(frozen=True)
+class Project:
+    repo: Repository
+    root: Path  # canonical root: the main worktree (or the bare repository)
+    key: str
+    remote: str | None
+    uid: str
+    scopes: tuple[Scope, ...]
+    ref_prefix: str = GITMEM_PREFIX  # where the remote keeps our refs (gitmem.refPrefix)
+    hub: str | None = None  # gitmem.hub: the personal ref goes there instead
+    # the working tree of the in-tree scopes (.claude/agent-memory*, CLAUDE.local.md): `root`,
+    # except in a linked worktree of a bare repository (see work_tree)
+    work: Path | None = None
+    # a bundle file read as the remote of every ref (gitmem bundle unbundle): its refs are
+    # named as our local ones, and land on holding refs of their own (gitmem/sync/bundle.py)
+    bundle: str | None = None
+
+    @property
+    def tree(self) -> Path:
+        return self.work or self.root
+
+    @property
+    def user_ref(self) -> str:
+        return USERS_REF_PREFIX + self.uid
+
+    def scope(self, name: str) -> Scope:
+        for s in self.scopes:
+            if s.name == name:
+                return s
+        raise UsageError(f"unknown scope: {name}", f"choose one of {', '.join(SCOPE_NAMES)}")
+
+    def route(self, ref: str) -> Route:
+        """Which remote holds our `ref`, under what name, and our tracking ref for it."""
+        tail = ref[len(GITMEM_PREFIX) :]
+        if self.bundle is not None:
+            return Route(
+                self.bundle, ref, f"refs/gitmem-remotes/{BUNDLE_TRACKING}/{tail}", "bundle"
+            )
+        if self.hub and ref == self.user_ref:
+            name = f"{self.ref_prefix}projects/{hub_component(self.key)}/users/{self.uid}"
+            return Route(self.hub, name, f"refs/gitmem-remotes/{HUB_TRACKING}/{tail}", "hub")
+        assert self.remote is not None
+        return Route(
+            self.remote,
+            self.ref_prefix + tail,
+            f"refs/gitmem-remotes/{self.remote}/{tail}",
+            self.remote,
+        )
+
+    def tracking_ref(self, ref: str) -> str:
+        return self.route(ref).tracking
+
+
+@dataclass(frozen=True)
+class Route:
+    remote: str  # a remote's name, or the hub's URL: what git fetch/push are given
+    name: str  # what the remote calls the ref
+    tracking: str  # our remote-tracking ref for it
+    label: str  # how messages name the remote
+
+
+HUB_TRACKING = "gitmem-hub"  # the hub is a URL, not a named remote
+BUNDLE_TRACKING = "gitmem-bundle"  # the holding refs of what an unbundle brought in
+_NOT_A_PREFIX = frozenset({"refs/heads/", "refs/tags/", "refs/remotes/", "refs/gitmem-remotes/"})
+
+
+def hub_component(key: str) -> str:
+    """The project key as one ref-name component (`/` → %2F, and whatever git forbids)."""
+    from urllib.parse import quote
+
+    return quote(key, safe="").replace("~", "%7E").replace(".", "%2E")
+
+
+def ref_prefix(repo: Repository) -> str:
+    """gitmem.refPrefix: `refs/heads/gitmem/` for hosts that accept only branches."""
+    value = repo.config_get("gitmem.refPrefix")
+    if not value:
+        return GITMEM_PREFIX
+    import re
+
+    if (
+        not re.fullmatch(r"refs/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)+", value)
+        or ".." in value
+        or ".lock/" in value
+        or value in _NOT_A_PREFIX
+        or value.startswith("refs/gitmem-remotes/")
+    ):
+        raise ConfigError(
+            f"gitmem.refPrefix = {value!r} is not a folder of refs of its own",
+            "use one like refs/heads/gitmem/ (git config gitmem.refPrefix refs/heads/gitmem/)",
+        )
+    return value
+
+
+def choose_remote(repo: Repository, wanted: str | None) -> str | None:
+    remotes = repo.remotes()
+    if wanted:
+        if wanted not in remotes:
+            raise UsageError(
+                f"no remote named {wanted!r} in {repo.common_dir}",
+                f"known remotes: {', '.join(remotes) or 'none'} (git remote -v)",
+            )
+        return wanted
+    configured = repo.config_get("gitmem.remote")
+    if configured and configured in remotes:
+        return configured
+    if "origin" in remotes:
+        return "origin"
+    return remotes[0] if remotes else None
+
+
+def resolve_uid(repo: Repository) -> str:
+    explicit = repo.config_get("gitmem.user")
+    if explicit:
+        return user_id(explicit)
+    email = repo.config_get("user.email")
+    if not email:
+        raise ConfigError(
+            "no user.email in git config: gitmem names your personal ref after it",
+            'git config --global user.email "you@example.com" (or set gitmem.user)',
+        )
+    return user_id(email)
+
+
+def work_tree(repo: Repository, root: Path) -> Path:
+    """Where Claude Code reads the in-tree scopes (`.claude/agent-memory*`, CLAUDE.local.md):
+    the folder it runs in (asked of the real client, 2.1.330). gitmem syncs the main
+    worktree's, one per clone (status shows how to share it with a linked worktree); a bare
+    repository has no main worktree, so in each of its linked worktrees: that worktree's
+    (the auto folder stays keyed by the bare repository, as Claude Code keys it)."""
+    if repo.toplevel is not None and root == repo.common_dir.resolve():
+        return repo.toplevel.resolve()
+    return root
+
+
+def open_project(
+    repo: Repository, remote: str | None = None, memory_dir: str | None = None
+) -> Project:
+    root = canonical_root(repo.toplevel, repo.git_dir, repo.common_dir).resolve()
+    tree = work_tree(repo, root)
+    remote_name = choose_remote(repo, remote)
+    url = repo.remote_url(remote_name) if remote_name else None
+    key = normalize_remote_url(url, base=root) if url else local_key(root)
+    uid = resolve_uid(repo)
+    if memory_dir:
+        auto, origin = Path(os.path.abspath(os.path.expanduser(memory_dir))), "option"
+    else:
+        auto, origin = auto_memory_location(root, tree=tree)
+    team_setting = repo.config_get("gitmem.teamDir")
+    chosen = {"auto": chosen_by(origin), "agents": FIXED, "local": FIXED}
+    chosen["team"] = (
+        (
+            "gitmem.teamDir",
+            "set gitmem.teamDir to a folder of its own: git config gitmem.teamDir PATH",
+        )
+        if team_setting
+        else (f"the auto folder's team/ ({chosen['auto'][0]})", chosen["auto"][1])
+    )
+    team = Path(os.path.expanduser(team_setting)) if team_setting else auto / "team"
+    if not team.is_absolute():
+        team = root / team
+    user_ref = USERS_REF_PREFIX + uid
+    team_inside_auto = team.parent == auto
+    # a folder shared by all projects holds every project's team/ too: a hub cannot help there
+    team_shared = origin == USER_SETTING and (team == auto or auto in team.parents)
+    shared_note = ""
+    if origin == USER_SETTING and not repo.config_get("gitmem.hub"):
+        shared_note = (
+            "shared by all projects (autoMemoryDirectory in your user settings): not pushed to "
+            "a project remote; set a private hub: git config --global gitmem.hub URL"
+        )
+    scopes = [
+        Scope(
+            "auto",
+            auto,
+            user_ref,
+            "auto",
+            pushable=not shared_note,
+            note=shared_note,
+            # `team/` is the team folder wherever gitmem.teamDir is unset: never personal
+            # memory, so two machines that set it differently cannot move files between refs
+            exclude=frozenset({"team", team.name}) if team_inside_auto else frozenset({"team"}),
+        ),
+        Scope(
+            "team",
+            team,
+            TEAM_REF,
+            "team",
+            pushable=not team_shared,
+            note=(
+                "inside the auto folder shared by all projects: each project's team would get "
+                "every project's team memory; give it a folder per project: "
+                "git config gitmem.teamDir PATH"
+            )
+            if team_shared
+            else "",
+        ),
+    ]
+    tracked = not repo.is_bare and repo.is_tracked(AGENTS_FOLDER)
+    agents_note = (
+        "bare repository: no working tree"
+        if repo.is_bare
+        else "tracked on the branch: merged by git with the drivers"
+        if tracked
+        else ""
+    )
+    scopes.append(
+        Scope(
+            "agents",
+            tree / ".claude" / "agent-memory",
+            TEAM_REF,
+            "agents",
+            pushable=not agents_note,
+            note=agents_note,
+        )
+    )
+    from gitmem.privacy.crypto import ENCRYPT_MODES, encrypt_mode
+
+    sealed = "local" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
+    # a branch that commits files there owns them: gitmem never writes over a tracked file
+    local_tracked = not repo.is_bare and repo.is_tracked(LOCAL_AGENTS_FOLDER)
+    scopes.append(
+        Scope(
+            "local",
+            tree / ".claude" / "agent-memory-local",
+            user_ref,
+            "local",
+            pushable=sealed and not local_tracked,  # its plaintext never leaves this machine
+            note="tracked on the branch: left to git (untrack it to sync it privately)"
+            if local_tracked
+            else ""
+            if sealed
+            else "private: not synced while gitmem.encrypt is off",
+            outside=_local_file(repo, tree),
+        )
+    )
+    if repo.config_get("gitmem.agents"):  # other agents' folders, when enabled
+        from gitmem.project.adapters import agents_of
+
+        scopes.extend(adapter_scopes(repo, tree, agents_of(repo)))
+    return Project(
+        repo,
+        root,
+        key,
+        remote_name,
+        uid,
+        confine(
+            scopes,
+            tree,
+            repo.is_bare,
+            chosen,
+            (repo.git_dir, repo.common_dir),
+            # the auto folder in use is judged as a scope; the earlier ones by what they hold
+            [
+                p
+                for p in personal_folders(repo.common_dir, auto)
+                if str(p) != os.path.realpath(auto)
+            ],
+        ),
+        ref_prefix(repo),
+        repo.config_get("gitmem.hub") or None,
+        tree if tree != root else None,
+    )
+
+
+def _local_file(repo: Repository, root: Path) -> tuple[tuple[str, Path], ...]:
+    """<root>/CLAUDE.local.md joins the local scope, unless the branch tracks it (then git
+    owns it). `root` is resolved, so the path crosses no link; a link at the file itself is
+    skipped by snapshot and never written through."""
+    if repo.is_bare:
+        return ()
+    path = root / LOCAL_FILE
+    if os.path.lexists(path) and repo.is_tracked(LOCAL_FILE):
+        return ()
+    return ((LOCAL_FILE_REL, path),)
+
+
+IN_TREE_SCOPES = frozenset({"agents", "local", "cline", "goose"})
+# who chose a scope's folder, and how the user points it elsewhere (the refusal's one line)
+FIXED = ("Claude Code (a fixed folder of the working tree)", "")
+_ORIGINS = {
+    "option": ("--memory-dir", "pass a folder of this project's own"),
+    "override": (
+        "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+        "unset it or point it at a folder of this project's own",
+    ),
+    "default": ("Claude Code's default", ""),
+}
+
+
+def chosen_by(origin: str) -> tuple[str, str]:
+    """(what chose the auto folder, how to fix it) for an origin of auto_memory_location."""
+    if origin in _ORIGINS:
+        return _ORIGINS[origin]
+    if origin == USER_SETTING:
+        where = str(claude_config_dir(os.environ) / "settings.json")
+    else:  # "project settings (.claude/settings.json)"
+        where = origin[origin.find("(") + 1 : -1] if "(" in origin else origin
+    return (
+        f"autoMemoryDirectory in {where}",
+        f"remove autoMemoryDirectory from {where} or point it at a folder of this project's own",
+    )
+
+
+def confine(
+    scopes: list[Scope],
+    root: Path,
+    bare: bool,
+    chosen: Mapping[str, tuple[str, str]] | None = None,
+    git_dirs: tuple[Path, ...] = (),
+    personal: Sequence[Path] = (),
+    adopted: tuple[Path, ...] = (),
+) -> tuple[Scope, ...]:
+    """Refuse each scope whose folder breaks a confinement rule (docs/design.md §1: confined,
+    disjoint, this project's own); the others stay as they are. The one place that decides:
+    each folder is judged alone (confinement.refusal), then against every other (a folder
+    sharing files with another is refused, and so is the other). `chosen`: by scope name, what chose its folder and how to point it elsewhere.
+    `personal`: the folders the auto scope has been in (resolved): a folder whose files go to
+    the team ref may not hold one that still has files (Claude Code left personal memory
+    there); `adopted`: folders the user named as this project's orphaned memory
+    (`adopt --folder`)."""
+    from gitmem.project.confinement import Place, forget_identities, inside, overlap
+
+    forget_identities()
+    config = claude_config_dir(os.environ)
+    protected = {
+        label: Path(os.path.realpath(folder))
+        for label, folder in (
+            ("the home folder", Path.home()),
+            ("Claude Code's folder", config),
+            ("Claude Code's projects folder", config / "projects"),
+            *(("the repository's git directory", d) for d in git_dirs),
+        )
+    }
+    bases = [Path(os.path.realpath(b)) for b in memory_bases(os.environ)]
+    for base in bases:
+        protected.setdefault("Claude Code's projects folder", base)
+        if base not in protected.values():
+            protected[f"Claude Code's projects folder {base}"] = base
+    slug = own_slug(root, os.environ)
+    own = [base / slug / "memory" for base in bases]
+    own += [Path(os.path.realpath(folder)) for folder in adopted]
+    why: dict[int, str] = {}
+    places: list[tuple[int, Place]] = []
+    for i, s in enumerate(scopes):
+        if bare and s.name in IN_TREE_SCOPES:
+            continue  # no working tree: never synced, nothing to check
+        alone = refusal(
+            s.path,
+            root,
+            protected,
+            in_tree_only=s.name in IN_TREE_SCOPES,
+            claude_dir=protected["Claude Code's folder"],
+            own=own,
+            projects=bases,
+        )
+        place = Place(s.name, Path(os.path.realpath(os.path.expanduser(s.path))), s.exclude)
+        if alone is None and s.ref == TEAM_REF:  # what Claude Code kept personal stays so
+            alone = holds_personal(place, personal)
+        if alone is not None:
+            why[i] = alone
+        places.append((i, place))
+    # a file belongs to one scope: two folders that share files are both refused (which one
+    # holds personal memory is not for gitmem to guess), and so is a folder inside or above a
+    # refused one (it would read what that one must not)
+    blame: dict[int, str] = {}
+    judged_alone = set(why)
+    for i, place in places:
+        for k, other in places:
+            if i in why or k == i:
+                continue
+            if k in judged_alone and inside(place.real, other.real):
+                why[i] = (
+                    f"it is the refused {other.name} scope's folder too"
+                    if place.real == other.real
+                    else f"it lies inside a refused scope folder ({other.name}: {other.real})"
+                )
+            else:
+                clash = overlap(place, [other])
+                if clash is None:
+                    continue
+                why[i] = clash
+            # the line names the setting to change: this scope's own, else the other's
+            fixes = {n: (chosen or {}).get(n, FIXED)[1] for n in (place.name, other.name)}
+            blame[i] = other.name if fixes[other.name] and not fixes[place.name] else place.name
+    out = []
+    for i, s in enumerate(scopes):
+        if i not in why:
+            out.append(s)
+            continue
+        by, fix = (chosen or {}).get(blame.get(i, s.name), ("", ""))
+        note = f"refused {s.path}: {why[i]}"
+        if by and by != FIXED[0]:
+            note += f"; chosen by {by}" + (f": {fix}" if fix else "")
+        out.append(replace(s, pushable=False, refused=True, note=note))
+    return tuple(out)
+
+
+def hostname() -> str:
+    # uname's node name is what gethostname() returns on POSIX, without importing socket
+    # (~3 ms of every push)
+    return os.uname().nodename.split(".")[0] or "host"
+
+
+def adapter_scopes(repo: Repository, tree: Path, agents: tuple[str, ...]) -> list[Scope]:
+    """The project-level scopes of the enabled adapters other than Claude Code: each an in-tree folder on the team ref under its own top, left to
+    git when the branch tracks it."""
+    from gitmem.project.adapters import ADAPTERS, PROJECT_SHARED
+
+    out: list[Scope] = []
+    for agent in agents:
+        if agent == "claude":
+            continue
+        for folder in ADAPTERS[agent].folders:
+            if folder.scope != PROJECT_SHARED:
+                continue
+            rel = folder.where.removeprefix("<project>/")
+            tracked = not repo.is_bare and repo.is_tracked(rel)
+            note = (
+                "bare repository: no working tree"
+                if repo.is_bare
+                else "tracked on the branch: left to git"
+                if tracked
+                else ""
+            )
+            out.append(
+                Scope(folder.top, tree / rel, TEAM_REF, folder.top, pushable=not note, note=note)
+            )
+    return out

@@ -1,0 +1,238 @@
+"""What `gitmem status` and `gitmem init` report and set up. No printing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+
+from gitmem.core.state import FileRecord, load_scope_state
+from gitmem.project.excludes import exclude_memory_folders
+from gitmem.project.scopes import Project, Scope
+from gitmem.sync.folders import Snapshot, snapshot
+
+
+@dataclass
+class ScopeStatus:
+    name: str
+    path: str
+    ref: str | None  # None: this scope is not synced (see note)
+    files: int  # memory files that sync (skipped files are not counted)
+    ahead: int  # local commits the remote has not got, as of the last fetch
+    behind: int  # remote commits not merged here, as of the last fetch
+    encrypted: bool
+    synced: bool
+    changed: int = 0  # files added, edited or deleted on disk since the last sync
+    note: str = ""
+    skipped: int = 0  # files in the folder that are not synced (symlinks, too large, ...)
+    skipped_files: list[str] = field(default_factory=list)  # "rel (why)", as sync says them
+    missing: bool = False  # the folder is gone; the next sync restores it from the ref
+    privacy: str = ""  # "encrypted", or who can read it on the remote
+
+
+@dataclass
+class Status:
+    root: str
+    key: str
+    remote: str | None
+    user: str
+    scopes: list[ScopeStatus] = field(default_factory=list)
+    fetched: bool = False  # ahead/behind were measured against a fetch made just now
+    next_steps: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def project_status(project: Project, fetch: bool = False) -> Status:
+    """Each scope as it stands; with `fetch`, first bring the remote-tracking refs up to date."""
+    repo = project.repo
+    status = Status(str(project.root), project.key, project.remote, project.uid)
+    if fetch and project.remote:
+        from gitmem.sync import fetch_tracking
+
+        fetch_tracking(project)
+        status.fetched = True
+    sealed = sealed_scopes(project)
+    leftover = plaintext_in_history(project)
+    counts: dict[str, tuple[int, int]] = {}
+    unpublished = _unpublished(project, fetch)
+    for scope in project.scopes:
+        if scope.ref not in counts:
+            local = repo.resolve(scope.ref)
+            tracking = repo.resolve(project.tracking_ref(scope.ref)) if project.remote else None
+            counts[scope.ref] = (
+                repo.ahead_behind(local, tracking) if (local and tracking) else (0, 0)
+            )
+            if tracking and not local:
+                counts[scope.ref] = (0, repo.count_commits(tracking))
+            elif local and project.remote and not tracking:
+                counts[scope.ref] = (repo.count_commits(local), 0)
+            if local and scope.ref in unpublished:  # the remote has none of it
+                counts[scope.ref] = (repo.count_commits(local), 0)
+        row = _scope_status(project, scope, counts[scope.ref])
+        if scope.pushable and project.remote and scope.ref in unpublished and not row.missing:
+            row.note = unpublished[scope.ref]
+        row.encrypted = scope.name in sealed
+        row.privacy = privacy_line(project, scope, sealed) + (
+            leftover if scope.name in sealed and scope.name == "auto" else ""
+        )
+        status.scopes.append(row)
+    from gitmem.project.doctor import next_steps
+
+    status.next_steps = next_steps(project, status)
+    return status
+
+
+def _unpublished(project: Project, asked: bool) -> dict[str, str]:
+    """Refs with history here that the remote does not hold (never pushed, or deleted there:
+    un-published), each with what the next sync does about it. Without `asked` (status
+    --fetch: one ls-remote), only what the last fetch knows: no remote-tracking ref."""
+    if not project.remote:
+        return {}
+    repo = project.repo
+    refs = sorted({s.ref for s in project.scopes if s.ref and s.pushable})
+    held: set[str] | None = None
+    if asked:
+        from gitmem.errors import GitmemError
+
+        try:
+            routes = {ref: project.route(ref) for ref in refs}
+            held = set()
+            for remote in {r.remote for r in routes.values()}:
+                names = [r.name for r in routes.values() if r.remote == remote]
+                found = repo.ls_remote(remote, names)
+                held |= {ref for ref, r in routes.items() if r.remote == remote and r.name in found}
+        except GitmemError:
+            held = None
+    out = {}
+    for ref in refs:
+        if not repo.resolve(ref):
+            continue
+        tracked = repo.resolve(project.tracking_ref(ref))
+        where = project.route(ref).remote
+        if held is not None and ref not in held:
+            out[ref] = (
+                f"not on {where} any more (deleted there): the next change synced here "
+                "publishes its whole history again"
+                if tracked
+                else f"not on {where}: the next sync publishes it"
+            )
+        elif held is None and not tracked:
+            out[ref] = f"not on {where} as of the last fetch: the next sync publishes it"
+    return out
+
+
+def sealed_scopes(project: Project) -> frozenset[str]:
+    """Scopes whose files leave this machine only encrypted (gitmem.encrypt)."""
+    from gitmem.privacy.crypto import ENCRYPT_MODES, encrypt_mode
+
+    prefixes = ENCRYPT_MODES[encrypt_mode(project.repo.config_get("gitmem.encrypt"))]
+    return frozenset(
+        s.name
+        for s in project.scopes
+        if s.ref == project.user_ref and s.prefix in prefixes and not s.refused
+    )
+
+
+def plaintext_in_history(project: Project) -> str:
+    """A note when this clone re-wrote a plaintext personal ref that the remote still holds."""
+    from gitmem.privacy.ciphercache import CipherCache
+
+    old = CipherCache(project.repo.common_dir).migrated
+    tracking = (
+        project.repo.resolve(project.tracking_ref(project.user_ref)) if project.remote else None
+    )
+    if not old or not tracking or not project.repo.is_ancestor(old, tracking):
+        return ""
+    return (
+        f" (earlier plaintext versions remain in {project.remote}'s history: "
+        "README, Privacy, says how to remove them)"
+    )
+
+
+def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
+    if scope.refused:  # never read nor written: neither encrypted nor kept here
+        return "refused: not synced"
+    if not scope.pushable:
+        return "stays on this machine"
+    if scope.name in sealed:
+        return "encrypted"
+    where = project.remote or "the remote"
+    if project.hub and scope.ref == project.user_ref:
+        where = f"the hub {project.hub}"  # gitmem.hub: the personal ref lives there instead
+    return f"plaintext, readable by everyone who can fetch {where}"
+
+
+def _scope_status(project: Project, scope: Scope, ahead_behind: tuple[int, int]) -> ScopeStatus:
+    state = load_scope_state(project.repo.common_dir, scope.name)
+    known = state.files if state.path == str(scope.path) else {}
+    # a refused folder is never read: it may be the home folder or lead out of the tree
+    snap = Snapshot({}, {}) if scope.refused else _snapshot(project, scope, known)
+    row = ScopeStatus(
+        scope.name,
+        str(scope.path),
+        scope.ref if scope.pushable else None,
+        len(snap.files),
+        *(ahead_behind if scope.pushable else (0, 0)),
+        encrypted=False,
+        synced=scope.pushable,
+        note=scope.note,
+        skipped=len(snap.skipped),
+        skipped_files=[f"{rel} ({why})" for rel, why in snap.skipped],
+    )
+    if not scope.pushable:
+        return row
+    if not scope.path.exists() and any(rel not in scope.extra for rel in known):
+        # a wiped folder is not "N deletions": sync brings the memory back from the ref
+        row.missing, row.files = True, len(known)
+        row.note = f"folder missing: the next sync restores it from {scope.ref}"
+        return row
+    expected = {p: r.oid for p, r in known.items()}
+    row.changed = sum(
+        1 for p in set(expected) | set(snap.files) if expected.get(p) != snap.files.get(p)
+    )
+    return row
+
+
+def _snapshot(project: Project, scope: Scope, known: Mapping[str, FileRecord]) -> Snapshot:
+    return snapshot(
+        project.repo, scope.path, known, scope.exclude, prefix=scope.prefix, extra=scope.extra
+    )
+
+
+@dataclass
+class InitResult:
+    status: Status
+    excluded: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def init_project(project: Project) -> InitResult:
+    """Record the remote, keep in-tree scope folders out of `git status`, and say who can read what."""
+    repo = project.repo
+    result = InitResult(project_status(project))
+    if project.remote and repo.config_get("gitmem.remote") != project.remote:
+        repo.config_set("gitmem.remote", project.remote)
+    result.excluded = [line.lstrip("/") for line in exclude_memory_folders(project, False)]
+    if project.remote:
+        sealed = sealed_scopes(project)
+        if project.scope("auto").refused:
+            pass  # its own line says why it is not synced: neither encrypted nor plaintext
+        elif "auto" in sealed:
+            result.warnings.append(
+                "personal memory (auto, local) leaves this machine only encrypted; the first "
+                "sync makes a key (gitmem key show prints this machine's recipient)"
+            )
+        else:
+            result.warnings.append(
+                "the auto scope (your personal memory) is plaintext, readable by everyone who "
+                f"can fetch {project.remote} ({project.key}), because gitmem.encrypt is "
+                f"{project.repo.config_get('gitmem.encrypt')!r}; git config --unset gitmem.encrypt "
+                "encrypts it again"
+            )
+    else:
+        result.warnings.append(
+            "no git remote: gitmem sync keeps memory's history on this machine "
+            "(log, diff, restore work); to share it: git remote add origin URL, then gitmem sync"
+        )
+    return result

@@ -1,0 +1,493 @@
+"""log, diff and restore over a memory ref's history: every version of every memory is kept."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitmem.errors import UsageError
+from gitmem.project.scopes import Project, Scope, shown, shown_diff
+
+if TYPE_CHECKING:
+    from gitmem.gitstore import Repository
+
+
+_BAD_PARTS = {"..", ".", ".git"}
+
+
+@dataclass(frozen=True)
+class RefPath:
+    """A memory file named as the ref stores it (`auto/build.md`) with its scope."""
+
+    scope: Scope
+    rel: str  # path inside the scope folder
+
+    @property
+    def in_ref(self) -> str:
+        return f"{self.scope.prefix}/{self.rel}" if self.rel else self.scope.prefix
+
+
+def locate(project: Project, path: str) -> RefPath:
+    """Accept `auto/x.md`, a path into a scope folder, or a bare name found in exactly one scope."""
+    where = _locate(project, path)
+    if where.scope.refused:  # never read or write a folder that breaks confinement
+        raise UsageError(
+            f"scope {where.scope.name} is not synced: {where.scope.note}",
+            "fix the folder (see gitmem status), then retry",
+        )
+    return where
+
+
+def _locate(project: Project, path: str) -> RefPath:
+    head, _, rest = path.partition("/")
+    for scope in project.scopes:
+        if head == scope.prefix:
+            return RefPath(scope, _checked_rel(rest.strip("/"), path))
+    candidate = Path(os.path.abspath(path))
+    for scope in project.scopes:  # a file outside its scope's folder (CLAUDE.local.md)
+        for name, file in scope.outside:
+            if candidate == file or path == file.name:
+                return RefPath(scope, name)
+    for scope in sorted(project.scopes, key=lambda s: -len(str(s.path))):
+        try:
+            rel = candidate.relative_to(scope.path.resolve() if scope.path.exists() else scope.path)
+        except ValueError:
+            continue
+        return RefPath(scope, _checked_rel(rel.as_posix() if str(rel) != "." else "", path))
+    _checked_rel(path, path)
+    hits = [  # on disk too: an encrypted ref's tree names no file
+        s
+        for s in project.scopes
+        if (s.path / path).is_file()
+        or (s.path / path).is_symlink()
+        or (project.repo.resolve(s.ref) and project.repo.resolve(f"{s.ref}:{s.prefix}/{path}"))
+    ]
+    if len(hits) == 1:
+        return RefPath(hits[0], path)
+    raise UsageError(
+        f"cannot tell which memory {path!r} is",
+        "name it as the ref does (auto/NAME.md, team/NAME.md) or give its full path",
+    )
+
+
+def _checked_rel(rel: str, given: str) -> str:
+    """A path inside a scope, refused before it reaches git when it could leave the scope."""
+    if rel.startswith("/") or any(part in _BAD_PARTS for part in rel.split("/") if rel):
+        raise UsageError(
+            f"{given!r} is not a path inside a memory folder (no '..', '.git' or absolute parts)",
+            "name the memory as gitmem log shows it, e.g. auto/NAME.md",
+        )
+    return rel
+
+
+def memory_log(project: Project, path: str | None, limit: int | None) -> list[dict[str, str]]:
+    repo = project.repo
+    rows: list[dict[str, str]] = []
+    if path:
+        where = locate(project, path)
+        rev = repo.resolve(where.scope.ref)
+        rows = _path_log(project, where, _stored_path(project, where, rev), limit)
+        if not rows:
+            raise UsageError(
+                f"{shown(where.in_ref)} has no history on {where.scope.ref}",
+                "gitmem log lists what exists; a new memory appears there after gitmem sync",
+            )
+        if where.scope.ref == project.user_ref:
+            _open_sealed_notes(project, rows)
+        return rows
+    for ref in sorted({s.ref for s in project.scopes}):
+        if repo.resolve(ref):
+            rows += [dict(r, ref=ref) for r in repo.log(ref, None, limit)]
+    _open_sealed_notes(project, rows)
+    rows.sort(key=lambda r: -int(r["time"]))
+    return rows[:limit] if limit else rows
+
+
+def _path_log(
+    project: Project, where: RefPath, stored: list[str], limit: int | None
+) -> list[dict[str, str]]:
+    """Every version of one memory: both sides of a resolved conflict (the losing edit too, so
+    `restore --at` can find it) and the merges that resolved it, with their trailers."""
+    repo, ref = project.repo, where.scope.ref
+    if not repo.resolve(ref):
+        return []
+    rows = repo.log(ref, stored, None, full_history=True)
+    merges = _resolving_merges(project, ref, ref)
+    rows += [
+        r
+        for r in merges
+        if any(e.startswith(f"{where.in_ref} ") for e in r["resolved"].split("\x1d"))
+    ]
+    unique = {r["commit"]: r for r in rows}
+    out = sorted(unique.values(), key=lambda r: -int(r["time"]))
+    return out[:limit] if limit else out
+
+
+def _resolving_merges(
+    project: Project, ref: str, rev: str, limit: int | None = None
+) -> list[dict[str, str]]:
+    """Merges in `rev` that resolved conflicts, their trailers readable (sealed ones opened)."""
+    rows = project.repo.log(rev, None, limit, resolved="")
+    if ref == project.user_ref:
+        _open_sealed_notes(project, rows)
+    return rows
+
+
+_LOSING = ("newer", "more confident", "tie-break", "clean beats damaged")  # not "later": a date
+
+
+def losses(resolutions: list[str], my_side: str, winner: str) -> list[str]:
+    """The resolutions where `my_side` ("ours" or "theirs" of that merge) lost, as lines
+    "PATH (SUBJECT) — WINNER's version won (WHY); yours: gitmem log PATH"."""
+    out: list[str] = []
+    for res in resolutions:
+        what, _, outcome = res.rpartition(": ")
+        side, _, why = outcome.partition(" ")
+        why = why.strip("()")
+        if side in ("ours", "theirs") and side != my_side and why in _LOSING:
+            path, _, subject = what.partition(" ")
+            where = f" ({subject})" if subject and subject != "file" else ""
+            line = f"{path}{where} — {winner}'s version won ({why}); yours: gitmem log {path}"
+            if line not in out:
+                out.append(line)
+    return out
+
+
+def lost_in_pull(project: Project, ref: str, mine: str, tip: str) -> list[str]:
+    """Edits of commit `mine` that a merge made elsewhere (in mine..tip) resolved against."""
+    repo = project.repo
+    out: list[str] = []
+    if _no_merge_between(repo, mine, tip):
+        return out  # the usual pull: commits of one parent each down to ours
+    for row in _resolving_merges(project, ref, f"{mine}..{tip}", 50):
+        parents = repo.read_commit(row["commit"])[1]
+        if len(parents) != 2:
+            continue
+        holds = [p == mine or repo.is_ancestor(mine, p) for p in parents]
+        if holds[0] == holds[1]:
+            continue  # our edit is on both sides (or neither): nothing of ours lost here
+        side, winner = ("ours", parents[1]) if holds[0] else ("theirs", parents[0])
+        who = (repo.log(winner, None, 1) or [{"author": "another machine"}])[0]["author"]
+        out += losses(row["resolved"].split("\x1d"), side, who)
+    return out
+
+
+def _no_merge_between(repo: Repository, mine: str, tip: str, steps: int = 16) -> bool:
+    """True when `tip` reaches `mine` through at most `steps` commits of one parent each (read
+    in-process): no merge commit in mine..tip, so none resolved against us (no `git log`)."""
+    commit = tip
+    for _ in range(steps):
+        if commit == mine:
+            return True
+        parents = repo.read_commit(commit)[1]
+        if len(parents) != 1:
+            return False
+        commit = parents[0]
+    return commit == mine
+
+
+def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
+    """Without REV: what changed on disk since the last sync. With REV: REV against the ref now."""
+    from gitmem.core.state import load_scope_state
+    from gitmem.merge.tree import as_tree_input
+    from gitmem.sync.folders import snapshot
+
+    repo = project.repo
+    where = locate(project, path) if path else None
+    scopes = [where.scope] if where else [s for s in project.scopes if s.pushable]
+    chunks: list[str] = []
+    if rev:
+        for scope, old, tip in _revisions(project, scopes, rev):
+            if scope.ref == project.user_ref:  # encrypted names and blobs: diff the plaintext
+                old, tip = _plain_tree(project, old), _plain_tree(project, tip)
+            chunks.append(repo.diff(old, tip, [where.in_ref if where else scope.prefix]))
+        return shown_diff("".join(chunks))
+    for scope in scopes:
+        state = load_scope_state(repo.common_dir, scope.name)
+        known = state.files if state.path == str(scope.path) else {}
+        snap = snapshot(
+            repo, scope.path, known, scope.exclude, prefix=scope.prefix, extra=scope.extra
+        )
+        wanted = _under(where.rel if where else "")
+        expected = {f"{scope.prefix}/{p}": r.oid for p, r in known.items() if wanted(p)}
+        now = {f"{scope.prefix}/{p}": oid for p, oid in snap.files.items() if wanted(p)}
+        if expected == now:
+            continue
+        old_tree = repo.write_tree(as_tree_input(expected)) if expected else _empty_tree(project)
+        new_tree = repo.write_tree(as_tree_input(now)) if now else _empty_tree(project)
+        chunks.append(repo.diff(old_tree, new_tree))
+    return shown_diff("".join(chunks))
+
+
+def _empty_tree(project: Project) -> str:
+    return project.repo.write_object("tree", b"")
+
+
+def _under(rel: str) -> Callable[[str], bool]:
+    """The filter of `--path`: one file, or everything below a folder of the scope."""
+    if not rel:
+        return lambda _p: True
+    return lambda p: p == rel or p.startswith(rel.rstrip("/") + "/")
+
+
+def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Scope, str, str]]:
+    """(scope, REV's commit, the ref's tip) for each scope whose history holds REV.
+
+    REV must name a commit of a memory ref: a branch commit (HEAD, main) has no memory in it,
+    and comparing it would show every memory as new.
+    """
+    from gitmem.policy.treecheck import META_FILE
+
+    repo = project.repo
+    found: list[tuple[Scope, str, str]] = []
+    for scope in scopes:
+        tip = repo.resolve(scope.ref)
+        old = _rev_on(project, scope, rev)
+        # the remote-tracking ref's history too: `gitmem diff refs/gitmem-remotes/origin/team`
+        # shows what this machine has that the remote has not (and the reverse)
+        tracking = repo.resolve(project.tracking_ref(scope.ref)) if project.remote else None
+        if old and tip and any(old == t or repo.is_ancestor(old, t) for t in (tip, tracking) if t):
+            found.append((scope, old, tip))
+    if found:
+        return found
+    commit = next((c for c in (_rev_on(project, s, rev) for s in scopes) if c), None)
+    if commit is None:
+        raise UsageError(
+            f"unknown revision {rev!r} in {project.root}",
+            "use a commit from gitmem log, or ~N for N syncs ago",
+        )
+    if not repo.resolve(f"{commit}:{META_FILE}"):
+        raise UsageError(
+            f"{rev!r} is a commit of your branches, not of a memory ref (refs/gitmem/*)",
+            "use a commit from gitmem log, or ~N for N syncs ago",
+        )
+    names = ", ".join(s.name for s in scopes)
+    raise UsageError(
+        f"{rev!r} is not in the history of the {names} memory",
+        "use a commit from gitmem log" + (" without --path" if len(scopes) == 1 else ""),
+    )
+
+
+def _rev_on(project: Project, scope: Scope, rev: str) -> str | None:
+    """A commit of a memory ref: a commit id, or `~N` / `@{...}` relative to the scope's ref."""
+    repo = project.repo
+    if rev.startswith("-"):
+        return None  # never let a revision become an option of git
+    if rev.startswith(("~", "^", "@")):
+        return repo.resolve(scope.ref + rev + "^{commit}")
+    return repo.resolve(rev + "^{commit}")
+
+
+def memory_show(project: Project, spec: str) -> tuple[str, str, bytes]:
+    """`REV:PATH` as git show takes it: (the commit, the memory as the ref stores it, its bytes
+    at that commit, in plaintext). REV is a commit from gitmem log, or ~N for N syncs ago."""
+    rev, sep, path = spec.partition(":")
+    if not sep or not rev or not path:
+        raise UsageError(
+            f"{spec!r} is not REV:PATH", "e.g. gitmem show ~1:team/MEMORY.md (REV from gitmem log)"
+        )
+    where = locate(project, path)
+    _, commit, _ = _revisions(project, [where.scope], rev)[0]
+    oid = _plain_file(project, where, commit)
+    if oid is None:
+        raise UsageError(
+            f"{shown(where.in_ref)} did not exist at {rev} ({commit[:10]})",
+            f"gitmem log {shown(where.in_ref)} lists its versions",
+        )
+    return commit, shown(where.in_ref), project.repo.read_blob(oid)
+
+
+def versions(project: Project, path: str) -> list[tuple[str, bytes | None]]:
+    """(commit, the memory's bytes then or None when deleted), newest first, decrypted."""
+    repo = project.repo
+    where = locate(project, path)
+    tip = repo.resolve(where.scope.ref)
+    if tip is None:
+        return []
+    found: list[tuple[str, bytes | None]] = []
+    for commit, stored in repo.path_history(where.scope.ref, _stored_path(project, where, tip)):
+        blob = _plain_from_history(project, where, commit, stored)
+        found.append((commit, repo.read_blob(blob) if blob else None))
+    return found
+
+
+@dataclass
+class Restored:
+    path: Path
+    commit: str
+    relinked: bool = False  # its index line was brought back too
+    unchanged: bool = False  # the file already held that version: nothing was written
+
+
+def restore(project: Project, path: str, at: str | None, force: bool) -> Restored:
+    """Write a memory back from history: at REV, else its newest version that still had it."""
+    from gitmem.core.state import current_mode, holding_lock, load_scope_state, write_atomic
+
+    repo = project.repo
+    where = locate(project, path)
+    if not where.rel:
+        raise UsageError(f"{path!r} is a scope, not a memory file", "name one file to restore")
+    ref = where.scope.ref
+    if not repo.resolve(ref):
+        raise UsageError(
+            f"nothing synced yet for scope {where.scope.name}", "run gitmem sync first"
+        )
+    blob, commit = None, None
+    if at:
+        commit = _rev_on(project, where.scope, at)
+        if commit is None:
+            raise UsageError(
+                f"unknown revision {at!r}", "see gitmem log for the revisions of this memory"
+            )
+        blob = _plain_file(project, where, commit)
+    else:
+        tip = repo.resolve(ref)
+        for commit_id, blob_id in repo.path_history(ref, _stored_path(project, where, tip)):
+            if blob_id:
+                commit, blob = commit_id, _plain_from_history(project, where, commit_id, blob_id)
+                break
+    if blob is None or commit is None:
+        raise UsageError(
+            f"{shown(where.in_ref)} has no version in the history of {ref}"
+            + (f" at {at}" if at else ""),
+            "see gitmem log for what exists",
+        )
+    target = where.scope.file(where.rel)
+    _no_link_to(where, target)
+    with holding_lock(repo):
+        state = load_scope_state(repo.common_dir, where.scope.name)
+        record = state.files.get(where.rel) if state.path == str(where.scope.path) else None
+        on_disk = _current_bytes(target)
+        if on_disk is not None and not force:
+            current = repo.write_blob(on_disk)
+            if current != (record.oid if record else None) and current != blob:
+                raise UsageError(
+                    f"{target} has changes not synced yet",
+                    "run gitmem sync first, or pass --force to overwrite them",
+                )
+        data = repo.read_blob(blob)
+        unchanged = on_disk == data
+        if not unchanged:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, data, current_mode(target))  # as sync's write-back does
+        relinked = _relink(project, where, commit)
+    return Restored(target, commit, relinked, unchanged)
+
+
+def _current_bytes(target: Path) -> bytes | None:
+    """What the file holds now (None: absent); never blocking on a FIFO or reading past the
+    size limit: anything but a regular memory file there is refused, left as it is."""
+    from gitmem.core.fileread import NotAFile, read_regular
+
+    try:
+        return read_regular(target)
+    except FileNotFoundError:
+        return None
+    except NotAFile:
+        raise UsageError(
+            f"{target} is not a regular memory file (a FIFO, a folder or over the size limit)",
+            "move it out of the way, then run gitmem restore again; nothing was written",
+        ) from None
+
+
+def _no_link_to(where: RefPath, target: Path) -> None:
+    """Refuse a restore whose file, or a folder on the way to it inside the scope, is a
+    symbolic link: as sync's write-back, a restore never writes out of a memory folder."""
+    from gitmem.project.confinement import link_on_the_way
+
+    if where.rel in where.scope.extra:  # CLAUDE.local.md, outside the folder: the file itself
+        link = target if target.is_symlink() else None
+    else:
+        link = link_on_the_way(where.scope.path, target)
+    if link is not None:
+        raise UsageError(
+            f"{link} is a symbolic link; memory is never written through links",
+            "replace the link with the real file or folder, then retry; nothing was written",
+        )
+
+
+def _relink(project: Project, where: RefPath, commit: str) -> bool:
+    """A restored topic file gets its index line back (from the index of the same commit)
+    when the index on disk lacks it: Claude Code only finds memories the index links."""
+    from gitmem.core.state import current_mode, write_atomic
+
+    folder, _, name = where.rel.rpartition("/")
+    if (
+        where.rel in where.scope.extra
+        or name.casefold() == "memory.md"
+        or not name.casefold().endswith(".md")
+    ):
+        return False
+    index_rel = f"{folder}/MEMORY.md" if folder else "MEMORY.md"
+    index_path = where.scope.path / index_rel
+    if not index_path.is_file() or index_path.is_symlink():
+        return False
+    old = _plain_file(project, RefPath(where.scope, index_rel), commit)
+    if old is None:
+        return False
+    from merge_drivers.links import with_entries
+
+    current = index_path.read_bytes()
+    fixed = with_entries(current, [name], [project.repo.read_blob(old)])
+    if fixed == current:
+        return False
+    write_atomic(index_path, fixed, current_mode(index_path))
+    return True
+
+
+# -- the personal ref may be encrypted: names hidden, blobs sealed (gitmem.privacy.codec) -------------
+
+
+def _stored_path(project: Project, where: RefPath, tip: str | None) -> list[str]:
+    """The names a memory had on its ref: its hidden names under each key when the personal
+    ref encrypts its prefix (a key rotation renames them), and its plaintext path."""
+    if where.scope.ref != project.user_ref or tip is None or not where.rel:
+        return [where.in_ref]
+    from gitmem.privacy.codec import personal_codec
+
+    return personal_codec(project.repo, project.user_ref).stored_paths(tip, where.in_ref)
+
+
+def _plain_tree(project: Project, commit: str) -> str:
+    from gitmem.merge.tree import as_tree_input
+    from gitmem.privacy.codec import personal_codec
+
+    files = personal_codec(project.repo, project.user_ref).decode(commit).files
+    return project.repo.write_tree(as_tree_input(files))
+
+
+def _plain_file(project: Project, where: RefPath, commit: str) -> str | None:
+    if where.scope.ref != project.user_ref:
+        return project.repo.resolve(f"{commit}:{where.in_ref}")
+    from gitmem.privacy.codec import personal_codec
+
+    return personal_codec(project.repo, project.user_ref).decode(commit).files.get(where.in_ref)
+
+
+def _plain_from_history(
+    project: Project, where: RefPath, commit: str, stored: str | None
+) -> str | None:
+    """The plaintext blob of a version `path_history` listed: the listed blob itself on a
+    plaintext ref (no process per version), else decoded from the commit."""
+    if where.scope.ref != project.user_ref:
+        return stored
+    return _plain_file(project, where, commit) if stored else None
+
+
+def _open_sealed_notes(project: Project, rows: list[dict[str, str]]) -> None:
+    """Resolutions naming encrypted files are sealed in the commit message: open them here."""
+    from gitmem.privacy.codec import NOTE_PREFIX, personal_codec
+
+    codec = None
+    for row in rows:
+        if NOTE_PREFIX not in row["resolved"]:
+            continue
+        codec = codec or personal_codec(project.repo, project.user_ref)
+        lines: list[str] = []
+        for entry in row["resolved"].split("\x1d"):
+            sealed = entry.startswith(NOTE_PREFIX)
+            lines += codec.open_note(row["commit"], entry) if sealed else [entry]
+        row["resolved"] = "\x1d".join(lines)

@@ -1,0 +1,273 @@
+"""gitmem lost / restore --lost N: the edits merges resolved against, one at a time.
+
+A merge where both sides changed the same lines keeps one version in the file and records its
+decision in the merge commit (`Gitmem-Resolved: PATH SUBJECT: WINNER (WHY)`, sealed on the
+encrypted personal ref). Each decision where one side's edit lost is a *lost edit*, numbered
+in the order the merges were made (1 is the oldest; numbers stay as history grows).
+
+Bringing one back touches nothing else: the lost edit is the difference between the merged
+file and the losing side's file, only where the decision was (its lines, entry or field),
+and it is applied onto the file as it is now where those merged lines still stand untouched
+(a 3-way apply: base the merged file, ours the file now), so edits made since — later
+entries, other lines, even next to it — stay. When those same lines changed since, it is
+refused (nothing written), with the command that shows the edit.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitmem.errors import UsageError
+
+if TYPE_CHECKING:
+    from gitmem.project.scopes import Project
+
+
+LOSING = ("newer", "more confident", "tie-break", "clean beats damaged")  # as history.losses
+MAX_MERGES = 500  # resolving merges read per ref
+
+
+@dataclass(frozen=True)
+class LostEdit:
+    number: int
+    ref: str
+    merge: str  # the merge commit that resolved against it
+    time: int
+    path: str  # as the ref stores it: team/deploy.md
+    subject: str  # "lines 4-4", "entry api.md", "field description", "file"
+    why: str  # "tie-break", "newer", ...
+    lost_side: str  # the merge's parent whose edit lost
+    author: str  # who made the lost edit (the losing side's newest commit)
+    winner: str  # whose version was kept
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "number": self.number,
+            "ref": self.ref,
+            "merge": self.merge,
+            "time": self.time,
+            "path": self.path,
+            "where": self.subject,
+            "why": self.why,
+            "author": self.author,
+            "kept": self.winner,
+        }
+
+
+def lost_edits(project: Project) -> list[LostEdit]:
+    """Every lost edit of the memory refs, oldest first, numbered from 1."""
+    from gitmem.recall.history import _resolving_merges
+
+    repo = project.repo
+    found: list[tuple[int, str, str, str, str, str, str, str]] = []
+    for ref in sorted({s.ref for s in project.scopes if s.ref}):
+        if not repo.resolve(ref):
+            continue
+        for row in _resolving_merges(project, ref, ref, MAX_MERGES):
+            parents = repo.read_commit(row["commit"])[1]
+            if len(parents) != 2:
+                continue
+            for res in filter(None, row["resolved"].split("\x1d")):
+                what, _, outcome = res.rpartition(": ")
+                side, _, why = outcome.partition(" ")
+                why = why.strip("()")
+                if side not in ("ours", "theirs") or why not in LOSING:
+                    continue
+                path, _, subject = what.partition(" ")
+                lost, kept = (parents[1], parents[0]) if side == "ours" else parents
+                found.append(
+                    (int(row["time"]), row["commit"], ref, path, subject or "file", why, lost, kept)
+                )
+    found.sort(key=lambda f: (f[0], f[1], f[3], f[4]))
+    out = []
+    for n, (time, merge, ref, path, subject, why, lost, kept) in enumerate(found, 1):
+        out.append(
+            LostEdit(
+                n,
+                ref,
+                merge,
+                time,
+                path,
+                subject,
+                why,
+                lost,
+                _author(project, lost),
+                _author(project, kept),
+            )
+        )
+    return out
+
+
+def _author(project: Project, commit: str) -> str:
+    rows = project.repo.log(commit, None, 1)
+    return rows[0]["author"] if rows else "another machine"
+
+
+def find(project: Project, number: int) -> LostEdit:
+    edits = lost_edits(project)
+    for edit in edits:
+        if edit.number == number:
+            return edit
+    raise UsageError(
+        f"no lost edit {number}" + (f" (there are {len(edits)})" if edits else " (there are none)"),
+        "gitmem lost lists them with their numbers",
+    )
+
+
+def _text(project: Project, path: str, commit: str) -> str:
+    from gitmem.recall.history import _plain_file, locate
+
+    oid = _plain_file(project, locate(project, path), commit)
+    return project.repo.read_blob(oid).decode("utf-8", "replace") if oid else ""
+
+
+def _selected(subject: str, merged: list[str], lost: list[str]) -> list[tuple[int, int, int, int]]:
+    """The changes from the merged lines to the losing side's that the decision was about."""
+    ops = [
+        (i1, i2, j1, j2)
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, merged, lost, False).get_opcodes()
+        if tag != "equal"
+    ]
+    m = re.fullmatch(r"lines (\d+)-(\d+)", subject)
+    if m:
+        lo, hi = int(m[1]) - 1, int(m[2])
+        return [o for o in ops if (o[0] < hi and o[1] > lo) or (o[0] == o[1] and lo <= o[0] <= hi)]
+    m = re.fullmatch(r"lines after (\d+)", subject)
+    if m:
+        at = int(m[1])
+        return [o for o in ops if o[0] <= at <= o[1]]
+    word = subject.partition(" ")[2]
+    if subject.startswith("entry ") and word:
+        return [o for o in ops if any(word in ln for ln in merged[o[0] : o[1]] + lost[o[2] : o[3]])]
+    if subject.startswith("field ") and word:
+        key = re.compile(rf"\s*{re.escape(word)}\s*:")
+        return [
+            o for o in ops if any(key.match(ln) for ln in merged[o[0] : o[1]] + lost[o[2] : o[3]])
+        ]
+    return ops  # the whole file
+
+
+def lost_versions(project: Project, edit: LostEdit) -> tuple[str, str]:
+    """(the file as the merge left it, the same with only the lost edit put back)."""
+    merged, lost, ops = _lost_change(project, edit)
+    return "".join(merged), "".join(_apply(merged, ops, lost, merged) or merged)
+
+
+def _lost_change(
+    project: Project, edit: LostEdit
+) -> tuple[list[str], list[str], list[tuple[int, int, int, int]]]:
+    merged = _text(project, edit.path, edit.merge).splitlines(True)
+    lost = _text(project, edit.path, edit.lost_side).splitlines(True)
+    return merged, lost, _selected(edit.subject, merged, lost)
+
+
+def _apply(
+    merged: list[str], ops: list[tuple[int, int, int, int]], lost: list[str], now: list[str]
+) -> list[str] | None:
+    """`now` with each change of `ops` (merged[i1:i2] -> lost[j1:j2]) made where those merged
+    lines are in `now`, untouched; None when one of them changed since (or is gone)."""
+    pos: dict[int, int] = {}
+    for a, b, size in difflib.SequenceMatcher(None, merged, now, False).get_matching_blocks():
+        for k in range(size):
+            pos[a + k] = b + k
+    out = list(now)
+    for i1, i2, j1, j2 in reversed(ops):
+        if i2 > i1:
+            at = [pos.get(i) for i in range(i1, i2)]
+            first = at[0]
+            if first is None or at != list(range(first, first + len(at))):
+                return None
+            start, end = first, first + len(at)
+        elif i1 - 1 in pos:
+            start = end = pos[i1 - 1] + 1
+        elif i1 in pos or i1 == 0:
+            start = end = pos.get(i1, 0)
+        else:
+            return None
+        out[start:end] = lost[j1:j2]
+    return out
+
+
+def _holds(
+    merged: list[str], ops: list[tuple[int, int, int, int]], lost: list[str], now: list[str]
+) -> bool:
+    """`now` already holds the lost edit: the lost lines stand where it would put them."""
+    back, ranges, shift = list(merged), [], 0
+    for i1, i2, j1, j2 in ops:
+        back[i1 + shift : i2 + shift] = lost[j1:j2]
+        ranges.append((i1 + shift, i1 + shift + j2 - j1))
+        shift += (j2 - j1) - (i2 - i1)
+    pos: dict[int, int] = {}
+    for a, b, size in difflib.SequenceMatcher(None, back, now, False).get_matching_blocks():
+        for k in range(size):
+            pos[a + k] = b + k
+    for start, end in ranges:
+        at = [pos.get(i) for i in range(start, end)]
+        first = at[0] if at else None
+        if at and (first is None or at != list(range(first, first + len(at)))):
+            return False
+    return True
+
+
+def show_lost(project: Project, edit: LostEdit) -> str:
+    """The lost edit as a diff of the merged file (what `restore --lost` would apply)."""
+    from gitmem.project.scopes import shown
+
+    merged, back = lost_versions(project, edit)
+    name = shown(edit.path)
+    return "".join(
+        line if line.endswith("\n") else line + "\n"
+        for line in difflib.unified_diff(
+            merged.splitlines(True), back.splitlines(True), f"a/{name}", f"b/{name}"
+        )
+    )
+
+
+@dataclass(frozen=True)
+class Brought:
+    edit: LostEdit
+    path: Path
+    changed: bool
+
+
+def restore_lost(project: Project, number: int) -> Brought:
+    """Apply lost edit `number` onto the memory file as it is now (3-way); nothing else."""
+    from gitmem.core.state import current_mode, write_atomic
+    from gitmem.recall.history import locate
+
+    edit = find(project, number)
+    where = locate(project, edit.path)
+    target = where.scope.path / where.rel
+    for name, file in where.scope.outside:  # CLAUDE.local.md lives outside its folder
+        if name == where.rel:
+            target = file
+    merged, lost, ops = _lost_change(project, edit)
+    if target.is_symlink():
+        raise UsageError(
+            f"{target} is a symbolic link, not a memory file", "replace it with the file"
+        )
+    try:
+        now = target.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        now = "".join(merged)  # deleted since: the edit applies to the file the merge left
+    except UnicodeDecodeError:
+        raise UsageError(f"{target} is not UTF-8 text", "fix its encoding, then retry") from None
+    result = _apply(merged, ops, lost, now.splitlines(True))
+    if result is None and _holds(merged, ops, lost, now.splitlines(True)):
+        return Brought(edit, target, False)
+    if result is None:
+        raise UsageError(
+            f"lost edit {number} ({edit.path} {edit.subject}) no longer applies: those lines "
+            "changed since; nothing written",
+            f"see it with gitmem lost {number} and edit {target} by hand",
+        )
+    data = "".join(result)
+    if data == now:
+        return Brought(edit, target, False)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, data.encode("utf-8"), current_mode(target))
+    return Brought(edit, target, True)

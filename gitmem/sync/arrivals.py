@@ -1,0 +1,333 @@
+"""What arrived from elsewhere in a sync, told as git tells it: `A`, `M`, `D`, `R` and who.
+
+The sync reports the files it wrote or deleted on disk (`RefReport.pulled`); this module
+tells what happened to each, from the memory refs' trees before and after the sync (plaintext
+trees: the personal ref is opened with this machine's key), and who made it (the authors of
+the commits that arrived). A file deleted under one name and added under another with the
+same bytes is a rename (`R`); across the personal and the team ref, a promotion or a
+demotion. Reading only: it never writes a ref or a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gitmem.errors import GitmemError
+from gitmem.project.scopes import shown
+
+if TYPE_CHECKING:
+    from gitmem.project.scopes import Project
+    from gitmem.sync import SyncResult
+
+
+# bounds of one tree diff (gitstore/treediff.py): past them the whole listings are compared
+MAX_CHANGES = 100_000
+MAX_DEPTH = 64
+MAX_TREE_BYTES = 64 << 20
+EMPTY_TREES = {
+    "sha1": "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+    "sha256": "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321",
+}
+
+
+@dataclass(frozen=True)
+class Arrival:
+    letter: str  # A added, M modified, D deleted, R renamed (moved)
+    path: str  # as the ref stores it: team/deploy.md
+    source: str = ""  # R: where it was (auto/deploy.md)
+    how: str = ""  # R across scopes: "promoted" or "demoted"
+    authors: tuple[str, ...] = ()  # who made the commits that brought it, newest first
+
+    def line(self) -> str:
+        what = (
+            f"{shown(self.source)} -> {shown(self.path)}"
+            if self.letter == "R"
+            else shown(self.path)
+        )
+        who = ", ".join(self.authors)
+        tail = "; ".join(w for w in (self.how, f"by {who}" if who else "") if w)
+        return f"{self.letter} {what}" + (f" ({tail})" if tail else "")
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "status": self.letter,
+            "path": shown(self.path),
+            "from": shown(self.source) if self.source else None,
+            "how": self.how or None,
+            "authors": list(self.authors),
+        }
+
+
+def tips(project: Project) -> dict[str, str | None]:
+    """Each synced ref's tip now: what `arrivals` compares the tips after a sync with. One
+    `for-each-ref` of its own: the store's cached listing is the sync's to read under its
+    lock, not to be filled before it."""
+    refs = sorted({s.ref for s in project.scopes if s.ref and s.pushable})
+    out = project.repo.git(
+        "for-each-ref", "--format=%(objectname) %(refname)", *refs
+    ).stdout.decode("utf-8", "surrogateescape")
+    found: dict[str, str] = {}
+    for line in out.splitlines():
+        oid, _, ref = line.partition(" ")
+        found[ref] = oid
+    return {ref: found.get(ref) for ref in refs}
+
+
+def arrivals(
+    project: Project, before: Mapping[str, str | None], pulled: Mapping[str, Iterable[str]]
+) -> dict[str, list[Arrival]]:
+    """For each ref, what happened to the files the sync wrote or deleted (`pulled`: ref ->
+    `prefix/path`), from its plaintext trees before and after; a ref whose trees cannot be
+    read (personal memory this machine cannot open) is left out: the caller prints its list
+    as it is."""
+    out: dict[str, list[Arrival]] = {}
+    changes: dict[str, dict[str, tuple[str | None, str | None]]] = {}
+    for ref, paths in pulled.items():
+        wanted = set(paths)
+        if not wanted:
+            continue
+        try:
+            old, new = _plain_files(project, ref, before.get(ref)), None
+            new = _plain_files(project, ref, project.repo.resolve(ref))
+        except (GitmemError, ValueError, OSError):
+            continue
+        changes[ref] = {
+            p: (old.get(p), new.get(p))
+            for p in sorted(set(old) | set(new))
+            if shown(p) in wanted and old.get(p) != new.get(p)
+        }
+    # renames: one blob deleted under a name and added under another, in one ref or across two
+    gone = {
+        (oid, ref, p): None
+        for ref, files in changes.items()
+        for p, (oid, now) in files.items()
+        if oid and not now
+    }
+    renamed: dict[tuple[str, str], tuple[str, str]] = {}  # (ref, new path) -> (ref, old path)
+    taken: set[tuple[str, str]] = set()
+    for ref, files in changes.items():
+        for p, (was, oid) in files.items():
+            if was or not oid:
+                continue
+            match = next(
+                (
+                    (r, q)
+                    for (o, r, q) in gone
+                    if o == oid and (r, q) not in taken and _name(q) == _name(p)
+                ),
+                None,
+            ) or next(((r, q) for (o, r, q) in gone if o == oid and (r, q) not in taken), None)
+            if match:
+                renamed[(ref, p)] = match
+                taken.add(match)
+    for ref, files in changes.items():
+        who = _Authors(project, ref, before.get(ref))
+        rows = []
+        for p, (was, now) in files.items():
+            if (ref, p) in taken:  # the other half of a rename: told where it arrived
+                target = next(k for k, v in renamed.items() if v == (ref, p))
+                if target[0] != ref:  # and here too when it left this ref for another
+                    rows.append(Arrival("R", target[1], p, _how(p, target[1]), who.of(p)))
+                continue
+            if (ref, p) in renamed:
+                _, source = renamed[(ref, p)]
+                rows.append(Arrival("R", p, source, _how(source, p), who.of(p, source)))
+            else:
+                letter = "A" if not was else "D" if not now else "M"
+                rows.append(Arrival(letter, p, "", "", who.of(p)))
+        out[ref] = rows
+    return out
+
+
+class _Authors:
+    """Who made the commits that arrived in `ref`, per file: the authors of the non-merge
+    commits from the old tip to the remote's tip that touched it, newest first (the merge
+    this machine made is not theirs); a file no commit names (a hidden name this machine
+    cannot map), everyone's of the range."""
+
+    def __init__(self, project: Project, ref: str, old: str | None, tip: str | None = None) -> None:
+        self.project, self.ref = project, ref
+        repo = project.repo
+        if tip is None and project.remote:
+            tip = repo.resolve(project.tracking_ref(ref))
+        self.tip = tip or repo.resolve(ref)
+        self.commits = []
+        if self.tip is not None:
+            try:
+                self.commits = repo.commits_touching(old, self.tip, limit=500)
+            except GitmemError:
+                self.commits = []
+
+    def _stored(self, path: str) -> set[str]:
+        if self.ref != self.project.user_ref or self.tip is None:
+            return {path}
+        from gitmem.privacy.codec import personal_codec
+
+        try:
+            codec = personal_codec(self.project.repo, self.ref)
+            return {path, codec.stored_path(self.tip, path)}
+        except (GitmemError, ValueError, OSError):
+            return {path}
+
+    def of(self, *paths: str) -> tuple[str, ...]:
+        names = set().union(*(self._stored(p) for p in paths))
+        touching = [c for c in self.commits if names & set(c.paths)] or self.commits
+        return tuple(dict.fromkeys(c.author or c.email for c in touching if c.author or c.email))
+
+
+def _plain_files(project: Project, ref: str, commit: str | None) -> dict[str, str]:
+    """path -> blob id of a commit of `ref`, in plaintext (the personal ref opened)."""
+    if commit is None:
+        return {}
+    from gitmem.merge.tree import blobs
+
+    if ref == project.user_ref:
+        from gitmem.privacy.codec import personal_codec
+
+        return dict(personal_codec(project.repo, ref).decode(commit).files)
+    return blobs(project.repo.list_tree(commit))
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
+
+
+def _how(source: str, target: str) -> str:
+    a, b = source.partition("/")[0], target.partition("/")[0]
+    if a == b:
+        return ""
+    return (
+        "promoted" if a in ("auto", "local") else "demoted" if b in ("auto", "local") else "moved"
+    )
+
+
+# -- a dry run: what a sync would merge and write ---------------------------------------------
+
+
+def dry_run_view(project: Project, result: SyncResult, timeout: float) -> dict[str, list[Arrival]]:
+    """What the sync a dry run stands for would bring, per ref: the remote's changes since the
+    merge base (their objects fetched without moving a ref), and the files of a scope folder
+    that is missing or new here, which the sync writes from the ref (the dry run's own listing
+    compares the folder with the last sync, and so called them deletions, or nothing)."""
+    out: dict[str, list[Arrival]] = {}
+    for ref, r in result.refs.items():
+        restored = _restored(project, ref, r.local_changes)
+        if restored:
+            gone = {f"D {a.path}" for a in restored}
+            r.local_changes[:] = [c for c in r.local_changes if shown(c) not in gone]
+            r.notes.append(
+                f"would write {len(restored)} file{'s' if len(restored) != 1 else ''} from "
+                f"{ref}: the folder is missing or new here"
+            )
+            out.setdefault(ref, []).extend(restored)
+    ahead = [ref for ref, r in result.refs.items() if r.remote_ahead]
+    if ahead and project.remote:
+        try:
+            tips = _fetch_objects(project, ahead, timeout)
+        except GitmemError:
+            tips = {}
+        for ref in ahead:
+            theirs = tips.get(ref)
+            if theirs is None:
+                continue
+            rows = _remote_changes(project, ref, theirs)
+            if rows is not None:
+                out.setdefault(ref, []).extend(rows)
+    return out
+
+
+def _restored(project: Project, ref: str, local_changes: list[str]) -> list[Arrival]:
+    """Files of `ref`'s scopes that the sync would write from the ref: the scope has no
+    state for this folder (a new clone, another path), or its folder is gone as a whole."""
+    from gitmem.core.state import load_scope_state
+
+    tip = project.repo.resolve(ref)
+    if tip is None:
+        return []
+    try:
+        files = _plain_files(project, ref, tip)
+    except (GitmemError, ValueError, OSError):
+        return []
+    rows = []
+    for s in project.scopes:
+        if s.ref != ref or not s.pushable:
+            continue
+        state = load_scope_state(project.repo.common_dir, s.name)
+        fresh = state.path != str(s.path) or not state.files
+        gone = not s.path.exists()
+        if not (fresh or gone):
+            continue
+        prefix = s.prefix + "/"
+        for path in sorted(files):
+            if not path.startswith(prefix) or path.removeprefix(prefix) in s.extra:
+                continue
+            rel = path.removeprefix(prefix)
+            if rel.split("/", 1)[0] in s.exclude or (s.path / rel).exists():
+                continue
+            rows.append(Arrival("A", path, "", "written from the ref"))
+    return rows
+
+
+def _fetch_objects(project: Project, refs: list[str], timeout: float) -> dict[str, str]:
+    """The remote's tip of each of `refs`, fetched as `status --fetch` fetches (the tracking
+    refs move; nothing is merged or written)."""
+    from gitmem.sync import fetch_tracking
+
+    fetch_tracking(project, timeout)
+    repo = project.repo
+    tips: dict[str, str] = {}
+    for ref in refs:
+        tip = repo.resolve(project.route(ref).tracking)
+        if tip:
+            tips[ref] = tip
+    return tips
+
+
+def _remote_changes(project: Project, ref: str, theirs: str) -> list[Arrival] | None:
+    """What the remote changed since the merge base, with git's letters and authors; None
+    when it cannot be read here (personal memory this machine cannot open, a tree past the
+    bounds): the dry run then only says that there are changes."""
+    repo = project.repo
+    if repo.object_type(theirs) != "commit":
+        return None
+    local = repo.resolve(ref)
+    base = repo.merge_base(local, theirs) if local else None
+    try:
+        if ref == project.user_ref:
+            old, new = _plain_files(project, ref, base), _plain_files(project, ref, theirs)
+        else:
+            empty = EMPTY_TREES[repo.object_format]  # git knows it without storing it
+            diff = repo.tree_changes(
+                repo.read_commit(base)[0] if base else empty,
+                repo.read_commit(theirs)[0],
+                MAX_CHANGES,
+                MAX_DEPTH,
+                MAX_TREE_BYTES,
+            )
+            if diff is None:
+                return None
+            old = {c.path: c.old.oid for c in diff.changes if c.old}
+            new = {c.path: c.new.oid for c in diff.changes if c.new}
+    except (GitmemError, ValueError, OSError):
+        return None
+    from gitmem.project.refmeta import META_FILE
+
+    paths = sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p) and p != META_FILE)
+    paths = [p for p in paths if "/" in p and not p.startswith(("keys/", "auto/manifest"))]
+    who = _Authors(project, ref, base, theirs)
+    gone = {old[p]: p for p in paths if p in old and p not in new}
+    rows = []
+    taken = set()
+    for p in paths:
+        if p in old and p not in new:
+            continue
+        if p not in old and new[p] in gone and gone[new[p]] not in taken:
+            source = gone[new[p]]
+            taken.add(source)
+            rows.append(Arrival("R", p, source, _how(source, p), who.of(p, source)))
+        else:
+            rows.append(Arrival("A" if p not in old else "M", p, "", "", who.of(p)))
+    rows += [Arrival("D", p, "", "", who.of(p)) for p in paths if p not in new and p not in taken]
+    return sorted(rows, key=lambda a: a.path)

@@ -1,0 +1,600 @@
+"""Scope folders on disk: snapshot into blobs (with a stat cache) and write merged trees back.
+
+A file on disk is replaced or deleted only while it still holds the bytes of the last sync
+(compare-and-swap on the file system); anything changed since is reported back, never
+overwritten. Writes are atomic (temp file + fsync + rename).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import stat
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gitmem.core.fileread import NotAFile, check_regular, read_regular, read_when_written
+from gitmem.core.state import STAT_MASK, FileRecord, exchange, write_atomic, write_exchanging
+from gitmem.core.tempfiles import TEMP_PREFIX, left_by_a_killed_run, temp_path
+from gitmem.gitstore import Repository
+from gitmem.policy.rules import MAX_BLOB_BYTES, blocking, check_file
+
+MAX_FILE_BYTES = MAX_BLOB_BYTES
+PROGRESS_EVERY = 500  # files read or written between two progress reports
+Progress = Callable[[str, int], None]  # (what, how many files so far)
+RACY_SECONDS = 2.0  # a stat this fresh might hide a same-timestamp edit: re-hash next time
+
+
+@dataclass
+class Snapshot:
+    files: dict[str, str]  # relative path -> blob id
+    records: dict[str, FileRecord]
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    read: int = 0  # files read and hashed (the stat cache did not vouch for them)
+    refreshed: int = 0  # records whose stat was completed or updated (no bytes read)
+    # git vouched for the whole folder and no record differs from the index: `files` is left
+    # empty (the caller's records, not loaded, are what the folder holds)
+    unchanged: bool = False
+    # only the paths git named (and the records apart from the index) were looked at: `files`
+    # and `records` hold those alone; the other files are as the index's records say, which
+    # were never loaded (a push of ten files among fifty thousand)
+    few: bool = False
+
+
+@dataclass
+class Materialized:
+    written: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    # files that changed on disk since the last sync: path -> blob id of the disk bytes (None: deleted)
+    changed_meanwhile: dict[str, str | None] = field(default_factory=dict)
+    records: dict[str, FileRecord] = field(default_factory=dict)
+    # paths below a folder that is a symbolic link: writing there would leave the scope folder
+    through_link: list[str] = field(default_factory=list)
+    # synced files whose place something else took (a link, folder, FIFO, file over the size
+    # limit: fileread.NotAFile's `what`): neither written nor deleted, nor read
+    not_a_file: dict[str, str] = field(default_factory=dict)
+    # files edited in the instant between the check and the rename: path -> blob id of the bytes
+    # the rename displaced. The disk holds the target now; the caller must merge these in.
+    displaced: dict[str, str] = field(default_factory=dict)
+
+
+def walk(
+    folder: Path, exclude: frozenset[str] = frozenset()
+) -> Iterator[tuple[str, os.stat_result]]:
+    """(relative path, lstat) of every entry below `folder`; folders are descended, links not.
+
+    A dot-folder (`.git`, `.obsidian`) holds no memory: it is listed once, as `name/`, and
+    not descended (a planted `.git` with ten thousand objects costs one line, not a walk)."""
+    stack = [("", str(folder))]
+    while stack:
+        rel, abspath = stack.pop()
+        try:
+            with os.scandir(abspath) as it:
+                entries = list(it)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            relpath = rel + entry.name
+            if not rel and entry.name in exclude:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name.startswith("."):
+                    yield relpath + "/", entry.stat(follow_symlinks=False)
+                    continue
+                stack.append((relpath + "/", entry.path))
+            else:
+                yield relpath, entry.stat(follow_symlinks=False)
+
+
+JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+
+
+def is_junk(name: str) -> bool:
+    """Our temp files, and what editors and file managers leave beside files: never memory."""
+    return (
+        name.startswith((TEMP_PREFIX, ".#"))
+        or name in JUNK_NAMES
+        or name.endswith(("~", ".swp", ".swx", ".tmp"))
+    )
+
+
+def _outside(extra: Mapping[str, Path]) -> Iterator[tuple[str, os.stat_result]]:
+    """(path in the scope's tree, lstat) of each file outside the folder that exists."""
+    for rel, path in extra.items():
+        with contextlib.suppress(FileNotFoundError):
+            yield rel, os.lstat(path)
+
+
+def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
+    fresh = now - st.st_mtime_ns / 1e9 < RACY_SECONDS
+    return FileRecord(
+        oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino & STAT_MASK, *_git_stat(st, now)
+    )
+
+
+def _git_stat(st: os.stat_result, now: float) -> tuple[int, int, int, int]:
+    """(ctime, dev, uid, gid) for git's check; ctime 0 (no index entry) while it is fresh.
+
+    git compares times in whole seconds: an entry is trusted only when its ctime is two
+    seconds older than the record, so any later write (the kernel sets ctime to now; no tool
+    can set it back) lands in another second and git sees it."""
+    fresh = now - st.st_ctime_ns / 1e9 < RACY_SECONDS
+    # inode, device, uid and gid as git's index keeps them (32 bits), which the records are
+    # read back from
+    return (
+        (0 if fresh else st.st_ctime_ns),
+        st.st_dev & STAT_MASK,
+        st.st_uid & STAT_MASK,
+        st.st_gid & STAT_MASK,
+    )
+
+
+def unchanged_since(record: FileRecord, st: os.stat_result) -> bool:
+    """The file is as `record` saw it by every stat field git compares, and the record was
+    old enough to be trusted (see _git_stat)."""
+    return (
+        bool(record.mtime_ns and record.ctime_ns)
+        and stat.S_ISREG(st.st_mode)
+        and (record.size, record.mtime_ns, record.ino, record.ctime_ns)
+        == (st.st_size, st.st_mtime_ns, st.st_ino & STAT_MASK, st.st_ctime_ns)
+        and (record.dev, record.uid, record.gid)
+        == (st.st_dev & STAT_MASK, st.st_uid & STAT_MASK, st.st_gid & STAT_MASK)
+    )
+
+
+# what git's stat check (gitmem/gitstore/index.py) said of a folder: recorded paths that no
+# longer match their stat, and names it does not know (a folder as `name/`)
+GitCheck = tuple[set[str], list[str]]
+
+
+def snapshot(
+    repo: Repository,
+    folder: Path,
+    known: Mapping[str, FileRecord],
+    exclude: frozenset[str] = frozenset(),
+    progress: Progress | None = None,
+    prefix: str = "",
+    checked: GitCheck | None = None,
+    extra: Mapping[str, Path] | None = None,
+) -> Snapshot:
+    """Blob ids of every memory file under `folder`; files whose stat matches `known` are not read.
+
+    A file the policy refuses (gitmem/policy/rules.py: what every other gitmem would refuse to pull)
+    is skipped with a note; when it was synced before, its last synced version stays, so a
+    skipped file is never published as deleted. `prefix`: the scope's folder in the ref's tree.
+    `checked`: git's stat check of the folder against the index written from `known`; only
+    what it names (and records it could not check) is looked at, else the whole folder is.
+    `extra`: files outside `folder` that belong to the scope (path in the scope's tree -> file);
+    git cannot check them: always looked at here.
+    """
+    now = time.time()
+    snap = Snapshot({}, {})
+    extra = extra or {}
+    for rel, kept in known.items():
+        if rel.split("/", 1)[0] in exclude and rel not in extra:
+            # synced before it became another scope's folder (`team/`): kept as synced last,
+            # never published as deleted, never again read from there
+            snap.files[rel] = kept.oid
+            snap.records[rel] = kept
+    if checked is None:
+        inside: Iterator[tuple[str, os.stat_result]] = walk(folder, exclude)
+    else:
+        vouched, inside = _checked(folder, known, exclude, checked, extra)
+        snap.records.update(vouched)
+        snap.files.update({rel: record.oid for rel, record in vouched.items()})
+    for rel, st in itertools.chain(inside, _outside(extra)):
+        record = known.get(rel)
+        if (  # FileRecord.matches, inlined: this runs once per file of the folder
+            record is not None
+            and record.mtime_ns
+            and record.mtime_ns == st.st_mtime_ns
+            and record.size == st.st_size
+            and record.ino == st.st_ino & STAT_MASK
+            # a known ctime that moved: the bytes may have too (an edit that put the mtime
+            # back), as git's own check says — read it (a chmod or rename costs one read)
+            and (not record.ctime_ns or record.ctime_ns == st.st_ctime_ns)
+        ):
+            if (record.ctime_ns, record.dev, record.uid, record.gid) != (
+                st.st_ctime_ns,
+                st.st_dev & STAT_MASK,
+                st.st_uid & STAT_MASK,
+                st.st_gid & STAT_MASK,
+            ):
+                # the same file (mtime, size, inode), its other stat moved (a rename, a chmod)
+                # or unknown (an older state): recorded, so git's check passes next time
+                rest = _git_stat(st, now)
+                if rest != (record.ctime_ns, record.dev, record.uid, record.gid):
+                    record = FileRecord(record.oid, record.size, record.mtime_ns, record.ino, *rest)
+                    snap.refreshed += 1
+            snap.files[rel] = record.oid  # the common case, checked first: synced and unchanged
+            snap.records[rel] = record
+            continue
+        name = rel.rsplit("/", 1)[-1]
+        if is_junk(name):
+            if left_by_a_killed_run(name, st.st_ctime):
+                with contextlib.suppress(OSError):
+                    (folder / rel).unlink()  # half a write of a gitmem killed mid-write
+            continue
+        why = _unsyncable(rel, st)
+        data = b""
+        if not why:
+            try:  # never through a link or from a FIFO swapped in since the stat
+                data = read_regular(extra.get(rel) or folder / rel)
+            except NotAFile as e:
+                why = f"{e.what} now (changed while read)"
+            except OSError as exc:
+                why = f"unreadable: {exc.strerror}"
+        oid = repo.write_blob(data) if not why else ""
+        if not why and (record is None or oid != record.oid):
+            # the bytes it synced last passed this check then: a file only re-read (a fresh
+            # stat, a touch) is not checked again (~0.1 ms a file)
+            refused = blocking(check_file(f"{prefix or 'scope'}/{rel}", data))
+            why = f"{refused[0].code}: {refused[0].message}" if refused else None
+        if why:
+            snap.skipped.append((rel, why))
+            if record is not None:  # keep what was synced last: skipped is not deleted
+                snap.files[rel] = record.oid
+                snap.records[rel] = record
+            continue
+        snap.files[rel] = oid
+        snap.records[rel] = _record(oid, st, now)
+        snap.read += 1
+        if progress and snap.read % PROGRESS_EVERY == 0:
+            progress(f"reading {folder}", snap.read)
+    return snap
+
+
+def _checked(
+    folder: Path,
+    known: Mapping[str, FileRecord],
+    exclude: frozenset[str],
+    checked: GitCheck,
+    extra: Mapping[str, Path],
+) -> tuple[dict[str, FileRecord], Iterator[tuple[str, os.stat_result]]]:
+    """The records git's stat check vouched for, and what `walk` would yield for the rest:
+    the paths it named, the records it could not check, the names it did not know."""
+    changed, unknown = checked
+    vouched: dict[str, FileRecord] = {}
+    look: set[str] = set(changed) - set(extra)
+    for rel, record in known.items():
+        if rel.split("/", 1)[0] in exclude or rel in extra:
+            continue  # not this folder's (any more): walk would not see it
+        if rel in changed or not (record.mtime_ns and record.ctime_ns):
+            look.add(rel)  # not in the index: git cannot tell, look at it here
+        else:
+            vouched[rel] = record
+    folders: list[str] = []
+    for rel in unknown:
+        if rel.split("/", 1)[0] in exclude or rel in extra:
+            continue
+        if rel.endswith("/"):
+            folders.append(rel)
+        else:
+            look.add(rel)
+    return vouched, _look(folder, sorted(look), folders)
+
+
+def _look(
+    folder: Path, paths: list[str], folders: list[str]
+) -> Iterator[tuple[str, os.stat_result]]:
+    if os.path.lexists(folder / ".git"):  # git never lists it; walk names it (then skips it)
+        if (folder / ".git").is_dir() and not (folder / ".git").is_symlink():
+            folders.append(".git/")
+        else:
+            paths.append(".git")
+    for rel in paths:
+        try:
+            st = os.lstat(folder / rel)
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # gone: deleted since the last sync
+        if stat.S_ISDIR(st.st_mode):
+            folders.append(rel + "/")  # a file became a folder
+            continue
+        yield rel, st
+    for rel in sorted(set(folders)):
+        name = rel.rstrip("/").rsplit("/", 1)[-1]
+        if name.startswith("."):
+            with contextlib.suppress(OSError):
+                yield rel, os.lstat(folder / rel)
+            continue
+        for sub, st in walk(folder / rel):
+            yield rel + sub, st
+
+
+def _unsyncable(rel: str, st: os.stat_result) -> str | None:
+    if rel.endswith("/"):
+        return "dot-folder: holds no memory (not synced)"
+    if stat.S_ISLNK(st.st_mode):
+        return "symbolic link (not synced)"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    if st.st_size > MAX_FILE_BYTES:
+        return f"larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB"
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return "file name is not valid UTF-8"
+    return None
+
+
+def _disk_oid(repo: Repository, path: Path, record: FileRecord | None) -> str | None:
+    """Blob id of what the file holds now (None: absent); the stat cache avoids re-reading.
+    NotAFile: something else stands there."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if record is not None and record.mtime_ns and record.matches(st):
+        return record.oid
+    check_regular(st, path)  # NotAFile: a link, folder, FIFO or huge file, never read
+    return repo.write_blob(read_regular(path))
+
+
+def materialize(
+    repo: Repository,
+    folder: Path,
+    expected: Mapping[str, str],
+    target: Mapping[str, str],
+    records: Mapping[str, FileRecord],
+    progress: Progress | None = None,
+    extra: Mapping[str, Path] | None = None,
+    paths: Iterable[str] | None = None,
+) -> Materialized:
+    """Turn `folder` from `expected` (what the last sync left there) into `target`.
+
+    Files whose disk bytes no longer equal `expected` are left alone and listed in
+    `changed_meanwhile` so the caller can merge them and try again. `extra`: as for snapshot.
+    `paths`: the only paths where `target` may differ from `expected`, when the caller knows.
+    """
+    now = time.time()
+    extra = extra or {}
+    done = Materialized(records={p: r for p, r in records.items() if p in expected})
+    order = sorted(set(expected) | set(target) if paths is None else paths)
+    blobs = _Ahead(repo, [target[r] for r in order if target.get(r) not in (None, expected.get(r))])
+    for rel in order:
+        want, was = target.get(rel), expected.get(rel)
+        if want == was:
+            continue
+        outside = extra.get(rel)
+        if outside is None and _through_link(folder, rel):
+            done.through_link.append(rel)
+            continue
+        path = outside or folder / rel
+        try:
+            current = _disk_oid(repo, path, records.get(rel))
+        except NotAFile as e:  # a link, folder, FIFO or huge file took its place: left there
+            done.not_a_file[rel] = e.what
+            continue
+        except OSError:
+            current = "!unreadable"
+        if current == want:  # already as wanted (the same edit made on both sides)
+            if want is None:
+                done.records.pop(rel, None)
+            else:
+                done.records[rel] = _record(want, os.lstat(path), now)
+            continue
+        if current != was:
+            done.changed_meanwhile[rel] = (
+                None if current is None or current.startswith("!") else current
+            )
+            continue
+        try:
+            if want is None:
+                displaced = _remove_checked(repo, path, was)
+                done.records.pop(rel, None)
+                done.deleted.append(rel)
+                if outside is None:
+                    _prune_empty_dirs(path.parent, folder)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                st, displaced = _replace_checked(repo, path, blobs.read(want), was)
+                done.records[rel] = _record(want, st, now)
+                done.written.append(rel)
+                if progress and len(done.written) % PROGRESS_EVERY == 0:
+                    progress(f"writing {folder}", len(done.written))
+            if displaced is not None:
+                done.displaced[rel] = displaced
+        except _VanishedMeanwhile:
+            done.changed_meanwhile[rel] = None
+        except NotAFile as e:
+            done.not_a_file[rel] = e.what  # left as it is, never read through
+        except _CreatedMeanwhile:
+            try:
+                there = _disk_oid(repo, path, None)
+            except (OSError, NotAFile):
+                there = None
+            done.changed_meanwhile[rel] = None if there is None or there[0] == "!" else there
+        except OSError:
+            # e.g. a folder where a file should go: leave it, report it, never half-write
+            done.changed_meanwhile[rel] = current
+    return done
+
+
+class _Ahead:
+    """The blobs a write-back will write, read in the order it writes them, a chunk at a time
+    through one pipelined `cat-file` exchange (`read_blobs`) instead of a round trip per file
+    (~0.5 ms each on a busy machine: most of a 100,000-file first sync's reads). At most one
+    chunk is held; a blob not ahead in the list is read on its own."""
+
+    CHUNK = 256
+
+    def __init__(self, repo: Repository, oids: list[str]) -> None:
+        self.repo, self.oids, self.at = repo, oids, 0
+        self.last = {oid: i for i, oid in enumerate(oids)}
+        self.held: dict[str, bytes] = {}
+
+    def read(self, oid: str) -> bytes:
+        found = self.held.get(oid)
+        while found is None and self.last.get(oid, -1) >= self.at:
+            chunk = self.oids[self.at : self.at + self.CHUNK]
+            self.at += len(chunk)
+            self.held = self.repo.read_blobs(chunk)
+            found = self.held.get(oid)
+        return self.repo.read_blob(oid) if found is None else found
+
+
+class _VanishedMeanwhile(Exception):
+    """The file was deleted between the check and the write: the deletion is an edit."""
+
+
+class _CreatedMeanwhile(Exception):
+    """A file was created where none was checked to be: it is an edit, never written over."""
+
+
+def _replace_checked(
+    repo: Repository, path: Path, data: bytes, was: str | None
+) -> tuple[os.stat_result, str | None]:
+    """Atomically put `data` at `path`, which was checked to hold blob `was` (None: absent).
+
+    Between that check and the rename an editor may still write: its bytes then land in the
+    inode the rename replaces. A hard link keeps that inode reachable, so what it holds after
+    the rename is compared with `was`; a difference is returned (a blob id) to be merged.
+    The file's permission bits are kept."""
+    if was is not None:
+        swapped = _replace_exchanging(repo, path, data, was)
+        if swapped is not None:
+            return swapped
+    keep = temp_path(path, "kept-")  # fresh: a killed run's leftover never takes its name
+    kept, mode, create = False, None, False
+    try:
+        os.link(path, keep, follow_symlinks=False)
+        kept, st = True, os.lstat(keep)
+        mode = stat.S_IMODE(st.st_mode)
+        try:  # the inode kept is the one replaced: never over a link, a FIFO or a huge file
+            check_regular(st, path)
+        except NotAFile:
+            keep.unlink()
+            raise
+    except FileNotFoundError:
+        if was is not None:
+            raise _VanishedMeanwhile(path) from None
+        create = True  # never over a file created since the check
+    except OSError:  # no hard links here (some network file systems): a plain replace
+        with contextlib.suppress(OSError):
+            mode = stat.S_IMODE(os.lstat(path).st_mode)
+    try:
+        try:
+            written = write_atomic(path, data, mode, create=create)
+        except FileExistsError:
+            raise _CreatedMeanwhile(path) from None
+        if not kept:
+            return written, None
+        before = read_when_written(keep)
+    finally:
+        if kept:
+            with contextlib.suppress(OSError):
+                keep.unlink()
+    oid = repo.write_blob(before)
+    return written, None if oid == was else oid
+
+
+def _replace_exchanging(
+    repo: Repository, path: Path, data: bytes, was: str
+) -> tuple[os.stat_result, str | None] | None:
+    """_replace_checked in one atomic swap: what the swap displaced is exactly what stood at
+    `path` at that instant, so an editor's save renamed there after the check comes back to
+    be merged (a hard link taken before the rename would keep the inode it replaced, not
+    theirs). None: no atomic swap on this system."""
+    try:
+        swapped = write_exchanging(path, data, stat.S_IMODE(os.lstat(path).st_mode))
+    except FileNotFoundError:
+        raise _VanishedMeanwhile(path) from None
+    if swapped is None:
+        return None
+    written, old = swapped
+    try:
+        try:
+            check_regular(os.lstat(old), path)
+            before = read_when_written(old)
+        except BaseException:  # a link, FIFO, huge or unreadable file: put back, unread
+            with contextlib.suppress(OSError):
+                exchange(old, path)
+            raise
+    finally:
+        with contextlib.suppress(OSError):
+            old.unlink()
+    oid = repo.write_blob(before)
+    return written, None if oid == was else oid
+
+
+def _remove_checked(repo: Repository, path: Path, was: str | None) -> str | None:
+    """Delete `path`, checked to hold blob `was`: renamed aside first, so a write that lands
+    in between is caught (returned as a blob id to merge) instead of deleted with it."""
+    aside = temp_path(path, "gone-")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return None  # deleted meanwhile: as wanted
+    try:
+        check_regular(os.lstat(aside), path)
+        data = read_when_written(aside)
+    except BaseException:  # a link, FIFO, huge or unreadable file: put back, unread
+        with contextlib.suppress(OSError):  # where it was, unless something new is there
+            os.link(aside, path, follow_symlinks=False)
+            os.unlink(aside)
+        raise
+    try:
+        oid = repo.write_blob(data)
+    finally:
+        with contextlib.suppress(OSError):
+            aside.unlink()
+    return None if oid == was else oid
+
+
+def _through_link(folder: Path, rel: str) -> bool:
+    """True when a folder between `folder` and `rel` is a symbolic link (the scope folder
+    itself may be one: that is the user's choice of where memory lives)."""
+    current = folder
+    for part in rel.split("/")[:-1]:
+        current = current / part
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except FileNotFoundError:
+            return False
+    return False
+
+
+def _prune_empty_dirs(start: Path, stop: Path) -> None:
+    current = start
+    while current != stop and stop in current.parents:
+        with contextlib.suppress(OSError):
+            current.rmdir()
+        if current.exists():
+            return
+        current = current.parent
+
+
+def unchanged_folder(
+    folder: Path, apart: Mapping[str, FileRecord | None], checked: GitCheck
+) -> bool:
+    """Whether `folder` holds what its records say, from git's check against the index and
+    the records `apart` from it (None: removed) alone — no record of the index loaded. git
+    must vouch for every file but those (it names them: their index entries are older), and
+    each of those must be as its record saw it."""
+    changed, unknown = checked
+    if unknown or not changed <= apart.keys():
+        return False
+    return apart_unchanged(folder, apart)
+
+
+def apart_unchanged(folder: Path, apart: Mapping[str, FileRecord | None]) -> bool:
+    """Whether each file of `apart` is as its record saw it (None: still gone), and the folder
+    holds no `.git` (git never lists one; the walk names it as skipped)."""
+    if os.path.lexists(folder / ".git"):
+        return False
+    for rel, record in apart.items():
+        try:
+            st = os.lstat(folder / rel)
+        except FileNotFoundError:
+            if record is None:
+                continue  # removed, and still gone
+            return False
+        except OSError:
+            return False
+        if record is None or not unchanged_since(record, st):
+            return False
+    return True
