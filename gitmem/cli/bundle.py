@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import add_group, command, echo, open_project_from, plural
+from gitmem.cli.common import add_group, add_json, command, echo, open_project_from, plural
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="REV",
         help="leave out what the receiver has: a commit, a ref, or the last bundle file handed over",
     )
+    add_json(p)
     p.set_defaults(handler=create)
     p = command(
         group,
@@ -40,6 +41,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="accept memory recorded under another project key (adds this key as an alias)",
     )
+    add_json(p)
     p.set_defaults(handler=unbundle)
 
 
@@ -49,6 +51,19 @@ def create(args: argparse.Namespace) -> int:
     from gitmem.sync.bundle import create as create_bundle
 
     made = create_bundle(open_project_from(args), Path(args.file), args.since)
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit(
+            {
+                "path": str(made.path),
+                "written": made.written,
+                "refs": dict(sorted(made.heads.items())),
+                "since": list(made.since),
+                "skipped": list(made.skipped),
+            }
+        )
+        return 0
     for line in made.skipped:
         echo(f"skipped {line}")
     if not made.written:
@@ -70,11 +85,17 @@ def unbundle(args: argparse.Namespace) -> int:
     from gitmem.sync.bundle import unbundle as read_bundle
 
     result = read_bundle(open_project_from(args), Path(args.file), args.force_key)
-    for line in sync_lines(result):
-        echo(line)
+    if args.as_json:
+        from gitmem.cli.jsonout import emit, sync_json
+
+        emit(sync_json(result, None))
+    else:
+        for line in sync_lines(result):
+            echo(line)
     if result.refused:
         from gitmem.errors import report
 
         return max(report(exc) for exc in result.refused)
-    echo("merged; gitmem sync publishes it when a remote is reachable")
+    if not args.as_json:
+        echo("merged; gitmem sync publishes it when a remote is reachable")
     return 0

@@ -57,6 +57,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         choices=("summary", "json", "full"),
         help="summary (default), json (with query_time_ms) or full (each memory's text)",
     )
+    p.add_argument(
+        "--json", dest="fmt", action="store_const", const="json", help="as --format json"
+    )
     p.set_defaults(handler=run)
 
 

@@ -37,7 +37,6 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     import sys
 
     from gitmem.cli.common import directory, open_project_from
@@ -57,18 +56,17 @@ def run(args: argparse.Namespace) -> int:
     )
     done = record(open_project_from(args), args.scope, memory)
     if args.as_json:
-        echo(
-            json.dumps(
-                {
-                    "scope": done.scope,
-                    "file": str(done.path),
-                    "id": f"{done.scope}/{done.file}",
-                    "created": done.created,
-                    "index_line": done.index_line,
-                    "curated": done.curated,
-                },
-                ensure_ascii=False,
-            )
+        from gitmem.cli.jsonout import emit
+
+        emit(
+            {
+                "scope": done.scope,
+                "file": str(done.path),
+                "id": f"{done.scope}/{done.file}",
+                "created": done.created,
+                "index_line": done.index_line,
+                "curated": done.curated,
+            }
         )
     else:
         verb = "recorded" if done.created else "updated"

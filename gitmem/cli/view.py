@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import command, echo
+from gitmem.cli.common import add_json, command, echo
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -21,6 +21,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--out", metavar="FILE", default="gitmem-memory.html", help="where (gitmem-memory.html)"
     )
     p.add_argument("--open", action="store_true", help="open it in the web browser")
+    add_json(p)
     p.set_defaults(handler=run)
 
 
@@ -34,7 +35,12 @@ def run(args: argparse.Namespace) -> int:
     place = place_of(args, opener)
     drawn = write_page(place, opener, args.out)
     path = os.path.abspath(args.out)
-    echo(f"wrote {path} ({drawn} memories)")
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit({"path": path, "memories": drawn})
+    else:
+        echo(f"wrote {path} ({drawn} memories)")
     if args.open:
         import webbrowser
         from pathlib import Path

@@ -47,6 +47,9 @@ def project_status(project: Project, fetch: bool = False) -> Status:
     """Each scope as it stands; with `fetch`, first bring the remote-tracking refs up to date."""
     repo = project.repo
     status = Status(str(project.root), project.key, project.remote, project.uid)
+    # before the fetch: it drops the tracking ref of a ref deleted on the remote, and with it
+    # the difference between "deleted there" and "never published"
+    unpublished = _unpublished(project, fetch)
     if fetch and project.remote:
         from gitmem.sync import fetch_tracking
 
@@ -55,7 +58,6 @@ def project_status(project: Project, fetch: bool = False) -> Status:
     sealed = sealed_scopes(project)
     leftover = plaintext_in_history(project)
     counts: dict[str, tuple[int, int]] = {}
-    unpublished = _unpublished(project, fetch)
     for scope in project.scopes:
         if scope.ref not in counts:
             local = repo.resolve(scope.ref)
@@ -112,8 +114,8 @@ def _unpublished(project: Project, asked: bool) -> dict[str, str]:
         where = project.route(ref).remote
         if held is not None and ref not in held:
             out[ref] = (
-                f"not on {where} any more (deleted there): the next change synced here "
-                "publishes its whole history again"
+                f"not on {where} any more (deleted there): the next sync publishes its whole "
+                "history again"
                 if tracked
                 else f"not on {where}: the next sync publishes it"
             )

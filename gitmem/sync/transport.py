@@ -33,8 +33,8 @@ class Transport:
             groups.setdefault(self.project.route(ref).remote, []).append(ref)
         return groups
 
-    def fetch(self) -> None:
-        self.finish_fetch(self.start_fetch())
+    def fetch(self, prune: bool = True) -> None:
+        self.finish_fetch(self.start_fetch(), prune)
 
     def start_fetch(self) -> list[PendingFetch]:
         """Start fetching our refs from every remote that holds them (in parallel, and in
@@ -62,7 +62,7 @@ class Transport:
         for fetch in pending:
             fetch.cancel()
 
-    def finish_fetch(self, pending: list[PendingFetch]) -> None:
+    def finish_fetch(self, pending: list[PendingFetch], prune: bool = True) -> None:
         missing: set[tuple[str, str]] = set()  # (remote, what the remote calls the ref)
         try:
             for fetch in pending:
@@ -71,7 +71,8 @@ class Transport:
         except BaseException:
             self.cancel_fetch(pending)
             raise
-        self._prune(missing)
+        if prune:
+            self._prune(missing)
         for ref, old in self.run.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
             if old and new and old != new and not self.repo.is_ancestor(old, new):
@@ -243,9 +244,11 @@ def fetch_plan(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
 def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     """Bring the remote-tracking refs up to date (`status --fetch`): merges and writes nothing.
 
-    What arrives is checked when a sync merges it, as any fetched tip is.
+    What arrives is checked when a sync merges it, as any fetched tip is. A ref deleted on the
+    remote keeps its tracking ref (status tells "deleted there"); the next sync prunes it and
+    pushes the ref back.
     """
     transport = Transport(SyncRun(project, SyncOptions(mode="pull", timeout=timeout)))
     if transport.run.by_ref:
         with holding_lock(project.repo, transport.opts.lock_wait):  # the checks' pin: read here
-            transport.fetch()
+            transport.fetch(prune=False)

@@ -96,13 +96,13 @@ def test_the_hook_command_is_short_recognizable_and_runs_the_real_cli(world: Wor
     start, end = commands["SessionStart"], commands["SessionEnd"]
     assert start.endswith("/gitmem/launch.py pull --hook") and len(start) < 200, start
     assert end.endswith("/gitmem/launch.py push --hook"), end
-    assert " -I -S " in start and "-c" not in start.split()
+    assert " -I " in start and "-c" not in start.split()  # isolated, no one-liner
     # a package named gitmem in the project folder, on PYTHONPATH: never imported
     planted = world.root / "ran"
     (bob / "gitmem").mkdir()
     (bob / "gitmem" / "__init__.py").write_text(f"open({str(planted)!r}, 'w').write('ran')\n")
     payload = json.dumps({"session_id": "s", "cwd": str(bob), "hook_event_name": "SessionStart"})
-    for _ in range(2):  # the full hook, then the quick start
+    for _ in range(2):  # a pull, then nothing new
         proc = subprocess.run(
             ["sh", "-c", start],
             cwd=bob,

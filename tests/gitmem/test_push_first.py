@@ -16,16 +16,20 @@ def cli(*args: str) -> int:
 
 @pytest.fixture
 def fetches(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every fetch started, in the foreground (`fetch`) or beside the folder scan."""
+    """Every fetch of the team ref started, in the foreground (`fetch`) or beside the folder
+    scan: a round trip. (A ref the remote never had — here the personal ref, with no personal
+    memory yet — is fetched by a process of its own started at the same moment, not a round.)"""
     calls: list[str] = []
     real, real_start = Transport.fetch, Transport.start_fetch
 
     def counted(self: Transport, remote: str, *args: object, **kwargs: object) -> tuple[str, ...]:
-        calls.append(remote)
+        if "refs/gitmem/team" in str(args[:1]):
+            calls.append(remote)
         return real(self, remote, *args, **kwargs)  # type: ignore[arg-type]
 
     def counted_start(self: Transport, remote: str, *args: object, **kwargs: object) -> object:
-        calls.append(remote)
+        if "refs/gitmem/team" in str(args[:1]):
+            calls.append(remote)
         return real_start(self, remote, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Transport, "fetch", counted)
@@ -68,7 +72,11 @@ def test_a_rejected_push_fetches_merges_and_pushes(world: World, fetches: list[s
 def test_sync_and_pull_fetch_first(world: World, fetches: list[str]) -> None:
     a = world.clone("a")
     assert cli("-C", str(a), "sync") == 0
+    (world.scope_path(a, "team")).mkdir(parents=True, exist_ok=True)
+    (world.scope_path(a, "team") / "one.md").write_text("one\n")
+    assert cli("-C", str(a), "sync") == 0  # the team ref is on the remote now
     fetches.clear()
     assert cli("-C", str(a), "pull") == 0
+    assert len(fetches) == 1
     assert cli("-C", str(a), "sync") == 0
     assert len(fetches) == 2
