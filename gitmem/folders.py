@@ -402,11 +402,17 @@ def materialize(
         with _settled(repo, done, rel, path, current):
             path.parent.mkdir(parents=True, exist_ok=True)
             batch.append(_Pending(rel, path, want, was, current, *_prepare(path, blobs.read(want))))
-        if len(batch) >= _Ahead.CHUNK:
+        if len(batch) >= FLUSH_BATCH:
             _place_batch(repo, done, batch, now, folder, progress)
             batch = []
     _place_batch(repo, done, batch, now, folder, progress)
     return done
+
+
+# files a write-back writes before it flushes them at once and renames them into place: a
+# flush (syncfs) costs about what one fsync costs, so a 100,000-file first sync makes ~25; a
+# batch's temp files are what a kill -9 can leave behind (removed by the next sync)
+FLUSH_BATCH = 4096
 
 
 @dataclass
