@@ -48,6 +48,9 @@ MAX_KEYS_FOLLOWED = 256  # key files (grants, rotations) whose names `log PATH` 
 # a decode reads what changed since a commit decoded in the same run when at most this many
 # files differ; more, and the tree is listed whole
 MAX_INCREMENTAL = 4096
+# the last commit decoded, as checked (under the state folder): the next run's first decode
+# reads what differs from it instead of the whole ref
+DECODED_FILE = "decoded.json"
 NOTE_AD = "gitmem commit note"
 FIRST_PLAINTEXT_HINT = (
     "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
@@ -70,6 +73,9 @@ class Opened:
     listed: dict[str, str]  # path -> hidden name
     ciphers: dict[str, str]  # path -> ciphertext id (each checked against the manifest)
     plain: dict[str, str]  # path -> plaintext id
+    # read from the last run's record (DECODED_FILE): its plaintexts are not yet known to
+    # this run's restorer (a plaintext pruned by gc is opened again from its ciphertext)
+    stored: bool = False
 
 
 @dataclass
@@ -83,6 +89,8 @@ class Decoded:
     tree: str = ""  # the commit's tree
     listing: dict[str, str] = field(default_factory=dict)  # the tree: path -> blob id
     opened: dict[str, Opened] = field(default_factory=dict)  # sealed prefix -> its check
+    key_id: str = ""  # the scope key the sealed folders were checked with
+    stored: bool = False  # the last run's record: a start for a decode, not a decode
 
 
 @dataclass
@@ -110,6 +118,7 @@ class PersonalCodec:
     # each wrote one above a common parent): keeping either could look like the other put back
     _tied: set[str] = field(default_factory=set)
     _base: Decoded | None = None  # the last commit decoded from its tree: the next starts there
+    _stored_tree: str | None = None  # the tree of DECODED_FILE (None: not read yet)
 
     @property
     def cache(self) -> CipherCache:
@@ -135,8 +144,10 @@ class PersonalCodec:
             return done
         repo = self.repo
         root = repo.read_commit(commit)[0]
+        if self._base is None and self._stored_tree is None:
+            self._base = self._load_base()
         base = self._base
-        if base is not None and base.tree == root:
+        if base is not None and base.tree == root and not base.stored:
             self._decoded[commit] = base  # the same tree: the same plaintext, checked
             return base
         listing, changed = self._listing(root, base)
@@ -158,12 +169,7 @@ class PersonalCodec:
             self._decoded[commit] = self._base = done
             return done
         key = self.unlock(keyfiles[SCOPE_KEY_FILE])
-        same_key = (
-            changed is not None
-            and base is not None
-            and base.keyring is not None
-            and base.keyring.key.key_id == key.key_id
-        )
+        same_key = changed is not None and base is not None and base.key_id == key.key_id
         recipients: list[str] = []
         if RECIPIENTS_FILE in keyfiles:
             try:
@@ -196,6 +202,7 @@ class PersonalCodec:
             root,
             listing,
             checked,
+            key.key_id,
         )
         self._decoded[commit] = self._base = done
         return done
@@ -251,6 +258,13 @@ class PersonalCodec:
         repo, cache = self.repo, self.cache
         manifest_path = f"{prefix}/{MANIFEST}"
         manifest_id = names.pop(MANIFEST)
+        if prior is not None and prior.stored:  # its plaintexts, restorable as a decode's
+            if not self._lazy:
+                repo.add_restorer(self._reopen)
+            for path, plain in prior.plain.items():
+                self._lazy[plain] = (key, path, prior.ciphers[path])
+            self._present.update(prior.ciphers.values())
+            prior.stored = False
         if (
             prior is not None
             and changed is not None
@@ -672,6 +686,78 @@ class PersonalCodec:
     def save(self) -> None:
         if self._cache is not None:
             self._cache.save()
+        base = self._base
+        if base is not None and base.opened and not base.stored and base.tree != self._stored_tree:
+            self._save_base(base)
+
+    def _save_base(self, base: Decoded) -> None:
+        """Record `base` as checked, for the next run's first decode to start from."""
+        import json
+
+        from gitmem.confinement import write_no_links
+
+        sealed = tuple(f"{prefix}/" for prefix in base.opened)
+        value = {
+            "version": 1,
+            "tree": base.tree,
+            "key_id": base.key_id,
+            "rest": {p: o for p, o in base.listing.items() if not p.startswith(sealed)},
+            "opened": {
+                prefix: [o.manifest, o.gen, o.listed, o.ciphers, o.plain]
+                for prefix, o in base.opened.items()
+            },
+        }
+        common = self.repo.common_dir
+        write_no_links(common, common / "gitmem" / DECODED_FILE, json.dumps(value).encode())
+        self._stored_tree = base.tree
+
+    def _load_base(self) -> Decoded | None:
+        """The commit the last run decoded last, as it was checked (DECODED_FILE), or None."""
+        import json
+
+        from gitmem.confinement import read_no_links
+
+        self._stored_tree = ""
+        common = self.repo.common_dir
+        try:
+            data = read_no_links(common, common / "gitmem" / DECODED_FILE)
+            if data is None:
+                return None
+            raw = json.loads(data)
+            if raw["version"] != 1:
+                return None
+            listing = _strings(raw["rest"])
+            opened: dict[str, Opened] = {}
+            for prefix, (manifest, gen, listed, ciphers, plain) in raw["opened"].items():
+                o = Opened(
+                    str(manifest),
+                    int(gen),
+                    _strings(listed),
+                    _strings(ciphers),
+                    _strings(plain),
+                    stored=True,
+                )
+                if not (o.listed.keys() == o.ciphers.keys() == o.plain.keys()):
+                    return None
+                opened[str(prefix)] = o
+                listing[f"{prefix}/{MANIFEST}"] = o.manifest
+                listing.update({f"{prefix}/{n}": o.ciphers[p] for p, n in o.listed.items()})
+            tree, key_id = str(raw["tree"]), str(raw["key_id"])
+        except (ValueError, KeyError, TypeError, AttributeError, GitmemError, OSError):
+            return None
+        self._stored_tree = tree
+        return Decoded(
+            {}, None, tree=tree, listing=listing, opened=opened, key_id=key_id, stored=True
+        )
+
+
+def _strings(value: object) -> dict[str, str]:
+    """A JSON object of strings, or TypeError."""
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise TypeError("not an object of strings")
+    return value
 
 
 def make_keyring(

@@ -264,6 +264,22 @@ def test_a_decode_from_a_checked_commit_reads_only_what_differs_and_refuses_forg
     assert reader.decode(tip).files == v2_files
     assert not listed
     assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(tip).files == v2_files
+    # the next run starts from the commit this one decoded last, recorded by save()
+    first = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    first.decode(commit(repo, v1))
+    first.save()
+    for what, tree in forgeries.items():
+        listed.clear()
+        bad = commit(repo, tree)
+        with pytest.raises(DecryptError, match=bad[:12]):
+            PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(bad)
+        assert not listed, what
+    assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(tip).files == v2_files
+    assert not listed
+    record = repo.common_dir / "gitmem" / "decoded.json"
+    for damaged in (b"{", b'{"version": 1}', record.read_bytes().replace(b'"auto/', b'"x/', 1)):
+        record.write_bytes(damaged)  # unreadable or inconsistent: the whole ref is listed
+        assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(tip).files == v2_files
 
 
 def test_a_commit_this_run_encoded_is_known_to_be_in_form_without_opening_it(
