@@ -362,21 +362,26 @@ SYNCFS_FROM = 32  # temp files a batch flushes with one syncfs rather than one f
 
 
 def flush_written(temps: list[Path]) -> None:
-    """Make the bytes of the temp files `temps` (one folder tree, one file system) durable,
-    as the fsync each write_atomic makes, but for the whole batch: one `syncfs` of their file
-    system on Linux when there are many (git's core.fsyncMethod=batch makes the same trade),
+    """Make the bytes of the temp files `temps` durable, as the fsync each write_atomic
+    makes, but for the whole batch: one `syncfs` of each file system they are on (Linux)
+    when there are many (git's core.fsyncMethod=batch makes the same trade),
     else an fsync of each after all were written (the first flush carries the others)."""
     if not temps:
         return
-    if len(temps) >= SYNCFS_FROM:
-        syncfs = _syncfs()
-        if syncfs is not None:
-            fd = os.open(temps[0], os.O_RDONLY | os.O_NOFOLLOW)
+    syncfs = _syncfs() if len(temps) >= SYNCFS_FROM else None
+    if syncfs is not None:
+        by_device: dict[int, Path] = {}  # files outside the folder may be on another one
+        for tmp in temps:
+            by_device.setdefault(os.lstat(tmp).st_dev, tmp)
+        flushed = True
+        for tmp in by_device.values():
+            fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW)
             try:
-                if syncfs(fd) == 0:
-                    return
+                flushed = syncfs(fd) == 0 and flushed
             finally:
                 os.close(fd)
+        if flushed:
+            return
     for tmp in temps:
         fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW)
         try:

@@ -512,3 +512,30 @@ def test_a_write_back_flushes_its_files_in_a_batch_before_any_rename(
     assert flushes == (1 if count >= gstate.SYNCFS_FROM else count)
     assert events.index("flush") > max(i for i, e in enumerate(events) if e == "write")
     assert max(i for i, e in enumerate(events) if e == "flush") < events.index("rename")
+
+
+def test_a_batch_on_two_file_systems_flushes_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scope's files outside its folder (CLAUDE.local.md in the clone) may be on another
+    file system than the folder: each one the batch wrote to is flushed."""
+    other = Path("/dev/shm")
+    if not other.is_dir() or other.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("no second file system to write to")
+    flushed: list[int] = []
+
+    def syncfs(fd: int) -> int:
+        flushed.append(os.fstat(fd).st_dev)
+        return 0
+
+    monkeypatch.setattr(gstate, "_syncfs", lambda: syncfs)
+    temps = []
+    try:
+        for i in range(gstate.SYNCFS_FROM):
+            folder = tmp_path if i % 2 else other
+            temps.append(gstate.write_unsynced(folder / f"f{i}.md", b"x\n", None)[0])
+        gstate.flush_written(temps)
+    finally:
+        for tmp in temps:
+            tmp.unlink()
+    assert sorted(flushed) == sorted({tmp_path.stat().st_dev, other.stat().st_dev})
