@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
 from gitmem.merge.tree import blobs
-from gitmem.policy.rules import Finding, blocking, check_name
+from gitmem.policy.rules import MAX_DEPTH, Finding, blocking, check_name
+from gitmem.policy.treecheck import MAX_TREE_BYTES
 from gitmem.privacy.ciphercache import CipherCache
 from gitmem.privacy.crypto import (
     ENDORSEMENT_FILE,
@@ -44,6 +45,12 @@ from gitmem.privacy.sealedfolders import form_change, sealed_prefixes, tip_folde
 NOTE_PREFIX = "sealed:"
 MAX_ROTATIONS = 64  # key changes followed back to the last key this machine trusted
 MAX_KEYS_FOLLOWED = 256  # key files (grants, rotations) whose names `log PATH` follows
+# a decode reads what changed since a commit decoded in the same run when at most this many
+# files differ; more, and the tree is listed whole
+MAX_INCREMENTAL = 4096
+# the last commit decoded, as checked (under the state folder): the next run's first decode
+# reads what differs from it instead of the whole ref
+DECODED_FILE = "decoded.json"
 NOTE_AD = "gitmem commit note"
 FIRST_PLAINTEXT_HINT = (
     "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
@@ -57,12 +64,33 @@ REFUSED_HINT = (
 
 
 @dataclass
+class Opened:
+    """One sealed folder as a decode checked it: what the next decode of a commit near it
+    takes as checked where nothing differs."""
+
+    manifest: str  # the manifest's blob id
+    gen: int
+    listed: dict[str, str]  # path -> hidden name
+    ciphers: dict[str, str]  # path -> ciphertext id (each checked against the manifest)
+    plain: dict[str, str]  # path -> plaintext id
+    # read from the last run's record (DECODED_FILE): its plaintexts are not yet known to
+    # this run's restorer (a plaintext pruned by gc is opened again from its ciphertext)
+    stored: bool = False
+
+
+@dataclass
 class Decoded:
     files: dict[str, str]  # plaintext: gitmem.toml and prefix/path -> blob id
     keyring: Keyring | None
     sealed: frozenset[str] = frozenset()  # prefixes that were encrypted in the commit
     gens: dict[str, int] = field(default_factory=dict)  # prefix -> its manifest's generation
     manifests: dict[str, str] = field(default_factory=dict)  # prefix -> manifest blob id
+    # what an incremental decode starts from (empty for what encode made)
+    tree: str = ""  # the commit's tree
+    listing: dict[str, str] = field(default_factory=dict)  # the tree: path -> blob id
+    opened: dict[str, Opened] = field(default_factory=dict)  # sealed prefix -> its check
+    key_id: str = ""  # the scope key the sealed folders were checked with
+    stored: bool = False  # the last run's record: a start for a decode, not a decode
 
 
 @dataclass
@@ -89,6 +117,8 @@ class PersonalCodec:
     # prefixes where another manifest of the same newest generation was opened (two machines
     # each wrote one above a common parent): keeping either could look like the other put back
     _tied: set[str] = field(default_factory=set)
+    _base: Decoded | None = None  # the last commit decoded from its tree: the next starts there
+    _stored_tree: str | None = None  # the tree of DECODED_FILE (None: not read yet)
 
     @property
     def cache(self) -> CipherCache:
@@ -113,7 +143,14 @@ class PersonalCodec:
         if done is not None:
             return done
         repo = self.repo
-        listing = blobs(repo.list_tree(commit))
+        root = repo.read_commit(commit)[0]
+        if self._base is None and self._stored_tree is None:
+            self._base = self._load_base()
+        base = self._base
+        if base is not None and base.tree == root and not base.stored:
+            self._decoded[commit] = base  # the same tree: the same plaintext, checked
+            return base
+        listing, changed = self._listing(root, base)
         for tree, plain in self._encoded:
             if listing == tree:  # what encode made in this run: its plaintext, not re-opened
                 self._decoded[commit] = plain
@@ -128,10 +165,11 @@ class PersonalCodec:
         if SCOPE_KEY_FILE not in keyfiles:
             if parts:
                 raise DecryptError(f"{where} holds an encrypted manifest but no key", REFUSED_HINT)
-            done = Decoded(files, None)
-            self._decoded[commit] = done
+            done = Decoded(files, None, tree=root, listing=listing)
+            self._decoded[commit] = self._base = done
             return done
         key = self.unlock(keyfiles[SCOPE_KEY_FILE])
+        same_key = changed is not None and base is not None and base.key_id == key.key_id
         recipients: list[str] = []
         if RECIPIENTS_FILE in keyfiles:
             try:
@@ -148,12 +186,45 @@ class PersonalCodec:
                 raise DecryptError(f"{top}/manifest is missing from {where}", REFUSED_HINT)
         gens: dict[str, int] = {}
         manifests = {prefix: names[MANIFEST] for prefix, names in parts.items()}
+        checked: dict[str, Opened] = {}
         for prefix, names in parts.items():
-            opened, gens[prefix] = self._open_prefix(key, prefix, dict(names), where)
-            files.update(opened)
-        done = Decoded(files, Keyring(key, keyfiles, recipients), frozenset(parts), gens, manifests)
-        self._decoded[commit] = done
+            prior = base.opened.get(prefix) if same_key and base is not None else None
+            moved = changed if prior is not None else None
+            checked[prefix] = self._open_prefix(key, prefix, dict(names), where, prior, moved)
+            gens[prefix] = checked[prefix].gen
+            files.update(checked[prefix].plain)
+        done = Decoded(
+            files,
+            Keyring(key, keyfiles, recipients),
+            frozenset(parts),
+            gens,
+            manifests,
+            root,
+            listing,
+            checked,
+            key.key_id,
+        )
+        self._decoded[commit] = self._base = done
         return done
+
+    def _listing(self, root: str, base: Decoded | None) -> tuple[dict[str, str], set[str] | None]:
+        """The files of tree `root` and the paths that differ from `base`'s tree (None: all
+        listed afresh). From a decoded commit of this run the two trees' changed folders are
+        read (gitstore/treediff.py), not a listing of the whole ref: at ten changed files of
+        ten thousand that is most of a pull's decode (docs/performance.md)."""
+        if base is not None and base.tree:
+            diff = self.repo.tree_changes(
+                base.tree, root, MAX_INCREMENTAL, MAX_DEPTH, MAX_TREE_BYTES
+            )
+            if diff is not None:
+                listing = dict(base.listing)
+                for change in diff.changes:
+                    if change.new is None:
+                        listing.pop(change.path, None)
+                    else:
+                        listing[change.path] = change.new.oid
+                return listing, {c.path for c in diff.changes}
+        return blobs(self.repo.list_tree(root)), None
 
     def scope_key(self, tree: str) -> ScopeKey | None:
         """The key a tree of the personal ref is sealed with; None: none, or not granted here."""
@@ -171,12 +242,37 @@ class PersonalCodec:
         return key
 
     def _open_prefix(
-        self, key: ScopeKey, prefix: str, names: dict[str, str], where: str
-    ) -> tuple[dict[str, str], int]:
-        """The plaintext of one sealed folder, and its manifest's generation."""
+        self,
+        key: ScopeKey,
+        prefix: str,
+        names: dict[str, str],
+        where: str,
+        prior: Opened | None = None,
+        changed: set[str] | None = None,
+    ) -> Opened:
+        """The plaintext of one sealed folder, and its manifest's generation. With `prior` (the
+        same folder checked in a commit of this run, under the same key) and `changed` (the
+        paths of the tree that differ from that commit's), an entry the manifest lists as
+        `prior` did (same hidden name, same ciphertext id) at a name whose blob did not change
+        passed every check below then and is taken as checked: only the others are."""
         repo, cache = self.repo, self.cache
         manifest_path = f"{prefix}/{MANIFEST}"
         manifest_id = names.pop(MANIFEST)
+        if prior is not None and prior.stored:  # its plaintexts, restorable as a decode's
+            if not self._lazy:
+                repo.add_restorer(self._reopen)
+            for path, plain in prior.plain.items():
+                self._lazy[plain] = (key, path, prior.ciphers[path])
+            self._present.update(prior.ciphers.values())
+            prior.stored = False
+        if (
+            prior is not None
+            and changed is not None
+            and prior.manifest == manifest_id
+            and not any(p.startswith(prefix + "/") for p in changed)
+        ):  # the folder's tree is the one checked: the same manifest, the same blobs
+            self._note_newest(prefix, key.key_id, prior)
+            return prior
         try:
             listed, gen, digests = read_manifest(
                 open_json(key, manifest_path, repo.read_blob(manifest_id))
@@ -194,7 +290,13 @@ class PersonalCodec:
         out: dict[str, str] = {}
         ciphers: dict[str, str] = {}
         pending: list[str] = []  # paths whose plaintext this clone does not know yet
-        for path, name in listed.items():
+        todo = listed
+        if prior is not None and changed is not None and digests is not None:
+            todo = self._unchecked(prefix, listed, digests, prior, changed)
+            for path in listed.keys() - todo.keys():
+                ciphers[path] = prior.ciphers[path]
+                out[path] = prior.plain[path]
+        for path, name in todo.items():
             if not path.startswith(prefix + "/") or name not in names or key.name(path) != name:
                 raise DecryptError(
                     f"{path} in {where} does not match its encrypted name", REFUSED_HINT
@@ -237,13 +339,41 @@ class PersonalCodec:
                 ) from None
             cache.put(key.key_id, path, plain, cipher)
             out[path] = plain
+        if todo is not listed:  # in the manifest's order, as a whole decode gives them
+            out = {path: out[path] for path in listed}
+            ciphers = {path: ciphers[path] for path in listed}
+        done = Opened(manifest_id, gen, listed, ciphers, out)
+        self._note_newest(prefix, key.key_id, done)
+        return done
+
+    @staticmethod
+    def _unchecked(
+        prefix: str,
+        listed: dict[str, str],
+        digests: dict[str, str],
+        prior: Opened,
+        changed: set[str],
+    ) -> dict[str, str]:
+        """The entries of `listed` that `prior` does not vouch for: listed under another
+        hidden name or ciphertext id than there, new, or at a name whose blob changed."""
+        again = {p for p, _ in listed.items() - prior.listed.items()}
+        again.update(p for p, c in digests.items() - prior.ciphers.items() if p in listed)
+        again.update(listed.keys() - digests.keys())  # a whole decode refuses it: let it
+        start = prefix + "/"
+        names = {p[len(start) :] for p in changed if p.startswith(start)}
+        if names:
+            by_name = dict(zip(listed.values(), listed.keys(), strict=True))
+            again.update(by_name[n] for n in names if n in by_name)
+        return {p: listed[p] for p in again}
+
+    def _note_newest(self, prefix: str, key_id: str, done: Opened) -> None:
+        """Keep the newest manifest opened in this run (encode writes the one above it)."""
         newest = self._newest.get(prefix)
-        if newest is None or gen > newest[0]:
-            self._newest[prefix] = (gen, key.key_id, ciphers, manifest_id)
+        if newest is None or done.gen > newest[0]:
+            self._newest[prefix] = (done.gen, key_id, done.ciphers, done.manifest)
             self._tied.discard(prefix)
-        elif gen == newest[0] and manifest_id != newest[3]:
+        elif done.gen == newest[0] and done.manifest != newest[3]:
             self._tied.add(prefix)
-        return out, gen
 
     def _reopen(self, plain: str) -> bytes | None:
         """The plaintext `plain` again, from the ciphertext it was cached with (or None)."""
@@ -261,11 +391,11 @@ class PersonalCodec:
         remote-tracking ref before this fetch) says cannot be ours: plaintext where we encrypt,
         or a scope key that the pinned key did not endorse (a key only this clone has used was
         never published: the remote's key is adopted)."""
-        theirs = self.decode(remote)
-        try:
+        try:  # first: the fetched commit is then read as what differs from it
             ours = self.decode(pinned) if pinned else None
         except NoAccess:
             ours = None  # we could not open it then: nothing was pinned
+        theirs = self.decode(remote)
         where = f"commit {remote[:12]} of {self.ref}"
         if ours is None:  # first contact: what the remote's key sealed is trusted on first use
             plain = sorted(
@@ -556,6 +686,78 @@ class PersonalCodec:
     def save(self) -> None:
         if self._cache is not None:
             self._cache.save()
+        base = self._base
+        if base is not None and base.opened and not base.stored and base.tree != self._stored_tree:
+            self._save_base(base)
+
+    def _save_base(self, base: Decoded) -> None:
+        """Record `base` as checked, for the next run's first decode to start from."""
+        import json
+
+        from gitmem.project.confinement import write_no_links
+
+        sealed = tuple(f"{prefix}/" for prefix in base.opened)
+        value = {
+            "version": 1,
+            "tree": base.tree,
+            "key_id": base.key_id,
+            "rest": {p: o for p, o in base.listing.items() if not p.startswith(sealed)},
+            "opened": {
+                prefix: [o.manifest, o.gen, o.listed, o.ciphers, o.plain]
+                for prefix, o in base.opened.items()
+            },
+        }
+        common = self.repo.common_dir
+        write_no_links(common, common / "gitmem" / DECODED_FILE, json.dumps(value).encode())
+        self._stored_tree = base.tree
+
+    def _load_base(self) -> Decoded | None:
+        """The commit the last run decoded last, as it was checked (DECODED_FILE), or None."""
+        import json
+
+        from gitmem.project.confinement import read_no_links
+
+        self._stored_tree = ""
+        common = self.repo.common_dir
+        try:
+            data = read_no_links(common, common / "gitmem" / DECODED_FILE)
+            if data is None:
+                return None
+            raw = json.loads(data)
+            if raw["version"] != 1:
+                return None
+            listing = _strings(raw["rest"])
+            opened: dict[str, Opened] = {}
+            for prefix, (manifest, gen, listed, ciphers, plain) in raw["opened"].items():
+                o = Opened(
+                    str(manifest),
+                    int(gen),
+                    _strings(listed),
+                    _strings(ciphers),
+                    _strings(plain),
+                    stored=True,
+                )
+                if not (o.listed.keys() == o.ciphers.keys() == o.plain.keys()):
+                    return None
+                opened[str(prefix)] = o
+                listing[f"{prefix}/{MANIFEST}"] = o.manifest
+                listing.update({f"{prefix}/{n}": o.ciphers[p] for p, n in o.listed.items()})
+            tree, key_id = str(raw["tree"]), str(raw["key_id"])
+        except (ValueError, KeyError, TypeError, AttributeError, GitmemError, OSError):
+            return None
+        self._stored_tree = tree
+        return Decoded(
+            {}, None, tree=tree, listing=listing, opened=opened, key_id=key_id, stored=True
+        )
+
+
+def _strings(value: object) -> dict[str, str]:
+    """A JSON object of strings, or TypeError."""
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise TypeError("not an object of strings")
+    return value
 
 
 def personal_codec(repo: Repository, ref: str) -> PersonalCodec:

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gitmem.core.fileread import NotAFile, check_regular, read_regular, read_when_written
-from gitmem.core.state import STAT_MASK, FileRecord, exchange, write_atomic, write_exchanging
+from gitmem.core.state import (
+    STAT_MASK,
+    FileRecord,
+    exchange,
+    flush_written,
+    place_written,
+    write_unsynced,
+)
 from gitmem.core.tempfiles import TEMP_PREFIX, left_by_a_killed_run, temp_path
 from gitmem.gitstore import Repository
 from gitmem.policy.rules import MAX_BLOB_BYTES, blocking, check_file
@@ -354,6 +361,7 @@ def materialize(
     done = Materialized(records={p: r for p, r in records.items() if p in expected})
     order = sorted(set(expected) | set(target) if paths is None else paths)
     blobs = _Ahead(repo, [target[r] for r in order if target.get(r) not in (None, expected.get(r))])
+    batch: list[_Pending] = []
     for rel in order:
         want, was = target.get(rel), expected.get(rel)
         if want == was:
@@ -381,36 +389,112 @@ def materialize(
                 None if current is None or current.startswith("!") else current
             )
             continue
-        try:
-            if want is None:
+        if want is None:
+            with _settled(repo, done, rel, path, current):
                 displaced = _remove_checked(repo, path, was)
                 done.records.pop(rel, None)
                 done.deleted.append(rel)
                 if outside is None:
                     _prune_empty_dirs(path.parent, folder)
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                st, displaced = _replace_checked(repo, path, blobs.read(want), was)
-                done.records[rel] = _record(want, st, now)
-                done.written.append(rel)
+                if displaced is not None:
+                    done.displaced[rel] = displaced
+            continue
+        with _settled(repo, done, rel, path, current):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            batch.append(_Pending(rel, path, want, was, current, *_prepare(path, blobs.read(want))))
+        if len(batch) >= FLUSH_BATCH:
+            _place_batch(repo, done, batch, now, folder, progress)
+            batch = []
+    _place_batch(repo, done, batch, now, folder, progress)
+    return done
+
+
+# files a write-back writes before it flushes them at once and renames them into place: a
+# flush (syncfs) costs about what one fsync costs, so a 100,000-file first sync makes ~25; a
+# batch's temp files are what a kill -9 can leave behind (removed by the next sync)
+FLUSH_BATCH = 4096
+
+
+@dataclass
+class _Pending:
+    """A file of a write-back whose new bytes wait in a temp file beside it, not yet flushed."""
+
+    rel: str
+    path: Path
+    want: str
+    was: str | None
+    current: str | None  # what the check found there
+    tmp: Path
+    written: os.stat_result
+
+
+def _prepare(path: Path, data: bytes) -> tuple[Path, os.stat_result]:
+    """The temp file for `path` (its permission bits kept), written, not yet flushed."""
+    try:
+        mode: int | None = stat.S_IMODE(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        mode = None
+    return write_unsynced(path, data, mode)
+
+
+def _place_batch(
+    repo: Repository,
+    done: Materialized,
+    batch: list[_Pending],
+    now: float,
+    folder: Path,
+    progress: Progress | None,
+) -> None:
+    """Flush a batch of temp files at once, then rename each into place as its check
+    allows (the crash guarantee of a temp file + fsync + rename each: the bytes renamed into
+    place are on disk first; docs/performance.md, the write-back's fsyncs)."""
+    if not batch:
+        return
+    try:
+        flush_written([p.tmp for p in batch])
+    except BaseException:
+        for p in batch:
+            with contextlib.suppress(OSError):
+                os.unlink(p.tmp)
+        raise
+    for at, p in enumerate(batch):
+        try:
+            with _settled(repo, done, p.rel, p.path, p.current):
+                displaced = _replace_checked(repo, p.path, p.tmp, p.written, p.was)
+                done.records[p.rel] = _record(p.want, p.written, now)
+                done.written.append(p.rel)
                 if progress and len(done.written) % PROGRESS_EVERY == 0:
                     progress(f"writing {folder}", len(done.written))
-            if displaced is not None:
-                done.displaced[rel] = displaced
-        except _VanishedMeanwhile:
-            done.changed_meanwhile[rel] = None
-        except NotAFile as e:
-            done.not_a_file[rel] = e.what  # left as it is, never read through
-        except _CreatedMeanwhile:
-            try:
-                there = _disk_oid(repo, path, None)
-            except (OSError, NotAFile):
-                there = None
-            done.changed_meanwhile[rel] = None if there is None or there[0] == "!" else there
-        except OSError:
-            # e.g. a folder where a file should go: leave it, report it, never half-write
-            done.changed_meanwhile[rel] = current
-    return done
+                if displaced is not None:
+                    done.displaced[p.rel] = displaced
+        except BaseException:
+            for rest in batch[at:]:
+                with contextlib.suppress(OSError):
+                    os.unlink(rest.tmp)
+            raise
+
+
+@contextlib.contextmanager
+def _settled(
+    repo: Repository, done: Materialized, rel: str, path: Path, current: str | None
+) -> Iterator[None]:
+    """What a write or delete that found an edit, a stranger or an error on its way leaves:
+    the file as it is, reported (never half-written)."""
+    try:
+        yield
+    except _VanishedMeanwhile:
+        done.changed_meanwhile[rel] = None
+    except NotAFile as e:
+        done.not_a_file[rel] = e.what  # left as it is, never read through
+    except _CreatedMeanwhile:
+        try:
+            there = _disk_oid(repo, path, None)
+        except (OSError, NotAFile):
+            there = None
+        done.changed_meanwhile[rel] = None if there is None or there[0] == "!" else there
+    except OSError:
+        # e.g. a folder where a file should go: leave it, report it, never half-write
+        done.changed_meanwhile[rel] = current
 
 
 class _Ahead:
@@ -445,66 +529,67 @@ class _CreatedMeanwhile(Exception):
 
 
 def _replace_checked(
-    repo: Repository, path: Path, data: bytes, was: str | None
-) -> tuple[os.stat_result, str | None]:
-    """Atomically put `data` at `path`, which was checked to hold blob `was` (None: absent).
+    repo: Repository, path: Path, tmp: Path, written: os.stat_result, was: str | None
+) -> str | None:
+    """Atomically put the flushed temp file `tmp` at `path`, which was checked to hold blob
+    `was` (None: absent); `tmp` is gone afterwards, whatever happens.
 
     Between that check and the rename an editor may still write: its bytes then land in the
     inode the rename replaces. A hard link keeps that inode reachable, so what it holds after
-    the rename is compared with `was`; a difference is returned (a blob id) to be merged.
-    The file's permission bits are kept."""
-    if was is not None:
-        swapped = _replace_exchanging(repo, path, data, was)
-        if swapped is not None:
-            return swapped
-    keep = temp_path(path, "kept-")  # fresh: a killed run's leftover never takes its name
-    kept, mode, create = False, None, False
+    the rename is compared with `was`; a difference is returned (a blob id) to be merged."""
     try:
-        os.link(path, keep, follow_symlinks=False)
-        kept, st = True, os.lstat(keep)
-        mode = stat.S_IMODE(st.st_mode)
-        try:  # the inode kept is the one replaced: never over a link, a FIFO or a huge file
-            check_regular(st, path)
-        except NotAFile:
-            keep.unlink()
-            raise
-    except FileNotFoundError:
         if was is not None:
-            raise _VanishedMeanwhile(path) from None
-        create = True  # never over a file created since the check
-    except OSError:  # no hard links here (some network file systems): a plain replace
-        with contextlib.suppress(OSError):
-            mode = stat.S_IMODE(os.lstat(path).st_mode)
-    try:
+            swapped = _replace_exchanging(repo, path, tmp, was)
+            if swapped is not None:
+                return swapped[0]
+        keep = temp_path(path, "kept-")  # fresh: a killed run's leftover never takes its name
+        kept, create = False, False
         try:
-            written = write_atomic(path, data, mode, create=create)
-        except FileExistsError:
-            raise _CreatedMeanwhile(path) from None
-        if not kept:
-            return written, None
-        before = read_when_written(keep)
-    finally:
-        if kept:
-            with contextlib.suppress(OSError):
+            os.link(path, keep, follow_symlinks=False)
+            kept, st = True, os.lstat(keep)
+            try:  # the inode kept is the one replaced: never over a link, a FIFO or a huge file
+                check_regular(st, path)
+            except NotAFile:
                 keep.unlink()
-    oid = repo.write_blob(before)
-    return written, None if oid == was else oid
+                raise
+        except FileNotFoundError:
+            if was is not None:
+                raise _VanishedMeanwhile(path) from None
+            create = True  # never over a file created since the check
+        except OSError:  # no hard links here (some network file systems): a plain replace
+            pass
+        try:
+            try:
+                place_written(tmp, path, create)
+            except FileExistsError:
+                raise _CreatedMeanwhile(path) from None
+            if not kept:
+                return None
+            before = read_when_written(keep)
+        finally:
+            if kept:
+                with contextlib.suppress(OSError):
+                    keep.unlink()
+        oid = repo.write_blob(before)
+        return None if oid == was else oid
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)  # placed (gone already), or refused
 
 
 def _replace_exchanging(
-    repo: Repository, path: Path, data: bytes, was: str
-) -> tuple[os.stat_result, str | None] | None:
+    repo: Repository, path: Path, tmp: Path, was: str
+) -> tuple[str | None] | None:
     """_replace_checked in one atomic swap: what the swap displaced is exactly what stood at
     `path` at that instant, so an editor's save renamed there after the check comes back to
     be merged (a hard link taken before the rename would keep the inode it replaced, not
-    theirs). None: no atomic swap on this system."""
+    theirs). (displaced blob id or None,); None: no atomic swap on this system."""
     try:
-        swapped = write_exchanging(path, data, stat.S_IMODE(os.lstat(path).st_mode))
+        if not exchange(tmp, path):
+            return None
     except FileNotFoundError:
         raise _VanishedMeanwhile(path) from None
-    if swapped is None:
-        return None
-    written, old = swapped
+    old = tmp  # now what stood at `path`
     try:
         try:
             check_regular(os.lstat(old), path)
@@ -517,7 +602,7 @@ def _replace_exchanging(
         with contextlib.suppress(OSError):
             old.unlink()
     oid = repo.write_blob(before)
-    return written, None if oid == was else oid
+    return (None if oid == was else oid,)
 
 
 def _remove_checked(repo: Repository, path: Path, was: str | None) -> str | None:

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from gitmem.errors import EXIT_GIT, UsageError
 from gitmem.gitstore import Repository
+from gitmem.gitstore.base import TreeEntry
 from gitmem.merge.tree import as_tree_input
 from gitmem.privacy.codec import PersonalCodec
 from gitmem.privacy.crypto import (
@@ -211,6 +212,75 @@ def test_warm_caches_skip_no_check_that_refuses_tampering(repo: Repository) -> N
     fresh = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
     assert fresh.decode(commit(repo, stored)).files == files
     assert repo.read_blob(gone) == b"alpha\n"
+
+
+def test_a_decode_from_a_checked_commit_reads_only_what_differs_and_refuses_forgeries(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit decoded after another of the same run is read from the two trees' changed
+    folders (no listing of the whole ref), yet every forgery a whole decode refuses is refused
+    (a moved, flipped, older or removed ciphertext, a swapped manifest), and an honest change
+    gives what a fresh whole decode gives."""
+    writer = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    names = {f"auto/{i}.md": f"file {i}\n".encode() for i in range(20)}
+    v1 = writer.encode(plain(repo, {"gitmem.toml": b"v", **names}), None)
+    keyring = writer.last_keyring
+    edited = {**names, "auto/3.md": b"edited\n", "auto/new.md": b"new\n"}
+    del edited["auto/5.md"]
+    v2_files = plain(repo, {"gitmem.toml": b"v", **edited})
+    v2 = writer.encode(v2_files, keyring)
+    key = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(commit(repo, v1))
+    assert key.keyring is not None
+    three = "auto/" + key.keyring.key.name("auto/3.md")
+    seven = "auto/" + key.keyring.key.name("auto/7.md")
+    forgeries = {
+        "older ciphertext put back": {**v2, three: v1[three]},
+        "moved": {**v2, seven: v2[three]},
+        "flipped": {**v2, seven: repo.write_blob(b"\x00" * 40)},
+        "removed": {p: o for p, o in v2.items() if p != seven},
+        "manifest swapped": {**v2, "auto/manifest": v2[seven]},
+        "planted": {**v2, "auto/" + "ab" * 20: v2[seven]},
+        "plaintext": {**v2, "auto/evil.md": repo.write_blob(b"x")},
+    }
+    listed: list[str] = []
+    real_list_tree = repo.list_tree
+
+    def counted(treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
+        listed.append(treeish)
+        return real_list_tree(treeish, sizes)
+
+    monkeypatch.setattr(repo, "list_tree", counted)
+    for what, tree in forgeries.items():
+        reader = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+        reader.decode(commit(repo, v1))  # the checked commit: listed whole
+        listed.clear()
+        bad = commit(repo, tree)
+        with pytest.raises(DecryptError, match=bad[:12]):
+            reader.decode(bad)
+        assert not listed, what  # refused from the changed folders alone
+    reader = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    reader.decode(commit(repo, v1))
+    listed.clear()
+    tip = commit(repo, v2)
+    assert reader.decode(tip).files == v2_files
+    assert not listed
+    assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(tip).files == v2_files
+    # the next run starts from the commit this one decoded last, recorded by save()
+    first = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    first.decode(commit(repo, v1))
+    first.save()
+    for what, tree in forgeries.items():
+        listed.clear()
+        bad = commit(repo, tree)
+        with pytest.raises(DecryptError, match=bad[:12]):
+            PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(bad)
+        assert not listed, what
+    assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(tip).files == v2_files
+    assert not listed
+    record = repo.common_dir / "gitmem" / "decoded.json"
+    for damaged in (b"{", b'{"version": 1}', record.read_bytes().replace(b'"auto/', b'"x/', 1)):
+        record.write_bytes(damaged)  # unreadable or inconsistent: the whole ref is listed
+        assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(tip).files == v2_files
 
 
 def test_a_commit_this_run_encoded_is_known_to_be_in_form_without_opening_it(

@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
+import gitmem.core.state as gstate
 import gitmem.sync.folders as folders
 from gitmem.cli import main
 from gitmem.core.fileread import LINK, SPECIAL, TOO_LARGE, not_written
-from gitmem.core.state import write_atomic
+from gitmem.core.state import place_written
 from gitmem.gitstore import Repository
 from gitmem.sync.folders import materialize
 from tests.support.world import World, folder_bytes
@@ -138,13 +139,13 @@ def test_a_file_created_just_before_a_new_file_is_written_is_kept(
     write-back must not put the remote's version over it."""
     folder = tmp_path / "m"
     folder.mkdir()
-    real = write_atomic
+    real = place_written
 
-    def created_first(path: Path, data: bytes, *args: Any, **kwargs: Any) -> os.stat_result:
+    def created_first(tmp: Path, path: Path, create: bool) -> None:
         path.write_bytes(b"created meanwhile\n")
-        return real(path, data, *args, **kwargs)
+        real(tmp, path, create)
 
-    monkeypatch.setattr(folders, "write_atomic", created_first)
+    monkeypatch.setattr(folders, "place_written", created_first)
     new = repo.write_blob(b"from the remote\n")
     done = materialize(repo, folder, {}, {"x.md": new}, {})
     assert (folder / "x.md").read_bytes() == b"created meanwhile\n"
@@ -466,3 +467,75 @@ def test_a_large_write_back_reads_its_blobs_in_chunks_and_writes_each_file_right
     assert folder_bytes(folder) == {p: real(oid) for p, oid in target.items()}
     assert sorted(done.written) == sorted(p for i, p in enumerate(target) if i % 7)
     assert single == [], "every blob came through the pipelined reads"
+
+
+@pytest.mark.parametrize("count", [3, 100])
+def test_a_write_back_flushes_its_files_in_a_batch_before_any_rename(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    """Durability costs a flush per batch, not an fsync per file between its write and its
+    rename: every temp file is written before the first flush, every flush comes before the
+    first rename, and the folder ends with the files and no temp file."""
+    folder = tmp_path / "m"
+    folder.mkdir()
+    (folder / "0.md").write_bytes(b"old\n")
+    events: list[str] = []
+    real_fsync, real_syncfs = os.fsync, gstate._syncfs()
+    real_place, real_unsynced = gstate.place_written, gstate.write_unsynced
+
+    def fsync(fd: int) -> None:
+        events.append("flush")
+        real_fsync(fd)
+
+    def syncfs(fd: int) -> int:
+        events.append("flush")
+        return real_syncfs(fd) if real_syncfs is not None else 0
+
+    def unsynced(path: Path, data: bytes, mode: int | None) -> tuple[Path, os.stat_result]:
+        events.append("write")
+        return real_unsynced(path, data, mode)
+
+    def place(tmp: Path, path: Path, create: bool) -> None:
+        events.append("rename")
+        real_place(tmp, path, create)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(gstate, "_syncfs", lambda: syncfs)
+    monkeypatch.setattr(folders, "write_unsynced", unsynced)
+    monkeypatch.setattr(folders, "place_written", place)
+    target = {f"{i}.md": repo.write_blob(f"file {i}\n".encode()) for i in range(count)}
+    done = materialize(repo, folder, {"0.md": repo.write_blob(b"old\n")}, target, {})
+    assert sorted(done.written) == sorted(target)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(target)
+    assert all((folder / r).read_bytes() == repo.read_blob(o) for r, o in target.items())
+    flushes = events.count("flush")
+    assert flushes == (1 if count >= gstate.SYNCFS_FROM else count)
+    assert events.index("flush") > max(i for i, e in enumerate(events) if e == "write")
+    assert max(i for i, e in enumerate(events) if e == "flush") < events.index("rename")
+
+
+def test_a_batch_on_two_file_systems_flushes_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scope's files outside its folder (CLAUDE.local.md in the clone) may be on another
+    file system than the folder: each one the batch wrote to is flushed."""
+    other = Path("/dev/shm")
+    if not other.is_dir() or other.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("no second file system to write to")
+    flushed: list[int] = []
+
+    def syncfs(fd: int) -> int:
+        flushed.append(os.fstat(fd).st_dev)
+        return 0
+
+    monkeypatch.setattr(gstate, "_syncfs", lambda: syncfs)
+    temps = []
+    try:
+        for i in range(gstate.SYNCFS_FROM):
+            folder = tmp_path if i % 2 else other
+            temps.append(gstate.write_unsynced(folder / f"f{i}.md", b"x\n", None)[0])
+        gstate.flush_written(temps)
+    finally:
+        for tmp in temps:
+            tmp.unlink()
+    assert sorted(flushed) == sorted({tmp_path.stat().st_dev, other.stat().st_dev})

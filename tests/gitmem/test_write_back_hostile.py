@@ -196,8 +196,8 @@ def test_an_editors_atomic_save_just_before_the_replace_is_returned_not_lost(
     folder = _folder(tmp_path)
     real = state._write_temp
 
-    def saved_meanwhile(target: Path, *args: Any) -> tuple[Path, os.stat_result]:
-        written = real(target, *args)  # write-back's new copy is ready; the editor saves now
+    def saved_meanwhile(target: Path, *args: Any, **kwargs: Any) -> tuple[Path, os.stat_result]:
+        written = real(target, *args, **kwargs)  # the new copy is ready; the editor saves now
         tmp = target.with_name(".x.md.swp")
         tmp.write_bytes(b"old\nsaved by the editor\n")
         os.replace(tmp, target)
