@@ -32,7 +32,7 @@ from gitmem.sync.integrate import Integrate
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import MAX_EDIT_ROUNDS, MAX_ROUNDS, SyncOptions, SyncResult
 from gitmem.sync.snapshot import Snapshots
-from gitmem.sync.transport import Transport
+from gitmem.sync.transport import Exchange
 from gitmem.sync.writeback import WriteBack
 
 
@@ -44,7 +44,7 @@ class Session:
         run = self.run = SyncRun(project, options)
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
-        self.transport = Transport(run)
+        self.transport = Exchange(run)
         self.gate = RemoteGate(run)
         self.commit = LocalCommit(run, self.gate)
         self.snapshots = Snapshots(run, self.commit)

@@ -16,8 +16,9 @@ from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import DEFAULT_TIMEOUT, SyncOptions
 
 
-class Transport:
-    """Step 2 of a sync: fetch our refs, push them without force."""
+class Exchange:
+    """The sync's exchange with the remote: fetch our refs, push them without force (git's
+    own transport is gitmem.gitstore.transport.Transport)."""
 
     def __init__(self, run: SyncRun) -> None:
         self.run = run
@@ -248,7 +249,7 @@ def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     remote keeps its tracking ref (status tells "deleted there"); the next sync prunes it and
     pushes the ref back.
     """
-    transport = Transport(SyncRun(project, SyncOptions(mode="pull", timeout=timeout)))
+    transport = Exchange(SyncRun(project, SyncOptions(mode="pull", timeout=timeout)))
     if transport.run.by_ref:
         with holding_lock(project.repo, transport.opts.lock_wait):  # the checks' pin: read here
             transport.fetch(prune=False)
