@@ -195,18 +195,24 @@ _REFERENCE = r"^(?:[A-Z][A-Z0-9_]*|[./~].*|(?i:file|vault|op|secret|ref):.*|\d{1
 
 def _words_only(value: str) -> bool:
     """Is `value` a run of words joined by separators or camel case (an identifier or a path),
-    with no piece that mixes letters and digits the way random tokens do?"""
+    with no piece that mixes letters and digits the way random tokens do? A file name's
+    extension is not a word of its own (`id.tsx` is the name `id`)."""
+    stem, dot, ext = value.rpartition(".")
+    if dot and stem and ext.isascii() and ext.isalpha() and len(ext) <= 5:
+        value = stem
     pieces = [p for p in re.split(_SEPARATORS, value) if p]
     if not pieces:
         return True
-    words = 0
     for piece in pieces:
         found = re.findall(_WORD, piece)
         if "".join(found) != piece:
             return False
-        words += len(found)
-    letters = sum(c.isalpha() for c in value)
-    return words <= max(1, letters // 3)  # three letters a word or more: words, not noise
+        # inside a piece, camel-case words of three letters or more: words, not noise (a
+        # separator between two words, however short, is what a name has and noise has not)
+        letters = sum(c.isalpha() for c in piece)
+        if len(found) > max(1, letters // 3):
+            return False
+    return True
 
 
 INJECTION_RULES = (

@@ -66,6 +66,11 @@ def test_candidates_are_every_control_format_separator_and_selector() -> None:
         assert matched == expected or (matched and unicodedata.category(ch) == "Cn"), hex(code)
 
 
+# variation selectors are marks, not text of their own: one after a visible character stays,
+# a lone one is hidden text (removed for the agent, escaped on a terminal)
+SELECTORS = "".join(map(chr, [*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]))
+
+
 @given(texts)
 def test_terminal_output_holds_no_control_or_invisible_character(text: str) -> None:
     shown = terminal(text)
@@ -81,7 +86,13 @@ def test_terminal_is_reversible_so_distinct_texts_stay_distinct(text: str) -> No
     assert unescape(terminal(text, newlines=True)) == text
 
 
-@given(st.text(st.characters(blacklist_categories=["Cc", "Cf", "Zl", "Zp", "Cs"])))
+@given(
+    st.text(
+        st.characters(
+            blacklist_categories=["Cc", "Cf", "Zl", "Zp", "Cs"], blacklist_characters=SELECTORS
+        )
+    )
+)
 def test_printable_text_prints_unchanged(text: str) -> None:
     if "\\" not in text:
         assert terminal(text) == text
@@ -91,7 +102,8 @@ def test_printable_text_prints_unchanged(text: str) -> None:
 @given(
     st.text(
         st.characters(
-            blacklist_categories=["Cc", "Cf", "Zl", "Zp", "Cs"], blacklist_characters="\\0123456789"
+            blacklist_categories=["Cc", "Cf", "Zl", "Zp", "Cs"],
+            blacklist_characters="\\0123456789" + SELECTORS,
         )
     )
 )
@@ -103,7 +115,9 @@ def test_backslashes_print_unchanged_unless_before_a_digit(text: str) -> None:
 def test_agent_text_holds_no_hidden_character_and_counts_what_it_removed(text: str) -> None:
     kept, removed = for_agent(text)
     assert not list(hidden(kept))
-    assert not any(unicodedata.category(ch) in ("Cf",) and ch not in JOINERS for ch in kept), (
+    # a byte-order mark opening the text is the file's encoding mark, not hidden text
+    body = kept[1:] if kept.startswith("\ufeff") else kept
+    assert not any(unicodedata.category(ch) in ("Cf",) and ch not in JOINERS for ch in body), (
         "a format character (bidi, tag, zero-width) reached the agent"
     )
     assert not any(unicodedata.category(ch) == "Cc" and ch not in "\t\n\r" for ch in kept)
