@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "gitmem.cli.mcp",
     "gitmem.cli.recall",
     "gitmem.cli.view",
+    "gitmem.cli.uninstall",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -60,6 +61,7 @@ COMMANDS = {
     "mcp": "gitmem.cli.mcp",
     "recall": "gitmem.cli.recall",
     "view": "gitmem.cli.view",
+    "uninstall": "gitmem.cli.uninstall",
 }
 
 DESCRIPTION = (

@@ -48,14 +48,7 @@ def test_unpublish_and_uninstall_leave_no_trace(world: World) -> None:
     run_block(world, shell_block("**Un-publish from the remote**"), a)
     assert world.git("ls-remote", "origin", "refs/gitmem/*", cwd=a) == ""
 
-    run_block(
-        world,
-        shell_block("**Remove gitmem from a clone:**").replace(
-            "gitmem hooks uninstall --claude",
-            "true",  # hooks: tested with the hooks command
-        ),
-        a,
-    )
+    run_block(world, shell_block("**Remove gitmem from a clone:**"), a)
     assert world.git("for-each-ref", cwd=a).count("refs/gitmem") == 0
     assert not (a / ".git" / "gitmem").exists()
     assert "gitmem" not in world.git("config", "--list", cwd=a)

@@ -1,0 +1,92 @@
+"""gitmem uninstall: take out everything gitmem installed, keep every memory.
+
+Like `git lfs uninstall`: what runs gitmem unasked goes (Claude Code's hooks, the recall hook and
+the MCP server entry, the merge drivers); what holds memory stays (the scope folders, the
+`refs/gitmem/*` refs, the keys and state under `<common-dir>/gitmem`, this machine's key), and the last lines say
+where each is and how to remove it by hand. Running it twice changes nothing the second time.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from gitmem.cli.common import command, directory, echo, plural
+from gitmem.cli.jsonout import add_json_messages
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = command(
+        sub,
+        "uninstall",
+        "take out gitmem's hooks and merge drivers; keep memory, refs and keys",
+        "Take out what gitmem installed for this project: Claude Code's SessionStart and "
+        "SessionEnd hooks, the recall hook and MCP server entry, the merge drivers. Memory "
+        "files, refs/gitmem/* and keys stay; the output says where and how to remove them.",
+    )
+    p.add_argument(
+        "--user",
+        action="store_true",
+        help="also the hooks of every project (~/.claude/settings.json) and the global drivers",
+    )
+    p.set_defaults(handler=uninstall)
+    add_json_messages(p)
+
+
+def uninstall(args: argparse.Namespace) -> int:
+    from gitmem.claude.hooks import settings_path
+    from gitmem.claude.hooks import uninstall as hooks_uninstall
+    from gitmem.errors import NotARepository, UsageError
+    from gitmem.gitstore import Repository
+    from gitmem.project.mergedrivers import uninstall as drivers_uninstall
+    from gitmem.recall.claudesetup import uninstall as recall_uninstall
+
+    try:
+        repo: Repository | None = Repository(directory(args))
+    except NotARepository as exc:
+        if not args.user:
+            raise UsageError(
+                exc.message, "run it inside the project (or -C PATH), or use --user"
+            ) from None
+        repo = None
+    root = repo.toplevel if repo is not None else None
+    wheres = (["project"] if root is not None else []) + (["user"] if args.user else [])
+    for where in wheres:
+        settings = settings_path(where, root)
+        if repo is not None:
+            for line in recall_uninstall(repo, root if where == "project" else None, settings):
+                echo(line)
+        echo(hooks_uninstall(where, root).what)
+    if repo is not None:
+        for line in drivers_uninstall(Path(directory(args)), False):
+            echo(line.replace("gitmem drivers uninstall --global", "gitmem uninstall --user"))
+    if args.user:
+        for line in drivers_uninstall(Path(directory(args)), True):
+            echo(line)
+    if repo is not None:
+        _kept(repo)
+    return 0
+
+
+def _kept(repo: Any) -> None:
+    """What stays, where, and the one command that removes each (never run for the user)."""
+    ours = {**repo.refs("refs/gitmem/"), **repo.refs("refs/gitmem-remotes/")}
+    state = Path(repo.common_dir) / "gitmem"
+    echo("kept: your memory files in their folders (gitmem status lists them)")
+    if ours:
+        echo(
+            f"kept: {plural(len(ours), 'ref')} under refs/gitmem/ and refs/gitmem-remotes/ "
+            "(every version of your memory); to delete them here: git for-each-ref "
+            "--format='delete %(refname)' refs/gitmem refs/gitmem-remotes | git update-ref --stdin"
+        )
+    if state.is_dir():
+        echo(f"kept: {state} (sync state and caches; safe to remove once the refs are gone)")
+    from gitmem.privacy.crypto import identity_path
+
+    if identity_path().is_file():
+        echo(
+            f"kept: this machine's key {identity_path()}: your encrypted memory opens only "
+            "with it (or another machine's key it was granted to): keep a copy"
+        )
+    echo("undo: gitmem hooks install --claude, gitmem drivers install")
