@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from gitmem.cli.common import command, echo, plural
 
 if TYPE_CHECKING:
+    from gitmem.gitstore import Repository
     from gitmem.policy.rules import Finding
     from gitmem.policy.validate import Validation
 
@@ -89,8 +90,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.files:
         options.files, options.refs = options.refs or ("",), ()
-    # memory files on disk need no repository (a pre-commit hook may run anywhere)
-    repo = None if args.files else Repository(directory(args))
+    # memory files on disk need no repository (a pre-commit hook may run anywhere); inside one,
+    # its user's allow-list applies to them as to refs
+    repo = _repository_if_any(directory(args)) if args.files else Repository(directory(args))
     result = validate(repo, options)
     if args.format == "json":
         import json
@@ -149,3 +151,13 @@ def _data(text: str) -> str:
 
 def _prop(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _repository_if_any(where: str) -> Repository | None:
+    from gitmem.errors import NotARepository
+    from gitmem.gitstore import Repository
+
+    try:
+        return Repository(where)
+    except NotARepository:
+        return None

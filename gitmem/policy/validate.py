@@ -111,7 +111,8 @@ class ValidateOptions:
 def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
     """Check each chosen ref's commit against the policy; UsageError for a ref not there."""
     if options.files or repo is None:
-        return validate_files(options.files, options.strict)
+        checked = validate_files(options.files, options.strict)
+        return checked if repo is None else _allowed_out(checked, repo)
     targets = _remote_targets(repo, options) if options.remote else _local_targets(repo, options)
     known = _base_blobs(repo, options.base)
     result = Validation(strict=options.strict)

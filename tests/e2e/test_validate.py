@@ -285,3 +285,26 @@ def test_all_passes_a_remote_no_one_has_synced_to_yet(world: World) -> None:
     assert world.gitmem("-C", str(ci), "validate", "--remote", "origin").code == 2
     report = world.gitmem("-C", str(ci), "validate", "--all", "--format", "json")
     assert report.code == 0 and json.loads(report.out)["refs"] == []
+
+
+def test_validate_files_takes_the_users_allow_list_and_never_the_trees(
+    synced: tuple[World, Path],
+) -> None:
+    """The pre-commit door (`validate --files`) honours what the user's own configuration allows,
+    as push and validate of refs do; a `.gitmem-allow` committed to the tree allows nothing."""
+    world, clone = synced
+    note = clone / "notes" / "creds.md"
+    note.parent.mkdir()
+    note.write_text(f"{TOPIC}\nthe deploy key: {AWS_KEY}\n")
+    run = world.gitmem("-C", str(clone), "validate", "--files", str(note))
+    assert run.code == 1 and "GM140" in run.out + run.err, run.out + run.err
+    fingerprint = (run.out + run.err).split("(sha256:", 1)[1].split(")", 1)[0]
+
+    (clone / ".gitmem-allow").write_text(f"sha256:{fingerprint}\n")
+    assert world.gitmem("-C", str(clone), "validate", "--files", str(note)).code == 1
+    world.git("config", "--add", "gitmem.allowSecret", f"sha256:{fingerprint}", cwd=clone)
+    allowed = world.gitmem("-C", str(clone), "validate", "--files", str(note))
+    assert allowed.code == 0, allowed.out + allowed.err
+    outside = world.root / "elsewhere"  # no repository: nothing to read an allow-list from
+    outside.mkdir()
+    assert world.gitmem("-C", str(outside), "validate", "--files", str(note)).code == 1
