@@ -64,7 +64,7 @@ def status(args: argparse.Namespace) -> int:
     if args.as_json:
         import json
 
-        from gitmem.project.adapters import agents_json
+        from gitmem.project.status import agents_json
 
         echo(json.dumps({**st.as_json(), **agents_json(project)}, indent=2))
         return 0
@@ -84,7 +84,7 @@ def status(args: argparse.Namespace) -> int:
 
 def _agents(project: Project) -> None:
     """What each enabled agent keeps where (gitmem/project/adapters.py), and the user scope."""
-    from gitmem.project.adapters import agents_json
+    from gitmem.project.status import agents_json
 
     shown = agents_json(project)
     if any(a["agent"] != "claude" for a in shown["agents"]):

@@ -16,13 +16,12 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gitmem.errors import ConfigError
 
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
-    from gitmem.project.scopes import Project, Scope
 
 PROJECT_SHARED, PROJECT_PERSONAL, USER = "project-shared", "project-personal", "user"
 AGENTS_SETTING = "gitmem.agents"
@@ -133,69 +132,3 @@ def user_locations(agent: str, env: Mapping[str, str]) -> tuple[Path, tuple[tupl
 
 def has_user_scope(agent: str) -> bool:
     return any(f.scope == USER for f in ADAPTERS[agent].folders)
-
-
-@dataclass(frozen=True)
-class AgentLine:
-    agent: str
-    title: str
-    scope: str
-    where: str
-    how: str  # how it syncs here, or why not
-
-
-def agent_lines(
-    agents: tuple[str, ...], scopes: tuple[Scope, ...], hub: str | None, env: Mapping[str, str]
-) -> list[AgentLine]:
-    """What each enabled agent keeps where, and how gitmem syncs it (gitmem status)."""
-    by_name = {s.name: s for s in scopes}
-    lines: list[AgentLine] = []
-    for agent in agents:
-        adapter = ADAPTERS[agent]
-        for folder in adapter.folders:
-            if folder.scope == USER:
-                path, files = user_locations(agent, env)
-                where = str(files[0][1]) if folder.file else str(path)
-                how = (
-                    f"user scope: through the hub {hub}, encrypted (gitmem sync --user)"
-                    if hub
-                    else "user scope: not synced without a hub "
-                    "(git config --global gitmem.hub URL of a private repository)"
-                )
-                lines.append(AgentLine(agent, adapter.title, folder.scope, where, how))
-                continue
-            scope = by_name.get(folder.top) if agent != "claude" else None
-            if agent == "claude":
-                how = "project scopes auto, team, agents, local (above)"
-                where = folder.where
-            elif scope is None:
-                continue
-            else:
-                where = str(scope.path)
-                how = (
-                    f"team ref, {folder.top}/"
-                    + (f" ({', '.join(folder.kinds)})" if folder.kinds != (".md",) else "")
-                    if scope.pushable
-                    else f"not synced: {scope.note}"
-                )
-            lines.append(AgentLine(agent, adapter.title, folder.scope, where, how))
-    return lines
-
-
-def agents_json(project: Project) -> dict[str, Any]:
-    """`gitmem status --json`'s "agents" (what each enabled agent keeps where) and
-    "user_scope" (how the user scope syncs, or how to make it)."""
-    repo = project.repo
-    agents = agents_of(repo)
-    hub = repo.config_get("gitmem.hub") or None
-    lines = agent_lines(agents, project.scopes, hub, os.environ)
-    if hub:
-        user = f"through the hub {hub}, encrypted: gitmem sync (or gitmem sync --user anywhere)"
-    else:
-        user = (
-            "not synced (~/.claude/CLAUDE.md, ~/.claude/agent-memory/ and other agents' "
-            "user memory need a hub): git config --global gitmem.hub URL of a private repository"
-        )
-    from dataclasses import asdict
-
-    return {"agents": [asdict(line) for line in lines], "user_scope": user}
