@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "gitmem.cli.recall",
     "gitmem.cli.view",
     "gitmem.cli.uninstall",
+    "gitmem.cli.unpublish",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -62,6 +63,7 @@ COMMANDS = {
     "recall": "gitmem.cli.recall",
     "view": "gitmem.cli.view",
     "uninstall": "gitmem.cli.uninstall",
+    "unpublish": "gitmem.cli.unpublish",
 }
 
 DESCRIPTION = (

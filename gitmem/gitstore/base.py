@@ -197,6 +197,19 @@ class GitDir:
         self.git("config", key, value)
         self._config = None
 
+    def config_add(self, key: str, value: str) -> None:
+        """Add `value` to the multi-valued `key` of this repository (once)."""
+        if value not in self.config().get(key.lower(), []):
+            self.git("config", "--add", key, value)
+            self._config = None
+
+    def config_remove(self, key: str, value: str) -> None:
+        """Take `value` out of the multi-valued `key` of this repository."""
+        import re
+
+        self.git("config", "--unset-all", key, f"^{re.escape(value)}$", check=False)
+        self._config = None
+
     def remotes(self) -> list[str]:
         names = {
             k.split(".")[1] for k in self.config() if k.startswith("remote.") and k.endswith(".url")

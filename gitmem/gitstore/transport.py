@@ -230,3 +230,28 @@ class Transport(GitDir):
             oid, ref = line.split("\t", 1)
             result[ref] = oid
         return result
+
+    def delete_remote_ref(
+        self, remote: str, name: str, expected: str, timeout: float | None = None
+    ) -> str | None:
+        """Delete `name` on `remote` only while it still points at `expected` (a lease: the
+        compare-and-swap of a deletion); None when deleted, else git's reason."""
+        proc = self._transport(
+            [
+                "push",
+                "--porcelain",
+                "--no-verify",
+                f"--force-with-lease={name}:{expected}",
+                remote,
+                f":{name}",
+            ],
+            timeout,
+        )
+        if proc.returncode == 0:
+            return None
+        out = proc.stdout.decode("utf-8", "replace")
+        for line in out.splitlines():
+            fields = line.split("\t")
+            if line.startswith("!") and len(fields) > 2:
+                return fields[2].strip()
+        return git_reasons(proc.stderr) or "refused"

@@ -448,8 +448,8 @@ def next_steps(project: Project, status: Status) -> list[str]:
         steps.append("gitmem sync to " + " and ".join(w for w in parts if w))
     if any("deleted there" in s.note for s in status.scopes if s.synced):
         steps.append(
-            "to keep your memory off the remote, stop syncing this clone: docs/guide.md §10 "
-            "(Remove gitmem from a clone)"
+            "to keep it off the remote, stop syncing it from this clone: "
+            "gitmem unpublish personal (or team)"
         )
     if any(s.missing for s in status.scopes):
         steps.append("gitmem sync restores the missing folder")

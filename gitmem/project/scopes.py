@@ -320,22 +320,51 @@ def open_project(
         key,
         remote_name,
         uid,
-        confine(
-            scopes,
-            tree,
-            repo.is_bare,
-            chosen,
-            (repo.git_dir, repo.common_dir),
-            # the auto folder in use is judged as a scope; the earlier ones by what they hold
-            [
-                p
-                for p in personal_folders(repo.common_dir, auto)
-                if str(p) != os.path.realpath(auto)
-            ],
+        withheld(
+            confine(
+                scopes,
+                tree,
+                repo.is_bare,
+                chosen,
+                (repo.git_dir, repo.common_dir),
+                # the auto folder in use is judged as a scope; the earlier ones by what they hold
+                [
+                    p
+                    for p in personal_folders(repo.common_dir, auto)
+                    if str(p) != os.path.realpath(auto)
+                ],
+            ),
+            unpublished_refs(repo.config(), uid),
         ),
         ref_prefix(repo),
         repo.config_get("gitmem.hub") or None,
         tree if tree != root else None,
+    )
+
+
+UNPUBLISHED = "gitmem.unpublished"  # `gitmem unpublish`: refs this clone keeps off the remote
+UNPUBLISH_NAMES = ("personal", "team")
+
+
+def unpublished_refs(config: Mapping[str, list[str]], uid: str) -> dict[str, str]:
+    """The refs `gitmem unpublish` took off the remote, each with the name it was given."""
+    refs = {"personal": USERS_REF_PREFIX + uid, "team": TEAM_REF}
+    return {refs[v]: v for v in config.get(UNPUBLISHED, []) if v in refs}
+
+
+def withheld(scopes: tuple[Scope, ...], refs: Mapping[str, str]) -> tuple[Scope, ...]:
+    """Scopes on an unpublished ref stay on this machine: not synced (so no sync publishes
+    them again), their folders untouched, with the note that says how to share them again."""
+    return tuple(
+        replace(
+            s,
+            pushable=False,
+            note=f"unpublished (gitmem unpublish {refs[s.ref]}): kept on this machine; "
+            f"to share it again: gitmem unpublish --undo {refs[s.ref]}",
+        )
+        if s.ref in refs and s.pushable
+        else s
+        for s in scopes
     )
 
 

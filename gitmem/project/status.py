@@ -10,7 +10,7 @@ from typing import Any
 from gitmem.core.state import FileRecord, load_scope_state
 from gitmem.project.adapters import ADAPTERS, USER, agents_of, user_locations
 from gitmem.project.excludes import exclude_memory_folders
-from gitmem.project.scopes import Project, Scope
+from gitmem.project.scopes import TEAM_REF, Project, Scope
 from gitmem.sync.folders import Snapshot, snapshot
 
 
@@ -118,7 +118,8 @@ def _unpublished(project: Project, asked: bool) -> dict[str, str]:
         if held is not None and ref not in held:
             out[ref] = (
                 f"not on {where} any more (deleted there): the next sync publishes its whole "
-                "history again"
+                "history again (to keep it off: gitmem unpublish "
+                f"{'team' if ref == TEAM_REF else 'personal'})"
                 if tracked
                 else f"not on {where}: the next sync publishes it"
             )

@@ -160,7 +160,9 @@ def test_the_guide_end_to_end_no_remote_second_machine_lost_edit_unpublish_unins
     run_block(world, shell_block("**Un-publish from the remote**"), desk)
     assert world.git("ls-remote", "origin", "refs/gitmem/*", cwd=desk) == ""
     status = world.ok("-C", str(desk), "status", "--fetch")
-    assert "ahead 0, behind 0" not in status and "not on origin any more" in status, status
+    assert "ahead 0, behind 0" not in status and "not synced: unpublished" in status, status
+    elsewhere = laptop.ok("-C", str(shop), "status", "--fetch")  # another clone still holds it
+    assert "not on origin any more" in elsewhere and "gitmem unpublish" in elsewhere, elsewhere
 
     # §10: remove gitmem from the laptop's clone and from the laptop: nothing left behind
     fresh = laptop.root / "fresh"

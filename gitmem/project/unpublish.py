@@ -1,0 +1,86 @@
+"""gitmem unpublish: take a memory ref off the remote and keep it on this machine.
+
+The remote's ref is deleted only while it still points where a fetch just saw it (a lease: the
+compare-and-swap of a deletion, so a teammate's push in between is never thrown away), and this
+clone records the ref as unpublished (`gitmem.unpublished`), which keeps its scopes out of every
+sync here — a sync would otherwise publish its whole history again (DESIGN §3: a ref deleted on
+the remote is pushed back). Local refs and folders are never touched: nothing is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gitmem.core.state import holding_lock
+from gitmem.errors import RemoteError, UsageError
+from gitmem.project.scopes import (
+    TEAM_REF,
+    UNPUBLISH_NAMES,
+    UNPUBLISHED,
+    USERS_REF_PREFIX,
+    Project,
+)
+
+DEFAULT_TIMEOUT = 120.0
+
+
+def unpublish(
+    project: Project, names: Sequence[str], timeout: float = DEFAULT_TIMEOUT
+) -> list[str]:
+    """Delete each named ref on its remote (under the lease) and keep it off every sync here."""
+    repo = project.repo
+    for name in names:
+        if name not in UNPUBLISH_NAMES:
+            raise UsageError(
+                f"cannot unpublish {name!r}: not a memory ref",
+                f"name one of: {', '.join(UNPUBLISH_NAMES)}",
+            )
+    said: list[str] = []
+    with holding_lock(repo):
+        for name in dict.fromkeys(names):
+            ref = USERS_REF_PREFIX + project.uid if name == "personal" else TEAM_REF
+            # recorded first: a hook that syncs while the deletion runs must not push it back
+            repo.config_add(UNPUBLISHED, name)
+            if project.remote is None and not (project.hub and name == "personal"):
+                said.append(f"{name}: no remote: kept on this machine only from now on")
+                continue
+            route = project.route(ref)
+            lacking = repo.fetch(route.remote, [f"+{route.name}:{route.tracking}"], timeout)
+            if lacking:
+                said.append(f"{name}: {route.name} is not on {route.label}: nothing to take off")
+                continue
+            seen = repo.resolve(route.tracking)
+            assert seen is not None
+            why = repo.delete_remote_ref(route.remote, route.name, seen, timeout)
+            if why is not None:
+                raise RemoteError(
+                    f"cannot delete {route.name} on {route.label}: {why}",
+                    "someone pushed to it meanwhile, or the server forbids deleting it: "
+                    f"run gitmem unpublish {name} again, or ask the server's admin",
+                )
+            repo.delete_ref(route.tracking, seen)
+            said.append(f"{name}: deleted {route.name} on {route.label}; kept here, not synced")
+    if any(line.endswith("not synced") for line in said):
+        said += [
+            "note: every clone that fetched it keeps a copy, and the server keeps its objects "
+            "until it collects garbage: treat what was pushed in plaintext as read, and rotate "
+            "any secret in it",
+            "note: your other clones (and, for team, your teammates') publish it again at their "
+            "next sync unless gitmem unpublish runs there too",
+        ]
+    said.append(f"to share it again: gitmem unpublish --undo {' '.join(dict.fromkeys(names))}")
+    return said
+
+
+def publish_again(project: Project, names: Sequence[str]) -> list[str]:
+    """`--undo`: the named refs sync again (the next sync publishes them)."""
+    said = []
+    for name in dict.fromkeys(names):
+        if name not in UNPUBLISH_NAMES:
+            raise UsageError(
+                f"cannot publish {name!r}: not a memory ref",
+                f"name one of: {', '.join(UNPUBLISH_NAMES)}",
+            )
+        project.repo.config_remove(UNPUBLISHED, name)
+        said.append(f"{name}: synced again; the next gitmem sync publishes it")
+    return said
