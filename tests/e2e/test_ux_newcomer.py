@@ -1,0 +1,32 @@
+"""Dead ends a newcomer met walking the README and the guide: each test is the user's commands
+on real clones, a real bare remote and a temporary HOME, and failed before its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.world import World, write_files
+
+
+def scopes_of(world: World, clone: Path) -> dict[str, dict[str, object]]:
+    data = json.loads(world.ok("-C", str(clone), "status", "--json"))
+    return {s["name"]: s for s in data["scopes"]}
+
+
+def test_a_bare_repository_writes_no_memory_inside_its_git_directory(world: World) -> None:
+    """A bare clone has no working tree: its in-tree scopes (agents AND local) are not synced,
+    so a pull never writes `.claude/agent-memory-local/` inside the git directory, and status
+    says why for both."""
+    a = world.clone("a")
+    write_files(a / ".claude/agent-memory-local", {"note.md": "private note\n"})
+    write_files(a / ".claude/agent-memory/reviewer", {"MEMORY.md": "- review\n"})
+    world.ok("-C", str(a), "sync")
+    bare = world.root / "project.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(bare))
+    world.ok("-C", str(bare), "sync")
+    assert not (bare / ".claude").exists()
+    scopes = scopes_of(world, bare)
+    for name in ("agents", "local"):
+        assert scopes[name]["note"] == "bare repository: no working tree", scopes[name]
+    assert "local       0 files  not synced: bare repository" in world.ok("-C", str(bare), "status")
