@@ -408,6 +408,9 @@ def next_steps(project: Project, status: Status) -> list[str]:
         steps.append("make a first commit: gitmem refs live beside your branches")
     if project.remote is None:
         steps.append("add a remote to share memory: git remote add origin URL, then gitmem sync")
+    guessed = guessed_remote(project)
+    if guessed:
+        steps.append(guessed)
     changed = sum(s.changed for s in status.scopes)
     behind = max((s.behind for s in status.scopes), default=0)
     personal_behind = any(s.behind for s in status.scopes if s.ref == project.user_ref)
@@ -467,6 +470,22 @@ def next_steps(project: Project, status: Status) -> list[str]:
     if local_file:
         steps.append(local_file)
     return steps
+
+
+def guessed_remote(project: Project) -> str | None:
+    """Several remotes, none named origin and gitmem.remote unset (or naming a remote that is
+    gone): the remote in use is only the first listed, which may be a fork nobody else fetches.
+    Says which one and how to choose."""
+    remotes = project.repo.remotes()
+    configured = project.repo.config_get("gitmem.remote")
+    if project.remote is None or len(remotes) < 2 or "origin" in remotes:
+        return None
+    if configured in remotes:
+        return None
+    return (
+        f"memory syncs through {project.remote}, the first of {len(remotes)} remotes "
+        f"({', '.join(remotes)}); to sync through another: gitmem init --remote NAME"
+    )
 
 
 def linked_worktree_local_file(project: Project) -> str | None:
