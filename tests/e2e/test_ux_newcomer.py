@@ -51,3 +51,15 @@ def test_several_remotes_without_origin_say_which_one_memory_goes_through(world:
     world.git("remote", "rename", "upstream", "origin", cwd=a)  # with an origin: no note
     world.git("config", "--unset", "gitmem.remote", cwd=a)
     assert "remotes (" not in world.ok("-C", str(a), "status")
+
+
+def test_adopt_where_nothing_needs_it_says_so_instead_of_adopted(world: World) -> None:
+    """`gitmem adopt` in a clone whose refs already carry its key changes nothing: it said
+    "adopted" anyway, as if the ref had been under another name."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [CI](ci.md) — ci\n", "ci.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    before = world.git("rev-parse", "refs/gitmem/team", cwd=a)
+    out = world.ok("-C", str(a), "adopt")
+    assert "refs/gitmem/team: nothing to adopt:" in out and "adopted" not in out, out
+    assert world.git("rev-parse", "refs/gitmem/team", cwd=a) == before
