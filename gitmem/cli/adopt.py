@@ -38,14 +38,19 @@ def adopt(args: argparse.Namespace) -> int:
     refs = sorted({s.ref for s in project.scopes if s.ref})
     # a ref that already knew this key, here and on the remote, is not adopted by this run
     known = {ref for ref in refs if _knows_key(project, ref)}
+    from gitmem.sync.arrivals import arrivals, tips
+
+    before = tips(project)  # what arrives is told as sync tells it: git's letters, who made it
     result = run_sync(project, SyncOptions(mode="sync", force_key=True))
+    pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
+    told = arrivals(project, before, pulled) if pulled else None
     if args.as_json:
         from gitmem.cli.jsonout import emit, sync_json
 
         adopted = [adopted_line(project, ref, result.remote, ref in known) for ref in refs]
-        emit({**sync_json(result, None), "adopted": adopted})
+        emit({**sync_json(result, told), "adopted": adopted})
         return 0
-    for line in sync_lines(result):
+    for line in sync_lines(result, told=told):
         echo(line)
     for ref in refs:
         echo(adopted_line(project, ref, result.remote, ref in known))

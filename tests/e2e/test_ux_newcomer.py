@@ -63,3 +63,21 @@ def test_adopt_where_nothing_needs_it_says_so_instead_of_adopted(world: World) -
     out = world.ok("-C", str(a), "adopt")
     assert "refs/gitmem/team: nothing to adopt:" in out and "adopted" not in out, out
     assert world.git("rev-parse", "refs/gitmem/team", cwd=a) == before
+
+
+def test_adopt_tells_what_arrived_as_sync_does(world: World) -> None:
+    """adopt is a sync that accepts another spelling of the remote: what it brings is told with
+    git's letters and who made it, as `gitmem sync` tells it (it printed bare `< path`)."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [CI](ci.md) — ci\n", "ci.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    mirrors = [world.root / "mirror.git", world.root / "mirror2.git"]
+    for mirror in mirrors:
+        world.git("clone", "-q", "--mirror", str(world.remote), str(mirror))
+    b = world.clone("b", url=str(mirrors[0]))  # one repository, another name
+    assert world.gitmem("-C", str(b), "sync").code == 2
+    out = world.ok("-C", str(b), "adopt")
+    assert "  < A team/ci.md (by Test User)" in out, out
+    data = json.loads(world.ok("-C", str(world.clone("c", url=str(mirrors[1]))), "adopt", "--json"))
+    team = next(r for r in data["refs"] if r["ref"] == "refs/gitmem/team")
+    assert {(a["status"], a["path"]) for a in team["arrived"]} >= {("A", "team/ci.md")}, team
