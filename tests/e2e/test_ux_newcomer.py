@@ -81,3 +81,27 @@ def test_adopt_tells_what_arrived_as_sync_does(world: World) -> None:
     data = json.loads(world.ok("-C", str(world.clone("c", url=str(mirrors[1]))), "adopt", "--json"))
     team = next(r for r in data["refs"] if r["ref"] == "refs/gitmem/team")
     assert {(a["status"], a["path"]) for a in team["arrived"]} >= {("A", "team/ci.md")}, team
+
+
+def test_a_sync_says_once_that_a_scope_holding_memory_is_not_synced(world: World) -> None:
+    """autoMemoryDirectory in the user settings (one folder for every project) and no hub: the
+    auto scope does not sync. status said so, but `gitmem sync` printed only "up to date" for
+    each ref, so the user believed the memory shared. The sync now says it, once (as skipped
+    files are), and again after the cause went away and came back."""
+    a = world.clone("a")
+    everywhere = world.root / "all-memory"
+    write_files(everywhere, {"MEMORY.md": "- [Build](build.md) — make\n", "build.md": "make\n"})
+    (world.home / ".claude").mkdir(exist_ok=True)
+    settings = world.home / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"autoMemoryDirectory": str(everywhere)}))
+    first = world.gitmem("-C", str(a), "sync")
+    assert first.code == 0, first.err
+    assert "auto: not synced (shared by all projects" in first.err, first.err
+    assert "gitmem.hub" in first.err
+    assert "auto: not synced" not in world.gitmem("-C", str(a), "sync").err  # said once
+    settings.unlink()
+    world.ok("-C", str(a), "sync")
+    settings.write_text(json.dumps({"autoMemoryDirectory": str(everywhere)}))
+    assert "auto: not synced" in world.gitmem("-C", str(a), "sync").err
+    data = json.loads(world.ok("-C", str(a), "sync", "--json"))
+    assert any(s.startswith("auto: not synced") for s in data["skipped"]), data
