@@ -504,8 +504,11 @@ def linked_worktree_local_file(project: Project) -> str | None:
     if os.path.lexists(mine) and os.path.realpath(mine) == os.path.realpath(synced):
         return None
     if os.path.lexists(mine):
+        m, t = shlex.quote(str(mine)), shlex.quote(str(synced))
         return (
-            f"{mine} is not synced (Claude Code reads it in this worktree; gitmem syncs {synced})"
+            f"{mine} is not synced (Claude Code reads it in this worktree; gitmem syncs "
+            f"{synced}); to sync it, add it to that one and link it: cat {m} >> {t} && "
+            f"ln -sf {t} {m}"
         )
     return (
         f"Claude Code reads {mine} in this worktree, gitmem syncs {synced}: to read that one "

@@ -105,3 +105,26 @@ def test_a_sync_says_once_that_a_scope_holding_memory_is_not_synced(world: World
     assert "auto: not synced" in world.gitmem("-C", str(a), "sync").err
     data = json.loads(world.ok("-C", str(a), "sync", "--json"))
     assert any(s.startswith("auto: not synced") for s in data["skipped"]), data
+
+
+def test_a_linked_worktrees_own_claude_local_md_gets_a_step_that_works(world: World) -> None:
+    """A linked worktree with a CLAUDE.local.md of its own: status said only "is not synced",
+    a next: line with nothing to do. It now gives the command that makes it the synced one
+    (its lines added to the main worktree's, then a link); run as printed, it works."""
+    import subprocess
+
+    a = world.clone("a")
+    (a / "CLAUDE.local.md").write_text("main notes\n")
+    world.ok("-C", str(a), "sync")
+    wt = world.root / "wt"
+    world.git("worktree", "add", "-q", str(wt), "-b", "wt", cwd=a)
+    (wt / "CLAUDE.local.md").write_text("worktree notes\n")
+    step = next(
+        line for line in world.ok("-C", str(wt), "status").splitlines() if "CLAUDE.local" in line
+    )
+    command = step[step.index("cat ") :]
+    subprocess.run(command, shell=True, check=True, cwd=wt, env=world.env)
+    assert (wt / "CLAUDE.local.md").resolve() == (a / "CLAUDE.local.md").resolve()
+    assert (a / "CLAUDE.local.md").read_text() == "main notes\nworktree notes\n"
+    assert "CLAUDE.local" not in world.ok("-C", str(wt), "status")
+    assert "M CLAUDE.local.md" in world.ok("-C", str(wt), "sync")
