@@ -35,36 +35,64 @@ def adopt(args: argparse.Namespace) -> int:
     from gitmem.sync import SyncOptions, run_sync
 
     project = open_project_from(args)
+    refs = sorted({s.ref for s in project.scopes if s.ref})
+    # a ref that already knew this key, here and on the remote, is not adopted by this run
+    known = {ref for ref in refs if _knows_key(project, ref)}
+    from gitmem.sync.arrivals import arrivals, tips
+
+    before = tips(project)  # what arrives is told as sync tells it: git's letters, who made it
     result = run_sync(project, SyncOptions(mode="sync", force_key=True))
+    pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
+    told = arrivals(project, before, pulled) if pulled else None
     if args.as_json:
         from gitmem.cli.jsonout import emit, sync_json
 
-        refs = sorted({s.ref for s in project.scopes if s.ref})
-        adopted = [adopted_line(project, ref, result.remote) for ref in refs]
-        emit({**sync_json(result, None), "adopted": adopted})
+        adopted = [adopted_line(project, ref, result.remote, ref in known) for ref in refs]
+        emit({**sync_json(result, told), "adopted": adopted})
         return 0
-    for line in sync_lines(result):
+    for line in sync_lines(result, told=told):
         echo(line)
-    for ref in sorted({s.ref for s in project.scopes if s.ref}):
-        echo(adopted_line(project, ref, result.remote))
+    for ref in refs:
+        echo(adopted_line(project, ref, result.remote, ref in known))
     return 0
 
 
-def adopted_line(project: Any, ref: str, remote: str | None) -> str:
+def _meta_at(project: Any, tip: str | None) -> Any:
+    """The gitmem.toml of commit `tip` (None: no commit, no file, or unreadable)."""
+    from gitmem.project.refmeta import META_FILE, MetaError, parse_meta
+
+    if tip is None:
+        return None
+    repo = project.repo
+    oid = repo.tree_entry(repo.read_commit(tip)[0], META_FILE)
+    try:
+        return parse_meta(repo.read_blob(oid)) if oid else None
+    except MetaError:
+        return None
+
+
+def _knows_key(project: Any, ref: str) -> bool:
+    """`ref`, here and as last fetched, already names this clone's key (its key or an alias)."""
+    repo = project.repo
+    tips = [repo.resolve(ref), repo.resolve(project.tracking_ref(ref))]
+    metas = [_meta_at(project, tip) for tip in tips if tip is not None]
+    return bool(metas) and all(m is not None and project.key in (m.key, *m.aliases) for m in metas)
+
+
+def adopted_line(project: Any, ref: str, remote: str | None, known: bool = False) -> str:
     """What adopt did to `ref`, read from the ref's gitmem.toml after the sync (never claimed
-    for a ref it could not change, e.g. personal memory this machine cannot open yet)."""
-    from gitmem.project.refmeta import META_FILE, MetaError, parse_meta, unclaimed
+    for a ref it could not change, e.g. personal memory this machine cannot open yet, nor for
+    one that already knew this key: `known`)."""
+    from gitmem.project.refmeta import unclaimed
 
     repo = project.repo
     tip = repo.resolve(ref) or repo.resolve(project.tracking_ref(ref))
     if tip is None:
         return f"{ref}: nothing to adopt (no such ref here or on {remote})"
-    oid = repo.tree_entry(repo.read_commit(tip)[0], META_FILE)
-    try:
-        meta = parse_meta(repo.read_blob(oid)) if oid else None
-    except MetaError:
-        meta = None
+    meta = _meta_at(project, tip)
     if meta is not None and project.key in (meta.key, *meta.aliases):
+        if known:
+            return f"{ref}: nothing to adopt: {project.key} already names this project"
         return f"{ref}: adopted: {project.key} is a name of this project on {remote}"
     if meta is not None and unclaimed(meta) and meta.knows(project.key):
         return f"{ref}: made before the repository had a remote: nothing to adopt, it syncs as is"

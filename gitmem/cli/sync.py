@@ -124,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
     result = run_sync(project, options)
     if options.progress:
         sys.stderr.write("\r\033[K")
+    if not args.scopes:  # chosen with --scope, the sync itself says so
+        result.skipped.extend(unsynced_with_memory(project))
     if getattr(args, "as_json", False):
         from gitmem.cli.jsonout import emit, sync_json
 
@@ -175,6 +177,26 @@ def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:
     sys.stdout.flush()  # after the results, each on its own line, wherever both streams go
     for line in lines if verbose else fresh:
         sys.stderr.write(printable(line) + "\n")  # a skipped file's name: anyone's bytes
+
+
+def unsynced_with_memory(project: Project) -> list[str]:
+    """`SCOPE: not synced (why)` for each scope that does not sync here (not refused: a
+    refused one is told by the sync) although its folder holds memory: a sync that printed
+    only "up to date" let the user believe it was shared (an autoMemoryDirectory shared by
+    all projects, local memory while gitmem.encrypt is off). Shown once, as skipped files are."""
+    from itertools import islice
+
+    lines = []
+    for s in project.scopes:
+        if s.pushable or s.refused or not s.note or not s.path.is_dir():
+            continue
+        try:  # a bounded look: the first thousand entries
+            holds = any(p.suffix == ".md" for p in islice(s.path.rglob("*"), 1000))
+        except OSError:
+            holds = False
+        if holds:
+            lines.append(f"{s.name}: not synced ({s.note})")
+    return lines
 
 
 def _explain_skipped(project: Project, result: SyncResult) -> None:

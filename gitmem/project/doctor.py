@@ -408,6 +408,9 @@ def next_steps(project: Project, status: Status) -> list[str]:
         steps.append("make a first commit: gitmem refs live beside your branches")
     if project.remote is None:
         steps.append("add a remote to share memory: git remote add origin URL, then gitmem sync")
+    guessed = guessed_remote(project)
+    if guessed:
+        steps.append(guessed)
     changed = sum(s.changed for s in status.scopes)
     behind = max((s.behind for s in status.scopes), default=0)
     personal_behind = any(s.behind for s in status.scopes if s.ref == project.user_ref)
@@ -469,6 +472,22 @@ def next_steps(project: Project, status: Status) -> list[str]:
     return steps
 
 
+def guessed_remote(project: Project) -> str | None:
+    """Several remotes, none named origin and gitmem.remote unset (or naming a remote that is
+    gone): the remote in use is only the first listed, which may be a fork nobody else fetches.
+    Says which one and how to choose."""
+    remotes = project.repo.remotes()
+    configured = project.repo.config_get("gitmem.remote")
+    if project.remote is None or len(remotes) < 2 or "origin" in remotes:
+        return None
+    if configured in remotes:
+        return None
+    return (
+        f"memory syncs through {project.remote}, the first of {len(remotes)} remotes "
+        f"({', '.join(remotes)}); to sync through another: gitmem init --remote NAME"
+    )
+
+
 def linked_worktree_local_file(project: Project) -> str | None:
     """In a linked worktree Claude Code reads that worktree's own CLAUDE.local.md (asked of the
     real client, 2.1.330), while gitmem syncs the main worktree's (one file per clone on the
@@ -485,8 +504,11 @@ def linked_worktree_local_file(project: Project) -> str | None:
     if os.path.lexists(mine) and os.path.realpath(mine) == os.path.realpath(synced):
         return None
     if os.path.lexists(mine):
+        m, t = shlex.quote(str(mine)), shlex.quote(str(synced))
         return (
-            f"{mine} is not synced (Claude Code reads it in this worktree; gitmem syncs {synced})"
+            f"{mine} is not synced (Claude Code reads it in this worktree; gitmem syncs "
+            f"{synced}); to sync it, add it to that one and link it: cat {m} >> {t} && "
+            f"ln -sf {t} {m}"
         )
     return (
         f"Claude Code reads {mine} in this worktree, gitmem syncs {synced}: to read that one "

@@ -301,8 +301,11 @@ def open_project(
             tree / ".claude" / "agent-memory-local",
             user_ref,
             "local",
-            pushable=sealed and not local_tracked,  # its plaintext never leaves this machine
-            note="tracked on the branch: left to git (untrack it to sync it privately)"
+            # its plaintext never leaves this machine; a bare repository has no working tree
+            pushable=sealed and not local_tracked and not repo.is_bare,
+            note="bare repository: no working tree"
+            if repo.is_bare
+            else "tracked on the branch: left to git (untrack it to sync it privately)"
             if local_tracked
             else ""
             if sealed

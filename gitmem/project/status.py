@@ -217,6 +217,11 @@ def init_project(project: Project) -> InitResult:
     """Record the remote, keep in-tree scope folders out of `git status`, and say who can read what."""
     repo = project.repo
     result = InitResult(project_status(project))
+    from gitmem.project.doctor import guessed_remote
+
+    guessed = guessed_remote(project)
+    if guessed:
+        result.warnings.append(guessed)
     if project.remote and repo.config_get("gitmem.remote") != project.remote:
         repo.config_set("gitmem.remote", project.remote)
     result.excluded = [line.lstrip("/") for line in exclude_memory_folders(project, False)]

@@ -1,0 +1,130 @@
+"""Dead ends a newcomer met walking the README and the guide: each test is the user's commands
+on real clones, a real bare remote and a temporary HOME, and failed before its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.world import World, write_files
+
+
+def scopes_of(world: World, clone: Path) -> dict[str, dict[str, object]]:
+    data = json.loads(world.ok("-C", str(clone), "status", "--json"))
+    return {s["name"]: s for s in data["scopes"]}
+
+
+def test_a_bare_repository_writes_no_memory_inside_its_git_directory(world: World) -> None:
+    """A bare clone has no working tree: its in-tree scopes (agents AND local) are not synced,
+    so a pull never writes `.claude/agent-memory-local/` inside the git directory, and status
+    says why for both."""
+    a = world.clone("a")
+    write_files(a / ".claude/agent-memory-local", {"note.md": "private note\n"})
+    write_files(a / ".claude/agent-memory/reviewer", {"MEMORY.md": "- review\n"})
+    world.ok("-C", str(a), "sync")
+    bare = world.root / "project.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(bare))
+    world.ok("-C", str(bare), "sync")
+    assert not (bare / ".claude").exists()
+    scopes = scopes_of(world, bare)
+    for name in ("agents", "local"):
+        assert scopes[name]["note"] == "bare repository: no working tree", scopes[name]
+    assert "local       0 files  not synced: bare repository" in world.ok("-C", str(bare), "status")
+
+
+def test_several_remotes_without_origin_say_which_one_memory_goes_through(world: World) -> None:
+    """A clone whose remotes are `upstream` and `fork` (none is origin, gitmem.remote unset):
+    gitmem takes the first listed, which may be a fork nobody else fetches. status and init
+    say which one and how to choose; the step they name switches it, and the note goes."""
+    a = world.clone("a")
+    fork = world.root / "fork.git"
+    world.git("init", "-q", "--bare", str(fork))
+    world.git("remote", "rename", "origin", "upstream", cwd=a)
+    world.git("remote", "add", "fork", str(fork), cwd=a)
+    step = "the first of 2 remotes (fork, upstream); to sync through another: gitmem init --remote"
+    assert step in world.ok("-C", str(a), "status")
+    assert f"note: memory syncs through fork, {step}" in world.ok("-C", str(a), "init")
+    world.ok("-C", str(a), "init", "--remote", "upstream")
+    out = world.ok("-C", str(a), "status")
+    assert "  remote upstream  " in out.splitlines()[0]
+    assert "remotes (" not in out
+    world.git("remote", "rename", "upstream", "origin", cwd=a)  # with an origin: no note
+    world.git("config", "--unset", "gitmem.remote", cwd=a)
+    assert "remotes (" not in world.ok("-C", str(a), "status")
+
+
+def test_adopt_where_nothing_needs_it_says_so_instead_of_adopted(world: World) -> None:
+    """`gitmem adopt` in a clone whose refs already carry its key changes nothing: it said
+    "adopted" anyway, as if the ref had been under another name."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [CI](ci.md) — ci\n", "ci.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    before = world.git("rev-parse", "refs/gitmem/team", cwd=a)
+    out = world.ok("-C", str(a), "adopt")
+    assert "refs/gitmem/team: nothing to adopt:" in out and "adopted" not in out, out
+    assert world.git("rev-parse", "refs/gitmem/team", cwd=a) == before
+
+
+def test_adopt_tells_what_arrived_as_sync_does(world: World) -> None:
+    """adopt is a sync that accepts another spelling of the remote: what it brings is told with
+    git's letters and who made it, as `gitmem sync` tells it (it printed bare `< path`)."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [CI](ci.md) — ci\n", "ci.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    mirrors = [world.root / "mirror.git", world.root / "mirror2.git"]
+    for mirror in mirrors:
+        world.git("clone", "-q", "--mirror", str(world.remote), str(mirror))
+    b = world.clone("b", url=str(mirrors[0]))  # one repository, another name
+    assert world.gitmem("-C", str(b), "sync").code == 2
+    out = world.ok("-C", str(b), "adopt")
+    assert "  < A team/ci.md (by Test User)" in out, out
+    data = json.loads(world.ok("-C", str(world.clone("c", url=str(mirrors[1]))), "adopt", "--json"))
+    team = next(r for r in data["refs"] if r["ref"] == "refs/gitmem/team")
+    assert {(a["status"], a["path"]) for a in team["arrived"]} >= {("A", "team/ci.md")}, team
+
+
+def test_a_sync_says_once_that_a_scope_holding_memory_is_not_synced(world: World) -> None:
+    """autoMemoryDirectory in the user settings (one folder for every project) and no hub: the
+    auto scope does not sync. status said so, but `gitmem sync` printed only "up to date" for
+    each ref, so the user believed the memory shared. The sync now says it, once (as skipped
+    files are), and again after the cause went away and came back."""
+    a = world.clone("a")
+    everywhere = world.root / "all-memory"
+    write_files(everywhere, {"MEMORY.md": "- [Build](build.md) — make\n", "build.md": "make\n"})
+    (world.home / ".claude").mkdir(exist_ok=True)
+    settings = world.home / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"autoMemoryDirectory": str(everywhere)}))
+    first = world.gitmem("-C", str(a), "sync")
+    assert first.code == 0, first.err
+    assert "auto: not synced (shared by all projects" in first.err, first.err
+    assert "gitmem.hub" in first.err
+    assert "auto: not synced" not in world.gitmem("-C", str(a), "sync").err  # said once
+    settings.unlink()
+    world.ok("-C", str(a), "sync")
+    settings.write_text(json.dumps({"autoMemoryDirectory": str(everywhere)}))
+    assert "auto: not synced" in world.gitmem("-C", str(a), "sync").err
+    data = json.loads(world.ok("-C", str(a), "sync", "--json"))
+    assert any(s.startswith("auto: not synced") for s in data["skipped"]), data
+
+
+def test_a_linked_worktrees_own_claude_local_md_gets_a_step_that_works(world: World) -> None:
+    """A linked worktree with a CLAUDE.local.md of its own: status said only "is not synced",
+    a next: line with nothing to do. It now gives the command that makes it the synced one
+    (its lines added to the main worktree's, then a link); run as printed, it works."""
+    import subprocess
+
+    a = world.clone("a")
+    (a / "CLAUDE.local.md").write_text("main notes\n")
+    world.ok("-C", str(a), "sync")
+    wt = world.root / "wt"
+    world.git("worktree", "add", "-q", str(wt), "-b", "wt", cwd=a)
+    (wt / "CLAUDE.local.md").write_text("worktree notes\n")
+    step = next(
+        line for line in world.ok("-C", str(wt), "status").splitlines() if "CLAUDE.local" in line
+    )
+    command = step[step.index("cat ") :]
+    subprocess.run(command, shell=True, check=True, cwd=wt, env=world.env)
+    assert (wt / "CLAUDE.local.md").resolve() == (a / "CLAUDE.local.md").resolve()
+    assert (a / "CLAUDE.local.md").read_text() == "main notes\nworktree notes\n"
+    assert "CLAUDE.local" not in world.ok("-C", str(wt), "status")
+    assert "M CLAUDE.local.md" in world.ok("-C", str(wt), "sync")
