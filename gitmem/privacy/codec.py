@@ -61,6 +61,7 @@ MAX_INCREMENTAL = 4096
 # the last commit decoded, as checked (under the state folder): the next run's first decode
 # reads what differs from it instead of the whole ref
 DECODED_FILE = "decoded.json"
+DECODED_VERSION = 3  # 3: a folder's entries as NUL-joined rows, its manifest's shards
 NOTE_AD = "gitmem commit note"
 FIRST_PLAINTEXT_HINT = (
     "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
@@ -132,8 +133,10 @@ class PersonalCodec:
     _cache: CipherCache | None = None
     last_keyring: Keyring | None = None  # the keys of the last encode (for its commit message)
     _encoded: list[tuple[dict[str, str], Decoded]] = field(default_factory=list)
-    # plaintext id -> (key, path, ciphertext id) of cached pairs not checked to exist
-    _lazy: dict[str, tuple[ScopeKey, str, str]] = field(default_factory=dict)
+    # (key, {path: plaintext id}, {path: ciphertext id}) of cached pairs not checked to exist:
+    # indexed by plaintext id only when one is missing (_reopen), not on every decode
+    _lazy: list[tuple[ScopeKey, dict[str, str], dict[str, str]]] = field(default_factory=list)
+    _lazy_index: dict[str, tuple[ScopeKey, str, str]] = field(default_factory=dict)
     # prefix -> the newest manifest opened (or written) in this run: encode keeps it when
     # nothing changed, else writes generation + 1 (and keeps its unchanged shards)
     _newest: dict[str, Newest] = field(default_factory=dict)
@@ -282,10 +285,7 @@ class PersonalCodec:
         manifest_path = f"{prefix}/{MANIFEST}"
         manifest_id = names.pop(MANIFEST)
         if prior is not None and prior.stored:  # its plaintexts, restorable as a decode's
-            if not self._lazy:
-                repo.add_restorer(self._reopen)
-            for path, plain in prior.plain.items():
-                self._lazy[plain] = (key, path, prior.ciphers[path])
+            self._restorable(key, prior.plain, prior.ciphers)
             self._present.update(prior.ciphers.values())
             prior.stored = False
         if (
@@ -316,9 +316,10 @@ class PersonalCodec:
         todo = listed
         if prior is not None and changed is not None and digests is not None:
             todo = self._unchecked(prefix, listed, digests, prior, changed)
-            for path in listed.keys() - todo.keys():
-                ciphers[path] = prior.ciphers[path]
-                out[path] = prior.plain[path]
+            # the others are as `prior` holds them (copied whole in C, those gone removed)
+            out, ciphers = dict(prior.plain), dict(prior.ciphers)
+            for path in prior.plain.keys() - listed.keys():
+                del out[path], ciphers[path]
         for path, name in todo.items():
             if not path.startswith(prefix + "/") or name not in names or key.name(path) != name:
                 raise DecryptError(
@@ -347,10 +348,7 @@ class PersonalCodec:
             pending.append(path)
         # a cached plaintext is not checked for here (a listing of 256 object folders at 10,000
         # files): a read that misses it (pruned by gc: it is unreachable) decrypts it again
-        if out and not self._lazy:
-            repo.add_restorer(self._reopen)
-        for path, plain in out.items():
-            self._lazy[plain] = (key, path, ciphers[path])
+        self._restorable(key, out, ciphers)
         for path in pending:
             cipher = ciphers[path]
             try:
@@ -362,9 +360,6 @@ class PersonalCodec:
                 ) from None
             cache.put(key.key_id, path, plain, cipher)
             out[path] = plain
-        if todo is not listed:  # in the manifest's order, as a whole decode gives them
-            out = {path: out[path] for path in listed}
-            ciphers = {path: ciphers[path] for path in listed}
         done = Opened(manifest_id, gen, listed, ciphers, out, shards)
         self._note_newest(prefix, key.key_id, done)
         return done
@@ -445,9 +440,22 @@ class PersonalCodec:
         elif done.gen == newest.gen and done.manifest != newest.manifest:
             self._tied.add(prefix)
 
+    def _restorable(self, key: ScopeKey, plain: dict[str, str], ciphers: dict[str, str]) -> None:
+        """Plaintexts `plain` may be opened again from `ciphers` if gc pruned them."""
+        if not plain:
+            return
+        if not self._lazy:
+            self.repo.add_restorer(self._reopen)
+        self._lazy.append((key, plain, ciphers))
+        self._lazy_index.clear()
+
     def _reopen(self, plain: str) -> bytes | None:
         """The plaintext `plain` again, from the ciphertext it was cached with (or None)."""
-        found = self._lazy.get(plain)
+        if not self._lazy_index:  # the first plaintext missing in this run: index them all
+            for key, plains, ciphers in self._lazy:
+                for path, oid in plains.items():
+                    self._lazy_index[oid] = (key, path, ciphers[path])
+        found = self._lazy_index.get(plain)
         if found is None:
             return None
         key, path, cipher = found
@@ -787,15 +795,18 @@ class PersonalCodec:
         from gitmem.project.confinement import write_no_links
 
         sealed = tuple(f"{prefix}/" for prefix in base.opened)
+        opened: dict[str, list[object]] = {}
+        for prefix, o in base.opened.items():
+            rows = _rows(o)
+            if rows.count("\0") != max(4 * len(o.listed) - 1, 0):
+                return  # a name holding a NUL (none should): no record, the next run reads whole
+            opened[prefix] = [o.manifest, o.gen, rows, o.shards]
         value = {
-            "version": 2,
+            "version": DECODED_VERSION,
             "tree": base.tree,
             "key_id": base.key_id,
             "rest": {p: o for p, o in base.listing.items() if not p.startswith(sealed)},
-            "opened": {
-                prefix: [o.manifest, o.gen, o.listed, o.ciphers, o.plain, o.shards]
-                for prefix, o in base.opened.items()
-            },
+            "opened": opened,
         }
         common = self.repo.common_dir
         write_no_links(common, common / "gitmem" / DECODED_FILE, json.dumps(value).encode())
@@ -804,6 +815,7 @@ class PersonalCodec:
     def _load_base(self) -> Decoded | None:
         """The commit the last run decoded last, as it was checked (DECODED_FILE), or None."""
         import json
+        from itertools import repeat
 
         from gitmem.project.confinement import read_no_links
 
@@ -814,21 +826,25 @@ class PersonalCodec:
             if data is None:
                 return None
             raw = json.loads(data)
-            if raw["version"] not in (1, 2):  # 1: before the manifest's shards
+            if raw["version"] != DECODED_VERSION:  # an older gitmem's: decoded whole once
                 return None
             listing = _strings(raw["rest"])
             opened: dict[str, Opened] = {}
-            for prefix, (manifest, gen, listed, ciphers, plain, *more) in raw["opened"].items():
+            for prefix, (manifest, gen, rows, shards) in raw["opened"].items():
+                cells = rows.split("\0") if rows else []
+                paths = cells[0::4]
                 o = Opened(
                     str(manifest),
                     int(gen),
-                    _strings(listed),
-                    _strings(ciphers),
-                    _strings(plain),
-                    {str(b): (str(n), str(c)) for b, (n, c) in (more[0] if more else {}).items()},
+                    dict(zip(paths, cells[1::4], strict=True)),
+                    dict(zip(paths, cells[2::4], strict=True)),
+                    dict(zip(paths, cells[3::4], strict=True)),
+                    {str(b): (str(n), str(c)) for b, (n, c) in shards.items()},
                     stored=True,
                 )
-                if not (o.listed.keys() == o.ciphers.keys() == o.plain.keys()):
+                if len(o.listed) * 4 != len(cells) or not all(
+                    map(str.startswith, paths, repeat(f"{prefix}/"))
+                ):  # a path twice, a row cut short, a path of another folder
                     return None
                 opened[str(prefix)] = o
                 listing[f"{prefix}/{MANIFEST}"] = o.manifest
@@ -841,6 +857,26 @@ class PersonalCodec:
         return Decoded(
             {}, None, tree=tree, listing=listing, opened=opened, key_id=key_id, stored=True
         )
+
+
+def _rows(o: Opened) -> str:
+    """A folder's entries as one string: path, hidden name, ciphertext id, plaintext id of each,
+    joined by NUL (no path holds one): written and split in C, where a JSON object of 10,000
+    entries per field cost a pull ~0.1 s each way (docs/performance.md, issue 23)."""
+    from itertools import chain
+
+    paths = list(o.listed)
+    return "\0".join(
+        chain.from_iterable(
+            zip(
+                paths,
+                map(o.listed.__getitem__, paths),
+                map(o.ciphers.__getitem__, paths),
+                map(o.plain.__getitem__, paths),
+                strict=True,
+            )
+        )
+    )
 
 
 def _strings(value: object) -> dict[str, str]:
