@@ -297,7 +297,7 @@ class PersonalCodec:
             self._note_newest(prefix, key.key_id, prior)
             return prior
         try:
-            listed, gen, digests, shards = self._read_manifest(
+            listed, gen, digests, shards, fresh = self._read_manifest(
                 key, prefix, manifest_id, names, prior, where
             )
         except (ValueError, KeyError, TypeError):
@@ -315,7 +315,8 @@ class PersonalCodec:
         pending: list[str] = []  # paths whose plaintext this clone does not know yet
         todo = listed
         if prior is not None and changed is not None and digests is not None:
-            todo = self._unchecked(prefix, listed, digests, prior, changed)
+            parts = {n for n, _ in shards.values()}
+            todo = self._unchecked(prefix, listed, digests, prior, changed, fresh, parts)
             # the others are as `prior` holds them (copied whole in C, those gone removed)
             out, ciphers = dict(prior.plain), dict(prior.ciphers)
             for path in prior.plain.keys() - listed.keys():
@@ -372,15 +373,18 @@ class PersonalCodec:
         names: dict[str, str],
         prior: Opened | None,
         where: str,
-    ) -> tuple[dict[str, str], int, dict[str, str] | None, dict[str, tuple[str, str]]]:
+    ) -> tuple[
+        dict[str, str], int, dict[str, str] | None, dict[str, tuple[str, str]], list[str] | None
+    ]:
         """(path -> hidden name, generation, path -> ciphertext id, shards) of a sealed folder's
         manifest. A sharded one: each listed shard must be in the folder (`names`) as listed;
         a shard `prior` (checked in this run, same key) opened at the same ciphertext id holds
         the entries it held then — only the others are read and opened. ValueError, KeyError
-        or TypeError when the manifest does not open or is not one."""
+        or TypeError when the manifest does not open or is not one. Last, the paths of the
+        shards read (None: every shard or a manifest in one blob)."""
         value = open_record(key, prefix, self.repo.read_blob(manifest_id))
         if not is_sharded(value):
-            return (*read_manifest(value), {})
+            return (*read_manifest(value), {}, None)
         gen, ids = read_record(value)
         shards: dict[str, tuple[str, str]] = {}
         for bucket, oid in ids.items():
@@ -407,7 +411,7 @@ class PersonalCodec:
             raise TypeError("a path in two shards")
         listed.update(fresh_listed)
         digests.update(fresh_digests)
-        return listed, gen, digests, shards
+        return listed, gen, digests, shards, list(fresh_listed) if kept else None
 
     @staticmethod
     def _unchecked(
@@ -416,16 +420,31 @@ class PersonalCodec:
         digests: dict[str, str],
         prior: Opened,
         changed: set[str],
+        fresh: list[str] | None,
+        parts: set[str],
     ) -> dict[str, str]:
         """The entries of `listed` that `prior` does not vouch for: listed under another
-        hidden name or ciphertext id than there, new, or at a name whose blob changed."""
-        again = {p for p, _ in listed.items() - prior.listed.items()}
-        again.update(p for p, c in digests.items() - prior.ciphers.items() if p in listed)
-        again.update(listed.keys() - digests.keys())  # a whole decode refuses it: let it
+        hidden name or ciphertext id than there, new, or at a name whose blob changed. With
+        `fresh` (the paths of the shards that differ from `prior`'s: a shard `prior` holds at
+        the same ciphertext id holds the same entries) only those are compared; `parts`: the
+        hidden names of the shards."""
+        if fresh is None:
+            again = {p for p, _ in listed.items() - prior.listed.items()}
+            again.update(p for p, c in digests.items() - prior.ciphers.items() if p in listed)
+            again.update(listed.keys() - digests.keys())  # a whole decode refuses it: let it
+        else:
+            names_were, ciphers_were = prior.listed, prior.ciphers
+            again = {
+                p
+                for p in fresh
+                if names_were.get(p) != listed[p] or ciphers_were.get(p) != digests.get(p)
+            }
         start = prefix + "/"
-        names = {p[len(start) :] for p in changed if p.startswith(start)}
+        names = {p[len(start) :] for p in changed if p.startswith(start)} - parts
         if names:
-            by_name = dict(zip(listed.values(), listed.keys(), strict=True))
+            by_name = {listed[p]: p for p in fresh} if fresh is not None else {}
+            if not names <= by_name.keys():  # not only files of the shards read: all
+                by_name = dict(zip(listed.values(), listed.keys(), strict=True))
             again.update(by_name[n] for n in names if n in by_name)
         return {p: listed[p] for p in again}
 
