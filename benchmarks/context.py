@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from benchmarks.corpus import Shapes, load_shapes
@@ -52,7 +52,9 @@ class Context:
 
     @property
     def sizes(self) -> Sizes:
-        return self.custom or (QUICK if self.quick else FULL)
+        sizes = self.custom or (QUICK if self.quick else FULL)
+        network = os.environ.get("GITMEM_BENCH_NETWORK")  # profiling the network rows smaller
+        return replace(sizes, network=int(network)) if network else sizes
 
     @property
     def racy_wait(self) -> float:

@@ -33,14 +33,24 @@ from gitmem.privacy.crypto import (
     is_hex_name,
     load_machine_key,
     open_json,
-    seal_json,
     split_tree,
     unlock_scope_key,
 )
 from gitmem.privacy.firstcontact import first_contact
 from gitmem.privacy.keymerge import make_keyring
-from gitmem.privacy.rollback import manifest_value, read_manifest, rollback_hint, rolled_back
+from gitmem.privacy.rollback import read_manifest, rollback_hint, rolled_back
 from gitmem.privacy.sealedfolders import form_change, sealed_prefixes, tip_folders
+from gitmem.privacy.shards import (
+    SHARD_CHARS,
+    buckets,
+    is_sharded,
+    open_record,
+    open_shards,
+    read_record,
+    seal_record,
+    seal_shards,
+    shard_name,
+)
 
 NOTE_PREFIX = "sealed:"
 MAX_ROTATIONS = 64  # key changes followed back to the last key this machine trusted
@@ -51,6 +61,7 @@ MAX_INCREMENTAL = 4096
 # the last commit decoded, as checked (under the state folder): the next run's first decode
 # reads what differs from it instead of the whole ref
 DECODED_FILE = "decoded.json"
+DECODED_VERSION = 3  # 3: a folder's entries as NUL-joined rows, its manifest's shards
 NOTE_AD = "gitmem commit note"
 FIRST_PLAINTEXT_HINT = (
     "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
@@ -73,6 +84,9 @@ class Opened:
     listed: dict[str, str]  # path -> hidden name
     ciphers: dict[str, str]  # path -> ciphertext id (each checked against the manifest)
     plain: dict[str, str]  # path -> plaintext id
+    # bucket -> (hidden name, ciphertext id) of the manifest's shards (empty: one blob,
+    # formats 1 and 2; gitmem/privacy/shards.py)
+    shards: dict[str, tuple[str, str]] = field(default_factory=dict)
     # read from the last run's record (DECODED_FILE): its plaintexts are not yet known to
     # this run's restorer (a plaintext pruned by gc is opened again from its ciphertext)
     stored: bool = False
@@ -94,6 +108,16 @@ class Decoded:
 
 
 @dataclass
+class Newest:
+    gen: int
+    key_id: str
+    ciphers: dict[str, str]  # path -> ciphertext id
+    manifest: str  # the manifest's blob id
+    listed: dict[str, str]  # path -> hidden name
+    shards: dict[str, tuple[str, str]]  # bucket -> (hidden name, ciphertext id)
+
+
+@dataclass
 class PersonalCodec:
     repo: Repository
     ref: str
@@ -109,11 +133,13 @@ class PersonalCodec:
     _cache: CipherCache | None = None
     last_keyring: Keyring | None = None  # the keys of the last encode (for its commit message)
     _encoded: list[tuple[dict[str, str], Decoded]] = field(default_factory=list)
-    # plaintext id -> (key, path, ciphertext id) of cached pairs not checked to exist
-    _lazy: dict[str, tuple[ScopeKey, str, str]] = field(default_factory=dict)
-    # prefix -> (generation, key id, {path: ciphertext id}, manifest id) of the newest manifest
-    # opened in this run: encode keeps it when nothing changed, else writes generation + 1
-    _newest: dict[str, tuple[int, str, dict[str, str], str]] = field(default_factory=dict)
+    # (key, {path: plaintext id}, {path: ciphertext id}) of cached pairs not checked to exist:
+    # indexed by plaintext id only when one is missing (_reopen), not on every decode
+    _lazy: list[tuple[ScopeKey, dict[str, str], dict[str, str]]] = field(default_factory=list)
+    _lazy_index: dict[str, tuple[ScopeKey, str, str]] = field(default_factory=dict)
+    # prefix -> the newest manifest opened (or written) in this run: encode keeps it when
+    # nothing changed, else writes generation + 1 (and keeps its unchanged shards)
+    _newest: dict[str, Newest] = field(default_factory=dict)
     # prefixes where another manifest of the same newest generation was opened (two machines
     # each wrote one above a common parent): keeping either could look like the other put back
     _tied: set[str] = field(default_factory=set)
@@ -259,10 +285,7 @@ class PersonalCodec:
         manifest_path = f"{prefix}/{MANIFEST}"
         manifest_id = names.pop(MANIFEST)
         if prior is not None and prior.stored:  # its plaintexts, restorable as a decode's
-            if not self._lazy:
-                repo.add_restorer(self._reopen)
-            for path, plain in prior.plain.items():
-                self._lazy[plain] = (key, path, prior.ciphers[path])
+            self._restorable(key, prior.plain, prior.ciphers)
             self._present.update(prior.ciphers.values())
             prior.stored = False
         if (
@@ -274,14 +297,14 @@ class PersonalCodec:
             self._note_newest(prefix, key.key_id, prior)
             return prior
         try:
-            listed, gen, digests = read_manifest(
-                open_json(key, manifest_path, repo.read_blob(manifest_id))
+            listed, gen, digests, shards, fresh = self._read_manifest(
+                key, prefix, manifest_id, names, prior, where
             )
         except (ValueError, KeyError, TypeError):
             raise DecryptError(
                 f"{manifest_path} in {where} does not decrypt", REFUSED_HINT
             ) from None
-        unlisted = sorted(set(names) - set(listed.values()))
+        unlisted = sorted(set(names) - set(listed.values()) - {n for n, _ in shards.values()})
         if unlisted:
             raise DecryptError(
                 f"{prefix}/{unlisted[0][:40]} in {where} is not in its encrypted manifest",
@@ -292,10 +315,12 @@ class PersonalCodec:
         pending: list[str] = []  # paths whose plaintext this clone does not know yet
         todo = listed
         if prior is not None and changed is not None and digests is not None:
-            todo = self._unchecked(prefix, listed, digests, prior, changed)
-            for path in listed.keys() - todo.keys():
-                ciphers[path] = prior.ciphers[path]
-                out[path] = prior.plain[path]
+            parts = {n for n, _ in shards.values()}
+            todo = self._unchecked(prefix, listed, digests, prior, changed, fresh, parts)
+            # the others are as `prior` holds them (copied whole in C, those gone removed)
+            out, ciphers = dict(prior.plain), dict(prior.ciphers)
+            for path in prior.plain.keys() - listed.keys():
+                del out[path], ciphers[path]
         for path, name in todo.items():
             if not path.startswith(prefix + "/") or name not in names or key.name(path) != name:
                 raise DecryptError(
@@ -324,10 +349,7 @@ class PersonalCodec:
             pending.append(path)
         # a cached plaintext is not checked for here (a listing of 256 object folders at 10,000
         # files): a read that misses it (pruned by gc: it is unreachable) decrypts it again
-        if out and not self._lazy:
-            repo.add_restorer(self._reopen)
-        for path, plain in out.items():
-            self._lazy[plain] = (key, path, ciphers[path])
+        self._restorable(key, out, ciphers)
         for path in pending:
             cipher = ciphers[path]
             try:
@@ -339,12 +361,57 @@ class PersonalCodec:
                 ) from None
             cache.put(key.key_id, path, plain, cipher)
             out[path] = plain
-        if todo is not listed:  # in the manifest's order, as a whole decode gives them
-            out = {path: out[path] for path in listed}
-            ciphers = {path: ciphers[path] for path in listed}
-        done = Opened(manifest_id, gen, listed, ciphers, out)
+        done = Opened(manifest_id, gen, listed, ciphers, out, shards)
         self._note_newest(prefix, key.key_id, done)
         return done
+
+    def _read_manifest(
+        self,
+        key: ScopeKey,
+        prefix: str,
+        manifest_id: str,
+        names: dict[str, str],
+        prior: Opened | None,
+        where: str,
+    ) -> tuple[
+        dict[str, str], int, dict[str, str] | None, dict[str, tuple[str, str]], list[str] | None
+    ]:
+        """(path -> hidden name, generation, path -> ciphertext id, shards) of a sealed folder's
+        manifest. A sharded one: each listed shard must be in the folder (`names`) as listed;
+        a shard `prior` (checked in this run, same key) opened at the same ciphertext id holds
+        the entries it held then — only the others are read and opened. ValueError, KeyError
+        or TypeError when the manifest does not open or is not one. Last, the paths of the
+        shards read (None: every shard or a manifest in one blob)."""
+        value = open_record(key, prefix, self.repo.read_blob(manifest_id))
+        if not is_sharded(value):
+            return (*read_manifest(value), {}, None)
+        gen, ids = read_record(value)
+        shards: dict[str, tuple[str, str]] = {}
+        for bucket, oid in ids.items():
+            name = shard_name(key, prefix, bucket)
+            if names.get(name) != oid:
+                raise DecryptError(
+                    f"{prefix}/manifest in {where} lists a part the folder does not hold "
+                    "(removed, or an older copy put back)",
+                    REFUSED_HINT,
+                )
+            shards[bucket] = (name, oid)
+        before = prior.shards if prior is not None else {}
+        kept = {b for b, pair in shards.items() if before.get(b) == pair}
+        listed: dict[str, str] = {}
+        digests: dict[str, str] = {}
+        if kept:
+            assert prior is not None
+            listed = {p: n for p, n in prior.listed.items() if n[:SHARD_CHARS] in kept}
+            digests = {p: prior.ciphers[p] for p in listed}
+        fresh_listed, fresh_digests = open_shards(
+            self.repo, key, prefix, {b: ids[b] for b in ids if b not in kept}
+        )
+        if fresh_listed.keys() & listed.keys():
+            raise TypeError("a path in two shards")
+        listed.update(fresh_listed)
+        digests.update(fresh_digests)
+        return listed, gen, digests, shards, list(fresh_listed) if kept else None
 
     @staticmethod
     def _unchecked(
@@ -353,31 +420,61 @@ class PersonalCodec:
         digests: dict[str, str],
         prior: Opened,
         changed: set[str],
+        fresh: list[str] | None,
+        parts: set[str],
     ) -> dict[str, str]:
         """The entries of `listed` that `prior` does not vouch for: listed under another
-        hidden name or ciphertext id than there, new, or at a name whose blob changed."""
-        again = {p for p, _ in listed.items() - prior.listed.items()}
-        again.update(p for p, c in digests.items() - prior.ciphers.items() if p in listed)
-        again.update(listed.keys() - digests.keys())  # a whole decode refuses it: let it
+        hidden name or ciphertext id than there, new, or at a name whose blob changed. With
+        `fresh` (the paths of the shards that differ from `prior`'s: a shard `prior` holds at
+        the same ciphertext id holds the same entries) only those are compared; `parts`: the
+        hidden names of the shards."""
+        if fresh is None:
+            again = {p for p, _ in listed.items() - prior.listed.items()}
+            again.update(p for p, c in digests.items() - prior.ciphers.items() if p in listed)
+            again.update(listed.keys() - digests.keys())  # a whole decode refuses it: let it
+        else:
+            names_were, ciphers_were = prior.listed, prior.ciphers
+            again = {
+                p
+                for p in fresh
+                if names_were.get(p) != listed[p] or ciphers_were.get(p) != digests.get(p)
+            }
         start = prefix + "/"
-        names = {p[len(start) :] for p in changed if p.startswith(start)}
+        names = {p[len(start) :] for p in changed if p.startswith(start)} - parts
         if names:
-            by_name = dict(zip(listed.values(), listed.keys(), strict=True))
+            by_name = {listed[p]: p for p in fresh} if fresh is not None else {}
+            if not names <= by_name.keys():  # not only files of the shards read: all
+                by_name = dict(zip(listed.values(), listed.keys(), strict=True))
             again.update(by_name[n] for n in names if n in by_name)
         return {p: listed[p] for p in again}
 
     def _note_newest(self, prefix: str, key_id: str, done: Opened) -> None:
         """Keep the newest manifest opened in this run (encode writes the one above it)."""
         newest = self._newest.get(prefix)
-        if newest is None or done.gen > newest[0]:
-            self._newest[prefix] = (done.gen, key_id, done.ciphers, done.manifest)
+        if newest is None or done.gen > newest.gen:
+            self._newest[prefix] = Newest(
+                done.gen, key_id, done.ciphers, done.manifest, done.listed, done.shards
+            )
             self._tied.discard(prefix)
-        elif done.gen == newest[0] and done.manifest != newest[3]:
+        elif done.gen == newest.gen and done.manifest != newest.manifest:
             self._tied.add(prefix)
+
+    def _restorable(self, key: ScopeKey, plain: dict[str, str], ciphers: dict[str, str]) -> None:
+        """Plaintexts `plain` may be opened again from `ciphers` if gc pruned them."""
+        if not plain:
+            return
+        if not self._lazy:
+            self.repo.add_restorer(self._reopen)
+        self._lazy.append((key, plain, ciphers))
+        self._lazy_index.clear()
 
     def _reopen(self, plain: str) -> bytes | None:
         """The plaintext `plain` again, from the ciphertext it was cached with (or None)."""
-        found = self._lazy.get(plain)
+        if not self._lazy_index:  # the first plaintext missing in this run: index them all
+            for key, plains, ciphers in self._lazy:
+                for path, oid in plains.items():
+                    self._lazy_index[oid] = (key, path, ciphers[path])
+        found = self._lazy_index.get(plain)
         if found is None:
             return None
         key, path, cipher = found
@@ -593,7 +690,7 @@ class PersonalCodec:
                 out[path] = oid
         if keyring is not None:  # a folder once sealed keeps an (empty) manifest: dropping
             for prefix in self.wanted:  # it must not pass for an honest "all deleted"
-                if self._newest.get(prefix, (0,))[0] > 0:
+                if prefix in self._newest and self._newest[prefix].gen > 0:
                     groups.setdefault(prefix, {})
         if groups and keyring is None:
             keyring = self.new_keyring()
@@ -605,7 +702,7 @@ class PersonalCodec:
             out.update(self._seal_prefix(keyring.key, prefix, members))
         plain = {p: o for p, o in files.items() if not p.startswith(KEY_DIR + "/")}
         manifests = {p: out[f"{p}/{MANIFEST}"] for p in groups}
-        gens = {p: self._newest[p][0] for p in groups}
+        gens = {p: self._newest[p].gen for p in groups}
         self._encoded.append(
             (dict(out), Decoded(plain, keyring, frozenset(groups), gens, manifests))
         )
@@ -648,16 +745,36 @@ class PersonalCodec:
                 cipher = repo.write_blob(key.seal(path, repo.read_blob(plain)))
                 cache.put(key.key_id, path, plain, cipher)
             out[f"{prefix}/{name}"] = ciphers[path] = cipher
-        manifest = f"{prefix}/{MANIFEST}"
-        gen, key_id, newest, oid = self._newest.get(prefix, (0, "", {}, ""))
-        kept = gen > 0 and key_id == key.key_id and newest == ciphers and prefix not in self._tied
-        if not kept:
-            gen += 1  # above every manifest of this ref opened here, so above both parents
-            value = manifest_value(listed, ciphers, gen)
-            oid = repo.write_blob(seal_json(key, manifest, value))
-            self._newest[prefix] = (gen, key.key_id, ciphers, oid)
+        newest = self._newest.get(prefix) or Newest(0, "", {}, "", {}, {})
+        if not (
+            newest.gen > 0
+            and newest.key_id == key.key_id
+            and newest.ciphers == ciphers
+            and prefix not in self._tied
+        ):
+            # above every manifest of this ref opened here, so above both parents; a shard
+            # whose entries did not change is kept (the same ciphertext: nothing to push)
+            before = buckets(newest.listed) if newest.key_id == key.key_id else {}
+            shards: dict[str, tuple[str, str]] = {}
+            for bucket, paths in buckets(listed).items():
+                old = newest.shards.get(bucket)
+                if (
+                    old is not None
+                    and set(before.get(bucket, ())) == set(paths)
+                    and all(newest.ciphers.get(p) == ciphers[p] for p in paths)
+                ):
+                    shards[bucket] = old
+                else:
+                    made = seal_shards(repo, key, prefix, listed, ciphers, paths)
+                    shards[bucket] = (shard_name(key, prefix, bucket), made)
+            oid = seal_record(
+                repo, key, prefix, newest.gen + 1, {b: o for b, (_, o) in shards.items()}
+            )
+            newest = Newest(newest.gen + 1, key.key_id, ciphers, oid, listed, shards)
+            self._newest[prefix] = newest
             self._tied.discard(prefix)
-        out[manifest] = oid
+        out.update({f"{prefix}/{name}": o for name, o in newest.shards.values()})
+        out[f"{prefix}/{MANIFEST}"] = newest.manifest
         return out
 
     def new_keyring(self, recipients: list[str] | None = None) -> Keyring:
@@ -697,15 +814,18 @@ class PersonalCodec:
         from gitmem.project.confinement import write_no_links
 
         sealed = tuple(f"{prefix}/" for prefix in base.opened)
+        opened: dict[str, list[object]] = {}
+        for prefix, o in base.opened.items():
+            rows = _rows(o)
+            if rows.count("\0") != max(4 * len(o.listed) - 1, 0):
+                return  # a name holding a NUL (none should): no record, the next run reads whole
+            opened[prefix] = [o.manifest, o.gen, rows, o.shards]
         value = {
-            "version": 1,
+            "version": DECODED_VERSION,
             "tree": base.tree,
             "key_id": base.key_id,
             "rest": {p: o for p, o in base.listing.items() if not p.startswith(sealed)},
-            "opened": {
-                prefix: [o.manifest, o.gen, o.listed, o.ciphers, o.plain]
-                for prefix, o in base.opened.items()
-            },
+            "opened": opened,
         }
         common = self.repo.common_dir
         write_no_links(common, common / "gitmem" / DECODED_FILE, json.dumps(value).encode())
@@ -714,6 +834,7 @@ class PersonalCodec:
     def _load_base(self) -> Decoded | None:
         """The commit the last run decoded last, as it was checked (DECODED_FILE), or None."""
         import json
+        from itertools import repeat
 
         from gitmem.project.confinement import read_no_links
 
@@ -724,24 +845,30 @@ class PersonalCodec:
             if data is None:
                 return None
             raw = json.loads(data)
-            if raw["version"] != 1:
+            if raw["version"] != DECODED_VERSION:  # an older gitmem's: decoded whole once
                 return None
             listing = _strings(raw["rest"])
             opened: dict[str, Opened] = {}
-            for prefix, (manifest, gen, listed, ciphers, plain) in raw["opened"].items():
+            for prefix, (manifest, gen, rows, shards) in raw["opened"].items():
+                cells = rows.split("\0") if rows else []
+                paths = cells[0::4]
                 o = Opened(
                     str(manifest),
                     int(gen),
-                    _strings(listed),
-                    _strings(ciphers),
-                    _strings(plain),
+                    dict(zip(paths, cells[1::4], strict=True)),
+                    dict(zip(paths, cells[2::4], strict=True)),
+                    dict(zip(paths, cells[3::4], strict=True)),
+                    {str(b): (str(n), str(c)) for b, (n, c) in shards.items()},
                     stored=True,
                 )
-                if not (o.listed.keys() == o.ciphers.keys() == o.plain.keys()):
+                if len(o.listed) * 4 != len(cells) or not all(
+                    map(str.startswith, paths, repeat(f"{prefix}/"))
+                ):  # a path twice, a row cut short, a path of another folder
                     return None
                 opened[str(prefix)] = o
                 listing[f"{prefix}/{MANIFEST}"] = o.manifest
                 listing.update({f"{prefix}/{n}": o.ciphers[p] for p, n in o.listed.items()})
+                listing.update({f"{prefix}/{n}": c for n, c in o.shards.values()})
             tree, key_id = str(raw["tree"]), str(raw["key_id"])
         except (ValueError, KeyError, TypeError, AttributeError, GitmemError, OSError):
             return None
@@ -749,6 +876,26 @@ class PersonalCodec:
         return Decoded(
             {}, None, tree=tree, listing=listing, opened=opened, key_id=key_id, stored=True
         )
+
+
+def _rows(o: Opened) -> str:
+    """A folder's entries as one string: path, hidden name, ciphertext id, plaintext id of each,
+    joined by NUL (no path holds one): written and split in C, where a JSON object of 10,000
+    entries per field cost a pull ~0.1 s each way (docs/performance.md, issue 23)."""
+    from itertools import chain
+
+    paths = list(o.listed)
+    return "\0".join(
+        chain.from_iterable(
+            zip(
+                paths,
+                map(o.listed.__getitem__, paths),
+                map(o.ciphers.__getitem__, paths),
+                map(o.plain.__getitem__, paths),
+                strict=True,
+            )
+        )
+    )
 
 
 def _strings(value: object) -> dict[str, str]:

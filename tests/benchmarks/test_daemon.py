@@ -9,6 +9,8 @@ import time
 from contextlib import suppress
 from pathlib import Path
 
+import pytest
+
 from benchmarks import daemon
 
 
@@ -62,3 +64,16 @@ def test_daemon_lifetime_is_bounded_even_if_never_stopped(tmp_path: Path) -> Non
         assert not daemon.alive(group)
     finally:
         manager.__exit__(None, None, None)
+
+
+def test_the_network_rows_size_can_be_set_for_profiling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchmarks.context import FULL, QUICK, Context
+
+    monkeypatch.delenv("GITMEM_BENCH_NETWORK", raising=False)
+    assert Context(tmp_path, 1, quick=False).sizes == FULL
+    monkeypatch.setenv("GITMEM_BENCH_NETWORK", "2000")
+    for quick, base in ((False, FULL), (True, QUICK)):
+        sizes = Context(tmp_path, 1, quick=quick).sizes
+        assert sizes.network == 2000 and sizes.scale == base.scale  # only that row's size

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.personal import USER_REF, remote_objects
+from tests.support.personal import USER_REF, remote_objects, shard_paths
 from tests.support.world import World, folder_bytes
 
 MEMORY = "- [Deploy secrets](deploy-secrets.md) — zebra-quartz rotation hook\n"
@@ -64,7 +64,12 @@ def test_first_sync_makes_a_key_and_the_remote_holds_no_plaintext(world: World) 
     names = world.git("ls-tree", "-r", "--name-only", USER_REF, cwd=world.remote).split()
     assert "keys/scope.age" in names and "auto/manifest" in names and "local/manifest" in names
     hidden = [n for n in names if n.startswith(("auto/", "local/")) and not n.endswith("manifest")]
-    assert len(hidden) == 3 and all(len(n.split("/")[1]) == 64 for n in hidden)
+    # three files and the manifests' shards (at most one per file), all under hidden names
+    parts = shard_paths(world.remote, USER_REF, "auto") | shard_paths(
+        world.remote, USER_REF, "local"
+    )
+    assert 2 <= len(parts) <= 3 and parts <= set(hidden)
+    assert len(hidden) == 3 + len(parts) and all(len(n.split("/")[1]) == 64 for n in hidden)
     # the age file opens with the standard format, so the `age` tool can recover the key
     age = subprocess.run(
         ["git", "cat-file", "blob", f"{USER_REF}:keys/scope.age"],
@@ -236,9 +241,13 @@ def test_pushing_twice_makes_no_commit_and_one_edit_changes_one_blob(world: Worl
     world.ok("-C", str(a), "sync")
     second = user_tip(world, a)
     changed = world.git("diff", "--name-only", first, second, cwd=a).split()
-    # the one file's ciphertext, and the manifest (its generation and ciphertext ids)
-    assert len(changed) == 2 and "auto/manifest" in changed, changed
+    # the one file's ciphertext, the manifest's record (its generation) and the one shard
+    # listing that file (its ciphertext id): none of the 20 others, no other shard
+    assert len(changed) == 3 and "auto/manifest" in changed, changed
     changed.remove("auto/manifest")
+    [part] = shard_paths(a, second, "auto") & set(changed)
+    changed.remove(part)
+    assert len(shard_paths(a, second, "auto")) > 1  # 20 files: more than one shard
     # history reads through the encryption: names and bytes in plaintext, on this machine
     diff = world.ok("-C", str(a), "diff", "~1", "--path", "auto")
     assert "auto/note-7.md" in diff and "+note 7, edited" in diff

@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.personal import USER_REF
+from tests.support.personal import USER_REF, shard_paths
 from tests.support.world import REPO_ROOT, World, folder_bytes
 
 MINE = "---\nname: mine\ndescription: d\ntype: user\n---\nmine\n"
@@ -49,7 +49,10 @@ def sealed_local(world: World, victim: Path) -> tuple[Path, str]:
     (victim / "CLAUDE.local.md").write_text("my local instructions, sealed on the ref\n")
     world.ok("-C", str(victim), "sync")
     listed = world.plumb(world.remote, "ls-tree", "-r", "--name-only", USER_REF).split()
-    [cipher] = [p for p in listed if p.startswith("local/") and p != "local/manifest"]
+    parts = shard_paths(victim, USER_REF, "local")  # the manifest's (gitmem/privacy/shards.py)
+    [cipher] = [
+        p for p in listed if p.startswith("local/") and p != "local/manifest" and p not in parts
+    ]
     return auto, cipher
 
 

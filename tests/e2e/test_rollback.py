@@ -13,17 +13,18 @@ from pathlib import Path
 
 import pytest
 
+from gitmem.gitstore import Repository
 from gitmem.privacy.crypto import (
     MANIFEST,
     SCOPE_KEY_FILE,
     load_machine_key,
-    open_json,
     seal_json,
     unlock_scope_key,
 )
-from gitmem.privacy.rollback import read_manifest
+from gitmem.privacy.rollback import manifest_value, read_manifest
+from gitmem.privacy.shards import manifest_files
 from tests.e2e.test_encryption import granted_pair, user_tip, write_personal
-from tests.support.personal import USER_REF
+from tests.support.personal import USER_REF, shard_paths
 from tests.support.world import World, folder_bytes
 
 TRACKING = "refs/gitmem-remotes/origin/users/tester@example.com"
@@ -153,13 +154,19 @@ def test_one_older_ciphertext_put_back_is_refused(world: World, prefix: str) -> 
     (folder / name).write_text("version 2\n")
     world.ok("-C", str(a), "sync")
     mallory = Mallory(world)
-    now, then = mallory.entries(mallory.fetch()), mallory.entries(old)
+    tip = mallory.fetch()
+    now, then = mallory.entries(tip), mallory.entries(old)
     swapped = [p for p in now if p.startswith(prefix + "/") and then.get(p) not in (None, now[p])]
     swapped.remove(f"{prefix}/{MANIFEST}")
+    [shard] = shard_paths(a, tip, prefix) & set(swapped)  # the part of the manifest listing it
+    swapped.remove(shard)
     assert len(swapped) == 1  # the one file that changed: its older ciphertext
     attack = mallory.push_tree(mallory.tree_of({**now, swapped[0]: then[swapped[0]]}))
-
     assert_refused(world, a, auto, attack, "not the version its encrypted manifest lists")
+    # with the older shard that lists it (or that shard alone): the record lists another
+    for older in ({swapped[0]: then[swapped[0]], shard: then[shard]}, {shard: then[shard]}):
+        attack = mallory.push_tree(mallory.tree_of({**now, **older}))
+        assert_refused(world, a, auto, attack, "lists a part the folder does not hold")
     assert (folder / name).read_text() == "version 2\n"
 
 
@@ -190,37 +197,41 @@ def test_a_sealed_folder_dropped_whole_is_refused_but_deleting_every_file_syncs(
     assert folder_bytes(auto2) == {}
 
 
-def downgrade_to_v1(repo: Path, world: World) -> str:
-    """What an older gitmem wrote: the same files, manifests without generation or ids."""
+def downgrade(repo: Path, world: World, form: int = 1) -> str:
+    """What an older gitmem wrote: the same files, each folder's manifest in one blob — of
+    format 1 (files only: before generations) or 2 (generation and ciphertext ids: before
+    the manifest's shards, gitmem/privacy/shards.py) — and no shards."""
     m = Mallory.__new__(Mallory)
     m.clone, m.env = repo, {**world.env, "GIT_INDEX_FILE": str(world.root / "v1.index")}
     tip = m.g("rev-parse", USER_REF).strip()
     files = m.entries(tip)
-
-    def blob(oid: str) -> bytes:
-        return subprocess.run(
-            ["git", "cat-file", "blob", oid], cwd=repo, capture_output=True, check=True
-        ).stdout
-
-    key = unlock_scope_key(blob(files[SCOPE_KEY_FILE]), load_machine_key())
+    store = Repository(repo)
+    key = unlock_scope_key(store.read_blob(files[SCOPE_KEY_FILE]), load_machine_key())
     for prefix in ("auto", "local"):
         path = f"{prefix}/{MANIFEST}"
-        listed = open_json(key, path, blob(files[path]))["files"]
-        files[path] = m.g(
-            "hash-object", "-w", "--stdin", data=seal_json(key, path, {"files": listed, "v": 1})
-        ).strip()
+        for shard in shard_paths(repo, tip, prefix):
+            del files[shard]
+        listed, gen, ciphers, _ = manifest_files(store, key, prefix, files[path])
+        assert ciphers is not None
+        value = {"files": listed, "v": 1} if form == 1 else manifest_value(listed, ciphers, gen)
+        files[path] = m.g("hash-object", "-w", "--stdin", data=seal_json(key, path, value)).strip()
     tree = m.tree_of(files)
     return m.g("commit-tree", tree, "-p", tip, "-m", "gitmem: written by an older gitmem").strip()
 
 
 @pytest.mark.slow
-def test_manifests_from_before_generations_open_and_are_upgraded_on_the_next_change(
-    world: World,
+@pytest.mark.parametrize("form", [1, 2])
+def test_manifests_of_older_formats_open_and_are_upgraded_on_the_next_change(
+    world: World, form: int
 ) -> None:
+    """A ref written by an older gitmem (a manifest without generations, or in one blob
+    without shards) opens on first contact and after; the next change writes it in shards,
+    a generation above, and a clone that synced the older form takes it."""
     seed = world.clone("seed")
     write_personal(world, seed)
     world.ok("-C", str(seed), "sync")
-    v1 = downgrade_to_v1(seed, world)
+    v1 = downgrade(seed, world, form)
+    assert not shard_paths(seed, v1, "auto")
     world.git("push", "-q", "-f", "origin", f"{v1}:{USER_REF}", cwd=seed)
     b, c = world.clone("b"), world.clone("c")  # first contact with an older gitmem's ref
     world.ok("-C", str(b), "sync")
@@ -232,9 +243,14 @@ def test_manifests_from_before_generations_open_and_are_upgraded_on_the_next_cha
     tip = user_tip(world, b)
     manifest = world.git("rev-parse", f"{tip}:auto/{MANIFEST}", cwd=b).strip()
     assert manifest != world.git("rev-parse", f"{v1}:auto/{MANIFEST}", cwd=b).strip()
-    run = world.gitmem("-C", str(c), "sync")  # c synced the v1 tree last: gen 0 vouches nothing
+    assert shard_paths(b, tip, "auto")  # re-written in shards
+    run = world.gitmem("-C", str(c), "sync")  # c synced the older tree last
     assert run.code == 0, run.out + run.err
     assert "edited on b" in (world.scope_path(c) / "deploy-secrets.md").read_text()
+    if form == 2:  # its generation vouched: the older form put back is an older state
+        mallory = Mallory(world)
+        attack = mallory.push_tree(mallory.g("rev-parse", f"{v1}^{{tree}}").strip())
+        assert_refused(world, c, world.scope_path(c), attack, "older state put back")
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -394,3 +395,79 @@ def test_machines_first_identity_made_by_many_gitmems_at_once_is_one_identity() 
     recipients = {p.communicate()[0].decode().strip() for p in procs}
     assert len(recipients) == 1, recipients
     assert recipients == {create_machine_key().recipient}
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    count=st.integers(1, 400),
+    edits=st.lists(st.tuples(st.integers(0, 450), st.sampled_from("mad")), max_size=12),
+)
+def test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited(
+    count: int, edits: list[tuple[int, str]]
+) -> None:
+    """A sealed folder's manifest is a record and one shard per non-empty bucket of hidden
+    names (gitmem/privacy/shards.py): an encode re-writes only the shards of the buckets it
+    edited, a decode from a commit it checked opens only those, and what it gives is what a
+    whole decode gives; an older shard put back is refused."""
+    import subprocess
+    import tempfile
+
+    from gitmem.privacy import codec as codec_module
+    from gitmem.privacy.shards import open_shards as real
+    from gitmem.privacy.shards import shard_name, shard_of
+
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["git", "init", "-q", tmp], check=True)
+        repo = Repository(Path(tmp))
+        files = {f"auto/{i}.md": f"file {i}\n".encode() for i in range(count)}
+        writer = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+        v1 = writer.encode(plain(repo, {"gitmem.toml": b"v", **files}), None)
+        ring = writer.last_keyring
+        assert ring is not None
+        key = ring.key
+        after = dict(files)
+        for i, how in edits:
+            path = f"auto/{i}.md"
+            if how == "d":
+                after.pop(path, None)
+            else:
+                after[path] = f"{how} {i}\n".encode()
+        v2_files = plain(repo, {"gitmem.toml": b"v", **after})
+        v2 = writer.encode(v2_files, ring)
+
+        def stored(tree: dict[str, str], paths: dict[str, bytes]) -> dict[str, str]:
+            buckets = {shard_of(key.name(p)) for p in paths}
+            return {b: tree[f"auto/{shard_name(key, 'auto', b)}"] for b in buckets}
+
+        s1, s2 = stored(v1, files), stored(v2, after)
+        edited = {shard_of(key.name(p)) for p in files.keys() ^ after.keys()}
+        edited |= {
+            shard_of(key.name(p)) for p in files.keys() & after.keys() if files[p] != after[p]
+        }
+        assert {b for b in s1.keys() | s2.keys() if s1.get(b) != s2.get(b)} == edited & (
+            s1.keys() | s2.keys()
+        )
+        assert len(v2) == len(after) + len(s2) + 1 + len(ring.files) + 1  # and gitmem.toml
+
+        opened: list[str] = []
+
+        def counted(
+            repo_: Repository, key_: ScopeKey, prefix: str, wanted: Mapping[str, str]
+        ) -> tuple[dict[str, str], dict[str, str]]:
+            opened.extend(wanted)
+            return real(repo_, key_, prefix, wanted)
+
+        c1, c2 = commit(repo, v1), commit(repo, v2)
+        reader = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+        reader.decode(c1)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(codec_module, "open_shards", counted)
+            assert reader.decode(c2).files == v2_files
+        assert set(opened) == {b for b in s2 if s1.get(b) != s2[b]}
+        fresh = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+        assert fresh.decode(c2).files == v2_files
+        for b in sorted(b for b in s1.keys() & s2.keys() if s1[b] != s2[b])[:2]:
+            older = {**v2, f"auto/{shard_name(key, 'auto', b)}": s1[b]}
+            for decoder in (PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)), reader):
+                with pytest.raises(DecryptError, match="lists a part"):
+                    decoder.decode(commit(repo, older))

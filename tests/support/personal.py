@@ -16,10 +16,10 @@ from gitmem.privacy.crypto import (
     MANIFEST,
     SCOPE_KEY_FILE,
     load_machine_key,
-    open_json,
     split_tree,
     unlock_scope_key,
 )
+from gitmem.privacy.shards import manifest_files, shard_name
 
 USER_REF = "refs/gitmem/users/tester@example.com"
 
@@ -36,8 +36,7 @@ def personal_paths(repo_dir: Path, ref: str = USER_REF) -> set[str]:
         return paths
     key = unlock_scope_key(repo.read_blob(rest[SCOPE_KEY_FILE]), load_machine_key())
     for prefix, names in parts.items():
-        manifest = f"{prefix}/{MANIFEST}"
-        paths |= set(open_json(key, manifest, repo.read_blob(names[MANIFEST]))["files"])
+        paths |= set(manifest_files(repo, key, prefix, names[MANIFEST])[0])
     return paths
 
 
@@ -49,3 +48,17 @@ def remote_objects(remote: Path) -> bytes:
         capture_output=True,
         check=True,
     ).stdout
+
+
+def shard_paths(repo_dir: Path, rev: str, prefix: str) -> set[str]:
+    """The paths of `prefix`'s manifest shards in the tree of `rev` (gitmem/privacy/shards.py):
+    hidden names like the files', told apart with this test's key."""
+    repo = Repository(repo_dir)
+    tree = repo.read_commit(repo.resolve(rev) or rev)[0]
+    oid = repo.tree_entry(tree, SCOPE_KEY_FILE)
+    manifest = repo.tree_entry(tree, f"{prefix}/{MANIFEST}")
+    if oid is None or manifest is None:
+        return set()
+    key = unlock_scope_key(repo.read_blob(oid), load_machine_key())
+    shards = manifest_files(repo, key, prefix, manifest)[3] or {}
+    return {f"{prefix}/{shard_name(key, prefix, bucket)}" for bucket in shards}

@@ -1,0 +1,140 @@
+"""The sealed manifest in shards (docs/design.md §5): a push of a few files rewrites a few
+small blobs, a pull opens only the shards whose ciphertext changed.
+
+A sealed folder P holds `P/manifest` — the folder's record, sealed with `P/manifest` as its
+associated data: `{"v": 3, "gen": G, "shards": {S: ciphertext id}}` — and one shard per
+non-empty bucket S (the first SHARD_CHARS hex digits of a file's hidden name), stored as
+`P/<hidden name of the shard>` beside the files (a 64-hex name like theirs: the tree's layout is
+the one the policy already knows) and sealed with `P/manifest/S` as associated data:
+`{"files": {path: hidden name}, "blobs": {path: ciphertext id}}`. The record lists every shard's
+ciphertext id, so a shard put back from an older state, moved to another bucket or dropped is
+refused as a file is; its generation is what rollback.py compares. Manifests of formats 1 and 2
+(everything in `P/manifest`) are still read, and re-written in shards by the next encode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from gitmem.privacy.crypto import MANIFEST, open_json, seal_json
+from gitmem.privacy.rollback import read_manifest
+
+if TYPE_CHECKING:
+    from gitmem.gitstore import Repository
+    from gitmem.privacy.crypto import ScopeKey
+
+SHARDED = 3  # "v" of a sharded manifest's record
+SHARD_CHARS = 2  # 256 buckets: ~40 files a shard at 10,000 files
+
+
+def shard_of(name: str) -> str:
+    """The bucket of a file by its hidden name (uniform: an HMAC)."""
+    return name[:SHARD_CHARS]
+
+
+def shard_ad(prefix: str, shard: str) -> str:
+    """The associated data a shard is sealed with: a shard opens only in its own bucket."""
+    return f"{prefix}/{MANIFEST}/{shard}"
+
+
+def shard_name(key: ScopeKey, prefix: str, shard: str) -> str:
+    """The hidden name a shard is stored under (no file's path holds a NUL: no collision)."""
+    return key.name(f"{prefix}/\0{MANIFEST}/{shard}")
+
+
+def is_sharded(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("v") == SHARDED
+
+
+def read_record(value: Any) -> tuple[int, dict[str, str]]:
+    """(generation, shard -> ciphertext id) of an opened sharded record; TypeError/KeyError
+    when it is not one."""
+    gen, shards = value["gen"], value["shards"]
+    if not isinstance(gen, int) or isinstance(gen, bool) or gen < 1:
+        raise TypeError("gen")
+    if not isinstance(shards, dict) or not all(
+        isinstance(s, str) and len(s) == SHARD_CHARS and isinstance(o, str)
+        for s, o in shards.items()
+    ):
+        raise TypeError("shards")
+    return gen, shards
+
+
+def read_shard(value: Any, shard: str) -> tuple[dict[str, str], dict[str, str]]:
+    """(path -> hidden name, path -> ciphertext id) of an opened shard of bucket `shard`;
+    TypeError/KeyError when it is not one (a name of another bucket, a path without its id)."""
+    listed, _, ciphers = read_manifest({"files": value["files"], "blobs": value["blobs"]})
+    if ciphers is None or listed.keys() != ciphers.keys() or not listed:
+        raise TypeError("blobs")
+    if not all(isinstance(n, str) and n.startswith(shard) for n in listed.values()):
+        raise TypeError("files")
+    return listed, ciphers
+
+
+def open_record(key: ScopeKey, prefix: str, data: bytes) -> Any:
+    """The opened `P/manifest` (any format); ValueError when it does not open."""
+    return open_json(key, f"{prefix}/{MANIFEST}", data)
+
+
+def open_shards(
+    repo: Repository, key: ScopeKey, prefix: str, wanted: Mapping[str, str]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The entries of the shards `wanted` ({bucket: ciphertext id}), read in one exchange;
+    ValueError (does not open) or TypeError/KeyError (not a shard)."""
+    datas = repo.read_blobs(wanted.values())
+    listed: dict[str, str] = {}
+    ciphers: dict[str, str] = {}
+    for shard, oid in sorted(wanted.items()):
+        names, blobs = read_shard(open_json(key, shard_ad(prefix, shard), datas[oid]), shard)
+        listed.update(names)
+        ciphers.update(blobs)
+    return listed, ciphers
+
+
+def buckets(listed: Mapping[str, str]) -> dict[str, list[str]]:
+    """Paths by bucket of their hidden names."""
+    out: dict[str, list[str]] = {}
+    for path, name in listed.items():
+        out.setdefault(name[:SHARD_CHARS], []).append(path)
+    return out
+
+
+def seal_shards(
+    repo: Repository,
+    key: ScopeKey,
+    prefix: str,
+    listed: Mapping[str, str],
+    ciphers: Mapping[str, str],
+    paths: Iterable[str],
+) -> str:
+    """Write the shard holding `paths` (one bucket's), return its ciphertext id."""
+    members = sorted(paths)
+    shard = shard_of(listed[members[0]])
+    value = {"files": {p: listed[p] for p in members}, "blobs": {p: ciphers[p] for p in members}}
+    return repo.write_blob(seal_json(key, shard_ad(prefix, shard), value))
+
+
+def seal_record(
+    repo: Repository, key: ScopeKey, prefix: str, gen: int, shards: Mapping[str, str]
+) -> str:
+    value = {"v": SHARDED, "gen": gen, "shards": dict(sorted(shards.items()))}
+    return repo.write_blob(seal_json(key, f"{prefix}/{MANIFEST}", value))
+
+
+def stored_shards(key: ScopeKey, prefix: str, shards: Mapping[str, str]) -> dict[str, str]:
+    """{P/hidden name: ciphertext id} of the shards, as the tree holds them."""
+    return {f"{prefix}/{shard_name(key, prefix, s)}": oid for s, oid in shards.items()}
+
+
+def manifest_files(
+    repo: Repository, key: ScopeKey, prefix: str, manifest: str
+) -> tuple[dict[str, str], int, dict[str, str] | None, dict[str, str] | None]:
+    """(path -> hidden name, generation, path -> ciphertext id, shards or None) of a folder's
+    manifest blob of any format, every shard opened; errors as open_shards."""
+    value = open_record(key, prefix, repo.read_blob(manifest))
+    if not is_sharded(value):
+        return (*read_manifest(value), None)
+    gen, shards = read_record(value)
+    listed, ciphers = open_shards(repo, key, prefix, shards)
+    return listed, gen, ciphers, shards
