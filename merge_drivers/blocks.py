@@ -26,7 +26,7 @@ _RULE = re.compile(rb"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}
 _ITEM = re.compile(rb"^( {0,3})([-*+]|\d{1,9}[.)])([ \t]+|$)")
 _DELIMITER = re.compile(rb"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _DATE = re.compile(rb"^(?:#{1,6}[ \t]+|[-*+][ \t]+)\**(\d{4}-\d{2}-\d{2})\b")
-_ORDERED = re.compile(rb"^[ \t]*(\d{1,9})([.)])")
+ORDERED = re.compile(rb"^[ \t]*(\d{1,9})([.)])")
 
 KINDS = (
     "blank",
@@ -73,6 +73,9 @@ class Block:
         paragraph, line breaks too (a re-wrap is formatting)."""
         if self.kind == "paragraph":
             return b"P" + b" ".join(b"".join(self.lines).split())
+        if self.kind == "item" and (m := ORDERED.match(self.lines[0])):
+            first = self.lines[0][: m.start(1)] + b"#" + self.lines[0][m.end(1) :]
+            return b"i" + b"\n".join(x.rstrip(b" \t\r\n") for x in [first, *self.lines[1:]])
         return self.kind[:1].encode() + b"\n".join(x.rstrip(b" \t\r\n") for x in self.lines)
 
     def date(self) -> bytes | None:
@@ -83,7 +86,7 @@ class Block:
         return m.group(1) if m else None
 
     def ordered(self) -> bool:
-        return self.kind == "item" and _ORDERED.match(self.lines[0]) is not None
+        return self.kind == "item" and ORDERED.match(self.lines[0]) is not None
 
     def __repr__(self) -> str:
         return f"Block({self.kind}, {self.start}-{self.end}, {len(self.children)} children)"
@@ -107,27 +110,32 @@ def _indent(line: bytes) -> int:
 
 
 def _blank(line: bytes) -> bool:
-    return not line.strip()
+    return not line or line.isspace()
 
 
 def _shifted(line: bytes, by: int) -> bytes:
     """The line as seen from inside a container `by` columns deep (only for classifying)."""
+    if not by or line[:1] not in (b" ", b"\t"):
+        return line
     n = 0
     while n < len(line) and n < by and line[n : n + 1] in (b" ", b"\t"):
         n += 1
     return line[n:]
 
 
+_STOP = re.compile(
+    rb"^(?: {0,3}(?:`{3,}|~{3,}|#{1,6}(?:[ \t]|$)|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)"
+    rb"|(?:-[ \t]*){3,}$|(?:\*[ \t]*){3,}$|(?:_[ \t]*){3,}$)| *(?:[|>]|<!--))"
+)
+
+
+_SPECIAL = frozenset((b"", b" ", b"\t", b"\n", b"\r", b"<", b">", b"|"))  # not plain text
+_PARAGRAPH_END = re.compile(_STOP.pattern + rb"|^[ \t\r]*$|^ {0,3}(?:=+|-+)[ \t]*$")
+
+
 def _starts_block(s: bytes) -> bool:
     """Whether a line (seen at its container's column) interrupts a paragraph."""
-    return bool(
-        _FENCE.match(s)
-        or _HEADING.match(s)
-        or _RULE.match(s)
-        or _ITEM.match(s)
-        or s.lstrip(b" ")[:1] in (b"|", b">")
-        or s.lstrip(b" ").startswith(b"<!--")
-    )
+    return _STOP.match(s) is not None
 
 
 def parse(data: bytes) -> list[Block]:
@@ -142,7 +150,9 @@ def _scan(lines: Sequence[bytes], offset: int, col: int, depth: int = 0) -> list
     while i < n:
         s = _shifted(lines[i], col)
         j = i + 1
-        if _blank(s):
+        if s[:1] not in _SPECIAL and _STOP.match(s) is None and b"|" not in s:
+            out.append(_paragraph(lines, i, col, offset))  # the common case: a line of text
+        elif _blank(s):
             while j < n and _blank(lines[j]):
                 j += 1
             out.append(Block("blank", list(lines[i:j]), offset + i))
@@ -167,10 +177,10 @@ def _scan(lines: Sequence[bytes], offset: int, col: int, depth: int = 0) -> list
         elif it := _ITEM.match(s):
             at = len(lines[i]) - len(s) + len(it.group(1)) + len(it.group(2))
             inner = at + (len(it.group(3)) if 0 < len(it.group(3)) <= 4 else 1)
-            j = _item_end(lines, i, col, inner)
+            j = _item_end(lines, i, inner)
             kids = (
                 _scan(lines[i + 1 : j], offset + i + 1, inner, depth + 1)
-                if depth < MAX_DEPTH
+                if depth < MAX_DEPTH and j > i + 1
                 else []
             )
             out.append(Block("item", list(lines[i:j]), offset + i, _indent(lines[i]), tuple(kids)))
@@ -191,23 +201,34 @@ def _scan(lines: Sequence[bytes], offset: int, col: int, depth: int = 0) -> list
                 j -= 1  # trailing blank lines are not the code's
             out.append(Block("code", list(lines[i:j]), offset + i))
         else:
-            under = None
-            while j < n:
-                t = _shifted(lines[j], col)
-                if _blank(t):
-                    break
-                if under := _SETEXT.match(t):
-                    j += 1  # an underline: the paragraph is a heading
-                    break
-                if _starts_block(t):
-                    break
-                j += 1
-            level = (1 if under.group(1)[:1] == b"=" else 2) if under else 0
-            out.append(
-                Block("heading" if under else "paragraph", list(lines[i:j]), offset + i, level)
-            )
-        i = j
+            out.append(_paragraph(lines, i, col, offset))
+        i = out[-1].end - offset
     return out
+
+
+def _paragraph(lines: Sequence[bytes], i: int, col: int, offset: int) -> Block:
+    """The paragraph starting at line `i` (a heading when a setext underline ends it)."""
+    j = _paragraph_end(lines, i, col)
+    under = _SETEXT.match(_shifted(lines[j - 1], col)) if j > i + 1 else None
+    level = (1 if under.group(1)[:1] == b"=" else 2) if under else 0
+    return Block("heading" if under else "paragraph", list(lines[i:j]), offset + i, level)
+
+
+def _paragraph_end(lines: Sequence[bytes], i: int, col: int) -> int:
+    """Where the paragraph starting at line `i` ends: at a blank line or a line that starts
+    another block, or right after a setext underline (which makes it a heading)."""
+    j, n = i + 1, len(lines)
+    while j < n:
+        t = _shifted(lines[j], col)
+        if _PARAGRAPH_END.match(t) is None:
+            j += 1  # the common case: one match a line
+            continue
+        if _blank(t):
+            break
+        if _SETEXT.match(t):
+            return j + 1
+        break
+    return j
 
 
 def _starts_other(line: bytes, col: int, own: bytes) -> bool:
@@ -215,12 +236,11 @@ def _starts_other(line: bytes, col: int, own: bytes) -> bool:
     return _starts_block(s) and s.lstrip(b" ")[:1] != own
 
 
-def _item_end(lines: Sequence[bytes], i: int, col: int, content: int) -> int:
+def _item_end(lines: Sequence[bytes], i: int, content: int) -> int:
     """Where the item starting at line `i` ends: its lines are the ones indented to its
-    content, lazy continuations of its paragraph, and blank lines followed by more of it."""
+    content, and blank lines followed by more of it."""
     n = len(lines)
     j = i + 1
-    paragraph = True  # a lazy continuation line may follow
     while j < n:
         line = lines[j]
         if _blank(line):
@@ -228,14 +248,12 @@ def _item_end(lines: Sequence[bytes], i: int, col: int, content: int) -> int:
             while k < n and _blank(lines[k]):
                 k += 1
             if k < n and _indent(lines[k]) >= content:
-                j, paragraph = k, False
+                j = k
                 continue
             return j
         if _indent(line) >= content:
-            paragraph = not _FENCE.match(_shifted(line, content))
-            if not paragraph:  # a fence inside the item: to its closing line
-                mark = _FENCE.match(_shifted(line, content))
-                assert mark is not None
+            mark = _FENCE.match(_shifted(line, content))
+            if mark is not None:  # a fence inside the item: to its closing line
                 j += 1
                 while j < n:
                     t = _shifted(lines[j], content).lstrip(b" ")
@@ -245,10 +263,8 @@ def _item_end(lines: Sequence[bytes], i: int, col: int, content: int) -> int:
                 continue
             j += 1
             continue
-        if paragraph and not _starts_block(_shifted(line, col)):
-            j += 1  # a lazy continuation of the item's text
-            continue
-        return j
+        return j  # a line not indented to the item: not the item's (a "lazy" one is a line
+        # of its own to the merge, as the writer sees it)
     return j
 
 
