@@ -62,7 +62,7 @@ class _Op:
         return (self.pos, self.new is None, self.keys) == (other.pos, other.new is None, other.keys)
 
 
-def _edits(
+def edits(
     z: Sequence[bytes], s: Sequence[bytes], side: str = ""
 ) -> tuple[list[_Op], dict[int, int]]:
     """The side's edits of the base, and which side element each kept base element is. A run
@@ -129,7 +129,7 @@ def merge_seq(
     kept, "a" or "b" an element that side wrote; and how many conflicts `a` (the higher-ranked
     side, chosen by the caller) won. Without `winner`, None on any conflict."""
     kz, ka, kb = [key(x) for x in z], [key(x) for x in a], [key(x) for x in b]
-    ops = _edits(kz, ka, "a")[0] + _edits(kz, kb, "b")[0]
+    ops = edits(kz, ka, "a")[0] + edits(kz, kb, "b")[0]
     ops.sort(key=_Op.sort_key)
     kept: list[_Op] = []
     group: dict[int, int] = {}  # union-find over kept ops' indexes: conflicting edits
@@ -225,8 +225,8 @@ def merge_lines(
         merged = merge_seq(z, a, b, key, winner=True)
     if merged is None:
         return None
-    _, same_a = _edits([key(x) for x in z], [key(x) for x in a])
-    _, same_b = _edits([key(x) for x in z], [key(x) for x in b])
+    _, same_a = edits([key(x) for x in z], [key(x) for x in a])
+    _, same_b = edits([key(x) for x in z], [key(x) for x in b])
     out: list[bytes] = []
     for side, k in merged[0]:
         if side == "z":
@@ -370,8 +370,8 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None
     merged = merge_seq(wz, wa, wb, lambda w: w[0], winner=True, loose=True)
     if merged is None:
         return None
-    _, same_a = _edits([w[0] for w in wz], [w[0] for w in wa])
-    _, same_b = _edits([w[0] for w in wz], [w[0] for w in wb])
+    _, same_a = edits([w[0] for w in wz], [w[0] for w in wa])
+    _, same_b = edits([w[0] for w in wz], [w[0] for w in wb])
     lead = la if lb == lz else lb if la == lz else max(la, lb)
     parts = [lead]
     for n, (side, k) in enumerate(merged[0]):

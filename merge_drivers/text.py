@@ -199,6 +199,7 @@ def merge_body(
     by_hunk: bool = False,
     appends: bool = False,
     finer: bool = False,
+    tree: bool = False,
 ) -> tuple[bytes, list[Resolution]]:
     """Merge `win` and `lose` (ordered by rank by the caller) against `base`.
 
@@ -212,6 +213,9 @@ def merge_body(
     lines the other changed are kept with the change (`_edit_and_append`), and a hunk both
     changed is merged at the finest grain first (`fine.merge_hunk`).
     `finer`: only the latter (an index paragraph).
+    With `appends`, a body that is UTF-8 without conflict markers is merged on its block tree
+    (`blockmerge`), which merges the lines of the blocks both sides changed here (`tree`:
+    already inside that merge); other bytes merge line by line, every byte kept.
     """
     if win == lose or lose == base:
         return win, []
@@ -219,6 +223,13 @@ def merge_body(
         return lose, []
     if max(len(base), len(win), len(lose)) > MAX_BYTES:
         return win, [Resolution(path, "file", win_side, why)]
+    if appends and not tree and not any(map(corrupted, (base, win, lose))):
+        from merge_drivers.blockmerge import merge_blocks
+
+        def lines(z: bytes, a: bytes, b: bytes, first: int) -> tuple[bytes, list[Resolution]]:
+            return merge_body(path, z, a, b, win_side, why, first, appends=True, tree=True)
+
+        return merge_blocks(path, base, win, lose, win_side, why, first_line, lines)
     zl, al, bl = base.splitlines(True), win.splitlines(True), lose.splitlines(True)
     from merge3 import Merge3
 

@@ -1,0 +1,423 @@
+"""A topic file's body merged on its block tree (issue 24): structure first, then text inside
+each block at the finest grain that keeps both intents.
+
+The three versions are parsed into blocks (`blocks.parse`); each block carries the blank lines
+before it, which are formatting. Blocks are matched by what they say (a paragraph re-wrapped is
+the same paragraph, a step renumbered the same step) with `merge3`, so an untouched block is
+written back byte for byte, as the side that re-formatted it wrote it. Where both sides changed
+the blocks at one place:
+
+- both only added blocks: both kept (a section with what stands under it, an item, a
+  paragraph each one unit), a shared head or tail once, dated log blocks in time order, the
+  rest in a side-independent order; steps of one numbered list numbered on;
+- one side kept the blocks and only added after (or before) them, the other changed them:
+  the change, then the new blocks (an item appended to a list the other side rewrote lands
+  at the end of that list);
+- both changed the same blocks, one for one and of the same kinds: each merged inside
+  (`fine.merge_hunk`: lines for code, cells for tables, words for prose, items renumbered);
+  a winner (the caller's `a`, the higher-ranked side) only where both changed the same words;
+- anything else: the lines of that stretch, as `text.merge_body` merges lines.
+
+Ordered lists whose numbers a merge left out of sequence are renumbered. Pure: bytes in, bytes
+out; the caller orders the sides by rank, so swapping ours/theirs cannot change a byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from merge_drivers.blocks import ORDERED, Block, parse
+from merge_drivers.model import Resolution
+
+LineMerge = Callable[[bytes, bytes, bytes, int], tuple[bytes, list[Resolution]]]
+
+
+class Unit:
+    """A top-level block and the blank lines before it (a leading or trailing blank run of the
+    body is a unit of its own, kind "blank")."""
+
+    __slots__ = ("block", "gap", "key")
+
+    def __init__(self, gap: list[bytes], block: Block | None) -> None:
+        self.gap, self.block = gap, block
+        self.key = block.key() if block is not None else b"b"
+
+    def keyof(self) -> bytes:
+        return self.key
+
+    @property
+    def kind(self) -> str:
+        return self.block.kind if self.block is not None else "blank"
+
+    @property
+    def body(self) -> list[bytes]:
+        return self.block.lines if self.block is not None else []
+
+    @property
+    def lines(self) -> list[bytes]:
+        return self.gap + self.body
+
+
+def units(data: bytes) -> list[Unit]:
+    out: list[Unit] = []
+    gap: list[bytes] = []
+    for b in parse(data):
+        if b.kind == "blank":
+            gap = b.lines
+        else:
+            out.append(Unit(gap, b))
+            gap = []
+    if gap:
+        out.append(Unit(gap, None))
+    return out
+
+
+def _absorbs(prev: Unit, new: Unit) -> bool:
+    """Whether `new`, written right under `prev` with no blank line, would read as part of it
+    (a paragraph under a paragraph or a quote; a table under a table)."""
+    if new.gap or prev.block is None or new.block is None:
+        return False
+    if new.kind in ("paragraph", "code"):
+        return prev.kind in ("paragraph", "quote")
+    return prev.kind == "table" and new.kind == "table"
+
+
+class _Out:
+    """The merged lines, with the resolutions that name them."""
+
+    def __init__(self, path: str, first_line: int, lines: LineMerge) -> None:
+        self.merge_lines = lines
+        self.lines: list[bytes] = []
+        self.last: Unit | None = None
+        self.next: Unit | None = None  # the block both sides kept right after a region
+        self.path, self.first_line = path, first_line
+        self.resolutions: list[Resolution] = []
+        self.touched: list[bool] = []  # per line: written by a merge of changed blocks
+
+    def touch(self, start: int) -> None:
+        """The lines from `start` (a `mark`) on were written where both sides changed blocks."""
+        k = start - self.first_line
+        self.touched[k:] = [True] * (len(self.lines) - k)
+
+    def emit(self, lines: Sequence[bytes], unit: Unit | None = None) -> None:
+        if not lines:
+            return
+        if self.lines and not self.lines[-1].endswith(b"\n"):
+            self.lines[-1] += b"\n"
+        if unit is not None and self.last is not None and _absorbs(self.last, unit):
+            self.lines.append(b"\n")
+        self.lines.extend(lines)
+        self.touched.extend([False] * (len(self.lines) - len(self.touched)))
+
+    def unit(self, u: Unit, lines: Sequence[bytes] | None = None) -> None:
+        self.emit(u.lines if lines is None else lines, u)
+        self.last = u
+
+    def mark(self) -> int:
+        return len(self.lines) + self.first_line
+
+    def resolve(self, start: int, side: str, why: str) -> None:
+        end = self.mark() - 1
+        where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
+        self.resolutions.append(Resolution(self.path, where, side, why))
+
+
+def merge_blocks(
+    path: str,
+    base: bytes,
+    win: bytes,
+    lose: bytes,
+    win_side: str,
+    why: str,
+    first_line: int,
+    lines: LineMerge,
+) -> tuple[bytes, list[Resolution]]:
+    """`win` and `lose` (ordered by rank by the caller) merged against `base` on their blocks;
+    `lines` merges the lines of blocks both sides changed (`text.merge_body`'s line merge,
+    passed in by it: this module does not import it back)."""
+    from merge3 import Merge3
+
+    from merge_drivers.diff import LineMatcher
+
+    zu, au, bu = units(base), units(win), units(lose)
+    zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
+    out = _Out(path, first_line, lines)
+    iz = ia = ib = 0
+    regions = Merge3(zk, ak, bk, sequence_matcher=LineMatcher).find_sync_regions()
+    for zm, ze, am, ae, bm, be in regions:
+        moved: list[bytes] | None = None
+        if am > ia or bm > ib:
+            start = out.mark()
+            out.next = au[am] if am < len(au) else None
+            _region(out, zu[iz:zm], au[ia:am], bu[ib:bm], win_side, why)
+            if out.mark() > start and zm > iz and (am == ia or bm == ib):
+                moved = zu[iz].gap  # a side deleted the blocks: their blank lines came to the next
+            out.touch(start)
+        for i in range(ze - zm):  # untouched: as the side that re-formatted it wrote it
+            z, a, b = zu[zm + i], au[am + i], bu[bm + i]
+            if i == 0 and moved is not None:
+                a = a if a.gap != moved or am > ia else Unit(z.gap, a.block)
+                b = b if b.gap != moved or bm > ib else Unit(z.gap, b.block)
+            out.unit(_formatted(z, a, b))
+        iz, ia, ib = ze, ae, be
+    return b"".join(_renumbered(out.lines, out.touched)), out.resolutions
+
+
+def _formatted(z: Unit, a: Unit, b: Unit) -> Unit:
+    """A block both sides kept: the blank lines before it and its lines each as the side that
+    re-formatted them wrote them (one side renumbered a step, the other moved a blank line)."""
+    gap = a.gap if a.gap != z.gap else b.gap
+    if a.body != z.body or b.body == z.body:
+        return a if gap is a.gap else Unit(gap, a.block)
+    return b if gap is b.gap else Unit(gap, b.block)
+
+
+def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, why: str) -> None:
+    ka, kb, kz = [u.key for u in a], [u.key for u in b], [u.key for u in z]
+    if (ka in (kz, kb) or kb == kz) and len(z) == len(a) == len(b):
+        for x, y, w in zip(z, a, b, strict=True):  # a re-wrap on one side: both kept
+            _merge_unit(out, x, y, w, side, why)
+        return
+    if ka == kb or kb == kz:
+        for u in a:
+            out.unit(u)
+        return
+    if ka == kz:
+        for u in b:
+            out.unit(u)
+        return
+    base = set(kz)
+    start = out.mark()
+    if not z:
+        for u in _both_added(a, b, out.last, out.next):
+            out.unit(u)
+        out.resolve(start, "both", "both added")
+        return
+    if not a or not b:  # blocks one side deleted: those the other changed or added stay
+        for u in a or b:
+            if u.key not in base:
+                out.unit(u)
+        return
+    na, nb = [k for k in ka if k not in base], [k for k in kb if k not in base]
+    longer = a if _holds(na, nb) else b if _holds(nb, na) else None
+    if longer is not None:
+        # the same blocks added or changed on both sides (one side more of them), base blocks
+        # kept or deleted: the new ones, and the base ones both kept (one side deleted what
+        # the other left as it was)
+        both = {k for k in ka if k in base} & {k for k in kb if k in base}
+        for u in longer:
+            if u.key not in base or u.key in both:
+                out.unit(u)
+        return
+    if _by_sequence(out, z, a, b):
+        return
+    kept = _edit_and_append(z, a, b)
+    if kept is not None:
+        for u in kept:
+            out.unit(u)
+        return
+    if len(z) == len(a) == len(b) and all(
+        x.kind == y.kind == w.kind for x, y, w in zip(z, a, b, strict=True)
+    ):
+        for x, y, w in zip(z, a, b, strict=True):
+            _merge_unit(out, x, y, w, side, why)
+        return
+    _merge_lines(out, z, a, b, side, why)
+
+
+def _holds(long: list[bytes], short: list[bytes]) -> bool:
+    """`short` is `long`, or its start or its end."""
+    if len(short) > len(long) or (not short and long):
+        return False
+    return long[: len(short)] == short or long[len(long) - len(short) :] == short
+
+
+def _by_sequence(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit]) -> bool:
+    """Edits of different blocks (adjacent ones too), and the same edit made on both sides,
+    both kept (`fine.merge_seq` on the blocks); False where both changed one block."""
+    from merge_drivers.fine import edits, merge_seq
+
+    merged = merge_seq(z, a, b, Unit.keyof)
+    if merged is None:
+        return False
+    kz = [u.key for u in z]
+    _, same_a = edits(kz, [u.key for u in a])
+    _, same_b = edits(kz, [u.key for u in b])
+    for source, k in merged[0]:
+        if source == "z":
+            ua, ub = a[same_a[k]] if k in same_a else z[k], b[same_b[k]] if k in same_b else z[k]
+            out.unit(ua if ua.lines != z[k].lines else ub)
+        else:
+            out.unit((a if source == "a" else b)[k])
+    return True
+
+
+def _merge_unit(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> None:
+    """One block both sides changed (or re-formatted: a paragraph one side only re-wrapped
+    keeps the other's words in its lines), merged inside it."""
+    if a.lines == b.lines or b.lines == z.lines:
+        out.unit(a)
+        return
+    if a.lines == z.lines:
+        out.unit(b)
+        return
+    _merge_lines(out, [z], [a], [b], side, why)
+
+
+def _merge_lines(
+    out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, why: str
+) -> None:
+    """Blocks both sides changed: their lines merged (`text.merge_body`: diff3, then the
+    finest grain inside a hunk both changed, an edit and lines appended after it both kept)."""
+    zl, al, bl = (b"".join(x for u in us for x in u.lines) for us in (z, a, b))
+    data, resolutions = out.merge_lines(zl, al, bl, out.mark())
+    lines = data.splitlines(True)
+    first = next((x for x in lines if x.strip()), b"")
+    out.emit(lines, Unit([], parse(first)[0]) if lines[:1] == [first] and first else None)
+    tail = units(lines[-1]) if lines else []
+    out.last = tail[-1] if tail and lines[-1].strip() else Unit(lines[-1:], None)
+    out.resolutions.extend(resolutions)
+
+
+def _chunks(us: Sequence[Unit]) -> list[list[Unit]]:
+    """Units cut into what was added as one: a heading with what stands under it (to the next
+    heading of its level or above), else each unit alone."""
+    out: list[list[Unit]] = []
+    level = 0
+    for u in us:
+        b = u.block
+        if b is not None and b.kind == "heading":
+            level = b.level
+            out.append([u])
+        elif level and out:
+            out[-1].append(u)
+        else:
+            out.append([u])
+    return out
+
+
+def _ckey(chunk: list[Unit]) -> list[bytes]:
+    return [u.key for u in chunk]
+
+
+def _date(chunk: list[Unit]) -> bytes | None:
+    b = chunk[0].block
+    return b.date() if b is not None else None
+
+
+def _both_added(
+    a: list[Unit], b: list[Unit], before: Unit | None, after: Unit | None = None
+) -> list[Unit]:
+    """Both sides' new blocks: what both wrote at the start or the end once; between them,
+    dated log blocks in time order (the order the log runs in: newest first when the blocks
+    around them say so), else the greater first (each side's own order kept), so three
+    replicas that add at one place converge."""
+    ca, cb = _chunks(a), _chunks(b)
+    head = 0
+    while head < min(len(ca), len(cb)) and _ckey(ca[head]) == _ckey(cb[head]):
+        head += 1
+    tail = 0
+    while tail < min(len(ca), len(cb)) - head and _ckey(ca[-1 - tail]) == _ckey(cb[-1 - tail]):
+        tail += 1
+    ma, mb = ca[head : len(ca) - tail], cb[head : len(cb) - tail]
+    found = [_date(c) for c in (*ma, *mb)]
+    dates = [d for d in found if d is not None]
+    dated = bool(dates) and len(dates) == len(found)
+    prev = before.block.date() if before is not None and before.block is not None else None
+    then = after.block.date() if after is not None and after.block is not None else None
+    if prev is not None:
+        newest_first = not all(d >= prev for d in dates)
+    else:
+        newest_first = then is not None and all(d >= then for d in dates)
+
+    def first(x: list[Unit], y: list[Unit]) -> bool:
+        if dated:
+            dx, dy = _date(x), _date(y)
+            if dx != dy:
+                return (dx or b"") < (dy or b"") if not newest_first else (dx or b"") > (dy or b"")
+        return _ckey(x) > _ckey(y)
+
+    merged = ca[:head]
+    i = j = 0
+    while i < len(ma) or j < len(mb):
+        if i < len(ma) and j < len(mb) and _ckey(ma[i]) == _ckey(mb[j]):  # both wrote it: once
+            merged.append(max(ma[i], mb[j], key=lambda c: [u.lines for u in c]))
+            i, j = i + 1, j + 1
+        elif j >= len(mb) or (i < len(ma) and first(ma[i], mb[j])):
+            merged.append(ma[i])
+            i += 1
+        else:
+            merged.append(mb[j])
+            j += 1
+    merged += ca[len(ca) - tail :]
+    return [u for c in merged for u in c]
+
+
+def _edit_and_append(z: list[Unit], a: list[Unit], b: list[Unit]) -> list[Unit] | None:
+    """One side kept the base blocks and only added blocks right after (or right before)
+    them; the other changed them: the change, then (before) the new blocks, merged with what
+    the changing side itself added past its version of the base blocks."""
+    n = len(z)
+    kz = [u.key for u in z]
+    for after in (True, False):
+        kept = [
+            len(k) > n and ([u.key for u in k[:n]] if after else [u.key for u in k[-n:]]) == kz
+            for k in (a, b)
+        ]
+        if kept[0] != kept[1]:
+            break
+    else:
+        return None
+    keeper, changed = (a, b) if kept[0] else (b, a)
+    if len(changed) < n:
+        return None
+    new = keeper[n:] if after else keeper[: len(keeper) - n]
+    if {u.key for u in new} & {u.key for u in changed}:
+        return None  # the other side made the same addition: not an edit of the base blocks
+    if after:
+        mine, theirs = changed[:n], changed[n:]
+        return mine + _both_added(theirs, new, mine[-1] if mine else None)
+    theirs, mine = changed[: len(changed) - n], changed[len(changed) - n :]
+    return _both_added(theirs, new, None) + mine
+
+
+def _renumbered(lines: list[bytes], touched: list[bool]) -> list[bytes]:
+    """Ordered lists a merge wrote into (`touched` lines) whose numbers are out of sequence,
+    numbered in sequence from their first number; nested lists alike. A list numbered all
+    alike (`1.` `1.` `1.`) is left as written."""
+    if not any(t and ORDERED.match(x) for t, x in zip(touched, lines, strict=True)):
+        return lines  # no step written where both sides changed blocks
+    out = list(lines)
+
+    def fix(run: list[Block]) -> None:
+        if not any(touched[k] for b in run for k in range(b.start, b.end)):
+            return
+        found = [ORDERED.match(out[b.start]) for b in run]
+        numbers = [int(m.group(1)) for m in found if m]
+        if len(set(numbers)) < 2 or numbers == list(range(numbers[0], numbers[0] + len(run))):
+            return
+        for k, (b, m) in enumerate(zip(run, found, strict=True)):
+            if m is not None:
+                line = out[b.start]
+                out[b.start] = line[: m.start(1)] + str(numbers[0] + k).encode() + line[m.end(1) :]
+
+    def visit(siblings: Sequence[Block]) -> None:
+        run: list[Block] = []
+        for b in siblings:
+            if b.kind == "blank":
+                continue
+            if b.ordered() and run and _same_list(run[0], b, out):
+                run.append(b)
+            else:
+                fix(run)
+                run = [b] if b.ordered() else []
+            visit(b.children)
+        fix(run)
+
+    visit(parse(b"".join(lines)))
+    return out
+
+
+def _same_list(first: Block, b: Block, lines: list[bytes]) -> bool:
+    x, y = ORDERED.match(lines[first.start]), ORDERED.match(lines[b.start])
+    return x is not None and y is not None and first.level == b.level and x.group(2) == y.group(2)

@@ -1,0 +1,291 @@
+"""A Markdown body as a tree of blocks, each keeping its original bytes (issue 24).
+
+The merge works on what a writer edits: headings (sections by heading path), paragraphs,
+fenced code (``` and ~~~ of any length), tables, HTML comments, quotes, rules, indented code,
+and list items with their children (nested items, an item's own paragraphs). Blank lines are
+blocks of their own, so the blocks' lines, joined, are the input byte for byte and an untouched
+block is written back as it came.
+
+A small line scanner, not markdown-it: the git driver imports this only on a conflicting merge,
+and every line is looked at a bounded number of times — linear in the input, nesting beyond
+`MAX_DEPTH` kept as an item's plain lines — so hostile input costs no more than its size.
+Pure: bytes in, blocks out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+
+MAX_DEPTH = 16  # list items nested deeper than this are their parent's lines (bounded cost)
+
+_FENCE = re.compile(rb"^( {0,3})(`{3,}|~{3,})")
+_HEADING = re.compile(rb"^ {0,3}(#{1,6})(?:[ \t]|$)")
+_SETEXT = re.compile(rb"^ {0,3}(=+|-+)[ \t]*$")
+_RULE = re.compile(rb"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
+_ITEM = re.compile(rb"^( {0,3})([-*+]|\d{1,9}[.)])([ \t]+|$)")
+_DELIMITER = re.compile(rb"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_DATE = re.compile(rb"^(?:#{1,6}[ \t]+|[-*+][ \t]+)\**(\d{4}-\d{2}-\d{2})\b")
+ORDERED = re.compile(rb"^[ \t]*(\d{1,9})([.)])")
+
+KINDS = (
+    "blank",
+    "heading",
+    "paragraph",
+    "fence",
+    "table",
+    "comment",
+    "quote",
+    "rule",
+    "code",
+    "item",
+)
+
+
+class Block:
+    """One block: its kind, its lines as written (newlines kept), where it starts in the
+    document (a line index), and its children (an item's nested blocks)."""
+
+    __slots__ = ("children", "kind", "level", "lines", "start")
+
+    def __init__(
+        self,
+        kind: str,
+        lines: list[bytes],
+        start: int,
+        level: int = 0,
+        children: tuple[Block, ...] = (),
+    ) -> None:
+        self.kind, self.lines, self.start = kind, lines, start
+        self.level = level  # a heading's level; an item's indent
+        self.children = children
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.lines)
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(self.lines)
+
+    def key(self) -> bytes:
+        """What the block says, formatting aside: trailing whitespace and line endings; in a
+        paragraph, line breaks too (a re-wrap is formatting)."""
+        if self.kind == "paragraph":
+            return b"P" + b" ".join(b"".join(self.lines).split())
+        if self.kind == "item" and (m := ORDERED.match(self.lines[0])):
+            first = self.lines[0][: m.start(1)] + b"#" + self.lines[0][m.end(1) :]
+            return b"i" + b"\n".join(x.rstrip(b" \t\r\n") for x in [first, *self.lines[1:]])
+        return self.kind[:1].encode() + b"\n".join(x.rstrip(b" \t\r\n") for x in self.lines)
+
+    def date(self) -> bytes | None:
+        """The date a dated log block starts with (`## 2026-11-20`, `- 2026-11-20 …`)."""
+        if self.kind not in ("heading", "item") or not self.lines:
+            return None
+        m = _DATE.match(self.lines[0].lstrip(b" "))
+        return m.group(1) if m else None
+
+    def ordered(self) -> bool:
+        return self.kind == "item" and ORDERED.match(self.lines[0]) is not None
+
+    def __repr__(self) -> str:
+        return f"Block({self.kind}, {self.start}-{self.end}, {len(self.children)} children)"
+
+
+def _indent(line: bytes) -> int:
+    """Columns of leading whitespace (a tab to the next multiple of 4)."""
+    rest = line.lstrip(b" \t")
+    lead = len(line) - len(rest)
+    if b"\t" not in line[:lead]:
+        return lead
+    col = 0
+    for c in line[:lead]:
+        if c == 32:
+            col += 1
+        elif c == 9:
+            col += 4 - col % 4
+        else:
+            break
+    return col
+
+
+def _blank(line: bytes) -> bool:
+    return not line or line.isspace()
+
+
+def _shifted(line: bytes, by: int) -> bytes:
+    """The line as seen from inside a container `by` columns deep (only for classifying)."""
+    if not by or line[:1] not in (b" ", b"\t"):
+        return line
+    n = 0
+    while n < len(line) and n < by and line[n : n + 1] in (b" ", b"\t"):
+        n += 1
+    return line[n:]
+
+
+_STOP = re.compile(
+    rb"^(?: {0,3}(?:`{3,}|~{3,}|#{1,6}(?:[ \t]|$)|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)"
+    rb"|(?:-[ \t]*){3,}$|(?:\*[ \t]*){3,}$|(?:_[ \t]*){3,}$)| *(?:[|>]|<!--))"
+)
+
+
+_SPECIAL = frozenset((b"", b" ", b"\t", b"\n", b"\r", b"<", b">", b"|"))  # not plain text
+_PARAGRAPH_END = re.compile(_STOP.pattern + rb"|^[ \t\r]*$|^ {0,3}(?:=+|-+)[ \t]*$")
+
+
+def _starts_block(s: bytes) -> bool:
+    """Whether a line (seen at its container's column) interrupts a paragraph."""
+    return _STOP.match(s) is not None
+
+
+def parse(data: bytes) -> list[Block]:
+    """The body's top-level blocks; their lines joined are `data`."""
+    return _scan(data.splitlines(True), 0, 0)
+
+
+def _scan(lines: Sequence[bytes], offset: int, col: int, depth: int = 0) -> list[Block]:
+    """Blocks of `lines` (document lines from `offset`), seen `col` columns in."""
+    out: list[Block] = []
+    i, n = 0, len(lines)
+    while i < n:
+        s = _shifted(lines[i], col)
+        j = i + 1
+        if s[:1] not in _SPECIAL and _STOP.match(s) is None and b"|" not in s:
+            out.append(_paragraph(lines, i, col, offset))  # the common case: a line of text
+        elif _blank(s):
+            while j < n and _blank(lines[j]):
+                j += 1
+            out.append(Block("blank", list(lines[i:j]), offset + i))
+        elif m := _FENCE.match(s):
+            mark = m.group(2)
+            while j < n:
+                t = _shifted(lines[j], col).lstrip(b" ")
+                j += 1
+                if t.startswith(mark) and not t.rstrip().strip(mark[:1]):
+                    break
+            out.append(Block("fence", list(lines[i:j]), offset + i))
+        elif h := _HEADING.match(s):
+            out.append(Block("heading", [lines[i]], offset + i, len(h.group(1))))
+        elif s.lstrip(b" ").startswith(b"<!--"):
+            if b"-->" not in s:
+                while j < n and b"-->" not in lines[j]:
+                    j += 1
+                j = min(j + 1, n)
+            out.append(Block("comment", list(lines[i:j]), offset + i))
+        elif _RULE.match(s):
+            out.append(Block("rule", [lines[i]], offset + i))
+        elif it := _ITEM.match(s):
+            at = len(lines[i]) - len(s) + len(it.group(1)) + len(it.group(2))
+            inner = at + (len(it.group(3)) if 0 < len(it.group(3)) <= 4 else 1)
+            j = _item_end(lines, i, inner)
+            kids = (
+                _scan(lines[i + 1 : j], offset + i + 1, inner, depth + 1)
+                if depth < MAX_DEPTH and j > i + 1
+                else []
+            )
+            out.append(Block("item", list(lines[i:j]), offset + i, _indent(lines[i]), tuple(kids)))
+        elif s.lstrip(b" ")[:1] == b">":
+            while j < n and not _blank(lines[j]) and not _starts_other(lines[j], col, b">"):
+                j += 1
+            out.append(Block("quote", list(lines[i:j]), offset + i))
+        elif s.lstrip(b" ")[:1] == b"|" or (
+            b"|" in s and j < n and _DELIMITER.match(_shifted(lines[j], col))
+        ):
+            while j < n and b"|" in lines[j] and not _blank(lines[j]):
+                j += 1
+            out.append(Block("table", list(lines[i:j]), offset + i))
+        elif _indent(s) >= 4:
+            while j < n and (_indent(_shifted(lines[j], col)) >= 4 or _blank(lines[j])):
+                j += 1
+            while j > i + 1 and _blank(lines[j - 1]):
+                j -= 1  # trailing blank lines are not the code's
+            out.append(Block("code", list(lines[i:j]), offset + i))
+        else:
+            out.append(_paragraph(lines, i, col, offset))
+        i = out[-1].end - offset
+    return out
+
+
+def _paragraph(lines: Sequence[bytes], i: int, col: int, offset: int) -> Block:
+    """The paragraph starting at line `i` (a heading when a setext underline ends it)."""
+    j = _paragraph_end(lines, i, col)
+    under = _SETEXT.match(_shifted(lines[j - 1], col)) if j > i + 1 else None
+    level = (1 if under.group(1)[:1] == b"=" else 2) if under else 0
+    return Block("heading" if under else "paragraph", list(lines[i:j]), offset + i, level)
+
+
+def _paragraph_end(lines: Sequence[bytes], i: int, col: int) -> int:
+    """Where the paragraph starting at line `i` ends: at a blank line or a line that starts
+    another block, or right after a setext underline (which makes it a heading)."""
+    j, n = i + 1, len(lines)
+    while j < n:
+        t = _shifted(lines[j], col)
+        if _PARAGRAPH_END.match(t) is None:
+            j += 1  # the common case: one match a line
+            continue
+        if _blank(t):
+            break
+        if _SETEXT.match(t):
+            return j + 1
+        break
+    return j
+
+
+def _starts_other(line: bytes, col: int, own: bytes) -> bool:
+    s = _shifted(line, col)
+    return _starts_block(s) and s.lstrip(b" ")[:1] != own
+
+
+def _item_end(lines: Sequence[bytes], i: int, content: int) -> int:
+    """Where the item starting at line `i` ends: its lines are the ones indented to its
+    content, and blank lines followed by more of it."""
+    n = len(lines)
+    j = i + 1
+    while j < n:
+        line = lines[j]
+        if _blank(line):
+            k = j
+            while k < n and _blank(lines[k]):
+                k += 1
+            if k < n and _indent(lines[k]) >= content:
+                j = k
+                continue
+            return j
+        if _indent(line) >= content:
+            mark = _FENCE.match(_shifted(line, content))
+            if mark is not None:  # a fence inside the item: to its closing line
+                j += 1
+                while j < n:
+                    t = _shifted(lines[j], content).lstrip(b" ")
+                    j += 1
+                    if t.startswith(mark.group(2)) and not t.rstrip().strip(mark.group(2)[:1]):
+                        break
+                continue
+            j += 1
+            continue
+        return j  # a line not indented to the item: not the item's (a "lazy" one is a line
+        # of its own to the merge, as the writer sees it)
+    return j
+
+
+def walk(blocks: Sequence[Block]) -> Iterator[Block]:
+    """Every block, depth first (an item before its children)."""
+    stack = list(reversed(blocks))
+    while stack:
+        b = stack.pop()
+        yield b
+        stack.extend(reversed(b.children))
+
+
+def heading_paths(blocks: Sequence[Block]) -> list[tuple[bytes, ...]]:
+    """For each top-level block, the headings it stands under (their keys, outermost first);
+    a heading's own path ends with itself."""
+    path: list[tuple[int, bytes]] = []
+    out: list[tuple[bytes, ...]] = []
+    for b in blocks:
+        if b.kind == "heading":
+            while path and path[-1][0] >= b.level:
+                path.pop()
+            path.append((b.level, b.key()))
+        out.append(tuple(k for _, k in path))
+    return out

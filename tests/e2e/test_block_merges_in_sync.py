@@ -1,0 +1,49 @@
+"""Topic files edited on several machines merge on their Markdown structure during `gitmem
+sync` (issue 24): each machine's edit survives where a careful human would keep it, and every
+replica ends with the same bytes."""
+
+from __future__ import annotations
+
+from tests.support.world import World, folder_bytes
+
+HEAD = "---\nname: release\ndescription: how we release\ntype: project\n---\n"
+BODY = (
+    "Release steps.\n\n```sh\nmake test\nbump-version.sh patch\n```\n\n"
+    "1. clone\n2. install\n3. run tests\n\n| tool | version |\n|:--|--:|\n| ruff | 0.4 |\n\n"
+    "## 2026-11-19\n\nfirst release\n"
+)
+
+
+def test_three_machines_edit_one_topic_file_and_converge_on_every_edit(world: World) -> None:
+    a, b, c = world.clone("a"), world.clone("b"), world.clone("c")
+    da, db, dc = (world.scope_path(x) for x in (a, b, c))
+    da.mkdir(parents=True)
+    (da / "MEMORY.md").write_text("# Memory\n- [Release](release.md) — how we release\n")
+    (da / "release.md").write_text(HEAD + BODY)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    world.ok("-C", str(c), "sync")
+    (da / "release.md").write_text(
+        HEAD
+        + BODY.replace("make test\n", "make test lint\n").replace(
+            "1. clone\n2. install\n3. run tests", "1. clone\n2. configure\n3. install\n4. run tests"
+        )
+        + "\n## 2026-11-21\n\nfrom a\n"
+    )
+    (db / "release.md").write_text(
+        HEAD
+        + BODY.replace("patch", "minor").replace("3. run tests", "3. run all tests")
+        + "\n## 2026-11-20\n\nfrom b\n"
+    )
+    (dc / "release.md").write_text(
+        HEAD + BODY.replace("| 0.4 |", "| 0.5 |") + "\n## 2026-11-22\n\nfrom c\n"
+    )
+    for clone in (a, b, c, a, b):
+        world.ok("-C", str(clone), "sync")
+    assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
+    text = (da / "release.md").read_text()
+    assert "make test lint\nbump-version.sh minor\n" in text  # neighbouring code lines
+    assert "1. clone\n2. configure\n3. install\n4. run all tests\n" in text  # step + edit
+    assert "| ruff | 0.5 |" in text
+    days = [text.index(f"## 2026-11-{d}") for d in (19, 20, 21, 22)]
+    assert days == sorted(days)  # the log keeps time order

@@ -1,0 +1,149 @@
+"""A topic body merged on its block tree (issue 24): blocks matched by what they say, an
+untouched block written back byte for byte, new blocks placed by structure (a section with
+what stands under it, dated log blocks in time order, steps numbered on, an item appended to
+a list the other side rewrote at the end of that list)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from merge_drivers import merge_file
+from merge_drivers.text import merge_body
+
+from .conftest import examples
+from .test_fine_merges import FM, PATH, merged
+
+
+def three_ways(base: str, *sides: str) -> set[bytes]:
+    """Every order three replicas can merge in: the results (one when they converge)."""
+    z = (FM + base).encode()
+    enc = [(FM + s).encode() for s in sides]
+
+    def m(x: bytes, y: bytes) -> bytes:
+        data = merge_file(PATH, z, x, y).data
+        assert data is not None
+        return data
+
+    return {m(m(enc[i], enc[j]), enc[k]) for i, j, k in itertools.permutations(range(3))}
+
+
+@pytest.mark.parametrize(
+    ("day", "entry"),
+    [("## {d}\n\n{t}\n", "heading"), ("- {d} {t}\n", "bullet"), ("- **{d}** {t}\n", "bold")],
+)
+def test_dated_log_blocks_from_three_machines_keep_time_order(day: str, entry: str) -> None:
+    log = day.format(d="2026-11-19", t="first day")
+    sep = "\n" if entry == "heading" else ""
+
+    def add(d: str, t: str) -> str:
+        return log + sep + day.format(d=d, t=t)
+
+    results = three_ways(
+        log, add("2026-11-21", "c"), add("2026-11-20", "b"), add("2026-11-22", "d")
+    )
+    assert len(results) == 1
+    text = results.pop().decode()
+    dates = [text.index(f"2026-11-{d}") for d in (19, 20, 21, 22)]
+    assert dates == sorted(dates), text
+
+
+def test_a_log_written_newest_first_stays_newest_first() -> None:
+    log = "- 2026-11-19 old\n"
+    out, _ = merged(FM + log, FM + "- 2026-11-21 c\n" + log, FM + "- 2026-11-20 b\n" + log)
+    assert out == FM + "- 2026-11-21 c\n- 2026-11-20 b\n" + log
+
+
+def test_both_sides_appending_a_step_number_them_on() -> None:
+    body = "Steps:\n\n1. clone\n2. install\n3. test\n"
+    out, notes = merged(FM + body, FM + body + "4. lint\n", FM + body + "4. push\n")
+    assert out in (FM + body + "4. push\n5. lint\n", FM + body + "4. lint\n5. push\n")
+    assert notes and "both added" in notes[0]
+
+
+def test_a_section_both_sides_appended_stays_whole() -> None:
+    body = "# Notes\n\nintro\n"
+    one = "\n## Build\n\nmake all\n\n- fast\n"
+    two = "\n## Deploy\n\nssh prod\n\n- slow\n"
+    out, _ = merged(FM + body, FM + body + one, FM + body + two)
+    assert one in out and two in out  # each heading with what it holds, not interleaved
+
+
+def test_an_item_appended_under_a_list_the_other_side_rewrote_ends_that_list() -> None:
+    body = "Tools:\n\n- ruff\n- mypy\n\nThat is all.\n"
+    rewritten = "Tools:\n\n- ruff (lint)\n- mypy (types)\n- pytest\n\nThat is all.\n"
+    appended = "Tools:\n\n- ruff\n- mypy\n- hypothesis\n\nThat is all.\n"
+    out, _ = merged(FM + body, FM + rewritten, FM + appended)
+    items = [x for x in out.splitlines() if x.startswith("- ")]
+    assert items[:2] == ["- ruff (lint)", "- mypy (types)"]
+    assert sorted(items[2:]) == ["- hypothesis", "- pytest"]
+    assert out.endswith("\n\nThat is all.\n")  # the list in one piece, then the paragraph
+
+
+def test_a_paragraph_rewrapped_on_one_side_matches_its_base_block() -> None:
+    body = "# T\n\nThe deploy script reads the token\nfrom the vault.\n\n- one\n"
+    wrapped = body.replace("token\nfrom", "token from")
+    out, notes = merged(FM + body, FM + wrapped, FM + body + "- two\n")
+    assert out == FM + wrapped + "- two\n"
+    assert notes == []
+
+
+@pytest.mark.parametrize("eol", ["\n", "\r\n"])
+def test_cjk_emoji_and_crlf_merge_inside_their_blocks(eol: str) -> None:
+    body = "# 记忆\n\n合并 很 重要。\n\n| 工具 | 版本 |\n|:--|--:|\n| ruff | 0.4 |\n"
+    ours = body.replace("很", "非常")
+    theirs = body.replace("0.4", "0.5 🎉")
+
+    def crlf(x: str) -> str:
+        return x.replace("\n", eol)
+
+    out, notes = merged(crlf(FM + body), crlf(FM + ours), crlf(FM + theirs))
+    assert out == crlf(FM + ours.replace("0.4", "0.5 🎉"))
+    assert notes == []
+
+
+def test_untouched_blocks_are_written_back_byte_for_byte() -> None:
+    base = b"# A  \n\npara  one\nwrapped\n\n```\ncode  \n```\n\n- x\n"
+    ours = base.replace(b"- x\n", b"- x\n- y\n")
+    theirs = base.replace(b"# A  \n", b"# A\n\nintro\n")
+    data, _ = merge_body("p", base, ours, theirs, "ours", "r", appends=True)
+    assert b"para  one\nwrapped\n\n```\ncode  \n```\n" in data
+    assert data.endswith(b"- x\n- y\n") and b"intro" in data
+
+
+WORDS = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta"]
+
+
+@st.composite
+def paragraphs(draw: st.DrawFn) -> tuple[list[str], list[str], list[str]]:
+    """Base paragraphs; one side edits a word in some of them, the other rewraps others or
+    adds paragraphs: nothing both touched."""
+    n = draw(st.integers(2, 6))
+    base = [
+        " ".join(draw(st.lists(st.sampled_from(WORDS), min_size=2, max_size=8))) for _ in range(n)
+    ]
+    mine = draw(st.sets(st.integers(0, n - 1)))
+    ours = [
+        p.replace(p.split()[0], p.split()[0].upper(), 1) if i in mine else p
+        for i, p in enumerate(base)
+    ]
+    theirs = [p.replace(" ", "\n", 1) if i not in mine else p for i, p in enumerate(base)]
+    if draw(st.booleans()):
+        theirs.append("new words here")
+    return base, ours, theirs
+
+
+@settings(max_examples=examples())
+@given(paragraphs())
+def test_no_untouched_word_is_lost(sides: tuple[list[str], list[str], list[str]]) -> None:
+    base, ours, theirs = ("\n\n".join(x) + "\n" for x in sides)
+    out, _ = merged(FM + base, FM + ours, FM + theirs)
+    body = out[len(FM) :]
+    for o, t in zip(sides[1], sides[2], strict=False):
+        want = o if o != sides[0][sides[1].index(o)] else t
+        assert " ".join(want.split()) in " ".join(body.split())
+    if len(sides[2]) > len(sides[1]):
+        assert "new words here" in body
