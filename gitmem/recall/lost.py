@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
 
-LOSING = ("newer", "more confident", "tie-break", "clean beats damaged")  # as history.losses
+# the reasons a resolution gives when one side's edit lost ("later" is a date field's own merge)
+LOSING = ("newer", "more confident", "tie-break", "greater bytes", "clean beats damaged")
 MAX_MERGES = 500  # resolving merges read per ref
 
 
@@ -271,3 +272,209 @@ def restore_lost(project: Project, number: int) -> Brought:
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, data.encode("utf-8"), current_mode(target))
     return Brought(edit, target, True)
+
+
+# -- what a sync tells: each edit a merge resolved against, once, with who wrote it --------------
+
+# the reasons of a resolution, as a sentence says them (a trailer keeps its short word)
+SAID = {
+    "tie-break": "a tie: same confidence, same date; every machine keeps the same one of the two",
+    "greater bytes": "a tie: same confidence, same date; every machine keeps the same one of the two",
+    "newer": "newer",
+    "more confident": "more confident",
+    "clean beats damaged": "the other held conflict markers",
+}
+KEPT_OVER_DELETION = "modified beats deleted"
+TOLD_FILE = "told-lost.json"  # edits already told, so no sync tells one twice
+MAX_TOLD = 2000  # the edits remembered as told (oldest forgotten first)
+MAX_TOLD_MERGES = 200  # resolving merges a sync reads for what to tell
+_HOST = re.compile(r" on (\S+?)(?: \(\d+ changed\))?$")
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Who made a version: the commit that last changed the path on that side, its author,
+    and the machine its gitmem message names (`gitmem: … on HOST`; "" when it names none)."""
+
+    commit: str
+    name: str
+    host: str
+    here: bool = False  # this machine and this git user
+
+    def said(self) -> str:
+        if self.here:
+            return f"you ({self.name}) here"
+        return f"{self.name} on {self.host}" if self.host else self.name
+
+    def as_json(self) -> dict[str, object]:
+        return {"name": self.name, "host": self.host, "commit": self.commit, "here": self.here}
+
+
+@dataclass(frozen=True)
+class Loss:
+    """One edit a merge resolved against that this machine is told about: a lost edit
+    (`kind` "lost", numbered as `gitmem lost` numbers it), or a deletion undone by an edit
+    elsewhere (`kind` "kept": modified beats deleted)."""
+
+    kind: str
+    ref: str
+    merge: str
+    path: str
+    subject: str
+    why: str
+    writer: Writer  # who wrote the edit (or the deletion) that lost
+    winner: Writer  # who wrote the version kept
+    number: int | None = None
+
+    def text(self) -> str:
+        """The line a sync prints after `lost: ` or `kept: `."""
+        from gitmem.project.scopes import shown
+
+        path = shown(self.path)
+        where = f" ({self.subject})" if self.subject and self.subject != "file" else ""
+        if self.kind == "kept":
+            deleted = "deleted here" if self.writer.here else f"deleted by {self.writer.said()}"
+            return (
+                f"{path}{where} — {deleted}, edited by {self.winner.said()}: the edit is kept; "
+                f"gitmem log {path} shows both, delete it again (then gitmem sync) to drop it"
+            )
+        why = SAID.get(self.why, self.why)
+        how = (
+            f"gitmem lost {self.number} shows it, gitmem restore --lost {self.number} brings "
+            "it back"
+            if self.number is not None
+            else f"gitmem log {path} shows it"
+        )
+        return (
+            f"{path}{where} — the edit by {self.writer.said()} lost to the version by "
+            f"{self.winner.said()} ({why}); {how}"
+        )
+
+    def as_json(self) -> dict[str, object]:
+        from gitmem.project.scopes import shown
+
+        path = shown(self.path)
+        return {
+            "kind": self.kind,
+            "ref": self.ref,
+            "merge": self.merge,
+            "path": path,
+            "where": self.subject,
+            "why": self.why,
+            "writer": self.writer.as_json(),
+            "kept": self.winner.as_json(),
+            "number": self.number,
+            "show": f"gitmem lost {self.number}" if self.number else f"gitmem log {path}",
+            "restore": f"gitmem restore --lost {self.number}" if self.number else None,
+        }
+
+
+def losses_to_tell(
+    project: Project, ref: str, before: str | None, after: str | None, made: set[str]
+) -> list[Loss]:
+    """The edits that the merges new on `ref` (in before..after) resolved against and this
+    machine held: a side of a merge made here (`made`) whose edit lost, or an edit reachable
+    from `before` that a merge made elsewhere resolved against. Each edit once: across the
+    merges of this run (a retry merges again) and across runs (remembered as told)."""
+    from gitmem.recall.history import _resolving_merges
+
+    repo = project.repo
+    if after is None or before == after:
+        return []
+    if before is None:  # a first sync commits on top of the remote's history: no merge here
+        return []
+    rows = _resolving_merges(project, ref, f"{before}..{after}", MAX_TOLD_MERGES)
+    me = repo.config_get("user.name") or ""
+    from gitmem.project.scopes import hostname
+
+    host = hostname()
+    told = _told(project)
+    found: list[Loss] = []
+    seen: set[tuple[str, str]] = set()
+    for row in sorted(rows, key=lambda r: int(r["time"])):  # oldest merge first
+        parents = repo.read_commit(row["commit"])[1]
+        if len(parents) != 2:
+            continue
+        new_here: set[tuple[str, str]] = set()
+        for res in filter(None, row["resolved"].split("\x1d")):
+            what, _, outcome = res.rpartition(": ")
+            side, _, why = outcome.partition(" ")
+            why = why.strip("()")
+            kind = "lost" if why in LOSING or why in SAID else "kept"
+            if side not in ("ours", "theirs") or (kind == "kept" and why != KEPT_OVER_DELETION):
+                continue
+            path, _, subject = what.partition(" ")
+            kept, lost = parents if side == "ours" else (parents[1], parents[0])
+            writer = _writer(project, ref, path, lost, kept, me, host)
+            key = (path, writer.commit)
+            if key in told or (key in seen and key not in new_here):
+                continue  # told before, or by an earlier merge of this run
+            here = row["commit"] in made
+            if not (here and side == "theirs") and not (
+                not here and (writer.commit == before or repo.is_ancestor(writer.commit, before))
+            ):
+                continue  # an edit this machine never held: its writer is told
+            seen.add(key)
+            new_here.add(key)
+            winner = _writer(project, ref, path, kept, lost, me, host)
+            found.append(
+                Loss(kind, ref, row["commit"], path, subject or "file", why, writer, winner)
+            )
+    if any(f.kind == "lost" for f in found):
+        numbers = {(e.merge, e.path, e.subject): e.number for e in lost_edits(project)}
+        found = [
+            replace(f, number=numbers.get((f.merge, f.path, f.subject))) if f.kind == "lost" else f
+            for f in found
+        ]
+    if found:
+        _remember_told(project, [(f.path, f.writer.commit) for f in found])
+    return found
+
+
+def _writer(
+    project: Project, ref: str, path: str, side: str, other: str, me: str, host: str
+) -> Writer:
+    """Who wrote `path` as `side` holds it: the newest commit of `side` not in `other` that
+    changed it (the side's newest commit when none names it: an encrypted name)."""
+    from gitmem.recall.history import _stored_path, locate
+
+    repo = project.repo
+    try:
+        stored = _stored_path(project, locate(project, path), repo.resolve(ref))
+    except UsageError:
+        stored = [path]
+    rows = repo.log(f"{other}..{side}", stored, 1) or repo.log(side, None, 1)
+    if not rows:
+        return Writer(side, "another machine", "")
+    m = _HOST.search(rows[0]["subject"])
+    made_on = m[1] if m and rows[0]["subject"].startswith("gitmem:") else ""
+    name = rows[0]["author"]
+    return Writer(rows[0]["commit"], name, made_on, bool(me) and name == me and made_on == host)
+
+
+def _told(project: Project) -> set[tuple[str, str]]:
+    import contextlib
+    import json
+
+    from gitmem.core.state import state_dir
+
+    path = state_dir(project.repo.common_dir) / TOLD_FILE
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        return {(str(p), str(c)) for p, c in json.loads(path.read_text("utf-8"))}
+    return set()
+
+
+def _remember_told(project: Project, keys: list[tuple[str, str]]) -> None:
+    import contextlib
+    import json
+
+    from gitmem.core.state import state_dir
+    from gitmem.project.confinement import write_no_links
+
+    common = project.repo.common_dir
+    path = state_dir(common) / TOLD_FILE
+    old: list[list[str]] = []
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        old = [[str(p), str(c)] for p, c in json.loads(path.read_text("utf-8"))]
+    kept = old + [[p, c] for p, c in keys if [p, c] not in old]
+    write_no_links(common, path, json.dumps(kept[-MAX_TOLD:]).encode())
