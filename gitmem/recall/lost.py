@@ -42,8 +42,10 @@ class LostEdit:
     subject: str  # "lines 4-4", "entry api.md", "field description", "file"
     why: str  # "tie-break", "newer", ...
     lost_side: str  # the merge's parent whose edit lost
-    author: str  # who made the lost edit (the losing side's newest commit)
-    winner: str  # whose version was kept
+    author: str  # who wrote the lost edit (the losing side's newest commit that changed it)
+    winner: str  # who wrote the version kept
+    author_host: str = ""  # the machine the lost edit's gitmem commit names ("": none)
+    winner_host: str = ""
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -55,7 +57,9 @@ class LostEdit:
             "where": self.subject,
             "why": self.why,
             "author": self.author,
+            "author_host": self.author_host,
             "kept": self.winner,
+            "kept_host": self.winner_host,
         }
 
 
@@ -86,6 +90,8 @@ def lost_edits(project: Project) -> list[LostEdit]:
     found.sort(key=lambda f: (f[0], f[1], f[3], f[4]))
     out = []
     for n, (time, merge, ref, path, subject, why, lost, kept) in enumerate(found, 1):
+        writer = _writer(project, ref, path, lost, kept, "", "")
+        winner = _writer(project, ref, path, kept, lost, "", "")
         out.append(
             LostEdit(
                 n,
@@ -96,16 +102,13 @@ def lost_edits(project: Project) -> list[LostEdit]:
                 subject,
                 why,
                 lost,
-                _author(project, lost),
-                _author(project, kept),
+                writer.name,
+                winner.name,
+                writer.host,
+                winner.host,
             )
         )
     return out
-
-
-def _author(project: Project, commit: str) -> str:
-    rows = project.repo.log(commit, None, 1)
-    return rows[0]["author"] if rows else "another machine"
 
 
 def find(project: Project, number: int) -> LostEdit:
@@ -431,6 +434,9 @@ def losses_to_tell(
     return found
 
 
+_STORED: dict[tuple[str, str, str], list[str]] = {}  # (ref, tip, path): its names on the ref
+
+
 def _writer(
     project: Project, ref: str, path: str, side: str, other: str, me: str, host: str
 ) -> Writer:
@@ -439,10 +445,16 @@ def _writer(
     from gitmem.recall.history import _stored_path, locate
 
     repo = project.repo
-    try:
-        stored = _stored_path(project, locate(project, path), repo.resolve(ref))
-    except UsageError:
-        stored = [path]
+    tip = repo.resolve(ref)
+    stored = _STORED.get((ref, tip or "", path))
+    if stored is None:
+        try:
+            stored = _stored_path(project, locate(project, path), tip)
+        except UsageError:
+            stored = [path]
+        if len(_STORED) > 4096:  # a long-lived process (the MCP server): bounded
+            _STORED.clear()
+        _STORED[(ref, tip or "", path)] = stored
     rows = repo.log(f"{other}..{side}", stored, 1) or repo.log(side, None, 1)
     if not rows:
         return Writer(side, "another machine", "")

@@ -118,7 +118,7 @@ def test_an_edit_lost_in_two_merges_of_a_retried_push_is_told_once(
     assert len(lost_a) == 1, out_a
     assert "the edit by you (Ana) here" in lost_a[0]
     listed = world.ok("-C", str(a), "lost")
-    assert listed.count("Ana's edit") == 2, "history keeps both merges' decisions"
+    assert listed.count("edit by Ana on") == 2, "history keeps both merges' decisions"
     assert not _said(world.ok("-C", str(a), "sync"), "lost")
 
 
