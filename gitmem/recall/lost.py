@@ -291,6 +291,7 @@ KEPT_OVER_DELETION = "modified beats deleted"
 TOLD_FILE = "told-lost.json"  # edits already told, so no sync tells one twice
 MAX_TOLD = 2000  # the edits remembered as told (oldest forgotten first)
 MAX_TOLD_MERGES = 200  # resolving merges a sync reads for what to tell
+MAX_HOST = 64  # characters of a machine's name kept from a commit subject
 _HOST = re.compile(r" on (\S+?)(?: \(\d+ changed\))?$")
 
 
@@ -387,6 +388,8 @@ def losses_to_tell(
     if before is None:  # a first sync commits on top of the remote's history: no merge here
         return []
     rows = _resolving_merges(project, ref, f"{before}..{after}", MAX_TOLD_MERGES)
+    if not rows:
+        return []
     me = repo.config_get("user.name") or ""
     from gitmem.project.scopes import hostname
 
@@ -458,10 +461,16 @@ def _writer(
     rows = repo.log(f"{other}..{side}", stored, 1) or repo.log(side, None, 1)
     if not rows:
         return Writer(side, "another machine", "")
-    m = _HOST.search(rows[0]["subject"])
-    made_on = m[1] if m and rows[0]["subject"].startswith("gitmem:") else ""
+    on = made_on(rows[0]["subject"])
     name = rows[0]["author"]
-    return Writer(rows[0]["commit"], name, made_on, bool(me) and name == me and made_on == host)
+    return Writer(rows[0]["commit"], name, on, bool(me) and name == me and on == host)
+
+
+def made_on(subject: str) -> str:
+    """The machine a gitmem commit's subject names (`gitmem: 2 files changed on HOST`, `… on
+    HOST (3 changed)`), "" for a subject that is not gitmem's; anyone's bytes, so bounded."""
+    m = _HOST.search(subject)
+    return m[1][:MAX_HOST] if m and subject.startswith("gitmem: ") else ""
 
 
 def _told(project: Project) -> set[tuple[str, str]]:
