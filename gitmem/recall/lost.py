@@ -65,6 +65,32 @@ class LostEdit:
 
 def lost_edits(project: Project) -> list[LostEdit]:
     """Every lost edit of the memory refs, oldest first, numbered from 1."""
+    out = []
+    for n, (time, merge, ref, path, subject, why, lost, kept) in enumerate(_decisions(project), 1):
+        writer = _writer(project, ref, path, lost, kept, "", "")
+        winner = _writer(project, ref, path, kept, lost, "", "")
+        out.append(
+            LostEdit(
+                n,
+                ref,
+                merge,
+                time,
+                path,
+                subject,
+                why,
+                lost,
+                writer.name,
+                winner.name,
+                writer.host,
+                winner.host,
+            )
+        )
+    return out
+
+
+def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str, str]]:
+    """(time, merge, ref, path, subject, why, losing parent, kept parent) of every decision
+    against an edit in the memory refs' merges, in the order `gitmem lost` numbers them."""
     from gitmem.recall.history import _resolving_merges
 
     repo = project.repo
@@ -88,27 +114,7 @@ def lost_edits(project: Project) -> list[LostEdit]:
                     (int(row["time"]), row["commit"], ref, path, subject or "file", why, lost, kept)
                 )
     found.sort(key=lambda f: (f[0], f[1], f[3], f[4]))
-    out = []
-    for n, (time, merge, ref, path, subject, why, lost, kept) in enumerate(found, 1):
-        writer = _writer(project, ref, path, lost, kept, "", "")
-        winner = _writer(project, ref, path, kept, lost, "", "")
-        out.append(
-            LostEdit(
-                n,
-                ref,
-                merge,
-                time,
-                path,
-                subject,
-                why,
-                lost,
-                writer.name,
-                winner.name,
-                writer.host,
-                winner.host,
-            )
-        )
-    return out
+    return found
 
 
 def find(project: Project, number: int) -> LostEdit:
@@ -427,7 +433,7 @@ def losses_to_tell(
                 Loss(kind, ref, row["commit"], path, subject or "file", why, writer, winner)
             )
     if any(f.kind == "lost" for f in found):
-        numbers = {(e.merge, e.path, e.subject): e.number for e in lost_edits(project)}
+        numbers = {(d[1], d[3], d[4]): n for n, d in enumerate(_decisions(project), 1)}
         found = [
             replace(f, number=numbers.get((f.merge, f.path, f.subject))) if f.kind == "lost" else f
             for f in found
