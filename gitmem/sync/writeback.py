@@ -277,9 +277,17 @@ class WriteBack:
         if what == "not UTF-8 text":
             said = f"is not UTF-8 ({where})"
             fix = "convert it to UTF-8 (gitmem doctor prints the command), then gitmem sync"
-        else:
+        elif what.startswith("GM140"):
+            from gitmem.policy.secrets import ALLOW_HINT
+
             said = f"is skipped ({why})"
-            fix = "fix it (gitmem status lists skipped files), then gitmem sync"
+            fix = f"remove the secret (or, {ALLOW_HINT}), then gitmem sync"
+        else:
+            import shlex
+
+            said = f"is skipped ({why})"
+            where_it_is = shlex.quote(str(s.file(rel)))
+            fix = f"gitmem validate --files {where_it_is} shows where; fix it, then gitmem sync"
         note = f"{s.name}: {rel} {said}: not synced, and changes to it from {remote} wait; {fix}"
         notes = self.result.report(ref).notes
         if note not in notes:

@@ -203,5 +203,8 @@ def test_a_file_refused_by_policy_is_said_so_not_kept_changing(world: World) -> 
         notes = [ln for ln in run.out.splitlines() if "auto: api.md is skipped" in ln]
         assert len(notes) == 1, run.out
         assert "GM112" in notes[0] and "changes to it from origin wait" in notes[0]
-        assert "then gitmem sync" in notes[0]
+        fix = notes[0].split("; ", 1)[1]
+        assert fix.startswith("gitmem validate --files ") and fix.endswith("then gitmem sync")
+        shows = world.gitmem(*fix.split(" shows where")[0].split()[1:])
+        assert shows.code == 1 and "GM112" in shows.out and "U+202E" in shows.out, shows
     assert "\u202e" in (world.scope_path(a) / "api.md").read_text(), "never written over"
