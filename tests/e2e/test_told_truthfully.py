@@ -88,8 +88,9 @@ def test_an_edit_lost_in_two_merges_of_a_retried_push_is_told_once(
     world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Bo merges Ana's edit away, his push is rejected because Cy merged it away too and
-    pushed first; Bo merges again. History holds two merges against Ana's one edit: Ana is told
-    once, Bo once about his own edit (Cy's is newer), whatever the rounds."""
+    pushed first (Ana syncs then: told, by Cy's merge); Bo merges again. History holds two
+    merges against Ana's one edit: Ana is told once over her two syncs, Bo once about his own
+    edit (Cy's is newer), whatever the rounds."""
     a, b, c = _people(world, "Ana", "Bo", "Cy")
     _edit(world, a, 2, "per Ana")
     world.ok("-C", str(a), "sync")
@@ -97,11 +98,13 @@ def test_an_edit_lost_in_two_merges_of_a_retried_push_is_told_once(
     _edit(world, c, 4, "per Cy")
     real_push = transport_module.Exchange.push
     pushes = {"n": 0}
+    said_to_ana: list[str] = []
 
     def cy_pushes_first(self: Any) -> bool:
         pushes["n"] += 1
         if pushes["n"] == 1:
             world.ok("-C", str(c), "sync")
+            said_to_ana.extend(_said(world.ok("-C", str(a), "sync"), "lost"))
         return real_push(self)
 
     monkeypatch.setattr(transport_module.Exchange, "push", cy_pushes_first)
@@ -113,10 +116,10 @@ def test_an_edit_lost_in_two_merges_of_a_retried_push_is_told_once(
     assert len(lost_b) == 1 and "the edit by you (Bo) here" in lost_b[0], out_b
     assert "Cy on" in lost_b[0]
     monkeypatch.setattr(transport_module.Exchange, "push", real_push)
-    out_a = world.ok("-C", str(a), "sync")
-    lost_a = _said(out_a, "lost")
-    assert len(lost_a) == 1, out_a
-    assert "the edit by you (Ana) here" in lost_a[0]
+    assert len(said_to_ana) == 1 and "the edit by you (Ana) here" in said_to_ana[0]
+    assert "the version by Cy on" in said_to_ana[0], said_to_ana
+    out_a = world.ok("-C", str(a), "sync")  # Bo's merges arrive: the same edit, told already
+    assert not _said(out_a, "lost"), out_a
     listed = world.ok("-C", str(a), "lost")
     assert listed.count("edit by Ana on") == 2, "history keeps both merges' decisions"
     assert not _said(world.ok("-C", str(a), "sync"), "lost")
