@@ -504,4 +504,5 @@ def _remember_told(project: Project, keys: list[tuple[str, str]]) -> None:
     with contextlib.suppress(OSError, ValueError, TypeError):
         old = [[str(p), str(c)] for p, c in json.loads(path.read_text("utf-8"))]
     kept = old + [[p, c] for p, c in keys if [p, c] not in old]
-    write_no_links(common, path, json.dumps(kept[-MAX_TOLD:]).encode())
+    with contextlib.suppress(OSError):  # a record of what was said: never fails a sync
+        write_no_links(common, path, json.dumps(kept[-MAX_TOLD:]).encode())

@@ -20,6 +20,7 @@ from gitmem.core.state import (
 )
 from gitmem.errors import (
     ConcurrentUpdate,
+    GitmemError,
     RemoteError,
     UsageError,
 )
@@ -120,7 +121,15 @@ class Session:
             from gitmem.recall.lost import losses_to_tell
 
             report = self.result.report(ref)
-            for loss in losses_to_tell(self.project, ref, before, after, self.run.merged):
+            try:
+                losses = losses_to_tell(self.project, ref, before, after, self.run.merged)
+            except GitmemError as exc:  # the sync is done: telling must not undo its success
+                report.notes.append(
+                    f"{ref}: could not read which edits its merges resolved against "
+                    f"({exc.message}); gitmem lost lists them"
+                )
+                continue
+            for loss in losses:
                 report.losses.append(loss)
                 if loss.kind == "lost":
                     report.lost.append(loss.text())
