@@ -5,6 +5,9 @@ decision in the merge commit (`Gitmem-Resolved: PATH SUBJECT: WINNER (WHY)`, sea
 encrypted personal ref). Each decision where one side's edit lost is a *lost edit*, numbered
 in the order the merges were made (1 is the oldest; numbers stay as history grows).
 
+`gitmem sync` tells each lost edit (and each deletion an edit elsewhere undid) once, to the
+machines that held it, naming who wrote it and on which machine (`losses_to_tell`).
+
 Bringing one back touches nothing else: the lost edit is the difference between the merged
 file and the losing side's file, only where the decision was (its lines, entry or field),
 and it is applied onto the file as it is now where those merged lines still stand untouched
@@ -417,15 +420,17 @@ def losses_to_tell(
                 continue
             path, _, subject = what.partition(" ")
             kept, lost = parents if side == "ours" else (parents[1], parents[0])
+            here = row["commit"] in made  # a merge of this run: its first parent is ours
+            if here and side == "ours":
+                continue  # the other side's edit lost: it never was here; its writer is told
             writer = _writer(project, ref, path, lost, kept, me, host)
             key = (path, writer.commit)
             if key in told or (key in seen and key not in new_here):
                 continue  # told before, or by an earlier merge of this run
-            here = row["commit"] in made
-            if not (here and side == "theirs") and not (
-                not here and (writer.commit == before or repo.is_ancestor(writer.commit, before))
+            if not here and not (
+                writer.commit == before or repo.is_ancestor(writer.commit, before)
             ):
-                continue  # an edit this machine never held: its writer is told
+                continue  # a merge made elsewhere against an edit this machine never held
             seen.add(key)
             new_here.add(key)
             winner = _writer(project, ref, path, kept, lost, me, host)
