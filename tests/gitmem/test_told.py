@@ -4,6 +4,8 @@ every subject gitmem writes, a tie said plainly, the commands named."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gitmem.cli.syncreport import _plainly
 from gitmem.recall.lost import Loss, Writer, made_on
@@ -62,3 +64,30 @@ def test_a_resolution_by_tie_is_said_plainly(why: str) -> None:
     said = _plainly(f"auto/x.md lines 3-3: theirs ({why})")
     assert said.startswith("auto/x.md lines 3-3: theirs (a tie: same confidence, same date")
     assert _plainly("auto/x.md lines 3-3: ours (newer)") == "auto/x.md lines 3-3: ours (newer)"
+
+
+@given(
+    host=st.text(
+        st.characters(blacklist_categories=("Zs", "Zl", "Zp", "Cc", "Cs")), min_size=1, max_size=90
+    ),
+    count=st.integers(0, 10_000),
+    tail=st.sampled_from(["", " (3 changed)"]),
+)
+def test_any_machine_name_gitmem_writes_is_read_back_bounded(
+    host: str, count: int, tail: str
+) -> None:
+    subject = f"gitmem: {count} files changed on {host}{tail}"
+    assert made_on(subject) == host[:64]
+
+
+@given(st.text(max_size=80), st.sampled_from(["ours", "theirs", "both"]), st.text(max_size=20))
+def test_only_a_tie_is_reworded(what: str, side: str, why: str) -> None:
+    resolution = f"{what}: {side} ({why})"
+    said = _plainly(resolution)
+    if why in ("tie-break", "greater bytes"):
+        assert (
+            said
+            == f"{what}: {side} (a tie: same confidence, same date; every machine keeps the same one of the two)"
+        )
+    else:
+        assert said == resolution
