@@ -190,11 +190,14 @@ def _lost_line(edit: Any) -> str:
     import time
 
     from gitmem.project.scopes import shown
+    from gitmem.recall.lost import SAID
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(edit.time))
+    author = f"{edit.author} on {edit.author_host}" if edit.author_host else edit.author
+    winner = f"{edit.winner} on {edit.winner_host}" if edit.winner_host else edit.winner
     return (
-        f"{edit.number:>3}  {when}  {shown(edit.path)} ({edit.subject})  {edit.author}'s edit; "
-        f"kept {edit.winner}'s ({edit.why})  merge {edit.merge[:10]}"
+        f"{edit.number:>3}  {when}  {shown(edit.path)} ({edit.subject})  edit by {author}; "
+        f"kept the version by {winner} ({SAID.get(edit.why, edit.why)})  merge {edit.merge[:10]}"
     )
 
 

@@ -83,6 +83,7 @@ def sync_json(result: Any, told: dict[str, list[Any]] | None) -> dict[str, objec
                 "refused": r.refused,
                 "resolved": list(r.resolutions),
                 "lost": list(r.lost),
+                "losses": [loss.as_json() for loss in r.losses],
                 "notes": list(r.notes),
             }
         )

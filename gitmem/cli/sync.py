@@ -129,10 +129,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "as_json", False):
         from gitmem.cli.jsonout import emit, sync_json
 
-        _explain_skipped(project, result)
         emit(sync_json(result, _told(project, result, before, options.timeout)))
     elif not args.quiet:
-        _explain_skipped(project, result)
         told = _told(project, result, before, options.timeout)
         for line in sync_lines(result, args.verbose, told):
             echo(line)
@@ -197,32 +195,6 @@ def unsynced_with_memory(project: Project) -> list[str]:
         if holds:
             lines.append(f"{s.name}: not synced ({s.note})")
     return lines
-
-
-def _explain_skipped(project: Project, result: SyncResult) -> None:
-    """A memory skipped for not being UTF-8 is named with its first bad byte and the fix; the
-    sync's write-back, finding it differ from what it expected, called it "kept changing
-    during the sync" (it is not changing: it cannot be read), which this line replaces."""
-    from gitmem.project.doctor import first_bad_byte
-
-    for i, item in enumerate(result.skipped):
-        name, _, rest = item.partition(": ")
-        rel, _, why = rest.partition(" (")
-        if not why.startswith("GM111") or name not in {s.name for s in project.scopes}:
-            continue
-        path = project.scope(name).path / rel
-        where = first_bad_byte(path) or "not UTF-8"
-        result.skipped[i] = f"{name}: {rel} (not UTF-8 text: {where})"
-        for r in result.refs.values():
-            stale = f"{name}: {rel} kept changing during the sync"
-            r.notes[:] = [
-                f"{name}: {rel} is not UTF-8 ({where}): not synced, and changes to it from "
-                f"{r.via or result.remote or 'elsewhere'} wait; convert it to UTF-8 "
-                "(gitmem doctor prints the command), then gitmem sync"
-                if note.startswith(stale)
-                else note
-                for note in r.notes
-            ]
 
 
 def _show_notice(line: str) -> None:

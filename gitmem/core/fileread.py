@@ -49,6 +49,22 @@ def not_written(what: str) -> str:
     return f"{what} is there: not written; {FIXES[what]}"
 
 
+def first_bad_byte(path: Path) -> str | None:
+    """Where a memory file stops being UTF-8: `first bad byte 0xE9 at line 3, column 7` (None:
+    it is UTF-8, or is not a regular memory file that can be read: never through a link)."""
+    try:
+        data = read_regular(path)
+        data.decode("utf-8")
+    except (OSError, NotAFile):
+        return None
+    except UnicodeDecodeError as exc:
+        at = exc.start
+        line = data.count(b"\n", 0, at) + 1
+        column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+        return f"first bad byte 0x{data[at]:02X} at line {line}, column {column}"
+    return None
+
+
 def check_regular(st: os.stat_result, path: Path) -> None:
     """NotAFile unless `st` (an lstat, or an fstat of a file opened without following links)
     is a regular file within the size limit."""

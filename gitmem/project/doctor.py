@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem.core.fileread import first_bad_byte
 from gitmem.errors import GitmemError
 from gitmem.project.scopes import Project
 
@@ -371,23 +372,6 @@ def _not_utf8(row: ScopeStatus, checkup: Checkup) -> bool:
         )
         found = True
     return found
-
-
-def first_bad_byte(path: Path) -> str | None:
-    """Where a file stops being UTF-8: `first bad byte 0xE9 at line 3, column 7` (None: it is
-    UTF-8, or cannot be read). Reads at most a memory file's limit."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(4 << 20)
-        data.decode("utf-8")
-    except OSError:
-        return None
-    except UnicodeDecodeError as exc:
-        at = exc.start
-        line = data.count(b"\n", 0, at) + 1
-        column = at - (data.rfind(b"\n", 0, at) + 1) + 1
-        return f"first bad byte 0x{data[at]:02X} at line {line}, column {column}"
-    return None
 
 
 def utf8_fix(path: Path) -> str:

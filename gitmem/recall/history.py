@@ -6,14 +6,9 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
 from gitmem.project.scopes import Project, Scope, shown, shown_diff
-
-if TYPE_CHECKING:
-    from gitmem.gitstore import Repository
-
 
 _BAD_PARTS = {"..", ".", ".git"}
 
@@ -134,59 +129,6 @@ def _resolving_merges(
     if ref == project.user_ref:
         _open_sealed_notes(project, rows)
     return rows
-
-
-_LOSING = ("newer", "more confident", "tie-break", "clean beats damaged")  # not "later": a date
-
-
-def losses(resolutions: list[str], my_side: str, winner: str) -> list[str]:
-    """The resolutions where `my_side` ("ours" or "theirs" of that merge) lost, as lines
-    "PATH (SUBJECT) — WINNER's version won (WHY); yours: gitmem log PATH"."""
-    out: list[str] = []
-    for res in resolutions:
-        what, _, outcome = res.rpartition(": ")
-        side, _, why = outcome.partition(" ")
-        why = why.strip("()")
-        if side in ("ours", "theirs") and side != my_side and why in _LOSING:
-            path, _, subject = what.partition(" ")
-            where = f" ({subject})" if subject and subject != "file" else ""
-            line = f"{path}{where} — {winner}'s version won ({why}); yours: gitmem log {path}"
-            if line not in out:
-                out.append(line)
-    return out
-
-
-def lost_in_pull(project: Project, ref: str, mine: str, tip: str) -> list[str]:
-    """Edits of commit `mine` that a merge made elsewhere (in mine..tip) resolved against."""
-    repo = project.repo
-    out: list[str] = []
-    if _no_merge_between(repo, mine, tip):
-        return out  # the usual pull: commits of one parent each down to ours
-    for row in _resolving_merges(project, ref, f"{mine}..{tip}", 50):
-        parents = repo.read_commit(row["commit"])[1]
-        if len(parents) != 2:
-            continue
-        holds = [p == mine or repo.is_ancestor(mine, p) for p in parents]
-        if holds[0] == holds[1]:
-            continue  # our edit is on both sides (or neither): nothing of ours lost here
-        side, winner = ("ours", parents[1]) if holds[0] else ("theirs", parents[0])
-        who = (repo.log(winner, None, 1) or [{"author": "another machine"}])[0]["author"]
-        out += losses(row["resolved"].split("\x1d"), side, who)
-    return out
-
-
-def _no_merge_between(repo: Repository, mine: str, tip: str, steps: int = 16) -> bool:
-    """True when `tip` reaches `mine` through at most `steps` commits of one parent each (read
-    in-process): no merge commit in mine..tip, so none resolved against us (no `git log`)."""
-    commit = tip
-    for _ in range(steps):
-        if commit == mine:
-            return True
-        parents = repo.read_commit(commit)[1]
-        if len(parents) != 1:
-            return False
-        commit = parents[0]
-    return commit == mine
 
 
 def memory_diff(project: Project, rev: str | None, path: str | None) -> str:

@@ -5,6 +5,9 @@ decision in the merge commit (`Gitmem-Resolved: PATH SUBJECT: WINNER (WHY)`, sea
 encrypted personal ref). Each decision where one side's edit lost is a *lost edit*, numbered
 in the order the merges were made (1 is the oldest; numbers stay as history grows).
 
+`gitmem sync` tells each lost edit (and each deletion an edit elsewhere undid) once, to the
+machines that held it, naming who wrote it and on which machine (`losses_to_tell`).
+
 Bringing one back touches nothing else: the lost edit is the difference between the merged
 file and the losing side's file, only where the decision was (its lines, entry or field),
 and it is applied onto the file as it is now where those merged lines still stand untouched
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,7 +30,8 @@ if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
 
-LOSING = ("newer", "more confident", "tie-break", "clean beats damaged")  # as history.losses
+# the reasons a resolution gives when one side's edit lost ("later" is a date field's own merge)
+LOSING = ("newer", "more confident", "tie-break", "greater bytes", "clean beats damaged")
 MAX_MERGES = 500  # resolving merges read per ref
 
 
@@ -41,8 +45,10 @@ class LostEdit:
     subject: str  # "lines 4-4", "entry api.md", "field description", "file"
     why: str  # "tie-break", "newer", ...
     lost_side: str  # the merge's parent whose edit lost
-    author: str  # who made the lost edit (the losing side's newest commit)
-    winner: str  # whose version was kept
+    author: str  # who wrote the lost edit (the losing side's newest commit that changed it)
+    winner: str  # who wrote the version kept
+    author_host: str = ""  # the machine the lost edit's gitmem commit names ("": none)
+    winner_host: str = ""
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -54,12 +60,40 @@ class LostEdit:
             "where": self.subject,
             "why": self.why,
             "author": self.author,
+            "author_host": self.author_host,
             "kept": self.winner,
+            "kept_host": self.winner_host,
         }
 
 
 def lost_edits(project: Project) -> list[LostEdit]:
     """Every lost edit of the memory refs, oldest first, numbered from 1."""
+    out = []
+    for n, (time, merge, ref, path, subject, why, lost, kept) in enumerate(_decisions(project), 1):
+        writer = _writer(project, ref, path, lost, kept, "", "")
+        winner = _writer(project, ref, path, kept, lost, "", "")
+        out.append(
+            LostEdit(
+                n,
+                ref,
+                merge,
+                time,
+                path,
+                subject,
+                why,
+                lost,
+                writer.name,
+                winner.name,
+                writer.host,
+                winner.host,
+            )
+        )
+    return out
+
+
+def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str, str]]:
+    """(time, merge, ref, path, subject, why, losing parent, kept parent) of every decision
+    against an edit in the memory refs' merges, in the order `gitmem lost` numbers them."""
     from gitmem.recall.history import _resolving_merges
 
     repo = project.repo
@@ -83,28 +117,7 @@ def lost_edits(project: Project) -> list[LostEdit]:
                     (int(row["time"]), row["commit"], ref, path, subject or "file", why, lost, kept)
                 )
     found.sort(key=lambda f: (f[0], f[1], f[3], f[4]))
-    out = []
-    for n, (time, merge, ref, path, subject, why, lost, kept) in enumerate(found, 1):
-        out.append(
-            LostEdit(
-                n,
-                ref,
-                merge,
-                time,
-                path,
-                subject,
-                why,
-                lost,
-                _author(project, lost),
-                _author(project, kept),
-            )
-        )
-    return out
-
-
-def _author(project: Project, commit: str) -> str:
-    rows = project.repo.log(commit, None, 1)
-    return rows[0]["author"] if rows else "another machine"
+    return found
 
 
 def find(project: Project, number: int) -> LostEdit:
@@ -271,3 +284,230 @@ def restore_lost(project: Project, number: int) -> Brought:
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, data.encode("utf-8"), current_mode(target))
     return Brought(edit, target, True)
+
+
+# -- what a sync tells: each edit a merge resolved against, once, with who wrote it --------------
+
+# the reasons of a resolution, as a sentence says them (a trailer keeps its short word)
+SAID = {
+    "tie-break": "a tie: same confidence, same date; every machine keeps the same one of the two",
+    "greater bytes": "a tie: same confidence, same date; every machine keeps the same one of the two",
+    "newer": "newer",
+    "more confident": "more confident",
+    "clean beats damaged": "the other held conflict markers",
+}
+KEPT_OVER_DELETION = "modified beats deleted"
+TOLD_FILE = "told-lost.json"  # edits already told, so no sync tells one twice
+MAX_TOLD = 2000  # the edits remembered as told (oldest forgotten first)
+MAX_TOLD_MERGES = 200  # resolving merges a sync reads for what to tell
+MAX_HOST = 64  # characters of a machine's name kept from a commit subject
+_HOST = re.compile(r" on (\S+?)(?: \(\d+ changed\))?$")
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Who made a version: the commit that last changed the path on that side, its author,
+    and the machine its gitmem message names (`gitmem: … on HOST`; "" when it names none)."""
+
+    commit: str
+    name: str
+    host: str
+    here: bool = False  # this machine and this git user
+
+    def said(self) -> str:
+        if self.here:
+            return f"you ({self.name}) here"
+        return f"{self.name} on {self.host}" if self.host else self.name
+
+    def as_json(self) -> dict[str, object]:
+        return {"name": self.name, "host": self.host, "commit": self.commit, "here": self.here}
+
+
+@dataclass(frozen=True)
+class Loss:
+    """One edit a merge resolved against that this machine is told about: a lost edit
+    (`kind` "lost", numbered as `gitmem lost` numbers it), or a deletion undone by an edit
+    elsewhere (`kind` "kept": modified beats deleted)."""
+
+    kind: str
+    ref: str
+    merge: str
+    path: str
+    subject: str
+    why: str
+    writer: Writer  # who wrote the edit (or the deletion) that lost
+    winner: Writer  # who wrote the version kept
+    number: int | None = None
+
+    def text(self) -> str:
+        """The line a sync prints after `lost: ` or `kept: `."""
+        from gitmem.project.scopes import shown
+
+        path = shown(self.path)
+        where = f" ({self.subject})" if self.subject and self.subject != "file" else ""
+        if self.kind == "kept":
+            deleted = "deleted here" if self.writer.here else f"deleted by {self.writer.said()}"
+            return (
+                f"{path}{where} — {deleted}, edited by {self.winner.said()}: the edit is kept; "
+                f"gitmem log {path} shows both, delete it again (then gitmem sync) to drop it"
+            )
+        why = SAID.get(self.why, self.why)
+        how = (
+            f"gitmem lost {self.number} shows it, gitmem restore --lost {self.number} brings "
+            "it back"
+            if self.number is not None
+            else f"gitmem log {path} shows it"
+        )
+        return (
+            f"{path}{where} — the edit by {self.writer.said()} lost to the version by "
+            f"{self.winner.said()} ({why}); {how}"
+        )
+
+    def as_json(self) -> dict[str, object]:
+        from gitmem.project.scopes import shown
+
+        path = shown(self.path)
+        return {
+            "kind": self.kind,
+            "ref": self.ref,
+            "merge": self.merge,
+            "path": path,
+            "where": self.subject,
+            "why": self.why,
+            "writer": self.writer.as_json(),
+            "kept": self.winner.as_json(),
+            "number": self.number,
+            "show": f"gitmem lost {self.number}" if self.number else f"gitmem log {path}",
+            "restore": f"gitmem restore --lost {self.number}" if self.number else None,
+        }
+
+
+def losses_to_tell(
+    project: Project, ref: str, before: str | None, after: str | None, made: set[str]
+) -> list[Loss]:
+    """The edits that the merges new on `ref` (in before..after) resolved against and this
+    machine held: a side of a merge made here (`made`) whose edit lost, or an edit reachable
+    from `before` that a merge made elsewhere resolved against. Each edit once: across the
+    merges of this run (a retry merges again) and across runs (remembered as told)."""
+    from gitmem.recall.history import _resolving_merges
+
+    repo = project.repo
+    if after is None or before == after:
+        return []
+    if before is None:  # a first sync commits on top of the remote's history: no merge here
+        return []
+    rows = _resolving_merges(project, ref, f"{before}..{after}", MAX_TOLD_MERGES)
+    if not rows:
+        return []
+    me = repo.config_get("user.name") or ""
+    from gitmem.project.scopes import hostname
+
+    host = hostname()
+    told = _told(project)
+    found: list[Loss] = []
+    seen: set[tuple[str, str]] = set()
+    for row in sorted(rows, key=lambda r: int(r["time"])):  # oldest merge first
+        parents = repo.read_commit(row["commit"])[1]
+        if len(parents) != 2:
+            continue
+        new_here: set[tuple[str, str]] = set()
+        for res in filter(None, row["resolved"].split("\x1d")):
+            what, _, outcome = res.rpartition(": ")
+            side, _, why = outcome.partition(" ")
+            why = why.strip("()")
+            kind = "lost" if why in LOSING or why in SAID else "kept"
+            if side not in ("ours", "theirs") or (kind == "kept" and why != KEPT_OVER_DELETION):
+                continue
+            path, _, subject = what.partition(" ")
+            kept, lost = parents if side == "ours" else (parents[1], parents[0])
+            here = row["commit"] in made  # a merge of this run: its first parent is ours
+            if here and side == "ours":
+                continue  # the other side's edit lost: it never was here; its writer is told
+            writer = _writer(project, ref, path, lost, kept, me, host)
+            key = (path, writer.commit)
+            if key in told or (key in seen and key not in new_here):
+                continue  # told before, or by an earlier merge of this run
+            if not here and not (
+                writer.commit == before or repo.is_ancestor(writer.commit, before)
+            ):
+                continue  # a merge made elsewhere against an edit this machine never held
+            seen.add(key)
+            new_here.add(key)
+            winner = _writer(project, ref, path, kept, lost, me, host)
+            found.append(
+                Loss(kind, ref, row["commit"], path, subject or "file", why, writer, winner)
+            )
+    if any(f.kind == "lost" for f in found):
+        numbers = {(d[1], d[3], d[4]): n for n, d in enumerate(_decisions(project), 1)}
+        found = [
+            replace(f, number=numbers.get((f.merge, f.path, f.subject))) if f.kind == "lost" else f
+            for f in found
+        ]
+    if found:
+        _remember_told(project, [(f.path, f.writer.commit) for f in found])
+    return found
+
+
+_STORED: dict[tuple[str, str, str], list[str]] = {}  # (ref, tip, path): its names on the ref
+
+
+def _writer(
+    project: Project, ref: str, path: str, side: str, other: str, me: str, host: str
+) -> Writer:
+    """Who wrote `path` as `side` holds it: the newest commit of `side` not in `other` that
+    changed it (the side's newest commit when none names it: an encrypted name)."""
+    from gitmem.recall.history import _stored_path, locate
+
+    repo = project.repo
+    tip = repo.resolve(ref)
+    stored = _STORED.get((ref, tip or "", path))
+    if stored is None:
+        try:
+            stored = _stored_path(project, locate(project, path), tip)
+        except UsageError:
+            stored = [path]
+        if len(_STORED) > 4096:  # a long-lived process (the MCP server): bounded
+            _STORED.clear()
+        _STORED[(ref, tip or "", path)] = stored
+    rows = repo.log(f"{other}..{side}", stored, 1) or repo.log(side, None, 1)
+    if not rows:
+        return Writer(side, "another machine", "")
+    on = made_on(rows[0]["subject"])
+    name = rows[0]["author"]
+    return Writer(rows[0]["commit"], name, on, bool(me) and name == me and on == host)
+
+
+def made_on(subject: str) -> str:
+    """The machine a gitmem commit's subject names (`gitmem: 2 files changed on HOST`, `… on
+    HOST (3 changed)`), "" for a subject that is not gitmem's; anyone's bytes, so bounded."""
+    m = _HOST.search(subject)
+    return m[1][:MAX_HOST] if m and subject.startswith("gitmem: ") else ""
+
+
+def _told(project: Project) -> set[tuple[str, str]]:
+    import contextlib
+    import json
+
+    from gitmem.core.state import state_dir
+
+    path = state_dir(project.repo.common_dir) / TOLD_FILE
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        return {(str(p), str(c)) for p, c in json.loads(path.read_text("utf-8"))}
+    return set()
+
+
+def _remember_told(project: Project, keys: list[tuple[str, str]]) -> None:
+    import contextlib
+    import json
+
+    from gitmem.core.state import state_dir
+    from gitmem.project.confinement import write_no_links
+
+    common = project.repo.common_dir
+    path = state_dir(common) / TOLD_FILE
+    old: list[list[str]] = []
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        old = [[str(p), str(c)] for p, c in json.loads(path.read_text("utf-8"))]
+    kept = old + [[p, c] for p, c in keys if [p, c] not in old]
+    with contextlib.suppress(OSError):  # a record of what was said: never fails a sync
+        write_no_links(common, path, json.dumps(kept[-MAX_TOLD:]).encode())

@@ -25,16 +25,12 @@ class Integrate:
         if local is not None and repo.is_ancestor(remote_tip, local):
             return
         if local is None or repo.is_ancestor(local, remote_tip):
-            merged = remote_tip
-            if local is not None:  # a merge elsewhere may have resolved against our edit
-                from gitmem.recall.history import lost_in_pull
-
-                lost = lost_in_pull(self.project, ref, local, remote_tip)
-                self.result.report(ref).lost.extend(lost)
+            merged = remote_tip  # a merge elsewhere that resolved against us: told at the end
             if self.opts.force_key:
                 merged = self.gate.adopt_key(remote_tip)
         else:
             merged = self._merge_commits(ref, local, remote_tip)
+            self.run.merged.add(merged)  # its losses are this machine's to tell (Session.tell)
         repo.update_ref(ref, merged, local, "gitmem: merge remote")
 
     def _merge_commits(self, ref: str, local: str, remote_tip: str) -> str:
@@ -56,10 +52,6 @@ class Integrate:
         )
         report = self.result.report(ref)
         report.resolutions.extend(merged.resolutions)
-        from gitmem.recall.history import losses
-
-        winner = (repo.log(remote_tip, None, 1) or [{"author": "the remote"}])[0]["author"]
-        report.lost.extend(losses(merged.resolutions, "ours", winner))
         if base is None:
             report.notes.append(
                 f"{ref}: local and remote histories share no commit; merged file by file"

@@ -59,7 +59,8 @@ class Ledger:
         # scopes snapshotted along git's list of changed paths (Snapshot.few): the index's
         # records of the paths looked at, and those paths' records as last synced
         self.few: dict[str, tuple[dict[str, FileRecord], dict[str, FileRecord]]] = {}
-        self.skipped_paths: dict[str, set[str]] = {}  # scope -> synced files now unsyncable
+        # scope -> {synced file now unsyncable: why it is skipped ("not UTF-8 text: …")}
+        self.skipped_paths: dict[str, dict[str, str]] = {}
 
     def _load_state(self, name: str) -> ScopeState:
         """The records of a scope whose head was read (under the lock: its index is the one
@@ -108,6 +109,8 @@ class SyncRun:
         self.pins: dict[str, str | None] = {}  # the personal checks' pin (sync/gate.py `_pin`)
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
         self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
+        self.merged: set[str] = set()  # the merge commits this run made (integrate)
+        self.started: dict[str, str | None] = {}  # each ref's tip when the run took the lock
 
     def open_refs(self) -> list[tuple[str, list[Scope]]]:
         """The refs this run syncs, but those set aside (refused, or sealed with a key this

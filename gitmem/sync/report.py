@@ -14,6 +14,7 @@ from gitmem.sync.folders import Progress
 
 if TYPE_CHECKING:
     from gitmem.gitstore.index import FolderCheck
+    from gitmem.recall.lost import Loss
 
 DEFAULT_TIMEOUT = 120.0  # seconds, a sync's transport (gitmem.timeout)
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
@@ -28,7 +29,9 @@ class RefReport:
     local_changes: list[str] = field(default_factory=list)  # "A auto/x.md", ...
     pulled: list[str] = field(default_factory=list)  # files written or deleted on disk
     resolutions: list[str] = field(default_factory=list)
-    lost: list[str] = field(default_factory=list)  # this machine's edits another version beat
+    lost: list[str] = field(default_factory=list)  # the text of each lost edit of `losses`
+    # edits held here that a merge resolved against: lost edits, deletions undone by an edit
+    losses: list[Loss] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     pushed: bool = False
     remote_ahead: bool = False  # dry run: the remote has commits we have not merged

@@ -20,6 +20,7 @@ from gitmem.core.state import (
 )
 from gitmem.errors import (
     ConcurrentUpdate,
+    GitmemError,
     RemoteError,
     UsageError,
 )
@@ -89,7 +90,9 @@ class Session:
                     self.ledger.unknown_base.add(s.name)
                 self.ledger.states[s.name] = state
                 self.ledger.expected[s.name] = state.oids()
+            self.run.started = {ref: self.repo.resolve(ref) for ref in self.run.by_ref}
             self._loop()
+            self._tell_losses()
             excluded = exclude_memory_folders(self.project)  # refused folders too: never git add
             for line in excluded if self.run.by_ref else ():
                 self.result.report(next(iter(self.run.by_ref))).notes.append(
@@ -105,6 +108,44 @@ class Session:
             report.local_changes = list(dict.fromkeys(report.local_changes))
             report.resolutions = list(dict.fromkeys(report.resolutions))
         return self.result
+
+    def _tell_losses(self) -> None:
+        """Each edit held here that a merge of this run, or one pulled, resolved against: once,
+        with who wrote it and the command that brings it back (gitmem/recall/lost.py)."""
+        for ref, before in self.run.started.items():
+            after = self.repo.resolve(ref)
+            if after is None or after == before:
+                continue
+            if not self.run.merged and before is not None and self._no_merge(before, after):
+                continue  # the usual pull: commits of one parent each down to ours
+            from gitmem.recall.lost import losses_to_tell
+
+            report = self.result.report(ref)
+            try:
+                losses = losses_to_tell(self.project, ref, before, after, self.run.merged)
+            except GitmemError as exc:  # the sync is done: telling must not undo its success
+                report.notes.append(
+                    f"{ref}: could not read which edits its merges resolved against "
+                    f"({exc.message}); gitmem lost lists them"
+                )
+                continue
+            for loss in losses:
+                report.losses.append(loss)
+                if loss.kind == "lost":
+                    report.lost.append(loss.text())
+
+    def _no_merge(self, old: str, new: str, steps: int = 16) -> bool:
+        """True when `new` reaches `old` through at most `steps` commits of one parent each
+        (read in-process): no merge in old..new, so none resolved against us (no `git log`)."""
+        commit = new
+        for _ in range(steps):
+            if commit == old:
+                return True
+            parents = self.repo.read_commit(commit)[1]
+            if len(parents) != 1:
+                return False
+            commit = parents[0]
+        return commit == old
 
     def _loop(self) -> None:
         pushing = self.opts.mode in ("push", "sync")

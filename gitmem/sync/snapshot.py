@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gitmem.core.fileread import first_bad_byte
 from gitmem.core.state import index_outdated
 from gitmem.errors import GitmemError, SecretsFound
 from gitmem.project.scopes import Scope
@@ -123,15 +124,20 @@ class Snapshots:
         keeps its last synced version."""
         self._scan_secrets(ref, s, snap)
         expected = self.commit.before(s, snap)
-        held = self.ledger.skipped_paths[s.name] = set()
+        held = self.ledger.skipped_paths[s.name] = {}
         for rel, why in snap.skipped:
+            refused = why.startswith("GM")  # read, and refused by the policy (GM111: not UTF-8)
+            if why.startswith("GM111"):  # named with its first bad byte: what, where
+                why = f"not UTF-8 text: {first_bad_byte(s.file(rel)) or 'not UTF-8'}"
             note = f"{s.name}: {rel} ({why})"
             if note not in self.result.skipped:
                 self.result.skipped.append(note)
-            if rel in expected and rel not in snap.files:
-                # skipped is never published as deleted: the ref keeps the last synced version
-                snap.files[rel] = expected[rel]
-                held.add(rel)
+            if rel in expected and (refused or rel not in snap.files):
+                # skipped is never published as deleted: the ref keeps the last synced version,
+                # and the write-back never writes over a refused file (its changes wait, said
+                # so); a link or FIFO there is the write-back's to name (not_written)
+                snap.files.setdefault(rel, expected[rel])
+                held[rel] = why
 
     def _scan_secrets(self, ref: str, s: Scope, snap: Snapshot) -> None:
         """Scan what is about to be published — only files whose bytes changed since the last

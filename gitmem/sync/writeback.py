@@ -71,10 +71,13 @@ class WriteBack:
                         target[rel] = oid
             state = self.ledger.states[s.name]
             extra = s.extra
-            for rel in self.ledger.skipped_paths.get(
-                s.name, ()
-            ):  # never written over, never deleted
+            held = self.ledger.skipped_paths.get(s.name, {})
+            waiting = False  # a skipped file the ref changed: the folder does not hold the tip
+            for rel, why in held.items():  # never written over, never deleted
                 if rel in expected:
+                    if target.get(rel) != expected[rel]:
+                        self._note_waiting(ref, s, rel, why)
+                        waiting = True
                     target[rel] = expected[rel]
             for rel in [r for r in target if r.split("/", 1)[0] in s.exclude]:
                 # another scope's folder (`team/`): what the ref holds there is never written
@@ -132,7 +135,7 @@ class WriteBack:
                     note = f"{s.name}: {p} ({not_written(what)})"
                     if note not in self.result.skipped:
                         self.result.skipped.append(note)
-            commit = tip if self.ledger.expected[s.name] == target else None
+            commit = tip if self.ledger.expected[s.name] == target and not waiting else None
             if state.commit != commit:
                 state.commit = commit
                 self.ledger.dirty_state.add(s.name)
@@ -175,6 +178,8 @@ class WriteBack:
         target = {rel: new for rel in paths if (new := changed[rel][1]) is not None}
         if expected.keys() - known.keys():
             return None  # a file the folder held has no record: the general way
+        if not self.ledger.skipped_paths.get(s.name, {}).keys().isdisjoint(paths):
+            return None  # a file skipped here (not UTF-8, refused): held, in the general way
         done = materialize(
             self.repo, s.path, expected, target, known, self.opts.progress, extra, paths
         )
@@ -264,10 +269,35 @@ class WriteBack:
         report.local_changes.extend(f"M {s.prefix}/{rel}" for rel in sorted(displaced))
         report.resolutions.extend(merged.resolutions)
 
+    def _note_waiting(self, ref: str, s: Scope, rel: str, why: str) -> None:
+        """A file skipped here (`why`: not UTF-8 text, a secret, ...) that the ref changed: its
+        changes wait until the file syncs again. One line: what, where, how to fix."""
+        remote = self.result.report(ref).via or self.result.remote or "elsewhere"
+        what, _, where = why.partition(": ")
+        if what == "not UTF-8 text":
+            said = f"is not UTF-8 ({where})"
+            fix = "convert it to UTF-8 (gitmem doctor prints the command), then gitmem sync"
+        elif what.startswith("GM140"):
+            from gitmem.policy.secrets import ALLOW_HINT
+
+            said = f"is skipped ({why})"
+            fix = f"remove the secret (or, {ALLOW_HINT}), then gitmem sync"
+        else:
+            import shlex
+
+            said = f"is skipped ({why})"
+            where_it_is = shlex.quote(str(s.file(rel)))
+            fix = f"gitmem validate --files {where_it_is} shows where; fix it, then gitmem sync"
+        note = f"{s.name}: {rel} {said}: not synced, and changes to it from {remote} wait; {fix}"
+        notes = self.result.report(ref).notes
+        if note not in notes:
+            notes.append(note)
+
     def note_still_changing(self) -> None:
         for name, paths in self.ledger.changing.items():
             scope = self.project.scope(name)
-            for rel in sorted(paths):
+            held = self.ledger.skipped_paths.get(name, {})
+            for rel in sorted(p for p in paths if p not in held):  # those: skipped, said so
                 self.result.report(scope.ref).notes.append(
                     f"{name}: {rel} kept changing during the sync; its latest edits wait for "
                     "the next sync"

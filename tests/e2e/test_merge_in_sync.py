@@ -75,8 +75,8 @@ def test_the_losing_machine_is_told_and_log_shows_both_sides(world: World) -> No
     out_a = world.ok("-C", str(a), "sync")  # A pulls the merge that resolved against it
     lost = [ln for ln in out_a.splitlines() if "lost:" in ln]
     assert len(lost) == 1, out_a
-    assert "auto/api.md" in lost[0] and "version won (newer)" in lost[0]
-    assert "gitmem log auto/api.md" in lost[0]
+    assert "auto/api.md" in lost[0] and "(newer)" in lost[0]
+    assert "gitmem restore --lost 1" in lost[0]
     assert "per B" in (da / "api.md").read_text()
     log = world.ok("-C", str(a), "log", "auto/api.md")
     assert log.count("resolved") >= 1  # the merge with its trailer
