@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 WHAT_IT_IS = ("GM109", "GM110")
-PREFETCH_BYTES = 32 * 1024 * 1024
+PREFETCH_BYTES = 2 * 1024 * 1024  # held at once: a first sync of 100,000 files holds no more
 MAX_ENTRIES = 2 * MAX_FILES  # files and folders: a tree of MAX_FILES files in folders passes
 MAX_TREE_BYTES = 64 * 1024 * 1024  # tree objects read in a shape check
 REFUSED_HINT = "the ref was refused; nothing was written (gitmem validate shows every finding)"
@@ -208,7 +208,8 @@ def commit_findings(
 
 class _Prefetch:
     """Blobs read a batch at a time, in the order the policy asks for them: one git process
-    per PREFETCH_BYTES of files rather than one round trip per file."""
+    per PREFETCH_BYTES of files rather than one round trip per file (one `cat-file`
+    exchange, pipelined, per batch; the batch before is let go)."""
 
     def __init__(self, repo: Repository, entries: list[Entry]) -> None:
         self.repo = repo
