@@ -362,6 +362,7 @@ def materialize(
     order = sorted(set(expected) | set(target) if paths is None else paths)
     blobs = _Ahead(repo, [target[r] for r in order if target.get(r) not in (None, expected.get(r))])
     batch: list[_Pending] = []
+    made: set[Path] = set()  # folders made or found here (a first sync: one mkdir, not 100,000)
     for rel in order:
         want, was = target.get(rel), expected.get(rel)
         if want == was:
@@ -396,11 +397,14 @@ def materialize(
                 done.deleted.append(rel)
                 if outside is None:
                     _prune_empty_dirs(path.parent, folder)
+                    made.clear()
                 if displaced is not None:
                     done.displaced[rel] = displaced
             continue
         with _settled(repo, done, rel, path, current):
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                made.add(path.parent)
             batch.append(_Pending(rel, path, want, was, current, *_prepare(path, blobs.read(want))))
         if len(batch) >= FLUSH_BATCH:
             _place_batch(repo, done, batch, now, folder, progress)
