@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from benchmarks.corpus import Shapes, load_shapes
@@ -41,6 +42,28 @@ QUICK = Sizes(
     lived_rounds=1,
 )
 
+SIZES_VARIABLE = "GITMEM_BENCH_SIZES"
+
+
+def overridden(sizes: Sizes, env: Mapping[str, str]) -> Sizes:
+    """`sizes` with the whole-number fields named in GITMEM_BENCH_SIZES
+    (`first_sync=10000,network=2000`): a family measured at a size that fits a session (the
+    network family at full size takes over half an hour); results.md names the sizes run."""
+    spec = env.get(SIZES_VARIABLE, "").strip()
+    if not spec:
+        return sizes
+    numbers = {f.name for f in fields(Sizes) if f.type in (int, "int")}
+    changes: dict[str, int] = {}
+    for item in spec.split(","):
+        name, _, value = item.strip().partition("=")
+        if name not in numbers or not value.strip().isdigit():
+            raise SystemExit(
+                f"{SIZES_VARIABLE}: {item.strip()!r} is not NAME=NUMBER with NAME one of "
+                f"{', '.join(sorted(numbers))}"
+            )
+        changes[name] = int(value)
+    return Sizes(**{**vars(sizes), **changes})
+
 
 @dataclass
 class Context:
@@ -52,8 +75,8 @@ class Context:
 
     @property
     def sizes(self) -> Sizes:
-        sizes = self.custom or (QUICK if self.quick else FULL)
-        network = os.environ.get("GITMEM_BENCH_NETWORK")  # profiling the network rows smaller
+        sizes = overridden(self.custom or (QUICK if self.quick else FULL), os.environ)
+        network = os.environ.get("GITMEM_BENCH_NETWORK")  # = GITMEM_BENCH_SIZES=network=N
         return replace(sizes, network=int(network)) if network else sizes
 
     @property

@@ -27,7 +27,16 @@ def environment(runs: int, quick: bool, install: str) -> dict[str, Any]:
         "quick": quick,
         "install": install,  # which gitmem was timed (benchmarks/install.py)
         "load_average": _load(),  # at the end: a loaded machine inflates every figure alike
+        "sizes": _sizes(),  # GITMEM_BENCH_SIZES: sizes other than the defaults
     }
+
+
+def _sizes() -> str:
+    import os
+
+    from benchmarks.context import SIZES_VARIABLE
+
+    return os.environ.get(SIZES_VARIABLE, "").strip()
 
 
 def _load() -> float | None:
@@ -71,6 +80,7 @@ def markdown(rows: list[Row], env: dict[str, Any]) -> str:
         + f" on {env['date']}: Python {env['python']}, git {env['git']}, {env['cpus']} CPUs, "
         f"{env['platform']}; load average {env.get('load_average')} at the end; "
         f"{env['runs']} timed runs per side, alternated with the baseline."
+        + (f" Sizes changed: `GITMEM_BENCH_SIZES={env['sizes']}`." if env.get("sizes") else "")
         + (
             f" gitmem timed: {env['install']}; `python -c pass` runs that venv's Python."
             if env.get("install")

@@ -48,6 +48,15 @@ class MemoryStore(ObjectEncoding):
             sorted(out.items(), key=lambda item: item[0].encode("utf-8", "surrogateescape"))
         )
 
+    def files_holding(self, tree: str, literals: Sequence[str]) -> frozenset[str] | None:
+        """As the git store's (`git grep -l -i -F`): paths whose bytes hold a literal."""
+        wanted = [lit.lower().encode() for lit in literals]
+        return frozenset(
+            path
+            for path, entry in self.list_tree(tree).items()
+            if entry.kind == "blob" and any(w in self.read_blob(entry.oid).lower() for w in wanted)
+        )
+
     def _walk(self, data: bytes, prefix: str, sizes: bool, out: dict[str, TreeEntry]) -> None:
         width = 32 if self.object_format == "sha256" else 20
         at = 0

@@ -8,7 +8,7 @@ import contextlib
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape
@@ -546,6 +546,21 @@ class ObjectStore(GitDir, ObjectEncoding):
         `list_tree` folds away (a hostile tree can name two entries alike)."""
         out = self.git("ls-tree", "-r", "-t", "-z", "--name-only", "--full-tree", treeish).stdout
         return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+    def files_holding(self, tree: str, literals: Sequence[str]) -> frozenset[str] | None:
+        """Paths of the files of `tree` (an id) whose bytes hold one of `literals` (ASCII
+        letters in either case), from one `git grep` in C over the whole tree; None when git
+        cannot tell (then every file is to be read). Never a textconv, a submodule or color."""
+        args = ["grep", "-l", "-z", "-i", "-F", "--no-color", "--no-textconv"]
+        args += ["--no-recurse-submodules", *(f"-e{lit}" for lit in literals), tree, "--"]
+        done = self.git(*args, check=False)
+        if done.returncode not in (0, 1) or not self._is_oid(tree):
+            return None
+        prefix = tree.encode() + b":"
+        named = [p for p in done.stdout.split(b"\0") if p]
+        if any(not p.startswith(prefix) for p in named):
+            return None
+        return frozenset(p[len(prefix) :].decode("utf-8", "surrogateescape") for p in named)
 
     # -- writing -----------------------------------------------------------------------------
 

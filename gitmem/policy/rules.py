@@ -185,10 +185,14 @@ def encrypted_name(path: str, encrypted: frozenset[str]) -> bool:
 # -- one file's bytes -------------------------------------------------------------------------
 
 
-def check_content(path: str, data: bytes, secrets: bool = True) -> list[Finding]:
+def check_content(
+    path: str, data: bytes, secrets: bool = True, triggered: bool = True
+) -> list[Finding]:
     """What is wrong with these bytes as the memory file `path` (size, UTF-8, YAML, fields,
     MEMORY.md caps, secrets, instructions aimed at the agent). Size is checked first: nothing
-    below reads more than MAX_BLOB_BYTES."""
+    below reads more than MAX_BLOB_BYTES. `triggered` False: the bytes were found to hold
+    none of the scans' triggers (secrets.TRIGGERS), so the scans run only if the text can
+    show one a byte search does not see."""
     if len(data) > MAX_BLOB_BYTES:
         return [_found(path, "GM105", f"{len(data)} bytes (limit {MAX_BLOB_BYTES})")]
     try:
@@ -211,7 +215,10 @@ def check_content(path: str, data: bytes, secrets: bool = True) -> list[Finding]
     elif name not in INDEX_NAMES and name != "claude.local.md" and not _foreign(path):
         findings.extend(_check_fields(path, front))
     if secrets:
-        from gitmem.policy.secrets import scan_injection, scan_secrets
+        from gitmem.policy.secrets import scan_injection, scan_secrets, trigger_free
+
+        if not triggered and trigger_free(text):
+            return findings
 
         findings.extend(_found(path, "GM140", m.message, m.line) for m in scan_secrets(text))
         findings.extend(_found(path, "GM150", m.message, m.line) for m in scan_injection(text))
@@ -358,13 +365,15 @@ def check_entries(
     known: frozenset[str] = frozenset(),
     named: frozenset[str] = frozenset(),
     links: bool = True,
+    quiet: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Every finding of one tree (`links`: with the link warnings GM132/GM133, which only
     validate shows; a sync names none of them). `all_paths`: each path with folders and repeats, as git
     lists them (a mapping folds the repeats a hostile tree can hold). `known`: blob ids whose
     content needs no second look (read as memory text in a tree that passed: `read_as_text`).
     `named`: paths of a tree checked before, whose names need no second look (the name rules
-    depend on the path alone); everything else about them is checked again."""
+    depend on the path alone); everything else about them is checked again. `quiet`: blob
+    ids whose bytes hold none of the scans' triggers (check_content's `triggered`)."""
     findings: list[Finding] = []
     tops = tops_for(ref)
     if len(entries) > MAX_FILES:
@@ -376,7 +385,7 @@ def check_entries(
     total = 0
     for path, entry in entries.items():
         total += entry.size or 0
-        findings.extend(_check_entry(path, entry, tops, encrypted, read, known, named))
+        findings.extend(_check_entry(path, entry, tops, encrypted, read, known, named, quiet))
     findings.extend(_check_total(ref, total))
     if links:
         findings.extend(_check_links(entries, read))
@@ -437,6 +446,7 @@ def _check_entry(
     read: Callable[[str], bytes],
     known: frozenset[str] = frozenset(),
     named: frozenset[str] = frozenset(),
+    quiet: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """The rules of one entry of a tree (its layout's top-level rule aside)."""
     if entry.kind != "blob" or entry.mode not in ("100644", "100755"):
@@ -456,7 +466,7 @@ def _check_entry(
     if path == META_FILE:
         return _check_meta(read(entry.oid))
     if path not in KEY_FILES and entry.oid not in known:
-        return check_content(path, read(entry.oid))
+        return check_content(path, read(entry.oid), triggered=entry.oid not in quiet)
     return []
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -327,6 +326,8 @@ def adopt_folder(project: Project, path: Path) -> Adopted:
             )
     live = _live_owner(folder)
     if live is not None:
+        import shlex  # here: every sync imports this module (remember_synced)
+
         raise UsageError(
             f"{folder} is the memory of the checkout {live}, which still loads it: "
             "another project's (or another clone's) memory, not an orphan",

@@ -362,6 +362,7 @@ def materialize(
     order = sorted(set(expected) | set(target) if paths is None else paths)
     blobs = _Ahead(repo, [target[r] for r in order if target.get(r) not in (None, expected.get(r))])
     batch: list[_Pending] = []
+    made: set[Path] = set()  # folders made or found here (a first sync: one mkdir, not 100,000)
     for rel in order:
         want, was = target.get(rel), expected.get(rel)
         if want == was:
@@ -396,12 +397,16 @@ def materialize(
                 done.deleted.append(rel)
                 if outside is None:
                     _prune_empty_dirs(path.parent, folder)
+                    made.clear()
                 if displaced is not None:
                     done.displaced[rel] = displaced
             continue
         with _settled(repo, done, rel, path, current):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            batch.append(_Pending(rel, path, want, was, current, *_prepare(path, blobs.read(want))))
+            if path.parent not in made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                made.add(path.parent)
+            data = blobs.read(want)
+            batch.append(_Pending(rel, path, want, was, current, *_prepare(path, data, current)))
         if len(batch) >= FLUSH_BATCH:
             _place_batch(repo, done, batch, now, folder, progress)
             batch = []
@@ -428,12 +433,14 @@ class _Pending:
     written: os.stat_result
 
 
-def _prepare(path: Path, data: bytes) -> tuple[Path, os.stat_result]:
-    """The temp file for `path` (its permission bits kept), written, not yet flushed."""
-    try:
-        mode: int | None = stat.S_IMODE(os.lstat(path).st_mode)
-    except FileNotFoundError:
-        mode = None
+def _prepare(path: Path, data: bytes, current: str | None) -> tuple[Path, os.stat_result]:
+    """The temp file for `path` (its permission bits kept), written, not yet flushed.
+    `current`: what the check found there (None: no file, as in a first sync: not looked at
+    again; one that appears meanwhile is caught where the temp file is placed)."""
+    mode: int | None = None
+    if current is not None:
+        with contextlib.suppress(FileNotFoundError):
+            mode = stat.S_IMODE(os.lstat(path).st_mode)
     return write_unsynced(path, data, mode)
 
 

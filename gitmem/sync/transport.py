@@ -163,6 +163,8 @@ class Exchange:
         """Every commit a push publishes is scanned, not only its tip: a secret one commit added
         and a later one removed stays in the remote's history for good. Each blob once;
         ciphertext and key files are not text."""
+        if not pending:  # nothing to publish (a sync with nothing new): nothing to import
+            return
         from gitmem.policy.commits import secrets_in_commits
         from gitmem.policy.secrets import ALLOW_HINT, user_allow_list
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from benchmarks import report
 from benchmarks.timing import Row, Stats
 
@@ -50,3 +52,20 @@ def test_a_whole_run_replaces_every_row(tmp_path: Path) -> None:
     report.write([_row("daemon push", 4.0)], _env("day 2"), tmp_path)
     rows = json.loads((tmp_path / "results.json").read_text())["results"]
     assert [r["scenario"] for r in rows] == ["daemon push"]
+
+
+def test_sizes_named_in_the_environment_replace_the_defaults_and_are_reported() -> None:
+    from benchmarks.context import FULL, overridden
+    from benchmarks.report import markdown
+
+    sizes = overridden(FULL, {"GITMEM_BENCH_SIZES": "first_sync=10000, network=2000"})
+    assert (sizes.first_sync, sizes.network, sizes.writers) == (10_000, 2_000, FULL.writers)
+    assert overridden(FULL, {}) == FULL
+    for bad in ("scale=3", "first_sync=many", "nothing"):
+        with pytest.raises(SystemExit, match="GITMEM_BENCH_SIZES"):
+            overridden(FULL, {"GITMEM_BENCH_SIZES": bad})
+    env = {
+        "date": "d", "python": "3", "git": "2", "cpus": 2, "platform": "p", "runs": 1,
+        "quick": False, "install": "", "sizes": "first_sync=10000",
+    }  # fmt: skip
+    assert "GITMEM_BENCH_SIZES=first_sync=10000" in markdown([], env)

@@ -201,3 +201,51 @@ def test_only_the_users_own_configuration_allows(
     allow = user_allow_list({}, str(common))
     assert allow.fingerprints == {marks[1]} and allow.path_allowed("team/fixtures/a.md")
     assert fingerprint("hunter2") == marks[0]
+
+
+# -- what a byte search for the triggers may skip (the tree check's `git grep`) ---------------
+
+
+def test_every_rule_starts_at_a_listed_trigger_and_every_ascii_fold_is_known() -> None:
+    from gitmem.policy.secrets import FOLDS_TO_ASCII, INJECTION_RULES, TRIGGERS
+
+    for rule in (*SECRET_RULES, *INJECTION_RULES):
+        assert {t.lower() for t in rule.triggers} <= set(TRIGGERS), rule.what
+    # every character outside ASCII whose lower case is one ASCII character: the only way a
+    # folded trigger stands in a text whose bytes do not hold it
+    folds = [c for c in map(chr, range(0x80, 0x110000)) if len(c.lower()) == 1 < ord(c)]
+    assert "".join(c for c in folds if c.lower().isascii()) == FOLDS_TO_ASCII
+
+
+def _bytes_hold_a_trigger(text: str) -> bool:
+    from gitmem.policy.secrets import TRIGGERS
+
+    folded = text.encode("utf-8", "surrogatepass").lower()  # ASCII letters only, as git grep -i
+    return any(t.encode() in folded for t in TRIGGERS)
+
+
+def test_a_kelvin_sign_hides_a_trigger_from_a_byte_search_and_is_still_scanned() -> None:
+    from gitmem.policy.rules import check_content
+    from gitmem.policy.secrets import trigger_free
+
+    text = "api_\u212aey = Zx8Qw3Lm9Rt2Vb7Np4Hy6\n"
+    assert not _bytes_hold_a_trigger(text) and scan_secrets(text)
+    assert not trigger_free(text)
+    data = b"---\nname: n\ndescription: d\ntype: project\n---\n" + text.encode()
+    codes = [f.code for f in check_content("team/n.md", data, triggered=False)]
+    assert "GM140" in codes
+
+
+PIECES = st.sampled_from(
+    ["key", "KEY", "Key", "\u212aey", "sk-", "SK-", "AKIA", "akia", "://", "pass", "=", ":",
+     " ", "\n", "ignore", "previous", "instructions", "x9Qw3Lm9Rt2Vb7Np4Hy6Zq", "\u0130", "é"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(PIECES, st.text(max_size=6)), max_size=12).map("".join))
+def test_a_text_whose_bytes_hold_no_trigger_gives_both_scans_nothing(text: str) -> None:
+    from gitmem.policy.secrets import scan_injection, trigger_free
+
+    if not _bytes_hold_a_trigger(text) and trigger_free(text):
+        assert scan_secrets(text) == [] and scan_injection(text) == []
