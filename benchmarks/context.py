@@ -7,6 +7,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchmarks.corpus import Shapes, load_shapes
 
@@ -75,7 +76,7 @@ def sized(sizes: Sizes, spec: str | None) -> Sizes:
     smaller size without running (or editing) the whole family."""
     if not spec:
         return sizes
-    changes: dict[str, int] = {}
+    changes: dict[str, Any] = {}
     for item in spec.split(","):
         name, _, value = item.strip().partition("=")
         if name not in Sizes.__dataclass_fields__ or not value.isdigit():
