@@ -81,10 +81,14 @@ def installed() -> Install:
     """The install every gitmem row runs, built on first use for this tree's content."""
     install = Install(Path(tempfile.gettempdir()) / f"{PREFIX}{tree_key()}")
     lock = open(f"{install.venv}.lock", "w")  # noqa: SIM115 (held until the process ends)
-    fcntl.flock(lock, fcntl.LOCK_EX)  # two harnesses on one tree build it once
+    # shared first: a complete install is used while another run holds it (an exclusive
+    # lock here would wait for that whole run); exclusive only to build it
+    fcntl.flock(lock, fcntl.LOCK_SH)
     if not (install.venv / COMPLETE).exists():
-        _build(install.venv)
-    fcntl.flock(lock, fcntl.LOCK_SH)  # in use: no other run removes it
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two harnesses on one tree build it once
+        if not (install.venv / COMPLETE).exists():
+            _build(install.venv)
+        fcntl.flock(lock, fcntl.LOCK_SH)  # in use: no other run removes it
     _held.append(lock)
     remove_unused(Path(tempfile.gettempdir()), keep=install.venv)
     return install

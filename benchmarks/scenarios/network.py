@@ -39,6 +39,7 @@ RAW_NOOP = "git fetch of the same refs + add -A --dry-run against its index"
 RAW_PULL = "git fetch + read-tree -m -u + update-ref"
 RAW_FETCH = "git fetch of the same refs"
 WHERE = "git daemon on 127.0.0.1"
+PARTS_ENV = "GITMEM_BENCH_NETWORK"  # e.g. "writers": only those parts (person, writers, first_sync)
 STARTED: list[int] = []  # process groups of the daemons this module started (tests check them)
 
 
@@ -48,8 +49,10 @@ def run(ctx: Context) -> list[Row]:
     rows: list[Row] = []
     with git_daemon(root, host.env) as (url, group):
         STARTED.append(group)
+        only = os.environ.get(PARTS_ENV, "").split(",")
         for part in (_person_rows, _writers_rows, _first_sync_rows):
-            rows += _guarded(part, ctx, root, url)
+            if only == [""] or part.__name__.strip("_").removesuffix("_rows") in only:
+                rows += _guarded(part, ctx, root, url)
     return rows
 
 

@@ -76,6 +76,7 @@ class SyncOptions:
     no_verify: bool = False  # publish even what the secret scan flags
     # the wait between rounds after a push was rejected (a test passes its own clock)
     sleep: Callable[[float], object] = time.sleep
+    clock: Callable[[], float] = time.monotonic  # how long a round took: the back-off's unit
     # git's stat checks of the folders, started before the lock (gitmem.core.state.start_checks):
     # each taken by the first snapshot of its scope if its index is still the state's
     checks: dict[str, tuple[str, FolderCheck]] = field(default_factory=dict)

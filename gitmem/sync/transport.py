@@ -24,6 +24,7 @@ class Exchange:
         self.run = run
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
+        self.rejected: list[str] = []  # refs the last push saw rejected (someone pushed first)
 
     # -- 2. transport ------------------------------------------------------------------------
 
@@ -34,19 +35,23 @@ class Exchange:
             groups.setdefault(self.project.route(ref).remote, []).append(ref)
         return groups
 
-    def fetch(self, prune: bool = True) -> None:
-        self.finish_fetch(self.start_fetch(), prune)
+    def fetch(self, prune: bool = True, refs: Iterable[str] | None = None) -> None:
+        self.finish_fetch(self.start_fetch(refs), prune)
 
-    def start_fetch(self) -> list[PendingFetch]:
-        """Start fetching our refs from every remote that holds them (in parallel, and in
-        parallel with whatever the caller does until `_finish_fetch`)."""
-        self.run.fetched_from = {
-            ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in self.run.by_ref
-        }
+    def start_fetch(self, refs: Iterable[str] | None = None) -> list[PendingFetch]:
+        """Start fetching our refs (or only `refs`: those a push saw rejected) from every
+        remote that holds them (in parallel, and in parallel with whatever the caller does
+        until `finish_fetch`)."""
+        wanted = list(self.run.by_ref if refs is None else refs)
+        if refs is None:
+            self.run.fetched_from = {}
+        self.run.fetched_from.update(
+            {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in wanted}
+        )
         known = {self.project.tracking_ref(r): oid for r, oid in self.run.fetched_from.items()}
         pending: list[PendingFetch] = []
         try:
-            for remote, specs in fetch_plan(self.project, self.run.by_ref).items():
+            for remote, specs in fetch_plan(self.project, wanted).items():
                 # a ref the remote may not have (never seen there: no team memory yet, a
                 # first sync) is fetched beside the others, not with them: git fails a fetch
                 # at the first name the remote lacks, and a retry would cost a round trip
@@ -123,6 +128,7 @@ class Exchange:
         if not self.opts.no_verify:
             self._scan_commits(pending)
         done = True
+        self.rejected = []
         failures: list[RemoteError] = []
         pushed: list[str] = []
         for remote, refs in self.by_remote(pending).items():
@@ -149,6 +155,9 @@ class Exchange:
             if outcome.refused:
                 failures.append(self._refusal(remote, label, outcome))
             done &= outcome.ok or not outcome.rejected  # only "someone pushed first" retries
+            if not outcome.ok:
+                names = {r.split(" ", 1)[0] for r in outcome.rejected}
+                self.rejected += [routes[n] for n in routes if n in names]
         # the remote now holds each pushed oid: move our view of it from where we last saw it,
         # every tracking ref in one git (one transaction; CAS on each)
         moves = [(self.project.tracking_ref(ref), *pending[ref]) for ref in pushed]

@@ -18,7 +18,8 @@ from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.project.scopes import TEAM_REF, Project, open_project
 from gitmem.sync import SyncOptions, run_sync
 from gitmem.sync.ledger import SyncRun
-from gitmem.sync.session import backoff
+from gitmem.sync.session import MAX_BACKOFF, ROUND_FLOOR, backoff
+from gitmem.sync.snapshot import Snapshots
 from gitmem.sync.transport import fetch_plan
 from gitmem.sync.views import PlainView, SealedView
 from tests.gitmem.test_usecases import git_template  # noqa: F401 (a fixture used here)
@@ -164,11 +165,34 @@ def test_a_rejected_push_backs_off_on_the_injected_clock(
         return real(self, remote, refspecs, **kw)
 
     monkeypatch.setattr(kind, "push", rejecting)
+    fetched: list[list[str]] = []
+    real_fetch = kind.start_fetch
+
+    def fetching(self: Any, remote: str, specs: list[str], timeout: Any = None) -> Any:
+        fetched.append([spec.partition(":")[0].lstrip("+") for spec in specs])
+        return real_fetch(self, remote, specs, timeout)
+
+    monkeypatch.setattr(kind, "start_fetch", fetching)
+    snapshots = 0
+    real_take = Snapshots.take
+
+    def take(self: Snapshots) -> Any:
+        nonlocal snapshots
+        snapshots += 1
+        return real_take(self)
+
+    monkeypatch.setattr(Snapshots, "take", take)
+    ticks = iter(range(1000))
     waits: list[float] = []
-    result = sync(a, "sync", sleep=waits.append)
+    # the injected clock: every reading a quarter second later, so each round "took" 0.25 s
+    result = sync(a, "sync", sleep=waits.append, clock=lambda: next(ticks) * 0.25)
     assert result.retries == 3 and rejections == 0
-    assert len(waits) == 3 and all(0 < w <= 2.0 for w in waits)
+    assert len(waits) == 3 and all(0 <= w < 2 * k * 0.25 for k, w in enumerate(waits, 1))
     assert result.refs[TEAM_REF].pushed
+    # a retry fetches only the ref the push saw rejected, and does not read the folders again
+    first = sorted(ref for refs in fetched[:-3] for ref in refs)  # the first round: both refs
+    assert first == sorted([TEAM_REF, a.user_ref]) and fetched[-3:] == [[TEAM_REF]] * 3
+    assert snapshots == 1
 
 
 def test_push_first_retries_at_once_then_backs_off(
@@ -196,11 +220,19 @@ def test_push_first_retries_at_once_then_backs_off(
     assert result.retries == 1 and waits == []
 
 
-def test_backoff_doubles_and_is_bounded() -> None:
-    for round_no in range(12):
-        waits = [backoff(round_no) for _ in range(20)]
-        assert all(0 <= w <= min(2.0, 0.05 * 2**round_no) for w in waits)
-        assert len(set(waits)) > 1  # jittered: writers rejected together do not retry together
+def test_backoff_widens_with_rejections_in_units_of_the_round_and_is_bounded() -> None:
+    for rejections in range(1, 30):
+        for round_seconds in (0.0, 0.01, 0.3, 4.0, 60.0):
+            window = min(MAX_BACKOFF, 2 * rejections * max(ROUND_FLOOR, round_seconds))
+            assert backoff(rejections, round_seconds, 0.0) == 0.0
+            assert backoff(rejections, round_seconds, 0.999) == pytest.approx(window * 0.999)
+            waits = [backoff(rejections, round_seconds) for _ in range(20)]
+            assert all(0 <= w < window for w in waits)
+            assert len(set(waits)) > 1  # jittered: writers rejected together do not retry together
+    assert backoff(3, 0.3, 0.5) > backoff(2, 0.3, 0.5) > backoff(1, 0.3, 0.5)
+    assert backoff(1, 2.0, 0.5) > backoff(
+        1, 0.2, 0.5
+    )  # a slower round (a loaded remote) waits longer
 
 
 def test_views_are_chosen_per_ref(clone: Clones) -> None:
