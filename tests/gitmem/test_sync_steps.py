@@ -22,7 +22,11 @@ from gitmem.sync.session import MAX_BACKOFF, ROUND_FLOOR, backoff
 from gitmem.sync.snapshot import Snapshots
 from gitmem.sync.transport import fetch_plan
 from gitmem.sync.views import PlainView, SealedView
-from tests.gitmem.test_usecases import git_template  # noqa: F401 (a fixture used here)
+from tests.gitmem.test_usecases import (
+    git_template,  # noqa: F401 (a fixture used here)
+    read,
+    topic,
+)
 from tests.support.world import git
 
 WHO = ("Ann Example", "ann@example.com")
@@ -193,6 +197,40 @@ def test_a_rejected_push_backs_off_on_the_injected_clock(
     first = sorted(ref for refs in fetched[:-3] for ref in refs)  # the first round: both refs
     assert first == sorted([TEAM_REF, a.user_ref]) and fetched[-3:] == [[TEAM_REF]] * 3
     assert snapshots == 1
+
+
+@pytest.mark.parametrize("mode", ["push", "sync"])
+def test_an_edit_made_while_a_retry_merges_the_same_file_is_kept_and_published(
+    clone: Clones, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """The retry round does not read the folders again; a file edited meanwhile that the merge
+    also changes is not overwritten by the write-back but merged in a full round, and pushed."""
+    a, b = clone("a"), clone("b")
+    write(a, "build.md", topic("build", "one", "two", "three", "four"))
+    sync(a, "push")
+    sync(b, "pull")
+    write(b, "build.md", topic("build", "one", "two, from b", "three", "four"))
+    kind = type(b.repo)
+    real = kind.push
+    calls = 0
+
+    def racing(self: Any, remote: str, refspecs: Any, **kw: Any) -> PushOutcome:
+        nonlocal calls
+        calls += 1
+        if calls == 1:  # a teammate lands an edit of the same file, and b's user edits it again
+            write(a, "build.md", topic("build", "one, from a", "two", "three", "four"))
+            sync(a, "push")
+            write(b, "build.md", topic("build", "one", "two, from b", "three", "four, by hand"))
+        return real(self, remote, refspecs, **kw)
+
+    monkeypatch.setattr(kind, "push", racing)
+    result = sync(b, mode, sleep=lambda _: None)
+    monkeypatch.setattr(kind, "push", real)
+    assert result.retries >= 1 and result.refs[TEAM_REF].pushed
+    every = topic("build", "one, from a", "two, from b", "three", "four, by hand")
+    assert read(b, "build.md") == every
+    sync(a)
+    assert read(a, "build.md") == every
 
 
 def test_push_first_retries_at_once_then_backs_off(

@@ -86,6 +86,7 @@ def test_writers_over_a_network_remote_all_land_and_converge_within_a_bound(
         retries = [o.retries for o in outcomes]
         assert sum(retries) <= WRITERS * (WRITERS - 1) // 2, retries
         last = max(o.seconds for o in outcomes)
+        print(f"{WRITERS} writers: last lands at {last:.1f} s, one push {solo:.2f} s, {retries=}")
         # serialized, W pushes take ~W rounds of about one push each; the back-off's waits are
         # a fraction of the rounds they spread: far less than 6 rounds a writer
         assert last <= 6 * WRITERS * max(solo, 0.5), (last, solo, retries)
