@@ -304,6 +304,15 @@ MAX_HOST = 64  # characters of a machine's name kept from a commit subject
 _HOST = re.compile(r" on (\S+?)(?: \(\d+ changed\))?$")
 
 
+def plainly(resolution: str) -> str:
+    """A resolution as its trailer says it (`PATH SUBJECT: SIDE (WHY)`), a tie said plainly."""
+    what, sep, outcome = resolution.rpartition(": ")
+    side, _, why = outcome.partition(" ")
+    if not sep or why not in ("(tie-break)", "(greater bytes)"):
+        return resolution
+    return f"{what}: {side} ({SAID['tie-break']})"
+
+
 @dataclass(frozen=True)
 class Writer:
     """Who made a version: the commit that last changed the path on that side, its author,

@@ -168,6 +168,8 @@ def test_a_tie_is_said_plainly(world: World) -> None:
     assert "a tie: same confidence, same date; every machine keeps the same one" in resolved[0]
     lost = _said(out_a, "lost") + _said(out_b, "lost")
     assert len(lost) == 1 and "a tie: same confidence, same date" in lost[0], (out_a, out_b)
+    log = world.ok("-C", str(a), "log", "auto/api.md")
+    assert "a tie: same confidence, same date" in log and "tie-break" not in log, log
 
 
 def test_sync_json_carries_who_wrote_the_lost_edit_and_the_commands(world: World) -> None:
