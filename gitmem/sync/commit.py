@@ -264,7 +264,7 @@ class LocalCommit:
     ) -> str:
         """Commit `tree` on top of `tip` with a message naming `changes` (never a file of an
         encrypted folder) and move the ref by compare-and-swap. `side`: the disk's version of
-        files a merge decided against (`_disk_version`), a second parent, with the decisions
+        files a merge decided against (`disk_version`), a second parent, with the decisions
         as `Gitmem-Resolved:` trailers (sealed when they name encrypted files)."""
         repo = self.repo
         count = len(changes)
@@ -283,12 +283,7 @@ class LocalCommit:
         listed = [c for c in changes if not self.views.of(ref).hidden(c[2:])]  # no encrypted names
         body = "\n".join(listed[:200]) + ("\n…" if len(listed) > 200 else "")
         if side is not None:
-            view = self.views.of(ref)
-            said = [t for t in trailers if not view.hidden(t)]
-            hidden = [t for t in trailers if view.hidden(t)]
-            if hidden:  # commit messages travel in plaintext: these name encrypted files
-                said.append(self.views.codec_for(ref).seal_note(hidden))
-            body += "\n\n" + "".join(f"Gitmem-Resolved: {t}\n" for t in said)
+            body += "\n\n" + resolved_trailers(self.run, ref, trailers)
         parents = ([tip] if tip else []) + ([side] if side else [])
         commit = repo.write_commit(tree, parents, f"{subject}\n\n{body}")
         if side is not None:
@@ -361,12 +356,8 @@ class LocalCommit:
                 else _Direct(snap.files)
             )
             self.result.report(ref).resolutions.extend(merged.resolutions)
-            for res in merged.resolutions:
-                trailers.append(f"{s.prefix}/{_swapped(res)}")  # the disk is the 2nd parent
-                rel, why = res.partition(" ")[0], res.rpartition(" (")[2].rstrip(")")
-                lost = res.rpartition(": ")[2].startswith("theirs ") and why in LOSING_REASONS
-                if lost and rel in snap.files:  # an edit made here, in no commit: kept in one
-                    beaten[f"{s.prefix}/{rel}"] = snap.files[rel]
+            trailers += [f"{s.prefix}/{swapped(r)}" for r in merged.resolutions]  # disk: 2nd
+            beaten.update(disk_beaten(merged.resolutions, s.prefix, snap.files))
             for rel in sorted(set(expected) | set(snap.files)):
                 before, after = expected.get(rel), snap.files.get(rel)
                 if before != after:
@@ -380,7 +371,7 @@ class LocalCommit:
             self.ledger.expected[s.name] = dict(
                 snap.files
             )  # what the disk holds now, as far as we know
-        side = self._disk_version(ref, tip, tip_files, beaten) if tip and beaten else None
+        side = disk_version(self.run, ref, tip, tip_files, beaten) if tip and beaten else None
         if new_files == tip_files and not rewrite and side is None:
             return
         meta = self.gate.meta_of(new_files)
@@ -394,23 +385,6 @@ class LocalCommit:
         if tip and tree == repo.read_commit(tip)[0] and side is None:
             return
         self.record_commit(ref, scopes, tip, tree, changes, rewrite, merged_any, side, trailers)
-
-    def _disk_version(
-        self, ref: str, tip: str, tip_files: Mapping[str, str], beaten: Mapping[str, str]
-    ) -> str:
-        """A commit on top of `tip` holding the disk's version of each file a merge of this
-        round decided against (an edit made during the sync, never committed): the merge then
-        has it as its second parent, so `gitmem lost` lists it and `restore --lost` brings it
-        back, as any edit a merge resolved against."""
-        files = dict(tip_files)
-        files.update(beaten)
-        tree = self.views.of(ref).tree(files, self.views.of(ref).keyring(tip))
-        listed = [f"M {p}" for p in sorted(beaten) if not self.views.of(ref).hidden(p)]
-        message = (
-            f"gitmem: {len(beaten)} file{'s' if len(beaten) != 1 else ''} edited during the sync "
-            f"on {hostname()}\n\n" + "\n".join(listed)
-        )
-        return self.repo.write_commit(tree, [tip], message)
 
     def remote_tip(self, ref: str) -> str | None:
         """What we last fetched of `ref`; None without a remote (history on this machine only)."""
@@ -472,10 +446,52 @@ class LocalCommit:
         return out
 
 
-def _swapped(resolution: str) -> str:
+def swapped(resolution: str) -> str:
     """`PATH SUBJECT: SIDE (WHY)` of a merge whose sides are the other way round (ours is
     theirs): a merge of the disk into the ref has the ref as its first parent."""
     what, sep, outcome = resolution.rpartition(": ")
     side, space, why = outcome.partition(" ")
     other = {"ours": "theirs", "theirs": "ours"}.get(side, side)
     return f"{what}{sep}{other}{space}{why}" if sep else resolution
+
+
+def disk_beaten(resolutions: Sequence[str], prefix: str, disk: Mapping[str, str]) -> dict[str, str]:
+    """{ref path: the disk's blob} of each file whose edit on disk (`ours` of a merge of the
+    disk into the ref's version, `resolutions` naming paths inside the folder) lost."""
+    out: dict[str, str] = {}
+    for res in resolutions:
+        rel, why = res.partition(" ")[0], res.rpartition(" (")[2].rstrip(")")
+        lost = res.rpartition(": ")[2].startswith("theirs ") and why in LOSING_REASONS
+        if lost and rel in disk:
+            out[f"{prefix}/{rel}"] = disk[rel]
+    return out
+
+
+def disk_version(
+    run: SyncRun, ref: str, tip: str, tip_files: Mapping[str, str], beaten: Mapping[str, str]
+) -> str:
+    """A commit on top of `tip` holding the disk's version of each file a merge of the disk
+    into the ref decided against (an edit made during the sync, in no commit yet): that merge
+    then has it as its second parent, so `gitmem lost` lists it and `restore --lost` brings it
+    back, as any edit a merge resolved against."""
+    view = run.views.of(ref)
+    files = dict(tip_files)
+    files.update(beaten)
+    tree = view.tree(files, view.keyring(tip))
+    listed = [f"M {p}" for p in sorted(beaten) if not view.hidden(p)]
+    message = (
+        f"gitmem: {len(beaten)} file{'s' if len(beaten) != 1 else ''} edited during the sync on "
+        f"{hostname()}\n\n" + "\n".join(listed)
+    )
+    return run.repo.write_commit(tree, [tip], message)
+
+
+def resolved_trailers(run: SyncRun, ref: str, trailers: Sequence[str]) -> str:
+    """The `Gitmem-Resolved:` lines of a commit message; those naming encrypted files sealed
+    (commit messages travel in plaintext)."""
+    view = run.views.of(ref)
+    said = [t for t in trailers if not view.hidden(t)]
+    hidden = [t for t in trailers if view.hidden(t)]
+    if hidden:
+        said.append(run.views.codec_for(ref).seal_note(hidden))
+    return "".join(f"Gitmem-Resolved: {t}\n" for t in said)

@@ -256,3 +256,46 @@ def test_an_edit_made_during_the_sync_that_a_merge_decides_against_stays_in_hist
     capsys.readouterr()
     assert run_cli(["-C", str(a), "sync"]) == 0
     assert not _said(capsys.readouterr().out, "lost")
+
+
+def test_an_edit_displaced_by_the_write_back_that_its_merge_decides_against_stays_in_history(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's save lands between the write-back's check and its rename (the rename puts
+    the remote's version there, the save is displaced): merged at once against the remote's
+    edit of the same line, and the remote's wins. The saved version is committed, told once
+    as lost, and `gitmem restore --lost N` brings it back."""
+    import gitmem.sync.writeback as writeback_module
+    from gitmem.sync.folders import materialize as real_materialize
+
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a, "team"), world.scope_path(b, "team")
+    da.mkdir(parents=True)
+    (da / "notes.md").write_text("line 1\nline 2\nline 3\n")
+    for clone in (a, b):
+        assert run_cli(["-C", str(clone), "sync"]) == 0
+    (db / "notes.md").write_text("line 1 from b\nline 2\nline 3\n")
+    assert run_cli(["-C", str(b), "sync"]) == 0
+    saved = world.plumb(
+        a, "hash-object", "-w", "--stdin", data=b"line 1 edited in a\nline 2\nline 3\n"
+    )
+
+    displaced: list[str] = []
+
+    def displacing_materialize(*args: Any, **kwargs: Any) -> Any:
+        done = real_materialize(*args, **kwargs)
+        if "notes.md" in done.written and not displaced:
+            displaced.append(saved)
+            done.displaced["notes.md"] = saved  # what stood there when the rename landed
+        return done
+
+    monkeypatch.setattr(writeback_module, "materialize", displacing_materialize)
+    capsys.readouterr()
+    assert run_cli(["-C", str(a), "sync"]) == 0
+    out = capsys.readouterr().out
+    monkeypatch.setattr(writeback_module, "materialize", real_materialize)
+    assert (da / "notes.md").read_text() == "line 1 from b\nline 2\nline 3\n"
+    lost = _said(out, "lost")
+    assert len(lost) == 1 and lost[0].startswith("lost: team/notes.md (lines 1-1)"), out
+    assert run_cli(["-C", str(a), "restore", "--lost", _number(lost[0])]) == 0
+    assert (da / "notes.md").read_text() == "line 1 edited in a\nline 2\nline 3\n"
