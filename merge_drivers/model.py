@@ -136,3 +136,8 @@ class MergeResult(_Frozen):
 
     def __hash__(self) -> int:
         return hash((self.data, self.resolutions))
+
+
+# the reasons a resolution gives when one side's edit lost (its words in `Gitmem-Resolved:`);
+# "later" (a date field's own merge) and "modified beats deleted" keep both sides' intent
+LOSING_REASONS = ("newer", "more confident", "tie-break", "greater bytes", "clean beats damaged")

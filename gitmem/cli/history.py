@@ -110,7 +110,9 @@ def log(args: argparse.Namespace) -> int:
         short = row["commit"][:10]
         lines.append(colour_commit(short, rest) if colour else short + rest)
         for res in filter(None, row["resolved"].split("\x1d")) if not args.oneline else ():
-            lines.append(printable(f"    resolved {shown(res)}"))
+            from gitmem.recall.lost import plainly  # only a log that shows a resolution
+
+            lines.append(printable(f"    resolved {plainly(shown(res))}"))
     show("".join(line + "\n" for line in lines), args, project.repo.config_get)
     return 0
 

@@ -40,8 +40,11 @@ def sync_lines(
         yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
         yield from _listed([f"  {c}" for c in r.local_changes], verbose)
         yield from _listed(_arrived(ref, r.pulled, told), verbose)
-        for res in r.resolutions:
-            yield f"  resolved {_plainly(res)}"
+        if r.resolutions:
+            from gitmem.recall.lost import plainly
+
+            for res in r.resolutions:
+                yield f"  resolved {plainly(res)}"
         for loss in r.losses:
             yield f"  {loss.kind}: {loss.text()}"
         for note in r.notes:
@@ -51,17 +54,6 @@ def sync_lines(
             f"({result.retries} push retr{'y' if result.retries == 1 else 'ies'}: "
             "the remote moved meanwhile)"
         )
-
-
-def _plainly(resolution: str) -> str:
-    """A resolution as its trailer says it (`PATH SUBJECT: SIDE (WHY)`), a tie said plainly."""
-    what, sep, outcome = resolution.rpartition(": ")
-    side, _, why = outcome.partition(" ")
-    if not sep or why not in ("(tie-break)", "(greater bytes)"):
-        return resolution
-    from gitmem.recall.lost import SAID
-
-    return f"{what}: {side} ({SAID['tie-break']})"
 
 
 def _arrived(ref: str, pulled: list[str], told: dict[str, list[Arrival]] | None) -> list[str]:

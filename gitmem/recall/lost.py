@@ -20,18 +20,19 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
+from merge_drivers.model import LOSING_REASONS
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
 
-# the reasons a resolution gives when one side's edit lost ("later" is a date field's own merge)
-LOSING = ("newer", "more confident", "tie-break", "greater bytes", "clean beats damaged")
+LOSING = LOSING_REASONS  # the reasons a resolution gives when one side's edit lost
 MAX_MERGES = 500  # resolving merges read per ref
 
 
@@ -304,6 +305,15 @@ MAX_HOST = 64  # characters of a machine's name kept from a commit subject
 _HOST = re.compile(r" on (\S+?)(?: \(\d+ changed\))?$")
 
 
+def plainly(resolution: str) -> str:
+    """A resolution as its trailer says it (`PATH SUBJECT: SIDE (WHY)`), a tie said plainly."""
+    what, sep, outcome = resolution.rpartition(": ")
+    side, _, why = outcome.partition(" ")
+    if not sep or why not in ("(tie-break)", "(greater bytes)"):
+        return resolution
+    return f"{what}: {side} ({SAID['tie-break']})"
+
+
 @dataclass(frozen=True)
 class Writer:
     """Who made a version: the commit that last changed the path on that side, its author,
@@ -383,11 +393,12 @@ class Loss:
 
 
 def losses_to_tell(
-    project: Project, ref: str, before: str | None, after: str | None, made: set[str]
+    project: Project, ref: str, before: str | None, after: str | None, made: Mapping[str, str]
 ) -> list[Loss]:
     """The edits that the merges new on `ref` (in before..after) resolved against and this
-    machine held: a side of a merge made here (`made`) whose edit lost, or an edit reachable
-    from `before` that a merge made elsewhere resolved against. Each edit once: across the
+    machine held: this machine's side of a merge made here (`made`: merge -> that side's
+    word in its trailers) whose edit lost, or an edit reachable from `before` that a merge
+    made elsewhere resolved against. Each edit once: across the
     merges of this run (a retry merges again) and across runs (remembered as told)."""
     from gitmem.recall.history import _resolving_merges
 
@@ -420,8 +431,9 @@ def losses_to_tell(
                 continue
             path, _, subject = what.partition(" ")
             kept, lost = parents if side == "ours" else (parents[1], parents[0])
-            here = row["commit"] in made  # a merge of this run: its first parent is ours
-            if here and side == "ours":
+            mine = made.get(row["commit"])  # a merge of this run: which side was this machine
+            here = mine is not None
+            if side == mine:
                 continue  # the other side's edit lost: it never was here; its writer is told
             writer = _writer(project, ref, path, lost, kept, me, host)
             key = (path, writer.commit)
@@ -469,7 +481,11 @@ def _writer(
         if len(_STORED) > 4096:  # a long-lived process (the MCP server): bounded
             _STORED.clear()
         _STORED[(ref, tip or "", path)] = stored
-    rows = repo.log(f"{other}..{side}", stored, 1) or repo.log(side, None, 1)
+    rows = (
+        repo.log(f"{other}..{side}", stored, 1)
+        or repo.log(side, stored, 1)  # `side` descends from `other` (the disk's version)
+        or repo.log(side, None, 1)
+    )
     if not rows:
         return Writer(side, "another machine", "")
     on = made_on(rows[0]["subject"])

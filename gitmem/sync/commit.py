@@ -8,7 +8,7 @@ their paths only, never a listing of the whole ref (docs/performance.md, the syn
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from gitmem.core.state import FileRecord, save_scope_head, scope_records
@@ -21,6 +21,7 @@ from gitmem.project.scopes import Scope, hostname
 from gitmem.sync.folders import snapshot
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun, _Direct, _strip
+from merge_drivers.model import LOSING_REASONS
 
 if TYPE_CHECKING:
     from gitmem.privacy.codec import PersonalCodec
@@ -281,9 +282,13 @@ class LocalCommit:
         changes: list[str],
         rewrite: str | None,
         merged_any: bool,
+        side: str | None = None,
+        trailers: Sequence[str] = (),
     ) -> str:
         """Commit `tree` on top of `tip` with a message naming `changes` (never a file of an
-        encrypted folder) and move the ref by compare-and-swap."""
+        encrypted folder) and move the ref by compare-and-swap. `side`: the disk's version of
+        files a merge decided against (`disk_version`), a second parent, with the decisions
+        as `Gitmem-Resolved:` trailers (sealed when they name encrypted files)."""
         repo = self.repo
         count = len(changes)
         subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
@@ -300,7 +305,12 @@ class LocalCommit:
             )
         listed = [c for c in changes if not self.views.of(ref).hidden(c[2:])]  # no encrypted names
         body = "\n".join(listed[:200]) + ("\n…" if len(listed) > 200 else "")
-        commit = repo.write_commit(tree, [tip] if tip else [], f"{subject}\n\n{body}")
+        if side is not None:
+            body += "\n\n" + resolved_trailers(self.run, ref, trailers)
+        parents = ([tip] if tip else []) + ([side] if side else [])
+        commit = repo.write_commit(tree, parents, f"{subject}\n\n{body}")
+        if side is not None:
+            self.run.merged[commit] = "theirs"  # the disk's side: its losses are told here
         repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
         self.result.report(ref).local_changes.extend(changes)
         if not merged_any:
@@ -354,6 +364,8 @@ class LocalCommit:
         new_files = dict(tip_files)
         changes: list[str] = []
         merged_any = False  # a scope's disk differs from what this commit will hold
+        beaten: dict[str, str] = {}  # ref path -> the disk's version a decision went against
+        trailers: list[str] = []  # the decisions, as the merge with the disk's version says them
         for s in scopes:
             snap = snaps[s.name]
             expected = self.ledger.expected[s.name]
@@ -367,6 +379,8 @@ class LocalCommit:
                 else _Direct(snap.files)
             )
             self.result.report(ref).resolutions.extend(merged.resolutions)
+            trailers += [f"{s.prefix}/{swapped(r)}" for r in merged.resolutions]  # disk: 2nd
+            beaten.update(disk_beaten(merged.resolutions, s.prefix, snap.files))
             for rel in sorted(set(expected) | set(snap.files)):
                 before, after = expected.get(rel), snap.files.get(rel)
                 if before != after:
@@ -380,7 +394,8 @@ class LocalCommit:
             self.ledger.expected[s.name] = dict(
                 snap.files
             )  # what the disk holds now, as far as we know
-        if new_files == tip_files and not rewrite:
+        side = disk_version(self.run, ref, tip, tip_files, beaten) if tip and beaten else None
+        if new_files == tip_files and not rewrite and side is None:
             return
         meta = self.gate.meta_of(new_files)
         if meta is None or not meta.knows(self.project.key) or rekeyed(meta, self.project.key):
@@ -390,9 +405,9 @@ class LocalCommit:
         # a first commit here encrypts with the remote's key (verified above), never a new one
         ring_from = tip or self.remote_tip(ref)
         tree = self.views.of(ref).tree(new_files, self.views.of(ref).keyring(ring_from))
-        if tip and tree == repo.read_commit(tip)[0]:
+        if tip and tree == repo.read_commit(tip)[0] and side is None:
             return
-        self.record_commit(ref, scopes, tip, tree, changes, rewrite, merged_any)
+        self.record_commit(ref, scopes, tip, tree, changes, rewrite, merged_any, side, trailers)
 
     def remote_tip(self, ref: str) -> str | None:
         """What we last fetched of `ref`; None without a remote (history on this machine only)."""
@@ -452,3 +467,54 @@ class LocalCommit:
             with contextlib.suppress(ValueError):
                 out.append(self.repo.write_blob(key.open(path, self.repo.read_blob(cipher))))
         return out
+
+
+def swapped(resolution: str) -> str:
+    """`PATH SUBJECT: SIDE (WHY)` of a merge whose sides are the other way round (ours is
+    theirs): a merge of the disk into the ref has the ref as its first parent."""
+    what, sep, outcome = resolution.rpartition(": ")
+    side, space, why = outcome.partition(" ")
+    other = {"ours": "theirs", "theirs": "ours"}.get(side, side)
+    return f"{what}{sep}{other}{space}{why}" if sep else resolution
+
+
+def disk_beaten(resolutions: Sequence[str], prefix: str, disk: Mapping[str, str]) -> dict[str, str]:
+    """{ref path: the disk's blob} of each file whose edit on disk (`ours` of a merge of the
+    disk into the ref's version, `resolutions` naming paths inside the folder) lost."""
+    out: dict[str, str] = {}
+    for res in resolutions:
+        rel, why = res.partition(" ")[0], res.rpartition(" (")[2].rstrip(")")
+        lost = res.rpartition(": ")[2].startswith("theirs ") and why in LOSING_REASONS
+        if lost and rel in disk:
+            out[f"{prefix}/{rel}"] = disk[rel]
+    return out
+
+
+def disk_version(
+    run: SyncRun, ref: str, tip: str, tip_files: Mapping[str, str], beaten: Mapping[str, str]
+) -> str:
+    """A commit on top of `tip` holding the disk's version of each file a merge of the disk
+    into the ref decided against (an edit made during the sync, in no commit yet): that merge
+    then has it as its second parent, so `gitmem lost` lists it and `restore --lost` brings it
+    back, as any edit a merge resolved against."""
+    view = run.views.of(ref)
+    files = dict(tip_files)
+    files.update(beaten)
+    tree = view.tree(files, view.keyring(tip))
+    listed = [f"M {p}" for p in sorted(beaten) if not view.hidden(p)]
+    message = (
+        f"gitmem: {len(beaten)} file{'s' if len(beaten) != 1 else ''} edited during the sync on "
+        f"{hostname()}\n\n" + "\n".join(listed)
+    )
+    return run.repo.write_commit(tree, [tip], message)
+
+
+def resolved_trailers(run: SyncRun, ref: str, trailers: Sequence[str]) -> str:
+    """The `Gitmem-Resolved:` lines of a commit message; those naming encrypted files sealed
+    (commit messages travel in plaintext)."""
+    view = run.views.of(ref)
+    said = [t for t in trailers if not view.hidden(t)]
+    hidden = [t for t in trailers if view.hidden(t)]
+    if hidden:
+        said.append(run.views.codec_for(ref).seal_note(hidden))
+    return "".join(f"Gitmem-Resolved: {t}\n" for t in said)

@@ -30,7 +30,7 @@ class Integrate:
                 merged = self.gate.adopt_key(remote_tip)
         else:
             merged = self._merge_commits(ref, local, remote_tip)
-            self.run.merged.add(merged)  # its losses are this machine's to tell (Session.tell)
+            self.run.merged[merged] = "ours"  # its losses are this machine's to tell
         repo.update_ref(ref, merged, local, "gitmem: merge remote")
 
     def _merge_commits(self, ref: str, local: str, remote_tip: str) -> str:

@@ -109,7 +109,9 @@ class SyncRun:
         self.pins: dict[str, str | None] = {}  # the personal checks' pin (sync/gate.py `_pin`)
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the last fetch
         self.locked: set[str] = set()  # refs encrypted with a key this machine was not granted
-        self.merged: set[str] = set()  # the merge commits this run made (integrate)
+        # the merge commits this run made -> the side of their trailers that is this machine's
+        # ("ours": the ref merging the remote; "theirs": the ref merging the disk's edits)
+        self.merged: dict[str, str] = {}
         self.started: dict[str, str | None] = {}  # each ref's tip when the run took the lock
 
     def open_refs(self) -> list[tuple[str, list[Scope]]]:

@@ -13,6 +13,7 @@ from gitmem.merge.tree import merge_trees
 from gitmem.policy.rules import MAX_DEPTH
 from gitmem.policy.treecheck import MAX_TREE_BYTES
 from gitmem.project.scopes import Scope, hostname
+from gitmem.sync.commit import disk_beaten, disk_version, resolved_trailers, swapped
 from gitmem.sync.folders import Materialized, materialize
 from gitmem.sync.ledger import SyncRun, _strip
 
@@ -251,7 +252,8 @@ class WriteBack:
         for rel, oid in displaced.items():
             edited[rel] = oid
         merged = merge_trees(repo, before, edited, target)
-        files = self.views.of(ref).files(tip)
+        tip_files = self.views.of(ref).files(tip)
+        files = dict(tip_files)
         for rel in target:
             files.pop(f"{s.prefix}/{rel}", None)
         files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
@@ -263,7 +265,15 @@ class WriteBack:
             f"{hostname()}\n\n"
             + "\n".join(c for c in listed if not self.views.of(ref).hidden(c[2:]))
         )
-        commit = repo.write_commit(tree, [tip], message)
+        # an edit of the disk the merge decided against: kept in a commit, the merge's 2nd parent
+        beaten = disk_beaten(merged.resolutions, s.prefix, edited)
+        side = disk_version(self.run, ref, tip, tip_files, beaten) if beaten else None
+        if side is not None:
+            trailers = [f"{s.prefix}/{swapped(r)}" for r in merged.resolutions]
+            message += "\n\n" + resolved_trailers(self.run, ref, trailers)
+        commit = repo.write_commit(tree, [tip] + ([side] if side else []), message)
+        if side is not None:
+            self.run.merged[commit] = "theirs"  # the disk's side: its losses are told here
         repo.update_ref(ref, commit, tip, "gitmem: commit edits made during the sync")
         report = self.result.report(ref)
         report.local_changes.extend(f"M {s.prefix}/{rel}" for rel in sorted(displaced))

@@ -168,6 +168,8 @@ def test_a_tie_is_said_plainly(world: World) -> None:
     assert "a tie: same confidence, same date; every machine keeps the same one" in resolved[0]
     lost = _said(out_a, "lost") + _said(out_b, "lost")
     assert len(lost) == 1 and "a tie: same confidence, same date" in lost[0], (out_a, out_b)
+    log = world.ok("-C", str(a), "log", "auto/api.md")
+    assert "a tie: same confidence, same date" in log and "tie-break" not in log, log
 
 
 def test_sync_json_carries_who_wrote_the_lost_edit_and_the_commands(world: World) -> None:
@@ -211,3 +213,89 @@ def test_a_file_refused_by_policy_is_said_so_not_kept_changing(world: World) -> 
         shows = world.gitmem(*fix.split(" shows where")[0].split()[1:])
         assert shows.code == 1 and "GM112" in shows.out and "U+202E" in shows.out, shows
     assert "\u202e" in (world.scope_path(a) / "api.md").read_text(), "never written over"
+
+
+def test_an_edit_made_during_the_sync_that_a_merge_decides_against_stays_in_history(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user saves a line while the sync writes the remote's edit of that same line: the
+    next round merges the disk into the ref, and the remote's version wins (a tie, by bytes).
+    The disk's version is committed (the merge's second parent), told once as lost, and
+    `gitmem restore --lost N` brings it back."""
+    import gitmem.sync.writeback as writeback_module
+    from gitmem.sync.folders import materialize as real_materialize
+
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a, "team"), world.scope_path(b, "team")
+    da.mkdir(parents=True)
+    (da / "notes.md").write_text("line 1\nline 2\nline 3\n")
+    for clone in (a, b):
+        assert run_cli(["-C", str(clone), "sync"]) == 0
+    (db / "notes.md").write_text("line 1 from b\nline 2\nline 3\n")
+    assert run_cli(["-C", str(b), "sync"]) == 0
+    calls = {"n": 0}
+
+    def edit_then_materialize(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:  # saved right now, over the line the remote changed
+            (da / "notes.md").write_text("line 1 edited in a\nline 2\nline 3\n")
+        return real_materialize(*args, **kwargs)
+
+    monkeypatch.setattr(writeback_module, "materialize", edit_then_materialize)
+    capsys.readouterr()
+    assert run_cli(["-C", str(a), "sync"]) == 0
+    out = capsys.readouterr().out
+    monkeypatch.setattr(writeback_module, "materialize", real_materialize)
+    assert (da / "notes.md").read_text() == "line 1 from b\nline 2\nline 3\n"
+    lost = _said(out, "lost")
+    assert len(lost) == 1 and lost[0].startswith("lost: team/notes.md (lines 1-1)"), out
+    history = world.git("log", "-p", "refs/gitmem/team", cwd=a)
+    assert "+line 1 edited in a" in history, "the edit made during the sync is in a commit"
+    assert run_cli(["-C", str(a), "restore", "--lost", _number(lost[0])]) == 0
+    assert (da / "notes.md").read_text() == "line 1 edited in a\nline 2\nline 3\n"
+    capsys.readouterr()
+    assert run_cli(["-C", str(a), "sync"]) == 0
+    assert not _said(capsys.readouterr().out, "lost")
+
+
+def test_an_edit_displaced_by_the_write_back_that_its_merge_decides_against_stays_in_history(
+    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The user's save lands between the write-back's check and its rename (the rename puts
+    the remote's version there, the save is displaced): merged at once against the remote's
+    edit of the same line, and the remote's wins. The saved version is committed, told once
+    as lost, and `gitmem restore --lost N` brings it back."""
+    import gitmem.sync.writeback as writeback_module
+    from gitmem.sync.folders import materialize as real_materialize
+
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a, "team"), world.scope_path(b, "team")
+    da.mkdir(parents=True)
+    (da / "notes.md").write_text("line 1\nline 2\nline 3\n")
+    for clone in (a, b):
+        assert run_cli(["-C", str(clone), "sync"]) == 0
+    (db / "notes.md").write_text("line 1 from b\nline 2\nline 3\n")
+    assert run_cli(["-C", str(b), "sync"]) == 0
+    saved = world.plumb(
+        a, "hash-object", "-w", "--stdin", data=b"line 1 edited in a\nline 2\nline 3\n"
+    )
+
+    displaced: list[str] = []
+
+    def displacing_materialize(*args: Any, **kwargs: Any) -> Any:
+        done = real_materialize(*args, **kwargs)
+        if "notes.md" in done.written and not displaced:
+            displaced.append(saved)
+            done.displaced["notes.md"] = saved  # what stood there when the rename landed
+        return done
+
+    monkeypatch.setattr(writeback_module, "materialize", displacing_materialize)
+    capsys.readouterr()
+    assert run_cli(["-C", str(a), "sync"]) == 0
+    out = capsys.readouterr().out
+    monkeypatch.setattr(writeback_module, "materialize", real_materialize)
+    assert (da / "notes.md").read_text() == "line 1 from b\nline 2\nline 3\n"
+    lost = _said(out, "lost")
+    assert len(lost) == 1 and lost[0].startswith("lost: team/notes.md (lines 1-1)"), out
+    assert run_cli(["-C", str(a), "restore", "--lost", _number(lost[0])]) == 0
+    assert (da / "notes.md").read_text() == "line 1 edited in a\nline 2\nline 3\n"

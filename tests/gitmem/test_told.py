@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitmem.cli.syncreport import _plainly
-from gitmem.recall.lost import Loss, Writer, made_on
+from gitmem.recall.lost import Loss, Writer, made_on, plainly
 
 
 @pytest.mark.parametrize(
@@ -60,10 +59,10 @@ def test_a_deleter_is_told_here_or_by_name() -> None:
 
 
 @pytest.mark.parametrize("why", ["tie-break", "greater bytes"])
-def test_a_resolution_by_tie_is_said_plainly(why: str) -> None:
-    said = _plainly(f"auto/x.md lines 3-3: theirs ({why})")
+def test_a_resolution_by_tie_is_saidplainly(why: str) -> None:
+    said = plainly(f"auto/x.md lines 3-3: theirs ({why})")
     assert said.startswith("auto/x.md lines 3-3: theirs (a tie: same confidence, same date")
-    assert _plainly("auto/x.md lines 3-3: ours (newer)") == "auto/x.md lines 3-3: ours (newer)"
+    assert plainly("auto/x.md lines 3-3: ours (newer)") == "auto/x.md lines 3-3: ours (newer)"
 
 
 @given(
@@ -83,7 +82,7 @@ def test_any_machine_name_gitmem_writes_is_read_back_bounded(
 @given(st.text(max_size=80), st.sampled_from(["ours", "theirs", "both"]), st.text(max_size=20))
 def test_only_a_tie_is_reworded(what: str, side: str, why: str) -> None:
     resolution = f"{what}: {side} ({why})"
-    said = _plainly(resolution)
+    said = plainly(resolution)
     if why in ("tie-break", "greater bytes"):
         assert (
             said
