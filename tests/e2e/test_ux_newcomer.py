@@ -128,3 +128,42 @@ def test_a_linked_worktrees_own_claude_local_md_gets_a_step_that_works(world: Wo
     assert (a / "CLAUDE.local.md").read_text() == "main notes\nworktree notes\n"
     assert "CLAUDE.local" not in world.ok("-C", str(wt), "status")
     assert "M CLAUDE.local.md" in world.ok("-C", str(wt), "sync")
+
+
+def test_a_memory_dir_tried_once_does_not_refuse_the_team_folders_for_ever(world: World) -> None:
+    """`gitmem --memory-dir . status` in the working tree (refused: it holds .git) recorded the
+    working tree as a folder where Claude Code kept personal memory, and from then on every
+    plain `gitmem status` and `sync` refused the agents scope ("it lies in <tree>, where this
+    machine's personal memory was kept") with a fix that cannot apply to a fixed folder.
+    --memory-dir is gitmem's own: Claude Code never wrote there."""
+    a = world.clone("a")
+    write_files(a / ".claude/agent-memory/reviewer", {"MEMORY.md": "- review migrations\n"})
+    for tried in (".", "docs", str(world.root / "elsewhere")):
+        world.gitmem("-C", str(a), "--memory-dir", tried, "status")
+    agents = scopes_of(world, a)["agents"]
+    assert agents["synced"] and not agents["note"], agents
+    assert "A agents/reviewer/MEMORY.md" in world.ok("-C", str(a), "sync")
+
+
+def test_an_auto_folder_the_branch_tracks_is_left_to_git(world: World) -> None:
+    """--memory-dir (or autoMemoryDirectory) naming a folder of the working tree whose files
+    the branch tracks: its files were pushed as personal memory and a pull wrote over them.
+    Left to git, as a tracked .claude/agent-memory/ is; status says why and what to do."""
+    a = world.clone("a")
+    write_files(a / "docs", {"guide.md": "# tracked\n"})
+    world.git("add", "docs", cwd=a)
+    world.git("commit", "-q", "-m", "docs", cwd=a)
+    out = world.ok("-C", str(a), "--memory-dir", "docs", "status")
+    assert "auto         1 file  not synced: tracked on the branch (docs/): left to git" in out
+    sync = world.gitmem("-C", str(a), "--memory-dir", "docs", "sync")
+    assert sync.code == 0 and "auto/guide.md" not in sync.out, sync.out
+    assert world.git("status", "--porcelain", cwd=a) == ""
+
+
+def test_a_relative_memory_dir_is_relative_to_the_folder_of_dash_c(world: World) -> None:
+    """`-C PATH` runs "as if gitmem was started in PATH" (as git -C), but a relative
+    --memory-dir was taken from the folder gitmem was started in, another project's."""
+    a = world.clone("a")
+    status = world.ok("-C", str(a), "--memory-dir", "notes", "status", "--json")
+    auto = json.loads(status)["scopes"][0]
+    assert auto["path"] == str(a / "notes"), auto
