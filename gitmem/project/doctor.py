@@ -473,14 +473,19 @@ def next_steps(project: Project, status: Status) -> list[str]:
 
 
 def guessed_remote(project: Project) -> str | None:
-    """Several remotes, none named origin and gitmem.remote unset (or naming a remote that is
-    gone): the remote in use is only the first listed, which may be a fork nobody else fetches.
-    Says which one and how to choose."""
+    """Several remotes, none named origin and gitmem.remote unset, or gitmem.remote naming a
+    remote that is gone: the remote in use is only a guess (the first listed may be a fork
+    nobody else fetches). Says which one and how to choose."""
     remotes = project.repo.remotes()
     configured = project.repo.config_get("gitmem.remote")
-    if project.remote is None or len(remotes) < 2 or "origin" in remotes:
+    if project.remote is None or configured in remotes:
         return None
-    if configured in remotes:
+    if configured:  # renamed or removed since `init --remote` set it
+        return (
+            f"gitmem.remote names {configured!r}, which is not a remote here any more: memory "
+            f"syncs through {project.remote}; to sync through another: gitmem init --remote NAME"
+        )
+    if len(remotes) < 2 or "origin" in remotes:
         return None
     return (
         f"memory syncs through {project.remote}, the first of {len(remotes)} remotes "

@@ -167,3 +167,16 @@ def test_a_relative_memory_dir_is_relative_to_the_folder_of_dash_c(world: World)
     status = world.ok("-C", str(a), "--memory-dir", "notes", "status", "--json")
     auto = json.loads(status)["scopes"][0]
     assert auto["path"] == str(a / "notes"), auto
+
+
+def test_a_configured_remote_that_is_gone_is_named_with_the_one_in_use(world: World) -> None:
+    """`init --remote upstream` set gitmem.remote; upstream was later removed: memory silently
+    went through origin. status and init now say so, and the step they name switches it."""
+    a = world.clone("a")
+    world.git("remote", "add", "upstream", str(world.remote), cwd=a)
+    world.ok("-C", str(a), "init", "--remote", "upstream")
+    world.git("remote", "remove", "upstream", cwd=a)
+    note = "gitmem.remote names 'upstream', which is not a remote here any more: memory syncs"
+    assert f"next: {note} through origin" in world.ok("-C", str(a), "status")
+    world.ok("-C", str(a), "init", "--remote", "origin")
+    assert "gitmem.remote names" not in world.ok("-C", str(a), "status")
