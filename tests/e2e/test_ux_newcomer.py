@@ -180,3 +180,16 @@ def test_a_configured_remote_that_is_gone_is_named_with_the_one_in_use(world: Wo
     assert f"next: {note} through origin" in world.ok("-C", str(a), "status")
     world.ok("-C", str(a), "init", "--remote", "origin")
     assert "gitmem.remote names" not in world.ok("-C", str(a), "status")
+
+
+def test_uninstall_offers_to_undo_only_what_it_took_out(world: World) -> None:
+    """`undo:` named `gitmem drivers install` after an uninstall that found no drivers (and
+    offered to re-install everything when nothing had been installed): running it as printed
+    would install what the user never had."""
+    a = world.clone("a")
+    world.ok("-C", str(a), "hooks", "install", "--claude")
+    out = world.ok("-C", str(a), "uninstall")
+    assert out.splitlines()[-1] == "undo: gitmem hooks install --claude", out
+    assert "undo:" not in world.ok("-C", str(a), "uninstall")  # nothing left to take out
+    world.ok("-C", str(a), "drivers", "install")
+    assert "undo: gitmem drivers install" in world.ok("-C", str(a), "uninstall")
