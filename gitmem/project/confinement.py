@@ -444,6 +444,10 @@ def holds_personal(place: Place, personal: Sequence[Path]) -> str | None:
     for folder in personal:
         if not _has_files(folder):
             continue
+        if inside(place.real, folder) and os.path.lexists(folder / ".git"):
+            # a working tree was refused as the auto folder (it holds .git): Claude Code's own
+            # folders in it (.claude/agent-memory/) never held personal memory
+            continue
         if inside(folder, place.real):
             return (
                 f"it {'is' if folder == place.real else 'holds'} {folder}, where this machine's personal memory was kept (an "

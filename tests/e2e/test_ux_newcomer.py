@@ -193,3 +193,20 @@ def test_uninstall_offers_to_undo_only_what_it_took_out(world: World) -> None:
     assert "undo:" not in world.ok("-C", str(a), "uninstall")  # nothing left to take out
     world.ok("-C", str(a), "drivers", "install")
     assert "undo: gitmem drivers install" in world.ok("-C", str(a), "uninstall")
+
+
+def test_a_working_tree_once_named_as_the_auto_folder_leaves_agents_synced(world: World) -> None:
+    """autoMemoryDirectory "." in the user settings made the working tree the auto folder
+    (refused: it holds .git) and recorded it as a folder of personal memory; after the
+    setting was removed, the agents scope (.claude/agent-memory/, in that tree) stayed refused
+    with "give it a folder of its own", which a fixed folder cannot follow."""
+    a = world.clone("a")
+    write_files(a / ".claude/agent-memory/reviewer", {"MEMORY.md": "- review migrations\n"})
+    (world.home / ".claude").mkdir(exist_ok=True)
+    settings = world.home / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"autoMemoryDirectory": "."}))
+    assert str(scopes_of(world, a)["auto"]["note"]).startswith("refused")
+    settings.unlink()
+    agents = scopes_of(world, a)["agents"]
+    assert agents["synced"] and not agents["note"], agents
+    assert "A agents/reviewer/MEMORY.md" in world.ok("-C", str(a), "sync")
