@@ -210,3 +210,15 @@ def test_a_working_tree_once_named_as_the_auto_folder_leaves_agents_synced(world
     agents = scopes_of(world, a)["agents"]
     assert agents["synced"] and not agents["note"], agents
     assert "A agents/reviewer/MEMORY.md" in world.ok("-C", str(a), "sync")
+
+
+def test_log_before_the_first_sync_says_there_is_no_history_yet(world: World) -> None:
+    """`gitmem log` in a clone that never synced printed nothing at all (exit 0), as `lost`
+    and `diff` do not: it now says why, on stderr (stdout stays empty for scripts)."""
+    a = world.clone("a")
+    run = world.gitmem("-C", str(a), "log")
+    assert run.code == 0 and run.out == "", run
+    assert "no memory history yet: gitmem sync commits your memory" in run.err
+    write_files(world.scope_path(a), {"MEMORY.md": "- x\n"})
+    world.ok("-C", str(a), "sync")
+    assert "no memory history" not in world.gitmem("-C", str(a), "log").err
