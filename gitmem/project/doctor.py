@@ -167,7 +167,11 @@ def drivers_installed(project: Project) -> bool:
 
 def _drivers(project: Project, checkup: Checkup) -> None:
     command = project.repo.config_get("merge.gitmem-index.driver")
-    tracked = any(s.name == "agents" and not s.pushable for s in project.scopes)
+    # left to git because the branch tracks it: not for being refused, or a bare repository
+    tracked = any(
+        s.name == "agents" and not s.pushable and s.note.startswith("tracked on the branch")
+        for s in project.scopes
+    )
     if not command and not tracked:
         # drivers serve only memory kept on branches: nothing to advise
         checkup.add("drivers", OK, "merge drivers not needed: no memory is kept on a branch")

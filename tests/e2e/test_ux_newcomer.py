@@ -222,3 +222,14 @@ def test_log_before_the_first_sync_says_there_is_no_history_yet(world: World) ->
     write_files(world.scope_path(a), {"MEMORY.md": "- x\n"})
     world.ok("-C", str(a), "sync")
     assert "no memory history" not in world.gitmem("-C", str(a), "log").err
+
+
+def test_doctor_in_a_bare_repository_does_not_ask_for_merge_drivers(world: World) -> None:
+    """doctor took any agents scope that does not sync for memory tracked on the branch: in a
+    bare repository (no working tree, nothing merged there) it reported a PROBLEM, exit 1,
+    "memory tracked on the branch merges with conflict markers"."""
+    bare = world.root / "project.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(bare))
+    run = world.gitmem("-C", str(bare), "doctor", "--offline")
+    assert "ok      drivers: merge drivers not needed" in run.out, run.out
+    assert run.code == 0, run.out
