@@ -68,7 +68,12 @@ def uninstall(args: argparse.Namespace) -> int:
             undo.append(f"gitmem hooks install --claude{user}")
     if repo is not None:
         for line in drivers_uninstall(Path(directory(args)), False):
-            echo(line.replace("gitmem drivers uninstall --global", "gitmem uninstall --user"))
+            # with --user the global ones are taken out next: no hint to run what runs
+            echo(
+                line.replace("; installed globally? gitmem drivers uninstall --global", "")
+                if args.user
+                else line.replace("gitmem drivers uninstall --global", "gitmem uninstall --user")
+            )
             if line.startswith("removed"):
                 undo.append("gitmem drivers install")
     if args.user:

@@ -233,3 +233,15 @@ def test_doctor_in_a_bare_repository_does_not_ask_for_merge_drivers(world: World
     run = world.gitmem("-C", str(bare), "doctor", "--offline")
     assert "ok      drivers: merge drivers not needed" in run.out, run.out
     assert run.code == 0, run.out
+
+
+def test_uninstall_user_does_not_hint_at_itself(world: World) -> None:
+    """`gitmem uninstall --user` said "installed globally? gitmem uninstall --user" about the
+    project's drivers, the command being run; and its undo names the --user/--global forms."""
+    a = world.clone("a")
+    world.ok("-C", str(a), "hooks", "install", "--claude", "--user")
+    world.ok("-C", str(a), "drivers", "install", "--global")
+    out = world.ok("-C", str(a), "uninstall", "--user")
+    assert "gitmem uninstall --user" not in out and "removed gitmem merge drivers (global)" in out
+    assert "undo: gitmem hooks install --claude --user, gitmem drivers install --global" in out
+    assert "installed globally? gitmem uninstall --user" in world.ok("-C", str(a), "uninstall")
