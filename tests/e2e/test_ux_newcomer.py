@@ -245,3 +245,16 @@ def test_uninstall_user_does_not_hint_at_itself(world: World) -> None:
     assert "gitmem uninstall --user" not in out and "removed gitmem merge drivers (global)" in out
     assert "undo: gitmem hooks install --claude --user, gitmem drivers install --global" in out
     assert "installed globally? gitmem uninstall --user" in world.ok("-C", str(a), "uninstall")
+
+
+def test_record_says_the_memory_is_not_shared_until_a_sync(world: World) -> None:
+    """`gitmem record` ended at "recorded team/x.md (path)": a newcomer took the memory as shared
+    with the team. It now names the step (as restore does), and the step works."""
+    a = world.clone("a")
+    out = world.ok("-C", str(a), "record", "--title", "Deploy window", "--scope", "team", "Tue.")
+    assert out.splitlines()[-1] == "next: gitmem sync to share it (or record --sync)", out
+    assert "A team/deploy_window.md" in world.ok("-C", str(a), "sync")
+    synced = world.ok(
+        "-C", str(a), "record", "--title", "Freeze", "--scope", "team", "Dec.", "--sync"
+    )
+    assert "next: gitmem sync" not in synced and "A team/freeze.md" in synced, synced
