@@ -84,7 +84,9 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
             "git remote add origin URL, then gitmem sync",
         )
         return
-    url = project.repo.remote_url(project.remote) or "?"
+    from gitmem.project.identity import shown_url
+
+    url = shown_url(project.repo.remote_url(project.remote) or "?")
     if offline:
         checkup.add("remote", OK, f"{project.remote} = {url} (not contacted: --offline)")
         return
@@ -100,7 +102,7 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
             checkup.add(
                 "remote",
                 PROBLEM,
-                f"cannot read {label} ({url if remote == project.remote else remote}): "
+                f"cannot read {label} ({url if remote == project.remote else shown_url(remote)}): "
                 f"{exc.message}",
                 exc.hint or "check the URL (git remote -v) and your access",
             )
@@ -295,6 +297,9 @@ def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
     hub = project.repo.config_get("gitmem.hub")
     if not hub:
         return
+    from gitmem.project.identity import shown_url
+
+    hub = shown_url(hub)
     if offline:
         checkup.add("hub", OK, f"hub {hub} (not contacted: --offline)")
         return

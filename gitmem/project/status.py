@@ -304,6 +304,10 @@ def agents_json(project: Project) -> dict[str, Any]:
     repo = project.repo
     agents = agents_of(repo)
     hub = repo.config_get("gitmem.hub") or None
+    if hub:
+        from gitmem.project.identity import shown_url
+
+        hub = shown_url(hub)  # a token in the URL stays out of the output
     lines = agent_lines(agents, project.scopes, hub, os.environ)
     if hub:
         user = f"through the hub {hub}, encrypted: gitmem sync (or gitmem sync --user anywhere)"

@@ -258,3 +258,27 @@ def test_record_says_the_memory_is_not_shared_until_a_sync(world: World) -> None
         "-C", str(a), "record", "--title", "Freeze", "--scope", "team", "Dec.", "--sync"
     )
     assert "next: gitmem sync" not in synced and "A team/freeze.md" in synced, synced
+
+
+def test_a_token_in_a_remote_or_hub_url_is_never_printed(world: World) -> None:
+    """`https://user:TOKEN@host/…` remotes are common in CI: doctor printed the URL whole
+    ("origin = https://kim:ghp_…@…"), text and --json, and status the hub's; git itself keeps
+    credentials out of its messages."""
+    a = world.clone("a")
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    world.git(
+        "remote", "set-url", "origin", f"https://kim:{token}@127.0.0.1:1/acme/shop.git", cwd=a
+    )
+    world.git("config", "gitmem.hub", f"https://{token}@127.0.0.1:1/kim/hub.git", cwd=a)
+    for args in (
+        ("doctor",),
+        ("doctor", "--json"),
+        ("doctor", "--offline"),
+        ("status",),
+        ("status", "--json"),
+    ):
+        run = world.gitmem("-C", str(a), *args)
+        assert token not in run.out + run.err, (args, run.out, run.err)
+    assert "origin = https://127.0.0.1:1/acme/shop.git" in world.ok(
+        "-C", str(a), "doctor", "--offline"
+    )
