@@ -164,7 +164,9 @@ def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
         return "encrypted"
     where = project.remote or "the remote"
     if project.hub and scope.ref == project.user_ref:
-        where = f"the hub {project.hub}"  # gitmem.hub: the personal ref lives there instead
+        from gitmem.project.identity import shown_url
+
+        where = f"the hub {shown_url(project.hub)}"  # the personal ref lives there instead
     return f"plaintext, readable by everyone who can fetch {where}"
 
 
