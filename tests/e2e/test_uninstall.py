@@ -8,7 +8,6 @@ from tests.support.world import World
 
 
 def test_uninstall_takes_out_hooks_recall_mcp_and_drivers_and_keeps_memory(world: World) -> None:
-    world.make_remote()
     a = world.clone("a")
     auto = world.scope_path(a)
     auto.mkdir(parents=True)
