@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from benchmarks.corpus import Shapes, load_shapes
@@ -75,9 +75,7 @@ class Context:
 
     @property
     def sizes(self) -> Sizes:
-        sizes = overridden(self.custom or (QUICK if self.quick else FULL), os.environ)
-        network = os.environ.get("GITMEM_BENCH_NETWORK")  # = GITMEM_BENCH_SIZES=network=N
-        return replace(sizes, network=int(network)) if network else sizes
+        return overridden(self.custom or (QUICK if self.quick else FULL), os.environ)
 
     @property
     def racy_wait(self) -> float:

@@ -9,6 +9,10 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 from gitmem import __version__
 from gitmem.cli.common import Commands, HelpFormatter, Parser, anywhere_options, chosen_command
@@ -103,6 +107,16 @@ def build_parser(argv: Sequence[str] | None = None) -> Parser:
     return parser
 
 
+def _memory_dir_from_directory(args: argparse.Namespace) -> None:
+    """-C PATH runs "as if gitmem was started in PATH" (as git -C): a relative --memory-dir is
+    relative to PATH, not to the folder gitmem was started in."""
+    import os
+
+    memory_dir, where = getattr(args, "memory_dir", None), getattr(args, "directory", None)
+    if memory_dir and where and not os.path.isabs(os.path.expanduser(memory_dir)):
+        args.memory_dir = os.path.join(os.path.expanduser(where), memory_dir)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every error is mapped to its exit code here and nowhere else."""
     from gitmem.errors import report
@@ -115,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 0
         args = parser.parse_args(args_list)
+        _memory_dir_from_directory(args)
         handler = getattr(args, "handler", None)
         if handler is None:  # a group without its subcommand, e.g. `gitmem drivers`
             chosen = getattr(args, "group_parser", parser)

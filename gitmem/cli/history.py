@@ -101,6 +101,11 @@ def log(args: argparse.Namespace) -> int:
             ]
         )
         return 0
+    if not rows:  # as `gitmem lost` and `diff` say so: an empty output looked like a failure
+        import sys
+
+        sys.stderr.write("no memory history yet: gitmem sync commits your memory\n")
+        return 0
     lines = []
     for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(row["time"])))

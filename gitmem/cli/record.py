@@ -73,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         echo(f"{verb} {done.scope}/{done.file} ({done.path})")
         if done.curated:
             echo(f"  MEMORY.md curated: {len(done.curated)} entries moved to MEMORY-archive.md")
+        if not args.sync:  # as restore and promote say: written here, not shared yet
+            echo("next: gitmem sync to share it (or record --sync)")
     if args.sync:
         from gitmem.cli import main
 

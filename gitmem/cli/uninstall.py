@@ -52,20 +52,39 @@ def uninstall(args: argparse.Namespace) -> int:
         repo = None
     root = repo.toplevel if repo is not None else None
     wheres = (["project"] if root is not None else []) + (["user"] if args.user else [])
+    undo: list[str] = []  # what puts back what this run took out, and only that
     for where in wheres:
         settings = settings_path(where, root)
+        user = " --user" if where == "user" else ""
         if repo is not None:
-            for line in recall_uninstall(repo, root if where == "project" else None, settings):
+            said = recall_uninstall(repo, root if where == "project" else None, settings)
+            for line in said:
                 echo(line)
-        echo(hooks_uninstall(where, root).what)
+            if said:
+                undo.append(f"gitmem hooks install --claude --mcp --recall{user}")
+        change = hooks_uninstall(where, root)
+        echo(change.what)
+        if change.changed and not (undo and undo[-1].endswith(f"--recall{user}")):
+            undo.append(f"gitmem hooks install --claude{user}")
     if repo is not None:
         for line in drivers_uninstall(Path(directory(args)), False):
-            echo(line.replace("gitmem drivers uninstall --global", "gitmem uninstall --user"))
+            # with --user the global ones are taken out next: no hint to run what runs
+            echo(
+                line.replace("; installed globally? gitmem drivers uninstall --global", "")
+                if args.user
+                else line.replace("gitmem drivers uninstall --global", "gitmem uninstall --user")
+            )
+            if line.startswith("removed"):
+                undo.append("gitmem drivers install")
     if args.user:
         for line in drivers_uninstall(Path(directory(args)), True):
             echo(line)
+            if line.startswith("removed"):
+                undo.append("gitmem drivers install --global")
     if repo is not None:
         _kept(repo)
+    if undo:
+        echo(f"undo: {', '.join(undo)}")
     return 0
 
 
@@ -89,4 +108,3 @@ def _kept(repo: Any) -> None:
             f"kept: this machine's key {identity_path()}: your encrypted memory opens only "
             "with it (or another machine's key it was granted to): keep a copy"
         )
-    echo("undo: gitmem hooks install --claude, gitmem drivers install")

@@ -413,10 +413,11 @@ PERSONAL_FOLDERS_FILE = "personal-folders.json"  # in the state folder (.git/git
 MAX_REMEMBERED = 64
 
 
-def personal_folders(common_dir: Path, auto: Path) -> list[Path]:
+def personal_folders(common_dir: Path, auto: Path | None) -> list[Path]:
     """Every folder this clone's auto scope has been (resolved), `auto` added: Claude Code
     wrote personal memory there whatever gitmem did (a refused folder included), so the
-    files it left stay personal after the setting moves on."""
+    files it left stay personal after the setting moves on. None: a folder Claude Code never
+    wrote to (gitmem's own --memory-dir) is not added, only the known ones read."""
     import json
 
     from gitmem.errors import GitmemError
@@ -426,6 +427,8 @@ def personal_folders(common_dir: Path, auto: Path) -> list[Path]:
     with contextlib.suppress(OSError, ValueError, GitmemError):
         data = json.loads(read_no_links(common_dir, path) or b"[]")
         known = [str(p) for p in data if isinstance(p, str)] if isinstance(data, list) else []
+    if auto is None:
+        return [Path(p) for p in known]
     real = os.path.realpath(os.path.expanduser(auto))
     if real not in known:
         known = [*known, real][-MAX_REMEMBERED:]
@@ -440,6 +443,10 @@ def holds_personal(place: Place, personal: Sequence[Path]) -> str | None:
     (but for the team/ folder directly under it, which was always the team's)."""
     for folder in personal:
         if not _has_files(folder):
+            continue
+        if inside(place.real, folder) and os.path.lexists(folder / ".git"):
+            # a working tree was refused as the auto folder (it holds .git): Claude Code's own
+            # folders in it (.claude/agent-memory/) never held personal memory
             continue
         if inside(folder, place.real):
             return (

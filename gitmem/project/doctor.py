@@ -85,7 +85,9 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
             "git remote add origin URL, then gitmem sync",
         )
         return
-    url = project.repo.remote_url(project.remote) or "?"
+    from gitmem.project.identity import shown_url
+
+    url = shown_url(project.repo.remote_url(project.remote) or "?")
     if offline:
         checkup.add("remote", OK, f"{project.remote} = {url} (not contacted: --offline)")
         return
@@ -101,7 +103,7 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
             checkup.add(
                 "remote",
                 PROBLEM,
-                f"cannot read {label} ({url if remote == project.remote else remote}): "
+                f"cannot read {label} ({url if remote == project.remote else shown_url(remote)}): "
                 f"{exc.message}",
                 exc.hint or "check the URL (git remote -v) and your access",
             )
@@ -168,7 +170,11 @@ def drivers_installed(project: Project) -> bool:
 
 def _drivers(project: Project, checkup: Checkup) -> None:
     command = project.repo.config_get("merge.gitmem-index.driver")
-    tracked = any(s.name == "agents" and not s.pushable for s in project.scopes)
+    # left to git because the branch tracks it: not for being refused, or a bare repository
+    tracked = any(
+        s.name == "agents" and not s.pushable and s.note.startswith("tracked on the branch")
+        for s in project.scopes
+    )
     if not command and not tracked:
         # drivers serve only memory kept on branches: nothing to advise
         checkup.add("drivers", OK, "merge drivers not needed: no memory is kept on a branch")
@@ -292,6 +298,9 @@ def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
     hub = project.repo.config_get("gitmem.hub")
     if not hub:
         return
+    from gitmem.project.identity import shown_url
+
+    hub = shown_url(hub)
     if offline:
         checkup.add("hub", OK, f"hub {hub} (not contacted: --offline)")
         return
@@ -457,14 +466,19 @@ def next_steps(project: Project, status: Status) -> list[str]:
 
 
 def guessed_remote(project: Project) -> str | None:
-    """Several remotes, none named origin and gitmem.remote unset (or naming a remote that is
-    gone): the remote in use is only the first listed, which may be a fork nobody else fetches.
-    Says which one and how to choose."""
+    """Several remotes, none named origin and gitmem.remote unset, or gitmem.remote naming a
+    remote that is gone: the remote in use is only a guess (the first listed may be a fork
+    nobody else fetches). Says which one and how to choose."""
     remotes = project.repo.remotes()
     configured = project.repo.config_get("gitmem.remote")
-    if project.remote is None or len(remotes) < 2 or "origin" in remotes:
+    if project.remote is None or configured in remotes:
         return None
-    if configured in remotes:
+    if configured:  # renamed or removed since `init --remote` set it
+        return (
+            f"gitmem.remote names {configured!r}, which is not a remote here any more: memory "
+            f"syncs through {project.remote}; to sync through another: gitmem init --remote NAME"
+        )
+    if len(remotes) < 2 or "origin" in remotes:
         return None
     return (
         f"memory syncs through {project.remote}, the first of {len(remotes)} remotes "

@@ -57,6 +57,48 @@ def normalize_remote_url(url: str, base: Path | None = None) -> str:
     return _local_key(url, base)
 
 
+# Azure DevOps serves one repository under four spellings that share no host/path shape:
+# https://dev.azure.com/ORG/PROJECT/_git/REPO, git@ssh.dev.azure.com:v3/ORG/PROJECT/REPO, and the
+# older https://ORG.visualstudio.com/PROJECT/_git/REPO, ORG@vs-ssh.visualstudio.com:v3/ORG/PROJECT/REPO
+# (names case-insensitive). Their keys stay as they are (no key changes under a synced ref);
+# `same_project` says they name one project.
+_AZURE = (
+    re.compile(r"^dev\.azure\.com/([^/]+)/([^/]+)/_git/([^/]+)$"),
+    re.compile(r"^(?:vs-)?ssh\.dev\.azure\.com/v3/([^/]+)/([^/]+)/([^/]+)$"),
+    re.compile(r"^vs-ssh\.visualstudio\.com/v3/([^/]+)/([^/]+)/([^/]+)$"),
+)
+_AZURE_LEGACY = re.compile(r"^([^./]+)\.visualstudio\.com/([^/]+)/_git/([^/]+)$")
+
+
+def _azure(key: str) -> tuple[str, ...] | None:
+    for pattern in _AZURE:
+        m = pattern.match(key)
+        if m:
+            return tuple(g.lower() for g in m.groups())
+    m = _AZURE_LEGACY.match(key)
+    return tuple(g.lower() for g in m.groups()) if m else None
+
+
+def same_project(a: str, b: str) -> bool:
+    """Two project keys name one repository: equal, or two of a forge's spellings that
+    normalize_remote_url cannot bring to one shape (Azure DevOps https and ssh)."""
+    if a == b:
+        return True
+    azure = _azure(a)
+    return azure is not None and azure == _azure(b)
+
+
+def shown_url(url: str) -> str:
+    """`url` as messages may show it: without the user and password of a scheme URL
+    (https://user:TOKEN@host/…), which git keeps out of its own messages too; a CI log or a
+    terminal shared on screen never shows a credential."""
+    if "://" not in url:
+        return url
+    scheme, _, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
+
+
 def _looks_local(url: str) -> bool:
     # git treats "a:b" as scp-like only when no slash comes before the colon.
     return url.startswith(("/", "./", "../", "~")) or "/" in url.split(":", 1)[0]

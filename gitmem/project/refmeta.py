@@ -20,7 +20,9 @@ class RefMeta:
         keyed by a path (`local:…`, made before the repository had a remote) and `key` is a
         remote's: the first remote such memory is pushed to names its project, so a second
         machine syncs it as it is (docs/guide.md §3, "No remote yet?")."""
-        if key == self.key or key in self.aliases:
+        from gitmem.project.identity import same_project
+
+        if any(same_project(key, k) for k in (self.key, *self.aliases)):
             return True
         return unclaimed(self) and not key.startswith(LOCAL_PREFIX)
 

@@ -272,6 +272,7 @@ def open_project(
             else "",
         ),
     ]
+    scopes = [_left_to_git(repo, tree, s) for s in scopes]
     tracked = not repo.is_bare and repo.is_tracked(AGENTS_FOLDER)
     agents_note = (
         "bare repository: no working tree"
@@ -333,7 +334,8 @@ def open_project(
                 # the auto folder in use is judged as a scope; the earlier ones by what they hold
                 [
                     p
-                    for p in personal_folders(repo.common_dir, auto)
+                    # --memory-dir is gitmem's alone: Claude Code never wrote personal memory there
+                    for p in personal_folders(repo.common_dir, None if origin == "option" else auto)
                     if str(p) != os.path.realpath(auto)
                 ],
             ),
@@ -368,6 +370,26 @@ def withheld(scopes: tuple[Scope, ...], refs: Mapping[str, str]) -> tuple[Scope,
         if s.ref in refs and s.pushable
         else s
         for s in scopes
+    )
+
+
+def _left_to_git(repo: Repository, tree: Path, scope: Scope) -> Scope:
+    """An auto or team folder placed inside the working tree (--memory-dir, autoMemoryDirectory,
+    gitmem.teamDir) where the branch tracks files belongs to git, as a tracked
+    .claude/agent-memory/ does: a pull would write over the branch's files."""
+    if not scope.pushable or repo.is_bare or repo.toplevel is None:
+        return scope
+    try:
+        rel = Path(os.path.realpath(scope.path)).relative_to(os.path.realpath(tree))
+    except ValueError:
+        return scope
+    if rel == Path(".") or not repo.is_tracked(rel.as_posix()):
+        return scope  # the working tree itself: confine refuses it (it holds .git)
+    return replace(
+        scope,
+        pushable=False,
+        note=f"tracked on the branch ({rel.as_posix()}/): left to git; point it at a folder "
+        "the branch does not track",
     )
 
 

@@ -165,7 +165,9 @@ def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
         return "encrypted"
     where = project.remote or "the remote"
     if project.hub and scope.ref == project.user_ref:
-        where = f"the hub {project.hub}"  # gitmem.hub: the personal ref lives there instead
+        from gitmem.project.identity import shown_url
+
+        where = f"the hub {shown_url(project.hub)}"  # the personal ref lives there instead
     return f"plaintext, readable by everyone who can fetch {where}"
 
 
@@ -305,6 +307,10 @@ def agents_json(project: Project) -> dict[str, Any]:
     repo = project.repo
     agents = agents_of(repo)
     hub = repo.config_get("gitmem.hub") or None
+    if hub:
+        from gitmem.project.identity import shown_url
+
+        hub = shown_url(hub)  # a token in the URL stays out of the output
     lines = agent_lines(agents, project.scopes, hub, os.environ)
     if hub:
         user = f"through the hub {hub}, encrypted: gitmem sync (or gitmem sync --user anywhere)"

@@ -71,9 +71,9 @@ def test_the_network_rows_size_can_be_set_for_profiling(
 ) -> None:
     from benchmarks.context import FULL, QUICK, Context
 
-    monkeypatch.delenv("GITMEM_BENCH_NETWORK", raising=False)
+    monkeypatch.delenv("GITMEM_BENCH_SIZES", raising=False)
     assert Context(tmp_path, 1, quick=False).sizes == FULL
-    monkeypatch.setenv("GITMEM_BENCH_NETWORK", "2000")
+    monkeypatch.setenv("GITMEM_BENCH_SIZES", "network=2000")
     for quick, base in ((False, FULL), (True, QUICK)):
         sizes = Context(tmp_path, 1, quick=quick).sizes
         assert sizes.network == 2000 and sizes.scale == base.scale  # only that row's size

@@ -128,3 +128,158 @@ def test_a_linked_worktrees_own_claude_local_md_gets_a_step_that_works(world: Wo
     assert (a / "CLAUDE.local.md").read_text() == "main notes\nworktree notes\n"
     assert "CLAUDE.local" not in world.ok("-C", str(wt), "status")
     assert "M CLAUDE.local.md" in world.ok("-C", str(wt), "sync")
+
+
+def test_a_memory_dir_tried_once_does_not_refuse_the_team_folders_for_ever(world: World) -> None:
+    """`gitmem --memory-dir . status` in the working tree (refused: it holds .git) recorded the
+    working tree as a folder where Claude Code kept personal memory, and from then on every
+    plain `gitmem status` and `sync` refused the agents scope ("it lies in <tree>, where this
+    machine's personal memory was kept") with a fix that cannot apply to a fixed folder.
+    --memory-dir is gitmem's own: Claude Code never wrote there."""
+    a = world.clone("a")
+    write_files(a / ".claude/agent-memory/reviewer", {"MEMORY.md": "- review migrations\n"})
+    for tried in (".", "docs", str(world.root / "elsewhere")):
+        world.gitmem("-C", str(a), "--memory-dir", tried, "status")
+    agents = scopes_of(world, a)["agents"]
+    assert agents["synced"] and not agents["note"], agents
+    assert "A agents/reviewer/MEMORY.md" in world.ok("-C", str(a), "sync")
+
+
+def test_an_auto_folder_the_branch_tracks_is_left_to_git(world: World) -> None:
+    """--memory-dir (or autoMemoryDirectory) naming a folder of the working tree whose files
+    the branch tracks: its files were pushed as personal memory and a pull wrote over them.
+    Left to git, as a tracked .claude/agent-memory/ is; status says why and what to do."""
+    a = world.clone("a")
+    write_files(a / "docs", {"guide.md": "# tracked\n"})
+    world.git("add", "docs", cwd=a)
+    world.git("commit", "-q", "-m", "docs", cwd=a)
+    out = world.ok("-C", str(a), "--memory-dir", "docs", "status")
+    assert "auto         1 file  not synced: tracked on the branch (docs/): left to git" in out
+    sync = world.gitmem("-C", str(a), "--memory-dir", "docs", "sync")
+    assert sync.code == 0 and "auto/guide.md" not in sync.out, sync.out
+    assert world.git("status", "--porcelain", cwd=a) == ""
+
+
+def test_a_relative_memory_dir_is_relative_to_the_folder_of_dash_c(world: World) -> None:
+    """`-C PATH` runs "as if gitmem was started in PATH" (as git -C), but a relative
+    --memory-dir was taken from the folder gitmem was started in, another project's."""
+    a = world.clone("a")
+    status = world.ok("-C", str(a), "--memory-dir", "notes", "status", "--json")
+    auto = json.loads(status)["scopes"][0]
+    assert auto["path"] == str(a / "notes"), auto
+
+
+def test_a_configured_remote_that_is_gone_is_named_with_the_one_in_use(world: World) -> None:
+    """`init --remote upstream` set gitmem.remote; upstream was later removed: memory silently
+    went through origin. status and init now say so, and the step they name switches it."""
+    a = world.clone("a")
+    world.git("remote", "add", "upstream", str(world.remote), cwd=a)
+    world.ok("-C", str(a), "init", "--remote", "upstream")
+    world.git("remote", "remove", "upstream", cwd=a)
+    note = "gitmem.remote names 'upstream', which is not a remote here any more: memory syncs"
+    assert f"next: {note} through origin" in world.ok("-C", str(a), "status")
+    world.ok("-C", str(a), "init", "--remote", "origin")
+    assert "gitmem.remote names" not in world.ok("-C", str(a), "status")
+
+
+def test_uninstall_offers_to_undo_only_what_it_took_out(world: World) -> None:
+    """`undo:` named `gitmem drivers install` after an uninstall that found no drivers (and
+    offered to re-install everything when nothing had been installed): running it as printed
+    would install what the user never had."""
+    a = world.clone("a")
+    world.ok("-C", str(a), "hooks", "install", "--claude")
+    out = world.ok("-C", str(a), "uninstall")
+    assert out.splitlines()[-1] == "undo: gitmem hooks install --claude", out
+    assert "undo:" not in world.ok("-C", str(a), "uninstall")  # nothing left to take out
+    world.ok("-C", str(a), "drivers", "install")
+    assert "undo: gitmem drivers install" in world.ok("-C", str(a), "uninstall")
+
+
+def test_a_working_tree_once_named_as_the_auto_folder_leaves_agents_synced(world: World) -> None:
+    """autoMemoryDirectory "." in the user settings made the working tree the auto folder
+    (refused: it holds .git) and recorded it as a folder of personal memory; after the
+    setting was removed, the agents scope (.claude/agent-memory/, in that tree) stayed refused
+    with "give it a folder of its own", which a fixed folder cannot follow."""
+    a = world.clone("a")
+    write_files(a / ".claude/agent-memory/reviewer", {"MEMORY.md": "- review migrations\n"})
+    (world.home / ".claude").mkdir(exist_ok=True)
+    settings = world.home / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"autoMemoryDirectory": "."}))
+    assert str(scopes_of(world, a)["auto"]["note"]).startswith("refused")
+    settings.unlink()
+    agents = scopes_of(world, a)["agents"]
+    assert agents["synced"] and not agents["note"], agents
+    assert "A agents/reviewer/MEMORY.md" in world.ok("-C", str(a), "sync")
+
+
+def test_log_before_the_first_sync_says_there_is_no_history_yet(world: World) -> None:
+    """`gitmem log` in a clone that never synced printed nothing at all (exit 0), as `lost`
+    and `diff` do not: it now says why, on stderr (stdout stays empty for scripts)."""
+    a = world.clone("a")
+    run = world.gitmem("-C", str(a), "log")
+    assert run.code == 0 and run.out == "", run
+    assert "no memory history yet: gitmem sync commits your memory" in run.err
+    write_files(world.scope_path(a), {"MEMORY.md": "- x\n"})
+    world.ok("-C", str(a), "sync")
+    assert "no memory history" not in world.gitmem("-C", str(a), "log").err
+
+
+def test_doctor_in_a_bare_repository_does_not_ask_for_merge_drivers(world: World) -> None:
+    """doctor took any agents scope that does not sync for memory tracked on the branch: in a
+    bare repository (no working tree, nothing merged there) it reported a PROBLEM, exit 1,
+    "memory tracked on the branch merges with conflict markers"."""
+    bare = world.root / "project.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(bare))
+    run = world.gitmem("-C", str(bare), "doctor", "--offline")
+    assert "ok      drivers: merge drivers not needed" in run.out, run.out
+    assert run.code == 0, run.out
+
+
+def test_uninstall_user_does_not_hint_at_itself(world: World) -> None:
+    """`gitmem uninstall --user` said "installed globally? gitmem uninstall --user" about the
+    project's drivers, the command being run; and its undo names the --user/--global forms."""
+    a = world.clone("a")
+    world.ok("-C", str(a), "hooks", "install", "--claude", "--user")
+    world.ok("-C", str(a), "drivers", "install", "--global")
+    out = world.ok("-C", str(a), "uninstall", "--user")
+    assert "gitmem uninstall --user" not in out and "removed gitmem merge drivers (global)" in out
+    assert "undo: gitmem hooks install --claude --user, gitmem drivers install --global" in out
+    assert "installed globally? gitmem uninstall --user" in world.ok("-C", str(a), "uninstall")
+
+
+def test_record_says_the_memory_is_not_shared_until_a_sync(world: World) -> None:
+    """`gitmem record` ended at "recorded team/x.md (path)": a newcomer took the memory as shared
+    with the team. It now names the step (as restore does), and the step works."""
+    a = world.clone("a")
+    out = world.ok("-C", str(a), "record", "--title", "Deploy window", "--scope", "team", "Tue.")
+    assert out.splitlines()[-1] == "next: gitmem sync to share it (or record --sync)", out
+    assert "A team/deploy_window.md" in world.ok("-C", str(a), "sync")
+    synced = world.ok(
+        "-C", str(a), "record", "--title", "Freeze", "--scope", "team", "Dec.", "--sync"
+    )
+    assert "next: gitmem sync" not in synced and "A team/freeze.md" in synced, synced
+
+
+def test_a_token_in_a_remote_or_hub_url_is_never_printed(world: World) -> None:
+    """`https://user:TOKEN@host/…` remotes are common in CI: doctor printed the URL whole
+    ("origin = https://kim:ghp_…@…"), text and --json, and status the hub's; git itself keeps
+    credentials out of its messages."""
+    a = world.clone("a")
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    world.git(
+        "remote", "set-url", "origin", f"https://kim:{token}@127.0.0.1:1/acme/shop.git", cwd=a
+    )
+    world.git("config", "gitmem.hub", f"https://{token}@127.0.0.1:1/kim/hub.git", cwd=a)
+    world.git("config", "gitmem.encrypt", "off", cwd=a)  # status names the hub as the reader
+    for args in (
+        ("doctor",),
+        ("doctor", "--json"),
+        ("doctor", "--offline"),
+        ("status",),
+        ("status", "--json"),
+    ):
+        run = world.gitmem("-C", str(a), *args)
+        assert token not in run.out + run.err, (args, run.out, run.err)
+    assert "origin = https://127.0.0.1:1/acme/shop.git" in world.ok(
+        "-C", str(a), "doctor", "--offline"
+    )
