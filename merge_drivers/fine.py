@@ -68,8 +68,8 @@ def edits(
     """The side's edits of the base, and which side element each kept base element is. A run
     replaced by as many elements is one rewrite per element, so two sides that rewrote parts
     of one run meet element by element; a deletion carries what its run wrote instead, so
-    only the same rewrite (or two plain deletions) of an element agree. `align`: lines, whose
-    replaced runs are cut where lines start alike (`_aligned`); not words."""
+    only the same rewrite (or two plain deletions) of an element agree. `align`: lines of code,
+    whose replaced runs are cut where lines start alike (`_aligned`); not prose or words."""
     from merge_drivers.diff import LineMatcher
 
     ops: list[_Op] = []
@@ -158,6 +158,7 @@ def merge_seq(
     key: Callable[[T], bytes],
     winner: bool = False,
     loose: bool = False,
+    align: bool = False,
 ) -> tuple[list[tuple[str, int]], int] | None:
     """A 3-way merge of sequences where only edits of the same base elements, two different
     insertions at one place, or an insertion right next to the other side's deletion (where
@@ -165,7 +166,7 @@ def merge_seq(
     kept, "a" or "b" an element that side wrote; and how many conflicts `a` (the higher-ranked
     side, chosen by the caller) won. Without `winner`, None on any conflict."""
     kz, ka, kb = [key(x) for x in z], [key(x) for x in a], [key(x) for x in b]
-    ops = edits(kz, ka, "a", not loose)[0] + edits(kz, kb, "b", not loose)[0]
+    ops = edits(kz, ka, "a", align)[0] + edits(kz, kb, "b", align)[0]
     ops.sort(key=_Op.sort_key)
     kept: list[_Op] = []
     group: dict[int, int] = {}  # union-find over kept ops' indexes: conflicting edits
@@ -246,19 +247,20 @@ Merged = tuple[list[bytes], int]  # the lines, and how many conflicts the winner
 
 
 def merge_lines(
-    z: list[bytes], a: list[bytes], b: list[bytes], winner: bool = False
+    z: list[bytes], a: list[bytes], b: list[bytes], winner: bool = False, code: bool = False
 ) -> Merged | None:
-    """Lines, adjacent edits allowed; a kept line written as the side that re-formatted it.
+    """Lines, adjacent edits allowed; a kept line written as the side that re-formatted it
+    (`code`: lines of a fence, aligned where they start alike).
     Ordered-list numbers are compared masked when a side renumbered, and renumbered after."""
     key: Callable[[bytes], bytes] = _plain
-    merged = merge_seq(z, a, b, key)
+    merged = merge_seq(z, a, b, key, align=code)
     numbered = False
     if merged is None and any(_ORDERED.match(x) for x in (*z, *a, *b)):
         key, numbered = _masked, True  # a side renumbered: compare without the numbers
-        merged = merge_seq(z, a, b, key)
+        merged = merge_seq(z, a, b, key, align=code)
     if merged is None and winner:
         key, numbered = _plain, False
-        merged = merge_seq(z, a, b, key, winner=True)
+        merged = merge_seq(z, a, b, key, winner=True, align=code)
     if merged is None:
         return None
     _, same_a = edits([key(x) for x in z], [key(x) for x in a])
@@ -432,14 +434,14 @@ def merge_hunk(z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool) -
     count of those. None past the size bound (the caller keeps the winner's hunk)."""
     if max(len(z), len(a), len(b)) > _MAX_WORDS:
         return None
-    lines = merge_lines(z, a, b)
+    lines = merge_lines(z, a, b, code=in_fence)
     if lines is not None:
         return lines
     if not in_fence:
         finer = merge_table(z, a, b) or merge_words(z, a, b)
         if finer is not None:
             return finer
-    return merge_lines(z, a, b, winner=True)
+    return merge_lines(z, a, b, winner=True, code=in_fence)
 
 
 def fence_states(lines: Sequence[bytes]) -> list[bool]:
