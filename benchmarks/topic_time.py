@@ -40,7 +40,7 @@ def sides(base: bytes) -> tuple[bytes, bytes]:
     return a + b"## 2026-11-21\n\nfrom a\n", b + b"## 2026-11-20\n\nfrom b\n"
 
 
-def measure(lines: int, repeat: int = 3) -> dict[str, float | int]:
+def measure(lines: int, repeat: int = 7) -> dict[str, float | int]:
     base = body(lines)
     a, b = sides(base)
 

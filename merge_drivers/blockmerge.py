@@ -226,10 +226,12 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
 
 
 def _holds(long: list[bytes], short: list[bytes]) -> bool:
-    """`short` is `long`, or its start or its end."""
+    """`short` is `long` with some of its elements left out (in order), and not empty unless
+    `long` is."""
     if len(short) > len(long) or (not short and long):
         return False
-    return long[: len(short)] == short or long[len(long) - len(short) :] == short
+    at = iter(long)
+    return all(any(k == x for x in at) for k in short)
 
 
 def _by_sequence(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit]) -> bool:

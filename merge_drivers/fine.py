@@ -63,18 +63,19 @@ class _Op:
 
 
 def edits(
-    z: Sequence[bytes], s: Sequence[bytes], side: str = ""
+    z: Sequence[bytes], s: Sequence[bytes], side: str = "", align: bool = False
 ) -> tuple[list[_Op], dict[int, int]]:
     """The side's edits of the base, and which side element each kept base element is. A run
     replaced by as many elements is one rewrite per element, so two sides that rewrote parts
     of one run meet element by element; a deletion carries what its run wrote instead, so
-    only the same rewrite (or two plain deletions) of an element agree."""
+    only the same rewrite (or two plain deletions) of an element agree. `align`: lines of code,
+    whose replaced runs are cut where lines start alike (`_aligned`); not prose or words."""
     from merge_drivers.diff import LineMatcher
 
     ops: list[_Op] = []
     same: dict[int, int] = {}
-    i = j = 0
-    for bi, bj, n in LineMatcher(None, z, s).get_matching_blocks():
+
+    def replaced(i: int, bi: int, j: int, bj: int) -> None:
         if bi - i == bj - j:  # rewritten element by element: each its own edit
             for k in range(bi - i):
                 said = [s[j + k]]
@@ -87,10 +88,45 @@ def edits(
             ops.extend(_Op(k, None, side, marks, False, (side, i)) for k in range(i, bi))
             if bj > j:
                 ops.append(_Op(bi, list(range(j, bj)), side, said, bi > i, (side, i)))
+
+    i = j = 0
+    for bi, bj, n in LineMatcher(None, z, s).get_matching_blocks():
+        for i0, i1, j0, j1 in _aligned(z, s, i, bi, j, bj) if align else [(i, bi, j, bj)]:
+            replaced(i0, i1, j0, j1)
         for k in range(n):
             same[bi + k] = bj + k
         i, j = bi + n, bj + n
     return ops, same
+
+
+def _first(x: bytes) -> bytes:
+    words = x.split(None, 1)
+    return words[0] if words else x
+
+
+def _aligned(
+    z: Sequence[bytes], s: Sequence[bytes], i: int, bi: int, j: int, bj: int
+) -> list[tuple[int, int, int, int]]:
+    """A replaced run of unequal lengths cut where an element and a side element start with
+    the same word (a line inserted before a line the same side edited: an insertion and a
+    rewrite, not one replaced run), so the same insertion made on the other side agrees."""
+    if bi == i or bj == j or bi - i == bj - j or (bi - i) * (bj - j) > 400:
+        return [(i, bi, j, bj)]
+    from difflib import SequenceMatcher
+
+    pairs = SequenceMatcher(
+        None, [_first(x) for x in z[i:bi]], [_first(x) for x in s[j:bj]], autojunk=False
+    ).get_matching_blocks()
+    out: list[tuple[int, int, int, int]] = []
+    at_z, at_s = i, j
+    for pi, pj, n in pairs:
+        if at_z < i + pi or at_s < j + pj:
+            if at_z == i + pi and out and out[-1][1] - out[-1][0] == 1 == out[-1][3] - out[-1][2]:
+                return [(i, bi, j, bj)]  # lines added right after a rewrite: one run, as written
+            out.append((at_z, i + pi, at_s, j + pj))
+        out.extend((i + pi + k, i + pi + k + 1, j + pj + k, j + pj + k + 1) for k in range(n))
+        at_z, at_s = i + pi + n, j + pj + n
+    return out
 
 
 def _within(p: _Op, e: _Op) -> bool:
@@ -122,6 +158,7 @@ def merge_seq(
     key: Callable[[T], bytes],
     winner: bool = False,
     loose: bool = False,
+    align: bool = False,
 ) -> tuple[list[tuple[str, int]], int] | None:
     """A 3-way merge of sequences where only edits of the same base elements, two different
     insertions at one place, or an insertion right next to the other side's deletion (where
@@ -129,7 +166,7 @@ def merge_seq(
     kept, "a" or "b" an element that side wrote; and how many conflicts `a` (the higher-ranked
     side, chosen by the caller) won. Without `winner`, None on any conflict."""
     kz, ka, kb = [key(x) for x in z], [key(x) for x in a], [key(x) for x in b]
-    ops = edits(kz, ka, "a")[0] + edits(kz, kb, "b")[0]
+    ops = edits(kz, ka, "a", align)[0] + edits(kz, kb, "b", align)[0]
     ops.sort(key=_Op.sort_key)
     kept: list[_Op] = []
     group: dict[int, int] = {}  # union-find over kept ops' indexes: conflicting edits
@@ -210,19 +247,20 @@ Merged = tuple[list[bytes], int]  # the lines, and how many conflicts the winner
 
 
 def merge_lines(
-    z: list[bytes], a: list[bytes], b: list[bytes], winner: bool = False
+    z: list[bytes], a: list[bytes], b: list[bytes], winner: bool = False, code: bool = False
 ) -> Merged | None:
-    """Lines, adjacent edits allowed; a kept line written as the side that re-formatted it.
+    """Lines, adjacent edits allowed; a kept line written as the side that re-formatted it
+    (`code`: lines of a fence, aligned where they start alike).
     Ordered-list numbers are compared masked when a side renumbered, and renumbered after."""
     key: Callable[[bytes], bytes] = _plain
-    merged = merge_seq(z, a, b, key)
+    merged = merge_seq(z, a, b, key, align=code)
     numbered = False
     if merged is None and any(_ORDERED.match(x) for x in (*z, *a, *b)):
         key, numbered = _masked, True  # a side renumbered: compare without the numbers
-        merged = merge_seq(z, a, b, key)
+        merged = merge_seq(z, a, b, key, align=code)
     if merged is None and winner:
         key, numbered = _plain, False
-        merged = merge_seq(z, a, b, key, winner=True)
+        merged = merge_seq(z, a, b, key, winner=True, align=code)
     if merged is None:
         return None
     _, same_a = edits([key(x) for x in z], [key(x) for x in a])
@@ -396,14 +434,14 @@ def merge_hunk(z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool) -
     count of those. None past the size bound (the caller keeps the winner's hunk)."""
     if max(len(z), len(a), len(b)) > _MAX_WORDS:
         return None
-    lines = merge_lines(z, a, b)
+    lines = merge_lines(z, a, b, code=in_fence)
     if lines is not None:
         return lines
     if not in_fence:
         finer = merge_table(z, a, b) or merge_words(z, a, b)
         if finer is not None:
             return finer
-    return merge_lines(z, a, b, winner=True)
+    return merge_lines(z, a, b, winner=True, code=in_fence)
 
 
 def fence_states(lines: Sequence[bytes]) -> list[bool]:

@@ -643,3 +643,34 @@ def test_git_merge_keeps_edits_of_neighbouring_lines_cells_and_words(repo: Path,
         .replace("| ana |", "| bo |")
         .replace("three", "five")
     )
+
+
+LOG_BASE = (
+    "---\nname: log\ndescription: what happened\n---\n"
+    "Tools:\n\n- ruff\n- mypy\n\n## 2026-11-19\n\nfirst release\n"
+)
+LOG_EDITS = {  # a list rewritten vs an item appended; a dated block each (issue 24)
+    "main": LOG_BASE.replace("- ruff\n- mypy\n", "- ruff (lint)\n- mypy (types)\n")
+    + "\n## 2026-11-21\n\nfrom main\n",
+    "left": LOG_BASE.replace("- mypy\n", "- mypy\n- pytest\n") + "\n## 2026-11-20\n\nfrom left\n",
+}
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_merge_keeps_a_list_whole_and_a_log_in_time_order(repo: Path, op: str) -> None:
+    install(repo)
+    commit_on(repo, "main", "log.md", LOG_BASE.encode())
+    git(repo, "branch", "-f", "left", "main")
+    commit_on(repo, "left", "log.md", LOG_EDITS["left"].encode())
+    commit_on(repo, "main", "log.md", LOG_EDITS["main"].encode())
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        text = (repo / MEM / "log.md").read_text(encoding="utf-8")
+        assert "- ruff (lint)\n- mypy (types)\n- pytest\n\n## 2026-11-19" in text, (into, op)
+        assert text.endswith(
+            "## 2026-11-19\n\nfirst release\n\n## 2026-11-20\n\nfrom left\n\n"
+            "## 2026-11-21\n\nfrom main\n"
+        ), (into, op)
+        git(repo, "reset", "-q", "--hard", start)
