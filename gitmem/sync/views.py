@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
 from gitmem.merge.tree import as_tree_input, blobs
 from gitmem.project.scopes import Project
@@ -45,6 +46,11 @@ class RefView(Protocol):
         commit messages travel in plaintext."""
         ...
 
+    def changed_files(self, old: str, new: str) -> dict[str, tuple[str | None, str | None]] | None:
+        """{plaintext path: (blob id in commit `old`, in `new`), None: not there} of the files
+        that differ, when the view reads them from its decodes; None: the trees' diff says."""
+        ...
+
 
 class PlainView:
     sealed = False
@@ -70,6 +76,9 @@ class PlainView:
     def hidden(self, text: str) -> bool:
         return False
 
+    def changed_files(self, old: str, new: str) -> dict[str, tuple[str | None, str | None]] | None:
+        return None  # the trees' own diff (hidden names would not say which file moved)
+
 
 class SealedView:
     sealed = True
@@ -78,7 +87,9 @@ class SealedView:
         self.repo, self.codec = repo, codec
 
     def files(self, commit: str) -> dict[str, str]:
-        return self.codec.decode(commit).files
+        # a copy, as PlainView's: a caller that edits it (a merge of displaced edits) must
+        # not edit the codec's decode of `commit`, which later steps read again
+        return dict(self.codec.decode(commit).files)
 
     def times(self, commit: str, times: dict[str, float]) -> dict[str, float]:
         return self.codec.plain_times(commit, times)
@@ -94,6 +105,17 @@ class SealedView:
 
     def hidden(self, text: str) -> bool:
         return text.split("/", 1)[0] in self.codec.wanted
+
+    def changed_files(self, old: str, new: str) -> dict[str, tuple[str | None, str | None]] | None:
+        """From the two commits' plaintext (each decoded from the one checked before it: a
+        pull decoded both already), compared in C: a pull's write-back moves the files that
+        changed, as it does for a plain ref, instead of comparing every file's record."""
+        try:
+            before, after = self.files(old), self.files(new)
+        except GitmemError:
+            return None  # the commit the folder held does not open now: the tip read whole
+        moved = {p for p, _ in before.items() ^ after.items()}
+        return {p: (before.get(p), after.get(p)) for p in moved}
 
 
 class RefViews:

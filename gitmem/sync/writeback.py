@@ -208,15 +208,20 @@ class WriteBack:
         """{path in the folder: (its blob id in the commit the folder last held, in `tip`),
         None: not there} of the files that differ between the two, read from the two trees' changed
         folders (docs/performance.md, the pull path). None when it must be found from a
-        listing of the tip: no such commit, an encrypted tree (hidden names), too many
-        changes. The folder then holds what was synced (`expected`) with these changes."""
+        listing of the tip: no such commit, too many changes (an encrypted tree's are read
+        from the two commits' plaintext by its view). The folder then holds what was synced (`expected`) with these changes."""
         synced = self.ledger.synced_commit(s)
         if synced is None:
             return None
         repo = self.repo
         old, new = repo.read_commit(synced)[0], repo.read_commit(tip)[0]
+        start = s.prefix + "/"
         if self.views.of(ref).sealed and any(repo.tree_entry(t, "keys") for t in (old, new)):
-            return None  # sealed folders: their files are known by decoding the whole tip
+            # sealed folders (hidden names): the view compares the two commits' plaintext
+            moved = self.views.of(ref).changed_files(synced, tip)
+            if moved is None or len(moved) > MAX_WRITTEN:
+                return None
+            return {p[len(start) :]: v for p, v in moved.items() if p.startswith(start)}
         diff = self._diffs.get((old, new))
         if diff is None and (old, new) not in self._diffs:
             diff = self._diffs[(old, new)] = repo.tree_changes(
@@ -224,7 +229,6 @@ class WriteBack:
             )
         if diff is None:
             return None
-        start = s.prefix + "/"
         return {
             c.path[len(start) :]: (
                 None if c.old is None else c.old.oid,

@@ -286,3 +286,30 @@ def test_views_are_chosen_per_ref(clone: Clones) -> None:
     assert plain.files(commit) == files and not plain.hidden("team/MEMORY.md")
     sealed = run.views.of(a.user_ref)
     assert isinstance(sealed, SealedView) and sealed.sealed and run.views.codec is not None
+
+
+def test_the_sealed_view_gives_a_pull_its_changed_files_and_copies_it_may_edit(
+    clone: Clones,
+) -> None:
+    """The write-back moves only what changed between two commits of a sealed ref (hidden
+    names say nothing: the view compares the plaintext); what `files` gives is the caller's
+    to edit, never the codec's decode that later steps read again."""
+    a = clone("a")
+    run = SyncRun(a, SyncOptions())
+    sealed, plain = run.views.of(a.user_ref), run.views.of(TEAM_REF)
+    blob = a.repo.write_blob
+    files = {f"auto/{i}.md": blob(f"note {i}\n".encode()) for i in range(50)}
+    first = a.repo.write_commit(sealed.tree(files, None), [], "t")
+    edited = {**files, "auto/3.md": blob(b"edited\n"), "auto/new.md": blob(b"new\n")}
+    del edited["auto/7.md"]
+    second = a.repo.write_commit(sealed.tree(edited, sealed.keyring(first)), [first], "t")
+    assert sealed.changed_files(first, second) == {
+        "auto/3.md": (files["auto/3.md"], edited["auto/3.md"]),
+        "auto/new.md": (None, edited["auto/new.md"]),
+        "auto/7.md": (files["auto/7.md"], None),
+    }
+    assert sealed.changed_files(second, second) == {}
+    mine = sealed.files(second)
+    mine.clear()
+    assert sealed.files(second) == edited
+    assert plain.changed_files(first, second) is None  # a plain ref's trees say it
