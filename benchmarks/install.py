@@ -81,14 +81,14 @@ def installed() -> Install:
     """The install every gitmem row runs, built on first use for this tree's content."""
     install = Install(Path(tempfile.gettempdir()) / f"{PREFIX}{tree_key()}")
     lock = open(f"{install.venv}.lock", "w")  # noqa: SIM115 (held until the process ends)
-    # shared first: a complete install is used while another run holds it (an exclusive
-    # lock here would wait for that whole run); exclusive only to build it
+    # in use: no other run removes it; a complete install is shared at once, never waiting
+    # for the end of another run that uses it (tests on several workers, harness runs)
     fcntl.flock(lock, fcntl.LOCK_SH)
     if not (install.venv / COMPLETE).exists():
         fcntl.flock(lock, fcntl.LOCK_EX)  # two harnesses on one tree build it once
         if not (install.venv / COMPLETE).exists():
             _build(install.venv)
-        fcntl.flock(lock, fcntl.LOCK_SH)  # in use: no other run removes it
+        fcntl.flock(lock, fcntl.LOCK_SH)
     _held.append(lock)
     remove_unused(Path(tempfile.gettempdir()), keep=install.venv)
     return install

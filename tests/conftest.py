@@ -38,6 +38,10 @@ settings.load_profile(
 # real gitmem runs) takes seconds, not milliseconds
 SLOW_FOLDERS = ("reliability", "e2e", "oracle", "benchmarks")
 SLOW_FIXTURES = ("world",)
+# under xdist, these folders' tests start first: each holds minute-long tests (the quick
+# benchmark, the concurrency and crash runs) that would otherwise keep one worker busy alone
+# at the end
+FIRST_ON_WORKERS = ("benchmarks", "reliability")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -94,3 +98,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                         "CLAUDE_BIN=$(tests/oracle/install-claude-code)"
                     )
                 )
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike: the same collection
+        items.sort(key=lambda item: item.path.relative_to(root).parts[0] not in FIRST_ON_WORKERS)

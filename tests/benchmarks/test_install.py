@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.__main__ import HERE, results_folder
-from benchmarks.install import ROOT, Install, discard, installed, tree_key
+from benchmarks.install import COMPLETE, ROOT, Install, discard, installed, tree_key
 from benchmarks.world import gitmem_command, python
 
 
@@ -24,6 +24,21 @@ def test_every_gitmem_row_runs_a_plain_install_not_the_editable_one() -> None:
     finally:
         discard()  # as a harness run ends: the install is removed unless another run holds it
     assert not install.venv.exists() or _held_elsewhere(install)
+
+
+@pytest.mark.slow  # builds the install when no other test of the session has
+def test_a_complete_install_is_shared_without_waiting_for_the_run_that_holds_it() -> None:
+    install = installed()  # this process holds it shared, as a harness run does until it ends
+    try:
+        probe = "from benchmarks.install import installed, discard; print(installed().venv)"
+        out = subprocess.run(
+            [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=30
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == str(install.venv)
+        assert (install.venv / COMPLETE).exists(), "the other run neither rebuilt nor removed it"
+    finally:
+        discard()
 
 
 def _held_elsewhere(install: Install) -> bool:

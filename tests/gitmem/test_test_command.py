@@ -23,8 +23,13 @@ def _readme_test_command() -> str:
 
 def test_ci_runs_the_readme_test_command_with_the_summary_visible() -> None:
     command = _readme_test_command()
-    assert command.endswith("-m pytest"), command
-    assert "-q" not in command.split("&&")[-1].split(), command
+    assert "\n" not in command, command  # one line, run verbatim by .ci/run
+    pytest = command.split("&&")[-1].split()
+    assert pytest[:3] == [".venv/bin/python", "-m", "pytest"], command
+    assert "-q" not in pytest, command
+    # no selection: CI runs every test (xdist's -n/--dist only spread them over the cores)
+    assert not {"-m", "-k", "-x", "--lf", "--sw"} & set(pytest[3:]), command
+    assert all(a.startswith("-") or a in ("auto", "worksteal", "load") for a in pytest[3:]), command
 
 
 @pytest.mark.parametrize("flags", [[], ["-q"]], ids=["readme", "developer-q"])
