@@ -233,22 +233,38 @@ def connect(common_dir: str) -> sqlite3.Connection:
     if path in _OPEN:
         return _OPEN[path]
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    db = _open(path)
-    try:
-        ok = _meta(db, "format") == FORMAT
-    except sqlite3.DatabaseError:
-        ok = False
-    if not ok:
-        db.close()
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path + suffix)
+    # opened and checked under a lock: two processes meeting a missing index (a hook, the MCP
+    # server, a person's query) must not both rebuild it, one deleting the files the other has
+    # just opened ("disk I/O error")
+    with _creation_lock(path):
         db = _open(path)
-        db.executescript(SCHEMA)
-        _set_meta(db, "format", FORMAT)
-        db.commit()
+        try:
+            ok = _meta(db, "format") == FORMAT
+        except sqlite3.DatabaseError:
+            ok = False
+        if not ok:
+            db.close()
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path + suffix)
+            db = _open(path)
+            db.executescript(SCHEMA)
+            _set_meta(db, "format", FORMAT)
+            db.commit()
     _OPEN[path] = db
     return db
+
+
+@contextlib.contextmanager
+def _creation_lock(path: str) -> Iterator[None]:
+    import fcntl
+
+    fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _open(path: str) -> sqlite3.Connection:

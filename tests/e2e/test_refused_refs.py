@@ -213,17 +213,23 @@ def test_a_hostile_team_ref_does_not_hold_the_personal_ref_back(world: World, mo
     (auto_a / "later.md").write_text("from a, after the attack\n")
     world.ok("-C", str(a), "push", "--scope", "auto")
     (auto_b / "mine.md").write_text("from b, after the attack\n")
+    if mode == "push":  # a push fetches only a ref it was refused: give it a team edit to push
+        (world.scope_path(b, "team") / "ours.md").write_text("from b\n")
     team_b = folder_bytes(world.scope_path(b, "team"))
 
     run = world.gitmem("-C", str(b), mode)
 
     assert run.code == 2, run.out + run.err
-    assert "refs/gitmem/team: refused what origin holds" in run.out, run.out
+    assert "refused what origin holds" in run.out.split("refs/gitmem/team: ", 1)[1], run.out
     error, hint = run.err.strip().splitlines()
     assert error.startswith("gitmem: error: origin/refs/gitmem/team: ") and "GM102" in error
     assert hint.startswith("hint: ")
     assert folder_bytes(world.scope_path(b, "team")) == team_b  # nothing of it written
-    assert world.git("rev-parse", "refs/gitmem/team", cwd=b).strip() == team
+    if mode == "push":  # b's own edit is committed here, on top of the team it had
+        assert world.git("rev-parse", "refs/gitmem/team~1", cwd=b).strip() == team
+        assert deep not in world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=b)
+    else:
+        assert world.git("rev-parse", "refs/gitmem/team", cwd=b).strip() == team
     if mode != "push":
         assert (auto_b / "later.md").read_text() == "from a, after the attack\n"
     if mode != "pull":

@@ -13,6 +13,7 @@ from gitmem.privacy import keys
 from gitmem.privacy.codec import personal_codec
 from gitmem.privacy.crypto import SCOPE_KEY_FILE
 from gitmem.project.scopes import Project, open_project
+from tests.support.personal import shard_paths
 from tests.support.world import World
 
 
@@ -58,13 +59,16 @@ def test_revoke_rotates_and_refuses_to_lock_this_machine_out(project: Project) -
     run_sync(project, SyncOptions(mode="sync"))
     before = tip_files(project)
     names_before = set(project.repo.list_tree(project.user_ref))
+    shards_before = shard_paths(project.root, project.user_ref, "auto")
     change = keys.revoke(project, other)
     assert "revoke" in change.message and "rotate" in change.message
     assert other not in keys.list_recipients(project)
     assert tip_files(project) == before  # the same memory…
     names_after = set(project.repo.list_tree(project.user_ref))
     hidden_before = {n for n in names_before if len(n) == len("auto/") + 64}
-    assert len(hidden_before) == 2 and not hidden_before & names_after  # …under new names
+    assert shards_before and shards_before <= hidden_before  # the manifest's shards hide too
+    assert len(hidden_before - shards_before) == 2  # the two files…
+    assert not hidden_before & names_after  # …and every shard, under new names
     with pytest.raises(UsageError, match="lock this machine out"):
         keys.revoke(project, keys.show_key().recipient)
     with pytest.raises(UsageError, match="not among the recipients"):
