@@ -17,12 +17,15 @@ That is what makes three replicas converge whatever order they merge in:
   the end of its anchor's section (new headings after that, each followed by its own new items),
   siblings sorted by key; an anchor deleted in the merge falls back to the nearest surviving base
   heading before it. Entries and paragraphs are never anchors, so deleting, restoring or
-  archiving them moves nothing else;
+  archiving them moves nothing else; under the caps, a new linked entry of a base section goes
+  right before the nearest base linked entry after it on its side that no replica changed
+  (`_successors`), and lines at one place sort by date, then by what they say (`placed`);
 - caps: Claude Code's 200 lines and 25,000 UTF-16 characters, frontmatter and HTML comments
   stripped. Entries archived earlier (`MEMORY-archive.md`, or the git driver's trailing comment)
   still count as items; the overflow is recomputed from the final items, lowest-ranked entries
-  first (rank: the topic file's confidence, then its recency — its date, else the commit time
-  of its last change — then the bytes; never the side), so archived entries come back when
+  first (value: the topic file's confidence, then its recency — its date, else the commit time
+  of its last change — then brought in by this merge (last), then its place; never the bytes,
+  never the side), so archived entries come back when
   there is room. The archive groups entries under their section heading, which keeps their anchor.
 
 Never reads files, the clock or the environment.
