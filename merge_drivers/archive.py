@@ -22,6 +22,7 @@ from merge_drivers.indexdoc import (
     utf16_len,
 )
 from merge_drivers.model import SideInfo
+from merge_drivers.rank import Rank
 
 MAX_LINES = 200
 MAX_CHARS = 25_000
@@ -97,13 +98,8 @@ def side_archive(info: SideInfo) -> list[Item] | None:
     return archive_entries(text, True) or None
 
 
-Value = tuple[float, float, bool, int, Key]
-
-
-def spill(
-    order: list[Key], nodes_by_key: dict[Key, Node], value: Callable[[Key], Value]
-) -> set[Key]:
-    """The entries to archive: lowest value first, until the index fits (a function of the
+def spill(order: list[Key], nodes_by_key: dict[Key, Node], rank: Callable[[Key], Rank]) -> set[Key]:
+    """The entries to archive: lowest-ranked first, until the index fits (a function of the
     final items only)."""
     nodes = [nodes_by_key[k] for k in order]
     lines, chars = measure_nodes(nodes)
@@ -112,7 +108,9 @@ def spill(
     link = link_node()
     lines += 2
     chars += utf16_len(f"\n{link.text}\n")
-    movable = sorted((k for k in order if nodes_by_key[k].kind == "entry"), key=value)
+    movable = sorted(
+        (k for k in order if nodes_by_key[k].kind == "entry"), key=lambda k: (rank(k), k)
+    )
     spilled: set[Key] = set()
     i = 0
     while True:

@@ -17,15 +17,12 @@ That is what makes three replicas converge whatever order they merge in:
   the end of its anchor's section (new headings after that, each followed by its own new items),
   siblings sorted by key; an anchor deleted in the merge falls back to the nearest surviving base
   heading before it. Entries and paragraphs are never anchors, so deleting, restoring or
-  archiving them moves nothing else; under the caps, a new linked entry of a base section goes
-  right before the nearest base linked entry after it on its side that no replica changed
-  (`_successors`), and lines at one place sort by date, then by what they say (`placed`);
+  archiving them moves nothing else;
 - caps: Claude Code's 200 lines and 25,000 UTF-16 characters, frontmatter and HTML comments
   stripped. Entries archived earlier (`MEMORY-archive.md`, or the git driver's trailing comment)
   still count as items; the overflow is recomputed from the final items, lowest-ranked entries
-  first (value: the topic file's confidence, then its recency — its date, else the commit time
-  of its last change — then brought in by this merge (last), then its place; never the bytes,
-  never the side), so archived entries come back when
+  first (rank: the topic file's confidence, then its recency — its date, else the commit time
+  of its last change — then the bytes; never the side), so archived entries come back when
   there is room. The archive groups entries under their section heading, which keeps their anchor.
 
 Never reads files, the clock or the environment.
@@ -62,7 +59,6 @@ from merge_drivers.indexdoc import (
     first_line,
     link_target,
     measure,
-    measure_nodes,
     parse,
     render,
     render_nodes,
@@ -383,30 +379,7 @@ def merge_index(
     base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
-    # a new item goes before the nearest base item after it on its side that no replica
-    # changed: both sides hold it as the base did (`_edited`). Whatever order three replicas merge
-    # in, an item one of them edited or deleted is changed on one side of the last merge, so
-    # every order places by the same items (an edited or restored neighbour cannot say on
-    # which side of it the new item was written, once a merge has dropped it)
-    stable = {
-        k
-        for k, b in bn.items()
-        if k in nodes
-        and b.kind == "entry"
-        and b.target
-        and (o := so.nodes.get(k)) is not None
-        and (t := st.nodes.get(k)) is not None
-        and not _edited(k, o, b)
-        and not _edited(k, t, b)
-    }
-    order = canonical_order(base_order, base_pos, nodes, lines, filed)
-    if not (caps and over_caps_nodes([nodes[k] for k in order])):
-        # over the caps (archived entries count: a function of the final items), entries
-        # come and go from the archive, where they have no place to say: new items keep
-        # to the end of their section there
-        succs = _successors([orders[s.name] for s in (so, st)], base_pos, stable, nodes)
-        order = canonical_order(base_order, base_pos, nodes, lines, filed, succs)
-    order = fold_copies(order, nodes)
+    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines, filed), nodes)
     for key in order:  # a folded copy's sub-lines joined the first's
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
@@ -422,18 +395,7 @@ def merge_index(
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
     spilled: set[Key] = set()
     if caps:
-        place = {k: i for i, k in enumerate(order)}
-
-        def value(k: Key) -> tuple[float, float, bool, int, Key]:
-            # by value, never by bytes: the topic file's confidence, its recency (its date,
-            # else the commit time of its last change), then whether this merge brings it in
-            # (archived last), then its place (an index grows at the end of its sections:
-            # later is newer), then the key. All of the final items and the base: every
-            # merge order archives the same entries
-            r = chosen[k].rank
-            return (r[0], r[1], k not in bn, place[k], k)
-
-        spilled = spill(order, nodes, value)
+        spilled = spill(order, nodes, lambda k: chosen[k].rank)
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
         folder = path.rpartition("/")[0]
@@ -464,28 +426,6 @@ def merge_index(
         else:
             extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True)).encode()
     return MergeResult(data.encode(), tuple(resolutions), extra)
-
-
-def _successors(
-    side_orders: list[list[Key]], base_pos: dict[Key, int], stable: set[Key], nodes: dict[Key, Node]
-) -> dict[Key, list[Key]]:
-    """Each new item's successor on each side holding it: the nearest base item after it there
-    that `stable` holds (none: the end of the file, or a new heading comes first). One pass
-    per side, whatever the length of a run of new items."""
-    succs: dict[Key, list[Key]] = {}
-    for order in side_orders:
-        nxt: Key | None = None
-        for key in reversed(order):
-            if key in base_pos:
-                if key in stable:
-                    nxt = key
-                continue
-            if key[0] == "h":
-                nxt = None  # it ends the section before it
-                continue
-            if nxt is not None and key in nodes and nodes[key].target:
-                succs.setdefault(key, []).append(nxt)
-    return succs
 
 
 def _keep_filed_headings(
@@ -611,11 +551,6 @@ def _pick(
     if clash:
         resolutions.append(Resolution(path, subject, side.name, why))
     return text, gap
-
-
-def over_caps_nodes(nodes: list[Node]) -> bool:
-    lines, chars = measure_nodes(nodes)
-    return lines > MAX_LINES or chars > MAX_CHARS
 
 
 def over_caps(data: bytes) -> bool:

@@ -6,7 +6,6 @@ makes three replicas converge. Pure: no I/O.
 
 from __future__ import annotations
 
-import re
 from itertools import pairwise
 
 from merge_drivers.indexdoc import (
@@ -87,7 +86,6 @@ def canonical_order(
     nodes: dict[Key, Node],
     base_lines: dict[str, int] | None = None,
     filed: frozenset[Key] = frozenset(),
-    succs: dict[Key, list[Key]] | None = None,
 ) -> list[Key]:
     """The canonical order: a function of the chosen items, their anchors and the base only.
 
@@ -95,15 +93,7 @@ def canonical_order(
     its place in the base: a new plain bullet under a new heading that says what such a base
     bullet said (it changed section: the heading was written above it) keeps the base's order
     among its siblings instead of being sorted by text, and new headings come in the order
-    of the first such bullet under each: headings inserted above bullets re-sort nothing.
-
-    `succs` maps a new item to its successor on each side holding it (the nearest base item
-    after it there that the result holds): it goes right after the surviving base item before
-    the earliest of them that stands in its own section — after its predecessor, and after the
-    base items its side no longer held there that the merge keeps (the other side edited
-    them: a line appended after an entry one replica deleted and another edited lands after
-    that entry whichever merges first) — else after the last base item of that section: one
-    rule for both, so a result read back places every item the same way."""
+    of the first such bullet under each: headings inserted above bullets re-sort nothing."""
     lines = base_lines or {}
     late = len(lines) + len(base_order)
 
@@ -143,10 +133,6 @@ def canonical_order(
         else:
             sections.setdefault(a, []).append(key)
     out = sorted(first)
-    after: dict[Key, list[Key]] = {}
-    if succs is not None:
-        after = _place_after(base_order, nodes, sections, set(first) | set(final), succs)
-    out.extend(sorted(after.get(START, ()), key=lambda k: placed(k, nodes)))
 
     def heads_first(head: Key) -> tuple[int, tuple[str, str, int, str, str]]:
         # a new heading over such bullets stands where the first of them stood
@@ -172,65 +158,10 @@ def canonical_order(
                 region = key
             root = key
         out.append(key)
-        out.extend(sorted(after.get(key, ()), key=lambda k: placed(k, nodes)))
     out.extend(sorted(sections.get(root, ()), key=sibling))
     flush(region)
     out.extend(sorted(final))
     return out
-
-
-_DATE = re.compile(r"(?<![0-9])([0-9]{4}-[01][0-9]-[0-3][0-9])(?![0-9])")
-
-
-def placed(
-    key: Key, nodes: dict[Key, Node]
-) -> tuple[str, str, str, tuple[str, str, int, str, str]]:
-    """New items after one predecessor: by kind (as `by_text`), then by the date their first
-    line names (a daily log keeps time order whichever machine wrote each line), then by what
-    the line says (a sorted index stays sorted), then by key."""
-    line = first_line(nodes[key].text)
-    m = _DATE.search(line)
-    body = bullet_body(line)
-    said = norm(body if body is not None else line)
-    return (key[0], m.group(1) if m else "", said, by_text(key))
-
-
-def _place_after(
-    base_order: list[Key],
-    nodes: dict[Key, Node],
-    sections: dict[Key, list[Key]],
-    skip: set[Key],
-    succs: dict[Key, list[Key]],
-) -> dict[Key, list[Key]]:
-    """The new items of base sections, by the item they go right after (`START`: the top of the
-    file): the one before the earliest of their `succs` that the result holds in their
-    section, else the last base item of that section (its heading when it holds none).
-    Taken out of `sections`."""
-    root_of: dict[Key, Key] = {}  # surviving base item -> its section's heading
-    before: dict[Key, Key] = {}  # surviving base item -> the one before it in its section
-    last: dict[Key, Key] = {START: START}  # section heading -> its last surviving base item
-    pos: dict[Key, int] = {}
-    root = START
-    for key in base_order:
-        if key not in nodes or key in skip:
-            continue
-        if key[0] == "h":
-            root = key
-            last[root] = key
-        else:
-            root_of[key] = root
-            before[key] = last[root]
-            last[root] = key
-        pos[key] = len(pos)
-    after: dict[Key, list[Key]] = {}
-    for head in list(sections):
-        if head not in last:
-            continue  # a new heading's items: sorted under it
-        for item in sections.pop(head):
-            spots = [before[s] for s in succs.get(item, ()) if root_of.get(s) == head]
-            spot = min(spots, key=lambda p: pos.get(p, -1)) if spots else last[head]
-            after.setdefault(spot, []).append(item)
-    return after
 
 
 def unkept_regroups(
@@ -254,8 +185,6 @@ def unkept_regroups(
         for nxt in order[i + 1 :]:  # deeper headings only: it heads nothing
             nd = nodes[nxt]
             if nd.kind != "head":
-                if nxt not in base:
-                    continue  # a new item placed right under it: what it heads comes next
                 heads_next[key] = nxt
                 break
             if heading_level(nd.text) <= level:

@@ -240,31 +240,3 @@ def test_restore_puts_the_index_line_back_in_its_section(world: World) -> None:
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(a), "restore", "auto/lint.md")
     assert (da / "MEMORY.md").read_text() == SECTIONS
-
-
-def test_three_clones_inserting_into_a_sorted_index_keep_it_sorted(world: World) -> None:
-    """Placement carried by the item (#24): three clones each insert a line into a sorted
-    index (two at one place), one edits a hook; every clone ends sorted, the same bytes, and
-    not at the end of the section."""
-    a, b, c = world.clone("a"), world.clone("b"), world.clone("c")
-    da, db, dc = world.scope_path(a), world.scope_path(b), world.scope_path(c)
-    da.mkdir(parents=True)
-
-    def line(name: str) -> str:
-        return f"- [{name}]({name.lower()}.md) — {name.lower()}\n"
-
-    base = "# Memory\n\n" + "".join(line(n) for n in ("Alpha", "Delta", "Kilo", "Tango"))
-    (da / "MEMORY.md").write_text(base)
-    for x in (a, b, c):
-        world.ok("-C", str(x), "sync")
-    (da / "MEMORY.md").write_text(base.replace(line("Alpha"), line("Alpha") + line("Bravo")))
-    (db / "MEMORY.md").write_text(base.replace(line("Delta"), line("Delta") + line("Golf")))
-    (dc / "MEMORY.md").write_text(
-        base.replace(line("Delta"), line("Delta") + line("Echo")).replace("— tango", "— t2")
-    )
-    for x in (a, b, c, a, b):
-        world.ok("-C", str(x), "sync")
-    names = ("Alpha", "Bravo", "Delta", "Echo", "Golf", "Kilo")
-    expected = "# Memory\n\n" + "".join(line(n) for n in names) + "- [Tango](tango.md) — t2\n"
-    assert (da / "MEMORY.md").read_text() == expected
-    assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)

@@ -527,14 +527,14 @@ def test_headings_both_sides_inserted_the_same_are_agreed_and_kept(
     assert merged(base, text, ours) == text and merged(base, text, theirs) == text
 
 
-def test_a_new_entry_right_under_an_agreed_heading_stays_where_it_was_written() -> None:
+def test_a_new_entry_right_under_an_agreed_heading_goes_to_the_end_of_its_group() -> None:
     """A new entry between an agreed heading and the entry it heads does not break the
-    agreement: the heading is kept, and the entry stays before the entry it preceded."""
+    agreement: the heading is kept, the entry ends its group (where new entries go)."""
     base = REGROUP_BASE.format(gap="\n")
     grouped = _grouped(base)
     theirs = grouped.replace("## Setup\n", "## Setup\n- [Z](z.md) — z\n")
     text = merged(base, grouped + ADDED, theirs)
-    assert text == theirs + ADDED
+    assert text == grouped.replace("— b\n", "— b\n- [Z](z.md) — z\n") + ADDED
     assert not _not_kept(result_of(base, grouped + ADDED, theirs))
 
 
@@ -576,7 +576,7 @@ UPPER, LOWER = "- [API](API.md) — upper\n", "- [api](api.md) — lower\n"
 U2, L2 = UPPER.replace("upper", "upper, edited"), LOWER.replace("lower", "lower, edited")
 CASE_DISTINCT = {
     "one side adds the other file's line": (UPPER, UPPER + LOWER, U2, U2 + LOWER),
-    "both sides add one each": ("", LOWER, UPPER, LOWER + UPPER),  # by what the line says
+    "both sides add one each": ("", LOWER, UPPER, UPPER + LOWER),
     "both in the base, one side edits each": (UPPER + LOWER, U2 + LOWER, UPPER + L2, U2 + L2),
     "one deletes the first, the other edits the second": (
         UPPER + LOWER,
