@@ -268,15 +268,15 @@ def _changes(
         new = repo.resolve(project.tracking_ref(ref))
         if new is None or new == old:
             continue
-        who: list[str] = []
+        hosts: dict[str, list[str]] = {}  # each person once, with the machines named
         for commit in repo.commits_touching(old, new):
             m = re.search(r" (?:on|from) (\S+)$", commit.subject)
-            name = "you" if commit.email.casefold() == me else commit.email
-            name += f" (on {m.group(1)})" if m else ""
-            if name not in who:
-                who.append(name)
-        if not who:
+            seen = hosts.setdefault("you" if commit.email.casefold() == me else commit.email, [])
+            if m and m.group(1) not in seen:
+                seen.append(m.group(1))
+        if not hosts:
             continue
+        who = [f"{name} (on {', '.join(on)})" if on else name for name, on in hosts.items()]
         # names only from the two checked tips (never an intermediate commit's), made safe
         paths = list(pulled.get(ref, ())) or paths_between(repo, old, new)
         yield changes_line(who, paths)

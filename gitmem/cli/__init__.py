@@ -125,9 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in args_list
     try:
         parser = build_parser(args_list)
-        if not args_list:
+        if not args_list:  # no command is bad usage, as for a group without its subcommand
             parser.print_help()
-            return 0
+            return 2
         args = parser.parse_args(args_list)
         _memory_dir_from_directory(args)
         handler = getattr(args, "handler", None)

@@ -127,7 +127,14 @@ def find(project: Project, number: int) -> LostEdit:
         if edit.number == number:
             return edit
     raise UsageError(
-        f"no lost edit {number}" + (f" (there are {len(edits)})" if edits else " (there are none)"),
+        f"no lost edit {number}"
+        + (
+            f" (they are numbered 1 to {len(edits)})"
+            if len(edits) > 1
+            else " (there is only 1)"
+            if edits
+            else " (there are none)"
+        ),
         "gitmem lost lists them with their numbers",
     )
 

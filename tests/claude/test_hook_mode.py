@@ -43,9 +43,15 @@ def test_session_start_shows_what_a_teammate_pushed_and_the_team_index(world: Wo
     (team / "MEMORY.md").write_text("- [Deploys](deploys.md) — deploy only on Tuesdays\n")
     (team / "deploys.md").write_text("---\nname: deploys\n---\nTuesdays only.\n")
     world.ok("-C", str(a), "push")
+    (team / "deploys.md").write_text("---\nname: deploys\n---\nTuesdays only, before noon.\n")
+    a2 = world.clone("a2", email="alice@example.com")  # alice's second clone edits meanwhile
+    world.ok("-C", str(a2), "pull")
+    (world.scope_path(a2, "team") / "notes.md").write_text("---\nname: notes\n---\nx\n")
+    world.ok("-C", str(a2), "push")
+    world.ok("-C", str(a), "sync")  # a merge of alice's own two clones
     run, _ = hook(world, "pull", b, "SessionStart")
     assert run.code == 0, run.err
-    assert "alice@example.com" in run.out
+    assert run.out.count("alice@example.com") == 1, run.out  # each person once, their machines
     assert "team/deploys.md" in run.out and "team/MEMORY.md" in run.out
     assert "deploy only on Tuesdays" in run.out
     assert str(world.scope_path(b, "team")) in run.out

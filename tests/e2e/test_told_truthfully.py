@@ -75,6 +75,8 @@ def test_a_lost_edit_names_its_writer_once_and_its_commands_bring_it_back(world:
     assert "Cy" not in lost_c[0]
     shown = world.ok("-C", str(c), "lost", _number(lost_c[0]))
     assert "+per Ana" in shown and "-per Bo" in shown, shown
+    beyond = world.gitmem("-C", str(c), "lost", "99")
+    assert beyond.code == 2 and "(there is only 1)" in beyond.err, beyond.err
     brought = world.ok("-C", str(a), "restore", "--lost", _number(lost_a[0]))
     assert "brought back" in brought
     assert "per Ana" in (world.scope_path(a) / "api.md").read_text()

@@ -87,6 +87,11 @@ def test_group_without_subcommand_shows_its_help(capsys: pytest.CaptureFixture[s
     assert "install" in capsys.readouterr().out
 
 
+def test_no_command_shows_the_help_and_is_bad_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2  # as git does (exit 1 there: its code for usage)
+    assert "sync" in capsys.readouterr().out
+
+
 def test_closed_pipe_ends_quietly(world: World) -> None:
     a = world.clone("a")
     auto = world.scope_path(a)
