@@ -260,7 +260,6 @@ def _changes(
     import re
 
     from gitmem.claude.hookcontext import changes_line
-    from gitmem.policy.commits import paths_between
 
     repo = project.repo
     me = repo.identity()[1].casefold()
@@ -278,5 +277,9 @@ def _changes(
             continue
         who = [f"{name} (on {', '.join(on)})" if on else name for name, on in hosts.items()]
         # names only from the two checked tips (never an intermediate commit's), made safe
-        paths = list(pulled.get(ref, ())) or paths_between(repo, old, new)
+        paths = list(pulled.get(ref, ()))
+        if not paths:  # the policy's module (and its secret rules) only when it is needed
+            from gitmem.policy.commits import paths_between
+
+            paths = paths_between(repo, old, new)
         yield changes_line(who, paths)
