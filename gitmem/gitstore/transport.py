@@ -44,14 +44,20 @@ def git_reasons(stderr: bytes | str, limit: int = MAX_REASONS) -> str:
     text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
     seen: list[str] = []
     other: list[str] = []
+    open_ended = False  # the last reason ended with ":": git says why on the next line
     for raw in _ESCAPES.sub("", text).replace("\r", "\n").splitlines():
         line = " ".join(raw.split())[:MAX_REASON_CHARS]
         if not line or line == "remote:" or line.startswith(_SUMMARY):
             continue
         if not line.startswith(_MEANINGFUL):
+            if open_ended:  # `fatal: unable to connect to HOST:` / `HOST[0: …]: errno=…`
+                seen[-1] = f"{seen[-1]} {line}"[:MAX_REASON_CHARS]
+                open_ended = False
+                continue
             other.append(line)
         elif line not in seen:
             seen.append(line)
+            open_ended = line.endswith(":")
     if not seen:
         seen = other[-1:] or [NO_MESSAGE]
     from gitmem.core.sanitize import terminal

@@ -235,3 +235,14 @@ def test_a_hostile_team_ref_does_not_hold_the_personal_ref_back(world: World, mo
     if mode != "pull":
         world.ok("-C", str(a), "pull", "--scope", "auto")
         assert (auto_a / "mine.md").read_text() == "from b, after the attack\n"
+
+
+def test_a_refused_connection_says_why(world: World) -> None:
+    """git ends `fatal: unable to connect to HOST:` and says why on the next line, unprefixed:
+    the reason keeps it (a `git://` remote whose server is down)."""
+    clone = world.clone("a")
+    world.git("remote", "set-url", "origin", "git://127.0.0.1:1/x.git", cwd=clone)
+    run = world.gitmem("-C", str(clone), "sync")
+    assert run.code == 3, run.out + run.err
+    first = run.err.splitlines()[0]
+    assert "unable to connect to 127.0.0.1:" in first and "errno=" in first, first
