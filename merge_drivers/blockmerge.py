@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from merge_drivers.blocks import ORDERED, Block, parse
+from merge_drivers.diff import both_added
 from merge_drivers.model import Resolution
 
 LineMerge = Callable[[bytes, bytes, bytes, int], tuple[bytes, list[Resolution]]]
@@ -307,6 +308,10 @@ def _date(chunk: list[Unit]) -> bytes | None:
     return b.date() if b is not None else None
 
 
+def _lines_of(chunk: list[Unit]) -> list[list[bytes]]:
+    return [u.lines for u in chunk]
+
+
 def _both_added(
     a: list[Unit], b: list[Unit], before: Unit | None, after: Unit | None = None
 ) -> list[Unit]:
@@ -314,44 +319,32 @@ def _both_added(
     dated log blocks in time order (the order the log runs in: newest first when the blocks
     around them say so), else the greater first (each side's own order kept), so three
     replicas that add at one place converge."""
-    ca, cb = _chunks(a), _chunks(b)
-    head = 0
-    while head < min(len(ca), len(cb)) and _ckey(ca[head]) == _ckey(cb[head]):
-        head += 1
-    tail = 0
-    while tail < min(len(ca), len(cb)) - head and _ckey(ca[-1 - tail]) == _ckey(cb[-1 - tail]):
-        tail += 1
-    ma, mb = ca[head : len(ca) - tail], cb[head : len(cb) - tail]
-    found = [_date(c) for c in (*ma, *mb)]
-    dates = [d for d in found if d is not None]
-    dated = bool(dates) and len(dates) == len(found)
     prev = before.block.date() if before is not None and before.block is not None else None
     then = after.block.date() if after is not None and after.block is not None else None
-    if prev is not None:
-        newest_first = not all(d >= prev for d in dates)
-    else:
-        newest_first = then is not None and all(d >= then for d in dates)
 
-    def first(x: list[Unit], y: list[Unit]) -> bool:
-        if dated:
-            dx, dy = _date(x), _date(y)
-            if dx != dy:
-                return (dx or b"") < (dy or b"") if not newest_first else (dx or b"") > (dy or b"")
-        return _ckey(x) > _ckey(y)
-
-    merged = ca[:head]
-    i = j = 0
-    while i < len(ma) or j < len(mb):
-        if i < len(ma) and j < len(mb) and _ckey(ma[i]) == _ckey(mb[j]):  # both wrote it: once
-            merged.append(max(ma[i], mb[j], key=lambda c: [u.lines for u in c]))
-            i, j = i + 1, j + 1
-        elif j >= len(mb) or (i < len(ma) and first(ma[i], mb[j])):
-            merged.append(ma[i])
-            i += 1
+    def order(
+        ma: list[list[Unit]], mb: list[list[Unit]]
+    ) -> Callable[[list[Unit], list[Unit]], bool]:
+        found = [_date(c) for c in (*ma, *mb)]
+        dates = [d for d in found if d is not None]
+        dated = bool(dates) and len(dates) == len(found)
+        if prev is not None:
+            newest_first = not all(d >= prev for d in dates)
         else:
-            merged.append(mb[j])
-            j += 1
-    merged += ca[len(ca) - tail :]
+            newest_first = then is not None and all(d >= then for d in dates)
+
+        def first(x: list[Unit], y: list[Unit]) -> bool:
+            if dated:
+                dx, dy = _date(x), _date(y)
+                if dx != dy:
+                    return (
+                        (dx or b"") < (dy or b"") if not newest_first else (dx or b"") > (dy or b"")
+                    )
+            return _ckey(x) > _ckey(y)
+
+        return first
+
+    merged = both_added(_chunks(a), _chunks(b), _ckey, order, lambda x, y: max(x, y, key=_lines_of))
     return [u for c in merged for u in c]
 
 

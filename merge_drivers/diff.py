@@ -123,3 +123,37 @@ def _unique_run(
         run.append(pairs[k])
         k = back[k]
     return run[::-1]
+
+
+def both_added(
+    a: list[T],
+    b: list[T],
+    key: Callable[[T], object],
+    order: Callable[[list[T], list[T]], Callable[[T, T], bool]],
+    pick: Callable[[T, T], T],
+) -> list[T]:
+    """Two runs both sides added at one place, as one: what both wrote at the start or the end
+    once; between them `order(middle_a, middle_b)(x, y)` says whether x goes first (each side's
+    own order kept) and what both wrote there goes once (`pick` of the two). Side-independent
+    when `order` and `pick` are, so replicas that add at one place converge in any order."""
+    head = 0
+    while head < min(len(a), len(b)) and key(a[head]) == key(b[head]):
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and key(a[-1 - tail]) == key(b[-1 - tail]):
+        tail += 1
+    ma, mb = a[head : len(a) - tail], b[head : len(b) - tail]
+    first = order(ma, mb)
+    merged = a[:head]
+    i = j = 0
+    while i < len(ma) or j < len(mb):
+        if i < len(ma) and j < len(mb) and key(ma[i]) == key(mb[j]):  # both wrote it: once
+            merged.append(pick(ma[i], mb[j]))
+            i, j = i + 1, j + 1
+        elif j >= len(mb) or (i < len(ma) and first(ma[i], mb[j])):
+            merged.append(ma[i])
+            i += 1
+        else:
+            merged.append(mb[j])
+            j += 1
+    return merged + a[len(a) - tail :]

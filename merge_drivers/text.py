@@ -80,26 +80,15 @@ def _both_added(a: list[bytes], b: list[bytes], by_line: bool = False) -> list[b
     """Both blocks, chunk by chunk: what both wrote at the start or the end once, between them
     the greater chunk first (each side's own order kept), so three replicas that append at
     one place converge whatever order they merge in."""
-    ca, cb = _chunks(a, by_line), _chunks(b, by_line)
-    head = 0
-    while head < min(len(ca), len(cb)) and _key(ca[head]) == _key(cb[head]):
-        head += 1
-    tail = 0
-    while tail < min(len(ca), len(cb)) - head and _key(ca[-1 - tail]) == _key(cb[-1 - tail]):
-        tail += 1
-    merged = ca[:head]
-    i, j, ea, eb = head, head, len(ca) - tail, len(cb) - tail
-    while i < ea or j < eb:
-        if i < ea and j < eb and _key(ca[i]) == _key(cb[j]):  # both wrote it: once
-            merged.append(max(ca[i], cb[j]))
-            i, j = i + 1, j + 1
-        elif j >= eb or (i < ea and _key(ca[i]) > _key(cb[j])):
-            merged.append(ca[i])
-            i += 1
-        else:
-            merged.append(cb[j])
-            j += 1
-    merged += ca[len(ca) - tail :]
+    from merge_drivers.diff import both_added
+
+    merged = both_added(
+        _chunks(a, by_line),
+        _chunks(b, by_line),
+        _key,
+        lambda _a, _b: lambda x, y: _key(x) > _key(y),  # the greater chunk first
+        max,
+    )
     out: list[bytes] = []
     for gap, body in merged:
         if gap:

@@ -195,83 +195,12 @@ class LocalCommit:
         prefix: str,
         moved: Mapping[str, tuple[str, str | None]],
     ) -> dict[str, tuple[str, tuple[str, str] | None]] | None:
-        """The edits of an encrypted folder of `tip_tree` for its files `moved` ({rel: (plaintext
-        id before or "", after or None)}): each file sealed under its hidden name, the
-        manifest re-sealed with the new list — what `encode` of the whole folder holds, made
-        for these files only. None when it cannot be (no key here, a manifest that does not
-        open, a file the tip does not hold as expected, the folder's last file removed)."""
-        from gitmem.privacy.crypto import MANIFEST
-        from gitmem.privacy.shards import (
-            buckets,
-            is_sharded,
-            open_record,
-            open_shards,
-            read_record,
-            seal_record,
-            seal_shards,
-            shard_name,
-            shard_of,
-        )
+        """The edits of an encrypted folder of `tip_tree` for its files `moved`
+        (privacy/shards.shard_edits); None when they cannot be made for these files alone."""
+        from gitmem.privacy.shards import shard_edits
 
         key = codec.scope_key(tip_tree)
-        if key is None:
-            return None
-        repo = self.repo
-        names = {rel: key.name(f"{prefix}/{rel}") for rel in moved}
-        touched = {shard_of(n): shard_name(key, prefix, shard_of(n)) for n in names.values()}
-        folder = repo.folder_entries(
-            tip_tree, prefix, [MANIFEST, *names.values(), *touched.values()]
-        )
-        manifest_path = f"{prefix}/{MANIFEST}"
-        manifest = folder.get(MANIFEST)
-        if manifest is None:
-            return None
-        try:  # the record, and the shards of the buckets these files are in
-            value = open_record(key, prefix, repo.read_blob(manifest))
-            if not is_sharded(value):
-                return None  # a manifest in one blob (formats 1, 2): encode re-writes it
-            gen, shards = read_record(value)
-            held = {b: shards[b] for b in touched if b in shards}
-            if any(folder.get(touched[b]) != oid for b, oid in held.items()):
-                return None  # not the shard its record lists: decode refuses it
-            listed, ciphers = open_shards(repo, key, prefix, held)
-        except (ValueError, KeyError, TypeError):
-            return None
-        edits: dict[str, tuple[str, tuple[str, str] | None]] = {}
-        for rel, (before, after) in moved.items():
-            path, name = f"{prefix}/{rel}", names[rel]
-            held_blob = folder.get(name, "")
-            if bool(before) != bool(held_blob) or (path in listed) != bool(before):
-                return None
-            if before:  # the tip holds these bytes there: its ciphertext opens to them
-                try:
-                    if repo.write_blob(key.open(path, repo.read_blob(held_blob))) != before:
-                        return None
-                except ValueError:
-                    return None
-            if held_blob and ciphers.get(path) != held_blob:
-                return None  # not the ciphertext its manifest lists: decode refuses it
-            if after is None:
-                del listed[path]
-                ciphers.pop(path, None)
-                edits[f"{prefix}/{name}"] = (held_blob, None)
-            else:
-                listed[path] = name
-                cipher = ciphers[path] = repo.write_blob(key.seal(path, repo.read_blob(after)))
-                edits[f"{prefix}/{name}"] = (held_blob, (BLOB_MODE, cipher))
-        now = buckets(listed)
-        for bucket, stored in touched.items():  # each touched shard re-sealed, or dropped
-            if bucket in now:
-                shards[bucket] = seal_shards(repo, key, prefix, listed, ciphers, now[bucket])
-                edits[f"{prefix}/{stored}"] = (held.get(bucket, ""), (BLOB_MODE, shards[bucket]))
-            elif bucket in held:
-                del shards[bucket]
-                edits[f"{prefix}/{stored}"] = (held[bucket], None)
-        if not shards:
-            return None  # the folder's last file: encode writes its empty manifest
-        sealed = seal_record(repo, key, prefix, gen + 1, shards)  # one parent: the tip
-        edits[manifest_path] = (manifest, (BLOB_MODE, sealed))
-        return edits
+        return None if key is None else shard_edits(self.repo, key, tip_tree, prefix, moved)
 
     def record_commit(
         self,

@@ -9,8 +9,9 @@ from typing import Any
 
 from tests.support.world import World
 
-CORPUS = Path("/work/shared/corpus/real")
-REPO_CORPUS = Path(__file__).resolve().parents[2] / "benchmarks" / "corpus"
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO.parent / "shared" / "corpus" / "real"  # beside the checkout, as docs/recall.md says
+REPO_CORPUS = REPO / "benchmarks" / "corpus"
 
 
 def corpus_root() -> Path | None:
