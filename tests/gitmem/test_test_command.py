@@ -48,3 +48,33 @@ def test_pytest_with_the_project_settings_prints_the_summary_line(
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"^=*\s*1 passed in [\d.]+s", result.stdout, re.M), result.stdout
+
+
+def test_ci_installs_once_then_lints_then_runs_the_readme_tests(tmp_path: Path) -> None:
+    # .ci/run in a stand-in checkout whose README's setup step makes stub tools that log each call:
+    # the setup runs once (no second install of its own), the lint and types between, then pytest
+    (tmp_path / ".ci").mkdir()
+    shutil.copy(REPO_ROOT / ".ci" / "run", tmp_path / ".ci" / "run")
+    (tmp_path / "mk.sh").write_text(
+        "echo setup >> log\nmkdir -p .venv/bin\n"
+        "for t in ruff mypy python; do\n"
+        '  printf \'#!/bin/sh\\necho "%s $*" >> log\\n\' "$t" > .venv/bin/$t\n'
+        "  chmod +x .venv/bin/$t\ndone\n"
+    )
+    command = "sh mk.sh && .venv/bin/python -m pytest -n auto"
+    (tmp_path / "README.md").write_text(f"x\n<!-- test-command -->\n```sh\n{command}\n```\n")
+    result = subprocess.run(
+        ["bash", ".ci/run"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (tmp_path / "log").read_text().splitlines() == [
+        "setup",
+        "ruff check .",
+        "ruff format --check .",
+        "mypy ",
+        "python -m pytest -n auto",
+    ]
+    assert "pip install" not in (REPO_ROOT / ".ci" / "run").read_text()
+    (tmp_path / "README.md").write_text("<!-- test-command -->\n```sh\nsh mk.sh\n```\n")
+    result = subprocess.run(["bash", ".ci/run"], cwd=tmp_path, capture_output=True, text=True)
+    assert result.returncode == 1 and "SETUP && TESTS" in result.stdout, result.stdout
