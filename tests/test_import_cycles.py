@@ -1,5 +1,6 @@
 """The layers stay layers: no import cycle between gitmem's modules (imports inside functions
-included; those only a type checker reads are not run, and tie nothing)."""
+included, and those only a type checker reads: a type-only circle is still two modules that each
+need the other to be understood)."""
 
 from __future__ import annotations
 
@@ -21,23 +22,11 @@ def _modules() -> dict[str, Path]:
     return found
 
 
-def _type_only(tree: ast.Module) -> set[int]:
-    """The ids of the import nodes under `if TYPE_CHECKING:` (never run: no cycle)."""
-    skip: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skip.update(id(n) for stmt in node.body for n in ast.walk(stmt))
-    return skip
-
-
 def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     targets: set[str] = set()
     tree = ast.parse(path.read_text(), str(path))
-    skip = _type_only(tree)
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         if isinstance(node, ast.Import):
             candidates = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -100,3 +89,12 @@ def test_no_import_cycle_between_modules() -> None:
         for name, path in modules.items()
     }
     assert _cycles(graph) == []
+
+
+def test_an_import_only_a_type_checker_reads_still_ties(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from p.b import B\n")
+    b.write_text("def f() -> None:\n    from p.a import A\n")
+    modules = {"p.a": a, "p.b": b}
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert _cycles(graph) == [["p.a", "p.b"]]

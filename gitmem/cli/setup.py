@@ -9,7 +9,7 @@ from gitmem.cli.common import add_json, add_remote, command, echo, open_project_
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
-    from gitmem.project.status import ScopeStatus
+    from gitmem.project.statusrows import ScopeStatus
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:

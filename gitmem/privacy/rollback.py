@@ -10,10 +10,7 @@ Manifests from before (no generation) open as generation 0 and are upgraded on t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from gitmem.privacy.codec import Decoded
+from typing import Any, Protocol
 
 FORMAT = 2  # "v" of a manifest with a generation and ciphertext ids; 1: files only
 
@@ -39,7 +36,17 @@ def manifest_value(listed: dict[str, str], ciphers: dict[str, str], gen: int) ->
     return {"files": listed, "blobs": ciphers, "gen": gen, "v": FORMAT}
 
 
-def rolled_back(ours: Decoded, theirs: Decoded, wanted: tuple[str, ...]) -> str | None:
+class Versions(Protocol):
+    """What a decoded personal tree says of its sealed folders (privacy/codec.Decoded is one)."""
+
+    @property
+    def gens(self) -> dict[str, int]: ...  # prefix -> its manifest's generation
+
+    @property
+    def manifests(self) -> dict[str, str]: ...  # prefix -> manifest blob id
+
+
+def rolled_back(ours: Versions, theirs: Versions, wanted: tuple[str, ...]) -> str | None:
     """Why `theirs` (fetched) is an older state than `ours` (what this machine synced last)
     put back, or None. Only manifests with a generation vouch: a ref written before them is
     trusted as it was (first use)."""

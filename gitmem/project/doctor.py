@@ -18,7 +18,7 @@ from gitmem.errors import GitmemError
 from gitmem.project.scopes import Project
 
 if TYPE_CHECKING:
-    from gitmem.project.status import ScopeStatus, Status
+    from gitmem.project.statusrows import ScopeStatus, Status
 
 
 OK, ADVICE, PROBLEM = "ok", "advice", "problem"

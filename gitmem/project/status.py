@@ -11,39 +11,8 @@ from gitmem.core.state import FileRecord, load_scope_state
 from gitmem.project.adapters import ADAPTERS, USER, agents_of, user_locations
 from gitmem.project.excludes import exclude_memory_folders
 from gitmem.project.scopes import TEAM_REF, Project, Scope
+from gitmem.project.statusrows import ScopeStatus, Status
 from gitmem.sync.folders import Snapshot, snapshot
-
-
-@dataclass
-class ScopeStatus:
-    name: str
-    path: str
-    ref: str | None  # None: this scope is not synced (see note)
-    files: int  # memory files that sync (skipped files are not counted)
-    ahead: int  # local commits the remote has not got, as of the last fetch
-    behind: int  # remote commits not merged here, as of the last fetch
-    encrypted: bool
-    synced: bool
-    changed: int = 0  # files added, edited or deleted on disk since the last sync
-    note: str = ""
-    skipped: int = 0  # files in the folder that are not synced (symlinks, too large, ...)
-    skipped_files: list[str] = field(default_factory=list)  # "rel (why)", as sync says them
-    missing: bool = False  # the folder is gone; the next sync restores it from the ref
-    privacy: str = ""  # "encrypted", or who can read it on the remote
-
-
-@dataclass
-class Status:
-    root: str
-    key: str
-    remote: str | None
-    user: str
-    scopes: list[ScopeStatus] = field(default_factory=list)
-    fetched: bool = False  # ahead/behind were measured against a fetch made just now
-    next_steps: list[str] = field(default_factory=list)
-
-    def as_json(self) -> dict[str, object]:
-        return asdict(self)
 
 
 def project_status(project: Project, fetch: bool = False) -> Status:

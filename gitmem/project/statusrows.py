@@ -1,0 +1,38 @@
+"""The rows `gitmem status` reports, apart from how they are measured (project/status.py) so that
+the doctor, which reads them, needs nothing of the measuring."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class ScopeStatus:
+    name: str
+    path: str
+    ref: str | None  # None: this scope is not synced (see note)
+    files: int  # memory files that sync (skipped files are not counted)
+    ahead: int  # local commits the remote has not got, as of the last fetch
+    behind: int  # remote commits not merged here, as of the last fetch
+    encrypted: bool
+    synced: bool
+    changed: int = 0  # files added, edited or deleted on disk since the last sync
+    note: str = ""
+    skipped: int = 0  # files in the folder that are not synced (symlinks, too large, ...)
+    skipped_files: list[str] = field(default_factory=list)  # "rel (why)", as sync says them
+    missing: bool = False  # the folder is gone; the next sync restores it from the ref
+    privacy: str = ""  # "encrypted", or who can read it on the remote
+
+
+@dataclass
+class Status:
+    root: str
+    key: str
+    remote: str | None
+    user: str
+    scopes: list[ScopeStatus] = field(default_factory=list)
+    fetched: bool = False  # ahead/behind were measured against a fetch made just now
+    next_steps: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self)
