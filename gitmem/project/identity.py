@@ -88,6 +88,17 @@ def same_project(a: str, b: str) -> bool:
     return azure is not None and azure == _azure(b)
 
 
+def project_identity(key: str) -> str:
+    """One name for every key `same_project` takes as one project, where a name must be one (the
+    project's folder of refs on a hub): an Azure DevOps key as its https spelling, lower-cased;
+    any other key as it is."""
+    azure = _azure(key)
+    if azure is None:
+        return key
+    org, project, repo = azure
+    return f"dev.azure.com/{org}/{project}/_git/{repo}"
+
+
 def shown_url(url: str) -> str:
     """`url` as messages may show it: without the user and password of a scheme URL
     (https://user:TOKEN@host/…), which git keeps out of its own messages too; a CI log or a

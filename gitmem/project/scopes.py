@@ -19,6 +19,7 @@ from gitmem.project.identity import (
     memory_bases,
     normalize_remote_url,
     own_slug,
+    project_identity,
     user_id,
 )
 from gitmem.project.paths import AGENTS_FOLDER, LOCAL_AGENTS_FOLDER, LOCAL_FILE
@@ -113,7 +114,8 @@ class Project:
                 self.bundle, ref, f"refs/gitmem-remotes/{BUNDLE_TRACKING}/{tail}", "bundle"
             )
         if self.hub and ref == self.user_ref:
-            name = f"{self.ref_prefix}projects/{hub_component(self.key)}/users/{self.uid}"
+            project = hub_component(project_identity(self.key))
+            name = f"{self.ref_prefix}projects/{project}/users/{self.uid}"
             return Route(self.hub, name, f"refs/gitmem-remotes/{HUB_TRACKING}/{tail}", "hub")
         assert self.remote is not None
         return Route(

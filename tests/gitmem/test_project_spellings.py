@@ -47,3 +47,26 @@ def test_other_repositories_stay_other_projects(
     theirs = normalize_remote_url(f"https://dev.azure.com/{org}/{project}/_git/{other}")
     assert not same_project(mine, theirs) and not RefMeta(1, theirs).knows(mine)
     assert not same_project(f"github.com/{org}/{repo}", f"github.com/{org}/{other}")
+
+
+@given(NAME, NAME, NAME)
+def test_every_azure_spelling_of_one_repository_is_one_project_on_the_hub(
+    org: str, project: str, repo: str
+) -> None:
+    # the hub keeps each project's personal ref under a folder named by its key: one project
+    # reached by https on one machine and ssh on another must meet there, as on its own remote
+    from pathlib import Path
+
+    from gitmem.project.scopes import Project, hub_component
+
+    def hub_ref(key: str) -> str:
+        home = Project(None, Path("/p"), key, "origin", "me", (), hub="/hub")  # type: ignore[arg-type]
+        return home.route(home.user_ref).name
+
+    spellings = azure_spellings(org, project, repo) + azure_spellings(org.upper(), project, repo)
+    names = {hub_ref(normalize_remote_url(u)) for u in spellings}
+    assert len(names) == 1, names
+    other = normalize_remote_url(f"https://dev.azure.com/{org}/{project}/_git/{repo}x")
+    assert hub_ref(other) not in names
+    github = normalize_remote_url(f"https://github.com/{org}/{repo}")
+    assert hub_ref(github) == f"refs/gitmem/projects/{hub_component(github)}/users/me"
