@@ -45,7 +45,7 @@ class RemoteGate:
                 self.repo, commit, where, since=since, ours=lambda: self._ours(local)
             )
             if not meta.knows(self.project.key) and not self.opts.force_key:
-                raise UntrustedTreeError(*self._other_project(ref, meta))
+                raise UntrustedTreeError(*self._other_project(ref, meta, commit))
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
                 unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
                 if unsigned:
@@ -127,10 +127,12 @@ class RemoteGate:
             return not since.auto_sealed
         return repo.tree_entry(pinned_tree, "auto/manifest") is None
 
-    def _other_project(self, ref: str, meta: RefMeta) -> tuple[str, str]:
+    def _other_project(self, ref: str, meta: RefMeta, commit: str) -> tuple[str, str]:
         """The refusal of a ref recorded under another key, with the exact command that
         accepts it. A path (file:…) and a served URL (host/…) of one repository cannot be
-        told from two projects by their names: the server's layout is not in the URL."""
+        told from two projects by their names: the server's layout is not in the URL. A
+        personal ref sealed with a key this machine is not granted yet cannot be adopted
+        (adopt writes our key into it): the grant comes first, then adopt."""
         project = self.project
         names = " or ".join(repr(k) for k in (meta.key, *meta.aliases))
         option = f" --remote {project.remote}" if project.remote != "origin" else ""
@@ -140,12 +142,34 @@ class RemoteGate:
             if local and len(local) < len({meta.key, *meta.aliases, project.key})
             else ""
         )
+        grant = self._grant_first(ref, commit)
         return (
             f"{project.remote}/{ref} holds memory of project {names}, "
             f"not of this one ({project.key!r})",
-            f"{why}if it is this project, run once: gitmem -C {project.root} adopt{option} — "
-            f"it adds {project.key!r} as an alias on the ref, and teammates keep syncing "
-            "under both spellings",
+            f"{why}if it is this project, {grant}run once: gitmem -C {project.root} "
+            f"adopt{option} — it adds {project.key!r} as an alias on the ref, and teammates "
+            "keep syncing under both spellings",
+        )
+
+    def _grant_first(self, ref: str, commit: str) -> str:
+        """The grant step before adopt, when `ref` is sealed with a key this machine cannot
+        open yet (recorded as asked for, as a sync that meets such a key records it); else ""."""
+        if not self.views.of(ref).sealed:
+            return ""
+        from gitmem.privacy.crypto import SCOPE_KEY_FILE
+
+        codec = self.views.codec_for(ref)
+        tree = self.repo.read_commit(commit)[0]
+        if not self.repo.tree_entry(tree, SCOPE_KEY_FILE) or codec.scope_key(tree) is not None:
+            return ""
+        from gitmem.privacy.firstcontact import asked_to_be_granted
+
+        machine = codec.machine(create=True)
+        assert machine is not None
+        asked_to_be_granted(self.repo.common_dir, machine.recipient, commit)
+        return (
+            "this machine cannot open it yet: first, on a machine that has its key: "
+            f"gitmem key grant '{machine.recipient}' and gitmem sync; then here "
         )
 
     def _verify_personal(self, ref: str, commit: str, local: str | None, pin: str | None) -> None:
