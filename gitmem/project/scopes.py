@@ -320,6 +320,8 @@ def open_project(
         from gitmem.project.adapters import agents_of
 
         scopes.extend(adapter_scopes(repo, tree, agents_of(repo)))
+    if shared_note and remote_name and _holds_shared_memory(repo, user_ref, remote_name):
+        scopes = [_held_back(s) if s.ref == user_ref and s.pushable else s for s in scopes]
     return Project(
         repo,
         root,
@@ -346,6 +348,25 @@ def open_project(
         ref_prefix(repo),
         repo.config_get("gitmem.hub") or None,
         tree if tree != root else None,
+    )
+
+
+def _holds_shared_memory(repo: Repository, user_ref: str, remote: str) -> bool:
+    """The personal ref holds auto/ memory the project remote has not got, while the auto folder
+    is one shared by all projects and no hub is set: what a sync through a hub put there (every
+    project's memory), which a push to the project remote would publish."""
+    ours = repo.resolve(f"{user_ref}:auto")
+    tracking = f"refs/gitmem-remotes/{remote}/{user_ref[len(GITMEM_PREFIX) :]}"
+    return ours is not None and ours != repo.resolve(f"{tracking}:auto")
+
+
+def _held_back(scope: Scope) -> Scope:
+    return replace(
+        scope,
+        pushable=False,
+        note=f"held back: {scope.ref} holds memory of the auto folder shared by all projects "
+        "(synced through a hub), which goes to no project remote; set the hub again: "
+        "git config --global gitmem.hub URL",
     )
 
 

@@ -4,6 +4,7 @@ that did not say what happened), and failed before its fix."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -41,3 +42,54 @@ def _grant_then_adopt(world: World, a: Path, laptop: World, b: Path) -> None:
     assert "refs/gitmem/users/tester@example.com: adopted:" in out, out
     assert folder_bytes(laptop.scope_path(b, "auto")) == folder_bytes(world.scope_path(a, "auto"))
     assert "error" not in laptop.gitmem("-C", str(b), "sync").err
+
+
+def _shared_auto_folder(world: World) -> Path:
+    shared = world.home / "all-memory"
+    write_files(shared, {"MEMORY.md": "- [H](h.md) — h\n", "h.md": "habit of all projects\n"})
+    (world.home / ".claude").mkdir(exist_ok=True)
+    (world.home / ".claude" / "settings.json").write_text(
+        json.dumps({"autoMemoryDirectory": str(shared)})
+    )
+    return shared
+
+
+def test_after_the_hub_is_unset_the_all_projects_memory_never_reaches_the_project_remote(
+    world: World,
+) -> None:
+    """One auto folder for every project syncs only through a hub. With the hub unset, the
+    personal ref (which holds that folder's memory, from the hub) was pushed to the project
+    remote on the next sync of local memory, while status said the folder was not pushed. The
+    ref is held back now, and sync and status say so with the step that works."""
+    a = world.clone("a")
+    _shared_auto_folder(world)
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    write_files(a / ".claude/agent-memory-local", {"note.md": "local note\n"})
+    world.ok("-C", str(a), "sync")
+    world.git("config", "--global", "--unset", "gitmem.hub")
+    write_files(a / ".claude/agent-memory-local", {"later.md": "after the hub\n"})
+    sync = world.gitmem("-C", str(a), "sync")
+    assert sync.code == 0, sync.err
+    assert "skipped local: not synced (held back: refs/gitmem/users/" in sync.err, sync.err
+    assert not world.git("for-each-ref", "refs/gitmem/users", cwd=world.remote)
+    rows = {s["name"]: s for s in json.loads(world.ok("-C", str(a), "status", "--json"))["scopes"]}
+    assert not rows["local"]["synced"] and "held back" in rows["local"]["note"], rows["local"]
+    step = "git config --global gitmem.hub URL"
+    assert rows["local"]["note"].endswith(step)
+    world.git("config", "--global", "gitmem.hub", str(hub))  # the step, as said
+    assert "pushed to hub" in world.ok("-C", str(a), "sync")
+    assert not world.git("for-each-ref", "refs/gitmem/users", cwd=world.remote)
+
+
+def test_a_personal_ref_synced_before_the_folder_was_shared_keeps_syncing(world: World) -> None:
+    """The guard above looks at what the project remote lacks: a per-project auto folder synced
+    to it before autoMemoryDirectory was set holds nothing new, and local memory still syncs."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "auto"), {"MEMORY.md": "- [P](p.md) — p\n", "p.md": "p\n"})
+    world.ok("-C", str(a), "sync")
+    _shared_auto_folder(world)
+    write_files(a / ".claude/agent-memory-local", {"note.md": "local note\n"})
+    out = world.ok("-C", str(a), "sync")
+    assert "1 local change committed, pushed to origin" in out, out
