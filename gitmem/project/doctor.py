@@ -200,26 +200,32 @@ def _drivers(project: Project, checkup: Checkup) -> None:
     checkup.add("drivers", OK, "merge drivers installed")
 
 
+def session_root(project: Project) -> Path | None:
+    """The working tree whose `.claude/settings.local.json` a Claude Code session started here
+    reads: this worktree's own (a linked worktree's, not the main one's, as `hooks install`
+    writes it); None in a bare repository."""
+    return None if project.repo.is_bare else project.repo.toplevel
+
+
 def hooks_installed(project: Project) -> bool:
     """A gitmem hook of Claude Code in the project's or the user's settings (one is enough)."""
     from gitmem.claude.hooks import status as hook_status
 
-    root = None if project.repo.is_bare else project.tree
-    return any(any(h.installed.values()) for h in hook_status(root))
+    return any(any(h.installed.values()) for h in hook_status(session_root(project)))
 
 
 def _hooks(project: Project, checkup: Checkup) -> None:
     from gitmem.claude.hooks import install_step
     from gitmem.claude.hooks import status as hook_status
 
-    found = [h for h in hook_status(None if project.repo.is_bare else project.tree)]
+    found = [h for h in hook_status(session_root(project))]
     installed = [h for h in found if any(h.installed.values())]
     if not installed:
         checkup.add(
             "hooks",
             ADVICE,
             "no Claude Code hooks: memory syncs only when you run gitmem sync",
-            install_step(None if project.repo.is_bare else project.tree),
+            install_step(session_root(project)),
         )
     for h in installed:
         missing = [event for event, command in h.installed.items() if not command]
@@ -452,8 +458,7 @@ def next_steps(project: Project, status: Status) -> list[str]:
     if not hooks_installed(project):
         from gitmem.claude.hooks import install_step
 
-        root = None if project.repo.is_bare else project.tree
-        steps.append(f"sync at every Claude Code session: {install_step(root)}")
+        steps.append(f"sync at every Claude Code session: {install_step(session_root(project))}")
     tracked = any(
         s.name == "agents" and not s.synced and "tracked" in s.note for s in status.scopes
     )

@@ -93,3 +93,24 @@ def test_a_personal_ref_synced_before_the_folder_was_shared_keeps_syncing(world:
     write_files(a / ".claude/agent-memory-local", {"note.md": "local note\n"})
     out = world.ok("-C", str(a), "sync")
     assert "1 local change committed, pushed to origin" in out, out
+
+
+def test_a_linked_worktree_is_told_about_the_hooks_its_own_sessions_read(world: World) -> None:
+    """Claude Code started in a linked worktree reads that worktree's
+    .claude/settings.local.json, where `hooks install` run there writes. doctor and status there
+    looked at the main worktree's file and said the hooks ran, while no session there synced."""
+    a = world.clone("a")
+    world.ok("-C", str(a), "hooks", "install", "--claude")
+    wt = world.root / "a-feature"
+    world.git("worktree", "add", "-q", str(wt), "-b", "feature", cwd=a)
+    step = "next: sync at every Claude Code session: gitmem hooks install --claude"
+    assert step in world.ok("-C", str(wt), "status")
+    doctor = world.gitmem("-C", str(wt), "doctor")
+    assert "advice  hooks: no Claude Code hooks" in doctor.out, doctor.out
+    world.ok("-C", str(wt), "hooks", "install", "--claude")  # the step, as said
+    assert (wt / ".claude" / "settings.local.json").is_file()
+    assert step not in world.ok("-C", str(wt), "status")
+    hooks = f"ok      hooks: Claude Code hooks in {wt}/.claude/settings.local.json run gitmem"
+    assert hooks in world.gitmem("-C", str(wt), "doctor").out
+    assert step not in world.ok("-C", str(a), "status")  # the main worktree's own still count
+    assert not world.git("status", "--porcelain", cwd=wt)
