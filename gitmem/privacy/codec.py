@@ -792,12 +792,15 @@ class PersonalCodec:
             )
         return keyring
 
-    def grant_line(self) -> str:
+    def grant_line(self, user_scope: bool = False) -> str:
+        """The note of a sync that cannot open the ref: the grant to run elsewhere (`--user`
+        for the user-scope memory on the hub, whose key is not the project's)."""
         machine = self.machine(create=True)
         assert machine is not None
+        what, option = ("user-scope memory", " --user") if user_scope else ("personal memory", "")
         return (
-            f"{self.ref}: your personal memory is encrypted with a key this machine does not "
-            f"have; on a machine that has it run: gitmem key grant '{machine.recipient}'"
+            f"{self.ref}: your {what} is encrypted with a key this machine does not "
+            f"have; on a machine that has it run: gitmem key grant{option} '{machine.recipient}'"
         )
 
     def save(self) -> None:

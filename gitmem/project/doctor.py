@@ -109,8 +109,15 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
             )
             return
     there = [ref for ref, route in routes.items() if route.name in found]
-    have = ", ".join(ref.removeprefix("refs/gitmem/") for ref in there) or "none yet"
-    checkup.add("remote", OK, f"{project.remote} = {url} is readable; memory refs there: {have}")
+    # each ref named where it is: the personal ref routed to a hub is not on the project remote
+    have = ", ".join(
+        ref.removeprefix("refs/gitmem/") for ref in there if routes[ref].remote == project.remote
+    )
+    elsewhere = [ref for ref in there if routes[ref].remote != project.remote]
+    line = f"{project.remote} = {url} is readable; memory refs there: {have or 'none yet'}"
+    for ref in elsewhere:
+        line += f"; {ref.removeprefix('refs/gitmem/')} on the {routes[ref].label}"
+    checkup.add("remote", OK, line)
     for ref, route in routes.items():
         if project.repo.resolve(ref) and ref not in there:
             checkup.add(
@@ -274,7 +281,10 @@ def personal_key_step(project: Project) -> str | None:
         machine = codec.machine(create=False)
         if machine is None:
             return "gitmem key init here, then gitmem key grant <its recipient> on a machine that has the key"
-        return f"on a machine that has the key: gitmem key grant '{machine.recipient}', then gitmem sync here"
+        return (
+            f"on a machine that has the key: gitmem key grant '{machine.recipient}' and gitmem "
+            "sync there, then gitmem sync here"
+        )
     except GitmemError:
         return None  # a damaged ref is reported by sync with its own message
     return None
@@ -442,6 +452,8 @@ def next_steps(project: Project, status: Status) -> list[str]:
         )
     if never:
         steps.append("publish your memory: gitmem sync")
+    elif not changed and not behind and _never_synced(project, status):
+        steps.append(f"first sync here: gitmem sync (brings what {project.remote} already holds)")
     elif (changed := changed - sum(s.changed for s in waiting)) or behind:
         parts = [
             f"share {changed} change{'s' if changed != 1 else ''}" if changed else "",
@@ -468,6 +480,16 @@ def next_steps(project: Project, status: Status) -> list[str]:
     if local_file:
         steps.append(local_file)
     return steps
+
+
+def _never_synced(project: Project, status: Status) -> bool:
+    """A clone with a remote that holds no memory ref of its synced scopes, not even as last
+    fetched: nothing here says what the remote has (a teammate's first status)."""
+    refs = {s.ref for s in status.scopes if s.synced and s.ref}
+    if project.remote is None or not refs:
+        return False
+    repo = project.repo
+    return not any(repo.resolve(r) or repo.resolve(project.tracking_ref(r)) for r in refs)
 
 
 def guessed_remote(project: Project) -> str | None:

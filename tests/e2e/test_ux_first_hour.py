@@ -114,3 +114,58 @@ def test_a_linked_worktree_is_told_about_the_hooks_its_own_sessions_read(world: 
     assert hooks in world.gitmem("-C", str(wt), "doctor").out
     assert step not in world.ok("-C", str(a), "status")  # the main worktree's own still count
     assert not world.git("status", "--porcelain", cwd=wt)
+
+
+def test_a_teammates_first_status_says_to_sync_before_anything_else(world: World) -> None:
+    """A teammate's fresh clone of a project whose team memory exists: status showed every scope
+    at 0 files, behind 0 (nothing fetched yet) and named only the hooks as a next step."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [CI](ci.md) — ci\n", "ci.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    b = world.clone("b", email="bob@example.com")
+    step = "next: first sync here: gitmem sync (brings what origin already holds)"
+    assert step in world.ok("-C", str(b), "status")
+    assert "< A team/ci.md" in world.ok("-C", str(b), "sync")  # the step, as said
+    assert "first sync here" not in world.ok("-C", str(b), "status")
+
+
+def _quoted_grant(text: str) -> list[list[str]]:
+    """Each `gitmem key grant [--user] 'age1…'` a line tells the user to run, as words."""
+    return [
+        ["key", "grant", *([m.group(1)] if m.group(1) else []), m.group(2)]
+        for m in re.finditer(r"gitmem key grant (?:(--user) )?'(age1[0-9a-z]+)'", text)
+    ]
+
+
+def test_a_second_machine_with_a_hub_gets_each_memory_by_the_steps_it_is_told(
+    world: World,
+) -> None:
+    """A teammate with a private hub: doctor listed the personal ref among the project remote's
+    refs (it is on the hub); the user-scope memory on a new machine said `gitmem key grant`,
+    which grants the project's personal memory, not the user scope's (`--user`); and status's
+    grant step left out the sync on the granting machine."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    a = world.clone("a")
+    write_files(world.scope_path(a, "auto"), {"MEMORY.md": "- [M](m.md) — m\n", "m.md": "m\n"})
+    (world.home / ".claude").mkdir(exist_ok=True)
+    (world.home / ".claude" / "CLAUDE.md").write_text("# everywhere: tabs\n")
+    world.ok("-C", str(a), "sync")
+    doctor = world.ok("-C", str(a), "doctor")
+    assert "memory refs there: none yet; users/tester@example.com on the hub" in doctor, doctor
+
+    laptop = World(world.root / "laptop")  # the same user's second machine
+    laptop.git("config", "--global", "gitmem.hub", str(hub))
+    b = laptop.clone("b", url=str(world.remote))
+    first = laptop.ok("-C", str(b), "sync")
+    grants = _quoted_grant(first)
+    assert len(grants) == 2 and [w for g in grants for w in g if w == "--user"] == ["--user"]
+    status = laptop.ok("-C", str(b), "status")
+    assert "' and gitmem sync there, then gitmem sync here" in status, status
+    for words in grants:  # each step as said, on the machine that has the keys
+        world.ok("-C", str(a), *words)
+    world.ok("-C", str(a), "sync")
+    laptop.ok("-C", str(b), "sync")
+    assert (laptop.home / ".claude" / "CLAUDE.md").read_text() == "# everywhere: tabs\n"
+    assert (laptop.scope_path(b, "auto") / "m.md").read_text() == "m\n"
