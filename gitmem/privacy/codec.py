@@ -125,6 +125,8 @@ class PersonalCodec:
     notes: list[str] = field(default_factory=list)
     # (remote, its name for the ref): where the ref is fetched from, as a refusal's hint says
     remote_ref: tuple[str, str] | None = None
+    # the user-scope memory on the hub has keys of its own: its key commands take --user
+    user_scope: bool = False
     _machine: MachineKey | None = None
     _machine_loaded: bool = False
     _keys: dict[str, ScopeKey] = field(default_factory=dict)  # scope.age blob id -> key
@@ -788,16 +790,18 @@ class PersonalCodec:
             self.notes.append(
                 f"encrypted your personal memory with a new key; "
                 f"{'made' if made_identity else 'using'} this machine's identity {machine.where}; "
-                "to add another machine, run gitmem key show there and gitmem key grant <it> here"
+                "to add another machine, run gitmem key show there and gitmem key grant"
+                f"{' --user' if self.user_scope else ''} <it> here"
             )
         return keyring
 
-    def grant_line(self, user_scope: bool = False) -> str:
+    def grant_line(self) -> str:
         """The note of a sync that cannot open the ref: the grant to run elsewhere (`--user`
         for the user-scope memory on the hub, whose key is not the project's)."""
         machine = self.machine(create=True)
         assert machine is not None
-        what, option = ("user-scope memory", " --user") if user_scope else ("personal memory", "")
+        what = "user-scope memory" if self.user_scope else "personal memory"
+        option = " --user" if self.user_scope else ""
         return (
             f"{self.ref}: your {what} is encrypted with a key this machine does not "
             f"have; on a machine that has it run: gitmem key grant{option} '{machine.recipient}'"

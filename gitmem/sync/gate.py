@@ -188,8 +188,7 @@ class RemoteGate:
             from gitmem.privacy.firstcontact import asked_to_be_granted
 
             self.run.locked.add(ref)
-            user_scope = self.project.key.startswith("user:")  # userscope.user_key's form
-            self.result.report(ref).notes.append(codec.grant_line(user_scope))
+            self.result.report(ref).notes.append(codec.grant_line())
             machine = codec.machine(create=True)
             assert machine is not None
             # the key this machine is granted next is the one it asked for (first contact)

@@ -139,6 +139,7 @@ class RefViews:
             from gitmem.privacy.codec import personal_codec
 
             self.codec = personal_codec(self.project.repo, ref)
+            self.codec.user_scope = self.project.key.startswith("user:")  # userscope.user_key
             if self.project.remote is not None or self.project.hub:
                 route = self.project.route(ref)
                 self.codec.remote_ref = (route.remote, route.name)

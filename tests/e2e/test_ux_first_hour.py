@@ -140,10 +140,11 @@ def _quoted_grant(text: str) -> list[list[str]]:
 def test_a_second_machine_with_a_hub_gets_each_memory_by_the_steps_it_is_told(
     world: World,
 ) -> None:
-    """A teammate with a private hub: doctor listed the personal ref among the project remote's
-    refs (it is on the hub); the user-scope memory on a new machine said `gitmem key grant`,
-    which grants the project's personal memory, not the user scope's (`--user`); and status's
-    grant step left out the sync on the granting machine."""
+    """A teammate with a private hub. doctor listed the personal ref among the project remote's
+    refs (it is on the hub). The user scope's notes said `gitmem key grant`, which grants the
+    project's personal memory, not the user scope's (`--user`): on the first machine ("to add
+    another machine") and on the new one ("a key this machine does not have"). status's grant
+    step left out the sync on the granting machine."""
     hub = world.root / "hub.git"
     world.git("init", "-q", "--bare", str(hub))
     world.git("config", "--global", "gitmem.hub", str(hub))
@@ -151,7 +152,8 @@ def test_a_second_machine_with_a_hub_gets_each_memory_by_the_steps_it_is_told(
     write_files(world.scope_path(a, "auto"), {"MEMORY.md": "- [M](m.md) — m\n", "m.md": "m\n"})
     (world.home / ".claude").mkdir(exist_ok=True)
     (world.home / ".claude" / "CLAUDE.md").write_text("# everywhere: tabs\n")
-    world.ok("-C", str(a), "sync")
+    made = world.ok("-C", str(a), "sync")
+    assert "gitmem key grant <it> here" in made and "gitmem key grant --user <it> here" in made
     doctor = world.ok("-C", str(a), "doctor")
     assert "memory refs there: none yet; users/tester@example.com on the hub" in doctor, doctor
 
