@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     add_json(p)
     p.set_defaults(handler=show)
     p = command(key, "list", "list who can open your personal memory")
+    _add_user(p)
     add_json(p)
     p.set_defaults(handler=list_)
     p = command(key, "grant", "let another machine or key open your personal memory")
@@ -98,6 +99,8 @@ def show(args: argparse.Namespace) -> int:
 def list_(args: argparse.Namespace) -> int:
     from gitmem.privacy.keys import list_recipients
 
+    if args.user:
+        return _list_user_keys(args)
     project = open_project_from(args)
     recipients = list_recipients(project)
     rows = describe_recipients(project, recipients)
@@ -115,6 +118,45 @@ def list_(args: argparse.Namespace) -> int:
             "no key here yet: the first gitmem sync encrypts your personal memory, or, if "
             "another machine already did, names the gitmem key grant to run there"
         )
+    return 0
+
+
+def _list_user_keys(args: argparse.Namespace) -> int:
+    """`gitmem key list --user`: who can open each user-scope store this machine has synced."""
+    import os
+
+    from gitmem.errors import NotARepository, UsageError
+    from gitmem.gitstore import Repository
+    from gitmem.privacy.keys import list_recipients
+    from gitmem.project.userscope import user_projects
+
+    try:
+        repo: Repository | None = Repository(str(getattr(args, "directory", ".")))
+    except NotARepository:
+        repo = None
+    listed: dict[str, list[dict[str, object]]] = {}
+    for agent, project in user_projects(repo, os.environ):
+        try:
+            if project.repo.resolve(project.user_ref) is None:
+                continue  # never synced here
+            listed[agent] = describe_recipients(project, list_recipients(project))
+        finally:
+            project.repo.close()
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit({agent: rows for agent, rows in listed.items()})
+        return 0
+    if not listed:
+        raise UsageError(
+            "no user-scope memory synced on this machine yet",
+            "run gitmem sync --user first",
+        )
+    for agent, rows in listed.items():
+        for row in rows:
+            words = ["this machine"] if row["this_machine"] else []
+            label = "; ".join([*words, str(row["label"])])
+            echo(f"user {agent}: {row['recipient']}" + (f"  ({label})" if label else ""))
     return 0
 
 

@@ -515,6 +515,7 @@ class PersonalCodec:
                     self.notes,
                     self.remote_ref,
                     remote,
+                    " --user" if self.user_scope else "",
                 )
             return theirs
         if ours.keyring is None:

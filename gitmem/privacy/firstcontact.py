@@ -73,11 +73,13 @@ def first_contact(
     notes: list[str],
     remote_ref: tuple[str, str] | None = None,
     fetched: str | None = None,
+    key_option: str = "",
 ) -> None:
     """Take a sealed `ref` met for the first time at commit `fetched`, or raise DecryptError
     (exit 3): its key opens for others than this machine, which neither asked to be granted
     (at a commit `fetched` descends from) nor trusts them. When taken, add to `notes` (once)
-    the line that names the others. `remote_ref`: the remote and its name for the ref."""
+    the line that names the others. `remote_ref`: the remote and its name for the ref;
+    `key_option`: what the key commands it names take (" --user" for the user scope)."""
     me = machine.recipient if machine else None
     others, hidden = _others(repo, keyring, me)
     if not others and not hidden:
@@ -93,7 +95,7 @@ def first_contact(
         strangers = newcomers(others, before, trusted)
         if before is None and (hidden or strangers):
             raise DecryptError(*refusal(ref, strangers, hidden, trusted, remote_ref, asked=True))
-    note = first_contact_note(repo, ref, keyring, me)
+    note = first_contact_note(repo, ref, keyring, me, key_option)
     if note and note not in notes:
         notes.append(note)
 
@@ -182,7 +184,11 @@ def _others(
 
 
 def first_contact_note(
-    repo: Repository, ref: str, keyring: Keyring, machine_recipient: str | None
+    repo: Repository,
+    ref: str,
+    keyring: Keyring,
+    machine_recipient: str | None,
+    key_option: str = "",
 ) -> str | None:
     others, hidden = _others(repo, keyring, machine_recipient)
     if not others and not hidden:
@@ -194,10 +200,13 @@ def first_contact_note(
     if hidden:
         parts.append(
             f"{' and' if others else ''} {_hidden(hidden)} "
-            "(gitmem never writes that: run gitmem key rotate)"
+            f"(gitmem never writes that: run gitmem key rotate{key_option})"
         )
     if others:
-        parts.append("; not yours? gitmem key revoke RECIPIENT (gitmem key list shows them)")
+        parts.append(
+            f"; not yours? gitmem key revoke{key_option} RECIPIENT "
+            f"(gitmem key list{key_option} shows them)"
+        )
     return "".join(parts)
 
 

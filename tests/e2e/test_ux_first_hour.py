@@ -171,3 +171,39 @@ def test_a_second_machine_with_a_hub_gets_each_memory_by_the_steps_it_is_told(
     laptop.ok("-C", str(b), "sync")
     assert (laptop.home / ".claude" / "CLAUDE.md").read_text() == "# everywhere: tabs\n"
     assert (laptop.scope_path(b, "auto") / "m.md").read_text() == "m\n"
+
+
+def test_another_agents_user_memory_on_a_second_machine_names_the_user_key_commands(
+    world: World,
+) -> None:
+    """Codex CLI's user memory through the hub, from outside any repository (`sync --user`): on
+    the second machine, the note of the first sync that opens it named `gitmem key revoke` and
+    `gitmem key list`, which act on a project's personal memory; `key list --user` did not
+    exist. Each command the notes name now works as said, from the home folder."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    for w in (world, laptop := World(world.root / "laptop")):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+        w.git("config", "--global", "gitmem.agents", "codex")
+    write_files(world.home / ".codex" / "memories", {"MEMORY.md": "# codex: use uv\n"})
+    world.ok("-C", str(world.home), "sync", "--user")
+    told = laptop.ok("-C", str(laptop.home), "sync", "--user")
+    [grant] = _quoted_grant(told)
+    assert grant[:3] == ["key", "grant", "--user"], told
+    world.ok("-C", str(world.home), *grant)
+    world.ok("-C", str(world.home), "sync", "--user")
+    opened = laptop.ok("-C", str(laptop.home), "sync", "--user")
+    assert (laptop.home / ".codex" / "memories" / "MEMORY.md").read_text() == "# codex: use uv\n"
+    assert "not yours? gitmem key revoke --user RECIPIENT (gitmem key list --user shows" in opened
+    listed = laptop.ok("-C", str(laptop.home), "key", "list", "--user")
+    assert len(listed.splitlines()) == 2 and "user codex: age1" in listed, listed
+    assert "(this machine; age key, granted " in listed, listed
+    rows = json.loads(laptop.ok("key", "list", "--user", "--json"))
+    assert [r["this_machine"] for r in rows["codex"]].count(True) == 1
+    other = next(r["recipient"] for r in rows["codex"] if not r["this_machine"])
+    laptop.ok("-C", str(laptop.home), "key", "revoke", "--user", str(other))  # as the note says
+    fresh = World(world.root / "fresh")
+    assert "gitmem.hub" in fresh.gitmem("key", "list", "--user").err  # no hub: how to set one
+    fresh.git("config", "--global", "gitmem.hub", str(hub))
+    none = fresh.gitmem("key", "list", "--user")
+    assert none.code == 2 and "run gitmem sync --user first" in none.err, none.err
