@@ -56,7 +56,40 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     _hub(project, checkup, offline)
     _folders(project, status, checkup)
     _orphans(project, checkup)
+    _other_agents(project, checkup)
     return checkup
+
+
+def _other_agents(project: Project, checkup: Checkup) -> None:
+    """The team's memory holds folders of agents this clone does not sync (a teammate's goose or
+    Cline memory): kept on the ref, never written here, and nothing else would say so."""
+    from gitmem.project.adapters import ADAPTERS, AGENTS_SETTING, PROJECT_SHARED, agents_of
+    from gitmem.project.scopes import TEAM_REF
+
+    repo = project.repo
+    enabled = agents_of(repo)
+    tops = {
+        f.top: name
+        for name, adapter in ADAPTERS.items()
+        if name not in enabled
+        for f in adapter.folders
+        if f.scope == PROJECT_SHARED
+    }
+    refs = [TEAM_REF, *([project.tracking_ref(TEAM_REF)] if project.remote else [])]
+    tip = next((c for c in map(repo.resolve, refs) if c), None)
+    if tip is None or not tops:
+        return
+    tree = repo.read_commit(tip)[0]
+    found = [(top, name) for top, name in tops.items() if repo.tree_entry(tree, top)]
+    if found:
+        held = ", ".join(f"{ADAPTERS[name].title} ({top}/)" for top, name in found)
+        wanted = ",".join(dict.fromkeys([*enabled, *(name for _, name in found)]))
+        checkup.add(
+            "agents",
+            ADVICE,
+            f"the team's memory holds {held}: agents not synced here",
+            f"to sync them too: git config {AGENTS_SETTING} {wanted}",
+        )
 
 
 def _orphans(project: Project, checkup: Checkup) -> None:

@@ -207,3 +207,30 @@ def test_another_agents_user_memory_on_a_second_machine_names_the_user_key_comma
     fresh.git("config", "--global", "gitmem.hub", str(hub))
     none = fresh.gitmem("key", "list", "--user")
     assert none.code == 2 and "run gitmem sync --user first" in none.err, none.err
+
+
+def test_a_teammates_other_agent_memory_on_the_team_ref_is_named_with_the_setting(
+    world: World,
+) -> None:
+    """A teammate who uses goose and Cline shares their project memory on the team ref; a
+    clone that syncs only Claude Code keeps it on the ref and writes none of it, and nothing
+    said it was there. doctor names it with the setting, which brings it as said."""
+    cara = world.clone("cara", email="cara@example.com")
+    world.git("config", "gitmem.agents", "claude,goose,cline", cwd=cara)
+    write_files(cara / ".goose" / "memory", {"dev.txt": "fact one\n\nfact two\n"})
+    write_files(cara / "memory-bank", {"projectbrief.md": "# brief\n"})
+    world.ok("-C", str(cara), "sync")
+    a = world.clone("a")
+    world.ok("-C", str(a), "sync")
+    assert not (a / ".goose").exists() and not (a / "memory-bank").exists()
+    doctor = world.gitmem("-C", str(a), "doctor")
+    assert doctor.code == 0, doctor.out
+    advice = "advice  agents: the team's memory holds goose (goose/), Cline (cline/)"
+    assert advice in doctor.out, doctor.out
+    fix = "fix: to sync them too: git config gitmem.agents claude,goose,cline"
+    assert fix in doctor.out
+    world.git(*fix.split("git ", 1)[1].split(), cwd=a)  # the fix, as said
+    world.ok("-C", str(a), "sync")
+    assert (a / "memory-bank" / "projectbrief.md").read_text() == "# brief\n"
+    assert (a / ".goose" / "memory" / "dev.txt").read_text() == "fact one\n\nfact two\n"
+    assert "advice  agents:" not in world.ok("-C", str(a), "doctor")
