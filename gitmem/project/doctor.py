@@ -483,13 +483,22 @@ def next_steps(project: Project, status: Status) -> list[str]:
             "your personal edits here wait for the key: they sync with the first "
             "gitmem sync after the grant"
         )
+    # commits a sync here made that the remote has not got (one count per ref: scopes share)
+    ahead = sum(
+        {
+            s.ref: s.ahead
+            for s in status.scopes
+            if s.synced and s.ref and not (key_step and s.ref == project.user_ref)
+        }.values()
+    )
     if never:
         steps.append("publish your memory: gitmem sync")
     elif not changed and not behind and _never_synced(project, status):
         steps.append(f"first sync here: gitmem sync (brings what {project.remote} already holds)")
-    elif (changed := changed - sum(s.changed for s in waiting)) or behind:
+    elif (changed := changed - sum(s.changed for s in waiting)) or behind or ahead:
         parts = [
             f"share {changed} change{'s' if changed != 1 else ''}" if changed else "",
+            f"publish {ahead} local commit{'s' if ahead != 1 else ''}" if ahead else "",
             f"bring in {behind} remote commit{'s' if behind != 1 else ''}" if behind else "",
         ]
         steps.append("gitmem sync to " + " and ".join(w for w in parts if w))

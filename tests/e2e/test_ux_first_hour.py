@@ -234,3 +234,20 @@ def test_a_teammates_other_agent_memory_on_the_team_ref_is_named_with_the_settin
     assert (a / "memory-bank" / "projectbrief.md").read_text() == "# brief\n"
     assert (a / ".goose" / "memory" / "dev.txt").read_text() == "fact one\n\nfact two\n"
     assert "advice  agents:" not in world.ok("-C", str(a), "doctor")
+
+
+def test_memory_kept_before_the_remote_existed_is_named_as_waiting_to_be_published(
+    world: World,
+) -> None:
+    """The guide's "No remote yet?": memory committed on this machine, then a remote added.
+    status's rows said "the next sync publishes it", but its next steps named only the hooks:
+    commits that only this clone has were not counted."""
+    proj = world.root / "proj"
+    world.git("init", "-q", str(proj))
+    world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=proj)
+    write_files(world.scope_path(proj, "auto"), {"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"})
+    assert "committed on this machine only" in world.ok("-C", str(proj), "sync")
+    world.git("remote", "add", "origin", str(world.remote), cwd=proj)
+    assert "next: gitmem sync to publish 1 local commit" in world.ok("-C", str(proj), "status")
+    assert "pushed to origin" in world.ok("-C", str(proj), "sync")  # the step, as said
+    assert "gitmem sync to" not in world.ok("-C", str(proj), "status")
