@@ -89,9 +89,9 @@ def report(exc: BaseException) -> int:
         sys.stderr.write("gitmem: interrupted\n")
         return EXIT_INTERRUPTED
     if isinstance(exc, OSError) and exc.strerror:  # the disk, not gitmem: say which file
-        where = f": {_shown(str(exc.filename))}" if exc.filename else ""
-        sys.stderr.write(f"gitmem: error: {exc.strerror}{where}\n")
-        sys.stderr.write("hint: check the file's permissions and the free space, then retry\n")
+        message, hint = _disk_error(exc)
+        sys.stderr.write(f"gitmem: error: {_shown(message)}\n")
+        sys.stderr.write(f"hint: {hint}\n")
         return EXIT_USAGE
     sys.stderr.write(
         f"gitmem: error: unexpected {type(exc).__name__}: {_shown(str(exc))}\n"
@@ -106,3 +106,24 @@ def _shown(text: str) -> str:
     from gitmem.core.sanitize import terminal
 
     return terminal(text, newlines=True)
+
+
+def _disk_error(exc: OSError) -> tuple[str, str]:
+    """The one line and the hint of a file the system refused: the file the user named (not
+    the temporary name an atomic write made beside it) and the fix for what went wrong."""
+    import errno
+    import os
+
+    name = os.fsdecode(exc.filename) if exc.filename is not None else ""
+    if os.path.basename(name).startswith(".gitmem-tmp-"):  # core/tempfiles.TEMP_PREFIX
+        name = os.path.dirname(name) or "."
+        message = f"cannot write in {name}: {exc.strerror}"
+    else:
+        message = f"{exc.strerror}: {name}" if name else str(exc.strerror)
+    if exc.errno == errno.ENOENT:
+        return message, "the folder does not exist: create it, or give another path"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return message, "check the permissions of the file and its folder, then retry"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return message, "free some space on that disk, then retry"
+    return message, "check the file's permissions and the free space, then retry"

@@ -251,3 +251,29 @@ def test_memory_kept_before_the_remote_existed_is_named_as_waiting_to_be_publish
     assert "next: gitmem sync to publish 1 local commit" in world.ok("-C", str(proj), "status")
     assert "pushed to origin" in world.ok("-C", str(proj), "sync")  # the step, as said
     assert "gitmem sync to" not in world.ok("-C", str(proj), "status")
+
+
+def test_a_file_written_where_no_folder_is_names_the_folder_and_the_fix(world: World) -> None:
+    """An output path whose folder does not exist: the error named gitmem's temporary file
+    (`.gitmem-tmp-<pid>-<random>-x.html`) and said to check permissions and free space. It now
+    names the folder and says it is missing; the other causes keep their own fix."""
+    import errno
+
+    from gitmem.errors import _disk_error
+
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [C](c.md) — c\n", "c.md": "c\n"})
+    world.ok("-C", str(a), "sync")
+    missing = world.root / "no" / "such"
+    run = world.gitmem("-C", str(a), "view", "--out", str(missing / "x.html"))
+    assert run.code == 2, run.err
+    first, hint = run.err.splitlines()
+    assert ".gitmem-tmp-" not in run.err and str(missing) in first, run.err
+    assert hint == "hint: the folder does not exist: create it, or give another path", run.err
+    full = _disk_error(OSError(errno.ENOSPC, "No space left on device", "/m/.gitmem-tmp-1-ab-x.md"))
+    assert full == (
+        "cannot write in /m: No space left on device",
+        "free some space on that disk, then retry",
+    )
+    denied = _disk_error(PermissionError(errno.EACCES, "Permission denied", "/m/x.md"))
+    assert denied[0] == "Permission denied: /m/x.md" and "permissions" in denied[1]
