@@ -122,4 +122,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         for h in hits:
             echo(summary_line(h))
+    if not hits and args.fmt != "json":  # an empty answer is said, on stderr (stdout stays empty)
+        import sys
+
+        sys.stderr.write("no memory matches (gitmem query --recent lists the newest)\n")
     return 0

@@ -277,3 +277,15 @@ def test_a_file_written_where_no_folder_is_names_the_folder_and_the_fix(world: W
     )
     denied = _disk_error(PermissionError(errno.EACCES, "Permission denied", "/m/x.md"))
     assert denied[0] == "Permission denied: /m/x.md" and "permissions" in denied[1]
+
+
+def test_a_query_that_finds_nothing_says_so(world: World) -> None:
+    """`gitmem query --type bogus` printed nothing at all, as if it had not run. An empty
+    answer is said on stderr, with the query that lists what there is; stdout stays empty."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [C](c.md) — c\n", "c.md": "c\n"})
+    run = world.gitmem("-C", str(a), "query", "--type", "bogus")
+    assert run.code == 0 and run.out == "", run.out
+    assert run.err == "no memory matches (gitmem query --recent lists the newest)\n", run.err
+    assert "team/c.md" in world.ok("-C", str(a), "query", "--recent")  # the step, as said
+    assert json.loads(world.ok("-C", str(a), "query", "--type", "bogus", "--json"))
