@@ -59,6 +59,8 @@ def as_messages(handler: Handler) -> Handler:
 
 def sync_json(result: Any, told: dict[str, list[Any]] | None) -> dict[str, object]:
     """What `sync/pull/push --json` print (docs/json.md)."""
+    from gitmem.project.identity import shown_url  # a hub's URL: without credentials
+
     refs = []
     for ref, r in sorted(result.refs.items()):
         arrived = [a.as_json() for a in (told or {}).get(ref, [])]
@@ -71,7 +73,7 @@ def sync_json(result: Any, told: dict[str, list[Any]] | None) -> dict[str, objec
         refs.append(
             {
                 "ref": ref,
-                "remote": r.via or result.remote,
+                "remote": shown_url(r.via or result.remote or "") or None,
                 "local_changes": [
                     {"status": c.split(" ", 1)[0], "path": c.split(" ", 1)[1]}
                     for c in r.local_changes
@@ -90,7 +92,7 @@ def sync_json(result: Any, told: dict[str, list[Any]] | None) -> dict[str, objec
     return {
         "mode": result.mode,
         "dry_run": result.dry_run,
-        "remote": result.remote,
+        "remote": shown_url(result.remote) if result.remote else None,
         "refs": refs,
         "skipped": list(result.skipped),
         "retries": result.retries,

@@ -74,6 +74,17 @@ class Exchange:
             for fetch in pending:
                 with self.slow(f"fetching memory from {fetch.remote}"):
                     missing.update((fetch.remote, name) for name in fetch.finish())
+        except RemoteError as exc:
+            self.cancel_fetch(pending)
+            if self.project.hub and any(f.remote == self.project.hub for f in pending):
+                # the hub is a setting, not a remote `git fetch` knows: say which one to check
+                from gitmem.project.identity import shown_url
+
+                hub = shown_url(self.project.hub)
+                if exc.message.startswith(f"cannot fetch from {hub}:"):
+                    told = exc.message.replace(f"from {hub}", f"from the hub {hub}", 1)
+                    raise RemoteError(told, HUB_FETCH_HINT) from None
+            raise
         except BaseException:
             self.cancel_fetch(pending)
             raise
@@ -240,6 +251,12 @@ class Exchange:
             yield
         finally:
             timer.cancel()
+
+
+HUB_FETCH_HINT = (
+    "check gitmem.hub, a private repository of yours (git config --show-origin gitmem.hub "
+    "says where it is set), and your access to it, then retry"
+)
 
 
 def fetch_plan(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:

@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.support.servers import git_daemon
+from tests.support.servers import enable_http_push, git_daemon, smart_http
 from tests.support.world import World, folder_bytes, write_files
 
 
@@ -289,3 +289,32 @@ def test_a_query_that_finds_nothing_says_so(world: World) -> None:
     assert run.err == "no memory matches (gitmem query --recent lists the newest)\n", run.err
     assert "team/c.md" in world.ok("-C", str(a), "query", "--recent")  # the step, as said
     assert json.loads(world.ok("-C", str(a), "query", "--type", "bogus", "--json"))
+
+
+def test_a_hub_url_with_credentials_is_never_printed_with_them(world: World) -> None:
+    """A hub over https with a token in its URL (https://user:TOKEN@host/…): the user-scope
+    sync printed "pushed to" the whole URL, and an unreachable hub printed it in the error, with
+    a hint to try `git fetch`, which does not read gitmem.hub. Every message names the hub
+    without its credentials, and the failure says to check gitmem.hub."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    enable_http_push(hub)
+    a = world.clone("a")
+    (world.home / ".claude").mkdir(exist_ok=True)
+    (world.home / ".claude" / "CLAUDE.md").write_text("# everywhere\n")
+    write_files(world.scope_path(a, "auto"), {"MEMORY.md": "- [M](m.md) — m\n", "m.md": "m\n"})
+    with smart_http(world.root, world.env) as base:
+        url = base.replace("http://", "http://me:TOKEN123@") + "/hub.git"
+        world.git("config", "--global", "gitmem.hub", url)
+        runs = [world.gitmem("-C", str(a), *argv) for argv in (["sync"], ["sync", "--json"])]
+        runs.append(world.gitmem("-C", str(a), "doctor"))
+    assert all(r.code == 0 for r in runs), [r.err for r in runs]
+    assert "pushed to " + base + "/hub.git" in runs[0].out, runs[0].out
+    world.git("config", "--global", "gitmem.hub", url)  # the server is gone now
+    for argv in (["sync"], ["pull"], ["push"], ["doctor"], ["sync", "--user"]):
+        runs.append(world.gitmem("-C", str(a), *argv))
+    for run in runs:
+        assert "TOKEN123" not in run.out + run.err, run.out + run.err
+    failed = runs[3]
+    assert failed.code == 3 and failed.err.startswith("gitmem: error: cannot fetch from the hub ")
+    assert "hint: check gitmem.hub" in failed.err, failed.err
