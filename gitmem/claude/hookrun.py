@@ -132,7 +132,7 @@ def run_hook(
     except NotARepository:
         return outcome  # a user-wide hook in a folder that is no repository: not ours
     except GitmemError as exc:
-        outcome.note = f"gitmem: memory not synced: {exc.message}"
+        outcome.note = _not_synced(exc)
         return outcome
     if project.remote is None or not project.repo.has_commits():
         return outcome
@@ -151,11 +151,11 @@ def run_hook(
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
             pulled, refused_refs = _sync(project, mode, bound)
         if refused_refs:  # the other refs synced; this one was set aside
-            outcome.note = f"gitmem: memory not synced: {refused_refs[0].message}"
+            outcome.note = _not_synced(refused_refs[0])
     except HookTimeout:
         outcome.note = f"gitmem: memory not synced: gave up after {bound:g} s (gitmem.hookTimeout)"
     except GitmemError as exc:
-        outcome.note = f"gitmem: memory not synced: {exc.message}"
+        outcome.note = _not_synced(exc)
     except OSError as exc:  # a full disk, a folder made read-only: the session goes on
         outcome.note = f"gitmem: memory not synced: {exc.strerror or exc} ({exc.filename or '-'})"
     if starting:
@@ -166,6 +166,12 @@ def run_hook(
         except (GitmemError, OSError):
             outcome.context = [outcome.note] if outcome.note else []
     return outcome
+
+
+def _not_synced(exc: GitmemError) -> str:
+    """The hook's one line for an error: what, and the fix (a hook has no second line)."""
+    fix = f"; fix: {exc.hint}" if exc.hint else ""
+    return f"gitmem: memory not synced: {exc.message}{fix}"
 
 
 def _sync(

@@ -318,3 +318,20 @@ def test_a_hub_url_with_credentials_is_never_printed_with_them(world: World) -> 
     failed = runs[3]
     assert failed.code == 3 and failed.err.startswith("gitmem: error: cannot fetch from the hub ")
     assert "hint: check gitmem.hub" in failed.err, failed.err
+
+
+def test_a_hook_that_cannot_sync_says_the_fix_in_its_one_line(world: World) -> None:
+    """Hooks installed for every project (`--user`) on a machine without user.email: the
+    session start said "memory not synced: no user.email …" and dropped the hint, the only
+    place that says what to run. The hook's line now carries the fix, which works as said."""
+    a = world.clone("a")
+    world.git("config", "--global", "--unset", "user.email")
+    hook = world.gitmem("-C", str(a), "pull", "--hook")
+    assert hook.code == 0
+    fix = 'fix: git config --global user.email "you@example.com" (or set gitmem.user)'
+    assert "memory not synced: no user.email in git config" in hook.out + hook.err
+    assert fix in hook.out + hook.err, hook.out + hook.err
+    world.git("config", "--global", "user.email", "you@example.com")  # the fix, as said
+    assert "not synced" not in (lambda r: r.out + r.err)(
+        world.gitmem("-C", str(a), "pull", "--hook")
+    )
