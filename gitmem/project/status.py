@@ -201,9 +201,16 @@ def init_project(project: Project) -> InitResult:
         if project.scope("auto").refused:
             pass  # its own line says why it is not synced: neither encrypted nor plaintext
         elif "auto" in sealed:
+            from gitmem.project.doctor import has_machine_key
+
             result.warnings.append(
-                "personal memory (auto, local) leaves this machine only encrypted; the first "
-                "sync makes a key (gitmem key show prints this machine's recipient)"
+                "personal memory (auto, local) leaves this machine only encrypted; "
+                + (
+                    "this machine's key exists (gitmem key show prints its recipient)"
+                    if has_machine_key()
+                    else "the first sync makes a key (gitmem key show prints this machine's "
+                    "recipient)"
+                )
             )
         else:
             result.warnings.append(

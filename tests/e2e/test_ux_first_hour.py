@@ -335,3 +335,18 @@ def test_a_hook_that_cannot_sync_says_the_fix_in_its_one_line(world: World) -> N
     assert "not synced" not in (lambda r: r.out + r.err)(
         world.gitmem("-C", str(a), "pull", "--hook")
     )
+
+
+def test_init_again_after_a_sync_does_not_promise_a_key_the_machine_has(world: World) -> None:
+    """`gitmem init` run again in a clone that synced said "the first sync makes a key", and
+    `gitmem key show` was said to print a recipient before any key existed."""
+    a = world.clone("a")
+    first = world.ok("-C", str(a), "init")
+    assert "the first sync makes a key" in first
+    assert world.gitmem("-C", str(a), "key", "show").code == 2  # no key yet, as init says
+    write_files(world.scope_path(a, "auto"), {"MEMORY.md": "- [M](m.md) — m\n", "m.md": "m\n"})
+    world.ok("-C", str(a), "sync")
+    again = world.ok("-C", str(a), "init")
+    assert "first sync makes a key" not in again, again
+    assert "this machine's key exists (gitmem key show prints its recipient)" in again
+    assert world.ok("-C", str(a), "key", "show").startswith("age1")  # as said
