@@ -494,7 +494,7 @@ def next_steps(project: Project, status: Status) -> list[str]:
     if never:
         steps.append("publish your memory: gitmem sync")
     elif not changed and not behind and _never_synced(project, status):
-        steps.append(f"first sync here: gitmem sync (brings what {project.remote} already holds)")
+        steps.append(f"nothing of {project.remote}'s memory is here yet: gitmem sync")
     elif (changed := changed - sum(s.changed for s in waiting)) or behind or ahead:
         parts = [
             f"share {changed} change{'s' if changed != 1 else ''}" if changed else "",

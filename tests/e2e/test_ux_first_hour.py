@@ -123,10 +123,10 @@ def test_a_teammates_first_status_says_to_sync_before_anything_else(world: World
     write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [CI](ci.md) — ci\n", "ci.md": "x\n"})
     world.ok("-C", str(a), "sync")
     b = world.clone("b", email="bob@example.com")
-    step = "next: first sync here: gitmem sync (brings what origin already holds)"
+    step = "next: nothing of origin's memory is here yet: gitmem sync"
     assert step in world.ok("-C", str(b), "status")
     assert "< A team/ci.md" in world.ok("-C", str(b), "sync")  # the step, as said
-    assert "first sync here" not in world.ok("-C", str(b), "status")
+    assert "memory is here yet" not in world.ok("-C", str(b), "status")
 
 
 def _quoted_grant(text: str) -> list[list[str]]:
