@@ -159,6 +159,15 @@ class Exchange:
                     w in exc.message.lower() for w in ("403", "forbidden", "not allowed")
                 )
                 hint = self._refused_hint(label, exc.hint) if forbidden else exc.hint
+                if remote == self.project.remote:  # a reader of the project, not a writer
+                    hint = (
+                        f"{hint}; without push access to {label}: gitmem pull keeps your memory up to date"
+                        + (
+                            ""
+                            if self.project.hub
+                            else ", and a hub takes your personal memory (git config --global gitmem.hub URL)"
+                        )
+                    )
                 failures.append(RemoteError(exc.message, hint))
                 continue
             accepted = set(routes) if outcome.ok else set(outcome.accepted)

@@ -142,5 +142,8 @@ class RefViews:
             self.codec.user_scope = self.project.key.startswith("user:")  # userscope.user_key
             if self.project.remote is not None or self.project.hub:
                 route = self.project.route(ref)
-                self.codec.remote_ref = (route.remote, route.name)
+                from gitmem.project.identity import shown_url
+
+                # named in refusals: a hub's URL without the credentials it may hold
+                self.codec.remote_ref = (shown_url(route.remote), route.name)
         return self.codec

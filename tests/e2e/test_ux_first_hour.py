@@ -350,3 +350,32 @@ def test_init_again_after_a_sync_does_not_promise_a_key_the_machine_has(world: W
     assert "first sync makes a key" not in again, again
     assert "this machine's key exists (gitmem key show prints its recipient)" in again
     assert world.ok("-C", str(a), "key", "show").startswith("age1")  # as said
+
+
+def test_a_teammate_who_cannot_push_is_told_what_still_works(world: World) -> None:
+    """A teammate who can fetch the project but not push to it: every sync failed on the push
+    with "check the remote URL and your access (git push works?)", which cannot help a reader.
+    The hint names what works without push access: pull (and a hub for personal memory)."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [C](c.md) — c\n", "c.md": "c\n"})
+    world.ok("-C", str(a), "sync")
+    b = world.clone("b", email="reader@example.com")
+    world.git("remote", "set-url", "--push", "origin", str(world.root / "no-push.git"), cwd=b)
+    write_files(world.scope_path(b, "auto"), {"MEMORY.md": "- [M](m.md) — m\n", "m.md": "m\n"})
+    failed = world.gitmem("-C", str(b), "sync")
+    assert failed.code == 3, failed.err
+    hint = failed.err.splitlines()[-1]
+    assert "without push access to origin: gitmem pull keeps your memory up to date" in hint
+    assert "git config --global gitmem.hub URL" in hint
+    write_files(world.scope_path(a, "team"), {"d.md": "d\n"})
+    world.ok("-C", str(a), "sync")
+    assert "< A team/d.md" in world.ok("-C", str(b), "pull")  # what works, as said
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))  # the other step, as said
+    again = world.gitmem("-C", str(b), "sync")  # nothing of the team's to push: all is well
+    assert again.code == 0 and "reader@example.com: pushed to hub" in again.out, again.err
+    write_files(world.scope_path(b, "team"), {"e.md": "e\n"})
+    team = world.gitmem("-C", str(b), "sync")  # the team ref alone still cannot go
+    assert team.code == 3 and "gitmem pull keeps" in team.err, team.err
+    assert "gitmem.hub URL" not in team.err, team.err  # a hub is set: not suggested again
