@@ -22,7 +22,11 @@ def _modules() -> dict[str, Path]:
 
 
 def _type_only(tree: ast.Module) -> set[int]:
-    """The ids of the import nodes under `if TYPE_CHECKING:` (never run: no cycle)."""
+    """The ids of the import nodes under `if TYPE_CHECKING:` (never run: no cycle). A package
+    that loads its names on first use (a module-level `__getattr__`, as gitmem.sync's and
+    gitmem.gitstore's) names there what it does import: those count."""
+    if any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in tree.body):
+        return set()
     skip: set[int] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
