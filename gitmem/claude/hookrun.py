@@ -121,17 +121,24 @@ def run_hook(
 ) -> HookOutcome:
     """Run pull or push as a hook. Never raises a GitmemError: a failure becomes `note`."""
     from gitmem.errors import NotARepository
-    from gitmem.gitstore import Repository
+    from gitmem.gitstore.base import Opening
     from gitmem.project.paths import TRACKED_BY_BRANCH
-    from gitmem.project.scopes import open_project
 
     quiet_git()
     where = payload.cwd if payload.cwd and os.path.isdir(payload.cwd) else directory
     outcome = HookOutcome()
     try:
-        # our refs read beside the config: a sync asks for them next
-        repo = Repository(where, tracked=TRACKED_BY_BRANCH, refs=True)
-        project = open_project(repo, memory_dir=memory_dir)
+        # git finds the project (our refs read beside the config: a sync asks for them next)
+        # while Python imports what opens it
+        opening = Opening(where, TRACKED_BY_BRANCH, refs=True)
+        try:
+            from gitmem.gitstore import Repository
+            from gitmem.project.scopes import open_project
+
+            project = open_project(Repository(opening=opening), memory_dir=memory_dir)
+        except BaseException:
+            opening.cancel()
+            raise
     except NotARepository:
         return outcome  # a user-wide hook in a folder that is no repository: not ours
     except GitmemError as exc:
