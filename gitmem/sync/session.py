@@ -208,7 +208,6 @@ class Session:
                 # committed or written back, and an unsafe remote tree too
                 fetching = self.transport.start_fetch()
                 try:
-                    self.views.ready(self.run.by_ref)  # while git fetches and checks the folders
                     snaps = self.snapshots.take()
                 except BaseException:
                     self.transport.cancel_fetch(fetching)

@@ -16,8 +16,6 @@ from gitmem.merge.tree import as_tree_input, blobs
 from gitmem.project.scopes import Project
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from gitmem.privacy.codec import PersonalCodec
     from gitmem.privacy.crypto import Keyring
 
@@ -136,11 +134,9 @@ class RefViews:
             self._sealed = SealedView(self.project.repo, self.codec_for(ref))
         return self._sealed
 
-    def ready(self, refs: Iterable[str]) -> None:
-        """Make the views of `refs` now (the personal codec: its modules' import and setup),
-        while git fetches and checks the folders: the commit step asks for them next."""
-        if self.project.user_ref in refs and self.project.repo.resolve(self.project.user_ref):
-            self.of(self.project.user_ref)
+    def sealed(self, ref: str) -> bool:
+        """Whether `ref`'s view is the sealed one (without making it: no codec loaded)."""
+        return ref == self.project.user_ref
 
     def codec_for(self, ref: str) -> PersonalCodec:
         if self.codec is None:

@@ -213,3 +213,20 @@ def test_the_start_of_a_session_that_fails_early_lets_the_lock_go(
     finally:
         os.environ.clear()
         os.environ.update(saved)
+
+
+@pytest.mark.parametrize("args", [["sync", "-q"], ["pull", "--hook"]])
+def test_nothing_new_loads_no_personal_codec(settled: tuple[World, Path], args: list[str]) -> None:
+    """Whether the personal ref's tip needs a rewrite is answered from its cached inputs (the
+    tip and the wanted prefixes, cipher-form.json): a sync with nothing new imports none of the
+    codec, as one that brings something in does."""
+    world, bob = settled
+    probe = (
+        "import sys\n"
+        "from gitmem.cli import main\n"
+        f"code = main({['-C', str(bob), *args]!r})\n"
+        "assert code == 0, code\n"
+        "print('gitmem.privacy.codec' in sys.modules)\n"
+    )
+    out = run_traced(world, [sys.executable, "-c", probe], world.root / "trace.json")
+    assert out.strip().splitlines()[-1] == "False"
