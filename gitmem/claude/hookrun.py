@@ -37,6 +37,7 @@ from gitmem.errors import GitmemError
 from gitmem.gitstore.spawn import quiet_git
 
 if TYPE_CHECKING:
+    from gitmem.gitstore.index import FolderCheck
     from gitmem.project.scopes import Project
     from gitmem.sync.start import SyncStart
 
@@ -195,7 +196,7 @@ def _sync(
     refs it refused."""
     from gitmem.core.state import start_checks
 
-    checks = {}
+    checks: dict[str, tuple[str, FolderCheck]] = {}
     try:
         # git's stat checks of the folders run while the sync code is imported (as the CLI's)
         checks = start_checks(project.repo.git_dir, project.repo.common_dir, project.scopes)

@@ -101,35 +101,25 @@ def run(args: argparse.Namespace) -> int:
     # the lock and the first fetch first (the fetch runs while the rest is done), then git's
     # stat checks of the folders, which run while the sync code is imported
     start = start_sync(project, args)
+    checks: dict[str, tuple[str, FolderCheck]] = {}
     try:
         checks = start_checks(project, args.scopes)
-    except BaseException:
-        if start is not None:
-            start.release()
-        raise
-    try:
         from gitmem.sync import SyncOptions, run_sync
-    except BaseException:
-        for _, check in checks.values():
-            check.cancel()
-        if start is not None:
-            start.release()
-        raise
-    options = SyncOptions(
-        checks=checks,
-        mode=args.mode,
-        scopes=tuple(args.scopes or ()),
-        dry_run=args.dry_run,
-        force_key=args.force_key,
-        no_verify=args.no_verify,
-        start=start,
-    )
-    try:
+
         before: dict[str, str | None] = {}
         if (not args.quiet or getattr(args, "as_json", False)) and not args.dry_run:  # A, M, D, R
             from gitmem.sync.arrivals import tips
 
             before = tips(project)
+        options = SyncOptions(
+            checks=checks,
+            mode=args.mode,
+            scopes=tuple(args.scopes or ()),
+            dry_run=args.dry_run,
+            force_key=args.force_key,
+            no_verify=args.no_verify,
+            start=start,
+        )
         options.timeout = _seconds(project, "gitmem.timeout", options.timeout)
         options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)
         options.progress, options.notice = _terminal(args)
