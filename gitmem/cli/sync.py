@@ -92,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.cli.usersync import run_user
 
         return run_user(args)
-    opening = start_opening(args, refs=True)  # git finds the project while Python imports
+    # git finds the project while Python imports; our refs are read under the lock (SyncStart)
+    opening = start_opening(args)
     try:
         project = open_project_from(args, opening=opening)
     except BaseException:
@@ -226,9 +227,9 @@ def _terminal(
 
 def start_sync(project: Project, args: argparse.Namespace) -> SyncStart | None:
     """The lock, and for pull and sync the first fetch, taken right after the project opens
-    (gitmem/sync/start.py): the session takes them over. None where the session does not
-    start that way (a dry run, a push, no remote, no commits: the session says why)."""
-    if args.dry_run or not project.repo.has_commits():
+    (gitmem/sync/start.py): the session takes them over. None for a dry run (no lock; no
+    fetch either for a push, without a remote or commits: the session says why)."""
+    if args.dry_run:
         return None
     from gitmem.sync.start import DEFAULT_LOCK_WAIT, DEFAULT_TIMEOUT, SyncStart
 

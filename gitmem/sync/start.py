@@ -99,7 +99,7 @@ class SyncStart:
         try:
             if self.refs:
                 self.cleared = repo.clear_stale_ref_locks()
-            if fetch and self.refs and project.remote is not None:
+            if fetch and self.refs and project.remote is not None and repo.has_commits():
                 # read under the lock, before the fetch moves them (the gate's pin, the
                 # force-push note); the fetch leaves the ref cache as it was until it ends
                 self.fetched_from = {r: repo.resolve(project.tracking_ref(r)) for r in self.refs}
