@@ -37,7 +37,9 @@ from gitmem.errors import GitmemError
 from gitmem.gitstore.spawn import quiet_git
 
 if TYPE_CHECKING:
+    from gitmem.gitstore.index import FolderCheck
     from gitmem.project.scopes import Project
+    from gitmem.sync.start import SyncStart
 
 
 DEFAULT_HOOK_TIMEOUT = 5.0
@@ -120,15 +122,24 @@ def run_hook(
 ) -> HookOutcome:
     """Run pull or push as a hook. Never raises a GitmemError: a failure becomes `note`."""
     from gitmem.errors import NotARepository
-    from gitmem.gitstore import Repository
+    from gitmem.gitstore.base import Opening
     from gitmem.project.paths import TRACKED_BY_BRANCH
-    from gitmem.project.scopes import open_project
 
     quiet_git()
     where = payload.cwd if payload.cwd and os.path.isdir(payload.cwd) else directory
     outcome = HookOutcome()
     try:
-        project = open_project(Repository(where, tracked=TRACKED_BY_BRANCH), memory_dir=memory_dir)
+        # git finds the project (our refs read beside the config: a sync asks for them next)
+        # while Python imports what opens it
+        opening = Opening(where, TRACKED_BY_BRANCH, refs=True)
+        try:
+            from gitmem.gitstore import Repository
+            from gitmem.project.scopes import open_project
+
+            project = open_project(Repository(opening=opening), memory_dir=memory_dir)
+        except BaseException:
+            opening.cancel()
+            raise
     except NotARepository:
         return outcome  # a user-wide hook in a folder that is no repository: not ours
     except GitmemError as exc:
@@ -149,7 +160,7 @@ def run_hook(
         outcome.note = f"gitmem: {refused[0].name} memory not synced: {refused[0].note}"
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
-            pulled, refused_refs = _sync(project, mode, bound)
+            pulled, refused_refs = _sync(project, mode, bound, start_sync(project, mode, bound))
         if refused_refs:  # the other refs synced; this one was set aside
             outcome.note = _not_synced(refused_refs[0])
     except HookTimeout:
@@ -174,13 +185,35 @@ def _not_synced(exc: GitmemError) -> str:
     return f"gitmem: memory not synced: {exc.message}{fix}"
 
 
-def _sync(
-    project: Project, mode: str, bound: float
-) -> tuple[dict[str, list[str]], list[GitmemError]]:
-    """Run the sync; the files it wrote on disk, by ref, and the refs it refused."""
-    from gitmem.sync import SyncOptions, run_sync
+def start_sync(project: Project, mode: str, bound: float) -> SyncStart | None:
+    """On SessionStart, the lock tried once and the pull's fetch started before the rest of the
+    sync is imported and git checks the folders (gitmem/sync/start.py): they run meanwhile."""
+    if mode != "pull":
+        return None
+    from gitmem.sync.start import SyncStart
 
-    options = SyncOptions(mode=mode, timeout=bound, lock_wait=0.0)
+    return SyncStart(project, fetch=True, timeout=bound, lock_wait=0.0)
+
+
+def _sync(
+    project: Project, mode: str, bound: float, start: SyncStart | None = None
+) -> tuple[dict[str, list[str]], list[GitmemError]]:
+    """Run the sync (from `start`, taken early); the files it wrote on disk, by ref, and the
+    refs it refused."""
+    from gitmem.core.state import start_checks
+
+    checks: dict[str, tuple[str, FolderCheck]] = {}
+    try:
+        # git's stat checks of the folders run while the sync code is imported (as the CLI's)
+        checks = start_checks(project.repo.git_dir, project.repo.common_dir, project.scopes)
+        from gitmem.sync import SyncOptions, run_sync
+    except BaseException:
+        for _, check in checks.values():
+            check.cancel()
+        if start is not None:
+            start.release()
+        raise
+    options = SyncOptions(mode=mode, timeout=bound, lock_wait=0.0, start=start, checks=checks)
     result = run_sync(project, options)
     return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}, result.refused
 

@@ -19,10 +19,13 @@ from gitmem.cli.common import (
 from gitmem.cli.syncreport import SHOWN, sync_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gitmem.gitstore.index import FolderCheck
     from gitmem.project.scopes import Project
     from gitmem.sync import SyncResult
     from gitmem.sync.arrivals import Arrival
+    from gitmem.sync.start import SyncStart
 
 SUMMARIES = {
     "pull": "fetch memory from the remote and merge it into your folders",
@@ -89,38 +92,44 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.cli.usersync import run_user
 
         return run_user(args)
-    opening = start_opening(args, refs=True)  # git finds the project while Python imports
+    # git finds the project while Python imports; our refs are read under the lock (SyncStart)
+    opening = start_opening(args)
     try:
         project = open_project_from(args, opening=opening)
     except BaseException:
         opening.cancel()
         raise
-    # git's stat checks of the folders run while the sync code is imported
-    checks = start_checks(project, args.scopes)
+    # the lock and the first fetch first (the fetch runs while the rest is done), then git's
+    # stat checks of the folders, which run while the sync code is imported
+    start = start_sync(project, args)
+    checks: dict[str, tuple[str, FolderCheck]] = {}
     try:
+        checks = start_checks(project, args.scopes)
         from gitmem.sync import SyncOptions, run_sync
+
+        before: dict[str, str | None] = {}
+        if (not args.quiet or getattr(args, "as_json", False)) and not args.dry_run:  # A, M, D, R
+            from gitmem.sync.arrivals import tips
+
+            before = tips(project)
+        options = SyncOptions(
+            checks=checks,
+            mode=args.mode,
+            scopes=tuple(args.scopes or ()),
+            dry_run=args.dry_run,
+            force_key=args.force_key,
+            no_verify=args.no_verify,
+            start=start,
+        )
+        options.timeout = _seconds(project, "gitmem.timeout", options.timeout)
+        options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)
+        options.progress, options.notice = _terminal(args)
     except BaseException:
         for _, check in checks.values():
             check.cancel()
+        if start is not None:
+            start.release()
         raise
-    before: dict[str, str | None] = {}
-    if (not args.quiet or getattr(args, "as_json", False)) and not args.dry_run:  # A, M, D, R
-        from gitmem.sync.arrivals import tips
-
-        before = tips(project)
-    options = SyncOptions(
-        checks=checks,
-        mode=args.mode,
-        scopes=tuple(args.scopes or ()),
-        dry_run=args.dry_run,
-        force_key=args.force_key,
-        no_verify=args.no_verify,
-    )
-    options.timeout = _seconds(project, "gitmem.timeout", options.timeout)
-    options.lock_wait = _seconds(project, "gitmem.lockTimeout", options.lock_wait)
-    if not args.quiet and sys.stderr.isatty():  # progress on a terminal, silence in hooks/CI
-        options.progress = _show_progress
-        options.notice = _show_notice
     result = run_sync(project, options)
     if options.progress:
         sys.stderr.write("\r\033[K")
@@ -205,6 +214,34 @@ def _show_notice(line: str) -> None:
 def _show_progress(what: str, count: int) -> None:
     sys.stderr.write(f"\r\033[K{what}: {count} files")
     sys.stderr.flush()
+
+
+def _terminal(
+    args: argparse.Namespace,
+) -> tuple[Callable[[str, int], None] | None, Callable[[str], None] | None]:
+    """Progress and notices on a terminal; silence in hooks and CI."""
+    if not args.quiet and sys.stderr.isatty():
+        return _show_progress, _show_notice
+    return None, None
+
+
+def start_sync(project: Project, args: argparse.Namespace) -> SyncStart | None:
+    """The lock, and for pull and sync the first fetch, taken right after the project opens
+    (gitmem/sync/start.py): the session takes them over. None for a dry run (no lock; no
+    fetch either for a push, without a remote or commits: the session says why)."""
+    if args.dry_run:
+        return None
+    from gitmem.sync.start import DEFAULT_LOCK_WAIT, DEFAULT_TIMEOUT, SyncStart
+
+    fetch = args.mode != "push" and project.remote is not None
+    return SyncStart(
+        project,
+        args.scopes or (),
+        fetch=fetch,
+        timeout=_seconds(project, "gitmem.timeout", DEFAULT_TIMEOUT),
+        lock_wait=_seconds(project, "gitmem.lockTimeout", DEFAULT_LOCK_WAIT),
+        notice=_terminal(args)[1],
+    )
 
 
 def start_checks(project: Project, names: list[str] | None) -> dict[str, tuple[str, FolderCheck]]:

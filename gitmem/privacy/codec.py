@@ -39,7 +39,7 @@ from gitmem.privacy.crypto import (
 from gitmem.privacy.firstcontact import first_contact
 from gitmem.privacy.keymerge import make_keyring
 from gitmem.privacy.rollback import read_manifest, rollback_hint, rolled_back
-from gitmem.privacy.sealedfolders import form_change, sealed_prefixes, tip_folders
+from gitmem.privacy.sealedfolders import form_change, tip_folders, wanted_prefixes
 from gitmem.privacy.shards import (
     SHARD_CHARS,
     buckets,
@@ -916,5 +916,4 @@ def _strings(value: object) -> dict[str, str]:
 
 
 def personal_codec(repo: Repository, ref: str) -> PersonalCodec:
-    # the local scope is never written in plaintext, whatever gitmem.encrypt says
-    return PersonalCodec(repo, ref, tuple(dict.fromkeys([*sealed_prefixes(repo), "local"])))
+    return PersonalCodec(repo, ref, wanted_prefixes(repo))

@@ -16,6 +16,21 @@ def sealed_prefixes(repo: Repository) -> tuple[str, ...]:
     return ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
 
 
+def wanted_prefixes(repo: Repository) -> tuple[str, ...]:
+    """The prefixes the personal ref stores sealed: gitmem.encrypt's, and local always (the
+    local scope is never written in plaintext, whatever gitmem.encrypt says)."""
+    return tuple(dict.fromkeys([*sealed_prefixes(repo), "local"]))
+
+
+def known_in_form(repo: Repository, tip: str) -> bool:
+    """Whether `tip` was recorded as already in the wanted form (cipher-form.json: the tip and
+    the prefixes it was checked for, the inputs of PersonalCodec.rewrite_reason's first
+    answer): then nothing is to be re-written, and nothing of the codec need be loaded."""
+    from gitmem.privacy.ciphercache import CipherCache
+
+    return CipherCache(repo.common_dir).form == [tip, *wanted_prefixes(repo)]
+
+
 def tip_folders(repo: Repository, tree: str) -> tuple[set[str], set[str]]:
     """The personal folders of a tip's tree that hold files, and those sealed: read from the
     folders' names, with no listing of the whole tree."""

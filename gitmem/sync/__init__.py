@@ -6,21 +6,45 @@ write the result back to the folders (only over files unchanged since the last s
 without force, and on rejection fetch, merge and retry. Never prints and never exits: it
 returns a SyncResult or raises a GitmemError.
 
-Parts: session (lock, rounds, retry, the report), ledger (what the run knows of each scope),
-views (a ref's plaintext, plain or sealed), commit, transport (fetch, push), gate (the checks
-of a fetched tip), writeback.
+Parts: start (the lock and the first fetch, which a command may take early), session (rounds,
+retry, the report), ledger (what the run knows of each scope), views (a ref's plaintext, plain
+or sealed), commit, transport (fetch, push), gate (the checks of a fetched tip), writeback.
+Each name below is loaded on first use (as gitmem.gitstore's): a command takes the sync's start
+(gitmem.sync.start) before the rest of the sync is imported, and its fetch runs meanwhile.
 """
 
-from gitmem.sync.report import (
-    DEFAULT_TIMEOUT,
-    MAX_ROUNDS,
-    RefReport,
-    SyncOptions,
-    SyncResult,
-    allowed_tops,
-)
-from gitmem.sync.session import Session, run_sync
-from gitmem.sync.transport import fetch_tracking
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gitmem.sync.report import MAX_ROUNDS, RefReport, SyncOptions, SyncResult, allowed_tops
+    from gitmem.sync.session import Session, run_sync
+    from gitmem.sync.start import DEFAULT_TIMEOUT, SyncStart
+    from gitmem.sync.transport import fetch_tracking
+
+_PARTS = {
+    "MAX_ROUNDS": "report",
+    "RefReport": "report",
+    "SyncOptions": "report",
+    "SyncResult": "report",
+    "allowed_tops": "report",
+    "Session": "session",
+    "run_sync": "session",
+    "DEFAULT_TIMEOUT": "start",
+    "SyncStart": "start",
+    "fetch_tracking": "transport",
+}
+
+
+def __getattr__(name: str) -> object:
+    part = _PARTS.get(name)
+    if part is None:
+        raise AttributeError(f"module 'gitmem.sync' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"gitmem.sync.{part}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -29,6 +53,7 @@ __all__ = [
     "Session",
     "SyncOptions",
     "SyncResult",
+    "SyncStart",
     "allowed_tops",
     "fetch_tracking",
     "run_sync",

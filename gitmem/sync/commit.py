@@ -16,6 +16,7 @@ from gitmem.errors import GitmemError
 from gitmem.gitstore import BLOB_MODE
 from gitmem.merge.tree import closest_version, merge_trees
 from gitmem.policy.treecheck import META_FILE, parse_meta
+from gitmem.privacy.sealedfolders import known_in_form
 from gitmem.project.refmeta import rekeyed
 from gitmem.project.scopes import Scope, hostname
 from gitmem.sync.folders import snapshot
@@ -268,7 +269,7 @@ class LocalCommit:
                 self.ledger.expected[s.name] = self._base_from_history(ref, s, snaps[s.name].files)
         rewrite = (
             self.views.codec_for(ref).rewrite_reason(tip)
-            if tip and self.views.of(ref).sealed
+            if tip and self.views.sealed(ref) and not known_in_form(repo, tip)
             else None
         )
         if any(snap.few for snap in snaps.values()):

@@ -14,6 +14,7 @@ from gitmem.core.state import FileRecord, ScopeHead, ScopeState, load_scope_stat
 from gitmem.gitstore import Repository
 from gitmem.project.scopes import Project, Scope
 from gitmem.sync.report import SyncOptions, SyncResult
+from gitmem.sync.start import chosen_scopes, refs_to_sync
 from gitmem.sync.views import RefViews
 
 V = TypeVar("V")
@@ -93,16 +94,11 @@ class SyncRun:
         self.repo: Repository = project.repo
         self.opts = options
         self.result = SyncResult(options.mode, project.remote, dry_run=options.dry_run)
-        chosen = (
-            [project.scope(n) for n in options.scopes] if options.scopes else list(project.scopes)
-        )
-        for s in chosen:
+        for s in chosen_scopes(project, options.scopes):
             if s.refused or (not s.pushable and options.scopes):
                 self.result.skipped.append(f"{s.name}: not synced ({s.note})")
-        self.scopes = [s for s in chosen if s.pushable]
-        self.by_ref: dict[str, list[Scope]] = {}
-        for s in self.scopes:
-            self.by_ref.setdefault(s.ref, []).append(s)
+        self.by_ref: dict[str, list[Scope]] = refs_to_sync(project, options.scopes)
+        self.scopes = [s for scopes in self.by_ref.values() for s in scopes]
         self.ledger = Ledger(self.repo.common_dir)
         self.views = RefViews(project)  # plain or sealed, per ref
         self.checked: set[str] = set()  # remote commits that passed check_tree

@@ -11,12 +11,12 @@ from gitmem.errors import GitmemError
 from gitmem.policy.rules import tops_for
 from gitmem.project.scopes import shown
 from gitmem.sync.folders import Progress
+from gitmem.sync.start import DEFAULT_LOCK_WAIT, DEFAULT_TIMEOUT, SyncStart
 
 if TYPE_CHECKING:
     from gitmem.gitstore.index import FolderCheck
     from gitmem.recall.lost import Loss
 
-DEFAULT_TIMEOUT = 120.0  # seconds, a sync's transport (gitmem.timeout)
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 # rounds spent re-merging files edited during the sync: a file that keeps changing (an editor
 # appending every few milliseconds) is committed as of one snapshot; the rest waits
@@ -70,7 +70,7 @@ class SyncOptions:
     dry_run: bool = False
     force_key: bool = False
     timeout: float = DEFAULT_TIMEOUT
-    lock_wait: float = 30.0
+    lock_wait: float = DEFAULT_LOCK_WAIT
     progress: Progress | None = None  # long work on a terminal: (what, files so far)
     notice: Callable[[str], object] | None = None  # a line for a human when something is slow
     no_verify: bool = False  # publish even what the secret scan flags
@@ -80,6 +80,9 @@ class SyncOptions:
     # git's stat checks of the folders, started before the lock (gitmem.core.state.start_checks):
     # each taken by the first snapshot of its scope if its index is still the state's
     checks: dict[str, tuple[str, FolderCheck]] = field(default_factory=dict)
+    # the lock and the first fetch, taken and started early by the command (gitmem.sync.start):
+    # the session takes them over, and lets them go when it ends
+    start: SyncStart | None = None
 
 
 def allowed_tops(ref: str) -> frozenset[str]:

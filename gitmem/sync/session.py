@@ -9,11 +9,12 @@ raises a GitmemError.
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 
 from gitmem.core.state import (
     ScopeState,
-    holding_lock,
     jitter,
     load_scope_state,
     read_scope_head,
@@ -33,6 +34,7 @@ from gitmem.sync.integrate import Integrate
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import MAX_EDIT_ROUNDS, MAX_ROUNDS, SyncOptions, SyncResult
 from gitmem.sync.snapshot import Snapshots
+from gitmem.sync.start import SyncStart
 from gitmem.sync.transport import Exchange
 from gitmem.sync.writeback import WriteBack
 
@@ -71,9 +73,12 @@ class Session:
                 route = self.project.route(ref)
                 report.via = route.label if route.remote != self.project.remote else ""
         if self.opts.dry_run:
+            if self.opts.start is not None:
+                self.opts.start.release()
+                self.opts.start = None
             return self._dry_run()
-        with holding_lock(self.repo, self.opts.lock_wait, self.opts.notice):
-            for lock in self.repo.clear_stale_ref_locks() if self.run.by_ref else ():
+        with self._started():
+            for lock in self.opts.start.cleared if self.opts.start else ():
                 self.result.report(next(iter(self.run.by_ref))).notes.append(
                     f"removed a stale lock left by an interrupted git: {lock}"
                 )
@@ -108,6 +113,30 @@ class Session:
             report.local_changes = list(dict.fromkeys(report.local_changes))
             report.resolutions = list(dict.fromkeys(report.resolutions))
         return self.result
+
+    @contextlib.contextmanager
+    def _started(self) -> Iterator[SyncStart]:
+        """The session's start (gitmem/sync/start.py): the one a command took early (the lock
+        held, maybe the first fetch running), else taken now; let go when the session ends.
+        One session takes it: a session run again (run_sync) starts afresh."""
+        start = self.opts.start
+        if start is not None and start.project is not self.project:
+            start.release()
+            start = None
+        if start is None:
+            start = SyncStart(
+                self.project,
+                self.opts.scopes,
+                timeout=self.opts.timeout,
+                lock_wait=self.opts.lock_wait,
+                notice=self.opts.notice,
+            )
+        self.opts.start = start
+        try:
+            yield start
+        finally:
+            self.opts.start = None
+            start.release()
 
     def _tell_losses(self) -> None:
         """Each edit held here that a merge of this run, or one pulled, resolved against: once,
@@ -294,4 +323,7 @@ def run_sync(project: Project, options: SyncOptions) -> SyncResult:
         for _, check in options.checks.values():  # started early, never asked for
             check.cancel()
         options.checks.clear()
+        if options.start is not None:  # taken early, by a session that never began
+            options.start.release()
+            options.start = None
     return result.named_for_user()

@@ -13,7 +13,10 @@ from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.project.scopes import GITMEM_PREFIX, Project
 from gitmem.sync.ledger import SyncRun
-from gitmem.sync.report import DEFAULT_TIMEOUT, SyncOptions
+from gitmem.sync.report import SyncOptions
+from gitmem.sync.start import DEFAULT_TIMEOUT, begin_fetch, fetch_plan
+
+__all__ = ["Exchange", "fetch_plan", "fetch_tracking"]
 
 
 class Exchange:
@@ -41,28 +44,20 @@ class Exchange:
     def start_fetch(self, refs: Iterable[str] | None = None) -> list[PendingFetch]:
         """Start fetching our refs (or only `refs`: those a push saw rejected) from every
         remote that holds them (in parallel, and in parallel with whatever the caller does
-        until `finish_fetch`)."""
+        until `finish_fetch`). The first round's fetch may have been started with the lock
+        (`SyncOptions.start`): then that one is taken over."""
         wanted = list(self.run.by_ref if refs is None else refs)
+        start = self.opts.start
+        if refs is None and start is not None:
+            early = start.take_fetch(wanted, self.opts.timeout)
+            if early is not None:
+                self.run.fetched_from = dict(start.fetched_from)
+                return early
         if refs is None:
             self.run.fetched_from = {}
-        self.run.fetched_from.update(
-            {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in wanted}
-        )
-        known = {self.project.tracking_ref(r): oid for r, oid in self.run.fetched_from.items()}
-        pending: list[PendingFetch] = []
-        try:
-            for remote, specs in fetch_plan(self.project, wanted).items():
-                # a ref the remote may not have (never seen there: no team memory yet, a
-                # first sync) is fetched beside the others, not with them: git fails a fetch
-                # at the first name the remote lacks, and a retry would cost a round trip
-                seen = [s for s in specs if known.get(s.partition(":")[2]) is not None]
-                for group in (seen, [s for s in specs if s not in seen]):
-                    if group:
-                        pending.append(self.repo.start_fetch(remote, group, self.opts.timeout))
-        except BaseException:
-            self.cancel_fetch(pending)
-            raise
-        return pending
+        known = {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in wanted}
+        self.run.fetched_from.update(known)
+        return begin_fetch(self.project, known, self.opts.timeout)
 
     def cancel_fetch(self, pending: list[PendingFetch]) -> None:
         for fetch in pending:
@@ -266,17 +261,6 @@ HUB_FETCH_HINT = (
     "check gitmem.hub, a private repository of yours (git config --show-origin gitmem.hub "
     "says where it is set), and your access to it, then retry"
 )
-
-
-def fetch_plan(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
-    """remote -> the refspecs a sync of `refs` fetches from it (in the order of `refs`)."""
-    plan: dict[str, list[str]] = {}
-    for ref in refs:
-        route = project.route(ref)
-        # exact names only: a glob would also bring every sibling (`team-1` … `team-8000`),
-        # and a ref the remote lacks is dropped by the fetch (gitstore.Transport.fetch)
-        plan.setdefault(route.remote, []).append(f"+{route.name}:{route.tracking}")
-    return plan
 
 
 def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:

@@ -134,6 +134,10 @@ class RefViews:
             self._sealed = SealedView(self.project.repo, self.codec_for(ref))
         return self._sealed
 
+    def sealed(self, ref: str) -> bool:
+        """Whether `ref`'s view is the sealed one (without making it: no codec loaded)."""
+        return ref == self.project.user_ref
+
     def codec_for(self, ref: str) -> PersonalCodec:
         if self.codec is None:
             from gitmem.privacy.codec import personal_codec

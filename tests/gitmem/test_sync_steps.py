@@ -20,6 +20,7 @@ from gitmem.sync import SyncOptions, run_sync
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.session import MAX_BACKOFF, ROUND_FLOOR, backoff
 from gitmem.sync.snapshot import Snapshots
+from gitmem.sync.start import SyncStart
 from gitmem.sync.transport import fetch_plan
 from gitmem.sync.views import PlainView, SealedView
 from tests.gitmem.test_usecases import (
@@ -313,3 +314,49 @@ def test_the_sealed_view_gives_a_pull_its_changed_files_and_copies_it_may_edit(
     mine.clear()
     assert sealed.files(second) == edited
     assert plain.changed_files(first, second) is None  # a plain ref's trees say it
+
+
+def test_a_start_taken_early_hands_its_fetch_to_the_session(
+    clone: Clones, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fetch a command starts with the lock (SyncStart) is the session's first fetch: it is
+    started once, before the folders are read, and what it brings is merged."""
+    a, b = clone("a"), clone("b")
+    write(a, "MEMORY.md", "- from a\n")
+    sync(a)
+    events: list[str] = []
+    kind = type(b.repo)
+    real_fetch, real_take = kind.start_fetch, Snapshots.take
+
+    def fetching(self: Any, remote: str, specs: list[str], timeout: Any = None) -> Any:
+        events.append("fetch")
+        return real_fetch(self, remote, specs, timeout)
+
+    def take(self: Snapshots) -> Any:
+        events.append("snapshot")
+        return real_take(self)
+
+    monkeypatch.setattr(kind, "start_fetch", fetching)
+    monkeypatch.setattr(Snapshots, "take", take)
+    start = SyncStart(b, fetch=True, timeout=30.0, lock_wait=5)
+    events.append("started")
+    result = sync(b, "pull", start=start, timeout=30.0)
+    assert events[: events.index("started")] == ["fetch"] * events.index("started")
+    assert "fetch" not in events[events.index("started") :]  # not fetched again
+    assert events[-1] == "snapshot"
+    assert "MEMORY.md" in " ".join(result.refs[TEAM_REF].pulled)
+    assert read(b, "MEMORY.md") == "- from a\n"
+
+
+def test_a_start_for_other_refs_is_not_taken(clone: Clones) -> None:
+    """A start that fetched other refs than the session syncs (another scope choice, another
+    timeout) is cancelled and the session fetches its own: what it merges is what it fetched."""
+    a, b = clone("a"), clone("b")
+    write(a, "MEMORY.md", "- from a\n")
+    sync(a)
+    start = SyncStart(b, ("auto",), fetch=True, timeout=30.0, lock_wait=5)
+    assert TEAM_REF not in start.refs and start.refs and start.fetching is not None
+    sync(b, "pull", start=start, timeout=30.0)
+    assert read(b, "MEMORY.md") == "- from a\n"
+    assert start.fetching is None
+    SyncStart(b, lock_wait=0).release()  # the session let the lock go

@@ -1,0 +1,128 @@
+"""The start of a sync session: the repository lock taken, the ref locks a killed git left
+cleared, and the first round's fetch started — the session's own first steps (Session.sync).
+
+A command may take them early (`SyncStart(...)` right after the project opens, before it
+imports the rest of the sync and git checks the folders) and hand them to the session
+(`SyncOptions.start`): the one fetch of the first round then runs while the rest is done, so a
+sync with nothing new costs about max(fetch, local work) instead of their sum. It is the same
+fetch the session would start: exact refspecs into the remote-tracking (holding) refs
+`refs/gitmem-remotes/...` only, under the lock, checked by the remote gate before anything of
+it is merged; the session takes it only if it fetches exactly the refs the session syncs.
+
+Light on imports on purpose (no dataclasses, no policy, no merge): it runs before them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
+
+from gitmem.core.state import holding_lock
+from gitmem.gitstore.transport import PendingFetch
+from gitmem.project.scopes import Project, Scope
+
+DEFAULT_TIMEOUT = 120.0  # seconds, a sync's transport (gitmem.timeout)
+DEFAULT_LOCK_WAIT = 30.0  # seconds a sync waits for another gitmem of this clone
+
+
+def chosen_scopes(project: Project, names: Sequence[str] = ()) -> list[Scope]:
+    """The scopes a sync of `names` (empty: all) looks at, syncable or not."""
+    return [project.scope(n) for n in names] if names else list(project.scopes)
+
+
+def refs_to_sync(project: Project, names: Sequence[str] = ()) -> dict[str, list[Scope]]:
+    """ref -> the syncable scopes of `names` it holds, in the project's order."""
+    by_ref: dict[str, list[Scope]] = {}
+    for s in chosen_scopes(project, names):
+        if s.pushable:
+            by_ref.setdefault(s.ref, []).append(s)
+    return by_ref
+
+
+def fetch_plan(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
+    """remote -> the refspecs a sync of `refs` fetches from it (in the order of `refs`)."""
+    plan: dict[str, list[str]] = {}
+    for ref in refs:
+        route = project.route(ref)
+        # exact names only: a glob would also bring every sibling (`team-1` … `team-8000`),
+        # and a ref the remote lacks is dropped by the fetch (gitstore.Transport.fetch)
+        plan.setdefault(route.remote, []).append(f"+{route.name}:{route.tracking}")
+    return plan
+
+
+def begin_fetch(
+    project: Project, known: dict[str, str | None], timeout: float
+) -> list[PendingFetch]:
+    """Start fetching the refs of `known` (ref -> its tracking ref's oid before the fetch) from
+    every remote that holds them, in parallel with each other and with whatever the caller
+    does until each `finish()`."""
+    tracking = {project.tracking_ref(r): oid for r, oid in known.items()}
+    pending: list[PendingFetch] = []
+    try:
+        for remote, specs in fetch_plan(project, known).items():
+            # a ref the remote may not have (never seen there: no team memory yet, a first
+            # sync) is fetched beside the others, not with them: git fails a fetch at the
+            # first name the remote lacks, and a retry would cost a round trip
+            seen = [s for s in specs if tracking.get(s.partition(":")[2]) is not None]
+            for group in (seen, [s for s in specs if s not in seen]):
+                if group:
+                    pending.append(project.repo.start_fetch(remote, group, timeout))
+    except BaseException:
+        for fetch in pending:
+            fetch.cancel()
+        raise
+    return pending
+
+
+class SyncStart:
+    """The lock held, stale ref locks cleared and (`fetch`) the first fetch running, for one
+    session of `scopes` of `project`. `release()` (or the session that took it) lets all go."""
+
+    def __init__(
+        self,
+        project: Project,
+        scopes: Sequence[str] = (),
+        fetch: bool = False,
+        timeout: float = DEFAULT_TIMEOUT,
+        lock_wait: float = DEFAULT_LOCK_WAIT,
+        notice: Callable[[str], object] | None = None,
+    ) -> None:
+        self.project = project
+        self.refs = list(refs_to_sync(project, scopes))
+        self.timeout = timeout
+        self.cleared: list[str] = []  # stale ref locks removed (the session says so)
+        self.fetched_from: dict[str, str | None] = {}  # tracking refs before the fetch
+        self.fetching: list[PendingFetch] | None = None
+        self._lock = contextlib.ExitStack()
+        repo = project.repo
+        self._lock.enter_context(holding_lock(repo, lock_wait, notice))
+        try:
+            if self.refs:
+                self.cleared = repo.clear_stale_ref_locks()
+            if fetch and self.refs and project.remote is not None and repo.has_commits():
+                # read under the lock, before the fetch moves them (the gate's pin, the
+                # force-push note); the fetch leaves the ref cache as it was until it ends
+                self.fetched_from = {r: repo.resolve(project.tracking_ref(r)) for r in self.refs}
+                self.fetching = begin_fetch(project, self.fetched_from, timeout)
+        except BaseException:
+            self._lock.close()
+            raise
+
+    def take_fetch(self, refs: Iterable[str], timeout: float) -> list[PendingFetch] | None:
+        """The fetch started early, once, when it fetches exactly `refs` with `timeout`
+        (else it is cancelled, and the caller fetches what it needs)."""
+        pending, self.fetching = self.fetching, None
+        if pending is not None and (list(refs) != self.refs or timeout != self.timeout):
+            for fetch in pending:
+                fetch.cancel()
+            return None
+        return pending
+
+    def release(self) -> None:
+        """Cancel a fetch nobody took, then let the lock go."""
+        pending, self.fetching = self.fetching, None
+        try:
+            for fetch in pending or ():
+                fetch.cancel()
+        finally:
+            self._lock.close()

@@ -1,0 +1,234 @@
+"""The sync's start (gitmem/sync/start.py): pull, sync and the SessionStart hook take the lock
+and start the one fetch right after the project opens, and the folders' stat checks and the
+rest of the sync run while it fetches. Measured with git's own trace (GIT_TRACE2_EVENT) of the
+real commands: the order of the processes, and how many a sync with nothing new starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from gitmem.claude import hooks
+from tests.support.settled import settled_worlds, take, users_in_module
+from tests.support.world import REPO_ROOT, World, teammates_sharing
+
+
+@dataclass(frozen=True)
+class Event:
+    what: str  # start | exit
+    sid: str
+    argv: tuple[str, ...]
+    time: str  # ISO 8601, one clock: comparable as text
+
+    @property
+    def command(self) -> str:
+        """git's subcommand (`fetch`, `diff-files`...), options before it skipped."""
+        args = list(self.argv[1:])
+        while args and args[0].startswith("-"):
+            takes = args[0] in ("-C", "-c", "--git-dir", "--work-tree")
+            args = args[2:] if takes else args[1:]
+        return args[0] if args else ""
+
+
+def traced(trace: Path) -> list[Event]:
+    """The processes gitmem itself started (not the ones git starts under them), in order."""
+    argv: dict[str, tuple[str, ...]] = {}
+    events: list[Event] = []
+    for line in trace.read_text().splitlines():
+        e = json.loads(line)
+        if e["event"] == "start":
+            argv[e["sid"]] = tuple(e["argv"])
+        if e["event"] in ("start", "exit") and "/" not in e["sid"]:  # a child of git: "a/b"
+            events.append(Event(e["event"], e["sid"], argv[e["sid"]], e["time"]))
+    return events
+
+
+def started(events: list[Event]) -> list[str]:
+    return [e.command for e in events if e.what == "start"]
+
+
+def first(events: list[Event], what: str, command: str) -> int:
+    return next(i for i, e in enumerate(events) if e.what == what and e.command == command)
+
+
+def slow_upload_pack(world: World, clone: Path, seconds: float = 0.5) -> None:
+    """The remote answers `seconds` late (as a remote across a network does): the sync's fetch
+    is still running when the local work starts, whatever the machine's speed."""
+    script = world.root / "slow-upload-pack"
+    script.write_text(f'#!/bin/sh\nsleep {seconds}\nexec git-upload-pack "$@"\n')
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    world.git("config", "remote.origin.uploadpack", str(script), cwd=clone)
+
+
+def run_traced(world: World, argv: list[str], trace: Path, payload: bytes = b"") -> str:
+    trace.unlink(missing_ok=True)
+    proc = subprocess.run(
+        argv,
+        input=payload,
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT), "GIT_TRACE2_EVENT": str(trace)},
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    return proc.stdout.decode()
+
+
+def sync(world: World, clone: Path, trace: Path) -> list[Event]:
+    run_traced(world, [sys.executable, "-m", "gitmem", "-C", str(clone), "sync", "-q"], trace)
+    return traced(trace)
+
+
+def session_start(world: World, clone: Path, trace: Path) -> tuple[str, list[Event]]:
+    """The SessionStart command `gitmem hooks install` writes, as Claude Code runs it."""
+    command = hooks.hook_command(hooks.gitmem_command(), "SessionStart")
+    payload = {"session_id": "s", "cwd": str(clone), "hook_event_name": "SessionStart"}
+    out = run_traced(world, ["sh", "-c", command], trace, json.dumps(payload).encode())
+    return out, traced(trace)
+
+
+def _write(world: World) -> None:
+    """alice pushed team memory; bob has a personal note."""
+    _, bob, _ = teammates_sharing(world)
+    (world.scope_path(bob, "auto")).mkdir(parents=True, exist_ok=True)
+    (world.scope_path(bob, "auto") / "MEMORY.md").write_text("- bob's own note\n")
+
+
+def _sync_all(world: World) -> None:
+    for name in ("bob", "alice", "bob"):
+        world.ok("-C", str(world.root / name), "sync", "-q")
+
+
+@pytest.fixture(scope="module")
+def _pool(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _remote_template: Path,
+) -> list[World]:
+    count = users_in_module(request, "settled")
+    root = tmp_path_factory.mktemp("settled")
+    return settled_worlds(root, _remote_template, count, _write, _sync_all, _sync_all)
+
+
+@pytest.fixture
+def settled(_pool: list[World], monkeypatch: pytest.MonkeyPatch) -> tuple[World, Path]:
+    """A world where both synced, then synced again once the files were old enough for the
+    stat caches (git checks the folders): the state a session starts in, nothing new."""
+    world = take(_pool, monkeypatch)
+    return world, world.root / "bob"
+
+
+def test_the_fetch_starts_before_the_local_work_and_runs_beside_it(
+    settled: tuple[World, Path],
+) -> None:
+    world, bob = settled
+    slow_upload_pack(world, bob)
+    events = sync(world, bob, world.root / "trace.json")
+    fetch = first(events, "start", "fetch")
+    # the lock's read of our refs, then the fetch: before the stat checks of the folders
+    assert fetch < first(events, "start", "diff-files")
+    assert fetch < first(events, "start", "ls-files") or started(events).count("ls-files") > 1
+    # the checks ran, and were done, while the remote had not answered yet
+    assert first(events, "exit", "diff-files") < first(events, "exit", "fetch")
+
+
+def test_the_hook_starts_its_fetch_before_the_local_work(settled: tuple[World, Path]) -> None:
+    world, bob = settled
+    slow_upload_pack(world, bob)
+    out, events = session_start(world, bob, world.root / "trace.json")
+    assert "deploy only on Tuesdays" in out
+    assert first(events, "start", "fetch") < first(events, "start", "diff-files")
+    assert first(events, "exit", "diff-files") < first(events, "exit", "fetch")
+
+
+# the git processes of a sync with nothing new: each one a reason
+NOTHING_NEW = [
+    # opening the project, all three at once (gitstore/base.py Opening)
+    "config",
+    "ls-files",  # which memory paths the branch tracks
+    "rev-parse",
+    "for-each-ref",  # our refs, read under the lock (SyncStart): has_commits, the holding refs
+    "fetch",  # the one fetch of the refs the remote holds
+    "diff-files",  # git's stat check of each folder with memory (team and auto)...
+    "ls-files",  # ... and its new files
+    "diff-files",
+    "ls-files",
+    "for-each-ref",  # what the fetch moved
+]
+# the hook reads our refs beside the opening too: whether to sync at all (has_commits) is known
+# before it takes the lock, under which they are read again
+NOTHING_NEW_HOOK = [*NOTHING_NEW, "for-each-ref"]
+
+
+@pytest.mark.parametrize("how", ["sync", "hook"])
+def test_a_sync_with_nothing_new_starts_a_counted_set_of_git_processes(
+    settled: tuple[World, Path], how: str
+) -> None:
+    world, bob = settled
+    trace = world.root / "trace.json"
+    events = sync(world, bob, trace) if how == "sync" else session_start(world, bob, trace)[1]
+    ran = started(events)
+    assert sorted(ran) == sorted(NOTHING_NEW if how == "sync" else NOTHING_NEW_HOOK), ran
+    assert ran.count("fetch") == 1 and "update-ref" not in ran and "commit-tree" not in ran
+
+
+def test_a_dry_run_and_a_push_take_no_early_fetch(settled: tuple[World, Path]) -> None:
+    world, bob = settled
+    trace = world.root / "trace.json"
+    for args in (["pull", "-n"], ["push", "-q"]):
+        run_traced(world, [sys.executable, "-m", "gitmem", "-C", str(bob), *args], trace)
+        assert "fetch" not in started(traced(trace)), args
+
+
+def test_the_start_of_a_session_that_fails_early_lets_the_lock_go(
+    world: World, tmp_path: Path
+) -> None:
+    """A pull without a remote fails before its session begins: the lock taken with the start
+    is let go (a second sync in the same process would wait for it)."""
+    from gitmem.errors import UsageError
+    from gitmem.gitstore import Repository
+    from gitmem.project.scopes import open_project
+    from gitmem.sync import SyncOptions, SyncStart, run_sync
+
+    lone = tmp_path / "lone"
+    world.git("init", "-q", str(lone))
+    (lone / "README.md").write_text("x\n")
+    world.git("add", "README.md", cwd=lone)
+    world.git("commit", "-q", "-m", "x", cwd=lone)
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(world.env)
+    try:
+        with Repository(lone) as repo:
+            project = open_project(repo)
+            options = SyncOptions(mode="pull", start=SyncStart(project, fetch=True))
+            with pytest.raises(UsageError):
+                run_sync(project, options)
+            assert options.start is None
+            SyncStart(project, lock_wait=0.0).release()  # the lock is free again
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@pytest.mark.parametrize("args", [["sync", "-q"], ["pull", "--hook"]])
+def test_nothing_new_loads_no_personal_codec(settled: tuple[World, Path], args: list[str]) -> None:
+    """Whether the personal ref's tip needs a rewrite is answered from its cached inputs (the
+    tip and the wanted prefixes, cipher-form.json): a sync with nothing new imports none of the
+    codec, as one that brings something in does."""
+    world, bob = settled
+    probe = (
+        "import sys\n"
+        "from gitmem.cli import main\n"
+        f"code = main({['-C', str(bob), *args]!r})\n"
+        "assert code == 0, code\n"
+        "print('gitmem.privacy.codec' in sys.modules)\n"
+    )
+    out = run_traced(world, [sys.executable, "-c", probe], world.root / "trace.json")
+    assert out.strip().splitlines()[-1] == "False"
