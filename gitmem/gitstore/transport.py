@@ -77,7 +77,15 @@ class PushOutcome:
     blockers: dict[str, str] = field(default_factory=dict)  # destination ref -> ref in the way
 
 
-FETCH = ("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc")
+# --no-recurse-submodules: a checked-out submodule's own config never runs for our refs
+FETCH = (
+    "fetch",
+    "--quiet",
+    "--no-tags",
+    "--no-write-fetch-head",
+    "--no-auto-gc",
+    "--no-recurse-submodules",
+)
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
 
 
