@@ -1,0 +1,129 @@
+"""Red-team round, charter rule 5: personal memory leaves the machine only encrypted, by any route.
+
+Each route starts from a clone that synced its personal memory once (a key made on the way,
+docs/design.md §5), then takes one more way out: another remote, a renamed remote, the hub set,
+changed and unset, a linked worktree, unpublish and --undo, a bundle file. After each, every
+object the receiving side holds (packs inflated) is searched for the memory's text and names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.personal import remote_objects
+from tests.support.world import World, write_files
+
+SECRET = "the-personal-plaintext-marker"
+NAME = "private-topic-name"
+PERSONAL = {
+    "MEMORY.md": f"- [Mine]({NAME}.md) — {SECRET} index\n",
+    f"{NAME}.md": f"---\nname: mine\ndescription: {SECRET}\ntype: user\n---\n{SECRET} body\n",
+    "team/MEMORY.md": "- [Deploy](deploy.md) — how we deploy\n",
+    "team/deploy.md": "Tuesdays.\n",
+}
+LOCAL = {"CLAUDE.local.md": f"{SECRET} local\n"}
+
+
+def _leaks(blob: bytes) -> list[str]:
+    return [s for s in (SECRET, NAME) if s.encode() in blob]
+
+
+def _bundle_objects(world: World, bundle: Path) -> bytes:
+    """Every object a bundle file carries, inflated (what its receiver can read)."""
+    probe = world.root / "bundle-probe.git"
+    world.git("init", "-q", "--bare", str(probe))
+    world.git("bundle", "unbundle", str(bundle), cwd=probe)
+    return remote_objects(probe)
+
+
+def _synced(world: World) -> Path:
+    a = world.clone("a")
+    write_files(world.scope_path(a), PERSONAL)
+    write_files(a, LOCAL)
+    world.ok("-C", str(a), "sync")
+    assert not _leaks(remote_objects(world.remote))
+    return a
+
+
+ROUTES = [
+    "second-remote",
+    "gitmem.remote",
+    "renamed",
+    "hub",
+    "hub-changed-unset",
+    "worktree",
+    "unpublish-undo",
+    "bundle",
+    "bundle-before-any-sync",
+]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_personal_memory_leaves_only_encrypted_by_every_route(world: World, route: str) -> None:
+    if route == "bundle-before-any-sync":  # nothing synced yet: no key on this machine
+        a = world.clone("a")
+        write_files(world.scope_path(a), PERSONAL)
+        write_files(a, LOCAL)
+    else:
+        a = _synced(world)
+    more = {f"{NAME}-2.md": f"{SECRET} second\n"}
+    write_files(world.scope_path(a), more)
+    receivers: list[Path] = [world.remote]
+    if route in ("second-remote", "gitmem.remote"):
+        other = world.make_remote("other.git")
+        world.git("remote", "add", "backup", str(other), cwd=a)
+        if route == "second-remote":
+            world.ok("-C", str(a), "sync", "--remote", "backup")
+        else:
+            world.git("config", "gitmem.remote", "backup", cwd=a)
+            world.ok("-C", str(a), "sync")
+        receivers.append(other)
+    elif route == "renamed":
+        world.git("remote", "rename", "origin", "upstream", cwd=a)
+        world.ok("-C", str(a), "sync")
+    elif route in ("hub", "hub-changed-unset"):
+        hub = world.root / "hub.git"
+        world.git("init", "-q", "--bare", str(hub))
+        world.git("config", "gitmem.hub", str(hub), cwd=a)
+        world.ok("-C", str(a), "sync")
+        receivers.append(hub)
+        if route == "hub-changed-unset":
+            hub2 = world.root / "hub2.git"
+            world.git("init", "-q", "--bare", str(hub2))
+            world.git("config", "gitmem.hub", str(hub2), cwd=a)
+            write_files(world.scope_path(a), {f"{NAME}-3.md": f"{SECRET} third\n"})
+            world.ok("-C", str(a), "sync")
+            world.git("config", "--unset", "gitmem.hub", cwd=a)
+            write_files(world.scope_path(a), {f"{NAME}-4.md": f"{SECRET} fourth\n"})
+            world.ok("-C", str(a), "sync")
+            receivers.append(hub2)
+    elif route == "worktree":
+        tree = world.root / "linked"
+        world.git("worktree", "add", "-q", "-b", "side", str(tree), cwd=a)
+        write_files(tree, LOCAL)  # the linked worktree's own CLAUDE.local.md
+        world.ok("-C", str(tree), "sync")
+    elif route == "unpublish-undo":
+        world.ok("-C", str(a), "unpublish", "personal")
+        write_files(world.scope_path(a), {f"{NAME}-3.md": f"{SECRET} while off\n"})
+        world.ok("-C", str(a), "sync")
+        world.ok("-C", str(a), "unpublish", "--undo", "personal")
+        world.ok("-C", str(a), "sync")
+    else:
+        bundle = world.root / "memory.bundle"
+        run = world.gitmem("-C", str(a), "bundle", "create", str(bundle))
+        assert run.code in (0, 2), run.err
+        assert SECRET not in run.out + run.err
+        assert bundle.exists() or route == "bundle-before-any-sync"
+        if bundle.exists():
+            objects = _bundle_objects(world, bundle)
+            assert b"keys/scope.age" in objects or b"scope.age" in objects  # sealed, not absent
+            assert not _leaks(objects), route
+    for receiver in receivers:
+        refs = world.git("for-each-ref", "--format=%(refname)", "refs/gitmem", cwd=receiver)
+        assert "/users/" in refs or route == "bundle-before-any-sync", (
+            route,
+            receiver,
+        )  # the personal ref did travel there
+        assert not _leaks(remote_objects(receiver)), (route, receiver)
