@@ -127,3 +127,65 @@ def test_personal_memory_leaves_only_encrypted_by_every_route(world: World, rout
             receiver,
         )  # the personal ref did travel there
         assert not _leaks(remote_objects(receiver)), (route, receiver)
+
+
+@pytest.mark.parametrize("on_top", [True, False], ids=["on-top", "unrelated"])
+@pytest.mark.parametrize("door", ["pinned", "renamed", "new-remote-name", "tracking-dropped"])
+def test_a_key_ring_planted_after_the_first_sync_is_refused_whatever_the_tracking_ref(
+    world: World, door: str, on_top: bool
+) -> None:
+    """Someone who can push replaces your personal ref with a scope key sealed to you and to
+    themselves (on top of your tip, or as a new history: most forges let anyone who can push
+    force a non-branch ref). Your sync must never re-encrypt your memory under it — also when
+    the remote-tracking ref that pins your last key is gone: the remote renamed, the same URL
+    under a new remote name, the tracking ref dropped."""
+    from pyrage import x25519
+
+    from gitmem.gitstore import Repository
+    from gitmem.privacy.crypto import (
+        RECIPIENTS_FILE,
+        SCOPE_KEY_FILE,
+        ScopeKey,
+        lock_scope_key,
+        seal_json,
+    )
+    from tests.support.personal import USER_REF
+
+    a = _synced(world)
+    mine = world.ok("key", "show").strip()
+    planter = str(x25519.Identity.generate().to_public())
+    remote = Repository(world.remote)
+    tip = remote.resolve(USER_REF)
+    assert tip is not None
+    key = ScopeKey.generate()
+    tree = remote.write_tree(
+        {
+            "gitmem.toml": ("100644", remote.list_tree(tip)["gitmem.toml"].oid),
+            SCOPE_KEY_FILE: ("100644", remote.write_blob(lock_scope_key(key, [mine, planter]))),
+            RECIPIENTS_FILE: (
+                "100644",
+                remote.write_blob(seal_json(key, RECIPIENTS_FILE, [mine, planter])),
+            ),
+        }
+    )
+    planted = remote.write_commit(tree, [tip] if on_top else [], "gitmem: rotate key")
+    world.plumb(world.remote, "update-ref", USER_REF, planted)
+    if door == "renamed":
+        world.git("remote", "rename", "origin", "upstream", cwd=a)
+    elif door == "new-remote-name":
+        world.git("remote", "add", "mirror", str(world.remote), cwd=a)
+        world.git("config", "gitmem.remote", "mirror", cwd=a)
+    elif door == "tracking-dropped":
+        for ref in world.git(
+            "for-each-ref", "--format=%(refname)", "refs/gitmem-remotes", cwd=a
+        ).split():
+            world.git("update-ref", "-d", ref, cwd=a)
+    write_files(world.scope_path(a), {f"{NAME}-new.md": f"{SECRET} after the plant\n"})
+
+    run = world.gitmem("-C", str(a), "sync")
+
+    assert world.plumb(world.remote, "rev-parse", USER_REF) == planted, (
+        f"pushed under the planted key: {run.code} {run.out} {run.err}"
+    )
+    assert run.code == 3, (run.code, run.out, run.err)
+    assert not _leaks(remote_objects(world.remote))
