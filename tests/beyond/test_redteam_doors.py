@@ -87,3 +87,55 @@ def test_the_repositorys_own_hooks_and_fsmonitor_never_run_for_gitmem(
     if where in ("fsmonitor", "includeIf"):
         world.git("ls-files", cwd=a)
         assert marker.exists()
+
+
+@pytest.mark.parametrize("name", ["team/plan.md", "Team/plan.md", "team/sub/plan.md"])
+def test_a_memory_recorded_as_personal_never_lands_in_the_team_folder(
+    world: World, name: str
+) -> None:
+    """`record --scope auto --file team/plan.md` (or an agent's MCP record told so by a memory
+    it read) wrote auto/team/plan.md: the team folder, pushed in plaintext to every teammate
+    while the line said "recorded auto/...". Worked before; now refused, naming the scope
+    whose folder it is, and nothing reaches the team ref."""
+    a = world.clone("a")
+    write_files(world.scope_path(a), MEMORY)
+    world.ok("-C", str(a), "sync")
+    secret = "my private plan for the reorg"
+
+    run = world.gitmem(
+        "-C", str(a), "record", "--title", "Plan", "--scope", "auto", "--file", name, secret
+    )
+
+    assert run.code == 2 and "not in auto's" in run.err, run.out + run.err
+    if name.startswith("team/"):
+        assert "--scope team --file" in run.err
+    world.ok("-C", str(a), "sync")
+    team = world.git("grep", "-c", "reorg", "refs/gitmem/team", cwd=world.remote, check=False)
+    assert team == "", team
+    assert not any(secret in p.read_text() for p in world.scope_path(a).rglob("*.md"))
+
+
+def test_the_mcp_record_tool_keeps_to_the_scope_it_names(world: World) -> None:
+    pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
+    from typing import Any
+
+    from tests.recall.test_mcp import session_script
+
+    a = world.clone("a")
+    write_files(world.scope_path(a), MEMORY)
+    world.ok("-C", str(a), "sync")
+
+    async def steps(s: Any) -> list[tuple[bool, str]]:
+        out = []
+        for args in (
+            {"title": "Plan", "text": "private reorg", "scope": "auto", "file": "team/p.md"},
+            {"title": "Plan", "text": "private reorg", "scope": "local", "file": "../p.md"},
+            {"title": "Plan", "text": "private reorg", "file": "/tmp/p.md"},
+        ):
+            result = await s.call_tool("record", args)
+            out.append((result.is_error, "".join(c.text for c in result.content)))
+        return out
+
+    for is_error, text in session_script(world, a, steps):
+        assert is_error, text
+    assert not (world.scope_path(a) / "team" / "p.md").exists()
