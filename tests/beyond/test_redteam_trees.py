@@ -167,3 +167,84 @@ def test_a_wide_or_long_team_history_is_judged_in_bounded_time(world: World, sha
     assert run.code in (0, 1, 3), run.err
     assert took < 60, took
     assert "Traceback" not in run.err
+
+
+HOSTILE = "\x1b]0;pwned\x07\x1b]8;;http:evil\x07\u202e\x1b[2J\r\x08\U000e0041"
+
+
+def _raw(text: str) -> list[str]:
+    return [
+        c
+        for c in text
+        if (unicodedata.category(c) in ("Cc", "Cf") and c not in "\n\t") or ord(c) >= 0xE0000
+    ]
+
+
+DEPLOYS = "---\nname: deploys\n---\nMondays now.\n"
+
+
+def test_a_teammates_commit_metadata_reaches_no_output_raw(world: World) -> None:
+    """Author name and e-mail, subject, body and Gitmem-Resolved trailers carrying terminal
+    escapes, bidi controls, carriage returns and Unicode tags: every command that shows who
+    changed what (sync's report, log, log --json, history, status, the SessionStart hook's
+    lines for the agent, query --author) shows them escaped or removed, never raw."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    message = (
+        f"gitmem: 1 file changed {HOSTILE}\n\nbody {HOSTILE}\n\n"
+        f"Gitmem-Resolved: team/deploys.md {HOSTILE}: theirs (newer)\n"
+    )
+    script = (
+        f"commit {TEAM}\nauthor Mal{HOSTILE}lory <m{HOSTILE}@example.com> 1700000000 +0000\n"
+        f"committer Mal{HOSTILE} <m@example.com> 1700000000 +0000\n"
+        f"data {len(message.encode())}\n{message}\nfrom {tip}\n"
+        f"M 100644 inline team/deploys.md\ndata {len(DEPLOYS)}\n{DEPLOYS}\n"
+    )
+    proc = subprocess.run(
+        ["git", "fast-import", "--quiet", "--force"],
+        cwd=world.remote,
+        input=script.encode(),
+        capture_output=True,
+        env=world.env,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+
+    for args in (
+        ["sync"],
+        ["log"],
+        ["log", "--json"],
+        ["log", "-p"],
+        ["status"],
+        ["status", "--json"],
+        ["pull", "--hook"],
+        ["query", "--author", "Mal", "--format", "full"],
+        ["query", "--search", "deploys", "--format", "json"],
+        ["lost"],
+    ):
+        run = world.gitmem("-C", str(bob), *args)
+        assert "Traceback" not in run.err, (args, run.err)
+        assert not _raw(run.out + run.err), (args, run.out + run.err)
+    assert "Mondays now." in (world.scope_path(bob, "team") / "deploys.md").read_text()
+
+
+def test_a_servers_flood_of_remote_lines_is_bounded_and_escaped(world: World) -> None:
+    """A server (a pre-receive hook) that answers a push with 200,000 `remote:` lines, one
+    line of a megabyte, escapes and carriage returns: gitmem's error says why in a few
+    lines, escaped, never the flood."""
+    alice = world.clone("alice")
+    hook = world.remote / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\ncat >/dev/null\n"
+        "i=0; yes 'remote flood \\033]0;pwned\\007 line' | head -n 200000 >&2\n"
+        "head -c 1000000 /dev/zero | tr '\\0' 'x' >&2\n"
+        "printf '\\r\\033[2Jdenied by policy\\n' >&2\nexit 1\n"
+    )
+    hook.chmod(0o755)
+    from tests.support.world import write_files
+
+    write_files(world.scope_path(alice), {"MEMORY.md": "- a note\n"})
+    run = world.gitmem("-C", str(alice), "push")
+    assert run.code == 3, run.err
+    assert not _raw(run.out + run.err), run.err[:500]
+    assert len(run.out + run.err) < 20_000, len(run.out + run.err)
