@@ -185,8 +185,18 @@ def render(data: dict[str, Any]) -> str:
     return re.sub(r"\{\{(CSP|STYLE|DATA|SCRIPT)\}\}", lambda m: parts[m.group(1)], template)
 
 
+def page_path(place: Place) -> str:
+    """Where the page goes unless told: the repository's gitmem folder. The page holds every
+    personal memory in plaintext; a default in the folder gitmem ran in (the working tree)
+    left it untracked there, one `git add -A` away from the branch and the remote."""
+    import os
+
+    return os.path.join(place.common_dir, "gitmem", "view.html")
+
+
 def write_page(place: Place, project: Callable[[], Project] | None, out: str) -> int:
-    """Write the page to `out` (atomically); the number of memories drawn."""
+    """Write the page to `out` (atomically, readable by its owner only: it holds personal
+    memory); the number of memories drawn."""
     from pathlib import Path
 
     from gitmem.core.state import write_atomic
@@ -197,5 +207,6 @@ def write_page(place: Place, project: Callable[[], Project] | None, out: str) ->
         from gitmem.errors import UsageError
 
         raise UsageError(f"{out} is a symbolic link", "choose another --out; nothing was written")
-    write_atomic(target.absolute(), render(data).encode("utf-8"))
+    target.absolute().parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target.absolute(), render(data).encode("utf-8"), 0o600)
     return len(data["nodes"])

@@ -189,3 +189,27 @@ def test_a_key_ring_planted_after_the_first_sync_is_refused_whatever_the_trackin
     )
     assert run.code == 3, (run.code, run.out, run.err)
     assert not _leaks(remote_objects(world.remote))
+
+
+def test_the_view_page_and_the_recall_index_never_sit_where_a_commit_takes_them(
+    world: World,
+) -> None:
+    """`gitmem view` wrote every personal memory in plaintext to ./gitmem-memory.html: in the
+    working tree, untracked and not ignored, one `git add -A` from the branch (worked before).
+    The page now goes to .git/gitmem/, and it and the recall index (which holds the same
+    text) are readable by their owner only, as an older index is made on its next use."""
+    import os
+    import stat
+
+    a = _synced(world)
+    world.ok("-C", str(a), "query", "--search", SECRET)
+    index = a / ".git" / "gitmem" / "recall.sqlite"
+    os.chmod(index, 0o644)  # as an older gitmem left it
+    out = world.ok("-C", str(a), "view")
+    assert world.git("status", "--porcelain", "--untracked-files=all", cwd=a) == ""
+    page = a / ".git" / "gitmem" / "view.html"
+    assert str(page) in out and SECRET in page.read_text()
+    for path in (page, index, *index.parent.glob("recall.sqlite-*")):
+        assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
+    world.ok("-C", str(a), "view", "--out", str(world.root / "mine.html"))
+    assert stat.S_IMODE((world.root / "mine.html").stat().st_mode) == 0o600
