@@ -139,3 +139,28 @@ def test_the_mcp_record_tool_keeps_to_the_scope_it_names(world: World) -> None:
     for is_error, text in session_script(world, a, steps):
         assert is_error, text
     assert not (world.scope_path(a) / "team" / "p.md").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["query", "--since", "9" * 5000 + "d"],
+        ["query", "--since", "9" * 40 + "w"],
+        ["query", "--recent", "9" * 5000],
+        ["log", "-n", "9" * 5000],
+        ["restore", "--lost", "9" * 5000],
+        ["show", "~" + "9" * 5000 + ":auto/MEMORY.md"],
+    ],
+    ids=["since-digits", "since-long", "recent", "log-n", "lost", "show"],
+)
+def test_a_number_of_any_length_is_one_line_of_bad_input(world: World, args: list[str]) -> None:
+    """Numbers given by a person or by an agent (the MCP query tool's `since`): 5,000 digits
+    made `query --since` crash past Python's integer-string limit (exit 4, a traceback over
+    MCP). Worked before; now every such number is one line and exit 2, or an answer."""
+    a = world.clone("a")
+    write_files(world.scope_path(a), MEMORY)
+    world.ok("-C", str(a), "sync")
+    run = world.gitmem("-C", str(a), *args)
+    assert run.code in (0, 2), (run.code, run.err)
+    assert "Traceback" not in run.err and "rerun with --debug" not in run.err, run.err
+    assert len(run.err.splitlines()) <= 2, run.err
