@@ -132,7 +132,9 @@ class RemoteGate:
         accepts it. A path (file:…) and a served URL (host/…) of one repository cannot be
         told from two projects by their names: the server's layout is not in the URL."""
         project = self.project
-        names = " or ".join(repr(k) for k in (meta.key, *meta.aliases))
+        from gitmem.project.refmeta import shown_keys
+
+        names = shown_keys((meta.key, *meta.aliases))
         option = f" --remote {project.remote}" if project.remote != "origin" else ""
         local = [k for k in (meta.key, *meta.aliases, project.key) if k.startswith("file:")]
         why = (

@@ -248,3 +248,42 @@ def test_a_servers_flood_of_remote_lines_is_bounded_and_escaped(world: World) ->
     assert run.code == 3, run.err
     assert not _raw(run.out + run.err), run.err[:500]
     assert len(run.out + run.err) < 20_000, len(run.out + run.err)
+
+
+@pytest.mark.parametrize(
+    "meta",
+    [
+        'version = 1\nkey = "' + "k" * 500_000 + '"\n',
+        'version = 1\nkey = "x"\naliases = [' + ", ".join(f'"a{i}"' for i in range(20_000)) + "]\n",
+        'version = 1\nkey = "evil\x1b]0;pwn\x07\u202eexample.com/x/y"\n',
+    ],
+    ids=["huge-key", "many-aliases", "escapes"],
+)
+def test_a_foreign_project_key_is_named_in_one_bounded_escaped_line(
+    world: World, meta: str
+) -> None:
+    """The team ref's gitmem.toml is outside text: a key of half a megabyte was echoed whole
+    in the refusal (worked before: a 500 KB error line), and every alias of thousands."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    data = meta.encode()
+    script = (
+        (
+            f"commit {TEAM}\ncommitter M <m@x> 1700000000 +0000\ndata 2\nx\nfrom {tip}\n"
+            f"M 100644 inline gitmem.toml\ndata {len(data)}\n"
+        ).encode()
+        + data
+        + b"\n"
+    )
+    subprocess.run(
+        ["git", "fast-import", "--quiet", "--force"],
+        cwd=world.remote,
+        input=script,
+        env=world.env,
+        check=True,
+    )
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 2 and "holds memory of project" in run.err, run.err[:300]
+    assert len(run.out + run.err) < 2_000, len(run.out + run.err)
+    assert not _raw(run.out + run.err)
