@@ -12,6 +12,7 @@ says how many it removed, so the caller can name the file. `hidden` finds them f
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -125,10 +126,12 @@ def terminal(text: str, newlines: bool = False) -> str:
             continue  # selectors are harmless on a screen: an emoji keeps its look
         if ch in JOINERS and not _is_hidden(text, at):
             continue
-        out.append(_ESCAPED_ALWAYS.sub(_doubled, text[start:at]))
-        if out[-1].endswith("\\"):  # the escape's own backslash follows a run: double it
-            tail = len(out[-1]) - len(out[-1].rstrip("\\"))
-            out[-1] += "\\" * tail
+        seg = text[start:at]
+        if "\\" in seg:  # (a run of controls: no text between, nothing to look at)
+            seg = _ESCAPED_ALWAYS.sub(_doubled, seg)
+            if seg.endswith("\\"):  # the escape's own backslash follows a run: double it
+                seg += "\\" * (len(seg) - len(seg.rstrip("\\")))
+        out.append(seg)
         out.append(_octal(ch))
         start = at + 1
     out.append(_ESCAPED_ALWAYS.sub(_doubled, text[start:]))
@@ -159,6 +162,7 @@ def _doubled(m: re.Match[str]) -> str:
     return m.group(0) * 2
 
 
+@functools.lru_cache(maxsize=1024)  # a flood repeats a few characters: each encoded once
 def _octal(ch: str) -> str:
     data = ch.encode("utf-8", "surrogateescape" if "\udc80" <= ch <= "\udcff" else "surrogatepass")
     return "".join(f"\\{b:03o}" for b in data)

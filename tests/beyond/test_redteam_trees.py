@@ -287,3 +287,28 @@ def test_a_foreign_project_key_is_named_in_one_bounded_escaped_line(
     assert run.code == 2 and "holds memory of project" in run.err, run.err[:300]
     assert len(run.out + run.err) < 2_000, len(run.out + run.err)
     assert not _raw(run.out + run.err)
+
+
+@pytest.mark.parametrize("fmt", ["github", "json", "text"])
+def test_validate_in_ci_prints_hostile_names_and_text_escaped_in_every_format(
+    world: World, fmt: str
+) -> None:
+    """validate runs in CI on teammates' refs: a name holding a bidi override, an escape
+    sequence or a newline followed by a workflow command (`::add-mask::`, `::stop-commands::`)
+    must neither reach the log raw nor start a workflow command line of its own."""
+    _alice, _bob, _team = teammates_sharing(world)
+    _plant(
+        world,
+        [
+            ("100644", "team/read\u202egnp.md".encode(), b"x\n"),
+            ("100644", b"team/x\n::stop-commands::pwn\n.md", b"x\n"),
+            ("100644", b"team/\x1b]0;t\x07,line=9::y.md", b"x\n"),
+            ("100644", b"team/body.md", "ok\n\x1b[2J\u202e\n::warning::fake\n".encode()),
+        ],
+    )
+    run = world.gitmem("-C", str(world.remote), "validate", "--format", fmt, TEAM)
+    assert run.code in (1, 2), run.err
+    assert not _raw(run.out + run.err), (run.out + run.err)[:800]
+    if fmt == "github":
+        commands = [ln for ln in run.out.splitlines() if ln.startswith("::")]
+        assert commands and all(ln.startswith(("::error ", "::warning ")) for ln in commands)
