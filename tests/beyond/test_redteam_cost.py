@@ -19,6 +19,7 @@ from gitmem.policy.secrets import scan_injection, scan_secrets
 from merge_drivers import merge_file
 
 BOUND = 15.0  # seconds on a loaded 2-core machine; quadratic takes minutes at these sizes
+pytestmark = pytest.mark.slow  # ~70 s in all: run with the other cost suites
 
 
 def _timed(run: Callable[[], object]) -> float:

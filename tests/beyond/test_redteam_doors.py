@@ -224,3 +224,101 @@ def test_the_agent_doors_prefilter_keeps_in_step_with_the_policys_instruction_ru
         assert scan_injection(text) and may_instruct(text)
         assert may_instruct(text.upper())
     assert not may_instruct("Deploy only on Tuesdays; post the notes in #releases.")
+
+
+def test_the_mcp_server_answers_hostile_requests_and_stays_up(world: World) -> None:
+    """What an agent (steered by a memory it read) may send the MCP server: JSON nested
+    200,000 deep, a search of 12 MB, ids and resource URIs that climb out of the scope,
+    limits of 10**12, an age of 5,000 digits. Each gets an answer or an error; the server
+    stays up, answers the next request, and never reads outside the project's memory."""
+    pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
+    import json
+    import subprocess
+    import sys
+
+    from tests.support.world import REPO_ROOT
+
+    a = world.clone("a")
+    write_files(world.scope_path(a), MEMORY)
+    world.ok("-C", str(a), "sync")
+    (world.home / "outside.md").write_text("OUTSIDE-THE-PROJECT\n")
+
+    def call(i: int, name: str, arguments: dict[str, object]) -> bytes:
+        return json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": i,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
+        ).encode()
+
+    lines = [
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        ).encode(),
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":'
+        b'{"text":' + b"[" * 200_000 + b"]" * 200_000 + b"}}}",
+        call(3, "search", {"text": "build " * 2_000_000}),
+        call(4, "get", {"id": "../../../outside.md"}),
+        call(5, "get", {"id": str(world.home / "outside.md")}),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 6,
+                "method": "resources/read",
+                "params": {"uri": "memory://auto/..%2F..%2F..%2F..%2Foutside.md"},
+            }
+        ).encode(),
+        call(7, "recent", {"n": 10**12}),
+        call(8, "history", {"limit": 10**12}),
+        call(9, "query", {"since": "9" * 5000 + "d"}),
+        call(10, "related", {"id": "auto/build.md", "limit": -5}),
+        call(11, "search", {"text": "build"}),
+    ]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "mcp"],
+        cwd=a,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write(b"\n".join(lines) + b"\n")
+    server.stdin.flush()
+    answers: dict[int, dict[str, object]] = {}
+    shown = b""
+    import threading
+
+    guard = threading.Timer(120, server.kill)  # a hung server fails the test, never hangs it
+    guard.start()
+    try:
+        while 11 not in answers:  # the last request: every answer before it is in
+            line = server.stdout.readline()
+            assert line, "the server stopped"
+            shown += line
+            message = json.loads(line)
+            if "id" in message:
+                answers[message["id"]] = message
+    finally:
+        guard.cancel()
+        server.stdin.close()
+        stderr = server.stderr.read() if server.stderr else b""
+        server.wait(timeout=60)
+    assert "build.md" in json.dumps(answers[11]), answers.get(11)  # still up, still answering
+    assert b"OUTSIDE-THE-PROJECT" not in shown
+    for i in (4, 5, 9):
+        result = answers[i].get("result")
+        assert "error" in answers[i] or (isinstance(result, dict) and result.get("isError"))
+    assert b"Exceeds the limit" not in stderr

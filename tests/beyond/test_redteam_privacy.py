@@ -130,7 +130,9 @@ def test_personal_memory_leaves_only_encrypted_by_every_route(world: World, rout
 
 
 @pytest.mark.parametrize("on_top", [True, False], ids=["on-top", "unrelated"])
-@pytest.mark.parametrize("door", ["pinned", "renamed", "new-remote-name", "tracking-dropped"])
+@pytest.mark.parametrize(
+    "door", ["pinned", "renamed", "new-remote-name", "tracking-dropped", "bundle"]
+)
 def test_a_key_ring_planted_after_the_first_sync_is_refused_whatever_the_tracking_ref(
     world: World, door: str, on_top: bool
 ) -> None:
@@ -181,6 +183,15 @@ def test_a_key_ring_planted_after_the_first_sync_is_refused_whatever_the_trackin
         ).split():
             world.git("update-ref", "-d", ref, cwd=a)
     write_files(world.scope_path(a), {f"{NAME}-new.md": f"{SECRET} after the plant\n"})
+    if door == "bundle":  # handed over as a file (offline handover), then a sync
+        bundle = world.root / "planted.bundle"
+        world.git("bundle", "create", str(bundle), USER_REF, cwd=world.remote)
+        run = world.gitmem("-C", str(a), "bundle", "unbundle", str(bundle))
+        assert run.code != 0, (run.out, run.err)
+        mine_now = world.plumb(a, "rev-parse", USER_REF)
+        assert world.plumb(a, "rev-parse", f"{mine_now}:keys/scope.age") != world.plumb(
+            world.remote, "rev-parse", f"{planted}:keys/scope.age"
+        )
 
     run = world.gitmem("-C", str(a), "sync")
 
