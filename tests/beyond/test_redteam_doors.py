@@ -322,3 +322,34 @@ def test_the_mcp_server_answers_hostile_requests_and_stays_up(world: World) -> N
         result = answers[i].get("result")
         assert "error" in answers[i] or (isinstance(result, dict) and result.get("isError"))
     assert b"Exceeds the limit" not in stderr
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ['"', "NEAR(build", "build*", "build:", "^build", "(", "build " * 200_000, "a" * 5_000_000],
+    ids=["quote", "near", "star", "column", "caret", "paren", "many-words", "5MB"],
+)
+def test_the_prompt_hook_takes_any_prompt_quietly_and_quickly(world: World, prompt: str) -> None:
+    """The prompt is the user's (or text pasted from anywhere): FTS5 syntax, a million words,
+    five megabytes. The hook answers within a few seconds, prints only context, exits 0."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    from tests.support.world import REPO_ROOT
+
+    a = world.clone("a")
+    write_files(world.scope_path(a), MEMORY)
+    world.ok("-C", str(a), "sync")
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitmem", "-C", str(a), "recall", "--hook"],
+        input=json.dumps({"prompt": prompt, "cwd": str(a)}).encode(),
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=60,
+    )
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert time.monotonic() - started < 10
+    assert len(proc.stdout) < 20_000

@@ -224,3 +224,36 @@ def test_the_view_page_and_the_recall_index_never_sit_where_a_commit_takes_them(
         assert stat.S_IMODE(path.stat().st_mode) & 0o077 == 0, path
     world.ok("-C", str(a), "view", "--out", str(world.root / "mine.html"))
     assert stat.S_IMODE((world.root / "mine.html").stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("folder", ["notes", "scratch"], ids=["tracked", "untracked"])
+def test_a_committed_setting_that_moves_auto_memory_into_the_tree_never_stages_it(
+    world: World, folder: str
+) -> None:
+    """The repository's author commits `.claude/settings.json` with `autoMemoryDirectory`
+    inside the working tree (honoured in a trusted workspace). Your personal memory from your
+    other machines must not land where `git add -A` publishes it: a tracked folder is left to
+    git, an untracked one is excluded from git status before anything is written."""
+    import json
+
+    a = _synced(world)
+    files = {".claude/settings.json": json.dumps({"autoMemoryDirectory": folder})}
+    if folder == "notes":
+        files |= {"notes/README.md": "# Notes\n", "notes/MEMORY.md": "# tracked index\n"}
+    write_files(a, files)
+    world.git("add", *files, cwd=a)
+    world.git("commit", "-qm", "settings", cwd=a)
+    world.git("push", "-q", "origin", "main", cwd=a)
+    b = world.clone("b")  # the same person (one machine key), a trusted workspace
+    (world.home / ".claude.json").write_text(
+        json.dumps({"projects": {str(b): {"hasTrustDialogAccepted": True}}})
+    )
+    assert world.scope_path(b) == b / folder
+
+    world.ok("-C", str(b), "sync")
+
+    world.git("add", "-A", cwd=b)
+    staged = world.git("diff", "--cached", "--name-only", cwd=b)
+    assert staged == "", staged
+    tracked = world.git("grep", "-l", SECRET, "HEAD", cwd=b, check=False)
+    assert tracked == "", tracked
