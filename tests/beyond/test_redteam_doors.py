@@ -353,3 +353,27 @@ def test_the_prompt_hook_takes_any_prompt_quietly_and_quickly(world: World, prom
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
     assert time.monotonic() - started < 10
     assert len(proc.stdout) < 20_000
+
+
+def test_the_repositorys_attributes_and_filters_never_change_what_is_synced(world: World) -> None:
+    """`.gitattributes` at the root and inside the agents folder (committed by anyone)
+    naming an encoding, line ends, ident expansion and a filter the config defines: the
+    memory's bytes go to the ref and to the teammate's disk exactly as written, and the
+    filter never runs."""
+    a = world.clone("a")
+    b = world.clone("b", email="b@example.com")
+    marker = world.root / "filtered"
+    (a / ".gitattributes").write_text("* working-tree-encoding=UTF-16LE eol=crlf filter=x ident\n")
+    world.git("config", "filter.x.clean", f"sh -c 'touch {marker}; echo FILTERED'", cwd=a)
+    world.git("config", "filter.x.smudge", f"sh -c 'touch {marker}; echo SMUDGED'", cwd=a)
+    world.git("config", "filter.x.required", "true", cwd=a)
+    agents = a / ".claude" / "agent-memory" / "rev"
+    memory = {"MEMORY.md": "- [R](r.md) — r $Id$\n", "r.md": "line one $Id$\nline two\n"}
+    write_files(agents, {**memory, ".gitattributes": "* text eol=crlf ident filter=x\n"})
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    got = b / ".claude" / "agent-memory" / "rev"
+    assert {p.name: p.read_text() for p in got.glob("*.md")} == memory
+    shown = world.git("show", "refs/gitmem/team:agents/rev/r.md", cwd=world.remote)
+    assert shown == memory["r.md"]
+    assert not marker.exists()
