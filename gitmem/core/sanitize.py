@@ -204,3 +204,15 @@ def unescape(shown: str) -> str:
     if pending:
         out.append(pending.decode("utf-8", "surrogateescape"))
     return "".join(out)
+
+
+def shown_url(url: str) -> str:
+    """`url` as messages may show it: without the user and password of a scheme URL
+    (https://user:TOKEN@host/…), which git keeps out of its own messages too; a CI log, the
+    agent's context (the SessionStart hook prints sync errors) or a terminal shared on screen
+    never shows a credential. A remote's name or a path comes back unchanged."""
+    if "://" not in url:
+        return url
+    scheme, _, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gitmem.core.sanitize import shown_url
 from gitmem.errors import RemoteError
 from gitmem.gitstore.base import GitDir
 from gitmem.gitstore.process import Completed, Running
@@ -114,7 +115,7 @@ def without(refspecs: Sequence[str], source: str) -> list[str]:
 def fetched(remote: str, proc: Completed) -> None:
     if proc.returncode != 0:
         raise RemoteError(
-            f"cannot fetch from {remote}: {git_reasons(proc.stderr)}",
+            f"cannot fetch from {shown_url(remote)}: {git_reasons(proc.stderr)}",
             "check the remote URL and your access (git fetch works?), then retry",
         )
 
@@ -223,7 +224,7 @@ class Transport(GitDir):
             return PushOutcome(True, accepted=tuple(accepted))
         if not (accepted or rejected or refused):  # nothing reached the server: no access
             raise RemoteError(
-                f"cannot push to {remote}: {git_reasons(err)}",
+                f"cannot push to {shown_url(remote)}: {git_reasons(err)}",
                 "check the remote URL and your access (git push works?), then retry",
             )
         return PushOutcome(
@@ -236,7 +237,7 @@ class Transport(GitDir):
         proc = self._transport(["ls-remote", remote, *patterns], timeout)
         if proc.returncode != 0:
             raise RemoteError(
-                f"cannot reach {remote}: {git_reasons(proc.stderr)}",
+                f"cannot reach {shown_url(remote)}: {git_reasons(proc.stderr)}",
                 "check the remote URL and your access, then retry",
             )
         result = {}

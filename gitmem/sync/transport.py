@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
+from gitmem.core.sanitize import shown_url
 from gitmem.core.state import holding_lock
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
@@ -72,7 +73,7 @@ class Exchange:
         missing: set[tuple[str, str]] = set()  # (remote, what the remote calls the ref)
         try:
             for fetch in pending:
-                with self.slow(f"fetching memory from {fetch.remote}"):
+                with self.slow(f"fetching memory from {shown_url(fetch.remote)}"):
                     missing.update((fetch.remote, name) for name in fetch.finish())
         except BaseException:
             self.cancel_fetch(pending)
@@ -203,7 +204,7 @@ class Exchange:
             return RemoteError(
                 f"cannot push {name} to {label}: the ref {blocker} is in the way "
                 "(someone pushed a ref below ours; retrying cannot help)",
-                f"if it is not memory you need, remove it: git push {remote} --delete {blocker}",
+                f"if it is not memory you need, remove it: git push {shown_url(remote)} --delete {blocker}",
             )
         names = ", ".join(outcome.refused)
         why = "; ".join(dict.fromkeys(outcome.refused.values()))

@@ -377,3 +377,39 @@ def test_the_repositorys_attributes_and_filters_never_change_what_is_synced(worl
     shown = world.git("show", "refs/gitmem/team:agents/rev/r.md", cwd=world.remote)
     assert shown == memory["r.md"]
     assert not marker.exists()
+
+
+TOKEN = "ghp_" + "SECRETTOKEN1234567890abcdefghijklmn"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sync"],
+        ["status"],
+        ["status", "--json"],
+        ["doctor"],
+        ["pull", "--hook"],
+        ["push"],
+        ["unpublish", "personal"],
+        ["sync", "--remote", "tok"],
+        ["status", "--fetch"],
+    ],
+    ids=lambda a: "-".join(a).strip("-"),
+)
+def test_a_token_in_a_remote_or_hub_url_never_reaches_the_output(
+    world: World, args: list[str]
+) -> None:
+    """`gitmem.hub = https://alice:TOKEN@host/me/hub.git` (a token in the URL is how many
+    people push over https): a failing fetch printed the URL whole — in the error, in status,
+    and in the SessionStart hook's output, which goes into the agent's context and its
+    transcript (worked before). git keeps credentials out of its own messages; so do we."""
+    a = world.clone("a")
+    write_files(world.scope_path(a), MEMORY)
+    world.ok("-C", str(a), "sync")
+    world.git("config", "gitmem.hub", f"https://alice:{TOKEN}@127.0.0.1:9/me/hub.git", cwd=a)
+    world.git("remote", "add", "tok", f"https://bob:{TOKEN}@127.0.0.1:9/o/r.git", cwd=a)
+    run = world.gitmem("-C", str(a), *args)
+    assert "Traceback" not in run.err, run.err
+    assert TOKEN not in run.out + run.err, (run.out + run.err)[:600]
+    assert "SECRETTOKEN" not in run.out + run.err
