@@ -216,3 +216,12 @@ def shown_url(url: str) -> str:
     scheme, _, rest = url.partition("://")
     authority, slash, path = rest.partition("/")
     return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
+
+
+MAX_SHOWN = 100  # characters of one outside name (an author, a subject) on a line of ours
+
+
+def bounded(text: str, limit: int = MAX_SHOWN) -> str:
+    """Outside text (an author's name, a subject) cut for one line of ours: a commit may carry
+    a name of megabytes, and a line that repeats it per file or per entry grows with both."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

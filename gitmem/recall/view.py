@@ -102,9 +102,13 @@ def _histories(
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, Any]]]]:
     """Per memory id: its changes (time, author, subject), newest first; and the merge
     resolutions that named it (time, author, what was kept and why)."""
+    from gitmem.core.sanitize import bounded
     from gitmem.recall.history import memory_log
     from gitmem.recall.index import _plain_names
     from gitmem.recall.sanitize import clean
+
+    def shown(text: str) -> str:  # outside text, cut before it is cleaned: one line's worth
+        return clean(bounded(text, 200))
 
     proj = project()
     repo = proj.repo
@@ -125,11 +129,14 @@ def _histories(
                 from gitmem.recall.query import shown_id
 
                 memory_id = shown_id(spot.name, plain[len(start) :])
-                changes.setdefault(memory_id, []).append(
+                listed = changes.setdefault(memory_id, [])
+                if len(listed) >= MAX_HISTORY:
+                    continue  # newest first: the page shows these
+                listed.append(
                     {
                         "time": int(c.time),
-                        "author": clean(c.author),
-                        "subject": clean(c.subject),
+                        "author": shown(c.author),
+                        "subject": shown(c.subject),
                         "commit": c.oid[:12],
                     }
                 )
@@ -140,11 +147,14 @@ def _histories(
                 continue
             path = entry.split(" ", 1)[0]
             memory_id = "CLAUDE.local.md" if path.endswith("/.root/CLAUDE.local.md") else path
-            resolved.setdefault(memory_id, []).append(
+            listed = resolved.setdefault(memory_id, [])
+            if len(listed) >= MAX_HISTORY:
+                continue  # 20,000 trailers in one commit: the page lists the first ones
+            listed.append(
                 {
                     "time": int(row["time"]),
-                    "author": clean(row["author"]),
-                    "resolution": clean(entry),
+                    "author": shown(row["author"]),
+                    "resolution": shown(entry),
                     "commit": row["commit"][:12],
                 }
             )

@@ -312,3 +312,48 @@ def test_validate_in_ci_prints_hostile_names_and_text_escaped_in_every_format(
     if fmt == "github":
         commands = [ln for ln in run.out.splitlines() if ln.startswith("::")]
         assert commands and all(ln.startswith(("::error ", "::warning ")) for ln in commands)
+
+
+def test_a_commit_of_megabytes_of_metadata_costs_each_door_once(world: World) -> None:
+    """A team commit whose author name is 200 KB and whose message holds a megabyte and
+    20,000 Gitmem-Resolved trailers: sync's report repeated the name per file (a 2 MB line
+    for a 2 MB name) and `gitmem view` cleaned the name once per trailer (23 s for 20,000;
+    past 5 minutes for 200,000) — worked before. Each door now shows a bounded line."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    message = (
+        "gitmem: merge "
+        + "A" * 1_000_000
+        + "\n\n"
+        + "".join(
+            f"Gitmem-Resolved: team/deploys.md entry {i}: theirs (newer)\n" for i in range(20_000)
+        )
+    ).encode()
+    body = DEPLOYS.encode()
+    script = (
+        (
+            f"commit {TEAM}\nauthor {'M' * 200_000} <m@x> 1700000000 +0000\n"
+            f"committer M <m@x> 1700000000 +0000\ndata {len(message)}\n"
+        ).encode()
+        + message
+        + (f"\nfrom {tip}\nM 100644 inline team/deploys.md\ndata {len(body)}\n").encode()
+        + body
+        + b"\n"
+    )
+    subprocess.run(
+        ["git", "fast-import", "--quiet", "--force"],
+        cwd=world.remote,
+        input=script,
+        env=world.env,
+        check=True,
+    )
+    for args, most in ((["sync"], 2_000), (["pull", "--hook"], 10_000), (["view"], 2_000)):
+        started = time.monotonic()
+        run = world.gitmem("-C", str(bob), *args, timeout=120)
+        took = time.monotonic() - started
+        assert run.code == 0, (args, run.err[:300])
+        assert len(run.out + run.err) < most, (args, len(run.out + run.err))
+        assert took < 30, (args, took)
+    page = (bob / ".git" / "gitmem" / "view.html").read_text()
+    assert len(page) < 500_000, len(page)
