@@ -217,6 +217,11 @@ def write_page(place: Place, project: Callable[[], Project] | None, out: str) ->
         from gitmem.errors import UsageError
 
         raise UsageError(f"{out} is a symbolic link", "choose another --out; nothing was written")
-    target.absolute().parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target.absolute(), render(data).encode("utf-8"), 0o600)
+    page = render(data).encode("utf-8")
+    if out == page_path(place):  # the git folder (it may have come in an archive): no link
+        from gitmem.project.confinement import write_no_links
+
+        write_no_links(Path(place.common_dir), target, page, 0o600)
+    else:
+        write_atomic(target.absolute(), page, 0o600)
     return len(data["nodes"])

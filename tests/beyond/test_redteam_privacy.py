@@ -257,3 +257,21 @@ def test_a_committed_setting_that_moves_auto_memory_into_the_tree_never_stages_i
     assert staged == "", staged
     tracked = world.git("grep", "-l", SECRET, "HEAD", cwd=b, check=False)
     assert tracked == "", tracked
+
+
+def test_the_default_page_is_never_written_through_a_link_in_the_git_folder(
+    world: World,
+) -> None:
+    """A clone that came as an archive may hold `.git/gitmem` as a link to a folder of the
+    packer's choosing (world-readable, synced elsewhere): the page of personal memory is
+    refused there, never written through it."""
+    import os
+
+    a = _synced(world)
+    elsewhere = world.root / "shared-folder"
+    elsewhere.mkdir()
+    gm = a / ".git" / "gitmem"
+    os.symlink(elsewhere, gm / "view.html")
+    run = world.gitmem("-C", str(a), "view")
+    assert run.code == 2 and "link" in run.err, run.out + run.err
+    assert list(elsewhere.iterdir()) == []
