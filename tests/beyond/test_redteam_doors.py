@@ -413,3 +413,40 @@ def test_a_token_in_a_remote_or_hub_url_never_reaches_the_output(
     assert "Traceback" not in run.err, run.err
     assert TOKEN not in run.out + run.err, (run.out + run.err)[:600]
     assert "SECRETTOKEN" not in run.out + run.err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["status"],
+        ["status", "--json"],
+        ["doctor"],
+        ["sync"],
+        ["sync", "--remote", "evil"],
+        ["pull", "--hook"],
+        ["push", "--hook"],
+        ["init"],
+    ],
+    ids=lambda a: "-".join(a).strip("-"),
+)
+def test_control_characters_in_the_repositorys_config_reach_no_output_raw(
+    world: World, args: list[str]
+) -> None:
+    """A .git/config that came with the folder names a remote URL, a hub, a user id and a
+    team folder holding escape sequences and a bidi override. The SessionStart hook's note
+    quoted the hub URL raw into the agent's context (worked before); every door escapes or
+    removes them."""
+    import unicodedata
+
+    a = world.clone("a")
+    write_files(world.scope_path(a), MEMORY)
+    world.ok("-C", str(a), "sync")
+    world.git("remote", "add", "evil", "https://host/\x1b]0;pwn\x07\u202eo/r.git", cwd=a)
+    world.git("config", "gitmem.hub", "https://host/\x1b[2Jhub\u202e.git", cwd=a)
+    world.git("config", "gitmem.user", "me\x1b]0;x\x07", cwd=a)
+    world.git("config", "gitmem.teamDir", "/tmp/\x1b[2Jteam", cwd=a)
+    run = world.gitmem("-C", str(a), *args)
+    shown = run.out + run.err
+    raw = [c for c in shown if unicodedata.category(c) in ("Cc", "Cf") and c not in "\n\t"]
+    assert not raw, shown[:500]
+    assert "Traceback" not in shown
