@@ -169,6 +169,11 @@ def run_hook(
         outcome.note = _not_synced(exc)
     except OSError as exc:  # a full disk, a folder made read-only: the session goes on
         outcome.note = f"gitmem: memory not synced: {exc.strerror or exc} ({exc.filename or '-'})"
+    if outcome.note:  # it quotes outside text (a URL from config, git's words): it goes into
+        # the agent's context and onto a terminal, so hidden and control characters go
+        from gitmem.claude.hookcontext import for_agent
+
+        outcome.note = for_agent(outcome.note, "gitmem's note")[0]
     if starting:
         try:
             outcome.context = session_start_context(

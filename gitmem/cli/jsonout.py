@@ -59,7 +59,7 @@ def as_messages(handler: Handler) -> Handler:
 
 def sync_json(result: Any, told: dict[str, list[Any]] | None) -> dict[str, object]:
     """What `sync/pull/push --json` print (docs/json.md)."""
-    from gitmem.project.identity import shown_url  # a hub's URL: without credentials
+    from gitmem.core.sanitize import shown_url  # a hub's URL: without credentials
 
     refs = []
     for ref, r in sorted(result.refs.items()):

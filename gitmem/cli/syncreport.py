@@ -21,7 +21,7 @@ def sync_lines(
     """The lines a sync prints; `told`: what arrived in each ref, with git's letters and who
     made it (gitmem/sync/arrivals.py), else the files written from the remote as `< path`."""
     prefix = "dry run: " if result.dry_run else ""
-    from gitmem.project.identity import shown_url
+    from gitmem.core.sanitize import shown_url
 
     for ref, r in sorted(result.refs.items()):
         remote = shown_url(r.via or result.remote or "")  # a hub's URL: without credentials

@@ -18,7 +18,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "text and history. The page loads nothing from anywhere.",
     )
     p.add_argument(
-        "--out", metavar="FILE", default="gitmem-memory.html", help="where (gitmem-memory.html)"
+        "--out",
+        metavar="FILE",
+        help="where (default: view.html in the repository's gitmem folder, .git/gitmem/: "
+        "never in the working tree, where a commit would publish personal memory)",
     )
     p.add_argument("--open", action="store_true", help="open it in the web browser")
     add_json(p)
@@ -29,12 +32,13 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     from gitmem.cli.query import place_of, project_opener
-    from gitmem.recall.view import write_page
+    from gitmem.recall.view import page_path, write_page
 
     opener = project_opener(args)
     place = place_of(args, opener)
-    drawn = write_page(place, opener, args.out)
-    path = os.path.abspath(args.out)
+    out = args.out or page_path(place)
+    drawn = write_page(place, opener, out)
+    path = os.path.abspath(out)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 

@@ -12,6 +12,7 @@ says how many it removed, so the caller can name the file. `hidden` finds them f
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -125,10 +126,12 @@ def terminal(text: str, newlines: bool = False) -> str:
             continue  # selectors are harmless on a screen: an emoji keeps its look
         if ch in JOINERS and not _is_hidden(text, at):
             continue
-        out.append(_ESCAPED_ALWAYS.sub(_doubled, text[start:at]))
-        if out[-1].endswith("\\"):  # the escape's own backslash follows a run: double it
-            tail = len(out[-1]) - len(out[-1].rstrip("\\"))
-            out[-1] += "\\" * tail
+        seg = text[start:at]
+        if "\\" in seg:  # (a run of controls: no text between, nothing to look at)
+            seg = _ESCAPED_ALWAYS.sub(_doubled, seg)
+            if seg.endswith("\\"):  # the escape's own backslash follows a run: double it
+                seg += "\\" * (len(seg) - len(seg.rstrip("\\")))
+        out.append(seg)
         out.append(_octal(ch))
         start = at + 1
     out.append(_ESCAPED_ALWAYS.sub(_doubled, text[start:]))
@@ -159,6 +162,7 @@ def _doubled(m: re.Match[str]) -> str:
     return m.group(0) * 2
 
 
+@functools.lru_cache(maxsize=1024)  # a flood repeats a few characters: each encoded once
 def _octal(ch: str) -> str:
     data = ch.encode("utf-8", "surrogateescape" if "\udc80" <= ch <= "\udcff" else "surrogatepass")
     return "".join(f"\\{b:03o}" for b in data)
@@ -200,3 +204,24 @@ def unescape(shown: str) -> str:
     if pending:
         out.append(pending.decode("utf-8", "surrogateescape"))
     return "".join(out)
+
+
+def shown_url(url: str) -> str:
+    """`url` as messages may show it: without the user and password of a scheme URL
+    (https://user:TOKEN@host/…), which git keeps out of its own messages too; a CI log, the
+    agent's context (the SessionStart hook prints sync errors) or a terminal shared on screen
+    never shows a credential. A remote's name or a path comes back unchanged."""
+    if "://" not in url:
+        return url
+    scheme, _, rest = url.partition("://")
+    authority, slash, path = rest.partition("/")
+    return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
+
+
+MAX_SHOWN = 100  # characters of one outside name (an author, a subject) on a line of ours
+
+
+def bounded(text: str, limit: int = MAX_SHOWN) -> str:
+    """Outside text (an author's name, a subject) cut for one line of ours: a commit may carry
+    a name of megabytes, and a line that repeats it per file or per entry grows with both."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -25,6 +25,16 @@ _REDIRECTS = (
 )
 
 
+# Before every git command gitmem runs: nothing of the repository's own settings runs a program
+# for our work (docs/design.md §6, charter rule 4). A `.git/config` that came with the folder
+# (an unpacked archive, a shared disk) may name an fsmonitor hook or carry hooks (a
+# reference-transaction hook runs on every ref update, a post-index-change hook on index
+# writes); the SessionStart hook runs gitmem in every folder Claude Code opens. Transport
+# settings (ssh command, credential helpers, proxies) stay: they are how the user reaches the
+# remote. `-c` reaches no local remote's receive-pack (git clears GIT_CONFIG_PARAMETERS there).
+SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+
+
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     for var in _REDIRECTS:
@@ -107,7 +117,7 @@ class Spawned:
         env: Mapping[str, str],
         input: bytes | None = None,
     ) -> None:
-        self.args = ["git", *args]
+        self.args = ["git", *SAFE_CONFIG, *args]
         self.code: int | None = None
         fds: list[int] = []
         try:

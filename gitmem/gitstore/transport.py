@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from gitmem.core.sanitize import shown_url
 from gitmem.errors import RemoteError
 from gitmem.gitstore.base import GitDir
 from gitmem.gitstore.process import Completed, Running
@@ -77,7 +78,15 @@ class PushOutcome:
     blockers: dict[str, str] = field(default_factory=dict)  # destination ref -> ref in the way
 
 
-FETCH = ("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc")
+# --no-recurse-submodules: a checked-out submodule's own config never runs for our refs
+FETCH = (
+    "fetch",
+    "--quiet",
+    "--no-tags",
+    "--no-write-fetch-head",
+    "--no-auto-gc",
+    "--no-recurse-submodules",
+)
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
 
 
@@ -103,18 +112,10 @@ def without(refspecs: Sequence[str], source: str) -> list[str]:
     return [s for s in refspecs if s.lstrip("+").partition(":")[0] != source]
 
 
-def _shown(remote: str) -> str:
-    """A remote as an error may name it: a URL (a hub's) without the user and password it may
-    hold, as git's own messages show it (a remote's name stays as it is)."""
-    from gitmem.project.identity import shown_url
-
-    return shown_url(remote)
-
-
 def fetched(remote: str, proc: Completed) -> None:
     if proc.returncode != 0:
         raise RemoteError(
-            f"cannot fetch from {_shown(remote)}: {git_reasons(proc.stderr)}",
+            f"cannot fetch from {shown_url(remote)}: {git_reasons(proc.stderr)}",
             "check the remote URL and your access (git fetch works?), then retry",
         )
 
@@ -223,7 +224,7 @@ class Transport(GitDir):
             return PushOutcome(True, accepted=tuple(accepted))
         if not (accepted or rejected or refused):  # nothing reached the server: no access
             raise RemoteError(
-                f"cannot push to {_shown(remote)}: {git_reasons(err)}",
+                f"cannot push to {shown_url(remote)}: {git_reasons(err)}",
                 "check the remote URL and your access (git push works?), then retry",
             )
         return PushOutcome(
@@ -236,7 +237,7 @@ class Transport(GitDir):
         proc = self._transport(["ls-remote", remote, *patterns], timeout)
         if proc.returncode != 0:
             raise RemoteError(
-                f"cannot reach {_shown(remote)}: {git_reasons(proc.stderr)}",
+                f"cannot reach {shown_url(remote)}: {git_reasons(proc.stderr)}",
                 "check the remote URL and your access, then retry",
             )
         result = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
@@ -60,7 +61,7 @@ CODES: dict[str, tuple[str, bool, str]] = {
     "GM104": (ERROR, True, "not a memory file (*.md outside dot-folders)"),
     "GM105": (ERROR, True, "file or tree too large"),
     "GM106": (ERROR, True, "one name used twice (two entries, or a file and a folder)"),
-    "GM107": (WARNING, False, "names that differ only by letter case"),
+    "GM107": (WARNING, False, "names that differ only by letter case or Unicode normalization"),
     "GM108": (ERROR, True, "unexpected top-level entry"),
     "GM109": (ERROR, True, "not a gitmem commit, or gitmem.toml missing or unreadable"),
     "GM110": (ERROR, True, "format version newer than this gitmem reads"),
@@ -522,9 +523,14 @@ def _check_layout(
             findings.append(_found(path, "GM106", "named twice in one folder"))
             continue
         seen.add(path)
-        other = folded.setdefault(path.casefold(), path)
+        # one file where names ignore case or normalization (macOS, Windows): `café` composed
+        # and decomposed are two git names as `A.md` and `a.md` are
+        key = (path if path.isascii() else unicodedata.normalize("NFC", path)).casefold()
+        other = folded.setdefault(key, path)
         if other != path:
-            findings.append(_found(path, "GM107", f"differs from {other!r} only by letter case"))
+            how = "letter case" if other.casefold() == path.casefold() else "Unicode normalization"
+            shown = other if other.isascii() else ascii(other)
+            findings.append(_found(path, "GM107", f"differs from {shown} only by {how}"))
     for path in entries:
         top = _check_top(path, tops)
         if top is not None:

@@ -118,7 +118,7 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
             "git remote add origin URL, then gitmem sync",
         )
         return
-    from gitmem.project.identity import shown_url
+    from gitmem.core.sanitize import shown_url
 
     url = shown_url(project.repo.remote_url(project.remote) or "?")
     if offline:
@@ -347,7 +347,7 @@ def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
     hub = project.repo.config_get("gitmem.hub")
     if not hub:
         return
-    from gitmem.project.identity import shown_url
+    from gitmem.core.sanitize import shown_url
 
     hub = shown_url(hub)
     if offline:

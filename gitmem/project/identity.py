@@ -99,17 +99,6 @@ def project_identity(key: str) -> str:
     return f"dev.azure.com/{org}/{project}/_git/{repo}"
 
 
-def shown_url(url: str) -> str:
-    """`url` as messages may show it: without the user and password of a scheme URL
-    (https://user:TOKEN@host/…), which git keeps out of its own messages too; a CI log or a
-    terminal shared on screen never shows a credential."""
-    if "://" not in url:
-        return url
-    scheme, _, rest = url.partition("://")
-    authority, slash, path = rest.partition("/")
-    return f"{scheme}://{authority.rpartition('@')[2]}{slash}{path}"
-
-
 def _looks_local(url: str) -> bool:
     # git treats "a:b" as scp-like only when no slash comes before the colon.
     return url.startswith(("/", "./", "../", "~")) or "/" in url.split(":", 1)[0]

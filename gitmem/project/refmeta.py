@@ -96,6 +96,18 @@ def parse_meta(data: bytes) -> RefMeta:
         raise MetaError(f"{META_FILE} lacks a version or key") from exc
 
 
+MAX_SHOWN_KEY = 80  # characters of one project key in a message
+MAX_SHOWN_KEYS = 3  # keys named in one message, then how many more
+
+
+def shown_keys(keys: tuple[str, ...] | list[str]) -> str:
+    """Project keys as a message names them, bounded: a ref's gitmem.toml is outside text and
+    may hold a key of half a megabyte or a thousand aliases (escaped by repr, each cut)."""
+    cut = [repr(k if len(k) <= MAX_SHOWN_KEY else k[:MAX_SHOWN_KEY] + "…") for k in keys]
+    more = len(cut) - MAX_SHOWN_KEYS
+    return " or ".join(cut[:MAX_SHOWN_KEYS]) + (f" (and {more} more)" if more > 0 else "")
+
+
 def render_meta(key: str, aliases: tuple[str, ...] = ()) -> bytes:
     lines = [
         "# gitmem ref: memory files synced by gitmem; do not edit by hand",

@@ -83,7 +83,9 @@ def _unpublished(project: Project, asked: bool) -> dict[str, str]:
         if not repo.resolve(ref):
             continue
         tracked = repo.resolve(project.tracking_ref(ref))
-        where = project.route(ref).remote
+        from gitmem.core.sanitize import shown_url
+
+        where = shown_url(project.route(ref).remote)
         if held is not None and ref not in held:
             out[ref] = (
                 f"not on {where} any more (deleted there): the next sync publishes its whole "
@@ -134,7 +136,7 @@ def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
         return "encrypted"
     where = project.remote or "the remote"
     if project.hub and scope.ref == project.user_ref:
-        from gitmem.project.identity import shown_url
+        from gitmem.core.sanitize import shown_url
 
         where = f"the hub {shown_url(project.hub)}"  # the personal ref lives there instead
     return f"plaintext, readable by everyone who can fetch {where}"
@@ -284,7 +286,7 @@ def agents_json(project: Project) -> dict[str, Any]:
     agents = agents_of(repo)
     hub = repo.config_get("gitmem.hub") or None
     if hub:
-        from gitmem.project.identity import shown_url
+        from gitmem.core.sanitize import shown_url
 
         hub = shown_url(hub)  # a token in the URL stays out of the output
     lines = agent_lines(agents, project.scopes, hub, os.environ)

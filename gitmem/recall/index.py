@@ -270,6 +270,7 @@ def _creation_lock(path: str) -> Iterator[None]:
 def _open(path: str) -> sqlite3.Connection:
     # one connection per process, used by one thread at a time (the MCP server runs each tool
     # call in a worker thread, under its own lock)
+    _owner_only(path)
     db = sqlite3.connect(path, timeout=10.0, isolation_level="DEFERRED", check_same_thread=False)
     try:
         db.execute("PRAGMA journal_mode=WAL")
@@ -277,6 +278,21 @@ def _open(path: str) -> sqlite3.Connection:
     except sqlite3.DatabaseError:
         pass  # not a database: connect() rebuilds it
     return db
+
+
+def _owner_only(path: str) -> None:
+    """The index holds personal memory in plaintext: readable by its owner only, as the
+    memory files are (SQLite gives its -wal and -shm files the database file's mode). Made
+    so when missing, tightened when an older gitmem left it readable by others."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                if os.stat(path + suffix).st_mode & 0o077:
+                    os.chmod(path + suffix, 0o600)
+    except OSError:
+        pass
 
 
 def close_all() -> None:

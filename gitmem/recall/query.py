@@ -89,7 +89,9 @@ def parse_since(text: str, now: float | None = None) -> float:
     """A date (`2026-01-31`, an ISO time) or an age (`7d`, `12h`, `2w`) as a Unix time."""
     from merge_drivers.rank import parse_time
 
-    m = re.fullmatch(r"\s*(\d+)\s*([smhdw])\s*", text)
+    # at most 12 digits: 5,000 of them made int() raise past Python's digit limit (a crash where
+    # bad input owes one line), and no age is longer than the clock
+    m = re.fullmatch(r"\s*(\d{1,12})\s*([smhdw])\s*", text)
     if m:
         unit = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
         return (time.time() if now is None else now) - int(m.group(1)) * unit

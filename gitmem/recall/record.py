@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from gitmem.errors import GitmemError, SecretsFound, UsageError
 
 if TYPE_CHECKING:
-    from gitmem.project.scopes import Project
+    from gitmem.project.scopes import Project, Scope
 
 TYPES = ("user", "feedback", "project", "reference")
 INDEX = "MEMORY.md"
@@ -185,6 +185,7 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
         raise UsageError(f"the {scope} scope's folder is refused: {s.note}", "see gitmem status")
     name = m.file or file_name(m.title)
     _check_name(name)
+    _in_own_scope(project, s, name)
     with holding_lock(project.repo, wait=10.0):
         return _write(scope, s.path, name, m)
 
@@ -203,6 +204,32 @@ def _check_name(name: str) -> None:
             f"{name!r} is not a topic file name",
             "a relative *.md path inside the scope, no '..', no dot-folder, not MEMORY.md",
         )
+
+
+def _in_own_scope(project: Project, s: Scope, name: str) -> None:
+    """Refuse a topic file that lands in another scope's folder: `team/x.md` recorded in
+    `auto` is the team folder's (auto/team/ is team memory, published in plaintext to
+    everyone), whatever scope the caller named — an agent told so by a memory included."""
+    from gitmem.project.confinement import within
+
+    target = s.path / name
+    top = name.split("/", 1)[0].casefold()  # a folder ignoring case: Team/ is team/
+    # the scope whose folder holds it most closely (team/ lies inside the auto folder)
+    holders = [o for o in project.scopes if o.path != s.path and within(target, o.path)]
+    holders = [o for o in holders if within(o.path, s.path)]
+    other = max(holders, key=lambda o: len(o.path.parts), default=None)
+    if other is None and not any(top == x.casefold() for x in s.exclude):
+        return
+    if other is None:  # the name of another scope's folder in another letter case
+        raise UsageError(
+            f"{name!r} lies in {name.split('/', 1)[0]}/, another scope's folder where letter "
+            f"case is ignored, not in {s.name}'s",
+            "choose another --file",
+        )
+    raise UsageError(
+        f"{name!r} lies in the {other.name} scope's folder, not in {s.name}'s",
+        f"record it with --scope {other.name} --file {target.relative_to(other.path).as_posix()}",
+    )
 
 
 def _write(scope: str, folder: Path, name: str, m: Memory) -> Recorded:

@@ -102,9 +102,13 @@ def _histories(
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, Any]]]]:
     """Per memory id: its changes (time, author, subject), newest first; and the merge
     resolutions that named it (time, author, what was kept and why)."""
+    from gitmem.core.sanitize import bounded
     from gitmem.recall.history import memory_log
     from gitmem.recall.index import _plain_names
     from gitmem.recall.sanitize import clean
+
+    def shown(text: str) -> str:  # outside text, cut before it is cleaned: one line's worth
+        return clean(bounded(text, 200))
 
     proj = project()
     repo = proj.repo
@@ -125,11 +129,14 @@ def _histories(
                 from gitmem.recall.query import shown_id
 
                 memory_id = shown_id(spot.name, plain[len(start) :])
-                changes.setdefault(memory_id, []).append(
+                listed = changes.setdefault(memory_id, [])
+                if len(listed) >= MAX_HISTORY:
+                    continue  # newest first: the page shows these
+                listed.append(
                     {
                         "time": int(c.time),
-                        "author": clean(c.author),
-                        "subject": clean(c.subject),
+                        "author": shown(c.author),
+                        "subject": shown(c.subject),
                         "commit": c.oid[:12],
                     }
                 )
@@ -140,11 +147,14 @@ def _histories(
                 continue
             path = entry.split(" ", 1)[0]
             memory_id = "CLAUDE.local.md" if path.endswith("/.root/CLAUDE.local.md") else path
-            resolved.setdefault(memory_id, []).append(
+            listed = resolved.setdefault(memory_id, [])
+            if len(listed) >= MAX_HISTORY:
+                continue  # 20,000 trailers in one commit: the page lists the first ones
+            listed.append(
                 {
                     "time": int(row["time"]),
-                    "author": clean(row["author"]),
-                    "resolution": clean(entry),
+                    "author": shown(row["author"]),
+                    "resolution": shown(entry),
                     "commit": row["commit"][:12],
                 }
             )
@@ -185,8 +195,18 @@ def render(data: dict[str, Any]) -> str:
     return re.sub(r"\{\{(CSP|STYLE|DATA|SCRIPT)\}\}", lambda m: parts[m.group(1)], template)
 
 
+def page_path(place: Place) -> str:
+    """Where the page goes unless told: the repository's gitmem folder. The page holds every
+    personal memory in plaintext; a default in the folder gitmem ran in (the working tree)
+    left it untracked there, one `git add -A` away from the branch and the remote."""
+    import os
+
+    return os.path.join(place.common_dir, "gitmem", "view.html")
+
+
 def write_page(place: Place, project: Callable[[], Project] | None, out: str) -> int:
-    """Write the page to `out` (atomically); the number of memories drawn."""
+    """Write the page to `out` (atomically, readable by its owner only: it holds personal
+    memory); the number of memories drawn."""
     from pathlib import Path
 
     from gitmem.core.state import write_atomic
@@ -197,5 +217,11 @@ def write_page(place: Place, project: Callable[[], Project] | None, out: str) ->
         from gitmem.errors import UsageError
 
         raise UsageError(f"{out} is a symbolic link", "choose another --out; nothing was written")
-    write_atomic(target.absolute(), render(data).encode("utf-8"))
+    page = render(data).encode("utf-8")
+    if out == page_path(place):  # the git folder (it may have come in an archive): no link
+        from gitmem.project.confinement import write_no_links
+
+        write_no_links(Path(place.common_dir), target, page, 0o600)
+    else:
+        write_atomic(target.absolute(), page, 0o600)
     return len(data["nodes"])

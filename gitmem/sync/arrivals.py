@@ -46,7 +46,9 @@ class Arrival:
             if self.letter == "R"
             else shown(self.path)
         )
-        who = ", ".join(self.authors)
+        who = ", ".join(self.authors[:5]) + (
+            f" and {len(self.authors) - 5} more" if len(self.authors) > 5 else ""
+        )
         tail = "; ".join(w for w in (self.how, f"by {who}" if who else "") if w)
         return f"{self.letter} {what}" + (f" ({tail})" if tail else "")
 
@@ -174,7 +176,11 @@ class _Authors:
     def of(self, *paths: str) -> tuple[str, ...]:
         names = set().union(*(self._stored(p) for p in paths))
         touching = [c for c in self.commits if names & set(c.paths)] or self.commits
-        return tuple(dict.fromkeys(c.author or c.email for c in touching if c.author or c.email))
+        from gitmem.core.sanitize import bounded
+
+        return tuple(
+            dict.fromkeys(bounded(c.author or c.email) for c in touching if c.author or c.email)
+        )
 
 
 def _plain_files(project: Project, ref: str, commit: str | None) -> dict[str, str]:

@@ -134,7 +134,9 @@ class RemoteGate:
         personal ref sealed with a key this machine is not granted yet cannot be adopted
         (adopt writes our key into it): the grant comes first, then adopt."""
         project = self.project
-        names = " or ".join(repr(k) for k in (meta.key, *meta.aliases))
+        from gitmem.project.refmeta import shown_keys
+
+        names = shown_keys((meta.key, *meta.aliases))
         option = f" --remote {project.remote}" if project.remote != "origin" else ""
         local = [k for k in (meta.key, *meta.aliases, project.key) if k.startswith("file:")]
         why = (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
+from gitmem.core.sanitize import shown_url
 from gitmem.core.state import holding_lock
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
@@ -67,14 +68,12 @@ class Exchange:
         missing: set[tuple[str, str]] = set()  # (remote, what the remote calls the ref)
         try:
             for fetch in pending:
-                with self.slow(f"fetching memory from {fetch.remote}"):
+                with self.slow(f"fetching memory from {shown_url(fetch.remote)}"):
                     missing.update((fetch.remote, name) for name in fetch.finish())
         except RemoteError as exc:
             self.cancel_fetch(pending)
             if self.project.hub and any(f.remote == self.project.hub for f in pending):
                 # the hub is a setting, not a remote `git fetch` knows: say which one to check
-                from gitmem.project.identity import shown_url
-
                 hub = shown_url(self.project.hub)
                 if exc.message.startswith(f"cannot fetch from {hub}:"):
                     told = exc.message.replace(f"from {hub}", f"from the hub {hub}", 1)
@@ -218,7 +217,7 @@ class Exchange:
             return RemoteError(
                 f"cannot push {name} to {label}: the ref {blocker} is in the way "
                 "(someone pushed a ref below ours; retrying cannot help)",
-                f"if it is not memory you need, remove it: git push {remote} --delete {blocker}",
+                f"if it is not memory you need, remove it: git push {shown_url(remote)} --delete {blocker}",
             )
         names = ", ".join(outcome.refused)
         why = "; ".join(dict.fromkeys(outcome.refused.values()))

@@ -146,7 +146,7 @@ class RefViews:
             self.codec.user_scope = self.project.key.startswith("user:")  # userscope.user_key
             if self.project.remote is not None or self.project.hub:
                 route = self.project.route(ref)
-                from gitmem.project.identity import shown_url
+                from gitmem.core.sanitize import shown_url
 
                 # named in refusals: a hub's URL without the credentials it may hold
                 self.codec.remote_ref = (shown_url(route.remote), route.name)
