@@ -379,7 +379,7 @@ def merge_index(
     base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
-    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines, filed), nodes)
+    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines, filed, bn), nodes)
     for key in order:  # a folded copy's sub-lines joined the first's
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
