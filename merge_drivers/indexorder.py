@@ -127,6 +127,14 @@ def sorted_section(was: list[Node]) -> tuple[bool, bool]:
     return _direction([nd.text for nd in was])
 
 
+def dated_headings_descend(was: list[Node]) -> bool:
+    """The base's headings that start with a date (`## 2026-01-05`) run newest first: a log
+    written at the top (at least SORTED_MIN_DATED of them)."""
+    days = [sort_word(nd.text.lstrip("#")) for nd in was if nd.kind == "head"]
+    days = [d for d in days if _date(d)]
+    return len(days) >= SORTED_MIN_DATED and _direction(days) == (False, True)
+
+
 def in_sorted_place(
     base: list[Key], new: list[Key], nodes: dict[Key, Node], way: tuple[bool, bool]
 ) -> list[Key]:
@@ -215,8 +223,16 @@ def canonical_order(
         # a new heading over such bullets stands where the first of them stood
         return (min((sibling(k)[0] for k in sections.get(head, ())), default=late), by_text(head))
 
+    newest_first = dated_headings_descend([base[k] for k in base_order if k in base])
+
+    def day_of(head: Key) -> str:
+        return sort_word(nodes[head].text.lstrip("#"))
+
     def flush(root: Key) -> None:
-        for h in sorted(subheads.get(root, ()), key=heads_first):
+        heads = subheads.get(root, ())
+        if newest_first:  # a log newest first: of the days written at one place, the latest first
+            heads = sorted(sorted(heads, key=by_text), key=day_of, reverse=True)
+        for h in sorted(heads, key=lambda h: heads_first(h)[0] if newest_first else heads_first(h)):
             out.append(h)
             out.extend(sorted(sections.get(h, ()), key=sibling))
 

@@ -156,3 +156,29 @@ def test_a_sorted_section_stays_sorted_and_converges(case: tuple[str, str, str, 
     titles = [line[3 : line.index("]")] for line in text.splitlines() if line.startswith("- [")]
     assert titles in (sorted(titles), sorted(titles, reverse=True))
     assert merged(base, text, a) == text
+
+
+def test_dated_headings_newest_first_keep_time_order() -> None:
+    """A log of dated headings written at the top: the new days of three machines, latest first."""
+    days = "".join(f"## 2026-11-{d}\n- note {d}\n\n" for d in (23, 20, 18))
+
+    def day(d: int) -> str:
+        return f"# Memory\n\n## 2026-11-{d}\n- note {d}\n\n{days}"
+
+    base = f"# Memory\n\n{days}"
+    text = in_every_order(base, day(25), day(24), day(26))
+    heads = [int(x[-2:]) for x in text.splitlines() if x.startswith("## ")]
+    assert heads == [26, 25, 24, 23, 20, 18]
+
+
+def test_dated_headings_oldest_first_keep_time_order() -> None:
+    days = "".join(f"\n## 2026-11-{d}\n- note {d}\n" for d in (18, 20, 23))
+    base = f"# Memory\n{days}"
+    text = in_every_order(
+        base,
+        base + "\n## 2026-11-25\n- note 25\n",
+        base + "\n## 2026-11-24\n- note 24\n",
+        base.replace("\n## 2026-11-20", "\n## 2026-11-19\n- note 19\n\n## 2026-11-20"),
+    )
+    heads = [int(x[-2:]) for x in text.splitlines() if x.startswith("## ")]
+    assert heads == [18, 19, 20, 23, 24, 25]
