@@ -762,3 +762,22 @@ def test_subheadings_a_new_heading_re_parents_stay_one_heading_each(
     assert text.count("### Plot") == 1 and text.count("### Store") == 1, text
     assert text == other(ours)
     assert merged(NESTED, text, ours) == text and merged(NESTED, theirs, text) == text
+
+
+def test_archive_takes_plain_bullets_from_the_top_whatever_their_letter() -> None:
+    """Plain bullets that say nothing of when they were written go to the archive in the order
+    they stand (an index grows at the end): the oldest first, never by their bytes, so the new
+    bullets a merge brings in (at the end) stay, and the archive names the file it wrote."""
+    words = ["zebra", "apple", "*starred*", "mango", "Tango", "echo"]
+    bullet = "- {} fact number {} that is worth keeping in mind for a while\n"
+    base = "# Memory\n" + "".join(bullet.format(words[i % 6], i) for i in range(150))
+    ours = base + "".join(bullet.format(words[i % 6], f"a{i}") for i in range(40))
+    theirs = base + "".join(bullet.format(words[i % 6], f"b{i}") for i in range(40))
+    result = result_of(base, ours, theirs)
+    assert result.data == merged(base, ours, theirs).encode()
+    archive = result.extra_files["MEMORY-archive.md"].decode()
+    gone = [int(x.split()[-10]) for x in archive.splitlines() if x.startswith("- ")]
+    assert gone == list(range(len(gone))) and gone  # the first ones, in order
+    text = result.data.decode()
+    assert all(f"number a{i} " in text and f"number b{i} " in text for i in range(40))
+    assert any("archived to MEMORY-archive.md" in r.reason for r in result.resolutions)
