@@ -781,3 +781,25 @@ def test_archive_takes_plain_bullets_from_the_top_whatever_their_letter() -> Non
     text = result.data.decode()
     assert all(f"number a{i} " in text and f"number b{i} " in text for i in range(40))
     assert any("archived to MEMORY-archive.md" in r.reason for r in result.resolutions)
+
+
+FENCED = "- [Build](build.md) — how to build\n  ```sh\n  make\n\n  make test\n  ```\n"
+
+
+@pytest.mark.parametrize("mark", ["```", "~~~"])
+def test_a_fence_indented_under_an_entry_is_part_of_it(mark: str) -> None:
+    """Read as the block tree reads it (the item's content, a blank line inside too): deleting
+    the entry deletes its code, and an edit inside the code merges with an edit of the hook."""
+    nested = FENCED.replace("```", mark)
+    base = f"# Memory\n{nested}- [Other](other.md) — other\n"
+    gone = merged(base, base.replace(nested, ""), base + "- [New](new.md) — new\n")
+    assert gone == "# Memory\n- [Other](other.md) — other\n- [New](new.md) — new\n"
+    both = merged(
+        base, base.replace("make test", "make test lint"), base.replace("how to", "how we")
+    )
+    assert both == base.replace("make test", "make test lint").replace("how to", "how we")
+
+
+def test_an_unclosed_fence_under_an_entry_stays_a_block_to_the_end() -> None:
+    base = "# Memory\n- [A](a.md) — a\n  ```\n  code\n- [B](b.md) — b\n"
+    assert merged(base, base + "more\n", base) == base + "more\n"

@@ -182,3 +182,13 @@ def test_dated_headings_oldest_first_keep_time_order() -> None:
     )
     heads = [int(x[-2:]) for x in text.splitlines() if x.startswith("## ")]
     assert heads == [18, 19, 20, 23, 24, 25]
+
+
+def test_an_entry_with_code_under_it_is_one_entry_of_a_sorted_section() -> None:
+    """A fence indented under an entry is the entry's (as the block tree reads it): the section
+    stays a sorted run of entries, and the new entry goes to its place, not into the code."""
+    code = "  ```sh\n  make\n\n  make test\n  ```\n"
+    base = [entry(t) + (code if t == "Delta" else "") for t in TITLES]
+    text = merged(doc(base), doc([*base, entry("Echo")]), doc([*base, entry("Bravo")]))
+    want = [base[0], entry("Bravo"), base[1], entry("Echo"), *base[2:]]
+    assert text == doc(want)
