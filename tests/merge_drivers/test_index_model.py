@@ -803,3 +803,9 @@ def test_a_fence_indented_under_an_entry_is_part_of_it(mark: str) -> None:
 def test_an_unclosed_fence_under_an_entry_stays_a_block_to_the_end() -> None:
     base = "# Memory\n- [A](a.md) — a\n  ```\n  code\n- [B](b.md) — b\n"
     assert merged(base, base + "more\n", base) == base + "more\n"
+
+
+def test_code_edited_under_an_entry_another_side_deleted_keeps_the_entry_above_it() -> None:
+    base = f"# Memory\n{FENCED}- [Other](other.md) — other\n"
+    edited = base.replace("  make\n", "  make all\n")
+    assert merged(base, base.replace(FENCED, ""), edited) == edited
