@@ -22,7 +22,6 @@ from merge_drivers.indexdoc import (
     utf16_len,
 )
 from merge_drivers.model import SideInfo
-from merge_drivers.rank import Rank
 
 MAX_LINES = 200
 MAX_CHARS = 25_000
@@ -98,9 +97,11 @@ def side_archive(info: SideInfo) -> list[Item] | None:
     return archive_entries(text, True) or None
 
 
-def spill(order: list[Key], nodes_by_key: dict[Key, Node], rank: Callable[[Key], Rank]) -> set[Key]:
-    """The entries to archive: lowest-ranked first, until the index fits (a function of the
-    final items only)."""
+def spill(
+    order: list[Key], nodes_by_key: dict[Key, Node], rank: Callable[[Key], tuple[float, float, int]]
+) -> set[Key]:
+    """The entries to archive: lowest-ranked first (`rank`: confidence, recency, then the
+    place in `order`), until the index fits (a function of the final items only)."""
     nodes = [nodes_by_key[k] for k in order]
     lines, chars = measure_nodes(nodes)
     if lines <= MAX_LINES and chars <= MAX_CHARS:

@@ -22,7 +22,8 @@ That is what makes three replicas converge whatever order they merge in:
   stripped. Entries archived earlier (`MEMORY-archive.md`, or the git driver's trailing comment)
   still count as items; the overflow is recomputed from the final items, lowest-ranked entries
   first (rank: the topic file's confidence, then its recency — its date, else the commit time
-  of its last change — then the bytes; never the side), so archived entries come back when
+  of its last change — then its place in the merged index, the first out first; never the
+  bytes, never the side), so archived entries come back when
   there is room. The archive groups entries under their section heading, which keeps their anchor.
 
 Never reads files, the clock or the environment.
@@ -379,7 +380,7 @@ def merge_index(
     base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
-    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines, filed), nodes)
+    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines, filed, bn), nodes)
     for key in order:  # a folded copy's sub-lines joined the first's
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
@@ -395,7 +396,8 @@ def merge_index(
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
     spilled: set[Key] = set()
     if caps:
-        spilled = spill(order, nodes, lambda k: chosen[k].rank)
+        place = {k: i for i, k in enumerate(order)}
+        spilled = spill(order, nodes, lambda k: (*chosen[k].rank[:2], place[k]))
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
         folder = path.rpartition("/")[0]

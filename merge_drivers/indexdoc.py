@@ -125,6 +125,20 @@ def fence(line: str) -> str:
     return ""
 
 
+def _nested_fence_end(lines: list[str], i: int) -> int | None:
+    """A fence indented under a list item (two spaces or more: its content, as the block tree
+    reads it) is part of the item, blank lines inside it too: the line after its closing
+    fence. None when `lines[i]` opens no such fence, or the fence never closes (then it runs
+    to the end of the file, a block of its own)."""
+    mark = fence(lines[i])
+    if not mark or not lines[i].startswith("  "):
+        return None
+    j = i + 1
+    while j < len(lines) and not lines[j].lstrip(" ").startswith(mark):
+        j += 1
+    return j + 1 if j < len(lines) else None
+
+
 def is_comment_start(line: str) -> bool:
     return line.lstrip(" ").startswith("<!--")
 
@@ -209,8 +223,14 @@ def parse(text: str) -> Index:
         bullet = bullet_body(line)
         if bullet is not None:
             i += 1
-            while i < n and continues(lines[i]):
-                i += 1
+            while i < n:
+                if continues(lines[i]):
+                    i += 1
+                    continue
+                end = _nested_fence_end(lines, i)
+                if end is None:
+                    break
+                i = end
             body = lines[start:i]
             target = link_target(bullet)
             if target is not None:

@@ -80,12 +80,96 @@ def by_text(key: Key) -> tuple[str, str, int, str, str]:
     return (key[0], text, key[3], key[2], key[1])
 
 
+SORTED_MIN_DATED = 3  # base entries, all dated, that show a section is kept in time order
+SORTED_MIN = 4  # base entries that show a section is kept sorted by title
+
+
+def _date(text: str) -> bool:
+    return (
+        len(text) >= 10
+        and text[4] == "-"
+        and text[7] == "-"
+        and (text[:4] + text[5:7] + text[8:10]).isdigit()
+        and (len(text) == 10 or not text[10].isdigit())
+    )
+
+
+def sort_word(text: str) -> str:
+    """What a reader sorts an entry by: its leading date (`- 2026-01-05 …`, `- [2026-01-05 …`),
+    else the words it shows first (a link's title, markup aside), case aside."""
+    body = bullet_body(first_line(text))
+    line = (body if body is not None else first_line(text)).lstrip()
+    shown = line.lstrip("[*_`~ ")
+    if _date(shown):
+        return shown[:10]
+    end = line.find("](") if line.startswith("[") else -1
+    if end > 0:
+        shown = line[1:end]
+    return norm("".join(c for c in shown if c not in "*_`~[]"))
+
+
+def _direction(texts: list[str]) -> tuple[bool, bool]:
+    """(ascending, descending) of a run of entries, both False when it is not sorted."""
+    words_of = [sort_word(t) for t in texts]
+    up = all(a <= b for a, b in pairwise(words_of))
+    down = all(a >= b for a, b in pairwise(words_of))
+    return (up, down) if up != down else (False, False)
+
+
+def sorted_section(was: list[Node]) -> tuple[bool, bool]:
+    """(ascending, descending) when a section of the base (its items, in order) is a sorted
+    run of entries: enough of them to say so (a log of dated lines, fewer)."""
+    if any(nd.kind != "entry" for nd in was):
+        return (False, False)
+    dated = all(_date(sort_word(nd.text)) for nd in was)
+    if len(was) < (SORTED_MIN_DATED if dated else SORTED_MIN):
+        return (False, False)
+    return _direction([nd.text for nd in was])
+
+
+def dated_headings_descend(was: list[Node]) -> bool:
+    """The base's headings that start with a date (`## 2026-01-05`) run newest first: a log
+    written at the top (at least SORTED_MIN_DATED of them)."""
+    days = [sort_word(nd.text.lstrip("#")) for nd in was if nd.kind == "head"]
+    days = [d for d in days if _date(d)]
+    return len(days) >= SORTED_MIN_DATED and _direction(days) == (False, True)
+
+
+def in_sorted_place(
+    base: list[Key], new: list[Key], nodes: dict[Key, Node], way: tuple[bool, bool]
+) -> list[Key]:
+    """The base items of one section, then its new items — or, when the base kept the section
+    sorted (`way`: by date, else by title; ascending or descending) and what is left of it
+    still is, each new entry at its sorted place, after the entries that sort equal: a
+    position that depends only on the items and the base, never on which merge came first."""
+    if not new or way == (False, False) or any(nodes[k].kind != "entry" for k in base):
+        return base + new
+    up, down = way
+    if len(base) > 1 and _direction([nodes[k].text for k in base]) != way:
+        return base + new
+    entries = [k for k in new if nodes[k].kind == "entry"]
+    rest = [k for k in new if nodes[k].kind != "entry"]
+    place = sorted(entries, key=lambda k: sort_word(nodes[k].text), reverse=down)
+    out = list(base)
+    at = 0
+    for k in place:  # `place` is in the section's order: each goes after the one before it
+        w = sort_word(nodes[k].text)
+        while at < len(out) and (
+            sort_word(nodes[out[at]].text) <= w if up else sort_word(nodes[out[at]].text) >= w
+        ):
+            at += 1
+        out.insert(at, k)
+        at += 1
+    return out + rest
+
+
 def canonical_order(
     base_order: list[Key],
     base_pos: dict[Key, int],
     nodes: dict[Key, Node],
     base_lines: dict[str, int] | None = None,
     filed: frozenset[Key] = frozenset(),
+    base: dict[Key, Node] | None = None,
 ) -> list[Key]:
     """The canonical order: a function of the chosen items, their anchors and the base only.
 
@@ -95,6 +179,7 @@ def canonical_order(
     among its siblings instead of being sorted by text, and new headings come in the order
     of the first such bullet under each: headings inserted above bullets re-sort nothing."""
     lines = base_lines or {}
+    base = base or {}
     late = len(lines) + len(base_order)
 
     def sibling(key: Key) -> tuple[int, tuple[str, str, int, str, str]]:
@@ -138,8 +223,16 @@ def canonical_order(
         # a new heading over such bullets stands where the first of them stood
         return (min((sibling(k)[0] for k in sections.get(head, ())), default=late), by_text(head))
 
+    newest_first = dated_headings_descend([base[k] for k in base_order if k in base])
+
+    def day_of(head: Key) -> str:
+        return sort_word(nodes[head].text.lstrip("#"))
+
     def flush(root: Key) -> None:
-        for h in sorted(subheads.get(root, ()), key=heads_first):
+        heads = subheads.get(root, ())
+        if newest_first:  # a log newest first: of the days written at one place, the latest first
+            heads = sorted(sorted(heads, key=by_text), key=day_of, reverse=True)
+        for h in sorted(heads, key=lambda h: heads_first(h)[0] if newest_first else heads_first(h)):
             out.append(h)
             out.extend(sorted(sections.get(h, ()), key=sibling))
 
@@ -148,17 +241,31 @@ def canonical_order(
     # filed group, where the side that wrote them (after the groups) had them
     root = region = START
     skip = set(first) | set(final)
+    start = len(out)  # where the base items of the section `root` begin in `out`
+
+    was: list[Node] = []  # the base's items of the section `root`, deleted ones too
+
+    def close(root: Key) -> None:
+        new = sorted(sections.get(root, ()), key=sibling)
+        out[start:] = in_sorted_place(out[start:], new, nodes, sorted_section(was))
+
     for key in base_order:
+        if key in base and key[0] != "h" and key not in skip:
+            was.append(base[key])
         if key not in nodes or key in skip:
             continue
         if key[0] == "h":
-            out.extend(sorted(sections.get(root, ()), key=sibling))
+            close(root)
+            was = []
             if key not in filed:
                 flush(region)
                 region = key
             root = key
+            out.append(key)
+            start = len(out)
+            continue
         out.append(key)
-    out.extend(sorted(sections.get(root, ()), key=sibling))
+    close(root)
     flush(region)
     out.extend(sorted(final))
     return out

@@ -47,3 +47,37 @@ def test_three_machines_edit_one_topic_file_and_converge_on_every_edit(world: Wo
     assert "| ruff | 0.5 |" in text
     days = [text.index(f"## 2026-11-{d}") for d in (19, 20, 21, 22)]
     assert days == sorted(days)  # the log keeps time order
+
+
+def _entry(title: str) -> str:
+    return f"- [{title}]({title.lower()}.md) — about {title.lower()}\n"
+
+
+def test_three_machines_add_to_a_sorted_index_and_it_stays_sorted(world: World) -> None:
+    """A sorted index and a dated log in MEMORY.md: each machine's new line goes to its
+    sorted place (not the end of the section), and every replica ends with the same bytes."""
+    a, b, c = world.clone("a"), world.clone("b"), world.clone("c")
+    da, db, dc = (world.scope_path(x) for x in (a, b, c))
+    da.mkdir(parents=True)
+    topics = "".join(_entry(t) for t in ("Alpha", "Delta", "Kilo", "Zulu"))
+    log = "- 2026-11-18 set up CI\n- 2026-11-19 first release\n- 2026-11-23 moved to uv\n"
+    base = f"# Memory\n\n## Topics\n{topics}\n## Log\n{log}"
+    (da / "MEMORY.md").write_text(base)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    world.ok("-C", str(c), "sync")
+    news = {
+        da: (_entry("Bravo"), "- 2026-11-24 from a\n"),
+        db: (_entry("Mike"), "- 2026-11-20 from b\n"),
+        dc: (_entry("Echo"), "- 2026-11-19 also from c\n"),
+    }
+    for folder, (topic, line) in news.items():
+        (folder / "MEMORY.md").write_text(base.replace("\n## Log", f"{topic}\n## Log") + line)
+    for clone in (a, b, c, a, b):
+        world.ok("-C", str(clone), "sync")
+    assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
+    titles = ("Alpha", "Bravo", "Delta", "Echo", "Kilo", "Mike", "Zulu")
+    days = ("18 set up CI", "19 first release", "19 also from c", "20 from b", "23 moved to uv")
+    want = "".join(_entry(t) for t in titles) + "\n## Log\n"
+    want += "".join(f"- 2026-11-{d}\n" for d in days) + "- 2026-11-24 from a\n"
+    assert (da / "MEMORY.md").read_text() == f"# Memory\n\n## Topics\n{want}"

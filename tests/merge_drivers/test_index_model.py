@@ -762,3 +762,50 @@ def test_subheadings_a_new_heading_re_parents_stay_one_heading_each(
     assert text.count("### Plot") == 1 and text.count("### Store") == 1, text
     assert text == other(ours)
     assert merged(NESTED, text, ours) == text and merged(NESTED, theirs, text) == text
+
+
+def test_archive_takes_plain_bullets_from_the_top_whatever_their_letter() -> None:
+    """Plain bullets that say nothing of when they were written go to the archive in the order
+    they stand (an index grows at the end): the oldest first, never by their bytes, so the new
+    bullets a merge brings in (at the end) stay, and the archive names the file it wrote."""
+    words = ["zebra", "apple", "*starred*", "mango", "Tango", "echo"]
+    bullet = "- {} fact number {} that is worth keeping in mind for a while\n"
+    base = "# Memory\n" + "".join(bullet.format(words[i % 6], i) for i in range(150))
+    ours = base + "".join(bullet.format(words[i % 6], f"a{i}") for i in range(40))
+    theirs = base + "".join(bullet.format(words[i % 6], f"b{i}") for i in range(40))
+    result = result_of(base, ours, theirs)
+    assert result.data == merged(base, ours, theirs).encode()
+    archive = result.extra_files["MEMORY-archive.md"].decode()
+    gone = [int(x.split()[-10]) for x in archive.splitlines() if x.startswith("- ")]
+    assert gone == list(range(len(gone))) and gone  # the first ones, in order
+    text = result.data.decode()
+    assert all(f"number a{i} " in text and f"number b{i} " in text for i in range(40))
+    assert any("archived to MEMORY-archive.md" in r.reason for r in result.resolutions)
+
+
+FENCED = "- [Build](build.md) — how to build\n  ```sh\n  make\n\n  make test\n  ```\n"
+
+
+@pytest.mark.parametrize("mark", ["```", "~~~"])
+def test_a_fence_indented_under_an_entry_is_part_of_it(mark: str) -> None:
+    """Read as the block tree reads it (the item's content, a blank line inside too): deleting
+    the entry deletes its code, and an edit inside the code merges with an edit of the hook."""
+    nested = FENCED.replace("```", mark)
+    base = f"# Memory\n{nested}- [Other](other.md) — other\n"
+    gone = merged(base, base.replace(nested, ""), base + "- [New](new.md) — new\n")
+    assert gone == "# Memory\n- [Other](other.md) — other\n- [New](new.md) — new\n"
+    both = merged(
+        base, base.replace("make test", "make test lint"), base.replace("how to", "how we")
+    )
+    assert both == base.replace("make test", "make test lint").replace("how to", "how we")
+
+
+def test_an_unclosed_fence_under_an_entry_stays_a_block_to_the_end() -> None:
+    base = "# Memory\n- [A](a.md) — a\n  ```\n  code\n- [B](b.md) — b\n"
+    assert merged(base, base + "more\n", base) == base + "more\n"
+
+
+def test_code_edited_under_an_entry_another_side_deleted_keeps_the_entry_above_it() -> None:
+    base = f"# Memory\n{FENCED}- [Other](other.md) — other\n"
+    edited = base.replace("  make\n", "  make all\n")
+    assert merged(base, base.replace(FENCED, ""), edited) == edited

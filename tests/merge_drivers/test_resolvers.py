@@ -225,10 +225,12 @@ def test_archived_entries_come_back_when_there_is_room() -> None:
 
 
 def test_archive_keeps_the_section_of_each_entry() -> None:
-    base = "# Memory\n" + "".join(f"- [E{i}](e{i}.md) — {'x' * 90}\n" for i in range(190))
-    ours = base + "\n## Ours\n" + "".join(f"- [A{i}](a{i}.md) — a\n" for i in range(30))
+    old = "## Old\n" + "".join(f"- [Z{i}](z{i}.md) — z\n" for i in range(30))
+    entries = "".join(f"- [E{i}](e{i}.md) — {'x' * 90}\n" for i in range(160))
+    base = f"# Memory\n{old}\n## Main\n{entries}"
+    ours = base + "".join(f"- [A{i}](a{i}.md) — a\n" for i in range(30))
     theirs = base.replace("(e1.md) — x", "(e1.md) — y")
     result = merge_file("MEMORY.md", base.encode(), ours.encode(), theirs.encode())
     archive = result.extra_files[ARCHIVE_NAME].decode()
     assert archive.startswith(ARCHIVE_HEADER)
-    assert "\n## Ours\n\n- [A" in archive  # filed under its section (ranked lowest: bytes)
+    assert "\n## Old\n\n- [Z0]" in archive  # filed under its section (ranked lowest: first)
