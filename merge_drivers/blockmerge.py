@@ -175,8 +175,12 @@ def _formatted(z: Unit, a: Unit, b: Unit) -> Unit:
 
 def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, why: str) -> None:
     ka, kb, kz = [u.key for u in a], [u.key for u in b], [u.key for u in z]
-    if (ka in (kz, kb) or kb == kz) and len(z) == len(a) == len(b):
-        for x, y, w in zip(z, a, b, strict=True):  # a re-wrap on one side: both kept
+    if len(z) == len(a) == len(b) and all(
+        x in (y, w) or y == w for x, y, w in zip(kz, ka, kb, strict=True)
+    ):
+        # block for block, each changed on one side at most (what the other side did to it
+        # is formatting: a re-wrap, a renumbered step): each merged inside, both kept
+        for x, y, w in zip(z, a, b, strict=True):
             _merge_unit(out, x, y, w, side, why)
         return
     if ka == kb or kb == kz:

@@ -91,6 +91,20 @@ def test_a_paragraph_rewrapped_on_one_side_matches_its_base_block() -> None:
     assert notes == []
 
 
+@pytest.mark.parametrize("neighbour", ["| tool | ver |\n|:--|--:|\n| ruff | 0.4 |\n", "- one\n"])
+def test_a_rewrap_next_to_a_changed_block_keeps_the_other_sides_words(neighbour: str) -> None:
+    """One side edits the block right before a paragraph and re-wraps the paragraph; the other
+    edits a word of it: the block edit, the word and the re-wrap all stand (before: the other
+    side's paragraph was taken as it was, and the re-wrap lost)."""
+    para = "The deploy script reads the token\nfrom the vault.\n"
+    body = f"# T\n\n{neighbour}\n{para}"
+    ours = body.replace("0.4", "0.5").replace("one", "uno").replace("token\nfrom", "token from")
+    theirs = body.replace("deploy", "deploy-B")
+    out, _ = merged(FM + body, FM + ours, FM + theirs)
+    assert out == FM + ours.replace("deploy", "deploy-B")
+    assert len(three_ways(body, ours, theirs, body.replace("# T", "# Title"))) == 1
+
+
 @pytest.mark.parametrize("eol", ["\n", "\r\n"])
 def test_cjk_emoji_and_crlf_merge_inside_their_blocks(eol: str) -> None:
     body = "# 记忆\n\n合并 很 重要。\n\n| 工具 | 版本 |\n|:--|--:|\n| ruff | 0.4 |\n"
