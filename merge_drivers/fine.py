@@ -159,12 +159,16 @@ def merge_seq(
     winner: bool = False,
     loose: bool = False,
     align: bool = False,
+    tie: bool = False,
 ) -> tuple[list[tuple[str, int]], int] | None:
     """A 3-way merge of sequences where only edits of the same base elements, two different
     insertions at one place, or an insertion right next to the other side's deletion (where
     the order would be a guess) conflict. The result as (source, index): "z" a base element
     kept, "a" or "b" an element that side wrote; and how many conflicts `a` (the higher-ranked
-    side, chosen by the caller) won. Without `winner`, None on any conflict."""
+    side, chosen by the caller) won. Without `winner`, None on any conflict. `tie`: the sides
+    rank alike (no confidence or date tells them apart), so each conflict goes to the side
+    whose edits there are the greater bytes — decided on the versions that wrote them, not on
+    whole merged versions whose bytes depend on the merge order."""
     kz, ka, kb = [key(x) for x in z], [key(x) for x in a], [key(x) for x in b]
     ops = edits(kz, ka, "a", align)[0] + edits(kz, kb, "b", align)[0]
     ops.sort(key=_Op.sort_key)
@@ -208,7 +212,14 @@ def merge_seq(
     for k, op in enumerate(kept):
         sides.setdefault(root(k), set()).add(op.side)
     lost = {r for r, ss in sides.items() if {"a", "b"} <= ss}
-    chosen = [op for k, op in enumerate(kept) if op.side != "b" or root(k) not in lost]
+    loser = dict.fromkeys(lost, "b")
+    if tie:
+        said: dict[int, dict[str, list[bytes]]] = {r: {"a": [], "b": []} for r in lost}
+        for k, op in enumerate(kept):
+            if root(k) in lost and op.side in ("a", "b"):
+                said[root(k)][op.side].extend(op.keys if op.new is not None else [b"\0"])
+        loser = {r: "a" if w["b"] > w["a"] else "b" for r, w in said.items()}
+    chosen = [op for k, op in enumerate(kept) if loser.get(root(k)) != op.side]
     out: list[tuple[str, int]] = []
     gone = {op.pos for op in chosen if op.new is None}
     at = 0
@@ -247,7 +258,12 @@ Merged = tuple[list[bytes], int]  # the lines, and how many conflicts the winner
 
 
 def merge_lines(
-    z: list[bytes], a: list[bytes], b: list[bytes], winner: bool = False, code: bool = False
+    z: list[bytes],
+    a: list[bytes],
+    b: list[bytes],
+    winner: bool = False,
+    code: bool = False,
+    tie: bool = False,
 ) -> Merged | None:
     """Lines, adjacent edits allowed; a kept line written as the side that re-formatted it
     (`code`: lines of a fence, aligned where they start alike).
@@ -260,7 +276,7 @@ def merge_lines(
         merged = merge_seq(z, a, b, key, align=code)
     if merged is None and winner:
         key, numbered = _plain, False
-        merged = merge_seq(z, a, b, key, winner=True, align=code)
+        merged = merge_seq(z, a, b, key, winner=True, align=code, tie=tie)
     if merged is None:
         return None
     _, same_a = edits([key(x) for x in z], [key(x) for x in a])
@@ -336,7 +352,7 @@ def _table_row(line: bytes) -> bool:
     return line.lstrip(b" ").startswith(b"|")
 
 
-def merge_table(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None:
+def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = False) -> Merged | None:
     """Rows both sides edited, cell by cell (the rows line up one to one, with as many cells);
     a cell both changed goes to the winner."""
     if not (len(z) == len(a) == len(b)) or not all(map(_table_row, (*z, *a, *b))):
@@ -360,7 +376,8 @@ def merge_table(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None
             elif y.strip() == x.strip():
                 cells.append(w)
             else:
-                cells.append(y)  # both changed one cell: the winner's
+                # both changed one cell: the winner's (on a tie, the greater cell)
+                cells.append(w if tie and w.strip() > y.strip() else y)
                 won += 1
         end = ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]
         out.append(b"|".join(cells) + end)
@@ -395,7 +412,7 @@ def _words(text: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
     return text[: found[0].start()], words
 
 
-def merge_words(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None:
+def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = False) -> Merged | None:
     """Prose merged word by word; line breaks are whitespace, written as the side that moved
     them wrote them. No blank line inside (one paragraph each), else None."""
     if not (_prose(z) and _prose(a) and _prose(b)):
@@ -405,7 +422,7 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None
     (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
     if max(len(wz), len(wa), len(wb)) > _MAX_WORDS:
         return None
-    merged = merge_seq(wz, wa, wb, lambda w: w[0], winner=True, loose=True)
+    merged = merge_seq(wz, wa, wb, lambda w: w[0], winner=True, loose=True, tie=tie)
     if merged is None:
         return None
     _, same_a = edits([w[0] for w in wz], [w[0] for w in wa])
@@ -428,20 +445,23 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None
     return text.splitlines(True), merged[1]
 
 
-def merge_hunk(z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool) -> Merged | None:
+def merge_hunk(
+    z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool, tie: bool = False
+) -> Merged | None:
     """The finest merge of one conflicting hunk: both sides' edits where they touch different
     lines, cells or words; the winner's (`a`) only where both changed the same ones, with the
-    count of those. None past the size bound (the caller keeps the winner's hunk)."""
+    count of those (`tie`: each to its greater bytes). None past the size bound (the caller
+    keeps the winner's hunk)."""
     if max(len(z), len(a), len(b)) > _MAX_WORDS:
         return None
     lines = merge_lines(z, a, b, code=in_fence)
     if lines is not None:
         return lines
     if not in_fence:
-        finer = merge_table(z, a, b) or merge_words(z, a, b)
+        finer = merge_table(z, a, b, tie) or merge_words(z, a, b, tie)
         if finer is not None:
             return finer
-    return merge_lines(z, a, b, winner=True, code=in_fence)
+    return merge_lines(z, a, b, winner=True, code=in_fence, tie=tie)
 
 
 def fence_states(lines: Sequence[bytes]) -> list[bool]:

@@ -162,14 +162,19 @@ def _both_added_steps(out: list[bytes], a: list[bytes], b: list[bytes]) -> list[
 
 
 def _finer(
-    z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool, appends: bool = True
+    z: list[bytes],
+    a: list[bytes],
+    b: list[bytes],
+    in_fence: bool,
+    appends: bool = True,
+    tie: bool = False,
 ) -> tuple[list[bytes], int] | None:
     """A hunk both sides changed, merged at the finest grain (`fine.merge_hunk`); where that
     needs a winner, an edit and lines appended right after it are kept first
     (`_edit_and_append`)."""
     from merge_drivers.fine import merge_hunk
 
-    fine = merge_hunk(z, a, b, in_fence)
+    fine = merge_hunk(z, a, b, in_fence, tie)
     if (fine is not None and not fine[1]) or not appends:
         return fine
     kept = _edit_and_append([line_key(x) for x in z], a, b)
@@ -226,6 +231,9 @@ def merge_body(
     from merge_drivers.fine import fence_states
 
     zk, ak, bk = ([line_key(x) for x in lines] for lines in (zl, al, bl))
+    # a file's sides that rank alike: each element both changed goes to its greater bytes
+    # (decided on the versions that wrote it, so three replicas converge in any order)
+    tie = appends and why == "tie-break"
     out: list[bytes] = []
     resolutions: list[Resolution] = []
 
@@ -263,7 +271,7 @@ def merge_body(
                 )
             elif (
                 (appends or finer)
-                and (fine := _finer(zl[iz:zm], al[ia:am], bl[ib:bm], fenced(iz), appends))
+                and (fine := _finer(zl[iz:zm], al[ia:am], bl[ib:bm], fenced(iz), appends, tie))
                 and not (by_hunk and fine[1])  # a tie: each hunk to its greater bytes, below
             ):
                 start = len(out) + first_line
@@ -275,7 +283,7 @@ def merge_body(
             else:
                 start = len(out) + first_line
                 mine, theirs = b"".join(al[ia:am]), b"".join(bl[ib:bm])
-                emit(bl[ib:bm] if by_hunk and theirs > mine else al[ia:am])
+                emit(bl[ib:bm] if (by_hunk or tie) and theirs > mine else al[ia:am])
                 end = len(out) + first_line - 1
                 where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
                 resolutions.append(Resolution(path, where, win_side, why))

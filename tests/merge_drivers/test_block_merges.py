@@ -160,3 +160,30 @@ def test_no_untouched_word_is_lost(sides: tuple[list[str], list[str], list[str]]
         want = sides[1][i] if sides[1][i] != p else p
         assert " ".join(want.split()) in text
     assert ("new words here" in text) == ("new words here" in sides[2])
+
+
+@pytest.mark.parametrize(
+    ("old", "one", "two"),
+    [
+        ("| bo |", "| A |", "| B |"),
+        ("reads the", "reads-A the", "reads-B the"),
+        ("make", "ma", "mk"),
+    ],
+)
+def test_the_same_element_changed_by_two_replicas_converges_with_a_third(
+    old: str, one: str, two: str
+) -> None:
+    """Two replicas change one cell, word or code line; a third edits elsewhere. With nothing
+    to rank them by, the element goes to its greater bytes whatever merges first (before: the
+    winner was the greater *merged* file, whose bytes depend on the merge order)."""
+    body = (
+        "```sh\nmake\ngit push\n```\n\n| tool | owner |\n|:--|--:|\n| ruff | ana |\n"
+        "| mypy | bo |\n\nThe deploy script reads the token\nfrom the vault.\n"
+    )
+    a = body.replace(old, one).replace("ana", "Ana")
+    b = body.replace(old, two)
+    c = body.replace("git push", "git push --tags")
+    results = three_ways(body, a, b, c)
+    assert len(results) == 1
+    text = results.pop().decode()
+    assert two in text and one not in text and "| Ana |" in text and "--tags" in text
