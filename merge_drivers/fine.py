@@ -36,7 +36,7 @@ class _Op:
     side elements `new` before base element `pos` — `attached` when it replaces what that side
     deleted right before it (a rewritten element), plain when it only adds."""
 
-    __slots__ = ("attached", "keys", "new", "pos", "run", "side")
+    __slots__ = ("attached", "keys", "new", "pos", "run", "side", "span")
 
     def __init__(
         self,
@@ -46,12 +46,15 @@ class _Op:
         keys: list[bytes],
         attached: bool,
         run: tuple[str, int],
+        span: tuple[int, int] | None = None,
     ) -> None:
         self.pos, self.new, self.side, self.keys, self.attached = pos, new, side, keys, attached
         self.run = run  # the ops of one replaced run are decided together
+        self.span = span  # a deletion: the element it is, when one element rewrote it
 
-    def sort_key(self) -> tuple[int, int, list[bytes], str]:
-        return (self.pos, self.new is None, self.keys, self.side)
+    def sort_key(self) -> tuple[int, int, int, list[bytes], str]:
+        # at one place: insertions before the deletion, a rewrite before a plain insertion
+        return (self.pos, self.new is None, not self.attached, self.keys, self.side)
 
     def same(self, other: _Op, loose: bool = False) -> bool:
         """The same edit; `loose` (words): any two deletions of one element agree (which run
@@ -80,7 +83,7 @@ def edits(
             for k in range(bi - i):
                 said = [s[j + k]]
                 run = (side, i + k)
-                ops.append(_Op(i + k, None, side, [b"\0", *said], False, run))
+                ops.append(_Op(i + k, None, side, [b"\0", *said], False, run, (i + k, i + k + 1)))
                 ops.append(_Op(i + k + 1, [j + k], side, said, True, run))
         else:  # a run deleted, and what replaces it written at its end
             said = list(s[j:bj])
@@ -140,15 +143,49 @@ def _within(p: _Op, e: _Op) -> bool:
 def _clash(p: _Op, e: _Op) -> bool:
     """Whether two edits of different sides, `p` sorted before `e`, cannot both stand: one
     element rewritten on one side and deleted or otherwise rewritten on the other, two
-    different insertions at one place, or a plain insertion right next to an element the
-    other side deleted (which comes first would be a guess)."""
+    different plain insertions at one place, or a plain insertion right next to an element
+    the other side deleted (which comes first would be a guess). A plain insertion right
+    after (or before) an element the other side rewrote into one is no clash: the rewrite
+    stands where the element stood, the insertion after (before) it, as each side wrote it
+    (a rewrite that also wrote more lines is a run: which comes first would be a guess)."""
     if p.new is None and e.new is None:
         return p.pos == e.pos  # one side rewrote an element the other deleted or rewrote
     if p.new is not None and e.new is not None:
-        return p.pos == e.pos
+        return p.pos == e.pos and _one_for_one(p) == _one_for_one(e)
     if p.new is None:
-        return not e.attached and e.pos == p.pos + 1
-    return not p.attached and p.pos == e.pos
+        return not e.attached and e.pos == p.pos + 1 and (p.span is None or p.span[1] != e.pos)
+    return not p.attached and p.pos == e.pos and (e.span is None or e.span[0] != e.pos)
+
+
+def _one_for_one(op: _Op) -> bool:
+    """An insertion that rewrote one element into one."""
+    return op.attached and op.new is not None and len(op.new) == 1 and op.run[1] == op.pos - 1
+
+
+def _absorbed(ops: list[_Op]) -> list[_Op]:
+    """`ops` without the plain insertions that are the start or the tail of what the other
+    side's rewrite wrote right there (before the run it replaced, or after it): the same
+    insertion, already in the rewrite (a merge that took both, merged with a side again)."""
+    rewrites: dict[tuple[str, int], list[_Op]] = {}
+    for op in ops:
+        if op.attached:
+            rewrites.setdefault((op.side, op.pos), []).append(op)
+            rewrites.setdefault((op.side, -1 - op.run[1]), []).append(op)
+
+    def inside(e: _Op) -> bool:
+        if e.new is None or e.attached:
+            return False
+        n = len(e.keys)
+        for side in {"a", "b"} - {e.side}:
+            for p in rewrites.get((side, e.pos), ()):
+                if len(p.keys) > n and p.keys[len(p.keys) - n :] == e.keys:
+                    return True
+            for p in rewrites.get((side, -1 - e.pos), ()):
+                if len(p.keys) > n and p.keys[:n] == e.keys:
+                    return True
+        return False
+
+    return [op for op in ops if not inside(op)]
 
 
 def merge_seq(
@@ -171,6 +208,7 @@ def merge_seq(
     whole merged versions whose bytes depend on the merge order."""
     kz, ka, kb = [key(x) for x in z], [key(x) for x in a], [key(x) for x in b]
     ops = edits(kz, ka, "a", align)[0] + edits(kz, kb, "b", align)[0]
+    ops = _absorbed(ops)
     ops.sort(key=_Op.sort_key)
     kept: list[_Op] = []
     group: dict[int, int] = {}  # union-find over kept ops' indexes: conflicting edits
@@ -217,7 +255,7 @@ def merge_seq(
         said: dict[int, dict[str, list[bytes]]] = {r: {"a": [], "b": []} for r in lost}
         for k, op in enumerate(kept):
             if root(k) in lost and op.side in ("a", "b"):
-                said[root(k)][op.side].extend(op.keys if op.new is not None else [b"\0"])
+                said[root(k)][op.side].extend(op.keys if op.new is not None else ())
         loser = {r: "a" if w["b"] > w["a"] else "b" for r, w in said.items()}
     chosen = [op for k, op in enumerate(kept) if loser.get(root(k)) != op.side]
     out: list[tuple[str, int]] = []

@@ -187,3 +187,24 @@ def test_the_same_element_changed_by_two_replicas_converges_with_a_third(
     assert len(results) == 1
     text = results.pop().decode()
     assert two in text and one not in text and "| Ana |" in text and "--tags" in text
+
+
+@pytest.mark.parametrize("fence", ["```sh", "~~~", "````"])
+@pytest.mark.parametrize("where", ["after", "before"])
+def test_a_line_inserted_next_to_a_line_the_other_side_edited_keeps_both(
+    fence: str, where: str
+) -> None:
+    """One side edits a line of a code fence, the other inserts a line right after (before)
+    it: both stand, the insertion where its writer put it (before: the order "would be a
+    guess", and one of the two was lost to the winner)."""
+    close = fence.rstrip("sh")
+    body = f"Release:\n\n{fence}\nmake test\nbump-version.sh patch\ngit push\n{close}\n"
+    edited = body.replace("patch", "minor")
+    new = "./notify.sh\n"
+    line = "bump-version.sh patch\n"
+    inserted = body.replace(line, line + new if where == "after" else new + line)
+    out, notes = merged(FM + body, FM + edited, FM + inserted)
+    want = line.replace("patch", "minor")
+    assert out == FM + edited.replace(want, want + new if where == "after" else new + want)
+    assert notes == []
+    assert len(three_ways(body, edited, inserted, body.replace("make test", "make check"))) == 1
