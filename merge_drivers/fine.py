@@ -224,6 +224,8 @@ def merge_seq(
         near = [x for x in near if kept[x].pos >= e.pos - 1]
         twin = next((x for x in near if kept[x].same(e, loose)), None)
         if twin is not None:
+            if kept[twin].side == "b" and e.side == "a":
+                kept[twin].new = e.new  # "both" is written from a's elements
             kept[twin].side = "both"  # both made the same edit: once
             continue
         if loose and e.new is not None:

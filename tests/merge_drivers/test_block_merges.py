@@ -208,3 +208,17 @@ def test_a_line_inserted_next_to_a_line_the_other_side_edited_keeps_both(
     assert out == FM + edited.replace(want, want + new if where == "after" else new + want)
     assert notes == []
     assert len(three_ways(body, edited, inserted, body.replace("make test", "make check"))) == 1
+
+
+def test_a_deleted_last_line_and_a_line_appended_after_it_merge_again_to_the_same() -> None:
+    """One side deletes a fence's last line, the other appends a line after it: the merge
+    (the new line instead of the old) merged with either side again is itself, both ways
+    (the insertion both made is written from one side's lines, not the other's indexes)."""
+    body = "```sh\nmake test\ngit push\n```\n"
+    deleted = body.replace("git push\n", "")
+    appended = body.replace("git push\n", "git push\nadded A\n")
+    out, _ = merged(FM + body, FM + deleted, FM + appended)
+    assert "added A" in out
+    for side in (deleted, appended):
+        again, _ = merged(FM + body, out, FM + side)
+        assert again == out
