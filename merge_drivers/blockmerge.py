@@ -141,6 +141,7 @@ def merge_blocks(
     from merge_drivers.diff import LineMatcher
 
     zu, au, bu = units(base), units(win), units(lose)
+    zu, au, bu = _moves_replayed(zu, au, bu)
     zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
     out = _Out(path, first_line, lines)
     iz = ia = ib = 0
@@ -162,6 +163,75 @@ def merge_blocks(
             out.unit(_formatted(z, a, b))
         iz, ia, ib = ze, ae, be
     return b"".join(_renumbered(out.lines, out.touched)), out.resolutions
+
+
+Sections = tuple[list[Unit], list[tuple[bytes, list[Unit]]], list[Unit]]
+
+
+def _sections(us: list[Unit], level: int) -> Sections | None:
+    """The units cut into what stands before the first heading of `level`, the sections of
+    that level (a heading's key and the heading with everything under it) and a trailing blank
+    run; None when a heading of that level is written twice (the order would be ambiguous)."""
+    head: list[Unit] = []
+    found: list[tuple[bytes, list[Unit]]] = []
+    tail = us[-1:] if us and us[-1].block is None else []
+    for u in us[: len(us) - len(tail)]:
+        b = u.block
+        if b is not None and b.kind == "heading" and b.level <= level:
+            found.append((u.key, [u]))
+        elif found:
+            found[-1][1].append(u)
+        else:
+            head.append(u)
+    keys = [k for k, _ in found]
+    return (head, found, tail) if len(set(keys)) == len(keys) else None
+
+
+def _reordered(cut: Sections, order: list[bytes]) -> list[Unit]:
+    """The sections that `order` names in its order, each section it does not name staying
+    right after the section it followed (or first; or last, after the last it names)."""
+    head, found, tail = cut
+    named = set(order)
+    groups: dict[bytes, list[Unit]] = {k: list(us) for k, us in found if k in named}
+    lead: list[Unit] = []
+    end = max((i for i, (k, _) in enumerate(found) if k in named), default=-1)
+    last: bytes | None = None
+    for k, us in found[: end + 1]:
+        if k in named:
+            last = k
+        elif last is None:
+            lead.extend(us)
+        else:
+            groups[last].extend(us)
+    rest = [u for _, us in found[end + 1 :] for u in us]
+    return head + lead + [u for k in order for u in groups[k]] + rest + tail
+
+
+def _moves_replayed(
+    zu: list[Unit], au: list[Unit], bu: list[Unit]
+) -> tuple[list[Unit], list[Unit], list[Unit]]:
+    """Sections one side moved (their order changed, the other side kept the base's or moved
+    them alike): the move made on the base and the other side too, so what the other side edited inside a
+    moved section is merged into it where it now stands — matched by its heading, moved
+    AND edited, not deleted at one place and added at another."""
+    levels = [u.block.level for u in zu if u.block is not None and u.block.kind == "heading"]
+    several = [n for n in set(levels) if levels.count(n) > 1]
+    if not several:
+        return zu, au, bu
+    level = min(several)  # the level sections are moved at (under a document's one title)
+    cuts = [_sections(us, level) for us in (zu, au, bu)]
+    cz, ca, cb = cuts
+    if cz is None or ca is None or cb is None:
+        return zu, au, bu
+    common = {k for k, _ in cz[1]} & {k for k, _ in ca[1]} & {k for k, _ in cb[1]}
+    oz, oa, ob = ([k for k, _ in c[1] if k in common] for c in (cz, ca, cb))
+    if oa != oz and ob == oa:  # both moved them alike (a merge merged again): the base too
+        return _reordered(cz, oa), au, bu
+    if oa != oz and ob == oz:
+        return _reordered(cz, oa), au, _reordered(cb, oa)
+    if ob != oz and oa == oz:
+        return _reordered(cz, ob), _reordered(ca, ob), bu
+    return zu, au, bu
 
 
 def _formatted(z: Unit, a: Unit, b: Unit) -> Unit:

@@ -222,3 +222,66 @@ def test_a_deleted_last_line_and_a_line_appended_after_it_merge_again_to_the_sam
     for side in (deleted, appended):
         again, _ = merged(FM + body, out, FM + side)
         assert again == out
+
+
+SECTIONS = ["Build", "Deploy", "Test", "Release", "Lint"]
+
+
+@st.composite
+def moved_and_edited(draw: st.DrawFn) -> tuple[str, str, str, list[int], set[int]]:
+    """Sections under a title; one side reorders them, the other edits words in some and may
+    append a section."""
+    n = draw(st.integers(2, 5))
+    order = draw(st.permutations(range(n)))
+    edited = draw(st.sets(st.integers(0, n - 1)))
+
+    def doc(seq: list[int], marks: set[int], extra: bool = False) -> str:
+        parts = ["# Notes\n\nintro\n"]
+        for i in seq:
+            word = "edited" if i in marks else "plain"
+            parts.append(f"## {SECTIONS[i]}\n\n- step {i} {word}\n\ntext {i} {word}\n")
+        if extra:
+            parts.append("## Added\n\nnew section\n")
+        return "\n".join(parts)
+
+    base = doc(list(range(n)), set())
+    extra = draw(st.booleans())
+    return base, doc(order, set()), doc(list(range(n)), edited, extra), order, edited
+
+
+@settings(max_examples=examples())
+@given(moved_and_edited())
+def test_a_section_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited(
+    case: tuple[str, str, str, list[int], set[int]],
+) -> None:
+    """Sections one side reordered and the other edited land where the mover put them, with
+    the other side's edits (before: a deletion and an addition — the edited copy stayed at its
+    old place and the moved one came twice or lost the edit); both ways, merged again the same."""
+    base, moved, edited, order, marks = case
+    out, _ = merged(FM + base, FM + moved, FM + edited)
+    headings = [x[3:] for x in out.splitlines() if x.startswith("## ")]
+    assert headings[: len(order)] == [SECTIONS[i] for i in order]
+    for i in order:
+        word = "edited" if i in marks else "plain"
+        assert out.count(f"text {i} ") == 1 and f"text {i} {word}\n" in out
+    assert ("## Added" in out) == ("## Added" in edited)
+
+
+@pytest.mark.parametrize(
+    "third",
+    [
+        lambda b: b.replace("ssh prod", "ssh prod --dry-run"),
+        lambda b: b + "\n## Lint\n\nruff check\n",
+        lambda b: b.replace("make all", "make all -j8"),
+    ],
+)
+def test_three_replicas_converge_on_a_moved_and_edited_section(third: object) -> None:
+    body = "# Notes\n\nintro\n\n## Build\n\nmake all\n\n## Deploy\n\nssh prod\n\n## Test\n\npytest -x\n"
+    moved = "# Notes\n\nintro\n\n## Test\n\npytest -x\n\n## Build\n\nmake all\n\n## Deploy\n\nssh prod\n"
+    edited = body.replace("pytest -x", "pytest -x -q")
+    assert callable(third)
+    results = three_ways(body, moved, edited, third(body))
+    assert len(results) == 1
+    text = results.pop().decode()
+    assert text.count("pytest") == 1 and "pytest -x -q" in text
+    assert text.index("## Test") < text.index("## Build") < text.index("## Deploy")
