@@ -30,6 +30,7 @@ from merge_drivers.blocks import ORDERED, Block, parse
 from merge_drivers.diff import both_added
 from merge_drivers.model import Resolution
 
+ALIKE = 0.6  # a block rewritten in place is the base block edited (for moves) from this on
 LineMerge = Callable[[bytes, bytes, bytes, int], tuple[bytes, list[Resolution]]]
 
 
@@ -142,6 +143,8 @@ def merge_blocks(
 
     zu, au, bu = units(base), units(win), units(lose)
     zu, au, bu = _moves_replayed(zu, au, bu)
+    zu, bu = _units_moved(zu, au, bu)
+    zu, au = _units_moved(zu, bu, au)
     zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
     out = _Out(path, first_line, lines)
     iz = ia = ib = 0
@@ -232,6 +235,103 @@ def _moves_replayed(
     if ob != oz and oa == oz:
         return _reordered(cz, ob), _reordered(ca, ob), bu
     return zu, au, bu
+
+
+class _Versions:
+    """Which block of a side is its version of a base block: the same block kept, else the
+    one new block of the side most alike it (≥ `ALIKE` of its characters, and more alike it
+    than any other base block the side no longer holds) — matched by what it says, wherever
+    it stands. Bounded: past 400 pairs of gone and new blocks, kept blocks only."""
+
+    def __init__(self, z: list[bytes], s: list[bytes]) -> None:
+        from merge_drivers.fine import edits
+
+        self.z, self.s = z, s
+        self.same = edits(z, s)[1]
+        held = set(self.same.values())
+        self.gone = [i for i in range(len(z)) if i not in self.same]
+        self.new = [j for j in range(len(s)) if j not in held]
+        self.pairs: dict[int, int] = {}
+        if len(self.gone) * len(self.new) <= 400:
+            self._pair()
+
+    def _pair(self) -> None:
+        from difflib import SequenceMatcher
+
+        def like(i: int, j: int) -> float:  # the first 2,000 bytes: bounded cost
+            x, y = self.z[i][:2_000], self.s[j][:2_000]
+            return SequenceMatcher(None, x, y, autojunk=False).ratio()
+
+        score = {(i, j): like(i, j) for i in self.gone for j in self.new}
+        for i in self.gone:
+            j = max(self.new, key=lambda j: (score[i, j], -j), default=None)
+            if j is None or score[i, j] < ALIKE:
+                continue
+            if all(score[k, j] < score[i, j] for k in self.gone if k != i):
+                self.pairs[i] = j
+
+    def of(self, i: int) -> int | None:
+        return self.same[i] if i in self.same else self.pairs.get(i)
+
+
+def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+    """List items `a` moved (a base item gone from its place and written elsewhere, as it was
+    or as `b` rewrote it; bullets, not numbered steps): moved on the base and on `b` too, `b`'s version with it, right after
+    the block `a` wrote it after — so an item moved on one side and edited on the other lands
+    moved AND edited, not twice. Only blocks written once in each version move."""
+    from merge_drivers.fine import edits
+
+    kz, ka, kb = ([u.key for u in us] for us in (zu, au, bu))
+    if kz in (ka, kb) or len(zu) * len(au) > 1000000:
+        return zu, bu
+    ops, same = edits(kz, ka, "a")
+    kept = set(same.values())
+    once = {k for k in kz if kz.count(k) == 1} if len(kz) < 2_000 else set()
+    versions = _Versions(kz, kb)
+    moves: list[tuple[int, int, int | None]] = []  # (index in a, base index, index in b)
+    for op in ops:
+        if op.new is not None or kz[op.pos] not in once:
+            continue
+        moved = zu[op.pos].block
+        if moved is None or moved.kind != "item" or moved.ordered():
+            continue  # a step moved is renumbered: left to the line merge
+        j = versions.of(op.pos)
+        said = {kz[op.pos], kb[j]} if j is not None else {kz[op.pos]}
+        at = [x for x in range(len(ka)) if x not in kept and ka[x] in said]
+        if len(at) == 1 and ka.count(ka[at[0]]) == 1:
+            moves.append((at[0], op.pos, j))
+    if not moves:
+        return zu, bu
+    z, b = list(zu), list(bu)
+    placed: dict[int, tuple[Unit, Unit | None]] = {}  # a's index: the base's and b's blocks
+    for x, i, j in sorted(moves):
+        zi, bj = zu[i], bu[j] if j is not None else None
+        if x == 0:
+            anchors: tuple[Unit | None, Unit | None] = (None, None)
+        elif x - 1 in placed:
+            anchors = placed[x - 1]  # right after a block moved just before
+        elif ka[x - 1] in once and (v := versions.of(kz.index(ka[x - 1]))) is not None:
+            anchors = (zu[kz.index(ka[x - 1])], bu[v])  # after the block a wrote it after
+        else:
+            continue  # where it goes is not clear on the base or on b
+        if bj is not None and anchors[1] is None and x:
+            continue
+        placed[x] = (zi, bj)
+        for seq, unit, anchor in ((z, zi, anchors[0]), (b, bj, anchors[1])):
+            if unit is None:
+                continue
+            seq.remove(unit)
+            where = next((k + 1 for k, u in enumerate(seq) if u is anchor), 0)
+            seq.insert(where, unit)
+
+    def spaced(moved: list[Unit], was: list[Unit]) -> list[Unit]:
+        # the blank lines stay where they were (the first item under a paragraph keeps its
+        # blank line, whichever item that now is)
+        return [
+            u if u.gap == w.gap else Unit(w.gap, u.block) for u, w in zip(moved, was, strict=False)
+        ]
+
+    return spaced(z, zu), spaced(b, bu)
 
 
 def _formatted(z: Unit, a: Unit, b: Unit) -> Unit:

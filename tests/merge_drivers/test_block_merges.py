@@ -285,3 +285,44 @@ def test_three_replicas_converge_on_a_moved_and_edited_section(third: object) ->
     text = results.pop().decode()
     assert text.count("pytest") == 1 and "pytest -x -q" in text
     assert text.index("## Test") < text.index("## Build") < text.index("## Deploy")
+
+
+@st.composite
+def item_moved_and_edited(draw: st.DrawFn) -> tuple[list[str], list[str], list[str]]:
+    """A list of distinct items; one side moves one item, the other edits some items."""
+    n = draw(st.integers(2, 7))
+    base = [f"- item {i} {WORDS[i]}" for i in range(n)]
+    moved = list(base)
+    item = moved.pop(draw(st.integers(0, n - 1)))
+    moved.insert(draw(st.integers(0, n - 1)), item)
+    marks = draw(st.sets(st.integers(0, n - 1), min_size=1))
+    edited = [x + " (edited)" if i in marks else x for i, x in enumerate(base)]
+    return base, moved, edited
+
+
+@settings(max_examples=examples())
+@given(item_moved_and_edited())
+def test_an_item_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited(
+    case: tuple[list[str], list[str], list[str]],
+) -> None:
+    """Matched by what it says: the mover's order, the editor's words, every item once
+    (before: the edited item stayed at its old place and the moved copy stood too)."""
+    base, moved, edited = case
+    doc = ["Steps:\n\n" + "\n".join(x) + "\n" for x in case]
+    out, _ = merged(FM + doc[0], FM + doc[1], FM + doc[2])
+    items = [x for x in out[len(FM) :].splitlines() if x.startswith("- ")]
+    want = [edited[base.index(x)] for x in moved]
+    if moved != base:
+        assert items == want
+    else:
+        assert items == edited
+
+
+def test_three_replicas_converge_on_a_moved_and_edited_item() -> None:
+    body = "Tools:\n\n- ruff\n- mypy\n- pytest\n\nThat is all.\n"
+    moved = "Tools:\n\n- pytest\n- ruff\n- mypy\n\nThat is all.\n"
+    edited = body.replace("- pytest", "- pytest -x")
+    results = three_ways(body, moved, edited, body.replace("- mypy", "- mypy --strict"))
+    assert results == {
+        (FM + "Tools:\n\n- pytest -x\n- ruff\n- mypy --strict\n\nThat is all.\n").encode()
+    }
