@@ -282,8 +282,11 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
     from merge_drivers.fine import edits
 
     kz, ka, kb = ([u.key for u in us] for us in (zu, au, bu))
-    if kz in (ka, kb) or len(zu) * len(au) > 1000000:
+    if kz in (ka, kb) or len(zu) * len(au) > 1_000_000:
         return zu, bu
+    held, zs = set(ka), set(kz)
+    if [k for k in kz if k in held] == [k for k in ka if k in zs] and not (held - zs) & set(kb):
+        return zu, bu  # the base's blocks in the base's order, nothing new b also wrote: no move
     ops, same = edits(kz, ka, "a")
     kept = set(same.values())
     once = {k for k in kz if kz.count(k) == 1} if len(kz) < 2_000 else set()
