@@ -197,15 +197,16 @@ def merge_seq(
     loose: bool = False,
     align: bool = False,
     tie: bool = False,
-) -> tuple[list[tuple[str, int]], int] | None:
+) -> tuple[list[tuple[str, int]], int, int] | None:
     """A 3-way merge of sequences where only edits of the same base elements, two different
     insertions at one place, or an insertion right next to the other side's deletion (where
     the order would be a guess) conflict. The result as (source, index): "z" a base element
-    kept, "a" or "b" an element that side wrote; and how many conflicts `a` (the higher-ranked
-    side, chosen by the caller) won. Without `winner`, None on any conflict. `tie`: the sides
-    rank alike (no confidence or date tells them apart), so each conflict goes to the side
-    whose edits there are the greater bytes — decided on the versions that wrote them, not on
-    whole merged versions whose bytes depend on the merge order."""
+    kept, "a" or "b" an element that side wrote; how many conflicts a winner decided (`a`, the
+    higher-ranked side, chosen by the caller), and how many of those went to `b`. Without
+    `winner`, None on any conflict. `tie`: the sides rank alike (no confidence or date tells
+    them apart), so each conflict goes to the side whose edits there are the greater bytes —
+    decided on the versions that wrote them, not on whole merged versions whose bytes depend
+    on the merge order."""
     kz, ka, kb = [key(x) for x in z], [key(x) for x in a], [key(x) for x in b]
     ops = edits(kz, ka, "a", align)[0] + edits(kz, kb, "b", align)[0]
     ops = _absorbed(ops)
@@ -287,14 +288,15 @@ def merge_seq(
         out.extend(("b" if op.side == "b" else "a", x) for x in op.new)  # "both": a's twin
         last = op
     out.extend(("z", k) for k in range(at, len(z)) if k not in gone)
-    return out, len(lost)
+    return out, len(lost), sum(1 for r in lost if loser[r] == "a")
 
 
 def _masked(line: bytes) -> bytes:
     return _ORDERED.sub(rb"\1#\3", line.rstrip(b" \t\r\n"))
 
 
-Merged = tuple[list[bytes], int]  # the lines, and how many conflicts the winner took
+# the lines, how many conflicts a winner took, and how many of those `b` took (on a tie)
+Merged = tuple[list[bytes], int, int]
 
 
 def merge_lines(
@@ -332,7 +334,7 @@ def merge_lines(
             out.append(a[k] if side == "a" else b[k])
     if numbered:
         out = _renumbered(out)
-    return _closed(out), merged[1]
+    return _closed(out), merged[1], merged[2]
 
 
 def _plain(line: bytes) -> bytes:
@@ -398,7 +400,7 @@ def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
     if not (len(z) == len(a) == len(b)) or not all(map(_table_row, (*z, *a, *b))):
         return None
     out: list[bytes] = []
-    won = 0
+    won = by_b = 0
     for rz, ra, rb in zip(z, a, b, strict=True):
         if _plain(ra) == _plain(rb) or _plain(rb) == _plain(rz):
             out.append(ra)
@@ -419,9 +421,10 @@ def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
                 # both changed one cell: the winner's (on a tie, the greater cell)
                 cells.append(w if tie and w.strip() > y.strip() else y)
                 won += 1
+                by_b += tie and w.strip() > y.strip()
         end = ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]
         out.append(b"|".join(cells) + end)
-    return out, won
+    return out, won, by_b
 
 
 def _prose(lines: list[bytes]) -> bool:
@@ -482,7 +485,7 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
             space = space.rstrip(b" \t") + b"\n"
         parts.append(word + space)
     text = b"".join(parts)
-    return text.splitlines(True), merged[1]
+    return text.splitlines(True), merged[1], merged[2]
 
 
 def merge_hunk(

@@ -168,7 +168,7 @@ def _finer(
     in_fence: bool,
     appends: bool = True,
     tie: bool = False,
-) -> tuple[list[bytes], int] | None:
+) -> tuple[list[bytes], int, int] | None:
     """A hunk both sides changed, merged at the finest grain (`fine.merge_hunk`); where that
     needs a winner, an edit and lines appended right after it are kept first
     (`_edit_and_append`)."""
@@ -178,7 +178,7 @@ def _finer(
     if (fine is not None and not fine[1]) or not appends:
         return fine
     kept = _edit_and_append([line_key(x) for x in z], a, b)
-    return (kept, 0) if kept else fine
+    return (kept, 0, 0) if kept else fine
 
 
 def merge_body(
@@ -276,17 +276,23 @@ def merge_body(
             ):
                 start = len(out) + first_line
                 emit(fine[0])  # edits of different lines, cells or words: both kept
-                if fine[1]:  # and the same ones: the winner's
-                    end = len(out) + first_line - 1
-                    where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
+                end = len(out) + first_line - 1
+                where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
+                if fine[1] > fine[2]:  # and the same ones: the winner's
                     resolutions.append(Resolution(path, where, win_side, why))
+                if fine[2]:  # on a tie, those whose greater bytes the other side wrote
+                    other = {"ours": "theirs", "theirs": "ours"}.get(win_side, win_side)
+                    resolutions.append(Resolution(path, where, other, why))
             else:
                 start = len(out) + first_line
                 mine, theirs = b"".join(al[ia:am]), b"".join(bl[ib:bm])
                 emit(bl[ib:bm] if (by_hunk or tie) and theirs > mine else al[ia:am])
                 end = len(out) + first_line - 1
                 where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
-                resolutions.append(Resolution(path, where, win_side, why))
+                side = win_side
+                if tie and theirs > mine:  # the other side's hunk: it won the tie here
+                    side = {"ours": "theirs", "theirs": "ours"}.get(win_side, win_side)
+                resolutions.append(Resolution(path, where, side, why))
         # unchanged lines: a side that only re-formatted one keeps its formatting
         emit([bl[bm + i] if al[am + i] == zl[zm + i] else al[am + i] for i in range(ze - zm)])
         iz, ia, ib = ze, ae, be

@@ -326,3 +326,17 @@ def test_three_replicas_converge_on_a_moved_and_edited_item() -> None:
     assert results == {
         (FM + "Tools:\n\n- pytest -x\n- ruff\n- mypy --strict\n\nThat is all.\n").encode()
     }
+
+
+def test_on_a_tie_each_side_that_won_an_element_is_named() -> None:
+    """Two cells of one row changed on both sides, each side's greater bytes in one: the
+    resolutions name both sides as winners (a `lost:` line for each loser), not only the side
+    that won the tie on the whole file."""
+    body = "| tool | owner |\n|:--|--:|\n| ruff | ana |\n"
+    ours = body.replace("ruff", "ruff-Z").replace("ana", "A")
+    theirs = body.replace("ruff", "ruff-A").replace("ana", "Z")
+    z, o, t = (("---\nname: n\n---\n" + x).encode() for x in (body, ours, theirs))
+    for x, y in ((o, t), (t, o)):
+        result = merge_file(PATH, z, x, y)
+        assert result.data is not None and b"| ruff-Z | Z |" in result.data
+        assert {r.winner for r in result.resolutions} == {"ours", "theirs"}
