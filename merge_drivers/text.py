@@ -281,8 +281,7 @@ def merge_body(
                 if fine[1] > fine[2]:  # and the same ones: the winner's
                     resolutions.append(Resolution(path, where, win_side, why))
                 if fine[2]:  # on a tie, those whose greater bytes the other side wrote
-                    other = {"ours": "theirs", "theirs": "ours"}.get(win_side, win_side)
-                    resolutions.append(Resolution(path, where, other, why))
+                    resolutions.append(Resolution(path, where, other_side(win_side), why))
             else:
                 start = len(out) + first_line
                 mine, theirs = b"".join(al[ia:am]), b"".join(bl[ib:bm])
@@ -291,12 +290,17 @@ def merge_body(
                 where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
                 side = win_side
                 if tie and theirs > mine:  # the other side's hunk: it won the tie here
-                    side = {"ours": "theirs", "theirs": "ours"}.get(win_side, win_side)
+                    side = other_side(win_side)
                 resolutions.append(Resolution(path, where, side, why))
         # unchanged lines: a side that only re-formatted one keeps its formatting
         emit([bl[bm + i] if al[am + i] == zl[zm + i] else al[am + i] for i in range(ze - zm)])
         iz, ia, ib = ze, ae, be
     return b"".join(out), resolutions
+
+
+def other_side(side: str) -> str:
+    """The other side's name ("ours" and "theirs"; any other name stays as it is)."""
+    return {"ours": "theirs", "theirs": "ours"}.get(side, side)
 
 
 def content_key(data: bytes) -> bytes:
