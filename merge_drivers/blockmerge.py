@@ -30,6 +30,7 @@ from merge_drivers.blocks import ORDERED, Block, parse
 from merge_drivers.diff import both_added
 from merge_drivers.model import Resolution
 
+ALIKE = 0.6  # a block rewritten in place is the base block edited (for moves) from this on
 LineMerge = Callable[[bytes, bytes, bytes, int], tuple[bytes, list[Resolution]]]
 
 
@@ -141,6 +142,9 @@ def merge_blocks(
     from merge_drivers.diff import LineMatcher
 
     zu, au, bu = units(base), units(win), units(lose)
+    zu, au, bu = _moves_replayed(zu, au, bu)
+    zu, bu = _units_moved(zu, au, bu)
+    zu, au = _units_moved(zu, bu, au)
     zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
     out = _Out(path, first_line, lines)
     iz = ia = ib = 0
@@ -164,6 +168,175 @@ def merge_blocks(
     return b"".join(_renumbered(out.lines, out.touched)), out.resolutions
 
 
+Sections = tuple[list[Unit], list[tuple[bytes, list[Unit]]], list[Unit]]
+
+
+def _sections(us: list[Unit], level: int) -> Sections | None:
+    """The units cut into what stands before the first heading of `level`, the sections of
+    that level (a heading's key and the heading with everything under it) and a trailing blank
+    run; None when a heading of that level is written twice (the order would be ambiguous)."""
+    head: list[Unit] = []
+    found: list[tuple[bytes, list[Unit]]] = []
+    tail = us[-1:] if us and us[-1].block is None else []
+    for u in us[: len(us) - len(tail)]:
+        b = u.block
+        if b is not None and b.kind == "heading" and b.level <= level:
+            found.append((u.key, [u]))
+        elif found:
+            found[-1][1].append(u)
+        else:
+            head.append(u)
+    keys = [k for k, _ in found]
+    return (head, found, tail) if len(set(keys)) == len(keys) else None
+
+
+def _reordered(cut: Sections, order: list[bytes]) -> list[Unit]:
+    """The sections that `order` names in its order, each section it does not name staying
+    right after the section it followed (or first; or last, after the last it names)."""
+    head, found, tail = cut
+    named = set(order)
+    groups: dict[bytes, list[Unit]] = {k: list(us) for k, us in found if k in named}
+    lead: list[Unit] = []
+    end = max((i for i, (k, _) in enumerate(found) if k in named), default=-1)
+    last: bytes | None = None
+    for k, us in found[: end + 1]:
+        if k in named:
+            last = k
+        elif last is None:
+            lead.extend(us)
+        else:
+            groups[last].extend(us)
+    rest = [u for _, us in found[end + 1 :] for u in us]
+    return head + lead + [u for k in order for u in groups[k]] + rest + tail
+
+
+def _moves_replayed(
+    zu: list[Unit], au: list[Unit], bu: list[Unit]
+) -> tuple[list[Unit], list[Unit], list[Unit]]:
+    """Sections one side moved (their order changed, the other side kept the base's or moved
+    them alike): the move made on the base and the other side too, so what the other side edited inside a
+    moved section is merged into it where it now stands — matched by its heading, moved
+    AND edited, not deleted at one place and added at another."""
+    levels = [u.block.level for u in zu if u.block is not None and u.block.kind == "heading"]
+    several = [n for n in set(levels) if levels.count(n) > 1]
+    if not several:
+        return zu, au, bu
+    level = min(several)  # the level sections are moved at (under a document's one title)
+    cuts = [_sections(us, level) for us in (zu, au, bu)]
+    cz, ca, cb = cuts
+    if cz is None or ca is None or cb is None:
+        return zu, au, bu
+    common = {k for k, _ in cz[1]} & {k for k, _ in ca[1]} & {k for k, _ in cb[1]}
+    oz, oa, ob = ([k for k, _ in c[1] if k in common] for c in (cz, ca, cb))
+    if oa != oz and ob == oa:  # both moved them alike (a merge merged again): the base too
+        return _reordered(cz, oa), au, bu
+    if oa != oz and ob == oz:
+        return _reordered(cz, oa), au, _reordered(cb, oa)
+    if ob != oz and oa == oz:
+        return _reordered(cz, ob), _reordered(ca, ob), bu
+    return zu, au, bu
+
+
+class _Versions:
+    """Which block of a side is its version of a base block: the same block kept, else the
+    one new block of the side most alike it (≥ `ALIKE` of its characters, and more alike it
+    than any other base block the side no longer holds) — matched by what it says, wherever
+    it stands. Bounded: past 400 pairs of gone and new blocks, kept blocks only."""
+
+    def __init__(self, z: list[bytes], s: list[bytes]) -> None:
+        from merge_drivers.fine import edits
+
+        self.z, self.s = z, s
+        self.same = edits(z, s)[1]
+        held = set(self.same.values())
+        self.gone = [i for i in range(len(z)) if i not in self.same]
+        self.new = [j for j in range(len(s)) if j not in held]
+        self.pairs: dict[int, int] = {}
+        if len(self.gone) * len(self.new) <= 400:
+            self._pair()
+
+    def _pair(self) -> None:
+        from difflib import SequenceMatcher
+
+        def like(i: int, j: int) -> float:  # the first 2,000 bytes: bounded cost
+            x, y = self.z[i][:2_000], self.s[j][:2_000]
+            return SequenceMatcher(None, x, y, autojunk=False).ratio()
+
+        score = {(i, j): like(i, j) for i in self.gone for j in self.new}
+        for i in self.gone:
+            j = max(self.new, key=lambda j: (score[i, j], -j), default=None)
+            if j is None or score[i, j] < ALIKE:
+                continue
+            if all(score[k, j] < score[i, j] for k in self.gone if k != i):
+                self.pairs[i] = j
+
+    def of(self, i: int) -> int | None:
+        return self.same[i] if i in self.same else self.pairs.get(i)
+
+
+def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+    """List items `a` moved (a base item gone from its place and written elsewhere, as it was
+    or as `b` rewrote it; bullets, not numbered steps): moved on the base and on `b` too, `b`'s version with it, right after
+    the block `a` wrote it after — so an item moved on one side and edited on the other lands
+    moved AND edited, not twice. Only blocks written once in each version move."""
+    from merge_drivers.fine import edits
+
+    kz, ka, kb = ([u.key for u in us] for us in (zu, au, bu))
+    if kz in (ka, kb) or len(zu) * len(au) > 1_000_000:
+        return zu, bu
+    held, zs = set(ka), set(kz)
+    if [k for k in kz if k in held] == [k for k in ka if k in zs] and not (held - zs) & set(kb):
+        return zu, bu  # the base's blocks in the base's order, nothing new b also wrote: no move
+    ops, same = edits(kz, ka, "a")
+    kept = set(same.values())
+    once = {k for k in kz if kz.count(k) == 1} if len(kz) < 2_000 else set()
+    versions = _Versions(kz, kb)
+    moves: list[tuple[int, int, int | None]] = []  # (index in a, base index, index in b)
+    for op in ops:
+        if op.new is not None or kz[op.pos] not in once:
+            continue
+        moved = zu[op.pos].block
+        if moved is None or moved.kind != "item" or moved.ordered():
+            continue  # a step moved is renumbered: left to the line merge
+        j = versions.of(op.pos)
+        said = {kz[op.pos], kb[j]} if j is not None else {kz[op.pos]}
+        at = [x for x in range(len(ka)) if x not in kept and ka[x] in said]
+        if len(at) == 1 and ka.count(ka[at[0]]) == 1:
+            moves.append((at[0], op.pos, j))
+    if not moves:
+        return zu, bu
+    z, b = list(zu), list(bu)
+    placed: dict[int, tuple[Unit, Unit | None]] = {}  # a's index: the base's and b's blocks
+    for x, i, j in sorted(moves):
+        zi, bj = zu[i], bu[j] if j is not None else None
+        if x == 0:
+            anchors: tuple[Unit | None, Unit | None] = (None, None)
+        elif x - 1 in placed:
+            anchors = placed[x - 1]  # right after a block moved just before
+        elif ka[x - 1] in once and (v := versions.of(kz.index(ka[x - 1]))) is not None:
+            anchors = (zu[kz.index(ka[x - 1])], bu[v])  # after the block a wrote it after
+        else:
+            continue  # where it goes is not clear on the base or on b
+        if bj is not None and anchors[1] is None and x:
+            continue
+        placed[x] = (zi, bj)
+        for seq, unit, anchor in ((z, zi, anchors[0]), (b, bj, anchors[1])):
+            if unit is None:
+                continue
+            seq.remove(unit)
+            where = next((k + 1 for k, u in enumerate(seq) if u is anchor), 0)
+            seq.insert(where, unit)
+
+    def spaced(moved: list[Unit], was: list[Unit]) -> list[Unit]:
+        # the blank lines stay where they were (the first item under a paragraph keeps its
+        # blank line, whichever item that now is)
+        return [
+            u if u.gap == w.gap else Unit(w.gap, u.block) for u, w in zip(moved, was, strict=False)
+        ]
+
+    return spaced(z, zu), spaced(b, bu)
+
+
 def _formatted(z: Unit, a: Unit, b: Unit) -> Unit:
     """A block both sides kept: the blank lines before it and its lines each as the side that
     re-formatted them wrote them (one side renumbered a step, the other moved a blank line)."""
@@ -175,8 +348,12 @@ def _formatted(z: Unit, a: Unit, b: Unit) -> Unit:
 
 def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, why: str) -> None:
     ka, kb, kz = [u.key for u in a], [u.key for u in b], [u.key for u in z]
-    if (ka in (kz, kb) or kb == kz) and len(z) == len(a) == len(b):
-        for x, y, w in zip(z, a, b, strict=True):  # a re-wrap on one side: both kept
+    if len(z) == len(a) == len(b) and all(
+        x in (y, w) or y == w for x, y, w in zip(kz, ka, kb, strict=True)
+    ):
+        # block for block, each changed on one side at most (what the other side did to it
+        # is formatting: a re-wrap, a renumbered step): each merged inside, both kept
+        for x, y, w in zip(z, a, b, strict=True):
             _merge_unit(out, x, y, w, side, why)
         return
     if ka == kb or kb == kz:

@@ -36,7 +36,7 @@ class _Op:
     side elements `new` before base element `pos` — `attached` when it replaces what that side
     deleted right before it (a rewritten element), plain when it only adds."""
 
-    __slots__ = ("attached", "keys", "new", "pos", "run", "side")
+    __slots__ = ("attached", "keys", "new", "pos", "run", "side", "span")
 
     def __init__(
         self,
@@ -46,12 +46,15 @@ class _Op:
         keys: list[bytes],
         attached: bool,
         run: tuple[str, int],
+        span: tuple[int, int] | None = None,
     ) -> None:
         self.pos, self.new, self.side, self.keys, self.attached = pos, new, side, keys, attached
         self.run = run  # the ops of one replaced run are decided together
+        self.span = span  # a deletion: the element it is, when one element rewrote it
 
-    def sort_key(self) -> tuple[int, int, list[bytes], str]:
-        return (self.pos, self.new is None, self.keys, self.side)
+    def sort_key(self) -> tuple[int, int, int, list[bytes], str]:
+        # at one place: insertions before the deletion, a rewrite before a plain insertion
+        return (self.pos, self.new is None, not self.attached, self.keys, self.side)
 
     def same(self, other: _Op, loose: bool = False) -> bool:
         """The same edit; `loose` (words): any two deletions of one element agree (which run
@@ -80,7 +83,7 @@ def edits(
             for k in range(bi - i):
                 said = [s[j + k]]
                 run = (side, i + k)
-                ops.append(_Op(i + k, None, side, [b"\0", *said], False, run))
+                ops.append(_Op(i + k, None, side, [b"\0", *said], False, run, (i + k, i + k + 1)))
                 ops.append(_Op(i + k + 1, [j + k], side, said, True, run))
         else:  # a run deleted, and what replaces it written at its end
             said = list(s[j:bj])
@@ -140,15 +143,49 @@ def _within(p: _Op, e: _Op) -> bool:
 def _clash(p: _Op, e: _Op) -> bool:
     """Whether two edits of different sides, `p` sorted before `e`, cannot both stand: one
     element rewritten on one side and deleted or otherwise rewritten on the other, two
-    different insertions at one place, or a plain insertion right next to an element the
-    other side deleted (which comes first would be a guess)."""
+    different plain insertions at one place, or a plain insertion right next to an element
+    the other side deleted (which comes first would be a guess). A plain insertion right
+    after (or before) an element the other side rewrote into one is no clash: the rewrite
+    stands where the element stood, the insertion after (before) it, as each side wrote it
+    (a rewrite that also wrote more lines is a run: which comes first would be a guess)."""
     if p.new is None and e.new is None:
         return p.pos == e.pos  # one side rewrote an element the other deleted or rewrote
     if p.new is not None and e.new is not None:
-        return p.pos == e.pos
+        return p.pos == e.pos and _one_for_one(p) == _one_for_one(e)
     if p.new is None:
-        return not e.attached and e.pos == p.pos + 1
-    return not p.attached and p.pos == e.pos
+        return not e.attached and e.pos == p.pos + 1 and (p.span is None or p.span[1] != e.pos)
+    return not p.attached and p.pos == e.pos and (e.span is None or e.span[0] != e.pos)
+
+
+def _one_for_one(op: _Op) -> bool:
+    """An insertion that rewrote one element into one."""
+    return op.attached and op.new is not None and len(op.new) == 1 and op.run[1] == op.pos - 1
+
+
+def _absorbed(ops: list[_Op]) -> list[_Op]:
+    """`ops` without the plain insertions that are the start or the tail of what the other
+    side's rewrite wrote right there (before the run it replaced, or after it): the same
+    insertion, already in the rewrite (a merge that took both, merged with a side again)."""
+    rewrites: dict[tuple[str, int], list[_Op]] = {}
+    for op in ops:
+        if op.attached:
+            rewrites.setdefault((op.side, op.pos), []).append(op)
+            rewrites.setdefault((op.side, -1 - op.run[1]), []).append(op)
+
+    def inside(e: _Op) -> bool:
+        if e.new is None or e.attached:
+            return False
+        n = len(e.keys)
+        for side in {"a", "b"} - {e.side}:
+            for p in rewrites.get((side, e.pos), ()):
+                if len(p.keys) > n and p.keys[len(p.keys) - n :] == e.keys:
+                    return True
+            for p in rewrites.get((side, -1 - e.pos), ()):
+                if len(p.keys) > n and p.keys[:n] == e.keys:
+                    return True
+        return False
+
+    return [op for op in ops if not inside(op)]
 
 
 def merge_seq(
@@ -159,14 +196,20 @@ def merge_seq(
     winner: bool = False,
     loose: bool = False,
     align: bool = False,
-) -> tuple[list[tuple[str, int]], int] | None:
+    tie: bool = False,
+) -> tuple[list[tuple[str, int]], int, int] | None:
     """A 3-way merge of sequences where only edits of the same base elements, two different
     insertions at one place, or an insertion right next to the other side's deletion (where
     the order would be a guess) conflict. The result as (source, index): "z" a base element
-    kept, "a" or "b" an element that side wrote; and how many conflicts `a` (the higher-ranked
-    side, chosen by the caller) won. Without `winner`, None on any conflict."""
+    kept, "a" or "b" an element that side wrote; how many conflicts a winner decided (`a`, the
+    higher-ranked side, chosen by the caller), and how many of those went to `b`. Without
+    `winner`, None on any conflict. `tie`: the sides rank alike (no confidence or date tells
+    them apart), so each conflict goes to the side whose edits there are the greater bytes —
+    decided on the versions that wrote them, not on whole merged versions whose bytes depend
+    on the merge order."""
     kz, ka, kb = [key(x) for x in z], [key(x) for x in a], [key(x) for x in b]
     ops = edits(kz, ka, "a", align)[0] + edits(kz, kb, "b", align)[0]
+    ops = _absorbed(ops)
     ops.sort(key=_Op.sort_key)
     kept: list[_Op] = []
     group: dict[int, int] = {}  # union-find over kept ops' indexes: conflicting edits
@@ -182,6 +225,8 @@ def merge_seq(
         near = [x for x in near if kept[x].pos >= e.pos - 1]
         twin = next((x for x in near if kept[x].same(e, loose)), None)
         if twin is not None:
+            if kept[twin].side == "b" and e.side == "a":
+                kept[twin].new = e.new  # "both" is written from a's elements
             kept[twin].side = "both"  # both made the same edit: once
             continue
         if loose and e.new is not None:
@@ -208,7 +253,14 @@ def merge_seq(
     for k, op in enumerate(kept):
         sides.setdefault(root(k), set()).add(op.side)
     lost = {r for r, ss in sides.items() if {"a", "b"} <= ss}
-    chosen = [op for k, op in enumerate(kept) if op.side != "b" or root(k) not in lost]
+    loser = dict.fromkeys(lost, "b")
+    if tie:
+        said: dict[int, dict[str, list[bytes]]] = {r: {"a": [], "b": []} for r in lost}
+        for k, op in enumerate(kept):
+            if root(k) in lost and op.side in ("a", "b"):
+                said[root(k)][op.side].extend(op.keys if op.new is not None else ())
+        loser = {r: "a" if w["b"] > w["a"] else "b" for r, w in said.items()}
+    chosen = [op for k, op in enumerate(kept) if loser.get(root(k)) != op.side]
     out: list[tuple[str, int]] = []
     gone = {op.pos for op in chosen if op.new is None}
     at = 0
@@ -236,18 +288,24 @@ def merge_seq(
         out.extend(("b" if op.side == "b" else "a", x) for x in op.new)  # "both": a's twin
         last = op
     out.extend(("z", k) for k in range(at, len(z)) if k not in gone)
-    return out, len(lost)
+    return out, len(lost), sum(1 for r in lost if loser[r] == "a")
 
 
 def _masked(line: bytes) -> bytes:
     return _ORDERED.sub(rb"\1#\3", line.rstrip(b" \t\r\n"))
 
 
-Merged = tuple[list[bytes], int]  # the lines, and how many conflicts the winner took
+# the lines, how many conflicts a winner took, and how many of those `b` took (on a tie)
+Merged = tuple[list[bytes], int, int]
 
 
 def merge_lines(
-    z: list[bytes], a: list[bytes], b: list[bytes], winner: bool = False, code: bool = False
+    z: list[bytes],
+    a: list[bytes],
+    b: list[bytes],
+    winner: bool = False,
+    code: bool = False,
+    tie: bool = False,
 ) -> Merged | None:
     """Lines, adjacent edits allowed; a kept line written as the side that re-formatted it
     (`code`: lines of a fence, aligned where they start alike).
@@ -260,7 +318,7 @@ def merge_lines(
         merged = merge_seq(z, a, b, key, align=code)
     if merged is None and winner:
         key, numbered = _plain, False
-        merged = merge_seq(z, a, b, key, winner=True, align=code)
+        merged = merge_seq(z, a, b, key, winner=True, align=code, tie=tie)
     if merged is None:
         return None
     _, same_a = edits([key(x) for x in z], [key(x) for x in a])
@@ -276,7 +334,7 @@ def merge_lines(
             out.append(a[k] if side == "a" else b[k])
     if numbered:
         out = _renumbered(out)
-    return _closed(out), merged[1]
+    return _closed(out), merged[1], merged[2]
 
 
 def _plain(line: bytes) -> bytes:
@@ -336,13 +394,13 @@ def _table_row(line: bytes) -> bool:
     return line.lstrip(b" ").startswith(b"|")
 
 
-def merge_table(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None:
+def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = False) -> Merged | None:
     """Rows both sides edited, cell by cell (the rows line up one to one, with as many cells);
     a cell both changed goes to the winner."""
     if not (len(z) == len(a) == len(b)) or not all(map(_table_row, (*z, *a, *b))):
         return None
     out: list[bytes] = []
-    won = 0
+    won = by_b = 0
     for rz, ra, rb in zip(z, a, b, strict=True):
         if _plain(ra) == _plain(rb) or _plain(rb) == _plain(rz):
             out.append(ra)
@@ -360,11 +418,13 @@ def merge_table(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None
             elif y.strip() == x.strip():
                 cells.append(w)
             else:
-                cells.append(y)  # both changed one cell: the winner's
+                # both changed one cell: the winner's (on a tie, the greater cell)
+                cells.append(w if tie and w.strip() > y.strip() else y)
                 won += 1
+                by_b += tie and w.strip() > y.strip()
         end = ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]
         out.append(b"|".join(cells) + end)
-    return out, won
+    return out, won, by_b
 
 
 def _prose(lines: list[bytes]) -> bool:
@@ -395,7 +455,7 @@ def _words(text: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
     return text[: found[0].start()], words
 
 
-def merge_words(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None:
+def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = False) -> Merged | None:
     """Prose merged word by word; line breaks are whitespace, written as the side that moved
     them wrote them. No blank line inside (one paragraph each), else None."""
     if not (_prose(z) and _prose(a) and _prose(b)):
@@ -405,7 +465,7 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None
     (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
     if max(len(wz), len(wa), len(wb)) > _MAX_WORDS:
         return None
-    merged = merge_seq(wz, wa, wb, lambda w: w[0], winner=True, loose=True)
+    merged = merge_seq(wz, wa, wb, lambda w: w[0], winner=True, loose=True, tie=tie)
     if merged is None:
         return None
     _, same_a = edits([w[0] for w in wz], [w[0] for w in wa])
@@ -425,23 +485,26 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes]) -> Merged | None
             space = space.rstrip(b" \t") + b"\n"
         parts.append(word + space)
     text = b"".join(parts)
-    return text.splitlines(True), merged[1]
+    return text.splitlines(True), merged[1], merged[2]
 
 
-def merge_hunk(z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool) -> Merged | None:
+def merge_hunk(
+    z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool, tie: bool = False
+) -> Merged | None:
     """The finest merge of one conflicting hunk: both sides' edits where they touch different
     lines, cells or words; the winner's (`a`) only where both changed the same ones, with the
-    count of those. None past the size bound (the caller keeps the winner's hunk)."""
+    count of those (`tie`: each to its greater bytes). None past the size bound (the caller
+    keeps the winner's hunk)."""
     if max(len(z), len(a), len(b)) > _MAX_WORDS:
         return None
     lines = merge_lines(z, a, b, code=in_fence)
     if lines is not None:
         return lines
     if not in_fence:
-        finer = merge_table(z, a, b) or merge_words(z, a, b)
+        finer = merge_table(z, a, b, tie) or merge_words(z, a, b, tie)
         if finer is not None:
             return finer
-    return merge_lines(z, a, b, winner=True, code=in_fence)
+    return merge_lines(z, a, b, winner=True, code=in_fence, tie=tie)
 
 
 def fence_states(lines: Sequence[bytes]) -> list[bool]:

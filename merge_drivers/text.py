@@ -162,18 +162,23 @@ def _both_added_steps(out: list[bytes], a: list[bytes], b: list[bytes]) -> list[
 
 
 def _finer(
-    z: list[bytes], a: list[bytes], b: list[bytes], in_fence: bool, appends: bool = True
-) -> tuple[list[bytes], int] | None:
+    z: list[bytes],
+    a: list[bytes],
+    b: list[bytes],
+    in_fence: bool,
+    appends: bool = True,
+    tie: bool = False,
+) -> tuple[list[bytes], int, int] | None:
     """A hunk both sides changed, merged at the finest grain (`fine.merge_hunk`); where that
     needs a winner, an edit and lines appended right after it are kept first
     (`_edit_and_append`)."""
     from merge_drivers.fine import merge_hunk
 
-    fine = merge_hunk(z, a, b, in_fence)
+    fine = merge_hunk(z, a, b, in_fence, tie)
     if (fine is not None and not fine[1]) or not appends:
         return fine
     kept = _edit_and_append([line_key(x) for x in z], a, b)
-    return (kept, 0) if kept else fine
+    return (kept, 0, 0) if kept else fine
 
 
 def merge_body(
@@ -226,6 +231,9 @@ def merge_body(
     from merge_drivers.fine import fence_states
 
     zk, ak, bk = ([line_key(x) for x in lines] for lines in (zl, al, bl))
+    # a file's sides that rank alike: each element both changed goes to its greater bytes
+    # (decided on the versions that wrote it, so three replicas converge in any order)
+    tie = appends and why == "tie-break"
     out: list[bytes] = []
     resolutions: list[Resolution] = []
 
@@ -263,26 +271,36 @@ def merge_body(
                 )
             elif (
                 (appends or finer)
-                and (fine := _finer(zl[iz:zm], al[ia:am], bl[ib:bm], fenced(iz), appends))
+                and (fine := _finer(zl[iz:zm], al[ia:am], bl[ib:bm], fenced(iz), appends, tie))
                 and not (by_hunk and fine[1])  # a tie: each hunk to its greater bytes, below
             ):
                 start = len(out) + first_line
                 emit(fine[0])  # edits of different lines, cells or words: both kept
-                if fine[1]:  # and the same ones: the winner's
-                    end = len(out) + first_line - 1
-                    where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
+                end = len(out) + first_line - 1
+                where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
+                if fine[1] > fine[2]:  # and the same ones: the winner's
                     resolutions.append(Resolution(path, where, win_side, why))
+                if fine[2]:  # on a tie, those whose greater bytes the other side wrote
+                    resolutions.append(Resolution(path, where, other_side(win_side), why))
             else:
                 start = len(out) + first_line
                 mine, theirs = b"".join(al[ia:am]), b"".join(bl[ib:bm])
-                emit(bl[ib:bm] if by_hunk and theirs > mine else al[ia:am])
+                emit(bl[ib:bm] if (by_hunk or tie) and theirs > mine else al[ia:am])
                 end = len(out) + first_line - 1
                 where = f"lines {start}-{end}" if end >= start else f"lines after {start - 1}"
-                resolutions.append(Resolution(path, where, win_side, why))
+                side = win_side
+                if tie and theirs > mine:  # the other side's hunk: it won the tie here
+                    side = other_side(win_side)
+                resolutions.append(Resolution(path, where, side, why))
         # unchanged lines: a side that only re-formatted one keeps its formatting
         emit([bl[bm + i] if al[am + i] == zl[zm + i] else al[am + i] for i in range(ze - zm)])
         iz, ia, ib = ze, ae, be
     return b"".join(out), resolutions
+
+
+def other_side(side: str) -> str:
+    """The other side's name ("ours" and "theirs"; any other name stays as it is)."""
+    return {"ours": "theirs", "theirs": "ours"}.get(side, side)
 
 
 def content_key(data: bytes) -> bytes:

@@ -81,3 +81,45 @@ def test_three_machines_add_to_a_sorted_index_and_it_stays_sorted(world: World) 
     want = "".join(_entry(t) for t in titles) + "\n## Log\n"
     want += "".join(f"- 2026-11-{d}\n" for d in days) + "- 2026-11-24 from a\n"
     assert (da / "MEMORY.md").read_text() == f"# Memory\n\n## Topics\n{want}"
+
+
+NOTES = (
+    "# Notes\n\n## Build\n\n```sh\nmake all\nmake test\n```\n\n"
+    "## Deploy\n\n- ssh prod\n- restart\n- check logs\n\n## Test\n\npytest -x\n"
+)
+MOVED = (
+    "# Notes\n\n## Test\n\npytest -x\n\n## Build\n\n```sh\nmake all\nmake test\n```\n\n"
+    "## Deploy\n\n- check logs\n- ssh prod\n- restart\n"
+)
+
+
+def test_moves_edits_and_a_line_next_to_an_edit_from_three_machines_all_stand(
+    world: World,
+) -> None:
+    """One machine moves a section and a bullet, another edits both and a code line, a third
+    inserts a line right after that code line: moved AND edited, both code lines, every
+    replica the same bytes (before: the edited section and bullet stood twice, and one of the
+    two code lines was lost to a winner)."""
+    a, b, c = world.clone("a"), world.clone("b"), world.clone("c")
+    da, db, dc = (world.scope_path(x) for x in (a, b, c))
+    da.mkdir(parents=True)
+    (da / "MEMORY.md").write_text("# Memory\n- [Notes](notes.md) — how we release\n")
+    (da / "notes.md").write_text(HEAD + NOTES)
+    for clone in (a, b, c):
+        world.ok("-C", str(clone), "sync")
+    (da / "notes.md").write_text(HEAD + MOVED)
+    (db / "notes.md").write_text(
+        HEAD
+        + NOTES.replace("pytest -x", "pytest -x -q")
+        .replace("- check logs", "- check logs for errors")
+        .replace("make test\n", "make test -j8\n")
+    )
+    (dc / "notes.md").write_text(HEAD + NOTES.replace("make test\n", "make test\nmake lint\n"))
+    for clone in (a, b, c, a, b):
+        world.ok("-C", str(clone), "sync")
+    assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
+    text = (da / "notes.md").read_text()
+    assert text == HEAD + (
+        "# Notes\n\n## Test\n\npytest -x -q\n\n## Build\n\n```sh\nmake all\nmake test -j8\n"
+        "make lint\n```\n\n## Deploy\n\n- check logs for errors\n- ssh prod\n- restart\n"
+    )

@@ -674,3 +674,47 @@ def test_git_merge_keeps_a_list_whole_and_a_log_in_time_order(repo: Path, op: st
             "## 2026-11-21\n\nfrom main\n"
         ), (into, op)
         git(repo, "reset", "-q", "--hard", start)
+
+
+TOPIC_BODY = (
+    "---\nname: notes\ndescription: release notes\n---\n# Notes\n\n## Build\n\n"
+    "```sh\nmake all\nmake test\n```\n\n## Deploy\n\n- ssh prod\n- restart\n- check logs\n\n"
+    "## Test\n\n| tool | flags |\n|:--|--:|\n| pytest | -x |\n"
+)
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_merges_a_topic_file_moved_on_one_branch_and_edited_on_the_other(
+    repo: Path, op: str
+) -> None:
+    """A section and a bullet moved on one branch; on the other the moved ones edited, a cell
+    changed and a line inserted right after a code line the first branch edited: moved AND
+    edited, both code lines, the same bytes whichever branch is ours (issue 24)."""
+    install(repo)
+    commit_on(repo, "main", "notes.md", TOPIC_BODY.encode())
+    git(repo, "branch", "-f", "left", "main")
+    moved = TOPIC_BODY.replace(
+        "- ssh prod\n- restart\n- check logs\n", "- check logs\n- ssh prod\n- restart\n"
+    ).replace("make test\n", "make test -j8\n")
+    test_section = "## Test\n\n| tool | flags |\n|:--|--:|\n| pytest | -x |\n"
+    moved = moved.replace("\n\n" + test_section, "\n").replace(
+        "# Notes\n\n", "# Notes\n\n" + test_section + "\n"
+    )
+    edited = (
+        TOPIC_BODY.replace("- check logs", "- check logs for errors")
+        .replace("| -x |", "| -x -q |")
+        .replace("make test\n", "make test\nmake lint\n")
+    )
+    commit_on(repo, "left", "notes.md", moved.encode())
+    commit_on(repo, "main", "notes.md", edited.encode())
+    expected = (
+        moved.replace("- check logs", "- check logs for errors")
+        .replace("| -x |", "| -x -q |")
+        .replace("make test -j8\n", "make test -j8\nmake lint\n")
+    )
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        assert (repo / MEM / "notes.md").read_text() == expected, (into, op)
+        git(repo, "reset", "-q", "--hard", start)
