@@ -18,8 +18,10 @@ from gitmem.policy.treecheck import MAX_TREE_BYTES
 from gitmem.privacy.ciphercache import CipherCache
 from gitmem.privacy.crypto import (
     ENDORSEMENT_FILE,
+    FANNED,
     KEY_DIR,
     MANIFEST,
+    MIXED,
     PERSONAL_PREFIXES,
     RECIPIENTS_FILE,
     SCOPE_KEY_FILE,
@@ -30,10 +32,11 @@ from gitmem.privacy.crypto import (
     ScopeKey,
     create_machine_key,
     endorsed_by,
-    is_hex_name,
+    hidden_name,
     load_machine_key,
     open_json,
     split_tree,
+    stored_name,
     unlock_scope_key,
 )
 from gitmem.privacy.firstcontact import first_contact
@@ -61,7 +64,8 @@ MAX_INCREMENTAL = 4096
 # the last commit decoded, as checked (under the state folder): the next run's first decode
 # reads what differs from it instead of the whole ref
 DECODED_FILE = "decoded.json"
-DECODED_VERSION = 3  # 3: a folder's entries as NUL-joined rows, its manifest's shards
+# 3: a folder's entries as NUL-joined rows, its manifest's shards; 4: and its layout
+DECODED_VERSION = 4
 NOTE_AD = "gitmem commit note"
 FIRST_PLAINTEXT_HINT = (
     "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
@@ -90,6 +94,7 @@ class Opened:
     # read from the last run's record (DECODED_FILE): its plaintexts are not yet known to
     # this run's restorer (a plaintext pruned by gc is opened again from its ciphertext)
     stored: bool = False
+    fanned: bool = True  # its hidden names stored as `ab/<62 hex>` (False: flat, older)
 
 
 @dataclass
@@ -105,6 +110,7 @@ class Decoded:
     opened: dict[str, Opened] = field(default_factory=dict)  # sealed prefix -> its check
     key_id: str = ""  # the scope key the sealed folders were checked with
     stored: bool = False  # the last run's record: a start for a decode, not a decode
+    flat: frozenset[str] = frozenset()  # sealed prefixes in the flat layout (an older gitmem's)
 
 
 @dataclass
@@ -184,7 +190,7 @@ class PersonalCodec:
                     self.cache.form = [commit, *self.wanted]
                     self.cache.dirty = True
                 return plain
-        rest, parts = split_tree(listing)
+        rest, parts, layouts = split_tree(listing)
         keyfiles = {p: o for p, o in rest.items() if p.startswith(KEY_DIR + "/")}
         files = {p: o for p, o in rest.items() if p not in keyfiles}
         where = f"commit {commit[:12]} of {self.ref}"
@@ -208,8 +214,13 @@ class PersonalCodec:
                 ) from None
         for path in files:
             top, _, name = path.partition("/")
-            if top in PERSONAL_PREFIXES and is_hex_name(name):
+            if top in PERSONAL_PREFIXES and hidden_name(name) is not None:
                 raise DecryptError(f"{top}/manifest is missing from {where}", REFUSED_HINT)
+        for prefix, layout in layouts.items():
+            if layout == MIXED:
+                raise DecryptError(
+                    f"{prefix}/ in {where} holds hidden names in two layouts", REFUSED_HINT
+                )
         gens: dict[str, int] = {}
         manifests = {prefix: names[MANIFEST] for prefix, names in parts.items()}
         checked: dict[str, Opened] = {}
@@ -217,6 +228,7 @@ class PersonalCodec:
             prior = base.opened.get(prefix) if same_key and base is not None else None
             moved = changed if prior is not None else None
             checked[prefix] = self._open_prefix(key, prefix, dict(names), where, prior, moved)
+            checked[prefix].fanned = layouts[prefix] == FANNED
             gens[prefix] = checked[prefix].gen
             files.update(checked[prefix].plain)
         done = Decoded(
@@ -229,6 +241,7 @@ class PersonalCodec:
             listing,
             checked,
             key.key_id,
+            flat=frozenset(p for p, layout in layouts.items() if layout != FANNED),
         )
         self._decoded[commit] = self._base = done
         return done
@@ -440,7 +453,8 @@ class PersonalCodec:
                 if names_were.get(p) != listed[p] or ciphers_were.get(p) != digests.get(p)
             }
         start = prefix + "/"
-        names = {p[len(start) :] for p in changed if p.startswith(start)} - parts
+        names = {hidden_name(p[len(start) :]) for p in changed if p.startswith(start)}
+        names -= {*parts, None}
         if names:
             by_name = {listed[p]: p for p in fresh} if fresh is not None else {}
             if not names <= by_name.keys():  # not only files of the shards read: all
@@ -623,9 +637,13 @@ class PersonalCodec:
         out = dict(times)
         for path in decoded.files:
             top = path.split("/", 1)[0]
-            hidden = f"{top}/{key.name(path)}"
-            if top in decoded.sealed and hidden in times:
-                out[path] = times[hidden]
+            if top not in decoded.sealed:
+                continue
+            name = key.name(path)
+            for hidden in (f"{top}/{stored_name(name)}", f"{top}/{name}"):
+                if hidden in times:
+                    out[path] = times[hidden]
+                    break
         return out
 
     def stored_path(self, commit: str, path: str) -> str:
@@ -634,7 +652,8 @@ class PersonalCodec:
         top = path.split("/", 1)[0]
         if decoded.keyring is None or top not in decoded.sealed:
             return path
-        return f"{top}/{decoded.keyring.key.name(path)}"
+        name = decoded.keyring.key.name(path)
+        return f"{top}/{name if top in decoded.flat else stored_name(name)}"
 
     def stored_paths(self, rev: str, path: str) -> list[str]:
         """Every name `path` had on the ref up to `rev`: its hidden name under each key the
@@ -647,9 +666,10 @@ class PersonalCodec:
                 if blob is None:
                     continue
                 try:
-                    names.append(f"{top}/{self.unlock(blob).name(path)}")
+                    name = self.unlock(blob).name(path)
                 except NoAccess:
                     continue
+                names += [f"{top}/{stored_name(name)}", f"{top}/{name}"]  # either layout
         names.append(path)
         return list(dict.fromkeys(names))
 
@@ -744,7 +764,7 @@ class PersonalCodec:
             else:
                 cipher = repo.write_blob(key.seal(path, repo.read_blob(plain)))
                 cache.put(key.key_id, path, plain, cipher)
-            out[f"{prefix}/{name}"] = ciphers[path] = cipher
+            out[f"{prefix}/{stored_name(name)}"] = ciphers[path] = cipher
         newest = self._newest.get(prefix) or Newest(0, "", {}, "", {}, {})
         if not (
             newest.gen > 0
@@ -773,7 +793,7 @@ class PersonalCodec:
             newest = Newest(newest.gen + 1, key.key_id, ciphers, oid, listed, shards)
             self._newest[prefix] = newest
             self._tied.discard(prefix)
-        out.update({f"{prefix}/{name}": o for name, o in newest.shards.values()})
+        out.update({f"{prefix}/{stored_name(name)}": o for name, o in newest.shards.values()})
         out[f"{prefix}/{MANIFEST}"] = newest.manifest
         return out
 
@@ -819,7 +839,7 @@ class PersonalCodec:
             rows = _rows(o)
             if rows.count("\0") != max(4 * len(o.listed) - 1, 0):
                 return  # a name holding a NUL (none should): no record, the next run reads whole
-            opened[prefix] = [o.manifest, o.gen, rows, o.shards]
+            opened[prefix] = [o.manifest, o.gen, rows, o.shards, o.fanned]
         value = {
             "version": DECODED_VERSION,
             "tree": base.tree,
@@ -849,7 +869,7 @@ class PersonalCodec:
                 return None
             listing = _strings(raw["rest"])
             opened: dict[str, Opened] = {}
-            for prefix, (manifest, gen, rows, shards) in raw["opened"].items():
+            for prefix, (manifest, gen, rows, shards, fanned) in raw["opened"].items():
                 cells = rows.split("\0") if rows else []
                 paths = cells[0::4]
                 o = Opened(
@@ -860,6 +880,7 @@ class PersonalCodec:
                     dict(zip(paths, cells[3::4], strict=True)),
                     {str(b): (str(n), str(c)) for b, (n, c) in shards.items()},
                     stored=True,
+                    fanned=fanned is True,
                 )
                 if len(o.listed) * 4 != len(cells) or not all(
                     map(str.startswith, paths, repeat(f"{prefix}/"))
@@ -867,8 +888,9 @@ class PersonalCodec:
                     return None
                 opened[str(prefix)] = o
                 listing[f"{prefix}/{MANIFEST}"] = o.manifest
-                listing.update({f"{prefix}/{n}": o.ciphers[p] for p, n in o.listed.items()})
-                listing.update({f"{prefix}/{n}": c for n, c in o.shards.values()})
+                at = stored_name if o.fanned else str
+                listing.update({f"{prefix}/{at(n)}": o.ciphers[p] for p, n in o.listed.items()})
+                listing.update({f"{prefix}/{at(n)}": c for n, c in o.shards.values()})
             tree, key_id = str(raw["tree"]), str(raw["key_id"])
         except (ValueError, KeyError, TypeError, AttributeError, GitmemError, OSError):
             return None

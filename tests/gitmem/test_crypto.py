@@ -25,6 +25,7 @@ from gitmem.privacy.crypto import (
     endorsed_by,
     lock_scope_key,
     parse_recipient,
+    stored_name,
     unlock_scope_key,
 )
 from gitmem.privacy.keymerge import make_keyring
@@ -232,9 +233,17 @@ def test_a_decode_from_a_checked_commit_reads_only_what_differs_and_refuses_forg
     v2 = writer.encode(v2_files, keyring)
     key = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(commit(repo, v1))
     assert key.keyring is not None
-    three = "auto/" + key.keyring.key.name("auto/3.md")
-    seven = "auto/" + key.keyring.key.name("auto/7.md")
+    three = "auto/" + stored_name(key.keyring.key.name("auto/3.md"))
+    name7 = key.keyring.key.name("auto/7.md")
+    seven = "auto/" + stored_name(name7)
+    without7 = {p: o for p, o in v2.items() if p != seven}
+    other = "00" if not name7.startswith("00") else "ff"
     forgeries = {
+        # the layout (docs/design.md §5): one folder, one layout, each name in its subfolder
+        "one name in the flat layout": {**without7, f"auto/{name7}": v2[seven]},
+        "a name stored in both layouts": {**v2, f"auto/{name7}": v2[seven]},
+        "moved to another subfolder": {**without7, f"auto/{other}/{name7[2:]}": v2[seven]},
+        "planted in a subfolder": {**v2, "auto/ab/" + "cd" * 31: v2[seven]},
         "older ciphertext put back": {**v2, three: v1[three]},
         "moved": {**v2, seven: v2[three]},
         "flipped": {**v2, seven: repo.write_blob(b"\x00" * 40)},
@@ -437,7 +446,7 @@ def test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited(
 
         def stored(tree: dict[str, str], paths: dict[str, bytes]) -> dict[str, str]:
             buckets = {shard_of(key.name(p)) for p in paths}
-            return {b: tree[f"auto/{shard_name(key, 'auto', b)}"] for b in buckets}
+            return {b: tree[f"auto/{stored_name(shard_name(key, 'auto', b))}"] for b in buckets}
 
         s1, s2 = stored(v1, files), stored(v2, after)
         edited = {shard_of(key.name(p)) for p in files.keys() ^ after.keys()}
@@ -467,7 +476,7 @@ def test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited(
         fresh = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
         assert fresh.decode(c2).files == v2_files
         for b in sorted(b for b in s1.keys() & s2.keys() if s1[b] != s2[b])[:2]:
-            older = {**v2, f"auto/{shard_name(key, 'auto', b)}": s1[b]}
+            older = {**v2, f"auto/{stored_name(shard_name(key, 'auto', b))}": s1[b]}
             for decoder in (PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)), reader):
                 with pytest.raises(DecryptError, match="lists a part"):
                     decoder.decode(commit(repo, older))
