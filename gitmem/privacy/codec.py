@@ -64,6 +64,10 @@ MAX_INCREMENTAL = 4096
 # the last commit decoded, as checked (under the state folder): the next run's first decode
 # reads what differs from it instead of the whole ref
 DECODED_FILE = "decoded.json"
+# what changed since DECODED_FILE was written (stamped with it): a pull that moves 10 files of
+# 10,000 writes their rows, not the whole record (1.9 MB); the record is re-written when the
+# journal passes an eighth of it
+DECODED_JOURNAL = "decoded-journal.json"
 # 3: a folder's entries as NUL-joined rows, its manifest's shards; 4: and its layout
 DECODED_VERSION = 4
 NOTE_AD = "gitmem commit note"
@@ -151,6 +155,11 @@ class PersonalCodec:
     _tied: set[str] = field(default_factory=set)
     _base: Decoded | None = None  # the last commit decoded from its tree: the next starts there
     _stored_tree: str | None = None  # the tree of DECODED_FILE (None: not read yet)
+    # the sealed folders as DECODED_FILE itself holds them (its journal not applied), its
+    # scope key and its stamp: what a journal is written against
+    _file: dict[str, Opened] = field(default_factory=dict)
+    _file_key: str = ""
+    _file_stamp: list[int] = field(default_factory=list)
 
     @property
     def cache(self) -> CipherCache:
@@ -834,9 +843,18 @@ class PersonalCodec:
         from gitmem.project.confinement import write_no_links
 
         sealed = tuple(f"{prefix}/" for prefix in base.opened)
+        rest = {p: o for p, o in base.listing.items() if not p.startswith(sealed)}
+        common = self.repo.common_dir
+        journal = self._journal_for(base, rest)
+        if journal is not None:
+            write_no_links(
+                common, common / "gitmem" / DECODED_JOURNAL, json.dumps(journal).encode()
+            )
+            self._stored_tree = base.tree
+            return
         opened: dict[str, list[object]] = {}
         for prefix, o in base.opened.items():
-            rows = _rows(o)
+            rows = _rows(o, list(o.listed))
             if rows.count("\0") != max(4 * len(o.listed) - 1, 0):
                 return  # a name holding a NUL (none should): no record, the next run reads whole
             opened[prefix] = [o.manifest, o.gen, rows, o.shards, o.fanned]
@@ -844,12 +862,92 @@ class PersonalCodec:
             "version": DECODED_VERSION,
             "tree": base.tree,
             "key_id": base.key_id,
-            "rest": {p: o for p, o in base.listing.items() if not p.startswith(sealed)},
+            "rest": rest,
             "opened": opened,
         }
-        common = self.repo.common_dir
         write_no_links(common, common / "gitmem" / DECODED_FILE, json.dumps(value).encode())
-        self._stored_tree = base.tree
+        self._stored_tree = base.tree  # (a journal left there is over another file: not read)
+        self._file = {}  # not what the file holds now: a later save writes it whole
+
+    def _journal_for(self, base: Decoded, rest: dict[str, str]) -> dict[str, object] | None:
+        """What differs in `base` from DECODED_FILE as read in this run, as a journal over it
+        (the entries moved, in C: set operations of the two records' items); None when the
+        record is to be written whole (none read, another key or folders, a journal past an
+        eighth of the record)."""
+        file = self._file
+        if not file or base.key_id != self._file_key or base.opened.keys() != file.keys():
+            return None
+        opened: dict[str, list[object]] = {}
+        moved_total, held_total = 0, 0
+        for prefix, o in base.opened.items():
+            f = file[prefix]
+            if o.fanned != f.fanned:
+                return None
+            moved = {p for p, _ in o.listed.items() ^ f.listed.items()}
+            moved.update(p for p, _ in o.ciphers.items() ^ f.ciphers.items())
+            moved.update(p for p, _ in o.plain.items() ^ f.plain.items())
+            moved_total += len(moved)
+            held_total += len(f.listed)
+            kept = sorted(p for p in moved if p in o.listed)
+            rows = _rows(o, kept)
+            if rows.count("\0") != max(4 * len(kept) - 1, 0):
+                return None
+            gone = sorted(moved - o.listed.keys())
+            opened[prefix] = [o.manifest, o.gen, rows, gone, o.shards, o.fanned]
+        if moved_total * 8 > held_total:
+            return None
+        return {
+            "version": 1,
+            "base": self._file_stamp,
+            "tree": base.tree,
+            "key_id": base.key_id,
+            "rest": rest,
+            "opened": opened,
+        }
+
+    def _read_journal(
+        self, opened: dict[str, Opened], stamp: list[int]
+    ) -> tuple[str, str, dict[str, str]] | None:
+        """DECODED_JOURNAL laid over the record's folders `opened` (edited in place): (tree,
+        key id, the rest of its listing), or None (none, or over another record: `opened`
+        untouched)."""
+        import json
+
+        from gitmem.project.confinement import read_no_links
+
+        common = self.repo.common_dir
+        try:
+            data = read_no_links(common, common / "gitmem" / DECODED_JOURNAL)
+            raw = json.loads(data) if data is not None else None
+            if not raw or raw["version"] != 1 or raw["base"] != stamp or not stamp:
+                return None
+            if raw["opened"].keys() != opened.keys() or raw["key_id"] != self._file_key:
+                return None
+            edits = []
+            for prefix, (manifest, gen, rows, gone, shards, fanned) in raw["opened"].items():
+                cells = rows.split("\0") if rows else []
+                paths = cells[0::4]
+                if len(cells) != 4 * len(paths) or not all(
+                    isinstance(p, str) and p.startswith(f"{prefix}/") for p in [*paths, *gone]
+                ):
+                    return None
+                shards = {str(b): (str(n), str(c)) for b, (n, c) in shards.items()}
+                edits.append((prefix, str(manifest), int(gen), cells, gone, shards, fanned))
+            rest, tree = _strings(raw["rest"]), str(raw["tree"])
+        except (ValueError, KeyError, TypeError, AttributeError, GitmemError, OSError):
+            return None
+        for prefix, manifest, gen, cells, gone, shards, fanned in edits:
+            o = opened[prefix]
+            paths = cells[0::4]
+            o.manifest, o.gen, o.shards, o.fanned = manifest, gen, shards, fanned is True
+            o.listed.update(zip(paths, cells[1::4], strict=True))
+            o.ciphers.update(zip(paths, cells[2::4], strict=True))
+            o.plain.update(zip(paths, cells[3::4], strict=True))
+            for path in gone:
+                o.listed.pop(path, None)
+                o.ciphers.pop(path, None)
+                o.plain.pop(path, None)
+        return tree, self._file_key, rest
 
     def _load_base(self) -> Decoded | None:
         """The commit the last run decoded last, as it was checked (DECODED_FILE), or None."""
@@ -864,6 +962,7 @@ class PersonalCodec:
             data = read_no_links(common, common / "gitmem" / DECODED_FILE)
             if data is None:
                 return None
+            stamp = _stamp(common / "gitmem" / DECODED_FILE)
             raw = json.loads(data)
             if raw["version"] != DECODED_VERSION:  # an older gitmem's: decoded whole once
                 return None
@@ -887,12 +986,30 @@ class PersonalCodec:
                 ):  # a path twice, a row cut short, a path of another folder
                     return None
                 opened[str(prefix)] = o
+            tree, key_id = str(raw["tree"]), str(raw["key_id"])
+            self._file = {
+                p: Opened(
+                    o.manifest,
+                    o.gen,
+                    dict(o.listed),
+                    dict(o.ciphers),
+                    dict(o.plain),
+                    o.shards,
+                    fanned=o.fanned,
+                )
+                for p, o in opened.items()
+            }
+            self._file_key, self._file_stamp = key_id, stamp
+            journaled = self._read_journal(opened, stamp)
+            if journaled is not None:
+                tree, key_id, listing = journaled
+            for prefix, o in opened.items():
                 listing[f"{prefix}/{MANIFEST}"] = o.manifest
                 at = stored_name if o.fanned else str
                 listing.update({f"{prefix}/{at(n)}": o.ciphers[p] for p, n in o.listed.items()})
                 listing.update({f"{prefix}/{at(n)}": c for n, c in o.shards.values()})
-            tree, key_id = str(raw["tree"]), str(raw["key_id"])
         except (ValueError, KeyError, TypeError, AttributeError, GitmemError, OSError):
+            self._file = {}
             return None
         self._stored_tree = tree
         return Decoded(
@@ -900,13 +1017,23 @@ class PersonalCodec:
         )
 
 
-def _rows(o: Opened) -> str:
+def _stamp(path: object) -> list[int]:
+    """What names a file as written (a journal over another one is not read)."""
+    import os
+
+    try:
+        st = os.stat(str(path), follow_symlinks=False)
+    except OSError:
+        return []
+    return [st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _rows(o: Opened, paths: list[str]) -> str:
     """A folder's entries as one string: path, hidden name, ciphertext id, plaintext id of each,
     joined by NUL (no path holds one): written and split in C, where a JSON object of 10,000
     entries per field cost a pull ~0.1 s each way (docs/performance.md, issue 23)."""
     from itertools import chain
 
-    paths = list(o.listed)
     return "\0".join(
         chain.from_iterable(
             zip(

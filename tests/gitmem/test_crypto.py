@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -480,3 +481,53 @@ def test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited(
             for decoder in (PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)), reader):
                 with pytest.raises(DecryptError, match="lists a part"):
                     decoder.decode(commit(repo, older))
+
+
+def test_the_decoded_record_takes_a_journal_of_what_moved_and_reads_as_a_whole_one(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that decodes a commit near the recorded one writes what moved (decoded-journal
+    .json), not the whole record; the next run starts from both, without listing the ref; a
+    journal over another record file, or a damaged one, is not read (the record alone is a
+    commit checked before: still a start)."""
+    writer = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    names = {f"auto/{i}.md": f"file {i}\n".encode() for i in range(60)}
+    v1 = writer.encode(plain(repo, {"gitmem.toml": b"v", **names}), None)
+    keyring = writer.last_keyring
+    edited = {**names, "auto/3.md": b"edited\n", "auto/new.md": b"new\n"}
+    del edited["auto/5.md"]
+    v2_files = plain(repo, {"gitmem.toml": b"v", **edited})
+    c1, c2 = commit(repo, v1), commit(repo, writer.encode(v2_files, keyring))
+    first = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    first.decode(c1)
+    first.save()
+    record = repo.common_dir / "gitmem" / "decoded.json"
+    journal = repo.common_dir / "gitmem" / "decoded-journal.json"
+    whole = record.read_bytes()
+    second = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    assert second.decode(c2).files == v2_files
+    second.save()
+    assert record.read_bytes() == whole  # the record left alone, the 3 moved in the journal
+    moved = json.loads(journal.read_bytes())["opened"]["auto"]
+    assert moved[2].count("\0") == 2 * 4 - 1 and moved[3] == ["auto/5.md"]  # 3.md, new.md
+    listed: list[str] = []
+    real_list_tree = repo.list_tree
+
+    def counted(treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
+        listed.append(treeish)
+        return real_list_tree(treeish, sizes)
+
+    monkeypatch.setattr(repo, "list_tree", counted)
+    third = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    assert third._load_base() is not None and third._stored_tree == repo.read_commit(c2)[0]
+    assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(c2).files == v2_files
+    assert not listed
+    # over another record file (the same bytes: an older gitmem re-wrote it): not read
+    record.unlink()
+    record.write_bytes(whole)
+    fourth = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    assert fourth._load_base() is not None and fourth._stored_tree == repo.read_commit(c1)[0]
+    assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(c2).files == v2_files
+    for damaged in (b"{", b'{"version": 1}', journal.read_bytes()[:-9]):
+        journal.write_bytes(damaged)
+        assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(c2).files == v2_files
