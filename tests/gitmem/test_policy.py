@@ -340,13 +340,14 @@ def test_links_orphans_and_case_collisions_are_warnings() -> None:
         ({"keys/other.age": b"x"}, "refs/gitmem/users/u", "GM108"),
         ({"local/notes.md": b"plaintext\n"}, "refs/gitmem/users/u", "GM160"),
         ({"auto/manifest": b"\x00", "auto/x.md": TOPIC.encode()}, "refs/gitmem/users/u", "GM160"),
-        # the fanned-out layout's subfolders hold hidden names only: 2 + 62 hex digits
+        # the fanned-out layout's subfolders hold hidden names only (2 + 62 hex digits): a
+        # name of another shape is no ciphertext, and no memory file either
         ({"local/manifest": b"\x00", "local/ab/x.md": b"x\n"}, "refs/gitmem/users/u", "GM160"),
-        ({"local/manifest": b"\x00", "local/ab/" + "c" * 64: b"x"}, "refs/gitmem/users/u", "GM160"),
+        ({"local/manifest": b"\x00", "local/ab/" + "c" * 64: b"x"}, "refs/gitmem/users/u", "GM104"),
         (
             {"local/manifest": b"\x00", "local/abc/" + "c" * 61: b"x"},
             "refs/gitmem/users/u",
-            "GM160",
+            "GM104",
         ),
         ({"team/link.md": ("120000", "blob")}, "refs/gitmem/team", "GM103"),
         ({"team/vendor": ("160000", "commit")}, "refs/gitmem/team", "GM103"),
