@@ -368,7 +368,9 @@ def test_encrypted_layout_is_accepted_and_not_read_as_text() -> None:
         "keys/scope.age": b"age-encryption.org/v1\n",
     }
     assert tree_findings(files, "refs/gitmem/users/u") == []
-    fanned = {  # the layout since the fan-out: P/<2 hex>/<62 hex> (docs/design.md §5)
+    fanned: dict[
+        str, bytes | tuple[str, str]
+    ] = {  # the layout since the fan-out: P/<2 hex>/<62 hex> (docs/design.md §5)
         "local/manifest": b"\x00\xff",
         "local/0f/" + "0f" * 31: b"\xff\xfe binary",
         "auto/manifest": b"\x01",
