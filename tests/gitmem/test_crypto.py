@@ -217,6 +217,19 @@ def test_warm_caches_skip_no_check_that_refuses_tampering(repo: Repository) -> N
     assert repo.read_blob(gone) == b"alpha\n"
 
 
+def count_listings(repo: Repository, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The trees `repo.list_tree` is asked for from now on (a whole listing of the ref)."""
+    listed: list[str] = []
+    real_list_tree = repo.list_tree
+
+    def counted(treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
+        listed.append(treeish)
+        return real_list_tree(treeish, sizes)
+
+    monkeypatch.setattr(repo, "list_tree", counted)
+    return listed
+
+
 def test_a_decode_from_a_checked_commit_reads_only_what_differs_and_refuses_forgeries(
     repo: Repository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -253,14 +266,7 @@ def test_a_decode_from_a_checked_commit_reads_only_what_differs_and_refuses_forg
         "planted": {**v2, "auto/" + "ab" * 20: v2[seven]},
         "plaintext": {**v2, "auto/evil.md": repo.write_blob(b"x")},
     }
-    listed: list[str] = []
-    real_list_tree = repo.list_tree
-
-    def counted(treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
-        listed.append(treeish)
-        return real_list_tree(treeish, sizes)
-
-    monkeypatch.setattr(repo, "list_tree", counted)
+    listed = count_listings(repo, monkeypatch)
     for what, tree in forgeries.items():
         reader = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
         reader.decode(commit(repo, v1))  # the checked commit: listed whole
@@ -510,14 +516,7 @@ def test_the_decoded_record_takes_a_journal_of_what_moved_and_reads_as_a_whole_o
     assert record.read_bytes() == whole  # the record left alone, the 3 moved in the journal
     moved = json.loads(journal.read_bytes())["opened"]["auto"]
     assert moved[2].count("\0") == 2 * 4 - 1 and moved[3] == ["auto/5.md"]  # 3.md, new.md
-    listed: list[str] = []
-    real_list_tree = repo.list_tree
-
-    def counted(treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
-        listed.append(treeish)
-        return real_list_tree(treeish, sizes)
-
-    monkeypatch.setattr(repo, "list_tree", counted)
+    listed = count_listings(repo, monkeypatch)
     third = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
     assert third._load_base() is not None and third._stored_tree == repo.read_commit(c2)[0]
     assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(c2).files == v2_files
