@@ -10,6 +10,7 @@ has grown past an eighth of it (or the scope key changed).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 
@@ -65,21 +66,12 @@ class CipherCache:
             pass
         try:  # the pairs changed since: over the cache's (a pair is a path's newest)
             raw = json.loads(self.journal_path.read_text("utf-8"))
-            if raw.get("version") == 1 and raw.get("base") == self._base_stamp():
+            if raw.get("version") == 1 and raw.get("base") == file_stamp(self.path):
                 for key_id, known in raw["keys"].items():
                     self._pairs.setdefault(key_id, {}).update(known)
                 self._journal = raw["keys"]
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
-
-    def _base_stamp(self) -> list[int]:
-        """What names the cache file a journal was written over (a journal over another
-        cache file, or none, is not read)."""
-        try:
-            st = self.path.stat()
-        except OSError:
-            return []
-        return [st.st_ino, st.st_size, st.st_mtime_ns]
 
     def loose(self, oid: str) -> bool:
         return (self.objects / oid[:2] / oid[2:]).exists()
@@ -110,7 +102,17 @@ class CipherCache:
                 data = json.dumps({**small, "keys": self.pairs}).encode()
                 write_no_links(common, self.path, data)
                 self._journal, self._whole = {}, False
-            journal = {"version": 1, "base": self._base_stamp(), "keys": self._journal}
+            journal = {"version": 1, "base": file_stamp(self.path), "keys": self._journal}
             write_no_links(common, self.journal_path, json.dumps(journal).encode())
         write_no_links(common, self.form_path, json.dumps(small).encode())
         self.dirty = self._pairs_dirty = False
+
+
+def file_stamp(path: Path) -> list[int]:
+    """What names a file as written, for a journal kept over it: a journal over another file
+    (re-written since, by an older gitmem that knows no journal), or none, is not read."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return []
+    return [st.st_ino, st.st_size, st.st_mtime_ns]

@@ -15,7 +15,7 @@ from gitmem.gitstore import Repository
 from gitmem.merge.tree import blobs
 from gitmem.policy.rules import MAX_DEPTH, Finding, blocking, check_name
 from gitmem.policy.treecheck import MAX_TREE_BYTES
-from gitmem.privacy.ciphercache import CipherCache
+from gitmem.privacy.ciphercache import CipherCache, file_stamp
 from gitmem.privacy.crypto import (
     ENDORSEMENT_FILE,
     FANNED,
@@ -962,7 +962,7 @@ class PersonalCodec:
             data = read_no_links(common, common / "gitmem" / DECODED_FILE)
             if data is None:
                 return None
-            stamp = _stamp(common / "gitmem" / DECODED_FILE)
+            stamp = file_stamp(common / "gitmem" / DECODED_FILE)
             raw = json.loads(data)
             if raw["version"] != DECODED_VERSION:  # an older gitmem's: decoded whole once
                 return None
@@ -1015,17 +1015,6 @@ class PersonalCodec:
         return Decoded(
             {}, None, tree=tree, listing=listing, opened=opened, key_id=key_id, stored=True
         )
-
-
-def _stamp(path: object) -> list[int]:
-    """What names a file as written (a journal over another one is not read)."""
-    import os
-
-    try:
-        st = os.stat(str(path), follow_symlinks=False)
-    except OSError:
-        return []
-    return [st.st_ino, st.st_size, st.st_mtime_ns]
 
 
 def _rows(o: Opened, paths: list[str]) -> str:
