@@ -82,7 +82,7 @@ CODES: dict[str, tuple[str, bool, str]] = {
 
 _BAD_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")
 _FORBIDDEN_PARTS = frozenset({"", ".", "..", ".git"})
-_HEX64 = re.compile(r"[0-9a-f]{64}")
+_HEX64 = re.compile(r"[0-9a-f]{64}|[0-9a-f]{2}/[0-9a-f]{62}")  # a hidden name: flat or fanned out
 
 
 @dataclass(frozen=True, order=True)

@@ -15,11 +15,13 @@ from gitmem.gitstore import Repository
 from gitmem.merge.tree import blobs
 from gitmem.policy.rules import MAX_DEPTH, Finding, blocking, check_name
 from gitmem.policy.treecheck import MAX_TREE_BYTES
-from gitmem.privacy.ciphercache import CipherCache
+from gitmem.privacy.ciphercache import CipherCache, file_stamp
 from gitmem.privacy.crypto import (
     ENDORSEMENT_FILE,
+    FANNED,
     KEY_DIR,
     MANIFEST,
+    MIXED,
     PERSONAL_PREFIXES,
     RECIPIENTS_FILE,
     SCOPE_KEY_FILE,
@@ -30,10 +32,11 @@ from gitmem.privacy.crypto import (
     ScopeKey,
     create_machine_key,
     endorsed_by,
-    is_hex_name,
+    hidden_name,
     load_machine_key,
     open_json,
     split_tree,
+    stored_name,
     unlock_scope_key,
 )
 from gitmem.privacy.firstcontact import first_contact
@@ -61,7 +64,12 @@ MAX_INCREMENTAL = 4096
 # the last commit decoded, as checked (under the state folder): the next run's first decode
 # reads what differs from it instead of the whole ref
 DECODED_FILE = "decoded.json"
-DECODED_VERSION = 3  # 3: a folder's entries as NUL-joined rows, its manifest's shards
+# what changed since DECODED_FILE was written (stamped with it): a pull that moves 10 files of
+# 10,000 writes their rows, not the whole record (1.9 MB); the record is re-written when the
+# journal passes an eighth of it
+DECODED_JOURNAL = "decoded-journal.json"
+# 3: a folder's entries as NUL-joined rows, its manifest's shards; 4: and its layout
+DECODED_VERSION = 4
 NOTE_AD = "gitmem commit note"
 FIRST_PLAINTEXT_HINT = (
     "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
@@ -90,6 +98,7 @@ class Opened:
     # read from the last run's record (DECODED_FILE): its plaintexts are not yet known to
     # this run's restorer (a plaintext pruned by gc is opened again from its ciphertext)
     stored: bool = False
+    fanned: bool = True  # its hidden names stored as `ab/<62 hex>` (False: flat, older)
 
 
 @dataclass
@@ -105,6 +114,7 @@ class Decoded:
     opened: dict[str, Opened] = field(default_factory=dict)  # sealed prefix -> its check
     key_id: str = ""  # the scope key the sealed folders were checked with
     stored: bool = False  # the last run's record: a start for a decode, not a decode
+    flat: frozenset[str] = frozenset()  # sealed prefixes in the flat layout (an older gitmem's)
 
 
 @dataclass
@@ -147,6 +157,11 @@ class PersonalCodec:
     _tied: set[str] = field(default_factory=set)
     _base: Decoded | None = None  # the last commit decoded from its tree: the next starts there
     _stored_tree: str | None = None  # the tree of DECODED_FILE (None: not read yet)
+    # the sealed folders as DECODED_FILE itself holds them (its journal not applied), its
+    # scope key and its stamp: what a journal is written against
+    _file: dict[str, Opened] = field(default_factory=dict)
+    _file_key: str = ""
+    _file_stamp: list[int] = field(default_factory=list)
 
     @property
     def cache(self) -> CipherCache:
@@ -186,7 +201,7 @@ class PersonalCodec:
                     self.cache.form = [commit, *self.wanted]
                     self.cache.dirty = True
                 return plain
-        rest, parts = split_tree(listing)
+        rest, parts, layouts = split_tree(listing)
         keyfiles = {p: o for p, o in rest.items() if p.startswith(KEY_DIR + "/")}
         files = {p: o for p, o in rest.items() if p not in keyfiles}
         where = f"commit {commit[:12]} of {self.ref}"
@@ -210,8 +225,13 @@ class PersonalCodec:
                 ) from None
         for path in files:
             top, _, name = path.partition("/")
-            if top in PERSONAL_PREFIXES and is_hex_name(name):
+            if top in PERSONAL_PREFIXES and hidden_name(name) is not None:
                 raise DecryptError(f"{top}/manifest is missing from {where}", REFUSED_HINT)
+        for prefix, layout in layouts.items():
+            if layout == MIXED:
+                raise DecryptError(
+                    f"{prefix}/ in {where} holds hidden names in two layouts", REFUSED_HINT
+                )
         gens: dict[str, int] = {}
         manifests = {prefix: names[MANIFEST] for prefix, names in parts.items()}
         checked: dict[str, Opened] = {}
@@ -219,6 +239,7 @@ class PersonalCodec:
             prior = base.opened.get(prefix) if same_key and base is not None else None
             moved = changed if prior is not None else None
             checked[prefix] = self._open_prefix(key, prefix, dict(names), where, prior, moved)
+            checked[prefix].fanned = layouts[prefix] == FANNED
             gens[prefix] = checked[prefix].gen
             files.update(checked[prefix].plain)
         done = Decoded(
@@ -231,6 +252,7 @@ class PersonalCodec:
             listing,
             checked,
             key.key_id,
+            flat=frozenset(p for p, layout in layouts.items() if layout != FANNED),
         )
         self._decoded[commit] = self._base = done
         return done
@@ -442,7 +464,8 @@ class PersonalCodec:
                 if names_were.get(p) != listed[p] or ciphers_were.get(p) != digests.get(p)
             }
         start = prefix + "/"
-        names = {p[len(start) :] for p in changed if p.startswith(start)} - parts
+        names = {hidden_name(p[len(start) :]) for p in changed if p.startswith(start)}
+        names -= {*parts, None}
         if names:
             by_name = {listed[p]: p for p in fresh} if fresh is not None else {}
             if not names <= by_name.keys():  # not only files of the shards read: all
@@ -626,9 +649,13 @@ class PersonalCodec:
         out = dict(times)
         for path in decoded.files:
             top = path.split("/", 1)[0]
-            hidden = f"{top}/{key.name(path)}"
-            if top in decoded.sealed and hidden in times:
-                out[path] = times[hidden]
+            if top not in decoded.sealed:
+                continue
+            name = key.name(path)
+            for hidden in (f"{top}/{stored_name(name)}", f"{top}/{name}"):
+                if hidden in times:
+                    out[path] = times[hidden]
+                    break
         return out
 
     def stored_path(self, commit: str, path: str) -> str:
@@ -637,7 +664,8 @@ class PersonalCodec:
         top = path.split("/", 1)[0]
         if decoded.keyring is None or top not in decoded.sealed:
             return path
-        return f"{top}/{decoded.keyring.key.name(path)}"
+        name = decoded.keyring.key.name(path)
+        return f"{top}/{name if top in decoded.flat else stored_name(name)}"
 
     def stored_paths(self, rev: str, path: str) -> list[str]:
         """Every name `path` had on the ref up to `rev`: its hidden name under each key the
@@ -650,9 +678,10 @@ class PersonalCodec:
                 if blob is None:
                     continue
                 try:
-                    names.append(f"{top}/{self.unlock(blob).name(path)}")
+                    name = self.unlock(blob).name(path)
                 except NoAccess:
                     continue
+                names += [f"{top}/{stored_name(name)}", f"{top}/{name}"]  # either layout
         names.append(path)
         return list(dict.fromkeys(names))
 
@@ -747,7 +776,7 @@ class PersonalCodec:
             else:
                 cipher = repo.write_blob(key.seal(path, repo.read_blob(plain)))
                 cache.put(key.key_id, path, plain, cipher)
-            out[f"{prefix}/{name}"] = ciphers[path] = cipher
+            out[f"{prefix}/{stored_name(name)}"] = ciphers[path] = cipher
         newest = self._newest.get(prefix) or Newest(0, "", {}, "", {}, {})
         if not (
             newest.gen > 0
@@ -776,7 +805,7 @@ class PersonalCodec:
             newest = Newest(newest.gen + 1, key.key_id, ciphers, oid, listed, shards)
             self._newest[prefix] = newest
             self._tied.discard(prefix)
-        out.update({f"{prefix}/{name}": o for name, o in newest.shards.values()})
+        out.update({f"{prefix}/{stored_name(name)}": o for name, o in newest.shards.values()})
         out[f"{prefix}/{MANIFEST}"] = newest.manifest
         return out
 
@@ -822,22 +851,111 @@ class PersonalCodec:
         from gitmem.project.confinement import write_no_links
 
         sealed = tuple(f"{prefix}/" for prefix in base.opened)
+        rest = {p: o for p, o in base.listing.items() if not p.startswith(sealed)}
+        common = self.repo.common_dir
+        journal = self._journal_for(base, rest)
+        if journal is not None:
+            write_no_links(
+                common, common / "gitmem" / DECODED_JOURNAL, json.dumps(journal).encode()
+            )
+            self._stored_tree = base.tree
+            return
         opened: dict[str, list[object]] = {}
         for prefix, o in base.opened.items():
-            rows = _rows(o)
+            rows = _rows(o, list(o.listed))
             if rows.count("\0") != max(4 * len(o.listed) - 1, 0):
                 return  # a name holding a NUL (none should): no record, the next run reads whole
-            opened[prefix] = [o.manifest, o.gen, rows, o.shards]
+            opened[prefix] = [o.manifest, o.gen, rows, o.shards, o.fanned]
         value = {
             "version": DECODED_VERSION,
             "tree": base.tree,
             "key_id": base.key_id,
-            "rest": {p: o for p, o in base.listing.items() if not p.startswith(sealed)},
+            "rest": rest,
             "opened": opened,
         }
-        common = self.repo.common_dir
         write_no_links(common, common / "gitmem" / DECODED_FILE, json.dumps(value).encode())
-        self._stored_tree = base.tree
+        self._stored_tree = base.tree  # (a journal left there is over another file: not read)
+        self._file = {}  # not what the file holds now: a later save writes it whole
+
+    def _journal_for(self, base: Decoded, rest: dict[str, str]) -> dict[str, object] | None:
+        """What differs in `base` from DECODED_FILE as read in this run, as a journal over it
+        (the entries moved, in C: set operations of the two records' items); None when the
+        record is to be written whole (none read, another key or folders, a journal past an
+        eighth of the record)."""
+        file = self._file
+        if not file or base.key_id != self._file_key or base.opened.keys() != file.keys():
+            return None
+        opened: dict[str, list[object]] = {}
+        moved_total, held_total = 0, 0
+        for prefix, o in base.opened.items():
+            f = file[prefix]
+            if o.fanned != f.fanned:
+                return None
+            moved = {p for p, _ in o.listed.items() ^ f.listed.items()}
+            moved.update(p for p, _ in o.ciphers.items() ^ f.ciphers.items())
+            moved.update(p for p, _ in o.plain.items() ^ f.plain.items())
+            moved_total += len(moved)
+            held_total += len(f.listed)
+            kept = sorted(p for p in moved if p in o.listed)
+            rows = _rows(o, kept)
+            if rows.count("\0") != max(4 * len(kept) - 1, 0):
+                return None
+            gone = sorted(moved - o.listed.keys())
+            opened[prefix] = [o.manifest, o.gen, rows, gone, o.shards, o.fanned]
+        if moved_total * 8 > held_total:
+            return None
+        return {
+            "version": 1,
+            "base": self._file_stamp,
+            "tree": base.tree,
+            "key_id": base.key_id,
+            "rest": rest,
+            "opened": opened,
+        }
+
+    def _read_journal(
+        self, opened: dict[str, Opened], stamp: list[int]
+    ) -> tuple[str, str, dict[str, str]] | None:
+        """DECODED_JOURNAL laid over the record's folders `opened` (edited in place): (tree,
+        key id, the rest of its listing), or None (none, or over another record: `opened`
+        untouched)."""
+        import json
+
+        from gitmem.project.confinement import read_no_links
+
+        common = self.repo.common_dir
+        try:
+            data = read_no_links(common, common / "gitmem" / DECODED_JOURNAL)
+            raw = json.loads(data) if data is not None else None
+            if not raw or raw["version"] != 1 or raw["base"] != stamp or not stamp:
+                return None
+            if raw["opened"].keys() != opened.keys() or raw["key_id"] != self._file_key:
+                return None
+            edits = []
+            for prefix, (manifest, gen, rows, gone, shards, fanned) in raw["opened"].items():
+                cells = rows.split("\0") if rows else []
+                paths = cells[0::4]
+                if len(cells) != 4 * len(paths) or not all(
+                    isinstance(p, str) and p.startswith(f"{prefix}/") for p in [*paths, *gone]
+                ):
+                    return None
+                shards = {str(b): (str(n), str(c)) for b, (n, c) in shards.items()}
+                edits.append((prefix, str(manifest), int(gen), cells, gone, shards, fanned))
+            rest, tree = _strings(raw["rest"]), str(raw["tree"])
+        except (ValueError, KeyError, TypeError, AttributeError, GitmemError, OSError):
+            return None
+        for prefix, manifest, gen, cells, gone, shards, fanned in edits:
+            o = opened[prefix]
+            paths = cells[0::4]
+            o.manifest, o.gen, o.shards, o.fanned = manifest, gen, shards, fanned is True
+            o.listed.update(zip(paths, cells[1::4], strict=True))
+            o.ciphers.update(zip(paths, cells[2::4], strict=True))
+            o.plain.update(zip(paths, cells[3::4], strict=True))
+            for path in gone:
+                o.listed.pop(path, None)
+                o.ciphers.pop(path, None)
+                o.plain.pop(path, None)
+        return tree, self._file_key, rest
 
     def _load_base(self) -> Decoded | None:
         """The commit the last run decoded last, as it was checked (DECODED_FILE), or None."""
@@ -852,12 +970,13 @@ class PersonalCodec:
             data = read_no_links(common, common / "gitmem" / DECODED_FILE)
             if data is None:
                 return None
+            stamp = file_stamp(common / "gitmem" / DECODED_FILE)
             raw = json.loads(data)
             if raw["version"] != DECODED_VERSION:  # an older gitmem's: decoded whole once
                 return None
             listing = _strings(raw["rest"])
             opened: dict[str, Opened] = {}
-            for prefix, (manifest, gen, rows, shards) in raw["opened"].items():
+            for prefix, (manifest, gen, rows, shards, fanned) in raw["opened"].items():
                 cells = rows.split("\0") if rows else []
                 paths = cells[0::4]
                 o = Opened(
@@ -868,17 +987,37 @@ class PersonalCodec:
                     dict(zip(paths, cells[3::4], strict=True)),
                     {str(b): (str(n), str(c)) for b, (n, c) in shards.items()},
                     stored=True,
+                    fanned=fanned is True,
                 )
                 if len(o.listed) * 4 != len(cells) or not all(
                     map(str.startswith, paths, repeat(f"{prefix}/"))
                 ):  # a path twice, a row cut short, a path of another folder
                     return None
                 opened[str(prefix)] = o
-                listing[f"{prefix}/{MANIFEST}"] = o.manifest
-                listing.update({f"{prefix}/{n}": o.ciphers[p] for p, n in o.listed.items()})
-                listing.update({f"{prefix}/{n}": c for n, c in o.shards.values()})
             tree, key_id = str(raw["tree"]), str(raw["key_id"])
+            self._file = {
+                p: Opened(
+                    o.manifest,
+                    o.gen,
+                    dict(o.listed),
+                    dict(o.ciphers),
+                    dict(o.plain),
+                    o.shards,
+                    fanned=o.fanned,
+                )
+                for p, o in opened.items()
+            }
+            self._file_key, self._file_stamp = key_id, stamp
+            journaled = self._read_journal(opened, stamp)
+            if journaled is not None:
+                tree, key_id, listing = journaled
+            for prefix, o in opened.items():
+                listing[f"{prefix}/{MANIFEST}"] = o.manifest
+                at = stored_name if o.fanned else str
+                listing.update({f"{prefix}/{at(n)}": o.ciphers[p] for p, n in o.listed.items()})
+                listing.update({f"{prefix}/{at(n)}": c for n, c in o.shards.values()})
         except (ValueError, KeyError, TypeError, AttributeError, GitmemError, OSError):
+            self._file = {}
             return None
         self._stored_tree = tree
         return Decoded(
@@ -886,13 +1025,12 @@ class PersonalCodec:
         )
 
 
-def _rows(o: Opened) -> str:
+def _rows(o: Opened, paths: list[str]) -> str:
     """A folder's entries as one string: path, hidden name, ciphertext id, plaintext id of each,
     joined by NUL (no path holds one): written and split in C, where a JSON object of 10,000
     entries per field cost a pull ~0.1 s each way (docs/performance.md, issue 23)."""
     from itertools import chain
 
-    paths = list(o.listed)
     return "\0".join(
         chain.from_iterable(
             zip(

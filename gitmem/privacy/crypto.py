@@ -306,18 +306,56 @@ def endorsed_by(old: ScopeKey, new_id: str, data: bytes | None) -> bool:
 
 
 def is_hex_name(name: str) -> bool:
-    return len(name) == 64 and all(c in "0123456789abcdef" for c in name)
+    return len(name) == 64 and not name.strip("0123456789abcdef")
 
 
-def split_tree(files: Mapping[str, str]) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """(everything outside encrypted prefixes, {prefix: {name: oid}} for prefixes with a manifest)."""
+FAN_CHARS = 2  # a sealed folder fans out by its hidden names' first two hex digits
+
+
+def stored_name(name: str) -> str:
+    """Where a hidden name is stored in its sealed folder: `ab/<the other 62 hex digits>`,
+    so a push rewrites a few small trees and a tree diff descends only into changed ones
+    (docs/design.md §5)."""
+    return f"{name[:FAN_CHARS]}/{name[FAN_CHARS:]}"
+
+
+def hidden_name(rel: str) -> str | None:
+    """The hidden name an entry of a sealed folder stands for, in either layout (flat
+    `<64 hex>`, fanned `ab/<62 hex>`); None for anything else."""
+    if len(rel) == 65 and rel[FAN_CHARS] == "/":
+        rel = rel[:FAN_CHARS] + rel[FAN_CHARS + 1 :]
+    return rel if is_hex_name(rel) else None
+
+
+FLAT, FANNED, MIXED = "flat", "fanned", "mixed"  # the layouts of a sealed folder
+
+
+def split_tree(
+    files: Mapping[str, str],
+) -> tuple[dict[str, str], dict[str, dict[str, str]], dict[str, str]]:
+    """(everything outside encrypted prefixes, {prefix: {name: oid}} for prefixes with a
+    manifest, {prefix: its layout}: FLAT, FANNED or MIXED, no tree gitmem writes, which the
+    decode refuses). A hidden name is keyed as itself in either layout; the names are renamed
+    here, not checked (a name that is no hidden name is listed by no manifest: the decode
+    refuses it then)."""
     sealed = {p for p in PERSONAL_PREFIXES if f"{p}/{MANIFEST}" in files}
     rest: dict[str, str] = {}
     parts: dict[str, dict[str, str]] = {p: {} for p in sealed}
     for path, oid in files.items():
-        top, _, name = path.partition("/")
+        top, _, rel = path.partition("/")
         if top in sealed:
-            parts[top][name] = oid
+            parts[top][rel] = oid
         else:
             rest[path] = oid
-    return rest, parts
+    layouts: dict[str, str] = {}
+    cut = FAN_CHARS
+    for prefix, held in parts.items():
+        fanned = [r for r in held if len(r) == 65 and r[cut] == "/"]
+        if not fanned:
+            layouts[prefix] = FLAT
+            continue
+        named = {r[:cut] + r[cut + 1 :]: held.pop(r) for r in fanned}
+        both = named.keys() & held.keys() or any(len(r) == 64 for r in held)
+        held.update(named)
+        layouts[prefix] = MIXED if both else FANNED
+    return rest, parts, layouts

@@ -3,9 +3,9 @@ small blobs, a pull opens only the shards whose ciphertext changed.
 
 A sealed folder P holds `P/manifest` — the folder's record, sealed with `P/manifest` as its
 associated data: `{"v": 3, "gen": G, "shards": {S: ciphertext id}}` — and one shard per
-non-empty bucket S (the first SHARD_CHARS hex digits of a file's hidden name), stored as
-`P/<hidden name of the shard>` beside the files (a 64-hex name like theirs: the tree's layout is
-the one the policy already knows) and sealed with `P/manifest/S` as associated data:
+non-empty bucket S (the first SHARD_CHARS hex digits of a file's hidden name), stored under a
+hidden name of its own beside the files (every hidden name `h` at `P/h[:2]/h[2:]`, crypto.
+stored_name: the fanned-out layout) and sealed with `P/manifest/S` as associated data:
 `{"files": {path: hidden name}, "blobs": {path: ciphertext id}}`. The record lists every shard's
 ciphertext id, so a shard put back from an older state, moved to another bucket or dropped is
 refused as a file is; its generation is what rollback.py compares. Manifests of formats 1 and 2
@@ -18,7 +18,14 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from gitmem.gitstore import BLOB_MODE
-from gitmem.privacy.crypto import MANIFEST, open_json, seal_json
+from gitmem.privacy.crypto import (
+    FAN_CHARS,
+    MANIFEST,
+    hidden_name,
+    open_json,
+    seal_json,
+    stored_name,
+)
 from gitmem.privacy.rollback import read_manifest
 
 if TYPE_CHECKING:
@@ -125,7 +132,7 @@ def seal_record(
 
 def stored_shards(key: ScopeKey, prefix: str, shards: Mapping[str, str]) -> dict[str, str]:
     """{P/hidden name: ciphertext id} of the shards, as the tree holds them."""
-    return {f"{prefix}/{shard_name(key, prefix, s)}": oid for s, oid in shards.items()}
+    return {f"{prefix}/{stored_name(shard_name(key, prefix, s))}": oid for s, oid in shards.items()}
 
 
 def manifest_files(
@@ -151,15 +158,24 @@ def shard_edits(
     """The edits of an encrypted folder of `tip_tree` for its files `moved` ({rel: (plaintext
     id before or "", after or None)}): each file sealed under its hidden name, the
     manifest re-sealed with the new list — what `encode` of the whole folder holds, made
-    for these files only. None when it cannot be (a manifest that does not open, a file
-    the tip does not hold as expected, the folder's last file removed)."""
+    for these files only: the subfolders they are in (`ab/` of a name `ab…`) are read, not
+    the folder's every name. None when it cannot be (a manifest that does not open, a file
+    the tip does not hold as expected, the folder's last file removed, a folder in the
+    flat layout of an older gitmem: encode re-writes it fanned out)."""
     names = {rel: key.name(f"{prefix}/{rel}") for rel in moved}
     touched = {shard_of(n): shard_name(key, prefix, shard_of(n)) for n in names.values()}
-    folder = repo.folder_entries(tip_tree, prefix, [MANIFEST, *names.values(), *touched.values()])
+    subfolders = repo.folder_names(tip_tree, prefix) or []
+    if MANIFEST not in subfolders or any(hidden_name(n) for n in subfolders):
+        return None  # no sealed folder, or a flat one
+    folder = repo.folder_entries(tip_tree, prefix, [MANIFEST])
     manifest_path = f"{prefix}/{MANIFEST}"
-    manifest = folder.get(MANIFEST)
-    if manifest is None:
-        return None
+    manifest = folder[MANIFEST]
+    leaves: dict[str, list[str]] = {}
+    for name in (*names.values(), *touched.values()):
+        leaves.setdefault(name[:FAN_CHARS], []).append(name[FAN_CHARS:])
+    for sub in leaves.keys() & set(subfolders):
+        found = repo.folder_entries(tip_tree, f"{prefix}/{sub}", leaves[sub])
+        folder.update({sub + leaf: oid for leaf, oid in found.items()})
     try:  # the record, and the shards of the buckets these files are in
         value = open_record(key, prefix, repo.read_blob(manifest))
         if not is_sharded(value):
@@ -188,19 +204,22 @@ def shard_edits(
         if after is None:
             del listed[path]
             ciphers.pop(path, None)
-            edits[f"{prefix}/{name}"] = (held_blob, None)
+            edits[f"{prefix}/{stored_name(name)}"] = (held_blob, None)
         else:
             listed[path] = name
             cipher = ciphers[path] = repo.write_blob(key.seal(path, repo.read_blob(after)))
-            edits[f"{prefix}/{name}"] = (held_blob, (BLOB_MODE, cipher))
+            edits[f"{prefix}/{stored_name(name)}"] = (held_blob, (BLOB_MODE, cipher))
     now = buckets(listed)
     for bucket, stored in touched.items():  # each touched shard re-sealed, or dropped
         if bucket in now:
             shards[bucket] = seal_shards(repo, key, prefix, listed, ciphers, now[bucket])
-            edits[f"{prefix}/{stored}"] = (held.get(bucket, ""), (BLOB_MODE, shards[bucket]))
+            edits[f"{prefix}/{stored_name(stored)}"] = (
+                held.get(bucket, ""),
+                (BLOB_MODE, shards[bucket]),
+            )
         elif bucket in held:
             del shards[bucket]
-            edits[f"{prefix}/{stored}"] = (held[bucket], None)
+            edits[f"{prefix}/{stored_name(stored)}"] = (held[bucket], None)
     if not shards:
         return None  # the folder's last file: encode writes its empty manifest
     sealed = seal_record(repo, key, prefix, gen + 1, shards)  # one parent: the tip

@@ -814,10 +814,13 @@ def history_rows(project: Project, spot: ScopeSpot) -> list[tuple[Any, ...]]:
         sealed = True
     out: list[tuple[Any, ...]] = []
     deleted = 0
+    listed: set[str] = set()  # a file under both layouts of hidden names: its newest, once
     for stored, (when, author, email, oid) in newest.items():
         plain = names.get(stored)
         if plain is not None:
-            out.append((spot.name, plain[len(start) :], when, author, email, oid, 0, None))
+            if plain not in listed:
+                listed.add(plain)
+                out.append((spot.name, plain[len(start) :], when, author, email, oid, 0, None))
             continue
         if deleted >= MAX_DELETED:
             continue
@@ -842,9 +845,16 @@ def _plain_names(project: Project, spot: ScopeSpot, tip: str) -> dict[str, str] 
         return {}
     if decoded.keyring is None or spot.prefix not in decoded.sealed:
         return None
+    from gitmem.privacy.crypto import stored_name
+
     key = decoded.keyring.key
     start = spot.prefix + "/"
-    return {f"{spot.prefix}/{key.name(p)}": p for p in decoded.files if p.startswith(start)}
+    names: dict[str, str] = {}
+    for path in decoded.files:
+        if path.startswith(start):  # either layout (the flat one: before a re-write)
+            name = key.name(path)
+            names[f"{start}{name}"] = names[f"{start}{stored_name(name)}"] = path
+    return names
 
 
 def _deleted_version(
@@ -865,9 +875,11 @@ def _deleted_version(
             return None
         if decoded.keyring is None:
             return None
-        key = decoded.keyring.key
+        from gitmem.privacy.crypto import hidden_name
+
+        key, name = decoded.keyring.key, hidden_name(stored[len(spot.prefix) + 1 :])
         for path, plain in decoded.files.items():
-            if f"{spot.prefix}/{key.name(path)}" == stored:
+            if key.name(path) == name:
                 return path, plain
         return None
     return None

@@ -371,14 +371,15 @@ class LocalCommit:
                     versions[rel].update(seen.get(rel, ()))
                 continue
             key = decoded.keyring.key
+            hidden = _by_hidden_name(seen)
             for rel, oid in disk.items():
                 path = f"{s.prefix}/{rel}"
-                if rel not in base and key.name(path) in seen:
+                if rel not in base and key.name(path) in hidden:
                     cipher = self.repo.write_blob(key.seal(path, self.repo.read_blob(oid)))
-                    if cipher in seen[key.name(path)]:
+                    if cipher in hidden[key.name(path)]:
                         base[rel] = oid
                     else:
-                        versions[rel].update(self._opened(key, path, seen))
+                        versions[rel].update(self._opened(key, path, hidden))
         return {**self._closest({r: disk[r] for r in disk if r not in base}, versions), **base}
 
     def _closest(self, disk: Mapping[str, str], versions: Mapping[str, set[str]]) -> dict[str, str]:
@@ -448,3 +449,15 @@ def resolved_trailers(run: SyncRun, ref: str, trailers: Sequence[str]) -> str:
     if hidden:
         said.append(run.views.codec_for(ref).seal_note(hidden))
     return "".join(f"Gitmem-Resolved: {t}\n" for t in said)
+
+
+def _by_hidden_name(seen: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """The blobs each hidden name held in history, whichever layout stored it then."""
+    from gitmem.privacy.crypto import hidden_name
+
+    out: dict[str, set[str]] = {}
+    for rel, oids in seen.items():
+        name = hidden_name(rel)
+        if name is not None:
+            out.setdefault(name, set()).update(oids)
+    return out

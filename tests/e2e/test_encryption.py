@@ -5,6 +5,7 @@ Real clones, a real bare remote, and one HOME per machine (each machine has its 
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -69,7 +70,10 @@ def test_first_sync_makes_a_key_and_the_remote_holds_no_plaintext(world: World) 
         world.remote, USER_REF, "local"
     )
     assert 2 <= len(parts) <= 3 and parts <= set(hidden)
-    assert len(hidden) == 3 + len(parts) and all(len(n.split("/")[1]) == 64 for n in hidden)
+    # fanned out by the hidden name's first two hex digits (docs/design.md §5)
+    assert len(hidden) == 3 + len(parts) and all(
+        re.fullmatch(r"(auto|local)/[0-9a-f]{2}/[0-9a-f]{62}", n) for n in hidden
+    )
     # the age file opens with the standard format, so the `age` tool can recover the key
     age = subprocess.run(
         ["git", "cat-file", "blob", f"{USER_REF}:keys/scope.age"],
@@ -176,7 +180,7 @@ def forge(world: World, how: str) -> str:
 
     g("read-tree", "refs/forged/base")
     entries = [line.split() for line in g("ls-files", "-s").splitlines()]
-    hidden = sorted(e[3] for e in entries if e[3].startswith("auto/") and len(e[3]) == 69)
+    hidden = sorted(e[3] for e in entries if e[3].startswith("auto/") and len(e[3]) == 70)
     oid = {e[3]: e[1] for e in entries}
     if how == "plaintext":
         evil = g(
@@ -253,7 +257,7 @@ def test_pushing_twice_makes_no_commit_and_one_edit_changes_one_blob(world: Worl
     assert "auto/note-7.md" in diff and "+note 7, edited" in diff
     log = world.ok("-C", str(a), "log", "auto/note-7.md")
     assert len(log.strip().splitlines()) == 2
-    assert len(changed[0]) == len("auto/") + 64
+    assert len(changed[0]) == len("auto/") + 65  # auto/ab/<62 hex>
 
 
 def test_revoked_machine_cannot_open_what_is_pushed_after_rotation(world: World) -> None:

@@ -8,6 +8,7 @@ Real clones, a real bare remote; the attacker uses plain git in a third clone.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -16,7 +17,9 @@ import pytest
 from gitmem.gitstore import Repository
 from gitmem.privacy.crypto import (
     MANIFEST,
+    PERSONAL_PREFIXES,
     SCOPE_KEY_FILE,
+    hidden_name,
     load_machine_key,
     seal_json,
     unlock_scope_key,
@@ -197,17 +200,29 @@ def test_a_sealed_folder_dropped_whole_is_refused_but_deleting_every_file_syncs(
     assert folder_bytes(auto2) == {}
 
 
+def flat(files: dict[str, str]) -> dict[str, str]:
+    """The same tree in the flat layout of a gitmem from before the fan-out: every hidden
+    name `auto/<64 hex>` instead of `auto/ab/<62 hex>` (the blobs are the same)."""
+    out = {}
+    for path, oid in files.items():
+        top, _, rel = path.partition("/")
+        name = hidden_name(rel) if top in PERSONAL_PREFIXES else None
+        out[f"{top}/{name}" if name else path] = oid
+    return out
+
+
 def downgrade(repo: Path, world: World, form: int = 1) -> str:
-    """What an older gitmem wrote: the same files, each folder's manifest in one blob — of
-    format 1 (files only: before generations) or 2 (generation and ciphertext ids: before
-    the manifest's shards, gitmem/privacy/shards.py) — and no shards."""
+    """What an older gitmem wrote, in the flat layout of before the fan-out: the same files,
+    each folder's manifest in one blob — of format 1 (files only: before generations) or 2
+    (generation and ciphertext ids: before the manifest's shards, gitmem/privacy/shards.py)
+    and no shards — or, form 3, the manifest in shards as they are."""
     m = Mallory.__new__(Mallory)
     m.clone, m.env = repo, {**world.env, "GIT_INDEX_FILE": str(world.root / "v1.index")}
     tip = m.g("rev-parse", USER_REF).strip()
     files = m.entries(tip)
     store = Repository(repo)
     key = unlock_scope_key(store.read_blob(files[SCOPE_KEY_FILE]), load_machine_key())
-    for prefix in ("auto", "local"):
+    for prefix in ("auto", "local") if form < 3 else ():
         path = f"{prefix}/{MANIFEST}"
         for shard in shard_paths(repo, tip, prefix):
             del files[shard]
@@ -215,23 +230,31 @@ def downgrade(repo: Path, world: World, form: int = 1) -> str:
         assert ciphers is not None
         value = {"files": listed, "v": 1} if form == 1 else manifest_value(listed, ciphers, gen)
         files[path] = m.g("hash-object", "-w", "--stdin", data=seal_json(key, path, value)).strip()
-    tree = m.tree_of(files)
+    tree = m.tree_of(flat(files))
     return m.g("commit-tree", tree, "-p", tip, "-m", "gitmem: written by an older gitmem").strip()
 
 
+def hidden_paths(world: World, repo: Path, rev: str) -> list[str]:
+    names = world.git("ls-tree", "-r", "--name-only", rev, cwd=repo).split()
+    return [n for n in names if n.startswith(("auto/", "local/")) and not n.endswith(MANIFEST)]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("form", [1, 2])
+@pytest.mark.parametrize("form", [1, 2, 3])
 def test_manifests_of_older_formats_open_and_are_upgraded_on_the_next_change(
     world: World, form: int
 ) -> None:
     """A ref written by an older gitmem (a manifest without generations, or in one blob
-    without shards) opens on first contact and after; the next change writes it in shards,
-    a generation above, and a clone that synced the older form takes it."""
+    without shards, or in shards: each in the flat layout of hidden names) opens on first
+    contact and after; the next change writes it in shards, fanned out, a generation above,
+    and a clone that synced the older form takes it."""
     seed = world.clone("seed")
     write_personal(world, seed)
     world.ok("-C", str(seed), "sync")
     v1 = downgrade(seed, world, form)
-    assert not shard_paths(seed, v1, "auto")
+    assert bool(shard_paths(seed, v1, "auto")) is False or form == 3
+    flat_names = hidden_paths(world, seed, v1)
+    assert flat_names and all(len(n.split("/")[1]) == 64 for n in flat_names)
     world.git("push", "-q", "-f", "origin", f"{v1}:{USER_REF}", cwd=seed)
     b, c = world.clone("b"), world.clone("c")  # first contact with an older gitmem's ref
     world.ok("-C", str(b), "sync")
@@ -244,10 +267,14 @@ def test_manifests_of_older_formats_open_and_are_upgraded_on_the_next_change(
     manifest = world.git("rev-parse", f"{tip}:auto/{MANIFEST}", cwd=b).strip()
     assert manifest != world.git("rev-parse", f"{v1}:auto/{MANIFEST}", cwd=b).strip()
     assert shard_paths(b, tip, "auto")  # re-written in shards
+    assert all(  # and fanned out, local/ too (only auto/ changed)
+        re.fullmatch(r"(auto|local)/[0-9a-f]{2}/[0-9a-f]{62}", n)
+        for n in hidden_paths(world, b, tip)
+    )
     run = world.gitmem("-C", str(c), "sync")  # c synced the older tree last
     assert run.code == 0, run.out + run.err
     assert "edited on b" in (world.scope_path(c) / "deploy-secrets.md").read_text()
-    if form == 2:  # its generation vouched: the older form put back is an older state
+    if form >= 2:  # its generation vouched: the older form put back is an older state
         mallory = Mallory(world)
         attack = mallory.push_tree(mallory.g("rev-parse", f"{v1}^{{tree}}").strip())
         assert_refused(world, c, world.scope_path(c), attack, "older state put back")

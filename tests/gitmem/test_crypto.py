@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from gitmem.privacy.crypto import (
     endorsed_by,
     lock_scope_key,
     parse_recipient,
+    stored_name,
     unlock_scope_key,
 )
 from gitmem.privacy.keymerge import make_keyring
@@ -215,6 +217,19 @@ def test_warm_caches_skip_no_check_that_refuses_tampering(repo: Repository) -> N
     assert repo.read_blob(gone) == b"alpha\n"
 
 
+def count_listings(repo: Repository, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The trees `repo.list_tree` is asked for from now on (a whole listing of the ref)."""
+    listed: list[str] = []
+    real_list_tree = repo.list_tree
+
+    def counted(treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
+        listed.append(treeish)
+        return real_list_tree(treeish, sizes)
+
+    monkeypatch.setattr(repo, "list_tree", counted)
+    return listed
+
+
 def test_a_decode_from_a_checked_commit_reads_only_what_differs_and_refuses_forgeries(
     repo: Repository, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -232,9 +247,17 @@ def test_a_decode_from_a_checked_commit_reads_only_what_differs_and_refuses_forg
     v2 = writer.encode(v2_files, keyring)
     key = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(commit(repo, v1))
     assert key.keyring is not None
-    three = "auto/" + key.keyring.key.name("auto/3.md")
-    seven = "auto/" + key.keyring.key.name("auto/7.md")
+    three = "auto/" + stored_name(key.keyring.key.name("auto/3.md"))
+    name7 = key.keyring.key.name("auto/7.md")
+    seven = "auto/" + stored_name(name7)
+    without7 = {p: o for p, o in v2.items() if p != seven}
+    other = "00" if not name7.startswith("00") else "ff"
     forgeries = {
+        # the layout (docs/design.md §5): one folder, one layout, each name in its subfolder
+        "one name in the flat layout": {**without7, f"auto/{name7}": v2[seven]},
+        "a name stored in both layouts": {**v2, f"auto/{name7}": v2[seven]},
+        "moved to another subfolder": {**without7, f"auto/{other}/{name7[2:]}": v2[seven]},
+        "planted in a subfolder": {**v2, "auto/ab/" + "cd" * 31: v2[seven]},
         "older ciphertext put back": {**v2, three: v1[three]},
         "moved": {**v2, seven: v2[three]},
         "flipped": {**v2, seven: repo.write_blob(b"\x00" * 40)},
@@ -243,14 +266,7 @@ def test_a_decode_from_a_checked_commit_reads_only_what_differs_and_refuses_forg
         "planted": {**v2, "auto/" + "ab" * 20: v2[seven]},
         "plaintext": {**v2, "auto/evil.md": repo.write_blob(b"x")},
     }
-    listed: list[str] = []
-    real_list_tree = repo.list_tree
-
-    def counted(treeish: str, sizes: bool = False) -> dict[str, TreeEntry]:
-        listed.append(treeish)
-        return real_list_tree(treeish, sizes)
-
-    monkeypatch.setattr(repo, "list_tree", counted)
+    listed = count_listings(repo, monkeypatch)
     for what, tree in forgeries.items():
         reader = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
         reader.decode(commit(repo, v1))  # the checked commit: listed whole
@@ -437,7 +453,7 @@ def test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited(
 
         def stored(tree: dict[str, str], paths: dict[str, bytes]) -> dict[str, str]:
             buckets = {shard_of(key.name(p)) for p in paths}
-            return {b: tree[f"auto/{shard_name(key, 'auto', b)}"] for b in buckets}
+            return {b: tree[f"auto/{stored_name(shard_name(key, 'auto', b))}"] for b in buckets}
 
         s1, s2 = stored(v1, files), stored(v2, after)
         edited = {shard_of(key.name(p)) for p in files.keys() ^ after.keys()}
@@ -467,7 +483,50 @@ def test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited(
         fresh = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
         assert fresh.decode(c2).files == v2_files
         for b in sorted(b for b in s1.keys() & s2.keys() if s1[b] != s2[b])[:2]:
-            older = {**v2, f"auto/{shard_name(key, 'auto', b)}": s1[b]}
+            older = {**v2, f"auto/{stored_name(shard_name(key, 'auto', b))}": s1[b]}
             for decoder in (PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)), reader):
                 with pytest.raises(DecryptError, match="lists a part"):
                     decoder.decode(commit(repo, older))
+
+
+def test_the_decoded_record_takes_a_journal_of_what_moved_and_reads_as_a_whole_one(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that decodes a commit near the recorded one writes what moved (decoded-journal
+    .json), not the whole record; the next run starts from both, without listing the ref; a
+    journal over another record file, or a damaged one, is not read (the record alone is a
+    commit checked before: still a start)."""
+    writer = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    names = {f"auto/{i}.md": f"file {i}\n".encode() for i in range(60)}
+    v1 = writer.encode(plain(repo, {"gitmem.toml": b"v", **names}), None)
+    keyring = writer.last_keyring
+    edited = {**names, "auto/3.md": b"edited\n", "auto/new.md": b"new\n"}
+    del edited["auto/5.md"]
+    v2_files = plain(repo, {"gitmem.toml": b"v", **edited})
+    c1, c2 = commit(repo, v1), commit(repo, writer.encode(v2_files, keyring))
+    first = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    first.decode(c1)
+    first.save()
+    record = repo.common_dir / "gitmem" / "decoded.json"
+    journal = repo.common_dir / "gitmem" / "decoded-journal.json"
+    whole = record.read_bytes()
+    second = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    assert second.decode(c2).files == v2_files
+    second.save()
+    assert record.read_bytes() == whole  # the record left alone, the 3 moved in the journal
+    moved = json.loads(journal.read_bytes())["opened"]["auto"]
+    assert moved[2].count("\0") == 2 * 4 - 1 and moved[3] == ["auto/5.md"]  # 3.md, new.md
+    listed = count_listings(repo, monkeypatch)
+    third = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    assert third._load_base() is not None and third._stored_tree == repo.read_commit(c2)[0]
+    assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(c2).files == v2_files
+    assert not listed
+    # over another record file (the same bytes: an older gitmem re-wrote it): not read
+    record.unlink()
+    record.write_bytes(whole)
+    fourth = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    assert fourth._load_base() is not None and fourth._stored_tree == repo.read_commit(c1)[0]
+    assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(c2).files == v2_files
+    for damaged in (b"{", b'{"version": 1}', journal.read_bytes()[:-9]):
+        journal.write_bytes(damaged)
+        assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(c2).files == v2_files

@@ -340,6 +340,15 @@ def test_links_orphans_and_case_collisions_are_warnings() -> None:
         ({"keys/other.age": b"x"}, "refs/gitmem/users/u", "GM108"),
         ({"local/notes.md": b"plaintext\n"}, "refs/gitmem/users/u", "GM160"),
         ({"auto/manifest": b"\x00", "auto/x.md": TOPIC.encode()}, "refs/gitmem/users/u", "GM160"),
+        # the fanned-out layout's subfolders hold hidden names only (2 + 62 hex digits): a
+        # name of another shape is no ciphertext, and no memory file either
+        ({"local/manifest": b"\x00", "local/ab/x.md": b"x\n"}, "refs/gitmem/users/u", "GM160"),
+        ({"local/manifest": b"\x00", "local/ab/" + "c" * 64: b"x"}, "refs/gitmem/users/u", "GM104"),
+        (
+            {"local/manifest": b"\x00", "local/abc/" + "c" * 61: b"x"},
+            "refs/gitmem/users/u",
+            "GM104",
+        ),
         ({"team/link.md": ("120000", "blob")}, "refs/gitmem/team", "GM103"),
         ({"team/vendor": ("160000", "commit")}, "refs/gitmem/team", "GM103"),
     ],
@@ -359,6 +368,17 @@ def test_encrypted_layout_is_accepted_and_not_read_as_text() -> None:
         "keys/scope.age": b"age-encryption.org/v1\n",
     }
     assert tree_findings(files, "refs/gitmem/users/u") == []
+    fanned: dict[
+        str, bytes | tuple[str, str]
+    ] = {  # the layout since the fan-out: P/<2 hex>/<62 hex> (docs/design.md §5)
+        "local/manifest": b"\x00\xff",
+        "local/0f/" + "0f" * 31: b"\xff\xfe binary",
+        "auto/manifest": b"\x01",
+        "auto/1e/" + "1e" * 31: b"\x80",
+        "auto/ff/" + "1e" * 31: b"\x81",
+        "keys/scope.age": b"age-encryption.org/v1\n",
+    }
+    assert tree_findings(fanned, "refs/gitmem/users/u") == []
 
 
 def test_missing_or_future_gitmem_toml_is_blocking() -> None:

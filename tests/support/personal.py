@@ -17,6 +17,7 @@ from gitmem.privacy.crypto import (
     SCOPE_KEY_FILE,
     load_machine_key,
     split_tree,
+    stored_name,
     unlock_scope_key,
 )
 from gitmem.privacy.shards import manifest_files, shard_name
@@ -30,7 +31,7 @@ def personal_paths(repo_dir: Path, ref: str = USER_REF) -> set[str]:
     tip = repo.resolve(ref)
     if tip is None:
         return set()
-    rest, parts = split_tree(blobs(repo.list_tree(tip)))
+    rest, parts, _ = split_tree(blobs(repo.list_tree(tip)))
     paths = {p for p in rest if not p.startswith(KEY_DIR + "/")}
     if SCOPE_KEY_FILE not in rest:
         return paths
@@ -61,4 +62,4 @@ def shard_paths(repo_dir: Path, rev: str, prefix: str) -> set[str]:
         return set()
     key = unlock_scope_key(repo.read_blob(oid), load_machine_key())
     shards = manifest_files(repo, key, prefix, manifest)[3] or {}
-    return {f"{prefix}/{shard_name(key, prefix, bucket)}" for bucket in shards}
+    return {f"{prefix}/{stored_name(shard_name(key, prefix, bucket))}" for bucket in shards}
