@@ -26,7 +26,7 @@ from gitmem.core.state import (
     place_written,
     write_unsynced,
 )
-from gitmem.core.tempfiles import TEMP_PREFIX, left_by_a_killed_run, temp_path
+from gitmem.core.tempfiles import NAME_KEPT, TEMP_PREFIX, left_by_a_killed_run, temp_path
 from gitmem.gitstore import Repository
 from gitmem.policy.rules import MAX_BLOB_BYTES, blocking, check_file
 
@@ -451,6 +451,7 @@ def _check_out_new(
     if len(inside) < CHECKOUT_FROM or not _new_folder(folder):
         return None
     folder.parent.mkdir(parents=True, exist_ok=True)
+    _remove_left_stages(folder)
     stage = temp_path(folder, "new-")
     try:
         stage.mkdir()
@@ -479,6 +480,26 @@ def _check_out_new(
     done.records.update(made)
     done.written.extend(sorted(inside))
     return set(inside)
+
+
+def _remove_left_stages(folder: Path) -> None:
+    """The folders a first checkout into `folder` left when killed before its rename (temp
+    names of a run that is gone: `left_by_a_killed_run`); the folder is still not there."""
+    end = f"-new-{folder.name[:NAME_KEPT]}"
+    with os.scandir(folder.parent) as entries:
+        left = [
+            e.path
+            for e in entries
+            if e.name.startswith(TEMP_PREFIX)
+            and e.name.endswith(end)
+            and e.is_dir(follow_symlinks=False)
+            and left_by_a_killed_run(e.name, e.stat(follow_symlinks=False).st_ctime)
+        ]
+    if left:
+        import shutil
+
+        for path in left:
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def _new_folder(folder: Path) -> bool:

@@ -187,3 +187,23 @@ def test_case_folding_names_are_two_files_or_no_checkout(repo: Repository, tmp_p
     else:
         assert (folder / "Case.md").read_bytes() == b"upper\n"
         assert (folder / "case.md").read_bytes() == b"lower\n"
+
+
+def test_a_checkout_killed_before_its_rename_is_cleared_by_the_next(
+    repo: Repository, tmp_path: Path
+) -> None:
+    """A gitmem killed mid-checkout leaves its folder of its own beside the scope folder (the
+    scope folder itself never half there); the next first checkout removes it, and leaves a
+    live run's alone."""
+    folder = tmp_path / "memory"
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    left = tmp_path / f".gitmem-tmp-{dead.pid}-abcdef-new-memory"
+    (left / "sub").mkdir(parents=True)
+    (left / "sub" / "half.md").write_bytes(b"half")
+    live = tmp_path / f".gitmem-tmp-{os.getpid()}-abcdef-new-memory"
+    live.mkdir()
+    done = materialize(repo, folder, {}, _tree(repo), {})
+    assert len(done.written) == MANY
+    assert not left.exists()
+    assert live.exists()
