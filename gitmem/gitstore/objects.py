@@ -368,6 +368,13 @@ class ObjectEncoding(TreeDiff):
         return stamp, f"{sign}{abs(offset) // 3600:02d}{abs(offset) % 3600 // 60:02d}"
 
 
+# git's delta-base cache for the commands that read a whole tree's blobs (the reader, the
+# triggers' grep, the first checkout): 96 MiB by default, what a first sync's peak memory is
+# made of on a delta-heavy pack (30,000 files: cat-file 58 -> 17 MiB, grep 61 -> 24 MiB) for
+# ~0.1 s more CPU each (docs/performance.md, issue 23)
+SMALL_DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=8m")
+
+
 def _plain_path(path: str) -> bool:
     """A relative path of plain names: none empty, `.`, `..`, `.git` (as any system may fold
     it: `.GIT`, `.git.`, `git~1`) or `.gitattributes`, no NUL or backslash."""
@@ -442,7 +449,9 @@ class ObjectStore(GitDir, ObjectEncoding):
 
     def _batch(self) -> CatFile:
         if self._reader is None:
-            self._reader = CatFile(["--git-dir", str(self.git_dir)], clean_env(), str(self.git_dir))
+            self._reader = CatFile(
+                [*SMALL_DELTA_CACHE, "--git-dir", str(self.git_dir)], clean_env(), str(self.git_dir)
+            )
         return self._reader
 
     def _read_loose(self, oid: str) -> tuple[str, bytes] | None:
@@ -566,7 +575,7 @@ class ObjectStore(GitDir, ObjectEncoding):
         """Paths of the files of `tree` (an id) whose bytes hold one of `literals` (ASCII
         letters in either case), from one `git grep` in C over the whole tree; None when git
         cannot tell (then every file is to be read). Never a textconv, a submodule or color."""
-        args = ["grep", "-l", "-z", "-i", "-F", "--no-color", "--no-textconv"]
+        args = [*SMALL_DELTA_CACHE, "grep", "-l", "-z", "-i", "-F", "--no-color", "--no-textconv"]
         args += ["--no-recurse-submodules", *(f"-e{lit}" for lit in literals), tree, "--"]
         done = self.git(*args, check=False)
         if done.returncode not in (0, 1) or not self._is_oid(tree):
@@ -606,8 +615,7 @@ class ObjectStore(GitDir, ObjectEncoding):
             argv = [
                 *HARDENED,
                 *("-c", "core.autocrlf=false", "-c", "core.eol=lf"),
-                # its delta-base cache ~8 MiB, not 96: git's CPU here is ~0.05 s either way
-                *("-c", "core.deltaBaseCacheLimit=8m"),
+                *SMALL_DELTA_CACHE,
                 *("--git-dir", str(own), "--work-tree", str(folder), "checkout-index", "-a"),
             ]
             env = {
