@@ -455,6 +455,8 @@ def _check_out_new(
     stage = temp_path(folder, "new-")
     try:
         stage.mkdir()
+        with contextlib.suppress(FileNotFoundError):  # an empty folder there: its bits kept
+            os.chmod(stage, stat.S_IMODE(os.lstat(folder).st_mode))
     except OSError:
         return None
     try:

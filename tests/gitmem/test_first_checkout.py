@@ -67,8 +67,10 @@ def test_an_empty_folder_is_taken_and_a_few_files_are_written_as_before(
 ) -> None:
     folder = tmp_path / "memory"
     folder.mkdir()
+    os.chmod(folder, 0o700)  # a private folder stays private
     target = _tree(repo)
     assert folders._check_out_new(repo, folder, target, {}, 0.0, folders.Materialized())
+    assert stat.S_IMODE(os.lstat(folder).st_mode) == 0o700
     assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*.md")) == sorted(target)
     few = _tree(repo, CHECKOUT_FROM - 1)
     assert (
