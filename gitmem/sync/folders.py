@@ -221,6 +221,8 @@ def snapshot(
             snap.records[rel] = record
             continue
         name = rel.rsplit("/", 1)[-1]
+        if rel.endswith("/") and rel[:-1].rsplit("/", 1)[-1].startswith(TEMP_PREFIX):
+            continue  # a first checkout's own folder (`_check_out_new`): never memory
         if is_junk(name):
             if left_by_a_killed_run(name, st.st_ctime):
                 with contextlib.suppress(OSError):

@@ -209,3 +209,18 @@ def test_a_checkout_killed_before_its_rename_is_cleared_by_the_next(
     assert len(done.written) == MANY
     assert not left.exists()
     assert live.exists()
+
+
+def test_a_checkout_folder_beside_a_scope_is_not_read_as_memory(
+    repo: Repository, tmp_path: Path
+) -> None:
+    """The folder a first checkout of `team/` works in sits in the folder of the scope
+    around it: that scope's snapshot neither reads it nor reports it as a skipped folder."""
+    folder = tmp_path / "memory"
+    (folder / ".gitmem-tmp-1-abcdef-new-team" / "sub").mkdir(parents=True)
+    (folder / ".gitmem-tmp-1-abcdef-new-team" / "sub" / "x.md").write_bytes(b"half")
+    (folder / ".obsidian").mkdir()
+    (folder / "mine.md").write_bytes(b"mine\n")
+    snap = folders.snapshot(repo, folder, {})
+    assert sorted(snap.files) == ["mine.md"]
+    assert [rel for rel, _ in snap.skipped] == [".obsidian/"]  # a dot-folder is still said
