@@ -448,7 +448,7 @@ def _check_out_new(
     inside = {
         rel: oid
         for rel, oid in target.items()
-        if rel not in extra and ".gitattributes" not in rel.split("/")
+        if rel not in extra and ".gitattributes" not in rel.lower().split("/")
     }
     if len(inside) < CHECKOUT_FROM or not _new_folder(folder):
         return None
