@@ -12,6 +12,7 @@ from __future__ import annotations
 MAX_FRONTMATTER = 65536  # characters between the fences; Claude Code writes a few hundred
 MAX_NESTING = 32  # flow brackets plus indentation levels; memory frontmatter uses 2
 _FENCE_CLOSE = ("---", "...")
+_TOKENS = frozenset("\"'[]{}")  # what `_nesting` walks a line for
 
 
 def fence(text: str) -> tuple[int, int] | None:
@@ -86,6 +87,10 @@ def _nesting(text: str) -> int:
             while indents and indents[-1] >= indent:
                 indents.pop()
             indents.append(indent)
+        if not _TOKENS.intersection(line):
+            # no quote or bracket: the walk below changes nothing (a `#` only ends it early)
+            worst = max(worst, flow + len(indents) + markers)
+            continue
         quote = ""
         prev = " "  # a quote opens a scalar only where a token may start
         for ch in line:

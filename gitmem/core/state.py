@@ -390,6 +390,25 @@ def flush_written(temps: list[Path]) -> None:
             os.close(fd)
 
 
+def flush_folder(folder: Path, files: Iterable[Path]) -> None:
+    """Make the bytes of `files`, written below `folder` by another process (git), durable:
+    one `syncfs` of the folder's file system (Linux), else an fsync of each."""
+    syncfs = _syncfs()
+    if syncfs is not None:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            if syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    for path in files:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
 @functools.cache
 def _syncfs() -> Callable[[int], int] | None:
     """libc's syncfs, looked up once a run; None off Linux or where libc lacks it."""

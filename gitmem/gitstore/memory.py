@@ -6,7 +6,8 @@ store's own code (`ObjectEncoding`), so its ids are git's ids; one conformance s
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from gitmem.errors import ConcurrentUpdate, GitError
 from gitmem.gitstore.base import TreeEntry
@@ -56,6 +57,10 @@ class MemoryStore(ObjectEncoding):
             for path, entry in self.list_tree(tree).items()
             if entry.kind == "blob" and any(w in self.read_blob(entry.oid).lower() for w in wanted)
         )
+
+    def check_out(self, files: Mapping[str, str], folder: Path) -> bool:
+        """No git to check out with: the caller writes the files itself."""
+        return False
 
     def _walk(self, data: bytes, prefix: str, sizes: bool, out: dict[str, TreeEntry]) -> None:
         width = 32 if self.object_format == "sha256" else 20

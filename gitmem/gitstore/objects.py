@@ -9,11 +9,12 @@ import os
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 
 from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape
 from gitmem.gitstore.catfile import CatFile
-from gitmem.gitstore.process import clean_env
+from gitmem.gitstore.process import clean_env, run_git
 from gitmem.gitstore.treediff import TreeDiff
 
 BLOB_MODE = "100644"
@@ -367,6 +368,27 @@ class ObjectEncoding(TreeDiff):
         return stamp, f"{sign}{abs(offset) // 3600:02d}{abs(offset) % 3600 // 60:02d}"
 
 
+# git's delta-base cache for the commands that read a whole tree's blobs (the reader, the
+# triggers' grep, the first checkout): 96 MiB by default, what a first sync's peak memory is
+# made of on a delta-heavy pack (30,000 files: cat-file 58 -> 17 MiB, grep 61 -> 24 MiB) for
+# ~0.1 s more CPU each (docs/performance.md, issue 23)
+SMALL_DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=8m")
+
+
+def _plain_path(path: str) -> bool:
+    """A relative path of plain names: none empty, `.`, `..`, `.git` (as any system may fold
+    it: `.GIT`, `.git.`, `git~1`) or `.gitattributes`, no NUL or backslash."""
+    if not path or "\0" in path or "\\" in path:
+        return False
+    for part in path.split("/"):
+        folded = part.lower().rstrip(". ")
+        if part in ("", ".", "..") or folded in (".git", ".gitattributes"):
+            return False
+        if folded.startswith("git~"):
+            return False
+    return True
+
+
 class ObjectStore(GitDir, ObjectEncoding):
     """Reading and writing the objects of the repository."""
 
@@ -427,7 +449,9 @@ class ObjectStore(GitDir, ObjectEncoding):
 
     def _batch(self) -> CatFile:
         if self._reader is None:
-            self._reader = CatFile(["--git-dir", str(self.git_dir)], clean_env(), str(self.git_dir))
+            self._reader = CatFile(
+                [*SMALL_DELTA_CACHE, "--git-dir", str(self.git_dir)], clean_env(), str(self.git_dir)
+            )
         return self._reader
 
     def _read_loose(self, oid: str) -> tuple[str, bytes] | None:
@@ -551,7 +575,7 @@ class ObjectStore(GitDir, ObjectEncoding):
         """Paths of the files of `tree` (an id) whose bytes hold one of `literals` (ASCII
         letters in either case), from one `git grep` in C over the whole tree; None when git
         cannot tell (then every file is to be read). Never a textconv, a submodule or color."""
-        args = ["grep", "-l", "-z", "-i", "-F", "--no-color", "--no-textconv"]
+        args = [*SMALL_DELTA_CACHE, "grep", "-l", "-z", "-i", "-F", "--no-color", "--no-textconv"]
         args += ["--no-recurse-submodules", *(f"-e{lit}" for lit in literals), tree, "--"]
         done = self.git(*args, check=False)
         if done.returncode not in (0, 1) or not self._is_oid(tree):
@@ -561,6 +585,54 @@ class ObjectStore(GitDir, ObjectEncoding):
         if any(not p.startswith(prefix) for p in named):
             return None
         return frozenset(p[len(prefix) :].decode("utf-8", "surrogateescape") for p in named)
+
+    def check_out(self, files: Mapping[str, str], folder: Path) -> bool:
+        """Write `files` ({path: blob id}) as regular files (mode 644 less the umask) into
+        `folder`, an empty folder the caller made, by git's `checkout-index` (C: one create
+        per file, each blob read in place) through an index and a git folder of gitmem's own,
+        removed after: nothing of the user's repository but its objects takes part (not its
+        index, config, info/attributes or hooks), no attribute applies (no filter, no
+        end-of-line conversion) and no entry is a link. False when git did not write them
+        all (what it wrote is the caller's to remove), or a path is not a plain name below
+        `folder` (`..`, `.git`, absolute, empty parts) or is a `.gitattributes`."""
+        if not all(map(_plain_path, files)):
+            return False  # git writes an index's paths as they are: `../x` lands outside
+        from gitmem.gitstore.index import HARDENED, render
+
+        own = self.common_dir / "gitmem" / f"checkout-{os.getpid()}-{os.urandom(6).hex()}"
+        try:
+            (own / "refs").mkdir(parents=True)
+            (own / "objects").mkdir()
+            (own / "HEAD").write_bytes(b"ref: refs/heads/gitmem\n")
+            if self.object_format == "sha256":
+                (own / "config").write_bytes(
+                    b"[core]\n\trepositoryformatversion = 1\n"
+                    b"[extensions]\n\tobjectformat = sha256\n"
+                )
+            (own / "index").write_bytes(
+                render((path, oid, 0, 0, 0, 0, 0, 0, 0) for path, oid in files.items())
+            )
+            argv = [
+                *HARDENED,
+                *("-c", "core.autocrlf=false", "-c", "core.eol=lf"),
+                *SMALL_DELTA_CACHE,
+                *("--git-dir", str(own), "--work-tree", str(folder), "checkout-index", "-a"),
+            ]
+            env = {
+                "GIT_INDEX_FILE": str(own / "index"),
+                "GIT_OBJECT_DIRECTORY": str(self.common_dir / "objects"),
+                "GIT_ATTR_NOSYSTEM": "1",
+                "GIT_OPTIONAL_LOCKS": "0",
+            }
+            if self._reader is not None:  # its delta-base cache is not held beside git's
+                self._reader.close()
+                self._reader = None
+            done = run_git(argv, cwd=folder, check=False, env=env)
+            return done.returncode == 0 and not done.stderr.strip()
+        finally:
+            import shutil  # here: only a first checkout of many files pays its import
+
+            shutil.rmtree(own, ignore_errors=True)
 
     # -- writing -----------------------------------------------------------------------------
 

@@ -205,7 +205,8 @@ def check_content(
 
     findings: list[Finding] = list(_hidden_text(path, text))
     span = fence(text)
-    front = "\n".join(text.split("\n")[span[0] : span[1]]) if span else None
+    # the lines up to the closing fence, not the whole text, are split
+    front = "\n".join(text.split("\n", span[1])[span[0] : span[1]]) if span else None
     if front is not None:
         why = unsafe_yaml(front)
         if why:

@@ -21,11 +21,12 @@ from gitmem.core.state import (
     STAT_MASK,
     FileRecord,
     exchange,
+    flush_folder,
     flush_written,
     place_written,
     write_unsynced,
 )
-from gitmem.core.tempfiles import TEMP_PREFIX, left_by_a_killed_run, temp_path
+from gitmem.core.tempfiles import NAME_KEPT, TEMP_PREFIX, left_by_a_killed_run, temp_path
 from gitmem.gitstore import Repository
 from gitmem.policy.rules import MAX_BLOB_BYTES, blocking, check_file
 
@@ -220,6 +221,8 @@ def snapshot(
             snap.records[rel] = record
             continue
         name = rel.rsplit("/", 1)[-1]
+        if rel.endswith("/") and rel[:-1].rsplit("/", 1)[-1].startswith(TEMP_PREFIX):
+            continue  # a first checkout's own folder (`_check_out_new`): never memory
         if is_junk(name):
             if left_by_a_killed_run(name, st.st_ctime):
                 with contextlib.suppress(OSError):
@@ -360,6 +363,12 @@ def materialize(
     extra = extra or {}
     done = Materialized(records={p: r for p, r in records.items() if p in expected})
     order = sorted(set(expected) | set(target) if paths is None else paths)
+    if not expected and not records and len(target) >= CHECKOUT_FROM:
+        checked_out = _check_out_new(repo, folder, target, extra, now, done)
+        if checked_out:
+            order = [rel for rel in order if rel not in checked_out]
+            if progress:
+                progress(f"writing {folder}", len(done.written))
     blobs = _Ahead(repo, [target[r] for r in order if target.get(r) not in (None, expected.get(r))])
     batch: list[_Pending] = []
     made: set[Path] = set()  # folders made or found here (a first sync: one mkdir, not 100,000)
@@ -412,6 +421,103 @@ def materialize(
             batch = []
     _place_batch(repo, done, batch, now, folder, progress)
     return done
+
+
+# files a write-back into a new folder writes through git's checkout (one process, ~5 ms)
+# rather than one by one in Python (~0.3 ms a file: a temp file, a flush, a link, an unlink)
+CHECKOUT_FROM = 64
+
+
+def _check_out_new(
+    repo: Repository,
+    folder: Path,
+    target: Mapping[str, str],
+    extra: Mapping[str, Path],
+    now: float,
+    done: Materialized,
+) -> set[str] | None:
+    """A first write-back into a folder that does not exist yet (or is empty): git checks
+    the files out into a new folder of gitmem's own beside it (`Repository.check_out`: no
+    link, filter or conversion; only regular files, each created once), they are flushed at
+    once, and that folder is renamed into place — which the system does only while nothing
+    (or an empty folder) stands there, so nothing is written over, and a crash leaves either
+    no folder or the whole one, never a torn file. The paths written, their records in
+    `done`; None when the folder was not new or git could not (nothing written: the caller
+    writes each file as for any write-back). Files outside the folder and `.gitattributes`
+    (which git would read as its own settings) are left to the caller."""
+    inside = {
+        rel: oid
+        for rel, oid in target.items()
+        if rel not in extra and ".gitattributes" not in rel.lower().split("/")
+    }
+    if len(inside) < CHECKOUT_FROM or not _new_folder(folder):
+        return None
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    _remove_left_stages(folder)
+    stage = temp_path(folder, "new-")
+    try:
+        stage.mkdir()
+        with contextlib.suppress(FileNotFoundError):  # an empty folder there: its bits kept
+            os.chmod(stage, stat.S_IMODE(os.lstat(folder).st_mode))
+    except OSError:
+        return None
+    try:
+        if not repo.check_out(inside, stage):
+            return None
+        made: dict[str, FileRecord] = {}
+        inodes: set[int] = set()
+        for rel, oid in inside.items():
+            st = os.lstat(stage / rel)
+            if not stat.S_ISREG(st.st_mode) or st.st_ino in inodes:
+                return None  # not as asked (two names of one file: a case-folding system)
+            inodes.add(st.st_ino)
+            made[rel] = _record(oid, st, now)
+        flush_folder(stage, (stage / rel for rel in inside))
+        os.rename(stage, folder)  # only over nothing or an empty folder
+    except OSError:
+        return None
+    finally:
+        if stage.exists():  # not placed: what git wrote goes
+            import shutil
+
+            shutil.rmtree(stage, ignore_errors=True)
+    done.records.update(made)
+    done.written.extend(sorted(inside))
+    return set(inside)
+
+
+def _remove_left_stages(folder: Path) -> None:
+    """The folders a first checkout into `folder` left when killed before its rename (temp
+    names of a run that is gone: `left_by_a_killed_run`); the folder is still not there."""
+    end = f"-new-{folder.name[:NAME_KEPT]}"
+    with os.scandir(folder.parent) as entries:
+        left = [
+            e.path
+            for e in entries
+            if e.name.startswith(TEMP_PREFIX)
+            and e.name.endswith(end)
+            and e.is_dir(follow_symlinks=False)
+            and left_by_a_killed_run(e.name, e.stat(follow_symlinks=False).st_ctime)
+        ]
+    if left:
+        import shutil
+
+        for path in left:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _new_folder(folder: Path) -> bool:
+    """Whether `folder` does not exist or is an empty folder (not a link to one)."""
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode):
+        return False
+    with os.scandir(folder) as entries:
+        return next(entries, None) is None
 
 
 # files a write-back writes before it flushes them at once and renames them into place: a

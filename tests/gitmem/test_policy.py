@@ -27,7 +27,7 @@ from gitmem.policy.rules import (
 )
 from gitmem.policy.secrets import fingerprint, read_allow_list, scan_injection, scan_secrets
 from gitmem.project.refmeta import render_meta
-from merge_drivers.yamlsafe import fence, unsafe_yaml
+from merge_drivers.yamlsafe import _nesting, fence, unsafe_yaml
 
 REPO = Path(__file__).resolve().parents[2]
 # the shared folder sits beside the repository (../shared), or beside a worktree's parent
@@ -490,3 +490,42 @@ def test_the_merge_driver_refuses_deep_yaml_fast_and_still_merges() -> None:
     )
     assert seconds < 1.0, seconds
     assert b"ours" in result.data and b"theirs" in result.data  # type: ignore[attr-defined]
+
+
+def _nesting_walked(text: str) -> int:
+    """_nesting as it was before lines without a quote or bracket skipped the walk (#23): the
+    reference the faster one must equal on every text."""
+    worst, flow = 0, 0
+    indents: list[int] = []
+    for line in text.split("\n"):
+        stripped = line.lstrip(" -?")
+        markers = 0
+        if stripped and not stripped.startswith("#") and flow == 0:
+            indent = len(line) - len(stripped)
+            markers = line.count("-", 0, indent) + line.count("?", 0, indent)
+            while indents and indents[-1] >= indent:
+                indents.pop()
+            indents.append(indent)
+        quote, prev = "", " "
+        for ch in line:
+            if quote:
+                if ch == quote:
+                    quote = ""
+            elif ch in "\"'" and prev in " \t[{,:-":
+                quote = ch
+            elif ch == "#" and prev in " \t":
+                break
+            elif ch in "[{":
+                flow += 1
+                worst = max(worst, flow + len(indents) + markers)
+            elif ch in "]}":
+                flow = max(0, flow - 1)
+            prev = ch
+        worst = max(worst, flow + len(indents) + markers)
+    return worst
+
+
+@given(st.text(alphabet=" \t\n-?#:,'\"[]{}ab", max_size=200))
+@settings(max_examples=400, deadline=None)
+def test_the_nesting_bound_skips_plain_lines_without_changing_its_answer(text: str) -> None:
+    assert _nesting(text) == _nesting_walked(text)
