@@ -140,16 +140,24 @@ def _within(p: _Op, e: _Op) -> bool:
     return long[: len(short)] == short or long[len(long) - len(short) :] == short
 
 
-def _clash(p: _Op, e: _Op) -> bool:
+def _clash(p: _Op, e: _Op, words: bool = False) -> bool:
     """Whether two edits of different sides, `p` sorted before `e`, cannot both stand: one
     element rewritten on one side and deleted or otherwise rewritten on the other, two
     different plain insertions at one place, or a plain insertion right next to an element
     the other side deleted (which comes first would be a guess). A plain insertion right
     after (or before) an element the other side rewrote into one is no clash: the rewrite
     stands where the element stood, the insertion after (before) it, as each side wrote it
-    (a rewrite that also wrote more lines is a run: which comes first would be a guess)."""
+    (a rewrite that also wrote more lines is a run: which comes first would be a guess).
+    Not for `words`: a word written next to one the other side rewrote edits the same phrase
+    (`use make` -> `use make -j2` / `use ninja`): a conflict, decided by a winner."""
     if p.new is None and e.new is None:
         return p.pos == e.pos  # one side rewrote an element the other deleted or rewrote
+    if words:
+        if p.new is not None and e.new is not None:
+            return p.pos == e.pos
+        if p.new is None:
+            return not e.attached and e.pos == p.pos + 1
+        return not p.attached and p.pos == e.pos
     if p.new is not None and e.new is not None:
         return p.pos == e.pos and _one_for_one(p) == _one_for_one(e)
     if p.new is None:
@@ -244,7 +252,7 @@ def merge_seq(
             runs[e.run] = k
         for x in near:
             p = kept[x]
-            if p.side not in ("both", e.side) and _clash(p, e):
+            if p.side not in ("both", e.side) and _clash(p, e, loose):
                 if not winner:
                     return None
                 group[root(k)] = root(x)
