@@ -5,15 +5,16 @@ with the server's reason, a rejection because someone pushed first is retried.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from gitmem.core.state import holding_lock
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
-from gitmem.project.scopes import GITMEM_PREFIX, Project
+from gitmem.project.scopes import GITMEM_PREFIX, TEAM_REF, Project
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import DEFAULT_TIMEOUT, SyncOptions
+from gitmem.sync.writers import enabled, fetch_spec
 
 
 class Exchange:
@@ -25,6 +26,8 @@ class Exchange:
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
         self.rejected: list[str] = []  # refs the last push saw rejected (someone pushed first)
+        # ref -> glob refspecs fetched with it (its writer refs: sync/writers.py)
+        self.extra: dict[str, list[str]] = {}
 
     # -- 2. transport ------------------------------------------------------------------------
 
@@ -51,11 +54,12 @@ class Exchange:
         known = {self.project.tracking_ref(r): oid for r, oid in self.run.fetched_from.items()}
         pending: list[PendingFetch] = []
         try:
-            for remote, specs in fetch_plan(self.project, wanted).items():
+            for remote, specs in fetch_plan(self.project, wanted, self.extra).items():
                 # a ref the remote may not have (never seen there: no team memory yet, a
                 # first sync) is fetched beside the others, not with them: git fails a fetch
-                # at the first name the remote lacks, and a retry would cost a round trip
-                seen = [s for s in specs if known.get(s.partition(":")[2]) is not None]
+                # at the first name the remote lacks, and a retry would cost a round trip.
+                # A glob (the writer refs) never fails: it goes with the others
+                seen = [s for s in specs if "*" in s or known.get(s.partition(":")[2]) is not None]
                 for group in (seen, [s for s in specs if s not in seen]):
                     if group:
                         pending.append(self.repo.start_fetch(remote, group, self.opts.timeout))
@@ -242,14 +246,18 @@ class Exchange:
             timer.cancel()
 
 
-def fetch_plan(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
-    """remote -> the refspecs a sync of `refs` fetches from it (in the order of `refs`)."""
+def fetch_plan(
+    project: Project, refs: Iterable[str], extra: Mapping[str, list[str]] | None = None
+) -> dict[str, list[str]]:
+    """remote -> the refspecs a sync of `refs` fetches from it (in the order of `refs`);
+    `extra`: ref -> refspecs fetched with it from its remote (the team ref's writer refs)."""
     plan: dict[str, list[str]] = {}
     for ref in refs:
         route = project.route(ref)
         # exact names only: a glob would also bring every sibling (`team-1` … `team-8000`),
         # and a ref the remote lacks is dropped by the fetch (gitstore.Transport.fetch)
         plan.setdefault(route.remote, []).append(f"+{route.name}:{route.tracking}")
+        plan[route.remote] += (extra or {}).get(ref, [])
     return plan
 
 
@@ -261,6 +269,8 @@ def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     pushes the ref back.
     """
     transport = Exchange(SyncRun(project, SyncOptions(mode="pull", timeout=timeout)))
+    if TEAM_REF in transport.run.by_ref and enabled(project):
+        transport.extra[TEAM_REF] = [fetch_spec(project)]  # status names the unfolded ones
     if transport.run.by_ref:
         with holding_lock(project.repo, transport.opts.lock_wait):  # the checks' pin: read here
             transport.fetch(prune=False)

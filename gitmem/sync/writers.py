@@ -1,0 +1,215 @@
+"""One team ref per writer, merged on read (docs/design.md §3, "Many writers").
+
+On one team ref every landing needs a fetch → merge → push window nobody else lands in: 32
+writers at once land one round apart (docs/performance.md). So a push of the team ref that is
+rejected because someone landed meanwhile lands instead, at once, on this clone's own writer
+ref, `<prefix>writers/team/<writer id>` on the remote (a fast-forward only this clone makes;
+never forced). Every sync fetches the team ref with the writer refs (one glob, in the same
+fetch), checks each fetched writer tip at the same gate as the team ref (`RemoteGate.check`),
+and folds the ones that passed into the team ref with the ordinary merge (same laws, same
+trailers), in the order of their names; the team ref it pushes then holds them. A writer
+ref's owner, and only its owner, deletes it under a lease once the remote's team ref holds
+its tip. Nothing is lost: until then any reader merges it in.
+
+A gitmem without this sees the team ref only; what sits on writer refs reaches it once a
+newer clone folded it (its next sync). `git config gitmem.writerRefs false` turns it off
+(a rejected push then retries on the team ref, as before).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping
+
+from gitmem.core.state import state_dir, write_atomic
+from gitmem.errors import GitmemError
+from gitmem.gitstore import Repository
+from gitmem.project.scopes import TEAM_REF, Project
+from gitmem.sync.gate import RemoteGate
+from gitmem.sync.integrate import Integrate
+from gitmem.sync.ledger import SyncRun
+
+WRITERS = "writers/team/"  # below the ref prefix on the remote, below the remote's tracking
+MAX_WRITER_REFS = 64  # writer refs one sync reads and folds; the rest on the next sync
+_WRITER_ID = re.compile(r"[0-9a-f]{16}")
+_OFF = ("false", "no", "off", "0")
+
+
+def writer_id(repo: Repository) -> str:
+    """This clone's writer id: random, made once and kept in <common-dir>/gitmem/writer-id
+    (never a user's email in a ref name)."""
+    path = state_dir(repo.common_dir) / "writer-id"
+    try:
+        found = path.read_text("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        found = ""
+    if _WRITER_ID.fullmatch(found):
+        return found
+    made = secrets.token_hex(8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, made.encode() + b"\n")
+    return made
+
+
+def enabled(project: Project) -> bool:
+    """Writer refs apply to a team ref synced through a named remote (not a bundle)."""
+    if project.remote is None or project.bundle is not None:
+        return False
+    return (project.repo.config_get("gitmem.writerRefs") or "true").lower() not in _OFF
+
+
+def tracking_folder(project: Project) -> str:
+    """Where this clone keeps what it fetched of the remote's writer refs."""
+    return f"refs/gitmem-remotes/{project.remote}/{WRITERS}"
+
+
+def fetch_spec(project: Project) -> str:
+    """The glob refspec that brings every writer ref of the team ref (a glob never fails a
+    fetch: none on the remote brings none)."""
+    return f"+{project.ref_prefix}{WRITERS}*:{tracking_folder(project)}*"
+
+
+def remote_name(project: Project, wid: str) -> str:
+    return f"{project.ref_prefix}{WRITERS}{wid}"
+
+
+def fetched_writers(project: Project) -> dict[str, str]:
+    """tracking ref -> tip of each writer ref the last fetch brought, in the order of names."""
+    refs = project.repo.refs(tracking_folder(project))
+    return {name: refs[name] for name in sorted(refs)}
+
+
+def unfolded(project: Project) -> list[str]:
+    """The remote's writer refs (as last fetched) whose tip the remote's team ref does not
+    hold yet: what `status` and `doctor` name."""
+    if not enabled(project):
+        return []
+    repo = project.repo
+    team = repo.resolve(project.tracking_ref(TEAM_REF))
+    out = []
+    for name, tip in fetched_writers(project).items():
+        if team is None or (tip != team and not repo.is_ancestor(tip, team)):
+            out.append(name[len(tracking_folder(project)) :])
+    return out
+
+
+class WriterRefs:
+    """The sync's part of the writer refs: fetched with the team ref, checked, folded in,
+    landed on after a rejection, retired by their owner."""
+
+    def __init__(self, run: SyncRun, gate: RemoteGate, integrate: Integrate) -> None:
+        self.run, self.gate, self.integrate = run, gate, integrate
+        self.project, self.repo = run.project, run.repo
+        self.on = TEAM_REF in run.by_ref and enabled(run.project)
+        self.passed: dict[str, str] = {}  # tracking ref -> tip that passed the gate this round
+        self._wid: str | None = None
+
+    @property
+    def wid(self) -> str:
+        if self._wid is None:
+            self._wid = writer_id(self.repo)
+        return self._wid
+
+    @property
+    def own_tracking(self) -> str:
+        return tracking_folder(self.project) + self.wid
+
+    def specs(self) -> list[str]:
+        return [fetch_spec(self.project)] if self.on else []
+
+    def check(self) -> None:
+        """Each fetched writer tip through the team ref's gate (size, objects, paths, the
+        project's key, signatures): one refused is set aside and said, never merged."""
+        self.passed = {}
+        if not self.on or TEAM_REF in self.run.locked:
+            return
+        found = fetched_writers(self.project)
+        if len(found) > MAX_WRITER_REFS:
+            self.run.result.report(TEAM_REF).notes.append(
+                f"the remote holds {len(found)} writer refs of {TEAM_REF}; read "
+                f"{MAX_WRITER_REFS} of them this sync (the rest on the next ones, as these "
+                "are folded)"
+            )
+            found = dict(list(found.items())[:MAX_WRITER_REFS])
+        for tracking, tip in found.items():
+            if self.gate.check(TEAM_REF, tracking=tracking):
+                self.passed[tracking] = tip
+
+    def fold(self) -> None:
+        """Merge each writer tip that passed into the local team ref, in the order of names."""
+        if not self.on or TEAM_REF in self.run.locked:
+            return
+        folder = tracking_folder(self.project)
+        for tracking, tip in self.passed.items():
+            self.integrate.integrate(
+                TEAM_REF,
+                tip=tip,
+                source=f"{self.project.remote}/{WRITERS}{tracking[len(folder) :]}",
+            )
+
+    def land(self, rejected: list[str]) -> list[str]:
+        """The refs of `rejected` (a push saw someone land first) not landed instead on this
+        clone's writer ref: the local team tip pushed there, a fast-forward of what this clone
+        put there before (never forced). Landed: the write is on the remote now."""
+        if not self.on or TEAM_REF not in rejected or TEAM_REF in self.run.locked:
+            return rejected
+        local = self.repo.resolve(TEAM_REF)
+        if local is None:
+            return rejected
+        project, remote = self.project, self.project.remote
+        assert remote is not None
+        name = remote_name(project, self.wid)
+        known = self.repo.resolve(self.own_tracking)
+        if local == known:
+            landed = True
+        else:
+            try:
+                outcome = self.repo.push(
+                    remote, [f"{TEAM_REF}:{name}"], timeout=self.run.opts.timeout
+                )
+            except GitmemError:
+                return rejected  # the team ref's retry says what is wrong with the remote
+            landed = outcome.ok
+            if landed:
+                self.repo.update_refs([(self.own_tracking, local, known)], "gitmem: pushed")
+        if not landed:
+            return rejected
+        report = self.run.result.report(TEAM_REF)
+        report.pushed = True
+        report.notes.append(
+            f"someone pushed {TEAM_REF} meanwhile: landed on {name} instead "
+            "(the next gitmem sync of any teammate merges it into the team ref)"
+        )
+        return [ref for ref in rejected if ref != TEAM_REF]
+
+    def retire(self) -> None:
+        """Once the remote's team ref holds a writer ref's tip: the owner deletes its own
+        writer ref under a lease (never anyone else's); the tracking refs of folded writer
+        refs are dropped here (a later fetch brings back one still on the remote)."""
+        if not self.on or TEAM_REF in self.run.locked:
+            return
+        repo, project = self.repo, self.project
+        team = repo.resolve(project.tracking_ref(TEAM_REF))
+        if team is None:
+            return
+        for tracking, tip in fetched_writers(project).items():
+            if tip != team and not repo.is_ancestor(tip, team):
+                continue
+            if tracking == self.own_tracking:
+                assert project.remote is not None
+                why = repo.delete_remote_ref(
+                    project.remote, remote_name(project, self.wid), tip, self.run.opts.timeout
+                )
+                if why is not None:  # moved again (landed anew) or gone: the next sync sees
+                    continue
+            repo.delete_ref(tracking, tip)
+
+
+def writer_tips(project: Project) -> Mapping[str, str]:
+    """remote name -> tip of each writer ref this clone fetched (validate --all)."""
+    folder = tracking_folder(project)
+    return {
+        f"{project.ref_prefix}{WRITERS}{name[len(folder) :]}": tip
+        for name, tip in fetched_writers(project).items()
+    }
