@@ -11,6 +11,7 @@ from gitmem.core.state import FileRecord, load_scope_state
 from gitmem.project.adapters import ADAPTERS, USER, agents_of, user_locations
 from gitmem.project.excludes import exclude_memory_folders
 from gitmem.project.scopes import TEAM_REF, Project, Scope
+from gitmem.project.writerrefs import unfolded
 from gitmem.sync.folders import Snapshot, snapshot
 
 
@@ -41,6 +42,9 @@ class Status:
     scopes: list[ScopeStatus] = field(default_factory=list)
     fetched: bool = False  # ahead/behind were measured against a fetch made just now
     next_steps: list[str] = field(default_factory=list)
+    # the remote's writer refs of the team ref not in its team ref yet, as of the last fetch
+    # (gitmem/sync/writers.py): the next sync merges them
+    unfolded: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
         return asdict(self)
@@ -84,6 +88,8 @@ def project_status(project: Project, fetch: bool = False) -> Status:
         status.scopes.append(row)
     from gitmem.project.doctor import next_steps
 
+    if any(s.ref == TEAM_REF and s.pushable for s in project.scopes):
+        status.unfolded = unfolded(project)
     status.next_steps = next_steps(project, status)
     return status
 

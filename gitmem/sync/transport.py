@@ -12,9 +12,9 @@ from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.project.scopes import GITMEM_PREFIX, TEAM_REF, Project
+from gitmem.project.writerrefs import enabled, fetch_spec
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import DEFAULT_TIMEOUT, SyncOptions
-from gitmem.sync.writers import enabled, fetch_spec
 
 
 class Exchange:

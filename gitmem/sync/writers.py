@@ -18,80 +18,21 @@ newer clone folded it (its next sync). `git config gitmem.writerRefs false` turn
 
 from __future__ import annotations
 
-import re
-import secrets
-from collections.abc import Mapping
-
-from gitmem.core.state import state_dir, write_atomic
 from gitmem.errors import GitmemError
-from gitmem.gitstore import Repository
-from gitmem.project.scopes import TEAM_REF, Project
+from gitmem.project.scopes import TEAM_REF
+from gitmem.project.writerrefs import (
+    MAX_WRITER_REFS,
+    WRITERS,
+    enabled,
+    fetch_spec,
+    fetched_writers,
+    remote_name,
+    tracking_folder,
+    writer_id,
+)
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.integrate import Integrate
 from gitmem.sync.ledger import SyncRun
-
-WRITERS = "writers/team/"  # below the ref prefix on the remote, below the remote's tracking
-MAX_WRITER_REFS = 64  # writer refs one sync reads and folds; the rest on the next sync
-_WRITER_ID = re.compile(r"[0-9a-f]{16}")
-_OFF = ("false", "no", "off", "0")
-
-
-def writer_id(repo: Repository) -> str:
-    """This clone's writer id: random, made once and kept in <common-dir>/gitmem/writer-id
-    (never a user's email in a ref name)."""
-    path = state_dir(repo.common_dir) / "writer-id"
-    try:
-        found = path.read_text("ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        found = ""
-    if _WRITER_ID.fullmatch(found):
-        return found
-    made = secrets.token_hex(8)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, made.encode() + b"\n")
-    return made
-
-
-def enabled(project: Project) -> bool:
-    """Writer refs apply to a team ref synced through a named remote (not a bundle)."""
-    if project.remote is None or project.bundle is not None:
-        return False
-    return (project.repo.config_get("gitmem.writerRefs") or "true").lower() not in _OFF
-
-
-def tracking_folder(project: Project) -> str:
-    """Where this clone keeps what it fetched of the remote's writer refs."""
-    return f"refs/gitmem-remotes/{project.remote}/{WRITERS}"
-
-
-def fetch_spec(project: Project) -> str:
-    """The glob refspec that brings every writer ref of the team ref (a glob never fails a
-    fetch: none on the remote brings none)."""
-    return f"+{project.ref_prefix}{WRITERS}*:{tracking_folder(project)}*"
-
-
-def remote_name(project: Project, wid: str) -> str:
-    return f"{project.ref_prefix}{WRITERS}{wid}"
-
-
-def fetched_writers(project: Project) -> dict[str, str]:
-    """tracking ref -> tip of each writer ref the last fetch brought, in the order of names."""
-    refs = project.repo.refs(tracking_folder(project))
-    return {name: refs[name] for name in sorted(refs)}
-
-
-def unfolded(project: Project) -> list[str]:
-    """The remote's writer refs (as last fetched) whose tip the remote's team ref does not
-    hold yet: what `status` and `doctor` name."""
-    if not enabled(project):
-        return []
-    repo = project.repo
-    team = repo.resolve(project.tracking_ref(TEAM_REF))
-    out = []
-    for name, tip in fetched_writers(project).items():
-        if team is None or (tip != team and not repo.is_ancestor(tip, team)):
-            out.append(name[len(tracking_folder(project)) :])
-    return out
 
 
 class WriterRefs:
@@ -204,12 +145,3 @@ class WriterRefs:
                 if why is not None:  # moved again (landed anew) or gone: the next sync sees
                     continue
             repo.delete_ref(tracking, tip)
-
-
-def writer_tips(project: Project) -> Mapping[str, str]:
-    """remote name -> tip of each writer ref this clone fetched (validate --all)."""
-    folder = tracking_folder(project)
-    return {
-        f"{project.ref_prefix}{WRITERS}{name[len(folder) :]}": tip
-        for name, tip in fetched_writers(project).items()
-    }
