@@ -53,7 +53,7 @@ class RemoteGate:
                 self.repo, commit, where, since=since, ours=lambda: self._ours(local)
             )
             if not meta.knows(self.project.key) and not self.opts.force_key:
-                raise UntrustedTreeError(*self._other_project(ref, meta))
+                raise UntrustedTreeError(*self._other_project(ref, meta, where))
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
                 unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
                 if unsigned:
@@ -140,7 +140,7 @@ class RemoteGate:
             return not since.auto_sealed
         return repo.tree_entry(pinned_tree, "auto/manifest") is None
 
-    def _other_project(self, ref: str, meta: RefMeta) -> tuple[str, str]:
+    def _other_project(self, ref: str, meta: RefMeta, where: str = "") -> tuple[str, str]:
         """The refusal of a ref recorded under another key, with the exact command that
         accepts it. A path (file:…) and a served URL (host/…) of one repository cannot be
         told from two projects by their names: the server's layout is not in the URL."""
@@ -154,7 +154,7 @@ class RemoteGate:
             else ""
         )
         return (
-            f"{project.remote}/{ref} holds memory of project {names}, "
+            f"{where or f'{project.remote}/{ref}'} holds memory of project {names}, "
             f"not of this one ({project.key!r})",
             f"{why}if it is this project, run once: gitmem -C {project.root} adopt{option} — "
             f"it adds {project.key!r} as an alias on the ref, and teammates keep syncing "
