@@ -65,7 +65,7 @@ class WriterRefs:
         self.passed = {}
         if not self.on or TEAM_REF in self.run.locked:
             return
-        found = fetched_writers(self.project)
+        found = self._unmerged()
         if len(found) > MAX_WRITER_REFS:
             self.run.result.report(TEAM_REF).notes.append(
                 f"the remote holds {len(found)} writer refs of {TEAM_REF}; read "
@@ -76,6 +76,20 @@ class WriterRefs:
         for tracking, tip in found.items():
             if self.gate.check(TEAM_REF, tracking=tracking):
                 self.passed[tracking] = tip
+
+    def _unmerged(self) -> dict[str, str]:
+        """The fetched writer refs the remote's team ref does not hold yet; the tracking refs
+        of the others are dropped (nothing to merge; a later fetch brings back one still on
+        the remote), but this clone's own, which `retire` deletes on the remote first."""
+        repo = self.repo
+        team = repo.resolve(self.project.tracking_ref(TEAM_REF))
+        out = {}
+        for tracking, tip in fetched_writers(self.project).items():
+            if team is None or (tip != team and not repo.is_ancestor(tip, team)):
+                out[tracking] = tip
+            elif tracking != self.own_tracking:
+                repo.delete_ref(tracking, tip)
+        return out
 
     def fold(self) -> None:
         """Merge each writer tip that passed into the local team ref, in the order of names."""
@@ -102,20 +116,14 @@ class WriterRefs:
         assert remote is not None
         name = remote_name(project, self.wid)
         known = self.repo.resolve(self.own_tracking)
-        if local == known:
-            landed = True
-        else:
-            try:
-                outcome = self.repo.push(
-                    remote, [f"{TEAM_REF}:{name}"], timeout=self.run.opts.timeout
-                )
-            except GitmemError:
-                return rejected  # the team ref's retry says what is wrong with the remote
-            landed = outcome.ok
-            if landed:
-                self.repo.update_refs([(self.own_tracking, local, known)], "gitmem: pushed")
-        if not landed:
+        try:
+            outcome = self.repo.push(remote, [f"{TEAM_REF}:{name}"], timeout=self.run.opts.timeout)
+        except GitmemError:
+            return rejected  # the team ref's retry says what is wrong with the remote
+        if not outcome.ok:
             return rejected
+        if known != local:
+            self.repo.update_refs([(self.own_tracking, local, known)], "gitmem: pushed")
         report = self.run.result.report(TEAM_REF)
         report.pushed = True
         report.notes.append(
