@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping
 
 from gitmem.core.state import state_dir, write_atomic
 from gitmem.gitstore import Repository
@@ -61,24 +60,38 @@ def fetched_writers(project: Project) -> dict[str, str]:
     return {name: refs[name] for name in sorted(refs)}
 
 
-def unfolded(project: Project) -> list[str]:
-    """The remote's writer refs (as last fetched) whose tip the remote's team ref does not
-    hold yet: what `status` and `doctor` name."""
-    if not enabled(project):
-        return []
+def unmerged(project: Project, save: bool = True) -> dict[str, str]:
+    """tracking ref -> tip of each fetched writer ref whose tip the remote's team ref does not
+    hold yet. A tip found held is remembered (<common-dir>/gitmem/writers-merged): a writer
+    ref its owner has not deleted yet (or never will: a teammate who left) costs no process
+    on later syncs. `save`: record what was found (a sync; `status` only reads)."""
     repo = project.repo
+    found = fetched_writers(project)
+    if not found:
+        return {}
+    path = state_dir(repo.common_dir) / "writers-merged"
+    try:
+        known = set(path.read_text("ascii").split())
+    except (OSError, UnicodeDecodeError):
+        known = set()
     team = repo.resolve(project.tracking_ref(TEAM_REF))
-    out = []
-    for name, tip in fetched_writers(project).items():
-        if team is None or (tip != team and not repo.is_ancestor(tip, team)):
-            out.append(name[len(tracking_folder(project)) :])
+    out: dict[str, str] = {}
+    held: set[str] = set()
+    for tracking, tip in found.items():
+        if tip in known or (team is not None and (tip == team or repo.is_ancestor(tip, team))):
+            held.add(tip)
+        else:
+            out[tracking] = tip
+    if save and held != known:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, "".join(f"{tip}\n" for tip in sorted(held)).encode())
     return out
 
 
-def writer_tips(project: Project) -> Mapping[str, str]:
-    """remote name -> tip of each writer ref this clone fetched (validate --all)."""
+def unfolded(project: Project) -> list[str]:
+    """The ids of the remote's writer refs (as last fetched) whose tip the remote's team ref
+    does not hold yet: what `status` and `doctor` name."""
+    if not enabled(project):
+        return []
     folder = tracking_folder(project)
-    return {
-        f"{project.ref_prefix}{WRITERS}{name[len(folder) :]}": tip
-        for name, tip in fetched_writers(project).items()
-    }
+    return [name[len(folder) :] for name in unmerged(project, save=False)]

@@ -25,9 +25,9 @@ from gitmem.project.writerrefs import (
     WRITERS,
     enabled,
     fetch_spec,
-    fetched_writers,
     remote_name,
     tracking_folder,
+    unmerged,
     writer_id,
 )
 from gitmem.sync.gate import RemoteGate
@@ -65,7 +65,7 @@ class WriterRefs:
         self.passed = {}
         if not self.on or TEAM_REF in self.run.locked:
             return
-        found = self._unmerged()
+        found = unmerged(self.project)
         if len(found) > MAX_WRITER_REFS:
             self.run.result.report(TEAM_REF).notes.append(
                 f"the remote holds {len(found)} writer refs of {TEAM_REF}; read "
@@ -76,20 +76,6 @@ class WriterRefs:
         for tracking, tip in found.items():
             if self.gate.check(TEAM_REF, tracking=tracking):
                 self.passed[tracking] = tip
-
-    def _unmerged(self) -> dict[str, str]:
-        """The fetched writer refs the remote's team ref does not hold yet; the tracking refs
-        of the others are dropped (nothing to merge; a later fetch brings back one still on
-        the remote), but this clone's own, which `retire` deletes on the remote first."""
-        repo = self.repo
-        team = repo.resolve(self.project.tracking_ref(TEAM_REF))
-        out = {}
-        for tracking, tip in fetched_writers(self.project).items():
-            if team is None or (tip != team and not repo.is_ancestor(tip, team)):
-                out[tracking] = tip
-            elif tracking != self.own_tracking:
-                repo.delete_ref(tracking, tip)
-        return out
 
     def fold(self) -> None:
         """Merge each writer tip that passed into the local team ref, in the order of names."""
@@ -133,23 +119,17 @@ class WriterRefs:
         return [ref for ref in rejected if ref != TEAM_REF]
 
     def retire(self) -> None:
-        """Once the remote's team ref holds a writer ref's tip: the owner deletes its own
-        writer ref under a lease (never anyone else's); the tracking refs of folded writer
-        refs are dropped here (a later fetch brings back one still on the remote)."""
+        """Once the remote's team ref holds this clone's writer ref's tip, delete that ref
+        on the remote under a lease, and its tracking ref (only the owner deletes a writer
+        ref; the fetch prunes the tracking refs of those deleted on the remote)."""
         if not self.on or TEAM_REF in self.run.locked:
             return
         repo, project = self.repo, self.project
         team = repo.resolve(project.tracking_ref(TEAM_REF))
-        if team is None:
+        tip = repo.resolve(self.own_tracking) if team is not None else None
+        if team is None or tip is None or (tip != team and not repo.is_ancestor(tip, team)):
             return
-        for tracking, tip in fetched_writers(project).items():
-            if tip != team and not repo.is_ancestor(tip, team):
-                continue
-            if tracking == self.own_tracking:
-                assert project.remote is not None
-                why = repo.delete_remote_ref(
-                    project.remote, remote_name(project, self.wid), tip, self.run.opts.timeout
-                )
-                if why is not None:  # moved again (landed anew) or gone: the next sync sees
-                    continue
-            repo.delete_ref(tracking, tip)
+        assert project.remote is not None
+        name = remote_name(project, self.wid)
+        if repo.delete_remote_ref(project.remote, name, tip, self.run.opts.timeout) is None:
+            repo.delete_ref(self.own_tracking, tip)  # else moved again (landed anew): kept

@@ -69,6 +69,9 @@ def test_a_beaten_push_lands_on_its_writer_ref_and_is_folded_by_the_next_sync(
     world.ok("-C", str(b), "sync")
     assert own not in remote_refs(world), "the owner deletes its folded writer ref"
     world.ok("-C", str(a), "sync")
+    world.ok("-C", str(c), "pull")
+    for x in (a, c):  # their fetch pruned their tracking ref of the deleted writer ref
+        assert not world.git("for-each-ref", "refs/gitmem-remotes/origin/writers", cwd=x)
     tips = {world.git("rev-parse", "refs/gitmem/team", cwd=x).strip() for x in (a, b, c)}
     assert tips == {remote_refs(world)["refs/gitmem/team"]}
     assert folder_bytes(world.scope_path(a, "team")) == folder_bytes(world.scope_path(c, "team"))

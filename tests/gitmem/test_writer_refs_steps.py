@@ -174,3 +174,35 @@ def test_an_older_client_sees_a_landed_write_once_a_newer_one_folded_it(tmp_path
     sync(projects[0])  # a newer client's sync folds the writer ref into the team ref
     sync(old, "pull")
     assert (old.scope("team").path / "from-1.md").read_text() == "# 1\n"
+
+
+def test_a_merged_writer_ref_its_owner_never_deletes_costs_no_check_on_later_syncs(
+    pair: tuple[Clones, Remote], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clone, remote = pair
+    a, b = clone("a"), clone("b")
+    write(a, "seed.md", "# seed\n")
+    sync(a)
+    sync(b)
+    write(a, "from-a.md", "# a\n")
+    write(b, "from-b.md", "# b\n")
+    sync(a, "push")
+    sync(b, "push")  # lands on b's writer ref; b never syncs again (a teammate who left)
+    (tip,) = writer_refs(remote).values()
+    sync(a)  # folds it
+    asked: list[str] = []
+    kind = type(a.repo)
+    real = kind.is_ancestor
+
+    def counting(self: object, x: str, y: str) -> bool:
+        asked.append(x)
+        return real(self, x, y)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kind, "is_ancestor", counting)
+    sync(a)  # finds the team ref holds it: once
+    assert asked.count(tip) == 1
+    asked.clear()
+    for _ in range(2):
+        sync(a)
+    assert tip not in asked
+    assert list(writer_refs(remote).values()) == [tip], "never deleted but by its owner"
