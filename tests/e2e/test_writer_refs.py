@@ -105,6 +105,7 @@ def test_concurrent_writers_all_land_and_converge(world: World) -> None:
     ]
     outs = [p.communicate(timeout=120)[0].decode() for p in procs]
     assert [p.returncode for p in procs] == [0] * len(procs), outs
+    assert not [out for out in outs if "push retr" in out], "each landed on the first try"
     # every write is on the remote: on the team ref or its writer's own ref
     refs = remote_refs(world)
     held: set[str] = set()
