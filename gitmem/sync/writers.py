@@ -45,6 +45,7 @@ class WriterRefs:
         self.on = TEAM_REF in run.by_ref and enabled(run.project)
         self.passed: dict[str, str] = {}  # tracking ref -> tip that passed the gate this round
         self._wid: str | None = None
+        self.land_ok = True  # False once the server refused a writer ref for good
 
     @property
     def wid(self) -> str:
@@ -93,7 +94,9 @@ class WriterRefs:
         """The refs of `rejected` (a push saw someone land first) not landed instead on this
         clone's writer ref: the local team tip pushed there, a fast-forward of what this clone
         put there before (never forced). Landed: the write is on the remote now."""
-        if not self.on or TEAM_REF not in rejected or TEAM_REF in self.run.locked:
+        if not (self.on and self.land_ok) or TEAM_REF not in rejected:
+            return rejected
+        if TEAM_REF in self.run.locked:
             return rejected
         local = self.repo.resolve(TEAM_REF)
         if local is None:
@@ -107,6 +110,8 @@ class WriterRefs:
         except GitmemError:
             return rejected  # the team ref's retry says what is wrong with the remote
         if not outcome.ok:
+            if outcome.refused:  # a server that takes no writer ref: the retry round, as before
+                self.land_ok = False
             return rejected
         if known != local:
             self.repo.update_refs([(self.own_tracking, local, known)], "gitmem: pushed")

@@ -237,3 +237,23 @@ def test_status_and_doctor_name_unmerged_writer_refs_and_unpublish_takes_them_of
     out = world.ok("-C", str(c), "unpublish", "team")
     assert f"deleted {WRITERS}{wid}" in out, out
     assert not [r for r in remote_refs(world) if r == "refs/gitmem/team" or WRITERS in r]
+
+
+def test_a_server_that_refuses_writer_refs_gets_the_retry_round_on_the_team_ref(
+    world: World,
+) -> None:
+    a, b = clones(world, ("a", "b"))
+    hook = world.remote / "hooks" / "pre-receive"
+    hook.write_text(
+        '#!/bin/sh\nwhile read old new ref; do\n  case "$ref" in\n'
+        '    refs/gitmem/writers/*) echo "no writer refs here"; exit 1 ;;\n'
+        "  esac\ndone\n"
+    )
+    hook.chmod(0o755)
+    note(world, a, "from-a")
+    world.ok("-C", str(a), "push")
+    note(world, b, "from-b")
+    out = world.ok("-C", str(b), "push")
+    assert "push retr" in out, out
+    assert not [r for r in remote_refs(world) if r.startswith(WRITERS)]
+    assert {"team/from-a.md", "team/from-b.md"} <= remote_files(world, "refs/gitmem/team")
