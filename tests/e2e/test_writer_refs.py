@@ -257,3 +257,25 @@ def test_a_server_that_refuses_writer_refs_gets_the_retry_round_on_the_team_ref(
     assert "push retr" in out, out
     assert not [r for r in remote_refs(world) if r.startswith(WRITERS)]
     assert {"team/from-a.md", "team/from-b.md"} <= remote_files(world, "refs/gitmem/team")
+
+
+def test_a_push_beaten_by_a_hostile_team_ref_lands_on_its_writer_ref_and_merges_nothing(
+    world: World,
+) -> None:
+    a, b = clones(world, ("a", "b"))
+    team = world.git("rev-parse", "refs/gitmem/team", cwd=world.remote).strip()
+    deep = "team/" + "/".join(["d"] * 20) + "/x.md"
+    fast_import = (
+        f"commit refs/gitmem/team\ncommitter Eve <eve@example.com> 1700000000 +0000\n"
+        f"data 4\ndeep\nfrom {team}\nM 100644 inline {deep}\ndata 2\nx\n\n"
+    )
+    world.plumb(world.remote, "fast-import", "--quiet", data=fast_import.encode())
+    note(world, b, "from-b")
+    out = world.ok("-C", str(b), "push")  # rejected: lands on b's own ref, reads nothing of it
+    own = WRITERS + writer_id(b)
+    assert f"landed on {own}" in out
+    assert deep not in remote_files(world, own) and "team/from-b.md" in remote_files(world, own)
+    run = world.gitmem("-C", str(a), "sync")  # a reader refuses the team ref, folds nothing
+    assert run.code == 2 and "origin/refs/gitmem/team: " in run.err, run.out + run.err
+    assert not (world.scope_path(a, "team") / "from-b.md").exists()
+    assert deep not in world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=a)
