@@ -434,6 +434,9 @@ def _digest(folder: Path) -> str:
     return h.hexdigest()
 
 
+WRITER_REFS = "refs/gitmem/writers/team/"  # gitmem/sync/writers.py
+
+
 def _writers_rows(ctx: Context, root: Path, url: str) -> list[Row]:
     writers, team_files = ctx.sizes.writers, ctx.sizes.writers_team
     base = root / "writers"
@@ -503,19 +506,25 @@ def _writers_rows(ctx: Context, root: Path, url: str) -> list[Row]:
         t.join()
     landed = [i for i in range(writers) if outs[i][0] == 0]
     retries = [int(m.group(1)) if (m := RETRIES.search(out)) else 0 for _, out in outs]
-    # all land: the remote's team ref holds every writer's file
-    remote_tree = seed_world.git(
-        "--git-dir",
-        str(seed_world.root / "team.git"),
-        "ls-tree",
-        "-r",
-        "--name-only",
-        "refs/gitmem/team",
-    ).split("\n")
+    # all land: the remote's team ref, or the writer's own ref (gitmem/sync/writers.py),
+    # holds every writer's file
+    git_dir = ("--git-dir", str(seed_world.root / "team.git"))
+    on_remote = seed_world.git(*git_dir, "for-each-ref", "--format=%(refname)", "refs/gitmem/")
+    team_refs = [
+        r for r in on_remote.split() if r == "refs/gitmem/team" or r.startswith(WRITER_REFS)
+    ]
+    remote_tree: set[str] = set()
+    for ref in team_refs:
+        remote_tree |= set(seed_world.git(*git_dir, "ls-tree", "-r", "--name-only", ref).split())
     held = [i for i in range(writers) if f"team/writer-{i}-{n}.md" in remote_tree]
-    # converge: every machine pulls once more; all folders and refs alike
+    on_own = sum(b"landed on " + WRITER_REFS.encode() in out for _, out in outs)
+    # converge: every machine syncs once (folds the writer refs, retires its own), then
+    # pulls once more; all folders and refs alike
+    for world, clone, _ in machines:
+        world.gitmem("-C", str(clone), "sync", "-q")
     for world, clone, _ in machines:
         world.gitmem("-C", str(clone), "pull", "-q")
+    left = seed_world.git(*git_dir, "for-each-ref", "--format=%(refname)", WRITER_REFS).split()
     digests = {_digest(team) for _, _, team in machines}
     tips = {w.git("rev-parse", "refs/gitmem/team", cwd=c) for w, c, _ in machines}
     order = sorted(range(writers), key=lambda i: ends[i])
@@ -537,7 +546,8 @@ def _writers_rows(ctx: Context, root: Path, url: str) -> list[Row]:
         goal=5,
         note=f"landed {len(landed)}/{writers} (exit 0), the remote holds {len(held)}/{writers} "
         f"writers' files, converged: {'yes' if len(digests) == 1 and len(tips) == 1 else 'no'} "
-        f"({len(digests)} folder states, {len(tips)} tips after one more pull each); retries "
+        f"({len(digests)} folder states, {len(tips)} tips after one sync and one pull each; "
+        f"writer refs left: {len(left)}); {on_own} landed on their own writer ref; retries "
         f"per machine: median {sorted(retries)[writers // 2]}, max {max(retries)}, total "
         f"{sum(retries)}; landings at " + ", ".join(f"{c['seconds']:.1f}" for c in curve) + " s",
     )
@@ -546,6 +556,8 @@ def _writers_rows(ctx: Context, root: Path, url: str) -> list[Row]:
         "held": len(held),
         "writers": writers,
         "converged": len(digests) == 1 and len(tips) == 1,
+        "on_own_ref": on_own,
+        "writer_refs_left": len(left),
         "curve": curve,
         "failures": failures,
     }

@@ -454,6 +454,16 @@ class MemoryRepository(MemoryStore):
         message = "error: failed to push some refs"
         return PushOutcome(False, tuple(rejected), message, tuple(accepted), refused, blockers)
 
+    def delete_remote_ref(
+        self, remote: str, name: str, expected: str, timeout: float | None = None
+    ) -> str | None:
+        """Delete `name` on the server while it points at `expected` (the lease)."""
+        server = self._server(remote)
+        if server.references.get(name) != expected:
+            return "stale info"
+        del server.references[name]
+        return None
+
     def ls_remote(
         self, remote: str, patterns: Sequence[str], timeout: float | None = None
     ) -> dict[str, str]:

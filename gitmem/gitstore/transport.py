@@ -91,8 +91,11 @@ NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
 
 
 def fetch_args(remote: str, refspecs: Sequence[str]) -> list[str]:
-    """git's arguments for a fetch of `refspecs`."""
-    return [*FETCH, remote, *refspecs]
+    """git's arguments for a fetch of `refspecs`; with a glob among them, `--prune`: the
+    tracking refs it made for refs deleted on the remote go (an exact name git fetches or
+    fails on, so only a glob's namespace is ever pruned)."""
+    prune = ["--prune"] if any("*" in spec for spec in refspecs) else []
+    return [*FETCH, *prune, remote, *refspecs]
 
 
 # git fetch of an exact name the remote lacks fails, naming it (the first one only)

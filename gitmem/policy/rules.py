@@ -126,7 +126,13 @@ def tops_for(ref: str) -> frozenset[str]:
     """Top-level entries a ref may hold: the team ref, or a personal ref. The team ref under any
     namespace (refs/gitmem/team, a gitmem.refPrefix's refs/heads/gitmem/team, origin/…); a
     personal ref's name never ends so (an id has no '/')."""
-    return TEAM_TOPS if ref.rstrip("/").endswith("gitmem/team") else PERSONAL_TOPS
+    return TEAM_TOPS if is_team(ref) else PERSONAL_TOPS
+
+
+def is_team(ref: str) -> bool:
+    """The team ref under any namespace, or one of its writer refs (`…gitmem/writers/team/ID`,
+    gitmem/sync/writers.py): the same kind, held to the same rules."""
+    return ref.rstrip("/").endswith("gitmem/team") or "gitmem/writers/team/" in ref
 
 
 # -- one name ---------------------------------------------------------------------------------
@@ -287,9 +293,7 @@ def signature_findings(unverified: Iterable[tuple[str, str]], ref: str) -> list[
 
 def must_be_signed(ref: str, require_signed: str | None) -> bool:
     """`gitmem.requireSigned true` covers the team ref (personal refs are sealed instead)."""
-    return (require_signed or "").lower() in ("true", "yes", "on", "1") and ref.rstrip(
-        "/"
-    ).endswith("gitmem/team")
+    return (require_signed or "").lower() in ("true", "yes", "on", "1") and is_team(ref)
 
 
 def blocking(findings: Iterable[Finding]) -> list[Finding]:

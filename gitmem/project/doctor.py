@@ -57,6 +57,16 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     _folders(project, status, checkup)
     _orphans(project, checkup)
     _other_agents(project, checkup)
+    if status.unfolded:
+        checkup.add(
+            "writer refs",
+            ADVICE,
+            f"{len(status.unfolded)} writer ref{'s' if len(status.unfolded) != 1 else ''} of "
+            f"the team ref on {project.remote} not merged into it yet: "
+            + ", ".join(status.unfolded[:3])
+            + (", …" if len(status.unfolded) > 3 else ""),
+            "gitmem sync merges them (a teammate on an older gitmem sees them after that)",
+        )
     return checkup
 
 
@@ -502,6 +512,13 @@ def next_steps(project: Project, status: Status) -> list[str]:
             f"bring in {behind} remote commit{'s' if behind != 1 else ''}" if behind else "",
         ]
         steps.append("gitmem sync to " + " and ".join(w for w in parts if w))
+    if status.unfolded:
+        steps.append(
+            f"gitmem sync to merge {len(status.unfolded)} writer "
+            f"ref{'s' if len(status.unfolded) != 1 else ''} of the team ref on {project.remote} "
+            f"({', '.join(status.unfolded[:3])}{', …' if len(status.unfolded) > 3 else ''}: "
+            "pushes that landed beside it) into it"
+        )
     if any("deleted there" in s.note for s in status.scopes if s.synced):
         steps.append(
             "to keep it off the remote, stop syncing it from this clone: "

@@ -12,6 +12,7 @@ from gitmem.project.adapters import ADAPTERS, USER, agents_of, user_locations
 from gitmem.project.excludes import exclude_memory_folders
 from gitmem.project.scopes import TEAM_REF, Project, Scope
 from gitmem.project.statusrows import ScopeStatus, Status
+from gitmem.project.writerrefs import unfolded
 from gitmem.sync.folders import Snapshot, snapshot
 
 
@@ -53,6 +54,8 @@ def project_status(project: Project, fetch: bool = False) -> Status:
         status.scopes.append(row)
     from gitmem.project.doctor import next_steps
 
+    if any(s.ref == TEAM_REF and s.pushable for s in project.scopes):
+        status.unfolded = unfolded(project)
     status.next_steps = next_steps(project, status)
     return status
 

@@ -33,6 +33,9 @@ class Status:
     scopes: list[ScopeStatus] = field(default_factory=list)
     fetched: bool = False  # ahead/behind were measured against a fetch made just now
     next_steps: list[str] = field(default_factory=list)
+    # the remote's writer refs of the team ref not in its team ref yet, as of the last fetch
+    # (gitmem/sync/writers.py): the next sync merges them
+    unfolded: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
         return asdict(self)

@@ -20,6 +20,13 @@ from gitmem.project.scopes import (
     USERS_REF_PREFIX,
     Project,
 )
+from gitmem.project.writerrefs import (
+    enabled,
+    fetch_spec,
+    fetched_writers,
+    remote_name,
+    tracking_folder,
+)
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -45,6 +52,8 @@ def unpublish(
                 said.append(f"{name}: no remote: kept on this machine only from now on")
                 continue
             route = project.route(ref)
+            if ref == TEAM_REF and enabled(project):  # pushes that landed beside it go too
+                said += _unpublish_writers(project, timeout)
             lacking = repo.fetch(route.remote, [f"+{route.name}:{route.tracking}"], timeout)
             if lacking:
                 said.append(f"{name}: {route.name} is not on {route.label}: nothing to take off")
@@ -69,6 +78,28 @@ def unpublish(
             "next sync unless gitmem unpublish runs there too",
         ]
     said.append(f"to share it again: gitmem unpublish --undo {' '.join(dict.fromkeys(names))}")
+    return said
+
+
+def _unpublish_writers(project: Project, timeout: float) -> list[str]:
+    """Delete the team ref's writer refs on the remote (gitmem/sync/writers.py), each under
+    the lease of what a fetch just saw: the team memory that landed beside the team ref."""
+    repo, remote = project.repo, project.remote
+    assert remote is not None
+    repo.fetch(remote, [fetch_spec(project)], timeout)
+    folder = tracking_folder(project)
+    said = []
+    for tracking, seen in fetched_writers(project).items():
+        name = remote_name(project, tracking[len(folder) :])
+        why = repo.delete_remote_ref(remote, name, seen, timeout)
+        if why is not None:
+            raise RemoteError(
+                f"cannot delete {name} on {remote}: {why}",
+                "a teammate pushed to it meanwhile, or the server forbids deleting it: "
+                "run gitmem unpublish team again, or ask the server's admin",
+            )
+        repo.delete_ref(tracking, seen)
+        said.append(f"team: deleted {name} on {remote} (a push that landed beside the team ref)")
     return said
 
 

@@ -19,6 +19,7 @@ from gitmem.policy.treecheck import (
     parse_meta,
     render_meta,
 )
+from gitmem.project.scopes import GITMEM_PREFIX
 from gitmem.sync.ledger import SyncRun
 
 
@@ -28,24 +29,31 @@ class RemoteGate:
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
 
-    def check(self, ref: str) -> None:
-        """Validate the fetched remote tip once, before any of it is merged or written."""
-        commit = self.repo.resolve(self.project.tracking_ref(ref))
+    def check(self, ref: str, tracking: str | None = None) -> bool:
+        """Validate the fetched remote tip once, before any of it is merged or written; False
+        when it was refused. `tracking`: a writer ref of `ref` (sync/writers.py), held to the
+        same checks as `ref` itself; refused, it alone is set aside, never `ref`."""
+        writer = tracking is not None
+        tracking = tracking or self.project.tracking_ref(ref)
+        commit = self.repo.resolve(tracking)
         if commit is None or commit in self.run.checked:
-            return
+            return True
         local = self.repo.resolve(ref)
         if local is not None and (local == commit or self.repo.is_ancestor(commit, local)):
             self.run.checked.add(commit)  # already part of our history: checked when it arrived
-            return
-        tracking = self.project.tracking_ref(ref)
+            return True
         try:
             where = f"{self.project.remote}/{ref}"
             since = load_checked(self.repo.common_dir, tracking)
+            if writer:
+                where = f"{self.project.remote}/{GITMEM_PREFIX}{tracking.split('/', 3)[3]}"
+                # a writer tip is the team's tree with a few files changed: checked along them
+                since = since or load_checked(self.repo.common_dir, self.project.tracking_ref(ref))
             meta, findings, counts = check_tree(
                 self.repo, commit, where, since=since, ours=lambda: self._ours(local)
             )
             if not meta.knows(self.project.key) and not self.opts.force_key:
-                raise UntrustedTreeError(*self._other_project(ref, meta, commit))
+                raise UntrustedTreeError(*self._other_project(ref, meta, commit, where))
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
                 unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
                 if unsigned:
@@ -61,6 +69,10 @@ class RemoteGate:
                 if not self._plain_personal(pin, counts, since):
                     self._verify_personal(ref, commit, local, pin)
         except (UntrustedTreeError, TamperedRef) as exc:
+            if writer:  # its tracking ref dropped: never merged; the next fetch checks it anew
+                self.repo.delete_ref(tracking, commit)
+                self.result.refused.append(exc)
+                return False
             self._unfetch(ref, commit)
             # one hostile ref must not hold the others back: set it aside (nothing of it
             # written, nothing of ours committed or pushed on it) and say so after the rest
@@ -69,7 +81,7 @@ class RemoteGate:
             self.result.report(ref).refused = True
             if not self.run.open_refs():
                 raise self.result.refused[0] from None  # nothing else to sync
-            return
+            return False
         self.run.checked.add(commit)
         if counts is not None:  # the next tip of this ref is checked along its changes
             save_checked(self.repo.common_dir, tracking, counts)
@@ -77,6 +89,7 @@ class RemoteGate:
         for finding in findings:  # new content that reaches the agent: say so, never block
             if finding.code in ("GM140", "GM150"):
                 notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
+        return True
 
     def _ours(self, local: str | None) -> tuple[frozenset[str], frozenset[str]]:
         """The blob ids and paths of our tree that passed as memory text and names (what a
@@ -127,7 +140,9 @@ class RemoteGate:
             return not since.auto_sealed
         return repo.tree_entry(pinned_tree, "auto/manifest") is None
 
-    def _other_project(self, ref: str, meta: RefMeta, commit: str) -> tuple[str, str]:
+    def _other_project(
+        self, ref: str, meta: RefMeta, commit: str, where: str = ""
+    ) -> tuple[str, str]:
         """The refusal of a ref recorded under another key, with the exact command that
         accepts it. A path (file:…) and a served URL (host/…) of one repository cannot be
         told from two projects by their names: the server's layout is not in the URL. A
@@ -146,7 +161,7 @@ class RemoteGate:
         )
         grant = self._grant_first(ref, commit)
         return (
-            f"{project.remote}/{ref} holds memory of project {names}, "
+            f"{where or f'{project.remote}/{ref}'} holds memory of project {names}, "
             f"not of this one ({project.key!r})",
             f"{why}if it is this project, {grant}run once: gitmem -C {project.root} "
             f"adopt{option} — it adds {project.key!r} as an alias on the ref, and teammates "

@@ -16,9 +16,11 @@ class Integrate:
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views = run.result, run.views
 
-    def integrate(self, ref: str) -> None:
+    def integrate(self, ref: str, tip: str | None = None, source: str | None = None) -> None:
+        """Merge the fetched tip of `ref` (or `tip`, a checked writer tip named `source`:
+        sync/writers.py) into the local ref."""
         repo = self.repo
-        remote_tip = repo.resolve(self.project.tracking_ref(ref))
+        remote_tip = tip or repo.resolve(self.project.tracking_ref(ref))
         local = repo.resolve(ref)
         if remote_tip is None or remote_tip == local:
             return
@@ -29,11 +31,11 @@ class Integrate:
             if self.opts.force_key:
                 merged = self.gate.adopt_key(remote_tip)
         else:
-            merged = self._merge_commits(ref, local, remote_tip)
+            merged = self._merge_commits(ref, local, remote_tip, source)
             self.run.merged[merged] = "ours"  # its losses are this machine's to tell
         repo.update_ref(ref, merged, local, "gitmem: merge remote")
 
-    def _merge_commits(self, ref: str, local: str, remote_tip: str) -> str:
+    def _merge_commits(self, ref: str, local: str, remote_tip: str, source: str | None) -> str:
         repo = self.repo
         base = repo.merge_base(local, remote_tip)
         base_files = self.views.of(ref).files(base) if base else {}
@@ -61,7 +63,8 @@ class Integrate:
         if hidden:  # commit messages travel in plaintext: these name encrypted files
             shown.append(self.views.codec_for(ref).seal_note(hidden))
         trailers = "".join(f"\nGitmem-Resolved: {r}" for r in shown)
-        message = f"gitmem: merge {self.project.remote}/{ref} on {hostname()}\n" + (
+        source = source or f"{self.project.remote}/{ref}"
+        message = f"gitmem: merge {source} on {hostname()}\n" + (
             f"\n{trailers.lstrip()}" if trailers else ""
         )
         return repo.write_commit(tree, [local, remote_tip], message)

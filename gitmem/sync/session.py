@@ -26,7 +26,7 @@ from gitmem.errors import (
     UsageError,
 )
 from gitmem.project.excludes import exclude_memory_folders
-from gitmem.project.scopes import Project
+from gitmem.project.scopes import TEAM_REF, Project
 from gitmem.sync.commit import LocalCommit
 from gitmem.sync.folders import snapshot, walk
 from gitmem.sync.gate import RemoteGate
@@ -37,6 +37,7 @@ from gitmem.sync.snapshot import Snapshots
 from gitmem.sync.start import SyncStart
 from gitmem.sync.transport import Exchange
 from gitmem.sync.writeback import WriteBack
+from gitmem.sync.writers import WriterRefs
 
 
 class Session:
@@ -53,6 +54,9 @@ class Session:
         self.snapshots = Snapshots(run, self.commit)
         self.integrate = Integrate(run, self.gate)
         self.writeback = WriteBack(run)
+        self.writers = WriterRefs(run, self.gate, self.integrate)  # many writers: sync/writers.py
+        if self.writers.on:
+            self.transport.extra[TEAM_REF] = self.writers.specs()
 
     # -- entry point -------------------------------------------------------------------------
 
@@ -202,6 +206,7 @@ class Session:
                 self.transport.fetch(refs=retry)
                 for ref in retry:
                     self.gate.check(ref)
+                self.writers.check()
             else:
                 # the fetch runs while the folders are read (they do not depend on each other
                 # until the merge); an unreachable remote still fails before anything is
@@ -215,6 +220,7 @@ class Session:
                 self.transport.finish_fetch(fetching)
                 for ref, _ in self.run.open_refs():
                     self.gate.check(ref)
+                self.writers.check()
             if snaps is not None:
                 for ref, scopes in self.run.open_refs():
                     self.commit.commit_local(ref, scopes, snaps[ref])
@@ -222,6 +228,8 @@ class Session:
             for ref, scopes in self.run.open_refs():
                 if not (optimistic or local_only):
                     self.integrate.integrate(ref)
+                    if ref == TEAM_REF:
+                        self.writers.fold()
                 dirty |= self.writeback.write_back(ref, scopes)
             retry = []
             if dirty and edit_rounds < MAX_EDIT_ROUNDS:
@@ -229,7 +237,14 @@ class Session:
                 continue  # files changed during the sync: commit them and merge again
             if dirty:
                 self.writeback.note_still_changing()
-            if local_only or not pushing or self.transport.push():
+            done = local_only or not pushing or self.transport.push()
+            if not done:  # a team ref someone pushed first: landed on this clone's writer ref
+                left = self.writers.land(self.transport.rejected)
+                if left != self.transport.rejected:
+                    self.transport.rejected, done = left, not left
+            if done:
+                if pushing and not local_only:
+                    self.writers.retire()
                 if self.views.codec is not None:
                     self.views.codec.save()
                     for note in self.views.codec.notes:

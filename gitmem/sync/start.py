@@ -15,11 +15,12 @@ Light on imports on purpose (no dataclasses, no policy, no merge): it runs befor
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from gitmem.core.state import holding_lock
 from gitmem.gitstore.transport import PendingFetch
-from gitmem.project.scopes import Project, Scope
+from gitmem.project.scopes import TEAM_REF, Project, Scope
+from gitmem.project.writerrefs import enabled, fetch_spec
 
 DEFAULT_TIMEOUT = 120.0  # seconds, a sync's transport (gitmem.timeout)
 DEFAULT_LOCK_WAIT = 30.0  # seconds a sync waits for another gitmem of this clone
@@ -39,31 +40,47 @@ def refs_to_sync(project: Project, names: Sequence[str] = ()) -> dict[str, list[
     return by_ref
 
 
-def fetch_plan(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
-    """remote -> the refspecs a sync of `refs` fetches from it (in the order of `refs`)."""
+def writer_specs(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
+    """ref -> the glob refspecs fetched with it: the team ref's writer refs (sync/writers.py),
+    when it is synced and they apply."""
+    if TEAM_REF in refs and enabled(project):
+        return {TEAM_REF: [fetch_spec(project)]}
+    return {}
+
+
+def fetch_plan(
+    project: Project, refs: Iterable[str], extra: Mapping[str, list[str]] | None = None
+) -> dict[str, list[str]]:
+    """remote -> the refspecs a sync of `refs` fetches from it (in the order of `refs`);
+    `extra`: ref -> refspecs fetched with it from its remote (the team ref's writer refs)."""
     plan: dict[str, list[str]] = {}
     for ref in refs:
         route = project.route(ref)
         # exact names only: a glob would also bring every sibling (`team-1` … `team-8000`),
         # and a ref the remote lacks is dropped by the fetch (gitstore.Transport.fetch)
         plan.setdefault(route.remote, []).append(f"+{route.name}:{route.tracking}")
+        plan[route.remote] += (extra or {}).get(ref, [])
     return plan
 
 
 def begin_fetch(
-    project: Project, known: dict[str, str | None], timeout: float
+    project: Project,
+    known: dict[str, str | None],
+    timeout: float,
+    extra: Mapping[str, list[str]] | None = None,
 ) -> list[PendingFetch]:
-    """Start fetching the refs of `known` (ref -> its tracking ref's oid before the fetch) from
-    every remote that holds them, in parallel with each other and with whatever the caller
-    does until each `finish()`."""
+    """Start fetching the refs of `known` (ref -> its tracking ref's oid before the fetch) and
+    `extra` from every remote that holds them, in parallel with each other and with whatever
+    the caller does until each `finish()`."""
     tracking = {project.tracking_ref(r): oid for r, oid in known.items()}
     pending: list[PendingFetch] = []
     try:
-        for remote, specs in fetch_plan(project, known).items():
+        for remote, specs in fetch_plan(project, known, extra).items():
             # a ref the remote may not have (never seen there: no team memory yet, a first
             # sync) is fetched beside the others, not with them: git fails a fetch at the
-            # first name the remote lacks, and a retry would cost a round trip
-            seen = [s for s in specs if tracking.get(s.partition(":")[2]) is not None]
+            # first name the remote lacks, and a retry would cost a round trip. A glob (the
+            # writer refs) never fails: it goes with the others
+            seen = [s for s in specs if "*" in s or tracking.get(s.partition(":")[2]) is not None]
             for group in (seen, [s for s in specs if s not in seen]):
                 if group:
                     pending.append(project.repo.start_fetch(remote, group, timeout))
@@ -93,6 +110,7 @@ class SyncStart:
         self.cleared: list[str] = []  # stale ref locks removed (the session says so)
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the fetch
         self.fetching: list[PendingFetch] | None = None
+        self.extra = writer_specs(project, self.refs)  # what the session fetches with them
         self._lock = contextlib.ExitStack()
         repo = project.repo
         self._lock.enter_context(holding_lock(repo, lock_wait, notice))
@@ -103,16 +121,19 @@ class SyncStart:
                 # read under the lock, before the fetch moves them (the gate's pin, the
                 # force-push note); the fetch leaves the ref cache as it was until it ends
                 self.fetched_from = {r: repo.resolve(project.tracking_ref(r)) for r in self.refs}
-                self.fetching = begin_fetch(project, self.fetched_from, timeout)
+                self.fetching = begin_fetch(project, self.fetched_from, timeout, self.extra)
         except BaseException:
             self._lock.close()
             raise
 
-    def take_fetch(self, refs: Iterable[str], timeout: float) -> list[PendingFetch] | None:
-        """The fetch started early, once, when it fetches exactly `refs` with `timeout`
-        (else it is cancelled, and the caller fetches what it needs)."""
+    def take_fetch(
+        self, refs: Iterable[str], timeout: float, extra: Mapping[str, list[str]] | None = None
+    ) -> list[PendingFetch] | None:
+        """The fetch started early, once, when it fetches exactly `refs` (and `extra`) with
+        `timeout` (else it is cancelled, and the caller fetches what it needs)."""
         pending, self.fetching = self.fetching, None
-        if pending is not None and (list(refs) != self.refs or timeout != self.timeout):
+        same = list(refs) == self.refs and dict(extra or {}) == self.extra
+        if pending is not None and (not same or timeout != self.timeout):
             for fetch in pending:
                 fetch.cancel()
             return None

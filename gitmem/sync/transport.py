@@ -12,7 +12,8 @@ from gitmem.core.state import holding_lock
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
-from gitmem.project.scopes import GITMEM_PREFIX, Project
+from gitmem.project.scopes import GITMEM_PREFIX, TEAM_REF, Project
+from gitmem.project.writerrefs import enabled, fetch_spec
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import SyncOptions
 from gitmem.sync.start import DEFAULT_TIMEOUT, begin_fetch, fetch_plan
@@ -29,6 +30,8 @@ class Exchange:
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
         self.rejected: list[str] = []  # refs the last push saw rejected (someone pushed first)
+        # ref -> glob refspecs fetched with it (its writer refs: sync/writers.py)
+        self.extra: dict[str, list[str]] = {}
 
     # -- 2. transport ------------------------------------------------------------------------
 
@@ -50,7 +53,7 @@ class Exchange:
         wanted = list(self.run.by_ref if refs is None else refs)
         start = self.opts.start
         if refs is None and start is not None:
-            early = start.take_fetch(wanted, self.opts.timeout)
+            early = start.take_fetch(wanted, self.opts.timeout, self.extra)
             if early is not None:
                 self.run.fetched_from = dict(start.fetched_from)
                 return early
@@ -58,7 +61,7 @@ class Exchange:
             self.run.fetched_from = {}
         known = {ref: self.repo.resolve(self.project.tracking_ref(ref)) for ref in wanted}
         self.run.fetched_from.update(known)
-        return begin_fetch(self.project, known, self.opts.timeout)
+        return begin_fetch(self.project, known, self.opts.timeout, self.extra)
 
     def cancel_fetch(self, pending: list[PendingFetch]) -> None:
         for fetch in pending:
@@ -270,6 +273,8 @@ def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     pushes the ref back.
     """
     transport = Exchange(SyncRun(project, SyncOptions(mode="pull", timeout=timeout)))
+    if TEAM_REF in transport.run.by_ref and enabled(project):
+        transport.extra[TEAM_REF] = [fetch_spec(project)]  # status names the unfolded ones
     if transport.run.by_ref:
         with holding_lock(project.repo, transport.opts.lock_wait):  # the checks' pin: read here
             transport.fetch(prune=False)

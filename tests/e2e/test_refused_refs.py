@@ -215,6 +215,8 @@ def test_a_hostile_team_ref_does_not_hold_the_personal_ref_back(world: World, mo
     (auto_b / "mine.md").write_text("from b, after the attack\n")
     if mode == "push":  # a push fetches only a ref it was refused: give it a team edit to push
         (world.scope_path(b, "team") / "ours.md").write_text("from b\n")
+        # and no writer ref to land on instead (tests/e2e/test_writer_refs.py has that case)
+        world.git("config", "gitmem.writerRefs", "false", cwd=b)
     team_b = folder_bytes(world.scope_path(b, "team"))
 
     run = world.gitmem("-C", str(b), mode)

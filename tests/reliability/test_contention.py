@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from pathlib import Path
 
 from tests.reliability.conftest import Record, Sizes
 from tests.reliability.harness import memory_folder, run_together
@@ -27,7 +28,8 @@ def test_contention_curve_every_writer_lands(world: World, sizes: Sizes, record:
         outcomes = run_together(world, [["-C", str(c), "push", "--scope", "team"] for c in clones])
         failed = [o.err.strip()[-200:] for o in outcomes if o.code != 0]
         assert failed == [], f"{len(failed)} of {writers} writers failed: {failed[:2]}"
-        tree = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=remote).split()
+        # on the team ref, or on the writer's own ref (a push someone beat: docs/design.md §3)
+        tree = team_files(world, remote)
         landed = sorted(p for p in tree if p.startswith("team/"))
         assert landed == [f"team/fact-{i:02d}.md" for i in range(writers)]
         retries = [o.retries for o in outcomes]
@@ -45,6 +47,17 @@ def test_contention_curve_every_writer_lands(world: World, sizes: Sizes, record:
 
 
 WRITERS = 6
+WRITER_REFS = "refs/gitmem/writers/team/"
+
+
+def team_files(world: World, remote: Path) -> set[str]:
+    """The files of the remote's team ref and of its writer refs."""
+    refs = world.git("for-each-ref", "--format=%(refname)", "refs/gitmem/", cwd=remote).split()
+    out: set[str] = set()
+    for ref in refs:
+        if ref == "refs/gitmem/team" or ref.startswith(WRITER_REFS):
+            out |= set(world.git("ls-tree", "-r", "--name-only", ref, cwd=remote).split())
+    return out
 
 
 def test_writers_over_a_network_remote_all_land_and_converge_within_a_bound(
@@ -79,10 +92,7 @@ def test_writers_over_a_network_remote_all_land_and_converge_within_a_bound(
         outcomes = run_together(world, [["-C", str(c), "push", "--scope", "team"] for c in clones])
         failed = [o.err.strip()[-300:] for o in outcomes if o.code != 0]
         assert failed == [], failed
-        tree = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=world.remote)
-        assert {f"team/writer-{i}.md" for i in range(WRITERS)} <= set(tree.split())
-        index = world.git("show", "refs/gitmem/team:team/MEMORY.md", cwd=world.remote)
-        assert all(f"(writer-{i}.md)" in index for i in range(WRITERS)), index
+        assert {f"team/writer-{i}.md" for i in range(WRITERS)} <= team_files(world, world.remote)
         retries = [o.retries for o in outcomes]
         assert sum(retries) <= WRITERS * (WRITERS - 1) // 2, retries
         last = max(o.seconds for o in outcomes)
@@ -90,6 +100,12 @@ def test_writers_over_a_network_remote_all_land_and_converge_within_a_bound(
         # serialized, W pushes take ~W rounds of about one push each; the back-off's waits are
         # a fraction of the rounds they spread: far less than 6 rounds a writer
         assert last <= 6 * WRITERS * max(solo, 0.5), (last, solo, retries)
+        # one sync each folds the writer refs into the team ref (each owner deletes its own)
+        for clone in clones:
+            world.ok("-C", str(clone), "sync", "--scope", "team")
+        index = world.git("show", "refs/gitmem/team:team/MEMORY.md", cwd=world.remote)
+        assert all(f"(writer-{i}.md)" in index for i in range(WRITERS)), index
+        assert not world.git("for-each-ref", WRITER_REFS, cwd=world.remote).strip()
         for clone in clones:
             world.ok("-C", str(clone), "pull", "--scope", "team")
     assert len({world.git("rev-parse", "refs/gitmem/team", cwd=c) for c in clones}) == 1

@@ -1,0 +1,97 @@
+"""The names of the team ref's writer refs (gitmem/sync/writers.py; docs/design.md §3): where
+the remote keeps them, where this clone tracks them, this clone's writer id, whether they apply."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from gitmem.core.state import state_dir, write_atomic
+from gitmem.gitstore import Repository
+from gitmem.project.scopes import TEAM_REF, Project
+
+WRITERS = "writers/team/"  # below the ref prefix on the remote, below the remote's tracking
+MAX_WRITER_REFS = 64  # writer refs one sync reads and folds; the rest on the next sync
+_WRITER_ID = re.compile(r"[0-9a-f]{16}")
+_OFF = ("false", "no", "off", "0")
+
+
+def writer_id(repo: Repository) -> str:
+    """This clone's writer id: random, made once and kept in <common-dir>/gitmem/writer-id
+    (never a user's email in a ref name)."""
+    path = state_dir(repo.common_dir) / "writer-id"
+    try:
+        found = path.read_text("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        found = ""
+    if _WRITER_ID.fullmatch(found):
+        return found
+    made = secrets.token_hex(8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, made.encode() + b"\n")
+    return made
+
+
+def enabled(project: Project) -> bool:
+    """Writer refs apply to a team ref synced through a named remote (not a bundle)."""
+    if project.remote is None or project.bundle is not None:
+        return False
+    return (project.repo.config_get("gitmem.writerRefs") or "true").lower() not in _OFF
+
+
+def tracking_folder(project: Project) -> str:
+    """Where this clone keeps what it fetched of the remote's writer refs."""
+    return f"refs/gitmem-remotes/{project.remote}/{WRITERS}"
+
+
+def fetch_spec(project: Project) -> str:
+    """The glob refspec that brings every writer ref of the team ref (a glob never fails a
+    fetch: none on the remote brings none)."""
+    return f"+{project.ref_prefix}{WRITERS}*:{tracking_folder(project)}*"
+
+
+def remote_name(project: Project, wid: str) -> str:
+    return f"{project.ref_prefix}{WRITERS}{wid}"
+
+
+def fetched_writers(project: Project) -> dict[str, str]:
+    """tracking ref -> tip of each writer ref the last fetch brought, in the order of names."""
+    refs = project.repo.refs(tracking_folder(project))
+    return {name: refs[name] for name in sorted(refs)}
+
+
+def unmerged(project: Project, save: bool = True) -> dict[str, str]:
+    """tracking ref -> tip of each fetched writer ref whose tip the remote's team ref does not
+    hold yet. A tip found held is remembered (<common-dir>/gitmem/writers-merged): a writer
+    ref its owner has not deleted yet (or never will: a teammate who left) costs no process
+    on later syncs. `save`: record what was found (a sync; `status` only reads)."""
+    repo = project.repo
+    found = fetched_writers(project)
+    if not found:
+        return {}
+    path = state_dir(repo.common_dir) / "writers-merged"
+    try:
+        known = set(path.read_text("ascii").split())
+    except (OSError, UnicodeDecodeError):
+        known = set()
+    team = repo.resolve(project.tracking_ref(TEAM_REF))
+    out: dict[str, str] = {}
+    held: set[str] = set()
+    for tracking, tip in found.items():
+        if tip in known or (team is not None and (tip == team or repo.is_ancestor(tip, team))):
+            held.add(tip)
+        else:
+            out[tracking] = tip
+    if save and held != known:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, "".join(f"{tip}\n" for tip in sorted(held)).encode())
+    return out
+
+
+def unfolded(project: Project) -> list[str]:
+    """The ids of the remote's writer refs (as last fetched) whose tip the remote's team ref
+    does not hold yet: what `status` and `doctor` name."""
+    if not enabled(project):
+        return []
+    folder = tracking_folder(project)
+    return [name[len(folder) :] for name in unmerged(project, save=False)]

@@ -1,0 +1,140 @@
+"""One team ref per writer, merged on read (docs/design.md §3, "Many writers").
+
+On one team ref every landing needs a fetch → merge → push window nobody else lands in: 32
+writers at once land one round apart (docs/performance.md). So a push of the team ref that is
+rejected because someone landed meanwhile lands instead, at once, on this clone's own writer
+ref, `<prefix>writers/team/<writer id>` on the remote (a fast-forward only this clone makes;
+never forced). Every sync fetches the team ref with the writer refs (one glob, in the same
+fetch), checks each fetched writer tip at the same gate as the team ref (`RemoteGate.check`),
+and folds the ones that passed into the team ref with the ordinary merge (same laws, same
+trailers), in the order of their names; the team ref it pushes then holds them. A writer
+ref's owner, and only its owner, deletes it under a lease once the remote's team ref holds
+its tip. Nothing is lost: until then any reader merges it in.
+
+A gitmem without this sees the team ref only; what sits on writer refs reaches it once a
+newer clone folded it (its next sync). `git config gitmem.writerRefs false` turns it off
+(a rejected push then retries on the team ref, as before).
+"""
+
+from __future__ import annotations
+
+from gitmem.errors import GitmemError
+from gitmem.project.scopes import TEAM_REF
+from gitmem.project.writerrefs import (
+    MAX_WRITER_REFS,
+    WRITERS,
+    enabled,
+    fetch_spec,
+    remote_name,
+    tracking_folder,
+    unmerged,
+    writer_id,
+)
+from gitmem.sync.gate import RemoteGate
+from gitmem.sync.integrate import Integrate
+from gitmem.sync.ledger import SyncRun
+
+
+class WriterRefs:
+    """The sync's part of the writer refs: fetched with the team ref, checked, folded in,
+    landed on after a rejection, retired by their owner."""
+
+    def __init__(self, run: SyncRun, gate: RemoteGate, integrate: Integrate) -> None:
+        self.run, self.gate, self.integrate = run, gate, integrate
+        self.project, self.repo = run.project, run.repo
+        self.on = TEAM_REF in run.by_ref and enabled(run.project)
+        self.passed: dict[str, str] = {}  # tracking ref -> tip that passed the gate this round
+        self._wid: str | None = None
+        self.land_ok = True  # False once the server refused a writer ref for good
+
+    @property
+    def wid(self) -> str:
+        if self._wid is None:
+            self._wid = writer_id(self.repo)
+        return self._wid
+
+    @property
+    def own_tracking(self) -> str:
+        return tracking_folder(self.project) + self.wid
+
+    def specs(self) -> list[str]:
+        return [fetch_spec(self.project)] if self.on else []
+
+    def check(self) -> None:
+        """Each fetched writer tip through the team ref's gate (size, objects, paths, the
+        project's key, signatures): one refused is set aside and said, never merged."""
+        self.passed = {}
+        if not self.on or TEAM_REF in self.run.locked:
+            return
+        found = unmerged(self.project)
+        if len(found) > MAX_WRITER_REFS:
+            self.run.result.report(TEAM_REF).notes.append(
+                f"the remote holds {len(found)} writer refs of {TEAM_REF}; read "
+                f"{MAX_WRITER_REFS} of them this sync (the rest on the next ones, as these "
+                "are folded)"
+            )
+            found = dict(list(found.items())[:MAX_WRITER_REFS])
+        for tracking, tip in found.items():
+            if self.gate.check(TEAM_REF, tracking=tracking):
+                self.passed[tracking] = tip
+
+    def fold(self) -> None:
+        """Merge each writer tip that passed into the local team ref, in the order of names."""
+        if not self.on or TEAM_REF in self.run.locked:
+            return
+        folder = tracking_folder(self.project)
+        for tracking, tip in self.passed.items():
+            self.integrate.integrate(
+                TEAM_REF,
+                tip=tip,
+                source=f"{self.project.remote}/{WRITERS}{tracking[len(folder) :]}",
+            )
+
+    def land(self, rejected: list[str]) -> list[str]:
+        """The refs of `rejected` (a push saw someone land first) not landed instead on this
+        clone's writer ref: the local team tip pushed there, a fast-forward of what this clone
+        put there before (never forced). Landed: the write is on the remote now."""
+        if not (self.on and self.land_ok) or TEAM_REF not in rejected:
+            return rejected
+        if TEAM_REF in self.run.locked:
+            return rejected
+        local = self.repo.resolve(TEAM_REF)
+        if local is None:
+            return rejected
+        project, remote = self.project, self.project.remote
+        assert remote is not None
+        name = remote_name(project, self.wid)
+        known = self.repo.resolve(self.own_tracking)
+        try:
+            outcome = self.repo.push(remote, [f"{TEAM_REF}:{name}"], timeout=self.run.opts.timeout)
+        except GitmemError:
+            return rejected  # the team ref's retry says what is wrong with the remote
+        if not outcome.ok:
+            if outcome.refused:  # a server that takes no writer ref: the retry round, as before
+                self.land_ok = False
+            return rejected
+        if known != local:
+            self.repo.update_refs([(self.own_tracking, local, known)], "gitmem: pushed")
+        report = self.run.result.report(TEAM_REF)
+        report.pushed = True
+        report.notes.append(
+            f"someone pushed {TEAM_REF} meanwhile: landed on {name} instead "
+            "(the next gitmem sync of any teammate merges it into the team ref)"
+        )
+        return [ref for ref in rejected if ref != TEAM_REF]
+
+    def retire(self) -> None:
+        """Once the remote's team ref holds this clone's writer ref's tip, delete that ref
+        on the remote under a lease, and its tracking ref (only the owner deletes a writer
+        ref; the fetch prunes the tracking refs of those deleted on the remote)."""
+        if not self.on or TEAM_REF in self.run.locked:
+            return
+        repo, project = self.repo, self.project
+        team = repo.resolve(project.tracking_ref(TEAM_REF))
+        tip = repo.resolve(self.own_tracking) if team is not None else None
+        if team is None or tip is None or (tip != team and not repo.is_ancestor(tip, team)):
+            return
+        assert project.remote is not None
+        name = remote_name(project, self.wid)
+        if repo.delete_remote_ref(project.remote, name, tip, self.run.opts.timeout) is None:
+            repo.delete_ref(self.own_tracking, tip)  # else moved again (landed anew): kept

@@ -1,0 +1,208 @@
+"""The team ref's writer refs in-process (gitmem/sync/writers.py), on both stores: a beaten
+push lands on the clone's own writer ref with no retry; the next sync of anyone folds it in;
+its owner alone deletes it; a reader past the cap is told; whatever the order the clones sync
+in, they converge byte for byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import cast
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gitmem.gitstore import Repository
+from gitmem.gitstore.memory import MemoryStore
+from gitmem.gitstore.memoryrepo import MemoryRepository
+from gitmem.project.scopes import TEAM_REF, Project, open_project
+from gitmem.project.writerrefs import writer_id
+from tests.gitmem.test_sync_steps import (  # noqa: F401 (fixtures used here)
+    URL,
+    WHO,
+    Clones,
+    Remote,
+    store,
+    sync,
+    write,
+)
+from tests.gitmem.test_usecases import git_template  # noqa: F401 (a fixture used here)
+
+WRITERS = "refs/gitmem/writers/team/"
+
+
+@pytest.fixture
+def pair(store: tuple[Clones, Remote]) -> tuple[Clones, Remote]:  # noqa: F811
+    """Clones sharing one remote, on both stores (test_sync_steps.store)."""
+    return store
+
+
+def writer_refs(remote: Remote) -> dict[str, str]:
+    return {r: o for r, o in remote.refs().items() if r.startswith(WRITERS)}
+
+
+def files(project: Project) -> dict[str, bytes]:
+    folder = project.scope("team").path
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_beaten_push_lands_on_its_own_ref_is_folded_and_retired_by_its_owner(
+    pair: tuple[Clones, Remote],
+) -> None:
+    clone, remote = pair
+    a, b = clone("a"), clone("b")
+    write(a, "MEMORY.md", "- [Seed](seed.md) — seed\n")
+    write(a, "seed.md", "# seed\n")
+    sync(a)
+    sync(b)
+    write(a, "from-a.md", "# a\n")
+    write(b, "from-b.md", "# b\n")
+    sync(a, "push")
+    result = sync(b, "push")
+    own = WRITERS + writer_id(b.repo)
+    assert result.retries == 0 and result.refs[TEAM_REF].pushed
+    assert writer_refs(remote) == {own: b.repo.resolve(TEAM_REF)}
+    assert any(f"landed on {own}" in n for n in result.refs[TEAM_REF].notes)
+    folded = sync(a)  # a reader merges it in, and publishes the team ref that holds it
+    assert "team/from-b.md" in folded.refs[TEAM_REF].pulled
+    assert own in writer_refs(remote), "never deleted by anyone but its owner"
+    tip = remote.refs()[TEAM_REF]
+    assert a.repo.is_ancestor(writer_refs(remote)[own], tip)
+    sync(b)
+    assert writer_refs(remote) == {}
+    assert b.repo.resolve(TEAM_REF) == a.repo.resolve(TEAM_REF) == tip
+    assert files(a) == files(b)
+    message = a.repo.read_commit(tip)[2]
+    assert f"gitmem: merge origin/writers/team/{writer_id(b.repo)}" in message
+
+
+def test_writer_refs_off_keeps_one_team_ref(pair: tuple[Clones, Remote]) -> None:
+    clone, remote = pair
+    a, b = clone("a"), clone("b")
+    write(a, "seed.md", "# seed\n")
+    sync(a)
+    sync(b)
+    b.repo.config_set("gitmem.writerRefs", "false")
+    write(a, "from-a.md", "# a\n")
+    write(b, "from-b.md", "# b\n")
+    sync(a, "push")
+    result = sync(b, "push", sleep=lambda _: None)
+    assert result.retries >= 1 and writer_refs(remote) == {}
+
+
+def memory_clones(tmp: Path, count: int) -> list[Project]:
+    server = MemoryStore()
+    out = []
+    for i in range(count):
+        repo = MemoryRepository(tmp / f"c{i}", WHO)
+        repo.add_remote("origin", server, URL)
+        out.append(open_project(cast(Repository, repo)))
+    return out
+
+
+def landed(tmp: Path, count: int) -> tuple[list[Project], MemoryStore]:
+    """`count` clones of one team memory; each added a file of its own and pushed, the first
+    on the team ref, every other one beaten to it: on its own writer ref."""
+    projects = memory_clones(tmp, count)
+    write(projects[0], "MEMORY.md", "- [Seed](seed.md) — seed\n")
+    write(projects[0], "seed.md", "# seed\none\ntwo\n")
+    sync(projects[0])
+    for p in projects[1:]:
+        sync(p)
+    for i, p in enumerate(projects):
+        write(p, f"from-{i}.md", f"# {i}\n")
+        write(p, "seed.md", f"# seed\none\ntwo\nthree, by {i}\n")  # one file edited by all
+    for p in projects:
+        sync(p, "push")
+    repo = cast(MemoryRepository, projects[0].repo)
+    server = repo._server("origin")
+    return projects, server
+
+
+def test_a_reader_past_the_cap_is_told_and_folds_the_rest_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gitmem.sync.writers as writers
+
+    monkeypatch.setattr(writers, "MAX_WRITER_REFS", 2)
+    projects, server = landed(tmp_path, 5)
+    assert len([r for r in server.references if r.startswith(WRITERS)]) == 4
+    reader = memory_clones(tmp_path / "reader", 1)[0]
+    cast(MemoryRepository, reader.repo).add_remote("origin", server, URL)
+    result = sync(reader, "pull")
+    assert any("holds 4 writer refs" in n and "read 2" in n for n in result.refs[TEAM_REF].notes)
+    seen = {p.name for p in reader.scope("team").path.iterdir()}
+    assert len({f"from-{i}.md" for i in range(1, 5)} & seen) == 2
+    for p in projects:  # each folds two more and retires its own once held
+        sync(p)
+    for p in projects:
+        sync(p)
+    assert not [r for r in server.references if r.startswith(WRITERS)]
+    sync(reader, "pull")
+    assert {f"from-{i}.md" for i in range(5)} <= {
+        p.name for p in reader.scope("team").path.iterdir()
+    }
+
+
+@settings(max_examples=6, deadline=None)
+@given(order=st.permutations(range(4)), count=st.integers(3, 4))
+def test_clones_converge_byte_for_byte_whatever_order_they_sync_in(
+    tmp_path_factory: pytest.TempPathFactory, order: list[int], count: int
+) -> None:
+    tmp = tmp_path_factory.mktemp("writers")
+    projects, server = landed(tmp, count)
+    for i in [i for i in order if i < count]:
+        sync(projects[i])
+    for p in projects:
+        sync(p)
+    for p in projects:
+        sync(p, "pull")
+    assert not [r for r in server.references if r.startswith(WRITERS)]
+    assert len({p.repo.resolve(TEAM_REF) for p in projects}) == 1
+    first = files(projects[0])
+    assert all(files(p) == first for p in projects[1:])
+    assert {f"from-{i}.md" for i in range(count)} <= set(first)
+
+
+def test_an_older_client_sees_a_landed_write_once_a_newer_one_folded_it(tmp_path: Path) -> None:
+    projects, server = landed(tmp_path, 2)
+    old = memory_clones(tmp_path / "old", 1)[0]
+    cast(MemoryRepository, old.repo).add_remote("origin", server, URL)
+    old.repo.config_set("gitmem.writerRefs", "false")  # fetches the team ref only, as before
+    sync(old, "pull")
+    assert not (old.scope("team").path / "from-1.md").exists()
+    sync(projects[0])  # a newer client's sync folds the writer ref into the team ref
+    sync(old, "pull")
+    assert (old.scope("team").path / "from-1.md").read_text() == "# 1\n"
+
+
+def test_a_merged_writer_ref_its_owner_never_deletes_costs_no_check_on_later_syncs(
+    pair: tuple[Clones, Remote], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clone, remote = pair
+    a, b = clone("a"), clone("b")
+    write(a, "seed.md", "# seed\n")
+    sync(a)
+    sync(b)
+    write(a, "from-a.md", "# a\n")
+    write(b, "from-b.md", "# b\n")
+    sync(a, "push")
+    sync(b, "push")  # lands on b's writer ref; b never syncs again (a teammate who left)
+    (tip,) = writer_refs(remote).values()
+    sync(a)  # folds it
+    asked: list[str] = []
+    kind = type(a.repo)
+    real = kind.is_ancestor
+
+    def counting(self: object, x: str, y: str) -> bool:
+        asked.append(x)
+        return real(self, x, y)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(kind, "is_ancestor", counting)
+    sync(a)  # finds the team ref holds it: once
+    assert asked.count(tip) == 1
+    asked.clear()
+    for _ in range(2):
+        sync(a)
+    assert tip not in asked
+    assert list(writer_refs(remote).values()) == [tip], "never deleted but by its owner"
