@@ -13,6 +13,10 @@ import json
 import os
 from pathlib import Path
 
+# the pairs name the user's personal files: readable by the user alone (an existing file
+# written by an older gitmem is tightened on its next write)
+PRIVATE = 0o600
+
 
 class CipherCache:
     """Last known (plaintext id, ciphertext id) per key and path, under <common-dir>/gitmem/."""
@@ -100,11 +104,11 @@ class CipherCache:
             journaled = sum(map(len, self._journal.values()))
             if self._whole or journaled * 8 > sum(map(len, self.pairs.values())):
                 data = json.dumps({**small, "keys": self.pairs}).encode()
-                write_no_links(common, self.path, data)
+                write_no_links(common, self.path, data, PRIVATE)
                 self._journal, self._whole = {}, False
             journal = {"version": 1, "base": file_stamp(self.path), "keys": self._journal}
-            write_no_links(common, self.journal_path, json.dumps(journal).encode())
-        write_no_links(common, self.form_path, json.dumps(small).encode())
+            write_no_links(common, self.journal_path, json.dumps(journal).encode(), PRIVATE)
+        write_no_links(common, self.form_path, json.dumps(small).encode(), PRIVATE)
         self.dirty = self._pairs_dirty = False
 
 

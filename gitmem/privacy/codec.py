@@ -15,7 +15,7 @@ from gitmem.gitstore import Repository
 from gitmem.merge.tree import blobs
 from gitmem.policy.rules import MAX_DEPTH, Finding, blocking, check_name
 from gitmem.policy.treecheck import MAX_TREE_BYTES
-from gitmem.privacy.ciphercache import CipherCache, file_stamp
+from gitmem.privacy.ciphercache import PRIVATE, CipherCache, file_stamp
 from gitmem.privacy.crypto import (
     ENDORSEMENT_FILE,
     FANNED,
@@ -855,9 +855,8 @@ class PersonalCodec:
         common = self.repo.common_dir
         journal = self._journal_for(base, rest)
         if journal is not None:
-            write_no_links(
-                common, common / "gitmem" / DECODED_JOURNAL, json.dumps(journal).encode()
-            )
+            data = json.dumps(journal).encode()
+            write_no_links(common, common / "gitmem" / DECODED_JOURNAL, data, PRIVATE)
             self._stored_tree = base.tree
             return
         opened: dict[str, list[object]] = {}
@@ -873,7 +872,9 @@ class PersonalCodec:
             "rest": rest,
             "opened": opened,
         }
-        write_no_links(common, common / "gitmem" / DECODED_FILE, json.dumps(value).encode())
+        write_no_links(
+            common, common / "gitmem" / DECODED_FILE, json.dumps(value).encode(), PRIVATE
+        )
         self._stored_tree = base.tree  # (a journal left there is over another file: not read)
         self._file = {}  # not what the file holds now: a later save writes it whole
 

@@ -530,3 +530,42 @@ def test_the_decoded_record_takes_a_journal_of_what_moved_and_reads_as_a_whole_o
     for damaged in (b"{", b'{"version": 1}', journal.read_bytes()[:-9]):
         journal.write_bytes(damaged)
         assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(c2).files == v2_files
+
+
+def test_the_caches_naming_personal_files_are_readable_by_the_user_alone(
+    repo: Repository,
+) -> None:
+    """The cipher cache, its journal and form, the decoded record and its journal hold the
+    personal files' names: written 0600, new or not (one an older gitmem left 0644 is
+    tightened when it is next written)."""
+    import stat
+
+    folder = repo.common_dir / "gitmem"
+    folder.mkdir(parents=True, exist_ok=True)
+    older = [folder / "cipher-cache.json", folder / "decoded.json"]
+    for path in older:  # as an older gitmem left them
+        path.write_bytes(b"{}")
+        path.chmod(0o644)
+    writer = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+    names = {f"auto/{i}.md": f"file {i}\n".encode() for i in range(20)}
+    v1 = writer.encode(plain(repo, {"gitmem.toml": b"v", **names}), None)
+    c1 = commit(repo, v1)
+    edited = plain(repo, {"gitmem.toml": b"v", **names, "auto/3.md": b"e\n"})
+    v2 = writer.encode(edited, writer.last_keyring)
+    writer.save()
+    c2 = commit(repo, v2)
+    for tip in (c1, c2):  # the record, then a journal over it
+        reader = PersonalCodec(repo, "refs/gitmem/users/x", ("auto",))
+        reader.decode(tip)
+        reader.save()
+    written = {
+        p.name: stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir() if p.suffix == ".json"
+    }
+    assert set(written) >= {
+        "cipher-cache.json",
+        "cipher-journal.json",
+        "cipher-form.json",
+        "decoded.json",
+        "decoded-journal.json",
+    }
+    assert set(written.values()) == {0o600}, written
