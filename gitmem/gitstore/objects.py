@@ -586,7 +586,13 @@ class ObjectStore(GitDir, ObjectEncoding):
             return None
         return frozenset(p[len(prefix) :].decode("utf-8", "surrogateescape") for p in named)
 
-    def check_out(self, files: Mapping[str, str], folder: Path) -> bool:
+    def check_out(
+        self,
+        files: Mapping[str, str],
+        folder: Path,
+        chunk: int = 0,
+        progress: Callable[[int], None] | None = None,
+    ) -> bool:
         """Write `files` ({path: blob id}) as regular files (mode 644 less the umask) into
         `folder`, an empty folder the caller made, by git's `checkout-index` (C: one create
         per file, each blob read in place) through an index and a git folder of gitmem's own,
@@ -594,7 +600,9 @@ class ObjectStore(GitDir, ObjectEncoding):
         index, config, info/attributes or hooks), no attribute applies (no filter, no
         end-of-line conversion) and no entry is a link. False when git did not write them
         all (what it wrote is the caller's to remove), or a path is not a plain name below
-        `folder` (`..`, `.git`, absolute, empty parts) or is a `.gitattributes`."""
+        `folder` (`..`, `.git`, absolute, empty parts) or is a `.gitattributes`. `chunk`:
+        git writes that many files at a time (all at once when 0), and `progress` is told
+        how many are written after each time, so a first sync of 100,000 files is seen to move."""
         if not all(map(_plain_path, files)):
             return False  # git writes an index's paths as they are: `../x` lands outside
         from gitmem.gitstore.index import HARDENED, render
@@ -609,9 +617,6 @@ class ObjectStore(GitDir, ObjectEncoding):
                     b"[core]\n\trepositoryformatversion = 1\n"
                     b"[extensions]\n\tobjectformat = sha256\n"
                 )
-            (own / "index").write_bytes(
-                render((path, oid, 0, 0, 0, 0, 0, 0, 0) for path, oid in files.items())
-            )
             argv = [
                 *HARDENED,
                 *("-c", "core.autocrlf=false", "-c", "core.eol=lf"),
@@ -627,8 +632,18 @@ class ObjectStore(GitDir, ObjectEncoding):
             if self._reader is not None:  # its delta-base cache is not held beside git's
                 self._reader.close()
                 self._reader = None
-            done = run_git(argv, cwd=folder, check=False, env=env)
-            return done.returncode == 0 and not done.stderr.strip()
+            items = sorted(files.items())
+            step = chunk if chunk > 0 else max(len(items), 1)
+            for start in range(0, len(items), step):
+                (own / "index").write_bytes(
+                    render((p, oid, 0, 0, 0, 0, 0, 0, 0) for p, oid in items[start : start + step])
+                )
+                done = run_git(argv, cwd=folder, check=False, env=env)
+                if done.returncode != 0 or done.stderr.strip():
+                    return False
+                if progress:
+                    progress(min(start + step, len(items)))
+            return True
         finally:
             import shutil  # here: only a first checkout of many files pays its import
 

@@ -364,11 +364,9 @@ def materialize(
     done = Materialized(records={p: r for p, r in records.items() if p in expected})
     order = sorted(set(expected) | set(target) if paths is None else paths)
     if not expected and not records and len(target) >= CHECKOUT_FROM:
-        checked_out = _check_out_new(repo, folder, target, extra, now, done)
+        checked_out = _check_out_new(repo, folder, target, extra, now, done, progress)
         if checked_out:
             order = [rel for rel in order if rel not in checked_out]
-            if progress:
-                progress(f"writing {folder}", len(done.written))
     blobs = _Ahead(repo, [target[r] for r in order if target.get(r) not in (None, expected.get(r))])
     batch: list[_Pending] = []
     made: set[Path] = set()  # folders made or found here (a first sync: one mkdir, not 100,000)
@@ -426,6 +424,7 @@ def materialize(
 # files a write-back into a new folder writes through git's checkout (one process, ~5 ms)
 # rather than one by one in Python (~0.3 ms a file: a temp file, a flush, a link, an unlink)
 CHECKOUT_FROM = 64
+CHECKOUT_CHUNK = 5000  # files git checks out per run: progress that moves, few runs of git
 
 
 def _check_out_new(
@@ -435,6 +434,7 @@ def _check_out_new(
     extra: Mapping[str, Path],
     now: float,
     done: Materialized,
+    progress: Progress | None = None,
 ) -> set[str] | None:
     """A first write-back into a folder that does not exist yet (or is empty): git checks
     the files out into a new folder of gitmem's own beside it (`Repository.check_out`: no
@@ -444,7 +444,8 @@ def _check_out_new(
     no folder or the whole one, never a torn file. The paths written, their records in
     `done`; None when the folder was not new or git could not (nothing written: the caller
     writes each file as for any write-back). Files outside the folder and `.gitattributes`
-    (which git would read as its own settings) are left to the caller."""
+    (which git would read as its own settings) are left to the caller. `progress` is told
+    the files git has written after each `CHECKOUT_CHUNK` of them."""
     inside = {
         rel: oid
         for rel, oid in target.items()
@@ -462,7 +463,8 @@ def _check_out_new(
     except OSError:
         return None
     try:
-        if not repo.check_out(inside, stage):
+        told = (lambda n: progress(f"writing {folder}", n)) if progress else None
+        if not repo.check_out(inside, stage, CHECKOUT_CHUNK, told):
             return None
         made: dict[str, FileRecord] = {}
         inodes: set[int] = set()

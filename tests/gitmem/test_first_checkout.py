@@ -11,6 +11,7 @@ import stat
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -104,8 +105,8 @@ def test_a_folder_made_while_git_checks_out_is_never_replaced(
     target = _tree(repo)
     real = Repository.check_out
 
-    def and_meanwhile(self: Repository, files: dict[str, str], stage: Path) -> bool:
-        ok = real(self, files, stage)
+    def and_meanwhile(self: Repository, files: dict[str, str], stage: Path, *more: Any) -> bool:
+        ok = real(self, files, stage, *more)
         folder.mkdir()
         (folder / "note-0.md").write_bytes(b"mine\n")
         return ok
