@@ -170,6 +170,14 @@ class MemoryRepository(MemoryStore):
     def count_commits(self, rev: str) -> int:
         return len(self._commits(rev))
 
+    def has_own_commits(self, tip: str, held: Sequence[str]) -> bool:
+        hidden: set[str] = set()
+        for oid in held:
+            hidden |= set(self._ancestors(oid))
+        return any(
+            len(self.read_commit(oid)[1]) < 2 for oid in self._ancestors(tip) if oid not in hidden
+        )
+
     def ahead_behind(self, local: str | None, remote: str | None) -> tuple[int, int]:
         if not local or not remote:
             return (

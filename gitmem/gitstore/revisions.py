@@ -57,6 +57,12 @@ class History(GitDir):
     def count_commits(self, rev: str) -> int:
         return int(self.git("rev-list", "--count", rev).stdout.strip())
 
+    def has_own_commits(self, tip: str, held: Sequence[str]) -> bool:
+        """Whether `tip` reaches a commit that is not a merge and that none of `held` reaches
+        (an edit of its own, not only merges of what `held` already has). One process."""
+        out = self.git("rev-list", "--no-merges", "-n1", tip, "--not", *held, "--").stdout
+        return bool(out.strip())
+
     def log(
         self,
         rev: str,

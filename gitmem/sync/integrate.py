@@ -26,8 +26,16 @@ class Integrate:
             return
         if local is not None and repo.is_ancestor(remote_tip, local):
             return
-        if local is None or repo.is_ancestor(local, remote_tip):
-            merged = remote_tip  # a merge elsewhere that resolved against us: told at the end
+        if (
+            local is None
+            or repo.is_ancestor(local, remote_tip)
+            or (tip is None and not repo.has_own_commits(local, [remote_tip]))
+        ):
+            # a merge elsewhere that resolved against us: told at the end. Or ours holds no
+            # edit the remote's lacks, only merges of what it holds (a fold of writer refs a
+            # teammate's landed first, sync/writers.py): its merge, not a second one of the
+            # same edits, so every clone ends on the same commit, byte for byte
+            merged = remote_tip
             if self.opts.force_key:
                 merged = self.gate.adopt_key(remote_tip)
         else:

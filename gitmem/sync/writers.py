@@ -25,6 +25,7 @@ from gitmem.project.writerrefs import (
     WRITERS,
     enabled,
     fetch_spec,
+    fetched_writers,
     remote_name,
     tracking_folder,
     unmerged,
@@ -103,6 +104,11 @@ class WriterRefs:
             return rejected
         project, remote = self.project, self.project.remote
         assert remote is not None
+        held = [t for t in (self.repo.resolve(project.tracking_ref(TEAM_REF)),) if t]
+        if not self.repo.has_own_commits(local, held + list(fetched_writers(project).values())):
+            # only folds of what the remote holds (a teammate folded first): nothing to land;
+            # the retry round takes their fold (Integrate.integrate), so all end the same
+            return rejected
         name = remote_name(project, self.wid)
         known = self.repo.resolve(self.own_tracking)
         try:

@@ -167,5 +167,8 @@ def test_pull_and_sync_fetch_once_and_push_does_not_fetch(
             assert found == []
         else:
             assert len(found) == 1 and "--dry-run" not in found[0], found
-            # exact names, never a glob (issue 22)
-            assert not any("*" in arg for arg in found[0]), found
+            # exact names, never a glob over our refs (issue 22); the one glob is the team
+            # ref's writer refs, their own namespace (gitmem/sync/writers.py)
+            globs = [arg for arg in found[0] if "*" in arg]
+            writers = "+refs/gitmem/writers/team/*:refs/gitmem-remotes/origin/writers/team/*"
+            assert globs == [writers], found

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.support.world import REPO_ROOT, World, folder_bytes
 
 MEMORY = "- [Build](build.md) — how to build\n- [Ünïcode](uni.md) — naïve café\n"
@@ -128,9 +130,14 @@ def test_three_clones_several_rounds_converge_byte_for_byte(world: World) -> Non
     assert "<<<<<<<" not in index_text
 
 
-def test_push_race_is_retried_not_forced(world: World) -> None:
+@pytest.mark.parametrize("writer_refs", [False, True])
+def test_push_race_is_retried_not_forced(world: World, writer_refs: bool) -> None:
+    """Off: each loser retries on the team ref. On: a loser lands on its writer ref at once,
+    and one sync of each clone folds them all into the team ref. Never forced either way."""
     clones = [world.clone(f"r{i}") for i in range(4)]
     for i, clone in enumerate(clones):
+        if not writer_refs:
+            world.git("config", "gitmem.writerRefs", "false", cwd=clone)
         folder = world.scope_path(clone, "team")
         folder.mkdir(parents=True)
         (folder / f"fact-{i}.md").write_text(f"fact {i}\n")
@@ -146,6 +153,9 @@ def test_push_race_is_retried_not_forced(world: World) -> None:
     ]
     results = [(p.wait(timeout=120), p.stderr.read().decode()) for p in procs]  # type: ignore[union-attr]
     assert all(code == 0 for code, _ in results), results
+    if writer_refs:
+        for clone in clones:  # sequentially: each fold lands on the team ref
+            world.ok("-C", str(clone), "sync")
     tree = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=world.remote).split()
     assert sorted(t for t in tree if t.startswith("team/")) == [
         f"team/fact-{i}.md" for i in range(4)

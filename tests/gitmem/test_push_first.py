@@ -53,6 +53,7 @@ def test_push_with_nobody_ahead_does_not_fetch(world: World, fetches: list[str])
 
 def test_a_rejected_push_fetches_merges_and_pushes(world: World, fetches: list[str]) -> None:
     a, b = world.clone("a"), world.clone("b")
+    world.git("config", "gitmem.writerRefs", "false", cwd=a)  # the retry on the team ref
     da, db = world.scope_path(a, "team"), world.scope_path(b, "team")
     da.mkdir(parents=True)
     (da / "notes.md").write_text("1\n2\n3\n")
@@ -80,3 +81,30 @@ def test_sync_and_pull_fetch_first(world: World, fetches: list[str]) -> None:
     assert len(fetches) == 1
     assert cli("-C", str(a), "sync") == 0
     assert len(fetches) == 2
+
+
+def test_a_rejected_push_lands_on_its_writer_ref_without_a_fetch(
+    world: World, fetches: list[str]
+) -> None:
+    """Writer refs on (the default): the rejected push lands at once on the clone's writer
+    ref, no fetch; the next sync of either clone folds it, and both converge."""
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a, "team"), world.scope_path(b, "team")
+    da.mkdir(parents=True)
+    (da / "notes.md").write_text("1\n2\n3\n")
+    assert cli("-C", str(a), "sync") == 0
+    assert cli("-C", str(b), "sync") == 0
+    (db / "notes.md").write_text("1 from b\n2\n3\n")
+    assert cli("-C", str(b), "push") == 0
+    fetches.clear()
+    (da / "notes.md").write_text("1\n2\n3 from a\n")
+    assert cli("-C", str(a), "push") == 0
+    assert fetches == [], "landed on the writer ref: no fetch"
+    landed = world.git(
+        "for-each-ref", "--format=%(refname)", "refs/gitmem/writers/", cwd=world.remote
+    )
+    assert len(landed.split()) == 1
+    assert cli("-C", str(b), "sync") == 0
+    assert cli("-C", str(a), "sync") == 0
+    assert (da / "notes.md").read_text() == "1 from b\n2\n3 from a\n"
+    assert folder_bytes(da) == folder_bytes(db)

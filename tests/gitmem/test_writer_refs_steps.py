@@ -206,3 +206,32 @@ def test_a_merged_writer_ref_its_owner_never_deletes_costs_no_check_on_later_syn
         sync(a)
     assert tip not in asked
     assert list(writer_refs(remote).values()) == [tip], "never deleted but by its owner"
+
+
+def test_a_fold_beaten_by_a_teammates_fold_takes_theirs_and_lands_nothing(
+    pair: tuple[Clones, Remote],
+) -> None:
+    """Two clones fold the same writer ref at once; the one whose push is beaten has no edit
+    of its own: it takes the teammate's fold, and lands no second fold of the same edits on a
+    writer ref (which would leave the two clones on different merges of them)."""
+    clone, remote = pair
+    a, b = clone("a"), clone("b")
+    write(a, "MEMORY.md", "- [Seed](seed.md) — seed\n")
+    write(a, "seed.md", "# seed\n")
+    sync(a)
+    sync(b)
+    write(a, "from-a.md", "# a\n")
+    write(b, "from-b.md", "# b\n")
+    sync(a, "push")
+    sync(b, "push")  # beaten: lands on b's writer ref
+    assert list(writer_refs(remote)) == [WRITERS + writer_id(b.repo)]
+    sync(a, "pull")  # a folds b's writer ref here, and has not pushed its fold yet
+    sync(b)  # b folds it too, lands its fold on the team ref first, and retires its ref
+    tip = remote.refs()[TEAM_REF]
+    assert writer_refs(remote) == {}
+    sync(a, "push")  # a's fold is beaten, with nothing of a's own in it
+    assert writer_refs(remote) == {}, "no second fold landed"
+    assert remote.refs()[TEAM_REF] == tip
+    assert a.repo.resolve(TEAM_REF) == b.repo.resolve(TEAM_REF) == tip
+    assert files(a) == files(b)
+    assert {"from-a.md", "from-b.md"} <= set(files(a))
