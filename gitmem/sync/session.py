@@ -55,8 +55,6 @@ class Session:
         self.integrate = Integrate(run, self.gate)
         self.writeback = WriteBack(run)
         self.writers = WriterRefs(run, self.gate, self.integrate)  # many writers: sync/writers.py
-        if self.writers.on:
-            self.transport.extra[TEAM_REF] = self.writers.specs()
 
     # -- entry point -------------------------------------------------------------------------
 

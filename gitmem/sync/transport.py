@@ -12,11 +12,10 @@ from gitmem.core.state import holding_lock
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
-from gitmem.project.scopes import GITMEM_PREFIX, TEAM_REF, Project
-from gitmem.project.writerrefs import enabled, fetch_spec
+from gitmem.project.scopes import GITMEM_PREFIX, Project
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import SyncOptions
-from gitmem.sync.start import DEFAULT_TIMEOUT, begin_fetch, fetch_plan
+from gitmem.sync.start import DEFAULT_TIMEOUT, begin_fetch, fetch_plan, writer_specs
 
 __all__ = ["Exchange", "fetch_plan", "fetch_tracking"]
 
@@ -31,7 +30,7 @@ class Exchange:
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
         self.rejected: list[str] = []  # refs the last push saw rejected (someone pushed first)
         # ref -> glob refspecs fetched with it (its writer refs: sync/writers.py)
-        self.extra: dict[str, list[str]] = {}
+        self.extra = writer_specs(self.project, run.by_ref)
 
     # -- 2. transport ------------------------------------------------------------------------
 
@@ -272,9 +271,8 @@ def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     remote keeps its tracking ref (status tells "deleted there"); the next sync prunes it and
     pushes the ref back.
     """
+    # the team ref's writer refs come with it (Exchange.extra): status names the unfolded ones
     transport = Exchange(SyncRun(project, SyncOptions(mode="pull", timeout=timeout)))
-    if TEAM_REF in transport.run.by_ref and enabled(project):
-        transport.extra[TEAM_REF] = [fetch_spec(project)]  # status names the unfolded ones
     if transport.run.by_ref:
         with holding_lock(project.repo, transport.opts.lock_wait):  # the checks' pin: read here
             transport.fetch(prune=False)

@@ -24,7 +24,6 @@ from gitmem.project.writerrefs import (
     MAX_WRITER_REFS,
     WRITERS,
     enabled,
-    fetch_spec,
     fetched_writers,
     remote_name,
     tracking_folder,
@@ -57,9 +56,6 @@ class WriterRefs:
     @property
     def own_tracking(self) -> str:
         return tracking_folder(self.project) + self.wid
-
-    def specs(self) -> list[str]:
-        return [fetch_spec(self.project)] if self.on else []
 
     def check(self) -> None:
         """Each fetched writer tip through the team ref's gate (size, objects, paths, the
