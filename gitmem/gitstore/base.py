@@ -39,7 +39,7 @@ def tracked_listing(paths: Sequence[str]) -> tuple[str, ...]:
     return ("ls-files", "-z", "--full-name", "--", *(f":(top){p}" for p in paths))
 
 
-HEX = frozenset("0123456789abcdef")
+HEX = "0123456789abcdef"
 # the git commands through which gitmem moves refs: running one forgets the ref cache
 REF_WRITERS = frozenset(("update-ref", "fetch", "push", "pull", "symbolic-ref", "pack-refs", "gc"))
 
@@ -157,7 +157,7 @@ class GitDir:
             self._reader = None
 
     def _is_oid(self, name: str) -> bool:
-        return len(name) == self._hash_len and all(c in HEX for c in name)
+        return len(name) == self._hash_len and not name.strip(HEX)  # in C
 
     # -- configuration -----------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from gitmem.core.sanitize import shown_url
 from gitmem.errors import RemoteError
-from gitmem.gitstore.base import GitDir
+from gitmem.gitstore.base import OURS, GitDir
 from gitmem.gitstore.process import Completed, Running
 
 # rejections that mean "someone pushed first": fetch, merge and push again
@@ -198,7 +198,10 @@ class Transport(GitDir):
         args = ["push", "--porcelain", "--no-verify"] + (["--atomic"] if atomic else [])
         if sealed_only:
             args = ["-c", "pack.compression=0", *args]
+        known = self._refs
         proc = self._transport([*args, remote, *refspecs], timeout)
+        if known is not None and not self._tracks_ours(remote):
+            self._refs = known  # a push moves no ref here but a tracking ref the remote maps
         out = proc.stdout.decode("utf-8", "replace")
         err = proc.stderr.decode("utf-8", "replace")
         if atomic and "does not support --atomic" in err:
@@ -233,6 +236,17 @@ class Transport(GitDir):
         return PushOutcome(
             False, tuple(rejected), git_reasons(err), tuple(accepted), refused, blockers
         )
+
+    def _tracks_ours(self, remote: str) -> bool:
+        """Whether `remote`'s fetch refspecs may map a pushed ref to one of ours (git's
+        "opportunistic" update of remote-tracking refs after a push): then the refs are read
+        again after a push; else a push leaves every ref here as it was (one process fewer)."""
+        for spec in self.config().get(f"remote.{remote}.fetch", []):
+            dst = spec.lstrip("+").partition(":")[2]
+            head = dst.split("*", 1)[0]  # a glob's fixed part ("": any ref)
+            if dst and any(o.startswith(head) or head.startswith(o) for o in OURS):
+                return True
+        return False
 
     def ls_remote(
         self, remote: str, patterns: Sequence[str], timeout: float | None = None

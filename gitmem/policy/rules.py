@@ -483,8 +483,11 @@ def unsealed(
     that `gitmem.encrypt` seals here (`wanted`), that the earlier commit held encrypted
     (`before`), and that now hold plaintext files. A ref that never encrypted a prefix is
     re-written encrypted on the next push, not forged; gitmem.encrypt off|local wants fewer."""
+    candidates = set(wanted) & before - now
+    if not candidates:  # nothing encrypted before is plain now: no path need be read
+        return []
     tops = {p.split("/", 1)[0] for p in paths if "/" in p}
-    return sorted(p for p in set(wanted) & before - now if p in tops)
+    return sorted(p for p in candidates if p in tops)
 
 
 def sealed_in(paths: Iterable[str]) -> frozenset[str]:

@@ -12,13 +12,16 @@ from dataclasses import dataclass, field
 
 from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
+from gitmem.gitstore.treediff import Change
 from gitmem.merge.tree import blobs
 from gitmem.policy.rules import MAX_DEPTH, Finding, blocking, check_name
 from gitmem.policy.treecheck import MAX_TREE_BYTES
 from gitmem.privacy.ciphercache import PRIVATE, CipherCache, file_stamp
 from gitmem.privacy.crypto import (
     ENDORSEMENT_FILE,
+    FAN_CHARS,
     FANNED,
+    FLAT,
     KEY_DIR,
     MANIFEST,
     MIXED,
@@ -102,19 +105,92 @@ class Opened:
 
 
 @dataclass
+class Split:
+    """A tree of the personal ref as `split_tree` gives it: the files outside sealed folders
+    (path -> blob id), each sealed folder's entries (hidden name, or another name as stored,
+    -> blob id) and its layout."""
+
+    rest: dict[str, str]
+    parts: dict[str, dict[str, str]]
+    layouts: dict[str, str]
+
+    def listing(self) -> dict[str, str]:
+        """The tree's files again: path -> blob id."""
+        out = dict(self.rest)
+        for prefix, names in self.parts.items():
+            fanned = self.layouts.get(prefix) == FANNED
+            out.update(
+                {
+                    f"{prefix}/{stored_name(n) if fanned and len(n) == 64 else n}": o
+                    for n, o in names.items()
+                }
+            )
+        return out
+
+    def changed(self, changes: list[Change]) -> Split | None:
+        """This split with `changes` (a tree diff from its tree) applied, the entries that did
+        not change copied in C; None where the changes could make `split_tree` answer
+        otherwise than by entry (a sealed folder gained or lost its manifest, or an entry in
+        the other layout): the caller splits the whole listing then."""
+        rest = dict(self.rest)
+        parts = {p: dict(n) for p, n in self.parts.items()}
+        touched: set[str] = set()
+        for change in changes:
+            top, _, rel = change.path.partition("/")
+            names = parts.get(top)
+            if names is None:
+                if top in PERSONAL_PREFIXES and rel == MANIFEST:
+                    return None  # a folder sealed now: split whole
+                if change.new is None:
+                    rest.pop(change.path, None)
+                else:
+                    rest[change.path] = change.new.oid
+                continue
+            if rel == MANIFEST and change.new is None:
+                return None  # no longer sealed
+            if len(rel) == 65 and rel[FAN_CHARS] == "/":
+                if self.layouts[top] != FANNED:
+                    return None
+                rel = rel[:FAN_CHARS] + rel[FAN_CHARS + 1 :]
+            elif len(rel) == 64 and self.layouts[top] != FLAT:
+                return None
+            touched.add(top)
+            if change.new is None:
+                names.pop(rel, None)
+            else:
+                names[rel] = change.new.oid
+        for top in touched:  # a fanned folder whose fanned entries are all gone is flat
+            if self.layouts[top] == FANNED and not any(len(n) == 64 for n in parts[top]):
+                return None
+        return Split(rest, parts, dict(self.layouts))
+
+
+@dataclass
 class Decoded:
     files: dict[str, str]  # plaintext: gitmem.toml and prefix/path -> blob id
     keyring: Keyring | None
     sealed: frozenset[str] = frozenset()  # prefixes that were encrypted in the commit
     gens: dict[str, int] = field(default_factory=dict)  # prefix -> its manifest's generation
     manifests: dict[str, str] = field(default_factory=dict)  # prefix -> manifest blob id
-    # what an incremental decode starts from (empty for what encode made)
+    # what an incremental decode starts from (empty for what encode made): the tree's files
+    # as `split_tree` gives them, kept split (a decode from here applies the tree diff's
+    # changes to copies, not a split of the whole listing again)
     tree: str = ""  # the commit's tree
-    listing: dict[str, str] = field(default_factory=dict)  # the tree: path -> blob id
+    split: Split | None = None
     opened: dict[str, Opened] = field(default_factory=dict)  # sealed prefix -> its check
     key_id: str = ""  # the scope key the sealed folders were checked with
     stored: bool = False  # the last run's record: a start for a decode, not a decode
     flat: frozenset[str] = frozenset()  # sealed prefixes in the flat layout (an older gitmem's)
+
+    def tops(self) -> set[str]:
+        """The top folders `files` holds files in: from the split where there is one (the
+        files outside sealed folders, and the sealed folders holding any), not a walk over
+        every plaintext path."""
+        if self.split is None:
+            return {p.split("/", 1)[0] for p in self.files if "/" in p}
+        tops = {p.split("/", 1)[0] for p in self.split.rest if "/" in p}
+        tops.discard(KEY_DIR)  # the key files are not among `files`
+        return tops | {prefix for prefix, o in self.opened.items() if o.plain}
 
 
 @dataclass
@@ -193,7 +269,8 @@ class PersonalCodec:
         if base is not None and base.tree == root and not base.stored:
             self._decoded[commit] = base  # the same tree: the same plaintext, checked
             return base
-        listing, changed = self._listing(root, base)
+        split, changed = self._listing(root, base)
+        listing = split.listing() if self._encoded else {}
         for tree, plain in self._encoded:
             if listing == tree:  # what encode made in this run: its plaintext, not re-opened
                 self._decoded[commit] = plain
@@ -201,14 +278,14 @@ class PersonalCodec:
                     self.cache.form = [commit, *self.wanted]
                     self.cache.dirty = True
                 return plain
-        rest, parts, layouts = split_tree(listing)
+        rest, parts, layouts = split.rest, split.parts, split.layouts
         keyfiles = {p: o for p, o in rest.items() if p.startswith(KEY_DIR + "/")}
         files = {p: o for p, o in rest.items() if p not in keyfiles}
         where = f"commit {commit[:12]} of {self.ref}"
         if SCOPE_KEY_FILE not in keyfiles:
             if parts:
                 raise DecryptError(f"{where} holds an encrypted manifest but no key", REFUSED_HINT)
-            done = Decoded(files, None, tree=root, listing=listing)
+            done = Decoded(files, None, tree=root, split=split)
             self._decoded[commit] = self._base = done
             return done
         key = self.unlock(keyfiles[SCOPE_KEY_FILE])
@@ -249,7 +326,7 @@ class PersonalCodec:
             gens,
             manifests,
             root,
-            listing,
+            split,
             checked,
             key.key_id,
             flat=frozenset(p for p, layout in layouts.items() if layout != FANNED),
@@ -257,24 +334,29 @@ class PersonalCodec:
         self._decoded[commit] = self._base = done
         return done
 
-    def _listing(self, root: str, base: Decoded | None) -> tuple[dict[str, str], set[str] | None]:
-        """The files of tree `root` and the paths that differ from `base`'s tree (None: all
-        listed afresh). From a decoded commit of this run the two trees' changed folders are
-        read (gitstore/treediff.py), not a listing of the whole ref: at ten changed files of
+    def _listing(self, root: str, base: Decoded | None) -> tuple[Split, set[str] | None]:
+        """The files of tree `root`, split (`split_tree`), and the paths that differ from
+        `base`'s tree (None: all listed afresh). From a decoded commit of this run (or the last
+        run's record) the two trees' changed folders are read (gitstore/treediff.py), not a
+        listing of the whole ref, and only their entries are split: at ten changed files of
         ten thousand that is most of a pull's decode (docs/performance.md)."""
-        if base is not None and base.tree:
+        if base is not None and base.tree and base.split is not None:
             diff = self.repo.tree_changes(
                 base.tree, root, MAX_INCREMENTAL, MAX_DEPTH, MAX_TREE_BYTES
             )
             if diff is not None:
-                listing = dict(base.listing)
+                changed = {c.path for c in diff.changes}
+                split = base.split.changed(diff.changes)
+                if split is not None:
+                    return split, changed
+                listing = base.split.listing()
                 for change in diff.changes:
                     if change.new is None:
                         listing.pop(change.path, None)
                     else:
                         listing[change.path] = change.new.oid
-                return listing, {c.path for c in diff.changes}
-        return blobs(self.repo.list_tree(root)), None
+                return Split(*split_tree(listing)), changed
+        return Split(*split_tree(blobs(self.repo.list_tree(root)))), None
 
     def scope_key(self, tree: str) -> ScopeKey | None:
         """The key a tree of the personal ref is sealed with; None: none, or not granted here."""
@@ -703,7 +785,7 @@ class PersonalCodec:
         return reason
 
     def _form_change(self, decoded: Decoded) -> str | None:
-        present = {p.split("/", 1)[0] for p in decoded.files if "/" in p}
+        present = decoded.tops()
         # an empty sealed folder (its manifest) holds nothing
         return form_change(present, decoded.sealed & present, self.wanted)
 
@@ -850,8 +932,8 @@ class PersonalCodec:
 
         from gitmem.project.confinement import write_no_links
 
-        sealed = tuple(f"{prefix}/" for prefix in base.opened)
-        rest = {p: o for p, o in base.listing.items() if not p.startswith(sealed)}
+        assert base.split is not None
+        rest = base.split.rest
         common = self.repo.common_dir
         journal = self._journal_for(base, rest)
         if journal is not None:
@@ -1012,17 +1094,28 @@ class PersonalCodec:
             journaled = self._read_journal(opened, stamp)
             if journaled is not None:
                 tree, key_id, listing = journaled
-            for prefix, o in opened.items():
-                listing[f"{prefix}/{MANIFEST}"] = o.manifest
-                at = stored_name if o.fanned else str
-                listing.update({f"{prefix}/{at(n)}": o.ciphers[p] for p, n in o.listed.items()})
-                listing.update({f"{prefix}/{at(n)}": c for n, c in o.shards.values()})
+            parts: dict[str, dict[str, str]] = {}
+            for prefix, o in opened.items():  # keyed as split_tree keys them: hidden names
+                names = dict(
+                    zip(o.listed.values(), map(o.ciphers.__getitem__, o.listed), strict=True)
+                )
+                names.update(o.shards.values())
+                names[MANIFEST] = o.manifest
+                parts[prefix] = names
         except (ValueError, KeyError, TypeError, AttributeError, GitmemError, OSError):
             self._file = {}
             return None
         self._stored_tree = tree
         return Decoded(
-            {}, None, tree=tree, listing=listing, opened=opened, key_id=key_id, stored=True
+            {},
+            None,
+            tree=tree,
+            split=Split(
+                listing, parts, {p: FANNED if o.fanned else FLAT for p, o in opened.items()}
+            ),
+            opened=opened,
+            key_id=key_id,
+            stored=True,
         )
 
 

@@ -19,6 +19,10 @@ from gitmem.sync.start import DEFAULT_TIMEOUT, begin_fetch, fetch_plan, writer_s
 
 __all__ = ["Exchange", "fetch_plan", "fetch_tracking"]
 
+# a push of one commit reads what it adds from its trees' changed folders up to this many
+# changed entries; more, and `log` lists them (one process)
+OUTGOING_CHANGES = 4096
+
 
 class Exchange:
     """The sync's exchange with the remote: fetch our refs, push them without force (git's
@@ -196,7 +200,7 @@ class Exchange:
         allow = user_allow_list(self.repo.config(), str(self.repo.common_dir))
         hits: list[str] = []
         for local, known in pending.values():
-            changes = self.repo.commit_changes(local, [known] if known else [])
+            changes = self._outgoing(local, known)
             for commit, path, match in secrets_in_commits(
                 changes,
                 self.repo.read_blob,
@@ -212,6 +216,32 @@ class Exchange:
                 "drop the commits that hold them from the local ref (a later commit that removes "
                 f"a secret still publishes it); {ALLOW_HINT}; or push anyway with --no-verify",
             )
+
+    def _outgoing(
+        self, local: str, known: str | None
+    ) -> list[tuple[str, dict[str, str]]] | list[tuple[str, dict[str, tuple[str, str]]]]:
+        """The commits a push of `local` publishes over `known` (the remote's tip), each with
+        the entries it adds or changes. One commit on top of `known` (what a sync commits) is
+        read in-process from the two trees' changed folders (gitstore/treediff.py); anything
+        else (several commits, a merge, a first push, a diff past its bounds) by `log`, one
+        process (`Repository.commit_changes`)."""
+        if known:
+            tree, parents, _ = self.repo.read_commit(local)
+            if parents == [known]:
+                from gitmem.policy.rules import MAX_DEPTH
+                from gitmem.policy.treecheck import MAX_TREE_BYTES
+
+                diff = self.repo.tree_changes(
+                    self.repo.read_commit(known)[0],
+                    tree,
+                    OUTGOING_CHANGES,
+                    MAX_DEPTH,
+                    MAX_TREE_BYTES,
+                )
+                if diff is not None:
+                    added = {c.path: c.new.oid for c in diff.changes if c.new is not None}
+                    return [(local, added)]
+        return self.repo.commit_changes(local, [known] if known else [])
 
     def _refusal(self, remote: str, label: str, outcome: PushOutcome) -> RemoteError:
         """One line for a push the server refused for good, and the way out."""
