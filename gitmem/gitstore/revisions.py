@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir
 
 
@@ -19,11 +20,41 @@ class Commit(NamedTuple):
     paths: tuple[str, ...]
 
 
+# a merge base is first looked for among this many commits behind each side, read in-process
+# (a pull or push is mostly one side a few commits ahead of the other); then `git merge-base`
+NEAR_ANCESTRY = 8
+
+
 class History(GitDir):
+    if TYPE_CHECKING:  # the object store's (gitstore/objects.py), beside this in Repository
+
+        def read_commit(self, oid: str) -> tuple[str, list[str], str]: ...
+
+    def _within(self, start: str, target: str) -> bool:
+        """Whether `target` is `start` or one of its first NEAR_ANCESTRY ancestors (breadth
+        first, read in-process); False also where a commit cannot be read here."""
+        todo, seen = [start], set[str]()
+        try:
+            while todo and len(seen) < NEAR_ANCESTRY:
+                commit = todo.pop(0)
+                if commit == target:
+                    return True
+                if commit not in seen:
+                    seen.add(commit)
+                    todo += self.read_commit(commit)[1]
+        except GitError:
+            return False
+        return False
+
     def merge_base(self, a: str, b: str) -> str | None:
         key = ("base", a, b)
         if key in self._ancestry:
             return self._ancestry[key]
+        if self._is_oid(a) and self._is_oid(b):  # one side a few commits behind the other
+            near = a if self._within(b, a) else b if self._within(a, b) else None
+            if near is not None:
+                self._ancestry[key] = near
+                return near
         proc = self.git("merge-base", a, b, check=False)
         base = proc.stdout.decode().strip() or None if proc.returncode == 0 else None
         if self._is_oid(a) and self._is_oid(b):  # commits never change: remember the answer

@@ -137,3 +137,53 @@ def test_a_sealed_only_push_sends_its_objects_stored_and_they_land(
     assert landed == commit
     packs = sum(p.stat().st_size for p in (remote / "objects" / "pack").glob("*.pack"))
     assert (packs > len(data)) is sealed_only
+
+
+def test_a_merge_base_read_in_process_is_the_one_git_gives(tmp_path: Path) -> None:
+    """A side a few commits behind the other is found by reading commits in-process
+    (revisions.NEAR_ANCESTRY); farther, diverged or unrelated ones ask git: the answers are
+    git's either way."""
+    repo = _repo(tmp_path)
+    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
+    chain = [repo.write_commit(tree, [], "0")]
+    for i in range(12):
+        chain.append(repo.write_commit(tree, [chain[-1]], str(i + 1)))
+    side = repo.write_commit(tree, [chain[3]], "side")
+    merge = repo.write_commit(tree, [side, chain[12]], "merge")
+    lone = repo.write_commit(tree, [], "unrelated")
+    pairs = [(chain[0], chain[12]), (chain[10], chain[12]), (chain[12], chain[10])]
+    pairs += [(side, chain[12]), (chain[5], chain[5]), (side, merge), (merge, chain[2])]
+    pairs += [(lone, chain[1])]
+    for a, b in pairs:
+        git = subprocess.run(
+            ["git", "merge-base", a, b], cwd=tmp_path, capture_output=True, text=True
+        )
+        expected = git.stdout.strip() or None
+        fresh = Repository(tmp_path)
+        assert fresh.merge_base(a, b) == expected, (chain.index(a) if a in chain else a, b)
+        assert Repository(tmp_path).is_ancestor(a, b) == (expected == a)
+
+
+@pytest.mark.parametrize("mapped", [False, True])
+def test_a_push_keeps_the_ref_cache_unless_the_remote_maps_into_our_refs(
+    tmp_path: Path, mapped: bool
+) -> None:
+    """git moves no local ref on a push but the remote-tracking refs its fetch refspecs map
+    the pushed names to: with none mapping into ours, the cache stays (no `for-each-ref` after
+    a push); with one (a user's own refspec), the refs are read again and the move is seen."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    repo = _repo(tmp_path / "work")
+    repo.git("remote", "add", "origin", str(remote))
+    if mapped:
+        repo.git("config", "--add", "remote.origin.fetch", "+refs/gitmem/*:refs/gitmem-remotes/o/*")
+    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
+    commit = repo.write_commit(tree, [], "one")
+    repo.update_ref("refs/gitmem/team", commit, None)
+    repo.config()  # the configuration and our refs as read when a sync opens
+    assert repo.our_refs() == {"refs/gitmem/team": commit}
+    assert repo.push("origin", ["refs/gitmem/team:refs/gitmem/team"]).ok
+    assert (repo._refs is None) == mapped
+    fresh = Repository(tmp_path / "work").our_refs()
+    assert repo.our_refs() == fresh
+    assert ("refs/gitmem-remotes/o/team" in fresh) == mapped

@@ -1,0 +1,200 @@
+"""A push of ten changed files of an encrypted folder, and the pull that brings them into the
+other machine, do work proportional to the change, not to the folder (issue 23,
+docs/performance.md): the git processes each starts are a counted list, each with its reason,
+whatever the folder's size; neither lists nor splits the whole personal ref, and the pull's
+decode opens only the changed files and the shards that list them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitmem.cli import main
+from gitmem.gitstore import Repository
+from gitmem.privacy import codec
+from gitmem.privacy.crypto import ScopeKey, split_tree
+from tests.support.settled import settled_worlds, take, users_in_module
+from tests.support.world import World
+
+FILES = 240
+CHANGED = 10
+
+
+def _sync(clone: Path, mode: str) -> None:
+    """The command as a user runs it (its opening, its early fetch), in this process."""
+    assert main(["-C", str(clone), mode, "-q"]) == 0
+
+
+def _edit(folder: Path, round_: int) -> None:
+    for k in range(CHANGED):
+        path = folder / f"m{(round_ * CHANGED + k) % FILES:04d}.md"
+        path.write_text(path.read_text() + f"- round {round_}: {k}\n")
+
+
+def _write(world: World) -> None:
+    a = world.clone("a")
+    world.clone("b")
+    folder = world.scope_path(a)
+    folder.mkdir(parents=True)
+    (folder / "MEMORY.md").write_text("- index\n")
+    for i in range(FILES):
+        (folder / f"m{i:04d}.md").write_text(f"# note {i}\n- memory {i}\n")
+
+
+def _live(world: World) -> None:
+    """Edits pushed from one machine and pulled into the other, twice: the records and
+    journals a user's clone holds."""
+    a, b = world.root / "a", world.root / "b"
+    world.ok("-C", str(a), "push", "-q")
+    world.ok("-C", str(b), "pull", "-q")
+    for round_ in range(2):
+        _edit(world.scope_path(a), round_)
+        world.ok("-C", str(a), "push", "-q")
+        world.ok("-C", str(b), "pull", "-q")
+
+
+def _settle(world: World) -> None:
+    for name in ("a", "b"):
+        world.ok("-C", str(world.root / name), "sync", "-q")
+
+
+@pytest.fixture(scope="module")
+def _pool(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    _remote_template: Path,
+) -> list[World]:
+    count = users_in_module(request, "lived")
+    root = tmp_path_factory.mktemp("lived")
+    return settled_worlds(root, _remote_template, count, _write, _live, _settle)
+
+
+@pytest.fixture
+def lived(_pool: list[World], monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+    """Two machines of one person (one HOME: one key) with FILES encrypted memory files, lived
+    in, then settled (files old enough for git's stat check of each folder's index)."""
+    world = take(_pool, monkeypatch)
+    a = world.root / "a"
+    return a, world.root / "b", world.scope_path(a)
+
+
+def _git_commands(trace: Path) -> list[str]:
+    """git's subcommand of each process gitmem started (not the ones git starts below them)."""
+    out = []
+    for line in trace.read_text().splitlines():
+        e = json.loads(line)
+        if e["event"] == "start" and "/" not in e["sid"]:
+            args = list(e["argv"][1:])
+            while args and args[0].startswith("-"):
+                takes = args[0] in ("-C", "-c", "--git-dir", "--work-tree")
+                args = args[2:] if takes else args[1:]
+            out.append(args[0] if args else "")
+    return out
+
+
+class Work:
+    """What one run did: the git processes, the listings split and whole trees listed, the
+    files opened (decrypted) and sealed."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, trace: Path) -> None:
+        self.trace = trace
+        self.split: list[int] = []  # entries of each listing split whole
+        self.listed: list[str] = []  # trees listed whole (`ls-tree -r`)
+        self.opened: list[str] = []
+        self.sealed: list[str] = []
+        monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+        list_tree = Repository.list_tree
+        key_open, key_seal = ScopeKey.open, ScopeKey.seal
+
+        def counted_split(files: dict[str, str]) -> object:
+            self.split.append(len(files))
+            return split_tree(files)
+
+        def counted_list(repo: Repository, treeish: str, sizes: bool = False) -> object:
+            self.listed.append(treeish)
+            return list_tree(repo, treeish, sizes)
+
+        def counted_open(key: ScopeKey, ad: str, data: bytes) -> bytes:
+            self.opened.append(ad)
+            return key_open(key, ad, data)
+
+        def counted_seal(key: ScopeKey, ad: str, data: bytes) -> bytes:
+            self.sealed.append(ad)
+            return key_seal(key, ad, data)
+
+        monkeypatch.setattr(codec, "split_tree", counted_split)
+        monkeypatch.setattr(Repository, "list_tree", counted_list)
+        monkeypatch.setattr(ScopeKey, "open", counted_open)
+        monkeypatch.setattr(ScopeKey, "seal", counted_seal)
+
+    @property
+    def git(self) -> list[str]:
+        return _git_commands(self.trace)
+
+
+# the git processes of a push of CHANGED files: each one a reason
+PUSH = [
+    # opening the project, all three at once (gitstore/base.py Opening)
+    "config",
+    "ls-files",  # which memory paths the branch tracks
+    "rev-parse",
+    "for-each-ref",  # our refs, read under the lock
+    "diff-files",  # git's stat check of the folder...
+    "ls-files",  # ... and its new files
+    "update-ref",  # the new commit on the personal ref (CAS)
+    "push",  # without force; what it publishes is read from the trees' changed folders
+    "update-ref",  # the remote-tracking ref moved to what the remote now holds (CAS)
+]
+# the git processes of the pull of those CHANGED files into the other machine
+PULL = [
+    "config",
+    "ls-files",
+    "rev-parse",
+    "for-each-ref",
+    "fetch",  # the personal ref...
+    "fetch",  # ... the team ref the remote never had (git fails a fetch at a missing name)
+    "diff-files",
+    "ls-files",
+    "for-each-ref",  # what the fetch moved
+    "cat-file",  # the object reader (packed objects)
+    "cat-file",  # the sizes of the changed files' old blobs (packed) for the tree check
+    "update-ref",  # the personal ref fast-forwarded (CAS); the ancestry is read in-process
+]
+
+
+def test_a_push_of_ten_changed_files_does_work_of_ten(
+    lived: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    a, _, folder = lived
+    _edit(folder, 7)
+    work = Work(monkeypatch, tmp_path / "push.json")
+    _sync(a, "push")
+    assert sorted(work.git) == sorted(PUSH), work.git
+    assert work.split == [] and work.listed == []  # nothing of the whole ref read
+    files = [ad for ad in work.sealed if ad.endswith(".md")]
+    assert len(files) == CHANGED  # only the changed files sealed...
+    assert len(work.sealed) - len(files) <= CHANGED + 1  # ... their shards and the record
+    # opened: the record, the shards of the changed files' buckets, the changed files' old
+    # ciphertext (the tip holds the bytes the edit started from)
+    assert work.opened.count("auto/manifest") == 1
+    assert len([ad for ad in work.opened if ad.startswith("auto/manifest/")]) <= CHANGED
+    assert len([ad for ad in work.opened if ad.endswith(".md")]) == CHANGED
+
+
+def test_the_pull_of_ten_changed_files_does_work_of_ten(
+    lived: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    a, b, folder = lived
+    _edit(folder, 8)
+    _sync(a, "push")
+    work = Work(monkeypatch, tmp_path / "pull.json")
+    _sync(b, "pull")
+    assert sorted(work.git) == sorted(PULL), work.git
+    assert work.split == [] and work.listed == []  # the record and the trees' changed folders
+    files = [ad for ad in work.opened if ad.endswith(".md")]
+    assert len(files) == CHANGED  # only the changed files decrypted...
+    shards = [ad for ad in work.opened if ad.startswith("auto/manifest/")]
+    assert len(shards) <= CHANGED  # ... the shards that list them (not the other ones)
+    assert work.opened.count("auto/manifest") == 1  # and the fetched record, once
