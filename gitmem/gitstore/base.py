@@ -112,6 +112,10 @@ class GitDir:
         self._refs: dict[str, str] | None = None
         self._trees: dict[tuple[str, bool], dict[str, TreeEntry]] = {}
         self._ancestry: dict[tuple[str, str, str], str | None] = {}
+        # tree objects read or written in this run, by id (a push reads the folder's tree once
+        # per file it edits, then diffs what it wrote): bounded (gitstore/objects.py)
+        self._tree_objects: dict[str, bytes] = {}
+        self._tree_bytes = 0
         self._tracked: dict[str, bool] = {}
         opened = early.results(bare=self.is_bare)
         if opened.config is not None:

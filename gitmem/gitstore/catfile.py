@@ -17,12 +17,14 @@ CHUNK_BYTES = 4096  # questions written at once: under any system's pipe buffer
 
 
 class CatFile:
-    """One long-lived `git [options] cat-file --batch`; close it (or use `with`) when done."""
+    """One long-lived `git [options] cat-file --batch-command` (git ≥ 2.36): objects' contents,
+    and their type and size alone (`info`: a blob's size without reading it, no second
+    process); close it (or use `with`) when done."""
 
     def __init__(
         self, options: Sequence[str] = (), env: Mapping[str, str] | None = None, cwd: str = ""
     ) -> None:
-        self.argv = ["git", *options, "cat-file", "--batch"]
+        self.argv = ["git", *options, "cat-file", "--batch-command"]
         self.env = dict(os.environ if env is None else env)
         self.cwd = cwd
         self.pid = 0
@@ -41,7 +43,7 @@ class CatFile:
         or when git cannot be started."""
         if "\n" in spec or (not self.pid and not self._start()):
             return None
-        os.write(self.to_git, spec.encode("utf-8", "surrogateescape") + b"\n")
+        os.write(self.to_git, b"contents " + spec.encode("utf-8", "surrogateescape") + b"\n")
         return self._answer()
 
     def _answer(self) -> tuple[str, bytes] | None:
@@ -69,11 +71,37 @@ class CatFile:
         return out + self._ask(chunk) if chunk else out
 
     def _ask(self, specs: list[str]) -> list[tuple[str, bytes] | None]:
+        if not self._send("contents", specs):
+            return [None] * len(specs)
+        return [self._answer() if "\n" not in s else None for s in specs]
+
+    def sizes(self, specs: Sequence[str]) -> list[tuple[str, int] | None]:
+        """(type, size) of each object, nothing of its content read (`info`), pipelined a few
+        KiB of questions at a time as `read_many`; None for a missing one."""
+        out: list[tuple[str, int] | None] = []
+        step = CHUNK_BYTES // 48  # an id and its command: under 48 bytes a line
+        for start in range(0, len(specs), step):
+            chunk = list(specs[start : start + step])
+            if not self._send("info", chunk):
+                return out + [None] * (len(specs) - start)
+            out += [self._info() if "\n" not in s else None for s in chunk]
+        return out
+
+    def _send(self, command: str, specs: list[str]) -> bool:
+        """Write `command spec` for each spec without a newline; False when none is or git
+        cannot be started."""
         valid = [s for s in specs if "\n" not in s]
         if not valid or (not self.pid and not self._start()):
-            return [None] * len(specs)
-        os.write(self.to_git, "".join(s + "\n" for s in valid).encode("utf-8", "surrogateescape"))
-        return [self._answer() if "\n" not in s else None for s in specs]
+            return False
+        asked = "".join(f"{command} {s}\n" for s in valid)
+        os.write(self.to_git, asked.encode("utf-8", "surrogateescape"))
+        return True
+
+    def _info(self) -> tuple[str, int] | None:
+        header = self._line().split()  # "<id> <type> <size>", or "<spec> missing"
+        if len(header) != 3 or not header[2].isdigit():
+            return None
+        return header[1].decode(), int(header[2])
 
     def blob(self, spec: str) -> bytes | None:
         found = self.read(spec)

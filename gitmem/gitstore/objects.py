@@ -15,7 +15,7 @@ from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape
 from gitmem.gitstore.catfile import CatFile
 from gitmem.gitstore.process import clean_env, run_git
-from gitmem.gitstore.treediff import TreeDiff
+from gitmem.gitstore.treediff import _ENTRY, _NAME, TreeDiff
 
 BLOB_MODE = "100644"
 EXEC_MODE = "100755"
@@ -44,8 +44,17 @@ def _scan(data: bytes, width: int) -> Iterator[tuple[bytes, bytes, int, int]]:
 
 
 def _find(data: bytes, width: int, names: set[bytes]) -> dict[bytes, tuple[bytes, bytes]]:
-    """{name: (mode, binary id)} of the entries of one tree object named in `names` (the
-    rest is skipped, not kept: a folder of 50,000 files costs no dict of them)."""
+    """{name: (mode, binary id)} of the entries of one tree object named in `names`. The
+    entries are split in C (treediff's patterns: a folder of 256 subfolders costs no Python
+    loop over them); a tree they do not cover whole is scanned entry by entry."""
+    entries = _ENTRY[width].findall(data)
+    if sum(map(len, entries)) == len(data):
+        by_name = dict(zip(_NAME[width].findall(data), entries, strict=True))
+        return {
+            name: (entry[: entry.index(b" ")], entry[-width:])
+            for name in names
+            if (entry := by_name.get(name)) is not None
+        }
     return {
         name: (mode, data[stop - width : stop])
         for name, mode, _, stop in _scan(data, width)
@@ -471,10 +480,27 @@ class ObjectStore(GitDir, ObjectEncoding):
         return kind.decode(), data
 
     def _read(self, oid: str) -> tuple[str, bytes]:
+        tree = self._tree_objects.get(oid)
+        if tree is not None:
+            return "tree", tree
         found = self._read_loose(oid) or self._batch().read(oid) or self._restored(oid)
         if found is None:
             raise GitError(f"object {oid} is missing from the repository", "run git fsck")
+        if found[0] == "tree":
+            self._keep_tree(oid, found[1])
         return found
+
+    def _keep_tree(self, oid: str, data: bytes) -> None:
+        """Keep a tree object for the rest of the run (an object never changes): up to
+        TREE_CACHE_BYTES in all, then the cache starts afresh."""
+        if len(data) > TREE_CACHE_BYTES // 16:
+            return
+        if self._tree_bytes + len(data) > TREE_CACHE_BYTES:
+            self._tree_objects.clear()
+            self._tree_bytes = 0
+        if oid not in self._tree_objects:
+            self._tree_objects[oid] = data
+            self._tree_bytes += len(data)
 
     def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
         """Many blobs through the one `cat-file` client, pipelined (validate reads every file
@@ -496,8 +522,8 @@ class ObjectStore(GitDir, ObjectEncoding):
         return out
 
     def blob_sizes(self, oids: list[str]) -> dict[str, int]:
-        """Sizes from the loose objects' headers (the first bytes inflated), the rest from
-        one `cat-file --batch-check`: no blob is read whole to learn its size."""
+        """Sizes from the loose objects' headers (the first bytes inflated), the rest asked of
+        the one `cat-file` client (`info`): no blob is read whole to learn its size."""
         sizes: dict[str, int] = {}
         for oid in oids:
             with contextlib.suppress(OSError, zlib.error, ValueError):
@@ -508,14 +534,9 @@ class ObjectStore(GitDir, ObjectEncoding):
                     if what == b"blob":
                         sizes[oid] = int(length)
         rest = [oid for oid in oids if oid not in sizes and self._is_oid(oid)]
-        if rest:
-            out = self.git(
-                "cat-file", "--batch-check", input="".join(o + "\n" for o in rest).encode()
-            )
-            for line in out.stdout.decode("ascii", "replace").splitlines():
-                oid, kind, size = [*line.split(), "", ""][:3]
-                if kind == "blob" and size.isdigit():
-                    sizes[oid] = int(size)
+        for oid, found in zip(rest, self._batch().sizes(rest), strict=True):
+            if found is not None and found[0] == "blob":
+                sizes[oid] = found[1]
         return sizes
 
     def object_type(self, oid: str) -> str | None:
@@ -667,6 +688,8 @@ class ObjectStore(GitDir, ObjectEncoding):
         """Write a loose object (temp file + rename, as git does); return its id."""
         raw = b"%s %d\0" % (kind.encode(), len(data)) + data
         oid = self._hash(raw)
+        if kind == "tree":
+            self._keep_tree(oid, data)
         folder = self.common_dir / "objects" / oid[:2]
         target = folder / oid[2:]
         if target.exists():
@@ -690,6 +713,7 @@ class ObjectStore(GitDir, ObjectEncoding):
 
 
 SAMPLED = 16 << 10  # objects from this size up are sampled before they are compressed
+TREE_CACHE_BYTES = 8 << 20  # tree objects kept in a run (ObjectStore._keep_tree)
 SAMPLE = 4 << 10
 
 

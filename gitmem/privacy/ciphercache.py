@@ -45,6 +45,11 @@ class CipherCache:
             self.dirty = self.path.exists()  # split it on the next save
 
     @property
+    def loaded(self) -> bool:
+        """Whether the pairs were read (or set) in this run: asking them costs nothing more."""
+        return self._pairs is not None
+
+    @property
     def pairs(self) -> dict[str, dict[str, list[str]]]:
         if self._pairs is None:
             self._load(with_form=False)

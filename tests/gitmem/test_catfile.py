@@ -34,6 +34,19 @@ def test_answers_stay_in_step_after_non_blobs_and_missing_objects(tmp_path: Path
             assert git.blob(a) == b"alpha\n"
             assert git.blob(f"{commit}:team") is None  # a folder is not a file
             assert git.blob(b) == b"beta\n" * 20_000
+            # type and size alone, between reads, in step with them: as `cat-file -t/-s` says
+            specs = [spec for spec, _ in questions] * 40  # more than one chunk of questions
+            sized = git.sizes(specs)
+            for spec, size_of in zip(specs, sized, strict=True):
+                kind = next(k for s, k in questions if s == spec)
+                if kind is None:
+                    assert size_of is None, spec
+                    continue
+                size = subprocess.run(
+                    ["git", "cat-file", "-s", spec], cwd=tmp_path, capture_output=True, text=True
+                ).stdout
+                assert size_of == (kind, int(size)), spec
+            assert git.blob(b) == b"beta\n" * 20_000
 
 
 def test_nothing_starts_until_asked_and_close_is_safe_twice() -> None:

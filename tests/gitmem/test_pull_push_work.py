@@ -158,8 +158,7 @@ PULL = [
     "diff-files",
     "ls-files",
     "for-each-ref",  # what the fetch moved
-    "cat-file",  # the object reader (packed objects)
-    "cat-file",  # the sizes of the changed files' old blobs (packed) for the tree check
+    "cat-file",  # the object reader (packed objects; the old blobs' sizes for the tree check)
     "update-ref",  # the personal ref fast-forwarded (CAS); the ancestry is read in-process
 ]
 
