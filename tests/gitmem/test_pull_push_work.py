@@ -18,6 +18,9 @@ from gitmem.privacy.crypto import ScopeKey, split_tree
 from tests.support.settled import settled_worlds, take, users_in_module
 from tests.support.world import World
 
+# each world is built by real gitmem runs over 240 files (seconds): not the developer loop's
+pytestmark = pytest.mark.slow
+
 FILES = 240
 CHANGED = 10
 
