@@ -183,3 +183,119 @@ def test_a_tag_of_a_memory_reaches_the_mcp_client_marked(world: World, tag: str)
         for node in nodes:
             assert "\u202e" not in json.dumps(node, ensure_ascii=False)
             assert "team/deploy-steps.md" in node.get("warning", ""), node
+
+
+PERSONAL = "refs/gitmem/users/bob@example.com"
+BOB_MEMORY = {
+    "MEMORY.md": "- [A](a.md) — a\n- [B](b.md) — b\n",
+    "a.md": "---\nname: a\n---\nalpha\n",
+    "b.md": "---\nname: b\n---\nbeta\n",
+}
+
+
+def _entries(world: World, rev: str) -> dict[str, tuple[str, str]]:
+    """path -> (mode, object id) of every file of `rev` in the remote."""
+    out = world.plumb(world.remote, "ls-tree", "-r", "-z", "--full-tree", rev)
+    found: dict[str, tuple[str, str]] = {}
+    for item in out.split("\0"):
+        if item:
+            meta, path = item.split("\t", 1)
+            mode, _kind, oid = meta.split()
+            found[path] = (mode, oid)
+    return found
+
+
+def _commit_entries(world: World, entries: dict[str, tuple[str, str]], parent: str) -> str:
+    index = world.root / "sealed-index"
+    env = {**world.env, "GIT_INDEX_FILE": str(index)}
+    listing = "".join(f"{m} {o}\t{p}\n" for p, (m, o) in sorted(entries.items()))
+    subprocess.run(["git", "read-tree", "--empty"], cwd=world.remote, env=env, check=True)
+    subprocess.run(
+        ["git", "update-index", "--index-info"],
+        cwd=world.remote,
+        env=env,
+        input=listing.encode(),
+        check=True,
+    )
+    tree = (
+        subprocess.run(
+            ["git", "write-tree"], cwd=world.remote, env=env, check=True, capture_output=True
+        )
+        .stdout.decode()
+        .strip()
+    )
+    index.unlink()
+    return world.plumb(world.remote, "commit-tree", tree, "-p", parent, "-m", "gitmem: push")
+
+
+def _sealed_names(entries: dict[str, tuple[str, str]]) -> list[str]:
+    return sorted(p for p in entries if p.startswith("auto/") and p != "auto/manifest")
+
+
+def _tamper(world: World, kind: str, older: dict[str, tuple[str, str]]) -> str:
+    tip = world.plumb(world.remote, "rev-parse", PERSONAL)
+    now = _entries(world, tip)
+    names = _sealed_names(now)
+    first, second = names[0], names[1]
+    blob = world.plumb(world.remote, "hash-object", "-w", "--stdin", data=b"x" * 64)
+    if kind == "swap":  # two ciphertexts traded between names
+        now[first], now[second] = now[second], now[first]
+    elif kind == "replay":  # each name's older ciphertext put back (the manifest kept)
+        for path in names:
+            if path in older:
+                now[path] = older[path]
+    elif kind == "rollback":  # the whole older folder, manifest and all, on top
+        now = {p: e for p, e in now.items() if not p.startswith("auto/")}
+        now.update({p: e for p, e in older.items() if p.startswith("auto/")})
+    elif kind == "fan-blob":  # a fan folder that is a file
+        folder = first.rsplit("/", 1)[0]
+        now = {p: e for p, e in now.items() if not p.startswith(folder + "/")}
+        now[folder] = ("100644", blob)
+    elif kind == "flat-twin":  # one hidden name in both layouts
+        now["auto/" + first[len("auto/") :].replace("/", "")] = now[first]
+    elif kind == "deep":  # one level further down
+        now[first[:-2] + "/" + first[-2:]] = now.pop(first)
+    elif kind == "case":  # a name only letter case apart (one file on macOS)
+        now[first.upper().replace("AUTO/", "auto/")] = ("100644", blob)
+    elif kind == "huge":  # thousands of names no manifest lists
+        for i in range(3000):
+            now[f"auto/{i % 256:02x}/{i:062x}"] = ("100644", blob)
+    elif kind == "plaintext":  # a plaintext memory beside the sealed ones
+        now["auto/planted.md"] = ("100644", blob)
+    return _commit_entries(world, now, tip)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["swap", "replay", "rollback", "fan-blob", "flat-twin", "deep", "case", "huge", "plaintext"],
+)
+def test_a_sealed_folder_a_hostile_remote_reshaped_is_refused_and_nothing_written(
+    world: World, kind: str
+) -> None:
+    """Refused: anyone who can push reshapes your sealed personal folder (the fanned layout
+    `auto/ab/<62 hex>`): ciphertexts swapped between names, older ones put back, the whole
+    folder rolled back, a fan folder that is a file, a name in both layouts, one level
+    deeper, a name one letter case apart, 3,000 names no manifest lists, a plaintext file.
+    The sync says so in one line; no memory file changes, the personal ref stays."""
+    bob = world.clone("bob", email="bob@example.com")
+    folder = write_files(world.scope_path(bob), BOB_MEMORY)
+    world.ok("-C", str(bob), "sync")
+    older = _entries(world, PERSONAL)
+    (folder / "a.md").write_text("---\nname: a\n---\nalpha, second version\n")
+    (folder / "b.md").write_text("---\nname: b\n---\nbeta, second version\n")
+    world.ok("-C", str(bob), "sync")
+    honest = world.plumb(world.remote, "rev-parse", PERSONAL)
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    local = world.plumb(bob, "rev-parse", PERSONAL)
+
+    world.plumb(world.remote, "update-ref", PERSONAL, _tamper(world, kind, older))
+    run = world.gitmem("-C", str(bob), "sync")
+
+    shown = run.out + run.err
+    assert run.code in (2, 3), (kind, run.code, shown)
+    assert "Traceback" not in shown and len(shown) < 4_000, shown
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    assert world.plumb(bob, "rev-parse", PERSONAL) == local
+    assert not (folder / "planted.md").exists()
+    world.plumb(world.remote, "update-ref", PERSONAL, honest)
+    world.ok("-C", str(bob), "sync")
