@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -299,3 +300,162 @@ def test_a_sealed_folder_a_hostile_remote_reshaped_is_refused_and_nothing_writte
     assert not (folder / "planted.md").exists()
     world.plumb(world.remote, "update-ref", PERSONAL, honest)
     world.ok("-C", str(bob), "sync")
+
+
+@pytest.mark.parametrize("where", ["repository", "global", "both"])
+def test_a_first_sync_checkout_applies_no_attribute_filter_or_conversion(
+    world: World, where: str
+) -> None:
+    """Refused: the first sync writes a new folder through git's checkout-index (64 files and
+    more). The repository's committed `.gitattributes`, its info/attributes and config
+    (`filter.*.smudge` running a program, `core.autocrlf`, `ident`, `eol=crlf`, an encoding)
+    and the user's global attributes file never apply: bytes as on the ref, no program run."""
+    alice = world.clone("alice", email="alice@example.com")
+    files = {f"topic-{i:03d}.md": f"---\nname: t{i}\n---\n$Id$ line\nsecond\n" for i in range(80)}
+    files["MEMORY.md"] = "".join(f"- [T{i}](topic-{i:03d}.md) — t\n" for i in range(80))
+    write_files(world.scope_path(alice, "team"), files)
+    world.ok("-C", str(alice), "push")
+    bob = world.clone("bob", email="bob@example.com")
+    pwned = world.root / "pwned"
+    attributes = "* filter=evil ident eol=crlf working-tree-encoding=UTF-16\n"
+    config = [
+        ("filter.evil.smudge", f"touch {pwned}; cat"),
+        ("filter.evil.required", "true"),
+        ("filter.evil.process", f"sh -c 'touch {pwned}'"),
+        ("core.autocrlf", "true"),
+    ]
+    if where in ("repository", "both"):
+        (bob / ".gitattributes").write_text(attributes)
+        (bob / ".git" / "info").mkdir(exist_ok=True)
+        (bob / ".git" / "info" / "attributes").write_text(attributes)
+        for key, value in config:
+            world.git("config", key, value, cwd=bob)
+    if where in ("global", "both"):
+        (world.home / ".config" / "git").mkdir(parents=True, exist_ok=True)
+        (world.home / ".config" / "git" / "attributes").write_text(attributes)
+        for key, value in config:
+            world.git("config", "--global", key, value)
+
+    world.ok("-C", str(bob), "sync")
+
+    team = world.scope_path(bob, "team")
+    for name, text in files.items():
+        assert (team / name).read_bytes() == text.encode(), name
+    assert not pwned.exists()
+
+
+def test_a_token_in_the_hub_url_reaches_no_error_and_no_commit(tmp_path: Path) -> None:
+    """Worked: with `gitmem.hub = https://me:TOKEN@host/hub.git` (how a private repository is
+    often reached), a refused user-scope ref was named by the hub's URL, token and all, in
+    the error (which the SessionStart hook hands to the agent), and a merge of two machines'
+    user memory wrote the URL into the merge commit it pushed to the hub. Now the hub is
+    named `hub/<its ref there>` (`Project.source_name`, at the gate and in merges)."""
+    from tests.beyond.test_user_scope import machines
+    from tests.support.servers import enable_http_push, smart_http
+
+    a, b, hub = machines(tmp_path, "claude")
+    enable_http_push(hub)
+    secret = "ghp_SECRETTOKEN0123456789"
+    with smart_http(tmp_path, a.env) as base:
+        url = base.replace("http://", f"http://me:{secret}@") + "/hub.git"
+        for w in (a, b):
+            w.git("config", "--global", "gitmem.hub", url)
+        write_files(a.home / ".claude", {"CLAUDE.md": "# Me\n- small commits\n"})
+        write_files(b.home / ".claude", {"agent-memory/rev/MEMORY.md": "- [S](s.md) — s\n"})
+        a.ok("sync", "--user")
+        b.ok("sync", "--user")
+        (a.home / ".claude" / "CLAUDE.md").write_text("# Me\n- small commits\n- from a\n")
+        (b.home / ".claude" / "agent-memory" / "rev" / "s.md").write_text("From b.\n")
+        a.ok("sync", "--user")
+        merged = b.gitmem("sync", "--user")  # two histories: a merge, pushed to the hub
+        assert merged.code == 0, merged.err
+        assert secret not in merged.out + merged.err
+        messages = b.git("log", "--all", "--format=%B", cwd=hub)
+        assert "gitmem: merge" in messages and secret not in messages, messages
+
+        ref = b.git("for-each-ref", "--format=%(refname)", cwd=hub).split()[0]
+        tip = b.git("rev-parse", ref, cwd=hub).strip()
+        entries = {
+            "gitmem.toml": ("100644", b.git("rev-parse", f"{ref}:gitmem.toml", cwd=hub).strip())
+        }
+        blob = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=hub,
+            env=b.env,
+            input=b"planted\n",
+            capture_output=True,
+            check=True,
+        ).stdout.decode()
+        entries["local/CLAUDE.md"] = ("100644", blob.strip())
+        index = tmp_path / "index"
+        env = {**b.env, "GIT_INDEX_FILE": str(index)}
+        listing = "".join(f"{m} {o}\t{p}\n" for p, (m, o) in entries.items())
+        subprocess.run(["git", "read-tree", "--empty"], cwd=hub, env=env, check=True)
+        subprocess.run(
+            ["git", "update-index", "--index-info"], cwd=hub, env=env, input=listing.encode()
+        )
+        tree = subprocess.run(
+            ["git", "write-tree"], cwd=hub, env=env, capture_output=True, text=True
+        ).stdout.strip()
+        planted = b.git("commit-tree", tree, "-p", tip, "-m", "x", cwd=hub).strip()
+        b.git("update-ref", ref, planted, cwd=hub)
+        for run in (b.gitmem("sync", "--user"), b.gitmem("sync", "--user", "--json")):
+            assert run.code == 3, run.out + run.err
+            assert "hub/refs/gitmem/projects/" in run.out + run.err
+            assert secret not in run.out + run.err, run.err
+    assert (
+        not (b.home / ".claude" / "CLAUDE.md").exists()
+        or "planted" not in (b.home / ".claude" / "CLAUDE.md").read_text()
+    )
+
+
+USER_EDITS = {
+    "claude-add": ("claude", ".claude/agent-memory/rev/style.md", "PLAINSECRET style\n"),
+    "claude-edit": ("claude", ".claude/CLAUDE.md", "# Me\n- PLAINSECRET edited\n"),
+    "codex-add": ("codex", ".codex/memories/notes.md", "PLAINSECRET codex\n"),
+    "gemini-edit": (
+        "gemini",
+        ".gemini/GEMINI.md",
+        "# R\n\n## Gemini Added Memories\n- PLAINSECRET\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(USER_EDITS))
+def test_user_memory_changed_after_the_first_sync_leaves_only_encrypted(
+    tmp_path: Path, kind: str
+) -> None:
+    """Worked: a new user-scope memory after the first sync (a subagent's topic file, a Codex
+    memory; edits of ~/.claude/CLAUDE.md and GEMINI.md are guards) was committed as a plain
+    edit into the sealed folder (`local/<agent>/…`: the fast path took the nested folder for
+    a plaintext one) and pushed to the hub in the clear; the other machine's next sync was
+    then refused for good ("not in its encrypted manifest"). Now such a folder is sealed the
+    general way: ciphertext only on the hub, and both machines converge."""
+    from tests.beyond.test_user_scope import machines
+    from tests.support.personal import remote_objects
+
+    agent, rel, text = USER_EDITS[kind]
+    a, b, hub = machines(tmp_path, agent)
+    seed = {
+        "claude": {".claude/CLAUDE.md": "# Me\n- small commits\n"},
+        "codex": {".codex/memories/MEMORY.md": "codex\n"},
+        "gemini": {".gemini/GEMINI.md": "# R\n\n## Gemini Added Memories\n- a fact\n"},
+    }[agent]
+    write_files(a.home, seed)
+    a.ok("sync", "--user")
+    b.ok("sync", "--user")
+    a.ok("sync", "--user")
+    write_files(a.home, {rel: text})
+
+    a.ok("sync", "--user")
+    b.ok("sync", "--user")
+
+    assert b"PLAINSECRET" not in remote_objects(hub)
+    assert (b.home / rel).read_text() == text
+    names = a.git("log", "--all", "--name-only", "--format=", cwd=hub).split()
+    assert all(
+        n.startswith(("keys/", "gitmem.toml"))
+        or n.split("/")[-1] == "manifest"
+        or len(n.split("/")[-1]) >= 62
+        for n in names
+    ), names
