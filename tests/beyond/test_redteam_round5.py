@@ -459,3 +459,46 @@ def test_user_memory_changed_after_the_first_sync_leaves_only_encrypted(
         or len(n.split("/")[-1]) >= 62
         for n in names
     ), names
+
+
+@pytest.mark.parametrize(
+    "path, flags",
+    [("auto/leak.md", ()), ("local/leak.md", ()), ("auto/ab/leak.md", ("--no-verify",))],
+    ids=["auto", "local", "fanned-no-verify"],
+)
+def test_a_plaintext_file_in_a_sealed_folder_never_leaves_through_the_push_door(
+    world: World, path: str, flags: tuple[str, ...]
+) -> None:
+    """The class of the user-scope leak above, at its door: whatever commit path wrote it, a
+    commit of the personal ref that holds a plaintext file in a sealed folder (one holding a
+    manifest) is refused by the push, `--no-verify` or not (the gate's GM160, on the way
+    out; a commit the codec has not recorded as sealed is refused by its decode first):
+    exit 3, nothing pushed. The test above, with the commit fix taken out, meets this door."""
+    from tests.support.personal import remote_objects
+
+    bob = world.clone("bob", email="bob@example.com")
+    write_files(world.scope_path(bob), BOB_MEMORY)
+    write_files(bob / ".claude" / "agent-memory-local" / "x", {"MEMORY.md": "- local\n"})
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(bob, "rev-parse", PERSONAL)
+    index = world.root / "leak-index"
+    env = {**world.env, "GIT_INDEX_FILE": str(index)}
+    subprocess.run(["git", "read-tree", tip], cwd=bob, env=env, check=True)
+    blob = world.plumb(bob, "hash-object", "-w", "--stdin", data=b"LEAKED PLAINTEXT\n")
+    subprocess.run(
+        ["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"],
+        cwd=bob,
+        env=env,
+        check=True,
+    )
+    tree = subprocess.run(
+        ["git", "write-tree"], cwd=bob, env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    leak = world.plumb(bob, "commit-tree", tree, "-p", tip, "-m", "gitmem: 1 file changed")
+    world.plumb(bob, "update-ref", PERSONAL, leak)
+
+    run = world.gitmem("-C", str(bob), "push", *flags)
+
+    assert run.code == 3 and ("GM160" in run.err or "encrypted manifest" in run.err), run.err
+    assert b"LEAKED PLAINTEXT" not in remote_objects(world.remote)
+    assert world.plumb(world.remote, "rev-parse", PERSONAL) == tip
