@@ -502,3 +502,77 @@ def test_a_plaintext_file_in_a_sealed_folder_never_leaves_through_the_push_door(
     assert run.code == 3 and ("GM160" in run.err or "encrypted manifest" in run.err), run.err
     assert b"LEAKED PLAINTEXT" not in remote_objects(world.remote)
     assert world.plumb(world.remote, "rev-parse", PERSONAL) == tip
+
+
+CACHES = ("cipher-cache.json", "cipher-journal.json", "cipher-form.json", "decoded.json")
+
+
+@pytest.mark.parametrize("how", ["symlink", "truncated", "garbage", "wrong-pairs", "open-mode"])
+def test_the_cipher_caches_under_the_git_folder_are_never_trusted_or_written_through(
+    world: World, how: str
+) -> None:
+    """Refused: the cipher cache, its journal, the form record and the decoded record under
+    `.git/gitmem/` replaced by links to a file elsewhere, cut in half, filled with garbage,
+    holding pairs that name the wrong blobs, or left readable by all. The sync still seals
+    every file (no plaintext on the remote), the next machine reads every memory, nothing is
+    written through a link, and the files gitmem writes there are the user's alone."""
+    import json
+    import os
+    import stat
+
+    from tests.support.personal import remote_objects
+
+    bob = world.clone("bob", email="bob@example.com")
+    folder = write_files(world.scope_path(bob), BOB_MEMORY)
+    world.ok("-C", str(bob), "sync")
+    state = bob / ".git" / "gitmem"
+    victim = world.root / "victim.json"
+    victim.write_text("untouched\n")
+    for name in CACHES:
+        path = state / name
+        if not path.exists():
+            continue
+        data = path.read_bytes()
+        if how == "symlink":
+            path.unlink()
+            path.symlink_to(victim)
+        elif how == "truncated":
+            path.write_bytes(data[: len(data) // 2])
+        elif how == "garbage":
+            path.write_bytes(b"\xff\x00{" * 1000)
+        elif how == "wrong-pairs":  # every recorded id swapped for the plaintext's own
+            loaded = json.loads(data) if data.startswith(b"{") else None
+            if isinstance(loaded, dict) and isinstance(loaded.get("keys"), dict):
+                for pairs in loaded["keys"].values():
+                    for pair in pairs.values():
+                        pair[1] = pair[0]  # "its ciphertext is its plaintext"
+                path.write_text(json.dumps(loaded))
+        elif how == "open-mode":
+            path.chmod(0o644)
+    (folder / "a.md").write_text("---\nname: a\n---\nPLAINSECRET alpha, edited\n")
+    (folder / "c.md").write_text("---\nname: c\n---\nPLAINSECRET gamma\n")
+
+    run = world.gitmem("-C", str(bob), "sync")
+
+    assert b"PLAINSECRET" not in remote_objects(world.remote)
+    assert victim.read_text() == "untouched\n"
+    if how == "symlink":  # one line, nothing written through it; once replaced, it syncs
+        assert run.code == 2 and "symbolic link" in run.err, run.out + run.err
+        for name in CACHES:
+            if (state / name).is_symlink():
+                (state / name).unlink()
+        run = world.gitmem("-C", str(bob), "sync")
+        assert b"PLAINSECRET" not in remote_objects(world.remote)
+    assert run.code == 0, run.out + run.err
+    for name in CACHES:  # written by this sync: the user's alone
+        path = state / name
+        if path.exists() and how != "open-mode":
+            assert stat.S_IMODE(os.stat(path).st_mode) & 0o077 == 0, name
+    world.ok("-C", str(bob), "sync")
+    other = world.clone("bob2", email="bob@example.com")
+    key = world.home / ".config" / "gitmem"
+    assert key.exists()
+    world.ok("-C", str(other), "sync")
+    got = world.scope_path(other)
+    assert (got / "c.md").read_text().endswith("PLAINSECRET gamma\n")
+    assert (got / "a.md").read_text().endswith("PLAINSECRET alpha, edited\n")
