@@ -576,3 +576,52 @@ def test_the_cipher_caches_under_the_git_folder_are_never_trusted_or_written_thr
     got = world.scope_path(other)
     assert (got / "c.md").read_text().endswith("PLAINSECRET gamma\n")
     assert (got / "a.md").read_text().endswith("PLAINSECRET alpha, edited\n")
+
+
+@pytest.mark.parametrize(
+    "email",
+    [f"{INSTRUCTION}", "eve\u200b\u202e@example.com"],
+    ids=["instruction", "hidden"],
+)
+def test_a_teammates_author_line_reaches_the_session_start_context_marked(
+    world: World, email: str
+) -> None:
+    """Worked: the SessionStart hook's "changed since" line (who pushed, which files) cleaned
+    the authors' e-mails and the file names but threw the warnings away: an author e-mail
+    that reads like instructions (GM150) reached Claude Code's context unmarked, and hidden
+    characters were removed without the visible line the design asks for. Now the warning
+    lines come before the line."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
+    index = world.root / "author-index"
+    env = {**world.env, "GIT_INDEX_FILE": str(index)}
+    subprocess.run(["git", "read-tree", tree], cwd=world.remote, env=env, check=True)
+    blob = world.plumb(world.remote, "hash-object", "-w", "--stdin", data=b"news\n")
+    subprocess.run(
+        ["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},team/news.md"],
+        cwd=world.remote,
+        env=env,
+        check=True,
+    )
+    new_tree = subprocess.run(
+        ["git", "write-tree"], cwd=world.remote, env=env, capture_output=True, text=True
+    ).stdout.strip()
+    author = {**world.env, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_EMAIL": email}
+    commit = subprocess.run(
+        ["git", "commit-tree", new_tree, "-p", tip, "-m", "gitmem: 1 file changed on box"],
+        cwd=world.remote,
+        env=author,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    world.plumb(world.remote, "update-ref", TEAM, commit)
+
+    out = world.ok("-C", str(bob), "pull", "--hook")
+
+    assert "\u202e" not in out and "\u200b" not in out
+    line = next(ln for ln in out.splitlines() if "team/news.md" in ln and ln.startswith("- "))
+    before = out[: out.index(line)].splitlines()
+    assert before and before[-1].startswith("[gitmem") and "author" in before[-1], out
