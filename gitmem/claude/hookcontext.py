@@ -91,11 +91,18 @@ def changes_line(who: list[str], paths: list[str]) -> str:
     names) made safe for the agent's context. `paths` must be the change between two trees
     that passed the checks (the old tip's tree and the new tip's), never the paths of each
     commit in between: a name added and removed between two syncs was never checked."""
-    safe = [for_agent(x, "a commit")[0] for x in who]
-    files = [for_agent(p, "a file name")[0] for p in paths]
-    people = ", ".join(safe[:5]) + (f" and {len(safe) - 5} more" if len(safe) > 5 else "")
-    listed = ", ".join(files[:12]) + (f" and {len(files) - 12} more" if len(files) > 12 else "")
-    return f"- {people}: {listed or 'no memory files changed here'}"
+    warned: list[str] = []  # said before the line, as for memory text (never dropped)
+
+    def made_safe(text: str, where: str) -> str:
+        kept, warnings = for_agent(text, where)
+        warned.extend(w for w in warnings if w not in warned)
+        return kept
+
+    safe = [made_safe(x, "a commit's author") for x in who[:6]]
+    files = [made_safe(p, "a file name") for p in paths[:13]]
+    people = ", ".join(safe[:5]) + (f" and {len(who) - 5} more" if len(who) > 5 else "")
+    listed = ", ".join(files[:12]) + (f" and {len(paths) - 12} more" if len(paths) > 12 else "")
+    return "\n".join([*warned[:2], f"- {people}: {listed or 'no memory files changed here'}"])
 
 
 def units(text: str) -> int:

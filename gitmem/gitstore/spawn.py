@@ -106,6 +106,11 @@ class Completed:
         self.args, self.returncode, self.stdout, self.stderr = args, returncode, stdout, stderr
 
 
+# git's messages (stderr) a process keeps: the first and the last (Spawned._cut_messages)
+ERR_HEAD = 64 << 10
+ERR_TAIL = 256 << 10
+
+
 class Spawned:
     """`git ARGS` started at once in `cwd` (stdin: `input`, else /dev/null); `finish` collects
     its output and exit code, killing its process tree when the deadline passes first."""
@@ -140,6 +145,7 @@ class Spawned:
             os.close(fd)
         self.out_fd, self.err_fd, self.in_fd = out_r, err_r, in_w
         self.read = {out_r: bytearray(), err_r: bytearray()}
+        self.cut = 0  # bytes of stderr left out (_cut_messages)
         self.open = [out_r, err_r]  # closed once finished or cancelled
         self.pending = memoryview(input or b"")
         if in_w >= 0:
@@ -163,6 +169,8 @@ class Spawned:
                     chunk = os.read(fd, 65536)
                     if chunk:
                         self.read[fd] += chunk
+                        if fd == self.err_fd and len(self.read[fd]) > ERR_HEAD + 2 * ERR_TAIL:
+                            self._cut_messages()
                     else:
                         readers.remove(fd)
             _, status = os.waitpid(self.pid, 0)
@@ -171,7 +179,19 @@ class Spawned:
             self.cancel()
             raise
         self._close()
-        return self.code, bytes(self.read[self.out_fd]), bytes(self.read[self.err_fd])
+        err = self.read[self.err_fd]
+        if self.cut:
+            err[ERR_HEAD:ERR_HEAD] = b"\n[%d bytes of messages left out]\n" % self.cut
+        return self.code, bytes(self.read[self.out_fd]), bytes(err)
+
+    def _cut_messages(self) -> None:
+        """Keep git's first and last messages only: a server may send `remote:` lines for as
+        long as the timeout lets it (gigabytes held in memory), and what is read of them (the
+        reason of a failure, a ref the remote lacks) is at their start or their end."""
+        err = self.read[self.err_fd]
+        drop = len(err) - ERR_HEAD - ERR_TAIL
+        del err[ERR_HEAD : ERR_HEAD + drop]
+        self.cut += drop
 
     def completed(self, deadline: float | None = None) -> Completed:
         code, out, err = self.finish(deadline)

@@ -128,6 +128,17 @@ class Project:
     def tracking_ref(self, ref: str) -> str:
         return self.route(ref).tracking
 
+    def source_name(self, ref: str) -> str:
+        """How messages and merge commits name where `ref` comes from: the remote and the
+        ref; the hub as `hub` and its name there — never a URL's user and password (a hub URL
+        holding a token reached errors, the agent's context and commits pushed to the hub)."""
+        route = self.route(ref)
+        if route.label == "hub":
+            return f"hub/{route.name}"
+        from gitmem.core.sanitize import shown_url
+
+        return f"{shown_url(self.remote or '')}/{ref}"
+
 
 @dataclass(frozen=True)
 class Route:

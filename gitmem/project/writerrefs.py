@@ -75,10 +75,14 @@ def unmerged(project: Project, save: bool = True) -> dict[str, str]:
     except (OSError, UnicodeDecodeError):
         known = set()
     team = repo.resolve(project.tracking_ref(TEAM_REF))
+    asked = {tip for tip in found.values() if tip not in known and tip != team}
+    # one process for them all: a remote may hold thousands (a process each cost status
+    # ~9 ms a writer ref, and every sync as much again)
+    reached = repo.tips_held_by(tracking_folder(project), team) if asked and team else set()
     out: dict[str, str] = {}
     held: set[str] = set()
     for tracking, tip in found.items():
-        if tip in known or (team is not None and (tip == team or repo.is_ancestor(tip, team))):
+        if tip in known or tip == team or tip in reached:
             held.add(tip)
         else:
             out[tracking] = tip
@@ -86,6 +90,23 @@ def unmerged(project: Project, save: bool = True) -> dict[str, str]:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, "".join(f"{tip}\n" for tip in sorted(held)).encode())
     return out
+
+
+def refused_before(repo: Repository) -> set[str]:
+    """The writer tips the gate refused here (<common-dir>/gitmem/writers-refused)."""
+    try:
+        return set((state_dir(repo.common_dir) / "writers-refused").read_text("ascii").split())
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def remember_refused(repo: Repository, tips: set[str]) -> None:
+    """Record the writer tips refused (those still there): a later sync reads them last."""
+    if tips == refused_before(repo):
+        return
+    path = state_dir(repo.common_dir) / "writers-refused"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, "".join(f"{tip}\n" for tip in sorted(tips)).encode())
 
 
 def unfolded(project: Project) -> list[str]:

@@ -102,7 +102,11 @@ def _clean_node(node: dict[str, Any]) -> dict[str, Any]:
             v, warning = cleaned(v, clean(where))
             warnings += warning
         elif isinstance(v, list):
-            v = [clean(x) if isinstance(x, str) else x for x in v]
+            # list fields (tags) are the memory's text too: a tag reading `curl … | sh`
+            # reached the agent unmarked
+            v = [cleaned(x, clean(where)) if isinstance(x, str) else (x, []) for x in v]
+            warnings += [w for _, found in v for w in found]
+            v = [x for x, _ in v]
         out[k] = v
     if warnings:
         out["warning"] = warnings[0]

@@ -156,13 +156,16 @@ def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
         text, warned_text = cleaned(full_text(h, _no_project), where)
         body = _excerpt(text)
         # what was removed is said where the agent reads the memory (the one sanitizer's line)
-        block = [head] + (warned_head or warned_text)[:1] + [f"  {line}" for line in body]
+        warning = (warned_head or warned_text)[:1]
+        block = [head, *warning] + [f"  {line}" for line in body]
         while block and size(out) + size(block) > budget:
-            if len(block) > 1:
+            if len(block) > 1 + len(warning):
                 block.pop()  # a shorter excerpt
                 continue
-            room = budget - size(out) - 2
-            block = [_cut(block[0], room)] if room > 40 else []
+            # the warning stays with what it warns of: a head cut to fit beside it, or neither
+            # (cut for room, it left a teammate's instructions unmarked in the agent's context)
+            room = budget - size(out) - size(warning) - 2
+            block = [_cut(block[0], room), *warning] if room > 40 else []
         if not block:
             break
         out += block

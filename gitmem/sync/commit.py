@@ -67,7 +67,11 @@ class LocalCommit:
                 path = f"{s.prefix}/{rel}"
                 moved[rel] = (before or "", after)
                 changes.append(f"{'A' if before is None else 'D' if after is None else 'M'} {path}")
-            if codec is not None and s.prefix in codec.wanted:
+            if codec is not None and s.prefix.split("/", 1)[0] in codec.wanted:
+                if s.prefix not in codec.wanted:
+                    # a folder inside a sealed one (the user scope's `local/<agent>`): the
+                    # general way seals it (as plaintext edits, it was pushed to the hub)
+                    return False
                 sealed = self._sealed_edits(codec, tip_tree, s.prefix, moved)
                 if sealed is None:
                     return False

@@ -43,7 +43,7 @@ class RemoteGate:
             self.run.checked.add(commit)  # already part of our history: checked when it arrived
             return True
         try:
-            where = f"{self.project.remote}/{ref}"
+            where = self.project.source_name(ref)
             since = load_checked(self.repo.common_dir, tracking)
             if writer:
                 where = f"{self.project.remote}/{GITMEM_PREFIX}{tracking.split('/', 3)[3]}"
@@ -58,7 +58,7 @@ class RemoteGate:
                 unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
                 if unsigned:
                     raise UntrustedTreeError(
-                        f"{self.project.remote}/{ref}: {unsigned[0].message}"
+                        f"{self.project.source_name(ref)}: {unsigned[0].message}"
                         + (f" (and {len(unsigned) - 1} more)" if len(unsigned) > 1 else ""),
                         "gitmem.requireSigned is on: ask its author to sign (git config "
                         "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
@@ -161,7 +161,7 @@ class RemoteGate:
         )
         grant = self._grant_first(ref, commit)
         return (
-            f"{where or f'{project.remote}/{ref}'} holds memory of project {names}, "
+            f"{where or project.source_name(ref)} holds memory of project {names}, "
             f"not of this one ({project.key!r})",
             f"{why}if it is this project, {grant}run once: gitmem -C {project.root} "
             f"adopt{option} — it adds {project.key!r} as an alias on the ref, and teammates "
@@ -195,7 +195,7 @@ class RemoteGate:
 
         codec = self.views.codec_for(ref)
         try:
-            where = f"{self.project.remote}/{ref}"
+            where = self.project.source_name(ref)
             for finding in codec.check_fetched(commit, pin, local, where):
                 if finding.code in ("GM140", "GM150"):  # as for plaintext: said, never blocking
                     self.result.report(ref).notes.append(

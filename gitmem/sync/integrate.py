@@ -71,7 +71,7 @@ class Integrate:
         if hidden:  # commit messages travel in plaintext: these name encrypted files
             shown.append(self.views.codec_for(ref).seal_note(hidden))
         trailers = "".join(f"\nGitmem-Resolved: {r}" for r in shown)
-        source = source or f"{self.project.remote}/{ref}"
+        source = source or self.project.source_name(ref)
         message = f"gitmem: merge {source} on {hostname()}\n" + (
             f"\n{trailers.lstrip()}" if trailers else ""
         )

@@ -35,6 +35,12 @@ class Exchange:
         self.rejected: list[str] = []  # refs the last push saw rejected (someone pushed first)
         # ref -> glob refspecs fetched with it (its writer refs: sync/writers.py)
         self.extra = writer_specs(self.project, run.by_ref)
+        # (local, known) -> the commits a push publishes, with their changes
+        self._changes: dict[
+            tuple[str, str | None],
+            list[tuple[str, dict[str, str]]] | list[tuple[str, dict[str, tuple[str, str]]]],
+        ]
+        self._changes = {}
 
     # -- 2. transport ------------------------------------------------------------------------
 
@@ -138,6 +144,7 @@ class Exchange:
                 pending[ref] = (local, known)
         if not self.opts.no_verify:
             self._scan_commits(pending)
+        self._refuse_plaintext(pending)
         done = True
         self.rejected = []
         failures: list[RemoteError] = []
@@ -200,7 +207,7 @@ class Exchange:
         allow = user_allow_list(self.repo.config(), str(self.repo.common_dir))
         hits: list[str] = []
         for local, known in pending.values():
-            changes = self._outgoing(local, known)
+            changes = self._commit_changes(local, known)
             for commit, path, match in secrets_in_commits(
                 changes,
                 self.repo.read_blob,
@@ -242,6 +249,43 @@ class Exchange:
                     added = {c.path: c.new.oid for c in diff.changes if c.new is not None}
                     return [(local, added)]
         return self.repo.commit_changes(local, [known] if known else [])
+
+    def _commit_changes(
+        self, local: str, known: str | None
+    ) -> list[tuple[str, dict[str, str]]] | list[tuple[str, dict[str, tuple[str, str]]]]:
+        """`_outgoing`, read once for the secret scan and the plaintext check."""
+        key = (local, known)
+        if key not in self._changes:
+            self._changes[key] = self._outgoing(local, known)
+        return self._changes[key]
+
+    def _refuse_plaintext(self, pending: dict[str, tuple[str, str | None]]) -> None:
+        """No commit a push publishes holds a plaintext file in a sealed folder (one holding
+        a manifest): the policy's GM160, which the gate applies to what a fetch brings, at
+        the door out too, whatever made the commit (a commit path that took a folder inside a
+        sealed one for a plaintext one pushed user memory in the clear; --no-verify or not)."""
+        from gitmem.errors import TamperedRef
+        from gitmem.policy.rules import encrypted_name
+
+        repo = self.repo
+        for ref, (local, known) in pending.items():
+            if not self.views.of(ref).sealed:
+                continue
+            for commit, changed in self._commit_changes(local, known):
+                tree = repo.read_commit(commit)[0]
+                sealed = frozenset(
+                    top for top in ("auto", "local") if repo.tree_entry(tree, f"{top}/manifest")
+                )
+                bad = [p for p in changed if p.split("/", 1)[0] in sealed]
+                bad = [p for p in bad if not encrypted_name(p, sealed)]
+                if bad:
+                    raise TamperedRef(
+                        f"refusing to push {ref}: commit {commit[:12]} holds "
+                        f"{len(bad)} plaintext file{'s' if len(bad) > 1 else ''} in an "
+                        "encrypted folder (GM160)",
+                        "nothing was pushed; run gitmem doctor, and report this: a gitmem "
+                        "commit must never hold them",
+                    )
 
     def _refusal(self, remote: str, label: str, outcome: PushOutcome) -> RemoteError:
         """One line for a push the server refused for good, and the way out."""

@@ -25,6 +25,8 @@ from gitmem.project.writerrefs import (
     WRITERS,
     enabled,
     fetched_writers,
+    refused_before,
+    remember_refused,
     remote_name,
     tracking_folder,
     unmerged,
@@ -64,16 +66,33 @@ class WriterRefs:
         if not self.on or TEAM_REF in self.run.locked:
             return
         found = unmerged(self.project)
+        before = refused_before(self.repo)
+        # which ones: those never refused here first (in the order of names), so writer refs
+        # a hostile remote planted, refused at every sync, never take the places of a
+        # teammate's (a cap filled by the same refused names starved every later one)
+        order = sorted(found, key=lambda tracking: found[tracking] in before)
+        notes = self.run.result.report(TEAM_REF).notes
         if len(found) > MAX_WRITER_REFS:
-            self.run.result.report(TEAM_REF).notes.append(
+            notes.append(
                 f"the remote holds {len(found)} writer refs of {TEAM_REF}; read "
                 f"{MAX_WRITER_REFS} of them this sync (the rest on the next ones, as these "
                 "are folded)"
             )
-            found = dict(list(found.items())[:MAX_WRITER_REFS])
-        for tracking, tip in found.items():
+        refused: list[str] = []
+        errors = len(self.run.result.refused)
+        for tracking in order[:MAX_WRITER_REFS]:
             if self.gate.check(TEAM_REF, tracking=tracking):
-                self.passed[tracking] = tip
+                self.passed[tracking] = found[tracking]
+            else:
+                refused.append(found[tracking])
+        if len(refused) > 1:  # one error line says why; a flood of them says nothing more
+            del self.run.result.refused[errors + 1 :]
+            notes.append(
+                f"{len(refused) - 1} more writer refs of {TEAM_REF} refused "
+                f"(gitmem validate --remote {self.project.remote} --all names each)"
+            )
+        unread = {tip for tracking, tip in found.items() if tip in before}
+        remember_refused(self.repo, set(refused) | (unread - set(self.passed.values())))
 
     def fold(self) -> None:
         """Merge each writer tip that passed into the local team ref, in the order of names."""

@@ -64,4 +64,6 @@ def test_the_changes_line_cleans_authors_and_names() -> None:
         ["eve\x1b]0;x\x07@example.com (on box\u202e)"], [f"team/a{TAGS}.md", "team/b.md"]
     )
     assert not _hidden_in(line)
-    assert line == "- eve]0;x@example.com (on box): team/a.md, team/b.md"
+    *warnings, last = line.split("\n")
+    assert last == "- eve]0;x@example.com (on box): team/a.md, team/b.md"
+    assert warnings and all(w.startswith("[gitmem") for w in warnings), warnings  # said

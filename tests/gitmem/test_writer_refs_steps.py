@@ -193,12 +193,19 @@ def test_a_merged_writer_ref_its_owner_never_deletes_costs_no_check_on_later_syn
     asked: list[str] = []
     kind = type(a.repo)
     real = kind.is_ancestor
+    real_held = kind.tips_held_by
 
     def counting(self: object, x: str, y: str) -> bool:
         asked.append(x)
         return real(self, x, y)  # type: ignore[arg-type]
 
+    def counting_held(self: object, prefix: str, commit: str) -> set[str]:
+        found = real_held(self, prefix, commit)  # type: ignore[arg-type]
+        asked.extend(found)
+        return found
+
     monkeypatch.setattr(kind, "is_ancestor", counting)
+    monkeypatch.setattr(kind, "tips_held_by", counting_held)
     sync(a)  # finds the team ref holds it: once
     assert asked.count(tip) == 1
     asked.clear()

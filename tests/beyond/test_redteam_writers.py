@@ -1,0 +1,235 @@
+"""Red-team round 5: the team ref's writer refs, `refs/gitmem/writers/team/<id>` (charter rule 4).
+
+Anyone who can push the team ref can also plant writer refs beside it with plain git: many of
+them, refused ones, odd names, refs that point at a blob or a tree, refs under other folders.
+A teammate's sync and status must stay bounded in cost, keep taking honest writers' memory,
+print names only escaped and merge nothing refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import REPO_ROOT, World, folder_bytes, teammates_sharing
+
+TEAM = "refs/gitmem/team"
+WRITERS = "refs/gitmem/writers/team/"
+
+
+def _tree_with(world: World, base_tree: str, files: dict[str, bytes]) -> str:
+    """`base_tree` with `files` added (path -> bytes), written in the bare remote."""
+    index = world.root / "plant-index"
+    env = {**world.env, "GIT_INDEX_FILE": str(index)}
+    subprocess.run(["git", "read-tree", base_tree], cwd=world.remote, env=env, check=True)
+    for path, data in files.items():
+        blob = world.plumb(world.remote, "hash-object", "-w", "--stdin", data=data)
+        subprocess.run(
+            ["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"],
+            cwd=world.remote,
+            env=env,
+            check=True,
+        )
+    done = subprocess.run(
+        ["git", "write-tree"], cwd=world.remote, env=env, check=True, capture_output=True
+    )
+    index.unlink()
+    return done.stdout.decode().strip()
+
+
+def _plant_writers(world: World, refs: dict[str, str]) -> None:
+    """Create each ref (name -> object id) in the remote in one transaction."""
+    lines = "".join(f"create {name} {oid}\n" for name, oid in refs.items())
+    subprocess.run(
+        ["git", "update-ref", "--stdin"],
+        cwd=world.remote,
+        input=lines.encode(),
+        env=world.env,
+        check=True,
+    )
+
+
+def _commits_on_team(world: World, count: int, tree: str | None = None) -> list[str]:
+    """`count` distinct commits on top of the remote's team tip (its tree, or `tree`)."""
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    tree = tree or world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
+    script = "".join(
+        f"commit refs/plant/{i}\ncommitter M <m@example.com> 1700000000 +0000\n"
+        f'data {len(str(i)) + 2}\nw{i}\n\nfrom {tip}\nM 040000 {tree} ""\n'
+        for i in range(count)
+    )
+    # fast-import: thousands of commits in one process (commit-tree is one each)
+    subprocess.run(
+        ["git", "fast-import", "--quiet"],
+        cwd=world.remote,
+        input=script.encode(),
+        env=world.env,
+        check=True,
+    )
+    made = [world.plumb(world.remote, "rev-parse", f"refs/plant/{i}") for i in range(count)]
+    drop = "".join(f"delete refs/plant/{i}\n" for i in range(count))
+    world.plumb(world.remote, "update-ref", "--stdin", data=drop.encode())
+    return made
+
+
+def _git_processes(world: World, clone: Path, *args: str) -> tuple[int, str]:
+    """How many git processes `gitmem -C clone ARGS` started itself (git's own trace), and its
+    output."""
+    trace = world.root / "trace.json"
+    trace.unlink(missing_ok=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitmem", "-C", str(clone), *args],
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT), "GIT_TRACE2_EVENT": str(trace)},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    started = [e for e in events if e["event"] == "start" and "/" not in e["sid"]]
+    return len(started), proc.stdout.decode()
+
+
+@pytest.mark.parametrize("command", [("status",), ("doctor",), ("sync", "-q")])
+def test_a_flood_of_writer_refs_costs_no_process_each(world: World, command: tuple[str]) -> None:
+    """Worked: 300 writer refs planted on the remote, none held by the team ref, cost status
+    and doctor a `merge-base` each (~9 ms apiece, at every run, hooks included): linear in
+    what a hostile pusher plants. Now one `for-each-ref --merged` answers for them all."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    quiet, _ = _git_processes(world, bob, *command)
+    commits = _commits_on_team(world, 300)
+    _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
+    world.ok("-C", str(bob), "status", "--fetch")  # the tracking refs: all 300 here now
+    world.ok("-C", str(bob), "status")
+    count, _out = _git_processes(world, bob, *command)
+    # a sync reads 64 of them (each through the gate and a merge): bounded by that cap
+    bound = quiet + (64 * 8 if command[0] == "sync" else 10)
+    assert count <= bound, (command, quiet, count)
+
+
+def test_refused_writer_refs_never_starve_an_honest_one(world: World) -> None:
+    """Worked: 70 writer refs that are refused (a personal folder on the team ref; a blob) and
+    sort first filled the 64 a sync reads, at every sync: an honest teammate's writer ref,
+    named after them, was never merged, and each sync printed 64 errors. Now a tip refused
+    here is read after those never refused, and one error line is printed with a count."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
+    hostile = _tree_with(world, tree, {"auto/secret.md": b"planted\n"})
+    planted = {f"{WRITERS}0{i:015x}": c for i, c in enumerate(_commits_on_team(world, 69, hostile))}
+    planted[f"{WRITERS}00blob"] = world.plumb(
+        world.remote, "hash-object", "-w", "--stdin", data=b"x\n"
+    )
+    honest = _tree_with(world, tree, {"team/honest.md": b"---\nname: honest\n---\nnews\n"})
+    (good,) = _commits_on_team(world, 1, honest)
+    planted[f"{WRITERS}ffffffffffffffff"] = good
+    _plant_writers(world, planted)
+    bob_team = world.scope_path(bob, "team")
+
+    runs = [world.gitmem("-C", str(bob), "sync") for _ in range(2)]
+
+    for run in runs:
+        assert run.code == 2, run.out + run.err
+        assert run.err.count("gitmem: error:") == 1, run.err
+        assert "more writer refs of refs/gitmem/team refused" in run.out, run.out
+    assert (bob_team / "honest.md").read_bytes() == b"---\nname: honest\n---\nnews\n"
+    assert not any("planted" in text.decode() for text in folder_bytes(bob_team).values())
+    assert not list(world.root.rglob("secret.md"))
+    held = world.plumb(world.remote, "rev-parse", TEAM)
+    assert world.plumb(world.remote, "ls-tree", "-r", "--name-only", held).count("auto/") == 0
+
+
+ODD_NAMES = {
+    "bidi": "\u202egnp.md\u200b",
+    "isolate": "a\u2067b",
+    "email": "alice@example.com",
+    "nested": "0123456789abcdef/deeper/still",
+    "dots": "a.b..c",  # git refuses `..`: the remote keeps none such
+    "long": "w" * 200,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(ODD_NAMES))
+def test_an_odd_writer_ref_name_is_printed_escaped_everywhere(world: World, kind: str) -> None:
+    """Refused: a writer ref whose name holds bidi or invisible characters, another person's
+    email, folders or 200 characters is named escaped by status, doctor, validate and sync,
+    never raw, and its memory merges like any writer's."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
+    news = _tree_with(world, tree, {"team/odd.md": b"---\nname: odd\n---\nodd news\n"})
+    (commit,) = _commits_on_team(world, 1, news)
+    name = WRITERS + ODD_NAMES[kind]
+    planted = subprocess.run(
+        ["git", "update-ref", name, commit], cwd=world.remote, env=world.env, capture_output=True
+    )
+    if kind == "dots":
+        assert planted.returncode != 0  # git itself keeps such names out of a repository
+        return
+    shown = ""
+    for args in (
+        ("status", "--fetch"),
+        ("status", "--json"),
+        ("doctor",),
+        ("validate", "--remote", "origin", "--all"),
+        ("sync",),
+        ("log", "team"),
+    ):
+        run = world.gitmem("-C", str(bob), *args)
+        assert run.code in (0, 1), (args, run.out, run.err)
+        shown += run.out + run.err
+    for raw in ("\u202e", "\u200b", "\u2067", "\x1b"):
+        assert raw not in shown, (kind, shown)
+    assert "Traceback" not in shown
+    assert (world.scope_path(bob, "team") / "odd.md").read_bytes().endswith(b"odd news\n")
+
+
+def test_a_writer_ref_that_is_no_commit_or_of_another_folder_is_never_merged(
+    world: World,
+) -> None:
+    """Refused: writer refs pointing at a blob, a tree or an unrelated history holding a
+    personal folder; refs under `writers/auto/`, `writers/users/` or `writers/team-x` (not the
+    team ref's folder) are not even fetched; nothing of them is written or pushed."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
+    bad = _tree_with(world, tree, {"local/x.md": b"planted\n", "team/p.md": b"planted\n"})
+    unrelated = world.plumb(world.remote, "commit-tree", bad, "-m", "unrelated")
+    elsewhere = _tree_with(world, tree, {"team/elsewhere.md": b"planted\n"})
+    (other,) = _commits_on_team(world, 1, elsewhere)
+    _plant_writers(
+        world,
+        {
+            f"{WRITERS}0blob": world.plumb(world.remote, "hash-object", "-w", "--stdin", data=b"x"),
+            f"{WRITERS}0tree": tree,
+            f"{WRITERS}0unrelated": unrelated,
+            "refs/gitmem/writers/auto/0": other,
+            "refs/gitmem/writers/users/bob@example.com": other,
+            "refs/gitmem/writers/team-x/0": other,
+        },
+    )
+    before = folder_bytes(world.scope_path(bob, "team"))
+
+    run = world.gitmem("-C", str(bob), "sync")
+
+    assert run.code == 2, run.out + run.err
+    assert "Traceback" not in run.out + run.err
+    assert folder_bytes(world.scope_path(bob, "team")) == before
+    assert not any(
+        "planted" in p.read_text(errors="replace") for p in world.root.rglob("*.md") if p.is_file()
+    )
+    fetched = world.plumb(bob, "for-each-ref", "--format=%(refname)", "refs/gitmem-remotes/")
+    assert "writers/auto" not in fetched and "writers/users" not in fetched, fetched
+    assert "team-x" not in fetched, fetched
+    held = world.plumb(world.remote, "rev-parse", TEAM)
+    names = world.plumb(world.remote, "ls-tree", "-r", "--name-only", held).split()
+    assert not any(n.startswith("local/") or n.endswith("p.md") for n in names), names
+    assert os.path.exists(world.scope_path(bob, "team") / "deploys.md")
