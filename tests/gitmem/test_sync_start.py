@@ -244,3 +244,24 @@ def test_nothing_new_loads_no_personal_codec(settled: tuple[World, Path], args: 
     )
     out = run_traced(world, [sys.executable, "-c", probe], world.root / "trace.json")
     assert out.strip().splitlines()[-1] == "False"
+
+
+# what a sync with nothing new never needs, and costs every run when imported: `dataclasses`
+# imports `inspect` (with ast, dis, tokenize) and makes each class by compiling code
+NEVER_ON_A_NOOP = ("dataclasses", "inspect", "secrets", "gitmem.privacy.codec")
+
+
+@pytest.mark.parametrize("args", [["sync", "-q"], ["pull", "--hook"]])
+def test_nothing_new_imports_no_dataclasses(settled: tuple[World, Path], args: list[str]) -> None:
+    """The no-op path's records are NamedTuples and plain classes (docs/performance.md,
+    `noopfloor`): one dataclass on it would bring `inspect` back."""
+    world, bob = settled
+    probe = (
+        "import sys\n"
+        "from gitmem.cli import main\n"
+        f"code = main({['-C', str(bob), *args]!r})\n"
+        "assert code == 0, code\n"
+        f"print(sorted(m for m in {NEVER_ON_A_NOOP!r} if m in sys.modules))\n"
+    )
+    out = run_traced(world, [sys.executable, "-c", probe], world.root / "trace.json")
+    assert out.strip().splitlines()[-1] == "[]"
