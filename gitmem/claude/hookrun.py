@@ -189,9 +189,8 @@ def run_hook(
         outcome.note = for_agent(outcome.note, "gitmem's note")[0]
     if starting:
         try:
-            if (
-                before is None
-            ):  # no sync (the lock was busy...): what the refs are is what they were
+            # no sync (the lock was busy, a timeout): the refs are as they were before it
+            if before is None:
                 before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
             outcome.context = session_start_context(
                 project, before, outcome.note, personal_before, pulled

@@ -96,7 +96,6 @@ def _folders(agent: str) -> list[Folder]:
 def _confined(agent: str, scope: Scope, store: Path, env: Mapping[str, str]) -> Scope:
     """The scope as it may sync: refused (never read or written) when its folder is the
     home folder, a tool's whole folder, a filesystem root, holds a repository…"""
-
     from gitmem.project.identity import claude_config_dir
 
     home = Path(env.get("HOME") or os.path.expanduser("~"))
