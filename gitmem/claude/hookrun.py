@@ -132,9 +132,9 @@ def run_hook(
     outcome = HookOutcome()
     starting = mode == "pull"
     try:
-        # git finds the project while Python imports what opens it. A pull reads our refs
-        # under the lock it takes first (SyncStart); a push asks for them next: beside these
-        opening = Opening(where, TRACKED_BY_BRANCH, refs=not starting)
+        # git finds the project while Python imports what opens it; our refs are read under
+        # the lock the hook takes first (SyncStart)
+        opening = Opening(where, TRACKED_BY_BRANCH)
         try:
             from gitmem.gitstore import Repository
             from gitmem.project.scopes import open_project
@@ -158,19 +158,17 @@ def run_hook(
     pulled: dict[str, list[str]] = {}
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
-            # a pull: the lock taken and our refs read under it, the fetch started (they run
+            # the lock taken and our refs read under it, a pull's fetch started (they run
             # while the rest is imported); whether to sync at all is answered from those refs
             start = start_sync(project, mode, bound)
             try:
                 if not project.repo.has_commits():
-                    if start is not None:
-                        start.release()
+                    start.release()
                     return outcome
                 # what came from the remote is what moved the remote-tracking refs
                 before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
             except BaseException:
-                if start is not None:
-                    start.release()
+                start.release()
                 raise
             outcome.note = _refused_scope(project)
             pulled, refused_refs = _sync(project, mode, bound, start)
@@ -213,14 +211,13 @@ def _not_synced(exc: GitmemError) -> str:
     return f"gitmem: memory not synced: {exc.message}{fix}"
 
 
-def start_sync(project: Project, mode: str, bound: float) -> SyncStart | None:
-    """On SessionStart, the lock tried once and the pull's fetch started before the rest of the
-    sync is imported and git checks the folders (gitmem/sync/start.py): they run meanwhile."""
-    if mode != "pull":
-        return None
+def start_sync(project: Project, mode: str, bound: float) -> SyncStart:
+    """The lock tried once and our refs read under it; on SessionStart the pull's fetch started
+    too, before the rest of the sync is imported and git checks the folders
+    (gitmem/sync/start.py): they run meanwhile. A push takes its lock as `gitmem push` does."""
     from gitmem.sync.start import SyncStart
 
-    return SyncStart(project, fetch=True, timeout=bound, lock_wait=0.0)
+    return SyncStart(project, fetch=mode == "pull", timeout=bound, lock_wait=0.0)
 
 
 def _sync(

@@ -190,6 +190,20 @@ def test_a_sync_with_nothing_new_starts_a_counted_set_of_git_processes(
     assert ran.count("fetch") == 1 and "update-ref" not in ran and "commit-tree" not in ran
 
 
+def test_a_session_end_hook_reads_our_refs_once_under_its_lock(
+    settled: tuple[World, Path],
+) -> None:
+    """The SessionEnd hook (a push) takes its lock as `gitmem push` does, and answers whether
+    to sync from the refs read under it: no second read beside the opening, no fetch."""
+    world, bob = settled
+    command = hooks.hook_command(hooks.gitmem_command(), "SessionEnd")
+    payload = {"session_id": "s", "cwd": str(bob), "hook_event_name": "SessionEnd"}
+    trace = world.root / "trace.json"
+    run_traced(world, ["sh", "-c", command], trace, json.dumps(payload).encode())
+    ran = started(traced(trace))
+    assert ran.count("for-each-ref") == 1 and "fetch" not in ran and "push" not in ran, ran
+
+
 def test_a_dry_run_and_a_push_take_no_early_fetch(settled: tuple[World, Path]) -> None:
     world, bob = settled
     trace = world.root / "trace.json"
