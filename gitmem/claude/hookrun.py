@@ -20,10 +20,9 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.claude.hookcontext import (
     CONTEXT_BUDGET,
@@ -47,8 +46,7 @@ MAX_PAYLOAD = 1 << 20
 __all__ = ["CONTEXT_BUDGET", "MAX_PAYLOAD", "OUTPUT_LIMIT", "HookOutcome", "run_hook"]
 
 
-@dataclass(frozen=True)
-class HookPayload:
+class HookPayload(NamedTuple):
     """What Claude Code sends on stdin (every field optional: a person may run the hook too)."""
 
     cwd: str | None = None
@@ -56,10 +54,14 @@ class HookPayload:
     event: str | None = None  # hook_event_name: SessionStart, SessionEnd, ...
 
 
-@dataclass
 class HookOutcome:
-    context: list[str] = field(default_factory=list)  # stdout: goes into the agent's context
-    note: str | None = None  # one line on stderr, when something went wrong
+    """What the hook says. A plain class (as HookPayload is a NamedTuple), not a dataclass:
+    `dataclasses` imports `inspect` (~5–9 ms), and this module is imported before the hook
+    starts git's opening processes; the sync's modules import it later, while git runs."""
+
+    def __init__(self) -> None:
+        self.context: list[str] = []  # stdout: goes into the agent's context
+        self.note: str | None = None  # one line on stderr, when something went wrong
 
 
 class HookTimeout(BaseException):
@@ -128,10 +130,11 @@ def run_hook(
     quiet_git()
     where = payload.cwd if payload.cwd and os.path.isdir(payload.cwd) else directory
     outcome = HookOutcome()
+    starting = mode == "pull"
     try:
-        # git finds the project (our refs read beside the config: a sync asks for them next)
-        # while Python imports what opens it
-        opening = Opening(where, TRACKED_BY_BRANCH, refs=True)
+        # git finds the project while Python imports what opens it; our refs are read under
+        # the lock the hook takes first (SyncStart)
+        opening = Opening(where, TRACKED_BY_BRANCH)
         try:
             from gitmem.gitstore import Repository
             from gitmem.project.scopes import open_project
@@ -145,22 +148,30 @@ def run_hook(
     except GitmemError as exc:
         outcome.note = _not_synced(exc)
         return outcome
-    if project.remote is None or not project.repo.has_commits():
+    if project.remote is None:
         return outcome
     bound = hook_timeout(project.repo.config_get("gitmem.hookTimeout"))
-    starting = mode == "pull"
     refs = sorted({s.ref for s in project.scopes if s.pushable})
-    # what came from the remote is what moved the remote-tracking refs
-    before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
     auto_index = _auto_index(project)
     personal_before = read_text(auto_index) if auto_index else None
+    before: dict[str, str | None] | None = None
     pulled: dict[str, list[str]] = {}
-    refused = [s for s in project.scopes if s.refused]
-    if refused:  # the other scopes still sync; the agent's user hears why this one does not
-        outcome.note = f"gitmem: {refused[0].name} memory not synced: {refused[0].note}"
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
-            pulled, refused_refs = _sync(project, mode, bound, start_sync(project, mode, bound))
+            # the lock taken and our refs read under it, a pull's fetch started (they run
+            # while the rest is imported); whether to sync at all is answered from those refs
+            start = start_sync(project, mode, bound)
+            try:
+                if not project.repo.has_commits():
+                    start.release()
+                    return outcome
+                # what came from the remote is what moved the remote-tracking refs
+                before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
+            except BaseException:
+                start.release()
+                raise
+            outcome.note = _refused_scope(project)
+            pulled, refused_refs = _sync(project, mode, bound, start)
         if refused_refs:  # the other refs synced; this one was set aside
             outcome.note = _not_synced(refused_refs[0])
     except HookTimeout:
@@ -176,6 +187,9 @@ def run_hook(
         outcome.note = for_agent(outcome.note, "gitmem's note")[0]
     if starting:
         try:
+            # no sync (the lock was busy, a timeout): the refs are as they were before it
+            if before is None:
+                before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
             outcome.context = session_start_context(
                 project, before, outcome.note, personal_before, pulled
             )
@@ -184,20 +198,26 @@ def run_hook(
     return outcome
 
 
+def _refused_scope(project: Project) -> str | None:
+    """The note for a scope the policy refused: the other scopes still sync; the agent's user
+    hears why this one does not."""
+    refused = [s for s in project.scopes if s.refused]
+    return f"gitmem: {refused[0].name} memory not synced: {refused[0].note}" if refused else None
+
+
 def _not_synced(exc: GitmemError) -> str:
     """The hook's one line for an error: what, and the fix (a hook has no second line)."""
     fix = f"; fix: {exc.hint}" if exc.hint else ""
     return f"gitmem: memory not synced: {exc.message}{fix}"
 
 
-def start_sync(project: Project, mode: str, bound: float) -> SyncStart | None:
-    """On SessionStart, the lock tried once and the pull's fetch started before the rest of the
-    sync is imported and git checks the folders (gitmem/sync/start.py): they run meanwhile."""
-    if mode != "pull":
-        return None
+def start_sync(project: Project, mode: str, bound: float) -> SyncStart:
+    """The lock tried once and our refs read under it; on SessionStart the pull's fetch started
+    too, before the rest of the sync is imported and git checks the folders
+    (gitmem/sync/start.py): they run meanwhile. A push takes its lock as `gitmem push` does."""
     from gitmem.sync.start import SyncStart
 
-    return SyncStart(project, fetch=True, timeout=bound, lock_wait=0.0)
+    return SyncStart(project, fetch=mode == "pull", timeout=bound, lock_wait=0.0)
 
 
 def _sync(

@@ -12,7 +12,6 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -53,7 +52,6 @@ class FileRecord(NamedTuple):
         )
 
 
-@dataclass
 class ScopeState:
     """The folder as of the last sync: what gitmem believes each file on disk holds.
 
@@ -61,19 +59,43 @@ class ScopeState:
     check — nearly all of them — and the JSON state the rest: the records changed since that
     index was written (None: removed) and those too fresh for it, with the commit and the
     index's checksum. A push of ten files among ten thousand writes ten records, not ten
-    thousand; the index is written afresh once more than `stale_limit` differ."""
+    thousand; the index is written afresh once more than `stale_limit` differ.
+    (A plain class: a dataclass costs ~0.5 ms to make at every start, see docs/performance.md.)"""
 
-    path: str = ""
-    files: dict[str, FileRecord] = field(default_factory=dict)
-    # the local ref commit whose scope folder held exactly `files`, when known: while the ref
-    # still points there and the disk is unchanged, a sync need not list the ref's tree
-    commit: str | None = None
-    index: str | None = None  # checksum of the index file that holds most of `files`
-    # paths whose records differ from that index (changed, removed or not in it): looked at
-    # whatever git says
-    stale: list[str] = field(default_factory=list)
-    # the records as the index holds them (not saved: known when loaded with it, or written)
-    indexed: dict[str, FileRecord] | None = field(default=None, repr=False, compare=False)
+    def __init__(
+        self,
+        path: str = "",
+        files: dict[str, FileRecord] | None = None,
+        commit: str | None = None,
+        index: str | None = None,
+        stale: list[str] | None = None,
+        indexed: dict[str, FileRecord] | None = None,
+    ) -> None:
+        self.path = path
+        self.files: dict[str, FileRecord] = {} if files is None else files
+        # the local ref commit whose scope folder held exactly `files`, when known: while the
+        # ref still points there and the disk is unchanged, a sync need not list the ref's tree
+        self.commit = commit
+        self.index = index  # checksum of the index file that holds most of `files`
+        # paths whose records differ from that index (changed, removed or not in it): looked
+        # at whatever git says
+        self.stale: list[str] = [] if stale is None else stale
+        # the records as the index holds them (not saved: known when loaded with it, or
+        # written; not compared)
+        self.indexed = indexed
+
+    def _compared(self) -> tuple[object, ...]:
+        return (self.path, self.files, self.commit, self.index, self.stale)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ScopeState):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a dataclass with eq
+
+    def __repr__(self) -> str:
+        return f"ScopeState(path={self.path!r}, {len(self.files)} files, commit={self.commit!r})"
 
     def oids(self) -> dict[str, str]:
         return {p: r.oid for p, r in self.files.items()}

@@ -9,8 +9,8 @@ kind must fail fast with git's own reasons, never spin through retries.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from gitmem.core.sanitize import shown_url
 from gitmem.errors import RemoteError
@@ -68,14 +68,13 @@ def git_reasons(stderr: bytes | str, limit: int = MAX_REASONS) -> str:
     return terminal("; ".join(seen[:limit]) + (" …" if len(seen) > limit else ""))
 
 
-@dataclass(frozen=True)
-class PushOutcome:
+class PushOutcome(NamedTuple):
     ok: bool  # every ref was accepted
     rejected: tuple[str, ...] = ()  # refs rejected as non-fast-forward / stale: fetch and retry
     message: str = ""
     accepted: tuple[str, ...] = ()  # destination refs the remote now holds
-    refused: dict[str, str] = field(default_factory=dict)  # destination ref -> why, for good
-    blockers: dict[str, str] = field(default_factory=dict)  # destination ref -> ref in the way
+    refused: Mapping[str, str] = {}  # destination ref -> why, for good (never changed)
+    blockers: Mapping[str, str] = {}  # destination ref -> ref in the way (never changed)
 
 
 # --no-recurse-submodules: a checked-out submodule's own config never runs for our refs

@@ -7,7 +7,6 @@ of the resolutions it reports.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass, field
 
 from gitmem.gitstore import BLOB_MODE, TreeEntry
 from gitmem.gitstore.objects import ObjectEncoding
@@ -15,10 +14,10 @@ from gitmem.gitstore.objects import ObjectEncoding
 META_FILE = "gitmem.toml"
 
 
-@dataclass
 class TreeMerge:
-    files: dict[str, str]  # path -> blob id
-    resolutions: list[str] = field(default_factory=list)
+    def __init__(self, files: dict[str, str], resolutions: list[str] | None = None) -> None:
+        self.files = files  # path -> blob id
+        self.resolutions: list[str] = [] if resolutions is None else resolutions
 
 
 class _LazyFolder(Mapping[str, bytes]):

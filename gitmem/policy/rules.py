@@ -15,7 +15,7 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gitmem.project.refmeta import FORMAT_VERSION, META_FILE, MetaError, parse_meta
 
@@ -85,8 +85,7 @@ _FORBIDDEN_PARTS = frozenset({"", ".", "..", ".git"})
 _HEX64 = re.compile(r"[0-9a-f]{64}|[0-9a-f]{2}/[0-9a-f]{62}")  # a hidden name: flat or fanned out
 
 
-@dataclass(frozen=True, order=True)
-class Finding:
+class Finding(NamedTuple):  # ordered by its fields, as a tuple
     path: str
     line: int  # 1-based; 0 when the finding is about the name or the whole file
     code: str
@@ -353,8 +352,7 @@ def _check_caps(path: str, text: str) -> list[Finding]:
 # -- a whole tree -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One entry of a tree listing: mode, kind (blob, tree, commit), object id, size."""
 
     mode: str

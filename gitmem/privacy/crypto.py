@@ -16,9 +16,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitmem.errors import TamperedRef, UsageError
 
@@ -135,8 +134,7 @@ def ssh_pointer_path() -> Path:
     return config_dir() / "ssh-identity"
 
 
-@dataclass
-class MachineKey:
+class MachineKey(NamedTuple):
     """This machine's identities (to open scope keys) and the recipient others grant."""
 
     identities: list[Any]
@@ -277,11 +275,10 @@ def unlock_scope_key(data: bytes, machine: MachineKey | None) -> ScopeKey:
 # -- keyring: the keys/ folder of one commit --------------------------------------------------
 
 
-@dataclass
-class Keyring:
+class Keyring(NamedTuple):
     key: ScopeKey
     files: dict[str, str]  # keys/* path -> blob id, carried unchanged while the key is
-    recipients: list[str] = field(default_factory=list)
+    recipients: list[str] = []  # noqa: RUF012 (never changed in place: a new Keyring is made)
 
 
 def seal_json(key: ScopeKey, path: str, value: object) -> bytes:

@@ -16,9 +16,8 @@ import contextlib
 import json
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gitmem.core.state import load_scope_state, read_scope_head, state_dir, state_file
 from gitmem.errors import GitmemError, UsageError
@@ -38,16 +37,14 @@ TRANSCRIPT_BYTES = 1 << 16
 ADOPTED = {"auto": "adopted-auto", "team": "adopted-team"}
 
 
-@dataclass(frozen=True)
-class Orphan:
+class Orphan(NamedTuple):
     path: Path  # the memory folder
     files: int
     known: int  # files whose bytes this project's memory once held
     why: str  # how it was found, in one clause
 
 
-@dataclass(frozen=True)
-class Adopted:
+class Adopted(NamedTuple):
     path: Path
     committed: tuple[str, ...]  # "A auto/x.md": what the folder brought to the refs
     written: tuple[str, ...]  # files of this clone's folders written from it
@@ -346,11 +343,11 @@ def adopt_folder(project: Project, path: Path) -> Adopted:
         run_sync(project, SyncOptions(mode="pull"))
     try:
         taken = run_sync(
-            replace(project, scopes=scopes, remote=None, hub=None), SyncOptions(mode="sync")
+            project._replace(scopes=scopes, remote=None, hub=None), SyncOptions(mode="sync")
         )
     finally:
         _forget_state(common)
-    home = run_sync(replace(project, remote=None, hub=None), SyncOptions(mode="sync"))
+    home = run_sync(project._replace(remote=None, hub=None), SyncOptions(mode="sync"))
     known = known_folders(common)
     adopted = known.setdefault("adopted", {})
     assert isinstance(adopted, dict)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 FORMAT_VERSION = 1
 META_FILE = "gitmem.toml"
 
 
-@dataclass(frozen=True)
-class RefMeta:
+class RefMeta(NamedTuple):
     version: int
     key: str
     aliases: tuple[str, ...] = ()  # other spellings the project is known by (docs/design.md §2)

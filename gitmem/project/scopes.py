@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from gitmem.errors import ConfigError, UsageError
 from gitmem.gitstore import Repository
@@ -50,8 +50,7 @@ def shown_diff(text: str) -> str:
     )
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     name: str
     path: Path  # local folder
     ref: str  # refs/gitmem/...
@@ -75,8 +74,7 @@ class Scope:
         return self.path / rel
 
 
-@dataclass(frozen=True)
-class Project:
+class Project(NamedTuple):
     repo: Repository
     root: Path  # canonical root: the main worktree (or the bare repository)
     key: str
@@ -140,8 +138,7 @@ class Project:
         return f"{shown_url(self.remote or '')}/{ref}"
 
 
-@dataclass(frozen=True)
-class Route:
+class Route(NamedTuple):
     remote: str  # a remote's name, or the hub's URL: what git fetch/push are given
     name: str  # what the remote calls the ref
     tracking: str  # our remote-tracking ref for it
@@ -372,8 +369,7 @@ def _holds_shared_memory(repo: Repository, user_ref: str, remote: str) -> bool:
 
 
 def _held_back(scope: Scope) -> Scope:
-    return replace(
-        scope,
+    return scope._replace(
         pushable=False,
         note=f"held back: {scope.ref} holds memory of the auto folder shared by all projects "
         "(synced through a hub), which goes to no project remote; set the hub again: "
@@ -395,8 +391,7 @@ def withheld(scopes: tuple[Scope, ...], refs: Mapping[str, str]) -> tuple[Scope,
     """Scopes on an unpublished ref stay on this machine: not synced (so no sync publishes
     them again), their folders untouched, with the note that says how to share them again."""
     return tuple(
-        replace(
-            s,
+        s._replace(
             pushable=False,
             note=f"unpublished (gitmem unpublish {refs[s.ref]}): kept on this machine; "
             f"to share it again: gitmem unpublish --undo {refs[s.ref]}",
@@ -419,8 +414,7 @@ def _left_to_git(repo: Repository, tree: Path, scope: Scope) -> Scope:
         return scope
     if rel == Path(".") or not repo.is_tracked(rel.as_posix()):
         return scope  # the working tree itself: confine refuses it (it holds .git)
-    return replace(
-        scope,
+    return scope._replace(
         pushable=False,
         note=f"tracked on the branch ({rel.as_posix()}/): left to git; point it at a folder "
         "the branch does not track",
@@ -556,7 +550,7 @@ def confine(
         note = f"refused {s.path}: {why[i]}"
         if by and by != FIXED[0]:
             note += f"; chosen by {by}" + (f": {fix}" if fix else "")
-        out.append(replace(s, pushable=False, refused=True, note=note))
+        out.append(s._replace(pushable=False, refused=True, note=note))
     return tuple(out)
 
 

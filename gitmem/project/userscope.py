@@ -96,8 +96,6 @@ def _folders(agent: str) -> list[Folder]:
 def _confined(agent: str, scope: Scope, store: Path, env: Mapping[str, str]) -> Scope:
     """The scope as it may sync: refused (never read or written) when its folder is the
     home folder, a tool's whole folder, a filesystem root, holds a repository…"""
-    from dataclasses import replace
-
     from gitmem.project.identity import claude_config_dir
 
     home = Path(env.get("HOME") or os.path.expanduser("~"))
@@ -119,7 +117,7 @@ def _confined(agent: str, scope: Scope, store: Path, env: Mapping[str, str]) -> 
         why = why or _through_link(home, path)
     if why is None:
         return scope
-    return replace(scope, pushable=False, refused=True, note=f"refused {scope.path}: {why}")
+    return scope._replace(pushable=False, refused=True, note=f"refused {scope.path}: {why}")
 
 
 def _through_link(home: Path, path: Path) -> str | None:

@@ -4,7 +4,6 @@ the remote keeps them, where this clone tracks them, this clone's writer id, whe
 from __future__ import annotations
 
 import re
-import secrets
 
 from gitmem.core.state import state_dir, write_atomic
 from gitmem.gitstore import Repository
@@ -26,6 +25,8 @@ def writer_id(repo: Repository) -> str:
         found = ""
     if _WRITER_ID.fullmatch(found):
         return found
+    import secrets  # here: it imports hashlib, hmac and random, once a clone's life
+
     made = secrets.token_hex(8)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, made.encode() + b"\n")

@@ -12,7 +12,7 @@ fast-forward like a fetch. Never runs git itself (gitstore does), never pushes.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,7 +45,7 @@ def create(project: Project, path: Path, since: str | None = None) -> BundleMade
 
     # the folders' edits go on the local refs first (what a push would publish: the secret
     # scan refuses as for a push), with no remote contacted
-    result = run_sync(replace(project, remote=None, hub=None), SyncOptions(mode="push"))
+    result = run_sync(project._replace(remote=None, hub=None), SyncOptions(mode="push"))
     refs = memory_refs(project)
     if not refs:
         raise UsageError(
@@ -124,7 +124,7 @@ def unbundle(project: Project, path: Path, force_key: bool = False) -> SyncResul
     scopes = tuple(
         s.name for s in project.scopes if s.pushable and s.ref in heads and s.ref not in bad_refs
     )
-    reading = replace(project, bundle=str(target), remote=str(target), hub=None)
+    reading = project._replace(bundle=str(target), remote=str(target), hub=None)
     try:
         result = run_sync(reading, SyncOptions(mode="pull", scopes=scopes, force_key=force_key))
     except RemoteError as exc:  # the fetch from the file failed: its pack does not read back

@@ -13,8 +13,8 @@ import os
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from gitmem.core.fileread import NotAFile, check_regular, read_regular, read_when_written
 from gitmem.core.state import (
@@ -36,37 +36,53 @@ Progress = Callable[[str, int], None]  # (what, how many files so far)
 RACY_SECONDS = 2.0  # a stat this fresh might hide a same-timestamp edit: re-hash next time
 
 
-@dataclass
 class Snapshot:
-    files: dict[str, str]  # relative path -> blob id
-    records: dict[str, FileRecord]
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
-    read: int = 0  # files read and hashed (the stat cache did not vouch for them)
-    refreshed: int = 0  # records whose stat was completed or updated (no bytes read)
-    # git vouched for the whole folder and no record differs from the index: `files` is left
-    # empty (the caller's records, not loaded, are what the folder holds)
-    unchanged: bool = False
-    # only the paths git named (and the records apart from the index) were looked at: `files`
-    # and `records` hold those alone; the other files are as the index's records say, which
-    # were never loaded (a push of ten files among fifty thousand)
-    few: bool = False
+    """What a snapshot of a folder found. (Plain classes here and below: a dataclass costs
+    ~0.5 ms to make at every start, see docs/performance.md.)"""
+
+    def __init__(
+        self,
+        files: dict[str, str],
+        records: dict[str, FileRecord],
+        skipped: list[tuple[str, str]] | None = None,
+        read: int = 0,
+        refreshed: int = 0,
+        unchanged: bool = False,
+        few: bool = False,
+    ) -> None:
+        self.files = files  # relative path -> blob id
+        self.records = records
+        self.skipped: list[tuple[str, str]] = [] if skipped is None else skipped  # (path, why)
+        self.read = read  # files read and hashed (the stat cache did not vouch for them)
+        self.refreshed = refreshed  # records whose stat was completed or updated (no bytes read)
+        # git vouched for the whole folder and no record differs from the index: `files` is
+        # left empty (the caller's records, not loaded, are what the folder holds)
+        self.unchanged = unchanged
+        # only the paths git named (and the records apart from the index) were looked at:
+        # `files` and `records` hold those alone; the other files are as the index's records
+        # say, which were never loaded (a push of ten files among fifty thousand)
+        self.few = few
 
 
-@dataclass
 class Materialized:
-    written: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    # files that changed on disk since the last sync: path -> blob id of the disk bytes (None: deleted)
-    changed_meanwhile: dict[str, str | None] = field(default_factory=dict)
-    records: dict[str, FileRecord] = field(default_factory=dict)
-    # paths below a folder that is a symbolic link: writing there would leave the scope folder
-    through_link: list[str] = field(default_factory=list)
-    # synced files whose place something else took (a link, folder, FIFO, file over the size
-    # limit: fileread.NotAFile's `what`): neither written nor deleted, nor read
-    not_a_file: dict[str, str] = field(default_factory=dict)
-    # files edited in the instant between the check and the rename: path -> blob id of the bytes
-    # the rename displaced. The disk holds the target now; the caller must merge these in.
-    displaced: dict[str, str] = field(default_factory=dict)
+    """What a write-back did to a folder."""
+
+    def __init__(self, records: dict[str, FileRecord] | None = None) -> None:
+        self.written: list[str] = []
+        self.deleted: list[str] = []
+        # files that changed on disk since the last sync: path -> blob id of the disk bytes
+        # (None: deleted)
+        self.changed_meanwhile: dict[str, str | None] = {}
+        self.records: dict[str, FileRecord] = {} if records is None else records
+        # paths below a folder that is a symbolic link: writing there would leave the folder
+        self.through_link: list[str] = []
+        # synced files whose place something else took (a link, folder, FIFO, file over the
+        # size limit: fileread.NotAFile's `what`): neither written nor deleted, nor read
+        self.not_a_file: dict[str, str] = {}
+        # files edited in the instant between the check and the rename: path -> blob id of the
+        # bytes the rename displaced. The disk holds the target now; the caller must merge
+        # these in.
+        self.displaced: dict[str, str] = {}
 
 
 def walk(
@@ -528,8 +544,7 @@ def _new_folder(folder: Path) -> bool:
 FLUSH_BATCH = 4096
 
 
-@dataclass
-class _Pending:
+class _Pending(NamedTuple):
     """A file of a write-back whose new bytes wait in a temp file beside it, not yet flushed."""
 
     rel: str

@@ -6,9 +6,8 @@ read and update these objects; none keeps a copy of its own."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from gitmem.core.state import FileRecord, ScopeHead, ScopeState, load_scope_state, save_scope_head
 from gitmem.gitstore import Repository
@@ -20,8 +19,7 @@ from gitmem.sync.views import RefViews
 V = TypeVar("V")
 
 
-@dataclass
-class _Direct:
+class _Direct(NamedTuple):
     files: dict[str, str]
     resolutions: tuple[str, ...] = ()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError
@@ -23,33 +22,36 @@ MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 MAX_EDIT_ROUNDS = 3
 
 
-@dataclass
 class RefReport:
-    ref: str
-    local_changes: list[str] = field(default_factory=list)  # "A auto/x.md", ...
-    pulled: list[str] = field(default_factory=list)  # files written or deleted on disk
-    resolutions: list[str] = field(default_factory=list)
-    lost: list[str] = field(default_factory=list)  # the text of each lost edit of `losses`
-    # edits held here that a merge resolved against: lost edits, deletions undone by an edit
-    losses: list[Loss] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    pushed: bool = False
-    remote_ahead: bool = False  # dry run: the remote has commits we have not merged
-    refused: bool = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
-    via: str = ""  # the remote this ref syncs through, when not the project's (the hub)
+    """What a sync did to one ref. (Plain classes, not dataclasses: making a dataclass costs
+    ~0.5 ms at every start, see docs/performance.md.)"""
+
+    def __init__(self, ref: str) -> None:
+        self.ref = ref
+        self.local_changes: list[str] = []  # "A auto/x.md", ...
+        self.pulled: list[str] = []  # files written or deleted on disk
+        self.resolutions: list[str] = []
+        self.lost: list[str] = []  # the text of each lost edit of `losses`
+        # edits held here that a merge resolved against: lost edits, deletions undone by an edit
+        self.losses: list[Loss] = []
+        self.notes: list[str] = []
+        self.pushed = False
+        self.remote_ahead = False  # dry run: the remote has commits we have not merged
+        self.refused = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
+        self.via = ""  # the remote this ref syncs through, when not the project's (the hub)
 
 
-@dataclass
 class SyncResult:
-    mode: str
-    remote: str | None
-    refs: dict[str, RefReport] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)  # "scope: path (why)"
-    retries: int = 0
-    dry_run: bool = False
-    # refs whose fetched tip was refused (untrusted tree, forged personal commit): set aside so
-    # the other refs still sync; the CLI reports each after the results, with its exit code
-    refused: list[GitmemError] = field(default_factory=list)
+    def __init__(self, mode: str, remote: str | None, dry_run: bool = False) -> None:
+        self.mode = mode
+        self.remote = remote
+        self.refs: dict[str, RefReport] = {}
+        self.skipped: list[str] = []  # "scope: path (why)"
+        self.retries = 0
+        self.dry_run = dry_run
+        # refs whose fetched tip was refused (untrusted tree, forged personal commit): set aside
+        # so the other refs still sync; the CLI reports each after the results, with its exit code
+        self.refused: list[GitmemError] = []
 
     def report(self, ref: str) -> RefReport:
         return self.refs.setdefault(ref, RefReport(ref))
@@ -63,26 +65,41 @@ class SyncResult:
         return self
 
 
-@dataclass
 class SyncOptions:
-    mode: str = "sync"  # pull | push | sync
-    scopes: tuple[str, ...] = ()  # empty: every syncable scope
-    dry_run: bool = False
-    force_key: bool = False
-    timeout: float = DEFAULT_TIMEOUT
-    lock_wait: float = DEFAULT_LOCK_WAIT
-    progress: Progress | None = None  # long work on a terminal: (what, files so far)
-    notice: Callable[[str], object] | None = None  # a line for a human when something is slow
-    no_verify: bool = False  # publish even what the secret scan flags
-    # the wait between rounds after a push was rejected (a test passes its own clock)
-    sleep: Callable[[float], object] = time.sleep
-    clock: Callable[[], float] = time.monotonic  # how long a round took: the back-off's unit
-    # git's stat checks of the folders, started before the lock (gitmem.core.state.start_checks):
-    # each taken by the first snapshot of its scope if its index is still the state's
-    checks: dict[str, tuple[str, FolderCheck]] = field(default_factory=dict)
-    # the lock and the first fetch, taken and started early by the command (gitmem.sync.start):
-    # the session takes them over, and lets them go when it ends
-    start: SyncStart | None = None
+    def __init__(
+        self,
+        mode: str = "sync",  # pull | push | sync
+        scopes: tuple[str, ...] = (),  # empty: every syncable scope
+        dry_run: bool = False,
+        force_key: bool = False,
+        timeout: float = DEFAULT_TIMEOUT,
+        lock_wait: float = DEFAULT_LOCK_WAIT,
+        progress: Progress | None = None,  # long work on a terminal: (what, files so far)
+        notice: Callable[[str], object] | None = None,  # a line for a human when something is slow
+        no_verify: bool = False,  # publish even what the secret scan flags
+        # the wait between rounds after a push was rejected (a test passes its own clock)
+        sleep: Callable[[float], object] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,  # how long a round took: the back-off's unit
+        # git's stat checks of the folders, started before the lock (core.state.start_checks):
+        # each taken by the first snapshot of its scope if its index is still the state's
+        checks: dict[str, tuple[str, FolderCheck]] | None = None,
+        # the lock and the first fetch, taken and started early by the command (sync.start):
+        # the session takes them over, and lets them go when it ends
+        start: SyncStart | None = None,
+    ) -> None:
+        self.mode = mode
+        self.scopes = scopes
+        self.dry_run = dry_run
+        self.force_key = force_key
+        self.timeout = timeout
+        self.lock_wait = lock_wait
+        self.progress = progress
+        self.notice = notice
+        self.no_verify = no_verify
+        self.sleep = sleep
+        self.clock = clock
+        self.checks: dict[str, tuple[str, FolderCheck]] = {} if checks is None else checks
+        self.start = start
 
 
 def allowed_tops(ref: str) -> frozenset[str]:

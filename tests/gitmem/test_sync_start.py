@@ -173,9 +173,9 @@ NOTHING_NEW = [
     "ls-files",
     "for-each-ref",  # what the fetch moved
 ]
-# the hook reads our refs beside the opening too: whether to sync at all (has_commits) is known
-# before it takes the lock, under which they are read again
-NOTHING_NEW_HOOK = [*NOTHING_NEW, "for-each-ref"]
+# the hook's are the same: whether to sync at all (has_commits) is answered from our refs as
+# read under the lock, not from a read of its own beside the opening
+NOTHING_NEW_HOOK = NOTHING_NEW
 
 
 @pytest.mark.parametrize("how", ["sync", "hook"])
@@ -188,6 +188,20 @@ def test_a_sync_with_nothing_new_starts_a_counted_set_of_git_processes(
     ran = started(events)
     assert sorted(ran) == sorted(NOTHING_NEW if how == "sync" else NOTHING_NEW_HOOK), ran
     assert ran.count("fetch") == 1 and "update-ref" not in ran and "commit-tree" not in ran
+
+
+def test_a_session_end_hook_reads_our_refs_once_under_its_lock(
+    settled: tuple[World, Path],
+) -> None:
+    """The SessionEnd hook (a push) takes its lock as `gitmem push` does, and answers whether
+    to sync from the refs read under it: no second read beside the opening, no fetch."""
+    world, bob = settled
+    command = hooks.hook_command(hooks.gitmem_command(), "SessionEnd")
+    payload = {"session_id": "s", "cwd": str(bob), "hook_event_name": "SessionEnd"}
+    trace = world.root / "trace.json"
+    run_traced(world, ["sh", "-c", command], trace, json.dumps(payload).encode())
+    ran = started(traced(trace))
+    assert ran.count("for-each-ref") == 1 and "fetch" not in ran and "push" not in ran, ran
 
 
 def test_a_dry_run_and_a_push_take_no_early_fetch(settled: tuple[World, Path]) -> None:
@@ -244,3 +258,24 @@ def test_nothing_new_loads_no_personal_codec(settled: tuple[World, Path], args: 
     )
     out = run_traced(world, [sys.executable, "-c", probe], world.root / "trace.json")
     assert out.strip().splitlines()[-1] == "False"
+
+
+# what a sync with nothing new never needs, and costs every run when imported: `dataclasses`
+# imports `inspect` (with ast, dis, tokenize) and makes each class by compiling code
+NEVER_ON_A_NOOP = ("dataclasses", "inspect", "secrets", "gitmem.privacy.codec")
+
+
+@pytest.mark.parametrize("args", [["sync", "-q"], ["pull", "--hook"]])
+def test_nothing_new_imports_no_dataclasses(settled: tuple[World, Path], args: list[str]) -> None:
+    """The no-op path's records are NamedTuples and plain classes (docs/performance.md,
+    `noopfloor`): one dataclass on it would bring `inspect` back."""
+    world, bob = settled
+    probe = (
+        "import sys\n"
+        "from gitmem.cli import main\n"
+        f"code = main({['-C', str(bob), *args]!r})\n"
+        "assert code == 0, code\n"
+        f"print(sorted(m for m in {NEVER_ON_A_NOOP!r} if m in sys.modules))\n"
+    )
+    out = run_traced(world, [sys.executable, "-c", probe], world.root / "trace.json")
+    assert out.strip().splitlines()[-1] == "[]"
