@@ -4,6 +4,8 @@ the ref's view (plaintext for a sealed ref), committed with a trailer per resolu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gitmem.merge.tree import blobs, merge_trees
 from gitmem.project.scopes import hostname
 from gitmem.sync.gate import RemoteGate
@@ -43,19 +45,65 @@ class Integrate:
             self.run.merged[merged] = "ours"  # its losses are this machine's to tell
         repo.update_ref(ref, merged, local, "gitmem: merge remote")
 
-    def _merge_commits(self, ref: str, local: str, remote_tip: str, source: str | None) -> str:
+    def fold(self, ref: str, tips: Sequence[tuple[str, str]]) -> None:
+        """Merge `tips` ((source, tip): checked writer tips, sync/writers.py) into the local
+        ref in one pass: the fold so far merged with each tip in the order given — the same
+        pairwise merges, commits and trailers as one `integrate` a tip, so every law of the
+        ordinary merge holds — but the fold's files kept in memory from one merge to the next
+        (not read back), one merge base a tip (which also answers held or fast-forward), and the
+        ref moved once, at the end, by compare-and-swap on where it was: a fold killed midway
+        leaves the ref as it was and only unreferenced objects behind."""
         repo = self.repo
-        base = repo.merge_base(local, remote_tip)
-        base_files = self.views.of(ref).files(base) if base else {}
+        start = fold = repo.resolve(ref)
+        files: dict[str, str] | None = None  # the fold's files when a merge here made it
+        for source, tip in tips:
+            if fold is None:
+                fold, files = tip, None
+                continue
+            if repo.is_ancestor(tip, fold):
+                continue  # the fold holds it already (a teammate folded it before landing)
+            if repo.is_ancestor(fold, tip):
+                fold, files = tip, None  # a fast-forward
+                if self.opts.force_key:
+                    fold = self.gate.adopt_key(tip)
+                continue
+            # the base the ancestry questions above asked for (one process for all three)
+            base = repo.merge_base(tip, fold)
+            fold, files = self._merge(ref, fold, tip, source, base, files)
+            self.run.merged[fold] = "ours"  # its losses are this machine's to tell
+        if fold is not None and fold != start:
+            repo.update_ref(ref, fold, start, "gitmem: merge writer refs")
+
+    def _merge_commits(self, ref: str, local: str, remote_tip: str, source: str | None) -> str:
+        base = self.repo.merge_base(local, remote_tip)
+        return self._merge(ref, local, remote_tip, source, base)[0]
+
+    def _merge(
+        self,
+        ref: str,
+        local: str,
+        remote_tip: str,
+        source: str | None,
+        base: str | None,
+        local_files: dict[str, str] | None = None,
+    ) -> tuple[str, dict[str, str]]:
+        """The merge commit of `local` (whose files are `local_files` when known) and
+        `remote_tip` over `base`, and its files as the ref's view reads them."""
+        repo, view = self.repo, self.views.of(ref)
+        base_files = view.files(base) if base else {}
+        # plaintext: the files a merge here wrote are the tree's own (sealed: read them back)
+        in_memory = local_files is not None and not view.sealed
+        ours = local_files if local_files is not None and in_memory else view.files(local)
         merged = merge_trees(
             repo,
             base_files,
-            self.views.of(ref).files(local),
-            self.views.of(ref).files(remote_tip),
-            self.views.of(ref).times(local, repo.change_times(base, local)),
-            self.views.of(ref).times(remote_tip, repo.change_times(base, remote_tip)),
+            ours,
+            view.files(remote_tip),
+            view.times(local, repo.change_times(base, local)),
+            view.times(remote_tip, repo.change_times(base, remote_tip)),
         )
-        sides = [self.gate.meta_of(blobs(repo.list_tree(c))) for c in (local, remote_tip)]
+        local_tree = ours if in_memory else blobs(repo.list_tree(local))
+        sides = [self.gate.meta_of(f) for f in (local_tree, blobs(repo.list_tree(remote_tip)))]
         self.gate.set_meta(merged.files, [m for m in sides if m], adopt=self.opts.force_key)
         tree = self.views.of(ref).tree(
             merged.files, self.views.of(ref).merged_keyring(base, local, remote_tip)
@@ -75,4 +123,4 @@ class Integrate:
         message = f"gitmem: merge {source} on {hostname()}\n" + (
             f"\n{trailers.lstrip()}" if trailers else ""
         )
-        return repo.write_commit(tree, [local, remote_tip], message)
+        return repo.write_commit(tree, [local, remote_tip], message), dict(merged.files)

@@ -46,6 +46,7 @@ class WriterRefs:
         self.passed: dict[str, str] = {}  # tracking ref -> tip that passed the gate this round
         self._wid: str | None = None
         self.land_ok = True  # False once the server refused a writer ref for good
+        self.landed = False  # this run landed on the writer ref: nothing of it to retire yet
 
     @property
     def wid(self) -> str:
@@ -59,11 +60,14 @@ class WriterRefs:
 
     def check(self) -> None:
         """Each fetched writer tip through the team ref's gate (size, objects, paths, the
-        project's key, signatures): one refused is set aside and said, never merged."""
+        project's key, signatures), once a tip (`SyncRun.checked`, by object id): one refused
+        is set aside and said, never merged. Which tips neither the remote's team ref nor the
+        local one holds: one process for all of them (`unmerged`)."""
         self.passed = {}
         if not self.on or TEAM_REF in self.run.locked:
             return
-        found = unmerged(self.project)
+        local = self.repo.resolve(TEAM_REF)
+        found = unmerged(self.project, held=[local] if local else [])
         if len(found) > MAX_WRITER_REFS:
             self.run.result.report(TEAM_REF).notes.append(
                 f"the remote holds {len(found)} writer refs of {TEAM_REF}; read "
@@ -72,20 +76,20 @@ class WriterRefs:
             )
             found = dict(list(found.items())[:MAX_WRITER_REFS])
         for tracking, tip in found.items():
-            if self.gate.check(TEAM_REF, tracking=tracking):
+            if self.gate.check(TEAM_REF, tracking=tracking, unheld=True):
                 self.passed[tracking] = tip
 
     def fold(self) -> None:
-        """Merge each writer tip that passed into the local team ref, in the order of names."""
-        if not self.on or TEAM_REF in self.run.locked:
+        """Merge the writer tips that passed into the local team ref, in the order of their
+        names, in one pass (`Integrate.fold`: the team ref moved once)."""
+        if not self.on or TEAM_REF in self.run.locked or not self.passed:
             return
         folder = tracking_folder(self.project)
-        for tracking, tip in self.passed.items():
-            self.integrate.integrate(
-                TEAM_REF,
-                tip=tip,
-                source=f"{self.project.remote}/{WRITERS}{tracking[len(folder) :]}",
-            )
+        remote = self.project.remote
+        self.integrate.fold(
+            TEAM_REF,
+            [(f"{remote}/{WRITERS}{t[len(folder) :]}", tip) for t, tip in self.passed.items()],
+        )
 
     def land(self, rejected: list[str]) -> list[str]:
         """The refs of `rejected` (a push saw someone land first) not landed instead on this
@@ -117,6 +121,7 @@ class WriterRefs:
             return rejected
         if known != local:
             self.repo.update_refs([(self.own_tracking, local, known)], "gitmem: pushed")
+        self.landed = True
         report = self.run.result.report(TEAM_REF)
         report.pushed = True
         report.notes.append(
@@ -129,8 +134,8 @@ class WriterRefs:
         """Once the remote's team ref holds this clone's writer ref's tip, delete that ref
         on the remote under a lease, and its tracking ref (only the owner deletes a writer
         ref; the fetch prunes the tracking refs of those deleted on the remote)."""
-        if not self.on or TEAM_REF in self.run.locked:
-            return
+        if not self.on or TEAM_REF in self.run.locked or self.landed:
+            return  # landed just now: the remote's team ref, which beat it, cannot hold it
         repo, project = self.repo, self.project
         team = repo.resolve(project.tracking_ref(TEAM_REF))
         tip = repo.resolve(self.own_tracking) if team is not None else None
