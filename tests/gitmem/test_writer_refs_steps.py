@@ -6,7 +6,7 @@ in, they converge byte for byte."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -245,10 +245,13 @@ def test_a_fold_beaten_by_a_teammates_fold_takes_theirs_and_lands_nothing(
     assert {"from-a.md", "from-b.md"} <= set(files(a))
 
 
-def three_writers_landed(clone: Clones, ids: list[str]) -> tuple[list[Project], Project]:
+def three_writers_landed(
+    clone: Clones, ids: list[str], contested: bool = False
+) -> tuple[list[Project], Project]:
     """A seed clone and three writers with the writer ids `ids`: each adds a memory (its file
-    and its index entry) and edits its own line of a shared file; the seed pushes first, the
-    three are beaten to it and land on their writer refs."""
+    and its index entry) and edits its own line of a shared file (`contested`: and one line
+    all of them edit); the seed pushes first, the three are beaten to it and land on their
+    writer refs."""
     seed = clone("seed")
     write(seed, "MEMORY.md", "- [Seed](seed.md) — seed\n")
     write(seed, "seed.md", "# seed\none\ntwo\nthree\nfour\nfive\nsix\n")
@@ -265,6 +268,8 @@ def three_writers_landed(clone: Clones, ids: list[str]) -> tuple[list[Project], 
     for i, project in enumerate(writers):
         lines = ["# seed", "one", "two", "three", "four", "five", "six"]
         lines[2 * i + 1] += f", by {i}"  # its own line: no winner needed
+        if contested:
+            lines[6] = f"six, last edited by {i}"  # one line all edit: a winner
         write(project, "seed.md", "\n".join(lines) + "\n")
         write(project, f"from-{i}.md", f"# {i}\n")
         index = project.scope("team").path / "MEMORY.md"
@@ -398,3 +403,69 @@ def test_past_the_cap_a_sync_fetches_no_more_writer_refs_than_it_reads(
     assert {f"from-{i}.md" for i in range(6)} <= {
         p.name for p in reader.scope("team").path.iterdir()
     }
+
+
+def test_the_one_pass_fold_makes_the_trees_of_one_merge_a_tip(
+    pair: tuple[Clones, Remote], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fold in one pass (files and change times carried in memory between its merges)
+    makes the same tree as the ordinary merge run once a tip, a ref update each (as before),
+    also where the writers edited one line alike (a winner by recency, then bytes)."""
+    from gitmem.sync.integrate import Integrate
+
+    clone, _ = pair
+    three_writers_landed(clone, ["7" * 16, "8" * 16, "9" * 16], contested=True)
+    one_pass = clone("one-pass")
+    sync(one_pass, "pull")
+
+    def once_a_tip(self: Integrate, ref: str, tips: list[tuple[str, str]]) -> None:
+        for source, tip in tips:
+            self.integrate(ref, tip=tip, source=source)
+
+    monkeypatch.setattr(Integrate, "fold", once_a_tip)
+    each = clone("each")
+    sync(each, "pull")
+    trees = [p.repo.read_commit(p.repo.resolve(TEAM_REF) or "")[0] for p in (one_pass, each)]
+    assert trees[0] == trees[1]
+    assert files(one_pass) == files(each)
+
+
+class Killed(BaseException):
+    """A process killed where it stood (nothing after it runs: no except, no finally of ours)."""
+
+
+def test_a_fold_killed_midway_moves_nothing_and_the_next_sync_folds_all(
+    pair: tuple[Clones, Remote], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed after its first merge of three, the fold has moved no ref (it moves the team
+    ref once, at the end): the local team ref holds none of the writer tips, the remote
+    still holds all of them, and the next sync folds all three."""
+    from gitmem.sync.integrate import Integrate
+
+    clone, remote = pair
+    three_writers_landed(clone, ["4" * 16, "5" * 16, "6" * 16])
+    tips = writer_refs(remote)
+    reader = clone("reader")
+    real = Integrate._merge
+    merges: list[str] = []
+
+    def dies_on_the_second(self: Integrate, *args: Any, **kwargs: Any) -> Any:
+        merges.append(args[2])
+        if len(merges) == 2:
+            raise Killed
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Integrate, "_merge", dies_on_the_second)
+    with pytest.raises(Killed):
+        sync(reader, "pull")
+    monkeypatch.undo()
+    team = reader.repo.resolve(TEAM_REF)
+    assert len(merges) == 2
+    assert team is None or not any(reader.repo.is_ancestor(t, team) for t in tips.values())
+    assert writer_refs(remote) == tips
+    reader.repo.forget_refs()
+    sync(reader)
+    team = reader.repo.resolve(TEAM_REF)
+    assert team is not None
+    assert all(reader.repo.is_ancestor(t, team) for t in tips.values())
+    assert {"from-0.md", "from-1.md", "from-2.md"} <= set(files(reader))
