@@ -110,7 +110,7 @@ class SyncStart:
         self.cleared: list[str] = []  # stale ref locks removed (the session says so)
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the fetch
         self.fetching: list[PendingFetch] | None = None
-        self.extra = writer_specs(project, self.refs)  # what the session fetches with them
+        self.extra: dict[str, list[str]] = {}  # what it fetches with them (a fetch started)
         self._lock = contextlib.ExitStack()
         repo = project.repo
         self._lock.enter_context(holding_lock(repo, lock_wait, notice))
@@ -121,6 +121,7 @@ class SyncStart:
                 # read under the lock, before the fetch moves them (the gate's pin, the
                 # force-push note); the fetch leaves the ref cache as it was until it ends
                 self.fetched_from = {r: repo.resolve(project.tracking_ref(r)) for r in self.refs}
+                self.extra = writer_specs(project, self.refs)
                 self.fetching = begin_fetch(project, self.fetched_from, timeout, self.extra)
         except BaseException:
             self._lock.close()
