@@ -469,3 +469,54 @@ def test_a_fold_killed_midway_moves_nothing_and_the_next_sync_folds_all(
     assert team is not None
     assert all(reader.repo.is_ancestor(t, team) for t in tips.values())
     assert {"from-0.md", "from-1.md", "from-2.md"} <= set(files(reader))
+
+
+def test_the_owner_never_deletes_a_writer_tip_nobody_folded(
+    pair: tuple[Clones, Remote], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The owner deletes its writer ref under the lease of the tip the team ref holds: moved
+    on the remote meanwhile to a tip nobody folded (between the owner's fetch and its delete),
+    the ref stays, and so does the owner's view of it."""
+    from gitmem.sync.writers import WriterRefs
+
+    clone, remote = pair
+    a, b = clone("a"), clone("b")
+    write(a, "seed.md", "# seed\n")
+    sync(a)
+    sync(b)
+    write(a, "from-a.md", "# a\n")
+    write(b, "from-b.md", "# b\n")
+    sync(a, "push")
+    sync(b, "push")  # lands on b's writer ref
+    own = WRITERS + writer_id(b.repo)
+    folded = writer_refs(remote)[own]
+    sync(a)  # folds it: the remote's team ref holds it now
+    team = remote.refs()[TEAM_REF]
+    # a commit of the remote's the team ref does not hold: the writer ref's next tip
+    server, bare = remote.server, remote.bare
+    if server is not None:
+        unfolded = server.write_commit(server.read_commit(team)[0], [team], "later, unfolded")
+    else:
+        from tests.support.world import git
+
+        who = ("-c", "user.name=w", "-c", "user.email=w@example.com")
+        unfolded = git(*who, "commit-tree", f"{team}^{{tree}}", "-p", team, "-m", "later", cwd=bare)
+        unfolded = unfolded.strip()
+
+    def moved() -> None:
+        if server is not None:
+            server.references[own] = unfolded
+        else:
+            git("update-ref", own, unfolded, cwd=bare)
+
+    real = WriterRefs.retire
+
+    def moved_first(self: WriterRefs) -> None:
+        moved()  # after this sync's fetch saw `folded`, before its delete
+        real(self)
+
+    monkeypatch.setattr(WriterRefs, "retire", moved_first)
+    sync(b)
+    assert writer_refs(remote) == {own: unfolded}, "a tip nobody folded is never deleted"
+    tracking = "refs/gitmem-remotes/origin/writers/team/" + writer_id(b.repo)
+    assert b.repo.resolve(tracking) == folded  # kept: its next sync sees the ref again
