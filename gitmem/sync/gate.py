@@ -40,9 +40,11 @@ class RemoteGate:
         if commit is None or commit in self.run.checked:
             return True
         local = self.repo.resolve(ref)
-        if unheld:
-            pass
-        elif local is not None and (local == commit or self.repo.is_ancestor(commit, local)):
+        if (
+            not unheld
+            and local is not None
+            and (local == commit or self.repo.is_ancestor(commit, local))
+        ):
             self.run.checked.add(commit)  # already part of our history: checked when it arrived
             return True
         try:

@@ -7,11 +7,11 @@ ref, `<prefix>writers/team/<writer id>` on the remote (a fast-forward only this 
 never forced). Every sync fetches the team ref with the writer refs (one glob, in the same
 fetch), checks each fetched writer tip at the same gate as the team ref (`RemoteGate.check`),
 and folds the ones that passed into the team ref with the ordinary merge (same laws, same
-trailers), in the order of their names, in one pass (`Integrate.fold`: the team ref moved once);
-the team ref it pushes then holds them. Past MAX_WRITER_REFS unread, a fetch asks for only that
-many (writerrefs.fetch_specs). A writer
-ref's owner, and only its owner, deletes it under a lease once the remote's team ref holds
-its tip. Nothing is lost: until then any reader merges it in.
+trailers), in the order of their names, in one pass (`Integrate.fold`: the team ref moved
+once); the team ref it pushes then holds them. Past MAX_WRITER_REFS unread, a fetch asks for
+only that many (writerrefs.fetch_specs). A writer ref's owner, and only its owner, deletes it
+under a lease once the remote's team ref holds its tip. Nothing is lost: until then any reader
+merges it in.
 
 A gitmem without this sees the team ref only; what sits on writer refs reaches it once a
 newer clone folded it (its next sync). `git config gitmem.writerRefs false` turns it off
