@@ -86,10 +86,6 @@ class MemoryStore(ObjectEncoding):
         full = prefix if prefix.endswith("/") else prefix + "/"
         return {r: o for r, o in self.references.items() if r == prefix or r.startswith(full)}
 
-    def tips_held_by(self, prefix: str, commit: str) -> set[str]:
-        held = self._ancestors(commit)
-        return {oid for oid in self.refs(prefix).values() if oid in held}
-
     def update_ref(self, ref: str, new: str, old: str | None, message: str = "gitmem") -> None:
         check_ours(ref)
         if self.references.get(ref) != old:

@@ -178,6 +178,13 @@ class MemoryRepository(MemoryStore):
             len(self.read_commit(oid)[1]) < 2 for oid in self._ancestors(tip) if oid not in hidden
         )
 
+    def unreached(self, prefix: str, into: Sequence[str]) -> dict[str, str]:
+        reached: set[str] = set()
+        for oid in into:
+            reached |= set(self._ancestors(oid))
+        found = self.refs(prefix)
+        return {name: found[name] for name in sorted(found) if found[name] not in reached}
+
     def ahead_behind(self, local: str | None, remote: str | None) -> tuple[int, int]:
         if not local or not remote:
             return (

@@ -50,15 +50,6 @@ class RefStore(GitDir):
         out = self.git("for-each-ref", "--format=%(objectname) %(refname)", prefix).stdout.decode()
         return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in out.splitlines())}
 
-    def tips_held_by(self, prefix: str, commit: str) -> set[str]:
-        """The tips of the refs under `prefix` that `commit` holds (itself or an ancestor):
-        one `for-each-ref --merged` for them all, however many a remote planted there (a
-        process per ref made status and every sync linear in them: docs/reliability.md)."""
-        out = self.git(
-            "for-each-ref", f"--merged={commit}", "--format=%(objectname)", prefix, check=False
-        ).stdout.decode()
-        return set(out.split())
-
     def update_ref(self, ref: str, new: str, old: str | None, message: str = "gitmem") -> None:
         """Move `ref` from `old` (None: must not exist) to `new`, or raise ConcurrentUpdate."""
         check_ours(ref)

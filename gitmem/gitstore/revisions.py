@@ -94,6 +94,14 @@ class History(GitDir):
         out = self.git("rev-list", "--no-merges", "-n1", tip, "--not", *held, "--").stdout
         return bool(out.strip())
 
+    def unreached(self, prefix: str, into: Sequence[str]) -> dict[str, str]:
+        """ref -> tip of each ref under `prefix` whose tip none of the commits `into` reaches
+        (not merged into any of them), in the order of names. One process for all the refs."""
+        fmt = "--format=%(objectname) %(refname)"
+        out = self.git("for-each-ref", fmt, *(f"--no-merged={c}" for c in into), prefix).stdout
+        found = dict(line.split(" ", 1)[::-1] for line in out.decode().splitlines() if line)
+        return {name: found[name] for name in sorted(found)}
+
     def log(
         self,
         rev: str,

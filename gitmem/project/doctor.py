@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from gitmem.core.fileread import first_bad_byte
 from gitmem.errors import GitmemError
 from gitmem.project.scopes import Project
+from gitmem.project.writerrefs import MAX_WRITER_REFS
 
 if TYPE_CHECKING:
     from gitmem.project.statusrows import ScopeStatus, Status
@@ -518,6 +519,11 @@ def next_steps(project: Project, status: Status) -> list[str]:
             f"ref{'s' if len(status.unfolded) != 1 else ''} of the team ref on {project.remote} "
             f"({', '.join(status.unfolded[:3])}{', …' if len(status.unfolded) > 3 else ''}: "
             "pushes that landed beside it) into it"
+            + (
+                f", {MAX_WRITER_REFS} a sync (each sync fetches and reads at most that many)"
+                if len(status.unfolded) > MAX_WRITER_REFS
+                else ""
+            )
         )
     if any("deleted there" in s.note for s in status.scopes if s.synced):
         steps.append(

@@ -4,6 +4,7 @@ the remote keeps them, where this clone tracks them, this clone's writer id, whe
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from gitmem.core.state import state_dir, write_atomic
 from gitmem.gitstore import Repository
@@ -51,6 +52,34 @@ def fetch_spec(project: Project) -> str:
     return f"+{project.ref_prefix}{WRITERS}*:{tracking_folder(project)}*"
 
 
+def fetch_specs(project: Project) -> list[str]:
+    """What a sync fetches of the writer refs: the glob (`fetch_spec`), unless the last fetch
+    left more than MAX_WRITER_REFS of them unfolded and not refused here (a backlog one sync
+    cannot read): then
+    only the first MAX_WRITER_REFS of those, by name, each as a glob of its one name (a
+    writer ref deleted meanwhile fails nothing, and its tracking ref is pruned), so a sync
+    fetches no more writer refs than it reads. New writer refs are seen again by the glob
+    once the backlog is under the cap (each sync folds MAX_WRITER_REFS of it). No process
+    unless this clone tracks more writer refs than the cap."""
+    if len(fetched_writers(project)) <= MAX_WRITER_REFS:  # no process: the ref listing
+        return [fetch_spec(project)]
+    local = project.repo.resolve(TEAM_REF)  # what this clone folded (not pushed yet) is read
+    # tips refused here are no backlog: a remote that keeps a flood of refused writer refs
+    # would otherwise hold the fetch to them for good, and a new teammate's never arrives
+    refused = refused_before(project.repo)
+    backlog = {
+        tracking: tip
+        for tracking, tip in unmerged(project, save=False, held=[local] if local else []).items()
+        if tip not in refused
+    }
+    if len(backlog) <= MAX_WRITER_REFS:
+        return [fetch_spec(project)]
+    folder = tracking_folder(project)
+    source = f"{project.ref_prefix}{WRITERS}"
+    names = [t[len(folder) :] for t in list(backlog)[:MAX_WRITER_REFS]]
+    return [f"+{source}{name}*:{folder}{name}*" for name in names]
+
+
 def remote_name(project: Project, wid: str) -> str:
     return f"{project.ref_prefix}{WRITERS}{wid}"
 
@@ -61,11 +90,13 @@ def fetched_writers(project: Project) -> dict[str, str]:
     return {name: refs[name] for name in sorted(refs)}
 
 
-def unmerged(project: Project, save: bool = True) -> dict[str, str]:
+def unmerged(project: Project, save: bool = True, held: Sequence[str] = ()) -> dict[str, str]:
     """tracking ref -> tip of each fetched writer ref whose tip the remote's team ref does not
-    hold yet. A tip found held is remembered (<common-dir>/gitmem/writers-merged): a writer
-    ref its owner has not deleted yet (or never will: a teammate who left) costs no process
-    on later syncs. `save`: record what was found (a sync; `status` only reads)."""
+    hold yet (nor any of the commits `held`: the local team ref), in the order of names; one
+    process for all of them. A tip found held by the remote's team ref is remembered
+    (<common-dir>/gitmem/writers-merged): a writer ref its owner has not deleted yet (or never
+    will: a teammate who left) costs no process on later syncs. `save`: record what was found
+    (a sync; `status` only reads)."""
     repo = project.repo
     found = fetched_writers(project)
     if not found:
@@ -76,21 +107,20 @@ def unmerged(project: Project, save: bool = True) -> dict[str, str]:
     except (OSError, UnicodeDecodeError):
         known = set()
     team = repo.resolve(project.tracking_ref(TEAM_REF))
-    asked = {tip for tip in found.values() if tip not in known and tip != team}
-    # one process for them all: a remote may hold thousands (a process each cost status
-    # ~9 ms a writer ref, and every sync as much again)
-    reached = repo.tips_held_by(tracking_folder(project), team) if asked and team else set()
-    out: dict[str, str] = {}
-    held: set[str] = set()
-    for tracking, tip in found.items():
-        if tip in known or tip == team or tip in reached:
-            held.add(tip)
-        else:
-            out[tracking] = tip
-    if save and held != known:
+    if all(tip in known for tip in found.values()):
+        return {}
+    into = [team] if team is not None else []
+    open_ = repo.unreached(tracking_folder(project), into)
+    taken = {t: tip for t, tip in found.items() if tip not in known and open_.get(t) == tip}
+    folded = {tip for t, tip in found.items() if t not in taken}
+    if save and folded != known:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, "".join(f"{tip}\n" for tip in sorted(held)).encode())
-    return out
+        write_atomic(path, "".join(f"{tip}\n" for tip in sorted(folded)).encode())
+    others = [c for c in held if c not in into]
+    if taken and others:  # held here already (folded, not pushed yet): nothing to merge
+        still = repo.unreached(tracking_folder(project), others)
+        taken = {t: tip for t, tip in taken.items() if still.get(t) == tip}
+    return taken
 
 
 def refused_before(repo: Repository) -> set[str]:

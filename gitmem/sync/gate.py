@@ -29,17 +29,22 @@ class RemoteGate:
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
 
-    def check(self, ref: str, tracking: str | None = None) -> bool:
+    def check(self, ref: str, tracking: str | None = None, unheld: bool = False) -> bool:
         """Validate the fetched remote tip once, before any of it is merged or written; False
         when it was refused. `tracking`: a writer ref of `ref` (sync/writers.py), held to the
-        same checks as `ref` itself; refused, it alone is set aside, never `ref`."""
+        same checks as `ref` itself; refused, it alone is set aside, never `ref`. `unheld`:
+        the caller knows the local ref does not hold the tip (no process to ask)."""
         writer = tracking is not None
         tracking = tracking or self.project.tracking_ref(ref)
         commit = self.repo.resolve(tracking)
         if commit is None or commit in self.run.checked:
             return True
         local = self.repo.resolve(ref)
-        if local is not None and (local == commit or self.repo.is_ancestor(commit, local)):
+        if (
+            not unheld
+            and local is not None
+            and (local == commit or self.repo.is_ancestor(commit, local))
+        ):
             self.run.checked.add(commit)  # already part of our history: checked when it arrived
             return True
         try:

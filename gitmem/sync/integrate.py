@@ -4,10 +4,22 @@ the ref's view (plaintext for a sealed ref), committed with a trailer per resolu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple
+
 from gitmem.merge.tree import blobs, merge_trees
 from gitmem.project.scopes import hostname
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun
+
+
+class Made(NamedTuple):
+    """What a merge made here knows of its commit: its files as the ref's view reads them,
+    and the newest change of each path since `base` (`change_times(base, commit)`)."""
+
+    files: dict[str, str]
+    base: str | None
+    times: dict[str, float]
 
 
 class Integrate:
@@ -43,19 +55,70 @@ class Integrate:
             self.run.merged[merged] = "ours"  # its losses are this machine's to tell
         repo.update_ref(ref, merged, local, "gitmem: merge remote")
 
-    def _merge_commits(self, ref: str, local: str, remote_tip: str, source: str | None) -> str:
+    def fold(self, ref: str, tips: Sequence[tuple[str, str]]) -> None:
+        """Merge `tips` ((source, tip): checked writer tips, sync/writers.py) into the local
+        ref in one pass: the fold so far merged with each tip in the order given — the same
+        pairwise merges, commits and trailers as one `integrate` a tip, so every law of the
+        ordinary merge holds — but the fold's files kept in memory from one merge to the next
+        (not read back), one merge base a tip (which also answers held or fast-forward), and the
+        ref moved once, at the end, by compare-and-swap on where it was: a fold killed midway
+        leaves the ref as it was and only unreferenced objects behind."""
         repo = self.repo
-        base = repo.merge_base(local, remote_tip)
-        base_files = self.views.of(ref).files(base) if base else {}
+        start = fold = repo.resolve(ref)
+        made: Made | None = None  # what the merge here that made `fold` knows of it
+        for source, tip in tips:
+            if fold is None:
+                fold, made = tip, None
+                continue
+            if repo.is_ancestor(tip, fold):
+                continue  # the fold holds it already (a teammate folded it before landing)
+            if repo.is_ancestor(fold, tip):
+                fold, made = tip, None  # a fast-forward
+                if self.opts.force_key:
+                    fold = self.gate.adopt_key(tip)
+                continue
+            # the base the ancestry questions above asked for (one process for all three)
+            base = repo.merge_base(tip, fold)
+            fold, made = self._merge(ref, fold, tip, source, base, made)
+            self.run.merged[fold] = "ours"  # its losses are this machine's to tell
+        if fold is not None and fold != start:
+            repo.update_ref(ref, fold, start, "gitmem: merge writer refs")
+
+    def _merge_commits(self, ref: str, local: str, remote_tip: str, source: str | None) -> str:
+        base = self.repo.merge_base(local, remote_tip)
+        return self._merge(ref, local, remote_tip, source, base)[0]
+
+    def _merge(
+        self,
+        ref: str,
+        local: str,
+        remote_tip: str,
+        source: str | None,
+        base: str | None,
+        made: Made | None = None,
+    ) -> tuple[str, Made]:
+        """The merge commit of `local` and `remote_tip` over `base`, and what it knows of it
+        (`Made`: a fold's next merge reads `local` from it instead of from git)."""
+        repo, view = self.repo, self.views.of(ref)
+        base_files = view.files(base) if base else {}
+        # plaintext: the files a merge here wrote are the tree's own (sealed: read them back)
+        in_memory = made is not None and not view.sealed
+        ours = made.files if made is not None and in_memory else view.files(local)
+        if made is not None and in_memory and made.base == base:
+            local_times = made.times
+        else:
+            local_times = repo.change_times(base, local)
+        tip_times = repo.change_times(base, remote_tip)
         merged = merge_trees(
             repo,
             base_files,
-            self.views.of(ref).files(local),
-            self.views.of(ref).files(remote_tip),
-            self.views.of(ref).times(local, repo.change_times(base, local)),
-            self.views.of(ref).times(remote_tip, repo.change_times(base, remote_tip)),
+            ours,
+            view.files(remote_tip),
+            view.times(local, local_times),
+            view.times(remote_tip, tip_times),
         )
-        sides = [self.gate.meta_of(blobs(repo.list_tree(c))) for c in (local, remote_tip)]
+        local_tree = ours if in_memory else blobs(repo.list_tree(local))
+        sides = [self.gate.meta_of(f) for f in (local_tree, blobs(repo.list_tree(remote_tip)))]
         self.gate.set_meta(merged.files, [m for m in sides if m], adopt=self.opts.force_key)
         tree = self.views.of(ref).tree(
             merged.files, self.views.of(ref).merged_keyring(base, local, remote_tip)
@@ -75,4 +138,10 @@ class Integrate:
         message = f"gitmem: merge {source} on {hostname()}\n" + (
             f"\n{trailers.lstrip()}" if trailers else ""
         )
-        return repo.write_commit(tree, [local, remote_tip], message)
+        commit = repo.write_commit(tree, [local, remote_tip], message)
+        # base..commit is base..local and base..remote_tip (a merge names no path of its own):
+        # each path's newest change of the two (a commit is never older than its parents)
+        times = dict(local_times)
+        for path, when in tip_times.items():
+            times[path] = max(when, times.get(path, when))
+        return commit, Made(dict(merged.files), base, times)

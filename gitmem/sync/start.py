@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from gitmem.core.state import holding_lock
 from gitmem.gitstore.transport import PendingFetch
 from gitmem.project.scopes import TEAM_REF, Project, Scope
-from gitmem.project.writerrefs import enabled, fetch_spec
+from gitmem.project.writerrefs import enabled, fetch_specs
 
 DEFAULT_TIMEOUT = 120.0  # seconds, a sync's transport (gitmem.timeout)
 DEFAULT_LOCK_WAIT = 30.0  # seconds a sync waits for another gitmem of this clone
@@ -42,9 +42,9 @@ def refs_to_sync(project: Project, names: Sequence[str] = ()) -> dict[str, list[
 
 def writer_specs(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
     """ref -> the glob refspecs fetched with it: the team ref's writer refs (sync/writers.py),
-    when it is synced and they apply."""
+    when it is synced and they apply (at most MAX_WRITER_REFS of them past a backlog)."""
     if TEAM_REF in refs and enabled(project):
-        return {TEAM_REF: [fetch_spec(project)]}
+        return {TEAM_REF: fetch_specs(project)}
     return {}
 
 
@@ -110,7 +110,7 @@ class SyncStart:
         self.cleared: list[str] = []  # stale ref locks removed (the session says so)
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the fetch
         self.fetching: list[PendingFetch] | None = None
-        self.extra = writer_specs(project, self.refs)  # what the session fetches with them
+        self.extra: dict[str, list[str]] = {}  # what it fetches with them (a fetch started)
         self._lock = contextlib.ExitStack()
         repo = project.repo
         self._lock.enter_context(holding_lock(repo, lock_wait, notice))
@@ -121,6 +121,7 @@ class SyncStart:
                 # read under the lock, before the fetch moves them (the gate's pin, the
                 # force-push note); the fetch leaves the ref cache as it was until it ends
                 self.fetched_from = {r: repo.resolve(project.tracking_ref(r)) for r in self.refs}
+                self.extra = writer_specs(project, self.refs)
                 self.fetching = begin_fetch(project, self.fetched_from, timeout, self.extra)
         except BaseException:
             self._lock.close()

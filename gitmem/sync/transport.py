@@ -33,14 +33,21 @@ class Exchange:
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
         self.rejected: list[str] = []  # refs the last push saw rejected (someone pushed first)
-        # ref -> glob refspecs fetched with it (its writer refs: sync/writers.py)
-        self.extra = writer_specs(self.project, run.by_ref)
+        self._extra: dict[str, list[str]] | None = None
         # (local, known) -> the commits a push publishes, with their changes
         self._changes: dict[
             tuple[str, str | None],
             list[tuple[str, dict[str, str]]] | list[tuple[str, dict[str, tuple[str, str]]]],
         ]
         self._changes = {}
+
+    @property
+    def extra(self) -> dict[str, list[str]]:
+        """ref -> glob refspecs fetched with it (its writer refs: sync/writers.py); read when
+        a fetch first needs them (a push that is not rejected never does)."""
+        if self._extra is None:
+            self._extra = writer_specs(self.project, self.run.by_ref)
+        return self._extra
 
     # -- 2. transport ------------------------------------------------------------------------
 

@@ -7,9 +7,11 @@ ref, `<prefix>writers/team/<writer id>` on the remote (a fast-forward only this 
 never forced). Every sync fetches the team ref with the writer refs (one glob, in the same
 fetch), checks each fetched writer tip at the same gate as the team ref (`RemoteGate.check`),
 and folds the ones that passed into the team ref with the ordinary merge (same laws, same
-trailers), in the order of their names; the team ref it pushes then holds them. A writer
-ref's owner, and only its owner, deletes it under a lease once the remote's team ref holds
-its tip. Nothing is lost: until then any reader merges it in.
+trailers), in the order of their names, in one pass (`Integrate.fold`: the team ref moved
+once); the team ref it pushes then holds them. Past MAX_WRITER_REFS unread, a fetch asks for
+only that many (writerrefs.fetch_specs). A writer ref's owner, and only its owner, deletes it
+under a lease once the remote's team ref holds its tip. Nothing is lost: until then any reader
+merges it in.
 
 A gitmem without this sees the team ref only; what sits on writer refs reaches it once a
 newer clone folded it (its next sync). `git config gitmem.writerRefs false` turns it off
@@ -48,6 +50,7 @@ class WriterRefs:
         self.passed: dict[str, str] = {}  # tracking ref -> tip that passed the gate this round
         self._wid: str | None = None
         self.land_ok = True  # False once the server refused a writer ref for good
+        self.landed = False  # this run landed on the writer ref: nothing of it to retire yet
 
     @property
     def wid(self) -> str:
@@ -61,11 +64,14 @@ class WriterRefs:
 
     def check(self) -> None:
         """Each fetched writer tip through the team ref's gate (size, objects, paths, the
-        project's key, signatures): one refused is set aside and said, never merged."""
+        project's key, signatures), once a tip (`SyncRun.checked`, by object id): one refused
+        is set aside and said, never merged. Which tips neither the remote's team ref nor the
+        local one holds: one process for all of them (`unmerged`)."""
         self.passed = {}
         if not self.on or TEAM_REF in self.run.locked:
             return
-        found = unmerged(self.project)
+        local = self.repo.resolve(TEAM_REF)
+        found = unmerged(self.project, held=[local] if local else [])
         before = refused_before(self.repo)
         # which ones: those never refused here first (in the order of names), so writer refs
         # a hostile remote planted, refused at every sync, never take the places of a
@@ -81,7 +87,7 @@ class WriterRefs:
         refused: list[str] = []
         errors = len(self.run.result.refused)
         for tracking in order[:MAX_WRITER_REFS]:
-            if self.gate.check(TEAM_REF, tracking=tracking):
+            if self.gate.check(TEAM_REF, tracking=tracking, unheld=True):
                 self.passed[tracking] = found[tracking]
             else:
                 refused.append(found[tracking])
@@ -95,16 +101,19 @@ class WriterRefs:
         remember_refused(self.repo, set(refused) | (unread - set(self.passed.values())))
 
     def fold(self) -> None:
-        """Merge each writer tip that passed into the local team ref, in the order of names."""
-        if not self.on or TEAM_REF in self.run.locked:
+        """Merge the writer tips that passed into the local team ref, in the order of their
+        names, in one pass (`Integrate.fold`: the team ref moved once)."""
+        if not self.on or TEAM_REF in self.run.locked or not self.passed:
             return
         folder = tracking_folder(self.project)
-        for tracking, tip in self.passed.items():
-            self.integrate.integrate(
-                TEAM_REF,
-                tip=tip,
-                source=f"{self.project.remote}/{WRITERS}{tracking[len(folder) :]}",
-            )
+        remote = self.project.remote
+        self.integrate.fold(
+            TEAM_REF,
+            [
+                (f"{remote}/{WRITERS}{t[len(folder) :]}", tip)
+                for t, tip in sorted(self.passed.items())
+            ],
+        )
 
     def land(self, rejected: list[str]) -> list[str]:
         """The refs of `rejected` (a push saw someone land first) not landed instead on this
@@ -136,6 +145,7 @@ class WriterRefs:
             return rejected
         if known != local:
             self.repo.update_refs([(self.own_tracking, local, known)], "gitmem: pushed")
+        self.landed = True
         report = self.run.result.report(TEAM_REF)
         report.pushed = True
         report.notes.append(
@@ -148,8 +158,8 @@ class WriterRefs:
         """Once the remote's team ref holds this clone's writer ref's tip, delete that ref
         on the remote under a lease, and its tracking ref (only the owner deletes a writer
         ref; the fetch prunes the tracking refs of those deleted on the remote)."""
-        if not self.on or TEAM_REF in self.run.locked:
-            return
+        if not self.on or TEAM_REF in self.run.locked or self.landed:
+            return  # landed just now: the remote's team ref, which beat it, cannot hold it
         repo, project = self.repo, self.project
         team = repo.resolve(project.tracking_ref(TEAM_REF))
         tip = repo.resolve(self.own_tracking) if team is not None else None

@@ -76,7 +76,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Clon
         remote = Remote(None, tmp_path / "remote.git")
 
         def make(name: str) -> Project:
-            shutil.copytree(template / name, tmp_path / name, symlinks=True)
+            # a third clone and more: another copy of clone b (the template has a and b)
+            source = template / name if name in ("a", "b") else template / "b"
+            shutil.copytree(source, tmp_path / name, symlinks=True)
             config = tmp_path / name / ".git" / "config"
             old = str(template / "remote.git")
             config.write_text(config.read_text().replace(old, str(tmp_path / "remote.git")))
