@@ -145,6 +145,31 @@ def test_refused_writer_refs_never_starve_an_honest_one(world: World) -> None:
     assert world.plumb(world.remote, "ls-tree", "-r", "--name-only", held).count("auto/") == 0
 
 
+def test_refused_writer_refs_never_hold_the_fetch_to_them(world: World) -> None:
+    """Refused (guard for the bounded fetch: past 64 unread writer refs a fetch asks only for
+    the 64 it reads): more than 64 refused writer refs left on the remote for good must never
+    count as that backlog, or a teammate's writer ref pushed afterwards never arrives. A tip
+    refused here is no backlog (`writerrefs.fetch_specs`), and its tracking ref is dropped."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
+    hostile = _tree_with(world, tree, {"auto/secret.md": b"planted\n"})
+    refused = _commits_on_team(world, 80, hostile)
+    _plant_writers(world, {f"{WRITERS}0{i:015x}": c for i, c in enumerate(refused)})
+    for _ in range(2):  # read and refused: 64, then the rest
+        assert world.gitmem("-C", str(bob), "sync").code == 2
+    later = _tree_with(world, tree, {"team/later.md": b"---\nname: later\n---\nnews\n"})
+    (good,) = _commits_on_team(world, 1, later)
+    _plant_writers(world, {f"{WRITERS}ffffffffffffffff": good})
+
+    world.gitmem("-C", str(bob), "sync")
+
+    assert (world.scope_path(bob, "team") / "later.md").read_bytes() == (
+        b"---\nname: later\n---\nnews\n"
+    )
+
+
 ODD_NAMES = {
     "bidi": "\u202egnp.md\u200b",
     "isolate": "a\u2067b",
