@@ -289,3 +289,19 @@ def heading_paths(blocks: Sequence[Block]) -> list[tuple[bytes, ...]]:
             path.append((b.level, b.key()))
         out.append(tuple(k for _, k in path))
     return out
+
+
+def parse_lines(lines: Sequence[bytes]) -> list[Block]:
+    """The top-level blocks of a document already split into lines (each with its newline, the
+    last one possibly without): `parse` for a reader that splits on `\\n` alone, as the index
+    does (a lone `\\r` stays inside its line)."""
+    return _scan(lines, 0, 0)
+
+
+def item_marker(line: bytes) -> int | None:
+    """Where the text of a list item's first line starts (after its marker and the spaces
+    after it), as the scanner reads an item; None when the line starts no item."""
+    m = _ITEM.match(line)
+    if m is None or _RULE.match(line):
+        return None
+    return m.end(2) + (len(m.group(3)) if 0 < len(m.group(3)) <= 4 else min(len(m.group(3)), 1))

@@ -598,6 +598,26 @@ def _three(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
     return (max(w, lo) if tie else w), True
 
 
+def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
+    """A hook both sides edited, merged word by word as a topic file's prose is
+    (`fine.merge_words`): edits of different words both kept, the same words to `w` (the
+    higher rank; on a tie, each to its greater bytes). True when an edit of `lo` gave way."""
+    if w == lo or lo == b:
+        return w, False
+    if w == b:
+        return lo, False
+    from merge_drivers.fine import merge_words
+
+    words = [x.lstrip() for x in (b, w, lo)]
+    zb, wb, lb = ([x.encode()] for x in words)
+    found = merge_words(zb, wb, lb, tie) if all(words) else None
+    if found is None:
+        return _three(b, w, lo, tie)
+    lines, clashes, _ = found
+    lead = w[: len(w) - len(words[1])]
+    return lead + b"".join(lines).decode().rstrip(), clashes > 0
+
+
 def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str, bool]:
     """One entry both sides changed: the link and the hook of its first line merged apart (a
     rename on one side, a new hook on the other: both), its indented lines by diff3 (an edit
@@ -608,7 +628,9 @@ def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
     parts = [_link_split(x[0]) for x in (zb, wb, lb)]
     if parts[0] and parts[1] and parts[2]:
         link, c1 = _three(parts[0][0], parts[1][0], parts[2][0], tie)
-        hook, c2 = _three(parts[0][1].rstrip(), parts[1][1].rstrip(), parts[2][1].rstrip(), tie)
+        hook, c2 = _merge_hook(
+            parts[0][1].rstrip(), parts[1][1].rstrip(), parts[2][1].rstrip(), tie
+        )
         first, clash = link + hook, c1 or c2
     else:
         first, clash = _three(zb[0].rstrip(), wb[0].rstrip(), lb[0].rstrip(), tie)

@@ -10,7 +10,20 @@ paragraphs, or an entry and an indented line, need one to stay apart).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+
+from merge_drivers.blocks import _HEADING as _HEADING_B
+from merge_drivers.blocks import _ITEM as _ITEM_B
+from merge_drivers.blocks import _RULE as _RULE_B
+from merge_drivers.blocks import _SETEXT as _SETEXT_B
+from merge_drivers.blocks import Block, parse_lines, walk
 from merge_drivers.yamlsafe import fence as frontmatter_fence
+
+# the block scanner's own patterns, read on text (one reading of a line for both models)
+_HEADING, _ITEM, _RULE, _SETEXT = (
+    re.compile(p.pattern.decode()) for p in (_HEADING_B, _ITEM_B, _RULE_B, _SETEXT_B)
+)
 
 INLINE_OPEN = (
     "<!-- gitmem:archive — entries over Claude Code's load limits, kept here until the next "
@@ -74,26 +87,33 @@ def link_name(target: str) -> str:
     return target.removeprefix("./")
 
 
-def heading_level(line: str) -> int:
-    n = len(line) - len(line.lstrip("#"))
-    if 1 <= n <= 6 and (len(line) == n or line[n] in " \t"):
-        return n
+def heading_level(text: str) -> int:
+    """The level of a heading as the block scanner reads it: `#`–`######` after at most three
+    spaces, or a line of text underlined with `=` (1) or `-` (2); else 0."""
+    m = _HEADING.match(text)
+    if m is not None:
+        return len(m.group(1))
+    lines = text.split("\n")
+    if len(lines) >= 2 and lines[0].strip() and (under := _SETEXT.match(lines[-1])):
+        return 1 if under.group(1)[:1] == "=" else 2
     return 0
 
 
-def bullet_body(line: str) -> str | None:
-    """The text after a list marker at the start of the line (indent at most 1), else None."""
-    s = line[1:] if line.startswith(" ") else line
-    if len(s) >= 2 and s[0] in "-*+" and s[1] in " \t":
-        return s[2:]
-    digits = len(s) - len(s.lstrip("0123456789"))
-    if (
-        0 < digits < 10
-        and s[digits : digits + 1] in (".", ")")
-        and s[digits + 1 : digits + 2] == " "
-    ):
-        return s[digits + 2 :]
-    return None
+_MARKS = ("-", "*", "+")
+
+
+def bullet_body(line: str, indent: int = 3) -> str | None:
+    """The text after a list marker at the start of the line (`-`, `*`, `+`, `1.`, `1)`, at
+    most `indent` spaces in, not a rule: the block scanner's list item), else None."""
+    c = line[:1]
+    if c in _MARKS and line[1:2] == " ":  # the common case: `- text`
+        if line.count(c) >= 3 and not line.strip(c + " \t"):
+            return None  # `- - -`: a rule
+        return line[2:]
+    m = _ITEM.match(line)
+    if m is None or len(m.group(1)) > indent or _RULE.match(line):
+        return None
+    return line[m.end(2) + 1 :]
 
 
 def link_target(body: str) -> str | None:
@@ -125,27 +145,16 @@ def fence(line: str) -> str:
     return ""
 
 
-def _nested_fence_end(lines: list[str], i: int) -> int | None:
-    """A fence indented under a list item (two spaces or more: its content, as the block tree
-    reads it) is part of the item, blank lines inside it too: the line after its closing
-    fence. None when `lines[i]` opens no such fence, or the fence never closes (then it runs
-    to the end of the file, a block of its own)."""
-    mark = fence(lines[i])
-    if not mark or not lines[i].startswith("  "):
-        return None
-    j = i + 1
-    while j < len(lines) and not lines[j].lstrip(" ").startswith(mark):
-        j += 1
-    return j + 1 if j < len(lines) else None
-
-
 def is_comment_start(line: str) -> bool:
     return line.lstrip(" ").startswith("<!--")
 
 
 def parse(text: str) -> Index:
-    """Read an index. Total: any text gives an Index whose rendering is the same text (the git
-    driver's trailing archive comment aside, whose inside is kept in `Index.inline`)."""
+    """Read an index: the block scanner's top-level blocks (`blocks.parse_lines`: sections,
+    list items with their children, paragraphs, fences, comments, tables) as items — a heading,
+    an entry (a list item and everything it holds), any other block. Total: any text gives an
+    Index whose rendering is the same text (the git driver's trailing archive comment aside,
+    whose inside is kept in `Index.inline`)."""
     eol = text.endswith("\n") or not text  # an empty file says nothing about its last line
     lines = text.split("\n") if text else []
     if text.endswith("\n"):
@@ -179,59 +188,33 @@ def parse(text: str) -> Index:
         items.append(Item(kind, key, text, "".join(gap), target))
         gap.clear()
 
-    i, n = 0, len(lines)
+    i = 0
     span = frontmatter_fence(text)  # the one fence rule of every frontmatter reader
     if span is not None:
         add("fm", "", lines[: span[1] + 1])
         i = span[1] + 1
-    while i < n:
-        line = lines[i]
-        if not line.strip():
-            gap.append(line + "\n")
-            i += 1
+    rest = lines[i:]
+    raw = [(x + "\n").encode("utf-8", "surrogatepass") for x in rest]
+    for b in _entries_tight(parse_lines(raw), raw):
+        body = rest[b.start : b.end]
+        if b.kind == "blank":
+            gap.extend(x + "\n" for x in body)
             continue
-        start = i
-        mark = fence(line)
-        if mark:
-            i += 1
-            while i < n and not lines[i].lstrip(" ").startswith(mark):
-                i += 1
-            i = min(i + 1, n)
-            body = lines[start:i]
-            add("block", norm("\n".join(body)), body)
-            continue
-        if is_comment_start(line):
-            while i < n and "-->" not in lines[i]:
-                i += 1
-            i = min(i + 1, n)
-            body = lines[start:i]
-            if line.startswith(INLINE_OPEN[:20]) and len(body) >= 2:
+        if b.kind == "comment":
+            if body[0].startswith(INLINE_OPEN[:20]) and len(body) >= 2:
                 inner = body[1:-1] if body[-1].strip() == INLINE_CLOSE else body[1:]
                 inline.append("\n".join(inner) + "\n")
                 continue  # its gap stays with whatever follows (the tail, normally)
-            add("block", norm("\n".join(body)), body)
-            continue
-        level = heading_level(line)
-        if level:
-            while sections and sections[-1][0] >= level:
+        elif b.kind == "heading":
+            while sections and sections[-1][0] >= b.level:
                 sections.pop()
-            add("head", norm(line.lstrip("#")), [line])
-            if level >= 2:  # the title (level 1) scopes nothing: renaming it moves nothing
-                sections.append((level, section_path(items[-1].key)))
-            i += 1
+            title = body[0].lstrip(" ").lstrip("#") if len(body) == 1 else body[0]
+            add("head", norm(title), body)
+            if b.level >= 2:  # the title (level 1) scopes nothing: renaming it moves nothing
+                sections.append((b.level, section_path(items[-1].key)))
             continue
-        bullet = bullet_body(line)
-        if bullet is not None:
-            i += 1
-            while i < n:
-                if continues(lines[i]):
-                    i += 1
-                    continue
-                end = _nested_fence_end(lines, i)
-                if end is None:
-                    break
-                i = end
-            body = lines[start:i]
+        elif b.kind == "item":
+            bullet = bullet_body(body[0]) or ""
             target = link_target(bullet)
             if target is not None:
                 add("entry", norm(target.removeprefix("./")), body, target)
@@ -239,20 +222,46 @@ def parse(text: str) -> Index:
                 add("entry", norm(bullet), body, scoped=True)
                 items[-1].soft = soft_key(bullet)
             continue
-        i += 1
-        while (
-            i < n
-            and lines[i].strip()
-            and not heading_level(lines[i])
-            and bullet_body(lines[i]) is None
-            and not fence(lines[i])
-            and not is_comment_start(lines[i])
-        ):
-            i += 1
-        body = lines[start:i]
         add("block", norm("\n".join(body)), body)
     _use_soft_keys(items)
     return Index(items, "".join(gap), eol, inline)
+
+
+def _entries_tight(found: list[Block], raw: list[bytes]) -> Iterator[Block]:
+    """The scanner's blocks, with an entry ending at its first blank line (a fence inside it
+    kept whole): what follows the blank is read as blocks of its own. An index entry is one
+    tight bullet and its lines; a merge separates a paragraph from the entry above it with a
+    blank line, and reads it back as that paragraph."""
+    todo = list(reversed(found))
+    while todo:
+        b = todo.pop()
+        while b.kind == "item" and todo and _under(todo[-1]):
+            c = todo.pop()  # ` - sub point` under `- entry`: the entry's, as a writer means it
+            b = Block("item", b.lines + c.lines, b.start, b.level, b.children + c.children)
+        cut = next((c.start for c in b.children if c.kind == "blank"), None)
+        if b.kind != "item" or cut is None:
+            yield b
+            continue
+        yield Block("item", b.lines[: cut - b.start], b.start, b.level)
+        end = b.end  # the blocks up to the next blank line are read anew with the rest
+        while todo and todo[-1].kind != "blank":
+            end = todo.pop().end
+        more = parse_lines(raw[cut:end])
+        for c in walk(more):
+            c.start += cut
+        todo.extend(reversed(more))
+
+
+def _under(b: Block) -> bool:
+    """A block right after an entry that is the entry's: indented (` - sub point`, a wrapped
+    line the scanner reads as a block of its own, a fence indented two columns or more), not
+    a blank line."""
+    if b.kind == "fence":
+        return b.lines[0][:2] == b"  "
+    return b.kind != "blank" and b.lines[0][:1] in (b" ", b"\t")
+
+
+_INDENT = (" ", "\t")
 
 
 def soft_key(bullet: str) -> str:
@@ -304,11 +313,30 @@ def first_line(text: str) -> str:
     return text.split("\n", 1)[0]
 
 
-def is_paragraph(kind: str, text: str) -> bool:
+def form(kind: str, text: str) -> str:
+    """What the block scanner reads an item's text as: `fm`, `head`, `entry`, or a block's
+    kind (`paragraph`, `fence`, `comment`, `table`, `quote`, `code`, `rule`)."""
     if kind != "block":
-        return False
+        return kind
     first = first_line(text)
-    return not fence(first) and not is_comment_start(first)
+    if fence(first):
+        return "fence"
+    if is_comment_start(first):
+        return "comment"
+    return _form(text)
+
+
+def _form(text: str) -> str:
+    found = [b for b in parse_lines(_raw(text)) if b.kind != "blank"]
+    return found[0].kind if found else "paragraph"
+
+
+def _raw(text: str) -> list[bytes]:
+    return [(x + "\n").encode("utf-8", "surrogatepass") for x in text.split("\n")]
+
+
+def is_paragraph(kind: str, text: str) -> bool:
+    return form(kind, text) == "paragraph"
 
 
 def is_open(kind: str, text: str) -> bool:
@@ -323,12 +351,30 @@ def is_open(kind: str, text: str) -> bool:
 
 
 def needs_blank(prev_kind: str, prev_text: str, kind: str, text: str) -> bool:
-    """Whether `text` needs a blank line after `prev_text`: it would be read as part of it
-    (paragraph after paragraph, indented line after an entry), or, for a paragraph after an
-    entry, Markdown would (a lazy continuation of the list item)."""
+    """Whether `text` needs a blank line after `prev_text`: the block scanner would read the
+    two as one block (a paragraph after a paragraph, an indented line after an entry, a `---`
+    under a paragraph), or, for a paragraph or table after an entry, Markdown would (a lazy
+    continuation of the list item)."""
+    if prev_kind in ("fm", "head"):
+        return False
+    first = first_line(text)
     if prev_kind == "entry":
-        return continues(first_line(text)) or is_paragraph(kind, text)
-    return is_paragraph(prev_kind, prev_text) and is_paragraph(kind, text)
+        if first[:1] not in _INDENT and (kind == "head" or bullet_body(first, 0) is not None):
+            return False  # the common case: an entry after an entry, or a heading
+        if form(kind, text) in ("paragraph", "table"):
+            return True
+    elif kind == "head" and first[:1] == "#":
+        return False
+    return _joined(prev_text, text)
+
+
+def _joined(prev_text: str, text: str) -> bool:
+    """Whether `prev_text` and `text`, written one right after the other, read as other
+    blocks than each alone (the first one runs past its own lines)."""
+    lines = _raw(prev_text)
+    both = lines + _raw(text)
+    found = next(_entries_tight(parse_lines(both), both), None)
+    return found is None or found.end != len(lines)
 
 
 def declared(prev: Item | None, it: Item) -> str:

@@ -10,10 +10,9 @@ from merge_drivers.indexdoc import (
     Key,
     Node,
     bullet_body,
-    fence,
     first_line,
+    form,
     heading_level,
-    is_comment_start,
     link_name,
     link_target,
     norm,
@@ -203,8 +202,8 @@ def _likeness(a: str, b: str) -> float:
 
 
 def block_kind(text: str) -> str:
-    first = text.split("\n", 1)[0]
-    return "comment" if is_comment_start(first) else "fence" if fence(first) else "paragraph"
+    """A block's kind as the block scanner reads it (`paragraph`, `fence`, `comment`, …)."""
+    return form("block", text)
 
 
 def _slots(keys: list[Key], common: set[Key]) -> dict[Key, tuple[Key, Key]]:

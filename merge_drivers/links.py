@@ -73,7 +73,7 @@ def _rows(rows: list[str]) -> list[tuple[int, str, str]]:
         if heading_level(row):
             heading = row.rstrip()
             continue
-        body = bullet_body(row)
+        body = bullet_body(row, 1)
         target = link_target(body) if body is not None else None
         if target:
             out.append((i, heading, target.removeprefix("./")))

@@ -614,7 +614,7 @@ def _links(text: str) -> list[tuple[int, str]]:
 
     out = []
     for number, line in enumerate(text.split("\n"), 1):
-        body = bullet_body(line)
+        body = bullet_body(line, 1)
         target = link_target(body) if body is not None else None
         if not target or "://" in target or target.startswith(("/", "#", "mailto:")):
             continue

@@ -240,3 +240,28 @@ def test_restore_puts_the_index_line_back_in_its_section(world: World) -> None:
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(a), "restore", "auto/lint.md")
     assert (da / "MEMORY.md").read_text() == SECTIONS
+
+
+def test_three_clones_edit_different_words_of_one_hook_all_kept(world: World) -> None:
+    """Issue 24: a hook is merged word by word, as a topic file's prose: A `-j8` → `-j16`,
+    B `every branch` → `main`, C edits another entry; every clone ends with both words."""
+    a, b, c = world.clone("a"), world.clone("b"), world.clone("c")
+    da, db, dc = world.scope_path(a), world.scope_path(b), world.scope_path(c)
+    da.mkdir(parents=True)
+    hook = "- [Build](build.md) — run `make -j8` before the tests on every branch"
+    base = f"# Memory\n{hook}\n- [DB](db.md) — the DB\n"
+    (da / "MEMORY.md").write_text(base)
+    for x in (a, b, c):
+        world.ok("-C", str(x), "sync")
+    (da / "MEMORY.md").write_text(base.replace("-j8", "-j16"))
+    (db / "MEMORY.md").write_text(base.replace("every branch", "main"))
+    (dc / "MEMORY.md").write_text(base.replace("the DB", "the database"))
+    outs = [world.ok("-C", str(x), "sync") for x in (a, b, c, a, b)]
+    expected = (
+        base.replace("-j8", "-j16")
+        .replace("every branch", "main")
+        .replace("the DB", "the database")
+    )
+    assert (da / "MEMORY.md").read_text() == expected
+    assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
+    assert not any("lost:" in out for out in outs)
