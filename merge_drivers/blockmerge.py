@@ -372,9 +372,15 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
         out.resolve(start, "both", "both added")
         return
     if not a or not b:  # blocks one side deleted: those the other changed or added stay
-        for u in a or b:
-            if u.key not in base:
+        rest = a or b
+        for u, keep in zip(rest, _headed(rest, [u.key not in base for u in rest]), strict=True):
+            if keep:
                 out.unit(u)
+        held = {u.key for u in rest}
+        gone = {u.kind for u in z if u.key not in held}
+        if any(u.key not in base and u.kind in gone for u in rest):
+            # an edit undid (part of) the deletion: the deleter is told
+            out.resolve(start, side if a else _other(side), "modified beats deleted")
         return
     na, nb = [k for k in ka if k not in base], [k for k in kb if k not in base]
     longer = a if _holds(na, nb) else b if _holds(nb, na) else None
@@ -401,6 +407,28 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
             _merge_unit(out, x, y, w, side, why)
         return
     _merge_lines(out, z, a, b, side, why)
+
+
+def _other(side: str) -> str:
+    return {"ours": "theirs", "theirs": "ours"}.get(side, side)
+
+
+def _headed(us: list[Unit], keep: list[bool]) -> list[bool]:
+    """`keep`, and the headings over a kept block: a section one side deleted keeps its
+    heading (and the headings above it) when the other side's edit in it stays — the edit
+    where it was written, not under the section before."""
+    out = list(keep)
+    need = 0  # a heading of a level below this heads a kept block after it
+    for k in range(len(us) - 1, -1, -1):
+        b = us[k].block
+        if b is not None and b.kind == "heading":
+            if need and b.level < need:
+                out[k], need = True, b.level
+            elif out[k]:
+                need = b.level
+        elif out[k]:
+            need = 7
+    return out
 
 
 def _holds(long: list[bytes], short: list[bytes]) -> bool:
