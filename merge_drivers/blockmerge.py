@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from merge_drivers.blocks import ORDERED, Block, parse
+from merge_drivers.blocks import _ITEM, ORDERED, Block, parse
 from merge_drivers.diff import both_added
 from merge_drivers.model import Resolution
 
@@ -292,15 +292,18 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
     once = {k for k in kz if kz.count(k) == 1} if len(kz) < 2_000 else set()
     versions = _Versions(kz, kb)
     moves: list[tuple[int, int, int | None]] = []  # (index in a, base index, index in b)
+    written = {op.run: op.new for op in ops if op.new is not None and op.attached}
     for op in ops:
         if op.new is not None or kz[op.pos] not in once:
             continue
         moved = zu[op.pos].block
-        if moved is None or moved.kind != "item" or moved.ordered():
-            continue  # a step moved is renumbered: left to the line merge
+        if moved is None or moved.kind != "item":
+            continue
         j = versions.of(op.pos)
         said = {kz[op.pos], kb[j]} if j is not None else {kz[op.pos]}
         at = [x for x in range(len(ka)) if x not in kept and ka[x] in said]
+        if len(at) == 1 and written.get(op.run) == [at[0]]:
+            continue  # rewritten in place, one for one (as b rewrote it elsewhere): no move
         if len(at) == 1 and ka.count(ka[at[0]]) == 1:
             moves.append((at[0], op.pos, j))
     if not moves:
@@ -406,7 +409,62 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
         for x, y, w in zip(z, a, b, strict=True):
             _merge_unit(out, x, y, w, side, why)
         return
+    if _by_likeness(out, z, a, b, side, why):
+        return
     _merge_lines(out, z, a, b, side, why)
+
+
+def _alike(z: Unit, s: Unit) -> float:
+    from difflib import SequenceMatcher
+
+    if z.kind != s.kind:
+        return 0.0
+    return SequenceMatcher(None, z.key[:2_000], s.key[:2_000], autojunk=False).ratio()
+
+
+def _pairs(z: list[Unit], s: list[Unit]) -> list[int] | None:
+    """For each base block in order, the side's block that is its version (the most alike
+    one after the previous pair's, ≥ `ALIKE`); None when one has none."""
+    out: list[int] = []
+    at = 0
+    for u in z:
+        score, j = max(((_alike(u, s[j]), -j) for j in range(at, len(s))), default=(0.0, 0))
+        if score < ALIKE:
+            return None
+        out.append(-j)
+        at = -j + 1
+    return out
+
+
+def _by_likeness(
+    out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, why: str
+) -> bool:
+    """Blocks both sides changed where each side's version of every base block is still there
+    (alike it), with new blocks around them (a step inserted before a step the same side
+    edited, the other side edited that step too): each base block merged inside with both
+    versions, the new blocks of both sides kept around them."""
+    if not z or len(z) * (len(a) + len(b)) > 400 or any(u.kind == "paragraph" for u in z):
+        return False  # a paragraph split in two has no one version
+    pa, pb = _pairs(z, a), _pairs(z, b)
+    if pa is None or pb is None:
+        return False
+    ia = ib = 0
+    for k, u in enumerate([*z, None]):
+        ea = pa[k] if u is not None else len(a)
+        eb = pb[k] if u is not None else len(b)
+        new_a, new_b = a[ia:ea], b[ib:eb]
+        if new_a and new_b:
+            start = out.mark()
+            for x in _both_added(new_a, new_b, out.last, u):
+                out.unit(x)
+            out.resolve(start, "both", "both added")
+        else:
+            for x in new_a or new_b:
+                out.unit(x)
+        if u is not None:
+            _merge_unit(out, u, a[ea], b[eb], side, why)
+        ia, ib = ea + 1, eb + 1
+    return True
 
 
 def _other(side: str) -> str:
@@ -469,7 +527,56 @@ def _merge_unit(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> No
     if a.lines == z.lines:
         out.unit(b)
         return
+    if _merge_item(out, z, a, b, side, why):
+        return
     _merge_lines(out, [z], [a], [b], side, why)
+
+
+def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bool:
+    """A list item both sides changed, merged on its own tree: its marker is structure (the
+    side that renumbered it), its first line's text merged apart from it (words), what stands
+    under it (nested items, its paragraphs, a fence) merged as blocks — so a nested item moved
+    on one side and edited on the other lands moved and edited, and edits of different nested
+    items both stand. False (the caller merges lines) when the lines under it are not indented
+    with spaces, or the markers differ beyond their numbers."""
+    if not (z.kind == a.kind == b.kind == "item"):
+        return False
+    marks = [_ITEM.match(u.body[0]) for u in (z, a, b)]
+    if None in marks:
+        return False
+    mz, ma, mb = (m.group(0) if m is not None else b"" for m in marks)
+    if len({ORDERED.sub(b"#", x) for x in (mz, ma, mb)}) > 1:
+        return False
+    rests = [u.body[1:] for u in (z, a, b)]
+    text = [x for r in rests for x in r if x.strip()]
+    if any(x[:1] == b"\t" for x in text):
+        return False
+    w = min((len(x) - len(x.lstrip(b" ")) for x in text), default=len(mz))
+    if not w and text:
+        return False
+    pad = b" " * w
+
+    def inner(lines: list[bytes]) -> bytes:
+        return b"".join(x[w:] if x.strip() else x for x in lines)
+
+    heads = [u.body[0][len(m) :] for u, m in ((z, mz), (a, ma), (b, mb))]
+    mark = ma if ma != mz else mb
+    gap = a.gap if a.gap != z.gap else b.gap
+    out.emit(gap)
+    line, notes = out.merge_lines(heads[0], heads[1], heads[2], out.mark())
+    if text and not line.endswith(b"\n"):
+        line += b"\n"
+    out.unit(Unit(gap, a.block), [mark + line])
+    zr, ar, br = (inner(r) for r in rests)
+    data, resolutions = merge_blocks(out.path, zr, ar, br, side, why, out.mark(), out.merge_lines)
+    out.emit([pad + x if x.strip() else x for x in data.splitlines(True)])
+    out.last = a
+    out.resolutions.extend([*notes, *resolutions])
+    return True
+
+
+def _plain(line: bytes) -> bytes:
+    return line.rstrip(b" \t\r\n")
 
 
 def _merge_lines(

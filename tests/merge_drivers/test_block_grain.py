@@ -5,9 +5,12 @@ list merges item by item, and moves of nested items land moved and edited."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from merge_drivers import merge_file
 
+from .conftest import examples
 from .test_block_merges import three_ways
 from .test_fine_merges import FM, PATH, merged
 
@@ -60,3 +63,124 @@ def test_three_replicas_converge_on_a_deleted_section_edited_elsewhere() -> None
     assert len(results) == 1, results
     (out,) = results
     assert b"## Build\n\n### Flags\n\nuse -j16\n\n## Test\n\nrun tox\n" in out
+
+
+WORDS = ["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta", "记忆", "🎉"]
+
+
+def _doc(groups: list[list[str]], tops: list[str], indent: str) -> str:
+    out = ["Plan:\n\n"]
+    for top, kids in zip(tops, groups, strict=True):
+        out.append(f"- {top}\n" + "".join(f"{indent}- {k}\n" for k in kids))
+    return "".join(out)
+
+
+@st.composite
+def nested_moved_and_edited(
+    draw: st.DrawFn,
+) -> tuple[str, str, str, str, list[list[str]], list[list[str]]]:
+    """Items with nested items; one side moves a nested item inside its parent, the other
+    edits nested items (a clause added: the same item edited) and may append one; a third
+    edits a top item's text."""
+    n = draw(st.integers(1, 3))
+    indent = draw(st.sampled_from(["  ", "    "]))
+    tops = [f"step {i} {WORDS[i]}" for i in range(n)]
+    base = [
+        [f"detail {i}.{j} {WORDS[(i + j) % len(WORDS)]} with some words" for j in range(3)]
+        for i in range(n)
+    ]
+    moved = [list(g) for g in base]
+    g = draw(st.integers(0, n - 1))
+    kid = moved[g].pop(draw(st.integers(0, 2)))
+    moved[g].insert(draw(st.integers(0, 2)), kid)
+    marks = draw(st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, 2))))
+    edited = [
+        [k + " and more" if (i, j) in marks else k for j, k in enumerate(kids)]
+        for i, kids in enumerate(base)
+    ]
+    if draw(st.booleans()):
+        edited[-1].append("a new detail")
+    third = [t + " (checked)" if i == 0 else t for i, t in enumerate(tops)]
+    docs = (
+        _doc(base, tops, indent),
+        _doc(moved, tops, indent),
+        _doc(edited, tops, indent),
+        _doc(base, third, indent),
+    )
+    want = [[edited[i][base[i].index(k)] for k in kids] for i, kids in enumerate(moved)]
+    if len(edited[-1]) > 3:
+        want[-1].append("a new detail")
+    return (*docs, want, base)
+
+
+@settings(max_examples=examples())
+@given(nested_moved_and_edited())
+def test_a_nested_item_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited(
+    case: tuple[str, str, str, str, list[list[str]], list[list[str]]],
+) -> None:
+    """The mover's order, the editor's words, every nested item once, a third replica's edit
+    of the parent kept, in any merge order (before: the moved item stood twice, once moved
+    and once edited, or the parent's lines went to one side)."""
+    base, moved, edited, third, want, _ = case
+    out, _ = merged(FM + base, FM + moved, FM + edited)
+    kids = [x.strip()[2:] for x in out.splitlines() if x.startswith(" ")]
+    assert kids == [k for g in want for k in g], out
+    results = three_ways(base, moved, edited, third)
+    assert len(results) == 1, results
+    final = results.pop().decode()
+    assert "(checked)" in final
+    assert [x.strip()[2:] for x in final.splitlines() if x.startswith(" ")] == kids
+
+
+STEPS = "Release:\n\n1. clone the repo\n2. install the deps\n3. run the tests\n4. push the tag\n"
+
+
+@pytest.mark.parametrize(
+    ("moved", "want"),
+    [
+        (  # a step moved down
+            "1. clone the repo\n2. run the tests\n3. install the deps\n4. push the tag\n",
+            "1. clone the repo\n2. run the tests\n3. install the python deps\n4. push the tag\n",
+        ),
+        (  # a step moved to the top
+            "1. install the deps\n2. clone the repo\n3. run the tests\n4. push the tag\n",
+            "1. install the python deps\n2. clone the repo\n3. run the tests\n4. push the tag\n",
+        ),
+    ],
+)
+def test_a_numbered_step_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited(
+    moved: str, want: str
+) -> None:
+    """Renumbered by the mover, matched by its text: the step lands where the mover put it
+    with the other side's words, once, numbered in sequence; merged again, the same (before:
+    the edited step stood twice once the merge was merged with the editor again)."""
+    edited = STEPS.replace("install the deps", "install the python deps")
+    out, notes = merged(FM + STEPS, FM + "Release:\n\n" + moved, FM + edited)
+    assert out == FM + "Release:\n\n" + want
+    assert not notes
+    third = STEPS.replace("push the tag", "push the tag and the branch")
+    results = three_ways(STEPS, "Release:\n\n" + moved, edited, third)
+    assert results == {
+        (FM + "Release:\n\n" + want).replace("the tag", "the tag and the branch").encode()
+    }
+
+
+@pytest.mark.parametrize("marker", ["1.", "1)", "-", "*"])
+def test_a_step_both_sides_edited_merges_its_words_and_keeps_its_marker(marker: str) -> None:
+    """The marker is structure, not a word: two edits of different words of one step both
+    stand, the marker as the side that renumbered it wrote it (before: one side's line whole,
+    a `lost:` line for the other)."""
+    body = f"Steps:\n\n{marker} clone\n{marker} install the deps\n"
+    ours = body.replace("install the deps", "install the python deps")
+    theirs = body.replace("install the deps", "install all the deps")
+    out, notes = merged(FM + body, FM + ours, FM + theirs)
+    assert out == FM + body.replace("install the deps", "install all the python deps")
+    assert not notes
+
+
+def test_a_step_renumbered_on_one_side_and_edited_on_the_other_keeps_both() -> None:
+    body = "Steps:\n\n1. clone\n2. install the deps\n3. test\n"
+    inserted = "Steps:\n\n1. clone\n2. fetch\n3. install all the deps\n4. test\n"
+    edited = body.replace("install the deps", "install the python deps")
+    out, _ = merged(FM + body, FM + inserted, FM + edited)
+    assert out.endswith("1. clone\n2. fetch\n3. install all the python deps\n4. test\n"), out
