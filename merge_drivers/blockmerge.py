@@ -143,6 +143,8 @@ def merge_blocks(
 
     zu, au, bu = units(base), units(win), units(lose)
     zu, au, bu = _moves_replayed(zu, au, bu)
+    zu, bu = _sections_moved(zu, au, bu)
+    zu, au = _sections_moved(zu, bu, au)
     zu, bu = _units_moved(zu, au, bu)
     zu, au = _units_moved(zu, bu, au)
     zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
@@ -235,6 +237,96 @@ def _moves_replayed(
     if ob != oz and oa == oz:
         return _reordered(cz, ob), _reordered(ca, ob), bu
     return zu, au, bu
+
+
+def _parent(us: list[Unit], k: int) -> bytes | None:
+    """The key of the heading the heading at `k` stands under (None: none)."""
+    b = us[k].block
+    level = b.level if b is not None else 0
+    for u in reversed(us[:k]):
+        if u.block is not None and u.block.kind == "heading" and u.block.level < level:
+            return u.key
+    return None
+
+
+def _section_end(us: list[Unit], k: int, level: int) -> int:
+    """Where the section of level `level` that unit `k` stands in ends (the next heading of
+    that level or above, else the end before a trailing blank run)."""
+    end = len(us) - (1 if us and us[-1].block is None else 0)
+    for x in range(k + 1, end):
+        b = us[x].block
+        if b is not None and b.kind == "heading" and b.level <= level:
+            return x
+    return end
+
+
+def _sections_moved(
+    zu: list[Unit], au: list[Unit], bu: list[Unit]
+) -> tuple[list[Unit], list[Unit]]:
+    """Sub-sections `a` moved under another heading (`### Flags` from `## Build` to `## Test`:
+    its heading's parent changed on `a`; `b` left it or moved it alike): moved on the base
+    and on `b` too, each with what stands under it there, to the end of the section `a`
+    wrote it after (first under a parent heading) — so what `b` edited in it lands moved and
+    edited, not once at each place."""
+    kz = [u.key for u in zu]
+    once = [u.key for u in zu if u.block is not None and u.block.kind == "heading"]
+    once = [k for k in once if kz.count(k) == 1]
+    if not once or len(zu) > 2_000:
+        return zu, bu
+    z, b = list(zu), list(bu)
+    for h in once:
+        ka, kb, kz = ([u.key for u in us] for us in (au, b, z))
+        if ka.count(h) != 1 or kb.count(h) != 1:
+            continue
+        xa, xb, xz = ka.index(h), kb.index(h), kz.index(h)
+        pa, pb, pz = _parent(au, xa), _parent(b, xb), _parent(z, xz)
+        if pa == pz or pb not in (pz, pa) or not xa:
+            continue
+        # the heading a wrote the section under, or after whose section
+        before = next((u.key for u in reversed(au[:xa]) if _heading(u)), None)
+        if before is None or kz.count(before) != 1 or kb.count(before) != 1:
+            continue
+        block = zu[kz.index(h)].block
+        level = block.level if block is not None else 0
+        moved = [z] if pb == pa else [z, b]
+        if any(_holds_at(seq, h, level, before) for seq in moved):
+            continue  # the anchor stands in the moved section itself
+        for seq in moved:
+            at = [u.key for u in seq].index(h)
+            end = _section_end(seq, at, level)
+            chunk = seq[at:end]
+            del seq[at:end]
+            p = [u.key for u in seq].index(before)
+            anchor = seq[p].block
+            if anchor is not None and anchor.kind == "heading" and anchor.level < level:
+                where = _first_sub(seq, p, level)
+            else:
+                where = _section_end(seq, p, level)
+            seq[where:where] = chunk
+    return z, b
+
+
+def _heading(u: Unit) -> bool:
+    return u.block is not None and u.block.kind == "heading"
+
+
+def _holds_at(us: list[Unit], heading: bytes, level: int, key: bytes) -> bool:
+    """Whether the block `key` stands in the section of `heading` (of `level`)."""
+    keys = [u.key for u in us]
+    at = keys.index(heading)
+    return at <= keys.index(key) < _section_end(us, at, level)
+
+
+def _first_sub(us: list[Unit], k: int, level: int) -> int:
+    """Right after the heading at `k` and what stands under it before its first heading of
+    `level` or above (a section moved right under a parent heading goes first under it)."""
+    for x in range(k + 1, len(us)):
+        b = us[x].block
+        if b is not None and b.kind == "heading" and b.level <= level:
+            return x
+        if us[x].block is None:
+            return x
+    return len(us)
 
 
 class _Versions:

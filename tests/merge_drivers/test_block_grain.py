@@ -184,3 +184,52 @@ def test_a_step_renumbered_on_one_side_and_edited_on_the_other_keeps_both() -> N
     edited = body.replace("install the deps", "install the python deps")
     out, _ = merged(FM + body, FM + inserted, FM + edited)
     assert out.endswith("1. clone\n2. fetch\n3. install all the python deps\n4. test\n"), out
+
+
+@st.composite
+def subsection_moved(draw: st.DrawFn) -> tuple[str, str, str, str, list[tuple[str, str]]]:
+    """Sections with sub-sections; one side moves a sub-section under another section (after
+    one of its sub-sections, or first under it), the other edits sub-sections' text; a third
+    edits a section's intro."""
+    n = draw(st.integers(2, 3))
+    subs = [[f"{chr(65 + i)}{j}" for j in range(draw(st.integers(1, 3)))] for i in range(n)]
+    text = {
+        s: f"notes on {s} {WORDS[k % len(WORDS)]} kept here"
+        for k, s in enumerate(s for g in subs for s in g)
+    }
+
+    def doc(groups: list[list[str]], said: dict[str, str], intro: str = "intro") -> str:
+        parts = ["# Notes\n"]
+        for i, g in enumerate(groups):
+            parts.append(f"## Part {i}\n\n{intro} {i}\n")
+            parts.extend(f"### {s}\n\n{said[s]}\n" for s in g)
+        return "\n".join(parts)
+
+    src = draw(st.integers(0, n - 1))
+    dst = draw(st.integers(0, n - 1).filter(lambda x: x != src))
+    moved = [list(g) for g in subs]
+    sub = moved[src].pop(draw(st.integers(0, len(subs[src]) - 1)))
+    moved[dst].insert(draw(st.integers(0, len(moved[dst]))), sub)
+    marks = draw(st.sets(st.sampled_from(sorted(text))))
+    edited = {s: t + " (edited)" if s in marks else t for s, t in text.items()}
+    want = [(s, edited[s]) for g in moved for s in g]
+    return doc(subs, text), doc(moved, text), doc(subs, edited), doc(subs, text, "about"), want
+
+
+@settings(max_examples=examples())
+@given(subsection_moved())
+def test_a_subsection_moved_to_another_section_and_edited_on_the_other_side_is_both(
+    case: tuple[str, str, str, str, list[tuple[str, str]]],
+) -> None:
+    """The sub-section stands where the mover put it, once, with the editor's text, in any
+    merge order with a third replica (before: the edited copy stayed at the old place, kept
+    by "modified beats deleted", and the moved one stood too)."""
+    base, moved, edited, third, want = case
+    out, _ = merged(FM + base, FM + moved, FM + edited)
+    found = [x[4:] for x in out.splitlines() if x.startswith("### ")]
+    assert found == [s for s, _ in want], out
+    for s, said in want:
+        assert out.count(f"notes on {s} ") == 1 and f"### {s}\n\n{said}\n" in out
+    results = three_ways(base, moved, edited, third)
+    assert len(results) == 1, results
+    assert results.pop().decode().count("about") == out.count("intro")
