@@ -466,17 +466,23 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
             out.unit(u)
         out.resolve(start, "both", "both added")
         return
-    if not a or not b:  # blocks one side deleted: those the other changed or added stay
-        rest = a or b
-        for u, keep in zip(rest, _headed(rest, [u.key not in base for u in rest]), strict=True):
-            if keep:
-                out.unit(u)
-        held = {u.key for u in rest}
-        gone = {u.kind for u in z if u.key not in held}
-        if any(u.key not in base and u.kind in gone for u in rest):
-            # an edit undid (part of) the deletion: the deleter is told
-            out.resolve(start, side if a else _other(side), "modified beats deleted")
-        return
+    deleter = a if _deleted_only(kz, ka) else b if _deleted_only(kz, kb) else None
+    if deleter is not None and ka != kb:
+        # blocks one side only deleted: those the other changed or added stay (with the
+        # headings over them), those it left as they were go — when the other side changed
+        # a block the deleter deleted (else the merges below decide, as they always have)
+        rest, held = (b, set(ka)) if deleter is a else (a, set(kb))
+        theirs = {u.key for u in rest}
+        gone = {u.kind for u in z if u.key not in held and u.key not in theirs}
+        edited = any(u.key not in base and u.kind in gone for u in rest)
+        if edited or not deleter:
+            keep = [u.key not in base or u.key in held for u in rest]
+            for u, k in zip(rest, _headed(rest, keep), strict=True):
+                if k:
+                    out.unit(u)
+            if edited:  # an edit undid (part of) the deletion: the deleter is told
+                out.resolve(start, side if rest is a else _other(side), "modified beats deleted")
+            return
     na, nb = [k for k in ka if k not in base], [k for k in kb if k not in base]
     longer = a if _holds(na, nb) else b if _holds(nb, na) else None
     if longer is not None:
@@ -557,6 +563,11 @@ def _by_likeness(
             _merge_unit(out, u, a[ea], b[eb], side, why)
         ia, ib = ea + 1, eb + 1
     return True
+
+
+def _deleted_only(kz: list[bytes], ks: list[bytes]) -> bool:
+    """Whether `ks` is `kz` with some blocks left out (a side that only deleted here)."""
+    return not ks or _holds(kz, ks)
 
 
 def _other(side: str) -> str:

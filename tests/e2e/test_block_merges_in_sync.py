@@ -123,3 +123,65 @@ def test_moves_edits_and_a_line_next_to_an_edit_from_three_machines_all_stand(
         "# Notes\n\n## Test\n\npytest -x -q\n\n## Build\n\n```sh\nmake all\nmake test -j8\n"
         "make lint\n```\n\n## Deploy\n\n- check logs for errors\n- ssh prod\n- restart\n"
     )
+
+
+EVERYDAY = (
+    "# Release\n\n## Build\n\n- compile\n  - run make with ccache\n  - cross-compile for arm\n"
+    "  - strip the binaries afterwards\n\n### Flags\n\nuse -j8 on the laptop\n\n## Steps\n\n"
+    "1. clone the repo\n2. install the deps\n3. run the tests\n4. push the tag\n\n"
+    "## Old\n\nobsolete notes about the old CI server\n"
+)
+REORGANIZED = (  # a nested item, a step and a sub-section moved; a section deleted
+    EVERYDAY.replace(
+        "  - run make with ccache\n  - cross-compile for arm\n  - strip the binaries afterwards\n",
+        "  - strip the binaries afterwards\n  - run make with ccache\n  - cross-compile for arm\n",
+    )
+    .replace("### Flags\n\nuse -j8 on the laptop\n\n", "")
+    .replace("2. install the deps\n3. run the tests\n", "2. run the tests\n3. install the deps\n")
+    .replace(
+        "4. push the tag\n\n## Old\n\nobsolete notes about the old CI server\n",
+        "4. push the tag\n\n### Flags\n\nuse -j8 on the laptop\n",
+    )
+)
+REWORDED = (  # the moved ones and the deleted section edited
+    EVERYDAY.replace("afterwards", "afterwards (upx too)")
+    .replace("-j8 on", "-j16 on")
+    .replace("install the deps", "install the python deps")
+    .replace("CI server", "CI server (still used by the nightly job)")
+)
+ELSEWHERE = EVERYDAY.replace("with ccache", "with ccache -j8").replace(
+    "clone the repo", "clone the repo with --depth 1"
+)
+EVERYDAY_MERGED = (
+    "# Release\n\n## Build\n\n- compile\n  - strip the binaries afterwards (upx too)\n"
+    "  - run make with ccache -j8\n  - cross-compile for arm\n\n## Steps\n\n"
+    "1. clone the repo with --depth 1\n2. run the tests\n3. install the python deps\n"
+    "4. push the tag\n\n### Flags\n\nuse -j16 on the laptop\n\n"
+    "## Old\n\nobsolete notes about the old CI server (still used by the nightly job)\n"
+)
+
+
+def test_moved_nested_items_steps_and_subsections_edited_elsewhere_from_three_machines(
+    world: World,
+) -> None:
+    """One machine moves a nested item, a numbered step and a sub-section (to another
+    section) and deletes a section; another edits each of them; a third edits elsewhere:
+    moved AND edited, each once, the deleted section back with its heading (the edit undid
+    the deletion) and its deleter told so, every replica the same bytes (before: the moved
+    ones stood twice, once moved and once edited, and the edit stood without its heading)."""
+    a, b, c = world.clone("a"), world.clone("b"), world.clone("c")
+    da, db, dc = (world.scope_path(x) for x in (a, b, c))
+    da.mkdir(parents=True)
+    (da / "MEMORY.md").write_text("# Memory\n- [Release](release.md) — how we release\n")
+    (da / "release.md").write_text(HEAD + EVERYDAY)
+    for clone in (a, b, c):
+        world.ok("-C", str(clone), "sync")
+    (da / "release.md").write_text(HEAD + REORGANIZED)
+    (db / "release.md").write_text(HEAD + REWORDED)
+    (dc / "release.md").write_text(HEAD + ELSEWHERE)
+    said = [world.ok("-C", str(clone), "sync") for clone in (b, c, a, b, c)]
+    assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
+    assert (da / "release.md").read_text() == HEAD + EVERYDAY_MERGED
+    kept = [ln for out in said for ln in out.splitlines() if ln.strip().startswith("kept:")]
+    assert len(kept) == 1 and "release.md (lines" in kept[0], said
+    assert "deleted here, edited by" in kept[0] and "the edit is kept" in kept[0], kept
