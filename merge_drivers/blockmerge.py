@@ -249,6 +249,20 @@ def _parent(us: list[Unit], k: int) -> bytes | None:
     return None
 
 
+def _parents(us: list[Unit]) -> dict[bytes, bytes | None]:
+    """For each heading, the key of the heading it stands under (one pass)."""
+    out: dict[bytes, bytes | None] = {}
+    path: list[tuple[int, bytes]] = []
+    for u in us:
+        b = u.block
+        if b is not None and b.kind == "heading":
+            while path and path[-1][0] >= b.level:
+                path.pop()
+            out.setdefault(u.key, path[-1][1] if path else None)
+            path.append((b.level, u.key))
+    return out
+
+
 def _section_end(us: list[Unit], k: int, level: int) -> int:
     """Where the section of level `level` that unit `k` stands in ends (the next heading of
     that level or above, else the end before a trailing blank run)."""
@@ -268,27 +282,25 @@ def _sections_moved(
     and on `b` too, each with what stands under it there, to the end of the section `a`
     wrote it after (first under a parent heading) — so what `b` edited in it lands moved and
     edited, not once at each place."""
-    kz = [u.key for u in zu]
-    once = [u.key for u in zu if u.block is not None and u.block.kind == "heading"]
-    once = [k for k in once if kz.count(k) == 1]
-    if not once or len(zu) > 2_000:
-        return zu, bu
+    pz, pa = _parents(zu), _parents(au)
+    moved_a = [h for h, p in pz.items() if h in pa and pa[h] != p][:100]
+    if not moved_a or len(zu) > 2_000:
+        return zu, bu  # no heading a wrote under another parent (one pass each)
     z, b = list(zu), list(bu)
-    for h in once:
+    for h in moved_a:
         ka, kb, kz = ([u.key for u in us] for us in (au, b, z))
-        if ka.count(h) != 1 or kb.count(h) != 1:
+        if ka.count(h) != 1 or kb.count(h) != 1 or kz.count(h) != 1:
             continue
         xa, xb, xz = ka.index(h), kb.index(h), kz.index(h)
-        pa, pb, pz = _parent(au, xa), _parent(b, xb), _parent(z, xz)
-        if pa == pz or pb not in (pz, pa) or not xa:
+        pa_, pb, pz_ = _parent(au, xa), _parent(b, xb), _parent(z, xz)
+        if pa_ == pz_ or pb not in (pz_, pa_) or not xa:
             continue
-        # the heading a wrote the section under, or after whose section
         before = next((u.key for u in reversed(au[:xa]) if _heading(u)), None)
         if before is None or kz.count(before) != 1 or kb.count(before) != 1:
             continue
         block = zu[kz.index(h)].block
         level = block.level if block is not None else 0
-        moved = [z] if pb == pa else [z, b]
+        moved = [z] if pb == pa_ else [z, b]
         if any(_holds_at(seq, h, level, before) for seq in moved):
             continue  # the anchor stands in the moved section itself
         for seq in moved:
