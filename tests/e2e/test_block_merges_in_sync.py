@@ -185,3 +185,67 @@ def test_moved_nested_items_steps_and_subsections_edited_elsewhere_from_three_ma
     kept = [ln for out in said for ln in out.splitlines() if ln.strip().startswith("kept:")]
     assert len(kept) == 1 and "release.md (lines" in kept[0], said
     assert "deleted here, edited by" in kept[0] and "the edit is kept" in kept[0], kept
+
+
+TOOLS_HEAD = "---\nname: tools\ndescription: our tools\ntype: project\nconfidence: 0.5\n---\n"
+TOOLS = (
+    "# Tools\n\n记忆 是 团队 的 共同 财富 🎉 we keep it short.\n\n- lint\n  - ruff check\n"
+    "  - ruff format\n- types\n  - mypy --strict\n\n| tool | version |\n|:--|--:|\n"
+    "| ruff | 0.4 |\n| mypy | 1.9 |\n\n````md\n```sh\nmake lint\n```\n````\n\n"
+    "~~~\nexport A=1\nexport B=2\n~~~\n"
+)
+
+
+def test_two_machines_edit_a_crlf_topic_file_everywhere_and_keep_every_edit(
+    world: World,
+) -> None:
+    """A CRLF topic file: one machine raises `confidence:` and edits a CJK word, a nested
+    item, a cell and a line of a `~~~` fence; the other an emoji, a new nested item, another
+    row's cell, a line inside a four-backtick fence and the `~~~` fence's other line. Every
+    edit stands, CRLF kept, the same bytes on both (before the finer merge, the more
+    confident side won every hunk next to the other's edits)."""
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    (da / "MEMORY.md").write_text("# Memory\n- [Tools](tools.md) — our tools\n")
+
+    def crlf(text: str) -> bytes:
+        return text.replace("\n", "\r\n").encode()
+
+    (da / "tools.md").write_bytes(crlf(TOOLS_HEAD + TOOLS))
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (da / "tools.md").write_bytes(
+        crlf(
+            TOOLS_HEAD.replace("0.5", "0.8")
+            + TOOLS.replace("共同", "共同的")
+            .replace("  - ruff format\n", "  - ruff format --check\n")
+            .replace("| ruff | 0.4 |", "| ruff | 0.5 |")
+            .replace("export A=1", "export A=10")
+        )
+    )
+    (db / "tools.md").write_bytes(
+        crlf(
+            TOOLS_HEAD
+            + TOOLS.replace("🎉", "🚀")
+            .replace("  - mypy --strict\n", "  - mypy --strict\n  - pyright\n")
+            .replace("| mypy | 1.9 |", "| mypy | 1.10 |")
+            .replace("make lint", "make lint test")
+            .replace("export B=2", "export B=20")
+        )
+    )
+    for clone in (a, b, a):
+        world.ok("-C", str(clone), "sync")
+    assert folder_bytes(da) == folder_bytes(db)
+    assert (da / "tools.md").read_bytes() == crlf(
+        TOOLS_HEAD.replace("0.5", "0.8")
+        + TOOLS.replace("共同", "共同的")
+        .replace("🎉", "🚀")
+        .replace("  - ruff format\n", "  - ruff format --check\n")
+        .replace("  - mypy --strict\n", "  - mypy --strict\n  - pyright\n")
+        .replace("| ruff | 0.4 |", "| ruff | 0.5 |")
+        .replace("| mypy | 1.9 |", "| mypy | 1.10 |")
+        .replace("make lint", "make lint test")
+        .replace("export A=1", "export A=10")
+        .replace("export B=2", "export B=20")
+    )
