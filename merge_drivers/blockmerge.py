@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from merge_drivers.blocks import _ITEM, ORDERED, Block, parse
+from merge_drivers.blocks import _FUSED, _ITEM, ORDERED, Block, parse
 from merge_drivers.diff import both_added
 from merge_drivers.model import Resolution
 
@@ -656,11 +656,11 @@ def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bo
     with spaces, or the markers differ beyond their numbers."""
     if not (z.kind == a.kind == b.kind == "item"):
         return False
-    marks = [_ITEM.match(u.body[0]) for u in (z, a, b)]
+    marks = [_ITEM.match(u.body[0]) or _FUSED.match(u.body[0]) for u in (z, a, b)]
     if None in marks:
         return False
     mz, ma, mb = (m.group(0) if m is not None else b"" for m in marks)
-    if len({ORDERED.sub(b"#", x) for x in (mz, ma, mb)}) > 1:
+    if len({ORDERED.sub(b"#", x).strip() for x in (mz, ma, mb)}) > 1:
         return False
     rests = [u.body[1:] for u in (z, a, b)]
     text = [x for r in rests for x in r if x.strip()]
@@ -675,7 +675,12 @@ def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bo
         return b"".join(x[w:] if x.strip() else x for x in lines)
 
     heads = [u.body[0][len(m) :] for u, m in ((z, mz), (a, ma), (b, mb))]
-    mark = ma if ma != mz else mb
+    # the number from the side that renumbered, the space after it from the side that
+    # changed it (a marker fused to its text, `2.-B`), each decided apart
+    (nz, sz), (na, sa), (nb, sb) = (
+        (x.rstrip(b" \t"), x[len(x.rstrip(b" \t")) :]) for x in (mz, ma, mb)
+    )
+    mark = (na if na != nz else nb) + (sa if sa != sz else sb)
     gap = a.gap if a.gap != z.gap else b.gap
     out.emit(gap)
     line, notes = out.merge_lines(heads[0], heads[1], heads[2], out.mark())

@@ -233,3 +233,22 @@ def test_a_subsection_moved_to_another_section_and_edited_on_the_other_side_is_b
     results = three_ways(base, moved, edited, third)
     assert len(results) == 1, results
     assert results.pop().decode().count("about") == out.count("intro")
+
+
+@pytest.mark.parametrize("fused", ["2.-B install", "2)x install"])
+def test_a_step_whose_marker_a_writer_fused_to_its_text_stays_a_step_of_the_list(
+    fused: str,
+) -> None:
+    """`2.-B install` right under step 1 is that writer's step 2 (a typo), not a paragraph
+    splitting the list: the other side's word in it stands too, the list stays one list
+    with no loser (before: one side's line whole, a tie-break)."""
+    body = "Steps:\n\n1. clone\n2. install\n3. run tests\n"
+    marker = fused.split(" ")[0]
+    typo = body.replace("2. install", fused)
+    word = body.replace("2. install", "2. install now").replace(
+        "1. clone\n", "0. fetch\n1. clone\n"
+    )
+    out, notes = merged(FM + body, FM + typo, FM + word)
+    assert out.endswith(f"0. fetch\n1. clone\n{marker} install now\n3. run tests\n"), out
+    assert not notes
+    assert len(three_ways(body, typo, word, body.replace("run tests", "run all tests"))) == 1
