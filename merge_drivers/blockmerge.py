@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from merge_drivers.blocks import ORDERED, Block, parse
+from merge_drivers.blocks import _FUSED, _ITEM, ORDERED, Block, parse
 from merge_drivers.diff import both_added
 from merge_drivers.model import Resolution
 
@@ -143,6 +143,8 @@ def merge_blocks(
 
     zu, au, bu = units(base), units(win), units(lose)
     zu, au, bu = _moves_replayed(zu, au, bu)
+    zu, bu = _sections_moved(zu, au, bu)
+    zu, au = _sections_moved(zu, bu, au)
     zu, bu = _units_moved(zu, au, bu)
     zu, au = _units_moved(zu, bu, au)
     zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
@@ -237,6 +239,108 @@ def _moves_replayed(
     return zu, au, bu
 
 
+def _parent(us: list[Unit], k: int) -> bytes | None:
+    """The key of the heading the heading at `k` stands under (None: none)."""
+    b = us[k].block
+    level = b.level if b is not None else 0
+    for u in reversed(us[:k]):
+        if u.block is not None and u.block.kind == "heading" and u.block.level < level:
+            return u.key
+    return None
+
+
+def _parents(us: list[Unit]) -> dict[bytes, bytes | None]:
+    """For each heading, the key of the heading it stands under (one pass)."""
+    out: dict[bytes, bytes | None] = {}
+    path: list[tuple[int, bytes]] = []
+    for u in us:
+        b = u.block
+        if b is not None and b.kind == "heading":
+            while path and path[-1][0] >= b.level:
+                path.pop()
+            out.setdefault(u.key, path[-1][1] if path else None)
+            path.append((b.level, u.key))
+    return out
+
+
+def _section_end(us: list[Unit], k: int, level: int) -> int:
+    """Where the section of level `level` that unit `k` stands in ends (the next heading of
+    that level or above, else the end before a trailing blank run)."""
+    end = len(us) - (1 if us and us[-1].block is None else 0)
+    for x in range(k + 1, end):
+        b = us[x].block
+        if b is not None and b.kind == "heading" and b.level <= level:
+            return x
+    return end
+
+
+def _sections_moved(
+    zu: list[Unit], au: list[Unit], bu: list[Unit]
+) -> tuple[list[Unit], list[Unit]]:
+    """Sub-sections `a` moved under another heading (`### Flags` from `## Build` to `## Test`:
+    its heading's parent changed on `a`; `b` left it or moved it alike): moved on the base
+    and on `b` too, each with what stands under it there, to the end of the section `a`
+    wrote it after (first under a parent heading) — so what `b` edited in it lands moved and
+    edited, not once at each place."""
+    pz, pa = _parents(zu), _parents(au)
+    moved_a = [h for h, p in pz.items() if h in pa and pa[h] != p][:100]
+    if not moved_a or len(zu) > 2_000:
+        return zu, bu  # no heading a wrote under another parent (one pass each)
+    z, b = list(zu), list(bu)
+    for h in moved_a:
+        ka, kb, kz = ([u.key for u in us] for us in (au, b, z))
+        if ka.count(h) != 1 or kb.count(h) != 1 or kz.count(h) != 1:
+            continue
+        xa, xb, xz = ka.index(h), kb.index(h), kz.index(h)
+        pa_, pb, pz_ = _parent(au, xa), _parent(b, xb), _parent(z, xz)
+        if pa_ == pz_ or pb not in (pz_, pa_) or not xa:
+            continue
+        before = next((u.key for u in reversed(au[:xa]) if _heading(u)), None)
+        if before is None or kz.count(before) != 1 or kb.count(before) != 1:
+            continue
+        block = zu[kz.index(h)].block
+        level = block.level if block is not None else 0
+        moved = [z] if pb == pa_ else [z, b]
+        if any(_holds_at(seq, h, level, before) for seq in moved):
+            continue  # the anchor stands in the moved section itself
+        for seq in moved:
+            at = [u.key for u in seq].index(h)
+            end = _section_end(seq, at, level)
+            chunk = seq[at:end]
+            del seq[at:end]
+            p = [u.key for u in seq].index(before)
+            anchor = seq[p].block
+            if anchor is not None and anchor.kind == "heading" and anchor.level < level:
+                where = _first_sub(seq, p, level)
+            else:
+                where = _section_end(seq, p, level)
+            seq[where:where] = chunk
+    return z, b
+
+
+def _heading(u: Unit) -> bool:
+    return u.block is not None and u.block.kind == "heading"
+
+
+def _holds_at(us: list[Unit], heading: bytes, level: int, key: bytes) -> bool:
+    """Whether the block `key` stands in the section of `heading` (of `level`)."""
+    keys = [u.key for u in us]
+    at = keys.index(heading)
+    return at <= keys.index(key) < _section_end(us, at, level)
+
+
+def _first_sub(us: list[Unit], k: int, level: int) -> int:
+    """Right after the heading at `k` and what stands under it before its first heading of
+    `level` or above (a section moved right under a parent heading goes first under it)."""
+    for x in range(k + 1, len(us)):
+        b = us[x].block
+        if b is not None and b.kind == "heading" and b.level <= level:
+            return x
+        if us[x].block is None:
+            return x
+    return len(us)
+
+
 class _Versions:
     """Which block of a side is its version of a base block: the same block kept, else the
     one new block of the side most alike it (≥ `ALIKE` of its characters, and more alike it
@@ -292,15 +396,18 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
     once = {k for k in kz if kz.count(k) == 1} if len(kz) < 2_000 else set()
     versions = _Versions(kz, kb)
     moves: list[tuple[int, int, int | None]] = []  # (index in a, base index, index in b)
+    written = {op.run: op.new for op in ops if op.new is not None and op.attached}
     for op in ops:
         if op.new is not None or kz[op.pos] not in once:
             continue
         moved = zu[op.pos].block
-        if moved is None or moved.kind != "item" or moved.ordered():
-            continue  # a step moved is renumbered: left to the line merge
+        if moved is None or moved.kind != "item":
+            continue
         j = versions.of(op.pos)
         said = {kz[op.pos], kb[j]} if j is not None else {kz[op.pos]}
         at = [x for x in range(len(ka)) if x not in kept and ka[x] in said]
+        if len(at) == 1 and written.get(op.run) == [at[0]]:
+            continue  # rewritten in place, one for one (as b rewrote it elsewhere): no move
         if len(at) == 1 and ka.count(ka[at[0]]) == 1:
             moves.append((at[0], op.pos, j))
     if not moves:
@@ -371,11 +478,23 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
             out.unit(u)
         out.resolve(start, "both", "both added")
         return
-    if not a or not b:  # blocks one side deleted: those the other changed or added stay
-        for u in a or b:
-            if u.key not in base:
-                out.unit(u)
-        return
+    deleter = a if _deleted_only(kz, ka) else b if _deleted_only(kz, kb) else None
+    if deleter is not None and ka != kb:
+        # blocks one side only deleted: those the other changed or added stay (with the
+        # headings over them), those it left as they were go — when the other side changed
+        # a block the deleter deleted (else the merges below decide, as they always have)
+        rest, held = (b, set(ka)) if deleter is a else (a, set(kb))
+        theirs = {u.key for u in rest}
+        gone = {u.kind for u in z if u.key not in held and u.key not in theirs}
+        edited = any(u.key not in base and u.kind in gone for u in rest)
+        if edited or not deleter:
+            keep = [u.key not in base or u.key in held for u in rest]
+            for u, k in zip(rest, _headed(rest, keep), strict=True):
+                if k:
+                    out.unit(u)
+            if edited:  # an edit undid (part of) the deletion: the deleter is told
+                out.resolve(start, side if rest is a else _other(side), "modified beats deleted")
+            return
     na, nb = [k for k in ka if k not in base], [k for k in kb if k not in base]
     longer = a if _holds(na, nb) else b if _holds(nb, na) else None
     if longer is not None:
@@ -400,7 +519,89 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
         for x, y, w in zip(z, a, b, strict=True):
             _merge_unit(out, x, y, w, side, why)
         return
+    if _by_likeness(out, z, a, b, side, why):
+        return
     _merge_lines(out, z, a, b, side, why)
+
+
+def _alike(z: Unit, s: Unit) -> float:
+    from difflib import SequenceMatcher
+
+    if z.kind != s.kind:
+        return 0.0
+    return SequenceMatcher(None, z.key[:2_000], s.key[:2_000], autojunk=False).ratio()
+
+
+def _pairs(z: list[Unit], s: list[Unit]) -> list[int] | None:
+    """For each base block in order, the side's block that is its version (the most alike
+    one after the previous pair's, ≥ `ALIKE`); None when one has none."""
+    out: list[int] = []
+    at = 0
+    for u in z:
+        score, j = max(((_alike(u, s[j]), -j) for j in range(at, len(s))), default=(0.0, 0))
+        if score < ALIKE:
+            return None
+        out.append(-j)
+        at = -j + 1
+    return out
+
+
+def _by_likeness(
+    out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, why: str
+) -> bool:
+    """Blocks both sides changed where each side's version of every base block is still there
+    (alike it), with new blocks around them (a step inserted before a step the same side
+    edited, the other side edited that step too): each base block merged inside with both
+    versions, the new blocks of both sides kept around them."""
+    if not z or len(z) * (len(a) + len(b)) > 400 or any(u.kind == "paragraph" for u in z):
+        return False  # a paragraph split in two has no one version
+    pa, pb = _pairs(z, a), _pairs(z, b)
+    if pa is None or pb is None:
+        return False
+    ia = ib = 0
+    for k, u in enumerate([*z, None]):
+        ea = pa[k] if u is not None else len(a)
+        eb = pb[k] if u is not None else len(b)
+        new_a, new_b = a[ia:ea], b[ib:eb]
+        if new_a and new_b:
+            start = out.mark()
+            for x in _both_added(new_a, new_b, out.last, u):
+                out.unit(x)
+            out.resolve(start, "both", "both added")
+        else:
+            for x in new_a or new_b:
+                out.unit(x)
+        if u is not None:
+            _merge_unit(out, u, a[ea], b[eb], side, why)
+        ia, ib = ea + 1, eb + 1
+    return True
+
+
+def _deleted_only(kz: list[bytes], ks: list[bytes]) -> bool:
+    """Whether `ks` is `kz` with some blocks left out (a side that only deleted here)."""
+    return not ks or _holds(kz, ks)
+
+
+def _other(side: str) -> str:
+    return {"ours": "theirs", "theirs": "ours"}.get(side, side)
+
+
+def _headed(us: list[Unit], keep: list[bool]) -> list[bool]:
+    """`keep`, and the headings over a kept block: a section one side deleted keeps its
+    heading (and the headings above it) when the other side's edit in it stays — the edit
+    where it was written, not under the section before."""
+    out = list(keep)
+    need = 0  # a heading of a level below this heads a kept block after it
+    for k in range(len(us) - 1, -1, -1):
+        b = us[k].block
+        if b is not None and b.kind == "heading":
+            if need and b.level < need:
+                out[k], need = True, b.level
+            elif out[k]:
+                need = b.level
+        elif out[k]:
+            need = 7
+    return out
 
 
 def _holds(long: list[bytes], short: list[bytes]) -> bool:
@@ -441,7 +642,61 @@ def _merge_unit(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> No
     if a.lines == z.lines:
         out.unit(b)
         return
+    if _merge_item(out, z, a, b, side, why):
+        return
     _merge_lines(out, [z], [a], [b], side, why)
+
+
+def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bool:
+    """A list item both sides changed, merged on its own tree: its marker is structure (the
+    side that renumbered it), its first line's text merged apart from it (words), what stands
+    under it (nested items, its paragraphs, a fence) merged as blocks — so a nested item moved
+    on one side and edited on the other lands moved and edited, and edits of different nested
+    items both stand. False (the caller merges lines) when the lines under it are not indented
+    with spaces, or the markers differ beyond their numbers."""
+    if not (z.kind == a.kind == b.kind == "item"):
+        return False
+    marks = [_ITEM.match(u.body[0]) or _FUSED.match(u.body[0]) for u in (z, a, b)]
+    if None in marks:
+        return False
+    mz, ma, mb = (m.group(0) if m is not None else b"" for m in marks)
+    if len({ORDERED.sub(b"#", x).strip() for x in (mz, ma, mb)}) > 1:
+        return False
+    rests = [u.body[1:] for u in (z, a, b)]
+    text = [x for r in rests for x in r if x.strip()]
+    if any(x[:1] == b"\t" for x in text):
+        return False
+    w = min((len(x) - len(x.lstrip(b" ")) for x in text), default=len(mz))
+    if not w and text:
+        return False
+    pad = b" " * w
+
+    def inner(lines: list[bytes]) -> bytes:
+        return b"".join(x[w:] if x.strip() else x for x in lines)
+
+    heads = [u.body[0][len(m) :] for u, m in ((z, mz), (a, ma), (b, mb))]
+    # the number from the side that renumbered, the space after it from the side that
+    # changed it (a marker fused to its text, `2.-B`), each decided apart
+    (nz, sz), (na, sa), (nb, sb) = (
+        (x.rstrip(b" \t"), x[len(x.rstrip(b" \t")) :]) for x in (mz, ma, mb)
+    )
+    mark = (na if na != nz else nb) + (sa if sa != sz else sb)
+    gap = a.gap if a.gap != z.gap else b.gap
+    out.emit(gap)
+    line, notes = out.merge_lines(heads[0], heads[1], heads[2], out.mark())
+    if text and not line.endswith(b"\n"):
+        line += b"\n"
+    out.unit(Unit(gap, a.block), [mark + line])
+    zr, ar, br = (inner(r) for r in rests)
+    data, resolutions = merge_blocks(out.path, zr, ar, br, side, why, out.mark(), out.merge_lines)
+    out.emit([pad + x if x.strip() else x for x in data.splitlines(True)])
+    out.last = a
+    out.resolutions.extend([*notes, *resolutions])
+    return True
+
+
+def _plain(line: bytes) -> bytes:
+    return line.rstrip(b" \t\r\n")
 
 
 def _merge_lines(

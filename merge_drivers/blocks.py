@@ -27,6 +27,7 @@ _ITEM = re.compile(rb"^( {0,3})([-*+]|\d{1,9}[.)])([ \t]+|$)")
 _DELIMITER = re.compile(rb"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _DATE = re.compile(rb"^(?:#{1,6}[ \t]+|[-*+][ \t]+)\**(\d{4}-\d{2}-\d{2})\b")
 ORDERED = re.compile(rb"^[ \t]*(\d{1,9})([.)])")
+_FUSED = re.compile(rb"^ {0,3}\d{1,9}[.)](?=[^\s\d])")
 
 KINDS = (
     "blank",
@@ -150,7 +151,17 @@ def _scan(lines: Sequence[bytes], offset: int, col: int, depth: int = 0) -> list
     while i < n:
         s = _shifted(lines[i], col)
         j = i + 1
-        if s[:1] not in _SPECIAL and _STOP.match(s) is None and b"|" not in s:
+        if (
+            out
+            and out[-1].ordered()
+            and out[-1].end == offset + i
+            and (fused := _FUSED.match(s)) is not None
+        ):
+            # `2.-B install` right under a step: the writer's step with its marker fused to
+            # its text (a typo), a step of the list, not a paragraph splitting it
+            j = _item_end(lines, i, len(lines[i]) - len(s) + fused.end())
+            out.append(Block("item", list(lines[i:j]), offset + i, _indent(lines[i])))
+        elif s[:1] not in _SPECIAL and _STOP.match(s) is None and b"|" not in s:
             out.append(_paragraph(lines, i, col, offset))  # the common case: a line of text
         elif _blank(s):
             while j < n and _blank(lines[j]):

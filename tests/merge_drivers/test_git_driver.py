@@ -718,3 +718,32 @@ def test_git_merges_a_topic_file_moved_on_one_branch_and_edited_on_the_other(
         git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
         assert (repo / MEM / "notes.md").read_text() == expected, (into, op)
         git(repo, "reset", "-q", "--hard", start)
+
+
+@pytest.mark.parametrize("op", ["merge", "rebase"])
+def test_git_merges_moved_nested_items_steps_and_subsections_edited_on_the_other_branch(
+    repo: Path, op: str
+) -> None:
+    """A nested item, a numbered step and a sub-section moved (to another section) and a
+    section deleted on one branch; each edited on the other: moved AND edited, once, the
+    deleted section back with its heading, the same bytes whichever branch is ours (#24)."""
+    from tests.e2e.test_block_merges_in_sync import (
+        EVERYDAY,
+        EVERYDAY_MERGED,
+        REORGANIZED,
+        REWORDED,
+    )
+
+    head = "---\nname: release\ndescription: how we release\n---\n"
+    install(repo)
+    commit_on(repo, "main", "release.md", (head + EVERYDAY).encode())
+    git(repo, "branch", "-f", "left", "main")
+    commit_on(repo, "left", "release.md", (head + REORGANIZED).encode())
+    commit_on(repo, "main", "release.md", (head + REWORDED).encode())
+    want = head + EVERYDAY_MERGED.replace("ccache -j8", "ccache").replace(" with --depth 1", "")
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").stdout.strip()
+        git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
+        assert (repo / MEM / "release.md").read_text() == want, (into, op)
+        git(repo, "reset", "-q", "--hard", start)
