@@ -117,9 +117,14 @@ class History(GitDir):
         ).stdout
         return _parse_change_times(out)
 
-    def commits_touching(self, base: str | None, tip: str, limit: int = 50) -> list[Commit]:
-        """Non-merge commits in base..tip, newest first, each with its author and changed paths."""
-        rng = f"{base}..{tip}" if base else tip
+    def commits_touching(
+        self, base: str | Sequence[str] | None, tip: str | Sequence[str], limit: int = 50
+    ) -> list[Commit]:
+        """Non-merge commits in base..tip, newest first, each with its author and changed paths
+        (several tips or bases: what any tip holds that no base does)."""
+        bases = [base] if isinstance(base, str) else list(base or ())
+        tips = [tip] if isinstance(tip, str) else list(tip)
+        rng = [*tips, *(f"^{b}" for b in bases)]
         out = self.git(
             "-c",
             "core.quotePath=false",
@@ -129,7 +134,7 @@ class History(GitDir):
             "--format=%x00%H%x1f%ct%x1f%an%x1f%ae%x1f%s",
             "--name-only",
             "--no-renames",
-            rng,
+            *rng,
             "--",
         ).stdout.decode("utf-8", "surrogateescape")
         commits = []
