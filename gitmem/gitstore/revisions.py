@@ -54,8 +54,10 @@ class History(GitDir):
         out = self.git("rev-list", "--left-right", "--count", f"{local}...{remote}").stdout.split()
         return int(out[0]), int(out[1])
 
-    def count_commits(self, rev: str) -> int:
-        return int(self.git("rev-list", "--count", rev).stdout.strip())
+    def count_commits(self, rev: str, first_parent: bool = False) -> int:
+        """Commits in `rev`'s history (`first_parent`: the chain `~N` walks)."""
+        extra = ("--first-parent",) if first_parent else ()
+        return int(self.git("rev-list", "--count", *extra, rev).stdout.strip())
 
     def has_own_commits(self, tip: str, held: Sequence[str]) -> bool:
         """Whether `tip` reaches a commit that is not a merge and that none of `held` reaches

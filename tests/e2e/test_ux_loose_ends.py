@@ -1,0 +1,62 @@
+"""Dead ends a newcomer met last round, each fixed by class: a memory named through another
+scope's folder, a version older than the first, an unbounded commit message, an orphaned hub
+ref, a newly enabled agent's arrivals, the man page of an editable install."""
+
+from __future__ import annotations
+
+from tests.support.world import World, write_files
+
+
+def test_a_path_through_another_scopes_folder_is_refused_naming_the_right_form(
+    world: World,
+) -> None:
+    """`promote auto/team/x.md` made team/team/x.md: `auto/team/` is the team folder, never
+    auto memory. Every command that takes a memory says so in one line and names the form
+    that works; that form then does what it says."""
+    a = world.clone("a", email="a@example.com")
+    write_files(world.scope_path(a, "team"), {"x.md": "# x\nshared\n"})
+    write_files(world.scope_path(a, "auto"), {"mine.md": "# mine\nown\n"})
+    world.ok("-C", str(a), "sync")
+    for args in (
+        ("promote", "auto/team/x.md"),
+        ("log", "auto/team/x.md"),
+        ("show", "~0:auto/team/x.md"),
+        ("restore", "auto/team/x.md"),
+    ):
+        run = world.gitmem("-C", str(a), *args)
+        assert run.code == 2, (args, run.err)
+        first, hint = run.err.splitlines()
+        assert "'auto/team/x.md' is team memory, not auto memory" in first, run.err
+        assert hint == "hint: name it team/x.md", run.err
+    assert not (world.scope_path(a, "team") / "team").exists()
+    assert "shared" in world.ok("-C", str(a), "show", "~0:team/x.md")
+    assert world.ok("-C", str(a), "log", "team/x.md")
+    # promote of a team memory by its right name: one line saying promote moves auto memory
+    run = world.gitmem("-C", str(a), "promote", "team/x.md")
+    assert run.code == 2 and "team/x.md is not in auto" in run.err
+    assert "moved auto/mine.md -> team/mine.md" in world.ok("-C", str(a), "promote", "auto/mine.md")
+
+
+def test_a_version_before_the_first_is_said_to_be_none_with_how_many_there_are(
+    world: World,
+) -> None:
+    """`show ~1:x.md` on a one-commit ref said "unknown revision" and hinted at `~N`."""
+    a = world.clone("a", email="a@example.com")
+    write_files(world.scope_path(a, "team"), {"x.md": "# x\nv1\n"})
+    world.ok("-C", str(a), "sync")
+    for args in (("show", "~1:team/x.md"), ("restore", "team/x.md", "--at", "~1")):
+        run = world.gitmem("-C", str(a), *args)
+        assert run.code == 2, (args, run.err)
+        first, hint = run.err.splitlines()
+        assert "no earlier version ~1 of the team memory: team holds one version (~0)" in first
+        assert "~N" not in run.err and hint == "hint: gitmem log lists the versions"
+    assert "v1" in world.ok("-C", str(a), "show", "~0:team/x.md")
+    write_files(world.scope_path(a, "team"), {"x.md": "# x\nv2\n"})
+    world.ok("-C", str(a), "sync")
+    assert "v1" in world.ok("-C", str(a), "show", "~1:team/x.md")
+    run = world.gitmem("-C", str(a), "show", "~5:team/x.md")
+    assert run.code == 2 and "team holds 2 versions (~0 to ~1)" in run.err, run.err
+    # nothing synced yet: says so, and the step it names works
+    b = world.clone("b", email="b@example.com")
+    run = world.gitmem("-C", str(b), "show", "~1:auto/y.md")
+    assert run.code == 2 and "nothing synced yet for scope auto" in run.err, run.err
