@@ -40,10 +40,10 @@ def _locate(project: Project, path: str) -> RefPath:
     head, _, rest = path.partition("/")
     for scope in project.scopes:
         if head == scope.prefix:
-            rel = _checked_rel(rest.strip("/"), path)
-            if rel.partition("/")[0] in scope.exclude:  # auto/team/x.md: not auto's
-                raise _elsewhere(project, scope, rel, path)
-            return RefPath(scope, rel)
+            inside = _checked_rel(rest.strip("/"), path)
+            if inside.partition("/")[0] in scope.exclude:  # auto/team/x.md: not auto's
+                raise _elsewhere(project, scope, inside, path)
+            return RefPath(scope, inside)
     candidate = Path(os.path.abspath(path))
     for scope in project.scopes:  # a file outside its scope's folder (CLAUDE.local.md)
         for name, file in scope.outside:
