@@ -114,13 +114,34 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
             )
         if where.scope.ref == project.user_ref:
             _open_sealed_notes(project, rows)
-        return rows
+        return _bounded_rows(rows)
     for ref in sorted({s.ref for s in project.scopes}):
         if repo.resolve(ref):
             rows += [dict(r, ref=ref) for r in repo.log(ref, None, limit)]
     _open_sealed_notes(project, rows)
     rows.sort(key=lambda r: -int(r["time"]))
-    return rows[:limit] if limit else rows
+    return _bounded_rows(rows[:limit] if limit else rows)
+
+
+MAX_SUBJECT = 1000  # characters of a commit's subject (or author) that log shows
+MAX_RESOLVED = 100  # resolution trailers of one commit that log shows
+
+
+def _bounded_rows(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Commit messages are anyone's text: a subject of 30 MB, a million trailers. Each is cut
+    (saying how much went) before any output, text or JSON, holds it."""
+    from gitmem.core.sanitize import bounded
+
+    for row in rows:
+        row["subject"] = bounded(row["subject"], MAX_SUBJECT, say_cut=True)
+        row["author"] = bounded(row["author"], MAX_SUBJECT, say_cut=True)
+        resolved = [r for r in row["resolved"].split("\x1d") if r]
+        if len(resolved) > MAX_RESOLVED or any(len(r) > MAX_SUBJECT for r in resolved):
+            kept = [bounded(r, MAX_SUBJECT, say_cut=True) for r in resolved[:MAX_RESOLVED]]
+            if len(resolved) > MAX_RESOLVED:
+                kept.append(f"… {len(resolved) - MAX_RESOLVED:,} more resolutions not shown")
+            row["resolved"] = "\x1d".join(kept)
+    return rows
 
 
 def _path_log(

@@ -60,3 +60,28 @@ def test_a_version_before_the_first_is_said_to_be_none_with_how_many_there_are(
     b = world.clone("b", email="b@example.com")
     run = world.gitmem("-C", str(b), "show", "~1:auto/y.md")
     assert run.code == 2 and "nothing synced yet for scope auto" in run.err, run.err
+
+
+def test_log_bounds_a_huge_commit_message_and_says_how_much_it_cut(world: World) -> None:
+    """A teammate's commit may carry a subject of megabytes and thousands of trailers: `log`
+    (text and JSON) shows a bounded part of each and says how much it left out."""
+    import json
+
+    a = world.clone("a", email="a@example.com")
+    write_files(world.scope_path(a, "team"), {"x.md": "# x\n"})
+    world.ok("-C", str(a), "sync")
+    tip = world.plumb(a, "rev-parse", "refs/gitmem/team")
+    subject = "S" * 3_000_000
+    trailers = "".join(
+        f"Gitmem-Resolved: team/x.md entry e{i}: theirs (newer)\n" for i in range(500)
+    )
+    message = f"{subject}\n\n{trailers}".encode()
+    big = world.plumb(a, "commit-tree", f"{tip}^{{tree}}", "-p", tip, "-F", "-", data=message)
+    world.plumb(a, "update-ref", "refs/gitmem/team", big, tip)
+    out = world.ok("-C", str(a), "log", "--no-pager")
+    assert len(out) < 20_000, len(out)
+    assert f"[{3_000_000 - 1000:,} more characters not shown]" in out, out[:2000]
+    data = json.loads(world.ok("-C", str(a), "log", "--json"))
+    assert len(data[0]["subject"]) < 1100 and "more characters not shown" in data[0]["subject"]
+    assert len(data[0]["resolved"]) == 101 and "400 more resolutions" in data[0]["resolved"][-1]
+    assert "SS" in world.ok("-C", str(a), "log", "--oneline", "--no-pager")
