@@ -85,3 +85,19 @@ def test_log_bounds_a_huge_commit_message_and_says_how_much_it_cut(world: World)
     assert len(data[0]["subject"]) < 1100 and "more characters not shown" in data[0]["subject"]
     assert len(data[0]["resolved"]) == 101 and "400 more resolutions" in data[0]["resolved"][-1]
     assert "SS" in world.ok("-C", str(a), "log", "--oneline", "--no-pager")
+
+
+def test_arrivals_of_a_newly_enabled_agent_carry_their_status_letter(world: World) -> None:
+    """A folder newly synced here (an agent enabled after the team's ref already held its
+    files) got `< cline/progress.md` without the letter every other arrival carries."""
+    a = world.clone("a", email="a@example.com")
+    b = world.clone("b", email="b@example.com")
+    world.git("config", "gitmem.agents", "claude,cline", cwd=a)
+    write_files(a / "memory-bank", {"progress.md": "# progress\nstarted\n"})
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    world.git("config", "gitmem.agents", "claude,cline", cwd=b)
+    out = world.ok("-C", str(b), "sync")
+    assert "  < A cline/progress.md" in out.splitlines(), out
+    assert (b / "memory-bank" / "progress.md").read_text() == "# progress\nstarted\n"
+    assert "  < " not in world.ok("-C", str(b), "sync")  # told once
