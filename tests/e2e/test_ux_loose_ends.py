@@ -4,6 +4,8 @@ ref, a newly enabled agent's arrivals, the man page of an editable install."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.support.world import World, write_files
 
 
@@ -101,3 +103,39 @@ def test_arrivals_of_a_newly_enabled_agent_carry_their_status_letter(world: Worl
     assert "  < A cline/progress.md" in out.splitlines(), out
     assert (b / "memory-bank" / "progress.md").read_text() == "# progress\nstarted\n"
     assert "  < " not in world.ok("-C", str(b), "sync")  # told once
+
+
+def test_doctor_tells_an_editable_install_how_man_finds_the_manual_page(world: World) -> None:
+    """`pip install -e .` installs no share/man page: `man gitmem` and `git gitmem --help` said
+    "No manual entry". doctor says so with the MANPATH line naming the package's own pages
+    (this suite runs from an editable install), and that line makes man find them."""
+    import json
+    import shutil
+    import subprocess
+    import sysconfig
+
+    import pytest
+
+    prefix = Path(sysconfig.get_path("data"))
+    if (prefix / "share" / "man" / "man1" / "git-gitmem.1").is_file():
+        pytest.skip("installed from a wheel: the page is where man looks")
+    a = world.clone("a")
+    env = {k: v for k, v in world.env.items() if k != "MANPATH"}
+    world.env = env
+    items = json.loads(world.gitmem("-C", str(a), "doctor", "--offline", "--json").out)
+    manual = next(f for f in items if f["area"] == "manual")
+    assert manual["level"] == "advice" and "man gitmem" in manual["message"]
+    fix = manual["fix"]
+    assert fix.startswith('export MANPATH="') and fix.endswith(
+        ':$MANPATH"  (in your shell profile)'
+    )
+    folder = fix.split('"')[1].split(":")[0]
+    world.env = {**env, "MANPATH": folder + ":"}
+    items = json.loads(world.gitmem("-C", str(a), "doctor", "--offline", "--json").out)
+    assert not [f for f in items if f["area"] == "manual"]
+    if shutil.which("man"):
+        for page in ("git-gitmem", "gitmem"):
+            found = subprocess.run(
+                ["man", "-w", page], env=world.env, capture_output=True, text=True, check=True
+            )
+            assert found.stdout.strip() == f"{folder}/man1/{page}.1"
