@@ -139,3 +139,51 @@ def test_doctor_tells_an_editable_install_how_man_finds_the_manual_page(world: W
                 ["man", "-w", page], env=world.env, capture_output=True, text=True, check=True
             )
             assert found.stdout.strip() == f"{folder}/man1/{page}.1"
+
+
+def test_a_hub_ref_under_an_older_azure_devops_name_is_merged_and_retired(world: World) -> None:
+    """Hub refs were named by the spelling of the project's URL, now by the project: someone who
+    synced an Azure DevOps project by ssh kept an orphaned ref under the old name. The next sync
+    merges it into the ref under the new name (nothing lost), then deletes it under a lease."""
+    from gitmem.project.identity import normalize_remote_url, project_identity
+    from gitmem.project.scopes import hub_component
+
+    azure = "git@ssh.dev.azure.com:v3/Org/Proj/Repo"
+    # ssh to Azure DevOps, served from the bare remote here: the command git runs, in a folder
+    # where v3/Org/Proj/Repo is the remote (the key is the URL as configured: no insteadOf)
+    served = world.root / "azure"
+    (served / "v3" / "Org" / "Proj").mkdir(parents=True)
+    (served / "v3" / "Org" / "Proj" / "Repo").symlink_to(world.remote)
+    ssh = world.root / "fake-ssh"
+    ssh.write_text(f'#!/bin/sh\nfor last; do :; done\ncd {served} && exec sh -c "$last"\n')
+    ssh.chmod(0o755)
+    world.git("config", "--global", "core.sshCommand", str(ssh))
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    key = normalize_remote_url(azure)
+    users = "/users/tester@example.com"
+    old = f"refs/gitmem/projects/{hub_component(key)}{users}"
+    new = f"refs/gitmem/projects/{hub_component(project_identity(key))}{users}"
+    assert old != new
+    # a machine that synced before the rename: its personal ref sits under the old name
+    gone = world.clone("gone", url=azure)
+    world.git("config", "gitmem.hub", str(hub), cwd=gone)
+    write_files(world.scope_path(gone, "auto"), {"old.md": "# old\nfrom the gone machine\n"})
+    world.ok("-C", str(gone), "sync")
+    tip = world.plumb(hub, "rev-parse", new)
+    world.plumb(hub, "update-ref", old, tip)
+    world.plumb(hub, "update-ref", "-d", new)
+
+    a = world.clone("a", url=azure)
+    world.git("config", "gitmem.hub", str(hub), cwd=a)
+    write_files(world.scope_path(a, "auto"), {"new.md": "# new\nfrom a\n"})
+    out = world.ok("-C", str(a), "sync")
+    assert "from the hub's older name of this project" in out, out
+    auto = world.scope_path(a, "auto")
+    assert (auto / "old.md").read_text() == "# old\nfrom the gone machine\n"
+    assert (auto / "new.md").exists()
+    refs = world.git("for-each-ref", "--format=%(refname)", cwd=hub).split()
+    assert refs == [new], refs
+    assert world.plumb(hub, "merge-base", "--is-ancestor", tip, new) == ""
+    again = world.ok("-C", str(a), "sync")
+    assert "older name" not in again and "up to date" in again, again
