@@ -117,6 +117,14 @@ def fts_query(text: str, any_word: bool = False) -> str | None:
 
 def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     """The memories that answer `q`, best first."""
+    if q.scopes:  # the CLI's parser refuses an unknown one; the MCP server's tools pass it on
+        from gitmem.project.scopes import SCOPE_NAMES
+
+        unknown = [s for s in q.scopes if s not in SCOPE_NAMES]
+        if unknown:
+            raise UsageError(
+                f"unknown scope {unknown[0]!r}", f"choose one of {', '.join(SCOPE_NAMES)}"
+            )
     refresh(place)
     db = connect(place.common_dir)
     if q.needs_history:
