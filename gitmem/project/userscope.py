@@ -151,8 +151,15 @@ def user_projects(repo: Repository | None, env: Mapping[str, str]) -> list[tuple
         if repo is not None
         else enabled_agents(config.config_get("gitmem.agents"))
     )
-    uid = resolve_uid(config)
+    # the person's id, whichever folder asks: a repository's own user.email (a work address)
+    # must not split one user scope across two refs; without a global one, the repository's
+    uid = resolve_uid(_global_config(env) if repo is not None else config, fallback=config)
     return [(a, user_project(a, hub, uid, env)) for a in chosen if has_user_scope(a)]
+
+
+def _global_config(env: Mapping[str, str]) -> Repository:
+    """A store's config: the global git config (and the store's own, which gitmem never sets)."""
+    return open_store("claude", env)
 
 
 def sync_user(

@@ -1,0 +1,36 @@
+"""A newcomer's hour with memory beyond one project (the user scope, through gitmem.hub) and
+beyond one agent (adapters): one identity for the person, commands that work where they say."""
+
+from __future__ import annotations
+
+from tests.support.world import World
+
+
+def test_the_user_scope_is_one_ref_whichever_folder_syncs_it(world: World) -> None:
+    """A repository with its own user.email (a work address) synced the user scope under that
+    address: `sync --user` elsewhere used the global one, so one person's ~/.claude/CLAUDE.md
+    went to two refs, and `key list --user` in the repository said nothing was synced."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    claude = world.home / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    (claude / "CLAUDE.md").write_text("# me\nI like tabs\n")
+    out = world.ok("sync", "--user")  # from a folder that is no repository
+    assert "refs/gitmem/users/tester@example.com: 1 local change committed" in out, out
+    work = world.clone("work", email="me@work.example")
+    out = world.ok("-C", str(work), "sync")
+    assert "user claude: refs/gitmem/users/tester@example.com" in out, out
+    assert "refs/gitmem/users/me@work.example: " in out  # the project's own: its address
+    (claude / "CLAUDE.md").write_text("# me\nI like tabs\nand short functions\n")
+    assert "user claude: refs/gitmem/users/tester@example.com: 1 local change committed" in (
+        world.ok("-C", str(work), "sync")
+    )
+    users = [
+        r
+        for r in world.git("for-each-ref", "--format=%(refname)", cwd=hub).split()
+        if "user%3Aclaude" in r
+    ]
+    assert users == ["refs/gitmem/projects/user%3Aclaude/users/tester@example.com"], users
+    listed = world.ok("-C", str(work), "key", "list", "--user")
+    assert "claude" in listed and "this machine" in listed, listed
