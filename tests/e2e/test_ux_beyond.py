@@ -34,3 +34,24 @@ def test_the_user_scope_is_one_ref_whichever_folder_syncs_it(world: World) -> No
     assert users == ["refs/gitmem/projects/user%3Aclaude/users/tester@example.com"], users
     listed = world.ok("-C", str(work), "key", "list", "--user")
     assert "claude" in listed and "this machine" in listed, listed
+
+
+def test_query_takes_the_scope_of_an_enabled_agent_it_lists(world: World) -> None:
+    """`query --recent` listed cline/progress.md, but `query --scope cline` was refused by the
+    parser (auto, team, agents, local only)."""
+    from tests.support.world import write_files
+
+    a = world.clone("a", email="a@example.com")
+    world.git("config", "gitmem.agents", "claude,cline", cwd=a)
+    write_files(a / "memory-bank", {"progress.md": "# Progress\nthe parser is done\n"})
+    write_files(world.scope_path(a, "team"), {"deploy.md": "# Deploy\non Tuesdays\n"})
+    assert "cline/progress.md" in world.ok("-C", str(a), "query", "--recent", "10")
+    only = world.ok("-C", str(a), "query", "--scope", "cline")
+    assert "cline/progress.md" in only and "team/deploy.md" not in only, only
+    run = world.gitmem("-C", str(a), "query", "--scope", "goose")
+    assert run.code == 2, run
+    first, hint = run.err.splitlines()
+    assert first == "gitmem: error: unknown scope 'goose' in this project"
+    assert hint == (
+        "hint: choose one of auto, team, agents, local, cline (another agent's: gitmem.agents)"
+    )
