@@ -55,3 +55,30 @@ def test_query_takes_the_scope_of_an_enabled_agent_it_lists(world: World) -> Non
     assert hint == (
         "hint: choose one of auto, team, agents, local, cline (another agent's: gitmem.agents)"
     )
+
+
+def test_user_scope_arrivals_carry_their_status_letter_and_who(world: World) -> None:
+    """`gitmem sync --user` told what arrived as `< ~/.claude/CLAUDE.md`, without the letter
+    and the author every project arrival carries. Each step is the one the tool names."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    claude = world.home / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    (claude / "CLAUDE.md").write_text("# me\nI like tabs\n")
+    world.ok("sync", "--user")
+    laptop = World(world.root / "laptop")  # a second machine: its own HOME and key
+    laptop.git("config", "--global", "gitmem.hub", str(hub))
+    waiting = laptop.ok("sync", "--user")
+    grant = next(ln for ln in waiting.splitlines() if "gitmem key grant --user" in ln)
+    recipient = grant.rsplit("'", 2)[1]
+    assert recipient == laptop.ok("key", "show").strip()
+    assert "next: gitmem sync --user" in world.ok("key", "grant", "--user", recipient)
+    world.ok("sync", "--user")
+    arrived = laptop.ok("sync", "--user")
+    assert f"  < A {laptop.home}/.claude/CLAUDE.md (by Test User)" in arrived.splitlines(), arrived
+    (claude / "CLAUDE.md").write_text("# me\nI like tabs\nand short functions\n")
+    world.ok("sync", "--user")
+    arrived = laptop.ok("sync", "--user")
+    assert f"  < M {laptop.home}/.claude/CLAUDE.md (by Test User)" in arrived.splitlines(), arrived
+    assert (laptop.home / ".claude" / "CLAUDE.md").read_text().endswith("short functions\n")
