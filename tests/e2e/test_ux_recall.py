@@ -102,3 +102,27 @@ def test_the_mcp_query_tool_refuses_an_unknown_scope_naming_the_known_ones(
     (bad, said), (ok, found) = session_script(world, clone, steps)
     assert bad and "unknown scope 'bogus'" in said and "auto, team, agents, local" in said
     assert not ok and "team/deploy.md" in found
+
+
+def test_hooks_status_names_the_recall_hook_and_the_mcp_server_with_their_install_steps(
+    world: World, clone: Path
+) -> None:
+    """`hooks status` named the SessionStart and SessionEnd hooks only: a newcomer could not
+    tell whether prompt-time recall or the MCP server was set up."""
+    import json
+
+    before = world.ok("-C", str(clone), "hooks", "status").splitlines()
+    steps = [ln.split("(", 1)[1].rstrip(")") for ln in before if "not installed (" in ln]
+    assert steps == [
+        "gitmem hooks install --claude --recall",
+        "gitmem hooks install --claude --mcp",
+    ], before
+    for step in steps:
+        world.ok("-C", str(clone), *step.split()[1:])
+    after = world.ok("-C", str(clone), "hooks", "status")
+    assert "not installed" not in after.split("user ")[0], after
+    assert "recall --hook" in after and f"mcp in {clone}/.mcp.json" in after, after
+    data = json.loads(world.ok("-C", str(clone), "hooks", "status", "--json"))
+    recall = data[0]["recall"]
+    assert recall["UserPromptSubmit"].endswith("recall --hook")
+    assert recall["MCP server"].endswith(f"mcp in {clone}/.mcp.json")
