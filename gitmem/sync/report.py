@@ -36,6 +36,7 @@ class RefReport:
     pushed: bool = False
     remote_ahead: bool = False  # dry run: the remote has commits we have not merged
     refused: bool = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
+    unreached: bool = False  # its remote (the hub) could not be fetched: set aside, said below
     via: str = ""  # the remote this ref syncs through, when not the project's (the hub)
 
 

@@ -82,3 +82,39 @@ def test_user_scope_arrivals_carry_their_status_letter_and_who(world: World) -> 
     arrived = laptop.ok("sync", "--user")
     assert f"  < M {laptop.home}/.claude/CLAUDE.md (by Test User)" in arrived.splitlines(), arrived
     assert (laptop.home / ".claude" / "CLAUDE.md").read_text().endswith("short functions\n")
+
+
+def test_a_hub_that_cannot_be_fetched_does_not_hold_the_projects_memory_back(
+    world: World,
+) -> None:
+    """An unreachable hub failed the whole sync (and the SessionStart hook): the team's memory
+    stopped syncing too. Now the personal ref is set aside and said, the rest syncs."""
+    import json
+
+    from tests.support.world import write_files
+
+    a = world.clone("a", email="a@example.com")
+    b = world.clone("b", email="b@example.com")
+    world.git("config", "gitmem.hub", str(world.root / "no-such-hub.git"), cwd=a)
+    write_files(world.scope_path(a, "team"), {"deploy.md": "# Deploy\non Tuesdays\n"})
+    write_files(world.scope_path(a, "auto"), {"mine.md": "# mine\n"})
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 3, run
+    assert "refs/gitmem/team: 1 local change committed, pushed to origin" in run.out, run.out
+    line = next(ln for ln in run.out.splitlines() if ln.startswith("refs/gitmem/users/"))
+    assert line.endswith("could not fetch from hub, nothing merged or pushed (error below)")
+    first, hint = run.err.splitlines()
+    assert first.startswith("gitmem: error: cannot fetch from the hub ") and "no-such-hub" in first
+    assert hint.startswith("hint: check gitmem.hub")
+    world.ok("-C", str(b), "pull")
+    assert (world.scope_path(b, "team") / "deploy.md").read_text() == "# Deploy\non Tuesdays\n"
+    data = json.loads(world.gitmem("-C", str(a), "sync", "--json").out)
+    users = next(r for r in data["refs"] if r["ref"].startswith("refs/gitmem/users/"))
+    assert users["unreached"] is True and data["errors"][0]["message"].startswith("cannot fetch")
+    hook = world.ok("-C", str(a), "pull", "--hook")  # the session still gets the team's index
+    assert "cannot fetch from the hub" in hook
+    # fixed as the hint says: everything syncs
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "gitmem.hub", str(hub), cwd=a)
+    assert "pushed to hub" in world.ok("-C", str(a), "sync")
