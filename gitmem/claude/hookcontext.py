@@ -135,6 +135,9 @@ def index_block(index: str | os.PathLike[str], header: str, budget: int) -> list
     if not text or not text.strip():
         return []
     text, warning = for_agent(text, str(index))
+    # the folder's name comes from configuration (gitmem.teamDir, a repository's own): made
+    # safe as the text is, never quoted raw into the agent's context
+    header, index = for_agent(header, "")[0], for_agent(str(index), "")[0]
     head = ["", f"{header} ({index})", *warning]
     budget -= size(head) + units(str(index)) + 40  # room for the "more lines" pointer
     body: list[str] = []
