@@ -137,7 +137,7 @@ def run_hook(
         opening = Opening(where, TRACKED_BY_BRANCH)
         try:
             from gitmem.gitstore import Repository
-            from gitmem.project.scopes import open_project
+            from gitmem.project.scopes import TEAM_REF, open_project
 
             project = open_project(Repository(opening=opening), memory_dir=memory_dir)
         except BaseException:
@@ -155,6 +155,7 @@ def run_hook(
     auto_index = _auto_index(project)
     personal_before = read_text(auto_index) if auto_index else None
     before: dict[str, str | None] | None = None
+    writers_before: dict[str, str] = {}
     pulled: dict[str, list[str]] = {}
     try:
         with deadline(bound + 1.0):  # the transport's own timeout is `bound`; this is the backstop
@@ -167,6 +168,8 @@ def run_hook(
                     return outcome
                 # what came from the remote is what moved the remote-tracking refs
                 before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
+                # and what came through the team ref's writer refs (folded into it by the sync)
+                writers_before = _writer_tips(project) if TEAM_REF in before else {}
             except BaseException:
                 start.release()
                 raise
@@ -190,8 +193,9 @@ def run_hook(
             # no sync (the lock was busy, a timeout): the refs are as they were before it
             if before is None:
                 before = {ref: project.repo.resolve(project.tracking_ref(ref)) for ref in refs}
+                writers_before = _writer_tips(project) if TEAM_REF in before else {}
             outcome.context = session_start_context(
-                project, before, outcome.note, personal_before, pulled
+                project, before, outcome.note, personal_before, pulled, writers_before
             )
         except (GitmemError, OSError):
             outcome.context = [outcome.note] if outcome.note else []
@@ -280,12 +284,13 @@ def session_start_context(
     note: str | None,
     personal_before: str | None = None,
     pulled: dict[str, list[str]] | None = None,
+    writers_before: dict[str, str] | None = None,
 ) -> list[str]:
     """Changes, then the personal index when this pull changed it, then the team index."""
     lines: list[str] = []
     if note:
         lines.append(f"{note} — memory below may be out of date.")
-    changes = list(_changes(project, before, pulled or {}))
+    changes = list(_changes(project, before, pulled or {}, writers_before or {}))
     if changes:
         lines.append("Memory changed since the last session (synced by gitmem):")
         lines += changes
@@ -314,25 +319,49 @@ def _auto_index(project: Project) -> Path | None:
     return auto.path / "MEMORY.md" if auto else None
 
 
+def _writer_tips(project: Project) -> dict[str, str]:
+    """tracking ref -> tip of each writer ref of the team ref this clone last fetched."""
+    from gitmem.project.writerrefs import enabled, fetched_writers
+
+    return fetched_writers(project) if enabled(project) else {}
+
+
 def _changes(
-    project: Project, before: dict[str, str | None], pulled: dict[str, list[str]]
+    project: Project,
+    before: dict[str, str | None],
+    pulled: dict[str, list[str]],
+    writers_before: dict[str, str],
 ) -> Iterator[str]:
-    """One line per ref the remote moved: who pushed, and which memories this pull wrote.
+    """Lines per ref the remote moved: who pushed, and which memories this pull wrote. The team
+    ref's arrivals count those of its writer refs (gitmem/sync/writers.py): a teammate whose
+    push landed there reached this clone as surely as through the team ref.
 
     File names come from the sync's own report (an encrypted personal ref hides them in git)
-    and, when it wrote none, from the commits' paths."""
+    and, when it wrote none, from the two checked tips' trees."""
     import re
 
     from gitmem.claude.hookcontext import changes_line
+    from gitmem.project.scopes import TEAM_REF
 
     repo = project.repo
     me = repo.identity()[1].casefold()
     for ref, old in before.items():
         new = repo.resolve(project.tracking_ref(ref))
-        if new is None or new == old:
+        # (old tip, new tip) of each source that moved: the ref, and for the team its writers
+        moved = [(old, new)] if new is not None and new != old else []
+        if ref == TEAM_REF:
+            writers_now = _writer_tips(project)
+            moved += [
+                (writers_before.get(w, old), tip)
+                for w, tip in writers_now.items()
+                if writers_before.get(w) != tip
+            ]
+        if not moved:
             continue
+        bases = [b for b in (old, *writers_before.values()) if b]
+        tips = [t for _, t in moved]
         hosts: dict[str, list[str]] = {}  # each person once, with the machines named
-        for commit in repo.commits_touching(old, new):
+        for commit in repo.commits_touching(bases, tips):
             m = re.search(r" (?:on|from) (\S+)$", commit.subject)
             seen = hosts.setdefault("you" if commit.email.casefold() == me else commit.email, [])
             if m and m.group(1) not in seen:
@@ -345,5 +374,5 @@ def _changes(
         if not paths:  # the policy's module (and its secret rules) only when it is needed
             from gitmem.policy.commits import paths_between
 
-            paths = paths_between(repo, old, new)
-        yield changes_line(who, paths)
+            paths = sorted({p for a, b in moved for p in paths_between(repo, a, b)})
+        yield from changes_line(who, paths)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from gitmem.cli.common import add_group, add_json, command, directory, echo
+from gitmem.cli.common import add_group, add_json, command, directory, echo, printable
 from gitmem.cli.jsonout import add_json_messages
 
 
@@ -144,7 +144,14 @@ def uninstall(args: argparse.Namespace) -> int:
 def status(args: argparse.Namespace) -> int:
     from gitmem.claude.hooks import status as hook_status
 
-    found = hook_status(_root(args, False))
+    root = _root(args, False)
+    found = hook_status(root)
+    recall: dict[str, str | None] = {}
+    if root is not None:  # the prompt-time recall hook and the MCP server are per project
+        from gitmem.recall.claudesetup import recall_status
+
+        project = next(st for st in found if st.where == "project")
+        recall = recall_status(root, project.settings)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 
@@ -156,6 +163,7 @@ def status(args: argparse.Namespace) -> int:
                     "complete": st.complete,
                     "installed": st.installed,
                     "note": st.note,
+                    **({"recall": recall} if st.where == "project" and recall else {}),
                 }
                 for st in found
             ]
@@ -173,6 +181,11 @@ def status(args: argparse.Namespace) -> int:
         for event, hook_line in st.installed.items():
             if hook_line:
                 echo(f"  {event}: {hook_line}")
+        if st.where == "project":
+            for what, line in recall.items():
+                flag = "--recall" if what == "UserPromptSubmit" else "--mcp"
+                said = printable(line) if line else None  # read from files: made printable
+                echo(f"  {what}: {said or f'not installed (gitmem hooks install --claude {flag})'}")
         if st.note:
             echo(f"  note: {st.note}")
     return 0

@@ -83,6 +83,7 @@ def sync_json(result: Any, told: dict[str, list[Any]] | None) -> dict[str, objec
                 "pushed": r.pushed,
                 "remote_ahead": r.remote_ahead,
                 "refused": r.refused,
+                "unreached": r.unreached,
                 "resolved": list(r.resolutions),
                 "lost": list(r.lost),
                 "losses": [loss.as_json() for loss in r.losses],

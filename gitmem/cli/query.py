@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from gitmem.cli.common import SCOPE_CHOICES, command, directory, echo
+from gitmem.cli.common import command, directory, echo
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -46,8 +46,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--scope",
         action="append",
-        choices=SCOPE_CHOICES,
-        help="only this scope (repeatable; default: all)",
+        metavar="SCOPE",
+        help="only this scope: auto, team, agents, local, or an enabled agent's (goose, cline); "
+        "repeatable; default: all",
     )
     p.add_argument("--limit", metavar="N", type=int, default=50, help="at most N hits (50)")
     p.add_argument(

@@ -27,9 +27,21 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from gitmem.cli.common import directory
+    from gitmem.errors import UsageError
     from gitmem.recall.prompt import answer
 
-    stdin = json.dumps({"prompt": args.prompt}) if args.prompt else sys.stdin.read()
+    if args.prompt is None and not args.hook and sys.stdin.isatty():
+        # a person at a terminal: waiting for hook JSON they will never type is a dead end
+        raise UsageError(
+            "gitmem recall reads Claude Code's hook JSON on standard input (a terminal here)",
+            "gitmem recall --prompt 'TEXT' shows what the hook prints for TEXT",
+        )
+    stdin = json.dumps({"prompt": args.prompt}) if args.prompt is not None else sys.stdin.read()
+    if not args.hook and not _has_prompt(stdin):
+        raise UsageError(
+            'no prompt to recall for: give a text, or hook JSON with a "prompt" on standard input',
+            "gitmem recall --prompt 'TEXT'",
+        )
     try:
         text = answer(stdin, directory(args), getattr(args, "memory_dir", None))
     except Exception:
@@ -37,4 +49,19 @@ def run(args: argparse.Namespace) -> int:
             return 0  # a hook never fails the session
         raise
     sys.stdout.write(text)
+    if not text and not args.hook:  # as `query` says it: an empty output looked like a failure
+        sys.stderr.write(
+            "no memory is relevant to this prompt (gitmem query --recent lists the newest)\n"
+        )
     return 0
+
+
+def _has_prompt(stdin: str) -> bool:
+    import json
+
+    try:
+        event = json.loads(stdin) if stdin.strip() else None
+    except ValueError:
+        return False
+    prompt = event.get("prompt") if isinstance(event, dict) else None
+    return isinstance(prompt, str) and bool(prompt.strip())

@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
 
     text = args.text
     if text is None or text == "-":
+        if sys.stdin.isatty():  # a person: say what the wait is for
+            sys.stderr.write("type the memory's text, then Ctrl-D on a line of its own\n")
         text = sys.stdin.read()
     memory = Memory(
         title=args.title,

@@ -45,7 +45,7 @@ def _print(repo: Repository | None, quiet: bool) -> int:
             echo(f"user scope of {done.agent}: not synced ({done.note})")
             continue
         if not quiet:
-            for line in sync_lines(done.result):
+            for line in sync_lines(done.result, told=done.told):
                 line = shown_user(done.agent, line, os.environ)
                 echo(f"user {done.agent}: {line}" if not line.startswith("  ") else line)
         if done.result.refused:

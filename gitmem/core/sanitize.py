@@ -221,7 +221,12 @@ def shown_url(url: str) -> str:
 MAX_SHOWN = 100  # characters of one outside name (an author, a subject) on a line of ours
 
 
-def bounded(text: str, limit: int = MAX_SHOWN) -> str:
+def bounded(text: str, limit: int = MAX_SHOWN, say_cut: bool = False) -> str:
     """Outside text (an author's name, a subject) cut for one line of ours: a commit may carry
-    a name of megabytes, and a line that repeats it per file or per entry grows with both."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    a name of megabytes, and a line that repeats it per file or per entry grows with both.
+    `say_cut`: the cut says how much went (where the text is the thing asked for: a log)."""
+    if len(text) <= limit:
+        return text
+    if say_cut:
+        return text[:limit] + f"… [{len(text) - limit:,} more characters not shown]"
+    return text[: limit - 1] + "…"

@@ -85,8 +85,10 @@ class History(GitDir):
         out = self.git("rev-list", "--left-right", "--count", f"{local}...{remote}").stdout.split()
         return int(out[0]), int(out[1])
 
-    def count_commits(self, rev: str) -> int:
-        return int(self.git("rev-list", "--count", rev).stdout.strip())
+    def count_commits(self, rev: str, first_parent: bool = False) -> int:
+        """Commits in `rev`'s history (`first_parent`: the chain `~N` walks)."""
+        extra = ("--first-parent",) if first_parent else ()
+        return int(self.git("rev-list", "--count", *extra, rev).stdout.strip())
 
     def has_own_commits(self, tip: str, held: Sequence[str]) -> bool:
         """Whether `tip` reaches a commit that is not a merge and that none of `held` reaches
@@ -156,9 +158,14 @@ class History(GitDir):
         ).stdout
         return _parse_change_times(out)
 
-    def commits_touching(self, base: str | None, tip: str, limit: int = 50) -> list[Commit]:
-        """Non-merge commits in base..tip, newest first, each with its author and changed paths."""
-        rng = f"{base}..{tip}" if base else tip
+    def commits_touching(
+        self, base: str | Sequence[str] | None, tip: str | Sequence[str], limit: int = 50
+    ) -> list[Commit]:
+        """Non-merge commits in base..tip, newest first, each with its author and changed paths
+        (several tips or bases: what any tip holds that no base does)."""
+        bases = [base] if isinstance(base, str) else list(base or ())
+        tips = [tip] if isinstance(tip, str) else list(tip)
+        rng = [*tips, *(f"^{b}" for b in bases)]
         out = self.git(
             "-c",
             "core.quotePath=false",
@@ -168,7 +175,7 @@ class History(GitDir):
             "--format=%x00%H%x1f%ct%x1f%an%x1f%ae%x1f%s",
             "--name-only",
             "--no-renames",
-            rng,
+            *rng,
             "--",
         ).stdout.decode("utf-8", "surrogateescape")
         commits = []

@@ -58,6 +58,7 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     _folders(project, status, checkup)
     _orphans(project, checkup)
     _other_agents(project, checkup)
+    _manual(checkup)
     if status.unfolded:
         checkup.add(
             "writer refs",
@@ -69,6 +70,37 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
             "gitmem sync merges them (a teammate on an older gitmem sees them after that)",
         )
     return checkup
+
+
+def manual_fix() -> str | None:
+    """The line that lets `man gitmem` and `git gitmem --help` find the manual page, or None
+    when they find it already. man looks in $MANPATH, else beside each folder of PATH
+    (<prefix>/bin -> <prefix>/share/man): where pip puts the page for an install from a wheel;
+    an editable install (`pip install -e .`) puts none there, so the page in the package's own
+    folder (gitmem/man, which every install holds) is named."""
+    import sysconfig
+
+    page = Path("man1") / "git-gitmem.1"
+    own = Path(__file__).resolve().parent.parent / "man"
+    prefix = Path(sysconfig.get_path("data"))
+    manpath = [Path(p) for p in os.environ.get("MANPATH", "").split(":") if p]
+    if any((d / page).is_file() for d in (*manpath, prefix / "share" / "man", prefix / "man")):
+        return None
+    if not (own / page).is_file():
+        return None  # a package without its pages: nothing to point at (gitmem -h still works)
+    return f'export MANPATH="{own}:$MANPATH"'
+
+
+def _manual(checkup: Checkup) -> None:
+    fix = manual_fix()
+    if fix:
+        checkup.add(
+            "manual",
+            ADVICE,
+            "`man gitmem` and `git gitmem --help` find no manual page: this install (an "
+            "editable one, pip install -e) put none where man looks; gitmem -h works",
+            f"{fix}  (in your shell profile)",
+        )
 
 
 def _other_agents(project: Project, checkup: Checkup) -> None:

@@ -195,11 +195,14 @@ def choose_remote(repo: Repository, wanted: str | None) -> str | None:
     return remotes[0] if remotes else None
 
 
-def resolve_uid(repo: Repository) -> str:
+def resolve_uid(repo: Repository, fallback: Repository | None = None) -> str:
+    """The personal ref's id from `repo`'s config (`fallback`'s when `repo` names nobody)."""
     explicit = repo.config_get("gitmem.user")
     if explicit:
         return user_id(explicit)
     email = repo.config_get("user.email")
+    if not email and fallback is not None and fallback is not repo:
+        return resolve_uid(fallback)
     if not email:
         raise ConfigError(
             "no user.email in git config: gitmem names your personal ref after it",

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from gitmem.gitstore import Repository
     from gitmem.project.scopes import Project, Scope
     from gitmem.sync import SyncResult
+    from gitmem.sync.arrivals import Arrival
 
 STORE_REF = "refs/gitmem/store"  # the store's first commit: a repository with history
 HUB_HINT = (
@@ -45,6 +46,7 @@ class UserSync:
     agent: str
     result: SyncResult | None
     note: str = ""  # why nothing synced for this agent
+    told: dict[str, list[Arrival]] | None = None  # what arrived, with git's letters and who
 
 
 def store_dir(env: Mapping[str, str]) -> Path:
@@ -149,8 +151,15 @@ def user_projects(repo: Repository | None, env: Mapping[str, str]) -> list[tuple
         if repo is not None
         else enabled_agents(config.config_get("gitmem.agents"))
     )
-    uid = resolve_uid(config)
+    # the person's id, whichever folder asks: a repository's own user.email (a work address)
+    # must not split one user scope across two refs; without a global one, the repository's
+    uid = resolve_uid(_global_config(env) if repo is not None else config, fallback=config)
     return [(a, user_project(a, hub, uid, env)) for a in chosen if has_user_scope(a)]
+
+
+def _global_config(env: Mapping[str, str]) -> Repository:
+    """A store's config: the global git config (and the store's own, which gitmem never sets)."""
+    return open_store("claude", env)
 
 
 def sync_user(
@@ -167,10 +176,16 @@ def sync_user(
             if scope.refused:
                 out.append(UserSync(agent, None, scope.note))
                 continue
+            from gitmem.sync.arrivals import arrivals, tips
+
             options = SyncOptions(mode="sync")
             if timeout is not None:
                 options.timeout = timeout
-            out.append(UserSync(agent, run_sync(project, options)))
+            before = tips(project)
+            result = run_sync(project, options)
+            pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
+            told = arrivals(project, before, pulled) if pulled else None
+            out.append(UserSync(agent, result, told=told))
         finally:
             project.repo.close()
     return out

@@ -143,6 +143,39 @@ def install_recall(root: Path, where_settings: Path | None = None) -> HookChange
     return HookChange(path, True, f"installed the UserPromptSubmit recall hook in {path}")
 
 
+def recall_status(root: Path, settings: Path) -> dict[str, str | None]:
+    """What `hooks status` names besides the sync hooks: the UserPromptSubmit recall hook's
+    command, and the MCP server's (with whether it is approved), None when absent. Reads only;
+    a file that cannot be read counts as absent (`hooks status` says why for the settings)."""
+    from gitmem.claude.hooks import _load
+
+    found: dict[str, str | None] = {PROMPT_EVENT: None, "MCP server": None}
+    try:
+        _, data = _load(settings)
+    except UsageError:
+        data = {}
+    hooks = data.get("hooks")
+    groups = hooks.get(PROMPT_EVENT) if isinstance(hooks, dict) else None
+    for group in groups if isinstance(groups, list) else []:
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        for h in inner if isinstance(inner, list) else []:
+            if isinstance(h, dict) and is_recall_hook(h.get("command")):
+                found[PROMPT_EVENT] = str(h["command"])
+    path = root / MCP_FILE
+    try:
+        _, servers = _load(path) if path.is_file() and not path.is_symlink() else (None, {})
+    except UsageError:
+        servers = {}
+    entry = (servers.get("mcpServers") or {}).get(SERVER) if isinstance(servers, dict) else None
+    if isinstance(entry, dict) and isinstance(entry.get("command"), str):
+        given = entry.get("args")
+        args = given if isinstance(given, list) else []
+        approved = data.get("enabledMcpjsonServers")
+        said = "" if isinstance(approved, list) and SERVER in approved else " (not approved)"
+        found["MCP server"] = shlex.join([entry["command"], *map(str, args)]) + f" in {path}{said}"
+    return found
+
+
 def uninstall(repo: Repository, root: Path | None, settings: Path) -> list[str]:
     """Take out what install_mcp and install_recall added (before gitmem.claude.hooks.uninstall, so
     that it finds the settings as its own install left them); a line for each change."""

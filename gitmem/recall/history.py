@@ -40,7 +40,10 @@ def _locate(project: Project, path: str) -> RefPath:
     head, _, rest = path.partition("/")
     for scope in project.scopes:
         if head == scope.prefix:
-            return RefPath(scope, _checked_rel(rest.strip("/"), path))
+            inside = _checked_rel(rest.strip("/"), path)
+            if inside.partition("/")[0] in scope.exclude:  # auto/team/x.md: not auto's
+                raise _elsewhere(project, scope, inside, path)
+            return RefPath(scope, inside)
     candidate = Path(os.path.abspath(path))
     for scope in project.scopes:  # a file outside its scope's folder (CLAUDE.local.md)
         for name, file in scope.outside:
@@ -68,6 +71,25 @@ def _locate(project: Project, path: str) -> RefPath:
     )
 
 
+def _elsewhere(project: Project, scope: Scope, rel: str, given: str) -> UsageError:
+    """`given` names a folder of `scope` that holds another scope (`auto/team/x.md`): the
+    one line naming the form that reads it (never `scope`'s: promote would nest it)."""
+    on_disk = scope.path / rel
+    for other in sorted(project.scopes, key=lambda s: -len(str(s.path))):
+        if other is not scope and on_disk.is_relative_to(other.path):
+            right = f"{other.prefix}/{on_disk.relative_to(other.path).as_posix()}"
+            return UsageError(
+                f"{given!r} is {other.name} memory, not {scope.name} memory "
+                f"({scope.prefix}/{rel.partition('/')[0]}/ is the {other.name} folder)",
+                f"name it {right}",
+            )
+    return UsageError(
+        f"{given!r} is in {scope.prefix}/{rel.partition('/')[0]}/, which {scope.name} "
+        "memory never holds (the team folder's place)",
+        f"name a memory of the scope, e.g. {scope.prefix}/NAME.md",
+    )
+
+
 def _checked_rel(rel: str, given: str) -> str:
     """A path inside a scope, refused before it reaches git when it could leave the scope."""
     if rel.startswith("/") or any(part in _BAD_PARTS for part in rel.split("/") if rel):
@@ -92,13 +114,34 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
             )
         if where.scope.ref == project.user_ref:
             _open_sealed_notes(project, rows)
-        return rows
+        return _bounded_rows(rows)
     for ref in sorted({s.ref for s in project.scopes}):
         if repo.resolve(ref):
             rows += [dict(r, ref=ref) for r in repo.log(ref, None, limit)]
     _open_sealed_notes(project, rows)
     rows.sort(key=lambda r: -int(r["time"]))
-    return rows[:limit] if limit else rows
+    return _bounded_rows(rows[:limit] if limit else rows)
+
+
+MAX_SUBJECT = 1000  # characters of a commit's subject (or author) that log shows
+MAX_RESOLVED = 100  # resolution trailers of one commit that log shows
+
+
+def _bounded_rows(rows: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Commit messages are anyone's text: a subject of 30 MB, a million trailers. Each is cut
+    (saying how much went) before any output, text or JSON, holds it."""
+    from gitmem.core.sanitize import bounded
+
+    for row in rows:
+        row["subject"] = bounded(row["subject"], MAX_SUBJECT, say_cut=True)
+        row["author"] = bounded(row["author"], MAX_SUBJECT, say_cut=True)
+        resolved = [r for r in row["resolved"].split("\x1d") if r]
+        if len(resolved) > MAX_RESOLVED or any(len(r) > MAX_SUBJECT for r in resolved):
+            kept = [bounded(r, MAX_SUBJECT, say_cut=True) for r in resolved[:MAX_RESOLVED]]
+            if len(resolved) > MAX_RESOLVED:
+                kept.append(f"… {len(resolved) - MAX_RESOLVED:,} more resolutions not shown")
+            row["resolved"] = "\x1d".join(kept)
+    return rows
 
 
 def _path_log(
@@ -197,10 +240,7 @@ def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Sc
         return found
     commit = next((c for c in (_rev_on(project, s, rev) for s in scopes) if c), None)
     if commit is None:
-        raise UsageError(
-            f"unknown revision {rev!r} in {project.root}",
-            "use a commit from gitmem log, or ~N for N syncs ago",
-        )
+        raise _unknown(project, scopes, rev)
     if not repo.resolve(f"{commit}:{META_FILE}"):
         raise UsageError(
             f"{rev!r} is a commit of your branches, not of a memory ref (refs/gitmem/*)",
@@ -210,6 +250,36 @@ def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Sc
     raise UsageError(
         f"{rev!r} is not in the history of the {names} memory",
         "use a commit from gitmem log" + (" without --path" if len(scopes) == 1 else ""),
+    )
+
+
+def _unknown(project: Project, scopes: list[Scope], rev: str) -> UsageError:
+    """The line for a REV no memory ref has: for `~N` past the first version, that there is
+    no earlier version (and how many there are), never a hint to try `~N` again."""
+    import re
+
+    repo = project.repo
+    back = re.fullmatch(r"~(\d*)", rev)
+    tips = [(s, t) for s in scopes for t in (repo.resolve(s.ref),) if t]
+    if back and len(scopes) == 1 and not tips:
+        return UsageError(
+            f"nothing synced yet for scope {scopes[0].name}: it has no versions",
+            "run gitmem sync first",
+        )
+    if back and tips:
+
+        def versions(tip: str) -> str:
+            count = repo.count_commits(tip, first_parent=True)
+            return "one version (~0)" if count == 1 else f"{count} versions (~0 to ~{count - 1})"
+
+        held = "; ".join(f"{s.name} holds {versions(t)}" for s, t in tips)
+        return UsageError(
+            f"no earlier version {rev} of the {', '.join(s.name for s, _ in tips)} memory: {held}",
+            "gitmem log lists the versions",
+        )
+    return UsageError(
+        f"unknown revision {rev!r} in {project.root}",
+        "use a commit from gitmem log, or ~N for N syncs ago",
     )
 
 
@@ -281,9 +351,7 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
     if at:
         commit = _rev_on(project, where.scope, at)
         if commit is None:
-            raise UsageError(
-                f"unknown revision {at!r}", "see gitmem log for the revisions of this memory"
-            )
+            raise _unknown(project, [where.scope], at)
         blob = _plain_file(project, where, commit)
     else:
         tip = repo.resolve(ref)

@@ -117,6 +117,16 @@ def fts_query(text: str, any_word: bool = False) -> str | None:
 
 def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     """The memories that answer `q`, best first."""
+    if q.scopes:  # one check for every door (the CLI's --scope, the MCP server's tools)
+        from gitmem.project.scopes import SCOPE_NAMES
+
+        known = list(dict.fromkeys([*SCOPE_NAMES, *(s.name for s in place.scopes)]))
+        unknown = [s for s in q.scopes if s not in known]
+        if unknown:
+            raise UsageError(
+                f"unknown scope {unknown[0]!r} in this project",
+                f"choose one of {', '.join(known)} (another agent's: gitmem.agents)",
+            )
     refresh(place)
     db = connect(place.common_dir)
     if q.needs_history:

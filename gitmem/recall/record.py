@@ -171,7 +171,11 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
     if m.type not in TYPES:
         raise UsageError(f"unknown memory type {m.type!r}", f"choose one of {', '.join(TYPES)}")
     if not m.title.strip() or not m.body.strip():
-        raise UsageError("a memory needs a title and a text", "give --title and the text")
+        raise UsageError(
+            "a memory needs a title and a text",
+            "give --title and the text: gitmem record --title 'TITLE' 'TEXT' (or the text on "
+            "standard input)",
+        )
     if m.confidence is not None and not 0.0 <= m.confidence <= 1.0:
         raise UsageError(f"confidence {m.confidence} is not between 0 and 1", "e.g. 0.8")
     if m.heading is not None and (len(m.heading.splitlines()) > 1 or not m.heading.strip("# ")):

@@ -95,10 +95,12 @@ def arrivals(
             new = _plain_files(project, ref, project.repo.resolve(ref))
         except (GitmemError, ValueError, OSError):
             continue
+        # a file the ref held before and after, written all the same: its folder is newly
+        # synced here (an agent just enabled, a scope folder moved): new on this disk
         changes[ref] = {
-            p: (old.get(p), new.get(p))
+            p: (old.get(p) if old.get(p) != new.get(p) else None, new.get(p))
             for p in sorted(set(old) | set(new))
-            if shown(p) in wanted and old.get(p) != new.get(p)
+            if shown(p) in wanted and (old.get(p) != new.get(p) or p in new)
         }
     # renames: one blob deleted under a name and added under another, in one ref or across two
     gone = {

@@ -30,6 +30,7 @@ from gitmem.project.scopes import TEAM_REF, Project
 from gitmem.sync.commit import LocalCommit
 from gitmem.sync.folders import snapshot, walk
 from gitmem.sync.gate import RemoteGate
+from gitmem.sync.hubnames import OldHubName
 from gitmem.sync.integrate import Integrate
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import MAX_EDIT_ROUNDS, MAX_ROUNDS, SyncOptions, SyncResult
@@ -55,6 +56,7 @@ class Session:
         self.integrate = Integrate(run, self.gate)
         self.writeback = WriteBack(run)
         self.writers = WriterRefs(run, self.gate, self.integrate)  # many writers: sync/writers.py
+        self.old_hub_name = OldHubName(run, self.gate, self.integrate)  # sync/hubnames.py
 
     # -- entry point -------------------------------------------------------------------------
 
@@ -205,6 +207,7 @@ class Session:
                 for ref in retry:
                     self.gate.check(ref)
                 self.writers.check()
+                self.old_hub_name.check()
             else:
                 # the fetch runs while the folders are read (they do not depend on each other
                 # until the merge); an unreachable remote still fails before anything is
@@ -219,6 +222,7 @@ class Session:
                 for ref, _ in self.run.open_refs():
                     self.gate.check(ref)
                 self.writers.check()
+                self.old_hub_name.check()
             if snaps is not None:
                 for ref, scopes in self.run.open_refs():
                     self.commit.commit_local(ref, scopes, snaps[ref])
@@ -228,6 +232,8 @@ class Session:
                     self.integrate.integrate(ref)
                     if ref == TEAM_REF:
                         self.writers.fold()
+                    if ref == self.project.user_ref:
+                        self.old_hub_name.fold()
                 dirty |= self.writeback.write_back(ref, scopes)
             retry = []
             if dirty and edit_rounds < MAX_EDIT_ROUNDS:
@@ -243,6 +249,7 @@ class Session:
             if done:
                 if pushing and not local_only:
                     self.writers.retire()
+                    self.old_hub_name.retire()
                 if self.views.codec is not None:
                     self.views.codec.save()
                     for note in self.views.codec.notes:

@@ -42,10 +42,18 @@ def refs_to_sync(project: Project, names: Sequence[str] = ()) -> dict[str, list[
 
 def writer_specs(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
     """ref -> the glob refspecs fetched with it: the team ref's writer refs (sync/writers.py),
-    when it is synced and they apply (at most MAX_WRITER_REFS of them past a backlog)."""
+    when it is synced and they apply (at most MAX_WRITER_REFS of them past a backlog); the personal ref's older name on the hub (hubnames.py)."""
+    specs: dict[str, list[str]] = {}
+    refs = list(refs)
     if TEAM_REF in refs and enabled(project):
-        return {TEAM_REF: fetch_specs(project)}
-    return {}
+        specs[TEAM_REF] = fetch_specs(project)
+    if project.hub is not None and project.user_ref in refs:
+        from gitmem.project.hubnames import fetch_spec as old_hub_name
+
+        old = old_hub_name(project)  # the hub's older name of the personal ref: merged, retired
+        if old:
+            specs[project.user_ref] = [old]
+    return specs
 
 
 def fetch_plan(

@@ -86,18 +86,14 @@ class Exchange:
     def finish_fetch(self, pending: list[PendingFetch], prune: bool = True) -> None:
         missing: set[tuple[str, str]] = set()  # (remote, what the remote calls the ref)
         try:
-            for fetch in pending:
-                with self.slow(f"fetching memory from {shown_url(fetch.remote)}"):
-                    missing.update((fetch.remote, name) for name in fetch.finish())
-        except RemoteError as exc:
-            self.cancel_fetch(pending)
-            if self.project.hub and any(f.remote == self.project.hub for f in pending):
-                # the hub is a setting, not a remote `git fetch` knows: say which one to check
-                hub = shown_url(self.project.hub)
-                if exc.message.startswith(f"cannot fetch from {hub}:"):
-                    told = exc.message.replace(f"from {hub}", f"from the hub {hub}", 1)
-                    raise RemoteError(told, HUB_FETCH_HINT) from None
-            raise
+            for i, fetch in enumerate(pending):
+                try:
+                    with self.slow(f"fetching memory from {shown_url(fetch.remote)}"):
+                        missing.update((fetch.remote, name) for name in fetch.finish())
+                except RemoteError as exc:
+                    told = self._hub_error(exc, pending)
+                    if not self._set_aside(fetch.remote, told, pending[:i] + pending[i + 1 :]):
+                        raise told from None
         except BaseException:
             self.cancel_fetch(pending)
             raise
@@ -109,6 +105,29 @@ class Exchange:
                 self.result.report(ref).notes.append(
                     f"the remote's {ref} was rewritten (force-pushed); merged without losing local memory"
                 )
+
+    def _hub_error(self, exc: RemoteError, pending: list[PendingFetch]) -> RemoteError:
+        """The hub is a setting, not a remote `git fetch` knows: say which one to check."""
+        if self.project.hub and any(f.remote == self.project.hub for f in pending):
+            hub = shown_url(self.project.hub)
+            if exc.message.startswith(f"cannot fetch from {hub}:"):
+                told = exc.message.replace(f"from {hub}", f"from the hub {hub}", 1)
+                return RemoteError(told, HUB_FETCH_HINT)
+        return exc
+
+    def _set_aside(self, remote: str, exc: RemoteError, others: list[PendingFetch]) -> bool:
+        """A hub that cannot be reached must not hold the project's own refs back (nor the
+        project's remote the hub's): when another remote's fetch is under way, the refs of
+        the unreachable one are set aside (nothing merged or pushed on them) and said after
+        the rest, as a refused ref is. False when nothing else is synced."""
+        refs = [r for r in self.run.by_ref if self.project.route(r).remote == remote]
+        if not others or not refs:
+            return False
+        for ref in refs:
+            self.run.locked.add(ref)
+            self.result.report(ref).unreached = True
+        self.result.refused.append(exc)
+        return bool(self.run.open_refs())
 
     def _prune(self, missing: set[tuple[str, str]]) -> None:
         """Drop the tracking ref of each ref the remote no longer has (deleted there): the

@@ -59,11 +59,12 @@ def test_plain_index_has_no_warning(tmp_path: Path) -> None:
     assert index_block(index, "Team", 9000) == ["", f"Team ({index})", index.read_text()[:-1]]
 
 
-def test_the_changes_line_cleans_authors_and_names() -> None:
-    line = changes_line(
+def test_the_changes_line_cleans_authors_and_names_and_says_which() -> None:
+    lines = changes_line(
         ["eve\x1b]0;x\x07@example.com (on box\u202e)"], [f"team/a{TAGS}.md", "team/b.md"]
     )
-    assert not _hidden_in(line)
-    *warnings, last = line.split("\n")
-    assert last == "- eve]0;x@example.com (on box): team/a.md, team/b.md"
-    assert warnings and all(w.startswith("[gitmem") for w in warnings), warnings  # said
+    assert not _hidden_in("\n".join(lines))
+    assert lines[0] == "- eve]0;x@example.com (on box): team/a.md, team/b.md"
+    assert len(lines) == 3, lines  # the one sanitizer's mark, naming the author, then the file
+    assert "the commit author eve]0;x@example.com (on box)" in lines[1]
+    assert "hidden character" in lines[2] and "the file name team/a.md" in lines[2]

@@ -161,7 +161,7 @@ def test_the_session_summary_names_only_paths_between_checked_tips(
     repo = Repository(clone)
     paths = paths_between(repo, old, kept)
     assert paths == ["team/kept.md"]
-    assert "IGNORE" not in changes_line(["eve@example.com"], paths)
+    assert "IGNORE" not in "\n".join(changes_line(["eve@example.com"], paths))
 
 
 def test_commits_re_adding_one_tree_cost_one_check_and_a_bound(
