@@ -590,7 +590,7 @@ def test_a_teammates_author_line_reaches_the_session_start_context_marked(
     the authors' e-mails and the file names but threw the warnings away: an author e-mail
     that reads like instructions (GM150) reached Claude Code's context unmarked, and hidden
     characters were removed without the visible line the design asks for. Now the warning
-    lines come before the line."""
+    lines, naming the author, come right after the line."""
     _alice, bob, _team = teammates_sharing(world)
     world.ok("-C", str(bob), "sync")
     tip = world.plumb(world.remote, "rev-parse", TEAM)
@@ -623,5 +623,5 @@ def test_a_teammates_author_line_reaches_the_session_start_context_marked(
 
     assert "\u202e" not in out and "\u200b" not in out
     line = next(ln for ln in out.splitlines() if "team/news.md" in ln and ln.startswith("- "))
-    before = out[: out.index(line)].splitlines()
-    assert before and before[-1].startswith("[gitmem") and "author" in before[-1], out
+    after = out[out.index(line) + len(line) :].splitlines()[1:]
+    assert after and after[0].startswith("[gitmem") and "author" in after[0], out
