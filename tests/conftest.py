@@ -118,10 +118,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                         "CLAUDE_BIN=$(tests/oracle/install-claude-code)"
                     )
                 )
-    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike: the same collection
+
+
+class _Order:
+    """The order of what is left once `-m`/`-k` deselected (trylast: after pytest's own hook
+    that deselects, which runs after the one above that marks), so that the shares it plans
+    are the ones xdist cuts."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        if not os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike
+            return
+        root = Path(__file__).parent
         items.sort(key=lambda item: item.path.relative_to(root).parts[0] not in FIRST_ON_WORKERS)
         workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
         items[:] = spread_longest(items, workers, LONGEST)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_Order(), "gitmem-order")
 
 
 def spread_longest(items: list[T], workers: int, seconds: Mapping[str, float]) -> list[T]:
