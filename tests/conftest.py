@@ -51,8 +51,9 @@ FIRST_ON_WORKERS = ("benchmarks", "reliability")
 # so these are spread over the shares' beginnings, the longest first, evenly by time: put at
 # the head of one share, they ran one after the other on one worker while the other worked
 # through the rest alone
+# (not the quick benchmark, ~68 s: it stays with its folder's install tests, on one worker, one
+# after the other, as those tests' shared venv expects)
 LONGEST = {
-    "tests/benchmarks/test_quick.py::test_quick_mode_runs_every_scenario_and_writes_results": 68,
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[bare remote]": 70,
     "tests/reliability/test_crashes.py::test_kill_9_at_random_points_loses_nothing": 34,
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[git daemon]": 22,
