@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.support.world import World
+
+T = TypeVar("T")
 
 _HYPOTHESIS = {
     "deadline": None,
@@ -42,6 +46,23 @@ SLOW_FIXTURES = ("world",)
 # benchmark, the concurrency and crash runs) that would otherwise keep one worker busy alone
 # at the end
 FIRST_ON_WORKERS = ("benchmarks", "reliability")
+# the longest tests, with their seconds on the 2-core CI machine (quiet): xdist's worksteal
+# hands each worker one contiguous share of the collection and steals from the shares' ends,
+# so these are spread over the shares' beginnings, the longest first, evenly by time: put at
+# the head of one share, they ran one after the other on one worker while the other worked
+# through the rest alone
+# (not the quick benchmark, ~68 s: it stays with its folder's install tests, on one worker, one
+# after the other, as those tests' shared venv expects)
+LONGEST = {
+    "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[bare remote]": 70,
+    "tests/reliability/test_crashes.py::test_kill_9_at_random_points_loses_nothing": 34,
+    "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[git daemon]": 22,
+    "tests/reliability/test_editors.py::test_editors_appending_during_concurrent_syncs_lose_no_line": 14,
+    "tests/reliability/test_hostile_cost.py::test_a_history_of_100000_commits_is_validated_in_bounded_time": 10,
+    "tests/reliability/test_contention.py::test_writers_over_a_network_remote_all_land_and_converge_within_a_bound": 9,
+    "tests/reliability/test_contention.py::test_contention_curve_every_writer_lands": 8,
+    "tests/claude/test_hook_races.py::test_hook_sync_status_fetch_and_an_editor_at_once_lose_nothing": 7,
+}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -98,5 +119,53 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                         "CLAUDE_BIN=$(tests/oracle/install-claude-code)"
                     )
                 )
-    if os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike: the same collection
+
+
+class _Order:
+    """The order of what is left once `-m`/`-k` deselected (trylast: after pytest's own hook
+    that deselects, which runs after the one above that marks), so that the shares it plans
+    are the ones xdist cuts."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        if not os.environ.get("PYTEST_XDIST_WORKER"):  # every worker sorts alike
+            return
+        root = Path(__file__).parent
         items.sort(key=lambda item: item.path.relative_to(root).parts[0] not in FIRST_ON_WORKERS)
+        workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+        items[:] = spread_longest(items, workers, LONGEST)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_Order(), "gitmem-order")
+
+
+def spread_longest(items: list[T], workers: int, seconds: Mapping[str, float]) -> list[T]:
+    """`items` reordered for xdist's worksteal over `workers`: it gives worker i the i-th of
+    `workers` contiguous shares (each a whole part of what is left, as
+    WorkStealingScheduling.check_schedule cuts them). The items named in `seconds` go to the
+    heads of the shares, each (longest first) to the share with the fewest seconds so far; the
+    others keep their order, filling the shares in turn."""
+    if workers < 2:
+        return items
+    known = [item for item in items if getattr(item, "nodeid", "") in seconds]
+    known.sort(key=lambda item: -seconds[getattr(item, "nodeid", "")])
+    heads: list[list[T]] = [[] for _ in range(workers)]
+    load = [0.0] * workers
+    for item in known:
+        share = load.index(min(load))
+        heads[share].append(item)
+        load[share] += seconds[getattr(item, "nodeid", "")]
+    sizes, left = [], len(items)
+    for share in range(workers):
+        sizes.append(left // (workers - share))
+        left -= sizes[-1]
+    if any(len(head) > size for head, size in zip(heads, sizes, strict=True)):
+        return items  # a few items only (a -k run): nothing to spread
+    rest = iter([item for item in items if getattr(item, "nodeid", "") not in seconds])
+    ordered: list[T] = []
+    for head, size in zip(heads, sizes, strict=True):
+        ordered += head + [next(rest) for _ in range(size - len(head))]
+    return ordered

@@ -104,9 +104,10 @@ def test_an_edit_lost_in_two_merges_of_a_retried_push_is_told_once(
 
     def cy_pushes_first(self: Any) -> bool:
         pushes["n"] += 1
-        if pushes["n"] == 1:
-            world.ok("-C", str(c), "sync")
-            said_to_ana.extend(_said(world.ok("-C", str(a), "sync"), "lost"))
+        if pushes["n"] == 1:  # processes of their own: Cy's and Ana's pushes are not counted
+            cy, ana = (world.process("-C", str(x), "sync") for x in (c, a))
+            assert cy.code == ana.code == 0, cy.err + ana.err
+            said_to_ana.extend(_said(ana.out, "lost"))
         return real_push(self)
 
     monkeypatch.setattr(transport_module.Exchange, "push", cy_pushes_first)

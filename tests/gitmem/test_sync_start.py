@@ -114,8 +114,11 @@ def _write(world: World) -> None:
 
 
 def _sync_all(world: World) -> None:
+    # processes, as the syncs the tests trace: run in the test's process, the settling syncs
+    # leave a state whose next sync skips one folder's stat check (to be understood, #23)
     for name in ("bob", "alice", "bob"):
-        world.ok("-C", str(world.root / name), "sync", "-q")
+        run = world.process("-C", str(world.root / name), "sync", "-q")
+        assert run.code == 0, run.err
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,13 @@ Real git everywhere; nothing reads the real HOME or the system git config.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,7 +111,26 @@ class World:
         return dest
 
     def gitmem(self, *args: str, cwd: Path | None = None, timeout: float = 120) -> Run:
-        """Run the real CLI in a subprocess, as a user would."""
+        """Run the real CLI as a user would: its argv, environment, working folder, standard
+        streams (file descriptors 0-2: the git processes it starts write to the same ones) and
+        exit code, in this process (`as_a_process`): a `python -m gitmem` start costs ~0.15 s
+        of CPU, and the suite runs thousands. `process` runs it in a subprocess, for the tests
+        about the process itself (its start, its exit, a timeout, a kill)."""
+        if not IN_PROCESS:
+            return self.process(*args, cwd=cwd, timeout=timeout)
+        from gitmem.cli import main
+
+        with as_a_process(self.env, cwd or self.root) as captured, _deadline(timeout, args):
+            try:
+                code = main(list(args))
+            finally:  # what the end of the process closes: the recall index's connections
+                index = sys.modules.get("gitmem.recall.index")
+                if index is not None:
+                    index.close_all()
+        return Run(code, captured.out, captured.err)
+
+    def process(self, *args: str, cwd: Path | None = None, timeout: float = 120) -> Run:
+        """Run the real CLI in a subprocess (`python -m gitmem`)."""
         proc = subprocess.run(
             [sys.executable, "-m", "gitmem", *args],
             cwd=cwd or self.root,
@@ -138,6 +161,84 @@ class World:
         finally:
             os.environ.clear()
             os.environ.update(saved)
+
+
+# GITMEM_TEST_SUBPROCESS=1: every World.gitmem a `python -m gitmem` process, as before
+IN_PROCESS = os.environ.get("GITMEM_TEST_SUBPROCESS") != "1"
+
+
+@contextmanager
+def _deadline(seconds: float, args: tuple[str, ...]) -> Iterator[None]:
+    """The subprocess's timeout, in process: a run past `seconds` is interrupted (the command
+    reports the error and exits non-zero) rather than hanging the suite. Main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError(f"gitmem {' '.join(args)} ran over {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@dataclass
+class Captured:
+    """What a command wrote to its stdout and stderr (filled in when the block ends)."""
+
+    out: str = ""
+    err: str = ""
+
+
+@contextmanager
+def as_a_process(env: Mapping[str, str], cwd: Path) -> Iterator[Captured]:
+    """This process as a fresh `python -m gitmem` would find itself, for the block: `env` as its
+    whole environment (PYTHONPATH naming this tree, as for a subprocess), `cwd`, stdin at
+    /dev/null, stdout and stderr captured (file descriptors 1 and 2, which the git processes it
+    starts inherit, and the sys streams over them, UTF-8 as under C.UTF-8); all put back after."""
+    captured = Captured()
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_sys = sys.stdin, sys.stdout, sys.stderr
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved_fds = [os.dup(fd) for fd in (0, 1, 2)]
+    with (
+        open(os.devnull, "rb") as null,
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+    ):
+        try:
+            for fd, file in ((0, null), (1, out), (2, err)):
+                os.dup2(file.fileno(), fd)
+            sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 (put back below)
+            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+            sys.stderr = open(  # noqa: SIM115
+                2, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False
+            )
+            os.environ.clear()
+            os.environ.update({**env, "PYTHONPATH": str(REPO_ROOT)})
+            os.chdir(cwd)
+            yield captured
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                with suppress(OSError, ValueError):  # a command may close its streams
+                    stream.flush()
+            sys.stdin, sys.stdout, sys.stderr = saved_sys
+            for fd, saved in zip((0, 1, 2), saved_fds, strict=True):
+                os.dup2(saved, fd)
+                os.close(saved)
+            os.chdir(saved_cwd)
+            os.environ.clear()
+            os.environ.update(saved_env)
+            out.seek(0)
+            err.seek(0)
+            captured.out = out.read().decode()
+            captured.err = err.read().decode()
 
 
 def write_files(folder: Path, files: Mapping[str, str]) -> Path:
