@@ -133,7 +133,12 @@ def _outside(extra: Mapping[str, Path]) -> Iterator[tuple[str, os.stat_result]]:
 
 
 def _record(oid: str, st: os.stat_result, now: float) -> FileRecord:
-    fresh = now - st.st_mtime_ns / 1e9 < RACY_SECONDS
+    """The record of a file read (or written) at `now`. Its mtime vouches for the bytes only
+    when the file's mtime AND ctime are both RACY_SECONDS older than the record (git's rule for
+    a "racily clean" entry: a stat not older than the stamp is checked again): an old mtime
+    beside a fresh ctime (a copy keeping times, an archive, `touch -r`) is the stat an edit in
+    the same second that puts the mtime back leaves too, and only the ctime would tell it."""
+    fresh = now - max(st.st_mtime_ns, st.st_ctime_ns) / 1e9 < RACY_SECONDS
     return FileRecord(
         oid, st.st_size, 0 if fresh else st.st_mtime_ns, st.st_ino & STAT_MASK, *_git_stat(st, now)
     )
@@ -229,9 +234,9 @@ def snapshot(
             ):
                 # the same file (mtime, size, inode), its other stat moved (a rename, a chmod)
                 # or unknown (an older state): recorded, so git's check passes next time
-                rest = _git_stat(st, now)
-                if rest != (record.ctime_ns, record.dev, record.uid, record.gid):
-                    record = FileRecord(record.oid, record.size, record.mtime_ns, record.ino, *rest)
+                refreshed = _record(record.oid, st, now)  # mtime 0 while the ctime is fresh
+                if refreshed != record:
+                    record = refreshed
                     snap.refreshed += 1
             snap.files[rel] = record.oid  # the common case, checked first: synced and unchanged
             snap.records[rel] = record

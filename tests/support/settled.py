@@ -3,8 +3,8 @@
 A stat cache trusts a file only once its ctime is two seconds old (git compares whole seconds,
 gitmem/sync/folders.py RACY_SECONDS), and a ctime cannot be backdated: a fixture that writes files
 and wants them in the index must wait. Built one test at a time, every test waits 2.1 s; built
-for the whole module at once, the waits overlap (the other worlds' first syncs fill them) and
-each test still gets a world of its own, at its own paths, that no other test touched.
+for the whole module at once, one wait serves every world and each test still gets a world of
+its own, at its own paths, that no other test touched.
 """
 
 from __future__ import annotations
@@ -43,17 +43,21 @@ def settled_worlds(
 ) -> list[World]:
     """`count` worlds under `root`, each with a copy of the template remote: `write` for every
     world (the files), then `first` for every world (a sync that finds them too fresh), then,
-    once the newest file is RACY_WAIT old, `settle` (a sync that finds them old enough)."""
+    once the newest file (the first syncs' own included) is RACY_WAIT old, `settle` (a sync
+    that finds them old enough)."""
     worlds = []
     for i in range(count):
         world = World(root / f"w{i}")
         shutil.copytree(remote_template, world.remote, symlinks=True)
         write(world)
         worlds.append(world)
-    written = time.monotonic()
     for world in worlds:
         first(world)
-    time.sleep(max(0.0, RACY_WAIT - (time.monotonic() - written)))
+    # from the end of the first syncs, not from `write`: they write files too (a pull puts a
+    # teammate's memory in the folder), and a folder whose every file is too fresh gets no
+    # index at all — its next sync would walk it instead of asking git (#23). In a process each
+    # sync took long enough to hide this; in the test's own process they are done within 2 s.
+    time.sleep(RACY_WAIT)
     for world in worlds:
         settle(world)
     return worlds
