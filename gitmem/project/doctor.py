@@ -72,17 +72,18 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     return checkup
 
 
-def manual_fix() -> str | None:
+def manual_fix(prefix: Path | None = None, own: Path | None = None) -> str | None:
     """The line that lets `man gitmem` and `git gitmem --help` find the manual page, or None
     when they find it already. man looks in $MANPATH, else beside each folder of PATH
     (<prefix>/bin -> <prefix>/share/man): where pip puts the page for an install from a wheel;
     an editable install (`pip install -e .`) puts none there, so the page in the package's own
-    folder (gitmem/man, which every install holds) is named."""
+    folder (gitmem/man, which every install holds) is named. `prefix`, `own`: this install's
+    (a test names another install's)."""
     import sysconfig
 
     page = Path("man1") / "git-gitmem.1"
-    own = Path(__file__).resolve().parent.parent / "man"
-    prefix = Path(sysconfig.get_path("data"))
+    own = own or Path(__file__).resolve().parent.parent / "man"
+    prefix = prefix or Path(sysconfig.get_path("data"))
     manpath = [Path(p) for p in os.environ.get("MANPATH", "").split(":") if p]
     if any((d / page).is_file() for d in (*manpath, prefix / "share" / "man", prefix / "man")):
         return None

@@ -105,40 +105,57 @@ def test_arrivals_of_a_newly_enabled_agent_carry_their_status_letter(world: Worl
     assert "  < " not in world.ok("-C", str(b), "sync")  # told once
 
 
-def test_doctor_tells_an_editable_install_how_man_finds_the_manual_page(world: World) -> None:
+def test_doctor_tells_an_editable_install_how_man_finds_the_manual_page(
+    world: World, tmp_path: Path
+) -> None:
     """`pip install -e .` installs no share/man page: `man gitmem` and `git gitmem --help` said
-    "No manual entry". doctor says so with the MANPATH line naming the package's own pages
-    (this suite runs from an editable install), and that line makes man find them."""
+    "No manual entry". doctor names the MANPATH line with the package's own pages for such an
+    install (a prefix holding none), and that line makes man find them; an install from a wheel
+    (the page under its prefix) gets no advice. The real doctor on this suite's own install
+    (editable for a developer, a wheel in CI) says what its layout calls for."""
     import json
+    import os
     import shutil
     import subprocess
     import sysconfig
 
-    import pytest
+    from gitmem.project.doctor import manual_fix
 
-    prefix = Path(sysconfig.get_path("data"))
-    if (prefix / "share" / "man" / "man1" / "git-gitmem.1").is_file():
-        pytest.skip("installed from a wheel: the page is where man looks")
-    a = world.clone("a")
-    env = {k: v for k, v in world.env.items() if k != "MANPATH"}
-    world.env = env
-    items = json.loads(world.gitmem("-C", str(a), "doctor", "--offline", "--json").out)
-    manual = next(f for f in items if f["area"] == "manual")
-    assert manual["level"] == "advice" and "man gitmem" in manual["message"]
-    fix = manual["fix"]
-    assert fix.startswith('export MANPATH="') and fix.endswith(
-        ':$MANPATH"  (in your shell profile)'
-    )
-    folder = fix.split('"')[1].split(":")[0]
-    world.env = {**env, "MANPATH": folder + ":"}
-    items = json.loads(world.gitmem("-C", str(a), "doctor", "--offline", "--json").out)
-    assert not [f for f in items if f["area"] == "manual"]
+    own = Path(__file__).resolve().parents[2] / "gitmem" / "man"
+    editable = tmp_path / "editable-prefix"  # what pip install -e leaves: no share/man page
+    editable.mkdir()
+    wheel = tmp_path / "wheel-prefix"
+    (wheel / "share" / "man" / "man1").mkdir(parents=True)
+    (wheel / "share" / "man" / "man1" / "git-gitmem.1").write_text(".TH GIT-GITMEM 1\n")
+    saved = os.environ.pop("MANPATH", None)
+    try:
+        fix = manual_fix(editable, own)
+        assert manual_fix(wheel, own) is None
+        assert fix == f'export MANPATH="{own}:$MANPATH"'
+        os.environ["MANPATH"] = f"{own}:"
+        assert manual_fix(editable, own) is None  # the line applied: nothing more to say
+    finally:
+        os.environ.pop("MANPATH", None)
+        if saved is not None:
+            os.environ["MANPATH"] = saved
     if shutil.which("man"):
+        env = {**world.env, "MANPATH": f"{own}:"}
         for page in ("git-gitmem", "gitmem"):
             found = subprocess.run(
-                ["man", "-w", page], env=world.env, capture_output=True, text=True, check=True
+                ["man", "-w", page], env=env, capture_output=True, text=True, check=True
             )
-            assert found.stdout.strip() == f"{folder}/man1/{page}.1"
+            assert found.stdout.strip() == f"{own}/man1/{page}.1"
+
+    a = world.clone("a")
+    world.env = {k: v for k, v in world.env.items() if k != "MANPATH"}
+    items = json.loads(world.gitmem("-C", str(a), "doctor", "--offline", "--json").out)
+    manual = [f for f in items if f["area"] == "manual"]
+    prefix = Path(sysconfig.get_path("data"))
+    if (prefix / "share" / "man" / "man1" / "git-gitmem.1").is_file():
+        assert manual == [], manual
+    else:
+        assert manual and manual[0]["level"] == "advice", items
+        assert manual[0]["fix"] == f"{manual_fix()}  (in your shell profile)"
 
 
 def test_a_hub_ref_under_an_older_azure_devops_name_is_merged_and_retired(world: World) -> None:
