@@ -189,10 +189,3 @@ def status(args: argparse.Namespace) -> int:
         if st.note:
             echo(f"  note: {st.note}")
     return 0
-
-
-def run_as_hook(args: argparse.Namespace) -> int:
-    """pull/push --hook: always exit 0 — a hook's failure must not disturb the session."""
-    from gitmem.claude.hookrun import answer
-
-    return answer(args.mode, directory(args), getattr(args, "memory_dir", None))

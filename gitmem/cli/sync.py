@@ -11,6 +11,7 @@ from gitmem.cli.common import (
     add_json,
     add_remote,
     command,
+    directory,
     echo,
     open_project_from,
     printable,
@@ -84,10 +85,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if getattr(args, "hook", False):
-        from gitmem.cli.hooks import run_as_hook
+    if getattr(args, "hook", False):  # always 0: a hook's failure must not disturb the session
+        from gitmem.claude.hookrun import answer  # not through cli.hooks (its parser, jsonout)
 
-        return run_as_hook(args)
+        return answer(args.mode, directory(args), getattr(args, "memory_dir", None))
     if getattr(args, "user", False):
         from gitmem.cli.usersync import run_user
 

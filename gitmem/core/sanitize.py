@@ -6,7 +6,7 @@ clipboard write, clear screen), bidi controls and other invisible format charact
 git's core.quotePath does (`\\033`, octal UTF-8 bytes): the screen never obeys them and the
 reader sees they are there. `for_agent` removes them from text bound for an agent's context and
 says how many it removed, so the caller can name the file. `hidden` finds them for `validate`
-(GM112). One class of characters for all three (`_CANDIDATES`, then the context rules of
+(GM112). One class of characters for all three (`candidates`, then the context rules of
 `_is_hidden`); linear in the text. Never prints, never reads a file.
 """
 
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 # (a name git gave us that is not UTF-8), and the variation selectors VS1–VS256 (VS17–256
 # carry a byte each in "emoji smuggling"). tests/gitmem/test_sanitize.py keeps the class equal
 # to the Unicode database's categories.
-_CANDIDATES = re.compile(
+_CANDIDATES_CLASS = (
     "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
     "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
@@ -29,7 +29,14 @@ _CANDIDATES = re.compile(
 )
 ZWJ = "\u200d"
 JOINERS = ("\u200c", ZWJ)  # zero-width non-joiner and joiner
-_ESCAPED_ALWAYS = re.compile(r"\\+(?=[0-7])")  # a backslash run an escape could be read into
+_ESCAPED_ALWAYS = r"\\+(?=[0-7])"  # a backslash run an escape could be read into
+
+
+@functools.cache
+def candidates() -> re.Pattern[str]:
+    """The class of characters a sanitizer looks at, compiled on first use (~0.4 ms): most
+    runs import this module (the transport's URL shown in an error) and sanitize nothing."""
+    return re.compile(_CANDIDATES_CLASS)
 
 
 def _is_hidden(text: str, at: int) -> bool:
@@ -49,7 +56,7 @@ def _is_hidden(text: str, at: int) -> bool:
         return ch != ZWJ or not (_emoji_part(before) and _emoji_part(after))
     if "\ufe00" <= ch <= "\ufe0f":
         before = text[at - 1] if at else ""
-        return not before or before.isspace() or bool(_CANDIDATES.match(before))
+        return not before or before.isspace() or bool(candidates().match(before))
     return True
 
 
@@ -65,12 +72,12 @@ def _script_letter(ch: str) -> bool:
 
 def _emoji_part(ch: str) -> bool:
     """A character an emoji ZWJ sequence joins (pictographs, their modifiers and selectors)."""
-    return bool(ch) and ord(ch) >= 0x2000 and (ch in "\ufe0f" or not _CANDIDATES.match(ch))
+    return bool(ch) and ord(ch) >= 0x2000 and (ch in "\ufe0f" or not candidates().match(ch))
 
 
 def hidden(text: str) -> Iterator[int]:
     """Offsets of the hidden characters of `text`, in order."""
-    for m in _CANDIDATES.finditer(text):
+    for m in candidates().finditer(text):
         if _is_hidden(text, m.start()):
             yield m.start()
 
@@ -85,7 +92,7 @@ def describe(ch: str) -> str:
 def for_agent(text: str) -> tuple[str, int]:
     """`text` without its hidden characters (CRLF kept as is), and how many were removed."""
     removed = 0
-    while _CANDIDATES.search(text):
+    while candidates().search(text):
         drop = list(hidden(text))
         if not drop:
             break
@@ -115,11 +122,11 @@ def terminal(text: str, newlines: bool = False) -> str:
     `\\342\\200\\256`); tab kept, newline kept when `newlines` (a block of lines). A backslash
     run before an octal digit is doubled, so two different texts never print the same.
     Printable text comes back unchanged."""
-    if not _CANDIDATES.search(text) and "\\" not in text:
+    if not candidates().search(text) and "\\" not in text:
         return text
     out: list[str] = []
     start = 0
-    for m in _CANDIDATES.finditer(text):
+    for m in candidates().finditer(text):
         at = m.start()
         ch = text[at]
         if ch == "\t" or (ch == "\n" and newlines) or "\ufe00" <= ch <= "\ufe0f":
@@ -128,13 +135,13 @@ def terminal(text: str, newlines: bool = False) -> str:
             continue
         seg = text[start:at]
         if "\\" in seg:  # (a run of controls: no text between, nothing to look at)
-            seg = _ESCAPED_ALWAYS.sub(_doubled, seg)
+            seg = re.sub(_ESCAPED_ALWAYS, _doubled, seg)
             if seg.endswith("\\"):  # the escape's own backslash follows a run: double it
                 seg += "\\" * (len(seg) - len(seg.rstrip("\\")))
         out.append(seg)
         out.append(_octal(ch))
         start = at + 1
-    out.append(_ESCAPED_ALWAYS.sub(_doubled, text[start:]))
+    out.append(re.sub(_ESCAPED_ALWAYS, _doubled, text[start:]))
     return "".join(out)
 
 
@@ -142,9 +149,9 @@ def json_safe(dumped: str) -> str:
     """JSON text (`json.dumps(..., ensure_ascii=False)`) with every control, format and
     invisible character of its strings written as a `\\uXXXX` escape: still the same JSON
     value, and nothing in it drives a terminal or hides from a reader."""
-    if not _CANDIDATES.search(dumped):
+    if not candidates().search(dumped):
         return dumped
-    return _CANDIDATES.sub(_json_escape, dumped)
+    return candidates().sub(_json_escape, dumped)
 
 
 def _json_escape(m: re.Match[str]) -> str:

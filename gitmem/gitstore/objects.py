@@ -15,7 +15,7 @@ from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape
 from gitmem.gitstore.catfile import CatFile
 from gitmem.gitstore.process import clean_env, run_git
-from gitmem.gitstore.treediff import _ENTRY, _NAME, TreeDiff
+from gitmem.gitstore.treediff import TreeDiff, entry_patterns
 
 BLOB_MODE = "100644"
 EXEC_MODE = "100755"
@@ -47,9 +47,10 @@ def _find(data: bytes, width: int, names: set[bytes]) -> dict[bytes, tuple[bytes
     """{name: (mode, binary id)} of the entries of one tree object named in `names`. The
     entries are split in C (treediff's patterns: a folder of 256 subfolders costs no Python
     loop over them); a tree they do not cover whole is scanned entry by entry."""
-    entries = _ENTRY[width].findall(data)
+    whole, name_of = entry_patterns(width)
+    entries = whole.findall(data)
     if sum(map(len, entries)) == len(data):
-        by_name = dict(zip(_NAME[width].findall(data), entries, strict=True))
+        by_name = dict(zip(name_of.findall(data), entries, strict=True))
         return {
             name: (entry[: entry.index(b" ")], entry[-width:])
             for name in names

@@ -8,6 +8,7 @@ caller falls back to the bounded check of the whole tree. Both stores share it."
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -15,8 +16,17 @@ from gitmem.errors import GitError
 from gitmem.gitstore.base import TreeEntry
 
 TREE_MODE = b"40000"
-_ENTRY = {w: re.compile(rb"[0-7]+ [^\0]+\0.{%d}" % w, re.S) for w in (20, 32)}
-_NAME = {w: re.compile(rb"[0-7]+ ([^\0]+)\0.{%d}" % w, re.S) for w in (20, 32)}
+
+
+@functools.cache
+def entry_patterns(width: int) -> tuple[re.Pattern[bytes], re.Pattern[bytes]]:
+    """(one whole entry, its name as the group) of a tree object whose ids are `width` bytes
+    (20: SHA-1, 32: SHA-256). Compiled on first use, for the one width a repository has: a
+    sync with nothing new reads no tree and compiles neither."""
+    return (
+        re.compile(rb"[0-7]+ [^\0]+\0.{%d}" % width, re.S),
+        re.compile(rb"[0-7]+ ([^\0]+)\0.{%d}" % width, re.S),
+    )
 
 
 class Change(NamedTuple):
@@ -61,7 +71,7 @@ class TreeDiff:
         kind, data = self._read(oid)
         if kind != "tree":
             return None
-        names = _NAME[len(oid) // 2].findall(data)
+        names = entry_patterns(len(oid) // 2)[1].findall(data)
         return [n.decode("utf-8", "surrogateescape") for n in names]
 
     def blob_sizes(self, oids: list[str]) -> dict[str, int]:
@@ -113,12 +123,13 @@ class _Walk:
         self.bytes_left -= len(data)
         if kind != "tree" or self.bytes_left < 0:
             raise _GiveUp(oid)
-        found = _ENTRY[self.width].findall(data)
+        entry, name = entry_patterns(self.width)
+        found = entry.findall(data)
         if sum(map(len, found)) != len(data):  # something between the entries: malformed
             raise _GiveUp(oid)
         self.tree_bytes += len(data) if new else -len(data)
         if new:
-            names = _NAME[self.width].findall(data)
+            names = name.findall(data)
             if len(set(names)) != len(names) or any(b"/" in n for n in names):
                 # one name twice in a folder (GM106 in the whole check), or a name with a
                 # slash (GM101: git fsck refuses it; a listing shows it as a path it is not)

@@ -261,8 +261,16 @@ def test_nothing_new_loads_no_personal_codec(settled: tuple[World, Path], args: 
 
 
 # what a sync with nothing new never needs, and costs every run when imported: `dataclasses`
-# imports `inspect` (with ast, dis, tokenize) and makes each class by compiling code
-NEVER_ON_A_NOOP = ("dataclasses", "inspect", "secrets", "gitmem.privacy.codec")
+# imports `inspect` (with ast, dis, tokenize) and makes each class by compiling code; the hook
+# goes from the parser straight to its runner (not through `gitmem hooks`' module and jsonout)
+NEVER_ON_A_NOOP = (
+    "dataclasses",
+    "inspect",
+    "secrets",
+    "gitmem.privacy.codec",
+    "gitmem.cli.hooks",
+    "gitmem.cli.jsonout",
+)
 
 
 @pytest.mark.parametrize("args", [["sync", "-q"], ["pull", "--hook"]])
@@ -279,3 +287,27 @@ def test_nothing_new_imports_no_dataclasses(settled: tuple[World, Path], args: l
     )
     out = run_traced(world, [sys.executable, "-c", probe], world.root / "trace.json")
     assert out.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("args", [["sync", "-q"], ["pull", "--hook"]])
+def test_nothing_new_compiles_no_pattern_it_never_matches(
+    settled: tuple[World, Path], args: list[str]
+) -> None:
+    """The tree-object patterns (a no-op reads no tree) and the sanitizer's character class (a
+    quiet no-op sanitizes nothing; the hook does, for the team index it prints) are compiled
+    on first use, not when their modules are imported on the way to the fetch."""
+    world, bob = settled
+    probe = (
+        "import sys\n"
+        "from gitmem.cli import main\n"
+        f"code = main({['-C', str(bob), *args]!r})\n"
+        "assert code == 0, code\n"
+        "from gitmem.core.sanitize import candidates\n"
+        "from gitmem.gitstore.treediff import entry_patterns\n"
+        "print(entry_patterns.cache_info().currsize, candidates.cache_info().currsize)\n"
+    )
+    out = run_traced(world, [sys.executable, "-c", probe], world.root / "trace.json")
+    trees, sanitizer = out.strip().splitlines()[-1].split()
+    assert trees == "0"
+    if args[0] == "sync":
+        assert sanitizer == "0"
