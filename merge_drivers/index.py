@@ -284,8 +284,10 @@ def merge_index(
     so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info, path)
     st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info, path)
     spelled: dict[str, dict[Key, Key]] = {}
+    base_written = {it.key for it in zb.items}
     for side, z, more in ((so, zo, ao), (st, zt, at)):  # retitled headings, then plain
-        retitled = heading_renames(bn, side.nodes)  # bullets by their first line, before
+        shelved = {k for k in bn if k not in base_written} | (set(side.nodes) - _keys_of(z))
+        retitled = heading_renames(bn, side.nodes, shelved)  # bullets by their first line, before
         if retitled:  # anything compares them
             side.nodes = _view(z, z.archived + (more or []), heads, caps, retitled)
         respelt = respelled(bn, side.nodes)
@@ -305,7 +307,6 @@ def merge_index(
             return MergeResult(keep)
     orders = {}
     raw = {so.name: set(so.nodes), st.name: set(st.nodes)}
-    base_written = {it.key for it in zb.items}
     parked_b = {k for k in bn if k not in base_written}
     for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
         pairs = link_renames(bn, side.nodes)
@@ -563,6 +564,10 @@ def over_caps(data: bytes) -> bool:
     return lines > MAX_LINES or chars > MAX_CHARS
 
 
+def _keys_of(z: Index) -> set[Key]:
+    return {it.key for it in z.items}
+
+
 def _keys(z: Index) -> list[Key]:
     return list(dict.fromkeys(it.key for it in z.items))
 
@@ -609,12 +614,12 @@ def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
     from merge_drivers.fine import merge_words
 
     words = [x.lstrip() for x in (b, w, lo)]
+    lead = w[: len(w) - len(words[1])]
     zb, wb, lb = ([x.encode()] for x in words)
     found = merge_words(zb, wb, lb, tie) if all(words) else None
     if found is None:
         return _three(b, w, lo, tie)
     lines, clashes, _ = found
-    lead = w[: len(w) - len(words[1])]
     return lead + b"".join(lines).decode().rstrip(), clashes > 0
 
 
