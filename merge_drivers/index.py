@@ -615,6 +615,17 @@ def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
 
     words = [x.lstrip() for x in (b, w, lo)]
     lead = w[: len(w) - len(words[1])]
+    split = [x.split(" ") for x in words]
+    if all(words) and len({len(x) for x in split}) == 1 and all(all(x) for x in split):
+        # words replaced one for one on both sides (single-spaced): each word decided on its
+        # own from the base's word and the two sides' — the same word changed by two replicas
+        # goes to the same winner whatever a third changed next to it and whichever merged first
+        out, clashed = [], False
+        for x, y, z in zip(*split, strict=True):
+            word, clash = _three(x, y, z, tie)
+            out.append(word)
+            clashed = clashed or clash
+        return lead + " ".join(out), clashed
     zb, wb, lb = ([x.encode()] for x in words)
     found = merge_words(zb, wb, lb, tie) if all(words) else None
     if found is None:
