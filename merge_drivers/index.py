@@ -382,6 +382,7 @@ def merge_index(
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
     order = fold_copies(canonical_order(base_order, base_pos, nodes, lines, filed, bn), nodes)
+    order = _one_title(order, nodes, bn)
     for key in order:  # a folded copy's sub-lines joined the first's
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
@@ -471,6 +472,24 @@ def _keep_filed_headings(
         held = [(s, nd) for s, nd in ((so, so.nodes.get(key)), (st, st.nodes.get(key))) if nd]
         if held:
             chosen[key] = _Chosen(held[0][1], held)
+
+
+def _one_title(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) -> list[Key]:
+    """A new heading written right above a base heading that the other side retitled to the
+    same words (`## Feedback` above `## Notes` on one side, `## Notes` → `## Feedback` on the
+    other) is that heading: written twice, the first would head nothing and read back as one
+    item with the second. The base's (retitled) heading stays."""
+    drop = {
+        k
+        for k, nxt in pairwise(order)
+        if k not in bn
+        and nodes[k].kind == "head"
+        and nxt in bn
+        and nodes[nxt].kind == "head"
+        and words(nodes[nxt].text) != words(bn[nxt].text)
+        and words(nodes[k].text) == words(nodes[nxt].text)
+    }
+    return [k for k in order if k not in drop] if drop else order
 
 
 def _edited(k: Key, nd: Node, b: Node) -> bool:

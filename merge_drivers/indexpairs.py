@@ -284,17 +284,26 @@ def heading_renames(
     return out
 
 
-def _content(nodes: dict[Key, Node], head: Key) -> set[tuple[str, str, str, int]]:
-    """What a heading holds, as keys relative to its section: the sub-headings and plain
-    bullets its path scopes (written or archived alike), and the other items it is the
-    nearest heading of. The same set under another title is the same section retitled."""
-    path = section_path(head)
-    out: set[tuple[str, str, str, int]] = set()
+def _contents(
+    nodes: dict[Key, Node], heads: list[Key]
+) -> dict[Key, set[tuple[str, str, str, int]]]:
+    """What each heading of `heads` holds, as keys relative to its section: the sub-headings
+    and plain bullets its path scopes (written or archived alike), and the other items it is
+    the nearest heading of. The same set under another title is the same section retitled.
+    One pass over the items (a path is looked up with each of its prefixes)."""
+    by_path = {section_path(h): h for h in heads}
+    wanted = set(heads)
+    out: dict[Key, set[tuple[str, str, str, int]]] = {h: set() for h in heads}
     for k, nd in nodes.items():
-        if k[0] in "he" and k[1] and (k[1] == path or k[1].startswith(path + PATH_SEP)):
-            out.add((k[0], k[1][len(path) :], k[2], k[3]))
-        elif k[0] != "h" and not k[1] and nd.anchor == head:
-            out.add(k)
+        if k[0] in "he" and k[1]:
+            parts = k[1].split(PATH_SEP)
+            for n in range(1, len(parts) + 1):
+                path = PATH_SEP.join(parts[:n])
+                h = by_path.get(path)
+                if h is not None:
+                    out[h].add((k[0], k[1][len(path) :], k[2], k[3]))
+        elif k[0] != "h" and not k[1] and nd.anchor in wanted:
+            out[nd.anchor].add(k)
     return out
 
 
@@ -324,8 +333,11 @@ def _retitled_by_content(
     said: dict[tuple[str, str, int], int] = {}  # a text the base writes in one place only
     for k in bn:
         said[(k[0], k[2], k[3])] = said.get((k[0], k[2], k[3]), 0) + 1
-    held_b = {k: {x for x in _content(bn, k) if said[(x[0], x[2], x[3])] == 1} for k in olds}
-    held_s = {k: _content(nodes, k) for k in news}
+    held_b = {
+        k: {x for x in held if said[(x[0], x[2], x[3])] == 1}
+        for k, held in _contents(bn, olds).items()
+    }
+    held_s = _contents(nodes, news)
     out: dict[Key, Key] = {}
     for sk in news:  # side order, then base order
         for bk in olds:

@@ -175,3 +175,16 @@ def test_real_indexes_converge_with_a_retitle_in_every_order(
 
 def test_the_corpus_ops_are_the_ones_imported() -> None:
     assert {retitle, regroup, edit, delete} <= set(OPS) and appender("b").__name__ == "append_b"
+
+
+def test_a_new_heading_and_the_other_sides_retitle_to_the_same_words_are_one_heading() -> None:
+    """One side writes `## Feedback` right above `## Notes`, the other retitles `## Notes` to
+    `## Feedback`: one `## Feedback` over the section (before: written twice, the first over
+    nothing, and merging the result with either side again changed it)."""
+    base = "# Memory\n\n## Notes\n<!-- a comment -->\n- [N](n.md) — n\n"
+    above = base.replace("## Notes", "## Feedback\n## Notes")
+    retitled = base.replace("## Notes", "## Feedback")
+    text = _m(base, above.encode(), retitled.encode())
+    assert text.decode() == retitled
+    assert _m(base, text, above.encode()) == text
+    assert _m(base, retitled.encode(), text) == text
