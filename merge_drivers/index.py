@@ -635,7 +635,7 @@ def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
     words = [x.lstrip() for x in (b, w, lo)]
     lead = w[: len(w) - len(words[1])]
     split = [x.split(" ") for x in words]
-    if all(words) and len({len(x) for x in split}) == 1 and all(all(x) for x in split):
+    if all(words) and all(all(x) for x in split) and _replaced_in_place(split):
         # words replaced one for one on both sides (single-spaced): each word decided on its
         # own from the base's word and the two sides' — the same word changed by two replicas
         # goes to the same winner whatever a third changed next to it and whichever merged first
@@ -651,6 +651,22 @@ def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
         return _three(b, w, lo, tie)
     lines, clashes, _ = found
     return lead + b"".join(lines).decode().rstrip(), clashes > 0
+
+
+def _replaced_in_place(split: list[list[str]]) -> bool:
+    """Whether both sides (`split[1:]`) changed the base's words (`split[0]`) only by
+    replacing them one for one where they stood: no word inserted, dropped or moved (a side
+    that inserted one word and dropped another has as many words, not aligned)."""
+    from difflib import SequenceMatcher
+
+    base = split[0]
+    if any(len(x) != len(base) for x in split[1:]):
+        return False
+    for side in split[1:]:
+        ops = SequenceMatcher(None, base, side, autojunk=False).get_opcodes()
+        if any(op not in ("equal", "replace") or i2 - i1 != j2 - j1 for op, i1, i2, j1, j2 in ops):
+            return False
+    return True
 
 
 def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str, bool]:

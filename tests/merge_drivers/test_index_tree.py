@@ -209,3 +209,14 @@ def test_three_replicas_replacing_the_same_or_neighbouring_hook_words_converge(
             assert hook[at] == word  # an edit no other replica disputes stands
         else:  # disputed: the greater word (a tie: no confidence, no dates)
             assert hook[at] == max(w2 for o, w2 in edits if o == at)
+
+
+def test_a_hook_with_a_word_inserted_and_one_dropped_is_not_merged_word_for_word() -> None:
+    """As many words as the base, not where they stood (`CI` inserted, `branch` dropped):
+    merged as words are (`fine.merge_words`), never position by position — that would pair
+    `run` with `CI` and mangle the hook."""
+    base = f"# Memory\n{HOOK}\n"
+    ours = base.replace("— run", "— CI run").replace(" every branch", " every")
+    theirs = base.replace("-j8", "-j16")
+    result = merge_file("MEMORY.md", base.encode(), ours.encode(), theirs.encode())
+    assert result.data == ours.replace("-j8", "-j16").encode()
