@@ -284,8 +284,10 @@ def merge_index(
     so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info, path)
     st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info, path)
     spelled: dict[str, dict[Key, Key]] = {}
+    base_written = {it.key for it in zb.items}
     for side, z, more in ((so, zo, ao), (st, zt, at)):  # retitled headings, then plain
-        retitled = heading_renames(bn, side.nodes)  # bullets by their first line, before
+        shelved = {k for k in bn if k not in base_written} | (set(side.nodes) - _keys_of(z))
+        retitled = heading_renames(bn, side.nodes, shelved)  # bullets by their first line, before
         if retitled:  # anything compares them
             side.nodes = _view(z, z.archived + (more or []), heads, caps, retitled)
         respelt = respelled(bn, side.nodes)
@@ -305,7 +307,6 @@ def merge_index(
             return MergeResult(keep)
     orders = {}
     raw = {so.name: set(so.nodes), st.name: set(st.nodes)}
-    base_written = {it.key for it in zb.items}
     parked_b = {k for k in bn if k not in base_written}
     for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
         pairs = link_renames(bn, side.nodes)
@@ -381,6 +382,7 @@ def merge_index(
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
     order = fold_copies(canonical_order(base_order, base_pos, nodes, lines, filed, bn), nodes)
+    order = _one_title(order, nodes, bn)
     for key in order:  # a folded copy's sub-lines joined the first's
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
@@ -470,6 +472,24 @@ def _keep_filed_headings(
         held = [(s, nd) for s, nd in ((so, so.nodes.get(key)), (st, st.nodes.get(key))) if nd]
         if held:
             chosen[key] = _Chosen(held[0][1], held)
+
+
+def _one_title(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) -> list[Key]:
+    """A new heading written right above a base heading that the other side retitled to the
+    same words (`## Feedback` above `## Notes` on one side, `## Notes` → `## Feedback` on the
+    other) is that heading: written twice, the first would head nothing and read back as one
+    item with the second. The base's (retitled) heading stays."""
+    drop = {
+        k
+        for k, nxt in pairwise(order)
+        if k not in bn
+        and nodes[k].kind == "head"
+        and nxt in bn
+        and nodes[nxt].kind == "head"
+        and words(nodes[nxt].text) != words(bn[nxt].text)
+        and words(nodes[k].text) == words(nodes[nxt].text)
+    }
+    return [k for k in order if k not in drop] if drop else order
 
 
 def _edited(k: Key, nd: Node, b: Node) -> bool:
@@ -563,6 +583,10 @@ def over_caps(data: bytes) -> bool:
     return lines > MAX_LINES or chars > MAX_CHARS
 
 
+def _keys_of(z: Index) -> set[Key]:
+    return {it.key for it in z.items}
+
+
 def _keys(z: Index) -> list[Key]:
     return list(dict.fromkeys(it.key for it in z.items))
 
@@ -609,13 +633,40 @@ def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
     from merge_drivers.fine import merge_words
 
     words = [x.lstrip() for x in (b, w, lo)]
+    lead = w[: len(w) - len(words[1])]
+    split = [x.split(" ") for x in words]
+    if all(words) and all(all(x) for x in split) and _replaced_in_place(split):
+        # words replaced one for one on both sides (single-spaced): each word decided on its
+        # own from the base's word and the two sides' — the same word changed by two replicas
+        # goes to the same winner whatever a third changed next to it and whichever merged first
+        out, clashed = [], False
+        for x, y, z in zip(*split, strict=True):
+            word, clash = _three(x, y, z, tie)
+            out.append(word)
+            clashed = clashed or clash
+        return lead + " ".join(out), clashed
     zb, wb, lb = ([x.encode()] for x in words)
     found = merge_words(zb, wb, lb, tie) if all(words) else None
     if found is None:
         return _three(b, w, lo, tie)
     lines, clashes, _ = found
-    lead = w[: len(w) - len(words[1])]
     return lead + b"".join(lines).decode().rstrip(), clashes > 0
+
+
+def _replaced_in_place(split: list[list[str]]) -> bool:
+    """Whether both sides (`split[1:]`) changed the base's words (`split[0]`) only by
+    replacing them one for one where they stood: no word inserted, dropped or moved (a side
+    that inserted one word and dropped another has as many words, not aligned)."""
+    from difflib import SequenceMatcher
+
+    base = split[0]
+    if any(len(x) != len(base) for x in split[1:]):
+        return False
+    for side in split[1:]:
+        ops = SequenceMatcher(None, base, side, autojunk=False).get_opcodes()
+        if any(op not in ("equal", "replace") or i2 - i1 != j2 - j1 for op, i1, i2, j1, j2 in ops):
+            return False
+    return True
 
 
 def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str, bool]:

@@ -230,21 +230,25 @@ def _title(text: str) -> str:
     return " ".join(line[start + 1 : mid].split()).casefold() if 0 <= start < mid else ""
 
 
-def heading_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
+def heading_renames(
+    bn: dict[Key, Node], nodes: dict[Key, Node], archived: AbstractSet[Key] = frozenset()
+) -> dict[Key, Key]:
     """{side key: base key} for headings this side retitled in place — a base heading gone and
     one new heading of its level between the same neighbours (items both hold), heading an
     item both hold — and for the
     sub-headings and plain bullets keyed by the new title (a heading scopes its children). A
     retitled heading is the base's heading edited, as a rewritten paragraph is: renaming
     `## Build` to `## Building` keeps its entries under it, whatever the other side adds. A
-    side that also holds the base heading wrote a second heading, not a new title."""
+    side that also holds the base heading wrote a second heading, not a new title. Entries
+    archived in either file (`archived`: listed after every written item) are no one's
+    neighbours: which of them a merge archived depends on what it merged."""
     common = set(bn).intersection(nodes)
     gone = [k for k in bn if k[0] == "h" and k not in common]
     new = [k for k in nodes if k[0] == "h" and k not in bn]
     if not gone or not new:
         return {}
-    slots_b = _slots(list(bn), common)
-    slots_s = _slots(list(nodes), common)
+    slots_b = _slots(list(bn), common - archived)
+    slots_s = _slots(list(nodes), common - archived)
     by_slot: dict[tuple[Key, Key, int], tuple[list[Key], list[Key]]] = {}
     for k in gone:
         by_slot.setdefault((*slots_b[k], heading_level(bn[k].text)), ([], []))[0].append(k)
@@ -266,6 +270,7 @@ def heading_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Ke
         # corpus got worse: docs/merge.md, Not done)
         if len(left) == len(news) == 1 and (after != START and after[0] != "h"):
             out[news[0]] = left[0]
+    out.update(_retitled_by_content(bn, nodes, gone, new, out))
     scope = {section_path(sk): section_path(bk) for sk, bk in out.items()}
     for k in nodes:
         if k in out or k[0] not in "he" or not k[1]:
@@ -275,5 +280,71 @@ def heading_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Ke
                 moved = (k[0], base_path + k[1][len(new_path) :], k[2], k[3])
                 if moved not in nodes:
                     out[k] = moved
+                break
+    return out
+
+
+def _contents(
+    nodes: dict[Key, Node], heads: list[Key]
+) -> dict[Key, set[tuple[str, str, str, int]]]:
+    """What each heading of `heads` holds, as keys relative to its section: the sub-headings
+    and plain bullets its path scopes (written or archived alike), and the other items it is
+    the nearest heading of. The same set under another title is the same section retitled.
+    One pass over the items (a path is looked up with each of its prefixes)."""
+    by_path = {section_path(h): h for h in heads}
+    wanted = set(heads)
+    out: dict[Key, set[tuple[str, str, str, int]]] = {h: set() for h in heads}
+    for k, nd in nodes.items():
+        if k[0] in "he" and k[1]:
+            parts = k[1].split(PATH_SEP)
+            for n in range(1, len(parts) + 1):
+                path = PATH_SEP.join(parts[:n])
+                h = by_path.get(path)
+                if h is not None:
+                    out[h].add((k[0], k[1][len(path) :], k[2], k[3]))
+        elif k[0] != "h" and not k[1] and nd.anchor in wanted:
+            out[nd.anchor].add(k)
+    return out
+
+
+MAX_RETITLE_PAIRS = 400  # gone and new headings compared by content in one merge
+
+
+def _retitled_by_content(
+    bn: dict[Key, Node],
+    nodes: dict[Key, Node],
+    gone: list[Key],
+    new: list[Key],
+    paired: dict[Key, Key],
+) -> dict[Key, Key]:
+    """{side key: base key} for headings retitled where no neighbour says so (every item of
+    the section re-keyed by the new title, or archived): a gone base heading and a new one of
+    its level that hold mostly the same items (at least half of the smaller section; only
+    items whose text the base writes once count: `- plain one` under three headings says
+    nothing of which one a section was), in the
+    side's order then the base's — a retitle stands where the old title stood, a heading
+    written further down (a regrouping of the rest of the section) is not it. A function of
+    the base and the side alone, so every merge order reads a retitle the same way as long
+    as the section holds something."""
+    olds = [k for k in gone if k not in paired.values()]
+    news = [k for k in new if k not in paired]
+    if not olds or not news or len(olds) * len(news) > MAX_RETITLE_PAIRS:
+        return {}
+    said: dict[tuple[str, str, int], int] = {}  # a text the base writes in one place only
+    for k in bn:
+        said[(k[0], k[2], k[3])] = said.get((k[0], k[2], k[3]), 0) + 1
+    held_b = {
+        k: {x for x in held if said[(x[0], x[2], x[3])] == 1}
+        for k, held in _contents(bn, olds).items()
+    }
+    held_s = _contents(nodes, news)
+    out: dict[Key, Key] = {}
+    for sk in news:  # side order, then base order
+        for bk in olds:
+            if bk in out.values() or heading_level(bn[bk].text) != heading_level(nodes[sk].text):
+                continue
+            shared = len(held_b[bk] & held_s[sk])
+            if shared and 2 * shared >= min(len(held_b[bk]), len(held_s[sk])):
+                out[sk] = bk
                 break
     return out

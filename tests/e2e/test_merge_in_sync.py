@@ -265,3 +265,30 @@ def test_three_clones_edit_different_words_of_one_hook_all_kept(world: World) ->
     assert (da / "MEMORY.md").read_text() == expected
     assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
     assert not any("lost:" in out for out in outs)
+
+
+def test_three_clones_keep_a_retitled_section_of_plain_bullets_whole(world: World) -> None:
+    """Issue 24: A retitles `## Build` (plain bullets only: each is keyed by its section, so
+    no item follows the heading on both sides), B deletes a bullet of it, C files a new one
+    under it. Every clone ends with one section under the new title, B's deletion honoured
+    and C's bullet kept (before: the retitle read as a new section, and B's bullet came back
+    under it), the same bytes everywhere."""
+    a, b, c = world.clone("a"), world.clone("b"), world.clone("c")
+    da, db, dc = world.scope_path(a), world.scope_path(b), world.scope_path(c)
+    da.mkdir(parents=True)
+    base = (
+        "# Memory\n\n## Build\n- Use make -j8 for every build\n- Run tests with pytest -x\n\n"
+        "## Notes\n- [Deploy](deploy.md) — how we ship\n"
+    )
+    (da / "MEMORY.md").write_text(base)
+    for x in (a, b, c):
+        world.ok("-C", str(x), "sync")
+    (da / "MEMORY.md").write_text(base.replace("## Build", "## Building"))
+    (db / "MEMORY.md").write_text(base.replace("- Run tests with pytest -x\n", ""))
+    (dc / "MEMORY.md").write_text(base.replace("pytest -x\n", "pytest -x\n- Lint first\n"))
+    for x in (b, c, a, b, c):
+        world.ok("-C", str(x), "sync")
+    expected = base.replace("## Build", "## Building").replace("pytest -x\n", "Lint first\n")
+    expected = expected.replace("- Run tests with Lint", "- Lint")
+    assert (da / "MEMORY.md").read_text() == expected
+    assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)

@@ -166,3 +166,57 @@ def test_three_replicas_editing_hook_words_converge(edits: list[tuple[int, str]]
     assert len(results) == 1
     (r,) = results
     assert m(r, a) == r and m(b, r) == r
+
+
+@settings(max_examples=examples())
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 3), st.sampled_from(["-j16", "lint", "CI", "-j4"])),
+        min_size=3,
+        max_size=3,
+    )
+)
+def test_three_replicas_replacing_the_same_or_neighbouring_hook_words_converge(
+    edits: list[tuple[int, str]],
+) -> None:
+    """The class the test above leaves out: replicas replacing the same word or neighbouring
+    words (`-j16 make …`, `lint make …`, `run lint …`). Each word is decided from the base's
+    word and the two sides' words, not between merged versions: one index in every order
+    (before: `-j16 lint -j8 …` or `lint -j8 …` by merge order), every word no replica shares
+    with another kept, idempotent."""
+    base = f"# Memory\n- [Build](build.md) — {' '.join(WORDS)}\n"
+    sides = []
+    for at, word in edits:
+        w = list(WORDS)
+        w[at] = word
+        sides.append(f"# Memory\n- [Build](build.md) — {' '.join(w)}\n".encode())
+    a, b, c = sides
+    z = base.encode()
+
+    def m(x: bytes, y: bytes) -> bytes:
+        out = merge_file("MEMORY.md", z, x, y).data
+        assert out is not None
+        assert out == merge_file("MEMORY.md", z, y, x).data
+        return out
+
+    results = {m(m(a, b), c), m(a, m(b, c)), m(m(a, c), b)}
+    assert len(results) == 1
+    (r,) = results
+    assert m(r, a) == r and m(b, r) == r
+    hook = r.decode().split(" — ", 1)[1].split()
+    for at, word in edits:
+        if {w2 for o, w2 in edits if o == at} == {word}:
+            assert hook[at] == word  # an edit no other replica disputes stands
+        else:  # disputed: the greater word (a tie: no confidence, no dates)
+            assert hook[at] == max(w2 for o, w2 in edits if o == at)
+
+
+def test_a_hook_with_a_word_inserted_and_one_dropped_is_not_merged_word_for_word() -> None:
+    """As many words as the base, not where they stood (`CI` inserted, `branch` dropped):
+    merged as words are (`fine.merge_words`), never position by position — that would pair
+    `run` with `CI` and mangle the hook."""
+    base = f"# Memory\n{HOOK}\n"
+    ours = base.replace("— run", "— CI run").replace(" every branch", " every")
+    theirs = base.replace("-j8", "-j16")
+    result = merge_file("MEMORY.md", base.encode(), ours.encode(), theirs.encode())
+    assert result.data == ours.replace("-j8", "-j16").encode()
