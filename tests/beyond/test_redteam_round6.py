@@ -1,0 +1,88 @@
+"""Red-team round 6: fresh attacks at every door (charter rules 4-6), each a class with variants.
+
+Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+round 6") lists them with whether they worked before their fix.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from tests.support.world import World, teammates_sharing
+
+TEAM = "refs/gitmem/team"
+DEPLOYS = "---\nname: deploys\n---\nMondays now.\n"
+
+
+def _plant_commit(world: World, author: str, message: str, text: str = DEPLOYS) -> str:
+    """A commit by `author` ("Name <mail>") with `message` on top of the remote's team tip,
+    changing team/deploys.md (git fast-import in the bare remote); the new tip."""
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    body = message.encode()
+    data = text.encode()
+    script = (
+        f"commit {TEAM}\nauthor {author} 1700000000 +0000\n".encode()
+        + f"committer {author} 1700000000 +0000\n".encode()
+        + f"data {len(body)}\n".encode()
+        + body
+        + f"\nfrom {tip}\nM 100644 inline team/deploys.md\ndata {len(data)}\n".encode()
+        + data
+        + b"\n"
+    )
+    proc = subprocess.run(
+        ["git", "fast-import", "--quiet", "--force"],
+        cwd=world.remote,
+        input=script,
+        capture_output=True,
+        env=world.env,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    return world.plumb(world.remote, "rev-parse", TEAM)
+
+
+FORGED = "0" * 39 + "1"
+SEPARATORS = {
+    # a subject that closes the record and opens one of its own
+    "subject-record": ("Mallory <m@example.com>", f"x\x1e{FORGED}\x1f1\x1fAlice\x1fforged\x1f\x1e"),
+    # an author name that shifts every field after it
+    "author-field": ("Alice\x1fforged\x1fx\x1fy <m@example.com>", "gitmem: 1 file changed"),
+    # a trailer value that splits into resolutions of its own
+    "trailer-group": (
+        "Mallory <m@example.com>",
+        "gitmem: merge\n\nGitmem-Resolved: team/deploys.md: ours\x1dteam/forged.md: theirs\n",
+    ),
+    # NUL through a commit's own encoding header is not possible with fast-import; a
+    # record separator in the body reaches the key history's format
+    "body-record": (
+        "Mallory <m@example.com>",
+        "gitmem: keys\n\nbody\x1e1\x1fAlice\x1fgranted\x1f\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SEPARATORS))
+def test_separators_in_a_teammates_commit_forge_no_entry_of_the_history(
+    world: World, kind: str
+) -> None:
+    """git prints a commit's author, subject and trailers as they are: a teammate's commit
+    whose subject, author or trailer holds the control characters gitmem's formats split on
+    (\\x1e, \\x1f, \\x1d) may close a record early and open a forged one (another author,
+    another commit), or shift the fields so the author reads as someone else."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    author, message = SEPARATORS[kind]
+    planted = _plant_commit(world, author, message)
+    world.gitmem("-C", str(bob), "sync")
+    for args in (["log"], ["lost"], ["status"], ["pull", "--hook"], ["key", "list"]):
+        run = world.gitmem("-C", str(bob), *args)
+        assert "Traceback" not in run.err and run.code in (0, 1, 2), (args, run.code, run.err)
+    run = world.gitmem("-C", str(bob), "log", "--json")
+    assert run.code == 0, run.err
+    rows = json.loads(run.out)
+    assert FORGED not in [r["commit"] for r in rows], rows
+    (mine,) = [r for r in rows if r["commit"] == planted]
+    assert mine["author"] == author.split(" <")[0], mine
+    assert len(mine["resolved"]) <= 1, mine
