@@ -272,7 +272,9 @@ class History(GitDir):
         return self.git("log", f"--format={fmt}", *args, *revs, "--", *paths).stdout
 
     def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:
-        args = ["diff", "--no-color", "--stat" if stat else "-p", old, new]
+        # no program the repository's settings name (diff.external, a textconv): red team 6
+        args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"]
+        args += ["--stat" if stat else "-p", old, new]
         if paths:
             args += ["--", *paths]
         return self.git(*args).stdout.decode("utf-8", "replace")

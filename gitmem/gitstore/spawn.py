@@ -32,7 +32,15 @@ _REDIRECTS = (
 # writes); the SessionStart hook runs gitmem in every folder Claude Code opens. Transport
 # settings (ssh command, credential helpers, proxies) stay: they are how the user reaches the
 # remote. `-c` reaches no local remote's receive-pack (git clears GIT_CONFIG_PARAMETERS there).
-SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+# log.showSignature (red team 6) runs gpg.program on any signed commit a `git log` walks.
+SAFE_CONFIG = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "log.showSignature=false",
+)
 
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -86,3 +87,76 @@ def test_separators_in_a_teammates_commit_forge_no_entry_of_the_history(
     (mine,) = [r for r in rows if r["commit"] == planted]
     assert mine["author"] == author.split(" <")[0], mine
     assert len(mine["resolved"]) <= 1, mine
+
+
+def _program(path: Path, marker: Path, what: str) -> str:
+    path.write_text(f'#!/bin/sh\necho "{what} $*" >> "{marker}"\ncat >/dev/null 2>&1\nexit 0\n')
+    path.chmod(0o755)
+    return str(path)
+
+
+def _plant_signed(world: World) -> str:
+    """A team commit carrying a (junk) signature header: any program configured to check
+    signatures runs on it when git is asked to show them."""
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    tree = world.plumb(world.remote, "rev-parse", f"{TEAM}^{{tree}}")
+    raw = (
+        f"tree {tree}\nparent {tip}\nauthor M <m@example.com> 1700000000 +0000\n"
+        "committer M <m@example.com> 1700000000 +0000\n"
+        "gpgsig -----BEGIN PGP SIGNATURE-----\n \n junk\n -----END PGP SIGNATURE-----\n"
+        "\ngitmem: signed\n"
+    )
+    oid = world.plumb(
+        world.remote, "hash-object", "-t", "commit", "-w", "--stdin", data=raw.encode()
+    )
+    world.plumb(world.remote, "update-ref", TEAM, oid)
+    return oid
+
+
+@pytest.mark.parametrize("setting", ["diff.external", "textconv", "showSignature"])
+def test_the_repositorys_diff_and_signature_programs_never_run_for_gitmem(
+    world: World, setting: str
+) -> None:
+    """A `.git/config` that came with the folder (round 3 closed fsmonitor and hooks) may
+    name programs git runs while it shows history: `diff.external` (any `git diff`), a
+    `textconv` for memory files (`core.attributesFile`), `log.showSignature` with a
+    `gpg.program` (any `git log` of a signed commit: a teammate's junk signature is enough).
+    gitmem's diff, show, log, lost and sync (the SessionStart hook, its "changed since"
+    line) must run none of them; git itself, asked, does."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    _plant_signed(world)
+    world.ok("-C", str(bob), "sync")
+    (world.scope_path(bob, "team") / "deploys.md").write_text(DEPLOYS)
+    marker = world.root / "ran"
+    evil = _program(world.root / "evil.sh", marker, setting)
+    if setting == "diff.external":
+        world.git("config", "diff.external", evil, cwd=bob)
+    elif setting == "textconv":
+        attributes = world.root / "attributes"
+        attributes.write_text("*.md diff=evil\n")
+        world.git("config", "core.attributesFile", str(attributes), cwd=bob)
+        world.git("config", "diff.evil.textconv", evil, cwd=bob)
+    else:
+        world.git("config", "log.showSignature", "true", cwd=bob)
+        world.git("config", "gpg.program", evil, cwd=bob)
+        world.git("config", "gpg.ssh.program", evil, cwd=bob)
+    for args in (
+        ["diff"],
+        ["diff", "--stat"],
+        ["log"],
+        ["log", "-p"],
+        ["show", "team/deploys.md"],
+        ["lost"],
+        ["status"],
+        ["query", "--author", "M"],
+        ["sync"],
+        ["pull", "--hook"],
+        ["diff", "HEAD~1"],
+    ):
+        run = world.gitmem("-C", str(bob), *args)
+        assert "Traceback" not in run.err, (args, run.err)
+        assert not marker.exists(), (args, marker.read_text())
+    # git itself, asked, runs it: the attack is real
+    world.git("log", "-p", "--ext-diff", "refs/gitmem/team", cwd=bob)
+    assert marker.exists()
