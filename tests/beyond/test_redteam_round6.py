@@ -7,6 +7,7 @@ round 6") lists them with whether they worked before their fix.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -160,3 +161,57 @@ def test_the_repositorys_diff_and_signature_programs_never_run_for_gitmem(
     # git itself, asked, runs it: the attack is real
     world.git("log", "-p", "--ext-diff", "refs/gitmem/team", cwd=bob)
     assert marker.exists()
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        ("remote.origin.fetch", "+refs/gitmem/*:refs/gitmem/*"),
+        ("remote.origin.fetch", "+refs/*:refs/*"),
+        ("remote.origin.mirror", "true"),
+        ("none", ""),
+    ],
+    ids=["gitmem-refs", "all-refs", "mirror", "none"],
+)
+def test_the_remotes_configured_refspecs_never_move_our_refs_past_the_checks(
+    world: World, config: tuple[str, str]
+) -> None:
+    """A remote whose configured fetch refspecs map the memory refs onto themselves (the
+    advice "to see memory refs, add +refs/gitmem/*:refs/gitmem/*", or a mirror): git updates
+    the refs those refspecs name on every fetch of an exact name too ("opportunistic
+    update"), forced. gitmem's fetch must write only its tracking refs: a hostile team tip
+    (refused) never becomes the local team ref, and a local commit not yet pushed is never
+    overwritten."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    if config[0] != "none":
+        world.git("config", "--add", *config, cwd=bob)
+    ours = world.plumb(bob, "rev-parse", TEAM)
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    tree = world.plumb(world.remote, "rev-parse", f"{TEAM}^{{tree}}")
+    link = world.plumb(world.remote, "hash-object", "-w", "--stdin", data=b"../../../.ssh/id")
+    team_tree = world.plumb(world.remote, "rev-parse", f"{TEAM}:team")
+    listing = world.plumb(world.remote, "ls-tree", team_tree)
+    new_team = world.plumb(
+        world.remote, "mktree", data=(listing + f"\n120000 blob {link}\tevil.md\n").encode()
+    )
+    top = world.plumb(world.remote, "ls-tree", tree)
+    new_top = world.plumb(
+        world.remote,
+        "mktree",
+        data="\n".join(
+            line if not line.endswith("\tteam") else f"040000 tree {new_team}\tteam"
+            for line in top.splitlines()
+        ).encode()
+        + b"\n",
+    )
+    hostile = world.plumb(
+        world.remote, "commit-tree", new_top, "-p", tip, "-m", "gitmem: 1 file changed"
+    )
+    world.plumb(world.remote, "update-ref", TEAM, hostile)
+
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code in (2, 3), run.out + run.err
+    assert world.plumb(bob, "rev-parse", TEAM) == ours
+    assert not os.path.lexists(world.scope_path(bob, "team") / "evil.md")
+    assert world.plumb(bob, "rev-parse", "refs/heads/main")  # the branch untouched
