@@ -215,3 +215,54 @@ def test_the_remotes_configured_refspecs_never_move_our_refs_past_the_checks(
     assert world.plumb(bob, "rev-parse", TEAM) == ours
     assert not os.path.lexists(world.scope_path(bob, "team") / "evil.md")
     assert world.plumb(bob, "rev-parse", "refs/heads/main")  # the branch untouched
+
+
+OUTPUT_SETTINGS = {
+    "log-encoding": ("i18n.logOutputEncoding", "UTF-16"),
+    "log-encoding-latin1": ("i18n.logOutputEncoding", "ISO-8859-1"),
+    "decorate": ("log.decorate", "full"),
+    "pretty": ("format.pretty", "%x00%x1f%H"),
+    "colour": ("color.ui", "always"),
+    "grep": ("grep.lineNumber", "true"),
+    "grep-perl": ("grep.patternType", "perl"),
+    "abbrev": ("core.abbrev", "4"),
+    "noprefix": ("diff.noprefix", "true"),
+    "relative": ("diff.relative", "true"),
+    "follow": ("log.follow", "true"),
+    "quotepath": ("core.quotePath", "true"),
+    "mailmap": ("mailmap.file", "MAILMAP"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(OUTPUT_SETTINGS))
+def test_the_repositorys_output_settings_never_change_what_gitmem_reads(
+    world: World, kind: str
+) -> None:
+    """The repository's settings that change what git prints (another log encoding, colour
+    always, decorations, a default pretty format, grep's line numbers, abbreviations,
+    prefixes, paths relative to a folder, a mailmap renaming authors): gitmem parses git's
+    output, so each must change nothing it reads. A teammate's author "Mal\\u00e9ry" with a
+    non-ASCII name and a file named with one tell whether the encoding held."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    planted = _plant_commit(world, "Mal\u00e9ry <m@example.com>", "gitmem: 1 file changed")
+    key, value = OUTPUT_SETTINGS[kind]
+    if value == "MAILMAP":
+        mailmap = world.root / "mailmap"
+        mailmap.write_text("Alice <a@example.com> Mal\u00e9ry <m@example.com>\n")
+        value = str(mailmap)
+    world.git("config", key, value, cwd=bob)
+    sub = bob / "sub"
+    sub.mkdir()
+    run = world.gitmem("-C", str(sub), "sync")
+    assert run.code == 0, run.out + run.err
+    assert "Mondays now." in (world.scope_path(bob, "team") / "deploys.md").read_text()
+    for args in (["status"], ["lost"], ["pull", "--hook"], ["diff"], ["log"]):
+        run = world.gitmem("-C", str(sub), *args)
+        assert "Traceback" not in run.err and run.code in (0, 1), (args, run.code, run.err)
+    run = world.gitmem("-C", str(sub), "query", "--search", "Mondays", "--format", "json")
+    assert "deploys" in run.out, run.out + run.err
+    run = world.gitmem("-C", str(sub), "log", "--json")
+    assert run.code == 0, run.err
+    (mine,) = [r for r in json.loads(run.out) if r["commit"] == planted]
+    assert mine["author"] == "Mal\u00e9ry", mine
