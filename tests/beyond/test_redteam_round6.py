@@ -266,3 +266,59 @@ def test_the_repositorys_output_settings_never_change_what_gitmem_reads(
     assert run.code == 0, run.err
     (mine,) = [r for r in json.loads(run.out) if r["commit"] == planted]
     assert mine["author"] == "Mal\u00e9ry", mine
+
+
+SETTINGS_FROM_THE_BRANCH = {
+    "encrypt-off": "[gitmem]\n\tencrypt = off\n",
+    "allow-secret": "[gitmem]\n\tallowSecret = sha256:620e24b631970fdc\n",
+    "encrypt-off-included-twice": "[include]\n\tpath = more.gitconfig\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SETTINGS_FROM_THE_BRANCH))
+@pytest.mark.parametrize("how", ["include", "includeIf"])
+def test_a_committed_config_file_included_by_the_clone_never_weakens_gitmem(
+    world: World, kind: str, how: str
+) -> None:
+    """A project that shares git settings as a committed file (`git config include.path
+    ../shared.gitconfig`, as its README says; `includeIf.onbranch:main.path` too): anyone
+    who can change the branch changes that file. It must not turn personal encryption off
+    (personal memory pushed in plaintext) or allow secrets (the allow-list comes from the
+    user's own configuration only, design §6); the same setting made by the user does."""
+    from tests.support.personal import remote_objects
+
+    a = world.clone("a")
+    shared = a / "shared.gitconfig"
+    shared.write_text(SETTINGS_FROM_THE_BRANCH[kind])
+    (a / "more.gitconfig").write_text(SETTINGS_FROM_THE_BRANCH["encrypt-off"])
+    world.git("add", "shared.gitconfig", "more.gitconfig", cwd=a)
+    world.git("commit", "-q", "-m", "shared settings", cwd=a)
+    key = "include.path" if how == "include" else "includeIf.onbranch:main.path"
+    world.git("config", key, "../shared.gitconfig", cwd=a)
+    assert world.git("config", "--get-all", "gitmem.encrypt", cwd=a, check=False).strip() in (
+        "off",
+        "",
+    )
+    secret = "my private salary note 7f3a9c"
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    write_files_ = {
+        "MEMORY.md": "- [Salary](salary.md) — private\n",
+        "salary.md": f"---\nname: salary\ndescription: x\ntype: user\n---\n{secret}\n",
+        "team/MEMORY.md": "- [Ci](ci.md) — ci\n",
+        "team/ci.md": f"---\nname: ci\ndescription: x\ntype: project\n---\ntoken {token}\n",
+    }
+    if kind != "allow-secret":
+        del write_files_["team/ci.md"]
+    from tests.support.world import write_files
+
+    write_files(world.scope_path(a), write_files_)
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code in (0, 1), run.out + run.err
+    objects = remote_objects(world.remote)
+    assert secret.encode() not in objects
+    assert token.encode() not in objects
+    # the same setting made by the user is taken
+    if kind == "allow-secret":
+        world.git("config", "gitmem.allowSecret", "sha256:620e24b631970fdc", cwd=a)
+        world.ok("-C", str(a), "sync")
+        assert token.encode() in remote_objects(world.remote)
