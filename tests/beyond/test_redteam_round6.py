@@ -322,3 +322,39 @@ def test_a_committed_config_file_included_by_the_clone_never_weakens_gitmem(
         world.git("config", "gitmem.allowSecret", "sha256:620e24b631970fdc", cwd=a)
         world.ok("-C", str(a), "sync")
         assert token.encode() in remote_objects(world.remote)
+
+
+@pytest.mark.parametrize("shape", ["cycle", "unindexed"])
+def test_curating_a_scope_of_thousands_of_topic_files_is_bounded(world: World, shape: str) -> None:
+    """A teammate's team folder of 4,000 topic files (a link cycle; or none in the index):
+    curate (and every `record` into that scope, an agent's MCP call, which curates to keep
+    Claude Code's caps) moved one entry at a time to the archive, rendering and measuring
+    the whole index again each time: minutes. Each must finish in seconds, within the caps."""
+    import time
+
+    from tests.support.world import write_files
+
+    a = world.clone("a")
+    n = 4000
+    files = {"MEMORY.md": "- [N0](n0.md) — node 0\n" if shape == "unindexed" else ""}
+    if shape == "cycle":
+        files["MEMORY.md"] = "".join(f"- [N{i}](n{i}.md) — node {i}\n" for i in range(n))
+    for i in range(n):
+        files[f"n{i}.md"] = (
+            f"---\nname: n{i}\ndescription: node {i}\ntype: project\n---\n"
+            f"see [next](n{(i + 1) % n}.md) and [prev](n{(i - 1) % n}.md)\n"
+        )
+    write_files(world.scope_path(a, "team"), files)
+    for args in (
+        ["curate", "--scope", "team", "-n"],
+        ["record", "--scope", "team", "--title", "One more", "a new note"],
+    ):
+        started = time.perf_counter()
+        run = world.gitmem("-C", str(a), *args)
+        took = time.perf_counter() - started
+        assert run.code == 0, run.out + run.err
+        assert took < 20, (args, took)
+    index = (world.scope_path(a, "team") / "MEMORY.md").read_text()
+    archive = world.scope_path(a, "team") / "MEMORY-archive.md"
+    assert len(index.splitlines()) <= 200
+    assert "one_more.md" in index + (archive.read_text() if archive.exists() else "")
