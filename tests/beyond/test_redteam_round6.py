@@ -272,6 +272,7 @@ SETTINGS_FROM_THE_BRANCH = {
     "encrypt-off": "[gitmem]\n\tencrypt = off\n",
     "allow-secret": "[gitmem]\n\tallowSecret = sha256:620e24b631970fdc\n",
     "encrypt-off-included-twice": "[include]\n\tpath = more.gitconfig\n",
+    "hub": "[gitmem]\n\thub = HUB\n",
 }
 
 
@@ -289,7 +290,9 @@ def test_a_committed_config_file_included_by_the_clone_never_weakens_gitmem(
 
     a = world.clone("a")
     shared = a / "shared.gitconfig"
-    shared.write_text(SETTINGS_FROM_THE_BRANCH[kind])
+    hub = world.root / "their-hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    shared.write_text(SETTINGS_FROM_THE_BRANCH[kind].replace("HUB", str(hub)))
     (a / "more.gitconfig").write_text(SETTINGS_FROM_THE_BRANCH["encrypt-off"])
     world.git("add", "shared.gitconfig", "more.gitconfig", cwd=a)
     world.git("commit", "-q", "-m", "shared settings", cwd=a)
@@ -317,6 +320,7 @@ def test_a_committed_config_file_included_by_the_clone_never_weakens_gitmem(
     objects = remote_objects(world.remote)
     assert secret.encode() not in objects
     assert token.encode() not in objects
+    assert world.git("for-each-ref", cwd=hub) == ""  # nothing sent where the branch says
     # the same setting made by the user is taken
     if kind == "allow-secret":
         world.git("config", "gitmem.allowSecret", "sha256:620e24b631970fdc", cwd=a)
@@ -358,3 +362,22 @@ def test_curating_a_scope_of_thousands_of_topic_files_is_bounded(world: World, s
     archive = world.scope_path(a, "team") / "MEMORY-archive.md"
     assert len(index.splitlines()) <= 200
     assert "one_more.md" in index + (archive.read_text() if archive.exists() else "")
+
+
+def test_a_remote_named_with_escapes_reaches_no_output_raw(world: World) -> None:
+    """A `.git/config` naming the remote with terminal escapes and bidi controls (git's own
+    `remote add` refuses such a name; the file takes it) and `gitmem.remote` set to it:
+    every output that names the remote shows it escaped."""
+    a = world.clone("a")
+    name = "ev\x1b]0;pwned\x07il\u202e"
+    with (a / ".git" / "config").open("a") as config:
+        config.write(f'[remote "{name}"]\n\turl = {world.remote}\n')
+        config.write(f'[gitmem]\n\tremote = "{name}"\n')
+    from tests.support.world import write_files
+
+    write_files(world.scope_path(a), {"MEMORY.md": "- a note\n"})
+    for args in (["sync"], ["status"], ["status", "--json"], ["doctor"], ["pull", "--hook"]):
+        run = world.gitmem("-C", str(a), *args)
+        text = run.out + run.err
+        assert "Traceback" not in text, (args, text)
+        assert "\x1b" not in text and "\u202e" not in text and "\x07" not in text, (args, text)
