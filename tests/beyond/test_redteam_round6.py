@@ -381,3 +381,107 @@ def test_a_remote_named_with_escapes_reaches_no_output_raw(world: World) -> None
         text = run.out + run.err
         assert "Traceback" not in text, (args, text)
         assert "\x1b" not in text and "\u202e" not in text and "\x07" not in text, (args, text)
+
+
+def test_a_committed_claude_settings_file_reaches_no_output_raw(world: World) -> None:
+    """The branch's `.claude/settings.json` (anyone who can push writes it): hook commands,
+    an `autoMemoryDirectory` and keys holding terminal escapes, bidi controls and newlines,
+    and a file that is not JSON at all with the same. doctor, status, hooks status and the
+    SessionStart hook read it: none prints it raw, none crashes."""
+    a = world.clone("a")
+    bad = "\x1b]0;pwned\x07\u202e\r\n- forged line"
+    settings = {
+        "autoMemoryDirectory": f"mem{bad}",
+        "hooks": {
+            "SessionStart": [{"hooks": [{"type": "command", "command": f"echo {bad}"}]}],
+            f"Odd{bad}": [{"hooks": [{"type": "command", "command": bad}]}],
+        },
+    }
+    claude = a / ".claude"
+    claude.mkdir()
+    for text in (json.dumps(settings, ensure_ascii=False), "{" + bad + "\x00"):
+        (claude / "settings.json").write_text(text)
+        for args in (
+            ["doctor"],
+            ["status"],
+            ["status", "--json"],
+            ["hooks", "status"],
+            ["sync"],
+            ["pull", "--hook"],
+        ):
+            run = world.gitmem("-C", str(a), *args)
+            out = run.out + run.err
+            assert "Traceback" not in out and run.code != 4, (args, out)
+            assert "\x1b" not in out and "\u202e" not in out and "\r" not in out, (args, out)
+            assert "\n- forged line" not in out, (args, out)
+
+
+def _words(n: int) -> str:
+    return " ".join(f"w{i}" for i in range(n))
+
+
+CJK = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(200_000))
+MERGES = {
+    # one line of 100,000 distinct words, both sides editing one word
+    "distinct-words": ("p\n" + _words(100_000) + "\n", ("w1 ", "x1 "), ("w2 ", "y2 ")),
+    # 200,000 CJK characters without a space, both sides editing far apart
+    "cjk-no-spaces": ("p\n" + CJK + "\n", (CJK[100:110], "A"), (CJK[5000:5010], "B")),
+    # a table of 100,000 columns
+    "table-columns": (
+        "|" + "a|" * 100_000 + "\n|" + "-|" * 100_000 + "\n|" + "b|" * 100_000 + "\n",
+        ("|b|", "|c|"),
+        ("b|\n", "d|\n"),
+    ),
+    # 10,000 distinct headings with a paragraph each
+    "headings": (
+        "".join(f"# h{i}\npara {i}\n\n" for i in range(10_000)),
+        ("para 1\n", "P1\n"),
+        ("para 2\n", "P2\n"),
+    ),
+    # 50,000 links to distinct targets on one line
+    "link-targets": (
+        "".join(f"see [x{i}](t{i}.md) " for i in range(50_000)) + "\n",
+        ("t1.md", "u1.md"),
+        ("t2.md", "u2.md"),
+    ),
+    # frontmatter: aliases of aliases (no anchors: the checks refuse those), a number of
+    # 200,000 digits, a mapping 3,000 levels deep
+    "frontmatter-number": (
+        "---\nname: x\nn: " + "9" * 200_000 + "\n---\nbody\n",
+        ("body", "ours"),
+        ("name: x", "name: y"),
+    ),
+    "frontmatter-deep": (
+        "---\nname: x\n" + "".join("  " * i + f"k{i}:\n" for i in range(3000)) + "---\nbody\n",
+        ("body", "ours"),
+        ("name: x", "name: y"),
+    ),
+    "frontmatter-aliases": (
+        "---\nname: x\n"
+        + "".join(
+            f"a{i}: &a{i} [*a{i - 1},*a{i - 1},*a{i - 1}]\n" if i else "a0: &a0 [l]\n"
+            for i in range(25)
+        )
+        + "---\nbody\n",
+        ("body", "ours"),
+        ("name: x", "name: y"),
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", ["team/topic.md", "team/MEMORY.md"])
+@pytest.mark.parametrize("kind", sorted(MERGES))
+def test_new_hostile_markdown_shapes_merge_in_bounded_time(kind: str, path: str) -> None:
+    """The merge driver (`git merge` runs it on a teammate's file; sync on every pull) over
+    shapes round 3 did not try: measured 0.01-1.3 s each (a quadratic path takes minutes)."""
+    import time
+
+    from merge_drivers import merge_file
+
+    base, (old_a, new_a), (old_b, new_b) = MERGES[kind]
+    ours, theirs = base.replace(old_a, new_a, 1), base.replace(old_b, new_b, 1)
+    started = time.perf_counter()
+    merged = merge_file(path, base.encode(), ours.encode(), theirs.encode())
+    assert time.perf_counter() - started < 15.0, kind
+    assert merged is not None
