@@ -485,3 +485,33 @@ def test_new_hostile_markdown_shapes_merge_in_bounded_time(kind: str, path: str)
     merged = merge_file(path, base.encode(), ours.encode(), theirs.encode())
     assert time.perf_counter() - started < 15.0, kind
     assert merged is not None
+
+
+def test_a_revision_or_path_that_reads_as_an_option_reaches_git_as_a_name(world: World) -> None:
+    """REV and PATH arguments an agent passes on (a memory told it to): `--output=FILE` makes
+    `git diff`/`git log` write a file anywhere, `--upload-pack=`/`--exec=` run programs. Given
+    to diff, show, log, restore --at, query --id and the MCP history tool, each must reach git
+    as a name (refused as unknown, one line), never as an option."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    target = world.root / "written"
+    hostile = [
+        f"--output={target}",
+        f"--output={target}:team/deploys.md",
+        "-ofoo",
+        "--exec=touch x",
+    ]
+    for value in hostile:
+        for args in (
+            ["diff", "--", value],
+            ["diff", "--", value, "team/deploys.md"],
+            ["show", "--", value],
+            ["log", "--", value],
+            ["restore", f"--at={value}", "team/deploys.md"],
+            ["query", f"--id={value}"],
+            ["query", f"--related={value}"],
+        ):
+            run = world.gitmem("-C", str(bob), *args)
+            assert "Traceback" not in run.err and run.code != 4, (args, run.err)
+            assert not target.exists(), args
+            assert not (bob / "x").exists()
