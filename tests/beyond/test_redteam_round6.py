@@ -515,3 +515,40 @@ def test_a_revision_or_path_that_reads_as_an_option_reaches_git_as_a_name(world:
             assert "Traceback" not in run.err and run.code != 4, (args, run.err)
             assert not target.exists(), args
             assert not (bob / "x").exists()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "team/../../../../escape.md",
+        "/tmp/escape.md",
+        "team/.git/hooks/post-checkout",
+        "auto/escape.md",
+        "team/a\\..\\..\\escape.md",
+    ],
+)
+def test_a_forged_resolution_trailer_restores_nothing_outside_its_scope(
+    world: World, path: str
+) -> None:
+    """`gitmem lost` lists what a teammate's merge says it resolved against an edit
+    (`Gitmem-Resolved: PATH: theirs (newer)`); `restore --lost N` writes the losing side
+    back. A hostile teammate's merge naming a path out of the team folder, into a git
+    folder or into the personal scope: nothing is written outside the team folder, and
+    nothing of the team ref lands in personal memory."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    other = _plant_commit(world, "Mallory <m@example.com>", "gitmem: side")
+    tree = world.plumb(world.remote, "rev-parse", f"{other}^{{tree}}")
+    message = f"gitmem: merge\n\nGitmem-Resolved: {path}: theirs (newer)\n"
+    merge = world.plumb(world.remote, "commit-tree", tree, "-p", other, "-p", tip, "-m", message)
+    world.plumb(world.remote, "update-ref", TEAM, merge)
+    world.gitmem("-C", str(bob), "sync")
+    before = {p for p in world.root.rglob("*escape*")}
+    for args in (["lost"], ["lost", "--json"], ["restore", "--lost", "1"]):
+        run = world.gitmem("-C", str(bob), *args)
+        assert "Traceback" not in run.err and run.code != 4, (args, run.err)
+    assert {p for p in world.root.rglob("*escape*")} == before
+    assert not (Path("/tmp/escape.md")).exists()
+    assert not list(world.scope_path(bob).glob("escape*"))
+    assert not list((bob / ".git" / "hooks").glob("post-checkout"))
