@@ -597,3 +597,37 @@ def test_links_beside_a_memory_raise_no_warning() -> None:
 
     text = "- [A](a.md) — a\n- [B](./sub/b.md) — b\n- [C](sub/../c.md)\n- [W](https://x.org/../y)\n"
     assert for_agent(text, "MEMORY.md") == (text, [])
+
+
+def test_a_hostile_memory_stays_text_in_the_view_page(world: World) -> None:
+    """`gitmem view` puts every memory into one HTML page. A teammate's memory whose title,
+    description, tags, text and links carry `</script>`, event attributes, `javascript:`
+    links, `{{SCRIPT}}` and CSS: the page keeps exactly its own two
+    scripts, the data reads back as the same strings, and the policy allows no other."""
+    import html as html_module
+    import re
+
+    alice, bob, team = teammates_sharing(world)
+    hostile = (
+        "</script><script>alert(1)</script><img src=x onerror=alert(2)> {{SCRIPT}} "
+        "<style>*{display:none}</style> javascript:alert(3) --><!--"
+    )
+    (team / "evil.md").write_text(
+        f'---\nname: "{hostile[:40]}"\ndescription: x\ntype: project\n'
+        f"tags: [a</script>]\n---\n{hostile}\n[x](javascript:alert(4))\n"
+    )
+    (team / "MEMORY.md").write_text(
+        "- [Deploys](deploys.md) — deploy only on Tuesdays\n"
+        f"- [{hostile[:30]}](evil.md) — {hostile}\n"
+    )
+    world.ok("-C", str(alice), "sync")
+    world.ok("-C", str(bob), "sync")
+    out = world.root / "page.html"
+    world.ok("-C", str(bob), "view", "--out", str(out))
+    page = out.read_text()
+    assert page.count("<script") == 2 and page.count("</script") == 2, page.count("<script")
+    assert "<img src=x" not in page and "<style>*{display" not in page and "\u2028" not in page
+    (csp,) = re.findall(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    assert "unsafe-inline" not in csp and "default-src 'none'" in html_module.unescape(csp)
+    data = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
+    assert data is not None and hostile in json.dumps(json.loads(data.group(1)), ensure_ascii=False)
