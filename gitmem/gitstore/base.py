@@ -121,7 +121,7 @@ class GitDir:
         self.config_from_tree: list[tuple[str, str]] = []
         opened = early.results(bare=self.is_bare)
         if opened.config is not None:
-            self._set_config(opened.config, Path(start))
+            self._set_config(opened.config)
         self._tracked.update(opened.tracked)
         self._refs = opened.refs
 
@@ -170,17 +170,16 @@ class GitDir:
     def config(self) -> dict[str, list[str]]:
         """All effective git config, keys lower-cased as git reports them (one process)."""
         if self._config is None:
-            out = self.git(*CONFIG_LIST, check=False).stdout
-            return self._set_config(out, self.toplevel or self.git_dir)
+            return self._set_config(self.git(*CONFIG_LIST, check=False).stdout)
         return self._config
 
-    def _set_config(self, out: bytes, cwd: Path) -> dict[str, list[str]]:
+    def _set_config(self, out: bytes) -> dict[str, list[str]]:
         cfg: dict[str, list[str]] = {}
         scopes: dict[str, list[str]] = {}
         items = out.split(b"\0")
         for scope, origin, item in zip(items[0::3], items[1::3], items[2::3], strict=False):
             key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
-            if key.startswith("gitmem.") and self._in_work_tree(origin, cwd):
+            if key.startswith("gitmem.") and self._in_work_tree(origin):
                 self.config_from_tree.append((key, origin.decode("utf-8", "replace")))
                 continue
             cfg.setdefault(key, []).append(value)
@@ -190,8 +189,9 @@ class GitDir:
             self.object_format, self._hash_len = "sha256", 64
         return cfg
 
-    def _in_work_tree(self, origin: bytes, cwd: Path) -> bool:
-        """Whether a setting's origin (`file:PATH`, relative to git's folder `cwd`) is a file
+    def _in_work_tree(self, origin: bytes) -> bool:
+        """Whether a setting's origin (`file:PATH`; relative: to the top of the work tree,
+        where git works from once it found the repository, whatever folder it started in) is a file
         of the work tree (not of the git folder): one the branch can carry, so anyone who
         can change the branch writes it. A clone that includes a committed file of shared
         settings (`include.path = ../shared.gitconfig`) takes no gitmem setting from it:
@@ -200,7 +200,7 @@ class GitDir:
             return False
         path = Path(os.fsdecode(origin[5:]))
         try:
-            real = (path if path.is_absolute() else cwd / path).resolve()
+            real = (path if path.is_absolute() else self.toplevel / path).resolve()
             inside = real.is_relative_to(self.toplevel)
             return inside and not any(
                 real.is_relative_to(d.resolve()) for d in (self.git_dir, self.common_dir)

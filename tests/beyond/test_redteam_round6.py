@@ -163,6 +163,24 @@ def test_the_repositorys_diff_and_signature_programs_never_run_for_gitmem(
     assert marker.exists()
 
 
+def _plant_hostile_entry(world: World, repo: Path, mode: str, name: str, data: bytes) -> str:
+    """A commit on top of `repo`'s team ref adding `team/<name>` with `mode` (a symbolic
+    link, say), made with plumbing: git's own checks never see it. The new tip."""
+    tip = world.plumb(repo, "rev-parse", TEAM)
+    tree = world.plumb(repo, "rev-parse", f"{TEAM}^{{tree}}")
+    blob = world.plumb(repo, "hash-object", "-w", "--stdin", data=data)
+    listing = world.plumb(repo, "ls-tree", f"{TEAM}:team")
+    new_team = world.plumb(
+        repo, "mktree", data=(listing + f"\n{mode} blob {blob}\t{name}\n").encode()
+    )
+    top = world.plumb(repo, "ls-tree", tree).splitlines()
+    lines = [x if not x.endswith("\tteam") else f"040000 tree {new_team}\tteam" for x in top]
+    new_top = world.plumb(repo, "mktree", data=("\n".join(lines) + "\n").encode())
+    hostile = world.plumb(repo, "commit-tree", new_top, "-p", tip, "-m", "gitmem: 1 file changed")
+    world.plumb(repo, "update-ref", TEAM, hostile)
+    return hostile
+
+
 @pytest.mark.parametrize(
     "config",
     [
@@ -187,28 +205,7 @@ def test_the_remotes_configured_refspecs_never_move_our_refs_past_the_checks(
     if config[0] != "none":
         world.git("config", "--add", *config, cwd=bob)
     ours = world.plumb(bob, "rev-parse", TEAM)
-    tip = world.plumb(world.remote, "rev-parse", TEAM)
-    tree = world.plumb(world.remote, "rev-parse", f"{TEAM}^{{tree}}")
-    link = world.plumb(world.remote, "hash-object", "-w", "--stdin", data=b"../../../.ssh/id")
-    team_tree = world.plumb(world.remote, "rev-parse", f"{TEAM}:team")
-    listing = world.plumb(world.remote, "ls-tree", team_tree)
-    new_team = world.plumb(
-        world.remote, "mktree", data=(listing + f"\n120000 blob {link}\tevil.md\n").encode()
-    )
-    top = world.plumb(world.remote, "ls-tree", tree)
-    new_top = world.plumb(
-        world.remote,
-        "mktree",
-        data="\n".join(
-            line if not line.endswith("\tteam") else f"040000 tree {new_team}\tteam"
-            for line in top.splitlines()
-        ).encode()
-        + b"\n",
-    )
-    hostile = world.plumb(
-        world.remote, "commit-tree", new_top, "-p", tip, "-m", "gitmem: 1 file changed"
-    )
-    world.plumb(world.remote, "update-ref", TEAM, hostile)
+    _plant_hostile_entry(world, world.remote, "120000", "evil.md", b"../../../.ssh/id")
 
     run = world.gitmem("-C", str(bob), "sync")
     assert run.code in (2, 3), run.out + run.err
@@ -631,3 +628,38 @@ def test_a_hostile_memory_stays_text_in_the_view_page(world: World) -> None:
     assert "unsafe-inline" not in csp and "default-src 'none'" in html_module.unescape(csp)
     data = re.search(r'<script type="application/json" id="data">(.*?)</script>', page, re.S)
     assert data is not None and hostile in json.dumps(json.loads(data.group(1)), ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        ("120000", "evil.md", b"../../../.ssh/id_ed25519"),
+        ("100644", "..", b"x"),
+        ("100644", ".git", b"x"),
+        ("100755", "run.md", b"#!/bin/sh\n"),
+    ],
+    ids=["symlink", "dotdot", "dotgit", "exec"],
+)
+def test_a_hostile_bundle_is_refused_as_a_fetch_would_be(
+    world: World, entry: tuple[str, str, bytes]
+) -> None:
+    """A teammate's bundle (handed over as a file, no remote) whose team ref holds a link to
+    ~/.ssh, a `..` or `.git` entry: `bundle unbundle` refuses it with one line, writes
+    nothing and keeps our team ref; an executable is taken as a fetch takes it, never as a
+    program."""
+    alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    ours = world.plumb(bob, "rev-parse", TEAM)
+    _plant_hostile_entry(world, alice, *entry)
+    bundle = world.root / "evil.bundle"
+    world.git("bundle", "create", str(bundle), TEAM, cwd=alice)
+    before = sorted(p.name for p in world.scope_path(bob, "team").iterdir())
+    run = world.gitmem("-C", str(bob), "bundle", "unbundle", str(bundle))
+    assert "Traceback" not in run.err, run.err
+    if entry[0] == "100755":  # a memory all the same (as a fetch takes it): never a program
+        assert run.code == 0, run.out + run.err
+        assert not os.access(world.scope_path(bob, "team") / "run.md", os.X_OK)
+        return
+    assert run.code in (2, 3), run.out + run.err
+    assert world.plumb(bob, "rev-parse", TEAM) == ours
+    assert sorted(p.name for p in world.scope_path(bob, "team").iterdir()) == before
