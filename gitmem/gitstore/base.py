@@ -179,7 +179,10 @@ class GitDir:
         items = out.split(b"\0")
         for scope, origin, item in zip(items[0::3], items[1::3], items[2::3], strict=False):
             key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
-            if key.startswith("gitmem.") and self._in_work_tree(origin):
+            # the repository's own settings only: a home folder that is a work tree itself
+            # (dotfiles) keeps the user's global ones
+            local = scope in (b"local", b"worktree")
+            if key.startswith("gitmem.") and local and self._in_work_tree(origin):
                 self.config_from_tree.append((key, origin.decode("utf-8", "replace")))
                 continue
             cfg.setdefault(key, []).append(value)
