@@ -731,3 +731,30 @@ def test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time(
         assert len((run.out + run.err).encode()) < 200_000 or args[0] == "validate"
     if count > 200_000:
         assert len(list(world.scope_path(bob, "team").iterdir())) == before
+
+
+def test_the_authors_of_many_arrived_files_cost_one_pass() -> None:
+    """A teammate's commit of 100,000 memory files (under the 200,000-file bound): the sync
+    report asked, for each file arrived, which commits named it, building the set of every
+    commit's paths again each time (quadratic: a sync of 100,000 files past 120 s). Now the
+    paths are indexed once; the answer is the same."""
+    import time
+    from types import SimpleNamespace
+
+    from gitmem.gitstore.revisions import Commit
+    from gitmem.sync.arrivals import _Authors
+
+    n = 60_000
+    authors = _Authors.__new__(_Authors)
+    authors.project = SimpleNamespace(user_ref="refs/gitmem/users/me")  # type: ignore[assignment]
+    authors.ref, authors.tip = TEAM, "0" * 40
+    authors.commits = [
+        Commit("1" * 40, 1.0, "Mallory", "m@x", "many", tuple(f"team/f{i}.md" for i in range(n))),
+        Commit("2" * 40, 0.0, "Alice", "a@x", "one", ("team/deploys.md",)),
+    ]
+    authors.index_paths()
+    started = time.perf_counter()
+    found = [authors.of(f"team/f{i}.md") for i in range(n)]
+    assert time.perf_counter() - started < 5
+    assert found[0] == ("Mallory",) and authors.of("team/deploys.md") == ("Alice",)
+    assert authors.of("team/none.md") == ("Mallory", "Alice")  # no commit names it: everyone's
