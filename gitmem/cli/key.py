@@ -207,12 +207,13 @@ def _grants(project: Any) -> dict[str, str]:
     )
     if tip is None:
         return {}
+    from gitmem.gitstore.revisions import nul_records
+
     out = repo.git(
-        "log", "--format=%x1e%ct%x1f%an%x1f%s%x1f%b", tip, "--", "keys", check=False
+        "log", "--format=%ct%x00%an%x00%s%x00%b%x00", tip, "--", "keys", check=False
     ).stdout.decode("utf-8", "replace")
     found: dict[str, str] = {}
-    for rec in out.split("\x1e")[1:]:
-        ts, author, subject, body = [*rec.split("\x1f"), "", "", ""][:4]
+    for ts, author, subject, body in nul_records(out, 4):  # no text forges a record
         m = re.fullmatch(r"gitmem: grant (.+) access to personal memory", subject.strip())
         if not m or m[1] in found:
             continue

@@ -26,7 +26,7 @@ REV_PARSE = (
 )
 # with each value's scope (system, global, local, worktree, command): a question about one
 # file (`drivers status`: the global attributes file) needs no second process
-CONFIG_LIST = ("config", "-z", "--list", "--show-scope")
+CONFIG_LIST = ("config", "-z", "--list", "--show-scope", "--show-origin")
 OURS = ("refs/gitmem/", "refs/gitmem-remotes/")  # every ref gitmem reads or moves
 REFS_LIST = ("for-each-ref", "--format=%(objectname) %(refname)")
 # `:(top)` pathspecs are magic: a caller's GIT_LITERAL_PATHSPECS=1 must not make them literal
@@ -117,6 +117,8 @@ class GitDir:
         self._tree_objects: dict[str, bytes] = {}
         self._tree_bytes = 0
         self._tracked: dict[str, bool] = {}
+        # gitmem.* settings read from a file of the work tree (red team 6), left out
+        self.config_from_tree: list[tuple[str, str]] = []
         opened = early.results(bare=self.is_bare)
         if opened.config is not None:
             self._set_config(opened.config)
@@ -175,14 +177,39 @@ class GitDir:
         cfg: dict[str, list[str]] = {}
         scopes: dict[str, list[str]] = {}
         items = out.split(b"\0")
-        for scope, item in zip(items[0::2], items[1::2], strict=False):
+        for scope, origin, item in zip(items[0::3], items[1::3], items[2::3], strict=False):
             key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
+            # the repository's own settings only: a home folder that is a work tree itself
+            # (dotfiles) keeps the user's global ones
+            local = scope in (b"local", b"worktree")
+            if key.startswith("gitmem.") and local and self._in_work_tree(origin):
+                self.config_from_tree.append((key, origin.decode("utf-8", "replace")))
+                continue
             cfg.setdefault(key, []).append(value)
             scopes.setdefault(key, []).append(scope.decode())
         self._config, self._config_scopes, self._config_listing = cfg, scopes, out
         if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
             self.object_format, self._hash_len = "sha256", 64
         return cfg
+
+    def _in_work_tree(self, origin: bytes) -> bool:
+        """Whether a setting's origin (`file:PATH`; relative: to the top of the work tree,
+        where git works from once it found the repository, whatever folder it started in) is a file
+        of the work tree (not of the git folder): one the branch can carry, so anyone who
+        can change the branch writes it. A clone that includes a committed file of shared
+        settings (`include.path = ../shared.gitconfig`) takes no gitmem setting from it:
+        the branch would turn personal encryption off or allow secrets (charter rules 4-5)."""
+        if self.toplevel is None or not origin.startswith(b"file:"):
+            return False
+        path = Path(os.fsdecode(origin[5:]))
+        try:
+            real = (path if path.is_absolute() else self.toplevel / path).resolve()
+            inside = real.is_relative_to(self.toplevel)
+            return inside and not any(
+                real.is_relative_to(d.resolve()) for d in (self.git_dir, self.common_dir)
+            )
+        except (OSError, ValueError):
+            return False
 
     def config_listing(self) -> bytes:
         """`git config -z --list --show-scope` as git printed it (when the config was read)."""

@@ -114,9 +114,10 @@ class History(GitDir):
     ) -> list[dict[str, str]]:
         """Commits of `rev` (touching `path`). `full_history`: every side of a merge, also
         the one whose version lost. `resolved`: only merges whose message mentions it."""
-        fmt = (
-            "%H%x1f%ct%x1f%an%x1f%s%x1f%(trailers:key=Gitmem-Resolved,valueonly,separator=%x1d)%x1e"
-        )
+        # fields end with NUL, which git never prints from a commit (its text ends at one):
+        # a teammate's author, subject or trailer may hold any other byte (issue: red team 6)
+        trailers = "%(trailers:key=Gitmem-Resolved,valueonly,unfold,separator=%x0a)"
+        fmt = f"%H%x00%ct%x00%an%x00%s%x00{trailers}%x00"
         args = ["log", f"--format={fmt}"] + ([f"-n{limit}"] if limit else [])
         if full_history:
             args.append("--full-history")
@@ -127,18 +128,16 @@ class History(GitDir):
             args += ["--", *([path] if isinstance(path, str) else path)]
         out = self.git(*args).stdout.decode("utf-8", "replace")
         rows = []
-        for rec in out.split("\x1e"):
-            rec = rec.strip("\n")
-            if not rec:
-                continue
-            oid, ts, author, subject, trailers = rec.split("\x1f")
+        for oid, ts, author, subject, values in nul_records(out, 5):
             rows.append(
                 {
                     "commit": oid,
                     "time": ts,
                     "author": author,
                     "subject": subject,
-                    "resolved": trailers,
+                    "resolved": "\x1d".join(
+                        v.replace("\x1d", GROUP_SHOWN) for v in values.split("\n") if v
+                    ),
                 }
             )
         return rows
@@ -172,16 +171,15 @@ class History(GitDir):
             "log",
             "--no-merges",
             f"-n{limit}",
-            "--format=%x00%H%x1f%ct%x1f%an%x1f%ae%x1f%s",
+            "--format=%x00%H%x00%ct%x00%an%x00%ae%x00%s%x00",
             "--name-only",
             "--no-renames",
             *rng,
             "--",
         ).stdout.decode("utf-8", "surrogateescape")
         commits = []
-        for rec in out.split("\0")[1:]:
-            head, _, names = rec.partition("\n")
-            oid, ts, name, email, subject = head.split("\x1f", 4)
+        # NUL-ended fields (`log`): an author or subject may hold any other byte
+        for oid, ts, name, email, subject, names in nul_records(out.removeprefix("\0"), 6):
             paths = tuple(n for n in names.split("\n") if n)
             commits.append(Commit(oid, float(ts or 0), name, email, subject, paths))
         return commits
@@ -274,10 +272,30 @@ class History(GitDir):
         return self.git("log", f"--format={fmt}", *args, *revs, "--", *paths).stdout
 
     def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:
-        args = ["diff", "--no-color", "--stat" if stat else "-p", old, new]
+        # no program the repository's settings name (diff.external, a textconv): red team 6
+        args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"]
+        args += ["--stat" if stat else "-p", old, new]
         if paths:
             args += ["--", *paths]
         return self.git(*args).stdout.decode("utf-8", "replace")
+
+
+# how a Gitmem-Resolved value's own group separator (the one `log` joins values with) is kept
+GROUP_SHOWN = "\u241d"
+
+
+def nul_records(out: str, fields: int) -> list[list[str]]:
+    """git log's output in `fields` NUL-ended fields a commit (`--format=...%x00`): git never
+    prints a NUL from a commit's text, so no author, subject or body can end a field early or
+    forge a commit of its own, whatever else it holds (the separators gitmem used before,
+    \\x1e and \\x1f, among them). The newline git ends each commit with opens the next."""
+    tokens = out.split("\0")
+    records = []
+    for start in range(0, len(tokens) - fields + 1, fields):
+        record = tokens[start : start + fields]
+        record[0] = record[0].lstrip("\n")
+        records.append(record)
+    return records
 
 
 def _parse_change_times(out: bytes) -> dict[str, float]:

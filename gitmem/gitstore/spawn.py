@@ -32,7 +32,19 @@ _REDIRECTS = (
 # writes); the SessionStart hook runs gitmem in every folder Claude Code opens. Transport
 # settings (ssh command, credential helpers, proxies) stay: they are how the user reaches the
 # remote. `-c` reaches no local remote's receive-pack (git clears GIT_CONFIG_PARAMETERS there).
-SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+# log.showSignature (red team 6) runs gpg.program on any signed commit a `git log` walks;
+# i18n.logOutputEncoding (UTF-16: every sync crashed; Latin-1: authors misread) changes
+# what gitmem parses.
+SAFE_CONFIG = (
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "i18n.logOutputEncoding=UTF-8",
+)
 
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

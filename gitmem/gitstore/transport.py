@@ -77,7 +77,10 @@ class PushOutcome(NamedTuple):
     blockers: Mapping[str, str] = {}  # destination ref -> ref in the way (never changed)
 
 
-# --no-recurse-submodules: a checked-out submodule's own config never runs for our refs
+# --no-recurse-submodules: a checked-out submodule's own config never runs for our refs;
+# --refmap= (empty): only the refspecs given are written, never what the remote's configured
+# ones map (`+refs/gitmem/*:refs/gitmem/*`, a mirror): git's "opportunistic update" forced
+# those past every check onto our own refs (red team 6)
 FETCH = (
     "fetch",
     "--quiet",
@@ -85,6 +88,7 @@ FETCH = (
     "--no-write-fetch-head",
     "--no-auto-gc",
     "--no-recurse-submodules",
+    "--refmap=",
 )
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
 

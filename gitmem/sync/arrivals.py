@@ -163,6 +163,15 @@ class _Authors:
                 self.commits = repo.commits_touching(old, self.tip, limit=500)
             except GitmemError:
                 self.commits = []
+        self.index_paths()
+
+    def index_paths(self) -> None:
+        """path -> the commits naming it, in order: built once (a teammate's commit of 100,000
+        files asked once per file arrived: quadratic, a sync past two minutes; red team 6)."""
+        self._touching: dict[str, list[int]] = {}
+        for i, commit in enumerate(self.commits):
+            for p in commit.paths:
+                self._touching.setdefault(p, []).append(i)
 
     def _stored(self, path: str) -> set[str]:
         if self.ref != self.project.user_ref or self.tip is None:
@@ -177,7 +186,8 @@ class _Authors:
 
     def of(self, *paths: str) -> tuple[str, ...]:
         names = set().union(*(self._stored(p) for p in paths))
-        touching = [c for c in self.commits if names & set(c.paths)] or self.commits
+        found = sorted({i for name in names for i in self._touching.get(name, ())})
+        touching = [self.commits[i] for i in found] or self.commits
         from gitmem.core.sanitize import bounded
 
         return tuple(
