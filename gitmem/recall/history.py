@@ -32,6 +32,7 @@ def locate(project: Project, path: str) -> RefPath:
         raise UsageError(
             f"scope {where.scope.name} is not synced: {where.scope.note}",
             "fix the folder (see gitmem status), then retry",
+            tool_hint="fix the folder (sync_status shows why), then retry",
         )
     return where
 
@@ -96,6 +97,7 @@ def _checked_rel(rel: str, given: str) -> str:
         raise UsageError(
             f"{given!r} is not a path inside a memory folder (no '..', '.git' or absolute parts)",
             "name the memory as gitmem log shows it, e.g. auto/NAME.md",
+            tool_hint="name the memory by its id, as search returns it (e.g. auto/NAME.md)",
         )
     return rel
 
@@ -111,6 +113,8 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
             raise UsageError(
                 f"{shown(where.in_ref)} has no history on {where.scope.ref}",
                 "gitmem log lists what exists; a new memory appears there after gitmem sync",
+                tool_hint="history without an id lists what exists; a new memory appears there "
+                "after a sync (the sync tool)",
             )
         if where.scope.ref == project.user_ref:
             _open_sealed_notes(project, rows)

@@ -167,6 +167,7 @@ def with_entry(index: str, line: str, name: str, heading: str | None, type_: str
 def record(project: Project, scope: str, m: Memory) -> Recorded:
     """Write `m` into `scope` (see the module docstring); the lock is held throughout."""
     from gitmem.core.state import holding_lock
+    from gitmem.project.scopes import SCOPE_NAMES
 
     if m.type not in TYPES:
         raise UsageError(f"unknown memory type {m.type!r}", f"choose one of {', '.join(TYPES)}")
@@ -175,6 +176,7 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
             "a memory needs a title and a text",
             "give --title and the text: gitmem record --title 'TITLE' 'TEXT' (or the text on "
             "standard input)",
+            tool_hint="give a title and a text",
         )
     if m.confidence is not None and not 0.0 <= m.confidence <= 1.0:
         raise UsageError(f"confidence {m.confidence} is not between 0 and 1", "e.g. 0.8")
@@ -185,8 +187,18 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
             f"the heading {m.heading!r} is not one line of text", "give a heading on one line"
         )
     s = project.scope(scope)
+    if scope not in SCOPE_NAMES:  # the MCP tool's door too: the CLI's choices stop it there
+        raise UsageError(
+            f"scope {scope!r} is another agent's folder ({s.path}): record writes Claude "
+            "Code memory (a topic file and its MEMORY.md line)",
+            f"choose one of {', '.join(SCOPE_NAMES)}",
+        )
     if s.refused:
-        raise UsageError(f"the {scope} scope's folder is refused: {s.note}", "see gitmem status")
+        raise UsageError(
+            f"the {scope} scope's folder is refused: {s.note}",
+            "see gitmem status",
+            tool_hint="sync_status shows each scope's folder",
+        )
     name = m.file or file_name(m.title)
     _check_name(name)
     _in_own_scope(project, s, name)
@@ -229,10 +241,13 @@ def _in_own_scope(project: Project, s: Scope, name: str) -> None:
             f"{name!r} lies in {name.split('/', 1)[0]}/, another scope's folder where letter "
             f"case is ignored, not in {s.name}'s",
             "choose another --file",
+            tool_hint="choose another file",
         )
+    rel = target.relative_to(other.path).as_posix()
     raise UsageError(
         f"{name!r} lies in the {other.name} scope's folder, not in {s.name}'s",
-        f"record it with --scope {other.name} --file {target.relative_to(other.path).as_posix()}",
+        f"record it with --scope {other.name} --file {rel}",
+        tool_hint=f"record it with scope {other.name!r} and file {rel!r}",
     )
 
 

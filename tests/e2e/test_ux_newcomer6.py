@@ -24,3 +24,64 @@ def test_goose_text_memories_are_found_by_query_as_sync_carries_them(world: Worl
     out = world.ok("-C", str(a), "query", "--search", "tabs")
     assert "goose/style.txt" in out, out
     assert "goose/style.txt" in world.ok("-C", str(a), "sync")
+
+
+# what the MCP tools are called with when they go wrong: every door a tool has to a gitmem error
+BAD_CALLS: list[tuple[str, dict[str, object]]] = [
+    ("search", {"text": "x", "scope": "nope"}),
+    ("query", {"since": "yesterday"}),
+    ("get", {"id": "auto/none.md"}),
+    ("related", {"id": "auto/none.md"}),
+    ("recent", {"n": 3, "scope": "nope"}),
+    ("record", {"title": " ", "text": " "}),
+    ("record", {"title": "t", "text": "x", "type": "bogus"}),
+    ("record", {"title": "t", "text": "x", "confidence": 3}),
+    ("record", {"title": "t", "text": "x", "file": "../x.md"}),
+    ("record", {"title": "t", "text": "x", "file": "team/x.md"}),
+    ("record", {"title": "t", "text": "x", "file": "TEAM/x.md"}),
+    ("record", {"title": "t", "text": "x", "scope": "nope"}),
+    ("record", {"title": "t", "text": "x", "scope": "goose"}),
+    ("record", {"title": "t", "text": "x", "heading": "a\nb"}),
+    ("history", {"id": "auto/none.md"}),
+    ("history", {"id": "../x"}),
+]
+
+
+def test_mcp_tools_speak_their_own_arguments_and_say_why_an_answer_is_empty(
+    world: World,
+) -> None:
+    """An agent calling the MCP tools was told to `give --title`, `record it with --scope team
+    --file x.md`, that `gitmem query --recent 20` or `gitmem log` lists ids: options and commands
+    it cannot run. Every tool error now names the tools' own arguments and tools. `history`
+    answered a bare [] before anything was synced, and search/recent an empty list: each now
+    says what the empty answer means. `record` into another agent's folder (goose) wrote a
+    MEMORY.md there that goose never reads; it is refused as the CLI's choices refuse it."""
+    import pytest
+
+    pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
+    from tests.recall.test_mcp import session_script
+
+    a = world.clone("a")
+    world.git("config", "gitmem.agents", "claude,goose", cwd=a)
+
+    async def steps(session: object) -> list[tuple[str, bool, str]]:
+        out = []
+        calls = [*BAD_CALLS, ("history", {}), ("recent", {}), ("search", {"text": "nothing"})]
+        for name, args in calls:
+            r = await session.call_tool(name, args)  # type: ignore[attr-defined]
+            out.append((name, r.is_error, "".join(getattr(c, "text", "") for c in r.content)))
+        return out
+
+    said = session_script(world, a, steps)
+    for (name, args), (_, failed, text) in zip(BAD_CALLS, said, strict=False):
+        assert failed, (name, args, text)
+        assert "--" not in text and "gitmem " not in text, (name, args, text)
+    told = {text for _, _, text in said}
+    assert any("record it with scope 'team' and file 'x.md'" in t for t in told), told
+    assert any("give a title and a text" in t for t in told), told
+    assert any("scope 'goose' is another agent's folder" in t for t in told), told
+    assert not (a / ".goose/memory/MEMORY.md").exists()
+    (_, h_err, history), (_, r_err, recent), (_, s_err, search) = said[len(BAD_CALLS) :]
+    assert not h_err and history.startswith("no memory history yet: nothing"), history
+    assert not r_err and json.loads(recent)["note"].startswith("no memory in this project yet")
+    assert not s_err and json.loads(search)["note"].startswith("no memory matches"), search
