@@ -37,6 +37,9 @@ class Finding:
 @dataclass
 class Checkup:
     findings: list[Finding] = field(default_factory=list)
+    # remotes other than the project's (the hub) that the remote check could not read, with
+    # why: their own check reports it once, without asking the network again
+    unread: dict[str, str] = field(default_factory=dict)
 
     @property
     def problems(self) -> list[Finding]:
@@ -177,6 +180,9 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
         try:
             found.update(project.repo.ls_remote(remote, names, timeout=NETWORK_TIMEOUT))
         except GitmemError as exc:
+            if remote != project.remote:  # the hub: its own check says so (once)
+                checkup.unread[label] = exc.message
+                continue
             checkup.add(
                 "remote",
                 PROBLEM,
@@ -196,6 +202,8 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
         line += f"; {ref.removeprefix('refs/gitmem/')} on the {routes[ref].label}"
     checkup.add("remote", OK, line)
     for ref, route in routes.items():
+        if route.label in checkup.unread:  # not read: whether it is there is not known
+            continue
         if project.repo.resolve(ref) and ref not in there:
             checkup.add(
                 "remote",
@@ -397,13 +405,17 @@ def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
     if offline:
         checkup.add("hub", OK, f"hub {hub} (not contacted: --offline)")
         return
-    try:
-        project.repo.ls_remote(hub, ["refs/gitmem/*"], timeout=NETWORK_TIMEOUT)
-    except GitmemError as exc:
+    failed = checkup.unread.get("hub")
+    if failed is None:
+        try:
+            project.repo.ls_remote(hub, ["refs/gitmem/*"], timeout=NETWORK_TIMEOUT)
+        except GitmemError as exc:
+            failed = exc.message
+    if failed is not None:
         checkup.add(
             "hub",
             PROBLEM,
-            f"cannot read the hub {hub}: {exc.message}",
+            f"cannot read the hub {hub}: {failed}",
             "check gitmem.hub (git config gitmem.hub) and your access to it",
         )
         return

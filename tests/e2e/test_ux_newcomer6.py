@@ -85,3 +85,23 @@ def test_mcp_tools_speak_their_own_arguments_and_say_why_an_answer_is_empty(
     assert not h_err and history.startswith("no memory history yet: nothing"), history
     assert not r_err and json.loads(recent)["note"].startswith("no memory in this project yet")
     assert not s_err and json.loads(search)["note"].startswith("no memory matches"), search
+
+
+def test_doctor_tells_an_unreachable_hub_once_and_the_project_remote_as_it_is(
+    world: World,
+) -> None:
+    """With `gitmem.hub` pointing nowhere, doctor said PROBLEM twice for the one failure: once
+    as `remote: cannot read hub (…)` (hiding that origin itself was fine), once as `hub:`."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "auto"), {"MEMORY.md": "- [x](x.md) — x\n", "x.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    world.git("config", "--global", "gitmem.hub", str(world.root / "nohub.git"))
+    run = world.gitmem("-C", str(a), "doctor")
+    assert run.code == 1, run
+    problems = [ln for ln in run.out.splitlines() if ln.startswith("PROBLEM")]
+    assert len(problems) == 1 and problems[0].startswith("PROBLEM hub: cannot read the hub"), run
+    assert any(
+        ln.startswith("ok      remote: origin = ") and "is readable" in ln
+        for ln in run.out.splitlines()
+    ), run.out
+    assert "never pushed" not in run.out, run.out  # not read: not known to be missing
