@@ -105,3 +105,29 @@ def test_doctor_tells_an_unreachable_hub_once_and_the_project_remote_as_it_is(
         for ln in run.out.splitlines()
     ), run.out
     assert "never pushed" not in run.out, run.out  # not read: not known to be missing
+
+
+def test_the_user_guide_ships_with_the_install_and_gitmem_guide_prints_it(world: World) -> None:
+    """A pip install has no docs/ folder, yet the man page and the first-contact refusal sent
+    the newcomer to `docs/guide.md`: a dead end. `gitmem guide [SECTION]` prints the guide the
+    install carries (the same text as docs/guide.md), whole or one section, from anywhere."""
+    from gitmem.cli.guide import GUIDE
+    from tests.support.world import REPO_ROOT
+
+    docs = (REPO_ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    assert GUIDE.read_text(encoding="utf-8") == docs, (
+        "gitmem/man/guide.md is stale: cp docs/guide.md gitmem/man/guide.md"
+    )
+    assert world.ok("guide", "--no-pager") == docs  # outside any repository
+    second = world.ok("guide", "4")
+    assert second.startswith("## 4. A second machine\n") and "## 5." not in second, second
+    assert world.ok("guide", "troubleshooting").startswith("## 9. Troubleshooting\n")
+    run = world.gitmem("guide", "nope")
+    assert run.code == 2 and not run.out, run
+    first, hint = run.err.splitlines()
+    assert first == "gitmem: error: the guide has no section 'nope'"
+    assert hint.startswith("hint: choose one of: 1 What gitmem does, 2 Install,"), hint
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"man/guide.md"' in pyproject  # package data: in the wheel, beside the man pages
+    page = (REPO_ROOT / "gitmem" / "man" / "man1" / "gitmem.1").read_text(encoding="utf-8")
+    assert "docs/guide.md" not in page and "gitmem guide" in page
