@@ -66,9 +66,18 @@ def _locate(project: Project, path: str) -> RefPath:
     ]
     if len(hits) == 1:
         return RefPath(hits[0], path)
+    if not hits:  # "cannot tell which" read as two candidates when there is none
+        raise UsageError(
+            f"no memory {path!r} in this project's folders or on its refs",
+            "name it with its scope (auto/NAME.md, team/NAME.md), a deleted one too; "
+            "gitmem query --recent 20 lists memories by their ids",
+            tool_hint="name it with its scope (auto/NAME.md, team/NAME.md), a deleted one too; "
+            "recent or search lists memories by their ids",
+        )
     raise UsageError(
-        f"cannot tell which memory {path!r} is",
-        "name it as the ref does (auto/NAME.md, team/NAME.md) or give its full path",
+        f"cannot tell which memory {path!r} is: {' and '.join(s.name for s in hits)} both hold one",
+        f"name it as the ref does ({', '.join(f'{s.prefix}/{path}' for s in hits)}) or give "
+        "its full path",
     )
 
 

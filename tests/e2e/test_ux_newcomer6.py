@@ -131,3 +131,27 @@ def test_the_user_guide_ships_with_the_install_and_gitmem_guide_prints_it(world:
     assert '"man/guide.md"' in pyproject  # package data: in the wheel, beside the man pages
     page = (REPO_ROOT / "gitmem" / "man" / "man1" / "gitmem.1").read_text(encoding="utf-8")
     assert "docs/guide.md" not in page and "gitmem guide" in page
+
+
+def test_a_bare_name_no_scope_holds_is_said_so_by_every_command_that_takes_one(
+    world: World,
+) -> None:
+    """`gitmem promote nothere.md` (log, restore, show alike) said "cannot tell which memory
+    'nothere.md' is", as if two scopes held one; a name two scopes do hold did not say which."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "auto"), {"MEMORY.md": "- [b](build.md)\n", "build.md": "x\n"})
+    write_files(world.scope_path(a, "team"), {"build.md": "y\n"})
+    world.ok("-C", str(a), "sync")
+    for args in (["promote"], ["log"], ["restore"], ["show"]):
+        name = "HEAD:nothere.md" if args == ["show"] else "nothere.md"
+        run = world.gitmem("-C", str(a), *args, name)
+        assert run.code == 2, (args, run)
+        first, hint = run.err.splitlines()
+        assert (
+            first
+            == "gitmem: error: no memory 'nothere.md' in this project's folders or on its refs"
+        )
+        assert hint.startswith("hint: name it with its scope (auto/NAME.md, team/NAME.md)"), hint
+        run = world.gitmem("-C", str(a), *args, name.replace("nothere", "build"))
+        assert run.code == 2 and "auto and team both hold one" in run.err, (args, run)
+        assert "(auto/build.md, team/build.md)" in run.err, run
