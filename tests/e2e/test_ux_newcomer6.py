@@ -155,3 +155,26 @@ def test_a_bare_name_no_scope_holds_is_said_so_by_every_command_that_takes_one(
         run = world.gitmem("-C", str(a), *args, name.replace("nothere", "build"))
         assert run.code == 2 and "auto and team both hold one" in run.err, (args, run)
         assert "(auto/build.md, team/build.md)" in run.err, run
+
+
+def test_a_second_machine_without_the_key_is_not_told_up_to_date(world: World) -> None:
+    """The laptop's first sync said `refs/gitmem/users/<you>: up to date` above the note that
+    none of it could be read, and the note named the grant but not the syncs after it."""
+    from tests.e2e.test_encryption import machine
+
+    a = world.clone("a")
+    write_files(world.scope_path(a, "auto"), {"MEMORY.md": "- [b](build.md)\n", "build.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    wb = machine(world, "b")
+    b = wb.clone("b")
+    for _ in range(2):  # the first sync and every one after, until granted
+        out = wb.ok("-C", str(b), "sync")
+        head = next(ln for ln in out.splitlines() if ln.startswith("refs/gitmem/users/"))
+        assert head.endswith(": not read here yet: this machine has no key for it (note below)")
+        grant = next(ln for ln in out.splitlines() if "gitmem key grant" in ln)
+        assert grant.endswith("', then gitmem sync there and here"), grant
+    recipient = wb.ok("key", "show").strip()
+    world.ok("-C", str(a), "key", "grant", recipient)
+    world.ok("-C", str(a), "sync")
+    out = wb.ok("-C", str(b), "sync")
+    assert "not read here yet" not in out and "< A auto/build.md" in out, out
