@@ -178,3 +178,19 @@ def test_a_second_machine_without_the_key_is_not_told_up_to_date(world: World) -
     world.ok("-C", str(a), "sync")
     out = wb.ok("-C", str(b), "sync")
     assert "not read here yet" not in out and "< A auto/build.md" in out, out
+
+
+def test_view_open_without_a_browser_says_where_the_page_is(world: World) -> None:
+    """`gitmem view --open` on a machine where no browser starts (a server, a container)
+    exited 0 with only `wrote …`: the newcomer waited for a window that never came."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [ci](ci.md)\n", "ci.md": "x\n"})
+    world.env["BROWSER"] = str(world.root / "no-such-browser")
+    run = world.process("-C", str(a), "view", "--open")
+    assert run.code == 0, run
+    page = a / ".git" / "gitmem" / "view.html"
+    assert page.is_file() and f"wrote {page}" in run.out, run
+    assert run.err == (
+        f"note: no web browser could be started to open it: open {page.as_uri()} in one "
+        "(or set BROWSER)\n"
+    ), run.err
