@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from gitmem.cli.common import command, directory, echo
+from gitmem.cli.common import command, count, directory, echo
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--recent",
         metavar="N",
-        type=int,
+        type=count,
         nargs="?",
         const=5,
         help="the N most recently changed (default 5)",
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="only this scope: auto, team, agents, local, or an enabled agent's (goose, cline); "
         "repeatable; default: all",
     )
-    p.add_argument("--limit", metavar="N", type=int, default=50, help="at most N hits (50)")
+    p.add_argument("--limit", metavar="N", type=count, default=50, help="at most N hits (50)")
     p.add_argument(
         "--format",
         dest="fmt",

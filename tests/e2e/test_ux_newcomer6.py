@@ -194,3 +194,32 @@ def test_view_open_without_a_browser_says_where_the_page_is(world: World) -> Non
         f"note: no web browser could be started to open it: open {page.as_uri()} in one "
         "(or set BROWSER)\n"
     ), run.err
+
+
+def test_every_counting_argument_refuses_zero_and_negatives_in_one_line(world: World) -> None:
+    """`log -n -1` printed every commit, `query --limit 0` one hit, `query --recent -1` every
+    memory: a count below 1 was taken and answered something else than asked. Every argument
+    that counts refuses it, one line naming the argument and the command."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [ci](ci.md)\n", "ci.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    cases = [
+        ("log", "-n", "-1", "-n/--max-count"),
+        ("log", "-n", "0", "-n/--max-count"),
+        ("query", "--limit", "0", "--limit"),
+        ("query", "--recent", "-1", "--recent"),
+        ("lost", "0", "", "N"),
+        ("restore", "--lost", "-2", "--lost"),
+    ]
+    for command, *given, shown in cases:
+        args = [g for g in given if g]
+        run = world.gitmem("-C", str(a), command, *args)
+        assert run.code == 2 and not run.out, (command, args, run)
+        first, hint = run.err.splitlines()
+        value = args[-1]
+        assert first == (
+            f"gitmem: error: argument {shown}: '{value}' is not a whole number of 1 or more "
+            f"(gitmem {command})"
+        ), first
+        assert hint == f"hint: see 'gitmem {command} --help'"
+    assert len(world.ok("-C", str(a), "log", "-n", "1").splitlines()) == 1
