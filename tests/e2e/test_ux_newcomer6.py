@@ -223,3 +223,33 @@ def test_every_counting_argument_refuses_zero_and_negatives_in_one_line(world: W
         ), first
         assert hint == f"hint: see 'gitmem {command} --help'"
     assert len(world.ok("-C", str(a), "log", "-n", "1").splitlines()) == 1
+
+
+def test_doctor_diagnoses_a_setting_gitmem_cannot_use_instead_of_failing_with_it(
+    world: World,
+) -> None:
+    """`gitmem doctor` — the command the guide sends every problem to — exited 2 with the
+    same error as every other command when a setting was wrong (gitmem.agents naming an agent
+    gitmem does not know, gitmem.encrypt misspelled, a bad refPrefix): it now reports it as its
+    PROBLEM with the fix (exit 1, --json too), and the fix it names makes doctor pass."""
+    a = world.clone("a")
+    cases = {
+        "gitmem.agents": ("claude,cursor", "gitmem.agents names an agent gitmem does not know"),
+        "gitmem.encrypt": ("maybe", "gitmem.encrypt is 'maybe'"),
+        "gitmem.refPrefix": ("refs/bogus", "gitmem.refPrefix = 'refs/bogus' is not a folder"),
+    }
+    for key, (value, said) in cases.items():
+        world.git("config", key, value, cwd=a)
+        run = world.gitmem("-C", str(a), "doctor", "--offline")
+        assert run.code == 1 and not run.err, (key, run)
+        lines = run.out.splitlines()
+        assert lines[0].startswith(f"PROBLEM config: {said}"), lines
+        assert lines[0].endswith("(the other checks need it fixed first)"), lines
+        assert lines[1].startswith("        fix: ") and key in lines[1], lines
+        assert lines[2:] == ["1 problem found"], lines
+        as_json = world.gitmem("-C", str(a), "doctor", "--offline", "--json")
+        assert as_json.code == 1, as_json
+        found = json.loads(as_json.out)
+        assert [(f["area"], f["level"]) for f in found] == [("config", "problem")], found
+        world.git("config", "--unset", key, cwd=a)
+        assert world.gitmem("-C", str(a), "doctor", "--offline").code == 0
