@@ -398,6 +398,7 @@ def _key(project: Project, checkup: Checkup) -> None:
 def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
     hub = project.repo.config_get("gitmem.hub")
     if not hub:
+        _held_without_hub(project, checkup)
         return
     from gitmem.core.sanitize import shown_url
 
@@ -420,6 +421,25 @@ def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
         )
         return
     checkup.add("hub", OK, f"hub {hub} is readable")
+
+
+def _held_without_hub(project: Project, checkup: Checkup) -> None:
+    """Agents gitmem.agents names for their user memory (Codex, Gemini, goose's), holding
+    some, with no hub to carry it: a sync says it once; doctor every time."""
+    import os
+
+    from gitmem.project.adapters import agents_of, has_user_scope
+    from gitmem.project.userscope import HUB_HINT, held_without_hub
+
+    named = [a for a in agents_of(project.repo) if a != "claude" and has_user_scope(a)]
+    held = held_without_hub(named, os.environ)
+    if held:
+        checkup.add(
+            "hub",
+            ADVICE,
+            f"not synced: {'; '.join(held)}: user memory travels only through a hub",
+            HUB_HINT,
+        )
 
 
 # -- the memory folders -----------------------------------------------------------------------

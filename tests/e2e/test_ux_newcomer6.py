@@ -253,3 +253,31 @@ def test_doctor_diagnoses_a_setting_gitmem_cannot_use_instead_of_failing_with_it
         assert [(f["area"], f["level"]) for f in found] == [("config", "problem")], found
         world.git("config", "--unset", key, cwd=a)
         assert world.gitmem("-C", str(a), "doctor", "--offline").code == 0
+
+
+def test_an_agent_named_for_its_user_memory_without_a_hub_is_told_once(world: World) -> None:
+    """`git config gitmem.agents claude,codex` with Codex's memories on disk and no hub: every
+    sync said only "up to date", and Codex's memory went nowhere. The sync says so once (and
+    again when the cause comes back), with the step that makes it travel."""
+    a = world.clone("a")
+    world.git("config", "gitmem.agents", "claude,codex", cwd=a)
+    write_files(world.home / ".codex" / "memories", {"style.md": "# tabs\n"})
+    first = world.gitmem("-C", str(a), "sync")
+    assert first.code == 0, first
+    note = next(ln for ln in first.err.splitlines() if ln.startswith("note: not synced: "))
+    assert f"Codex CLI ({world.home}/.codex/memories)" in note, note
+    assert note.endswith("git config --global gitmem.hub URL (then gitmem sync --user)"), note
+    assert "not synced" not in world.gitmem("-C", str(a), "sync").err  # once
+    world.git("config", "gitmem.agents", "claude", cwd=a)
+    assert "not synced" not in world.gitmem("-C", str(a), "sync").err
+    world.git("config", "gitmem.agents", "claude,codex", cwd=a)
+    assert "note: not synced: Codex CLI" in world.gitmem("-C", str(a), "sync").err  # back
+    doctor = world.ok("-C", str(a), "doctor", "--offline")  # advice: it does not fail
+    assert f"advice  hub: not synced: Codex CLI ({world.home}/.codex/memories)" in doctor, doctor
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    world.git("config", "gitmem.agents", "claude", cwd=a)
+    world.git("config", "gitmem.agents", "claude,codex", cwd=a)
+    out = world.gitmem("-C", str(a), "sync")
+    assert "note: not synced" not in out.err and "user codex:" in out.out, out
