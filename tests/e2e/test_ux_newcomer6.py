@@ -281,3 +281,15 @@ def test_an_agent_named_for_its_user_memory_without_a_hub_is_told_once(world: Wo
     world.git("config", "gitmem.agents", "claude,codex", cwd=a)
     out = world.gitmem("-C", str(a), "sync")
     assert "note: not synced" not in out.err and "user codex:" in out.out, out
+
+
+def test_the_session_start_context_opens_with_text_not_a_blank_line(world: World) -> None:
+    """What Claude Code reads when a session starts began with an empty line when the team
+    index was the first block (nothing had changed since the last session)."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [ci](ci.md) — ci\n", "ci.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(a), "hooks", "install", "--claude")
+    out = world.ok("-C", str(a), "pull", "--hook")
+    assert out.startswith("Team memory (shared by the team through git; folder "), repr(out)
+    assert "- [ci](ci.md) — ci" in out
