@@ -96,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
     opening = start_opening(args)
     try:
         project = open_project_from(args, opening=opening)
-    except BaseException:
+    except BaseException as exc:
         opening.cancel()
+        _user_scope_anywhere(args, exc)
         raise
     # the lock and the first fetch first (the fetch runs while the rest is done), then git's
     # stat checks of the folders, which run while the sync code is imported
@@ -157,6 +158,21 @@ def run(args: argparse.Namespace) -> int:
 
         return carry_user(project.repo, args.quiet)  # the user scope, through the hub
     return 0
+
+
+def _user_scope_anywhere(args: argparse.Namespace, exc: BaseException) -> None:
+    """`gitmem sync` outside a repository with a hub set: the README's "`gitmem sync --user`
+    from anywhere" was not named by the error that sent the user back to a clone."""
+    from gitmem.errors import NotARepository
+
+    if not isinstance(exc, NotARepository) or args.mode not in ("sync", "pull", "push"):
+        return
+    from gitmem.gitstore.standalone import config_file_get
+
+    if config_file_get("gitmem.hub", None):
+        exc.hint = (exc.hint + "; " if exc.hint else "") + (
+            "your own memory syncs from anywhere: gitmem sync --user"
+        )
 
 
 def _told(

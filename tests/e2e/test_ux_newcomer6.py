@@ -293,3 +293,25 @@ def test_the_session_start_context_opens_with_text_not_a_blank_line(world: World
     out = world.ok("-C", str(a), "pull", "--hook")
     assert out.startswith("Team memory (shared by the team through git; folder "), repr(out)
     assert "- [ci](ci.md) — ci" in out
+
+
+def test_sync_outside_a_repository_names_the_user_scope_sync_when_a_hub_is_set(
+    world: World,
+) -> None:
+    """With a hub set, the README says `gitmem sync --user` works from anywhere; `gitmem sync`
+    outside a repository sent the user back to a clone without naming it."""
+    outside = world.root / "outside"
+    outside.mkdir()
+    run = world.gitmem("-C", str(outside), "sync")
+    assert run.code == 2 and "--user" not in run.err, run  # no hub: nothing to name
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    for command in ("sync", "pull", "push"):
+        run = world.gitmem("-C", str(outside), command)
+        assert run.code == 2, run
+        hint = run.err.splitlines()[1]
+        assert hint.endswith("; your own memory syncs from anywhere: gitmem sync --user"), hint
+    (world.home / ".claude").mkdir(exist_ok=True)
+    (world.home / ".claude" / "CLAUDE.md").write_text("# me\n")
+    assert "user claude:" in world.ok("-C", str(outside), "sync", "--user")
