@@ -329,7 +329,8 @@ def _resource(recall: Recall, scope: str, path: str) -> Any:
         uri=resource_uri(scope, path),
         name=memory_id,
         description=f"memory {memory_id}",
-        mime_type="text/markdown",
+        # goose's <category>.txt is plain text; every other memory is Markdown
+        mime_type="text/markdown" if path.lower().endswith(".md") else "text/plain",
         fn=read,
     )
 

@@ -24,6 +24,20 @@ def test_goose_text_memories_are_found_by_query_as_sync_carries_them(world: Worl
     out = world.ok("-C", str(a), "query", "--search", "tabs")
     assert "goose/style.txt" in out, out
     assert "goose/style.txt" in world.ok("-C", str(a), "sync")
+    import pytest
+
+    pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
+    from tests.recall.test_mcp import session_script
+
+    async def steps(session: object) -> tuple[object, object]:
+        listed = await session.list_resources()  # type: ignore[attr-defined]
+        got = await session.call_tool("get", {"id": "goose/deploy.txt"})  # type: ignore[attr-defined]
+        return listed, got
+
+    listed, got = session_script(world, a, steps)
+    kinds = {str(r.uri): r.mime_type for r in listed.resources}
+    assert kinds["memory://goose/deploy.txt"] == "text/plain", kinds
+    assert "kubectl rollout" in got.content[0].text
 
 
 # what the MCP tools are called with when they go wrong: every door a tool has to a gitmem error
