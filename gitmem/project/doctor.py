@@ -336,6 +336,38 @@ def _hooks(project: Project, checkup: Checkup) -> None:
             checkup.add(
                 "hooks", PROBLEM, f"{h.settings}: {h.note}", f"fix the JSON of {h.settings}"
             )
+    root = session_root(project)
+    settings = next((h.settings for h in found if h.where == "project"), None)
+    if root is not None and settings is not None:
+        _recall_commands(root, settings, checkup)
+
+
+def _recall_commands(root: Path, settings: Path, checkup: Checkup) -> None:
+    """The other commands gitmem put in Claude Code's files: the UserPromptSubmit recall hook
+    and the MCP server, checked as the session hooks are (a moved or removed install left them
+    naming a Python that is gone, and Claude Code failed them at every prompt, unsaid)."""
+    import os
+    import shlex
+
+    from gitmem.recall.claudesetup import PROMPT_EVENT, recall_status
+
+    found = recall_status(root, settings)
+    for what, option in ((PROMPT_EVENT, "--recall"), ("MCP server", "--mcp")):
+        command = found.get(what)
+        if not command:
+            continue
+        try:
+            exe = shlex.split(command)[0]
+        except (ValueError, IndexError):
+            exe = ""
+        if not (os.path.isabs(exe) and os.access(exe, os.X_OK)):
+            checkup.add(
+                "hooks",
+                PROBLEM,
+                f"the {'recall hook' if what == PROMPT_EVENT else what} gitmem installed runs "
+                f"{exe or command}, which is not executable (a moved or removed install)",
+                f"gitmem hooks install --claude {option}",
+            )
 
 
 def has_machine_key() -> bool:

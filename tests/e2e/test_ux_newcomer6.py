@@ -329,3 +329,28 @@ def test_sync_outside_a_repository_names_the_user_scope_sync_when_a_hub_is_set(
     (world.home / ".claude").mkdir(exist_ok=True)
     (world.home / ".claude" / "CLAUDE.md").write_text("# me\n")
     assert "user claude:" in world.ok("-C", str(outside), "sync", "--user")
+
+
+def test_doctor_checks_the_recall_hook_and_the_mcp_server_as_it_checks_the_session_hooks(
+    world: World,
+) -> None:
+    """A moved or removed install left the UserPromptSubmit recall hook and the MCP server
+    naming a Python that is gone: doctor named only the SessionStart/SessionEnd hooks, so
+    Claude Code failed the other two at every prompt, unsaid. Each is a PROBLEM with the
+    install step that rewrites it, and that step clears it."""
+    a = world.clone("a")
+    world.ok("-C", str(a), "hooks", "install", "--claude", "--recall", "--mcp")
+    assert world.gitmem("-C", str(a), "doctor", "--offline").code == 0
+    gone = str(world.root / "gone" / "bin" / "python3")
+    for name in (".claude/settings.local.json", ".mcp.json"):
+        path = a / name
+        text = path.read_text()
+        path.write_text(text.replace(json.dumps(__import__("sys").executable)[1:-1], gone))
+    run = world.gitmem("-C", str(a), "doctor", "--offline")
+    assert run.code == 1, run
+    for what, option in (("recall hook", "--recall"), ("MCP server", "--mcp")):
+        line = f"PROBLEM hooks: the {what} gitmem installed runs {gone}, which is not executable"
+        assert line in run.out, run.out
+        assert f"        fix: gitmem hooks install --claude {option}" in run.out
+    world.ok("-C", str(a), "hooks", "install", "--claude", "--recall", "--mcp")
+    assert "not executable" not in world.gitmem("-C", str(a), "doctor", "--offline").out
