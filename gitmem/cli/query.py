@@ -126,5 +126,13 @@ def run(args: argparse.Namespace) -> int:
     if not hits and args.fmt != "json":  # an empty answer is said, on stderr (stdout stays empty)
         import sys
 
-        sys.stderr.write("no memory matches (gitmem query --recent lists the newest)\n")
+        from gitmem.recall.query import holds_memory
+
+        if args.deleted or holds_memory(place):
+            sys.stderr.write("no memory matches (gitmem query --recent lists the newest)\n")
+        else:  # --recent named itself as the way out, and answered the same
+            sys.stderr.write(
+                "no memory in this project yet: gitmem record writes one, gitmem sync brings "
+                "the team's (gitmem status shows the folders)\n"
+            )
     return 0

@@ -76,7 +76,9 @@ class Recall:
             "memories": [_clean_node(node_of(h)) for h in hits],
         }
         if not hits:
-            out["note"] = empty
+            from gitmem.recall.query import holds_memory
+
+            out["note"] = empty if holds_memory(self.place) else NO_MEMORY
         return out
 
     def one(self, memory_id: str) -> Hit:

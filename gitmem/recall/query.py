@@ -185,6 +185,12 @@ def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     return hits
 
 
+def holds_memory(place: Place) -> bool:
+    """Whether the index holds any memory of the project (as the last refresh left it): an
+    empty answer then means "nothing matched", else "nothing here yet"."""
+    return connect(place.common_dir).execute("SELECT 1 FROM memory LIMIT 1").fetchone() is not None
+
+
 def _id_clause(alias: str) -> str:
     a = alias
     return (

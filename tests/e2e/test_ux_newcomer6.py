@@ -98,7 +98,7 @@ def test_mcp_tools_speak_their_own_arguments_and_say_why_an_answer_is_empty(
     (_, h_err, history), (_, r_err, recent), (_, s_err, search) = said[len(BAD_CALLS) :]
     assert not h_err and history.startswith("no memory history yet: nothing"), history
     assert not r_err and json.loads(recent)["note"].startswith("no memory in this project yet")
-    assert not s_err and json.loads(search)["note"].startswith("no memory matches"), search
+    assert not s_err and json.loads(search)["note"] == json.loads(recent)["note"], search
 
 
 def test_doctor_tells_an_unreachable_hub_once_and_the_project_remote_as_it_is(
@@ -354,3 +354,23 @@ def test_doctor_checks_the_recall_hook_and_the_mcp_server_as_it_checks_the_sessi
         assert f"        fix: gitmem hooks install --claude {option}" in run.out
     world.ok("-C", str(a), "hooks", "install", "--claude", "--recall", "--mcp")
     assert "not executable" not in world.gitmem("-C", str(a), "doctor", "--offline").out
+
+
+def test_an_empty_answer_in_a_project_without_memory_does_not_point_to_itself(
+    world: World,
+) -> None:
+    """`gitmem query --recent` in a project with no memory said "no memory matches (gitmem
+    query --recent lists the newest)": the way out it named was itself. With no memory at all,
+    query (and the MCP tools) say so and name what brings some; with memory, a miss is a miss."""
+    a = world.clone("a")
+    for args in (["--recent"], ["--search", "redis"]):
+        run = world.gitmem("-C", str(a), "query", *args)
+        assert run.code == 0 and not run.out, run
+        assert run.err == (
+            "no memory in this project yet: gitmem record writes one, gitmem sync brings the "
+            "team's (gitmem status shows the folders)\n"
+        ), run.err
+    world.ok("-C", str(a), "record", "--title", "Deploy window", "Deploys happen on Tuesdays.")
+    run = world.gitmem("-C", str(a), "query", "--search", "redis")
+    assert run.err == "no memory matches (gitmem query --recent lists the newest)\n", run.err
+    assert "auto/deploy_window.md" in world.ok("-C", str(a), "query", "--recent")
