@@ -374,3 +374,24 @@ def test_an_empty_answer_in_a_project_without_memory_does_not_point_to_itself(
     run = world.gitmem("-C", str(a), "query", "--search", "redis")
     assert run.err == "no memory matches (gitmem query --recent lists the newest)\n", run.err
     assert "auto/deploy_window.md" in world.ok("-C", str(a), "query", "--recent")
+
+
+def test_a_machine_whose_key_is_gone_is_told_by_sync_as_status_tells_it(world: World) -> None:
+    """This machine's identity file gone (a new HOME, a cleaned ~/.config): `gitmem sync` said
+    `up to date` for the personal ref that it can no longer open, while status and doctor named
+    the way back; sync now says it with the same step."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "auto"), {"MEMORY.md": "- [b](build.md)\n", "build.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    assert "up to date" in world.ok("-C", str(a), "sync")
+    (identity,) = [p for p in world.home.rglob("identity") if p.parent.name == "gitmem"]
+    saved = identity.read_bytes()
+    identity.unlink()
+    out = world.ok("-C", str(a), "sync")
+    head = next(ln for ln in out.splitlines() if ln.startswith("refs/gitmem/users/"))
+    assert head.endswith(": not read here yet: this machine has no key for it (note below)"), out
+    step = "gitmem key init here, then gitmem key grant <its recipient> on a machine that has"
+    assert f"  note: your personal memory is encrypted and this machine has no key: {step}" in out
+    assert step in world.ok("-C", str(a), "status")
+    identity.write_bytes(saved)
+    assert "no key" not in world.ok("-C", str(a), "sync")
