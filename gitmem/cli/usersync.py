@@ -42,12 +42,18 @@ def _without_hub(repo: Repository) -> None:
     """`gitmem.agents claude,codex` with Codex's memories on disk and no hub: the sync said
     only "up to date", and nothing of Codex's memory went anywhere. Said once (until it
     changes), on stderr as the other once-notes."""
+    shown = os.path.join(repo.common_dir, "gitmem", "shown-user-without-hub.json")
+    try:
+        said = os.path.getsize(shown) > len("[]")
+    except OSError:
+        said = False
+    if not said and not repo.config_get("gitmem.agents"):
+        return  # the common case (Claude Code alone): nothing to say, nothing said to forget
     from gitmem.project.adapters import agents_of, has_user_scope
 
     named = [a for a in agents_of(repo) if a != "claude" and has_user_scope(a)]
-    shown = os.path.join(repo.common_dir, "gitmem", "shown-user-without-hub.json")
-    if not named and not os.path.exists(shown):
-        return  # the common case: nothing to say, nothing said before to forget
+    if not named and not said:
+        return
     import sys
 
     from gitmem.core.notices import unseen

@@ -348,12 +348,12 @@ def memory_name(spot: ScopeSpot, rel: str) -> bool:
     """`rel` is a memory file of the scope by its name: Markdown, or the kind the adapter whose
     folder this is keeps (gitmem/policy/rules.py TEXT_KINDS: goose's `<category>.txt`), never
     under a dot-folder — the names the sync carries."""
-    from gitmem.policy.rules import TEXT_KINDS
-
     if "/." in "/" + rel:
         return False
     if rel.endswith(".md"):
         return True
+    from gitmem.policy.rules import TEXT_KINDS  # only for a name that is not Markdown
+
     stored = f"{spot.prefix}/{rel}" if spot.prefix else rel
     return any(stored.startswith(top) and rel.endswith(k) for top, k in TEXT_KINDS.items())
 
