@@ -352,8 +352,16 @@ def test_doctor_checks_the_recall_hook_and_the_mcp_server_as_it_checks_the_sessi
         line = f"PROBLEM hooks: the {what} gitmem installed runs {gone}, which is not executable"
         assert line in run.out, run.out
         assert f"        fix: gitmem hooks install --claude {option}" in run.out
-    world.ok("-C", str(a), "hooks", "install", "--claude", "--recall", "--mcp")
+    # the install step a user reruns rewrites every entry gitmem put there, not only two
+    out = world.ok("-C", str(a), "hooks", "install", "--claude")
+    assert "registered the gitmem MCP server" in out and "recall hook in" in out, out
     assert "not executable" not in world.gitmem("-C", str(a), "doctor", "--offline").out
+    again = world.ok("-C", str(a), "hooks", "install", "--claude")
+    assert "MCP server already registered" in again and "recall hook already installed" in again
+    b = world.clone("b")  # where neither was installed, plain install adds neither
+    world.ok("-C", str(b), "hooks", "install", "--claude")
+    assert not (b / ".mcp.json").exists()
+    assert "UserPromptSubmit" not in (b / ".claude/settings.local.json").read_text()
 
 
 def test_an_empty_answer_in_a_project_without_memory_does_not_point_to_itself(
