@@ -232,7 +232,9 @@ def build(recall: Recall) -> MCPServer:
     @server.tool(
         title="Record a memory",
         description="Write one memory as a topic file with its line in MEMORY.md (type: user, "
-        "feedback, project or reference; scope: auto = personal, team = shared with the team). "
+        "feedback, project or reference; scope: auto = personal, team = shared with the team, "
+        "agents = a subagent's shared memory and local its personal one, with file "
+        "'AGENT/NAME.md'). "
         "Recording the same file again updates it. Secrets are refused.",
         annotations=ToolAnnotations(
             read_only_hint=False,

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 TYPES = ("user", "feedback", "project", "reference")
 INDEX = "MEMORY.md"
+SUBAGENT_SCOPES = frozenset({"agents", "local"})  # <repo>/.claude/agent-memory[-local]/<agent>/
 # headings Claude Code and people file entries under, by type (compared lower-case, trimmed)
 TYPE_HEADINGS = {
     "user": ("user", "about the user", "user profile"),
@@ -202,6 +203,14 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
     name = m.file or file_name(m.title)
     _check_name(name)
     _in_own_scope(project, s, name)
+    if scope in SUBAGENT_SCOPES and "/" not in name:
+        # Claude Code loads <scope folder>/<agent>/MEMORY.md into the subagent <agent>; a
+        # MEMORY.md at the top of the folder is read by no agent
+        raise UsageError(
+            f"the {scope} scope holds subagents' memory, one folder each: {name!r} names none",
+            f"give --file AGENT/{name} ({s.path}/AGENT/ is what the subagent AGENT reads)",
+            tool_hint=f"give file 'AGENT/{name}' (the subagent AGENT reads that folder)",
+        )
     with holding_lock(project.repo, wait=10.0):
         return _write(scope, s.path, name, m)
 
@@ -256,15 +265,18 @@ def _write(scope: str, folder: Path, name: str, m: Memory) -> Recorded:
 
     now = datetime.datetime.now(datetime.timezone.utc)
     topic_path = folder / name
-    index_path = folder / INDEX
+    # a subagent's memory is indexed in its own folder's MEMORY.md, linked from there
+    agent, _, rel = name.partition("/") if scope in SUBAGENT_SCOPES else ("", "", name)
+    index_folder = folder / agent if agent else folder
+    index_path = index_folder / INDEX
     _no_link_on_the_way(folder, name)
     old_topic = _read(topic_path)
     old_index = _read(index_path)
     new_topic = topic_text(m, now).encode("utf-8")
-    line = index_line(m, name)
-    new_index = with_entry((old_index or b"").decode("utf-8"), line, name, m.heading, m.type)
+    line = index_line(m, rel)
+    new_index = with_entry((old_index or b"").decode("utf-8"), line, rel, m.heading, m.type)
     _refuse_bad(f"{scope}/{name}", new_topic)
-    _refuse_bad(f"{scope}/{INDEX}", new_index.encode("utf-8"))
+    _refuse_bad(f"{scope}/{agent + '/' if agent else ''}{INDEX}", new_index.encode("utf-8"))
     folder.mkdir(parents=True, exist_ok=True)
     topic_path.parent.mkdir(parents=True, exist_ok=True)
     _no_link_on_the_way(folder, name)
@@ -286,7 +298,7 @@ def _write(scope: str, folder: Path, name: str, m: Memory) -> Recorded:
 
     lines, chars = measure(parse(new_index).items)
     if lines > MAX_LINES or chars > MAX_CHARS:
-        curated = plan(folder)
+        curated = plan(index_folder)
         apply(curated)
         done.curated = curated.moved
     return done

@@ -56,6 +56,7 @@ BAD_CALLS: list[tuple[str, dict[str, object]]] = [
     ("record", {"title": "t", "text": "x", "scope": "nope"}),
     ("record", {"title": "t", "text": "x", "scope": "goose"}),
     ("record", {"title": "t", "text": "x", "heading": "a\nb"}),
+    ("record", {"title": "t", "text": "x", "scope": "agents"}),
     ("history", {"id": "auto/none.md"}),
     ("history", {"id": "../x"}),
 ]
@@ -403,3 +404,43 @@ def test_a_machine_whose_key_is_gone_is_told_by_sync_as_status_tells_it(world: W
     assert step in world.ok("-C", str(a), "status")
     identity.write_bytes(saved)
     assert "no key" not in world.ok("-C", str(a), "sync")
+
+
+def test_record_into_a_subagent_scope_writes_the_subagents_own_folder_and_index(
+    world: World,
+) -> None:
+    """Claude Code loads `.claude/agent-memory/<agent>/MEMORY.md` into the subagent <agent>.
+    `gitmem record --scope agents` wrote `agent-memory/MEMORY.md` (read by no agent), and with
+    `--file reviewer/style.md` put its line there too, not in reviewer/MEMORY.md. Both subagent
+    scopes (agents, local) now need the agent's folder and index the memory in it."""
+    a = world.clone("a")
+    for scope, folder in (("agents", "agent-memory"), ("local", "agent-memory-local")):
+        run = world.gitmem("-C", str(a), "record", "--scope", scope, "--title", "Style", "small")
+        assert run.code == 2, run
+        first, hint = run.err.splitlines()
+        assert first == (
+            f"gitmem: error: the {scope} scope holds subagents' memory, one folder each: "
+            "'style.md' names none"
+        ), first
+        assert hint.startswith("hint: give --file AGENT/style.md ("), hint
+        assert not (a / ".claude" / folder).exists()
+        world.ok(
+            "-C",
+            str(a),
+            "record",
+            "--scope",
+            scope,
+            "--file",
+            "reviewer/style.md",
+            "--title",
+            "Style",
+            "Prefer small PRs",
+        )
+        base = a / ".claude" / folder
+        assert sorted(p.relative_to(base).as_posix() for p in base.rglob("*.md")) == [
+            "reviewer/MEMORY.md",
+            "reviewer/style.md",
+        ]
+        assert (base / "reviewer/MEMORY.md").read_text() == (
+            "- [Style](style.md) — Prefer small PRs\n"
+        )
