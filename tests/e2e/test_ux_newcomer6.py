@@ -444,3 +444,21 @@ def test_record_into_a_subagent_scope_writes_the_subagents_own_folder_and_index(
         assert (base / "reviewer/MEMORY.md").read_text() == (
             "- [Style](style.md) — Prefer small PRs\n"
         )
+
+
+def test_validate_lists_its_codes_where_a_pip_install_has_no_docs(world: World) -> None:
+    """`gitmem validate --help` sent the reader to docs/ci.md for what GM101… mean, a file a
+    pip install does not have: `validate --codes` lists every code with its meaning, from
+    anywhere, the table docs/ci.md documents."""
+    from gitmem.policy.rules import CODES
+    from tests.support.world import REPO_ROOT
+
+    outside = world.root / "outside"
+    outside.mkdir()
+    out = world.ok("-C", str(outside), "validate", "--codes")
+    lines = out.splitlines()
+    assert [ln.split()[0] for ln in lines] == list(CODES), lines
+    assert lines[0].startswith("GM101  error   blocks  unsafe name"), lines[0]
+    assert "docs/ci.md" not in world.ok("validate", "--help")
+    ci = (REPO_ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
+    assert all(code in ci for code in CODES)
