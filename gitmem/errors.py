@@ -15,10 +15,15 @@ EXIT_INTERRUPTED = 130
 class GitmemError(Exception):
     exit_code = EXIT_USAGE
 
-    def __init__(self, message: str, hint: str | None = None) -> None:
+    def __init__(
+        self, message: str, hint: str | None = None, *, tool_hint: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
+        # the hint in the words of the MCP server's tools (their arguments, other tools), where
+        # `hint` names the CLI's options or commands (gitmem/recall/mcpserver.py)
+        self.tool_hint = tool_hint
 
 
 class UsageError(GitmemError):

@@ -311,6 +311,8 @@ def session_start_context(
         lines += index_block(
             team.path / "MEMORY.md", team_header(team.path), CONTEXT_BUDGET - size(lines)
         )
+    while lines and not lines[0]:  # a block's separating blank line, with nothing before it
+        del lines[0]
     return lines
 
 

@@ -160,6 +160,19 @@ def add_remote(p: argparse.ArgumentParser) -> None:
     )
 
 
+def count(text: str) -> int:
+    """An argument that counts (N commits, N hits, lost edit N): a whole number of 1 or more.
+    `-n -1`, `--limit 0` and `--recent -1` were taken, and answered something else than asked
+    (every commit, one hit, every memory)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
+
+
 def add_json(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--json", dest="as_json", action="store_true", help="machine-readable output (JSON)"

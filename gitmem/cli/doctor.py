@@ -27,11 +27,22 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 def doctor(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from gitmem.project.doctor import run_doctor
+    from gitmem.errors import ConfigError
+    from gitmem.project.doctor import PROBLEM, Checkup, run_doctor
     from gitmem.project.status import project_status
 
-    project = open_project_from(args)
-    checkup = run_doctor(project, project_status(project), offline=args.offline)
+    try:
+        project = open_project_from(args)
+    except ConfigError as exc:  # a setting gitmem cannot use: diagnosed, not a crash of doctor
+        checkup = Checkup()
+        checkup.add(
+            "config",
+            PROBLEM,
+            f"{exc.message} (the other checks need it fixed first)",
+            exc.hint or "",
+        )
+    else:
+        checkup = run_doctor(project, project_status(project), offline=args.offline)
     if args.as_json:
         import json
 

@@ -6,7 +6,15 @@ import argparse
 import sys
 from typing import Any
 
-from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from, printable
+from gitmem.cli.common import (
+    add_json,
+    add_remote,
+    command,
+    count,
+    echo,
+    open_project_from,
+    printable,
+)
 from gitmem.cli.pager import add_pager_options
 
 
@@ -14,7 +22,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = command(sub, "log", "show the history of the memory refs, or of one memory")
     p.add_argument("path", nargs="?", metavar="PATH", help="a memory (auto/NAME.md or its path)")
     p.add_argument(
-        "-n", "--max-count", dest="limit", type=int, metavar="N", help="show at most N commits"
+        "-n", "--max-count", dest="limit", type=count, metavar="N", help="show at most N commits"
     )
     p.add_argument("--oneline", action="store_true", help="one line a commit: short id and subject")
     add_json(p)
@@ -51,7 +59,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--at", metavar="REV", help="the revision to take it from (see gitmem log)")
     p.add_argument(
         "--lost",
-        type=int,
+        type=count,
         metavar="N",
         help="bring back lost edit N alone (see gitmem lost), onto the file as it is now",
     )
@@ -68,7 +76,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "and the other version was kept), numbered from the oldest. gitmem lost N shows it as a\n"
         "diff; gitmem restore --lost N brings it back alone, without touching later edits.",
     )
-    p.add_argument("number", nargs="?", type=int, metavar="N", help="show this lost edit")
+    p.add_argument("number", nargs="?", type=count, metavar="N", help="show this lost edit")
     add_json(p)
     add_remote(p)
     p.set_defaults(handler=lost)

@@ -81,6 +81,7 @@ def install(args: argparse.Namespace) -> int:
 
         if keep_out_of_status(Repository(directory(args))):
             echo(f"added /{LOCAL_SETTINGS} to .git/info/exclude (a per-user file)")
+    _already_there(args)
     if getattr(args, "mcp", False) or getattr(args, "recall", False):
         _install_recall(args)
     if change.changed:
@@ -88,6 +89,27 @@ def install(args: argparse.Namespace) -> int:
             "next: start a Claude Code session; memory is pulled when it starts, pushed when it ends"
         )
     return 0
+
+
+def _already_there(args: argparse.Namespace) -> None:
+    """`hooks install --claude` rewrites the recall hook and the MCP server too when they are
+    already installed here: after a move or reinstall of gitmem they named a Python that is
+    gone, and the one install step the user reruns left them so."""
+    if args.where != "project":
+        return
+    from gitmem.claude.hooks import settings_path
+    from gitmem.recall.claudesetup import PROMPT_EVENT, recall_status
+
+    root = _root(args, False)
+    if root is None:
+        return
+    from gitmem.gitstore import Repository
+    from gitmem.recall.claudesetup import MCP_FILE
+
+    found = recall_status(root, settings_path("project", root))
+    args.recall = getattr(args, "recall", False) or bool(found.get(PROMPT_EVENT))
+    if found.get("MCP server") and not Repository(directory(args)).is_tracked(MCP_FILE):
+        args.mcp = True  # a tracked .mcp.json is the branch's: never rewritten (claudesetup)
 
 
 def _install_recall(args: argparse.Namespace) -> None:

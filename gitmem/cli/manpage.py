@@ -48,7 +48,8 @@ def render(parser: argparse.ArgumentParser) -> str:
         _roff(parser.description or ""),
         ".PP",
         "Options \\-C, \\-\\-memory\\-dir and \\-\\-debug may stand before or after the command.",
-        "See docs/guide.md for a walk\\-through from nothing to a team sharing memory.",
+        "\\fBgitmem guide\\fR prints the user guide: a walk\\-through from nothing to a team sharing "
+        "memory, troubleshooting, backing out.",
         ".SH COMMANDS",
     ]
     top = subcommands(parser)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from gitmem.cli.common import command, directory, echo
+from gitmem.cli.common import command, count, directory, echo
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--recent",
         metavar="N",
-        type=int,
+        type=count,
         nargs="?",
         const=5,
         help="the N most recently changed (default 5)",
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="only this scope: auto, team, agents, local, or an enabled agent's (goose, cline); "
         "repeatable; default: all",
     )
-    p.add_argument("--limit", metavar="N", type=int, default=50, help="at most N hits (50)")
+    p.add_argument("--limit", metavar="N", type=count, default=50, help="at most N hits (50)")
     p.add_argument(
         "--format",
         dest="fmt",
@@ -126,5 +126,13 @@ def run(args: argparse.Namespace) -> int:
     if not hits and args.fmt != "json":  # an empty answer is said, on stderr (stdout stays empty)
         import sys
 
-        sys.stderr.write("no memory matches (gitmem query --recent lists the newest)\n")
+        from gitmem.recall.query import holds_memory
+
+        if args.deleted or holds_memory(place):
+            sys.stderr.write("no memory matches (gitmem query --recent lists the newest)\n")
+        else:  # --recent named itself as the way out, and answered the same
+            sys.stderr.write(
+                "no memory in this project yet: gitmem record writes one, gitmem sync brings "
+                "the team's (gitmem status shows the folders)\n"
+            )
     return 0

@@ -97,8 +97,9 @@ def run(args: argparse.Namespace) -> int:
     opening = start_opening(args)
     try:
         project = open_project_from(args, opening=opening)
-    except BaseException:
+    except BaseException as exc:
         opening.cancel()
+        _user_scope_anywhere(args, exc)
         raise
     # the lock and the first fetch first (the fetch runs while the rest is done), then git's
     # stat checks of the folders, which run while the sync code is imported
@@ -141,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
 
         emit(sync_json(result, _told(project, result, before, options.timeout)))
     elif not args.quiet:
+        _without_key(project, result)
         told = _told(project, result, before, options.timeout)
         for line in sync_lines(result, args.verbose, told):
             echo(line)
@@ -158,6 +160,40 @@ def run(args: argparse.Namespace) -> int:
 
         return carry_user(project.repo, args.quiet)  # the user scope, through the hub
     return 0
+
+
+def _without_key(project: Project, result: SyncResult) -> None:
+    """This machine has no key at all (its identity file gone) and the personal ref is sealed:
+    a sync that moved nothing said "up to date", where status and doctor say what to do. Two
+    file checks when a key exists (every sync); the ref's key file read only when none does."""
+    from gitmem.privacy.crypto import identity_path, ssh_pointer_path
+
+    r = result.refs.get(project.user_ref)
+    if r is None or r.no_key or r.notes or identity_path().is_file():
+        return
+    if ssh_pointer_path().is_file():
+        return
+    from gitmem.project.doctor import personal_key_step  # the rare case: no key at all
+
+    step = personal_key_step(project)
+    if step:
+        r.no_key = True
+        r.notes.append(f"your personal memory is encrypted and this machine has no key: {step}")
+
+
+def _user_scope_anywhere(args: argparse.Namespace, exc: BaseException) -> None:
+    """`gitmem sync` outside a repository with a hub set: the README's "`gitmem sync --user`
+    from anywhere" was not named by the error that sent the user back to a clone."""
+    from gitmem.errors import NotARepository
+
+    if not isinstance(exc, NotARepository) or args.mode not in ("sync", "pull", "push"):
+        return
+    from gitmem.gitstore.standalone import config_file_get
+
+    if config_file_get("gitmem.hub", None):
+        exc.hint = (exc.hint + "; " if exc.hint else "") + (
+            "your own memory syncs from anywhere: gitmem sync --user"
+        )
 
 
 def _told(

@@ -41,6 +41,8 @@ def sync_lines(
             parts.append(f"refused what {remote} holds, nothing merged or pushed (error below)")
         if r.unreached:
             parts.append(f"could not fetch from {remote}, nothing merged or pushed (error below)")
+        if r.no_key and not parts:  # "up to date" while nothing of it can be read here
+            parts.append("not read here yet: this machine has no key for it (note below)")
         yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
         yield from _listed([f"  {c}" for c in r.local_changes], verbose)
         yield from _listed(_arrived(ref, r.pulled, told), verbose)

@@ -29,10 +29,44 @@ def run_user(args: argparse.Namespace) -> int:
 
 
 def carry_user(repo: Repository, quiet: bool) -> int:
-    """After a project's sync: the user scope too, when a hub is set (else nothing)."""
+    """After a project's sync: the user scope too, when a hub is set (else, once, a note for
+    the agents gitmem.agents names whose memory is user memory only)."""
     if not repo.config_get("gitmem.hub"):
+        if not quiet:
+            _without_hub(repo)
         return 0
     return _print(repo, quiet)
+
+
+def _without_hub(repo: Repository) -> None:
+    """`gitmem.agents claude,codex` with Codex's memories on disk and no hub: the sync said
+    only "up to date", and nothing of Codex's memory went anywhere. Said once (until it
+    changes), on stderr as the other once-notes."""
+    shown = os.path.join(repo.common_dir, "gitmem", "shown-user-without-hub.json")
+    try:
+        said = os.path.getsize(shown) > len("[]")
+    except OSError:
+        said = False
+    if not said and not repo.config_get("gitmem.agents"):
+        return  # the common case (Claude Code alone): nothing to say, nothing said to forget
+    from gitmem.project.adapters import agents_of, has_user_scope
+
+    named = [a for a in agents_of(repo) if a != "claude" and has_user_scope(a)]
+    if not named and not said:
+        return
+    import sys
+
+    from gitmem.core.notices import unseen
+    from gitmem.project.userscope import HUB_HINT, held_without_hub
+
+    held = held_without_hub(named, os.environ)
+    lines = (
+        [f"note: not synced: {'; '.join(held)}: user memory travels only through a hub; {HUB_HINT}"]
+        if held
+        else []
+    )
+    for line in unseen(repo.common_dir, "user-without-hub", lines):
+        sys.stderr.write(line + "\n")
 
 
 def _print(repo: Repository | None, quiet: bool) -> int:

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "check memory refs for unsafe names, bad YAML, secrets and broken links (for CI)",
         "Check memory refs against gitmem's policy (the rules every push and pull applies).\n"
         "Exit 0: clean; 1: an error (or, with --strict, a warning); 2: usage or unreadable input.\n"
-        "Codes GM101… are listed in docs/ci.md.",
+        "gitmem validate --codes lists the codes (GM101…) and what each means.",
     )
     p.add_argument(
         "refs",
@@ -68,7 +68,20 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         action="store_true",
         help="REF… are memory files on disk (a pre-commit hook for memory kept on a branch)",
     )
+    p.add_argument(
+        "--codes", action="store_true", help="list the finding codes and what each means, then exit"
+    )
     p.set_defaults(handler=run)
+
+
+def list_codes() -> int:
+    """The code table (gitmem/policy/rules.py CODES, documented in docs/ci.md), which a pip
+    install carries and its docs/ folder does not."""
+    from gitmem.policy.rules import CODES
+
+    for code, (severity, blocking, meaning) in CODES.items():
+        echo(f"{code}  {severity:<7} {'blocks' if blocking else '      '}  {meaning}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     from gitmem.gitstore import Repository
     from gitmem.policy.validate import ValidateOptions, validate
 
+    if args.codes:
+        return list_codes()
     if args.all and args.refs:
         raise UsageError("--all and REF… exclude each other (gitmem validate)", "choose one")
     options = ValidateOptions(

@@ -49,5 +49,11 @@ def run(args: argparse.Namespace) -> int:
         import webbrowser
         from pathlib import Path
 
-        webbrowser.open(Path(path).as_uri())
+        if not webbrowser.open(Path(path).as_uri()):  # said, not silent: the page is written
+            import sys
+
+            sys.stderr.write(
+                f"note: no web browser could be started to open it: open {Path(path).as_uri()} "
+                "in one (or set BROWSER)\n"
+            )
     return 0

@@ -924,6 +924,7 @@ class PersonalCodec:
         return (
             f"{self.ref}: your {what} is encrypted with a key this machine does not "
             f"have; on a machine that has it run: gitmem key grant{option} '{machine.recipient}'"
+            f", then gitmem sync{option} there and here"
         )
 
     def save(self) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gitmem.errors import TamperedRef, UsageError
+from gitmem.errors import ConfigError, TamperedRef, UsageError
 
 KEY_DIR = "keys"
 SCOPE_KEY_FILE = "keys/scope.age"
@@ -45,7 +45,7 @@ def encrypt_mode(configured: str | None) -> str:
     raw = (configured or "personal").strip().lower()
     mode = _MODE_ALIASES.get(raw, raw)
     if mode not in ENCRYPT_MODES:
-        raise UsageError(
+        raise ConfigError(  # a setting: doctor names it as its problem
             f"gitmem.encrypt is {raw!r}",
             "set it to personal, local or off (git config gitmem.encrypt personal)",
         )

@@ -162,7 +162,7 @@ def refusal(
         f"{ref}: first sync of your personal memory here, and its key also opens for {whom}, "
         + why,
         f"nothing of your personal memory was written or pushed; {yours}if one is not yours, "
-        f"do not trust it: {remote}'s {name} may have been planted, and docs/guide.md §4 says "
+        f"do not trust it: {remote}'s {name} may have been planted, and `gitmem guide 4` says "
         "how to start your memory over under your own key",
     )
 

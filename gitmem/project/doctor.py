@@ -37,6 +37,9 @@ class Finding:
 @dataclass
 class Checkup:
     findings: list[Finding] = field(default_factory=list)
+    # remotes other than the project's (the hub) that the remote check could not read, with
+    # why: their own check reports it once, without asking the network again
+    unread: dict[str, str] = field(default_factory=dict)
 
     @property
     def problems(self) -> list[Finding]:
@@ -177,6 +180,9 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
         try:
             found.update(project.repo.ls_remote(remote, names, timeout=NETWORK_TIMEOUT))
         except GitmemError as exc:
+            if remote != project.remote:  # the hub: its own check says so (once)
+                checkup.unread[label] = exc.message
+                continue
             checkup.add(
                 "remote",
                 PROBLEM,
@@ -196,6 +202,8 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
         line += f"; {ref.removeprefix('refs/gitmem/')} on the {routes[ref].label}"
     checkup.add("remote", OK, line)
     for ref, route in routes.items():
+        if route.label in checkup.unread:  # not read: whether it is there is not known
+            continue
         if project.repo.resolve(ref) and ref not in there:
             checkup.add(
                 "remote",
@@ -328,6 +336,38 @@ def _hooks(project: Project, checkup: Checkup) -> None:
             checkup.add(
                 "hooks", PROBLEM, f"{h.settings}: {h.note}", f"fix the JSON of {h.settings}"
             )
+    root = session_root(project)
+    settings = next((h.settings for h in found if h.where == "project"), None)
+    if root is not None and settings is not None:
+        _recall_commands(root, settings, checkup)
+
+
+def _recall_commands(root: Path, settings: Path, checkup: Checkup) -> None:
+    """The other commands gitmem put in Claude Code's files: the UserPromptSubmit recall hook
+    and the MCP server, checked as the session hooks are (a moved or removed install left them
+    naming a Python that is gone, and Claude Code failed them at every prompt, unsaid)."""
+    import os
+    import shlex
+
+    from gitmem.recall.claudesetup import PROMPT_EVENT, recall_status
+
+    found = recall_status(root, settings)
+    for what, option in ((PROMPT_EVENT, "--recall"), ("MCP server", "--mcp")):
+        command = found.get(what)
+        if not command:
+            continue
+        try:
+            exe = shlex.split(command)[0]
+        except (ValueError, IndexError):
+            exe = ""
+        if not (os.path.isabs(exe) and os.access(exe, os.X_OK)):
+            checkup.add(
+                "hooks",
+                PROBLEM,
+                f"the {'recall hook' if what == PROMPT_EVENT else what} gitmem installed runs "
+                f"{exe or command}, which is not executable (a moved or removed install)",
+                f"gitmem hooks install --claude {option}",
+            )
 
 
 def has_machine_key() -> bool:
@@ -390,6 +430,7 @@ def _key(project: Project, checkup: Checkup) -> None:
 def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
     hub = project.repo.config_get("gitmem.hub")
     if not hub:
+        _held_without_hub(project, checkup)
         return
     from gitmem.core.sanitize import shown_url
 
@@ -397,17 +438,40 @@ def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
     if offline:
         checkup.add("hub", OK, f"hub {hub} (not contacted: --offline)")
         return
-    try:
-        project.repo.ls_remote(hub, ["refs/gitmem/*"], timeout=NETWORK_TIMEOUT)
-    except GitmemError as exc:
+    failed = checkup.unread.get("hub")
+    if failed is None:
+        try:
+            project.repo.ls_remote(hub, ["refs/gitmem/*"], timeout=NETWORK_TIMEOUT)
+        except GitmemError as exc:
+            failed = exc.message
+    if failed is not None:
         checkup.add(
             "hub",
             PROBLEM,
-            f"cannot read the hub {hub}: {exc.message}",
+            f"cannot read the hub {hub}: {failed}",
             "check gitmem.hub (git config gitmem.hub) and your access to it",
         )
         return
     checkup.add("hub", OK, f"hub {hub} is readable")
+
+
+def _held_without_hub(project: Project, checkup: Checkup) -> None:
+    """Agents gitmem.agents names for their user memory (Codex, Gemini, goose's), holding
+    some, with no hub to carry it: a sync says it once; doctor every time."""
+    import os
+
+    from gitmem.project.adapters import agents_of, has_user_scope
+    from gitmem.project.userscope import HUB_HINT, held_without_hub
+
+    named = [a for a in agents_of(project.repo) if a != "claude" and has_user_scope(a)]
+    held = held_without_hub(named, os.environ)
+    if held:
+        checkup.add(
+            "hub",
+            ADVICE,
+            f"not synced: {'; '.join(held)}: user memory travels only through a hub",
+            HUB_HINT,
+        )
 
 
 # -- the memory folders -----------------------------------------------------------------------

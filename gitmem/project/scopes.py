@@ -102,7 +102,8 @@ class Project(NamedTuple):
         for s in self.scopes:
             if s.name == name:
                 return s
-        raise UsageError(f"unknown scope: {name}", f"choose one of {', '.join(SCOPE_NAMES)}")
+        known = ", ".join(dict.fromkeys([*SCOPE_NAMES, *(s.name for s in self.scopes)]))
+        raise UsageError(f"unknown scope {name!r} in this project", f"choose one of {known}")
 
     def route(self, ref: str) -> Route:
         """Which remote holds our `ref`, under what name, and our tracking ref for it."""

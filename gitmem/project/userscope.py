@@ -191,6 +191,30 @@ def sync_user(
     return out
 
 
+def held_without_hub(agents: list[str], env: Mapping[str, str]) -> list[str]:
+    """`Title (where)` for each of `agents` (named in gitmem.agents beyond Claude Code) whose
+    user memory is on disk: what no sync carries while gitmem.hub is unset."""
+    held = []
+    for agent in agents:
+        folder, files = user_locations(agent, env)
+        paths = [p for _, p in files] + ([folder] if str(folder) not in ("", ".") else [])
+        if any(_holds_memory(p) for p in paths):
+            held.append(f"{ADAPTERS[agent].title} ({', '.join(str(p) for p in paths)})")
+    return held
+
+
+def _holds_memory(path: Path) -> bool:
+    """A file, or a folder with a file in its first hundred entries (a bounded look)."""
+    from itertools import islice
+
+    try:
+        if path.is_file():
+            return True
+        return path.is_dir() and any(p.is_file() for p in islice(path.rglob("*"), 100))
+    except OSError:
+        return False
+
+
 def shown_user(agent: str, text: str, env: Mapping[str, str]) -> str:
     """A line naming the agent's files as the user knows them (`local/claude/.root/CLAUDE.md`
     is ~/.claude/CLAUDE.md)."""

@@ -32,6 +32,7 @@ def locate(project: Project, path: str) -> RefPath:
         raise UsageError(
             f"scope {where.scope.name} is not synced: {where.scope.note}",
             "fix the folder (see gitmem status), then retry",
+            tool_hint="fix the folder (sync_status shows why), then retry",
         )
     return where
 
@@ -65,9 +66,18 @@ def _locate(project: Project, path: str) -> RefPath:
     ]
     if len(hits) == 1:
         return RefPath(hits[0], path)
+    if not hits:  # "cannot tell which" read as two candidates when there is none
+        raise UsageError(
+            f"no memory {path!r} in this project's folders or on its refs",
+            "name it with its scope (auto/NAME.md, team/NAME.md), a deleted one too; "
+            "gitmem query --recent 20 lists memories by their ids",
+            tool_hint="name it with its scope (auto/NAME.md, team/NAME.md), a deleted one too; "
+            "recent or search lists memories by their ids",
+        )
     raise UsageError(
-        f"cannot tell which memory {path!r} is",
-        "name it as the ref does (auto/NAME.md, team/NAME.md) or give its full path",
+        f"cannot tell which memory {path!r} is: {' and '.join(s.name for s in hits)} both hold one",
+        f"name it as the ref does ({', '.join(f'{s.prefix}/{path}' for s in hits)}) or give "
+        "its full path",
     )
 
 
@@ -96,6 +106,7 @@ def _checked_rel(rel: str, given: str) -> str:
         raise UsageError(
             f"{given!r} is not a path inside a memory folder (no '..', '.git' or absolute parts)",
             "name the memory as gitmem log shows it, e.g. auto/NAME.md",
+            tool_hint="name the memory by its id, as search returns it (e.g. auto/NAME.md)",
         )
     return rel
 
@@ -111,6 +122,8 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
             raise UsageError(
                 f"{shown(where.in_ref)} has no history on {where.scope.ref}",
                 "gitmem log lists what exists; a new memory appears there after gitmem sync",
+                tool_hint="history without an id lists what exists; a new memory appears there "
+                "after a sync (the sync tool)",
             )
         if where.scope.ref == project.user_ref:
             _open_sealed_notes(project, rows)

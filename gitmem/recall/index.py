@@ -326,13 +326,14 @@ def _set_meta(db: sqlite3.Connection, key: str, value: str) -> None:
 
 
 def scope_files(spot: ScopeSpot) -> Iterator[tuple[str, os.stat_result]]:
-    """(path in the scope, lstat) of each memory file of a scope: `*.md` outside dot-folders,
-    never through a symbolic link, the scope's own outside files too."""
+    """(path in the scope, lstat) of each memory file of a scope: `*.md` (or the adapter's own
+    kind: goose's `*.txt`) outside dot-folders, never through a symbolic link, the scope's own
+    outside files too."""
     from gitmem.sync.folders import walk
 
     exclude = frozenset(spot.exclude)
     for rel, st in walk(Path(spot.path), exclude):
-        if stat.S_ISREG(st.st_mode) and rel.endswith(".md") and "/." not in "/" + rel:
+        if stat.S_ISREG(st.st_mode) and memory_name(spot, rel):
             yield rel, st
     for rel, path in spot.outside:
         try:
@@ -341,6 +342,20 @@ def scope_files(spot: ScopeSpot) -> Iterator[tuple[str, os.stat_result]]:
             continue
         if stat.S_ISREG(st.st_mode):
             yield rel, st
+
+
+def memory_name(spot: ScopeSpot, rel: str) -> bool:
+    """`rel` is a memory file of the scope by its name: Markdown, or the kind the adapter whose
+    folder this is keeps (gitmem/policy/rules.py TEXT_KINDS: goose's `<category>.txt`), never
+    under a dot-folder — the names the sync carries."""
+    if "/." in "/" + rel:
+        return False
+    if rel.endswith(".md"):
+        return True
+    from gitmem.policy.rules import TEXT_KINDS  # only for a name that is not Markdown
+
+    stored = f"{spot.prefix}/{rel}" if spot.prefix else rel
+    return any(stored.startswith(top) and rel.endswith(k) for top, k in TEXT_KINDS.items())
 
 
 def blob_id(data: bytes) -> str:
@@ -405,7 +420,7 @@ def refresh(place: Place) -> Refreshed:
             continue
         changed, unknown = found
         fresh = _fresh_rows(db, spot) if _meta(db, "fresh:" + spot.name) != "0" else []
-        news = [u for u in unknown if _may_be_memory(u)]
+        news = [u for u in unknown if _may_be_memory(spot, u)]
         if changed or news or fresh:
             _recheck(db, spot, changed, news, fresh, done)
             _write_stat_index(place, db, spot)
@@ -420,10 +435,10 @@ def _stat_index(place: Place, spot: ScopeSpot) -> str:
     return os.path.join(place.common_dir, "gitmem", "recall", spot.name + ".index")
 
 
-def _may_be_memory(name: str) -> bool:
-    """An unknown name git lists that may hold a memory: a `*.md` file or a folder, never
-    under a dot-folder."""
-    return "/." not in "/" + name and (name.endswith("/") or name.endswith(".md"))
+def _may_be_memory(spot: ScopeSpot, name: str) -> bool:
+    """An unknown name git lists that may hold a memory: a memory file (memory_name) or a
+    folder, never under a dot-folder."""
+    return "/." not in "/" + name and (name.endswith("/") or memory_name(spot, name))
 
 
 def _fresh_rows(db: sqlite3.Connection, spot: ScopeSpot) -> list[str]:
@@ -462,7 +477,7 @@ def _recheck(
     for name in unknown:
         if name.endswith("/"):
             for rel, st in walk(Path(spot.path) / name.rstrip("/")):
-                if stat.S_ISREG(st.st_mode) and rel.endswith(".md") and "/." not in "/" + rel:
+                if stat.S_ISREG(st.st_mode) and memory_name(spot, name + rel):
                     listing[name + rel] = st
             continue
         try:

@@ -34,6 +34,13 @@ INSTRUCTIONS = (
     "(team, agents) scopes. Search before answering from memory; record what is worth "
     "remembering (a decision, a fix, a preference) as one memory per topic."
 )
+# what an empty answer means, told instead of a bare [] the agent cannot tell from a failure
+NO_MATCH = "no memory matches: recent lists the newest, search takes fewer words"
+NO_MEMORY = "no memory in this project yet: record writes one, sync brings the team's"
+NO_HISTORY = (
+    "no memory history yet: nothing of this project's memory is committed on this machine; "
+    "sync commits it and brings the team's (search and recent find memories not synced yet)"
+)
 MAX_RESOURCES = 2_000
 MAX_TEXT = 100_000  # characters of one memory returned by get
 
@@ -55,15 +62,24 @@ class Recall:
         scope = options.pop("scope", None)
         q = Query(
             **{k: v for k, v in options.items() if v is not None},
-            since=parse_since(since) if since else None,
+            since=parse_since(since, name="since") if since else None,
             scopes=[scope] if scope else [],
         )
         return run_query(self.place, q, self.project)
 
-    def nodes(self, hits: list[Hit]) -> dict[str, Any]:
+    def nodes(self, hits: list[Hit], empty: str = NO_MATCH) -> dict[str, Any]:
+        """The hits as the tools return them; an empty answer says what it means."""
         from gitmem.recall.query import node_of
 
-        return {"count": len(hits), "memories": [_clean_node(node_of(h)) for h in hits]}
+        out: dict[str, Any] = {
+            "count": len(hits),
+            "memories": [_clean_node(node_of(h)) for h in hits],
+        }
+        if not hits:
+            from gitmem.recall.query import holds_memory
+
+            out["note"] = empty if holds_memory(self.place) else NO_MEMORY
+        return out
 
     def one(self, memory_id: str) -> Hit:
         hits = self.query(id=memory_id, limit=1)
@@ -136,7 +152,9 @@ def build(recall: Recall) -> MCPServer:
                 with recall.lock:  # one call at a time: one index connection, one project
                     return fn(*args, **kwargs)
             except GitmemError as exc:
-                hint = f" (hint: {exc.hint})" if exc.hint else ""
+                # the hint in the tools' own words when the CLI's names options or commands
+                told = exc.tool_hint or exc.hint
+                hint = f" (hint: {told})" if told else ""
                 raise ToolError(clean(f"{exc.message}{hint}")) from None
 
         return wrapped
@@ -209,12 +227,14 @@ def build(recall: Recall) -> MCPServer:
     )
     @failing
     def recent(n: int = 5, scope: str | None = None) -> dict[str, Any]:
-        return recall.nodes(recall.query(recent=max(1, n), scope=scope))
+        return recall.nodes(recall.query(recent=max(1, n), scope=scope), NO_MEMORY)
 
     @server.tool(
         title="Record a memory",
         description="Write one memory as a topic file with its line in MEMORY.md (type: user, "
-        "feedback, project or reference; scope: auto = personal, team = shared with the team). "
+        "feedback, project or reference; scope: auto = personal, team = shared with the team, "
+        "agents = a subagent's shared memory and local its personal one, with file "
+        "'AGENT/NAME.md'). "
         "Recording the same file again updates it. Secrets are refused.",
         annotations=ToolAnnotations(
             read_only_hint=False,
@@ -256,10 +276,12 @@ def build(recall: Recall) -> MCPServer:
         annotations=read_only,
     )
     @failing
-    def history(id: str | None = None, limit: int = 20) -> list[dict[str, str]]:
+    def history(id: str | None = None, limit: int = 20) -> list[dict[str, str]] | str:
         from gitmem.recall.history import memory_log
 
         rows = memory_log(recall.project(), id, max(1, limit))
+        if not rows:  # a bare [] read as "no such tool answer"; say why, as gitmem log does
+            return NO_HISTORY
         return [_clean_node(dict(r)) for r in rows]
 
     @server.tool(
@@ -311,7 +333,8 @@ def _resource(recall: Recall, scope: str, path: str) -> Any:
         uri=resource_uri(scope, path),
         name=memory_id,
         description=f"memory {memory_id}",
-        mime_type="text/markdown",
+        # goose's <category>.txt is plain text; every other memory is Markdown
+        mime_type="text/markdown" if path.lower().endswith(".md") else "text/plain",
         fn=read,
     )
 

@@ -85,8 +85,9 @@ def shown_id(scope: str, path: str) -> str:
     return "CLAUDE.local.md" if memory_id == STORED_LOCAL_FILE else memory_id
 
 
-def parse_since(text: str, now: float | None = None) -> float:
-    """A date (`2026-01-31`, an ISO time) or an age (`7d`, `12h`, `2w`) as a Unix time."""
+def parse_since(text: str, now: float | None = None, name: str = "--since") -> float:
+    """A date (`2026-01-31`, an ISO time) or an age (`7d`, `12h`, `2w`) as a Unix time.
+    `name`: the argument as the caller's user knows it (the CLI's option, a tool's argument)."""
     from merge_drivers.rank import parse_time
 
     # at most 12 digits: 5,000 of them made int() raise past Python's digit limit (a crash where
@@ -98,7 +99,7 @@ def parse_since(text: str, now: float | None = None) -> float:
     t = parse_time(text.strip())
     if t is None:
         raise UsageError(
-            f"--since {text!r} is neither a date nor an age",
+            f"{name} {text!r} is neither a date nor an age",
             "give a date (2026-01-31, an ISO time) or an age (7d, 12h, 2w)",
         )
     return t
@@ -184,6 +185,12 @@ def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     return hits
 
 
+def holds_memory(place: Place) -> bool:
+    """Whether the index holds any memory of the project (as the last refresh left it): an
+    empty answer then means "nothing matched", else "nothing here yet"."""
+    return connect(place.common_dir).execute("SELECT 1 FROM memory LIMIT 1").fetchone() is not None
+
+
 def _id_clause(alias: str) -> str:
     a = alias
     return (
@@ -209,6 +216,7 @@ def _related_ids(db: sqlite3.Connection, given: str, scopes: Sequence[str]) -> l
         raise UsageError(
             f"no memory {given!r} in this project",
             "gitmem query --recent 20 lists memories by their ids (scope/path)",
+            tool_hint="recent or search lists memories by their ids (scope/path)",
         )
     me = rows[0]
     scope, path = me["scope"], me["path"]

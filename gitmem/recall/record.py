@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 TYPES = ("user", "feedback", "project", "reference")
 INDEX = "MEMORY.md"
+SUBAGENT_SCOPES = frozenset({"agents", "local"})  # <repo>/.claude/agent-memory[-local]/<agent>/
 # headings Claude Code and people file entries under, by type (compared lower-case, trimmed)
 TYPE_HEADINGS = {
     "user": ("user", "about the user", "user profile"),
@@ -167,6 +168,7 @@ def with_entry(index: str, line: str, name: str, heading: str | None, type_: str
 def record(project: Project, scope: str, m: Memory) -> Recorded:
     """Write `m` into `scope` (see the module docstring); the lock is held throughout."""
     from gitmem.core.state import holding_lock
+    from gitmem.project.scopes import SCOPE_NAMES
 
     if m.type not in TYPES:
         raise UsageError(f"unknown memory type {m.type!r}", f"choose one of {', '.join(TYPES)}")
@@ -175,6 +177,7 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
             "a memory needs a title and a text",
             "give --title and the text: gitmem record --title 'TITLE' 'TEXT' (or the text on "
             "standard input)",
+            tool_hint="give a title and a text",
         )
     if m.confidence is not None and not 0.0 <= m.confidence <= 1.0:
         raise UsageError(f"confidence {m.confidence} is not between 0 and 1", "e.g. 0.8")
@@ -185,11 +188,29 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
             f"the heading {m.heading!r} is not one line of text", "give a heading on one line"
         )
     s = project.scope(scope)
+    if scope not in SCOPE_NAMES:  # the MCP tool's door too: the CLI's choices stop it there
+        raise UsageError(
+            f"scope {scope!r} is another agent's folder ({s.path}): record writes Claude "
+            "Code memory (a topic file and its MEMORY.md line)",
+            f"choose one of {', '.join(SCOPE_NAMES)}",
+        )
     if s.refused:
-        raise UsageError(f"the {scope} scope's folder is refused: {s.note}", "see gitmem status")
+        raise UsageError(
+            f"the {scope} scope's folder is refused: {s.note}",
+            "see gitmem status",
+            tool_hint="sync_status shows each scope's folder",
+        )
     name = m.file or file_name(m.title)
     _check_name(name)
     _in_own_scope(project, s, name)
+    if scope in SUBAGENT_SCOPES and "/" not in name:
+        # Claude Code loads <scope folder>/<agent>/MEMORY.md into the subagent <agent>; a
+        # MEMORY.md at the top of the folder is read by no agent
+        raise UsageError(
+            f"the {scope} scope holds subagents' memory, one folder each: {name!r} names none",
+            f"give --file AGENT/{name} ({s.path}/AGENT/ is what the subagent AGENT reads)",
+            tool_hint=f"give file 'AGENT/{name}' (the subagent AGENT reads that folder)",
+        )
     with holding_lock(project.repo, wait=10.0):
         return _write(scope, s.path, name, m)
 
@@ -229,10 +250,13 @@ def _in_own_scope(project: Project, s: Scope, name: str) -> None:
             f"{name!r} lies in {name.split('/', 1)[0]}/, another scope's folder where letter "
             f"case is ignored, not in {s.name}'s",
             "choose another --file",
+            tool_hint="choose another file",
         )
+    rel = target.relative_to(other.path).as_posix()
     raise UsageError(
         f"{name!r} lies in the {other.name} scope's folder, not in {s.name}'s",
-        f"record it with --scope {other.name} --file {target.relative_to(other.path).as_posix()}",
+        f"record it with --scope {other.name} --file {rel}",
+        tool_hint=f"record it with scope {other.name!r} and file {rel!r}",
     )
 
 
@@ -241,15 +265,18 @@ def _write(scope: str, folder: Path, name: str, m: Memory) -> Recorded:
 
     now = datetime.datetime.now(datetime.timezone.utc)
     topic_path = folder / name
-    index_path = folder / INDEX
+    # a subagent's memory is indexed in its own folder's MEMORY.md, linked from there
+    agent, _, rel = name.partition("/") if scope in SUBAGENT_SCOPES else ("", "", name)
+    index_folder = folder / agent if agent else folder
+    index_path = index_folder / INDEX
     _no_link_on_the_way(folder, name)
     old_topic = _read(topic_path)
     old_index = _read(index_path)
     new_topic = topic_text(m, now).encode("utf-8")
-    line = index_line(m, name)
-    new_index = with_entry((old_index or b"").decode("utf-8"), line, name, m.heading, m.type)
+    line = index_line(m, rel)
+    new_index = with_entry((old_index or b"").decode("utf-8"), line, rel, m.heading, m.type)
     _refuse_bad(f"{scope}/{name}", new_topic)
-    _refuse_bad(f"{scope}/{INDEX}", new_index.encode("utf-8"))
+    _refuse_bad(f"{scope}/{agent + '/' if agent else ''}{INDEX}", new_index.encode("utf-8"))
     folder.mkdir(parents=True, exist_ok=True)
     topic_path.parent.mkdir(parents=True, exist_ok=True)
     _no_link_on_the_way(folder, name)
@@ -271,7 +298,7 @@ def _write(scope: str, folder: Path, name: str, m: Memory) -> Recorded:
 
     lines, chars = measure(parse(new_index).items)
     if lines > MAX_LINES or chars > MAX_CHARS:
-        curated = plan(folder)
+        curated = plan(index_folder)
         apply(curated)
         done.curated = curated.moved
     return done

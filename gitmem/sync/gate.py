@@ -210,6 +210,7 @@ class RemoteGate:
             from gitmem.privacy.firstcontact import asked_to_be_granted
 
             self.run.locked.add(ref)
+            self.result.report(ref).no_key = True
             self.result.report(ref).notes.append(codec.grant_line())
             machine = codec.machine(create=True)
             assert machine is not None

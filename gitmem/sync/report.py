@@ -39,6 +39,7 @@ class RefReport:
         self.remote_ahead = False  # dry run: the remote has commits we have not merged
         self.refused = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
         self.unreached = False  # its remote (the hub) could not be fetched: set aside, said below
+        self.no_key = False  # encrypted with a key this machine lacks: held back, note says why
         self.via = ""  # the remote this ref syncs through, when not the project's (the hub)
 
 

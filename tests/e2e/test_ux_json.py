@@ -10,8 +10,9 @@ from gitmem.cli import build_parser
 from gitmem.cli.completion import commands
 from tests.support.world import BUILD_AND_DEPLOY, REPO_ROOT, World, write_files
 
-# git's driver; a shell script; an MCP server on stdio; the prompt hook's context for the agent
-NOT_REPORTS = {("merge-driver",), ("completion",), ("mcp",), ("recall",)}
+# git's driver; a shell script; an MCP server on stdio; the prompt hook's context for the agent;
+# the user guide (a document)
+NOT_REPORTS = {("merge-driver",), ("completion",), ("mcp",), ("recall",), ("guide",)}
 JSON_DOC = (REPO_ROOT / "docs" / "json.md").read_text()
 
 

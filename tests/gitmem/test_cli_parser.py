@@ -41,7 +41,7 @@ def test_option_before_command_is_not_erased_by_the_subcommand_default() -> None
     [
         (["bogus"], "unknown command 'bogus'"),
         (["sync", "--no-such-flag"], "unrecognized arguments: --no-such-flag"),
-        (["log", "-n", "many"], "invalid int value"),
+        (["log", "-n", "many"], "'many' is not a whole number of 1 or more"),
         (["restore"], "required: PATH"),
     ],
 )
