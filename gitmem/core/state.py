@@ -387,7 +387,7 @@ def flush_written(temps: list[Path]) -> None:
     """Make the bytes of the temp files `temps` durable, as the fsync each write_atomic
     makes, but for the whole batch: one `syncfs` of each file system they are on (Linux)
     when there are many (git's core.fsyncMethod=batch makes the same trade),
-    else an fsync of each after all were written (the first flush carries the others)."""
+    else an fsync of each after all were written, issued together (`fsync_together`)."""
     if not temps:
         return
     syncfs = _syncfs() if len(temps) >= SYNCFS_FROM else None
@@ -404,12 +404,44 @@ def flush_written(temps: list[Path]) -> None:
                 os.close(fd)
         if flushed:
             return
-    for tmp in temps:
-        fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW)
+    fds: list[int] = []
+    try:
+        for tmp in temps:
+            fds.append(os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW))
+        fsync_together(fds)
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def fsync_together(fds: list[int]) -> None:
+    """An fsync of each of `fds`, issued at once (one thread each but the last): the file
+    system folds the flushes that wait together into one journal commit (ext4's jbd2, XFS's
+    log force), so a batch of ten costs about one flush of wall time, not ten in a row, and
+    each file is exactly as durable as after its own fsync. The first error is raised once
+    every flush has returned."""
+    if len(fds) < 2:
+        for fd in fds:
+            os.fsync(fd)
+        return
+    import threading
+
+    failed: list[BaseException] = []
+
+    def flush(fd: int) -> None:
         try:
             os.fsync(fd)
-        finally:
-            os.close(fd)
+        except BaseException as exc:
+            failed.append(exc)
+
+    threads = [threading.Thread(target=flush, args=(fd,)) for fd in fds[1:]]
+    for thread in threads:
+        thread.start()
+    flush(fds[0])
+    for thread in threads:
+        thread.join()
+    if failed:
+        raise failed[0]
 
 
 def flush_folder(folder: Path, files: Iterable[Path]) -> None:
