@@ -404,42 +404,40 @@ def flush_written(temps: list[Path]) -> None:
                 os.close(fd)
         if flushed:
             return
-    fds: list[int] = []
-    try:
-        for tmp in temps:
-            fds.append(os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW))
-        fsync_together(fds)
-    finally:
-        for fd in fds:
-            os.close(fd)
+    fsync_together(temps)
 
 
-def fsync_together(fds: list[int]) -> None:
-    """An fsync of each of `fds`, issued at once (one thread each but the last): the file
-    system folds the flushes that wait together into one journal commit (ext4's jbd2, XFS's
-    log force), so a batch of ten costs about one flush of wall time, not ten in a row, and
-    each file is exactly as durable as after its own fsync. The first error is raised once
-    every flush has returned."""
-    if len(fds) < 2:
-        for fd in fds:
-            os.fsync(fd)
-        return
-    import threading
-
+def fsync_together(paths: list[Path]) -> None:
+    """An fsync of each file of `paths`, issued at once (one thread each but the first,
+    each opening and closing its own descriptor): the file system folds the flushes that wait
+    together into one journal commit (ext4's jbd2, XFS's log force), so a batch of ten costs
+    about one flush of wall time, not ten in a row, and each file is exactly as durable as
+    after its own fsync. The first error is raised once every flush has returned."""
     failed: list[BaseException] = []
 
-    def flush(fd: int) -> None:
+    def flush(path: Path) -> None:
         try:
-            os.fsync(fd)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
         except BaseException as exc:
             failed.append(exc)
 
-    threads = [threading.Thread(target=flush, args=(fd,)) for fd in fds[1:]]
+    threads = []
+    if len(paths) > 1:  # one file: no thread (and no `threading` to import)
+        import threading
+
+        threads = [threading.Thread(target=flush, args=(path,)) for path in paths[1:]]
     for thread in threads:
         thread.start()
-    flush(fds[0])
-    for thread in threads:
-        thread.join()
+    try:
+        if paths:
+            flush(paths[0])
+    finally:
+        for thread in threads:
+            thread.join()
     if failed:
         raise failed[0]
 
