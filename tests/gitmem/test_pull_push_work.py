@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -245,3 +246,22 @@ def test_the_session_start_hook_with_ten_changed_starts_the_pulls_processes_alon
     assert sorted(_git_commands(trace)) == sorted(PULL), _git_commands(trace)
     assert "Memory changed since the last session" in out and "you (on " in out, out
     assert all(f"m{(9 * CHANGED + k) % FILES:04d}.md" in out for k in range(CHANGED)), out
+
+
+def test_a_push_and_the_pull_of_ten_changed_files_import_no_dataclasses(
+    lived: tuple[Path, Path, Path],
+) -> None:
+    """The records of the encrypted path (the codec's, the secret rules') are plain classes
+    and NamedTuples: a push and a pull of an encrypted folder import neither `dataclasses`
+    nor `inspect` (making them cost more than their work; docs/performance.md)."""
+    a, b, folder = lived
+    _edit(folder, 11)
+    for clone, mode in ((a, "push"), (b, "pull")):
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "gitmem", "-C", str(clone), mode, "-q"],
+            capture_output=True,
+            check=True,
+        )
+        imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
+        assert "gitmem.privacy.codec" in imported and "gitmem.policy.secrets" in imported
+        assert not {"dataclasses", "inspect"} & imported, mode
