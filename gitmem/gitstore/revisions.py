@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -195,9 +196,9 @@ class History(GitDir):
         (what a pull brings: the other machine's sync commits; the hook's changes line);
         anything else (a merge, a longer or unrelated history, an odd header) by `log`."""
         found: list[Commit] = []
-        commit = tip
+        commit = tip if not self._mailmap() else ""  # `log` maps names through a mailmap
         try:
-            while commit != base and len(found) < limit:
+            while commit and commit != base and len(found) < limit:
                 kind, data = self._read(commit)
                 one = _log_line(commit, data) if kind == "commit" else None
                 if one is None:
@@ -209,6 +210,17 @@ class History(GitDir):
         if commit == base:
             return found
         return [c._replace(paths=()) for c in self.commits_touching(base, tip, limit)]
+
+    def _mailmap(self) -> bool:
+        """Whether `log` could map authors' names and emails (`log.mailmap`, on by default):
+        a `.mailmap` at the top of the working tree (HEAD's, in a bare repository), or a
+        `mailmap.file` / `mailmap.blob` setting."""
+        config = self.config()
+        if config.get("log.mailmap", ["true"])[-1].lower() in ("false", "no", "off", "0"):
+            return False
+        if config.get("mailmap.file") or config.get("mailmap.blob"):
+            return True
+        return self.toplevel is None or os.path.lexists(self.toplevel / ".mailmap")
 
     def path_history(self, rev: str, path: str | Sequence[str]) -> list[tuple[str, str | None]]:
         """(commit, blob-or-None) for each commit that touched `path`, newest first: one

@@ -267,3 +267,28 @@ def test_authors_since_reads_what_git_log_reads(
         assert (logs == []) == plain, logs
 
     check()
+
+
+def test_authors_since_reads_as_log_does_where_a_mailmap_applies(tmp_path: Path) -> None:
+    """`log` may map authors through a `.mailmap` (log.mailmap is on by default; git 2.39
+    leaves `%an`/`%ae` as written, another git may not): with one at the top of the working
+    tree the names come from `log` itself, whatever it does with them."""
+    repo = _repo(tmp_path)
+    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
+    base = repo.write_commit(tree, [], "base")
+    raw = f"tree {tree}\nparent {base}\nauthor Ann <a@b.c> 1 +0000\ncommitter C <c@d> 2 +0000\n\nsync\n"
+    tip = repo.write_object("commit", raw.encode())
+    assert [(c.author, c.email) for c in repo.authors_since(base, tip)] == [("Ann", "a@b.c")]
+    (tmp_path / ".mailmap").write_text("Canon <canon@x.y> <a@b.c>\n")
+    fresh = Repository(tmp_path)
+    logged: list[str] = []
+    real_git = fresh.git
+
+    def counted_git(*args: str, **kwargs: Any) -> Completed:
+        logged.extend(a for a in args if a == "log")
+        return real_git(*args, **kwargs)
+
+    fresh.git = counted_git  # type: ignore[method-assign]
+    found = fresh.authors_since(base, tip)
+    assert logged == ["log"]
+    assert found == [c._replace(paths=()) for c in Repository(tmp_path).commits_touching(base, tip)]
