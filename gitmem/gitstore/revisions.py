@@ -346,6 +346,9 @@ def _log_line(oid: str, data: bytes) -> tuple[Commit, str] | None:
             return None
     if len(parents) != 1 or author is None or committer is None:
         return None
+    parent = parents[0]  # anyone's bytes (a fetched commit): only an object id is followed
+    if len(parent) not in (40, 64) or parent.strip(b"0123456789abcdef"):
+        return None
     who, lt, rest = author.partition(b"<")
     email, gt, _ = rest.partition(b">")
     when = committer.rpartition(b">")[2].split()
@@ -361,4 +364,4 @@ def _log_line(oid: str, data: bytes) -> tuple[Commit, str] | None:
     text = b" ".join(subject).decode("utf-8", "surrogateescape")
     name = who.rstrip().decode("utf-8", "surrogateescape")
     mail = email.decode("utf-8", "surrogateescape")
-    return Commit(oid, float(when[0]), name, mail, text, ()), parents[0].decode()
+    return Commit(oid, float(when[0]), name, mail, text, ()), parent.decode()

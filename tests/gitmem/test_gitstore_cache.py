@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gitmem.errors import GitError
 from gitmem.gitstore import BLOB_MODE, Repository
 from gitmem.gitstore.process import Completed
 
@@ -292,3 +293,16 @@ def test_authors_since_reads_as_log_does_where_a_mailmap_applies(tmp_path: Path)
     found = fresh.authors_since(base, tip)
     assert logged == ["log"]
     assert found == [c._replace(paths=()) for c in Repository(tmp_path).commits_touching(base, tip)]
+
+
+def test_authors_since_leaves_a_commit_it_cannot_read_to_log(tmp_path: Path) -> None:
+    """A fetched commit is anyone's bytes: a parent line that is no object id (not hex, not
+    ASCII) is never followed in-process; `log` answers (and fails as git fails)."""
+    repo = _repo(tmp_path)
+    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
+    base = repo.write_commit(tree, [], "base")
+    for parent in (b"\xff" * 40, b"Z" * 40, base[:20].encode()):
+        raw = b"tree %s\nparent %s\nauthor A <a@b> 1 +0000\ncommitter C <c@d> 2 +0000\n\nx\n"
+        tip = repo.write_object("commit", raw % (tree.encode(), parent))
+        with pytest.raises(GitError):
+            repo.authors_since(base, tip)
