@@ -387,7 +387,8 @@ def flush_written(temps: list[Path]) -> None:
     """Make the bytes of the temp files `temps` durable, as the fsync each write_atomic
     makes, but for the whole batch: one `syncfs` of each file system they are on (Linux)
     when there are many (git's core.fsyncMethod=batch makes the same trade),
-    else an fsync of each after all were written (the first flush carries the others)."""
+    else an fsync of each after all were written, issued together when the disk is busy
+    (`fsync_together`)."""
     if not temps:
         return
     syncfs = _syncfs() if len(temps) >= SYNCFS_FROM else None
@@ -404,12 +405,46 @@ def flush_written(temps: list[Path]) -> None:
                 os.close(fd)
         if flushed:
             return
-    for tmp in temps:
-        fd = os.open(tmp, os.O_RDONLY | os.O_NOFOLLOW)
+    fsync_together(temps)
+
+
+BUSY_FLUSH = 0.002  # seconds: a first fsync slower than this finds the disk busy
+
+
+def fsync_together(paths: list[Path]) -> None:
+    """An fsync of each file of `paths` (each as durable as after its own fsync), the first
+    error raised once every flush has returned. The first is timed: on an idle disk an fsync
+    costs ~0.4 ms here and the rest go one after another (threads would cost more than they
+    save); when it took longer (a busy disk: 3–30 ms each under load), the rest are issued at
+    once, one thread each (each opening its own descriptor), and the file system folds the
+    flushes that wait together into one journal commit (ext4's jbd2, XFS's log force): about
+    one more wait, not one per file (docs/performance.md, the `pullpush2` section)."""
+    failed: list[BaseException] = []
+
+    def flush(path: Path) -> None:
         try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except BaseException as exc:
+            failed.append(exc)
+
+    began = time.monotonic()
+    for at, path in enumerate(paths):
+        flush(path)
+        if at == 0 and len(paths) > 2 and time.monotonic() - began > BUSY_FLUSH:
+            import threading
+
+            threads = [threading.Thread(target=flush, args=(p,)) for p in paths[1:]]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            break
+    if failed:
+        raise failed[0]
 
 
 def flush_folder(folder: Path, files: Iterable[Path]) -> None:

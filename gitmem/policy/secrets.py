@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MAX_MATCHES = 100  # a file full of keys is reported by its first hundred
 MIN_ENTROPY = 3.5  # bits a character: random tokens sit above 4, words and paths below 3.5
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     what: str
     triggers: tuple[str, ...]  # literals a hit starts with (lower case when `folded`)
     pattern: str  # matched at the trigger's position
@@ -299,8 +298,7 @@ def _hits(text: str, rules: Iterable[Rule]) -> Iterator[tuple[int, Rule, re.Matc
                 yield at, rule, m
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     line: int
     message: str
     fingerprint: str  # sha256 of the matched text: what .gitmem-allow names, never the secret
@@ -399,8 +397,7 @@ def _line_finder(text: str) -> Callable[[int], int]:
     return lambda offset: bisect.bisect_left(ends, offset) + 1
 
 
-@dataclass(frozen=True)
-class AllowList:
+class AllowList(NamedTuple):
     """False positives the team accepts: `sha256:…` fingerprints (as findings print them, so
     the list never holds the secret) and `path:GLOB` lines for whole files."""
 

@@ -8,7 +8,7 @@ Sync merges plaintext with the same engine as any other scope. Ciphertext ids ar
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
@@ -87,27 +87,38 @@ REFUSED_HINT = (
 )
 
 
-@dataclass
 class Opened:
     """One sealed folder as a decode checked it: what the next decode of a commit near it
-    takes as checked where nothing differs."""
+    takes as checked where nothing differs. (A plain class, as the other records of a pull
+    and a push: making a dataclass, and importing `dataclasses` with `inspect`, cost more
+    than its work; docs/performance.md, the `pullpush2` section.)"""
 
-    manifest: str  # the manifest's blob id
-    gen: int
-    listed: dict[str, str]  # path -> hidden name
-    ciphers: dict[str, str]  # path -> ciphertext id (each checked against the manifest)
-    plain: dict[str, str]  # path -> plaintext id
-    # bucket -> (hidden name, ciphertext id) of the manifest's shards (empty: one blob,
-    # formats 1 and 2; gitmem/privacy/shards.py)
-    shards: dict[str, tuple[str, str]] = field(default_factory=dict)
-    # read from the last run's record (DECODED_FILE): its plaintexts are not yet known to
-    # this run's restorer (a plaintext pruned by gc is opened again from its ciphertext)
-    stored: bool = False
-    fanned: bool = True  # its hidden names stored as `ab/<62 hex>` (False: flat, older)
+    def __init__(
+        self,
+        manifest: str,
+        gen: int,
+        listed: dict[str, str],
+        ciphers: dict[str, str],
+        plain: dict[str, str],
+        shards: dict[str, tuple[str, str]] | None = None,
+        stored: bool = False,
+        fanned: bool = True,
+    ) -> None:
+        self.manifest = manifest  # the manifest's blob id
+        self.gen = gen
+        self.listed = listed  # path -> hidden name
+        self.ciphers = ciphers  # path -> ciphertext id (each checked against the manifest)
+        self.plain = plain  # path -> plaintext id
+        # bucket -> (hidden name, ciphertext id) of the manifest's shards (empty: one blob,
+        # formats 1 and 2; gitmem/privacy/shards.py)
+        self.shards: dict[str, tuple[str, str]] = {} if shards is None else shards
+        # read from the last run's record (DECODED_FILE): its plaintexts are not yet known to
+        # this run's restorer (a plaintext pruned by gc is opened again from its ciphertext)
+        self.stored = stored
+        self.fanned = fanned  # its hidden names stored as `ab/<62 hex>` (False: flat, older)
 
 
-@dataclass
-class Split:
+class Split(NamedTuple):
     """A tree of the personal ref as `split_tree` gives it: the files outside sealed folders
     (path -> blob id), each sealed folder's entries (hidden name, or another name as stored,
     -> blob id) and its layout."""
@@ -167,22 +178,37 @@ class Split:
         return Split(rest, parts, dict(self.layouts))
 
 
-@dataclass
 class Decoded:
-    files: dict[str, str]  # plaintext: gitmem.toml and prefix/path -> blob id
-    keyring: Keyring | None
-    sealed: frozenset[str] = frozenset()  # prefixes that were encrypted in the commit
-    gens: dict[str, int] = field(default_factory=dict)  # prefix -> its manifest's generation
-    manifests: dict[str, str] = field(default_factory=dict)  # prefix -> manifest blob id
-    # what an incremental decode starts from (empty for what encode made): the tree's files
-    # as `split_tree` gives them, kept split (a decode from here applies the tree diff's
-    # changes to copies, not a split of the whole listing again)
-    tree: str = ""  # the commit's tree
-    split: Split | None = None
-    opened: dict[str, Opened] = field(default_factory=dict)  # sealed prefix -> its check
-    key_id: str = ""  # the scope key the sealed folders were checked with
-    stored: bool = False  # the last run's record: a start for a decode, not a decode
-    flat: frozenset[str] = frozenset()  # sealed prefixes in the flat layout (an older gitmem's)
+    def __init__(
+        self,
+        files: dict[str, str],
+        keyring: Keyring | None,
+        sealed: frozenset[str] = frozenset(),
+        gens: dict[str, int] | None = None,
+        manifests: dict[str, str] | None = None,
+        tree: str = "",
+        split: Split | None = None,
+        opened: dict[str, Opened] | None = None,
+        key_id: str = "",
+        stored: bool = False,
+        flat: frozenset[str] = frozenset(),
+    ) -> None:
+        self.files = files  # plaintext: gitmem.toml and prefix/path -> blob id
+        self.keyring = keyring
+        self.sealed = sealed  # prefixes that were encrypted in the commit
+        self.gens: dict[str, int] = {} if gens is None else gens  # prefix -> its generation
+        # prefix -> manifest blob id
+        self.manifests: dict[str, str] = {} if manifests is None else manifests
+        # what an incremental decode starts from (empty for what encode made): the tree's
+        # files as `split_tree` gives them, kept split (a decode from here applies the tree
+        # diff's changes to copies, not a split of the whole listing again)
+        self.tree = tree  # the commit's tree
+        self.split = split
+        # sealed prefix -> its check
+        self.opened: dict[str, Opened] = {} if opened is None else opened
+        self.key_id = key_id  # the scope key the sealed folders were checked with
+        self.stored = stored  # the last run's record: a start for a decode, not a decode
+        self.flat = flat  # sealed prefixes in the flat layout (an older gitmem's)
 
     def tops(self) -> set[str]:
         """The top folders `files` holds files in: from the split where there is one (the
@@ -195,8 +221,7 @@ class Decoded:
         return tops | {prefix for prefix, o in self.opened.items() if o.plain}
 
 
-@dataclass
-class Newest:
+class Newest(NamedTuple):
     gen: int
     key_id: str
     ciphers: dict[str, str]  # path -> ciphertext id
@@ -205,41 +230,52 @@ class Newest:
     shards: dict[str, tuple[str, str]]  # bucket -> (hidden name, ciphertext id)
 
 
-@dataclass
 class PersonalCodec:
-    repo: Repository
-    ref: str
-    wanted: tuple[str, ...]  # prefixes to encrypt on the way to the ref
-    notes: list[str] = field(default_factory=list)
-    # (remote, its name for the ref): where the ref is fetched from, as a refusal's hint says
-    remote_ref: tuple[str, str] | None = None
-    # the user-scope memory on the hub has keys of its own: its key commands take --user
-    user_scope: bool = False
-    _machine: MachineKey | None = None
-    _machine_loaded: bool = False
-    _keys: dict[str, ScopeKey] = field(default_factory=dict)  # scope.age blob id -> key
-    _decoded: dict[str, Decoded] = field(default_factory=dict)
-    _present: set[str] = field(default_factory=set)  # ciphertext ids seen in trees this run
-    _cache: CipherCache | None = None
-    last_keyring: Keyring | None = None  # the keys of the last encode (for its commit message)
-    _encoded: list[tuple[dict[str, str], Decoded]] = field(default_factory=list)
-    # (key, {path: plaintext id}, {path: ciphertext id}) of cached pairs not checked to exist:
-    # indexed by plaintext id only when one is missing (_reopen), not on every decode
-    _lazy: list[tuple[ScopeKey, dict[str, str], dict[str, str]]] = field(default_factory=list)
-    _lazy_index: dict[str, tuple[ScopeKey, str, str]] = field(default_factory=dict)
-    # prefix -> the newest manifest opened (or written) in this run: encode keeps it when
-    # nothing changed, else writes generation + 1 (and keeps its unchanged shards)
-    _newest: dict[str, Newest] = field(default_factory=dict)
-    # prefixes where another manifest of the same newest generation was opened (two machines
-    # each wrote one above a common parent): keeping either could look like the other put back
-    _tied: set[str] = field(default_factory=set)
-    _base: Decoded | None = None  # the last commit decoded from its tree: the next starts there
-    _stored_tree: str | None = None  # the tree of DECODED_FILE (None: not read yet)
-    # the sealed folders as DECODED_FILE itself holds them (its journal not applied), its
-    # scope key and its stamp: what a journal is written against
-    _file: dict[str, Opened] = field(default_factory=dict)
-    _file_key: str = ""
-    _file_stamp: list[int] = field(default_factory=list)
+    def __init__(
+        self,
+        repo: Repository,
+        ref: str,
+        wanted: tuple[str, ...],
+        notes: list[str] | None = None,
+        remote_ref: tuple[str, str] | None = None,
+        user_scope: bool = False,
+    ) -> None:
+        self.repo = repo
+        self.ref = ref
+        self.wanted = wanted  # prefixes to encrypt on the way to the ref
+        self.notes: list[str] = [] if notes is None else notes
+        # (remote, its name for the ref): where the ref is fetched from, as a refusal's hint says
+        self.remote_ref = remote_ref
+        # the user-scope memory on the hub has keys of its own: its key commands take --user
+        self.user_scope = user_scope
+        self._machine: MachineKey | None = None
+        self._machine_loaded = False
+        self._keys: dict[str, ScopeKey] = {}  # scope.age blob id -> key
+        self._decoded: dict[str, Decoded] = {}
+        self._present: set[str] = set()  # ciphertext ids seen in trees this run
+        self._cache: CipherCache | None = None
+        # the keys of the last encode (for its commit message)
+        self.last_keyring: Keyring | None = None
+        self._encoded: list[tuple[dict[str, str], Decoded]] = []
+        # (key, {path: plaintext id}, {path: ciphertext id}) of cached pairs not checked to
+        # exist: indexed by plaintext id only when one is missing (_reopen), not on every decode
+        self._lazy: list[tuple[ScopeKey, dict[str, str], dict[str, str]]] = []
+        self._lazy_index: dict[str, tuple[ScopeKey, str, str]] = {}
+        # prefix -> the newest manifest opened (or written) in this run: encode keeps it when
+        # nothing changed, else writes generation + 1 (and keeps its unchanged shards)
+        self._newest: dict[str, Newest] = {}
+        # prefixes where another manifest of the same newest generation was opened (two
+        # machines each wrote one above a common parent): keeping either could look like the
+        # other put back
+        self._tied: set[str] = set()
+        # the last commit decoded from its tree: the next starts there
+        self._base: Decoded | None = None
+        self._stored_tree: str | None = None  # the tree of DECODED_FILE (None: not read yet)
+        # the sealed folders as DECODED_FILE itself holds them (its journal not applied), its
+        # scope key and its stamp: what a journal is written against
+        self._file: dict[str, Opened] = {}
+        self._file_key = ""
+        self._file_stamp: list[int] = []
 
     @property
     def cache(self) -> CipherCache:

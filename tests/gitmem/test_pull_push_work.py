@@ -7,11 +7,17 @@ decode opens only the changed files and the shards that list them."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from gitmem.claude import hooks
 from gitmem.cli import main
+from gitmem.core import state
 from gitmem.gitstore import Repository
 from gitmem.privacy import codec
 from gitmem.privacy.crypto import ScopeKey, split_tree
@@ -127,6 +133,14 @@ class Work:
             self.sealed.append(ad)
             return key_seal(key, ad, data)
 
+        write_atomic = state.write_atomic
+        self.written: list[str] = []  # files written durably (temp + fsync + rename)
+
+        def counted_write(target: Path, data: bytes, *args: Any, **kwargs: Any) -> object:
+            self.written.append(target.name)
+            return write_atomic(target, data, *args, **kwargs)
+
+        monkeypatch.setattr(state, "write_atomic", counted_write)
         monkeypatch.setattr(codec, "split_tree", counted_split)
         monkeypatch.setattr(Repository, "list_tree", counted_list)
         monkeypatch.setattr(ScopeKey, "open", counted_open)
@@ -189,6 +203,9 @@ def test_the_pull_of_ten_changed_files_does_work_of_ten(
     lived: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     a, b, folder = lived
+    _edit(folder, 4)  # a pull just before: its files are new on disk, their records apart
+    _sync(a, "push")
+    _sync(b, "pull")
     _edit(folder, 8)
     _sync(a, "push")
     work = Work(monkeypatch, tmp_path / "pull.json")
@@ -200,3 +217,51 @@ def test_the_pull_of_ten_changed_files_does_work_of_ten(
     shards = [ad for ad in work.opened if ad.startswith("auto/manifest/")]
     assert len(shards) <= CHANGED  # ... the shards that list them (not the other ones)
     assert work.opened.count("auto/manifest") == 1  # and the fetched record, once
+    # the folder's state once, after the write-back: the snapshot before the merge found
+    # nothing to commit and left it as it was (no write and fsync of the same bytes)
+    assert work.written.count("auto.json") == 1, work.written
+
+
+def test_the_session_start_hook_with_ten_changed_starts_the_pulls_processes_alone(
+    lived: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """The SessionStart hook that brings ten changed files starts the pull's git processes and
+    no other: who pushed them (its changes line) is read from the commits the pull just
+    checked (`authors_since`), not by a `git log` of its own."""
+    a, b, folder = lived
+    _edit(folder, 9)
+    _sync(a, "push")
+    trace = tmp_path / "hook.json"
+    command = hooks.hook_command(hooks.gitmem_command(), "SessionStart")
+    payload = {"session_id": "s", "cwd": str(b), "hook_event_name": "SessionStart"}
+    proc = subprocess.run(
+        ["sh", "-c", command],
+        cwd=b,
+        input=json.dumps(payload).encode(),
+        capture_output=True,
+        env={**os.environ, "GIT_TRACE2_EVENT": str(trace)},
+        check=True,
+    )
+    out = proc.stdout.decode()
+    assert sorted(_git_commands(trace)) == sorted(PULL), _git_commands(trace)
+    assert "Memory changed since the last session" in out and "you (on " in out, out
+    assert all(f"m{(9 * CHANGED + k) % FILES:04d}.md" in out for k in range(CHANGED)), out
+
+
+def test_a_push_and_the_pull_of_ten_changed_files_import_no_dataclasses(
+    lived: tuple[Path, Path, Path],
+) -> None:
+    """The records of the encrypted path (the codec's, the secret rules') are plain classes
+    and NamedTuples: a push and a pull of an encrypted folder import neither `dataclasses`
+    nor `inspect` (making them cost more than their work; docs/performance.md)."""
+    a, b, folder = lived
+    _edit(folder, 11)
+    for clone, mode in ((a, "push"), (b, "pull")):
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "gitmem", "-C", str(clone), mode, "-q"],
+            capture_output=True,
+            check=True,
+        )
+        imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
+        assert "gitmem.privacy.codec" in imported and "gitmem.policy.secrets" in imported
+        assert not {"dataclasses", "inspect"} & imported, mode

@@ -514,6 +514,77 @@ def test_a_write_back_flushes_its_files_in_a_batch_before_any_rename(
     assert max(i for i, e in enumerate(events) if e == "flush") < events.index("rename")
 
 
+@pytest.mark.parametrize("count", [3, 5, gstate.SYNCFS_FROM - 1])
+def test_a_batch_of_fsyncs_on_a_busy_disk_is_issued_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    """A write-back's batch below SYNCFS_FROM fsyncs every temp file; when the first flush
+    finds the disk busy (slower than BUSY_FLUSH), the others are issued all at once (the file
+    system folds flushes that wait together into one journal commit: ~one more wait, each file
+    as durable as after its own fsync). A flush that waited for the others to start would
+    never return if they were issued one after another."""
+    barrier = threading.Barrier(count - 1, timeout=20)
+    flushed: list[int] = []
+    monkeypatch.setattr(gstate, "_syncfs", lambda: None)
+
+    def fsync(fd: int) -> None:
+        if not flushed:
+            time.sleep(gstate.BUSY_FLUSH * 3)  # the first: a busy disk
+        else:
+            barrier.wait()
+        flushed.append(os.fstat(fd).st_ino)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    temps = [gstate.write_unsynced(tmp_path / f"f{i}.md", b"x\n", None)[0] for i in range(count)]
+    gstate.flush_written(temps)
+    assert sorted(flushed) == sorted(t.stat().st_ino for t in temps)
+
+
+def test_a_batch_of_fsyncs_on_an_idle_disk_starts_no_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On an idle disk an fsync costs less than a thread's start: the batch flushes in this
+    thread, one file after another, every one of them."""
+    threads: set[int] = set()
+    flushed: list[int] = []
+    monkeypatch.setattr(gstate, "_syncfs", lambda: None)
+
+    def fsync(fd: int) -> None:
+        threads.add(threading.get_ident())
+        flushed.append(os.fstat(fd).st_ino)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    temps = [gstate.write_unsynced(tmp_path / f"f{i}.md", b"x\n", None)[0] for i in range(10)]
+    gstate.flush_written(temps)
+    assert threads == {threading.get_ident()}
+    assert sorted(flushed) == sorted(t.stat().st_ino for t in temps)
+
+
+@pytest.mark.parametrize("busy", [False, True])
+def test_a_batch_whose_flush_fails_raises_after_every_flush_returned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, busy: bool
+) -> None:
+    """A flush that fails (EIO, a full disk) fails the batch (nothing is renamed into place:
+    the caller removes the temp files), and only once the other flushes are over — issued
+    one after another (an idle disk) or together (a busy one)."""
+    temps = [gstate.write_unsynced(tmp_path / f"f{i}.md", b"x\n", None)[0] for i in range(6)]
+    bad = temps[3].stat().st_ino
+    done: list[int] = []
+
+    def fsync(fd: int) -> None:
+        ino = os.fstat(fd).st_ino
+        if ino == bad:
+            raise OSError(5, "Input/output error")
+        if busy:
+            time.sleep(0.05)
+        done.append(ino)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(OSError, match="Input/output error"):
+        gstate.flush_written(temps)
+    assert sorted(done) == sorted(t.stat().st_ino for t in temps if t.stat().st_ino != bad)
+
+
 def test_a_batch_on_two_file_systems_flushes_each(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
