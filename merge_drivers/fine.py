@@ -27,7 +27,14 @@ T = TypeVar("T")
 Edit = tuple[int, int, list[int]]  # base range [i1, i2) replaced by these side indexes
 
 _ORDERED = re.compile(rb"^([ \t]*)(\d{1,9})([.)])(?=[ \t]|$)")
-_WORD = re.compile(rb"\S+")
+# a word: a run of non-space bytes; in the scripts written without spaces (CJK ideographs,
+# kana, their punctuation and full-width forms: U+3000-U+9FFF, U+FF00-U+FFEF; Thai) each
+# character is a word of its own, so two edits of one line of Chinese or Japanese are edits
+# of different words, as two edits of one English line are
+_NO_SPACES = rb"[\xe3-\xe9][\x80-\xbf]{2}|\xe0[\xb8\xb9][\x80-\xbf]|\xef[\xbc-\xbf][\x80-\xbf]"
+_WORD = re.compile(
+    _NO_SPACES + rb"|(?:(?!" + _NO_SPACES + rb")\S)+|\S"  # \S: a lone lead byte (not UTF-8)
+)
 _MAX_WORDS = 20_000  # a hunk larger than this is not merged word by word (bounded cost)
 
 
@@ -465,11 +472,10 @@ def _words(text: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
 
 def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = False) -> Merged | None:
     """Prose merged word by word; line breaks are whitespace, written as the side that moved
-    them wrote them. No blank line inside (one paragraph each), else None."""
+    them wrote them — a blank line too, so a paragraph one side split in two (or two it joined)
+    and a word the other side changed in it both stand. None when a side is not prose."""
     if not (_prose(z) and _prose(a) and _prose(b)):
         return None
-    if any(not x.strip() for x in (*z, *a, *b)):
-        return None  # several paragraphs: the line merge's business
     (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
     if max(len(wz), len(wa), len(wb)) > _MAX_WORDS:
         return None
