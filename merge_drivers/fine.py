@@ -35,7 +35,11 @@ _NO_SPACES = rb"[\xe3-\xe9][\x80-\xbf]{2}|\xe0[\xb8\xb9][\x80-\xbf]|\xef[\xbc-\x
 _WORD = re.compile(
     _NO_SPACES + rb"|(?:(?!" + _NO_SPACES + rb")\S)+|\S"  # \S: a lone lead byte (not UTF-8)
 )
-_MAX_WORDS = 20_000  # a hunk larger than this is not merged word by word (bounded cost)
+_MAX_WORDS = 20_000
+# a word that ends a sentence (`pip.`, `done!`, `(see above).`, `。`, `！`, `？`)
+_SENTENCE_END = re.compile(
+    rb"(?:[.!?]|\xe3\x80\x82|\xef\xbc[\x81\x9f])[\"')\]*]*$"
+)  # a hunk larger than this is not merged word by word (bounded cost)
 
 
 class _Op:
@@ -172,6 +176,47 @@ def _clash(p: _Op, e: _Op, words: bool = False) -> bool:
     return not p.attached and p.pos == e.pos and (e.span is None or e.span[0] != e.pos)
 
 
+def _sentences(ops: list[_Op], kz: list[bytes]) -> set[_Op]:
+    """Words: the plain insertions of whole sentences right after a sentence (or at the start
+    of the text) — two of them at one place are two things said, both kept, not one phrase
+    edited twice."""
+    out: set[_Op] = set()
+    for op in ops:
+        if (
+            op.new is not None
+            and not op.attached
+            and op.keys
+            and _SENTENCE_END.search(op.keys[-1])
+            and (op.pos == 0 or _SENTENCE_END.search(kz[op.pos - 1]))
+        ):
+            out.add(op)
+    return out
+
+
+def _both_told(x: _Op, y: _Op) -> list[tuple[str, int]]:
+    """Two sides' sentences added at one place, merged sentence by sentence (`both_added`)."""
+    from merge_drivers.diff import both_added
+
+    def told(op: _Op) -> list[list[tuple[bytes, str, int]]]:
+        out: list[list[tuple[bytes, str, int]]] = [[]]
+        for key, k in zip(op.keys, op.new or [], strict=True):
+            out[-1].append((key, "b" if op.side == "b" else "a", k))
+            if _SENTENCE_END.search(key):
+                out.append([])
+        return [c for c in out if c]
+
+    def key(c: list[tuple[bytes, str, int]]) -> list[bytes]:
+        return [w for w, _, _ in c]
+
+    def order(
+        _a: object, _b: object
+    ) -> Callable[[list[tuple[bytes, str, int]], list[tuple[bytes, str, int]]], bool]:
+        return lambda p, q: key(p) > key(q)
+
+    merged = both_added(told(x), told(y), key, order, lambda p, _: p)
+    return [(side, k) for c in merged for _, side, k in c]
+
+
 def _one_for_one(op: _Op) -> bool:
     """An insertion that rewrote one element into one."""
     return op.attached and op.new is not None and len(op.new) == 1 and op.run[1] == op.pos - 1
@@ -226,6 +271,7 @@ def merge_seq(
     ops = edits(kz, ka, "a", align)[0] + edits(kz, kb, "b", align)[0]
     ops = _absorbed(ops)
     ops.sort(key=_Op.sort_key)
+    told = _sentences(ops, kz) if loose else set()
     kept: list[_Op] = []
     group: dict[int, int] = {}  # union-find over kept ops' indexes: conflicting edits
 
@@ -259,7 +305,7 @@ def merge_seq(
             runs[e.run] = k
         for x in near:
             p = kept[x]
-            if p.side not in ("both", e.side) and _clash(p, e, loose):
+            if p.side not in ("both", e.side) and _clash(p, e, loose) and not {p, e} <= told:
                 if not winner:
                     return None
                 group[root(k)] = root(x)
@@ -289,6 +335,13 @@ def merge_seq(
         if op.new is None:
             continue
         if last is not None and last.side != op.side and last.new is not None:
+            if {last, op} <= told and last.pos == op.pos and last.keys != op.keys:
+                # whole sentences both sides added at one place: both, sentence by sentence
+                # (what both wrote once, the greater first), so three replicas converge
+                del out[len(out) - len(last.new or ()) :]
+                out.extend(_both_told(last, op))
+                last = op
+                continue
             # the same text written by both, only deleted elements between: once (words:
             # also when one is the start or the end of the other, the longer kept)
             if last.keys == op.keys:
@@ -299,7 +352,7 @@ def merge_seq(
             ):
                 if len(op.keys) <= len(last.keys):
                     continue
-                del out[len(out) - len(last.new) :]
+                del out[len(out) - len(last.new or ()) :]
         out.extend(("b" if op.side == "b" else "a", x) for x in op.new)  # "both": a's twin
         last = op
     out.extend(("z", k) for k in range(at, len(z)) if k not in gone)
@@ -494,7 +547,10 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
             sb = wb[kb][1] if kb is not None else wz[k][1]
             space = sa if sb == wz[k][1] else sb if sa == wz[k][1] else max(sa, sb)
         else:
-            word, space = wa[k] if side == "a" else wb[k]
+            ws = wa if side == "a" else wb
+            word, space = ws[k]
+            if k == len(ws) - 1 and n < len(merged[0]) - 1:
+                space = b" "  # the end of that side's text, now followed by the other's words
         if n == len(merged[0]) - 1 and not space.endswith(b"\n") and z and z[-1].endswith(b"\n"):
             space = space.rstrip(b" \t") + b"\n"
         parts.append(word + space)

@@ -486,6 +486,41 @@ case(
     ["Run the linter (ruff) first.\n\nIt catches", "CI minutes for the whole team.\n"],
 )
 
+case(
+    "both extend one bullet",
+    T,
+    B38,
+    [
+        B38.replace("venvs.", "venvs. Faster than pip."),
+        B38.replace("venvs.", "venvs. Lockfile is uv.lock."),
+    ],
+    ["- use uv for venvs. Lockfile is uv.lock. Faster than pip.\n- pin python\n"],
+)
+# the class of "both extend one bullet": whole sentences added at one place are two things
+# said, both kept sentence by sentence (the greater first), so three replicas converge
+P41 = FM + "We deploy on Mondays. Rollbacks are manual.\n\nOther.\n"
+case(
+    "three machines add sentences",
+    T,
+    P41,
+    [
+        P41.replace("Mondays.", "Mondays. Never on Fridays."),
+        P41.replace("Mondays.", "Mondays. Ask Ana first."),
+        P41.replace("manual.", "manual. See the runbook."),
+    ],
+    [
+        "We deploy on Mondays. Never on Fridays. Ask Ana first. Rollbacks are manual. See the runbook.\n\nOther.\n"
+    ],
+)
+P42 = FM + "先跑测试。再发布。\n"
+case(
+    "cjk sentences added at one place",
+    T,
+    P42,
+    [P42.replace("测试。", "测试。别忘了日志。"), P42.replace("测试。", "测试。问一下安娜。")],
+    ["先跑测试。", "别忘了日志。", "问一下安娜。", "再发布。"],
+)
+
 
 def encoded(text: str) -> bytes:
     """UTF-8, except a case written with a Latin-1 byte (an editor that saved Latin-1)."""
