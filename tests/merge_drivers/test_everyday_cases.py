@@ -521,6 +521,41 @@ case(
     ["先跑测试。", "别忘了日志。", "问一下安娜。", "再发布。"],
 )
 
+case(
+    "fm description both",
+    T,
+    B23,
+    [
+        B23.replace("description: build notes", "description: build and CI notes"),
+        B23.replace("description: build notes", "description: build notes (linux)"),
+    ],
+    ["description: build and CI notes (linux)"],
+)
+
+# the class of "fm description both": a one-line prose field merged word by word (as the
+# index hook is); the same words changed on both sides still go to the winner
+case(
+    "fm description crlf and quoted",
+    T,
+    B23.replace("\n", "\r\n"),
+    [
+        B23.replace("build notes", "build notes for arm").replace("\n", "\r\n"),
+        B23.replace("build notes", "nightly build notes").replace("\n", "\r\n"),
+    ],
+    ["description: nightly build notes for arm\r\n"],
+)
+case(
+    "fm description same word both",
+    T,
+    B23,
+    [
+        B23.replace("build notes", "release notes"),
+        B23.replace("build notes", "deploy notes"),
+    ],
+    ["description: "],
+    ["release deploy", "deploy release"],
+)
+
 
 def encoded(text: str) -> bytes:
     """UTF-8, except a case written with a Latin-1 byte (an editor that saved Latin-1)."""
