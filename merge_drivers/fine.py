@@ -478,7 +478,14 @@ def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
             continue
         cz, ca, cb = (_plain(r).split(b"|") for r in (rz, ra, rb))
         if not (len(cz) == len(ca) == len(cb)):
-            return None
+            # a column added or removed on one side: the cells merged as a sequence, so a
+            # cell edited on the other side stands in the row that gained (or lost) one
+            seq = merge_seq(cz, ca, cb, bytes.strip)
+            if seq is None:
+                return None
+            row = [(cz if s == "z" else ca if s == "a" else cb)[k] for s, k in seq[0]]
+            out.append(b"|".join(row) + (ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]))
+            continue
         cells: list[bytes] = []
         for x, y, w in zip(cz, ca, cb, strict=True):
             if y.strip() == w.strip() or w.strip() == x.strip():

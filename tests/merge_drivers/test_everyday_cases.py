@@ -556,6 +556,29 @@ case(
     ["release deploy", "deploy release"],
 )
 
+# a table one side gave a column (or took one away), the other edited cells: the cells
+# merged as a sequence in each row (before: the row went to a winner, a cell lost and the
+# row one cell short)
+B50 = FM + "## Tools\n\n| tool | version |\n|---|---|\n| ruff | 0.4 |\n| mypy | 1.10 |\n"
+WIDE = B50.replace(
+    "| tool | version |\n|---|---|\n| ruff | 0.4 |\n| mypy | 1.10 |",
+    "| tool | version | owner |\n|---|---|---|\n| ruff | 0.4 | ana |\n| mypy | 1.10 | bo |",
+)
+case(
+    "table column added vs cell",
+    T,
+    B50,
+    [WIDE, B50.replace("| 0.4 |", "| 0.5 |")],
+    ["| tool | version | owner |\n|---|---|---|\n| ruff | 0.5 | ana |\n| mypy | 1.10 | bo |\n"],
+)
+case(
+    "table column removed vs cell",
+    T,
+    WIDE,
+    [B50, WIDE.replace("| 1.10 |", "| 1.11 |")],
+    ["| tool | version |\n|---|---|\n| ruff | 0.4 |\n| mypy | 1.11 |\n"],
+)
+
 
 def encoded(text: str) -> bytes:
     """UTF-8, except a case written with a Latin-1 byte (an editor that saved Latin-1)."""
