@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from merge_drivers.blocks import _FUSED, _ITEM, ORDERED, Block, parse
+from merge_drivers.blocks import _FUSED, _ITEM, ORDERED, Block, parse, walk
 from merge_drivers.diff import both_added
 from merge_drivers.model import Resolution
 
@@ -168,7 +168,8 @@ def merge_blocks(
                 b = b if b.gap != moved or bm > ib else Unit(z.gap, b.block)
             out.unit(_formatted(z, a, b))
         iz, ia, ib = ze, ae, be
-    return b"".join(_renumbered(out.lines, out.touched)), out.resolutions
+    merged = _restyled(_renumbered(out.lines, out.touched), out.touched, _styles(zu))
+    return b"".join(merged), out.resolutions
 
 
 Sections = tuple[list[Unit], list[tuple[bytes, list[Unit]]], list[Unit]]
@@ -854,3 +855,62 @@ def _renumbered(lines: list[bytes], touched: list[bool]) -> list[bytes]:
 def _same_list(first: Block, b: Block, lines: list[bytes]) -> bool:
     x, y = ORDERED.match(lines[first.start]), ORDERED.match(lines[b.start])
     return x is not None and y is not None and first.level == b.level and x.group(2) == y.group(2)
+
+
+def _style(line: bytes) -> tuple[int, bytes] | None:
+    """Where a list item's marker style is written and what it is (`-`, `*`, `+`, or the `.`
+    or `)` after a number); None when the line starts no item."""
+    m = _ITEM.match(line)
+    if m is None:
+        return None
+    return m.end(2) - 1, m.group(2)[-1:]
+
+
+def _styles(us: list[Unit]) -> set[bytes]:
+    """The marker styles the base's lists are written in."""
+    out: set[bytes] = set()
+    for u in us:
+        if u.block is not None:
+            for b in walk([u.block]):
+                if b.kind == "item" and (st := _style(b.lines[0])) is not None:
+                    out.add(st[1])
+    return out
+
+
+def _restyled(lines: list[bytes], touched: list[bool], base: set[bytes]) -> list[bytes]:
+    """A list one side re-marked (`*` to `-`, `1.` to `1)`: a tidy-up) and the other added
+    items to in the old style: the merge wrote both into one list, whose new items would
+    start a list of their own — they take the style the list was changed to (the one the
+    base never used), so the list stays one."""
+    if not any(touched) or not base:
+        return lines
+    out = list(lines)
+
+    def fix(run: list[Block]) -> None:
+        if len(run) < 2 or not any(touched[k] for b in run for k in range(b.start, b.end)):
+            return
+        found = [_style(out[b.start]) for b in run]
+        styles = {st[1] for st in found if st is not None}
+        new = [x for x in styles if x not in base]
+        if len(styles) != 2 or len(new) != 1 or (new[0] in b".)") != (styles <= {b".", b")"}):
+            return
+        for b, st in zip(run, found, strict=True):
+            if st is not None and st[1] != new[0]:
+                line = out[b.start]
+                out[b.start] = line[: st[0]] + new[0] + line[st[0] + 1 :]
+
+    def visit(siblings: Sequence[Block]) -> None:
+        run: list[Block] = []
+        for b in siblings:
+            if b.kind == "blank":
+                continue
+            if b.kind == "item" and run and run[0].level == b.level:
+                run.append(b)
+            else:
+                fix(run)
+                run = [b] if b.kind == "item" else []
+            visit(b.children)
+        fix(run)
+
+    visit(parse(b"".join(out)))
+    return out

@@ -363,7 +363,7 @@ case(
     T,
     B36,
     [B36.replace("* ", "- "), B36 + "* four\n"],
-    ["- one\n- two\n- three\n", "four"],
+    ["- one\n- two\n- three\n- four\n"],
 )
 # 37 checkbox vs text
 B37 = FM + "- [ ] migrate to uv\n- [ ] drop py3.9\n"
@@ -577,6 +577,30 @@ case(
     WIDE,
     [B50, WIDE.replace("| 1.10 |", "| 1.11 |")],
     ["| tool | version |\n|---|---|\n| ruff | 0.4 |\n| mypy | 1.11 |\n"],
+)
+
+# the class of "markers tidied vs add": a marker's style is formatting (`-` `*` `+` alike,
+# `1.` `1)` alike); items the other side added take the style the list was changed to, so
+# the list stays one list (before: `* four` under `- three` started a list of its own)
+B51 = FM + "1. clone\n2. build\n3. ship\n"
+case(
+    "1. to 1) vs add step",
+    T,
+    B51,
+    [B51.replace(". ", ") "), B51 + "4. announce\n"],
+    ["1) clone\n2) build\n3) ship\n4) announce\n"],
+)
+B52 = FM + "- infra\n  + ci\n  + cd\n- app\n"
+case(
+    "nested markers tidied vs adds, three machines",
+    T,
+    B52,
+    [
+        B52.replace("  + ", "  - "),
+        B52.replace("  + cd\n", "  + cd\n  + dns\n"),
+        B52.replace("- app\n", "- app\n- docs\n"),
+    ],
+    ["- infra\n  - ci\n  - cd\n  - dns\n- app\n- docs\n"],
 )
 
 
