@@ -384,13 +384,28 @@ def merge_lines(
     if merged is None and any(_ORDERED.match(x) for x in (*z, *a, *b)):
         key, numbered = _masked, True  # a side renumbered: compare without the numbers
         merged = merge_seq(z, a, b, key, align=code)
+    indented = False
+    if merged is None and not code:
+        # a line one side only re-indented (an item nested under the one above, or taken
+        # out) and the other edited: the edit, at the new indent
+        key, numbered, indented = _dedented, True, True
+        merged = merge_seq(z, a, b, key)
     if merged is None and winner:
-        key, numbered = _plain, False
+        key, numbered, indented = _plain, False, False
         merged = merge_seq(z, a, b, key, winner=True, align=code, tie=tie)
     if merged is None:
         return None
-    _, same_a = edits([key(x) for x in z], [key(x) for x in a])
-    _, same_b = edits([key(x) for x in z], [key(x) for x in b])
+    kz = [key(x) for x in z]
+    ops_a, same_a = edits(kz, [key(x) for x in a])
+    ops_b, same_b = edits(kz, [key(x) for x in b])
+    moved = (
+        {
+            "a": _reindents(z, a, b, ops_a, ops_b, same_b),
+            "b": _reindents(z, b, a, ops_b, ops_a, same_a),
+        }
+        if indented
+        else {"a": {}, "b": {}}
+    )
     out: list[bytes] = []
     for side, k in merged[0]:
         if side == "z":
@@ -399,7 +414,9 @@ def merge_lines(
             lb = b[kb] if kb is not None else z[k]
             out.append(la if la != z[k] else lb)
         else:
-            out.append(a[k] if side == "a" else b[k])
+            line = a[k] if side == "a" else b[k]
+            lead = moved["b" if side == "b" else "a"].get(k)
+            out.append(line if lead is None else lead + line.lstrip(b" \t"))
     if numbered:
         out = _renumbered(out)
     return _closed(out), merged[1], merged[2]
@@ -407,6 +424,40 @@ def merge_lines(
 
 def _plain(line: bytes) -> bytes:
     return line.rstrip(b" \t\r\n")
+
+
+def _dedented(line: bytes) -> bytes:
+    return _masked(line).lstrip(b" \t")
+
+
+def _lead(line: bytes) -> bytes:
+    return line[: len(line) - len(line.lstrip(b" \t"))]
+
+
+def _rewrites(ops: list[_Op]) -> dict[int, int]:
+    """Base line -> the side's line that rewrote it, one for one."""
+    return {op.pos - 1: op.new[0] for op in ops if op.new is not None and _one_for_one(op)}
+
+
+def _reindents(
+    z: list[bytes],
+    mine: list[bytes],
+    other: list[bytes],
+    ops: list[_Op],
+    other_ops: list[_Op],
+    same: dict[int, int],
+) -> dict[int, bytes]:
+    """For a side's lines that rewrote one base line each and kept its indent, the indent
+    the other side moved that base line to (kept or rewritten there)."""
+    out: dict[int, bytes] = {}
+    theirs = _rewrites(other_ops)
+    for k, j in _rewrites(ops).items():
+        at = same.get(k, theirs.get(k))
+        if at is None or _lead(mine[j]) != _lead(z[k]):
+            continue
+        if _lead(other[at]) != _lead(z[k]):
+            out[j] = _lead(other[at])
+    return out
 
 
 def _closed(lines: list[bytes]) -> list[bytes]:

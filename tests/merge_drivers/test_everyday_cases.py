@@ -603,6 +603,28 @@ case(
     ["- infra\n  - ci\n  - cd\n  - dns\n- app\n- docs\n"],
 )
 
+# an item one side nested under the one above (or took out of it), the other edited: the
+# edit at the new indent (before: the nesting lost to a winner)
+B53 = FM + "- build\n- test\n- lint\n- ship\n"
+case(
+    "item nested vs edit",
+    T,
+    B53,
+    [B53.replace("- lint\n", "  - lint\n"), B53.replace("- lint", "- lint (ruff)")],
+    ["- build\n- test\n  - lint (ruff)\n- ship\n"],
+)
+case(
+    "item nested vs edit, three machines",
+    T,
+    B53,
+    [
+        B53.replace("- lint\n", "  - lint\n"),
+        B53.replace("- lint", "- lint (ruff)"),
+        B53.replace("- ship\n", "- ship\n- announce\n"),
+    ],
+    ["- build\n- test\n  - lint (ruff)\n- ship\n- announce\n"],
+)
+
 
 def encoded(text: str) -> bytes:
     """UTF-8, except a case written with a Latin-1 byte (an editor that saved Latin-1)."""
