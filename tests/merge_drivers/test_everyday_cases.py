@@ -625,6 +625,198 @@ case(
     ["- build\n- test\n  - lint (ruff)\n- ship\n- announce\n"],
 )
 
+# more everyday cases: tables, retitles, fences, moves, emphasis, links, frontmatter, index
+XB = FM + "## Tools\n\n| tool | version |\n|---|---|\n| ruff | 0.4 |\n| mypy | 1.10 |\n"
+case(
+    "table both add rows",
+    T,
+    XB,
+    [XB + "| uv | 0.5 |\n", XB + "| tox | 4 |\n"],
+    ["| uv | 0.5 |", "| tox | 4 |", "| mypy | 1.10 |\n|"],
+)
+XH = FM + "## Setup\n\n- install uv\n\n## Usage\n\n- uv run\n"
+case(
+    "retitle both differently",
+    T,
+    XH,
+    [XH.replace("## Setup", "## Setup (dev)"), XH.replace("## Setup", "## Installing")],
+    ["- install uv\n\n## Usage"],
+    [],
+)
+case(
+    "retitle both + appends",
+    T,
+    XH,
+    [
+        XH.replace("## Setup", "## Setting up").replace(
+            "- install uv\n", "- install uv\n- uv sync\n"
+        ),
+        XH.replace("- uv run\n", "- uv run\n- uv build\n"),
+    ],
+    ["## Setting up\n\n- install uv\n- uv sync\n\n## Usage\n\n- uv run\n- uv build\n"],
+)
+XF = FM + "```sh\nmake\nmake install\n```\n"
+case(
+    "fence tags both differ",
+    T,
+    XF,
+    [
+        XF.replace("```sh", "```bash"),
+        XF.replace("```sh", "```shell").replace("make install", "sudo make install"),
+    ],
+    ["sudo make install"],
+    ["```sh\n"],
+)
+case(
+    "fence ``` to ~~~ vs inside edit",
+    T,
+    XF,
+    [XF.replace("```", "~~~"), XF.replace("make\n", "make -j8\n")],
+    ["~~~sh\nmake -j8\nmake install\n~~~\n"],
+)
+XN = FM + "- build\n- test\n- lint\n- ship\n"
+XS = FM + "## A\n\n- a1\n\n## B\n\n- b1\n\n## C\n\n- c1\n"
+case(
+    "section moved vs appends",
+    T,
+    XS,
+    [
+        FM + "## C\n\n- c1\n\n## A\n\n- a1\n\n## B\n\n- b1\n",
+        XS.replace("- c1\n", "- c1\n- c2\n").replace("- a1\n", "- a1\n- a2\n"),
+    ],
+    ["## C\n\n- c1\n- c2\n\n## A\n\n- a1\n- a2\n\n## B"],
+)
+case(
+    "bullet deleted vs edited",
+    T,
+    XN,
+    [XN.replace("- lint\n", ""), XN.replace("- lint", "- lint with ruff")],
+    ["- lint with ruff"],
+)
+case(
+    "different bullets deleted + add",
+    T,
+    XN,
+    [XN.replace("- lint\n", ""), XN.replace("- build\n", "") + "- docs\n"],
+    ["- test\n- ship\n- docs\n"],
+    ["- lint", "- build"],
+)
+XE = FM + "You must run the migrations before the tests.\n"
+case(
+    "bold vs other word",
+    T,
+    XE,
+    [XE.replace("must", "**must**"), XE.replace("the tests", "the e2e tests")],
+    ["You **must** run the migrations before the e2e tests."],
+)
+XC = FM + "Use `make test` to run everything locally.\n"
+case(
+    "inline code vs after",
+    T,
+    XC,
+    [XC.replace("`make test`", "`make test -j8`"), XC.replace("locally", "locally and on CI")],
+    ["Use `make test -j8` to run everything locally and on CI."],
+)
+XL = FM + "- a\n- b\n- c\n"
+case("loose list vs add", T, XL, [FM + "- a\n\n- b\n\n- c\n", XL + "- d\n"], ["- d"])
+case("both add to empty", T, "", [FM + "- from a\n", FM + "- from b\n"], ["from a", "from b"])
+XFM2 = "---\nname: notes\ndescription: notes\n---\nbody\n"
+case(
+    "fm both add tags",
+    T,
+    XFM2,
+    [
+        XFM2.replace("notes\n---", "notes\ntags: [a]\n---"),
+        XFM2.replace("notes\n---", "notes\ntags: [b]\n---"),
+    ],
+    ["a", "b"],
+)
+XMD = "---\nname: notes\ndescription: notes\nmetadata: \n  type: project\n  modified: 2026-11-20\n---\nbody\n"
+case(
+    "fm nested both",
+    T,
+    XMD,
+    [XMD.replace("project", "feedback"), XMD.replace("2026-11-20", "2026-11-24")],
+    ["type: feedback", "modified: 2026-11-24"],
+)
+XIX = "# Memory\n\n## Build\n- **build.md** — how to build\n- **ci.md** — CI notes\n"
+case(
+    "index bold names append",
+    I,
+    XIX,
+    [XIX + "- **deploy.md** — deploys\n", XIX + "- **perf.md** — perf\n"],
+    ["deploy.md", "perf.md", "build.md", "ci.md"],
+)
+XIX2 = "# Memory\n\n## Build\n- [Build](build.md) — how to build\n- [CI](ci.md) — CI notes\n\n## Other\n- [X](x.md) — x\n"
+case(
+    "index retitle vs append",
+    I,
+    XIX2,
+    [
+        XIX2.replace("## Build", "## Build & CI"),
+        XIX2.replace("CI notes\n", "CI notes\n- [Cache](cache.md) — caching\n"),
+    ],
+    [
+        "## Build & CI\n- [Build](build.md) — how to build\n- [CI](ci.md) — CI notes\n- [Cache](cache.md) — caching\n"
+    ],
+    ["## Build\n"],
+)
+case(
+    "index delete vs hook edit",
+    I,
+    XIX2,
+    [XIX2.replace("- [CI](ci.md) — CI notes\n", ""), XIX2.replace("CI notes", "CI notes (GitHub)")],
+    ["CI notes (GitHub)"],
+)
+case(
+    "index both hook edits",
+    I,
+    XIX2,
+    [
+        XIX2.replace("how to build", "how to build fast"),
+        XIX2.replace("how to build", "how we build"),
+    ],
+    ["how we build fast"],
+)
+XK = FM + "Line one with two spaces  \nnext line.\n"
+case(
+    "hard break vs edit",
+    T,
+    XK,
+    [XK.replace("next line", "the next line"), XK.replace("one", "1")],
+    ["Line 1 with two spaces  \nthe next line."],
+)
+XR = FM + "- see [guide](https://example.com/guide) for setup\n"
+case(
+    "link url vs text",
+    T,
+    XR,
+    [XR.replace("/guide)", "/guide-v2)"), XR.replace("for setup", "for setup and upgrades")],
+    ["- see [guide](https://example.com/guide-v2) for setup and upgrades\n"],
+)
+XG = FM + "## Decisions\n\n- 2026-11-01 use uv\n- 2026-11-10 drop 3.9\n\n## Other\n\nx\n"
+case(
+    "dated log 2 sides same day",
+    T,
+    XG,
+    [
+        XG.replace("drop 3.9\n", "drop 3.9\n- 2026-11-12 pin ruff\n"),
+        XG.replace("drop 3.9\n", "drop 3.9\n- 2026-11-11 add mypy\n"),
+    ],
+    ["- 2026-11-10 drop 3.9\n- 2026-11-11 add mypy\n- 2026-11-12 pin ruff\n\n## Other"],
+)
+XQ = FM + "Notes:\n\n- first\n  continued line of first\n- second\n"
+case(
+    "continuation line vs edit",
+    T,
+    XQ,
+    [
+        XQ.replace("continued line", "continued (lazy) line"),
+        XQ.replace("- first\n", "- first item\n"),
+    ],
+    ["- first item\n  continued (lazy) line of first\n- second"],
+)
+
 
 def encoded(text: str) -> bytes:
     """UTF-8, except a case written with a Latin-1 byte (an editor that saved Latin-1)."""
