@@ -168,7 +168,14 @@ def merge_blocks(
                 b = b if b.gap != moved or bm > ib else Unit(z.gap, b.block)
             out.unit(_formatted(z, a, b))
         iz, ia, ib = ze, ae, be
-    merged = _restyled(_renumbered(out.lines, out.touched), out.touched, _styles(zu))
+    tree: list[Block] = []  # the merged body's blocks, parsed once for both passes
+
+    def parsed(lines: list[bytes]) -> list[Block]:
+        if not tree:
+            tree.extend(parse(b"".join(lines)))
+        return tree
+
+    merged = _restyled(_renumbered(out.lines, out.touched, parsed), out.touched, zu, parsed)
     return b"".join(merged), out.resolutions
 
 
@@ -815,7 +822,16 @@ def _edit_and_append(z: list[Unit], a: list[Unit], b: list[Unit]) -> list[Unit] 
     return _both_added(theirs, new, None) + mine
 
 
-def _renumbered(lines: list[bytes], touched: list[bool]) -> list[bytes]:
+def _parse_of(lines: list[bytes]) -> list[Block]:
+    """The blocks of a document's lines."""
+    return parse(b"".join(lines))
+
+
+def _renumbered(
+    lines: list[bytes],
+    touched: list[bool],
+    parsed: Callable[[list[bytes]], list[Block]] = _parse_of,
+) -> list[bytes]:
     """Ordered lists a merge wrote into (`touched` lines) whose numbers are out of sequence,
     numbered in sequence from their first number; nested lists alike. A list numbered all
     alike (`1.` `1.` `1.`) is left as written."""
@@ -848,7 +864,7 @@ def _renumbered(lines: list[bytes], touched: list[bool]) -> list[bytes]:
             visit(b.children)
         fix(run)
 
-    visit(parse(b"".join(lines)))
+    visit(parsed(lines))
     return out
 
 
@@ -877,12 +893,23 @@ def _styles(us: list[Unit]) -> set[bytes]:
     return out
 
 
-def _restyled(lines: list[bytes], touched: list[bool], base: set[bytes]) -> list[bytes]:
+def _restyled(
+    lines: list[bytes],
+    touched: list[bool],
+    zu: list[Unit],
+    parsed: Callable[[list[bytes]], list[Block]] = _parse_of,
+) -> list[bytes]:
     """A list one side re-marked (`*` to `-`, `1.` to `1)`: a tidy-up) and the other added
     items to in the old style: the merge wrote both into one list, whose new items would
     start a list of their own — they take the style the list was changed to (the one the
     base never used), so the list stays one."""
-    if not any(touched) or not base:
+    if not any(t and _ITEM.match(x) for t, x in zip(touched, lines, strict=True)):
+        return lines  # no item written where both sides changed blocks
+    marks = {st[1] for x in lines if (st := _style(x)) is not None}
+    if len(marks - {b".", b")"}) < 2 and len(marks & {b".", b")"}) < 2:
+        return lines  # every list of one kind written in one style
+    base = _styles(zu)
+    if not base:
         return lines
     out = list(lines)
 
@@ -912,5 +939,5 @@ def _restyled(lines: list[bytes], touched: list[bool], base: set[bytes]) -> list
             visit(b.children)
         fix(run)
 
-    visit(parse(b"".join(out)))
+    visit(parsed(out))  # renumbering kept every line where it was
     return out

@@ -74,7 +74,11 @@ class Block:
         paragraph, line breaks too (a re-wrap is formatting)."""
         if self.kind == "paragraph":
             return b"P" + b" ".join(b"".join(self.lines).split())
-        if self.kind == "item" and (m := _ITEM.match(self.lines[0])):
+        if (
+            self.kind == "item"
+            and self.lines[0].lstrip(b" ")[:1] != b"-"
+            and (m := _ITEM.match(self.lines[0]))
+        ):
             # the marker's style is formatting: `-` `*` `+` alike, `1.` `1)` alike, any number
             mark = b"#" if m.group(2)[:1].isdigit() else b"-"
             first = self.lines[0][: m.start(2)] + mark + self.lines[0][m.end(2) :]
