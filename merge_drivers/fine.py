@@ -217,6 +217,30 @@ def _both_told(x: _Op, y: _Op) -> list[tuple[str, int]]:
     return [(side, k) for c in merged for _, side, k in c]
 
 
+def _moved(ops: list[_Op]) -> list[_Op]:
+    """Lines: a base line one side deleted and wrote elsewhere as the other side rewrote it
+    (a table row moved and edited, merged again with the side that only edited it): the same
+    edit, moved — the rewrite becomes that deletion, so the line stands once, where it moved."""
+    gone = {(op.side, op.pos) for op in ops if op.new is None and not op.keys}
+    if not gone:
+        return ops
+    wrote: dict[str, set[bytes]] = {}
+    for op in ops:
+        if op.new is not None and not op.attached:
+            wrote.setdefault(op.side, set()).update(op.keys)
+    drop: set[int] = set()
+    for op in ops:
+        if op.new is None or not _one_for_one(op):
+            continue
+        k, other = op.pos - 1, "b" if op.side == "a" else "a"
+        if (other, k) in gone and op.keys[0] in wrote.get(other, ()):
+            for d in ops:
+                if d.side == op.side and d.new is None and d.pos == k and d.run == op.run:
+                    d.keys = []
+            drop.add(id(op))
+    return [op for op in ops if id(op) not in drop] if drop else ops
+
+
 def _one_for_one(op: _Op) -> bool:
     """An insertion that rewrote one element into one."""
     return op.attached and op.new is not None and len(op.new) == 1 and op.run[1] == op.pos - 1
@@ -269,7 +293,7 @@ def merge_seq(
     on the merge order."""
     kz, ka, kb = [key(x) for x in z], [key(x) for x in a], [key(x) for x in b]
     ops = edits(kz, ka, "a", align)[0] + edits(kz, kb, "b", align)[0]
-    ops = _absorbed(ops)
+    ops = _absorbed(ops) if loose else _moved(_absorbed(ops))
     ops.sort(key=_Op.sort_key)
     told = _sentences(ops, kz) if loose else set()
     kept: list[_Op] = []

@@ -817,6 +817,27 @@ case(
     ["- first item\n  continued (lazy) line of first\n- second"],
 )
 
+# table rows re-ordered on one side, a cell of a moved row edited on the other: the row once,
+# moved and edited, also when a side is merged in again (before: the edited row twice)
+B55 = FM + "| tool | version |\n|---|---|\n| ruff | 0.4 |\n| mypy | 1.10 |\n| uv | 0.5 |\n"
+SORTED = B55.replace(
+    "| ruff | 0.4 |\n| mypy | 1.10 |\n| uv | 0.5 |", "| mypy | 1.10 |\n| ruff | 0.4 |\n| uv | 0.5 |"
+)
+case(
+    "table rows sorted vs cell",
+    T,
+    B55,
+    [SORTED, B55.replace("| 0.4 |", "| 0.5 |")],
+    ["| mypy | 1.10 |\n| ruff | 0.5 |\n| uv | 0.5 |\n"],
+)
+case(
+    "table rows sorted vs cell vs row, three machines",
+    T,
+    B55,
+    [SORTED, B55.replace("| 0.4 |", "| 0.5 |"), B55 + "| tox | 4 |\n"],
+    ["| mypy | 1.10 |\n| ruff | 0.5 |\n| uv | 0.5 |\n| tox | 4 |\n"],
+)
+
 
 def encoded(text: str) -> bytes:
     """UTF-8, except a case written with a Latin-1 byte (an editor that saved Latin-1)."""
