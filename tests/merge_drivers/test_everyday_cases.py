@@ -10,8 +10,12 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from merge_drivers import merge_file
+
+from .conftest import examples
 
 T = ".claude/agent-memory/bot/notes.md"
 I = ".claude/agent-memory/bot/MEMORY.md"  # noqa: E741
@@ -872,3 +876,34 @@ def test_an_everyday_merge_keeps_what_a_careful_human_keeps(c: Case) -> None:
         assert w in text, (w, text)
     for w in not_want:
         assert w not in text, (w, text)
+
+
+HAN = [chr(0x4E00 + 7 * i) for i in range(40)]  # distinct ideographs, no spaces between them
+KANA = [chr(0x30A2 + 2 * i) for i in range(20)]  # katakana: ours
+HIRAGANA = [chr(0x3041 + 2 * i) for i in range(20)]  # hiragana: theirs
+
+
+@settings(max_examples=examples())
+@given(st.data())
+def test_no_untouched_character_of_unspaced_text_is_lost(data: st.DataObject) -> None:
+    """One line of Chinese (no spaces): each side rewrites a run of characters (or inserts
+    some), one untouched character at least between the runs. Every character neither side
+    touched, and every one either side wrote, is in the merge, in order (before: the line
+    was one word, and one side's edit went to a winner)."""
+    n = data.draw(st.integers(4, len(HAN)))
+    base = HAN[:n]
+    i = data.draw(st.integers(0, n - 2))
+    j = data.draw(st.integers(i, n - 2))
+    k = data.draw(st.integers(j + 1, n))
+    m = data.draw(st.integers(k, n))
+    new_a = KANA[: data.draw(st.integers(0 if j > i else 1, 3))]
+    new_b = HIRAGANA[: data.draw(st.integers(0 if m > k else 1, 3))]
+    ours = base[:i] + new_a + base[j:]
+    theirs = base[:k] + new_b + base[m:]
+    expected = "".join(base[:i] + new_a + base[j:k] + new_b + base[m:])
+    text = _merge(
+        T,
+        (FM + "".join(base) + "。\n").encode(),
+        *((FM + "".join(x) + "。\n").encode() for x in (ours, theirs)),
+    )
+    assert text.decode() == FM + expected + "。\n"
