@@ -146,6 +146,8 @@ def merge_blocks(
     zu, au, bu = _moves_replayed(zu, au, bu)
     zu, bu = _sections_moved(zu, au, bu)
     zu, au = _sections_moved(zu, bu, au)
+    zu, bu = _outdented(zu, au, bu)
+    zu, au = _outdented(zu, bu, au)
     zu, bu = _units_moved(zu, au, bu)
     zu, au = _units_moved(zu, bu, au)
     zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
@@ -348,6 +350,90 @@ def _first_sub(us: list[Unit], k: int, level: int) -> int:
         if us[x].block is None:
             return x
     return len(us)
+
+
+def _one(lines: list[bytes], gap: list[bytes]) -> Unit | None:
+    """`lines` as one unit, when they read as one block."""
+    found = parse(b"".join(lines))
+    return Unit(gap, found[0]) if len(found) == 1 else None
+
+
+def _split_child(p: Block, c: Block, by: int, gap: list[bytes]) -> tuple[Unit, Unit] | None:
+    """Item `p` without its nested item `c`, and `c` taken out `by` columns (a unit)."""
+    lines = p.lines[: c.start - p.start] + p.lines[c.end - p.start :]
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()  # blank lines that stood before the child are not the parent's end
+    moved = [x[by:] if x[:by].strip(b" ") == b"" else x.lstrip(b" ") for x in c.lines]
+    parent, child = _one(lines, []), _one(moved, gap)
+    if parent is None or child is None or child.kind != "item":
+        return None
+    return parent, child
+
+
+def _outdented(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+    """A nested item `a` took out of its parent (written right after the parent, as it was):
+    taken out on the base and on `b` too, `b`'s version of it with it — so an item taken out
+    of a list on one side and edited on the other lands taken out AND edited, once (before:
+    nested and edited, and taken out). One such item per parent, items written once."""
+    kz, ka = [u.key for u in zu], [u.key for u in au]
+    zs, held = set(kz), set(ka)
+    # the parents: base items with nested items that `a` no longer holds as they were, by
+    # their first line (which `a` kept): each new item is tried against its own line's only
+    parents: dict[bytes, list[int]] = {}
+    for i, zi in enumerate(zu):
+        p = zi.block
+        if p is not None and p.kind == "item" and p.children and kz[i] not in held:
+            parents.setdefault(p.lines[0].rstrip(), []).append(i)
+    if not parents:
+        return zu, bu
+    found: list[tuple[int, Block, Unit, Unit]] = []  # base index, child, new parent, moved
+    for x in range(1, len(au)):
+        u, prev = au[x], au[x - 1]
+        if ka[x] in zs or u.block is None or u.kind != "item" or prev.block is None:
+            continue
+        for i in parents.get(prev.block.lines[0].rstrip(), ()):
+            p = zu[i].block
+            if p is None or kz.count(kz[i]) != 1:
+                continue
+            for c in p.children:
+                if c.kind != "item" or c.level <= u.block.level:
+                    continue
+                split = _split_child(p, c, c.level - u.block.level, u.gap)
+                if (
+                    split is not None
+                    and split[0].key == ka[x - 1]
+                    and (split[1].key == ka[x] or likeness(split[1].key, ka[x]) >= ALIKE)
+                ):
+                    found.append((i, c, *split))
+    if not found or len({i for i, _, _, _ in found}) != len(found):
+        return zu, bu
+    versions = _Versions(kz, [w.key for w in bu])
+    z, b = list(zu), list(bu)
+    for i, c, parent, moved in sorted(found, key=lambda f: -f[0]):
+        at = z.index(zu[i])
+        z[at : at + 1] = [Unit(zu[i].gap, parent.block), moved]
+        j = versions.of(i)
+        pb = bu[j].block if j is not None else None
+        if j is None or pb is None or pb.kind != "item":
+            continue
+        kids = [k for k in pb.children if k.kind == "item"]
+        n = _items(zu[i].block).index(c)
+        if n >= len(kids) or kids[n].level != c.level:
+            continue
+        cb = kids[n]
+        if cb.key() != c.key() and likeness(cb.key(), c.key()) < ALIKE:
+            continue
+        by = c.level - (moved.block.level if moved.block is not None else 0)
+        split = _split_child(pb, cb, by, moved.gap)
+        if split is None:
+            continue
+        at = b.index(bu[j])
+        b[at : at + 1] = [Unit(bu[j].gap, split[0].block), split[1]]
+    return z, b
+
+
+def _items(p: Block | None) -> list[Block]:
+    return [k for k in p.children if k.kind == "item"] if p is not None else []
 
 
 class _Versions:

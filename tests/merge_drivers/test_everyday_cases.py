@@ -842,6 +842,52 @@ case(
     ["| mypy | 1.10 |\n| ruff | 0.5 |\n| uv | 0.5 |\n| tox | 4 |\n"],
 )
 
+# an item one side took out of its parent list, the other edited (or deleted) it, or edited
+# the parent: taken out and edited, once (before: it stood twice, nested and taken out)
+B56 = FM + "- build\n- test\n  - lint\n  - types\n- ship\n"
+OUT = B56.replace("  - types\n", "- types\n")
+case(
+    "item taken out vs edit",
+    T,
+    B56,
+    [OUT, B56.replace("types", "types (mypy)")],
+    ["- build\n- test\n  - lint\n- types (mypy)\n- ship\n"],
+)
+case(
+    "item taken out vs edit, three machines",
+    T,
+    B56,
+    [OUT, B56.replace("types", "types (mypy)"), B56.replace("- ship\n", "- ship\n- announce\n")],
+    ["- build\n- test\n  - lint\n- types (mypy)\n- ship\n- announce\n"],
+)
+case(
+    "item taken out vs deleted",
+    T,
+    B56,
+    [OUT, B56.replace("  - types\n", "")],
+    ["- build\n- test\n  - lint\n- ship\n"],
+    ["types"],
+)
+case(
+    "item taken out vs parent edited",
+    T,
+    B56,
+    [OUT, B56.replace("- test\n", "- test (CI)\n")],
+    ["- build\n- test (CI)\n  - lint\n- types\n- ship\n"],
+    ["  - types"],
+)
+B57 = FM + "- infra\n  - ci\n    - github actions\n    - cache on\n  - cd\n"
+case(
+    "third-level item taken out one level vs edit",
+    T,
+    B57,
+    [
+        B57.replace("    - cache on\n", "  - cache on\n"),
+        B57.replace("cache on", "cache on (uv)"),
+    ],
+    ["- infra\n  - ci\n    - github actions\n  - cache on (uv)\n  - cd\n"],
+)
+
 
 def encoded(text: str) -> bytes:
     """UTF-8, except a case written with a Latin-1 byte (an editor that saved Latin-1)."""
