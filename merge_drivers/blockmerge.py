@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from merge_drivers.blocks import _FUSED, _ITEM, ORDERED, Block, parse
+from merge_drivers.blocks import _FUSED, _ITEM, ORDERED, Block, parse, walk
 from merge_drivers.diff import both_added
 from merge_drivers.model import Resolution
 
@@ -146,6 +146,8 @@ def merge_blocks(
     zu, au, bu = _moves_replayed(zu, au, bu)
     zu, bu = _sections_moved(zu, au, bu)
     zu, au = _sections_moved(zu, bu, au)
+    zu, bu = _outdented(zu, au, bu)
+    zu, au = _outdented(zu, bu, au)
     zu, bu = _units_moved(zu, au, bu)
     zu, au = _units_moved(zu, bu, au)
     zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
@@ -168,7 +170,15 @@ def merge_blocks(
                 b = b if b.gap != moved or bm > ib else Unit(z.gap, b.block)
             out.unit(_formatted(z, a, b))
         iz, ia, ib = ze, ae, be
-    return b"".join(_renumbered(out.lines, out.touched)), out.resolutions
+    tree: list[Block] = []  # the merged body's blocks, parsed once for both passes
+
+    def parsed(lines: list[bytes]) -> list[Block]:
+        if not tree:
+            tree.extend(parse(b"".join(lines)))
+        return tree
+
+    merged = _restyled(_renumbered(out.lines, out.touched, parsed), out.touched, zu, parsed)
+    return b"".join(merged), out.resolutions
 
 
 Sections = tuple[list[Unit], list[tuple[bytes, list[Unit]]], list[Unit]]
@@ -340,6 +350,90 @@ def _first_sub(us: list[Unit], k: int, level: int) -> int:
         if us[x].block is None:
             return x
     return len(us)
+
+
+def _one(lines: list[bytes], gap: list[bytes]) -> Unit | None:
+    """`lines` as one unit, when they read as one block."""
+    found = parse(b"".join(lines))
+    return Unit(gap, found[0]) if len(found) == 1 else None
+
+
+def _split_child(p: Block, c: Block, by: int, gap: list[bytes]) -> tuple[Unit, Unit] | None:
+    """Item `p` without its nested item `c`, and `c` taken out `by` columns (a unit)."""
+    lines = p.lines[: c.start - p.start] + p.lines[c.end - p.start :]
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()  # blank lines that stood before the child are not the parent's end
+    moved = [x[by:] if x[:by].strip(b" ") == b"" else x.lstrip(b" ") for x in c.lines]
+    parent, child = _one(lines, []), _one(moved, gap)
+    if parent is None or child is None or child.kind != "item":
+        return None
+    return parent, child
+
+
+def _outdented(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+    """A nested item `a` took out of its parent (written right after the parent, as it was):
+    taken out on the base and on `b` too, `b`'s version of it with it — so an item taken out
+    of a list on one side and edited on the other lands taken out AND edited, once (before:
+    nested and edited, and taken out). One such item per parent, items written once."""
+    kz, ka = [u.key for u in zu], [u.key for u in au]
+    zs, held = set(kz), set(ka)
+    # the parents: base items with nested items that `a` no longer holds as they were, by
+    # their first line (which `a` kept): each new item is tried against its own line's only
+    parents: dict[bytes, list[int]] = {}
+    for i, zi in enumerate(zu):
+        p = zi.block
+        if p is not None and p.kind == "item" and p.children and kz[i] not in held:
+            parents.setdefault(p.lines[0].rstrip(), []).append(i)
+    if not parents:
+        return zu, bu
+    found: list[tuple[int, Block, Unit, Unit]] = []  # base index, child, new parent, moved
+    for x in range(1, len(au)):
+        u, prev = au[x], au[x - 1]
+        if ka[x] in zs or u.block is None or u.kind != "item" or prev.block is None:
+            continue
+        for i in parents.get(prev.block.lines[0].rstrip(), ()):
+            p = zu[i].block
+            if p is None or kz.count(kz[i]) != 1:
+                continue
+            for c in p.children:
+                if c.kind != "item" or c.level <= u.block.level:
+                    continue
+                split = _split_child(p, c, c.level - u.block.level, u.gap)
+                if (
+                    split is not None
+                    and split[0].key == ka[x - 1]
+                    and (split[1].key == ka[x] or likeness(split[1].key, ka[x]) >= ALIKE)
+                ):
+                    found.append((i, c, *split))
+    if not found or len({i for i, _, _, _ in found}) != len(found):
+        return zu, bu
+    versions = _Versions(kz, [w.key for w in bu])
+    z, b = list(zu), list(bu)
+    for i, c, parent, moved in sorted(found, key=lambda f: -f[0]):
+        at = z.index(zu[i])
+        z[at : at + 1] = [Unit(zu[i].gap, parent.block), moved]
+        j = versions.of(i)
+        pb = bu[j].block if j is not None else None
+        if j is None or pb is None or pb.kind != "item":
+            continue
+        kids = [k for k in pb.children if k.kind == "item"]
+        n = _items(zu[i].block).index(c)
+        if n >= len(kids) or kids[n].level != c.level:
+            continue
+        cb = kids[n]
+        if cb.key() != c.key() and likeness(cb.key(), c.key()) < ALIKE:
+            continue
+        by = c.level - (moved.block.level if moved.block is not None else 0)
+        split = _split_child(pb, cb, by, moved.gap)
+        if split is None:
+            continue
+        at = b.index(bu[j])
+        b[at : at + 1] = [Unit(bu[j].gap, split[0].block), split[1]]
+    return z, b
+
+
+def _items(p: Block | None) -> list[Block]:
+    return [k for k in p.children if k.kind == "item"] if p is not None else []
 
 
 class _Versions:
@@ -814,7 +908,16 @@ def _edit_and_append(z: list[Unit], a: list[Unit], b: list[Unit]) -> list[Unit] 
     return _both_added(theirs, new, None) + mine
 
 
-def _renumbered(lines: list[bytes], touched: list[bool]) -> list[bytes]:
+def _parse_of(lines: list[bytes]) -> list[Block]:
+    """The blocks of a document's lines."""
+    return parse(b"".join(lines))
+
+
+def _renumbered(
+    lines: list[bytes],
+    touched: list[bool],
+    parsed: Callable[[list[bytes]], list[Block]] = _parse_of,
+) -> list[bytes]:
     """Ordered lists a merge wrote into (`touched` lines) whose numbers are out of sequence,
     numbered in sequence from their first number; nested lists alike. A list numbered all
     alike (`1.` `1.` `1.`) is left as written."""
@@ -847,10 +950,80 @@ def _renumbered(lines: list[bytes], touched: list[bool]) -> list[bytes]:
             visit(b.children)
         fix(run)
 
-    visit(parse(b"".join(lines)))
+    visit(parsed(lines))
     return out
 
 
 def _same_list(first: Block, b: Block, lines: list[bytes]) -> bool:
     x, y = ORDERED.match(lines[first.start]), ORDERED.match(lines[b.start])
     return x is not None and y is not None and first.level == b.level and x.group(2) == y.group(2)
+
+
+def _style(line: bytes) -> tuple[int, bytes] | None:
+    """Where a list item's marker style is written and what it is (`-`, `*`, `+`, or the `.`
+    or `)` after a number); None when the line starts no item."""
+    m = _ITEM.match(line)
+    if m is None:
+        return None
+    return m.end(2) - 1, m.group(2)[-1:]
+
+
+def _styles(us: list[Unit]) -> set[bytes]:
+    """The marker styles the base's lists are written in."""
+    out: set[bytes] = set()
+    for u in us:
+        if u.block is not None:
+            for b in walk([u.block]):
+                if b.kind == "item" and (st := _style(b.lines[0])) is not None:
+                    out.add(st[1])
+    return out
+
+
+def _restyled(
+    lines: list[bytes],
+    touched: list[bool],
+    zu: list[Unit],
+    parsed: Callable[[list[bytes]], list[Block]] = _parse_of,
+) -> list[bytes]:
+    """A list one side re-marked (`*` to `-`, `1.` to `1)`: a tidy-up) and the other added
+    items to in the old style: the merge wrote both into one list, whose new items would
+    start a list of their own — they take the style the list was changed to (the one the
+    base never used), so the list stays one."""
+    if not any(t and _ITEM.match(x) for t, x in zip(touched, lines, strict=True)):
+        return lines  # no item written where both sides changed blocks
+    marks = {st[1] for x in lines if (st := _style(x)) is not None}
+    if len(marks - {b".", b")"}) < 2 and len(marks & {b".", b")"}) < 2:
+        return lines  # every list of one kind written in one style
+    base = _styles(zu)
+    if not base:
+        return lines
+    out = list(lines)
+
+    def fix(run: list[Block]) -> None:
+        if len(run) < 2 or not any(touched[k] for b in run for k in range(b.start, b.end)):
+            return
+        found = [_style(out[b.start]) for b in run]
+        styles = {st[1] for st in found if st is not None}
+        new = [x for x in styles if x not in base]
+        if len(styles) != 2 or len(new) != 1 or (new[0] in b".)") != (styles <= {b".", b")"}):
+            return
+        for b, st in zip(run, found, strict=True):
+            if st is not None and st[1] != new[0]:
+                line = out[b.start]
+                out[b.start] = line[: st[0]] + new[0] + line[st[0] + 1 :]
+
+    def visit(siblings: Sequence[Block]) -> None:
+        run: list[Block] = []
+        for b in siblings:
+            if b.kind == "blank":
+                continue
+            if b.kind == "item" and run and run[0].level == b.level:
+                run.append(b)
+            else:
+                fix(run)
+                run = [b] if b.kind == "item" else []
+            visit(b.children)
+        fix(run)
+
+    visit(parsed(out))  # renumbering kept every line where it was
+    return out

@@ -74,7 +74,16 @@ class Block:
         paragraph, line breaks too (a re-wrap is formatting)."""
         if self.kind == "paragraph":
             return b"P" + b" ".join(b"".join(self.lines).split())
-        if self.kind == "item" and (m := ORDERED.match(self.lines[0])):
+        if (
+            self.kind == "item"
+            and self.lines[0].lstrip(b" ")[:1] != b"-"
+            and (m := _ITEM.match(self.lines[0]))
+        ):
+            # the marker's style is formatting: `-` `*` `+` alike, `1.` `1)` alike, any number
+            mark = b"#" if m.group(2)[:1].isdigit() else b"-"
+            first = self.lines[0][: m.start(2)] + mark + self.lines[0][m.end(2) :]
+            return b"i" + b"\n".join(x.rstrip(b" \t\r\n") for x in [first, *self.lines[1:]])
+        if self.kind == "item" and (m := ORDERED.match(self.lines[0])):  # `2.-B` (fused)
             first = self.lines[0][: m.start(1)] + b"#" + self.lines[0][m.end(1) :]
             return b"i" + b"\n".join(x.rstrip(b" \t\r\n") for x in [first, *self.lines[1:]])
         return self.kind[:1].encode() + b"\n".join(x.rstrip(b" \t\r\n") for x in self.lines)

@@ -27,8 +27,19 @@ T = TypeVar("T")
 Edit = tuple[int, int, list[int]]  # base range [i1, i2) replaced by these side indexes
 
 _ORDERED = re.compile(rb"^([ \t]*)(\d{1,9})([.)])(?=[ \t]|$)")
-_WORD = re.compile(rb"\S+")
-_MAX_WORDS = 20_000  # a hunk larger than this is not merged word by word (bounded cost)
+# a word: a run of non-space bytes; in the scripts written without spaces (CJK ideographs,
+# kana, their punctuation and full-width forms: U+3000-U+9FFF, U+FF00-U+FFEF; Thai) each
+# character is a word of its own, so two edits of one line of Chinese or Japanese are edits
+# of different words, as two edits of one English line are
+_NO_SPACES = rb"[\xe3-\xe9][\x80-\xbf]{2}|\xe0[\xb8\xb9][\x80-\xbf]|\xef[\xbc-\xbf][\x80-\xbf]"
+_WORD = re.compile(
+    _NO_SPACES + rb"|(?:(?!" + _NO_SPACES + rb")\S)+|\S"  # \S: a lone lead byte (not UTF-8)
+)
+_MAX_WORDS = 20_000
+# a word that ends a sentence (`pip.`, `done!`, `(see above).`, `。`, `！`, `？`)
+_SENTENCE_END = re.compile(
+    rb"(?:[.!?]|\xe3\x80\x82|\xef\xbc[\x81\x9f])[\"')\]*]*$"
+)  # a hunk larger than this is not merged word by word (bounded cost)
 
 
 class _Op:
@@ -165,6 +176,71 @@ def _clash(p: _Op, e: _Op, words: bool = False) -> bool:
     return not p.attached and p.pos == e.pos and (e.span is None or e.span[0] != e.pos)
 
 
+def _sentences(ops: list[_Op], kz: list[bytes]) -> set[_Op]:
+    """Words: the plain insertions of whole sentences right after a sentence (or at the start
+    of the text) — two of them at one place are two things said, both kept, not one phrase
+    edited twice."""
+    out: set[_Op] = set()
+    for op in ops:
+        if (
+            op.new is not None
+            and not op.attached
+            and op.keys
+            and _SENTENCE_END.search(op.keys[-1])
+            and (op.pos == 0 or _SENTENCE_END.search(kz[op.pos - 1]))
+        ):
+            out.add(op)
+    return out
+
+
+def _both_told(x: _Op, y: _Op) -> list[tuple[str, int]]:
+    """Two sides' sentences added at one place, merged sentence by sentence (`both_added`)."""
+    from merge_drivers.diff import both_added
+
+    def told(op: _Op) -> list[list[tuple[bytes, str, int]]]:
+        out: list[list[tuple[bytes, str, int]]] = [[]]
+        for key, k in zip(op.keys, op.new or [], strict=True):
+            out[-1].append((key, "b" if op.side == "b" else "a", k))
+            if _SENTENCE_END.search(key):
+                out.append([])
+        return [c for c in out if c]
+
+    def key(c: list[tuple[bytes, str, int]]) -> list[bytes]:
+        return [w for w, _, _ in c]
+
+    def order(
+        _a: object, _b: object
+    ) -> Callable[[list[tuple[bytes, str, int]], list[tuple[bytes, str, int]]], bool]:
+        return lambda p, q: key(p) > key(q)
+
+    merged = both_added(told(x), told(y), key, order, lambda p, _: p)
+    return [(side, k) for c in merged for _, side, k in c]
+
+
+def _moved(ops: list[_Op]) -> list[_Op]:
+    """Lines: a base line one side deleted and wrote elsewhere as the other side rewrote it
+    (a table row moved and edited, merged again with the side that only edited it): the same
+    edit, moved — the rewrite becomes that deletion, so the line stands once, where it moved."""
+    gone = {(op.side, op.pos) for op in ops if op.new is None and not op.keys}
+    if not gone:
+        return ops
+    wrote: dict[str, set[bytes]] = {}
+    for op in ops:
+        if op.new is not None and not op.attached:
+            wrote.setdefault(op.side, set()).update(op.keys)
+    drop: set[int] = set()
+    for op in ops:
+        if op.new is None or not _one_for_one(op):
+            continue
+        k, other = op.pos - 1, "b" if op.side == "a" else "a"
+        if (other, k) in gone and op.keys[0] in wrote.get(other, ()):
+            for d in ops:
+                if d.side == op.side and d.new is None and d.pos == k and d.run == op.run:
+                    d.keys = []
+            drop.add(id(op))
+    return [op for op in ops if id(op) not in drop] if drop else ops
+
+
 def _one_for_one(op: _Op) -> bool:
     """An insertion that rewrote one element into one."""
     return op.attached and op.new is not None and len(op.new) == 1 and op.run[1] == op.pos - 1
@@ -217,8 +293,9 @@ def merge_seq(
     on the merge order."""
     kz, ka, kb = [key(x) for x in z], [key(x) for x in a], [key(x) for x in b]
     ops = edits(kz, ka, "a", align)[0] + edits(kz, kb, "b", align)[0]
-    ops = _absorbed(ops)
+    ops = _absorbed(ops) if loose else _moved(_absorbed(ops))
     ops.sort(key=_Op.sort_key)
+    told = _sentences(ops, kz) if loose else set()
     kept: list[_Op] = []
     group: dict[int, int] = {}  # union-find over kept ops' indexes: conflicting edits
 
@@ -252,7 +329,7 @@ def merge_seq(
             runs[e.run] = k
         for x in near:
             p = kept[x]
-            if p.side not in ("both", e.side) and _clash(p, e, loose):
+            if p.side not in ("both", e.side) and _clash(p, e, loose) and not {p, e} <= told:
                 if not winner:
                     return None
                 group[root(k)] = root(x)
@@ -282,6 +359,13 @@ def merge_seq(
         if op.new is None:
             continue
         if last is not None and last.side != op.side and last.new is not None:
+            if {last, op} <= told and last.pos == op.pos and last.keys != op.keys:
+                # whole sentences both sides added at one place: both, sentence by sentence
+                # (what both wrote once, the greater first), so three replicas converge
+                del out[len(out) - len(last.new or ()) :]
+                out.extend(_both_told(last, op))
+                last = op
+                continue
             # the same text written by both, only deleted elements between: once (words:
             # also when one is the start or the end of the other, the longer kept)
             if last.keys == op.keys:
@@ -292,7 +376,7 @@ def merge_seq(
             ):
                 if len(op.keys) <= len(last.keys):
                     continue
-                del out[len(out) - len(last.new) :]
+                del out[len(out) - len(last.new or ()) :]
         out.extend(("b" if op.side == "b" else "a", x) for x in op.new)  # "both": a's twin
         last = op
     out.extend(("z", k) for k in range(at, len(z)) if k not in gone)
@@ -324,13 +408,28 @@ def merge_lines(
     if merged is None and any(_ORDERED.match(x) for x in (*z, *a, *b)):
         key, numbered = _masked, True  # a side renumbered: compare without the numbers
         merged = merge_seq(z, a, b, key, align=code)
+    indented = False
+    if merged is None and not code:
+        # a line one side only re-indented (an item nested under the one above, or taken
+        # out) and the other edited: the edit, at the new indent
+        key, numbered, indented = _dedented, True, True
+        merged = merge_seq(z, a, b, key)
     if merged is None and winner:
-        key, numbered = _plain, False
+        key, numbered, indented = _plain, False, False
         merged = merge_seq(z, a, b, key, winner=True, align=code, tie=tie)
     if merged is None:
         return None
-    _, same_a = edits([key(x) for x in z], [key(x) for x in a])
-    _, same_b = edits([key(x) for x in z], [key(x) for x in b])
+    kz = [key(x) for x in z]
+    ops_a, same_a = edits(kz, [key(x) for x in a])
+    ops_b, same_b = edits(kz, [key(x) for x in b])
+    moved = (
+        {
+            "a": _reindents(z, a, b, ops_a, ops_b, same_b),
+            "b": _reindents(z, b, a, ops_b, ops_a, same_a),
+        }
+        if indented
+        else {"a": {}, "b": {}}
+    )
     out: list[bytes] = []
     for side, k in merged[0]:
         if side == "z":
@@ -339,7 +438,9 @@ def merge_lines(
             lb = b[kb] if kb is not None else z[k]
             out.append(la if la != z[k] else lb)
         else:
-            out.append(a[k] if side == "a" else b[k])
+            line = a[k] if side == "a" else b[k]
+            lead = moved["b" if side == "b" else "a"].get(k)
+            out.append(line if lead is None else lead + line.lstrip(b" \t"))
     if numbered:
         out = _renumbered(out)
     return _closed(out), merged[1], merged[2]
@@ -347,6 +448,40 @@ def merge_lines(
 
 def _plain(line: bytes) -> bytes:
     return line.rstrip(b" \t\r\n")
+
+
+def _dedented(line: bytes) -> bytes:
+    return _masked(line).lstrip(b" \t")
+
+
+def _lead(line: bytes) -> bytes:
+    return line[: len(line) - len(line.lstrip(b" \t"))]
+
+
+def _rewrites(ops: list[_Op]) -> dict[int, int]:
+    """Base line -> the side's line that rewrote it, one for one."""
+    return {op.pos - 1: op.new[0] for op in ops if op.new is not None and _one_for_one(op)}
+
+
+def _reindents(
+    z: list[bytes],
+    mine: list[bytes],
+    other: list[bytes],
+    ops: list[_Op],
+    other_ops: list[_Op],
+    same: dict[int, int],
+) -> dict[int, bytes]:
+    """For a side's lines that rewrote one base line each and kept its indent, the indent
+    the other side moved that base line to (kept or rewritten there)."""
+    out: dict[int, bytes] = {}
+    theirs = _rewrites(other_ops)
+    for k, j in _rewrites(ops).items():
+        at = same.get(k, theirs.get(k))
+        if at is None or _lead(mine[j]) != _lead(z[k]):
+            continue
+        if _lead(other[at]) != _lead(z[k]):
+            out[j] = _lead(other[at])
+    return out
 
 
 def _closed(lines: list[bytes]) -> list[bytes]:
@@ -418,7 +553,14 @@ def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
             continue
         cz, ca, cb = (_plain(r).split(b"|") for r in (rz, ra, rb))
         if not (len(cz) == len(ca) == len(cb)):
-            return None
+            # a column added or removed on one side: the cells merged as a sequence, so a
+            # cell edited on the other side stands in the row that gained (or lost) one
+            seq = merge_seq(cz, ca, cb, bytes.strip)
+            if seq is None:
+                return None
+            row = [(cz if s == "z" else ca if s == "a" else cb)[k] for s, k in seq[0]]
+            out.append(b"|".join(row) + (ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]))
+            continue
         cells: list[bytes] = []
         for x, y, w in zip(cz, ca, cb, strict=True):
             if y.strip() == w.strip() or w.strip() == x.strip():
@@ -465,11 +607,10 @@ def _words(text: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
 
 def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = False) -> Merged | None:
     """Prose merged word by word; line breaks are whitespace, written as the side that moved
-    them wrote them. No blank line inside (one paragraph each), else None."""
+    them wrote them — a blank line too, so a paragraph one side split in two (or two it joined)
+    and a word the other side changed in it both stand. None when a side is not prose."""
     if not (_prose(z) and _prose(a) and _prose(b)):
         return None
-    if any(not x.strip() for x in (*z, *a, *b)):
-        return None  # several paragraphs: the line merge's business
     (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
     if max(len(wz), len(wa), len(wb)) > _MAX_WORDS:
         return None
@@ -488,7 +629,10 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
             sb = wb[kb][1] if kb is not None else wz[k][1]
             space = sa if sb == wz[k][1] else sb if sa == wz[k][1] else max(sa, sb)
         else:
-            word, space = wa[k] if side == "a" else wb[k]
+            ws = wa if side == "a" else wb
+            word, space = ws[k]
+            if k == len(ws) - 1 and n < len(merged[0]) - 1:
+                space = b" "  # the end of that side's text, now followed by the other's words
         if n == len(merged[0]) - 1 and not space.endswith(b"\n") and z and z[-1].endswith(b"\n"):
             space = space.rstrip(b" \t") + b"\n"
         parts.append(word + space)

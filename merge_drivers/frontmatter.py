@@ -16,6 +16,7 @@ from merge_drivers.text import content_key, merge_body, order_sides
 from merge_drivers.yamlsafe import fence, unsafe_yaml
 
 _RECENCY_FIELDS = ("modified", "updated")
+_PROSE_FIELDS = ("description",)  # one line of prose: merged word by word
 _INDICATORS = "*&!%@`|>{"
 
 
@@ -314,6 +315,36 @@ class _Merger:
         assert w is not None and lo is not None
         return self.both_changed(name, b, w, lo)
 
+    def prose(self, b: Field, w: Field, lo: Field) -> list[str] | None:
+        """A one-line prose field both sides edited (`description:`, what the index's hook
+        says too), merged word by word as the hook is: edits of different words both stand.
+        None (the caller's winner) where both changed the same words, or the merged text
+        does not read back as a plain string."""
+        from merge_drivers.fine import merge_words
+
+        if not (len(b.raw) == len(w.raw) == len(lo.raw) == 1):
+            return None
+        heads, values = [], []
+        for f in (b, w, lo):
+            line = f.raw[0]
+            colon = line.find(":", len(line) - len(line.lstrip(" ")) + len(f.key))
+            rest = line[colon + 1 :]
+            value = rest.strip(" \t\r\n")
+            if not value or value[0] in "'\"" + _INDICATORS or not isinstance(f.value, str):
+                return None  # quoted or special: the winner's, as written
+            heads.append(line[: colon + 1] + rest[: len(rest) - len(rest.lstrip(" \t"))])
+            values.append(value.encode())
+        merged = merge_words([values[0]], [values[1]], [values[2]])
+        if merged is None or merged[1]:
+            return None
+        text = b"".join(merged[0]).decode()
+        try:
+            if _scalar(text) != text or ": " in text or " #" in text:
+                return None
+        except Invalid:
+            return None
+        return [heads[1] + text + self.nl]
+
     def _other(self) -> str:
         return "theirs" if self.win_side == "ours" else "ours"
 
@@ -336,6 +367,10 @@ class _Merger:
             self.resolutions.append(Resolution(self.path, f"field {name}", "both", "union"))
             return _render_list(w, items, self.nl)
         leaf = name.rsplit(".", 1)[-1]
+        if leaf in _PROSE_FIELDS and b is not None:
+            prose = self.prose(b, w, lo)
+            if prose is not None:
+                return prose
         if leaf in _RECENCY_FIELDS:
             tw = parse_time(w.value) if isinstance(w.value, str) else None
             tl = parse_time(lo.value) if isinstance(lo.value, str) else None

@@ -225,6 +225,14 @@ def merge_body(
 
         return merge_blocks(path, base, win, lose, win_side, why, first_line, lines)
     zl, al, bl = base.splitlines(True), win.splitlines(True), lose.splitlines(True)
+    if tree and _table(zl) and _table(al) and _table(bl):
+        # one table both sides changed: its rows merged as a whole (a row moved on one side
+        # and edited on the other is one row, where it moved), not hunk by hunk
+        from merge_drivers.fine import merge_lines
+
+        rows = merge_lines(zl, al, bl)
+        if rows is not None:
+            return b"".join(rows[0]), []
     from merge3 import Merge3
 
     from merge_drivers.diff import LineMatcher
@@ -296,6 +304,10 @@ def merge_body(
         emit([bl[bm + i] if al[am + i] == zl[zm + i] else al[am + i] for i in range(ze - zm)])
         iz, ia, ib = ze, ae, be
     return b"".join(out), resolutions
+
+
+def _table(lines: list[bytes]) -> bool:
+    return bool(lines) and all(x.lstrip(b" ").startswith(b"|") for x in lines if x.strip())
 
 
 def other_side(side: str) -> str:

@@ -56,6 +56,7 @@ FIRST_ON_WORKERS = ("benchmarks", "reliability")
 LONGEST = {
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[bare remote]": 70,
     "tests/reliability/test_crashes.py::test_kill_9_at_random_points_loses_nothing": 34,
+    "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_git_merge_both_directions": 23,
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[git daemon]": 22,
     "tests/reliability/test_editors.py::test_editors_appending_during_concurrent_syncs_lose_no_line": 14,
     "tests/reliability/test_hostile_cost.py::test_a_history_of_100000_commits_is_validated_in_bounded_time": 10,

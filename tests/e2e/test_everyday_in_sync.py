@@ -1,0 +1,113 @@
+"""The everyday cases of tests/merge_drivers/test_everyday_cases.py end to end (issue 24):
+through `gitmem sync` with two and three real clones (each case a folder of one scope, all
+merged in one sync), and through `git merge` with the drivers installed, both directions.
+Every replica ends with the same bytes and each case keeps what a careful human keeps."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.merge_drivers.test_everyday_cases import CASES, Case, encoded
+from tests.support.world import World, folder_bytes
+
+DRIVER = f"{sys.executable} -m gitmem.gitstore.driver %O %A %B %L %P"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _file(n: int, c: Case) -> str:
+    return f"c{n:02d}/{c[1].rsplit('/', 1)[-1]}"
+
+
+def _text(c: Case, data: bytes) -> str:
+    return data.decode("latin-1") if "\xe9" in c[2] else data.decode()
+
+
+def _check(c: Case, data: bytes) -> None:
+    text = _text(c, data)
+    assert "<<<<<<<" not in text, (c[0], text)
+    for w in c[4]:
+        assert w in text, (c[0], w, text)
+    for w in c[5]:
+        assert w not in text, (c[0], w, text)
+
+
+def _utf8(c: Case) -> bool:
+    return "\xe9" not in c[2]  # sync syncs UTF-8 text only (a Latin-1 file is refused, told)
+
+
+@pytest.mark.parametrize("machines", [2, 3])
+def test_everyday_cases_through_gitmem_sync(world: World, machines: int) -> None:
+    chosen = [(n, c) for n, c in enumerate(CASES) if len(c[3]) == machines and _utf8(c)]
+    clones = [world.clone(x) for x in "abc"[:machines]]
+    folders = [world.scope_path(x) for x in clones]
+    for n, c in chosen:
+        path = folders[0] / _file(n, c)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(encoded(c[2]))
+    for clone in clones:
+        world.ok("-C", str(clone), "sync")
+    for folder, k in zip(folders, range(machines), strict=True):
+        for n, c in chosen:
+            (folder / _file(n, c)).write_bytes(encoded(c[3][k]))
+    for clone in [*clones, *clones[:-1]]:
+        world.ok("-C", str(clone), "sync")
+    assert all(folder_bytes(f) == folder_bytes(folders[0]) for f in folders[1:])
+    for n, c in chosen:
+        _check(c, (folders[0] / _file(n, c)).read_bytes())
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_everyday_cases_through_git_merge_both_directions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    _git(repo, "config", "user.name", "T")
+    _git(repo, "config", "user.email", "t@example.com")
+    for name in ("index", "frontmatter"):
+        _git(repo, "config", f"merge.gitmem-{name}.driver", DRIVER)
+    info = repo / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text(
+        ".claude/agent-memory/**/*.md merge=gitmem-frontmatter\n"
+        ".claude/agent-memory/**/MEMORY.md merge=gitmem-index\n"
+    )
+    mem = repo / ".claude/agent-memory/bot"
+    chosen = [(n, c) for n, c in enumerate(CASES) if len(c[3]) == 2]
+
+    def commit(side: int | None) -> None:
+        for n, c in chosen:
+            path = mem / _file(n, c)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(encoded(c[2] if side is None else c[3][side]))
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-qm", f"side {side}")
+
+    commit(None)
+    _git(repo, "branch", "left")
+    commit(0)
+    _git(repo, "checkout", "-q", "left")
+    commit(1)
+    results = []
+    for into, other in (("main", "left"), ("left", "main")):
+        _git(repo, "checkout", "-q", into)
+        start = _git(repo, "rev-parse", "HEAD").strip()
+        _git(repo, "merge", "-q", "--no-edit", other)
+        results.append({n: (mem / _file(n, c)).read_bytes() for n, c in chosen})
+        _git(repo, "reset", "-q", "--hard", start)
+    assert results[0] == results[1]  # either direction, the same bytes
+    for n, c in chosen:
+        _check(c, results[0][n])
