@@ -179,7 +179,7 @@ def test_a_personal_ref_planted_for_your_ssh_key_is_refused_at_first_sync(
         assert run.code == 3, run.out + run.err
         assert theirs in run.err and f"gitmem key trust {theirs}" in run.err, run.err
         assert "never asked for" in run.err and "SHA256:" not in run.err  # not the victim's
-        assert "docs/guide.md §4" in run.err and "--delete" not in run.err
+        assert "gitmem guide 4" in run.err and "--delete" not in run.err
         assert folder_bytes(mine) == ours  # nothing of the planted memory written
         assert world.plumb(world.remote, "rev-parse", USER_REF) == planted_tip  # nothing pushed
         assert "team/deploys.md" in world.plumb(
