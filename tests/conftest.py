@@ -49,7 +49,7 @@ SLOW_FIXTURES = ("world", "_remote_template")
 # under a time bound, a browser, pytest or hundreds of sealed files in a process. Named here, not
 # marked in their files (tests/test_schedule.py checks that each still exists), by
 # "path::function" (every parameter of it). Each costs 1-6 s of CPU; together ~23 s of the
-# developer loop's ~130 s (docs/testing.md).
+# developer loop's ~130 s of CPU (README, Development).
 LONG_BY_NATURE = (
     "tests/gitmem/test_crypto.py::test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited",
     "tests/merge_drivers/test_resolvers.py::test_garbage_merges_in_bounded_time",

@@ -1,6 +1,6 @@
 """The suite's order under xdist (tests/conftest.py): the longest tests spread over the heads of
 the shares worksteal hands the workers, so that the two workers of CI end together; and the
-developer loop (`-m "not slow"`, docs/testing.md) still reaches every package."""
+developer loop (`-m "not slow"`, README: Development) still reaches every package."""
 
 from __future__ import annotations
 
@@ -103,6 +103,8 @@ def test_imported_packages_reads_every_spelling_of_an_import() -> None:
 def test_the_developer_loop_reaches_every_package() -> None:
     """Every package of gitmem and merge_drivers is imported by a test module the developer loop
     runs: moving tests to `slow` must not leave a layer untested until CI."""
+    readme = (ROOT / "README.md").read_text()
+    assert 'The developer loop is `.venv/bin/python -m pytest -n auto -m "not slow"`' in readme
     collect = ["--collect-only", "-q", "-m", "not slow", "-p", "no:cacheprovider", "-p", "no:xdist"]
     run = subprocess.run(
         [sys.executable, "-m", "pytest", *collect],
