@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TypeVar
 
@@ -41,7 +42,25 @@ settings.load_profile(
 # the benchmarks); elsewhere, a test that builds a World (a bare remote and clones, synced by
 # real gitmem runs) takes seconds, not milliseconds
 SLOW_FOLDERS = ("reliability", "e2e", "oracle", "benchmarks")
-SLOW_FIXTURES = ("world",)
+# `world` and every fixture built on the template remote (the settled pools of
+# tests/support/settled.py: worlds synced twice, 2.1 s apart)
+SLOW_FIXTURES = ("world", "_remote_template")
+# tests long by nature, slow wherever they are (CI runs them: it runs every test): big inputs
+# under a time bound, a browser, pytest or hundreds of sealed files in a process. Named here, not
+# marked in their files (tests/test_schedule.py checks that each still exists), by
+# "path::function" (every parameter of it). Each costs 1-6 s of CPU; together ~23 s of the
+# developer loop's ~130 s of CPU (README, Development).
+LONG_BY_NATURE = (
+    "tests/gitmem/test_crypto.py::test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited",
+    "tests/merge_drivers/test_resolvers.py::test_garbage_merges_in_bounded_time",
+    "tests/merge_drivers/test_plain_edits.py::test_a_large_index_rewritten_in_runs_merges_in_bounded_time",
+    "tests/merge_drivers/test_formatting_and_text.py::test_huge_files_merge_line_by_line",
+    "tests/recall/test_query.py::test_ten_thousand_memories_each_found_by_its_own_word",
+    "tests/recall/test_view.py::test_the_page_shows_labelled_nodes_filters_and_loads_nothing",
+    "tests/claude/test_graph.py::test_one_thousand_linked_files_build_and_rank_fast",
+    "tests/gitmem/test_test_command.py::test_pytest_with_the_project_settings_prints_the_summary_line",
+    "tests/test_schedule.py::test_the_developer_loop_reaches_every_package",
+)
 # under xdist, these folders' tests start first: each holds minute-long tests (the quick
 # benchmark, the concurrency and crash runs) that would otherwise keep one worker busy alone
 # at the end
@@ -71,6 +90,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--soak", action="store_true", help="run tests/reliability at its long (soak) sizes"
     )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[None]:
+    """The test modules' rewritten bytecode is kept (in their __pycache__, ignored by git) even
+    where PYTHONDONTWRITEBYTECODE is set, for the collection only: pytest rewrites the asserts
+    of every test module it imports, ~6 s of CPU a process (each xdist worker collects the whole
+    suite) that a cached rewrite brings to ~0.5 s."""
+    keep = sys.dont_write_bytecode
+    sys.dont_write_bytecode = False
+    try:
+        yield
+    finally:
+        sys.dont_write_bytecode = keep
 
 
 @pytest.fixture(autouse=True)
@@ -109,7 +142,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         parts = item.path.relative_to(root).parts
         fixtures = getattr(item, "fixturenames", ())
-        if (parts and parts[0] in SLOW_FOLDERS) or any(f in fixtures for f in SLOW_FIXTURES):
+        if (
+            (parts and parts[0] in SLOW_FOLDERS)
+            or any(f in fixtures for f in SLOW_FIXTURES)
+            or item.nodeid.partition("[")[0] in LONG_BY_NATURE
+        ):
             item.add_marker(pytest.mark.slow)
         if "oracle" in Path(str(item.path)).parts:
             item.add_marker(pytest.mark.oracle)

@@ -1,16 +1,20 @@
 """The suite's order under xdist (tests/conftest.py): the longest tests spread over the heads of
-the shares worksteal hands the workers, so that the two workers of CI end together."""
+the shares worksteal hands the workers, so that the two workers of CI end together; and the
+developer loop (`-m "not slow"`, README: Development) still reaches every package."""
 
 from __future__ import annotations
 
+import ast
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.conftest import LONGEST, spread_longest
+from tests.conftest import LONG_BY_NATURE, LONGEST, spread_longest
 
 ROOT = Path(__file__).parent.parent
 
@@ -57,8 +61,67 @@ def test_the_longest_lead_the_shares_evenly_and_nothing_is_lost(
 
 
 def test_every_longest_test_named_is_in_the_suite() -> None:
-    """A renamed test would silently lose its place at the front."""
-    for nodeid in LONGEST:
+    """A renamed test would silently lose its place at the front, or come back into the
+    developer loop."""
+    for nodeid in [*LONGEST, *LONG_BY_NATURE]:
         path, _, name = nodeid.partition("::")
         function = re.sub(r"\[.*\]$", "", name)
         assert f"def {function}(" in (ROOT / path).read_text(), nodeid
+
+
+def _imported_packages(source: str) -> set[str]:
+    """The packages of ours (gitmem.<package>, merge_drivers) a test module imports."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == "merge_drivers":
+                found.add("merge_drivers")
+            elif parts[0] == "gitmem" and len(parts) > 1:
+                found.add(f"gitmem.{parts[1]}")
+    return found
+
+
+def test_imported_packages_reads_every_spelling_of_an_import() -> None:
+    source = (
+        "import gitmem.sync.session\nfrom gitmem.cli import main\nfrom gitmem import recall\n"
+        "from merge_drivers.blocks import x\nimport os\nfrom . import y\nimport gitmem\n"
+    )
+    assert _imported_packages(source) == {
+        "gitmem.sync",
+        "gitmem.cli",
+        "gitmem.recall",
+        "merge_drivers",
+    }
+
+
+def test_the_developer_loop_reaches_every_package() -> None:
+    """Every package of gitmem and merge_drivers is imported by a test module the developer loop
+    runs: moving tests to `slow` must not leave a layer untested until CI."""
+    readme = (ROOT / "README.md").read_text()
+    assert 'The developer loop is `.venv/bin/python -m pytest -n auto -m "not slow"`' in readme
+    collect = ["--collect-only", "-q", "-m", "not slow", "-p", "no:cacheprovider", "-p", "no:xdist"]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", *collect],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    files = {line.partition("::")[0] for line in run.stdout.splitlines() if "::" in line}
+    assert len(files) > 50, run.stdout[-2000:]
+    reached: dict[str, int] = {}
+    for file in files:
+        for package in _imported_packages((ROOT / file).read_text()):
+            reached[package] = reached.get(package, 0) + 1
+    packages = {
+        f"gitmem.{path.parent.name}" for path in (ROOT / "gitmem").glob("*/__init__.py")
+    } | {"merge_drivers"}
+    assert len(packages) >= 10
+    assert packages <= set(reached), sorted(packages - set(reached))

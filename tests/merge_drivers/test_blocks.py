@@ -178,7 +178,7 @@ def test_the_blocks_are_the_document_byte_for_byte(pieces: list[str], eol: str, 
     ],
 )
 def test_hostile_input_parses_in_linear_time(hostile: bytes) -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     blocks = parse(hostile)
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
     assert b"".join(b.data for b in blocks) == hostile

@@ -319,7 +319,7 @@ def test_a_large_index_rewritten_in_runs_merges_in_bounded_time() -> None:
     ours = base.replace(" about the build", " about the whole build").replace(
         "the whole build of module 1\n- fact", "the build of module 1\n- fact"
     )
-    start = time.monotonic()
+    start = time.process_time()
     result = merge_file(INDEX, base.encode(), ours.encode(), (base + "- one more\n").encode())
     assert result.data is not None
-    assert time.monotonic() - start < 10
+    assert time.process_time() - start < 10

@@ -164,9 +164,9 @@ def test_yaml_bomb_is_refused_quickly() -> None:
         prev = chr(ord(c) - 1)
         bomb += f"{c}: &{c} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n".encode()
     bomb += b"---\nbody\n"
-    start = time.monotonic()
+    start = time.process_time()
     result = merge_file("a.md", b"---\na: 1\n---\nbody\n", bomb, b"---\na: 2\n---\nbody\n")
-    assert result.data is not None and time.monotonic() - start < 2
+    assert result.data is not None and time.process_time() - start < 2
 
 
 @pytest.mark.parametrize("path", ["MEMORY.md", "a/topic.md", "x.txt"])
@@ -178,11 +178,11 @@ def test_garbage_merges_in_bounded_time(path: str) -> None:
         (b"a\n", b"a\n" + b"line\n" * 200_000, b"b\n" + b"other\n" * 200_000),
     ]
     for base, ours, theirs in cases:
-        start = time.monotonic()
+        start = time.process_time()
         result = merge_file(path, base, ours, theirs)
         assert result.data is not None
         assert result.data == merge_file(path, base, theirs, ours).data
-        assert time.monotonic() - start < 10
+        assert time.process_time() - start < 10
 
 
 def test_duplicates_are_one_entry_at_the_first_place() -> None:
