@@ -49,36 +49,14 @@ def for_agent(text: str, where: str) -> tuple[str, list[str]]:
     return text, warnings
 
 
-def _leaves(target: str) -> bool:
-    """Whether a link target names a file outside the folder of the memory that links it:
-    absolute, home-relative, a drive, a `file:` URL, or `..` climbing above that folder."""
-    low = target.lower()
-    if "://" in low and not low.startswith("file:"):
-        return False  # a web page: not a file of this machine
-    if low.startswith(("/", "~", "\\", "file:")) or (len(low) > 1 and low[1] == ":"):
-        return True
-    depth = 0
-    for part in target.replace("\\", "/").split("/"):
-        if part == "..":
-            depth -= 1
-            if depth < 0:
-                return True
-        elif part not in ("", "."):
-            depth += 1
-    return False
-
-
 def links_out_warning(text: str, where: str) -> list[str]:
     """The visible line naming `where` when its links name files outside its folder: the
     SessionStart context tells the agent to read a linked file when it is relevant, and a
     teammate's index linking `../../.ssh/id_ed25519` or `/home/u/.aws/credentials` would send
     it there (red team 6). Nothing is removed; the agent is told not to follow them."""
-    import re
+    from gitmem.core.linktargets import outside_links
 
-    found = []
-    for m in re.finditer(r"\]\(\s*<?([^\s)>]{1,2000})", text):
-        if _leaves(m.group(1)):
-            found.append(m.group(1)[:80])
+    found = [target[:80] for _, target in outside_links(text)]
     if not found:
         return []
     if not plain(where):

@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
+from gitmem.core.linktargets import outside_links
 from gitmem.project.refmeta import FORMAT_VERSION, META_FILE, MetaError, parse_meta
 
 ERROR = "error"
@@ -74,6 +75,7 @@ CODES: dict[str, tuple[str, bool, str]] = {
     "GM131": (WARNING, False, "MEMORY.md larger than Claude Code loads (25,000 characters)"),
     "GM132": (WARNING, False, "link to a memory file that is not there"),
     "GM133": (WARNING, False, "topic file no MEMORY.md links to (orphan)"),
+    "GM134": (WARNING, False, "link to a file outside its memory folder"),
     "GM140": (ERROR, False, "secret (private key, cloud, forge, chat or model-provider token)"),
     "GM150": (WARNING, False, "reads like instructions aimed at secrets or tools"),
     "GM160": (ERROR, True, "plaintext in an encrypted scope"),
@@ -371,7 +373,7 @@ def check_entries(
     links: bool = True,
     quiet: frozenset[str] = frozenset(),
 ) -> list[Finding]:
-    """Every finding of one tree (`links`: with the link warnings GM132/GM133, which only
+    """Every finding of one tree (`links`: with the link warnings GM132/GM133/GM134, which only
     validate shows; a sync names none of them). `all_paths`: each path with folders and repeats, as git
     lists them (a mapping folds the repeats a hostile tree can hold). `known`: blob ids whose
     content needs no second look (read as memory text in a tree that passed: `read_as_text`).
@@ -574,7 +576,8 @@ def _check_meta(data: bytes) -> list[Finding]:
 
 
 def _check_links(entries: Mapping[str, Entry], read: Callable[[str], bytes]) -> list[Finding]:
-    """Dangling links in each MEMORY.md, and topic files that no index of their scope links."""
+    """Dangling links in each MEMORY.md, links leaving its folder, and topic files that no
+    index of their scope links."""
     findings: list[Finding] = []
     linked: set[str] = set()
     indexed_folders: set[str] = set()
@@ -589,6 +592,17 @@ def _check_links(entries: Mapping[str, Entry], read: Callable[[str], bytes]) -> 
             continue
         folder = posixpath.dirname(path)
         indexed_folders.add(folder)
+        for line_no, target in outside_links(text):
+            shown = target if len(target) <= 80 else target[:80] + "…"
+            findings.append(
+                _found(
+                    path,
+                    "GM134",
+                    f"links to {shown!r}, outside its memory folder (an agent told to read "
+                    "linked files would read it): link only the files beside it",
+                    line_no,
+                )
+            )
         for line_no, target in _links(text):
             resolved = posixpath.normpath(posixpath.join(folder, target))
             linked.add(resolved)

@@ -568,9 +568,10 @@ def test_a_teammates_index_linking_out_of_its_folder_reaches_the_agent_marked(
     """The SessionStart context hands the team index to the agent with "read a linked file
     from that folder when it is relevant". A teammate's index whose entries link out of the
     folder (an absolute path, `..` climbing to ~/.ssh, `~`, a `file:` URL, backslashes)
-    passes validate (links outside are not memory links) and was printed unmarked: the
+    passed validate (links outside are not memory links) and was printed unmarked: the
     agent was told to read `~/.ssh/id_ed25519` as memory. Now a visible line names the
-    file and the links, and says not to follow them; web links and links beside it pass."""
+    file and the links, and says not to follow them; web links and links beside it pass;
+    `validate` reports the same links (GM134, one reading: gitmem/core/linktargets.py)."""
     alice, bob, team = teammates_sharing(world)
     target = OUT_OF_FOLDER[kind]
     (team / "MEMORY.md").write_text(
@@ -587,6 +588,9 @@ def test_a_teammates_index_linking_out_of_its_folder_reaches_the_agent_marked(
     warnings = [line for line in lines[:at] if "outside its memory folder" in line]
     assert len(warnings) == 1, run.out
     assert target.strip("<>")[:20] in warnings[0] and "example.com" not in warnings[0]
+    checked = world.gitmem("-C", str(bob), "validate")
+    found = [line for line in checked.out.splitlines() if "GM134" in line]
+    assert len(found) == 1 and "team/MEMORY.md:3" in found[0], checked.out + checked.err
 
 
 def test_links_beside_a_memory_raise_no_warning() -> None:

@@ -46,6 +46,31 @@ def codes(findings: list[Finding]) -> set[str]:
 
 
 @pytest.mark.parametrize(
+    "target",
+    [
+        "/etc/passwd",
+        "~/.ssh/id_ed25519",
+        "../../x.md",
+        "sub/../../x.md",
+        "file:///etc/x",
+        "C:/Users/x.md",
+        "..\\..\\secret",
+    ],
+)
+def test_a_link_out_of_the_folder_is_a_warning_on_its_line(target: str) -> None:
+    """What the agent's context marks (a link leaving the memory's folder) validate reports
+    on its line, as a warning (GM134); links beside it and web pages are not."""
+    index = (
+        "# Index\n- [A](a.md) - beside\n- [W](https://x.example/../a.md)\n"
+        f"- [Key]({target}) - read it\n"
+    ).encode()
+    findings = tree_findings({"team/MEMORY.md": index, "team/a.md": TOPIC.encode()})
+    outside = [(f.path, f.line) for f in findings if f.code == "GM134"]
+    assert outside == [("team/MEMORY.md", 4)]
+    assert not blocking(findings)
+
+
+@pytest.mark.parametrize(
     "path",
     [
         "team/../x.md",
@@ -428,7 +453,7 @@ def test_the_sync_check_leaves_out_the_link_warnings_and_nothing_else() -> None:
     full = check_entries(entries, paths, "refs/gitmem/team", blobs.__getitem__)
     quick = check_entries(entries, paths, "refs/gitmem/team", blobs.__getitem__, links=False)
     assert {"GM132", "GM133"} <= codes(full)
-    assert quick == [f for f in full if f.code not in ("GM132", "GM133")] and quick
+    assert quick == [f for f in full if f.code not in ("GM132", "GM133", "GM134")] and quick
 
 
 def test_every_code_is_documented() -> None:
