@@ -305,3 +305,45 @@ def test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window(
         assert wanted == [f"+{WRITERS}{n}*:{tracking}{n}*" for n in names], wanted[:2]
     unfolded = world.plumb(bob, "for-each-ref", "--no-merged=refs/gitmem/team", tracking)
     assert len(unfolded.splitlines()) == count - 64 * 3
+
+
+def test_the_session_start_hook_reads_a_bounded_part_of_a_flood(world: World) -> None:
+    """Worked (issue #23): with thousands of writer refs on the remote the SessionStart hook
+    read and folded 64 of them (a gate and a merge each) and gave up at its 5 s. Now a hook's
+    sync folds HOOK_WRITER_REFS of them, fetches only the window the last sync named, lists
+    the tracking refs at most three times, and the next syncs fold the rest."""
+    from gitmem.claude.hookrun import HOOK_WRITER_REFS
+    from tests.claude.test_hook_start import commands, session_start
+
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    count = 1000
+    commits = _commits_on_team(world, count)
+    _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
+    world.ok("-C", str(bob), "sync", "-q")  # the glob: every tracking ref here, 64 folded
+    tracking = "refs/gitmem-remotes/origin/writers/team/"
+
+    def unfolded() -> int:
+        return len(
+            world.plumb(bob, "for-each-ref", "--no-merged=refs/gitmem/team", tracking).split("\n")
+        )
+
+    assert unfolded() == count - 64
+    session_start(world, bob)
+    assert unfolded() == count - 64 - HOOK_WRITER_REFS
+    ran = commands(world)
+    listed = [c for c in ran if c[:1] == ["for-each-ref"] or "for-each-ref" in c]
+    assert len([c for c in listed if any(tracking[:20] in x for x in c)]) <= 3, listed
+    wanted = [x for c in ran if "fetch" in c for x in c if x.startswith(f"+{WRITERS}")]
+    assert len(wanted) == 64 and f"+{WRITERS}*:{tracking}*" not in wanted, wanted[:2]
+    world.ok("-C", str(bob), "sync", "-q")  # the window after the hook's 16: nothing skipped
+    assert unfolded() == count - 128 - HOOK_WRITER_REFS
+    first_left = world.plumb(
+        bob,
+        "for-each-ref",
+        "--count=1",
+        "--format=%(refname)",
+        "--no-merged=refs/gitmem/team",
+        tracking,
+    )
+    assert first_left == f"{tracking}{64 + HOOK_WRITER_REFS + 64:016x}"
