@@ -42,6 +42,9 @@ if TYPE_CHECKING:
 
 
 DEFAULT_HOOK_TIMEOUT = 5.0
+# writer refs of the team ref a hook's sync reads and folds (a sync: MAX_WRITER_REFS, 64): each
+# costs its gate and its merge, ~40 ms on 2 busy cores; a flood is folded by the next ones (#23)
+HOOK_WRITER_REFS = 16
 MAX_PAYLOAD = 1 << 20
 __all__ = ["CONTEXT_BUDGET", "MAX_PAYLOAD", "OUTPUT_LIMIT", "HookOutcome", "run_hook"]
 
@@ -242,7 +245,15 @@ def _sync(
         if start is not None:
             start.release()
         raise
-    options = SyncOptions(mode=mode, timeout=bound, lock_wait=0.0, start=start, checks=checks)
+    # a flood of writer refs: the hook folds HOOK_WRITER_REFS of them, within its time (#23)
+    options = SyncOptions(
+        mode=mode,
+        timeout=bound,
+        lock_wait=0.0,
+        start=start,
+        checks=checks,
+        writers=HOOK_WRITER_REFS,
+    )
     result = run_sync(project, options)
     return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}, result.refused
 

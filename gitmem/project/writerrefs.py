@@ -13,6 +13,7 @@ from gitmem.project.scopes import TEAM_REF, Project
 WRITERS = "writers/team/"  # below the ref prefix on the remote, below the remote's tracking
 MAX_WRITER_REFS = 64  # writer refs one sync reads and folds; the rest on the next sync
 _WRITER_ID = re.compile(r"[0-9a-f]{16}")
+_NAME = re.compile(r"[0-9A-Za-z._-]{1,200}")  # a window's name, as check() wrote it
 _OFF = ("false", "no", "off", "0")
 
 
@@ -60,9 +61,17 @@ def fetch_specs(project: Project) -> list[str]:
     writer ref deleted meanwhile fails nothing, and its tracking ref is pruned), so a sync
     fetches no more writer refs than it reads. New writer refs are seen again by the glob
     once the backlog is under the cap (each sync folds MAX_WRITER_REFS of it). No process
-    unless this clone tracks more writer refs than the cap."""
-    if len(fetched_writers(project)) <= MAX_WRITER_REFS:  # no process: the ref listing
+    unless this clone tracks more writer refs than the cap, and none then either when the
+    last sync's check named the window (`read_window`: a flood listed once a sync, #23)."""
+    tracked = fetched_writers(project)
+    if len(tracked) <= MAX_WRITER_REFS:  # no process: the ref listing
         return [fetch_spec(project)]
+    folder = tracking_folder(project)
+    source = f"{project.ref_prefix}{WRITERS}"
+    window = read_window(project.repo)
+    if window is not None:  # the last sync's check named them: no second listing of a flood
+        names = [name for name in window if folder + name in tracked][:MAX_WRITER_REFS]
+        return [f"+{source}{name}*:{folder}{name}*" for name in names] or [fetch_spec(project)]
     local = project.repo.resolve(TEAM_REF)  # what this clone folded (not pushed yet) is read
     # tips refused here are no backlog: a remote that keeps a flood of refused writer refs
     # would otherwise hold the fetch to them for good, and a new teammate's never arrives
@@ -74,8 +83,6 @@ def fetch_specs(project: Project) -> list[str]:
     }
     if len(backlog) <= MAX_WRITER_REFS:
         return [fetch_spec(project)]
-    folder = tracking_folder(project)
-    source = f"{project.ref_prefix}{WRITERS}"
     names = [t[len(folder) :] for t in list(backlog)[:MAX_WRITER_REFS]]
     return [f"+{source}{name}*:{folder}{name}*" for name in names]
 
@@ -138,6 +145,27 @@ def remember_refused(repo: Repository, tips: set[str]) -> None:
     path = state_dir(repo.common_dir) / "writers-refused"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, "".join(f"{tip}\n" for tip in sorted(tips)).encode())
+
+
+def read_window(repo: Repository) -> list[str] | None:
+    """The names of the writer refs the next sync fetches (<common-dir>/gitmem/writers-window,
+    written by the last sync's check past a backlog of MAX_WRITER_REFS), or None: none
+    recorded (the glob, or the backlog read again)."""
+    try:
+        names = (state_dir(repo.common_dir) / "writers-window").read_text("ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return [name for name in names if _NAME.fullmatch(name)] or None
+
+
+def remember_window(repo: Repository, names: Sequence[str]) -> None:
+    """Record the next sync's window (`read_window`); none: the file removed."""
+    path = state_dir(repo.common_dir) / "writers-window"
+    if not names:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, "".join(f"{name}\n" for name in names).encode())
 
 
 def unfolded(project: Project) -> list[str]:

@@ -88,6 +88,8 @@ class SyncOptions:
         # the lock and the first fetch, taken and started early by the command (sync.start):
         # the session takes them over, and lets them go when it ends
         start: SyncStart | None = None,
+        # writer refs of the team ref read and folded this sync (a hook reads fewer: #23)
+        writers: int | None = None,
     ) -> None:
         self.mode = mode
         self.scopes = scopes
@@ -102,6 +104,7 @@ class SyncOptions:
         self.clock = clock
         self.checks: dict[str, tuple[str, FolderCheck]] = {} if checks is None else checks
         self.start = start
+        self.writers = writers
 
 
 def allowed_tops(ref: str) -> frozenset[str]:

@@ -45,6 +45,14 @@ class Exchange:
     def extra(self) -> dict[str, list[str]]:
         """ref -> glob refspecs fetched with it (its writer refs: sync/writers.py); read when
         a fetch first needs them (a push that is not rejected never does)."""
+        start = self.opts.start
+        if (
+            self._extra is None
+            and start is not None
+            and start.fetching is not None
+            and start.refs == list(self.run.by_ref)
+        ):
+            self._extra = dict(start.extra)  # the early fetch's: its writer refs listed once
         if self._extra is None:
             self._extra = writer_specs(self.project, self.run.by_ref)
         return self._extra

@@ -29,6 +29,7 @@ from gitmem.project.writerrefs import (
     fetched_writers,
     refused_before,
     remember_refused,
+    remember_window,
     remote_name,
     tracking_folder,
     unmerged,
@@ -72,21 +73,23 @@ class WriterRefs:
             return
         local = self.repo.resolve(TEAM_REF)
         found = unmerged(self.project, held=[local] if local else [])
+        folder = tracking_folder(self.project)
         before = refused_before(self.repo)
         # which ones: those never refused here first (in the order of names), so writer refs
         # a hostile remote planted, refused at every sync, never take the places of a
         # teammate's (a cap filled by the same refused names starved every later one)
         order = sorted(found, key=lambda tracking: found[tracking] in before)
         notes = self.run.result.report(TEAM_REF).notes
-        if len(found) > MAX_WRITER_REFS:
+        cap = min(self.run.opts.writers or MAX_WRITER_REFS, MAX_WRITER_REFS)
+        if len(found) > cap:
             notes.append(
                 f"the remote holds {len(found)} writer refs of {TEAM_REF}; read "
-                f"{MAX_WRITER_REFS} of them this sync (the rest on the next ones, as these "
+                f"{cap} of them this sync (the rest on the next ones, as these "
                 "are folded)"
             )
         refused: list[str] = []
         errors = len(self.run.result.refused)
-        for tracking in order[:MAX_WRITER_REFS]:
+        for tracking in order[:cap]:
             if self.gate.check(TEAM_REF, tracking=tracking, unheld=True):
                 self.passed[tracking] = found[tracking]
             else:
@@ -99,6 +102,12 @@ class WriterRefs:
             )
         unread = {tip for tracking, tip in found.items() if tip in before}
         remember_refused(self.repo, set(refused) | (unread - set(self.passed.values())))
+        # the next sync's fetch: the first MAX_WRITER_REFS of the backlog left (neither read
+        # now nor refused), named here so that it lists no flood of tracking refs again
+        left = [
+            t[len(folder) :] for t in order[cap:] if found[t] not in before and t not in self.passed
+        ]
+        remember_window(self.repo, left[:MAX_WRITER_REFS] if len(left) > MAX_WRITER_REFS else [])
 
     def fold(self) -> None:
         """Merge the writer tips that passed into the local team ref, in the order of their

@@ -258,3 +258,92 @@ def test_a_writer_ref_that_is_no_commit_or_of_another_folder_is_never_merged(
     names = world.plumb(world.remote, "ls-tree", "-r", "--name-only", held).split()
     assert not any(n.startswith("local/") or n.endswith("p.md") for n in names), names
     assert os.path.exists(world.scope_path(bob, "team") / "deploys.md")
+
+
+def _git_commands(world: World, clone: Path, *args: str) -> list[list[str]]:
+    """The argv of each git process `gitmem -C clone ARGS` started itself (git's own trace)."""
+    trace = world.root / "trace-argv.json"
+    trace.unlink(missing_ok=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitmem", "-C", str(clone), *args],
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT), "GIT_TRACE2_EVENT": str(trace)},
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    return [e["argv"] for e in events if e["event"] == "start" and "/" not in e["sid"]]
+
+
+def test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window(
+    world: World,
+) -> None:
+    """Worked (issue #23): 20,000 writer refs on the remote cost every sync 8-18 s, past the
+    SessionStart hook's 5 s: each sync listed their ~20,000 tracking refs five times (the
+    backlog worked out twice before the fetch, our refs read twice, the check once). Now the
+    check names the next sync's window (<common-dir>/gitmem/writers-window) and the early
+    fetch's refspecs are reused: three listings, and a fetch of only the window, each sync,
+    while every sync still folds MAX_WRITER_REFS of the backlog."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    count = 2000
+    commits = _commits_on_team(world, count)
+    _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
+    world.ok("-C", str(bob), "sync", "-q")  # the glob: every tracking ref here, 64 folded
+    tracking = "refs/gitmem-remotes/origin/writers/team/"
+    for round_ in range(2):
+        argvs = _git_commands(world, bob, "sync", "-q")
+        listings = [a for a in argvs if "for-each-ref" in a and any(tracking[:20] in x for x in a)]
+        assert len(listings) <= 3, (round_, listings)
+        fetches = [a for a in argvs if "fetch" in a]
+        wanted = [x for a in fetches for x in a if x.startswith(f"+{WRITERS}")]
+        assert f"+{WRITERS}*:{tracking}*" not in wanted, round_
+        assert len(wanted) == 64, (round_, len(wanted))  # the window, not the glob
+        # the window is the backlog's next 64 by name: never one folded already
+        folded = 64 * (round_ + 1)
+        names = [f"{i:016x}" for i in range(folded, folded + 64)]
+        assert wanted == [f"+{WRITERS}{n}*:{tracking}{n}*" for n in names], wanted[:2]
+    unfolded = world.plumb(bob, "for-each-ref", "--no-merged=refs/gitmem/team", tracking)
+    assert len(unfolded.splitlines()) == count - 64 * 3
+
+
+def test_the_session_start_hook_reads_a_bounded_part_of_a_flood(world: World) -> None:
+    """Worked (issue #23): with thousands of writer refs on the remote the SessionStart hook
+    read and folded 64 of them (a gate and a merge each) and gave up at its 5 s. Now a hook's
+    sync folds HOOK_WRITER_REFS of them, fetches only the window the last sync named, lists
+    the tracking refs at most three times, and the next syncs fold the rest."""
+    from gitmem.claude.hookrun import HOOK_WRITER_REFS
+    from tests.claude.test_hook_start import commands, session_start
+
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    count = 1000
+    commits = _commits_on_team(world, count)
+    _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
+    world.ok("-C", str(bob), "sync", "-q")  # the glob: every tracking ref here, 64 folded
+    tracking = "refs/gitmem-remotes/origin/writers/team/"
+
+    def unfolded() -> int:
+        return len(
+            world.plumb(bob, "for-each-ref", "--no-merged=refs/gitmem/team", tracking).split("\n")
+        )
+
+    assert unfolded() == count - 64
+    session_start(world, bob)
+    assert unfolded() == count - 64 - HOOK_WRITER_REFS
+    ran = commands(world)
+    listed = [c for c in ran if c[:1] == ["for-each-ref"] or "for-each-ref" in c]
+    assert len([c for c in listed if any(tracking[:20] in x for x in c)]) <= 3, listed
+    wanted = [x for c in ran if "fetch" in c for x in c if x.startswith(f"+{WRITERS}")]
+    assert len(wanted) == 64 and f"+{WRITERS}*:{tracking}*" not in wanted, wanted[:2]
+    world.ok("-C", str(bob), "sync", "-q")  # the window after the hook's 16: nothing skipped
+    assert unfolded() == count - 128 - HOOK_WRITER_REFS
+    first_left = world.plumb(
+        bob,
+        "for-each-ref",
+        "--count=1",
+        "--format=%(refname)",
+        "--no-merged=refs/gitmem/team",
+        tracking,
+    )
+    assert first_left == f"{tracking}{64 + HOOK_WRITER_REFS + 64:016x}"
