@@ -102,6 +102,7 @@ class Session:
             self.run.started = {ref: self.repo.resolve(ref) for ref in self.run.by_ref}
             self._loop()
             self._tell_losses()
+            self._held_without_key()
             excluded = exclude_memory_folders(self.project)  # refused folders too: never git add
             for line in excluded if self.run.by_ref else ():
                 self.result.report(next(iter(self.run.by_ref))).notes.append(
@@ -117,6 +118,39 @@ class Session:
             report.local_changes = list(dict.fromkeys(report.local_changes))
             report.resolutions = list(dict.fromkeys(report.resolutions))
         return self.result
+
+    def _held_without_key(self) -> None:
+        """A ref sealed with a key this machine lacks is set aside while the others sync: the
+        edits made here in its folders (files the last sync here did not leave as they are)
+        stay on disk, untouched and unpushed until the grant; listed, so the sync says it is
+        partly done. Only on such a machine: one walk of those folders, no file written."""
+        import stat
+
+        from gitmem.core.fileread import NotAFile, read_regular
+        from gitmem.sync.folders import is_junk
+
+        for ref in sorted(self.run.locked):
+            report = self.result.report(ref)
+            if not report.no_key:
+                continue
+            for s in self.run.by_ref.get(ref, []):
+                if s.refused:
+                    continue
+                known = self.ledger.expected.get(s.name) or {}
+                for rel, st in walk(s.path, s.exclude):
+                    if rel.endswith("/") or not stat.S_ISREG(st.st_mode):
+                        continue
+                    if is_junk(rel.rsplit("/", 1)[-1]):
+                        continue
+                    oid = known.get(rel)
+                    try:
+                        same = (
+                            oid is not None and self.repo.blob_id(read_regular(s.path / rel)) == oid
+                        )
+                    except (OSError, NotAFile):
+                        same = False
+                    if not same:
+                        report.held.append(f"{s.name}/{rel}")
 
     @contextlib.contextmanager
     def _started(self) -> Iterator[SyncStart]:
