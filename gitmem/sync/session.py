@@ -25,6 +25,7 @@ from gitmem.errors import (
     RemoteError,
     UsageError,
 )
+from gitmem.privacy.crypto import NoAccess
 from gitmem.project.excludes import exclude_memory_folders
 from gitmem.project.scopes import TEAM_REF, Project
 from gitmem.sync.commit import LocalCommit
@@ -259,7 +260,12 @@ class Session:
                 self.old_hub_name.check()
             if snaps is not None:
                 for ref, scopes in self.run.open_refs():
-                    self.commit.commit_local(ref, scopes, snaps[ref])
+                    try:
+                        self.commit.commit_local(ref, scopes, snaps[ref])
+                    except NoAccess:  # its local tip sealed with a key this machine lacks
+                        if ref != self.project.user_ref:
+                            raise
+                        self.gate.set_aside_without_key(ref, None)  # the others still sync
             dirty = False
             for ref, scopes in self.run.open_refs():
                 if not (optimistic or local_only):

@@ -90,3 +90,34 @@ def test_a_machine_without_the_key_syncs_team_memory_and_keeps_its_personal_edit
     assert not _on_any_ref(world, world.remote, SECRET)
     out = world.ok("-C", str(a), "sync")
     assert (world.scope_path(a, "auto") / "secret-b.md").read_text() == f"{SECRET}\n", out
+
+
+def test_a_local_personal_ref_this_machine_cannot_open_no_longer_stops_the_team_sync(
+    world: World,
+) -> None:
+    """The personal ref already synced here, then its key gone (a new HOME, an identity file
+    removed): an edit in personal memory made every sync, push and hook exit 2 before the
+    team ref moved. Now the team syncs; the edit is kept on disk, never committed."""
+    a = world.clone("a")
+    auto = world.scope_path(a, "auto")
+    write_files(auto, {"MEMORY.md": "- [b](build.md)\n", "build.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    (identity,) = [p for p in world.home.rglob("identity") if p.parent.name == "gitmem"]
+    identity.unlink()
+    write_files(auto, {"build.md": f"{SECRET}\n"})
+    write_files(world.scope_path(a, "team"), {"t.md": "team rule\n"})
+    tip = world.git("rev-parse", "refs/gitmem/users/tester@example.com", cwd=a)
+    for args in (["sync"], ["push"], ["pull"]):
+        run = world.gitmem("-C", str(a), *args)
+        assert run.code == 3, (args, run)
+        assert "  kept auto/build.md" in run.out.splitlines(), run
+        assert "gitmem key grant" in run.out, run
+    assert world.git("rev-parse", "refs/gitmem/users/tester@example.com", cwd=a) == tip
+    assert "team/t.md" in world.git(
+        "ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=world.remote
+    )
+    assert (auto / "build.md").read_text() == f"{SECRET}\n"
+    assert not _on_any_ref(world, a, SECRET)
+    assert not _on_any_ref(world, world.remote, SECRET)
+    run = world.gitmem("-C", str(a), "push", "--hook")
+    assert run.code == 0, run
