@@ -84,6 +84,7 @@ def sync_json(result: Any, told: dict[str, list[Any]] | None) -> dict[str, objec
                 "remote_ahead": r.remote_ahead,
                 "refused": r.refused,
                 "unreached": r.unreached,
+                "held": list(r.held),
                 "resolved": list(r.resolutions),
                 "lost": list(r.lost),
                 "losses": [loss.as_json() for loss in r.losses],

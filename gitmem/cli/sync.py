@@ -155,11 +155,12 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.project.orphans import remember_synced
 
         remember_synced(project)
+    held = 3 if any(r.held for r in result.refs.values()) else 0  # partly done, as a hub unreached
     if args.mode == "sync" and not args.dry_run and not args.scopes:
         from gitmem.cli.usersync import carry_user
 
-        return carry_user(project.repo, args.quiet)  # the user scope, through the hub
-    return 0
+        return max(held, carry_user(project.repo, args.quiet))  # the user scope, through the hub
+    return held
 
 
 def _without_key(project: Project, result: SyncResult) -> None:

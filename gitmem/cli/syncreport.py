@@ -41,10 +41,16 @@ def sync_lines(
             parts.append(f"refused what {remote} holds, nothing merged or pushed (error below)")
         if r.unreached:
             parts.append(f"could not fetch from {remote}, nothing merged or pushed (error below)")
-        if r.no_key and not parts:  # "up to date" while nothing of it can be read here
+        if r.held:  # set aside while the others synced: its edits wait on disk for the key
+            parts.append(
+                f"set aside: this machine has no key for it; {plural(len(r.held), 'local change')}"
+                " kept on disk, pushed encrypted once granted (note below)"
+            )
+        elif r.no_key and not parts:  # "up to date" while nothing of it can be read here
             parts.append("not read here yet: this machine has no key for it (note below)")
         yield f"{prefix}{ref}: " + (", ".join(parts) if parts else "up to date")
         yield from _listed([f"  {c}" for c in r.local_changes], verbose)
+        yield from _listed([f"  kept {c}" for c in r.held], verbose)
         yield from _listed(_arrived(ref, r.pulled, told), verbose)
         if r.resolutions:
             from gitmem.recall.lost import plainly

@@ -207,11 +207,23 @@ class RemoteGate:
                         f"pulled {finding} (gitmem validate {ref} shows all findings)"
                     )
         except NoAccess:  # a DecryptError goes up: _check_remote un-fetches and refuses
-            from gitmem.privacy.firstcontact import asked_to_be_granted
+            self.set_aside_without_key(ref, commit)
 
-            self.run.locked.add(ref)
-            self.result.report(ref).no_key = True
-            self.result.report(ref).notes.append(codec.grant_line())
+    def set_aside_without_key(self, ref: str, commit: str | None) -> None:
+        """`ref` is sealed with a key this machine lacks (the fetched tip, or the local one
+        its edits would be committed on): set aside while the other refs sync, its files left
+        on disk, the note naming the grant; `commit`: the tip this machine asks to be granted
+        at (first contact)."""
+        from gitmem.privacy.firstcontact import asked_to_be_granted
+
+        codec = self.views.codec_for(ref)
+        self.run.locked.add(ref)
+        report = self.result.report(ref)
+        report.no_key = True
+        line = codec.grant_line()
+        if line not in report.notes:
+            report.notes.append(line)
+        if commit is not None:
             machine = codec.machine(create=True)
             assert machine is not None
             # the key this machine is granted next is the one it asked for (first contact)

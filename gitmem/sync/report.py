@@ -40,6 +40,7 @@ class RefReport:
         self.refused = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
         self.unreached = False  # its remote (the hub) could not be fetched: set aside, said below
         self.no_key = False  # encrypted with a key this machine lacks: held back, note says why
+        self.held: list[str] = []  # no key: the edits kept on disk here, unpushed until the grant
         self.via = ""  # the remote this ref syncs through, when not the project's (the hub)
 
 

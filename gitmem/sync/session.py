@@ -25,6 +25,7 @@ from gitmem.errors import (
     RemoteError,
     UsageError,
 )
+from gitmem.privacy.crypto import NoAccess
 from gitmem.project.excludes import exclude_memory_folders
 from gitmem.project.scopes import TEAM_REF, Project
 from gitmem.sync.commit import LocalCommit
@@ -102,6 +103,7 @@ class Session:
             self.run.started = {ref: self.repo.resolve(ref) for ref in self.run.by_ref}
             self._loop()
             self._tell_losses()
+            self._held_without_key()
             excluded = exclude_memory_folders(self.project)  # refused folders too: never git add
             for line in excluded if self.run.by_ref else ():
                 self.result.report(next(iter(self.run.by_ref))).notes.append(
@@ -117,6 +119,39 @@ class Session:
             report.local_changes = list(dict.fromkeys(report.local_changes))
             report.resolutions = list(dict.fromkeys(report.resolutions))
         return self.result
+
+    def _held_without_key(self) -> None:
+        """A ref sealed with a key this machine lacks is set aside while the others sync: the
+        edits made here in its folders (files the last sync here did not leave as they are)
+        stay on disk, untouched and unpushed until the grant; listed, so the sync says it is
+        partly done. Only on such a machine: one walk of those folders, no file written."""
+        import stat
+
+        from gitmem.core.fileread import NotAFile, read_regular
+        from gitmem.sync.folders import is_junk
+
+        for ref in sorted(self.run.locked):
+            report = self.result.report(ref)
+            if not report.no_key:
+                continue
+            for s in self.run.by_ref.get(ref, []):
+                if s.refused:
+                    continue
+                known = self.ledger.expected.get(s.name) or {}
+                for rel, st in walk(s.path, s.exclude):
+                    if rel.endswith("/") or not stat.S_ISREG(st.st_mode):
+                        continue
+                    if is_junk(rel.rsplit("/", 1)[-1]):
+                        continue
+                    oid = known.get(rel)
+                    try:
+                        same = (
+                            oid is not None and self.repo.blob_id(read_regular(s.path / rel)) == oid
+                        )
+                    except (OSError, NotAFile):
+                        same = False
+                    if not same:
+                        report.held.append(f"{s.name}/{rel}")
 
     @contextlib.contextmanager
     def _started(self) -> Iterator[SyncStart]:
@@ -225,7 +260,12 @@ class Session:
                 self.old_hub_name.check()
             if snaps is not None:
                 for ref, scopes in self.run.open_refs():
-                    self.commit.commit_local(ref, scopes, snaps[ref])
+                    try:
+                        self.commit.commit_local(ref, scopes, snaps[ref])
+                    except NoAccess:  # its local tip sealed with a key this machine lacks
+                        if ref != self.project.user_ref:
+                            raise
+                        self.gate.set_aside_without_key(ref, None)  # the others still sync
             dirty = False
             for ref, scopes in self.run.open_refs():
                 if not (optimistic or local_only):

@@ -476,7 +476,8 @@ def test_a_key_ring_planted_on_top_of_the_commit_asked_about_is_refused(world: W
     b = wb.clone("b")
     (auto_b := wb.scope_path(b)).mkdir(parents=True)
     (auto_b / "MEMORY.md").write_text("- B-SECRET-NOTES\n")
-    assert _first_contact_lines(wb.ok("-C", str(b), "sync")) == []  # not granted: asked
+    run = wb.gitmem("-C", str(b), "sync")  # not granted: asked; B's edit kept, set aside
+    assert run.code == 3 and _first_contact_lines(run.out) == [], run
     b_pub = wb.ok("key", "show").strip()
     planter = str(x25519.Identity.generate().to_public())
 
