@@ -54,6 +54,7 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     checkup = Checkup()
     _remote(project, checkup, offline)
     _refspecs(project, checkup)
+    _settings_from_tree(project, checkup)
     _drivers(project, checkup)
     _hooks(project, checkup)
     _key(project, checkup)
@@ -239,6 +240,29 @@ def _refspecs(project: Project, checkup: Checkup) -> None:
             )
     if not bad:
         checkup.add("refspec", OK, "no fetch or push refspec of git touches refs/gitmem/*")
+
+
+def _settings_from_tree(project: Project, checkup: Checkup) -> None:
+    """gitmem settings the repository's config takes from a file of the working tree (an
+    `include.path` of a committed file): ignored, since anyone who can change the branch
+    writes them (red team 6) — said, so a user who put one there knows why it does nothing."""
+    project.repo.config()
+    dropped = project.repo.config_from_tree
+    if not dropped:
+        return
+    from gitmem.core.sanitize import terminal
+
+    for key, origin in dropped[:5]:
+        checkup.add(
+            "settings",
+            ADVICE,
+            f"{terminal(key)} from {terminal(os.path.normpath(origin.removeprefix('file:')))}, "
+            "a file of the working tree, is ignored: whoever can change the branch could "
+            "change it",
+            f"set it in your own configuration if you mean it: git config {terminal(key)} VALUE",
+        )
+    if len(dropped) > 5:
+        checkup.add("settings", ADVICE, f"and {len(dropped) - 5} more such settings ignored")
 
 
 def _covers(pattern: str, ref: str) -> bool:

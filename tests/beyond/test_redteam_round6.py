@@ -762,3 +762,23 @@ def test_the_authors_of_many_arrived_files_cost_one_pass() -> None:
     assert time.perf_counter() - started < 5
     assert found[0] == ("Mallory",) and authors.of("team/deploys.md") == ("Alice",)
     assert authors.of("team/none.md") == ("Mallory", "Alice")  # no commit names it: everyone's
+
+
+def test_doctor_names_the_gitmem_settings_a_file_of_the_working_tree_could_not_set(
+    world: World,
+) -> None:
+    """A gitmem setting a committed file of shared settings carries is ignored (above);
+    doctor says which and from where, so whoever put it there knows why it does nothing and
+    how to set it in their own configuration. Nothing is said without one."""
+    a = world.clone("a")
+    assert "is ignored" not in world.gitmem("-C", str(a), "doctor", "--offline").out
+    (a / "shared.gitconfig").write_text("[gitmem]\n\tencrypt = off\n\thub = /tmp/x\x1b[2J\n")
+    world.git("add", "shared.gitconfig", cwd=a)
+    world.git("commit", "-q", "-m", "shared settings", cwd=a)
+    world.git("config", "include.path", "../shared.gitconfig", cwd=a)
+    run = world.gitmem("-C", str(a), "doctor", "--offline")
+    advice = [line for line in run.out.splitlines() if "is ignored" in line]
+    assert len(advice) == 2, run.out + run.err
+    assert "gitmem.encrypt from shared.gitconfig, a file of the working tree" in advice[0]
+    assert "gitmem.hub" in advice[1] and "\x1b" not in run.out
+    assert "git config gitmem.encrypt VALUE" in run.out
