@@ -59,7 +59,7 @@ CODES: dict[str, tuple[str, bool, str]] = {
     "GM101": (ERROR, True, "unsafe name: '..', absolute, '.git', '/', backslash, control char"),
     "GM102": (ERROR, True, "name too deep or too long"),
     "GM103": (ERROR, True, "not a plain file (symbolic link, submodule)"),
-    "GM104": (ERROR, True, "not a memory file (*.md outside dot-folders)"),
+    "GM104": (ERROR, True, "not a memory file (*.md, goose's *.txt, outside dot-folders)"),
     "GM105": (ERROR, True, "file or tree too large"),
     "GM106": (ERROR, True, "one name used twice (two entries, or a file and a folder)"),
     "GM107": (WARNING, False, "names that differ only by letter case or Unicode normalization"),
@@ -164,7 +164,13 @@ def check_name(path: str) -> list[Finding]:
     if encrypted_name(path, ALWAYS_ENCRYPTED):
         return []
     if any(p.startswith(".") for p in parts) or not _memory_kind(path, parts[-1].lower()):
-        return [_found(path, "GM104", "only Markdown memory files (*.md) outside dot-folders")]
+        return [
+            _found(
+                path,
+                "GM104",
+                "only memory files outside dot-folders (*.md; *.txt in goose's folders)",
+            )
+        ]
     return []
 
 
