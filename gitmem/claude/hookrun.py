@@ -374,13 +374,7 @@ def _changes(
         bases = [b for b in (old, *writers_before.values()) if b]
         tips = [t for _, t in moved]
         hosts: dict[str, list[str]] = {}  # each person once, with the machines named
-        # one tip a few commits of one parent past the one base (a pull of the other
-        # machine's syncs): read here, from the objects the pull just checked; else `log`
-        if len(bases) == len(tips) == 1:
-            commits = repo.authors_since(bases[0], tips[0])
-        else:
-            commits = repo.commits_touching(bases, tips)
-        for commit in commits:
+        for commit in repo.commits_touching(bases, tips):
             m = re.search(r" (?:on|from) (\S+)$", commit.subject)
             seen = hosts.setdefault("you" if commit.email.casefold() == me else commit.email, [])
             if m and m.group(1) not in seen:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -30,8 +29,6 @@ class History(GitDir):
     if TYPE_CHECKING:  # the object store's (gitstore/objects.py), beside this in Repository
 
         def read_commit(self, oid: str) -> tuple[str, list[str], str]: ...
-
-        def _read(self, oid: str) -> tuple[str, bytes]: ...
 
     def _within(self, start: str, target: str) -> bool:
         """Whether `target` is `start` or one of its first NEAR_ANCESTRY ancestors (breadth
@@ -187,39 +184,6 @@ class History(GitDir):
             commits.append(Commit(oid, float(ts or 0), name, email, subject, paths))
         return commits
 
-    def authors_since(self, base: str, tip: str, limit: int = 50) -> list[Commit]:
-        """`commits_touching(base, tip, limit)` without the paths (empty): who made the commits
-        of base..tip and what their subjects say. Read in-process when `tip` reaches `base`
-        through at most `limit` commits of one parent each, every one a plain UTF-8 commit
-        (what a pull brings: the other machine's sync commits; the hook's changes line);
-        anything else (a merge, a longer or unrelated history, an odd header) by `log`."""
-        found: list[Commit] = []
-        commit = tip if not self._mailmap() else ""  # `log` maps names through a mailmap
-        try:
-            while commit and commit != base and len(found) < limit:
-                kind, data = self._read(commit)
-                one = _log_line(commit, data) if kind == "commit" else None
-                if one is None:
-                    break
-                found.append(one[0])
-                commit = one[1]
-        except GitError:
-            pass
-        if commit == base:
-            return found
-        return [c._replace(paths=()) for c in self.commits_touching(base, tip, limit)]
-
-    def _mailmap(self) -> bool:
-        """Whether `log` could map authors' names and emails (`log.mailmap`, on by default):
-        a `.mailmap` at the top of the working tree (HEAD's, in a bare repository), or a
-        `mailmap.file` / `mailmap.blob` setting."""
-        config = self.config()
-        if config.get("log.mailmap", ["true"])[-1].lower() in ("false", "no", "off", "0"):
-            return False
-        if config.get("mailmap.file") or config.get("mailmap.blob"):
-            return True
-        return self.toplevel is None or os.path.lexists(self.toplevel / ".mailmap")
-
     def path_history(self, rev: str, path: str | Sequence[str]) -> list[tuple[str, str | None]]:
         """(commit, blob-or-None) for each commit that touched `path`, newest first: one
         process. A commit's raw diff names the blob it leaves at `path` (all zeros: deleted);
@@ -343,43 +307,3 @@ def _parse_change_times(out: bytes) -> dict[str, float]:
         elif line:
             times.setdefault(line.decode("utf-8", "surrogateescape"), stamp)
     return times
-
-
-def _log_line(oid: str, data: bytes) -> tuple[Commit, str] | None:
-    """(the commit as `log --format=%H %ct %an %ae %s` reads it, without paths; its one
-    parent) of a commit object's bytes; None where git's own reading is needed: not one
-    parent, another encoding, a header this does not read as git does."""
-    head, _, message = data.partition(b"\n\n")
-    parents: list[bytes] = []
-    author = committer = None
-    for line in head.split(b"\n"):
-        key, _, value = line.partition(b" ")
-        if key == b"parent":
-            parents.append(value)
-        elif key == b"author":
-            author = author or value
-        elif key == b"committer":
-            committer = committer or value
-        elif key == b"encoding" and value.strip().lower() not in (b"utf-8", b"utf8"):
-            return None
-    if len(parents) != 1 or author is None or committer is None:
-        return None
-    parent = parents[0]  # anyone's bytes (a fetched commit): only an object id is followed
-    if len(parent) not in (40, 64) or parent.strip(b"0123456789abcdef"):
-        return None
-    who, lt, rest = author.partition(b"<")
-    email, gt, _ = rest.partition(b">")
-    when = committer.rpartition(b">")[2].split()
-    if not (lt and gt) or not when or not when[0].isdigit():
-        return None
-    subject: list[bytes] = []  # git's %s: the first paragraph, its lines joined by a space
-    for line in message.split(b"\n"):
-        line = line.rstrip()
-        if line:
-            subject.append(line)
-        elif subject:
-            break
-    text = b" ".join(subject).decode("utf-8", "surrogateescape")
-    name = who.rstrip().decode("utf-8", "surrogateescape")
-    mail = email.decode("utf-8", "surrogateescape")
-    return Commit(oid, float(when[0]), name, mail, text, ()), parent.decode()

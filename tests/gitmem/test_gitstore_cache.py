@@ -4,15 +4,10 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from gitmem.errors import GitError
 from gitmem.gitstore import BLOB_MODE, Repository
-from gitmem.gitstore.process import Completed
 
 
 def _repo(tmp_path: Path) -> Repository:
@@ -192,117 +187,3 @@ def test_a_push_keeps_the_ref_cache_unless_the_remote_maps_into_our_refs(
     fresh = Repository(tmp_path / "work").our_refs()
     assert repo.our_refs() == fresh
     assert ("refs/gitmem-remotes/o/team" in fresh) == mapped
-
-
-_NAMES = st.sampled_from(["Ann", "Ann Lee", "Bé Ö", "x\\y", "o'hara", "a  b", ""])
-_MAILS = st.sampled_from(["a@b.c", "bench@example.com", "", "é@x.y", "a b@c"])
-_LINES = st.sampled_from(
-    [
-        "gitmem: 10 files on host-a",
-        "sync from laptop",
-        "",
-        "  ",
-        "trailing  ",
-        "\tdent",
-        "é ü",
-        "x\r",
-    ]
-)
-
-
-@st.composite
-def _commit_shapes(draw: st.DrawFn) -> list[tuple[str, str, int, list[str], bool]]:
-    """A chain of commits: author name, email, time, message lines, and whether it has an
-    encoding header naming another encoding."""
-    return draw(
-        st.lists(
-            st.tuples(
-                _NAMES,
-                _MAILS,
-                st.integers(0, 2_000_000_000),
-                st.lists(_LINES, max_size=5),
-                st.booleans(),
-            ),
-            min_size=1,
-            max_size=6,
-        )
-    )
-
-
-def test_authors_since_reads_what_git_log_reads(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The hook's changes line reads who made a pull's commits in-process (one process fewer):
-    exactly what `log --no-merges -n LIMIT` answers, for any names, subjects (several lines,
-    blank ones first, trailing blanks), times, chains longer than the limit, a merge on the
-    way and a commit in another encoding (those go to git). The usual chain costs no process."""
-    repo = _repo(tmp_path)
-    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
-    base = repo.write_commit(tree, [], "base")
-    side = repo.write_commit(tree, [], "side")
-    logs: list[tuple[str, ...]] = []
-    real_git = repo.git
-
-    def counted_git(*args: str, **kwargs: Any) -> Completed:
-        logs.append(args)
-        return real_git(*args, **kwargs)
-
-    monkeypatch.setattr(repo, "git", counted_git)
-
-    @settings(max_examples=30, deadline=None)
-    @given(shapes=_commit_shapes(), limit=st.integers(1, 7), merge=st.booleans())
-    def check(shapes: list[tuple[str, str, int, list[str], bool]], limit: int, merge: bool) -> None:
-        parent = base
-        for i, (name, mail, when, lines, latin) in enumerate(shapes):
-            parents = [parent, side] if merge and i == len(shapes) // 2 else [parent]
-            head = f"tree {tree}\n" + "".join(f"parent {p}\n" for p in parents)
-            head += f"author {name} <{mail}> {when} +0000\ncommitter C <c@d> {when + 1} +0100\n"
-            head += "encoding ISO-8859-1\n" if latin else ""
-            parent = repo.write_object("commit", (head + "\n" + "\n".join(lines) + "\n").encode())
-        expected = [
-            c._replace(paths=()) for c in Repository(tmp_path).commits_touching(base, parent, limit)
-        ]
-        plain = not merge and not any(s[4] for s in shapes) and len(shapes) <= limit
-        logs.clear()
-        assert repo.authors_since(base, parent, limit) == expected
-        assert (logs == []) == plain, logs
-
-    check()
-
-
-def test_authors_since_reads_as_log_does_where_a_mailmap_applies(tmp_path: Path) -> None:
-    """`log` may map authors through a `.mailmap` (log.mailmap is on by default; git 2.39
-    leaves `%an`/`%ae` as written, another git may not): with one at the top of the working
-    tree the names come from `log` itself, whatever it does with them."""
-    repo = _repo(tmp_path)
-    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
-    base = repo.write_commit(tree, [], "base")
-    raw = f"tree {tree}\nparent {base}\nauthor Ann <a@b.c> 1 +0000\ncommitter C <c@d> 2 +0000\n\nsync\n"
-    tip = repo.write_object("commit", raw.encode())
-    assert [(c.author, c.email) for c in repo.authors_since(base, tip)] == [("Ann", "a@b.c")]
-    (tmp_path / ".mailmap").write_text("Canon <canon@x.y> <a@b.c>\n")
-    fresh = Repository(tmp_path)
-    logged: list[str] = []
-    real_git = fresh.git
-
-    def counted_git(*args: str, **kwargs: Any) -> Completed:
-        logged.extend(a for a in args if a == "log")
-        return real_git(*args, **kwargs)
-
-    fresh.git = counted_git  # type: ignore[method-assign]
-    found = fresh.authors_since(base, tip)
-    assert logged == ["log"]
-    assert found == [c._replace(paths=()) for c in Repository(tmp_path).commits_touching(base, tip)]
-
-
-def test_authors_since_leaves_a_commit_it_cannot_read_to_log(tmp_path: Path) -> None:
-    """A fetched commit is anyone's bytes: a parent line that is no object id (not hex, not
-    ASCII) is never followed in-process; `log` answers (and fails as git fails)."""
-    repo = _repo(tmp_path)
-    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
-    base = repo.write_commit(tree, [], "base")
-    for parent in (b"\xff" * 40, b"Z" * 40, base[:20].encode()):
-        raw = b"tree %s\nparent %s\nauthor A <a@b> 1 +0000\ncommitter C <c@d> 2 +0000\n\nx\n"
-        tip = repo.write_object("commit", raw % (tree.encode(), parent))
-        with pytest.raises(GitError):
-            repo.authors_since(base, tip)

@@ -222,12 +222,12 @@ def test_the_pull_of_ten_changed_files_does_work_of_ten(
     assert work.written.count("auto.json") == 1, work.written
 
 
-def test_the_session_start_hook_with_ten_changed_starts_the_pulls_processes_alone(
+def test_the_session_start_hook_with_ten_changed_starts_the_pulls_processes_and_one_log(
     lived: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
     """The SessionStart hook that brings ten changed files starts the pull's git processes and
-    no other: who pushed them (its changes line) is read from the commits the pull just
-    checked (`authors_since`), not by a `git log` of its own."""
+    one `log` of the new commits for its changes line (who pushed them: git's own reading of
+    authors, mailmap included), nothing else."""
     a, b, folder = lived
     _edit(folder, 9)
     _sync(a, "push")
@@ -243,7 +243,7 @@ def test_the_session_start_hook_with_ten_changed_starts_the_pulls_processes_alon
         check=True,
     )
     out = proc.stdout.decode()
-    assert sorted(_git_commands(trace)) == sorted(PULL), _git_commands(trace)
+    assert sorted(_git_commands(trace)) == sorted([*PULL, "log"]), _git_commands(trace)
     assert "Memory changed since the last session" in out and "you (on " in out, out
     assert all(f"m{(9 * CHANGED + k) % FILES:04d}.md" in out for k in range(CHANGED)), out
 
