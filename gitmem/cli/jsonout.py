@@ -89,6 +89,7 @@ def sync_json(result: Any, told: dict[str, list[Any]] | None) -> dict[str, objec
                 "lost": list(r.lost),
                 "losses": [loss.as_json() for loss in r.losses],
                 "notes": list(r.notes),
+                "not_utf8": [{"path": p, "offset": at} for p, at in r.not_utf8],
             }
         )
     return {

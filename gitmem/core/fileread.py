@@ -49,20 +49,13 @@ def not_written(what: str) -> str:
     return f"{what} is there: not written; {FIXES[what]}"
 
 
-def first_bad_byte(path: Path) -> str | None:
-    """Where a memory file stops being UTF-8: `first bad byte 0xE9 at line 3, column 7` (None:
-    it is UTF-8, or is not a regular memory file that can be read: never through a link)."""
-    try:
-        data = read_regular(path)
-        data.decode("utf-8")
-    except (OSError, NotAFile):
-        return None
-    except UnicodeDecodeError as exc:
-        at = exc.start
-        line = data.count(b"\n", 0, at) + 1
-        column = at - (data.rfind(b"\n", 0, at) + 1) + 1
-        return f"first bad byte 0x{data[at]:02X} at line {line}, column {column}"
-    return None
+def utf8_fix(path: Path, encoding: str = "WINDOWS-1252") -> str:
+    """The command that converts a Latin-1 (or Windows-1252, or `encoding`) file to UTF-8 in
+    place."""
+    import shlex
+
+    q = shlex.quote(str(path))
+    return f"iconv -f {encoding} -t UTF-8 {q} > {q}.utf8 && mv {q}.utf8 {q}; then gitmem sync"
 
 
 def check_regular(st: os.stat_result, path: Path) -> None:

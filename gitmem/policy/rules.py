@@ -66,8 +66,9 @@ CODES: dict[str, tuple[str, bool, str]] = {
     "GM108": (ERROR, True, "unexpected top-level entry"),
     "GM109": (ERROR, True, "not a gitmem commit, or gitmem.toml missing or unreadable"),
     "GM110": (ERROR, True, "format version newer than this gitmem reads"),
-    "GM111": (ERROR, True, "content is not UTF-8 text"),
+    "GM111": (ERROR, True, "content is not text (binary, UTF-16 or UTF-32)"),
     "GM112": (ERROR, True, "hidden characters: bidi control, zero-width, Unicode tag, C1 control"),
+    "GM113": (WARNING, False, "text that is not valid UTF-8 (re-save it as UTF-8)"),
     "GM120": (ERROR, True, "unsafe YAML frontmatter (tag, anchor, too large, too deep)"),
     "GM121": (WARNING, False, "frontmatter lacks a required field (name, description, type)"),
     "GM122": (WARNING, False, "frontmatter type is not user, feedback, project or reference"),
@@ -209,14 +210,26 @@ def check_content(
     show one a byte search does not see."""
     if len(data) > MAX_BLOB_BYTES:
         return [_found(path, "GM105", f"{len(data)} bytes (limit {MAX_BLOB_BYTES})")]
+    findings: list[Finding] = []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        not_text = _not_text(data)
         line = data.count(b"\n", 0, exc.start) + 1
-        return [_found(path, "GM111", "not UTF-8 text", line)]
+        if not_text:
+            return [_found(path, "GM111", not_text, line)]
+        # damaged text (an editor that saved Latin-1): synced and merged on its bytes, every
+        # byte kept; read here with each bad byte as U+FFFD, so every rule below (hidden
+        # characters, YAML, secrets) still reads the rest of the file as it reads UTF-8
+        findings.append(
+            _found(
+                path, "GM113", f"not UTF-8: {bad_byte(data, exc.start)}; re-save it as UTF-8", line
+            )
+        )
+        text = data.decode("utf-8", "replace")
     from merge_drivers.yamlsafe import fence, unsafe_yaml
 
-    findings: list[Finding] = list(_hidden_text(path, text))
+    findings.extend(_hidden_text(path, text))
     span = fence(text)
     # the lines up to the closing fence, not the whole text, are split
     front = "\n".join(text.split("\n", span[1])[span[0] : span[1]]) if span else None
@@ -238,6 +251,53 @@ def check_content(
         findings.extend(_found(path, "GM140", m.message, m.line) for m in scan_secrets(text))
         findings.extend(_found(path, "GM150", m.message, m.line) for m in scan_injection(text))
     return findings
+
+
+_WIDE_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+
+
+def _not_text(data: bytes) -> str:
+    """Why bytes that are not UTF-8 are not text either ('' when they are damaged text): a
+    UTF-16 or UTF-32 byte order mark (every other byte a NUL: no line of it merges), or
+    mostly control and undecodable bytes (the merge driver's `is_binary`: an image, an
+    archive, ciphertext). One stray Latin-1 byte leaves a file text."""
+    for bom, name in _WIDE_BOMS:
+        if data.startswith(bom):
+            return f"{name} text (byte order mark {bom.hex(' ').upper()}): re-save it as UTF-8"
+    from merge_drivers.dispatch import is_binary
+
+    if is_binary(data):
+        return "binary content, not text"
+    return ""
+
+
+def bad_byte(data: bytes, at: int) -> str:
+    """`first bad byte 0xE9 at byte 9, line 3, column 4`: where damaged text stops being
+    UTF-8, as a GM113 finding, a sync's note and doctor say it (0-based byte offset, 1-based
+    line and column)."""
+    line = data.count(b"\n", 0, at) + 1
+    column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    return f"first bad byte 0x{data[at]:02X} at byte {at}, line {line}, column {column}"
+
+
+def bad_byte_offset(message: str) -> int | None:
+    """The offset a GM113 finding's message (`bad_byte`) names, None when it names none."""
+    m = re.search(r"first bad byte 0x[0-9A-F]{2} at byte (\d+),", message)
+    return int(m.group(1)) if m else None
+
+
+def first_bad(data: bytes) -> int | None:
+    """The offset of the first byte of `data` that is not UTF-8 (None: it all is)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start
+    return None
 
 
 MAX_HIDDEN_SHOWN = 5  # lines with hidden characters named one by one; the rest counted
@@ -592,10 +652,7 @@ def _check_links(entries: Mapping[str, Entry], read: Callable[[str], bytes]) -> 
             continue
         if (entry.size or 0) > MAX_BLOB_BYTES or check_name(path):
             continue
-        try:
-            text = read(entry.oid).decode("utf-8")
-        except UnicodeDecodeError:
-            continue
+        text = read(entry.oid).decode("utf-8", "replace")  # damaged text links too (GM113)
         folder = posixpath.dirname(path)
         indexed_folders.add(folder)
         for line_no, target in outside_links(text):

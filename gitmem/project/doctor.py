@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.core.fileread import first_bad_byte
+from gitmem.core.fileread import utf8_fix
 from gitmem.errors import GitmemError
 from gitmem.project.scopes import Project
 from gitmem.project.writerrefs import MAX_WRITER_REFS
@@ -544,32 +544,26 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
 
 
 def _not_utf8(row: ScopeStatus, checkup: Checkup) -> bool:
-    """Each memory of the folder skipped for not being UTF-8 is a problem: it no longer
-    syncs (neither its edits nor what others change in it). True when there was one."""
+    """Each memory of the folder skipped for not being text (GM111: UTF-16, binary) is a
+    problem: it no longer syncs (neither its edits nor what others change in it). True when
+    there was one. (Text that is merely not UTF-8 syncs: the sync's note says so.)"""
     found = False
     for item in row.skipped_files:
         rel, _, why = item.partition(" (")
         if not why.startswith("GM111"):
             continue
         path = Path(row.path) / rel
-        where = first_bad_byte(path) or "not UTF-8"
+        what = why.removeprefix("GM111: ").removesuffix(")").split(": re-save", 1)[0]
+        wide = next((w for w in ("UTF-16", "UTF-32") if what.startswith(w)), None)
         checkup.add(
             f"folder {row.name}",
             PROBLEM,
-            f"{rel} is not UTF-8 text ({where}): it no longer syncs, "
+            f"{rel} is not UTF-8 text ({what}): it no longer syncs, "
             "neither your edits nor anyone else's",
-            utf8_fix(path),
+            utf8_fix(path, wide) if wide else f"move {path} out of the memory folder",
         )
         found = True
     return found
-
-
-def utf8_fix(path: Path) -> str:
-    """The command that converts a Latin-1 (or Windows-1252) file to UTF-8 in place."""
-    import shlex
-
-    q = shlex.quote(str(path))
-    return f"iconv -f WINDOWS-1252 -t UTF-8 {q} > {q}.utf8 && mv {q}.utf8 {q}; then gitmem sync"
 
 
 # -- for status ---------------------------------------------------------------------------------

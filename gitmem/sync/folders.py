@@ -28,7 +28,7 @@ from gitmem.core.state import (
 )
 from gitmem.core.tempfiles import NAME_KEPT, TEMP_PREFIX, left_by_a_killed_run, temp_path
 from gitmem.gitstore import Repository
-from gitmem.policy.rules import MAX_BLOB_BYTES, blocking, check_file
+from gitmem.policy.rules import MAX_BLOB_BYTES, bad_byte, blocking, check_file, first_bad
 
 MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports
@@ -53,6 +53,9 @@ class Snapshot:
         self.files = files  # relative path -> blob id
         self.records = records
         self.skipped: list[tuple[str, str]] = [] if skipped is None else skipped  # (path, why)
+        # files read here that are text but not UTF-8 (GM113): synced as they are, said so;
+        # (path, offset of the first bad byte, where it is in words)
+        self.damaged: list[tuple[str, int, str]] = []
         self.read = read  # files read and hashed (the stat cache did not vouch for them)
         self.refreshed = refreshed  # records whose stat was completed or updated (no bytes read)
         # git vouched for the whole folder and no record differs from the index: `files` is
@@ -262,8 +265,13 @@ def snapshot(
         if not why and (record is None or oid != record.oid):
             # the bytes it synced last passed this check then: a file only re-read (a fresh
             # stat, a touch) is not checked again (~0.1 ms a file)
-            refused = blocking(check_file(f"{prefix or 'scope'}/{rel}", data))
+            found = check_file(f"{prefix or 'scope'}/{rel}", data)
+            refused = blocking(found)
             why = f"{refused[0].code}: {refused[0].message}" if refused else None
+            if not why and any(f.code == "GM113" for f in found):
+                at = first_bad(data)
+                assert at is not None  # GM113: not UTF-8
+                snap.damaged.append((rel, at, bad_byte(data, at)))
         if why:
             snap.skipped.append((rel, why))
             if record is not None:  # keep what was synced last: skipped is not deleted

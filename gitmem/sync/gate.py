@@ -9,7 +9,13 @@ from collections.abc import Mapping
 from gitmem.errors import TamperedRef, UntrustedTreeError
 from gitmem.merge.tree import as_tree_input, blobs
 from gitmem.policy.checkedtrees import load_checked, save_checked
-from gitmem.policy.rules import must_be_signed, read_as_text, signature_findings
+from gitmem.policy.rules import (
+    Finding,
+    bad_byte_offset,
+    must_be_signed,
+    read_as_text,
+    signature_findings,
+)
 from gitmem.policy.treecheck import (
     META_FILE,
     Checked,
@@ -21,6 +27,10 @@ from gitmem.policy.treecheck import (
 )
 from gitmem.project.scopes import GITMEM_PREFIX
 from gitmem.sync.ledger import SyncRun
+
+# findings of a pulled tree told, never blocking: secrets and instructions that reach the
+# agent, and text that is not UTF-8 (merged on its bytes: re-save it as UTF-8)
+NOTED = ("GM113", "GM140", "GM150")
 
 
 class RemoteGate:
@@ -92,9 +102,18 @@ class RemoteGate:
             save_checked(self.repo.common_dir, tracking, counts)
         notes = self.result.report(ref).notes
         for finding in findings:  # new content that reaches the agent: say so, never block
-            if finding.code in ("GM140", "GM150"):
+            if finding.code in NOTED:
                 notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
+            if finding.code == "GM113":
+                self._not_utf8(ref, finding)
         return True
+
+    def _not_utf8(self, ref: str, finding: Finding) -> None:
+        """A pulled file that is text but not UTF-8 (GM113), for the --json report: its path
+        and the offset of its first bad byte (which the finding's message names)."""
+        at = bad_byte_offset(finding.message)
+        if at is not None:
+            self.result.report(ref).not_utf8.append((finding.path, at))
 
     def _ours(self, local: str | None) -> tuple[frozenset[str], frozenset[str]]:
         """The blob ids and paths of our tree that passed as memory text and names (what a
@@ -202,10 +221,12 @@ class RemoteGate:
         try:
             where = self.project.source_name(ref)
             for finding in codec.check_fetched(commit, pin, local, where):
-                if finding.code in ("GM140", "GM150"):  # as for plaintext: said, never blocking
+                if finding.code in NOTED:  # as for plaintext: said, never blocking
                     self.result.report(ref).notes.append(
                         f"pulled {finding} (gitmem validate {ref} shows all findings)"
                     )
+                if finding.code == "GM113":
+                    self._not_utf8(ref, finding)
         except NoAccess:  # a DecryptError goes up: _check_remote un-fetches and refuses
             self.set_aside_without_key(ref, commit)
 

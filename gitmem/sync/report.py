@@ -35,6 +35,8 @@ class RefReport:
         # edits held here that a merge resolved against: lost edits, deletions undone by an edit
         self.losses: list[Loss] = []
         self.notes: list[str] = []
+        # files synced as they are although not UTF-8: (path in the ref, first bad byte's offset)
+        self.not_utf8: list[tuple[str, int]] = []
         self.pushed = False
         self.remote_ahead = False  # dry run: the remote has commits we have not merged
         self.refused = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
@@ -65,6 +67,7 @@ class SyncResult:
         for r in self.refs.values():  # several rounds may say one thing twice: once is enough
             for lines in (r.local_changes, r.pulled, r.resolutions, r.lost, r.notes):
                 lines[:] = dict.fromkeys(shown(line) for line in lines)
+            r.not_utf8[:] = dict.fromkeys((shown(p), at) for p, at in r.not_utf8)
         return self
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitmem.core.fileread import first_bad_byte
+from gitmem.core.fileread import utf8_fix
 from gitmem.core.state import index_outdated
 from gitmem.errors import GitmemError, SecretsFound
 from gitmem.project.scopes import Scope
@@ -123,12 +123,11 @@ class Snapshots:
         """Scan for secrets, then note what the snapshot skipped; a skipped file synced before
         keeps its last synced version."""
         self._scan_secrets(ref, s, snap)
+        self._damaged(ref, s, snap)
         expected = self.commit.before(s, snap)
         held = self.ledger.skipped_paths[s.name] = {}
         for rel, why in snap.skipped:
-            refused = why.startswith("GM")  # read, and refused by the policy (GM111: not UTF-8)
-            if why.startswith("GM111"):  # named with its first bad byte: what, where
-                why = f"not UTF-8 text: {first_bad_byte(s.file(rel)) or 'not UTF-8'}"
+            refused = why.startswith("GM")  # read, and refused by the policy (GM111: not text)
             note = f"{s.name}: {rel} ({why})"
             if note not in self.result.skipped:
                 self.result.skipped.append(note)
@@ -138,6 +137,22 @@ class Snapshots:
                 # so); a link or FIFO there is the write-back's to name (not_written)
                 snap.files.setdefault(rel, expected[rel])
                 held[rel] = why
+            elif refused:  # never synced: what the ref holds there waits too, never written
+                held[rel] = why
+
+    def _damaged(self, ref: str, s: Scope, snap: Snapshot) -> None:
+        """Files read for this sync that are text but not UTF-8 (an editor that saved
+        Latin-1): synced as they are, every byte kept, merged line by line on their bytes;
+        one note each names the file, its first bad byte and the command that re-saves it."""
+        report = self.result.report(ref)
+        for rel, at, where in snap.damaged:
+            if (f"{s.prefix}/{rel}", at) in report.not_utf8:
+                continue  # a later round read it again: said once
+            report.not_utf8.append((f"{s.prefix}/{rel}", at))
+            report.notes.append(
+                f"{s.name}: {rel} is not UTF-8 ({where}): synced as it is, every byte kept; "
+                f"re-save it as UTF-8: {utf8_fix(s.file(rel))}"
+            )
 
     def _scan_secrets(self, ref: str, s: Scope, snap: Snapshot) -> None:
         """Scan what is about to be published — only files whose bytes changed since the last

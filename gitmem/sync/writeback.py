@@ -80,6 +80,10 @@ class WriteBack:
                         self._note_waiting(ref, s, rel, why)
                         waiting = True
                     target[rel] = expected[rel]
+                elif rel in target:  # refused here, never synced: the ref's version waits
+                    self._note_waiting(ref, s, rel, why)
+                    waiting = True
+                    del target[rel]
             for rel in [r for r in target if r.split("/", 1)[0] in s.exclude]:
                 # another scope's folder (`team/`): what the ref holds there is never written
                 if rel in expected:
@@ -288,9 +292,9 @@ class WriteBack:
         changes wait until the file syncs again. One line: what, where, how to fix."""
         remote = self.result.report(ref).via or self.result.remote or "elsewhere"
         what, _, where = why.partition(": ")
-        if what == "not UTF-8 text":
-            said = f"is not UTF-8 ({where})"
-            fix = "convert it to UTF-8 (gitmem doctor prints the command), then gitmem sync"
+        if what == "GM111":  # UTF-16, binary: not text (text that is not UTF-8 syncs)
+            said = f"is not UTF-8 text ({where.split(': re-save', 1)[0]})"
+            fix = "re-save it as UTF-8 (gitmem doctor prints the command), then gitmem sync"
         elif what.startswith("GM140"):
             from gitmem.policy.secrets import ALLOW_HINT
 

@@ -183,7 +183,7 @@ def test_a_ref_made_before_there_was_a_remote_is_claimed_by_the_first_remote_key
     assert rekeyed(RefMeta(1, "github.com/acme/shop"), "gitlab.com/x/y") is None
 
 
-def test_a_memory_that_is_not_utf8_is_named_with_its_first_bad_byte_and_doctor_fixes_it(
+def test_a_memory_that_is_not_utf8_syncs_and_is_named_with_its_first_bad_byte(
     world: World,
 ) -> None:
     import subprocess
@@ -199,23 +199,40 @@ def test_a_memory_that_is_not_utf8_is_named_with_its_first_bad_byte_and_doctor_f
     latin1.write_bytes(
         "- [Deploy](deploy.md) — how we deploy\n- déjà vu\n".encode("latin-1", "replace")
     )
-    for _ in range(2):
-        run = world.gitmem("-C", str(a), "sync")
-        assert run.code == 0, run
-        assert "kept changing" not in run.out + run.err, run.out
-        said = [ln for ln in run.out.splitlines() if "MEMORY.md is not UTF-8" in ln]
-        assert said and "first bad byte 0x3F" not in said[0], said
-    assert "first bad byte 0xE9 at line 2, column 4" in said[0], said
-    doctor = world.gitmem("-C", str(a), "doctor", "--offline", "--json")
-    assert doctor.code == 1, doctor
-    problem = [f for f in json.loads(doctor.out) if f["level"] == "problem"]
-    assert problem and "MEMORY.md is not UTF-8" in problem[0]["message"], problem
-    assert "0xE9 at line 2, column 4" in problem[0]["message"]
-    fix = problem[0]["fix"].split("; then ")[0]
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 0, run
+    assert "kept changing" not in run.out + run.err, run.out
+    said = [ln for ln in run.out.splitlines() if "MEMORY.md is not UTF-8" in ln]
+    assert said and "first bad byte 0xE9 at byte 41, line 2, column 4" in said[0], said
+    assert "deploys on Tuesdays" in latin1.read_text("latin-1"), "what was waiting arrived"
+    again = world.gitmem("-C", str(a), "sync")
+    assert again.code == 0 and "not UTF-8" not in again.out, "said once, when it was read"
+    fix = said[0].split("re-save it as UTF-8: ", 1)[1].split("; then ")[0]
     subprocess.run(["sh", "-c", fix], check=True, env=world.env)
     assert "déjà vu" in latin1.read_text()
     world.ok("-C", str(a), "sync")
-    assert "deploys on Tuesdays" in latin1.read_text(), "what was waiting arrived"
+    assert world.gitmem("-C", str(a), "doctor", "--offline").code == 0
+
+
+def test_a_memory_that_is_not_text_is_named_and_doctor_fixes_it(world: World) -> None:
+    import subprocess
+
+    a = world.clone("a")
+    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
+    world.ok("-C", str(a), "sync")
+    wide = world.scope_path(a, "team") / "wide.md"
+    wide.write_bytes("déjà vu\n".encode("utf-16"))
+    for _ in range(2):
+        run = world.gitmem("-C", str(a), "sync")
+        assert run.code == 0 and "kept changing" not in run.out + run.err, run
+    doctor = world.gitmem("-C", str(a), "doctor", "--offline", "--json")
+    assert doctor.code == 1, doctor
+    problem = [f for f in json.loads(doctor.out) if f["level"] == "problem"]
+    assert problem and "wide.md is not UTF-8 text (UTF-16" in problem[0]["message"], problem
+    fix = problem[0]["fix"].split("; then ")[0]
+    subprocess.run(["sh", "-c", fix], check=True, env=world.env)
+    assert wide.read_text() == "déjà vu\n"
+    world.ok("-C", str(a), "sync")
     assert world.gitmem("-C", str(a), "doctor", "--offline").code == 0
 
 
@@ -225,7 +242,7 @@ def test_skipped_notes_follow_the_results_on_their_own_lines(world: World) -> No
 
     a = world.clone("a")
     auto = write_files(world.scope_path(a), BUILD_AND_DEPLOY)
-    (auto / "bad.md").write_bytes(b"caf\xe9\n")
+    (auto / "bad.md").write_bytes("caf\xe9\n".encode("utf-16"))
     proc = subprocess.run(
         f"{sys.executable} -m gitmem -C {a} sync 2>&1",
         shell=True,
@@ -235,7 +252,7 @@ def test_skipped_notes_follow_the_results_on_their_own_lines(world: World) -> No
     lines = proc.stdout.decode().splitlines()
     skipped = [ln for ln in lines if "bad.md" in ln]
     assert skipped == [
-        "skipped auto: bad.md (not UTF-8 text: first bad byte 0xE9 at line 1, column 4)"
+        "skipped auto: bad.md (GM111: UTF-16 text (byte order mark FF FE): re-save it as UTF-8)"
     ], lines
     assert lines.index(skipped[0]) == len(lines) - 1, "after the results, not inside them"
 

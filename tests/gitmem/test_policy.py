@@ -185,9 +185,57 @@ def test_fence_rule() -> None:
 # -- one file's bytes ---------------------------------------------------------------------------
 
 
-def test_non_utf8_content_is_gm111_with_its_line() -> None:
-    findings = check_content("team/x.md", b"ok\nok\ncaf\xe9\n")
-    assert [(f.code, f.line) for f in findings] == [("GM111", 3)]
+def test_text_that_is_not_utf8_is_a_gm113_warning_naming_its_first_bad_byte() -> None:
+    findings = check_content("team/MEMORY.md", b"ok\nok\ncaf\xe9 \xff\n")
+    assert [(f.code, f.line, f.severity, f.blocking) for f in findings] == [
+        ("GM113", 3, "warning", False)
+    ]
+    assert "first bad byte 0xE9 at byte 9, line 3, column 4" in findings[0].message
+    assert "re-save it as UTF-8" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    ("data", "what"),
+    [
+        ("caf\xe9\n".encode("utf-16"), "UTF-16 text (byte order mark FF FE)"),
+        ("caf\xe9\n".encode("utf-16-be").join([b"\xfe\xff", b""]), "UTF-16 text"),
+        ("caf\xe9\n".encode("utf-32"), "UTF-32 text (byte order mark FF FE 00 00)"),
+        (bytes(range(256)) * 4, "binary content"),  # ciphertext, an image
+    ],
+)
+def test_content_that_is_not_text_is_gm111_and_blocks(data: bytes, what: str) -> None:
+    findings = check_content("team/x.md", data)
+    assert [f.code for f in findings] == ["GM111"] and findings[0].blocking, findings
+    assert findings[0].message.startswith(what), findings
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"caf\xe9 \xe2\x80\xae evil\n", "GM112"),  # a bidi override beside a Latin-1 byte
+        (b"caf\xe9 \x1b[2J\n", "GM112"),  # an escape sequence
+        (b"caf\xe9 \x00 nul\n", "GM112"),
+        (b"---\nx: !!python/object:os.system\n---\ncaf\xe9\n", "GM120"),
+    ],
+)
+def test_text_that_is_not_utf8_is_still_held_to_every_other_rule(data: bytes, code: str) -> None:
+    found = check_content("team/MEMORY.md", data)
+    assert "GM113" in {f.code for f in found} or code == "GM120", found
+    assert any(f.code == code and f.blocking for f in found), found
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    before=st.text(st.characters(codec="ascii", exclude_categories=["Cc"]), max_size=30),
+    bad=st.binary(min_size=1, max_size=3).filter(lambda b: b[0] >= 0x80),
+)
+def test_a_secret_in_a_latin1_file_is_still_caught(before: str, bad: bytes) -> None:
+    """The secret scan reads damaged text too (each bad byte as U+FFFD): a key in a file an
+    editor saved as Latin-1 is found on its line, whatever bytes surround it."""
+    key = "AKIA" + "Q" * 12 + "ABCD"
+    data = before.encode() + bad + b" " + key.encode() + b"\n"
+    found = check_content("team/MEMORY.md", data)
+    assert any(f.code == "GM140" for f in found), found
 
 
 def test_oversize_is_gm105_before_anything_is_read() -> None:
