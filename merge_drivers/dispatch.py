@@ -153,7 +153,7 @@ def _merge_plain(
         failed = Resolution(path, "file", "both", f"{kind} merge failed ({what}), merged as lines")
     result = merge_text(path, base, ours, theirs, ours_info, theirs_info)
     notes = [failed] if failed is not None else []
-    if kind != "text" or kind_of(path) != "text":  # Markdown that did not decode: say where
+    if kind == "text":  # a memory that did not decode (Markdown, goose's text): say where
         notes += _undecodable(path, {"base": base, "ours": ours, "theirs": theirs})
     if not notes:
         return result
