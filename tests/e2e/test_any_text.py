@@ -1,0 +1,193 @@
+"""Any text syncs (issue 24): a memory file an editor saved as Latin-1 (`caf\\xe9`) is pushed,
+pulled and merged line by line on its bytes through `gitmem sync` with two and three real
+clones, every byte kept; each machine that reads it is told which file and which byte, once
+(`--json`: `not_utf8` with path and offset), validate warns (GM113), the remote gate and the
+pre-receive hook accept it; what reaches an agent holds no raw bad byte. UTF-16 and binary
+content are still refused with one line, and "kept changing" is said only of a file that did.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.claude.test_hook_mode import hook
+from tests.support.personal import USER_REF, personal_paths
+from tests.support.world import REPO_ROOT, World, folder_bytes
+
+BASE = b"# Notes\n\n- one\n- two\n- three\n- four\n"
+
+
+def synced(world: World, *names: str, scope: str = "team") -> tuple[list[Path], list[Path]]:
+    """Clones that synced a team index `BASE` (the first wrote it): clones and folders."""
+    clones = [world.clone(n) for n in names]
+    folders = [world.scope_path(c, scope) for c in clones]
+    folders[0].mkdir(parents=True)
+    (folders[0] / "MEMORY.md").write_bytes(BASE)
+    for clone in clones:
+        world.ok("-C", str(clone), "sync")
+    return clones, folders
+
+
+def sync(world: World, clone: Path, *args: str) -> str:
+    run = world.gitmem("-C", str(clone), "sync", *args)
+    assert run.code == 0, run
+    assert "kept changing" not in run.out + run.err, run
+    return run.out
+
+
+def test_a_latin1_byte_on_one_side_and_an_edit_on_the_other_converge(world: World) -> None:
+    (a, b), (ta, tb) = synced(world, "a", "b")
+    (ta / "MEMORY.md").write_bytes(BASE.replace(b"- one", b"- caf\xe9 one"))
+    (tb / "MEMORY.md").write_bytes(BASE.replace(b"- four", b"- four, five"))
+
+    pushed = json.loads(sync(world, a, "--json"))
+    team = next(r for r in pushed["refs"] if r["ref"] == "refs/gitmem/team")
+    at = BASE.index(b"- one") + 5
+    assert team["not_utf8"] == [{"path": "team/MEMORY.md", "offset": at}], team
+    assert team["local_changes"] == [{"status": "M", "path": "team/MEMORY.md"}], team
+    [note] = [n for n in team["notes"] if "not UTF-8" in n]
+    assert note.startswith(f"team: MEMORY.md is not UTF-8 (first bad byte 0xE9 at byte {at},")
+    merged = sync(world, b)
+    assert f"resolved team/MEMORY.md byte {at} of theirs (0xe9)" in merged, merged
+    assert "pulled team/MEMORY.md:3: GM113 warning" in merged, merged
+    sync(world, a)
+
+    want = BASE.replace(b"- one", b"- caf\xe9 one").replace(b"- four", b"- four, five")
+    assert folder_bytes(ta) == folder_bytes(tb) == {"MEMORY.md": want}
+    assert "not UTF-8" not in sync(world, a) + sync(world, b), "said when read, not every sync"
+    check = world.gitmem("-C", str(a), "validate")
+    assert check.code == 0 and "team/MEMORY.md:3: GM113 warning" in check.out, check
+    assert world.gitmem("-C", str(a), "validate", "--strict").code == 1
+
+
+def test_three_clones_two_different_bad_bytes_and_an_edit(world: World) -> None:
+    clones, folders = synced(world, "a", "b", "c")
+    edits = [(b"- one", b"- caf\xe9"), (b"- three", b"- na\xefve \x80"), (b"- four", b"- 4")]
+    for folder, (old, new) in zip(folders, edits, strict=True):
+        (folder / "MEMORY.md").write_bytes(BASE.replace(old, new))
+    for clone in [*clones, *clones[:-1]]:
+        sync(world, clone)
+    want = BASE
+    for old, new in edits:
+        want = want.replace(old, new)
+    assert all(folder_bytes(f) == {"MEMORY.md": want} for f in folders)
+
+
+def test_crlf_and_latin1_through_sync(world: World) -> None:
+    crlf = BASE.replace(b"\n", b"\r\n")
+    (a, b), (ta, tb) = synced(world, "a", "b")
+    (ta / "MEMORY.md").write_bytes(crlf)
+    sync(world, a)
+    sync(world, b)
+    (ta / "MEMORY.md").write_bytes(crlf.replace(b"- two", b"- caf\xe9 two"))
+    (tb / "MEMORY.md").write_bytes(crlf + b"- five\r\n")
+    for clone in (a, b, a):
+        sync(world, clone)
+    want = crlf.replace(b"- two", b"- caf\xe9 two") + b"- five\r\n"
+    assert folder_bytes(ta) == folder_bytes(tb) == {"MEMORY.md": want}
+
+
+def test_a_file_bad_only_in_the_base_comes_out_utf8(world: World) -> None:
+    (a, b), (ta, tb) = synced(world, "a", "b")
+    latin1 = BASE.replace(b"- one", b"- caf\xe9")
+    (ta / "MEMORY.md").write_bytes(latin1)
+    sync(world, a)
+    sync(world, b)
+    (ta / "MEMORY.md").write_bytes(latin1.replace(b"\xe9", "é".encode()))  # re-saved as UTF-8
+    (tb / "MEMORY.md").write_bytes(latin1.replace(b"- four", b"- four!"))
+    for clone in (a, b, a):
+        sync(world, clone)
+    want = BASE.replace(b"- one", "- café".encode()).replace(b"- four", b"- four!")
+    assert folder_bytes(ta) == folder_bytes(tb) == {"MEMORY.md": want}
+
+
+def test_a_latin1_topic_file_in_the_encrypted_personal_scope(world: World) -> None:
+    """Two clones of one user (one key): the sealed auto scope carries the file's bytes."""
+    (a, a2), (fa, fa2) = synced(world, "a", "a2", scope="auto")
+    topic = b"---\nname: caf\xe9\ndescription: d\ntype: user\n---\n- one\n- two\n- three\n"
+    (fa / "cafe.md").write_bytes(topic)
+    out = sync(world, a)
+    assert "auto: cafe.md is not UTF-8 (first bad byte 0xE9 at byte 13, line 2" in out, out
+    assert "auto/cafe.md" in personal_paths(world.remote, USER_REF)
+    listed = world.plumb(world.remote, "ls-tree", "-r", "--name-only", USER_REF).split()
+    assert "auto/cafe.md" not in listed and "auto/manifest" in listed, "sealed on the remote"
+    sync(world, a2)
+    assert (fa2 / "cafe.md").read_bytes() == topic
+    (fa / "cafe.md").write_bytes(topic.replace(b"- one", b"- one \xff"))
+    (fa2 / "cafe.md").write_bytes(topic + b"- four\n")
+    for clone in (a, a2, a):
+        sync(world, clone)
+    want = topic.replace(b"- one", b"- one \xff") + b"- four\n"
+    assert (fa / "cafe.md").read_bytes() == (fa2 / "cafe.md").read_bytes() == want
+
+
+def test_the_pre_receive_hook_and_the_gate_accept_latin1_and_refuse_utf16(world: World) -> None:
+    hook_file = world.remote / "hooks" / "pre-receive"
+    shutil.copy(REPO_ROOT / "templates" / "pre-receive", hook_file)
+    os.chmod(hook_file, 0o755)
+    world.env["GITMEM"] = str(Path(sys.executable).parent / "gitmem")
+    (a, b), (ta, tb) = synced(world, "a", "b")
+    (ta / "MEMORY.md").write_bytes(BASE + b"- caf\xe9\n")
+    sync(world, a)  # through the hook
+    shown = world.plumb(world.remote, "ls-tree", "-r", "refs/gitmem/team", "team/MEMORY.md")
+    assert shown.split()[2] == world.plumb(a, "rev-parse", "refs/gitmem/team:team/MEMORY.md")
+    sync(world, b)
+    assert (tb / "MEMORY.md").read_bytes() == BASE + b"- caf\xe9\n"
+
+    # UTF-16 planted with plain git: the hook refuses it; the gate of a sync as well
+    wide = world.plumb(b, "hash-object", "-w", "--stdin", data="- one\n".encode("utf-16"))
+    env = {**world.env, "GIT_INDEX_FILE": str(world.root / "planted.index")}
+    tip = world.plumb(b, "rev-parse", "refs/gitmem/team")
+    for args in (
+        ["read-tree", tip],
+        ["update-index", "--add", "--cacheinfo", f"100644,{wide},team/wide.md"],
+    ):
+        subprocess.run(["git", *args], cwd=b, env=env, check=True)
+    tree = subprocess.run(
+        ["git", "write-tree"], cwd=b, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    planted = world.plumb(b, "commit-tree", tree, "-p", tip, "-m", "gitmem: 1 file changed")
+    push = world.push(b, world.remote, f"{planted}:refs/gitmem/team")
+    assert push.returncode != 0 and "team/wide.md:1: GM111" in push.stderr, push.stderr
+    hook_file.unlink()  # past the hook (a server without it): the sync's gate refuses it
+    assert world.push(b, world.remote, f"{planted}:refs/gitmem/team").returncode == 0
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 2 and "GM111" in run.err and len(run.err.strip().splitlines()) <= 2, run
+    assert not (ta / "wide.md").exists()
+
+
+def test_a_file_refused_here_is_said_to_wait_not_to_keep_changing(world: World) -> None:
+    """A UTF-16 file here (never synced) where a teammate's UTF-8 file of that name arrives:
+    every sync said it 'kept changing during the sync'. It waits, said so; re-saved as
+    UTF-8, it merges."""
+    (a, b), (ta, tb) = synced(world, "a", "b")
+    (tb / "wide.md").write_bytes("- mine\n".encode("utf-16"))
+    (ta / "wide.md").write_bytes(b"- theirs\n")
+    sync(world, a)
+    for _ in range(2):
+        out = sync(world, b)
+        assert "team: wide.md is not UTF-8 text (UTF-16 text" in out, out
+        assert "changes to it from origin wait" in out, out
+    assert (tb / "wide.md").read_bytes() == "- mine\n".encode("utf-16")
+    (tb / "wide.md").write_bytes(b"- mine\n")
+    sync(world, b)
+    sync(world, a)
+    assert (ta / "wide.md").read_bytes() == (tb / "wide.md").read_bytes()
+    assert {b"- mine", b"- theirs"} <= set((ta / "wide.md").read_bytes().split(b"\n"))
+
+
+def test_what_reaches_the_agent_holds_no_raw_bad_byte(world: World) -> None:
+    """SessionStart puts the team index in the agent's context: each bad byte is U+FFFD
+    (decoded with replacement), the rest of the line as written."""
+    (a, b), (ta, _) = synced(world, "a", "b")
+    (ta / "MEMORY.md").write_bytes(BASE + b"- caf\xe9 au lait \x85\n")
+    sync(world, a)
+    run, _ = hook(world, "pull", b, "SessionStart")  # its stdout decoded strictly as UTF-8
+    assert run.code == 0, run.err
+    assert "- caf\ufffd au lait \ufffd" in run.out, run.out
+    assert "\x85" not in run.out and not any("\udc80" <= ch <= "\udcff" for ch in run.out)
