@@ -274,15 +274,19 @@ def _write(scope: str, folder: Path, name: str, m: Memory) -> Recorded:
     old_index = _read(index_path)
     new_topic = topic_text(m, now).encode("utf-8")
     line = index_line(m, rel)
-    new_index = with_entry((old_index or b"").decode("utf-8"), line, rel, m.heading, m.type)
+    # an index an editor saved as Latin-1 keeps its bytes (GM113 warns; the sync merges it)
+    old_text = (old_index or b"").decode("utf-8", "surrogateescape")
+    new_index = with_entry(old_text, line, rel, m.heading, m.type).encode(
+        "utf-8", "surrogateescape"
+    )
     _refuse_bad(f"{scope}/{name}", new_topic)
-    _refuse_bad(f"{scope}/{agent + '/' if agent else ''}{INDEX}", new_index.encode("utf-8"))
+    _refuse_bad(f"{scope}/{agent + '/' if agent else ''}{INDEX}", new_index)
     folder.mkdir(parents=True, exist_ok=True)
     topic_path.parent.mkdir(parents=True, exist_ok=True)
     _no_link_on_the_way(folder, name)
     replace_over(topic_path, old_topic, new_topic)
     try:
-        replace_over(index_path, old_index, new_index.encode("utf-8"))
+        replace_over(index_path, old_index, new_index)
     except BaseException:
         # the topic file alone would be an orphan: put back what was there
         with contextlib.suppress(GitmemError, OSError):
@@ -296,7 +300,7 @@ def _write(scope: str, folder: Path, name: str, m: Memory) -> Recorded:
     from merge_drivers.archive import MAX_CHARS, MAX_LINES
     from merge_drivers.indexdoc import measure, parse
 
-    lines, chars = measure(parse(new_index).items)
+    lines, chars = measure(parse(new_index.decode("utf-8", "replace")).items)
     if lines > MAX_LINES or chars > MAX_CHARS:
         curated = plan(index_folder)
         apply(curated)

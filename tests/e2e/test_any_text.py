@@ -191,3 +191,79 @@ def test_what_reaches_the_agent_holds_no_raw_bad_byte(world: World) -> None:
     assert run.code == 0, run.err
     assert "- caf\ufffd au lait \ufffd" in run.out, run.out
     assert "\x85" not in run.out and not any("\udc80" <= ch <= "\udcff" for ch in run.out)
+
+
+def test_every_output_door_shows_a_bad_byte_as_a_replacement_never_raw(world: World) -> None:
+    """show, diff, --json and record on a Latin-1 index: no raw byte printed, no traceback;
+    record adds its entry and keeps the file's bytes."""
+    (a,), (ta,) = synced(world, "a")
+    (ta / "MEMORY.md").write_bytes(BASE + b"- caf\xe9\n")
+    sync(world, a)
+    for args in (["show", "~0:team/MEMORY.md"], ["diff", "~1"]):
+        run = world.gitmem("-C", str(a), *args)
+        assert run.code == 0 and "- caf\ufffd" in run.out, (args, run)
+    shown = json.loads(world.ok("-C", str(a), "show", "--json", "~0:team/MEMORY.md"))
+    assert shown["text"].endswith("- caf\ufffd\n")
+    run = world.gitmem(
+        "-C", str(a), "record", "--scope", "team", "--title", "Deploys", "deploy on Tuesdays"
+    )
+    assert run.code == 0, run
+    index = (ta / "MEMORY.md").read_bytes()
+    assert index.startswith(BASE + b"- caf\xe9\n") and b"Deploys" in index, index
+
+
+def test_git_merge_with_the_drivers_both_directions(world: World, tmp_path: Path) -> None:
+    """Memory kept on a branch: `git merge` through the drivers merges two different bad
+    bytes and CRLF + Latin-1, the same bytes whichever branch is merged into which."""
+    env = {**world.env, "PYTHONPATH": str(REPO_ROOT)}
+    repo = tmp_path / "repo"
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    world.git("init", "-q", "-b", "main", str(repo))
+    driver = f"{sys.executable} -m gitmem.gitstore.driver %O %A %B %L %P"
+    for name in ("index", "frontmatter"):
+        git("config", f"merge.gitmem-{name}.driver", driver)
+    (repo / ".git" / "info").mkdir(exist_ok=True)
+    (repo / ".git" / "info" / "attributes").write_text(
+        ".claude/agent-memory/**/*.md merge=gitmem-frontmatter\n"
+        ".claude/agent-memory/**/MEMORY.md merge=gitmem-index\n"
+    )
+    mem = repo / ".claude" / "agent-memory" / "bot"
+    mem.mkdir(parents=True)
+    crlf = BASE.replace(b"\n", b"\r\n")
+    sides = {
+        "MEMORY.md": (BASE, [(b"- one", b"- caf\xe9"), (b"- four", b"- na\xefve")]),
+        "notes.md": (crlf, [(b"- two", b"- caf\xe9 two"), (b"- four", b"- four \xff")]),
+    }
+
+    def commit(k: int | None) -> None:
+        for name, (base, edits) in sides.items():
+            data = base if k is None else base.replace(*edits[k])
+            (mem / name).write_bytes(data)
+        git("add", "-A")
+        git("commit", "-qm", f"side {k}")
+
+    commit(None)
+    git("branch", "left")
+    commit(0)
+    git("checkout", "-q", "left")
+    commit(1)
+    results = []
+    for into, other in (("main", "left"), ("left", "main")):
+        git("checkout", "-q", into)
+        start = git("rev-parse", "HEAD").strip()
+        git("merge", "-q", "--no-edit", other)
+        results.append({name: (mem / name).read_bytes() for name in sides})
+        git("reset", "-q", "--hard", start)
+    assert results[0] == results[1]
+    for name, (base, edits) in sides.items():
+        want = base
+        for old, new in edits:
+            want = want.replace(old, new)
+        assert results[0][name] == want, name
