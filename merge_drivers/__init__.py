@@ -56,7 +56,8 @@ def _over_caps(path: str, data: bytes) -> bool:
     """An index over Claude Code's load caps (cheap for anything else)."""
     if path.rsplit("/", 1)[-1].casefold() != "memory.md":
         return False
-    from merge_drivers.dispatch import MAX_STRUCTURED, MAX_STRUCTURED_LINES, is_binary
+    from merge_drivers.binary import is_binary
+    from merge_drivers.dispatch import MAX_STRUCTURED, MAX_STRUCTURED_LINES
     from merge_drivers.index import over_caps
 
     if len(data) > MAX_STRUCTURED or data.count(b"\n") > MAX_STRUCTURED_LINES:

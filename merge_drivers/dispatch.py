@@ -9,14 +9,13 @@ A resolver that fails is visible: a resolution line says so, and its input merge
 
 from __future__ import annotations
 
+from merge_drivers.binary import is_binary
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.style import dress, merged_style, plain
 from merge_drivers.text import merge_text, merge_whole
 
 MAX_STRUCTURED = 4 << 20  # larger files are merged as lines, not parsed
 MAX_STRUCTURED_LINES = 20_000  # 100 times what Claude Code loads of an index
-_SAMPLE = 8000  # bytes looked at to tell binary from text, like git's own heuristic
-_TEXT_CONTROLS = frozenset(b"\t\n\r\f\b\x1b")
 
 
 def kind_of(path: str) -> str:
@@ -29,20 +28,6 @@ def kind_of(path: str) -> str:
     if name.endswith((".md", ".markdown")):
         return "topic"
     return "text"
-
-
-def is_binary(data: bytes) -> bool:
-    """Mostly control bytes or undecodable sequences: an image, an archive, not damaged text.
-
-    One Latin-1 byte or a stray NUL leaves a file text; a third of the sample unreadable does
-    not. Costs one decode of at most 8,000 bytes.
-    """
-    sample = data[:_SAMPLE]
-    if not sample:
-        return False
-    odd = sum(1 for c in sample if c < 0x20 and c not in _TEXT_CONTROLS)
-    odd += sample.decode("utf-8", "replace").count("\ufffd")
-    return odd * 3 > len(sample)
 
 
 def _readable(*datas: bytes) -> bool:

@@ -44,6 +44,7 @@ RULES = (
     "gitmem/gitstore/treediff.py",
     "merge_drivers/__init__.py",
     "merge_drivers/archive.py",
+    "merge_drivers/binary.py",
     "merge_drivers/indexdoc.py",
     "merge_drivers/model.py",
     "merge_drivers/rank.py",

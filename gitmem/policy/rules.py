@@ -269,7 +269,7 @@ def _not_text(data: bytes) -> str:
     for bom, name in _WIDE_BOMS:
         if data.startswith(bom):
             return f"{name} text (byte order mark {bom.hex(' ').upper()}): re-save it as UTF-8"
-    from merge_drivers.dispatch import is_binary
+    from merge_drivers.binary import is_binary
 
     if is_binary(data):
         return "binary content, not text"

@@ -223,7 +223,7 @@ def test_snapshot_skips_what_pull_would_refuse_and_keeps_the_last_synced_version
     world, clone = synced
     team = world.scope_path(clone, "team")  # the team ref is plaintext: its tree can be read
     (team / "script.sh").write_text("echo not memory\n")
-    (team / "latin1.md").write_bytes(b"caf\xe9\n")
+    (team / "latin1.md").write_bytes("caf\xe9\n".encode("utf-16"))  # not text (Latin-1 syncs)
     (team / "bomb.md").write_text("---\na: &a [x]\n---\n")
     (team / ".obsidian").mkdir()
     (team / ".obsidian" / "app.md").write_text("editor state\n")

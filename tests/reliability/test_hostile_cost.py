@@ -114,7 +114,7 @@ def test_a_100_mb_file_is_refused_without_being_read(remote: World) -> None:
 def test_a_history_of_100000_commits_is_validated_in_bounded_time(remote: World) -> None:
     # commits that change nothing: what is long is the history, not the trees
     commands = [commit(b"", f"gitmem: sync {i}", parent=True) for i in range(100_000)]
-    commands.append(commit(inline("team/c.md", b"caf\xe9\n"), parent=True))
+    commands.append(commit(inline("team/c.md", "caf\xe9\n".encode("utf-16")), parent=True))
     fast_import(remote, commands)
     seconds, out = timed_validate(remote)  # the tip's tree: a history is not walked
     assert "team/c.md:1: GM111" in out, out
