@@ -602,3 +602,31 @@ def _nesting_walked(text: str) -> int:
 @settings(max_examples=400, deadline=None)
 def test_the_nesting_bound_skips_plain_lines_without_changing_its_answer(text: str) -> None:
     assert _nesting(text) == _nesting_walked(text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    text=st.lists(
+        st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=8)
+        | st.sampled_from(["\u202e", "\u200d", "\x1b", "\U000e0041", "---\n", "!!python/x", "&a"]),
+        max_size=12,
+    ).map("".join),
+    bad=st.sampled_from([b"\xe9", b"\xff\xfe", b"\x80", b"\xc3", b"\xed\xa0\x80"]),
+    name=st.sampled_from(["team/MEMORY.md", "team/notes.md"]),
+)
+def test_a_bad_byte_never_lets_through_what_the_text_alone_would_refuse(
+    text: str, bad: bytes, name: str
+) -> None:
+    """Damaged text is held to every rule UTF-8 is: a line of bad bytes added to any text
+    (hidden characters, unsafe YAML, control characters) refuses at least what the text alone
+    refuses and adds the GM113 warning — or, mostly control and bad bytes, is refused whole
+    as not text (GM111)."""
+    data = text.encode() + b"\n"
+    alone = {f.code for f in check_content(name, data) if f.blocking}
+    found = check_content(name, data + b"a line " + bad + b"\n")
+    codes = {f.code for f in found}
+    if "GM111" in codes:
+        assert [f.code for f in found] == ["GM111"] and found[0].blocking
+        return
+    assert alone <= {f.code for f in found if f.blocking}
+    assert "GM113" in codes
