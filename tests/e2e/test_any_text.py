@@ -267,3 +267,19 @@ def test_git_merge_with_the_drivers_both_directions(world: World, tmp_path: Path
         for old, new in edits:
             want = want.replace(old, new)
         assert results[0][name] == want, name
+
+
+def test_a_latin1_file_is_still_refused_for_hidden_characters_and_secrets(world: World) -> None:
+    """Syncing damaged text opens no door around the policy: a bidi override beside a Latin-1
+    byte is skipped at push (GM112, said in one line), a token in a Latin-1 file stops the
+    push (the secret scan reads it too); neither reaches the remote."""
+    (a,), (ta,) = synced(world, "a")
+    (ta / "bidi.md").write_bytes(b"- caf\xe9 \xe2\x80\xae evil\n")
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 0 and "skipped team: bidi.md (GM112: hidden characters" in run.err, run
+    token = b"ghp_" + b"abcdefghijklmnopqrstuvwxyz0123456789AB"
+    (ta / "token.md").write_bytes(b"- caf\xe9 " + token + b"\n")
+    run = world.gitmem("-C", str(a), "push")
+    assert run.code == 1 and "team/token.md:1" in run.err, run
+    listed = world.plumb(world.remote, "ls-tree", "-r", "--name-only", "refs/gitmem/team")
+    assert "bidi.md" not in listed and "token.md" not in listed
