@@ -15,6 +15,7 @@ from merge_drivers.indexdoc import (
     Key,
     Node,
     declared,
+    heading_level,
     is_open,
     layout,
     measure_nodes,
@@ -50,13 +51,22 @@ def read_index(text: str) -> Index:
 
 def archive_entries(text: str, file_mode: bool) -> list[Item]:
     """Entries of an archive (MEMORY-archive.md, or the inside of the driver's comment), each
-    with its declared layout and its section heading as anchor (START before any heading)."""
+    with its declared layout and its section heading as anchor (START before any heading); and
+    the headings it holds, each anchored to the heading above it — a section the archive took
+    whole (`emptied`) is still an item of the side that archived it, not a deleted one."""
     out: list[Item] = []
     anchor = START
     prev: Item | None = None
     for it in parse(text).items:
         if it.kind == "head":
             title = file_mode and it.key[2] == ARCHIVE_TITLE_NORM and anchor == START
+            if not title:
+                gap = declared(prev, it)
+                if file_mode and gap:
+                    gap = gap[gap.index("\n") + 1 :]  # the blank line the archive puts before it
+                head = Item("head", it.key, it.text, gap)
+                head.anchor = anchor
+                out.append(head)
             anchor = START if title else it.key
         elif it.kind == "entry":
             gap = declared(prev, it)
@@ -73,7 +83,8 @@ def archive_text(groups: list[tuple[Node | None, list[Node]]], file_mode: bool) 
     out: list[str] = []
     for head, entries in groups:
         if head is not None:
-            out.append(("\n" if file_mode else "") + head.text.replace("-->", "-- >") + "\n")
+            gap = ("\n" if file_mode else "") + head.gap
+            out.append(gap + head.text.replace("-->", "-- >") + "\n")
         laid = layout(entries)
         if file_mode and laid:
             laid[0] = "\n" + laid[0]
@@ -98,10 +109,12 @@ def side_archive(info: SideInfo) -> list[Item] | None:
 
 
 def spill(
-    order: list[Key], nodes_by_key: dict[Key, Node], rank: Callable[[Key], tuple[float, float, int]]
+    order: list[Key],
+    nodes_by_key: dict[Key, Node],
+    rank: Callable[[Key], tuple[bool, float, float, int]],
 ) -> set[Key]:
-    """The entries to archive: lowest-ranked first (`rank`: confidence, recency, then the
-    place in `order`), until the index fits (a function of the final items only)."""
+    """The entries to archive: lowest-ranked first (`rank`: `index._archive_value`), until the
+    index fits (a function of the final items, the base and the sides' ages only)."""
     nodes = [nodes_by_key[k] for k in order]
     lines, chars = measure_nodes(nodes)
     if lines <= MAX_LINES and chars <= MAX_CHARS:
@@ -122,10 +135,50 @@ def spill(
             part = f"{nd.gap}{nd.text}\n"
             lines -= part.count("\n")
             chars -= utf16_len(part)
-        live = with_link([nodes_by_key[k] for k in order if k not in spilled])
+        gone = spilled | emptied(order, nodes_by_key, spilled)
+        live = with_link([nodes_by_key[k] for k in order if k not in gone])
         lines, chars = measure_nodes(live)
         if (lines <= MAX_LINES and chars <= MAX_CHARS) or i >= len(movable):
-            return spilled
+            return gone
+
+
+def emptied(order: list[Key], nodes_by_key: dict[Key, Node], spilled: set[Key]) -> set[Key]:
+    """The headings the archive takes with their entries: a heading (level 2 or deeper; the
+    title scopes nothing) whose section, sub-sections too, held entries that all went to the
+    archive and holds nothing else but headings that went too — no empty heading is left
+    behind; one over prose, a table or a kept entry stays. A function of the merged items."""
+    out: set[Key] = set()
+    heads: list[tuple[Key, int]] = []  # the open headings: key, level
+    took: list[bool] = []  # its section held an archived entry
+    keeps: list[bool] = []  # its section holds something kept
+
+    def close() -> None:
+        key, _ = heads.pop()
+        took_one, kept_one = took.pop(), keeps.pop()
+        gone = took_one and not kept_one
+        if gone:
+            out.add(key)
+        if heads:
+            (took if gone else keeps)[-1] = True
+
+    for key in order:
+        nd = nodes_by_key[key]
+        if nd.kind == "fm":
+            continue
+        if nd.kind == "head":
+            level = heading_level(nd.text)
+            while heads and heads[-1][1] >= level:
+                close()
+            if level >= 2:
+                heads.append((key, level))
+                took.append(False)
+                keeps.append(False)
+            continue
+        marks = took if key in spilled else keeps
+        marks[:] = [True] * len(marks)
+    while heads:
+        close()
+    return out
 
 
 def link_node() -> Node:
@@ -143,12 +196,24 @@ def with_link(live: list[Node]) -> list[Node]:
 def archive_groups(
     order: list[Key], nodes_by_key: dict[Key, Node], spilled: set[Key]
 ) -> list[tuple[Node | None, list[Node]]]:
-    """Archived entries in canonical order, under the heading they belong to."""
+    """Archived entries in canonical order, under the heading they belong to, each group after
+    the headings above it (its section's path: read back, every entry keeps its key); a heading
+    the archive took (`emptied`) has a group even with no entry of its own."""
     groups: list[tuple[Node | None, list[Node]]] = [(None, [])]
+    path: list[tuple[int, int]] = []  # (level, index in `groups`) of the headings above
+    keep: set[int] = {0}
     for key in order:
         nd = nodes_by_key[key]
         if nd.kind == "head":
+            level = heading_level(nd.text)
+            while path and path[-1][0] >= level:
+                path.pop()
             groups.append((nd, []))
+            if level >= 2:
+                path.append((level, len(groups) - 1))
+            if key in spilled:
+                keep.update(i for _, i in path)
         elif key in spilled:
             groups[-1][1].append(nd)
-    return [g for g in groups if g[1]]
+            keep.update(i for _, i in path)
+    return [g for i, g in enumerate(groups) if g[1] or (i in keep and i)]

@@ -31,6 +31,7 @@ Never reads files, the clock or the environment.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 
 from merge_drivers.archive import (
@@ -58,6 +59,7 @@ from merge_drivers.indexdoc import (
     bullet_body,
     declared,
     first_line,
+    heading_level,
     link_target,
     measure,
     parse,
@@ -149,10 +151,13 @@ def _view(
             nodes[key] = Node(it.kind, it.text, gap, it.target, anchor)
         elif it.kind == "entry" and "\n" in it.text:
             _take_sub_lines(nodes[key], it.text)
-    for it in archived:
+    for it in archived:  # entries, and the headings of sections the archive took whole
         key = again.get(it.key, it.key)
         if key not in nodes:
-            nodes[key] = Node("entry", it.text, it.gap, it.target, again.get(it.anchor, it.anchor))
+            anchor = again.get(it.anchor, it.anchor)
+            if it.kind == "head" and base_heads is not None and anchor not in base_heads:
+                anchor = START
+            nodes[key] = Node(it.kind, it.text, it.gap, it.target, anchor)
     if derived_link:  # present exactly when something is archived
         nodes.pop(ARCHIVE_KEY, None)
     return nodes
@@ -181,21 +186,41 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
     if not parked:
         return live
     by_anchor: dict[Key, list[Key]] = {}
+    top: list[Key] = []  # sections the archive took whole, under no written heading
     for it in parked:
         if it.key not in seen:
             seen.add(it.key)
             anchor = it.anchor if it.anchor == START or it.anchor in nodes else NOWHERE
-            by_anchor.setdefault(anchor, []).append(it.key)
+            if it.kind == "head" and anchor in (START, NOWHERE):
+                top.append(it.key)
+            else:
+                by_anchor.setdefault(anchor, []).append(it.key)
     out: list[Key] = []
+
+    def put(key: Key) -> None:  # an item, then what was archived under it
+        out.append(key)
+        for k in by_anchor.pop(key, ()) if nodes[key].kind == "head" else ():
+            put(k)
+
+    def flush(anchor: Key) -> None:
+        for k in by_anchor.pop(anchor, ()):
+            put(k)
+
     current = START
     for key in live:
         if nodes[key].kind == "head":
-            out.extend(by_anchor.pop(current, ()))
+            flush(current)
+            if top and heading_level(nodes[key].text) >= 2:  # before the first section
+                for k in top:
+                    put(k)
+                top = []
             current = key
         out.append(key)
-    out.extend(by_anchor.pop(current, ()))
-    for rest in by_anchor.values():
-        out.extend(rest)
+    flush(current)
+    for k in top:
+        put(k)
+    for rest in list(by_anchor.values()):
+        out.extend(k for k in rest if k not in out)
     return out
 
 
@@ -273,8 +298,10 @@ def merge_index(
     theirs_info: SideInfo,
     caps: bool = True,
     inline_archive: bool = False,
+    base_info: SideInfo | None = None,
 ) -> MergeResult:
-    """Merge three versions of an index (UTF-8). `caps=False` for the archive itself."""
+    """Merge three versions of an index (UTF-8). `caps=False` for the archive itself;
+    `base_info.siblings` holds the base's `MEMORY-archive.md` (when the caller has it)."""
     zb, zo, zt = (read_index(x.decode()) for x in (base, ours, theirs))
     from_files = caps and not inline_archive
     ao = side_archive(ours_info) if from_files else None
@@ -398,26 +425,12 @@ def merge_index(
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
     spilled: set[Key] = set()
     if caps:
-        place = {k: i for i, k in enumerate(order)}
-        spilled = spill(order, nodes, lambda k: (*chosen[k].rank[:2], place[k]))
+        before = {k[:3] for k in (*bn, *_base_archived(base_info, from_files))}
+        value = _archive_value(order, chosen, before, (so, st))
+        spilled = spill(order, nodes, value)
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
-        folder = path.rpartition("/")[0]
-        where = (  # the file it wrote: the archive beside the index, or the index's own comment
-            "a comment at the end of the index"
-            if inline_archive
-            else f"{folder}/{ARCHIVE_NAME}"
-            if folder
-            else ARCHIVE_NAME
-        )
-        resolutions.append(
-            Resolution(
-                path,
-                f"{len(spilled)} entries",
-                "both",
-                f"over the load limits, archived to {where}",
-            )
-        )
+        resolutions.append(_archived_note(path, order, nodes, spilled, inline_archive))
         if not inline_archive:  # the git driver writes no archive file: nothing to link to
             live = with_link(live)
     data = render_nodes(live, tail, eol if not (spilled and inline_archive) else True)
@@ -430,6 +443,88 @@ def merge_index(
         else:
             extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True)).encode()
     return MergeResult(data.encode(), tuple(resolutions), extra)
+
+
+def _base_archived(info: SideInfo | None, from_files: bool) -> set[Key]:
+    """The keys of the entries the base had in its `MEMORY-archive.md` (a sync passes the
+    base's folder; the git driver's base holds its archive in the index itself)."""
+    found = side_archive(info) if info is not None and from_files else None
+    return {it.key for it in found or ()}
+
+
+def _archive_value(
+    order: list[Key],
+    chosen: dict[Key, _Chosen],
+    before: set[tuple[str, str, str]],
+    sides: tuple[_Side, ...],
+) -> Callable[[Key], tuple[bool, float, float, int]]:
+    """The archive's rank of each merged entry, the lowest out first — a function of the merged
+    items, the base and the sides' histories, never of which side merged:
+
+    - brought in by the merge (new on either side against the base, its archive too; by
+      kind, section and text or target: a variant of a key is the same entry) last of all;
+    - then the topic file's confidence;
+    - then when it was written: its topic file's date or commit time, else the commit time
+      of its line (`SideInfo.ages`, from the ref's history: a plain bullet's age), the
+      newest of the sides that know it; nothing known: the oldest;
+    - then its place in the merged index (an index grows at the end of its sections: the
+      first out first) — never its bytes."""
+    place = {k: i for i, k in enumerate(order)}
+
+    def age(c: _Chosen) -> float:
+        line = first_line(c.node.text).rstrip()
+        found = []
+        for s in sides:
+            try:
+                t = s.info.ages.get(line)
+            except Exception:  # a lazy mapping that cannot read: no age
+                t = None
+            if t is not None:
+                found.append(t)
+        return max(found, default=float("-inf"))
+
+    def value(k: Key) -> tuple[bool, float, float, int]:
+        c = chosen[k]
+        confidence, recency = c.rank[0], c.rank[1]
+        if recency == float("-inf"):
+            recency = age(c)
+        return (k[:3] not in before, confidence, recency, place[k])
+
+    return value
+
+
+def _archived_note(
+    path: str, order: list[Key], nodes: dict[Key, Node], spilled: set[Key], inline: bool
+) -> Resolution:
+    """What the archive took and the file it wrote: the archive beside the index, or the
+    index's own trailing comment (the git driver)."""
+    folder = path.rpartition("/")[0]
+    where = (
+        "a comment at the end of the index"
+        if inline
+        else f"{folder}/{ARCHIVE_NAME}"
+        if folder
+        else ARCHIVE_NAME
+    )
+    entries = [k for k in order if k in spilled and nodes[k].kind == "entry"]
+    heads = [k for k in order if k in spilled and nodes[k].kind == "head"]
+    names = [_short(nodes[k]) for k in entries[:3]]
+    more = f", and {len(entries) - 3} more" if len(entries) > 3 else ""
+    went = f"{len(entries)} entries" + (f" and {len(heads)} emptied headings" if heads else "")
+    return Resolution(
+        path,
+        went,
+        "both",
+        f"over the load limits, archived to {where}: {', '.join(names)}{more}",
+    )
+
+
+def _short(nd: Node) -> str:
+    """An entry as a resolution names it: its link target, else its first words (at most 40
+    characters, control characters out: resolutions are printed and committed)."""
+    text = nd.target or bullet_body(first_line(nd.text)) or first_line(nd.text)
+    text = "".join(c if c.isprintable() else " " for c in text).strip()
+    return repr(text if len(text) <= 40 else text[:39] + "…")
 
 
 def _keep_filed_headings(
