@@ -51,22 +51,13 @@ def read_index(text: str) -> Index:
 
 def archive_entries(text: str, file_mode: bool) -> list[Item]:
     """Entries of an archive (MEMORY-archive.md, or the inside of the driver's comment), each
-    with its declared layout and its section heading as anchor (START before any heading); and
-    the headings it holds, each anchored to the heading above it — a section the archive took
-    whole (`emptied`) is still an item of the side that archived it, not a deleted one."""
+    with its declared layout and its section heading as anchor (START before any heading)."""
     out: list[Item] = []
     anchor = START
     prev: Item | None = None
     for it in parse(text).items:
         if it.kind == "head":
             title = file_mode and it.key[2] == ARCHIVE_TITLE_NORM and anchor == START
-            if not title:
-                gap = declared(prev, it)
-                if file_mode and gap:
-                    gap = gap[gap.index("\n") + 1 :]  # the blank line the archive puts before it
-                head = Item("head", it.key, it.text, gap)
-                head.anchor = anchor
-                out.append(head)
             anchor = START if title else it.key
         elif it.kind == "entry":
             gap = declared(prev, it)
@@ -83,8 +74,7 @@ def archive_text(groups: list[tuple[Node | None, list[Node]]], file_mode: bool) 
     out: list[str] = []
     for head, entries in groups:
         if head is not None:
-            gap = ("\n" if file_mode else "") + head.gap
-            out.append(gap + head.text.replace("-->", "-- >") + "\n")
+            out.append(("\n" if file_mode else "") + head.text.replace("-->", "-- >") + "\n")
         laid = layout(entries)
         if file_mode and laid:
             laid[0] = "\n" + laid[0]
@@ -114,7 +104,12 @@ def spill(
     rank: Callable[[Key], tuple[bool, float, float, int]],
 ) -> set[Key]:
     """The entries to archive: lowest-ranked first (`rank`: `index._archive_value`), until the
-    index fits (a function of the final items, the base and the sides' ages only)."""
+    index fits — a function of the merged items, the base and the sides' ages only.
+
+    No heading is left empty: the last entry a section (level 2 or deeper) still holds
+    directly stays while others can go — its heading, read back, must be an item of the side
+    that archived it, and a heading the archive took is not (measured: `docs/merge.md`). Only
+    when every other entry is gone and the index still does not fit does it go too."""
     nodes = [nodes_by_key[k] for k in order]
     lines, chars = measure_nodes(nodes)
     if lines <= MAX_LINES and chars <= MAX_CHARS:
@@ -122,62 +117,55 @@ def spill(
     link = link_node()
     lines += 2
     chars += utf16_len(f"\n{link.text}\n")
+    section = _sections(order, nodes_by_key)
+    held: dict[Key, int] = {}  # heading -> the items it still holds directly
+    for k in order:
+        if k in section:
+            held[section[k]] = held.get(section[k], 0) + 1
     movable = sorted(
         (k for k in order if nodes_by_key[k].kind == "entry"), key=lambda k: (rank(k), k)
     )
+    last: list[Key] = []  # entries kept as the last their section holds
     spilled: set[Key] = set()
-    i = 0
-    while True:
-        while (lines > MAX_LINES or chars > MAX_CHARS) and i < len(movable):
-            nd = nodes_by_key[movable[i]]
-            spilled.add(movable[i])
-            i += 1
-            part = f"{nd.gap}{nd.text}\n"
-            lines -= part.count("\n")
-            chars -= utf16_len(part)
-        gone = spilled | emptied(order, nodes_by_key, spilled)
-        live = with_link([nodes_by_key[k] for k in order if k not in gone])
-        lines, chars = measure_nodes(live)
-        if (lines <= MAX_LINES and chars <= MAX_CHARS) or i >= len(movable):
-            return gone
+    for rounds in (movable, None):
+        queue = list(movable if rounds is not None else [k for k in last if k not in spilled])
+        i = 0
+        while True:
+            while (lines > MAX_LINES or chars > MAX_CHARS) and i < len(queue):
+                key = queue[i]
+                i += 1
+                head = section.get(key)
+                if rounds is not None and head is not None and held[head] <= 1:
+                    last.append(key)  # the last its section holds: kept while others can go
+                    continue
+                if head is not None:
+                    held[head] -= 1
+                nd = nodes_by_key[key]
+                spilled.add(key)
+                part = f"{nd.gap}{nd.text}\n"
+                lines -= part.count("\n")
+                chars -= utf16_len(part)
+            live = with_link([nodes_by_key[k] for k in order if k not in spilled])
+            lines, chars = measure_nodes(live)
+            if (lines <= MAX_LINES and chars <= MAX_CHARS) or i >= len(queue):
+                break
+        if lines <= MAX_LINES and chars <= MAX_CHARS:
+            break
+        last = sorted(set(last), key=lambda k: (rank(k), k))
+    return spilled
 
 
-def emptied(order: list[Key], nodes_by_key: dict[Key, Node], spilled: set[Key]) -> set[Key]:
-    """The headings the archive takes with their entries: a heading (level 2 or deeper; the
-    title scopes nothing) whose section, sub-sections too, held entries that all went to the
-    archive and holds nothing else but headings that went too — no empty heading is left
-    behind; one over prose, a table or a kept entry stays. A function of the merged items."""
-    out: set[Key] = set()
-    heads: list[tuple[Key, int]] = []  # the open headings: key, level
-    took: list[bool] = []  # its section held an archived entry
-    keeps: list[bool] = []  # its section holds something kept
-
-    def close() -> None:
-        key, _ = heads.pop()
-        took_one, kept_one = took.pop(), keeps.pop()
-        gone = took_one and not kept_one
-        if gone:
-            out.add(key)
-        if heads:
-            (took if gone else keeps)[-1] = True
-
+def _sections(order: list[Key], nodes_by_key: dict[Key, Node]) -> dict[Key, Key]:
+    """The heading (level 2 or deeper) each item stands directly under; items under the title
+    or before any heading have none."""
+    out: dict[Key, Key] = {}
+    head: Key | None = None
     for key in order:
         nd = nodes_by_key[key]
-        if nd.kind == "fm":
-            continue
         if nd.kind == "head":
-            level = heading_level(nd.text)
-            while heads and heads[-1][1] >= level:
-                close()
-            if level >= 2:
-                heads.append((key, level))
-                took.append(False)
-                keeps.append(False)
-            continue
-        marks = took if key in spilled else keeps
-        marks[:] = [True] * len(marks)
-    while heads:
-        close()
+            head = key if heading_level(nd.text) >= 2 else None
+        elif nd.kind != "fm" and head is not None:
+            out[key] = head
     return out
 
 
@@ -196,24 +184,12 @@ def with_link(live: list[Node]) -> list[Node]:
 def archive_groups(
     order: list[Key], nodes_by_key: dict[Key, Node], spilled: set[Key]
 ) -> list[tuple[Node | None, list[Node]]]:
-    """Archived entries in canonical order, under the heading they belong to, each group after
-    the headings above it (its section's path: read back, every entry keeps its key); a heading
-    the archive took (`emptied`) has a group even with no entry of its own."""
+    """Archived entries in canonical order, under the heading they belong to."""
     groups: list[tuple[Node | None, list[Node]]] = [(None, [])]
-    path: list[tuple[int, int]] = []  # (level, index in `groups`) of the headings above
-    keep: set[int] = {0}
     for key in order:
         nd = nodes_by_key[key]
         if nd.kind == "head":
-            level = heading_level(nd.text)
-            while path and path[-1][0] >= level:
-                path.pop()
             groups.append((nd, []))
-            if level >= 2:
-                path.append((level, len(groups) - 1))
-            if key in spilled:
-                keep.update(i for _, i in path)
         elif key in spilled:
             groups[-1][1].append(nd)
-            keep.update(i for _, i in path)
-    return [g for i, g in enumerate(groups) if g[1] or (i in keep and i)]
+    return [g for g in groups if g[1]]

@@ -59,7 +59,6 @@ from merge_drivers.indexdoc import (
     bullet_body,
     declared,
     first_line,
-    heading_level,
     link_target,
     measure,
     parse,
@@ -151,13 +150,10 @@ def _view(
             nodes[key] = Node(it.kind, it.text, gap, it.target, anchor)
         elif it.kind == "entry" and "\n" in it.text:
             _take_sub_lines(nodes[key], it.text)
-    for it in archived:  # entries, and the headings of sections the archive took whole
+    for it in archived:
         key = again.get(it.key, it.key)
         if key not in nodes:
-            anchor = again.get(it.anchor, it.anchor)
-            if it.kind == "head" and base_heads is not None and anchor not in base_heads:
-                anchor = START
-            nodes[key] = Node(it.kind, it.text, it.gap, it.target, anchor)
+            nodes[key] = Node("entry", it.text, it.gap, it.target, again.get(it.anchor, it.anchor))
     if derived_link:  # present exactly when something is archived
         nodes.pop(ARCHIVE_KEY, None)
     return nodes
@@ -186,41 +182,21 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
     if not parked:
         return live
     by_anchor: dict[Key, list[Key]] = {}
-    top: list[Key] = []  # sections the archive took whole, under no written heading
     for it in parked:
         if it.key not in seen:
             seen.add(it.key)
             anchor = it.anchor if it.anchor == START or it.anchor in nodes else NOWHERE
-            if it.kind == "head" and anchor in (START, NOWHERE):
-                top.append(it.key)
-            else:
-                by_anchor.setdefault(anchor, []).append(it.key)
+            by_anchor.setdefault(anchor, []).append(it.key)
     out: list[Key] = []
-
-    def put(key: Key) -> None:  # an item, then what was archived under it
-        out.append(key)
-        for k in by_anchor.pop(key, ()) if nodes[key].kind == "head" else ():
-            put(k)
-
-    def flush(anchor: Key) -> None:
-        for k in by_anchor.pop(anchor, ()):
-            put(k)
-
     current = START
     for key in live:
         if nodes[key].kind == "head":
-            flush(current)
-            if top and heading_level(nodes[key].text) >= 2:  # before the first section
-                for k in top:
-                    put(k)
-                top = []
+            out.extend(by_anchor.pop(current, ()))
             current = key
         out.append(key)
-    flush(current)
-    for k in top:
-        put(k)
-    for rest in list(by_anchor.values()):
-        out.extend(k for k in rest if k not in out)
+    out.extend(by_anchor.pop(current, ()))
+    for rest in by_anchor.values():
+        out.extend(rest)
     return out
 
 
