@@ -59,8 +59,10 @@ from merge_drivers.indexdoc import (
     bullet_body,
     declared,
     first_line,
+    link_name,
     link_target,
     measure,
+    norm,
     parse,
     render,
     render_nodes,
@@ -169,7 +171,7 @@ def _take_sub_lines(first: Node, copy: str) -> None:
 
 
 def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
-    """Base keys in base order; entries the base had archived at the end of their section."""
+    """Base keys in base order; entries the base had archived at the top of their section."""
     live: list[Key] = []
     seen: set[Key] = set()
     for it in index.items:
@@ -187,14 +189,11 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
             seen.add(it.key)
             anchor = it.anchor if it.anchor == START or it.anchor in nodes else NOWHERE
             by_anchor.setdefault(anchor, []).append(it.key)
-    out: list[Key] = []
-    current = START
-    for key in live:
-        if nodes[key].kind == "head":
-            out.extend(by_anchor.pop(current, ()))
-            current = key
+    out: list[Key] = list(by_anchor.pop(START, ()))
+    for key in live:  # archived from the top of a section (the first out first): back there
         out.append(key)
-    out.extend(by_anchor.pop(current, ()))
+        if nodes[key].kind == "head":
+            out.extend(by_anchor.pop(key, ()))
     for rest in by_anchor.values():
         out.extend(rest)
     return out
@@ -282,6 +281,8 @@ def merge_index(
     from_files = caps and not inline_archive
     ao = side_archive(ours_info) if from_files else None
     at = side_archive(theirs_info) if from_files else None
+    ab = side_archive(base_info) if from_files and base_info is not None else None
+    zb.archived = zb.archived + (ab or [])  # the base's archive file: its entries are the base's
     bn = _view(zb, zb.archived, None, caps)
     heads = {k for k, nd in bn.items() if nd.kind == "head"}
     so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info, path)
@@ -401,7 +402,7 @@ def merge_index(
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
     spilled: set[Key] = set()
     if caps:
-        before = {k[:3] for k in (*bn, *_base_archived(base_info, from_files))}
+        before = {_ident(k) for k in bn}
         value = _archive_value(order, chosen, before, (so, st))
         spilled = spill(order, nodes, value)
     live = [chosen[k].node for k in order if k not in spilled]
@@ -419,13 +420,6 @@ def merge_index(
         else:
             extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True)).encode()
     return MergeResult(data.encode(), tuple(resolutions), extra)
-
-
-def _base_archived(info: SideInfo | None, from_files: bool) -> set[Key]:
-    """The keys of the entries the base had in its `MEMORY-archive.md` (a sync passes the
-    base's folder; the git driver's base holds its archive in the index itself)."""
-    found = side_archive(info) if info is not None and from_files else None
-    return {it.key for it in found or ()}
 
 
 def _archive_value(
@@ -464,9 +458,21 @@ def _archive_value(
         confidence, recency = c.rank[0], c.rank[1]
         if recency == float("-inf"):
             recency = age(c)
-        return (k[:3] not in before, confidence, recency, place[k])
+        return (_ident(k) not in before, confidence, recency, place[k])
 
     return value
+
+
+def _ident(key: Key) -> tuple[str, str, str]:
+    """An item's identity across the variants of its key (`indexdoc.parse`): a plain bullet
+    keyed by its first line, a link by its exact target, are the bullet and the link the
+    base keyed by their normalized text — an entry the archive read back is not a new one."""
+    kind, scope, text, variant = key
+    if variant == 1:
+        text = norm(bullet_body(text) or text)
+    elif variant == 2:
+        text = norm(link_name(text))
+    return (kind, scope, text)
 
 
 def _archived_note(

@@ -36,6 +36,7 @@ def _check(folders: list[Path], new: list[str]) -> str:
     assert fits(index.encode())
     assert all(f"{line}\n" in index for line in new)
     assert archive.count("\n- note ") >= 100  # standing entries went, none of the new ones
+    assert "- note 0-0 " in archive and "- note 0-0 " not in index  # the first stay archived
     assert not any(line in archive for line in new)
     assert empty_headings(index) == []
     return index

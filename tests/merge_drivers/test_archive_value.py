@@ -253,3 +253,22 @@ def test_over_the_caps_new_entries_stay_and_kept_lines_keep_their_order(
     assert empty_headings(text) == []
     kept = [ln for ln in text.split("\n") if ln.startswith("- ") and ARCHIVE_NAME not in ln]
     assert in_order(kept, uncapped(base, ours, theirs).split("\n"))
+
+
+def test_entries_read_back_from_the_archive_are_not_brought_in() -> None:
+    """Both sides hold what an earlier merge archived (MEMORY-archive.md, read back with keys
+    of another variant than the base's): merged again, those entries stay archived and the
+    newly written ones stay in the index — the archive does not swap them back and forth."""
+    full = ("\n".join(sectioned(10, 28)) + "\n").encode()
+    first = merge_file(INDEX, b"", full, b"# Memory\n")
+    capped, archive = first.data or b"", first.extra_files[ARCHIVE_NAME]
+    lines = capped.decode().rstrip("\n").split("\n")
+    ours = appended(lines, 7, ["- ours writes one"])
+    theirs = appended(lines, 3, ["- theirs writes one"])
+    info = SideInfo(siblings={ARCHIVE_NAME: archive})
+    result = merge_file(INDEX, capped, ours.encode(), theirs.encode(), info, info, base_info=info)
+    text = (result.data or b"").decode()
+    assert "ours writes one" in text and "theirs writes one" in text
+    went = result.extra_files[ARCHIVE_NAME].decode()
+    before = {ln for ln in archive.decode().split("\n") if ln.startswith("- ")}
+    assert before <= set(went.split("\n"))  # what was archived stays archived

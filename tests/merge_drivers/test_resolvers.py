@@ -86,7 +86,7 @@ def test_overflow_moves_lowest_ranked_entries_to_the_archive() -> None:
     old = {f"o{i}.md": topic(modified="2020-01-01") for i in range(40)}
     existing_archive = b"# Memory archive\n\n- [Old](old.md) \xe2\x80\x94 archived before\n"
     oi = SideInfo(siblings={**new, **old, ARCHIVE_NAME: existing_archive})
-    ti = SideInfo(siblings=new)
+    ti = SideInfo(siblings={**new, ARCHIVE_NAME: existing_archive})
     bi = SideInfo(siblings={ARCHIVE_NAME: existing_archive})  # the base had archived it
     result = merge_file(
         "m/MEMORY.md", base.encode(), ours.encode(), theirs.encode(), oi, ti, base_info=bi
