@@ -21,10 +21,13 @@ That is what makes three replicas converge whatever order they merge in:
 - caps: Claude Code's 200 lines and 25,000 UTF-16 characters, frontmatter and HTML comments
   stripped. Entries archived earlier (`MEMORY-archive.md`, or the git driver's trailing comment)
   still count as items; the overflow is recomputed from the final items, lowest-ranked entries
-  first (rank: the topic file's confidence, then its recency — its date, else the commit time
-  of its last change — then its place in the merged index, the first out first; never the
-  bytes, never the side), so archived entries come back when
-  there is room. The archive groups entries under their section heading, which keeps their anchor.
+  first (`_archive_value`: what the merge brings in last; then the topic file's confidence,
+  then its recency — its date, else the commit time of its last change, else the commit time
+  of its line (`SideInfo.ages`) — then its place in the merged index, the first out first;
+  never the bytes, never the side), the last entry a section holds kept while others can go
+  (no empty heading), so archived entries come back when there is room. The archive groups
+  entries under their section heading, which keeps their anchor; read back, they stand at
+  the top of it.
 
 Never reads files, the clock or the environment.
 """
