@@ -162,7 +162,10 @@ class History(GitDir):
         a line written twice: the later), from `git blame` — bounded by `base`: a line
         older than it gets the base's own time. Empty when git cannot say (one process)."""
         rng = [f"{base}..{tip}"] if base else [tip]
-        done = self.git("blame", "--porcelain", *rng, "--", path, check=False)
+        try:
+            done = self.git("blame", "--porcelain", *rng, "--", path, check=False, timeout=60)
+        except GitError:  # too long a history to read in time: no ages
+            return {}
         if done.returncode != 0:
             return {}
         return _parse_line_times(done.stdout)

@@ -55,6 +55,7 @@ class _LazyAges(Mapping[str, float]):
 
     def _all(self) -> Mapping[str, float]:
         if self._read is None:
+            self._read = {}  # asked once: what git cannot say, the merge ranks without
             self._read = self._ages(self._path)
         return self._read
 
