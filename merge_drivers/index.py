@@ -428,7 +428,7 @@ def merge_index(
 def _archive_value(
     order: list[Key],
     chosen: dict[Key, _Chosen],
-    before: set[tuple[str, str, str]],
+    before: set[tuple[str, str]],
     sides: tuple[_Side, ...],
 ) -> Callable[[Key], tuple[bool, float, float, int]]:
     """The archive's rank of each merged entry, the lowest out first — a function of the merged
@@ -466,16 +466,17 @@ def _archive_value(
     return value
 
 
-def _ident(key: Key) -> tuple[str, str, str]:
-    """An item's identity across the variants of its key (`indexdoc.parse`): a plain bullet
-    keyed by its first line, a link by its exact target, are the bullet and the link the
-    base keyed by their normalized text — an entry the archive read back is not a new one."""
-    kind, scope, text, variant = key
+def _ident(key: Key) -> tuple[str, str]:
+    """An item's identity across the variants of its key (`indexdoc.parse`) and its section:
+    a plain bullet keyed by its first line, a link by its exact target, are the bullet and the
+    link the base keyed by their normalized text — an entry the archive read back is not a new
+    one; nor is a bullet whose section was retitled or regrouped (its key names its section)."""
+    kind, _, text, variant = key
     if variant == 1:
         text = norm(bullet_body(text) or text)
     elif variant == 2:
         text = norm(link_name(text))
-    return (kind, scope, text)
+    return (kind, text)
 
 
 def _archived_note(
