@@ -272,3 +272,39 @@ def test_entries_read_back_from_the_archive_are_not_brought_in() -> None:
     went = result.extra_files[ARCHIVE_NAME].decode()
     before = {ln for ln in archive.decode().split("\n") if ln.startswith("- ")}
     assert before <= set(went.split("\n"))  # what was archived stays archived
+
+
+def test_a_retitled_section_brings_nothing_in() -> None:
+    """One side retitles the first section (its bullets' keys name their section), the other
+    appends a bullet: the retitled section's bullets are the base's, archived first as the
+    oldest; the appended one stays."""
+    lines = sectioned(10, 28)
+    base = "\n".join(lines) + "\n"
+    ours = base.replace("## Section 0\n", "## Section 0 (renamed)\n")
+    theirs = appended(lines, 5, ["- theirs new"])
+    result = both_ways(base, ours, theirs)
+    text = (result.data or b"").decode()
+    assert "## Section 0 (renamed)" in text and "- theirs new" in text
+    assert "- note 0-0 " in result.extra_files[ARCHIVE_NAME].decode()
+    assert "- note 0-0 " not in text and empty_headings(text) == []
+
+
+def test_three_replicas_retitling_regrouping_and_appending_over_the_caps_converge() -> None:
+    """A retitle, a regrouping and an append on three replicas of an index over the caps:
+    every merge order (the git driver's inline archive) gives the same bytes."""
+    lines = sectioned(10, 28)
+    base = "\n".join(lines) + "\n"
+    grouped = base.replace("- note 0-10 ", "## Group one\n- note 0-10 ")
+    reps = [
+        base.replace("## Section 0\n", "## Section 0 (renamed)\n").encode(),
+        appended(lines, 5, ["- b new"]).encode(),
+        grouped.replace("- note 0-20 ", "\n## Group two\n- note 0-20 ").encode(),
+    ]
+
+    def m(x: bytes, y: bytes) -> bytes:
+        return merge_file(INDEX, base.encode(), x, y, inline_archive=True).data or b""
+
+    outs = {m(m(x, y), z) for x, y, z in permutations(reps)}
+    outs |= {m(x, m(y, z)) for x, y, z in permutations(reps)}
+    assert len(outs) == 1
+    assert b"- b new\n" in next(iter(outs)).split(b"<!--")[0]
