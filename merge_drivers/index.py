@@ -458,7 +458,7 @@ def _archive_value(
 
     def value(k: Key) -> tuple[bool, float, float, int]:
         c = chosen[k]
-        confidence, recency = c.rank[0], c.rank[1]
+        confidence, recency = c.rank[:2]
         if recency == float("-inf"):
             recency = age(c)
         return (_ident(k) not in before, confidence, recency, place[k])
