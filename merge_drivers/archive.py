@@ -117,11 +117,7 @@ def spill(
     link = link_node()
     lines += 2
     chars += utf16_len(f"\n{link.text}\n")
-    section = _sections(order, nodes_by_key)
-    held: dict[Key, int] = {}  # heading -> the items it still holds directly
-    for k in order:
-        if k in section:
-            held[section[k]] = held.get(section[k], 0) + 1
+    section, held = _sections(order, nodes_by_key)
     movable = sorted(
         (k for k in order if nodes_by_key[k].kind == "entry"), key=lambda k: (rank(k), k)
     )
@@ -155,18 +151,22 @@ def spill(
     return spilled
 
 
-def _sections(order: list[Key], nodes_by_key: dict[Key, Node]) -> dict[Key, Key]:
-    """The heading (level 2 or deeper) each item stands directly under; items under the title
-    or before any heading have none."""
+def _sections(
+    order: list[Key], nodes_by_key: dict[Key, Node]
+) -> tuple[dict[Key, Key], dict[Key, int]]:
+    """The heading (level 2 or deeper) each item stands directly under (items under the title
+    or before any heading have none), and how many items each such heading holds directly."""
     out: dict[Key, Key] = {}
+    held: dict[Key, int] = {}
     head: Key | None = None
     for key in order:
         nd = nodes_by_key[key]
         if nd.kind == "head":
             head = key if heading_level(nd.text) >= 2 else None
-        elif nd.kind != "fm" and head is not None:
+        elif head is not None and nd.kind != "fm":
             out[key] = head
-    return out
+            held[head] = held.get(head, 0) + 1
+    return out, held
 
 
 def link_node() -> Node:

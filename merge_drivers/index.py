@@ -405,7 +405,7 @@ def merge_index(
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
     spilled: set[Key] = set()
     if caps:
-        before = {_ident(k) for k in bn}
+        before = {(k[0], k[2]) if k[3] == 0 else _ident(k) for k in bn}
         value = _archive_value(order, chosen, before, (so, st))
         spilled = spill(order, nodes, value)
     live = [chosen[k].node for k in order if k not in spilled]
@@ -443,11 +443,17 @@ def _archive_value(
     - then its place in the merged index (an index grows at the end of its sections: the
       first out first) — never its bytes."""
     place = {k: i for i, k in enumerate(order)}
+    knowing: list[_Side] | None = None  # the sides that know their lines' ages
 
     def age(c: _Chosen) -> float:
+        nonlocal knowing
+        if knowing is None:
+            knowing = [s for s in sides if _has_ages(s.info)]
+        if not knowing:
+            return float("-inf")
         line = first_line(c.node.text).rstrip()
         found = []
-        for s in sides:
+        for s in knowing:
             try:
                 t = s.info.ages.get(line)
             except Exception:  # a lazy mapping that cannot read: no age
@@ -461,9 +467,17 @@ def _archive_value(
         confidence, recency = c.rank[:2]
         if recency == float("-inf"):
             recency = age(c)
-        return (_ident(k) not in before, confidence, recency, place[k])
+        new = (k[0], k[2]) not in before if k[3] == 0 else _ident(k) not in before
+        return (new, confidence, recency, place[k])
 
     return value
+
+
+def _has_ages(info: SideInfo) -> bool:
+    try:
+        return bool(info.ages)
+    except Exception:  # a lazy mapping that cannot read: no ages
+        return False
 
 
 def _ident(key: Key) -> tuple[str, str]:
