@@ -8,6 +8,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.merge_drivers.test_archive_value import appended, empty_headings, fits, sectioned
 from tests.support.world import World, folder_bytes
 
@@ -107,3 +109,40 @@ def _env() -> dict[str, str]:
         "GIT_COMMITTER_NAME": "T",
         "GIT_COMMITTER_EMAIL": "t@example.com",
     }
+
+
+def test_the_team_sync_asks_git_when_each_line_was_written(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the team ref (plain: git blames what the merge reads) a merge over the caps asks
+    each side's line times of the index once, since the merge base, and of no other file;
+    what git answers ranks the archive (the personal ref, sealed, is never blamed: its
+    blobs are ciphertext)."""
+    from gitmem.gitstore.revisions import History
+
+    asked: list[tuple[str, str]] = []
+    real = History.line_times
+
+    def spy(self: History, base: str | None, tip: str, path: str) -> dict[str, float]:
+        asked.append((tip, path))
+        return real(self, base, tip, path)
+
+    monkeypatch.setattr(History, "line_times", spy)
+    a, b = world.clone("a"), world.clone("b")
+    ta, tb = world.scope_path(a, "team"), world.scope_path(b, "team")
+    ta.mkdir(parents=True)
+    (ta / "MEMORY.md").write_text("\n".join(sectioned(10, 28)) + "\n")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    _append(ta, 3, ["- a writes one"])
+    _append(tb, 7, ["- b writes one"])
+    world.ok("-C", str(a), "sync")
+    mark = len(asked)
+    world.ok("-C", str(b), "sync")  # both changed: each side's tip asked once
+    tips = [tip for tip, _ in asked[mark:]]
+    assert len(tips) == 2 and tips[0] != tips[1], asked
+    world.ok("-C", str(a), "sync")
+    assert folder_bytes(ta) == folder_bytes(tb)
+    assert {p for _, p in asked} == {"team/MEMORY.md"}, asked
+    index = (ta / "MEMORY.md").read_text()
+    assert "- a writes one\n" in index and "- b writes one\n" in index
