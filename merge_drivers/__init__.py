@@ -23,6 +23,7 @@ def merge_file(
     theirs_info: SideInfo | None = None,
     *,
     inline_archive: bool = False,
+    base_info: SideInfo | None = None,
 ) -> MergeResult:
     """Merge one path 3-way. None means absent on that side (never existed, or deleted).
 
@@ -31,7 +32,9 @@ def merge_file(
     modified -> modified. `MergeResult.extra_files` holds other files of the same folder the
     merge rewrote (`MEMORY-archive.md`). `inline_archive=True` (the git driver, which can
     write only one file) parks index overflow in an HTML comment at the end of the index
-    instead.
+    instead. `base_info` (optional) is what the caller knows of the base: the index merge
+    reads the base's `MEMORY-archive.md` from its `siblings` (entries the base had archived
+    are not brought in by this merge).
     """
     oi = ours_info or _NO_INFO
     ti = theirs_info or _NO_INFO
@@ -42,14 +45,18 @@ def merge_file(
         if kept is not None and _over_caps(path, kept):  # the merge archives the overflow
             from merge_drivers.index import merge_index
 
-            return merge_index(path, kept, kept, kept, info, info, True, inline_archive)
+            return merge_index(
+                path, kept, kept, kept, info, info, True, inline_archive, base_info=info
+            )
         return MergeResult(kept)
     if ours is None or theirs is None:
         kept, side = (theirs, "theirs") if ours is None else (ours, "ours")
         return MergeResult(kept, (Resolution(path, "file", side, "modified beats deleted"),))
     from merge_drivers.dispatch import merge_contents
 
-    return merge_contents(path, base or b"", ours, theirs, oi, ti, inline_archive=inline_archive)
+    return merge_contents(
+        path, base or b"", ours, theirs, oi, ti, inline_archive=inline_archive, base_info=base_info
+    )
 
 
 def _over_caps(path: str, data: bytes) -> bool:

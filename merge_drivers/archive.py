@@ -15,6 +15,7 @@ from merge_drivers.indexdoc import (
     Key,
     Node,
     declared,
+    heading_level,
     is_open,
     layout,
     measure_nodes,
@@ -98,10 +99,17 @@ def side_archive(info: SideInfo) -> list[Item] | None:
 
 
 def spill(
-    order: list[Key], nodes_by_key: dict[Key, Node], rank: Callable[[Key], tuple[float, float, int]]
+    order: list[Key],
+    nodes_by_key: dict[Key, Node],
+    rank: Callable[[Key], tuple[bool, float, float, int]],
 ) -> set[Key]:
-    """The entries to archive: lowest-ranked first (`rank`: confidence, recency, then the
-    place in `order`), until the index fits (a function of the final items only)."""
+    """The entries to archive: lowest-ranked first (`rank`: `index._archive_value`), until the
+    index fits — a function of the merged items, the base and the sides' ages only.
+
+    No heading is left empty: the last entry a section (level 2 or deeper) still holds
+    directly stays while others can go — its heading, read back, must be an item of the side
+    that archived it, and a heading the archive took is not (measured: `docs/merge.md`). Only
+    when every other entry is gone and the index still does not fit does it go too."""
     nodes = [nodes_by_key[k] for k in order]
     lines, chars = measure_nodes(nodes)
     if lines <= MAX_LINES and chars <= MAX_CHARS:
@@ -109,23 +117,56 @@ def spill(
     link = link_node()
     lines += 2
     chars += utf16_len(f"\n{link.text}\n")
+    section, held = _sections(order, nodes_by_key)
     movable = sorted(
         (k for k in order if nodes_by_key[k].kind == "entry"), key=lambda k: (rank(k), k)
     )
+    last: list[Key] = []  # entries kept as the last their section holds
     spilled: set[Key] = set()
-    i = 0
-    while True:
-        while (lines > MAX_LINES or chars > MAX_CHARS) and i < len(movable):
-            nd = nodes_by_key[movable[i]]
-            spilled.add(movable[i])
-            i += 1
-            part = f"{nd.gap}{nd.text}\n"
-            lines -= part.count("\n")
-            chars -= utf16_len(part)
-        live = with_link([nodes_by_key[k] for k in order if k not in spilled])
-        lines, chars = measure_nodes(live)
-        if (lines <= MAX_LINES and chars <= MAX_CHARS) or i >= len(movable):
-            return spilled
+    for rounds in (movable, None):
+        queue = list(movable if rounds is not None else [k for k in last if k not in spilled])
+        i = 0
+        while True:
+            while (lines > MAX_LINES or chars > MAX_CHARS) and i < len(queue):
+                key = queue[i]
+                i += 1
+                head = section.get(key)
+                if rounds is not None and head is not None and held[head] <= 1:
+                    last.append(key)  # the last its section holds: kept while others can go
+                    continue
+                if head is not None:
+                    held[head] -= 1
+                nd = nodes_by_key[key]
+                spilled.add(key)
+                part = f"{nd.gap}{nd.text}\n"
+                lines -= part.count("\n")
+                chars -= utf16_len(part)
+            live = with_link([nodes_by_key[k] for k in order if k not in spilled])
+            lines, chars = measure_nodes(live)
+            if (lines <= MAX_LINES and chars <= MAX_CHARS) or i >= len(queue):
+                break
+        if lines <= MAX_LINES and chars <= MAX_CHARS:
+            break
+        last = sorted(set(last), key=lambda k: (rank(k), k))
+    return spilled
+
+
+def _sections(
+    order: list[Key], nodes_by_key: dict[Key, Node]
+) -> tuple[dict[Key, Key], dict[Key, int]]:
+    """The heading (level 2 or deeper) each item stands directly under (items under the title
+    or before any heading have none), and how many items each such heading holds directly."""
+    out: dict[Key, Key] = {}
+    held: dict[Key, int] = {}
+    head: Key | None = None
+    for key in order:
+        nd = nodes_by_key[key]
+        if nd.kind == "head":
+            head = key if heading_level(nd.text) >= 2 else None
+        elif head is not None and nd.kind != "fm":
+            out[key] = head
+            held[head] = held.get(head, 0) + 1
+    return out, held
 
 
 def link_node() -> Node:

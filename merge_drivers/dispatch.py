@@ -50,6 +50,7 @@ def merge_contents(
     ours_info: SideInfo,
     theirs_info: SideInfo,
     inline_archive: bool = False,
+    base_info: SideInfo | None = None,
 ) -> MergeResult:
     if is_binary(base) or is_binary(ours) or is_binary(theirs):
         return merge_whole(path, ours, theirs, ours_info, theirs_info)
@@ -68,7 +69,7 @@ def merge_contents(
                 dropped.append(
                     Resolution(path, "file", "both", f"conflict markers of {side} dropped")
                 )
-    result = _merge_plain(path, pb, po, pt, ours_info, theirs_info, inline_archive)
+    result = _merge_plain(path, pb, po, pt, ours_info, theirs_info, inline_archive, base_info)
     data = None if result.data is None else dress(result.data, style)
     return MergeResult(data, (*dropped, *result.resolutions), result.extra_files, result.conflicted)
 
@@ -106,6 +107,7 @@ def _merge_plain(
     ours_info: SideInfo,
     theirs_info: SideInfo,
     inline_archive: bool,
+    base_info: SideInfo | None = None,
 ) -> MergeResult:
     kind = kind_of(path)
     if (
@@ -128,6 +130,7 @@ def _merge_plain(
                 theirs_info,
                 caps=kind == "index",
                 inline_archive=inline_archive,
+                base_info=base_info,
             )
         if kind == "topic":
             from merge_drivers.frontmatter import merge_topic

@@ -21,16 +21,20 @@ That is what makes three replicas converge whatever order they merge in:
 - caps: Claude Code's 200 lines and 25,000 UTF-16 characters, frontmatter and HTML comments
   stripped. Entries archived earlier (`MEMORY-archive.md`, or the git driver's trailing comment)
   still count as items; the overflow is recomputed from the final items, lowest-ranked entries
-  first (rank: the topic file's confidence, then its recency — its date, else the commit time
-  of its last change — then its place in the merged index, the first out first; never the
-  bytes, never the side), so archived entries come back when
-  there is room. The archive groups entries under their section heading, which keeps their anchor.
+  first (`_archive_value`: what the merge brings in last; then the topic file's confidence,
+  then its recency — its date, else the commit time of its last change, else the commit time
+  of its line (`SideInfo.ages`) — then its place in the merged index, the first out first;
+  never the bytes, never the side), the last entry a section holds kept while others can go
+  (no empty heading), so archived entries come back when there is room. The archive groups
+  entries under their section heading, which keeps their anchor; read back, they stand at
+  the top of it.
 
 Never reads files, the clock or the environment.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 
 from merge_drivers.archive import (
@@ -58,8 +62,10 @@ from merge_drivers.indexdoc import (
     bullet_body,
     declared,
     first_line,
+    link_name,
     link_target,
     measure,
+    norm,
     parse,
     render,
     render_nodes,
@@ -168,7 +174,7 @@ def _take_sub_lines(first: Node, copy: str) -> None:
 
 
 def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
-    """Base keys in base order; entries the base had archived at the end of their section."""
+    """Base keys in base order; entries the base had archived at the top of their section."""
     live: list[Key] = []
     seen: set[Key] = set()
     for it in index.items:
@@ -186,14 +192,11 @@ def _base_order(index: Index, nodes: dict[Key, Node]) -> list[Key]:
             seen.add(it.key)
             anchor = it.anchor if it.anchor == START or it.anchor in nodes else NOWHERE
             by_anchor.setdefault(anchor, []).append(it.key)
-    out: list[Key] = []
-    current = START
-    for key in live:
-        if nodes[key].kind == "head":
-            out.extend(by_anchor.pop(current, ()))
-            current = key
+    out: list[Key] = list(by_anchor.pop(START, ()))
+    for key in live:  # archived from the top of a section (the first out first): back there
         out.append(key)
-    out.extend(by_anchor.pop(current, ()))
+        if nodes[key].kind == "head":
+            out.extend(by_anchor.pop(key, ()))
     for rest in by_anchor.values():
         out.extend(rest)
     return out
@@ -273,12 +276,16 @@ def merge_index(
     theirs_info: SideInfo,
     caps: bool = True,
     inline_archive: bool = False,
+    base_info: SideInfo | None = None,
 ) -> MergeResult:
-    """Merge three versions of an index (UTF-8). `caps=False` for the archive itself."""
+    """Merge three versions of an index (UTF-8). `caps=False` for the archive itself;
+    `base_info.siblings` holds the base's `MEMORY-archive.md` (when the caller has it)."""
     zb, zo, zt = (read_index(x.decode()) for x in (base, ours, theirs))
     from_files = caps and not inline_archive
     ao = side_archive(ours_info) if from_files else None
     at = side_archive(theirs_info) if from_files else None
+    ab = side_archive(base_info) if from_files and base_info is not None else None
+    zb.archived = zb.archived + (ab or [])  # the base's archive file: its entries are the base's
     bn = _view(zb, zb.archived, None, caps)
     heads = {k for k, nd in bn.items() if nd.kind == "head"}
     so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info, path)
@@ -398,26 +405,12 @@ def merge_index(
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
     spilled: set[Key] = set()
     if caps:
-        place = {k: i for i, k in enumerate(order)}
-        spilled = spill(order, nodes, lambda k: (*chosen[k].rank[:2], place[k]))
+        before = {(k[0], k[2]) if k[3] == 0 else _ident(k) for k in bn}
+        value = _archive_value(order, chosen, before, (so, st))
+        spilled = spill(order, nodes, value)
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
-        folder = path.rpartition("/")[0]
-        where = (  # the file it wrote: the archive beside the index, or the index's own comment
-            "a comment at the end of the index"
-            if inline_archive
-            else f"{folder}/{ARCHIVE_NAME}"
-            if folder
-            else ARCHIVE_NAME
-        )
-        resolutions.append(
-            Resolution(
-                path,
-                f"{len(spilled)} entries",
-                "both",
-                f"over the load limits, archived to {where}",
-            )
-        )
+        resolutions.append(_archived_note(path, order, nodes, spilled, inline_archive))
         if not inline_archive:  # the git driver writes no archive file: nothing to link to
             live = with_link(live)
     data = render_nodes(live, tail, eol if not (spilled and inline_archive) else True)
@@ -430,6 +423,108 @@ def merge_index(
         else:
             extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True)).encode()
     return MergeResult(data.encode(), tuple(resolutions), extra)
+
+
+def _archive_value(
+    order: list[Key],
+    chosen: dict[Key, _Chosen],
+    before: set[tuple[str, str]],
+    sides: tuple[_Side, ...],
+) -> Callable[[Key], tuple[bool, float, float, int]]:
+    """The archive's rank of each merged entry, the lowest out first — a function of the merged
+    items, the base and the sides' histories, never of which side merged:
+
+    - brought in by the merge (new on either side against the base, its archive too; by
+      kind, section and text or target: a variant of a key is the same entry) last of all;
+    - then the topic file's confidence;
+    - then when it was written: its topic file's date or commit time, else the commit time
+      of its line (`SideInfo.ages`, from the ref's history: a plain bullet's age), the
+      newest of the sides that know it; nothing known: the oldest;
+    - then its place in the merged index (an index grows at the end of its sections: the
+      first out first) — never its bytes."""
+    place = {k: i for i, k in enumerate(order)}
+    knowing: list[_Side] | None = None  # the sides that know their lines' ages
+
+    def age(c: _Chosen) -> float:
+        nonlocal knowing
+        if knowing is None:
+            knowing = [s for s in sides if _has_ages(s.info)]
+        if not knowing:
+            return float("-inf")
+        line = first_line(c.node.text).rstrip()
+        found = []
+        for s in knowing:
+            try:
+                t = s.info.ages.get(line)
+            except Exception:  # a lazy mapping that cannot read: no age
+                t = None
+            if t is not None:
+                found.append(t)
+        return max(found, default=float("-inf"))
+
+    def value(k: Key) -> tuple[bool, float, float, int]:
+        c = chosen[k]
+        confidence, recency = c.rank[:2]
+        if recency == float("-inf"):
+            recency = age(c)
+        new = (k[0], k[2]) not in before if k[3] == 0 else _ident(k) not in before
+        return (new, confidence, recency, place[k])
+
+    return value
+
+
+def _has_ages(info: SideInfo) -> bool:
+    try:
+        return bool(info.ages)
+    except Exception:  # a lazy mapping that cannot read: no ages
+        return False
+
+
+def _ident(key: Key) -> tuple[str, str]:
+    """An item's identity across the variants of its key (`indexdoc.parse`) and its section:
+    a plain bullet keyed by its first line, a link by its exact target, are the bullet and the
+    link the base keyed by their normalized text — an entry the archive read back is not a new
+    one; nor is a bullet whose section was retitled or regrouped (its key names its section)."""
+    kind, _, text, variant = key
+    if variant == 1:
+        text = norm(bullet_body(text) or text)
+    elif variant == 2:
+        text = norm(link_name(text))
+    return (kind, text)
+
+
+def _archived_note(
+    path: str, order: list[Key], nodes: dict[Key, Node], spilled: set[Key], inline: bool
+) -> Resolution:
+    """What the archive took and the file it wrote: the archive beside the index, or the
+    index's own trailing comment (the git driver)."""
+    folder = path.rpartition("/")[0]
+    where = (
+        "a comment at the end of the index"
+        if inline
+        else f"{folder}/{ARCHIVE_NAME}"
+        if folder
+        else ARCHIVE_NAME
+    )
+    entries = [k for k in order if k in spilled and nodes[k].kind == "entry"]
+    heads = [k for k in order if k in spilled and nodes[k].kind == "head"]
+    names = [_short(nodes[k]) for k in entries[:3]]
+    more = f", and {len(entries) - 3} more" if len(entries) > 3 else ""
+    went = f"{len(entries)} entries" + (f" and {len(heads)} emptied headings" if heads else "")
+    return Resolution(
+        path,
+        went,
+        "both",
+        f"over the load limits, archived to {where}: {', '.join(names)}{more}",
+    )
+
+
+def _short(nd: Node) -> str:
+    """An entry as a resolution names it: its link target, else its first words (at most 40
+    characters, control characters out: resolutions are printed and committed)."""
+    text = nd.target or bullet_body(first_line(nd.text)) or first_line(nd.text)
+    text = "".join(c if c.isprintable() else " " for c in text).strip()
+    return repr(text if len(text) <= 40 else text[:39] + "…")
 
 
 def _keep_filed_headings(

@@ -54,19 +54,25 @@ class SideInfo(_Frozen):
     the commit time of the side's last change to each: an index entry's recency when its topic
     file carries no date. `times` may be lazy too (the git driver reads it from `git log` on
     first use); when `time` is None the path's own name in `times` stands for it (`time_of`).
+    `ages` maps a line of the merged file (trailing whitespace aside) to the commit time that
+    wrote it on this side (what `git blame` says; lazy: read only when an index overflows the
+    caps): the age of a plain bullet, which names no topic file. Empty: no age is known.
     """
 
-    __slots__ = ("siblings", "time", "times")
+    __slots__ = ("ages", "siblings", "time", "times")
     time: float | None
     siblings: Mapping[str, bytes]
     times: Mapping[str, float]
+    ages: Mapping[str, float]
 
     def __init__(
         self,
         time: float | None = None,
         siblings: Mapping[str, bytes] | None = None,
         times: Mapping[str, float] | None = None,
+        ages: Mapping[str, float] | None = None,
     ):
+        object.__setattr__(self, "ages", _NO_TIMES if ages is None else ages)
         object.__setattr__(self, "time", time)
         object.__setattr__(self, "siblings", _EMPTY if siblings is None else siblings)
         object.__setattr__(self, "times", _NO_TIMES if times is None else times)

@@ -321,6 +321,9 @@ class MemoryRepository(MemoryStore):
             out.append((oid, changed))
         return out
 
+    def line_times(self, base: str | None, tip: str, path: str) -> dict[str, float]:
+        return {}  # no blame here: the merge ranks plain bullets by their place
+
     def change_times(self, base: str | None, tip: str) -> dict[str, float]:
         times: dict[str, float] = {}
         for oid in self._commits(f"{base}..{tip}" if base else tip):

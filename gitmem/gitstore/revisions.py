@@ -157,6 +157,19 @@ class History(GitDir):
         ).stdout
         return _parse_change_times(out)
 
+    def line_times(self, base: str | None, tip: str, path: str) -> dict[str, float]:
+        """The commit time that wrote each line of `path` at `tip` (trailing whitespace aside;
+        a line written twice: the later), from `git blame` — bounded by `base`: a line
+        older than it gets the base's own time. Empty when git cannot say (one process)."""
+        rng = [f"{base}..{tip}"] if base else [tip]
+        try:
+            done = self.git("blame", "--porcelain", *rng, "--", path, check=False, timeout=60)
+        except GitError:  # too long a history to read in time: no ages
+            return {}
+        if done.returncode != 0:
+            return {}
+        return _parse_line_times(done.stdout)
+
     def commits_touching(
         self, base: str | Sequence[str] | None, tip: str | Sequence[str], limit: int = 50
     ) -> list[Commit]:
@@ -296,6 +309,30 @@ def nul_records(out: str, fields: int) -> list[list[str]]:
         record[0] = record[0].lstrip("\n")
         records.append(record)
     return records
+
+
+_HEX = frozenset(b"0123456789abcdef")
+
+
+def _parse_line_times(out: bytes) -> dict[str, float]:
+    """`git blame --porcelain`: a header line per line of the file (its commit first), the
+    commit's fields the first time it is named, then the line itself after a tab."""
+    times: dict[str, float] = {}
+    when: dict[bytes, float] = {}
+    commit = b""
+    for raw in out.split(b"\n"):
+        if raw.startswith(b"\t"):
+            line = raw[1:].decode("utf-8", "surrogateescape").rstrip()
+            t = when.get(commit)
+            if t is not None and t > times.get(line, float("-inf")):
+                times[line] = t
+        elif raw.startswith(b"committer-time ") and raw[15:].isdigit():
+            when[commit] = float(raw[15:])
+        else:
+            head = raw.split(b" ", 1)[0]
+            if len(head) in (40, 64) and b" " in raw and all(c in _HEX for c in head):
+                commit = head
+    return times
 
 
 def _parse_change_times(out: bytes) -> dict[str, float]:

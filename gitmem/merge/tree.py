@@ -6,7 +6,7 @@ of the resolutions it reports.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 
 from gitmem.gitstore import BLOB_MODE, TreeEntry
 from gitmem.gitstore.objects import ObjectEncoding
@@ -42,6 +42,33 @@ class _LazyFolder(Mapping[str, bytes]):
         return len(self._oids)
 
 
+Ages = Callable[[str], Mapping[str, float]]  # path -> {line: commit time that wrote it}
+
+
+class _LazyAges(Mapping[str, float]):
+    """One side's line ages of one file (`SideInfo.ages`), asked of git only when the index
+    merge needs them: when it overflows the caps."""
+
+    def __init__(self, ages: Ages, path: str) -> None:
+        self._ages, self._path = ages, path
+        self._read: Mapping[str, float] | None = None
+
+    def _all(self) -> Mapping[str, float]:
+        if self._read is None:
+            self._read = {}  # asked once: what git cannot say, the merge ranks without
+            self._read = self._ages(self._path)
+        return self._read
+
+    def __getitem__(self, line: str) -> float:
+        return self._all()[line]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
 def _in(times: Mapping[str, float], folder: str) -> dict[str, float]:
     """The times of the files directly in `folder`, by file name."""
     prefix = f"{folder}/" if folder else ""
@@ -74,11 +101,13 @@ def merge_trees(
     theirs: Mapping[str, str],
     ours_times: Mapping[str, float] | None = None,
     theirs_times: Mapping[str, float] | None = None,
+    ages: tuple[Ages, Ages] | None = None,
 ) -> TreeMerge:
     """Merge {path: blob id} maps. Two spellings of one folder's `MEMORY.md` are one index
     (canonical spelling: the smallest); other paths that differ by case stay two files. A file one side renamed
     takes the other side's edits to its new name; an index line and its topic file are kept or
-    dropped together."""
+    dropped together. `ages` (ours, theirs): the commit time of each line of a path, read
+    only for an index over the caps (its archive ranks plain bullets by them)."""
     from merge_drivers import SideInfo, merge_file
 
     ours_times, theirs_times = ours_times or {}, theirs_times or {}
@@ -115,13 +144,19 @@ def merge_trees(
                 for files, times in ((ours, ours_times), (theirs, theirs_times))
             )
         (o_files, o_times), (t_files, t_times) = sides[folder]
+        o_ages = t_ages = base_info = None
+        if index:  # the archive's ranks: lines' ages, and the entries the base had archived
+            if ages is not None:
+                o_ages, t_ages = _LazyAges(ages[0], path), _LazyAges(ages[1], path)
+            base_info = SideInfo(siblings=_LazyFolder(repo, base, folder))
         merged = merge_file(
             path,
             repo.read_blob(b) if b else None,
             repo.read_blob(o) if o else None,
             repo.read_blob(t) if t else None,
-            SideInfo(ours_times.get(path), o_files, o_times),
-            SideInfo(theirs_times.get(path), t_files, t_times),
+            SideInfo(ours_times.get(path), o_files, o_times, o_ages),
+            SideInfo(theirs_times.get(path), t_files, t_times, t_ages),
+            base_info=base_info,
         )
         result.resolutions.extend(str(r) for r in merged.resolutions)
         if merged.data is not None:

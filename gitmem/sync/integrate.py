@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from gitmem.merge.tree import blobs, merge_trees
+from gitmem.gitstore import Repository
+from gitmem.merge.tree import Ages, blobs, merge_trees
 from gitmem.project.scopes import hostname
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun
@@ -116,6 +117,7 @@ class Integrate:
             view.files(remote_tip),
             view.times(local, local_times),
             view.times(remote_tip, tip_times),
+            None if view.sealed else _line_ages(repo, base, local, remote_tip),
         )
         local_tree = ours if in_memory else blobs(repo.list_tree(local))
         sides = [self.gate.meta_of(f) for f in (local_tree, blobs(repo.list_tree(remote_tip)))]
@@ -145,3 +147,13 @@ class Integrate:
         for path, when in tip_times.items():
             times[path] = max(when, times.get(path, when))
         return commit, Made(dict(merged.files), base, times)
+
+
+def _line_ages(repo: Repository, base: str | None, local: str, remote: str) -> tuple[Ages, Ages]:
+    """Each side's `git blame` of a file since the merge base (asked only for an index over
+    the caps): when each plain bullet was written, the archive's rank for it (#24)."""
+
+    def of(tip: str) -> Ages:
+        return lambda path: repo.line_times(base, tip, path)
+
+    return of(local), of(remote)

@@ -251,3 +251,35 @@ def test_a_rename_on_one_side_rewrites_the_other_sides_links_to_the_old_name(
     assert any(
         "links follow the rename testing.md → testing-guide.md" in r for r in result.resolutions
     )
+
+
+def test_the_archive_ranks_plain_bullets_by_the_ages_the_sync_passes(repo: Repository) -> None:
+    """`merge_trees(..., ages=)` reaches the index merge (only over the caps, asked once per
+    side and path): the oldest lines go to the archive wherever they stand, not the first."""
+    from tests.merge_drivers.test_archive_value import appended, sectioned
+
+    lines = sectioned(10, 28)
+    base = "\n".join(lines) + "\n"
+    ours = appended(lines, 2, ["- ours new"])
+    theirs = appended(lines, 6, ["- theirs new"])
+    asked: list[str] = []
+
+    def ages(path: str) -> dict[str, float]:  # section 9 written first, section 0 last
+        asked.append(path)
+        return {
+            ln: 1000.0 * (10 - int(ln.split()[2].split("-")[0]))
+            for ln in base.split("\n")
+            if ln.startswith("- note ")
+        }
+
+    merged = merge_trees(
+        repo,
+        tree(repo, {"MEMORY.md": base}),
+        tree(repo, {"MEMORY.md": ours}),
+        tree(repo, {"MEMORY.md": theirs}),
+        ages=(ages, ages),
+    )
+    out = read(repo, merged.files)
+    assert "- note 9-0 " in out["MEMORY-archive.md"] and "- note 0-0 " in out["MEMORY.md"]
+    assert "- ours new" in out["MEMORY.md"] and "- theirs new" in out["MEMORY.md"]
+    assert sorted(set(asked)) == ["auto/MEMORY.md"]

@@ -747,3 +747,25 @@ def test_git_merges_moved_nested_items_steps_and_subsections_edited_on_the_other
         git(repo, op, "-q", *(["--no-edit"] if op == "merge" else []), other)
         assert (repo / MEM / "release.md").read_text() == want, (into, op)
         git(repo, "reset", "-q", "--hard", start)
+
+
+def test_git_merge_over_the_caps_keeps_what_both_branches_appended(repo: Path) -> None:
+    """A 300-line index over the caps, each branch appending two bullets under its own
+    section: `git merge` with the driver, both directions, gives the same index; the new
+    bullets stay where they were written, the oldest standing ones are parked in the
+    trailing comment, and no heading is left with nothing under it."""
+    from tests.merge_drivers.test_archive_value import appended, empty_headings, sectioned
+
+    install(repo)
+    lines = sectioned(10, 28)
+    base = "\n".join(lines) + "\n"
+    commit_on(repo, "main", "MEMORY.md", base.encode())
+    git(repo, "branch", "-f", "left", "main")
+    commit_on(repo, "left", "MEMORY.md", appended(lines, 3, ["- left one", "- left two"]).encode())
+    commit_on(repo, "main", "MEMORY.md", appended(lines, 7, ["- main one", "- main two"]).encode())
+    texts = dict(merged_both_ways(repo, "merge"))
+    assert texts["main"] == texts["left"]
+    loaded, parked = texts["main"].split("<!-- gitmem:archive", 1)
+    assert all(f"- {b} {n}\n" in loaded for b in ("left", "main") for n in ("one", "two"))
+    assert "- note 0-0 " in parked and "- note 9-27 " in loaded
+    assert empty_headings(loaded) == []

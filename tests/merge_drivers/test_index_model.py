@@ -120,16 +120,18 @@ def test_regrouping_under_new_headings_survives_the_other_sides_edit_and_additio
     assert text.count("(d.md)") == 1
 
 
-def test_archive_demotes_by_recency_from_history_not_by_alphabet() -> None:
-    """Standing entries (untouched: no time) go to the archive before new facts, though the
-    new ones sort first by name; then the older of the new ones; a low confidence first of all."""
+def test_archive_takes_standing_entries_before_new_ones_then_by_confidence_and_age() -> None:
+    """What a merge brings in is archived last, however its name sorts; the standing entries
+    go first, the least confident and the oldest (their topic's commit time) first; among
+    the new ones, when they must go too, the least confident first, then the oldest."""
     line = "- [{0}]({0}.md) — a fact about {0} that is worth keeping in mind"
     base = "# Memory\n" + "".join(line.format(f"m{i:03}") + "\n" for i in range(150))
     ours = base + "".join(line.format(f"a{i:02}") + "\n" for i in range(40))
     theirs = base + "".join(line.format(f"b{i:02}") + "\n" for i in range(40))
-    oi = SideInfo(times={f"a{i:02}.md": 2000.0 + i for i in range(40)})
+    standing = {f"m{i:03}.md": 5000.0 - i for i in range(150)}  # the last ones the oldest
+    oi = SideInfo(times={**standing, **{f"a{i:02}.md": 2000.0 + i for i in range(40)}})
     ti = SideInfo(
-        times={f"b{i:02}.md": 1000.0 + i for i in range(40)},
+        times={**standing, **{f"b{i:02}.md": 1000.0 + i for i in range(40)}},
         siblings={"b39.md": b"---\nconfidence: 0.1\n---\nunsure\n"},
     )
     result = merge_file("MEMORY.md", base.encode(), ours.encode(), theirs.encode(), oi, ti)
@@ -137,10 +139,23 @@ def test_archive_demotes_by_recency_from_history_not_by_alphabet() -> None:
     assert result.data == swapped.data and result.data is not None
     archive = result.extra_files["MEMORY-archive.md"].decode()
     archived = {ln.split("](")[1].split(")")[0] for ln in archive.splitlines() if "](" in ln}
-    assert "b39.md" in archived  # least confident
-    assert not any(a.startswith("a") for a in archived)  # the newest facts stay
-    assert all(f"({n})" in result.data.decode() for n in (f"a{i:02}.md" for i in range(40)))
+    assert archived and all(a.startswith("m") for a in archived)  # the new facts stay
+    assert archived == {f"m{i:03}.md" for i in range(150 - len(archived), 150)}  # the oldest
     assert len(result.data.decode().splitlines()) <= 200
+    # room for none of the standing entries: the new ones go too, least confident first
+    small = "# Memory\n"
+    ours = small + "".join(line.format(f"a{i:03}") + "\n" for i in range(150))
+    theirs = small + "".join(line.format(f"b{i:03}") + "\n" for i in range(150))
+    oi = SideInfo(times={f"a{i:03}.md": 2000.0 + i for i in range(150)})
+    ti = SideInfo(
+        times={f"b{i:03}.md": 1000.0 + i for i in range(150)},
+        siblings={"b149.md": b"---\nconfidence: 0.1\n---\nunsure\n"},
+    )
+    result = merge_file("MEMORY.md", small.encode(), ours.encode(), theirs.encode(), oi, ti)
+    archive = result.extra_files["MEMORY-archive.md"].decode()
+    archived = {ln.split("](")[1].split(")")[0] for ln in archive.splitlines() if "](" in ln}
+    assert "b149.md" in archived and "b000.md" in archived  # least confident, then oldest
+    assert not any(a.startswith("a") for a in archived)  # the newer side's facts stay
 
 
 @pytest.mark.parametrize("path", ["notes/topic.md", "notes/log.txt"])
