@@ -234,6 +234,7 @@ def open_project(
     uid = resolve_uid(repo)
     if memory_dir:
         auto, origin = Path(os.path.abspath(os.path.expanduser(memory_dir))), "option"
+        _given_folder(auto)
     else:
         auto, origin = auto_memory_location(root, tree=tree)
     team_setting = repo.config_get("gitmem.teamDir")
@@ -360,6 +361,20 @@ def open_project(
         ref_prefix(repo),
         repo.config_get("gitmem.hub") or None,
         tree if tree != root else None,
+    )
+
+
+def _given_folder(folder: Path) -> None:
+    """--memory-dir must name a folder that is there: a typo would otherwise become a stray
+    folder that a pull fills with (decrypted) personal memory."""
+    if os.path.isdir(folder):
+        return
+    import shlex
+
+    what = "is not a folder" if os.path.lexists(folder) else "does not exist"
+    raise UsageError(
+        f"--memory-dir {folder} {what}",
+        f"correct the path, or create the folder first: mkdir -p {shlex.quote(str(folder))}",
     )
 
 

@@ -11,7 +11,7 @@ demotion. Reading only: it never writes a ref or a file.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError
@@ -86,6 +86,7 @@ def arrivals(
     as it is."""
     out: dict[str, list[Arrival]] = {}
     changes: dict[str, dict[str, tuple[str | None, str | None]]] = {}
+    fresh: dict[str, set[str]] = {}  # files the ref held before and after: new on this disk
     for ref, paths in pulled.items():
         wanted = set(paths)
         if not wanted:
@@ -102,6 +103,7 @@ def arrivals(
             for p in sorted(set(old) | set(new))
             if shown(p) in wanted and (old.get(p) != new.get(p) or p in new)
         }
+        fresh[ref] = {p for p in changes[ref] if p in new and old.get(p) == new[p]}
     # renames: one blob deleted under a name and added under another, in one ref or across two
     gone = {
         (oid, ref, p): None
@@ -128,6 +130,8 @@ def arrivals(
                 taken.add(match)
     for ref, files in changes.items():
         who = _Authors(project, ref, before.get(ref))
+        if fresh[ref]:  # who made them is in the ref's history, not in what arrived now
+            made = _Authors(project, ref, None, project.repo.resolve(ref))
         rows = []
         for p, (was, now) in files.items():
             if (ref, p) in taken:  # the other half of a rename: told where it arrived
@@ -140,7 +144,7 @@ def arrivals(
                 rows.append(Arrival("R", p, source, _how(source, p), who.of(p, source)))
             else:
                 letter = "A" if not was else "D" if not now else "M"
-                rows.append(Arrival(letter, p, "", "", who.of(p)))
+                rows.append(Arrival(letter, p, "", "", (made if p in fresh[ref] else who).of(p)))
         out[ref] = rows
     return out
 
@@ -285,6 +289,9 @@ def _restored(project: Project, ref: str, local_changes: list[str]) -> list[Arri
             if rel.split("/", 1)[0] in s.exclude or (s.path / rel).exists():
                 continue
             rows.append(Arrival("A", path, "", "written from the ref"))
+    if rows:  # who made them: the ref's history (nothing arrives from the remote for them)
+        made = _Authors(project, ref, None, tip)
+        rows = [replace(a, authors=made.of(a.path)) for a in rows]
     return rows
 
 
