@@ -52,3 +52,45 @@ def test_files_written_into_a_folder_new_here_say_who_made_them(world: World) ->
     assert (
         "< A team/build.md (by Test User)" in out and "< A team/MEMORY.md (by Test User)" in out
     ), out
+
+
+def test_a_team_dir_in_a_system_folder_or_out_of_the_repository_is_refused(world: World) -> None:
+    """`gitmem.teamDir` (the user's own config) naming `/etc` was synced: its 1,000 files
+    skipped one by one, and teammates' memory would be written there; a relative one
+    (documented as relative to the repository) could climb out of it with `..`. Each is
+    refused with one line naming the setting and its fix, and the other scopes still sync."""
+    a = world.clone("a")
+    write_files(world.scope_path(a), {"MEMORY.md": INDEX, "build.md": "make -j\n"})
+    said = ""
+    for team, why in (
+        ("/etc", "it lies in /etc, a folder of the system, not of yours"),
+        ("/usr/share/gitmem-team", "it lies in /usr, a folder of the system, not of yours"),
+        ("../../team", "outside the working tree"),
+        ("~", "it is the home folder"),
+    ):
+        world.git("config", "gitmem.teamDir", team, cwd=a)
+        run = world.gitmem("-C", str(a), "sync")
+        assert run.code == 0, run
+        line = next(ln for ln in run.err.splitlines() if ln.startswith("skipped team: "))
+        assert why in line and line.endswith("git config gitmem.teamDir PATH)"), line
+        assert "files skipped" not in run.err, run.err
+        said += run.out
+    assert "A auto/build.md" in said, said  # the other scopes still sync
+    assert "team/" not in world.git("ls-tree", "-r", "refs/gitmem/team", cwd=a, check=False)
+    # a folder of the repository, or of the user's, still syncs
+    for team in ("team-memory", str(world.root / "team-b")):
+        world.git("config", "gitmem.teamDir", team, cwd=a)
+        assert "skipped team" not in world.gitmem("-C", str(a), "sync").err
+
+
+def test_system_folders_are_refused_for_every_scope_but_the_users_own_and_temporary_ones() -> None:
+    from pathlib import Path
+
+    from gitmem.project.confinement import system_folder
+
+    home, tree = Path("/var/lib/jenkins"), Path("/srv/work/repo")
+    for p in ("/etc", "/etc/x", "/usr/share/x", "/var/lib/x", "/private/etc/x", "/proc/1"):
+        assert system_folder(Path(p), (home, tree)) is not None, p
+    for p in ("/var/lib/jenkins/.claude", "/var/tmp/t", "/private/var/folders/x", "/tmp/t",
+              "/srv/work/repo/team", "/home/me/notes", "/etcetera", "/usrx"):  # fmt: skip
+        assert system_folder(Path(p), (home, tree)) is None, p
