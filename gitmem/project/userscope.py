@@ -163,10 +163,14 @@ def _global_config(env: Mapping[str, str]) -> Repository:
 
 
 def sync_user(
-    repo: Repository | None, env: Mapping[str, str], timeout: float | None = None
+    repo: Repository | None,
+    env: Mapping[str, str],
+    timeout: float | None = None,
+    dry_run: bool = False,
 ) -> list[UserSync]:
     """Sync the user scope of every enabled agent through the hub (`repo`: the project the
-    command runs in, whose config names the hub and the agents; None: the global config)."""
+    command runs in, whose config names the hub and the agents; None: the global config);
+    `dry_run`: what it would do, changing nothing."""
     from gitmem.sync import SyncOptions, run_sync
 
     out: list[UserSync] = []
@@ -178,13 +182,19 @@ def sync_user(
                 continue
             from gitmem.sync.arrivals import arrivals, tips
 
-            options = SyncOptions(mode="sync")
+            options = SyncOptions(mode="sync", dry_run=dry_run)
             if timeout is not None:
                 options.timeout = timeout
             before = tips(project)
             result = run_sync(project, options)
             pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
-            told = arrivals(project, before, pulled) if pulled else None
+            told: dict[str, list[Arrival]] | None
+            if dry_run:
+                from gitmem.sync.arrivals import dry_run_view
+
+                told = dry_run_view(project, result, options.timeout)
+            else:
+                told = arrivals(project, before, pulled) if pulled else None
             out.append(UserSync(agent, result, told=told))
         finally:
             project.repo.close()

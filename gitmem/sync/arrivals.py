@@ -257,7 +257,48 @@ def dry_run_view(project: Project, result: SyncResult, timeout: float) -> dict[s
             rows = _remote_changes(project, ref, theirs)
             if rows is not None:
                 out.setdefault(ref, []).extend(rows)
+    _held_without_key(project, result)
     return out
+
+
+def _held_without_key(project: Project, result: SyncResult) -> None:
+    """The personal ref sealed with a key this machine lacks: the sync would set its edits
+    aside, kept on disk (gitmem/sync/session.py), not push them; the dry run says so, as the
+    sync would, rather than "N local changes to push"."""
+    ref = project.user_ref
+    r = result.refs.get(ref)
+    repo = project.repo
+    tip = repo.resolve(ref) or (repo.resolve(project.tracking_ref(ref)) if project.remote else None)
+    if r is None or tip is None or repo.object_type(tip) != "commit":
+        return
+    from gitmem.privacy.codec import personal_codec
+    from gitmem.privacy.crypto import SCOPE_KEY_FILE
+
+    try:
+        codec = personal_codec(repo, ref)
+        codec.user_scope = project.key.startswith("user:")  # as sync/views.py sets it
+        tree = repo.read_commit(tip)[0]
+        if not repo.tree_entry(tree, SCOPE_KEY_FILE) or codec.scope_key(tree) is not None:
+            return
+        # a dry run makes no key: the grant line names one only where this machine has it
+        option = " --user" if codec.user_scope else ""
+        line = (
+            codec.grant_line()
+            if codec.machine() is not None
+            else (
+                f"{ref}: your {'user-scope' if option else 'personal'} memory is encrypted with "
+                f"a key this machine does not have; on a machine that has it run: gitmem key "
+                f"grant{option} '<what gitmem key show prints here>', then gitmem sync{option} "
+                "there and here"
+            )
+        )
+    except (GitmemError, ValueError, OSError):
+        return
+    r.no_key = True
+    r.held.extend(c.split(" ", 1)[1] for c in r.local_changes if " " in c)
+    r.local_changes.clear()
+    if line not in r.notes:
+        r.notes.append(line)
 
 
 def _restored(project: Project, ref: str, local_changes: list[str]) -> list[Arrival]:

@@ -94,3 +94,104 @@ def test_system_folders_are_refused_for_every_scope_but_the_users_own_and_tempor
     for p in ("/var/lib/jenkins/.claude", "/var/tmp/t", "/private/var/folders/x", "/tmp/t",
               "/srv/work/repo/team", "/home/me/notes", "/etcetera", "/usrx"):  # fmt: skip
         assert system_folder(Path(p), (home, tree)) is None, p
+
+
+def _two_machines_of_one_person(world: World) -> tuple[World, World]:
+    """Two HOMEs (two keys: the second not granted), one private hub for the user scope."""
+    from tests.e2e.test_encryption import machine
+
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    second = machine(world, "b")
+    for w in (world, second):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+    return world, second
+
+
+def test_status_user_shows_the_user_scope_from_anywhere_as_sync_user_carries_it(
+    world: World,
+) -> None:
+    """`sync --user` had no `status --user`: `status --user` was bad usage, and the project's
+    status said only "through the hub". Now it lists each agent's user memory (files,
+    unsynced changes, ahead/behind the hub, encrypted), in text and JSON, from any folder;
+    and `sync --user` keeps its own promises: `--dry-run` (it pushed for real) and `--json`
+    (it printed text)."""
+    import json
+
+    run = world.gitmem("status", "--user")  # no hub yet: how to get one, not an error
+    assert (
+        run.code == 0 and "next: nothing of your user-scope memory syncs without a hub" in run.out
+    )
+    me, _ = _two_machines_of_one_person(world)
+    write_files(me.home / ".claude", {"CLAUDE.md": "- prefer small commits\n"})
+    row = json.loads(me.ok("status", "--user", "--json"))["scopes"][0]
+    assert row["name"] == "claude" and row["files"] == 1 and row["changed"] == 1, row
+    assert row["encrypted"] and row["privacy"] == "encrypted", row
+    dry = me.ok("sync", "--user", "--dry-run")
+    assert "1 local change to push" in dry and f"A {me.home}/.claude/CLAUDE.md" in dry, dry
+    assert me.git("for-each-ref", cwd=me.root / "hub.git") == ""  # nothing pushed
+    done = json.loads(me.ok("sync", "--user", "--json"))["user"][0]
+    assert done["agent"] == "claude" and done["refs"][0]["pushed"], done
+    text = me.ok("status", "--user", "--fetch")
+    assert (
+        "  claude       1 file  refs/gitmem/users/tester@example.com ahead 0, behind 0; encrypted\n"
+        in text
+    ), text
+    assert f"{me.home}/.claude/CLAUDE.md" in text and "next:" not in text, text
+    a = world.clone("a")  # a project's `sync --json` stays one JSON document with a hub set
+    json.loads(world.ok("-C", str(a), "sync", "--json"))
+
+
+def test_sync_user_without_the_key_keeps_local_edits_and_a_dry_run_says_so(
+    world: World,
+) -> None:
+    """A second machine not granted the user-scope key, with edits of its own: `sync --user`
+    sets them aside (kept on disk, never on the hub in plaintext, exit 3, the grant named
+    with --user), as the personal scope does; and a dry run — of `sync --user` or of a
+    project's personal scope — listed them as "local changes to push" where the sync keeps
+    them: it now lists them as kept, with the grant."""
+    me, other = _two_machines_of_one_person(world)
+    write_files(me.home / ".claude", {"CLAUDE.md": "- from the first machine\n"})
+    me.ok("sync", "--user")
+    write_files(other.home / ".claude", {"CLAUDE.md": "- SECRET of the second machine\n"})
+    for args in (["sync", "--user", "--dry-run"], ["sync", "--user"]):
+        run = other.gitmem(*args)
+        assert run.code == (0 if "--dry-run" in args else 3), (args, run)
+        assert "set aside: this machine has no key for it; 1 local change kept on disk" in run.out
+        assert f"  kept {other.home}/.claude/CLAUDE.md" in run.out.splitlines(), run.out
+        assert "to push" not in run.out and "gitmem key grant --user '" in run.out, run.out
+    assert (other.home / ".claude/CLAUDE.md").read_text() == "- SECRET of the second machine\n"
+    from tests.support.personal import remote_objects
+
+    assert b"SECRET" not in remote_objects(world.root / "hub.git")
+    # the project's personal scope: the same dry run
+    a = world.clone("a")
+    write_files(world.scope_path(a), {"MEMORY.md": INDEX})
+    world.ok("-C", str(a), "sync")
+    b = other.clone("b")
+    write_files(other.scope_path(b), {"MEMORY.md": "- SECRET\n"})
+    dry = other.gitmem("-C", str(b), "sync", "--dry-run")
+    assert "  kept auto/MEMORY.md" in dry.out.splitlines() and "gitmem key grant '" in dry.out, dry
+    assert "to push" not in dry.out.split("refs/gitmem/users/")[1], dry.out
+
+
+def test_cursor_is_named_as_no_adapter_with_the_reason_in_the_refusal_and_the_docs(
+    world: World,
+) -> None:
+    """A newcomer using Cursor set `gitmem.agents claude,cursor` and was told only that gitmem
+    does not know it; the docs listed the adapters and never said why Cursor is not one."""
+    from tests.support.world import REPO_ROOT
+
+    a = world.clone("a")
+    world.git("config", "gitmem.agents", "claude,cursor", cwd=a)
+    run = world.gitmem("-C", str(a), "status")
+    assert run.code == 2 and not run.out, run
+    first, hint = run.err.splitlines()
+    assert first.startswith(
+        "gitmem: error: gitmem.agents names an agent gitmem does not know: cursor (Cursor keeps its memories in its own settings, not in files"
+    ), first
+    assert hint.startswith("hint: choose among claude, codex, gemini, goose, cline"), hint
+    guide = (REPO_ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    row = next(ln for ln in guide.splitlines() if ln.startswith("| `gitmem.agents` |"))
+    assert "Cursor is not one: its Memories live in Cursor's own settings" in row, row
+    assert "**Cursor is not an adapter**" in (REPO_ROOT / "docs" / "agents.md").read_text()
