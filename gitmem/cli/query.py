@@ -20,7 +20,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "query",
         "find memories in every scope: by text, type, tag, link, time, author",
         "Find memories in every scope of this project on this machine (auto, team, agents,\n"
-        "local), from a full-text index kept beside the sync state. Filters combine (AND).",
+        "local) and in your user scope (user/: ~/.claude/CLAUDE.md, ~/.claude/agent-memory/;\n"
+        "user-codex/… for other agents), from a full-text index kept beside the sync state.\n"
+        "Filters combine (AND).",
     )
     p.add_argument("--id", metavar="ID", help="one memory, by scope/path, path or name")
     p.add_argument("--type", metavar="TYPE", help="memories of this type (frontmatter type:)")
@@ -47,7 +49,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--scope",
         action="append",
         metavar="SCOPE",
-        help="only this scope: auto, team, agents, local, or an enabled agent's (goose, cline); "
+        help="only this scope: auto, team, agents, local, user (yours, beyond this project), "
+        "or an enabled agent's (goose, cline, user-codex); "
         "repeatable; default: all",
     )
     p.add_argument("--limit", metavar="N", type=count, default=50, help="at most N hits (50)")

@@ -195,3 +195,64 @@ def test_cursor_is_named_as_no_adapter_with_the_reason_in_the_refusal_and_the_do
     row = next(ln for ln in guide.splitlines() if ln.startswith("| `gitmem.agents` |"))
     assert "Cursor is not one: its Memories live in Cursor's own settings" in row, row
     assert "**Cursor is not an adapter**" in (REPO_ROOT / "docs" / "agents.md").read_text()
+
+
+def test_recall_finds_user_scope_memory_marked_as_yours_in_every_project(world: World) -> None:
+    """Memory beyond one project (`~/.claude/CLAUDE.md`, `~/.claude/agent-memory/<name>/`, an
+    enabled agent's user memory) is what a newcomer asks about first, yet `query`, the MCP
+    server and `view` searched only the project's scopes. They now find it, in every
+    project, under ids of its own (`user/…`, `user-codex/…`), confined as the sync confines
+    it (a folder reached through a link from home is never read) and only for the agents
+    enabled."""
+    import json
+    import re
+
+    a = world.clone("a")
+    write_files(world.home / ".claude", {"CLAUDE.md": "- prefer small commits\n"})
+    write_files(
+        world.home / ".claude/agent-memory/reviewer", {"MEMORY.md": "- review migrations\n"}
+    )
+    write_files(world.home / ".codex/memories", {"MEMORY.md": "- codex likes small commits\n"})
+    found = json.loads(world.ok("-C", str(a), "query", "--search", "small", "--format", "json"))
+    assert [(n["id"], n["scope"]) for n in found["nodes"]] == [("user/CLAUDE.md", "user")], found
+    assert found["nodes"][0]["file"] == str(world.home / ".claude/CLAUDE.md")
+    world.git("config", "gitmem.agents", "claude,codex", cwd=a)  # codex enabled: its too
+    out = world.ok("-C", str(a), "query", "--search", "small")
+    assert "user/CLAUDE.md" in out and "user-codex/MEMORY.md" in out, out
+    only = world.ok("-C", str(a), "query", "--scope", "user", "--recent", "9")
+    assert "user/reviewer/MEMORY.md" in only and "user-codex" not in only, only
+    full = world.ok("-C", str(a), "query", "--id", "user/CLAUDE.md", "--format", "full")
+    assert "- prefer small commits" in full, full
+    b = world.clone("b")  # another project: the same user memory
+    assert "user/reviewer/MEMORY.md" in world.ok("-C", str(b), "query", "--search", "migrations")
+    page = world.root / "page.html"
+    world.ok("-C", str(a), "view", "--out", str(page))
+    raw = re.search(
+        r'<script type="application/json" id="data">(.*?)</script>', page.read_text(), re.S
+    )
+    assert raw is not None
+    ids = {n["id"] for n in json.loads(raw.group(1))["nodes"]}
+    assert {"user/CLAUDE.md", "user/reviewer/MEMORY.md", "user-codex/MEMORY.md"} <= ids, ids
+    # confined as the sync confines it: codex's folder through a link from home is never read
+    secret = world.root / "elsewhere"
+    write_files(secret, {"MEMORY.md": "- ssh keys live here small\n"})
+    import shutil
+
+    shutil.rmtree(world.home / ".codex")
+    (world.home / ".codex").symlink_to(secret.parent, target_is_directory=True)
+    (secret.parent / "memories").symlink_to(secret, target_is_directory=True)
+    out = world.ok("-C", str(a), "query", "--search", "small")
+    assert "user-codex" not in out and "user/CLAUDE.md" in out, out
+    import pytest
+
+    pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
+    from tests.recall.test_mcp import session_script
+
+    async def steps(session: object) -> tuple[object, object]:
+        got = await session.call_tool("get", {"id": "user/CLAUDE.md"})  # type: ignore[attr-defined]
+        hits = await session.call_tool("search", {"text": "migrations"})  # type: ignore[attr-defined]
+        return got, hits
+
+    got, hits = session_script(world, a, steps)
+    assert "prefer small commits" in got.content[0].text
+    assert "user/reviewer/MEMORY.md" in hits.content[0].text
