@@ -173,6 +173,12 @@ def test_sync_user_without_the_key_keeps_local_edits_and_a_dry_run_says_so(
     dry = other.gitmem("-C", str(b), "sync", "--dry-run")
     assert "  kept auto/MEMORY.md" in dry.out.splitlines() and "gitmem key grant '" in dry.out, dry
     assert "to push" not in dry.out.split("refs/gitmem/users/")[1], dry.out
+    # and a search there does not say "nothing matches" as if there were nothing to find
+    other.gitmem("-C", str(b), "sync")
+    found = other.gitmem("-C", str(b), "query", "--search", "build")
+    assert found.code == 0 and not found.out, found
+    assert "your personal memory is encrypted and this machine has no key for it: " in found.err
+    assert "gitmem key grant '" in found.err, found.err
 
 
 def test_cursor_is_named_as_no_adapter_with_the_reason_in_the_refusal_and_the_docs(
@@ -256,3 +262,23 @@ def test_recall_finds_user_scope_memory_marked_as_yours_in_every_project(world: 
     got, hits = session_script(world, a, steps)
     assert "prefer small commits" in got.content[0].text
     assert "user/reviewer/MEMORY.md" in hits.content[0].text
+
+
+def test_a_clone_without_commits_is_sent_to_its_first_commit_and_not_to_a_sync_that_fails(
+    world: World,
+) -> None:
+    """A new repository cloned from an empty remote: status said both "make a first commit"
+    and "nothing of origin's memory is here yet: gitmem sync", and that sync refused (no
+    commits yet): a dead end. Only the step that works from that state is named."""
+    empty = world.root / "empty.git"
+    world.git("init", "-q", "--bare", str(empty))
+    a = world.clone("fresh", url=str(empty))
+    steps = [ln for ln in world.ok("-C", str(a), "status").splitlines() if ln.startswith("next:")]
+    assert steps[0] == (
+        "next: make a first commit (gitmem refs live beside your branches), then gitmem sync"
+    ), steps
+    assert not any(s.endswith(": gitmem sync") or "gitmem sync to" in s for s in steps), steps
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 2 and "has no commits yet" in run.err, run
+    world.git("commit", "-q", "--allow-empty", "-m", "first", cwd=a)
+    assert world.gitmem("-C", str(a), "sync").code == 0
