@@ -179,6 +179,20 @@ def test_sync_user_without_the_key_keeps_local_edits_and_a_dry_run_says_so(
     assert found.code == 0 and not found.out, found
     assert "your personal memory is encrypted and this machine has no key for it: " in found.err
     assert "gitmem key grant '" in found.err, found.err
+    import json
+
+    import pytest
+
+    pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
+    from tests.recall.test_mcp import session_script
+
+    async def steps(session: object) -> object:
+        return await session.call_tool("search", {"text": "build"})  # type: ignore[attr-defined]
+
+    said = session_script(other, b, steps)
+    note = json.loads(said.content[0].text)["note"]
+    assert note.endswith("this machine has no key for it yet, so it is not searched here: "
+                         "sync_status says how to get the key"), note  # fmt: skip
 
 
 def test_cursor_is_named_as_no_adapter_with_the_reason_in_the_refusal_and_the_docs(
