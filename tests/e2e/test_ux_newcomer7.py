@@ -296,3 +296,17 @@ def test_a_clone_without_commits_is_sent_to_its_first_commit_and_not_to_a_sync_t
     assert run.code == 2 and "has no commits yet" in run.err, run
     world.git("commit", "-q", "--allow-empty", "-m", "first", cwd=a)
     assert world.gitmem("-C", str(a), "sync").code == 0
+
+
+def test_uninstall_user_names_the_user_scope_store_it_keeps(world: World) -> None:
+    """`uninstall --user` listed what it kept of a project (refs, state, key) but not the
+    stores of the user-scope memory under ~/.local/share/gitmem/user, nor, outside a
+    project, the key: a newcomer backing out did not learn where that history stays."""
+    _two_machines_of_one_person(world)
+    write_files(world.home / ".claude", {"CLAUDE.md": "- mine\n"})
+    world.ok("sync", "--user")
+    out = world.ok("uninstall", "--user")
+    store = world.home / ".local/share/gitmem/user"
+    line = next(ln for ln in out.splitlines() if ln.startswith(f"kept: {store} "))
+    assert line.endswith(f"rm -rf {store}"), line
+    assert "kept: this machine's key " in out, out
