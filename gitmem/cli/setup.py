@@ -74,7 +74,18 @@ def status(args: argparse.Namespace) -> int:
 
     if args.user:
         return _user_status(args)
-    project = open_project_from(args)
+    from gitmem.errors import NotARepository
+
+    try:
+        project = open_project_from(args)
+    except NotARepository as exc:  # outside a clone, the user scope still has a status
+        from gitmem.gitstore.standalone import config_file_get
+
+        if config_file_get("gitmem.hub", None):
+            exc.hint = (exc.hint + "; " if exc.hint else "") + (
+                "your own memory's status, from anywhere: gitmem status --user"
+            )
+        raise
     st = project_status(project, fetch=args.fetch)
     if args.as_json:
         import json
