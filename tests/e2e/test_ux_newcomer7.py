@@ -277,6 +277,11 @@ def test_recall_finds_user_scope_memory_marked_as_yours_in_every_project(world: 
         hits = await session.call_tool("search", {"text": "migrations"})  # type: ignore[attr-defined]
         return got, hits
 
+    # the prompt hook brings the user memory Claude Code does not load itself (a subagent's,
+    # another agent's), never ~/.claude/CLAUDE.md again: it is in every session already
+    write_files(world.home / ".claude/agent-memory/reviewer", {"style.md": "small commits, tabs\n"})
+    told = world.ok("-C", str(a), "recall", "--prompt", "small commits?")
+    assert "user/reviewer/style.md" in told and "user/CLAUDE.md" not in told, told
     got, hits = session_script(world, a, steps)
     assert "prefer small commits" in got.content[0].text
     assert "user/reviewer/MEMORY.md" in hits.content[0].text
