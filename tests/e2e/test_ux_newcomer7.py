@@ -255,8 +255,10 @@ def test_recall_finds_user_scope_memory_marked_as_yours_in_every_project(world: 
         r'<script type="application/json" id="data">(.*?)</script>', page.read_text(), re.S
     )
     assert raw is not None
-    ids = {n["id"] for n in json.loads(raw.group(1))["nodes"]}
-    assert {"user/CLAUDE.md", "user/reviewer/MEMORY.md", "user-codex/MEMORY.md"} <= ids, ids
+    nodes = {n["id"]: n for n in json.loads(raw.group(1))["nodes"]}
+    assert {"user/CLAUDE.md", "user/reviewer/MEMORY.md", "user-codex/MEMORY.md"} <= set(nodes)
+    mine = nodes["user/CLAUDE.md"]
+    assert mine["scope"] == "user" and mine["team"] is False, mine  # drawn as yours, not team
     # confined as the sync confines it: codex's folder through a link from home is never read
     secret = world.root / "elsewhere"
     write_files(secret, {"MEMORY.md": "- ssh keys live here small\n"})
