@@ -174,8 +174,13 @@ def test_sync_user_without_the_key_keeps_local_edits_and_a_dry_run_says_so(
     world.ok("-C", str(a), "sync")
     b = other.clone("b")
     write_files(other.scope_path(b), {"MEMORY.md": "- SECRET\n"})
+    (b / "CLAUDE.local.md").write_text("- SECRET of the local file\n")  # the scope's own file
     dry = other.gitmem("-C", str(b), "sync", "--dry-run")
     assert "  kept auto/MEMORY.md" in dry.out.splitlines() and "gitmem key grant '" in dry.out, dry
+    assert "  kept CLAUDE.local.md" in dry.out.splitlines(), dry.out
+    done = other.gitmem("-C", str(b), "sync")
+    assert done.code == 3 and "  kept CLAUDE.local.md" in done.out.splitlines(), done
+    assert "SECRET" in (b / "CLAUDE.local.md").read_text()
     assert "to push" not in dry.out.split("refs/gitmem/users/")[1], dry.out
     # and a search there does not say "nothing matches" as if there were nothing to find
     other.gitmem("-C", str(b), "sync")
