@@ -297,7 +297,10 @@ def agents_json(project: Project) -> dict[str, Any]:
         hub = shown_url(hub)  # a token in the URL stays out of the output
     lines = agent_lines(agents, project.scopes, hub, os.environ)
     if hub:
-        user = f"through the hub {hub}, encrypted: gitmem sync (or gitmem sync --user anywhere)"
+        user = (
+            f"through the hub {hub}, encrypted: gitmem sync (or gitmem sync --user anywhere); "
+            "gitmem status --user shows it"
+        )
     else:
         user = (
             "not synced (~/.claude/CLAUDE.md, ~/.claude/agent-memory/ and other agents' "

@@ -144,6 +144,8 @@ def test_status_user_shows_the_user_scope_from_anywhere_as_sync_user_carries_it(
     assert f"{me.home}/.claude/CLAUDE.md" in text and "next:" not in text, text
     a = world.clone("a")  # a project's `sync --json` stays one JSON document with a hub set
     json.loads(world.ok("-C", str(a), "sync", "--json"))
+    said = world.ok("-C", str(a), "status")  # and its status names the user scope's own
+    assert "; gitmem status --user shows it" in said, said
 
 
 def test_sync_user_without_the_key_keeps_local_edits_and_a_dry_run_says_so(
