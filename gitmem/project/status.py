@@ -332,8 +332,7 @@ def user_status(repo: Any, env: Mapping[str, str], fetch: bool = False) -> UserS
     from gitmem.project.scopes import resolve_uid
     from gitmem.project.userscope import HUB_HINT, user_projects
 
-    config = repo if repo is not None else None
-    hub = (config.config_get("gitmem.hub") if config is not None else None) or _global_hub(env)
+    hub = (repo.config_get("gitmem.hub") if repo is not None else None) or _global_hub(env)
     if not hub:
         from gitmem.project.userscope import open_store
 
@@ -350,12 +349,11 @@ def user_status(repo: Any, env: Mapping[str, str], fetch: bool = False) -> UserS
             out.user = project.uid
             st = project_status(project, fetch=fetch)
             out.fetched = out.fetched or st.fetched
+            folder, files = user_locations(agent, env)  # as the user knows them
             for row in st.scopes:
-                scope = project.scopes[0]
                 row.name = agent
                 row.path = ", ".join(
-                    [str(p) for _, p in scope.outside]
-                    + ([str(scope.path)] if not str(scope.path).endswith(".files") else [])
+                    [str(p) for _, p in files] + ([str(folder)] if str(folder) != "." else [])
                 )
                 out.scopes.append(row)
         finally:
