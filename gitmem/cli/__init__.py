@@ -78,8 +78,8 @@ DESCRIPTION = (
 )
 EPILOG = (
     "Options -C, --memory-dir and --debug may stand before or after the command.\n"
-    "Exit codes: 0 ok, 1 findings, 2 bad usage or input, 3 git or remote failure, "
-    "4 internal error, 130 interrupted.\n"
+    "Exit codes: 0 ok, 1 findings, 2 bad usage or input, 3 git or remote failure (or a sync "
+    "partly done), 4 internal error, 130 interrupted.\n"
     "'gitmem COMMAND --help' shows a command's options."
 )
 

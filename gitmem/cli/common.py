@@ -140,7 +140,7 @@ def anywhere_options() -> Parser:
         "--memory-dir",
         metavar="DIR",
         default=argparse.SUPPRESS,
-        help="use DIR as the auto memory folder",
+        help="use DIR (an existing folder) as the auto memory folder",
     )
     p.add_argument(
         "--debug",

@@ -16,7 +16,11 @@ EXIT_STATUS = (
     (0, "success"),
     (errors.EXIT_FINDINGS, "findings (gitmem doctor, gitmem validate)"),
     (errors.EXIT_USAGE, "bad usage or bad input; nothing was written"),
-    (errors.EXIT_GIT, "git or remote failure"),
+    (
+        errors.EXIT_GIT,
+        "git or remote failure, or a sync partly done (a ref set aside: no key for it here, a "
+        "hub unreachable; the others synced)",
+    ),
     (errors.EXIT_INTERNAL, "internal error (rerun with --debug and report it)"),
     (errors.EXIT_INTERRUPTED, "interrupted"),
 )

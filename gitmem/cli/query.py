@@ -20,7 +20,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "query",
         "find memories in every scope: by text, type, tag, link, time, author",
         "Find memories in every scope of this project on this machine (auto, team, agents,\n"
-        "local), from a full-text index kept beside the sync state. Filters combine (AND).",
+        "local) and in your user scope (user/: ~/.claude/CLAUDE.md, ~/.claude/agent-memory/;\n"
+        "user-codex/… for other agents), from a full-text index kept beside the sync state.\n"
+        "Filters combine (AND).",
     )
     p.add_argument("--id", metavar="ID", help="one memory, by scope/path, path or name")
     p.add_argument("--type", metavar="TYPE", help="memories of this type (frontmatter type:)")
@@ -47,7 +49,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--scope",
         action="append",
         metavar="SCOPE",
-        help="only this scope: auto, team, agents, local, or an enabled agent's (goose, cline); "
+        help="only this scope: auto, team, agents, local, user (yours, beyond this project), "
+        "or an enabled agent's (goose, cline, user-codex); "
         "repeatable; default: all",
     )
     p.add_argument("--limit", metavar="N", type=count, default=50, help="at most N hits (50)")
@@ -128,11 +131,36 @@ def run(args: argparse.Namespace) -> int:
 
         from gitmem.recall.query import holds_memory
 
+        unread = _unreadable(opener)
         if args.deleted or holds_memory(place):
-            sys.stderr.write("no memory matches (gitmem query --recent lists the newest)\n")
+            sys.stderr.write(
+                "no memory matches (gitmem query --recent lists the newest)"
+                + (f"; {unread}" if unread else "")
+                + "\n"
+            )
+        elif unread:  # "nothing here yet" is untrue: it is on the ref, sealed
+            sys.stderr.write(f"no memory found; {unread}\n")
         else:  # --recent named itself as the way out, and answered the same
             sys.stderr.write(
                 "no memory in this project yet: gitmem record writes one, gitmem sync brings "
                 "the team's (gitmem status shows the folders)\n"
             )
     return 0
+
+
+def _unreadable(opener: Callable[[], Project]) -> str:
+    """Why the personal memory cannot be searched here: its ref is sealed with a key this
+    machine lacks (a second machine not granted yet) — an empty answer must not read as "you
+    have none". Asked only when an answer is empty."""
+    from gitmem.errors import GitmemError
+    from gitmem.project.doctor import personal_key_step
+
+    try:
+        step = personal_key_step(opener())
+    except GitmemError:
+        return ""
+    return (
+        f"your personal memory is encrypted and this machine has no key for it: {step}"
+        if step
+        else ""
+    )

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from, plural
+from gitmem.cli.common import (
+    add_json,
+    add_remote,
+    command,
+    directory,
+    echo,
+    open_project_from,
+    plural,
+)
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
@@ -23,6 +31,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     add_json(p)
     p.add_argument(
         "--fetch", action="store_true", help="fetch the memory refs first (ahead/behind as of now)"
+    )
+    p.add_argument(
+        "--user",
+        action="store_true",
+        help="only your user-scope memory (what gitmem sync --user carries); from any folder",
     )
     p.set_defaults(handler=status)
 
@@ -59,7 +72,20 @@ def init(args: argparse.Namespace) -> int:
 def status(args: argparse.Namespace) -> int:
     from gitmem.project.status import project_status
 
-    project = open_project_from(args)
+    if args.user:
+        return _user_status(args)
+    from gitmem.errors import NotARepository
+
+    try:
+        project = open_project_from(args)
+    except NotARepository as exc:  # outside a clone, the user scope still has a status
+        from gitmem.gitstore.standalone import config_file_get
+
+        if config_file_get("gitmem.hub", None):
+            exc.hint = (exc.hint + "; " if exc.hint else "") + (
+                "your own memory's status, from anywhere: gitmem status --user"
+            )
+        raise
     st = project_status(project, fetch=args.fetch)
     if args.as_json:
         import json
@@ -77,6 +103,39 @@ def status(args: argparse.Namespace) -> int:
         echo(
             f"(ahead/behind as of the last fetch from {st.remote}: gitmem status --fetch to check now)"
         )
+    for step in st.next_steps:
+        echo(f"next: {step}")
+    return 0
+
+
+def _user_status(args: argparse.Namespace) -> int:
+    """`status --user`: each enabled agent's user-scope memory, as `sync --user` carries it."""
+    import os
+
+    from gitmem.errors import NotARepository
+    from gitmem.gitstore import Repository
+    from gitmem.project.status import user_status
+
+    try:
+        repo: Repository | None = Repository(directory(args))
+    except NotARepository:
+        repo = None
+    try:
+        st = user_status(repo, os.environ, fetch=args.fetch)
+    finally:
+        if repo is not None:
+            repo.close()
+    if args.as_json:
+        import json
+
+        echo(json.dumps(st.as_json(), indent=2))
+        return 0
+    echo(f"user scope  hub {st.hub or '- (none)'}  user {st.user}")
+    for s in st.scopes:
+        echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {_scope_state(s, st.hub)}")
+        echo(f"          {s.path}")
+    if st.hub and st.scopes and not st.fetched:
+        echo("(ahead/behind as of the last fetch from the hub: gitmem status --user --fetch)")
     for step in st.next_steps:
         echo(f"next: {step}")
     return 0

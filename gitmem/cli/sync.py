@@ -155,11 +155,15 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.project.orphans import remember_synced
 
         remember_synced(project)
-    held = 3 if any(r.held for r in result.refs.values()) else 0  # partly done, as a hub unreached
+    held = (
+        3 if not args.dry_run and any(r.held for r in result.refs.values()) else 0
+    )  # partly done, as a hub unreached
     if args.mode == "sync" and not args.dry_run and not args.scopes:
         from gitmem.cli.usersync import carry_user
 
-        return max(held, carry_user(project.repo, args.quiet))  # the user scope, through the hub
+        # --json: one JSON document, the project's (sync --user --json tells the user scope)
+        quiet = args.quiet or getattr(args, "as_json", False)
+        return max(held, carry_user(project.repo, quiet))  # the user scope, through the hub
     return held
 
 

@@ -83,6 +83,10 @@ def uninstall(args: argparse.Namespace) -> int:
                 undo.append("gitmem drivers install --global")
     if repo is not None:
         _kept(repo)
+    if args.user:
+        _kept_user()
+        if repo is None:
+            _kept_key()
     if undo:
         echo(f"undo: {', '.join(undo)}")
     return 0
@@ -101,10 +105,30 @@ def _kept(repo: Any) -> None:
         )
     if state.is_dir():
         echo(f"kept: {state} (sync state and caches; safe to remove once the refs are gone)")
+    _kept_key()
+
+
+def _kept_key() -> None:
     from gitmem.privacy.crypto import identity_path
 
     if identity_path().is_file():
         echo(
             f"kept: this machine's key {identity_path()}: your encrypted memory opens only "
             "with it (or another machine's key it was granted to): keep a copy"
+        )
+
+
+def _kept_user() -> None:
+    """--user: the user scope's own stores stay too (its history, as the refs of a project)."""
+    import os
+    import shlex
+
+    from gitmem.project.userscope import store_dir
+
+    store = store_dir(os.environ)
+    if store.is_dir() and any(store.glob("*.git")):
+        echo(
+            f"kept: {store} (the history of your user-scope memory, also on the hub "
+            "gitmem.hub); to delete it here once you no longer want it: "
+            f"rm -rf {shlex.quote(str(store))}"
         )

@@ -22,7 +22,13 @@ def run_user(args: argparse.Namespace) -> int:
     except NotARepository:
         repo = None
     try:
-        return _print(repo, quiet=args.quiet)
+        return _print(
+            repo,
+            quiet=args.quiet,
+            dry_run=args.dry_run,
+            as_json=getattr(args, "as_json", False),
+            verbose=args.verbose,
+        )
     finally:
         if repo is not None:
             repo.close()
@@ -69,19 +75,44 @@ def _without_hub(repo: Repository) -> None:
         sys.stderr.write(line + "\n")
 
 
-def _print(repo: Repository | None, quiet: bool) -> int:
+def _print(
+    repo: Repository | None,
+    quiet: bool,
+    dry_run: bool = False,
+    as_json: bool = False,
+    verbose: bool = False,
+) -> int:
     from gitmem.cli.syncreport import sync_lines
     from gitmem.project.userscope import shown_user, sync_user
 
     code = 0
-    for done in sync_user(repo, os.environ):
+    done_all = sync_user(repo, os.environ, dry_run=dry_run)
+    if as_json:
+        from gitmem.cli.jsonout import emit, sync_json
+
+        emit(
+            {
+                "user": [
+                    {
+                        "agent": d.agent,
+                        "note": d.note or None,
+                        **(sync_json(d.result, d.told) if d.result is not None else {}),
+                    }
+                    for d in done_all
+                ]
+            }
+        )
+    for done in done_all:
         if done.result is None:
-            echo(f"user scope of {done.agent}: not synced ({done.note})")
+            if not as_json:
+                echo(f"user scope of {done.agent}: not synced ({done.note})")
             continue
-        if not quiet:
-            for line in sync_lines(done.result, told=done.told):
+        if not quiet and not as_json:
+            for line in sync_lines(done.result, verbose, told=done.told):
                 line = shown_user(done.agent, line, os.environ)
                 echo(f"user {done.agent}: {line}" if not line.startswith("  ") else line)
+        if not dry_run and any(r.held for r in done.result.refs.values()):
+            code = max(code, 3)  # partly done: edits kept on disk for the key, as sync says
         if done.result.refused:
             from gitmem.errors import report
 

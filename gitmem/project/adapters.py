@@ -89,6 +89,13 @@ ADAPTERS: dict[str, Adapter] = {
 }
 
 
+# agents users name that are not adapters, and why (docs/agents.md)
+NOT_ADAPTERS = {
+    "cursor": "Cursor keeps its memories in its own settings, not in files, and its rules "
+    "(.cursor/rules/) are committed with the project: git shares them",
+}
+
+
 def enabled_agents(value: str | None) -> tuple[str, ...]:
     """The agents `gitmem.agents` names (comma or space separated; default: Claude Code)."""
     if value is None or not value.strip():
@@ -96,8 +103,9 @@ def enabled_agents(value: str | None) -> tuple[str, ...]:
     names = [n.strip().lower() for n in value.replace(",", " ").split()]
     unknown = [n for n in names if n not in ADAPTERS]
     if unknown:
+        why = "".join(f" ({NOT_ADAPTERS[n]})" for n in unknown if n in NOT_ADAPTERS)
         raise ConfigError(
-            f"{AGENTS_SETTING} names an agent gitmem does not know: {', '.join(unknown)}",
+            f"{AGENTS_SETTING} names an agent gitmem does not know: {', '.join(unknown)}{why}",
             f"choose among {', '.join(ADAPTERS)} (git config {AGENTS_SETTING} claude,codex)",
         )
     return tuple(dict.fromkeys(names))

@@ -85,6 +85,9 @@ def refusal(
         return f"it resolves to {real}, outside the working tree {root}"
     if real.parent == real:
         return "it is a filesystem root"
+    system = system_folder(real, (protected.get("the home folder"), root))
+    if system is not None:
+        return f"it lies in {system}, a folder of the system, not of yours"
     for label, guarded in protected.items():
         if inside(guarded, real):
             return f"it is {label}" if guarded == real else f"it holds {label} ({guarded})"
@@ -123,6 +126,30 @@ def refusal(
         ):
             return f"it lies in another repository's .claude folder ({above / '.claude'})"
     return None
+
+
+# the system's own folders (programs, settings, devices, services' data): never memory; their
+# temporary folders (/var/tmp, macOS's per-user /private/var/folders) are anyone's
+SYSTEM_FOLDERS = tuple(
+    Path(p)
+    for p in (
+        "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot",
+        "/dev", "/proc", "/sys", "/run", "/var", "/snap", "/System", "/Library",
+        "/Applications", "/private/etc", "/private/var",
+    )
+)  # fmt: skip
+SYSTEM_TEMP = (Path("/var/tmp"), Path("/private/var/tmp"), Path("/private/var/folders"))
+
+
+def system_folder(real: Path, yours: Sequence[Path | None] = ()) -> Path | None:
+    """The system folder (`/etc`, `/usr`…) that `real` (resolved) lies in, or None; a folder in
+    the home folder or the working tree (`yours`: a service account's home in /var/lib) is the
+    user's own."""
+    if not real.is_absolute() or any(f is not None and within(real, f) for f in yours):
+        return None
+    if any(within(real, t) for t in SYSTEM_TEMP):
+        return None
+    return next((f for f in SYSTEM_FOLDERS if within(real, f)), None)
 
 
 # -- scopes are disjoint and this project's own (docs/design.md §1) ------------------------------

@@ -573,7 +573,17 @@ def next_steps(project: Project, status: Status) -> list[str]:
     """What a newcomer should do next, cheapest checks only (no network)."""
     steps = []
     if not project.repo.is_bare and not project.repo.has_commits():
-        steps.append("make a first commit: gitmem refs live beside your branches")
+        # every sync refuses until then: no step that names one (a dead end) but this
+        steps.append(
+            "make a first commit (gitmem refs live beside your branches), then gitmem sync"
+        )
+        if not hooks_installed(project):
+            from gitmem.claude.hooks import install_step
+
+            steps.append(
+                f"sync at every Claude Code session: {install_step(session_root(project))}"
+            )
+        return steps
     if project.remote is None:
         steps.append("add a remote to share memory: git remote add origin URL, then gitmem sync")
     guessed = guessed_remote(project)

@@ -234,6 +234,7 @@ def open_project(
     uid = resolve_uid(repo)
     if memory_dir:
         auto, origin = Path(os.path.abspath(os.path.expanduser(memory_dir))), "option"
+        _given_folder(auto)
     else:
         auto, origin = auto_memory_location(root, tree=tree)
     team_setting = repo.config_get("gitmem.teamDir")
@@ -354,12 +355,30 @@ def open_project(
                     for p in personal_folders(repo.common_dir, None if origin == "option" else auto)
                     if str(p) != os.path.realpath(auto)
                 ],
+                # relative to the repository: `../../etc` is not a folder of it
+                in_tree=frozenset({"team"})
+                if team_setting and not os.path.isabs(os.path.expanduser(team_setting))
+                else frozenset(),
             ),
             unpublished_refs(repo.config(), uid),
         ),
         ref_prefix(repo),
         repo.config_get("gitmem.hub") or None,
         tree if tree != root else None,
+    )
+
+
+def _given_folder(folder: Path) -> None:
+    """--memory-dir must name a folder that is there: a typo would otherwise become a stray
+    folder that a pull fills with (decrypted) personal memory."""
+    if os.path.isdir(folder):
+        return
+    import shlex
+
+    what = "is not a folder" if os.path.lexists(folder) else "does not exist"
+    raise UsageError(
+        f"--memory-dir {folder} {what}",
+        f"correct the path, or create the folder first: mkdir -p {shlex.quote(str(folder))}",
     )
 
 
@@ -472,6 +491,7 @@ def confine(
     git_dirs: tuple[Path, ...] = (),
     personal: Sequence[Path] = (),
     adopted: tuple[Path, ...] = (),
+    in_tree: frozenset[str] = frozenset(),
 ) -> tuple[Scope, ...]:
     """Refuse each scope whose folder breaks a confinement rule (docs/design.md §1: confined,
     disjoint, this project's own); the others stay as they are. The one place that decides:
@@ -480,7 +500,8 @@ def confine(
     `personal`: the folders the auto scope has been in (resolved): a folder whose files go to
     the team ref may not hold one that still has files (Claude Code left personal memory
     there); `adopted`: folders the user named as this project's orphaned memory
-    (`adopt --folder`)."""
+    (`adopt --folder`); `in_tree`: more scopes that must stay in the working tree (a
+    gitmem.teamDir given relative to the repository)."""
     from gitmem.project.confinement import Place, forget_identities, inside, overlap
 
     forget_identities()
@@ -511,7 +532,7 @@ def confine(
             s.path,
             root,
             protected,
-            in_tree_only=s.name in IN_TREE_SCOPES,
+            in_tree_only=s.name in IN_TREE_SCOPES or s.name in in_tree,
             claude_dir=protected["Claude Code's folder"],
             own=own,
             projects=bases,

@@ -107,10 +107,13 @@ def sealed_scopes(project: Project) -> frozenset[str]:
     from gitmem.privacy.crypto import ENCRYPT_MODES, encrypt_mode
 
     prefixes = ENCRYPT_MODES[encrypt_mode(project.repo.config_get("gitmem.encrypt"))]
+    # a user scope (`local/<agent>`, gitmem/project/userscope.py) is sealed whatever the setting
     return frozenset(
         s.name
         for s in project.scopes
-        if s.ref == project.user_ref and s.prefix in prefixes and not s.refused
+        if s.ref == project.user_ref
+        and (s.prefix in prefixes or s.prefix.startswith("local/"))
+        and not s.refused
     )
 
 
@@ -294,10 +297,77 @@ def agents_json(project: Project) -> dict[str, Any]:
         hub = shown_url(hub)  # a token in the URL stays out of the output
     lines = agent_lines(agents, project.scopes, hub, os.environ)
     if hub:
-        user = f"through the hub {hub}, encrypted: gitmem sync (or gitmem sync --user anywhere)"
+        user = (
+            f"through the hub {hub}, encrypted: gitmem sync (or gitmem sync --user anywhere); "
+            "gitmem status --user shows it"
+        )
     else:
         user = (
             "not synced (~/.claude/CLAUDE.md, ~/.claude/agent-memory/ and other agents' "
             "user memory need a hub): git config --global gitmem.hub URL of a private repository"
         )
     return {"agents": [asdict(line) for line in lines], "user_scope": user}
+
+
+# -- the user scope (gitmem status --user) -------------------------------------------------------
+
+
+@dataclass
+class UserStatus:
+    hub: str | None  # shown without a token; None: no hub, nothing syncs
+    user: str
+    scopes: list[ScopeStatus] = field(default_factory=list)  # one per enabled agent
+    fetched: bool = False
+    next_steps: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def user_status(repo: Any, env: Mapping[str, str], fetch: bool = False) -> UserStatus:
+    """Each enabled agent's user-scope memory as it stands (`repo`: the project the command
+    runs in, whose config names the hub and the agents; None: the global config), measured
+    as a project's scopes are: files, unsynced changes, ahead/behind the hub."""
+    from gitmem.core.sanitize import shown_url
+    from gitmem.project.scopes import resolve_uid
+    from gitmem.project.userscope import HUB_HINT, user_projects
+
+    hub = (repo.config_get("gitmem.hub") if repo is not None else None) or _global_hub(env)
+    if not hub:
+        from gitmem.project.userscope import open_store
+
+        store = open_store("claude", env)
+        try:
+            out = UserStatus(None, resolve_uid(store))
+        finally:
+            store.close()
+        out.next_steps.append(f"nothing of your user-scope memory syncs without a hub: {HUB_HINT}")
+        return out
+    out = UserStatus(shown_url(hub), "")
+    for agent, project in user_projects(repo, env):
+        try:
+            out.user = project.uid
+            st = project_status(project, fetch=fetch)
+            out.fetched = out.fetched or st.fetched
+            folder, files = user_locations(agent, env)  # as the user knows them
+            for row in st.scopes:
+                row.name = agent
+                row.path = ", ".join(
+                    [str(p) for _, p in files] + ([str(folder)] if str(folder) != "." else [])
+                )
+                out.scopes.append(row)
+        finally:
+            project.repo.close()
+    if any(s.synced and (s.changed or s.ahead or s.behind or s.missing) for s in out.scopes):
+        out.next_steps.append("gitmem sync --user (from any folder)")
+    return out
+
+
+def _global_hub(env: Mapping[str, str]) -> str | None:
+    from gitmem.project.userscope import open_store
+
+    store = open_store("claude", env)
+    try:
+        return store.config_get("gitmem.hub") or None
+    finally:
+        store.close()

@@ -79,16 +79,28 @@ def open_store(agent: str, env: Mapping[str, str]) -> Repository:
 def user_project(agent: str, hub: str, uid: str, env: Mapping[str, str]) -> Project:
     """The agent's user memory as a project whose one scope is on the personal ref, routed
     to the hub."""
-    from gitmem.project.scopes import USERS_REF_PREFIX, Project, Scope
+    from gitmem.project.scopes import USERS_REF_PREFIX, Project
 
     repo = open_store(agent, env)
+    scope = user_scope(agent, env, USERS_REF_PREFIX + uid, repo.common_dir)
+    return Project(repo, repo.common_dir, user_key(agent), hub, uid, (scope,), hub=hub)
+
+
+def user_scope(
+    agent: str, env: Mapping[str, str], ref: str = "", store: Path | None = None
+) -> Scope:
+    """The agent's user memory on this machine as one scope (its folder, its single files),
+    confined: what the sync carries and the recall index reads (`store`: the agent's store,
+    made or not)."""
+    from gitmem.project.scopes import Scope
+
+    store = store or store_dir(env) / f"{agent}.git"
     folder, files = user_locations(agent, env)
     top = next(f.top for f in _folders(agent))
     if not str(folder) or str(folder) == ".":
-        folder = repo.common_dir.parent / f"{agent}.files"  # single files only: holds none
-    scope = Scope("user", folder, USERS_REF_PREFIX + uid, top, outside=tuple(files))
-    scope = _confined(agent, scope, repo.common_dir, env)
-    return Project(repo, repo.common_dir, user_key(agent), hub, uid, (scope,), hub=hub)
+        folder = store.parent / f"{agent}.files"  # single files only: holds none
+    scope = Scope("user", folder, ref, top, outside=tuple(files))
+    return _confined(agent, scope, store, env)
 
 
 def _folders(agent: str) -> list[Folder]:
@@ -163,10 +175,14 @@ def _global_config(env: Mapping[str, str]) -> Repository:
 
 
 def sync_user(
-    repo: Repository | None, env: Mapping[str, str], timeout: float | None = None
+    repo: Repository | None,
+    env: Mapping[str, str],
+    timeout: float | None = None,
+    dry_run: bool = False,
 ) -> list[UserSync]:
     """Sync the user scope of every enabled agent through the hub (`repo`: the project the
-    command runs in, whose config names the hub and the agents; None: the global config)."""
+    command runs in, whose config names the hub and the agents; None: the global config);
+    `dry_run`: what it would do, changing nothing."""
     from gitmem.sync import SyncOptions, run_sync
 
     out: list[UserSync] = []
@@ -178,13 +194,19 @@ def sync_user(
                 continue
             from gitmem.sync.arrivals import arrivals, tips
 
-            options = SyncOptions(mode="sync")
+            options = SyncOptions(mode="sync", dry_run=dry_run)
             if timeout is not None:
                 options.timeout = timeout
             before = tips(project)
             result = run_sync(project, options)
             pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
-            told = arrivals(project, before, pulled) if pulled else None
+            told: dict[str, list[Arrival]] | None
+            if dry_run:
+                from gitmem.sync.arrivals import dry_run_view
+
+                told = dry_run_view(project, result, options.timeout)
+            else:
+                told = arrivals(project, before, pulled) if pulled else None
             out.append(UserSync(agent, result, told=told))
         finally:
             project.repo.close()

@@ -40,6 +40,7 @@ ENV = (
     "CLAUDE_CODE_PROJECT_DIR_NAME",
     "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_NOSYSTEM",
+    "CODEX_HOME",
 )
 
 SCHEMA = """
@@ -156,6 +157,7 @@ def _inputs(git_dir: str, common: str, root: str, memory_dir: str | None) -> str
         os.path.join(root, ".claude", "settings.local.json"),
         os.path.join(root, ".claude", "agent-memory"),
         os.path.join(root, ".claude", "agent-memory-local"),
+        *_user_inputs(),
     ]
     parts = [FORMAT, git_dir, memory_dir or ""]
     parts += [f"{name}={os.environ.get(name)}" for name in ENV]
@@ -177,7 +179,53 @@ def spots_of(project: Project) -> tuple[ScopeSpot, ...]:
         )
         for s in project.scopes
         if not s.refused
-    )
+    ) + user_spots(project)
+
+
+USER_SCOPE = "user"  # Claude Code's user memory in the index; another agent's: user-<agent>
+NO_REF = "refs/gitmem/user-scope"  # never made: its history is on the hub, not in this clone
+
+
+def user_spots(project: Project) -> tuple[ScopeSpot, ...]:
+    """Each enabled agent's user-scope memory on this machine (`~/.claude/CLAUDE.md`,
+    `~/.claude/agent-memory/`, …), as the sync confines it: memory beyond one project, found
+    by every project's recall, its ids `user/…` (`user-codex/…`)."""
+    from gitmem.project.adapters import agents_of, has_user_scope
+    from gitmem.project.userscope import user_scope
+
+    out = []
+    for agent in agents_of(project.repo):
+        if not has_user_scope(agent):
+            continue
+        scope = user_scope(agent, os.environ)
+        if scope.refused:
+            continue
+        out.append(
+            ScopeSpot(
+                USER_SCOPE if agent == "claude" else f"{USER_SCOPE}-{agent}",
+                str(scope.path),
+                NO_REF,
+                scope.prefix,
+                (),
+                tuple((rel.removeprefix(".root/"), str(p)) for rel, p in scope.outside),
+            )
+        )
+    return tuple(out)
+
+
+def _user_inputs() -> list[str]:
+    """The user-scope folders and files of every adapter, and their parents: a folder made,
+    moved or linked there means the scopes are confined again."""
+    from gitmem.project.adapters import ADAPTERS, has_user_scope, user_locations
+
+    paths: list[str] = []
+    for agent in ADAPTERS:
+        if has_user_scope(agent):
+            folder, files = user_locations(agent, os.environ)
+            for p in [folder, *(f for _, f in files)]:
+                if str(p) not in ("", "."):
+                    paths += [str(p), str(p.parent)]
+    return paths
 
 
 def locate(here: str, memory_dir: str | None, open_project: Callable[[], Project]) -> Place:

@@ -41,8 +41,22 @@ NO_HISTORY = (
     "no memory history yet: nothing of this project's memory is committed on this machine; "
     "sync commits it and brings the team's (search and recent find memories not synced yet)"
 )
+NO_KEY = (
+    "your personal memory is encrypted and this machine has no key for it yet, so it is not "
+    "searched here: sync_status says how to get the key"
+)
 MAX_RESOURCES = 2_000
 MAX_TEXT = 100_000  # characters of one memory returned by get
+
+
+def sealed_here(project: Callable[[], Project]) -> bool:
+    """The personal ref is sealed with a key this machine lacks (asked on an empty answer)."""
+    from gitmem.project.doctor import personal_key_step
+
+    try:
+        return personal_key_step(project()) is not None
+    except GitmemError:
+        return False
 
 
 class Recall:
@@ -79,6 +93,8 @@ class Recall:
             from gitmem.recall.query import holds_memory
 
             out["note"] = empty if holds_memory(self.place) else NO_MEMORY
+            if sealed_here(self.project):  # an empty answer must not read as "you have none"
+                out["note"] += "; " + NO_KEY
         return out
 
     def one(self, memory_id: str) -> Hit:

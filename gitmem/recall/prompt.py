@@ -3,7 +3,8 @@ the prompt, printed as context within a budget.
 
 Reads the hook's JSON on stdin (`prompt`, `cwd`); the prompt's words are searched in the recall
 index (any word, ranked by bm25 and boosted by PageRank: a memory others link to counts more);
-index files (MEMORY.md, already in context) are left out; each memory's title, summary and the
+index files (MEMORY.md) and the CLAUDE.md files Claude Code loads itself, already in context,
+are left out; each memory's title, summary and the
 start of its text are printed, cleaned of invisible and control characters, until the budget
 (UTF-16 units, as Claude Code counts) is spent. Started like the SessionStart hook (python -I
 -S, gitmem's folder on the path): nothing from site-packages is needed on its path. Always
@@ -29,6 +30,9 @@ MAX_MEMORIES = 5
 EXCERPT = 600  # units of one memory's text at most
 MAX_WORDS = 24
 INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})
+# what Claude Code loads into every session itself (~/.claude/CLAUDE.md, CLAUDE.local.md):
+# printed again it would only spend the budget
+LOADED_IDS = frozenset({"user/CLAUDE.md", "CLAUDE.local.md"})
 STOP = frozenset(
     [
         "a",
@@ -132,7 +136,11 @@ def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]
     if not words:
         return []
     hits = run(place, Query(search=" ".join(words), any_word=True, limit=40), project)
-    hits = [h for h in hits if h.path.rsplit("/", 1)[-1].lower() not in INDEX_NAMES]
+    hits = [
+        h
+        for h in hits
+        if h.path.rsplit("/", 1)[-1].lower() not in INDEX_NAMES and h.id not in LOADED_IDS
+    ]
     # bm25 is negative, better when lower; PageRank lifts what other memories lean on
     hits.sort(key=lambda h: (h.score * (1.0 + 10.0 * h.rank), h.id))
     return hits[:MAX_MEMORIES]

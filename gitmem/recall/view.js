@@ -163,7 +163,8 @@
     panel.textContent = "";
     panel.appendChild(el("h2", node.title));
     panel.appendChild(el("p", node.id + (node.type ? " · " + node.type : "") +
-      " · " + (node.team ? "team" : "personal") + " · PageRank " + node.pagerank.toFixed(4), "meta"));
+      " · " + (node.team ? "team" : /^user(-|$)/.test(node.scope) ? "yours, beyond this project" :
+      "personal") + " · PageRank " + node.pagerank.toFixed(4), "meta"));
     if (node.description) panel.appendChild(el("p", node.description));
     panel.appendChild(el("pre", node.text));
     panel.appendChild(el("h3", "History"));

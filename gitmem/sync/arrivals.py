@@ -11,7 +11,7 @@ demotion. Reading only: it never writes a ref or a file.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError
@@ -86,6 +86,7 @@ def arrivals(
     as it is."""
     out: dict[str, list[Arrival]] = {}
     changes: dict[str, dict[str, tuple[str | None, str | None]]] = {}
+    fresh: dict[str, set[str]] = {}  # files the ref held before and after: new on this disk
     for ref, paths in pulled.items():
         wanted = set(paths)
         if not wanted:
@@ -102,6 +103,7 @@ def arrivals(
             for p in sorted(set(old) | set(new))
             if shown(p) in wanted and (old.get(p) != new.get(p) or p in new)
         }
+        fresh[ref] = {p for p in changes[ref] if p in new and old.get(p) == new[p]}
     # renames: one blob deleted under a name and added under another, in one ref or across two
     gone = {
         (oid, ref, p): None
@@ -128,6 +130,8 @@ def arrivals(
                 taken.add(match)
     for ref, files in changes.items():
         who = _Authors(project, ref, before.get(ref))
+        if fresh[ref]:  # who made them is in the ref's history, not in what arrived now
+            made = _Authors(project, ref, None, project.repo.resolve(ref))
         rows = []
         for p, (was, now) in files.items():
             if (ref, p) in taken:  # the other half of a rename: told where it arrived
@@ -140,7 +144,7 @@ def arrivals(
                 rows.append(Arrival("R", p, source, _how(source, p), who.of(p, source)))
             else:
                 letter = "A" if not was else "D" if not now else "M"
-                rows.append(Arrival(letter, p, "", "", who.of(p)))
+                rows.append(Arrival(letter, p, "", "", (made if p in fresh[ref] else who).of(p)))
         out[ref] = rows
     return out
 
@@ -253,7 +257,48 @@ def dry_run_view(project: Project, result: SyncResult, timeout: float) -> dict[s
             rows = _remote_changes(project, ref, theirs)
             if rows is not None:
                 out.setdefault(ref, []).extend(rows)
+    _held_without_key(project, result)
     return out
+
+
+def _held_without_key(project: Project, result: SyncResult) -> None:
+    """The personal ref sealed with a key this machine lacks: the sync would set its edits
+    aside, kept on disk (gitmem/sync/session.py), not push them; the dry run says so, as the
+    sync would, rather than "N local changes to push"."""
+    ref = project.user_ref
+    r = result.refs.get(ref)
+    repo = project.repo
+    tip = repo.resolve(ref) or (repo.resolve(project.tracking_ref(ref)) if project.remote else None)
+    if r is None or tip is None or repo.object_type(tip) != "commit":
+        return
+    from gitmem.privacy.codec import personal_codec
+    from gitmem.privacy.crypto import SCOPE_KEY_FILE
+
+    try:
+        codec = personal_codec(repo, ref)
+        codec.user_scope = project.key.startswith("user:")  # as sync/views.py sets it
+        tree = repo.read_commit(tip)[0]
+        if not repo.tree_entry(tree, SCOPE_KEY_FILE) or codec.scope_key(tree) is not None:
+            return
+        # a dry run makes no key: the grant line names one only where this machine has it
+        option = " --user" if codec.user_scope else ""
+        line = (
+            codec.grant_line()
+            if codec.machine() is not None
+            else (
+                f"{ref}: your {'user-scope' if option else 'personal'} memory is encrypted with "
+                f"a key this machine does not have; on a machine that has it run: gitmem key "
+                f"grant{option} '<what gitmem key show prints here>', then gitmem sync{option} "
+                "there and here"
+            )
+        )
+    except (GitmemError, ValueError, OSError):
+        return
+    r.no_key = True
+    r.held.extend(c.split(" ", 1)[1] for c in r.local_changes if " " in c)
+    r.local_changes.clear()
+    if line not in r.notes:
+        r.notes.append(line)
 
 
 def _restored(project: Project, ref: str, local_changes: list[str]) -> list[Arrival]:
@@ -285,6 +330,9 @@ def _restored(project: Project, ref: str, local_changes: list[str]) -> list[Arri
             if rel.split("/", 1)[0] in s.exclude or (s.path / rel).exists():
                 continue
             rows.append(Arrival("A", path, "", "written from the ref"))
+    if rows:  # who made them: the ref's history (nothing arrives from the remote for them)
+        made = _Authors(project, ref, None, tip)
+        rows = [replace(a, authors=made.of(a.path)) for a in rows]
     return rows
 
 

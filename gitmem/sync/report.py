@@ -65,7 +65,7 @@ class SyncResult:
         """Every file named as the user knows it (CLAUDE.local.md, not its place in the ref)."""
         self.skipped = list(dict.fromkeys(shown(s) for s in self.skipped))
         for r in self.refs.values():  # several rounds may say one thing twice: once is enough
-            for lines in (r.local_changes, r.pulled, r.resolutions, r.lost, r.notes):
+            for lines in (r.local_changes, r.pulled, r.resolutions, r.lost, r.notes, r.held):
                 lines[:] = dict.fromkeys(shown(line) for line in lines)
             r.not_utf8[:] = dict.fromkeys((shown(p), at) for p, at in r.not_utf8)
         return self

@@ -138,7 +138,10 @@ class Session:
                 if s.refused:
                     continue
                 known = self.ledger.expected.get(s.name) or {}
-                for rel, st in walk(s.path, s.exclude):
+                # the folder's files, and the scope's files outside it (CLAUDE.local.md,
+                # ~/.claude/CLAUDE.md of the user scope)
+                single = [(rel, path.lstat()) for rel, path in s.outside if path.is_file()]
+                for rel, st in [*walk(s.path, s.exclude), *single]:
                     if rel.endswith("/") or not stat.S_ISREG(st.st_mode):
                         continue
                     if is_junk(rel.rsplit("/", 1)[-1]):
@@ -146,12 +149,12 @@ class Session:
                     oid = known.get(rel)
                     try:
                         same = (
-                            oid is not None and self.repo.blob_id(read_regular(s.path / rel)) == oid
+                            oid is not None and self.repo.blob_id(read_regular(s.file(rel))) == oid
                         )
                     except (OSError, NotAFile):
                         same = False
                     if not same:
-                        report.held.append(f"{s.name}/{rel}")
+                        report.held.append(f"{s.prefix}/{rel}")
 
     @contextlib.contextmanager
     def _started(self) -> Iterator[SyncStart]:

@@ -53,7 +53,7 @@ def test_query_takes_the_scope_of_an_enabled_agent_it_lists(world: World) -> Non
     first, hint = run.err.splitlines()
     assert first == "gitmem: error: unknown scope 'goose' in this project"
     assert hint == (
-        "hint: choose one of auto, team, agents, local, cline (another agent's: gitmem.agents)"
+        "hint: choose one of auto, team, agents, local, cline, user (another agent's: gitmem.agents)"
     )
 
 

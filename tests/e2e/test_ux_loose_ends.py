@@ -100,7 +100,8 @@ def test_arrivals_of_a_newly_enabled_agent_carry_their_status_letter(world: Worl
     world.ok("-C", str(b), "sync")
     world.git("config", "gitmem.agents", "claude,cline", cwd=b)
     out = world.ok("-C", str(b), "sync")
-    assert "  < A cline/progress.md" in out.splitlines(), out
+    # who made it: from the ref's history (nothing arrived from the remote for it)
+    assert "  < A cline/progress.md (by Test User)" in out.splitlines(), out
     assert (b / "memory-bank" / "progress.md").read_text() == "# progress\nstarted\n"
     assert "  < " not in world.ok("-C", str(b), "sync")  # told once
 

@@ -164,6 +164,7 @@ def test_a_relative_memory_dir_is_relative_to_the_folder_of_dash_c(world: World)
     """`-C PATH` runs "as if gitmem was started in PATH" (as git -C), but a relative
     --memory-dir was taken from the folder gitmem was started in, another project's."""
     a = world.clone("a")
+    (a / "notes").mkdir()
     status = world.ok("-C", str(a), "--memory-dir", "notes", "status", "--json")
     auto = json.loads(status)["scopes"][0]
     assert auto["path"] == str(a / "notes"), auto
