@@ -1,0 +1,124 @@
+"""Red-team round 7: fresh attacks at new doors (charter rules 4-6), each a class with variants.
+
+Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+round 7") lists them with whether they worked before their fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import REPO_ROOT, World, teammates_sharing, write_files
+
+TEAM = "refs/gitmem/team"
+PERSONAL = "---\nname: secret\ndescription: mine\n---\nPERSONAL-PLAINTEXT zebra\n"
+
+
+def _program(path: Path, marker: Path, then: str) -> str:
+    """A program that notes it ran in `marker`, then does what git expected (`then`)."""
+    path.write_text(f'#!/bin/sh\necho "{path.name} $*" >> "{marker}"\nexec {then} "$@"\n')
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.mark.parametrize("setting", ["uploadpack", "receivepack", "ext"])
+def test_the_repositorys_transport_programs_never_run_for_gitmem(
+    world: World, setting: str
+) -> None:
+    """A `.git/config` that came with the folder (round 3 closed fsmonitor and hooks, round 6
+    diff and signature programs) may name the programs git runs to reach a remote on a local
+    path: `remote.origin.uploadpack` (every fetch: the SessionStart hook's), `receivepack`
+    (every push), or an `ext::` URL (a command line as the remote) with
+    `protocol.ext.allow=always`. gitmem's fetch, push, status and hook must run none of them;
+    memory still syncs through git's own programs."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    marker = world.root / "ran"
+    if setting == "uploadpack":
+        evil = _program(world.root / "evil-upload", marker, "git-upload-pack")
+        world.git("config", "remote.origin.uploadpack", evil, cwd=bob)
+    elif setting == "receivepack":
+        evil = _program(world.root / "evil-receive", marker, "git-receive-pack")
+        world.git("config", "remote.origin.receivepack", evil, cwd=bob)
+    else:
+        world.git("config", "protocol.ext.allow", "always", cwd=bob)
+        url = f"ext::sh -c echo% ext% >>{marker}% ;git-upload-pack% {world.remote}"
+        world.git("remote", "set-url", "origin", url, cwd=bob)
+    (world.scope_path(bob, "team") / "new.md").write_text("---\nname: new\n---\nnew\n")
+    runs = [world.gitmem("-C", str(bob), *args) for args in (["sync"], ["pull", "--hook"])]
+    runs += [world.gitmem("-C", str(bob), *args) for args in (["status"], ["doctor"])]
+    assert not marker.exists(), marker.read_text()
+    for run in runs:
+        assert "Traceback" not in run.err, run.err
+    if setting != "ext":  # git's own programs did the work
+        assert runs[0].code == 0, runs[0].err
+        assert "team/new.md" in world.plumb(world.remote, "ls-tree", "-r", "--name-only", TEAM)
+    else:
+        assert runs[0].code == 3 and "'ext' not allowed" in runs[0].err, runs[0].err
+
+
+def _hook(world: World, clone: Path, prompt: str) -> subprocess.CompletedProcess[bytes]:
+    """The UserPromptSubmit hook as Claude Code runs it: a process, the event on stdin."""
+    return subprocess.run(
+        [sys.executable, "-m", "gitmem", "recall", "--hook"],
+        cwd=clone,
+        input=json.dumps({"prompt": prompt, "cwd": str(clone)}).encode(),
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("plant", ["another-users-index", "another-users-wal", "link"])
+def test_the_recall_index_is_never_written_into_a_file_of_another_user(
+    world: World, plant: str
+) -> None:
+    """The recall index holds every personal memory in plaintext (0600). A repository owned
+    by someone else (a shared folder; git asks for safe.directory) or a `.git` that came with
+    the folder may hold a planted `recall.sqlite` — a valid index, owned by another user and
+    readable by all — or its `-wal`, or a link to a file elsewhere. No query, hook or server
+    may write this user's memory into it: the planted file is removed (a cache) and the index
+    rebuilt as this user's own."""
+    if plant != "link" and os.geteuid() != 0:
+        pytest.skip("planting another user's file needs root")
+    a = world.clone("a")
+    world.git("config", "--global", "--add", "safe.directory", "*")
+    write_files(world.scope_path(a), {"MEMORY.md": "- [Secret](s.md) — mine\n", "s.md": PERSONAL})
+    world.ok("-C", str(a), "sync")
+    b = world.clone("b")  # a valid index, made elsewhere, to plant
+    world.gitmem("-C", str(b), "query", "--search", "nothing")
+    folder = a / ".git" / "gitmem"
+    for old in folder.glob("recall.sqlite*"):
+        old.unlink()
+    db = folder / "recall.sqlite"
+    outside = world.root / "shared-place"
+    if plant == "link":
+        outside.write_bytes((b / ".git" / "gitmem" / "recall.sqlite").read_bytes())
+        outside.chmod(0o666)
+        db.symlink_to(outside)
+    else:
+        planted = db if plant == "another-users-index" else folder / "recall.sqlite-wal"
+        planted.write_bytes(
+            (b / ".git" / "gitmem" / "recall.sqlite").read_bytes()
+            if plant == "another-users-index"
+            else b""
+        )
+        os.chown(planted, 65534, 65534)
+        planted.chmod(0o666)
+    run = world.gitmem("-C", str(a), "query", "--search", "zebra")
+    assert run.code == 0 and "auto/s.md" in run.out, run.err
+    assert b"zebra" in _hook(world, a, "zebra stripes").stdout
+    foreign = [
+        p.name
+        for p in folder.glob("recall.sqlite*")
+        if p.is_symlink() or p.lstat().st_uid != os.geteuid() or p.stat().st_mode & 0o077
+    ]
+    assert not foreign, foreign
+    if outside.exists():
+        assert b"PERSONAL-PLAINTEXT" not in outside.read_bytes()
