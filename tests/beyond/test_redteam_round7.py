@@ -122,3 +122,42 @@ def test_the_recall_index_is_never_written_into_a_file_of_another_user(
     assert not foreign, foreign
     if outside.exists():
         assert b"PERSONAL-PLAINTEXT" not in outside.read_bytes()
+
+
+@pytest.mark.parametrize("where", ["team-md", "team-html", "auto-sub", "agents", "link-to-team"])
+def test_the_view_page_is_never_written_into_a_memory_folder(world: World, where: str) -> None:
+    """`gitmem view --out` (a person's typo, or an agent told so by a memory it read) into a
+    scope folder: the page holds every memory, personal ones in plaintext; in the team folder
+    as `page.md` it is a memory file the next sync publishes to everyone (only a chance
+    secret-like value in the page stopped one push, whose hint said --no-verify). Refused in
+    one line, nothing written, whatever the spelling (a link to the folder, a subfolder)."""
+    a = world.clone("a")
+    auto = world.scope_path(a)
+    team = world.scope_path(a, "team")
+    write_files(
+        auto,
+        {
+            "MEMORY.md": "- [Secret](s.md) — mine\n",
+            "s.md": PERSONAL,
+            "team/MEMORY.md": "- [T](t.md) — team\n",
+            "team/t.md": "---\nname: t\n---\nteam\n",
+        },
+    )
+    world.ok("-C", str(a), "sync")
+    (a / ".claude" / "agent-memory" / "helper").mkdir(parents=True)
+    link = world.root / "to-team"
+    link.symlink_to(team)
+    out = {
+        "team-md": team / "page.md",
+        "team-html": team / "page.html",
+        "auto-sub": auto / "notes" / "page.md",
+        "agents": a / ".claude" / "agent-memory" / "helper" / "page.md",
+        "link-to-team": link / "page.md",
+    }[where]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    run = world.gitmem("-C", str(a), "view", "--out", str(out))
+    assert run.code == 2 and "memory" in run.err and len(run.err.splitlines()) <= 2, run.err
+    assert not out.exists()
+    elsewhere = world.root / "page.html"
+    world.ok("-C", str(a), "view", "--out", str(elsewhere))
+    assert "PERSONAL-PLAINTEXT" in elsewhere.read_text()
