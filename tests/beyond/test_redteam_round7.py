@@ -218,3 +218,53 @@ def test_a_memory_that_only_names_gitmem_raises_no_voice_warning() -> None:
     ):
         assert for_agent(text, "team/MEMORY.md")[1] == [], text
     assert for_agent("gitmem: error: no remote", "gitmem's output", ours=True)[1] == []
+
+
+def test_a_repository_of_another_user_never_serves_or_takes_this_users_memory(
+    world: World,
+) -> None:
+    """A repository owned by someone else (a shared folder; git refuses it without
+    safe.directory) whose `.git/gitmem/recall.sqlite` its owner planted with a remembered
+    "place" — the scope folders recall trusts without asking git when its inputs match, and
+    every input is a name, a variable or a stat its owner can learn — pointing at this user's
+    memory of another project. The prompt hook run there (Claude Code opened the folder) must
+    neither serve that memory nor write it into the planted file."""
+    if os.geteuid() != 0:
+        pytest.skip("a repository of another user needs root to make")
+    from gitmem.recall.index import _inputs
+
+    mine = world.clone("mine")
+    write_files(world.scope_path(mine), {"MEMORY.md": "- [S](s.md) — x\n", "s.md": PERSONAL})
+    world.ok("-C", str(mine), "sync")
+    theirs = world.clone("theirs")
+    world.gitmem("-C", str(theirs), "query", "--search", "nothing")  # a valid index to plant
+    git_dir = theirs / ".git"
+    auto = str(world.scope_path(mine))
+    saved_env = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(world.env)
+    try:
+        inputs = _inputs(str(git_dir), str(git_dir), str(theirs), None)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+    import sqlite3
+
+    db = sqlite3.connect(git_dir / "gitmem" / "recall.sqlite")
+    place = {
+        "root": str(theirs),
+        "inputs": inputs,
+        "scopes": [["team", auto, TEAM, "team", [], []]],
+    }
+    db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('place', ?)", (json.dumps(place),))
+    db.commit()
+    db.close()
+    for path in [theirs, *theirs.rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    for path in (git_dir / "gitmem").glob("recall.sqlite*"):
+        path.chmod(0o666)
+    answer = _hook(world, theirs, "zebra stripes")
+    assert b"PERSONAL-PLAINTEXT" not in answer.stdout and b"zebra" not in answer.stdout
+    for path in (git_dir / "gitmem").glob("recall.sqlite*"):
+        if path.lstat().st_uid != os.geteuid():
+            assert b"PERSONAL-PLAINTEXT" not in path.read_bytes(), path
