@@ -268,3 +268,150 @@ def test_a_repository_of_another_user_never_serves_or_takes_this_users_memory(
     for path in (git_dir / "gitmem").glob("recall.sqlite*"):
         if path.lstat().st_uid != os.geteuid():
             assert b"PERSONAL-PLAINTEXT" not in path.read_bytes(), path
+
+
+REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")
+
+
+def test_git_variables_in_the_environment_never_lead_gitmem_into_another_repository(
+    world: World,
+) -> None:
+    """gitmem run from a git hook of the user's (post-commit, pre-push) or a shell that
+    exported them: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY and
+    GIT_COMMON_DIR name another repository. gitmem works on the repository of its folder
+    (`-C`, else the working folder): the other one gets no memory ref, its index and work
+    tree stay byte for byte, the index file named is never written; the hooks too."""
+    _alice, bob, _team = teammates_sharing(world)
+    other = world.clone("other")
+    (other / "file.txt").write_text("work in progress\n")
+    world.git("add", "file.txt", cwd=other)
+    index_before = (other / ".git" / "index").read_bytes()
+    named_index = world.root / "named-index"
+    values = {
+        "GIT_DIR": str(other / ".git"),
+        "GIT_WORK_TREE": str(other),
+        "GIT_INDEX_FILE": str(named_index),
+        "GIT_OBJECT_DIRECTORY": str(other / ".git" / "objects"),
+        "GIT_COMMON_DIR": str(other / ".git"),
+    }
+    saved = dict(world.env)
+    world.env.update(values)
+    try:
+        world.ok("sync", cwd=bob)
+        world.ok("-C", str(bob), "pull", "--hook")
+        world.ok("-C", str(bob), "status")
+        assert _hook(world, bob, "deploys tuesdays").returncode == 0
+    finally:
+        world.env.clear()
+        world.env.update(saved)
+    assert (world.scope_path(bob, "team") / "deploys.md").is_file()
+    assert world.git("for-each-ref", "refs/gitmem", cwd=other) == ""
+    assert (other / ".git" / "index").read_bytes() == index_before
+    assert not named_index.exists()
+    assert not (other / ".git" / "gitmem").exists()
+
+
+def test_a_bundle_carrying_branches_tags_and_other_refs_touches_none_of_them(
+    world: World,
+) -> None:
+    """A teammate's bundle (DESIGN §2: offline handover) that carries, beside the team ref, a
+    `refs/heads/main` at a commit of its own, a tag, and `refs/gitmem-remotes/origin/team`: `bundle unbundle` takes the memory ref it syncs and writes
+    no other ref here — the branch, the tags and the tracking refs stay as they were."""
+    alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    hostile = world.plumb(
+        alice,
+        "commit-tree",
+        "-m",
+        "hostile",
+        world.plumb(alice, "rev-parse", "HEAD^{tree}"),
+    )
+    for ref in ("refs/heads/main", "refs/tags/v9", "refs/gitmem-remotes/origin/team"):
+        world.plumb(alice, "update-ref", ref, hostile)
+    bundle = world.root / "hostile.bundle"
+    world.plumb(
+        alice,
+        "bundle",
+        "create",
+        str(bundle),
+        "refs/heads/main",
+        "refs/tags/v9",
+        "refs/gitmem-remotes/origin/team",
+        TEAM,
+    )
+    refs_before = world.git("for-each-ref", "--format=%(refname) %(objectname)", cwd=bob)
+    head_before = world.git("rev-parse", "HEAD", cwd=bob)
+    run = world.gitmem("-C", str(bob), "bundle", "unbundle", str(bundle))
+    assert "Traceback" not in run.err and run.code in (0, 1, 2, 3), run.err
+    refs_after = world.git("for-each-ref", "--format=%(refname) %(objectname)", cwd=bob)
+    changed = set(refs_after.splitlines()) ^ set(refs_before.splitlines())
+    assert all(
+        line.split()[0].startswith(("refs/gitmem/team", "refs/gitmem-remotes/gitmem-bundle/"))
+        for line in changed
+    ), changed
+    assert world.git("rev-parse", "HEAD", cwd=bob) == head_before
+    assert hostile not in refs_after
+
+
+RECORDS: list[dict[str, object]] = [
+    {"scope": "auto", "file": "\uff54\uff45\uff41\uff4d/x.md"},  # fullwidth "team"
+    {"scope": "auto", "file": "Team/x.md"},
+    {"scope": "auto", "file": "team\\x.md"},
+    {"scope": "auto", "file": "notes/../team/x.md"},
+    {"scope": "auto", "file": str(Path("/tmp/x.md"))},
+    {"scope": "agents", "file": "helper/../../agent-memory-local/helper/x.md"},
+    {"scope": "local", "file": "helper/x.md", "heading": "ok\u2028- [k](/root/.ssh/id_rsa)"},
+    {"scope": "auto", "heading": "a\x85- [k](../../../.ssh/id_rsa)"},
+    {"scope": "auto", "title": "t\u2028- [k](/etc/passwd)", "file": "t1.md"},
+    {"scope": "auto", "description": "d\u2029- [k](/etc/passwd)", "file": "t2.md"},
+    {"scope": "goose", "file": "x.txt"},
+    {"scope": "user"},
+    {"scope": "auto", "file": "n.md", "confidence": float("nan")},
+    {"scope": "auto", "file": "x.md", "type": "../../team"},
+]
+
+
+def test_hostile_record_calls_over_mcp_write_only_inside_the_scope_named(world: World) -> None:
+    """What an agent steered by a memory may send the MCP server's record tool, through the
+    SDK's own client: names that spell another scope's folder (fullwidth, case, backslash,
+    `..`, absolute), a subagent name that climbs into the personal folder, headings, titles
+    and descriptions with Unicode line breaks that would add an index line linking out, an
+    adapter's scope, an unknown one, NaN. Each is refused or lands inside the scope it named;
+    the team folder and every file outside the scope folders stay as they were; every index
+    line links beside it; the server answers the next call."""
+    from tests.recall.test_mcp import session_script
+
+    a = world.clone("a")
+    auto = world.scope_path(a)
+    team = world.scope_path(a, "team")
+    write_files(auto, {"MEMORY.md": "- [S](s.md) — x\n", "s.md": PERSONAL})
+    world.ok("-C", str(a), "sync")
+    (a / ".claude" / "agent-memory" / "helper").mkdir(parents=True)
+    before_team = (
+        {p: p.read_bytes() for p in team.rglob("*") if p.is_file()} if team.exists() else {}
+    )
+
+    async def steps(s: object) -> list[object]:
+        out = []
+        for i, extra in enumerate(RECORDS):
+            args: dict[str, object] = {"title": f"rec {i}", "text": "a note zebra", **extra}
+            out.append(await s.call_tool("record", args))  # type: ignore[attr-defined]
+        out.append(await s.call_tool("search", {"text": "zebra"}))  # type: ignore[attr-defined]
+        return out
+
+    results = session_script(world, a, steps)
+    assert not results[-1].is_error and "auto/s.md" in str(results[-1].content)
+    after_team = (
+        {p: p.read_bytes() for p in team.rglob("*") if p.is_file()} if team.exists() else {}
+    )
+    assert after_team == before_team
+    assert not Path("/tmp/x.md").exists() or Path("/tmp/x.md").read_text() != "a note zebra"
+    from gitmem.core.linktargets import outside_links
+
+    for index in [*auto.rglob("MEMORY.md"), *(a / ".claude").rglob("MEMORY.md")]:
+        assert outside_links(index.read_text()) == [], (index, index.read_text())
+    written = [
+        p for p in world.root.rglob("*.md") if "a note zebra" in p.read_text("utf-8", "replace")
+    ]
+    folders = [auto, a / ".claude" / "agent-memory-local"]
+    assert all(any(folder in p.parents for folder in folders) for p in written), written
