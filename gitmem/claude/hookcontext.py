@@ -55,8 +55,8 @@ def for_agent(text: str, where: str, ours: bool = False) -> tuple[str, list[str]
 # a line as gitmem writes its own to the agent: a note (`gitmem: …`), a warning (`[gitmem: …]`),
 # the headers of its context blocks; after list or quote marks a memory line may open with
 _VOICE = (
-    r"(?im)^[ \t>*+-]*(?:\[?\s*gitmem\s*:|team memory \(shared by the team"
-    r"|memories that may be relevant to this prompt)"
+    r"(?im)^[ \t>*+-]*(?:\[[ \t]*)?gitmem[ \t]*:|^[ \t>*+-]*team memory \(shared by the team"
+    r"|^[ \t>*+-]*memories that may be relevant to this prompt"
 )
 
 
