@@ -27,7 +27,7 @@ def _program(path: Path, marker: Path, then: str) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("setting", ["uploadpack", "receivepack", "ext"])
+@pytest.mark.parametrize("setting", ["uploadpack", "receivepack", "ext", "hub-ext"])
 def test_the_repositorys_transport_programs_never_run_for_gitmem(
     world: World, setting: str
 ) -> None:
@@ -35,7 +35,7 @@ def test_the_repositorys_transport_programs_never_run_for_gitmem(
     diff and signature programs) may name the programs git runs to reach a remote on a local
     path: `remote.origin.uploadpack` (every fetch: the SessionStart hook's), `receivepack`
     (every push), or an `ext::` URL (a command line as the remote) with
-    `protocol.ext.allow=always`. gitmem's fetch, push, status and hook must run none of them;
+    `protocol.ext.allow=always` (as origin or as `gitmem.hub`). gitmem's fetch, push, status and hook must run none of them;
     memory still syncs through git's own programs."""
     _alice, bob, _team = teammates_sharing(world)
     world.ok("-C", str(bob), "sync")
@@ -48,15 +48,23 @@ def test_the_repositorys_transport_programs_never_run_for_gitmem(
         world.git("config", "remote.origin.receivepack", evil, cwd=bob)
     else:
         world.git("config", "protocol.ext.allow", "always", cwd=bob)
-        url = f"ext::sh -c echo% ext% >>{marker}% ;git-upload-pack% {world.remote}"
-        world.git("remote", "set-url", "origin", url, cwd=bob)
+        hub = world.root / "hub.git"
+        world.git("init", "-q", "--bare", str(hub))
+        target = hub if setting == "hub-ext" else world.remote
+        url = f"ext::sh -c echo% ext% >>{marker}% ;git-upload-pack% {target}"
+        if setting == "hub-ext":  # the personal ref's own remote (DESIGN §2)
+            world.git("config", "gitmem.hub", url, cwd=bob)
+        else:
+            world.git("remote", "set-url", "origin", url, cwd=bob)
     (world.scope_path(bob, "team") / "new.md").write_text("---\nname: new\n---\nnew\n")
     runs = [world.gitmem("-C", str(bob), *args) for args in (["sync"], ["pull", "--hook"])]
     runs += [world.gitmem("-C", str(bob), *args) for args in (["status"], ["doctor"])]
     assert not marker.exists(), marker.read_text()
     for run in runs:
         assert "Traceback" not in run.err, run.err
-    if setting != "ext":  # git's own programs did the work
+    if setting == "hub-ext":  # the team ref still syncs through origin
+        assert "team/new.md" in world.plumb(world.remote, "ls-tree", "-r", "--name-only", TEAM)
+    elif setting != "ext":  # git's own programs did the work
         assert runs[0].code == 0, runs[0].err
         assert "team/new.md" in world.plumb(world.remote, "ls-tree", "-r", "--name-only", TEAM)
     else:
