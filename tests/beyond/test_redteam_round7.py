@@ -493,3 +493,38 @@ def test_the_agent_door_judges_a_hostile_memory_in_bounded_time(shape: str) -> N
     started = time.perf_counter()
     for_agent(text, "team/MEMORY.md")
     assert time.perf_counter() - started < 3.0 * len(text) / (1 << 20), shape
+
+
+@pytest.mark.parametrize("chosen_by", ["committed-setting", "team-dir", "nested-in-tree"])
+def test_memory_is_never_written_into_another_repositorys_working_tree(
+    world: World, chosen_by: str
+) -> None:
+    """A committed `.claude/settings.json` (trusted workspace) whose `autoMemoryDirectory` is
+    `~/dotfiles/notes` — a folder of another repository, often a public one — had every
+    personal memory this user keeps on other machines pulled there in plaintext, untracked:
+    one `git add -A` from that repository's remote. The same for `gitmem.teamDir` there and a
+    folder of a repository nested in this one (`vendor/lib`, a submodule). Refused in one line
+    naming the repository; nothing written there."""
+    a = world.clone("a")
+    memory = {"MEMORY.md": "- [S](s.md) — x\n", "s.md": PERSONAL}
+    memory.update({"team/MEMORY.md": "- [T](t.md) — t\n", "team/t.md": "---\nname: t\n---\nt\n"})
+    write_files(world.scope_path(a), memory)
+    world.ok("-C", str(a), "sync")
+    b = world.clone("b")
+    other = world.home / "dotfiles" if chosen_by != "nested-in-tree" else b / "vendor" / "lib"
+    world.git("init", "-q", str(other))
+    if chosen_by == "committed-setting":
+        (b / ".claude").mkdir()
+        setting = {"autoMemoryDirectory": "~/dotfiles/notes"}
+        (b / ".claude" / "settings.json").write_text(json.dumps(setting))
+        world.git("add", ".claude/settings.json", cwd=b)
+        world.git("commit", "-q", "-m", "settings", cwd=b)
+        state = {"projects": {str(b.resolve()): {"hasTrustDialogAccepted": True}}}
+        (world.home / ".claude.json").write_text(json.dumps(state))
+    else:
+        world.git("config", "gitmem.teamDir", str(other / "team"), cwd=b)
+    run = world.gitmem("-C", str(b), "sync")
+    assert "Traceback" not in run.err, run.err
+    assert "working tree of another repository" in run.err, run.err
+    untracked = world.git("status", "--porcelain", "--untracked-files=all", cwd=other)
+    assert untracked == "", untracked
