@@ -528,3 +528,35 @@ def test_memory_is_never_written_into_another_repositorys_working_tree(
     assert "working tree of another repository" in run.err, run.err
     untracked = world.git("status", "--porcelain", "--untracked-files=all", cwd=other)
     assert untracked == "", untracked
+
+
+def test_a_hub_answering_with_another_projects_personal_ref_is_refused(world: World) -> None:
+    """The hub (DESIGN §2: one private repository for every project's personal ref) is a
+    server: one that answers project A's ref with the tip of project B's — same user, same
+    key — would pour B's personal memory into A's folder (and A's next push would carry it
+    on). Refused by the ref's project key, one line; A's folder keeps only A's memory."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    other_remote = world.make_remote("other.git")
+    a = world.clone("a")
+    b = world.clone("b", url=str(other_remote))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    write_files(world.scope_path(a), {"MEMORY.md": "- [A](a.md) — a\n", "a.md": "A-ONLY\n"})
+    write_files(world.scope_path(b), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": PERSONAL})
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    refs = dict(
+        reversed(line.split())
+        for line in world.git("for-each-ref", "--format=%(objectname) %(refname)", cwd=hub)
+        .strip()
+        .splitlines()
+    )
+    (a_ref,) = [r for r in refs if "other" not in r]
+    (b_ref,) = [r for r in refs if r != a_ref]
+    world.plumb(hub, "update-ref", a_ref, refs[b_ref])  # the hub swaps B's tip in
+    run = world.gitmem("-C", str(a), "sync")
+    assert "Traceback" not in run.err, run.err
+    assert run.code != 0 and "project" in run.err, run.err
+    assert "PERSONAL-PLAINTEXT" not in "".join(
+        p.read_text() for p in world.scope_path(a).rglob("*.md")
+    )
