@@ -545,12 +545,8 @@ def test_a_hub_answering_with_another_projects_personal_ref_is_refused(world: Wo
     write_files(world.scope_path(b), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": PERSONAL})
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
-    refs = dict(
-        reversed(line.split())
-        for line in world.git("for-each-ref", "--format=%(objectname) %(refname)", cwd=hub)
-        .strip()
-        .splitlines()
-    )
+    listing = world.git("for-each-ref", "--format=%(refname) %(objectname)", cwd=hub)
+    refs = dict(line.split(" ", 1) for line in listing.strip().splitlines())
     (a_ref,) = [r for r in refs if "other" not in r]
     (b_ref,) = [r for r in refs if r != a_ref]
     world.plumb(hub, "update-ref", a_ref, refs[b_ref])  # the hub swaps B's tip in
