@@ -131,6 +131,21 @@ def refusal(
     return None
 
 
+def in_agent_home(real: Path, homes: Mapping[str, Path]) -> str | None:
+    """Why the resolved folder `real` may not be a project scope's: it lies in, is or holds
+    another agent's own folder (adapters.agent_homes), where that agent reads settings,
+    instructions and its memory of the user in every project."""
+    for label, home in homes.items():
+        if within(real, home):
+            return (
+                f"it lies in {label} {home}, where that agent keeps its settings and its "
+                "memory of you for every project"
+            )
+        if within(home, real):
+            return f"it holds {label} ({home})"
+    return None
+
+
 def _work_tree_above(
     real: Path, root: Path, claude_dir: Path | None, projects: Sequence[Path]
 ) -> Path | None:

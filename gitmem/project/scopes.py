@@ -481,7 +481,7 @@ def confine(
     the team ref may not hold one that still has files (Claude Code left personal memory
     there); `adopted`: folders the user named as this project's orphaned memory
     (`adopt --folder`)."""
-    from gitmem.project.confinement import Place, forget_identities, inside, overlap
+    from gitmem.project.confinement import Place, forget_identities, in_agent_home, inside, overlap
 
     forget_identities()
     config = claude_config_dir(os.environ)
@@ -502,6 +502,9 @@ def confine(
     slug = own_slug(root, os.environ)
     own = [base / slug / "memory" for base in bases]
     own += [Path(os.path.realpath(folder)) for folder in adopted]
+    from gitmem.project.adapters import agent_homes
+
+    agents = {label: Path(os.path.realpath(p)) for label, p in agent_homes(os.environ).items()}
     why: dict[int, str] = {}
     places: list[tuple[int, Place]] = []
     for i, s in enumerate(scopes):
@@ -517,6 +520,8 @@ def confine(
             projects=bases,
         )
         place = Place(s.name, Path(os.path.realpath(os.path.expanduser(s.path))), s.exclude)
+        if alone is None:
+            alone = in_agent_home(place.real, agents)
         if alone is None and s.ref == TEAM_REF:  # what Claude Code kept personal stays so
             alone = holds_personal(place, personal)
         if alone is not None:

@@ -556,3 +556,27 @@ def test_a_hub_answering_with_another_projects_personal_ref_is_refused(world: Wo
     assert "PERSONAL-PLAINTEXT" not in "".join(
         p.read_text() for p in world.scope_path(a).rglob("*.md")
     )
+
+
+@pytest.mark.parametrize(
+    "target", ["~/.codex/memories", "~/.codex", "~/.config/goose/memory", "~/.gemini", "~/.config"]
+)
+def test_a_committed_setting_never_puts_team_memory_into_another_agents_folder(
+    world: World, target: str
+) -> None:
+    """A committed `.claude/settings.json` (trusted workspace) whose `autoMemoryDirectory` is
+    another agent's own folder — Codex's memories (read in every project), goose's, Gemini
+    CLI's — whether or not `gitmem.agents` names that agent: every teammate's team memory
+    (`team/` of the auto folder) was written there, a project's text in another agent's
+    memory of the user. Refused in one line; nothing written in those folders."""
+    _alice, bob, _team = teammates_sharing(world)
+    (bob / ".claude").mkdir()
+    (bob / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": target}))
+    world.git("add", ".claude/settings.json", cwd=bob)
+    world.git("commit", "-q", "-m", "settings", cwd=bob)
+    state = {"projects": {str(bob.resolve()): {"hasTrustDialogAccepted": True}}}
+    (world.home / ".claude.json").write_text(json.dumps(state))
+    run = world.gitmem("-C", str(bob), "sync")
+    assert "Traceback" not in run.err and "refused" in run.err, run.err
+    for folder in (".codex", ".gemini", ".config"):
+        assert not list((world.home / folder).rglob("*.md")), folder
