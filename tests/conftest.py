@@ -60,6 +60,7 @@ LONG_BY_NATURE = (
     "tests/claude/test_graph.py::test_one_thousand_linked_files_build_and_rank_fast",
     "tests/gitmem/test_test_command.py::test_pytest_with_the_project_settings_prints_the_summary_line",
     "tests/test_schedule.py::test_the_developer_loop_reaches_every_package",
+    "tests/beyond/test_redteam_round7.py::test_the_agent_door_judges_a_hostile_memory_in_bounded_time",
 )
 # under xdist, these folders' tests start first: each holds minute-long tests (the quick
 # benchmark, the concurrency and crash runs) that would otherwise keep one worker busy alone

@@ -190,7 +190,7 @@ def run_hook(
         # the agent's context and onto a terminal, so hidden and control characters go
         from gitmem.claude.hookcontext import for_agent
 
-        outcome.note = for_agent(outcome.note, "gitmem's note")[0]
+        outcome.note = for_agent(outcome.note, "gitmem's note", ours=True)[0]
     if starting:
         try:
             # no sync (the lock was busy, a timeout): the refs are as they were before it

@@ -34,7 +34,9 @@ _REDIRECTS = (
 # remote. `-c` reaches no local remote's receive-pack (git clears GIT_CONFIG_PARAMETERS there).
 # log.showSignature (red team 6) runs gpg.program on any signed commit a `git log` walks;
 # i18n.logOutputEncoding (UTF-16: every sync crashed; Latin-1: authors misread) changes
-# what gitmem parses.
+# what gitmem parses. protocol.ext.allow (red team 7): git refuses `ext::` URLs (a command line
+# as a remote) unless a config allows them; a repository's own config did, and every fetch ran
+# its command.
 SAFE_CONFIG = (
     "-c",
     "core.fsmonitor=false",
@@ -44,6 +46,8 @@ SAFE_CONFIG = (
     "log.showSignature=false",
     "-c",
     "i18n.logOutputEncoding=UTF-8",
+    "-c",
+    "protocol.ext.allow=never",
 )
 
 

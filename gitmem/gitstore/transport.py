@@ -81,8 +81,17 @@ class PushOutcome(NamedTuple):
 # --refmap= (empty): only the refspecs given are written, never what the remote's configured
 # ones map (`+refs/gitmem/*:refs/gitmem/*`, a mirror): git's "opportunistic update" forced
 # those past every check onto our own refs (red team 6)
+# The programs git runs on this machine to talk to the remote are git's own: a repository's
+# `remote.<name>.uploadpack` / `receivepack` (for a remote on a local path git runs them here,
+# through the shell) never run for gitmem's transport (red team 7: a `.git/config` that came
+# with the folder ran one at every SessionStart hook's fetch and every push). On an ssh remote
+# they name the server's programs: a server that needs another path is a known limit
+# (docs/reliability.md).
+UPLOAD_PACK = "--upload-pack=git-upload-pack"
+RECEIVE_PACK = "--receive-pack=git-receive-pack"
 FETCH = (
     "fetch",
+    UPLOAD_PACK,
     "--quiet",
     "--no-tags",
     "--no-write-fetch-head",
@@ -198,7 +207,8 @@ class Transport(GitDir):
         `sealed_only`: every ref pushed is encrypted — its new objects are ciphertext, which
         does not compress: the pack is sent stored (`pack.compression=0`), not deflated for
         nothing (a 1.5 MB manifest: 322 → 246 ms a push over a daemon on 127.0.0.1)."""
-        args = ["push", "--porcelain", "--no-verify"] + (["--atomic"] if atomic else [])
+        args = ["push", RECEIVE_PACK, "--porcelain", "--no-verify"]
+        args += ["--atomic"] if atomic else []
         if sealed_only:
             args = ["-c", "pack.compression=0", *args]
         known = self._refs
@@ -254,7 +264,7 @@ class Transport(GitDir):
     def ls_remote(
         self, remote: str, patterns: Sequence[str], timeout: float | None = None
     ) -> dict[str, str]:
-        proc = self._transport(["ls-remote", remote, *patterns], timeout)
+        proc = self._transport(["ls-remote", UPLOAD_PACK, remote, *patterns], timeout)
         if proc.returncode != 0:
             raise RemoteError(
                 f"cannot reach {shown_url(remote)}: {git_reasons(proc.stderr)}",
@@ -274,6 +284,7 @@ class Transport(GitDir):
         proc = self._transport(
             [
                 "push",
+                RECEIVE_PACK,
                 "--porcelain",
                 "--no-verify",
                 f"--force-with-lease={name}:{expected}",

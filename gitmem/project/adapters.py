@@ -138,5 +138,20 @@ def user_locations(agent: str, env: Mapping[str, str]) -> tuple[Path, tuple[tupl
     return Path(""), ()
 
 
+def agent_homes(env: Mapping[str, str]) -> dict[str, Path]:
+    """The folders other agents keep their own settings, instructions and user-level memory
+    in, whether or not `gitmem.agents` names them: no project scope folder may lie in one
+    (red team 7: a committed autoMemoryDirectory of ~/.codex/memories poured a teammate's
+    team memory into Codex's memory of the user, read in every project)."""
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    xdg = env.get("XDG_CONFIG_HOME")
+    codex = env.get("CODEX_HOME")
+    return {
+        "Codex's folder": Path(codex) if codex else home / ".codex",
+        "Gemini CLI's folder": home / ".gemini",
+        "goose's folder": (Path(xdg) if xdg else home / ".config") / "goose",
+    }
+
+
 def has_user_scope(agent: str) -> bool:
     return any(f.scope == USER for f in ADAPTERS[agent].folders)

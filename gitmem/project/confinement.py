@@ -111,6 +111,12 @@ def refusal(
         return "it lies inside a .git folder"
     if (real / ".git").exists():
         return "it holds a .git (another repository)"
+    tree = _work_tree_above(real, root, claude_dir, projects)
+    if tree is not None:
+        return (
+            f"it lies in the working tree of another repository ({tree}): a memory written "
+            "there is one `git add` away from that repository's remote"
+        )
     why = foreign(real, own, projects, root)
     if why is not None:
         return why
@@ -150,6 +156,42 @@ def system_folder(real: Path, yours: Sequence[Path | None] = ()) -> Path | None:
     if any(within(real, t) for t in SYSTEM_TEMP):
         return None
     return next((f for f in SYSTEM_FOLDERS if within(real, f)), None)
+
+
+def in_agent_home(real: Path, homes: Mapping[str, Path]) -> str | None:
+    """Why the resolved folder `real` may not be a project scope's: it lies in, is or holds
+    another agent's own folder (adapters.agent_homes), where that agent reads settings,
+    instructions and its memory of the user in every project."""
+    for label, home in homes.items():
+        if within(real, home):
+            return (
+                f"it lies in {label} {home}, where that agent keeps its settings and its "
+                "memory of you for every project"
+            )
+        if within(home, real):
+            return f"it holds {label} ({home})"
+    return None
+
+
+def _work_tree_above(
+    real: Path, root: Path, claude_dir: Path | None, projects: Sequence[Path]
+) -> Path | None:
+    """The working tree of another repository `real` lies in (a folder above it holding a
+    `.git`), or None. Red team 7: a committed `autoMemoryDirectory: ~/dotfiles/notes` had
+    every personal memory pulled, in plaintext, into another repository's working tree.
+    Claude Code's own folders are where memory belongs (a home folder kept in git holds them
+    too); inside this repository, only a repository nested in it counts."""
+    if claude_dir is not None and within(real, claude_dir):
+        return None
+    if any(within(real, base) for base in projects):
+        return None
+    in_tree = within(real, root)
+    for folder in real.parents:
+        if in_tree and folder == root:
+            return None
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
 
 
 # -- scopes are disjoint and this project's own (docs/design.md §1) ------------------------------

@@ -502,7 +502,13 @@ def confine(
     there); `adopted`: folders the user named as this project's orphaned memory
     (`adopt --folder`); `in_tree`: more scopes that must stay in the working tree (a
     gitmem.teamDir given relative to the repository)."""
-    from gitmem.project.confinement import Place, forget_identities, inside, overlap
+    from gitmem.project.confinement import (
+        Place,
+        forget_identities,
+        in_agent_home,
+        inside,
+        overlap,
+    )
 
     forget_identities()
     config = claude_config_dir(os.environ)
@@ -523,6 +529,9 @@ def confine(
     slug = own_slug(root, os.environ)
     own = [base / slug / "memory" for base in bases]
     own += [Path(os.path.realpath(folder)) for folder in adopted]
+    from gitmem.project.adapters import agent_homes
+
+    agents = {label: Path(os.path.realpath(p)) for label, p in agent_homes(os.environ).items()}
     why: dict[int, str] = {}
     places: list[tuple[int, Place]] = []
     for i, s in enumerate(scopes):
@@ -538,6 +547,8 @@ def confine(
             projects=bases,
         )
         place = Place(s.name, Path(os.path.realpath(os.path.expanduser(s.path))), s.exclude)
+        if alone is None:
+            alone = in_agent_home(place.real, agents)
         if alone is None and s.ref == TEAM_REF:  # what Claude Code kept personal stays so
             alone = holds_personal(place, personal)
         if alone is not None:

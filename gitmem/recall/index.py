@@ -285,6 +285,7 @@ def connect(common_dir: str) -> sqlite3.Connection:
     # server, a person's query) must not both rebuild it, one deleting the files the other has
     # just opened ("disk I/O error")
     with _creation_lock(path):
+        _drop_foreign(path)
         db = _open(path)
         try:
             ok = _meta(db, "format") == FORMAT
@@ -313,6 +314,31 @@ def _creation_lock(path: str) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
+
+
+def _drop_foreign(path: str) -> None:
+    """The index holds personal memory in plaintext: never written into a file another user
+    owns, nor through a link (red team 7: a repository owned by someone else, or a `.git`
+    that came with the folder, held a planted world-readable recall.sqlite, and every query
+    wrote this user's memory into it). Such a file is removed (a cache: rebuilt from the
+    folders); when it cannot be, nothing is written and one line says what to remove."""
+    from gitmem.errors import UsageError
+
+    for name in (path + suffix for suffix in ("", "-wal", "-shm", "-journal")):
+        try:
+            st = os.lstat(name)
+        except FileNotFoundError:
+            continue
+        if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid():
+            continue
+        try:
+            os.unlink(name)
+        except OSError as exc:
+            raise UsageError(
+                f"the recall index {name} is not a file of this user's own "
+                f"(owner {st.st_uid}): gitmem writes no memory into it ({exc.strerror})",
+                f"remove it (a cache, rebuilt from the memory folders): rm -f '{name}'",
+            ) from None
 
 
 def _open(path: str) -> sqlite3.Connection:

@@ -120,7 +120,7 @@ class Recall:
             timeout=timeout,
         )
         out = proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")
-        return proc.returncode, warned(out, "gitmem's output")
+        return proc.returncode, warned(out, "gitmem's output", ours=True)
 
 
 def _clean_node(node: dict[str, Any]) -> dict[str, Any]:

@@ -11,11 +11,12 @@ SessionStart hook's included), and the caller puts the visible warning naming th
 from __future__ import annotations
 
 
-def cleaned(text: str, where: str) -> tuple[str, list[str]]:
-    """`text` without hidden characters, and the warning line naming `where` when some were."""
+def cleaned(text: str, where: str, ours: bool = False) -> tuple[str, list[str]]:
+    """`text` without hidden characters, and the warning line naming `where` when some were
+    (`ours`: gitmem's own output, whose lines speak as gitmem)."""
     from gitmem.claude.hookcontext import for_agent
 
-    return for_agent(text.replace("\r\n", "\n").replace("\r", "\n"), where)
+    return for_agent(text.replace("\r\n", "\n").replace("\r", "\n"), where, ours)
 
 
 def clean(text: str) -> str:
@@ -23,7 +24,7 @@ def clean(text: str) -> str:
     return cleaned(text, "")[0]
 
 
-def warned(text: str, where: str) -> str:
+def warned(text: str, where: str, ours: bool = False) -> str:
     """`text` cleaned, opened by the visible warning line naming `where` when it had to be."""
-    kept, warning = cleaned(text, where)
+    kept, warning = cleaned(text, where, ours)
     return "\n".join([*warning, kept]) if warning else kept

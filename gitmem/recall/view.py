@@ -204,6 +204,28 @@ def page_path(place: Place) -> str:
     return os.path.join(place.common_dir, "gitmem", "view.html")
 
 
+def _not_in_a_scope(place: Place, out: str) -> None:
+    """The page holds every memory, personal ones in plaintext: never written into a scope
+    folder (red team 7: `--out` in the team folder put it where the next sync publishes it,
+    as `page.md` a memory file like any other), nor over a scope's own file."""
+    import os
+    from pathlib import Path
+
+    from gitmem.errors import UsageError
+    from gitmem.project.confinement import within
+
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(out)))
+    target = os.path.join(folder, os.path.basename(out))
+    for spot in place.scopes:
+        files = [os.path.realpath(path) for _, path in spot.outside]
+        if within(Path(target), Path(os.path.realpath(spot.path))) or target in files:
+            raise UsageError(
+                f"{out} lies in the {spot.name} scope's memory ({spot.path}): the page holds "
+                "every memory, personal ones in plaintext, and a sync would take it",
+                "give --out outside every memory folder (the default is .git/gitmem/view.html)",
+            )
+
+
 def write_page(place: Place, project: Callable[[], Project] | None, out: str) -> int:
     """Write the page to `out` (atomically, readable by its owner only: it holds personal
     memory); the number of memories drawn."""
@@ -211,6 +233,7 @@ def write_page(place: Place, project: Callable[[], Project] | None, out: str) ->
 
     from gitmem.core.state import write_atomic
 
+    _not_in_a_scope(place, out)
     data = page_data(place, project)
     target = Path(out)
     if target.is_symlink():
