@@ -167,7 +167,7 @@ def _without_key(project: Project, result: SyncResult) -> None:
     """This machine has no key at all (its identity file gone) and the personal ref is sealed:
     a sync that moved nothing said "up to date", where status and doctor say what to do. Two
     file checks when a key exists (every sync); the ref's key file read only when none does."""
-    from gitmem.privacy.crypto import identity_path, ssh_pointer_path
+    from gitmem.privacy.layout import identity_path, ssh_pointer_path
 
     r = result.refs.get(project.user_ref)
     if r is None or r.no_key or r.notes or identity_path().is_file():

@@ -101,7 +101,7 @@ def _kept(repo: Any) -> None:
         )
     if state.is_dir():
         echo(f"kept: {state} (sync state and caches; safe to remove once the refs are gone)")
-    from gitmem.privacy.crypto import identity_path
+    from gitmem.privacy.layout import identity_path
 
     if identity_path().is_file():
         echo(

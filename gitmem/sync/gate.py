@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from gitmem.errors import TamperedRef, UntrustedTreeError
-from gitmem.merge.tree import as_tree_input, blobs
+from gitmem.gitstore.objects import as_tree_input, blobs
 from gitmem.policy.checkedtrees import load_checked, save_checked
 from gitmem.policy.rules import must_be_signed, read_as_text, signature_findings
 from gitmem.policy.treecheck import (
@@ -178,7 +178,7 @@ class RemoteGate:
         open yet (recorded as asked for, as a sync that meets such a key records it); else ""."""
         if not self.views.of(ref).sealed:
             return ""
-        from gitmem.privacy.crypto import SCOPE_KEY_FILE
+        from gitmem.privacy.layout import SCOPE_KEY_FILE
 
         codec = self.views.codec_for(ref)
         tree = self.repo.read_commit(commit)[0]
@@ -196,7 +196,7 @@ class RemoteGate:
 
     def _verify_personal(self, ref: str, commit: str, local: str | None, pin: str | None) -> None:
         """Open the fetched personal commit with our key before any of it is merged."""
-        from gitmem.privacy.crypto import NoAccess
+        from gitmem.privacy.layout import NoAccess
 
         codec = self.views.codec_for(ref)
         try:

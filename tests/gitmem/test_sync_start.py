@@ -262,14 +262,21 @@ def test_nothing_new_loads_no_personal_codec(settled: tuple[World, Path], args: 
 
 # what a sync with nothing new never needs, and costs every run when imported: `dataclasses`
 # imports `inspect` (with ast, dis, tokenize) and makes each class by compiling code; the hook
-# goes from the parser straight to its runner (not through `gitmem hooks`' module and jsonout)
+# goes from the parser straight to its runner (not through `gitmem hooks`' module and jsonout);
+# the merge engine is loaded where a step finds something to merge (sync/merging.py), the
+# cryptography by the sealed view when it opens a ref (privacy/layout.py holds the settings)
 NEVER_ON_A_NOOP = (
     "dataclasses",
     "inspect",
     "secrets",
     "gitmem.privacy.codec",
+    "gitmem.privacy.crypto",
     "gitmem.cli.hooks",
     "gitmem.cli.jsonout",
+    "gitmem.merge",
+    "gitmem.merge.tree",
+    "gitmem.sync.merging",
+    "merge_drivers",
 )
 
 
