@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING
 
 from gitmem.core.state import FileRecord, save_scope_head, scope_records
 from gitmem.gitstore import BLOB_MODE
-from gitmem.policy.treecheck import META_FILE, parse_meta
 from gitmem.privacy.sealedfolders import known_in_form
-from gitmem.project.refmeta import rekeyed
+from gitmem.project.refmeta import META_FILE, parse_meta, rekeyed
 from gitmem.project.scopes import Scope, hostname
 from gitmem.sync.folders import snapshot
 from gitmem.sync.gate import RemoteGate

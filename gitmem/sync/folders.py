@@ -28,7 +28,7 @@ from gitmem.core.state import (
 )
 from gitmem.core.tempfiles import NAME_KEPT, TEMP_PREFIX, left_by_a_killed_run, temp_path
 from gitmem.gitstore import Repository
-from gitmem.policy.rules import MAX_BLOB_BYTES, blocking, check_file
+from gitmem.policy.limits import MAX_BLOB_BYTES
 
 MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports
@@ -262,8 +262,7 @@ def snapshot(
         if not why and (record is None or oid != record.oid):
             # the bytes it synced last passed this check then: a file only re-read (a fresh
             # stat, a touch) is not checked again (~0.1 ms a file)
-            refused = blocking(check_file(f"{prefix or 'scope'}/{rel}", data))
-            why = f"{refused[0].code}: {refused[0].message}" if refused else None
+            why = _refused(f"{prefix or 'scope'}/{rel}", data)
         if why:
             snap.skipped.append((rel, why))
             if record is not None:  # keep what was synced last: skipped is not deleted
@@ -276,6 +275,16 @@ def snapshot(
         if progress and snap.read % PROGRESS_EVERY == 0:
             progress(f"reading {folder}", snap.read)
     return snap
+
+
+def _refused(path: str, data: bytes) -> str | None:
+    """Why the policy refuses these new bytes of a file (`GMxxx: message`), or None. The one
+    place a snapshot needs the policy's rules, imported here: a snapshot that finds no changed
+    file (a sync with nothing new) never loads them (docs/performance.md, `noop3`)."""
+    from gitmem.policy.rules import blocking, check_file
+
+    refused = blocking(check_file(path, data))
+    return f"{refused[0].code}: {refused[0].message}" if refused else None
 
 
 def _checked(

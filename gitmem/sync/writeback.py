@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 from gitmem.core.fileread import not_written
 from gitmem.core.state import index_outdated, save_scope_head, save_scope_state, scope_records
-from gitmem.policy.rules import MAX_DEPTH
-from gitmem.policy.treecheck import MAX_TREE_BYTES
+from gitmem.policy.limits import MAX_DEPTH, MAX_TREE_BYTES
 from gitmem.project.scopes import Scope
 from gitmem.sync.folders import Materialized, materialize
 from gitmem.sync.ledger import SyncRun, _strip
