@@ -283,6 +283,7 @@ NEVER_ON_A_NOOP = (
     "gitmem.policy.treecheck",
     "gitmem.sync.gatecheck",
     "gitmem.sync.merging",
+    "gitmem.gitstore.bundles",  # an object beside Repository, not one of its parts
     "merge_drivers",
 )
 
