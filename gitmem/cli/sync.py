@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
 
         return max(report(exc) for exc in result.refused)
     if not args.dry_run:  # the folders synced here: a moved clone can name them later
-        from gitmem.project.orphans import remember_synced
+        from gitmem.project.syncedfolders import remember_synced
 
         remember_synced(project)
     held = 3 if any(r.held for r in result.refs.values()) else 0  # partly done, as a hub unreached

@@ -284,6 +284,7 @@ NEVER_ON_A_NOOP = (
     "gitmem.sync.gatecheck",
     "gitmem.sync.merging",
     "gitmem.gitstore.bundles",  # an object beside Repository, not one of its parts
+    "gitmem.project.orphans",  # the sync records its folder in project/syncedfolders.py
     "merge_drivers",
 )
 
