@@ -152,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
 
         return max(report(exc) for exc in result.refused)
     if not args.dry_run:  # the folders synced here: a moved clone can name them later
-        from gitmem.project.orphans import remember_synced
+        from gitmem.project.syncedfolders import remember_synced
 
         remember_synced(project)
     held = (
@@ -171,7 +171,7 @@ def _without_key(project: Project, result: SyncResult) -> None:
     """This machine has no key at all (its identity file gone) and the personal ref is sealed:
     a sync that moved nothing said "up to date", where status and doctor say what to do. Two
     file checks when a key exists (every sync); the ref's key file read only when none does."""
-    from gitmem.privacy.crypto import identity_path, ssh_pointer_path
+    from gitmem.privacy.layout import identity_path, ssh_pointer_path
 
     r = result.refs.get(project.user_ref)
     if r is None or r.no_key or r.notes or identity_path().is_file():

@@ -109,7 +109,7 @@ def _kept(repo: Any) -> None:
 
 
 def _kept_key() -> None:
-    from gitmem.privacy.crypto import identity_path
+    from gitmem.privacy.layout import identity_path
 
     if identity_path().is_file():
         echo(

@@ -1,7 +1,8 @@
 """Git bundles of our refs: a file that carries memory refs where no shared remote does (a
 handover, an air-gapped machine, a backup). Reading a bundle into refs is a fetch
 (`Transport.fetch` with the file as the remote); this part writes one, verifies one and lists
-what one holds. Never writes a ref."""
+what one holds. Never writes a ref. An object of its own beside `Repository` (`Bundles(repo)`),
+not one of its parts: a sync never makes a bundle, and never imports this."""
 
 from __future__ import annotations
 
@@ -16,14 +17,17 @@ from gitmem.gitstore.transport import git_reasons
 HEADER_LIMIT = 1 << 20  # a bundle of our refs has a header of a few hundred bytes
 
 
-class Bundles(GitDir):
+class Bundles:
+    def __init__(self, repo: GitDir) -> None:
+        self.repo = repo
+
     def create_bundle(self, path: Path, refs: Sequence[str], exclude: Sequence[str] = ()) -> bool:
         """Write `refs` and the objects they need (less what `exclude`'s commits reach) to
         `path`; False when nothing is new (git refuses an empty bundle: nothing is written)."""
         args = ["bundle", "create", "--quiet", str(path), *refs]
         if exclude:
             args += ["--not", *exclude]
-        proc = self.git(*args, check=False)
+        proc = self.repo.git(*args, check=False)
         if proc.returncode == 0:
             return True
         reasons = git_reasons(proc.stderr)
@@ -37,7 +41,7 @@ class Bundles(GitDir):
     def verify_bundle(self, path: Path) -> str | None:
         """Why `path` is not a bundle this repository can take (not a bundle, a missing
         prerequisite, a pack that does not read back), or None when it is."""
-        proc = self.git("bundle", "verify", str(path), check=False)
+        proc = self.repo.git("bundle", "verify", str(path), check=False)
         if proc.returncode != 0:
             return git_reasons(proc.stderr)
         return None

@@ -26,6 +26,16 @@ LOOSE_FIRST = 64  # read_blobs of at most this many looks for loose objects firs
 _TreeNode = dict[str, "_TreeNode | tuple[str, str]"]
 
 
+def blobs(entries: Mapping[str, TreeEntry]) -> dict[str, str]:
+    """{path: blob id} of a listed tree (`list_tree`)."""
+    return {p: e.oid for p, e in entries.items()}
+
+
+def as_tree_input(files: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """{path: blob id} as `write_tree` takes it (every file a plain blob)."""
+    return {p: (BLOB_MODE, oid) for p, oid in files.items()}
+
+
 class _Misfit(Exception):
     """An edit of `edit_tree` that does not fit the tree it is applied to."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitmem.gitstore.bundles import Bundles
 from gitmem.gitstore.objects import ObjectStore
 from gitmem.gitstore.process import run_git
 from gitmem.gitstore.refs import RefStore
@@ -13,9 +12,9 @@ from gitmem.gitstore.revisions import History
 from gitmem.gitstore.transport import Transport
 
 
-class Repository(ObjectStore, RefStore, History, Transport, Bundles):
+class Repository(ObjectStore, RefStore, History, Transport):
     """One git repository (any worktree of it, or a bare one). Close it (or use `with`) to stop
-    its `cat-file` reader."""
+    its `cat-file` reader. Its bundles: `gitstore.bundles.Bundles(repo)`."""
 
     def __enter__(self) -> Repository:
         return self

@@ -163,7 +163,9 @@ class History(GitDir):
         older than it gets the base's own time. Empty when git cannot say (one process)."""
         rng = [f"{base}..{tip}"] if base else [tip]
         try:
-            done = self.git("blame", "--porcelain", *rng, "--", path, check=False, timeout=60)
+            done = self.git(
+                "blame", "--porcelain", "--no-textconv", *rng, "--", path, check=False, timeout=60
+            )
         except GitError:  # too long a history to read in time: no ages
             return {}
         if done.returncode != 0:

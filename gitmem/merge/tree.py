@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
 
-from gitmem.gitstore import BLOB_MODE, TreeEntry
 from gitmem.gitstore.objects import ObjectEncoding
+from gitmem.gitstore.objects import as_tree_input as as_tree_input  # their home: the git layer
+from gitmem.gitstore.objects import blobs as blobs
 
 META_FILE = "gitmem.toml"
 
@@ -77,10 +78,6 @@ def _in(times: Mapping[str, float], folder: str) -> dict[str, float]:
         for p, t in times.items()
         if p.startswith(prefix) and "/" not in p[len(prefix) :]
     }
-
-
-def blobs(entries: Mapping[str, TreeEntry]) -> dict[str, str]:
-    return {p: e.oid for p, e in entries.items()}
 
 
 def _fold(files: Mapping[str, str]) -> dict[str, list[str]]:
@@ -464,7 +461,3 @@ def _one(repo: ObjectEncoding, files: Mapping[str, str], spellings: list[str]) -
         merged = merge_file(ordered[0], None, repo.read_blob(oid), repo.read_blob(files[other]))
         oid = repo.write_blob(merged.data or b"")
     return oid
-
-
-def as_tree_input(files: Mapping[str, str]) -> dict[str, tuple[str, str]]:
-    return {p: (BLOB_MODE, oid) for p, oid in files.items()}

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 from gitmem.core.linktargets import outside_links
+from gitmem.policy.limits import MAX_BLOB_BYTES as MAX_BLOB_BYTES  # their home: policy/limits.py
+from gitmem.policy.limits import MAX_DEPTH as MAX_DEPTH
 from gitmem.project.refmeta import FORMAT_VERSION, META_FILE, MetaError, parse_meta
 
 ERROR = "error"
@@ -26,10 +28,8 @@ WARNING = "warning"
 # the key files of the encrypted layout (gitmem/privacy/crypto.py names them; a test keeps them equal)
 KEY_FILES = frozenset({"keys/scope.age", "keys/recipients", "keys/endorsement"})
 MANIFEST = "manifest"
-MAX_BLOB_BYTES = 4 * 1024 * 1024
 MAX_TOTAL_BYTES = 512 * 1024 * 1024
 MAX_FILES = 200_000
-MAX_DEPTH = 12  # path components, the top-level folder included
 MAX_PATH_BYTES = 1024
 MAX_NAME_BYTES = 255  # one component: what common file systems hold
 MAX_SHOWN = 200  # characters of a path in a one-line finding

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from gitmem.errors import TamperedRef, UntrustedTreeError
 from gitmem.gitstore import Repository
+from gitmem.policy.limits import MAX_TREE_BYTES as MAX_TREE_BYTES  # home: policy/limits.py
 from gitmem.policy.rules import (
     MANIFEST,
     MAX_BLOB_BYTES,
@@ -47,7 +48,6 @@ __all__ = [
 WHAT_IT_IS = ("GM109", "GM110")
 PREFETCH_BYTES = 2 * 1024 * 1024  # held at once: a first sync of 100,000 files holds no more
 MAX_ENTRIES = 2 * MAX_FILES  # files and folders: a tree of MAX_FILES files in folders passes
-MAX_TREE_BYTES = 64 * 1024 * 1024  # tree objects read in a shape check
 REFUSED_HINT = "the ref was refused; nothing was written (gitmem validate shows every finding)"
 # a fetched tree is checked along its changes from a tree that passed when at most this many
 # entries changed; more, and the whole tree is checked (bounded the same way)

@@ -12,26 +12,19 @@ from typing import NamedTuple
 
 from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
+from gitmem.gitstore.objects import blobs
 from gitmem.gitstore.treediff import Change
-from gitmem.merge.tree import blobs
 from gitmem.policy.rules import MAX_DEPTH, Finding, blocking, check_name
 from gitmem.policy.treecheck import MAX_TREE_BYTES
 from gitmem.privacy.ciphercache import PRIVATE, CipherCache, file_stamp
 from gitmem.privacy.crypto import (
-    ENDORSEMENT_FILE,
     FAN_CHARS,
     FANNED,
     FLAT,
-    KEY_DIR,
-    MANIFEST,
     MIXED,
-    PERSONAL_PREFIXES,
-    RECIPIENTS_FILE,
-    SCOPE_KEY_FILE,
     DecryptError,
     Keyring,
     MachineKey,
-    NoAccess,
     ScopeKey,
     create_machine_key,
     endorsed_by,
@@ -44,6 +37,15 @@ from gitmem.privacy.crypto import (
 )
 from gitmem.privacy.firstcontact import first_contact
 from gitmem.privacy.keymerge import make_keyring
+from gitmem.privacy.layout import (
+    ENDORSEMENT_FILE,
+    KEY_DIR,
+    MANIFEST,
+    PERSONAL_PREFIXES,
+    RECIPIENTS_FILE,
+    SCOPE_KEY_FILE,
+    NoAccess,
+)
 from gitmem.privacy.rollback import read_manifest, rollback_hint, rolled_back
 from gitmem.privacy.sealedfolders import form_change, tip_folders, wanted_prefixes
 from gitmem.privacy.shards import (

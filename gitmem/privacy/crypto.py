@@ -19,51 +19,22 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from gitmem.errors import ConfigError, TamperedRef, UsageError
+from gitmem.errors import TamperedRef, UsageError
+from gitmem.privacy.layout import (  # the names and settings, apart from the cryptography
+    ENDORSEMENT_FILE,
+    MANIFEST,
+    PERSONAL_PREFIXES,
+    NoAccess,
+    config_dir,
+    identity_path,
+    ssh_pointer_path,
+)
 
-KEY_DIR = "keys"
-SCOPE_KEY_FILE = "keys/scope.age"
-RECIPIENTS_FILE = "keys/recipients"
-ENDORSEMENT_FILE = "keys/endorsement"  # the new key's id sealed by the key it replaced
-MANIFEST = "manifest"
-PERSONAL_PREFIXES = ("auto", "local")
 SECRET_BYTES = 64
-
-
-ENCRYPT_MODES = {"personal": ("auto", "local"), "local": ("local",), "off": ()}
-_MODE_ALIASES = {
-    "on": "personal",
-    "true": "personal",
-    "yes": "personal",
-    "false": "off",
-    "no": "off",
-}
-
-
-def encrypt_mode(configured: str | None) -> str:
-    """`gitmem.encrypt`: personal (default: auto and local), local, or off (plaintext)."""
-    raw = (configured or "personal").strip().lower()
-    mode = _MODE_ALIASES.get(raw, raw)
-    if mode not in ENCRYPT_MODES:
-        raise ConfigError(  # a setting: doctor names it as its problem
-            f"gitmem.encrypt is {raw!r}",
-            "set it to personal, local or off (git config gitmem.encrypt personal)",
-        )
-    return mode
 
 
 class DecryptError(TamperedRef):
     """A commit on the personal ref does not open with its key: forged, moved or damaged."""
-
-
-class NoAccess(UsageError):
-    """The scope key is not encrypted to any identity of this machine (not granted yet)."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "this machine cannot open your encrypted personal memory (its key was not granted)",
-            "run gitmem key show here, then gitmem key grant <it> on a machine that has the key",
-        )
 
 
 # -- the scope key -----------------------------------------------------------------------------
@@ -118,20 +89,6 @@ class ScopeKey:
 
 
 # -- identities and recipients (age) -----------------------------------------------------------
-
-
-def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "gitmem"
-
-
-def identity_path() -> Path:
-    return config_dir() / "identity"
-
-
-def ssh_pointer_path() -> Path:
-    """Where `key init --ssh` records which SSH key this machine uses."""
-    return config_dir() / "ssh-identity"
 
 
 class MachineKey(NamedTuple):

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 
 from gitmem.core.state import state_dir
 from gitmem.errors import GitmemError
-from gitmem.privacy.crypto import SCOPE_KEY_FILE, DecryptError, canonical_recipient
+from gitmem.privacy.crypto import DecryptError, canonical_recipient
+from gitmem.privacy.layout import SCOPE_KEY_FILE
 from gitmem.privacy.trustedkeys import fingerprint, trusted_keys
 
 if TYPE_CHECKING:
@@ -105,7 +106,8 @@ def recipients_when_asked(repo: Repository, keyring: Keyring, asked: str) -> lis
     open and asked to be granted at, read with the key it is granted now; None when that key
     does not open them: not the key it asked for (planted on top by someone who never held
     it, or rotated meanwhile, which this machine cannot tell apart)."""
-    from gitmem.privacy.crypto import RECIPIENTS_FILE, open_json
+    from gitmem.privacy.crypto import open_json
+    from gitmem.privacy.layout import RECIPIENTS_FILE
 
     try:
         entry = repo.list_tree(asked).get(RECIPIENTS_FILE)

@@ -11,17 +11,8 @@ every machine that trusted it follows (PersonalCodec._endorsed_chain).
 from __future__ import annotations
 
 from gitmem.gitstore import Repository
-from gitmem.privacy.crypto import (
-    ENDORSEMENT_FILE,
-    RECIPIENTS_FILE,
-    SCOPE_KEY_FILE,
-    Keyring,
-    ScopeKey,
-    endorse,
-    endorsed_by,
-    lock_scope_key,
-    seal_json,
-)
+from gitmem.privacy.crypto import Keyring, ScopeKey, endorse, endorsed_by, lock_scope_key, seal_json
+from gitmem.privacy.layout import ENDORSEMENT_FILE, RECIPIENTS_FILE, SCOPE_KEY_FILE
 
 
 def merge_keyrings(

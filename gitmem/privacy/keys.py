@@ -11,13 +11,11 @@ from pathlib import Path
 
 from gitmem.core.state import holding_lock
 from gitmem.errors import UsageError
-from gitmem.merge.tree import as_tree_input
+from gitmem.gitstore.objects import as_tree_input
 from gitmem.policy.treecheck import META_FILE, render_meta
 from gitmem.privacy.codec import REFUSED_HINT, Decoded, PersonalCodec, personal_codec
 from gitmem.privacy.crypto import (
-    ENDORSEMENT_FILE,
     DecryptError,
-    NoAccess,
     ScopeKey,
     canonical_recipient,
     create_machine_key,
@@ -25,6 +23,7 @@ from gitmem.privacy.crypto import (
     load_machine_key,
 )
 from gitmem.privacy.keymerge import make_keyring
+from gitmem.privacy.layout import ENDORSEMENT_FILE, NoAccess
 from gitmem.project.scopes import Project, hostname
 
 PUBLISH_HINT = "run gitmem sync to publish it"
@@ -65,7 +64,8 @@ def list_recipients(project: Project) -> list[str]:
     """Who may open the personal ref: only its key list is read and opened (one `ls-tree` of
     `keys/`), not the whole ref's tree and manifests."""
     from gitmem.errors import GitError
-    from gitmem.privacy.crypto import KEY_DIR, RECIPIENTS_FILE, SCOPE_KEY_FILE, open_json
+    from gitmem.privacy.crypto import open_json
+    from gitmem.privacy.layout import KEY_DIR, RECIPIENTS_FILE, SCOPE_KEY_FILE
 
     repo = project.repo
     tip = repo.resolve(project.user_ref)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitmem.privacy.crypto import ENCRYPT_MODES, MANIFEST, PERSONAL_PREFIXES, encrypt_mode
+from gitmem.privacy.layout import ENCRYPT_MODES, MANIFEST, PERSONAL_PREFIXES, encrypt_mode
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Set

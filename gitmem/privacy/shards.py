@@ -18,14 +18,8 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from gitmem.gitstore import BLOB_MODE
-from gitmem.privacy.crypto import (
-    FAN_CHARS,
-    MANIFEST,
-    hidden_name,
-    open_json,
-    seal_json,
-    stored_name,
-)
+from gitmem.privacy.crypto import FAN_CHARS, hidden_name, open_json, seal_json, stored_name
+from gitmem.privacy.layout import MANIFEST
 from gitmem.privacy.rollback import read_manifest
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gitmem.errors import UsageError
-from gitmem.privacy.crypto import canonical_recipient, config_dir
+from gitmem.privacy.crypto import canonical_recipient
+from gitmem.privacy.layout import config_dir
 from gitmem.project.confinement import write_no_links
 
 TRUSTED_FILE = "trusted"

@@ -396,7 +396,7 @@ def _recall_commands(root: Path, settings: Path, checkup: Checkup) -> None:
 
 def has_machine_key() -> bool:
     """This machine has a gitmem identity (or an adopted SSH key): file checks only, no crypto."""
-    from gitmem.privacy.crypto import identity_path, ssh_pointer_path
+    from gitmem.privacy.layout import identity_path, ssh_pointer_path
 
     return identity_path().is_file() or ssh_pointer_path().is_file()
 
@@ -408,7 +408,7 @@ def personal_key_step(project: Project) -> str | None:
     the personal ref is behind or this machine has no key at all.
     """
     from gitmem.privacy.codec import personal_codec
-    from gitmem.privacy.crypto import NoAccess
+    from gitmem.privacy.layout import NoAccess
 
     repo = project.repo
     refs = [project.tracking_ref(project.user_ref)] if project.remote else []

@@ -15,18 +15,18 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shlex
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from gitmem.core.state import load_scope_state, read_scope_head, state_dir, state_file
+from gitmem.core.state import load_scope_state, read_scope_head, state_file
 from gitmem.errors import GitmemError, UsageError
 from gitmem.project.confinement import within
 from gitmem.project.identity import claude_config_dir, claude_slug
 from gitmem.project.scopes import TEAM_REF, Project, Scope, confine
+from gitmem.project.syncedfolders import known_folders, save_folders
 
-FOLDERS_FILE = "folders.json"  # <common-dir>/gitmem/: the folders this clone synced
-MAX_FOLDERS = 64  # remembered per scope
 MAX_SLUGS = 2000  # project folders looked at under <claude>/projects
 MAX_FILES = 2000  # files hashed per candidate folder
 MAX_FILE_BYTES = 1 << 20
@@ -53,54 +53,6 @@ class Adopted(NamedTuple):
 
 
 # -- the folders this clone synced -------------------------------------------------------------
-
-
-def _folders_file(common_dir: Path) -> Path:
-    return state_dir(common_dir) / FOLDERS_FILE
-
-
-def known_folders(common_dir: Path) -> dict[str, Any]:
-    """scope -> folders this clone synced it from (newest last), "adopted" -> folder ->
-    fingerprint of what it held when adopted."""
-    try:
-        raw = json.loads(_folders_file(common_dir).read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(raw, dict):
-        return {}
-    return {k: v for k, v in raw.items() if isinstance(k, str) and isinstance(v, (list, dict))}
-
-
-def remember_folders(common_dir: Path, folders: Mapping[str, Path]) -> None:
-    """Record that this clone syncs each scope (name -> folder) there: an old path is kept, so
-    a clone moved to a new path can still name the folder it left. The sync should call this
-    once it has synced (cheap: one small file, rewritten only when a path is new)."""
-    known = known_folders(common_dir)
-    changed = False
-    for name, path in folders.items():
-        paths = known.setdefault(name, [])
-        assert isinstance(paths, list)
-        if str(path) not in paths:
-            paths.append(str(path))
-            del paths[:-MAX_FOLDERS]
-            changed = True
-    if changed:
-        _save(common_dir, known)
-
-
-def remember_synced(project: Project) -> None:
-    """`remember_folders` for the project's synced auto folder (what doctor may name later)."""
-    auto = project.scope("auto")
-    if auto.pushable:
-        remember_folders(project.repo.common_dir, {"auto": auto.path})
-
-
-def _save(common_dir: Path, known: Mapping[str, object]) -> None:
-    from gitmem.core.state import write_atomic
-
-    target = _folders_file(common_dir)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, json.dumps(known, indent=1, sort_keys=True).encode())
 
 
 def _recorded(project: Project) -> Iterator[tuple[Path, str]]:
@@ -323,8 +275,6 @@ def adopt_folder(project: Project, path: Path) -> Adopted:
             )
     live = _live_owner(folder)
     if live is not None:
-        import shlex  # here: every sync imports this module (remember_synced)
-
         raise UsageError(
             f"{folder} is the memory of the checkout {live}, which still loads it: "
             "another project's (or another clone's) memory, not an orphan",
@@ -352,7 +302,7 @@ def adopt_folder(project: Project, path: Path) -> Adopted:
     adopted = known.setdefault("adopted", {})
     assert isinstance(adopted, dict)
     adopted[str(folder)] = _fingerprint(dict(_files(project, folder)))
-    _save(common, known)
+    save_folders(common, known)
     return Adopted(
         folder,
         tuple(c for r in taken.refs.values() for c in r.local_changes),

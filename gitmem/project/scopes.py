@@ -306,7 +306,7 @@ def open_project(
             note=agents_note,
         )
     )
-    from gitmem.privacy.crypto import ENCRYPT_MODES, encrypt_mode
+    from gitmem.privacy.layout import ENCRYPT_MODES, encrypt_mode
 
     sealed = "local" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
     # a branch that commits files there owns them: gitmem never writes over a tracked file

@@ -104,7 +104,7 @@ def _unpublished(project: Project, asked: bool) -> dict[str, str]:
 
 def sealed_scopes(project: Project) -> frozenset[str]:
     """Scopes whose files leave this machine only encrypted (gitmem.encrypt)."""
-    from gitmem.privacy.crypto import ENCRYPT_MODES, encrypt_mode
+    from gitmem.privacy.layout import ENCRYPT_MODES, encrypt_mode
 
     prefixes = ENCRYPT_MODES[encrypt_mode(project.repo.config_get("gitmem.encrypt"))]
     # a user scope (`local/<agent>`, gitmem/project/userscope.py) is sealed whatever the setting

@@ -16,7 +16,7 @@ Each name below is loaded on first use (as gitmem.gitstore's): a command takes t
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gitmem.sync.report import MAX_ROUNDS, RefReport, SyncOptions, SyncResult, allowed_tops
+    from gitmem.sync.report import MAX_ROUNDS, RefReport, SyncOptions, SyncResult
     from gitmem.sync.session import Session, run_sync
     from gitmem.sync.start import DEFAULT_TIMEOUT, SyncStart
     from gitmem.sync.transport import fetch_tracking
@@ -26,7 +26,6 @@ _PARTS = {
     "RefReport": "report",
     "SyncOptions": "report",
     "SyncResult": "report",
-    "allowed_tops": "report",
     "Session": "session",
     "run_sync": "session",
     "DEFAULT_TIMEOUT": "start",
@@ -54,7 +53,6 @@ __all__ = [
     "SyncOptions",
     "SyncResult",
     "SyncStart",
-    "allowed_tops",
     "fetch_tracking",
     "run_sync",
 ]

@@ -203,7 +203,7 @@ def _plain_files(project: Project, ref: str, commit: str | None) -> dict[str, st
     """path -> blob id of a commit of `ref`, in plaintext (the personal ref opened)."""
     if commit is None:
         return {}
-    from gitmem.merge.tree import blobs
+    from gitmem.gitstore.objects import blobs
 
     if ref == project.user_ref:
         from gitmem.privacy.codec import personal_codec

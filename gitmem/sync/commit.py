@@ -7,26 +7,20 @@ their paths only, never a listing of the whole ref (docs/performance.md, the syn
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from gitmem.core.state import FileRecord, save_scope_head, scope_records
-from gitmem.errors import GitmemError
 from gitmem.gitstore import BLOB_MODE
-from gitmem.merge.tree import closest_version, merge_trees
-from gitmem.policy.treecheck import META_FILE, parse_meta
 from gitmem.privacy.sealedfolders import known_in_form
-from gitmem.project.refmeta import rekeyed
+from gitmem.project.refmeta import META_FILE, parse_meta, rekeyed
 from gitmem.project.scopes import Scope, hostname
 from gitmem.sync.folders import snapshot
 from gitmem.sync.gate import RemoteGate
-from gitmem.sync.ledger import SyncRun, _Direct, _strip
-from merge_drivers.model import LOSING_REASONS
+from gitmem.sync.ledger import SyncRun
 
 if TYPE_CHECKING:
     from gitmem.privacy.codec import PersonalCodec
-    from gitmem.privacy.crypto import ScopeKey
     from gitmem.sync.folders import GitCheck, Snapshot
 
 
@@ -218,12 +212,12 @@ class LocalCommit:
         rewrite: str | None,
         merged_any: bool,
         side: str | None = None,
-        trailers: Sequence[str] = (),
+        resolved: str = "",
     ) -> str:
         """Commit `tree` on top of `tip` with a message naming `changes` (never a file of an
         encrypted folder) and move the ref by compare-and-swap. `side`: the disk's version of
         files a merge decided against (`disk_version`), a second parent, with the decisions
-        as `Gitmem-Resolved:` trailers (sealed when they name encrypted files)."""
+        as `Gitmem-Resolved:` trailers (`resolved`: sealed when they name encrypted files)."""
         repo = self.repo
         count = len(changes)
         subject = f"gitmem: {count} file{'s' if count != 1 else ''} changed on {hostname()}"
@@ -241,7 +235,7 @@ class LocalCommit:
         listed = [c for c in changes if not self.views.of(ref).hidden(c[2:])]  # no encrypted names
         body = "\n".join(listed[:200]) + ("\n…" if len(listed) > 200 else "")
         if side is not None:
-            body += "\n\n" + resolved_trailers(self.run, ref, trailers)
+            body += "\n\n" + resolved
         parents = ([tip] if tip else []) + ([side] if side else [])
         commit = repo.write_commit(tree, parents, f"{subject}\n\n{body}")
         if side is not None:
@@ -295,174 +289,32 @@ class LocalCommit:
                 snaps[s.name].unchanged = False
         if tip and not rewrite and self.commit_edits(ref, scopes, snaps, tip):
             return  # a few files of folders that held the tip: edited into its tree
-        tip_files = self.views.of(ref).files(tip) if tip else {}
-        new_files = dict(tip_files)
-        changes: list[str] = []
-        merged_any = False  # a scope's disk differs from what this commit will hold
-        beaten: dict[str, str] = {}  # ref path -> the disk's version a decision went against
-        trailers: list[str] = []  # the decisions, as the merge with the disk's version says them
-        for s in scopes:
-            snap = snaps[s.name]
-            expected = self.ledger.expected[s.name]
-            on_ref = _strip(tip_files, s.prefix)
-            if snap.files == expected and on_ref == expected:
-                continue
-            merged_any |= on_ref != expected
-            merged = (
-                merge_trees(repo, expected, snap.files, on_ref)
-                if on_ref != expected
-                else _Direct(snap.files)
-            )
-            self.result.report(ref).resolutions.extend(merged.resolutions)
-            trailers += [f"{s.prefix}/{swapped(r)}" for r in merged.resolutions]  # disk: 2nd
-            beaten.update(disk_beaten(merged.resolutions, s.prefix, snap.files))
-            for rel in sorted(set(expected) | set(snap.files)):
-                before, after = expected.get(rel), snap.files.get(rel)
-                if before != after:
-                    changes.append(
-                        f"{'A' if before is None else 'D' if after is None else 'M'} "
-                        f"{s.prefix}/{rel}"
-                    )
-            for rel in on_ref:
-                new_files.pop(f"{s.prefix}/{rel}", None)
-            new_files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
-            self.ledger.expected[s.name] = dict(
-                snap.files
-            )  # what the disk holds now, as far as we know
-        side = disk_version(self.run, ref, tip, tip_files, beaten) if tip and beaten else None
-        if new_files == tip_files and not rewrite and side is None:
+        # the disk differs from the ref, or the ref moved since the folder last matched it:
+        # the one place committing needs the merge engine (the folder merged with the ref's
+        # version), imported here so a sync with nothing to commit never loads it
+        from gitmem.sync.merging import commit_merge, resolved_trailers
+
+        made = commit_merge(
+            self.run, self.gate, ref, scopes, snaps, tip, rewrite, tip or self.remote_tip(ref)
+        )
+        if made is None:
             return
-        meta = self.gate.meta_of(new_files)
-        if meta is None or not meta.knows(self.project.key) or rekeyed(meta, self.project.key):
-            # our history under another spelling (the remote URL changed), or made before the
-            # repository had a remote: keep it, add ours
-            self.gate.set_meta(new_files, [meta] if meta else [], adopt=True)
-        # a first commit here encrypts with the remote's key (verified above), never a new one
-        ring_from = tip or self.remote_tip(ref)
-        tree = self.views.of(ref).tree(new_files, self.views.of(ref).keyring(ring_from))
-        if tip and tree == repo.read_commit(tip)[0] and side is None:
-            return
-        self.record_commit(ref, scopes, tip, tree, changes, rewrite, merged_any, side, trailers)
+        resolved = resolved_trailers(self.run, ref, made.trailers) if made.side else ""
+        self.record_commit(
+            ref, scopes, tip, made.tree, made.changes, rewrite, made.merged_any, made.side, resolved
+        )
 
     def remote_tip(self, ref: str) -> str | None:
         """What we last fetched of `ref`; None without a remote (history on this machine only)."""
         return self.repo.resolve(self.project.tracking_ref(ref)) if self.project.remote else None
 
     def _base_from_history(self, ref: str, s: Scope, disk: Mapping[str, str]) -> dict[str, str]:
-        """For a folder without sync state: each file on disk whose bytes are a version the ref
-        (local or remote) once held is taken as unchanged since that version, so the ref's newer
-        version replaces it and a deletion there applies; any other file is a local edit, merged
-        from the version of its path it is closest to. Never "everything is new": that would
-        merge stale copies into the newer memory (both bodies, one after the other)."""
+        """A folder without sync state (a first sync here, or it moved): the base of each of
+        its files found in the ref's history (sync/merging.py: the versions closest to the
+        disk's need the merge engine, imported for such a folder only)."""
         revs = [r for r in (self.repo.resolve(ref), self.remote_tip(ref)) if r]
         if not revs or not disk:
-            return {}
-        seen = self.repo.blobs_in_history(revs, s.prefix)
-        if not self.views.of(ref).sealed:
-            return self._closest(disk, {rel: seen.get(rel, set()) for rel in disk})
-        # an encrypted prefix holds hidden names and ciphertext; the encryption is deterministic,
-        # so the disk's bytes sealed with the ref's key are found in its history (the versions
-        # written under an older key are not: those files merge as new)
-        base: dict[str, str] = {}
-        versions: dict[str, set[str]] = {rel: set() for rel in disk}  # of the edited ones
-        for rev in revs:
-            try:
-                decoded = self.views.codec_for(ref).decode(rev)
-            except GitmemError:
-                continue
-            if decoded.keyring is None or s.prefix not in decoded.sealed:
-                base.update({rel: oid for rel, oid in disk.items() if oid in seen.get(rel, ())})
-                for rel in disk:
-                    versions[rel].update(seen.get(rel, ()))
-                continue
-            key = decoded.keyring.key
-            hidden = _by_hidden_name(seen)
-            for rel, oid in disk.items():
-                path = f"{s.prefix}/{rel}"
-                if rel not in base and key.name(path) in hidden:
-                    cipher = self.repo.write_blob(key.seal(path, self.repo.read_blob(oid)))
-                    if cipher in hidden[key.name(path)]:
-                        base[rel] = oid
-                    else:
-                        versions[rel].update(self._opened(key, path, hidden))
-        return {**self._closest({r: disk[r] for r in disk if r not in base}, versions), **base}
+            return {}  # an empty folder (a scope not used here), or a ref without history
+        from gitmem.sync.merging import base_from_history
 
-    def _closest(self, disk: Mapping[str, str], versions: Mapping[str, set[str]]) -> dict[str, str]:
-        """Each file's base: its own bytes when the ref once held them (unchanged since), else
-        the version of its path it is closest to (edited since; merged from that version)."""
-        base = {rel: oid for rel, oid in disk.items() if oid in versions.get(rel, ())}
-        for rel in disk.keys() - base.keys():
-            if found := closest_version(self.repo, disk[rel], versions.get(rel, ())):
-                base[rel] = found
-        return base
-
-    def _opened(self, key: ScopeKey, path: str, seen: Mapping[str, set[str]]) -> list[str]:
-        """The plaintext blob ids of the sealed versions of `path` that `key` opens."""
-        out = []
-        for cipher in sorted(seen.get(key.name(path), ()))[:51]:  # closest_version's bound
-            with contextlib.suppress(ValueError):
-                out.append(self.repo.write_blob(key.open(path, self.repo.read_blob(cipher))))
-        return out
-
-
-def swapped(resolution: str) -> str:
-    """`PATH SUBJECT: SIDE (WHY)` of a merge whose sides are the other way round (ours is
-    theirs): a merge of the disk into the ref has the ref as its first parent."""
-    what, sep, outcome = resolution.rpartition(": ")
-    side, space, why = outcome.partition(" ")
-    other = {"ours": "theirs", "theirs": "ours"}.get(side, side)
-    return f"{what}{sep}{other}{space}{why}" if sep else resolution
-
-
-def disk_beaten(resolutions: Sequence[str], prefix: str, disk: Mapping[str, str]) -> dict[str, str]:
-    """{ref path: the disk's blob} of each file whose edit on disk (`ours` of a merge of the
-    disk into the ref's version, `resolutions` naming paths inside the folder) lost."""
-    out: dict[str, str] = {}
-    for res in resolutions:
-        rel, why = res.partition(" ")[0], res.rpartition(" (")[2].rstrip(")")
-        lost = res.rpartition(": ")[2].startswith("theirs ") and why in LOSING_REASONS
-        if lost and rel in disk:
-            out[f"{prefix}/{rel}"] = disk[rel]
-    return out
-
-
-def disk_version(
-    run: SyncRun, ref: str, tip: str, tip_files: Mapping[str, str], beaten: Mapping[str, str]
-) -> str:
-    """A commit on top of `tip` holding the disk's version of each file a merge of the disk
-    into the ref decided against (an edit made during the sync, in no commit yet): that merge
-    then has it as its second parent, so `gitmem lost` lists it and `restore --lost` brings it
-    back, as any edit a merge resolved against."""
-    view = run.views.of(ref)
-    files = dict(tip_files)
-    files.update(beaten)
-    tree = view.tree(files, view.keyring(tip))
-    listed = [f"M {p}" for p in sorted(beaten) if not view.hidden(p)]
-    message = (
-        f"gitmem: {len(beaten)} file{'s' if len(beaten) != 1 else ''} edited during the sync on "
-        f"{hostname()}\n\n" + "\n".join(listed)
-    )
-    return run.repo.write_commit(tree, [tip], message)
-
-
-def resolved_trailers(run: SyncRun, ref: str, trailers: Sequence[str]) -> str:
-    """The `Gitmem-Resolved:` lines of a commit message; those naming encrypted files sealed
-    (commit messages travel in plaintext)."""
-    view = run.views.of(ref)
-    said = [t for t in trailers if not view.hidden(t)]
-    hidden = [t for t in trailers if view.hidden(t)]
-    if hidden:
-        said.append(run.views.codec_for(ref).seal_note(hidden))
-    return "".join(f"Gitmem-Resolved: {t}\n" for t in said)
-
-
-def _by_hidden_name(seen: Mapping[str, set[str]]) -> dict[str, set[str]]:
-    """The blobs each hidden name held in history, whichever layout stored it then."""
-    from gitmem.privacy.crypto import hidden_name
-
-    out: dict[str, set[str]] = {}
-    for rel, oids in seen.items():
-        name = hidden_name(rel)
-        if name is not None:
-            out.setdefault(name, set()).update(oids)
-    return out
+        return base_from_history(self.run, ref, s, disk, revs)

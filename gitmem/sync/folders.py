@@ -28,7 +28,7 @@ from gitmem.core.state import (
 )
 from gitmem.core.tempfiles import NAME_KEPT, TEMP_PREFIX, left_by_a_killed_run, temp_path
 from gitmem.gitstore import Repository
-from gitmem.policy.rules import MAX_BLOB_BYTES, bad_byte, blocking, check_file, first_bad
+from gitmem.policy.limits import MAX_BLOB_BYTES
 
 MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports
@@ -265,13 +265,9 @@ def snapshot(
         if not why and (record is None or oid != record.oid):
             # the bytes it synced last passed this check then: a file only re-read (a fresh
             # stat, a touch) is not checked again (~0.1 ms a file)
-            found = check_file(f"{prefix or 'scope'}/{rel}", data)
-            refused = blocking(found)
-            why = f"{refused[0].code}: {refused[0].message}" if refused else None
-            if not why and any(f.code == "GM113" for f in found):
-                at = first_bad(data)
-                assert at is not None  # GM113: not UTF-8
-                snap.damaged.append((rel, at, bad_byte(data, at)))
+            why, damaged = _refused(f"{prefix or 'scope'}/{rel}", data)
+            if damaged is not None:
+                snap.damaged.append((rel, *damaged))
         if why:
             snap.skipped.append((rel, why))
             if record is not None:  # keep what was synced last: skipped is not deleted
@@ -284,6 +280,24 @@ def snapshot(
         if progress and snap.read % PROGRESS_EVERY == 0:
             progress(f"reading {folder}", snap.read)
     return snap
+
+
+def _refused(path: str, data: bytes) -> tuple[str | None, tuple[int, str] | None]:
+    """Why the policy refuses these new bytes of a file (`GMxxx: message`), or None; and, for
+    text it takes that is not UTF-8 (GM113), where the first bad byte is. The one place a
+    snapshot needs the policy's rules, imported here: a snapshot that finds no changed file (a
+    sync with nothing new) never loads them (docs/performance.md, `noop3`)."""
+    from gitmem.policy.rules import bad_byte, blocking, check_file, first_bad
+
+    found = check_file(path, data)
+    refused = blocking(found)
+    if refused:
+        return f"{refused[0].code}: {refused[0].message}", None
+    if any(f.code == "GM113" for f in found):
+        at = first_bad(data)
+        assert at is not None  # GM113: not UTF-8
+        return None, (at, bad_byte(data, at))
+    return None, None
 
 
 def _checked(

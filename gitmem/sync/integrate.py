@@ -5,22 +5,13 @@ the ref's view (plaintext for a sealed ref), committed with a trailer per resolu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING
 
-from gitmem.gitstore import Repository
-from gitmem.merge.tree import Ages, blobs, merge_trees
-from gitmem.project.scopes import hostname
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun
 
-
-class Made(NamedTuple):
-    """What a merge made here knows of its commit: its files as the ref's view reads them,
-    and the newest change of each path since `base` (`change_times(base, commit)`)."""
-
-    files: dict[str, str]
-    base: str | None
-    times: dict[str, float]
+if TYPE_CHECKING:
+    from gitmem.sync.merging import Made
 
 
 class Integrate:
@@ -52,7 +43,8 @@ class Integrate:
             if self.opts.force_key:
                 merged = self.gate.adopt_key(remote_tip)
         else:
-            merged = self._merge_commits(ref, local, remote_tip, source)
+            base = repo.merge_base(local, remote_tip)
+            merged = self._merge(ref, local, remote_tip, source, base)[0]
             self.run.merged[merged] = "ours"  # its losses are this machine's to tell
         repo.update_ref(ref, merged, local, "gitmem: merge remote")
 
@@ -85,10 +77,6 @@ class Integrate:
         if fold is not None and fold != start:
             repo.update_ref(ref, fold, start, "gitmem: merge writer refs")
 
-    def _merge_commits(self, ref: str, local: str, remote_tip: str, source: str | None) -> str:
-        base = self.repo.merge_base(local, remote_tip)
-        return self._merge(ref, local, remote_tip, source, base)[0]
-
     def _merge(
         self,
         ref: str,
@@ -98,62 +86,9 @@ class Integrate:
         base: str | None,
         made: Made | None = None,
     ) -> tuple[str, Made]:
-        """The merge commit of `local` and `remote_tip` over `base`, and what it knows of it
-        (`Made`: a fold's next merge reads `local` from it instead of from git)."""
-        repo, view = self.repo, self.views.of(ref)
-        base_files = view.files(base) if base else {}
-        # plaintext: the files a merge here wrote are the tree's own (sealed: read them back)
-        in_memory = made is not None and not view.sealed
-        ours = made.files if made is not None and in_memory else view.files(local)
-        if made is not None and in_memory and made.base == base:
-            local_times = made.times
-        else:
-            local_times = repo.change_times(base, local)
-        tip_times = repo.change_times(base, remote_tip)
-        merged = merge_trees(
-            repo,
-            base_files,
-            ours,
-            view.files(remote_tip),
-            view.times(local, local_times),
-            view.times(remote_tip, tip_times),
-            None if view.sealed else _line_ages(repo, base, local, remote_tip),
-        )
-        local_tree = ours if in_memory else blobs(repo.list_tree(local))
-        sides = [self.gate.meta_of(f) for f in (local_tree, blobs(repo.list_tree(remote_tip)))]
-        self.gate.set_meta(merged.files, [m for m in sides if m], adopt=self.opts.force_key)
-        tree = self.views.of(ref).tree(
-            merged.files, self.views.of(ref).merged_keyring(base, local, remote_tip)
-        )
-        report = self.result.report(ref)
-        report.resolutions.extend(merged.resolutions)
-        if base is None:
-            report.notes.append(
-                f"{ref}: local and remote histories share no commit; merged file by file"
-            )
-        shown = [r for r in merged.resolutions if not self.views.of(ref).hidden(r)]
-        hidden = [r for r in merged.resolutions if self.views.of(ref).hidden(r)]
-        if hidden:  # commit messages travel in plaintext: these name encrypted files
-            shown.append(self.views.codec_for(ref).seal_note(hidden))
-        trailers = "".join(f"\nGitmem-Resolved: {r}" for r in shown)
-        source = source or self.project.source_name(ref)
-        message = f"gitmem: merge {source} on {hostname()}\n" + (
-            f"\n{trailers.lstrip()}" if trailers else ""
-        )
-        commit = repo.write_commit(tree, [local, remote_tip], message)
-        # base..commit is base..local and base..remote_tip (a merge names no path of its own):
-        # each path's newest change of the two (a commit is never older than its parents)
-        times = dict(local_times)
-        for path, when in tip_times.items():
-            times[path] = max(when, times.get(path, when))
-        return commit, Made(dict(merged.files), base, times)
+        """The two histories diverged: their 3-way merge (sync/merging.py). The one place
+        integrating needs the merge engine, imported here: a sync whose fetched tips are
+        already held, or fast-forwards, never loads it (docs/performance.md, `noop3`)."""
+        from gitmem.sync.merging import merge_tips
 
-
-def _line_ages(repo: Repository, base: str | None, local: str, remote: str) -> tuple[Ages, Ages]:
-    """Each side's `git blame` of a file since the merge base (asked only for an index over
-    the caps): when each plain bullet was written, the archive's rank for it (#24)."""
-
-    def of(tip: str) -> Ages:
-        return lambda path: repo.line_times(base, tip, path)
-
-    return of(local), of(remote)
+        return merge_tips(self.run, self.gate, ref, local, remote_tip, source, base, made)

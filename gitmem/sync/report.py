@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError
-from gitmem.policy.rules import tops_for
 from gitmem.project.scopes import shown
 from gitmem.sync.folders import Progress
 from gitmem.sync.start import DEFAULT_LOCK_WAIT, DEFAULT_TIMEOUT, SyncStart
@@ -109,7 +108,3 @@ class SyncOptions:
         self.checks: dict[str, tuple[str, FolderCheck]] = {} if checks is None else checks
         self.start = start
         self.writers = writers
-
-
-def allowed_tops(ref: str) -> frozenset[str]:
-    return tops_for(ref)

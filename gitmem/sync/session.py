@@ -25,7 +25,7 @@ from gitmem.errors import (
     RemoteError,
     UsageError,
 )
-from gitmem.privacy.crypto import NoAccess
+from gitmem.privacy.layout import NoAccess
 from gitmem.project.excludes import exclude_memory_folders
 from gitmem.project.scopes import TEAM_REF, Project
 from gitmem.sync.commit import LocalCommit

@@ -298,6 +298,8 @@ class Exchange:
         a manifest): the policy's GM160, which the gate applies to what a fetch brings, at
         the door out too, whatever made the commit (a commit path that took a folder inside a
         sealed one for a plaintext one pushed user memory in the clear; --no-verify or not)."""
+        if not pending:
+            return  # nothing leaves: no rule to load (a sync with nothing new)
         from gitmem.errors import TamperedRef
         from gitmem.policy.rules import encrypted_name
 

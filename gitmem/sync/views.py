@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
-from gitmem.merge.tree import as_tree_input, blobs
+from gitmem.gitstore.objects import as_tree_input, blobs
 from gitmem.project.scopes import Project
 
 if TYPE_CHECKING:

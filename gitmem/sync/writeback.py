@@ -9,11 +9,8 @@ from typing import TYPE_CHECKING, Literal
 
 from gitmem.core.fileread import not_written
 from gitmem.core.state import index_outdated, save_scope_head, save_scope_state, scope_records
-from gitmem.merge.tree import merge_trees
-from gitmem.policy.rules import MAX_DEPTH
-from gitmem.policy.treecheck import MAX_TREE_BYTES
-from gitmem.project.scopes import Scope, hostname
-from gitmem.sync.commit import disk_beaten, disk_version, resolved_trailers, swapped
+from gitmem.policy.limits import MAX_DEPTH, MAX_TREE_BYTES
+from gitmem.project.scopes import Scope
 from gitmem.sync.folders import Materialized, materialize
 from gitmem.sync.ledger import SyncRun, _strip
 
@@ -250,42 +247,11 @@ class WriteBack:
         target: Mapping[str, str],
         displaced: Mapping[str, str],
     ) -> None:
-        """Commit the edits a write-back displaced (made between its check and its rename) on
-        top of the ref, merged against what the disk held before: the next round writes the
-        merge back. The rename put `target` on disk, so that is what the disk holds now."""
-        repo = self.repo
-        tip = repo.resolve(ref)
-        assert tip is not None
-        edited = dict(before)
-        for rel, oid in displaced.items():
-            edited[rel] = oid
-        merged = merge_trees(repo, before, edited, target)
-        tip_files = self.views.of(ref).files(tip)
-        files = dict(tip_files)
-        for rel in target:
-            files.pop(f"{s.prefix}/{rel}", None)
-        files.update({f"{s.prefix}/{rel}": oid for rel, oid in merged.files.items()})
-        tree = self.views.of(ref).tree(files, self.views.of(ref).keyring(tip))
-        count = len(displaced)
-        listed = [f"M {s.prefix}/{rel}" for rel in sorted(displaced)]
-        message = (
-            f"gitmem: {count} file{'s' if count != 1 else ''} edited during the sync on "
-            f"{hostname()}\n\n"
-            + "\n".join(c for c in listed if not self.views.of(ref).hidden(c[2:]))
-        )
-        # an edit of the disk the merge decided against: kept in a commit, the merge's 2nd parent
-        beaten = disk_beaten(merged.resolutions, s.prefix, edited)
-        side = disk_version(self.run, ref, tip, tip_files, beaten) if beaten else None
-        if side is not None:
-            trailers = [f"{s.prefix}/{swapped(r)}" for r in merged.resolutions]
-            message += "\n\n" + resolved_trailers(self.run, ref, trailers)
-        commit = repo.write_commit(tree, [tip] + ([side] if side else []), message)
-        if side is not None:
-            self.run.merged[commit] = "theirs"  # the disk's side: its losses are told here
-        repo.update_ref(ref, commit, tip, "gitmem: commit edits made during the sync")
-        report = self.result.report(ref)
-        report.local_changes.extend(f"M {s.prefix}/{rel}" for rel in sorted(displaced))
-        report.resolutions.extend(merged.resolutions)
+        """Edits made while the write-back wrote (sync/merging.py): the one place it needs the
+        merge engine, imported here so a write-back that displaced nothing never loads it."""
+        from gitmem.sync.merging import merge_displaced
+
+        merge_displaced(self.run, ref, s, before, target, displaced)
 
     def _note_waiting(self, ref: str, s: Scope, rel: str, why: str) -> None:
         """A file skipped here (`why`: not UTF-8 text, a secret, ...) that the ref changed: its

@@ -102,7 +102,7 @@ def test_the_old_folder_is_still_named_after_a_sync_at_the_new_path(world: World
 
 def test_a_folder_this_clone_remembers_is_named_without_a_history_match(world: World) -> None:
     from gitmem.gitstore import Repository
-    from gitmem.project.orphans import known_folders, remember_folders
+    from gitmem.project.syncedfolders import known_folders, remember_folders
 
     a = world.clone("a")
     elsewhere = world.root / "elsewhere-memory"

@@ -144,13 +144,8 @@ def test_a_key_ring_planted_after_the_first_sync_is_refused_whatever_the_trackin
     from pyrage import x25519
 
     from gitmem.gitstore import Repository
-    from gitmem.privacy.crypto import (
-        RECIPIENTS_FILE,
-        SCOPE_KEY_FILE,
-        ScopeKey,
-        lock_scope_key,
-        seal_json,
-    )
+    from gitmem.privacy.crypto import ScopeKey, lock_scope_key, seal_json
+    from gitmem.privacy.layout import RECIPIENTS_FILE, SCOPE_KEY_FILE
     from tests.support.personal import USER_REF
 
     a = _synced(world)

@@ -13,15 +13,9 @@ from pathlib import Path
 import pytest
 
 from gitmem.gitstore import Repository
-from gitmem.privacy.crypto import (
-    RECIPIENTS_FILE,
-    SCOPE_KEY_FILE,
-    Keyring,
-    ScopeKey,
-    lock_scope_key,
-    seal_json,
-)
+from gitmem.privacy.crypto import Keyring, ScopeKey, lock_scope_key, seal_json
 from gitmem.privacy.firstcontact import describe, first_contact_note, sealed_count
+from gitmem.privacy.layout import RECIPIENTS_FILE, SCOPE_KEY_FILE
 from tests.support.personal import USER_REF
 from tests.support.world import World, folder_bytes
 

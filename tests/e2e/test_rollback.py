@@ -15,15 +15,8 @@ from pathlib import Path
 import pytest
 
 from gitmem.gitstore import Repository
-from gitmem.privacy.crypto import (
-    MANIFEST,
-    PERSONAL_PREFIXES,
-    SCOPE_KEY_FILE,
-    hidden_name,
-    load_machine_key,
-    seal_json,
-    unlock_scope_key,
-)
+from gitmem.privacy.crypto import hidden_name, load_machine_key, seal_json, unlock_scope_key
+from gitmem.privacy.layout import MANIFEST, PERSONAL_PREFIXES, SCOPE_KEY_FILE
 from gitmem.privacy.rollback import manifest_value, read_manifest
 from gitmem.privacy.shards import manifest_files
 from tests.e2e.test_encryption import granted_pair, user_tip, write_personal

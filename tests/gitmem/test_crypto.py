@@ -17,11 +17,9 @@ from gitmem.merge.tree import as_tree_input
 from gitmem.privacy.codec import PersonalCodec
 from gitmem.privacy.crypto import (
     DecryptError,
-    NoAccess,
     ScopeKey,
     canonical_recipient,
     create_machine_key,
-    encrypt_mode,
     endorse,
     endorsed_by,
     lock_scope_key,
@@ -30,6 +28,7 @@ from gitmem.privacy.crypto import (
     unlock_scope_key,
 )
 from gitmem.privacy.keymerge import make_keyring
+from gitmem.privacy.layout import NoAccess, encrypt_mode
 from tests.support.world import World
 
 KEY = ScopeKey(bytes(range(64)))

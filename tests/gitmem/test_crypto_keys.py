@@ -11,7 +11,8 @@ from gitmem.errors import UsageError
 from gitmem.gitstore import Repository
 from gitmem.privacy import keys
 from gitmem.privacy.codec import personal_codec
-from gitmem.privacy.crypto import SCOPE_KEY_FILE, hidden_name
+from gitmem.privacy.crypto import hidden_name
+from gitmem.privacy.layout import SCOPE_KEY_FILE
 from gitmem.project.scopes import Project, open_project
 from tests.support.personal import shard_paths
 from tests.support.world import World

@@ -545,10 +545,10 @@ def test_real_corpus_has_no_false_error() -> None:
 
 def test_key_files_are_the_ones_the_encrypted_layout_writes() -> None:
     from gitmem.policy.rules import KEY_FILES
-    from gitmem.privacy import crypto
+    from gitmem.privacy import layout
 
-    assert {crypto.SCOPE_KEY_FILE, crypto.RECIPIENTS_FILE, crypto.ENDORSEMENT_FILE} == KEY_FILES
-    assert crypto.MANIFEST == "manifest"
+    assert {layout.SCOPE_KEY_FILE, layout.RECIPIENTS_FILE, layout.ENDORSEMENT_FILE} == KEY_FILES
+    assert layout.MANIFEST == "manifest"
 
 
 def test_the_merge_driver_refuses_deep_yaml_fast_and_still_merges() -> None:

@@ -262,14 +262,30 @@ def test_nothing_new_loads_no_personal_codec(settled: tuple[World, Path], args: 
 
 # what a sync with nothing new never needs, and costs every run when imported: `dataclasses`
 # imports `inspect` (with ast, dis, tokenize) and makes each class by compiling code; the hook
-# goes from the parser straight to its runner (not through `gitmem hooks`' module and jsonout)
+# goes from the parser straight to its runner (not through `gitmem hooks`' module and jsonout);
+# the merge engine is loaded where a step finds something to merge (sync/merging.py), the
+# cryptography by the sealed view when it opens a ref (privacy/layout.py holds the settings),
+# the policy's rules where a changed file or a fetched tip not held yet is checked
+# (sync/gatecheck.py; policy/limits.py holds the limits a snapshot reads)
 NEVER_ON_A_NOOP = (
     "dataclasses",
     "inspect",
     "secrets",
+    "unicodedata",
     "gitmem.privacy.codec",
+    "gitmem.privacy.crypto",
     "gitmem.cli.hooks",
     "gitmem.cli.jsonout",
+    "gitmem.merge",
+    "gitmem.merge.tree",
+    "gitmem.policy.checkedtrees",
+    "gitmem.policy.rules",
+    "gitmem.policy.treecheck",
+    "gitmem.sync.gatecheck",
+    "gitmem.sync.merging",
+    "gitmem.gitstore.bundles",  # an object beside Repository, not one of its parts
+    "gitmem.project.orphans",  # the sync records its folder in project/syncedfolders.py
+    "merge_drivers",
 )
 
 

@@ -11,15 +11,8 @@ from pathlib import Path
 
 from gitmem.gitstore import Repository
 from gitmem.merge.tree import blobs
-from gitmem.privacy.crypto import (
-    KEY_DIR,
-    MANIFEST,
-    SCOPE_KEY_FILE,
-    load_machine_key,
-    split_tree,
-    stored_name,
-    unlock_scope_key,
-)
+from gitmem.privacy.crypto import load_machine_key, split_tree, stored_name, unlock_scope_key
+from gitmem.privacy.layout import KEY_DIR, MANIFEST, SCOPE_KEY_FILE
 from gitmem.privacy.shards import manifest_files, shard_name
 
 USER_REF = "refs/gitmem/users/tester@example.com"

@@ -1,0 +1,8 @@
+"""The policy's size limits that code outside the policy's checks bounds its own work by: a file
+read into a snapshot, a tree walked for its changes. Plain numbers in a module of their own, so
+a reader of one limit (every sync's snapshot) does not import the rules (`policy/rules.py`,
+`policy/treecheck.py`: loaded where a file or tree is checked)."""
+
+MAX_BLOB_BYTES = 4 * 1024 * 1024
+MAX_DEPTH = 12  # path components, the top-level folder included
+MAX_TREE_BYTES = 64 * 1024 * 1024  # tree objects read in a shape check

@@ -1,0 +1,68 @@
+"""What personal memory's encryption is named and set by, apart from the cryptography: which
+prefixes `gitmem.encrypt` seals, the files a sealed ref keeps its key in, where this machine's
+identity lives, and the error of a machine not granted the key.
+
+A sync with nothing new asks these (is the local scope sealed? is there a key here?) and opens
+nothing: `gitmem.privacy.crypto` (and `cryptography`, `pyrage` behind it) is imported by the
+sealed view of a ref when it reads or writes one (docs/performance.md, `noop3`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gitmem.errors import ConfigError, UsageError
+
+KEY_DIR = "keys"
+SCOPE_KEY_FILE = "keys/scope.age"
+RECIPIENTS_FILE = "keys/recipients"
+ENDORSEMENT_FILE = "keys/endorsement"  # the new key's id sealed by the key it replaced
+MANIFEST = "manifest"
+PERSONAL_PREFIXES = ("auto", "local")
+
+
+ENCRYPT_MODES = {"personal": ("auto", "local"), "local": ("local",), "off": ()}
+_MODE_ALIASES = {
+    "on": "personal",
+    "true": "personal",
+    "yes": "personal",
+    "false": "off",
+    "no": "off",
+}
+
+
+def encrypt_mode(configured: str | None) -> str:
+    """`gitmem.encrypt`: personal (default: auto and local), local, or off (plaintext)."""
+    raw = (configured or "personal").strip().lower()
+    mode = _MODE_ALIASES.get(raw, raw)
+    if mode not in ENCRYPT_MODES:
+        raise ConfigError(  # a setting: doctor names it as its problem
+            f"gitmem.encrypt is {raw!r}",
+            "set it to personal, local or off (git config gitmem.encrypt personal)",
+        )
+    return mode
+
+
+class NoAccess(UsageError):
+    """The scope key is not encrypted to any identity of this machine (not granted yet)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this machine cannot open your encrypted personal memory (its key was not granted)",
+            "run gitmem key show here, then gitmem key grant <it> on a machine that has the key",
+        )
+
+
+def config_dir() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "gitmem"
+
+
+def identity_path() -> Path:
+    return config_dir() / "identity"
+
+
+def ssh_pointer_path() -> Path:
+    """Where `key init --ssh` records which SSH key this machine uses."""
+    return config_dir() / "ssh-identity"

@@ -1,0 +1,278 @@
+"""The checks of a fetched tip this clone does not hold yet, before any of it is merged or
+written: the tree's policy, the project it belongs to, signatures, and the personal ref's seal; a
+refused ref is put back and set aside. Also the ref's identity file (gitmem.toml) and adopting a
+key as an alias. `RemoteGate` (sync/gate.py) decides which tips need them and loads this module
+at the first that does: a sync whose fetched tips are all held never imports the policy."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gitmem.errors import TamperedRef, UntrustedTreeError
+from gitmem.gitstore.objects import as_tree_input, blobs
+from gitmem.policy.checkedtrees import load_checked, save_checked
+from gitmem.policy.rules import (
+    Finding,
+    bad_byte_offset,
+    must_be_signed,
+    read_as_text,
+    signature_findings,
+)
+from gitmem.policy.treecheck import (
+    META_FILE,
+    Checked,
+    RefMeta,
+    check_tree,
+    merged_meta,
+    parse_meta,
+    render_meta,
+)
+from gitmem.project.scopes import GITMEM_PREFIX
+from gitmem.sync.ledger import SyncRun
+
+# findings of a pulled tree told, never blocking: secrets and instructions that reach the
+# agent, and text that is not UTF-8 (merged on its bytes: re-save it as UTF-8)
+NOTED = ("GM113", "GM140", "GM150")
+
+
+class TipChecks:
+    """The checks of one sync's fetched tips, and the identity file (gitmem.toml) a merge or
+    an adoption writes."""
+
+    def __init__(self, run: SyncRun) -> None:
+        self.run = run
+        self.project, self.repo, self.opts = run.project, run.repo, run.opts
+        self.result, self.views, self.ledger = run.result, run.views, run.ledger
+
+    def check(self, ref: str, tracking: str, commit: str, local: str | None, writer: bool) -> bool:
+        """Validate the fetched tip `commit` of `tracking` (of `ref`; `writer`: one of its
+        writer refs, sync/writers.py) that the local ref (`local`) does not hold; False when
+        it was refused."""
+        try:
+            where = self.project.source_name(ref)
+            since = load_checked(self.repo.common_dir, tracking)
+            if writer:
+                where = f"{self.project.remote}/{GITMEM_PREFIX}{tracking.split('/', 3)[3]}"
+                # a writer tip is the team's tree with a few files changed: checked along them
+                since = since or load_checked(self.repo.common_dir, self.project.tracking_ref(ref))
+            meta, findings, counts = check_tree(
+                self.repo, commit, where, since=since, ours=lambda: self._ours(local)
+            )
+            if not meta.knows(self.project.key) and not self.opts.force_key:
+                raise UntrustedTreeError(*self._other_project(ref, meta, commit, where))
+            if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
+                unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
+                if unsigned:
+                    raise UntrustedTreeError(
+                        f"{self.project.source_name(ref)}: {unsigned[0].message}"
+                        + (f" (and {len(unsigned) - 1} more)" if len(unsigned) > 1 else ""),
+                        "gitmem.requireSigned is on: ask its author to sign (git config "
+                        "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
+                        "nothing was written",
+                    )
+            if self.views.of(ref).sealed:
+                pin = self._pin(ref, local, since)
+                if not self._plain_personal(pin, counts, since):
+                    self._verify_personal(ref, commit, local, pin)
+        except (UntrustedTreeError, TamperedRef) as exc:
+            if writer:  # its tracking ref dropped: never merged; the next fetch checks it anew
+                self.repo.delete_ref(tracking, commit)
+                self.result.refused.append(exc)
+                return False
+            self._unfetch(ref, commit)
+            # one hostile ref must not hold the others back: set it aside (nothing of it
+            # written, nothing of ours committed or pushed on it) and say so after the rest
+            self.run.locked.add(ref)
+            self.result.refused.append(exc)
+            self.result.report(ref).refused = True
+            if not self.run.open_refs():
+                raise self.result.refused[0] from None  # nothing else to sync
+            return False
+        self.run.checked.add(commit)
+        if counts is not None:  # the next tip of this ref is checked along its changes
+            save_checked(self.repo.common_dir, tracking, counts)
+        notes = self.result.report(ref).notes
+        for finding in findings:  # new content that reaches the agent: say so, never block
+            if finding.code in NOTED:
+                notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
+            if finding.code == "GM113":
+                self._not_utf8(ref, finding)
+        return True
+
+    def _not_utf8(self, ref: str, finding: Finding) -> None:
+        """A pulled file that is text but not UTF-8 (GM113), for the --json report: its path
+        and the offset of its first bad byte (which the finding's message names)."""
+        at = bad_byte_offset(finding.message)
+        if at is not None:
+            self.result.report(ref).not_utf8.append((finding.path, at))
+
+    def _ours(self, local: str | None) -> tuple[frozenset[str], frozenset[str]]:
+        """The blob ids and paths of our tree that passed as memory text and names (what a
+        check of a whole fetched tree need not look at again; never our ciphertext): listed
+        only when the whole tree is checked."""
+        return read_as_text(blobs(self.repo.list_tree(local)) if local else {})
+
+    def _pin(self, ref: str, local: str | None, since: Checked | None) -> str | None:
+        """The remote's last state this machine vouches for, which the personal checks compare
+        the fetched tip with (the first contact, rollback, key endorsements): the tracking
+        ref before this fetch when this machine merged it (the local ref holds it) or it
+        passed these checks (`since`, the tree checked.json keeps, is its tree). A tracking
+        ref moved by a fetch that checks nothing (status --fetch) vouches for nothing: then
+        the newest commit it shares with the local ref, or none (a first contact)."""
+        pin = previous = self.run.fetched_from.get(ref)
+        if previous is not None and previous != local and not self._vouched(previous, since):
+            merged = local is not None and self.repo.is_ancestor(previous, local)
+            if not merged:
+                pin = self.repo.merge_base(local, previous) if local is not None else None
+        self.run.pins[ref] = pin  # where a refused fetch puts the tracking ref back
+        return pin
+
+    def _vouched(self, commit: str, since: Checked | None) -> bool:
+        """`commit`'s tree is the last of its ref that passed the checks here."""
+        return since is not None and self.repo.read_commit(commit)[0] == since.tree
+
+    def _plain_personal(
+        self, pinned: str | None, counts: Checked | None, since: Checked | None
+    ) -> bool:
+        """The fetched personal tip holds no key, no sealed folder and no local/, and so did
+        the tip fetched before it (the pin of the personal checks; none: a first contact,
+        checked whole): the personal checks have
+        nothing to open, and their content checks are the policy's, which just ran on every
+        changed file. Only for a tree checked along its changes (`counts` from `since`)."""
+        if counts is None or since is None or counts.auto_sealed:
+            return False
+        repo = self.repo
+        if any(repo.tree_entry(counts.tree, top) for top in ("keys", "local")):
+            return False
+        if pinned is None:
+            # a first contact (the tracking ref dropped, checked.json kept): plaintext where
+            # this machine encrypts is refused there, never taken as a history synced here
+            return False
+        pinned_tree = repo.read_commit(pinned)[0]
+        if any(repo.tree_entry(pinned_tree, top) for top in ("keys", "local")):
+            return False
+        if pinned_tree == since.tree:
+            return not since.auto_sealed
+        return repo.tree_entry(pinned_tree, "auto/manifest") is None
+
+    def _other_project(
+        self, ref: str, meta: RefMeta, commit: str, where: str = ""
+    ) -> tuple[str, str]:
+        """The refusal of a ref recorded under another key, with the exact command that
+        accepts it. A path (file:…) and a served URL (host/…) of one repository cannot be
+        told from two projects by their names: the server's layout is not in the URL. A
+        personal ref sealed with a key this machine is not granted yet cannot be adopted
+        (adopt writes our key into it): the grant comes first, then adopt."""
+        project = self.project
+        from gitmem.project.refmeta import shown_keys
+
+        names = shown_keys((meta.key, *meta.aliases))
+        option = f" --remote {project.remote}" if project.remote != "origin" else ""
+        local = [k for k in (meta.key, *meta.aliases, project.key) if k.startswith("file:")]
+        why = (
+            "a path and a URL of one repository are two spellings gitmem cannot match; "
+            if local and len(local) < len({meta.key, *meta.aliases, project.key})
+            else ""
+        )
+        grant = self._grant_first(ref, commit)
+        return (
+            f"{where or project.source_name(ref)} holds memory of project {names}, "
+            f"not of this one ({project.key!r})",
+            f"{why}if it is this project, {grant}run once: gitmem -C {project.root} "
+            f"adopt{option} — it adds {project.key!r} as an alias on the ref, and teammates "
+            "keep syncing under both spellings",
+        )
+
+    def _grant_first(self, ref: str, commit: str) -> str:
+        """The grant step before adopt, when `ref` is sealed with a key this machine cannot
+        open yet (recorded as asked for, as a sync that meets such a key records it); else ""."""
+        if not self.views.of(ref).sealed:
+            return ""
+        from gitmem.privacy.layout import SCOPE_KEY_FILE
+
+        codec = self.views.codec_for(ref)
+        tree = self.repo.read_commit(commit)[0]
+        if not self.repo.tree_entry(tree, SCOPE_KEY_FILE) or codec.scope_key(tree) is not None:
+            return ""
+        from gitmem.privacy.firstcontact import asked_to_be_granted
+
+        machine = codec.machine(create=True)
+        assert machine is not None
+        asked_to_be_granted(self.repo.common_dir, machine.recipient, commit)
+        return (
+            "this machine cannot open it yet: first, on a machine that has its key: "
+            f"gitmem key grant '{machine.recipient}' and gitmem sync; then here "
+        )
+
+    def _verify_personal(self, ref: str, commit: str, local: str | None, pin: str | None) -> None:
+        """Open the fetched personal commit with our key before any of it is merged."""
+        from gitmem.privacy.layout import NoAccess
+
+        codec = self.views.codec_for(ref)
+        try:
+            where = self.project.source_name(ref)
+            for finding in codec.check_fetched(commit, pin, local, where):
+                if finding.code in NOTED:  # as for plaintext: said, never blocking
+                    self.result.report(ref).notes.append(
+                        f"pulled {finding} (gitmem validate {ref} shows all findings)"
+                    )
+                if finding.code == "GM113":
+                    self._not_utf8(ref, finding)
+        except NoAccess:  # a DecryptError goes up: _check_remote un-fetches and refuses
+            self.set_aside_without_key(ref, commit)
+
+    def set_aside_without_key(self, ref: str, commit: str | None) -> None:
+        """`ref` is sealed with a key this machine lacks (the fetched tip, or the local one
+        its edits would be committed on): set aside while the other refs sync, its files left
+        on disk, the note naming the grant; `commit`: the tip this machine asks to be granted
+        at (first contact)."""
+        from gitmem.privacy.firstcontact import asked_to_be_granted
+
+        codec = self.views.codec_for(ref)
+        self.run.locked.add(ref)
+        report = self.result.report(ref)
+        report.no_key = True
+        line = codec.grant_line()
+        if line not in report.notes:
+            report.notes.append(line)
+        if commit is not None:
+            machine = codec.machine(create=True)
+            assert machine is not None
+            # the key this machine is granted next is the one it asked for (first contact)
+            asked_to_be_granted(self.repo.common_dir, machine.recipient, commit)
+
+    def _unfetch(self, ref: str, refused: str) -> None:
+        """Put the remote-tracking ref back where it was: a refused fetch leaves no trace;
+        where a check vouched for it (`_pin`: not where a fetch that checks nothing left it)."""
+        tracking = self.project.tracking_ref(ref)
+        previous = self.run.pins.get(ref, self.run.fetched_from.get(ref))
+        if previous:
+            self.repo.update_ref(tracking, previous, refused, "gitmem: refused remote tree")
+        else:
+            self.repo.delete_ref(tracking, refused)
+
+    def meta_of(self, files: Mapping[str, str]) -> RefMeta | None:
+        oid = files.get(META_FILE)
+        return parse_meta(self.repo.read_blob(oid)) if oid else None
+
+    def set_meta(self, files: dict[str, str], metas: list[RefMeta], adopt: bool) -> None:
+        """gitmem.toml for `files`: the union of `metas`' identities (ours added on adopt)."""
+        if not metas:
+            metas = [RefMeta(1, self.project.key)]
+        meta = merged_meta(metas, self.project.key if adopt else None)
+        files[META_FILE] = self.repo.write_blob(render_meta(meta.key, meta.aliases))
+
+    def adopt_key(self, commit: str) -> str:
+        """The remote's commit, with our key added as an alias (never replacing its key)."""
+        tree, _, _ = self.repo.read_commit(commit)
+        files = blobs(self.repo.list_tree(tree))
+        meta = self.meta_of(files)
+        if meta is not None and meta.knows(self.project.key):
+            return commit
+        self.set_meta(files, [meta] if meta else [], adopt=True)
+        new_tree = self.repo.write_tree(as_tree_input(files))
+        if new_tree == tree:
+            return commit
+        return self.repo.write_commit(
+            new_tree, [commit], f"gitmem: adopt {self.project.key} as an alias of this project"
+        )
