@@ -272,7 +272,7 @@ def _held_without_key(project: Project, result: SyncResult) -> None:
     if r is None or tip is None or repo.object_type(tip) != "commit":
         return
     from gitmem.privacy.codec import personal_codec
-    from gitmem.privacy.crypto import SCOPE_KEY_FILE
+    from gitmem.privacy.layout import SCOPE_KEY_FILE
 
     try:
         codec = personal_codec(repo, ref)
