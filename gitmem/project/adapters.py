@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import ConfigError
 
@@ -28,8 +27,9 @@ AGENTS_SETTING = "gitmem.agents"
 DEFAULT_AGENTS = ("claude",)
 
 
-@dataclass(frozen=True)
-class Folder:
+# NamedTuples, not dataclasses: every sync reads these (confinement), and a dataclass on the
+# no-op path brings `inspect` in (docs/performance.md, `noopfloor`)
+class Folder(NamedTuple):
     scope: str  # PROJECT_SHARED | PROJECT_PERSONAL | USER
     where: str  # as the user knows it: "<project>/memory-bank", "~/.codex/memories"
     kinds: tuple[str, ...] = (".md",)  # file kinds that are memory there
@@ -38,8 +38,7 @@ class Folder:
     own_git: bool = False  # the tool keeps a .git of its own there (never read or written)
 
 
-@dataclass(frozen=True)
-class Adapter:
+class Adapter(NamedTuple):
     name: str
     title: str
     folders: tuple[Folder, ...]
