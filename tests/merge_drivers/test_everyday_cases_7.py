@@ -23,6 +23,7 @@ from .conftest import examples
 T = ".claude/agent-memory/bot/notes.md"
 I = ".claude/agent-memory/bot/MEMORY.md"  # noqa: E741
 FM = "---\nname: notes\ndescription: build and release notes\ntype: project\n---\n"
+IX = "# Memory\n\n- [Build](build.md) — `make -j4` on every branch\n- [Deploy](deploy.md) — fly, manual\n"
 
 # name, path, base, sides (two or three), what the result holds, what it must not
 Case = tuple[str, str, str, list[str], list[str], list[str]]
@@ -340,6 +341,20 @@ case(
     ["- body one\n"],
 )
 case(
+    "body emptied vs edited",
+    T,
+    FM + "## A\n\n- a\n- b\n\nPara one.\n",
+    [FM, FM + "## A\n\n- a\n- b, edited\n\nPara one.\n"],
+    [FM + "## A\n\n- a\n- b, edited\n\nPara one.\n"],
+)
+case(
+    "index emptied vs entry edited",
+    I,
+    IX,
+    ["\n", IX.replace("fly, manual", "fly, from CI")],
+    [IX.replace("fly, manual", "fly, from CI")],
+)
+case(
     "file emptied vs edited",
     T,
     FM + "- a\n- b\n",
@@ -562,7 +577,6 @@ case(
     ["## Ops\n\n- page on-call\n", "## Docs\n\n- mkdocs serve\n"],
 )
 # index: a hook with inline code edited on both sides
-IX = "# Memory\n\n- [Build](build.md) — `make -j4` on every branch\n- [Deploy](deploy.md) — fly, manual\n"
 case(
     "index hook inline code vs words",
     I,
@@ -600,7 +614,7 @@ def merged(c: Case) -> bytes:
     return outs.pop()
 
 
-OPEN = {"emphasis around vs word inside", "same new bullet at two places", "file emptied vs edited"}
+OPEN = {"emphasis around vs word inside", "same new bullet at two places"}
 
 
 @pytest.mark.parametrize(
@@ -660,3 +674,31 @@ def test_a_frontmatter_list_three_machines_grew_converges_in_every_order(
         assert out.count(f" {t}") + out.count(f"[{t}") == 1, (t, out)
     for t in removed - added:
         assert f" {t}\n" not in out and f" {t}," not in out and f"[{t}" not in out, (t, out)
+
+
+@settings(max_examples=examples())
+@given(st.data())
+def test_a_file_or_body_emptied_against_an_edit_keeps_the_edited_file_whole(
+    data: st.DataObject,
+) -> None:
+    """One side empties the file (or its body, the frontmatter kept; whitespace may be left),
+    the other edits, adds or deletes lines: the result is the editor's version, byte for byte,
+    and the deleter is told (before: the edited lines alone, their heading and the rest gone)."""
+    lines = data.draw(
+        st.lists(
+            st.sampled_from(["## A", "", "- a", "- b", "Para.", "1. x"]), min_size=1, max_size=8
+        )
+    )
+    head = data.draw(st.sampled_from(["", FM]))
+    body = "".join(x + "\n" for x in lines)
+    k = data.draw(st.integers(0, len(lines) - 1))
+    edited = [*lines[:k], data.draw(st.sampled_from(["- new", "edited line", ""])), *lines[k + 1 :]]
+    other = head + "".join(x + "\n" for x in edited)
+    emptied = head + data.draw(st.sampled_from(["", "\n", " \n\n"]))
+    base = head + body
+    if not body.strip() or not other[len(head) :].strip() or other == base:
+        return
+    for x, y in ((emptied, other), (other, emptied)):
+        r = merge_file(T, base.encode(), x.encode(), y.encode())
+        assert r.data == other.encode()
+        assert [z.reason for z in r.resolutions] == ["modified beats deleted"]
