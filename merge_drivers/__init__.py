@@ -44,20 +44,12 @@ def merge_file(
 
             return merge_index(path, kept, kept, kept, info, info, True, inline_archive)
         return MergeResult(kept)
-    if ours is None or theirs is None or (base and base.strip() and _emptied(ours, theirs)):
-        # a file emptied (nothing but whitespace left) is a file deleted: against an edit, the
-        # edited file whole (before: the edited lines alone, without their heading or the rest)
-        gone = ours is None or (theirs is not None and not ours.strip())
-        kept, side = (theirs, "theirs") if gone else (ours, "ours")
+    if ours is None or theirs is None:
+        kept, side = (theirs, "theirs") if ours is None else (ours, "ours")
         return MergeResult(kept, (Resolution(path, "file", side, "modified beats deleted"),))
     from merge_drivers.dispatch import merge_contents
 
     return merge_contents(path, base or b"", ours, theirs, oi, ti, inline_archive=inline_archive)
-
-
-def _emptied(ours: bytes | None, theirs: bytes | None) -> bool:
-    """One side holds only whitespace, the other something."""
-    return (ours is not None and theirs is not None) and (not ours.strip()) != (not theirs.strip())
 
 
 def _over_caps(path: str, data: bytes) -> bool:

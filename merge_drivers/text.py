@@ -217,14 +217,6 @@ def merge_body(
         return lose, []
     if max(len(base), len(win), len(lose)) > MAX_BYTES:
         return win, [Resolution(path, "file", win_side, why)]
-    if appends and not tree and base.strip() and (not win.strip()) != (not lose.strip()):
-        # a body emptied on one side (the frontmatter kept) is a body deleted: against an
-        # edit, the edited body whole (before: the edited lines alone, without their heading)
-        kept, side = (lose, other_side(win_side)) if not win.strip() else (win, win_side)
-        last = first_line + max(len(kept.splitlines()), 1) - 1
-        return kept, [
-            Resolution(path, f"lines {first_line}-{last}", side, "modified beats deleted")
-        ]
     if appends and not tree and not any(map(corrupted, (base, win, lose))):
         from merge_drivers.blockmerge import merge_blocks
 
