@@ -150,6 +150,7 @@ def merge_blocks(
     zu, au = _outdented(zu, bu, au)
     zu, bu = _units_moved(zu, au, bu)
     zu, au = _units_moved(zu, bu, au)
+    au, bu = _added_twice(zu, au, bu)
     zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
     out = _Out(path, first_line, lines)
     iz = ia = ib = 0
@@ -531,6 +532,47 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         ]
 
     return spaced(z, zu), spaced(b, bu)
+
+
+def _added_twice(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+    """An item both sides added, each at another place (`- use uv` under `- one`
+    on one machine, at the end of the list on another): once, at the earlier place — the one
+    after the earlier base block (before: it stood twice). Symmetric, and a merge that holds
+    it at the earlier place, merged with either side again, keeps it there."""
+    where: dict[bytes, int] = {}
+    for k, u in enumerate(zu):
+        where.setdefault(u.key, k)
+
+    def added(us: list[Unit]) -> dict[bytes, int]:
+        """Items inserted between two blocks that follow each other in the base (not a
+        rewrite of a base item): the base block each follows."""
+        out: dict[bytes, int] = {}
+        twice: set[bytes] = set()
+        at, run = -1, list[bytes]()
+        for u in [*us, None]:
+            if u is None or u.key in where:
+                after = len(zu) if u is None else where[u.key]
+                for key in run:
+                    if key in out:
+                        twice.add(key)
+                    elif after == at + 1:
+                        out[key] = at
+                at, run = (at if u is None else after), []
+            elif u.kind == "item":  # not a paragraph: `**Why:** ...` may stand under two rules
+                run.append(u.key)
+            else:
+                run = []
+        return {k: v for k, v in out.items() if k not in twice}
+
+    na, nb = added(au), added(bu)
+    if not na or not nb:
+        return au, bu
+    both = na.keys() & nb.keys()
+    drop_a = {k for k in both if na[k] > nb[k]}
+    drop_b = {k for k in both if nb[k] > na[k]}
+    if not drop_a and not drop_b:
+        return au, bu
+    return [u for u in au if u.key not in drop_a], [u for u in bu if u.key not in drop_b]
 
 
 def _formatted(z: Unit, a: Unit, b: Unit) -> Unit:

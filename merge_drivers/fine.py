@@ -164,6 +164,8 @@ def _clash(p: _Op, e: _Op, words: bool = False) -> bool:
     if p.new is None and e.new is None:
         return p.pos == e.pos  # one side rewrote an element the other deleted or rewrote
     if words:
+        if _marks_only(p) != _marks_only(e):
+            return False  # emphasis opened or closed next to a changed word: both stand
         if p.new is not None and e.new is not None:
             return p.pos == e.pos
         if p.new is None:
@@ -174,6 +176,11 @@ def _clash(p: _Op, e: _Op, words: bool = False) -> bool:
     if p.new is None:
         return not e.attached and e.pos == p.pos + 1 and (p.span is None or p.span[1] != e.pos)
     return not p.attached and p.pos == e.pos and (e.span is None or e.span[0] != e.pos)
+
+
+def _marks_only(op: _Op) -> bool:
+    """A plain insertion of emphasis marks alone (`**` before or after a word)."""
+    return op.new is not None and not op.attached and all(_mark(k) for k in op.keys)
 
 
 def _sentences(ops: list[_Op], kz: list[bytes]) -> set[_Op]:
@@ -605,6 +612,32 @@ def _words(text: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
     return text[: found[0].start()], words
 
 
+# emphasis written around a word (`**staging`, `db**`, `_x_`, `~~old~~`): its own token, glued
+# to the word, so emphasis added on one side and the word changed on the other both stand
+_EMPHASIS = re.compile(rb"^([*_~]+)(?=[^*_~])|(?<=[^*_~])([*_~]+)$")
+
+
+def _emphasis(words: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    out: list[tuple[bytes, bytes]] = []
+    for word, space in words:
+        marks = list(_EMPHASIS.finditer(word))
+        if not marks:
+            out.append((word, space))
+            continue
+        start = marks[0].end() if marks[0].group(1) else 0
+        end = marks[-1].start() if marks[-1].group(2) else len(word)
+        if start:
+            out.append((word[:start], b""))
+        out.append((word[start:end], b"" if end < len(word) else space))
+        if end < len(word):
+            out.append((word[end:], space))
+    return out
+
+
+def _mark(word: bytes) -> bool:
+    return bool(word) and not word.strip(b"*_~")
+
+
 def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = False) -> Merged | None:
     """Prose merged word by word; line breaks are whitespace, written as the side that moved
     them wrote them — a blank line too, so a paragraph one side split in two (or two it joined)
@@ -612,6 +645,7 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
     if not (_prose(z) and _prose(a) and _prose(b)):
         return None
     (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
+    wz, wa, wb = _emphasis(wz), _emphasis(wa), _emphasis(wb)
     if max(len(wz), len(wa), len(wb)) > _MAX_WORDS:
         return None
     merged = merge_seq(wz, wa, wb, lambda w: w[0], winner=True, loose=True, tie=tie)
@@ -621,7 +655,12 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
     _, same_b = edits([w[0] for w in wz], [w[0] for w in wb])
     lead = la if lb == lz else lb if la == lz else max(la, lb)
     parts = [lead]
+    glued: bytes | None = None  # the space after the emphasis the last word was glued to
     for n, (side, k) in enumerate(merged[0]):
+        ws = wz if side == "z" else wa if side == "a" else wb
+        if glued is not None and not _mark(ws[k][0]) and not parts[-1][-1:].isspace():
+            parts[-1] += glued  # its emphasis is gone: the space that followed it
+        glued = ws[k + 1][1] if not ws[k][1] and k + 1 < len(ws) and _mark(ws[k + 1][0]) else None
         if side == "z":
             word = wz[k][0]
             ka, kb = same_a.get(k), same_b.get(k)
@@ -629,10 +668,11 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
             sb = wb[kb][1] if kb is not None else wz[k][1]
             space = sa if sb == wz[k][1] else sb if sa == wz[k][1] else max(sa, sb)
         else:
-            ws = wa if side == "a" else wb
             word, space = ws[k]
             if k == len(ws) - 1 and n < len(merged[0]) - 1:
                 space = b" "  # the end of that side's text, now followed by the other's words
+            if _mark(word) and k and not ws[k - 1][1] and len(parts) > 1:
+                parts[-1] = parts[-1].rstrip(b" \t")  # closing emphasis: glued, as written
         if n == len(merged[0]) - 1 and not space.endswith(b"\n") and z and z[-1].endswith(b"\n"):
             space = space.rstrip(b" \t") + b"\n"
         parts.append(word + space)

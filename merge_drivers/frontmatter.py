@@ -263,9 +263,60 @@ def _render_list(f: Field, items: list[tuple[object, str]], nl: str) -> list[str
     header = f.raw[0]
     colon = header.find(":", len(header) - len(header.lstrip(" ")) + len(f.key))
     key_part = header[: colon + 1]
-    if f.flow:
+    if f.flow or not items:  # an emptied block list stays a list (`tags:` alone is null)
         return [f"{key_part} [{', '.join(t for _, t in items)}]{nl}"]
     return [key_part + nl] + [f"{f.indent}- {t}{nl}" for _, t in items]
+
+
+def _union(
+    base: tuple[object, ...], w: list[tuple[object, str]], lo: list[tuple[object, str]]
+) -> list[tuple[object, str]]:
+    """A list both sides changed (`tags:`): every item either side added, once, and a base
+    item either side removed, gone. The base items in base order (or in the order a side
+    sorted them into, the winner's if both did); each added item after the base item it
+    follows on its side (the nearest one both kept), the items added after one base item in
+    the order of their text: a list both sides changed is a set of tags, and this order is
+    the only one that three replicas reach in every merge order, also when one removed the
+    item another added after (before: the winner's items, then the loser's, in an order
+    that depended on who merged first)."""
+
+    w_set = {v for v, _ in w}
+    l_set = {v for v, _ in lo}
+    kept = {v for v in base if v in w_set and v in l_set}
+    in_base = set(base)
+    order = list(dict.fromkeys(v for v in base if v in kept))
+    for side in (w, lo):
+        own = list(dict.fromkeys(v for v, _ in side if v in kept))
+        if own != order:
+            order = own
+            break
+    text = {v: t for v, t in [*lo, *w] if v in kept}  # the winner's spelling of a kept item
+
+    def runs(side: list[tuple[object, str]]) -> dict[object, list[tuple[object, str]]]:
+        out: dict[object, list[tuple[object, str]]] = {}
+        anchor: object = _START
+        for v, t in side:
+            if v in kept:
+                anchor = v
+            elif v not in in_base:
+                out.setdefault(anchor, []).append((v, t))
+        return out
+
+    rw, rl = runs(w), runs(lo)
+    items: list[tuple[object, str]] = []
+    seen: set[object] = set()
+    for anchor in [_START, *order]:
+        if anchor is not _START:
+            seen.add(anchor)
+            items.append((anchor, text[anchor]))
+        for v, t in sorted([*rw.get(anchor, []), *rl.get(anchor, [])], key=lambda x: x[1]):
+            if v not in seen and v not in kept:
+                seen.add(v)
+                items.append((v, t))
+    return items
+
+
+_START = object()
 
 
 class _Merger:
@@ -354,18 +405,11 @@ class _Merger:
             inner = self.merge(base_children, w.children, lo.children, name + ".")
             return [w.raw[0], *inner]
         if _is_list(w) and _is_list(lo):
-            base_items = set(b.value[1:]) if b is not None and isinstance(b.value, tuple) else set()
-            w_set = {v for v, _ in w.items}
-            l_set = {v for v, _ in lo.items}
-            items: list[tuple[object, str]] = []
-            seen: set[object] = set()
-            for v, t in [*w.items, *lo.items]:
-                if v in seen or (v in base_items and (v not in w_set or v not in l_set)):
-                    continue
-                seen.add(v)
-                items.append((v, t))
+            base = b.value[1:] if b is not None and isinstance(b.value, tuple) else ()
+            items = _union(base, w.items, lo.items)
             self.resolutions.append(Resolution(self.path, f"field {name}", "both", "union"))
-            return _render_list(w, items, self.nl)
+            shape = lo if w.flow and not w.items else w  # `[]` an emptied list: the other's style
+            return _render_list(shape, items, self.nl)
         leaf = name.rsplit(".", 1)[-1]
         if leaf in _PROSE_FIELDS and b is not None:
             prose = self.prose(b, w, lo)

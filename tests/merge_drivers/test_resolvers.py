@@ -151,7 +151,7 @@ def test_frontmatter_fields_merge_and_keep_their_nested_shape() -> None:
     theirs = b"---\nname: y\nmetadata: \n  type: user\n  tags: [a, c]\n  modified: 2026-03-01\n---\nbody\n"
     result = merge_file("agents/x.md", base, ours, theirs)
     assert result.data == (
-        b"---\nname: y\nmetadata: \n  type: user\n  tags: [a, c, b]\n  modified: 2026-03-01\n"
+        b"---\nname: y\nmetadata: \n  type: user\n  tags: [a, b, c]\n  modified: 2026-03-01\n"
         b"---\nbody\n"
     )
     assert result.data == merge_file("agents/x.md", base, theirs, ours).data
