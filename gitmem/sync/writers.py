@@ -23,12 +23,22 @@ from __future__ import annotations
 from gitmem.errors import GitmemError
 from gitmem.project.scopes import TEAM_REF
 from gitmem.project.writerrefs import (
+    FLOOD,
     MAX_WRITER_REFS,
+    RETIRE_AT_ONCE,
     WRITERS,
     enabled,
     fetched_writers,
+    known_writer_id,
+    merged_tips,
+    plain_name,
+    read_listing,
+    read_retiring,
+    read_window,
     refused_before,
+    remember_listing,
     remember_refused,
+    remember_retiring,
     remember_window,
     remote_name,
     tracking_folder,
@@ -72,6 +82,7 @@ class WriterRefs:
         if not self.on or TEAM_REF in self.run.locked:
             return
         local = self.repo.resolve(TEAM_REF)
+        held_before = merged_tips(self.repo)
         found = unmerged(self.project, held=[local] if local else [])
         folder = tracking_folder(self.project)
         before = refused_before(self.repo)
@@ -101,13 +112,60 @@ class WriterRefs:
                 f"(gitmem validate --remote {self.project.remote} --all names each)"
             )
         unread = {tip for tracking, tip in found.items() if tip in before}
-        remember_refused(self.repo, set(refused) | (unread - set(self.passed.values())))
+        refused_now = set(refused) | (unread - set(self.passed.values()))
+        tracked = fetched_writers(self.project)
+        listing = read_listing(self.repo)
+        if listing is not None or len(tracked) > FLOOD:
+            self._flood(listing, tracked, held_before, refused_now, before)
+            return
+        remember_refused(self.repo, refused_now)
         # the next sync's fetch: the first MAX_WRITER_REFS of the backlog left (neither read
         # now nor refused), named here so that it lists no flood of tracking refs again
         left = [
             t[len(folder) :] for t in order[cap:] if found[t] not in before and t not in self.passed
         ]
         remember_window(self.repo, left[:MAX_WRITER_REFS] if len(left) > MAX_WRITER_REFS else [])
+
+    def _flood(
+        self,
+        listing: dict[str, str] | None,
+        tracked: dict[str, str],
+        held_before: set[str],
+        refused_now: set[str],
+        refused_earlier: set[str],
+    ) -> None:
+        """A flood of writer refs (more than FLOOD): kept as a listing, not tracking refs.
+        The listing is what the glob brought (its first sync) or the last one with what this
+        fetch brought of the window (a name of it not brought: deleted there). The next
+        window: the first MAX_WRITER_REFS of the listing neither held by the team ref, refused
+        here, nor read now. Tracking refs kept: that window, what passed now, this clone's
+        own; every other one deleted (one transaction). The writer refs the remote's team ref
+        holds that this sync found held are deleted on the remote after its push (`retire`)."""
+        repo, folder = self.repo, tracking_folder(self.project)
+        brought = {t[len(folder) :]: tip for t, tip in tracked.items()}
+        if listing is None or len(tracked) > FLOOD:  # the glob brought it: its listing
+            listing = {}
+        else:
+            for name in read_window(repo) or ():
+                if name not in brought:
+                    listing.pop(name, None)  # deleted on the remote (pruned here)
+        listing.update({n: tip for n, tip in brought.items() if plain_name(n)})
+        held = merged_tips(repo)
+        tips = set(listing.values())
+        # a tip refused in an earlier window stays refused while the remote keeps it
+        refused = refused_now | (refused_earlier & tips)
+        remember_refused(repo, refused)
+        done = held | refused | set(self.passed.values())
+        left = [n for n in sorted(listing) if listing[n] not in done]
+        window = left[:MAX_WRITER_REFS]
+        remember_listing(repo, listing)
+        remember_window(repo, window)
+        own = known_writer_id(repo)
+        newly = {n: tip for n, tip in listing.items() if tip in held - held_before and n != own}
+        if newly:
+            remember_retiring(repo, {**read_retiring(repo), **newly})
+        keep = set(window) | {t[len(folder) :] for t in self.passed} | {own}
+        repo.delete_refs({t: tip for t, tip in tracked.items() if t[len(folder) :] not in keep})
 
     def fold(self) -> None:
         """Merge the writer tips that passed into the local team ref, in the order of their
@@ -167,7 +225,10 @@ class WriterRefs:
         """Once the remote's team ref holds this clone's writer ref's tip, delete that ref
         on the remote under a lease, and its tracking ref (only the owner deletes a writer
         ref; the fetch prunes the tracking refs of those deleted on the remote)."""
-        if not self.on or TEAM_REF in self.run.locked or self.landed:
+        if not self.on or TEAM_REF in self.run.locked:
+            return
+        self._retire_held()
+        if self.landed:
             return  # landed just now: the remote's team ref, which beat it, cannot hold it
         repo, project = self.repo, self.project
         team = repo.resolve(project.tracking_ref(TEAM_REF))
@@ -178,3 +239,30 @@ class WriterRefs:
         name = remote_name(project, self.wid)
         if repo.delete_remote_ref(project.remote, name, tip, self.run.opts.timeout) is None:
             repo.delete_ref(self.own_tracking, tip)  # else moved again (landed anew): kept
+
+    def _retire_held(self) -> None:
+        """The writer refs of a flood the remote's team ref holds (a teammate's folded and not
+        retired yet, or planted ones it already held) are deleted on the remote, anyone's, each
+        under a lease on the tip found held (a writer ref moved since is kept), up to
+        RETIRE_AT_ONCE in one push a sync; each tried once (refused: kept, costs nothing more:
+        its tip is known held)."""
+        repo, project = self.repo, self.project
+        pending = read_retiring(repo)
+        if not pending:
+            return
+        assert project.remote is not None
+        batch = dict(sorted(pending.items())[:RETIRE_AT_ONCE])
+        leases = {remote_name(project, n): tip for n, tip in batch.items()}
+        tracked = fetched_writers(project)  # read before the push (it may move our refs)
+        deleted = repo.delete_remote_refs(project.remote, leases, self.run.opts.timeout)
+        remember_retiring(repo, {n: tip for n, tip in pending.items() if n not in batch})
+        gone = {n for n in batch if remote_name(project, n) in deleted}
+        if not gone:
+            return
+        listing = read_listing(repo)
+        if listing is not None:
+            remember_listing(repo, {n: t for n, t in listing.items() if n not in gone})
+        folder = tracking_folder(project)
+        repo.delete_refs(
+            {folder + n: batch[n] for n in gone if tracked.get(folder + n) == batch[n]}
+        )
