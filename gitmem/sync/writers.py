@@ -62,6 +62,8 @@ class WriterRefs:
         self._wid: str | None = None
         self.land_ok = True  # False once the server refused a writer ref for good
         self.landed = False  # this run landed on the writer ref: nothing of it to retire yet
+        # a flood's writer refs folded this round (name -> tip): retired once the push lands
+        self.flood_folds: dict[str, str] = {}
 
     @property
     def wid(self) -> str:
@@ -79,11 +81,13 @@ class WriterRefs:
         is set aside and said, never merged. Which tips neither the remote's team ref nor the
         local one holds: one process for all of them (`unmerged`)."""
         self.passed = {}
+        self.flood_folds = {}
         if not self.on or TEAM_REF in self.run.locked:
             return
         local = self.repo.resolve(TEAM_REF)
         held_before = merged_tips(self.repo)
         found = unmerged(self.project, held=[local] if local else [])
+        tracked = fetched_writers(self.project)  # as fetched (the gate drops refused ones)
         folder = tracking_folder(self.project)
         before = refused_before(self.repo)
         # which ones: those never refused here first (in the order of names), so writer refs
@@ -113,10 +117,9 @@ class WriterRefs:
             )
         unread = {tip for tracking, tip in found.items() if tip in before}
         refused_now = set(refused) | (unread - set(self.passed.values()))
-        tracked = fetched_writers(self.project)
         listing = read_listing(self.repo)
         if listing is not None or len(tracked) > FLOOD:
-            self._flood(listing, tracked, held_before, refused_now, before)
+            self._flood(listing, tracked, found, held_before, refused_now, before)
             return
         remember_refused(self.repo, refused_now)
         # the next sync's fetch: the first MAX_WRITER_REFS of the backlog left (neither read
@@ -130,6 +133,7 @@ class WriterRefs:
         self,
         listing: dict[str, str] | None,
         tracked: dict[str, str],
+        found: dict[str, str],
         held_before: set[str],
         refused_now: set[str],
         refused_earlier: set[str],
@@ -139,8 +143,10 @@ class WriterRefs:
         fetch brought of the window (a name of it not brought: deleted there). The next
         window: the first MAX_WRITER_REFS of the listing neither held by the team ref, refused
         here, nor read now. Tracking refs kept: that window, what passed now, this clone's
-        own; every other one deleted (one transaction). The writer refs the remote's team ref
-        holds that this sync found held are deleted on the remote after its push (`retire`)."""
+        own, and those the local team ref holds that the remote's does not yet (folded by a
+        sync that did not push: found held once pushed); every other one deleted (one
+        transaction). The writer refs the remote's team ref holds that this sync found held,
+        and those it folds once its push lands, are deleted on the remote (`retire`)."""
         repo, folder = self.repo, tracking_folder(self.project)
         brought = {t[len(folder) :]: tip for t, tip in tracked.items()}
         if listing is None or len(tracked) > FLOOD:  # the glob brought it: its listing
@@ -155,7 +161,8 @@ class WriterRefs:
         # a tip refused in an earlier window stays refused while the remote keeps it
         refused = refused_now | (refused_earlier & tips)
         remember_refused(repo, refused)
-        done = held | refused | set(self.passed.values())
+        here = {tip for t, tip in tracked.items() if t not in found} - held  # folded, unpushed
+        done = held | refused | here | set(self.passed.values())
         left = [n for n in sorted(listing) if listing[n] not in done]
         window = left[:MAX_WRITER_REFS]
         remember_listing(repo, listing)
@@ -165,7 +172,11 @@ class WriterRefs:
         if newly:
             remember_retiring(repo, {**read_retiring(repo), **newly})
         keep = set(window) | {t[len(folder) :] for t in self.passed} | {own}
-        repo.delete_refs({t: tip for t, tip in tracked.items() if t[len(folder) :] not in keep})
+        keep |= {n for n, tip in brought.items() if tip in here}
+        self.flood_folds = {t[len(folder) :]: tip for t, tip in self.passed.items()}
+        self.flood_folds.pop(own or "", None)
+        left_here = fetched_writers(self.project)  # less those the gate refused
+        repo.delete_refs({t: tip for t, tip in left_here.items() if t[len(folder) :] not in keep})
 
     def fold(self) -> None:
         """Merge the writer tips that passed into the local team ref, in the order of their
@@ -227,6 +238,10 @@ class WriterRefs:
         ref; the fetch prunes the tracking refs of those deleted on the remote)."""
         if not self.on or TEAM_REF in self.run.locked:
             return
+        repo = self.repo
+        pushed = repo.resolve(self.project.tracking_ref(TEAM_REF)) == repo.resolve(TEAM_REF)
+        if self.flood_folds and pushed and not self.landed:  # the remote's team ref holds them
+            remember_retiring(repo, {**read_retiring(repo), **self.flood_folds})
         self._retire_held()
         if self.landed:
             return  # landed just now: the remote's team ref, which beat it, cannot hold it
