@@ -468,3 +468,24 @@ def test_a_writer_ref_moved_after_it_was_found_held_is_kept(
     monkeypatch.setattr(WriterRefs, "_retire_held", moved_first)
     assert world.gitmem("-C", str(bob), "sync", "-q").code == 0
     assert _remote_writers(world) == {moved: newer}
+
+
+def test_a_flood_of_empty_commits_folds_without_a_process_each(world: World) -> None:
+    """Worked (issue #23): each writer tip a sync folded cost a merge base, two trees and two
+    logs (~5 git processes), also a commit that changes no file on history the team ref
+    holds (a flood's planted tips). Now such a tip's merge is the fold's tree with both
+    parents, written in-process: the sync runs no process a tip, and the team's files stay."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tree = world.plumb(world.remote, "rev-parse", f"{TEAM}^{{tree}}")
+    commits = _commits_on_team(world, 200)
+    _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
+    world.ok("-C", str(bob), "sync", "-q")  # the glob: the flood's listing, its first window
+
+    argvs = _git_commands(world, bob, "sync", "-q")
+
+    per_tip = [a for a in argvs if any(c in a for c in ("merge-base", "ls-tree", "log"))]
+    assert len(per_tip) <= 4, per_tip[:6]
+    held = set(world.plumb(world.remote, "rev-list", TEAM).split())
+    assert set(commits[:128]) <= held
+    assert world.plumb(world.remote, "rev-parse", f"{TEAM}^{{tree}}") == tree
