@@ -16,6 +16,8 @@ MAX_WRITER_REFS = 64  # writer refs one sync reads and folds; the rest on the ne
 # more writer refs than this on the remote: a flood, kept as a listing (<common-dir>/gitmem/
 # writers-listing), not as tracking refs (each a loose file git lists at every ref read, #23)
 FLOOD = 2 * MAX_WRITER_REFS
+FLOOD_WINDOW = 8 * MAX_WRITER_REFS  # a flood's writer refs one fetch brings (by name)
+FOLD_BUDGET = 1.0  # seconds a sync reads a flood's writer refs that cost no merge, past 64
 RETIRE_AT_ONCE = 1000  # writer refs the team ref holds, deleted on the remote in one push
 _WRITER_ID = re.compile(r"[0-9a-f]{16}")
 _NAME = re.compile(r"[0-9A-Za-z._-]{1,200}")  # a window's name, as check() wrote it
@@ -122,7 +124,21 @@ def flood_specs(project: Project, timeout: float | None = None) -> list[str]:
             return [fetch_spec(project)]
     folder = tracking_folder(project)
     source = f"{project.ref_prefix}{WRITERS}"
-    names = window[:MAX_WRITER_REFS]
+    names = window[:FLOOD_WINDOW]
+    # a listed tip this clone has (the glob or an earlier fetch brought it) is not fetched
+    # again: its tracking ref is set to it (a fetch of names costs the server a match of each
+    # against every ref it has: 512 of 20,000, ~2-4 s). One moved or deleted since it was
+    # listed is read as listed: its memory is on the remote still, its lease kept (`retire`)
+    listing = read_listing(repo) or {}
+    tracked = fetched_writers(project)
+    listed = [n for n in names if n in listing and repo.object_type(listing[n]) == "commit"]
+    moves = [
+        (folder + n, listing[n], tracked.get(folder + n))
+        for n in listed
+        if tracked.get(folder + n) != listing[n]
+    ]
+    repo.update_refs(moves, "gitmem: listed")
+    names = [n for n in names if n not in listed]
     own = known_writer_id(repo)
     if own is not None and own not in names and repo.resolve(folder + own) is not None:
         names.append(own)
@@ -150,7 +166,7 @@ def relist(project: Project, timeout: float | None = None) -> list[str] | None:
         return None
     remember_listing(repo, listing)
     done = merged_tips(repo) | refused_before(repo)
-    return [name for name in sorted(listing) if listing[name] not in done][:MAX_WRITER_REFS]
+    return [name for name in sorted(listing) if listing[name] not in done][:FLOOD_WINDOW]
 
 
 def read_listing(repo: Repository) -> dict[str, str] | None:

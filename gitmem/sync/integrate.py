@@ -81,7 +81,7 @@ class Integrate:
             if fold is None:
                 fold, made, cheap = tip, None, False
                 continue
-            if cheap and self._changes_nothing(tip, fold, held, unheld):
+            if cheap and self.changes_nothing(tip, fold, held, unheld):
                 # a commit that changes no file, on history the fold holds: the merge keeps
                 # the fold's files as they are (3-way: the tip's side is its base), so its
                 # commit is the fold's tree with both parents — no tree read, no process
@@ -107,7 +107,7 @@ class Integrate:
         if fold is not None and fold != start:
             repo.update_ref(ref, fold, start, "gitmem: merge writer refs")
 
-    def _changes_nothing(self, tip: str, fold: str, held: set[str], unheld: set[str]) -> bool:
+    def changes_nothing(self, tip: str, fold: str, held: set[str], unheld: set[str]) -> bool:
         """Whether `tip` is a commit of one parent that `fold` holds, with that parent's tree
         (an empty commit: a flood's planted tips, a landing of nothing new). A parent not
         known either way is asked once (`held`, `unheld`: a flood's tips share a parent)."""

@@ -24,6 +24,8 @@ from gitmem.errors import GitmemError
 from gitmem.project.scopes import TEAM_REF
 from gitmem.project.writerrefs import (
     FLOOD,
+    FLOOD_WINDOW,
+    FOLD_BUDGET,
     MAX_WRITER_REFS,
     RETIRE_AT_ONCE,
     WRITERS,
@@ -96,19 +98,35 @@ class WriterRefs:
         order = sorted(found, key=lambda tracking: found[tracking] in before)
         notes = self.run.result.report(TEAM_REF).notes
         cap = min(self.run.opts.writers or MAX_WRITER_REFS, MAX_WRITER_REFS)
-        if len(found) > cap:
-            notes.append(
-                f"the remote holds {len(found)} writer refs of {TEAM_REF}; read "
-                f"{cap} of them this sync (the rest on the next ones, as these "
-                "are folded)"
-            )
+        listing = read_listing(self.repo)
+        flood = listing is not None or len(tracked) > FLOOD
+        # past the cap, a flood's tips that cost no merge (`Integrate.changes_nothing`) are
+        # read too, for FOLD_BUDGET seconds (a hook keeps its count: its time is short)
+        more = flood and self.run.opts.writers is None and local is not None
+        clock, began = self.run.opts.clock, self.run.opts.clock()
+        held, unheld = {local} if local else set(), set[str]()
         refused: list[str] = []
         errors = len(self.run.result.refused)
-        for tracking in order[:cap]:
+        read = 0
+        for tracking in order:
+            if read >= cap and not (
+                more
+                and clock() - began < FOLD_BUDGET
+                and self.integrate.changes_nothing(found[tracking], local or "", held, unheld)
+            ):
+                continue
+            read += 1
             if self.gate.check(TEAM_REF, tracking=tracking, unheld=True):
                 self.passed[tracking] = found[tracking]
             else:
                 refused.append(found[tracking])
+        total = max(len(found), len(listing or {}))
+        if total > read:
+            notes.append(
+                f"the remote holds {total} writer refs of {TEAM_REF}; read "
+                f"{read} of them this sync (the rest on the next ones, as these "
+                "are folded)"
+            )
         if len(refused) > 1:  # one error line says why; a flood of them says nothing more
             del self.run.result.refused[errors + 1 :]
             notes.append(
@@ -117,8 +135,7 @@ class WriterRefs:
             )
         unread = {tip for tracking, tip in found.items() if tip in before}
         refused_now = set(refused) | (unread - set(self.passed.values()))
-        listing = read_listing(self.repo)
-        if listing is not None or len(tracked) > FLOOD:
+        if flood:
             self._flood(listing, tracked, found, held_before, refused_now, before)
             return
         remember_refused(self.repo, refused_now)
@@ -149,7 +166,7 @@ class WriterRefs:
         and those it folds once its push lands, are deleted on the remote (`retire`)."""
         repo, folder = self.repo, tracking_folder(self.project)
         brought = {t[len(folder) :]: tip for t, tip in tracked.items()}
-        if listing is None or len(tracked) > FLOOD:  # the glob brought it: its listing
+        if listing is None:  # the glob brought it (a flood is fetched by name): its listing
             listing = {}
         else:
             for name in read_window(repo) or ():
@@ -164,15 +181,14 @@ class WriterRefs:
         here = {tip for t, tip in tracked.items() if t not in found} - held  # folded, unpushed
         done = held | refused | here | set(self.passed.values())
         left = [n for n in sorted(listing) if listing[n] not in done]
-        window = left[:MAX_WRITER_REFS]
+        window = left[:FLOOD_WINDOW]
         remember_listing(repo, listing)
         remember_window(repo, window)
         own = known_writer_id(repo)
         newly = {n: tip for n, tip in listing.items() if tip in held - held_before and n != own}
         if newly:
             remember_retiring(repo, {**read_retiring(repo), **newly})
-        keep = set(window) | {t[len(folder) :] for t in self.passed} | {own}
-        keep |= {n for n, tip in brought.items() if tip in here}
+        keep = {own} | {n for n, tip in brought.items() if tip in here}
         self.flood_folds = {t[len(folder) :]: tip for t, tip in self.passed.items()}
         self.flood_folds.pop(own or "", None)
         left_here = fetched_writers(self.project)  # less those the gate refused
