@@ -16,7 +16,7 @@ MAX_WRITER_REFS = 64  # writer refs one sync reads and folds; the rest on the ne
 # more writer refs than this on the remote: a flood, kept as a listing (<common-dir>/gitmem/
 # writers-listing), not as tracking refs (each a loose file git lists at every ref read, #23)
 FLOOD = 2 * MAX_WRITER_REFS
-FLOOD_WINDOW = 8 * MAX_WRITER_REFS  # a flood's writer refs one fetch brings (by name)
+FLOOD_WINDOW = 8 * MAX_WRITER_REFS  # a flood's writer refs one sync may read (the window)
 FOLD_BUDGET = 1.0  # seconds a sync reads a flood's writer refs that cost no merge, past 64
 RETIRE_AT_ONCE = 1000  # writer refs the team ref holds, deleted on the remote in one push
 _WRITER_ID = re.compile(r"[0-9a-f]{16}")
@@ -147,7 +147,7 @@ def flood_specs(project: Project, timeout: float | None = None) -> list[str]:
 
 def relist(project: Project, timeout: float | None = None) -> list[str] | None:
     """The remote's writer refs listed (`ls-remote`: no tracking ref made), kept as the flood's
-    listing; the next window: the first MAX_WRITER_REFS neither held by the team ref nor
+    listing; the next window: the first FLOOD_WINDOW neither held by the team ref nor
     refused here. None: no flood any more (the listing dropped: the glob again)."""
     repo = project.repo
     assert project.remote is not None

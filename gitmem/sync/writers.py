@@ -9,9 +9,14 @@ fetch), checks each fetched writer tip at the same gate as the team ref (`Remote
 and folds the ones that passed into the team ref with the ordinary merge (same laws, same
 trailers), in the order of their names, in one pass (`Integrate.fold`: the team ref moved
 once); the team ref it pushes then holds them. Past MAX_WRITER_REFS unread, a fetch asks for
-only that many (writerrefs.fetch_specs). A writer ref's owner, and only its owner, deletes it
-under a lease once the remote's team ref holds its tip. Nothing is lost: until then any reader
-merges it in.
+only that many (writerrefs.fetch_specs). A writer ref's owner deletes it under a lease once the
+remote's team ref holds its tip. Nothing is lost: until then any reader merges it in.
+
+A flood (more than FLOOD writer refs on the remote, #23) is kept as a listing, not as tracking
+refs (`_flood`): a window of FLOOD_WINDOW names a sync, read from the listing, past 64 only
+those that cost no merge and only for FOLD_BUDGET seconds; a flood's writer refs the remote's
+team ref holds (folded by this sync's landed push, or found held) are deleted on the remote by
+this clone, anyone's, each under a lease on the tip held (`_retire_held`).
 
 A gitmem without this sees the team ref only; what sits on writer refs reaches it once a
 newer clone folded it (its next sync). `git config gitmem.writerRefs false` turns it off
