@@ -33,6 +33,7 @@ from gitmem.project.writerrefs import (
     FOLD_BUDGET,
     MAX_WRITER_REFS,
     RETIRE_AT_ONCE,
+    RETIRE_WORK,
     WRITERS,
     enabled,
     fetched_writers,
@@ -281,13 +282,15 @@ class WriterRefs:
         retired yet, or planted ones it already held) are deleted on the remote, anyone's, each
         under a lease on the tip found held (a writer ref moved since is kept), up to
         RETIRE_AT_ONCE in one push a sync; each tried once (refused: kept, costs nothing more:
-        its tip is known held)."""
+        its tip is known held). Fewer on a remote of many refs (`RETIRE_WORK`)."""
         repo, project = self.repo, self.project
         pending = read_retiring(repo)
         if not pending:
             return
         assert project.remote is not None
-        batch = dict(sorted(pending.items())[:RETIRE_AT_ONCE])
+        remote_refs = len(read_listing(repo) or {}) + FLOOD  # what the remote advertises, about
+        at_once = min(RETIRE_AT_ONCE, max(MAX_WRITER_REFS, RETIRE_WORK // remote_refs))
+        batch = dict(sorted(pending.items())[:at_once])
         leases = {remote_name(project, n): tip for n, tip in batch.items()}
         tracked = fetched_writers(project)  # read before the push (it may move our refs)
         deleted = repo.delete_remote_refs(project.remote, leases, self.run.opts.timeout)
