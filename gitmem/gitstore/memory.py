@@ -103,6 +103,15 @@ class MemoryStore(ObjectEncoding):
                 )
         self.references.update({ref: new for ref, new, _ in moves})
 
+    def delete_refs(self, refs: dict[str, str]) -> bool:
+        for ref in refs:  # all or none, like git's transaction
+            check_ours(ref)
+            if self.references.get(ref) != refs[ref]:
+                return False
+        for ref in refs:
+            del self.references[ref]
+        return True
+
     def is_ancestor(self, a: str, b: str) -> bool:
         return a in self._ancestors(b)
 

@@ -482,14 +482,23 @@ class MemoryRepository(MemoryStore):
         del server.references[name]
         return None
 
+    def delete_remote_refs(
+        self, remote: str, leases: dict[str, str], timeout: float | None = None
+    ) -> set[str]:
+        """Delete each ref of `leases` on the server while it points at its id."""
+        return {n for n, o in leases.items() if self.delete_remote_ref(remote, n, o) is None}
+
     def ls_remote(
         self, remote: str, patterns: Sequence[str], timeout: float | None = None
     ) -> dict[str, str]:
         server = self._server(remote)
+        globs = [p[:-1] for p in patterns if p.endswith("*")]  # `refs/x/*`: a prefix
         return {
             r: o
             for r, o in server.references.items()
-            if not patterns or any(r == p or r.endswith("/" + p) for p in patterns)
+            if not patterns
+            or any(r == p or r.endswith("/" + p) for p in patterns)
+            or any(r.startswith(g) for g in globs)
         }
 
     @staticmethod

@@ -94,6 +94,22 @@ class RefStore(GitDir):
         check_ours(ref)
         self.git("update-ref", "-d", ref, *([old] if old else []), check=False)
 
+    def delete_refs(self, refs: dict[str, str]) -> bool:
+        """Delete each ref (name -> the id it must still hold) in one git and one transaction;
+        False (none deleted) when one moved."""
+        if not refs:
+            return True
+        for ref in refs:
+            check_ours(ref)
+        script = "".join(f"delete {ref} {old}\n" for ref, old in refs.items())
+        known = self._refs
+        proc = self.git("update-ref", "--stdin", input=script.encode(), check=False)
+        if proc.returncode == 0 and known is not None:
+            for ref in refs:
+                known.pop(ref, None)
+            self._refs = known
+        return proc.returncode == 0
+
     def clear_stale_ref_locks(self, grace: float = 2.0) -> list[str]:
         """Remove `<ref>.lock` files under refs/gitmem*/ left by a git that was killed between
         taking a ref's lock and renaming it into place (git never removes them, and every later

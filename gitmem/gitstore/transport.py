@@ -301,3 +301,31 @@ class Transport(GitDir):
             if line.startswith("!") and len(fields) > 2:
                 return fields[2].strip()
         return git_reasons(proc.stderr) or "refused"
+
+    def delete_remote_refs(
+        self, remote: str, leases: dict[str, str], timeout: float | None = None
+    ) -> set[str]:
+        """Delete each ref of `leases` (name -> the id it must still hold: a lease each) on
+        `remote` in one push; the names deleted (a ref moved or refused is kept)."""
+        if not leases:
+            return set()
+        known = self._refs
+        proc = self._transport(
+            [
+                "push",
+                "--porcelain",
+                "--no-verify",
+                *(f"--force-with-lease={name}:{tip}" for name, tip in leases.items()),
+                remote,
+                *(f":{name}" for name in leases),
+            ],
+            timeout,
+        )
+        if known is not None and not self._tracks_ours(remote):
+            self._refs = known  # a push moves no ref here but a tracking ref the remote maps
+        deleted: set[str] = set()
+        for line in proc.stdout.decode("utf-8", "replace").splitlines():
+            fields = line.split("\t")
+            if line.startswith("-") and len(fields) > 1:
+                deleted.add(fields[1].split(":")[-1])
+        return deleted & set(leases)

@@ -7,32 +7,56 @@ import re
 from collections.abc import Sequence
 
 from gitmem.core.state import state_dir, write_atomic
+from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
 from gitmem.project.scopes import TEAM_REF, Project
 
 WRITERS = "writers/team/"  # below the ref prefix on the remote, below the remote's tracking
 MAX_WRITER_REFS = 64  # writer refs one sync reads and folds; the rest on the next sync
+# more writer refs than this on the remote: a flood, kept as a listing (<common-dir>/gitmem/
+# writers-listing), not as tracking refs (each a loose file git lists at every ref read, #23)
+FLOOD = 2 * MAX_WRITER_REFS
+FLOOD_WINDOW = 8 * MAX_WRITER_REFS  # a flood's writer refs one sync may read (the window)
+FOLD_BUDGET = 1.0  # seconds a sync reads a flood's writer refs that cost no merge, past 64
+RETIRE_AT_ONCE = 1000  # writer refs the team ref holds, deleted on the remote in one push
+# git push matches each of its refspecs against every ref the remote advertises (~1.3 µs a
+# pair: 1,000 deletes on a 20,000-ref remote cost 26 CPU-s): a push's deletes are bounded by
+# this many pairs, so at 20,000 refs a sync deletes 100 (docs/performance.md, `flood7`)
+RETIRE_WORK = 2_000_000
 _WRITER_ID = re.compile(r"[0-9a-f]{16}")
 _NAME = re.compile(r"[0-9A-Za-z._-]{1,200}")  # a window's name, as check() wrote it
+_TIP = re.compile(r"[0-9a-f]{40,64}")
 _OFF = ("false", "no", "off", "0")
 
 
 def writer_id(repo: Repository) -> str:
     """This clone's writer id: random, made once and kept in <common-dir>/gitmem/writer-id
     (never a user's email in a ref name)."""
-    path = state_dir(repo.common_dir) / "writer-id"
-    try:
-        found = path.read_text("ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        found = ""
-    if _WRITER_ID.fullmatch(found):
+    found = known_writer_id(repo)
+    if found is not None:
         return found
+    path = state_dir(repo.common_dir) / "writer-id"
     import secrets  # here: it imports hashlib, hmac and random, once a clone's life
 
     made = secrets.token_hex(8)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, made.encode() + b"\n")
     return made
+
+
+def plain_name(name: str) -> bool:
+    """Whether `name` is a writer ref name a listing or a window keeps (letters, digits, `._-`:
+    a writer id, never a path or a byte to escape)."""
+    return _NAME.fullmatch(name) is not None
+
+
+def known_writer_id(repo: Repository) -> str | None:
+    """This clone's writer id if it has one (`writer_id` makes it)."""
+    try:
+        found = (state_dir(repo.common_dir) / "writer-id").read_text("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return found if _WRITER_ID.fullmatch(found) else None
 
 
 def enabled(project: Project) -> bool:
@@ -53,7 +77,7 @@ def fetch_spec(project: Project) -> str:
     return f"+{project.ref_prefix}{WRITERS}*:{tracking_folder(project)}*"
 
 
-def fetch_specs(project: Project) -> list[str]:
+def fetch_specs(project: Project, timeout: float | None = None) -> list[str]:
     """What a sync fetches of the writer refs: the glob (`fetch_spec`), unless the last fetch
     left more than MAX_WRITER_REFS of them unfolded and not refused here (a backlog one sync
     cannot read): then
@@ -62,7 +86,11 @@ def fetch_specs(project: Project) -> list[str]:
     fetches no more writer refs than it reads. New writer refs are seen again by the glob
     once the backlog is under the cap (each sync folds MAX_WRITER_REFS of it). No process
     unless this clone tracks more writer refs than the cap, and none then either when the
-    last sync's check named the window (`read_window`: a flood listed once a sync, #23)."""
+    last sync's check named the window (`read_window`: a flood listed once a sync, #23).
+    A flood (`read_listing`): the window by name, never the glob (it would make a tracking
+    ref of each); none named (the listing read to its end): `relist`."""
+    if read_listing(project.repo) is not None:
+        return flood_specs(project, timeout)
     tracked = fetched_writers(project)
     if len(tracked) <= MAX_WRITER_REFS:  # no process: the ref listing
         return [fetch_spec(project)]
@@ -85,6 +113,121 @@ def fetch_specs(project: Project) -> list[str]:
         return [fetch_spec(project)]
     names = [t[len(folder) :] for t in list(backlog)[:MAX_WRITER_REFS]]
     return [f"+{source}{name}*:{folder}{name}*" for name in names]
+
+
+def flood_specs(project: Project, timeout: float | None = None) -> list[str]:
+    """A flood's fetch: the writer refs of the window the last sync named, each by name (as
+    a glob of its one name: one deleted meanwhile fails nothing, and is pruned), and this
+    clone's own (its owner retires it); past the listing's end, the remote listed again
+    (`relist`): the glob once the flood is gone."""
+    repo = project.repo
+    window = read_window(repo)
+    if window is None:
+        window = relist(project, timeout)
+        if window is None:
+            return [fetch_spec(project)]
+    folder = tracking_folder(project)
+    source = f"{project.ref_prefix}{WRITERS}"
+    names = window[:FLOOD_WINDOW]
+    # a listed tip this clone has (the glob or an earlier fetch brought it) is not fetched
+    # again: its tracking ref is set to it (a fetch of names costs the server a match of each
+    # against every ref it has: 512 of 20,000, ~2-4 s). One moved or deleted since it was
+    # listed is read as listed: its memory is on the remote still, its lease kept (`retire`)
+    listing = read_listing(repo) or {}
+    tracked = fetched_writers(project)
+    listed = [n for n in names if n in listing and repo.object_type(listing[n]) == "commit"]
+    moves = [
+        (folder + n, listing[n], tracked.get(folder + n))
+        for n in listed
+        if tracked.get(folder + n) != listing[n]
+    ]
+    repo.update_refs(moves, "gitmem: listed")
+    names = [n for n in names if n not in listed]
+    own = known_writer_id(repo)
+    if own is not None and own not in names and repo.resolve(folder + own) is not None:
+        names.append(own)
+    return [f"+{source}{name}*:{folder}{name}*" for name in names]
+
+
+def relist(project: Project, timeout: float | None = None) -> list[str] | None:
+    """The remote's writer refs listed (`ls-remote`: no tracking ref made), kept as the flood's
+    listing; the next window: the first FLOOD_WINDOW neither held by the team ref nor
+    refused here. None: no flood any more (the listing dropped: the glob again)."""
+    repo = project.repo
+    assert project.remote is not None
+    source = f"{project.ref_prefix}{WRITERS}"
+    try:
+        found = repo.ls_remote(project.remote, [f"{source}*"], timeout)
+    except GitmemError:
+        return []  # the fetch beside it says what is wrong with the remote
+    listing = {
+        ref[len(source) :]: tip
+        for ref, tip in found.items()
+        if ref.startswith(source) and _NAME.fullmatch(ref[len(source) :])
+    }
+    if len(listing) <= FLOOD:
+        remember_listing(repo, None)
+        return None
+    remember_listing(repo, listing)
+    done = merged_tips(repo) | refused_before(repo)
+    return [name for name in sorted(listing) if listing[name] not in done][:FLOOD_WINDOW]
+
+
+def read_listing(repo: Repository) -> dict[str, str] | None:
+    """A flood's listing (<common-dir>/gitmem/writers-listing): name -> tip of each writer ref
+    the remote held when last listed, or None (no flood: the writer refs are tracking refs)."""
+    try:
+        text = (state_dir(repo.common_dir) / "writers-listing").read_text("ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+    listing: dict[str, str] = {}
+    for line in text.splitlines():
+        tip, _, name = line.partition(" ")
+        if _NAME.fullmatch(name) and _TIP.fullmatch(tip):
+            listing[name] = tip
+    return listing
+
+
+def remember_listing(repo: Repository, listing: dict[str, str] | None) -> None:
+    """Record a flood's listing (`read_listing`); None: no flood, the file removed."""
+    path = state_dir(repo.common_dir) / "writers-listing"
+    if listing is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, "".join(f"{listing[n]} {n}\n" for n in sorted(listing)).encode())
+
+
+def merged_tips(repo: Repository) -> set[str]:
+    """The writer tips found held by the remote's team ref (<common-dir>/gitmem/writers-merged)."""
+    try:
+        return set((state_dir(repo.common_dir) / "writers-merged").read_text("ascii").split())
+    except (OSError, UnicodeDecodeError):
+        return set()
+
+
+def read_retiring(repo: Repository) -> dict[str, str]:
+    """name -> tip of the writer refs the remote's team ref holds, to delete on the remote
+    (<common-dir>/gitmem/writers-retiring; sync/writers.WriterRefs.retire)."""
+    try:
+        text = (state_dir(repo.common_dir) / "writers-retiring").read_text("ascii")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        tip, _, name = line.partition(" ")
+        if _NAME.fullmatch(name) and _TIP.fullmatch(tip):
+            found[name] = tip
+    return found
+
+
+def remember_retiring(repo: Repository, refs: dict[str, str]) -> None:
+    path = state_dir(repo.common_dir) / "writers-retiring"
+    if not refs:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, "".join(f"{refs[n]} {n}\n" for n in sorted(refs)).encode())
 
 
 def remote_name(project: Project, wid: str) -> str:
@@ -120,6 +263,9 @@ def unmerged(project: Project, save: bool = True, held: Sequence[str] = ()) -> d
     open_ = repo.unreached(tracking_folder(project), into)
     taken = {t: tip for t, tip in found.items() if tip not in known and open_.get(t) == tip}
     folded = {tip for t, tip in found.items() if t not in taken}
+    listing = read_listing(repo)
+    if listing:  # a flood: the tips of it found held before are no tracking refs any more
+        folded |= known & set(listing.values())
     if save and folded != known:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, "".join(f"{tip}\n" for tip in sorted(folded)).encode())
@@ -174,4 +320,9 @@ def unfolded(project: Project) -> list[str]:
     if not enabled(project):
         return []
     folder = tracking_folder(project)
-    return [name[len(folder) :] for name in unmerged(project, save=False)]
+    names = [name[len(folder) :] for name in unmerged(project, save=False)]
+    listing = read_listing(project.repo)
+    if listing:  # a flood: most of it is a listing, not tracking refs
+        done = merged_tips(project.repo)
+        names += [n for n in sorted(listing) if listing[n] not in done and n not in names]
+    return names

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gitmem.errors import GitmemError
+from gitmem.project.scopes import hostname
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun
 
@@ -59,10 +61,32 @@ class Integrate:
         repo = self.repo
         start = fold = repo.resolve(ref)
         made: Made | None = None  # what the merge here that made `fold` knows of it
+        # commits the fold holds, known without asking git: where it started, what the remote's
+        # team ref held (integrated before the fold), what it folded
+        held = {start} if start else set()
+        remote = repo.resolve(self.project.tracking_ref(ref))
+        if start and remote and remote != start and repo.is_ancestor(remote, start):
+            held.add(remote)
+        # while every tip so far merged so, no tip is in the fold's history (`unmerged` read
+        # only tips neither team ref holds): an ordinary merge or a fast-forward ends that
+        cheap = not self.views.of(ref).sealed and not self.opts.force_key
+        unheld: set[str] = set()  # parents found not in the fold's history (asked once each)
         for source, tip in tips:
             if fold is None:
-                fold, made = tip, None
+                fold, made, cheap = tip, None, False
                 continue
+            if cheap and self.changes_nothing(tip, fold, held, unheld):
+                # a commit that changes no file, on history the fold holds: the merge keeps
+                # the fold's files as they are (3-way: the tip's side is its base), so its
+                # commit is the fold's tree with both parents — no tree read, no process
+                message = (
+                    f"gitmem: merge {source or self.project.source_name(ref)} on {hostname()}\n"
+                )
+                fold = repo.write_commit(repo.read_commit(fold)[0], [fold, tip], message)
+                held |= {fold, tip}
+                self.run.merged[fold] = "ours"
+                continue
+            cheap = False
             if repo.is_ancestor(tip, fold):
                 continue  # the fold holds it already (a teammate folded it before landing)
             if repo.is_ancestor(fold, tip):
@@ -76,6 +100,22 @@ class Integrate:
             self.run.merged[fold] = "ours"  # its losses are this machine's to tell
         if fold is not None and fold != start:
             repo.update_ref(ref, fold, start, "gitmem: merge writer refs")
+
+    def changes_nothing(self, tip: str, fold: str, held: set[str], unheld: set[str]) -> bool:
+        """Whether `tip` is a commit of one parent that `fold` holds, with that parent's tree
+        (an empty commit: a flood's planted tips, a landing of nothing new). A parent not
+        known either way is asked once (`held`, `unheld`: a flood's tips share a parent)."""
+        repo = self.repo
+        try:
+            tree, parents, _ = repo.read_commit(tip)
+            if len(parents) != 1 or tree != repo.read_commit(parents[0])[0]:
+                return False
+        except GitmemError:
+            return False
+        parent = parents[0]
+        if parent not in held and parent not in unheld:
+            (held if repo.is_ancestor(parent, fold) else unheld).add(parent)
+        return parent in held
 
     def _merge(
         self,

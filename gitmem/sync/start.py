@@ -40,13 +40,15 @@ def refs_to_sync(project: Project, names: Sequence[str] = ()) -> dict[str, list[
     return by_ref
 
 
-def writer_specs(project: Project, refs: Iterable[str]) -> dict[str, list[str]]:
+def writer_specs(
+    project: Project, refs: Iterable[str], timeout: float = DEFAULT_TIMEOUT
+) -> dict[str, list[str]]:
     """ref -> the glob refspecs fetched with it: the team ref's writer refs (sync/writers.py),
     when it is synced and they apply (at most MAX_WRITER_REFS of them past a backlog); the personal ref's older name on the hub (hubnames.py)."""
     specs: dict[str, list[str]] = {}
     refs = list(refs)
     if TEAM_REF in refs and enabled(project):
-        specs[TEAM_REF] = fetch_specs(project)
+        specs[TEAM_REF] = fetch_specs(project, timeout)
     if project.hub is not None and project.user_ref in refs:
         from gitmem.project.hubnames import fetch_spec as old_hub_name
 
@@ -129,7 +131,7 @@ class SyncStart:
                 # read under the lock, before the fetch moves them (the gate's pin, the
                 # force-push note); the fetch leaves the ref cache as it was until it ends
                 self.fetched_from = {r: repo.resolve(project.tracking_ref(r)) for r in self.refs}
-                self.extra = writer_specs(project, self.refs)
+                self.extra = writer_specs(project, self.refs, timeout)
                 self.fetching = begin_fetch(project, self.fetched_from, timeout, self.extra)
         except BaseException:
             self._lock.close()

@@ -54,7 +54,7 @@ class Exchange:
         ):
             self._extra = dict(start.extra)  # the early fetch's: its writer refs listed once
         if self._extra is None:
-            self._extra = writer_specs(self.project, self.run.by_ref)
+            self._extra = writer_specs(self.project, self.run.by_ref, self.opts.timeout)
         return self._extra
 
     # -- 2. transport ------------------------------------------------------------------------

@@ -9,9 +9,14 @@ fetch), checks each fetched writer tip at the same gate as the team ref (`Remote
 and folds the ones that passed into the team ref with the ordinary merge (same laws, same
 trailers), in the order of their names, in one pass (`Integrate.fold`: the team ref moved
 once); the team ref it pushes then holds them. Past MAX_WRITER_REFS unread, a fetch asks for
-only that many (writerrefs.fetch_specs). A writer ref's owner, and only its owner, deletes it
-under a lease once the remote's team ref holds its tip. Nothing is lost: until then any reader
-merges it in.
+only that many (writerrefs.fetch_specs). A writer ref's owner deletes it under a lease once the
+remote's team ref holds its tip. Nothing is lost: until then any reader merges it in.
+
+A flood (more than FLOOD writer refs on the remote, #23) is kept as a listing, not as tracking
+refs (`_flood`): a window of FLOOD_WINDOW names a sync, read from the listing, past 64 only
+those that cost no merge and only for FOLD_BUDGET seconds; a flood's writer refs the remote's
+team ref holds (folded by this sync's landed push, or found held) are deleted on the remote by
+this clone, anyone's, each under a lease on the tip held (`_retire_held`).
 
 A gitmem without this sees the team ref only; what sits on writer refs reaches it once a
 newer clone folded it (its next sync). `git config gitmem.writerRefs false` turns it off
@@ -23,12 +28,25 @@ from __future__ import annotations
 from gitmem.errors import GitmemError
 from gitmem.project.scopes import TEAM_REF
 from gitmem.project.writerrefs import (
+    FLOOD,
+    FLOOD_WINDOW,
+    FOLD_BUDGET,
     MAX_WRITER_REFS,
+    RETIRE_AT_ONCE,
+    RETIRE_WORK,
     WRITERS,
     enabled,
     fetched_writers,
+    known_writer_id,
+    merged_tips,
+    plain_name,
+    read_listing,
+    read_retiring,
+    read_window,
     refused_before,
+    remember_listing,
     remember_refused,
+    remember_retiring,
     remember_window,
     remote_name,
     tracking_folder,
@@ -52,6 +70,8 @@ class WriterRefs:
         self._wid: str | None = None
         self.land_ok = True  # False once the server refused a writer ref for good
         self.landed = False  # this run landed on the writer ref: nothing of it to retire yet
+        # a flood's writer refs folded this round (name -> tip): retired once the push lands
+        self.flood_folds: dict[str, str] = {}
 
     @property
     def wid(self) -> str:
@@ -69,10 +89,13 @@ class WriterRefs:
         is set aside and said, never merged. Which tips neither the remote's team ref nor the
         local one holds: one process for all of them (`unmerged`)."""
         self.passed = {}
+        self.flood_folds = {}
         if not self.on or TEAM_REF in self.run.locked:
             return
         local = self.repo.resolve(TEAM_REF)
+        held_before = merged_tips(self.repo)
         found = unmerged(self.project, held=[local] if local else [])
+        tracked = fetched_writers(self.project)  # as fetched (the gate drops refused ones)
         folder = tracking_folder(self.project)
         before = refused_before(self.repo)
         # which ones: those never refused here first (in the order of names), so writer refs
@@ -81,19 +104,35 @@ class WriterRefs:
         order = sorted(found, key=lambda tracking: found[tracking] in before)
         notes = self.run.result.report(TEAM_REF).notes
         cap = min(self.run.opts.writers or MAX_WRITER_REFS, MAX_WRITER_REFS)
-        if len(found) > cap:
-            notes.append(
-                f"the remote holds {len(found)} writer refs of {TEAM_REF}; read "
-                f"{cap} of them this sync (the rest on the next ones, as these "
-                "are folded)"
-            )
+        listing = read_listing(self.repo)
+        flood = listing is not None or len(tracked) > FLOOD
+        # past the cap, a flood's tips that cost no merge (`Integrate.changes_nothing`) are
+        # read too, for FOLD_BUDGET seconds (a hook keeps its count: its time is short)
+        more = flood and self.run.opts.writers is None and local is not None
+        clock, began = self.run.opts.clock, self.run.opts.clock()
+        held, unheld = {local} if local else set(), set[str]()
         refused: list[str] = []
         errors = len(self.run.result.refused)
-        for tracking in order[:cap]:
+        read = 0
+        for tracking in order:
+            if read >= cap and not (
+                more
+                and clock() - began < FOLD_BUDGET
+                and self.integrate.changes_nothing(found[tracking], local or "", held, unheld)
+            ):
+                continue
+            read += 1
             if self.gate.check(TEAM_REF, tracking=tracking, unheld=True):
                 self.passed[tracking] = found[tracking]
             else:
                 refused.append(found[tracking])
+        total = max(len(found), len(listing or {}))
+        if total > read:
+            notes.append(
+                f"the remote holds {total} writer refs of {TEAM_REF}; read "
+                f"{read} of them this sync (the rest on the next ones, as these "
+                "are folded)"
+            )
         if len(refused) > 1:  # one error line says why; a flood of them says nothing more
             del self.run.result.refused[errors + 1 :]
             notes.append(
@@ -101,13 +140,65 @@ class WriterRefs:
                 f"(gitmem validate --remote {self.project.remote} --all names each)"
             )
         unread = {tip for tracking, tip in found.items() if tip in before}
-        remember_refused(self.repo, set(refused) | (unread - set(self.passed.values())))
+        refused_now = set(refused) | (unread - set(self.passed.values()))
+        if flood:
+            self._flood(listing, tracked, found, held_before, refused_now, before)
+            return
+        remember_refused(self.repo, refused_now)
         # the next sync's fetch: the first MAX_WRITER_REFS of the backlog left (neither read
         # now nor refused), named here so that it lists no flood of tracking refs again
         left = [
             t[len(folder) :] for t in order[cap:] if found[t] not in before and t not in self.passed
         ]
         remember_window(self.repo, left[:MAX_WRITER_REFS] if len(left) > MAX_WRITER_REFS else [])
+
+    def _flood(
+        self,
+        listing: dict[str, str] | None,
+        tracked: dict[str, str],
+        found: dict[str, str],
+        held_before: set[str],
+        refused_now: set[str],
+        refused_earlier: set[str],
+    ) -> None:
+        """A flood of writer refs (more than FLOOD): kept as a listing, not tracking refs.
+        The listing is what the glob brought (its first sync) or the last one with what this
+        fetch brought of the window (a name of it not brought: deleted there). The next
+        window: the first MAX_WRITER_REFS of the listing neither held by the team ref, refused
+        here, nor read now. Tracking refs kept: that window, what passed now, this clone's
+        own, and those the local team ref holds that the remote's does not yet (folded by a
+        sync that did not push: found held once pushed); every other one deleted (one
+        transaction). The writer refs the remote's team ref holds that this sync found held,
+        and those it folds once its push lands, are deleted on the remote (`retire`)."""
+        repo, folder = self.repo, tracking_folder(self.project)
+        brought = {t[len(folder) :]: tip for t, tip in tracked.items()}
+        if listing is None:  # the glob brought it (a flood is fetched by name): its listing
+            listing = {}
+        else:
+            for name in read_window(repo) or ():
+                if name not in brought:
+                    listing.pop(name, None)  # deleted on the remote (pruned here)
+        listing.update({n: tip for n, tip in brought.items() if plain_name(n)})
+        held = merged_tips(repo)
+        tips = set(listing.values())
+        # a tip refused in an earlier window stays refused while the remote keeps it
+        refused = refused_now | (refused_earlier & tips)
+        remember_refused(repo, refused)
+        here = {tip for t, tip in tracked.items() if t not in found} - held  # folded, unpushed
+        done = held | refused | here | set(self.passed.values())
+        left = [n for n in sorted(listing) if listing[n] not in done]
+        window = left[:FLOOD_WINDOW]
+        remember_listing(repo, listing)
+        remember_window(repo, window)
+        own = known_writer_id(repo)
+        newly = {n: tip for n, tip in listing.items() if tip in held - held_before and n != own}
+        if newly:
+            remember_retiring(repo, {**read_retiring(repo), **newly})
+        keep = {own} | {n for n, tip in brought.items() if tip in here}
+        self.flood_folds = {t[len(folder) :]: tip for t, tip in self.passed.items()}
+        self.flood_folds.pop(own or "", None)
+        left_here = fetched_writers(self.project)  # less those the gate refused
+        repo.delete_refs({t: tip for t, tip in left_here.items() if t[len(folder) :] not in keep})
 
     def fold(self) -> None:
         """Merge the writer tips that passed into the local team ref, in the order of their
@@ -167,7 +258,14 @@ class WriterRefs:
         """Once the remote's team ref holds this clone's writer ref's tip, delete that ref
         on the remote under a lease, and its tracking ref (only the owner deletes a writer
         ref; the fetch prunes the tracking refs of those deleted on the remote)."""
-        if not self.on or TEAM_REF in self.run.locked or self.landed:
+        if not self.on or TEAM_REF in self.run.locked:
+            return
+        repo = self.repo
+        pushed = repo.resolve(self.project.tracking_ref(TEAM_REF)) == repo.resolve(TEAM_REF)
+        if self.flood_folds and pushed and not self.landed:  # the remote's team ref holds them
+            remember_retiring(repo, {**read_retiring(repo), **self.flood_folds})
+        self._retire_held()
+        if self.landed:
             return  # landed just now: the remote's team ref, which beat it, cannot hold it
         repo, project = self.repo, self.project
         team = repo.resolve(project.tracking_ref(TEAM_REF))
@@ -178,3 +276,32 @@ class WriterRefs:
         name = remote_name(project, self.wid)
         if repo.delete_remote_ref(project.remote, name, tip, self.run.opts.timeout) is None:
             repo.delete_ref(self.own_tracking, tip)  # else moved again (landed anew): kept
+
+    def _retire_held(self) -> None:
+        """The writer refs of a flood the remote's team ref holds (a teammate's folded and not
+        retired yet, or planted ones it already held) are deleted on the remote, anyone's, each
+        under a lease on the tip found held (a writer ref moved since is kept), up to
+        RETIRE_AT_ONCE in one push a sync; each tried once (refused: kept, costs nothing more:
+        its tip is known held). Fewer on a remote of many refs (`RETIRE_WORK`)."""
+        repo, project = self.repo, self.project
+        pending = read_retiring(repo)
+        if not pending:
+            return
+        assert project.remote is not None
+        remote_refs = len(read_listing(repo) or {}) + FLOOD  # what the remote advertises, about
+        at_once = min(RETIRE_AT_ONCE, max(MAX_WRITER_REFS, RETIRE_WORK // remote_refs))
+        batch = dict(sorted(pending.items())[:at_once])
+        leases = {remote_name(project, n): tip for n, tip in batch.items()}
+        tracked = fetched_writers(project)  # read before the push (it may move our refs)
+        deleted = repo.delete_remote_refs(project.remote, leases, self.run.opts.timeout)
+        remember_retiring(repo, {n: tip for n, tip in pending.items() if n not in batch})
+        gone = {n for n in batch if remote_name(project, n) in deleted}
+        if not gone:
+            return
+        listing = read_listing(repo)
+        if listing is not None:
+            remember_listing(repo, {n: t for n, t in listing.items() if n not in gone})
+        folder = tracking_folder(project)
+        repo.delete_refs(
+            {folder + n: batch[n] for n in gone if tracked.get(folder + n) == batch[n]}
+        )
