@@ -107,13 +107,31 @@ def parse_since(text: str, now: float | None = None, name: str = "--since") -> f
 
 def fts_query(text: str, any_word: bool = False) -> str | None:
     """An FTS5 MATCH expression for words typed by a person: each word quoted (no operator of
-    FTS5's syntax can be injected), a prefix match on the last one; None when no word."""
+    FTS5's syntax can be injected), a prefix match on the last one; None when no word.
+    A word of a spaceless script (CJK) is the phrase of its characters, as they are indexed
+    (`gitmem.recall.index.words_apart`), found anywhere inside a longer run; for any word
+    (a prompt's, run together), each pair of neighbouring characters is a word of its own."""
+    from gitmem.recall.index import spaceless, words_apart
+
     words = re.findall(r"\w+", text)
     if not words:
         return None
-    quoted = [f'"{w}"' for w in words[:32]]
+    terms: list[str] = []
+    for w in words[:32]:
+        if any_word and spaceless(w):
+            terms += [" ".join(p) for p in _pairs(words_apart(w).split())]
+        else:
+            terms.append(" ".join(words_apart(w).split()))
+    quoted = [f'"{t}"' for t in terms[:64]]
     quoted[-1] += "*"
     return (" OR " if any_word else " ").join(quoted)
+
+
+def _pairs(tokens: list[str]) -> list[tuple[str, ...]]:
+    """Each pair of neighbouring tokens (a lone token: itself)."""
+    if len(tokens) < 2:
+        return [tuple(tokens)]
+    return [tuple(tokens[i : i + 2]) for i in range(len(tokens) - 1)]
 
 
 def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
