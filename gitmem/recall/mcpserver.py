@@ -253,11 +253,14 @@ def build(recall: Recall) -> MCPServer:
         file: str | None = None,
         heading: str | None = None,
         scope: str = "auto",
+        tags: list[str] | None = None,
     ) -> dict[str, Any]:
         from gitmem.recall.record import Memory
         from gitmem.recall.record import record as write
 
-        memory = Memory(title, text, description, type, confidence, file, heading)
+        memory = Memory(
+            title, text, description, type, confidence, file, heading, tuple(tags or ())
+        )
         done = write(recall.project(), scope, memory)
         if done.created:
             server.add_resource(_resource(recall, done.scope, done.file))

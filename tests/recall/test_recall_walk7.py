@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from gitmem.recall.record import _check_name as check_name
+from gitmem.recall.record import file_name
 from tests.recall.support import ids, query
 from tests.support.world import World, write_files
 
@@ -50,3 +55,48 @@ def test_a_cjk_prompt_recalls_its_memory(cjk: tuple[World, Path]) -> None:
     assert "team/workflow.md" in out
     out = world.ok("-C", str(clone), "recall", "--prompt", "大纲")
     assert "team/workflow.md" in out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_any_title_makes_a_topic_file_name_the_record_accepts(title: str) -> None:
+    """CLASS: a title's letters outside ASCII. `Déploi window 部署` was named `d_ploi_window.md`
+    (the accent a `_`, the Chinese dropped). Letters and digits of every script are kept, an
+    accent on a Latin letter folded away; every name is one the record's name check accepts,
+    and an ASCII title is named as before."""
+    name = file_name(title)
+    check_name(name)  # raises on a name record refuses
+    assert name.endswith(".md") and "/" not in name and len(name) <= 63
+    if title.isascii():
+        old = re.sub(r"[^A-Za-z0-9]+", "_", title.strip().lower()).strip("_")[:60]
+        assert name == {"": "note", "memory": "memory_note"}.get(old, old) + ".md"
+
+
+def test_titles_in_other_scripts_are_named_by_their_letters() -> None:
+    assert file_name("Déploi window 部署") == "deploi_window_部署.md"
+    assert file_name("Ünïcode naïve café") == "unicode_naive_cafe.md"
+    assert file_name("배포 일정") == "배포_일정.md"
+    assert file_name("हिन्दी नोट") == "हिन्दी_नोट.md"  # its vowel signs are its letters
+    assert file_name("Memory") == "memory_note.md"  # not the index (was refused)
+    assert file_name("???") == "note.md"  # was memory.md: the index, refused
+
+
+def test_a_recorded_memory_with_tags_reaches_a_teammate_by_its_author(tmp_path: Path) -> None:
+    """record --tag (the task's `--type/--tag/--description`; it had no --tag), a title in
+    Chinese, synced: the teammate finds it by the tag, by the word and by the author."""
+    world = World(tmp_path)
+    remote = world.make_remote()
+    alice = world.clone("alice", str(remote), email="alice@example.com")
+    bob = world.clone("bob", str(remote), email="bob@example.com")
+    out = world.ok(
+        "-C", str(alice), "record", "--title", "部署 窗口", "--tag", "ops", "--tag",
+        "release, weekly", "--scope", "team", "--sync", "--json", "周二发布，周五不发",
+    )  # fmt: skip
+    assert '"id": "team/部署_窗口.md"' in out
+    world.ok("-C", str(bob), "sync")
+    by_tag = query(world, bob, "--tag", "release, weekly", "--author", "alice@example.com")
+    assert ids(by_tag) == ["team/部署_窗口.md"]
+    node = by_tag["nodes"][0]
+    assert node["tags"] == ["ops", "release, weekly"] and node["title"] == "部署 窗口"
+    assert ids(query(world, bob, "--search", "周五"))[0] == "team/部署_窗口.md"
+    assert ids(query(world, bob, "--tag", "ops", "--author", "bob")) == []
