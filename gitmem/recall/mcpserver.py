@@ -75,6 +75,10 @@ class Recall:
             "count": len(hits),
             "memories": [_clean_node(node_of(h)) for h in hits],
         }
+        if hits and hits[0].near:  # a typo: the agent is told what was searched instead
+            from gitmem.recall.query import near_note
+
+            out["note"] = near_note(hits)
         if not hits:
             from gitmem.recall.query import holds_memory
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from gitmem.recall.record import _check_name as check_name
 from gitmem.recall.record import file_name
-from tests.recall.support import ids, query
+from tests.recall.support import corpus_root, ids, lay_out_corpus, query
 from tests.support.world import World, write_files
 
 # a real memory's text (8nk9567f6c-prog/bianju-workbench) and Japanese and Korean runs
@@ -100,3 +100,35 @@ def test_a_recorded_memory_with_tags_reaches_a_teammate_by_its_author(tmp_path: 
     assert node["tags"] == ["ops", "release, weekly"] and node["title"] == "部署 窗口"
     assert ids(query(world, bob, "--search", "周五"))[0] == "team/部署_窗口.md"
     assert ids(query(world, bob, "--tag", "ops", "--author", "bob")) == []
+
+
+@pytest.mark.skipif(corpus_root() is None, reason="the real corpus is not on this machine")
+def test_a_word_with_a_typo_finds_the_memory_and_says_what_was_searched(
+    project: tuple[World, Path],
+) -> None:
+    """CLASS: a typed word no memory holds (a typo: a letter swapped, missing, doubled; the
+    stemmer's form). `redsi` found nothing; the nearest indexed word is searched, and the
+    answer says so (stderr, JSON `near`, the MCP tools' note). A word with nothing near and a
+    word held stay as they were: no answer is invented."""
+    world, clone = project
+    lay_out_corpus(world.scope_path(clone, "team"))
+    cases = {
+        "redsi": "memory__seo-redis-command-timeout-noise.md",  # swapped
+        "memorystroe": "memory__seo-redis-command-timeout-noise.md",
+        "backwrd compatible": "claude__memory__feedback_no_backward_compat.md",  # missing
+        "verfy branch": "memory__verify-branch-before-diagnosing.md",  # the stemmer's verifi
+        "diagnossing": "memory__verify-branch-before-diagnosing.md",  # doubled
+    }
+    for typed, expected in cases.items():
+        result = query(world, clone, "--search", typed)
+        assert result["nodes"] and result["nodes"][0]["path"].endswith(expected), typed
+        assert typed.split()[0] in result["near"], result.get("near")
+    assert query(world, clone, "--search", "redsi")["near"] == {"redsi": "redis"}
+    assert query(world, clone, "--search", "verfy")["near"] == {"verfy": "verify"}
+    run = world.gitmem("-C", str(clone), "query", "--search", "backwrd")
+    assert "'backwrd' → 'backward'" in run.err and "backward_compat" in run.out
+    # nothing near: nothing; a word every memory spells right: no note
+    assert query(world, clone, "--search", "zzqxwv")["nodes"] == []
+    assert "near" not in query(world, clone, "--search", "redis")
+    assert query(world, clone, "--search", "redsi kubernetes")["nodes"] == []
+    assert query(world, clone, "--search", "0x7e10")["nodes"] == []  # no identifier guessed
