@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
 DEFAULT_LIMIT = 50
+SUMMARY_CHARS = 200  # of a description, in the summary format (json and full: all of it)
 # bm25 weights of the index's columns: title, description, tags, body, path
 WEIGHTS = "10.0, 5.0, 5.0, 1.0, 3.0"
 
@@ -466,8 +467,10 @@ def summary_line(h: Hit) -> str:
     """`[type] scope/path - title — summary`, the seed's summary format with the scope."""
     kind = h.type or ("deleted" if h.deleted else "memory")
     line = f"[{kind}] {h.id} - {h.title}"
-    if h.description:
-        line += f" — {h.description}"
+    if h.description:  # one line a person scans: an agent's 1,500-character description
+        described = " ".join(h.description.split())  # (a real one) filled screens
+        cut = described[:SUMMARY_CHARS].rsplit(" ", 1)[0] if len(described) > SUMMARY_CHARS else ""
+        line += f" — {cut + ' …' if cut else described}"
     if h.deleted and h.author:
         line += f" (deleted; last changed by {h.author})"
     return " ".join(line.split())

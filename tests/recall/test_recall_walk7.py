@@ -132,3 +132,20 @@ def test_a_word_with_a_typo_finds_the_memory_and_says_what_was_searched(
     assert "near" not in query(world, clone, "--search", "redis")
     assert query(world, clone, "--search", "redsi kubernetes")["nodes"] == []
     assert query(world, clone, "--search", "0x7e10")["nodes"] == []  # no identifier guessed
+
+
+@pytest.mark.skipif(corpus_root() is None, reason="the real corpus is not on this machine")
+def test_the_summary_format_is_one_scannable_line_per_memory(
+    project: tuple[World, Path],
+) -> None:
+    """CLASS: a long description (a real subagent's is 1,500 characters, the corpus's
+    ray-project code-reviewer) made `--format summary` print screens for one memory. The line
+    keeps the description's first 200 characters, cut at a word; json keeps all of it."""
+    world, clone = project
+    lay_out_corpus(world.scope_path(clone, "team"))
+    out = world.ok("-C", str(clone), "query", "--search", "proactively", "--format", "summary")
+    line = next(ln for ln in out.splitlines() if "claude__agents__code-reviewer.md" in ln)
+    assert len(line) < 320 and line.endswith(" …")
+    full = query(world, clone, "--search", "proactively")
+    node = next(n for n in full["nodes"] if n["path"].endswith("claude__agents__code-reviewer.md"))
+    assert len(node["summary"]) > 1000
