@@ -241,6 +241,8 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
         scored = []
         for r in rows:
             term = str(r["term"])
+            if not term.isalpha():  # nor is a typo's answer an identifier (`topikk` ≠ `topic0`)
+                continue
             d = min(_distance(word, term), _distance(stemmed, term))
             if len(term) >= 4 and len(word) > len(term):  # a stem: `deploy` of `deploymnet`
                 d = min(d, _distance(word[: len(term)], term) + 1)

@@ -132,6 +132,9 @@ def test_a_word_with_a_typo_finds_the_memory_and_says_what_was_searched(
     assert "near" not in query(world, clone, "--search", "redis")
     assert query(world, clone, "--search", "redsi kubernetes")["nodes"] == []
     assert query(world, clone, "--search", "0x7e10")["nodes"] == []  # no identifier guessed
+    write_files(world.scope_path(clone, "auto"), {"ids.md": "topic0 topic1 topic2\n"})
+    near = query(world, clone, "--search", "topikk").get("near", {})
+    assert not any(ch.isdigit() for word in near.values() for ch in word)  # nor given for one
 
 
 @pytest.mark.skipif(corpus_root() is None, reason="the real corpus is not on this machine")
