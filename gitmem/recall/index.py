@@ -315,6 +315,19 @@ def _owner_only(path: str) -> None:
         pass
 
 
+def discard(common_dir: str) -> None:
+    """Drop this clone's index (closed, its files removed): the next use rebuilds it. For an
+    index found corrupt past the page `connect` checks ("database disk image is malformed")."""
+    path = db_path(common_dir)
+    db = _OPEN.pop(path, None)
+    if db is not None:
+        db.close()
+    with _creation_lock(path):
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path + suffix)
+
+
 def close_all() -> None:
     for db in _OPEN.values():
         db.close()

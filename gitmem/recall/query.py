@@ -137,7 +137,22 @@ def _pairs(tokens: list[str]) -> list[tuple[str, ...]]:
 
 
 def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
-    """The memories that answer `q`, best first."""
+    """The memories that answer `q`, best first. The index is a cache: one found corrupt
+    (not merely busy) is dropped and rebuilt from the folders, once."""
+    import sqlite3
+
+    from gitmem.recall.index import discard
+
+    try:
+        return _run(place, q, project)
+    except sqlite3.DatabaseError as e:
+        if isinstance(e, sqlite3.OperationalError):  # locked, busy, out of disk: not corrupt
+            raise
+        discard(place.common_dir)
+        return _run(place, q, project)
+
+
+def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     if q.scopes:  # one check for every door (the CLI's --scope, the MCP server's tools)
         from gitmem.project.scopes import SCOPE_NAMES
 

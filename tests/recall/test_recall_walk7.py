@@ -152,3 +152,26 @@ def test_the_summary_format_is_one_scannable_line_per_memory(
     full = query(world, clone, "--search", "proactively")
     node = next(n for n in full["nodes"] if n["path"].endswith("claude__agents__code-reviewer.md"))
     assert len(node["summary"]) > 1000
+
+
+def test_a_corrupt_index_is_rebuilt_not_a_crash(project: tuple[World, Path]) -> None:
+    """CLASS: an index damaged where `connect`'s format check does not look (its last pages;
+    found in the walk as a main file overwritten under a live WAL): every query crashed with
+    "database disk image is malformed" (exit 4). The index is a cache: dropped and rebuilt."""
+    from gitmem.recall.index import close_all
+
+    world, clone = project
+    write_files(
+        world.scope_path(clone, "auto"),
+        {f"n{i}.md": f"note {i} about quokka{i} " + "filler " * 400 + "\n" for i in range(40)},
+    )
+    assert ids(query(world, clone, "--search", "quokka7")) == ["auto/n7.md"]
+    close_all()  # as a new process finds it
+    db = clone / ".git" / "gitmem" / "recall.sqlite"
+    data = bytearray(db.read_bytes())
+    assert len(data) > 8 * 4096
+    data[-4 * 4096 :] = b"\xa5" * (4 * 4096)
+    db.write_bytes(bytes(data))
+    assert ids(query(world, clone, "--search", "quokka7")) == ["auto/n7.md"]
+    out = world.ok("-C", str(clone), "recall", "--prompt", "tell me about quokka9")
+    assert "auto/n9.md" in out
