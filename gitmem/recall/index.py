@@ -328,6 +328,18 @@ def discard(common_dir: str) -> None:
                 os.unlink(path + suffix)
 
 
+def refreshed(place: Place) -> sqlite3.Connection:
+    """The index, refreshed from the folders; one found corrupt is dropped and rebuilt, once."""
+    try:
+        refresh(place)
+    except sqlite3.DatabaseError as e:
+        if isinstance(e, sqlite3.OperationalError):  # locked, busy, out of disk: not corrupt
+            raise
+        discard(place.common_dir)
+        refresh(place)
+    return connect(place.common_dir)
+
+
 def close_all() -> None:
     for db in _OPEN.values():
         db.close()

@@ -313,10 +313,9 @@ def build(recall: Recall) -> MCPServer:
         code, out = recall.gitmem("sync")
         return out if code == 0 else f"gitmem sync exited {code}:\n{out}"
 
-    from gitmem.recall.index import connect, refresh
+    from gitmem.recall.index import refreshed
 
-    refresh(recall.place)
-    db = connect(recall.place.common_dir)
+    db = refreshed(recall.place)
     rows = db.execute(
         "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)
     )
