@@ -126,6 +126,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         for h in hits:
             echo(summary_line(h))
+    if args.fmt != "json" and hits and hits[0].near:  # on stderr: stdout stays the answer
+        import sys
+
+        from gitmem.recall.query import near_note
+
+        sys.stderr.write(f"{near_note(hits)}\n")
     if not hits and args.fmt != "json":  # an empty answer is said, on stderr (stdout stays empty)
         import sys
 

@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         choices=("user", "feedback", "project", "reference"),
         help="Claude Code's memory type (default: project)",
     )
+    p.add_argument(
+        "--tag", dest="tags", action="append", default=[], help="a tag (repeat for more)"
+    )
     p.add_argument("--confidence", type=float, help="0 to 1 (merges prefer the more confident)")
     p.add_argument("--file", metavar="NAME.md", help="the topic file (default: from the title)")
     p.add_argument("--heading", help="the MEMORY.md heading to file it under (default: by type)")
@@ -55,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         confidence=args.confidence,
         file=args.file,
         heading=args.heading,
+        tags=tuple(args.tags),
     )
     done = record(open_project_from(args), args.scope, memory)
     if args.as_json:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import stat
 from collections.abc import Callable, Iterable, Iterator
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
-FORMAT = "gitmem-recall 2"
+FORMAT = "gitmem-recall 3"  # 3: CJK characters indexed one by one
 DB_NAME = "recall.sqlite"
 MAX_FILE = 1 << 20  # a larger memory is indexed by name only (bounded cost)
 # environment that decides the scope folders (gitmem/project/identity.py)
@@ -42,6 +43,25 @@ ENV = (
     "GIT_CONFIG_NOSYSTEM",
     "CODEX_HOME",
 )
+
+# scripts written without spaces between words (Chinese, Japanese; Korean's particles cling to
+# their word): FTS5's unicode61 takes a whole run as one token, so a word inside a longer run
+# was never found; each of their characters is indexed as a token of its own instead
+_SPACELESS = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f]"
+)
+
+
+def spaceless(text: str) -> bool:
+    """Whether `text` holds a character of a script written without spaces between words."""
+    return _SPACELESS.search(text) is not None
+
+
+def words_apart(text: str) -> str:
+    """`text` as the index's tokenizer is given it: each character of a spaceless script a word
+    of its own (a phrase of them then finds a word anywhere inside a run)."""
+    return _SPACELESS.sub(lambda m: f" {m.group(0)} ", text) if spaceless(text) else text
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
@@ -367,6 +387,31 @@ def _owner_only(path: str) -> None:
                     os.chmod(path + suffix, 0o600)
     except OSError:
         pass
+
+
+def discard(common_dir: str) -> None:
+    """Drop this clone's index (closed, its files removed): the next use rebuilds it. For an
+    index found corrupt past the page `connect` checks ("database disk image is malformed")."""
+    path = db_path(common_dir)
+    db = _OPEN.pop(path, None)
+    if db is not None:
+        db.close()
+    with _creation_lock(path):
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path + suffix)
+
+
+def refreshed(place: Place) -> sqlite3.Connection:
+    """The index, refreshed from the folders; one found corrupt is dropped and rebuilt, once."""
+    try:
+        refresh(place)
+    except sqlite3.DatabaseError as e:
+        if isinstance(e, sqlite3.OperationalError):  # locked, busy, out of disk: not corrupt
+            raise
+        discard(place.common_dir)
+        refresh(place)
+    return connect(place.common_dir)
 
 
 def close_all() -> None:
@@ -790,7 +835,11 @@ def _insert(
     )
     db.execute(
         "INSERT INTO text(rowid, title, description, tags, body, path) VALUES (?, ?, ?, ?, ?, ?)",
-        (cur.lastrowid, f.title, f.description or "", " ".join(f.tags), f.body, rel),
+        (
+            cur.lastrowid,
+            *(words_apart(t) for t in (f.title, f.description or "", " ".join(f.tags), f.body)),
+            words_apart(rel),
+        ),
     )
     return int(cur.lastrowid or 0)
 

@@ -89,6 +89,10 @@ class Recall:
             "count": len(hits),
             "memories": [_clean_node(node_of(h)) for h in hits],
         }
+        if hits and hits[0].near:  # a typo: the agent is told what was searched instead
+            from gitmem.recall.query import near_note
+
+            out["note"] = near_note(hits)
         if not hits:
             from gitmem.recall.query import holds_memory
 
@@ -269,11 +273,14 @@ def build(recall: Recall) -> MCPServer:
         file: str | None = None,
         heading: str | None = None,
         scope: str = "auto",
+        tags: list[str] | None = None,
     ) -> dict[str, Any]:
         from gitmem.recall.record import Memory
         from gitmem.recall.record import record as write
 
-        memory = Memory(title, text, description, type, confidence, file, heading)
+        memory = Memory(
+            title, text, description, type, confidence, file, heading, tuple(tags or ())
+        )
         done = write(recall.project(), scope, memory)
         if done.created:
             server.add_resource(_resource(recall, done.scope, done.file))
@@ -322,10 +329,9 @@ def build(recall: Recall) -> MCPServer:
         code, out = recall.gitmem("sync")
         return out if code == 0 else f"gitmem sync exited {code}:\n{out}"
 
-    from gitmem.recall.index import connect, refresh
+    from gitmem.recall.index import refreshed
 
-    refresh(recall.place)
-    db = connect(recall.place.common_dir)
+    db = refreshed(recall.place)
     rows = db.execute(
         "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)
     )

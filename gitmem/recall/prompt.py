@@ -120,10 +120,13 @@ HEADER = "Memories that may be relevant to this prompt (gitmem recall; read the 
 
 
 def words_of(prompt: str) -> list[str]:
-    """The prompt's searchable words: no stop words, no one- or two-letter words, each once."""
+    """The prompt's searchable words: no stop words, no one- or two-letter words (but a word of
+    two Chinese characters is a word: `部署`), each once."""
+    from gitmem.recall.index import spaceless
+
     seen: dict[str, None] = {}
     for w in re.findall(r"\w+", prompt.lower()):
-        if len(w) > 2 and w not in STOP and not w.isdigit():
+        if (len(w) > 2 or (len(w) == 2 and spaceless(w))) and w not in STOP and not w.isdigit():
             seen.setdefault(w, None)
     return list(seen)[:MAX_WORDS]
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
 DEFAULT_LIMIT = 50
+SUMMARY_CHARS = 200  # of a description, in the summary format (json and full: all of it)
 # bm25 weights of the index's columns: title, description, tags, body, path
 WEIGHTS = "10.0, 5.0, 5.0, 1.0, 3.0"
 
@@ -67,6 +68,7 @@ class Hit:
     deleted: bool = False
     blob: str | None = None  # a deleted memory's last content, on its ref
     score: float = 0.0
+    near: dict[str, str] | None = None  # search: typed word -> the indexed one searched instead
 
     @property
     def id(self) -> str:
@@ -107,17 +109,50 @@ def parse_since(text: str, now: float | None = None, name: str = "--since") -> f
 
 def fts_query(text: str, any_word: bool = False) -> str | None:
     """An FTS5 MATCH expression for words typed by a person: each word quoted (no operator of
-    FTS5's syntax can be injected), a prefix match on the last one; None when no word."""
+    FTS5's syntax can be injected), a prefix match on the last one; None when no word.
+    A word of a spaceless script (CJK) is the phrase of its characters, as they are indexed
+    (`gitmem.recall.index.words_apart`), found anywhere inside a longer run; for any word
+    (a prompt's, run together), each pair of neighbouring characters is a word of its own."""
+    from gitmem.recall.index import spaceless, words_apart
+
     words = re.findall(r"\w+", text)
     if not words:
         return None
-    quoted = [f'"{w}"' for w in words[:32]]
+    terms: list[str] = []
+    for w in words[:32]:
+        if any_word and spaceless(w):
+            terms += [" ".join(p) for p in _pairs(words_apart(w).split())]
+        else:
+            terms.append(" ".join(words_apart(w).split()))
+    quoted = [f'"{t}"' for t in terms[:64]]
     quoted[-1] += "*"
     return (" OR " if any_word else " ").join(quoted)
 
 
+def _pairs(tokens: list[str]) -> list[tuple[str, ...]]:
+    """Each pair of neighbouring tokens (a lone token: itself)."""
+    if len(tokens) < 2:
+        return [tuple(tokens)]
+    return [tuple(tokens[i : i + 2]) for i in range(len(tokens) - 1)]
+
+
 def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
-    """The memories that answer `q`, best first."""
+    """The memories that answer `q`, best first. The index is a cache: one found corrupt
+    (not merely busy) is dropped and rebuilt from the folders, once."""
+    import sqlite3
+
+    from gitmem.recall.index import discard
+
+    try:
+        return _run(place, q, project)
+    except sqlite3.DatabaseError as e:
+        if isinstance(e, sqlite3.OperationalError):  # locked, busy, out of disk: not corrupt
+            raise
+        discard(place.common_dir)
+        return _run(place, q, project)
+
+
+def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     if q.scopes:  # one check for every door (the CLI's --scope, the MCP server's tools)
         from gitmem.project.scopes import SCOPE_NAMES
 
@@ -168,6 +203,7 @@ def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         select = select.replace("0.0 AS score", f"bm25(text, {WEIGHTS}) AS score")
         select += " JOIN text ON text.rowid = m.id"
         where.append("text MATCH ?")
+        match_at = len(params)
         params.append(match)
         order = "score - 2.0 * m.rank * 100, m.scope, m.path"  # bm25: lower is better
     if q.related:
@@ -182,7 +218,92 @@ def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         sql = f"{select} WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
         limit = q.recent if q.recent is not None else q.limit
         hits = [_hit(r) for r in rows_where(db, sql, [*params, limit])]
+        near = _near_words(db, q.search) if q.search and not hits and not q.any_word else None
+        if near:  # a typo found nothing: the nearest words the index holds, said as such
+            params[match_at] = " ".join(_as_term(db, t) for t in near.values())
+            hits = [_hit(r) for r in rows_where(db, sql, [*params, limit])]
+            shown = {typed: _as_written(hits, stem) for typed, stem in near.items()}
+            for h in hits:
+                h.near = {k: v for k, v in shown.items() if k != v}
     return hits
+
+
+def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
+    """Each typed word of `text` with the indexed word nearest to it when no memory holds it
+    (a typo: `redsi`, `deploymnet`); None when every word is held, or one has nothing near.
+    Bounded: only words of 4 letters or more, candidates of about its length and first letters
+    from the index's own vocabulary (fts5vocab), a few thousand comparisons at 10,000 files."""
+    from gitmem.recall.index import spaceless
+
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, text, row)")
+    near: dict[str, str] = {}
+    changed = False
+    for word in dict.fromkeys(w.lower() for w in re.findall(r"\w+", text)[:32]):
+        near[word] = word
+        # letters only: `word7` is not a typo of `word17` (identifiers, versions, hashes)
+        if spaceless(word) or len(word) < 4 or not word.isalpha():
+            continue
+        if rows_where(db, "SELECT 1 FROM text WHERE text MATCH ? LIMIT 1", [f'"{word}"']):
+            continue
+        rows = rows_where(
+            db,
+            "SELECT term, doc FROM temp.vocab WHERE length(term) BETWEEN ? AND ? "
+            "AND (substr(term, 1, 1) = ? OR substr(term, 2, 1) = ?)",
+            [max(3, len(word) - 4), len(word) + 2, word[0], word[1]],
+        )
+        limit = 1 if len(word) <= 5 else 2
+        stemmed = word[:-1] + "i" if word.endswith("y") else word  # the stemmer's `verifi`
+        scored = []
+        for r in rows:
+            term = str(r["term"])
+            if not term.isalpha():  # nor is a typo's answer an identifier (`topikk` ≠ `topic0`)
+                continue
+            d = min(_distance(word, term), _distance(stemmed, term))
+            if len(term) >= 4 and len(word) > len(term):  # a stem: `deploy` of `deploymnet`
+                d = min(d, _distance(word[: len(term)], term) + 1)
+            if d <= limit:  # the nearest; of those, the longest (`backward`, not `back`)
+                scored.append((d, -len(term), -int(r["doc"]), term))
+        if not scored:
+            return None
+        near[word] = min(scored)[3]
+        changed = True
+    return near if changed else None
+
+
+def _as_term(db: sqlite3.Connection, term: str) -> str:
+    """The index's term as a MATCH word: itself, or as a prefix when the stemmer would stem it
+    again (`diagnos` → `diagno`, which the index does not hold)."""
+    from gitmem.recall.index import words_apart
+
+    quoted = '"' + " ".join(words_apart(term).split()) + '"'
+    held = rows_where(db, "SELECT 1 FROM text WHERE text MATCH ? LIMIT 1", [quoted])
+    return quoted if held else quoted + "*"
+
+
+def _distance(a: str, b: str) -> int:
+    """Edit distance with transpositions (`redsi` → `redis`: one)."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def _as_written(hits: Sequence[Hit], stem: str) -> str:
+    """The word as a memory writes it (`redis`), not the index's stem of it (`redi`)."""
+    for cut in (stem, stem[:-1]) if stem.endswith("i") and len(stem) > 4 else (stem,):
+        for h in hits[:3]:  # `verifi`, `deploi`: the stemmer's y, written `verify`, `deploy`
+            for text in (h.title, h.description or "", " ".join(h.tags), h.path):
+                m = re.search(rf"\b{re.escape(cut)}\w*", text, re.IGNORECASE)
+                if m:
+                    return m.group(0).lower()
+    return stem
 
 
 def holds_memory(place: Place) -> bool:
@@ -313,7 +434,17 @@ def as_json(hits: Sequence[Hit], started: float) -> dict[str, Any]:
         "nodes": [node_of(h) for h in hits],
         "count": len(hits),
         "query_time_ms": round((time.perf_counter() - started) * 1000, 1),
+        **({"near": hits[0].near} if hits and hits[0].near else {}),
     }
+
+
+def near_note(hits: Sequence[Hit]) -> str | None:
+    """What a search found nothing for and searched instead (a typo), in one line."""
+    near = hits[0].near if hits else None
+    if not near:
+        return None
+    said = ", ".join(f"{typed!r} → {word!r}" for typed, word in near.items())
+    return f"no memory has the word as typed; searched the nearest instead: {said}"
 
 
 def node_of(h: Hit) -> dict[str, Any]:
@@ -353,8 +484,10 @@ def summary_line(h: Hit) -> str:
     """`[type] scope/path - title — summary`, the seed's summary format with the scope."""
     kind = h.type or ("deleted" if h.deleted else "memory")
     line = f"[{kind}] {h.id} - {h.title}"
-    if h.description:
-        line += f" — {h.description}"
+    if h.description:  # one line a person scans: an agent's 1,500-character description
+        described = " ".join(h.description.split())  # (a real one) filled screens
+        cut = described[:SUMMARY_CHARS].rsplit(" ", 1)[0] if len(described) > SUMMARY_CHARS else ""
+        line += f" — {cut + ' …' if cut else described}"
     if h.deleted and h.author:
         line += f" (deleted; last changed by {h.author})"
     return " ".join(line.split())

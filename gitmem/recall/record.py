@@ -59,6 +59,7 @@ class Memory:
     confidence: float | None = None
     file: str | None = None  # name in the scope folder; default: from the title
     heading: str | None = None  # the index heading to file the line under
+    tags: tuple[str, ...] = ()  # frontmatter tags: (`query --tag` finds them)
 
 
 @dataclass
@@ -76,9 +77,24 @@ class Recorded:
 
 
 def file_name(title: str) -> str:
-    """A topic file's name from its title, as Claude Code names them (`feedback_tests.md`)."""
-    stem = re.sub(r"[^A-Za-z0-9]+", "_", title.strip().lower()).strip("_")[:60]
-    return (stem or "memory") + ".md"
+    """A topic file's name from its title, as Claude Code names them (`feedback_tests.md`):
+    letters and digits of every script kept (`部署.md`), an accent on a Latin letter dropped
+    (`Déploi` → `deploi`, not `d_ploi`), anything else one `_`."""
+    import unicodedata
+
+    kept: list[str] = []
+    base = ""
+    for ch in unicodedata.normalize("NFKD", title.strip().lower()):
+        kind = unicodedata.category(ch)[0]
+        if kind == "M":
+            if not base.isascii():  # a mark of its own script's letter (Devanagari's vowels)
+                kept.append(ch)
+            continue
+        base = ch
+        kept.append(ch if kind in "LN" else " ")
+    stem = unicodedata.normalize("NFC", "_".join("".join(kept).split()))[:60].strip("_")
+    # a title of no letter, or `Memory`: the index's own name was refused ("not a topic file")
+    return ("note" if not stem else stem + "_note" if stem == "memory" else stem) + ".md"
 
 
 def _one_line(text: str) -> str:
@@ -112,6 +128,9 @@ def topic_text(m: Memory, now: datetime.datetime) -> str:
     ]
     if m.confidence is not None:
         lines.append(f"confidence: {m.confidence:g}")
+    tags = list(dict.fromkeys(t for t in (_one_line(t) for t in m.tags) if t))
+    if tags:
+        lines.append(f"tags: [{', '.join(yaml_scalar(t) for t in tags)}]")
     lines.append(f"updated: {now.strftime('%Y-%m-%dT%H:%M:%SZ')}")
     lines.append("---")
     body = m.body.strip("\n")

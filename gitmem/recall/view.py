@@ -20,7 +20,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from gitmem.recall.index import Place, connect, refresh, rows_where
+from gitmem.recall.index import Place, refreshed, rows_where
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
@@ -40,8 +40,7 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     from gitmem.recall.query import full_text, shown_id
     from gitmem.recall.sanitize import clean
 
-    refresh(place)
-    db = connect(place.common_dir)
+    db = refreshed(place)
     rows = rows_where(db, "SELECT * FROM memory ORDER BY rank DESC, scope, path")
     total = len(rows)
     rows = rows[:MAX_NODES]

@@ -78,6 +78,7 @@ def test_tools_search_record_and_resources_over_stdio(
                         "text": "test_upload is flaky on CI; rerun once.",
                         "type": "feedback",
                         "scope": "team",
+                        "tags": ["ci", "flaky"],
                     },
                 )
             )
@@ -108,6 +109,7 @@ def test_tools_search_record_and_resources_over_stdio(
     team = world.scope_path(clone, "team")
     assert Path(out["recorded"]["file"]) == team / "flaky_test.md"
     assert "test_upload is flaky" in (team / "flaky_test.md").read_text()
+    assert "\ntags: [ci, flaky]\n" in (team / "flaky_test.md").read_text()  # record's tags
     assert "(flaky_test.md)" in (team / "MEMORY.md").read_text()
     assert "team/flaky_test.md" in [m["id"] for m in out["again"]["memories"]]
     assert out["bad"].is_error
