@@ -13,6 +13,7 @@ import threading
 import time
 from pathlib import Path
 
+from tests.support.servers import slow_upload_pack
 from tests.support.world import REPO_ROOT, World
 
 
@@ -96,17 +97,14 @@ def test_a_line_while_waiting_for_the_lock_on_a_terminal(world: World) -> None:
 
 def test_a_line_while_the_network_is_slow_on_a_terminal(world: World, tmp_path: Path) -> None:
     a = world.clone("a")
-    slow = tmp_path / "slow-upload-pack"
     done = tmp_path / "upload-pack-done"  # its time: when the slow remote stopped waiting
-    slow.write_text(f'#!/bin/sh\nsleep 3\n: > "{done}"\nexec git upload-pack "$@"\n')
-    slow.chmod(0o755)
-    world.git("config", "remote.origin.uploadpack", str(slow), cwd=a)
+    slow_upload_pack(world.env, tmp_path, 3, done)
     before = time.time()
     seen, waited, out = sync_on_a_terminal(world, a, b"fetching memory from origin")
     assert b"fetching memory from origin\xe2\x80\xa6 (gives up after 120 s)" in seen, seen
     # said while the remote still waited, not after: an order, whatever the machine's load
     assert before + waited < done.stat().st_mtime, "said while waiting, not after"
     assert b"up to date" in out
-    world.git("config", "--unset", "remote.origin.uploadpack", cwd=a)
+    del world.env["GIT_EXEC_PATH"]
     quick, _, _ = sync_on_a_terminal(world, a, b"never")
     assert b"fetching" not in quick, "a quick remote gets no such line"

@@ -497,7 +497,6 @@ def test_a_file_read_again_with_its_synced_bytes_is_not_policy_checked_again(
     re-read and re-hashed, not checked against the policy again: those bytes passed it. Bytes
     that changed are checked, and refused ones skipped, as before."""
     import gitmem.policy.rules
-    import gitmem.sync.folders
 
     state = _synced(repo, folder, monkeypatch)
     checked: list[str] = []
@@ -507,7 +506,8 @@ def test_a_file_read_again_with_its_synced_bytes_is_not_policy_checked_again(
         checked.append(path)
         return real(path, data)
 
-    monkeypatch.setattr(gitmem.sync.folders, "check_file", counting)
+    # the snapshot asks the policy's module at the first changed file (sync/folders._refused)
+    monkeypatch.setattr(gitmem.policy.rules, "check_file", counting)
     os.utime(folder / "topic-01.md")  # the same bytes, a new stat
     _write(folder / "topic-02.md", "---\nname: t2\n---\nnew body\n")
     _write(folder / "topic-03.md", "---\nname: !!python/object x\n---\nunsafe\n")  # GM120

@@ -227,7 +227,10 @@ def test_text_that_is_not_utf8_is_still_held_to_every_other_rule(data: bytes, co
 @settings(max_examples=200, deadline=None)
 @given(
     before=st.text(st.characters(codec="ascii", exclude_categories=["Cc"]), max_size=30),
-    bad=st.binary(min_size=1, max_size=3).filter(lambda b: b[0] >= 0x80),
+    # a file opening with FE FF / FF FE is UTF-16 or UTF-32 (GM111, refused whole)
+    bad=st.binary(min_size=1, max_size=3).filter(
+        lambda b: b[0] >= 0x80 and not b.startswith((b"\xfe\xff", b"\xff\xfe"))
+    ),
 )
 def test_a_secret_in_a_latin1_file_is_still_caught(before: str, bad: bytes) -> None:
     """The secret scan reads damaged text too (each bad byte as U+FFFD): a key in a file an

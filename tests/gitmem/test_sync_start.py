@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.claude import hooks
+from tests.support import servers
 from tests.support.settled import settled_worlds, take, users_in_module
 from tests.support.world import REPO_ROOT, World, teammates_sharing
 
@@ -74,10 +74,7 @@ def forked_before(events: list[Event], a: str, b: str) -> bool:
 def slow_upload_pack(world: World, clone: Path, seconds: float = 0.5) -> None:
     """The remote answers `seconds` late (as a remote across a network does): the sync's fetch
     is still running when the local work starts, whatever the machine's speed."""
-    script = world.root / "slow-upload-pack"
-    script.write_text(f'#!/bin/sh\nsleep {seconds}\nexec git-upload-pack "$@"\n')
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    world.git("config", "remote.origin.uploadpack", str(script), cwd=clone)
+    servers.slow_upload_pack(world.env, world.root, seconds)
 
 
 def run_traced(world: World, argv: list[str], trace: Path, payload: bytes = b"") -> str:

@@ -142,3 +142,26 @@ def enable_http_push(bare: Path) -> None:
         check=True,
         env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"},
     )
+
+
+def slow_upload_pack(
+    env: dict[str, str], root: Path, seconds: float, done: Path | None = None
+) -> None:
+    """Make every fetch run under `env` wait `seconds` before the remote answers, as a remote
+    across a network does. gitmem always names git's own `git-upload-pack` (a repository's
+    `remote.*.uploadpack` never runs: red team 7), so the slow one is git's, found first:
+    GIT_EXEC_PATH names a copy of git's exec path (links) whose upload-pack sleeps first, then
+    touches `done` (when the remote stopped waiting) and runs git's own."""
+    real = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
+                               check=True).stdout.strip())  # fmt: skip
+    exec_path = root / "slow-exec-path"
+    if not exec_path.is_dir():
+        exec_path.mkdir(parents=True)
+        for entry in real.iterdir():
+            (exec_path / entry.name).symlink_to(entry)
+    wrapper = exec_path / "git-upload-pack"
+    wrapper.unlink()
+    touch = f': > "{done}"\n' if done is not None else ""
+    wrapper.write_text(f'#!/bin/sh\nsleep {seconds}\n{touch}exec "{real}/git-upload-pack" "$@"\n')
+    wrapper.chmod(0o755)
+    env["GIT_EXEC_PATH"] = str(exec_path)
