@@ -160,7 +160,13 @@ class History(GitDir):
     def line_times(self, base: str | None, tip: str, path: str) -> dict[str, float]:
         """The commit time that wrote each line of `path` at `tip` (trailing whitespace aside;
         a line written twice: the later), from `git blame` — bounded by `base`: a line
-        older than it gets the base's own time. Empty when git cannot say (one process)."""
+        older than it gets the base's own time. Empty when git cannot say (one process).
+        Empty too where a config names `blame.ignoreRevsFile`: git reads every file it names
+        (a `.git/config` that came with the folder: /dev/zero grew git to gigabytes, a FIFO
+        held the sync for the timeout), no option or `-c` takes it back, and the revisions
+        it skips would give this replica ages no other one computes."""
+        if self.config().get("blame.ignorerevsfile"):
+            return {}
         rng = [f"{base}..{tip}"] if base else [tip]
         try:
             done = self.git(

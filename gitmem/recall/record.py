@@ -191,6 +191,31 @@ def with_entry(index: str, line: str, name: str, heading: str | None, type_: str
     return "\n".join(rows) + "\n"
 
 
+def _refuse_undecodable(m: Memory) -> None:
+    """A memory given as bytes that are not UTF-8 (a Latin-1 terminal's argument, a file on
+    standard input: Python holds each bad byte as a lone surrogate) is refused with one line
+    naming the field and the byte, not left to fail as an internal error (exit 4) when the
+    topic file is encoded."""
+    fields = (
+        ("--title", m.title),
+        ("text", m.body),
+        ("--description", m.description),
+        ("--heading", m.heading or ""),
+        ("--file", m.file or ""),
+    )
+    for what, value in fields:
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            code = ord(value[exc.start])
+            byte = f"0x{code - 0xDC00:02X}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+            raise UsageError(
+                f"the memory's {what} is not UTF-8 text: {byte} at character {exc.start + 1}",
+                "give it as UTF-8 (iconv -f WINDOWS-1252 -t UTF-8 converts a Latin-1 text)",
+                tool_hint=f"give the {what.lstrip('-')} as UTF-8 text",
+            ) from None
+
+
 def record(project: Project, scope: str, m: Memory) -> Recorded:
     """Write `m` into `scope` (see the module docstring); the lock is held throughout."""
     from gitmem.core.state import holding_lock
@@ -207,6 +232,7 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
         )
     if m.confidence is not None and not 0.0 <= m.confidence <= 1.0:
         raise UsageError(f"confidence {m.confidence} is not between 0 and 1", "e.g. 0.8")
+    _refuse_undecodable(m)
     if m.heading is not None and (len(m.heading.splitlines()) > 1 or not m.heading.strip("# ")):
         # a line break would put lines of the caller's choosing into the index (entries
         # linking anywhere), past the one entry this record adds

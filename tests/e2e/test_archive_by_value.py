@@ -146,3 +146,44 @@ def test_the_team_sync_asks_git_when_each_line_was_written(
     assert {p for _, p in asked} == {"team/MEMORY.md"}, asked
     index = (ta / "MEMORY.md").read_text()
     assert "- a writes one\n" in index and "- b writes one\n" in index
+
+
+def test_line_times_read_no_file_a_repository_config_names(tmp_path: Path) -> None:
+    """A `.git/config` that came with the folder naming `blame.ignoreRevsFile` is never
+    followed: a list of revisions to skip would give this replica ages no other computes, and
+    git reads whatever file it names (a FIFO held the sync for the blame's timeout, /dev/zero
+    grew git to gigabytes) — no line ages there, at once."""
+    import os
+    import time
+
+    from gitmem.gitstore import Repository
+
+    def git(*args: str, when: int = 0) -> None:
+        env = {"GIT_COMMITTER_DATE": f"@{when} +0000", "GIT_AUTHOR_DATE": f"@{when} +0000"}
+        subprocess.run(
+            ["git", "-C", str(tmp_path), *args],
+            check=True,
+            capture_output=True,
+            env={**_env(), **env},
+        )
+
+    git("init", "-q", "-b", "main")
+    (tmp_path / "MEMORY.md").write_text("# Memory\n- one\n")
+    git("add", "-A")
+    git("commit", "-qm", "base", when=1_800_000_000)
+    (tmp_path / "MEMORY.md").write_text("# Memory\n- one, changed\n")
+    git("commit", "-qam", "change", when=1_800_000_500)
+    head = Repository(tmp_path).git("rev-parse", "HEAD").stdout.decode().strip()
+    assert Repository(tmp_path).line_times(None, head, "MEMORY.md")["- one, changed"] == (
+        1_800_000_500.0
+    )
+    skip = tmp_path / ".git" / "skip-revs"
+    skip.write_text(head + "\n")  # the change, blamed on the base instead
+    git("config", "blame.ignoreRevsFile", str(skip))
+    assert Repository(tmp_path).line_times(None, head, "MEMORY.md") == {}
+    fifo = tmp_path / ".git" / "fifo"
+    os.mkfifo(fifo)  # no writer: git's open of it never returns
+    git("config", "blame.ignoreRevsFile", str(fifo))
+    start = time.monotonic()
+    assert Repository(tmp_path).line_times(None, head, "MEMORY.md") == {}
+    assert time.monotonic() - start < 10

@@ -272,3 +272,30 @@ def test_an_edit_that_changes_links_changes_related_and_ranks(
     assert ids(query(world, clone, "--related", "a")) == ["auto/c.md"]
     after = {n["id"]: n["pagerank"] for n in query(world, clone, "--recent", "9")["nodes"]}
     assert after["auto/c.md"] > after["auto/b.md"]
+
+
+def test_a_planted_index_part_that_cannot_go_is_named_with_a_command_that_removes_it(
+    tmp_path: Path,
+) -> None:
+    """A part of the recall index gitmem cannot remove (here a folder planted as its journal)
+    stops the query in one line, exit 2, and its hint is a shell command that removes it
+    whatever the clone's folder is called (a quote in it broke the `rm -f '…'` it named, and
+    `rm -f` removes no folder); after it, the index is built again."""
+    import subprocess
+
+    world = World(tmp_path)
+    clone = tmp_path / "it's a proj"
+    world.git("init", "-q", str(clone))
+    world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=clone)
+    write_files(world.scope_path(clone, "auto"), {"a.md": topic("a", "x", "kiwi")})
+    assert ids(query(world, clone, "--search", "kiwi")) == ["auto/a.md"]
+    planted = clone / ".git/gitmem/recall.sqlite-journal"
+    planted.mkdir()
+    (planted / "x").write_text("x")
+    run = world.gitmem("-C", str(clone), "query", "--search", "kiwi")
+    assert run.code == 2, run.err
+    hint = run.err.split("hint: ", 1)[1].strip()
+    command = hint.split(": ", 1)[1]
+    subprocess.run(["sh", "-c", command], check=True, cwd=tmp_path)
+    assert not planted.exists()
+    assert ids(query(world, clone, "--search", "kiwi")) == ["auto/a.md"]

@@ -127,6 +127,32 @@ def test_bad_names_and_links_are_refused(
     assert list(outside.iterdir()) == []
 
 
+def test_a_memory_given_in_bytes_that_are_not_utf8_is_refused_in_one_line(
+    project: tuple[World, Path],
+) -> None:
+    """Every field of a record given as bytes that are not UTF-8 (a Latin-1 terminal: Python
+    holds the bad byte as a lone surrogate) is bad input — exit 2, one line naming the field
+    and the byte, nothing written — never an internal error (exit 4) from encoding it."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"MEMORY.md": "- [A](a.md) — a\n"})
+    bad = "caf\udce9"  # b"caf\xe9" as argv decodes it
+    cases = {
+        "--title": ["--title", bad, "x"],
+        "text": ["--title", "t", bad],
+        "--description": ["--title", "t", "--description", bad, "x"],
+        "--heading": ["--title", "t", "--heading", bad, "x"],
+        "--file": ["--title", "t", "--file", bad + ".md", "x"],
+    }
+    for what, args in cases.items():
+        run = world.gitmem("-C", str(clone), "record", *args)
+        assert run.code == 2, (what, run.err)
+        assert f"the memory's {what} is not UTF-8 text: 0xE9 at character 4" in run.err, what
+        assert "hint: give it as UTF-8" in run.err
+        assert sorted(p.name for p in auto.iterdir()) == ["MEMORY.md"], what
+    assert (auto / "MEMORY.md").read_text() == "- [A](a.md) — a\n"
+
+
 def test_an_edit_made_meanwhile_is_never_replaced(tmp_path: Path) -> None:
     folder = tmp_path / "memory"
     folder.mkdir()
