@@ -10,23 +10,18 @@ three replicas converge in every order. End to end: tests/e2e/test_everyday_in_s
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from merge_drivers import merge_file
-
 from .conftest import examples
+from .test_everyday_cases import Case, check, merged
 
 T = ".claude/agent-memory/bot/notes.md"
 I = ".claude/agent-memory/bot/MEMORY.md"  # noqa: E741
 FM = "---\nname: notes\ndescription: build and release notes\ntype: project\n---\n"
 IX = "# Memory\n\n- [Build](build.md) — `make -j4` on every branch\n- [Deploy](deploy.md) — fly, manual\n"
 
-# name, path, base, sides (two or three), what the result holds, what it must not
-Case = tuple[str, str, str, list[str], list[str], list[str]]
 CASES: list[Case] = []
 
 
@@ -659,46 +654,9 @@ case(
 )
 
 
-def _merge(path: str, z: bytes, x: bytes, y: bytes) -> bytes:
-    data = merge_file(path, z, x, y).data
-    assert data is not None
-    return data
-
-
-def merged(c: Case) -> bytes:
-    """The merge of a case's sides: checked symmetric and idempotent (two sides), or
-    converging in every order (three)."""
-    _, path, base, sides, _, _ = c
-    z, ss = base.encode(), [s.encode() for s in sides]
-    if len(ss) == 2:
-        out = _merge(path, z, ss[0], ss[1])
-        assert _merge(path, z, ss[1], ss[0]) == out  # symmetric
-        for s in ss:
-            assert _merge(path, z, out, s) == out  # idempotent
-        return out
-    outs = {
-        _merge(path, z, _merge(path, z, ss[i], ss[j]), ss[k])
-        for i, j, k in itertools.permutations(range(3))
-    }
-    assert len(outs) == 1, outs  # three replicas converge in every order
-    return outs.pop()
-
-
-OPEN: set[str] = set()
-
-
-@pytest.mark.parametrize(
-    "c",
-    [pytest.param(c, marks=pytest.mark.xfail(strict=True)) if c[0] in OPEN else c for c in CASES],
-    ids=[c[0] for c in CASES],
-)
+@pytest.mark.parametrize("c", CASES, ids=[c[0] for c in CASES])
 def test_a_new_everyday_merge_keeps_what_a_careful_human_keeps(c: Case) -> None:
-    text = merged(c).decode()
-    assert "<<<<<<<" not in text
-    for w in c[4]:
-        assert w in text, (w, text)
-    for w in c[5]:
-        assert w not in text, (w, text)
+    check(c)
 
 
 TAGS = ["ci", "build", "docs", "release", "cache", "lint", "perf", "ops"]
