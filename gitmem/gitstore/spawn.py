@@ -61,12 +61,22 @@ def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
+# set by quiet_git: every git started after it (and by our children) has no controlling terminal;
+# GIT_TERMINAL_PROMPT=0 alone is not the sign, every fetch has it and a sync by hand may let ssh ask
+NO_TERMINAL = "GITMEM_NO_TERMINAL"
+
+
 def quiet_git() -> None:
-    """No one can answer a prompt inside a hook: make every credential path fail instead of ask."""
+    """No one can answer a prompt inside a hook: make every credential path fail instead of ask.
+    Git then runs in a session of its own (`_spawn_in`), with no controlling terminal, so ssh
+    cannot ask on the terminal Claude Code holds and fails instead, whichever ssh the user
+    named (`core.sshCommand`, GIT_SSH, GIT_SSH_COMMAND: a GIT_SSH_COMMAND of ours would
+    override the user's `core.sshCommand`, their key or jump host); SSH_ASKPASS_REQUIRE keeps
+    an askpass program from asking in a window (OpenSSH 8.4 and later)."""
     os.environ["GIT_TERMINAL_PROMPT"] = "0"
     os.environ.setdefault("GCM_INTERACTIVE", "never")
-    if "GIT_SSH_COMMAND" not in os.environ and "GIT_SSH" not in os.environ:
-        os.environ["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
+    os.environ.setdefault("SSH_ASKPASS_REQUIRE", "never")
+    os.environ[NO_TERMINAL] = "1"
 
 
 def kill_tree(pid: int) -> None:
@@ -270,4 +280,6 @@ def _spawn_in(
             (os.POSIX_SPAWN_DUP2, err, 2),
         ],
         setsigdef=default,
+        # told not to prompt (a hook): no controlling terminal, so no ssh asks on one either
+        setsid=NO_TERMINAL in env,
     )
