@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shlex
 import shutil
 import signal
@@ -25,14 +26,15 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from benchmarks.context import Context, age_files
 from benchmarks.corpus import add_index_entry, append_note, topic_name, write_memory
 from benchmarks.daemon import git_daemon
-from benchmarks.rawgit import RawMachine
+from benchmarks.rawgit import RawMachine, RawPush
 from benchmarks.scenarios.scale import REPO
 from benchmarks.timing import Row, Side, Stats, compare
-from benchmarks.world import USER_REF, World, gitmem_command
+from benchmarks.world import USER_REF, World, gitmem_command, python
 
 RAW_PUSH = "index + add -A + write-tree + commit-tree + update-ref + git push"
 RAW_NOOP = "git fetch of the same refs + add -A --dry-run against its index"
@@ -479,15 +481,18 @@ def _writers_rows(ctx: Context, root: Path, url: str) -> list[Row]:
     # all at once: every process started before the first is waited for
     ends: list[float] = [0.0] * writers
     outs: list[tuple[int, bytes]] = [(0, b"")] * writers
+    profile = os.environ.get(PROFILE_ENV, "")  # one writer's push under cProfile (the last)
+    cpu_before = _children_cpu()
     start = time.perf_counter()
     procs = [
         subprocess.Popen(
-            [*gitmem_command(), "-C", str(clone), "push"],
+            [*_profiled(profile if i == writers - 1 else ""), "-C", str(clone), "push"],
+            cwd=clone,  # not this tree: `python -m cProfile` puts the cwd on sys.path
             env=world.env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
         )
-        for world, clone, _ in machines
+        for i, (world, clone, _) in enumerate(machines)
     ]
 
     def wait(i: int) -> None:
@@ -504,6 +509,7 @@ def _writers_rows(ctx: Context, root: Path, url: str) -> list[Row]:
         t.start()
     for t in threads:
         t.join()
+    cpu = _children_cpu() - cpu_before  # the 32 gitmem processes and their git children
     landed = [i for i in range(writers) if outs[i][0] == 0]
     retries = [int(m.group(1)) if (m := RETRIES.search(out)) else 0 for _, out in outs]
     # all land: the remote's team ref, or the writer's own ref (gitmem/sync/writers.py),
@@ -527,6 +533,7 @@ def _writers_rows(ctx: Context, root: Path, url: str) -> list[Row]:
     left = seed_world.git(*git_dir, "for-each-ref", "--format=%(refname)", WRITER_REFS).split()
     digests = {_digest(team) for _, _, team in machines}
     tips = {w.git("rev-parse", "refs/gitmem/team", cwd=c) for w, c, _ in machines}
+    raw = _raw_writers(ctx, machines)  # after the check: it writes in the folders
     order = sorted(range(writers), key=lambda i: ends[i])
     curve = [
         {"lands": k + 1, "seconds": round(ends[i], 3), "retries": retries[i]}
@@ -549,7 +556,9 @@ def _writers_rows(ctx: Context, root: Path, url: str) -> list[Row]:
         f"({len(digests)} folder states, {len(tips)} tips after one sync and one pull each; "
         f"writer refs left: {len(left)}); {on_own} landed on their own writer ref; retries "
         f"per machine: median {sorted(retries)[writers // 2]}, max {max(retries)}, total "
-        f"{sum(retries)}; landings at " + ", ".join(f"{c['seconds']:.1f}" for c in curve) + " s",
+        f"{sum(retries)}; landings at " + ", ".join(f"{c['seconds']:.1f}" for c in curve) + " s"
+        f"; CPU of the {writers} pushes {cpu:.2f} s (their floor on {CORES} cores "
+        f"{cpu / CORES:.2f} s); raw git at once: {raw['note']}",
     )
     row.extra = {
         "landed": len(landed),
@@ -560,5 +569,150 @@ def _writers_rows(ctx: Context, root: Path, url: str) -> list[Row]:
         "writer_refs_left": len(left),
         "curve": curve,
         "failures": failures,
+        "cpu_seconds": round(cpu, 3),
+        "cores": CORES,
+        "raw": raw,
     }
-    return [row]
+    against_raw = Row(
+        f"{writers} machines push at once, the last lands, against raw git at once ({WHERE})",
+        f"{writers} × gitmem push, started together",
+        f"{writers} × raw git push ({RAW_PUSH}) of one commit each to a ref each, started together",
+        Stats.of([last]),
+        Stats.of([raw["last_own_refs"]]),
+        note=f"raw git: {raw['note']}; gitmem CPU {cpu:.2f} s, raw git CPU "
+        f"{raw['cpu_own_refs']:.2f} s",
+    )
+    return [row, against_raw]
+
+
+PROFILE_ENV = "GITMEM_BENCH_WRITERS_PROFILE"  # a path: the last writer's push runs under cProfile
+CORES = os.cpu_count() or 1
+
+
+def _profiled(out: str) -> list[str]:
+    """The gitmem command, or the same console script run under cProfile writing `out`."""
+    if not out:
+        return gitmem_command()
+    return [python(), "-m", "cProfile", "-o", out, *gitmem_command()]
+
+
+def _children_cpu() -> float:
+    """User and system CPU of every child this process has waited for (and theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _at_once(jobs: list[Callable[[], None]]) -> tuple[list[float], float]:
+    """Run every job in a thread of its own, started together: when each ended, and the CPU of
+    the processes they ran."""
+    ends = [0.0] * len(jobs)
+    cpu_before = _children_cpu()
+    start = time.perf_counter()
+
+    def one(i: int) -> None:
+        jobs[i]()
+        ends[i] = time.perf_counter() - start
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return ends, _children_cpu() - cpu_before
+
+
+def _raw_writers(ctx: Context, machines: list[tuple[World, Path, Path]]) -> dict[str, Any]:
+    """The baseline of the writers row, in the same run on the same daemon: each machine commits
+    its team folder with one new file and pushes it with plain git, all at once — to a ref of its
+    own (`RAW_PUSH`, the work of a landing without the merge), and to one shared ref with a
+    fetch, a commit on the fetched tip and a push again on each rejection (what one ref costs
+    raw git)."""
+    n = ctx.runs + 2
+    sides = []
+    for i, (world, clone, team) in enumerate(machines):
+        side = RawPush(world.env, clone, team, f"refs/gitmem/raw/{i}")
+        side._git("add", "-A", ".")  # its index up to date, as gitmem's is before the clock
+        (team / f"raw-{i}-{n}.md").write_text(f"# raw writer {i}\n")
+        sides.append(side)
+    solo_side = sides[0]
+    solo: list[float] = []
+    for k in range(ctx.runs + 1):
+        (solo_side.folder / f"raw-0-solo-{k}.md").write_text(f"# raw solo {k}\n")
+        start = time.perf_counter()
+        solo_side.push()
+        if k:
+            solo.append(time.perf_counter() - start)
+    (sides[0].folder / f"raw-0-{n}.md").write_text("# raw writer 0, again\n")
+    resets = [0]  # pushes the daemon reset (32 connections at once): sent again
+
+    def own(side: RawPush) -> Callable[[], None]:
+        def push() -> None:
+            try:
+                side.push()
+            except RuntimeError:
+                for _ in range(3):
+                    resets[0] += 1
+                    try:
+                        side._git("push", "-q", "origin", f"{side.ref}:{side.ref}")
+                        return
+                    except RuntimeError:
+                        continue
+
+        return push
+
+    own_ends, own_cpu = _at_once([own(side) for side in sides])
+    shared = "refs/gitmem/raw-one"
+    rounds = [0] * len(machines)
+
+    def one_ref(i: int) -> Callable[[], None]:
+        world, clone, _ = machines[i]
+        env = {**world.env, "GIT_INDEX_FILE": str(clone / ".git" / "raw-one.index")}
+        tracking = "refs/gitmem-remotes/origin/raw-one"
+
+        def push() -> None:
+            blob = _raw(env, clone, "hash-object", "-w", "--stdin", data=f"raw {i}\n".encode())
+            while True:
+                rounds[i] += 1
+                fetched = subprocess.run(
+                    ["git", "fetch", "-q", "--no-tags", "origin", f"+{shared}:{tracking}"],
+                    cwd=clone, env=env, capture_output=True,
+                ).returncode == 0  # fmt: skip
+                tip = _raw(env, clone, "rev-parse", "refs/gitmem/team")
+                parents = ["-p", _raw(env, clone, "rev-parse", tracking)] if fetched else []
+                _raw(env, clone, "read-tree", parents[1] if parents else tip)
+                _raw(env, clone, "update-index", "--add", "--cacheinfo", f"100644,{blob},r{i}.md")
+                tree = _raw(env, clone, "write-tree")
+                commit = _raw(env, clone, "commit-tree", tree, *parents, "-m", f"raw {i}")
+                pushed = subprocess.run(
+                    ["git", "push", "-q", "origin", f"{commit}:{shared}"],
+                    cwd=clone, env=env, capture_output=True,
+                )  # fmt: skip
+                if pushed.returncode == 0 or rounds[i] > 200:
+                    return
+
+        return push
+
+    one_ends, one_cpu = _at_once([one_ref(i) for i in range(len(machines))])
+    solo_ms = sorted(solo)[len(solo) // 2] if solo else 0.0
+    return {
+        "solo": round(solo_ms, 4),
+        "last_own_refs": round(max(own_ends), 3),
+        "cpu_own_refs": round(own_cpu, 3),
+        "last_one_ref": round(max(one_ends), 3),
+        "cpu_one_ref": round(one_cpu, 3),
+        "rounds_one_ref": sum(rounds),
+        "resets_own_refs": resets[0],
+        "note": f"one push alone {solo_ms * 1000:.0f} ms; {len(machines)} to a ref each: the "
+        f"last {max(own_ends):.2f} s ({max(own_ends) / solo_ms:.1f}× one), CPU {own_cpu:.2f} s, "
+        f"{resets[0]} reset and sent again; "
+        f"{len(machines)} to one ref, fetch + commit + push until it lands: the last "
+        f"{max(one_ends):.2f} s ({max(one_ends) / solo_ms:.1f}× one), {sum(rounds)} rounds, "
+        f"CPU {one_cpu:.2f} s",
+    }
+
+
+def _raw(env: dict[str, str], clone: Path, *args: str, data: bytes | None = None) -> str:
+    proc = subprocess.run(
+        ["git", *args], cwd=clone, env=env, input=data, capture_output=True, check=True
+    )
+    return proc.stdout.decode().strip()
