@@ -1,0 +1,65 @@
+"""A newcomer's day, eighth round: the user scope reached by every history command, `sync
+--user` refusing what it would ignore; each failed before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.beyond.test_user_scope import machines
+from tests.recall.test_mcp import session_script, text_of
+from tests.support.world import write_files
+
+
+def test_sync_user_refuses_options_it_would_ignore(tmp_path: Path) -> None:
+    """`sync --user --remote x` (or --memory-dir, --scope, --force-key) synced the user scope
+    through the hub and dropped the option without a word; now one line, exit 2."""
+    a, _b, hub = machines(tmp_path, "claude")
+    write_files(a.home / ".claude", {"CLAUDE.md": "# Me\n"})
+    (a.home / "mem").mkdir()
+    for extra in (
+        ["--remote", "origin"],
+        ["--memory-dir", str(a.home / "mem")],
+        ["--scope", "team"],
+        ["--force-key"],
+    ):
+        run = a.gitmem("sync", "--user", *extra)
+        assert run.code == 2 and not run.out, (extra, run)
+        first, hint = run.err.splitlines()
+        assert first.startswith("gitmem: error: gitmem sync --user: " + extra[0]), first
+        assert "gitmem.hub" in first and hint.startswith("hint: drop --user"), run.err
+    assert not a.git("for-each-ref", cwd=hub)  # nothing went to the hub
+    a.ok("sync", "--user")  # without them it syncs
+
+
+def test_log_reaches_user_scope_memory_by_its_recall_id(tmp_path: Path) -> None:
+    """`gitmem query` finds `user/CLAUDE.md`, but `gitmem log user/CLAUDE.md` (and the MCP
+    history tool, through the same function) said it was no memory of the project: its
+    history is in the agent's store, synced with the hub. Every user-scope id now reads it,
+    a single file and a folder's file alike; an agent not enabled is one line with the fix."""
+    a, _b, _hub = machines(tmp_path, "claude")
+    write_files(
+        a.home / ".claude",
+        {"CLAUDE.md": "# Me\n- small commits\n", "agent-memory/reviewer/style.md": "Tabs.\n"},
+    )
+    a.ok("sync", "--user")
+    (a.home / ".claude" / "CLAUDE.md").write_text("# Me\n- tabs\n")
+    a.ok("sync", "--user")
+    a.make_remote()
+    proj = a.clone("p")
+    assert "user/CLAUDE.md" in a.ok("-C", str(proj), "query", "--search", "tabs")
+    both = a.ok("-C", str(proj), "log", "user/CLAUDE.md").splitlines()
+    assert len(both) == 2 and all("Test User: gitmem: " in line for line in both), both
+    one = a.ok("-C", str(proj), "log", "user/reviewer/style.md").splitlines()
+    assert len(one) == 1 and one[0].split()[0] == both[1].split()[0], (one, both)
+
+    async def steps(s: Any) -> str:
+        return text_of(await s.call_tool("history", {"id": "user/CLAUDE.md"}))
+
+    history = session_script(a, proj, steps)  # the MCP SDK's own client
+    assert all(line.split()[0] in history for line in both), history
+    run = a.gitmem("-C", str(proj), "log", "user-codex/x.md")
+    assert run.code == 2 and run.err.splitlines() == [
+        "gitmem: error: 'user-codex/x.md' is codex's user memory, and codex is not in gitmem.agents",
+        "hint: git config --global --add gitmem.agents codex (then gitmem sync --user)",
+    ], run.err
