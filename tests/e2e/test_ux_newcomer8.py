@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.beyond.test_user_scope import machines
 from tests.recall.test_mcp import session_script, text_of
-from tests.support.world import write_files
+from tests.support.world import World, write_files
 
 
 def test_sync_user_refuses_options_it_would_ignore(tmp_path: Path) -> None:
@@ -63,3 +63,25 @@ def test_log_reaches_user_scope_memory_by_its_recall_id(tmp_path: Path) -> None:
         "gitmem: error: 'user-codex/x.md' is codex's user memory, and codex is not in gitmem.agents",
         "hint: git config --global --add gitmem.agents codex (then gitmem sync --user)",
     ], run.err
+
+
+def test_unpublish_acts_on_what_the_remote_has_not_on_what_this_clone_fetched(
+    world: World,
+) -> None:
+    """A ref another clone published after this one last fetched (team, and the user's own
+    personal ref from their other clone) is taken off the remote: unpublish fetches it first
+    and deletes under the lease of what it just saw; one not on the remote says so and that
+    it stays on this machine from now on."""
+    a, b = world.clone("a"), world.clone("b")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "x\n"})
+    write_files(world.scope_path(a), {"MEMORY.md": "- [C](c.md) — c\n", "c.md": "y\n"})
+    world.ok("-C", str(a), "sync")
+    mine = "refs/gitmem/users/tester@example.com"
+    assert {"refs/gitmem/team", mine} <= set(world.git("ls-remote", str(world.remote)).split())
+    assert world.git("for-each-ref", "refs/gitmem", cwd=b) == ""  # b never fetched them
+    out = world.ok("-C", str(b), "unpublish", "team", "personal")
+    assert "team: deleted refs/gitmem/team on origin" in out, out
+    assert f"personal: deleted {mine} on origin" in out, out
+    assert "refs/gitmem" not in world.git("ls-remote", str(world.remote))
+    again = world.ok("-C", str(b), "unpublish", "team")
+    assert "team: refs/gitmem/team is not on origin: nothing to take off; kept on this " in again
