@@ -8,6 +8,7 @@ from typing import Any
 
 from tests.beyond.test_user_scope import machines
 from tests.recall.test_mcp import session_script, text_of
+from tests.recall.test_view import BROWSER_OWN, Catcher, _Dom, chromium, needs_chromium, topic
 from tests.support.world import World, write_files
 
 
@@ -85,3 +86,36 @@ def test_unpublish_acts_on_what_the_remote_has_not_on_what_this_clone_fetched(
     assert "refs/gitmem" not in world.git("ls-remote", str(world.remote))
     again = world.ok("-C", str(b), "unpublish", "team")
     assert "team: refs/gitmem/team is not on origin: nothing to take off; kept on this " in again
+
+
+@needs_chromium
+def test_the_view_in_chromium_renders_non_ascii_names_and_finds_them(world: World) -> None:
+    """Walked in headless Chromium: a memory named in French and Japanese (file name, title)
+    is a node labelled as written, and the search box finds it by its non-ASCII words."""
+    from urllib.parse import quote
+
+    clone = world.clone("a")
+    write_files(
+        world.scope_path(clone, "team"),
+        {
+            "MEMORY.md": "- [Déploiement](déploiement.md) — 火曜日\n- [Build](build.md) — make\n",
+            "déploiement.md": topic("Déploiement 日本", "le mardi, 火曜日", "Voir build."),
+            "build.md": topic("Build", "make", "make -j"),
+        },
+    )
+    world.ok("-C", str(clone), "sync")
+    page = world.root / "page.html"
+    world.ok("-C", str(clone), "view", "--out", str(page))
+    catcher = Catcher()
+    try:
+        dom = _Dom()
+        url = page.as_uri() + "#q=" + quote("火曜日")
+        dom.feed(chromium("--dump-dom", url, proxy_port=catcher.port).stdout.decode())
+    finally:
+        catcher.close()
+    by_id = {n["id"]: n for n in dom.nodes}
+    assert by_id["team/déploiement.md"]["label"] == "Déploiement 日本", by_id
+    shown = {i for i, n in by_id.items() if "hidden" not in n["class"].split()}
+    assert "team/déploiement.md" in shown and "team/build.md" not in shown, by_id
+    asked = [r.split(b"\r\n", 1)[0].decode("latin-1") for r in catcher.seen]
+    assert [a for a in asked if a and not BROWSER_OWN.search(a)] == []  # nothing 404s: no fetch
