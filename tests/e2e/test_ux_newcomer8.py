@@ -119,3 +119,59 @@ def test_the_view_in_chromium_renders_non_ascii_names_and_finds_them(world: Worl
     assert "team/déploiement.md" in shown and "team/build.md" not in shown, by_id
     asked = [r.split(b"\r\n", 1)[0].decode("latin-1") for r in catcher.seen]
     assert [a for a in asked if a and not BROWSER_OWN.search(a)] == []  # nothing 404s: no fetch
+
+
+def test_every_mcp_tool_walked_with_the_sdk_client(world: World) -> None:
+    """Each tool the server lists, called one by one with normal and edge arguments through
+    the mcp SDK's own client. `get` with an empty id read the first memory of the project,
+    and `search` or `query` with a limit of 0 or less said "no memory matches" about a memory
+    they had found: an empty id is now an error naming the fix, a limit is at least 1."""
+    clone = world.clone("a")
+    write_files(
+        world.scope_path(clone, "team"),
+        {
+            "MEMORY.md": "- [Réseau](réseau.md) — 日本\n",
+            "réseau.md": topic("Réseau", "日本", "dns"),
+        },
+    )
+    world.ok("-C", str(clone), "sync")
+    memory = "team/réseau.md"
+
+    async def steps(s: Any) -> dict[str, Any]:
+        names = sorted(t.name for t in (await s.list_tools()).tools)
+        out: dict[str, Any] = {"names": names}
+        for key, name, args in (
+            ("search", "search", {"text": "dns"}),
+            ("search0", "search", {"text": "dns", "limit": 0}),
+            ("search-", "search", {"text": "日本", "limit": -5}),
+            ("query0", "query", {"text": "dns", "limit": 0}),
+            ("get", "get", {"id": memory}),
+            ("get-empty", "get", {"id": ""}),
+            ("get-blank", "get", {"id": "  "}),
+            ("related", "related", {"id": memory}),
+            ("related-empty", "related", {"id": ""}),
+            ("recent0", "recent", {"n": 0}),
+            ("history", "history", {"id": memory}),
+            ("history0", "history", {"limit": 0}),
+            ("status", "sync_status", {}),
+            ("sync", "sync", {}),
+        ):
+            result = await s.call_tool(name, args)
+            text = " ".join(getattr(c, "text", "") for c in result.content)
+            out[key] = (result.is_error, text)
+        return out
+
+    got = session_script(world, clone, steps)
+    assert got["names"] == sorted(
+        ["search", "query", "get", "related", "recent", "record", "history", "sync_status", "sync"]
+    ), got["names"]
+    for key in ("search", "search0", "search-", "query0", "recent0"):
+        error, text = got[key]
+        assert not error and memory in text and "no memory matches" not in text, (key, text)
+    assert got["get"] == (False, topic("Réseau", "日本", "dns")), got["get"]
+    for key in ("get-empty", "get-blank", "related-empty"):
+        error, text = got[key]
+        assert error and "no memory id given" in text and "search or recent" in text, (key, text)
+    for key in ("history", "history0", "status", "related"):
+        assert not got[key][0], (key, got[key])
+    assert got["sync"] == (False, got["sync"][1]) and "up to date" in got["sync"][1], got["sync"]
