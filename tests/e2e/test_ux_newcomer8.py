@@ -11,6 +11,8 @@ from tests.recall.test_mcp import session_script, text_of
 from tests.recall.test_view import BROWSER_OWN, Catcher, _Dom, chromium, needs_chromium, topic
 from tests.support.world import World, write_files
 
+INDEX = "- [B](b.md) — b\n"
+
 
 def test_sync_user_refuses_options_it_would_ignore(tmp_path: Path) -> None:
     """`sync --user --remote x` (or --memory-dir, --scope, --force-key) synced the user scope
@@ -175,3 +177,20 @@ def test_every_mcp_tool_walked_with_the_sdk_client(world: World) -> None:
     for key in ("history", "history0", "status", "related"):
         assert not got[key][0], (key, got[key])
     assert got["sync"] == (False, got["sync"][1]) and "up to date" in got["sync"][1], got["sync"]
+
+
+def test_query_refuses_an_empty_filter_that_matched_every_memory(world: World) -> None:
+    """`gitmem query --tag "$TAG"` with TAG unset listed every memory, as if asked for all;
+    each filter with an empty value is now one line naming the option, exit 2."""
+    clone = world.clone("a")
+    write_files(world.scope_path(clone, "team"), {"MEMORY.md": INDEX, "b.md": "make\n"})
+    world.ok("-C", str(clone), "sync")
+    for option in ("--id", "--type", "--tag", "--related", "--status", "--since", "--author"):
+        for empty in ("", "  "):
+            run = world.gitmem("-C", str(clone), "query", option, empty)
+            assert run.code == 2 and not run.out, (option, run)
+            assert run.err.splitlines()[0] == (
+                f"gitmem: error: argument {option}: is empty: give a value, or leave the "
+                "option out (gitmem query)"
+            ), run.err
+    assert "team/b.md" in world.ok("-C", str(clone), "query", "--id", "team/b.md")
