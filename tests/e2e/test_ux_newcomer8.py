@@ -194,3 +194,19 @@ def test_query_refuses_an_empty_filter_that_matched_every_memory(world: World) -
                 "option out (gitmem query)"
             ), run.err
     assert "team/b.md" in world.ok("-C", str(clone), "query", "--id", "team/b.md")
+
+
+def test_recall_with_words_names_the_option_they_need(world: World) -> None:
+    """A newcomer's `gitmem recall dns flaky` said "unrecognized arguments: dns flaky" and
+    pointed at the help; now the one line says the text goes with --prompt, and the hint is
+    the command to type, which works."""
+    clone = world.clone("a")
+    write_files(world.scope_path(clone, "team"), {"MEMORY.md": INDEX, "b.md": "dns is flaky\n"})
+    world.ok("-C", str(clone), "sync")
+    run = world.gitmem("-C", str(clone), "recall", "dns", "flaky")
+    assert run.code == 2 and not run.out, run
+    assert run.err.splitlines() == [
+        "gitmem: error: gitmem recall takes its text with --prompt, not as words: 'dns flaky'",
+        "hint: gitmem recall --prompt 'dns flaky' (or gitmem query --search 'dns flaky')",
+    ], run.err
+    assert "team/b.md" in world.ok("-C", str(clone), "recall", "--prompt", "dns flaky")
