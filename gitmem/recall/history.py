@@ -351,6 +351,13 @@ def memory_show(project: Project, spec: str) -> tuple[str, str, bytes]:
         raise UsageError(
             f"{spec!r} is not REV:PATH", "e.g. gitmem show ~1:team/MEMORY.md (REV from gitmem log)"
         )
+    user = user_memory(project, path)
+    if user is not None:  # user-scope memory: its versions are in the agent's store
+        try:
+            commit, _, data = memory_show(user[0], f"{rev}:{user[1]}")
+            return commit, path, data
+        finally:
+            user[0].repo.close()
     where = locate(project, path)
     _, commit, _ = _revisions(project, [where.scope], rev)[0]
     oid = _plain_file(project, where, commit)

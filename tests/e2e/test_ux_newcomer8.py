@@ -61,6 +61,9 @@ def test_log_reaches_user_scope_memory_by_its_recall_id(tmp_path: Path) -> None:
 
     history = session_script(a, proj, steps)  # the MCP SDK's own client
     assert all(line.split()[0] in history for line in both), history
+    first = both[1].split()[0]  # show reads a version of it too
+    assert a.ok("-C", str(proj), "show", f"{first}:user/CLAUDE.md") == "# Me\n- small commits\n"
+    assert a.ok("-C", str(proj), "show", "~0:user/CLAUDE.md") == "# Me\n- tabs\n"
     run = a.gitmem("-C", str(proj), "log", "user-codex/x.md")
     assert run.code == 2 and run.err.splitlines() == [
         "gitmem: error: 'user-codex/x.md' is codex's user memory, and codex is not in gitmem.agents",
