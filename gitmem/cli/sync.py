@@ -84,39 +84,16 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         p.set_defaults(handler=run, mode=mode)
 
 
-def _refuse_with_user(args: argparse.Namespace) -> None:
-    """`sync --user` carries the user scope through gitmem.hub: a --remote, --memory-dir,
-    --scope or --force-key given with it would be ignored, so it is refused (never silent)."""
-    given = [
-        option
-        for option, value in (
-            ("--remote", getattr(args, "remote", None)),
-            ("--memory-dir", getattr(args, "memory_dir", None)),
-            ("--scope", getattr(args, "scopes", None)),
-            ("--force-key", getattr(args, "force_key", False)),
-        )
-        if value
-    ]
-    if given:
-        from gitmem.errors import UsageError
-
-        raise UsageError(
-            f"gitmem sync --user: {', '.join(given)} does not apply to the user scope "
-            "(it syncs only through gitmem.hub)",
-            "drop --user to sync the project, or drop "
-            f"{', '.join(given)} (the hub: git config --global gitmem.hub URL)",
-        )
-
-
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "hook", False):  # always 0: a hook's failure must not disturb the session
         from gitmem.claude.hookrun import answer  # not through cli.hooks (its parser, jsonout)
 
         return answer(args.mode, directory(args), getattr(args, "memory_dir", None))
     if getattr(args, "user", False):
+        from gitmem.cli.common import refuse_with_user
         from gitmem.cli.usersync import run_user
 
-        _refuse_with_user(args)
+        refuse_with_user(args, "sync")
         return run_user(args)
     # git finds the project while Python imports; our refs are read under the lock (SyncStart)
     opening = start_opening(args)

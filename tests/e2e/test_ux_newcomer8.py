@@ -26,13 +26,17 @@ def test_sync_user_refuses_options_it_would_ignore(tmp_path: Path) -> None:
         ["--scope", "team"],
         ["--force-key"],
     ):
-        run = a.gitmem("sync", "--user", *extra)
-        assert run.code == 2 and not run.out, (extra, run)
-        first, hint = run.err.splitlines()
-        assert first.startswith("gitmem: error: gitmem sync --user: " + extra[0]), first
-        assert "gitmem.hub" in first and hint.startswith("hint: drop --user"), run.err
+        for name in ("sync", "status"):
+            if name == "status" and extra[0] in ("--scope", "--force-key"):
+                continue  # status has neither
+            run = a.gitmem(name, "--user", *extra)
+            assert run.code == 2 and not run.out, (extra, run)
+            first, hint = run.err.splitlines()
+            assert first.startswith(f"gitmem: error: gitmem {name} --user: {extra[0]}"), first
+            assert "gitmem.hub" in first and hint.startswith("hint: drop --user"), run.err
     assert not a.git("for-each-ref", cwd=hub)  # nothing went to the hub
     a.ok("sync", "--user")  # without them it syncs
+    assert "user scope" in a.ok("status", "--user")
 
 
 def test_log_reaches_user_scope_memory_by_its_recall_id(tmp_path: Path) -> None:
