@@ -276,3 +276,28 @@ def file_progress(what: str) -> Callable[[int], None] | None:
 def end_progress(progress: Callable[[int], None] | None) -> None:
     if progress is not None:
         sys.stderr.write("\r\033[K")
+
+
+def refuse_with_user(args: argparse.Namespace, name: str) -> None:
+    """`sync --user`, `status --user` carry the user scope through gitmem.hub: a --remote,
+    --memory-dir, --scope or --force-key given with it would be ignored, so it is refused."""
+    given = [
+        option
+        for option, value in (
+            ("--remote", getattr(args, "remote", None)),
+            ("--memory-dir", getattr(args, "memory_dir", None)),
+            ("--scope", getattr(args, "scopes", None)),
+            ("--force-key", getattr(args, "force_key", False)),
+        )
+        if value
+    ]
+    if given:
+        from gitmem.errors import UsageError
+
+        said = ", ".join(given)
+        raise UsageError(
+            f"gitmem {name} --user: {said} does not apply to the user scope "
+            "(it syncs only through gitmem.hub)",
+            f"drop --user for the project's memory, or drop {said} "
+            "(the hub: git config --global gitmem.hub URL)",
+        )

@@ -14,6 +14,13 @@ if TYPE_CHECKING:
     from gitmem.recall.index import Place
 
 
+def given(text: str) -> str:
+    """A filter's value: an empty one (`--tag "$TAG"` with TAG unset) matched every memory."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: give a value, or leave the option out")
+    return text
+
+
 def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = command(
         sub,
@@ -24,10 +31,14 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "user-codex/… for other agents), from a full-text index kept beside the sync state.\n"
         "Filters combine (AND).",
     )
-    p.add_argument("--id", metavar="ID", help="one memory, by scope/path, path or name")
-    p.add_argument("--type", metavar="TYPE", help="memories of this type (frontmatter type:)")
-    p.add_argument("--tag", metavar="TAG", help="memories with this tag")
-    p.add_argument("--related", metavar="ID", help="memories linked to, from or sharing a tag")
+    p.add_argument("--id", metavar="ID", type=given, help="one memory, by scope/path, path or name")
+    p.add_argument(
+        "--type", metavar="TYPE", type=given, help="memories of this type (frontmatter type:)"
+    )
+    p.add_argument("--tag", metavar="TAG", type=given, help="memories with this tag")
+    p.add_argument(
+        "--related", metavar="ID", type=given, help="memories linked to, from or sharing a tag"
+    )
     p.add_argument(
         "--recent",
         metavar="N",
@@ -38,10 +49,17 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--search", metavar="TEXT", help="full-text search (every word)")
     p.add_argument(
-        "--status", metavar="STATUS", help="active (no status: field), archived, superseded"
+        "--status",
+        metavar="STATUS",
+        type=given,
+        help="active (no status: field), archived, superseded",
     )
-    p.add_argument("--since", metavar="WHEN", help="changed since a date (2026-01-31) or age (7d)")
-    p.add_argument("--author", metavar="WHO", help="last changed by (name or email, from git)")
+    p.add_argument(
+        "--since", metavar="WHEN", type=given, help="changed since a date (2026-01-31) or age (7d)"
+    )
+    p.add_argument(
+        "--author", metavar="WHO", type=given, help="last changed by (name or email, from git)"
+    )
     p.add_argument(
         "--deleted", action="store_true", help="memories deleted but still in the refs' history"
     )

@@ -19,17 +19,27 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument("--hook", action="store_true", help="run as the hook: read its JSON, never fail")
     p.add_argument("--prompt", help="recall for this text instead of reading the hook's JSON")
+    # words typed as a search (`gitmem recall dns flaky`): caught to name the option they need
+    p.add_argument("words", nargs="*", help=argparse.SUPPRESS)
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     import json
+    import shlex
     import sys
 
     from gitmem.cli.common import directory
     from gitmem.errors import UsageError
     from gitmem.recall.prompt import answer
 
+    if getattr(args, "words", None) and not args.hook:
+        words = " ".join(args.words)
+        raise UsageError(
+            f"gitmem recall takes its text with --prompt, not as words: {words!r}",
+            f"gitmem recall --prompt {shlex.quote(words)} (or gitmem query --search "
+            f"{shlex.quote(words)})",
+        )
     if args.prompt is None and not args.hook and sys.stdin.isatty():
         # a person at a terminal: waiting for hook JSON they will never type is a dead end
         raise UsageError(

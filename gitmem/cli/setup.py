@@ -73,6 +73,9 @@ def status(args: argparse.Namespace) -> int:
     from gitmem.project.status import project_status
 
     if args.user:
+        from gitmem.cli.common import refuse_with_user
+
+        refuse_with_user(args, "status")
         return _user_status(args)
     from gitmem.errors import NotARepository
 

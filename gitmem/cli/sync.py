@@ -90,8 +90,10 @@ def run(args: argparse.Namespace) -> int:
 
         return answer(args.mode, directory(args), getattr(args, "memory_dir", None))
     if getattr(args, "user", False):
+        from gitmem.cli.common import refuse_with_user
         from gitmem.cli.usersync import run_user
 
+        refuse_with_user(args, "sync")
         return run_user(args)
     # git finds the project while Python imports; our refs are read under the lock (SyncStart)
     opening = start_opening(args)

@@ -56,7 +56,10 @@ def unpublish(
                 said += _unpublish_writers(project, timeout)
             lacking = repo.fetch(route.remote, [f"+{route.name}:{route.tracking}"], timeout)
             if lacking:
-                said.append(f"{name}: {route.name} is not on {route.label}: nothing to take off")
+                said.append(
+                    f"{name}: {route.name} is not on {route.label}: nothing to take off; "
+                    "kept on this machine only from now on"
+                )
                 continue
             seen = repo.resolve(route.tracking)
             assert seen is not None

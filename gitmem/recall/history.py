@@ -111,7 +111,44 @@ def _checked_rel(rel: str, given: str) -> str:
     return rel
 
 
+def user_memory(project: Project, path: str) -> tuple[Project, str] | None:
+    """`user/CLAUDE.md`, `user-codex/x.md` (recall's ids of user-scope memory, whose history
+    is in the agent's store, synced with the hub): that store as a project and the memory as
+    it names it (a single file's name, else its path on disk); None for a project's memory."""
+    from gitmem.recall.index import USER_SCOPE
+
+    head, _, rest = path.partition("/")
+    agent = "claude" if head == USER_SCOPE else head.removeprefix(f"{USER_SCOPE}-")
+    if not rest or not head.startswith(USER_SCOPE) or agent == head:
+        return None
+    if any(s.prefix == head for s in project.scopes):
+        return None
+    from gitmem.project.adapters import ADAPTERS, has_user_scope
+    from gitmem.project.userscope import user_projects
+
+    if agent not in ADAPTERS or not has_user_scope(agent):
+        return None
+    found = dict(user_projects(project.repo, os.environ)).get(agent)
+    if found is None:
+        raise UsageError(
+            f"{path!r} is {agent}'s user memory, and {agent} is not in gitmem.agents",
+            f"git config --global --add gitmem.agents {agent} (then gitmem sync --user)",
+        )
+    scope = found.scopes[0]
+    rel = _checked_rel(rest.strip("/"), path)
+    for name, _file in scope.outside:
+        if name.removeprefix(".root/") == rel:
+            return found, _file.name
+    return found, str(scope.path / rel)
+
+
 def memory_log(project: Project, path: str | None, limit: int | None) -> list[dict[str, str]]:
+    user = user_memory(project, path) if path else None
+    if user is not None:  # its history is in the agent's store, not in this repository
+        try:
+            return memory_log(user[0], user[1], limit)
+        finally:
+            user[0].repo.close()
     repo = project.repo
     rows: list[dict[str, str]] = []
     if path:
@@ -314,6 +351,13 @@ def memory_show(project: Project, spec: str) -> tuple[str, str, bytes]:
         raise UsageError(
             f"{spec!r} is not REV:PATH", "e.g. gitmem show ~1:team/MEMORY.md (REV from gitmem log)"
         )
+    user = user_memory(project, path)
+    if user is not None:  # user-scope memory: its versions are in the agent's store
+        try:
+            commit, _, data = memory_show(user[0], f"{rev}:{user[1]}")
+            return commit, path, data
+        finally:
+            user[0].repo.close()
     where = locate(project, path)
     _, commit, _ = _revisions(project, [where.scope], rev)[0]
     oid = _plain_file(project, where, commit)

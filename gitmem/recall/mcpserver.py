@@ -102,6 +102,8 @@ class Recall:
         return out
 
     def one(self, memory_id: str) -> Hit:
+        if not memory_id.strip():  # an empty id matched every memory: get('') read the first
+            raise UsageError("no memory id given", "search or recent list the ids")
         hits = self.query(id=memory_id, limit=1)
         if not hits:
             raise UsageError(
@@ -187,7 +189,8 @@ def build(recall: Recall) -> MCPServer:
     )
     @failing
     def search(text: str, limit: int = 10, scope: str | None = None) -> dict[str, Any]:
-        return recall.nodes(recall.query(search=text, limit=limit, scope=scope))
+        # a limit of 0 or less answered "no memory matches" (recent and history take 1)
+        return recall.nodes(recall.query(search=text, limit=max(1, limit), scope=scope))
 
     @server.tool(
         title="Query memory",
@@ -218,7 +221,7 @@ def build(recall: Recall) -> MCPServer:
                 author=author,
                 deleted=deleted,
                 scope=scope,
-                limit=limit,
+                limit=max(1, limit),
             )
         )
 
@@ -238,6 +241,8 @@ def build(recall: Recall) -> MCPServer:
     )
     @failing
     def related(id: str, limit: int = 20) -> dict[str, Any]:
+        if not id.strip():  # an empty id listed every memory as related
+            raise UsageError("no memory id given", "search or recent list the ids")
         return recall.nodes(recall.query(related=id, limit=limit))
 
     @server.tool(
