@@ -612,6 +612,23 @@ def _words(text: bytes) -> tuple[bytes, list[tuple[bytes, bytes]]]:
     return text[: found[0].start()], words
 
 
+# a long word with a URL's or a path's separators (`https://x/a/b?c=1&d=2`, `src/a/b.py`,
+# `k=v&k2=v2`): merged by its parts, each a separator and the text after it, glued to the
+# next — one side's edit of the path and the other's of the query both stand; an edit of one
+# part on both sides is a conflict, as an edit of one word is
+_LONG = 12
+_PART = re.compile(rb"[/?&=#]*[^/?&=#]+|[/?&=#]+")
+
+
+def _parts(words: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    out: list[tuple[bytes, bytes]] = []
+    for word, space in words:
+        parts = _PART.findall(word) if len(word) >= _LONG else [word]
+        out.extend((part, b"") for part in parts[:-1])
+        out.append((parts[-1], space))
+    return out
+
+
 # emphasis written around a word (`**staging`, `db**`, `_x_`, `~~old~~`): its own token, glued
 # to the word, so emphasis added on one side and the word changed on the other both stand
 _EMPHASIS = re.compile(rb"^([*_~]+)(?=[^*_~])|(?<=[^*_~])([*_~]+)$")
@@ -645,7 +662,7 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
     if not (_prose(z) and _prose(a) and _prose(b)):
         return None
     (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
-    wz, wa, wb = _emphasis(wz), _emphasis(wa), _emphasis(wb)
+    wz, wa, wb = (_emphasis(_parts(w)) for w in (wz, wa, wb))
     if max(len(wz), len(wa), len(wb)) > _MAX_WORDS:
         return None
     merged = merge_seq(wz, wa, wb, lambda w: w[0], winner=True, loose=True, tie=tie)

@@ -93,6 +93,10 @@ class Finding(NamedTuple):  # ordered by its fields, as a tuple
     line: int  # 1-based; 0 when the finding is about the name or the whole file
     code: str
     message: str
+    # the 0-based offset of the byte the finding is about, where the code names one (GM113:
+    # the first byte that is not UTF-8); the structured value a --json report gives, never
+    # parsed back from the message
+    offset: int | None = None
 
     @property
     def severity(self) -> str:
@@ -120,8 +124,8 @@ class Finding(NamedTuple):  # ordered by its fields, as a tuple
         return f"{where}: {self.code} {self.severity}: {self.message}"
 
 
-def _found(path: str, code: str, message: str, line: int = 0) -> Finding:
-    return Finding(path, line, code, message)
+def _found(path: str, code: str, message: str, line: int = 0, offset: int | None = None) -> Finding:
+    return Finding(path, line, code, message, offset)
 
 
 def tops_for(ref: str) -> frozenset[str]:
@@ -223,7 +227,11 @@ def check_content(
         # characters, YAML, secrets) still reads the rest of the file as it reads UTF-8
         findings.append(
             _found(
-                path, "GM113", f"not UTF-8: {bad_byte(data, exc.start)}; re-save it as UTF-8", line
+                path,
+                "GM113",
+                f"not UTF-8: {bad_byte(data, exc.start)}; re-save it as UTF-8",
+                line,
+                exc.start,
             )
         )
         text = data.decode("utf-8", "replace")
@@ -283,12 +291,6 @@ def bad_byte(data: bytes, at: int) -> str:
     line = data.count(b"\n", 0, at) + 1
     column = at - (data.rfind(b"\n", 0, at) + 1) + 1
     return f"first bad byte 0x{data[at]:02X} at byte {at}, line {line}, column {column}"
-
-
-def bad_byte_offset(message: str) -> int | None:
-    """The offset a GM113 finding's message (`bad_byte`) names, None when it names none."""
-    m = re.search(r"first bad byte 0x[0-9A-F]{2} at byte (\d+),", message)
-    return int(m.group(1)) if m else None
 
 
 def first_bad(data: bytes) -> int | None:

@@ -13,7 +13,6 @@ from gitmem.gitstore.objects import as_tree_input, blobs
 from gitmem.policy.checkedtrees import load_checked, save_checked
 from gitmem.policy.rules import (
     Finding,
-    bad_byte_offset,
     must_be_signed,
     read_as_text,
     signature_findings,
@@ -101,10 +100,9 @@ class TipChecks:
 
     def _not_utf8(self, ref: str, finding: Finding) -> None:
         """A pulled file that is text but not UTF-8 (GM113), for the --json report: its path
-        and the offset of its first bad byte (which the finding's message names)."""
-        at = bad_byte_offset(finding.message)
-        if at is not None:
-            self.result.report(ref).not_utf8.append((finding.path, at))
+        and the offset of its first bad byte (the finding carries it)."""
+        if finding.offset is not None:
+            self.result.report(ref).not_utf8.append((finding.path, finding.offset))
 
     def _ours(self, local: str | None) -> tuple[frozenset[str], frozenset[str]]:
         """The blob ids and paths of our tree that passed as memory text and names (what a

@@ -65,6 +65,22 @@ def test_a_latin1_byte_on_one_side_and_an_edit_on_the_other_converge(world: Worl
     assert world.gitmem("-C", str(a), "validate", "--strict").code == 1
 
 
+def test_a_pulled_latin1_file_is_reported_with_its_offset_in_json(world: World) -> None:
+    """The pull side of --json's not_utf8: the remote gate's GM113 finding carries the
+    offset of the first bad byte (a value, not read back from the message)."""
+    (a, b), (ta, tb) = synced(world, "a", "b")
+    damaged = BASE.replace(b"- three", b"- na\xefve three")
+    (tb / "MEMORY.md").write_bytes(damaged)
+    sync(world, b)
+
+    pulled = json.loads(sync(world, a, "--json"))
+    team = next(r for r in pulled["refs"] if r["ref"] == "refs/gitmem/team")
+    at = BASE.index(b"- three") + 4
+    assert team["not_utf8"] == [{"path": "team/MEMORY.md", "offset": at}], team
+    assert any(f"first bad byte 0xEF at byte {at}," in n for n in team["notes"]), team
+    assert folder_bytes(ta) == {"MEMORY.md": damaged}
+
+
 def test_three_clones_two_different_bad_bytes_and_an_edit(world: World) -> None:
     clones, folders = synced(world, "a", "b", "c")
     edits = [(b"- one", b"- caf\xe9"), (b"- three", b"- na\xefve \x80"), (b"- four", b"- 4")]

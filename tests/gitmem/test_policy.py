@@ -633,3 +633,9 @@ def test_a_bad_byte_never_lets_through_what_the_text_alone_would_refuse(
         return
     assert alone <= {f.code for f in found if f.blocking}
     assert "GM113" in codes
+    # the finding carries the first bad byte's offset as a value (--json's not_utf8), the
+    # offset its message names; no other finding names one
+    [damaged] = [f for f in found if f.code == "GM113"]
+    assert damaged.offset == len(data) + len(b"a line ")
+    assert f"at byte {damaged.offset}," in damaged.message
+    assert all(f.offset is None for f in found if f.code != "GM113")

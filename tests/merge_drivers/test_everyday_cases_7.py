@@ -423,8 +423,62 @@ case(
     T,
     U,
     [U.replace("abc123", "xyz789"), U.replace("now-6h", "now-24h").replace("pager", "pagerduty")],
-    ["- alerts: pagerduty\n", "- dashboard: https://grafana.example.com/d/"],
-    ["<<<"],
+    [
+        "- alerts: pagerduty\n",
+        "- dashboard: https://grafana.example.com/d/xyz789/overview?orgId=1&from=now-24h&to=now\n",
+    ],
+    ["<<<", "abc123", "now-6h"],
+)
+# its neighbours (2026-11-28): a URL is merged by its parts (`fine._parts`)
+UP = FM + "See https://grafana.example.com/d/abc123/overview?orgId=1&from=now-6h for it.\n"
+case(
+    "long url in prose: path on one side, query on the other",
+    T,
+    UP,
+    [UP.replace("abc123", "xyz789"), UP.replace("now-6h", "now-24h")],
+    ["See https://grafana.example.com/d/xyz789/overview?orgId=1&from=now-24h for it.\n"],
+)
+case(
+    "long url: three machines, host, path and query",
+    T,
+    UP,
+    [
+        UP.replace("grafana.example.com", "grafana.example.org"),
+        UP.replace("abc123", "xyz789"),
+        UP.replace("orgId=1", "orgId=2"),
+    ],
+    ["See https://grafana.example.org/d/xyz789/overview?orgId=2&from=now-6h for it.\n"],
+)
+case(
+    "long url: a parameter added on one side, the path edited on the other",
+    T,
+    UP,
+    [UP.replace("now-6h", "now-6h&to=now"), UP.replace("/overview", "/summary")],
+    ["See https://grafana.example.com/d/abc123/summary?orgId=1&from=now-6h&to=now for it.\n"],
+)
+case(
+    "long url: the same part edited on both sides is one conflict, one version whole",
+    T,
+    UP,
+    [UP.replace("abc123", "xyz789"), UP.replace("abc123", "def456")],
+    ["See https://grafana.example.com/d/"],
+    ["abc123", "<<<"],
+)
+SP = FM + "- the entry point is src/gitmem/cli/main.py (see docs/cli.md)\n"
+case(
+    "a source path: a folder renamed on one side, the file on the other",
+    T,
+    SP,
+    [SP.replace("/cli/", "/command/"), SP.replace("main.py", "entry.py")],
+    ["- the entry point is src/gitmem/command/entry.py (see docs/cli.md)\n"],
+)
+KV = FM + "Run with flags retries=3&timeout=30&mode=fast for the nightly job.\n"
+case(
+    "key=value list: two values edited on two sides",
+    T,
+    KV,
+    [KV.replace("retries=3", "retries=5"), KV.replace("mode=fast", "mode=safe")],
+    ["Run with flags retries=5&timeout=30&mode=safe for the nightly job.\n"],
 )
 # a table without outer pipes
 NP = FM + "cmd | what\n--- | ---\nmake | build\ntox | test matrix\n"
