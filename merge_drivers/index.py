@@ -764,18 +764,6 @@ def _replaced_in_place(split: list[list[str]]) -> bool:
     return True
 
 
-def _merge_link(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
-    """An entry's bullet and link (`- [text](target)`) both sides changed: the text and the
-    target decided apart (a link renamed on one side, its text edited on the other: both)."""
-    cut = [x.rfind("](") for x in (b, w, lo)]
-    if w in (lo, b) or lo == b or min(cut) < 0:
-        return _three(b, w, lo, tie)
-    (tb, gb), (tw, gw), (tl, gl) = ((x[:k], x[k:]) for x, k in zip((b, w, lo), cut, strict=True))
-    text, c1 = _three(tb, tw, tl, tie)
-    target, c2 = _three(gb, gw, gl, tie)
-    return text + target, c1 or c2
-
-
 def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str, bool]:
     """One entry both sides changed: the link and the hook of its first line merged apart (a
     rename on one side, a new hook on the other: both), its indented lines by diff3 (an edit
@@ -785,7 +773,7 @@ def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
     zb, wb, lb = (x.split("\n", 1) for x in (base, win, lose))
     parts = [_link_split(x[0]) for x in (zb, wb, lb)]
     if parts[0] and parts[1] and parts[2]:
-        link, c1 = _merge_link(parts[0][0], parts[1][0], parts[2][0], tie)
+        link, c1 = _three(parts[0][0], parts[1][0], parts[2][0], tie)
         hook, c2 = _merge_hook(
             parts[0][1].rstrip(), parts[1][1].rstrip(), parts[2][1].rstrip(), tie
         )

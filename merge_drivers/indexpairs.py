@@ -37,27 +37,7 @@ def link_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
         candidates = titled.get(_title(bn[bk].text))
         if candidates:
             pairs[candidates.pop(0)] = bk
-    # a link renamed and its title edited (a merge of a rename on one side and a new title
-    # on the other, merged again): the base entry whose hook (and lines under it) it kept
-    # word for word, when no other entry of either holds that hook — so that merge, merged
-    # with either side again, is the same entry, not a second one
-    hooks: dict[str, list[Key]] = {}
-    for k in sorted(k for k in nodes if k not in bn and k not in pairs and nodes[k].target):
-        hooks.setdefault(_hook(nodes[k].text), []).append(k)
-    gone = [k for k in bn if k not in nodes and bn[k].target and k not in pairs.values()]
-    held = [_hook(bn[k].text) for k in bn if bn[k].target]
-    for bk in gone:
-        hook = _hook(bn[bk].text)
-        candidates = hooks.get(hook)
-        if hook and candidates and len(candidates) == 1 and held.count(hook) == 1:
-            pairs[candidates.pop()] = bk
     return pairs
-
-
-def _hook(text: str) -> str:
-    """A linked entry's text after its link (its lines under it too), spacing aside."""
-    end = text.find(")", text.find("](") + 2)
-    return " ".join(text[end + 1 :].split()) if end > 0 else ""
 
 
 def respelled(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
