@@ -14,8 +14,11 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from .test_everyday_cases import Case, check
+from .conftest import examples
+from .test_everyday_cases import Case, check, merged
 
 T = ".claude/agent-memory/bot/gotchas.md"
 I = ".claude/agent-memory/bot/MEMORY.md"  # noqa: E741
@@ -489,3 +492,43 @@ OPEN = {
 )
 def test_an_eighth_sweep_merge_keeps_what_a_careful_human_keeps(c: Case) -> None:
     check(c)
+
+
+FENCES = ["```", "~~~", "````"]
+TAGS = ["", "sh", "python", "console"]
+CODE = [f"step {i}\n" for i in range(6)]
+
+
+@settings(max_examples=examples())
+@given(st.data())
+def test_a_fence_tagged_on_one_side_and_edited_on_the_other_keeps_both(
+    data: st.DataObject,
+) -> None:
+    """A fence (```, ~~~ or ````, bare or tagged): one side changes its language tag (a bare
+    opener reads as the closer), the other edits, adds or removes code lines; or both change
+    the tag to the same one. Merged both ways, again with either side, and in every order of
+    three: the new tag on the opener alone, every code edit, the closer as it was (before: a
+    bare opener paired with the closer, the tag written on the closer and the code twice)."""
+    fence = data.draw(st.sampled_from(FENCES))
+    tag, new_tag = data.draw(st.lists(st.sampled_from(TAGS), min_size=2, max_size=2, unique=True))
+    n = data.draw(st.integers(1, 4))
+    code = CODE[:n]
+    edited = list(code)
+    for _ in range(data.draw(st.integers(1, 3))):
+        op = data.draw(st.sampled_from(["edit", "add", "drop"]))
+        at = data.draw(st.integers(0, len(edited) - 1))
+        if op == "edit":
+            edited[at] = edited[at].replace("step", "STEP")
+        elif op == "add":
+            edited.insert(at, f"new {len(edited)}\n")
+        elif len(edited) > 1:
+            del edited[at]
+
+    def text(t: str, lines: list[str]) -> str:
+        return FM + f"Run:\n\n{fence}{t}\n" + "".join(lines) + f"{fence}\n\nDone.\n"
+
+    sides = [text(new_tag, code), text(tag, edited)]
+    if data.draw(st.booleans()):
+        sides.append(text(new_tag, code))
+    out = merged(("fence", T, text(tag, code), sides, [], [])).decode()
+    assert out == text(new_tag, edited), out
