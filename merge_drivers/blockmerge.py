@@ -494,8 +494,6 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         if moved is None or moved.kind != "item":
             continue
         j = versions.of(op.pos)
-        if j is None and _filed_elsewhere(zu, op.pos, au):
-            continue  # b deleted it, a filed it under another heading: kept there (an edit)
         said = {kz[op.pos], kb[j]} if j is not None else {kz[op.pos]}
         at = [x for x in range(len(ka)) if x not in kept and ka[x] in said]
         if len(at) == 1 and written.get(op.run) == [at[0]]:
@@ -534,21 +532,6 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         ]
 
     return spaced(z, zu), spaced(b, bu)
-
-
-def _filed_elsewhere(zu: list[Unit], i: int, au: list[Unit]) -> bool:
-    """Whether base block `i` stands, once, under another heading in `au` than in `zu` (a
-    deliberate move to another section, not a reorder within its list)."""
-    key = zu[i].key
-    at = [x for x, u in enumerate(au) if u.key == key]
-    return len(at) == 1 and _heading_over(au, at[0]) != _heading_over(zu, i)
-
-
-def _heading_over(us: list[Unit], k: int) -> bytes | None:
-    return next(
-        (u.key for u in reversed(us[:k]) if u.block is not None and u.block.kind == "heading"),
-        None,
-    )
 
 
 def _added_twice(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Unit], list[Unit]]:

@@ -476,9 +476,17 @@ case(
 # apart needs the merged entry (new text, new target) paired with its base entry when merged
 # again; pairing by its unchanged hook raised merge_laws --seed 1 (20/6 -> 23/9, and 20/7
 # with the place required too): dropped, left for stored identities. Out of the e2e run.
+# And a section deleted on one side while the other moved one of its entries under another
+# heading: the move is replayed on the base and the deletion takes the entry. Keeping it
+# where the mover filed it (the move read as an edit) held in these cases but broke
+# idempotence where the entry lands next to the deleted section (the heading after it may
+# be what moved: `test_an_item_moved_out_of_a_deleted_section_merges_by_the_laws`):
+# dropped, left for stored identities.
 OPEN = {
     "index link text edited vs link target renamed",
     "index link renamed, text edited, hook edited: three machines",
+    "section deleted vs one of its entries moved elsewhere",
+    "section deleted vs entry moved elsewhere vs new entry there: three machines",
 }
 
 
@@ -532,3 +540,39 @@ def test_a_fence_tagged_on_one_side_and_edited_on_the_other_keeps_both(
         sides.append(text(new_tag, code))
     out = merged(("fence", T, text(tag, code), sides, [], [])).decode()
     assert out == text(new_tag, edited), out
+
+
+SECTIONS = ["Tooling", "People", "Deploy", "Docs"]
+
+
+@settings(max_examples=examples())
+@given(st.data())
+def test_an_item_moved_out_of_a_deleted_section_merges_by_the_laws(
+    data: st.DataObject,
+) -> None:
+    """Sections of bullets: one side deletes a whole section, the other moves one of its
+    bullets under another section (anywhere in it). Merged both ways, again with either side,
+    the same bytes; the moved bullet at most once; every bullet of the sections neither side
+    touched kept. (Where the moved bullet should stand is OPEN, see `OPEN`: a fix that kept
+    it broke idempotence here.)"""
+    n = data.draw(st.integers(2, 4))
+    items = {
+        s: [f"- {s.lower()} note {i}\n" for i in range(data.draw(st.integers(1, 3)))]
+        for s in SECTIONS[:n]
+    }
+    gone, home = data.draw(
+        st.lists(st.sampled_from(SECTIONS[:n]), min_size=2, max_size=2, unique=True)
+    )
+
+    def text(sections: dict[str, list[str]]) -> str:
+        return FM + "\n".join(f"## {s}\n\n" + "".join(xs) for s, xs in sections.items())
+
+    moved = data.draw(st.sampled_from(items[gone]))
+    mover = {s: [x for x in xs if x != moved] for s, xs in items.items()}
+    mover[home].insert(data.draw(st.integers(0, len(mover[home]))), moved)
+    deleter = {s: xs for s, xs in items.items() if s != gone}
+    out = merged(("moved", T, text(items), [text(mover), text(deleter)], [], [])).decode()
+    assert out.count(moved) <= 1, out
+    for s, xs in items.items():
+        if s not in (gone, home):
+            assert "".join(xs) in out, out
