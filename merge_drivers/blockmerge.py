@@ -784,9 +784,48 @@ def _merge_unit(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> No
     if a.lines == z.lines:
         out.unit(b)
         return
-    if _merge_item(out, z, a, b, side, why):
+    if _merge_item(out, z, a, b, side, why) or _merge_fence(out, z, a, b):
         return
     _merge_lines(out, [z], [a], [b], side, why)
+
+
+def _merge_fence(out: _Out, z: Unit, a: Unit, b: Unit) -> bool:
+    """A code fence both sides changed, its opening line decided apart from the code: the
+    language tag from the side that changed it (words merged where both did), the code and
+    the closing line merged as lines under an opener the three versions share — a bare ```
+    opener reads the same as the closer, and a diff that pairs the two (one side tagged the
+    fence) wrote the tag on the closer and the code twice. False (the caller merges lines)
+    unless all three open with the same fence at the same indent."""
+    from merge_drivers.blocks import _FENCE
+
+    if not (z.kind == a.kind == b.kind == "fence"):
+        return False
+    marks = {m.group(0) if (m := _FENCE.match(u.body[0])) else None for u in (z, a, b)}
+    if len(marks) != 1 or None in marks:
+        return False
+    mark = marks.pop()
+    assert mark is not None
+    oz, oa, ob = (u.body[0] for u in (z, a, b))
+    notes: list[Resolution] = []
+    if oa in (oz, ob):
+        opener = ob if oa == oz else oa
+    elif ob == oz:
+        opener = oa
+    else:
+        opener, notes = out.merge_lines(oz, oa, ob, out.mark())
+    if not opener.endswith(b"\n"):
+        opener += b"\n"
+    gap = a.gap if a.gap != z.gap else b.gap
+    shared = mark + b"\x00\n"  # no line of a file: the three openers alike, and unique
+    rz, ra, rb = (b"".join([shared, *u.body[1:]]) for u in (z, a, b))
+    data, resolutions = out.merge_lines(rz, ra, rb, out.mark() + len(gap))
+    lines = data.splitlines(True)
+    if lines[:1] != [shared]:
+        return False
+    out.emit(gap)
+    out.unit(Unit(gap, a.block), [opener, *lines[1:]])
+    out.resolutions.extend([*notes, *resolutions])
+    return True
 
 
 def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bool:

@@ -15,9 +15,11 @@ import pytest
 from tests.merge_drivers.test_everyday_cases import CASES as SIXTH
 from tests.merge_drivers.test_everyday_cases import Case, encoded
 from tests.merge_drivers.test_everyday_cases_7 import CASES as SEVENTH
+from tests.merge_drivers.test_everyday_cases_8 import CASES as EIGHTH
+from tests.merge_drivers.test_everyday_cases_8 import OPEN
 from tests.support.world import World, folder_bytes
 
-CASES = [*SIXTH, *SEVENTH]  # seventh round: new cases too
+CASES = [*SIXTH, *SEVENTH, *(c for c in EIGHTH if c[0] not in OPEN)]  # later rounds too
 DRIVER = f"{sys.executable} -m gitmem.gitstore.driver %O %A %B %L %P"
 ROOT = Path(__file__).resolve().parents[2]
 
