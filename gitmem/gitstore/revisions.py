@@ -168,10 +168,15 @@ class History(GitDir):
         if self.config().get("blame.ignorerevsfile"):
             return {}
         rng = [f"{base}..{tip}"] if base else [tip]
+        # blame reads the mailmap whatever it prints: `mailmap.file`/`mailmap.blob` of a config
+        # and the work tree's `.mailmap` (a FIFO held the sync for the timeout, /dev/zero grew
+        # git, red team 8): none named, run as a bare repository from the git dir (no work tree)
+        from gitmem.gitstore.process import run_git
+
+        argv = ["--git-dir", str(self.git_dir), "-c", "core.bare=true", "blame"]
+        argv += ["--porcelain", "--no-textconv", *rng, "--", path]
         try:
-            done = self.git(
-                "blame", "--porcelain", "--no-textconv", *rng, "--", path, check=False, timeout=60
-            )
+            done = run_git(argv, cwd=self.git_dir, check=False, timeout=60)
         except GitError:  # too long a history to read in time: no ages
             return {}
         if done.returncode != 0:

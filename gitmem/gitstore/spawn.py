@@ -36,7 +36,8 @@ _REDIRECTS = (
 # i18n.logOutputEncoding (UTF-16: every sync crashed; Latin-1: authors misread) changes
 # what gitmem parses. protocol.ext.allow (red team 7): git refuses `ext::` URLs (a command line
 # as a remote) unless a config allows them; a repository's own config did, and every fetch ran
-# its command.
+# its command. mailmap.file/mailmap.blob (red team 8): `git log` and `git blame` read the file
+# a config names (a FIFO held every sync for the timeout, /dev/zero grew git to gigabytes).
 SAFE_CONFIG = (
     "-c",
     "core.fsmonitor=false",
@@ -48,6 +49,12 @@ SAFE_CONFIG = (
     "i18n.logOutputEncoding=UTF-8",
     "-c",
     "protocol.ext.allow=never",
+    "-c",
+    "mailmap.file=",
+    "-c",
+    "mailmap.blob=",
+    "-c",
+    "log.mailmap=false",
 )
 
 
