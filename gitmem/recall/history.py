@@ -124,11 +124,11 @@ def user_memory(project: Project, path: str) -> tuple[Project, str] | None:
     if any(s.prefix == head for s in project.scopes):
         return None
     from gitmem.project.adapters import ADAPTERS, has_user_scope
-    from gitmem.project.userscope import user_projects
+    from gitmem.recall.index import user_store
 
     if agent not in ADAPTERS or not has_user_scope(agent):
         return None
-    found = dict(user_projects(project.repo, os.environ)).get(agent)
+    found = user_store(project, head)
     if found is None:
         raise UsageError(
             f"{path!r} is {agent}'s user memory, and {agent} is not in gitmem.agents",

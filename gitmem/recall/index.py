@@ -203,7 +203,7 @@ def spots_of(project: Project) -> tuple[ScopeSpot, ...]:
 
 
 USER_SCOPE = "user"  # Claude Code's user memory in the index; another agent's: user-<agent>
-NO_REF = "refs/gitmem/user-scope"  # never made: its history is on the hub, not in this clone
+NO_REF = "refs/gitmem/user-scope"  # never made: its history is in its store (_user_history)
 
 
 def user_spots(project: Project) -> tuple[ScopeSpot, ...]:
@@ -902,7 +902,67 @@ def _ref_stamps(place: Place) -> str:
     refs = sorted({s.ref for s in place.scopes})
     parts = [stamp(os.path.join(place.common_dir, "packed-refs"))]
     parts += [f"{r}={stamp(os.path.join(place.common_dir, r))}" for r in refs]
+    for spot in place.scopes:  # the user scope's history: its store, moved by sync --user
+        if spot.ref == NO_REF:
+            parts += _store_stamps(spot.name)
     return "\0".join(parts)
+
+
+MAX_STORE_REFS = 100  # ref files of a user-scope store stamped (its refs: a handful)
+
+
+def _store_stamps(scope: str) -> list[str]:
+    """The ref files of the store of user-scope memory `scope` (`user`, `user-codex`), as
+    stamps: a sync --user that moved one means its history is read again."""
+    from gitmem.project.userscope import store_dir
+
+    store = os.path.join(store_dir(os.environ), f"{agent_of(scope)}.git")
+    parts = [f"{store}={stamp(os.path.join(store, 'packed-refs'))}"]
+    for top, dirs, files in os.walk(os.path.join(store, "refs")):
+        dirs.sort()
+        for name in sorted(files):
+            if len(parts) > MAX_STORE_REFS:
+                return parts
+            path = os.path.join(top, name)
+            parts.append(f"{path}={stamp(path)}")
+    return parts
+
+
+def agent_of(scope: str) -> str:
+    """The agent whose user memory a recall scope holds: `user` Claude Code's, `user-codex`
+    Codex's."""
+    return "claude" if scope == USER_SCOPE else scope.removeprefix(f"{USER_SCOPE}-")
+
+
+def user_store(project: Project, scope: str) -> Project | None:
+    """The store of the user-scope memory recall names `scope` (`user`, `user-codex`): the
+    local copy `gitmem sync --user` keeps of the hub's, as a project of one scope; None when
+    the agent is not enabled. No hub: ConfigError (the one line naming gitmem.hub)."""
+    from gitmem.project.userscope import user_projects
+
+    return dict(user_projects(project.repo, os.environ)).get(agent_of(scope))
+
+
+def _user_history(project: Project, spot: ScopeSpot) -> list[tuple[Any, ...]]:
+    """history_rows of a user scope, read in its store (never made here: none before a first
+    sync --user); its paths as the index names them (`CLAUDE.md`, not `.root/CLAUDE.md`)."""
+    from gitmem.errors import GitmemError
+    from gitmem.project.userscope import store_dir
+
+    if not (store_dir(os.environ) / f"{agent_of(spot.name)}.git").is_dir():
+        return []
+    try:
+        store = user_store(project, spot.name)
+    except GitmemError:  # no hub: nothing synced, no history
+        return []
+    if store is None:
+        return []
+    try:
+        scope = store.scopes[0]
+        rows = history_rows(store, ScopeSpot(spot.name, str(scope.path), scope.ref, scope.prefix))
+    finally:
+        store.repo.close()
+    return [(r[0], r[1].removeprefix(".root/"), *r[2:]) for r in rows]
 
 
 def refresh_history(place: Place, project: Callable[[], Project]) -> None:
@@ -919,7 +979,7 @@ def refresh_history(place: Place, project: Callable[[], Project]) -> None:
     proj = project()
     rows: list[tuple[Any, ...]] = []
     for spot in place.scopes:
-        rows += history_rows(proj, spot)
+        rows += _user_history(proj, spot) if spot.ref == NO_REF else history_rows(proj, spot)
     db.execute("DELETE FROM history")
     db.executemany(
         "INSERT OR REPLACE INTO history(scope, path, time, author, email, commit_id, deleted, "
@@ -943,10 +1003,13 @@ def history_rows(project: Project, spot: ScopeSpot) -> list[tuple[Any, ...]]:
         return []
     start = spot.prefix + "/"
     names = _plain_names(project, spot, tip)
+    # hidden names sit in the sealed top folder (`local/`), a deeper prefix's too (a user
+    # scope's store: `local/claude`)
+    stored_start = start if names is None else spot.prefix.partition("/")[0] + "/"
     newest: dict[str, tuple[float, str, str, str]] = {}
     for commit in repo.commits_touching(None, tip, limit=100_000):
         for path in commit.paths:
-            if path.startswith(start) and path not in newest:
+            if path.startswith(stored_start) and path not in newest:
                 newest[path] = (commit.time, commit.author, commit.email, commit.oid)
     if names is None:  # a plaintext prefix: each path is its own name
         names = {p: p for p in repo.tree_paths(tip) if p.startswith(start)}
@@ -984,7 +1047,8 @@ def _plain_names(project: Project, spot: ScopeSpot, tip: str) -> dict[str, str] 
         decoded = personal_codec(project.repo, spot.ref).decode(tip)
     except Exception:
         return {}
-    if decoded.keyring is None or spot.prefix not in decoded.sealed:
+    top = spot.prefix.partition("/")[0]
+    if decoded.keyring is None or top not in decoded.sealed:
         return None
     from gitmem.privacy.crypto import stored_name
 
@@ -994,7 +1058,7 @@ def _plain_names(project: Project, spot: ScopeSpot, tip: str) -> dict[str, str] 
     for path in decoded.files:
         if path.startswith(start):  # either layout (the flat one: before a re-write)
             name = key.name(path)
-            names[f"{start}{name}"] = names[f"{start}{stored_name(name)}"] = path
+            names[f"{top}/{name}"] = names[f"{top}/{stored_name(name)}"] = path
     return names
 
 
@@ -1018,10 +1082,11 @@ def _deleted_version(
             return None
         from gitmem.privacy.crypto import hidden_name
 
-        key, name = decoded.keyring.key, hidden_name(stored[len(spot.prefix) + 1 :])
+        top = spot.prefix.partition("/")[0]
+        key, name = decoded.keyring.key, hidden_name(stored[len(top) + 1 :])
         for path, plain in decoded.files.items():
             if key.name(path) == name:
-                return path, plain
+                return (path, plain) if path.startswith(spot.prefix + "/") else None
         return None
     return None
 

@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import UsageError
-from gitmem.recall.index import Place, connect, refresh, refresh_history, rows_where
+from gitmem.recall.index import (
+    USER_SCOPE,
+    Place,
+    connect,
+    refresh,
+    refresh_history,
+    rows_where,
+    user_store,
+)
 
 if TYPE_CHECKING:
     import sqlite3
@@ -498,6 +506,14 @@ def full_text(h: Hit, project: Callable[[], Project]) -> str:
     if h.deleted:
         if not h.blob:
             return ""
+        if h.scope == USER_SCOPE or h.scope.startswith(f"{USER_SCOPE}-"):
+            store = user_store(project(), h.scope)  # its last version: in the agent's store
+            if store is None:
+                return ""
+            try:
+                return store.repo.read_blob(h.blob).decode("utf-8", "replace")
+            finally:
+                store.repo.close()
         return project().repo.read_blob(h.blob).decode("utf-8", "replace")
     from pathlib import Path
 

@@ -217,3 +217,41 @@ def test_recall_with_words_names_the_option_they_need(world: World) -> None:
         "hint: gitmem recall --prompt 'dns flaky' (or gitmem query --search 'dns flaky')",
     ], run.err
     assert "team/b.md" in world.ok("-C", str(clone), "recall", "--prompt", "dns flaky")
+
+
+def test_author_and_deleted_reach_user_scope_memory(tmp_path: Path) -> None:
+    """`query --author` and `--deleted` found nothing for `user/…` ids: the index kept the
+    user scope with no history. Its history is read from the agent's store (the local copy
+    `sync --user` keeps), again when that copy moves: who changed each memory, and what
+    another machine deleted, reached by the CLI and the MCP server alike."""
+    a, b, _hub = machines(tmp_path, "claude")
+    b.git("config", "--global", "user.name", "Bea Other")  # the same person's other machine
+    write_files(
+        a.home / ".claude",
+        {"CLAUDE.md": "# Me\n- small commits\n", "agent-memory/reviewer/old.md": "Gone soon.\n"},
+    )
+    a.ok("sync", "--user")
+    a.make_remote()
+    proj = a.clone("p")
+    author = a.ok("-C", str(proj), "query", "--author", "Test User")
+    assert "user/CLAUDE.md" in author and "user/reviewer/old.md" in author, author
+    assert not a.ok("-C", str(proj), "query", "--deleted").strip()
+    b.ok("sync", "--user")
+    (b.home / ".claude/agent-memory/reviewer/old.md").unlink()
+    (b.home / ".claude/CLAUDE.md").write_text("# Me\n- small commits\n- from b\n")
+    b.ok("sync", "--user")
+    a.ok("sync", "--user")  # the store moved: its history is read again
+    by_b = a.ok("-C", str(proj), "query", "--author", "Bea")
+    assert "user/CLAUDE.md" in by_b and "old.md" not in by_b, by_b
+    deleted = a.ok("-C", str(proj), "query", "--deleted")
+    assert "user/reviewer/old.md" in deleted and "Bea Other" in deleted, deleted
+    assert "Gone soon." in a.ok("-C", str(proj), "query", "--deleted", "--format", "full")
+
+    async def steps(s: Any) -> str:
+        found = text_of(await s.call_tool("query", {"author": "bea"}))
+        gone = text_of(await s.call_tool("query", {"deleted": True}))
+        return found + "\n--\n" + gone
+
+    found, gone = session_script(a, proj, steps).split("\n--\n")  # the MCP SDK's own client
+    assert "user/CLAUDE.md" in found and "old.md" not in found, found
+    assert "user/reviewer/old.md" in gone, gone
