@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir
+from gitmem.gitstore.process import run_git
 
 
 class Commit(NamedTuple):
@@ -171,8 +172,6 @@ class History(GitDir):
         # blame reads the mailmap whatever it prints: `mailmap.file`/`mailmap.blob` of a config
         # and the work tree's `.mailmap` (a FIFO held the sync for the timeout, /dev/zero grew
         # git, red team 8): none named, run as a bare repository from the git dir (no work tree)
-        from gitmem.gitstore.process import run_git
-
         argv = ["--git-dir", str(self.git_dir), "-c", "core.bare=true", "blame"]
         argv += ["--porcelain", "--no-textconv", *rng, "--", path]
         try:
