@@ -1,9 +1,9 @@
 """`gitmem pull --hook` / `push --hook`: the sync Claude Code runs when a session starts or ends.
 
-A hook must never disturb the session: no prompt (GIT_TERMINAL_PROMPT=0, ssh in batch mode), a
-bounded time (`gitmem.hookTimeout` seconds, transport included), the lock tried once (a second
-hook sync returns at once instead of fighting the first), and a failure — network, lock,
-configuration — is one line, never a non-zero exit. Outside a repository with a remote it does
+A hook must never disturb the session: no prompt (GIT_TERMINAL_PROMPT=0, ssh in batch mode
+composed with the user's own `core.sshCommand`), a bounded time (`gitmem.hookTimeout` seconds,
+transport included), the lock tried once (a second hook sync returns at once instead of fighting
+the first), and a failure — network, lock, configuration — is one line, never a non-zero exit. Outside a repository with a remote it does
 nothing at all: a user-wide hook runs in every folder.
 
 On SessionStart the hook's standard output is added to the agent's context, so it says what
@@ -33,7 +33,7 @@ from gitmem.claude.hookcontext import (
     team_header,
 )
 from gitmem.errors import GitmemError
-from gitmem.gitstore.spawn import quiet_git
+from gitmem.gitstore.spawn import quiet_git, quiet_ssh
 
 if TYPE_CHECKING:
     from gitmem.gitstore.index import FolderCheck
@@ -153,6 +153,8 @@ def run_hook(
         return outcome
     if project.remote is None:
         return outcome
+    # ssh in batch mode, composed with the user's own ssh settings (read with the config)
+    quiet_ssh(project.repo.config_get("core.sshCommand"), project.repo.config_get("ssh.variant"))
     bound = hook_timeout(project.repo.config_get("gitmem.hookTimeout"))
     refs = sorted({s.ref for s in project.scopes if s.pushable})
     auto_index = _auto_index(project)

@@ -62,11 +62,64 @@ def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def quiet_git() -> None:
-    """No one can answer a prompt inside a hook: make every credential path fail instead of ask."""
+    """No one can answer a prompt inside a hook: make every credential path fail instead of ask
+    (ssh's own prompts: `quiet_ssh`, once the repository's config is read)."""
     os.environ["GIT_TERMINAL_PROMPT"] = "0"
     os.environ.setdefault("GCM_INTERACTIVE", "never")
-    if "GIT_SSH_COMMAND" not in os.environ and "GIT_SSH" not in os.environ:
-        os.environ["GIT_SSH_COMMAND"] = "ssh -o BatchMode=yes"
+
+
+def quiet_ssh(ssh_command: str | None, ssh_variant: str | None) -> None:
+    """ssh in batch mode (no passphrase, password or host-key question) for the git processes
+    this process starts, composed with the user's own way to reach the remote: `core.sshCommand`
+    and `ssh.variant` as git reads them."""
+    command = batch_ssh_command(os.environ, ssh_command, ssh_variant)
+    if command is not None:
+        os.environ["GIT_SSH_COMMAND"] = command
+
+
+def batch_ssh_command(
+    env: Mapping[str, str], ssh_command: str | None, ssh_variant: str | None
+) -> str | None:
+    """The GIT_SSH_COMMAND that runs the ssh git would run, in batch mode; None: leave git's
+    choice alone. git's order: GIT_SSH_COMMAND, then `core.sshCommand` (both command lines
+    run by the shell), then GIT_SSH (a program), then `ssh`. A variable of the user's own is
+    theirs (a GIT_SSH_COMMAND set here would win over their `core.sshCommand`: their key, their
+    jump host). `-o BatchMode=yes` goes after their words — ssh keeps the first value it reads
+    of an option, so a `-o BatchMode=no` of theirs stands — and only to OpenSSH, as git decides
+    it (`ssh.variant`, else the program's name): plink and unknown programs get their command
+    unchanged, bounded by the hook's timeout."""
+    if env.get("GIT_SSH_COMMAND"):
+        return None
+    if ssh_command:
+        command = ssh_command
+        program = _first_word(ssh_command)
+    elif env.get("GIT_SSH"):
+        import shlex  # a GIT_SSH: rare enough to pay for the import
+
+        program = env["GIT_SSH"]
+        command = shlex.quote(program)
+    else:
+        command = program = "ssh"
+    # git's override_ssh_variant: GIT_SSH_VARIANT, else ssh.variant; a name it does not know
+    # means OpenSSH; "auto" (or none) names it by the program (an unknown one git probes with
+    # `-G`: left alone here)
+    variant = env.get("GIT_SSH_VARIANT") or ssh_variant or "auto"
+    if variant == "auto":
+        openssh = os.path.basename(program).lower() in ("ssh", "ssh.exe")
+    else:
+        openssh = variant not in ("plink", "putty", "tortoiseplink", "simple")
+    return f"{command} -o BatchMode=yes" if openssh else None
+
+
+def _first_word(command: str) -> str:
+    """The program of a shell command line, as git names its variant (its first word)."""
+    import shlex  # a core.sshCommand: rare enough to pay for the import
+
+    try:
+        words = shlex.split(command)
+    except ValueError:  # an unbalanced quote: the shell will say so; no variant of ours
+        return ""
+    return words[0] if words else ""
 
 
 def kill_tree(pid: int) -> None:
