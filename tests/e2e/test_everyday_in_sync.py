@@ -18,7 +18,7 @@ from tests.merge_drivers.test_everyday_cases_7 import CASES as SEVENTH
 from tests.support.world import World, folder_bytes
 
 CASES = [*SIXTH, *SEVENTH]  # seventh round: new cases too
-DRIVER = f"{sys.executable} -m gitmem.gitstore.driver %O %A %B %L %P"
+DRIVER = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
 ROOT = Path(__file__).resolve().parents[2]
 
 
