@@ -89,7 +89,7 @@ def _driver_rows(ctx: Context, world: World) -> list[Row]:
             compare(
                 f"merge driver, one {'index' if path == 'MEMORY.md' else 'topic file'}",
                 Side(
-                    "python -I -c ...gitstore.driver... %O %A %B %L %P",
+                    "python -I -c ...merge.gitdriver... %O %A %B %L %P",
                     functools.partial(_quiet, argv, world.env, folder),
                     reset,
                 ),

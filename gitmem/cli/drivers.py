@@ -74,6 +74,6 @@ def status(args: argparse.Namespace) -> int:
 
 
 def merge_driver(args: argparse.Namespace) -> int:
-    from gitmem.gitstore.driver import main as driver_main
+    from gitmem.merge.gitdriver import main as driver_main
 
     return driver_main([args.base, args.ours, args.theirs, args.marker_size, args.path])

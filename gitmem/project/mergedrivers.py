@@ -32,7 +32,7 @@ FRONTMATTER_GLOBS = (
     ".claude/memory/**/*.md",  # where many teams keep memory on the branch
 )
 INDEX_GLOB = "[Mm][Ee][Mm][Oo][Rr][Yy].[Mm][Dd]"
-ADAPTER = "gitmem.gitstore.driver"  # the module whose main() git runs
+ADAPTER = "gitmem.merge.gitdriver"  # the module whose main() git runs
 
 
 def driver_command() -> str:

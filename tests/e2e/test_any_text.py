@@ -242,7 +242,7 @@ def test_git_merge_with_the_drivers_both_directions(world: World, tmp_path: Path
         return done.stdout
 
     world.git("init", "-q", "-b", "main", str(repo))
-    driver = f"{sys.executable} -m gitmem.gitstore.driver %O %A %B %L %P"
+    driver = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
     for name in ("index", "frontmatter"):
         git("config", f"merge.gitmem-{name}.driver", driver)
     (repo / ".git" / "info").mkdir(exist_ok=True)

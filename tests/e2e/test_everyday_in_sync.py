@@ -20,7 +20,7 @@ from tests.merge_drivers.test_everyday_cases_8 import OPEN
 from tests.support.world import World, folder_bytes
 
 CASES = [*SIXTH, *SEVENTH, *(c for c in EIGHTH if c[0] not in OPEN)]  # later rounds too
-DRIVER = f"{sys.executable} -m gitmem.gitstore.driver %O %A %B %L %P"
+DRIVER = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
 ROOT = Path(__file__).resolve().parents[2]
 
 

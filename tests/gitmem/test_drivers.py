@@ -147,15 +147,17 @@ def test_an_old_python_m_registration_is_flagged_and_upgraded(world: World) -> N
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("older", ["merge_drivers.__main__", "gitmem.gitstore.driver"])
 def test_a_registration_from_before_the_adapter_moved_still_merges_and_is_outdated(
-    world: World,
+    world: World, older: str
 ) -> None:
-    """Older gitmem registered `from merge_drivers.__main__ import main`: it keeps merging, and
-    `drivers status` says it is outdated (exit 0: it is safe) until `drivers install`."""
+    """Older gitmem registered `from merge_drivers.__main__ import main`, then `from
+    gitmem.gitstore.driver import main`: each keeps merging, and `drivers status` says it is
+    outdated (exit 0: it is safe) until `drivers install`."""
     r = branchy_repo(world)
     world.ok("-C", str(r), "drivers", "install")
     current = world.git("config", "merge.gitmem-index.driver", cwd=r).strip()
-    old = current.replace("gitmem.gitstore.driver", "merge_drivers.__main__")
+    old = current.replace("gitmem.merge.gitdriver", older)
     assert old != current and command_risk(old) is None
     world.git("config", "merge.gitmem-index.driver", old, cwd=r)
     status = world.gitmem("-C", str(r), "drivers", "status")
@@ -248,7 +250,7 @@ def test_status_tells_each_kind_of_registration(
     command = {
         "current": driver_command(),
         "before the adapter moved": driver_command().replace(
-            "gitmem.gitstore.driver", "merge_drivers.__main__"
+            "gitmem.merge.gitdriver", "gitmem.gitstore.driver"
         ),
     }.get(registered or "", registered)
     if command:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 MEM = ".claude/agent-memory/reviewer"
-DRIVER = f"{sys.executable} -m gitmem.gitstore.driver %O %A %B %L %P"
+DRIVER = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -2,7 +2,7 @@
 
 Checked on the source, so a new import of os, subprocess, gitmem, time... fails here rather
 than in a merge that stopped being deterministic. `__main__.py` is the one exception: the entry
-point older registrations run, which only hands over to the adapter in gitmem/gitstore/driver.py.
+point older registrations run, which only hands over to the adapter in gitmem/merge/gitdriver.py.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def test_the_package_entry_point_only_hands_over_to_the_adapter() -> None:
     text = (PACKAGE / "__main__.py").read_text(encoding="utf-8")
     tree = ast.parse(text)
     defs = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))]
-    assert not defs and "from gitmem.gitstore.driver import main" in text
+    assert not defs and "from gitmem.merge.gitdriver import main" in text
 
 
 def test_the_scan_sees_every_module() -> None:

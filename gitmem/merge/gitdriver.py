@@ -1,0 +1,231 @@
+"""The git merge driver's adapter: git's `%O %A %B %L %P` in, the pure merge of merge_drivers/ out.
+
+The registered command (gitmem/project/mergedrivers.py) and the console script gitmem-merge-driver
+run `main`. This is the only part of the driver that reads files, the environment or git objects;
+merge_drivers/ stays bytes in, bytes out. git runs this once per conflicting file, so it imports
+only the resolver it needs and never imports yaml for plain frontmatter. It lives beside the
+merge, not in the git layer: importing any module of `gitmem.gitstore` runs that package's
+`__init__`, which imports `typing` for its names (~3 ms of CPU, a fifth of what the driver adds
+to Python's start); the git layer's parts it uses (the cat-file client, `run_git`) are imported
+when a rank first asks. It writes the merged bytes into %A and exits 0; it exits 1 when it
+cannot produce a file (unreadable input) or the files are binary (one side's whole file would
+win), which leaves git's ordinary conflict.
+
+Confidence and recency of an index entry live in the linked topic file. When git tells which
+commit is "theirs" (`git merge` sets GITHEAD_<oid>; `git rebase` lists the commit it is
+replaying in `rebase-merge/done`, `git cherry-pick A..B` the one it picks first in
+`sequencer/todo`), topic files are read for both sides from git objects
+(HEAD and that commit) through one `git cat-file --batch`, and only if a rank is needed. When it
+does not (a single cherry-pick, a revert, merge-tree), neither side gets topic files, so the result stays
+symmetric: the tie-break decides. With the same two commits, recency comes from history: the
+commit time of each side's last change to the merged path and to each file of its folder, read
+by one bounded `git log` per side, only if a rank needs it. The index overflow goes into a
+trailing HTML comment of the index (the driver writes one file only); the next `gitmem sync`
+moves it to MEMORY-archive.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping
+
+from merge_drivers.model import SideInfo
+
+
+class _Objects:
+    """Blobs read through the git layer's one `git cat-file` client, imported and started at
+    the first question: most merges ask none, and git starts a driver per conflicting file, so
+    the git layer's package (and `typing`, which it imports for its names) stays unloaded."""
+
+    def __init__(self) -> None:
+        self._blob: Callable[[str], bytes | None] | None = None
+        self._close: Callable[[], None] = lambda: None
+
+    def blob(self, spec: str) -> bytes | None:
+        if self._blob is None:
+            from gitmem.gitstore.catfile import CatFile  # the client, not the rest of the layer
+
+            reader = CatFile()
+            self._blob, self._close = reader.blob, reader.close
+        return self._blob(spec)
+
+    def close(self) -> None:
+        self._close()
+
+
+class _Folder(Mapping[str, bytes]):
+    """The files of one folder at one revision, read from git only when asked."""
+
+    def __init__(self, git: _Objects, rev: str, folder: str) -> None:
+        self.git = git
+        self.rev = rev
+        self.prefix = f"{folder}/" if folder else ""
+
+    def __getitem__(self, name: str) -> bytes:
+        data = self.git.blob(f"{self.rev}:{self.prefix}{name}")
+        if data is None:
+            raise KeyError(name)
+        return data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+# seconds for one side's `git log`: a huge history gives fewer times, not a hang
+TIMES_TIMEOUT = 2.0
+
+
+class _Times(Mapping[str, float]):
+    """Commit time of the last change to each file of one folder at one revision (seconds
+    since the epoch), read on first use by one `git log` walk from that revision: newest first,
+    so the first time seen for a name is its last change. Bounded by a timeout; a name not
+    reached (or a failing git) has no time. Runs nothing from the repository: no pager, no
+    signature check, no textconv (only names and commit times are asked for)."""
+
+    def __init__(self, rev: str, folder: str) -> None:
+        self.rev = rev
+        self.folder = folder
+        self.prefix = f"{folder}/" if folder else ""
+        self.loaded: dict[str, float] | None = None
+
+    def _load(self) -> dict[str, float]:
+        if self.loaded is not None:
+            return self.loaded
+        self.loaded = {}
+        from gitmem.gitstore.process import run_git
+
+        escaped = "".join(f"\\{c}" if c in "*?[\\" else c for c in self.prefix)
+        env = {"GIT_DIR": os.environ["GIT_DIR"]} if "GIT_DIR" in os.environ else None
+        argv = ["-c", "log.showSignature=false", "log", "-z", "--no-renames", "--no-textconv"]
+        argv += ["--no-show-signature", "--no-mailmap", "--no-notes", "--format=%x01%ct"]
+        argv += ["--name-only", self.rev, "--", f":(top,glob){escaped}*"]
+        try:
+            out = run_git(argv, check=False, timeout=TIMES_TIMEOUT, env=env).stdout
+        except Exception:  # git missing or too slow: rank without history
+            return self.loaded
+        for record in out.split(b"\x01")[1:]:
+            stamp, _, names = record.partition(b"\0")
+            if not stamp.isdigit():
+                continue
+            for name in names.lstrip(b"\n").split(b"\0"):
+                rel = name.decode("utf-8", "surrogateescape")
+                if rel.startswith(self.prefix) and rel:
+                    self.loaded.setdefault(rel[len(self.prefix) :], float(stamp))
+        return self.loaded
+
+    def __getitem__(self, name: str) -> float:
+        return self._load()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._load())
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+def _git_dir() -> str:
+    git_dir = os.environ.get("GIT_DIR")
+    if git_dir:
+        return git_dir
+    try:
+        with open(".git", encoding="utf-8") as f:  # a linked worktree or submodule
+            line = f.readline()
+        return line.removeprefix("gitdir:").strip()
+    except IsADirectoryError:
+        return ".git"
+    except OSError:
+        return ".git"
+
+
+def theirs_revision() -> str | None:
+    """The commit git is merging in, when git says so; else None."""
+    heads = [k[8:] for k in os.environ if k.startswith("GITHEAD_")]
+    if len(heads) == 1:
+        return heads[0]
+    if heads:
+        return None  # an octopus merge: no single "theirs"
+    rebase = _todo("rebase-merge", "done")  # the commit being replayed is the last one done
+    if rebase is not None:
+        return _picked(rebase[-1:], _REPLAYS)
+    # `git cherry-pick A..B` (a sequence) lists the commit being picked first in its todo. A
+    # single pick leaves no trace before its merge (CHERRY_PICK_HEAD is written after it), and
+    # a revert's "theirs" is the reverted commit's parent: both rank without history.
+    return _picked((_todo("sequencer", "todo") or [])[:1], ("pick", "p"))
+
+
+def _todo(*name: str) -> list[list[str]] | None:
+    try:
+        with open(os.path.join(_git_dir(), *name), encoding="utf-8") as f:
+            return [ln.split() for ln in f if ln.strip() and not ln.startswith("#")]
+    except OSError:
+        return None
+
+
+_REPLAYS = ("pick", "p", "reword", "r", "edit", "e", "squash", "s", "fixup", "f")
+
+
+def _picked(lines: list[list[str]], commands: tuple[str, ...]) -> str | None:
+    """The commit of a todo line `<command> <oid> …` that replays it onto HEAD."""
+    if lines and len(lines[0]) >= 2 and lines[0][0] in commands:
+        oid = lines[0][1]
+        if 4 <= len(oid) <= 64 and all(c in "0123456789abcdef" for c in oid):
+            return oid
+    return None
+
+
+def _infos(path: str, git: _Objects) -> tuple[SideInfo, SideInfo]:
+    theirs = theirs_revision()
+    if theirs is None:
+        return SideInfo(), SideInfo()
+    folder = path.rsplit("/", 1)[0] if "/" in path else ""
+    return (
+        SideInfo(None, _Folder(git, "HEAD", folder), _Times("HEAD", folder)),
+        SideInfo(None, _Folder(git, theirs, folder), _Times(theirs, folder)),
+    )
+
+
+def _read(name: str) -> bytes:
+    with open(name, "rb") as f:
+        return f.read()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) < 3:
+        sys.stderr.write("usage: gitmem-merge-driver %O %A %B [%L [%P]]\n")
+        return 2
+    base_file, ours_file, theirs_file = args[0], args[1], args[2]
+    path = args[4] if len(args) > 4 else ours_file
+    try:
+        base, ours, theirs = _read(base_file), _read(ours_file), _read(theirs_file)
+    except OSError as e:
+        sys.stderr.write(f"gitmem-merge-driver: cannot read {e.filename}: {e.strerror}\n")
+        return 1
+    from merge_drivers import merge_file
+
+    git = _Objects()  # git's cat-file, started only if a rank needs a topic file
+    try:
+        ours_info, theirs_info = _infos(path, git)
+        result = merge_file(path, base, ours, theirs, ours_info, theirs_info, inline_archive=True)
+    finally:
+        git.close()
+    for r in result.resolutions:
+        if "failed" in r.reason:  # a resolver bug: merged as lines, but say so
+            sys.stderr.write(f"gitmem-merge-driver: warning: {r}\n")
+    if result.data is None or result.conflicted:
+        return 1  # binary: git keeps ours in place and reports the conflict
+    try:
+        with open(ours_file, "wb") as f:
+            f.write(result.data)
+    except OSError as e:
+        sys.stderr.write(f"gitmem-merge-driver: cannot write {ours_file}: {e.strerror}\n")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
