@@ -55,6 +55,8 @@ SAFE_CONFIG = (
     "mailmap.blob=",
     "-c",
     "log.mailmap=false",
+    "-c",
+    "core.alternateRefsCommand=true",
 )
 
 

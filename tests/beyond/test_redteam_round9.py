@@ -1,0 +1,167 @@
+"""Red-team round 9: fresh attacks at new doors (charter rules 4-6), each a class with variants.
+
+Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+round 9") lists them with whether they worked before their fix. Cost attacks assert ratios
+(the same query over a small and a hostile input), not absolute times.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import World, teammates_sharing, write_files
+
+TEAM = "refs/gitmem/team"
+# OSC window title, a C1 CSI (U+009B: an 8-bit terminal's ESC [), a bidi override
+ESCAPES = "\x1b]0;pwn\x07\x9b2J\u202e"
+
+
+def _raw(text: str) -> list[str]:
+    """Characters of `text` a terminal obeys or hides: controls (C0, C1), format characters,
+    and lone surrogates (bytes that were not UTF-8, written back raw)."""
+    return [
+        f"U+{ord(c):04X}"
+        for c in text
+        if (unicodedata.category(c) in ("Cc", "Cf") and c not in "\n\t")
+        or 0xD800 <= ord(c) <= 0xDFFF
+    ]
+
+
+def _program(path: Path, marker: Path) -> str:
+    """A program that notes it ran (its name and arguments) in `marker`, then fails."""
+    path.write_text(f'#!/bin/sh\necho "{path.name} $*" >> "{marker}"\nexit 1\n')
+    path.chmod(0o755)
+    return str(path)
+
+
+def _timed(world: World, clone: Path, *args: str) -> float:
+    start = time.monotonic()
+    run = world.gitmem("-C", str(clone), *args, timeout=300)
+    took = time.monotonic() - start
+    assert run.code == 0, run.err
+    return took
+
+
+def _remote_objects(repo: Path) -> bytes:
+    return subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True
+    ).stdout
+
+
+# -- output: bytes that become terminal control sequences -----------------------------------
+
+
+def test_names_and_bytes_an_unpacked_folder_holds_reach_no_output_raw(world: World) -> None:
+    """A clone that came as an archive holds memory files of its own, never pulled (so never
+    through the pull's tree checks): names with an OSC title, a C1 CSI and a bidi override in
+    the team and auto folders, an index and frontmatter carrying them, and a file of raw bytes
+    that are not UTF-8 (0x9B: CSI on an 8-bit terminal). Every command that shows them — and
+    the SessionStart hook, whose output goes into the agent's context — escapes or removes
+    them."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    team, auto = world.scope_path(bob, "team"), world.scope_path(bob, "auto")
+    body = f"---\nname: ev{ESCAPES}\ndescription: d{ESCAPES}\n---\nbody {ESCAPES}\n"
+    write_files(team, {f"ev{ESCAPES}il.md": body})
+    with open(team / "MEMORY.md", "a") as fh:
+        fh.write(f"- [Ev{ESCAPES}](ev{ESCAPES}il.md) — x{ESCAPES}\n")
+    write_files(auto, {"MEMORY.md": f"- [A{ESCAPES}](a{ESCAPES}.md) — a\n", f"a{ESCAPES}.md": body})
+    (auto / "raw.md").write_bytes(b"---\nname: raw\n---\nraw \x9b2J \x1b[31m bytes\n")
+    for args in (
+        ["status", "--json"],
+        ["push"],
+        ["pull", "--hook"],
+        ["recall", "--prompt", "body"],
+    ):
+        run = world.gitmem("-C", str(bob), *args)
+        shown = run.out + run.err
+        assert run.code in (0, 1, 2), (args, shown)
+        assert not _raw(shown), (args, _raw(shown)[:5], shown[:300])
+        assert "Traceback" not in shown
+
+
+# -- recall cost: memories crafted for the tokenizer, hostile queries -------------------------
+
+
+def _one_memory(world: World, body: str) -> Path:
+    clone = world.clone("c")
+    write_files(
+        world.scope_path(clone),
+        {"MEMORY.md": "- [L](l.md) — long\n", "l.md": f"---\nname: l\n---\n{body}\n"},
+    )
+    world.ok("-C", str(clone), "query", "--search", "warm")  # the index, built once
+    return clone
+
+
+# -- the hook runs unasked: which of the repository's own programs run? ----------------------
+
+# The one policy (docs/reliability.md "Red team, round 9"): of a repository's own config, gitmem
+# runs only what git itself runs to reach the remote — the ssh command, a git:// proxy, credential
+# helpers — as `git fetch` in that folder does (Claude Code runs no hook in a folder the user has
+# not trusted). Nothing else it names runs, in the hook or anywhere.
+REACHES_THE_REMOTE = {"sshCommand", "gitProxy"}
+
+
+@pytest.mark.parametrize(
+    "setting",
+    ["sshCommand", "gitProxy", "alternateRefsCommand", "vcs-ext", "insteadOf-ext", "uploadpack"],
+)
+def test_the_hook_runs_of_the_repositorys_config_only_what_reaches_the_remote(
+    world: World, setting: str
+) -> None:
+    """A folder that came with its `.git/config` (an unpacked archive) names a program in
+    each way git can run one on a fetch. The SessionStart hook's fetch runs the transport
+    ones as `git fetch` does; `core.alternateRefsCommand` (with an alternates file: git runs
+    it through the shell on every fetch to list the alternate's refs) ran in every hook and
+    sync (WORKED; now `SAFE_CONFIG` names `true`), the rest never."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    marker = world.root / "ran"
+    evil = _program(world.root / "evil", marker)
+    if setting == "sshCommand":
+        world.git("remote", "set-url", "origin", "ssh://git.invalid/team.git", cwd=bob)
+        world.git("config", "core.sshCommand", evil, cwd=bob)
+    elif setting == "gitProxy":
+        world.git("remote", "set-url", "origin", "git://127.0.0.1:9/team.git", cwd=bob)
+        world.git("config", "core.gitProxy", evil, cwd=bob)
+    elif setting == "alternateRefsCommand":
+        other = world.root / "other.git"
+        world.git("init", "-q", "--bare", str(other))
+        (bob / ".git/objects/info/alternates").write_text(f"{other / 'objects'}\n")
+        world.git("config", "core.alternateRefsCommand", evil, cwd=bob)
+    elif setting == "uploadpack":
+        world.git("config", "remote.origin.uploadpack", evil, cwd=bob)
+    else:
+        world.git("config", "protocol.ext.allow", "always", cwd=bob)
+        ext = f"sh -c echo% ext% >>{marker}% ;git-upload-pack% {world.remote}"
+        if setting == "vcs-ext":
+            world.git("config", "remote.origin.vcs", "ext", cwd=bob)
+            world.git("remote", "set-url", "origin", ext, cwd=bob)
+        else:
+            world.git("config", f"url.ext::{ext};.insteadOf", "team:", cwd=bob)
+            world.git("remote", "set-url", "origin", "team:x", cwd=bob)
+    world.gitmem("-C", str(bob), "pull", "--hook")
+    assert marker.exists() == (setting in REACHES_THE_REMOTE), setting
+    if marker.exists():
+        marker.unlink()
+    world.gitmem("-C", str(bob), "sync")
+    assert marker.exists() == (setting in REACHES_THE_REMOTE), setting
+    if marker.exists():
+        marker.unlink()
+    # git itself, asked in that folder, runs every one of them: the attack is real
+    world.git("fetch", "-q", "origin", cwd=bob, check=False)
+    assert marker.exists(), setting
+
+
+# -- the user scope: memory of the person, shared by every project ---------------------------
+
+
+# -- the environment: where do we write? ------------------------------------------------------
+
+
+# -- writer refs: could a sync delete one the team ref does not hold? ------------------------
