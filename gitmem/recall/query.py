@@ -34,6 +34,16 @@ DEFAULT_LIMIT = 50
 SUMMARY_CHARS = 200  # of a description, in the summary format (json and full: all of it)
 # bm25 weights of the index's columns: title, description, tags, body, path
 WEIGHTS = "10.0, 5.0, 5.0, 1.0, 3.0"
+# red team 9: the cost of a search is bounded by these, whatever the words typed or held. A
+# phrase of 10^5 CJK characters (each a token) cost FTS5 superlinear time (4.4 s, 0.2 s for
+# 10^4): a word is searched by its first MAX_WORD characters (a run holding the word holds
+# them). The typo search compared each typed word with every indexed word of about its
+# length (10^5 distinct words: 3 s a word), by an edit distance quadratic in the two lengths
+# (two words of 2,000 letters: 5 s): no typo is sought in a word over MAX_TYPO letters, and
+# at most TYPO_BUDGET indexed words are compared in all, the most used first.
+MAX_WORD = 64
+MAX_TYPO = 32
+TYPO_BUDGET = 4000
 
 
 @dataclass
@@ -128,12 +138,15 @@ def fts_query(text: str, any_word: bool = False) -> str | None:
         return None
     terms: list[str] = []
     for w in words[:32]:
-        if any_word and spaceless(w):
-            terms += [" ".join(p) for p in _pairs(words_apart(w).split())]
+        if any_word and spaceless(w):  # (only the first 64 terms are used)
+            terms += [" ".join(p) for p in _pairs(words_apart(w[: MAX_WORD + 1]).split())]
+        elif len(w) > MAX_WORD:  # its head, as a prefix: finds what the whole word finds
+            terms.append(" ".join(words_apart(w[:MAX_WORD]).split()) + "\0")
         else:
             terms.append(" ".join(words_apart(w).split()))
-    quoted = [f'"{t}"' for t in terms[:64]]
-    quoted[-1] += "*"
+    quoted = [f'"{t[:-1]}"*' if t.endswith("\0") else f'"{t}"' for t in terms[:64]]
+    if not quoted[-1].endswith("*"):
+        quoted[-1] += "*"
     return (" OR " if any_word else " ").join(quoted)
 
 
@@ -245,19 +258,21 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
 
     db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, text, row)")
     near: dict[str, str] = {}
-    changed = False
+    unheld: list[str] = []
     for word in dict.fromkeys(w.lower() for w in re.findall(r"\w+", text)[:32]):
         near[word] = word
         # letters only: `word7` is not a typo of `word17` (identifiers, versions, hashes)
-        if spaceless(word) or len(word) < 4 or not word.isalpha():
+        if spaceless(word) or not 4 <= len(word) <= MAX_TYPO or not word.isalpha():
             continue
-        if rows_where(db, "SELECT 1 FROM text WHERE text MATCH ? LIMIT 1", [f'"{word}"']):
-            continue
+        if not rows_where(db, "SELECT 1 FROM text WHERE text MATCH ? LIMIT 1", [f'"{word}"']):
+            unheld.append(word)
+    changed = False
+    for word in unheld:
         rows = rows_where(
             db,
             "SELECT term, doc FROM temp.vocab WHERE length(term) BETWEEN ? AND ? "
-            "AND (substr(term, 1, 1) = ? OR substr(term, 2, 1) = ?)",
-            [max(3, len(word) - 4), len(word) + 2, word[0], word[1]],
+            "AND (substr(term, 1, 1) = ? OR substr(term, 2, 1) = ?) ORDER BY doc DESC LIMIT ?",
+            [max(3, len(word) - 4), len(word) + 2, word[0], word[1], TYPO_BUDGET // len(unheld)],
         )
         limit = 1 if len(word) <= 5 else 2
         stemmed = word[:-1] + "i" if word.endswith("y") else word  # the stemmer's `verifi`

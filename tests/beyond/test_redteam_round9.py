@@ -85,6 +85,20 @@ def test_names_and_bytes_an_unpacked_folder_holds_reach_no_output_raw(world: Wor
         assert "Traceback" not in shown
 
 
+def test_a_clone_folder_named_with_escapes_reaches_no_output_raw(world: World) -> None:
+    """The folder itself came with an archive's name (`tar x` makes what the archive says):
+    every path gitmem prints — the clone, its memory folder (Claude Code's slug keeps letters
+    only), a team folder set beside it — holds the escapes. Status, doctor and the hook
+    escape them."""
+    clone = world.clone(f"d{ESCAPES}x/c{ESCAPES}")
+    write_files(world.scope_path(clone), {"MEMORY.md": "- [A](a.md) — a\n", "a.md": "# a\n"})
+    world.git("config", "gitmem.teamDir", str(world.root / f"t{ESCAPES}"), cwd=clone)
+    for args in (["sync"], ["status"], ["doctor"], ["pull", "--hook"]):
+        run = world.gitmem("-C", str(clone), *args)
+        shown = run.out + run.err
+        assert not _raw(shown), (args, _raw(shown)[:5], shown[:300])
+
+
 # -- recall cost: memories crafted for the tokenizer, hostile queries -------------------------
 
 
@@ -96,6 +110,69 @@ def _one_memory(world: World, body: str) -> Path:
     )
     world.ok("-C", str(clone), "query", "--search", "warm")  # the index, built once
     return clone
+
+
+def test_a_long_word_never_makes_the_typo_search_quadratic(world: World) -> None:
+    """A memory holds a word of thousands of letters; a search for a word of about its length
+    that no memory holds asks the typo search for the nearest. Its edit distance was quadratic
+    in the two lengths: 1,000 letters 1.2 s, 2,000 letters 5.3 s (10^5: hours). WORKED; now no
+    typo is sought in a word longer than any typed one (recall/query.MAX_TYPO)."""
+    short, long = 300, 3000
+    clone = _one_memory(world, f"{'a' * short}b {'a' * long}b")
+    # one letter apart from the held word, the first: no prefix of it is held
+    small = _timed(world, clone, "query", "--search", "b" + "a" * (short - 1) + "b")
+    big = _timed(world, clone, "query", "--search", "b" + "a" * (long - 1) + "b")
+    assert big <= 5 * max(small, 0.05), (small, big)
+
+
+def test_a_vocabulary_of_distinct_words_never_multiplies_the_typo_search(world: World) -> None:
+    """A memory of 100,000 distinct words sharing their first letters, and a search of typed
+    words none of which is held: each was compared with every indexed word of about its
+    length (1 word 2.7 s, 8 words 23 s, 32 words about 95 s). WORKED; now the comparisons of
+    one search are bounded in all (recall/query.TYPO_BUDGET), the most used words first."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = [f"ab{a}{b}{c}{d}" for a in letters for b in letters for c in letters for d in "abcdef"]
+    clone = _one_memory(world, " ".join(words[:100_000]))
+    typos = [f"ab{x}{y}{z}q" for x in "xyz" for y in "xyz" for z in "xyz"][:8]
+    one = _timed(world, clone, "query", "--search", typos[0])
+    eight = _timed(world, clone, "query", "--search", " ".join(typos))
+    assert eight <= 4 * max(one, 0.05), (one, eight)
+
+
+def test_a_long_phrase_of_a_spaceless_script_never_makes_a_search_superlinear(
+    world: World,
+) -> None:
+    """A search for a run of 100,000 CJK characters (each a token: one FTS5 phrase of 100,000
+    words) against a memory that holds it: 10,000 characters 0.2 s, 100,000 4.4 s. WORKED;
+    now a word is searched by its first 64 characters (a run holding the word holds them),
+    and the memory is still found."""
+    run = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(100_000))
+    clone = _one_memory(world, run)
+    small = _timed(world, clone, "query", "--search", run[:5_000])
+    big = _timed(world, clone, "query", "--search", run)
+    assert big <= 4 * max(small, 0.05), (small, big)
+    assert "auto/l.md" in world.ok("-C", str(clone), "query", "--search", run)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        " ".join(f"word{i}" for i in range(100_000)),  # 100,000 distinct words
+        "(a+)+$ " * 5_000 + ".*" * 10_000,  # regex-like
+        "中" * 1_000_000,  # a million characters of one run
+        "NEAR(" * 2_000 + '"' * 2_001 + "x" * 100_000,
+    ],
+    ids=["distinct-words", "regex-like", "cjk-million", "fts-syntax"],
+)
+def test_a_hostile_prompt_costs_the_prompt_hook_about_nothing(world: World, prompt: str) -> None:
+    """The UserPromptSubmit hook (any word, pairs of CJK characters) over a memory of a
+    million CJK characters: bounded by the first words of the prompt, whatever it holds.
+    Refused (at most 64 terms)."""
+    clone = _one_memory(world, "中文" * 150_000)  # under the index's 1 MiB a file
+    start = time.monotonic()
+    run = world.gitmem("-C", str(clone), "recall", "--prompt", prompt, timeout=60)
+    assert run.code == 0, run.err
+    assert time.monotonic() - start < 10
 
 
 # -- the hook runs unasked: which of the repository's own programs run? ----------------------
