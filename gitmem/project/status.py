@@ -330,9 +330,9 @@ def user_status(repo: Any, env: Mapping[str, str], fetch: bool = False) -> UserS
     as a project's scopes are: files, unsynced changes, ahead/behind the hub."""
     from gitmem.core.sanitize import shown_url
     from gitmem.project.scopes import resolve_uid
-    from gitmem.project.userscope import HUB_HINT, user_projects
+    from gitmem.project.userscope import HUB_HINT, user_projects, users_own
 
-    hub = (repo.config_get("gitmem.hub") if repo is not None else None) or _global_hub(env)
+    hub = (users_own(repo, "gitmem.hub") if repo is not None else None) or _global_hub(env)
     if not hub:
         from gitmem.project.userscope import open_store
 

@@ -22,7 +22,6 @@ from gitmem.project.adapters import (
     ADAPTERS,
     USER,
     Folder,
-    agents_of,
     has_user_scope,
     user_locations,
 )
@@ -155,18 +154,27 @@ def user_projects(repo: Repository | None, env: Mapping[str, str]) -> list[tuple
     from gitmem.project.scopes import resolve_uid
 
     config = repo if repo is not None else open_store("claude", env)
-    hub = config.config_get("gitmem.hub")
+    hub = users_own(config, "gitmem.hub")
     if not hub:
         raise ConfigError("no hub: the user scope syncs only through gitmem.hub", HUB_HINT)
-    chosen = (
-        agents_of(config)
-        if repo is not None
-        else enabled_agents(config.config_get("gitmem.agents"))
-    )
+    chosen = enabled_agents(users_own(config, "gitmem.agents"))
     # the person's id, whichever folder asks: a repository's own user.email (a work address)
     # must not split one user scope across two refs; without a global one, the repository's
     uid = resolve_uid(_global_config(env) if repo is not None else config, fallback=config)
     return [(a, user_project(a, hub, uid, env)) for a in chosen if has_user_scope(a)]
+
+
+def users_own(config: Repository, key: str) -> str | None:
+    """`key` as the user's own configuration sets it (the command line and the environment,
+    global, system), never a repository's own (`.git/config`, `.git/config.worktree`): the user
+    scope is memory of the person, shared by every project, and a folder that came as an
+    archive with a `.git/config` naming a hub (red team 9) sent it there from the
+    SessionStart hook, and its `gitmem.agents` chose which agents' memory of the person left."""
+    for scope in ("command", "global", "system"):
+        value = config.config_get(key, scope)
+        if value is not None:
+            return value
+    return None
 
 
 def _global_config(env: Mapping[str, str]) -> Repository:

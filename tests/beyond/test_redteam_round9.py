@@ -238,6 +238,40 @@ def test_the_hook_runs_of_the_repositorys_config_only_what_reaches_the_remote(
 # -- the user scope: memory of the person, shared by every project ---------------------------
 
 
+@pytest.mark.parametrize("what", ["hub", "agents"])
+def test_a_repositorys_own_config_never_steers_the_user_scope(world: World, what: str) -> None:
+    """The user scope (`~/.claude/CLAUDE.md`, user subagents' memory, other agents' memory of
+    the person) is every project's. A folder's `.git/config` named a hub of its own: the
+    SessionStart hook's sync pushed the person's memory there (sealed, but to a repository
+    the user never chose, with their identity and key list); its `gitmem.agents` chose which
+    agents' memory of the person left for the user's own hub. WORKED; now both are read from
+    the user's own configuration only (`userscope.users_own`)."""
+    clone = world.clone("c")
+    write_files(world.home / ".claude", {"CLAUDE.md": "person-memory\n"})
+    write_files(world.home / ".codex" / "memories", {"x.md": "codex-memory-of-the-person\n"})
+    evil = world.root / "evil.git"
+    world.git("init", "-q", "--bare", str(evil))
+    own_hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(own_hub))
+    if what == "hub":
+        world.git("config", "gitmem.hub", str(evil), cwd=clone)
+    else:
+        world.git("config", "--global", "gitmem.hub", str(own_hub))
+        world.git("config", "gitmem.agents", "claude,codex", cwd=clone)
+    for args in (["pull", "--hook"], ["sync"], ["push", "--hook"], ["status"]):
+        run = world.gitmem("-C", str(clone), *args)
+        assert run.code == 0, (args, run.err)
+    refs = world.plumb(evil if what == "hub" else own_hub, "for-each-ref", "--format=%(refname)")
+    if what == "hub":
+        assert "user%3A" not in refs, refs
+    else:
+        assert "user%3Aclaude" in refs and "user%3Acodex" not in refs, refs
+        world.git("config", "--global", "gitmem.agents", "claude,codex")  # the user's word
+        world.ok("-C", str(clone), "sync")
+        refs = world.plumb(own_hub, "for-each-ref", "--format=%(refname)")
+        assert "user%3Acodex" in refs, refs
+
+
 # -- the environment: where do we write? ------------------------------------------------------
 
 
