@@ -441,8 +441,9 @@ def user_allow_list(config: Mapping[str, list[str]], common_dir: str | None) -> 
     import os
 
     texts = ["\n".join(config.get(ALLOW_KEY.lower(), []))]
-    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    places = [os.path.join(xdg, "gitmem", ALLOW_FILE)]
+    from gitmem.core.userdirs import config_home
+
+    places = [os.path.join(config_home(), "gitmem", ALLOW_FILE)]
     if common_dir:
         places.append(os.path.join(common_dir, "gitmem", ALLOW_FILE))
     for place in places:

@@ -9,7 +9,6 @@ sealed view of a ref when it reads or writes one (docs/performance.md, `noop3`).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from gitmem.errors import ConfigError, UsageError
@@ -55,8 +54,9 @@ class NoAccess(UsageError):
 
 
 def config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "gitmem"
+    from gitmem.core.userdirs import config_home
+
+    return Path(config_home()) / "gitmem"
 
 
 def identity_path() -> Path:

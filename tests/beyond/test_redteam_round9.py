@@ -275,4 +275,78 @@ def test_a_repositorys_own_config_never_steers_the_user_scope(world: World, what
 # -- the environment: where do we write? ------------------------------------------------------
 
 
+@pytest.mark.parametrize("where", ["other-project", "system", "linked-claude", "linked-home"])
+def test_a_memory_folder_reached_through_a_link_writes_only_where_it_should(
+    world: World, where: str
+) -> None:
+    """`~/.claude/projects/<key>/memory` is a link to another project's memory or to /etc:
+    refused, one line, nothing of that folder published or written. `~/.claude` itself a
+    link (dotfiles), or HOME a link to the home folder: the user's own layout, synced."""
+    from gitmem.project.identity import claude_slug
+
+    _alice, bob, _team = teammates_sharing(world)
+    projects = world.home / ".claude" / "projects"
+    other = projects / "-other-project" / "memory"
+    write_files(other, {"MEMORY.md": "- [O](o.md) — o\n", "o.md": "# o\nother-project-secret\n"})
+    before = sorted(p.name for p in other.iterdir())
+    mine = projects / claude_slug(str(bob.resolve())) / "memory"
+    mine.parent.mkdir(parents=True, exist_ok=True)
+    if where == "other-project":
+        mine.symlink_to(other)
+    elif where == "system":
+        mine.symlink_to(Path("/etc"))
+    elif where == "linked-claude":
+        real = world.root / "dotfiles-claude"
+        (world.home / ".claude").rename(real)
+        (world.home / ".claude").symlink_to(real)
+    else:
+        link = world.root / "home-link"
+        link.symlink_to(world.home)
+        world.env["HOME"] = str(link)
+    hook = world.gitmem("-C", str(bob), "pull", "--hook")
+    run = world.gitmem("-C", str(bob), "sync")
+    assert hook.code == 0 and run.code == 0, run.err
+    assert b"other-project-secret" not in _remote_objects(world.remote)
+    if where in ("other-project", "system"):
+        assert "refused" in run.out + run.err and "not synced" in hook.out + hook.err
+        assert sorted(p.name for p in other.iterdir()) == before
+    else:
+        assert (world.scope_path(bob, "team") / "deploys.md").is_file()
+
+
 # -- writer refs: could a sync delete one the team ref does not hold? ------------------------
+
+
+@pytest.mark.parametrize("variable", ["XDG_CONFIG_HOME", "HOME"])
+def test_a_relative_config_home_never_puts_the_key_or_the_allow_list_in_the_working_tree(
+    world: World, variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative `XDG_CONFIG_HOME` (or HOME) in the environment the hook runs with — Claude
+    Code runs hooks in the project's folder. The first sync wrote this machine's private key
+    to `<working tree>/cfg/gitmem/identity` (untracked: one `git add -A` from the branch) and
+    read the secret scan's allow-list from `cfg/gitmem/allow`, a file the branch can carry.
+    WORKED; now gitmem's own files live in an absolute configuration folder
+    (`core/userdirs.config_home`: a relative XDG_CONFIG_HOME is ignored, as the XDG spec says;
+    a relative HOME gives way to the account's home)."""
+    clone = world.clone("c")
+    world.git("config", "--global", "gitmem.user", "tester@example.com")
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    write_files(clone, {"cfg/gitmem/allow": "path:*\n", ".config/gitmem/allow": "path:*\n"})
+    world.git("add", "cfg", ".config", cwd=clone)
+    world.git("commit", "-qm", "allow everything", cwd=clone)
+    write_files(world.scope_path(clone), {"MEMORY.md": "- [A](a.md) — a\n", "a.md": "# a\n"})
+    write_files(world.scope_path(clone, "team"), {"t.md": f"# t\ntoken {token}\n"})
+    world.env[variable] = "cfg" if variable == "XDG_CONFIG_HOME" else "."
+    if variable == "HOME":  # git's global config and Claude Code's folder: given whole
+        world.env["GIT_CONFIG_GLOBAL"] = str(world.home / ".gitconfig")
+        world.env["CLAUDE_CONFIG_DIR"] = str(world.home / ".claude")
+    run = world.gitmem("-C", str(clone), "sync", cwd=clone)
+    assert "token" not in str(_remote_objects(world.remote)), run.out
+    assert "likely secret" in run.err, run.err  # the scan named it
+    untracked = world.git("status", "--porcelain", "--untracked-files=all", cwd=clone)
+    assert "identity" not in untracked and not list(clone.rglob("identity")), untracked
+    from gitmem.policy.secrets import user_allow_list
+
+    monkeypatch.chdir(clone)  # the allow-list, read where the hook runs: the branch's never
+    monkeypatch.setenv(variable, world.env[variable])
+    assert user_allow_list({}, None).path_globs == ()

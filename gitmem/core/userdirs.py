@@ -1,0 +1,33 @@
+"""Where gitmem keeps its own files of the user (the key, the keys trusted, the allow-list):
+the user's configuration folder, always an absolute path.
+
+Red team 9: a relative `XDG_CONFIG_HOME` (or HOME) made every one of them relative to the folder
+gitmem ran in — a hook runs in the project's working tree — so a first sync wrote this machine's
+private key into the working tree (one `git add -A` from the branch), and the secret scan read
+its allow-list from a file the branch can carry. The XDG spec says a relative path there is
+invalid and ignored; a relative HOME gives way to the account's own home folder.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def home() -> str:
+    """The home folder: HOME when it is an absolute path, else the account's (passwd)."""
+    value = os.environ.get("HOME", "")
+    if os.path.isabs(value):
+        return value
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:  # an account without an entry: the root, never the current folder
+        return os.sep
+
+
+def config_home() -> str:
+    """`$XDG_CONFIG_HOME` when absolute (the XDG spec ignores a relative one), else
+    `<home>/.config`."""
+    value = os.environ.get("XDG_CONFIG_HOME", "")
+    return value if os.path.isabs(value) else os.path.join(home(), ".config")
