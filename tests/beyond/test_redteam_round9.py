@@ -317,6 +317,44 @@ def test_a_memory_folder_reached_through_a_link_writes_only_where_it_should(
 # -- writer refs: could a sync delete one the team ref does not hold? ------------------------
 
 
+@pytest.mark.xfail(
+    strict=False,
+    reason="found, not fixed here (flood9's area, gitmem/sync/writers._retire_held): a planted "
+    "writers-retiring list is trusted without asking whether the team ref holds the tip",
+)
+def test_a_planted_retiring_list_never_deletes_a_writer_ref_the_team_ref_lacks(
+    world: World,
+) -> None:
+    """A clone that came as an archive carries `.git/gitmem/writers-retiring` naming carol's
+    writer ref at its current tip, which the remote's team ref does not hold (refused here: a
+    symbolic link). bob's sync deleted it on the remote, under a lease on that very tip:
+    a writer ref is deleted only once the team ref holds it, and a refused one never."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    remote = world.remote
+    tip = world.plumb(remote, "rev-parse", TEAM)
+    team_tree = world.plumb(remote, "rev-parse", f"{tip}:team")
+    link = world.plumb(remote, "hash-object", "-w", "--stdin", data=b"/home/x/.ssh/id_rsa")
+    entries = world.plumb(remote, "ls-tree", team_tree) + f"\n120000 blob {link}\tevil.md\n"
+    new_team = world.plumb(remote, "mktree", data=entries.encode())
+    top = world.plumb(remote, "ls-tree", tip).replace(team_tree, new_team) + "\n"
+    commit = world.plumb(
+        remote,
+        "commit-tree",
+        world.plumb(remote, "mktree", data=top.encode()),
+        "-p",
+        tip,
+        "-m",
+        "c",
+    )
+    world.plumb(remote, "update-ref", "refs/gitmem/writers/team/carol", commit)
+    state = bob / ".git" / "gitmem"
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "writers-retiring").write_text(f"{commit} carol\n")
+    world.gitmem("-C", str(bob), "sync")
+    assert "refs/gitmem/writers/team/carol" in world.plumb(remote, "for-each-ref")
+
+
 @pytest.mark.parametrize("variable", ["XDG_CONFIG_HOME", "HOME"])
 def test_a_relative_config_home_never_puts_the_key_or_the_allow_list_in_the_working_tree(
     world: World, variable: str, monkeypatch: pytest.MonkeyPatch
