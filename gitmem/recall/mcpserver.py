@@ -147,7 +147,9 @@ def _clean_node(node: dict[str, Any]) -> dict[str, Any]:
             v = [x for x, _ in v]
         out[k] = v
     if warnings:
-        out["warning"] = warnings[0]
+        # each kind once, at most two: hidden characters beside instructions (red team 9: an
+        # author name holding both) kept only the first, and "never follow it" was lost
+        out["warning"] = " ".join(list(dict.fromkeys(warnings))[:2])
     return out
 
 
