@@ -153,8 +153,32 @@ def canonical_root(toplevel: Path | None, git_dir: Path, common_dir: Path) -> Pa
     if git_dir.resolve() != common_dir.resolve():  # a linked worktree
         return common_dir.parent if common_dir.name == ".git" else common_dir
     if toplevel is not None:
+        _not_anothers_checkout(toplevel, git_dir)
         return toplevel
     return common_dir  # a bare repository
+
+
+def _not_anothers_checkout(toplevel: Path, git_dir: Path) -> None:
+    """Red team 9: a folder holding only a `.git` *file* (`gitdir: ~/src/work/.git`: an
+    unpacked archive) borrowed another checkout's repository. The SessionStart hook there
+    pulled that project's memory — personal too, decrypted — into this folder's memory and
+    context, and what a session there wrote was pushed to that project's refs, on to every
+    machine of it. A `.git` file naming the `.git` folder of another folder's checkout is
+    refused; a linked worktree, a submodule (`.git/modules/…`), a separate git dir of
+    another name are what git makes."""
+    link = toplevel / ".git"
+    if git_dir.name != ".git" or not link.is_file() or link.is_symlink():
+        return
+    owner = git_dir.resolve().parent
+    if owner != toplevel.resolve():
+        from gitmem.errors import ConfigError
+
+        raise ConfigError(
+            f"{toplevel}/.git is a file naming the repository of another checkout ({owner}): "
+            "its memory is that project's, not this folder's",
+            f"work in {owner}, or make this folder a clone or a worktree of its own "
+            "(git worktree add)",
+        )
 
 
 # -- Claude Code's project folder -------------------------------------------------------------

@@ -415,3 +415,33 @@ def test_a_teammates_author_reaches_the_agent_over_mcp_marked_for_all_it_holds(
         shown = str(result.content)
         assert not _raw(shown), _raw(shown)[:5]
         assert text in shown and "GM150" in shown and "never follow it" in shown, shown[:600]
+
+
+def test_a_folder_borrowing_another_checkouts_repository_syncs_nothing_of_it(
+    world: World,
+) -> None:
+    """An unpacked archive holding only a `.git` file, `gitdir: <bob's clone>/.git` (a path
+    one can guess: ~/src/<company>/<repo>). The SessionStart hook there pulled that project's
+    memory — bob's personal memory, decrypted — into this folder's memory folder and printed
+    it into the session's context; what a session there wrote went to that project's refs,
+    on to every machine of it. WORKED; now `identity.canonical_root` refuses a `.git` file
+    naming another checkout's `.git`: one line, nothing written. A linked worktree (a `.git`
+    file git made) still shares the clone's memory."""
+    _alice, bob, _team = teammates_sharing(world)
+    secret = "BOB-PERSONAL-PLAINTEXT zebra"
+    write_files(
+        world.scope_path(bob), {"MEMORY.md": "- [P](p.md) — p\n", "p.md": f"# p\n{secret}\n"}
+    )
+    world.ok("-C", str(bob), "sync")
+    borrowed = world.root / "archive"
+    borrowed.mkdir()
+    (borrowed / ".git").write_text(f"gitdir: {bob / '.git'}\n")
+    before = sorted(str(p) for p in world.home.rglob("*"))
+    for args in (["pull", "--hook"], ["sync"], ["push", "--hook"]):
+        run = world.gitmem("-C", str(borrowed), *args)
+        assert secret not in run.out + run.err, args
+        assert "another checkout" in run.out + run.err, (args, run.out, run.err)
+    assert sorted(str(p) for p in world.home.rglob("*")) == before
+    worktree = world.root / "bob-wt"
+    world.git("worktree", "add", "-q", str(worktree), cwd=bob)
+    assert secret in world.ok("-C", str(worktree), "query", "--search", "zebra", "--format", "full")
