@@ -29,7 +29,9 @@ def merge_file(
 
     Total: always returns a result, never conflict markers. Added on both sides -> merged with
     an empty base; deleted on one side and unchanged on the other -> deleted; deleted against
-    modified -> modified. `MergeResult.extra_files` holds other files of the same folder the
+    modified -> modified. A version left blank (whitespace only) where the base held text is a
+    deletion against an edit (the edit kept whole, "modified beats deleted" on the file) and
+    against a deletion (deleted). `MergeResult.extra_files` holds other files of the same folder the
     merge rewrote (`MEMORY-archive.md`). `inline_archive=True` (the git driver, which can
     write only one file) parks index overflow in an HTML comment at the end of the index
     instead. `base_info` (optional) is what the caller knows of the base: the index merge
@@ -49,6 +51,13 @@ def merge_file(
                 path, kept, kept, kept, info, info, True, inline_archive, base_info=info
             )
         return MergeResult(kept)
+    eo, et = _emptied(path, base, ours), _emptied(path, base, theirs)
+    if eo and et:  # both blanked it: the greater blank
+        return MergeResult(max(ours or b"", theirs or b""))
+    if eo or et:  # emptied is deleted (#24); emptied and deleted: deleted
+        ours, theirs = None if eo else ours, None if et else theirs
+        if ours is None and theirs is None:
+            return MergeResult(None)
     if ours is None or theirs is None:
         kept, side = (theirs, "theirs") if ours is None else (ours, "ours")
         return MergeResult(kept, (Resolution(path, "file", side, "modified beats deleted"),))
@@ -57,6 +66,16 @@ def merge_file(
     return merge_contents(
         path, base or b"", ours, theirs, oi, ti, inline_archive=inline_archive, base_info=base_info
     )
+
+
+def _emptied(path: str, base: bytes | None, side: bytes | None) -> bool:
+    """A version that only blanks out a file the base held text in: a deletion, decided as one
+    (against an edit, the edit is kept whole, not the few blocks it changed). Not `MEMORY.md`:
+    an index emptied is all its entries deleted, each against its edit (an entry edited
+    elsewhere stays; taking the whole index back took `merge_laws --seed 1` 20/6 → 23/7)."""
+    if side is None or side.strip() or base is None or not base.strip():
+        return False
+    return path.rsplit("/", 1)[-1].casefold() != "memory.md"
 
 
 def _over_caps(path: str, data: bytes) -> bool:

@@ -158,8 +158,9 @@ def merge_trees(
         result.resolutions.extend(str(r) for r in merged.resolutions)
         if merged.data is not None:
             result.files[path] = repo.write_blob(merged.data)
-            if b is not None and (o is None or t is None):
-                kept_modified.append((path, theirs if o is None else ours))
+            for r in merged.resolutions:  # deleted or emptied, against an edit: one decision
+                if r.subject == "file" and r.reason == "modified beats deleted":
+                    kept_modified.append((path, ours if r.winner == "ours" else theirs))
         for extra_path, extra_data in merged.extra_files.items():
             # complete bytes (e.g. MEMORY-archive.md): they replace any merge of that path
             extras[f"{folder}/{extra_path}" if folder else extra_path] = extra_data

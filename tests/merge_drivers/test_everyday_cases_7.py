@@ -389,8 +389,8 @@ case(
     T,
     FM + "- a\n- b\n",
     ["", FM + "- a\n- b, edited\n"],
-    ["- b, edited\n"],
-    ["- a\n"],
+    [FM + "- a\n- b, edited\n"],  # emptied is deleted: the edit kept whole (merge9)
+    [],
 )
 # code is exact: tabs and spaces
 MK = FM + "```make\nbuild:\n    go build ./...\ntest:\n\tgo test ./...\n```\n"
