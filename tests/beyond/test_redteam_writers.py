@@ -72,7 +72,12 @@ def _commits_on_team(world: World, count: int, tree: str | None = None) -> list[
         env=world.env,
         check=True,
     )
-    made = [world.plumb(world.remote, "rev-parse", f"refs/plant/{i}") for i in range(count)]
+    # their ids in one listing (a rev-parse each cost a flood of 2,000 about 8 s)
+    listed = world.plumb(
+        world.remote, "for-each-ref", "--format=%(refname) %(objectname)", "refs/plant/"
+    )
+    tips = dict(line.split(" ") for line in listed.splitlines())
+    made = [tips[f"refs/plant/{i}"] for i in range(count)]
     drop = "".join(f"delete refs/plant/{i}\n" for i in range(count))
     world.plumb(world.remote, "update-ref", "--stdin", data=drop.encode())
     return made
