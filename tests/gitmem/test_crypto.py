@@ -294,7 +294,7 @@ def test_a_decode_from_a_checked_commit_reads_only_what_differs_and_refuses_forg
     assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(tip).files == v2_files
     assert not listed
     record = repo.common_dir / "gitmem" / "decoded.json"
-    for damaged in (b"{", b'{"version": 1}', record.read_bytes().replace(b'"auto/', b'"x/', 1)):
+    for damaged in (b"{", b'{"version": 1}', record.read_bytes().replace(b"\nauto/", b"\nx/", 1)):
         record.write_bytes(damaged)  # unreadable or inconsistent: the whole ref is listed
         assert PersonalCodec(repo, "refs/gitmem/users/x", ("auto",)).decode(tip).files == v2_files
 
@@ -568,3 +568,131 @@ def test_the_caches_naming_personal_files_are_readable_by_the_user_alone(
         "decoded-journal.json",
     }
     assert set(written.values()) == {0o600}, written
+
+
+def test_verify_from_the_record_refuses_what_a_decode_of_the_pinned_commit_refuses(
+    repo: Repository, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fetched commit is verified against the last run's record where it holds the pinned
+    tree (one decode, not two: the pinned commit is not opened), and refuses the same class a
+    decode of the pinned commit refuses — plaintext where we seal, an older manifest put back,
+    a key ours did not endorse — while an endorsed rotation and an honest edit pass; the
+    content check reads only the files whose plaintext the decode did not carry from local's,
+    and still refuses a blocked one among them."""
+    from gitmem.errors import UntrustedTreeError
+
+    ref = "refs/gitmem/users/x"
+    writer = PersonalCodec(repo, ref, ("auto",))
+    names = {f"auto/{i}.md": f"---\nname: n{i}\n---\nfile {i}\n".encode() for i in range(40)}
+    v1_files = plain(repo, {"gitmem.toml": b"v", **names})
+    older = commit(repo, writer.encode(v1_files, None))
+    ring = writer.last_keyring
+    assert ring is not None
+    v2_files = plain(repo, {"gitmem.toml": b"v", **names, "auto/3.md": b"---\nname: e\n---\n"})
+    pinned = commit(repo, writer.encode(v2_files, ring))
+    edited = {**v2_files, "auto/4.md": repo.write_blob(b"---\nname: f\n---\nfour\n")}
+    honest = commit(repo, writer.encode(edited, ring))
+    binary = {**v2_files, "auto/4.md": repo.write_blob(b"\x00\x01binary\xff" * 8)}
+    blocked = commit(repo, writer.encode(binary, ring))
+    machine = writer.machine()
+    assert machine is not None
+    rogue = commit(
+        repo,
+        writer.encode(dict(v2_files), make_keyring(repo, ScopeKey.generate(), [machine.recipient])),
+    )
+    new = ScopeKey.generate()
+    rotated = make_keyring(repo, new, ring.recipients, endorse(ring.key, new))
+    endorsed = commit(repo, writer.encode(dict(v2_files), rotated))
+    leaked = commit(repo, v2_files)
+
+    def recorded() -> PersonalCodec:
+        (repo.common_dir / "gitmem" / "decoded.json").unlink(missing_ok=True)
+        (repo.common_dir / "gitmem" / "decoded-journal.json").unlink(missing_ok=True)
+        first = PersonalCodec(repo, ref, ("auto",))
+        first.decode(pinned)
+        first.save()
+        return PersonalCodec(repo, ref, ("auto",))
+
+    for bad, why in ((leaked, "plaintext"), (older, "older state"), (rogue, "did not endorse")):
+        with pytest.raises(DecryptError, match=why):
+            recorded().verify(bad, pinned)
+    codec = recorded()
+    assert codec.verify(endorsed, pinned).files == v2_files
+    checked: list[str] = []
+    import gitmem.policy.rules as rules
+
+    real = rules.check_content
+
+    def counted(path: str, data: bytes, *args: bool) -> list[rules.Finding]:
+        checked.append(path)
+        return real(path, data, *args)
+
+    monkeypatch.setattr(rules, "check_content", counted)
+    codec = recorded()
+    assert codec.check_fetched(honest, pinned, pinned, "here") is not None
+    assert pinned not in codec._decoded  # the record served as the pinned commit
+    assert codec.decode(honest).files == edited
+    assert checked == ["auto/4.md"]
+    with pytest.raises(UntrustedTreeError, match=r"auto/4\.md"):
+        recorded().check_fetched(blocked, pinned, pinned, "here")
+    # local elsewhere than the decode's start: every file not in local's is checked
+    checked.clear()
+    assert recorded().check_fetched(honest, pinned, older, "here") is not None
+    assert sorted(checked) == ["auto/3.md", "auto/4.md"]
+
+
+def test_the_decoded_record_damaged_planted_or_older_is_rebuilt_never_trusted(
+    repo: Repository,
+) -> None:
+    """The record (its JSON head's line, then each folder's rows) is a start only when it
+    reads whole and consistent: cut short, a length that does not add up, rows no folder
+    claims, a row moved into another folder, an older gitmem's (version 4, all in JSON) —
+    each is set aside, the ref decoded whole (the same plaintext), and the record re-written
+    in this version; a planted row (a plaintext id for a ciphertext it is not) is not
+    believed: the file is opened from its ciphertext where the manifest moved it."""
+    ref = "refs/gitmem/users/x"
+    writer = PersonalCodec(repo, ref, ("auto",))
+    names = {f"auto/{i}.md": f"file {i}\n".encode() for i in range(30)}
+    v1 = commit(repo, writer.encode(plain(repo, {"gitmem.toml": b"v", **names}), None))
+    edited = plain(repo, {"gitmem.toml": b"v", **names, "auto/3.md": b"edited\n"})
+    v2 = commit(repo, writer.encode(edited, writer.last_keyring))
+    first = PersonalCodec(repo, ref, ("auto",))
+    first.decode(v1)
+    first.save()
+    record = repo.common_dir / "gitmem" / "decoded.json"
+    whole = record.read_bytes()
+    head, _, body = whole.partition(b"\n")
+    value = json.loads(head)
+    assert value["version"] == 5 and value["opened"]["auto"][2] == len(body.decode())
+    longer = json.loads(head)
+    longer["opened"]["auto"][2] += 1
+    v4 = {**value, "version": 4}
+    v4["opened"] = {
+        "auto": [*value["opened"]["auto"][:2], body.decode(), *value["opened"]["auto"][3:]]
+    }
+    damaged = {
+        "cut short": whole[: len(whole) - 50],
+        "a length beyond the rows": json.dumps(longer).encode() + b"\n" + body,
+        "rows no folder claims": whole + b"\0auto/x.md\0" + b"ab" * 32 + b"\0" + b"c" * 80,
+        "a row of another folder": whole.replace(b"\nauto/", b"\nauti/", 1),
+        "not UTF-8": whole[:-3] + b"\xff\xfe\xfd",
+        "version 4": json.dumps(v4).encode(),
+    }
+    for what, data in damaged.items():
+        record.write_bytes(data)
+        codec = PersonalCodec(repo, ref, ("auto",))
+        assert codec._load_base() is None, what
+        again = PersonalCodec(repo, ref, ("auto",))
+        assert again.decode(v2).files == edited, what
+        again.save()
+        assert json.loads(record.read_bytes().partition(b"\n")[0])["version"] == 5, what
+        record.write_bytes(whole)
+    # planted: 3.md's plaintext id said to be 4.md's; its ciphertext moved in v2, so the
+    # decode opens it and the plant is not what comes out
+    cells = body.decode().split("\0")
+    at = cells.index("auto/3.md")
+    cells[at + 3] = edited["auto/4.md"]
+    planted = "\0".join(cells)
+    value["opened"]["auto"][2] = len(planted)
+    record.write_bytes(json.dumps(value).encode() + b"\n" + planted.encode())
+    assert PersonalCodec(repo, ref, ("auto",)).decode(v2).files == edited
