@@ -271,8 +271,10 @@ class GitDir:
 
 def parse_refs(out: bytes) -> dict[str, str]:
     """{ref: id} of what `REFS_LIST` printed."""
-    lines = out.decode("utf-8", "surrogateescape").splitlines()
-    return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines)}
+    # a name is bytes, any but a control character (a hostile remote's writer ref may hold
+    # U+2028, which `splitlines` splits on): lines are what ends in "\n"
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines if ln)}
 
 
 class Opening:

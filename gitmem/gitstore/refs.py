@@ -47,8 +47,8 @@ class RefStore(GitDir):
         if prefix.startswith(OURS):  # for-each-ref's rule: a prefix matches whole components
             full = prefix if prefix.endswith("/") else prefix + "/"
             return {r: o for r, o in self.our_refs().items() if r == prefix or r.startswith(full)}
-        out = self.git("for-each-ref", "--format=%(objectname) %(refname)", prefix).stdout.decode()
-        return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in out.splitlines())}
+        out = self.git("for-each-ref", "--format=%(objectname) %(refname)", prefix).stdout
+        return parse_refs(out)  # a ref name is bytes (a hostile remote's)
 
     def update_ref(self, ref: str, new: str, old: str | None, message: str = "gitmem") -> None:
         """Move `ref` from `old` (None: must not exist) to `new`, or raise ConcurrentUpdate."""
@@ -79,7 +79,14 @@ class RefStore(GitDir):
             check_ours(ref)
         script = "".join(f"update {ref} {new} {old or zero}\n" for ref, new, old in moves)
         known = self._refs
-        proc = self.git("update-ref", "-m", message, "--stdin", input=script.encode(), check=False)
+        proc = self.git(
+            "update-ref",
+            "-m",
+            message,
+            "--stdin",
+            input=script.encode("utf-8", "surrogateescape"),
+            check=False,
+        )
         if proc.returncode != 0:
             raise ConcurrentUpdate(
                 f"{', '.join(r for r, _, _ in moves)} moved while gitmem was working "
@@ -103,7 +110,9 @@ class RefStore(GitDir):
             check_ours(ref)
         script = "".join(f"delete {ref} {old}\n" for ref, old in refs.items())
         known = self._refs
-        proc = self.git("update-ref", "--stdin", input=script.encode(), check=False)
+        proc = self.git(
+            "update-ref", "--stdin", input=script.encode("utf-8", "surrogateescape"), check=False
+        )
         if proc.returncode == 0 and known is not None:
             for ref in refs:
                 known.pop(ref, None)

@@ -102,7 +102,8 @@ class History(GitDir):
         (not merged into any of them), in the order of names. One process for all the refs."""
         fmt = "--format=%(objectname) %(refname)"
         out = self.git("for-each-ref", fmt, *(f"--no-merged={c}" for c in into), prefix).stdout
-        found = dict(line.split(" ", 1)[::-1] for line in out.decode().splitlines() if line)
+        lines = out.decode("utf-8", "surrogateescape").split("\n")  # names: bytes (parse_refs)
+        found = dict(line.split(" ", 1)[::-1] for line in lines if line)
         return {name: found[name] for name in sorted(found)}
 
     def log(

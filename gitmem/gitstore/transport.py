@@ -35,6 +35,7 @@ _MEANINGFUL = ("fatal:", "error:", "ssh:", "remote:")
 _SUMMARY = "error: failed to push some refs"  # says nothing the per-ref lines do not
 NO_MESSAGE = "(no message)"
 _ESCAPES = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 MAX_REASONS = 4
 MAX_REASON_CHARS = 200
 
@@ -122,6 +123,15 @@ def missing_ref(proc: Completed) -> str | None:
     return found.group(1) if found else None
 
 
+def funny_glob(proc: Completed, refspecs: Sequence[str]) -> list[str]:
+    """The glob sources of a fetch git failed only for names it would not write here (a
+    remote advertising `..`, control characters: "Ignoring funny ref", #23): those globs,
+    to fetch the rest again without them and report them as not there; else none."""
+    if proc.returncode == 0 or b"Ignoring funny ref" not in proc.stderr:
+        return []
+    return [s.lstrip("+").partition(":")[0] for s in refspecs if "*" in s]
+
+
 def without(refspecs: Sequence[str], source: str) -> list[str]:
     """`refspecs` without the one fetching `source`."""
     return [s for s in refspecs if s.lstrip("+").partition(":")[0] != source]
@@ -153,12 +163,15 @@ class PendingFetch:
         try:
             proc = self.running.wait()
             lacking = missing_ref(proc)
-            if lacking is None:
+            sources = [lacking] if lacking else funny_glob(proc, self.refspecs)
+            if not sources:
                 fetched(self.remote, proc)
                 return ()
-            rest = without(self.refspecs, lacking)
+            rest = self.refspecs
+            for source in sources:
+                rest = without(rest, source)
             others = self.repo.fetch(self.remote, rest, self.timeout) if rest else ()
-            return (lacking, *others)
+            return (*sources, *others)
         finally:
             self.repo.forget_refs()
 
@@ -182,11 +195,13 @@ class Transport(GitDir):
         while refspecs:
             proc = self._transport(fetch_args(remote, refspecs), timeout)
             lacking = missing_ref(proc)
-            if lacking is None or lacking in missing:
+            sources = [lacking] if lacking else funny_glob(proc, refspecs)
+            if not sources or sources[0] in missing:
                 fetched(remote, proc)
                 break
-            missing.append(lacking)
-            refspecs = without(refspecs, lacking)
+            for source in sources:
+                missing.append(source)
+                refspecs = without(refspecs, source)
         return tuple(missing)
 
     def start_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> PendingFetch:
@@ -270,10 +285,14 @@ class Transport(GitDir):
                 f"cannot reach {shown_url(remote)}: {git_reasons(proc.stderr)}",
                 "check the remote URL and your access, then retry",
             )
+        # what a server advertises is untrusted and git prints it as sent (`..`, control
+        # characters, bytes that are no UTF-8, any length): kept undecodable (escaped), a line
+        # that is no `<oid>\t<ref>` skipped; callers keep only the names they can use
         result = {}
-        for line in proc.stdout.decode().splitlines():
-            oid, ref = line.split("\t", 1)
-            result[ref] = oid
+        for line in proc.stdout.decode("utf-8", "surrogateescape").split("\n"):
+            oid, tab, ref = line.partition("\t")
+            if tab and _OID.fullmatch(oid):
+                result[ref] = oid
         return result
 
     def delete_remote_ref(

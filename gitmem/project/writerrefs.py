@@ -24,7 +24,11 @@ RETIRE_AT_ONCE = 1000  # writer refs the team ref holds, deleted on the remote i
 # this many pairs, so at 20,000 refs a sync deletes 100 (docs/performance.md, `flood7`)
 RETIRE_WORK = 2_000_000
 _WRITER_ID = re.compile(r"[0-9a-f]{16}")
-_NAME = re.compile(r"[0-9A-Za-z._-]{1,200}")  # a window's name, as check() wrote it
+# a writer ref's name gitmem takes (a window's, a listing's): letters, digits, `._-`, and a
+# valid ref name component (no leading or trailing `.`, no `..`, no `.lock`): a name git
+# would refuse in a refspec would fail the whole fetch (a hostile server advertises anything)
+_NAME = re.compile(r"(?!\.)(?!.*\.\.)(?!.*\.lock$)[0-9A-Za-z._-]{0,199}[0-9A-Za-z_-]")
+LISTING_MAX = 100_000  # writer refs a flood's listing keeps (the rest: a later listing)
 _TIP = re.compile(r"[0-9a-f]{40,64}")
 _OFF = ("false", "no", "off", "0")
 
@@ -92,6 +96,13 @@ def fetch_specs(project: Project, timeout: float | None = None) -> list[str]:
     if read_listing(project.repo) is not None:
         return flood_specs(project, timeout)
     tracked = fetched_writers(project)
+    if not tracked and first_fetch(project):
+        # the first fetch of the team ref here: the remote listed first (one `ls-remote`, no
+        # ref written), so that a flood of writer refs is never a flood of loose tracking
+        # refs, written then deleted (#23, `flood9`)
+        window = relist(project, timeout, first=True)
+        if window is not None:
+            return flood_specs(project, timeout, window)
     if len(tracked) <= MAX_WRITER_REFS:  # no process: the ref listing
         return [fetch_spec(project)]
     folder = tracking_folder(project)
@@ -115,13 +126,25 @@ def fetch_specs(project: Project, timeout: float | None = None) -> list[str]:
     return [f"+{source}{name}*:{folder}{name}*" for name in names]
 
 
-def flood_specs(project: Project, timeout: float | None = None) -> list[str]:
-    """A flood's fetch: the writer refs of the window the last sync named, each by name (as
-    a glob of its one name: one deleted meanwhile fails nothing, and is pruned), and this
-    clone's own (its owner retires it); past the listing's end, the remote listed again
-    (`relist`): the glob once the flood is gone."""
+def first_fetch(project: Project) -> bool:
+    """Whether this clone never fetched the team ref and never listed its writer refs: then
+    the first fetch lists them first (`fetch_specs`); once (`<common-dir>/gitmem/writers-
+    listed`), so a project whose team ref does not exist yet pays no listing a sync."""
     repo = project.repo
-    window = read_window(repo)
+    if repo.resolve(project.tracking_ref(TEAM_REF)) is not None:
+        return False
+    return not (state_dir(repo.common_dir) / "writers-listed").exists()
+
+
+def flood_specs(
+    project: Project, timeout: float | None = None, window: list[str] | None = None
+) -> list[str]:
+    """A flood's fetch: the writer refs of the window the last sync named (or `window`: a
+    listing made just now), each by name (as a glob of its one name: one deleted meanwhile
+    fails nothing, and is pruned), and this clone's own (its owner retires it); past the
+    listing's end, the remote listed again (`relist`): the glob once the flood is gone."""
+    repo = project.repo
+    window = window if window is not None else read_window(repo)
     if window is None:
         window = relist(project, timeout)
         if window is None:
@@ -149,28 +172,51 @@ def flood_specs(project: Project, timeout: float | None = None) -> list[str]:
     return [f"+{source}{name}*:{folder}{name}*" for name in names]
 
 
-def relist(project: Project, timeout: float | None = None) -> list[str] | None:
+def relist(project: Project, timeout: float | None = None, first: bool = False) -> list[str] | None:
     """The remote's writer refs listed (`ls-remote`: no tracking ref made), kept as the flood's
     listing; the next window: the first FLOOD_WINDOW neither held by the team ref nor
-    refused here. None: no flood any more (the listing dropped: the glob again)."""
+    refused here. None: no flood any more, nor a name the glob cannot take (the listing
+    dropped: the glob again). The remote
+    not reached (the fetch beside it says what is wrong with it): no window, or (`first`: the
+    team ref's first fetch here) None: the glob.
+    Names gitmem takes no ref of (`plain_name`: a hostile server's `..`, control characters,
+    any length) are counted, never kept or printed (`ignored_names`); a listing keeps at most
+    LISTING_MAX (the first, in the order of names: the rest are listed once those are gone)."""
     repo = project.repo
     assert project.remote is not None
     source = f"{project.ref_prefix}{WRITERS}"
     try:
         found = repo.ls_remote(project.remote, [f"{source}*"], timeout)
     except GitmemError:
-        return []  # the fetch beside it says what is wrong with the remote
+        return None if first else []
+    if first:
+        path = state_dir(repo.common_dir) / "writers-listed"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, b"")
     listing = {
         ref[len(source) :]: tip
         for ref, tip in found.items()
         if ref.startswith(source) and _NAME.fullmatch(ref[len(source) :])
     }
-    if len(listing) <= FLOOD:
+    ignored = len(found) - len(listing)
+    remember_ignored(repo, ignored)
+    if len(listing) <= FLOOD and not ignored:  # names git refuses would fail the glob
         remember_listing(repo, None)
         return None
+    if len(listing) > LISTING_MAX:
+        listing = {n: listing[n] for n in sorted(listing)[:LISTING_MAX]}
     remember_listing(repo, listing)
     done = merged_tips(repo) | refused_before(repo)
     return [name for name in sorted(listing) if listing[name] not in done][:FLOOD_WINDOW]
+
+
+def unglobbable(project: Project, timeout: float | None = None) -> None:
+    """The glob's fetch failed on names git takes no ref of (`gitstore.funny_glob`: the rest
+    was fetched without it): the remote listed (`relist`), its writer refs fetched by name
+    from the next sync on, as a flood's are, while such names stay there."""
+    window = relist(project, timeout)
+    if window is not None:
+        remember_window(project.repo, window)
 
 
 def read_listing(repo: Repository) -> dict[str, str] | None:
@@ -196,6 +242,24 @@ def remember_listing(repo: Repository, listing: dict[str, str] | None) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, "".join(f"{listing[n]} {n}\n" for n in sorted(listing)).encode())
+
+
+def ignored_names(repo: Repository) -> int:
+    """How many writer refs the last listing found with a name gitmem takes no ref of."""
+    try:
+        text = (state_dir(repo.common_dir) / "writers-ignored").read_text("ascii")
+    except (OSError, UnicodeDecodeError):
+        return 0
+    return int(text) if text.strip().isdigit() else 0
+
+
+def remember_ignored(repo: Repository, count: int) -> None:
+    path = state_dir(repo.common_dir) / "writers-ignored"
+    if count <= 0:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, f"{count}\n".encode())
 
 
 def merged_tips(repo: Repository) -> set[str]:

@@ -13,6 +13,7 @@ from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.project.scopes import GITMEM_PREFIX, Project
+from gitmem.project.writerrefs import fetch_spec, unglobbable
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import SyncOptions
 from gitmem.sync.start import DEFAULT_TIMEOUT, begin_fetch, fetch_plan, writer_specs
@@ -107,6 +108,8 @@ class Exchange:
             raise
         if prune:
             self._prune(missing)
+        if (self.project.remote, fetch_spec(self.project).lstrip("+").partition(":")[0]) in missing:
+            unglobbable(self.project, self.opts.timeout)  # names git refused: listed instead
         for ref, old in self.run.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
             if old and new and old != new and not self.repo.is_ancestor(old, new):

@@ -37,6 +37,7 @@ from gitmem.project.writerrefs import (
     WRITERS,
     enabled,
     fetched_writers,
+    ignored_names,
     known_writer_id,
     merged_tips,
     plain_name,
@@ -132,6 +133,12 @@ class WriterRefs:
                 f"the remote holds {total} writer refs of {TEAM_REF}; read "
                 f"{read} of them this sync (the rest on the next ones, as these "
                 "are folded)"
+            )
+        ignored = ignored_names(self.repo) if listing is not None else 0
+        if ignored:  # counted, never named: such a name is bytes a terminal must not get
+            notes.append(
+                f"{ignored} writer refs of {TEAM_REF} on the remote have names gitmem takes "
+                "no ref of (`..`, control characters, too long): not read"
             )
         if len(refused) > 1:  # one error line says why; a flood of them says nothing more
             del self.run.result.refused[errors + 1 :]

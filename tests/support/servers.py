@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -163,5 +164,62 @@ def slow_upload_pack(
     wrapper.unlink()
     touch = f': > "{done}"\n' if done is not None else ""
     wrapper.write_text(f'#!/bin/sh\nsleep {seconds}\n{touch}exec "{real}/git-upload-pack" "$@"\n')
+    wrapper.chmod(0o755)
+    env["GIT_EXEC_PATH"] = str(exec_path)
+
+
+_ADVERTISE = r"""import os, subprocess, sys
+names = open(sys.argv[1], "rb").read().split(b"\n")
+at = names.pop(0)  # the object id they name ("": the first ref's)
+env = {k: v for k, v in os.environ.items() if k != "GIT_PROTOCOL"}  # v0: one advertisement
+real = subprocess.Popen([sys.argv[2], *sys.argv[3:]], stdout=subprocess.PIPE, env=env)
+out, src = sys.stdout.buffer, real.stdout
+first = True
+while True:  # the advertisement: pkt-lines up to a flush; the planted names after the first
+    size = int(src.read(4), 16)
+    if size == 0:
+        break
+    line = src.read(size - 4)
+    out.write(b"%04x" % size + line)
+    if first:
+        first = False
+        oid = at or line[:40]
+        for name in names:
+            if name:
+                body = oid + b" " + name + b"\n"
+                out.write(b"%04x" % (len(body) + 4) + body)
+out.write(b"0000")
+out.flush()
+while chunk := src.read1(65536):
+    out.write(chunk)
+    out.flush()
+sys.exit(real.wait())
+"""
+
+
+def advertised_names(
+    env: dict[str, str], root: Path, names: Iterable[bytes], oid: str = ""
+) -> None:
+    """Make every remote reached under `env` (through git's `git-upload-pack`, found first on
+    GIT_EXEC_PATH, as in `slow_upload_pack`) advertise `names` beside its own refs, each at
+    `oid` (by default the object id of its first ref), as a hostile server may (any bytes but a newline: `..`,
+    control characters, no UTF-8, any length); git's own upload-pack serves the rest, in
+    protocol v0 (one advertisement of every ref)."""
+    real = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
+                               check=True).stdout.strip())  # fmt: skip
+    exec_path = root / "advertising-exec-path"
+    if not exec_path.is_dir():
+        exec_path.mkdir(parents=True)
+        for entry in real.iterdir():
+            (exec_path / entry.name).symlink_to(entry)
+    listed = root / "advertised-names"
+    listed.write_bytes(b"\n".join([oid.encode(), *names]))
+    script = root / "advertise.py"
+    script.write_text(_ADVERTISE)
+    wrapper = exec_path / "git-upload-pack"
+    wrapper.unlink()
+    wrapper.write_text(
+        f'#!/bin/sh\nexec "{sys.executable}" "{script}" "{listed}" "{real}/git-upload-pack" "$@"\n'
+    )
     wrapper.chmod(0o755)
     env["GIT_EXEC_PATH"] = str(exec_path)
