@@ -494,3 +494,26 @@ def test_a_folder_borrowing_another_checkouts_repository_syncs_nothing_of_it(
     worktree = world.root / "bob-wt"
     world.git("worktree", "add", "-q", str(worktree), cwd=bob)
     assert secret in world.ok("-C", str(worktree), "query", "--search", "zebra", "--format", "full")
+
+
+@pytest.mark.parametrize("key", ["include.path", "includeIf.gitdir:/.path"])
+def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str) -> None:
+    """A folder's `.git/config` includes a FIFO (`include.path`, or an `includeIf` that
+    matches any folder): every git that reads the config waits on it for ever, and the
+    SessionStart hook runs gitmem there unasked. It hung the session start past 90 s (then
+    Claude Code's own hook timeout killed gitmem, and git lived on, blocked). WORKED; now the
+    hook opens the repository under a deadline (`hookrun.OPENING_BOUND`): a note, exit 0,
+    and no git left running. Refused already: core.excludesFile, core.attributesFile."""
+    import os
+
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    fifo = world.root / "fifo"
+    os.mkfifo(fifo)
+    world.git("config", key, str(fifo), cwd=bob)
+    start = time.monotonic()
+    run = world.process("-C", str(bob), "pull", "--hook", timeout=60)
+    assert time.monotonic() - start < 20
+    assert run.code == 0 and "memory not synced" in run.err, run.err
+    left = subprocess.run(["pgrep", "-f", str(bob)], capture_output=True, text=True).stdout
+    assert not left.strip(), left
