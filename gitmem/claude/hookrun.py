@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 
 DEFAULT_HOOK_TIMEOUT = 5.0
+OPENING_BOUND = DEFAULT_HOOK_TIMEOUT + 1.0  # finding the project, its config: local work
 # writer refs of the team ref a hook's sync reads and folds (a sync: MAX_WRITER_REFS, 64): each
 # costs its gate and its merge, ~40 ms on 2 busy cores; a flood is folded by the next ones (#23)
 HOOK_WRITER_REFS = 16
@@ -136,18 +137,28 @@ def run_hook(
     starting = mode == "pull"
     try:
         # git finds the project while Python imports what opens it; our refs are read under
-        # the lock the hook takes first (SyncStart)
-        opening = Opening(where, TRACKED_BY_BRANCH)
-        try:
-            from gitmem.gitstore import Repository
-            from gitmem.project.scopes import TEAM_REF, open_project
+        # the lock the hook takes first (SyncStart). Bounded too (red team 9): a folder's
+        # .git/config naming a FIFO to include (`include.path`) held every git, so the hook
+        # that runs unasked at session start, for ever; its git is killed at the deadline.
+        with deadline(OPENING_BOUND):
+            opening = Opening(where, TRACKED_BY_BRANCH)
+            try:
+                from gitmem.gitstore import Repository
+                from gitmem.project.scopes import TEAM_REF, open_project
 
-            project = open_project(Repository(opening=opening), memory_dir=memory_dir)
-        except BaseException:
-            opening.cancel()
-            raise
+                project = open_project(Repository(opening=opening), memory_dir=memory_dir)
+            except BaseException:
+                opening.cancel()
+                raise
     except NotARepository:
         return outcome  # a user-wide hook in a folder that is no repository: not ours
+    except HookTimeout:
+        outcome.note = (
+            f"gitmem: memory not synced: git did not open this repository within "
+            f"{OPENING_BOUND:g} s (does its config include a file that never ends? "
+            "git config --show-origin --list)"
+        )
+        return outcome
     except GitmemError as exc:
         outcome.note = _not_synced(exc)
         return outcome

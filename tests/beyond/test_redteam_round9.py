@@ -99,6 +99,30 @@ def test_a_clone_folder_named_with_escapes_reaches_no_output_raw(world: World) -
         assert not _raw(shown), (args, _raw(shown)[:5], shown[:300])
 
 
+def test_c1_bytes_of_a_teammates_file_that_is_not_utf8_reach_no_output_raw(world: World) -> None:
+    """A teammate's memory that is not UTF-8 is pulled (GM113 warns): its bytes 0x80-0x9F are
+    C1 controls to an 8-bit terminal (0x9B is CSI, 0x9D OSC, 0x90 DCS). ESC itself is ASCII and
+    refused (GM112). Every door that prints the file shows those bytes as U+FFFD, never raw:
+    show, a full query, the SessionStart hook, the prompt hook."""
+    alice, bob, team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    (team / "c1.md").write_bytes(
+        b"---\nname: c1\n---\nbytes \x9b2J\x9b31m caf\xe9 \x90 \x9d0;t\x9c\n"
+    )
+    world.ok("-C", str(alice), "push")
+    assert "GM113" in world.ok("-C", str(bob), "sync")
+    for args in (
+        ["show", "refs/gitmem/team:team/c1.md"],
+        ["query", "--search", "bytes", "--format", "full"],
+        ["pull", "--hook"],
+        ["recall", "--prompt", "bytes"],
+    ):
+        run = world.gitmem("-C", str(bob), *args)  # decoded strictly: a raw byte fails here
+        shown = run.out + run.err
+        assert run.code == 0 and not _raw(shown), (args, _raw(shown)[:5])
+        assert not [c for c in shown if 0x80 <= ord(c) <= 0x9F], args
+
+
 # -- recall cost: memories crafted for the tokenizer, hostile queries -------------------------
 
 
@@ -164,13 +188,16 @@ def test_a_long_phrase_of_a_spaceless_script_never_makes_a_search_superlinear(
     ],
     ids=["distinct-words", "regex-like", "cjk-million", "fts-syntax"],
 )
-def test_a_hostile_prompt_costs_the_prompt_hook_about_nothing(world: World, prompt: str) -> None:
-    """The UserPromptSubmit hook (any word, pairs of CJK characters) over a memory of a
-    million CJK characters: bounded by the first words of the prompt, whatever it holds.
+@pytest.mark.parametrize("door", ["recall --prompt", "query --search"])
+def test_a_hostile_prompt_costs_the_prompt_hook_about_nothing(
+    world: World, prompt: str, door: str
+) -> None:
+    """The UserPromptSubmit hook (any word, pairs of CJK characters) and a search (every word,
+    the typo search) over a memory of 300,000 CJK characters: bounded by the first words of the prompt, whatever it holds.
     Refused (at most 64 terms)."""
     clone = _one_memory(world, "中文" * 150_000)  # under the index's 1 MiB a file
     start = time.monotonic()
-    run = world.gitmem("-C", str(clone), "recall", "--prompt", prompt, timeout=60)
+    run = world.gitmem("-C", str(clone), *door.split(), prompt, timeout=60)
     assert run.code == 0, run.err
     assert time.monotonic() - start < 10
 
@@ -270,6 +297,28 @@ def test_a_repositorys_own_config_never_steers_the_user_scope(world: World, what
         world.ok("-C", str(clone), "sync")
         refs = world.plumb(own_hub, "for-each-ref", "--format=%(refname)")
         assert "user%3Acodex" in refs, refs
+
+
+def test_a_home_kept_in_git_never_pours_team_memory_into_the_user_scope(world: World) -> None:
+    """The home folder is a clone itself (dotfiles kept in git, the team's remote): the
+    project's shared subagent folder `<root>/.claude/agent-memory` is then the user scope's
+    `~/.claude/agent-memory`, read by every session of every project and synced to the hub.
+    A teammate's subagent memory must not land there: refused, one line."""
+    teammate = world.clone("t")
+    note = "TEAM-AGENT-NOTE zebra"
+    write_files(
+        teammate / ".claude" / "agent-memory" / "helper",
+        {"MEMORY.md": "- [X](x.md) — x\n", "x.md": f"# x\n{note}\n"},
+    )
+    world.ok("-C", str(teammate), "sync")
+    home = world.home
+    world.git("init", "-q", str(home))
+    world.git("remote", "add", "origin", str(world.remote), cwd=home)
+    world.git("fetch", "-q", "origin", cwd=home)
+    world.git("reset", "-q", "origin/main", cwd=home)
+    run = world.gitmem("-C", str(home), "sync")
+    assert run.code == 0 and "refused" in run.err and "agent-memory" in run.err, run.err
+    assert not (home / ".claude" / "agent-memory" / "helper").exists()
 
 
 # -- the environment: where do we write? ------------------------------------------------------
@@ -445,3 +494,26 @@ def test_a_folder_borrowing_another_checkouts_repository_syncs_nothing_of_it(
     worktree = world.root / "bob-wt"
     world.git("worktree", "add", "-q", str(worktree), cwd=bob)
     assert secret in world.ok("-C", str(worktree), "query", "--search", "zebra", "--format", "full")
+
+
+@pytest.mark.parametrize("key", ["include.path", "includeIf.gitdir:/.path"])
+def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str) -> None:
+    """A folder's `.git/config` includes a FIFO (`include.path`, or an `includeIf` that
+    matches any folder): every git that reads the config waits on it for ever, and the
+    SessionStart hook runs gitmem there unasked. It hung the session start past 90 s (then
+    Claude Code's own hook timeout killed gitmem, and git lived on, blocked). WORKED; now the
+    hook opens the repository under a deadline (`hookrun.OPENING_BOUND`): a note, exit 0,
+    and no git left running. Refused already: core.excludesFile, core.attributesFile."""
+    import os
+
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    fifo = world.root / "fifo"
+    os.mkfifo(fifo)
+    world.git("config", key, str(fifo), cwd=bob)
+    start = time.monotonic()
+    run = world.process("-C", str(bob), "pull", "--hook", timeout=60)
+    assert time.monotonic() - start < 20
+    assert run.code == 0 and "memory not synced" in run.err, run.err
+    left = subprocess.run(["pgrep", "-f", str(bob)], capture_output=True, text=True).stdout
+    assert not left.strip(), left
