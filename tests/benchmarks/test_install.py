@@ -14,19 +14,22 @@ import pytest
 from benchmarks.__main__ import HERE, results_folder
 from benchmarks.install import COMPLETE, ROOT, Install, discard, installed, tree_key
 from benchmarks.world import gitmem_command, python
+from tests.benchmarks.conftest import held_elsewhere
 
 
 @pytest.mark.slow  # the first call of a session on a new tree builds the venv (~7 s)
+@pytest.mark.usefixtures("one_install")  # one build for them all
 def test_every_gitmem_row_runs_a_plain_install_not_the_editable_one() -> None:
     install = installed()
     try:
         _check_plain_install(install)
     finally:
         discard()  # as a harness run ends: the install is removed unless another run holds it
-    assert not install.venv.exists() or _held_elsewhere(install)
+    assert not install.venv.exists() or held_elsewhere(install)
 
 
 @pytest.mark.slow  # builds the install when no other test of the session has
+@pytest.mark.usefixtures("one_install")  # one build for them all
 def test_a_complete_install_is_shared_without_waiting_for_the_run_that_holds_it() -> None:
     install = installed()  # this process holds it shared, as a harness run does until it ends
     try:
@@ -39,17 +42,6 @@ def test_a_complete_install_is_shared_without_waiting_for_the_run_that_holds_it(
         assert (install.venv / COMPLETE).exists(), "the other run neither rebuilt nor removed it"
     finally:
         discard()
-
-
-def _held_elsewhere(install: Install) -> bool:
-    import fcntl
-
-    with open(f"{install.venv}.lock", "a") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return True
-    return False
 
 
 def _check_plain_install(install: Install) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from benchmarks import daemon
 from benchmarks.__main__ import main
 from benchmarks.scenarios import network
@@ -28,6 +30,7 @@ NETWORK = [
 ]
 
 
+@pytest.mark.usefixtures("one_install")  # the install tests' build
 def test_quick_mode_runs_every_scenario_and_writes_results(tmp_path: Path) -> None:
     assert main(["--quick", "--runs", "1", "--out", str(tmp_path)]) == 0
     data = json.loads((tmp_path / "results.json").read_text("utf-8"))
