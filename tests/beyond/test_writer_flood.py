@@ -218,3 +218,19 @@ def test_a_teammate_who_moved_a_writer_ref_while_a_flood_is_cleared_keeps_it(
             assert (world.scope_path(who, "team") / "during.md").read_text() == (
                 "---\nname: during\n---\nnever lost\n"
             )
+
+
+def test_a_flood_the_team_ref_holds_is_deleted_in_one_atomic_push(world: World) -> None:
+    """Worked (`flood9`): the deletes of a flood went one ref at a time on the server (64 on
+    a remote of 10,000 packed refs: `receive-pack` 3.1 s, each delete rewriting the packed
+    refs); now one atomic push (1.5 s), each delete still under its lease, and only when
+    that fails as a whole (a lease no longer held: the race test above) one at a time."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(150)})
+    argvs = _git_commands(world, bob, "sync", "-q")
+    deletes = [a for a in argvs if "push" in a and any(x.startswith(f":{WRITERS}") for x in a)]
+    assert len(deletes) == 1 and "--atomic" in deletes[0], [a[:8] for a in deletes]
+    assert "--receive-pack=git-receive-pack" in deletes[0]  # never the repository's own
+    assert _remote_writers(world) == {}
