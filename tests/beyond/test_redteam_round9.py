@@ -496,15 +496,23 @@ def test_a_folder_borrowing_another_checkouts_repository_syncs_nothing_of_it(
     assert secret in world.ok("-C", str(worktree), "query", "--search", "zebra", "--format", "full")
 
 
-@pytest.mark.parametrize("key", ["include.path", "includeIf.gitdir:/.path"])
-def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "hook"),
+    [("include.path", "pull"), ("includeIf.gitdir:/.path", "pull"), ("include.path", "recall")],
+)
+def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str, hook: str) -> None:
     """A folder's `.git/config` includes a FIFO (`include.path`, or an `includeIf` that
     matches any folder): every git that reads the config waits on it for ever, and the
     SessionStart hook runs gitmem there unasked. It hung the session start past 90 s (then
     Claude Code's own hook timeout killed gitmem, and git lived on, blocked). WORKED; now the
     hook opens the repository under a deadline (`hookrun.OPENING_BOUND`): a note, exit 0,
-    and no git left running. Refused already: core.excludesFile, core.attributesFile."""
+    and no git left running. The same for the prompt hook (every prompt), whose index had
+    not met this folder yet. Refused already: core.excludesFile, core.attributesFile."""
+    import json
     import os
+    import sys
+
+    from tests.support.world import REPO_ROOT
 
     _alice, bob, _team = teammates_sharing(world)
     world.ok("-C", str(bob), "sync")
@@ -512,8 +520,16 @@ def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str) 
     os.mkfifo(fifo)
     world.git("config", key, str(fifo), cwd=bob)
     start = time.monotonic()
-    run = world.process("-C", str(bob), "pull", "--hook", timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "gitmem", "-C", str(bob), hook, "--hook"],
+        input=json.dumps({"prompt": "how do we deploy", "cwd": str(bob)}).encode(),
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=60,
+    )
     assert time.monotonic() - start < 20
-    assert run.code == 0 and "memory not synced" in run.err, run.err
+    assert run.returncode == 0, run.stderr
+    if hook == "pull":
+        assert b"memory not synced" in run.stderr, run.stderr
     left = subprocess.run(["pgrep", "-f", str(bob)], capture_output=True, text=True).stdout
     assert not left.strip(), left
