@@ -534,3 +534,29 @@ def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str, 
         assert b"memory not synced" in run.stderr, run.stderr
     left = subprocess.run(["pgrep", "-f", str(bob)], capture_output=True, text=True).stdout
     assert not left.strip(), left
+
+
+def test_a_repositorys_own_hook_timeout_never_lengthens_the_unasked_hook(world: World) -> None:
+    """A folder's `.git/config` sets `gitmem.hookTimeout = 1000` and names a remote that
+    accepts and never answers. The SessionStart hook ran until Claude Code killed it (30 s,
+    its installed kill timeout), and its `git fetch`, in a session of its own, lived on: one
+    more at every session start. WORKED; now a repository's own setting may shorten the
+    hook's bound, never lengthen it (`hookrun.hook_bound`): the default 5 s, a note, no git
+    left."""
+    import socket
+
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        world.git("remote", "set-url", "origin", f"git://127.0.0.1:{port}/team.git", cwd=bob)
+        world.git("config", "gitmem.hookTimeout", "1000", cwd=bob)
+        start = time.monotonic()
+        run = world.process("-C", str(bob), "pull", "--hook", timeout=60)
+        took = time.monotonic() - start
+    assert took < 20 and run.code == 0, (took, run.err)
+    assert "timed out after 5s" in run.err, run.err
+    left = subprocess.run(["pgrep", "-f", str(bob)], capture_output=True, text=True).stdout
+    assert not left.strip(), left
