@@ -36,6 +36,7 @@ from gitmem.errors import GitmemError
 from gitmem.gitstore.spawn import quiet_git
 
 if TYPE_CHECKING:
+    from gitmem.gitstore import Repository
     from gitmem.gitstore.index import FolderCheck
     from gitmem.project.scopes import Project
     from gitmem.sync.start import SyncStart
@@ -164,7 +165,7 @@ def run_hook(
         return outcome
     if project.remote is None:
         return outcome
-    bound = hook_timeout(project.repo.config_get("gitmem.hookTimeout"))
+    bound = hook_bound(project.repo)
     refs = sorted({s.ref for s in project.scopes if s.pushable})
     auto_index = _auto_index(project)
     personal_before = read_text(auto_index) if auto_index else None
@@ -275,6 +276,19 @@ def hook_timeout(value: str | None) -> float:
     except ValueError:
         return DEFAULT_HOOK_TIMEOUT  # a hook must not fail on a typo; `gitmem status` can say so
     return seconds if seconds > 0 else DEFAULT_HOOK_TIMEOUT
+
+
+def hook_bound(repo: Repository) -> float:
+    """The hook's bound: `gitmem.hookTimeout` as the user's own configuration sets it (global,
+    system, command line), or the default; a repository's own setting may shorten it, never
+    lengthen it. Red team 9: a folder's `.git/config` set 1,000 s and named a remote that
+    never answers: the unasked hook ran until Claude Code killed it (30 s), and its git fetch,
+    in a session of its own, lived on, one more at every session start."""
+    from gitmem.project.userscope import users_own
+
+    own = hook_timeout(users_own(repo, "gitmem.hookTimeout"))
+    here = repo.config_get("gitmem.hookTimeout")
+    return min(own, hook_timeout(here)) if here is not None else own
 
 
 @contextlib.contextmanager

@@ -245,10 +245,15 @@ def answer(stdin: str, directory: str | None = None, memory_dir: str | None = No
 
     def project() -> Project:
         if not opened:
+            from gitmem.claude.hookrun import OPENING_BOUND, HookTimeout, deadline
             from gitmem.gitstore import Repository
             from gitmem.project.scopes import open_project
 
-            opened.append(open_project(Repository(here), memory_dir=memory_dir))
+            try:  # as the SessionStart hook's: a config including a FIFO held it (red team 9)
+                with deadline(OPENING_BOUND):
+                    opened.append(open_project(Repository(here), memory_dir=memory_dir))
+            except HookTimeout:
+                raise OSError(f"git did not open {here} within {OPENING_BOUND:g} s") from None
         return opened[0]
 
     place = locate(here, memory_dir, project)

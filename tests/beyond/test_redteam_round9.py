@@ -496,15 +496,24 @@ def test_a_folder_borrowing_another_checkouts_repository_syncs_nothing_of_it(
     assert secret in world.ok("-C", str(worktree), "query", "--search", "zebra", "--format", "full")
 
 
-@pytest.mark.parametrize("key", ["include.path", "includeIf.gitdir:/.path"])
-def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "hook"),
+    # (an includeIf matching any folder, `includeIf.gitdir:/.path`, is the same door)
+    [("include.path", "pull"), ("include.path", "recall")],
+)
+def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str, hook: str) -> None:
     """A folder's `.git/config` includes a FIFO (`include.path`, or an `includeIf` that
     matches any folder): every git that reads the config waits on it for ever, and the
     SessionStart hook runs gitmem there unasked. It hung the session start past 90 s (then
     Claude Code's own hook timeout killed gitmem, and git lived on, blocked). WORKED; now the
     hook opens the repository under a deadline (`hookrun.OPENING_BOUND`): a note, exit 0,
-    and no git left running. Refused already: core.excludesFile, core.attributesFile."""
+    and no git left running. The same for the prompt hook (every prompt), whose index had
+    not met this folder yet. Refused already: core.excludesFile, core.attributesFile."""
+    import json
     import os
+    import sys
+
+    from tests.support.world import REPO_ROOT
 
     _alice, bob, _team = teammates_sharing(world)
     world.ok("-C", str(bob), "sync")
@@ -512,8 +521,42 @@ def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str) 
     os.mkfifo(fifo)
     world.git("config", key, str(fifo), cwd=bob)
     start = time.monotonic()
-    run = world.process("-C", str(bob), "pull", "--hook", timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "gitmem", "-C", str(bob), hook, "--hook"],
+        input=json.dumps({"prompt": "how do we deploy", "cwd": str(bob)}).encode(),
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=60,
+    )
     assert time.monotonic() - start < 20
-    assert run.code == 0 and "memory not synced" in run.err, run.err
+    assert run.returncode == 0, run.stderr
+    if hook == "pull":
+        assert b"memory not synced" in run.stderr, run.stderr
+    left = subprocess.run(["pgrep", "-f", str(bob)], capture_output=True, text=True).stdout
+    assert not left.strip(), left
+
+
+def test_a_repositorys_own_hook_timeout_never_lengthens_the_unasked_hook(world: World) -> None:
+    """A folder's `.git/config` sets `gitmem.hookTimeout = 1000` and names a remote that
+    accepts and never answers. The SessionStart hook ran until Claude Code killed it (30 s,
+    its installed kill timeout), and its `git fetch`, in a session of its own, lived on: one
+    more at every session start. WORKED; now a repository's own setting may shorten the
+    hook's bound, never lengthen it (`hookrun.hook_bound`): the default 5 s, a note, no git
+    left."""
+    import socket
+
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        world.git("remote", "set-url", "origin", f"git://127.0.0.1:{port}/team.git", cwd=bob)
+        world.git("config", "gitmem.hookTimeout", "1000", cwd=bob)
+        start = time.monotonic()
+        run = world.process("-C", str(bob), "pull", "--hook", timeout=60)
+        took = time.monotonic() - start
+    assert took < 20 and run.code == 0, (took, run.err)
+    assert "timed out after 5s" in run.err, run.err
     left = subprocess.run(["pgrep", "-f", str(bob)], capture_output=True, text=True).stdout
     assert not left.strip(), left
