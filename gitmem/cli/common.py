@@ -40,6 +40,10 @@ class Parser(argparse.ArgumentParser):
             given = message.split("invalid choice: ", 1)[1].split(" (")[0]
             message = "unknown command " + given
             hint = _similar_command(given.strip("'"), self.prog) or hint
+        elif message.startswith("argument --scope: invalid choice: 'user'"):
+            from gitmem.project.scopes import NOT_A_PROJECT_SCOPE
+
+            hint = NOT_A_PROJECT_SCOPE
         raise UsageError(f"{message} ({self.prog})", hint)
 
     def parse_args(  # type: ignore[override]

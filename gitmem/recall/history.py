@@ -66,6 +66,19 @@ def _locate(project: Project, path: str) -> RefPath:
     ]
     if len(hits) == 1:
         return RefPath(hits[0], path)
+    if not hits and _is_user_id(path) and not path.partition("/")[2].strip("/"):
+        raise UsageError(
+            f"{path!r} names the whole user scope, not one memory",
+            "give one memory's id, e.g. user/CLAUDE.md (gitmem query --recent 20 lists them; "
+            "gitmem status --user shows the scope)",
+        )
+    if not hits and _is_user_id(path):  # recall's id of user-scope memory: no project's
+        raise UsageError(
+            f"{path!r} is user-scope memory, not this project's: only log, show, diff and "
+            "restore reach it (by that id)",
+            "edit the file itself and share it with gitmem sync --user; "
+            "gitmem query --recent 20 lists the ids",
+        )
     if not hits:  # "cannot tell which" read as two candidates when there is none
         raise UsageError(
             f"no memory {path!r} in this project's folders or on its refs",
@@ -79,6 +92,14 @@ def _locate(project: Project, path: str) -> RefPath:
         f"name it as the ref does ({', '.join(f'{s.prefix}/{path}' for s in hits)}) or give "
         "its full path",
     )
+
+
+def _is_user_id(path: str) -> bool:
+    """`user/…`, `user-codex/…`: how recall names user-scope memory (`user_memory`)."""
+    from gitmem.recall.index import USER_SCOPE
+
+    head = path.partition("/")[0]
+    return head == USER_SCOPE or head.startswith(f"{USER_SCOPE}-")
 
 
 def _elsewhere(project: Project, scope: Scope, rel: str, given: str) -> UsageError:

@@ -77,13 +77,19 @@ def test_history_errors_name_the_memory_as_given_and_hint_runnable_commands(
         named = "~7" if "~7" in " ".join(args) else args[-1].partition(":")[2] or args[-1]
         assert_one_clear_error(run, 2, named)
         assert "local/" not in run.err and ".root" not in run.err, run.err  # the store's names
-        commands = hinted(run)
-        assert commands, (args, run.err)
-        for argv in commands:
-            if argv[0] == "sync":  # the scope's own sync, never the other's
-                assert argv == (["sync", "--user"] if scope == "user" else ["sync"]), run.err
-            again = a.gitmem("-C", str(proj), *argv)
-            assert again.code == 0, (args, argv, again.err)
+        hints_run(a, proj, run, user=scope == "user")
+
+
+def hints_run(world: World, proj: Path, run: Run, *, user: bool) -> None:
+    """Every command `run`'s hint names works here (exit 0), and the sync it names is the
+    scope's own: `sync --user` for user-scope memory, `sync` for a project's."""
+    commands = hinted(run)
+    assert commands, run.err
+    for argv in commands:
+        if argv[0] == "sync":  # the scope's own sync, never the other's
+            assert argv == (["sync", "--user"] if user else ["sync"]), run.err
+        again = world.gitmem("-C", str(proj), *argv)
+        assert again.code == 0, (run.err, argv, again.err)
 
 
 def test_diff_and_restore_reach_user_memory_as_log_and_show_do(tmp_path: Path) -> None:
@@ -123,3 +129,31 @@ def test_a_revision_the_shell_made_a_folder_is_said_to_be_one(tmp_path: Path) ->
         run = a.gitmem("-C", str(proj), *args)
         assert_one_clear_error(run, 2, "is a folder, not a revision", "~0")
         assert "hint: quote it ('~0'" in run.err, run.err
+
+
+def test_user_ids_and_scope_user_where_only_project_memory_goes(tmp_path: Path) -> None:
+    """`promote user/CLAUDE.md` said "no memory 'user/CLAUDE.md' in this project's folders"
+    and hinted naming it with its scope (it was); `log user/` the same; `--scope user` (sync,
+    record, curate, graph) listed the project's scopes with no word of `sync --user`. Each
+    now says what the user scope is and names the command that reaches it."""
+    a, proj = project_and_user_memory(tmp_path)
+    for args in (("promote", "user/CLAUDE.md"), ("demote", "user/CLAUDE.md")):
+        run = a.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2, "'user/CLAUDE.md' is user-scope memory, not this project")
+        hints_run(a, proj, run, user=True)
+    for args in (("log", "user/"), ("show", "~0:user"), ("restore", "user")):
+        run = a.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2, "names the whole user scope, not one memory")
+        hints_run(a, proj, run, user=True)
+    scoped: list[tuple[str, ...]] = [
+        ("sync", "--scope", "user"),
+        ("record", "--title", "T", "--scope", "user", "text"),
+        ("curate", "--scope", "user"),
+        ("graph", "--scope", "user"),
+    ]
+    for args in scoped:
+        run = a.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2, "'user'")
+        assert "synced apart, with gitmem sync --user" in run.err, run.err
+        hints_run(a, proj, run, user=True)
+    assert not (a.scope_path(proj, "auto") / "t.md").exists()  # nothing was recorded
