@@ -151,8 +151,8 @@ def test_user_ids_and_scope_user_where_only_project_memory_goes(tmp_path: Path) 
         ("curate", "--scope", "user"),
         ("graph", "--scope", "user"),
     ]
-    for args in scoped:
-        run = a.gitmem("-C", str(proj), *args)
+    for command in scoped:
+        run = a.gitmem("-C", str(proj), *command)
         assert_one_clear_error(run, 2, "'user'")
         assert "synced apart, with gitmem sync --user" in run.err, run.err
         hints_run(a, proj, run, user=True)
