@@ -17,6 +17,7 @@ from tests.support.world import Run, World, write_files
 
 # words of a hint's prose that end the command it names ("gitmem log X lists its versions")
 _PROSE = {"lists", "first", "for", "to", "or", "then", "and", "a", "shows", "prints", "what"}
+_PROSE |= {"checks", "keeps", "reads", "brings", "says", "writes", "takes", "here", "there"}
 
 
 def hinted(run: Run) -> list[list[str]]:
@@ -157,3 +158,27 @@ def test_user_ids_and_scope_user_where_only_project_memory_goes(tmp_path: Path) 
         assert "synced apart, with gitmem sync --user" in run.err, run.err
         hints_run(a, proj, run, user=True)
     assert not (a.scope_path(proj, "auto") / "t.md").exists()  # nothing was recorded
+
+
+def test_arguments_a_newcomer_guesses_get_the_command_they_meant(tmp_path: Path) -> None:
+    """`validate origin` (in CI: "check the remote") validated origin/HEAD, a branch, and
+    failed on its README as bad memory (exit 1); `log --user` and `query tabs` said only
+    "unrecognized arguments" and "see --help". Each now names the command meant, which runs."""
+    a, proj = project_and_user_memory(tmp_path)
+    run = a.gitmem("-C", str(proj), "validate", "origin")
+    assert_one_clear_error(run, 2, "'origin' is a remote, not a memory ref")
+    assert "hint: gitmem validate --remote origin" in run.err
+    hints_run(a, proj, run, user=False)
+    a.ok("-C", str(proj), "validate", "team")  # a memory ref's short name still validates
+    for args, meant in (
+        (("log", "--user"), "gitmem log user/CLAUDE.md"),
+        (("diff", "--user"), "gitmem diff --path user/CLAUDE.md"),
+        (("restore", "--user"), "gitmem restore user/CLAUDE.md"),
+        (("query", "--search", "tabs", "--user"), "gitmem query --scope user"),
+        (("query", "tabs"), "gitmem query --search 'tabs'"),
+    ):
+        run = a.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2, "unrecognized arguments")
+        assert meant in run.err, run.err
+        if args[0] != "restore":  # restore would write: the hint is checked, not run
+            hints_run(a, proj, run, user=False)
