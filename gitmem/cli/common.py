@@ -40,6 +40,10 @@ class Parser(argparse.ArgumentParser):
             given = message.split("invalid choice: ", 1)[1].split(" (")[0]
             message = "unknown command " + given
             hint = _similar_command(given.strip("'"), self.prog) or hint
+        elif message.startswith("argument --scope: invalid choice: 'user'"):
+            from gitmem.project.scopes import NOT_A_PROJECT_SCOPE
+
+            hint = NOT_A_PROJECT_SCOPE
         raise UsageError(f"{message} ({self.prog})", hint)
 
     def parse_args(  # type: ignore[override]
@@ -51,9 +55,28 @@ class Parser(argparse.ArgumentParser):
         if extras:
             prog = getattr(parsed, "command_prog", None) or self.prog
             raise UsageError(
-                f"unrecognized arguments: {' '.join(extras)} ({prog})", f"see '{prog} --help'"
+                f"unrecognized arguments: {' '.join(extras)} ({prog})",
+                _extras_hint(prog, extras) or f"see '{prog} --help'",
             )
         return parsed
+
+
+def _extras_hint(prog: str, extras: list[str]) -> str | None:
+    """What a newcomer meant by an argument the command does not take, where it is clear:
+    `log --user` (user-scope memory goes by its id), `query tabs` (words go to --search)."""
+    command = prog.rpartition(" ")[2]
+    if "--user" in extras and command in ("log", "show", "diff", "restore"):
+        named = {"show": "~0:user/CLAUDE.md", "diff": "--path user/CLAUDE.md"}
+        return (
+            f"user-scope memory goes by its id, not --user: e.g. {prog} "
+            f"{named.get(command, 'user/CLAUDE.md')} (gitmem query --scope user --recent 20 "
+            "lists the ids)"
+        )
+    if "--user" in extras and command == "query":
+        return f"{prog} --scope user keeps to user-scope memory"
+    if command == "query" and not any(e.startswith("-") for e in extras):
+        return f"words are searched with --search: {prog} --search {' '.join(extras)!r}"
+    return None
 
 
 def _similar_command(given: str, prog: str) -> str | None:

@@ -272,9 +272,11 @@ def restore(args: argparse.Namespace) -> int:
         )
         return 0
     if restored.unchanged:
-        echo(f"restored the line of {restored.path.name} in {index}; run gitmem sync to share it")
+        echo(
+            f"restored the line of {restored.path.name} in {index}; run {restored.sync} to share it"
+        )
         return 0
-    echo(f"restored {restored.path} from {restored.commit[:10]}; run gitmem sync to share it")
+    echo(f"restored {restored.path} from {restored.commit[:10]}; run {restored.sync} to share it")
     if restored.relinked:
         echo(f"  and its line in {index}")
     return 0

@@ -214,6 +214,12 @@ def _local_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str
     targets = []
     for given in options.refs:
         name = given if given.startswith("refs/") else _full_name(given)
+        if not repo.resolve(name) and repo.config_get(f"remote.{given}.url"):
+            # `validate origin` read origin/HEAD, a branch: its files reported as bad memory
+            raise UsageError(
+                f"{given!r} is a remote, not a memory ref",
+                f"gitmem validate --remote {given} checks the memory refs it holds",
+            )
         commit = repo.resolve(name) or repo.resolve(given)
         if commit is None:
             raise UsageError(

@@ -28,6 +28,11 @@ GITMEM_PREFIX = "refs/gitmem/"
 TEAM_REF = "refs/gitmem/team"
 USERS_REF_PREFIX = "refs/gitmem/users/"
 SCOPE_NAMES = ("auto", "team", "agents", "local")
+# `--scope user` (sync, record, curate, graph): the user scope is no project's, said so once
+NOT_A_PROJECT_SCOPE = (
+    "user-scope memory (~/.claude/CLAUDE.md, ~/.claude/agent-memory/) is synced apart, with "
+    "gitmem sync --user; here choose one of " + ", ".join(SCOPE_NAMES)
+)
 # Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
 # folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
 LOCAL_FILE_REL = ".root/" + LOCAL_FILE
@@ -103,7 +108,10 @@ class Project(NamedTuple):
             if s.name == name:
                 return s
         known = ", ".join(dict.fromkeys([*SCOPE_NAMES, *(s.name for s in self.scopes)]))
-        raise UsageError(f"unknown scope {name!r} in this project", f"choose one of {known}")
+        raise UsageError(
+            f"unknown scope {name!r} in this project",
+            NOT_A_PROJECT_SCOPE if name == "user" else f"choose one of {known}",
+        )
 
     def route(self, ref: str) -> Route:
         """Which remote holds our `ref`, under what name, and our tracking ref for it."""

@@ -59,6 +59,11 @@ def user_key(agent: str) -> str:
     return f"user:{agent}"
 
 
+def is_user_project(project: Project) -> bool:
+    """Whether `project` is an agent's user-scope store (`user_project`), not a project."""
+    return project.key.startswith("user:") and project.hub is not None
+
+
 def open_store(agent: str, env: Mapping[str, str]) -> Repository:
     """The agent's store, made on first use (a bare repository with one empty commit)."""
     from gitmem.gitstore import Repository, init_repository

@@ -66,6 +66,19 @@ def _locate(project: Project, path: str) -> RefPath:
     ]
     if len(hits) == 1:
         return RefPath(hits[0], path)
+    if not hits and _is_user_id(path) and not path.partition("/")[2].strip("/"):
+        raise UsageError(
+            f"{path!r} names the whole user scope, not one memory",
+            "give one memory's id, e.g. user/CLAUDE.md (gitmem query --recent 20 lists them; "
+            "gitmem status --user shows the scope)",
+        )
+    if not hits and _is_user_id(path):  # recall's id of user-scope memory: no project's
+        raise UsageError(
+            f"{path!r} is user-scope memory, not this project's: only log, show, diff and "
+            "restore reach it (by that id)",
+            "edit the file itself and share it with gitmem sync --user; "
+            "gitmem query --recent 20 lists the ids",
+        )
     if not hits:  # "cannot tell which" read as two candidates when there is none
         raise UsageError(
             f"no memory {path!r} in this project's folders or on its refs",
@@ -79,6 +92,14 @@ def _locate(project: Project, path: str) -> RefPath:
         f"name it as the ref does ({', '.join(f'{s.prefix}/{path}' for s in hits)}) or give "
         "its full path",
     )
+
+
+def _is_user_id(path: str) -> bool:
+    """`user/…`, `user-codex/…`: how recall names user-scope memory (`user_memory`)."""
+    from gitmem.recall.index import USER_SCOPE
+
+    head = path.partition("/")[0]
+    return head == USER_SCOPE or head.startswith(f"{USER_SCOPE}-")
 
 
 def _elsewhere(project: Project, scope: Scope, rel: str, given: str) -> UsageError:
@@ -142,11 +163,42 @@ def user_memory(project: Project, path: str) -> tuple[Project, str] | None:
     return found, str(scope.path / rel)
 
 
-def memory_log(project: Project, path: str | None, limit: int | None) -> list[dict[str, str]]:
+def sync_command(project: Project) -> str:
+    """The command that syncs `project`'s refs, for every hint that names it: a user-scope
+    store (`user_memory`) syncs with `gitmem sync --user`, never a project's `gitmem sync`."""
+    from gitmem.project.userscope import is_user_project
+
+    return "gitmem sync --user" if is_user_project(project) else "gitmem sync"
+
+
+def _named(project: Project, where: RefPath, named: str | None) -> tuple[str, str]:
+    """How a message names the memory and where its history is: as the user named it
+    (`user/CLAUDE.md`, never the store's `local/claude/.root/CLAUDE.md`) and their user scope
+    for a user-scope store; the ref's path and the ref for a project's memory."""
+    from gitmem.project.userscope import is_user_project
+
+    if named is not None and is_user_project(project):
+        return named, "in your user scope (synced through gitmem.hub)"
+    return shown(where.in_ref), f"on {where.scope.ref}"
+
+
+def _what_exists(project: Project, named: str | None) -> str:
+    """The hint naming the command that lists what memories there are: `gitmem log` for a
+    project's (its refs' history), recall's ids for a user scope's (log reads one at a time)."""
+    from gitmem.project.userscope import is_user_project
+
+    if named is not None and is_user_project(project):
+        return "gitmem query --recent 20 lists what exists"
+    return "gitmem log lists what exists"
+
+
+def memory_log(
+    project: Project, path: str | None, limit: int | None, *, named: str | None = None
+) -> list[dict[str, str]]:
     user = user_memory(project, path) if path else None
     if user is not None:  # its history is in the agent's store, not in this repository
         try:
-            return memory_log(user[0], user[1], limit)
+            return memory_log(user[0], user[1], limit, named=path)
         finally:
             user[0].repo.close()
     repo = project.repo
@@ -156,9 +208,11 @@ def memory_log(project: Project, path: str | None, limit: int | None) -> list[di
         rev = repo.resolve(where.scope.ref)
         rows = _path_log(project, where, _stored_path(project, where, rev), limit)
         if not rows:
+            label, place = _named(project, where, named)
             raise UsageError(
-                f"{shown(where.in_ref)} has no history on {where.scope.ref}",
-                "gitmem log lists what exists; a new memory appears there after gitmem sync",
+                f"{label} has no history {place}",
+                f"{_what_exists(project, named)}; a new memory appears there after "
+                f"{sync_command(project)}",
                 tool_hint="history without an id lists what exists; a new memory appears there "
                 "after a sync (the sync tool)",
             )
@@ -224,18 +278,27 @@ def _resolving_merges(
     return rows
 
 
-def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
+def memory_diff(
+    project: Project, rev: str | None, path: str | None, *, named: str | None = None
+) -> str:
     """Without REV: what changed on disk since the last sync. With REV: REV against the ref now."""
     from gitmem.core.state import load_scope_state
     from gitmem.merge.tree import as_tree_input
     from gitmem.sync.folders import snapshot
 
+    user = user_memory(project, path) if path else None
+    if user is not None and path:  # user-scope memory: its versions are in the agent's store
+        try:
+            out = memory_diff(user[0], rev, user[1], named=path)
+            return _as_named(out, user[0].scopes[0].prefix, path.partition("/")[0])
+        finally:
+            user[0].repo.close()
     repo = project.repo
     where = locate(project, path) if path else None
     scopes = [where.scope] if where else [s for s in project.scopes if s.pushable]
     chunks: list[str] = []
     if rev:
-        for scope, old, tip in _revisions(project, scopes, rev):
+        for scope, old, tip in _revisions(project, scopes, rev, named):
             if scope.ref == project.user_ref:  # encrypted names and blobs: diff the plaintext
                 old, tip = _plain_tree(project, old), _plain_tree(project, tip)
             chunks.append(repo.diff(old, tip, [where.in_ref if where else scope.prefix]))
@@ -257,6 +320,19 @@ def memory_diff(project: Project, rev: str | None, path: str | None) -> str:
     return shown_diff("".join(chunks))
 
 
+def _as_named(diff: str, prefix: str, head: str) -> str:
+    """A user-scope store's diff with its files named as recall names them (`user/CLAUDE.md`,
+    not the store's `local/claude/.root/CLAUDE.md`), in the lines that name them."""
+    out = []
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("diff --git ", "--- a/", "+++ b/")):
+            for side in ("a/", "b/"):
+                line = line.replace(f"{side}{prefix}/.root/", f"{side}{head}/")
+                line = line.replace(f"{side}{prefix}/", f"{side}{head}/")
+        out.append(line)
+    return "".join(out)
+
+
 def _empty_tree(project: Project) -> str:
     return project.repo.write_object("tree", b"")
 
@@ -268,8 +344,11 @@ def _under(rel: str) -> Callable[[str], bool]:
     return lambda p: p == rel or p.startswith(rel.rstrip("/") + "/")
 
 
-def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Scope, str, str]]:
-    """(scope, REV's commit, the ref's tip) for each scope whose history holds REV.
+def _revisions(
+    project: Project, scopes: list[Scope], rev: str, named: str | None = None
+) -> list[tuple[Scope, str, str]]:
+    """(scope, REV's commit, the ref's tip) for each scope whose history holds REV (`named`:
+    the user-scope memory asked for, as the user named it).
 
     REV must name a commit of a memory ref: a branch commit (HEAD, main) has no memory in it,
     and comparing it would show every memory as new.
@@ -290,7 +369,7 @@ def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Sc
         return found
     commit = next((c for c in (_rev_on(project, s, rev) for s in scopes) if c), None)
     if commit is None:
-        raise _unknown(project, scopes, rev)
+        raise _unknown(project, scopes, rev, named)
     if not repo.resolve(f"{commit}:{META_FILE}"):
         raise UsageError(
             f"{rev!r} is a commit of your branches, not of a memory ref (refs/gitmem/*)",
@@ -303,7 +382,9 @@ def _revisions(project: Project, scopes: list[Scope], rev: str) -> list[tuple[Sc
     )
 
 
-def _unknown(project: Project, scopes: list[Scope], rev: str) -> UsageError:
+def _unknown(
+    project: Project, scopes: list[Scope], rev: str, named: str | None = None
+) -> UsageError:
     """The line for a REV no memory ref has: for `~N` past the first version, that there is
     no earlier version (and how many there are), never a hint to try `~N` again."""
     import re
@@ -314,7 +395,7 @@ def _unknown(project: Project, scopes: list[Scope], rev: str) -> UsageError:
     if back and len(scopes) == 1 and not tips:
         return UsageError(
             f"nothing synced yet for scope {scopes[0].name}: it has no versions",
-            "run gitmem sync first",
+            f"run {sync_command(project)} first",
         )
     if back and tips:
 
@@ -322,10 +403,22 @@ def _unknown(project: Project, scopes: list[Scope], rev: str) -> UsageError:
             count = repo.count_commits(tip, first_parent=True)
             return "one version (~0)" if count == 1 else f"{count} versions (~0 to ~{count - 1})"
 
+        if named is not None:  # user-scope memory: one store, named as the user named it
+            return UsageError(
+                f"no earlier version {rev} of {named}: your user scope holds "
+                f"{versions(tips[0][1])}",
+                f"gitmem log {named} lists its versions",
+            )
         held = "; ".join(f"{s.name} holds {versions(t)}" for s, t in tips)
         return UsageError(
             f"no earlier version {rev} of the {', '.join(s.name for s, _ in tips)} memory: {held}",
             "gitmem log lists the versions",
+        )
+    if os.path.isabs(rev) and os.path.isdir(rev):  # bash read ~0 (~1 after a pushd) as a folder
+        return UsageError(
+            f"{rev!r} is a folder, not a revision: the shell expanded ~N (bash's directory "
+            "stack: ~0 is the current folder) before gitmem saw it",
+            "quote it ('~0', '~1:team/MEMORY.md'), or use a commit from gitmem log",
         )
     return UsageError(
         f"unknown revision {rev!r} in {project.root}",
@@ -343,7 +436,7 @@ def _rev_on(project: Project, scope: Scope, rev: str) -> str | None:
     return repo.resolve(rev + "^{commit}")
 
 
-def memory_show(project: Project, spec: str) -> tuple[str, str, bytes]:
+def memory_show(project: Project, spec: str, *, named: str | None = None) -> tuple[str, str, bytes]:
     """`REV:PATH` as git show takes it: (the commit, the memory as the ref stores it, its bytes
     at that commit, in plaintext). REV is a commit from gitmem log, or ~N for N syncs ago."""
     rev, sep, path = spec.partition(":")
@@ -354,19 +447,22 @@ def memory_show(project: Project, spec: str) -> tuple[str, str, bytes]:
     user = user_memory(project, path)
     if user is not None:  # user-scope memory: its versions are in the agent's store
         try:
-            commit, _, data = memory_show(user[0], f"{rev}:{user[1]}")
+            commit, _, data = memory_show(user[0], f"{rev}:{user[1]}", named=path)
             return commit, path, data
         finally:
             user[0].repo.close()
     where = locate(project, path)
-    _, commit, _ = _revisions(project, [where.scope], rev)[0]
+    label, _ = _named(project, where, named)
+    _, commit, _ = _revisions(project, [where.scope], rev, label if named else None)[0]
     oid = _plain_file(project, where, commit)
     if oid is None:
         raise UsageError(
-            f"{shown(where.in_ref)} did not exist at {rev} ({commit[:10]})",
-            f"gitmem log {shown(where.in_ref)} lists its versions",
+            f"{label} did not exist at {rev} ({commit[:10]})",
+            f"gitmem log {label} lists its versions"
+            if _path_log(project, where, _stored_path(project, where, commit), 1)
+            else _what_exists(project, named),
         )
-    return commit, shown(where.in_ref), project.repo.read_blob(oid)
+    return commit, label, project.repo.read_blob(oid)
 
 
 def versions(project: Project, path: str) -> list[tuple[str, bytes | None]]:
@@ -389,26 +485,36 @@ class Restored:
     commit: str
     relinked: bool = False  # its index line was brought back too
     unchanged: bool = False  # the file already held that version: nothing was written
+    sync: str = "gitmem sync"  # the command that shares it (sync_command)
 
 
-def restore(project: Project, path: str, at: str | None, force: bool) -> Restored:
+def restore(
+    project: Project, path: str, at: str | None, force: bool, *, named: str | None = None
+) -> Restored:
     """Write a memory back from history: at REV, else its newest version that still had it."""
     from gitmem.core.state import current_mode, holding_lock, load_scope_state, write_atomic
 
+    user = user_memory(project, path)
+    if user is not None:  # user-scope memory: its versions are in the agent's store
+        try:
+            return restore(user[0], user[1], at, force, named=path)
+        finally:
+            user[0].repo.close()
     repo = project.repo
     where = locate(project, path)
     if not where.rel:
         raise UsageError(f"{path!r} is a scope, not a memory file", "name one file to restore")
     ref = where.scope.ref
+    label, place = _named(project, where, named)
     if not repo.resolve(ref):
         raise UsageError(
-            f"nothing synced yet for scope {where.scope.name}", "run gitmem sync first"
+            f"nothing synced yet for scope {where.scope.name}", f"run {sync_command(project)} first"
         )
     blob, commit = None, None
     if at:
         commit = _rev_on(project, where.scope, at)
         if commit is None:
-            raise _unknown(project, [where.scope], at)
+            raise _unknown(project, [where.scope], at, named and label)
         blob = _plain_file(project, where, commit)
     else:
         tip = repo.resolve(ref)
@@ -418,9 +524,10 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
                 break
     if blob is None or commit is None:
         raise UsageError(
-            f"{shown(where.in_ref)} has no version in the history of {ref}"
+            f"{label} has no version in the history of "
+            + (ref if place.startswith("on ") else "your user scope")
             + (f" at {at}" if at else ""),
-            "see gitmem log for what exists",
+            _what_exists(project, named),
         )
     target = where.scope.file(where.rel)
     _no_link_to(where, target)
@@ -433,7 +540,7 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
             if current != (record.oid if record else None) and current != blob:
                 raise UsageError(
                     f"{target} has changes not synced yet",
-                    "run gitmem sync first, or pass --force to overwrite them",
+                    f"run {sync_command(project)} first, or pass --force to overwrite them",
                 )
         data = repo.read_blob(blob)
         unchanged = on_disk == data
@@ -441,7 +548,7 @@ def restore(project: Project, path: str, at: str | None, force: bool) -> Restore
             target.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(target, data, current_mode(target))  # as sync's write-back does
         relinked = _relink(project, where, commit)
-    return Restored(target, commit, relinked, unchanged)
+    return Restored(target, commit, relinked, unchanged, sync_command(project))
 
 
 def _current_bytes(target: Path) -> bytes | None:

@@ -1,0 +1,184 @@
+"""A newcomer's day, ninth round: the history commands' errors name a memory as the user named
+it and hint commands generated from its scope (`sync --user` for the user scope), each hinted
+command run to show it works there; diff and restore reach user-scope memory as log and show
+do; a revision the shell turned into a folder (`~0`) is said to be one. Each failed before its
+fix."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.beyond.test_user_scope import machines
+from tests.e2e.test_errors import assert_one_clear_error
+from tests.support.world import Run, World, write_files
+
+# words of a hint's prose that end the command it names ("gitmem log X lists its versions")
+_PROSE = {"lists", "first", "for", "to", "or", "then", "and", "a", "shows", "prints", "what"}
+_PROSE |= {"checks", "keeps", "reads", "brings", "says", "writes", "takes", "here", "there"}
+
+
+def hinted(run: Run) -> list[list[str]]:
+    """The gitmem commands a run's hint line names, as argv (the words after `gitmem` up to
+    the prose: `gitmem log user/x.md lists its versions` is ["log", "user/x.md"])."""
+    hints = [line for line in run.err.splitlines() if line.startswith("hint: ")]
+    found = []
+    for hint in hints:
+        for tail in re.findall(r"\bgitmem ([^;,()]+)", hint):
+            argv = []
+            for word in tail.split():
+                if word in _PROSE:
+                    break
+                argv.append(word.strip("'"))
+            found.append(argv)
+    return found
+
+
+def project_and_user_memory(tmp_path: Path) -> tuple[World, Path]:
+    """One machine: a clone with auto and team memory synced, and user memory synced through
+    the hub (~/.claude/CLAUDE.md), twice: two versions of each."""
+    a, _b, _hub = machines(tmp_path, "claude")
+    a.make_remote()
+    proj = a.clone("p")
+    auto = a.scope_path(proj, "auto")
+    write_files(auto, {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "one\n", "team/t.md": "one\n"})
+    write_files(a.home / ".claude", {"CLAUDE.md": "# Me\n- tabs\n"})
+    a.ok("-C", str(proj), "sync")
+    a.ok("sync", "--user")
+    write_files(auto, {"b.md": "two\n", "team/t.md": "two\n"})
+    write_files(a.home / ".claude", {"CLAUDE.md": "# Me\n- tabs, always\n"})
+    a.ok("-C", str(proj), "sync")
+    a.ok("sync", "--user")
+    return a, proj
+
+
+@pytest.mark.parametrize("scope", ["auto", "team", "user"])
+def test_history_errors_name_the_memory_as_given_and_hint_runnable_commands(
+    tmp_path: Path, scope: str
+) -> None:
+    """`gitmem log user/nope.md` said "local/claude/nope.md has no history on
+    refs/gitmem/users/…" and hinted `gitmem sync` (the project's, not the user scope's);
+    `show ~0:team/nope.md` hinted `gitmem log team/nope.md`, which fails. Every error of
+    log/show/restore/diff now names the memory as given, and every command its hint names
+    runs (exit 0) here; the user scope's sync is `sync --user`."""
+    a, proj = project_and_user_memory(tmp_path)
+    real = "CLAUDE.md" if scope == "user" else ("t.md" if scope == "team" else "b.md")
+    failing = [
+        ("log", f"{scope}/nope.md"),
+        ("show", f"~0:{scope}/nope.md"),
+        ("show", f"~7:{scope}/{real}"),
+        ("restore", f"{scope}/nope.md"),
+        ("restore", "--at", "~7", f"{scope}/{real}"),
+        ("diff", "~7", "--path", f"{scope}/{real}"),
+    ]
+    for args in failing:
+        run = a.gitmem("-C", str(proj), *args)
+        named = "~7" if "~7" in " ".join(args) else args[-1].partition(":")[2] or args[-1]
+        assert_one_clear_error(run, 2, named)
+        assert "local/" not in run.err and ".root" not in run.err, run.err  # the store's names
+        hints_run(a, proj, run, user=scope == "user")
+
+
+def hints_run(world: World, proj: Path, run: Run, *, user: bool) -> None:
+    """Every command `run`'s hint names works here (exit 0), and the sync it names is the
+    scope's own: `sync --user` for user-scope memory, `sync` for a project's."""
+    commands = hinted(run)
+    assert commands, run.err
+    for argv in commands:
+        if argv[0] == "sync":  # the scope's own sync, never the other's
+            assert argv == (["sync", "--user"] if user else ["sync"]), run.err
+        again = world.gitmem("-C", str(proj), *argv)
+        assert again.code == 0, (run.err, argv, again.err)
+
+
+def test_diff_and_restore_reach_user_memory_as_log_and_show_do(tmp_path: Path) -> None:
+    """`gitmem query` finds `user/CLAUDE.md` and `log`/`show` read its history, but `diff
+    --path user/CLAUDE.md` and `restore user/CLAUDE.md` said it was no memory of the project.
+    They now read the user scope's store: the diff names it `user/CLAUDE.md`, the restore
+    writes ~/.claude/CLAUDE.md and says to share it with `gitmem sync --user`."""
+    a, proj = project_and_user_memory(tmp_path)
+    claude_md = a.home / ".claude" / "CLAUDE.md"
+    claude_md.write_text("# Me\n- tabs, always\n- small commits\n")
+    edits = a.ok("-C", str(proj), "diff", "--path", "user/CLAUDE.md")
+    assert "--- a/user/CLAUDE.md\n+++ b/user/CLAUDE.md\n" in edits and "+- small commits" in edits
+    since = a.ok("-C", str(proj), "diff", "~1", "--path", "user/CLAUDE.md")
+    assert "-- tabs\n+- tabs, always\n" in since and "small commits" not in since, since
+    refused = a.gitmem("-C", str(proj), "restore", "--at", "~1", "user/CLAUDE.md")
+    assert_one_clear_error(refused, 2, str(claude_md), "not synced")
+    assert "hint: run gitmem sync --user first, or pass --force" in refused.err
+    assert "small commits" in claude_md.read_text()  # nothing written
+    out = a.ok("-C", str(proj), "restore", "--force", "--at", "~1", "user/CLAUDE.md")
+    assert out.strip().endswith("run gitmem sync --user to share it"), out
+    assert claude_md.read_text() == "# Me\n- tabs\n"
+    a.ok("sync", "--user")
+    assert len(a.ok("-C", str(proj), "log", "user/CLAUDE.md").splitlines()) == 3
+
+
+def test_a_revision_the_shell_made_a_folder_is_said_to_be_one(tmp_path: Path) -> None:
+    """bash expands `~0` (and `~1` after a pushd) to a folder of its directory stack before
+    gitmem sees it: `gitmem show ~0:team/MEMORY.md` read "unknown revision '/home/you/src'",
+    a dead end. Every command taking REV now says the shell did it and how to quote it."""
+    a, proj = project_and_user_memory(tmp_path)
+    for args in (
+        ("show", f"{proj}:team/t.md"),
+        ("diff", str(proj)),
+        ("restore", "--at", str(tmp_path), "auto/b.md"),
+        ("show", f"{proj}:user/CLAUDE.md"),
+    ):
+        run = a.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2, "is a folder, not a revision", "~0")
+        assert "hint: quote it ('~0'" in run.err, run.err
+
+
+def test_user_ids_and_scope_user_where_only_project_memory_goes(tmp_path: Path) -> None:
+    """`promote user/CLAUDE.md` said "no memory 'user/CLAUDE.md' in this project's folders"
+    and hinted naming it with its scope (it was); `log user/` the same; `--scope user` (sync,
+    record, curate, graph) listed the project's scopes with no word of `sync --user`. Each
+    now says what the user scope is and names the command that reaches it."""
+    a, proj = project_and_user_memory(tmp_path)
+    for args in (("promote", "user/CLAUDE.md"), ("demote", "user/CLAUDE.md")):
+        run = a.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2, "'user/CLAUDE.md' is user-scope memory, not this project")
+        hints_run(a, proj, run, user=True)
+    for args in (("log", "user/"), ("show", "~0:user"), ("restore", "user")):
+        run = a.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2, "names the whole user scope, not one memory")
+        hints_run(a, proj, run, user=True)
+    scoped: list[tuple[str, ...]] = [
+        ("sync", "--scope", "user"),
+        ("record", "--title", "T", "--scope", "user", "text"),
+        ("curate", "--scope", "user"),
+        ("graph", "--scope", "user"),
+    ]
+    for command in scoped:
+        run = a.gitmem("-C", str(proj), *command)
+        assert_one_clear_error(run, 2, "'user'")
+        assert "synced apart, with gitmem sync --user" in run.err, run.err
+        hints_run(a, proj, run, user=True)
+    assert not (a.scope_path(proj, "auto") / "t.md").exists()  # nothing was recorded
+
+
+def test_arguments_a_newcomer_guesses_get_the_command_they_meant(tmp_path: Path) -> None:
+    """`validate origin` (in CI: "check the remote") validated origin/HEAD, a branch, and
+    failed on its README as bad memory (exit 1); `log --user` and `query tabs` said only
+    "unrecognized arguments" and "see --help". Each now names the command meant, which runs."""
+    a, proj = project_and_user_memory(tmp_path)
+    run = a.gitmem("-C", str(proj), "validate", "origin")
+    assert_one_clear_error(run, 2, "'origin' is a remote, not a memory ref")
+    assert "hint: gitmem validate --remote origin" in run.err
+    hints_run(a, proj, run, user=False)
+    a.ok("-C", str(proj), "validate", "team")  # a memory ref's short name still validates
+    for args, meant in (
+        (("log", "--user"), "gitmem log user/CLAUDE.md"),
+        (("diff", "--user"), "gitmem diff --path user/CLAUDE.md"),
+        (("restore", "--user"), "gitmem restore user/CLAUDE.md"),
+        (("query", "--search", "tabs", "--user"), "gitmem query --scope user"),
+        (("query", "tabs"), "gitmem query --search 'tabs'"),
+    ):
+        run = a.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2, "unrecognized arguments")
+        assert meant in run.err, run.err
+        if args[0] != "restore":  # restore would write: the hint is checked, not run
+            hints_run(a, proj, run, user=False)
