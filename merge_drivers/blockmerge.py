@@ -472,21 +472,26 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
     """List items `a` moved (a base item gone from its place and written elsewhere, as it was
     or as `b` rewrote it; bullets, not numbered steps): moved on the base and on `b` too, `b`'s version with it, right after
     the block `a` wrote it after — so an item moved on one side and edited on the other lands
-    moved AND edited, not twice. Only blocks written once in each version move."""
+    moved AND edited, not twice. An item `a` moved and edited too (a checkbox ticked and
+    filed under `## Done`) is found by what it says (`_Versions`, bounded) and merged with
+    `b`'s version where `a` wrote it. Only blocks written once in each version move."""
     from merge_drivers.fine import edits
 
     kz, ka, kb = ([u.key for u in us] for us in (zu, au, bu))
     if kz in (ka, kb) or len(zu) * len(au) > 1_000_000:
         return zu, bu
     held, zs = set(ka), set(kz)
-    if [k for k in kz if k in held] == [k for k in ka if k in zs] and not (held - zs) & set(kb):
-        return zu, bu  # the base's blocks in the base's order, nothing new b also wrote: no move
     ops, same = edits(kz, ka, "a")
+    written = {op.run: op.new for op in ops if op.new is not None and op.attached}
+    in_order = [k for k in kz if k in held] == [k for k in ka if k in zs]
+    gone = not held <= zs and any(op.new is None and op.run not in written for op in ops)
+    if in_order and not (held - zs) & set(kb) and not gone:
+        return zu, bu  # the base's blocks in order, nothing new b wrote, none gone: no move
     kept = set(same.values())
     once = {k for k in kz if kz.count(k) == 1} if len(kz) < 2_000 else set()
     versions = _Versions(kz, kb)
+    own: _Versions | None = None  # a's versions, for an item `a` moved and edited
     moves: list[tuple[int, int, int | None]] = []  # (index in a, base index, index in b)
-    written = {op.run: op.new for op in ops if op.new is not None and op.attached}
     for op in ops:
         if op.new is not None or kz[op.pos] not in once:
             continue
@@ -496,6 +501,8 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         j = versions.of(op.pos)
         said = {kz[op.pos], kb[j]} if j is not None else {kz[op.pos]}
         at = [x for x in range(len(ka)) if x not in kept and ka[x] in said]
+        if not at and (x := (own := own or _Versions(kz, ka)).of(op.pos)) is not None:
+            at = [x]  # moved and edited on `a` too: `a`'s version, merged with `b`'s there
         if len(at) == 1 and written.get(op.run) == [at[0]]:
             continue  # rewritten in place, one for one (as b rewrote it elsewhere): no move
         if len(at) == 1 and ka.count(ka[at[0]]) == 1:
@@ -532,6 +539,32 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         ]
 
     return spaced(z, zu), spaced(b, bu)
+
+
+def rows_moved(z: list[bytes], a: list[bytes], b: list[bytes]) -> tuple[list[bytes], list[bytes]]:
+    """Rows of one table `a` re-ordered and `b` did not (or the same way): the base's rows and `b`'s versions of
+    them put in `a`'s order, each in the place of a row of that order (`_Versions`: a row kept,
+    or rewritten, wherever it stands; rows written once in the base, with a version on both
+    sides) — so a row moved on one side and edited on the other is one row, moved and edited
+    (before: it stood twice, moved and edited). Bounded as `_Versions` is."""
+    from merge_drivers.style import line_key
+
+    kz, ka, kb = ([line_key(x) for x in s] for s in (z, a, b))
+    if len(kz) * (len(ka) + len(kb)) > 1_000_000:
+        return z, b
+    once: dict[bytes, int] = {}
+    for k in kz:
+        once[k] = once.get(k, 0) + 1
+    va, vb = _Versions(kz, ka), _Versions(kz, kb)
+    rows = [i for i, k in enumerate(kz) if once[k] == 1 and None not in (va.of(i), vb.of(i))]
+    in_a = sorted(rows, key=lambda i: va.of(i) or 0)
+    if in_a == rows or sorted(rows, key=lambda i: vb.of(i) or 0) not in (rows, in_a):
+        return z, b  # `a` kept the order, or `b` re-ordered otherwise: no move to replay
+    oz, ob = list(range(len(z))), list(range(len(b)))
+    at_b = sorted(vb.of(i) or 0 for i in rows)
+    for slot, at, row in zip(rows, at_b, in_a, strict=True):
+        oz[slot], ob[at] = row, vb.of(row) or 0
+    return [z[k] for k in oz], [b[k] for k in ob]
 
 
 def _added_twice(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Unit], list[Unit]]:

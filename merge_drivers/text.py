@@ -231,6 +231,12 @@ def merge_body(
         from merge_drivers.fine import merge_lines
 
         rows = merge_lines(zl, al, bl)
+        if rows is None:  # a row moved on one side and edited on the other: moved and edited
+            from merge_drivers.blockmerge import rows_moved
+
+            z_rows, b_rows = rows_moved(zl, al, bl)
+            z_rows, a_rows = rows_moved(z_rows, b_rows, al)
+            rows = merge_lines(z_rows, a_rows, b_rows)
         if rows is not None:
             return b"".join(rows[0]), []
     from merge3 import Merge3
