@@ -105,7 +105,7 @@ LONGEST = {
 }
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # xdist's: none without it
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto`: two workers a core when the worlds run (#23). A test that builds a World waits
     on the git processes it starts, the servers, the racy-clean window: a full `-n 2` run took
