@@ -74,23 +74,48 @@ FIRST_ON_WORKERS = ("benchmarks", "reliability")
 # (not the quick benchmark, ~68 s: it stays with its folder's install tests, on one worker, one
 # after the other, as those tests' shared venv expects)
 LONGEST = {
-    # seconds of a full `-n 2` run here (2026-11-28, 2,715 tests in 562 s): every test past
-    # ~5 s outside benchmarks/ (those lead their share, above), so none is left running alone
-    "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[bare remote]": 55,
+    # seconds of a full `-n 2` run here (2026-11-28, 2,715 tests in 562 s, quiet; the rest
+    # from 2,780 tests at a load of ~10, divided by that run's 3.4 times longer wall, #23):
+    # every test past ~5 s outside benchmarks/ (those lead their share, above), so none is left
+    # running alone; the figures after #23's cuts (12 clones, a flood's one listing) estimated
+    "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[bare remote]": 41,
     "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_git_merge_both_directions": 39,
     "tests/reliability/test_crashes.py::test_kill_9_at_random_points_loses_nothing": 37,
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[git daemon]": 16,
     "tests/beyond/test_redteam_round6.py::test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time[250000]": 14,
-    "tests/beyond/test_redteam_writers.py::test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window": 13,
     "tests/reliability/test_editors.py::test_editors_appending_during_concurrent_syncs_lose_no_line": 10,
-    "tests/beyond/test_redteam_writers.py::test_the_session_start_hook_reads_a_bounded_part_of_a_flood": 8,
+    "tests/beyond/test_redteam_writers.py::test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window": 8,
     "tests/reliability/test_writer_fold_crash.py::test_kill_9_during_a_fold_of_writer_refs_loses_nothing": 8,
     "tests/merge_drivers/test_block_grain.py::test_no_untouched_leaf_is_lost_and_every_edit_stands": 8,
+    "tests/gitmem/test_commit_edits.py::test_a_push_of_a_few_files_makes_only_their_records[on]": 8,
+    "tests/gitmem/test_commit_edits.py::test_a_push_of_a_few_files_makes_only_their_records[off]": 7,
+    "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_gitmem_sync[2]": 7,
     "tests/reliability/test_hostile_cost.py::test_a_history_of_100000_commits_is_validated_in_bounded_time": 7,
+    "tests/beyond/test_redteam_writers.py::test_the_session_start_hook_reads_a_bounded_part_of_a_flood": 6,
+    "tests/gitmem/test_crypto.py::test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited": 6,
+    "tests/test_schedule.py::test_the_developer_loop_reaches_every_package": 6,
+    "tests/e2e/test_key_changes.py::test_concurrent_key_changes_keep_both_sides[both-rotate-a]": 6,
+    "tests/e2e/test_ux_sync_output.py::test_a_line_while_the_network_is_slow_on_a_terminal": 6,
+    "tests/reliability/test_hostile_remotes.py::test_every_module_a_check_runs_is_in_the_stamp_of_kept_trees": 6,
     "tests/reliability/test_contention.py::test_contention_curve_every_writer_lands": 6,
+    "tests/merge_drivers/test_retitles.py::test_real_indexes_converge_with_a_retitle_in_every_order": 6,
+    "tests/beyond/test_redteam_writers.py::test_a_flood_of_refused_writer_refs_stays_bounded_and_lets_an_honest_one_in": 5,
     "tests/reliability/test_contention.py::test_writers_over_a_network_remote_all_land_and_converge_within_a_bound": 5,
     "tests/claude/test_hook_races.py::test_hook_sync_status_fetch_and_an_editor_at_once_lose_nothing": 5,
 }
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # xdist's: none without it
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """`-n auto`: two workers a core when the worlds run (#23). A test that builds a World waits
+    on the git processes it starts, the servers, the racy-clean window: a full `-n 2` run took
+    560 s of CPU in 562 s on 2 cores, one core idle all along. The developer loop (`-m "not
+    slow"`) runs in-process and keeps both busy: one a core, as xdist's own answer.
+    PYTEST_XDIST_AUTO_NUM_WORKERS still decides when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own hook reads it
+    cores = len(os.sched_getaffinity(0)) or 1
+    return cores if "not slow" in (config.option.markexpr or "") else 2 * cores
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
