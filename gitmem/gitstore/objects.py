@@ -479,8 +479,8 @@ class ObjectStore(GitDir, ObjectEncoding):
         a small fetch unpacks): most syncs then never start `cat-file`. Packed: None."""
         if not self._is_oid(oid):
             return None
-        try:
-            with open(self.common_dir / "objects" / oid[:2] / oid[2:], "rb") as fh:
+        try:  # (a string path: three Path joins cost more than the read of a small object)
+            with open(os.path.join(self.common_dir, "objects", oid[:2], oid[2:]), "rb") as fh:
                 raw = zlib.decompress(fh.read())
         except (OSError, zlib.error):
             return None

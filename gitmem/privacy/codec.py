@@ -574,8 +574,12 @@ class PersonalCodec:
             return (*read_manifest(value), {}, None)
         gen, ids = read_record(value)
         shards: dict[str, tuple[str, str]] = {}
+        before = prior.shards if prior is not None else {}
         for bucket, oid in ids.items():
-            name = shard_name(key, prefix, bucket)
+            held = before.get(bucket)  # `prior`'s shard of this bucket, under the same key
+            name = (
+                held[0] if held is not None and held[1] == oid else shard_name(key, prefix, bucket)
+            )
             if names.get(name) != oid:
                 raise DecryptError(
                     f"{prefix}/manifest in {where} lists a part the folder does not hold "
@@ -583,7 +587,6 @@ class PersonalCodec:
                     REFUSED_HINT,
                 )
             shards[bucket] = (name, oid)
-        before = prior.shards if prior is not None else {}
         kept = {b for b, pair in shards.items() if before.get(b) == pair}
         listed: dict[str, str] = {}
         digests: dict[str, str] = {}
