@@ -83,6 +83,8 @@ LONGEST = {
     "tests/reliability/test_crashes.py::test_kill_9_at_random_points_loses_nothing": 37,
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[git daemon]": 16,
     "tests/beyond/test_redteam_round6.py::test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time[250000]": 14,
+    "tests/beyond/test_writer_flood.py::test_a_first_sync_of_a_flood_lists_it_and_writes_no_tracking_ref_each": 14,
+    "tests/beyond/test_writer_flood.py::test_a_hostile_advertisement_of_writer_ref_names_is_counted_never_named[later sync]": 9,
     "tests/reliability/test_editors.py::test_editors_appending_during_concurrent_syncs_lose_no_line": 10,
     "tests/beyond/test_redteam_writers.py::test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window": 8,
     "tests/reliability/test_writer_fold_crash.py::test_kill_9_during_a_fold_of_writer_refs_loses_nothing": 8,
