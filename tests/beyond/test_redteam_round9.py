@@ -499,7 +499,7 @@ def test_a_folder_borrowing_another_checkouts_repository_syncs_nothing_of_it(
 @pytest.mark.parametrize(
     ("key", "hook"),
     # (an includeIf matching any folder, `includeIf.gitdir:/.path`, is the same door)
-    [("include.path", "pull"), ("include.path", "recall")],
+    [("include.path", "pull"), ("include.path", "recall"), ("include.path", "mcp")],
 )
 def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str, hook: str) -> None:
     """A folder's `.git/config` includes a FIFO (`include.path`, or an `includeIf` that
@@ -508,7 +508,8 @@ def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str, 
     Claude Code's own hook timeout killed gitmem, and git lived on, blocked). WORKED; now the
     hook opens the repository under a deadline (`hookrun.OPENING_BOUND`): a note, exit 0,
     and no git left running. The same for the prompt hook (every prompt), whose index had
-    not met this folder yet. Refused already: core.excludesFile, core.attributesFile."""
+    not met this folder yet, and for the MCP server Claude Code starts there (it ends with
+    one line). Refused already: core.excludesFile, core.attributesFile."""
     import json
     import os
     import sys
@@ -522,14 +523,16 @@ def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str, 
     world.git("config", key, str(fifo), cwd=bob)
     start = time.monotonic()
     run = subprocess.run(
-        [sys.executable, "-m", "gitmem", "-C", str(bob), hook, "--hook"],
+        [sys.executable, "-m", "gitmem", "-C", str(bob), hook, *(["--hook"] * (hook != "mcp"))],
         input=json.dumps({"prompt": "how do we deploy", "cwd": str(bob)}).encode(),
         capture_output=True,
         env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
         timeout=60,
     )
     assert time.monotonic() - start < 20
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == (2 if hook == "mcp" else 0), run.stderr
+    if hook == "mcp":  # the MCP server Claude Code starts there: one line, and it ends
+        assert b"did not open" in run.stderr, run.stderr
     if hook == "pull":
         assert b"memory not synced" in run.stderr, run.stderr
     left = subprocess.run(["pgrep", "-f", str(bob)], capture_output=True, text=True).stdout
