@@ -40,10 +40,10 @@ def config_home() -> str:
 
 def users_own(config: _Config, key: str) -> str | None:
     """`key` as the user's own configuration sets it (the command line and the environment,
-    global, system), never a repository's own (`.git/config`, `.git/config.worktree`): the user
-    scope is memory of the person, shared by every project, and a folder that came as an
-    archive with a `.git/config` naming a hub (red team 9) sent it there from the
-    SessionStart hook, and its `gitmem.agents` chose which agents' memory of the person left."""
+    global, system), never a repository's own (`.git/config`, `.git/config.worktree`), for
+    what a folder that came as an archive must not decide (red team 9): where the user scope,
+    memory of the person shared by every project, goes (`gitmem.hub`) and whose (`gitmem.agents`);
+    how long the hook that runs unasked may take (`gitmem.hookTimeout`)."""
     for scope in ("command", "global", "system"):
         value = config.config_get(key, scope)
         if value is not None:

@@ -272,7 +272,7 @@ def test_a_repositorys_own_config_never_steers_the_user_scope(world: World, what
     SessionStart hook's sync pushed the person's memory there (sealed, but to a repository
     the user never chose, with their identity and key list); its `gitmem.agents` chose which
     agents' memory of the person left for the user's own hub. WORKED; now both are read from
-    the user's own configuration only (`userscope.users_own`)."""
+    the user's own configuration only (`core/userdirs.users_own`)."""
     clone = world.clone("c")
     write_files(world.home / ".claude", {"CLAUDE.md": "person-memory\n"})
     write_files(world.home / ".codex" / "memories", {"x.md": "codex-memory-of-the-person\n"})
