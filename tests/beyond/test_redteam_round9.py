@@ -123,6 +123,30 @@ def test_c1_bytes_of_a_teammates_file_that_is_not_utf8_reach_no_output_raw(world
         assert not [c for c in shown if 0x80 <= ord(c) <= 0x9F], args
 
 
+def test_hub_ref_names_with_c1_and_bidi_reach_no_output_raw(world: World) -> None:
+    """Git ref names may hold any byte over 0x7F: a hub (anyone's, once named) carries refs
+    whose project and user parts hold a C1 CSI (U+009B), a bidi override and a zero-width
+    space, beside this user's own. Sync, status and the hook show none of them raw."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    clone = world.clone("c")
+    write_files(world.scope_path(clone), {"MEMORY.md": "- [A](a.md) — a\n", "a.md": "# a\n"})
+    world.ok("-C", str(clone), "sync")
+    oid, name = world.plumb(hub, "for-each-ref", "--format=%(objectname) %(refname)").split()[:2]
+    marks = "\u009b2J\u202e\u200b"
+    for planted in (
+        name.replace("/users/", f"{marks}/users/"),
+        name.replace("/users/", f"/users/x{marks}"),
+        f"refs/gitmem/projects/x{marks}/users/tester@example.com",
+    ):
+        world.plumb(hub, "update-ref", planted, oid)
+    for args in (["sync"], ["status"], ["pull", "--hook"]):
+        run = world.gitmem("-C", str(clone), *args)
+        shown = run.out + run.err
+        assert run.code == 0 and not _raw(shown), (args, _raw(shown)[:5], shown[:300])
+
+
 # -- recall cost: memories crafted for the tokenizer, hostile queries -------------------------
 
 
