@@ -284,7 +284,7 @@ def hook_bound(repo: Repository) -> float:
     lengthen it. Red team 9: a folder's `.git/config` set 1,000 s and named a remote that
     never answers: the unasked hook ran until Claude Code killed it (30 s), and its git fetch,
     in a session of its own, lived on, one more at every session start."""
-    from gitmem.project.userscope import users_own
+    from gitmem.core.userdirs import users_own
 
     own = hook_timeout(users_own(repo, "gitmem.hookTimeout"))
     here = repo.config_get("gitmem.hookTimeout")

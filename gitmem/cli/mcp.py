@@ -34,10 +34,18 @@ def run(args: argparse.Namespace) -> int:
             "the MCP SDK is not installed (python package mcp 2 or newer)",
             "pip install 'mcp>=2' into gitmem's environment",
         ) from None
+    from gitmem.claude.hookrun import OPENING_BOUND, HookTimeout, deadline
     from gitmem.recall.mcpserver import Recall, gitmem_argv, serve
 
     opener = project_opener(args)
-    place = place_of(args, opener)
     here = os.path.abspath(directory(args))
+    try:  # Claude Code starts it in the folder, unasked: a config including a FIFO held it
+        with deadline(OPENING_BOUND):
+            place = place_of(args, opener)
+    except HookTimeout:
+        raise UsageError(
+            f"git did not open {here} within {OPENING_BOUND:g} s",
+            "does its config include a file that never ends? git config --show-origin --list",
+        ) from None
     serve(Recall(place, opener, gitmem_argv(here, getattr(args, "memory_dir", None))))
     return 0

@@ -37,7 +37,7 @@ def run_user(args: argparse.Namespace) -> int:
 def carry_user(repo: Repository, quiet: bool) -> int:
     """After a project's sync: the user scope too, when a hub is set (else, once, a note for
     the agents gitmem.agents names whose memory is user memory only)."""
-    from gitmem.project.userscope import users_own
+    from gitmem.core.userdirs import users_own
 
     if not users_own(repo, "gitmem.hub"):
         if not quiet:

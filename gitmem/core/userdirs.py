@@ -11,6 +11,11 @@ invalid and ignored; a relative HOME gives way to the account's own home folder.
 from __future__ import annotations
 
 import os
+from typing import Protocol
+
+
+class _Config(Protocol):
+    def config_get(self, key: str, scope: str | None = None) -> str | None: ...
 
 
 def home() -> str:
@@ -31,3 +36,16 @@ def config_home() -> str:
     `<home>/.config`."""
     value = os.environ.get("XDG_CONFIG_HOME", "")
     return value if os.path.isabs(value) else os.path.join(home(), ".config")
+
+
+def users_own(config: _Config, key: str) -> str | None:
+    """`key` as the user's own configuration sets it (the command line and the environment,
+    global, system), never a repository's own (`.git/config`, `.git/config.worktree`), for
+    what a folder that came as an archive must not decide (red team 9): where the user scope,
+    memory of the person shared by every project, goes (`gitmem.hub`) and whose (`gitmem.agents`);
+    how long the hook that runs unasked may take (`gitmem.hookTimeout`)."""
+    for scope in ("command", "global", "system"):
+        value = config.config_get(key, scope)
+        if value is not None:
+            return value
+    return None

@@ -38,6 +38,9 @@ _REDIRECTS = (
 # as a remote) unless a config allows them; a repository's own config did, and every fetch ran
 # its command. mailmap.file/mailmap.blob (red team 8): `git log` and `git blame` read the file
 # a config names (a FIFO held every sync for the timeout, /dev/zero grew git to gigabytes).
+# core.alternateRefsCommand (red team 9): with an alternates file (objects/info/alternates) every
+# fetch ran the command a config names, through the shell, to list the alternate's refs; `true`
+# lists none (the alternate's objects are still used, only not advertised).
 SAFE_CONFIG = (
     "-c",
     "core.fsmonitor=false",

@@ -329,8 +329,9 @@ def user_status(repo: Any, env: Mapping[str, str], fetch: bool = False) -> UserS
     runs in, whose config names the hub and the agents; None: the global config), measured
     as a project's scopes are: files, unsynced changes, ahead/behind the hub."""
     from gitmem.core.sanitize import shown_url
+    from gitmem.core.userdirs import users_own
     from gitmem.project.scopes import resolve_uid
-    from gitmem.project.userscope import HUB_HINT, user_projects, users_own
+    from gitmem.project.userscope import HUB_HINT, user_projects
 
     hub = (users_own(repo, "gitmem.hub") if repo is not None else None) or _global_hub(env)
     if not hub:

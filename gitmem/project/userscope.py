@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem.core.userdirs import users_own
 from gitmem.errors import ConfigError
 from gitmem.project.adapters import (
     ADAPTERS,
@@ -167,19 +168,6 @@ def user_projects(repo: Repository | None, env: Mapping[str, str]) -> list[tuple
     # must not split one user scope across two refs; without a global one, the repository's
     uid = resolve_uid(_global_config(env) if repo is not None else config, fallback=config)
     return [(a, user_project(a, hub, uid, env)) for a in chosen if has_user_scope(a)]
-
-
-def users_own(config: Repository, key: str) -> str | None:
-    """`key` as the user's own configuration sets it (the command line and the environment,
-    global, system), never a repository's own (`.git/config`, `.git/config.worktree`): the user
-    scope is memory of the person, shared by every project, and a folder that came as an
-    archive with a `.git/config` naming a hub (red team 9) sent it there from the
-    SessionStart hook, and its `gitmem.agents` chose which agents' memory of the person left."""
-    for scope in ("command", "global", "system"):
-        value = config.config_get(key, scope)
-        if value is not None:
-            return value
-    return None
 
 
 def _global_config(env: Mapping[str, str]) -> Repository:

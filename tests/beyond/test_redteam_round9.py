@@ -123,6 +123,30 @@ def test_c1_bytes_of_a_teammates_file_that_is_not_utf8_reach_no_output_raw(world
         assert not [c for c in shown if 0x80 <= ord(c) <= 0x9F], args
 
 
+def test_hub_ref_names_with_c1_and_bidi_reach_no_output_raw(world: World) -> None:
+    """Git ref names may hold any byte over 0x7F: a hub (anyone's, once named) carries refs
+    whose project and user parts hold a C1 CSI (U+009B), a bidi override and a zero-width
+    space, beside this user's own. Sync, status and the hook show none of them raw."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    clone = world.clone("c")
+    write_files(world.scope_path(clone), {"MEMORY.md": "- [A](a.md) — a\n", "a.md": "# a\n"})
+    world.ok("-C", str(clone), "sync")
+    oid, name = world.plumb(hub, "for-each-ref", "--format=%(objectname) %(refname)").split()[:2]
+    marks = "\u009b2J\u202e\u200b"
+    for planted in (
+        name.replace("/users/", f"{marks}/users/"),
+        name.replace("/users/", f"/users/x{marks}"),
+        f"refs/gitmem/projects/x{marks}/users/tester@example.com",
+    ):
+        world.plumb(hub, "update-ref", planted, oid)
+    for args in (["sync"], ["status"], ["pull", "--hook"]):
+        run = world.gitmem("-C", str(clone), *args)
+        shown = run.out + run.err
+        assert run.code == 0 and not _raw(shown), (args, _raw(shown)[:5], shown[:300])
+
+
 # -- recall cost: memories crafted for the tokenizer, hostile queries -------------------------
 
 
@@ -272,7 +296,7 @@ def test_a_repositorys_own_config_never_steers_the_user_scope(world: World, what
     SessionStart hook's sync pushed the person's memory there (sealed, but to a repository
     the user never chose, with their identity and key list); its `gitmem.agents` chose which
     agents' memory of the person left for the user's own hub. WORKED; now both are read from
-    the user's own configuration only (`userscope.users_own`)."""
+    the user's own configuration only (`core/userdirs.users_own`)."""
     clone = world.clone("c")
     write_files(world.home / ".claude", {"CLAUDE.md": "person-memory\n"})
     write_files(world.home / ".codex" / "memories", {"x.md": "codex-memory-of-the-person\n"})
@@ -499,7 +523,7 @@ def test_a_folder_borrowing_another_checkouts_repository_syncs_nothing_of_it(
 @pytest.mark.parametrize(
     ("key", "hook"),
     # (an includeIf matching any folder, `includeIf.gitdir:/.path`, is the same door)
-    [("include.path", "pull"), ("include.path", "recall")],
+    [("include.path", "pull"), ("include.path", "recall"), ("include.path", "mcp")],
 )
 def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str, hook: str) -> None:
     """A folder's `.git/config` includes a FIFO (`include.path`, or an `includeIf` that
@@ -508,7 +532,8 @@ def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str, 
     Claude Code's own hook timeout killed gitmem, and git lived on, blocked). WORKED; now the
     hook opens the repository under a deadline (`hookrun.OPENING_BOUND`): a note, exit 0,
     and no git left running. The same for the prompt hook (every prompt), whose index had
-    not met this folder yet. Refused already: core.excludesFile, core.attributesFile."""
+    not met this folder yet, and for the MCP server Claude Code starts there (it ends with
+    one line). Refused already: core.excludesFile, core.attributesFile."""
     import json
     import os
     import sys
@@ -522,14 +547,16 @@ def test_a_config_including_a_fifo_never_holds_the_hook(world: World, key: str, 
     world.git("config", key, str(fifo), cwd=bob)
     start = time.monotonic()
     run = subprocess.run(
-        [sys.executable, "-m", "gitmem", "-C", str(bob), hook, "--hook"],
+        [sys.executable, "-m", "gitmem", "-C", str(bob), hook, *(["--hook"] * (hook != "mcp"))],
         input=json.dumps({"prompt": "how do we deploy", "cwd": str(bob)}).encode(),
         capture_output=True,
         env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
         timeout=60,
     )
     assert time.monotonic() - start < 20
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == (2 if hook == "mcp" else 0), run.stderr
+    if hook == "mcp":  # the MCP server Claude Code starts there: one line, and it ends
+        assert b"did not open" in run.stderr, run.stderr
     if hook == "pull":
         assert b"memory not synced" in run.stderr, run.stderr
     left = subprocess.run(["pgrep", "-f", str(bob)], capture_output=True, text=True).stdout
