@@ -397,6 +397,11 @@ def _unknown(
             f"nothing synced yet for scope {scopes[0].name}: it has no versions",
             f"run {sync_command(project)} first",
         )
+    if back and not tips:  # `diff ~1` before any memory was synced: "use ~N" would loop
+        return UsageError(
+            f"no memory history yet: {rev} names no version",
+            f"{sync_command(project)} commits your memory; then ~N is N syncs ago",
+        )
     if back and tips:
 
         def versions(tip: str) -> str:

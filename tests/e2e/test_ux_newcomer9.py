@@ -17,7 +17,18 @@ from tests.support.world import Run, World, write_files
 
 # words of a hint's prose that end the command it names ("gitmem log X lists its versions")
 _PROSE = {"lists", "first", "for", "to", "or", "then", "and", "a", "shows", "prints", "what"}
-_PROSE |= {"checks", "keeps", "reads", "brings", "says", "writes", "takes", "here", "there"}
+_PROSE |= {
+    "commits",
+    "checks",
+    "keeps",
+    "reads",
+    "brings",
+    "says",
+    "writes",
+    "takes",
+    "here",
+    "there",
+}
 
 
 def hinted(run: Run) -> list[list[str]]:
@@ -182,3 +193,20 @@ def test_arguments_a_newcomer_guesses_get_the_command_they_meant(tmp_path: Path)
         assert meant in run.err, run.err
         if args[0] != "restore":  # restore would write: the hint is checked, not run
             hints_run(a, proj, run, user=False)
+
+
+def test_a_revision_before_any_history_says_so_not_use_n(tmp_path: Path) -> None:
+    """`gitmem diff ~1` in a clone with no memory synced said "unknown revision '~1'" and
+    hinted "~N for N syncs ago", which it was; now: no history yet, and the sync that
+    makes it (which runs here)."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    for args, said in (
+        (("diff", "~1"), "no memory history yet"),
+        (("diff", "~0"), "no memory history yet"),
+        (("show", "~1:auto/x.md"), "nothing synced yet for scope auto"),
+    ):
+        run = world.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2, said)
+        hints_run(world, proj, run, user=False)
