@@ -445,6 +445,12 @@ def memory_show(project: Project, spec: str, *, named: str | None = None) -> tup
     """`REV:PATH` as git show takes it: (the commit, the memory as the ref stores it, its bytes
     at that commit, in plaintext). REV is a commit from gitmem log, or ~N for N syncs ago."""
     rev, sep, path = spec.partition(":")
+    if not sep and spec.endswith(".md") and not spec.startswith("-"):  # the memory, no REV
+        raise UsageError(
+            f"{spec!r} is not REV:PATH: which version?",
+            f"gitmem show '~0:{spec}' is the last synced one, ~1 the one before "
+            "(or a commit from gitmem log)",
+        )
     if not sep or not rev or not path:
         raise UsageError(
             f"{spec!r} is not REV:PATH", "e.g. gitmem show ~1:team/MEMORY.md (REV from gitmem log)"

@@ -38,10 +38,12 @@ def hinted(run: Run) -> list[list[str]]:
     found = []
     for hint in hints:
         for tail in re.findall(r"\bgitmem ([^;,()]+)", hint):
-            argv = []
+            argv: list[str] = []
             for word in tail.split():
-                if word in _PROSE:
-                    break
+                after_option = bool(argv) and argv[-1].startswith("--")
+                looks = word.startswith("-") or any(c in word for c in "/.~:@") or word.isdigit()
+                if word in _PROSE or not (len(argv) < 2 or after_option or looks):
+                    break  # prose: a command, its subcommand, options and their values end
                 argv.append(word.strip("'"))
             found.append(argv)
     return found
@@ -210,3 +212,14 @@ def test_a_revision_before_any_history_says_so_not_use_n(tmp_path: Path) -> None
         run = world.gitmem("-C", str(proj), *args)
         assert_one_clear_error(run, 2, said)
         hints_run(world, proj, run, user=False)
+
+
+def test_show_without_a_revision_names_the_version_to_ask_for(tmp_path: Path) -> None:
+    """`gitmem show auto/b.md` (the memory, no REV) hinted `~1:team/MEMORY.md`, another
+    memory; now it names this one at ~0, quoted as bash needs, and that command runs."""
+    a, proj = project_and_user_memory(tmp_path)
+    for name in ("auto/b.md", "team/t.md", "user/CLAUDE.md"):
+        run = a.gitmem("-C", str(proj), "show", name)
+        assert_one_clear_error(run, 2, f"'{name}' is not REV:PATH: which version?")
+        assert f"hint: gitmem show '~0:{name}' is the last synced one" in run.err, run.err
+        hints_run(a, proj, run, user=False)
