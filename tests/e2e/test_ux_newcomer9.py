@@ -223,3 +223,78 @@ def test_show_without_a_revision_names_the_version_to_ask_for(tmp_path: Path) ->
         assert_one_clear_error(run, 2, f"'{name}' is not REV:PATH: which version?")
         assert f"hint: gitmem show '~0:{name}' is the last synced one" in run.err, run.err
         hints_run(a, proj, run, user=False)
+
+
+def _source_texts() -> list[tuple[str, int, str]]:
+    """(file, line, text) of every string gitmem may print: its constants and f-strings (a
+    placeholder as NUL), docstrings left out (they tell the code, not the user)."""
+    import ast
+
+    from tests.support.world import REPO_ROOT
+
+    texts = []
+    for path in sorted((REPO_ROOT / "gitmem").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        docs = {
+            id(body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            for body in (node.body,)
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+        }
+        inside = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr):
+                text = "".join(
+                    str(v.value) if isinstance(v, ast.Constant) else "\0" for v in node.values
+                )
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if id(node) in docs or id(node) in inside:
+                    continue
+                text = node.value
+            else:
+                continue
+            texts.append((str(path.relative_to(REPO_ROOT)), node.lineno, str(text)))
+    return texts
+
+
+def test_every_command_gitmem_names_exists_with_its_subcommand_and_options() -> None:
+    """Every `gitmem COMMAND [SUBCOMMAND] [--option…]` in the strings gitmem prints (hints,
+    next: and fix: lines, notes) names a command, subcommand and options its parser has: an
+    option renamed or a command moved leaves no message sending a newcomer to the old one."""
+    import argparse
+
+    from gitmem.cli import COMMANDS, build_parser
+
+    def sub(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser | None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found: argparse.ArgumentParser | None = action.choices.get(name)
+                return found
+        return None
+
+    wrong, seen = [], 0
+    parsers: dict[str, argparse.ArgumentParser | None] = {}
+    for where, line, text in _source_texts():
+        for m in re.finditer(r"(?<![\w/.\0-])gitmem ([a-z][a-z-]*)((?: [^ ;,()`'\"]+)*)", text):
+            name, words = m.group(1), m.group(2).split()
+            if name not in COMMANDS:
+                if words and words[0].startswith("--"):  # reads as a command: is none
+                    wrong.append(f"{where}:{line}: {m.group(0)!r}: no command {name}")
+                continue  # prose: "gitmem was started in PATH"
+            if name not in parsers:
+                parsers[name] = sub(build_parser([name]), name)
+            parser = parsers[name]
+            assert parser is not None, name
+            if words and not words[0].startswith("-") and "\0" not in words[0]:
+                chosen = sub(parser, words[0])
+                if chosen is not None:
+                    parser, words = chosen, words[1:]
+            seen += 1
+            for word in words:
+                option = word.split("=")[0].rstrip(".:")
+                checked = option.startswith("-") and "\0" not in option and option != "--"
+                if checked and option not in parser._option_string_actions:
+                    wrong.append(f"{where}:{line}: {m.group(0)!r}: no option {option}")
+    assert seen > 100  # the walk reads the messages, not nothing
+    assert not wrong, "\n".join(wrong)
