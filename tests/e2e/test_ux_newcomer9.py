@@ -298,3 +298,22 @@ def test_every_command_gitmem_names_exists_with_its_subcommand_and_options() -> 
                     wrong.append(f"{where}:{line}: {m.group(0)!r}: no option {option}")
     assert seen > 100  # the walk reads the messages, not nothing
     assert not wrong, "\n".join(wrong)
+
+
+def test_an_empty_user_scope_query_names_the_user_scope_not_the_project(tmp_path: Path) -> None:
+    """`gitmem query --scope user` with no user-scope memory said "no memory in this project
+    yet: gitmem record writes one, gitmem sync brings the team's", neither of which makes
+    user memory; `key show --user` was hinted a memory id. Now each says what applies."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    run = world.gitmem("-C", str(proj), "query", "--scope", "user", "--recent", "5")
+    assert run.code == 0 and not run.out, run
+    assert run.err == (
+        "no user-scope memory here yet: gitmem status --user says where it is kept and how it "
+        "syncs\n"
+    )
+    assert "gitmem sync --user" in world.ok("-C", str(proj), "status", "--user")
+    run = world.gitmem("-C", str(proj), "key", "show", "--user")
+    assert_one_clear_error(run, 2, "unrecognized arguments: --user (gitmem key show)")
+    assert run.err.endswith("hint: see 'gitmem key show --help'\n"), run.err
