@@ -213,7 +213,10 @@ def memory_log(
                 f"{label} has no history {place}",
                 f"{_what_exists(project, named)}; a new memory appears there after "
                 f"{sync_command(project)}",
-                tool_hint="history without an id lists what exists; a new memory appears there "
+                tool_hint="search lists what exists; user-scope memory appears there after the "
+                "user runs gitmem sync --user (no tool syncs it)"
+                if named
+                else "history without an id lists what exists; a new memory appears there "
                 "after a sync (the sync tool)",
             )
         if where.scope.ref == project.user_ref:

@@ -317,3 +317,23 @@ def test_an_empty_user_scope_query_names_the_user_scope_not_the_project(tmp_path
     run = world.gitmem("-C", str(proj), "key", "show", "--user")
     assert_one_clear_error(run, 2, "unrecognized arguments: --user (gitmem key show)")
     assert run.err.endswith("hint: see 'gitmem key show --help'\n"), run.err
+
+
+def test_the_mcp_history_tool_tells_an_agent_how_user_memory_syncs(tmp_path: Path) -> None:
+    """The history tool on a user-scope id with no history said "a new memory appears there
+    after a sync (the sync tool)": the sync tool carries the project's memory, never the user
+    scope's. It now names the store as the user named it and `gitmem sync --user`."""
+    from typing import Any
+
+    from tests.recall.test_mcp import session_script
+
+    a, proj = project_and_user_memory(tmp_path)
+
+    async def steps(s: Any) -> str:
+        result = await s.call_tool("history", {"id": "user/nope.md"})
+        assert result.is_error, result.content
+        return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+    said = session_script(a, proj, steps)
+    assert "user/nope.md has no history in your user scope" in said, said
+    assert "gitmem sync --user (no tool syncs it)" in said and "the sync tool" not in said, said
