@@ -64,7 +64,8 @@ class Parser(argparse.ArgumentParser):
 def _extras_hint(prog: str, extras: list[str]) -> str | None:
     """What a newcomer meant by an argument the command does not take, where it is clear:
     `log --user` (user-scope memory goes by its id), `query tabs` (words go to --search)."""
-    command = prog.rpartition(" ")[2]
+    parts = prog.split()
+    command = parts[1] if len(parts) == 2 else ""  # `gitmem key show --user`: not show's
     if "--user" in extras and command in ("log", "show", "diff", "restore"):
         named = {"show": "~0:user/CLAUDE.md", "diff": "--path user/CLAUDE.md"}
         return (

@@ -164,6 +164,11 @@ def run(args: argparse.Namespace) -> int:
             )
         elif unread:  # "nothing here yet" is untrue: it is on the ref, sealed
             sys.stderr.write(f"no memory found; {unread}\n")
+        elif args.scope and all(s.startswith("user") for s in args.scope):  # not a project's
+            sys.stderr.write(
+                "no user-scope memory here yet: gitmem status --user says where it is kept "
+                "and how it syncs\n"
+            )
         else:  # --recent named itself as the way out, and answered the same
             sys.stderr.write(
                 "no memory in this project yet: gitmem record writes one, gitmem sync brings "

@@ -213,7 +213,10 @@ def memory_log(
                 f"{label} has no history {place}",
                 f"{_what_exists(project, named)}; a new memory appears there after "
                 f"{sync_command(project)}",
-                tool_hint="history without an id lists what exists; a new memory appears there "
+                tool_hint="search lists what exists; user-scope memory appears there after the "
+                "user runs gitmem sync --user (no tool syncs it)"
+                if named
+                else "history without an id lists what exists; a new memory appears there "
                 "after a sync (the sync tool)",
             )
         if where.scope.ref == project.user_ref:
@@ -397,6 +400,11 @@ def _unknown(
             f"nothing synced yet for scope {scopes[0].name}: it has no versions",
             f"run {sync_command(project)} first",
         )
+    if back and not tips:  # `diff ~1` before any memory was synced: "use ~N" would loop
+        return UsageError(
+            f"no memory history yet: {rev} names no version",
+            f"{sync_command(project)} commits your memory; then ~N is N syncs ago",
+        )
     if back and tips:
 
         def versions(tip: str) -> str:
@@ -440,6 +448,12 @@ def memory_show(project: Project, spec: str, *, named: str | None = None) -> tup
     """`REV:PATH` as git show takes it: (the commit, the memory as the ref stores it, its bytes
     at that commit, in plaintext). REV is a commit from gitmem log, or ~N for N syncs ago."""
     rev, sep, path = spec.partition(":")
+    if not sep and spec.endswith(".md") and not spec.startswith("-"):  # the memory, no REV
+        raise UsageError(
+            f"{spec!r} is not REV:PATH: which version?",
+            f"gitmem show '~0:{spec}' is the last synced one, ~1 the one before "
+            "(or a commit from gitmem log)",
+        )
     if not sep or not rev or not path:
         raise UsageError(
             f"{spec!r} is not REV:PATH", "e.g. gitmem show ~1:team/MEMORY.md (REV from gitmem log)"

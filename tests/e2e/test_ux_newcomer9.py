@@ -17,7 +17,18 @@ from tests.support.world import Run, World, write_files
 
 # words of a hint's prose that end the command it names ("gitmem log X lists its versions")
 _PROSE = {"lists", "first", "for", "to", "or", "then", "and", "a", "shows", "prints", "what"}
-_PROSE |= {"checks", "keeps", "reads", "brings", "says", "writes", "takes", "here", "there"}
+_PROSE |= {
+    "commits",
+    "checks",
+    "keeps",
+    "reads",
+    "brings",
+    "says",
+    "writes",
+    "takes",
+    "here",
+    "there",
+}
 
 
 def hinted(run: Run) -> list[list[str]]:
@@ -27,10 +38,12 @@ def hinted(run: Run) -> list[list[str]]:
     found = []
     for hint in hints:
         for tail in re.findall(r"\bgitmem ([^;,()]+)", hint):
-            argv = []
+            argv: list[str] = []
             for word in tail.split():
-                if word in _PROSE:
-                    break
+                after_option = bool(argv) and argv[-1].startswith("--")
+                looks = word.startswith("-") or any(c in word for c in "/.~:@") or word.isdigit()
+                if word in _PROSE or not (len(argv) < 2 or after_option or looks):
+                    break  # prose: a command, its subcommand, options and their values end
                 argv.append(word.strip("'"))
             found.append(argv)
     return found
@@ -182,3 +195,145 @@ def test_arguments_a_newcomer_guesses_get_the_command_they_meant(tmp_path: Path)
         assert meant in run.err, run.err
         if args[0] != "restore":  # restore would write: the hint is checked, not run
             hints_run(a, proj, run, user=False)
+
+
+def test_a_revision_before_any_history_says_so_not_use_n(tmp_path: Path) -> None:
+    """`gitmem diff ~1` in a clone with no memory synced said "unknown revision '~1'" and
+    hinted "~N for N syncs ago", which it was; now: no history yet, and the sync that
+    makes it (which runs here)."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    for args, said in (
+        (("diff", "~1"), "no memory history yet"),
+        (("diff", "~0"), "no memory history yet"),
+        (("show", "~1:auto/x.md"), "nothing synced yet for scope auto"),
+    ):
+        run = world.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2, said)
+        hints_run(world, proj, run, user=False)
+
+
+def test_show_without_a_revision_names_the_version_to_ask_for(tmp_path: Path) -> None:
+    """`gitmem show auto/b.md` (the memory, no REV) hinted `~1:team/MEMORY.md`, another
+    memory; now it names this one at ~0, quoted as bash needs, and that command runs."""
+    a, proj = project_and_user_memory(tmp_path)
+    for name in ("auto/b.md", "team/t.md", "user/CLAUDE.md"):
+        run = a.gitmem("-C", str(proj), "show", name)
+        assert_one_clear_error(run, 2, f"'{name}' is not REV:PATH: which version?")
+        assert f"hint: gitmem show '~0:{name}' is the last synced one" in run.err, run.err
+        hints_run(a, proj, run, user=False)
+
+
+def _source_texts() -> list[tuple[str, int, str]]:
+    """(file, line, text) of every string gitmem may print: its constants and f-strings (a
+    placeholder as NUL), docstrings left out (they tell the code, not the user)."""
+    import ast
+
+    from tests.support.world import REPO_ROOT
+
+    texts = []
+    for path in sorted((REPO_ROOT / "gitmem").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        docs = {
+            id(body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            for body in (node.body,)
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+        }
+        inside = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.JoinedStr):
+                text = "".join(
+                    str(v.value) if isinstance(v, ast.Constant) else "\0" for v in node.values
+                )
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if id(node) in docs or id(node) in inside:
+                    continue
+                text = node.value
+            else:
+                continue
+            texts.append((str(path.relative_to(REPO_ROOT)), node.lineno, str(text)))
+    return texts
+
+
+def test_every_command_gitmem_names_exists_with_its_subcommand_and_options() -> None:
+    """Every `gitmem COMMAND [SUBCOMMAND] [--option…]` in the strings gitmem prints (hints,
+    next: and fix: lines, notes) names a command, subcommand and options its parser has: an
+    option renamed or a command moved leaves no message sending a newcomer to the old one."""
+    import argparse
+
+    from gitmem.cli import COMMANDS, build_parser
+
+    def sub(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser | None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found: argparse.ArgumentParser | None = action.choices.get(name)
+                return found
+        return None
+
+    wrong, seen = [], 0
+    parsers: dict[str, argparse.ArgumentParser | None] = {}
+    for where, line, text in _source_texts():
+        for m in re.finditer(r"(?<![\w/.\0-])gitmem ([a-z][a-z-]*)((?: [^ ;,()`'\"]+)*)", text):
+            name, words = m.group(1), m.group(2).split()
+            if name not in COMMANDS:
+                if words and words[0].startswith("--"):  # reads as a command: is none
+                    wrong.append(f"{where}:{line}: {m.group(0)!r}: no command {name}")
+                continue  # prose: "gitmem was started in PATH"
+            if name not in parsers:
+                parsers[name] = sub(build_parser([name]), name)
+            parser = parsers[name]
+            assert parser is not None, name
+            if words and not words[0].startswith("-") and "\0" not in words[0]:
+                chosen = sub(parser, words[0])
+                if chosen is not None:
+                    parser, words = chosen, words[1:]
+            seen += 1
+            for word in words:
+                option = word.split("=")[0].rstrip(".:")
+                checked = option.startswith("-") and "\0" not in option and option != "--"
+                if checked and option not in parser._option_string_actions:
+                    wrong.append(f"{where}:{line}: {m.group(0)!r}: no option {option}")
+    assert seen > 100  # the walk reads the messages, not nothing
+    assert not wrong, "\n".join(wrong)
+
+
+def test_an_empty_user_scope_query_names_the_user_scope_not_the_project(tmp_path: Path) -> None:
+    """`gitmem query --scope user` with no user-scope memory said "no memory in this project
+    yet: gitmem record writes one, gitmem sync brings the team's", neither of which makes
+    user memory; `key show --user` was hinted a memory id. Now each says what applies."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    run = world.gitmem("-C", str(proj), "query", "--scope", "user", "--recent", "5")
+    assert run.code == 0 and not run.out, run
+    assert run.err == (
+        "no user-scope memory here yet: gitmem status --user says where it is kept and how it "
+        "syncs\n"
+    )
+    assert "gitmem sync --user" in world.ok("-C", str(proj), "status", "--user")
+    run = world.gitmem("-C", str(proj), "key", "show", "--user")
+    assert_one_clear_error(run, 2, "unrecognized arguments: --user (gitmem key show)")
+    assert run.err.endswith("hint: see 'gitmem key show --help'\n"), run.err
+
+
+def test_the_mcp_history_tool_tells_an_agent_how_user_memory_syncs(tmp_path: Path) -> None:
+    """The history tool on a user-scope id with no history said "a new memory appears there
+    after a sync (the sync tool)": the sync tool carries the project's memory, never the user
+    scope's. It now names the store as the user named it and `gitmem sync --user`."""
+    from typing import Any
+
+    from tests.recall.test_mcp import session_script
+
+    a, proj = project_and_user_memory(tmp_path)
+
+    async def steps(s: Any) -> str:
+        result = await s.call_tool("history", {"id": "user/nope.md"})
+        assert result.is_error, result.content
+        return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+    said = session_script(a, proj, steps)
+    assert "user/nope.md has no history in your user scope" in said, said
+    assert "gitmem sync --user (no tool syncs it)" in said and "the sync tool" not in said, said
