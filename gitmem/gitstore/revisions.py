@@ -97,6 +97,23 @@ class History(GitDir):
         out = self.git("rev-list", "--no-merges", "-n1", tip, "--not", *held, "--").stdout
         return bool(out.strip())
 
+    def held(self, tips: Sequence[str], into: str) -> set[str]:
+        """The commits of `tips` that commit `into` reaches (itself included). A tip this
+        repository lacks, or that names no commit, is not held. Two processes for all tips."""
+        asked = sorted(set(tips))
+        if not asked:
+            return set()
+        here = self.git("rev-list", "--no-walk", "--ignore-missing", *asked, check=False)
+        if here.returncode != 0:  # a tip that names a blob or a tree: nothing is taken as held
+            return set()
+        present = set(here.stdout.decode("ascii", "replace").split()) & set(asked)
+        if not present:
+            return set()
+        out = self.git("rev-list", *sorted(present), "--not", into, "--", check=False)
+        if out.returncode != 0:
+            return set()
+        return present - set(out.stdout.decode("ascii", "replace").split())
+
     def unreached(self, prefix: str, into: Sequence[str]) -> dict[str, str]:
         """ref -> tip of each ref under `prefix` whose tip none of the commits `into` reaches
         (not merged into any of them), in the order of names. One process for all the refs."""

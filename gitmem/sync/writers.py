@@ -298,6 +298,16 @@ class WriterRefs:
         remote_refs = len(read_listing(repo) or {}) + FLOOD  # what the remote advertises, about
         at_once = min(RETIRE_AT_ONCE, max(MAX_WRITER_REFS, RETIRE_WORK // remote_refs))
         batch = dict(sorted(pending.items())[:at_once])
+        # the list is this clone's own note, and a folder can come with a planted one: a ref
+        # is deleted only at a tip the fetched team ref holds (checked here, not trusted)
+        team = repo.resolve(project.tracking_ref(TEAM_REF))
+        held = repo.held(list(batch.values()), team) if team is not None else set()
+        unheld = {n for n, tip in batch.items() if tip not in held}
+        batch = {n: tip for n, tip in batch.items() if n not in unheld}
+        pending = {n: tip for n, tip in pending.items() if n not in unheld}
+        if not batch:
+            remember_retiring(repo, pending)
+            return
         leases = {remote_name(project, n): tip for n, tip in batch.items()}
         tracked = fetched_writers(project)  # read before the push (it may move our refs)
         deleted = repo.delete_remote_refs(project.remote, leases, self.run.opts.timeout)

@@ -390,11 +390,6 @@ def test_a_memory_folder_reached_through_a_link_writes_only_where_it_should(
 # -- writer refs: could a sync delete one the team ref does not hold? ------------------------
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="found, not fixed here (flood9's area, gitmem/sync/writers._retire_held): a planted "
-    "writers-retiring list is trusted without asking whether the team ref holds the tip",
-)
 def test_a_planted_retiring_list_never_deletes_a_writer_ref_the_team_ref_lacks(
     world: World,
 ) -> None:
