@@ -112,6 +112,10 @@ class MemoryStore(ObjectEncoding):
             del self.references[ref]
         return True
 
+    def held(self, tips: Sequence[str], into: str) -> set[str]:
+        reached = set(self._ancestors(into)) if into in self.objects else set()
+        return {tip for tip in tips if tip in reached}
+
     def is_ancestor(self, a: str, b: str) -> bool:
         return a in self._ancestors(b)
 

@@ -178,10 +178,6 @@ class MemoryRepository(MemoryStore):
             len(self.read_commit(oid)[1]) < 2 for oid in self._ancestors(tip) if oid not in hidden
         )
 
-    def held(self, tips: Sequence[str], into: str) -> set[str]:
-        reached = set(self._ancestors(into)) if into in self.objects else set()
-        return {tip for tip in tips if tip in reached}
-
     def unreached(self, prefix: str, into: Sequence[str]) -> dict[str, str]:
         reached: set[str] = set()
         for oid in into:

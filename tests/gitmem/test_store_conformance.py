@@ -165,6 +165,11 @@ def test_ancestry_answers_agree(store: Store) -> None:
     assert not store.is_ancestor(left, right) and not store.is_ancestor(merge, left)
     assert store.merge_base(left, right) == root
     assert store.merge_base(merge, right) == right
+    other = store.write_commit(tree, [], "unrelated", when=1_700_000_004)
+    absent = "1" * len(root)
+    assert store.held([root, left, merge, other, absent], right) == {root}
+    assert store.held([root, left, right, other, absent], merge) == {root, left, right}
+    assert store.held([], merge) == set()
 
 
 def test_tree_merge_keeps_both_sides_and_modified_beats_deleted(store: Store) -> None:
