@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
                     env=env,
                     check=True,
                     capture_output=True,
+                    # not the caller's directory: under -m it comes before PYTHONPATH, and
+                    # from a checkout every tree would run that checkout's gitmem
+                    cwd=root,
                 )
                 return time.perf_counter() - start
 
