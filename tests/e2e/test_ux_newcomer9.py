@@ -337,3 +337,30 @@ def test_the_mcp_history_tool_tells_an_agent_how_user_memory_syncs(tmp_path: Pat
     said = session_script(a, proj, steps)
     assert "user/nope.md has no history in your user scope" in said, said
     assert "gitmem sync --user (no tool syncs it)" in said and "the sync tool" not in said, said
+
+
+def test_a_lost_edit_of_a_memory_moved_since_is_not_made_a_second_copy(tmp_path: Path) -> None:
+    """`restore --lost N` after the memory was demoted (or promoted) wrote the old scope's
+    file back: a second copy of the memory beside the moved one. Now one line naming where
+    it lives; both hinted commands run, and after `restore PATH` the lost edit applies."""
+    world = World(tmp_path)
+    world.make_remote()
+    one, two = world.clone("one"), world.clone("two")
+    write_files(world.scope_path(one, "team"), {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "x\n"})
+    world.ok("-C", str(one), "sync")
+    world.ok("-C", str(two), "sync")
+    write_files(world.scope_path(one, "team"), {"t.md": "from one\n"})
+    write_files(world.scope_path(two, "team"), {"t.md": "from two\n"})
+    world.ok("-C", str(one), "sync")
+    world.ok("-C", str(two), "sync")  # both edited line 1: one edit lost
+    assert world.ok("-C", str(two), "lost").lstrip().startswith("1  "), "no lost edit"
+    world.ok("-C", str(two), "demote", "team/t.md")
+    auto = world.scope_path(two, "auto")
+    kept = (auto / "t.md").read_text()
+    run = world.gitmem("-C", str(two), "restore", "--lost", "1")
+    assert_one_clear_error(run, 2, "lost edit 1 is of team/t.md, gone since, and auto/t.md holds")
+    assert not (world.scope_path(two, "team") / "t.md").exists()  # nothing written
+    assert (auto / "t.md").read_text() == kept
+    hints_run(world, two, run, user=False)  # gitmem lost 1; gitmem restore team/t.md
+    assert (world.scope_path(two, "team") / "t.md").exists()
+    world.ok("-C", str(two), "restore", "--lost", "1")  # now both: the user chose it
