@@ -186,6 +186,7 @@ def test_arguments_a_newcomer_guesses_get_the_command_they_meant(tmp_path: Path)
     for args, meant in (
         (("log", "--user"), "gitmem log user/CLAUDE.md"),
         (("diff", "--user"), "gitmem diff --path user/CLAUDE.md"),
+        (("show", "x", "--user"), "gitmem show '~0:user/CLAUDE.md'"),  # quoted: bash's ~0
         (("restore", "--user"), "gitmem restore user/CLAUDE.md"),
         (("query", "--search", "tabs", "--user"), "gitmem query --scope user"),
         (("query", "tabs"), "gitmem query --search 'tabs'"),
