@@ -262,7 +262,8 @@ def _source_texts() -> list[tuple[str, int, str]]:
 def test_every_command_gitmem_names_exists_with_its_subcommand_and_options() -> None:
     """Every `gitmem COMMAND [SUBCOMMAND] [--option…]` in the strings gitmem prints (hints,
     next: and fix: lines, notes) names a command, subcommand and options its parser has: an
-    option renamed or a command moved leaves no message sending a newcomer to the old one."""
+    option renamed or a command moved leaves no message sending a newcomer to the old one, and
+    none names a bare `~0` a shell would turn into a folder."""
     import argparse
 
     from gitmem.cli import COMMANDS, build_parser
@@ -293,6 +294,8 @@ def test_every_command_gitmem_names_exists_with_its_subcommand_and_options() -> 
                     parser, words = chosen, words[1:]
             seen += 1
             for word in words:
+                if word.startswith("~0"):  # bash makes a bare ~0 the current folder
+                    wrong.append(f"{where}:{line}: {m.group(0)!r}: quote ~0 ('~0…')")
                 option = word.split("=")[0].rstrip(".:")
                 checked = option.startswith("-") and "\0" not in option and option != "--"
                 if checked and option not in parser._option_string_actions:
