@@ -67,7 +67,7 @@ def _extras_hint(prog: str, extras: list[str]) -> str | None:
     parts = prog.split()
     command = parts[1] if len(parts) == 2 else ""  # `gitmem key show --user`: not show's
     if "--user" in extras and command in ("log", "show", "diff", "restore"):
-        named = {"show": "~0:user/CLAUDE.md", "diff": "--path user/CLAUDE.md"}
+        named = {"show": "'~0:user/CLAUDE.md'", "diff": "--path user/CLAUDE.md"}
         return (
             f"user-scope memory goes by its id, not --user: e.g. {prog} "
             f"{named.get(command, 'user/CLAUDE.md')} (gitmem query --scope user --recent 20 "

@@ -29,7 +29,7 @@ from gitmem.errors import UsageError
 from merge_drivers.model import LOSING_REASONS
 
 if TYPE_CHECKING:
-    from gitmem.project.scopes import Project
+    from gitmem.project.scopes import Project, Scope
 
 
 LOSING = LOSING_REASONS  # the reasons a resolution gives when one side's edit lost
@@ -274,6 +274,7 @@ def restore_lost(project: Project, number: int) -> Brought:
     try:
         now = target.read_bytes().decode("utf-8")
     except FileNotFoundError:
+        _moved_since(project, where.scope, where.rel, edit.path, number)
         now = "".join(merged)  # deleted since: the edit applies to the file the merge left
     except UnicodeDecodeError:
         raise UsageError(f"{target} is not UTF-8 text", "fix its encoding, then retry") from None
@@ -292,6 +293,23 @@ def restore_lost(project: Project, number: int) -> Brought:
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, data.encode("utf-8"), current_mode(target))
     return Brought(edit, target, True)
+
+
+def _moved_since(project: Project, scope: Scope, rel: str, path: str, number: int) -> None:
+    """A lost edit whose file is gone while another scope holds a memory of its name (promoted
+    or demoted since): written back in place it would be a second copy of that memory. Every
+    scope has its index: a MEMORY.md is never read as moved."""
+    if rel.rpartition("/")[2] == "MEMORY.md":
+        return
+    for other in project.scopes:
+        if other.name != scope.name and other.path != scope.path and other.file(rel).is_file():
+            moved = f"{other.prefix}/{rel}"
+            raise UsageError(
+                f"lost edit {number} is of {path}, gone since, and {moved} holds a memory of "
+                "its name now (promoted or demoted?): nothing written",
+                f"see it with gitmem lost {number} and apply it to {moved} by hand, or run "
+                f"gitmem restore {path} first to have both",
+            )
 
 
 # -- what a sync tells: each edit a merge resolved against, once, with who wrote it --------------

@@ -186,6 +186,7 @@ def test_arguments_a_newcomer_guesses_get_the_command_they_meant(tmp_path: Path)
     for args, meant in (
         (("log", "--user"), "gitmem log user/CLAUDE.md"),
         (("diff", "--user"), "gitmem diff --path user/CLAUDE.md"),
+        (("show", "x", "--user"), "gitmem show '~0:user/CLAUDE.md'"),  # quoted: bash's ~0
         (("restore", "--user"), "gitmem restore user/CLAUDE.md"),
         (("query", "--search", "tabs", "--user"), "gitmem query --scope user"),
         (("query", "tabs"), "gitmem query --search 'tabs'"),
@@ -261,7 +262,8 @@ def _source_texts() -> list[tuple[str, int, str]]:
 def test_every_command_gitmem_names_exists_with_its_subcommand_and_options() -> None:
     """Every `gitmem COMMAND [SUBCOMMAND] [--option…]` in the strings gitmem prints (hints,
     next: and fix: lines, notes) names a command, subcommand and options its parser has: an
-    option renamed or a command moved leaves no message sending a newcomer to the old one."""
+    option renamed or a command moved leaves no message sending a newcomer to the old one, and
+    none names a bare `~0` a shell would turn into a folder."""
     import argparse
 
     from gitmem.cli import COMMANDS, build_parser
@@ -292,6 +294,8 @@ def test_every_command_gitmem_names_exists_with_its_subcommand_and_options() -> 
                     parser, words = chosen, words[1:]
             seen += 1
             for word in words:
+                if word.startswith("~0"):  # bash makes a bare ~0 the current folder
+                    wrong.append(f"{where}:{line}: {m.group(0)!r}: quote ~0 ('~0…')")
                 option = word.split("=")[0].rstrip(".:")
                 checked = option.startswith("-") and "\0" not in option and option != "--"
                 if checked and option not in parser._option_string_actions:
@@ -337,3 +341,30 @@ def test_the_mcp_history_tool_tells_an_agent_how_user_memory_syncs(tmp_path: Pat
     said = session_script(a, proj, steps)
     assert "user/nope.md has no history in your user scope" in said, said
     assert "gitmem sync --user (no tool syncs it)" in said and "the sync tool" not in said, said
+
+
+def test_a_lost_edit_of_a_memory_moved_since_is_not_made_a_second_copy(tmp_path: Path) -> None:
+    """`restore --lost N` after the memory was demoted (or promoted) wrote the old scope's
+    file back: a second copy of the memory beside the moved one. Now one line naming where
+    it lives; both hinted commands run, and after `restore PATH` the lost edit applies."""
+    world = World(tmp_path)
+    world.make_remote()
+    one, two = world.clone("one"), world.clone("two")
+    write_files(world.scope_path(one, "team"), {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "x\n"})
+    world.ok("-C", str(one), "sync")
+    world.ok("-C", str(two), "sync")
+    write_files(world.scope_path(one, "team"), {"t.md": "from one\n"})
+    write_files(world.scope_path(two, "team"), {"t.md": "from two\n"})
+    world.ok("-C", str(one), "sync")
+    world.ok("-C", str(two), "sync")  # both edited line 1: one edit lost
+    assert world.ok("-C", str(two), "lost").lstrip().startswith("1  "), "no lost edit"
+    world.ok("-C", str(two), "demote", "team/t.md")
+    auto = world.scope_path(two, "auto")
+    kept = (auto / "t.md").read_text()
+    run = world.gitmem("-C", str(two), "restore", "--lost", "1")
+    assert_one_clear_error(run, 2, "lost edit 1 is of team/t.md, gone since, and auto/t.md holds")
+    assert not (world.scope_path(two, "team") / "t.md").exists()  # nothing written
+    assert (auto / "t.md").read_text() == kept
+    hints_run(world, two, run, user=False)  # gitmem lost 1; gitmem restore team/t.md
+    assert (world.scope_path(two, "team") / "t.md").exists()
+    world.ok("-C", str(two), "restore", "--lost", "1")  # now both: the user chose it
