@@ -206,7 +206,15 @@ def relist(project: Project, timeout: float | None = None, first: bool = False) 
     if len(listing) > LISTING_MAX:
         listing = {n: listing[n] for n in sorted(listing)[:LISTING_MAX]}
     remember_listing(repo, listing)
-    done = merged_tips(repo) | refused_before(repo)
+    held = merged_tips(repo)
+    # listed again at a tip the remote's team ref was found to hold: cleared (sync/writers
+    # `_retire_held`: under a lease on this tip, read just now), also those a listing's
+    # bound or a refused delete left out before
+    own = known_writer_id(repo)
+    stale = {n: tip for n, tip in listing.items() if tip in held and n != own}
+    if stale:
+        remember_retiring(repo, {**read_retiring(repo), **stale})
+    done = held | refused_before(repo)
     return [name for name in sorted(listing) if listing[name] not in done][:FLOOD_WINDOW]
 
 
