@@ -205,8 +205,17 @@ def relist(project: Project, timeout: float | None = None, first: bool = False) 
         return None
     if len(listing) > LISTING_MAX:
         listing = {n: listing[n] for n in sorted(listing)[:LISTING_MAX]}
+    before = read_listing(repo) or {}
     remember_listing(repo, listing)
-    done = merged_tips(repo) | refused_before(repo)
+    held = merged_tips(repo)
+    # listed now, not before (past the last listing's bound), at a tip the remote's team ref
+    # was found to hold: cleared (sync/writers `_retire_held`, under a lease on this tip, read
+    # just now); one listed before was tried then (a refused delete is not tried again)
+    own = known_writer_id(repo)
+    stale = {n: t for n, t in listing.items() if t in held and n != own and n not in before}
+    if stale:
+        remember_retiring(repo, {**read_retiring(repo), **stale})
+    done = held | refused_before(repo)
     return [name for name in sorted(listing) if listing[name] not in done][:FLOOD_WINDOW]
 
 

@@ -234,3 +234,44 @@ def test_a_flood_the_team_ref_holds_is_deleted_in_one_atomic_push(world: World) 
     assert len(deletes) == 1 and "--atomic" in deletes[0], [a[:8] for a in deletes]
     assert "--receive-pack=git-receive-pack" in deletes[0]  # never the repository's own
     assert _remote_writers(world) == {}
+
+
+def test_a_listing_keeps_at_most_its_bound_and_lists_the_rest_later(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bounded (`flood9`): a listing keeps at most LISTING_MAX names (the first, in the order
+    of names), whatever the remote advertises; those past it are listed once the first are
+    gone (here a flood the team ref holds: cleared, then the rest)."""
+    from gitmem.project import writerrefs
+
+    monkeypatch.setattr(writerrefs, "LISTING_MAX", 200)
+    _alice, _bob, _team = teammates_sharing(world)
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(500)})
+    carol = world.clone("carol", email="carol@example.com")
+    left = []
+    for _ in range(3):
+        world.ok("-C", str(carol), "sync", "-q")
+        listing = carol / ".git/gitmem/writers-listing"
+        assert not listing.exists() or len(listing.read_text().splitlines()) <= 200
+        left.append(len(_remote_writers(world)))
+    assert left[0] == 300 and left[1] == 100, left  # 200 a listing, each cleared in turn
+
+
+def test_a_server_that_refuses_deletes_is_asked_once(world: World) -> None:
+    """A remote that refuses deletes (its `update` hook) keeps a flood the team ref holds:
+    the sync that finds it asks once (one push of the deletes, refused), later syncs never
+    again (each would cost a push of every lease), and every sync still succeeds."""
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    hook = world.remote / "hooks" / "update"  # receive.denyDeletes holds for branches only
+    hook.write_text('#!/bin/sh\ncase "$3" in 0000000*) exit 1;; esac\nexit 0\n')
+    hook.chmod(0o755)
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(150)})
+    pushes = []
+    for _ in range(3):
+        argvs = _git_commands(world, bob, "sync", "-q")
+        pushes.append(sum(1 for a in argvs if any(x.startswith(f":{WRITERS}") for x in a)))
+    assert pushes[0] >= 1 and pushes[1:] == [0, 0], pushes
+    assert len(_remote_writers(world)) == 150

@@ -153,17 +153,22 @@ def slow_upload_pack(
     `remote.*.uploadpack` never runs: red team 7), so the slow one is git's, found first:
     GIT_EXEC_PATH names a copy of git's exec path (links) whose upload-pack sleeps first, then
     touches `done` (when the remote stopped waiting) and runs git's own."""
+    touch = f': > "{done}"\n' if done is not None else ""
+    _upload_pack(env, root / "slow-exec-path", f'sleep {seconds}\n{touch}exec {{real}} "$@"')
+
+
+def _upload_pack(env: dict[str, str], exec_path: Path, script: str) -> None:
+    """GIT_EXEC_PATH of `env` set to `exec_path`, a copy of git's exec path (links) whose
+    `git-upload-pack` is the shell `script` (`{real}`: git's own, quoted)."""
     real = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
                                check=True).stdout.strip())  # fmt: skip
-    exec_path = root / "slow-exec-path"
     if not exec_path.is_dir():
         exec_path.mkdir(parents=True)
         for entry in real.iterdir():
             (exec_path / entry.name).symlink_to(entry)
     wrapper = exec_path / "git-upload-pack"
     wrapper.unlink()
-    touch = f': > "{done}"\n' if done is not None else ""
-    wrapper.write_text(f'#!/bin/sh\nsleep {seconds}\n{touch}exec "{real}/git-upload-pack" "$@"\n')
+    wrapper.write_text("#!/bin/sh\n" + script.replace("{real}", f'"{real}/git-upload-pack"') + "\n")
     wrapper.chmod(0o755)
     env["GIT_EXEC_PATH"] = str(exec_path)
 
@@ -202,24 +207,12 @@ def advertised_names(
 ) -> None:
     """Make every remote reached under `env` (through git's `git-upload-pack`, found first on
     GIT_EXEC_PATH, as in `slow_upload_pack`) advertise `names` beside its own refs, each at
-    `oid` (by default the object id of its first ref), as a hostile server may (any bytes but a newline: `..`,
-    control characters, no UTF-8, any length); git's own upload-pack serves the rest, in
-    protocol v0 (one advertisement of every ref)."""
-    real = Path(subprocess.run(["git", "--exec-path"], capture_output=True, text=True,
-                               check=True).stdout.strip())  # fmt: skip
-    exec_path = root / "advertising-exec-path"
-    if not exec_path.is_dir():
-        exec_path.mkdir(parents=True)
-        for entry in real.iterdir():
-            (exec_path / entry.name).symlink_to(entry)
+    `oid` (by default the object id of its first ref), as a hostile server may (any bytes but
+    a newline: `..`, control characters, no UTF-8, any length); git's own upload-pack serves
+    the rest, in protocol v0 (one advertisement of every ref)."""
     listed = root / "advertised-names"
     listed.write_bytes(b"\n".join([oid.encode(), *names]))
     script = root / "advertise.py"
     script.write_text(_ADVERTISE)
-    wrapper = exec_path / "git-upload-pack"
-    wrapper.unlink()
-    wrapper.write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "{script}" "{listed}" "{real}/git-upload-pack" "$@"\n'
-    )
-    wrapper.chmod(0o755)
-    env["GIT_EXEC_PATH"] = str(exec_path)
+    run = f'exec "{sys.executable}" "{script}" "{listed}" {{real}} "$@"'
+    _upload_pack(env, root / "advertising-exec-path", run)
