@@ -24,11 +24,18 @@ out; the caller orders the sides by rank, so swapping ours/theirs cannot change 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
-from merge_drivers.blocks import _FUSED, _ITEM, ORDERED, Block, parse, walk
+from merge_drivers import blocks
+from merge_drivers.blocks import Block, parse, walk
 from merge_drivers.diff import both_added
 from merge_drivers.model import Resolution
+
+# the scanner's patterns, compiled: a topic body's merge reads markers with groups and `sub`
+_FENCE, _FUSED, _ITEM, ORDERED = (
+    re.compile(p) for p in (blocks.FENCE, blocks.FUSED, blocks.ITEM, blocks.ORDERED)
+)
 
 SHORT = 400  # bytes: blocks this short are compared by characters, longer ones by words
 ALIKE = 0.6  # a block rewritten in place is the base block edited (for moves) from this on
@@ -829,8 +836,6 @@ def _merge_fence(out: _Out, z: Unit, a: Unit, b: Unit) -> bool:
     opener reads the same as the closer, and a diff that pairs the two (one side tagged the
     fence) wrote the tag on the closer and the code twice. False (the caller merges lines)
     unless all three open with the same fence at the same indent."""
-    from merge_drivers.blocks import _FENCE
-
     if not (z.kind == a.kind == b.kind == "fence"):
         return False
     marks = {m.group(0) if (m := _FENCE.match(u.body[0])) else None for u in (z, a, b)}

@@ -10,20 +10,17 @@ paragraphs, or an entry and an indented line, need one to stay apart).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
-from merge_drivers.blocks import _HEADING as _HEADING_B
-from merge_drivers.blocks import _ITEM as _ITEM_B
-from merge_drivers.blocks import _RULE as _RULE_B
-from merge_drivers.blocks import _SETEXT as _SETEXT_B
-from merge_drivers.blocks import Block, parse_lines, walk
+from merge_drivers.blocks import Block, _heading, _item, _rule, _setext, parse_lines, walk
 from merge_drivers.yamlsafe import fence as frontmatter_fence
 
-# the block scanner's own patterns, read on text (one reading of a line for both models)
-_HEADING, _ITEM, _RULE, _SETEXT = (
-    re.compile(p.pattern.decode()) for p in (_HEADING_B, _ITEM_B, _RULE_B, _SETEXT_B)
-)
+
+def _b(text: str) -> bytes:
+    """Text as the block scanner reads it (its matchers, one reading of a line for both
+    models: an ASCII digit is a step's number, as in the scanner)."""
+    return text.encode("utf-8", "surrogatepass")
+
 
 INLINE_OPEN = (
     "<!-- gitmem:archive — entries over Claude Code's load limits, kept here until the next "
@@ -90,12 +87,12 @@ def link_name(target: str) -> str:
 def heading_level(text: str) -> int:
     """The level of a heading as the block scanner reads it: `#`–`######` after at most three
     spaces, or a line of text underlined with `=` (1) or `-` (2); else 0."""
-    m = _HEADING.match(text)
-    if m is not None:
-        return len(m.group(1))
+    level = _heading(_b(text)) if text.lstrip(" ")[:1] == "#" else 0
+    if level or "\n" not in text:
+        return level
     lines = text.split("\n")
-    if len(lines) >= 2 and lines[0].strip() and (under := _SETEXT.match(lines[-1])):
-        return 1 if under.group(1)[:1] == "=" else 2
+    if len(lines) >= 2 and lines[0].strip() and (under := _setext(_b(lines[-1]))):
+        return 1 if under == b"=" else 2
     return 0
 
 
@@ -110,10 +107,14 @@ def bullet_body(line: str, indent: int = 3) -> str | None:
         if line.count(c) >= 3 and not line.strip(c + " \t"):
             return None  # `- - -`: a rule
         return line[2:]
-    m = _ITEM.match(line)
-    if m is None or len(m.group(1)) > indent or _RULE.match(line):
+    lead = line.lstrip(" ")[:1]
+    if lead not in ("-", "*", "+") and not "0" <= lead <= "9":
+        return None  # no marker: no item
+    data = _b(line)
+    m = _item(data)
+    if m is None or m[0] > indent or _rule(data):
         return None
-    return line[m.end(2) + 1 :]
+    return line[m[1] + 1 :]
 
 
 def link_target(body: str) -> str | None:
