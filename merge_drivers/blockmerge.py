@@ -488,12 +488,11 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
     if kz in (ka, kb) or len(zu) * len(au) > 1_000_000:
         return zu, bu
     held, zs = set(ka), set(kz)
+    in_order = [k for k in kz if k in held] == [k for k in ka if k in zs]
+    if in_order and not (held - zs) & set(kb) and _in_place(kz, ka, held, zs):
+        return zu, bu  # the base's blocks in order, nothing new b wrote, edits in place: no move
     ops, same = edits(kz, ka, "a")
     written = {op.run: op.new for op in ops if op.new is not None and op.attached}
-    in_order = [k for k in kz if k in held] == [k for k in ka if k in zs]
-    gone = not held <= zs and any(op.new is None and op.run not in written for op in ops)
-    if in_order and not (held - zs) & set(kb) and not gone:
-        return zu, bu  # the base's blocks in order, nothing new b wrote, none gone: no move
     kept = set(same.values())
     once = {k for k in kz if kz.count(k) == 1} if len(kz) < 2_000 else set()
     versions = _Versions(kz, kb)
@@ -546,6 +545,25 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         ]
 
     return spaced(z, zu), spaced(b, bu)
+
+
+def _in_place(kz: list[bytes], ka: list[bytes], held: set[bytes], zs: set[bytes]) -> bool:
+    """Whether every block `a` wrote new stands where a base block is gone: after the same
+    block both keep (an edit in place, not an item moved and edited). Linear: the common
+    merge (an edit here and there) skips the diff that finds moves."""
+
+    def after(keys: list[bytes], other: set[bytes]) -> set[bytes | None]:
+        """The kept block (in `other` too) before each block `other` does not hold."""
+        last: bytes | None = None
+        out: set[bytes | None] = set()
+        for k in keys:
+            if k in other:
+                last = k
+            else:
+                out.add(last)
+        return out
+
+    return after(ka, zs) <= after(kz, held)
 
 
 def rows_moved(z: list[bytes], a: list[bytes], b: list[bytes]) -> tuple[list[bytes], list[bytes]]:

@@ -17,9 +17,16 @@ from tests.merge_drivers.test_everyday_cases import Case, encoded
 from tests.merge_drivers.test_everyday_cases_7 import CASES as SEVENTH
 from tests.merge_drivers.test_everyday_cases_8 import CASES as EIGHTH
 from tests.merge_drivers.test_everyday_cases_8 import OPEN
+from tests.merge_drivers.test_everyday_cases_9 import CASES as NINTH
+from tests.merge_drivers.test_everyday_cases_9 import OPEN as OPEN9
 from tests.support.world import World, folder_bytes
 
-CASES = [*SIXTH, *SEVENTH, *(c for c in EIGHTH if c[0] not in OPEN)]  # later rounds too
+CASES = [
+    *SIXTH,
+    *SEVENTH,
+    *(c for c in EIGHTH if c[0] not in OPEN),
+    *(c for c in NINTH if c[0] not in OPEN9),
+]  # later rounds too
 DRIVER = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
 ROOT = Path(__file__).resolve().parents[2]
 
