@@ -36,12 +36,39 @@ class LineMatcher:
     def get_matching_blocks(self) -> list[tuple[int, int, int]]:
         if self._blocks is None and len(self.a) * len(self.b) <= SMALL:
             blocks = SequenceMatcher(None, self.a, self.b).get_matching_blocks()
-            self._blocks = [(m.a, m.b, m.size) for m in blocks]
+            self._blocks = _slid(self.a, self.b, [(m.a, m.b, m.size) for m in blocks])
         if self._blocks is None:
             found: list[tuple[int, int, int]] = []
             _match(self.a, self.b, 0, len(self.a), 0, len(self.b), found)
             self._blocks = [*_joined(found), (len(self.a), len(self.b), 0)]
         return self._blocks
+
+
+def _slid(
+    a: Sequence[bytes], b: Sequence[bytes], blocks: list[tuple[int, int, int]]
+) -> list[tuple[int, int, int]]:
+    """Repeated text anchored alike by every diff: an insertion (or a deletion) of a copy
+    next to the same text could stand before or after it, and two diffs of the same change
+    (a side, and a merge holding it) chose differently, so merging a side in again wrote a
+    third copy. Each pure insertion or deletion is slid down as far as the equal elements
+    let it (as git's diff compacts its hunks)."""
+    out = [list(x) for x in blocks]
+    for k in range(len(out) - 1):
+        (i1, j1, n1), (i2, j2, n2) = out[k], out[k + 1]
+        if n1 == 0 and k > 0:
+            continue
+        if i1 + n1 == i2 and j1 + n1 < j2:  # b inserted b[j1 + n1 : j2]
+            seq, at = b, j1 + n1
+            while n2 > 0 and seq[at] == seq[j2]:
+                n1, n2, i2, j2, at = n1 + 1, n2 - 1, i2 + 1, j2 + 1, at + 1
+        elif j1 + n1 == j2 and i1 + n1 < i2:  # b deleted a[i1 + n1 : i2]
+            seq, at = a, i1 + n1
+            while n2 > 0 and seq[at] == seq[i2]:
+                n1, n2, i2, j2, at = n1 + 1, n2 - 1, i2 + 1, j2 + 1, at + 1
+        out[k], out[k + 1] = [i1, j1, n1], [i2, j2, n2]
+    last = out[-1] if out else [len(a), len(b), 0]
+    kept = [(i, j, n) for i, j, n in out[:-1] if n] + [(last[0], last[1], last[2])]
+    return kept
 
 
 def _joined(found: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
