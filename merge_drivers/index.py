@@ -319,7 +319,12 @@ def merge_index(
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
     tops: dict[Key, frozenset[Key]] = {}
     archives = zb.archived or zo.archived or zt.archived or ao or at
-    if not (caps and (archives or any(over_caps(x) for x in (base, ours, theirs)))):
+    probe = [(orders[s.name], dict(s.nodes)) for s in (so, st)]  # copies: no gap moved
+    if (
+        not (caps and archives)
+        and _written_on_top(bn, probe)
+        and not (caps and any(over_caps(x) for x in (base, ours, theirs)))
+    ):
         tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
