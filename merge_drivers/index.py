@@ -65,6 +65,7 @@ from merge_drivers.indexdoc import (
     link_name,
     link_target,
     measure,
+    measure_nodes,
     norm,
     parse,
     render,
@@ -324,6 +325,15 @@ def merge_index(
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
         keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
+    tops: dict[Key, frozenset[Key]] = {}
+    archives = zb.archived or zo.archived or zt.archived or ao or at
+    probe = [(orders[s.name], dict(s.nodes)) for s in (so, st)]  # copies: no gap moved
+    if (
+        not (caps and archives)
+        and _written_on_top(bn, probe)
+        and not (caps and any(over_caps(x) for x in (base, ours, theirs)))
+    ):
+        tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
@@ -388,9 +398,16 @@ def merge_index(
     base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
-    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines, filed, bn), nodes)
-    order = _one_title(order, nodes, bn)
-    for key in order:  # a folded copy's sub-lines joined the first's
+
+    def arranged(on_top: dict[Key, frozenset[Key]] | None) -> list[Key]:
+        order = canonical_order(base_order, base_pos, nodes, lines, filed, bn, on_top)
+        return _one_title(fold_copies(order, nodes), nodes, bn)
+
+    order = arranged(None)
+    if tops and not (caps and _overflows(order, nodes)):  # over the caps, what a merge
+        order = arranged(tops)  # brings in stays at the end (and is the last out)
+        _open_with_tops(order, nodes, bn, tops)
+    for key in order:  # a folded copy's sub-lines joined the first's (and gaps of the tops)
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
     regrouped, gaps = unkept_regroups(order, nodes, bn, sides)
@@ -525,6 +542,78 @@ def _short(nd: Node) -> str:
     text = nd.target or bullet_body(first_line(nd.text)) or first_line(nd.text)
     text = "".join(c if c.isprintable() else " " for c in text).strip()
     return repr(text if len(text) <= 40 else text[:39] + "…")
+
+
+def _written_on_top(
+    bn: dict[Key, Node], sides: list[tuple[list[Key], dict[Key, Node]]]
+) -> dict[Key, frozenset[Key]]:
+    """The new linked entries a side wrote at the head of a base heading's section, right
+    above the base entries it holds there (a run of linked entries), each with those base
+    entries: a merge puts it at the head of that section, not at its end, when one of them is
+    still in the result (else nothing says where it stood: an item alone in its section is
+    also at its end). Either side that wrote an item there is enough (merged again, a result
+    that put it on top says so too)."""
+    tops: dict[Key, set[Key]] = {}
+    for order, nodes in sides:
+        run: list[Key] = []  # new linked entries right under a base heading
+        above: list[Key] = []  # those of them right above a base linked entry
+        followers: set[Key] = set()  # the base linked entries of the section after them
+        opened = False  # under a base heading, no base item of its section seen yet
+        for key in [*order, START]:
+            nd = nodes.get(key)
+            if key != START and nd is None:
+                continue
+            linked = nd is not None and nd.kind == "entry" and bool(nd.target)
+            if nd is None or nd.kind == "head":
+                for k in above:
+                    tops.setdefault(k, set()).update(followers)
+                run, above, followers, opened = [], [], set(), key in bn
+            elif key in bn:
+                if linked:
+                    if opened and run:  # the blank line under the heading is the section's
+                        above, first = run, nodes[run[0]]
+                        nodes[run[0]] = _with_gap(first, nd.gap)
+                        nodes[key] = _with_gap(nd, first.gap)
+                    followers.add(key)
+                opened = False
+            elif opened and linked:
+                run.append(key)
+            else:
+                opened = False
+    return {k: frozenset(f) for k, f in tops.items() if f}
+
+
+def _overflows(order: list[Key], nodes: dict[Key, Node]) -> bool:
+    """Whether the merged index, before the archive takes anything, exceeds the caps."""
+    lines, chars = measure_nodes([nodes[k] for k in order])
+    return lines > MAX_LINES or chars > MAX_CHARS
+
+
+def _with_gap(nd: Node, gap: str) -> Node:
+    return Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
+
+
+def _open_with_tops(
+    order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node], tops: dict[Key, frozenset[Key]]
+) -> None:
+    """The blank lines under a heading open its section: where entries were put on top of it,
+    the first of them takes those of the base entry after them, and that entry the first's —
+    as a side that wrote them there is read (`_written_on_top`), so the entry that was first
+    does not bring its blank line along between the new entries and it."""
+    run: list[Key] = []
+    under = False
+    for key in order:
+        nd = nodes[key]
+        if nd.kind == "head":
+            run, under = [], True
+        elif under and key in tops and key not in bn:
+            run.append(key)
+        else:
+            if run and key in bn and nd.kind == "entry" and nd.target:
+                first = nodes[run[0]]
+                nodes[run[0]] = _with_gap(first, nd.gap)
+                nodes[key] = _with_gap(nd, first.gap)
+            run, under = [], False
 
 
 def _keep_filed_headings(
