@@ -327,12 +327,7 @@ def merge_index(
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
     tops: dict[Key, frozenset[Key]] = {}
     archives = zb.archived or zo.archived or zt.archived or ao or at
-    probe = [(orders[s.name], dict(s.nodes)) for s in (so, st)]  # copies: no gap moved
-    if (
-        not (caps and archives)
-        and _written_on_top(bn, probe)
-        and not (caps and any(over_caps(x) for x in (base, ours, theirs)))
-    ):
+    if not (caps and (archives or over_caps(base))):  # and the result under the caps, below
         tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
@@ -404,10 +399,9 @@ def merge_index(
         return _one_title(fold_copies(order, nodes), nodes, bn)
 
     order = arranged(None)
-    if tops and not (caps and _overflows(order, nodes)):  # over the caps, what a merge
-        order = arranged(tops)  # brings in stays at the end (and is the last out)
-        _open_with_tops(order, nodes, bn, tops)
-    for key in order:  # a folded copy's sub-lines joined the first's (and gaps of the tops)
+    if tops and not (caps and _overflows(order, nodes)):  # over the caps: the archive's
+        order = arranged(tops)  # order (what a merge brings in at the end, the last out)
+    for key in order:  # a folded copy's sub-lines joined the first's
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
     regrouped, gaps = unkept_regroups(order, nodes, bn, sides)
@@ -570,10 +564,8 @@ def _written_on_top(
                 run, above, followers, opened = [], [], set(), key in bn
             elif key in bn:
                 if linked:
-                    if opened and run:  # the blank line under the heading is the section's
-                        above, first = run, nodes[run[0]]
-                        nodes[run[0]] = _with_gap(first, nd.gap)
-                        nodes[key] = _with_gap(nd, first.gap)
+                    if opened and run:  # its blank lines stay its own (docs/merge.md)
+                        above = run
                     followers.add(key)
                 opened = False
             elif opened and linked:
@@ -587,33 +579,6 @@ def _overflows(order: list[Key], nodes: dict[Key, Node]) -> bool:
     """Whether the merged index, before the archive takes anything, exceeds the caps."""
     lines, chars = measure_nodes([nodes[k] for k in order])
     return lines > MAX_LINES or chars > MAX_CHARS
-
-
-def _with_gap(nd: Node, gap: str) -> Node:
-    return Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
-
-
-def _open_with_tops(
-    order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node], tops: dict[Key, frozenset[Key]]
-) -> None:
-    """The blank lines under a heading open its section: where entries were put on top of it,
-    the first of them takes those of the base entry after them, and that entry the first's —
-    as a side that wrote them there is read (`_written_on_top`), so the entry that was first
-    does not bring its blank line along between the new entries and it."""
-    run: list[Key] = []
-    under = False
-    for key in order:
-        nd = nodes[key]
-        if nd.kind == "head":
-            run, under = [], True
-        elif under and key in tops and key not in bn:
-            run.append(key)
-        else:
-            if run and key in bn and nd.kind == "entry" and nd.target:
-                first = nodes[run[0]]
-                nodes[run[0]] = _with_gap(first, nd.gap)
-                nodes[key] = _with_gap(nd, first.gap)
-            run, under = [], False
 
 
 def _keep_filed_headings(

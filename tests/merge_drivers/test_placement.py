@@ -58,13 +58,14 @@ def test_an_entry_written_on_top_of_a_section_stays_on_top_beside_an_append() ->
 
 def test_an_entry_on_top_keeps_its_place_whatever_the_other_side_did_to_its_neighbours() -> None:
     edited = [entry("Zeta", "about zeta, edited"), entry("Alpha"), entry("Mid")]
-    assert merged(INDEX, index(BASE), index([entry("New"), *BASE]), index(edited)) == index(
-        [entry("New"), *edited]
-    )
+    # each entry keeps the blank line it was written with (the placement only orders: a merge
+    # that placed and one that did not measure the same against the caps, docs/merge.md), so
+    # the edited entry brings the base's blank line under the new one
+    text = merged(INDEX, index(BASE), index([entry("New"), *BASE]), index(edited))
+    assert text == index([entry("New"), "\n", *edited])
     deleted = [entry("Alpha"), entry("Mid")]  # the entry it was written above is gone
-    assert merged(INDEX, index(BASE), index([entry("New"), *BASE]), index(deleted)) == index(
-        [entry("New"), *deleted]
-    )
+    text = merged(INDEX, index(BASE), index([entry("New"), *BASE]), index(deleted))
+    assert text == index([entry("New"), "\n", *deleted])
     moved = [entry("Alpha"), entry("Mid"), entry("Zeta")]
     text = merged(INDEX, index(BASE), index([entry("New"), *BASE]), index(moved))
     assert text.index("[New]") < text.index("[Alpha]") < text.index("[Misc]")
@@ -79,7 +80,9 @@ def test_three_machines_writing_on_top_of_one_section_agree_in_every_order() -> 
         index([entry("Echo"), entry("Zeta", "about zeta, edited"), *BASE[1:]]),
     )
     edited = [entry("Zeta", "about zeta, edited"), *BASE[1:]]
-    assert text == index([entry("Bravo"), entry("Echo"), entry("Kilo"), *edited, entry("Tail")])
+    blank = "\n"  # the blank line each on-top entry was written with stays its own
+    tops = [entry("Bravo"), blank, entry("Echo"), blank, entry("Kilo")]
+    assert text == index([*tops, *edited, entry("Tail")])
 
 
 def test_an_entry_on_top_of_another_section_and_with_the_blank_line_under_its_heading() -> None:
@@ -178,3 +181,18 @@ def test_dated_log_lines_keep_time_order_in_a_topic_file_newest_first_too() -> N
     )
     days = [x[12:14] for x in text.splitlines() if x.startswith("- 2026")]
     assert days == sorted(days, reverse=True) and len(days) == 7
+
+
+def test_a_replica_written_over_the_caps_does_not_decide_the_placement() -> None:
+    """The gate of the placement is the result (over the caps: the archive's order, nothing on
+    top), never one side's size: a replica that appended past the caps, merged with replicas
+    that deleted enough to fit, gave an entry on top in the orders that merged its writer last
+    and at the section's end in the others (before placement8)."""
+    base = [entry(f"E{i:02d}") for i in range(60)]
+    many = [entry(f"N{j:03d}") for j in range(150)]
+    a = index([*base, *many])  # over the caps on its own
+    b = index(base[:40], [entry("Top"), entry("Misc")])  # on top of Other; deletes E40..E59
+    c = index(base[:2] + base[22:])  # deletes E02..E21
+    text = in_every_order(INDEX, index(base), a, b, c)
+    assert "## Other\n\n- [Top]" in text
+    assert "[E40]" not in text and "[E02]" not in text and "[N149]" in text
