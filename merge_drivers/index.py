@@ -327,8 +327,10 @@ def merge_index(
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
     tops: dict[Key, frozenset[Key]] = {}
     archives = zb.archived or zo.archived or zt.archived or ao or at
-    if not (caps and (archives or over_caps(base))):  # and the result under the caps, below
+    if not (caps and archives):  # and the result under the caps, below
         tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
+    if tops and caps and over_caps(base):  # (parsed again: only where a side wrote on top)
+        tops = {}
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
