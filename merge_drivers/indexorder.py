@@ -170,8 +170,13 @@ def canonical_order(
     base_lines: dict[str, int] | None = None,
     filed: frozenset[Key] = frozenset(),
     base: dict[Key, Node] | None = None,
+    tops: dict[Key, frozenset[Key]] | None = None,
 ) -> list[Key]:
     """The canonical order: a function of the chosen items, their anchors and the base only.
+
+    `tops` are new entries a side wrote at the head of their section, with the base entries
+    of it the side held: they go first in that section when their anchor heading and one of
+    those entries survive, the others at its end (in a sorted section, at their sorted place).
 
     `base_lines` maps the first line of each base plain bullet the result no longer holds to
     its place in the base: a new plain bullet under a new heading that says what such a base
@@ -247,7 +252,17 @@ def canonical_order(
 
     def close(root: Key) -> None:
         new = sorted(sections.get(root, ()), key=sibling)
-        out[start:] = in_sorted_place(out[start:], new, nodes, sorted_section(was))
+        held = out[start:]
+        placed = in_sorted_place(held, new, nodes, sorted_section(was))
+        if placed == held + new and held and tops:  # not sorted: on top what was written there
+            top = [
+                k
+                for k in new
+                if nodes[k].anchor == root and any(f in nodes for f in tops.get(k, ()))
+            ]
+            if top:
+                placed = top + held + [k for k in new if k not in top]
+        out[start:] = placed
 
     for key in base_order:
         if key in base and key[0] != "h" and key not in skip:
