@@ -65,7 +65,6 @@ from merge_drivers.indexdoc import (
     link_name,
     link_target,
     measure,
-    measure_nodes,
     norm,
     parse,
     render,
@@ -325,12 +324,7 @@ def merge_index(
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
         keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
-    tops: dict[Key, frozenset[Key]] = {}
-    archives = zb.archived or zo.archived or zt.archived or ao or at
-    if not (caps and archives):  # and the result under the caps, below
-        tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
-    if tops and caps and over_caps(base):  # (parsed again: only where a side wrote on top)
-        tops = {}
+    tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
@@ -400,9 +394,7 @@ def merge_index(
         order = canonical_order(base_order, base_pos, nodes, lines, filed, bn, on_top)
         return _one_title(fold_copies(order, nodes), nodes, bn)
 
-    order = arranged(None)
-    if tops and not (caps and _overflows(order, nodes)):  # over the caps: the archive's
-        order = arranged(tops)  # order (what a merge brings in at the end, the last out)
+    order = arranged(tops)
     for key in order:  # a folded copy's sub-lines joined the first's
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
@@ -575,12 +567,6 @@ def _written_on_top(
             else:
                 opened = False
     return {k: frozenset(f) for k, f in tops.items() if f}
-
-
-def _overflows(order: list[Key], nodes: dict[Key, Node]) -> bool:
-    """Whether the merged index, before the archive takes anything, exceeds the caps."""
-    lines, chars = measure_nodes([nodes[k] for k in order])
-    return lines > MAX_LINES or chars > MAX_CHARS
 
 
 def _keep_filed_headings(

@@ -315,8 +315,11 @@ def test_two_clones_keep_an_entry_written_on_top_of_a_section_on_top(world: Worl
     )
     for x in (a, b, a):
         world.ok("-C", str(x), "sync")
+    # each entry keeps the blank line it was written with (the placement only orders, so
+    # every merge order measures the same against the caps: docs/merge.md), and the edited
+    # entry brings the base's blank line under the new one
     expected = (
-        TOPS.replace("\n\n- [Zeta]", "\n\n- [New](new.md) — n\n- [Zeta]").replace(
+        TOPS.replace("\n\n- [Zeta]", "\n\n- [New](new.md) — n\n\n- [Zeta]").replace(
             "— z\n", "— z, edited\n"
         )
         + "- [Tail](tail.md) — t\n"
@@ -336,6 +339,7 @@ def test_three_clones_writing_on_top_of_one_section_agree(world: World) -> None:
         (d / "MEMORY.md").write_text(TOPS.replace("\n\n- [Zeta]", f"\n\n{line}- [Zeta]"))
     for x in (b, c, a, b, c):
         world.ok("-C", str(x), "sync")
-    new = "- [Bravo](bravo.md) — b\n- [Echo](echo.md) — e\n- [Kilo](kilo.md) — k\n"
+    # the blank line each on-top entry was written with stays its own (docs/merge.md)
+    new = "- [Bravo](bravo.md) — b\n\n- [Echo](echo.md) — e\n\n- [Kilo](kilo.md) — k\n"
     assert (da / "MEMORY.md").read_text() == TOPS.replace("\n\n- [Zeta]", f"\n\n{new}- [Zeta]")
     assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from merge_drivers import merge_file
+from merge_drivers.indexorder import SORTED_MIN
 from tests.merge_drivers.conftest import examples
 
 INDEX = "MEMORY.md"
@@ -127,7 +128,10 @@ def test_entries_written_on_top_stay_on_top_and_replicas_converge(
     """Each replica writes entries at the head of a section, appends at its end, and edits or
     deletes one base entry — a different one on each (an entry deleted on one replica and
     edited on another is the class no order can settle: docs/merge.md). Every order gives
-    one result, and an entry written on top stands above every base entry the result kept."""
+    one result, and an entry written on top stands above every base entry the result kept —
+    unless the base kept the section sorted by title (SORTED_MIN entries or more, ascending
+    or descending): there every new entry goes to its sorted place, wherever it was written
+    (`test_sorted_sections.py`), and the section comes out sorted."""
     base = [entry(n) for n in names]
     sides = []
     touched: set[int] = set()
@@ -142,6 +146,10 @@ def test_entries_written_on_top_stay_on_top_and_replicas_converge(
         sides.append(index([*map(entry, tops), *mine, *map(entry, ends)]))
     text = in_every_order(INDEX, index(base), *sides)
     section = text.split("## Other")[0]
+    if len(names) >= SORTED_MIN and names in (sorted(names), sorted(names, reverse=True)):
+        titles = [x.split("]")[0].lower() for x in section.split("- [")[1:]]
+        assert titles in (sorted(titles), sorted(titles, reverse=True))
+        return
     firsts = [section.find(f"[{x}]") for x in names if f"[{x}]" in section]
     tops_at = [section.find(f"[Top{i}") for i in range(1, 4) if f"[Top{i}" in section]
     if firsts:
@@ -196,3 +204,34 @@ def test_a_replica_written_over_the_caps_does_not_decide_the_placement() -> None
     text = in_every_order(INDEX, index(base), a, b, c)
     assert "## Other\n\n- [Top]" in text
     assert "[E40]" not in text and "[E02]" not in text and "[N149]" in text
+
+
+def test_entries_on_top_of_a_replica_over_the_caps_converge_with_the_archive_file() -> None:
+    """Placement9 (hypothesis, CI profile): one replica writes 24 entries on top of a
+    195-line index (219 lines: over the caps), one deletes the first 20, one changes nothing.
+    Merged with the unchanged one first, the caps took the first 20 entries of the writer's
+    file as if they were the base's (the one-sided merge read the side as its own base), and
+    a version holding archived entries turned the placement off: the new entries came out on
+    top in two orders and after `E94` in the third. Now the one-sided merge archives against
+    the real base (what it brings in goes last: base entries out first) and placement does
+    not depend on any version's archive or size — one result, the new entries on top."""
+    from tests.merge_drivers.test_properties import _merge_tree
+
+    def line(name: str, hook: str) -> str:
+        return f"- [{name}]({name.lower()}.md) — {hook}\n"
+
+    body = [line(f"E{i}", "x" * (20 + i % 7)) for i in range(190)]
+    base = "# Memory\n\n" + "".join(body[:95]) + "\n## Project\n\n" + "".join(body[95:])
+    tops = "".join(line(f"Na{j}", "é😀") for j in reversed(range(24)))
+    a = base.replace("# Memory\n\n", "# Memory\n\n" + tops, 1)
+    b = base.replace("".join(body[:20]), "", 1)
+    z = base.encode()
+    replicas = [(x.encode(), None) for x in (a, b, base)]
+    results = {
+        _merge_tree(z, _merge_tree(z, replicas[i], replicas[j]), replicas[k])[0]
+        for i, j, k in itertools.permutations(range(3))
+    }
+    assert len(results) == 1
+    text = results.pop().decode()
+    names = sorted(f"Na{j}" for j in range(24))  # each keeps the blank line it was written with
+    assert [x[3:].split("]")[0] for x in text.split("\n") if x][1:26] == [*names, "E20"]
