@@ -48,7 +48,7 @@ def merge_file(
             from merge_drivers.index import merge_index
 
             return merge_index(
-                path, kept, kept, kept, info, info, True, inline_archive, base_info=info
+                path, base or b"", kept, kept, info, info, True, inline_archive, base_info=base_info
             )
         return MergeResult(kept)
     eo, et = _emptied(path, base, ours), _emptied(path, base, theirs)

@@ -324,6 +324,7 @@ def merge_index(
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
         keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
+    tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
@@ -388,8 +389,12 @@ def merge_index(
     base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
-    order = fold_copies(canonical_order(base_order, base_pos, nodes, lines, filed, bn), nodes)
-    order = _one_title(order, nodes, bn)
+
+    def arranged(on_top: dict[Key, frozenset[Key]] | None) -> list[Key]:
+        order = canonical_order(base_order, base_pos, nodes, lines, filed, bn, on_top)
+        return _one_title(fold_copies(order, nodes), nodes, bn)
+
+    order = arranged(tops)
     for key in order:  # a folded copy's sub-lines joined the first's
         chosen[key].node = nodes[key]
     sides = {s.name: (orders[s.name], s.nodes) for s in (so, st)}
@@ -525,6 +530,43 @@ def _short(nd: Node) -> str:
     text = nd.target or bullet_body(first_line(nd.text)) or first_line(nd.text)
     text = "".join(c if c.isprintable() else " " for c in text).strip()
     return repr(text if len(text) <= 40 else text[:39] + "…")
+
+
+def _written_on_top(
+    bn: dict[Key, Node], sides: list[tuple[list[Key], dict[Key, Node]]]
+) -> dict[Key, frozenset[Key]]:
+    """The new linked entries a side wrote at the head of a base heading's section, right
+    above the base entries it holds there (a run of linked entries), each with those base
+    entries: a merge puts it at the head of that section, not at its end, when one of them is
+    still in the result (else nothing says where it stood: an item alone in its section is
+    also at its end). Either side that wrote an item there is enough (merged again, a result
+    that put it on top says so too)."""
+    tops: dict[Key, set[Key]] = {}
+    for order, nodes in sides:
+        run: list[Key] = []  # new linked entries right under a base heading
+        above: list[Key] = []  # those of them right above a base linked entry
+        followers: set[Key] = set()  # the base linked entries of the section after them
+        opened = False  # under a base heading, no base item of its section seen yet
+        for key in [*order, START]:
+            nd = nodes.get(key)
+            if key != START and nd is None:
+                continue
+            linked = nd is not None and nd.kind == "entry" and bool(nd.target)
+            if nd is None or nd.kind == "head":
+                for k in above:
+                    tops.setdefault(k, set()).update(followers)
+                run, above, followers, opened = [], [], set(), key in bn
+            elif key in bn:
+                if linked:
+                    if opened and run:  # its blank lines stay its own (docs/merge.md)
+                        above = run
+                    followers.add(key)
+                opened = False
+            elif opened and linked:
+                run.append(key)
+            else:
+                opened = False
+    return {k: frozenset(f) for k, f in tops.items() if f}
 
 
 def _keep_filed_headings(

@@ -135,6 +135,14 @@ def dated_headings_descend(was: list[Node]) -> bool:
     return len(days) >= SORTED_MIN_DATED and _direction(days) == (False, True)
 
 
+def still_sorted(base: list[Key], nodes: dict[Key, Node], way: tuple[bool, bool]) -> bool:
+    """Whether the base kept a section sorted (`way`) and what is left of it still is: its new
+    entries then go to their sorted place (`in_sorted_place`), wherever a side wrote them."""
+    if way == (False, False) or any(nodes[k].kind != "entry" for k in base):
+        return False
+    return len(base) < 2 or _direction([nodes[k].text for k in base]) == way
+
+
 def in_sorted_place(
     base: list[Key], new: list[Key], nodes: dict[Key, Node], way: tuple[bool, bool]
 ) -> list[Key]:
@@ -142,11 +150,9 @@ def in_sorted_place(
     sorted (`way`: by date, else by title; ascending or descending) and what is left of it
     still is, each new entry at its sorted place, after the entries that sort equal: a
     position that depends only on the items and the base, never on which merge came first."""
-    if not new or way == (False, False) or any(nodes[k].kind != "entry" for k in base):
+    if not new or not still_sorted(base, nodes, way):
         return base + new
     up, down = way
-    if len(base) > 1 and _direction([nodes[k].text for k in base]) != way:
-        return base + new
     entries = [k for k in new if nodes[k].kind == "entry"]
     rest = [k for k in new if nodes[k].kind != "entry"]
     place = sorted(entries, key=lambda k: sort_word(nodes[k].text), reverse=down)
@@ -170,8 +176,13 @@ def canonical_order(
     base_lines: dict[str, int] | None = None,
     filed: frozenset[Key] = frozenset(),
     base: dict[Key, Node] | None = None,
+    tops: dict[Key, frozenset[Key]] | None = None,
 ) -> list[Key]:
     """The canonical order: a function of the chosen items, their anchors and the base only.
+
+    `tops` are new entries a side wrote at the head of their section, with the base entries
+    of it the side held: they go first in that section when their anchor heading and one of
+    those entries survive, the others at its end (in a sorted section, at their sorted place).
 
     `base_lines` maps the first line of each base plain bullet the result no longer holds to
     its place in the base: a new plain bullet under a new heading that says what such a base
@@ -247,7 +258,20 @@ def canonical_order(
 
     def close(root: Key) -> None:
         new = sorted(sections.get(root, ()), key=sibling)
-        out[start:] = in_sorted_place(out[start:], new, nodes, sorted_section(was))
+        held = out[start:]
+        way = sorted_section(was)
+        if still_sorted(held, nodes, way):  # each new entry at its sorted place, whatever the
+            out[start:] = in_sorted_place(held, new, nodes, way)  # place it was written at
+            return
+        # else on top what was written there (the sorted test above, like this one, reads
+        # the result and the base only: every merge order decides alike)
+        on_top = tops or {}
+        top = [
+            k
+            for k in new
+            if held and nodes[k].anchor == root and any(f in nodes for f in on_top.get(k, ()))
+        ]
+        out[start:] = top + held + [k for k in new if k not in top]
 
     for key in base_order:
         if key in base and key[0] != "h" and key not in skip:

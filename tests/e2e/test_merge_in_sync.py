@@ -292,3 +292,54 @@ def test_three_clones_keep_a_retitled_section_of_plain_bullets_whole(world: Worl
     expected = expected.replace("- Run tests with Lint", "- Lint")
     assert (da / "MEMORY.md").read_text() == expected
     assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
+
+
+TOPS = (
+    "# Memory\n\n## Topics\n\n- [Zeta](zeta.md) — z\n- [Alpha](alpha.md) — a\n- [Mid](mid.md) — m\n"
+)
+
+
+def test_two_clones_keep_an_entry_written_on_top_of_a_section_on_top(world: World) -> None:
+    """Issue 24: A writes an entry at the head of `## Topics`, B appends one and edits the
+    first: the new entry stays at the head (before: at the end), the blank line under the
+    heading stays under it, the same bytes on both clones."""
+    a, b = world.clone("a"), world.clone("b")
+    da, db = world.scope_path(a), world.scope_path(b)
+    da.mkdir(parents=True)
+    (da / "MEMORY.md").write_text(TOPS)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (da / "MEMORY.md").write_text(TOPS.replace("\n\n- [Zeta]", "\n\n- [New](new.md) — n\n- [Zeta]"))
+    (db / "MEMORY.md").write_text(
+        TOPS.replace("— z\n", "— z, edited\n") + "- [Tail](tail.md) — t\n"
+    )
+    for x in (a, b, a):
+        world.ok("-C", str(x), "sync")
+    # each entry keeps the blank line it was written with (the placement only orders, so
+    # every merge order measures the same against the caps: docs/merge.md), and the edited
+    # entry brings the base's blank line under the new one
+    expected = (
+        TOPS.replace("\n\n- [Zeta]", "\n\n- [New](new.md) — n\n\n- [Zeta]").replace(
+            "— z\n", "— z, edited\n"
+        )
+        + "- [Tail](tail.md) — t\n"
+    )
+    assert (da / "MEMORY.md").read_text() == (db / "MEMORY.md").read_text() == expected
+
+
+def test_three_clones_writing_on_top_of_one_section_agree(world: World) -> None:
+    a, b, c = world.clone("a"), world.clone("b"), world.clone("c")
+    da, db, dc = world.scope_path(a), world.scope_path(b), world.scope_path(c)
+    da.mkdir(parents=True)
+    (da / "MEMORY.md").write_text(TOPS)
+    for x in (a, b, c):
+        world.ok("-C", str(x), "sync")
+    for d, name in ((da, "Kilo"), (db, "Bravo"), (dc, "Echo")):
+        line = f"- [{name}]({name.lower()}.md) — {name[0].lower()}\n"
+        (d / "MEMORY.md").write_text(TOPS.replace("\n\n- [Zeta]", f"\n\n{line}- [Zeta]"))
+    for x in (b, c, a, b, c):
+        world.ok("-C", str(x), "sync")
+    # the blank line each on-top entry was written with stays its own (docs/merge.md)
+    new = "- [Bravo](bravo.md) — b\n\n- [Echo](echo.md) — e\n\n- [Kilo](kilo.md) — k\n"
+    assert (da / "MEMORY.md").read_text() == TOPS.replace("\n\n- [Zeta]", f"\n\n{new}- [Zeta]")
+    assert folder_bytes(da) == folder_bytes(db) == folder_bytes(dc)
