@@ -43,7 +43,27 @@ def carry_user(repo: Repository, quiet: bool) -> int:
         if not quiet:
             _without_hub(repo)
         return 0
+    if not quiet and repo.config_get("gitmem.agents"):
+        _named_here_only(repo)
     return _print(repo, quiet)
+
+
+def _named_here_only(repo: Repository) -> None:
+    """With a hub: agents only the repository's own gitmem.agents names are not carried
+    (`users_own`); said once, as the note without a hub."""
+    import sys
+
+    from gitmem.core.notices import unseen
+    from gitmem.project.userscope import held_without_hub, repository_only_note, user_agents
+
+    here_only = user_agents(repo)[1]
+    lines = (
+        [f"note: {repository_only_note(here_only)}"]
+        if held_without_hub(here_only, os.environ)
+        else []
+    )
+    for line in unseen(repo.common_dir, "user-named-here-only", lines):
+        sys.stderr.write(line + "\n")
 
 
 def _without_hub(repo: Repository) -> None:
@@ -57,15 +77,19 @@ def _without_hub(repo: Repository) -> None:
         said = False
     if not said and not repo.config_get("gitmem.agents"):
         return  # the common case (Claude Code alone): nothing to say, nothing said to forget
-    from gitmem.project.adapters import agents_of, has_user_scope
+    from gitmem.project.userscope import (
+        HUB_HINT,
+        held_without_hub,
+        repository_only_note,
+        user_agents,
+    )
 
-    named = [a for a in agents_of(repo) if a != "claude" and has_user_scope(a)]
-    if not named and not said:
+    named, here_only = user_agents(repo)
+    if not named and not here_only and not said:
         return
     import sys
 
     from gitmem.core.notices import unseen
-    from gitmem.project.userscope import HUB_HINT, held_without_hub
 
     held = held_without_hub(named, os.environ)
     lines = (
@@ -73,6 +97,8 @@ def _without_hub(repo: Repository) -> None:
         if held
         else []
     )
+    if held_without_hub(here_only, os.environ):
+        lines.append(f"note: {repository_only_note(here_only)}")
     for line in unseen(repo.common_dir, "user-without-hub", lines):
         sys.stderr.write(line + "\n")
 

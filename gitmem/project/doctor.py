@@ -484,10 +484,16 @@ def _held_without_hub(project: Project, checkup: Checkup) -> None:
     some, with no hub to carry it: a sync says it once; doctor every time."""
     import os
 
-    from gitmem.project.adapters import agents_of, has_user_scope
-    from gitmem.project.userscope import HUB_HINT, held_without_hub
+    from gitmem.project.userscope import (
+        HUB_HINT,
+        held_without_hub,
+        repository_only_note,
+        user_agents,
+    )
 
-    named = [a for a in agents_of(project.repo) if a != "claude" and has_user_scope(a)]
+    named, here_only = user_agents(project.repo)
+    if held_without_hub(here_only, os.environ):
+        checkup.add("hub", ADVICE, repository_only_note(here_only))
     held = held_without_hub(named, os.environ)
     if held:
         checkup.add(

@@ -214,6 +214,31 @@ def sync_user(
     return out
 
 
+def user_agents(config: Repository) -> tuple[list[str], list[str]]:
+    """Agents beyond Claude Code whose user memory gitmem may sync: (those the user's own
+    configuration names, those only this repository's own `gitmem.agents` names — which never
+    choose whose memory of the person leaves: `users_own`)."""
+    from gitmem.project.adapters import agents_of, enabled_agents
+
+    own = [
+        a
+        for a in enabled_agents(users_own(config, "gitmem.agents"))
+        if a != "claude" and has_user_scope(a)
+    ]
+    here = [a for a in agents_of(config) if a != "claude" and has_user_scope(a) and a not in own]
+    return own, here
+
+
+def repository_only_note(agents: list[str]) -> str:
+    """One line for agents only a repository's own config names for their user memory."""
+    names = ", ".join(ADAPTERS[a].title for a in agents)
+    adds = " ".join(f"git config --global --add gitmem.agents {a};" for a in agents)
+    return (
+        f"not synced: {names} user memory: only this repository's gitmem.agents names it, and "
+        f"whose memory of you leaves is your own setting; {adds.rstrip(';')}"
+    )
+
+
 def held_without_hub(agents: list[str], env: Mapping[str, str]) -> list[str]:
     """`Title (where)` for each of `agents` (named in gitmem.agents beyond Claude Code) whose
     user memory is on disk: what no sync carries while gitmem.hub is unset."""

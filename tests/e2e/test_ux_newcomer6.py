@@ -271,11 +271,11 @@ def test_doctor_diagnoses_a_setting_gitmem_cannot_use_instead_of_failing_with_it
 
 
 def test_an_agent_named_for_its_user_memory_without_a_hub_is_told_once(world: World) -> None:
-    """`git config gitmem.agents claude,codex` with Codex's memories on disk and no hub: every
-    sync said only "up to date", and Codex's memory went nowhere. The sync says so once (and
-    again when the cause comes back), with the step that makes it travel."""
+    """`git config --global gitmem.agents claude,codex` with Codex's memories on disk and no
+    hub: every sync said only "up to date", and Codex's memory went nowhere. The sync says so
+    once (and again when the cause comes back), with the step that makes it travel."""
     a = world.clone("a")
-    world.git("config", "gitmem.agents", "claude,codex", cwd=a)
+    world.git("config", "--global", "gitmem.agents", "claude,codex")
     write_files(world.home / ".codex" / "memories", {"style.md": "# tabs\n"})
     first = world.gitmem("-C", str(a), "sync")
     assert first.code == 0, first
@@ -283,19 +283,40 @@ def test_an_agent_named_for_its_user_memory_without_a_hub_is_told_once(world: Wo
     assert f"Codex CLI ({world.home}/.codex/memories)" in note, note
     assert note.endswith("git config --global gitmem.hub URL (then gitmem sync --user)"), note
     assert "not synced" not in world.gitmem("-C", str(a), "sync").err  # once
-    world.git("config", "gitmem.agents", "claude", cwd=a)
+    world.git("config", "--global", "gitmem.agents", "claude")
     assert "not synced" not in world.gitmem("-C", str(a), "sync").err
-    world.git("config", "gitmem.agents", "claude,codex", cwd=a)
+    world.git("config", "--global", "gitmem.agents", "claude,codex")
     assert "note: not synced: Codex CLI" in world.gitmem("-C", str(a), "sync").err  # back
     doctor = world.ok("-C", str(a), "doctor", "--offline")  # advice: it does not fail
     assert f"advice  hub: not synced: Codex CLI ({world.home}/.codex/memories)" in doctor, doctor
     hub = world.root / "hub.git"
     world.git("init", "-q", "--bare", str(hub))
     world.git("config", "--global", "gitmem.hub", str(hub))
-    world.git("config", "gitmem.agents", "claude", cwd=a)
-    world.git("config", "gitmem.agents", "claude,codex", cwd=a)
     out = world.gitmem("-C", str(a), "sync")
     assert "note: not synced" not in out.err and "user codex:" in out.out, out
+
+
+def test_an_agent_only_the_repository_names_carries_no_user_memory_and_says_so(
+    world: World,
+) -> None:
+    """A repository's own `gitmem.agents` (a folder that came as an archive) never chooses
+    whose memory of the person leaves (red team 9); a user who set it there is told once, with
+    the setting that does, instead of a silent sync or a hub hint that would change nothing."""
+    a = world.clone("a")
+    world.git("config", "gitmem.agents", "claude,codex", cwd=a)
+    write_files(world.home / ".codex" / "memories", {"style.md": "# tabs\n"})
+    first = world.gitmem("-C", str(a), "sync")
+    assert first.code == 0, first
+    assert "gitmem.hub URL" not in first.err, first.err
+    assert "git config --global --add gitmem.agents codex" in first.err, first.err
+    doctor = world.ok("-C", str(a), "doctor", "--offline")
+    assert "only this repository's gitmem.agents names it" in doctor, doctor
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    out = world.gitmem("-C", str(a), "sync")
+    assert "user codex:" not in out.out, out  # never carried on the repository's word
+    assert "git config --global --add gitmem.agents codex" in out.err, out.err
 
 
 def test_the_session_start_context_opens_with_text_not_a_blank_line(world: World) -> None:
