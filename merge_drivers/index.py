@@ -383,15 +383,23 @@ def merge_index(
     _keep_filed_headings(bn, so, st, chosen, filing_pos)
     nodes = {k: c.node for k, c in chosen.items()}
     lines: dict[str, int] = {}  # base plain bullets the result holds no more, by first line
+    base_sections: dict[Key, list[Node]] = {}  # the base's own sections, whatever a side filed
+    head = START
     for i, k in enumerate(_base_order(zb, bn)):
         if is_plain(k, bn[k]) and k not in nodes:
             lines.setdefault(words(first_line(bn[k].text)), i)
+        if bn[k].kind == "head":
+            head = k
+        else:
+            base_sections.setdefault(head, []).append(bn[k])
     base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
 
     def arranged(on_top: dict[Key, frozenset[Key]] | None) -> list[Key]:
-        order = canonical_order(base_order, base_pos, nodes, lines, filed, bn, on_top)
+        order = canonical_order(
+            base_order, base_pos, nodes, lines, filed, bn, on_top, base_sections
+        )
         return _one_title(fold_copies(order, nodes), nodes, bn)
 
     order = arranged(tops)

@@ -177,6 +177,7 @@ def canonical_order(
     filed: frozenset[Key] = frozenset(),
     base: dict[Key, Node] | None = None,
     tops: dict[Key, frozenset[Key]] | None = None,
+    base_sections: dict[Key, list[Node]] | None = None,
 ) -> list[Key]:
     """The canonical order: a function of the chosen items, their anchors and the base only.
 
@@ -259,7 +260,9 @@ def canonical_order(
     def close(root: Key) -> None:
         new = sorted(sections.get(root, ()), key=sibling)
         held = out[start:]
-        way = sorted_section(was)
+        # whether the base kept it sorted: read on the base's own sections when given (a
+        # regrouping a side filed into it splits `was` differently in each merge order)
+        way = sorted_section(was if base_sections is None else base_sections.get(root, []))
         if still_sorted(held, nodes, way):  # each new entry at its sorted place, whatever the
             out[start:] = in_sorted_place(held, new, nodes, way)  # place it was written at
             return

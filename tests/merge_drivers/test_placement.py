@@ -235,3 +235,19 @@ def test_entries_on_top_of_a_replica_over_the_caps_converge_with_the_archive_fil
     text = results.pop().decode()
     names = sorted(f"Na{j}" for j in range(24))  # each keeps the blank line it was written with
     assert [x[3:].split("]")[0] for x in text.split("\n") if x][1:26] == [*names, "E20"]
+
+
+def test_a_section_split_by_a_new_heading_is_read_sorted_or_not_on_the_base_alone() -> None:
+    """Placement9 (hypothesis, explore seed 1): one replica writes an entry on top of a section
+    and files a new heading into it, which leaves a sorted run above the heading. Whether the
+    base kept the section sorted was read on the section as the merge's base order split it
+    (the regrouping taken in some orders only): the entry went on top in one order and to
+    its sorted place in the others. Now it is read on the base's own sections."""
+    project = [entry(n) for n in ("Able", "Baker", "Charlie", "Dog", "Zulu", "Fox")]
+    base = "# Memory\n\n## Project\n\n" + "".join(project)
+    b = "# Memory\n\n## Project\n\n" + entry("Nb") + "".join(project[:4])
+    b += "## Section b\n" + "".join(project[4:])
+    a = base + entry("Tail")
+    c = base.replace(entry("Fox"), entry("Fox", "about fox, edited"))
+    text = in_every_order(INDEX, base, a, b, c)
+    assert text.index("[Nb]") < text.index("[Able]")
