@@ -124,12 +124,17 @@ class RefStore(GitDir):
         taking a ref's lock and renaming it into place (git never removes them, and every later
         update of that ref fails). Call only while holding gitmem's repository lock: then no
         other gitmem runs here, and a lock still there after `grace` seconds is nobody's (an
-        orphaned git of a killed gitmem finishes its ref update within milliseconds)."""
+        orphaned git of a killed gitmem finishes its ref update within milliseconds).
+        `packed-refs.lock` too: a killed deletion of our refs (a prune, `update-ref -d`) leaves
+        it, and it wedges every ref deletion after; git itself waits for it only 1 s
+        (`core.packedRefsTimeout`), so one older than `grace` is no live git's."""
         found = [
             lock
             for top in ("refs/gitmem", "refs/gitmem-remotes")
             for lock in (self.common_dir / top).rglob("*.lock")
         ]
+        if (self.common_dir / "packed-refs.lock").exists():
+            found.append(self.common_dir / "packed-refs.lock")
         removed = []
         for lock in found:
             try:

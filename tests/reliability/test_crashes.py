@@ -151,7 +151,11 @@ def test_ref_lock_left_by_a_killed_git_does_not_wedge_the_next_sync(world: World
     (team / "first.md").write_text("first\n")
     world.ok("-C", str(a), "sync")
     (team / "second.md").write_text("written before the power cut\n")
-    locks = [a / ".git/refs/gitmem/team.lock", a / ".git/refs/gitmem-remotes/origin/team.lock"]
+    locks = [
+        a / ".git/refs/gitmem/team.lock",
+        a / ".git/refs/gitmem-remotes/origin/team.lock",
+        a / ".git/packed-refs.lock",  # a killed prune of tracking refs (fetch --prune)
+    ]
     for lock in locks:
         lock.write_text("")  # what a git killed between lock and rename leaves
         os.utime(lock, (time.time() - 60, time.time() - 60))
