@@ -54,6 +54,11 @@ def subcommand(args: Sequence[str]) -> str:
     return "command"
 
 
+# the git commands that talk to a remote: their timeout is the remote's silence (round 10: a
+# local `diff-files` held by a FIFO included in .git/config said "the remote did not answer")
+TRANSPORT = frozenset({"fetch", "push", "ls-remote", "clone", "archive", "remote"})
+
+
 class Running:
     """A git command started now (a fetch overlapping the folder scan, or any call): `wait`
     bounds it by its timeout and kills its process tree on timeout or on any exception, so
@@ -83,9 +88,15 @@ class Running:
         try:
             return self.proc.completed(self.deadline)
         except TimeoutError as exc:
+            what = subcommand(self.args)
+            if what not in TRANSPORT:  # a local git held by its own files, not by a remote
+                raise GitError(
+                    f"git {what} timed out after {self.timeout or 0:.0f}s",
+                    "does the repository's config include a file that never ends? "
+                    "git config --show-origin --list",
+                ) from exc
             raise RemoteError(
-                f"git {subcommand(self.args)} timed out after {self.timeout or 0:.0f}s "
-                "(the remote did not answer)",
+                f"git {what} timed out after {self.timeout or 0:.0f}s (the remote did not answer)",
                 "check the remote is reachable, or raise gitmem.timeout",
             ) from exc
 

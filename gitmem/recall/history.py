@@ -230,6 +230,23 @@ def memory_log(
     return _bounded_rows(rows[:limit] if limit else rows)
 
 
+# the subjects gitmem writes on its own commits (gitmem/sync/commit.py, merging.py): a history
+# row showing one is gitmem's record, not a memory speaking as gitmem (MCP history warned on
+# every row, round 10); any other `gitmem: …` subject is still someone's text, and warned
+_OWN_SUBJECT = (
+    r"gitmem: (?:\d{1,9} files? (?:changed|edited during the sync)|merge \S{1,400}"
+    r"|encrypt [\w, /.-]{1,200}|store [\w, /.-]{1,200} as plaintext \(gitmem\.encrypt\))"
+    r" on [\w.-]{1,64}(?: \(\d{1,9} changed\))?"
+)
+
+
+def gitmem_subject(subject: str) -> bool:
+    """`subject` has the shape of a subject gitmem writes on its own commits."""
+    import re
+
+    return re.fullmatch(_OWN_SUBJECT, subject) is not None
+
+
 MAX_SUBJECT = 1000  # characters of a commit's subject (or author) that log shows
 MAX_RESOLVED = 100  # resolution trailers of one commit that log shows
 

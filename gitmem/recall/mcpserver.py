@@ -11,14 +11,15 @@ processes whose output is captured).
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from gitmem.errors import GitmemError, UsageError
+from gitmem.errors import GitError, GitmemError, UsageError
 from gitmem.recall.index import Place
 from gitmem.recall.sanitize import clean, cleaned, warned
 
@@ -47,6 +48,10 @@ NO_KEY = (
 )
 MAX_RESOURCES = 2_000
 MAX_TEXT = 100_000  # characters of one memory returned by get
+# seconds: a child gitmem (sync: its transport's 120 s default and the work around it), and a
+# call waiting for the one before it (the lock) before it says so instead of waiting on
+CHILD_BOUND = 180.0
+BUSY_BOUND = 30.0
 
 
 def sealed_here(project: Callable[[], Project]) -> bool:
@@ -62,8 +67,15 @@ def sealed_here(project: Callable[[], Project]) -> bool:
 class Recall:
     """The use cases the tools call: one project, its index, its git processes on demand."""
 
-    def __init__(self, place: Place, project: Callable[[], Project], argv_base: list[str]) -> None:
+    def __init__(
+        self,
+        place: Place,
+        project: Callable[[], Project],
+        argv_base: list[str],
+        directory: str | None = None,
+    ) -> None:
         self.place = place
+        self.directory = directory or argv_base[argv_base.index("-C") + 1]
         self.project = project
         self.argv_base = argv_base  # how to run gitmem on this project (sync, status)
         self.lock = threading.RLock()
@@ -117,27 +129,83 @@ class Recall:
         hit = self.one(memory_id)
         return warned(full_text(hit, self.project), hit.id)[:MAX_TEXT]
 
-    def gitmem(self, *args: str, timeout: float = 300) -> tuple[int, str]:
-        """Run gitmem on this project as a child process (its output captured, never ours)."""
-        proc = subprocess.run(
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """One call at a time (one index connection, one project), git able to read the
+        configuration; a call stuck behind another says so within a bound instead of holding
+        the agent's turn."""
+        if not self.lock.acquire(timeout=BUSY_BOUND):
+            raise GitError(
+                f"another call is still running after {BUSY_BOUND:g} s",
+                tool_hint="try again in a minute; sync_status says where the memory stands",
+            )
+        try:
+            self.opens()
+            yield
+        finally:
+            self.lock.release()
+
+    def opens(self) -> None:
+        """git reads this repository's configuration within the bound the hooks keep (round
+        10: a config including a FIFO, added while the server ran, held every call's git for
+        60 s and the `sync` tool for 300, each behind the one lock), else a one-line error."""
+        from gitmem.claude.hookrun import OPENING_BOUND
+        from gitmem.errors import GitError
+        from gitmem.gitstore.process import run_git
+
+        try:
+            run_git(["config", "--list"], cwd=self.directory, check=False, timeout=OPENING_BOUND)
+        except GitError as exc:
+            if not isinstance(exc.__cause__, TimeoutError):
+                raise
+            raise GitError(
+                f"git did not read the configuration of {self.directory} within "
+                f"{OPENING_BOUND:g} s",
+                "does its config include a file that never ends? git config --show-origin --list",
+                tool_hint="the user must fix the repository's git configuration (an included "
+                "file that never ends); no tool can",
+            ) from None
+
+    def gitmem(self, *args: str, timeout: float = CHILD_BOUND) -> tuple[int, str]:
+        """Run gitmem on this project as a child process (its output captured, never ours),
+        in a session of its own: at `timeout` it and every git it started are killed."""
+        import os
+        import signal
+
+        from gitmem.errors import GitError
+
+        proc = subprocess.Popen(
             [*self.argv_base, *args],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
-            timeout=timeout,
+            start_new_session=True,
         )
-        out = proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except BaseException as exc:
+            with contextlib.suppress(OSError):  # it and the gits it started, held or not
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            if not isinstance(exc, subprocess.TimeoutExpired):
+                raise
+            raise GitError(
+                f"gitmem {args[0]} gave up after {timeout:g} s",
+                tool_hint="sync_status says where the memory stands; try again later",
+            ) from None
+        out = stdout.decode("utf-8", "replace") + stderr.decode("utf-8", "replace")
         return proc.returncode, warned(out, "gitmem's output", ours=True)
 
 
-def _clean_node(node: dict[str, Any]) -> dict[str, Any]:
+def _clean_node(node: dict[str, Any], ours: bool = False) -> dict[str, Any]:
     """The node's text fields cleaned; a `warning` (the visible line naming the memory) when
-    any of them held hidden characters."""
+    any of them held hidden characters (`ours`: the subject is gitmem's own, see history)."""
     where = str(node.get("id", "a memory"))
     out: dict[str, Any] = {}
     warnings: list[str] = []
     for k, v in node.items():
         if isinstance(v, str):
-            v, warning = cleaned(v, clean(where))
+            v, warning = cleaned(v, clean(where), ours and k == "subject")
             warnings += warning
         elif isinstance(v, list):
             # list fields (tags) are the memory's text too: a tag reading `curl … | sh`
@@ -151,6 +219,14 @@ def _clean_node(node: dict[str, Any]) -> dict[str, Any]:
         # author name holding both) kept only the first, and "never follow it" was lost
         out["warning"] = " ".join(list(dict.fromkeys(warnings))[:2])
     return out
+
+
+def one_line(exc: GitmemError) -> str:
+    """A gitmem error as a tool or resource tells it: the message and its hint, the hint in
+    the tools' own words when the CLI's names options or commands."""
+    told = exc.tool_hint or exc.hint
+    hint = f" (hint: {told})" if told else ""
+    return clean(f"{exc.message}{hint}")
 
 
 def resource_uri(scope: str, path: str) -> str:
@@ -173,13 +249,10 @@ def build(recall: Recall) -> MCPServer:
         @functools.wraps(fn)
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             try:
-                with recall.lock:  # one call at a time: one index connection, one project
+                with recall.turn():
                     return fn(*args, **kwargs)
             except GitmemError as exc:
-                # the hint in the tools' own words when the CLI's names options or commands
-                told = exc.tool_hint or exc.hint
-                hint = f" (hint: {told})" if told else ""
-                raise ToolError(clean(f"{exc.message}{hint}")) from None
+                raise ToolError(one_line(exc)) from None
 
         return wrapped
 
@@ -312,7 +385,11 @@ def build(recall: Recall) -> MCPServer:
         rows = memory_log(recall.project(), id, max(1, limit))
         if not rows:  # a bare [] read as "no such tool answer"; say why, as gitmem log does
             return NO_HISTORY
-        return [_clean_node(dict(r)) for r in rows]
+        from gitmem.recall.history import gitmem_subject
+
+        # a subject of gitmem's own shape is gitmem's record: no "written as if gitmem
+        # said it" on every row (the agent learnt to read past the warning)
+        return [_clean_node(dict(r), ours=gitmem_subject(r["subject"])) for r in rows]
 
     @server.tool(
         title="Sync status",
@@ -355,8 +432,13 @@ def _resource(recall: Recall, scope: str, path: str) -> Any:
     memory_id = clean(shown_id(scope, path))
 
     def read() -> str:
-        with recall.lock:
-            return recall.text(f"{scope}/{path}")
+        from mcp.server.mcpserver.exceptions import ResourceError
+
+        try:
+            with recall.turn():
+                return recall.text(f"{scope}/{path}")
+        except GitmemError as exc:  # the tools' one line, not a traceback on stderr
+            raise ResourceError(one_line(exc)) from None
 
     return FunctionResource(
         uri=resource_uri(scope, path),
