@@ -324,8 +324,13 @@ def scan_secrets(text: str, allowed: Iterable[str] = ()) -> list[Match]:
     """Every likely secret in `text`, one per match, with its line; `allowed` fingerprints
     are left out."""
     allow = frozenset(allowed)
-    hits: list[tuple[int, str, str]] = []  # (offset, what, secret)
+    return _matches(text, list(_secret_hits(text)), allow)
+
+
+def _secret_hits(text: str) -> Iterator[tuple[int, str, str]]:
+    """(offset, what, secret) of each likely secret, the first ones."""
     tokens: set[str] = set()  # what a rule named: another rule's match of it is not a second hit
+    count = 0
     for at, rule, m in _hits(text, SECRET_RULES):
         secret = m.group(0) if rule.kind == "token" else m.group("value")
         if rule.kind != "token" and not _likely(text, at, rule, m, secret):
@@ -333,10 +338,26 @@ def scan_secrets(text: str, allowed: Iterable[str] = ()) -> list[Match]:
         if any(token in secret or secret in token for token in tokens):
             continue
         tokens.add(secret)
-        hits.append((at, rule.what, secret))
-        if len(hits) > 10 * MAX_MATCHES:
+        yield at, rule.what, secret
+        count += 1
+        if count > 10 * MAX_MATCHES:
             break
-    return _matches(text, hits, allow)
+
+
+def redact_secrets(text: str) -> tuple[str, list[str]]:
+    """`text` with each likely secret replaced by `[secret removed by gitmem: WHAT]`, and what
+    was removed: memory text given to an agent (the prompt hook, MCP) is sent to a model's
+    API, and a secret the sync refuses to push still sat in a local memory (round 10). Every
+    copy of a secret is removed, however many (not only the first ones a report names)."""
+    removed: list[str] = []
+    for _ in range(100):  # each round removes every copy of what it found: few rounds
+        found = {secret: what for _, what, secret in _secret_hits(text) if secret}
+        if not found:
+            break
+        for secret in sorted(found, key=len, reverse=True):  # a copy the scan skipped too
+            text = text.replace(secret, f"[secret removed by gitmem: {found[secret]}]")
+        removed += found.values()
+    return text, list(dict.fromkeys(removed))
 
 
 _SCHEME = r"(?<![A-Za-z0-9+])[A-Za-z][A-Za-z0-9+]*\Z"

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.support.world import World, teammates_sharing
 
@@ -157,3 +159,64 @@ def test_gitmem_subject_knows_its_own_shapes(subject: str, own: bool) -> None:
     from gitmem.recall.history import gitmem_subject
 
     assert gitmem_subject(subject) is own
+
+
+AWS_ID = "AKIAIOSFODNN7EXAMPLE"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+GITHUB = "ghp_" + "Zx9" * 12
+
+
+def test_a_secret_in_a_local_memory_never_reaches_the_agent(world: World) -> None:
+    """A memory file holding a secret stays on this machine (the sync refuses to push it), but
+    the prompt hook put it verbatim into the prompt's context and MCP's get, search and
+    resources handed it to the agent: each goes to a model's API. Every door to the agent now
+    replaces it with a marker naming its kind and says which memory held it."""
+    clone = world.clone("alice")
+    auto = world.scope_path(clone, "auto")
+    auto.mkdir(parents=True)
+    (auto / "deploy_creds.md").write_text(
+        f"---\nname: Deploy creds\ndescription: the CI token {GITHUB}\ntype: reference\n---\n"
+        f"Deploy with aws_access_key_id = {AWS_ID}\naws_secret_access_key = {AWS_SECRET}\n"
+        "then run make release.\n"
+    )
+    hook = world.ok("-C", str(clone), "recall", "--prompt", "deploy creds release")
+
+    async def steps(s: Any) -> list[str]:
+        said = [text_of(await s.call_tool("search", {"text": "deploy creds"}))]
+        said.append(text_of(await s.call_tool("get", {"id": "auto/deploy_creds.md"})))
+        said.append(text_of(await s.call_tool("recent", {"n": 5})))
+        read = await s.read_resource("memory://auto/deploy_creds.md")
+        said.append(read.contents[0].text)
+        return said
+
+    said = [hook, *session_script(world, clone, steps)]
+    for text in said:
+        for secret in (AWS_ID, AWS_SECRET, GITHUB):
+            assert secret not in text, text
+        assert "deploy_creds.md" in text
+    assert "make release" in said[0] and "make release" in said[2]  # the rest is kept
+    assert "[secret removed by gitmem: AWS access key id]" in said[2]
+    assert "auto/deploy_creds.md holds a secret" in said[0]
+    assert "holds a secret" in said[2]
+
+
+@given(
+    pieces=st.lists(
+        st.sampled_from(
+            [AWS_ID, f"aws_secret_access_key = {AWS_SECRET}", GITHUB, "make release", "\n", " "]
+        )
+        | st.text(alphabet=st.characters(codec="utf-8"), max_size=20),
+        max_size=80,
+    )
+)
+def test_redacted_text_holds_no_secret_the_policy_finds(pieces: list[str]) -> None:
+    """The class: whatever text, however many secrets (more than a report names), the
+    redacted text scans clean and keeps the rest."""
+    from gitmem.policy.secrets import redact_secrets, scan_secrets
+
+    text = " ".join(pieces)
+    kept, removed = redact_secrets(text)
+    assert scan_secrets(kept) == []
+    assert bool(removed) == bool(scan_secrets(text))
+    if not removed:
+        assert kept == text
