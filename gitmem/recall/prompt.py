@@ -3,8 +3,8 @@ the prompt, printed as context within a budget.
 
 Reads the hook's JSON on stdin (`prompt`, `cwd`); the prompt's words are searched in the recall
 index (any word, ranked by bm25 and boosted by PageRank: a memory others link to counts more);
-index files (MEMORY.md) and the CLAUDE.md files Claude Code loads itself, already in context,
-are left out; each memory's title, summary and the
+Claude Code's own index files (MEMORY.md) and the CLAUDE.md files it loads itself, already in
+context, are left out (another agent's MEMORY.md is not: it is that agent's memory); each memory's title, summary and the
 start of its text are printed, cleaned of invisible and control characters, until the budget
 (UTF-16 units, as Claude Code counts) is spent. Started like the SessionStart hook (python -I
 -S, gitmem's folder on the path): nothing from site-packages is needed on its path. Always
@@ -33,6 +33,10 @@ INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})
 # what Claude Code loads into every session itself (~/.claude/CLAUDE.md, CLAUDE.local.md):
 # printed again it would only spend the budget
 LOADED_IDS = frozenset({"user/CLAUDE.md", "CLAUDE.local.md"})
+# the scopes whose index files are Claude Code's own (loaded, or printed by the SessionStart
+# hook); another agent's MEMORY.md (Codex's ~/.codex/memories/MEMORY.md, Cline's) is not in
+# Claude Code's context: it is that agent's memory, recalled like any other (round 10)
+CLAUDE_SCOPES = frozenset({"auto", "team", "agents", "local", "user"})
 STOP = frozenset(
     [
         "a",
@@ -142,7 +146,8 @@ def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]
     hits = [
         h
         for h in hits
-        if h.path.rsplit("/", 1)[-1].lower() not in INDEX_NAMES and h.id not in LOADED_IDS
+        if h.id not in LOADED_IDS
+        and (h.scope not in CLAUDE_SCOPES or h.path.rsplit("/", 1)[-1].lower() not in INDEX_NAMES)
     ]
     # bm25 is negative, better when lower; PageRank lifts what other memories lean on
     hits.sort(key=lambda h: (h.score * (1.0 + 10.0 * h.rank), h.id))

@@ -220,3 +220,32 @@ def test_redacted_text_holds_no_secret_the_policy_finds(pieces: list[str]) -> No
     assert bool(removed) == bool(scan_secrets(text))
     if not removed:
         assert kept == text
+
+
+def test_what_codex_remembers_claude_code_recalls_in_every_project(world: World) -> None:
+    """Two agents (`gitmem.agents claude,codex`): Codex keeps its memory in
+    `~/.codex/memories/MEMORY.md`. The prompt hook left every `MEMORY.md` out as "an index
+    already in context" — true of Claude Code's own, not of Codex's, which Claude Code never
+    loads: what one agent wrote the other never saw at prompt time. Claude Code's own index
+    stays out."""
+    world.git("config", "--global", "gitmem.agents", "claude,codex")
+    codex = world.home / ".codex" / "memories"
+    codex.mkdir(parents=True)
+    (codex / "MEMORY.md").write_text("# Codex memory\n- The user runs pytest with -x and ruff.\n")
+    one, two = world.clone("one"), world.clone("two")
+    auto = world.scope_path(one, "auto")
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_text("- [Lint](lint.md) — pytest and ruff settings\n")
+    for clone in (one, two):
+        said = world.ok("-C", str(clone), "recall", "--prompt", "how should I run pytest and ruff")
+        assert "user-codex/MEMORY.md" in said and "pytest with -x" in said, said
+        assert "auto/MEMORY.md" not in said  # Claude Code's own index: loaded already
+
+    async def steps(s: Any) -> dict[str, Any]:
+        found = json.loads(text_of(await s.call_tool("search", {"text": "pytest ruff"})))
+        refused = await s.call_tool("record", {"title": "x", "text": "y", "scope": "user-codex"})
+        return {"found": found, "refused": refused}
+
+    out = session_script(world, two, steps)
+    assert "user-codex/MEMORY.md" in [m["id"] for m in out["found"]["memories"]]
+    assert out["refused"].is_error
