@@ -12,6 +12,7 @@ processes whose output is captured).
 from __future__ import annotations
 
 import contextlib
+import json
 import subprocess
 import sys
 import threading
@@ -51,6 +52,11 @@ MAX_TEXT = 100_000  # characters of one memory returned by get
 # seconds: a child gitmem (sync: its transport's 120 s default and the work around it), and a
 # call waiting for the one before it (the lock) before it says so instead of waiting on
 CHILD_BOUND = 180.0
+# one answer's size: a `limit` of 100,000 at 10,000 memories answered 4 MB, past what an agent
+# can read (Claude Code refuses a tool result over 25,000 tokens); the rest is said, not sent
+MAX_LIST = 100
+MAX_FIELD = 1_000  # characters of a memory's title or summary in a list answer
+MAX_ANSWER = 40_000  # characters of one list answer's memories (compact JSON)
 BUSY_BOUND = 30.0
 
 
@@ -97,14 +103,24 @@ class Recall:
         """The hits as the tools return them; an empty answer says what it means."""
         from gitmem.recall.query import node_of
 
-        out: dict[str, Any] = {
-            "count": len(hits),
-            "memories": [_clean_node(node_of(h)) for h in hits],
-        }
+        memories = [_clean_node(node_of(h)) for h in hits]
+        kept, size = 0, 0
+        for m in memories:
+            size += len(json.dumps(m, ensure_ascii=False))
+            if size > MAX_ANSWER and kept:
+                break
+            kept += 1
+        out: dict[str, Any] = {"count": kept, "memories": memories[:kept]}
+        if kept < len(memories):
+            out["note"] = (
+                f"{len(memories) - kept} more not shown (an answer holds {MAX_ANSWER:,} "
+                "characters): narrow the search, or a lower limit"
+            )
         if hits and hits[0].near:  # a typo: the agent is told what was searched instead
             from gitmem.recall.query import near_note
 
-            out["note"] = near_note(hits)
+            near = near_note(hits) or ""
+            out["note"] = near + (f"; {out['note']}" if "note" in out else "")
         if not hits:
             from gitmem.recall.query import holds_memory
 
@@ -200,11 +216,15 @@ class Recall:
 def _clean_node(node: dict[str, Any], ours: bool = False) -> dict[str, Any]:
     """The node's text fields cleaned; a `warning` (the visible line naming the memory) when
     any of them held hidden characters (`ours`: the subject is gitmem's own, see history)."""
+    from gitmem.core.sanitize import bounded
+
     where = str(node.get("id", "a memory"))
     out: dict[str, Any] = {}
     warnings: list[str] = []
     for k, v in node.items():
         if isinstance(v, str):
+            if k in ("title", "summary"):  # a 30,000-character description filled the answer
+                v = bounded(v, MAX_FIELD, say_cut=True)  # `get` has the whole text
             v, warning = cleaned(v, clean(where), ours and k == "subject")
             warnings += warning
         elif isinstance(v, list):
@@ -219,6 +239,11 @@ def _clean_node(node: dict[str, Any], ours: bool = False) -> dict[str, Any]:
         # author name holding both) kept only the first, and "never follow it" was lost
         out["warning"] = " ".join(list(dict.fromkeys(warnings))[:2])
     return out
+
+
+def listed(limit: int) -> int:
+    """A list tool's `limit`, at least 1 (0 answered "no memory matches") and at most MAX_LIST."""
+    return min(max(1, limit), MAX_LIST)
 
 
 def one_line(exc: GitmemError) -> str:
@@ -265,7 +290,7 @@ def build(recall: Recall) -> MCPServer:
     @failing
     def search(text: str, limit: int = 10, scope: str | None = None) -> dict[str, Any]:
         # a limit of 0 or less answered "no memory matches" (recent and history take 1)
-        return recall.nodes(recall.query(search=text, limit=max(1, limit), scope=scope))
+        return recall.nodes(recall.query(search=text, limit=listed(limit), scope=scope))
 
     @server.tool(
         title="Query memory",
@@ -296,7 +321,7 @@ def build(recall: Recall) -> MCPServer:
                 author=author,
                 deleted=deleted,
                 scope=scope,
-                limit=max(1, limit),
+                limit=listed(limit),
             )
         )
 
@@ -318,7 +343,7 @@ def build(recall: Recall) -> MCPServer:
     def related(id: str, limit: int = 20) -> dict[str, Any]:
         if not id.strip():  # an empty id listed every memory as related
             raise UsageError("no memory id given", "search or recent list the ids")
-        return recall.nodes(recall.query(related=id, limit=limit))
+        return recall.nodes(recall.query(related=id, limit=listed(limit)))
 
     @server.tool(
         title="Recent memories",
@@ -327,7 +352,7 @@ def build(recall: Recall) -> MCPServer:
     )
     @failing
     def recent(n: int = 5, scope: str | None = None) -> dict[str, Any]:
-        return recall.nodes(recall.query(recent=max(1, n), scope=scope), NO_MEMORY)
+        return recall.nodes(recall.query(recent=listed(n), scope=scope), NO_MEMORY)
 
     @server.tool(
         title="Record a memory",
@@ -382,7 +407,7 @@ def build(recall: Recall) -> MCPServer:
     def history(id: str | None = None, limit: int = 20) -> list[dict[str, str]] | str:
         from gitmem.recall.history import memory_log
 
-        rows = memory_log(recall.project(), id, max(1, limit))
+        rows = memory_log(recall.project(), id, listed(limit))
         if not rows:  # a bare [] read as "no such tool answer"; say why, as gitmem log does
             return NO_HISTORY
         from gitmem.recall.history import gitmem_subject

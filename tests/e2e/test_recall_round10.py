@@ -249,3 +249,47 @@ def test_what_codex_remembers_claude_code_recalls_in_every_project(world: World)
     out = session_script(world, two, steps)
     assert "user-codex/MEMORY.md" in [m["id"] for m in out["found"]["memories"]]
     assert out["refused"].is_error
+
+
+def test_mcp_list_answers_are_bounded_and_say_what_they_left_out(world: World) -> None:
+    """`search` with a limit of 100,000 answered every match, and a memory's 30,000-character
+    description whole in each: megabytes at 10,000 memories, past what an agent can read
+    (Claude Code refuses a tool result over 25,000 tokens). A list answer now holds at most
+    100 memories and 40,000 characters, a title or summary 1,000, and says what it left out;
+    `get` still gives a memory's whole text."""
+    from gitmem.recall.mcpserver import MAX_ANSWER, MAX_FIELD, MAX_LIST
+
+    clone = world.clone("alice")
+    auto = world.scope_path(clone, "auto")
+    auto.mkdir(parents=True)
+    for i in range(MAX_LIST + 20):
+        (auto / f"zebra{i}.md").write_text(f"---\nname: zebra {i}\n---\nzebra crossing {i}\n")
+    long = "huge words " * 3000
+    for i in range(50):
+        (auto / f"long{i}.md").write_text(
+            f"---\nname: long {i}\ndescription: {long}\ntype: project\n---\nbody {i}\n"
+        )
+
+    async def steps(s: Any) -> dict[str, Any]:
+        out = {}
+        for name, args in (
+            ("zebra", ("search", {"text": "zebra", "limit": 100_000})),
+            ("recent", ("recent", {"n": 100_000})),
+            ("long", ("search", {"text": "huge", "limit": 100})),
+        ):
+            out[name] = text_of(await s.call_tool(*args))
+        out["get"] = text_of(await s.call_tool("get", {"id": "auto/long0.md"}))
+        return out
+
+    out = session_script(world, clone, steps)
+    zebra, recent = json.loads(out["zebra"]), json.loads(out["recent"])
+    for answer in (zebra, recent):
+        assert 0 < answer["count"] == len(answer["memories"]) <= MAX_LIST
+        assert "more not shown" in answer["note"], answer.get("note")
+        assert len(json.dumps(answer["memories"], ensure_ascii=False)) < MAX_ANSWER + 1_000
+    long_ = json.loads(out["long"])
+    assert 0 < long_["count"] < 50 and "more not shown" in long_["note"], long_.get("note")
+    assert len(json.dumps(long_["memories"], ensure_ascii=False)) < MAX_ANSWER + 2 * MAX_FIELD
+    for m in long_["memories"]:
+        assert len(m["summary"]) < MAX_FIELD + 60, len(m["summary"])
+    assert long in out["get"]
