@@ -128,26 +128,57 @@ def parse_since(text: str, now: float | None = None, name: str = "--since") -> f
 def fts_query(text: str, any_word: bool = False) -> str | None:
     """An FTS5 MATCH expression for words typed by a person: each word quoted (no operator of
     FTS5's syntax can be injected), a prefix match on the last one; None when no word.
+    Words typed between double quotes are a phrase: found next to each other, in that order,
+    as typed (no prefix); an unmatched quote is no phrase.
     A word of a spaceless script (CJK) is the phrase of its characters, as they are indexed
     (`gitmem.recall.index.words_apart`), found anywhere inside a longer run; for any word
     (a prompt's, run together), each pair of neighbouring characters is a word of its own."""
     from gitmem.recall.index import spaceless, words_apart
 
-    words = re.findall(r"\w+", text)
-    if not words:
+    groups = [([w], False) for w in re.findall(r"\w+", text)] if any_word else _phrases(text)
+    if not groups:
         return None
     terms: list[str] = []
-    for w in words[:32]:
+    budget = 32
+    for group, phrase in groups:
+        if budget <= 0:
+            break
+        group = group[:budget]
+        budget -= len(group)
+        if phrase:  # quoted: its words' tokens, in order, nothing after (no prefix)
+            tokens = [t for w in group for t in words_apart(w[:MAX_WORD]).split()]
+            terms.append(" ".join(tokens) + "\1")
+            continue
+        w = group[0]
         if any_word and spaceless(w):  # (only the first 64 terms are used)
             terms += [" ".join(p) for p in _pairs(words_apart(w[: MAX_WORD + 1]).split())]
         elif len(w) > MAX_WORD:  # its head, as a prefix: finds what the whole word finds
             terms.append(" ".join(words_apart(w[:MAX_WORD]).split()) + "\0")
         else:
             terms.append(" ".join(words_apart(w).split()))
-    quoted = [f'"{t[:-1]}"*' if t.endswith("\0") else f'"{t}"' for t in terms[:64]]
-    if not quoted[-1].endswith("*"):
+    quoted = [
+        f'"{t[:-1]}"*' if t.endswith("\0") else f'"{t[:-1]}"' if t.endswith("\1") else f'"{t}"'
+        for t in terms[:64]
+    ]
+    if not terms[: len(quoted)][-1].endswith("\1") and not quoted[-1].endswith("*"):
         quoted[-1] += "*"
     return (" OR " if any_word else " ").join(quoted)
+
+
+def _phrases(text: str) -> list[tuple[list[str], bool]]:
+    """The words of `text`, one a group, and each run between double quotes one group (a
+    phrase, True); a last quote without its pair is no quote."""
+    if text.count('"') % 2:
+        at = text.rfind('"')
+        text = text[:at] + " " + text[at + 1 :]
+    groups: list[tuple[list[str], bool]] = []
+    for i, part in enumerate(text.split('"')):
+        words = re.findall(r"\w+", part)
+        if i % 2 and words:
+            groups.append((words, True))
+        else:
+            groups += [([w], False) for w in words]
+    return groups
 
 
 def _pairs(tokens: list[str]) -> list[tuple[str, ...]]:

@@ -293,3 +293,48 @@ def test_mcp_list_answers_are_bounded_and_say_what_they_left_out(world: World) -
     for m in long_["memories"]:
         assert len(m["summary"]) < MAX_FIELD + 60, len(m["summary"])
     assert long in out["get"]
+
+
+def test_a_quoted_phrase_is_searched_as_a_phrase(world: World) -> None:
+    """`gitmem query --search '"release make"'` found the memory saying "make release": quotes
+    were dropped, the words searched apart, so a person could not ask for the words together.
+    Words between double quotes are now a phrase, in order, as typed (no prefix); an unmatched
+    quote is no phrase; FTS5's operators inside quotes are words."""
+    from tests.recall.support import ids, query
+
+    clone = world.clone("alice")
+    team = world.scope_path(clone, "team")
+    team.mkdir(parents=True)
+    (team / "deploy.md").write_text("---\nname: Deploy\n---\nRun make release; staging first.\n")
+    (team / "later.md").write_text("---\nname: Later\n---\nRelease notes. Make coffee.\n")
+    (team / "deployment.md").write_text("---\nname: Plan\n---\nThe rollout of NEAR OR.\n")
+
+    def found(text: str) -> list[str]:
+        return ids(query(world, clone, "--search", text))
+
+    both = ["team/deploy.md", "team/later.md"]
+    assert sorted(found("make release")) == both == sorted(found("release make"))
+    assert found('"make release"') == ["team/deploy.md"]
+    assert found('"release make"') == []
+    assert found('"staging first" release') == ["team/deploy.md"]
+    assert found('"roll"') == []  # a quoted word is that word: not `rollout`
+    assert found("roll") == ["team/deployment.md"]  # typed bare, the last word is a prefix
+    assert sorted(found('"make release')) == both  # an unmatched quote: the words
+    assert found('"near or"') == ["team/deployment.md"]  # operators quoted: words
+
+
+@given(st.text(alphabet=st.sampled_from("ab \"*()^:-+NEAROR工作\\'."), max_size=40))
+def test_any_typed_search_is_a_valid_match_expression(text: str) -> None:
+    """The class: whatever a person types (quotes paired or not, FTS5's operators and marks),
+    the MATCH expression is valid FTS5 and holds no operator of theirs."""
+    import sqlite3
+
+    from gitmem.recall.query import fts_query
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='porter unicode61')")
+    db.execute("INSERT INTO t VALUES ('a b near or 工 作')")
+    for any_word in (False, True):
+        match = fts_query(text, any_word)
+        if match is not None:
+            db.execute("SELECT count(*) FROM t WHERE t MATCH ?", [match]).fetchone()
