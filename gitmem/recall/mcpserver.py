@@ -436,7 +436,10 @@ def build(recall: Recall) -> MCPServer:
     @failing
     def sync() -> str:
         code, out = recall.gitmem("sync")
-        return out if code == 0 else f"gitmem sync exited {code}:\n{out}"
+        if code:  # an answer like a success's (is_error false) read as synced (round 10)
+            what = {1: "a finding refused", 2: "bad usage or input", 3: "git or the remote failed"}
+            raise ToolError(f"gitmem sync exited {code} ({what.get(code, 'failed')}):\n{out}")
+        return out
 
     from gitmem.recall.index import refreshed
 

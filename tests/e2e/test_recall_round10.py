@@ -338,3 +338,20 @@ def test_any_typed_search_is_a_valid_match_expression(text: str) -> None:
         match = fts_query(text, any_word)
         if match is not None:
             db.execute("SELECT count(*) FROM t WHERE t MATCH ?", [match]).fetchone()
+
+
+def test_a_failed_sync_over_mcp_is_an_mcp_error(world: World) -> None:
+    """The `sync` tool answered a failed sync (the remote gone: exit 3) as a success whose text
+    began "gitmem sync exited 3": `is_error` false, which an agent reads as synced. A sync that
+    exits non-zero is now the tool's error, with what gitmem said."""
+    alice, _bob, team = teammates_sharing(world)
+    (team / "later.md").write_text("---\nname: later\n---\nnot pushed\n")
+    world.git("remote", "set-url", "origin", str(world.root / "gone.git"), cwd=alice)
+
+    async def steps(s: Any) -> Any:
+        return await s.call_tool("sync", {})
+
+    result = session_script(world, alice, steps)
+    said = "".join(c.text for c in result.content)
+    assert result.is_error, said
+    assert "exited 3 (git or the remote failed)" in said and "cannot fetch from origin" in said
