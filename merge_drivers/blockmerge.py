@@ -872,6 +872,12 @@ def _merge_fence(out: _Out, z: Unit, a: Unit, b: Unit) -> bool:
     if not opener.endswith(b"\n"):
         opener += b"\n"
     gap = a.gap if a.gap != z.gap else b.gap
+    code = _reindented(z.body[1:], a.body[1:], b.body[1:])
+    if code is not None:
+        out.emit(gap)
+        out.unit(Unit(gap, a.block), [opener, *code])
+        out.resolutions.extend(notes)
+        return True
     shared = mark + b"\x00\n"  # no line of a file: the three openers alike, and unique
     rz, ra, rb = (b"".join([shared, *u.body[1:]]) for u in (z, a, b))
     data, resolutions = out.merge_lines(rz, ra, rb, out.mark() + len(gap))
@@ -882,6 +888,28 @@ def _merge_fence(out: _Out, z: Unit, a: Unit, b: Unit) -> bool:
     out.unit(Unit(gap, a.block), [opener, *lines[1:]])
     out.resolutions.extend([*notes, *resolutions])
     return True
+
+
+def _reindented(z: list[bytes], a: list[bytes], b: list[bytes]) -> list[bytes] | None:
+    """A fence's code lines where one side re-indented a line and the other edited its text
+    (same number of lines on all three sides): each line's indent and its text merged apart,
+    each from the side that changed it — the re-indent and the edit both stand. None (the
+    caller merges lines) when the counts differ or both sides changed one line's text (or
+    its indent) differently."""
+    if not len(z) == len(a) == len(b):
+        return None
+    merged: list[bytes] = []
+    for lz, la, lb in zip(z, a, b, strict=True):
+        (iz, tz), (ia, ta), (ib, tb) = (_indent(x) for x in (lz, la, lb))
+        if ia != iz != ib != ia or ta != tz != tb != ta:
+            return None
+        merged.append((ia if ia != iz else ib) + (ta if ta != tz else tb))
+    return merged
+
+
+def _indent(line: bytes) -> tuple[bytes, bytes]:
+    text = line.lstrip(b" \t")
+    return line[: len(line) - len(text)], text
 
 
 def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bool:
