@@ -948,6 +948,18 @@ def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bo
     mark = (na if na != nz else nb) + (sa if sa != sz else sb)
     gap = a.gap if a.gap != z.gap else b.gap
     out.emit(gap)
+    if text and all(x.strip() and not blocks._stop(x[w:]) for r in rests for x in r):
+        # its text wrapped onto continuation lines, nothing else under it: one paragraph,
+        # merged as words — a re-wrap that moves words across the first line's break and a
+        # word changed on the other side both stand
+        whole = [h + inner(r) for h, r in zip(heads, rests, strict=True)]
+        data, notes = out.merge_lines(whole[0], whole[1], whole[2], out.mark())
+        lines = data.splitlines(True)
+        out.unit(Unit(gap, a.block), [mark + lines[0]])
+        out.emit([pad + x for x in lines[1:]])
+        out.last = a
+        out.resolutions.extend(notes)
+        return True
     line, notes = out.merge_lines(heads[0], heads[1], heads[2], out.mark())
     if text and not line.endswith(b"\n"):
         line += b"\n"

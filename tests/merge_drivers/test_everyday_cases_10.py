@@ -15,10 +15,15 @@ end: tests/e2e/test_everyday_in_sync.py."""
 from __future__ import annotations
 
 import itertools
+import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from gitmem.gitstore import Repository
+from gitmem.merge.tree import merge_trees
 
 from .conftest import examples
 from .test_everyday_cases import Case, _merge, check, encoded, merged
@@ -397,7 +402,11 @@ case(
         ),
         GO.replace("all 17 skills", "all 18 skills"),
     ],
-    ["all 18", "skills changed once (hash-dedup makes the re-upload a no-op).\n"],
+    [
+        "- Expect a one-time `claude plugin install adam@agentskills` touch per machine\n"
+        "  (plugin-cache-miss after the rename migration); sync-skills flags all 18\n"
+        "  skills changed once (hash-dedup makes the re-upload a no-op).\n"
+    ],
     ["all 17"],
 )
 WF = (
@@ -800,3 +809,205 @@ def test_a_days_log_appended_on_three_machines_stays_in_time_order(data: st.Data
     new = [line(h, m, w) for (h, m), w in zip(times, words, strict=False)]
     out = merged(("log", R, base, [base + x for x in new], [], [])).decode()
     assert out == base + "".join(sorted(new)), out
+
+
+# --- (2) the folder: a rename against an edit, an index hook against its file's description --
+# name, base {file: text}, sides (two or three), what each file of the result holds, files gone
+Folder = tuple[str, dict[str, str], list[dict[str, str]], dict[str, list[str]], list[str]]
+FOLDERS: list[Folder] = []
+HOOK = "- [seo redis timeouts = noise](seo-redis.md) — client-side noise, not a Redis fault\n"
+FI = "- [Verify the branch first](verify-branch.md) — pin the tree before ANY code claim\n" + HOOK
+FR = (
+    "---\nname: seo-redis\ndescription: client-side noise, not a Redis fault\ntype: project\n"
+    "---\n\n`commandTimeout` is measured in the Node process.\n\n- raised 200→1000\n"
+)
+FV = (
+    "---\nname: verify-branch\ndescription: pin the tree before ANY code claim\n"
+    "type: feedback\n---\n\nMeasure the distance to the target tree first.\n"
+)
+FB = {"MEMORY.md": FI, "seo-redis.md": FR, "verify-branch.md": FV}
+RENAMED = {
+    "MEMORY.md": FI.replace("(seo-redis.md)", "(seo-redis-command-timeout-noise.md)"),
+    "seo-redis-command-timeout-noise.md": FR,
+    "verify-branch.md": FV,
+}
+FOLDERS.append(
+    (
+        "topic renamed on one machine, a link to its old name added on a second, its"
+        " description edited on a third",
+        FB,
+        [
+            RENAMED,
+            dict(FB, **{"verify-branch.md": FV + "\nSee [redis noise](seo-redis.md).\n"}),
+            dict(
+                FB,
+                **{
+                    "seo-redis.md": FR.replace("not a Redis fault", "not a Memorystore fault"),
+                    "MEMORY.md": FI.replace("not a Redis fault", "not a Memorystore fault"),
+                },
+            ),
+        ],
+        {
+            "seo-redis-command-timeout-noise.md": [
+                "description: client-side noise, not a Memorystore fault\n"
+            ],
+            "verify-branch.md": ["See [redis noise](seo-redis-command-timeout-noise.md).\n"],
+            "MEMORY.md": [
+                "(seo-redis-command-timeout-noise.md) — client-side noise, not a Memorystore fault\n"
+            ],
+        },
+        ["seo-redis.md"],
+    )
+)
+FOLDERS.append(
+    (
+        "index hook edited on one machine, the file's description on a second, its body on a third",
+        FB,
+        [
+            dict(FB, **{"MEMORY.md": FI.replace("client-side noise", "client noise")}),
+            dict(FB, **{"seo-redis.md": FR.replace("not a Redis fault", "never a Redis fault")}),
+            dict(FB, **{"seo-redis.md": FR + "- keepAlive 30000\n"}),
+        ],
+        {"seo-redis.md": ["- raised 200→1000\n- keepAlive 30000\n"]},
+        [],
+    )
+)
+FOLDERS.append(
+    (
+        "topic renamed with its link on one machine, its hook and description edited together"
+        " and a bullet added on the other",
+        FB,
+        [
+            RENAMED,
+            dict(
+                FB,
+                **{
+                    "MEMORY.md": FI.replace("client-side noise,", "client-side timeouts,"),
+                    "seo-redis.md": FR.replace("client-side noise,", "client-side timeouts,")
+                    + "- keepAlive 30000\n",
+                },
+            ),
+        ],
+        {
+            "MEMORY.md": [
+                "- [seo redis timeouts = noise](seo-redis-command-timeout-noise.md) — client-side"
+                " timeouts, not a Redis fault\n"
+            ],
+            "seo-redis-command-timeout-noise.md": [
+                "description: client-side timeouts, not a Redis fault\n",
+                "- raised 200→1000\n- keepAlive 30000\n",
+            ],
+        },
+        ["seo-redis.md"],
+    )
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repository:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    return Repository(tmp_path / "r")
+
+
+def merged_folder(repo: Repository, f: Folder) -> dict[str, str]:
+    """A folder case merged as sync merges it (`gitmem.merge.tree.merge_trees`): symmetric and
+    idempotent (two sides), the same files in every order (three)."""
+    _, base, sides, _, _ = f
+
+    def tree(files: dict[str, str]) -> dict[str, str]:
+        return {f"m/{p}": repo.write_blob(d.encode()) for p, d in files.items()}
+
+    def merge(x: dict[str, str], y: dict[str, str]) -> dict[str, str]:
+        return merge_trees(repo, tree(base), x, y).files
+
+    z, ss = tree(base), [tree(s) for s in sides]
+    if len(ss) == 2:
+        out = merge(ss[0], ss[1])
+        assert merge(ss[1], ss[0]) == out  # symmetric
+        assert all(merge(out, s) == out for s in ss)  # idempotent
+    else:
+        outs = [merge(merge(ss[i], ss[j]), ss[k]) for i, j, k in itertools.permutations(range(3))]
+        assert all(o == outs[0] for o in outs), outs
+        out = outs[0]
+    assert z  # the base itself is a tree of the same repository
+    return {p.removeprefix("m/"): repo.read_blob(o).decode() for p, o in out.items()}
+
+
+def check_folder(repo: Repository, f: Folder) -> dict[str, str]:
+    out = merged_folder(repo, f)
+    for path, wants in f[3].items():
+        for w in wants:
+            assert w in out[path], (path, w, out)
+    for gone in f[4]:
+        assert gone not in out, (gone, out)
+    text = "".join(out.values())
+    assert "<<<<<<<" not in text
+    return out
+
+
+def hook_and_description(out: dict[str, str], name: str) -> tuple[str, str]:
+    line = next(x for x in out["MEMORY.md"].splitlines() if f"]({name})" in x)
+    desc = next(x for x in out[name].splitlines() if x.startswith("description: "))
+    return line.split(" — ", 1)[1], desc.removeprefix("description: ")
+
+
+@pytest.mark.parametrize("f", FOLDERS, ids=[f[0] for f in FOLDERS])
+def test_a_tenth_sweep_folder_merge_keeps_what_a_careful_human_keeps(
+    repo: Repository, f: Folder
+) -> None:
+    out = check_folder(repo, f)
+    for name in out:
+        if name != "MEMORY.md" and f"]({name})" in out["MEMORY.md"]:
+            hook, desc = hook_and_description(out, name)
+            assert hook == desc, (name, hook, desc)  # one decision per memory
+
+
+SENTENCE = (
+    "Timeouts landed in proportion to command volume across every service, scattered and often"
+    " in pairs less than one millisecond apart, never an incident and always fail-open, so the"
+    " cheap instinct to resize the server spends money and fixes nothing at all."
+)
+PROSE = SENTENCE.split()
+
+
+def _wrap(words: list[str], width: int) -> list[list[int]]:
+    """The words' indexes, line by line, wrapped at `width`."""
+    lines: list[list[int]] = []
+    size = 0
+    for i, w in enumerate(words):
+        if lines and size + 1 + len(w) <= width:
+            lines[-1].append(i)
+            size += 1 + len(w)
+        else:
+            lines.append([i])
+            size = len(w)
+    return lines
+
+
+@settings(max_examples=examples())
+@given(st.data())
+def test_a_paragraph_rewrapped_on_one_side_and_reworded_on_the_other_is_both(
+    data: st.DataObject,
+) -> None:
+    """A paragraph (or a bullet's wrapped text) re-wrapped at another width on one side, words
+    replaced one for one on the other (any words, the ones at a line break too): the re-wrap's
+    line breaks with the new words (before: a word changed where the other side moved a line
+    break took its editor's space, joining or splitting lines of the re-wrap)."""
+    bullet = data.draw(st.booleans())
+    lead, indent = ("- ", "  ") if bullet else ("", "")
+    n = data.draw(st.integers(8, len(PROSE)))
+    words = PROSE[:n]
+    w1, w2 = data.draw(st.integers(30, 80)), data.draw(st.integers(30, 80))
+    if w1 == w2:
+        return
+    changed = data.draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=4))
+    new = [w.upper() + "x" if i in changed else w for i, w in enumerate(words)]
+
+    def doc(ws: list[str], width: int) -> str:
+        lines = [" ".join(ws[i] for i in line) + "\n" for line in _wrap(words, width)]
+        return FM10 + lead + indent.join(lines)
+
+    out = merged(("rewrap", R, doc(words, w1), [doc(words, w2), doc(new, w1)], [], [])).decode()
+    assert out == doc(new, w2), out
