@@ -511,6 +511,18 @@ case(
     ["\n  behind = run(repo, 'rev-list', '--count', 'HEAD..@{u}')\n  return"],
     ["    behind", "origin/master'), int"],
 )
+case(
+    "fence: body re-indented on one side, a line edited and one added on the other",
+    R,
+    VB,
+    [
+        VB.replace("\n    ", "\n  "),
+        VB.replace("'HEAD..origin/master'", "'HEAD..@{u}'").replace(
+            "    return", "    log(ahead)\n    return"
+        ),
+    ],
+    ["\n  behind = run(repo, 'rev-list', '--count', 'HEAD..@{u}')\n  log(ahead)\n  return"],
+)
 TB = (
     "---\nname: benchmark-library\ndescription: reference shows\ntype: reference\n---\n\n"
     "| Show | Episodes | Rating |\n|------|:--:|:--:|\n"
@@ -545,6 +557,22 @@ case(
         "|:-----|--:|:--:|\n| Golden Surge | 3 | A+ |\n| Sky Eye | 3 | A |\n"
         "| Golden Pupil | 5 | B+ |\n| Treasure Hunt | 4 | B |\n"
     ],
+)
+case(
+    "table: a column added on one side, a row added on the other",
+    T,
+    TB,
+    [
+        TB.replace(
+            "| Rating |\n|------|:--:|:--:|\n", "| Rating | Hook |\n|------|:--:|:--:|------|\n"
+        )
+        .replace("| Golden Surge | 3 | A |\n", "| Golden Surge | 3 | A | gold mine |\n")
+        .replace("| Sky Eye | 3 | A |\n", "| Sky Eye | 3 | A | antique bet |\n")
+        .replace("| Golden Pupil | 3 | B+ |\n", "| Golden Pupil | 3 | B+ | beggar |\n"),
+        TB + "| Treasure Hunt | 4 | B |\n",
+    ],
+    # acceptable: the new row without the new column's cell (Markdown renders it empty)
+    ["| Golden Pupil | 3 | B+ | beggar |\n| Treasure Hunt | 4 | B |\n"],
 )
 ST = (
     "---\nname: release-steps\ndescription: how a release goes\ntype: project\n---\n\n"
@@ -583,6 +611,35 @@ case(
         "update the docs site",
     ],
     ["4. announce in #releases\n4.", "4. close the milestone\n4.", "4. update the docs site\n4."],
+)
+case(
+    "numbered steps: two machines insert a step at different places, each renumbering",
+    T,
+    ST,
+    [
+        ST.replace(
+            "2. write the changelog\n3. tag and push\n",
+            "2. run the suite\n3. write the changelog\n4. tag and push\n",
+        ),
+        ST.replace("3. tag and push\n", "3. check the wheels\n4. tag and push\n"),
+    ],
+    [
+        "1. bump the version\n2. run the suite\n3. write the changelog\n4. check the wheels\n"
+        "5. tag and push\n"
+    ],
+)
+PS = ST.replace(". ", ") ")
+case(
+    "`1)` steps: a step inserted and renumbered on one side, the last step edited on the other",
+    T,
+    PS,
+    [
+        PS.replace("1) bump the version\n", "1) bump the version\n2) run the suite\n")
+        .replace("2) write", "3) write")
+        .replace("3) tag", "4) tag"),
+        PS.replace("tag and push", "tag, sign and push"),
+    ],
+    ["1) bump the version\n2) run the suite\n3) write the changelog\n4) tag, sign and push\n"],
 )
 NL = (
     "---\nname: release-checklist\ndescription: what is left before 1.0\ntype: project\n---\n\n"
@@ -642,6 +699,21 @@ case(
         "- 2026-07-27 — alerts gone for three days\n"
     ],
 )
+case(
+    "dated log, oldest first: four machines each append a day",
+    R,
+    DL,
+    [
+        DL + "- 2026-07-27 — alerts gone for three days\n",
+        DL + "- 2026-07-25 — deployed to prod\n",
+        DL + "- 2026-07-26 — warn-level sink verified\n",
+        DL + "- 2026-07-28 — closed the ticket\n",
+    ],
+    [
+        "keepAlive 30000\n- 2026-07-25 — deployed to prod\n- 2026-07-26 — warn-level sink"
+        " verified\n- 2026-07-27 — alerts gone for three days\n- 2026-07-28 — closed the ticket\n"
+    ],
+)
 TL = (
     "---\nname: redis-log\ndescription: redis timeout investigation log\ntype: project\n---\n\n"
     "### 2026-07-24\n- 09:03 commandTimeout 200→1000\n- 11:40 keepAlive 30000\n"
@@ -685,8 +757,14 @@ case(
 )
 
 
-# the cases that are still not what a careful human writes (docs/merge.md, tenth sweep)
-OPEN: dict[str, str] = {}
+# the cases that are still not what a careful human writes (docs/merge.md, tenth sweep):
+# counted, checked for the laws only
+OPEN: dict[str, str] = {
+    # a fence re-indented on one side, lines edited and added on the other: the line counts
+    # differ, the lines merge as lines, and every line both touched goes to one side — the
+    # edit and the added line are lost (a line-for-line re-indent against edits is merged)
+    "fence: body re-indented on one side, a line edited and one added on the other": "fence",
+}
 
 
 def merged4(c: Case) -> bytes:
