@@ -758,13 +758,9 @@ case(
 
 
 # the cases that are still not what a careful human writes (docs/merge.md, tenth sweep):
-# counted, checked for the laws only
-OPEN: dict[str, str] = {
-    # a fence re-indented on one side, lines edited and added on the other: the line counts
-    # differ, the lines merge as lines, and every line both touched goes to one side — the
-    # edit and the added line are lost (a line-for-line re-indent against edits is merged)
-    "fence: body re-indented on one side, a line edited and one added on the other": "fence",
-}
+# counted, checked for the laws only — none left (the one before the fixes, a fence
+# re-indented against lines edited and added, is merged by `blockmerge._reindented`)
+OPEN: dict[str, str] = {}
 
 
 def merged4(c: Case) -> bytes:
@@ -827,14 +823,22 @@ def test_a_fence_reindented_on_one_side_and_edited_on_the_other_is_both(
     data: st.DataObject,
 ) -> None:
     """A fence's code re-indented on one side (4→2 spaces, 4→8, or tabs; all lines or some),
-    words of some lines edited on the other (maybe the same lines; maybe its language tag):
-    every line with the re-indenting side's indent and the editing side's text (before: the
-    lines both touched went to one side, the edits lost)."""
+    words of some lines edited on the other (maybe the same lines; maybe its language tag),
+    maybe a line added and one dropped there: every line with the re-indenting side's indent
+    and the editing side's text, the new line indented as the line before it now is (before:
+    the lines both touched went to one side, the edits lost; with a line added, not even
+    idempotent)."""
     n = data.draw(st.integers(2, len(CODE)))
     code = CODE[:n]
     unit = data.draw(st.sampled_from(["  ", "        ", "\t"]))
     moved = data.draw(st.sets(st.integers(0, n - 1), min_size=1))
     edited = data.draw(st.sets(st.integers(0, n - 1), min_size=1))
+    added = data.draw(st.none() | st.integers(0, n - 1))
+    dropped = data.draw(st.none() | st.integers(0, n - 1).filter(lambda d: d != added))
+    # a line added or dropped next to an edited one (a run of lines replaced by more or
+    # fewer): the laws only — the edited line's indent may stay the editor's
+    near = {d + x for d in (added, dropped) if d is not None for x in (-1, 0, 1)}
+    exact = not near & edited and (added is None or dropped is None or abs(added - dropped) > 1)
     fence = data.draw(st.sampled_from(["```", "~~~", "````"]))
     tag = data.draw(st.sampled_from(["python", ""]))
 
@@ -845,19 +849,30 @@ def test_a_fence_reindented_on_one_side_and_edited_on_the_other_is_both(
     def text(line: str, i: int) -> str:
         return line.replace("(", "(repo_or_path, ", 1) if i in edited else line
 
+    def extra(i: int) -> str:
+        return code[i][: len(code[i]) - len(code[i].lstrip(" "))] + "log(extra)"
+
     def doc(lines: list[str], lang: str = tag) -> str:
         return FM10 + f"{fence}{lang}\n" + "".join(x + "\n" for x in lines) + f"{fence}\n"
 
     retag = data.draw(st.booleans())
     re_indented = [indent(x, i) for i, x in enumerate(code)]
-    words = [text(x, i) for i, x in enumerate(code)]
     if re_indented == code:
         return  # only lines without indent chosen: no re-indent
+    words: list[str] = []
+    want: list[str] = []
+    for i, x in enumerate(code):
+        if i != dropped:
+            words.append(text(x, i))
+            want.append(indent(text(x, i), i))
+        if i == added:
+            words.append(extra(i))
+            want.append(indent(extra(i), i))
     out = merged(
         ("reindent", R, doc(code), [doc(re_indented), doc(words, "py" if retag else tag)], [], [])
     ).decode()
-    want = [indent(text(x, i), i) for i, x in enumerate(code)]
-    assert out == doc(want, "py" if retag else tag), out
+    if exact:
+        assert out == doc(want, "py" if retag else tag), out
 
 
 @settings(max_examples=examples())
