@@ -893,19 +893,20 @@ def _merge_fence(out: _Out, z: Unit, a: Unit, b: Unit) -> bool:
 def _reindented(z: list[bytes], a: list[bytes], b: list[bytes]) -> list[bytes] | None:
     """A fence's code lines where a side re-indented lines the other edited, added or
     dropped: the lines merged by their text (indent set aside), each line's indent merged
-    apart from its text, each from the side that changed it; a new line keeps its indent
-    relative to the line before it, under that line's merged indent. None (the caller merges
-    lines) when no side re-indented a line it kept, or the texts conflict (one line edited
-    differently, two different lines added at one place, an addition next to a deletion)."""
-    from merge_drivers.fine import _rewritten, edits, merge_seq
+    apart from its text, each from the side that changed it; a new line at an indent the
+    other side moved goes where it took it, else keeps its indent relative to the line before
+    it. None (the caller merges lines) when no side re-indented a base line (kept or
+    rewritten), or the texts conflict (one line edited differently, two different lines
+    added at one place, an addition next to a deletion)."""
+    from merge_drivers.fine import edits, merge_seq, rewritten
 
     ez, ea, eb = ([_indent(x) for x in u] for u in (z, a, b))
     tz, ta, tb = ([t for _, t in e] for e in (ez, ea, eb))
     _, same_a = edits(tz, ta)
     _, same_b = edits(tz, tb)
     sides = {
-        "a": (ea, same_a, _rewritten(same_a, len(ez), len(ea))),
-        "b": (eb, same_b, _rewritten(same_b, len(ez), len(eb))),
+        "a": (ea, same_a, rewritten(same_a, len(ez), len(ea))),
+        "b": (eb, same_b, rewritten(same_b, len(ez), len(eb))),
     }
     wrote = {s: {j: k for k, j in v[2].items()} for s, v in sides.items()}
     if not any(

@@ -670,7 +670,7 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
         return None
     _, same_a = edits([w[0] for w in wz], [w[0] for w in wa])
     _, same_b = edits([w[0] for w in wz], [w[0] for w in wb])
-    was = {"a": _rewritten(same_a, len(wz), len(wa)), "b": _rewritten(same_b, len(wz), len(wb))}
+    was = {"a": rewritten(same_a, len(wz), len(wa)), "b": rewritten(same_b, len(wz), len(wb))}
     wrote = {s: {j: k for k, j in w.items()} for s, w in was.items()}  # base word → its rewrite
     lead = la if lb == lz else lb if la == lz else max(la, lb)
     parts = [lead]
@@ -707,7 +707,7 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
     return text.splitlines(True), merged[1], merged[2]
 
 
-def _rewritten(same: dict[int, int], nz: int, ns: int) -> dict[int, int]:
+def rewritten(same: dict[int, int], nz: int, ns: int) -> dict[int, int]:
     """The side's words that rewrote base words one for one (a run of them between two kept
     words, as long as the base's run there): side index → base index, so the space after
     each can be merged with the other side's space after that base word (one side re-wraps,
