@@ -872,6 +872,12 @@ def _merge_fence(out: _Out, z: Unit, a: Unit, b: Unit) -> bool:
     if not opener.endswith(b"\n"):
         opener += b"\n"
     gap = a.gap if a.gap != z.gap else b.gap
+    code = _reindented(z.body[1:], a.body[1:], b.body[1:])
+    if code is not None:
+        out.emit(gap)
+        out.unit(Unit(gap, a.block), [opener, *code])
+        out.resolutions.extend(notes)
+        return True
     shared = mark + b"\x00\n"  # no line of a file: the three openers alike, and unique
     rz, ra, rb = (b"".join([shared, *u.body[1:]]) for u in (z, a, b))
     data, resolutions = out.merge_lines(rz, ra, rb, out.mark() + len(gap))
@@ -882,6 +888,88 @@ def _merge_fence(out: _Out, z: Unit, a: Unit, b: Unit) -> bool:
     out.unit(Unit(gap, a.block), [opener, *lines[1:]])
     out.resolutions.extend([*notes, *resolutions])
     return True
+
+
+def _reindented(z: list[bytes], a: list[bytes], b: list[bytes]) -> list[bytes] | None:
+    """A fence's code lines where a side re-indented lines the other edited, added or
+    dropped: the lines merged by their text (indent set aside), each line's indent merged
+    apart from its text, each from the side that changed it; a new line at an indent the
+    other side moved goes where it took it, else keeps its indent relative to the line before
+    it. None (the caller merges lines) when no side re-indented a base line (kept or
+    rewritten), or the texts conflict (one line edited differently, two different lines
+    added at one place, an addition next to a deletion)."""
+    from merge_drivers.fine import edits, merge_seq, rewritten
+
+    ez, ea, eb = ([_indent(x) for x in u] for u in (z, a, b))
+    tz, ta, tb = ([t for _, t in e] for e in (ez, ea, eb))
+    _, same_a = edits(tz, ta)
+    _, same_b = edits(tz, tb)
+    sides = {
+        "a": (ea, same_a, rewritten(same_a, len(ez), len(ea))),
+        "b": (eb, same_b, rewritten(same_b, len(ez), len(eb))),
+    }
+    wrote = {s: {j: k for k, j in v[2].items()} for s, v in sides.items()}
+    if not any(
+        e[k][0] != ez[j][0]
+        for side, (e, same, _) in sides.items()
+        for j, k in [*same.items(), *wrote[side].items()]
+    ):
+        return None  # nobody re-indented a line (kept or rewritten): a plain line merge
+    merged = merge_seq(ez, ea, eb, lambda e: e[1])
+    if merged is None:
+        return None
+
+    def at(side: str, j: int) -> bytes | None:
+        """That side's indent for base line `j` (kept or rewritten one for one)."""
+        e, same, _ = sides[side]
+        k = same.get(j, wrote[side].get(j))
+        return e[k][0] if k is not None else None
+
+    def three(j: int, x: bytes | None, y: bytes | None) -> bytes:
+        base = ez[j][0]
+        x, y = base if x is None else x, base if y is None else y
+        return x if y == base else y if x == base else max(x, y)
+
+    def moved(side: str) -> dict[bytes, bytes]:
+        """How the other side re-indented the base lines this side kept as they were: a new
+        line of this side at one of those indents goes where the other side took them."""
+        e, same, _ = sides[side]
+        oe, other, _ = sides["b" if side == "a" else "a"]
+        found: dict[bytes, set[bytes]] = {}
+        for j, k in same.items():
+            ko = other.get(j)
+            if e[k][0] == ez[j][0] and ko is not None:
+                found.setdefault(ez[j][0], set()).add(oe[ko][0])
+        return {x: ys.pop() for x, ys in found.items() if len(ys) == 1 and x not in ys}
+
+    shift = {"a": moved("a"), "b": moved("b")}
+    out: list[bytes] = []
+    prev: tuple[int, bytes] | None = None  # the last base line: its index, its merged indent
+    for side, k in merged[0]:
+        if side == "z":
+            indent = three(k, at("a", k), at("b", k))
+            prev = (k, indent)
+            out.append(indent + ez[k][1])
+            continue
+        e, _, was = sides[side]
+        indent, text = e[k]
+        j = was.get(k)
+        if j is not None:  # a base line rewritten: its indent against the other side's
+            indent = three(j, indent, at("b" if side == "a" else "a", j))
+            prev = (j, indent)
+        elif indent in shift[side]:  # a new line, at an indent the other side moved
+            indent = shift[side][indent]
+        elif prev is not None:  # else where the line before it went
+            own = at(side, prev[0])
+            if own is not None and indent.startswith(own):
+                indent = prev[1] + indent[len(own) :]
+        out.append(indent + text)
+    return out
+
+
+def _indent(line: bytes) -> tuple[bytes, bytes]:
+    text = line.lstrip(b" \t")
+    return line[: len(line) - len(text)], text
 
 
 def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bool:
@@ -920,6 +1008,18 @@ def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bo
     mark = (na if na != nz else nb) + (sa if sa != sz else sb)
     gap = a.gap if a.gap != z.gap else b.gap
     out.emit(gap)
+    if text and all(x.strip() and not blocks._stop(x[w:]) for r in rests for x in r):
+        # its text wrapped onto continuation lines, nothing else under it: one paragraph,
+        # merged as words — a re-wrap that moves words across the first line's break and a
+        # word changed on the other side both stand
+        whole = [h + inner(r) for h, r in zip(heads, rests, strict=True)]
+        data, notes = out.merge_lines(whole[0], whole[1], whole[2], out.mark())
+        lines = data.splitlines(True)
+        out.unit(Unit(gap, a.block), [mark + lines[0]])
+        out.emit([pad + x for x in lines[1:]])
+        out.last = a
+        out.resolutions.extend(notes)
+        return True
     line, notes = out.merge_lines(heads[0], heads[1], heads[2], out.mark())
     if text and not line.endswith(b"\n"):
         line += b"\n"

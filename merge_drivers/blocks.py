@@ -27,7 +27,7 @@ SETEXT = rb"^ {0,3}(=+|-+)[ \t]*$"
 RULE = rb"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$"
 ITEM = rb"^( {0,3})([-*+]|\d{1,9}[.)])([ \t]+|$)"
 DELIMITER = rb"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$"
-DATE = rb"^(?:#{1,6}[ \t]+|[-*+][ \t]+)\**(\d{4}-\d{2}-\d{2})\b"
+DATE = rb"^(?:#{1,6}[ \t]+|[-*+][ \t]+)\**(\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?|\d{2}:\d{2})\b"
 ORDERED = rb"^[ \t]*(\d{1,9})([.)])"
 FUSED = rb"^ {0,3}\d{1,9}[.)](?=[^\s\d])"
 STOP = (
@@ -135,7 +135,7 @@ def _fused(s: bytes) -> int | None:
 
 
 def _date(s: bytes) -> bytes | None:
-    """DATE: the date a heading or an item starts with."""
+    """DATE: the date (and time of day), or the time of day, a heading or an item starts with."""
     c = s[:1]
     if c == b"#":
         r = _run(s, 0, b"#")
@@ -150,14 +150,21 @@ def _date(s: bytes) -> bytes | None:
         return None
     i = r + t + _run(s, r + t, b"*")
     d = s[i : i + 10]
-    if (
-        len(d) == 10
-        and d[4:5] == d[7:8] == b"-"
-        and (d[:4] + d[5:7] + d[8:]).isdigit()
-        and (i + 10 == len(s) or s[i + 10] not in _WORD)
-    ):
-        return d
-    return None
+    if len(d) == 10 and d[4:5] == d[7:8] == b"-" and (d[:4] + d[5:7] + d[8:]).isdigit():
+        if s[i + 10 : i + 11] in (b" ", b"T") and _clock(s, i + 11):
+            return s[i : i + 16]  # `2026-11-20 09:12`: the time of day orders one day's lines
+        return d if _ends_word(s, i + 10) else None
+    return s[i : i + 5] if _clock(s, i) else None  # `- 09:12 …`: a day's log, by the clock
+
+
+def _clock(s: bytes, i: int) -> bool:
+    """A time of day `HH:MM` at `i`, a whole word."""
+    c = s[i : i + 5]
+    return len(c) == 5 and c[2:3] == b":" and (c[:2] + c[3:]).isdigit() and _ends_word(s, i + 5)
+
+
+def _ends_word(s: bytes, i: int) -> bool:
+    return i == len(s) or s[i] not in _WORD
 
 
 _DELIMITER_RE: list[Callable[[bytes], object]] = []  # compiled on a first table
@@ -258,7 +265,8 @@ class Block:
         return self.kind[:1].encode() + b"\n".join(x.rstrip(b" \t\r\n") for x in self.lines)
 
     def date(self) -> bytes | None:
-        """The date a dated log block starts with (`## 2026-11-20`, `- 2026-11-20 …`)."""
+        """The date a dated log block starts with (`## 2026-11-20`, `- 2026-11-20 …`,
+        `- 2026-11-20 09:12 …`), or its time of day (`- 09:12 …`, one day's log)."""
         if self.kind not in ("heading", "item") or not self.lines:
             return None
         return _date(self.lines[0].lstrip(b" "))

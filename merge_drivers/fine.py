@@ -670,6 +670,8 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
         return None
     _, same_a = edits([w[0] for w in wz], [w[0] for w in wa])
     _, same_b = edits([w[0] for w in wz], [w[0] for w in wb])
+    was = {"a": rewritten(same_a, len(wz), len(wa)), "b": rewritten(same_b, len(wz), len(wb))}
+    wrote = {s: {j: k for k, j in w.items()} for s, w in was.items()}  # base word → its rewrite
     lead = la if lb == lz else lb if la == lz else max(la, lb)
     parts = [lead]
     glued: bytes | None = None  # the space after the emphasis the last word was glued to
@@ -686,6 +688,14 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
             space = sa if sb == wz[k][1] else sb if sa == wz[k][1] else max(sa, sb)
         else:
             word, space = ws[k]
+            j = was[side].get(k)  # the base word it rewrote, one for one
+            o = "b" if side == "a" else "a"
+            ko = (same_b if o == "b" else same_a).get(j) if j is not None else None
+            if ko is None and j is not None:  # the other side rewrote that word too
+                ko = wrote[o].get(j)
+            if j is not None and ko is not None:
+                so = (wb if o == "b" else wa)[ko][1]  # the other side's space after that word
+                space = space if so == wz[j][1] else so if space == wz[j][1] else max(space, so)
             if k == len(ws) - 1 and n < len(merged[0]) - 1:
                 space = b" "  # the end of that side's text, now followed by the other's words
             if _mark(word) and k and not ws[k - 1][1] and len(parts) > 1:
@@ -695,6 +705,20 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
         parts.append(word + space)
     text = b"".join(parts)
     return text.splitlines(True), merged[1], merged[2]
+
+
+def rewritten(same: dict[int, int], nz: int, ns: int) -> dict[int, int]:
+    """The side's words that rewrote base words one for one (a run of them between two kept
+    words, as long as the base's run there): side index → base index, so the space after
+    each can be merged with the other side's space after that base word (one side re-wraps,
+    the other changes the word at the break)."""
+    out: dict[int, int] = {}
+    j0, k0 = -1, -1
+    for j, k in [*sorted(same.items()), (nz, ns)]:
+        if k - k0 == j - j0 > 1:
+            out.update((k0 + d, j0 + d) for d in range(1, k - k0))
+        j0, k0 = j, k
+    return out
 
 
 def merge_hunk(

@@ -1,5 +1,5 @@
 """The everyday cases of tests/merge_drivers/test_everyday_cases.py end to end (issue 24):
-through `gitmem sync` with two and three real clones (each case a folder of one scope, all
+through `gitmem sync` with two, three (and, the tenth sweep's, four) real clones (each case a folder of one scope, all
 merged in one sync), and through `git merge` with the drivers installed, both directions.
 Every replica ends with the same bytes and each case keeps what a careful human keeps."""
 
@@ -19,6 +19,9 @@ from tests.merge_drivers.test_everyday_cases_8 import CASES as EIGHTH
 from tests.merge_drivers.test_everyday_cases_8 import OPEN
 from tests.merge_drivers.test_everyday_cases_9 import CASES as NINTH
 from tests.merge_drivers.test_everyday_cases_9 import OPEN as OPEN9
+from tests.merge_drivers.test_everyday_cases_10 import CASES as TENTH
+from tests.merge_drivers.test_everyday_cases_10 import FOLDERS
+from tests.merge_drivers.test_everyday_cases_10 import OPEN as OPEN10
 from tests.support.world import World, folder_bytes
 
 CASES = [
@@ -26,6 +29,7 @@ CASES = [
     *SEVENTH,
     *(c for c in EIGHTH if c[0] not in OPEN),
     *(c for c in NINTH if c[0] not in OPEN9),
+    *(c for c in TENTH if c[0] not in OPEN10),
 ]  # later rounds too
 DRIVER = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,10 +52,11 @@ def _check(c: Case, data: bytes) -> None:
         assert w not in text, (c[0], w, text)
 
 
-@pytest.mark.parametrize("machines", [2, 3])
+@pytest.mark.parametrize("machines", [2, 3, 4])  # four: the tenth sweep's
 def test_everyday_cases_through_gitmem_sync(world: World, machines: int) -> None:
     chosen = [(n, c) for n, c in enumerate(CASES) if len(c[3]) == machines]  # Latin-1 too
-    clones = [world.clone(x) for x in "abc"[:machines]]
+    assert chosen
+    clones = [world.clone(x) for x in "abcd"[:machines]]
     folders = [world.scope_path(x) for x in clones]
     for n, c in chosen:
         path = folders[0] / _file(n, c)
@@ -119,3 +124,43 @@ def test_everyday_cases_through_git_merge_both_directions(
     assert results[0] == results[1]  # either direction, the same bytes
     for n, c in chosen:
         _check(c, results[0][n])
+
+
+@pytest.mark.parametrize("machines", [2, 3])
+def test_everyday_folder_cases_through_gitmem_sync(world: World, machines: int) -> None:
+    """The tenth sweep's folder cases (a topic renamed against an edit and a link to its old
+    name, an index hook against its file's `description`): each case a folder of the scope,
+    every side's files written as that machine left them (a rename: the old file gone)."""
+    chosen = [(n, f) for n, f in enumerate(FOLDERS) if len(f[2]) == machines]
+    assert chosen
+    clones = [world.clone(x) for x in "abc"[:machines]]
+    folders = [world.scope_path(x) for x in clones]
+
+    def write(folder: Path, n: int, files: dict[str, str]) -> None:
+        here = folder / f"f{n:02d}"
+        here.mkdir(parents=True, exist_ok=True)
+        for old in here.iterdir():
+            if old.name not in files:
+                old.unlink()
+        for name, text in files.items():
+            (here / name).write_bytes(text.encode())
+
+    for n, f in chosen:
+        write(folders[0], n, f[1])
+    for clone in clones:
+        world.ok("-C", str(clone), "sync")
+    for folder, k in zip(folders, range(machines), strict=True):
+        for n, f in chosen:
+            write(folder, n, f[2][k])
+    for clone in [*clones, *clones[:-1]]:
+        world.ok("-C", str(clone), "sync")
+    assert all(folder_bytes(f) == folder_bytes(folders[0]) for f in folders[1:])
+    for n, f in chosen:
+        here = folders[0] / f"f{n:02d}"
+        for path, wants in f[3].items():
+            text = (here / path).read_text()
+            assert "<<<<<<<" not in text
+            for w in wants:
+                assert w in text, (f[0], path, w, text)
+        for gone in f[4]:
+            assert not (here / gone).exists(), (f[0], gone)

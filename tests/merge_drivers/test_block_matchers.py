@@ -17,7 +17,22 @@ from .conftest import examples
 from .test_resolvers import CORPUS, needs_corpus
 
 PIECES = [" ", "  ", "\t", "\r", "\n", "-", "*", "+", "_", "=", "#", "`", "~", "|", ">", "<!--"]
-PIECES += ["1", "9", "12", "1234567890", ".", ")", ":", "a", "é", "2026-11-20", "**", "x_"]
+PIECES += [
+    "1",
+    "9",
+    "12",
+    "1234567890",
+    ".",
+    ")",
+    ":",
+    "a",
+    "é",
+    "2026-11-20",
+    "**",
+    "x_",
+    "09:12",
+    "T",
+]
 lines = st.lists(st.sampled_from(PIECES), max_size=14).map(lambda xs: "".join(xs).encode())
 
 FENCE, HEADING, SETEXT, RULE, ITEM, ORDERED, FUSED, DATE, STOP, END = (
@@ -67,6 +82,12 @@ def _agree(s: bytes) -> None:
 @example(b"- 2026-11-20x")
 @example(b"* **2026-11-20** done\n")
 @example(b"2.-B install\n")
+@example(b"- 09:12 deployed\n")
+@example(b"- 2026-11-20 09:12 deployed\n")
+@example(b"### 2026-11-20T09:12\n")
+@example(b"- 2026-11-20 09:1x\n")
+@example(b"- 2026-11-20 09:12x\n")
+@example(b"- 09:123\n")
 def test_the_matchers_read_a_line_as_the_patterns_do(s: bytes) -> None:
     _agree(s)
 
