@@ -1,0 +1,89 @@
+"""Red-team round 10: fresh attack classes at every door (charter rules 4-5), each a class with
+variants.
+
+Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+round 10") lists them with whether they worked before their fix. Cost attacks assert ratios
+(the same command over a small and a hostile input), not absolute times.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import World, write_files
+
+PERSONAL = "PERSONAL-PLAINTEXT-7f3a"
+
+
+def _holding(folder: Path, text: str) -> list[str]:
+    """Files under `folder` (links not followed) whose bytes hold `text`."""
+    found = []
+    for dirpath, _dirs, files in os.walk(folder):
+        for name in files:
+            path = Path(dirpath) / name
+            if not path.is_symlink() and text.encode() in path.read_bytes():
+                found.append(str(path))
+    return found
+
+
+# -- gitmem's own folder: the recall index, the state, reached through a link ---------------
+
+
+@pytest.mark.parametrize("where", ["gitmem", "gitmem/recall", "gitmem/index", "gitmem/state"])
+def test_gitmems_own_folder_through_a_link_never_pours_memory_into_the_working_tree(
+    world: World, where: str
+) -> None:
+    """A `.git` that came with an archive holds `gitmem -> ../notes` (or one of its folders a
+    link): every query and prompt hook wrote the recall index — every personal memory, in
+    plaintext — into the working tree, untracked, one `git add -A` from the branch; status
+    wrote the sync state there. Each level of `<common-dir>/gitmem` that exists must be a
+    folder of this user's own (`core/state.state_dir`): one line, nothing written there."""
+    clone = world.clone("c")
+    write_files(
+        world.scope_path(clone),
+        {"MEMORY.md": "- [S](s.md) — s\n", "s.md": f"---\nname: s\n---\n{PERSONAL}\n"},
+    )
+    world.ok("-C", str(clone), "sync")
+    world.ok("-C", str(clone), "query", "--search", PERSONAL)
+    planted = clone / ".git" / where
+    shutil.rmtree(planted, ignore_errors=True)
+    dump = clone / "notes"
+    dump.mkdir()
+    planted.symlink_to(dump)
+    for args in (
+        ["query", "--search", PERSONAL],
+        ["recall", "--prompt", PERSONAL],
+        ["status"],
+        ["sync"],
+        ["view"],
+        ["pull", "--hook"],
+    ):
+        run = world.gitmem("-C", str(clone), *args)
+        assert run.code in (0, 2), (args, run.err)
+        assert "Traceback" not in run.out + run.err
+        assert not list(dump.iterdir()), (args, list(dump.iterdir()))
+    untracked = world.git("status", "--porcelain", "--untracked-files=all", cwd=clone)
+    assert "notes" not in untracked
+    outside_git = [p for p in _holding(clone, PERSONAL) if "/.git/" not in p]
+    assert not outside_git
+
+
+def test_gitmems_own_folder_of_another_user_is_refused(world: World) -> None:
+    """The same folder owned by another account (a repository shared, or an archive unpacked
+    as root): whoever owns a folder can swap its files for links between our check and our
+    write. Refused in one line; the query answers nothing from it."""
+    if os.geteuid() != 0:
+        pytest.skip("giving a folder to another user needs root")
+    clone = world.clone("c")
+    write_files(world.scope_path(clone), {"s.md": f"---\nname: s\n---\n{PERSONAL}\n"})
+    world.ok("-C", str(clone), "sync")
+    os.chown(clone / ".git" / "gitmem", 4242, 4242)
+    run = world.gitmem("-C", str(clone), "query", "--search", PERSONAL)
+    assert run.code == 2, run.out + run.err
+    assert "another user" in run.err and PERSONAL not in run.out
+    subprocess.run(["chown", "-R", f"{os.geteuid()}", str(clone / ".git" / "gitmem")], check=True)
