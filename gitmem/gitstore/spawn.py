@@ -63,10 +63,20 @@ SAFE_CONFIG = (
 )
 
 
+# What git shows in place of an object or a history (red team 10): a `.git` that came with an
+# archive held `refs/replace/<the team tip>`, and git showed another commit there — gitmem pulled
+# the attacker's memory and its next push published a merge whose tree dropped every
+# teammate's memory; an `info/grafts` file rewrites parents the same way (what is "already
+# merged"). gitmem reads objects and history as they are: no replace refs, no graft file (a
+# path that can never exist: /dev/null itself would be read, and git then prints its advice).
+_AS_THEY_ARE = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.path.join(os.devnull, "none")}
+
+
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     for var in _REDIRECTS:
         env.pop(var, None)
+    env.update(_AS_THEY_ARE)
     env.setdefault("LC_ALL", "C")
     if extra:
         env.update(extra)

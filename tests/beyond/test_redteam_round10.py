@@ -87,3 +87,66 @@ def test_gitmems_own_folder_of_another_user_is_refused(world: World) -> None:
     assert run.code == 2, run.out + run.err
     assert "another user" in run.err and PERSONAL not in run.out
     subprocess.run(["chown", "-R", f"{os.geteuid()}", str(clone / ".git" / "gitmem")], check=True)
+
+
+# -- what git shows instead of an object: replace refs, grafts --------------------------------
+
+
+def _replaced_team_tip(world: World, clone: Path) -> str:
+    """Plant `refs/replace/<team tip>` in `clone`: a commit of the same parent whose tree holds
+    only a memory the attacker wrote. Returns the real tip."""
+    world.git("fetch", "-q", "origin", "refs/gitmem/team:refs/archived", cwd=clone)
+    tip = world.git("rev-parse", "refs/archived", cwd=clone).strip()
+    world.git("update-ref", "-d", "refs/archived", cwd=clone)
+    blob = world.plumb(clone, "hash-object", "-w", "--stdin", data=b"- [Fake](fake.md) - f\n")
+    topic = world.plumb(clone, "hash-object", "-w", "--stdin", data=b"---\nname: fake\n---\nfake\n")
+    inner = world.plumb(
+        clone,
+        "mktree",
+        data=f"100644 blob {blob}\tMEMORY.md\n100644 blob {topic}\tfake.md\n".encode(),
+    )
+    real_tree = world.git("rev-parse", f"{tip}^{{tree}}", cwd=clone).strip()
+    top = world.git("ls-tree", real_tree, cwd=clone)
+    lines = [ln for ln in top.splitlines() if not ln.endswith("\tteam")]
+    lines.append(f"040000 tree {inner}\tteam")
+    tree = world.plumb(clone, "mktree", data=("\n".join(lines) + "\n").encode())
+    fake = world.git("commit-tree", tree, "-m", "fake", cwd=clone).strip()
+    world.git("replace", tip, fake, cwd=clone)
+    return tip
+
+
+def test_a_planted_replace_ref_never_changes_what_gitmem_reads_or_publishes(world: World) -> None:
+    """A `.git` that came with an archive (or a tool's leftovers) holds `refs/replace/<the
+    team tip>`: git shows another commit in its place. gitmem read the team memory through
+    it — the folder got the attacker's memory, and the next push published a merge whose
+    tree dropped every teammate's memory (charter 2: never lose a memory). git reads
+    objects as they are for gitmem (`core.useReplaceRefs=false`, `SAFE_CONFIG`)."""
+    from tests.support.world import teammates_sharing
+
+    alice, bob, _team = teammates_sharing(world)
+    _replaced_team_tip(world, bob)
+    write_files(world.scope_path(bob, "team"), {"bob.md": "---\nname: bob\n---\nbob's\n"})
+    world.ok("-C", str(bob), "sync")
+    world.ok("-C", str(alice), "sync")
+    held = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=alice)
+    assert "team/deploys.md" in held and "team/fake.md" not in held, held
+    assert not (world.scope_path(bob, "team") / "fake.md").exists()
+    assert (world.scope_path(bob, "team") / "deploys.md").exists()
+
+
+def test_a_planted_graft_file_never_rewrites_the_history_gitmem_reads(world: World) -> None:
+    """The same with `info/grafts` (deprecated, still read by git): the team tip made
+    parentless hid every earlier commit from `gitmem log` (and from what a sync calls already
+    merged). gitmem's git reads no graft file (`spawn.clean_env`)."""
+    from tests.support.world import teammates_sharing
+
+    alice, bob, team = teammates_sharing(world)
+    write_files(team, {"second.md": "---\nname: second\n---\nsecond\n"})
+    world.ok("-C", str(alice), "sync")
+    world.ok("-C", str(bob), "sync")
+    tip = world.git("rev-parse", "refs/gitmem/team", cwd=bob).strip()
+    first = world.git("rev-parse", "refs/gitmem/team~1", cwd=bob).strip()
+    (bob / ".git" / "info").mkdir(exist_ok=True)
+    (bob / ".git" / "info" / "grafts").write_text(f"{tip}\n")
+    shown = world.ok("-C", str(bob), "log", "--oneline", "--no-pager")
+    assert first[:7] in shown, shown
