@@ -163,21 +163,23 @@ def _not_anothers_checkout(toplevel: Path, git_dir: Path) -> None:
     unpacked archive) borrowed another checkout's repository. The SessionStart hook there
     pulled that project's memory — personal too, decrypted — into this folder's memory and
     context, and what a session there wrote was pushed to that project's refs, on to every
-    machine of it. A `.git` file naming the `.git` folder of another folder's checkout is
-    refused; a linked worktree, a submodule (`.git/modules/…`), a separate git dir of
-    another name are what git makes."""
-    link = toplevel / ".git"
-    if git_dir.name != ".git" or not link.is_file() or link.is_symlink():
+    machine of it. Red team 10: the same by two other spellings — `.git` a symbolic link to
+    that `.git` folder, and a `.git` folder whose `core.worktree` names another checkout (its
+    memory, personal and team, then synced through the archive's remote). A repository named
+    `.git` serves the folder it lies in, whatever points to it: one serving another folder is
+    refused; a linked worktree, a submodule (`.git/modules/…`), a separate git dir of another
+    name (a dotfiles repository) are what git makes."""
+    if git_dir.name != ".git":
         return
     owner = git_dir.resolve().parent
     if owner != toplevel.resolve():
         from gitmem.errors import ConfigError
 
         raise ConfigError(
-            f"{toplevel}/.git is a file naming the repository of another checkout ({owner}): "
-            "its memory is that project's, not this folder's",
+            f"{toplevel} borrows the repository of another checkout ({owner}/.git, through a "
+            "`.git` file or link, or core.worktree): its memory is that folder's, not this one's",
             f"work in {owner}, or make this folder a clone or a worktree of its own "
-            "(git worktree add)",
+            "(git worktree add); a core.worktree set by mistake: git config --unset core.worktree",
         )
 
 

@@ -150,3 +150,67 @@ def test_a_planted_graft_file_never_rewrites_the_history_gitmem_reads(world: Wor
     (bob / ".git" / "info" / "grafts").write_text(f"{tip}\n")
     shown = world.ok("-C", str(bob), "log", "--oneline", "--no-pager")
     assert first[:7] in shown, shown
+
+
+# -- a repository serving another folder's work tree -----------------------------------------
+
+
+def _work_checkout(world: World) -> Path:
+    """A real checkout of the user's, with personal and team memory synced."""
+    work = world.clone("work")
+    write_files(
+        world.scope_path(work),
+        {"MEMORY.md": "- [W](w.md) — w\n", "w.md": f"---\nname: w\n---\n{PERSONAL}\n"},
+    )
+    write_files(
+        world.scope_path(work, "team"),
+        {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "---\nname: t\n---\nWORK-TEAM-91c2\n"},
+    )
+    world.ok("-C", str(work), "sync")
+    return work
+
+
+def test_an_archives_repository_whose_core_worktree_names_another_checkout_syncs_nothing_of_it(
+    world: World,
+) -> None:
+    """An unpacked archive holds a `.git` folder of its own (a commit, its remote the
+    attacker's) whose `core.worktree` names the user's checkout of another project: git
+    takes that checkout as this repository's work tree, and gitmem took its memory as this
+    project's — the hook and sync pushed that project's team memory to the attacker's remote
+    and would pour the attacker's team memory into it. Refused in one line (round 9's rule,
+    `identity._not_anothers_checkout`, for every spelling): nothing reaches the remote."""
+    work = _work_checkout(world)
+    evil = world.root / "evil.git"
+    world.git("init", "-q", "--bare", str(evil))
+    archive = world.root / "archive"
+    world.git("init", "-q", str(archive))
+    world.git("remote", "add", "origin", str(evil), cwd=archive)
+    world.git("commit", "-q", "--allow-empty", "-m", "x", cwd=archive)
+    world.git("push", "-q", "origin", "HEAD:refs/heads/main", cwd=archive)
+    world.git("config", "core.worktree", str(work), cwd=archive)
+    for args in (["pull", "--hook"], ["sync"], ["status"]):
+        run = world.gitmem("-C", str(archive), *args)
+        assert "another checkout" in run.out + run.err, (args, run.out, run.err)
+        assert PERSONAL not in run.out
+    held = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=evil, capture_output=True
+    ).stdout
+    assert b"WORK-TEAM-91c2" not in held
+    assert not world.git("for-each-ref", "refs/gitmem", cwd=evil).strip()
+
+
+def test_a_git_link_to_another_checkouts_repository_syncs_nothing_of_it(world: World) -> None:
+    """Round 9 refused a `.git` *file* naming another checkout's `.git`; a `.git` symbolic
+    link to it (an archive holds links as easily) was let through: the SessionStart hook in
+    the archive's folder pulled that project's personal memory, decrypted, into this folder's
+    memory and the session's context. Refused the same way."""
+    work = _work_checkout(world)
+    archive = world.root / "archive"
+    archive.mkdir()
+    (archive / ".git").symlink_to(work / ".git")
+    for args in (["pull", "--hook"], ["status"], ["query", "--search", PERSONAL]):
+        run = world.gitmem("-C", str(archive), *args)
+        assert "another checkout" in run.out + run.err, (args, run.out, run.err)
+        assert PERSONAL not in run.out
+    folder = world.root / "home" / ".claude" / "projects"
+    assert not [p for p in _holding(folder, PERSONAL) if "archive" in p]
