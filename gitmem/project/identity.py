@@ -148,14 +148,43 @@ def user_id(email: str) -> str:
     return uid or "-"
 
 
-def canonical_root(toplevel: Path | None, git_dir: Path, common_dir: Path) -> Path:
-    """The main worktree: every linked worktree of a clone maps to it (as Claude Code does)."""
+def canonical_root(
+    toplevel: Path | None, git_dir: Path, common_dir: Path, start: Path | None = None
+) -> Path:
+    """The main worktree: every linked worktree of a clone maps to it (as Claude Code does).
+    `start`: the folder git found the repository from, which must lie in its work tree."""
+    if toplevel is not None and start is not None:
+        _work_tree_holds_start(toplevel, git_dir, start)
     if git_dir.resolve() != common_dir.resolve():  # a linked worktree
         return common_dir.parent if common_dir.name == ".git" else common_dir
     if toplevel is not None:
         _not_anothers_checkout(toplevel, git_dir)
         return toplevel
     return common_dir  # a bare repository
+
+
+def _work_tree_holds_start(toplevel: Path, git_dir: Path, start: Path) -> None:
+    """Red team 10: the repository git found from a folder serves a work tree elsewhere
+    (`core.worktree` in a `.git` folder, or in a git folder of any name a `.git` file names,
+    or in a bare-looking folder itself): that checkout's memory would sync as this folder's
+    — its team memory to the archive's remote, the archive's memory into it. gitmem runs
+    in the work tree of the repository it finds (or in its git folder), as git's own
+    commands expect (`cd .git` lies in the work tree too)."""
+    try:
+        here = start.resolve()
+    except OSError:
+        return
+    top = toplevel.resolve()
+    if here.is_relative_to(top):
+        return
+    from gitmem.errors import ConfigError
+
+    raise ConfigError(
+        f"{here} uses a repository ({git_dir}) whose work tree is another checkout ({top}, "
+        "core.worktree): its memory is that folder's, not this one's",
+        f"work in {top}, or make this folder a clone of its own; a core.worktree set by "
+        "mistake: git config --unset core.worktree",
+    )
 
 
 def _not_anothers_checkout(toplevel: Path, git_dir: Path) -> None:

@@ -214,3 +214,35 @@ def test_a_git_link_to_another_checkouts_repository_syncs_nothing_of_it(world: W
         assert PERSONAL not in run.out
     folder = world.root / "home" / ".claude" / "projects"
     assert not [p for p in _holding(folder, PERSONAL) if "archive" in p]
+
+
+@pytest.mark.parametrize("spelling", ["gitdir-file", "bare-looking"])
+def test_a_git_folder_of_any_name_serving_another_checkout_syncs_nothing_of_it(
+    world: World, spelling: str
+) -> None:
+    """The same `core.worktree` in a git folder not named `.git`: one a `.git` file names
+    (`gitdir: store`), or the archive's folder itself a git folder (HEAD, objects, refs,
+    config). The folder gitmem starts in must lie in the work tree of the repository git
+    finds from it (`identity._work_tree_holds_start`)."""
+    work = _work_checkout(world)
+    evil = world.root / "evil.git"
+    world.git("init", "-q", "--bare", str(evil))
+    archive = world.root / "archive"
+    store = archive / "store" if spelling == "gitdir-file" else archive
+    world.git("init", "-q", "--bare", str(store))
+    world.git("config", "core.bare", "false", cwd=store)
+    world.git("config", "core.worktree", str(work), cwd=store)
+    world.git("remote", "add", "origin", str(evil), cwd=store)
+    tree = world.git("hash-object", "-t", "tree", "-w", "--stdin", cwd=store).strip()
+    commit = world.git("commit-tree", tree, "-m", "x", cwd=store).strip()
+    world.git("update-ref", "refs/heads/main", commit, cwd=store)
+    world.git("push", "-q", "origin", "main", cwd=store)
+    if spelling == "gitdir-file":
+        (archive / ".git").write_text("gitdir: store\n")
+    for args in (["pull", "--hook"], ["sync"]):
+        run = world.gitmem("-C", str(archive), *args)
+        assert "another checkout" in run.out + run.err, (args, run.out, run.err)
+    held = subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=evil, capture_output=True
+    ).stdout
+    assert b"WORK-TEAM-91c2" not in held
