@@ -6,6 +6,7 @@ and what it imports cost a few milliseconds of every command.
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import time
@@ -72,11 +73,35 @@ SAFE_CONFIG = (
 _AS_THEY_ARE = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.path.join(os.devnull, "none")}
 
 
+def absolute_path(value: str) -> str:
+    """PATH without its relative entries (`.`, an empty one, `node_modules/.bin`, `bin`): each
+    is the folder a program runs in — a hook runs in the project's working tree, and git runs
+    in it too — so a `git`, `ssh` or `less` the branch carries there ran instead of the user's
+    (red team 10: a committed `node_modules/.bin/git` ran at every gitmem command, the
+    SessionStart hook's included, past every `-c` of SAFE_CONFIG)."""
+    return os.pathsep.join(p for p in value.split(os.pathsep) if os.path.isabs(p))
+
+
+@functools.lru_cache(maxsize=4)
+def _git_in(path: str) -> str:
+    for folder in absolute_path(path).split(os.pathsep):
+        program = os.path.join(folder, "git")
+        if folder and os.path.isfile(program) and os.access(program, os.X_OK):
+            return program
+    return "git"  # none: posix_spawn fails as a missing git always has
+
+
+def git_program() -> str:
+    """The git gitmem runs: found on the absolute entries of PATH only (`absolute_path`)."""
+    return _git_in(os.environ.get("PATH", os.defpath))
+
+
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     for var in _REDIRECTS:
         env.pop(var, None)
     env.update(_AS_THEY_ARE)
+    env["PATH"] = absolute_path(env.get("PATH", os.defpath))
     env.setdefault("LC_ALL", "C")
     if extra:
         env.update(extra)
@@ -292,8 +317,8 @@ def _spawn_in(
     # Python ignores SIGPIPE, and an ignored signal stays ignored across exec: give git the
     # default back, as subprocess does (a git writing into a closed pipe then stops)
     default = [getattr(_signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(_signal, name)]
-    return os.posix_spawnp(
-        argv[0],
+    return os.posix_spawn(
+        git_program() if argv[0] == "git" else argv[0],
         [argv[0], *where, *argv[1:]],
         dict(env),
         file_actions=[

@@ -246,3 +246,71 @@ def test_a_git_folder_of_any_name_serving_another_checkout_syncs_nothing_of_it(
         ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=evil, capture_output=True
     ).stdout
     assert b"WORK-TEAM-91c2" not in held
+
+
+# -- programs the working tree carries: a relative PATH, core.pager ---------------------------
+
+
+def _marking_program(path: Path, marker: Path, then: str = "") -> None:
+    """A program at `path` that notes its name in `marker` (then runs `then`, if any)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f'#!/bin/sh\necho "{path.name} $*" >> "{marker}"\n{then}\n')
+    path.chmod(0o755)
+
+
+@pytest.mark.parametrize("entry", ["node_modules/.bin", ".", "", "bin"])
+def test_a_relative_path_entry_never_runs_the_working_trees_programs(
+    world: World, entry: str
+) -> None:
+    """The user's PATH holds a relative entry (`./node_modules/.bin`, `.`, an empty one —
+    the current folder —, `bin`); Claude Code runs the hook in the project's working tree,
+    and gitmem runs git there. A committed `node_modules/.bin/git` then ran at every gitmem
+    command — the SessionStart hook's included — past every `-c` of SAFE_CONFIG (it was the
+    git). gitmem's git is found on the absolute entries of PATH only, and every program it
+    starts gets that PATH (`spawn.absolute_path`, `spawn.git_program`)."""
+    from tests.support.world import teammates_sharing
+
+    _alice, bob, _team = teammates_sharing(world)
+    marker = world.root / "ran"
+    real_git = subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()
+    for name in ("git", "ssh", "less", "gpg"):
+        _marking_program(bob / entry / name, marker, f'exec {real_git} "$@"' * (name == "git"))
+    world.env["PATH"] = entry + os.pathsep + world.env["PATH"]
+    for args in (["status"], ["sync"], ["pull", "--hook"], ["log", "--no-pager"]):
+        run = world.gitmem(*args, cwd=bob)
+        assert run.code == 0, (args, run.err)
+    assert not marker.exists(), marker.read_text()[:300]
+
+
+def test_a_repositorys_own_core_pager_never_runs(world: World) -> None:
+    """`gitmem log`, `show` and `diff` page their output as git does — through `core.pager`
+    when stdout is a terminal. A `.git/config` that came with the folder (or a committed
+    file it includes) named a command there, and gitmem ran it through the shell. The pager
+    comes from the user's own configuration (`pager.own_settings`); the repository's is not
+    read."""
+    import pty
+
+    from tests.support.world import REPO_ROOT, teammates_sharing
+
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    marker = world.root / "ran"
+    world.git("config", "core.pager", f"echo pager >> {marker}; cat", cwd=bob)
+    world.env["PAGER"] = "cat"
+    for args in (["log"], ["show", "refs/gitmem/team:team/deploys.md"]):
+        main, child = pty.openpty()
+        try:
+            proc = subprocess.run(
+                [os.sys.executable, "-m", "gitmem", *args],
+                cwd=bob,
+                stdin=child,
+                stdout=child,
+                stderr=subprocess.PIPE,
+                env={**world.env, "PYTHONPATH": str(REPO_ROOT), "TERM": "xterm"},
+                timeout=60,
+            )
+        finally:
+            os.close(child)
+            os.close(main)
+        assert proc.returncode == 0, (args, proc.stderr)
+    assert not marker.exists()
