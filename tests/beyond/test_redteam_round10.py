@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -301,7 +302,7 @@ def test_a_repositorys_own_core_pager_never_runs(world: World) -> None:
         main, child = pty.openpty()
         try:
             proc = subprocess.run(
-                [os.sys.executable, "-m", "gitmem", *args],
+                [sys.executable, "-m", "gitmem", *args],
                 cwd=bob,
                 stdin=child,
                 stdout=child,
