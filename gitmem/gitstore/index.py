@@ -66,7 +66,7 @@ HARDENED = (
 
 
 def index_path(common_dir: Path, scope: str) -> Path:
-    from gitmem.core.state import state_dir
+    from gitmem.core.statedir import state_dir
 
     return state_dir(common_dir, "index") / scope
 

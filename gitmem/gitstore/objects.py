@@ -637,7 +637,7 @@ class ObjectStore(GitDir, ObjectEncoding):
         how many are written after each time, so a first sync of 100,000 files is seen to move."""
         if not all(map(_plain_path, files)):
             return False  # git writes an index's paths as they are: `../x` lands outside
-        from gitmem.core.state import state_dir
+        from gitmem.core.statedir import state_dir
         from gitmem.gitstore.index import HARDENED, render
 
         own = state_dir(self.common_dir) / f"checkout-{os.getpid()}-{os.urandom(6).hex()}"

@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from gitmem.core.state import state_dir
+from gitmem.core.statedir import state_dir
 
 # the pairs name the user's personal files: readable by the user alone (an existing file
 # written by an older gitmem is tightened on its next write)

@@ -489,7 +489,7 @@ def personal_folders(common_dir: Path, auto: Path | None) -> list[Path]:
     wrote to (gitmem's own --memory-dir) is not added, only the known ones read."""
     import json
 
-    from gitmem.core.state import state_dir
+    from gitmem.core.statedir import state_dir
     from gitmem.errors import GitmemError
 
     path = state_dir(common_dir) / PERSONAL_FOLDERS_FILE

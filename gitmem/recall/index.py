@@ -289,7 +289,7 @@ def _tuples(fields: list[Any]) -> list[Any]:
 
 
 def db_path(common_dir: str) -> str:
-    from gitmem.core.state import state_dir
+    from gitmem.core.statedir import state_dir
 
     return os.path.join(state_dir(Path(common_dir)), DB_NAME)
 
@@ -556,7 +556,7 @@ def refresh(place: Place) -> Refreshed:
 
 
 def _stat_index(place: Place, spot: ScopeSpot) -> str:
-    from gitmem.core.state import state_dir
+    from gitmem.core.statedir import state_dir
 
     return os.path.join(state_dir(Path(place.common_dir), "recall"), spot.name + ".index")
 
