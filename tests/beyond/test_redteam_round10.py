@@ -315,3 +315,43 @@ def test_a_repositorys_own_core_pager_never_runs(world: World) -> None:
             os.close(main)
         assert proc.returncode == 0, (args, proc.stderr)
     assert not marker.exists()
+
+
+# -- a committed .gitattributes selecting gitmem's merge drivers for the branch's code --------
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    ["* merge=gitmem-frontmatter", "*.py merge=gitmem-index", "src/** merge=gitmem-frontmatter"],
+)
+def test_a_committed_gitattributes_never_lets_gitmems_driver_resolve_code_conflicts(
+    world: World, attributes: str
+) -> None:
+    """A teammate commits a `.gitattributes` naming gitmem's registered merge drivers for
+    the branch's code. Every conflict in it was then resolved by the memory merge (total: it
+    never leaves markers), and `git merge` committed the result without a word — one side's
+    change to `src/auth.py` silently dropped (charter 1: gitmem never decides the user's
+    branches). The driver merges memory files (Markdown) only; anything else is git's
+    ordinary conflict (`merge/gitdriver._memory_kind`)."""
+    clone = world.clone("c")
+    world.ok("-C", str(clone), "drivers", "install")
+    write_files(clone, {"src/auth.py": "def check(user):\n    return user.is_admin\n"})
+    (clone / ".gitattributes").write_text(attributes + "\n")
+    world.git("add", "-A", cwd=clone)
+    world.git("commit", "-qm", "base", cwd=clone)
+    world.git("checkout", "-qb", "feature", cwd=clone)
+    (clone / "src" / "auth.py").write_text("def check(user):\n    return True  # debug\n")
+    world.git("commit", "-qam", "feature", cwd=clone)
+    world.git("checkout", "-q", "main", cwd=clone)
+    (clone / "src" / "auth.py").write_text("def check(user):\n    return user.is_admin and ok\n")
+    world.git("commit", "-qam", "main", cwd=clone)
+    merged = subprocess.run(
+        ["git", "merge", "feature", "-m", "merged"],
+        cwd=clone,
+        env=world.env,
+        capture_output=True,
+        text=True,
+    )
+    assert merged.returncode != 0, merged.stdout
+    assert "CONFLICT" in merged.stdout
+    assert "<<<<<<<" in (clone / "src" / "auth.py").read_text()
