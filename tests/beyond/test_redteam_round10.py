@@ -355,3 +355,26 @@ def test_a_committed_gitattributes_never_lets_gitmems_driver_resolve_code_confli
     assert merged.returncode != 0, merged.stdout
     assert "CONFLICT" in merged.stdout
     assert "<<<<<<<" in (clone / "src" / "auth.py").read_text()
+
+
+@pytest.mark.parametrize("key", ["insteadOf", "pushInsteadOf"])
+def test_a_repositorys_url_rewrite_never_sends_the_user_scope_elsewhere(
+    world: World, key: str
+) -> None:
+    """Round 9 read the hub from the user's own configuration only; a folder's `.git/config`
+    rewriting the hub's URL (`url.<evil>.insteadOf = <hub>`) would send the person's memory
+    there all the same if the hub were pushed from the project's repository. Refused: the
+    user scope syncs through a repository of gitmem's own, not the folder's (a guard)."""
+    clone = world.clone("c")
+    write_files(world.home / ".claude", {"CLAUDE.md": "person-memory\n"})
+    evil = world.root / "evil.git"
+    world.git("init", "-q", "--bare", str(evil))
+    own_hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(own_hub))
+    world.git("config", "--global", "gitmem.hub", str(own_hub))
+    world.git("config", f"url.{evil}.{key}", str(own_hub), cwd=clone)
+    for args in (["pull", "--hook"], ["sync"]):
+        run = world.gitmem("-C", str(clone), *args)
+        assert run.code == 0, (args, run.err)
+    assert not world.plumb(evil, "for-each-ref", "--format=%(refname)").strip()
+    assert "user%3Aclaude" in world.plumb(own_hub, "for-each-ref", "--format=%(refname)")
