@@ -378,3 +378,58 @@ def test_a_repositorys_url_rewrite_never_sends_the_user_scope_elsewhere(
         assert run.code == 0, (args, run.err)
     assert not world.plumb(evil, "for-each-ref", "--format=%(refname)").strip()
     assert "user%3Aclaude" in world.plumb(own_hub, "for-each-ref", "--format=%(refname)")
+
+
+# -- the page in a real browser ----------------------------------------------------------------
+
+MARKUP = (
+    "<img src=x onerror=\"document.title='PWN1'\"><script>document.title='PWN2'</script>"
+    "</script><svg onload=\"document.title='PWN3'\">"
+)
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
+def test_a_teammates_markup_never_runs_in_the_page_a_browser_renders(world: World) -> None:
+    """A teammate's author name, title, description, tags, index line and text carry an
+    `<img onerror>`, a `<script>`, a closing `</script>`, an `<svg onload>` and a
+    `javascript:` link; `gitmem view` writes the page and headless Chromium renders it (its
+    scripts run, three seconds of virtual time). No injected element reaches the DOM, the
+    title is the page's own, no `javascript:` link exists (a guard: round 6 refused it by
+    reading the page; this reads what a browser makes of it)."""
+    import re
+
+    from tests.support.world import teammates_sharing
+
+    alice, bob, team = teammates_sharing(world)
+    world.git("config", "user.name", MARKUP, cwd=alice)
+    write_files(
+        team,
+        {
+            "evil.md": f'---\nname: a{MARKUP}\ndescription: d{MARKUP}\ntags: ["t{MARKUP}"]\n'
+            f"---\nbody {MARKUP} [l{MARKUP}](javascript:document.title='PWN4') [m](deploys.md)\n"
+        },
+    )
+    with open(team / "MEMORY.md", "a") as fh:
+        fh.write(f"- [E{MARKUP}](evil.md) — e{MARKUP}\n")
+    world.ok("-C", str(alice), "push")
+    world.ok("-C", str(bob), "sync")
+    page = world.root / "page.html"
+    world.ok("-C", str(bob), "view", "--out", str(page))
+    dom = subprocess.run(
+        [
+            "chromium",
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    assert "memory graph" in dom  # the page rendered, its script ran
+    assert re.findall(r"<title>[^<]*</title>", dom)[0] == "<title>gitmem — memory graph</title>"
+    assert not re.findall(r"<img[^>]*>|<svg[^>]*onload[^>]*>|<script>document", dom)
+    assert 'href="javascript' not in dom
