@@ -433,3 +433,31 @@ def test_a_teammates_markup_never_runs_in_the_page_a_browser_renders(world: Worl
     assert re.findall(r"<title>[^<]*</title>", dom)[0] == "<title>gitmem — memory graph</title>"
     assert not re.findall(r"<img[^>]*>|<svg[^>]*onload[^>]*>|<script>document", dom)
     assert 'href="javascript' not in dom
+
+
+# -- the user scope's store: where gitmem keeps the person's memory ------------------------------
+
+
+@pytest.mark.parametrize("data_home", ["data", "./share", ".local/share"])
+def test_a_relative_data_home_never_puts_the_user_scopes_store_in_the_working_tree(
+    world: World, data_home: str
+) -> None:
+    """Round 9 made gitmem's own configuration folder absolute; the user scope's store
+    (`$XDG_DATA_HOME/gitmem/user/<agent>.git`, a git folder whose objects hold the person's
+    memory — `~/.claude/CLAUDE.md` — in plaintext) still followed a relative XDG_DATA_HOME:
+    the hook, run in the project's working tree, made it there, untracked, one `git add -A`
+    from the branch. A relative one is ignored, as the XDG spec says
+    (`core/userdirs.data_home`)."""
+    clone = world.clone("c")
+    write_files(world.home / ".claude", {"CLAUDE.md": f"{PERSONAL}\n"})
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    world.env["XDG_DATA_HOME"] = data_home
+    for args in (["pull", "--hook"], ["sync"]):
+        run = world.gitmem(*args, cwd=clone)
+        assert run.code == 0, (args, run.err)
+    untracked = world.git("status", "--porcelain", "--untracked-files=all", cwd=clone)
+    assert "gitmem" not in untracked, untracked[:500]
+    assert (world.home / ".local" / "share" / "gitmem" / "user" / "claude.git").is_dir()
+    assert "user%3Aclaude" in world.plumb(hub, "for-each-ref", "--format=%(refname)")
