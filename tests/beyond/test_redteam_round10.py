@@ -461,3 +461,45 @@ def test_a_relative_data_home_never_puts_the_user_scopes_store_in_the_working_tr
     assert "gitmem" not in untracked, untracked[:500]
     assert (world.home / ".local" / "share" / "gitmem" / "user" / "claude.git").is_dir()
     assert "user%3Aclaude" in world.plumb(hub, "for-each-ref", "--format=%(refname)")
+
+
+# -- the programs git signs and verifies with -------------------------------------------------
+
+
+def test_a_repositorys_own_signing_programs_never_run(world: World) -> None:
+    """A `.git/config` that came with the folder sets `user.signingKey` and `gpg.program`:
+    every commit of the hook's sync ran that program (`commit-tree -S`). It also sets
+    `gitmem.requireSigned`, `gpg.format = ssh` and `gpg.ssh.program`: every signed commit of
+    a teammate ran it to verify. The programs come from the user's own configuration, else
+    git's defaults (`ObjectStore.signing_programs`); the key and the check stay the
+    repository's to choose."""
+    from tests.support.world import teammates_sharing
+
+    alice, bob, team = teammates_sharing(world)
+    marker = world.root / "ran"
+    program = world.root / "evil"
+    _marking_program(program, marker, "exit 1")
+    world.git("config", "user.signingKey", "ABCDEF", cwd=bob)
+    world.git("config", "gpg.program", str(program), cwd=bob)
+    write_files(world.scope_path(bob, "team"), {"b.md": "---\nname: b\n---\nb\n"})
+    world.gitmem("-C", str(bob), "sync")  # gpg itself fails to sign with no such key
+    assert not marker.exists(), marker.read_text()
+    world.git("config", "--unset", "user.signingKey", cwd=bob)
+    for key, value in (
+        ("gitmem.requireSigned", "true"),
+        ("gpg.format", "ssh"),
+        ("gpg.ssh.program", str(program)),
+        ("gpg.ssh.allowedSignersFile", "/dev/null"),
+    ):
+        world.git("config", key, value, cwd=bob)
+    alice_key = world.root / "alice-key"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(alice_key)], check=True
+    )
+    world.git("config", "gpg.format", "ssh", cwd=alice)
+    world.git("config", "user.signingKey", str(alice_key), cwd=alice)
+    write_files(team, {"a2.md": "---\nname: a2\n---\na2\n"})
+    world.ok("-C", str(alice), "sync")
+    run = world.gitmem("-C", str(bob), "sync")
+    assert "not signed by an allowed signer" in run.err  # verified, by ssh-keygen itself
+    assert not marker.exists(), marker.read_text()
