@@ -503,3 +503,27 @@ def test_a_repositorys_own_signing_programs_never_run(world: World) -> None:
     run = world.gitmem("-C", str(bob), "sync")
     assert "not signed by an allowed signer" in run.err  # verified, by ssh-keygen itself
     assert not marker.exists(), marker.read_text()
+
+
+def test_an_unpublished_personal_ref_never_leaves_in_a_bundle(world: World) -> None:
+    """`gitmem unpublish personal` keeps the personal ref on this machine only (here in
+    plaintext: `gitmem.encrypt off`, the user's choice); `bundle create` — a file handed to
+    someone — leaves it out (a guard: refused)."""
+    clone = world.clone("c")
+    world.git("config", "gitmem.encrypt", "off", cwd=clone)
+    write_files(world.scope_path(clone), {"s.md": f"---\nname: s\n---\n{PERSONAL}\n"})
+    world.ok("-C", str(clone), "sync")
+    world.ok("-C", str(clone), "unpublish", "personal")
+    bundle = world.root / "handed.bundle"
+    world.gitmem("-C", str(clone), "bundle", "create", str(bundle))
+    if bundle.exists():
+        fresh = world.root / "fresh.git"
+        world.git("init", "-q", "--bare", str(fresh))
+        world.git("fetch", "-q", str(bundle), "refs/*:refs/x/*", cwd=fresh)
+        assert PERSONAL.encode() not in _remote_objects(fresh)
+
+
+def _remote_objects(repo: Path) -> bytes:
+    return subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True
+    ).stdout
