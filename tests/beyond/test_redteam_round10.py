@@ -527,3 +527,34 @@ def _remote_objects(repo: Path) -> bytes:
     return subprocess.run(
         ["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo, capture_output=True
     ).stdout
+
+
+@pytest.mark.parametrize("kind", ["commit", "tree"])
+def test_a_team_ref_at_an_annotated_tag_is_refused_whole(world: World, kind: str) -> None:
+    """A hostile remote points `refs/gitmem/team` at an annotated tag (of a commit, or of a
+    tree) whose content holds a symbolic link to `~/.ssh`: the peeled object is never taken
+    for a memory commit (a guard: refused, GM109, nothing written)."""
+    from tests.support.world import teammates_sharing
+
+    alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    tip = world.git("rev-parse", "refs/gitmem/team", cwd=alice).strip()
+    link = world.plumb(alice, "hash-object", "-w", "--stdin", data=b"/root/.ssh")
+    team_tree = world.git("rev-parse", f"{tip}:team", cwd=alice).strip()
+    inner = world.git("ls-tree", team_tree, cwd=alice).strip().splitlines()
+    inner.append(f"120000 blob {link}\tssh.md")
+    held = world.plumb(alice, "mktree", data=("\n".join(inner) + "\n").encode())
+    top = [ln for ln in world.git("ls-tree", tip, cwd=alice).splitlines() if "\tteam" not in ln]
+    top.append(f"040000 tree {held}\tteam")
+    tree = world.plumb(alice, "mktree", data=("\n".join(top) + "\n").encode())
+    commit = world.git("commit-tree", tree, "-p", tip, "-m", "x", cwd=alice).strip()
+    target = commit if kind == "commit" else tree
+    tag = world.plumb(
+        alice,
+        "mktag",
+        data=f"object {target}\ntype {kind}\ntag t\ntagger T <t@e> 0 +0000\n\nm\n".encode(),
+    )
+    world.git("push", "-q", "-f", "origin", f"{tag}:refs/gitmem/team", cwd=alice)
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 2 and "GM109" in run.err, run.err
+    assert not (world.scope_path(bob, "team") / "ssh.md").is_symlink()
