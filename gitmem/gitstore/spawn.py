@@ -96,12 +96,31 @@ def git_program() -> str:
     return _git_in(os.environ.get("PATH", os.defpath))
 
 
+def _user_config_absolute(env: dict[str, str]) -> None:
+    """Where git finds the user's own configuration (HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL,
+    GIT_CONFIG_SYSTEM), never relative: git reads a relative one from the folder it runs in —
+    the working tree — so a committed `.cfg/git/config` became the user's *global* settings
+    (red team 10: `gitmem.encrypt = off` there, with XDG_CONFIG_HOME=.cfg in the hook's
+    environment, pushed personal memory in plaintext; every setting gitmem takes from the user
+    alone — hub, agents, pager, signing programs — with it). As for gitmem's own files
+    (`core/userdirs`, round 9): a relative HOME gives way to the account's home, a relative
+    XDG folder or file is ignored (git's own default then)."""
+    from gitmem.core.userdirs import home
+
+    if not os.path.isabs(env.get("HOME", "/")):
+        env["HOME"] = home()
+    for var in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
+        if var in env and not os.path.isabs(env[var]):
+            del env[var]
+
+
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     for var in _REDIRECTS:
         env.pop(var, None)
     env.update(_AS_THEY_ARE)
     env["PATH"] = absolute_path(env.get("PATH", os.defpath))
+    _user_config_absolute(env)
     env.setdefault("LC_ALL", "C")
     if extra:
         env.update(extra)

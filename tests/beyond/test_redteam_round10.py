@@ -558,3 +558,35 @@ def test_a_team_ref_at_an_annotated_tag_is_refused_whole(world: World, kind: str
     run = world.gitmem("-C", str(bob), "sync")
     assert run.code == 2 and "GM109" in run.err, run.err
     assert not (world.scope_path(bob, "team") / "ssh.md").is_symlink()
+
+
+# -- git's own idea of the user's configuration ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("var", "value", "committed"),
+    [
+        ("XDG_CONFIG_HOME", ".cfg", ".cfg/git/config"),
+        ("XDG_CONFIG_HOME", "cfg", "cfg/git/config"),
+        ("GIT_CONFIG_GLOBAL", "team.gitconfig", "team.gitconfig"),
+    ],
+)
+def test_a_relative_config_location_never_makes_a_committed_file_the_users_settings(
+    world: World, var: str, value: str, committed: str
+) -> None:
+    """Round 9 kept gitmem's own files out of a relative XDG_CONFIG_HOME; git itself still read
+    its *global* configuration from `$XDG_CONFIG_HOME/git/config` (or a relative
+    GIT_CONFIG_GLOBAL) in the folder it runs in — the working tree, where the branch carries
+    that file. `gitmem.encrypt = off` committed there was taken as the user's own word, and
+    the hook's sync pushed personal memory in plaintext. git runs with absolute locations only
+    (`spawn._user_config_absolute`): a relative one is ignored."""
+    clone = world.clone("c")
+    write_files(clone, {committed: "[gitmem]\n\tencrypt = off\n"})
+    world.git("add", "-A", cwd=clone)
+    world.git("commit", "-qm", "shared settings", cwd=clone)
+    world.env[var] = value
+    write_files(world.scope_path(clone), {"s.md": f"---\nname: s\n---\n{PERSONAL}\n"})
+    for args in (["pull", "--hook"], ["sync"], ["push", "--hook"]):
+        run = world.gitmem(*args, cwd=clone)
+        assert run.code == 0, (args, run.err)
+    assert PERSONAL.encode() not in _remote_objects(world.remote)
