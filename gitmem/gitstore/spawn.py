@@ -104,13 +104,20 @@ def _user_config_absolute(env: dict[str, str]) -> None:
     environment, pushed personal memory in plaintext; every setting gitmem takes from the user
     alone — hub, agents, pager, signing programs — with it). As for gitmem's own files
     (`core/userdirs`, round 9): a relative HOME gives way to the account's home, a relative
-    XDG folder or file is ignored (git's own default then)."""
+    XDG folder or file is ignored (git's own default then). The same for the programs git
+    finds by a path in the environment: a relative GIT_EXEC_PATH (git ran the working tree's
+    `libexec/git-upload-pack` at every fetch), a relative GIT_SSH, GIT_ASKPASS or SSH_ASKPASS
+    path (a bare name is looked up on PATH, whose relative entries are gone)."""
     from gitmem.core.userdirs import home
 
     if not os.path.isabs(env.get("HOME", "/")):
         env["HOME"] = home()
-    for var in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
+    for var in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH"):
         if var in env and not os.path.isabs(env[var]):
+            del env[var]
+    for var in ("GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS"):
+        value = env.get(var, "")
+        if os.sep in value and not os.path.isabs(value):
             del env[var]
 
 

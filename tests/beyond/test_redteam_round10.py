@@ -590,3 +590,20 @@ def test_a_relative_config_location_never_makes_a_committed_file_the_users_setti
         run = world.gitmem(*args, cwd=clone)
         assert run.code == 0, (args, run.err)
     assert PERSONAL.encode() not in _remote_objects(world.remote)
+
+
+def test_a_relative_exec_path_never_runs_the_working_trees_git_programs(world: World) -> None:
+    """The same class by git's own variable: a relative GIT_EXEC_PATH (`libexec`) made git
+    run the working tree's `libexec/git-upload-pack` at every fetch (the hook's included).
+    Ignored, as every relative location in git's environment (`spawn._user_config_absolute`)."""
+    from tests.support.world import teammates_sharing
+
+    _alice, bob, _team = teammates_sharing(world)
+    marker = world.root / "ran"
+    for name in ("git-upload-pack", "git-receive-pack", "git-sh-setup"):
+        _marking_program(bob / "libexec" / name, marker, f'exec /usr/lib/git-core/{name} "$@"')
+    world.env["GIT_EXEC_PATH"] = "libexec"
+    for args in (["sync"], ["pull", "--hook"]):
+        run = world.gitmem(*args, cwd=bob)
+        assert run.code == 0, (args, run.err)
+    assert not marker.exists(), marker.read_text()
