@@ -11,6 +11,7 @@ processes whose output is captured).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -373,5 +374,11 @@ def serve(recall: Recall) -> None:
 
 
 def gitmem_argv(directory: str, memory_dir: str | None) -> list[str]:
-    argv = [sys.executable, "-m", "gitmem", "-C", directory]
+    """How the tools run gitmem: as the hooks do (`claude/hooks.gitmem_command`), this Python
+    isolated (-I) on this package's launcher. Red team 10: `python -m gitmem`, run in the
+    project's folder, imported a `gitmem/` package the branch carried there (the script's
+    folder comes first on the path), and the agent's `sync` call ran the branch's code."""
+    import gitmem.launch
+
+    argv = [sys.executable, "-I", os.path.abspath(gitmem.launch.__file__), "-C", directory]
     return argv + (["--memory-dir", memory_dir] if memory_dir else [])

@@ -607,3 +607,42 @@ def test_a_relative_exec_path_never_runs_the_working_trees_git_programs(world: W
         run = world.gitmem(*args, cwd=bob)
         assert run.code == 0, (args, run.err)
     assert not marker.exists(), marker.read_text()
+
+
+# -- the MCP server's own children --------------------------------------------------------------
+
+
+def test_the_mcp_servers_sync_never_imports_a_gitmem_package_the_branch_carries(
+    world: World,
+) -> None:
+    """The branch carries a `gitmem/` package (`__init__.py`, `__main__.py`) at the top of the
+    working tree. The MCP server, started as `gitmem hooks install --claude` registers it
+    (`claudesetup.mcp_entry`, run in the project's folder as Claude Code runs it), runs gitmem
+    as a child for its `sync` tool: `python -m gitmem` put the project's folder first on the
+    path and the agent's `sync` call ran the branch's code. The child is started as the hooks
+    are (`mcpserver.gitmem_argv`: -I and gitmem's own launcher)."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    from gitmem.recall.claudesetup import mcp_entry
+    from tests.support.world import teammates_sharing
+
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    marker = world.root / "ran"
+    planted = f"open({str(marker)!r}, 'a').write('ran\\n')\n"
+    write_files(bob, {"gitmem/__init__.py": planted, "gitmem/__main__.py": planted})
+    entry = mcp_entry(bob)
+    params = StdioServerParameters(
+        command=entry["command"], args=entry["args"], cwd=str(bob), env=dict(world.env)
+    )
+
+    async def run() -> str:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            await s.initialize()
+            return str((await s.call_tool("sync", {})).content)
+
+    shown = anyio.run(run)
+    assert "refs/gitmem/team" in shown, shown[:300]
+    assert not marker.exists()
