@@ -53,6 +53,14 @@ def data_home(env: Mapping[str, str] | None = None) -> str:
     return os.path.join(given if os.path.isabs(given) else home(), ".local", "share")
 
 
+def state_home() -> str:
+    """`$XDG_STATE_HOME` when absolute, else `<home>/.local/state` (red team 10: a relative one
+    put the hooks memo — the bytes of the user's Claude Code settings, before and after an
+    install — in the folder `gitmem hooks install` ran in, the working tree)."""
+    value = os.environ.get("XDG_STATE_HOME", "")
+    return value if os.path.isabs(value) else os.path.join(home(), ".local", "state")
+
+
 def users_own(config: _Config, key: str) -> str | None:
     """`key` as the user's own configuration sets it (the command line and the environment,
     global, system), never a repository's own (`.git/config`, `.git/config.worktree`), for

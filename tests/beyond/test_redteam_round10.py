@@ -646,3 +646,20 @@ def test_the_mcp_servers_sync_never_imports_a_gitmem_package_the_branch_carries(
     shown = anyio.run(run)
     assert "refs/gitmem/team" in shown, shown[:300]
     assert not marker.exists()
+
+
+def test_a_relative_state_home_never_puts_the_hooks_memo_in_the_working_tree(
+    world: World,
+) -> None:
+    """`gitmem hooks install` remembers the bytes of the Claude Code settings it edits (the
+    user's `~/.claude/settings.json`: its `env` may hold tokens) under XDG_STATE_HOME; a
+    relative one put that memo in the folder the install ran in — the working tree,
+    untracked. Absolute only (`core/userdirs.state_home`)."""
+    clone = world.clone("c")
+    write_files(world.home / ".claude", {"settings.json": '{"env": {"TOKEN": "t-123"}}\n'})
+    world.env["XDG_STATE_HOME"] = "state"
+    run = world.gitmem("hooks", "install", "--claude", cwd=clone)
+    assert run.code == 0, run.err
+    untracked = world.git("status", "--porcelain", "--untracked-files=all", cwd=clone)
+    assert "state/" not in untracked, untracked
+    assert list((world.home / ".local" / "state" / "gitmem" / "hooks").glob("*.json"))
