@@ -663,3 +663,23 @@ def test_a_relative_state_home_never_puts_the_hooks_memo_in_the_working_tree(
     untracked = world.git("status", "--porcelain", "--untracked-files=all", cwd=clone)
     assert "state/" not in untracked, untracked
     assert list((world.home / ".local" / "state" / "gitmem" / "hooks").glob("*.json"))
+
+
+def test_a_relative_xdg_config_home_never_makes_the_branch_an_agents_user_memory(
+    world: World,
+) -> None:
+    """With `gitmem.agents` naming goose, a relative XDG_CONFIG_HOME (`cfg`) made goose's user
+    memory folder `<working tree>/cfg/goose/memory` — a folder the branch carries, which would
+    reach the person's hub and every machine's real goose memory. Refused (a guard: the
+    folder lies in a working tree, one line; nothing of it synced)."""
+    clone = world.clone("c")
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    world.git("config", "--global", "gitmem.agents", "claude,goose")
+    write_files(clone, {"cfg/goose/memory/notes.txt": "planted goose memory\n"})
+    world.env["XDG_CONFIG_HOME"] = "cfg"
+    run = world.gitmem("sync", cwd=clone)
+    assert run.code == 0, run.err
+    assert "refused cfg/goose/memory" in run.out + run.err
+    assert "user%3Agoose" not in world.plumb(hub, "for-each-ref", "--format=%(refname)")
