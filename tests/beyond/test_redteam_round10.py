@@ -683,3 +683,26 @@ def test_a_relative_xdg_config_home_never_makes_the_branch_an_agents_user_memory
     assert run.code == 0, run.err
     assert "refused cfg/goose/memory" in run.out + run.err
     assert "user%3Agoose" not in world.plumb(hub, "for-each-ref", "--format=%(refname)")
+
+
+@pytest.mark.parametrize("include", ["include.path", "includeIf.gitdir:{clone}/.path"])
+def test_the_users_own_config_including_a_committed_file_never_takes_gitmem_settings_from_it(
+    world: World, include: str
+) -> None:
+    """A company ships shared git settings in the repository and asks each developer to
+    include them from their *global* configuration (`[includeIf "gitdir:~/work/"] path =
+    ~/work/repo/tools/gitconfig`). Round 6 left out gitmem settings a repository's own config
+    took from a file of the working tree; the same file included from the global config was
+    the user's own word: `gitmem.encrypt = off` committed there pushed personal memory in
+    plaintext. gitmem's settings (and the programs it takes from the user alone) are never
+    read from a file of the working tree, whichever configuration includes it
+    (`GitDir._set_config`; a home folder kept in git keeps its own global file)."""
+    clone = world.clone("c")
+    write_files(clone, {"tools/gitconfig": "[gitmem]\n\tencrypt = off\n"})
+    world.git("add", "-A", cwd=clone)
+    world.git("commit", "-qm", "shared settings", cwd=clone)
+    world.git("config", "--global", include.format(clone=clone), str(clone / "tools/gitconfig"))
+    write_files(world.scope_path(clone), {"s.md": f"---\nname: s\n---\n{PERSONAL}\n"})
+    world.ok("-C", str(clone), "sync")
+    assert PERSONAL.encode() not in _remote_objects(world.remote)
+    assert "gitmem.encrypt from" in world.gitmem("-C", str(clone), "doctor").out
