@@ -235,9 +235,9 @@ def _write(path: Path, data: bytes) -> None:
 
 def _memo_path(settings: Path) -> Path:
     """Where install remembers the file's bytes before and after (never in the user's folders)."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
+    from gitmem.core.userdirs import state_home
+
+    base = state_home()
     import hashlib  # ~4 ms of OpenSSL: not for `status`, which only reads the settings
 
     digest = hashlib.sha256(str(settings.absolute()).encode()).hexdigest()[:16]

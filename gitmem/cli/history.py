@@ -85,12 +85,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 def log(args: argparse.Namespace) -> int:
     import time
 
-    from gitmem.cli.pager import colour_commit, show, use_colour
+    from gitmem.cli.pager import colour_commit, own_settings, show, use_colour
     from gitmem.project.scopes import shown
     from gitmem.recall.history import memory_log
 
     project = open_project_from(args)
-    colour = use_colour(args, project.repo.config_get)
+    colour = use_colour(args, own_settings(project.repo))
     rows = memory_log(project, args.path, args.limit)
     if args.as_json:
         from gitmem.cli.jsonout import emit
@@ -126,12 +126,12 @@ def log(args: argparse.Namespace) -> int:
             from gitmem.recall.lost import plainly  # only a log that shows a resolution
 
             lines.append(printable(f"    resolved {plainly(shown(res))}"))
-    show("".join(line + "\n" for line in lines), args, project.repo.config_get)
+    show("".join(line + "\n" for line in lines), args, own_settings(project.repo))
     return 0
 
 
 def show_cmd(args: argparse.Namespace) -> int:
-    from gitmem.cli.pager import show
+    from gitmem.cli.pager import own_settings, show
     from gitmem.recall.history import memory_show
 
     project = open_project_from(args)
@@ -142,12 +142,12 @@ def show_cmd(args: argparse.Namespace) -> int:
 
         emit({"commit": commit, "path": path, "text": text})
         return 0
-    show(printable_block(text), args, project.repo.config_get)
+    show(printable_block(text), args, own_settings(project.repo))
     return 0
 
 
 def diff(args: argparse.Namespace) -> int:
-    from gitmem.cli.pager import colour_diff, show, use_colour
+    from gitmem.cli.pager import colour_diff, own_settings, show, use_colour
     from gitmem.recall.history import memory_diff
 
     project = open_project_from(args)
@@ -163,9 +163,9 @@ def diff(args: argparse.Namespace) -> int:
         return 0
     text = printable(out if out.endswith("\n") else out + "\n")  # a ref's content: anyone's bytes
     show(
-        colour_diff(text) if use_colour(args, project.repo.config_get) else text,
+        colour_diff(text) if use_colour(args, own_settings(project.repo)) else text,
         args,
-        project.repo.config_get,
+        own_settings(project.repo),
     )
     return 0
 

@@ -1,6 +1,7 @@
 """Long output the way git shows it: through a pager and in colour on a terminal, plain on a pipe.
 
-The pager is the first of $GIT_PAGER, core.pager, $PAGER, `less`; an empty value or `cat` means
+The pager is the first of $GIT_PAGER, core.pager (the user's own, never a repository's), $PAGER,
+`less`; an empty value or `cat` means
 none. Colour follows NO_COLOR (https://no-color.org) and color.ui / color.diff set to false.
 """
 
@@ -10,6 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from typing import Protocol
 
 RESET, BOLD, RED, GREEN, YELLOW, CYAN = (
     "\033[m",
@@ -20,6 +22,10 @@ RESET, BOLD, RED, GREEN, YELLOW, CYAN = (
     "\033[36m",
 )
 Config = Callable[[str], "str | None"]
+
+
+class _Settings(Protocol):
+    def config_get(self, key: str, scope: str | None = None) -> str | None: ...
 
 
 def add_pager_options(p: argparse.ArgumentParser) -> None:
@@ -49,6 +55,20 @@ def use_colour(args: argparse.Namespace, config: Config) -> bool:
     return True
 
 
+def own_settings(repo: _Settings) -> Config:
+    """The settings the pager and colours are read from: core.pager from the user's own
+    configuration only (command line, environment, global, system), never the repository's
+    (red team 10: a `.git/config` that came with the folder, or a committed file it includes,
+    named a command and `gitmem log` ran it through the shell: of a repository's own
+    settings gitmem runs only what reaches the remote, docs/reliability.md round 9)."""
+    from gitmem.core.userdirs import users_own
+
+    def setting(key: str) -> str | None:
+        return users_own(repo, key) if key == "core.pager" else repo.config_get(key)
+
+    return setting
+
+
 def pager_command(config: Config) -> str | None:
     """The pager git would use, or None for none."""
     for value in (os.environ.get("GIT_PAGER"), config("core.pager"), os.environ.get("PAGER")):
@@ -66,7 +86,10 @@ def show(text: str, args: argparse.Namespace, config: Config) -> None:
         return
     import subprocess  # here: it costs more than the whole parser, and a pipe never needs it
 
+    from gitmem.gitstore.spawn import absolute_path
+
     env = dict(os.environ)
+    env["PATH"] = absolute_path(env.get("PATH", os.defpath))  # never the working tree's `less`
     env.setdefault("LESS", "FRX")  # git's defaults: quit if one screen, raw colour, keep screen
     env.setdefault("LV", "-c")
     sys.stdout.flush()

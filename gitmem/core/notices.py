@@ -9,7 +9,7 @@ import contextlib
 import json
 from pathlib import Path
 
-from gitmem.core.state import state_dir
+from gitmem.core.statedir import state_dir
 from gitmem.project.confinement import write_no_links
 
 

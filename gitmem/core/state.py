@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gitmem.core.statedir import state_dir as state_dir  # where it was: its callers keep it
 from gitmem.core.tempfiles import temp_path
 from gitmem.errors import LockedError
 
@@ -101,12 +102,8 @@ class ScopeState:
         return {p: r.oid for p, r in self.files.items()}
 
 
-def state_dir(common_dir: Path) -> Path:
-    return common_dir / "gitmem"
-
-
 def state_file(common_dir: Path, scope: str) -> Path:
-    return state_dir(common_dir) / "state" / f"{scope}.json"
+    return state_dir(common_dir, "state") / f"{scope}.json"
 
 
 def load_scope_state(common_dir: Path, scope: str) -> ScopeState:

@@ -11,6 +11,7 @@ invalid and ignored; a relative HOME gives way to the account's own home folder.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Protocol
 
 
@@ -36,6 +37,28 @@ def config_home() -> str:
     `<home>/.config`."""
     value = os.environ.get("XDG_CONFIG_HOME", "")
     return value if os.path.isabs(value) else os.path.join(home(), ".config")
+
+
+def data_home(env: Mapping[str, str] | None = None) -> str:
+    """`$XDG_DATA_HOME` when absolute, else `<home>/.local/share` (red team 10: a relative one
+    put the user scope's store — a git folder holding the person's memory as plaintext
+    objects — in the working tree a hook runs in, one `git add -A` from the branch). `env`:
+    the environment to read (os.environ by default); a relative HOME in it gives way to
+    the account's home, as `home()` does."""
+    env = os.environ if env is None else env
+    value = env.get("XDG_DATA_HOME", "")
+    if os.path.isabs(value):
+        return value
+    given = env.get("HOME", "")
+    return os.path.join(given if os.path.isabs(given) else home(), ".local", "share")
+
+
+def state_home() -> str:
+    """`$XDG_STATE_HOME` when absolute, else `<home>/.local/state` (red team 10: a relative one
+    put the hooks memo — the bytes of the user's Claude Code settings, before and after an
+    install — in the folder `gitmem hooks install` ran in, the working tree)."""
+    value = os.environ.get("XDG_STATE_HOME", "")
+    return value if os.path.isabs(value) else os.path.join(home(), ".local", "state")
 
 
 def users_own(config: _Config, key: str) -> str | None:

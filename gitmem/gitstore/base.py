@@ -64,6 +64,17 @@ class TreeShape(NamedTuple):
     slashed: tuple[str, str] | None = None
 
 
+# settings gitmem takes from the user alone (gitmem's own; the programs `cli/pager` and
+# `ObjectStore.signing_programs` run): never from a file of the working tree, in any scope
+_USERS_ALONE = frozenset(
+    ("core.pager", "gpg.program", "gpg.openpgp.program", "gpg.ssh.program", "gpg.x509.program")
+)
+
+
+def _users_alone(key: str) -> bool:
+    return key.startswith("gitmem.") or key in _USERS_ALONE
+
+
 class GitDir:
     """One git repository (any worktree of it, or a bare one)."""
 
@@ -101,6 +112,7 @@ class GitDir:
         common = Path(out[2])
         self.common_dir = (common if common.is_absolute() else (start / common)).resolve()
         self.toplevel = Path(out[3]).resolve() if len(out) > 3 and not self.is_bare else None
+        self.started_in = start  # the folder git looked for the repository from
         self._config: dict[str, list[str]] | None = None
         self._config_listing: bytes | None = None
         self._config_scopes: dict[str, list[str]] = {}
@@ -179,10 +191,16 @@ class GitDir:
         items = out.split(b"\0")
         for scope, origin, item in zip(items[0::3], items[1::3], items[2::3], strict=False):
             key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
-            # the repository's own settings only: a home folder that is a work tree itself
-            # (dotfiles) keeps the user's global ones
+            # the repository's own settings, and (red team 10) the user's own ones that
+            # include a file of this work tree (`[includeIf "gitdir:~/work/"] path =
+            # ~/work/repo/tools/gitconfig`, a company's shared settings): the branch wrote
+            # them. A home folder that is a work tree itself (dotfiles) keeps its global ones.
             local = scope in (b"local", b"worktree")
-            if key.startswith("gitmem.") and local and self._in_work_tree(origin):
+            if (
+                _users_alone(key)
+                and (local or not self._home_is_work_tree())
+                and self._in_work_tree(origin)
+            ):
                 self.config_from_tree.append((key, origin.decode("utf-8", "replace")))
                 continue
             cfg.setdefault(key, []).append(value)
@@ -191,6 +209,14 @@ class GitDir:
         if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
             self.object_format, self._hash_len = "sha256", 64
         return cfg
+
+    def _home_is_work_tree(self) -> bool:
+        from gitmem.core.userdirs import home
+
+        try:
+            return self.toplevel is not None and Path(home()).resolve() == self.toplevel
+        except OSError:
+            return False
 
     def _in_work_tree(self, origin: bytes) -> bool:
         """Whether a setting's origin (`file:PATH`; relative: to the top of the work tree,

@@ -123,11 +123,13 @@ class CatFile:
             (os.POSIX_SPAWN_CLOSE, in_w),
             (os.POSIX_SPAWN_CLOSE, out_r),
         ]
+        from gitmem.gitstore.spawn import git_program
+
         argv = self.argv
         if self.cwd:  # posix_spawn has no cwd: git's -C does the same
             argv = ["git", "-C", self.cwd, *argv[1:]]
         try:
-            self.pid = os.posix_spawnp("git", argv, self.env, file_actions=actions)
+            self.pid = os.posix_spawn(git_program(), argv, self.env, file_actions=actions)
         except OSError:
             os.close(in_w)
             os.close(out_r)

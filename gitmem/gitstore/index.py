@@ -66,7 +66,9 @@ HARDENED = (
 
 
 def index_path(common_dir: Path, scope: str) -> Path:
-    return common_dir / "gitmem" / "index" / scope
+    from gitmem.core.statedir import state_dir
+
+    return state_dir(common_dir, "index") / scope
 
 
 def render(entries: Iterable[Entry]) -> bytes:

@@ -29,6 +29,7 @@ class MemoryRepository(MemoryStore):
     def __init__(self, root: Path, who: tuple[str, str], object_format: str = "sha1") -> None:
         super().__init__(object_format, who)
         self.toplevel: Path | None = root
+        self.started_in: Path | None = None  # as Repository: the folder gitmem started in
         self.git_dir = self.common_dir = root / ".git"
         self.common_dir.mkdir(parents=True, exist_ok=True)
         self.is_bare = False

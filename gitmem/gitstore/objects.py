@@ -409,6 +409,15 @@ def _plain_path(path: str) -> bool:
     return True
 
 
+# the programs git signs and verifies commits with, and git's own default for each
+_SIGNING_PROGRAMS = (
+    ("gpg.program", "gpg"),
+    ("gpg.openpgp.program", "gpg"),
+    ("gpg.ssh.program", "ssh-keygen"),
+    ("gpg.x509.program", "gpgsm"),
+)
+
+
 class ObjectStore(GitDir, ObjectEncoding):
     """Reading and writing the objects of the repository."""
 
@@ -428,11 +437,28 @@ class ObjectStore(GitDir, ObjectEncoding):
             "GIT_AUTHOR_DATE": f"{stamp} {tz}",
         }
         env.update({k.replace("AUTHOR", "COMMITTER"): v for k, v in env.items()})
-        args = ["commit-tree", "-S", tree]
+        args = [*self.signing_programs(), "commit-tree", "-S", tree]
         for parent in parents:
             args += ["-p", parent]
         out = self.git(*args, input=message.rstrip("\n").encode("utf-8") + b"\n", env=env)
         return out.stdout.decode().strip()
+
+    def signing_programs(self) -> list[str]:
+        """`-c` settings naming the programs git signs and verifies with (gpg, ssh-keygen,
+        gpgsm) as the user's own configuration sets them, else git's defaults — never as the
+        repository's own does (red team 10: a `.git/config` that came with the folder set
+        `user.signingKey` and `gpg.program`, and every commit of the hook's sync ran that
+        program; `gitmem.requireSigned` with `gpg.ssh.program` ran it on every teammate's
+        signed commit). The key chosen may be the repository's; the program is the user's."""
+        from gitmem.core.userdirs import users_own
+
+        # gpg.program is the older name of gpg.openpgp.program: both set, whichever the user did
+        openpgp = users_own(self, "gpg.openpgp.program") or users_own(self, "gpg.program")
+        pinned = []
+        for key, default in _SIGNING_PROGRAMS:
+            own = openpgp if key in ("gpg.program", "gpg.openpgp.program") else None
+            pinned += ["-c", f"{key}={own or users_own(self, key) or default}"]
+        return pinned
 
     def unverified_commits(self, new: str, old: str | None) -> list[tuple[str, str]]:
         """(commit, author) of the commits in old..new whose signature git does not accept
@@ -445,6 +471,7 @@ class ObjectStore(GitDir, ObjectEncoding):
         for size in signature_batches():
             # `log`, not `rev-list`: only log verifies signatures for %G?
             out = self.git(
+                *self.signing_programs(),
                 "-c",
                 "log.showSignature=false",
                 "log",
@@ -637,9 +664,10 @@ class ObjectStore(GitDir, ObjectEncoding):
         how many are written after each time, so a first sync of 100,000 files is seen to move."""
         if not all(map(_plain_path, files)):
             return False  # git writes an index's paths as they are: `../x` lands outside
+        from gitmem.core.statedir import state_dir
         from gitmem.gitstore.index import HARDENED, render
 
-        own = self.common_dir / "gitmem" / f"checkout-{os.getpid()}-{os.urandom(6).hex()}"
+        own = state_dir(self.common_dir) / f"checkout-{os.getpid()}-{os.urandom(6).hex()}"
         try:
             (own / "refs").mkdir(parents=True)
             (own / "objects").mkdir()

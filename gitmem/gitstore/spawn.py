@@ -6,6 +6,7 @@ and what it imports cost a few milliseconds of every command.
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import time
@@ -63,10 +64,70 @@ SAFE_CONFIG = (
 )
 
 
+# What git shows in place of an object or a history (red team 10): a `.git` that came with an
+# archive held `refs/replace/<the team tip>`, and git showed another commit there — gitmem pulled
+# the attacker's memory and its next push published a merge whose tree dropped every
+# teammate's memory; an `info/grafts` file rewrites parents the same way (what is "already
+# merged"). gitmem reads objects and history as they are: no replace refs, no graft file (a
+# path that can never exist: /dev/null itself would be read, and git then prints its advice).
+_AS_THEY_ARE = {"GIT_NO_REPLACE_OBJECTS": "1", "GIT_GRAFT_FILE": os.path.join(os.devnull, "none")}
+
+
+def absolute_path(value: str) -> str:
+    """PATH without its relative entries (`.`, an empty one, `node_modules/.bin`, `bin`): each
+    is the folder a program runs in — a hook runs in the project's working tree, and git runs
+    in it too — so a `git`, `ssh` or `less` the branch carries there ran instead of the user's
+    (red team 10: a committed `node_modules/.bin/git` ran at every gitmem command, the
+    SessionStart hook's included, past every `-c` of SAFE_CONFIG)."""
+    return os.pathsep.join(p for p in value.split(os.pathsep) if os.path.isabs(p))
+
+
+@functools.lru_cache(maxsize=4)
+def _git_in(path: str) -> str:
+    for folder in absolute_path(path).split(os.pathsep):
+        program = os.path.join(folder, "git")
+        if folder and os.path.isfile(program) and os.access(program, os.X_OK):
+            return program
+    return "git"  # none: posix_spawn fails as a missing git always has
+
+
+def git_program() -> str:
+    """The git gitmem runs: found on the absolute entries of PATH only (`absolute_path`)."""
+    return _git_in(os.environ.get("PATH", os.defpath))
+
+
+def _user_config_absolute(env: dict[str, str]) -> None:
+    """Where git finds the user's own configuration (HOME, XDG_CONFIG_HOME, GIT_CONFIG_GLOBAL,
+    GIT_CONFIG_SYSTEM), never relative: git reads a relative one from the folder it runs in —
+    the working tree — so a committed `.cfg/git/config` became the user's *global* settings
+    (red team 10: `gitmem.encrypt = off` there, with XDG_CONFIG_HOME=.cfg in the hook's
+    environment, pushed personal memory in plaintext; every setting gitmem takes from the user
+    alone — hub, agents, pager, signing programs — with it). As for gitmem's own files
+    (`core/userdirs`, round 9): a relative HOME gives way to the account's home, a relative
+    XDG folder or file is ignored (git's own default then). The same for the programs git
+    finds by a path in the environment: a relative GIT_EXEC_PATH (git ran the working tree's
+    `libexec/git-upload-pack` at every fetch), a relative GIT_SSH, GIT_ASKPASS or SSH_ASKPASS
+    path (a bare name is looked up on PATH, whose relative entries are gone)."""
+    from gitmem.core.userdirs import home
+
+    if not os.path.isabs(env.get("HOME", "/")):
+        env["HOME"] = home()
+    for var in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH"):
+        if var in env and not os.path.isabs(env[var]):
+            del env[var]
+    for var in ("GIT_SSH", "GIT_ASKPASS", "SSH_ASKPASS"):
+        value = env.get(var, "")
+        if os.sep in value and not os.path.isabs(value):
+            del env[var]
+
+
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = dict(os.environ)
     for var in _REDIRECTS:
         env.pop(var, None)
+    env.update(_AS_THEY_ARE)
+    env["PATH"] = absolute_path(env.get("PATH", os.defpath))
+    _user_config_absolute(env)
     env.setdefault("LC_ALL", "C")
     if extra:
         env.update(extra)
@@ -282,8 +343,8 @@ def _spawn_in(
     # Python ignores SIGPIPE, and an ignored signal stays ignored across exec: give git the
     # default back, as subprocess does (a git writing into a closed pipe then stops)
     default = [getattr(_signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(_signal, name)]
-    return os.posix_spawnp(
-        argv[0],
+    return os.posix_spawn(
+        git_program() if argv[0] == "git" else argv[0],
         [argv[0], *where, *argv[1:]],
         dict(env),
         file_actions=[

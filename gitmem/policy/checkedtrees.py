@@ -11,7 +11,7 @@ import functools
 import json
 from pathlib import Path
 
-from gitmem.core.state import state_dir
+from gitmem.core.statedir import state_dir
 from gitmem.policy.treecheck import Checked
 from gitmem.project.confinement import write_no_links
 

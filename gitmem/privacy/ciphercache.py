@@ -13,6 +13,8 @@ import json
 import os
 from pathlib import Path
 
+from gitmem.core.statedir import state_dir
+
 # the pairs name the user's personal files: readable by the user alone (an existing file
 # written by an older gitmem is tightened on its next write)
 PRIVATE = 0o600
@@ -22,11 +24,11 @@ class CipherCache:
     """Last known (plaintext id, ciphertext id) per key and path, under <common-dir>/gitmem/."""
 
     def __init__(self, common_dir: Path) -> None:
-        self.path = common_dir / "gitmem" / "cipher-cache.json"
+        self.path = state_dir(common_dir) / "cipher-cache.json"
         # what a sync with nothing new asks (is the tip in the wanted form?) is kept apart
         # from the pairs (a line per file): it need not read ten thousand of them to know
-        self.form_path = common_dir / "gitmem" / "cipher-form.json"
-        self.journal_path = common_dir / "gitmem" / "cipher-journal.json"
+        self.form_path = self.path.parent / "cipher-form.json"
+        self.journal_path = self.path.parent / "cipher-journal.json"
         self._journal: dict[str, dict[str, list[str]]] = {}  # pairs changed since the cache
         self._whole = False  # the cache itself must be re-written (a new key)
         self.objects = common_dir / "objects"

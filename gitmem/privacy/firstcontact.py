@@ -20,7 +20,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.core.state import state_dir
+from gitmem.core.statedir import state_dir
 from gitmem.errors import GitmemError
 from gitmem.privacy.crypto import DecryptError, canonical_recipient
 from gitmem.privacy.layout import SCOPE_KEY_FILE

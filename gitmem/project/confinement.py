@@ -489,9 +489,10 @@ def personal_folders(common_dir: Path, auto: Path | None) -> list[Path]:
     wrote to (gitmem's own --memory-dir) is not added, only the known ones read."""
     import json
 
+    from gitmem.core.statedir import state_dir
     from gitmem.errors import GitmemError
 
-    path = common_dir / "gitmem" / PERSONAL_FOLDERS_FILE
+    path = state_dir(common_dir) / PERSONAL_FOLDERS_FILE
     known: list[str] = []
     with contextlib.suppress(OSError, ValueError, GitmemError):
         data = json.loads(read_no_links(common_dir, path) or b"[]")

@@ -148,8 +148,13 @@ def user_id(email: str) -> str:
     return uid or "-"
 
 
-def canonical_root(toplevel: Path | None, git_dir: Path, common_dir: Path) -> Path:
-    """The main worktree: every linked worktree of a clone maps to it (as Claude Code does)."""
+def canonical_root(
+    toplevel: Path | None, git_dir: Path, common_dir: Path, start: Path | None = None
+) -> Path:
+    """The main worktree: every linked worktree of a clone maps to it (as Claude Code does).
+    `start`: the folder git found the repository from, which must lie in its work tree."""
+    if toplevel is not None and start is not None:
+        _work_tree_holds_start(toplevel, git_dir, start)
     if git_dir.resolve() != common_dir.resolve():  # a linked worktree
         return common_dir.parent if common_dir.name == ".git" else common_dir
     if toplevel is not None:
@@ -158,26 +163,52 @@ def canonical_root(toplevel: Path | None, git_dir: Path, common_dir: Path) -> Pa
     return common_dir  # a bare repository
 
 
+def _work_tree_holds_start(toplevel: Path, git_dir: Path, start: Path) -> None:
+    """Red team 10: the repository git found from a folder serves a work tree elsewhere
+    (`core.worktree` in a `.git` folder, or in a git folder of any name a `.git` file names,
+    or in a bare-looking folder itself): that checkout's memory would sync as this folder's
+    — its team memory to the archive's remote, the archive's memory into it. gitmem runs
+    in the work tree of the repository it finds (or in its git folder), as git's own
+    commands expect (`cd .git` lies in the work tree too)."""
+    try:
+        here = start.resolve()
+    except OSError:
+        return
+    top = toplevel.resolve()
+    if here.is_relative_to(top):
+        return
+    from gitmem.errors import ConfigError
+
+    raise ConfigError(
+        f"{here} uses a repository ({git_dir}) whose work tree is another checkout ({top}, "
+        "core.worktree): its memory is that folder's, not this one's",
+        f"work in {top}, or make this folder a clone of its own; a core.worktree set by "
+        "mistake: git config --unset core.worktree",
+    )
+
+
 def _not_anothers_checkout(toplevel: Path, git_dir: Path) -> None:
     """Red team 9: a folder holding only a `.git` *file* (`gitdir: ~/src/work/.git`: an
     unpacked archive) borrowed another checkout's repository. The SessionStart hook there
     pulled that project's memory — personal too, decrypted — into this folder's memory and
     context, and what a session there wrote was pushed to that project's refs, on to every
-    machine of it. A `.git` file naming the `.git` folder of another folder's checkout is
-    refused; a linked worktree, a submodule (`.git/modules/…`), a separate git dir of
-    another name are what git makes."""
-    link = toplevel / ".git"
-    if git_dir.name != ".git" or not link.is_file() or link.is_symlink():
+    machine of it. Red team 10: the same by two other spellings — `.git` a symbolic link to
+    that `.git` folder, and a `.git` folder whose `core.worktree` names another checkout (its
+    memory, personal and team, then synced through the archive's remote). A repository named
+    `.git` serves the folder it lies in, whatever points to it: one serving another folder is
+    refused; a linked worktree, a submodule (`.git/modules/…`), a separate git dir of another
+    name (a dotfiles repository) are what git makes."""
+    if git_dir.name != ".git":
         return
     owner = git_dir.resolve().parent
     if owner != toplevel.resolve():
         from gitmem.errors import ConfigError
 
         raise ConfigError(
-            f"{toplevel}/.git is a file naming the repository of another checkout ({owner}): "
-            "its memory is that project's, not this folder's",
+            f"{toplevel} borrows the repository of another checkout ({owner}/.git, through a "
+            "`.git` file or link, or core.worktree): its memory is that folder's, not this one's",
             f"work in {owner}, or make this folder a clone or a worktree of its own "
-            "(git worktree add)",
+            "(git worktree add); a core.worktree set by mistake: git config --unset core.worktree",
         )
 
 

@@ -234,7 +234,7 @@ def work_tree(repo: Repository, root: Path) -> Path:
 def open_project(
     repo: Repository, remote: str | None = None, memory_dir: str | None = None
 ) -> Project:
-    root = canonical_root(repo.toplevel, repo.git_dir, repo.common_dir).resolve()
+    root = canonical_root(repo.toplevel, repo.git_dir, repo.common_dir, repo.started_in).resolve()
     tree = work_tree(repo, root)
     remote_name = choose_remote(repo, remote)
     url = repo.remote_url(remote_name) if remote_name else None

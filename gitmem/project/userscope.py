@@ -50,9 +50,10 @@ class UserSync:
 
 
 def store_dir(env: Mapping[str, str]) -> Path:
-    data = env.get("XDG_DATA_HOME")
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
-    return (Path(data) if data else home / ".local" / "share") / "gitmem" / "user"
+    """`<data home>/gitmem/user`: always an absolute folder (`userdirs.data_home`)."""
+    from gitmem.core.userdirs import data_home
+
+    return Path(data_home(env)) / "gitmem" / "user"
 
 
 def user_key(agent: str) -> str:

@@ -29,12 +29,17 @@ PROMPT_TIMEOUT = 10  # seconds: Claude Code's backstop; recall bounds itself far
 
 
 def mcp_entry(root: Path) -> dict[str, Any]:
-    """How Claude Code starts the server: this Python, isolated (-I: nothing from the
-    project's folder or PYTHONPATH is imported), on this project."""
+    """How Claude Code starts the server: this Python, isolated (-I: nothing from PYTHONPATH
+    or the user's site is imported), on this package's launcher, as the hooks start (red team
+    10: `-I -m gitmem` still put the project's folder first on Python 3.10, where -I does not
+    imply -P, so a `gitmem/` package the branch carried was imported), on this project."""
+    import gitmem.launch
+
+    launcher = os.path.abspath(gitmem.launch.__file__)
     return {
         "type": "stdio",
         "command": sys.executable,
-        "args": ["-I", "-m", "gitmem", "-C", str(root), "mcp"],
+        "args": ["-I", launcher, "-C", str(root), "mcp"],
     }
 
 

@@ -289,7 +289,9 @@ def _tuples(fields: list[Any]) -> list[Any]:
 
 
 def db_path(common_dir: str) -> str:
-    return os.path.join(common_dir, "gitmem", DB_NAME)
+    from gitmem.core.statedir import state_dir
+
+    return os.path.join(state_dir(Path(common_dir)), DB_NAME)
 
 
 _OPEN: dict[str, sqlite3.Connection] = {}
@@ -554,7 +556,9 @@ def refresh(place: Place) -> Refreshed:
 
 
 def _stat_index(place: Place, spot: ScopeSpot) -> str:
-    return os.path.join(place.common_dir, "gitmem", "recall", spot.name + ".index")
+    from gitmem.core.statedir import state_dir
+
+    return os.path.join(state_dir(Path(place.common_dir), "recall"), spot.name + ".index")
 
 
 def _may_be_memory(spot: ScopeSpot, name: str) -> bool:

@@ -529,7 +529,7 @@ def _told(project: Project) -> set[tuple[str, str]]:
     import contextlib
     import json
 
-    from gitmem.core.state import state_dir
+    from gitmem.core.statedir import state_dir
 
     path = state_dir(project.repo.common_dir) / TOLD_FILE
     with contextlib.suppress(OSError, ValueError, TypeError):
@@ -541,7 +541,7 @@ def _remember_told(project: Project, keys: list[tuple[str, str]]) -> None:
     import contextlib
     import json
 
-    from gitmem.core.state import state_dir
+    from gitmem.core.statedir import state_dir
     from gitmem.project.confinement import write_no_links
 
     common = project.repo.common_dir

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -185,7 +186,6 @@ class Recall:
     def gitmem(self, *args: str, timeout: float = CHILD_BOUND) -> tuple[int, str]:
         """Run gitmem on this project as a child process (its output captured, never ours),
         in a session of its own: at `timeout` it and every git it started are killed."""
-        import os
         import signal
 
         from gitmem.errors import GitError
@@ -483,5 +483,11 @@ def serve(recall: Recall) -> None:
 
 
 def gitmem_argv(directory: str, memory_dir: str | None) -> list[str]:
-    argv = [sys.executable, "-m", "gitmem", "-C", directory]
+    """How the tools run gitmem: as the hooks do (`claude/hooks.gitmem_command`), this Python
+    isolated (-I) on this package's launcher. Red team 10: `python -m gitmem`, run in the
+    project's folder, imported a `gitmem/` package the branch carried there (the script's
+    folder comes first on the path), and the agent's `sync` call ran the branch's code."""
+    import gitmem.launch
+
+    argv = [sys.executable, "-I", os.path.abspath(gitmem.launch.__file__), "-C", directory]
     return argv + (["--memory-dir", memory_dir] if memory_dir else [])

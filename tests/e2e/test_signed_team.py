@@ -83,9 +83,10 @@ def test_the_signature_check_stops_at_the_first_refused_batch(world: World) -> N
     for key, value in (
         ("gpg.format", "ssh"),
         ("gpg.ssh.allowedSignersFile", str(allowed)),
-        ("gpg.ssh.program", str(wrapper)),
     ):
         world.git("config", key, value, cwd=repo_dir)
+    # the user's own program (a repository's own never runs: red team 10)
+    world.git("config", "--global", "gpg.ssh.program", str(wrapper))
     tree = world.git("hash-object", "-t", "tree", "-w", "/dev/null", cwd=repo_dir).strip()
 
     def chain(key: Path, parent: str | None, count: int) -> str:

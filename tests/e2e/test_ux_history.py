@@ -141,7 +141,8 @@ def test_log_and_diff_use_the_pager_and_colour_on_a_terminal_only(world: World) 
     assert "PAGED:" in diff and "\033[32m+black" in diff
     plain = run_on_terminal(["-C", str(a), "diff", "--no-pager"], {**env, "NO_COLOR": "1"})
     assert "PAGED:" not in plain and "\033[" not in plain and "+black" in plain
-    world.git("config", "core.pager", "sed s/^/CORE:/", cwd=a)
+    # the user's own core.pager (a repository's own is never run: red team 10)
+    world.git("config", "--global", "core.pager", "sed s/^/CORE:/", cwd=a)
     env.pop("GIT_PAGER")
     assert "CORE:" in run_on_terminal(["-C", str(a), "log"], env)
     piped = world.ok("-C", str(a), "log")  # a pipe: no pager, no colour
