@@ -359,7 +359,7 @@ def merge_index(
     agree = len(skeletons) == 2 and entries(skeletons["ours"]) == entries(skeletons["theirs"])
     if len(skeletons) == 1 or agree:  # both moved entries the same way: the fuller order
         name = max(skeletons, key=lambda n: (len(skeletons[n]), skeletons[n]))
-        base_order = skeletons[name]
+        base_order = _with_base_items(skeletons[name], base_order)
         winner = name if len(skeletons) == 1 else "both"
         resolutions.append(Resolution(path, "order", winner, "reorganized"))
     filing_pos = {k: i for i, k in enumerate(base_order)}
@@ -793,6 +793,40 @@ def _reorganized(
     for k in kept:
         runs.setdefault(heading_level(bn[k].text) if k[0] == "h" else 0, []).append(k)
     return any(pos[a] > pos[b] for run in runs.values() for a, b in pairwise(run))
+
+
+def _with_base_items(skeleton: list[Key], base_order: list[Key]) -> list[Key]:
+    """A side's order of base items with the base items it does not hold put back after the
+    nearest one before them (in the base) that it holds: an item that side deleted and the
+    other edited (modified beats deleted) stands where the base had it among its neighbours
+    (those the side left in their base section), not at the end of its section as a new item — where every other merge order puts it
+    (issue 24, moves: a bullet moved, one deleted, one edited on three replicas)."""
+    held = set(skeleton)
+    if held.issuperset(base_order):
+        return skeleton
+
+    def sections(order: list[Key]) -> dict[Key, Key]:
+        out, head = {}, START
+        for k in order:
+            head = k if k[0] == "h" else head
+            out[k] = head
+        return out
+
+    was, now = sections(base_order), sections(skeleton)
+    after: dict[Key, list[Key]] = {}
+    prev = START
+    for k in base_order:
+        if k not in held:
+            after.setdefault(prev, []).append(k)
+        elif was[k] == now[k]:  # a neighbour the side moved elsewhere is no neighbour
+            prev = k
+    if not after:
+        return skeleton
+    out = list(after.get(START, ()))
+    for k in skeleton:
+        out.append(k)
+        out.extend(after.get(k, ()))
+    return out
 
 
 def _dropped(

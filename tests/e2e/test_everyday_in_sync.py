@@ -19,6 +19,7 @@ from tests.merge_drivers.test_everyday_cases_8 import CASES as EIGHTH
 from tests.merge_drivers.test_everyday_cases_8 import OPEN
 from tests.merge_drivers.test_everyday_cases_9 import CASES as NINTH
 from tests.merge_drivers.test_everyday_cases_9 import OPEN as OPEN9
+from tests.merge_drivers.test_index_moves import CASES as MOVES
 from tests.support.world import World, folder_bytes
 
 CASES = [
@@ -27,6 +28,7 @@ CASES = [
     *(c for c in EIGHTH if c[0] not in OPEN),
     *(c for c in NINTH if c[0] not in OPEN9),
 ]  # later rounds too
+CASES += MOVES  # index moves and swaps (issue 24, moves)
 DRIVER = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
 ROOT = Path(__file__).resolve().parents[2]
 
