@@ -709,9 +709,8 @@ def _pick(
         assert kept is not None
         if key in filed:  # moved to another section (issue 24, moves): filing beats deleting
             side = so if kept is o else st
-            resolutions.append(
-                Resolution(path, f"entry {key[2][:60]}", side.name, "moved beats deleted")
-            )
+            subject = f"entry {key[2][:60]} (moved)"  # told to the deleter as a kept edit
+            resolutions.append(Resolution(path, subject, side.name, "modified beats deleted"))
             return kept.text, kept.gap
         if _words(kept.text) == _words(b.text):  # re-spaced at most: the deletion stands
             return None

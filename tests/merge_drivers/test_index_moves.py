@@ -259,3 +259,17 @@ def test_a_move_a_deletion_and_an_edit_on_three_replicas_converge(data: st.DataO
     final = outs.pop()
     for b in BULLETS[:n]:
         assert final.count(b[4:]) <= 1, final
+
+
+def test_the_deleter_of_a_moved_bullet_is_told_it_was_kept() -> None:
+    """A bullet moved on one side beats its deletion on the other, and the merge says so as a
+    kept edit (`modified beats deleted`, the subject `… (moved)`), which sync tells the
+    deleter — whichever side moved it."""
+    z = IX.encode()
+    mover = IX.replace(MOVED, "").replace("02:00\n", "02:00\n" + MOVED).encode()
+    deleter = IX.replace(MOVED, "").encode()
+    for a, b, side in ((mover, deleter, "ours"), (deleter, mover, "theirs")):
+        r = merge_file(I, z, a, b)
+        assert r.data is not None and r.data.decode().count(MOVED) == 1
+        told = [x for x in r.resolutions if x.reason == "modified beats deleted"]
+        assert [(x.winner, x.subject.endswith("(moved)")) for x in told] == [(side, True)]
