@@ -273,3 +273,37 @@ def test_the_deleter_of_a_moved_bullet_is_told_it_was_kept() -> None:
         assert r.data is not None and r.data.decode().count(MOVED) == 1
         told = [x for x in r.resolutions if x.reason == "modified beats deleted"]
         assert [(x.winner, x.subject.endswith("(moved)")) for x in told] == [(side, True)]
+
+
+@settings(max_examples=examples(0.5), deadline=None)
+@given(st.data())
+def test_two_replicas_moving_bullets_and_a_third_adding_one_converge(
+    data: st.DataObject,
+) -> None:
+    """Two replicas each move a bullet (maybe the same one) to any place of any section, a
+    third adds one: three replicas converge in every order, the two movers' merge is
+    idempotent, and every bullet stands once (both moving one bullet to different places:
+    one place, docs/merge.md, "Moves in `MEMORY.md`")."""
+    n = data.draw(st.integers(3, len(BULLETS)))
+    cut = sorted(data.draw(st.lists(st.integers(0, n), min_size=2, max_size=2)))
+    base = [BULLETS[: cut[0]], BULLETS[cut[0] : cut[1]], BULLETS[cut[1] : n]]
+
+    def mover() -> str:
+        doc = [list(s) for s in base]
+        src = data.draw(st.sampled_from([i for i in range(3) if doc[i]]))
+        bullet = doc[src].pop(data.draw(st.integers(0, len(doc[src]) - 1)))
+        dst = data.draw(st.integers(0, 2))
+        doc[dst].insert(data.draw(st.integers(0, len(doc[dst]))), bullet)
+        return _doc(doc)
+
+    a, b = mover(), mover()
+    third = [list(s) for s in base]
+    w = data.draw(st.integers(0, 2))
+    third[w].insert(data.draw(st.integers(0, len(third[w]))), "a brand new note here")
+    z, sides = _doc(base), {"a": a, "b": b, "c": _doc(third)}
+    outs = {_m(z, _m(z, sides[i], sides[j]), sides[h]) for i, j, h in itertools.permutations("abc")}
+    assert len(outs) == 1, outs
+    two = _m(z, a, b)
+    assert _m(z, two, a) == two and _m(z, b, two) == two
+    final = outs.pop()
+    assert all(final.count(f"- {x}\n") == 1 for x in BULLETS[:n]), final
