@@ -308,8 +308,8 @@ def merge_index(
         side.nodes = {respelt.get(k, k): nd for k, nd in side.nodes.items()}
     base_order = _base_order(zb, bn)
     once = _said_once(zb)  # what a side can be seen to move (issue 24, moves)
-    said = {id(z): _said_once(z) if once else frozenset() for z in (zo, zt)}
-    oo, ot = (once & said[id(z)] for z in (zo, zt))  # written once on the side too
+    said = {s.name: _said_once(z) if once else frozenset() for s, z in ((so, zo), (st, zt))}
+    oo, ot = once & said[so.name], once & said[st.name]  # written once on the side too
     bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo, oo)
     bt = _same(bn, zb, st.nodes, zt) and not _reorganized(base_order, bn, _keys(zt), zt, ot)
     if bo or bt:  # a side that changed nothing the merge reads: the other side, as it is
@@ -329,7 +329,7 @@ def merge_index(
         written = {spelled[side.name].get(it.key, it.key) for it in z.items}
         archived = {pairs.get(k, k) for k in side.nodes if k not in written} | parked_b
         pairs.update(block_rewrites(bn, side.nodes, pairs, other, archived))
-        mine = {spelled[side.name].get(k, k) for k in said[id(z)]}
+        mine = {spelled[side.name].get(k, k) for k in said[side.name]}
         moved = moved_bullets(bn, side.nodes, pairs, other, once, mine)
         pairs.update(moved)
         elsewhere[side.name] = frozenset(b for k, b in moved.items() if k[1] != b[1])
