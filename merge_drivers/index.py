@@ -35,6 +35,7 @@ Never reads files, the clock or the environment.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from itertools import pairwise
 
 from merge_drivers.archive import (
@@ -62,6 +63,7 @@ from merge_drivers.indexdoc import (
     bullet_body,
     declared,
     first_line,
+    heading_level,
     link_name,
     link_target,
     measure,
@@ -84,6 +86,7 @@ from merge_drivers.indexpairs import (
     heading_renames,
     is_plain,
     link_renames,
+    moved_bullets,
     respelled,
 )
 from merge_drivers.model import MergeResult, Resolution, SideInfo
@@ -304,8 +307,11 @@ def merge_index(
         }
         side.nodes = {respelt.get(k, k): nd for k, nd in side.nodes.items()}
     base_order = _base_order(zb, bn)
-    bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo)
-    bt = _same(bn, zb, st.nodes, zt) and not _reorganized(base_order, bn, _keys(zt), zt)
+    once = _said_once(zb)  # what a side can be seen to move (issue 24, moves)
+    said = {s.name: _said_once(z) if once else frozenset() for s, z in ((so, zo), (st, zt))}
+    oo, ot = once & said[so.name], once & said[st.name]  # written once on the side too
+    bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo, oo)
+    bt = _same(bn, zb, st.nodes, zt) and not _reorganized(base_order, bn, _keys(zt), zt, ot)
     if bo or bt:  # a side that changed nothing the merge reads: the other side, as it is
         keep = theirs if bo and not bt else ours if bt and not bo else max(ours, theirs)
         if ours == base or theirs == base:
@@ -313,6 +319,8 @@ def merge_index(
         if not (caps and over_caps(keep)):
             return MergeResult(keep)
     orders = {}
+    elsewhere: dict[str, frozenset[Key]] = {so.name: frozenset(), st.name: frozenset()}
+    moving: dict[str, frozenset[Key]] = {}  # per side: base keys of what it can be seen to move
     raw = {so.name: set(so.nodes), st.name: set(st.nodes)}
     parked_b = {k for k in bn if k not in base_written}
     for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
@@ -321,6 +329,11 @@ def merge_index(
         written = {spelled[side.name].get(it.key, it.key) for it in z.items}
         archived = {pairs.get(k, k) for k in side.nodes if k not in written} | parked_b
         pairs.update(block_rewrites(bn, side.nodes, pairs, other, archived))
+        mine = {spelled[side.name].get(k, k) for k in said[side.name]}
+        moved = moved_bullets(bn, side.nodes, pairs, other, once, mine)
+        pairs.update(moved)
+        elsewhere[side.name] = frozenset(b for k, b in moved.items() if k[1] != b[1])
+        moving[side.name] = once & {pairs.get(k, k) for k in mine}
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
         keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
@@ -328,10 +341,17 @@ def merge_index(
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
+    # a move of an item the merge deletes is no move (issue 24, moves): else whether the
+    # side reorganized would depend on which replica's deletion was merged first
+    filed_elsewhere = elsewhere[so.name] | elsewhere[st.name]
+    dropped = _dropped(path, bn, so, st, filed_elsewhere)
     skeletons = {
         s.name: [k for k in orders[s.name] if k in s.nodes and (k in bn or k[0] == "h")]
         for s in (so, st)
-        if _reorganized(base_order, bn, orders[s.name], zo if s is so else zt)
+        if _reorganized(
+            base_order, bn, orders[s.name], zo if s is so else zt, moving[s.name], dropped
+        )
+        or bool(elsewhere[s.name] - dropped)  # a bullet filed under another section
     }
 
     def entries(order: list[Key]) -> list[Key]:
@@ -340,7 +360,7 @@ def merge_index(
     agree = len(skeletons) == 2 and entries(skeletons["ours"]) == entries(skeletons["theirs"])
     if len(skeletons) == 1 or agree:  # both moved entries the same way: the fuller order
         name = max(skeletons, key=lambda n: (len(skeletons[n]), skeletons[n]))
-        base_order = skeletons[name]
+        base_order = _with_base_items(skeletons[name], base_order)
         winner = name if len(skeletons) == 1 else "both"
         resolutions.append(Resolution(path, "order", winner, "reorganized"))
     filing_pos = {k: i for i, k in enumerate(base_order)}
@@ -367,7 +387,7 @@ def merge_index(
     chosen: dict[Key, _Chosen] = {}
     for key in sorted(set(so.nodes) | set(st.nodes) | set(bn)):
         b, o, t = bn.get(key), so.nodes.get(key), st.nodes.get(key)
-        pick = _pick(path, key, b, o, t, so, st, resolutions)
+        pick = _pick(path, key, b, o, t, so, st, resolutions, filed_elsewhere)
         if pick is None:
             continue
         text, gap = pick
@@ -380,7 +400,7 @@ def merge_index(
         if key not in filing_pos:
             anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
-    _keep_filed_headings(bn, so, st, chosen, filing_pos)
+    _keep_filed_headings(bn, so, st, chosen, filing_pos, filed_elsewhere)
     nodes = {k: c.node for k, c in chosen.items()}
     lines: dict[str, int] = {}  # base plain bullets the result holds no more, by first line
     base_sections: dict[Key, list[Node]] = {}  # the base's own sections, whatever a side filed
@@ -583,15 +603,23 @@ def _keep_filed_headings(
     st: _Side,
     chosen: dict[Key, _Chosen],
     base_pos: dict[Key, int],
+    moved: AbstractSet[Key] = frozenset(),
 ) -> None:
     """A base heading one side deleted stays when the result hangs a new item (or a new
     heading) from it, or keeps a base item that was under it in the base and still is on the
-    side that modified it ("modified beats deleted" for the item's section too). Dropping it
+    side that modified it ("modified beats deleted" for the item's section too), or a bullet
+    a side moved under it (`moved`: filing beats deleting, issue 24, moves). Dropping it
     would move the item into the section before, where its bytes can equal a base item's (a
     plain bullet is keyed by its section) or say nothing of where it was filed, and the next
     merge would read it differently from a merge that saw the filing first: merge order would
     decide. Kept, every order ends with the heading and its items."""
     filed = {c.node.anchor for k, c in chosen.items() if k not in base_pos and c.node.anchor in bn}
+    for k in moved & chosen.keys():  # its new section's heading, on the side that moved it
+        filed.update(
+            nd.anchor
+            for _, nd in chosen[k].holders
+            if nd.anchor != bn[k].anchor and nd.anchor in bn
+        )
     under: dict[Key, Key] = {}  # base item -> the heading it is written under (base order)
     last = START
     for k in sorted(base_pos, key=base_pos.__getitem__):
@@ -666,6 +694,7 @@ def _pick(
     so: _Side,
     st: _Side,
     resolutions: list[Resolution],
+    filed: AbstractSet[Key] = frozenset(),
 ) -> tuple[str, str] | None:
     """The surviving (text, gap) of one item (None: deleted), by the 3-way rules.
 
@@ -678,6 +707,11 @@ def _pick(
     if key[0] == "e" and b is not None and (o is None) != (t is None):
         kept = o if t is None else t
         assert kept is not None
+        if key in filed:  # moved to another section (issue 24, moves): filing beats deleting
+            side = so if kept is o else st
+            subject = f"entry {key[2][:60]} (moved)"  # told to the deleter as a kept edit
+            resolutions.append(Resolution(path, subject, side.name, "modified beats deleted"))
+            return kept.text, kept.gap
         if _words(kept.text) == _words(b.text):  # re-spaced at most: the deletion stands
             return None
     bf = None if b is None else (_words(b.text), b.gap)
@@ -736,15 +770,106 @@ def _keys(z: Index) -> list[Key]:
     return list(dict.fromkeys(it.key for it in z.items))
 
 
-def _reorganized(base_order: list[Key], bn: dict[Key, Node], order: list[Key], z: Index) -> bool:
+def _reorganized(
+    base_order: list[Key],
+    bn: dict[Key, Node],
+    order: list[Key],
+    z: Index,
+    once: AbstractSet[Key] = frozenset(),
+    dropped: AbstractSet[Key] = frozenset(),
+) -> bool:
     """Whether a side deliberately moved linked entries: they come in another order (moved to
     the top, regrouped under other headings) in a file without duplicate items, which would
-    make "where it is" ambiguous."""
+    make "where it is" ambiguous. Also plain bullets and sections (issue 24, moves: a section
+    sorted, two swapped) — those in `once`, which the base and the side write once; and not
+    the items this merge deletes (`dropped`): a move of a deleted item is no move."""
     if len(order) != len(z.items):
         return False
     pos = {k: i for i, k in enumerate(base_order)}
-    kept = [k for k in order if k in pos and bn[k].target]
-    return any(pos[a] > pos[b] for a, b in pairwise(kept))
+    kept = [k for k in order if k in pos and (bn[k].target or k in once) and k not in dropped]
+    # entries among entries; sections among the sections of their level (a heading moved
+    # over entries, or over a heading of another level, is a regrouping, not a move)
+    runs: dict[int, list[Key]] = {}
+    for k in kept:
+        runs.setdefault(heading_level(bn[k].text) if k[0] == "h" else 0, []).append(k)
+    return any(pos[a] > pos[b] for run in runs.values() for a, b in pairwise(run))
+
+
+def _with_base_items(skeleton: list[Key], base_order: list[Key]) -> list[Key]:
+    """A side's order of base items with the base items it does not hold put back after the
+    nearest one before them (in the base) that it holds: an item that side deleted and the
+    other edited (modified beats deleted) stands where the base had it among its neighbours
+    (those the side left in their base section), not at the end of its section as a new item — where every other merge order puts it
+    (issue 24, moves: a bullet moved, one deleted, one edited on three replicas)."""
+    held = set(skeleton)
+    if held.issuperset(base_order):
+        return skeleton
+
+    def sections(order: list[Key]) -> dict[Key, Key]:
+        out, head = {}, START
+        for k in order:
+            head = k if k[0] == "h" else head
+            out[k] = head
+        return out
+
+    was, now = sections(base_order), sections(skeleton)
+    after: dict[Key, list[Key]] = {}
+    prev = START
+    for k in base_order:
+        if k not in held:
+            after.setdefault(prev, []).append(k)
+        elif was[k] == now[k]:  # a neighbour the side moved elsewhere is no neighbour
+            prev = k
+    if not after:
+        return skeleton
+    out = list(after.get(START, ()))
+    for k in skeleton:
+        out.append(k)
+        out.extend(after.get(k, ()))
+    return out
+
+
+def _dropped(
+    path: str, bn: dict[Key, Node], so: _Side, st: _Side, filed: AbstractSet[Key]
+) -> frozenset[Key]:
+    """The base items this merge deletes (`_pick`'s rule): held by neither side, or by one
+    side unchanged (an entry: its words) and deleted by the other."""
+    out: set[Key] = set()
+    for k, b in bn.items():
+        o, t = so.nodes.get(k), st.nodes.get(k)
+        if (o is None or t is None) and _pick(path, k, b, o, t, so, st, [], filed) is None:
+            out.add(k)
+    return frozenset(out)
+
+
+def _said_once(z: Index) -> frozenset[Key]:
+    """The plain bullets and headings (over something) an index writes once, words compared
+    (case and spacing aside, in any section, at any level): what a side can be seen to move
+    on purpose (issue 24, moves). A text written in several places says nothing of which
+    copy moved; paragraphs and comments stay anchored to their neighbours
+    (`indexpairs.block_rewrites`); an index with an item written twice says nothing."""
+    count: dict[tuple[str, str], int] = {}
+    said: dict[Key, tuple[str, str]] = {}
+    if len({it.key for it in z.items}) != len(z.items):
+        return frozenset()
+    items: list[Item | None] = [*z.items, None]
+    for it, nxt in pairwise(items):
+        assert it is not None
+        what = _what(it.kind, it.text, it.target)
+        if what is None or (it.kind == "head" and (nxt is None or nxt.kind == "head")):
+            continue  # a heading over nothing is no section
+        count[what] = count.get(what, 0) + 1
+        said[it.key] = what
+    return frozenset(k for k, what in said.items() if count[what] == 1)
+
+
+def _what(kind: str, text: str, target: str) -> tuple[str, str] | None:
+    """What a heading or a plain bullet says, for `_said_once` (None: another item)."""
+    if kind == "head":
+        return ("h", norm(first_line(text).lstrip(" ").lstrip("#")))
+    if kind == "entry" and not target:
+        return ("e", norm(bullet_body(first_line(text)) or ""))
+    return None
 
 
 def _words(text: str | None) -> str | None:

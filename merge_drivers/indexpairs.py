@@ -171,6 +171,7 @@ def _edited_bullets(
 
 
 MAX_COMPARED = 20_000  # pairs of bullets compared in one merge (~2 s), beyond: in order only
+MOVE_WORDS = 4  # a plain bullet identified by its words across sections: shorter ones are copies
 SIMILAR = 0.6  # of the words: `-j8` → `-j16` in five is 0.8, a clause added to five 0.7
 
 
@@ -347,4 +348,77 @@ def _retitled_by_content(
             if shared and 2 * shared >= min(len(held_b[bk]), len(held_s[sk])):
                 out[sk] = bk
                 break
+    return out
+
+
+def moved_bullets(
+    bn: dict[Key, Node],
+    nodes: dict[Key, Node],
+    pairs: dict[Key, Key],
+    other: set[Key],
+    once: AbstractSet[Key],
+    mine: AbstractSet[Key],
+) -> dict[Key, Key]:
+    """{side key: base key} for plain bullets this side moved (issue 24, moves): a base plain
+    bullet the side no longer holds and a new plain bullet in a section of the base (or out
+    of every section) that says the same words (moved to another section), or ≥ `SIMILAR` of
+    them (moved and edited; within its section: not in its slot, `block_rewrites`), are one
+    bullet — so that where it stands (the mover's place)
+    and what it says (an editor's words) are two decisions merged together, not a deletion
+    and an addition (before: the bullet stood twice, moved and edited; or, edited by its
+    mover, at the end of its new section). Same words first, then the most alike, base order
+    then side order: a function of the base and the side alone. A new bullet under a heading
+    the base does not hold is not a move (a heading written above bullets: a regrouping,
+    `indexorder.canonical_order`); the other side holding both texts makes them two bullets.
+    Only bullets of at least `MOVE_WORDS` words that the base and the side write once
+    (`once`, `mine`): a short bullet (`- third`) written again elsewhere is as likely a new
+    copy. Cost: past `MAX_COMPARED` pairs, same words only."""
+    mapped = {k: pairs.get(k, k) for k in nodes}
+    held = set(mapped.values())
+    olds = [
+        k
+        for k in bn
+        if k not in held
+        and k in once
+        and is_plain(k, bn[k])
+        and len(_said(bn[k].text)) >= MOVE_WORDS
+    ]
+    if not olds:
+        return {}
+    sections = {section_path(k) for k, nd in bn.items() if nd.kind == "head"} | {""}
+    news = [
+        k
+        for k, nd in nodes.items()
+        if mapped[k] == k and k not in bn and k in mine and k[1] in sections and is_plain(k, nd)
+    ]
+    if not news:
+        return {}
+    out: dict[Key, Key] = {}
+    by_line: dict[str, list[Key]] = {}  # `- Plain  One` is not `- plain one` (`respelled`)
+    for sk in news:
+        by_line.setdefault(words(first_line(nodes[sk].text)), []).append(sk)
+    left: list[Key] = []
+    for bk in olds:  # moved as it was
+        same = [
+            sk
+            for sk in by_line.get(words(first_line(bn[bk].text)), ())
+            if sk not in out and not (sk in other and bk in other)
+        ]
+        if same:
+            out[same[0]] = bk
+        else:
+            left.append(bk)
+    rest = [sk for sk in news if sk not in out]
+    if not left or not rest or len(left) * len(rest) > MAX_COMPARED:
+        return out
+    for bk in left:  # moved and edited: the most alike, if alike enough
+        alike = [
+            (_likeness(bn[bk].text, nodes[sk].text), sk)
+            for sk in rest
+            if not (sk in other and bk in other)
+        ]
+        best = max(((r, sk) for r, sk in alike if r >= SIMILAR), default=None)
+        if best is not None:
+            out[best[1]] = bk
+            rest.remove(best[1])
     return out

@@ -22,6 +22,7 @@ from tests.merge_drivers.test_everyday_cases_9 import OPEN as OPEN9
 from tests.merge_drivers.test_everyday_cases_10 import CASES as TENTH
 from tests.merge_drivers.test_everyday_cases_10 import FOLDERS
 from tests.merge_drivers.test_everyday_cases_10 import OPEN as OPEN10
+from tests.merge_drivers.test_index_moves import CASES as MOVES
 from tests.support.world import World, folder_bytes
 
 CASES = [
@@ -31,6 +32,7 @@ CASES = [
     *(c for c in NINTH if c[0] not in OPEN9),
     *(c for c in TENTH if c[0] not in OPEN10),
 ]  # later rounds too
+CASES += MOVES  # index moves and swaps (issue 24, moves)
 DRIVER = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
 ROOT = Path(__file__).resolve().parents[2]
 
