@@ -378,7 +378,11 @@ def merge_index(
             target = link_target(bullet_body(text.split("\n", 1)[0]) or "") or target
         anchor = START
         if key not in filing_pos:
-            anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
+            # a new heading both sides wrote hangs from the later anchor: above the title on
+            # one side, under it on the other, it is filed under the title (which a deletion
+            # then keeps), so a merge that saw only the first filing cannot decide otherwise
+            pick_anchor = max if proto.kind == "head" else min
+            anchor = pick_anchor((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
     _keep_filed_headings(bn, so, st, chosen, filing_pos)
     nodes = {k: c.node for k, c in chosen.items()}
@@ -607,7 +611,7 @@ def _keep_filed_headings(
             and b.anchor in bn
             and under[k] == b.anchor  # a repeated heading's first copy is not over it
             and any(
-                nd.anchor == b.anchor and (k[0] != "e" or _edited(k, nd, b)) for _, nd in c.holders
+                nd.anchor == b.anchor and _edited(k, nd, b) for _, nd in c.holders
             )  # an entry: the side that edited it holds it there
         ):
             filed.add(b.anchor)
