@@ -163,16 +163,68 @@ KNOWN_300 = {
 }
 
 
+KNOWN_300_SEED_2 = {**KNOWN_300, "impossible": 2, "impossible_not_converged": 0, "not_converged": 1}
+
+
 def test_the_cases_left_out_of_convergence_stay_counted() -> None:
     """The convergence property skips one class (`_unconvergeable`) and the generator's
     known limits (repeated paragraphs and bullets under deleted headings) fail it on some
-    draws: here they are counted on a fixed draw, and no count may grow."""
+    draws: here they are counted on two fixed draws, and no count may grow."""
     from benchmarks.merge_laws import measure
 
-    counts = measure(300, 1)
-    assert counts["cases"] == 300
-    for name, bound in KNOWN_300.items():
-        assert counts[name] <= bound, (name, counts)
+    for at, known in ((1, KNOWN_300), (2, KNOWN_300_SEED_2)):
+        counts = measure(300, at)
+        assert counts["cases"] == 300
+        assert counts["repeated_not_converged"] <= counts["not_converged"]
+        for name, bound in known.items():
+            assert counts[name] <= bound, (at, name, counts)
+
+
+# One example of each class that still does not converge (docs/merge.md, Convergence, the
+# remaining classes; `python -m benchmarks.merge_laws` counts them). Each must still fail as
+# documented: a change that fixes one moves its example to a convergence test and lowers the
+# count in docs/merge.md.
+REMAINING = {
+    "1 repeated text (a comment written twice)": (
+        "<!-- a comment -->\n",
+        "",
+        "<!-- a comment -->\n- plain one\n<!-- a comment -->\n",
+        "## Project\n\n<!-- a comment -->\n- [Topic 6](topic-6.md) —\n",
+    ),
+    "2 a retitle against a heading written above its base heading": (
+        "## Notes\n<!-- a comment, edited -->\n",
+        "## Feedback\n## Notes\n<!-- a comment, edited -->\n",
+        "## Feedback\n  wrapped detail\n<!-- a comment, edited -->\n<!-- a comment -->\n",
+        "## Notes\n",
+    ),
+    "3 a heading written over a paragraph another replica deletes": (
+        "# Memory\n- plain one\nSome prose about the project.\n- [Topic 6](topic-6.md) — x\n",
+        "# Memory\n- [Topic 0](topic-0.md) — first\nSome prose about the project.\n"
+        "- [Topic 6](topic-6.md) — x\n",
+        "# Memory\n- plain one\n- [Topic 8](topic-8.md) — y\n- [Topic 6](topic-6.md) — x\n",
+        "- plain one\n## Project\nSome prose about the project.\n- [Topic 6](topic-6.md) — x\n",
+    ),
+    "4 paragraph identity (two paragraphs, a title written between them)": (
+        "More prose, on a line of its own.\nSome prose about the project.\n",
+        "# Memory\n- [Topic 9](topic-9.md) — état du projet\n",
+        "# Memory\nMore prose, on a line of its own.\n- Plain  One\nSome prose about the project.\n",
+        "Some prose about the project.\n",
+    ),
+    "5 an indented line at the top of the file": (
+        "\n  wrapped detail\n",
+        "\n  wrapped detail\n- plain two\nMore prose, on a line of its own.\n",
+        "- plain two\n\n- [Topic 5](topic-5.md) — long\n  wrapped detail\n",
+        "\n- plain two\nSome prose about the project.\n\n  wrapped detail\n"
+        "- [Topic 6](topic-6.md) —\n",
+    ),
+}
+
+
+def test_each_remaining_class_keeps_its_counted_example() -> None:
+    for name, texts in REMAINING.items():
+        base, a, b, c = (x.encode() for x in texts)
+        assert not _unconvergeable(base, a, b, c), name
+        assert len(set(_merge3(base, a, b, c))) > 1, f"class {name} converges now: say so"
 
 
 PROSE = b"Some prose about the project.\n"
