@@ -31,7 +31,8 @@ def merge_file(
     an empty base; deleted on one side and unchanged on the other -> deleted; deleted against
     modified -> modified. A version left blank (whitespace only) where the base held text is a
     deletion against an edit (the edit kept whole, "modified beats deleted" on the file) and
-    against a deletion (deleted). `MergeResult.extra_files` holds other files of the same folder the
+    against a deletion (deleted); so is a topic body blanked under the base's own frontmatter,
+    and two edits that together remove every line merge to a removal (None). `MergeResult.extra_files` holds other files of the same folder the
     merge rewrote (`MEMORY-archive.md`). `inline_archive=True` (the git driver, which can
     write only one file) parks index overflow in an HTML comment at the end of the index
     instead. `base_info` (optional) is what the caller knows of the base: the index merge

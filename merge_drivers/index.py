@@ -612,7 +612,7 @@ def _keep_filed_headings(
             and under[k] == b.anchor  # a repeated heading's first copy is not over it
             and any(
                 nd.anchor == b.anchor and _edited(k, nd, b) for _, nd in c.holders
-            )  # an entry: the side that edited it holds it there
+            )  # the side that edited it (any kind of item) holds it there
         ):
             filed.add(b.anchor)
     for key in sorted(filed):
