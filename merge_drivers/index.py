@@ -329,7 +329,7 @@ def merge_index(
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
     skeletons = {
-        s.name: [k for k in orders[s.name] if k in s.nodes and (k in bn or k[0] == "h")]
+        s.name: [k for k in orders[s.name] if k in s.nodes and k in bn]
         for s in (so, st)
         if _reorganized(base_order, bn, orders[s.name], zo if s is so else zt)
     }
