@@ -5,7 +5,9 @@ derandomized cases CI runs. Prints one line of counts; exits 0 (a measurement, n
 The generator draws texts from a handful of near-identical sentences and bullets, so its rates
 are an upper bound for real memory (docs/merge.md, Convergence, says which cases no merge can
 converge on). `impossible` counts the cases the convergence property leaves out
-(`_unconvergeable`), `impossible_not_converged` those of them whose orders really disagree."""
+(`_unconvergeable`), `impossible_not_converged` those of them whose orders really disagree; `repeated_*` the failing
+cases where the base or a replica writes a line twice (a link to one target counts as one line):
+the repeated-text class of docs/merge.md, Convergence, counted apart from the rest."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from merge_drivers import merge_file
 from tests.merge_drivers.strategies import four_way
-from tests.merge_drivers.test_properties import _merge3, _unconvergeable
+from tests.merge_drivers.test_properties import _merge3, _repeats, _unconvergeable
 
 INDEX = "team/MEMORY.md"
 
@@ -28,6 +30,8 @@ def measure(cases: int, at: int) -> dict[str, int]:
         "impossible_not_converged": 0,
         "not_converged": 0,
         "not_idempotent": 0,
+        "repeated_not_converged": 0,  # of those, the cases that write a line twice (class 1)
+        "repeated_not_idempotent": 0,
     }
 
     @seed(at)
@@ -47,11 +51,14 @@ def measure(cases: int, at: int) -> dict[str, int]:
             counts["impossible"] += 1
             counts["impossible_not_converged"] += not (r1 == r2 == r3)
             return
+        repeated = any(_repeats(x) for x in case)
         counts["not_converged"] += not (r1 == r2 == r3)
+        counts["repeated_not_converged"] += repeated and not (r1 == r2 == r3)
         m = merge_file(INDEX, base, a, b).data
         assert m is not None
         again = merge_file(INDEX, base, m, a).data, merge_file(INDEX, base, b, m).data
         counts["not_idempotent"] += again != (m, m)
+        counts["repeated_not_idempotent"] += repeated and again != (m, m)
 
     one()
     return counts

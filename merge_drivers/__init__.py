@@ -31,7 +31,8 @@ def merge_file(
     an empty base; deleted on one side and unchanged on the other -> deleted; deleted against
     modified -> modified. A version left blank (whitespace only) where the base held text is a
     deletion against an edit (the edit kept whole, "modified beats deleted" on the file) and
-    against a deletion (deleted). `MergeResult.extra_files` holds other files of the same folder the
+    against a deletion (deleted); so is a topic body blanked under the base's own frontmatter,
+    and two edits that together remove every line merge to a removal (None). `MergeResult.extra_files` holds other files of the same folder the
     merge rewrote (`MEMORY-archive.md`). `inline_archive=True` (the git driver, which can
     write only one file) parks index overflow in an HTML comment at the end of the index
     instead. `base_info` (optional) is what the caller knows of the base: the index merge
@@ -63,9 +64,14 @@ def merge_file(
         return MergeResult(kept, (Resolution(path, "file", side, "modified beats deleted"),))
     from merge_drivers.dispatch import merge_contents
 
-    return merge_contents(
+    result = merge_contents(
         path, base or b"", ours, theirs, oi, ti, inline_archive=inline_archive, base_info=base_info
     )
+    if result.data is not None and not result.data.strip() and _emptied(path, base, result.data):
+        # two edits that together removed every line: the file is removed, as a blanked
+        # one is, so that (edit, edit) and then a removal ends as (removal, edit) then edit
+        return MergeResult(None, result.resolutions, result.extra_files, result.conflicted)
+    return result
 
 
 def _emptied(path: str, base: bytes | None, side: bytes | None) -> bool:
@@ -73,9 +79,35 @@ def _emptied(path: str, base: bytes | None, side: bytes | None) -> bool:
     (against an edit, the edit is kept whole, not the few blocks it changed). Not `MEMORY.md`:
     an index emptied is all its entries deleted, each against its edit (an entry edited
     elsewhere stays; taking the whole index back took `merge_laws --seed 1` 20/6 → 23/7)."""
-    if side is None or side.strip() or base is None or not base.strip():
+    if side is None or base is None or not base.strip():
         return False
-    return path.rsplit("/", 1)[-1].casefold() != "memory.md"
+    if path.rsplit("/", 1)[-1].casefold() == "memory.md":
+        return False
+    if not side.strip():
+        return True
+    return side.startswith(b"---") and _body_emptied(base, side)
+
+
+def _body_emptied(base: bytes, side: bytes) -> bool:
+    """A topic file whose body was blanked under the base's own frontmatter, byte for byte: the
+    memory removed, its header left behind — a deletion like a blanked file (#24). A side that
+    also changed its frontmatter (`status: retired`) made an edit, merged as one."""
+    from merge_drivers.yamlsafe import fence
+
+    try:
+        b, s = base.decode(), side.decode()
+    except UnicodeDecodeError:
+        return False
+    bspan, sspan = fence(b), fence(s)
+    if bspan is None or sspan is None:
+        return False
+    bl, sl = b.split("\n"), s.split("\n")
+    head = sl[: sspan[1] + 1]
+    return (
+        head == bl[: bspan[1] + 1]
+        and not "\n".join(sl[sspan[1] + 1 :]).strip()
+        and bool("\n".join(bl[bspan[1] + 1 :]).strip())
+    )
 
 
 def _over_caps(path: str, data: bytes) -> bool:

@@ -147,7 +147,7 @@ def merge_blocks(
     passed in by it: this module does not import it back)."""
     from merge3 import Merge3
 
-    from merge_drivers.diff import LineMatcher
+    from merge_drivers.diff import BlockMatcher
 
     zu, au, bu = units(base), units(win), units(lose)
     zu, au, bu = _moves_replayed(zu, au, bu)
@@ -161,7 +161,7 @@ def merge_blocks(
     zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
     out = _Out(path, first_line, lines)
     iz = ia = ib = 0
-    regions = Merge3(zk, ak, bk, sequence_matcher=LineMatcher).find_sync_regions()
+    regions = Merge3(zk, ak, bk, sequence_matcher=BlockMatcher).find_sync_regions()
     for zm, ze, am, ae, bm, be in regions:
         moved: list[bytes] | None = None
         if am > ia or bm > ib:

@@ -23,6 +23,8 @@ SMALL = 1_000_000  # len(a) * len(b) up to which difflib decides, as it always d
 class LineMatcher:
     """The part of `difflib.SequenceMatcher`'s interface `merge3` uses."""
 
+    in_place = False
+
     def __init__(
         self,
         isjunk: Callable[[bytes], bool] | None = None,
@@ -36,12 +38,44 @@ class LineMatcher:
     def get_matching_blocks(self) -> list[tuple[int, int, int]]:
         if self._blocks is None and len(self.a) * len(self.b) <= SMALL:
             blocks = SequenceMatcher(None, self.a, self.b).get_matching_blocks()
-            self._blocks = _slid(self.a, self.b, [(m.a, m.b, m.size) for m in blocks])
+            matched = [(m.a, m.b, m.size) for m in blocks]
+            self._blocks = _in_place(self.a, self.b, matched) if self.in_place else None
+            if self._blocks is None:
+                self._blocks = _slid(self.a, self.b, matched)
         if self._blocks is None:
             found: list[tuple[int, int, int]] = []
             _match(self.a, self.b, 0, len(self.a), 0, len(self.b), found)
             self._blocks = [*_joined(found), (len(self.a), len(self.b), 0)]
         return self._blocks
+
+
+class BlockMatcher(LineMatcher):
+    """For a topic body's blocks: edits in place read as such (`_in_place`)."""
+
+    in_place = True
+
+
+def _in_place(
+    a: Sequence[bytes], b: Sequence[bytes], blocks: list[tuple[int, int, int]]
+) -> list[tuple[int, int, int]] | None:
+    """Edits in place, read as such: two versions of one length that match at least as many
+    elements where they stand as the longest-block matching does are matched where they stand
+    (each changed element replaced in place). With repeated text the longest blocks can pair
+    a copy with its neighbour (`R R R R` → `R' R R R''` read as R' inserted and two Rs made
+    one), and merging a side in again then lost a copy (issue 24, repeated text). None: the
+    matching as it was."""
+    if len(a) != len(b) or not a:
+        return None
+    same = [i for i in range(len(a)) if a[i] == b[i]]
+    if len(same) < sum(n for _, _, n in blocks) or len(same) == len(a):
+        return None
+    out: list[tuple[int, int, int]] = []
+    for i in same:
+        if out and out[-1][0] + out[-1][2] == i:
+            out[-1] = (out[-1][0], out[-1][1], out[-1][2] + 1)
+        else:
+            out.append((i, i, 1))
+    return [*out, (len(a), len(b), 0)]
 
 
 def _slid(

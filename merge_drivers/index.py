@@ -346,7 +346,7 @@ def merge_index(
     filed_elsewhere = elsewhere[so.name] | elsewhere[st.name]
     dropped = _dropped(path, bn, so, st, filed_elsewhere)
     skeletons = {
-        s.name: [k for k in orders[s.name] if k in s.nodes and (k in bn or k[0] == "h")]
+        s.name: [k for k in orders[s.name] if k in s.nodes and k in bn]
         for s in (so, st)
         if _reorganized(
             base_order, bn, orders[s.name], zo if s is so else zt, moving[s.name], dropped
@@ -398,7 +398,11 @@ def merge_index(
             target = link_target(bullet_body(text.split("\n", 1)[0]) or "") or target
         anchor = START
         if key not in filing_pos:
-            anchor = min((nd.anchor for _, nd in holders), key=anchor_rank)
+            # a new heading both sides wrote hangs from the later anchor: above the title on
+            # one side, under it on the other, it is filed under the title (which a deletion
+            # then keeps), so a merge that saw only the first filing cannot decide otherwise
+            pick_anchor = max if proto.kind == "head" else min
+            anchor = pick_anchor((nd.anchor for _, nd in holders), key=anchor_rank)
         chosen[key] = _Chosen(Node(proto.kind, text, gap, target, anchor), holders)
     _keep_filed_headings(bn, so, st, chosen, filing_pos, filed_elsewhere)
     nodes = {k: c.node for k, c in chosen.items()}
@@ -635,8 +639,8 @@ def _keep_filed_headings(
             and b.anchor in bn
             and under[k] == b.anchor  # a repeated heading's first copy is not over it
             and any(
-                nd.anchor == b.anchor and (k[0] != "e" or _edited(k, nd, b)) for _, nd in c.holders
-            )  # an entry: the side that edited it holds it there
+                nd.anchor == b.anchor and _edited(k, nd, b) for _, nd in c.holders
+            )  # the side that edited it (any kind of item) holds it there
         ):
             filed.add(b.anchor)
     for key in sorted(filed):

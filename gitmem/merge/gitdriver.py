@@ -249,11 +249,13 @@ def main(argv: list[str] | None = None) -> int:
     for r in result.resolutions:
         if "failed" in r.reason:  # a resolver bug: merged as lines, but say so
             sys.stderr.write(f"gitmem-merge-driver: warning: {r}\n")
-    if result.data is None or result.conflicted:
+    if result.conflicted:
         return 1  # binary: git keeps ours in place and reports the conflict
+    # None: both sides' edits removed every line (a removal); git keeps the file, empty
+    data = b"" if result.data is None else result.data
     try:
         with open(ours_file, "wb") as f:
-            f.write(result.data)
+            f.write(data)
     except OSError as e:
         sys.stderr.write(f"gitmem-merge-driver: cannot write {ours_file}: {e.strerror}\n")
         return 1

@@ -373,8 +373,10 @@ case(
     T,
     FM + "## A\n\n- a\n- b\n\nPara one.\n",
     [FM, FM + "## A\n\n- a\n- b, edited\n\nPara one.\n"],
-    [FM + "## A\n", "- b, edited\n"],  # the deletion stands but for the edit, under its heading
-    ["- a\n", "Para one."],
+    # the body emptied under its frontmatter is a deletion, as a file emptied is (converge10):
+    # the edit kept whole
+    [FM + "## A\n\n- a\n- b, edited\n\nPara one.\n"],
+    [],
 )
 case(
     "index emptied vs entry edited",

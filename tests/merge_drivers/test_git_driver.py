@@ -212,6 +212,10 @@ def test_driver_exits_non_zero_when_it_cannot_read_or_the_files_are_binary(
     binary = bytes(range(256)) * 4
     code, data = driver(binary, binary[::-1], "x.md")
     assert code == 1 and data == binary
+    # two edits that together remove every line: a removal, written as the empty file git keeps
+    o.write_bytes(b"# API\n\nalpha one\n\nbeta two\n")
+    code, data = driver(b"# API\n", b"\nalpha one\n\nbeta two\n", "team/api.md")
+    assert code == 0 and data == b""
     missing = subprocess.run(
         [*run, str(tmp_path / "nope"), str(tmp_path / "a"), str(tmp_path / "b"), "7", "x.md"],
         env=env,

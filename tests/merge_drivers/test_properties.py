@@ -158,21 +158,73 @@ def _merge3(base: bytes, a: bytes, b: bytes, c: bytes) -> tuple[bytes, bytes, by
 KNOWN_300 = {
     "impossible": 1,
     "impossible_not_converged": 1,
-    "not_converged": 1,
+    "not_converged": 0,
     "not_idempotent": 0,
 }
+
+
+KNOWN_300_SEED_2 = {**KNOWN_300, "impossible": 2, "impossible_not_converged": 0, "not_converged": 1}
 
 
 def test_the_cases_left_out_of_convergence_stay_counted() -> None:
     """The convergence property skips one class (`_unconvergeable`) and the generator's
     known limits (repeated paragraphs and bullets under deleted headings) fail it on some
-    draws: here they are counted on a fixed draw, and no count may grow."""
+    draws: here they are counted on two fixed draws, and no count may grow."""
     from benchmarks.merge_laws import measure
 
-    counts = measure(300, 1)
-    assert counts["cases"] == 300
-    for name, bound in KNOWN_300.items():
-        assert counts[name] <= bound, (name, counts)
+    for at, known in ((1, KNOWN_300), (2, KNOWN_300_SEED_2)):
+        counts = measure(300, at)
+        assert counts["cases"] == 300
+        assert counts["repeated_not_converged"] <= counts["not_converged"]
+        for name, bound in known.items():
+            assert counts[name] <= bound, (at, name, counts)
+
+
+# One example of each class that still does not converge (docs/merge.md, Convergence, the
+# remaining classes; `python -m benchmarks.merge_laws` counts them). Each must still fail as
+# documented: a change that fixes one moves its example to a convergence test and lowers the
+# count in docs/merge.md.
+REMAINING = {
+    "1 repeated text (a comment written twice)": (
+        "<!-- a comment -->\n",
+        "",
+        "<!-- a comment -->\n- plain one\n<!-- a comment -->\n",
+        "## Project\n\n<!-- a comment -->\n- [Topic 6](topic-6.md) —\n",
+    ),
+    "2 a retitle against a heading written above its base heading": (
+        "## Notes\n<!-- a comment, edited -->\n",
+        "## Feedback\n## Notes\n<!-- a comment, edited -->\n",
+        "## Feedback\n  wrapped detail\n<!-- a comment, edited -->\n<!-- a comment -->\n",
+        "## Notes\n",
+    ),
+    "3 a heading written over a paragraph another replica deletes": (
+        "# Memory\n- plain one\nSome prose about the project.\n- [Topic 6](topic-6.md) — x\n",
+        "# Memory\n- [Topic 0](topic-0.md) — first\nSome prose about the project.\n"
+        "- [Topic 6](topic-6.md) — x\n",
+        "# Memory\n- plain one\n- [Topic 8](topic-8.md) — y\n- [Topic 6](topic-6.md) — x\n",
+        "- plain one\n## Project\nSome prose about the project.\n- [Topic 6](topic-6.md) — x\n",
+    ),
+    "4 paragraph identity (two paragraphs, a title written between them)": (
+        "More prose, on a line of its own.\nSome prose about the project.\n",
+        "# Memory\n- [Topic 9](topic-9.md) — état du projet\n",
+        "# Memory\nMore prose, on a line of its own.\n- Plain  One\nSome prose about the project.\n",
+        "Some prose about the project.\n",
+    ),
+    "5 an indented line at the top of the file": (
+        "\n  wrapped detail\n",
+        "\n  wrapped detail\n- plain two\nMore prose, on a line of its own.\n",
+        "- plain two\n\n- [Topic 5](topic-5.md) — long\n  wrapped detail\n",
+        "\n- plain two\nSome prose about the project.\n\n  wrapped detail\n"
+        "- [Topic 6](topic-6.md) —\n",
+    ),
+}
+
+
+def test_each_remaining_class_keeps_its_counted_example() -> None:
+    for name, texts in REMAINING.items():
+        base, a, b, c = (x.encode() for x in texts)
+        assert not _unconvergeable(base, a, b, c), name
+        assert len(set(_merge3(base, a, b, c))) > 1, f"class {name} converges now: say so"
 
 
 PROSE = b"Some prose about the project.\n"
@@ -356,3 +408,86 @@ def test_any_bytes_give_a_symmetric_result(
     assert same(r1, r2)
     if o is not None or t is not None:
         assert r1.data is not None or (o is None or t is None)
+
+
+@st.composite
+def _title_dropped(draw: st.DrawFn) -> tuple[bytes, bytes, bytes, bytes]:
+    """A base under a title; one replica writes a heading above the title, another drops the
+    title (and may edit more), a third edits anything."""
+    from .strategies import HEADINGS, docs, edited
+
+    base = ["# Memory", *draw(docs)]
+    a = draw(edited(base))
+    a.insert(0, draw(st.sampled_from(HEADINGS[1:])))
+    b = draw(edited([x for x in base if x != "# Memory"]))
+    c = draw(edited(base))
+    return render(base), render(a), render(b), render(c)
+
+
+def _blank_before_title(data: bytes) -> bool:
+    lines = data.split(b"\n")
+    return (
+        b"# Memory" in lines
+        and lines.index(b"# Memory") > 0
+        and not lines[lines.index(b"# Memory") - 1].strip()
+    )
+
+
+def _plain(data: bytes) -> bool:
+    return any(x.startswith(b"- ") and not x.startswith(b"- [") for x in data.split(b"\n"))
+
+
+def _repeats(data: bytes) -> bool:
+    """A line written twice (a link to one target counts as one line, whatever its hook)."""
+    lines = [
+        x.split(b"](", 1)[1].split(b")", 1)[0] if x.startswith(b"- [") and b"](" in x else x
+        for x in data.split(b"\n")
+        if x.strip()
+    ]
+    return len(lines) != len(set(lines))
+
+
+@settings(max_examples=examples())
+@given(_title_dropped())
+@example(  # once failed test_replicas_converge_whatever_the_merge_order (main, a fresh draw):
+    # a new heading both wrote, above the title and under it, is filed under the title
+    (
+        b"# Memory\n- plain one\n",
+        b"## Notes\n# Memory\n- plain one\n",
+        b"- plain one\n",
+        b"# Memory\n## Notes\n- plain one\n",
+    )
+)
+@example(  # two new headings above the title, the title dropped and the entries reordered
+    (
+        b"# Memory\n- [T3](t3.md) \xe2\x80\x94 first\n- [T0](t0.md) \xe2\x80\x94 first\n",
+        b"## Project\n# Memory\n- [T3](t3.md) \xe2\x80\x94 first\n- [T0](t0.md) \xe2\x80\x94 first\n",
+        b"\n- [T0](t0.md) \xe2\x80\x94 first\n- [T3](t3.md) \xe2\x80\x94 first\n",
+        b"## Feedback\n# Memory\n- [T3](t3.md) \xe2\x80\x94 first\n- [T0](t0.md) \xe2\x80\x94 first\n",
+    )
+)
+@example(  # a paragraph re-spaced where the title was: the title stays deleted
+    (
+        b"# Memory\nSome prose about the project.\n- [B](b.md) \xe2\x80\x94 y\n",
+        b"## Feedback\n# Memory\nSome prose about the project.\n- [B](b.md) \xe2\x80\x94 y\n",
+        b"Some prose about the project.\n- [B](b.md) \xe2\x80\x94 y\n",
+        b"\nSome prose about the project.\n- [B](b.md) \xe2\x80\x94 y\n",
+    )
+)
+def test_a_heading_above_the_title_with_the_title_dropped_converges(
+    case: tuple[bytes, bytes, bytes, bytes],
+) -> None:
+    """The class of a once-failing draw (issue 24): one replica writes a heading above the
+    title, another drops the title, a third edits anything. Repeated text aside (its own
+    class, counted in docs/merge.md) and the regrouping class the convergence property
+    leaves out, every merge order ends alike."""
+    base, a, b, c = case
+    assume(not any(_repeats(x) for x in case) and not _unconvergeable(base, a, b, c))
+    # the title re-spaced on a third replica while the dropper also moved entries: the kept
+    # title lands after them in one order (a known limit of retitles and regroupings)
+    assume(not any(_blank_before_title(x) for x in (a, c)) or _blank_before_title(base))
+    # a new plain bullet is keyed by its section: written under the title on one replica and
+    # above it on another it is two bullets, and the title's fate decides which (known limit)
+    assume(_plain(base) or not any(_plain(x) for x in (a, b, c)))
+    r1, r2, r3 = _merge3(base, a, b, c)
+    assert r1 == r2 == r3

@@ -48,3 +48,19 @@ def test_slid_matches_still_match(a: list[bytes], b: list[bytes]) -> None:
     for i, j, n in blocks[:-1]:
         assert n > 0 and i >= pa and j >= pb and a[i : i + n] == b[j : j + n]
         pa, pb = i + n, j + n
+
+
+def test_blocks_reworded_in_place_among_copies_merge_again_to_the_same() -> None:
+    """Each side rewords one copy of a block written four times, in place: read as edits in
+    place (`diff._in_place`), not as a block inserted and two copies made one, so merging a
+    side in again loses no copy (before: one `- run make test` fewer)."""
+    r = "- run make test"
+    base = [r, r, r, r, "- check the logs", r]
+    ours = [r, r, r, f"{r} ours", "- check the logs", r]
+    theirs = [f"{r} theirs", r, r, r, "- check the logs", r]
+    for sep in ("\n", ""):
+        b, o, t = (_doc(x, sep) for x in (base, ours, theirs))
+        merged = merge_file("a/notes.md", b, o, t).data
+        assert merged == _doc([f"{r} theirs", r, r, f"{r} ours", "- check the logs", r], sep)
+        assert merge_file("a/notes.md", b, merged, t).data == merged
+        assert merge_file("a/notes.md", b, o, merged).data == merged
