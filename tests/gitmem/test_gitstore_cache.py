@@ -6,6 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitmem.gitstore import BLOB_MODE, Repository
 
@@ -266,3 +268,52 @@ def test_refs_git_might_read_otherwise_are_left_to_git(tmp_path: Path, plant: st
     assert files_refs(repo.common_dir, 40) is None
     if plant != "reftable":  # a real reftable repository is git's (2.45+) to read
         assert Repository(tmp_path).our_refs() == _git_lists(tmp_path)
+
+
+_NAME_PART = st.text(
+    alphabet="abcXYZ019-_.@+=,%!#é", min_size=1, max_size=6
+)  # git's plain names, and some it takes that are left to it (`!`, `#`, `é`), and some it refuses
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    names=st.lists(
+        st.tuples(
+            st.sampled_from(["refs/gitmem", "refs/gitmem-remotes/origin"]),
+            _NAME_PART,
+            st.none() | _NAME_PART,
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    pack=st.booleans(),
+    again=st.integers(min_value=0, max_value=5),
+)
+def test_refs_read_from_files_are_git_s_or_left_to_git(
+    tmp_path_factory: pytest.TempPathFactory,
+    names: list[tuple[str, str, str | None]],
+    pack: bool,
+    again: int,
+) -> None:
+    """Any names git takes (others it refuses), loose or packed or both: the read without a
+    process answers what for-each-ref lists, or leaves the listing to git."""
+    from gitmem.gitstore.refs import files_refs
+
+    root = tmp_path_factory.mktemp("refs")
+    repo = _repo(root)
+    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
+    one = repo.write_commit(tree, [], "one")
+    two = repo.write_commit(tree, [one], "two")
+    made = []
+    for top, part, sub in names:
+        name = f"{top}/{part}" + (f"/{sub}" if sub else "")
+        if repo.git("update-ref", name, one, check=False).returncode == 0:
+            made.append(name)
+    if pack:
+        repo.git("pack-refs", "--all")
+    for name in made[:again]:  # loose again over the packed one
+        repo.git("update-ref", name, two)
+    read = files_refs(repo.common_dir, 40)
+    listed = _git_lists(root)
+    assert read is None or (read == listed and list(read) == list(listed))
+    assert Repository(root).our_refs() == listed
