@@ -111,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
         checks = start_checks(project, args.scopes)
         from gitmem.sync import SyncOptions, run_sync
 
+        if not args.dry_run:  # what runs after the sync, imported while the fetch runs
+            from gitmem.cli import usersync  # noqa: F401
+            from gitmem.project import syncedfolders  # noqa: F401
+
         before: dict[str, str | None] = {}
         if (not args.quiet or getattr(args, "as_json", False)) and not args.dry_run:  # A, M, D, R
             from gitmem.sync.arrivals import tips

@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING
 
 from gitmem.cli.common import echo
+from gitmem.core.userdirs import users_own
 
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
@@ -37,8 +38,6 @@ def run_user(args: argparse.Namespace) -> int:
 def carry_user(repo: Repository, quiet: bool) -> int:
     """After a project's sync: the user scope too, when a hub is set (else, once, a note for
     the agents gitmem.agents names whose memory is user memory only)."""
-    from gitmem.core.userdirs import users_own
-
     if not users_own(repo, "gitmem.hub"):
         if not quiet:
             _without_hub(repo)

@@ -3,11 +3,13 @@ compare-and-swap, only under refs/gitmem* ."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from gitmem.errors import ConcurrentUpdate, GitError
-from gitmem.gitstore.base import OURS, REFS_LIST, GitDir, parse_refs
+from gitmem.gitstore.base import HEX, OURS, REFS_LIST, GitDir, parse_refs
 from gitmem.gitstore.process import last_line
 
 REV_SYNTAX = "^~:{}?*[\\ "  # a name with one of these is an expression, not a plain ref
@@ -30,9 +32,11 @@ class RefStore(GitDir):
         return proc.stdout.decode().strip() or None if proc.returncode == 0 else None
 
     def our_refs(self) -> dict[str, str]:
-        """Every refs/gitmem* ref and its id: one process, then cached until a ref moves."""
+        """Every refs/gitmem* ref and its id, cached until a ref moves: read from git's files
+        where they are plain (`files_refs`: no process), else one `for-each-ref`."""
         if self._refs is None:
-            self._refs = parse_refs(self.git(*REFS_LIST, *OURS).stdout)
+            refs = files_refs(self.common_dir, self._hash_len)
+            self._refs = parse_refs(self.git(*REFS_LIST, *OURS).stdout) if refs is None else refs
         return self._refs
 
     def refs_listing(self) -> str:
@@ -129,9 +133,11 @@ class RefStore(GitDir):
         it, and it wedges every ref deletion after; git itself waits for it only 1 s
         (`core.packedRefsTimeout`), so one older than `grace` is no live git's."""
         found = [
-            lock
+            Path(folder, name)
             for top in ("refs/gitmem", "refs/gitmem-remotes")
-            for lock in (self.common_dir / top).rglob("*.lock")
+            for folder, _, names in os.walk(self.common_dir / top)
+            for name in names
+            if name.endswith(".lock")
         ]
         if (self.common_dir / "packed-refs.lock").exists():
             found.append(self.common_dir / "packed-refs.lock")
@@ -146,6 +152,91 @@ class RefStore(GitDir):
                 continue  # it was live after all, and is done
             removed.append(lock.relative_to(self.common_dir).as_posix())
         return removed
+
+
+# the files behind our refs that `files_refs` reads itself; past these bounds (a flood of loose
+# writer refs, a big project's packed-refs), one `for-each-ref` costs less than Python's reads
+FILES_MAX_LOOSE = 256
+FILES_MAX_PACKED = 1 << 20  # bytes
+# characters of a ref name read without git: a plain subset of what git allows; any other name
+# (a hostile remote's writer ref, a name git would refuse) is left to git's own reading
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@+=,%")
+
+
+def _plain_name(part: str) -> bool:
+    """A component of a ref name that git takes as it is (check_refname_format's rules, on
+    the subset `_PLAIN`): not empty, no leading dot, no `..`, not ending in `.` or `.lock`."""
+    return (
+        bool(part)
+        and _PLAIN.issuperset(part)
+        and part[0] != "."
+        and ".." not in part
+        and not part.endswith((".", ".lock"))
+    )
+
+
+def files_refs(common_dir: Path, hash_len: int) -> dict[str, str] | None:
+    """Our refs (`OURS`) read from the files git keeps them in (the files backend: a loose file
+    `refs/gitmem/…` holding the id, else a line of `packed-refs`), as `for-each-ref` lists them,
+    without a process; None wherever that reading could differ from git's — another ref
+    backend (reftable), a symbolic or unreadable ref, a name outside `_PLAIN`, a flood of loose
+    refs or a big packed-refs (`FILES_MAX_*`) —: then git reads them (`our_refs`).
+    Loose refs are read before packed-refs: a `pack-refs` in between moves a ref from the
+    first to the second, never out of both (git deletes the loose file after the rename)."""
+    if os.path.isdir(common_dir / "reftable"):
+        return None
+    loose: dict[str, str] = {}
+    folders = [(str(common_dir / top), top) for top in OURS]
+    while folders:
+        folder, prefix = folders.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+        for entry in entries:
+            name = entry.name
+            if name.endswith(".lock"):
+                continue  # a ref being written, or a killed git's (clear_stale_ref_locks)
+            if not _plain_name(name):
+                return None
+            if entry.is_dir(follow_symlinks=False):
+                folders.append((entry.path, f"{prefix}{name}/"))
+                continue
+            if not entry.is_file(follow_symlinks=False) or len(loose) >= FILES_MAX_LOOSE:
+                return None  # a symbolic link (an old symbolic ref), a flood: git reads them
+            try:
+                with open(entry.path, "rb") as fh:
+                    data = fh.read(hash_len + 2)
+            except OSError:
+                return None
+            oid = data[:hash_len].decode("ascii", "replace")
+            if len(data) != hash_len + 1 or data[-1:] != b"\n" or oid.strip(HEX):
+                return None  # a symbolic ref, or not what git writes: git reads it
+            loose[prefix + name] = oid
+    refs: dict[str, str] = {}
+    packed = common_dir / "packed-refs"
+    try:
+        if os.stat(packed).st_size > FILES_MAX_PACKED:
+            return None
+        lines = packed.read_bytes().decode("utf-8", "surrogateescape").split("\n")
+    except FileNotFoundError:
+        lines = []
+    except OSError:
+        return None
+    for line in lines:
+        if not line or line[0] in "#^":  # the header; the peeled id of a tag
+            continue
+        oid, _, ref = line.partition(" ")
+        if not ref.startswith(OURS):
+            continue
+        if len(oid) != hash_len or oid.strip(HEX) or not all(map(_plain_name, ref.split("/"))):
+            return None
+        refs[ref] = oid
+    refs.update(loose)
+    # in git's order (by the bytes of the names), as for-each-ref lists them
+    return {ref: refs[ref] for ref in sorted(refs, key=lambda r: r.encode())}
 
 
 def check_ours(ref: str) -> None:

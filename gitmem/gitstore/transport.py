@@ -12,7 +12,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from gitmem.core.sanitize import shown_url
 from gitmem.errors import RemoteError
 from gitmem.gitstore.base import OURS, GitDir
 from gitmem.gitstore.process import Completed, Running
@@ -135,6 +134,14 @@ def funny_glob(proc: Completed, refspecs: Sequence[str]) -> list[str]:
 def without(refspecs: Sequence[str], source: str) -> list[str]:
     """`refspecs` without the one fetching `source`."""
     return [s for s in refspecs if s.lstrip("+").partition(":")[0] != source]
+
+
+def shown_url(url: str) -> str:
+    """The remote's URL as an error shows it (core/sanitize.py): imported when an error is
+    told, not on the way to every fetch."""
+    from gitmem.core.sanitize import shown_url as shown
+
+    return shown(url)
 
 
 def fetched(remote: str, proc: Completed) -> None:

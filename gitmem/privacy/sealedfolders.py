@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+# the sync's commit step asks known_in_form on every run: read while the fetch runs, not after
+from gitmem.privacy.ciphercache import CipherCache
 from gitmem.privacy.layout import ENCRYPT_MODES, MANIFEST, PERSONAL_PREFIXES, encrypt_mode
 
 if TYPE_CHECKING:
@@ -26,8 +28,6 @@ def known_in_form(repo: Repository, tip: str) -> bool:
     """Whether `tip` was recorded as already in the wanted form (cipher-form.json: the tip and
     the prefixes it was checked for, the inputs of PersonalCodec.rewrite_reason's first
     answer): then nothing is to be re-written, and nothing of the codec need be loaded."""
-    from gitmem.privacy.ciphercache import CipherCache
-
     return CipherCache(repo.common_dir).form == [tip, *wanted_prefixes(repo)]
 
 

@@ -225,6 +225,8 @@ def _java_hash(text: str) -> int:
 
 
 def _utf16_units(text: str) -> list[int]:
+    if text.isascii():  # one unit a character; the UTF-16 codec not loaded (every opening)
+        return list(map(ord, text))
     data = text.encode("utf-16-le", "surrogatepass")
     return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
 

@@ -6,6 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gitmem.gitstore import BLOB_MODE, Repository
 
@@ -187,3 +189,131 @@ def test_a_push_keeps_the_ref_cache_unless_the_remote_maps_into_our_refs(
     fresh = Repository(tmp_path / "work").our_refs()
     assert repo.our_refs() == fresh
     assert ("refs/gitmem-remotes/o/team" in fresh) == mapped
+
+
+def _git_lists(repo: Path) -> dict[str, str]:
+    """Our refs as git itself lists them."""
+    from gitmem.gitstore.base import OURS, REFS_LIST, parse_refs
+
+    out = subprocess.run(["git", *REFS_LIST, *OURS], cwd=repo, check=True, capture_output=True)
+    return parse_refs(out.stdout)
+
+
+def test_our_refs_read_from_git_files_are_what_for_each_ref_lists(tmp_path: Path) -> None:
+    """Loose, packed, both (the loose one wins), a ref being written (`.lock`), others' refs
+    packed beside ours: the refs read without a process are git's, in git's order."""
+    from gitmem.gitstore.refs import files_refs
+
+    repo = _repo(tmp_path)
+    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
+    one = repo.write_commit(tree, [], "one")
+    two = repo.write_commit(tree, [one], "two")
+    names = [
+        "refs/gitmem/team",
+        "refs/gitmem/users/a+b@example.com",
+        "refs/gitmem/writers/team/x-1",
+        "refs/gitmem-remotes/origin/team",
+        "refs/gitmem-remotes/origin/users/a+b@example.com",
+        "refs/heads/main",
+        "refs/gitmemx/not-ours",
+    ]
+    for name in names:
+        repo.git("update-ref", name, one)
+    assert files_refs(repo.common_dir, 40) == _git_lists(tmp_path)
+    repo.git("pack-refs", "--all")
+    assert not (repo.common_dir / "refs/gitmem/team").exists()  # packed only
+    assert files_refs(repo.common_dir, 40) == _git_lists(tmp_path)
+    repo.git("update-ref", "refs/gitmem/team", two)  # loose again, over the packed one
+    lock = repo.common_dir / "refs/gitmem/users/b.lock"
+    lock.parent.mkdir(exist_ok=True)
+    lock.write_text(f"{two}\n")
+    listed = _git_lists(tmp_path)
+    assert listed["refs/gitmem/team"] == two and "refs/gitmem/users/b" not in listed
+    read = files_refs(repo.common_dir, 40)
+    assert read == listed and list(read or {}) == list(listed)
+    assert Repository(tmp_path).our_refs() == listed
+
+
+@pytest.mark.parametrize(
+    "plant",
+    ["symbolic", "symlink", "odd name", "short", "reftable", "flood", "packed odd name"],
+)
+def test_refs_git_might_read_otherwise_are_left_to_git(tmp_path: Path, plant: str) -> None:
+    """Wherever reading git's files could differ from git's reading, none is guessed: git
+    lists them (one process), and our_refs answers what for-each-ref does."""
+    from gitmem.gitstore import refs as refstore
+    from gitmem.gitstore.refs import files_refs
+
+    repo = _repo(tmp_path)
+    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
+    one = repo.write_commit(tree, [], "one")
+    repo.git("update-ref", "refs/gitmem/team", one)
+    ours = repo.common_dir / "refs/gitmem"
+    if plant == "symbolic":
+        repo.git("symbolic-ref", "refs/gitmem/alias", "refs/gitmem/team")
+    elif plant == "symlink":
+        (ours / "link").symlink_to(ours / "team")
+    elif plant == "odd name":
+        repo.git("update-ref", "refs/gitmem/writers/team/caf\u00e9", one)
+    elif plant == "short":
+        (ours / "cut").write_text(one[:20])
+    elif plant == "reftable":
+        (repo.common_dir / "reftable").mkdir()
+    elif plant == "flood":
+        for i in range(refstore.FILES_MAX_LOOSE + 1):
+            (ours / f"w{i}").write_text(f"{one}\n")
+    else:
+        repo.git("update-ref", "refs/gitmem/writers/team/caf\u00e9", one)
+        repo.git("pack-refs", "--all")
+    assert files_refs(repo.common_dir, 40) is None
+    if plant != "reftable":  # a real reftable repository is git's (2.45+) to read
+        assert Repository(tmp_path).our_refs() == _git_lists(tmp_path)
+
+
+_NAME_PART = st.text(
+    alphabet="abcXYZ019-_.@+=,%!#é", min_size=1, max_size=6
+)  # git's plain names, and some it takes that are left to it (`!`, `#`, `é`), and some it refuses
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    names=st.lists(
+        st.tuples(
+            st.sampled_from(["refs/gitmem", "refs/gitmem-remotes/origin"]),
+            _NAME_PART,
+            st.none() | _NAME_PART,
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    pack=st.booleans(),
+    again=st.integers(min_value=0, max_value=5),
+)
+def test_refs_read_from_files_are_git_s_or_left_to_git(
+    tmp_path_factory: pytest.TempPathFactory,
+    names: list[tuple[str, str, str | None]],
+    pack: bool,
+    again: int,
+) -> None:
+    """Any names git takes (others it refuses), loose or packed or both: the read without a
+    process answers what for-each-ref lists, or leaves the listing to git."""
+    from gitmem.gitstore.refs import files_refs
+
+    root = tmp_path_factory.mktemp("refs")
+    repo = _repo(root)
+    tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
+    one = repo.write_commit(tree, [], "one")
+    two = repo.write_commit(tree, [one], "two")
+    made = []
+    for top, part, sub in names:
+        name = f"{top}/{part}" + (f"/{sub}" if sub else "")
+        if repo.git("update-ref", name, one, check=False).returncode == 0:
+            made.append(name)
+    if pack:
+        repo.git("pack-refs", "--all")
+    for name in made[:again]:  # loose again over the packed one
+        repo.git("update-ref", name, two)
+    read = files_refs(repo.common_dir, 40)
+    listed = _git_lists(root)
+    assert read is None or (read == listed and list(read) == list(listed))
+    assert Repository(root).our_refs() == listed

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gitmem.policy.treecheck import RefMeta, merged_meta, parse_meta, render_meta
 from gitmem.project.identity import auto_memory_dir, claude_slug, normalize_remote_url, user_id
@@ -62,6 +64,15 @@ def test_long_path_slug_equals_what_the_real_client_made(path: str) -> None:
     expected = REAL_CLIENT_SLUGS[path]
     assert len(expected.rsplit("-", 1)[0]) == 200
     assert claude_slug(path) == expected
+
+
+@given(st.text())
+def test_utf16_units_of_any_text_are_the_codecs(text: str) -> None:
+    """The slug's UTF-16 code units: ASCII read without the codec, the rest through it."""
+    from gitmem.project.identity import _utf16_units
+
+    data = text.encode("utf-16-le", "surrogatepass")
+    assert _utf16_units(text) == [data[i] | data[i + 1] << 8 for i in range(0, len(data), 2)]
 
 
 def test_user_id_keeps_the_whole_address() -> None:

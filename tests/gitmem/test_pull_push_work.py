@@ -157,7 +157,7 @@ PUSH = [
     "config",
     "ls-files",  # which memory paths the branch tracks
     "rev-parse",
-    "for-each-ref",  # our refs, read under the lock
+    # our refs: read from git's files under the lock (gitstore/refs.files_refs), no process
     "diff-files",  # git's stat check of the folder...
     "ls-files",  # ... and its new files
     "update-ref",  # the new commit on the personal ref (CAS)
@@ -169,12 +169,10 @@ PULL = [
     "config",
     "ls-files",
     "rev-parse",
-    "for-each-ref",
     "fetch",  # the personal ref...
     "fetch",  # ... the team ref the remote never had (git fails a fetch at a missing name)
     "diff-files",
     "ls-files",
-    "for-each-ref",  # what the fetch moved
     "cat-file",  # the object reader (packed objects; the old blobs' sizes for the tree check)
     "update-ref",  # the personal ref fast-forwarded (CAS); the ancestry is read in-process
 ]
