@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from gitmem.gitstore import Repository
 from gitmem.privacy import codec
 from gitmem.privacy.crypto import ScopeKey, split_tree
 from gitmem.project import confinement
+from gitmem.sync.folders import RACY_SECONDS
 from tests.support.settled import settled_worlds, take, users_in_module
 from tests.support.world import World
 
@@ -382,3 +384,32 @@ def test_a_cache_a_crash_left_unflushed_is_dropped_and_the_sync_is_right(
         assert json.loads(form.read_bytes())["version"] == 1
         record = (clone / ".git" / "gitmem" / codec.DECODED_FILE).read_bytes()
         assert json.loads(record.partition(b"\n")[0])["version"] == codec.DECODED_VERSION
+
+
+def test_a_pull_after_the_racy_window_writes_the_folders_state_once(
+    lived: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The files the last pull wrote were recorded too fresh for their stat to vouch for
+    them; the next pull, once they are out of git's racy window, reads them again and records
+    stats that do. Those records go into the folder's state with the write-back's commit, in
+    one write, not in a write of their own before the merge and another after it."""
+    a, b, folder = lived
+    _edit(folder, 17)
+    _sync(a, "push")
+    _sync(b, "pull")  # ten files written: their records taken fresh (mtime 0: read again)
+    _edit(folder, 18)
+    _sync(a, "push")
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + RACY_SECONDS + 1)  # out of the window
+    work = Work(monkeypatch, tmp_path / "pull.json")
+    _sync(b, "pull")
+    assert work.written.count("auto.json") == 1, work.written
+    head = state.read_scope_head(b / ".git", "auto")
+    from gitmem.project.scopes import open_project
+
+    with Repository(b) as repo:
+        tip = repo.resolve(open_project(repo).user_ref)
+    assert head is not None and head.commit == tip
+    refreshed = [f"m{(17 * CHANGED + k) % FILES:04d}.md" for k in range(CHANGED)]
+    records = [head.apart.get(name) for name in refreshed]
+    assert all(r is not None and r.mtime_ns != 0 for r in records), head.apart  # saved
