@@ -111,11 +111,13 @@ class CipherCache:
             journaled = sum(map(len, self._journal.values()))
             if self._whole or journaled * 8 > sum(map(len, self.pairs.values())):
                 data = json.dumps({**small, "keys": self.pairs}).encode()
-                write_no_links(common, self.path, data, PRIVATE)
+                write_no_links(common, self.path, data, PRIVATE, durable=False)
                 self._journal, self._whole = {}, False
             journal = {"version": 1, "base": file_stamp(self.path), "keys": self._journal}
-            write_no_links(common, self.journal_path, json.dumps(journal).encode(), PRIVATE)
-        write_no_links(common, self.form_path, json.dumps(small).encode(), PRIVATE)
+            write_no_links(
+                common, self.journal_path, json.dumps(journal).encode(), PRIVATE, durable=False
+            )
+        write_no_links(common, self.form_path, json.dumps(small).encode(), PRIVATE, durable=False)
         self.dirty = self._pairs_dirty = False
 
 

@@ -1056,7 +1056,9 @@ class PersonalCodec:
         journal = self._journal_for(base, rest)
         if journal is not None:
             data = json.dumps(journal).encode()
-            write_no_links(common, common / "gitmem" / DECODED_JOURNAL, data, PRIVATE)
+            write_no_links(
+                common, common / "gitmem" / DECODED_JOURNAL, data, PRIVATE, durable=False
+            )
             self._stored_tree = base.tree
             return
         opened: dict[str, list[object]] = {}
@@ -1075,7 +1077,7 @@ class PersonalCodec:
             "opened": opened,
         }
         data = json.dumps(value).encode() + b"\n" + "".join(body).encode("utf-8", "surrogatepass")
-        write_no_links(common, common / "gitmem" / DECODED_FILE, data, PRIVATE)
+        write_no_links(common, common / "gitmem" / DECODED_FILE, data, PRIVATE, durable=False)
         self._stored_tree = base.tree  # (a journal left there is over another file: not read)
         self._file = {}  # not what the file holds now: a later save writes it whole
 

@@ -424,7 +424,13 @@ def read_no_links(anchor: Path, target: Path) -> bytes | None:
 
 
 def write_no_links(
-    anchor: Path, target: Path, data: bytes, mode: int | None = None, *, exclusive: bool = False
+    anchor: Path,
+    target: Path,
+    data: bytes,
+    mode: int | None = None,
+    *,
+    exclusive: bool = False,
+    durable: bool = True,
 ) -> Path:
     """Write `target` (inside `anchor`) completely or not at all, never through a symbolic
     link: each folder from `anchor` on is opened with O_NOFOLLOW (missing ones made), the
@@ -432,6 +438,10 @@ def write_no_links(
     it; a link (or anything but a regular file) at the target is refused, not replaced: it may
     be a file of the user's branch. `mode`: exact permission bits; None keeps the file's own
     (0644 less the umask for a new one). `exclusive`: only where no file is (never replaced).
+    `durable=False`: no fsync, for a cache its readers check and drop when it does not hold up
+    (a crash may leave it as it was, empty or zero-filled: the next run recomputes it; no
+    memory, edit or ref depends on it — docs/performance.md, `pull10`). Still renamed into
+    place whole: a reader never sees half of it.
     Returns the path written, for the message to name."""
     import stat
 
@@ -462,7 +472,8 @@ def write_no_links(
                     os.fchmod(fh.fileno(), mode)
                 fh.write(data)
                 fh.flush()
-                os.fsync(fh.fileno())
+                if durable:
+                    os.fsync(fh.fileno())
             if exclusive:
                 with contextlib.suppress(FileExistsError):
                     os.link(tmp, target.name, src_dir_fd=dfd, dst_dir_fd=dfd)

@@ -181,7 +181,11 @@ class LocalCommit:
                 apart = self.apart_after(s, snaps[s.name])
                 if head.commit != commit or head.apart != apart:  # else: the file says it all
                     self.ledger.heads[s.name] = head._replace(commit=commit, apart=apart)
-                    save_scope_head(self.repo.common_dir, s.name, self.ledger.heads[s.name])
+                    if head.commit == commit:  # records alone: the write-back saves the head
+                        self.ledger.unsaved.add(s.name)
+                    else:
+                        self.ledger.unsaved.discard(s.name)
+                        save_scope_head(self.repo.common_dir, s.name, self.ledger.heads[s.name])
                 del self.ledger.few[s.name]
                 snaps[s.name].few = False
                 snaps[s.name].unchanged = True  # as its head says, now

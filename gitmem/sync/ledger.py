@@ -60,11 +60,23 @@ class Ledger:
         self.few: dict[str, tuple[dict[str, FileRecord], dict[str, FileRecord]]] = {}
         # scope -> {synced file now unsyncable: why it is skipped ("not UTF-8 text: …")}
         self.skipped_paths: dict[str, dict[str, str]] = {}
+        # heads whose records moved in memory alone (files the last write-back wrote, out of
+        # the racy window now; the same commit): saved by the write-back that follows, which
+        # writes the head anyway — one write, not two —, else at the round's end
+        self.unsaved: set[str] = set()
 
     def _load_state(self, name: str) -> ScopeState:
         """The records of a scope whose head was read (under the lock: its index is the one
-        the head named, so they load)."""
+        the head named, so they load); a head the run moved is saved first, so that what
+        loads is never older than what the run knows."""
+        self.save_head(name)
         return load_scope_state(self.common_dir, name)
+
+    def save_head(self, name: str) -> None:
+        """Write the head of `name` if the run moved it without writing it yet."""
+        if name in self.unsaved:
+            self.unsaved.discard(name)
+            save_scope_head(self.common_dir, name, self.heads[name])
 
     def set_synced_commit(self, s: Scope, commit: str) -> None:
         """The folder holds `commit` now: in its loaded state (saved later), or in its head,
@@ -75,6 +87,7 @@ class Ledger:
                 self.dirty_state.add(s.name)
         elif self.heads[s.name].commit != commit:
             self.heads[s.name] = self.heads[s.name]._replace(commit=commit)
+            self.unsaved.discard(s.name)
             save_scope_head(self.common_dir, s.name, self.heads[s.name])
 
     def synced_commit(self, s: Scope) -> str | None:

@@ -278,6 +278,8 @@ class Session:
                     if ref == self.project.user_ref:
                         self.old_hub_name.fold()
                 dirty |= self.writeback.write_back(ref, scopes)
+            for s in self.run.scopes:  # a head no write-back of this round wrote
+                self.ledger.save_head(s.name)
             retry = []
             if dirty and edit_rounds < MAX_EDIT_ROUNDS:
                 edit_rounds += 1

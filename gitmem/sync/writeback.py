@@ -197,6 +197,7 @@ class WriteBack:
             else:
                 apart.pop(rel, None)
         self.ledger.heads[s.name] = head._replace(commit=tip, apart=apart)
+        self.ledger.unsaved.discard(s.name)  # written here, with the records it moved
         save_scope_head(self.repo.common_dir, s.name, self.ledger.heads[s.name])
         self.result.report(ref).pulled.extend(
             f"{s.prefix}/{p}" for p in done.written + done.deleted

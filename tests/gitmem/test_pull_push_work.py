@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from gitmem.core import state
 from gitmem.gitstore import Repository
 from gitmem.privacy import codec
 from gitmem.privacy.crypto import ScopeKey, split_tree
+from gitmem.project import confinement
+from gitmem.sync.folders import RACY_SECONDS
 from tests.support.settled import settled_worlds, take, users_in_module
 from tests.support.world import World
 
@@ -263,3 +266,148 @@ def test_a_push_and_the_pull_of_ten_changed_files_import_no_dataclasses(
         imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
         assert "gitmem.privacy.codec" in imported and "gitmem.policy.secrets" in imported
         assert not {"dataclasses", "inspect"} & imported, mode
+
+
+# -- the caches a push and a pull keep: renamed whole, never flushed (issue 23, `pull10`) ------
+
+# the files under <common-dir>/gitmem/ each reader checks and drops when they do not hold up
+CACHES = (
+    codec.DECODED_FILE,
+    codec.DECODED_JOURNAL,
+    "cipher-cache.json",
+    "cipher-journal.json",
+    "cipher-form.json",
+)
+
+
+class Writes:
+    """The files a run wrote through write_no_links (with `durable`), and the files it
+    flushed (os.fsync, by the name the descriptor has: a temp file ends with its target's)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.written: list[tuple[str, bool]] = []
+        self.flushed: list[str] = []
+        write_no_links, fsync = confinement.write_no_links, os.fsync
+
+        def counted_write(anchor: Path, target: Path, data: bytes, *args: Any, **kw: Any) -> Path:
+            self.written.append((target.name, kw.get("durable", True)))
+            return write_no_links(anchor, target, data, *args, **kw)
+
+        def counted_fsync(fd: int) -> None:
+            self.flushed.append(os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
+            fsync(fd)
+
+        monkeypatch.setattr(confinement, "write_no_links", counted_write)
+        monkeypatch.setattr(os, "fsync", counted_fsync)
+
+    def take(self) -> tuple[list[tuple[str, bool]], list[str]]:
+        taken = (self.written, self.flushed)
+        self.written, self.flushed = [], []
+        return taken
+
+
+def _folder(clone: Path) -> Path:
+    from gitmem.project.scopes import open_project
+
+    with Repository(clone) as repo:
+        return open_project(repo).scope("auto").path
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="names a descriptor by /proc")
+def test_a_push_and_a_pull_flush_the_memory_and_the_state_but_no_cache(
+    lived: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The files a crash must find as written (the memory files, the folder's state) are
+    flushed; the caches the codec and the cipher cache keep are written whole and renamed into
+    place, not flushed: a crash may leave one as it was or empty, its reader drops it, and the
+    next run recomputes it (docs/performance.md, `pull10`: one fsync of a few ms each)."""
+    a, b, folder = lived
+    _edit(folder, 12)
+    writes = Writes(monkeypatch)
+    _sync(a, "push")
+    _sync(b, "pull")
+    pulled_written, pulled_flushed = writes.take()
+    _edit(folder, 13)
+    _sync(a, "push")
+    pushed_written, pushed_flushed = writes.take()
+    for written, flushed in ((pushed_written, pushed_flushed), (pulled_written, pulled_flushed)):
+        caches = [(name, durable) for name, durable in written if name in CACHES]
+        assert caches and not any(durable for _, durable in caches), written
+        assert not [name for name in flushed if name.endswith(CACHES)], flushed
+        assert any(name.endswith("auto.json") for name in flushed), flushed  # the state
+    assert sum(name.endswith(".md") for name in pulled_flushed) == CHANGED, pulled_flushed
+
+
+@pytest.mark.parametrize("damage", ["empty", "zeros", "half"])
+def test_a_cache_a_crash_left_unflushed_is_dropped_and_the_sync_is_right(
+    lived: tuple[Path, Path, Path], damage: str
+) -> None:
+    """What a crash can leave of a cache written without its flush — nothing, zeros of its
+    length, its first half then zeros —, in every cache of both machines at once: the push
+    and the pull still publish and write exactly the edits, and each cache is written anew."""
+    a, b, folder = lived
+    _edit(folder, 14)
+    _sync(a, "push")
+    _sync(b, "pull")  # every cache of both written by this code
+    for clone in (a, b):
+        for name in CACHES:
+            path = clone / ".git" / "gitmem" / name
+            if not path.exists():
+                continue
+            data = path.read_bytes()
+            size = len(data)
+            path.write_bytes(
+                {
+                    "empty": b"",
+                    "zeros": bytes(size),
+                    "half": data[: size // 2] + bytes(size - size // 2),
+                }[damage]
+            )
+    _edit(folder, 15)
+    _sync(a, "push")
+    _sync(b, "pull")
+    theirs = _folder(b)
+    for k in range(CHANGED):
+        name = f"m{(15 * CHANGED + k) % FILES:04d}.md"
+        assert (theirs / name).read_bytes() == (folder / name).read_bytes(), name
+    assert sorted(p.name for p in theirs.iterdir()) == sorted(p.name for p in folder.iterdir())
+    _edit(_folder(b), 16)  # and back: the other way round over the recomputed caches
+    _sync(b, "push")
+    _sync(a, "pull")
+    for k in range(CHANGED):
+        name = f"m{(16 * CHANGED + k) % FILES:04d}.md"
+        assert (folder / name).read_bytes() == (theirs / name).read_bytes(), name
+    for clone in (a, b):  # written anew, whole
+        form = clone / ".git" / "gitmem" / "cipher-form.json"
+        assert json.loads(form.read_bytes())["version"] == 1
+        record = (clone / ".git" / "gitmem" / codec.DECODED_FILE).read_bytes()
+        assert json.loads(record.partition(b"\n")[0])["version"] == codec.DECODED_VERSION
+
+
+def test_a_pull_after_the_racy_window_writes_the_folders_state_once(
+    lived: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The files the last pull wrote were recorded too fresh for their stat to vouch for
+    them; the next pull, once they are out of git's racy window, reads them again and records
+    stats that do. Those records go into the folder's state with the write-back's commit, in
+    one write, not in a write of their own before the merge and another after it."""
+    a, b, folder = lived
+    _edit(folder, 17)
+    _sync(a, "push")
+    _sync(b, "pull")  # ten files written: their records taken fresh (mtime 0: read again)
+    _edit(folder, 18)
+    _sync(a, "push")
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + RACY_SECONDS + 1)  # out of the window
+    work = Work(monkeypatch, tmp_path / "pull.json")
+    _sync(b, "pull")
+    assert work.written.count("auto.json") == 1, work.written
+    head = state.read_scope_head(b / ".git", "auto")
+    from gitmem.project.scopes import open_project
+
+    with Repository(b) as repo:
+        tip = repo.resolve(open_project(repo).user_ref)
+    assert head is not None and head.commit == tip
+    refreshed = [f"m{(17 * CHANGED + k) % FILES:04d}.md" for k in range(CHANGED)]
+    records = [head.apart.get(name) for name in refreshed]
+    assert all(r is not None and r.mtime_ns != 0 for r in records), head.apart  # saved
