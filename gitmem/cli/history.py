@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitmem.cli.common import (
     add_json,
@@ -16,6 +16,9 @@ from gitmem.cli.common import (
     printable,
 )
 from gitmem.cli.pager import add_pager_options
+
+if TYPE_CHECKING:
+    from gitmem.project.scopes import Project
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -82,6 +85,28 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.set_defaults(handler=lost)
 
 
+def project_for(args: argparse.Namespace, path: str | None) -> Project:
+    """The project of -C; outside a clone, for a user-scope memory (`user/CLAUDE.md`), the
+    user scope's own store: its history needs no project, and "not a git repository" sent
+    a newcomer looking for a clone the memory has nothing to do with."""
+    from gitmem.errors import NotARepository
+    from gitmem.recall.history import is_user_id
+
+    try:
+        return open_project_from(args)
+    except NotARepository:
+        if not path or not is_user_id(path):
+            raise
+    import os
+
+    from gitmem.project.userscope import user_projects
+
+    stores = user_projects(None, os.environ)  # no hub: the one line naming gitmem.hub
+    for _agent, store in stores[1:]:
+        store.repo.close()
+    return stores[0][1]
+
+
 def log(args: argparse.Namespace) -> int:
     import time
 
@@ -89,7 +114,7 @@ def log(args: argparse.Namespace) -> int:
     from gitmem.project.scopes import shown
     from gitmem.recall.history import memory_log
 
-    project = open_project_from(args)
+    project = project_for(args, args.path)
     colour = use_colour(args, project.repo.config_get)
     rows = memory_log(project, args.path, args.limit)
     if args.as_json:
@@ -134,7 +159,7 @@ def show_cmd(args: argparse.Namespace) -> int:
     from gitmem.cli.pager import show
     from gitmem.recall.history import memory_show
 
-    project = open_project_from(args)
+    project = project_for(args, args.spec.partition(":")[2])
     commit, path, data = memory_show(project, args.spec)
     text = data.decode("utf-8", "replace")
     if args.as_json:
@@ -150,7 +175,7 @@ def diff(args: argparse.Namespace) -> int:
     from gitmem.cli.pager import colour_diff, show, use_colour
     from gitmem.recall.history import memory_diff
 
-    project = open_project_from(args)
+    project = project_for(args, args.path)
     out = memory_diff(project, args.rev, args.path)
     if args.as_json:
         from gitmem.cli.jsonout import emit
@@ -252,7 +277,7 @@ def restore(args: argparse.Namespace) -> int:
             f"the following arguments are required: PATH (or --lost N) ({prog})",
             f"see '{prog} --help'",
         )
-    restored = do_restore(open_project_from(args), args.path, args.at, args.force)
+    restored = do_restore(project_for(args, args.path), args.path, args.at, args.force)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 

@@ -66,19 +66,14 @@ def _locate(project: Project, path: str) -> RefPath:
     ]
     if len(hits) == 1:
         return RefPath(hits[0], path)
-    if not hits and _is_user_id(path) and not path.partition("/")[2].strip("/"):
+    if not hits and is_user_id(path) and not path.partition("/")[2].strip("/"):
         raise UsageError(
             f"{path!r} names the whole user scope, not one memory",
             "give one memory's id, e.g. user/CLAUDE.md (gitmem query --recent 20 lists them; "
             "gitmem status --user shows the scope)",
         )
-    if not hits and _is_user_id(path):  # recall's id of user-scope memory: no project's
-        raise UsageError(
-            f"{path!r} is user-scope memory, not this project's: only log, show, diff and "
-            "restore reach it (by that id)",
-            "edit the file itself and share it with gitmem sync --user; "
-            "gitmem query --recent 20 lists the ids",
-        )
+    if not hits and is_user_id(path):  # recall's id of user-scope memory: no project's
+        raise not_project_memory(path)
     if not hits:  # "cannot tell which" read as two candidates when there is none
         raise UsageError(
             f"no memory {path!r} in this project's folders or on its refs",
@@ -94,7 +89,7 @@ def _locate(project: Project, path: str) -> RefPath:
     )
 
 
-def _is_user_id(path: str) -> bool:
+def is_user_id(path: str) -> bool:
     """`user/…`, `user-codex/…`: how recall names user-scope memory (`user_memory`)."""
     from gitmem.recall.index import USER_SCOPE
 
@@ -118,6 +113,17 @@ def _elsewhere(project: Project, scope: Scope, rel: str, given: str) -> UsageErr
         f"{given!r} is in {scope.prefix}/{rel.partition('/')[0]}/, which {scope.name} "
         "memory never holds (the team folder's place)",
         f"name a memory of the scope, e.g. {scope.prefix}/NAME.md",
+    )
+
+
+def not_project_memory(path: str) -> UsageError:
+    """`path` is recall's id of user-scope memory (`user/CLAUDE.md`), which a command of a
+    project's memory (promote, demote) cannot take, in a clone or not."""
+    return UsageError(
+        f"{path!r} is user-scope memory, not this project's: only log, show, diff and "
+        "restore reach it (by that id)",
+        "edit the file itself and share it with gitmem sync --user; "
+        "in a clone, gitmem query --scope user --recent 20 lists the ids",
     )
 
 
@@ -188,7 +194,7 @@ def _what_exists(project: Project, named: str | None) -> str:
     from gitmem.project.userscope import is_user_project
 
     if named is not None and is_user_project(project):
-        return "gitmem query --recent 20 lists what exists"
+        return "in a clone, gitmem query --scope user --recent 20 lists what exists"
     return "gitmem log lists what exists"
 
 
