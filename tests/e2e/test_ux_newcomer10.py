@@ -68,3 +68,39 @@ def test_user_scope_ids_outside_a_clone_without_a_hub_name_the_hub(tmp_path: Pat
     run = world.gitmem("log", "user/CLAUDE.md", cwd=world.home)
     assert_one_clear_error(run, 2, "no hub")
     assert "git config --global gitmem.hub URL" in run.err, run.err
+
+
+def test_a_global_hub_takes_the_personal_ref_and_doctor_agrees(tmp_path: Path) -> None:
+    """DESIGN §2: gitmem.hub takes the personal ref. Set globally after a project's personal
+    ref went to origin, doctor said it "exists here but not on hub: never pushed" (it had been
+    pushed, to origin) and the sync that moved it said nothing of the copy left on origin.
+    Doctor now says the next sync takes it to the hub; that sync says so once, with the copy
+    left behind; doctor then names that copy and the command that deletes it, which runs."""
+    world = World(tmp_path)
+    remote = world.make_remote()
+    proj = world.clone("p")
+    write_files(world.scope_path(proj, "auto"), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "1\n"})
+    world.ok("-C", str(proj), "sync")
+    hub = tmp_path / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    uid_ref = "refs/gitmem/users/tester@example.com"
+
+    before = world.ok("-C", str(proj), "doctor")
+    assert "never pushed" not in before, before
+    assert f"{uid_ref} is on origin, not yet on the hub" in before, before
+    said = world.ok("-C", str(proj), "sync")
+    assert "goes to the hub now (gitmem.hub); the copy pushed to origin before stays" in said
+    on_hub = world.git("for-each-ref", "--format=%(refname)", cwd=hub)
+    assert on_hub.strip().endswith("/users/tester@example.com"), on_hub
+    again = world.ok("-C", str(proj), "sync")
+    assert "goes to the hub now" not in again, again  # said once
+
+    after = world.ok("-C", str(proj), "doctor")
+    assert "a copy from before stays on origin" in after, after
+    fix = next(line for line in after.splitlines() if "fix: git push origin :" in line)
+    world.git(*fix.split("fix: git ", 1)[1].split(), cwd=proj)
+    assert uid_ref not in world.git("for-each-ref", cwd=remote)
+    clean = world.ok("-C", str(proj), "doctor")
+    assert "stays on origin" not in clean and "not yet on the hub" not in clean, clean
+    world.ok("-C", str(proj), "sync")  # and the sync goes on through the hub
