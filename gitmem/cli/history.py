@@ -35,7 +35,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
     p = command(sub, "show", "print a memory as it was at a revision: REV:PATH")
     p.add_argument(
-        "spec", metavar="REV:PATH", help="e.g. ~1:team/MEMORY.md, or a commit from gitmem log"
+        "spec",
+        metavar="REV:PATH",
+        help="e.g. '~1:team/MEMORY.md' (quoted: a shell may read it as a folder), or a commit from gitmem log",
     )
     add_json(p)
     add_remote(p)
@@ -44,7 +46,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
     p = command(sub, "diff", "show unsynced local edits, or what changed since REV")
     p.add_argument(
-        "rev", nargs="?", metavar="REV", help="compare this revision with the ref (default: edits)"
+        "rev",
+        nargs="?",
+        metavar="REV",
+        help="compare this revision with the ref (default: edits): a commit from gitmem log, "
+        "or '~N' (quoted) for N syncs ago",
     )
     p.add_argument("--path", metavar="PATH", help="only this memory or scope")
     add_json(p)
@@ -59,7 +65,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="PATH",
         help="the memory to bring back (auto/NAME.md or path); not with --lost",
     )
-    p.add_argument("--at", metavar="REV", help="the revision to take it from (see gitmem log)")
+    p.add_argument(
+        "--at",
+        metavar="REV",
+        help="the revision to take it from: a commit from gitmem log, or '~N' (quoted)",
+    )
     p.add_argument(
         "--lost",
         type=count,

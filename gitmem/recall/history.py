@@ -382,7 +382,7 @@ def _revisions(
     if not repo.resolve(f"{commit}:{META_FILE}"):
         raise UsageError(
             f"{rev!r} is a commit of your branches, not of a memory ref (refs/gitmem/*)",
-            "use a commit from gitmem log, or ~N for N syncs ago",
+            "use a commit from gitmem log, or '~N' (quoted) for N syncs ago",
         )
     names = ", ".join(s.name for s in scopes)
     raise UsageError(
@@ -409,7 +409,7 @@ def _unknown(
     if back and not tips:  # `diff ~1` before any memory was synced: "use ~N" would loop
         return UsageError(
             f"no memory history yet: {rev} names no version",
-            f"{sync_command(project)} commits your memory; then ~N is N syncs ago",
+            f"{sync_command(project)} commits your memory; then '~N' is N syncs ago",
         )
     if back and tips:
 
@@ -436,7 +436,7 @@ def _unknown(
         )
     return UsageError(
         f"unknown revision {rev!r} in {project.root}",
-        "use a commit from gitmem log, or ~N for N syncs ago",
+        "use a commit from gitmem log, or '~N' (quoted) for N syncs ago",
     )
 
 
@@ -457,12 +457,13 @@ def memory_show(project: Project, spec: str, *, named: str | None = None) -> tup
     if not sep and spec.endswith(".md") and not spec.startswith("-"):  # the memory, no REV
         raise UsageError(
             f"{spec!r} is not REV:PATH: which version?",
-            f"gitmem show '~0:{spec}' is the last synced one, ~1 the one before "
+            f"gitmem show '~0:{spec}' is the last synced one, '~1:{spec}' the one before "
             "(or a commit from gitmem log)",
         )
     if not sep or not rev or not path:
         raise UsageError(
-            f"{spec!r} is not REV:PATH", "e.g. gitmem show ~1:team/MEMORY.md (REV from gitmem log)"
+            f"{spec!r} is not REV:PATH",
+            "e.g. gitmem show '~1:team/MEMORY.md' (REV from gitmem log)",
         )
     user = user_memory(project, path)
     if user is not None:  # user-scope memory: its versions are in the agent's store

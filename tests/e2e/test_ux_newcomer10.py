@@ -104,3 +104,99 @@ def test_a_global_hub_takes_the_personal_ref_and_doctor_agrees(tmp_path: Path) -
     clean = world.ok("-C", str(proj), "doctor")
     assert "stays on origin" not in clean and "not yet on the hub" not in clean, clean
     world.ok("-C", str(proj), "sync")  # and the sync goes on through the hub
+
+
+# -- ~N in what a newcomer copies: README, the guide, --help, hints ----------------------------
+
+_UNQUOTED_TILDE = re.compile(r"(?<![\w'\"/.~-])~(?:[0-9]|N\b)")  # a word a shell reads as ~N
+
+
+def _examples(text: str) -> list[str]:
+    """The `gitmem …` command lines of a Markdown page: in its sh blocks (comments cut) and its
+    code spans, but for the synopses (`[…]`, `<…>`, `a|b`, `…`), which no one types as they are."""
+    lines: list[str] = []
+    block = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            block = line.strip() in ("```sh", "```bash", "```console")
+            continue
+        if block and re.match(r"(git )?gitmem ", line):
+            lines.append(re.sub(r"\s+#\s.*$", "", line).strip())
+    lines += [" ".join(s.split()) for s in re.findall(r"`((?:git )?gitmem [^`]+)`", text)]
+    return [ex for ex in lines if not re.search(r"[\[\]<>|…{}$;&*]|\.\.\.", ex)]
+
+
+def _as_the_shell_reads(shell: str, examples: list[str], tmp_path: Path) -> list[list[str]]:
+    """Each example's arguments as `shell` passes them, with a directory stack of three (as
+    after two pushd) in a folder that holds nothing a glob could match."""
+    import shutil
+    import subprocess
+
+    where = tmp_path / shell
+    for name in ("one", "two"):
+        (where / name).mkdir(parents=True)
+    script = [f"cd {where}", f"HOME={where}", "pushd one >/dev/null", "pushd ../two >/dev/null"]
+    script += [
+        "gitmem() { printf '%s\\0' \"$@\"; printf '\\1\\0'; }",
+        'git() { shift; gitmem "$@"; }',
+    ]
+    script += examples
+    out = subprocess.run(
+        [str(shutil.which(shell))],
+        input="\n".join(script) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=where,
+    ).stdout
+    return [run.split("\0")[:-1] for run in out.split("\1\0")[:-1]]
+
+
+def test_every_example_of_readme_guide_and_help_reaches_gitmem_as_written(tmp_path: Path) -> None:
+    """README's and the guide's `gitmem show ~1:auto/build.md`, `gitmem diff ~1` reached
+    gitmem as a folder (bash, after a pushd; `~0` always) or not at all (zsh: "not enough
+    directory stack entries"). Every example now reaches gitmem as written, in bash (and zsh
+    where it is installed), and no ~N is left unquoted in --help or in a hint."""
+    import argparse
+    import shlex
+    import shutil
+
+    from gitmem.cli import COMMANDS, build_parser
+    from tests.e2e.test_ux_newcomer9 import _source_texts
+    from tests.support.world import REPO_ROOT
+
+    pages = ["README.md", "docs/guide.md", "docs/agents.md", "docs/recall.md", "docs/sync.md"]
+    examples = [ex for page in pages for ex in _examples((REPO_ROOT / page).read_text())]
+    assert len(examples) > 60 and any("'~1" in ex for ex in examples), examples
+    meant = [shlex.split(ex)[2 if ex.startswith("git ") else 1 :] for ex in examples]
+    for shell in ("bash", "zsh"):
+        if shell == "zsh" and shutil.which("zsh") is None:
+            continue
+        got = _as_the_shell_reads(shell, examples, tmp_path)
+        home = str(tmp_path / shell)  # ~/… is meant: the example's home folder
+        got = [[w.replace(home, "~", 1) if w.startswith(home + "/") else w for w in g] for g in got]
+        wrong = [(ex, g) for ex, m, g in zip(examples, meant, got, strict=False) if m != g]
+        assert len(got) == len(examples) and not wrong, (shell, wrong)
+
+    def parsers(parser: argparse.ArgumentParser, only: str = "") -> list[argparse.ArgumentParser]:
+        found = [parser]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                subs = action.choices.items()
+                found += [p for n, sub in subs if n == (only or n) for p in parsers(sub)]
+        return found
+
+    helps = [  # only the command named is built in full
+        parser.format_help()
+        for name in COMMANDS
+        for parser in parsers(build_parser([name]), name)[1:]
+    ]
+    assert len(helps) > len(COMMANDS) and any("'~1:team/MEMORY.md'" in h for h in helps)
+    assert not [h for h in helps if _UNQUOTED_TILDE.search(h)]
+    said = [
+        f"{where}:{line}: {text!r}"
+        for where, line, text in _source_texts()
+        for command in re.findall(r"gitmem [a-z][^;,()]*", text)  # a command and its words
+        if _UNQUOTED_TILDE.search(command)
+    ]
+    assert not said, "\n".join(said)
