@@ -50,9 +50,12 @@ class UserSync:
 
 
 def store_dir(env: Mapping[str, str]) -> Path:
-    data = env.get("XDG_DATA_HOME")
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
-    return (Path(data) if data else home / ".local" / "share") / "gitmem" / "user"
+    from gitmem.core.userdirs import home as account_home
+
+    data = env.get("XDG_DATA_HOME")  # relative: invalid and ignored (the XDG spec), as HOME
+    given = env.get("HOME") or ""
+    home = Path(given if os.path.isabs(given) else account_home())
+    return (Path(data) if data and os.path.isabs(data) else home / ".local/share") / "gitmem/user"
 
 
 def user_key(agent: str) -> str:

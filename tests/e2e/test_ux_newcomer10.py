@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.test_errors import assert_one_clear_error
 from tests.e2e.test_ux_newcomer9 import hinted, project_and_user_memory
 from tests.support.world import Run, World, write_files
@@ -200,3 +202,50 @@ def test_every_example_of_readme_guide_and_help_reaches_gitmem_as_written(tmp_pa
         if _UNQUOTED_TILDE.search(command)
     ]
     assert not said, "\n".join(said)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "HOME",
+        "CLAUDE_CONFIG_DIR",
+        "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+        "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+    ],
+)
+def test_a_relative_folder_variable_is_refused_in_one_line_and_nothing_lands_in_the_tree(
+    tmp_path: Path, name: str
+) -> None:
+    """CLAUDE_CONFIG_DIR=cfg (or a relative HOME) puts Claude Code's folders in the folder it
+    starts in — the working tree — and gitmem followed: sync wrote the memory into
+    ./cfg/projects/…/memory, hooks install wrote ./cfg/settings.json. Every command that
+    reaches those folders now refuses in one line naming the variable, the folder it would
+    be, and a fix; the hook says it and exits 0; doctor names it; nothing is written in the
+    working tree, and the hinted fix (unset it) syncs again."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    write_files(world.scope_path(proj, "auto"), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "1\n"})
+    world.ok("-C", str(proj), "sync")
+    value = "../home" if name == "HOME" else "cfg"  # ../home: git still finds its config
+    kept = dict(world.env)
+    world.env[name] = value
+    try:
+        for args in (["status"], ["sync"], ["hooks", "install", "--claude", "--user"], ["lost"]):
+            run = world.gitmem(*args, cwd=proj)
+            assert_one_clear_error(run, 2, f"{name} is a relative path ({value!r})")
+            assert str((proj / value).resolve()) in run.err, run.err
+        hook = world.gitmem("pull", "--hook", cwd=proj)
+        assert hook.code == 0 and f"{name} is a relative path" in hook.err, hook
+        doctor = world.gitmem("doctor", cwd=proj)
+        assert doctor.code == 1 and f"PROBLEM config: {name} is a relative path" in doctor.out
+        hint = run.err.splitlines()[1]
+    finally:
+        world.env.clear()
+        world.env.update(kept)
+    assert world.git("status", "--short", "--ignored", cwd=proj) == ""  # nothing in the tree
+    if name == "HOME":  # the account's own home folder, absolute
+        assert hint.startswith("hint: export HOME=/") and hint.endswith("(an absolute path)")
+    else:
+        assert hint == f"hint: unset {name} for the default, or set it to an absolute path"
+    world.ok("sync", cwd=proj)  # unset: it syncs again
