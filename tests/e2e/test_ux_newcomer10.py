@@ -249,3 +249,46 @@ def test_a_relative_folder_variable_is_refused_in_one_line_and_nothing_lands_in_
     else:
         assert hint == f"hint: unset {name} for the default, or set it to an absolute path"
     world.ok("sync", cwd=proj)  # unset: it syncs again
+
+
+@pytest.mark.parametrize(
+    ("source", "target"),
+    [("agents/rev", "auto"), ("auto", "agents/rev"), ("team", "auto"), ("auto", "team")],
+)
+def test_a_lost_edit_of_a_memory_moved_since_stays_out_of_the_folder_it_left(
+    tmp_path: Path, source: str, target: str
+) -> None:
+    """Round 9 kept `restore --lost N` from writing a demoted team memory back into team, but
+    only between auto and team: a lost edit of `agents/rev/t.md` demoted since (or of
+    `auto/t.md` promoted to `agents/rev`) was written back into the folder the memory left,
+    a second copy (agents/rev/t.md back in the team's agents scope). Every move promote and
+    demote make is now seen: one line naming where the memory lives, nothing written, the
+    hinted commands run, and after `restore PATH` (the user's choice) the edit applies."""
+    world = World(tmp_path)
+    world.make_remote()
+    one, two = world.clone("one"), world.clone("two")
+
+    def folder(clone: Path, label: str) -> Path:
+        scope, _, agent = label.partition("/")
+        return world.scope_path(clone, scope) / agent if agent else world.scope_path(clone, scope)
+
+    write_files(folder(one, source), {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "x\n"})
+    world.ok("-C", str(one), "sync")
+    world.ok("-C", str(two), "sync")
+    write_files(folder(one, source), {"t.md": "from one\n"})
+    write_files(folder(two, source), {"t.md": "from two\n"})
+    world.ok("-C", str(one), "sync")
+    world.ok("-C", str(two), "sync")  # both edited line 1: one edit lost
+    assert world.ok("-C", str(two), "lost").lstrip().startswith("1  "), "no lost edit"
+    verb = "demote" if target == "auto" else "promote"
+    world.ok("-C", str(two), verb, f"{source}/t.md", "--to", target)
+    kept = (folder(two, target) / "t.md").read_text()
+    run = world.gitmem("-C", str(two), "restore", "--lost", "1")
+    assert_one_clear_error(
+        run, 2, f"lost edit 1 is of {source}/t.md, gone since, and {target}/t.md holds"
+    )
+    assert not (folder(two, source) / "t.md").exists()  # nothing written where it was
+    assert (folder(two, target) / "t.md").read_text() == kept
+    hints_run_in(world, run, two, two)  # gitmem lost 1; gitmem restore SOURCE/t.md
+    assert (folder(two, source) / "t.md").exists()
+    world.ok("-C", str(two), "restore", "--lost", "1")  # now both: the user chose it
