@@ -69,10 +69,9 @@ class HookChange:
 
 def settings_path(where: str, root: Path | None) -> Path:
     if where == "user":
-        base = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(
-            os.path.expanduser("~"), ".claude"
-        )
-        return Path(base) / "settings.json"
+        from gitmem.project.identity import claude_config_dir
+
+        return claude_config_dir(os.environ) / "settings.json"  # a relative one refused
     if root is None:
         raise UsageError(
             "--project needs a git repository: none found here",

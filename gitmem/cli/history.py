@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitmem.cli.common import (
     add_json,
@@ -16,6 +16,9 @@ from gitmem.cli.common import (
     printable,
 )
 from gitmem.cli.pager import add_pager_options
+
+if TYPE_CHECKING:
+    from gitmem.project.scopes import Project
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -32,7 +35,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
     p = command(sub, "show", "print a memory as it was at a revision: REV:PATH")
     p.add_argument(
-        "spec", metavar="REV:PATH", help="e.g. ~1:team/MEMORY.md, or a commit from gitmem log"
+        "spec",
+        metavar="REV:PATH",
+        help="e.g. '~1:team/MEMORY.md' (quoted: a shell may read it as a folder), or a commit from gitmem log",
     )
     add_json(p)
     add_remote(p)
@@ -41,7 +46,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
     p = command(sub, "diff", "show unsynced local edits, or what changed since REV")
     p.add_argument(
-        "rev", nargs="?", metavar="REV", help="compare this revision with the ref (default: edits)"
+        "rev",
+        nargs="?",
+        metavar="REV",
+        help="compare this revision with the ref (default: edits): a commit from gitmem log, "
+        "or '~N' (quoted) for N syncs ago",
     )
     p.add_argument("--path", metavar="PATH", help="only this memory or scope")
     add_json(p)
@@ -56,7 +65,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         metavar="PATH",
         help="the memory to bring back (auto/NAME.md or path); not with --lost",
     )
-    p.add_argument("--at", metavar="REV", help="the revision to take it from (see gitmem log)")
+    p.add_argument(
+        "--at",
+        metavar="REV",
+        help="the revision to take it from: a commit from gitmem log, or '~N' (quoted)",
+    )
     p.add_argument(
         "--lost",
         type=count,
@@ -82,6 +95,28 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.set_defaults(handler=lost)
 
 
+def project_for(args: argparse.Namespace, path: str | None) -> Project:
+    """The project of -C; outside a clone, for a user-scope memory (`user/CLAUDE.md`), the
+    user scope's own store: its history needs no project, and "not a git repository" sent
+    a newcomer looking for a clone the memory has nothing to do with."""
+    from gitmem.errors import NotARepository
+    from gitmem.recall.history import is_user_id
+
+    try:
+        return open_project_from(args)
+    except NotARepository:
+        if not path or not is_user_id(path):
+            raise
+    import os
+
+    from gitmem.project.userscope import user_projects
+
+    stores = user_projects(None, os.environ)  # no hub: the one line naming gitmem.hub
+    for _agent, store in stores[1:]:
+        store.repo.close()
+    return stores[0][1]
+
+
 def log(args: argparse.Namespace) -> int:
     import time
 
@@ -89,7 +124,7 @@ def log(args: argparse.Namespace) -> int:
     from gitmem.project.scopes import shown
     from gitmem.recall.history import memory_log
 
-    project = open_project_from(args)
+    project = project_for(args, args.path)
     colour = use_colour(args, own_settings(project.repo))
     rows = memory_log(project, args.path, args.limit)
     if args.as_json:
@@ -134,7 +169,7 @@ def show_cmd(args: argparse.Namespace) -> int:
     from gitmem.cli.pager import own_settings, show
     from gitmem.recall.history import memory_show
 
-    project = open_project_from(args)
+    project = project_for(args, args.spec.partition(":")[2])
     commit, path, data = memory_show(project, args.spec)
     text = data.decode("utf-8", "replace")
     if args.as_json:
@@ -150,7 +185,7 @@ def diff(args: argparse.Namespace) -> int:
     from gitmem.cli.pager import colour_diff, own_settings, show, use_colour
     from gitmem.recall.history import memory_diff
 
-    project = open_project_from(args)
+    project = project_for(args, args.path)
     out = memory_diff(project, args.rev, args.path)
     if args.as_json:
         from gitmem.cli.jsonout import emit
@@ -252,7 +287,7 @@ def restore(args: argparse.Namespace) -> int:
             f"the following arguments are required: PATH (or --lost N) ({prog})",
             f"see '{prog} --help'",
         )
-    restored = do_restore(open_project_from(args), args.path, args.at, args.force)
+    restored = do_restore(project_for(args, args.path), args.path, args.at, args.force)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 

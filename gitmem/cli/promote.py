@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from gitmem.cli.common import add_json, command, echo, open_project_from
+from gitmem.errors import NotARepository
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -39,7 +40,14 @@ def run(args: argparse.Namespace) -> int:
     from gitmem.claude.promote import demote, promote
 
     do = promote if args.direction == "promote" else demote
-    project = open_project_from(args)
+    try:
+        project = open_project_from(args)
+    except NotARepository:  # user/CLAUDE.md outside a clone: the reason it can't, not the clone
+        from gitmem.recall.history import is_user_id, not_project_memory
+
+        if is_user_id(args.path):
+            raise not_project_memory(args.path) from None
+        raise
     moved = do(project, args.path, args.to, args.dry_run)
     if args.dry_run and not args.as_json:
         echo(f"would move {moved.source} -> {moved.target}")

@@ -92,8 +92,16 @@ def project_opener(args: argparse.Namespace) -> Callable[[], Project]:
     def get() -> Project:
         if not opened:
             from gitmem.cli.common import open_project_from
+            from gitmem.errors import NotARepository
 
-            opened.append(open_project_from(args))
+            try:
+                opened.append(open_project_from(args))
+            except NotARepository as exc:  # the index is a clone's; the user scope is not
+                raise NotARepository(
+                    exc.message,
+                    "run it inside a clone, or pass -C PATH; your user-scope memory needs no "
+                    "clone: gitmem status --user, gitmem log user/CLAUDE.md",
+                ) from None
         return opened[0]
 
     return get

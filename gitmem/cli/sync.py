@@ -138,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         if start is not None:
             start.release()
         raise
+    moving = _left_on_remote(project)
     result = run_sync(project, options)
     if options.progress:
         sys.stderr.write("\r\033[K")
@@ -149,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
         emit(sync_json(result, _told(project, result, before, options.timeout)))
     elif not args.quiet:
         _without_key(project, result)
+        _moved_to_hub(project, result, moving)
         told = _told(project, result, before, options.timeout)
         for line in sync_lines(result, args.verbose, told):
             echo(line)
@@ -190,6 +192,36 @@ def _without_key(project: Project, result: SyncResult) -> None:
     if step:
         r.no_key = True
         r.notes.append(f"your personal memory is encrypted and this machine has no key: {step}")
+
+
+def _left_on_remote(project: Project) -> str | None:
+    """The personal ref's name on the project remote, when this sync is the first to take it
+    to the hub (gitmem.hub set since it was pushed there): never pushed to the hub, pushed to
+    the remote before. Two lookups of refs already read."""
+    if not project.hub or not project.remote or project.bundle is not None:
+        return None
+    from gitmem.project.scopes import GITMEM_PREFIX
+
+    tail = project.user_ref.removeprefix(GITMEM_PREFIX)
+    before = f"refs/gitmem-remotes/{project.remote}/{tail}"
+    if project.repo.resolve(project.tracking_ref(project.user_ref)) or not project.repo.resolve(
+        before
+    ):
+        return None
+    return project.ref_prefix + tail
+
+
+def _moved_to_hub(project: Project, result: SyncResult, left: str | None) -> None:
+    """A global gitmem.hub takes every project's personal ref to the hub (docs/guide.md): the
+    sync that first does says so, and that the copy pushed to the remote before stays."""
+    r = result.refs.get(project.user_ref)
+    if left is None or r is None or not r.pushed:
+        return
+    r.notes.append(
+        f"your personal memory of this project goes to the hub now (gitmem.hub); the copy "
+        f"pushed to {project.remote} before stays there: once every machine of yours has the "
+        f"hub, git push {project.remote} :{left} deletes it"
+    )
 
 
 def _user_scope_anywhere(args: argparse.Namespace, exc: BaseException) -> None:

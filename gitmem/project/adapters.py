@@ -123,18 +123,32 @@ def user_locations(agent: str, env: Mapping[str, str]) -> tuple[Path, tuple[tupl
     from gitmem.project.identity import claude_config_dir
 
     home = Path(env.get("HOME") or os.path.expanduser("~"))
+    if agent != "claude":  # ~/.codex, ~/.gemini, ~/.config/goose: a relative HOME refused
+        from gitmem.project.identity import refuse_relative
+
+        refuse_relative(env, ("HOME",))
     if agent == "claude":
         config = claude_config_dir(env)
         return config / "agent-memory", ((".root/CLAUDE.md", config / "CLAUDE.md"),)
     if agent == "codex":
+        from gitmem.project.identity import refuse_relative
+
+        refuse_relative(env, ("CODEX_HOME",))  # enabled: its relative folder is refused too
         codex_home = env.get("CODEX_HOME")
         return (Path(codex_home) if codex_home else home / ".codex") / "memories", ()
     if agent == "gemini":
         return Path(""), ((".root/GEMINI.md", home / ".gemini" / "GEMINI.md"),)
     if agent == "goose":
-        xdg = env.get("XDG_CONFIG_HOME")
+        xdg = config_home_of(env)
         return (Path(xdg) if xdg else home / ".config") / "goose" / "memory", ()
     return Path(""), ()
+
+
+def config_home_of(env: Mapping[str, str]) -> str | None:
+    """`XDG_CONFIG_HOME` when absolute: the XDG spec says a relative one is invalid and
+    ignored (as gitmem/core/userdirs.py does), never a folder in the working tree."""
+    xdg = env.get("XDG_CONFIG_HOME")
+    return xdg if xdg and os.path.isabs(xdg) else None
 
 
 def agent_homes(env: Mapping[str, str]) -> dict[str, Path]:
@@ -143,7 +157,7 @@ def agent_homes(env: Mapping[str, str]) -> dict[str, Path]:
     (red team 7: a committed autoMemoryDirectory of ~/.codex/memories poured a teammate's
     team memory into Codex's memory of the user, read in every project)."""
     home = Path(env.get("HOME") or os.path.expanduser("~"))
-    xdg = env.get("XDG_CONFIG_HOME")
+    xdg = config_home_of(env)
     codex = env.get("CODEX_HOME")
     return {
         "Codex's folder": Path(codex) if codex else home / ".codex",

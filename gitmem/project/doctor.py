@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.core.fileread import utf8_fix
 from gitmem.errors import GitmemError
-from gitmem.project.scopes import Project
+from gitmem.project.scopes import GITMEM_PREFIX, Project
 from gitmem.project.writerrefs import MAX_WRITER_REFS
 
 if TYPE_CHECKING:
@@ -175,9 +175,14 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
     refs = sorted({s.ref for s in project.scopes if s.pushable})
     routes = {ref: project.route(ref) for ref in refs}  # refPrefix and the hub say where
     found: dict[str, str] = {}
+    # the personal ref routed to the hub: its name on the project remote too, where it went
+    # before gitmem.hub was set (a copy left there, or not moved yet: `_left_on_remote`)
+    left = project.ref_prefix + project.user_ref.removeprefix(GITMEM_PREFIX)
+    hubbed = project.user_ref in routes and routes[project.user_ref].label == "hub"
     for remote in dict.fromkeys(r.remote for r in routes.values()):
         label = next(r.label for r in routes.values() if r.remote == remote)
         names = [r.name for r in routes.values() if r.remote == remote]
+        names += [left] if hubbed and remote == project.remote else []
         try:
             found.update(project.repo.ls_remote(remote, names, timeout=NETWORK_TIMEOUT))
         except GitmemError as exc:
@@ -206,11 +211,29 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
         if route.label in checkup.unread:  # not read: whether it is there is not known
             continue
         if project.repo.resolve(ref) and ref not in there:
+            if hubbed and ref == project.user_ref and left in found:  # gitmem.hub set since
+                checkup.add(
+                    "remote",
+                    ADVICE,
+                    f"{ref} is on {project.remote}, not yet on the hub (gitmem.hub was set "
+                    "since it was pushed): the next sync takes it there",
+                    "gitmem sync",
+                )
+                continue
             checkup.add(
                 "remote",
                 ADVICE,
                 f"{ref} exists here but not on {route.label} (as {route.name}): never pushed",
                 "gitmem sync (a refusal then names the server's reason)",
+            )
+        elif hubbed and ref == project.user_ref and left in found:
+            checkup.add(
+                "remote",
+                ADVICE,
+                f"{ref} is synced through the hub (gitmem.hub); a copy from before stays on "
+                f"{project.remote}, no longer synced: delete it there once every machine of "
+                "yours has gitmem.hub",
+                f"git push {project.remote} :{left}",
             )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -252,7 +253,46 @@ def claude_slug(path: str) -> str:
     return f"{slug[:MAX_SLUG]}-{_base36(abs(_java_hash(path)))}"
 
 
+# the variables that place Claude Code's folders (and the home folder every agent's): a relative
+# one places them in whatever folder Claude Code (or gitmem, or a hook) starts in — a project's
+# working tree, one `git add -A` from the branch
+PLACING_VARIABLES = (
+    "HOME",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_CODE_REMOTE_MEMORY_DIR",
+    "CLAUDE_COWORK_MEMORY_PATH_OVERRIDE",
+)
+
+
+def refuse_relative(env: Mapping[str, str], names: tuple[str, ...] = PLACING_VARIABLES) -> None:
+    """One line, before any folder is read or made, when a variable that places an agent's
+    folders is a relative path: the agent would keep its folders in the folder it starts in,
+    and gitmem would sync memory from and into them there."""
+    for name in names:
+        value = env.get(name) or ""
+        if not value or os.path.isabs(value if name == "HOME" else os.path.expanduser(value)):
+            continue
+        if name == "HOME" and names == PLACING_VARIABLES and env.get("CLAUDE_CONFIG_DIR"):
+            continue  # Claude Code's folders given whole: HOME does not place them
+        from gitmem.errors import ConfigError
+
+        if name == "HOME":
+            from gitmem.core.userdirs import home
+
+            fix = f"export HOME={shlex.quote(home())} (an absolute path)"
+        else:
+            fix = f"unset {name} for the default, or set it to an absolute path"
+        who = "Codex's" if name == "CODEX_HOME" else "Claude Code's"
+        here = os.path.normpath(os.path.join(os.getcwd(), value))
+        raise ConfigError(
+            f"{name} is a relative path ({value!r}): {who} folders would be made in the folder "
+            f"it starts in ({here} from here)",
+            fix,
+        )
+
+
 def claude_config_dir(env: Mapping[str, str]) -> Path:
+    refuse_relative(env)
     configured = env.get("CLAUDE_CONFIG_DIR")
     return Path(os.path.expanduser(configured)) if configured else Path.home() / ".claude"
 
@@ -344,6 +384,7 @@ def auto_memory_location(
     working tree whose project settings Claude Code reads, when not `root` (a worktree of a
     bare repository: asked of the real client, 2.1.330)."""
     env = os.environ if env is None else env
+    refuse_relative(env)
     override = env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE")
     if override:
         return Path(os.path.expanduser(override)), "override"

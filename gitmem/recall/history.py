@@ -66,19 +66,14 @@ def _locate(project: Project, path: str) -> RefPath:
     ]
     if len(hits) == 1:
         return RefPath(hits[0], path)
-    if not hits and _is_user_id(path) and not path.partition("/")[2].strip("/"):
+    if not hits and is_user_id(path) and not path.partition("/")[2].strip("/"):
         raise UsageError(
             f"{path!r} names the whole user scope, not one memory",
             "give one memory's id, e.g. user/CLAUDE.md (gitmem query --recent 20 lists them; "
             "gitmem status --user shows the scope)",
         )
-    if not hits and _is_user_id(path):  # recall's id of user-scope memory: no project's
-        raise UsageError(
-            f"{path!r} is user-scope memory, not this project's: only log, show, diff and "
-            "restore reach it (by that id)",
-            "edit the file itself and share it with gitmem sync --user; "
-            "gitmem query --recent 20 lists the ids",
-        )
+    if not hits and is_user_id(path):  # recall's id of user-scope memory: no project's
+        raise not_project_memory(path)
     if not hits:  # "cannot tell which" read as two candidates when there is none
         raise UsageError(
             f"no memory {path!r} in this project's folders or on its refs",
@@ -94,7 +89,7 @@ def _locate(project: Project, path: str) -> RefPath:
     )
 
 
-def _is_user_id(path: str) -> bool:
+def is_user_id(path: str) -> bool:
     """`user/…`, `user-codex/…`: how recall names user-scope memory (`user_memory`)."""
     from gitmem.recall.index import USER_SCOPE
 
@@ -118,6 +113,17 @@ def _elsewhere(project: Project, scope: Scope, rel: str, given: str) -> UsageErr
         f"{given!r} is in {scope.prefix}/{rel.partition('/')[0]}/, which {scope.name} "
         "memory never holds (the team folder's place)",
         f"name a memory of the scope, e.g. {scope.prefix}/NAME.md",
+    )
+
+
+def not_project_memory(path: str) -> UsageError:
+    """`path` is recall's id of user-scope memory (`user/CLAUDE.md`), which a command of a
+    project's memory (promote, demote) cannot take, in a clone or not."""
+    return UsageError(
+        f"{path!r} is user-scope memory, not this project's: only log, show, diff and "
+        "restore reach it (by that id)",
+        "edit the file itself and share it with gitmem sync --user; "
+        "in a clone, gitmem query --scope user --recent 20 lists the ids",
     )
 
 
@@ -188,7 +194,7 @@ def _what_exists(project: Project, named: str | None) -> str:
     from gitmem.project.userscope import is_user_project
 
     if named is not None and is_user_project(project):
-        return "gitmem query --recent 20 lists what exists"
+        return "in a clone, gitmem query --scope user --recent 20 lists what exists"
     return "gitmem log lists what exists"
 
 
@@ -393,7 +399,7 @@ def _revisions(
     if not repo.resolve(f"{commit}:{META_FILE}"):
         raise UsageError(
             f"{rev!r} is a commit of your branches, not of a memory ref (refs/gitmem/*)",
-            "use a commit from gitmem log, or ~N for N syncs ago",
+            "use a commit from gitmem log, or '~N' (quoted) for N syncs ago",
         )
     names = ", ".join(s.name for s in scopes)
     raise UsageError(
@@ -420,7 +426,7 @@ def _unknown(
     if back and not tips:  # `diff ~1` before any memory was synced: "use ~N" would loop
         return UsageError(
             f"no memory history yet: {rev} names no version",
-            f"{sync_command(project)} commits your memory; then ~N is N syncs ago",
+            f"{sync_command(project)} commits your memory; then '~N' is N syncs ago",
         )
     if back and tips:
 
@@ -447,7 +453,7 @@ def _unknown(
         )
     return UsageError(
         f"unknown revision {rev!r} in {project.root}",
-        "use a commit from gitmem log, or ~N for N syncs ago",
+        "use a commit from gitmem log, or '~N' (quoted) for N syncs ago",
     )
 
 
@@ -468,12 +474,13 @@ def memory_show(project: Project, spec: str, *, named: str | None = None) -> tup
     if not sep and spec.endswith(".md") and not spec.startswith("-"):  # the memory, no REV
         raise UsageError(
             f"{spec!r} is not REV:PATH: which version?",
-            f"gitmem show '~0:{spec}' is the last synced one, ~1 the one before "
+            f"gitmem show '~0:{spec}' is the last synced one, '~1:{spec}' the one before "
             "(or a commit from gitmem log)",
         )
     if not sep or not rev or not path:
         raise UsageError(
-            f"{spec!r} is not REV:PATH", "e.g. gitmem show ~1:team/MEMORY.md (REV from gitmem log)"
+            f"{spec!r} is not REV:PATH",
+            "e.g. gitmem show '~1:team/MEMORY.md' (REV from gitmem log)",
         )
     user = user_memory(project, path)
     if user is not None:  # user-scope memory: its versions are in the agent's store

@@ -296,20 +296,42 @@ def restore_lost(project: Project, number: int) -> Brought:
 
 
 def _moved_since(project: Project, scope: Scope, rel: str, path: str, number: int) -> None:
-    """A lost edit whose file is gone while another scope holds a memory of its name (promoted
-    or demoted since): written back in place it would be a second copy of that memory. Every
-    scope has its index: a MEMORY.md is never read as moved."""
+    """A lost edit whose file is gone while another memory folder holds a memory of its name
+    (promoted or demoted since: auto, team and each agents/NAME have their own, and a move
+    keeps the name within them): written back in place it would be a second copy of that
+    memory. Every folder has its index: a MEMORY.md is never read as moved."""
     if rel.rpartition("/")[2] == "MEMORY.md":
         return
-    for other in project.scopes:
-        if other.name != scope.name and other.path != scope.path and other.file(rel).is_file():
-            moved = f"{other.prefix}/{rel}"
+    own, inner = (
+        (f"agents/{rel.partition('/')[0]}", rel.partition("/")[2])
+        if scope.name == "agents"
+        else (scope.prefix, rel)
+    )
+    for label, folder in _memory_homes(project):
+        if label != own and inner and (folder / inner).is_file():
+            moved = f"{label}/{inner}"
             raise UsageError(
                 f"lost edit {number} is of {path}, gone since, and {moved} holds a memory of "
                 "its name now (promoted or demoted?): nothing written",
                 f"see it with gitmem lost {number} and apply it to {moved} by hand, or run "
                 f"gitmem restore {path} first to have both",
             )
+
+
+def _memory_homes(project: Project) -> list[tuple[str, Path]]:
+    """(label, folder) of each folder promote and demote move memories between: auto, team,
+    and agents/NAME for each agent's folder (gitmem/claude/promote.py)."""
+    homes: list[tuple[str, Path]] = []
+    for scope in project.scopes:
+        if scope.name in ("auto", "team"):
+            homes.append((scope.prefix, scope.path))
+        elif scope.name == "agents" and scope.path.is_dir() and not scope.path.is_symlink():
+            homes += [
+                (f"agents/{d.name}", d)
+                for d in sorted(scope.path.iterdir())
+                if d.is_dir() and not d.is_symlink()
+            ]
+    return homes
 
 
 # -- what a sync tells: each edit a merge resolved against, once, with who wrote it --------------
