@@ -23,6 +23,11 @@ from typing import Any, TypeVar
 
 from gitmem.gitstore.process import Running
 
+# a stat this fresh might hide a same-timestamp edit: re-hash next time (git's racy-clean
+# rule); here, not in gitmem.sync.folders: the prompt hook reads it, and importing the sync's
+# folders for one constant loaded the transports, git objects and state (~10 ms a prompt)
+RACY_SECONDS = 2.0
+
 # (path, blob id, ctime_ns, mtime_ns, dev, ino, uid, gid, size)
 Entry = tuple[str, str, int, int, int, int, int, int, int]
 R = TypeVar("R", bound=tuple[Any, ...])  # a record type made from an entry (see `read`)

@@ -453,12 +453,15 @@ def scope_files(spot: ScopeSpot) -> Iterator[tuple[str, os.stat_result]]:
     """(path in the scope, lstat) of each memory file of a scope: `*.md` (or the adapter's own
     kind: goose's `*.txt`) outside dot-folders, never through a symbolic link, the scope's own
     outside files too."""
-    from gitmem.sync.folders import walk
+    # a scope with no folder (yet) has nothing to walk: the prompt hook, asking each time,
+    # imported the sync's folders (its transports, git objects, state: ~6 ms) for nothing
+    if os.path.isdir(spot.path):
+        from gitmem.sync.folders import walk
 
-    exclude = frozenset(spot.exclude)
-    for rel, st in walk(Path(spot.path), exclude):
-        if stat.S_ISREG(st.st_mode) and memory_name(spot, rel):
-            yield rel, st
+        exclude = frozenset(spot.exclude)
+        for rel, st in walk(Path(spot.path), exclude):
+            if stat.S_ISREG(st.st_mode) and memory_name(spot, rel):
+                yield rel, st
     for rel, path in spot.outside:
         try:
             st = os.lstat(path)
@@ -569,7 +572,7 @@ def _may_be_memory(spot: ScopeSpot, name: str) -> bool:
 
 def _fresh_rows(db: sqlite3.Connection, spot: ScopeSpot) -> list[str]:
     """Rows left out of the stat index: their file was too fresh to trust a stat."""
-    from gitmem.sync.folders import RACY_SECONDS
+    from gitmem.gitstore.index import RACY_SECONDS
 
     outside = {rel for rel, _ in spot.outside}
     return [
@@ -633,8 +636,7 @@ def _write_stat_index(place: Place, db: sqlite3.Connection, spot: ScopeSpot) -> 
     enough to trust (gitmem/sync/folders.py RACY_SECONDS: git would read a fresher file's bytes to
     compare; it is left out and read again by us next time)."""
     from gitmem.core.state import write_atomic
-    from gitmem.gitstore.index import render
-    from gitmem.sync.folders import RACY_SECONDS
+    from gitmem.gitstore.index import RACY_SECONDS, render
 
     outside = {rel for rel, _ in spot.outside}
     rows = [

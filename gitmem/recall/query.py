@@ -125,20 +125,25 @@ def parse_since(text: str, now: float | None = None, name: str = "--since") -> f
     return t
 
 
-def fts_query(text: str, any_word: bool = False) -> str | None:
+def fts_query(
+    text: str, any_word: bool = False, roots: dict[str, list[str]] | None = None
+) -> str | None:
     """An FTS5 MATCH expression for words typed by a person: each word quoted (no operator of
     FTS5's syntax can be injected), a prefix match on the last one; None when no word.
     Words typed between double quotes are a phrase: found next to each other, in that order,
     as typed (no prefix); an unmatched quote is no phrase.
     A word of a spaceless script (CJK) is the phrase of its characters, as they are indexed
     (`gitmem.recall.index.words_apart`), found anywhere inside a longer run; for any word
-    (a prompt's, run together), each pair of neighbouring characters is a word of its own."""
+    (a prompt's, run together), each pair of neighbouring characters is a word of its own.
+    `roots`: a typed word (lower case) -> words finding its other forms (`_roots`), searched
+    beside the word itself (`deploy` also finds `deployment`)."""
     from gitmem.recall.index import spaceless, words_apart
 
     groups = [([w], False) for w in re.findall(r"\w+", text)] if any_word else _phrases(text)
     if not groups:
         return None
     terms: list[str] = []
+    alts: dict[int, list[str]] = {}
     budget = 32
     for group, phrase in groups:
         if budget <= 0:
@@ -155,6 +160,8 @@ def fts_query(text: str, any_word: bool = False) -> str | None:
         elif len(w) > MAX_WORD:  # its head, as a prefix: finds what the whole word finds
             terms.append(" ".join(words_apart(w[:MAX_WORD]).split()) + "\0")
         else:
+            if roots and w.lower() in roots:
+                alts[len(terms)] = roots[w.lower()]
             terms.append(" ".join(words_apart(w).split()))
     quoted = [
         f'"{t[:-1]}"*' if t.endswith("\0") else f'"{t[:-1]}"' if t.endswith("\1") else f'"{t}"'
@@ -162,7 +169,11 @@ def fts_query(text: str, any_word: bool = False) -> str | None:
     ]
     if not terms[: len(quoted)][-1].endswith("\1") and not quoted[-1].endswith("*"):
         quoted[-1] += "*"
-    return (" OR " if any_word else " ").join(quoted)
+    for i, forms in alts.items():
+        if i < len(quoted):
+            star = "*" if quoted[i].endswith("*") else ""
+            quoted[i] = "(" + " OR ".join([quoted[i], *(f'"{f}"{star}' for f in forms)]) + ")"
+    return (" OR " if any_word else " AND " if alts else " ").join(quoted)
 
 
 def _phrases(text: str) -> list[tuple[list[str], bool]]:
@@ -249,7 +260,7 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     )
     order = "changed DESC, m.rank DESC, m.scope, m.path"
     if q.search:
-        match = fts_query(q.search, q.any_word)
+        match = fts_query(q.search, q.any_word, None if q.any_word else _roots(db, q.search))
         if match is None:
             return []
         select = select.replace("0.0 AS score", f"bm25(text, {WEIGHTS}) AS score")
@@ -278,6 +289,67 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
             for h in hits:
                 h.near = {k: v for k, v in shown.items() if k != v}
     return hits
+
+
+def _roots(db: sqlite3.Connection, text: str) -> dict[str, list[str]]:
+    """Each typed word whose forms the stemmer parts -> words that find those other forms.
+    FTS5's porter stemmer turns `deploy` into `deploi` but `deployment` into `deploy`, so neither
+    prefix finds the other (nor `verify` `verification`): when the index holds such a sibling
+    (the shared root, or the root with `y` or `i`), a word the stemmer turns into exactly that
+    sibling is searched beside the typed word (never a shorter prefix: `deplore` stays out).
+    Bounded: words of 4 to MAX_TYPO letters, at most 32, three exact look-ups each."""
+    words = list(
+        dict.fromkeys(
+            w.lower()
+            for w in re.findall(r"\w+", text)[:32]
+            if 4 <= len(w) <= MAX_TYPO and w.isascii() and w.isalpha()
+        )
+    )
+    if not words:
+        return {}
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stemmer USING "
+        "fts5(w, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stems USING fts5vocab(temp, stemmer, instance)"
+    )
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, text, row)")
+
+    def stems(given: list[str]) -> list[str]:
+        db.execute("DELETE FROM temp.stemmer")
+        db.execute("INSERT INTO temp.stemmer(rowid, w) VALUES (1, ?)", [" ".join(given)])
+        at = {int(r[1]): str(r[0]) for r in db.execute("SELECT term, offset FROM temp.stems")}
+        db.execute("DELETE FROM temp.stemmer")
+        return [at.get(i, w) for i, w in enumerate(given)]
+
+    wanted: dict[str, list[str]] = {}
+    for word, stem in zip(words, stems(words), strict=True):
+        n = 0
+        while n < min(len(word), len(stem)) and word[n] == stem[n]:
+            n += 1
+        root = word[: n - 1] if word[:n].endswith("y") else word[:n]
+        if len(root) < 4:
+            continue
+        siblings = [t for t in (root, root + "y", root + "i") if t != stem]
+        held = rows_where(
+            db,
+            f"SELECT term FROM temp.vocab WHERE term IN ({','.join('?' * len(siblings))})",
+            siblings,
+        )
+        if held:
+            wanted[word] = [str(r["term"]) for r in held]
+    if not wanted:
+        return {}
+    # a word the stemmer turns into the sibling: itself, or with a suffix it strips
+    tries = [(w, t, t + end) for w, ts in wanted.items() for t in ts for end in ("", "ment", "s")]
+    roots: dict[str, list[str]] = {}
+    done: set[tuple[str, str]] = set()
+    for (word, term, form), stem in zip(tries, stems([f for _, _, f in tries]), strict=True):
+        if stem == term and (word, term) not in done:  # one form a sibling
+            done.add((word, term))
+            roots.setdefault(word, []).append(form)
+    return roots
 
 
 def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:

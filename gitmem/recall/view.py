@@ -32,6 +32,13 @@ MAX_COMMITS = 5_000  # commits read per ref
 TEAM_SCOPES = frozenset({"team", "agents"})
 
 
+# files named alike in every scope (an index, an agent's instructions): labelled by their id,
+# scope shown (`user/CLAUDE.md` and a team's `CLAUDE.md` were both "CLAUDE")
+GENERIC_NAMES = frozenset(
+    ("memory.md", "memory-archive.md", "claude.md", "claude.local.md", "agents.md", "gemini.md")
+)
+
+
 def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, Any]:
     """Nodes (with text and history) and links of every scope, as the page's script reads them."""
     import networkx as nx
@@ -67,7 +74,7 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
                 "team": r["scope"] in TEAM_SCOPES,
                 "title": clean(
                     memory_id
-                    if posixpath.basename(r["path"]).lower() in ("memory.md", "memory-archive.md")
+                    if posixpath.basename(r["path"]).lower() in GENERIC_NAMES
                     else r["title"] or posixpath.basename(r["path"])
                 ),
                 "type": r["type"],

@@ -28,12 +28,12 @@ from gitmem.core.state import (
 )
 from gitmem.core.tempfiles import NAME_KEPT, TEMP_PREFIX, left_by_a_killed_run, temp_path
 from gitmem.gitstore import Repository
+from gitmem.gitstore.index import RACY_SECONDS
 from gitmem.policy.limits import MAX_BLOB_BYTES
 
 MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports
 Progress = Callable[[str, int], None]  # (what, how many files so far)
-RACY_SECONDS = 2.0  # a stat this fresh might hide a same-timestamp edit: re-hash next time
 
 
 class Snapshot:

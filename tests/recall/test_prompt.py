@@ -161,3 +161,38 @@ def test_cut_fits_its_room(line: str, room: int) -> None:
 def test_the_local_file_id_matches_the_scopes_module() -> None:
     assert STORED_LOCAL_FILE == SCOPES_LOCAL_FILE
     assert sys.executable
+
+
+def test_the_prompt_hook_leaves_the_sync_unloaded_once_the_index_is_fresh(
+    project: tuple[World, Path],
+) -> None:
+    """The prompt hook asked the sync's folders (transports, git objects, state: ~6 ms a
+    prompt) for a scope with no folder, walked each time, and for one constant: once the index
+    is fresh, answering a prompt loads neither the sync nor git's object code."""
+    import time
+
+    world, clone = project
+    fill(world, clone)
+    assert "auto/deploy.md" in hook(world, clone, "deploy on Friday?")
+    time.sleep(2.2)  # past git's racy window (RACY_SECONDS): the rows are no longer fresh
+    hook(world, clone, "deploy on Friday?")
+    command = recall_command(clone).replace(" -I ", " -I -X importtime ", 1)
+    event = {
+        "prompt": "deploy on Friday?",
+        "cwd": str(clone),
+        "hook_event_name": "UserPromptSubmit",
+    }
+    proc = subprocess.run(
+        command,
+        shell=True,
+        input=json.dumps(event).encode(),
+        capture_output=True,
+        cwd=clone,
+        env=world.env,
+        timeout=60,
+    )
+    assert "auto/deploy.md" in proc.stdout.decode()
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
+    assert "gitmem.recall.index" in loaded  # the measure sees the hook's modules
+    for module in ("gitmem.sync.folders", "gitmem.gitstore.transport", "gitmem.gitstore.objects"):
+        assert module not in loaded, module

@@ -251,3 +251,32 @@ def test_view_refuses_to_write_through_a_link(project: tuple[World, Path], tmp_p
     link.symlink_to(target)
     run = world.gitmem("-C", str(clone), "view", "--out", str(link))
     assert run.code == 2 and target.read_text() == "keep"
+
+
+def test_the_user_and_the_project_claude_md_have_distinct_labels(
+    project: tuple[World, Path], tmp_path: Path
+) -> None:
+    """~/.claude/CLAUDE.md and the project's CLAUDE.md were both labelled "CLAUDE" on the page:
+    an instructions or index file, named alike in every scope, is labelled by its id (scope
+    shown)."""
+    import json
+
+    world, clone = project
+    write_files(world.home / ".claude", {"CLAUDE.md": "user rules: be brief\n"})
+    (clone / "CLAUDE.local.md").write_text("my rules here: run make check\n")
+    write_files(world.scope_path(clone, "team"), {"CLAUDE.md": "the team's rules\n"})
+    write_files(world.scope_path(clone, "auto"), {"MEMORY.md": "- [a](a.md)\n", "a.md": "# A\n"})
+    page = tmp_path / "page.html"
+    world.ok("-C", str(clone), "view", "--out", str(page))
+    raw = re.search(
+        r'<script type="application/json" id="data">(.*?)</script>', page.read_text(), re.S
+    )
+    assert raw is not None
+    nodes = json.loads(raw.group(1))["nodes"]
+    claude = [n for n in nodes if "claude" in n["id"].lower()]
+    labels = {n["id"]: n["title"] for n in nodes}
+    assert labels["user/CLAUDE.md"] == "user/CLAUDE.md", labels
+    assert labels["team/CLAUDE.md"] == "team/CLAUDE.md", labels
+    assert labels["CLAUDE.local.md"] == "CLAUDE.local.md", labels
+    assert len(claude) == 3 and len({n["title"] for n in claude}) == 3, labels
+    assert labels["auto/a.md"] == "a"  # a topic keeps its own title
