@@ -20,10 +20,10 @@ from gitmem.claude import hooks
 from gitmem.cli import main
 from gitmem.core import state
 from gitmem.gitstore import Repository
+from gitmem.gitstore.index import RACY_SECONDS
 from gitmem.privacy import codec
 from gitmem.privacy.crypto import ScopeKey, split_tree
 from gitmem.project import confinement
-from gitmem.sync.folders import RACY_SECONDS
 from tests.support.settled import settled_worlds, take, users_in_module
 from tests.support.world import World
 
