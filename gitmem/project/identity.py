@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -277,6 +276,8 @@ def refuse_relative(env: Mapping[str, str], names: tuple[str, ...] = PLACING_VAR
         from gitmem.errors import ConfigError
 
         if name == "HOME":
+            import shlex  # only for this message: every opening runs this check
+
             from gitmem.core.userdirs import home
 
             fix = f"export HOME={shlex.quote(home())} (an absolute path)"
