@@ -292,3 +292,58 @@ def test_a_lost_edit_of_a_memory_moved_since_stays_out_of_the_folder_it_left(
     hints_run_in(world, run, two, two)  # gitmem lost 1; gitmem restore SOURCE/t.md
     assert (folder(two, source) / "t.md").exists()
     world.ok("-C", str(two), "restore", "--lost", "1")  # now both: the user chose it
+
+
+# -- newcomer 10b: a solo repository with no remote yet, a fresh machine outside any clone ------
+
+
+def _hints_that_name_gitmem_run(world: World, run: Run, here: Path, clone: Path) -> None:
+    """`hints_run_in`, for a run whose hint may name no gitmem command (git's own, say)."""
+    if hinted(run):
+        hints_run_in(world, run, here, clone)
+
+
+def test_every_command_in_a_repository_without_a_remote_answers_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """A solo developer's first repository has no remote yet: `gitmem adopt` there failed
+    with "unexpected AssertionError" (exit 4, "report it": a bug, no way on). Every command
+    a newcomer types there (adopt with or without --remote among them) now answers: done, or
+    one line naming what is missing with a hint whose gitmem commands run there."""
+    world = World(tmp_path)
+    solo = tmp_path / "solo"
+    world.git("init", "-q", str(solo))
+    world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=solo)
+    write_files(world.scope_path(solo, "auto"), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "1\n"})
+    world.ok("sync", cwd=solo)
+    commands = [
+        ["adopt"],
+        ["adopt", "--json"],
+        ["adopt", "--remote", "origin"],
+        ["pull"],
+        ["push"],
+        ["sync", "--dry-run"],
+        ["status", "--fetch"],
+        ["doctor"],
+        ["log"],
+        ["diff"],
+        ["lost"],
+        ["key", "list"],
+        ["key", "rotate"],
+        ["promote", "auto/b.md"],
+        ["demote", "team/b.md"],
+        ["bundle", "create", str(tmp_path / "b.bundle")],
+        ["validate"],
+        ["validate", "--remote", "origin"],
+        ["status", "--user"],
+    ]
+    for argv in commands:
+        run = world.gitmem(*argv, cwd=solo)
+        assert run.code in (0, 1, 2), (argv, run.code, run.err)
+        if run.code == 2:
+            assert_one_clear_error(run, 2)
+            _hints_that_name_gitmem_run(world, run, solo, solo)
+    adopt = world.gitmem("adopt", cwd=solo)
+    assert_one_clear_error(adopt, 2, f"{solo} has no git remote")
+    assert "git remote add origin URL" in adopt.err, adopt.err
+    assert world.git("for-each-ref", "refs/gitmem-remotes", cwd=solo) == ""
