@@ -347,3 +347,18 @@ def test_every_command_in_a_repository_without_a_remote_answers_in_one_line(
     assert_one_clear_error(adopt, 2, f"{solo} has no git remote")
     assert "git remote add origin URL" in adopt.err, adopt.err
     assert world.git("for-each-ref", "refs/gitmem-remotes", cwd=solo) == ""
+
+
+def test_key_show_on_a_fresh_machine_outside_a_clone_hints_what_runs_there(
+    tmp_path: Path,
+) -> None:
+    """`gitmem key show` in the home folder of a fresh machine hinted `gitmem key init (or
+    gitmem sync)`; the sync fails there ("not a git repository"). The hint now says where
+    each works, and each does: key init in the home folder, the sync in a clone."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    run = world.gitmem("key", "show", cwd=world.home)
+    assert_one_clear_error(run, 2, "this machine has no gitmem key yet")
+    hints_run_in(world, run, world.home, proj)
+    assert world.ok("key", "show", cwd=world.home).startswith("age1")
