@@ -362,3 +362,34 @@ def test_key_show_on_a_fresh_machine_outside_a_clone_hints_what_runs_there(
     assert_one_clear_error(run, 2, "this machine has no gitmem key yet")
     hints_run_in(world, run, world.home, proj)
     assert world.ok("key", "show", cwd=world.home).startswith("age1")
+
+
+@pytest.mark.parametrize("where", ["--global", "--local"])
+@pytest.mark.parametrize("value", ["claude,codx", "codx", "claude,cursor"])
+def test_a_misspelled_agent_is_fixed_by_the_command_its_hint_prints(
+    tmp_path: Path, where: str, value: str
+) -> None:
+    """`git config --global gitmem.agents claude,codx` (a typo) was refused with the fix
+    `git config gitmem.agents claude,codex` — the repository's setting: run in the clone, the
+    project synced but the user scope (read from your own configuration only) failed again
+    with the same hint; run in the home folder, git refused (not a repository). The hint's
+    `git config` now reaches the setting that was read (`--global` for yours) and keeps the
+    names meant (a near miss corrected); run as printed, every command that failed syncs."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    hub = tmp_path / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    world.git("config", where, "gitmem.agents", value, cwd=proj)
+    runs = [("sync",), ("status",)] + ([("sync", "--user")] if where == "--global" else [])
+    for argv in runs:
+        run = world.gitmem(*argv, cwd=proj)
+        assert_one_clear_error(run, 2, "gitmem.agents names an agent gitmem does not know")
+        fix = re.findall(r"\((git config [^()]+)\)$", run.err.splitlines()[1])
+        assert fix and (where == "--global") == (" --global " in fix[0]), run.err
+    world.git(*fix[0].split()[1:], cwd=proj if where == "--local" else world.home)
+    if value == "claude,codx":
+        assert "gitmem.agents claude,codex" in fix[0], fix  # the name meant, not dropped
+    for argv in runs:
+        world.ok(*argv, cwd=proj)
