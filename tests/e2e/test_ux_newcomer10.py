@@ -393,3 +393,29 @@ def test_a_misspelled_agent_is_fixed_by_the_command_its_hint_prints(
         assert "gitmem.agents claude,codex" in fix[0], fix  # the name meant, not dropped
     for argv in runs:
         world.ok(*argv, cwd=proj)
+
+
+def test_a_hub_set_in_the_repository_only_is_named_when_the_user_scope_asks_for_one(
+    tmp_path: Path,
+) -> None:
+    """`git config gitmem.hub URL` without --global: the project's personal ref went to that
+    hub, yet `gitmem sync --user` in the same clone said "no hub" and `status --user` "hub -
+    (none)" with a `git config --global gitmem.hub URL` to type — the newcomer had set one.
+    Both now name the repository's hub, why it does not carry the user scope (your own
+    configuration decides that), and the command with that hub, which then syncs."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    hub = tmp_path / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "gitmem.hub", str(hub), cwd=proj)
+    write_files(world.home / ".claude", {"CLAUDE.md": "# Me\n"})
+    run = world.gitmem("sync", "--user", cwd=proj)
+    assert_one_clear_error(run, 2, f"only this repository's gitmem.hub is set ({hub})")
+    status = world.ok("status", "--user", cwd=proj)
+    step = next(line for line in status.splitlines() if line.startswith("next: "))
+    fix = f"git config --global gitmem.hub {hub} (then gitmem sync --user)"
+    assert run.err.splitlines()[1] == f"hint: {fix}" and step.endswith(fix), (run.err, step)
+    world.git(*fix.split(" (")[0].split()[1:], cwd=world.home)
+    out = world.ok("sync", "--user", cwd=proj)
+    assert "pushed to" in out, out
