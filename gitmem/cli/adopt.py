@@ -35,6 +35,13 @@ def adopt(args: argparse.Namespace) -> int:
     from gitmem.sync import SyncOptions, run_sync
 
     project = open_project_from(args)
+    if project.remote is None:  # nothing was recorded under another spelling of no URL
+        from gitmem.errors import UsageError
+
+        raise UsageError(
+            f"{project.root} has no git remote: adopt takes a remote's memory under this clone's URL",
+            "add one (git remote add origin URL), then run gitmem sync (it says when to adopt)",
+        )
     refs = sorted({s.ref for s in project.scopes if s.ref})
     # a ref that already knew this key, here and on the remote, is not adopted by this run
     known = {ref for ref in refs if _knows_key(project, ref)}

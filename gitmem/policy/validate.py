@@ -243,6 +243,13 @@ def _remote_targets(repo: Repository, options: ValidateOptions) -> list[tuple[st
 
     remote = options.remote
     assert remote is not None
+    if remote not in repo.remotes() and not any(c in remote for c in "/:\\"):
+        from pathlib import Path
+
+        from gitmem.project.scopes import choose_remote
+
+        if not (Path(repo.toplevel or repo.git_dir) / remote).exists():  # git's folder rule
+            choose_remote(repo, remote)  # a name that is no remote: one line, as every --remote
     prefix = ref_prefix(repo)
     wanted = [_full_name(r) for r in options.refs] or [GITMEM_REFS + "*"]
     hub_ref = _hub_route(repo, remote)

@@ -55,7 +55,8 @@ def show_key() -> MachineIdentity:
     key = load_machine_key()
     if key is None:
         raise UsageError(
-            "this machine has no gitmem key yet", "run gitmem key init (or gitmem sync)"
+            "this machine has no gitmem key yet",
+            "run gitmem key init (or, in a clone, gitmem sync)",
         )
     return MachineIdentity(key.recipient, key.where)
 

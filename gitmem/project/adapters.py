@@ -95,23 +95,40 @@ NOT_ADAPTERS = {
 }
 
 
-def enabled_agents(value: str | None) -> tuple[str, ...]:
-    """The agents `gitmem.agents` names (comma or space separated; default: Claude Code)."""
+def enabled_agents(value: str | None, where: str = "--global") -> tuple[str, ...]:
+    """The agents `gitmem.agents` names (comma or space separated; default: Claude Code).
+    `where`: the option of `git config` that reaches the setting (`--global`: the user's own;
+    "": the repository's), for the hint's fix to change the value that was read."""
     if value is None or not value.strip():
         return DEFAULT_AGENTS
     names = [n.strip().lower() for n in value.replace(",", " ").split()]
     unknown = [n for n in names if n not in ADAPTERS]
     if unknown:
+        from difflib import get_close_matches
+
         why = "".join(f" ({NOT_ADAPTERS[n]})" for n in unknown if n in NOT_ADAPTERS)
+        meant = [
+            n if n in ADAPTERS else next(iter(get_close_matches(n, ADAPTERS, 1)), "") for n in names
+        ]
+        fixed = ",".join(dict.fromkeys(n for n in meant if n)) or DEFAULT_AGENTS[0]
+        command = " ".join(["git config", *([where] if where else []), AGENTS_SETTING, fixed])
         raise ConfigError(
             f"{AGENTS_SETTING} names an agent gitmem does not know: {', '.join(unknown)}{why}",
-            f"choose among {', '.join(ADAPTERS)} (git config {AGENTS_SETTING} claude,codex)",
+            f"choose among {', '.join(ADAPTERS)} ({command})",
         )
     return tuple(dict.fromkeys(names))
 
 
 def agents_of(repo: Repository) -> tuple[str, ...]:
-    return enabled_agents(repo.config_get(AGENTS_SETTING))
+    value = repo.config_get(AGENTS_SETTING)
+    try:
+        return enabled_agents(value, "")
+    except ConfigError:  # the fix goes where the value was read: the repository's, or yours
+        from gitmem.core.userdirs import users_own
+
+        if users_own(repo, AGENTS_SETTING) != value:
+            raise
+    return enabled_agents(value)  # raises, its hint naming your own configuration
 
 
 # -- where each folder is on this machine -------------------------------------------------------

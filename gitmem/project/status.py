@@ -342,7 +342,15 @@ def user_status(repo: Any, env: Mapping[str, str], fetch: bool = False) -> UserS
             out = UserStatus(None, resolve_uid(store))
         finally:
             store.close()
-        out.next_steps.append(f"nothing of your user-scope memory syncs without a hub: {HUB_HINT}")
+        from gitmem.project.userscope import NOT_YOUR_HUB, own_hub_hint, repository_hub
+
+        theirs = repository_hub(repo)
+        said = (NOT_YOUR_HUB.format(theirs), own_hub_hint(theirs)) if theirs else None
+        out.next_steps.append(
+            f"{said[0]}: {said[1]}"
+            if said
+            else f"nothing of your user-scope memory syncs without a hub: {HUB_HINT}"
+        )
         return out
     out = UserStatus(shown_url(hub), "")
     for agent, project in user_projects(repo, env):

@@ -41,6 +41,27 @@ HUB_HINT = (
 )
 
 
+def repository_hub(config: Repository | None) -> str | None:
+    """The hub this repository's own configuration names when yours names none — it carries
+    the project's personal ref, never the user scope (`users_own`) — shown without credentials."""
+    if config is None:
+        return None
+    value = config.config_get("gitmem.hub")
+    if not value:
+        return None
+    from gitmem.core.sanitize import shown_url
+
+    return shown_url(value)
+
+
+def own_hub_hint(hub: str) -> str:
+    """The fix when only the repository names `hub`: the same one, as yours."""
+    return f"git config --global gitmem.hub {hub} (then gitmem sync --user)"
+
+
+NOT_YOUR_HUB = "only this repository's gitmem.hub is set ({}): it carries this project's personal memory, not your user scope"
+
+
 @dataclass(frozen=True)
 class UserSync:
     agent: str
@@ -163,6 +184,11 @@ def user_projects(repo: Repository | None, env: Mapping[str, str]) -> list[tuple
     config = repo if repo is not None else open_store("claude", env)
     hub = users_own(config, "gitmem.hub")
     if not hub:
+        theirs = repository_hub(repo)
+        if theirs:
+            raise ConfigError(
+                f"no hub of your own: {NOT_YOUR_HUB.format(theirs)}", own_hub_hint(theirs)
+            )
         raise ConfigError("no hub: the user scope syncs only through gitmem.hub", HUB_HINT)
     chosen = enabled_agents(users_own(config, "gitmem.agents"))
     # the person's id, whichever folder asks: a repository's own user.email (a work address)

@@ -292,3 +292,130 @@ def test_a_lost_edit_of_a_memory_moved_since_stays_out_of_the_folder_it_left(
     hints_run_in(world, run, two, two)  # gitmem lost 1; gitmem restore SOURCE/t.md
     assert (folder(two, source) / "t.md").exists()
     world.ok("-C", str(two), "restore", "--lost", "1")  # now both: the user chose it
+
+
+# -- newcomer 10b: a solo repository with no remote yet, a fresh machine outside any clone ------
+
+
+def _hints_that_name_gitmem_run(world: World, run: Run, here: Path, clone: Path) -> None:
+    """`hints_run_in`, for a run whose hint may name no gitmem command (git's own, say)."""
+    if hinted(run):
+        hints_run_in(world, run, here, clone)
+
+
+def test_every_command_in_a_repository_without_a_remote_answers_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """A solo developer's first repository has no remote yet: `gitmem adopt` there failed
+    with "unexpected AssertionError" (exit 4, "report it": a bug, no way on). Every command
+    a newcomer types there (adopt with or without --remote among them) now answers: done, or
+    one line naming what is missing with a hint whose gitmem commands run there."""
+    world = World(tmp_path)
+    solo = tmp_path / "solo"
+    world.git("init", "-q", str(solo))
+    world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=solo)
+    write_files(world.scope_path(solo, "auto"), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "1\n"})
+    world.ok("sync", cwd=solo)
+    commands = [
+        ["adopt"],
+        ["adopt", "--json"],
+        ["adopt", "--remote", "origin"],
+        ["pull"],
+        ["push"],
+        ["sync", "--dry-run"],
+        ["status", "--fetch"],
+        ["doctor"],
+        ["log"],
+        ["diff"],
+        ["lost"],
+        ["key", "list"],
+        ["key", "rotate"],
+        ["promote", "auto/b.md"],
+        ["demote", "team/b.md"],
+        ["bundle", "create", str(tmp_path / "b.bundle")],
+        ["validate"],
+        ["validate", "--remote", "origin"],
+        ["status", "--user"],
+    ]
+    for argv in commands:
+        run = world.gitmem(*argv, cwd=solo)
+        assert run.code in (0, 1, 2), (argv, run.code, run.err)
+        if run.code == 2:
+            assert_one_clear_error(run, 2)
+            _hints_that_name_gitmem_run(world, run, solo, solo)
+    adopt = world.gitmem("adopt", cwd=solo)
+    assert_one_clear_error(adopt, 2, f"{solo} has no git remote")
+    assert "git remote add origin URL" in adopt.err, adopt.err
+    assert world.git("for-each-ref", "refs/gitmem-remotes", cwd=solo) == ""
+
+
+def test_key_show_on_a_fresh_machine_outside_a_clone_hints_what_runs_there(
+    tmp_path: Path,
+) -> None:
+    """`gitmem key show` in the home folder of a fresh machine hinted `gitmem key init (or
+    gitmem sync)`; the sync fails there ("not a git repository"). The hint now says where
+    each works, and each does: key init in the home folder, the sync in a clone."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    run = world.gitmem("key", "show", cwd=world.home)
+    assert_one_clear_error(run, 2, "this machine has no gitmem key yet")
+    hints_run_in(world, run, world.home, proj)
+    assert world.ok("key", "show", cwd=world.home).startswith("age1")
+
+
+@pytest.mark.parametrize("where", ["--global", "--local"])
+@pytest.mark.parametrize("value", ["claude,codx", "codx", "claude,cursor"])
+def test_a_misspelled_agent_is_fixed_by_the_command_its_hint_prints(
+    tmp_path: Path, where: str, value: str
+) -> None:
+    """`git config --global gitmem.agents claude,codx` (a typo) was refused with the fix
+    `git config gitmem.agents claude,codex` — the repository's setting: run in the clone, the
+    project synced but the user scope (read from your own configuration only) failed again
+    with the same hint; run in the home folder, git refused (not a repository). The hint's
+    `git config` now reaches the setting that was read (`--global` for yours) and keeps the
+    names meant (a near miss corrected); run as printed, every command that failed syncs."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    hub = tmp_path / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    world.git("config", where, "gitmem.agents", value, cwd=proj)
+    runs = [("sync",), ("status",)] + ([("sync", "--user")] if where == "--global" else [])
+    for argv in runs:
+        run = world.gitmem(*argv, cwd=proj)
+        assert_one_clear_error(run, 2, "gitmem.agents names an agent gitmem does not know")
+        fix = re.findall(r"\((git config [^()]+)\)$", run.err.splitlines()[1])
+        assert fix and (where == "--global") == (" --global " in fix[0]), run.err
+    world.git(*fix[0].split()[1:], cwd=proj if where == "--local" else world.home)
+    if value == "claude,codx":
+        assert "gitmem.agents claude,codex" in fix[0], fix  # the name meant, not dropped
+    for argv in runs:
+        world.ok(*argv, cwd=proj)
+
+
+def test_a_hub_set_in_the_repository_only_is_named_when_the_user_scope_asks_for_one(
+    tmp_path: Path,
+) -> None:
+    """`git config gitmem.hub URL` without --global: the project's personal ref went to that
+    hub, yet `gitmem sync --user` in the same clone said "no hub" and `status --user` "hub -
+    (none)" with a `git config --global gitmem.hub URL` to type — the newcomer had set one.
+    Both now name the repository's hub, why it does not carry the user scope (your own
+    configuration decides that), and the command with that hub, which then syncs."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    hub = tmp_path / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "gitmem.hub", str(hub), cwd=proj)
+    write_files(world.home / ".claude", {"CLAUDE.md": "# Me\n"})
+    run = world.gitmem("sync", "--user", cwd=proj)
+    assert_one_clear_error(run, 2, f"only this repository's gitmem.hub is set ({hub})")
+    status = world.ok("status", "--user", cwd=proj)
+    step = next(line for line in status.splitlines() if line.startswith("next: "))
+    fix = f"git config --global gitmem.hub {hub} (then gitmem sync --user)"
+    assert run.err.splitlines()[1] == f"hint: {fix}" and step.endswith(fix), (run.err, step)
+    world.git(*fix.split(" (")[0].split()[1:], cwd=world.home)
+    out = world.ok("sync", "--user", cwd=proj)
+    assert "pushed to" in out, out
