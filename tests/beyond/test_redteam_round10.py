@@ -579,6 +579,49 @@ def test_a_repositorys_own_signing_programs_never_run(world: World) -> None:
     assert not marker.exists(), marker.read_text()
 
 
+@pytest.mark.parametrize(
+    "key", ["gpg.ssh.allowedSignersFile", "gpg.ssh.revocationFile", "user.signingKey"]
+)
+def test_a_fifo_a_repository_names_for_the_signature_check_never_holds_a_sync(
+    world: World, key: str
+) -> None:
+    """A `.git/config` that came with the folder names a FIFO as the file the signature
+    check or the signing opens (the allowed signers, the revoked keys, the ssh key): every
+    `gitmem sync` by hand waited for ever in ssh-keygen (the hook gave up at its bound). The
+    file stays the repository's to name, but one that is not a regular file is taken back
+    (`ObjectStore._signing_files`): the sync ends at once, a teammate's commit not verified
+    (or ours not signed), one line. A real FIFO, the sync a real process under a timeout."""
+    from tests.support.world import teammates_sharing
+
+    alice, bob, team = teammates_sharing(world)
+    alice_key = world.root / "alice-key"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(alice_key)], check=True
+    )
+    world.git("config", "gpg.format", "ssh", cwd=alice)
+    world.git("config", "user.signingKey", str(alice_key), cwd=alice)
+    allowed = world.root / "allowed"
+    email = world.git("config", "user.email", cwd=alice).strip()
+    allowed.write_text(f"{email} {(world.root / 'alice-key.pub').read_text()}")
+    fifo = bob / ".git" / "held"
+    os.mkfifo(fifo)
+    settings = {"gpg.format": "ssh", "gitmem.requireSigned": "true"}
+    settings["gpg.ssh.allowedSignersFile"] = str(allowed)
+    settings[key] = str(fifo)
+    for name, value in settings.items():
+        world.git("config", name, value, cwd=bob)
+    write_files(team, {"a2.md": "---\nname: a2\n---\na2\n"})
+    world.ok("-C", str(alice), "sync")
+    write_files(world.scope_path(bob, "team"), {"b.md": "---\nname: b\n---\nb\n"})
+    try:
+        run = world.process("-C", str(bob), "sync", timeout=40)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"a FIFO as {key} held the sync past 40 s")
+    assert run.code != 0, run.out + run.err
+    assert "Traceback" not in run.err
+    assert len(run.err.strip().splitlines()) <= 3, run.err
+
+
 def test_an_unpublished_personal_ref_never_leaves_in_a_bundle(world: World) -> None:
     """`gitmem unpublish personal` keeps the personal ref on this machine only (here in
     plaintext: `gitmem.encrypt off`, the user's choice); `bundle create` — a file handed to
