@@ -458,6 +458,37 @@ class ObjectStore(GitDir, ObjectEncoding):
         for key, default in _SIGNING_PROGRAMS:
             own = openpgp if key in ("gpg.program", "gpg.openpgp.program") else None
             pinned += ["-c", f"{key}={own or users_own(self, key) or default}"]
+        return pinned + self._signing_files()
+
+    def _signing_files(self) -> list[str]:
+        """`-c` settings taking back each file the check or the signature opens (the allowed
+        signers, the revoked keys, an ssh key given as a path) that a config names and that is
+        not a regular file: it becomes a path that cannot exist, so ssh-keygen fails at once
+        and the commit is not verified (or not signed), never a wait (red team 10: a
+        repository's `gpg.ssh.allowedSignersFile` naming a FIFO held a sync by hand for ever).
+        The file stays the repository's to name (docs/ci.md keeps it in `.git`): only what it
+        is is checked, where git opens it (relative to the folder git runs in)."""
+        import stat
+
+        keys = ["gpg.ssh.allowedsignersfile", "gpg.ssh.revocationfile"]
+        signing_key = self.config_get("user.signingkey") or ""
+        if (self.config_get("gpg.format") or "").lower() == "ssh" and not (
+            signing_key.startswith(("key::", "ssh-", "ecdsa-", "sk-"))
+        ):
+            keys.append("user.signingkey")
+        _argv, cwd = self.command()
+        pinned = []
+        for key in keys:
+            value = self.config_get(key)
+            if not value:
+                continue
+            path = os.path.join(cwd, os.path.expanduser(value))
+            try:
+                regular = stat.S_ISREG(os.stat(path).st_mode)
+            except OSError:
+                continue  # absent or unreachable: git says so itself, without waiting
+            if not regular:
+                pinned += ["-c", f"{key}={os.path.join(os.devnull, 'none')}"]
         return pinned
 
     def unverified_commits(self, new: str, old: str | None) -> list[tuple[str, str]]:

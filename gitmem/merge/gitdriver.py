@@ -193,12 +193,52 @@ def _read(name: str) -> bytes:
         return f.read()
 
 
+# the folders `gitmem drivers install` names for the topic-file driver (its default globs are
+# `<folder>**/*.md`); an index (`MEMORY.md`, any case) is memory in any folder
+MEMORY_FOLDERS = (".claude/agent-memory/", ".claude/agent-memory-local/", ".claude/memory/")
+DRIVER_NAMES = ("gitmem-index", "gitmem-frontmatter")
+
+
 def _memory_kind(path: str) -> bool:
-    """Whether `path` is a file gitmem's drivers merge: Markdown (an index, an archive, a
-    topic file), whatever attribute selected the driver."""
+    """Whether `path` is a memory file gitmem's drivers merge: Markdown (an index, an archive,
+    a topic file) that gitmem's own attributes name — the default folders, an index anywhere,
+    or what the user's own attribute files (`info/attributes`, the global one: never a
+    committed `.gitattributes`) send to a gitmem driver (`drivers install --pattern`)."""
     from merge_drivers.dispatch import kind_of
 
-    return kind_of(path) != "text"
+    kind = kind_of(path)
+    if kind == "text":
+        return False
+    if kind == "index" or path.startswith(MEMORY_FOLDERS):
+        return True
+    return _users_own_attributes_name(path)
+
+
+def _users_own_attributes_name(path: str) -> bool:
+    """Whether the user's own attribute files select a gitmem driver for `path`: git's own
+    matching (`git check-attr --cached`) over an index that does not exist, so no
+    `.gitattributes` of the branch takes part (red team 10: a committed `docs/*.md
+    merge=gitmem-frontmatter` had teammates' edits to the project's docs merged silently).
+    Bounded; any failure answers no (git's own merge, markers and all)."""
+    import subprocess
+    import tempfile
+
+    from gitmem.gitstore.spawn import clean_env, git_program
+
+    kept = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE")  # a merge git runs with them
+    extra = {k: os.environ[k] for k in kept if k in os.environ}
+    with tempfile.TemporaryDirectory(prefix="gitmem-driver-") as empty:
+        extra["GIT_INDEX_FILE"] = os.path.join(empty, "index")  # never made: an empty index
+        argv = [git_program(), "check-attr", "--cached", "-z", "merge", "--", path]
+        try:
+            done = subprocess.run(
+                argv, env=clean_env(extra), capture_output=True, check=False, timeout=10
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+    fields = done.stdout.split(b"\0")
+    value = fields[2].decode("utf-8", "replace") if len(fields) > 2 else ""
+    return done.returncode == 0 and value in DRIVER_NAMES
 
 
 def _as_git_merges(base_file: str, ours_file: str, theirs_file: str, marker: str) -> int:

@@ -19,6 +19,7 @@ from gitmem.gitstore import (
     config_file_remove_section,
     config_file_set,
 )
+from gitmem.merge.gitdriver import MEMORY_FOLDERS
 
 DRIVERS = {
     "gitmem-index": "gitmem MEMORY.md index merge (entries by confidence and recency)",
@@ -26,11 +27,9 @@ DRIVERS = {
 }
 BEGIN = "# >>> gitmem merge drivers (gitmem drivers install; remove with gitmem drivers uninstall)"
 END = "# <<< gitmem merge drivers"
-FRONTMATTER_GLOBS = (
-    ".claude/agent-memory/**/*.md",
-    ".claude/agent-memory-local/**/*.md",
-    ".claude/memory/**/*.md",  # where many teams keep memory on the branch
-)
+# .claude/memory/: where many teams keep memory on the branch; the driver merges these folders
+# (and an index anywhere) whoever's attributes select it, other paths only when the user's own do
+FRONTMATTER_GLOBS = tuple(f"{folder}**/*.md" for folder in MEMORY_FOLDERS)
 INDEX_GLOB = "[Mm][Ee][Mm][Oo][Rr][Yy].[Mm][Dd]"
 ADAPTER = "gitmem.merge.gitdriver"  # the module whose main() git runs
 

@@ -357,6 +357,80 @@ def test_a_committed_gitattributes_never_lets_gitmems_driver_resolve_code_confli
     assert "<<<<<<<" in (clone / "src" / "auth.py").read_text()
 
 
+def _merge_conflicting_edits(world: World, clone: Path, path: str) -> tuple[str, str]:
+    """`git merge` of two branches that edit the same line of `path`: git's output and the
+    file after it."""
+    write_files(clone, {path: "# Deploy\n\nRun make deploy.\n"})
+    world.git("add", "-A", cwd=clone)
+    world.git("commit", "-qm", "base", cwd=clone)
+    world.git("checkout", "-qb", "feature", cwd=clone)
+    (clone / path).write_text("# Deploy\n\nRun make deploy STAGE=prod.\n")
+    world.git("commit", "-qam", "feature", cwd=clone)
+    world.git("checkout", "-q", "main", cwd=clone)
+    (clone / path).write_text("# Deploy\n\nRun make release.\n")
+    world.git("commit", "-qam", "main", cwd=clone)
+    merged = subprocess.run(
+        ["git", "merge", "feature", "-m", "merged"],
+        cwd=clone,
+        env=world.env,
+        capture_output=True,
+        text=True,
+    )
+    return merged.stdout + merged.stderr, (clone / path).read_text()
+
+
+@pytest.mark.parametrize(
+    ("attributes", "path"),
+    [
+        ("docs/*.md merge=gitmem-frontmatter", "docs/deploy.md"),
+        ("*.md merge=gitmem-frontmatter", "README.md"),
+        ("CLAUDE.md merge=gitmem-index", "CLAUDE.md"),
+        ("**/*.md merge=gitmem-frontmatter", "src/api/notes.md"),
+    ],
+)
+def test_a_committed_gitattributes_never_sends_the_projects_markdown_to_the_memory_merge(
+    world: World, attributes: str, path: str
+) -> None:
+    """Round 10 kept code out of the drivers but not Markdown: a committed `.gitattributes`
+    naming gitmem's driver for the project's docs had a teammate's edit to `docs/deploy.md`
+    resolved by the topic-file merge (both sides kept or a winner by recency, no marker) and
+    committed without a word. The drivers merge memory only — the folders `drivers install`
+    names, an index anywhere, or what the user's own attribute files send to them
+    (`merge/gitdriver._memory_kind`); anything else is git's conflict, markers and all."""
+    clone = world.clone("c")
+    world.ok("-C", str(clone), "drivers", "install")
+    (clone / ".gitattributes").write_text(attributes + "\n")
+    out, text = _merge_conflicting_edits(world, clone, path)
+    assert "CONFLICT" in out, out
+    assert "<<<<<<<" in text and "STAGE=prod" in text and "release" in text
+
+
+@pytest.mark.parametrize(
+    ("install", "path"),
+    [
+        ([], ".claude/memory/deploy.md"),
+        ([], ".claude/agent-memory/reviewer/deploy.md"),
+        (["--pattern", "docs/memory/*.md"], "docs/memory/deploy.md"),
+        (["--global", "--pattern", "notes/**/*.md"], "notes/a/deploy.md"),
+    ],
+)
+def test_the_memory_gitmems_own_attributes_name_still_merges_without_markers(
+    world: World, install: list[str], path: str
+) -> None:
+    """The other side of the same door: memory in the default folders (even when only a
+    committed `.gitattributes` selects the driver) and the folders the user added with
+    `drivers install --pattern` (the repository's `info/attributes`, or the global file)
+    still merge through gitmem's merge, without markers."""
+    clone = world.clone("c")
+    world.ok("-C", str(clone), "drivers", "install", *install)
+    if "--global" in install:  # the global attributes name the driver; the config, the repo's
+        world.ok("-C", str(clone), "drivers", "install")
+    (clone / ".gitattributes").write_text("*.md merge=gitmem-frontmatter\n")
+    out, text = _merge_conflicting_edits(world, clone, path)
+    assert "CONFLICT" not in out, out
+    assert "<<<<<<<" not in text, text
+
+
 @pytest.mark.parametrize("key", ["insteadOf", "pushInsteadOf"])
 def test_a_repositorys_url_rewrite_never_sends_the_user_scope_elsewhere(
     world: World, key: str
@@ -503,6 +577,49 @@ def test_a_repositorys_own_signing_programs_never_run(world: World) -> None:
     run = world.gitmem("-C", str(bob), "sync")
     assert "not signed by an allowed signer" in run.err  # verified, by ssh-keygen itself
     assert not marker.exists(), marker.read_text()
+
+
+@pytest.mark.parametrize(
+    "key", ["gpg.ssh.allowedSignersFile", "gpg.ssh.revocationFile", "user.signingKey"]
+)
+def test_a_fifo_a_repository_names_for_the_signature_check_never_holds_a_sync(
+    world: World, key: str
+) -> None:
+    """A `.git/config` that came with the folder names a FIFO as the file the signature
+    check or the signing opens (the allowed signers, the revoked keys, the ssh key): every
+    `gitmem sync` by hand waited for ever in ssh-keygen (the hook gave up at its bound). The
+    file stays the repository's to name, but one that is not a regular file is taken back
+    (`ObjectStore._signing_files`): the sync ends at once, a teammate's commit not verified
+    (or ours not signed), one line. A real FIFO, the sync a real process under a timeout."""
+    from tests.support.world import teammates_sharing
+
+    alice, bob, team = teammates_sharing(world)
+    alice_key = world.root / "alice-key"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(alice_key)], check=True
+    )
+    world.git("config", "gpg.format", "ssh", cwd=alice)
+    world.git("config", "user.signingKey", str(alice_key), cwd=alice)
+    allowed = world.root / "allowed"
+    email = world.git("config", "user.email", cwd=alice).strip()
+    allowed.write_text(f"{email} {(world.root / 'alice-key.pub').read_text()}")
+    fifo = bob / ".git" / "held"
+    os.mkfifo(fifo)
+    settings = {"gpg.format": "ssh", "gitmem.requireSigned": "true"}
+    settings["gpg.ssh.allowedSignersFile"] = str(allowed)
+    settings[key] = str(fifo)
+    for name, value in settings.items():
+        world.git("config", name, value, cwd=bob)
+    write_files(team, {"a2.md": "---\nname: a2\n---\na2\n"})
+    world.ok("-C", str(alice), "sync")
+    write_files(world.scope_path(bob, "team"), {"b.md": "---\nname: b\n---\nb\n"})
+    try:
+        run = world.process("-C", str(bob), "sync", timeout=40)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"a FIFO as {key} held the sync past 40 s")
+    assert run.code != 0, run.out + run.err
+    assert "Traceback" not in run.err
+    assert len(run.err.strip().splitlines()) <= 3, run.err
 
 
 def test_an_unpublished_personal_ref_never_leaves_in_a_bundle(world: World) -> None:

@@ -206,18 +206,25 @@ def test_driver_exits_non_zero_when_it_cannot_read_or_the_files_are_binary(
         return proc.returncode, a.read_bytes()
 
     # damaged text (a NUL, a Latin-1 byte) is still text: merged, exit 0
-    code, data = driver(b"caf\xe9 \x00 ours\n", b"other \x00 bytes\n", "x.md")
+    code, data = driver(b"caf\xe9 \x00 ours\n", b"other \x00 bytes\n", f"{MEM}/x.md")
     assert code == 0 and b"caf\xe9 \x00 ours\n" in data and b"other \x00 bytes\n" in data
     # real binary: exit 1, ours left as it was so git reports the conflict
     binary = bytes(range(256)) * 4
-    code, data = driver(binary, binary[::-1], "x.md")
+    code, data = driver(binary, binary[::-1], f"{MEM}/x.md")
     assert code == 1 and data == binary
     # two edits that together remove every line: a removal, written as the empty file git keeps
     o.write_bytes(b"# API\n\nalpha one\n\nbeta two\n")
-    code, data = driver(b"# API\n", b"\nalpha one\n\nbeta two\n", "team/api.md")
+    code, data = driver(b"# API\n", b"\nalpha one\n\nbeta two\n", ".claude/memory/team/api.md")
     assert code == 0 and data == b""
     missing = subprocess.run(
-        [*run, str(tmp_path / "nope"), str(tmp_path / "a"), str(tmp_path / "b"), "7", "x.md"],
+        [
+            *run,
+            str(tmp_path / "nope"),
+            str(tmp_path / "a"),
+            str(tmp_path / "b"),
+            "7",
+            f"{MEM}/x.md",
+        ],
         env=env,
         check=False,
         capture_output=True,
