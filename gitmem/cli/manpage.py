@@ -18,8 +18,8 @@ EXIT_STATUS = (
     (errors.EXIT_USAGE, "bad usage or bad input; nothing was written"),
     (
         errors.EXIT_GIT,
-        "git or remote failure, or a sync partly done (a ref set aside: no key for it here, a "
-        "hub unreachable; the others synced)",
+        "git or remote failure, or a sync partly done (a ref set aside with local changes "
+        "waiting for a key this machine lacks, a hub unreachable; the others synced)",
     ),
     (errors.EXIT_INTERNAL, "internal error (rerun with --debug and report it)"),
     (errors.EXIT_INTERRUPTED, "interrupted"),
