@@ -23,18 +23,29 @@ FM = "---\nname: notes\ndescription: build and release notes\ntype: project\n---
 
 # name, path, base, sides (two or three), what the result holds, what it must not
 Case = tuple[str, str, str, list[str], list[str], list[str]]
-CASES: list[Case] = []
 
 
-def case(
-    name: str,
-    path: str,
-    base: str,
-    sides: list[str],
-    want: list[str] | tuple[str, ...] = (),
-    not_want: list[str] | tuple[str, ...] = (),
-) -> None:
-    CASES.append((name, path, base, list(sides), list(want), list(not_want)))
+class Sweep:
+    """A sweep's case table: `case = Sweep()` then `case(name, path, base, sides, want, not_want)`
+    for each case; `case.cases` holds them (one collector for every sweep's file)."""
+
+    def __init__(self) -> None:
+        self.cases: list[Case] = []
+
+    def __call__(
+        self,
+        name: str,
+        path: str,
+        base: str,
+        sides: list[str],
+        want: list[str] | tuple[str, ...] = (),
+        not_want: list[str] | tuple[str, ...] = (),
+    ) -> None:
+        self.cases.append((name, path, base, list(sides), list(want), list(not_want)))
+
+
+case = Sweep()
+CASES = case.cases
 
 
 # 1 Claude appends different bullets to the same middle list on two machines

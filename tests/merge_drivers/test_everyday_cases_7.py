@@ -15,25 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from .conftest import examples
-from .test_everyday_cases import Case, check, merged
+from .test_everyday_cases import Case, Sweep, check, merged
 
 T = ".claude/agent-memory/bot/notes.md"
 I = ".claude/agent-memory/bot/MEMORY.md"  # noqa: E741
 FM = "---\nname: notes\ndescription: build and release notes\ntype: project\n---\n"
 IX = "# Memory\n\n- [Build](build.md) — `make -j4` on every branch\n- [Deploy](deploy.md) — fly, manual\n"
 
-CASES: list[Case] = []
-
-
-def case(
-    name: str,
-    path: str,
-    base: str,
-    sides: list[str],
-    want: list[str] | tuple[str, ...] = (),
-    not_want: list[str] | tuple[str, ...] = (),
-) -> None:
-    CASES.append((name, path, base, list(sides), list(want), list(not_want)))
+case = Sweep()
+CASES = case.cases
 
 
 # block quotes: a list inside a quote, a nested quote

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from .conftest import examples
-from .test_everyday_cases import Case, check, merged
+from .test_everyday_cases import Case, Sweep, check, merged
 
 T = ".claude/agent-memory/bot/gotchas.md"
 I = ".claude/agent-memory/bot/MEMORY.md"  # noqa: E741
@@ -27,18 +27,8 @@ FM = (
     "metadata:\n  type: feedback\n  modified: 2026-07-24T09:03:48.129Z\n---\n\n"
 )
 
-CASES: list[Case] = []
-
-
-def case(
-    name: str,
-    path: str,
-    base: str,
-    sides: list[str],
-    want: list[str] | tuple[str, ...] = (),
-    not_want: list[str] | tuple[str, ...] = (),
-) -> None:
-    CASES.append((name, path, base, list(sides), list(want), list(not_want)))
+case = Sweep()
+CASES = case.cases
 
 
 # Claude Code's gotchas file (shape of the real corpus): wrapped bullets, inline code
