@@ -15,62 +15,15 @@ if TYPE_CHECKING:
     import argparse
 
 from gitmem import __version__
-from gitmem.cli.common import Commands, HelpFormatter, Parser, anywhere_options, chosen_command
-
-# Each module has register(sub); the order is the order of `gitmem --help`.
-COMMAND_MODULES = (
-    "gitmem.cli.setup",
-    "gitmem.cli.sync",
-    "gitmem.cli.adopt",
-    "gitmem.cli.history",
-    "gitmem.cli.validate",
-    "gitmem.cli.drivers",
-    "gitmem.cli.key",
-    "gitmem.cli.hooks",
-    "gitmem.cli.promote",
-    "gitmem.cli.graph",
-    "gitmem.cli.curate",
-    "gitmem.cli.demo",
-    "gitmem.cli.guide",
-    "gitmem.cli.doctor",
-    "gitmem.cli.completion",
-    "gitmem.cli.bundle",
-    "gitmem.cli.query",
-    "gitmem.cli.record",
-    "gitmem.cli.mcp",
-    "gitmem.cli.recall",
-    "gitmem.cli.view",
-    "gitmem.cli.uninstall",
-    "gitmem.cli.unpublish",
+from gitmem.cli.common import (
+    COMMAND_MODULES,
+    COMMANDS,
+    Commands,
+    HelpFormatter,
+    Parser,
+    anywhere_options,
+    chosen_command,
 )
-
-# The commands each module registers (a test checks this against the modules): a start imports
-# only the module of the command it runs; `gitmem --help` and an unknown command import them all.
-COMMANDS = {
-    **dict.fromkeys(("init", "status"), "gitmem.cli.setup"),
-    **dict.fromkeys(("pull", "push", "sync"), "gitmem.cli.sync"),
-    "adopt": "gitmem.cli.adopt",
-    **dict.fromkeys(("log", "show", "diff", "restore", "lost"), "gitmem.cli.history"),
-    "validate": "gitmem.cli.validate",
-    **dict.fromkeys(("drivers", "merge-driver"), "gitmem.cli.drivers"),
-    "key": "gitmem.cli.key",
-    "hooks": "gitmem.cli.hooks",
-    **dict.fromkeys(("promote", "demote"), "gitmem.cli.promote"),
-    "graph": "gitmem.cli.graph",
-    "curate": "gitmem.cli.curate",
-    "demo": "gitmem.cli.demo",
-    "guide": "gitmem.cli.guide",
-    "doctor": "gitmem.cli.doctor",
-    "completion": "gitmem.cli.completion",
-    "bundle": "gitmem.cli.bundle",
-    "query": "gitmem.cli.query",
-    "record": "gitmem.cli.record",
-    "mcp": "gitmem.cli.mcp",
-    "recall": "gitmem.cli.recall",
-    "view": "gitmem.cli.view",
-    "uninstall": "gitmem.cli.uninstall",
-    "unpublish": "gitmem.cli.unpublish",
-}
 
 DESCRIPTION = (
     "Sync AI-agent memory (Claude Code's MEMORY.md and topic files) through the project's own git\n"

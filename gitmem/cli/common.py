@@ -19,6 +19,61 @@ if TYPE_CHECKING:
 
 SCOPE_CHOICES = ("auto", "team", "agents", "local")
 
+# Each module has register(sub); the order is the order of `gitmem --help`.
+COMMAND_MODULES = (
+    "gitmem.cli.setup",
+    "gitmem.cli.sync",
+    "gitmem.cli.adopt",
+    "gitmem.cli.history",
+    "gitmem.cli.validate",
+    "gitmem.cli.drivers",
+    "gitmem.cli.key",
+    "gitmem.cli.hooks",
+    "gitmem.cli.promote",
+    "gitmem.cli.graph",
+    "gitmem.cli.curate",
+    "gitmem.cli.demo",
+    "gitmem.cli.guide",
+    "gitmem.cli.doctor",
+    "gitmem.cli.completion",
+    "gitmem.cli.bundle",
+    "gitmem.cli.query",
+    "gitmem.cli.record",
+    "gitmem.cli.mcp",
+    "gitmem.cli.recall",
+    "gitmem.cli.view",
+    "gitmem.cli.uninstall",
+    "gitmem.cli.unpublish",
+)
+
+# The commands each module registers (a test checks this against the modules): a start imports
+# only the module of the command it runs; `gitmem --help` and an unknown command import them all.
+COMMANDS = {
+    **dict.fromkeys(("init", "status"), "gitmem.cli.setup"),
+    **dict.fromkeys(("pull", "push", "sync"), "gitmem.cli.sync"),
+    "adopt": "gitmem.cli.adopt",
+    **dict.fromkeys(("log", "show", "diff", "restore", "lost"), "gitmem.cli.history"),
+    "validate": "gitmem.cli.validate",
+    **dict.fromkeys(("drivers", "merge-driver"), "gitmem.cli.drivers"),
+    "key": "gitmem.cli.key",
+    "hooks": "gitmem.cli.hooks",
+    **dict.fromkeys(("promote", "demote"), "gitmem.cli.promote"),
+    "graph": "gitmem.cli.graph",
+    "curate": "gitmem.cli.curate",
+    "demo": "gitmem.cli.demo",
+    "guide": "gitmem.cli.guide",
+    "doctor": "gitmem.cli.doctor",
+    "completion": "gitmem.cli.completion",
+    "bundle": "gitmem.cli.bundle",
+    "query": "gitmem.cli.query",
+    "record": "gitmem.cli.record",
+    "mcp": "gitmem.cli.mcp",
+    "recall": "gitmem.cli.recall",
+    "view": "gitmem.cli.view",
+    "uninstall": "gitmem.cli.uninstall",
+    "unpublish": "gitmem.cli.unpublish",
+}
+
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def __init__(self, prog: str) -> None:
@@ -83,8 +138,6 @@ def _extras_hint(prog: str, extras: list[str]) -> str | None:
 def _similar_command(given: str, prog: str) -> str | None:
     """git's "The most similar command is": a hint naming the closest command, if one is."""
     import difflib
-
-    from gitmem.cli import COMMANDS
 
     close = difflib.get_close_matches(given, sorted(COMMANDS), n=1, cutoff=0.6)
     return f"did you mean '{prog} {close[0]}'? ('{prog} --help' lists them)" if close else None

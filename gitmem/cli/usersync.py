@@ -110,7 +110,8 @@ def _print(
     verbose: bool = False,
 ) -> int:
     from gitmem.cli.syncreport import sync_lines
-    from gitmem.project.userscope import shown_user, sync_user
+    from gitmem.project.userscope import shown_user
+    from gitmem.sync.userhub import sync_user
 
     code = 0
     done_all = sync_user(repo, os.environ, dry_run=dry_run)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,8 +30,6 @@ from gitmem.project.confinement import refusal
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
     from gitmem.project.scopes import Project, Scope
-    from gitmem.sync import SyncResult
-    from gitmem.sync.arrivals import Arrival
 
 STORE_REF = "refs/gitmem/store"  # the store's first commit: a repository with history
 HUB_HINT = (
@@ -60,14 +57,6 @@ def own_hub_hint(hub: str) -> str:
 
 
 NOT_YOUR_HUB = "only this repository's gitmem.hub is set ({}): it carries this project's personal memory, not your user scope"
-
-
-@dataclass(frozen=True)
-class UserSync:
-    agent: str
-    result: SyncResult | None
-    note: str = ""  # why nothing synced for this agent
-    told: dict[str, list[Arrival]] | None = None  # what arrived, with git's letters and who
 
 
 def store_dir(env: Mapping[str, str]) -> Path:
@@ -200,45 +189,6 @@ def user_projects(repo: Repository | None, env: Mapping[str, str]) -> list[tuple
 def _global_config(env: Mapping[str, str]) -> Repository:
     """A store's config: the global git config (and the store's own, which gitmem never sets)."""
     return open_store("claude", env)
-
-
-def sync_user(
-    repo: Repository | None,
-    env: Mapping[str, str],
-    timeout: float | None = None,
-    dry_run: bool = False,
-) -> list[UserSync]:
-    """Sync the user scope of every enabled agent through the hub (`repo`: the project the
-    command runs in, whose config names the hub and the agents; None: the global config);
-    `dry_run`: what it would do, changing nothing."""
-    from gitmem.sync import SyncOptions, run_sync
-
-    out: list[UserSync] = []
-    for agent, project in user_projects(repo, env):
-        scope = project.scopes[0]
-        try:
-            if scope.refused:
-                out.append(UserSync(agent, None, scope.note))
-                continue
-            from gitmem.sync.arrivals import arrivals, tips
-
-            options = SyncOptions(mode="sync", dry_run=dry_run)
-            if timeout is not None:
-                options.timeout = timeout
-            before = tips(project)
-            result = run_sync(project, options)
-            pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
-            told: dict[str, list[Arrival]] | None
-            if dry_run:
-                from gitmem.sync.arrivals import dry_run_view
-
-                told = dry_run_view(project, result, options.timeout)
-            else:
-                told = arrivals(project, before, pulled) if pulled else None
-            out.append(UserSync(agent, result, told=told))
-        finally:
-            project.repo.close()
-    return out
 
 
 def user_agents(config: Repository) -> tuple[list[str], list[str]]:

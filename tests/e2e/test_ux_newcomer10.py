@@ -163,7 +163,8 @@ def test_every_example_of_readme_guide_and_help_reaches_gitmem_as_written(tmp_pa
     import shlex
     import shutil
 
-    from gitmem.cli import COMMANDS, build_parser
+    from gitmem.cli import build_parser
+    from gitmem.cli.common import COMMANDS
     from tests.e2e.test_ux_newcomer9 import _source_texts
     from tests.support.world import REPO_ROOT
 

@@ -266,7 +266,8 @@ def test_every_command_gitmem_names_exists_with_its_subcommand_and_options() -> 
     none names a bare `~0` a shell would turn into a folder."""
     import argparse
 
-    from gitmem.cli import COMMANDS, build_parser
+    from gitmem.cli import build_parser
+    from gitmem.cli.common import COMMANDS
 
     def sub(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser | None:
         for action in parser._actions:

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from gitmem.cli import COMMAND_MODULES, COMMANDS, build_parser, main
-from gitmem.cli.common import Parser, chosen_command
+from gitmem.cli import build_parser, main
+from gitmem.cli.common import COMMAND_MODULES, COMMANDS, Parser, chosen_command
 from tests.support.world import REPO_ROOT, World
 
 
