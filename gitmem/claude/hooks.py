@@ -163,7 +163,7 @@ def _resolved(where: str, path: Path) -> Path:
 
 
 def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
-    from gitmem.project.confinement import read_no_links
+    from gitmem.core.nolinks import read_no_links
 
     try:
         raw = read_no_links(_anchor(path), path)
@@ -227,7 +227,7 @@ def _dump(data: dict[str, Any], raw: bytes | None) -> bytes:
 
 
 def _write(path: Path, data: bytes) -> None:
-    from gitmem.project.confinement import write_no_links
+    from gitmem.core.nolinks import write_no_links
 
     write_no_links(_anchor(path), path, data)
 
@@ -250,7 +250,7 @@ def _remember(settings: Path, before: bytes | None, after: bytes) -> None:
         "before": None if before is None else before.decode("utf-8", "surrogateescape"),
         "after": after.decode("utf-8", "surrogateescape"),
     }
-    from gitmem.project.confinement import write_no_links
+    from gitmem.core.nolinks import write_no_links
 
     base = memo.parents[2]  # the state folder: gitmem/hooks/<digest>.json below it
     write_no_links(base, memo, json.dumps(payload).encode(), 0o600)

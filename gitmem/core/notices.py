@@ -9,8 +9,8 @@ import contextlib
 import json
 from pathlib import Path
 
+from gitmem.core.nolinks import write_no_links
 from gitmem.core.statedir import state_dir
-from gitmem.project.confinement import write_no_links
 
 
 def unseen(common_dir: Path, kind: str, lines: list[str]) -> list[str]:

@@ -39,7 +39,7 @@ class Repository(ObjectStore, RefStore, History, Transport):
 
 def append_exclude(common_dir: Path, pattern: str) -> bool:
     """Add a line to info/exclude (shared by all worktrees) unless present."""
-    from gitmem.project.confinement import read_no_links, write_no_links
+    from gitmem.core.nolinks import read_no_links, write_no_links
 
     exclude = common_dir / "info" / "exclude"
     content = read_no_links(common_dir, exclude) or b""  # never through a link (issue 22)

@@ -11,9 +11,9 @@ import functools
 import json
 from pathlib import Path
 
+from gitmem.core.nolinks import write_no_links
 from gitmem.core.statedir import state_dir
 from gitmem.policy.treecheck import Checked
-from gitmem.project.confinement import write_no_links
 
 
 def _file(common_dir: Path) -> Path:

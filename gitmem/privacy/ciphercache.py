@@ -103,7 +103,7 @@ class CipherCache:
     def save(self) -> None:
         if not self.dirty:
             return
-        from gitmem.project.confinement import write_no_links
+        from gitmem.core.nolinks import write_no_links
 
         common = self.path.parent.parent  # never through a link below the git directory
         small = {"version": 1, "form": self.form, "migrated": self.migrated}

@@ -1048,7 +1048,7 @@ class PersonalCodec:
         """Record `base` as checked, for the next run's first decode to start from."""
         import json
 
-        from gitmem.project.confinement import write_no_links
+        from gitmem.core.nolinks import write_no_links
 
         assert base.split is not None
         rest = base.split.rest
@@ -1125,7 +1125,7 @@ class PersonalCodec:
         untouched)."""
         import json
 
-        from gitmem.project.confinement import read_no_links
+        from gitmem.core.nolinks import read_no_links
 
         common = self.repo.common_dir
         try:
@@ -1166,7 +1166,7 @@ class PersonalCodec:
         import json
         from itertools import repeat
 
-        from gitmem.project.confinement import read_no_links
+        from gitmem.core.nolinks import read_no_links
 
         self._stored_tree = ""
         common = self.repo.common_dir

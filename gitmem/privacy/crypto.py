@@ -200,8 +200,8 @@ def create_machine_key(ssh_key: Path | None = None) -> MachineKey:
 def _write_private(path: Path, text: str, exclusive: bool = False) -> None:
     """Mode 0600, complete or absent (temp + fsync + rename), never through a link below the
     configuration folder; `exclusive`: never replace."""
+    from gitmem.core.nolinks import write_no_links
     from gitmem.core.userdirs import config_home
-    from gitmem.project.confinement import write_no_links
 
     base = Path(config_home())
     write_no_links(base, path, text.encode("utf-8"), 0o600, exclusive=exclusive)

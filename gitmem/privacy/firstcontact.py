@@ -41,7 +41,7 @@ def asked_to_be_granted(common_dir: Path, machine_recipient: str, commit: str) -
     commit, is the one it asked for."""
     asked = [canonical_recipient(machine_recipient), commit]
     if _asked_at(common_dir) != asked:
-        from gitmem.project.confinement import write_no_links
+        from gitmem.core.nolinks import write_no_links
 
         target = state_dir(common_dir) / ASKED_FILE
         write_no_links(common_dir, target, json.dumps(asked).encode())

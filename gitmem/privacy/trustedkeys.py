@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from gitmem.core.nolinks import write_no_links
 from gitmem.errors import UsageError
 from gitmem.privacy.crypto import canonical_recipient
 from gitmem.privacy.layout import config_dir
-from gitmem.project.confinement import write_no_links
 
 TRUSTED_FILE = "trusted"
 MAX_TRUSTED_BYTES = 1 << 20

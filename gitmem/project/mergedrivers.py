@@ -70,7 +70,7 @@ _REFRESH = "gitmem drivers install"
 
 def _read_attributes(repo: Repository | None, attributes: Path) -> str:
     """The attributes file's text; the repository's own is read with no link followed."""
-    from gitmem.project.confinement import read_no_links
+    from gitmem.core.nolinks import read_no_links
 
     if repo is not None and attributes.parent.parent == repo.common_dir:
         data = read_no_links(repo.common_dir, attributes)
@@ -81,7 +81,7 @@ def _read_attributes(repo: Repository | None, attributes: Path) -> str:
 def _write_attributes(repo: Repository | None, attributes: Path, text: str) -> None:
     """The repository's info/attributes, never through a link; the user's global file (their
     own, maybe a dotfiles link) where it really is."""
-    from gitmem.project.confinement import write_no_links
+    from gitmem.core.nolinks import write_no_links
 
     if repo is not None and attributes.parent.parent == repo.common_dir:
         write_no_links(repo.common_dir, attributes, text.encode())

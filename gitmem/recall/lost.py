@@ -563,8 +563,8 @@ def _remember_told(project: Project, keys: list[tuple[str, str]]) -> None:
     import contextlib
     import json
 
+    from gitmem.core.nolinks import write_no_links
     from gitmem.core.statedir import state_dir
-    from gitmem.project.confinement import write_no_links
 
     common = project.repo.common_dir
     path = state_dir(common) / TOLD_FILE

@@ -248,7 +248,7 @@ def write_page(place: Place, project: Callable[[], Project] | None, out: str) ->
         raise UsageError(f"{out} is a symbolic link", "choose another --out; nothing was written")
     page = render(data).encode("utf-8")
     if out == page_path(place):  # the git folder (it may have come in an archive): no link
-        from gitmem.project.confinement import write_no_links
+        from gitmem.core.nolinks import write_no_links
 
         write_no_links(Path(place.common_dir), target, page, 0o600)
     else:

@@ -527,8 +527,8 @@ def test_no_door_writes_through_a_link(world: World, door: str, args: tuple[str,
 def test_write_no_links_writes_the_named_file_or_nothing(
     tmp_path_factory: pytest.TempPathFactory, depth: int, links: list[int], final_link: bool
 ) -> None:
+    from gitmem.core.nolinks import write_no_links
     from gitmem.errors import UsageError
-    from gitmem.project.confinement import write_no_links
 
     base = tmp_path_factory.mktemp("w")
     anchor, outside = base / "anchor", base / "outside"

@@ -18,12 +18,11 @@ import pytest
 
 from gitmem.claude import hooks
 from gitmem.cli import main
-from gitmem.core import state
+from gitmem.core import nolinks, state
 from gitmem.gitstore import Repository
 from gitmem.gitstore.index import RACY_SECONDS
 from gitmem.privacy import codec
 from gitmem.privacy.crypto import ScopeKey, split_tree
-from gitmem.project import confinement
 from tests.support.settled import settled_worlds, take, users_in_module
 from tests.support.world import World
 
@@ -287,7 +286,7 @@ class Writes:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.written: list[tuple[str, bool]] = []
         self.flushed: list[str] = []
-        write_no_links, fsync = confinement.write_no_links, os.fsync
+        write_no_links, fsync = nolinks.write_no_links, os.fsync
 
         def counted_write(anchor: Path, target: Path, data: bytes, *args: Any, **kw: Any) -> Path:
             self.written.append((target.name, kw.get("durable", True)))
@@ -297,7 +296,7 @@ class Writes:
             self.flushed.append(os.path.basename(os.readlink(f"/proc/self/fd/{fd}")))
             fsync(fd)
 
-        monkeypatch.setattr(confinement, "write_no_links", counted_write)
+        monkeypatch.setattr(nolinks, "write_no_links", counted_write)
         monkeypatch.setattr(os, "fsync", counted_fsync)
 
     def take(self) -> tuple[list[tuple[str, bool]], list[str]]:
