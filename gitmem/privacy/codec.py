@@ -1016,11 +1016,14 @@ class PersonalCodec:
         everyone = list(dict.fromkeys([machine.recipient, *(recipients or [])]))
         keyring = make_keyring(self.repo, ScopeKey.generate(), everyone)
         if recipients is None:
+            from gitmem.core.userdirs import tilde
+
             self.notes.append(
                 f"encrypted your personal memory with a new key; "
-                f"{'made' if made_identity else 'using'} this machine's identity {machine.where}; "
-                "to add another machine, run gitmem key show there and gitmem key grant"
-                f"{' --user' if self.user_scope else ''} <it> here"
+                f"{'made' if made_identity else 'using'} this machine's identity "
+                f"{tilde(machine.where)}; to add another machine, run gitmem key show there, "
+                f"then here gitmem key grant{' --user' if self.user_scope else ''} RECIPIENT "
+                "(the line it printed)"
             )
         return keyring
 

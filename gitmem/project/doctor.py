@@ -444,7 +444,10 @@ def personal_key_step(project: Project) -> str | None:
     except NoAccess:
         machine = codec.machine(create=False)
         if machine is None:
-            return "gitmem key init here, then gitmem key grant <its recipient> on a machine that has the key"
+            return (
+                "gitmem key init here, then on a machine that has the key "
+                "gitmem key grant RECIPIENT (the recipient it printed)"
+            )
         return (
             f"on a machine that has the key: gitmem key grant '{machine.recipient}' and gitmem "
             "sync there, then gitmem sync here"

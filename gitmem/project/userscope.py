@@ -292,11 +292,13 @@ def _holds_memory(path: Path) -> bool:
 
 def shown_user(agent: str, text: str, env: Mapping[str, str]) -> str:
     """A line naming the agent's files as the user knows them (`local/claude/.root/CLAUDE.md`
-    is ~/.claude/CLAUDE.md)."""
+    is ~/.claude/CLAUDE.md: home-relative, as the guide and the agent name them)."""
+    from gitmem.core.userdirs import tilde
+
     folder, files = user_locations(agent, env)
     top = _folders(agent)[0].top
     for rel, path in files:
-        text = text.replace(f"{top}/{rel}", str(path))
+        text = text.replace(f"{top}/{rel}", tilde(path))
     if str(folder) and str(folder) != ".":
-        text = text.replace(f"{top}/", f"{folder}/")
+        text = text.replace(f"{top}/", f"{tilde(folder)}/")
     return text
