@@ -144,8 +144,10 @@ def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
 
         hub = f"the hub {shown_url(project.hub)}"  # the personal ref lives there instead
     if scope.name in sealed:
-        # a newcomer reads "ahead 0, behind 0" as against origin: say where the ref goes
-        return f"encrypted, synced with {hub}" if hub else "encrypted"
+        # a newcomer reads "ahead 0, behind 0" as against origin: say where the ref goes (the
+        # user scope's own status names its hub on its first line)
+        user_scope = project.key.startswith("user:")
+        return f"encrypted, synced with {hub}" if hub and not user_scope else "encrypted"
     where = hub or project.remote or "the remote"
     return f"plaintext, readable by everyone who can fetch {where}"
 

@@ -1,0 +1,130 @@
+"""A newcomer's day, eleventh round: where personal memory goes when a hub is set (status said
+"ahead 0, behind 0" beside origin), the user scope's files named as the user knows them
+(`~/.claude/CLAUDE.md`, not the absolute path), no `<it>` placeholder in a key hint, and one
+recipient hint naming every kind of key (ssh-rsa too) for grant and revoke. Each failed before
+its fix."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from tests.e2e.test_errors import assert_one_clear_error
+from tests.support.world import World, write_files
+
+
+def hub_world(tmp_path: Path) -> tuple[World, Path, Path]:
+    """One machine with a hub (git config --global gitmem.hub): a clone whose auto memory and
+    ~/.claude/CLAUDE.md are synced once."""
+    world = World(tmp_path)
+    world.make_remote()
+    hub = tmp_path / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    proj = world.clone("p")
+    write_files(world.scope_path(proj, "auto"), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    write_files(world.home / ".claude", {"CLAUDE.md": "# Me\n- tabs\n"})
+    return world, proj, hub
+
+
+def test_status_and_init_say_personal_memory_goes_to_the_hub(tmp_path: Path) -> None:
+    """With a hub, `status` showed the auto and local rows as "ahead 0, behind 0; encrypted"
+    under "ahead/behind as of the last fetch from origin": nothing said they sync with the
+    hub, not origin. Both rows, init's and the fetch note now name it; the user scope's own
+    status (whose first line names the hub) does not repeat it."""
+    world, proj, hub = hub_world(tmp_path)
+    world.ok("-C", str(proj), "sync")
+    status = world.ok("-C", str(proj), "status")
+    rows = {line.split()[0]: line for line in status.splitlines() if line.startswith("  ")}
+    for name in ("auto", "local"):
+        assert rows[name].endswith(f"; encrypted, synced with the hub {hub}"), status
+    assert rows["team"].endswith("plaintext, readable by everyone who can fetch origin"), status
+    assert "(ahead/behind as of the last fetch from origin and the hub: " in status, status
+    init = world.ok("-C", str(proj), "init")
+    assert f"[encrypted, synced with the hub {hub}]" in init, init
+    user = world.ok("-C", str(proj), "status", "--user")
+    assert f"user scope  hub {hub}  " in user and "; encrypted\n" in user, user
+
+
+def test_user_scope_files_are_named_home_relative(tmp_path: Path) -> None:
+    """`gitmem sync` with a hub printed `A /home/…/.claude/CLAUDE.md` and the first-sync note
+    `this machine's identity /home/…/.config/gitmem/identity`; `status --user` and `key
+    init` the same absolute paths. Each now names them from `~/` (the JSON keeps absolute
+    paths for programs)."""
+    world, proj, _hub = hub_world(tmp_path)
+    home = str(world.home)
+    out = world.ok("-C", str(proj), "sync")
+    assert "\n  A ~/.claude/CLAUDE.md\n" in out, out
+    assert "this machine's identity ~/.config/gitmem/identity; " in out, out
+    (world.home / ".claude" / "CLAUDE.md").write_text("# Me\n- tabs, always\n")
+    again = world.ok("sync", "--user", cwd=world.home)
+    assert "\n  M ~/.claude/CLAUDE.md\n" in again, again
+    user = world.ok("status", "--user", cwd=world.home)
+    assert "          ~/.claude/CLAUDE.md, ~/.claude/agent-memory\n" in user, user
+    assert world.ok("key", "init") == (
+        f"kept this machine's key: ~/.config/gitmem/identity\nrecipient: "
+        f"{world.ok('key', 'show').strip()}\n"
+    )
+    for text in (out, again, user):
+        assert home not in text, text
+    as_json = world.ok("status", "--user", "--json", cwd=world.home)
+    assert f"{home}/.claude/CLAUDE.md" in as_json, as_json
+
+
+def test_no_placeholder_in_a_key_hint_and_the_grant_it_names_runs(tmp_path: Path) -> None:
+    """The first sync's note ended "gitmem key grant <it> here", as did the hint of a machine
+    not granted yet ("… gitmem key grant <it> on a machine that has the key") and doctor's
+    "<its recipient>": a newcomer pasted `<it>` into a shell. Every one now says RECIPIENT,
+    as `key revoke RECIPIENT` does, and the grant it describes, given what `key show`
+    printed on the second machine, lets that machine read the memory."""
+    world, proj, _hub = hub_world(tmp_path)
+    first = world.ok("-C", str(proj), "sync")
+    assert "<it" not in first, first
+    for option in ("", " --user"):
+        step = f"run gitmem sync{option} there: it prints the gitmem key grant{option} to run here"
+        assert f"; to add another machine, {step}\n" in first, first
+
+    laptop = World(tmp_path / "laptop")  # the same user's second machine
+    laptop.git("config", "--global", "gitmem.hub", str(tmp_path / "hub.git"))
+    there = laptop.clone("p", url=str(world.remote))
+    told = laptop.ok("-C", str(there), "sync")  # what the note says to run there
+    (grant,) = re.findall(r"run: gitmem key grant '([^']+)'", told)
+    world.ok("-C", str(proj), "key", "grant", grant)  # and here, what it printed
+    world.ok("-C", str(proj), "sync")
+    laptop.ok("-C", str(there), "sync")
+    assert (laptop.scope_path(there, "auto") / "b.md").read_text() == "b\n"
+
+    (identity,) = [p for p in laptop.home.rglob("identity") if p.parent.name == "gitmem"]
+    step = (
+        "gitmem key init here, then on a machine that has the key gitmem key grant RECIPIENT "
+        "(the recipient it printed)"
+    )
+    for args in (("sync",), ("doctor",), ("key", "list")):
+        identity.unlink(missing_ok=True)  # a machine without a key: each says what to run
+        run = laptop.gitmem("-C", str(there), *args)
+        assert "<it" not in run.out + run.err, (args, run.out, run.err)
+        assert step in run.out + run.err, (args, run.out, run.err)
+
+
+def test_grant_and_revoke_name_every_kind_of_recipient(tmp_path: Path) -> None:
+    """A damaged `ssh-rsa …` line given to `key revoke` (or grant) hinted "give an age1… key
+    or an ssh-ed25519 line": ssh-rsa, which gitmem takes, was left out. One hint now names
+    every kind for both; revoke's also names where the recipients are listed (`key list
+    --user` for the user scope)."""
+    world, proj, _hub = hub_world(tmp_path)
+    world.ok("-C", str(proj), "sync")
+    kinds = "an age public key (age1…), an SSH public key (ssh-ed25519 …, ssh-rsa …) or a .pub file"
+    for verb in ("grant", "revoke"):
+        for given in ("ssh-rsa AAAAB3Nza", "ssh-ed25519 AAAAC3bad", "age1nope", "nope"):
+            run = world.gitmem("-C", str(proj), "key", verb, given)
+            assert_one_clear_error(run, 2, "recipient:", repr(given))
+            assert f"hint: give {kinds}" in run.err, run.err
+            if verb == "revoke":
+                assert run.err.rstrip().endswith(", as gitmem key list shows it"), run.err
+    run = world.gitmem("-C", str(proj), "key", "revoke", "--user", "ssh-rsa AAAAB3Nza")
+    assert_one_clear_error(run, 2, "not a valid recipient")
+    assert run.err.rstrip().endswith(", as gitmem key list --user shows it"), run.err
+    valid = "age1ggqctck0y2cwa0hmsys7wh920226js5lg6z4d0g0q6q9pcaa95as9e470q"
+    run = world.gitmem("-C", str(proj), "key", "revoke", "--user", valid)
+    assert_one_clear_error(run, 2, "is not among the recipients")
+    assert "hint: see gitmem key list --user" in run.err, run.err
