@@ -39,11 +39,14 @@ class Parser(argparse.ArgumentParser):
         if message.startswith("argument COMMAND: invalid choice:"):
             given = message.split("invalid choice: ", 1)[1].split(" (")[0]
             message = "unknown command " + given
-            hint = _similar_command(given.strip("'"), self.prog) or hint
+            word = given.strip("'")
+            hint = NOT_COMMANDS.get(word) or _similar_command(word, self.prog) or hint
         elif message.startswith("argument --scope: invalid choice: 'user'"):
             from gitmem.project.scopes import NOT_A_PROJECT_SCOPE
 
             hint = NOT_A_PROJECT_SCOPE
+        elif "invalid choice: " in message:  # `key grnat`, `hooks instal`, `completion bsh`
+            hint = _similar_choice(message, self.prog) or hint
         raise UsageError(f"{message} ({self.prog})", hint)
 
     def parse_args(  # type: ignore[override]
@@ -56,9 +59,75 @@ class Parser(argparse.ArgumentParser):
             prog = getattr(parsed, "command_prog", None) or self.prog
             raise UsageError(
                 f"unrecognized arguments: {' '.join(extras)} ({prog})",
-                _extras_hint(prog, extras) or f"see '{prog} --help'",
+                _extras_hint(prog, extras)
+                or _similar_option(self, prog, extras)
+                or f"see '{prog} --help'",
             )
         return parsed
+
+
+# Words a newcomer types as commands that are not: where what they want lives instead (git's
+# `help`, other tools' `version` and `config`; the guide's settings are git config keys).
+NOT_COMMANDS = {
+    "help": "gitmem --help lists the commands, gitmem COMMAND --help explains one, "
+    "gitmem guide prints the user guide",
+    "version": "gitmem --version prints it",
+    "agents": "other coding agents are a setting: git config --global gitmem.agents "
+    "claude,codex (gitmem guide 8 lists them)",
+    "hub": "the hub is a setting: git config --global gitmem.hub URL of a private repository "
+    "(gitmem guide 8)",
+    "config": "gitmem's settings are git config keys: gitmem guide 8 lists them",
+    "setup": "gitmem init sets up this clone; gitmem hooks install --claude adds the hooks",
+    "install": "gitmem init sets up this clone; gitmem hooks install --claude adds the hooks",
+    **dict.fromkeys(
+        ("grant", "revoke", "rotate"),
+        "keys are changed with gitmem key grant|revoke|rotate (gitmem key --help)",
+    ),
+}
+
+
+def _similar_choice(message: str, prog: str) -> str | None:
+    """argparse's "argument SUBCOMMAND: invalid choice: 'grnat' (choose from 'init', …)": the
+    closest choice, as a command for a subcommand and as `--option value` for an option."""
+    import difflib
+    import re
+
+    head, _, rest = message.partition(": invalid choice: ")
+    given, _, offered = rest.partition(" (choose from ")
+    choices = re.findall(r"'([^']*)'", offered)
+    close = difflib.get_close_matches(given.strip("'"), choices, n=1, cutoff=0.6)
+    if not close:
+        return None
+    name = head.removeprefix("argument ")
+    shown = f"{name.split('/')[-1]} {close[0]}" if name.startswith("-") else f"{prog} {close[0]}"
+    return f"did you mean '{shown}'? (see '{prog} --help')"
+
+
+def _similar_option(parser: argparse.ArgumentParser, prog: str, extras: list[str]) -> str | None:
+    """`sync --dryrun`: the closest option of the command that was given one it lacks."""
+    import difflib
+
+    words = prog.split()[1:]
+    for word in words:  # down to the parser of `gitmem key grant`, whose options these are
+        found = next(
+            (
+                a.choices.get(word)
+                for a in parser._actions
+                if isinstance(a, argparse._SubParsersAction) and a.choices
+            ),
+            None,
+        )
+        if found is None or found is UNBUILT:
+            return None
+        parser = found
+    options = sorted(o for a in parser._actions for o in a.option_strings if o.startswith("--"))
+    for extra in extras:
+        if extra.startswith("--"):
+            name = extra.split("=", 1)[0]
+            close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+            if close:
+                return f"did you mean {close[0]}? (see '{prog} --help')"
+    return None
 
 
 def _extras_hint(prog: str, extras: list[str]) -> str | None:

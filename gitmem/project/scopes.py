@@ -33,6 +33,18 @@ NOT_A_PROJECT_SCOPE = (
     "user-scope memory (~/.claude/CLAUDE.md, ~/.claude/agent-memory/) is synced apart, with "
     "gitmem sync --user; here choose one of " + ", ".join(SCOPE_NAMES)
 )
+
+
+def scope_hint(given: str, known: list[str], more: str = "") -> str:
+    """The hint of an unknown scope at every door (--scope of sync, query, the MCP tools):
+    the closest one first (`tema`: did you mean team?), then every one."""
+    import difflib
+
+    close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
+    mean = f"did you mean {close[0]}? " if close else ""
+    return f"{mean}choose one of {', '.join(known)}{more}"
+
+
 # Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
 # folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
 LOCAL_FILE_REL = ".root/" + LOCAL_FILE
@@ -107,10 +119,10 @@ class Project(NamedTuple):
         for s in self.scopes:
             if s.name == name:
                 return s
-        known = ", ".join(dict.fromkeys([*SCOPE_NAMES, *(s.name for s in self.scopes)]))
+        known = list(dict.fromkeys([*SCOPE_NAMES, *(s.name for s in self.scopes)]))
         raise UsageError(
             f"unknown scope {name!r} in this project",
-            NOT_A_PROJECT_SCOPE if name == "user" else f"choose one of {known}",
+            NOT_A_PROJECT_SCOPE if name == "user" else scope_hint(name, known),
         )
 
     def route(self, ref: str) -> Route:

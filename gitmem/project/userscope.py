@@ -269,12 +269,14 @@ def repository_only_note(agents: list[str]) -> str:
 def held_without_hub(agents: list[str], env: Mapping[str, str]) -> list[str]:
     """`Title (where)` for each of `agents` (named in gitmem.agents beyond Claude Code) whose
     user memory is on disk: what no sync carries while gitmem.hub is unset."""
+    from gitmem.core.userdirs import tilde
+
     held = []
     for agent in agents:
         folder, files = user_locations(agent, env)
         paths = [p for _, p in files] + ([folder] if str(folder) not in ("", ".") else [])
         if any(_holds_memory(p) for p in paths):
-            held.append(f"{ADAPTERS[agent].title} ({', '.join(str(p) for p in paths)})")
+            held.append(f"{ADAPTERS[agent].title} ({', '.join(tilde(p) for p in paths)})")
     return held
 
 

@@ -128,3 +128,41 @@ def test_grant_and_revoke_name_every_kind_of_recipient(tmp_path: Path) -> None:
     run = world.gitmem("-C", str(proj), "key", "revoke", "--user", valid)
     assert_one_clear_error(run, 2, "is not among the recipients")
     assert "hint: see gitmem key list --user" in run.err, run.err
+
+
+def test_a_typo_anywhere_on_the_command_line_is_answered_with_what_was_meant(
+    tmp_path: Path,
+) -> None:
+    """A misspelled command had "did you mean"; a misspelled subcommand (`key grnat`, `hooks
+    instal`), option (`sync --dryrun`, `hooks install --cluade`, `key grant --usr`), choice
+    (`completion bsh`) or scope (`sync --scope tema`) had only "see --help", and a word a
+    newcomer tries as a command (`help`, `agents`, `hub`, `grant`) said nothing of where it
+    lives. Each now names what was meant, and the command it names runs."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    world.ok("-C", str(proj), "sync")
+    meant = {
+        ("key", "grnat", "x"): "did you mean 'gitmem key grant'? ",
+        ("hooks", "instal", "--claude"): "did you mean 'gitmem hooks install'? ",
+        ("completion", "bsh"): "did you mean 'gitmem completion bash'? ",
+        ("sync", "--dryrun"): "did you mean --dry-run? (see 'gitmem sync --help')",
+        ("status", "--fecth"): "did you mean --fetch? ",
+        ("hooks", "install", "--cluade"): "did you mean --claude? ",
+        ("key", "grant", "--usr", "x"): "did you mean --user? (see 'gitmem key grant --help')",
+        ("sync", "--scope", "tema"): "did you mean team? choose one of auto, team, agents, local",
+        ("query", "--scope", "atuo"): "did you mean auto? choose one of auto, team,",
+        ("help",): "gitmem --help lists the commands, gitmem COMMAND --help explains one",
+        ("agents",): "other coding agents are a setting: git config --global gitmem.agents",
+        ("hub",): "the hub is a setting: git config --global gitmem.hub URL",
+        ("grant", "x"): "keys are changed with gitmem key grant|revoke|rotate",
+    }
+    for args, hint in meant.items():
+        run = world.gitmem("-C", str(proj), *args)
+        assert_one_clear_error(run, 2)
+        assert f"\nhint: {hint}" in run.err, (args, run.err)
+    runs = (("hooks", "install", "--claude"), ("completion", "bash"), ("sync", "--dry-run"))
+    for args in runs:  # the commands meant
+        assert world.gitmem("-C", str(proj), *args).code == 0, args
+    nothing_close = world.gitmem("-C", str(proj), "sync", "--xyzzy")
+    assert nothing_close.err.endswith("\nhint: see 'gitmem sync --help'\n"), nothing_close.err
