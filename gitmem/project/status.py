@@ -148,7 +148,9 @@ def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
         # user scope's own status names its hub on its first line)
         user_scope = project.key.startswith("user:")
         return f"encrypted, synced with {hub}" if hub and not user_scope else "encrypted"
-    where = hub or project.remote or "the remote"
+    where = hub or project.remote
+    if where is None:  # "the remote" of a clone that has none: say when it becomes true
+        return "plaintext, readable by everyone who can fetch the remote you add"
     return f"plaintext, readable by everyone who can fetch {where}"
 
 

@@ -166,3 +166,41 @@ def test_a_typo_anywhere_on_the_command_line_is_answered_with_what_was_meant(
         assert world.gitmem("-C", str(proj), *args).code == 0, args
     nothing_close = world.gitmem("-C", str(proj), "sync", "--xyzzy")
     assert nothing_close.err.endswith("\nhint: see 'gitmem sync --help'\n"), nothing_close.err
+
+
+def test_a_remote_added_after_the_first_sync_does_not_move_the_memory(tmp_path: Path) -> None:
+    """A teammate cloned with `git clone -o github` and ran `gitmem sync` (the guide's second
+    step; no `init`), then `git remote add origin` for another repository: the next sync
+    pushed the project's team memory there, and status named the other project. The first
+    sync now records the remote it went through (gitmem.remote, as init does)."""
+    world = World(tmp_path)
+    world.make_remote()
+    other = world.make_remote("other.git")
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [D](d.md) — d\n", "d.md": "d\n"})
+    world.ok("-C", str(a), "sync")
+    b = tmp_path / "b"
+    world.git("clone", "-q", "-o", "github", str(world.remote), str(b))
+    assert "2 files updated from github" in world.ok("-C", str(b), "sync")
+    world.git("remote", "add", "origin", str(other), cwd=b)
+    status = world.ok("-C", str(b), "status")
+    assert status.startswith(f"project file:{tmp_path}/remote  remote github  "), status
+    world.ok("-C", str(b), "sync")
+    assert world.git("for-each-ref", "refs/gitmem", cwd=other) == ""  # nothing went there
+    assert world.git("config", "gitmem.remote", cwd=b) == "github\n"
+    again = world.ok("-C", str(b), "sync", "--remote", "github")  # --remote: never recorded
+    assert "up to date" in again and world.git("config", "gitmem.remote", cwd=b) == "github\n"
+
+
+def test_without_a_remote_the_team_scope_does_not_speak_of_the_remote(tmp_path: Path) -> None:
+    """In a repository with no remote, init and status said the team scope is "readable by
+    everyone who can fetch the remote" beside "local history only": which remote? They now
+    say when it becomes true."""
+    world = World(tmp_path)
+    plain = tmp_path / "plain"
+    world.git("init", "-q", str(plain))
+    world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=plain)
+    for args in (("init",), ("status",)):
+        out = world.ok("-C", str(plain), *args)
+        assert "fetch the remote\n" not in out and "fetch the remote]" not in out, out
+        assert "plaintext, readable by everyone who can fetch the remote you add" in out, out
