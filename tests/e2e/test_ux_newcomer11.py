@@ -204,3 +204,57 @@ def test_without_a_remote_the_team_scope_does_not_speak_of_the_remote(tmp_path: 
         out = world.ok("-C", str(plain), *args)
         assert "fetch the remote\n" not in out and "fetch the remote]" not in out, out
         assert "plaintext, readable by everyone who can fetch the remote you add" in out, out
+
+
+def test_ctrl_c_mid_sync_says_nothing_is_half_written_and_a_rerun_finishes(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C while a sync waited on the remote printed only "gitmem: interrupted": the
+    newcomer did not know whether the memory was broken, nor what to do. It now says nothing
+    is half-written and to run the command again; and that rerun does finish, an edit made
+    while the first sync ran included."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.support import servers
+    from tests.support.world import REPO_ROOT
+
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    team = world.scope_path(proj, "team")
+    write_files(team, {"MEMORY.md": "- [D](d.md) — d\n", "d.md": "one\n"})
+    world.ok("-C", str(proj), "sync")
+    write_files(team, {"d.md": "two\n"})
+    started = tmp_path / "started"
+    env = dict(world.env)  # the remote stalls: the sync waits in its fetch
+    servers._upload_pack(env, tmp_path / "stall", f': > "{started}"\nsleep 30\nexec {{real}} "$@"')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "sync"],
+        cwd=proj,
+        env={**env, "PYTHONPATH": str(REPO_ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    deadline = time.monotonic() + 30
+    while not started.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.05)
+    write_files(team, {"d.md": "three\n"})  # edited while the sync runs
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the whole group, git's children too
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, (out, err)
+    assert err.decode().splitlines()[-2:] == [
+        "gitmem: interrupted",
+        "hint: nothing is half-written; run the same command again to finish",
+    ], err
+    again = world.ok("-C", str(proj), "sync")  # the rerun the hint names
+    assert "pushed to origin" in again, again
+    other = world.clone("q")
+    world.ok("-C", str(other), "sync")
+    assert (world.scope_path(other, "team") / "d.md").read_text() == "three\n"
+    assert (team / "d.md").read_text() == "three\n"
