@@ -258,3 +258,15 @@ def test_ctrl_c_mid_sync_says_nothing_is_half_written_and_a_rerun_finishes(
     world.ok("-C", str(other), "sync")
     assert (world.scope_path(other, "team") / "d.md").read_text() == "three\n"
     assert (team / "d.md").read_text() == "three\n"
+
+
+def test_counts_of_one_read_as_english(tmp_path: Path) -> None:
+    """A newcomer's first memory: `graph` said "1 memories, 0 links, 1 communities" and
+    `curate` "already curated (1 lines)". Counts of one are singular now."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    write_files(world.scope_path(proj, "auto"), {"MEMORY.md": "- one line\n"})
+    graph = world.ok("-C", str(proj), "graph").splitlines()[0]
+    assert graph.startswith("1 memory, 0 links, 1 community in "), graph
+    assert world.ok("-C", str(proj), "curate").rstrip().endswith("is already curated (1 line)")
