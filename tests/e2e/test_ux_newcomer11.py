@@ -65,6 +65,8 @@ def test_user_scope_files_are_named_home_relative(tmp_path: Path) -> None:
         f"kept this machine's key: ~/.config/gitmem/identity\nrecipient: "
         f"{world.ok('key', 'show').strip()}\n"
     )
+    gone = world.ok("-C", str(proj), "uninstall")
+    assert "kept: this machine's key ~/.config/gitmem/identity: " in gone, gone
     for text in (out, again, user):
         assert home not in text, text
     as_json = world.ok("status", "--user", "--json", cwd=world.home)
