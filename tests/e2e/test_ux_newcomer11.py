@@ -272,3 +272,20 @@ def test_counts_of_one_read_as_english(tmp_path: Path) -> None:
     graph = world.ok("-C", str(proj), "graph").splitlines()[0]
     assert graph.startswith("1 memory, 0 links, 1 community in "), graph
     assert world.ok("-C", str(proj), "curate").rstrip().endswith("is already curated (1 line)")
+
+
+def test_log_takes_gits_dash_n(tmp_path: Path) -> None:
+    """`gitmem log -1`, as git users type it, said "no memory '-1' in this project's folders"
+    and hinted at memory names. It is `-n 1` now, as in git; `-0` is refused as `-n 0` is."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    team = world.scope_path(proj, "team")
+    for text in ("one\n", "two\n"):
+        write_files(team, {"MEMORY.md": "- [D](d.md) — d\n", "d.md": text})
+        world.ok("-C", str(proj), "sync")
+    assert len(world.ok("-C", str(proj), "log").splitlines()) == 2
+    assert world.ok("-C", str(proj), "log", "-1") == world.ok("-C", str(proj), "log", "-n", "1")
+    assert len(world.ok("-C", str(proj), "log", "-1", "--oneline").splitlines()) == 1
+    zero = world.gitmem("-C", str(proj), "log", "-0")
+    assert_one_clear_error(zero, 2, "'0' is not a whole number of 1 or more (gitmem log)")
