@@ -289,3 +289,15 @@ def test_log_takes_gits_dash_n(tmp_path: Path) -> None:
     assert len(world.ok("-C", str(proj), "log", "-1", "--oneline").splitlines()) == 1
     zero = world.gitmem("-C", str(proj), "log", "-0")
     assert_one_clear_error(zero, 2, "'0' is not a whole number of 1 or more (gitmem log)")
+
+
+def test_guide_names_the_sections_that_speak_of_a_word_no_title_has(tmp_path: Path) -> None:
+    """`gitmem guide keys` said "no section 'keys'" and listed the titles: none has the word,
+    yet three sections explain keys. The hint now names them first, and the command it
+    names prints a section that does speak of keys."""
+    world = World(tmp_path)
+    run = world.gitmem("guide", "keys")
+    assert_one_clear_error(run, 2, "the guide has no section 'keys'")
+    assert run.err.splitlines()[1].startswith("hint: 'keys' is in sections 4, "), run.err
+    assert "(gitmem guide 4); choose one of: 1 What gitmem does" in run.err, run.err
+    assert "key" in world.ok("guide", "4", "--no-pager")
