@@ -52,7 +52,9 @@ def section_text(text: str, wanted: str) -> str:
         for (number, _, start), end in zip(found, ends, strict=True)
         if key and not key.isdigit() and key in text[start:end].casefold()
     ]
-    where = f"{wanted!r} is in sections {', '.join(said)} (gitmem guide {said[0]}); " if said else ""
+    where = (
+        f"{wanted!r} is in sections {', '.join(said)} (gitmem guide {said[0]}); " if said else ""
+    )
     raise UsageError(f"the guide has no section {wanted!r}", f"{where}choose one of: {listed}")
 
 
