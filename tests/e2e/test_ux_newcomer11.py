@@ -301,3 +301,17 @@ def test_guide_names_the_sections_that_speak_of_a_word_no_title_has(tmp_path: Pa
     assert run.err.splitlines()[1].startswith("hint: 'keys' is in sections 4, "), run.err
     assert "(gitmem guide 4); choose one of: 1 What gitmem does" in run.err, run.err
     assert "key" in world.ok("guide", "4", "--no-pager")
+
+
+def test_a_sync_without_a_remote_names_where_files_came_from(tmp_path: Path) -> None:
+    """A newcomer ran `gitmem sync` in the bare remote itself (the wrong folder): its memory
+    refs were written to a folder and the sync said "3 files updated from " — from nothing.
+    It names the ref here now."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    write_files(world.scope_path(proj, "team"), {"MEMORY.md": "- [D](d.md) — d\n", "d.md": "d\n"})
+    world.ok("-C", str(proj), "sync")
+    out = world.ok("-C", str(world.remote), "sync")
+    assert "refs/gitmem/team: 2 files updated from the ref here (no remote)\n" in out, out
+    assert "from \n" not in out, out
