@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gitmem.errors import UsageError
@@ -313,16 +314,50 @@ def open_project_from(
 ) -> Project:
     """The project of `-C` (or the current folder), for the remote the command names.
     `opening`: its git processes, started earlier (`start_opening`)."""
+    from gitmem.errors import NotARepository
     from gitmem.gitstore import Repository
     from gitmem.project.scopes import open_project
 
     if opening is None:
         opening = start_opening(args)
+    try:
+        repo = Repository(opening=opening)
+    except NotARepository as exc:
+        checkout = _checkout_of_memory_folder(directory(args))
+        if checkout is not None:
+            import shlex
+
+            command = getattr(args, "command_prog", "gitmem status").removeprefix("gitmem ")
+            exc.hint = (
+                f"this is Claude Code's memory folder of {checkout}: run gitmem there "
+                f"(gitmem -C {shlex.quote(str(checkout))} {command})"
+            )
+        raise
     return open_project(
-        Repository(opening=opening),
+        repo,
         remote=remote if remote is not None else getattr(args, "remote", None),
         memory_dir=getattr(args, "memory_dir", None),
     )
+
+
+def _checkout_of_memory_folder(start: str) -> Path | None:
+    """The checkout whose Claude Code memory folder (~/.claude/projects/SLUG/…) `start` is in:
+    a newcomer's `cd` to the memory to run gitmem there. Its session transcripts name it, else
+    a bounded walk for a folder whose path gives SLUG (doctor's, gitmem/project/orphans.py)."""
+    from gitmem.errors import GitmemError
+    from gitmem.project.identity import claude_config_dir
+    from gitmem.project.orphans import live_checkout, transcript_checkout
+
+    try:
+        projects = (claude_config_dir(os.environ) / "projects").resolve()
+        rel = Path(start).resolve().relative_to(projects)
+    except (ValueError, OSError, GitmemError):
+        return None
+    if not rel.parts:
+        return None
+    named = transcript_checkout(projects / rel.parts[0])
+    found = Path(named) if named else live_checkout(rel.parts[0])
+    return found if isinstance(found, Path) and (found / ".git").exists() else None
 
 
 def start_opening(args: argparse.Namespace, refs: bool = False) -> Opening:

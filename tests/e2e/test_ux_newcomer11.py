@@ -315,3 +315,24 @@ def test_a_sync_without_a_remote_names_where_files_came_from(tmp_path: Path) -> 
     out = world.ok("-C", str(world.remote), "sync")
     assert "refs/gitmem/team: 2 files updated from the ref here (no remote)\n" in out, out
     assert "from \n" not in out, out
+
+
+def test_gitmem_run_in_the_memory_folder_names_the_clone_it_belongs_to(tmp_path: Path) -> None:
+    """A newcomer `cd`s to the memory (~/.claude/projects/SLUG/memory, where the files are)
+    and runs `gitmem sync`: "not a git repository", "run gitmem inside a clone" — which one?
+    The hint now names the checkout whose memory it is, and the command it prints runs."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    auto = world.scope_path(proj, "auto")
+    write_files(auto, {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n", "team/t.md": "t\n"})
+    world.ok("-C", str(proj), "sync")
+    for here, args in ((auto, ("sync",)), (auto / "team", ("log", "-n", "1")), (auto, ("status",))):
+        run = world.gitmem(*args, cwd=here)
+        assert_one_clear_error(run, 2, "not a git repository")
+        hint = f"hint: this is Claude Code's memory folder of {proj}: run gitmem there "
+        assert hint in run.err, run.err
+        assert f"(gitmem -C {proj} {args[0]})" in run.err, run.err
+        assert world.gitmem("-C", str(proj), args[0], cwd=here).code == 0
+    elsewhere = world.gitmem("sync", cwd=world.home)  # not a memory folder: as before
+    assert "memory folder" not in elsewhere.err, elsewhere.err
