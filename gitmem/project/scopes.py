@@ -35,6 +35,13 @@ NOT_A_PROJECT_SCOPE = (
 )
 
 
+# a hub that cannot be read, said alike by sync and doctor (it is often set in --global)
+HUB_FETCH_HINT = (
+    "check gitmem.hub, a private repository of yours (git config --show-origin gitmem.hub "
+    "says where it is set), and your access to it, then retry"
+)
+
+
 def scope_hint(given: str, known: list[str], more: str = "") -> str:
     """The hint of an unknown scope at every door (--scope of sync, query, the MCP tools):
     the closest one first (`tema`: did you mean team?), then every one."""

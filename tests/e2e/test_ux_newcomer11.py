@@ -336,3 +336,16 @@ def test_gitmem_run_in_the_memory_folder_names_the_clone_it_belongs_to(tmp_path:
         assert world.gitmem("-C", str(proj), args[0], cwd=here).code == 0
     elsewhere = world.gitmem("sync", cwd=world.home)  # not a memory folder: as before
     assert "memory folder" not in elsewhere.err, elsewhere.err
+
+
+def test_an_unreachable_hub_gets_one_fix_from_sync_and_doctor(tmp_path: Path) -> None:
+    """A hub set with `--global` that cannot be read: sync's hint said `git config
+    --show-origin gitmem.hub` (where it is set), doctor's `git config gitmem.hub` (which
+    shows the value, not the file to fix). Both now give the one hint."""
+    world, proj, _hub = hub_world(tmp_path)
+    world.git("config", "--global", "gitmem.hub", str(tmp_path / "no-such-hub.git"))
+    sync = world.gitmem("-C", str(proj), "sync")
+    doctor = world.gitmem("-C", str(proj), "doctor")
+    fix = "check gitmem.hub, a private repository of yours (git config --show-origin gitmem.hub"
+    assert f"hint: {fix}" in sync.err, sync.err
+    assert f"        fix: {fix}" in doctor.out, doctor.out
