@@ -66,7 +66,9 @@ def test_user_scope_files_are_named_home_relative(tmp_path: Path) -> None:
         f"{world.ok('key', 'show').strip()}\n"
     )
     hooks = world.ok("hooks", "install", "--claude", "--user", cwd=world.home)
-    assert hooks.startswith("installed SessionStart and SessionEnd hooks in ~/.claude/settings.json")
+    assert hooks.startswith(
+        "installed SessionStart and SessionEnd hooks in ~/.claude/settings.json"
+    )
     assert "user     installed        ~/.claude/settings.json\n" in world.ok("hooks", "status")
     gone = world.ok("-C", str(proj), "uninstall")
     assert "kept: this machine's key ~/.config/gitmem/identity: " in gone, gone
