@@ -45,11 +45,15 @@ HUB_FETCH_HINT = (
 def scope_hint(given: str, known: list[str], more: str = "") -> str:
     """The hint of an unknown scope at every door (--scope of sync, query, the MCP tools):
     the closest one first (`tema`: did you mean team?), then every one."""
+    return f"{_closest(given, known)}choose one of {', '.join(known)}{more}"
+
+
+def _closest(given: str, known: list[str]) -> str:
+    """'did you mean NAME? ' for the name nearest a misspelled one (a scope, a remote), or ""."""
     import difflib
 
     close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
-    mean = f"did you mean {close[0]}? " if close else ""
-    return f"{mean}choose one of {', '.join(known)}{more}"
+    return f"did you mean {close[0]}? " if close else ""
 
 
 # Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
@@ -212,7 +216,8 @@ def choose_remote(repo: Repository, wanted: str | None) -> str | None:
         if wanted not in remotes:
             raise UsageError(
                 f"no remote named {wanted!r} in {repo.common_dir}",
-                f"known remotes: {', '.join(remotes) or 'none'} (git remote -v)",
+                _closest(wanted, remotes)
+                + f"known remotes: {', '.join(remotes) or 'none'} (git remote -v)",
             )
         return wanted
     configured = repo.config_get("gitmem.remote")

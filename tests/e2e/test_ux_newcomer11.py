@@ -163,6 +163,8 @@ def test_a_typo_anywhere_on_the_command_line_is_answered_with_what_was_meant(
         ("agents",): "other coding agents are a setting: git config --global gitmem.agents",
         ("hub",): "the hub is a setting: git config --global gitmem.hub URL",
         ("grant", "x"): "keys are changed with gitmem key grant|revoke|rotate",
+        ("sync", "--remote", "orign"): "did you mean origin? known remotes: origin (git remote -v)",
+        ("init", "--remote", "orign"): "did you mean origin? known remotes: origin",
     }
     for args, hint in meant.items():
         run = world.gitmem("-C", str(proj), *args)
