@@ -356,3 +356,20 @@ def test_an_unreachable_hub_gets_one_fix_from_sync_and_doctor(tmp_path: Path) ->
     fix = "check gitmem.hub, a private repository of yours (git config --show-origin gitmem.hub"
     assert f"hint: {fix}" in sync.err, sync.err
     assert f"        fix: {fix}" in doctor.out, doctor.out
+
+
+def test_unpublish_says_what_a_kept_copy_of_each_kind_means(tmp_path: Path) -> None:
+    """`gitmem unpublish personal` of memory only ever pushed encrypted told the newcomer to
+    "treat what was pushed in plaintext as read, and rotate any secret in it": nothing was.
+    It now says the kept copies open only with a key granted; the team's (plaintext) note is
+    unchanged."""
+    world = World(tmp_path)
+    world.make_remote()
+    proj = world.clone("p")
+    write_files(world.scope_path(proj, "auto"), {"MEMORY.md": "- a\n", "team/t.md": "t\n"})
+    world.ok("-C", str(proj), "sync")
+    personal = world.ok("-C", str(proj), "unpublish", "personal")
+    kept = "collects garbage: encrypted, it opens only with a key you granted (gitmem key list)\n"
+    assert kept in personal and "plaintext" not in personal, personal
+    team = world.ok("-C", str(proj), "unpublish", "team")
+    assert "treat what was pushed in plaintext as read, and rotate any secret in it" in team
