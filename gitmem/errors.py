@@ -91,7 +91,10 @@ def report(exc: BaseException) -> int:
             sys.stderr.write(f"hint: {_shown(exc.hint)}\n")
         return exc.exit_code
     if isinstance(exc, KeyboardInterrupt):
+        # a newcomer's Ctrl-C mid-sync: is the memory broken? Each ref moves in one
+        # compare-and-swap and each file in one rename: what was done stays, whole
         sys.stderr.write("gitmem: interrupted\n")
+        sys.stderr.write("hint: nothing is half-written; run the same command again to finish\n")
         return EXIT_INTERRUPTED
     if isinstance(exc, OSError) and exc.strerror:  # the disk, not gitmem: say which file
         message, hint = _disk_error(exc)

@@ -395,9 +395,10 @@ def as_dot(graph: MemoryGraph) -> str:
 
 def as_text(graph: MemoryGraph, top: int = 20) -> list[str]:
     edges = sum(len(n.links_to) for n in graph.nodes.values())
+    nodes, parts = len(graph.nodes), len(graph.communities)
     out = [
-        f"{len(graph.nodes)} memories, {edges} links, {len(graph.communities)} communities "
-        f"in {graph.folder}"
+        f"{nodes} {'memory' if nodes == 1 else 'memories'}, {edges} link{'' if edges == 1 else 's'}, "
+        f"{parts} communit{'y' if parts == 1 else 'ies'} in {graph.folder}"
     ]
     if graph.nodes:
         out.append("most linked-to (PageRank):")

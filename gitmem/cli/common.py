@@ -9,6 +9,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gitmem.errors import UsageError
@@ -94,11 +95,14 @@ class Parser(argparse.ArgumentParser):
         if message.startswith("argument COMMAND: invalid choice:"):
             given = message.split("invalid choice: ", 1)[1].split(" (")[0]
             message = "unknown command " + given
-            hint = _similar_command(given.strip("'"), self.prog) or hint
+            word = given.strip("'")
+            hint = NOT_COMMANDS.get(word) or _similar_command(word, self.prog) or hint
         elif message.startswith("argument --scope: invalid choice: 'user'"):
             from gitmem.project.scopes import NOT_A_PROJECT_SCOPE
 
             hint = NOT_A_PROJECT_SCOPE
+        elif "invalid choice: " in message:  # `key grnat`, `hooks instal`, `completion bsh`
+            hint = _similar_choice(message, self.prog) or hint
         raise UsageError(f"{message} ({self.prog})", hint)
 
     def parse_args(  # type: ignore[override]
@@ -111,9 +115,75 @@ class Parser(argparse.ArgumentParser):
             prog = getattr(parsed, "command_prog", None) or self.prog
             raise UsageError(
                 f"unrecognized arguments: {' '.join(extras)} ({prog})",
-                _extras_hint(prog, extras) or f"see '{prog} --help'",
+                _extras_hint(prog, extras)
+                or _similar_option(self, prog, extras)
+                or f"see '{prog} --help'",
             )
         return parsed
+
+
+# Words a newcomer types as commands that are not: where what they want lives instead (git's
+# `help`, other tools' `version` and `config`; the guide's settings are git config keys).
+NOT_COMMANDS = {
+    "help": "gitmem --help lists the commands, gitmem COMMAND --help explains one, "
+    "gitmem guide prints the user guide",
+    "version": "gitmem --version prints it",
+    "agents": "other coding agents are a setting: git config --global gitmem.agents "
+    "claude,codex (gitmem guide 8 lists them)",
+    "hub": "the hub is a setting: git config --global gitmem.hub URL of a private repository "
+    "(gitmem guide 8)",
+    "config": "gitmem's settings are git config keys: gitmem guide 8 lists them",
+    "setup": "gitmem init sets up this clone; gitmem hooks install --claude adds the hooks",
+    "install": "gitmem init sets up this clone; gitmem hooks install --claude adds the hooks",
+    **dict.fromkeys(
+        ("grant", "revoke", "rotate"),
+        "keys are changed with gitmem key grant|revoke|rotate (gitmem key --help)",
+    ),
+}
+
+
+def _similar_choice(message: str, prog: str) -> str | None:
+    """argparse's "argument SUBCOMMAND: invalid choice: 'grnat' (choose from 'init', …)": the
+    closest choice, as a command for a subcommand and as `--option value` for an option."""
+    import difflib
+    import re
+
+    head, _, rest = message.partition(": invalid choice: ")
+    given, _, offered = rest.partition(" (choose from ")
+    choices = re.findall(r"'([^']*)'", offered)
+    close = difflib.get_close_matches(given.strip("'"), choices, n=1, cutoff=0.6)
+    if not close:
+        return None
+    name = head.removeprefix("argument ")
+    shown = f"{name.split('/')[-1]} {close[0]}" if name.startswith("-") else f"{prog} {close[0]}"
+    return f"did you mean '{shown}'? (see '{prog} --help')"
+
+
+def _similar_option(parser: argparse.ArgumentParser, prog: str, extras: list[str]) -> str | None:
+    """`sync --dryrun`: the closest option of the command that was given one it lacks."""
+    import difflib
+
+    words = prog.split()[1:]
+    for word in words:  # down to the parser of `gitmem key grant`, whose options these are
+        found = next(
+            (
+                a.choices.get(word)
+                for a in parser._actions
+                if isinstance(a, argparse._SubParsersAction) and a.choices
+            ),
+            None,
+        )
+        if found is None or found is UNBUILT:
+            return None
+        parser = found
+    options = sorted(o for a in parser._actions for o in a.option_strings if o.startswith("--"))
+    for extra in extras:
+        if extra.startswith("--"):
+            name = extra.split("=", 1)[0]
+            close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+            if close:
+                return f"did you mean {close[0]}? (see '{prog} --help')"
+    return None
 
 
 def _extras_hint(prog: str, extras: list[str]) -> str | None:
@@ -297,16 +367,50 @@ def open_project_from(
 ) -> Project:
     """The project of `-C` (or the current folder), for the remote the command names.
     `opening`: its git processes, started earlier (`start_opening`)."""
+    from gitmem.errors import NotARepository
     from gitmem.gitstore import Repository
     from gitmem.project.scopes import open_project
 
     if opening is None:
         opening = start_opening(args)
+    try:
+        repo = Repository(opening=opening)
+    except NotARepository as exc:
+        checkout = _checkout_of_memory_folder(directory(args))
+        if checkout is not None:
+            import shlex
+
+            command = getattr(args, "command_prog", "gitmem status").removeprefix("gitmem ")
+            exc.hint = (
+                f"this is Claude Code's memory folder of {checkout}: run gitmem there "
+                f"(gitmem -C {shlex.quote(str(checkout))} {command})"
+            )
+        raise
     return open_project(
-        Repository(opening=opening),
+        repo,
         remote=remote if remote is not None else getattr(args, "remote", None),
         memory_dir=getattr(args, "memory_dir", None),
     )
+
+
+def _checkout_of_memory_folder(start: str) -> Path | None:
+    """The checkout whose Claude Code memory folder (~/.claude/projects/SLUG/…) `start` is in:
+    a newcomer's `cd` to the memory to run gitmem there. Its session transcripts name it, else
+    a bounded walk for a folder whose path gives SLUG (doctor's, gitmem/project/orphans.py)."""
+    from gitmem.errors import GitmemError
+    from gitmem.project.identity import claude_config_dir
+    from gitmem.project.orphans import live_checkout, transcript_checkout
+
+    try:
+        projects = (claude_config_dir(os.environ) / "projects").resolve()
+        rel = Path(start).resolve().relative_to(projects)
+    except (ValueError, OSError, GitmemError):
+        return None
+    if not rel.parts:
+        return None
+    named = transcript_checkout(projects / rel.parts[0])
+    found = Path(named) if named else live_checkout(rel.parts[0])
+    return found if isinstance(found, Path) and (found / ".git").exists() else None
 
 
 def start_opening(args: argparse.Namespace, refs: bool = False) -> Opening:

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     if not result.changed:
-        echo(f"{result.folder}/MEMORY.md is already curated ({result.lines} lines)")
+        echo(f"{result.folder}/MEMORY.md is already curated ({plural(result.lines, 'line')})")
         return 0
     if not args.yes or args.dry_run:
         sys.stdout.write(printable(result.diff()))  # team memory: anyone's bytes
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summary(result: Any) -> list[str]:
-    out = [f"MEMORY.md: {result.lines} lines, {result.chars:,} characters"]
+    out = [f"MEMORY.md: {plural(result.lines, 'line')}, {result.chars:,} characters"]
     if result.added:
         out.append(f"added {plural(len(result.added), 'entry', 'entries')} for unindexed memories")
     if result.moved:

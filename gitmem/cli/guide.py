@@ -45,7 +45,17 @@ def section_text(text: str, wanted: str) -> str:
             end = found[i + 1][2] if i + 1 < len(found) else len(text)
             return text[start:end].rstrip("\n") + "\n"
     listed = ", ".join(f"{n} {t}" for n, t, _ in found)
-    raise UsageError(f"the guide has no section {wanted!r}", f"choose one of: {listed}")
+    # `gitmem guide keys`: no title has the word, but sections speak of it: name them first
+    ends = [start for _, _, start in found[1:]] + [len(text)]
+    said = [
+        number
+        for (number, _, start), end in zip(found, ends, strict=True)
+        if key and not key.isdigit() and key in text[start:end].casefold()
+    ]
+    where = (
+        f"{wanted!r} is in sections {', '.join(said)} (gitmem guide {said[0]}); " if said else ""
+    )
+    raise UsageError(f"the guide has no section {wanted!r}", f"{where}choose one of: {listed}")
 
 
 def run(args: argparse.Namespace) -> int:

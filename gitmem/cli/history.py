@@ -25,7 +25,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p = command(sub, "log", "show the history of the memory refs, or of one memory")
     p.add_argument("path", nargs="?", metavar="PATH", help="a memory (auto/NAME.md or its path)")
     p.add_argument(
-        "-n", "--max-count", dest="limit", type=count, metavar="N", help="show at most N commits"
+        "-n",
+        "--max-count",
+        dest="limit",
+        type=count,
+        metavar="N",
+        help="show at most N commits (-N too, as git log)",
     )
     p.add_argument("--oneline", action="store_true", help="one line a commit: short id and subject")
     add_json(p)
@@ -124,6 +129,13 @@ def log(args: argparse.Namespace) -> int:
     from gitmem.project.scopes import shown
     from gitmem.recall.history import memory_log
 
+    if args.path and args.path[1:].isdigit() and args.path[0] == "-" and args.limit is None:
+        from gitmem.errors import UsageError
+
+        try:  # git's `log -3`: not a memory's name; `-0` refused as `-n 0` is
+            args.limit, args.path = count(args.path[1:]), None
+        except argparse.ArgumentTypeError as exc:
+            raise UsageError(f"{exc} (gitmem log)", "see 'gitmem log --help'") from None
     project = project_for(args, args.path)
     colour = use_colour(args, own_settings(project.repo))
     rows = memory_log(project, args.path, args.limit)

@@ -199,7 +199,9 @@ def status(args: argparse.Namespace) -> int:
             if any(st.installed.values())
             else "not installed"
         )
-        echo(f"{st.where:<8} {state:<16} {st.settings}")
+        from gitmem.core.userdirs import tilde
+
+        echo(f"{st.where:<8} {state:<16} {tilde(st.settings)}")
         for event, hook_line in st.installed.items():
             if hook_line:
                 echo(f"  {event}: {hook_line}")

@@ -75,10 +75,14 @@ def init(args: argparse.Namespace) -> int:
     from gitmem.privacy.keys import init_key
 
     made = init_key(Path(args.ssh) if args.ssh else None)
+    from gitmem.core.userdirs import tilde
+
     if args.ssh:  # nothing is made: the SSH key is used where it is
-        echo(f"adopted the SSH key {made.where} as this machine's key (it stays where it is)")
+        echo(
+            f"adopted the SSH key {tilde(made.where)} as this machine's key (it stays where it is)"
+        )
     else:
-        echo(f"{'made' if made.created else 'kept'} this machine's key: {made.where}")
+        echo(f"{'made' if made.created else 'kept'} this machine's key: {tilde(made.where)}")
     echo(f"recipient: {made.recipient}")
     return 0
 

@@ -103,8 +103,10 @@ def status(args: argparse.Namespace) -> int:
         echo(f"          {s.path}")
     _agents(project)
     if st.remote and not st.fetched:
+        hub = " and the hub" if project.hub and project.remote != project.hub else ""
         echo(
-            f"(ahead/behind as of the last fetch from {st.remote}: gitmem status --fetch to check now)"
+            f"(ahead/behind as of the last fetch from {st.remote}{hub}: "
+            "gitmem status --fetch to check now)"
         )
     for step in st.next_steps:
         echo(f"next: {step}")
@@ -133,10 +135,13 @@ def _user_status(args: argparse.Namespace) -> int:
 
         echo(json.dumps(st.as_json(), indent=2))
         return 0
+    from gitmem.core.userdirs import tilde
+
     echo(f"user scope  hub {st.hub or '- (none)'}  user {st.user}")
     for s in st.scopes:
         echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {_scope_state(s, st.hub)}")
-        echo(f"          {s.path}")
+        # home-relative, as sync --user names them (the JSON keeps the absolute paths)
+        echo(f"          {', '.join(tilde(p) for p in s.path.split(', '))}")
     if st.hub and st.scopes and not st.fetched:
         echo("(ahead/behind as of the last fetch from the hub: gitmem status --user --fetch)")
     for step in st.next_steps:
@@ -151,8 +156,10 @@ def _agents(project: Project) -> None:
     shown = agents_json(project)
     if any(a["agent"] != "claude" for a in shown["agents"]):
         echo("agents (gitmem.agents):")
+        from gitmem.core.userdirs import tilde
+
         for a in shown["agents"]:
-            echo(f"  {a['title']:<12} {a['scope']:<17} {a['where']}")
+            echo(f"  {a['title']:<12} {a['scope']:<17} {tilde(a['where'])}")
             echo(f"{'':<33}{a['how']}")
     if shown["user_scope"]:
         echo(f"user scope: {shown['user_scope']}")

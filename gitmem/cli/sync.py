@@ -163,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.project.syncedfolders import remember_synced
 
         remember_synced(project)
+        _remember_remote(project, args)
     held = (
         3 if not args.dry_run and any(r.held for r in result.refs.values()) else 0
     )  # partly done, as a hub unreached
@@ -173,6 +174,19 @@ def run(args: argparse.Namespace) -> int:
         quiet = args.quiet or getattr(args, "as_json", False)
         return max(held, carry_user(project.repo, quiet))  # the user scope, through the hub
     return held
+
+
+def _remember_remote(project: Project, args: argparse.Namespace) -> None:
+    """The remote a first sync went through, recorded as `init` records it (gitmem.remote): a
+    clone made with `git clone -o github` and synced, then given `git remote add origin …`,
+    had its next sync push the project's team memory to that other repository."""
+    if project.remote and not args.remote and project.repo.config_get("gitmem.remote") is None:
+        from contextlib import suppress
+
+        from gitmem.errors import GitmemError
+
+        with suppress(GitmemError):  # a read-only .git/config: the sync itself is done
+            project.repo.config_set("gitmem.remote", project.remote)
 
 
 def _without_key(project: Project, result: SyncResult) -> None:

@@ -31,8 +31,9 @@ def sync_lines(
                 plural(len(r.local_changes), "local change")
                 + (" to push" if result.dry_run else " committed")
             )
-        if r.pulled:
-            parts.append(f"{plural(len(r.pulled), 'file')} updated from {remote}")
+        if r.pulled:  # without a remote: written from the ref here (a bare repository's own)
+            source = remote or "the ref here (no remote)"
+            parts.append(f"{plural(len(r.pulled), 'file')} updated from {source}")
         if r.pushed:
             parts.append(f"pushed to {remote}")
         if r.remote_ahead:

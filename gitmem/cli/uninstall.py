@@ -109,11 +109,12 @@ def _kept(repo: Any) -> None:
 
 
 def _kept_key() -> None:
+    from gitmem.core.userdirs import tilde
     from gitmem.privacy.layout import identity_path
 
     if identity_path().is_file():
         echo(
-            f"kept: this machine's key {identity_path()}: your encrypted memory opens only "
+            f"kept: this machine's key {tilde(identity_path())}: your encrypted memory opens only "
             "with it (or another machine's key it was granted to): keep a copy"
         )
 

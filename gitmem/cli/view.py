@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import add_json, command, echo
+from gitmem.cli.common import add_json, command, echo, plural
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
         emit({"path": path, "memories": drawn})
     else:
-        echo(f"wrote {path} ({drawn} memories)")
+        echo(f"wrote {path} ({plural(drawn, 'memory', 'memories')})")
     if args.open:
         import webbrowser
         from pathlib import Path

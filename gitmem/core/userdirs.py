@@ -32,6 +32,16 @@ def home() -> str:
         return os.sep
 
 
+def tilde(path: str | os.PathLike[str]) -> str:
+    """`path` as a person reads it in a message: `~/…` under the home folder, else as is (a
+    newcomer's ~/.claude/CLAUDE.md, not /home/ann/.claude/CLAUDE.md; a shell expands it)."""
+    text = os.fspath(path)
+    base = home().rstrip(os.sep)
+    if base and (text == base or text.startswith(base + os.sep)):
+        return "~" + text[len(base) :]
+    return text
+
+
 def config_home() -> str:
     """`$XDG_CONFIG_HOME` when absolute (the XDG spec ignores a relative one), else
     `<home>/.config`."""

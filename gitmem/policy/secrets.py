@@ -448,8 +448,8 @@ def read_allow_list(texts: Iterable[str]) -> AllowList:
 ALLOW_KEY = "gitmem.allowSecret"  # git config --add gitmem.allowSecret sha256:…
 ALLOW_FILE = "allow"  # $XDG_CONFIG_HOME/gitmem/allow, <common-dir>/gitmem/allow
 ALLOW_HINT = (
-    "a false positive: git config --add gitmem.allowSecret <its sha256:…> "
-    "(your own configuration; a file in the branch or a ref allows nothing)"
+    "a false positive: git config --add gitmem.allowSecret sha256:… (the value named above; "
+    "your own configuration: a file in the branch or a ref allows nothing)"
 )
 
 

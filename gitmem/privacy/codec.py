@@ -1016,11 +1016,16 @@ class PersonalCodec:
         everyone = list(dict.fromkeys([machine.recipient, *(recipients or [])]))
         keyring = make_keyring(self.repo, ScopeKey.generate(), everyone)
         if recipients is None:
+            from gitmem.core.userdirs import tilde
+
+            # the guide's way (§4): a new machine's first sync names the grant to run here
+            # (`key show` there fails while it has no key yet)
+            option = " --user" if self.user_scope else ""
             self.notes.append(
                 f"encrypted your personal memory with a new key; "
-                f"{'made' if made_identity else 'using'} this machine's identity {machine.where}; "
-                "to add another machine, run gitmem key show there and gitmem key grant"
-                f"{' --user' if self.user_scope else ''} <it> here"
+                f"{'made' if made_identity else 'using'} this machine's identity "
+                f"{tilde(machine.where)}; to add another machine, run gitmem sync{option} "
+                f"there: it prints the gitmem key grant{option} to run here"
             )
         return keyring
 

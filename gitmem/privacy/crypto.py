@@ -112,13 +112,14 @@ def parse_recipient(text: str) -> Any:
         if value.startswith(("ssh-ed25519 ", "ssh-rsa ")):
             return ssh.Recipient.from_str(value)
     except Exception as exc:  # pyrage raises its own RecipientError types
-        raise UsageError(
-            f"not a valid recipient: {text[:60]!r}", "give an age1… key or an ssh-ed25519 line"
-        ) from exc
-    raise UsageError(
-        f"not a recipient: {text[:60]!r}",
-        "give an age public key (age1…), an SSH public key (ssh-ed25519 …, ssh-rsa …) or a .pub file",
-    )
+        raise UsageError(f"not a valid recipient: {text[:60]!r}", RECIPIENT_HINT) from exc
+    raise UsageError(f"not a recipient: {text[:60]!r}", RECIPIENT_HINT)
+
+
+# every kind parse_recipient takes, named alike by grant, revoke and a damaged key line
+RECIPIENT_HINT = (
+    "give an age public key (age1…), an SSH public key (ssh-ed25519 …, ssh-rsa …) or a .pub file"
+)
 
 
 def canonical_recipient(text: str) -> str:

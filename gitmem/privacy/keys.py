@@ -102,7 +102,11 @@ def grant(project: Project, recipient: str) -> KeyChange:
 
 
 def revoke(project: Project, recipient: str) -> KeyChange:
-    removed = canonical_recipient(recipient)
+    try:
+        removed = canonical_recipient(recipient)
+    except UsageError as exc:  # the one to revoke is listed: name where, every kind it may be
+        exc.hint = f"{exc.hint}, as gitmem key list{_option(project)} shows it"
+        raise
     machine = load_machine_key()
     if machine is not None and canonical_recipient(machine.recipient) == removed:
         raise UsageError(
@@ -134,7 +138,8 @@ def _not_granted(project: Project, remote: str | None = None) -> UsageError:
         f"this machine cannot open {where}: your personal memory has a key, not granted here",
         f"on a machine that has it run: gitmem key grant '{machine.recipient}'"
         if machine
-        else "run gitmem key init here, then gitmem key grant <it> on a machine that has the key",
+        else "run gitmem key init here, then on a machine that has the key "
+        "gitmem key grant RECIPIENT (the recipient it printed)",
     )
 
 
@@ -172,7 +177,7 @@ def _change(
             if remove not in recipients:
                 raise UsageError(
                     f"{_short(remove)} is not among the recipients of {ref}",
-                    "see gitmem key list",
+                    f"see gitmem key list{_option(project)}",
                 )
             recipients = [r for r in recipients if r != remove]
             rotate = True  # what it could open stays in history; what comes next, not
@@ -193,6 +198,11 @@ def _change(
         repo.update_ref(ref, commit, tip, subject)
         codec.save()
     return KeyChange(commit, recipients, subject, notes)
+
+
+def _option(project: Project) -> str:
+    """` --user` for the user scope's store (userscope.user_key), whose key list is its own."""
+    return " --user" if project.key.startswith("user:") else ""
 
 
 def _short(recipient: str) -> str:

@@ -49,7 +49,8 @@ class NoAccess(UsageError):
     def __init__(self) -> None:
         super().__init__(
             "this machine cannot open your encrypted personal memory (its key was not granted)",
-            "run gitmem key show here, then gitmem key grant <it> on a machine that has the key",
+            "run gitmem key show here, then on a machine that has the key "
+            "gitmem key grant RECIPIENT (the line it printed)",
         )
 
 

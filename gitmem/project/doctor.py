@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.core.fileread import utf8_fix
 from gitmem.errors import GitmemError
-from gitmem.project.scopes import GITMEM_PREFIX, Project
+from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.writerrefs import MAX_WRITER_REFS
 
 if TYPE_CHECKING:
@@ -444,7 +444,10 @@ def personal_key_step(project: Project) -> str | None:
     except NoAccess:
         machine = codec.machine(create=False)
         if machine is None:
-            return "gitmem key init here, then gitmem key grant <its recipient> on a machine that has the key"
+            return (
+                "gitmem key init here, then on a machine that has the key "
+                "gitmem key grant RECIPIENT (the recipient it printed)"
+            )
         return (
             f"on a machine that has the key: gitmem key grant '{machine.recipient}' and gitmem "
             "sync there, then gitmem sync here"
@@ -496,7 +499,7 @@ def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
             "hub",
             PROBLEM,
             f"cannot read the hub {hub}: {failed}",
-            "check gitmem.hub (git config gitmem.hub) and your access to it",
+            HUB_FETCH_HINT,
         )
         return
     checkup.add("hub", OK, f"hub {hub} is readable")

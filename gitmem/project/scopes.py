@@ -33,6 +33,29 @@ NOT_A_PROJECT_SCOPE = (
     "user-scope memory (~/.claude/CLAUDE.md, ~/.claude/agent-memory/) is synced apart, with "
     "gitmem sync --user; here choose one of " + ", ".join(SCOPE_NAMES)
 )
+
+
+# a hub that cannot be read, said alike by sync and doctor (it is often set in --global)
+HUB_FETCH_HINT = (
+    "check gitmem.hub, a private repository of yours (git config --show-origin gitmem.hub "
+    "says where it is set), and your access to it, then retry"
+)
+
+
+def scope_hint(given: str, known: list[str], more: str = "") -> str:
+    """The hint of an unknown scope at every door (--scope of sync, query, the MCP tools):
+    the closest one first (`tema`: did you mean team?), then every one."""
+    return f"{_closest(given, known)}choose one of {', '.join(known)}{more}"
+
+
+def _closest(given: str, known: list[str]) -> str:
+    """'did you mean NAME? ' for the name nearest a misspelled one (a scope, a remote), or ""."""
+    import difflib
+
+    close = difflib.get_close_matches(given, known, n=1, cutoff=0.6)
+    return f"did you mean {close[0]}? " if close else ""
+
+
 # Where the local scope's tree keeps <root>/CLAUDE.local.md: under a dot-folder, which no agent
 # folder and no synced file of agent-memory-local/ can be (snapshot never descends one)
 LOCAL_FILE_REL = ".root/" + LOCAL_FILE
@@ -107,10 +130,10 @@ class Project(NamedTuple):
         for s in self.scopes:
             if s.name == name:
                 return s
-        known = ", ".join(dict.fromkeys([*SCOPE_NAMES, *(s.name for s in self.scopes)]))
+        known = list(dict.fromkeys([*SCOPE_NAMES, *(s.name for s in self.scopes)]))
         raise UsageError(
             f"unknown scope {name!r} in this project",
-            NOT_A_PROJECT_SCOPE if name == "user" else f"choose one of {known}",
+            NOT_A_PROJECT_SCOPE if name == "user" else scope_hint(name, known),
         )
 
     def route(self, ref: str) -> Route:
@@ -193,7 +216,8 @@ def choose_remote(repo: Repository, wanted: str | None) -> str | None:
         if wanted not in remotes:
             raise UsageError(
                 f"no remote named {wanted!r} in {repo.common_dir}",
-                f"known remotes: {', '.join(remotes) or 'none'} (git remote -v)",
+                _closest(wanted, remotes)
+                + f"known remotes: {', '.join(remotes) or 'none'} (git remote -v)",
             )
         return wanted
     configured = repo.config_get("gitmem.remote")

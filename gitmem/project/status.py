@@ -138,13 +138,19 @@ def privacy_line(project: Project, scope: Scope, sealed: frozenset[str]) -> str:
         return "refused: not synced"
     if not scope.pushable:
         return "stays on this machine"
-    if scope.name in sealed:
-        return "encrypted"
-    where = project.remote or "the remote"
+    hub = None
     if project.hub and scope.ref == project.user_ref:
         from gitmem.core.sanitize import shown_url
 
-        where = f"the hub {shown_url(project.hub)}"  # the personal ref lives there instead
+        hub = f"the hub {shown_url(project.hub)}"  # the personal ref lives there instead
+    if scope.name in sealed:
+        # a newcomer reads "ahead 0, behind 0" as against origin: say where the ref goes (the
+        # user scope's own status names its hub on its first line)
+        user_scope = project.key.startswith("user:")
+        return f"encrypted, synced with {hub}" if hub and not user_scope else "encrypted"
+    where = hub or project.remote
+    if where is None:  # "the remote" of a clone that has none: say when it becomes true
+        return "plaintext, readable by everyone who can fetch the remote you add"
     return f"plaintext, readable by everyone who can fetch {where}"
 
 

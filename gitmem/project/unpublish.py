@@ -43,6 +43,12 @@ def unpublish(
                 f"name one of: {', '.join(UNPUBLISH_NAMES)}",
             )
     said: list[str] = []
+    from gitmem.privacy.layout import ENCRYPT_MODES, encrypt_mode
+    from gitmem.project.status import plaintext_in_history
+
+    # personal memory pushed only encrypted (its tracking ref, gone below, tells a plaintext past)
+    sealed = "auto" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
+    sealed = sealed and not plaintext_in_history(project)
     with holding_lock(repo):
         for name in dict.fromkeys(names):
             ref = USERS_REF_PREFIX + project.uid if name == "personal" else TEAM_REF
@@ -75,8 +81,13 @@ def unpublish(
     if any(line.endswith("not synced") for line in said):
         said += [
             "note: every clone that fetched it keeps a copy, and the server keeps its objects "
-            "until it collects garbage: treat what was pushed in plaintext as read, and rotate "
-            "any secret in it",
+            "until it collects garbage: "
+            + (
+                # the guide's word: encrypted personal memory opens only with a granted key
+                "encrypted, it opens only with a key you granted (gitmem key list)"
+                if sealed and "team" not in names
+                else "treat what was pushed in plaintext as read, and rotate any secret in it"
+            ),
             "note: your other clones (and, for team, your teammates') publish it again at their "
             "next sync unless gitmem unpublish runs there too",
         ]

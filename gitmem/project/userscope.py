@@ -219,12 +219,14 @@ def repository_only_note(agents: list[str]) -> str:
 def held_without_hub(agents: list[str], env: Mapping[str, str]) -> list[str]:
     """`Title (where)` for each of `agents` (named in gitmem.agents beyond Claude Code) whose
     user memory is on disk: what no sync carries while gitmem.hub is unset."""
+    from gitmem.core.userdirs import tilde
+
     held = []
     for agent in agents:
         folder, files = user_locations(agent, env)
         paths = [p for _, p in files] + ([folder] if str(folder) not in ("", ".") else [])
         if any(_holds_memory(p) for p in paths):
-            held.append(f"{ADAPTERS[agent].title} ({', '.join(str(p) for p in paths)})")
+            held.append(f"{ADAPTERS[agent].title} ({', '.join(tilde(p) for p in paths)})")
     return held
 
 
@@ -242,11 +244,13 @@ def _holds_memory(path: Path) -> bool:
 
 def shown_user(agent: str, text: str, env: Mapping[str, str]) -> str:
     """A line naming the agent's files as the user knows them (`local/claude/.root/CLAUDE.md`
-    is ~/.claude/CLAUDE.md)."""
+    is ~/.claude/CLAUDE.md: home-relative, as the guide and the agent name them)."""
+    from gitmem.core.userdirs import tilde
+
     folder, files = user_locations(agent, env)
     top = _folders(agent)[0].top
     for rel, path in files:
-        text = text.replace(f"{top}/{rel}", str(path))
+        text = text.replace(f"{top}/{rel}", tilde(path))
     if str(folder) and str(folder) != ".":
-        text = text.replace(f"{top}/", f"{folder}/")
+        text = text.replace(f"{top}/", f"{tilde(folder)}/")
     return text

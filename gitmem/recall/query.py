@@ -217,14 +217,14 @@ def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
 
 def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     if q.scopes:  # one check for every door (the CLI's --scope, the MCP server's tools)
-        from gitmem.project.scopes import SCOPE_NAMES
+        from gitmem.project.scopes import SCOPE_NAMES, scope_hint
 
         known = list(dict.fromkeys([*SCOPE_NAMES, *(s.name for s in place.scopes)]))
         unknown = [s for s in q.scopes if s not in known]
         if unknown:
             raise UsageError(
                 f"unknown scope {unknown[0]!r} in this project",
-                f"choose one of {', '.join(known)} (another agent's: gitmem.agents)",
+                scope_hint(unknown[0], known, " (another agent's: gitmem.agents)"),
             )
     refresh(place)
     db = connect(place.common_dir)

@@ -12,7 +12,7 @@ from gitmem.core.state import holding_lock
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
-from gitmem.project.scopes import GITMEM_PREFIX, Project
+from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.writerrefs import fetch_spec, unglobbable
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import SyncOptions
@@ -369,12 +369,6 @@ class Exchange:
             yield
         finally:
             timer.cancel()
-
-
-HUB_FETCH_HINT = (
-    "check gitmem.hub, a private repository of yours (git config --show-origin gitmem.hub "
-    "says where it is set), and your access to it, then retry"
-)
 
 
 def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:

@@ -42,7 +42,7 @@ def test_two_machines_converge_on_claude_md_and_user_agent_memory_encrypted(
         },
     )
     out = a.ok("sync", "--user")
-    assert f"{a.home}/.claude/CLAUDE.md" in out  # named as the user knows it
+    assert "~/.claude/CLAUDE.md" in out  # named as the user knows it
     b.ok("sync", "--user")
     assert (b.home / ".claude" / "CLAUDE.md").read_text() == "# Me\n- prefer small commits\n"
     assert (

@@ -200,5 +200,5 @@ def test_graph_cli_formats_and_silence_off_a_terminal(world: World) -> None:
     assert data["orphans"] == ["x.md"] and data["dangling"] == [{"from": "api.md", "to": "gone"}]
     assert world.ok("-C", str(a), "graph", "--format", "dot").startswith("digraph memory {")
     text = world.ok("-C", str(a), "graph")
-    assert "3 memories, 1 links" in text and "orphans (1)" in text and "api.md -> gone" in text
+    assert "3 memories, 1 link," in text and "orphans (1)" in text and "api.md -> gone" in text
     assert world.ok("-C", str(a), "graph", "--scope", "team").startswith("0 memories")

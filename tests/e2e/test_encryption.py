@@ -341,7 +341,8 @@ def test_plaintext_personal_ref_is_rewritten_encrypted_on_next_push(world: World
 
 def test_identity_lives_where_key_init_says(world: World) -> None:
     out = world.ok("key", "init")
-    assert str(world.home / ".config" / "gitmem" / "identity") in out
+    assert "this machine's key: ~/.config/gitmem/identity\n" in out  # home-relative
+    assert (world.home / ".config" / "gitmem" / "identity").is_file()
     again = world.ok("key", "init")
     assert "kept" in again and out.split("recipient: ")[1] == again.split("recipient: ")[1]
     assert world.ok("key", "show").strip() == out.split("recipient: ")[1].strip()

@@ -76,11 +76,11 @@ def test_user_scope_arrivals_carry_their_status_letter_and_who(world: World) -> 
     assert "next: gitmem sync --user" in world.ok("key", "grant", "--user", recipient)
     world.ok("sync", "--user")
     arrived = laptop.ok("sync", "--user")
-    assert f"  < A {laptop.home}/.claude/CLAUDE.md (by Test User)" in arrived.splitlines(), arrived
+    assert "  < A ~/.claude/CLAUDE.md (by Test User)" in arrived.splitlines(), arrived
     (claude / "CLAUDE.md").write_text("# me\nI like tabs\nand short functions\n")
     world.ok("sync", "--user")
     arrived = laptop.ok("sync", "--user")
-    assert f"  < M {laptop.home}/.claude/CLAUDE.md (by Test User)" in arrived.splitlines(), arrived
+    assert "  < M ~/.claude/CLAUDE.md (by Test User)" in arrived.splitlines(), arrived
     assert (laptop.home / ".claude" / "CLAUDE.md").read_text().endswith("short functions\n")
 
 

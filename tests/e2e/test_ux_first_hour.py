@@ -153,7 +153,8 @@ def test_a_second_machine_with_a_hub_gets_each_memory_by_the_steps_it_is_told(
     (world.home / ".claude").mkdir(exist_ok=True)
     (world.home / ".claude" / "CLAUDE.md").write_text("# everywhere: tabs\n")
     made = world.ok("-C", str(a), "sync")
-    assert "gitmem key grant <it> here" in made and "gitmem key grant --user <it> here" in made
+    assert "run gitmem sync there: it prints the gitmem key grant to run here" in made, made
+    assert "gitmem sync --user there: it prints the gitmem key grant --user to run here" in made
     doctor = world.ok("-C", str(a), "doctor")
     assert "memory refs there: none yet; users/tester@example.com on the hub" in doctor, doctor
 

@@ -132,7 +132,7 @@ def test_status_user_shows_the_user_scope_from_anywhere_as_sync_user_carries_it(
     assert row["name"] == "claude" and row["files"] == 1 and row["changed"] == 1, row
     assert row["encrypted"] and row["privacy"] == "encrypted", row
     dry = me.ok("sync", "--user", "--dry-run")
-    assert "1 local change to push" in dry and f"A {me.home}/.claude/CLAUDE.md" in dry, dry
+    assert "1 local change to push" in dry and "A ~/.claude/CLAUDE.md" in dry, dry
     assert me.git("for-each-ref", cwd=me.root / "hub.git") == ""  # nothing pushed
     done = json.loads(me.ok("sync", "--user", "--json"))["user"][0]
     assert done["agent"] == "claude" and done["refs"][0]["pushed"], done
@@ -141,7 +141,7 @@ def test_status_user_shows_the_user_scope_from_anywhere_as_sync_user_carries_it(
         "  claude       1 file  refs/gitmem/users/tester@example.com ahead 0, behind 0; encrypted\n"
         in text
     ), text
-    assert f"{me.home}/.claude/CLAUDE.md" in text and "next:" not in text, text
+    assert "~/.claude/CLAUDE.md" in text and "next:" not in text, text
     a = world.clone("a")  # a project's `sync --json` stays one JSON document with a hub set
     json.loads(world.ok("-C", str(a), "sync", "--json"))
     said = world.ok("-C", str(a), "status")  # and its status names the user scope's own
@@ -164,7 +164,7 @@ def test_sync_user_without_the_key_keeps_local_edits_and_a_dry_run_says_so(
         run = other.gitmem(*args)
         assert run.code == (0 if "--dry-run" in args else 3), (args, run)
         assert "set aside: this machine has no key for it; 1 local change kept on disk" in run.out
-        assert f"  kept {other.home}/.claude/CLAUDE.md" in run.out.splitlines(), run.out
+        assert "  kept ~/.claude/CLAUDE.md" in run.out.splitlines(), run.out
         assert "to push" not in run.out and "gitmem key grant --user '" in run.out, run.out
     assert (other.home / ".claude/CLAUDE.md").read_text() == "- SECRET of the second machine\n"
     from tests.support.personal import remote_objects
