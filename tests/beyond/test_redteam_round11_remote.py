@@ -1,0 +1,147 @@
+"""Red-team round 11: what a teammate or a server hands gitmem (a remote tree and its history,
+a teammate's commits, merge inputs crafted for cost) and the recall surfaces it comes out of.
+
+Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+round 11 (remote content)") lists them with whether they worked before their fix. Cost attacks
+assert ratios or bounds on the same command over a small and a hostile input.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+import pytest
+
+from tests.support.world import World, folder_bytes, teammates_sharing, write_files
+
+TEAM = "refs/gitmem/team"
+
+
+def _git_in(world: World, repo_env: dict[str, str], *args: str, data: bytes | None = None) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=world.remote, env=repo_env, input=data, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout.decode().strip()
+
+
+def _raw_commit(world: World, header: bytes, message: bytes, files: dict[str, bytes]) -> str:
+    """A commit on the remote's team tip adding `files` to team/, its author and committer
+    lines exactly `header` (git's own tools would refuse to write them: made with
+    `hash-object --literally`, as a teammate's own tool can); the team ref moved to it."""
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    env = {**world.env, "GIT_INDEX_FILE": str(world.root / "plant.index")}
+    _git_in(world, env, "read-tree", tip)
+    for name, data in files.items():
+        oid = _git_in(world, env, "hash-object", "-w", "--stdin", data=data)
+        _git_in(world, env, "update-index", "--add", "--cacheinfo", f"100644,{oid},team/{name}")
+    tree = _git_in(world, env, "write-tree")
+    body = b"tree %s\nparent %s\n" % (tree.encode(), tip.encode()) + header + b"\n" + message
+    commit = _git_in(
+        world, env, "hash-object", "-t", "commit", "-w", "--literally", "--stdin", data=body
+    )
+    world.plumb(world.remote, "update-ref", TEAM, commit)
+    return commit
+
+
+# -- a teammate's commit dates: every sync of the team crashed ------------------------------
+
+DATES = {
+    "2**64-1": b"18446744073709551615 +0000",
+    "5000 digits": b"9" * 5000 + b" +0000",
+    "year 3 million": b"99999999999999 +0000",
+    "year 9999": b"253402300799 +0000",
+    "a word": b"notatime +0000",
+    "none": b"",
+    "negative": b"-5 +0000",
+    "zone overflow": b"1700000000 +99999999999999999999",
+}
+
+
+class TestATeammatesCommitDate:
+    """A teammate's commit whose author and committer dates are what no clock says (2**64-1,
+    a number of 5,000 digits, a word, nothing, a negative number): git prints what the object
+    holds, and gitmem read it with int() and time.localtime(). Before: every sync and the
+    SessionStart hook's pull of every teammate crashed for good (`unexpected OverflowError`,
+    `ValueError`: exit 4, team memory stopped), `log` and `view` too; a date of the year 9999
+    was followed by every merge commit after it (`never earlier than a parent`), on every
+    replica. Door: `gitstore/base.commit_time` (every time read from git), and
+    `ObjectStore._commit_time` follows a parent at most a day ahead of the clock."""
+
+    @pytest.mark.parametrize("kind", sorted(DATES))
+    def test_every_surface_answers_and_no_commit_follows_the_date(
+        self, world: World, kind: str
+    ) -> None:
+        _alice, bob, _team = teammates_sharing(world)
+        world.ok("-C", str(bob), "sync")
+        who = b"Mallory <m@example.com> " + DATES[kind]
+        header = b"author " + who + b"\ncommitter " + who + b"\n"
+        _raw_commit(world, header, b"evil\n", {"evil.md": b"---\nname: evil\n---\nhi\n"})
+        write_files(world.scope_path(bob, "team"), {"bob.md": "---\nname: bob\n---\nb\n"})
+        for args in (
+            ["sync"],
+            ["pull", "--hook"],
+            ["log"],
+            ["log", "team/evil.md"],
+            ["lost"],
+            ["status", "--json"],
+            ["query", "--since", "1d"],
+            ["view"],
+        ):
+            run = world.gitmem("-C", str(bob), *args)
+            assert run.code in (0, 2) and "unexpected" not in run.err, (args, run.err)
+            assert "Traceback" not in run.err, (args, run.err)
+        assert (world.scope_path(bob, "team") / "evil.md").exists()
+        # bob's merge on the remote: dated by his clock, not the teammate's
+        stamp = int(world.plumb(world.remote, "log", "-1", "--format=%ct", TEAM))
+        assert stamp <= time.time() + 86400, stamp
+
+
+# -- merge inputs crafted for cost: a list nested past the block tree's depth ---------------
+
+
+def _nested(depth: int, mark: str, every: int) -> str:
+    return "".join("  " * i + f"- item {i}{mark if i % 2 == every else ''}\n" for i in range(depth))
+
+
+class TestAListNestedPastTheBlockTree:
+    """A topic file holding a list nested hundreds deep, both sides editing alternate items.
+    The block parse keeps items past `blocks.MAX_DEPTH` (16) as their parent's lines, but the
+    item merge merged each item's children by a merge of their own that parsed them afresh:
+    the bound never held. Before: 250 levels raised RecursionError (the merge driver, every
+    sync meeting it: exit 4), 200 levels took 3.1 s, 400 levels 28 s before the crash (cubic).
+    Door: `merge_drivers/blockmerge.merge_blocks` carries the depth; items past MAX_DEPTH
+    merge as lines."""
+
+    def test_merges_keeping_both_sides_in_linear_time(self) -> None:
+        from merge_drivers import merge_file
+
+        costs = []
+        for depth in (150, 300):  # 300 holds 4 times the bytes of 150
+            base = _nested(depth, "", 2)
+            ours, theirs = _nested(depth, "o", 1), _nested(depth, "t", 0)
+            start = time.process_time()
+            merged = merge_file("team/topic.md", base.encode(), ours.encode(), theirs.encode()).data
+            costs.append(time.process_time() - start)
+            assert merged is not None
+            assert merged.decode() == "".join(
+                "  " * i + f"- item {i}{'o' if i % 2 else 't'}\n" for i in range(depth)
+            )
+        assert costs[1] < 2.0 and costs[1] < 10 * max(costs[0], 0.02), costs
+
+    def test_a_sync_merges_it(self, world: World) -> None:
+        alice, bob, _team = teammates_sharing(world)
+        world.ok("-C", str(bob), "sync")
+        head = "---\nname: deep\n---\n"
+        write_files(world.scope_path(alice, "team"), {"deep.md": head + _nested(300, "", 2)})
+        world.ok("-C", str(alice), "sync")
+        world.ok("-C", str(bob), "sync")
+        write_files(world.scope_path(alice, "team"), {"deep.md": head + _nested(300, "o", 1)})
+        world.ok("-C", str(alice), "sync")
+        write_files(world.scope_path(bob, "team"), {"deep.md": head + _nested(300, "t", 0)})
+        run = world.gitmem("-C", str(bob), "sync")
+        assert run.code == 0, run.err
+        text = (world.scope_path(bob, "team") / "deep.md").read_text()
+        assert "  " * 299 + "- item 299o" in text and "  " * 298 + "- item 298t" in text
+        assert folder_bytes(world.scope_path(bob, "team"))
