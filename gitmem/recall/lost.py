@@ -290,6 +290,9 @@ def restore_lost(project: Project, number: int) -> Brought:
     data = "".join(result)
     if data == now:
         return Brought(edit, target, False)
+    from gitmem.recall.history import refuse_unsafe
+
+    refuse_unsafe(where, data.encode("utf-8"), f"lost edit {number}")
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, data.encode("utf-8"), current_mode(target))
     return Brought(edit, target, True)

@@ -204,3 +204,57 @@ class TestInvisibleLettersAndMarks:
         assert run.code == 0, run.err
         assert "cloud.md" in run.out, run.out
         assert key[:10] not in run.out and IGNORABLES[kind] not in run.out, run.out
+
+
+# -- content only in history: a teammate's file a later commit replaced ---------------------
+
+HEADER = (
+    b"author M <m@example.com> 1700000000 +0000\ncommitter M <m@example.com> 1700000000 +0000\n"
+)
+HISTORIC = {
+    "escapes": b"---\nname: n\n---\nTuesdays \x1b]0;pwned\x07\x1b[2J\n",
+    "bidi": "---\nname: n\n---\nTuesdays \u202eevil\n".encode(),
+    "not text": b"---\nname: n\n---\n\x00\x01\x02\x00binary\n",
+    "yaml anchor": b"---\nname: &a [x, x]\nb: [*a, *a]\n---\nbody\n",
+    "over the size limit": b"---\nname: n\n---\n" + b"x" * (5 << 20) + b"\n",
+}
+
+
+class TestContentOnlyInHistory:
+    """A teammate pushes a file the policy refuses (escapes, bidi, not text, a YAML anchor, 5
+    MiB), then a commit that replaces or deletes it: a sync checks the fetched tip only, so
+    both passed. Before: `gitmem restore PATH --at REV` (and `restore PATH`, the newest
+    version that had it) wrote those bytes into the team folder: raw escapes in a file Claude
+    Code reads, one the next sync refused to share. Door: `recall/history.refuse_unsafe`
+    (restore, and `restore --lost`): the sync's own policy (`check_file`'s blocking
+    findings), one line, nothing written. `show` and `diff` print it escaped (unchanged)."""
+
+    @pytest.mark.parametrize("kind", sorted(HISTORIC))
+    def test_restore_refuses_what_the_sync_would(self, world: World, kind: str) -> None:
+        _alice, bob, _team = teammates_sharing(world)
+        world.ok("-C", str(bob), "sync")
+        bad = _raw_commit(world, HEADER, b"one\n", {"deploys.md": HISTORIC[kind]})
+        clean = b"---\nname: deploys\n---\nTuesdays only.\n"
+        _raw_commit(world, HEADER, b"two\n", {"deploys.md": clean})
+        world.ok("-C", str(bob), "sync")
+        target = world.scope_path(bob, "team") / "deploys.md"
+        assert target.read_bytes() == clean
+        run = world.gitmem("-C", str(bob), "restore", "--at", bad, "team/deploys.md")
+        assert run.code == 2 and "nothing was written" in run.err, (run.code, run.err)
+        assert "\x1b" not in run.out + run.err and "\u202e" not in run.out + run.err
+        assert target.read_bytes() == clean
+        shown = world.gitmem("-C", str(bob), "show", f"{bad}:team/deploys.md")
+        assert "\x1b" not in shown.out and "\u202e" not in shown.out
+
+    def test_restore_of_a_deleted_file_refuses_it_too(self, world: World) -> None:
+        _alice, bob, _team = teammates_sharing(world)
+        world.ok("-C", str(bob), "sync")
+        _raw_commit(world, HEADER, b"one\n", {"evil.md": HISTORIC["escapes"]})
+        tip = world.plumb(world.remote, "rev-parse", TEAM)
+        tree = world.plumb(world.remote, "rev-parse", f"{tip}~1^{{tree}}")
+        gone = world.plumb(world.remote, "commit-tree", tree, "-p", tip, "-m", "rm")
+        world.plumb(world.remote, "update-ref", TEAM, gone)
+        world.ok("-C", str(bob), "sync")
+        run = world.gitmem("-C", str(bob), "restore", "team/evil.md")
+        assert run.code == 2 and "GM112" in run.err, (run.code, run.err)
+        assert not (world.scope_path(bob, "team") / "evil.md").exists()
