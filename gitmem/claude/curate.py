@@ -89,7 +89,7 @@ class CurateResult:
         return self.lines <= MAX_LINES and self.chars <= MAX_CHARS
 
     def diff(self) -> str:
-        import difflib
+        from merge_drivers.diff import unified_diff  # bounded: a teammate's index may be huge
 
         out: list[str] = []
         for name, before, after in (
@@ -98,7 +98,7 @@ class CurateResult:
         ):
             if (before or "") == (after or ""):
                 continue
-            out += difflib.unified_diff(
+            out += unified_diff(
                 (before or "").splitlines(True),
                 (after or "").splitlines(True),
                 f"a/{name}",

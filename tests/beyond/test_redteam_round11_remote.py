@@ -307,3 +307,39 @@ class TestYamlEscapesInATeammatesFrontmatter:
         world.ok("-C", str(bob), "demote", "team/evil.md")
         mine = (world.scope_path(bob) / "MEMORY.md").read_text()
         assert _no_hidden(mine) and mine.count("](") == 1, repr(mine)
+
+
+# -- a lost edit crafted for cost: difflib on a teammate's text -----------------------------
+
+
+class TestALostEditCraftedForCost:
+    """A teammate's merge commit whose `Gitmem-Resolved` trailer names a file of 40,000
+    alternating short lines, the losing side the same shifted by one: `gitmem lost N` and
+    `restore --lost N` diffed them with `difflib.SequenceMatcher`, whose cost is the product
+    of the lengths on repeated lines (8,000 lines 3.6 s; 40,000 about 90 s; a 4 MiB file
+    hours). Door: `merge_drivers/diff.BoundedMatcher` and `unified_diff` (difflib's answer for
+    small inputs, the merge's near-linear matcher past `SMALL`): lost, restore --lost and
+    curate's diff."""
+
+    def test_lost_and_restore_lost_answer_in_seconds(self, world: World) -> None:
+        _alice, bob, _team = teammates_sharing(world)
+        world.ok("-C", str(bob), "sync")
+        head = b"---\nname: deploys\n---\n"
+        body = b"x\ny\n" * 20_000
+        tip = world.plumb(world.remote, "rev-parse", TEAM)
+        lost = _raw_commit(world, HEADER, b"side\n", {"deploys.md": head + b"y\n" + body})
+        world.plumb(world.remote, "update-ref", TEAM, tip)
+        kept = _raw_commit(world, HEADER, b"kept\n", {"deploys.md": head + body})
+        tree = world.plumb(world.remote, "rev-parse", f"{kept}^{{tree}}")
+        message = "gitmem: merge\n\nGitmem-Resolved: team/deploys.md: theirs (newer)\n"
+        merge = world.plumb(
+            world.remote, "commit-tree", tree, "-p", lost, "-p", kept, "-m", message
+        )
+        world.plumb(world.remote, "update-ref", TEAM, merge)
+        world.ok("-C", str(bob), "sync")
+        assert "team/deploys.md" in world.ok("-C", str(bob), "lost")
+        for args in (["lost", "1"], ["restore", "--lost", "1"]):
+            start = time.monotonic()
+            run = world.gitmem("-C", str(bob), *args, timeout=60)
+            assert run.code in (0, 2) and "Traceback" not in run.err, (args, run.err)
+            assert time.monotonic() - start < 10, args
