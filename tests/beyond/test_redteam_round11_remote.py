@@ -343,3 +343,55 @@ class TestALostEditCraftedForCost:
             run = world.gitmem("-C", str(bob), *args, timeout=60)
             assert run.code in (0, 2) and "Traceback" not in run.err, (args, run.err)
             assert time.monotonic() - start < 10, args
+
+
+# -- the MCP server (the SDK's own client) on what a teammate's commit carries ---------------
+
+RAW = ("\x1b", "\x07", "\x9b", "\u202e", "\u3164", "\U000e0049", "\u200b")
+
+
+class TestTheMcpServerOnATeammatesContent:
+    """A teammate's memory whose frontmatter spells controls, a bidi override, Unicode tags
+    and a Hangul filler as YAML escapes (decoded by the parser, unseen by the pull's checks),
+    in a commit dated 2**64-1 by an author with escapes, read by the agent through every MCP
+    tool that shows memory (`sync`, `search`, `get`, `recent`, `related`, `query`,
+    `history`): nothing raw reaches it and no tool fails. Refused (with this round's date
+    and sanitizer fixes in place; not tried without them)."""
+
+    def test_no_tool_hands_the_agent_raw_content(self, world: World) -> None:
+        from tests.recall.test_mcp import session_script
+
+        _alice, bob, _team = teammates_sharing(world)
+        world.ok("-C", str(bob), "sync")
+        name = r"evil \e]0;pwned\a \u202e \U000E0049 zebra"
+        text = (
+            f'---\nname: "{name}"\ndescription: "d \\x9b \\u3164 zebra"\n'
+            'tags: ["\\u200b"]\n---\nzebra\n'
+        )
+        who = b"Eve \x1b]0;x\x07 <e@example.com> 18446744073709551615 +0000"
+        _raw_commit(
+            world,
+            b"author " + who + b"\ncommitter " + who + b"\n",
+            b"zebra\n",
+            {"evil.md": text.encode()},
+        )
+
+        async def steps(s: object) -> list[object]:
+            calls = [
+                ("sync", {}),
+                ("search", {"text": "zebra"}),
+                ("get", {"id": "team/evil.md"}),
+                ("recent", {"n": 5}),
+                ("related", {"id": "team/evil.md"}),
+                ("query", {"text": "zebra"}),
+                ("history", {}),
+                ("history", {"id": "team/evil.md"}),
+            ]
+            return [await s.call_tool(n, a) for n, a in calls]  # type: ignore[attr-defined]
+
+        results = session_script(world, bob, steps)
+        for result in results:
+            shown = "".join(getattr(c, "text", "") for c in result.content)
+            assert not result.is_error, shown[:400]
+            assert not [r for r in RAW if r in shown], shown[:600]
+        assert "zebra" in "".join(getattr(c, "text", "") for c in results[2].content)
