@@ -395,3 +395,126 @@ class TestTheMcpServerOnATeammatesContent:
             assert not result.is_error, shown[:400]
             assert not [r for r in RAW if r in shown], shown[:600]
         assert "zebra" in "".join(getattr(c, "text", "") for c in results[2].content)
+
+
+# -- raw trees git's own tools would not write ----------------------------------------------
+
+
+def _tree(world: World, entries: list[tuple[bytes, bytes, str]]) -> str:
+    """A tree object of exactly `entries` (mode, name, id), in the given order, duplicates
+    and all (`hash-object --literally`: mktree would sort and refuse)."""
+    body = b"".join(m + b" " + n + b"\0" + bytes.fromhex(o) for m, n, o in entries)
+    env = dict(world.env)
+    return _git_in(
+        world, env, "hash-object", "-t", "tree", "-w", "--literally", "--stdin", data=body
+    )
+
+
+def _entries(world: World, tree: str) -> list[tuple[bytes, bytes, str]]:
+    out = subprocess.run(
+        ["git", "ls-tree", "-z", tree], cwd=world.remote, env=world.env, capture_output=True
+    ).stdout
+    found = []
+    for item in filter(None, out.split(b"\0")):
+        meta, _, name = item.partition(b"\t")
+        mode, _kind, oid = meta.split()
+        found.append((mode, name, oid.decode()))
+    return found
+
+
+def _team_tree_commit(world: World, change: object) -> None:
+    """The remote's team ref moved to a commit whose team/ folder is `change(entries)`."""
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    top = _entries(world, world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}"))
+    team = next(o for m, n, o in top if n == b"team")
+    new_team = _tree(world, change(_entries(world, team), team, tip))  # type: ignore[operator]
+    root = _tree(world, [(m, n, new_team if n == b"team" else o) for m, n, o in top])
+    commit = world.plumb(world.remote, "commit-tree", root, "-p", tip, "-m", "raw tree")
+    world.plumb(world.remote, "update-ref", TEAM, commit)
+
+
+class TestRawTrees:
+    """Trees a teammate's own tool writes byte by byte: one name twice (the second entry a
+    different file: which one is scanned, which one written?), a file and a folder of one
+    name, an entry whose mode says file but whose object is a tree or a commit. Refused: the
+    first two by GM106 at the tree check (nothing written); the mode/object mismatch by the
+    server's own git, which cannot pack it — the fetch fails, one line, escaped, exit 3."""
+
+    @pytest.mark.parametrize("kind", ["same name twice", "new name twice", "file and folder"])
+    def test_a_name_twice_is_refused(self, world: World, kind: str) -> None:
+        _alice, bob, _team = teammates_sharing(world)
+        world.ok("-C", str(bob), "sync")
+        before = folder_bytes(world.scope_path(bob, "team"))
+        evil = _git_in(
+            world,
+            dict(world.env),
+            "hash-object",
+            "-w",
+            "--stdin",
+            data=b"---\nname: d\n---\nany day\n",
+        )
+
+        def change(
+            entries: list[tuple[bytes, bytes, str]], team: str, tip: str
+        ) -> list[tuple[bytes, bytes, str]]:
+            if kind == "same name twice":
+                return sorted([*entries, (b"100644", b"deploys.md", evil)], key=lambda e: e[1])
+            if kind == "new name twice":
+                return sorted(
+                    [*entries, (b"100644", b"new.md", evil), (b"100644", b"new.md", evil)],
+                    key=lambda e: e[1],
+                )
+            sub = _tree(world, [(b"100644", b"x.md", evil)])
+            return sorted([*entries, (b"40000", b"deploys.md", sub)], key=lambda e: e[1])
+
+        _team_tree_commit(world, change)
+        run = world.gitmem("-C", str(bob), "sync")
+        assert run.code == 2 and "GM106" in run.out + run.err, (run.code, run.err)
+        assert folder_bytes(world.scope_path(bob, "team")) == before
+
+    @pytest.mark.parametrize("kind", ["tree as a file", "commit as a file"])
+    def test_a_mode_that_lies_about_its_object_fails_the_fetch_in_one_line(
+        self, world: World, kind: str
+    ) -> None:
+        _alice, bob, _team = teammates_sharing(world)
+        world.ok("-C", str(bob), "sync")
+        before = folder_bytes(world.scope_path(bob, "team"))
+
+        def change(
+            entries: list[tuple[bytes, bytes, str]], team: str, tip: str
+        ) -> list[tuple[bytes, bytes, str]]:
+            target = team if kind == "tree as a file" else tip
+            return [*entries, (b"100644", b"zz.md", target)]
+
+        _team_tree_commit(world, change)
+        run = world.gitmem("-C", str(bob), "sync")
+        assert run.code == 3 and "Traceback" not in run.err, (run.code, run.err)
+        assert "\0" not in run.err and "\x1b" not in run.err
+        assert folder_bytes(world.scope_path(bob, "team")) == before
+
+
+# -- a commit's own encoding header ---------------------------------------------------------
+
+
+class TestACommitsEncodingHeader:
+    """A teammate's commit declaring `encoding UTF-16LE` whose author and message hold a NUL
+    once decoded: gitmem reads git log as NUL-ended fields, and git re-encodes a commit to
+    UTF-8 for output (SAFE_CONFIG) — could a decoded NUL end a field and forge a row (another
+    author, another commit) in `log`, `lost` or the hook? Refused: git ends the text at the
+    NUL; every row is the commit's own."""
+
+    def test_no_row_is_forged(self, world: World) -> None:
+        _alice, bob, _team = teammates_sharing(world)
+        world.ok("-C", str(bob), "sync")
+        forged = "x\0" + "0" * 40 + "\x001700000000\0Forged Author\0forged subject\0"
+        header = (
+            b"author " + forged.encode("utf-16le") + b" <m@example.com> 1700000000 +0000\n"
+            b"committer M <m@example.com> 1700000000 +0000\nencoding UTF-16LE\n"
+        )
+        _raw_commit(world, header, forged.encode("utf-16le"), {"enc.md": b"# enc\n"})
+        run = world.gitmem("-C", str(bob), "sync")
+        assert run.code in (0, 2), run.err
+        for args in (["log"], ["log", "--json"], ["lost"], ["pull", "--hook"]):
+            run = world.gitmem("-C", str(bob), *args)
+            assert run.code in (0, 2) and "Traceback" not in run.err, (args, run.err)
+            assert "Forged Author" not in run.out + run.err, (args, run.out)
