@@ -205,6 +205,20 @@ class TestInvisibleLettersAndMarks:
         assert "cloud.md" in run.out, run.out
         assert key[:10] not in run.out and IGNORABLES[kind] not in run.out, run.out
 
+    def test_a_servers_messages_show_them_escaped(self, world: World) -> None:
+        """The same characters in a server's `remote:` lines (a pre-receive hook of the bare
+        remote refusing the push; any server's sideband): printed raw before, escaped now."""
+        alice, _bob, team = teammates_sharing(world)
+        hook = world.remote / "hooks" / "pre-receive"
+        said = " ".join(IGNORABLES.values())
+        hook.write_text(f"#!/bin/sh\nprintf 'all good {said} done\\n' >&2\nexit 1\n")
+        hook.chmod(0o755)
+        write_files(team, {"more.md": "---\nname: more\n---\nmore\n"})
+        run = world.gitmem("-C", str(alice), "sync")
+        shown = run.out + run.err
+        assert run.code != 0 and "all good" in shown, shown
+        assert not [ch for ch in IGNORABLES.values() if ch in shown], repr(shown)
+
 
 # -- content only in history: a teammate's file a later commit replaced ---------------------
 
