@@ -273,6 +273,32 @@ class TestContentOnlyInHistory:
         assert run.code == 2 and "GM112" in run.err, (run.code, run.err)
         assert not (world.scope_path(bob, "team") / "evil.md").exists()
 
+    def test_names_only_in_history_reach_no_surface_raw(self, world: World) -> None:
+        """File names with escapes, bidi, Hangul fillers, a line separator, added by one
+        commit and gone in the next (the tip's checks never see them): the hook's "changed
+        since" line, `log`, `view`, `status --json`. Refused (escaped or left out)."""
+        _alice, bob, _team = teammates_sharing(world)
+        world.ok("-C", str(bob), "sync")
+        tip = world.plumb(world.remote, "rev-parse", TEAM)
+        names = ["e\x1b]0;pwn\x07.md", "b\u202egnp.md", "h\u3164\u3164.md", "n\u2028x.md"]
+        added = _raw_commit(world, HEADER, b"add\n", {n: b"x\n" for n in names})
+        tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
+        gone = world.plumb(world.remote, "commit-tree", tree, "-p", added, "-m", "rm")
+        world.plumb(world.remote, "update-ref", TEAM, gone)
+        for args in (
+            ["pull", "--hook"],
+            ["log"],
+            ["log", "--json"],
+            ["view"],
+            ["status", "--json"],
+        ):
+            run = world.gitmem("-C", str(bob), *args)
+            shown = run.out + run.err
+            assert run.code == 0, (args, run.err)
+            assert not [ch for ch in "\x1b\x07\u202e\u3164\u2028" if ch in shown], (args, shown)
+        page = (bob / ".git" / "gitmem" / "view.html").read_text()
+        assert not [ch for ch in "\x1b\x07\u202e\u3164\u2028" if ch in page]
+
 
 # -- YAML escapes in a teammate's frontmatter: plain ASCII bytes, escapes once decoded --------
 
