@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -462,12 +463,15 @@ def _entries(world: World, tree: str) -> list[tuple[bytes, bytes, str]]:
     return found
 
 
-def _team_tree_commit(world: World, change: object) -> None:
+Entries = list[tuple[bytes, bytes, str]]
+
+
+def _team_tree_commit(world: World, change: Callable[[Entries, str, str], Entries]) -> None:
     """The remote's team ref moved to a commit whose team/ folder is `change(entries)`."""
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     top = _entries(world, world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}"))
     team = next(o for m, n, o in top if n == b"team")
-    new_team = _tree(world, change(_entries(world, team), team, tip))  # type: ignore[operator]
+    new_team = _tree(world, change(_entries(world, team), team, tip))
     root = _tree(world, [(m, n, new_team if n == b"team" else o) for m, n, o in top])
     commit = world.plumb(world.remote, "commit-tree", root, "-p", tip, "-m", "raw tree")
     world.plumb(world.remote, "update-ref", TEAM, commit)
