@@ -95,8 +95,9 @@ def _absorbs(prev: Unit, new: Unit) -> bool:
 class _Out:
     """The merged lines, with the resolutions that name them."""
 
-    def __init__(self, path: str, first_line: int, lines: LineMerge) -> None:
+    def __init__(self, path: str, first_line: int, lines: LineMerge, depth: int = 0) -> None:
         self.merge_lines = lines
+        self.depth = depth  # items this merge lies in (`_merge_item`)
         self.lines: list[bytes] = []
         self.last: Unit | None = None
         self.next: Unit | None = None  # the block both sides kept right after a region
@@ -141,10 +142,12 @@ def merge_blocks(
     why: str,
     first_line: int,
     lines: LineMerge,
+    depth: int = 0,
 ) -> tuple[bytes, list[Resolution]]:
     """`win` and `lose` (ordered by rank by the caller) merged against `base` on their blocks;
     `lines` merges the lines of blocks both sides changed (`text.merge_body`'s line merge,
-    passed in by it: this module does not import it back)."""
+    passed in by it: this module does not import it back). `depth`: the list items this
+    merge lies in (an item's children are merged by a merge of their own, one deeper)."""
     from merge3 import Merge3
 
     from merge_drivers.diff import BlockMatcher
@@ -159,7 +162,7 @@ def merge_blocks(
     zu, au = _units_moved(zu, bu, au)
     au, bu = _added_twice(zu, au, bu)
     zk, ak, bk = ([u.key for u in us] for us in (zu, au, bu))
-    out = _Out(path, first_line, lines)
+    out = _Out(path, first_line, lines, depth)
     iz = ia = ib = 0
     regions = Merge3(zk, ak, bk, sequence_matcher=BlockMatcher).find_sync_regions()
     for zm, ze, am, ae, bm, be in regions:
@@ -1025,7 +1028,14 @@ def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bo
         line += b"\n"
     out.unit(Unit(gap, a.block), [mark + line])
     zr, ar, br = (inner(r) for r in rests)
-    data, resolutions = merge_blocks(out.path, zr, ar, br, side, why, out.mark(), out.merge_lines)
+    if out.depth + 1 < blocks.MAX_DEPTH:
+        data, resolutions = merge_blocks(
+            out.path, zr, ar, br, side, why, out.mark(), out.merge_lines, out.depth + 1
+        )
+    else:  # deeper items merge as lines, as the parse keeps them: a list nested 250 deep
+        # recursed past Python's limit (a sync's RecursionError) at a cost growing with the
+        # cube of the depth, each level parsing its whole subtree again (red team 11)
+        data, resolutions = out.merge_lines(zr, ar, br, out.mark())
     out.emit([pad + x if x.strip() else x for x in data.splitlines(True)])
     out.last = a
     out.resolutions.extend([*notes, *resolutions])

@@ -89,7 +89,7 @@ class CurateResult:
         return self.lines <= MAX_LINES and self.chars <= MAX_CHARS
 
     def diff(self) -> str:
-        import difflib
+        from merge_drivers.diff import unified_diff  # bounded: a teammate's index may be huge
 
         out: list[str] = []
         for name, before, after in (
@@ -98,7 +98,7 @@ class CurateResult:
         ):
             if (before or "") == (after or ""):
                 continue
-            out += difflib.unified_diff(
+            out += unified_diff(
                 (before or "").splitlines(True),
                 (after or "").splitlines(True),
                 f"a/{name}",
@@ -127,6 +127,17 @@ def _read(path: Path) -> str | None:
         ) from None
 
 
+def entry_text(text: str) -> str:
+    """A title or description as an index entry shows it: one line, no hidden characters, no
+    bracket a Markdown link could open. Frontmatter is YAML: a double-quoted `name:` of plain
+    ASCII (`"\\e]0;x\\a"`, `"\\u202e"`, `"\\U000E0041"`, `"a\\n- [k](/etc/passwd)"`) decodes to
+    escapes, bidi controls, Unicode tags, a second line or a link out of the folder, which the
+    file's own bytes never showed the pull's checks (red team 11)."""
+    from gitmem.core.sanitize import for_agent
+
+    return " ".join(for_agent(text)[0].split()).replace("[", "(").replace("]", ")")
+
+
 def index_line_for(rel: str, data: bytes) -> str:
     """The index line Claude Code writes for a topic file: `- [Title](file.md) — description`."""
     from gitmem.claude.graph import describe_memory
@@ -135,8 +146,8 @@ def index_line_for(rel: str, data: bytes) -> str:
     hook = node.description
     if not hook:
         hook = next((ln.strip("# ").strip() for ln in body.splitlines() if ln.strip()), "")
-    hook = " ".join(hook.split())[:150]
-    return f"- [{node.title}]({rel})" + (f" — {hook}" if hook else "")
+    hook = entry_text(hook)[:150]
+    return f"- [{entry_text(node.title)}]({rel})" + (f" — {hook}" if hook else "")
 
 
 def plan(

@@ -211,6 +211,7 @@ def _grants(project: Any) -> dict[str, str]:
     )
     if tip is None:
         return {}
+    from gitmem.gitstore.base import commit_time
     from gitmem.gitstore.revisions import nul_records
 
     out = repo.git(
@@ -222,7 +223,7 @@ def _grants(project: Any) -> dict[str, str]:
         if not m or m[1] in found:
             continue
         host = re.search(r" on (\S+)\s*$", body.strip())
-        when = time.strftime("%Y-%m-%d", time.localtime(int(ts or 0)))
+        when = time.strftime("%Y-%m-%d", time.localtime(commit_time(ts)))
         found[m[1]] = f"granted {when} by {author}" + (f" on {host[1]}" if host else "")
     return found
 

@@ -16,16 +16,29 @@ import functools
 import re
 from collections.abc import Iterator
 
+# Default_Ignorable_Code_Point characters of no category above (marks and letters drawn as
+# nothing): the combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian
+# variation selectors, unassigned ignorables. A teammate's memory hid text with them past
+# GM112, and a secret split by one reached the model's API unredacted (red team 11).
+IGNORABLE = (
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180d\u180f\u2065\u3164\uffa0\ufff0-\ufff8"
+    "\U000e0000\U000e0002-\U000e001f\U000e0080-\U000e00ff\U000e01f0-\U000e0fff"
+)
+# of those, the ones a script spells words with after its letters (Hebrew's CGJ, Mongolian's
+# selectors) and the fillers old Hangul spells syllables with before jamo
+_IN_WORDS = "\u034f\u180b\u180c\u180d\u180f"
+_FILLERS = "\u115f\u1160"
 # Cc (C0, DEL, C1), Cf (soft hyphen, bidi controls and isolates, zero-width characters, word
 # joiner, BOM, interlinear annotations, Unicode tags U+E0000–E007F …), Zl/Zp, lone surrogates
 # (a name git gave us that is not UTF-8), and the variation selectors VS1–VS256 (VS17–256
-# carry a byte each in "emoji smuggling"). tests/gitmem/test_sanitize.py keeps the class equal
-# to the Unicode database's categories.
+# carry a byte each in "emoji smuggling"), and `IGNORABLE`. tests/gitmem/test_sanitize.py keeps
+# the class equal to the Unicode database's categories and that set.
 _CANDIDATES_CLASS = (
     "[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
     "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
-    "\U000e0001\U000e0020-\U000e007f\ud800-\udfff\ufe00-\ufe0f\U000e0100-\U000e01ef]"
+    "\U000e0001\U000e0020-\U000e007f\ud800-\udfff\ufe00-\ufe0f\U000e0100-\U000e01ef"
+    f"{IGNORABLE}]"
 )
 ZWJ = "\u200d"
 JOINERS = ("\u200c", ZWJ)  # zero-width non-joiner and joiner
@@ -57,6 +70,10 @@ def _is_hidden(text: str, at: int) -> bool:
     if "\ufe00" <= ch <= "\ufe0f":
         before = text[at - 1] if at else ""
         return not before or before.isspace() or bool(candidates().match(before))
+    if ch in _IN_WORDS:
+        return not _script_letter(text[at - 1] if at else "")
+    if ch in _FILLERS:
+        return not "\u1100" <= text[at + 1 : at + 2] <= "\u11ff"
     return True
 
 
@@ -131,7 +148,7 @@ def terminal(text: str, newlines: bool = False) -> str:
         ch = text[at]
         if ch == "\t" or (ch == "\n" and newlines) or "\ufe00" <= ch <= "\ufe0f":
             continue  # selectors are harmless on a screen: an emoji keeps its look
-        if ch in JOINERS and not _is_hidden(text, at):
+        if (ch in JOINERS or ch in _IN_WORDS or ch in _FILLERS) and not _is_hidden(text, at):
             continue
         seg = text[start:at]
         if "\\" in seg:  # (a run of controls: no text between, nothing to look at)

@@ -33,6 +33,22 @@ REFS_LIST = ("for-each-ref", "--format=%(objectname) %(refname)")
 TRACKED_ENV = {"GIT_LITERAL_PATHSPECS": "0"}
 
 
+# the latest commit time gitmem takes from git (9999-12-31, the last second Python's dates
+# hold): a teammate's commit may say 2**64-1, a negative number or none at all, and git prints
+# what the object holds (red team 11)
+LAST_TIME = 253402300799
+
+
+def commit_time(raw: str | bytes) -> int:
+    """A commit time git printed (`%ct`, blame's `committer-time`, a committer line's): whole
+    seconds in [0, LAST_TIME]; what is not such a number (empty, signed, a word) is 0."""
+    text = raw.decode("ascii", "replace") if isinstance(raw, bytes) else raw
+    text = text.strip()
+    if not text.isascii() or not text.isdigit():
+        return 0
+    return min(int(text[:13]) if len(text) > 12 else int(text), LAST_TIME)
+
+
 def tracked_listing(paths: Sequence[str]) -> tuple[str, ...]:
     """`ls-files` of `paths` (from the top of the work tree whatever folder it runs in,
     literally): which of them the branch tracks."""

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from gitmem.errors import GitError
-from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape
+from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape, commit_time
 from gitmem.gitstore.catfile import CatFile
 from gitmem.gitstore.process import clean_env, run_git
 from gitmem.gitstore.treediff import TreeDiff, entry_patterns
@@ -361,7 +361,7 @@ class ObjectEncoding(TreeDiff):
             kind, data = self._read(oid)
             for line in data.split(b"\n\n", 1)[0].splitlines():
                 if kind == "commit" and line.startswith(b"committer "):
-                    out.append(int(line.rsplit(b" ", 2)[-2]))
+                    out.append(commit_time(line.rsplit(b" ", 2)[-2]))
         return out
 
     def write_commit(
@@ -381,11 +381,19 @@ class ObjectEncoding(TreeDiff):
 
     def _commit_time(self, parents: list[str], when: float | None) -> tuple[int, str]:
         """Seconds and zone of a new commit: never earlier than a parent (recency from history
-        must not run backwards on a machine whose clock is behind)."""
-        stamp = max([int(when if when is not None else time.time()), *self._times(parents)])
+        must not run backwards on a machine whose clock is behind), unless that parent says
+        it is over MAX_AHEAD ahead of this clock: a teammate's commit of the year 9999 would
+        date every later commit of every replica there (red team 11)."""
+        now = int(when if when is not None else time.time())
+        ahead = [t for t in self._times(parents) if t <= now + MAX_AHEAD]
+        stamp = max([now, *ahead])
         offset = -(time.altzone if time.localtime(stamp).tm_isdst > 0 else time.timezone)
         sign = "+" if offset >= 0 else "-"
         return stamp, f"{sign}{abs(offset) // 3600:02d}{abs(offset) % 3600 // 60:02d}"
+
+
+# how far ahead of this machine's clock a parent's time is still followed (a clock set wrong)
+MAX_AHEAD = 86400
 
 
 # git's delta-base cache for the commands that read a whole tree's blobs (the reader, the

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import GitError
-from gitmem.gitstore.base import GitDir
+from gitmem.gitstore.base import GitDir, commit_time
 from gitmem.gitstore.process import run_git
 
 
@@ -151,7 +151,7 @@ class History(GitDir):
             rows.append(
                 {
                     "commit": oid,
-                    "time": ts,
+                    "time": str(commit_time(ts)),  # a teammate's may be any text
                     "author": author,
                     "subject": subject,
                     "resolved": "\x1d".join(
@@ -224,7 +224,7 @@ class History(GitDir):
         # NUL-ended fields (`log`): an author or subject may hold any other byte
         for oid, ts, name, email, subject, names in nul_records(out.removeprefix("\0"), 6):
             paths = tuple(n for n in names.split("\n") if n)
-            commits.append(Commit(oid, float(ts or 0), name, email, subject, paths))
+            commits.append(Commit(oid, float(commit_time(ts)), name, email, subject, paths))
         return commits
 
     def path_history(self, rev: str, path: str | Sequence[str]) -> list[tuple[str, str | None]]:
@@ -357,7 +357,7 @@ def _parse_line_times(out: bytes) -> dict[str, float]:
             if t is not None and t > times.get(line, float("-inf")):
                 times[line] = t
         elif raw.startswith(b"committer-time ") and raw[15:].isdigit():
-            when[commit] = float(raw[15:])
+            when[commit] = float(commit_time(raw[15:]))
         else:
             head = raw.split(b" ", 1)[0]
             if len(head) in (40, 64) and b" " in raw and all(c in _HEX for c in head):
@@ -370,7 +370,7 @@ def _parse_change_times(out: bytes) -> dict[str, float]:
     stamp = 0.0
     for line in out.split(b"\n"):
         if line.startswith(b"\0"):
-            stamp = float(line[1:].decode() or 0)
+            stamp = float(commit_time(line[1:]))
         elif line:
             times.setdefault(line.decode("utf-8", "surrogateescape"), stamp)
     return times

@@ -581,12 +581,32 @@ def restore(
                     f"run {sync_command(project)} first, or pass --force to overwrite them",
                 )
         data = repo.read_blob(blob)
+        refuse_unsafe(where, data, f"{label} at {commit[:10]}")
         unchanged = on_disk == data
         if not unchanged:
             target.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(target, data, current_mode(target))  # as sync's write-back does
         relinked = _relink(project, where, commit)
     return Restored(target, commit, relinked, unchanged, sync_command(project))
+
+
+def refuse_unsafe(where: RefPath, data: bytes, what: str) -> None:
+    """Refuse bytes from history the sync's policy would not write (`check_file`'s blocking
+    findings: hidden or control characters, not text, unsafe YAML, over the size limit): a
+    sync checks a fetched ref's tip only, so a teammate's commit whose file a later commit
+    replaced passed every check, and restore wrote its escapes and bidi controls into the
+    memory folder, where the next sync refused to share it (red team 11)."""
+    from gitmem.policy.rules import blocking, check_file
+
+    refused = blocking(check_file(f"{where.scope.prefix or 'scope'}/{where.rel}", data))
+    if refused:
+        from gitmem.core.sanitize import terminal
+
+        raise UsageError(
+            f"{terminal(what)} is refused by the sync's policy: {refused[0].code} "
+            f"{terminal(refused[0].message)}; nothing was written",
+            "gitmem show REV:PATH prints it escaped; restore another version",
+        )
 
 
 def _current_bytes(target: Path) -> bytes | None:

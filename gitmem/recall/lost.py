@@ -18,7 +18,6 @@ refused (nothing written), with the command that shows the edit.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
+from merge_drivers.diff import BoundedMatcher, unified_diff
 from merge_drivers.model import LOSING_REASONS
 
 if TYPE_CHECKING:
@@ -150,7 +150,7 @@ def _selected(subject: str, merged: list[str], lost: list[str]) -> list[tuple[in
     """The changes from the merged lines to the losing side's that the decision was about."""
     ops = [
         (i1, i2, j1, j2)
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, merged, lost, False).get_opcodes()
+        for tag, i1, i2, j1, j2 in BoundedMatcher(merged, lost).get_opcodes()
         if tag != "equal"
     ]
     m = re.fullmatch(r"lines (\d+)-(\d+)", subject)
@@ -192,7 +192,7 @@ def _apply(
     """`now` with each change of `ops` (merged[i1:i2] -> lost[j1:j2]) made where those merged
     lines are in `now`, untouched; None when one of them changed since (or is gone)."""
     pos: dict[int, int] = {}
-    for a, b, size in difflib.SequenceMatcher(None, merged, now, False).get_matching_blocks():
+    for a, b, size in BoundedMatcher(merged, now).get_matching_blocks():
         for k in range(size):
             pos[a + k] = b + k
     out = list(now)
@@ -223,7 +223,7 @@ def _holds(
         ranges.append((i1 + shift, i1 + shift + j2 - j1))
         shift += (j2 - j1) - (i2 - i1)
     pos: dict[int, int] = {}
-    for a, b, size in difflib.SequenceMatcher(None, back, now, False).get_matching_blocks():
+    for a, b, size in BoundedMatcher(back, now).get_matching_blocks():
         for k in range(size):
             pos[a + k] = b + k
     for start, end in ranges:
@@ -242,7 +242,7 @@ def show_lost(project: Project, edit: LostEdit) -> str:
     name = shown(edit.path)
     return "".join(
         line if line.endswith("\n") else line + "\n"
-        for line in difflib.unified_diff(
+        for line in unified_diff(
             merged.splitlines(True), back.splitlines(True), f"a/{name}", f"b/{name}"
         )
     )
@@ -290,6 +290,9 @@ def restore_lost(project: Project, number: int) -> Brought:
     data = "".join(result)
     if data == now:
         return Brought(edit, target, False)
+    from gitmem.recall.history import refuse_unsafe
+
+    refuse_unsafe(where, data.encode("utf-8"), f"lost edit {number}")
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, data.encode("utf-8"), current_mode(target))
     return Brought(edit, target, True)

@@ -143,16 +143,11 @@ def summary_of(m: Memory) -> str:
     return _one_line(m.description or first)[:150]
 
 
-def _no_link(text: str) -> str:
-    """`text` with no bracket a Markdown link could open: the entry a record adds links to
-    its own file only (red team 7: a description `[k](/etc/passwd)` put a second link, out of
-    the folder, into the team index everyone's session reads)."""
-    return text.replace("[", "(").replace("]", ")")
-
-
 def index_line(m: Memory, name: str) -> str:
-    hook = _no_link(summary_of(m))
-    title = _no_link(_one_line(m.title))
+    from gitmem.claude.curate import entry_text  # the one way an entry shows a title
+
+    hook = entry_text(summary_of(m))
+    title = entry_text(m.title)
     return f"- [{title}]({name})" + (f" — {hook}" if hook else "")
 
 

@@ -93,11 +93,16 @@ def test_rename_on_one_side_carries_the_other_sides_edits(repo: Repository, swap
 
 
 def test_a_commit_is_never_older_than_its_parents(repo: Repository) -> None:
-    """Recency comes from history: a machine whose clock is behind must not write the past."""
+    """Recency comes from history: a machine whose clock is behind must not write the past.
+    A parent dated past a day ahead of the clock is not followed (red team 11: the year 9999
+    would date every later commit)."""
     tree_id = repo.write_tree({})
-    future = repo.write_commit(tree_id, [], "from a clock ahead", when=4_000_000_000)
+    future = repo.write_commit(tree_id, [], "from a clock ahead", when=1_000_003_600)
     child = repo.write_commit(tree_id, [future], "from a clock behind", when=1_000_000_000)
-    assert repo.log(child)[0]["time"] == "4000000000"
+    assert repo.log(child)[0]["time"] == "1000003600"
+    far = repo.write_commit(tree_id, [], "from the year 9999", when=253_402_300_799)
+    child = repo.write_commit(tree_id, [far], "from this clock", when=1_000_000_000)
+    assert repo.log(child)[0]["time"] == "1000000000"
 
 
 @pytest.mark.parametrize("swap", [False, True])
