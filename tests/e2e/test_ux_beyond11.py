@@ -1,0 +1,97 @@
+"""Round 11: memory beyond one machine, as a user lives it — two machines (two temporary HOMEs)
+of one user, a project remote and a hub, real git; what broke, each as its class."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.support.world import World, write_files
+
+PAYMENTS = (
+    "---\nname: payments\ndescription: Stripe webhook retries\ntype: project\n---\n"
+    "Stripe webhooks are retried for 3 days; the handler must be idempotent.\n"
+)
+
+
+def two_machines(world: World) -> tuple[World, Path, World, Path]:
+    """The user's laptop (`world`, its clone `a`) and desktop (a second HOME, its clone `b`),
+    one hub; the laptop's personal memory holds `payments.md`, synced before the desktop's key
+    was granted; the desktop then granted, trusted and synced. Returns laptop, a, desktop, b."""
+    desktop = World(world.root / "desktop")
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    for w in (world, desktop):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+    a = world.clone("a")
+    b = desktop.clone("desktop/b", str(world.remote))
+    write_files(
+        world.scope_path(a, "auto"),
+        {
+            "MEMORY.md": "- [Payments](payments.md) — Stripe webhook retries\n",
+            "payments.md": PAYMENTS,
+        },
+    )
+    world.ok("-C", str(a), "sync")  # sealed for the laptop alone
+    desktop.ok("-C", str(b), "key", "init")
+    desktop_id = desktop.ok("-C", str(b), "key", "show").split()[0]
+    world.ok("-C", str(a), "key", "grant", desktop_id)
+    world.ok("-C", str(a), "sync")
+    laptop_id = world.ok("-C", str(a), "key", "show").split()[0]
+    desktop.ok("-C", str(b), "key", "trust", laptop_id)
+    desktop.ok("-C", str(b), "sync")
+    return world, a, desktop, b
+
+
+def test_a_memory_deleted_on_one_machine_is_found_and_restored_on_the_other(
+    world: World,
+) -> None:
+    """A personal memory written before the desktop was granted, then deleted on the laptop:
+    on the desktop `query --deleted` listed nothing, `restore` said "this machine cannot open
+    your encrypted personal memory (its key was not granted)" and `show` of that version too —
+    the commit that last held the file was sealed before the grant, and a grant wraps the same
+    key for one more machine. Each read of an older commit now opens with the key granted at
+    the ref's tip (a wrong key still opens nothing: the refusal stands)."""
+    laptop, a, desktop, b = two_machines(world)
+    auto_a = laptop.scope_path(a, "auto")
+    (auto_a / "payments.md").unlink()
+    (auto_a / "MEMORY.md").write_text("")
+    laptop.ok("-C", str(a), "sync")
+    desktop.ok("-C", str(b), "sync")
+    auto_b = desktop.scope_path(b, "auto")
+    assert not (auto_b / "payments.md").exists()
+
+    listed = desktop.ok("-C", str(b), "query", "--deleted")
+    assert "auto/payments.md" in listed and "deleted" in listed, listed
+    full = desktop.ok("-C", str(b), "query", "--deleted", "--format", "full")
+    assert "must be idempotent" in full, full
+    shown = desktop.gitmem("-C", str(b), "show", "~2:auto/payments.md")
+    assert shown.code == 0 and "must be idempotent" in shown.out, shown
+    desktop.ok("-C", str(b), "restore", "auto/payments.md")
+    assert (auto_b / "payments.md").read_text() == PAYMENTS
+
+
+def test_a_machine_never_granted_still_cannot_read_the_history(world: World) -> None:
+    """The other side of the class: a third HOME whose key nobody granted is refused the same
+    versions, with the one line that says so (no plaintext, no traceback)."""
+    laptop, a, _desktop, _b = two_machines(world)
+    stranger = World(world.root / "stranger")
+    stranger.git("config", "--global", "gitmem.hub", str(world.root / "hub.git"))
+    c = stranger.clone("stranger/c", str(world.remote))
+    stranger.ok("-C", str(c), "key", "init")
+    laptop_id = laptop.ok("-C", str(a), "key", "show").split()[0]
+    stranger.ok("-C", str(c), "key", "trust", laptop_id)
+    stranger.gitmem("-C", str(c), "sync")  # refused: not granted
+    ref = "refs/gitmem/users/tester@example.com"
+    hub_ref = subprocess.run(
+        ["git", "for-each-ref", "--format=%(refname)"],
+        cwd=world.root / "hub.git",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()[0]
+    stranger.git("fetch", "-q", str(world.root / "hub.git"), f"+{hub_ref}:{ref}", cwd=c)
+    shown = stranger.gitmem("-C", str(c), "show", "~1:auto/payments.md")
+    assert shown.code != 0 and "not granted" in shown.err, shown
+    assert "idempotent" not in shown.out + shown.err
+    assert "Traceback" not in shown.err
