@@ -360,10 +360,11 @@ def build(recall: Recall) -> MCPServer:
         "feedback, project or reference; scope: auto = personal, team = shared with the team, "
         "agents = a subagent's shared memory and local its personal one, with file "
         "'AGENT/NAME.md'). "
-        "Recording the same file again updates it. Secrets are refused.",
+        "A file that holds another memory is refused unless replace is true (then its text is "
+        "replaced; the old one stays in history): get it first. Secrets are refused.",
         annotations=ToolAnnotations(
             read_only_hint=False,
-            destructive_hint=False,
+            destructive_hint=True,  # replace: true replaces a memory's text
             idempotent_hint=True,
             open_world_hint=False,
         ),
@@ -379,12 +380,13 @@ def build(recall: Recall) -> MCPServer:
         heading: str | None = None,
         scope: str = "auto",
         tags: list[str] | None = None,
+        replace: bool = False,
     ) -> dict[str, Any]:
         from gitmem.recall.record import Memory
         from gitmem.recall.record import record as write
 
         memory = Memory(
-            title, text, description, type, confidence, file, heading, tuple(tags or ())
+            title, text, description, type, confidence, file, heading, tuple(tags or ()), replace
         )
         done = write(recall.project(), scope, memory)
         if done.created:
