@@ -55,7 +55,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="active (no status: field), archived, superseded",
     )
     p.add_argument(
-        "--since", metavar="WHEN", type=given, help="changed since a date (2026-01-31) or age (7d)"
+        "--since",
+        metavar="WHEN",
+        type=given,
+        help="changed since a date (2026-01-31), an age (7d, '3 days ago') or yesterday",
     )
     p.add_argument(
         "--author", metavar="WHO", type=given, help="last changed by (name or email, from git)"

@@ -295,7 +295,7 @@ def build(recall: Recall) -> MCPServer:
     @server.tool(
         title="Query memory",
         description="Filter memories: by text, type (user, feedback, project, reference), "
-        "tag, status (active, archived, superseded), since (a date or an age like 7d), "
+        "tag, status (active, archived, superseded), since (a date, an age like 7d or '3 days ago', or yesterday), "
         "author (from git), deleted (memories deleted but still in history), scope.",
         annotations=read_only,
     )

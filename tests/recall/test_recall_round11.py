@@ -64,3 +64,51 @@ def test_the_cli_record_still_updates_and_says_so(world: World) -> None:
     assert run.code == 0 and run.out.startswith("updated team/deploys.md"), run
     assert "Fridays now." in (team / "deploys.md").read_text()
     assert Path(team / "MEMORY.md").read_text().count("(deploys.md)") == 1
+
+
+@pytest.mark.parametrize(
+    ("typed", "hours"),
+    [
+        ("7d", 168),
+        ("3 days ago", 72),
+        ("2.weeks.ago", 336),
+        ("1 hour", 1),
+        ("30 mins", 0.5),
+        ("2 Weeks", 336),
+        ("1y", 8760),
+    ],
+)
+def test_since_reads_an_age_as_people_and_git_spell_it(typed: str, hours: float) -> None:
+    """`--since yesterday` and `--since '3 days ago'` (git log's own spellings, and an agent's
+    through the MCP tools' `since`) were "neither a date nor an age": the one parser both
+    doors share reads them now."""
+    from gitmem.recall.query import parse_since
+
+    now = 1_800_000_000.0
+    assert parse_since(typed, now) == now - hours * 3600
+
+
+def test_since_yesterday_and_today_start_at_midnight_and_nonsense_is_one_line(
+    world: World,
+) -> None:
+    import time
+
+    from gitmem.errors import UsageError
+    from gitmem.recall.query import parse_since
+
+    now = time.mktime((2026, 11, 28, 17, 30, 0, 0, 0, -1))
+    assert parse_since("today", now) == time.mktime((2026, 11, 28, 0, 0, 0, 0, 0, -1))
+    assert parse_since("Yesterday", now) == time.mktime((2026, 11, 27, 0, 0, 0, 0, 0, -1))
+    for bad in ("ago", "3 parsecs", "1 hour later", "9" * 5000 + "d"):
+        with pytest.raises(UsageError):
+            parse_since(bad, now)
+    alice, _bob, _team = teammates_sharing(world)
+    out = world.ok("-C", str(alice), "query", "--since", "yesterday")
+    assert "team/deploys.md" in out, out
+    run = world.gitmem("-C", str(alice), "query", "--since", "3 parsecs")
+    assert run.code == 2 and len(run.err.splitlines()) == 2 and "yesterday" in run.err, run
+
+    async def steps(s: Any) -> Any:
+        return json.loads(text_of(await s.call_tool("query", {"since": "2 days ago"})))
+
+    assert "team/deploys.md" in [m["id"] for m in session_script(world, alice, steps)["memories"]]
