@@ -95,3 +95,40 @@ def test_a_machine_never_granted_still_cannot_read_the_history(world: World) -> 
     assert shown.code != 0 and "not granted" in shown.err, shown
     assert "idempotent" not in shown.out + shown.err
     assert "Traceback" not in shown.err
+
+
+def _page_nodes(page: Path) -> dict[str, dict[str, object]]:
+    import json
+    import re
+
+    data = re.search(
+        r'<script[^>]*type="application/json"[^>]*>(.*?)</script>', page.read_text(), re.S
+    )
+    assert data is not None
+    return {n["id"]: n for n in json.loads(data.group(1))["nodes"]}
+
+
+def test_the_page_shows_the_history_of_memory_beyond_the_project(world: World) -> None:
+    """`gitmem view` showed "not yet synced" under `~/.claude/CLAUDE.md` (user/CLAUDE.md)
+    synced through the hub for months: the page read each scope's history on the project's
+    refs, and a user scope's is in the store `sync --user` keeps (as `gitmem log
+    user/CLAUDE.md` reads it). Its changes are listed now, like a project memory's."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    a = world.clone("a")
+    claude = world.home / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    (claude / "CLAUDE.md").write_text("# Me\n- I prefer uv over pip.\n")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [X](x.md) — x\n", "x.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    (claude / "CLAUDE.md").write_text("# Me\n- I prefer uv over pip.\n- Tabs, never spaces.\n")
+    world.ok("-C", str(a), "sync", "--user")
+    logged = world.ok("-C", str(a), "log", "user/CLAUDE.md")
+    page = world.root / "view.html"
+    world.ok("-C", str(a), "view", "--out", str(page))
+    nodes = _page_nodes(page)
+    history = nodes["user/CLAUDE.md"]["history"]
+    assert isinstance(history, list) and len(history) == 2, history
+    assert all(str(h["commit"])[:10] in logged for h in history), (history, logged)
+    assert nodes["team/x.md"]["history"]  # a project memory's, as before
