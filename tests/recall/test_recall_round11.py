@@ -112,3 +112,42 @@ def test_since_yesterday_and_today_start_at_midnight_and_nonsense_is_one_line(
         return json.loads(text_of(await s.call_tool("query", {"since": "2 days ago"})))
 
     assert "team/deploys.md" in [m["id"] for m in session_script(world, alice, steps)["memories"]]
+
+
+def _page_shows(page: Path, typed: str) -> set[str]:
+    """The memories the page leaves visible after `typed` in its search box (headless
+    Chromium, every request caught: the page asks for nothing)."""
+    from tests.recall.test_view import Catcher, _Dom, chromium
+
+    catcher = Catcher()
+    try:
+        dom = _Dom()
+        uri = page.as_uri() + "#q=" + typed.replace(" ", "%20")
+        dom.feed(chromium("--dump-dom", uri, proxy_port=catcher.port).stdout.decode())
+    finally:
+        catcher.close()
+    assert dom.nodes, "the page drew nothing"
+    return {n["id"] for n in dom.nodes if "hidden" not in n["class"].split()}
+
+
+@pytest.mark.skipif(
+    __import__("shutil").which("chromium") is None, reason="apt-get install -y chromium"
+)
+def test_the_pages_search_finds_a_words_other_forms_as_query_does(
+    world: World, tmp_path: Path
+) -> None:
+    """`gitmem query --search deployed` found the memory saying "deploy"; the page's search
+    box, the same question, found nothing ("deployed", "retries" for "retried", "deploying").
+    The page tries a word's root without a common ending too."""
+    alice, _bob, team = teammates_sharing(world)
+    (team / "stripe.md").write_text(
+        "---\nname: stripe\n---\nWebhooks are retried for 3 days; keep it idempotent.\n"
+    )
+    page = tmp_path / "page.html"
+    world.ok("-C", str(alice), "view", "--out", str(page))
+    assert "team/deploys.md" in world.ok("-C", str(alice), "query", "--search", "deployed")
+    assert _page_shows(page, "deployed") == {"team/MEMORY.md", "team/deploys.md"}
+    assert _page_shows(page, "retries") == {"team/stripe.md"}
+    assert _page_shows(page, "retries idempotency") == {"team/stripe.md"}
+    assert _page_shows(page, "tuesdays") == {"team/MEMORY.md", "team/deploys.md"}
+    assert _page_shows(page, "zebra") == set()
