@@ -132,3 +132,32 @@ def test_the_page_shows_the_history_of_memory_beyond_the_project(world: World) -
     assert isinstance(history, list) and len(history) == 2, history
     assert all(str(h["commit"])[:10] in logged for h in history), (history, logged)
     assert nodes["team/x.md"]["history"]  # a project memory's, as before
+
+
+def test_a_reader_gone_before_a_short_output_left_is_a_quiet_141(world: World) -> None:
+    """`gitmem query --recent 3 | head -0`, `gitmem status` into a closed pipe, the prompt
+    hook whose caller stopped waiting: a short output leaves at exit, and its flush ended in
+    Python's "Exception ignored … BrokenPipeError" on stderr and exit 120 (undocumented).
+    Now quiet and 141, as the README says and as a long output (mid-command) already did."""
+    import sys
+
+    from tests.support.world import REPO_ROOT, teammates_sharing
+
+    alice, _bob, _team = teammates_sharing(world)
+    # a user's shell: stdout block-buffered into a pipe (this session may set unbuffered)
+    env = {k: v for k, v in world.env.items() if k != "PYTHONUNBUFFERED"}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    for args in (["query", "--recent", "3"], ["status"], ["recall", "--hook"], ["log"]):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gitmem", *args],
+            cwd=alice,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdout is not None
+        proc.stdout.close()  # the reader is gone before gitmem writes a byte
+        _, err = proc.communicate(b'{"prompt": "what do we deploy on tuesdays?"}', timeout=60)
+        assert proc.returncode == 141, (args, proc.returncode, err)
+        assert err == b"", (args, err)
