@@ -8,6 +8,7 @@ scope and its file. Reads; never writes a memory.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -460,7 +461,7 @@ def _id_clause(alias: str) -> str:
     a = alias
     return (
         f"{a}.path = ? OR {a}.scope || '/' || {a}.path = ? OR lower({a}.path) = lower(? || '.md')"
-        f" OR lower({a}.scope || '/' || {a}.path) = lower(? || '.md')"
+        f" OR lower({a}.scope || '/' || {a}.path) = lower(? || '.md') OR {a}.file = ?"
     )
 
 
@@ -470,7 +471,10 @@ def _id_params(given: str) -> list[str]:
         if given.endswith("CLAUDE.local.md") and ".root/" not in given
         else given
     )
-    return [given, given, given, given]
+    # the memory's file as gitmem prints it (the prompt hook, record, --format json's `file`,
+    # `~/.claude/CLAUDE.md`): matched against the index's own column, never opened
+    file = os.path.abspath(os.path.expanduser(given)) if given.startswith(("/", "~")) else ""
+    return [given, given, given, given, file]
 
 
 def _related_ids(db: sqlite3.Connection, given: str, scopes: Sequence[str]) -> list[int]:

@@ -151,3 +151,30 @@ def test_the_pages_search_finds_a_words_other_forms_as_query_does(
     assert _page_shows(page, "retries idempotency") == {"team/stripe.md"}
     assert _page_shows(page, "tuesdays") == {"team/MEMORY.md", "team/deploys.md"}
     assert _page_shows(page, "zebra") == set()
+
+
+def test_a_memory_is_found_by_the_file_gitmem_printed(world: World) -> None:
+    """The prompt hook, `record` and `--format json` name each memory's file; pasted into
+    `query --id` (or `--related`, or the MCP tools' id) it matched nothing, though `gitmem log`
+    takes it. The file is matched against the index's own column (never opened: a path no
+    memory has is still no memory), `~/` as the shell would expand it."""
+    alice, _bob, team = teammates_sharing(world)
+    claude = world.home / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    (claude / "CLAUDE.md").write_text("# Me\n- uv over pip\n")
+    printed = json.loads(world.ok("-C", str(alice), "query", "--id", "team/deploys.md", "--json"))
+    file = printed["nodes"][0]["file"]
+    assert file == str(team / "deploys.md")
+    for given in (file, str(team / "deploys.md"), "~/.claude/CLAUDE.md"):
+        out = world.ok("-C", str(alice), "query", "--id", given)
+        assert out.count("\n") == 1, (given, out)
+    assert "team/deploys.md" in world.ok("-C", str(alice), "query", "--id", file)
+    assert "user/CLAUDE.md" in world.ok("-C", str(alice), "query", "--id", "~/.claude/CLAUDE.md")
+    assert "team/MEMORY.md" in world.ok("-C", str(alice), "query", "--related", file)
+    nothing = world.gitmem("-C", str(alice), "query", "--id", str(world.home / ".gitconfig"))
+    assert nothing.code == 0 and nothing.out == "", nothing
+
+    async def steps(s: Any) -> str:
+        return text_of(await s.call_tool("get", {"id": file}))
+
+    assert "Tuesdays only" in session_script(world, alice, steps)
