@@ -161,3 +161,36 @@ def test_a_reader_gone_before_a_short_output_left_is_a_quiet_141(world: World) -
         _, err = proc.communicate(b'{"prompt": "what do we deploy on tuesdays?"}', timeout=60)
         assert proc.returncode == 141, (args, proc.returncode, err)
         assert err == b"", (args, err)
+
+
+def test_a_version_sealed_under_a_rotated_key_stays_closed_to_a_machine_granted_after(
+    world: World,
+) -> None:
+    """The bound of the fix above: the key granted at the tip opens an older commit only when
+    it is the key that commit was sealed with. After `key rotate` (what a revoke does) a
+    machine granted the new key is refused the versions sealed under the old one — one line,
+    no plaintext — and reads every version since."""
+    desktop = World(world.root / "desktop")
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    for w in (world, desktop):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+    a = world.clone("a")
+    b = desktop.clone("desktop/b", str(world.remote))
+    write_files(world.scope_path(a, "auto"), {"MEMORY.md": "", "payments.md": PAYMENTS})
+    world.ok("-C", str(a), "sync")  # sealed under the first key
+    world.ok("-C", str(a), "key", "rotate")
+    world.ok("-C", str(a), "sync")  # re-encrypted under the second
+    desktop.ok("-C", str(b), "key", "init")
+    world.ok("-C", str(a), "key", "grant", desktop.ok("-C", str(b), "key", "show").split()[0])
+    world.ok("-C", str(a), "sync")
+    desktop.ok("-C", str(b), "key", "trust", world.ok("-C", str(a), "key", "show").split()[0])
+    desktop.ok("-C", str(b), "sync")
+    assert (desktop.scope_path(b, "auto") / "payments.md").read_text() == PAYMENTS
+    ref = "refs/gitmem/users/tester@example.com"
+    commits = desktop.git("rev-list", "--first-parent", ref, cwd=b).split()
+    oldest, newest = commits[-1], commits[0]  # the first sync's (the first key), the tip
+    refused = desktop.gitmem("-C", str(b), "show", f"{oldest}:auto/payments.md")
+    assert refused.code != 0 and "not granted" in refused.err, refused
+    assert "idempotent" not in refused.out + refused.err and "Traceback" not in refused.err
+    assert "idempotent" in desktop.ok("-C", str(b), "show", f"{newest}:auto/payments.md")
