@@ -135,6 +135,15 @@ class Recall:
             raise UsageError("no memory id given", "search or recent list the ids")
         hits = self.query(id=memory_id, limit=1)
         if not hits:
+            from gitmem.recall.query import deleted_as
+
+            gone = deleted_as(self.place, memory_id, self.project)
+            if gone is not None:
+                raise UsageError(
+                    f"{gone.id} was deleted (last changed by {gone.author})",
+                    tool_hint=f"query with deleted true and id {gone.id!r} shows its last "
+                    "text; history with its id shows who changed it",
+                )
             raise UsageError(
                 f"no memory {memory_id!r} in this project", "search or recent list the ids"
             )

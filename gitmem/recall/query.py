@@ -504,6 +504,14 @@ def _related_ids(db: sqlite3.Connection, given: str, scopes: Sequence[str]) -> l
     return out
 
 
+def deleted_as(place: Place, given: str, project: Callable[[], Project]) -> Hit | None:
+    """The deleted memory `given` names (its last version on its ref), when no memory on disk
+    answers to it: an empty answer to `--id` or `get` then says it was deleted, and how to
+    read or bring it back."""
+    found = run(place, Query(id=given, deleted=True, limit=1), project)
+    return found[0] if found else None
+
+
 def _deleted(db: sqlite3.Connection, q: Query, scopes: Sequence[str]) -> list[Hit]:
     sql = (
         "SELECT h.* FROM history h WHERE h.deleted = 1 AND h.scope IN "
@@ -511,6 +519,12 @@ def _deleted(db: sqlite3.Connection, q: Query, scopes: Sequence[str]) -> list[Hi
         "WHERE m.scope = h.scope AND m.path = h.path)"
     )
     params: list[Any] = list(scopes)
+    if q.id:  # `--deleted --id X` listed every deleted memory
+        sql += (
+            " AND (h.path = ? OR h.scope || '/' || h.path = ? OR lower(h.path) = lower(? || "
+            "'.md') OR lower(h.scope || '/' || h.path) = lower(? || '.md'))"
+        )
+        params += _id_params(q.id)[:4]
     if q.author:
         sql += " AND (instr(lower(h.author), lower(?)) OR instr(lower(h.email), lower(?)))"
         params += [q.author, q.author]

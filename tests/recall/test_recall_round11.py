@@ -178,3 +178,38 @@ def test_a_memory_is_found_by_the_file_gitmem_printed(world: World) -> None:
         return text_of(await s.call_tool("get", {"id": file}))
 
     assert "Tuesdays only" in session_script(world, alice, steps)
+
+
+def test_a_deleted_memory_asked_by_its_id_is_said_deleted_at_every_door(world: World) -> None:
+    """A teammate deleted `team/deploys.md`; asked by its id, `query --id` said "no memory
+    matches", MCP `get` "no memory … in this project", and `query --deleted --id` listed every
+    deleted memory, not that one. Each now names it as deleted, with the way to read its last
+    text and bring it back (the CLI's words on the CLI, the tools' in MCP)."""
+    alice, bob, team = teammates_sharing(world)
+    (team / "old.md").write_text("---\nname: old\n---\nSomething else.\n")
+    world.ok("-C", str(alice), "sync")
+    (team / "deploys.md").unlink()
+    (team / "old.md").unlink()
+    (team / "MEMORY.md").write_text("")
+    world.ok("-C", str(alice), "sync")
+    world.ok("-C", str(bob), "sync")
+
+    run = world.gitmem("-C", str(bob), "query", "--id", "team/deploys.md")
+    assert run.code == 0 and run.out == "", run
+    assert run.err.startswith("team/deploys.md was deleted (last changed by Test User)"), run
+    assert "gitmem restore team/deploys.md" in run.err and len(run.err.splitlines()) == 1
+    only = world.ok("-C", str(bob), "query", "--deleted", "--id", "deploys", "--format", "full")
+    assert "Tuesdays only." in only and "Something else." not in only, only
+    both = world.ok("-C", str(bob), "query", "--deleted")
+    assert "team/deploys.md" in both and "team/old.md" in both
+    none = world.gitmem("-C", str(bob), "query", "--id", "team/never.md")
+    assert "was deleted" not in none.err and "no memory matches" in none.err, none
+
+    async def steps(s: Any) -> Any:
+        return await s.call_tool("get", {"id": "team/deploys.md"})
+
+    result = session_script(world, bob, steps)
+    assert result.is_error
+    said = "".join(c.text for c in result.content)
+    assert "team/deploys.md was deleted" in said and "deleted true" in said, said
+    assert "gitmem " not in said  # the tools' words
