@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
-FORMAT = "gitmem-recall 4"  # 3: CJK characters one by one; 4: history re-read (deleted memories sealed before a grant)
+# 3: CJK characters indexed one by one; 4: history read again (a deleted personal memory
+# sealed before this machine's grant is found since round 11)
+FORMAT = "gitmem-recall 4"
 DB_NAME = "recall.sqlite"
 MAX_FILE = 1 << 20  # a larger memory is indexed by name only (bounded cost)
 # environment that decides the scope folders (gitmem/project/identity.py)
