@@ -276,6 +276,22 @@ def build(recall: Recall) -> MCPServer:
     server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
+    offered: set[str] = set()  # the memory:// URIs offered as resources
+
+    def offer_current() -> None:
+        """Offer each memory on disk not offered yet (at most MAX_RESOURCES in all): at the
+        start, and after `sync` brought new ones (its pull's memories were no resource)."""
+        from gitmem.recall.index import refreshed
+
+        rows = refreshed(recall.place).execute(
+            "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)
+        )
+        for scope, path in rows.fetchall():
+            uri = resource_uri(scope, path)
+            if uri not in offered and len(offered) < MAX_RESOURCES:
+                offered.add(uri)
+                server.add_resource(_resource(recall, scope, path))
+
     def failing(fn: Callable[..., Any]) -> Callable[..., Any]:
         """A gitmem error becomes the tool's error text: one line and its hint."""
         import functools
@@ -399,7 +415,7 @@ def build(recall: Recall) -> MCPServer:
         )
         done = write(recall.project(), scope, memory)
         if done.created:
-            server.add_resource(_resource(recall, done.scope, done.file))
+            offer_current()
         return {
             "id": f"{done.scope}/{done.file}",
             "file": str(done.path),
@@ -450,16 +466,10 @@ def build(recall: Recall) -> MCPServer:
         if code:  # an answer like a success's (is_error false) read as synced (round 10)
             what = {1: "a finding refused", 2: "bad usage or input", 3: "git or the remote failed"}
             raise ToolError(f"gitmem sync exited {code} ({what.get(code, 'failed')}):\n{out}")
+        offer_current()
         return out
 
-    from gitmem.recall.index import refreshed
-
-    db = refreshed(recall.place)
-    rows = db.execute(
-        "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)
-    )
-    for scope, path in rows.fetchall():
-        server.add_resource(_resource(recall, scope, path))
+    offer_current()
     return server
 
 

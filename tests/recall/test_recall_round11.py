@@ -213,3 +213,27 @@ def test_a_deleted_memory_asked_by_its_id_is_said_deleted_at_every_door(world: W
     said = "".join(c.text for c in result.content)
     assert "team/deploys.md was deleted" in said and "deleted true" in said, said
     assert "gitmem " not in said  # the tools' words
+
+
+def test_memories_the_sync_tool_brings_become_resources(world: World) -> None:
+    """The server offered the memories on disk at its start (and what `record` made): one a
+    teammate pushed, pulled by the `sync` tool, was found by `search` but was no resource
+    until the agent's session restarted. They are offered after the sync now."""
+    alice, bob, _team = teammates_sharing(world)
+
+    async def steps(s: Any) -> dict[str, Any]:
+        before = [str(r.uri) for r in (await s.list_resources()).resources]
+        (world.scope_path(alice, "team") / "rollback.md").write_text(
+            "---\nname: rollback\n---\nRoll back with the previous tag.\n"
+        )
+        world.ok("-C", str(alice), "sync")
+        text_of(await s.call_tool("sync", {}))
+        after = [str(r.uri) for r in (await s.list_resources()).resources]
+        read = await s.read_resource("memory://team/rollback.md")
+        return {"before": before, "after": after, "read": read}
+
+    out = session_script(world, bob, steps)
+    assert "memory://team/rollback.md" not in out["before"]
+    assert "memory://team/rollback.md" in out["after"]
+    assert len(out["after"]) == len(set(out["after"]))
+    assert "previous tag" in out["read"].contents[0].text
