@@ -24,8 +24,13 @@ def leave(code: int) -> NoReturn:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
+    except BrokenPipeError:
+        # the reader went away before the last of a short output left (`gitmem query | head
+        # -0`, a hook's caller that stopped waiting): "Exception ignored … BrokenPipeError"
+        # and exit 120 was Python's report; gitmem's is quiet, 141, as main() says mid-command
+        os._exit(141)
     except (OSError, ValueError):
-        sys.exit(code)  # a closed or broken stream: as Python always reported it
+        sys.exit(code)  # a closed stream: as Python always reported it
     os._exit(code)
 
 

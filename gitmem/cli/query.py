@@ -55,7 +55,10 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="active (no status: field), archived, superseded",
     )
     p.add_argument(
-        "--since", metavar="WHEN", type=given, help="changed since a date (2026-01-31) or age (7d)"
+        "--since",
+        metavar="WHEN",
+        type=given,
+        help="changed since a date (2026-01-31), an age (7d, '3 days ago') or yesterday",
     )
     p.add_argument(
         "--author", metavar="WHO", type=given, help="last changed by (name or email, from git)"
@@ -161,10 +164,17 @@ def run(args: argparse.Namespace) -> int:
     if not hits and args.fmt != "json":  # an empty answer is said, on stderr (stdout stays empty)
         import sys
 
-        from gitmem.recall.query import holds_memory
+        from gitmem.recall.query import deleted_as, holds_memory
 
         unread = _unreadable(opener)
-        if args.deleted or holds_memory(place):
+        gone = deleted_as(place, args.id, opener) if args.id and not args.deleted else None
+        if gone is not None:
+            sys.stderr.write(
+                f"{gone.id} was deleted (last changed by {gone.author}): gitmem query --deleted "
+                f"--id {gone.id} --format full shows its last text, gitmem restore {gone.id} "
+                "brings it back\n"
+            )
+        elif args.deleted or holds_memory(place):
             sys.stderr.write(
                 "no memory matches (gitmem query --recent lists the newest)"
                 + (f"; {unread}" if unread else "")

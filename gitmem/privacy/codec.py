@@ -333,7 +333,7 @@ class PersonalCodec:
                     self.cache.form = [commit, *self.wanted]
                     self.cache.dirty = True
                 return plain
-        rest, parts, layouts = split.rest, split.parts, split.layouts
+        rest, parts = split.rest, split.parts
         keyfiles = {p: o for p, o in rest.items() if p.startswith(KEY_DIR + "/")}
         files = {p: o for p, o in rest.items() if p not in keyfiles}
         where = f"commit {commit[:12]} of {self.ref}"
@@ -347,7 +347,47 @@ class PersonalCodec:
             if latest:
                 self._base = done
             return done
-        key = self.unlock(keyfiles[SCOPE_KEY_FILE])
+        key, denied = self._commit_key(keyfiles[SCOPE_KEY_FILE])
+        try:
+            return self._decode_sealed(
+                commit, root, base, changed, split, keyfiles, files, key, latest
+            )
+        except DecryptError:
+            if denied is None:
+                raise
+            raise denied from None  # not the key it was sealed with: still not granted
+
+    def _commit_key(self, oid: str) -> tuple[ScopeKey, NoAccess | None]:
+        """The key a commit's `scope.age` (blob `oid`) holds, and None; a commit sealed before
+        this machine was granted: the key granted here at the ref's tip, and the refusal that
+        stands if that key opens nothing of the commit. A grant wraps the same key for one
+        more machine (a revoke makes a new one): this machine's own history, decrypted by the
+        key it holds, stays readable (a deleted memory, `log`, `restore`); a wrong key fails
+        the manifest's authentication."""
+        try:
+            return self.unlock(oid), None
+        except NoAccess as denied:
+            tip = self.repo.resolve(self.ref)
+            later = self.scope_key(self.repo.read_commit(tip)[0]) if tip else None
+            if later is None:
+                raise
+            return later, denied
+
+    def _decode_sealed(
+        self,
+        commit: str,
+        root: str,
+        base: Decoded | None,
+        changed: set[str] | None,
+        split: Split,
+        keyfiles: dict[str, str],
+        files: dict[str, str],
+        key: ScopeKey,
+        latest: bool,
+    ) -> Decoded:
+        repo = self.repo
+        parts, layouts = split.parts, split.layouts
+        where = f"commit {commit[:12]} of {self.ref}"
         same_key = changed is not None and base is not None and base.key_id == key.key_id
         recipients: list[str] = []
         if RECIPIENTS_FILE in keyfiles:

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
-FORMAT = "gitmem-recall 3"  # 3: CJK characters indexed one by one
+# 3: CJK characters indexed one by one; 4: history read again (a deleted personal memory
+# sealed before this machine's grant is found since round 11)
+FORMAT = "gitmem-recall 4"
 DB_NAME = "recall.sqlite"
 MAX_FILE = 1 << 20  # a larger memory is indexed by name only (bounded cost)
 # environment that decides the scope folders (gitmem/project/identity.py)
@@ -949,23 +951,34 @@ def user_store(project: Project, scope: str) -> Project | None:
     return dict(user_projects(project.repo, os.environ)).get(agent_of(scope))
 
 
-def _user_history(project: Project, spot: ScopeSpot) -> list[tuple[Any, ...]]:
-    """history_rows of a user scope, read in its store (never made here: none before a first
-    sync --user); its paths as the index names them (`CLAUDE.md`, not `.root/CLAUDE.md`)."""
+def synced_user_store(project: Project, spot: ScopeSpot) -> tuple[Project, ScopeSpot] | None:
+    """The store of a user scope and the spot of its ref there (the caller closes its repo);
+    None before a first sync --user (never made here) or with no hub. Its paths keep the
+    scope's root files under `.root/` (`CLAUDE.md` is stored `.root/CLAUDE.md`)."""
     from gitmem.errors import GitmemError
     from gitmem.project.userscope import store_dir
 
     if not (store_dir(os.environ) / f"{agent_of(spot.name)}.git").is_dir():
-        return []
+        return None
     try:
         store = user_store(project, spot.name)
     except GitmemError:  # no hub: nothing synced, no history
-        return []
+        return None
     if store is None:
+        return None
+    scope = store.scopes[0]
+    return store, ScopeSpot(spot.name, str(scope.path), scope.ref, scope.prefix)
+
+
+def _user_history(project: Project, spot: ScopeSpot) -> list[tuple[Any, ...]]:
+    """history_rows of a user scope, read in its store; its paths as the index names them
+    (`CLAUDE.md`, not `.root/CLAUDE.md`)."""
+    found = synced_user_store(project, spot)
+    if found is None:
         return []
+    store, at = found
     try:
-        scope = store.scopes[0]
-        rows = history_rows(store, ScopeSpot(spot.name, str(scope.path), scope.ref, scope.prefix))
+        rows = history_rows(store, at)
     finally:
         store.repo.close()
     return [(r[0], r[1].removeprefix(".root/"), *r[2:]) for r in rows]

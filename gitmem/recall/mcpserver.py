@@ -135,6 +135,15 @@ class Recall:
             raise UsageError("no memory id given", "search or recent list the ids")
         hits = self.query(id=memory_id, limit=1)
         if not hits:
+            from gitmem.recall.query import deleted_as
+
+            gone = deleted_as(self.place, memory_id, self.project)
+            if gone is not None:
+                raise UsageError(
+                    f"{gone.id} was deleted (last changed by {gone.author})",
+                    tool_hint=f"query with deleted true and id {gone.id!r} shows its last "
+                    "text; history with its id shows who changed it",
+                )
             raise UsageError(
                 f"no memory {memory_id!r} in this project", "search or recent list the ids"
             )
@@ -267,6 +276,22 @@ def build(recall: Recall) -> MCPServer:
     server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
+    offered: set[str] = set()  # the memory:// URIs offered as resources
+
+    def offer_current() -> None:
+        """Offer each memory on disk not offered yet (at most MAX_RESOURCES in all): at the
+        start, and after `sync` brought new ones (its pull's memories were no resource)."""
+        from gitmem.recall.index import refreshed
+
+        rows = refreshed(recall.place).execute(
+            "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)
+        )
+        for scope, path in rows.fetchall():
+            uri = resource_uri(scope, path)
+            if uri not in offered and len(offered) < MAX_RESOURCES:
+                offered.add(uri)
+                server.add_resource(_resource(recall, scope, path))
+
     def failing(fn: Callable[..., Any]) -> Callable[..., Any]:
         """A gitmem error becomes the tool's error text: one line and its hint."""
         import functools
@@ -295,7 +320,7 @@ def build(recall: Recall) -> MCPServer:
     @server.tool(
         title="Query memory",
         description="Filter memories: by text, type (user, feedback, project, reference), "
-        "tag, status (active, archived, superseded), since (a date or an age like 7d), "
+        "tag, status (active, archived, superseded), since (a date, an age like 7d or '3 days ago', or yesterday), "
         "author (from git), deleted (memories deleted but still in history), scope.",
         annotations=read_only,
     )
@@ -360,10 +385,11 @@ def build(recall: Recall) -> MCPServer:
         "feedback, project or reference; scope: auto = personal, team = shared with the team, "
         "agents = a subagent's shared memory and local its personal one, with file "
         "'AGENT/NAME.md'). "
-        "Recording the same file again updates it. Secrets are refused.",
+        "A file that holds another memory is refused unless replace is true (then its text is "
+        "replaced; the old one stays in history): get it first. Secrets are refused.",
         annotations=ToolAnnotations(
             read_only_hint=False,
-            destructive_hint=False,
+            destructive_hint=True,  # replace: true replaces a memory's text
             idempotent_hint=True,
             open_world_hint=False,
         ),
@@ -379,16 +405,17 @@ def build(recall: Recall) -> MCPServer:
         heading: str | None = None,
         scope: str = "auto",
         tags: list[str] | None = None,
+        replace: bool = False,
     ) -> dict[str, Any]:
         from gitmem.recall.record import Memory
         from gitmem.recall.record import record as write
 
         memory = Memory(
-            title, text, description, type, confidence, file, heading, tuple(tags or ())
+            title, text, description, type, confidence, file, heading, tuple(tags or ()), replace
         )
         done = write(recall.project(), scope, memory)
         if done.created:
-            server.add_resource(_resource(recall, done.scope, done.file))
+            offer_current()
         return {
             "id": f"{done.scope}/{done.file}",
             "file": str(done.path),
@@ -439,16 +466,10 @@ def build(recall: Recall) -> MCPServer:
         if code:  # an answer like a success's (is_error false) read as synced (round 10)
             what = {1: "a finding refused", 2: "bad usage or input", 3: "git or the remote failed"}
             raise ToolError(f"gitmem sync exited {code} ({what.get(code, 'failed')}):\n{out}")
+        offer_current()
         return out
 
-    from gitmem.recall.index import refreshed
-
-    db = refreshed(recall.place)
-    rows = db.execute(
-        "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)
-    )
-    for scope, path in rows.fetchall():
-        server.add_resource(_resource(recall, scope, path))
+    offer_current()
     return server
 
 

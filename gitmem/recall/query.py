@@ -8,6 +8,7 @@ scope and its file. Reads; never writes a memory.
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -106,23 +107,41 @@ def shown_id(scope: str, path: str) -> str:
 
 
 def parse_since(text: str, now: float | None = None, name: str = "--since") -> float:
-    """A date (`2026-01-31`, an ISO time) or an age (`7d`, `12h`, `2w`) as a Unix time.
+    """A date (`2026-01-31`, an ISO time), an age (`7d`, `12h`, `2w`, `3 days ago`) or
+    `today`/`yesterday` as a Unix time.
     `name`: the argument as the caller's user knows it (the CLI's option, a tool's argument)."""
     from merge_drivers.rank import parse_time
 
     # at most 12 digits: 5,000 of them made int() raise past Python's digit limit (a crash where
     # bad input owes one line), and no age is longer than the clock
-    m = re.fullmatch(r"\s*(\d{1,12})\s*([smhdw])\s*", text)
+    clock = time.time() if now is None else now
+    # an age as people (and git's --since) spell it too: `3 days ago`, `2.weeks`, `1 hour`
+    m = _AGE.fullmatch(text.strip().lower())
     if m:
-        unit = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
-        return (time.time() if now is None else now) - int(m.group(1)) * unit
+        return clock - int(m.group(1)) * _UNITS[m.group(2).rstrip("s") or "s"]
+    day = {"today": 0, "yesterday": 1}.get(text.strip().lower())
+    if day is not None:  # since the start of that day, here
+        midnight = (*time.localtime(clock)[:3], 0, 0, 0, 0, 0, -1)
+        return time.mktime(time.struct_time(midnight)) - day * 86400
     t = parse_time(text.strip())
     if t is None:
         raise UsageError(
             f"{name} {text!r} is neither a date nor an age",
-            "give a date (2026-01-31, an ISO time) or an age (7d, 12h, 2w)",
+            "give a date (2026-01-31, an ISO time), an age (7d, 12h, 2w, '3 days ago') or "
+            "yesterday",
         )
     return t
+
+
+_UNITS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600}
+_UNITS |= {"hr": 3600, "hour": 3600, "d": 86400, "day": 86400, "w": 604800, "week": 604800}
+_UNITS |= {"mo": 30 * 86400, "month": 30 * 86400, "y": 365 * 86400, "year": 365 * 86400}
+# at most 12 digits: 5,000 of them made int() raise past Python's digit limit (a crash where
+# bad input owes one line), and no age is longer than the clock
+_AGE = re.compile(
+    r"(\d{1,12})[\s.]*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?|mo"
+    r"|months?|y|years?)(?:[\s.]+ago)?"
+)
 
 
 def fts_query(
@@ -442,7 +461,7 @@ def _id_clause(alias: str) -> str:
     a = alias
     return (
         f"{a}.path = ? OR {a}.scope || '/' || {a}.path = ? OR lower({a}.path) = lower(? || '.md')"
-        f" OR lower({a}.scope || '/' || {a}.path) = lower(? || '.md')"
+        f" OR lower({a}.scope || '/' || {a}.path) = lower(? || '.md') OR {a}.file = ?"
     )
 
 
@@ -452,7 +471,10 @@ def _id_params(given: str) -> list[str]:
         if given.endswith("CLAUDE.local.md") and ".root/" not in given
         else given
     )
-    return [given, given, given, given]
+    # the memory's file as gitmem prints it (the prompt hook, record, --format json's `file`,
+    # `~/.claude/CLAUDE.md`): matched against the index's own column, never opened
+    file = os.path.abspath(os.path.expanduser(given)) if given.startswith(("/", "~")) else ""
+    return [given, given, given, given, file]
 
 
 def _related_ids(db: sqlite3.Connection, given: str, scopes: Sequence[str]) -> list[int]:
@@ -482,6 +504,14 @@ def _related_ids(db: sqlite3.Connection, given: str, scopes: Sequence[str]) -> l
     return out
 
 
+def deleted_as(place: Place, given: str, project: Callable[[], Project]) -> Hit | None:
+    """The deleted memory `given` names (its last version on its ref), when no memory on disk
+    answers to it: an empty answer to `--id` or `get` then says it was deleted, and how to
+    read or bring it back."""
+    found = run(place, Query(id=given, deleted=True, limit=1), project)
+    return found[0] if found else None
+
+
 def _deleted(db: sqlite3.Connection, q: Query, scopes: Sequence[str]) -> list[Hit]:
     sql = (
         "SELECT h.* FROM history h WHERE h.deleted = 1 AND h.scope IN "
@@ -489,6 +519,12 @@ def _deleted(db: sqlite3.Connection, q: Query, scopes: Sequence[str]) -> list[Hi
         "WHERE m.scope = h.scope AND m.path = h.path)"
     )
     params: list[Any] = list(scopes)
+    if q.id:  # `--deleted --id X` listed every deleted memory
+        sql += (
+            " AND (h.path = ? OR h.scope || '/' || h.path = ? OR lower(h.path) = lower(? || "
+            "'.md') OR lower(h.scope || '/' || h.path) = lower(? || '.md'))"
+        )
+        params += _id_params(q.id)[:4]
     if q.author:
         sql += " AND (instr(lower(h.author), lower(?)) OR instr(lower(h.email), lower(?)))"
         params += [q.author, q.author]

@@ -60,6 +60,9 @@ class Memory:
     file: str | None = None  # name in the scope folder; default: from the title
     heading: str | None = None  # the index heading to file the line under
     tags: tuple[str, ...] = ()  # frontmatter tags: (`query --tag` finds them)
+    # False (the MCP tool's default): a file holding another memory is refused, not replaced —
+    # an agent recording under a title a teammate used overwrote the teammate's text and tags
+    replace: bool = True
 
 
 @dataclass
@@ -320,6 +323,13 @@ def _write(scope: str, folder: Path, name: str, m: Memory) -> Recorded:
     old_topic = _read(topic_path)
     old_index = _read(index_path)
     new_topic = topic_text(m, now).encode("utf-8")
+    if old_topic is not None and not m.replace and _unstamped(old_topic) != _unstamped(new_topic):
+        raise UsageError(
+            f"{scope}/{name} already holds another memory: nothing was written",
+            "pass another --title or --file, or record it again to replace it",
+            tool_hint=f"get {scope}/{name!r} first; to change it, record it with replace true "
+            "(its old text stays in history), else give another title or file",
+        )
     line = index_line(m, rel)
     # an index an editor saved as Latin-1 keeps its bytes (GM113 warns; the sync merges it)
     old_text = (old_index or b"").decode("utf-8", "surrogateescape")
@@ -389,6 +399,11 @@ def _read(path: Path) -> bytes | None:
         return None
     except NotAFile as exc:
         raise UsageError(f"{path} is not a regular file", "nothing was written") from exc
+
+
+def _unstamped(topic: bytes) -> bytes:
+    """A topic file without its `updated:` line: the same memory recorded at another time."""
+    return re.sub(rb"(?m)^updated: .*\n", b"", topic, count=1)
 
 
 def replace_over(target: Path, expected: bytes | None, data: bytes) -> None:

@@ -122,11 +122,23 @@
     return [node.id, node.title, node.description, (node.tags || []).join(" "), node.text].join("\n").toLowerCase();
   });
   var input = document.getElementById("search"), count = document.getElementById("count");
+  // a word's other forms, as gitmem query finds them: "deployed" finds "deploy", "retries"
+  // "retried" — its root without a common ending (4 letters left at least)
+  var ENDINGS = ["ments", "ment", "ings", "ing", "ions", "ion", "ies", "ied", "ed", "es", "s", "ly", "ency", "ity", "y"];
+  function forms(w) {
+    var out = [w];
+    ENDINGS.forEach(function (e) {
+      if (w.length - e.length >= 4 && w.slice(-e.length) === e) out.push(w.slice(0, -e.length));
+    });
+    return out;
+  }
   function filter() {
-    var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var words = input.value.toLowerCase().split(/\s+/).filter(Boolean).map(forms);
     var visible = 0, shown = [];
     nodes.forEach(function (node, i) {
-      var ok = words.every(function (w) { return haystacks[i].indexOf(w) >= 0; });
+      var ok = words.every(function (w) {
+        return w.some(function (f) { return haystacks[i].indexOf(f) >= 0; });
+      });
       shown.push(ok);
       shapes[i].g.classList.toggle("hidden", !ok);
       shapes[i].label.style.display = ok && (labelled[i] || words.length) ? "" : "none";

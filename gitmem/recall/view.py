@@ -20,7 +20,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from gitmem.recall.index import Place, refreshed, rows_where
+from gitmem.recall.index import NO_REF, Place, ScopeSpot, refreshed, rows_where, synced_user_store
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
@@ -110,42 +110,26 @@ def _histories(
     resolutions that named it (time, author, what was kept and why)."""
     from gitmem.core.sanitize import bounded
     from gitmem.recall.history import memory_log
-    from gitmem.recall.index import _plain_names
     from gitmem.recall.sanitize import clean
 
     def shown(text: str) -> str:  # outside text, cut before it is cleaned: one line's worth
         return clean(bounded(text, 200))
 
     proj = project()
-    repo = proj.repo
     changes: dict[str, list[dict[str, Any]]] = {}
     for spot in place.scopes:
-        tip = repo.resolve(spot.ref)
-        if tip is None:
+        if spot.ref != NO_REF:
+            _changes_of(proj, spot, changes, shown)
             continue
-        names = _plain_names(proj, spot, tip)
-        start = spot.prefix + "/"
-        for c in repo.commits_touching(None, tip, limit=MAX_COMMITS):
-            for stored in c.paths:
-                if not stored.startswith(start):
-                    continue
-                plain = names.get(stored) if names is not None else stored
-                if plain is None:
-                    continue
-                from gitmem.recall.query import shown_id
-
-                memory_id = shown_id(spot.name, plain[len(start) :])
-                listed = changes.setdefault(memory_id, [])
-                if len(listed) >= MAX_HISTORY:
-                    continue  # newest first: the page shows these
-                listed.append(
-                    {
-                        "time": int(c.time),
-                        "author": shown(c.author),
-                        "subject": shown(c.subject),
-                        "commit": c.oid[:12],
-                    }
-                )
+        # a user scope (~/.claude/CLAUDE.md): its history is in the store `sync --user`
+        # keeps, as `gitmem log user/CLAUDE.md` reads it; every one was "not yet synced"
+        found = synced_user_store(proj, spot)
+        if found is None:
+            continue
+        try:
+            _changes_of(found[0], found[1], changes, shown, ".root/")
+        finally:
+            found[0].repo.close()
     resolved: dict[str, list[dict[str, Any]]] = {}
     for row in memory_log(proj, None, 500):
         for entry in row.get("resolved", "").split("\x1d"):
@@ -165,6 +149,48 @@ def _histories(
                 }
             )
     return changes, resolved
+
+
+def _changes_of(
+    proj: Project,
+    spot: ScopeSpot,
+    changes: dict[str, list[dict[str, Any]]],
+    shown: Callable[[str], str],
+    hidden: str = "",
+) -> None:
+    """Add the changes of `spot`'s ref to `changes`, per memory id, newest first; `hidden`: a
+    folder the store keeps the scope's root files in (`.root/CLAUDE.md` is `CLAUDE.md`)."""
+    from gitmem.recall.index import _plain_names
+    from gitmem.recall.query import shown_id
+
+    repo = proj.repo
+    tip = repo.resolve(spot.ref)
+    if tip is None:
+        return
+    names = _plain_names(proj, spot, tip)
+    start = spot.prefix + "/"
+    # hidden names sit in the sealed top folder (a user scope's store: `local/`, not
+    # `local/claude/`), as history_rows reads them
+    stored_start = start if names is None else spot.prefix.partition("/")[0] + "/"
+    for c in repo.commits_touching(None, tip, limit=MAX_COMMITS):
+        for stored in c.paths:
+            if not stored.startswith(stored_start):
+                continue
+            plain = names.get(stored) if names is not None else stored
+            if plain is None:
+                continue
+            memory_id = shown_id(spot.name, plain[len(start) :].removeprefix(hidden))
+            listed = changes.setdefault(memory_id, [])
+            if len(listed) >= MAX_HISTORY:
+                continue  # newest first: the page shows these
+            listed.append(
+                {
+                    "time": int(c.time),
+                    "author": shown(c.author),
+                    "subject": shown(c.subject),
+                    "commit": c.oid[:12],
+                }
+            )
 
 
 def _embedded_json(data: Any) -> str:

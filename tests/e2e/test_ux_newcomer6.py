@@ -43,7 +43,7 @@ def test_goose_text_memories_are_found_by_query_as_sync_carries_them(world: Worl
 # what the MCP tools are called with when they go wrong: every door a tool has to a gitmem error
 BAD_CALLS: list[tuple[str, dict[str, object]]] = [
     ("search", {"text": "x", "scope": "nope"}),
-    ("query", {"since": "yesterday"}),
+    ("query", {"since": "the day before"}),  # yesterday is read since round 11
     ("get", {"id": "auto/none.md"}),
     ("related", {"id": "auto/none.md"}),
     ("recent", {"n": 3, "scope": "nope"}),
