@@ -35,6 +35,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("--heading", help="the MEMORY.md heading to file it under (default: by type)")
     p.add_argument("--scope", default="auto", choices=SCOPE_CHOICES, help="where (default: auto)")
     p.add_argument("--sync", action="store_true", help="sync afterwards")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a topic file whose edits are not synced yet (else refused: sync first)",
+    )
     add_json(p)
     p.set_defaults(handler=run)
 
@@ -59,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         file=args.file,
         heading=args.heading,
         tags=tuple(args.tags),
+        force=args.force,
     )
     done = record(open_project_from(args), args.scope, memory)
     if args.as_json:

@@ -63,6 +63,9 @@ class Memory:
     # False (the MCP tool's default): a file holding another memory is refused, not replaced —
     # an agent recording under a title a teammate used overwrote the teammate's text and tags
     replace: bool = True
+    # True (`record --force`): replace a topic file whose edits no sync has carried yet; else
+    # refused as `restore` refuses (its text would be gone for good: no ref holds it)
+    force: bool = False
 
 
 @dataclass
@@ -262,7 +265,37 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
             tool_hint=f"give file 'AGENT/{name}' (the subagent AGENT reads that folder)",
         )
     with holding_lock(project.repo, wait=10.0):
+        if m.replace and not m.force:  # else another memory's file is refused whole
+            _refuse_unsynced(project, s, name, m)
         return _write(scope, s.path, name, m)
+
+
+def _refuse_unsynced(project: Project, s: Scope, name: str, m: Memory) -> None:
+    """Refuse to replace a topic file holding edits no sync has carried (not the version the
+    last sync recorded): replaced, they would be in no ref, so lost for good — the policy of
+    `restore` (`run sync first, or --force`)."""
+    from gitmem.core.state import load_scope_state
+    from gitmem.recall.index import blob_id
+
+    old = _read(s.path / name)
+    if old is None or _unstamped(old) == _unstamped(
+        topic_text(m, datetime.datetime.now(datetime.timezone.utc)).encode("utf-8")
+    ):
+        return
+    state = load_scope_state(project.repo.common_dir, s.name)
+    synced = state.files.get(name) if state.path == str(s.path) else None
+    if synced is not None and synced.oid == blob_id(old):
+        return  # the ref holds it: replaced, it stays in history (gitmem restore --at)
+    from gitmem.recall.history import sync_command
+
+    raise UsageError(
+        f"{s.name}/{name} has changes not synced yet: recording would replace them; nothing "
+        "was written",
+        f"run {sync_command(project)} first (the old text then stays in history), or pass "
+        "--force to replace them",
+        tool_hint="call sync first (the old text then stays in history), or give another title "
+        "or file",
+    )
 
 
 def _check_name(name: str) -> None:

@@ -33,6 +33,8 @@ def test_mcp_record_under_a_teammates_title_is_refused_not_written_over(world: W
         fresh = {"title": "Fridays", "text": "Fridays are for docs.", "scope": "team"}
         out["first"] = json.loads(text_of(await s.call_tool("record", fresh)))
         out["again"] = json.loads(text_of(await s.call_tool("record", fresh)))
+        out["unsynced"] = await s.call_tool("record", {**args, "replace": True})
+        out["synced"] = await s.call_tool("sync", {})  # the old text in history: none lost
         out["replaced"] = json.loads(
             text_of(await s.call_tool("record", {**args, "replace": True}))
         )
@@ -48,6 +50,10 @@ def test_mcp_record_under_a_teammates_title_is_refused_not_written_over(world: W
     assert "replace true" in said and "--" not in said, said  # the tool's words, no CLI option
     assert out["kept"] == DEPLOYS
     assert out["first"]["created"] is True and out["again"]["created"] is False
+    unsynced = "".join(c.text for c in out["unsynced"].content)
+    assert out["unsynced"].is_error and "changes not synced yet" in unsynced, unsynced
+    assert "call sync first" in unsynced and "--" not in unsynced, unsynced
+    assert not out["synced"].is_error, out["synced"].content
     assert out["replaced"]["id"] == "team/deploys.md"
     assert "We deploy on Fridays." in (team / "deploys.md").read_text()
     assert out["annotations"].destructive_hint is True

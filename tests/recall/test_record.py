@@ -88,6 +88,7 @@ def test_the_line_goes_under_its_heading_and_an_update_replaces_it(
         "## Project\n- [B](b.md) — b\n- [D](d.md) — Body text.\n\n"
         "## Runbooks\n- [E](e.md) — Body text.\n"
     )
+    world.ok("-C", str(clone), "sync")  # replacing what no sync carried is refused
     again = record(
         world, clone, "--scope", "team", "--title", "C", "--file", "c.md", "--description", "new"
     )
