@@ -284,3 +284,45 @@ def test_the_drivers_give_what_sync_gives(
         )
         assert folder_bytes(repo / "mem") == synced, into
         _git(repo, "reset", "-q", "--hard", start)
+
+
+MINE = (
+    "# Project Memory\n\n## Setup\n- uv sync first\n- run make dev\n- copy .env.example\n\n"
+    "## Gotchas\n- the VM needs 4 GB\n"
+)
+THEIRS = (
+    "# Project Memory\n\n## Setup\n- use the devcontainer\n\n## Deploy\n- only on Tuesdays\n\n"
+    "## Gotchas\n- ports clash with 8080\n"
+)
+HEADINGS = ["# Project Memory", "## Setup", "## Deploy", "## Gotchas"]
+
+
+def _laid_out_as_written(text: str) -> None:
+    assert [ln for ln in text.splitlines() if ln.startswith("#")] == HEADINGS, text
+    for line in (MINE + THEIRS).splitlines():
+        assert line in text, (line, text)
+    sections = text.split("\n## ")
+    assert "run make dev" in sections[1] and "use the devcontainer" in sections[1], text
+    assert "4 GB" in sections[3] and "8080" in sections[3], text
+
+
+def test_an_index_both_machines_had_before_their_first_sync_keeps_its_layout(
+    world: World,
+) -> None:
+    """The class: MEMORY.md added on both sides (each machine had its own before its first
+    sync, ActorForth's and gantry's shape: a title, `##` sections) was merged over an empty
+    base, so every item was new: sections and bullets sorted by text, the title under them.
+    Merged over the lines both hold, each side's additions stay where that side wrote them."""
+    merged = {
+        merge_file("MEMORY.md", None, x.encode(), y.encode()).data
+        for x, y in ((MINE, THEIRS), (THEIRS, MINE))
+    }
+    assert len(merged) == 1
+    _laid_out_as_written(next(iter(merged)).decode())  # type: ignore[union-attr]
+    a, b = world.clone("a"), world.clone("b")
+    write_files(world.scope_path(a), {"MEMORY.md": MINE})
+    write_files(world.scope_path(b), {"MEMORY.md": THEIRS})
+    for x in (a, b, a):
+        world.ok("-C", str(x), "sync")
+    _laid_out_as_written((world.scope_path(a) / "MEMORY.md").read_text())
+    assert folder_bytes(world.scope_path(a)) == folder_bytes(world.scope_path(b))
