@@ -74,7 +74,7 @@ def merge_file(
         return MergeResult(kept, (Resolution(path, "file", side, "modified beats deleted"),))
     from merge_drivers.dispatch import merge_contents
 
-    if base is None and _is_index(path):
+    if not (base or b"").strip() and _is_index(path):  # None here, empty from git's driver
         base = _common_lines(ours, theirs)
     result = merge_contents(
         path, base or b"", ours, theirs, oi, ti, inline_archive=inline_archive, base_info=base_info

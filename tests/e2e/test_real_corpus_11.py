@@ -230,6 +230,50 @@ def _git(repo: Path, *args: str) -> str:
     ).stdout
 
 
+def _git_merged(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    base: dict[str, str],
+    ours: dict[str, str],
+    theirs: dict[str, str],
+) -> dict[str, dict[str, bytes]]:
+    """`git merge` with gitmem's drivers of a branch that wrote `ours` and one that wrote
+    `theirs` over `base` (folder mem/), both directions: each result by the branch merged into."""
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    for name in ("index", "frontmatter"):
+        _git(repo, "config", f"merge.gitmem-{name}.driver", DRIVER)
+    _git(repo, "config", "user.name", "T")
+    _git(repo, "config", "user.email", "t@example.com")
+    (repo / ".git/info/attributes").write_text(
+        "mem/*.md merge=gitmem-frontmatter\nmem/MEMORY.md merge=gitmem-index\n"
+    )
+
+    def commit(files: dict[str, str], message: str) -> None:
+        write_files(repo / "mem", files)
+        (repo / "README").write_text("project\n")  # a root commit even without memory
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-qm", message)
+
+    commit(base, "base")
+    _git(repo, "branch", "left")
+    commit(ours, "ours")
+    _git(repo, "checkout", "-q", "left")
+    commit(theirs, "theirs")
+    out = {}
+    for into, other in (("main", "left"), ("left", "main")):
+        _git(repo, "checkout", "-q", into)
+        start = _git(repo, "rev-parse", "HEAD").strip()
+        subprocess.run(
+            ["git", "-C", str(repo), "merge", "-q", "--no-edit", other],
+            capture_output=True,
+        )
+        out[into] = folder_bytes(repo / "mem")
+        _git(repo, "reset", "-q", "--hard", start)
+    return out
+
+
 def test_the_drivers_give_what_sync_gives(
     world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -256,34 +300,8 @@ def test_the_drivers_give_what_sync_gives(
     synced = folder_bytes(fa)
     assert synced == folder_bytes(fb)
 
-    env = {**world.env, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    repo = tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True, env=env)
-    for name in ("index", "frontmatter"):
-        _git(repo, "config", f"merge.gitmem-{name}.driver", DRIVER)
-    (repo / ".git/info/attributes").write_text(
-        "mem/*.md merge=gitmem-frontmatter\nmem/MEMORY.md merge=gitmem-index\n"
-    )
-
-    def commit(files: dict[str, str], message: str) -> None:
-        write_files(repo / "mem", files)
-        _git(repo, "add", "-A")
-        _git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", message)
-
-    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])  # the driver runs this tree
-    commit(base, "base")
-    _git(repo, "branch", "left")
-    commit(ours, "ours")
-    _git(repo, "checkout", "-q", "left")
-    commit(theirs, "theirs")
-    for into, other in (("main", "left"), ("left", "main")):
-        _git(repo, "checkout", "-q", into)
-        start = _git(repo, "rev-parse", "HEAD").strip()
-        _git(
-            repo, "-c", "user.name=T", "-c", "user.email=t@e.com", "merge", "-q", "--no-edit", other
-        )
-        assert folder_bytes(repo / "mem") == synced, into
-        _git(repo, "reset", "-q", "--hard", start)
+    for into, got in _git_merged(tmp_path, monkeypatch, base, ours, theirs).items():
+        assert got == synced, into
 
 
 MINE = (
@@ -307,7 +325,7 @@ def _laid_out_as_written(text: str) -> None:
 
 
 def test_an_index_both_machines_had_before_their_first_sync_keeps_its_layout(
-    world: World,
+    world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The class: MEMORY.md added on both sides (each machine had its own before its first
     sync, ActorForth's and gantry's shape: a title, `##` sections) was merged over an empty
@@ -326,3 +344,8 @@ def test_an_index_both_machines_had_before_their_first_sync_keeps_its_layout(
         world.ok("-C", str(x), "sync")
     _laid_out_as_written((world.scope_path(a) / "MEMORY.md").read_text())
     assert folder_bytes(world.scope_path(a)) == folder_bytes(world.scope_path(b))
+    synced = folder_bytes(world.scope_path(a))
+    for into, got in _git_merged(
+        world.root, monkeypatch, {}, {"MEMORY.md": MINE}, {"MEMORY.md": THEIRS}
+    ).items():
+        assert got == synced, into  # git's add/add (an empty %O) as sync's
