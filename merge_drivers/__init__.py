@@ -74,8 +74,6 @@ def merge_file(
         return MergeResult(kept, (Resolution(path, "file", side, "modified beats deleted"),))
     from merge_drivers.dispatch import merge_contents
 
-    if not (base or b"").strip() and _is_index(path):  # None here, empty from git's driver
-        base = _common_lines(ours, theirs)
     result = merge_contents(
         path, base or b"", ours, theirs, oi, ti, inline_archive=inline_archive, base_info=base_info
     )
@@ -84,29 +82,6 @@ def merge_file(
         # one is, so that (edit, edit) and then a removal ends as (removal, edit) then edit
         return MergeResult(None, result.resolutions, result.extra_files, result.conflicted)
     return result
-
-
-def _is_index(path: str) -> bool:
-    return path.rsplit("/", 1)[-1].casefold() == "memory.md"
-
-
-def _common_lines(ours: bytes, theirs: bytes) -> bytes:
-    """The base of an index both sides added (two machines that each had one at their first
-    sync): the lines both hold, in the order of the smaller side (a choice by bytes, so the
-    same either way round). Against it the sides' own lines are additions placed where their
-    side wrote them; against an empty base every item is new, and new items are sorted by
-    text: the sections alphabetical, the title under them."""
-    first, second = sorted((ours, theirs))
-    left: dict[bytes, int] = {}
-    for line in second.splitlines(True):
-        left[line.rstrip(b"\r\n")] = left.get(line.rstrip(b"\r\n"), 0) + 1
-    out = []
-    for line in first.splitlines(True):
-        key = line.rstrip(b"\r\n")
-        if left.get(key, 0) > 0:
-            left[key] -= 1
-            out.append(key + b"\n")
-    return b"".join(out)
 
 
 def _emptied(path: str, base: bytes | None, side: bytes | None) -> bool:
