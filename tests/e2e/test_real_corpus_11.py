@@ -302,3 +302,40 @@ def test_the_drivers_give_what_sync_gives(
 
     for into, got in _git_merged(tmp_path, monkeypatch, base, ours, theirs).items():
         assert got == synced, into
+
+
+RULE = (
+    "---\ndescription: Python tooling and test conventions\nglobs: {globs}\n"
+    "alwaysApply: false\n---\n\n## Python environment\n\nUse uv.\n"
+)
+
+
+def test_validate_reports_frontmatter_that_is_not_yaml(world: World) -> None:
+    """The class: frontmatter no YAML reader loads (a Cursor-style rule's `globs: *.py` is an
+    alias to no anchor; a description with `: ` unquoted) passed `validate` clean of any YAML
+    finding — only "lacks name, type" — while no agent could read its fields. GM123 names the
+    line; the quoted form, as projects-orchestrator's rule writes it, passes."""
+    a = world.clone("a")
+    team = world.scope_path(a, "team")
+    write_files(
+        team,
+        {
+            "MEMORY.md": "- [Python](python.md) — tooling\n- [Colon](colon.md) — a hook\n",
+            "python.md": RULE.format(globs="*.py"),
+            "colon.md": "---\nname: colon\ndescription: fix: quote it\ntype: feedback\n---\nx\n",
+        },
+    )
+    world.ok("-C", str(a), "sync")
+    out = world.gitmem("-C", str(a), "validate")
+    assert out.code == 0, out.err  # a warning: synced, and said
+    assert "team/python.md:3: GM123" in out.out, out.out
+    assert "team/colon.md:3: GM123" in out.out, out.out
+    write_files(
+        team,
+        {
+            "python.md": RULE.format(globs='["**/*.py", "pyproject.toml"]'),
+            "colon.md": '---\nname: colon\ndescription: "fix: quote it"\ntype: feedback\n---\nx\n',
+        },
+    )
+    world.ok("-C", str(a), "sync")
+    assert "GM123" not in world.ok("-C", str(a), "validate")
