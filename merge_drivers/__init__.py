@@ -48,8 +48,18 @@ def merge_file(
         if kept is not None and _over_caps(path, kept):  # the merge archives the overflow
             from merge_drivers.index import merge_index
 
+            # a new index (no base: a second machine's first sync) is arranged as written,
+            # not as items new to an empty base (sorted by text, its title no longer first)
             return merge_index(
-                path, base or b"", kept, kept, info, info, True, inline_archive, base_info=base_info
+                path,
+                base if base and base.strip() else kept,
+                kept,
+                kept,
+                info,
+                info,
+                True,
+                inline_archive,
+                base_info=base_info,
             )
         return MergeResult(kept)
     eo, et = _emptied(path, base, ours), _emptied(path, base, theirs)
