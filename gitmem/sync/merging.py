@@ -276,8 +276,21 @@ def _closest(
     base = {rel: oid for rel, oid in disk.items() if oid in versions.get(rel, ())}
     for rel in disk.keys() - base.keys():
         if found := closest_version(run.repo, disk[rel], versions.get(rel, ())):
-            base[rel] = found
+            base[rel] = _said_on_disk(run, found, disk[rel])
     return base
+
+
+def _said_on_disk(run: SyncRun, version: str, oid: str) -> str:
+    """The guessed base, less the lines the file on disk does not say: with no sync state,
+    nothing tells a line this machine deleted from one it never had (written on another
+    machine after the version this file started from), so none is read as deleted here — it
+    comes back, and a deletion meant is made again after this first sync, with state. Read as
+    deleted, the other machine's lines were gone with no word (real corpora, round 11)."""
+    old = run.repo.read_blob(version)
+    said = {line.rstrip() for line in run.repo.read_blob(oid).split(b"\n")}
+    lines = old.split(b"\n")
+    kept = [line for line in lines if not line.strip() or line.rstrip() in said]
+    return version if len(kept) == len(lines) else run.repo.write_blob(b"\n".join(kept))
 
 
 def _opened(run: SyncRun, key: ScopeKey, path: str, seen: Mapping[str, set[str]]) -> list[str]:
