@@ -113,6 +113,9 @@ class GitDir:
         self.common_dir = (common if common.is_absolute() else (start / common)).resolve()
         self.toplevel = Path(out[3]).resolve() if len(out) > 3 and not self.is_bare else None
         self.started_in = start  # the folder git looked for the repository from
+        from gitmem.core.statedir import note_work_tree
+
+        note_work_tree(self.common_dir, self.toplevel)
         self._config: dict[str, list[str]] | None = None
         self._config_listing: bytes | None = None
         self._config_scopes: dict[str, list[str]] = {}
