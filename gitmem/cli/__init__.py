@@ -42,6 +42,7 @@ COMMAND_MODULES = (
     "gitmem.cli.view",
     "gitmem.cli.uninstall",
     "gitmem.cli.unpublish",
+    "gitmem.cli.config",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -70,6 +71,7 @@ COMMANDS = {
     "view": "gitmem.cli.view",
     "uninstall": "gitmem.cli.uninstall",
     "unpublish": "gitmem.cli.unpublish",
+    "config": "gitmem.cli.config",
 }
 
 DESCRIPTION = (

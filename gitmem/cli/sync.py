@@ -144,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("\r\033[K")
     if not args.scopes:  # chosen with --scope, the sync itself says so
         result.skipped.extend(unsynced_with_memory(project))
+    _lowered_notes(project)
     if getattr(args, "as_json", False):
         from gitmem.cli.jsonout import emit, sync_json
 
@@ -264,6 +265,34 @@ def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:
     sys.stdout.flush()  # after the results, each on its own line, wherever both streams go
     for line in lines if verbose else fresh:
         sys.stderr.write(printable(line) + "\n")  # a skipped file's name: anyone's bytes
+
+
+def lowered_by_repo(repo: Any) -> list[str]:
+    """One line for each protection-lowering value of the repository's own config that is not
+    the user's word (core/choices): what it would have done, and the command that confirms it."""
+    from gitmem.cli.config import NAMES
+
+    short = {v.lower(): k for k, v in NAMES.items()}
+    lines = []
+    for key, value in repo.lowered_by_repo:
+        name = short.get(key, key)
+        lines.append(
+            f"{key} = {value} in this repository's own config is ignored (a .git can come with "
+            f"an archive; only your own word lowers protection): if it is yours, "
+            f"gitmem config {name} {value}"
+        )
+    return lines
+
+
+def _lowered_notes(project: Project) -> None:
+    """Said once (until it changes), on standard error, even with --quiet: a setting the user
+    may have written is not followed."""
+    from gitmem.core.notices import unseen
+
+    lines = unseen(project.repo.common_dir, "lowered", lowered_by_repo(project.repo))
+    sys.stdout.flush()
+    for line in lines:
+        sys.stderr.write(printable(line) + "\n")
 
 
 def unsynced_with_memory(project: Project) -> list[str]:

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from gitmem.core.choices import PROTECTIVE, confirmed, lowers
 from gitmem.errors import NotARepository
 from gitmem.gitstore.process import Completed, run_git, subcommand
 
@@ -134,6 +135,8 @@ class GitDir:
         self._tracked: dict[str, bool] = {}
         # gitmem.* settings read from a file of the work tree (red team 6), left out
         self.config_from_tree: list[tuple[str, str]] = []
+        # protection-lowering values of the repository's own config not confirmed (core/choices)
+        self.lowered_by_repo: list[tuple[str, str]] = []
         opened = early.results(bare=self.is_bare)
         if opened.config is not None:
             self._set_config(opened.config)
@@ -191,6 +194,7 @@ class GitDir:
     def _set_config(self, out: bytes) -> dict[str, list[str]]:
         cfg: dict[str, list[str]] = {}
         scopes: dict[str, list[str]] = {}
+        self.config_from_tree, self.lowered_by_repo = [], []
         items = out.split(b"\0")
         for scope, origin, item in zip(items[0::3], items[1::3], items[2::3], strict=False):
             key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
@@ -205,6 +209,16 @@ class GitDir:
                 and self._in_work_tree(origin)
             ):
                 self.config_from_tree.append((key, origin.decode("utf-8", "replace")))
+                continue
+            # a choice that lowers protection, in the repository's own config (a `.git` that
+            # came with an archive): the user's only once `gitmem config` recorded it
+            if (
+                local
+                and key in PROTECTIVE
+                and lowers(key, value)
+                and not confirmed(self.common_dir, key, value)
+            ):
+                self.lowered_by_repo.append((key, value))
                 continue
             cfg.setdefault(key, []).append(value)
             scopes.setdefault(key, []).append(scope.decode())

@@ -84,7 +84,7 @@ NOTE_AD = "gitmem commit note"
 FIRST_PLAINTEXT_HINT = (
     "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
     "from before encryption), run gitmem sync once on a machine that synced it before (that "
-    "encrypts it), or git config gitmem.encrypt off here; if not, delete it on the remote"
+    "encrypts it), or gitmem config encrypt off here; if not, delete it on the remote"
 )
 REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "

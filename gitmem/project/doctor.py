@@ -270,11 +270,21 @@ def _settings_from_tree(project: Project, checkup: Checkup) -> None:
     `include.path` of a committed file): ignored, since anyone who can change the branch
     writes them (red team 6) — said, so a user who put one there knows why it does nothing."""
     project.repo.config()
+    from gitmem.core.sanitize import terminal
+
+    for key, value in project.repo.lowered_by_repo:
+        name = key.removeprefix("gitmem.").replace("requiresigned", "requireSigned")
+        checkup.add(
+            "settings",
+            ADVICE,
+            f"{terminal(key)} = {terminal(value)} in this repository's own config is ignored: "
+            "a choice that lowers protection counts only when it is yours (a .git can come "
+            "with an archive)",
+            f"if it is yours: gitmem config {name} {terminal(value)}",
+        )
     dropped = project.repo.config_from_tree
     if not dropped:
         return
-    from gitmem.core.sanitize import terminal
-
     for key, origin in dropped[:5]:
         checkup.add(
             "settings",
@@ -460,7 +470,7 @@ def _key(project: Project, checkup: Checkup) -> None:
             "key",
             ADVICE,
             "gitmem.encrypt is off: personal memory is pushed in plaintext",
-            "git config --unset gitmem.encrypt (encrypts it again)",
+            "gitmem config encrypt personal (encrypts it again)",
         )
         return
     step = personal_key_step(project)

@@ -80,3 +80,102 @@ def test_the_ordinary_git_folder_keeps_gitmems_state_in_it(world: World) -> None
     world.ok("-C", str(clone), "sync")
     world.ok("-C", str(clone), "query", "--search", PERSONAL)
     assert (clone / ".git" / "gitmem").is_dir()
+
+
+# -- a setting that lowers protection in the repository's own config --------------------------
+
+
+def _remote_holds(world: World, text: str) -> bool:
+    from tests.support.personal import remote_objects
+
+    return text.encode() in remote_objects(world.remote)
+
+
+@pytest.mark.parametrize(
+    ("how", "value"),
+    [
+        ("config", "off"),
+        ("config", "false"),
+        ("config", "local"),
+        ("worktree", "off"),
+        ("include", "off"),
+    ],
+)
+def test_encrypt_off_in_the_repositorys_own_config_is_not_the_users_word(
+    world: World, how: str, value: str
+) -> None:
+    """A `.git` that came with an archive (or a tarball) says `gitmem.encrypt off` (or `false`,
+    `local`) in `config`, `config.worktree`, or a file of the git folder it includes: it was
+    taken as the user's word, and personal memory was pushed in plaintext (red team 10, found
+    not fixed). Ignored, one line saying so with the command that confirms it; the personal
+    ref stays sealed. Confirmed by `gitmem config encrypt off`, it counts."""
+    clone = world.clone("c")
+    git_dir = clone / ".git"
+    if how == "config":
+        world.git("config", "gitmem.encrypt", value, cwd=clone)
+    elif how == "worktree":
+        world.git("config", "extensions.worktreeConfig", "true", cwd=clone)
+        world.git("config", "--worktree", "gitmem.encrypt", value, cwd=clone)
+    else:
+        (git_dir / "team.conf").write_text(f"[gitmem]\n\tencrypt = {value}\n")
+        world.git("config", "include.path", "team.conf", cwd=clone)
+    _personal_memory(world, clone)
+    run = world.gitmem("-C", str(clone), "sync")
+    assert run.code == 0, run.err
+    assert "ignored" in run.err and f"gitmem config encrypt {value}" in run.err, run.err
+    assert not _remote_holds(world, PERSONAL)
+    doctor = world.gitmem("-C", str(clone), "doctor").out
+    assert f"gitmem config encrypt {value}" in doctor, doctor
+    # the user's word: recorded outside the repository, then it counts
+    world.ok("-C", str(clone), "config", "encrypt", value)
+    write_files(world.scope_path(clone), {"t.md": f"---\nname: t\n---\n{PERSONAL}-2\n"})
+    run = world.gitmem("-C", str(clone), "sync")
+    assert run.code == 0 and "ignored" not in run.err, run.err
+    if value != "local":
+        assert _remote_holds(world, f"{PERSONAL}-2")
+
+
+def test_an_archive_unpacked_where_a_confirmed_choice_was_is_still_not_the_users_word(
+    world: World,
+) -> None:
+    """The record is keyed by the git folder's own path: a confirmation for one clone says
+    nothing of another folder's `.git`, and the record lives in the user's state folder
+    (never in the repository: an archive cannot bring one)."""
+    mine = world.clone("mine")
+    world.ok("-C", str(mine), "config", "encrypt", "off")
+    assert not list(mine.rglob("choices.json"))
+    archive = world.clone("archive")
+    world.git("config", "gitmem.encrypt", "off", cwd=archive)
+    _personal_memory(world, archive)
+    run = world.gitmem("-C", str(archive), "sync")
+    assert run.code == 0 and "ignored" in run.err, run.err
+    assert not _remote_holds(world, PERSONAL)
+
+
+@pytest.mark.parametrize("key", ["sign", "requireSigned"])
+def test_signing_lowered_in_the_repositorys_own_config_is_not_the_users_word(
+    world: World, key: str
+) -> None:
+    """`gitmem.sign false` / `gitmem.requireSigned false` in the repository's own config
+    overrode the user's global `true`: own commits unsigned, teammates' unsigned commits
+    taken. The global value holds until `gitmem config` confirms the local one."""
+    from gitmem.gitstore import Repository
+
+    clone = world.clone("c")
+    world.git("config", "--global", f"gitmem.{key}", "true")
+    world.git("config", f"gitmem.{key}", "false", cwd=clone)
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(world.env)
+    try:
+        with Repository(clone) as repo:
+            assert repo.config_get(f"gitmem.{key}") == "true"
+            assert (f"gitmem.{key.lower()}", "false") in repo.lowered_by_repo
+        world.ok("-C", str(clone), "config", key, "false")
+        with Repository(clone) as repo:
+            assert repo.config_get(f"gitmem.{key}") == "false"
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    doctor = world.gitmem("-C", str(clone), "doctor").out
+    assert "is ignored" not in doctor
