@@ -22,10 +22,15 @@ _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0", "")
 
 
-def lowers(key: str, value: str) -> bool:
+def lowers(key: str, value: str, toplevel: Path | None = None) -> bool:
     """Whether `value` of `key` (lower-cased key, as git lists it) protects less than the
-    default: fewer scopes encrypted, own commits unsigned, teammates' signatures unchecked."""
+    default: fewer scopes encrypted, own commits unsigned, teammates' signatures unchecked, a
+    team folder outside the work tree `toplevel` (red team 11: `gitmem.teamDir = ~/notes` in an
+    archive's `.git/config` pushed every note there, plaintext, to the archive's remote, and
+    would pour its team memory into that folder — `~/.claude/agents`, another project's)."""
     v = value.strip().lower()
+    if key == "gitmem.teamdir":
+        return not _inside(value, toplevel)
     if key == "gitmem.encrypt":
         return v in ("local", "off", "false", "no")
     if key == "gitmem.sign":
@@ -35,7 +40,17 @@ def lowers(key: str, value: str) -> bool:
     return False
 
 
-PROTECTIVE = ("gitmem.encrypt", "gitmem.sign", "gitmem.requiresigned")
+PROTECTIVE = ("gitmem.encrypt", "gitmem.sign", "gitmem.requiresigned", "gitmem.teamdir")
+
+
+def _inside(value: str, toplevel: Path | None) -> bool:
+    """Whether the folder `value` names (as scopes.py places gitmem.teamDir: `~` expanded,
+    relative to the top of the work tree) lies in the work tree."""
+    if toplevel is None:
+        return False
+    path = Path(os.path.expanduser(value.strip()))
+    real = os.path.realpath(path if path.is_absolute() else toplevel / path)
+    return Path(real).is_relative_to(os.path.realpath(toplevel))
 
 
 def _file() -> Path:

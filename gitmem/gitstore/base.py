@@ -215,7 +215,7 @@ class GitDir:
             if (
                 local
                 and key in PROTECTIVE
-                and lowers(key, value)
+                and lowers(key, value, self.toplevel)
                 and not confirmed(self.common_dir, key, value)
             ):
                 self.lowered_by_repo.append((key, value))

@@ -179,3 +179,51 @@ def test_signing_lowered_in_the_repositorys_own_config_is_not_the_users_word(
         os.environ.update(saved)
     doctor = world.gitmem("-C", str(clone), "doctor").out
     assert "is ignored" not in doctor
+
+
+# -- a team folder outside the work tree, named by the repository's own config ----------------
+
+
+@pytest.mark.parametrize("spelling", ["absolute", "tilde", "dotdot"])
+def test_a_team_folder_outside_the_work_tree_named_by_the_repository_is_not_synced(
+    world: World, spelling: str
+) -> None:
+    """An archive's `.git/config` says `gitmem.teamDir = ~/notes` (or `/home/…/notes`,
+    `../notes`): the hook's sync pushed every Markdown file there — a diary, another project's
+    memory — in plaintext to the archive's remote as team memory, and would pour the remote's
+    team memory into that folder (`~/.claude/agents`, another project's memory). A team folder
+    outside the work tree counts only as the user's own word (`gitmem config teamDir`)."""
+    from tests.support.personal import remote_objects
+
+    clone = world.clone("c")
+    notes = world.root / "notes"
+    notes.mkdir()
+    (notes / "diary.md").write_text(f"---\nname: d\n---\n{PERSONAL}\n")
+    value = {
+        "absolute": str(notes),
+        "tilde": "~/" + os.path.relpath(notes, world.home),
+        "dotdot": os.path.relpath(notes, clone),
+    }[spelling]
+    world.git("config", "gitmem.teamDir", value, cwd=clone)
+    run = world.gitmem("-C", str(clone), "sync")
+    assert run.code == 0, run.err
+    assert "gitmem config teamdir" in run.err, run.err
+    assert PERSONAL.encode() not in remote_objects(world.remote)
+    assert sorted(p.name for p in notes.iterdir()) == ["diary.md"]
+    if spelling != "dotdot":  # the user's word: it syncs (`../` is refused whoever says it)
+        world.ok("-C", str(clone), "config", "teamDir", value)
+        world.ok("-C", str(clone), "sync")
+        assert PERSONAL.encode() in remote_objects(world.remote)
+
+
+def test_a_team_folder_inside_the_work_tree_named_by_the_repository_still_syncs(
+    world: World,
+) -> None:
+    """A team folder the repository places in its own work tree protects nothing less."""
+    clone = world.clone("c")
+    world.git("config", "gitmem.teamDir", "team-memory", cwd=clone)
+    write_files(clone / "team-memory", {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "team\n"})
+    run = world.gitmem("-C", str(clone), "sync")
+    assert run.code == 0 and "ignored" not in run.err, run.err
+    files = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=clone)
+    assert "t.md" in files, files
