@@ -361,6 +361,11 @@ def start_checks(project: Project, names: list[str] | None) -> dict[str, tuple[s
     return start_checks(repo.git_dir, repo.common_dir, chosen)
 
 
+MAX_SECONDS = (
+    86400  # a day: past it, time_t and the lock's clock overflow, and no fetch waits so long
+)
+
+
 def _seconds(project: Project, key: str, default: float) -> float:
     from gitmem.errors import ConfigError
 
@@ -368,8 +373,14 @@ def _seconds(project: Project, key: str, default: float) -> float:
     if value is None:
         return default
     try:
-        return float(value)
+        seconds = float(value)
     except ValueError:
+        seconds = float("nan")
+    # red team 11: nan, inf, 1e309, 1e11 ended in an internal error (exit 4) deep in the lock
+    # or the fetch, 0 and -1 in "timed out after -1s": one line, exit 2, nothing done
+    if not 0 < seconds <= MAX_SECONDS:
         raise ConfigError(
-            f"{key} = {value!r} is not a number of seconds", f"git config {key} 30"
-        ) from None
+            f"{key} = {value!r} is not a number of seconds (more than 0, at most {MAX_SECONDS})",
+            f"git config {key} 30",
+        )
+    return seconds

@@ -227,3 +227,26 @@ def test_a_team_folder_inside_the_work_tree_named_by_the_repository_still_syncs(
     assert run.code == 0 and "ignored" not in run.err, run.err
     files = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=clone)
     assert "t.md" in files, files
+
+
+# -- a repository's own timeouts that are not numbers of seconds ------------------------------
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e309", "99999999999", "0", "-1"])
+@pytest.mark.parametrize("key", ["gitmem.timeout", "gitmem.lockTimeout"])
+def test_a_timeout_that_is_no_number_of_seconds_is_one_line(
+    world: World, key: str, value: str
+) -> None:
+    """`gitmem.timeout` / `gitmem.lockTimeout` = nan, inf, 1e309, 1e11 in an archive's
+    `.git/config`: an internal error (exit 4: "unexpected OverflowError: timestamp out of
+    range", "Invalid value NaN"); 0 and -1 "timed out after -1s" (exit 3). One line naming
+    the setting, exit 2, nothing done; the hook's bound takes the default."""
+    clone = world.clone("c")
+    _personal_memory(world, clone)
+    world.git("config", key, value, cwd=clone)
+    run = world.gitmem("-C", str(clone), "sync")
+    assert run.code == 2, run.err
+    assert key in run.err and "number of seconds" in run.err, run.err
+    assert not world.git("for-each-ref", "refs/gitmem", cwd=world.remote).strip()
+    world.git("config", "gitmem.hookTimeout", value, cwd=clone)
+    assert world.gitmem("-C", str(clone), "pull", "--hook").code == 0
