@@ -76,6 +76,45 @@ def _users_alone(key: str) -> bool:
     return key.startswith("gitmem.") or key in _USERS_ALONE
 
 
+# The files of a git folder git (and gitmem's own ref reader) opens on the way to our refs, the
+# index and the config: one that is a FIFO or a device (an archive's `.git` can carry one) held
+# every git — `for-each-ref` on `packed-refs`, `ls-files` on `index` — and so every command and
+# the unasked hook past its bound (red team 11). One `stat` each, at the opening.
+_COMMON_FILES = (
+    "packed-refs",
+    "config",
+    "shallow",
+    "objects/info/alternates",
+    "info/attributes",
+    "info/exclude",
+    "info/sparse-checkout",
+    "FETCH_HEAD",
+)
+_OWN_FILES = ("HEAD", "index", "config.worktree", "commondir", "gitdir")
+
+
+def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
+    import shlex
+    import stat
+
+    from gitmem.errors import UsageError
+
+    for folder, names in ((common_dir, _COMMON_FILES), (git_dir, _OWN_FILES)):
+        for name in names:
+            path = folder / name
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue  # absent (git's default), or a dangling link: git says so itself
+            if not stat.S_ISREG(st.st_mode):
+                raise UsageError(
+                    f"{path} is not a regular file (a FIFO, a device, a folder): git would wait "
+                    "on it or fail, and gitmem with it",
+                    f"move it away if this repository is yours (mv {shlex.quote(str(path))} "
+                    f"{shlex.quote(str(path) + '.bad')}); nothing was read or written",
+                )
+
+
 class GitDir:
     """One git repository (any worktree of it, or a bare one)."""
 
@@ -113,6 +152,14 @@ class GitDir:
         common = Path(out[2])
         self.common_dir = (common if common.is_absolute() else (start / common)).resolve()
         self.toplevel = Path(out[3]).resolve() if len(out) > 3 and not self.is_bare else None
+        try:
+            _no_waiting_files(
+                self.git_dir if self.git_dir.is_absolute() else start / self.git_dir,
+                self.common_dir,
+            )
+        except BaseException:
+            early.cancel()
+            raise
         self.started_in = start  # the folder git looked for the repository from
         from gitmem.core.statedir import note_work_tree
 

@@ -250,3 +250,108 @@ def test_a_timeout_that_is_no_number_of_seconds_is_one_line(
     assert not world.git("for-each-ref", "refs/gitmem", cwd=world.remote).strip()
     world.git("config", "gitmem.hookTimeout", value, cwd=clone)
     assert world.gitmem("-C", str(clone), "pull", "--hook").code == 0
+
+
+# -- a FIFO where git (and gitmem's ref reader) reads the repository --------------------------
+
+
+@pytest.mark.parametrize(
+    "name", ["packed-refs", "index", "shallow", "objects/info/alternates", "info/exclude"]
+)
+def test_a_fifo_in_the_git_folder_never_holds_a_command_or_the_hook(
+    world: World, name: str
+) -> None:
+    """An archive's `.git` carrying a FIFO as `packed-refs` (or `index`, `shallow`,
+    `objects/info/alternates`, `info/exclude`): gitmem's own ref reader, then git's
+    `for-each-ref` / `ls-files`, waited on it for ever — every command, and the SessionStart
+    hook past its bound (it read the refs after its deadline). One `stat` a file at the opening:
+    one line, exit 2 (the hook: a note, at once)."""
+    import time
+
+    clone = world.clone("c")
+    _personal_memory(world, clone)
+    world.ok("-C", str(clone), "sync")
+    path = clone / ".git" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        path.unlink()
+    os.mkfifo(path)
+    started = time.monotonic()
+    hook = world.gitmem("-C", str(clone), "pull", "--hook", timeout=30)
+    status = world.gitmem("-C", str(clone), "status", timeout=30)
+    assert time.monotonic() - started < 15
+    assert hook.code == 0 and "not a regular file" in hook.err, hook.err
+    assert status.code == 2 and "not a regular file" in status.err, status.err
+
+
+# -- refused already (kept so they stay refused) ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "prefix", ["refs/heads/", "refs/heads/main/", "refs/", "refs/remotes/origin/"]
+)
+def test_a_repositorys_ref_prefix_never_moves_a_local_branch_or_remote_tracking_ref(
+    world: World, prefix: str
+) -> None:
+    """`gitmem.refPrefix` in an archive's config aimed at branches, tags, remote-tracking refs."""
+    clone = world.clone("c")
+    _personal_memory(world, clone)
+    listing = ("for-each-ref", "--format=%(refname) %(objectname)")
+    before = world.git(*listing, "refs/heads", "refs/remotes", "refs/tags", cwd=clone)
+    remote_before = world.git(*listing, "refs/heads", cwd=world.remote)
+    world.git("config", "gitmem.refPrefix", prefix, cwd=clone)
+    world.gitmem("-C", str(clone), "sync")
+    assert world.git(*listing, "refs/heads", "refs/remotes", "refs/tags", cwd=clone) == before
+    if not prefix.startswith("refs/heads/"):
+        assert world.git(*listing, "refs/heads", cwd=world.remote) == remote_before
+
+
+def test_control_characters_in_the_repositorys_settings_are_never_printed_raw(
+    world: World,
+) -> None:
+    """An OSC title and a clear-screen in `remote.origin.url` and `gitmem.user`."""
+    clone = world.clone("c")
+    _personal_memory(world, clone)
+    world.git("config", "remote.origin.url", f"{world.remote}\x1b]0;pwn\x07\x1b[2J", cwd=clone)
+    world.git("config", "gitmem.user", "x\x1b[2Jy@example.com", cwd=clone)
+    for args in (["status"], ["status", "--json"], ["doctor"], ["sync"], ["init"], ["uninstall"]):
+        run = world.gitmem("-C", str(clone), *args)
+        assert "\x1b" not in run.out + run.err, args
+
+
+def test_a_fifo_in_a_memory_folder_is_skipped_at_once(world: World) -> None:
+    import time
+
+    clone = world.clone("c")
+    _personal_memory(world, clone)
+    os.mkfifo(world.scope_path(clone) / "f.md")
+    started = time.monotonic()
+    world.gitmem("-C", str(clone), "sync", timeout=30)
+    assert time.monotonic() - started < 15
+
+
+@pytest.mark.parametrize("link", [".claude", ".claude/settings.local.json"])
+def test_hooks_install_never_writes_through_a_link_of_the_project(world: World, link: str) -> None:
+    clone = world.clone("c")
+    target = world.root / "outside"
+    if link == ".claude":
+        target.mkdir()
+    else:
+        (clone / ".claude").mkdir()
+        target.write_text("keep\n")
+    (clone / link).symlink_to(target)
+    world.gitmem("-C", str(clone), "hooks", "install")
+    if target.is_dir():
+        assert not list(target.iterdir())
+    else:
+        assert target.read_text() == "keep\n"
+
+
+def test_a_relative_tmpdir_never_puts_memory_in_the_working_tree(world: World) -> None:
+    clone = world.clone("c")
+    _personal_memory(world, clone)
+    world.env["TMPDIR"] = "tmp"
+    (clone / "tmp").mkdir()
+    for args in (["sync"], ["view"], ["query", "--search", PERSONAL], ["recall", "--prompt", "s"]):
+        world.gitmem("-C", str(clone), *args, cwd=clone)
+    assert not list((clone / "tmp").rglob("*"))
