@@ -55,6 +55,7 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     _remote(project, checkup, offline)
     _refspecs(project, checkup)
     _settings_from_tree(project, checkup)
+    _state_left_in_tree(project, checkup)
     _drivers(project, checkup)
     _hooks(project, checkup)
     _key(project, checkup)
@@ -263,6 +264,26 @@ def _refspecs(project: Project, checkup: Checkup) -> None:
             )
     if not bad:
         checkup.add("refspec", OK, "no fetch or push refspec of git touches refs/gitmem/*")
+
+
+def _state_left_in_tree(project: Project, checkup: Checkup) -> None:
+    """A git folder inside its own work tree keeps gitmem's state in the user's state home now
+    (core/statedir.relocated, red team 11); what an older gitmem left in `<common-dir>/gitmem`
+    (the recall index: personal memory in plaintext) is still one `git add -A` from the branch."""
+    from gitmem.core.sanitize import terminal
+    from gitmem.core.statedir import relocated
+
+    old = Path(project.repo.common_dir) / "gitmem"
+    if relocated(Path(project.repo.common_dir)) is None or not old.is_dir():
+        return
+    checkup.add(
+        "state",
+        PROBLEM,
+        f"{terminal(str(old))} lies in the working tree (the git folder does) and holds "
+        "gitmem's old state and recall index (personal memory in plaintext); gitmem keeps "
+        "them in your state folder now",
+        f"rm -rf {terminal(shlex.quote(str(old)))} (rebuilt by the next sync)",
+    )
 
 
 def _settings_from_tree(project: Project, checkup: Checkup) -> None:

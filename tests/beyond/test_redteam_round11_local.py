@@ -355,3 +355,18 @@ def test_a_relative_tmpdir_never_puts_memory_in_the_working_tree(world: World) -
     for args in (["sync"], ["view"], ["query", "--search", PERSONAL], ["recall", "--prompt", "s"]):
         world.gitmem("-C", str(clone), *args, cwd=clone)
     assert not list((clone / "tmp").rglob("*"))
+
+
+def test_doctor_names_the_state_an_older_gitmem_left_in_a_git_folder_inside_the_tree(
+    world: World,
+) -> None:
+    """What an older gitmem wrote in `store/gitmem` stays one `git add -A` from the branch:
+    doctor names it, with the command that removes it."""
+    clone = world.clone("c")
+    shutil.move(clone / ".git", clone / "store")
+    (clone / ".git").write_text("gitdir: store\n")
+    world.git("config", "core.worktree", "..", cwd=clone)
+    (clone / "store" / "gitmem").mkdir()
+    (clone / "store" / "gitmem" / "recall.db").write_text(PERSONAL)
+    out = world.gitmem("-C", str(clone), "doctor").out
+    assert "rm -rf" in out and "store/gitmem" in out, out
