@@ -275,7 +275,8 @@ def hook_timeout(value: str | None) -> float:
         seconds = float(value) if value is not None else DEFAULT_HOOK_TIMEOUT
     except ValueError:
         return DEFAULT_HOOK_TIMEOUT  # a hook must not fail on a typo; `gitmem status` can say so
-    return seconds if seconds > 0 else DEFAULT_HOOK_TIMEOUT
+    # nan, inf, 1e309 (red team 11): the default, as a typo is
+    return seconds if 0 < seconds <= 86400 else DEFAULT_HOOK_TIMEOUT
 
 
 def hook_bound(repo: Repository) -> float:

@@ -45,6 +45,7 @@ COMMAND_MODULES = (
     "gitmem.cli.view",
     "gitmem.cli.uninstall",
     "gitmem.cli.unpublish",
+    "gitmem.cli.config",
 )
 
 # The commands each module registers (a test checks this against the modules): a start imports
@@ -73,6 +74,7 @@ COMMANDS = {
     "view": "gitmem.cli.view",
     "uninstall": "gitmem.cli.uninstall",
     "unpublish": "gitmem.cli.unpublish",
+    "config": "gitmem.cli.config",
 }
 
 
@@ -123,7 +125,7 @@ class Parser(argparse.ArgumentParser):
 
 
 # Words a newcomer types as commands that are not: where what they want lives instead (git's
-# `help`, other tools' `version` and `config`; the guide's settings are git config keys).
+# `help`, other tools' `version`; the guide's settings are git config keys).
 NOT_COMMANDS = {
     "help": "gitmem --help lists the commands, gitmem COMMAND --help explains one, "
     "gitmem guide prints the user guide",
@@ -132,7 +134,6 @@ NOT_COMMANDS = {
     "claude,codex (gitmem guide 8 lists them)",
     "hub": "the hub is a setting: git config --global gitmem.hub URL of a private repository "
     "(gitmem guide 8)",
-    "config": "gitmem's settings are git config keys: gitmem guide 8 lists them",
     "setup": "gitmem init sets up this clone; gitmem hooks install --claude adds the hooks",
     "install": "gitmem init sets up this clone; gitmem hooks install --claude adds the hooks",
     **dict.fromkeys(

@@ -144,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("\r\033[K")
     if not args.scopes:  # chosen with --scope, the sync itself says so
         result.skipped.extend(unsynced_with_memory(project))
+    _lowered_notes(project)
     if getattr(args, "as_json", False):
         from gitmem.cli.jsonout import emit, sync_json
 
@@ -280,6 +281,34 @@ def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:
         sys.stderr.write(printable(line) + "\n")  # a skipped file's name: anyone's bytes
 
 
+def lowered_by_repo(repo: Any) -> list[str]:
+    """One line for each protection-lowering value of the repository's own config that is not
+    the user's word (core/choices): what it would have done, and the command that confirms it."""
+    from gitmem.cli.config import NAMES
+
+    short = {v.lower(): k for k, v in NAMES.items()}
+    lines = []
+    for key, value in repo.lowered_by_repo:
+        name = short.get(key, key)
+        lines.append(
+            f"{key} = {value} in this repository's own config is ignored (a .git can come with "
+            f"an archive; only your own word lowers protection): if it is yours, "
+            f"gitmem config {name} {value}"
+        )
+    return lines
+
+
+def _lowered_notes(project: Project) -> None:
+    """Said once (until it changes), on standard error, even with --quiet: a setting the user
+    may have written is not followed."""
+    from gitmem.core.notices import unseen
+
+    lines = unseen(project.repo.common_dir, "lowered", lowered_by_repo(project.repo))
+    sys.stdout.flush()
+    for line in lines:
+        sys.stderr.write(printable(line) + "\n")
+
+
 def unsynced_with_memory(project: Project) -> list[str]:
     """`SCOPE: not synced (why)` for each scope that does not sync here (not refused: a
     refused one is told by the sync) although its folder holds memory: a sync that printed
@@ -346,6 +375,11 @@ def start_checks(project: Project, names: list[str] | None) -> dict[str, tuple[s
     return start_checks(repo.git_dir, repo.common_dir, chosen)
 
 
+MAX_SECONDS = (
+    86400  # a day: past it, time_t and the lock's clock overflow, and no fetch waits so long
+)
+
+
 def _seconds(project: Project, key: str, default: float) -> float:
     from gitmem.errors import ConfigError
 
@@ -353,8 +387,14 @@ def _seconds(project: Project, key: str, default: float) -> float:
     if value is None:
         return default
     try:
-        return float(value)
+        seconds = float(value)
     except ValueError:
+        seconds = float("nan")
+    # red team 11: nan, inf, 1e309, 1e11 ended in an internal error (exit 4) deep in the lock
+    # or the fetch, 0 and -1 in "timed out after -1s": one line, exit 2, nothing done
+    if not 0 < seconds <= MAX_SECONDS:
         raise ConfigError(
-            f"{key} = {value!r} is not a number of seconds", f"git config {key} 30"
-        ) from None
+            f"{key} = {value!r} is not a number of seconds (more than 0, at most {MAX_SECONDS})",
+            f"git config {key} 30",
+        )
+    return seconds

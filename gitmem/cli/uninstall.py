@@ -95,7 +95,9 @@ def uninstall(args: argparse.Namespace) -> int:
 def _kept(repo: Any) -> None:
     """What stays, where, and the one command that removes each (never run for the user)."""
     ours = {**repo.refs("refs/gitmem/"), **repo.refs("refs/gitmem-remotes/")}
-    state = Path(repo.common_dir) / "gitmem"
+    from gitmem.core.statedir import state_dir
+
+    state = state_dir(Path(repo.common_dir))
     echo("kept: your memory files in their folders (gitmem status lists them)")
     if ours:
         echo(

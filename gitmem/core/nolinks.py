@@ -31,7 +31,14 @@ def _open_folder(anchor: Path, folder: Path, make: bool) -> int:
     try:
         rel = folder.relative_to(anchor)
     except ValueError:
-        raise ValueError(f"{folder} is not inside {anchor}") from None
+        # gitmem's state of a git folder that lies in its work tree is kept in the user's
+        # state home (core/statedir.relocated): writers name the git folder as the anchor
+        from gitmem.core.statedir import relocated
+
+        away = relocated(anchor)
+        if away is None or not folder.is_relative_to(away):
+            raise ValueError(f"{folder} is not inside {anchor}") from None
+        anchor, rel = away, folder.relative_to(away)
     if make:
         os.makedirs(anchor, exist_ok=True)
     fd = os.open(anchor, os.O_RDONLY | os.O_DIRECTORY)

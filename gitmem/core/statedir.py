@@ -6,6 +6,7 @@ privacy/ciphercache, recall/index)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import stat
 from pathlib import Path
@@ -17,13 +18,64 @@ def state_dir(common_dir: Path, *sub: str) -> Path:
     exists must be a folder of this user's own, never a link (red team 10: a `.git` that came
     with an archive held `gitmem -> ../notes`, and every query wrote the recall index — every
     personal memory — into the working tree, one `git add -A` from the branch). One `lstat` a
-    level; what does not exist yet is made by its writer."""
-    folder = common_dir / "gitmem"
+    level; what does not exist yet is made by its writer.
+
+    A git folder inside its own work tree under another name (`.git` a file `gitdir: store`,
+    `core.worktree = ..`) is no place for it: git ignores only a folder named `.git`, so
+    `git add -A` would take the recall index — every personal memory, plaintext — with the
+    branch (red team 10, found not fixed). There it lives in the user's state home instead,
+    keyed by the git folder's path (`relocated`); the layout itself is not refused."""
+    away = relocated(common_dir)
+    folder = away if away is not None else common_dir / "gitmem"
     _own_folder(folder)
     for part in sub:
         folder = folder / part
         _own_folder(folder)
     return folder
+
+
+_WORK_TREES: dict[Path, Path] = {}  # git folder -> the top of its work tree (`note_work_tree`)
+
+
+def note_work_tree(common_dir: Path, toplevel: Path | None) -> None:
+    """Record where the work tree of `common_dir` is (the repository opener knows): a git folder
+    that lies in it keeps gitmem's state outside (`relocated`)."""
+    if toplevel is not None:
+        _WORK_TREES[common_dir] = toplevel
+        relocated.cache_clear()
+
+
+@functools.lru_cache(maxsize=64)
+def relocated(common_dir: Path) -> Path | None:
+    """`<state home>/gitmem/repos/<name>-<hash of its path>` when `common_dir` lies inside a
+    work tree without being (or lying in) a folder named `.git`, which git never adds: its
+    own work tree (as the opener recorded), or any folder above it holding a `.git` (a git
+    folder committed as `store/`, a bare one kept in a checkout). None: `<common-dir>/gitmem`.
+    A few `lstat`s, once a process."""
+    try:
+        real = Path(os.path.realpath(common_dir))
+    except (OSError, ValueError):
+        return None
+    if ".git" in real.parts:
+        return None
+    inside = any(
+        real == Path(os.path.realpath(c)) and real.is_relative_to(os.path.realpath(t))
+        for c, t in _WORK_TREES.items()
+    )
+    for above in real.parents:
+        if inside:
+            break
+        inside = os.path.lexists(above / ".git")
+    if not inside:
+        return None
+    import hashlib
+
+    from gitmem.core.userdirs import state_home
+
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:24]
+    base = Path(state_home()) / "gitmem" / "repos"
+    os.makedirs(base, mode=0o700, exist_ok=True)
+    return base / f"{real.name[:40] or 'root'}-{digest}"
 
 
 def _own_folder(path: Path) -> None:

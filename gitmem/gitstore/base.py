@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from gitmem.core.choices import PROTECTIVE, confirmed, lowers
 from gitmem.errors import NotARepository
 from gitmem.gitstore.process import Completed, run_git, subcommand
 
@@ -91,6 +92,45 @@ def _users_alone(key: str) -> bool:
     return key.startswith("gitmem.") or key in _USERS_ALONE
 
 
+# The files of a git folder git (and gitmem's own ref reader) opens on the way to our refs, the
+# index and the config: one that is a FIFO or a device (an archive's `.git` can carry one) held
+# every git — `for-each-ref` on `packed-refs`, `ls-files` on `index` — and so every command and
+# the unasked hook past its bound (red team 11). One `stat` each, at the opening.
+_COMMON_FILES = (
+    "packed-refs",
+    "config",
+    "shallow",
+    "objects/info/alternates",
+    "info/attributes",
+    "info/exclude",
+    "info/sparse-checkout",
+    "FETCH_HEAD",
+)
+_OWN_FILES = ("HEAD", "index", "config.worktree", "commondir", "gitdir")
+
+
+def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
+    import shlex
+    import stat
+
+    from gitmem.errors import UsageError
+
+    for folder, names in ((common_dir, _COMMON_FILES), (git_dir, _OWN_FILES)):
+        for name in names:
+            path = folder / name
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue  # absent (git's default), or a dangling link: git says so itself
+            if not stat.S_ISREG(st.st_mode):
+                raise UsageError(
+                    f"{path} is not a regular file (a FIFO, a device, a folder): git would wait "
+                    "on it or fail, and gitmem with it",
+                    f"move it away if this repository is yours (mv {shlex.quote(str(path))} "
+                    f"{shlex.quote(str(path) + '.bad')}); nothing was read or written",
+                )
+
+
 class GitDir:
     """One git repository (any worktree of it, or a bare one)."""
 
@@ -128,7 +168,18 @@ class GitDir:
         common = Path(out[2])
         self.common_dir = (common if common.is_absolute() else (start / common)).resolve()
         self.toplevel = Path(out[3]).resolve() if len(out) > 3 and not self.is_bare else None
+        try:
+            _no_waiting_files(
+                self.git_dir if self.git_dir.is_absolute() else start / self.git_dir,
+                self.common_dir,
+            )
+        except BaseException:
+            early.cancel()
+            raise
         self.started_in = start  # the folder git looked for the repository from
+        from gitmem.core.statedir import note_work_tree
+
+        note_work_tree(self.common_dir, self.toplevel)
         self._config: dict[str, list[str]] | None = None
         self._config_listing: bytes | None = None
         self._config_scopes: dict[str, list[str]] = {}
@@ -147,6 +198,8 @@ class GitDir:
         self._tracked: dict[str, bool] = {}
         # gitmem.* settings read from a file of the work tree (red team 6), left out
         self.config_from_tree: list[tuple[str, str]] = []
+        # protection-lowering values of the repository's own config not confirmed (core/choices)
+        self.lowered_by_repo: list[tuple[str, str]] = []
         opened = early.results(bare=self.is_bare)
         if opened.config is not None:
             self._set_config(opened.config)
@@ -204,6 +257,7 @@ class GitDir:
     def _set_config(self, out: bytes) -> dict[str, list[str]]:
         cfg: dict[str, list[str]] = {}
         scopes: dict[str, list[str]] = {}
+        self.config_from_tree, self.lowered_by_repo = [], []
         items = out.split(b"\0")
         for scope, origin, item in zip(items[0::3], items[1::3], items[2::3], strict=False):
             key, _, value = item.decode("utf-8", "surrogateescape").partition("\n")
@@ -218,6 +272,16 @@ class GitDir:
                 and self._in_work_tree(origin)
             ):
                 self.config_from_tree.append((key, origin.decode("utf-8", "replace")))
+                continue
+            # a choice that lowers protection, in the repository's own config (a `.git` that
+            # came with an archive): the user's only once `gitmem config` recorded it
+            if (
+                local
+                and key in PROTECTIVE
+                and lowers(key, value, self.toplevel)
+                and not confirmed(self.common_dir, key, value)
+            ):
+                self.lowered_by_repo.append((key, value))
                 continue
             cfg.setdefault(key, []).append(value)
             scopes.setdefault(key, []).append(scope.decode())

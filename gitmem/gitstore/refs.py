@@ -4,6 +4,7 @@ compare-and-swap, only under refs/gitmem* ."""
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -218,13 +219,19 @@ def files_refs(common_dir: Path, hash_len: int) -> dict[str, str] | None:
     refs: dict[str, str] = {}
     packed = common_dir / "packed-refs"
     try:
-        if os.stat(packed).st_size > FILES_MAX_PACKED:
-            return None
-        lines = packed.read_bytes().decode("utf-8", "surrogateescape").split("\n")
+        # a FIFO there (an archive's `.git` can carry one) held this read for ever, past the
+        # hook's bound (red team 11): opened without blocking, read only as a regular file
+        fd = os.open(packed, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except FileNotFoundError:
         lines = []
     except OSError:
         return None
+    else:
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode) or st.st_size > FILES_MAX_PACKED:
+                return None
+            lines = fh.read().decode("utf-8", "surrogateescape").split("\n")
     for line in lines:
         if not line or line[0] in "#^":  # the header; the peeled id of a tag
             continue

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from gitmem.core.statedir import state_dir
 from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
 from gitmem.gitstore.objects import blobs
@@ -83,7 +84,7 @@ NOTE_AD = "gitmem commit note"
 FIRST_PLAINTEXT_HINT = (
     "nothing was written. If it is yours (gitmem.encrypt off on another machine, or a gitmem "
     "from before encryption), run gitmem sync once on a machine that synced it before (that "
-    "encrypts it), or git config gitmem.encrypt off here; if not, delete it on the remote"
+    "encrypts it), or gitmem config encrypt off here; if not, delete it on the remote"
 )
 REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "
@@ -1102,7 +1103,7 @@ class PersonalCodec:
         if journal is not None:
             data = json.dumps(journal).encode()
             write_no_links(
-                common, common / "gitmem" / DECODED_JOURNAL, data, PRIVATE, durable=False
+                common, state_dir(common) / DECODED_JOURNAL, data, PRIVATE, durable=False
             )
             self._stored_tree = base.tree
             return
@@ -1122,7 +1123,7 @@ class PersonalCodec:
             "opened": opened,
         }
         data = json.dumps(value).encode() + b"\n" + "".join(body).encode("utf-8", "surrogatepass")
-        write_no_links(common, common / "gitmem" / DECODED_FILE, data, PRIVATE, durable=False)
+        write_no_links(common, state_dir(common) / DECODED_FILE, data, PRIVATE, durable=False)
         self._stored_tree = base.tree  # (a journal left there is over another file: not read)
         self._file = {}  # not what the file holds now: a later save writes it whole
 
@@ -1174,7 +1175,7 @@ class PersonalCodec:
 
         common = self.repo.common_dir
         try:
-            data = read_no_links(common, common / "gitmem" / DECODED_JOURNAL)
+            data = read_no_links(common, state_dir(common) / DECODED_JOURNAL)
             raw = json.loads(data) if data is not None else None
             if not raw or raw["version"] != 1 or raw["base"] != stamp or not stamp:
                 return None
@@ -1216,10 +1217,10 @@ class PersonalCodec:
         self._stored_tree = ""
         common = self.repo.common_dir
         try:
-            data = read_no_links(common, common / "gitmem" / DECODED_FILE)
+            data = read_no_links(common, state_dir(common) / DECODED_FILE)
             if data is None:
                 return None
-            stamp = file_stamp(common / "gitmem" / DECODED_FILE)
+            stamp = file_stamp(state_dir(common) / DECODED_FILE)
             head, _, body = data.partition(b"\n")
             raw = json.loads(head)
             if raw["version"] != DECODED_VERSION:  # an older gitmem's: decoded whole once

@@ -55,6 +55,7 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     _remote(project, checkup, offline)
     _refspecs(project, checkup)
     _settings_from_tree(project, checkup)
+    _state_left_in_tree(project, checkup)
     _drivers(project, checkup)
     _hooks(project, checkup)
     _key(project, checkup)
@@ -265,16 +266,46 @@ def _refspecs(project: Project, checkup: Checkup) -> None:
         checkup.add("refspec", OK, "no fetch or push refspec of git touches refs/gitmem/*")
 
 
+def _state_left_in_tree(project: Project, checkup: Checkup) -> None:
+    """A git folder inside its own work tree keeps gitmem's state in the user's state home now
+    (core/statedir.relocated, red team 11); what an older gitmem left in `<common-dir>/gitmem`
+    (the recall index: personal memory in plaintext) is still one `git add -A` from the branch."""
+    from gitmem.core.sanitize import terminal
+    from gitmem.core.statedir import relocated
+
+    old = Path(project.repo.common_dir) / "gitmem"
+    if relocated(Path(project.repo.common_dir)) is None or not old.is_dir():
+        return
+    checkup.add(
+        "state",
+        PROBLEM,
+        f"{terminal(str(old))} lies in the working tree (the git folder does) and holds "
+        "gitmem's old state and recall index (personal memory in plaintext); gitmem keeps "
+        "them in your state folder now",
+        f"rm -rf {terminal(shlex.quote(str(old)))} (rebuilt by the next sync)",
+    )
+
+
 def _settings_from_tree(project: Project, checkup: Checkup) -> None:
     """gitmem settings the repository's config takes from a file of the working tree (an
     `include.path` of a committed file): ignored, since anyone who can change the branch
     writes them (red team 6) — said, so a user who put one there knows why it does nothing."""
     project.repo.config()
+    from gitmem.core.sanitize import terminal
+
+    for key, value in project.repo.lowered_by_repo:
+        name = key.removeprefix("gitmem.").replace("requiresigned", "requireSigned")
+        checkup.add(
+            "settings",
+            ADVICE,
+            f"{terminal(key)} = {terminal(value)} in this repository's own config is ignored: "
+            "a choice that lowers protection counts only when it is yours (a .git can come "
+            "with an archive)",
+            f"if it is yours: gitmem config {name} {terminal(value)}",
+        )
     dropped = project.repo.config_from_tree
     if not dropped:
         return
-    from gitmem.core.sanitize import terminal
-
     for key, origin in dropped[:5]:
         checkup.add(
             "settings",
@@ -463,7 +494,7 @@ def _key(project: Project, checkup: Checkup) -> None:
             "key",
             ADVICE,
             "gitmem.encrypt is off: personal memory is pushed in plaintext",
-            "git config --unset gitmem.encrypt (encrypts it again)",
+            "gitmem config encrypt personal (encrypts it again)",
         )
         return
     step = personal_key_step(project)

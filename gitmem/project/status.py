@@ -230,7 +230,7 @@ def init_project(project: Project) -> InitResult:
             result.warnings.append(
                 "the auto scope (your personal memory) is plaintext, readable by everyone who "
                 f"can fetch {project.remote} ({project.key}), because gitmem.encrypt is "
-                f"{project.repo.config_get('gitmem.encrypt')!r}; git config --unset gitmem.encrypt "
+                f"{project.repo.config_get('gitmem.encrypt')!r}; gitmem config encrypt personal "
                 "encrypts it again"
             )
     else:

@@ -444,7 +444,7 @@ def test_control_characters_in_the_repositorys_config_reach_no_output_raw(
     world.git("remote", "add", "evil", "https://host/\x1b]0;pwn\x07\u202eo/r.git", cwd=a)
     world.git("config", "gitmem.hub", "https://host/\x1b[2Jhub\u202e.git", cwd=a)
     world.git("config", "gitmem.user", "me\x1b]0;x\x07", cwd=a)
-    world.git("config", "gitmem.teamDir", "/tmp/\x1b[2Jteam", cwd=a)
+    world.ok("-C", str(a), "config", "teamDir", "/tmp/\x1b[2Jteam")
     run = world.gitmem("-C", str(a), *args)
     shown = run.out + run.err
     raw = [c for c in shown if unicodedata.category(c) in ("Cc", "Cf") and c not in "\n\t"]

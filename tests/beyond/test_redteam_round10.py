@@ -627,7 +627,7 @@ def test_an_unpublished_personal_ref_never_leaves_in_a_bundle(world: World) -> N
     plaintext: `gitmem.encrypt off`, the user's choice); `bundle create` — a file handed to
     someone — leaves it out (a guard: refused)."""
     clone = world.clone("c")
-    world.git("config", "gitmem.encrypt", "off", cwd=clone)
+    world.ok("-C", str(clone), "config", "encrypt", "off")
     write_files(world.scope_path(clone), {"s.md": f"---\nname: s\n---\n{PERSONAL}\n"})
     world.ok("-C", str(clone), "sync")
     world.ok("-C", str(clone), "unpublish", "personal")

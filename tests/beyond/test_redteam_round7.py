@@ -522,7 +522,7 @@ def test_memory_is_never_written_into_another_repositorys_working_tree(
         state = {"projects": {str(b.resolve()): {"hasTrustDialogAccepted": True}}}
         (world.home / ".claude.json").write_text(json.dumps(state))
     else:
-        world.git("config", "gitmem.teamDir", str(other / "team"), cwd=b)
+        world.ok("-C", str(b), "config", "teamDir", str(other / "team"))
     run = world.gitmem("-C", str(b), "sync")
     assert "Traceback" not in run.err, run.err
     assert "working tree of another repository" in run.err, run.err

@@ -92,7 +92,7 @@ def test_a_clone_folder_named_with_escapes_reaches_no_output_raw(world: World) -
     escape them."""
     clone = world.clone(f"d{ESCAPES}x/c{ESCAPES}")
     write_files(world.scope_path(clone), {"MEMORY.md": "- [A](a.md) — a\n", "a.md": "# a\n"})
-    world.git("config", "gitmem.teamDir", str(world.root / f"t{ESCAPES}"), cwd=clone)
+    world.ok("-C", str(clone), "config", "teamDir", str(world.root / f"t{ESCAPES}"))
     for args in (["sync"], ["status"], ["doctor"], ["pull", "--hook"]):
         run = world.gitmem("-C", str(clone), *args)
         shown = run.out + run.err

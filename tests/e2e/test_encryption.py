@@ -295,7 +295,7 @@ def test_encrypt_off_pushes_plaintext_and_status_says_so(world: World) -> None:
     a = world.clone("a")
     auto = write_personal(world, a)
     world.ok("-C", str(a), "sync")  # encrypted first: then the user opts out
-    world.git("config", "gitmem.encrypt", "off", cwd=a)
+    world.ok("-C", str(a), "config", "encrypt", "off")
     world.ok("-C", str(a), "sync")
     assert b"plum-velvet-42" in remote_objects(world.remote)
     assert b"turquoise-lantern" not in remote_objects(
@@ -317,10 +317,10 @@ def test_encrypt_off_pushes_plaintext_and_status_says_so(world: World) -> None:
 def test_plaintext_personal_ref_is_rewritten_encrypted_on_next_push(world: World) -> None:
     a = world.clone("a")
     write_personal(world, a)
-    world.git("config", "gitmem.encrypt", "off", cwd=a)
+    world.ok("-C", str(a), "config", "encrypt", "off")
     world.ok("-C", str(a), "sync")
     plain_tip = user_tip(world, a)
-    world.git("config", "--unset", "gitmem.encrypt", cwd=a)
+    world.ok("-C", str(a), "config", "--unset", "encrypt")
     run = world.gitmem("-C", str(a), "sync")
     assert run.code == 0, run.err
     assert "remote's history" in run.out
@@ -455,7 +455,7 @@ def test_status_names_the_hub_when_plaintext_personal_memory_goes_there(world: W
     hub = world.root / "hub.git"
     world.git("init", "-q", "--bare", str(hub))
     world.git("config", "gitmem.hub", str(hub), cwd=a)
-    world.git("config", "gitmem.encrypt", "off", cwd=a)
+    world.ok("-C", str(a), "config", "encrypt", "off")
     scopes = {
         s["name"]: s for s in json.loads(world.ok("-C", str(a), "status", "--json"))["scopes"]
     }

@@ -71,7 +71,7 @@ def test_a_planted_plaintext_personal_ref_is_refused_and_the_team_still_syncs(
     assert world.gitmem("-C", str(victim), "sync").code == 3  # every time, not only once
 
     # the hint's way out, when the plaintext is the user's own: plaintext by choice here too
-    world.git("config", "gitmem.encrypt", "off", cwd=victim)
+    world.ok("-C", str(victim), "config", "encrypt", "off")
     run = world.gitmem("-C", str(victim), "sync")
     assert run.code == 0, run.err
     assert "ALWAYS run curl" in (auto / "MEMORY.md").read_text()
@@ -87,11 +87,11 @@ def test_a_first_contact_after_the_tracking_ref_was_dropped_is_checked_whole(
     victim = world.clone("victim")
     key = world.ok("-C", str(victim), "status", "--json").split('"key": "')[1].split('"')[0]
     plant(world, key)
-    world.git("config", "gitmem.encrypt", "off", cwd=victim)
+    world.ok("-C", str(victim), "config", "encrypt", "off")
     world.ok("-C", str(victim), "sync")  # plaintext by choice: pulled, checked, kept
     checked = victim / ".git" / "gitmem" / "checked.json"
     assert TRACKING in json.loads(checked.read_text())
-    world.git("config", "--unset", "gitmem.encrypt", cwd=victim)  # encrypted from now on
+    world.ok("-C", str(victim), "config", "--unset", "encrypt")  # encrypted from now on
     for ref in (USER_REF, TRACKING):
         world.git("update-ref", "-d", ref, cwd=victim)
     auto = world.scope_path(victim)

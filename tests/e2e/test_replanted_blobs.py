@@ -42,7 +42,7 @@ def replant(world: World, repo: Path, tip: str, source: str, path: str) -> str:
 def sealed_local(world: World, victim: Path) -> tuple[Path, str]:
     """A victim whose auto/ is plaintext and local/ sealed (gitmem.encrypt local), synced:
     its auto folder and the hidden name of its one ciphertext on the remote's ref."""
-    world.git("config", "gitmem.encrypt", "local", cwd=victim)
+    world.ok("-C", str(victim), "config", "encrypt", "local")
     auto = world.scope_path(victim)
     auto.mkdir(parents=True)
     (auto / "MEMORY.md").write_text("- [Mine](mine.md) — my own notes\n")

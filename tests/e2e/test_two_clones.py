@@ -223,7 +223,7 @@ def test_a_team_dir_set_on_one_machine_never_moves_personal_memory_to_the_team(
     folder of B's; A uses the default, where `memory/team/` is the team folder. What B holds
     under `memory/team/` must reach neither A's team folder nor the team ref."""
     a, b = world.clone("a"), world.clone("b")
-    world.git("config", "gitmem.teamDir", str(world.root / "team-b"), cwd=b)
+    world.ok("-C", str(b), "config", "teamDir", str(world.root / "team-b"))
     da, db = world.scope_path(a), world.scope_path(b)
     db.mkdir(parents=True)
     (db / "MEMORY.md").write_text(MEMORY)

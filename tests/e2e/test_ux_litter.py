@@ -38,7 +38,7 @@ def test_agent_memory_written_by_a_sync_without_init_is_excluded(world: World) -
 
 def test_an_in_repo_team_dir_is_excluded(world: World) -> None:
     a = world.clone("a")
-    world.git("config", "gitmem.teamDir", "docs/team-memory", cwd=a)
+    world.ok("-C", str(a), "config", "teamDir", "docs/team-memory")
     team = a / "docs" / "team-memory"
     team.mkdir(parents=True)
     (team / "MEMORY.md").write_text("- shared\n")
@@ -49,7 +49,7 @@ def test_an_in_repo_team_dir_is_excluded(world: World) -> None:
 
 def test_init_excludes_ahead_of_time_and_never_a_tracked_folder(world: World) -> None:
     a = world.clone("a")
-    world.git("config", "gitmem.teamDir", "team-mem", cwd=a)
+    world.ok("-C", str(a), "config", "teamDir", "team-mem")
     (a / "team-mem").mkdir()
     (a / "team-mem" / "MEMORY.md").write_text("- on the branch\n")
     world.git("add", "team-mem", cwd=a)

@@ -271,7 +271,7 @@ def test_a_token_in_a_remote_or_hub_url_is_never_printed(world: World) -> None:
         "remote", "set-url", "origin", f"https://kim:{token}@127.0.0.1:1/acme/shop.git", cwd=a
     )
     world.git("config", "gitmem.hub", f"https://{token}@127.0.0.1:1/kim/hub.git", cwd=a)
-    world.git("config", "gitmem.encrypt", "off", cwd=a)  # status names the hub as the reader
+    world.ok("-C", str(a), "config", "encrypt", "off")  # status names the hub as the reader
     for args in (
         ("doctor",),
         ("doctor", "--json"),

@@ -68,7 +68,7 @@ def test_a_team_dir_in_a_system_folder_or_out_of_the_repository_is_refused(world
         ("../../team", "outside the working tree"),
         ("~", "it is the home folder"),
     ):
-        world.git("config", "gitmem.teamDir", team, cwd=a)
+        world.ok("-C", str(a), "config", "teamDir", team)
         run = world.gitmem("-C", str(a), "sync")
         assert run.code == 0, run
         line = next(ln for ln in run.err.splitlines() if ln.startswith("skipped team: "))
@@ -79,7 +79,7 @@ def test_a_team_dir_in_a_system_folder_or_out_of_the_repository_is_refused(world
     assert "team/" not in world.git("ls-tree", "-r", "refs/gitmem/team", cwd=a, check=False)
     # a folder of the repository, or of the user's, still syncs
     for team in ("team-memory", str(world.root / "team-b")):
-        world.git("config", "gitmem.teamDir", team, cwd=a)
+        world.ok("-C", str(a), "config", "teamDir", team)
         assert "skipped team" not in world.gitmem("-C", str(a), "sync").err
 
 

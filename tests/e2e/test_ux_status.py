@@ -110,7 +110,7 @@ def test_status_json_names_the_folders_the_tests_resolve_in_process(world: World
     """World.scope_path resolves folders with gitmem's own code in the test process; the
     command a user runs must say the same, by default and when settings move them."""
     a = world.clone("a")
-    world.git("config", "gitmem.teamDir", str(world.root / "team-elsewhere"), cwd=a)
+    world.ok("-C", str(a), "config", "teamDir", str(world.root / "team-elsewhere"))
     for env in ({}, {"CLAUDE_COWORK_MEMORY_PATH_OVERRIDE": str(world.root / "override")}):
         world.env.update(env)
         scopes = json.loads(world.ok("-C", str(a), "status", "--json"))["scopes"]

@@ -74,10 +74,10 @@ def test_validate_flags_plaintext_where_the_ref_encrypted_as_gitmem_encrypt_says
     run = world.gitmem("-C", str(world.remote), "validate", USER_REF)
     assert run.code == 1 and "auto/: GM160" in run.out, run.out + run.err
     # gitmem.encrypt local: auto is plaintext by choice here, as sync would accept it
-    world.git("config", "gitmem.encrypt", "local", cwd=world.remote)
+    world.ok("-C", str(world.remote), "config", "encrypt", "local")
     run = world.gitmem("-C", str(world.remote), "validate", USER_REF)
     assert run.code == 0, run.out + run.err
-    world.git("config", "gitmem.encrypt", "off", cwd=world.remote)
+    world.ok("-C", str(world.remote), "config", "encrypt", "off")
     assert world.gitmem("-C", str(world.remote), "validate", USER_REF).code == 0
 
 

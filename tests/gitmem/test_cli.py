@@ -80,9 +80,9 @@ def test_init_says_who_can_read_each_scope(world: World) -> None:
     out = world.ok("-C", str(a), "init")
     assert "only encrypted" in out
     assert "auto" in out and "[encrypted]" in out
-    world.git("config", "gitmem.encrypt", "off", cwd=a)
+    world.ok("-C", str(a), "config", "encrypt", "off")
     assert "readable by everyone who can fetch" in world.ok("-C", str(a), "init")
-    world.git("config", "--unset", "gitmem.encrypt", cwd=a)
+    world.ok("-C", str(a), "config", "--unset", "encrypt")
     exclude = (a / ".git" / "info" / "exclude").read_text()
     assert "/.claude/agent-memory-local/" in exclude and "/CLAUDE.local.md" in exclude
     world.ok("-C", str(a), "init")
@@ -98,13 +98,13 @@ def test_local_scope_is_never_pushed_in_plaintext(world: World) -> None:
     auto = world.scope_path(a)
     auto.mkdir(parents=True)
     (auto / "x.md").write_text("x\n")
-    world.git("config", "gitmem.encrypt", "off", cwd=a)
+    world.ok("-C", str(a), "config", "encrypt", "off")
     world.ok("-C", str(a), "sync")
     names = world.git(
         "ls-tree", "-r", "--name-only", "refs/gitmem/users/tester@example.com", cwd=world.remote
     )
     assert "auto/x.md" in names and "local/" not in names and "secret" not in names
-    world.git("config", "gitmem.encrypt", "local", cwd=a)  # only the local scope encrypted
+    world.ok("-C", str(a), "config", "encrypt", "local")  # only the local scope encrypted
     world.ok("-C", str(a), "sync")
     names = world.git(
         "ls-tree", "-r", "--name-only", "refs/gitmem/users/tester@example.com", cwd=world.remote

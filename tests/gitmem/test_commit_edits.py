@@ -39,7 +39,7 @@ def _pushed(world: World, encrypt: str, topics: int) -> tuple[Path, Path, Path]:
     them in its index."""
     a, b = world.clone("a"), world.clone("b")
     for clone in (a, b):
-        world.git("config", "gitmem.encrypt", encrypt, cwd=clone)
+        world.ok("-C", str(clone), "config", "encrypt", encrypt)
     memory = world.scope_path(a)
     _write(memory / "MEMORY.md", "# Memory\n- [One](topic-1.md) — one\n")
     for i in range(1, topics + 1):

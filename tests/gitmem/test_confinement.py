@@ -187,7 +187,7 @@ def test_user_level_auto_memory_directory_is_not_pushed_into_every_project(world
     own_team = clone / "team-memory"
     own_team.mkdir()
     (own_team / "ours.md").write_text("this project's team memory\n")
-    world.git("config", "gitmem.teamDir", "team-memory", cwd=clone)
+    world.ok("-C", str(clone), "config", "teamDir", "team-memory")
     world.ok("-C", str(clone), "sync")
     assert remote_paths(world, "refs/gitmem/team") == ["gitmem.toml", "team/ours.md"]
 
@@ -338,7 +338,7 @@ def test_team_dir_in_another_scope_or_project_is_refused_and_the_rest_syncs(worl
     write_files(world.scope_path(clone), {"MEMORY.md": f"- {PERSONAL}\n"})
     write_files(clone / ".claude" / "agent-memory" / "reviewer", {"MEMORY.md": "- r\n"})
     for team in (str(other), str(world.scope_path(clone)), ".claude/agent-memory-local/t"):
-        world.git("config", "gitmem.teamDir", team, cwd=clone)
+        world.ok("-C", str(clone), "config", "teamDir", team)
         run = world.gitmem("-C", str(clone), "sync")
         assert run.code == 0, run.err
         line = next(ln for ln in run.err.splitlines() if ln.startswith("skipped team: "))
@@ -446,10 +446,13 @@ def test_kept_scopes_are_disjoint_and_this_projects_own(
     setting = _spell(auto_spelling, folder(auto), layout, repo)
     (repo / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": setting}))
     if team is None:
-        subprocess.run(["git", "-C", str(repo), "config", "--unset", "gitmem.teamDir"])
+        subprocess.run(["git", "-C", str(repo), "config", "--global", "--unset", "gitmem.teamDir"])
     else:
         team_setting = _spell(team_spelling, folder(team), layout, repo)
-        subprocess.run(["git", "-C", str(repo), "config", "gitmem.teamDir", team_setting])
+        # the user's own word (a repository's own one outside the work tree is not: choices.py)
+        subprocess.run(
+            ["git", "-C", str(repo), "config", "--global", "gitmem.teamDir", team_setting]
+        )
     with Repository(repo) as r:
         project = open_project(r)
     kept = {s.name: Path(os.path.realpath(s.path)) for s in project.scopes if not s.refused}
@@ -622,7 +625,7 @@ def test_no_layout_publishes_personal_or_foreign_memory_through_the_cli(
     if team is None:
         world.git("config", "--unset-all", "gitmem.teamDir", cwd=clone, check=False)
     else:
-        world.git("config", "gitmem.teamDir", spelled(team), cwd=clone)
+        world.ok("-C", str(clone), "config", "teamDir", spelled(team))
     write_files(world.scope_path(clone), {f"p-{spelling}.md": f"{PERSONAL}\n"})
     run = world.gitmem("-C", str(clone), "sync")
     status = json.loads(world.ok("-C", str(clone), "status", "--json"))

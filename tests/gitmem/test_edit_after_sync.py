@@ -46,7 +46,7 @@ def _same_size_edit_mtime_kept(path: Path) -> None:
 @pytest.mark.parametrize("how", ["in-process", "process"])
 def test_an_edit_right_after_a_sync_is_committed_by_the_next(world: World, how: str) -> None:
     clone = world.clone("a")
-    world.git("config", "gitmem.encrypt", "off", cwd=clone)  # the test reads the ref's files
+    world.ok("-C", str(clone), "config", "encrypt", "off")  # the test reads the ref's files
     memory = world.scope_path(clone)
     memory.mkdir(parents=True, exist_ok=True)
     (memory / "MEMORY.md").write_text("- [Old](old.md)\n")

@@ -441,7 +441,7 @@ def test_a_sync_that_finds_nothing_loads_no_record_and_misses_no_edit(world: Wor
     checks, of one whose record is apart (same size, mtime put back), a removal, a new file —
     still reaches the ref."""
     a = world.clone("a")
-    world.git("config", "gitmem.encrypt", "off", cwd=a)  # the test reads the ref's files
+    world.ok("-C", str(a), "config", "encrypt", "off")  # the test reads the ref's files
     memory = world.scope_path(a)
     for i in range(12):
         _write(memory / f"t{i}.md", f"---\nname: t{i}\n---\nbody {i}\n")

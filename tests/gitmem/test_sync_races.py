@@ -75,7 +75,7 @@ def test_stat_cache_does_not_reread_unchanged_files(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     a = world.clone("a")
-    world.git("config", "gitmem.encrypt", "off", cwd=a)  # the test reads the ref's blobs
+    world.ok("-C", str(a), "config", "encrypt", "off")  # the test reads the ref's blobs
     da = world.scope_path(a)
     da.mkdir(parents=True)
     old = time.time() - 3600

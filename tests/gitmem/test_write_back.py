@@ -383,7 +383,7 @@ def _many_synced(world: World) -> tuple[Path, Path, Path, Path]:
     """Two clones of a plaintext personal ref (gitmem.encrypt off: its files are its names)."""
     a, b = world.clone("a"), world.clone("b")
     for clone in (a, b):
-        world.git("config", "gitmem.encrypt", "off", cwd=clone)
+        world.ok("-C", str(clone), "config", "encrypt", "off")
     da, db = world.scope_path(a), world.scope_path(b)
     da.mkdir(parents=True)
     (da / "notes.md").write_text("line 1\nline 2\n")

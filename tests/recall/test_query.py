@@ -125,12 +125,12 @@ def test_a_moved_memory_folder_is_followed(project: tuple[World, Path]) -> None:
     assert ids(query(world, clone, "--search", "kiwi")) == ["auto/a.md"]
     other = world.root / "elsewhere"
     write_files(other, {"b.md": topic("b", "x", "kiwi too")})
-    world.git("config", "gitmem.teamDir", str(other), cwd=clone)
+    world.ok("-C", str(clone), "config", "teamDir", str(other))
     assert sorted(ids(query(world, clone, "--search", "kiwi"))) == ["auto/a.md", "team/b.md"]
     # a folder moved with the same files: each hit names the file where it is now
     moved = world.root / "moved"
     shutil.copytree(other, moved)
-    world.git("config", "gitmem.teamDir", str(moved), cwd=clone)
+    world.ok("-C", str(clone), "config", "teamDir", str(moved))
     found = query(world, clone, "--search", "kiwi", "--scope", "team")["nodes"]
     assert [n["file"] for n in found] == [str(moved / "b.md")]
 

@@ -1,0 +1,89 @@
+"""gitmem config NAME [VALUE] | --unset NAME: gitmem's settings of this repository, as the user's
+own word (a choice that lowers protection counts only so: core/choices)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gitmem.cli.common import command, echo
+
+# the settings `gitmem config` sets; the ones that lower protection are also recorded outside
+# the repository (core/choices.PROTECTIVE), where a `.git` that came with an archive cannot
+NAMES = {
+    "encrypt": "gitmem.encrypt",
+    "sign": "gitmem.sign",
+    "requiresigned": "gitmem.requireSigned",
+    "teamdir": "gitmem.teamDir",
+}
+
+
+def register(sub: argparse._SubParsersAction[Any]) -> None:
+    p = command(
+        sub,
+        "config",
+        "set gitmem's settings of this repository as your own word (encrypt off, sign false)",
+        "Set (or with --unset remove) a gitmem setting of this repository: encrypt "
+        "(personal, local, off), sign (true, false), requireSigned (true, false), teamDir (a "
+        "folder). A value that protects less (encrypt off or local, sign false, requireSigned "
+        "false, a teamDir outside the working tree) counts only when "
+        "it is yours: your global or system git config, the command line, or this command, "
+        "which records it outside the repository (a .git that came with an archive cannot); "
+        "the same value written by hand in .git/config is ignored, and sync and doctor say "
+        "so. With NAME alone, print the value in effect.",
+    )
+    p.add_argument("name", metavar="NAME", help="encrypt, sign, requireSigned or teamDir")
+    p.add_argument("value", nargs="?", metavar="VALUE", help="the value to set")
+    p.add_argument("--unset", action="store_true", help="remove the setting of this repository")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from gitmem.core.choices import lowers, record
+    from gitmem.errors import UsageError
+    from gitmem.gitstore import Repository
+
+    key = NAMES.get(args.name.lower().removeprefix("gitmem."))
+    if key is None:
+        raise UsageError(
+            f"gitmem config: unknown setting {args.name!r}",
+            "name one of: encrypt, sign, requireSigned, teamDir (others: git config gitmem.NAME V)",
+        )
+    if args.unset and args.value is not None:
+        raise UsageError("gitmem config: --unset takes no VALUE", f"gitmem config --unset {key}")
+    repo = Repository(str(getattr(args, "directory", ".")))
+    common = Path(repo.common_dir)
+    if args.value is None and not args.unset:
+        value = repo.config_get(key)
+        echo(f"{key} = {value}" if value is not None else f"{key} is not set (the default)")
+        return 0
+    if args.unset:
+        repo.git("config", "--unset-all", key, check=False)
+        record(common, key, None)
+        echo(f"{key}: removed from this repository")
+        return 0
+    value = args.value.strip()
+    if key == "gitmem.encrypt":
+        from gitmem.privacy.layout import encrypt_mode
+
+        encrypt_mode(value)  # one line for a value gitmem does not know; nothing written
+    elif key != "gitmem.teamDir" and value.lower() not in (
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "1",
+        "0",
+    ):
+        raise UsageError(
+            f"{key} is {value!r}", f"set it to true or false (gitmem config {args.name} true)"
+        )
+    # the record first: the repository's value counts only once it is recorded
+    record(common, key, value if lowers(key.lower(), value, repo.toplevel) else None)
+    repo.config_set(key, value)
+    echo(f"{key} = {value} (this repository)")
+    return 0
