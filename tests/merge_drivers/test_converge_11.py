@@ -71,3 +71,16 @@ def test_an_edit_in_place_is_still_an_edit() -> None:
     assert _merge(base, a, a) == a
     c = b"# Memory\nSome prose about the project.\n- [Topic 1](topic-1.md) - y\n- plain one\n"
     assert len(set(_merge3(base, a, b, c))) == 1
+
+
+def test_two_paragraphs_with_a_title_written_between_them_converge() -> None:
+    """The tenth round's class 4 example (one paragraph deleted, the other kept, a title and a
+    bullet written between them): the kept paragraph, written again after the title by one
+    replica, is no longer read as the deleted one rewritten."""
+    base = b"More prose, on a line of its own.\nSome prose about the project.\n"
+    a = "# Memory\n- [Topic 9](topic-9.md) — état du projet\n".encode()
+    b = b"# Memory\nMore prose, on a line of its own.\n- Plain  One\nSome prose about the project.\n"
+    c = b"Some prose about the project.\n"
+    results = _merge3(base, a, b, c)
+    assert len(set(results)) == 1
+    assert b"- Plain  One\n" in results[0]
