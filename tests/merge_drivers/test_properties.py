@@ -204,6 +204,12 @@ REMAINING = {
         "# Memory\n- plain one\n- [Topic 8](topic-8.md) — y\n- [Topic 6](topic-6.md) — x\n",
         "- plain one\n## Project\nSome prose about the project.\n- [Topic 6](topic-6.md) — x\n",
     ),
+    "4 block identity (a new block filed where a deleted base block of its kind stood)": (
+        "  wrapped detail\n",
+        "  wrapped detail\n## Notes\n- plain two\nSome prose about the project, edited.\n",
+        "",
+        "- plain one\n<!-- a comment, edited -->\n",
+    ),
     "5 an indented line at the top of the file": (
         "\n  wrapped detail\n",
         "\n  wrapped detail\n- plain two\nMore prose, on a line of its own.\n",
