@@ -323,12 +323,26 @@ def merge_index(
     moving: dict[str, frozenset[Key]] = {}  # per side: base keys of what it can be seen to move
     raw = {so.name: set(so.nodes), st.name: set(st.nodes)}
     parked_b = {k for k in bn if k not in base_written}
-    for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
-        pairs = link_renames(bn, side.nodes)
+    links: dict[str, dict[Key, Key]] = {}
+    rewrites: dict[str, dict[Key, Key]] = {}
+    for side, z in ((so, zo), (st, zt)):
+        pairs = links[side.name] = link_renames(bn, side.nodes)
         other = raw[st.name if side is so else so.name]
         written = {spelled[side.name].get(it.key, it.key) for it in z.items}
         archived = {pairs.get(k, k) for k in side.nodes if k not in written} | parked_b
-        pairs.update(block_rewrites(bn, side.nodes, pairs, other, archived))
+        rewrites[side.name] = block_rewrites(bn, side.nodes, pairs, other, archived)
+    for side, z in ((so, zo), (st, zt)):  # an item renamed or edited is still the base's item
+        pairs = links[side.name]
+        name = st.name if side is so else so.name
+        other = raw[name]
+        # a block the other side holds too, as a new block of its own (not rewritten from this
+        # base block), is that new block: read here as an edit, a merge's result (which files
+        # it at the base block's place) and the side that wrote it elsewhere held it twice
+        pairs.update(
+            (sk, bk)
+            for sk, bk in rewrites[side.name].items()
+            if sk not in other or rewrites[name].get(sk) == bk
+        )
         mine = {spelled[side.name].get(k, k) for k in said[side.name]}
         moved = moved_bullets(bn, side.nodes, pairs, other, once, mine)
         pairs.update(moved)

@@ -204,11 +204,11 @@ REMAINING = {
         "# Memory\n- plain one\n- [Topic 8](topic-8.md) — y\n- [Topic 6](topic-6.md) — x\n",
         "- plain one\n## Project\nSome prose about the project.\n- [Topic 6](topic-6.md) — x\n",
     ),
-    "4 paragraph identity (two paragraphs, a title written between them)": (
-        "More prose, on a line of its own.\nSome prose about the project.\n",
-        "# Memory\n- [Topic 9](topic-9.md) — état du projet\n",
-        "# Memory\nMore prose, on a line of its own.\n- Plain  One\nSome prose about the project.\n",
-        "Some prose about the project.\n",
+    "4 block identity (a new block filed where a deleted base block of its kind stood)": (
+        "  wrapped detail\n",
+        "  wrapped detail\n## Notes\n- plain two\nSome prose about the project, edited.\n",
+        "",
+        "- plain one\n<!-- a comment, edited -->\n",
     ),
     "5 an indented line at the top of the file": (
         "\n  wrapped detail\n",
