@@ -187,6 +187,26 @@ case(
     ["- vite 5\n\n### Caching (redis)\n\n- redis TTL 30 days\n"],
     ["### Caching\n", "## Backend\n\n### Caching"],
 )
+case(
+    "topic: a ### subsection moved under another ## and retitled, a bullet inside it edited",
+    T,
+    SX,
+    [MOVED.replace("### Caching", "### Caching (redis)"), SX.replace("TTL 30 days", "TTL 7 days")],
+    ["- vite 5\n\n### Caching (redis)\n\n- redis TTL 7 days\n- keys prefixed `seo:`\n"],
+    ["30 days", "### Caching\n", "## Backend\n\n### Caching"],
+)
+case(
+    "topic: a ### subsection retitled on two machines alike, moved on a third",
+    T,
+    SX,
+    [
+        SX.replace("### Caching", "### Caching (redis)"),
+        SX.replace("### Caching", "### Caching (redis)").replace("bullmq", "BullMQ"),
+        MOVED,
+    ],
+    ["- vite 5\n\n### Caching (redis)\n\n- redis TTL 30 days\n", "- BullMQ with 3 retries"],
+    ["### Caching\n", "## Backend\n\n### Caching"],
+)
 IX = (
     "# Reviewer memory\n\n"
     "## Key classes\n\n"
@@ -685,9 +705,6 @@ case(
 # the cases still not what a careful human writes (docs/merge.md, eleventh sweep): name -> why
 OPEN: dict[str, str] = {
     "index: a short bullet moved, the same bullet reworded on the other side": "a duplicate",
-    "topic: a ### subsection moved under another ##, its title edited on the other side": (
-        "the retitled heading left empty in the old place, the old title over the moved content"
-    ),
     "index: a ### subsection moved under another ##, an entry inside it edited": "move lost",
 }
 
