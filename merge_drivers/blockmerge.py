@@ -362,7 +362,18 @@ def _retitled(z: list[Unit], b: list[Unit], xz: int) -> int | None:
         if hb is None or kb[x] in kz or hb.level != hz.level:
             return None
         return x
-    return None
+    # nothing under it kept as it was (every bullet edited): the one new heading of its level
+    # that reads like it (`Queues` → `Queues (prod)`)
+    alike = [
+        x
+        for x, u in enumerate(b[:2_000])
+        if _heading(u)
+        and u.block is not None
+        and u.block.level == hz.level
+        and kb[x] not in kz
+        and likeness(kz[xz], kb[x]) >= 0.6
+    ]
+    return alike[0] if len(alike) == 1 else None
 
 
 def _heading(u: Unit) -> bool:
