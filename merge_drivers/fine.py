@@ -551,8 +551,13 @@ def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
     to the winner."""
     if not all(map(_table_row, (*z, *a, *b))):
         return None
-    if not (len(z) == len(a) == len(b)) or _shifted(z, a) or _shifted(z, b):
+    if len(z) == len(a) == len(b) and not (_shifted(z, a) or _shifted(z, b)):
+        pass  # the rows line up one to one
+    elif _widths(z) != _widths(a) or _widths(z) != _widths(b) or len(z) == len(a) == len(b):
+        # a column added or removed with rows, or rows that stand where others stood
         return _merge_keyed_rows(z, a, b, tie)
+    else:
+        return None  # rows added or deleted, no column: the line merge's (sorted tables too)
     out: list[bytes] = []
     won = by_b = 0
     for rz, ra, rb in zip(z, a, b, strict=True):
@@ -562,6 +567,11 @@ def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
         out.append(row[0])
         won, by_b = won + row[1], by_b + row[2]
     return out, won, by_b
+
+
+def _widths(rows: list[bytes]) -> set[int]:
+    """How many cells the rows of a table have (a column added: another count)."""
+    return {_plain(r).count(b"|") for r in rows}
 
 
 def _shifted(z: list[bytes], a: list[bytes]) -> bool:
@@ -626,13 +636,15 @@ def _merge_keyed_rows(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool)
             elif rb is not None and _changed(rows[0][at], rb):
                 out.append(rb)
         runs = [[k for k in new[s].get(at, []) if k not in done] for s in (0, 1)]
-        for side, run in sorted(
-            enumerate(runs), key=lambda r: b"".join(_plain(rows[r[0] + 1][k]) for k in r[1])
-        ):
-            for k in run:
-                if k not in done:
-                    done.add(k)
-                    out.append(rows[side + 1][k])
+        if runs[0] and runs[1]:
+            # both sides' new rows after one row: in the order of their bytes, so three
+            # replicas come to one order whichever two merge first
+            fresh = {k: rows[1].get(k) or rows[2][k] for k in (*runs[0], *runs[1])}
+            run = sorted(fresh.values(), key=_plain)
+        else:
+            run = [rows[1][k] for k in runs[0]] + [rows[2][k] for k in runs[1]]
+        done.update(_first_cell(r) for r in run)
+        out.extend(run)
     return out, won, by_b
 
 
