@@ -305,15 +305,22 @@ def _sections_moved(
     wrote it after (first under a parent heading) — so what `b` edited in it lands moved and
     edited, not once at each place."""
     pz, pa = _parents(zu), _parents(au)
-    moved_a = [h for h, p in pz.items() if h in pa and pa[h] != p][:100]
+    # a heading under another parent, or not written at all on `a` (retitled there, maybe
+    # moved too: found by what stood first under it)
+    moved_a = [h for h, p in pz.items() if h not in pa or pa[h] != p][:100]
     if not moved_a or len(zu) > 2_000:
         return zu, bu  # no heading a wrote under another parent (one pass each)
     z, b = list(zu), list(bu)
     for h in moved_a:
         ka, kb, kz = ([u.key for u in us] for us in (au, b, z))
-        if ka.count(h) != 1 or kb.count(h) != 1 or kz.count(h) != 1:
+        if kz.count(h) != 1:
             continue
-        xa, xb, xz = ka.index(h), kb.index(h), kz.index(h)
+        xz = kz.index(h)
+        xa = ka.index(h) if ka.count(h) == 1 else _retitled(z, au, xz)
+        xb = kb.index(h) if kb.count(h) == 1 else _retitled(z, b, xz)
+        if xa is None or xb is None:
+            continue
+        hb = kb[xb]  # `b`'s heading: `h`, or `h` retitled there
         pa_, pb, pz_ = _parent(au, xa), _parent(b, xb), _parent(z, xz)
         if pa_ == pz_ or pb not in (pz_, pa_) or not xa:
             continue
@@ -323,10 +330,10 @@ def _sections_moved(
         block = zu[kz.index(h)].block
         level = block.level if block is not None else 0
         moved = [z] if pb == pa_ else [z, b]
-        if any(_holds_at(seq, h, level, before) for seq in moved):
+        if any(_holds_at(seq, h if seq is z else hb, level, before) for seq in moved):
             continue  # the anchor stands in the moved section itself
         for seq in moved:
-            at = [u.key for u in seq].index(h)
+            at = [u.key for u in seq].index(h if seq is z else hb)
             end = _section_end(seq, at, level)
             chunk = seq[at:end]
             del seq[at:end]
@@ -338,6 +345,38 @@ def _sections_moved(
                 where = _section_end(seq, p, level)
             seq[where:where] = chunk
     return z, b
+
+
+def _retitled(z: list[Unit], b: list[Unit], xz: int) -> int | None:
+    """Where `b` holds the heading at `z[xz]` retitled (`### Caching` → `### Caching (redis)`):
+    a heading of its level written nowhere in the base, the nearest above the first unit of
+    its base section that `b` kept (written once on both) — None if there is none."""
+    hz = z[xz].block
+    if hz is None:
+        return None
+    kz, kb = [u.key for u in z], [u.key for u in b]
+    for k in range(xz + 1, _section_end(z, xz, hz.level)):
+        if _heading(z[k]) or kz.count(kz[k]) != 1 or kb.count(kz[k]) != 1:
+            continue
+        x = kb.index(kz[k]) - 1
+        while x >= 0 and not _heading(b[x]):
+            x -= 1
+        hb = b[x].block if x >= 0 else None
+        if hb is None or kb[x] in kz or hb.level != hz.level:
+            return None
+        return x
+    # nothing under it kept as it was (every bullet edited): the one new heading of its level
+    # that reads like it (`Queues` → `Queues (prod)`)
+    alike = [
+        x
+        for x, u in enumerate(b[:2_000])
+        if _heading(u)
+        and u.block is not None
+        and u.block.level == hz.level
+        and kb[x] not in kz
+        and likeness(kz[xz], kb[x]) >= 0.6
+    ]
+    return alike[0] if len(alike) == 1 else None
 
 
 def _heading(u: Unit) -> bool:

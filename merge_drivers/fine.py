@@ -396,6 +396,7 @@ def _masked(line: bytes) -> bytes:
 
 # the lines, how many conflicts a winner took, and how many of those `b` took (on a tie)
 Merged = tuple[list[bytes], int, int]
+Merged1 = tuple[bytes, int, int]  # one line merged, as `Merged`
 
 
 def merge_lines(
@@ -545,43 +546,180 @@ def _table_row(line: bytes) -> bool:
 
 
 def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = False) -> Merged | None:
-    """Rows both sides edited, cell by cell (the rows line up one to one, with as many cells);
-    a cell both changed goes to the winner."""
-    if not (len(z) == len(a) == len(b)) or not all(map(_table_row, (*z, *a, *b))):
+    """Rows both sides edited, cell by cell (the rows line up one to one, with as many cells,
+    or by their first cell: a side that added or deleted rows too); a cell both changed goes
+    to the winner."""
+    if not all(map(_table_row, (*z, *a, *b))):
         return None
+    if len(z) == len(a) == len(b) and not (_shifted(z, a) or _shifted(z, b)):
+        pass  # the rows line up one to one
+    elif _widths(z) != _widths(a) or _widths(z) != _widths(b) or len(z) == len(a) == len(b):
+        # a column added or removed with rows, or rows that stand where others stood
+        return _merge_keyed_rows(z, a, b, tie)
+    else:
+        return None  # rows added or deleted, no column: the line merge's (sorted tables too)
     out: list[bytes] = []
     won = by_b = 0
     for rz, ra, rb in zip(z, a, b, strict=True):
-        if _plain(ra) == _plain(rb) or _plain(rb) == _plain(rz):
-            out.append(ra)
-            continue
-        if _plain(ra) == _plain(rz):
-            out.append(rb)
-            continue
-        cz, ca, cb = (_plain(r).split(b"|") for r in (rz, ra, rb))
-        if not (len(cz) == len(ca) == len(cb)):
-            # a column added or removed on one side: the cells merged as a sequence, so a
-            # cell edited on the other side stands in the row that gained (or lost) one
-            seq = merge_seq(cz, ca, cb, bytes.strip)
-            if seq is None:
-                return None
-            row = [(cz if s == "z" else ca if s == "a" else cb)[k] for s, k in seq[0]]
-            out.append(b"|".join(row) + (ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]))
-            continue
-        cells: list[bytes] = []
-        for x, y, w in zip(cz, ca, cb, strict=True):
-            if y.strip() == w.strip() or w.strip() == x.strip():
-                cells.append(y)
-            elif y.strip() == x.strip():
-                cells.append(w)
-            else:
-                # both changed one cell: the winner's (on a tie, the greater cell)
-                cells.append(w if tie and w.strip() > y.strip() else y)
-                won += 1
-                by_b += tie and w.strip() > y.strip()
-        end = ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]
-        out.append(b"|".join(cells) + end)
+        row = _merge_row(rz, ra, rb, tie)
+        if row is None:
+            return None
+        out.append(row[0])
+        won, by_b = won + row[1], by_b + row[2]
     return out, won, by_b
+
+
+def _widths(rows: list[bytes]) -> set[int]:
+    """How many cells the rows of a table have (a column added: another count)."""
+    return {_plain(r).count(b"|") for r in rows}
+
+
+def _shifted(z: list[bytes], a: list[bytes]) -> bool:
+    """Whether a row of `a` stands where another base row stood (its first cell is that of
+    a base row elsewhere: rows deleted and added, not edited in place)."""
+    kz = [_first_cell(r) for r in z]
+    keys = set(kz)
+    return any(k != x and k in keys for k, x in zip(map(_first_cell, a), kz, strict=True))
+
+
+def _first_cell(row: bytes) -> bytes:
+    return _plain(row).strip().strip(b"|").split(b"|", 1)[0].strip()
+
+
+def _merge_keyed_rows(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:
+    """One table where a side added or deleted rows and both edited others (a column added
+    with a row on one side, a cell edited on the other): rows paired by their first cell
+    (each written once on every side), each row kept on both sides merged cell by cell, a
+    side's new rows after the row they follow there (both sides' after one row: the smaller
+    bytes first), a row deleted on one side gone unless the other changed its base cells —
+    before, the hunk went to one side whole and the other's column, row or cell was lost.
+    None when first cells repeat, a side re-ordered rows, or a row does not merge."""
+    keys = [[_first_cell(r) for r in s] for s in (z, a, b)]
+    rows = [dict(zip(k, s, strict=True)) for k, s in zip(keys, (z, a, b), strict=True)]
+    if any(len(m) != len(s) for m, s in zip(rows, (z, a, b), strict=True)):
+        return None
+    kz = keys[0]
+    both = [k for k in kz if k in rows[1] and k in rows[2]]
+    if any(
+        [k for k in ks if k in rows[1] and k in rows[2] and k in rows[0]] != both for ks in keys[1:]
+    ):
+        return None  # a side re-ordered rows
+    new: list[dict[bytes | None, list[bytes]]] = []
+    for side in (1, 2):
+        groups: dict[bytes | None, list[bytes]] = {}
+        after: bytes | None = None
+        for k in keys[side]:
+            if k in rows[0]:
+                after = k
+            else:
+                groups.setdefault(after, []).append(k)
+        new.append(groups)
+    if any(
+        _plain(rows[1][k]) != _plain(rows[2][k])
+        for k in rows[1].keys() & rows[2].keys() - rows[0].keys()
+    ):
+        return None  # both sides added a row with one first cell, each its own
+    done: set[bytes] = set()  # a row both sides added alike: once, where it first comes
+    out: list[bytes] = []
+    won = by_b = 0
+    for at in [None, *kz]:
+        if at is not None:
+            ra, rb = rows[1].get(at), rows[2].get(at)
+            if ra is not None and rb is not None:
+                row = _merge_row(rows[0][at], ra, rb, tie)
+                if row is None:
+                    return None
+                out.append(row[0])
+                won, by_b = won + row[1], by_b + row[2]
+            elif ra is not None and _changed(rows[0][at], ra):
+                out.append(ra)  # deleted on one side, changed on the other: kept
+            elif rb is not None and _changed(rows[0][at], rb):
+                out.append(rb)
+        runs = [[k for k in new[s].get(at, []) if k not in done] for s in (0, 1)]
+        if runs[0] and runs[1]:
+            # both sides' new rows after one row: in the order of their bytes, so three
+            # replicas come to one order whichever two merge first
+            fresh = {k: rows[1].get(k) or rows[2][k] for k in (*runs[0], *runs[1])}
+            run = sorted(fresh.values(), key=_plain)
+        else:
+            run = [rows[1][k] for k in runs[0]] + [rows[2][k] for k in runs[1]]
+        done.update(_first_cell(r) for r in run)
+        out.extend(run)
+    return out, won, by_b
+
+
+def _changed(rz: bytes, r: bytes) -> bool:
+    """Whether a row changed a base cell (a cell added or removed alone is no change)."""
+    cz, cr = ([c.strip() for c in _plain(x).split(b"|")] for x in (rz, r))
+    it = iter(cr)
+    if len(cz) <= len(cr):
+        return not all(c in it for c in cz)
+    it = iter(cz)
+    return not all(c in it for c in cr)
+
+
+def _merge_row(rz: bytes, ra: bytes, rb: bytes, tie: bool) -> Merged1 | None:
+    """One row both sides may have edited, cell by cell (a column added or removed on one
+    side: the cells as a sequence); a cell both changed goes to the winner `ra` (on a tie,
+    the greater cell). The row, and how many cells a winner decided, and of those by `rb`."""
+    if _plain(ra) == _plain(rb) or _plain(rb) == _plain(rz):
+        return ra, 0, 0
+    if _plain(ra) == _plain(rz):
+        return rb, 0, 0
+    cz, ca, cb = (_plain(r).split(b"|") for r in (rz, ra, rb))
+    end = ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]
+    if len(cz) == len(ca) == len(cb):
+        cells, won, by_b = _merge_cells(cz, ca, cb, tie)
+        return b"|".join(cells) + end, won, by_b
+    # a column added or removed on one side: the cells merged as a sequence, so a cell
+    # edited on the other side stands in the row that gained (or lost) one
+    seq = merge_seq(cz, ca, cb, bytes.strip)
+    if seq is not None:
+        row = [(cz if s == "z" else ca if s == "a" else cb)[k] for s, k in seq[0]]
+        return b"|".join(row) + end, 0, 0
+    # one side added a cell next to one the other edited (`1.38` → `1.40 | rt-multi` and
+    # `1.38` → `1.40`): the new cell set aside — the one whose removal leaves that side's
+    # row nearest the base's, the later on a tie — the rest merged cell by cell
+    for wide, flip in ((ca, False), (cb, True)):
+        other = cb if wide is ca else ca
+        if not (len(wide) == len(cz) + 1 and len(other) == len(cz)):
+            continue
+        p = max(
+            range(1, len(wide) - 1),
+            key=lambda q: (
+                sum(
+                    x.strip() == y.strip()
+                    for x, y in zip(cz, wide[:q] + wide[q + 1 :], strict=True)
+                ),
+                q,
+            ),
+        )
+        narrow = wide[:p] + wide[p + 1 :]
+        cells, won, by_b = (
+            _merge_cells(cz, other, narrow, tie) if flip else _merge_cells(cz, narrow, other, tie)
+        )
+        return b"|".join([*cells[:p], wide[p], *cells[p:]]) + end, won, by_b
+    return None
+
+
+def _merge_cells(
+    cz: list[bytes], ca: list[bytes], cb: list[bytes], tie: bool
+) -> tuple[list[bytes], int, int]:
+    """Cells of one row, as many on every side: each side's edits; a cell both changed goes
+    to the winner `ca` (on a tie, the greater cell), counted, and of those by `cb`."""
+    cells: list[bytes] = []
+    won = by_b = 0
+    for x, y, w in zip(cz, ca, cb, strict=True):
+        if y.strip() == w.strip() or w.strip() == x.strip():
+            cells.append(y)
+        elif y.strip() == x.strip():
+            cells.append(w)
+        else:
+            # both changed one cell: the winner's (on a tie, the greater cell)
+            cells.append(w if tie and w.strip() > y.strip() else y)
+            won += 1
+            by_b += tie and w.strip() > y.strip()
+    return cells, won, by_b
 
 
 def _prose(lines: list[bytes]) -> bool:

@@ -1,0 +1,118 @@
+"""The eleventh sweep's everyday cases (tests/merge_drivers/test_everyday_cases_11.py) end to
+end (issue 24): a representative subset — short bullets moved, a subsection moved, new bullets
+after one predecessor, a table, numbered steps, a tilde fence, frontmatter tags and ranks,
+CRLF, CJK, a Latin-1 byte, three machines — through `gitmem sync` with two and three real
+clones (each case a folder of one scope, all merged in one sync) and through `git merge` with
+the drivers installed, both directions. Every replica ends with the same bytes and each case
+keeps what a careful human keeps."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_everyday_in_sync import DRIVER, ROOT, _check, _file, _git
+from tests.merge_drivers.test_everyday_cases import encoded
+from tests.merge_drivers.test_everyday_cases_11 import CASES as ALL
+from tests.merge_drivers.test_everyday_cases_11 import OPEN
+from tests.support.world import World, folder_bytes
+
+CHOSEN = [
+    "index: a short bullet moved to another section, an entry of its old section edited",
+    "topic: a short bullet moved to another section, a neighbour in the new section deleted",
+    "topic: a ### subsection moved under another ##, a bullet inside it edited",
+    "topic: both sides add a bullet after the same middle predecessor",
+    "table: a column added on one side, a cell edited on the other",
+    "table: a column and a row added on one side, a cell edited on the other",
+    "topic: a ### subsection moved under another ##, its title edited on the other side",
+    "table: three machines — a column, a row, a cell",
+    "numbered: both insert a step at different places, each renumbering",
+    "tilde fence: the first and last lines edited on two sides",
+    "frontmatter: both sides add a tag to a block list",
+    "frontmatter: confidence raised with a body edit, updated bumped with another body edit",
+    "CRLF topic: both add to different sections, one rewords a bullet",
+    "CJK prose: two edits of one unspaced sentence, far apart",
+    "a Latin-1 byte: the first and last bullets edited on two sides",
+    "index: three machines — a short bullet moved, an entry edited, another deleted",
+    "topic: a sorted list, three machines each add a name",
+    "numbered: three machines each insert a step",
+    "frontmatter: three machines each add a tag",
+]
+CASES = [c for c in ALL if c[0] in CHOSEN and c[0] not in OPEN]
+
+
+def test_the_subset_is_all_there() -> None:
+    assert len(CASES) == len(CHOSEN)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("machines", [2, 3])
+def test_eleventh_sweep_cases_through_gitmem_sync(world: World, machines: int) -> None:
+    chosen = [(n, c) for n, c in enumerate(CASES) if len(c[3]) == machines]
+    assert chosen
+    clones = [world.clone(x) for x in "abc"[:machines]]
+    folders = [world.scope_path(x) for x in clones]
+    for n, c in chosen:
+        path = folders[0] / _file(n, c)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(encoded(c[2]))
+    for clone in clones:
+        world.ok("-C", str(clone), "sync")
+    for folder, k in zip(folders, range(machines), strict=True):
+        for n, c in chosen:
+            (folder / _file(n, c)).write_bytes(encoded(c[3][k]))
+    for clone in [*clones, *clones[:-1]]:
+        world.ok("-C", str(clone), "sync")
+    assert all(folder_bytes(f) == folder_bytes(folders[0]) for f in folders[1:])
+    for n, c in chosen:
+        _check(c, (folders[0] / _file(n, c)).read_bytes())
+
+
+@pytest.mark.slow
+def test_eleventh_sweep_cases_through_git_merge_both_directions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    _git(repo, "config", "user.name", "T")
+    _git(repo, "config", "user.email", "t@example.com")
+    for name in ("index", "frontmatter"):
+        _git(repo, "config", f"merge.gitmem-{name}.driver", DRIVER)
+    info = repo / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text(
+        ".claude/agent-memory/**/*.md merge=gitmem-frontmatter\n"
+        ".claude/agent-memory/**/MEMORY.md merge=gitmem-index\n"
+    )
+    mem = repo / ".claude/agent-memory/bot"
+    chosen = [(n, c) for n, c in enumerate(CASES) if len(c[3]) == 2]
+
+    def commit(side: int | None) -> None:
+        for n, c in chosen:
+            path = mem / _file(n, c)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(encoded(c[2] if side is None else c[3][side]))
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-qm", f"side {side}")
+
+    commit(None)
+    _git(repo, "branch", "left")
+    commit(0)
+    _git(repo, "checkout", "-q", "left")
+    commit(1)
+    results = []
+    for into, other in (("main", "left"), ("left", "main")):
+        _git(repo, "checkout", "-q", into)
+        start = _git(repo, "rev-parse", "HEAD").strip()
+        _git(repo, "merge", "-q", "--no-edit", other)
+        results.append({n: (mem / _file(n, c)).read_bytes() for n, c in chosen})
+        _git(repo, "reset", "-q", "--hard", start)
+    assert results[0] == results[1]  # either direction, the same bytes
+    for n, c in chosen:
+        _check(c, results[0][n])
