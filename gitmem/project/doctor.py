@@ -40,6 +40,8 @@ class Checkup:
     # remotes other than the project's (the hub) that the remote check could not read, with
     # why: their own check reports it once, without asking the network again
     unread: dict[str, str] = field(default_factory=dict)
+    # the personal ref is on its remote (or the hub) but not fetched here yet
+    personal_unfetched: bool = False
 
     @property
     def problems(self) -> list[Finding]:
@@ -207,6 +209,9 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
     for ref in elsewhere:
         line += f"; {ref.removeprefix('refs/gitmem/')} on the {routes[ref].label}"
     checkup.add("remote", OK, line)
+    checkup.personal_unfetched = project.user_ref in there and not any(
+        project.repo.resolve(r) for r in (project.user_ref, project.tracking_ref(project.user_ref))
+    )
     for ref, route in routes.items():
         if route.label in checkup.unread:  # not read: whether it is there is not known
             continue
@@ -417,6 +422,13 @@ def _recall_commands(root: Path, settings: Path, checkup: Checkup) -> None:
             )
 
 
+# the one step of a machine with no key yet, whose personal memory elsewhere is encrypted
+NO_KEY_STEP = (
+    "gitmem key init here, then on a machine that has the key "
+    "gitmem key grant RECIPIENT (the recipient it printed)"
+)
+
+
 def has_machine_key() -> bool:
     """This machine has a gitmem identity (or an adopted SSH key): file checks only, no crypto."""
     from gitmem.privacy.layout import identity_path, ssh_pointer_path
@@ -444,10 +456,7 @@ def personal_key_step(project: Project) -> str | None:
     except NoAccess:
         machine = codec.machine(create=False)
         if machine is None:
-            return (
-                "gitmem key init here, then on a machine that has the key "
-                "gitmem key grant RECIPIENT (the recipient it printed)"
-            )
+            return NO_KEY_STEP
         return (
             f"on a machine that has the key: gitmem key grant '{machine.recipient}' and gitmem "
             "sync there, then gitmem sync here"
@@ -470,6 +479,17 @@ def _key(project: Project, checkup: Checkup) -> None:
     if step:
         checkup.add(
             "key", PROBLEM, "your personal memory is encrypted with a key this machine lacks", step
+        )
+    elif checkup.personal_unfetched and not has_machine_key():
+        # a second machine before its first sync: the memory there is encrypted (the first
+        # sync of a machine always seals it) and no key of this machine can be among its own
+        label = project.route(project.user_ref).label
+        checkup.add(
+            "key",
+            PROBLEM,
+            f"your personal memory ({project.user_ref}) is on "
+            f"{'the hub' if label == 'hub' else label} and this machine has no key to open it yet",
+            NO_KEY_STEP,
         )
     elif has_machine_key():
         checkup.add("key", OK, "this machine has a key for personal memory")
