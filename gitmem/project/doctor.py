@@ -436,6 +436,19 @@ def has_machine_key() -> bool:
     return identity_path().is_file() or ssh_pointer_path().is_file()
 
 
+def key_made_since(project: Project) -> bool:
+    """This machine's key file is newer than the personal ref's tip: a key made after the
+    ref was last written (a deleted identity remade by a user-scope sync) was granted to it by
+    no commit yet. File stats and one commit read: no crypto."""
+    from gitmem.privacy.layout import identity_path, ssh_pointer_path
+
+    tip = project.repo.resolve(project.user_ref)
+    stamps = [p.stat().st_mtime for p in (identity_path(), ssh_pointer_path()) if p.is_file()]
+    if tip is None or not stamps:
+        return False
+    return max(stamps) > max(project.repo.commit_times([tip]), default=0)
+
+
 def personal_key_step(project: Project) -> str | None:
     """How to get the key, when this machine cannot open the newest personal commit; else None.
 
@@ -646,7 +659,9 @@ def next_steps(project: Project, status: Status) -> list[str]:
     personal_behind = any(s.behind for s in status.scopes if s.ref == project.user_ref)
     key_step = (
         personal_key_step(project)
-        if personal_behind or (not has_machine_key() and project.repo.resolve(project.user_ref))
+        if personal_behind
+        or (not has_machine_key() and project.repo.resolve(project.user_ref))
+        or key_made_since(project)
         else None
     )
     if key_step:

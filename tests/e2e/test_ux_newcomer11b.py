@@ -34,3 +34,22 @@ def test_doctor_on_a_fresh_second_machine_says_its_personal_memory_needs_a_key(
     assert "is on the hub and this machine has no key to open it yet" in run.out, run.out
     assert f"fix: {NO_KEY_STEP}\n" in run.out, run.out
     assert "no problems found" not in run.out, run.out
+
+
+def test_status_says_a_remade_key_cannot_open_the_personal_memory(tmp_path: Path) -> None:
+    """A machine whose key file was deleted and remade by a later user-scope sync: `status`
+    said nothing of the personal memory it cannot open (only sync and doctor did). It now
+    names the grant that sync and doctor name, for the new key."""
+    world, proj, _hub = hub_world(tmp_path)
+    world.ok("-C", str(proj), "sync")
+    (identity,) = [p for p in world.home.rglob("identity") if p.parent.name == "gitmem"]
+    identity.unlink()
+    (world.home / ".claude" / "CLAUDE.md").write_text("# Me\n- spaces\n")
+    world.gitmem("-C", str(proj), "sync", "--user")  # cannot open it: makes a new identity
+    assert identity.is_file()
+    status = world.ok("-C", str(proj), "status")
+    doctor = world.gitmem("-C", str(proj), "doctor").out
+    (fix,) = [
+        line.split("fix: ", 1)[1] for line in doctor.splitlines() if "gitmem key grant" in line
+    ]
+    assert f"next: read your encrypted personal memory here: {fix}\n" in status, status
