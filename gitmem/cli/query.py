@@ -103,7 +103,8 @@ def project_opener(args: argparse.Namespace) -> Callable[[], Project]:
                 raise NotARepository(
                     exc.message,
                     "run it inside a clone, or pass -C PATH; your user-scope memory needs no "
-                    "clone: gitmem status --user, gitmem log user/CLAUDE.md",
+                    "clone: gitmem status --user, gitmem log user/CLAUDE.md; to search it: "
+                    "in a clone, gitmem query --scope user (the search index is a clone's)",
                 ) from None
         return opened[0]
 

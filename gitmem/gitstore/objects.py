@@ -354,6 +354,10 @@ class ObjectEncoding(TreeDiff):
             return None
         return self.write_object("tree", b"".join(parts))
 
+    def commit_times(self, commits: list[str]) -> list[int]:
+        """Committer times of `commits`, in order."""
+        return self._times(commits)
+
     def _times(self, commits: list[str]) -> list[int]:
         """Committer times of `commits` (read from the objects: no process when loose)."""
         out: list[int] = []

@@ -40,6 +40,8 @@ class Checkup:
     # remotes other than the project's (the hub) that the remote check could not read, with
     # why: their own check reports it once, without asking the network again
     unread: dict[str, str] = field(default_factory=dict)
+    # the personal ref is on its remote (or the hub) but not fetched here yet
+    personal_unfetched: bool = False
 
     @property
     def problems(self) -> list[Finding]:
@@ -208,6 +210,9 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
     for ref in elsewhere:
         line += f"; {ref.removeprefix('refs/gitmem/')} on the {routes[ref].label}"
     checkup.add("remote", OK, line)
+    checkup.personal_unfetched = project.user_ref in there and not any(
+        project.repo.resolve(r) for r in (project.user_ref, project.tracking_ref(project.user_ref))
+    )
     for ref, route in routes.items():
         if route.label in checkup.unread:  # not read: whether it is there is not known
             continue
@@ -448,11 +453,31 @@ def _recall_commands(root: Path, settings: Path, checkup: Checkup) -> None:
             )
 
 
+# the one step of a machine with no key yet, whose personal memory elsewhere is encrypted
+NO_KEY_STEP = (
+    "gitmem key init here, then on a machine that has the key "
+    "gitmem key grant RECIPIENT (the recipient it printed)"
+)
+
+
 def has_machine_key() -> bool:
     """This machine has a gitmem identity (or an adopted SSH key): file checks only, no crypto."""
     from gitmem.privacy.layout import identity_path, ssh_pointer_path
 
     return identity_path().is_file() or ssh_pointer_path().is_file()
+
+
+def key_made_since(project: Project) -> bool:
+    """This machine's key file is newer than the personal ref's tip: a key made after the
+    ref was last written (a deleted identity remade by a user-scope sync) was granted to it by
+    no commit yet. File stats and one commit read: no crypto."""
+    from gitmem.privacy.layout import identity_path, ssh_pointer_path
+
+    tip = project.repo.resolve(project.user_ref)
+    stamps = [p.stat().st_mtime for p in (identity_path(), ssh_pointer_path()) if p.is_file()]
+    if tip is None or not stamps:
+        return False
+    return max(stamps) > max(project.repo.commit_times([tip]), default=0)
 
 
 def personal_key_step(project: Project) -> str | None:
@@ -475,10 +500,7 @@ def personal_key_step(project: Project) -> str | None:
     except NoAccess:
         machine = codec.machine(create=False)
         if machine is None:
-            return (
-                "gitmem key init here, then on a machine that has the key "
-                "gitmem key grant RECIPIENT (the recipient it printed)"
-            )
+            return NO_KEY_STEP
         return (
             f"on a machine that has the key: gitmem key grant '{machine.recipient}' and gitmem "
             "sync there, then gitmem sync here"
@@ -501,6 +523,17 @@ def _key(project: Project, checkup: Checkup) -> None:
     if step:
         checkup.add(
             "key", PROBLEM, "your personal memory is encrypted with a key this machine lacks", step
+        )
+    elif checkup.personal_unfetched and not has_machine_key():
+        # a second machine before its first sync: the memory there is encrypted (the first
+        # sync of a machine always seals it) and no key of this machine can be among its own
+        label = project.route(project.user_ref).label
+        checkup.add(
+            "key",
+            PROBLEM,
+            f"your personal memory ({project.user_ref}) is on "
+            f"{'the hub' if label == 'hub' else label} and this machine has no key to open it yet",
+            NO_KEY_STEP,
         )
     elif has_machine_key():
         checkup.add("key", OK, "this machine has a key for personal memory")
@@ -657,7 +690,9 @@ def next_steps(project: Project, status: Status) -> list[str]:
     personal_behind = any(s.behind for s in status.scopes if s.ref == project.user_ref)
     key_step = (
         personal_key_step(project)
-        if personal_behind or (not has_machine_key() and project.repo.resolve(project.user_ref))
+        if personal_behind
+        or (not has_machine_key() and project.repo.resolve(project.user_ref))
+        or key_made_since(project)
         else None
     )
     if key_step:
