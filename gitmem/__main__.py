@@ -5,10 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
-
-TYPE_CHECKING = False  # not `typing`'s: its import would come before the threshold below
-if TYPE_CHECKING:
-    from typing import NoReturn
+from typing import NoReturn
 
 # Objects made before the collector runs again (its generation 0). A command's objects live
 # until it exits — modules, classes, a record of each file — and the default, 700, ran the
