@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import command, echo
+from gitmem.cli.common import add_json, command, echo
 
 # the settings `gitmem config` sets; the ones that lower protection are also recorded outside
 # the repository (core/choices.PROTECTIVE), where a `.git` that came with an archive cannot
@@ -35,7 +35,19 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument("name", metavar="NAME", help="encrypt, sign, requireSigned or teamDir")
     p.add_argument("value", nargs="?", metavar="VALUE", help="the value to set")
     p.add_argument("--unset", action="store_true", help="remove the setting of this repository")
+    add_json(p)
     p.set_defaults(handler=run)
+
+
+def _said(args: argparse.Namespace, key: str, value: str | None, recorded: bool, line: str) -> int:
+    """The outcome: one line, or with --json `{"name", "value", "recorded"}`."""
+    if getattr(args, "as_json", False):
+        from gitmem.cli.jsonout import emit
+
+        emit({"name": key, "value": value, "recorded": recorded})
+    else:
+        echo(line)
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,13 +69,12 @@ def run(args: argparse.Namespace) -> int:
     common = Path(repo.common_dir)
     if args.value is None and not args.unset:
         value = repo.config_get(key)
-        echo(f"{key} = {value}" if value is not None else f"{key} is not set (the default)")
-        return 0
+        line = f"{key} = {value}" if value is not None else f"{key} is not set (the default)"
+        return _said(args, key, value, False, line)
     if args.unset:
         repo.git("config", "--unset-all", key, check=False)
         record(common, key, None)
-        echo(f"{key}: removed from this repository")
-        return 0
+        return _said(args, key, None, False, f"{key}: removed from this repository")
     value = args.value.strip()
     if key == "gitmem.encrypt":
         from gitmem.privacy.layout import encrypt_mode
@@ -83,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             f"{key} is {value!r}", f"set it to true or false (gitmem config {args.name} true)"
         )
     # the record first: the repository's value counts only once it is recorded
-    record(common, key, value if lowers(key.lower(), value, repo.toplevel) else None)
+    recorded = lowers(key.lower(), value, repo.toplevel)
+    record(common, key, value if recorded else None)
     repo.config_set(key, value)
-    echo(f"{key} = {value} (this repository)")
-    return 0
+    return _said(args, key, value, recorded, f"{key} = {value} (this repository)")

@@ -284,6 +284,8 @@ def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:
 def lowered_by_repo(repo: Any) -> list[str]:
     """One line for each protection-lowering value of the repository's own config that is not
     the user's word (core/choices): what it would have done, and the command that confirms it."""
+    if not repo.lowered_by_repo:
+        return []  # the usual case: no import of the config command on every sync
     from gitmem.cli.config import NAMES
 
     short = {v.lower(): k for k, v in NAMES.items()}

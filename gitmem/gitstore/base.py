@@ -110,10 +110,7 @@ _OWN_FILES = ("HEAD", "index", "config.worktree", "commondir", "gitdir")
 
 
 def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
-    import shlex
     import stat
-
-    from gitmem.errors import UsageError
 
     for folder, names in ((common_dir, _COMMON_FILES), (git_dir, _OWN_FILES)):
         for name in names:
@@ -123,6 +120,10 @@ def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
             except OSError:
                 continue  # absent (git's default), or a dangling link: git says so itself
             if not stat.S_ISREG(st.st_mode):
+                import shlex  # only for this message: every opening runs the check
+
+                from gitmem.errors import UsageError
+
                 raise UsageError(
                     f"{path} is not a regular file (a FIFO, a device, a folder): git would wait "
                     "on it or fail, and gitmem with it",
