@@ -214,7 +214,7 @@ def _refuse_secrets(project: Project, source: str, target: str, data: bytes) -> 
     allow-list: the user's own configuration): a flagged memory stays where it is."""
     from gitmem.policy.secrets import ALLOW_HINT, scan_secrets, user_allow_list
 
-    allow = user_allow_list(project.repo.config(), str(project.repo.common_dir))
+    allow = user_allow_list(project.repo.config())
     if allow.path_allowed(target):
         return
     found = scan_secrets(data.decode("utf-8", "replace"), allow.fingerprints)

@@ -15,6 +15,7 @@ NAMES = {
     "sign": "gitmem.sign",
     "requiresigned": "gitmem.requireSigned",
     "teamdir": "gitmem.teamDir",
+    "allowsecret": "gitmem.allowSecret",
 }
 
 
@@ -25,14 +26,17 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "set gitmem's settings of this repository as your own word (encrypt off, sign false)",
         "Set (or with --unset remove) a gitmem setting of this repository: encrypt "
         "(personal, local, off), sign (true, false), requireSigned (true, false), teamDir (a "
-        "folder). A value that protects less (encrypt off or local, sign false, requireSigned "
-        "false, a teamDir outside the working tree) counts only when "
+        "folder), allowSecret (a value the secret scan names, sha256:…, or path:GLOB; each one "
+        "adds to the list). A value that protects less (encrypt off or local, sign false, "
+        "requireSigned false, a teamDir outside the working tree, any allowSecret) counts only when "
         "it is yours: your global or system git config, the command line, or this command, "
         "which records it outside the repository (a .git that came with an archive cannot); "
         "the same value written by hand in .git/config is ignored, and sync and doctor say "
         "so. With NAME alone, print the value in effect.",
     )
-    p.add_argument("name", metavar="NAME", help="encrypt, sign, requireSigned or teamDir")
+    p.add_argument(
+        "name", metavar="NAME", help="encrypt, sign, requireSigned, teamDir or allowSecret"
+    )
     p.add_argument("value", nargs="?", metavar="VALUE", help="the value to set")
     p.add_argument("--unset", action="store_true", help="remove the setting of this repository")
     add_json(p)
@@ -61,14 +65,15 @@ def run(args: argparse.Namespace) -> int:
     if key is None:
         raise UsageError(
             f"gitmem config: unknown setting {args.name!r}",
-            "name one of: encrypt, sign, requireSigned, teamDir (others: git config gitmem.NAME V)",
+            "name one of: encrypt, sign, requireSigned, teamDir, allowSecret (others: git config gitmem.NAME V)",
         )
     if args.unset and args.value is not None:
         raise UsageError("gitmem config: --unset takes no VALUE", f"gitmem config --unset {key}")
     repo = Repository(str(getattr(args, "directory", ".")))
     common = Path(repo.common_dir)
     if args.value is None and not args.unset:
-        value = repo.config_get(key)
+        values = repo.config().get(key.lower(), [])
+        value = "\n".join(values) if key == "gitmem.allowSecret" else repo.config_get(key)
         line = f"{key} = {value}" if value is not None else f"{key} is not set (the default)"
         return _said(args, key, value, False, line)
     if args.unset:
@@ -80,6 +85,12 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.privacy.layout import encrypt_mode
 
         encrypt_mode(value)  # one line for a value gitmem does not know; nothing written
+    elif key == "gitmem.allowSecret":
+        if not value.startswith(("sha256:", "path:")):
+            raise UsageError(
+                f"{key} is {value!r}",
+                "give the value the secret scan named (sha256:…) or path:GLOB",
+            )
     elif key != "gitmem.teamDir" and value.lower() not in (
         "true",
         "false",
@@ -96,5 +107,10 @@ def run(args: argparse.Namespace) -> int:
     # the record first: the repository's value counts only once it is recorded
     recorded = lowers(key.lower(), value, repo.toplevel)
     record(common, key, value if recorded else None)
-    repo.config_set(key, value)
+    if key == "gitmem.allowSecret":
+        have = repo.git("config", "--local", "--get-all", key, check=False).stdout.split(b"\n")
+        if value.encode() not in have:
+            repo.git("config", "--add", key, value)
+    else:
+        repo.config_set(key, value)
     return _said(args, key, value, recorded, f"{key} = {value} (this repository)")

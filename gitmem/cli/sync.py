@@ -139,12 +139,12 @@ def run(args: argparse.Namespace) -> int:
             start.release()
         raise
     moving = _left_on_remote(project)
+    _lowered_notes(project)  # before the sync: a refusal it causes (a secret) comes after it
     result = run_sync(project, options)
     if options.progress:
         sys.stderr.write("\r\033[K")
     if not args.scopes:  # chosen with --scope, the sync itself says so
         result.skipped.extend(unsynced_with_memory(project))
-    _lowered_notes(project)
     if getattr(args, "as_json", False):
         from gitmem.cli.jsonout import emit, sync_json
 

@@ -1,6 +1,7 @@
 """Settings that lower protection count only when they are the user's own word (charter 5).
 
-`gitmem.encrypt off|local`, `gitmem.sign false`, `gitmem.requireSigned false` in a repository's
+`gitmem.encrypt off|local`, `gitmem.sign false`, `gitmem.requireSigned false`, a
+`gitmem.teamDir` outside the work tree, any `gitmem.allowSecret` in a repository's
 own configuration (`.git/config`, `config.worktree`) may have come with the folder: a `.git`
 unpacked from an archive or a tarball, or a setting a committed file slipped in. Red team 10
 found it taken as the user's word, and personal memory pushed in plaintext. Such a value counts
@@ -37,10 +38,20 @@ def lowers(key: str, value: str, toplevel: Path | None = None) -> bool:
         return v in _FALSE
     if key == "gitmem.requiresigned":
         return v not in _TRUE
-    return False
+    # any value lets the secret scan pass something (red team 12: `path:*` in an archive's
+    # `.git/config` let every secret an agent wrote reach the archive's remote)
+    return key == "gitmem.allowsecret" and bool(v)
 
 
-PROTECTIVE = ("gitmem.encrypt", "gitmem.sign", "gitmem.requiresigned", "gitmem.teamdir")
+PROTECTIVE = (
+    "gitmem.encrypt",
+    "gitmem.sign",
+    "gitmem.requiresigned",
+    "gitmem.teamdir",
+    "gitmem.allowsecret",
+)
+# settings git keeps several values of (`git config --add`): recorded as a set
+MULTI = ("gitmem.allowsecret",)
 
 
 def _inside(value: str, toplevel: Path | None) -> bool:
@@ -78,20 +89,28 @@ def _read() -> dict[str, dict[str, str]]:
 def confirmed(common_dir: Path, key: str, value: str) -> bool:
     """Whether the user recorded `key = value` for this repository (`gitmem config`)."""
     recorded = _read().get(_key(common_dir), {}).get(key.lower())
-    return recorded is not None and recorded.strip().lower() == value.strip().lower()
+    if recorded is None:
+        return False
+    if key.lower() in MULTI:
+        return value.strip() in recorded.split("\n")
+    return recorded.strip().lower() == value.strip().lower()
 
 
 def record(common_dir: Path, key: str, value: str | None) -> None:
     """Record (None: forget) the user's `key = value` for this repository, atomically, in a
-    file only the user can read and write."""
+    file only the user can read and write; a value of a MULTI key joins the ones recorded."""
     from gitmem.core.tempfiles import temp_path
 
     data = _read()
     mine = data.setdefault(_key(common_dir), {})
+    name = key.lower()
     if value is None:
-        mine.pop(key.lower(), None)
+        mine.pop(name, None)
+    elif name in MULTI:
+        values = set(filter(None, mine.get(name, "").split("\n"))) | {value.strip()}
+        mine[name] = "\n".join(sorted(values))
     else:
-        mine[key.lower()] = value
+        mine[name] = value
     if not mine:
         data.pop(_key(common_dir), None)
     path = _file()

@@ -446,28 +446,27 @@ def read_allow_list(texts: Iterable[str]) -> AllowList:
 
 
 ALLOW_KEY = "gitmem.allowSecret"  # git config --add gitmem.allowSecret sha256:…
-ALLOW_FILE = "allow"  # $XDG_CONFIG_HOME/gitmem/allow, <common-dir>/gitmem/allow
+ALLOW_FILE = "allow"  # $XDG_CONFIG_HOME/gitmem/allow
 ALLOW_HINT = (
-    "a false positive: git config --add gitmem.allowSecret sha256:… (the value named above; "
-    "your own configuration: a file in the branch or a ref allows nothing)"
+    "a false positive: gitmem config allowSecret sha256:… (the value named above; your own "
+    "word: a file in the branch or a ref, or a value written in .git/config, allows nothing)"
 )
 
 
-def user_allow_list(config: Mapping[str, list[str]], common_dir: str | None) -> AllowList:
-    """The false positives this user accepts, from their own configuration only: every
+def user_allow_list(config: Mapping[str, list[str]]) -> AllowList:
+    """The false positives this user accepts, from their own word only: every
     `gitmem.allowSecret` value of their git config (`config`: as Repository.config() gives
-    it) and the lines of `$XDG_CONFIG_HOME/gitmem/allow` and `<common-dir>/gitmem/allow`.
-    Never a file of the working tree, the branch or a ref (`.gitmem-allow` is the repository
-    author's word, and would silence the scan for everyone who clones it)."""
+    it — a value of the repository's own config only once `gitmem config` recorded it,
+    core/choices) and the lines of `$XDG_CONFIG_HOME/gitmem/allow`. Never a file of the
+    working tree, the branch, a ref or the git folder (`.gitmem-allow` is the repository
+    author's word, and would silence the scan for everyone who clones it; a `.git` unpacked
+    from an archive brings its own `gitmem/allow`)."""
     import os
 
     texts = ["\n".join(config.get(ALLOW_KEY.lower(), []))]
     from gitmem.core.userdirs import config_home
 
-    places = [os.path.join(config_home(), "gitmem", ALLOW_FILE)]
-    if common_dir:
-        places.append(os.path.join(common_dir, "gitmem", ALLOW_FILE))
-    for place in places:
+    for place in (os.path.join(config_home(), "gitmem", ALLOW_FILE),):
         try:
             with open(place, encoding="utf-8") as fh:
                 texts.append(fh.read(1024 * 1024))

@@ -139,7 +139,7 @@ def _allowed_out(result: Validation, repo: Repository) -> Validation:
         return result
     from gitmem.policy.secrets import user_allow_list
 
-    allow = user_allow_list(repo.config(), str(repo.common_dir))
+    allow = user_allow_list(repo.config())
     if not allow.fingerprints and not allow.path_globs:
         return result
     for r in result.refs:

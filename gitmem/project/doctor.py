@@ -299,7 +299,11 @@ def _settings_from_tree(project: Project, checkup: Checkup) -> None:
     from gitmem.core.sanitize import terminal
 
     for key, value in project.repo.lowered_by_repo:
-        name = key.removeprefix("gitmem.").replace("requiresigned", "requireSigned")
+        name = (
+            key.removeprefix("gitmem.")
+            .replace("requiresigned", "requireSigned")
+            .replace("allowsecret", "allowSecret")
+        )
         checkup.add(
             "settings",
             ADVICE,

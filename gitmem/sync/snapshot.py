@@ -197,5 +197,5 @@ class Snapshots:
             from gitmem.policy.secrets import user_allow_list
 
             # the user's own configuration only: a file of the branch allows nothing
-            self._allow = user_allow_list(self.repo.config(), str(self.repo.common_dir))
+            self._allow = user_allow_list(self.repo.config())
         return self._allow

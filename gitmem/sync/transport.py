@@ -241,7 +241,7 @@ class Exchange:
         from gitmem.policy.commits import secrets_in_commits
         from gitmem.policy.secrets import ALLOW_HINT, user_allow_list
 
-        allow = user_allow_list(self.repo.config(), str(self.repo.common_dir))
+        allow = user_allow_list(self.repo.config())
         hits: list[str] = []
         for local, known in pending.values():
             changes = self._commit_changes(local, known)

@@ -320,7 +320,7 @@ def test_a_committed_config_file_included_by_the_clone_never_weakens_gitmem(
     assert world.git("for-each-ref", cwd=hub) == ""  # nothing sent where the branch says
     # the same setting made by the user is taken
     if kind == "allow-secret":
-        world.git("config", "gitmem.allowSecret", "sha256:620e24b631970fdc", cwd=a)
+        world.ok("-C", str(a), "config", "allowSecret", "sha256:620e24b631970fdc")
         world.ok("-C", str(a), "sync")
         assert token.encode() in remote_objects(world.remote)
 

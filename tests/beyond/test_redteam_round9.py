@@ -455,7 +455,7 @@ def test_a_relative_config_home_never_puts_the_key_or_the_allow_list_in_the_work
 
     monkeypatch.chdir(clone)  # the allow-list, read where the hook runs: the branch's never
     monkeypatch.setenv(variable, world.env[variable])
-    assert user_allow_list({}, None).path_globs == ()
+    assert user_allow_list({}).path_globs == ()
 
 
 def test_a_teammates_author_reaches_the_agent_over_mcp_marked_for_all_it_holds(

@@ -131,14 +131,14 @@ def test_only_the_users_config_allows_a_false_positive_in_validate(
     leaked = add_to_team(world, clone, "leak.md", f"{TOPIC}key {AWS_KEY}\n".encode())
     world.plumb(clone, "update-ref", TEAM, leaked)
     run = world.gitmem("-C", str(clone), "validate", "team")
-    assert run.code == 1 and "git config --add gitmem.allowSecret" in run.out, run.out
+    assert run.code == 1 and "gitmem config allowSecret" in run.out, run.out
     mark = run.out.split("(sha256:", 1)[1].split(")", 1)[0]
     # the repository author's word allows nothing: in the working tree, or committed
     (clone / ".gitmem-allow").write_text(f"sha256:{mark}\npath:*\n")
     world.git("add", ".gitmem-allow", cwd=clone)
     world.git("commit", "-qm", "allow everything", cwd=clone)
     assert world.gitmem("-C", str(clone), "validate", "team").code == 1
-    world.git("config", "--add", "gitmem.allowSecret", f"sha256:{mark}", cwd=clone)
+    world.ok("-C", str(clone), "config", "allowSecret", f"sha256:{mark}")
     run = world.gitmem("-C", str(clone), "validate", "team")
     assert run.code == 0, run.out
 
@@ -199,7 +199,7 @@ def test_push_takes_the_allow_list_only_from_the_users_configuration(
     (world.scope_path(clone, "auto") / "creds.md").write_text(f"{TOPIC}\nkey {AWS_KEY}\n")
     (clone / ".gitmem-allow").write_text(f"{fingerprint(AWS_KEY)}\npath:*\n")
     assert world.gitmem("-C", str(clone), "push").code == 1  # the author's word allows nothing
-    world.git("config", "--add", "gitmem.allowSecret", fingerprint(AWS_KEY), cwd=clone)
+    world.ok("-C", str(clone), "config", "allowSecret", fingerprint(AWS_KEY))
     assert world.gitmem("-C", str(clone), "push").code == 0
 
 

@@ -209,6 +209,8 @@ def test_push_refuses_secrets_and_no_verify_or_allow_list_lets_them_go(
     (clone / ".gitmem-allow").write_text(f"# test key from the AWS docs\nsha256:{fingerprint}\n")
     assert world.gitmem("-C", str(clone), "push").code == 1  # a file of the tree allows nothing
     world.git("config", "--add", "gitmem.allowSecret", f"sha256:{fingerprint}", cwd=clone)
+    assert world.gitmem("-C", str(clone), "push").code == 1  # .git/config: an archive's word
+    world.ok("-C", str(clone), "config", "allowSecret", f"sha256:{fingerprint}")
     assert world.gitmem("-C", str(clone), "push").code == 0
     assert world.git("ls-remote", str(world.remote), "refs/gitmem/*") != before
 
@@ -302,7 +304,7 @@ def test_validate_files_takes_the_users_allow_list_and_never_the_trees(
 
     (clone / ".gitmem-allow").write_text(f"sha256:{fingerprint}\n")
     assert world.gitmem("-C", str(clone), "validate", "--files", str(note)).code == 1
-    world.git("config", "--add", "gitmem.allowSecret", f"sha256:{fingerprint}", cwd=clone)
+    world.ok("-C", str(clone), "config", "allowSecret", f"sha256:{fingerprint}")
     allowed = world.gitmem("-C", str(clone), "validate", "--files", str(note))
     assert allowed.code == 0, allowed.out + allowed.err
     outside = world.root / "elsewhere"  # no repository: nothing to read an allow-list from

@@ -190,16 +190,13 @@ def test_only_the_users_own_configuration_allows(
     text = "DB_PASSWORD=hunter2\nAKIAIOSFODNN7EXAMPLE\n"
     marks = [m.fingerprint for m in scan_secrets(text)]
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    assert user_allow_list({}, None).fingerprints == frozenset()
-    allow = user_allow_list({"gitmem.allowsecret": [marks[0]]}, None)
+    assert user_allow_list({}).fingerprints == frozenset()
+    allow = user_allow_list({"gitmem.allowsecret": [marks[0]]})
     assert [m.fingerprint for m in scan_secrets(text, allow.fingerprints)] == marks[1:]
     (tmp_path / "xdg" / "gitmem").mkdir(parents=True)
     (tmp_path / "xdg" / "gitmem" / "allow").write_text(f"# mine\n{marks[1]}\n")
-    common = tmp_path / "repo.git"
-    (common / "gitmem").mkdir(parents=True)
-    (common / "gitmem" / "allow").write_text("path:team/fixtures/*\n")
-    allow = user_allow_list({}, str(common))
-    assert allow.fingerprints == {marks[1]} and allow.path_allowed("team/fixtures/a.md")
+    allow = user_allow_list({})
+    assert allow.fingerprints == {marks[1]} and not allow.path_allowed("team/fixtures/a.md")
     assert fingerprint("hunter2") == marks[0]
 
 
