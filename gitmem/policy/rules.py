@@ -56,7 +56,11 @@ TEXT_KINDS: dict[str, tuple[str, ...]] = {"goose/": (".txt",), "local/goose/": (
 
 # code -> (severity, blocking, what it means); the table docs/ci.md documents
 CODES: dict[str, tuple[str, bool, str]] = {
-    "GM101": (ERROR, True, "unsafe name: '..', absolute, '.git', '/', backslash, control char"),
+    "GM101": (
+        ERROR,
+        True,
+        "unsafe name: '..', absolute, '.git', '/', backslash, control char, one Windows cannot hold",
+    ),
     "GM102": (ERROR, True, "name too deep or too long"),
     "GM103": (ERROR, True, "not a plain file (symbolic link, submodule)"),
     "GM104": (ERROR, True, "not a memory file (*.md, goose's *.txt, outside dot-folders)"),
@@ -86,6 +90,15 @@ CODES: dict[str, tuple[str, bool, str]] = {
 
 _BAD_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")
 _FORBIDDEN_PARTS = frozenset({"", ".", "..", ".git"})
+# names a Windows machine cannot hold as files (a teammate's tree reaches every OS): a device
+# (`con.md` opens the console, `nul.md` swallows the write, so the next sync reads the file as
+# deleted), an NTFS stream (`a.md:b.md`), a character Windows refuses, a trailing dot or space
+# (dropped: two names, one file)
+_WINDOWS_DEVICES = frozenset(
+    {"con", "prn", "aux", "nul", "conin$", "conout$", "clock$"}
+    | {f"{d}{n}" for d in ("com", "lpt") for n in (*"0123456789", "\u00b9", "\u00b2", "\u00b3")}
+)
+_WINDOWS_CHARS = re.compile(r'[<>:"|?*]')
 _HEX64 = re.compile(r"[0-9a-f]{64}|[0-9a-f]{2}/[0-9a-f]{62}")  # a hidden name: flat or fanned out
 
 
@@ -157,6 +170,10 @@ def check_name(path: str) -> list[Finding]:
     for part in parts:
         if part in _FORBIDDEN_PARTS or part.casefold().rstrip(". ") in _FORBIDDEN_PARTS:
             return [_found(path, "GM101", f"forbidden name {part!r}")]
+        if _WINDOWS_CHARS.search(part) or part.endswith((".", " ")):
+            return [_found(path, "GM101", f"name Windows cannot hold {part!r}")]
+        if part.split(".", 1)[0].rstrip(" ").casefold() in _WINDOWS_DEVICES:
+            return [_found(path, "GM101", f"name of a Windows device {part!r}")]
     if len(raw) > MAX_PATH_BYTES or any(len(p.encode()) > MAX_NAME_BYTES for p in parts):
         return [_found(path, "GM102", f"name longer than {MAX_PATH_BYTES} bytes")]
     if len(parts) > MAX_DEPTH:

@@ -87,10 +87,34 @@ def test_a_link_out_of_the_folder_is_a_warning_on_its_line(target: str) -> None:
         "team/nul\x00.md",
         "team/del\x7f.md",
         "team/caf\udce9.md",  # a non-UTF-8 byte, as git's names decode with surrogateescape
+        # names a Windows machine cannot hold: devices, streams, its refused characters, a
+        # trailing dot or space (round 12)
+        "team/con.md",
+        "team/NUL.md",
+        "team/aux.notes.md",
+        "team/com1.md",
+        "team/lpt\u00b9.md",
+        "team/conout$.md",
+        "team/prn/x.md",
+        "team/a.md:b.md",
+        "team/what?.md",
+        "team/a<b>.md",
+        'team/say"hi".md',
+        "team/x|y.md",
+        "team/star*.md",
+        "team/x.md.",
+        "team/x.md ",
     ],
 )
 def test_unsafe_names_are_refused_with_gm101(path: str) -> None:
     assert codes(check_name(path)) == {"GM101"}
+
+
+@pytest.mark.parametrize(
+    "path", ["team/console.md", "team/conf.md", "team/auxiliary.md", "team/com10.md"]
+)
+def test_names_that_only_begin_like_a_windows_device_are_memory(path: str) -> None:
+    assert check_name(path) == []
 
 
 def test_depth_and_length_limits_are_gm102() -> None:
