@@ -598,11 +598,13 @@ def _held_without_hub(project: Project, checkup: Checkup) -> None:
 
 
 def _folders(project: Project, status: Status, checkup: Checkup) -> None:
+    from gitmem.core.userdirs import tilde
     from gitmem.project.excludes import wanted_excludes
 
     for row in status.scopes:
         area = f"folder {row.name}"
         path = Path(row.path)
+        shown = tilde(path, project.tree)  # as every command names a folder; fixes keep `path`
         if not row.synced and project.scope(row.name).refused:  # one line: what, why, the fix
             checkup.add(area, PROBLEM, f"{row.name} is not synced: {row.note}")
             continue
@@ -611,22 +613,22 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
             continue
         if path.exists() and not path.is_dir():
             checkup.add(
-                area, PROBLEM, f"{path} is not a folder", f"move it away: mv {path} {path}.bak"
+                area, PROBLEM, f"{shown} is not a folder", f"move it away: mv {path} {path}.bak"
             )
         elif row.missing:
-            checkup.add(area, ADVICE, f"{path} is missing", "gitmem sync restores it from the ref")
+            checkup.add(area, ADVICE, f"{shown} is missing", "gitmem sync restores it from the ref")
         elif row.skipped and _not_utf8(row, checkup):
             pass
         elif row.skipped:
             checkup.add(
                 area,
                 ADVICE,
-                f"{row.skipped} file{'s' if row.skipped != 1 else ''} in {path} "
+                f"{row.skipped} file{'s' if row.skipped != 1 else ''} in {shown} "
                 "not synced (links, special or large files)",
                 "gitmem sync lists them; keep memory as plain Markdown files",
             )
         else:
-            checkup.add(area, OK, f"{path}: {row.files} file{'s' if row.files != 1 else ''}")
+            checkup.add(area, OK, f"{shown}: {row.files} file{'s' if row.files != 1 else ''}")
     exclude = project.repo.common_dir / "info" / "exclude"
     present = set(exclude.read_text("utf-8", "replace").splitlines()) if exclude.exists() else set()
     for line in wanted_excludes(project, existing_only=True):
