@@ -277,9 +277,8 @@ def restore(args: argparse.Namespace) -> int:
                 "restore --lost N takes no PATH or --at",
                 "gitmem restore --lost N (see gitmem lost)",
             )
-        from gitmem.recall.lost import restore_lost
-
         from gitmem.core.userdirs import tilde
+        from gitmem.recall.lost import restore_lost
 
         lost_in = open_project_from(args)
         brought = restore_lost(lost_in, args.lost)
@@ -322,9 +321,7 @@ def restore(args: argparse.Namespace) -> int:
     path = tilde(restored.path, project.tree)  # as every command names a file
     index = tilde(restored.path.parent / "MEMORY.md", project.tree)
     if restored.unchanged and not restored.relinked:
-        echo(
-            f"{path} already holds the version of {restored.commit[:10]}; nothing written"
-        )
+        echo(f"{path} already holds the version of {restored.commit[:10]}; nothing written")
         return 0
     if restored.unchanged:
         echo(

@@ -207,8 +207,6 @@ def _unreadable(opener: Callable[[], Project]) -> str:
         step = personal_key_step(opener())
     except GitmemError:
         return ""
-    return (
-        f"your personal memory is encrypted and this machine has no key for it: {step}"
-        if step
-        else ""
-    )
+    from gitmem.privacy.layout import NOT_GRANTED
+
+    return f"{NOT_GRANTED}; {step}" if step else ""

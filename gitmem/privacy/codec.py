@@ -1077,10 +1077,11 @@ class PersonalCodec:
         assert machine is not None
         what = "user-scope memory" if self.user_scope else "personal memory"
         option = " --user" if self.user_scope else ""
+        from gitmem.privacy.layout import grant_step
+
         return (
-            f"{self.ref}: your {what} is encrypted with a key this machine does not "
-            f"have; on a machine that has it run: gitmem key grant{option} '{machine.recipient}'"
-            f", then gitmem sync{option} there and here"
+            f"{self.ref}: your {what} is encrypted with a key this machine does not have; "
+            f"{grant_step(machine.recipient, option)}"
         )
 
     def save(self) -> None:

@@ -23,7 +23,7 @@ from gitmem.privacy.crypto import (
     load_machine_key,
 )
 from gitmem.privacy.keymerge import make_keyring
-from gitmem.privacy.layout import ENDORSEMENT_FILE, NoAccess
+from gitmem.privacy.layout import ENDORSEMENT_FILE, NoAccess, grant_step
 from gitmem.project.scopes import Project, hostname
 
 PUBLISH_HINT = "run gitmem sync to publish it"
@@ -136,10 +136,7 @@ def _not_granted(project: Project, remote: str | None = None) -> UsageError:
     where = f"{project.user_ref} on {remote}" if remote else project.user_ref
     return UsageError(
         f"this machine cannot open {where}: your personal memory has a key, not granted here",
-        f"on a machine that has it run: gitmem key grant '{machine.recipient}'"
-        if machine
-        else "run gitmem key init here, then on a machine that has the key "
-        "gitmem key grant RECIPIENT (the recipient it printed)",
+        grant_step(machine.recipient if machine else None),
     )
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.core.fileread import utf8_fix
 from gitmem.errors import GitmemError
+from gitmem.privacy.layout import NO_KEY_STEP, NOT_GRANTED, grant_step
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.writerrefs import MAX_WRITER_REFS
 
@@ -453,13 +454,6 @@ def _recall_commands(root: Path, settings: Path, checkup: Checkup) -> None:
             )
 
 
-# the one step of a machine with no key yet, whose personal memory elsewhere is encrypted
-NO_KEY_STEP = (
-    "gitmem key init here, then on a machine that has the key "
-    "gitmem key grant RECIPIENT (the recipient it printed)"
-)
-
-
 def has_machine_key() -> bool:
     """This machine has a gitmem identity (or an adopted SSH key): file checks only, no crypto."""
     from gitmem.privacy.layout import identity_path, ssh_pointer_path
@@ -499,12 +493,7 @@ def personal_key_step(project: Project) -> str | None:
         codec.decode(tip)
     except NoAccess:
         machine = codec.machine(create=False)
-        if machine is None:
-            return NO_KEY_STEP
-        return (
-            f"on a machine that has the key: gitmem key grant '{machine.recipient}' and gitmem "
-            "sync there, then gitmem sync here"
-        )
+        return grant_step(machine.recipient if machine else None)
     except GitmemError:
         return None  # a damaged ref is reported by sync with its own message
     return None
@@ -521,9 +510,7 @@ def _key(project: Project, checkup: Checkup) -> None:
         return
     step = personal_key_step(project)
     if step:
-        checkup.add(
-            "key", PROBLEM, "your personal memory is encrypted with a key this machine lacks", step
-        )
+        checkup.add("key", PROBLEM, NOT_GRANTED, step)
     elif checkup.personal_unfetched and not has_machine_key():
         # a second machine before its first sync: the memory there is encrypted (the first
         # sync of a machine always seals it) and no key of this machine can be among its own
@@ -698,7 +685,7 @@ def next_steps(project: Project, status: Status) -> list[str]:
         else None
     )
     if key_step:
-        steps.append(f"read your encrypted personal memory here: {key_step}")
+        steps.append(f"{NOT_GRANTED}; {key_step}")
         behind = max((s.behind for s in status.scopes if s.ref != project.user_ref), default=0)
     never = [
         s

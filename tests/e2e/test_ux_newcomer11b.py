@@ -52,7 +52,10 @@ def test_status_says_a_remade_key_cannot_open_the_personal_memory(tmp_path: Path
     (fix,) = [
         line.split("fix: ", 1)[1] for line in doctor.splitlines() if "gitmem key grant" in line
     ]
-    assert f"next: read your encrypted personal memory here: {fix}\n" in status, status
+    assert (
+        f"next: your personal memory is encrypted with a key this machine does not have; {fix}\n"
+        in status
+    ), status
 
 
 def test_query_of_the_user_scope_outside_a_clone_says_where_it_works(tmp_path: Path) -> None:

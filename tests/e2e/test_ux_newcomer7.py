@@ -188,7 +188,7 @@ def test_sync_user_without_the_key_keeps_local_edits_and_a_dry_run_says_so(
     other.gitmem("-C", str(b), "sync")
     found = other.gitmem("-C", str(b), "query", "--search", "build")
     assert found.code == 0 and not found.out, found
-    assert "your personal memory is encrypted and this machine has no key for it: " in found.err
+    assert "your personal memory is encrypted with a key this machine does not have; " in found.err
     assert "gitmem key grant '" in found.err, found.err
     import json
 
@@ -202,7 +202,7 @@ def test_sync_user_without_the_key_keeps_local_edits_and_a_dry_run_says_so(
 
     said = session_script(other, b, steps)
     note = json.loads(said.content[0].text)["note"]
-    assert note.endswith("this machine has no key for it yet, so it is not searched here: "
+    assert note.endswith("a key this machine does not have, so it is not searched here: "
                          "sync_status says how to get the key"), note  # fmt: skip
 
 
