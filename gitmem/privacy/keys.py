@@ -61,6 +61,31 @@ def show_key() -> MachineIdentity:
     return MachineIdentity(key.recipient, key.where)
 
 
+def granted_elsewhere(project: Project) -> list[str]:
+    """The machines the person's other user-scope stores on this machine are granted to
+    (their local refs, as a sync verified them), for a store's first key: a grant is one per
+    machine, not one per agent (newcomer 12: enabling a second agent asked for a second
+    grant of every machine). A store this machine cannot open adds no one."""
+    import os
+
+    from gitmem.errors import GitmemError
+    from gitmem.gitstore import Repository
+    from gitmem.project.userscope import store_dir
+
+    here = os.path.realpath(project.repo.common_dir)
+    found: list[str] = []
+    base = store_dir(os.environ)
+    for store in sorted(base.glob("*.git")) if base.is_dir() else []:
+        if os.path.realpath(store) == here or not (store / "HEAD").is_file():
+            continue
+        try:
+            with Repository(store) as repo:
+                found += list_recipients(project._replace(repo=repo, remote=None, hub=None))
+        except GitmemError:
+            continue  # not granted here, or damaged: its own sync says so
+    return list(dict.fromkeys(found))
+
+
 def list_recipients(project: Project) -> list[str]:
     """Who may open the personal ref: only its key list is read and opened (one `ls-tree` of
     `keys/`), not the whole ref's tree and manifests."""

@@ -9,6 +9,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from gitmem.policy.secrets import scan_secrets
 from tests.support.world import World, write_files
 
@@ -174,3 +176,32 @@ def test_a_secret_given_in_a_sentence_is_found_and_ordinary_text_is_not(tmp_path
     run = world.gitmem("-C", str(proj), "sync")
     assert "secret given in a sentence" in run.out + run.err, run
     assert "hunter2" not in world.git("--git-dir", str(world.remote), "log", "--all", "-p")
+
+
+@pytest.mark.slow
+def test_a_second_agent_needs_no_second_grant(tmp_path: Path) -> None:
+    """Two machines of one person, the laptop granted for Claude Code's user memory; then
+    Gemini enabled on both: the first machine's Gemini store got a key of its own, sealed to
+    it alone, and the laptop needed a second grant (and a second round of syncs) per agent.
+    A store's first key now opens for the machines the person's other user-scope memory is
+    granted to, and the laptop takes it (no `key trust`, no grant): one grant per machine."""
+    hub = tmp_path / "hub.git"
+    desk, laptop = World(tmp_path / "desk"), World(tmp_path / "laptop")
+    desk.git("init", "-q", "--bare", str(hub))
+    for w in (desk, laptop):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+    write_files(desk.home / ".claude", {"CLAUDE.md": "- claude on the desk\n"})
+    desk.ok("sync", "--user")
+    asked = laptop.gitmem("sync", "--user").out
+    (recipient,) = set(re.findall(r"gitmem key grant --user '([^']+)'", asked))
+    desk.ok("key", "grant", "--user", recipient)  # the one grant
+    desk.ok("sync", "--user")
+    laptop.ok("sync", "--user")
+    for w in (desk, laptop):
+        w.git("config", "--global", "gitmem.agents", "claude,gemini")
+    write_files(desk.home / ".gemini", {"GEMINI.md": "- gemini on the desk\n"})
+    first = desk.ok("sync", "--user")
+    assert "opened too by the 1 other machine your other user-scope memory is granted to" in first
+    there = laptop.gitmem("sync", "--user")
+    assert there.code == 0 and "key grant" not in there.out, there
+    assert (laptop.home / ".gemini" / "GEMINI.md").read_text() == "- gemini on the desk\n"
