@@ -393,12 +393,16 @@ def as_dot(graph: MemoryGraph) -> str:
     return "\n".join(lines) + "\n"
 
 
-def as_text(graph: MemoryGraph, top: int = 20) -> list[str]:
+def as_text(graph: MemoryGraph, top: int = 20, tree: Path | None = None) -> list[str]:
+    """The graph in lines; the folder named as `core.userdirs.tilde` names it (relative to the
+    work tree `tree` where inside it, else `~/…`)."""
+    from gitmem.core.userdirs import tilde
+
     edges = sum(len(n.links_to) for n in graph.nodes.values())
     nodes, parts = len(graph.nodes), len(graph.communities)
     out = [
         f"{nodes} {'memory' if nodes == 1 else 'memories'}, {edges} link{'' if edges == 1 else 's'}, "
-        f"{parts} communit{'y' if parts == 1 else 'ies'} in {graph.folder}"
+        f"{parts} communit{'y' if parts == 1 else 'ies'} in {tilde(graph.folder, tree)}"
     ]
     if graph.nodes:
         out.append("most linked-to (PageRank):")

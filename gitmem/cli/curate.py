@@ -45,7 +45,11 @@ def run(args: argparse.Namespace) -> int:
     from gitmem.errors import UsageError
 
     progress = file_progress("reading memories")
-    result = curate_scope(open_project_from(args), args.scope, progress, args.reorder)
+    from gitmem.core.userdirs import tilde
+
+    project = open_project_from(args)
+    result = curate_scope(project, args.scope, progress, args.reorder)
+    folder = tilde(result.folder, project.tree)  # as every command names a folder
     end_progress(progress)
     if args.as_json:  # the plan; written only with --yes (never asks)
         from gitmem.cli.jsonout import emit
@@ -70,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     if not result.changed:
-        echo(f"{result.folder}/MEMORY.md is already curated ({plural(result.lines, 'line')})")
+        echo(f"{folder}/MEMORY.md is already curated ({plural(result.lines, 'line')})")
         return 0
     if not args.yes or args.dry_run:
         sys.stdout.write(printable(result.diff()))  # team memory: anyone's bytes
@@ -91,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             echo("nothing written")
             return 0
     apply(result)
-    echo(f"written: {result.folder}/MEMORY.md; run gitmem sync to share it")
+    echo(f"written: {folder}/MEMORY.md; run gitmem sync to share it")
     return 0
 
 

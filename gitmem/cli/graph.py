@@ -43,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     from gitmem.claude.graph import as_dot, as_json, as_text, scope_graph
 
     progress = file_progress("reading memories")
-    graph = scope_graph(open_project_from(args), args.scope, progress)
+    project = open_project_from(args)
+    graph = scope_graph(project, args.scope, progress)
     end_progress(progress)
     if args.fmt == "json":
         from gitmem.core.sanitize import json_safe
@@ -52,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.fmt == "dot":
         sys.stdout.write(printable(as_dot(graph)))  # names from memory files: anyone's bytes
     else:
-        for line in as_text(graph):
+        for line in as_text(graph, tree=project.tree):
             echo(line)
     return 0

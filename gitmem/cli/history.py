@@ -277,20 +277,23 @@ def restore(args: argparse.Namespace) -> int:
                 "restore --lost N takes no PATH or --at",
                 "gitmem restore --lost N (see gitmem lost)",
             )
+        from gitmem.core.userdirs import tilde
         from gitmem.recall.lost import restore_lost
 
-        brought = restore_lost(open_project_from(args), args.lost)
+        lost_in = open_project_from(args)
+        brought = restore_lost(lost_in, args.lost)
+        where = tilde(brought.path, lost_in.tree)  # as every command names a file
         if args.as_json:
             from gitmem.cli.jsonout import emit
 
             emit({**brought.edit.as_json(), "file": str(brought.path), "changed": brought.changed})
             return 0
         if not brought.changed:
-            echo(f"{brought.path} already holds lost edit {args.lost}; nothing written")
+            echo(f"{where} already holds lost edit {args.lost}; nothing written")
             return 0
         echo(
             f"brought back lost edit {args.lost} ({brought.edit.path} {brought.edit.subject}) "
-            f"into {brought.path}; run gitmem sync to share it"
+            f"into {where}; run gitmem sync to share it"
         )
         return 0
     if not args.path:
@@ -299,7 +302,8 @@ def restore(args: argparse.Namespace) -> int:
             f"the following arguments are required: PATH (or --lost N) ({prog})",
             f"see '{prog} --help'",
         )
-    restored = do_restore(project_for(args, args.path), args.path, args.at, args.force)
+    project = project_for(args, args.path)
+    restored = do_restore(project, args.path, args.at, args.force)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 
@@ -312,18 +316,19 @@ def restore(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    index = restored.path.parent / "MEMORY.md"
+    from gitmem.core.userdirs import tilde
+
+    path = tilde(restored.path, project.tree)  # as every command names a file
+    index = tilde(restored.path.parent / "MEMORY.md", project.tree)
     if restored.unchanged and not restored.relinked:
-        echo(
-            f"{restored.path} already holds the version of {restored.commit[:10]}; nothing written"
-        )
+        echo(f"{path} already holds the version of {restored.commit[:10]}; nothing written")
         return 0
     if restored.unchanged:
         echo(
             f"restored the line of {restored.path.name} in {index}; run {restored.sync} to share it"
         )
         return 0
-    echo(f"restored {restored.path} from {restored.commit[:10]}; run {restored.sync} to share it")
+    echo(f"restored {path} from {restored.commit[:10]}; run {restored.sync} to share it")
     if restored.relinked:
         echo(f"  and its line in {index}")
     return 0

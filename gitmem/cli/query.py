@@ -99,12 +99,18 @@ def project_opener(args: argparse.Namespace) -> Callable[[], Project]:
 
             try:
                 opened.append(open_project_from(args))
-            except NotARepository as exc:  # the index is a clone's; the user scope is not
+            except NotARepository as exc:
+                scopes = getattr(args, "scope", None) or []
+                if scopes and all(s.startswith("user") for s in scopes):
+                    # the user scope needs no clone (newcomer 12): its own store, as log's
+                    from gitmem.cli.history import project_for
+
+                    opened.append(project_for(args, "user/CLAUDE.md"))
+                    return opened[0]
                 raise NotARepository(
                     exc.message,
                     "run it inside a clone, or pass -C PATH; your user-scope memory needs no "
-                    "clone: gitmem status --user, gitmem log user/CLAUDE.md; to search it: "
-                    "in a clone, gitmem query --scope user (the search index is a clone's)",
+                    "clone: gitmem query --scope user, gitmem status --user",
                 ) from None
         return opened[0]
 
@@ -207,8 +213,6 @@ def _unreadable(opener: Callable[[], Project]) -> str:
         step = personal_key_step(opener())
     except GitmemError:
         return ""
-    return (
-        f"your personal memory is encrypted and this machine has no key for it: {step}"
-        if step
-        else ""
-    )
+    from gitmem.privacy.layout import NOT_GRANTED
+
+    return f"{NOT_GRANTED}; {step}" if step else ""

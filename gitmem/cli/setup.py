@@ -51,10 +51,12 @@ def init(args: argparse.Namespace) -> int:
 
         emit({**st.as_json(), "excluded": result.excluded, "notes": result.warnings})
         return 0
+    from gitmem.core.userdirs import tilde
+
     echo(f"gitmem: project {st.key} (remote: {st.remote or 'none'}, user: {st.user})")
     for s in st.scopes:
         where = f"->  {s.ref}  [{s.privacy}]" if s.ref else f"(not synced: {s.note})"
-        echo(f"  {s.name:<7} {s.path}  {where}")
+        echo(f"  {s.name:<7} {tilde(s.path, project.tree)}  {where}")
     for pattern in result.excluded:
         echo(f"  added /{pattern} to .git/info/exclude")
     for warning in result.warnings:
@@ -97,10 +99,12 @@ def status(args: argparse.Namespace) -> int:
 
         echo(json.dumps({**st.as_json(), **agents_json(project)}, indent=2))
         return 0
+    from gitmem.core.userdirs import tilde
+
     echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
     for s in st.scopes:
         echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {_scope_state(s, st.remote)}")
-        echo(f"          {s.path}")
+        echo(f"          {tilde(s.path, project.tree)}")
     _agents(project)
     if st.remote and not st.fetched:
         hub = " and the hub" if project.hub and project.remote != project.hub else ""
@@ -159,7 +163,7 @@ def _agents(project: Project) -> None:
         from gitmem.core.userdirs import tilde
 
         for a in shown["agents"]:
-            echo(f"  {a['title']:<12} {a['scope']:<17} {tilde(a['where'])}")
+            echo(f"  {a['title']:<12} {a['scope']:<17} {tilde(a['where'], project.tree)}")
             echo(f"{'':<33}{a['how']}")
     if shown["user_scope"]:
         echo(f"user scope: {shown['user_scope']}")

@@ -201,12 +201,13 @@ def _without_key(project: Project, result: SyncResult) -> None:
         return
     if ssh_pointer_path().is_file():
         return
+    from gitmem.privacy.layout import NOT_GRANTED
     from gitmem.project.doctor import personal_key_step  # the rare case: no key at all
 
     step = personal_key_step(project)
     if step:
         r.no_key = True
-        r.notes.append(f"your personal memory is encrypted and this machine has no key: {step}")
+        r.notes.append(f"{NOT_GRANTED}; {step}")
 
 
 def _left_on_remote(project: Project) -> str | None:

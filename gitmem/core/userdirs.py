@@ -32,10 +32,16 @@ def home() -> str:
         return os.sep
 
 
-def tilde(path: str | os.PathLike[str]) -> str:
-    """`path` as a person reads it in a message: `~/…` under the home folder, else as is (a
-    newcomer's ~/.claude/CLAUDE.md, not /home/ann/.claude/CLAUDE.md; a shell expands it)."""
+def tilde(path: str | os.PathLike[str], tree: str | os.PathLike[str] | None = None) -> str:
+    """`path` as a person reads it in a message, the one way every command shows a folder:
+    relative to the work tree `tree` where it lies inside it (`.claude/agent-memory`), else
+    `~/…` under the home folder (a newcomer's ~/.claude/CLAUDE.md, not
+    /home/ann/.claude/CLAUDE.md; a shell expands it), else as is. JSON keeps absolute paths."""
     text = os.fspath(path)
+    if tree is not None:
+        inside = os.fspath(tree).rstrip(os.sep)
+        if inside and text.startswith(inside + os.sep):
+            return text[len(inside) + 1 :]
     base = home().rstrip(os.sep)
     if base and (text == base or text.startswith(base + os.sep)):
         return "~" + text[len(base) :]

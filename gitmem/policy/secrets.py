@@ -31,10 +31,14 @@ class Rule(NamedTuple):
     boundary: str = "word"  # before the trigger: "word" no \\w; "name" no letter or digit
     # (`api_key`, `db-password` end a name); "" anything
     kind: str = "token"  # what is the secret: "token" the match; "value" its value group;
-    # "assign" a high-entropy value; "url" a URL's password; "env" an `.env` line's value
+    # "assign" a high-entropy value; "url" a URL's password; "env" an `.env` line's value;
+    # "prose" a value a sentence gives ("the password is hunter2")
 
 
 _ASSIGN_TRIGGERS = ("pass", "pwd", "secret", "key", "token")  # the ends of secret-like names
+# what a password's value has that a word of prose has not: a digit or a sign (not the
+# separators of names and paths)
+_NOT_A_WORD = r"[0-9!#%&*+=?@^~|\\$]"
 # schemes whose URLs carry a password before the `@` (database, queue, cache, basic auth)
 _URL_SCHEMES = frozenset(
     (
@@ -168,6 +172,20 @@ SECRET_RULES = (
         folded=True,
         boundary="name",
         kind="env",
+    ),
+    Rule(
+        # newcomer 12: "the password is hunter2" and "password: hunter2" inside a sentence
+        # passed (too short for the entropy of an assignment); a token named so in prose
+        # ("the deploy token is 8f3a…") must still look random, as an assignment's
+        "secret given in a sentence",
+        _ASSIGN_TRIGGERS,
+        # (`=` is code's, the two rules below; `pwd` the Unix command's name too)
+        r"(?P<name>password|passwd|passphrase|secret|token|key)s?"
+        r"(?:\s{1,3}(?:is|was|are|were)|\s{0,3}:)\s{1,3}[\"'`]?"
+        r"(?P<value>[^\s\"'`]{4,200}?)[\"'`.,;:)!?]*(?=\s|\Z)",
+        folded=True,
+        boundary="name",
+        kind="prose",
     ),
     Rule(
         "high-entropy value assigned to a secret-like name",
@@ -372,6 +390,12 @@ def _likely(text: str, at: int, rule: Rule, m: re.Match[str], value: str) -> boo
         return False
     if rule.kind == "assign":
         return _entropy(value) >= MIN_ENTROPY and not _words_only(value)
+    if rule.kind == "prose":
+        if re.match(_REFERENCE, value) or re.search(r"^[$%~/]|[\[\](){}<>]", value):
+            return False  # names another place (a variable, a file, a vault) or is code
+        if m.group("name").lower().startswith("pass"):
+            return re.search(_NOT_A_WORD, value) is not None
+        return _entropy(value) >= MIN_ENTROPY and not _words_only(value) and len(value) >= 12
     if rule.kind == "url":
         scheme = re.compile(_SCHEME).search(text, max(0, at - 16), at)
         return (

@@ -8,6 +8,7 @@ Sync merges plaintext with the same engine as any other scope. Ciphertext ids ar
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from gitmem.core.statedir import state_dir
@@ -260,6 +261,10 @@ class PersonalCodec:
         self.remote_ref = remote_ref
         # the user-scope memory on the hub has keys of its own: its key commands take --user
         self.user_scope = user_scope
+        # who else opens the person's memory, asked when this ref gets its first key: the
+        # machines another user-scope store of the person is granted to (one grant per
+        # machine, not one per agent: newcomer 12)
+        self.granted_elsewhere: Callable[[], list[str]] | None = None
         self._machine: MachineKey | None = None
         self._machine_loaded = False
         self._keys: dict[str, ScopeKey] = {}  # scope.age blob id -> key
@@ -751,6 +756,7 @@ class PersonalCodec:
                     self.remote_ref,
                     remote,
                     " --user" if self.user_scope else "",
+                    self.granted_elsewhere,
                 )
             return theirs
         if ours.keyring is None and not ours.stored:
@@ -1050,11 +1056,15 @@ class PersonalCodec:
         return out
 
     def new_keyring(self, recipients: list[str] | None = None) -> Keyring:
-        """A fresh scope key for this ref, encrypted to this machine (and `recipients`)."""
+        """A fresh scope key for this ref, encrypted to this machine (and `recipients`, else
+        the machines `granted_elsewhere` names)."""
         made_identity = self.machine() is None
         machine = self.machine(create=True)
         assert machine is not None
-        everyone = list(dict.fromkeys([machine.recipient, *(recipients or [])]))
+        inherited = (
+            self.granted_elsewhere() if recipients is None and self.granted_elsewhere else []
+        )
+        everyone = list(dict.fromkeys([machine.recipient, *(recipients or []), *inherited]))
         keyring = make_keyring(self.repo, ScopeKey.generate(), everyone)
         if recipients is None:
             from gitmem.core.userdirs import tilde
@@ -1062,11 +1072,18 @@ class PersonalCodec:
             # the guide's way (§4): a new machine's first sync names the grant to run here
             # (`key show` there fails while it has no key yet)
             option = " --user" if self.user_scope else ""
+            others = len(set(everyone) - {machine.recipient})
             self.notes.append(
                 f"encrypted your personal memory with a new key; "
                 f"{'made' if made_identity else 'using'} this machine's identity "
-                f"{tilde(machine.where)}; to add another machine, run gitmem sync{option} "
-                f"there: it prints the gitmem key grant{option} to run here"
+                f"{tilde(machine.where)}; "
+                + (
+                    f"opened too by the {others} other machine{'s' if others != 1 else ''} "
+                    "your other user-scope memory is granted to"
+                    if others
+                    else f"to add another machine, run gitmem sync{option} there: it prints "
+                    f"the gitmem key grant{option} to run here"
+                )
             )
         return keyring
 
@@ -1077,10 +1094,11 @@ class PersonalCodec:
         assert machine is not None
         what = "user-scope memory" if self.user_scope else "personal memory"
         option = " --user" if self.user_scope else ""
+        from gitmem.privacy.layout import grant_step
+
         return (
-            f"{self.ref}: your {what} is encrypted with a key this machine does not "
-            f"have; on a machine that has it run: gitmem key grant{option} '{machine.recipient}'"
-            f", then gitmem sync{option} there and here"
+            f"{self.ref}: your {what} is encrypted with a key this machine does not have; "
+            f"{grant_step(machine.recipient, option)}"
         )
 
     def save(self) -> None:

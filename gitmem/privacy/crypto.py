@@ -222,11 +222,11 @@ def unlock_scope_key(data: bytes, machine: MachineKey | None) -> ScopeKey:
     try:
         secret = bytes(pyrage.decrypt(data, machine.identities))
     except Exception as exc:  # pyrage.DecryptError: not one of the recipients
-        raise NoAccess from exc
+        raise NoAccess(machine.recipient) from exc
     try:
         return ScopeKey(secret)
     except ValueError as exc:
-        raise NoAccess from exc
+        raise NoAccess(machine.recipient) from exc
 
 
 # -- keyring: the keys/ folder of one commit --------------------------------------------------

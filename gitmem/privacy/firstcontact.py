@@ -27,6 +27,8 @@ from gitmem.privacy.layout import SCOPE_KEY_FILE
 from gitmem.privacy.trustedkeys import fingerprint, trusted_keys
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gitmem.gitstore import Repository
     from gitmem.privacy.crypto import Keyring, MachineKey
 
@@ -75,18 +77,25 @@ def first_contact(
     remote_ref: tuple[str, str] | None = None,
     fetched: str | None = None,
     key_option: str = "",
+    granted_elsewhere: Callable[[], list[str]] | None = None,
 ) -> None:
     """Take a sealed `ref` met for the first time at commit `fetched`, or raise DecryptError
     (exit 3): its key opens for others than this machine, which neither asked to be granted
     (at a commit `fetched` descends from) nor trusts them. When taken, add to `notes` (once)
     the line that names the others. `remote_ref`: the remote and its name for the ref;
-    `key_option`: what the key commands it names take (" --user" for the user scope)."""
+    `key_option`: what the key commands it names take (" --user" for the user scope);
+    `granted_elsewhere`: the machines the person's other user-scope memory here opens for
+    (already verified and taken here): they read the person's memory already, so a ring that
+    names only them lets no one new read it — one grant per machine, not per agent."""
     me = machine.recipient if machine else None
     others, hidden = _others(repo, keyring, me)
     if not others and not hidden:
         return
     trusted = set(trusted_keys())
     untrusted = hidden or any(fingerprint(r) not in trusted for r in others)
+    if untrusted and not hidden and granted_elsewhere is not None:  # asked only here: rare
+        trusted |= {fingerprint(r) for r in granted_elsewhere()}
+        untrusted = any(fingerprint(r) not in trusted for r in others)
     if untrusted and (fetched is None or not _asked(repo, me, fetched)):  # asked: a process
         raise DecryptError(*refusal(ref, others, hidden, trusted, remote_ref))
     if untrusted:  # asked: but only for the key it asked about, and for no one new

@@ -23,7 +23,7 @@ from gitmem.privacy.crypto import (
     load_machine_key,
 )
 from gitmem.privacy.keymerge import make_keyring
-from gitmem.privacy.layout import ENDORSEMENT_FILE, NoAccess
+from gitmem.privacy.layout import ENDORSEMENT_FILE, NoAccess, grant_step
 from gitmem.project.scopes import Project, hostname
 
 PUBLISH_HINT = "run gitmem sync to publish it"
@@ -59,6 +59,31 @@ def show_key() -> MachineIdentity:
             "run gitmem key init (or, in a clone, gitmem sync)",
         )
     return MachineIdentity(key.recipient, key.where)
+
+
+def granted_elsewhere(project: Project) -> list[str]:
+    """The machines the person's other user-scope stores on this machine are granted to
+    (their local refs, as a sync verified them), for a store's first key: a grant is one per
+    machine, not one per agent (newcomer 12: enabling a second agent asked for a second
+    grant of every machine). A store this machine cannot open adds no one."""
+    import os
+
+    from gitmem.errors import GitmemError
+    from gitmem.gitstore import Repository
+    from gitmem.project.userscope import store_dir
+
+    here = os.path.realpath(project.repo.common_dir)
+    found: list[str] = []
+    base = store_dir(os.environ)
+    for store in sorted(base.glob("*.git")) if base.is_dir() else []:
+        if os.path.realpath(store) == here or not (store / "HEAD").is_file():
+            continue
+        try:
+            with Repository(store) as repo:
+                found += list_recipients(project._replace(repo=repo, remote=None, hub=None))
+        except GitmemError:
+            continue  # not granted here, or damaged: its own sync says so
+    return list(dict.fromkeys(found))
 
 
 def list_recipients(project: Project) -> list[str]:
@@ -136,10 +161,7 @@ def _not_granted(project: Project, remote: str | None = None) -> UsageError:
     where = f"{project.user_ref} on {remote}" if remote else project.user_ref
     return UsageError(
         f"this machine cannot open {where}: your personal memory has a key, not granted here",
-        f"on a machine that has it run: gitmem key grant '{machine.recipient}'"
-        if machine
-        else "run gitmem key init here, then on a machine that has the key "
-        "gitmem key grant RECIPIENT (the recipient it printed)",
+        grant_step(machine.recipient if machine else None),
     )
 
 

@@ -43,15 +43,34 @@ def encrypt_mode(configured: str | None) -> str:
     return mode
 
 
+# The one way every command (sync, status, doctor, query, key, the MCP server) says that this
+# machine cannot open the personal memory, and the one next step: newcomer 12 found four
+# wordings, one of them sending a machine with no key to `gitmem key show`, which fails there.
+NOT_GRANTED = "your personal memory is encrypted with a key this machine does not have"
+# the step of a machine with no key at all (its first sync makes one; a later one does not)
+NO_KEY_STEP = (
+    "gitmem key init here, then on a machine that has the key "
+    "gitmem key grant RECIPIENT (the recipient it printed)"
+)
+
+
+def grant_step(recipient: str | None, option: str = "") -> str:
+    """The next step of a machine that cannot open the memory: the grant to run where the key
+    is, naming this machine's `recipient` (None: it has no key yet, NO_KEY_STEP). `option`:
+    " --user" for the user-scope memory, whose key is not the project's."""
+    if recipient is None:
+        return NO_KEY_STEP.replace("key grant", f"key grant{option}")
+    return (
+        f"on a machine that has it run: gitmem key grant{option} '{recipient}', "
+        f"then gitmem sync{option} there and here"
+    )
+
+
 class NoAccess(UsageError):
     """The scope key is not encrypted to any identity of this machine (not granted yet)."""
 
-    def __init__(self) -> None:
-        super().__init__(
-            "this machine cannot open your encrypted personal memory (its key was not granted)",
-            "run gitmem key show here, then on a machine that has the key "
-            "gitmem key grant RECIPIENT (the line it printed)",
-        )
+    def __init__(self, recipient: str | None = None) -> None:
+        super().__init__(NOT_GRANTED, grant_step(recipient))
 
 
 def config_dir() -> Path:

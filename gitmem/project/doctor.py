@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.core.fileread import utf8_fix
 from gitmem.errors import GitmemError
+from gitmem.privacy.layout import NO_KEY_STEP, NOT_GRANTED, grant_step
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.writerrefs import MAX_WRITER_REFS
 
@@ -457,13 +458,6 @@ def _recall_commands(root: Path, settings: Path, checkup: Checkup) -> None:
             )
 
 
-# the one step of a machine with no key yet, whose personal memory elsewhere is encrypted
-NO_KEY_STEP = (
-    "gitmem key init here, then on a machine that has the key "
-    "gitmem key grant RECIPIENT (the recipient it printed)"
-)
-
-
 def has_machine_key() -> bool:
     """This machine has a gitmem identity (or an adopted SSH key): file checks only, no crypto."""
     from gitmem.privacy.layout import identity_path, ssh_pointer_path
@@ -503,12 +497,7 @@ def personal_key_step(project: Project) -> str | None:
         codec.decode(tip)
     except NoAccess:
         machine = codec.machine(create=False)
-        if machine is None:
-            return NO_KEY_STEP
-        return (
-            f"on a machine that has the key: gitmem key grant '{machine.recipient}' and gitmem "
-            "sync there, then gitmem sync here"
-        )
+        return grant_step(machine.recipient if machine else None)
     except GitmemError:
         return None  # a damaged ref is reported by sync with its own message
     return None
@@ -525,9 +514,7 @@ def _key(project: Project, checkup: Checkup) -> None:
         return
     step = personal_key_step(project)
     if step:
-        checkup.add(
-            "key", PROBLEM, "your personal memory is encrypted with a key this machine lacks", step
-        )
+        checkup.add("key", PROBLEM, NOT_GRANTED, step)
     elif checkup.personal_unfetched and not has_machine_key():
         # a second machine before its first sync: the memory there is encrypted (the first
         # sync of a machine always seals it) and no key of this machine can be among its own
@@ -602,11 +589,13 @@ def _held_without_hub(project: Project, checkup: Checkup) -> None:
 
 
 def _folders(project: Project, status: Status, checkup: Checkup) -> None:
+    from gitmem.core.userdirs import tilde
     from gitmem.project.excludes import wanted_excludes
 
     for row in status.scopes:
         area = f"folder {row.name}"
         path = Path(row.path)
+        shown = tilde(path, project.tree)  # as every command names a folder; fixes keep `path`
         if not row.synced and project.scope(row.name).refused:  # one line: what, why, the fix
             checkup.add(area, PROBLEM, f"{row.name} is not synced: {row.note}")
             continue
@@ -615,22 +604,22 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
             continue
         if path.exists() and not path.is_dir():
             checkup.add(
-                area, PROBLEM, f"{path} is not a folder", f"move it away: mv {path} {path}.bak"
+                area, PROBLEM, f"{shown} is not a folder", f"move it away: mv {path} {path}.bak"
             )
         elif row.missing:
-            checkup.add(area, ADVICE, f"{path} is missing", "gitmem sync restores it from the ref")
+            checkup.add(area, ADVICE, f"{shown} is missing", "gitmem sync restores it from the ref")
         elif row.skipped and _not_utf8(row, checkup):
             pass
         elif row.skipped:
             checkup.add(
                 area,
                 ADVICE,
-                f"{row.skipped} file{'s' if row.skipped != 1 else ''} in {path} "
+                f"{row.skipped} file{'s' if row.skipped != 1 else ''} in {shown} "
                 "not synced (links, special or large files)",
                 "gitmem sync lists them; keep memory as plain Markdown files",
             )
         else:
-            checkup.add(area, OK, f"{path}: {row.files} file{'s' if row.files != 1 else ''}")
+            checkup.add(area, OK, f"{shown}: {row.files} file{'s' if row.files != 1 else ''}")
     exclude = project.repo.common_dir / "info" / "exclude"
     present = set(exclude.read_text("utf-8", "replace").splitlines()) if exclude.exists() else set()
     for line in wanted_excludes(project, existing_only=True):
@@ -700,7 +689,7 @@ def next_steps(project: Project, status: Status) -> list[str]:
         else None
     )
     if key_step:
-        steps.append(f"read your encrypted personal memory here: {key_step}")
+        steps.append(f"{NOT_GRANTED}; {key_step}")
         behind = max((s.behind for s in status.scopes if s.ref != project.user_ref), default=0)
     never = [
         s

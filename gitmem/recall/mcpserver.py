@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from gitmem.errors import GitError, GitmemError, UsageError
+from gitmem.privacy.layout import NOT_GRANTED
 from gitmem.recall.index import Place
 from gitmem.recall.sanitize import clean, cleaned, warned
 
@@ -44,10 +45,7 @@ NO_HISTORY = (
     "no memory history yet: nothing of this project's memory is committed on this machine; "
     "sync commits it and brings the team's (search and recent find memories not synced yet)"
 )
-NO_KEY = (
-    "your personal memory is encrypted and this machine has no key for it yet, so it is not "
-    "searched here: sync_status says how to get the key"
-)
+NO_KEY = f"{NOT_GRANTED}, so it is not searched here: sync_status says how to get the key"
 MAX_RESOURCES = 2_000
 MAX_TEXT = 100_000  # characters of one memory returned by get
 # seconds: a child gitmem (sync: its transport's 120 s default and the work around it), and a

@@ -282,14 +282,15 @@ def _held_without_key(project: Project, result: SyncResult) -> None:
             return
         # a dry run makes no key: the grant line names one only where this machine has it
         option = " --user" if codec.user_scope else ""
+        from gitmem.privacy.layout import grant_step
+
         line = (
             codec.grant_line()
             if codec.machine() is not None
+            # no placeholder to paste: the key init that prints the recipient
             else (
                 f"{ref}: your {'user-scope' if option else 'personal'} memory is encrypted with "
-                f"a key this machine does not have; on a machine that has it run: gitmem key "
-                f"grant{option} '<what gitmem key show prints here>', then gitmem sync{option} "
-                "there and here"
+                f"a key this machine does not have; {grant_step(None, option)}"
             )
         )
     except (GitmemError, ValueError, OSError):

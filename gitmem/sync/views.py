@@ -144,6 +144,11 @@ class RefViews:
 
             self.codec = personal_codec(self.project.repo, ref)
             self.codec.user_scope = self.project.key.startswith("user:")  # userscope.user_key
+            if self.codec.user_scope:
+                from gitmem.privacy.keys import granted_elsewhere
+
+                project = self.project
+                self.codec.granted_elsewhere = lambda: granted_elsewhere(project)
             if self.project.remote is not None or self.project.hub:
                 route = self.project.route(ref)
                 from gitmem.core.sanitize import shown_url

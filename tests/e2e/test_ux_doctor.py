@@ -103,7 +103,10 @@ def test_a_machine_without_the_key_is_told_how_to_get_it(world: World) -> None:
     keys.rename(keys.with_name("gitmem-of-a"))  # a second machine: no key here
     b = world.clone("b")
     out = world.ok("-C", str(b), "status", "--fetch")
-    assert "next: read your encrypted personal memory here: gitmem key init here" in out
+    assert (
+        "next: your personal memory is encrypted with a key this machine does not have; gitmem key init here"
+        in out
+    )
     assert "bring in" not in out, "a sync alone cannot bring it in"
     code, items = findings(world, b, "--offline")
     assert code == 1 and problems(items)[0]["area"] == "key"

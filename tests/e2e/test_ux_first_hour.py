@@ -165,7 +165,7 @@ def test_a_second_machine_with_a_hub_gets_each_memory_by_the_steps_it_is_told(
     grants = _quoted_grant(first)
     assert len(grants) == 2 and [w for g in grants for w in g if w == "--user"] == ["--user"]
     status = laptop.ok("-C", str(b), "status")
-    assert "' and gitmem sync there, then gitmem sync here" in status, status
+    assert "', then gitmem sync there and here" in status, status
     for words in grants:  # each step as said, on the machine that has the keys
         world.ok("-C", str(a), *words)
     world.ok("-C", str(a), "sync")

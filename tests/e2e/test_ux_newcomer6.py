@@ -421,7 +421,10 @@ def test_a_machine_whose_key_is_gone_is_told_by_sync_as_status_tells_it(world: W
     head = next(ln for ln in out.splitlines() if ln.startswith("refs/gitmem/users/"))
     assert head.endswith(": not read here yet: this machine has no key for it (note below)"), out
     step = "gitmem key init here, then on a machine that has the key gitmem key grant RECIPIENT"
-    assert f"  note: your personal memory is encrypted and this machine has no key: {step}" in out
+    assert (
+        f"  note: your personal memory is encrypted with a key this machine does not have; {step}"
+        in out
+    )
     assert step in world.ok("-C", str(a), "status")
     identity.write_bytes(saved)
     assert "no key" not in world.ok("-C", str(a), "sync")
