@@ -101,10 +101,14 @@ def _play(world: Path, echo: Echo) -> None:
     gitmem = _Runner(echo, {laptop: "A", desktop: "B"})
     echo(f"world: {world}")
     echo(f"  bare remote   {remote}")
+    # the commands below name files from ~/ (core.userdirs.tilde): the demo's home, not yours
+    echo(f"  home (~)      {world / 'home'}  (the demo's own: ~ below is this folder)")
     echo(f"  clone A       {laptop}\n  clone B       {desktop}")
     echo(f"  project key   {a.key}  (both clones: {a.key == b.key})")
     da, db = a.scope("auto").path, b.scope("auto").path
-    echo(f"  A's memory    {da}\n  B's memory    {db}")
+    from gitmem.core.userdirs import tilde
+
+    echo(f"  A's memory    {tilde(da)}\n  B's memory    {tilde(db)}")
 
     echo("\n1. Claude Code writes three memories in clone A; A pushes them")
     da.mkdir(parents=True)

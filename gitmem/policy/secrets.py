@@ -174,20 +174,6 @@ SECRET_RULES = (
         kind="env",
     ),
     Rule(
-        # newcomer 12: "the password is hunter2" and "password: hunter2" inside a sentence
-        # passed (too short for the entropy of an assignment); a token named so in prose
-        # ("the deploy token is 8f3a…") must still look random, as an assignment's
-        "secret given in a sentence",
-        _ASSIGN_TRIGGERS,
-        # (`=` is code's, the two rules below; `pwd` the Unix command's name too)
-        r"(?P<name>password|passwd|passphrase|secret|token|key)s?"
-        r"(?:\s{1,3}(?:is|was|are|were)|\s{0,3}:)\s{1,3}[\"'`]?"
-        r"(?P<value>[^\s\"'`]{4,200}?)[\"'`.,;:)!?]*(?=\s|\Z)",
-        folded=True,
-        boundary="name",
-        kind="prose",
-    ),
-    Rule(
         "high-entropy value assigned to a secret-like name",
         _ASSIGN_TRIGGERS,
         r"(?:password|passwd|pass|pwd|secret|key|token)(?!\w)[\"']?\s{0,20}[:=]\s{0,20}[\"']?"
@@ -195,6 +181,20 @@ SECRET_RULES = (
         folded=True,
         boundary="name",
         kind="assign",
+    ),
+    Rule(
+        # newcomer 12: "the password is hunter2" and "password: hunter2" inside a sentence
+        # passed (too short for the entropy of an assignment); a token named so in prose
+        # ("the deploy token is 8f3a…") must still look random, as an assignment's
+        "secret given in a sentence",
+        _ASSIGN_TRIGGERS,
+        # (`=` is code's, the two rules above; `pwd` the Unix command's name too)
+        r"(?P<name>password|passwd|passphrase|secret|token|key)s?"
+        r"(?:\s{1,3}(?:is|was|are|were)|\s{0,3}:)\s{1,3}[\"'`]?"
+        r"(?P<value>[^\s\"'`]{4,200}?)[\"'`.,;:)!?]*(?=\s|\Z)",
+        folded=True,
+        boundary="name",
+        kind="prose",
     ),
 )
 _PLACEHOLDER = re.compile(

@@ -15,7 +15,7 @@ from tests.support.personal import USER_REF, remote_objects, shard_paths
 from tests.support.world import World, folder_bytes
 
 MEMORY = "- [Deploy secrets](deploy-secrets.md) — zebra-quartz rotation hook\n"
-TOPIC = "---\nname: deploy\ntype: project\n---\nThe staging password is plum-velvet-42.\n"
+TOPIC = "---\nname: deploy\ntype: project\n---\nThe staging host is plum-velvet-42 (a password given in prose is refused since newcomer 12).\n"
 LOCAL = "---\nname: scratch\n---\nlocal-only note: turquoise-lantern\n"
 
 

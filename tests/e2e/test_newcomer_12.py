@@ -205,3 +205,28 @@ def test_a_second_agent_needs_no_second_grant(tmp_path: Path) -> None:
     there = laptop.gitmem("sync", "--user")
     assert there.code == 0 and "key grant" not in there.out, there
     assert (laptop.home / ".gemini" / "GEMINI.md").read_text() == "- gemini on the desk\n"
+
+
+def test_the_demo_says_whose_home_its_tilde_is() -> None:
+    """`gitmem demo` printed `restored ~/.claude/projects/-tmp-gitmem-demo-…/testing.md` and
+    `identity ~/.config/gitmem/identity` (its commands name files from `~/`, the demo's own
+    temporary home) without saying so: a newcomer looked in their own ~/.claude. The demo
+    now names its home first, and its memory folders from it, as the commands do."""
+    import subprocess
+    import sys
+
+    from tests.support.world import REPO_ROOT
+
+    out = subprocess.run(
+        [sys.executable, "-m", "gitmem", "demo"],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=120,
+        check=True,
+    ).stdout
+    (home,) = re.findall(
+        r"\n  home \(~\)      (\S+)  \(the demo's own: ~ below is this folder\)", out
+    )
+    assert out.index("  home (~)") < out.index("~/"), out
+    assert f"{home}/" not in out and "  A's memory    ~/.claude/projects/" in out, out
