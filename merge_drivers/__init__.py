@@ -96,6 +96,8 @@ def _shared_title(path: str, ours: bytes, theirs: bytes) -> bytes:
     first_o, first_t = ours.split(b"\n", 1)[0], theirs.split(b"\n", 1)[0]
     if first_o != first_t or not first_o.startswith(b"# "):
         return b""
+    if first_o.strip() in (ours.strip(), theirs.strip()):  # a side that is only the title
+        return b""  # added nothing: merged (and capped) as before
     return first_o + b"\n"
 
 
