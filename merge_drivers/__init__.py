@@ -74,6 +74,8 @@ def merge_file(
         return MergeResult(kept, (Resolution(path, "file", side, "modified beats deleted"),))
     from merge_drivers.dispatch import merge_contents
 
+    if not (base or b"").strip():
+        base = _shared_title(path, ours, theirs)
     result = merge_contents(
         path, base or b"", ours, theirs, oi, ti, inline_archive=inline_archive, base_info=base_info
     )
@@ -82,6 +84,21 @@ def merge_file(
         # one is, so that (edit, edit) and then a removal ends as (removal, edit) then edit
         return MergeResult(None, result.resolutions, result.extra_files, result.conflicted)
     return result
+
+
+def _shared_title(path: str, ours: bytes, theirs: bytes) -> bytes:
+    """Two indexes written apart (no base: each machine wrote memory before its first sync)
+    that open with the same `# ` title: the title is their base, so it stays first — as items
+    new to an empty base it was sorted among the sections (#24, everyday round 12). Empty
+    for anything else; symmetric (the line both sides share)."""
+    if path.rsplit("/", 1)[-1].casefold() != "memory.md":
+        return b""
+    first_o, first_t = ours.split(b"\n", 1)[0], theirs.split(b"\n", 1)[0]
+    if first_o != first_t or not first_o.startswith(b"# "):
+        return b""
+    if first_o.strip() in (ours.strip(), theirs.strip()):  # a side that is only the title
+        return b""  # added nothing: merged (and capped) as before
+    return first_o + b"\n"
 
 
 def _emptied(path: str, base: bytes | None, side: bytes | None) -> bool:
