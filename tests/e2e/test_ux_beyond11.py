@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from gitmem.privacy.layout import NOT_GRANTED
 from tests.support.world import World, write_files
 
 PAYMENTS = (
@@ -92,7 +93,7 @@ def test_a_machine_never_granted_still_cannot_read_the_history(world: World) -> 
     ).stdout.split()[0]
     stranger.git("fetch", "-q", str(world.root / "hub.git"), f"+{hub_ref}:{ref}", cwd=c)
     shown = stranger.gitmem("-C", str(c), "show", "~1:auto/payments.md")
-    assert shown.code != 0 and "not granted" in shown.err, shown
+    assert shown.code != 0 and NOT_GRANTED in shown.err, shown
     assert "idempotent" not in shown.out + shown.err
     assert "Traceback" not in shown.err
 
@@ -191,6 +192,6 @@ def test_a_version_sealed_under_a_rotated_key_stays_closed_to_a_machine_granted_
     commits = desktop.git("rev-list", "--first-parent", ref, cwd=b).split()
     oldest, newest = commits[-1], commits[0]  # the first sync's (the first key), the tip
     refused = desktop.gitmem("-C", str(b), "show", f"{oldest}:auto/payments.md")
-    assert refused.code != 0 and "not granted" in refused.err, refused
+    assert refused.code != 0 and NOT_GRANTED in refused.err, refused
     assert "idempotent" not in refused.out + refused.err and "Traceback" not in refused.err
     assert "idempotent" in desktop.ok("-C", str(b), "show", f"{newest}:auto/payments.md")

@@ -14,6 +14,7 @@ from gitmem.errors import EXIT_GIT, UsageError
 from gitmem.gitstore import Repository
 from gitmem.gitstore.base import TreeEntry
 from gitmem.merge.tree import as_tree_input
+from gitmem.policy.rules import check_name
 from gitmem.privacy.codec import PersonalCodec
 from gitmem.privacy.crypto import (
     DecryptError,
@@ -365,9 +366,9 @@ names = st.text(
     max_size=12,
 ).filter(lambda n: n.strip(" .") == n)
 trees = st.dictionaries(
-    st.tuples(
-        st.sampled_from(["auto", "local"]), st.lists(names, min_size=0, max_size=2), names
-    ).map(lambda t: "/".join([t[0], *t[1], t[2] + ".md"])),
+    st.tuples(st.sampled_from(["auto", "local"]), st.lists(names, min_size=0, max_size=2), names)
+    .map(lambda t: "/".join([t[0], *t[1], t[2] + ".md"]))
+    .filter(lambda p: not check_name(p)),  # a name any OS holds (no `LPT0.md`: GM101)
     st.binary(max_size=300),
     min_size=1,
     max_size=8,
