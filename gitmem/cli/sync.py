@@ -384,11 +384,21 @@ MAX_SECONDS = (
 
 
 def _seconds(project: Project, key: str, default: float) -> float:
+    """`key` in seconds: the user's own setting (command line, global, system) or `default`;
+    a repository's own (`.git/config`, `config.worktree`, a file it includes) may shorten it,
+    never lengthen it — hook_bound's policy (red team 12: an archive's `.git` set a day, and a
+    `gitmem sync` against a remote that never answers held the terminal and the lock a day)."""
+    from gitmem.core.userdirs import users_own
+
+    here = project.repo.config_get(key)
+    own = users_own(project.repo, key)
+    cap = default if own is None else _parsed(key, own)
+    return cap if here is None else min(cap, _parsed(key, here))
+
+
+def _parsed(key: str, value: str) -> float:
     from gitmem.errors import ConfigError
 
-    value = project.repo.config_get(key)
-    if value is None:
-        return default
     try:
         seconds = float(value)
     except ValueError:
