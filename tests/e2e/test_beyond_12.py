@@ -3,9 +3,15 @@ a user scope under one temporary HOME, a hub, a second machine, a second agent; 
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
-from tests.support.world import World, write_files
+import pytest
+
+from tests.support.world import REPO_ROOT, World, write_files
 
 PREF = (
     "---\nname: tabs\ndescription: indentation preference\ntype: user\n---\n"
@@ -39,3 +45,59 @@ def test_a_user_preference_is_recalled_in_every_project(world: World) -> None:
         found = world.ok("-C", str(clone), "query", "--search", "indent tabs")
         assert "four spaces" in found or "tabs" in found, found
         assert "alpha build" not in world.ok("-C", str(clone), "query", "--search", "make")
+
+
+def test_the_prompt_hook_and_mcp_recall_the_user_preference_in_another_project(
+    world: World,
+) -> None:
+    """The same preference reaches the agent at prompt time (`recall --hook`, Claude Code's
+    UserPromptSubmit JSON on stdin) and through the MCP server (the SDK's own client), in a
+    project where it was never written."""
+    from tests.recall.test_mcp import session_script, text_of
+
+    alpha, beta, _gamma = three_projects(world)
+    write_files(world.home / ".claude" / "agent-memory" / "reviewer", {"tabs.md": PREF})
+    world.ok("-C", str(alpha), "sync")
+    prompt = json.dumps({"prompt": "how should I indent this python file", "cwd": str(beta)})
+    hook = subprocess.run(
+        [sys.executable, "-m", "gitmem", "-C", str(beta), "recall", "--hook"],
+        input=prompt.encode(),
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert hook.returncode == 0 and "four spaces" in hook.stdout.decode(), hook
+
+    async def steps(s: Any) -> str:
+        return text_of(await s.call_tool("search", {"text": "indent python tabs"}))
+
+    found = session_script(world, beta, steps)
+    assert "tabs" in found, found
+
+
+@pytest.mark.slow
+def test_a_second_machine_recalls_the_preference_after_sync(world: World) -> None:
+    """The user scope rides the hub encrypted; the desktop (a second HOME, its key granted)
+    syncs once in any of its projects and finds the preference learned on the laptop."""
+    alpha, _beta, _gamma = three_projects(world)
+    write_files(world.home / ".claude" / "agent-memory" / "reviewer", {"tabs.md": PREF})
+    world.ok("-C", str(alpha), "sync")
+    hub = world.root / "hub.git"
+    assert b"four spaces" not in b"".join(p.read_bytes() for p in hub.rglob("*") if p.is_file()), (
+        "the user scope left the machine in clear"
+    )
+    desktop = World(world.root / "desktop")
+    desktop.git("config", "--global", "gitmem.hub", str(hub))
+    d = desktop.clone("desktop/gamma", str(world.root / "gamma.git"))
+    desktop.ok("-C", str(d), "key", "init")
+    desktop_id = desktop.ok("-C", str(d), "key", "show").split()[0]
+    world.ok("-C", str(alpha), "key", "grant", "--user", desktop_id)
+    world.ok("-C", str(alpha), "sync", "--user")
+    laptop_id = world.ok("-C", str(alpha), "key", "show").split()[0]
+    desktop.ok("-C", str(d), "key", "trust", laptop_id)
+    out = desktop.ok("-C", str(d), "sync")
+    mine = desktop.home / ".claude" / "agent-memory" / "reviewer" / "tabs.md"
+    assert mine.is_file(), out + world.git("for-each-ref", cwd=hub)
+    assert mine.read_text() == PREF
+    assert "four spaces" in desktop.ok(
+        "-C", str(d), "query", "--search", "indent", "--format", "full"
+    )
