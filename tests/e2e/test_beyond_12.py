@@ -101,3 +101,38 @@ def test_a_second_machine_recalls_the_preference_after_sync(world: World) -> Non
     assert "four spaces" in desktop.ok(
         "-C", str(d), "query", "--search", "indent", "--format", "full"
     )
+
+
+CODEX_NOTE = "# Memory\n\n- The user prefers pytest over unittest.\n"
+
+
+@pytest.mark.slow
+def test_claude_and_codex_user_memory_travel_side_by_side(world: World) -> None:
+    """Two agents of one person (gitmem.agents claude,codex): each one's user memory reaches the
+    desktop in its own place and format (Claude Code's agent-memory, Codex's
+    $CODEX_HOME/memories), neither written over the other, Codex's own .git never carried; the
+    query finds both."""
+    alpha, _beta, _gamma = three_projects(world)
+    world.git("config", "--global", "gitmem.agents", "claude,codex")
+    write_files(world.home / ".claude" / "agent-memory" / "reviewer", {"tabs.md": PREF})
+    codex = world.home / ".codex" / "memories"
+    write_files(codex, {"MEMORY.md": CODEX_NOTE})
+    world.git("init", "-q", str(codex))  # Codex's own baseline repository there
+    world.ok("-C", str(alpha), "sync")
+    hub = world.root / "hub.git"
+    desktop = World(world.root / "desktop")
+    desktop.git("config", "--global", "gitmem.hub", str(hub))
+    desktop.git("config", "--global", "gitmem.agents", "claude,codex")
+    d = desktop.clone("desktop/alpha", str(world.root / "alpha.git"))
+    desktop.ok("-C", str(d), "key", "init")
+    world.ok("-C", str(alpha), "key", "grant", "--user", desktop.ok("key", "show").split()[0])
+    world.ok("-C", str(alpha), "sync", "--user")
+    desktop.ok("-C", str(d), "key", "trust", world.ok("key", "show").split()[0])
+    out = desktop.ok("-C", str(d), "sync")
+    claude_file = desktop.home / ".claude" / "agent-memory" / "reviewer" / "tabs.md"
+    codex_file = desktop.home / ".codex" / "memories" / "MEMORY.md"
+    assert claude_file.is_file() and codex_file.is_file(), out
+    assert claude_file.read_text() == PREF and codex_file.read_text() == CODEX_NOTE
+    assert not (desktop.home / ".codex" / "memories" / ".git").exists()
+    found = desktop.ok("-C", str(d), "query", "--search", "pytest", "--format", "full")
+    assert "pytest over unittest" in found, found
