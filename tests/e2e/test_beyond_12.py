@@ -136,3 +136,44 @@ def test_claude_and_codex_user_memory_travel_side_by_side(world: World) -> None:
     assert not (desktop.home / ".codex" / "memories" / ".git").exists()
     found = desktop.ok("-C", str(d), "query", "--search", "pytest", "--format", "full")
     assert "pytest over unittest" in found, found
+
+
+def test_a_project_with_no_remote_still_syncs_and_recalls_the_user_scope(world: World) -> None:
+    """A scratch repository never pushed anywhere (no origin): the user scope still rides the
+    hub and is recalled there; nothing is written into the repository's refs but ours."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    scratch = world.root / "scratch"
+    world.git("init", "-q", str(scratch))
+    world.git("commit", "-q", "--allow-empty", "-m", "start", cwd=scratch)
+    write_files(world.home / ".claude" / "agent-memory" / "reviewer", {"tabs.md": PREF})
+    run = world.gitmem("-C", str(scratch), "sync")
+    assert run.code == 0, run
+    assert "user%3Aclaude" in world.git("for-each-ref", "--format=%(refname)", cwd=hub), run
+    found = world.ok("-C", str(scratch), "query", "--search", "indent", "--format", "full")
+    assert "four spaces" in found, found
+    assert world.git("for-each-ref", "--format=%(refname)", "refs/heads", cwd=scratch).split() == [
+        "refs/heads/main"
+    ]
+
+
+def test_an_agent_removed_later_keeps_its_memory_here_and_on_the_hub(world: World) -> None:
+    """Codex taken out of gitmem.agents: the next sync leaves its folder and its hub ref as they
+    were (skipped is never deleted), and Claude Code's user memory still syncs."""
+    alpha, _beta, _gamma = three_projects(world)
+    hub = world.root / "hub.git"
+    world.git("config", "--global", "gitmem.agents", "claude,codex")
+    codex = world.home / ".codex" / "memories"
+    write_files(codex, {"MEMORY.md": CODEX_NOTE})
+    world.ok("-C", str(alpha), "sync")
+    refs = world.git("for-each-ref", "--format=%(refname) %(objectname)", cwd=hub)
+    codex_ref = [r for r in refs.splitlines() if "user%3Acodex" in r]
+    assert codex_ref, refs
+    world.git("config", "--global", "gitmem.agents", "claude")
+    write_files(world.home / ".claude" / "agent-memory" / "reviewer", {"tabs.md": PREF})
+    world.ok("-C", str(alpha), "sync")
+    assert (codex / "MEMORY.md").read_text() == CODEX_NOTE
+    after = world.git("for-each-ref", "--format=%(refname) %(objectname)", cwd=hub)
+    assert codex_ref[0] in after.splitlines(), after
+    assert "user%3Aclaude" in after
