@@ -177,3 +177,20 @@ def test_an_agent_removed_later_keeps_its_memory_here_and_on_the_hub(world: Worl
     after = world.git("for-each-ref", "--format=%(refname) %(objectname)", cwd=hub)
     assert codex_ref[0] in after.splitlines(), after
     assert "user%3Aclaude" in after
+
+
+def test_a_repository_with_no_commit_points_at_the_user_sync_that_works_there(
+    world: World,
+) -> None:
+    """`git init` and no commit yet: the project's memory waits for a first commit, but the
+    user's does not — the refusal names `gitmem sync --user`, and that command syncs it."""
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    fresh = world.root / "fresh"
+    world.git("init", "-q", str(fresh))
+    write_files(world.home / ".claude" / "agent-memory" / "reviewer", {"tabs.md": PREF})
+    run = world.gitmem("-C", str(fresh), "sync")
+    assert run.code == 2 and "gitmem sync --user" in run.err, run
+    world.ok("-C", str(fresh), "sync", "--user")
+    assert "user%3Aclaude" in world.git("for-each-ref", "--format=%(refname)", cwd=hub)
