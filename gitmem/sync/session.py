@@ -70,7 +70,10 @@ class Session:
         if not self.repo.has_commits():
             raise UsageError(
                 f"{self.project.root} has no commits yet",
-                "make a first commit (gitmem refs live beside your branches), then retry",
+                # the user scope needs no project commit: say so, or a fresh repository
+                # looks like it blocks the memory that follows the person (round 12)
+                "make a first commit (gitmem refs live beside your branches), then retry; "
+                "your user memory syncs meanwhile: gitmem sync --user",
             )
         for ref in self.run.by_ref:
             report = self.result.report(ref)
