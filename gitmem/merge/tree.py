@@ -368,7 +368,7 @@ def closest_version(repo: ObjectEncoding, oid: str, versions: Collection[str]) -
     likeness = Likeness(repo)
     scored = []
     for v in sorted(versions):
-        ratio = likeness.ratio(v, oid)
+        ratio = likeness.ratio(v, oid, at_least=0.0)  # the most alike, however little
         if ratio is None:
             return None  # past the budget (crafted history): no base guessed, nothing lost
         scored.append((-ratio, v))

@@ -490,10 +490,9 @@ def user_allow_list(config: Mapping[str, list[str]]) -> AllowList:
     texts = ["\n".join(config.get(ALLOW_KEY.lower(), []))]
     from gitmem.core.userdirs import config_home
 
-    for place in (os.path.join(config_home(), "gitmem", ALLOW_FILE),):
-        try:
-            with open(place, encoding="utf-8") as fh:
-                texts.append(fh.read(1024 * 1024))
-        except (OSError, UnicodeDecodeError):
-            continue
+    try:
+        with open(os.path.join(config_home(), "gitmem", ALLOW_FILE), encoding="utf-8") as fh:
+            texts.append(fh.read(1024 * 1024))
+    except (OSError, UnicodeDecodeError):
+        pass
     return read_allow_list(texts)

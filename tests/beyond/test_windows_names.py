@@ -9,32 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.test_validate import TEAM, add_to_team
 from tests.support.world import World, teammates_sharing, write_files
 
-TEAM = "refs/gitmem/team"
 NAMES = ["con.md", "NUL.md", "com1.md", "notes.md:secret.md", "todo?.md", "draft.md."]
-
-
-def _plant(world: World, name: str) -> str:
-    """A commit on the remote's team tip adding `team/<name>` (git's own tools write it)."""
-    tip = world.plumb(world.remote, "rev-parse", TEAM)
-    env = {**world.env, "GIT_INDEX_FILE": str(world.root / "plant.index")}
-    import subprocess
-
-    def git(*args: str, data: bytes | None = None) -> str:
-        done = subprocess.run(
-            ["git", *args], cwd=world.remote, env=env, input=data, capture_output=True
-        )
-        assert done.returncode == 0, done.stderr.decode()
-        return done.stdout.decode().strip()
-
-    git("read-tree", tip)
-    oid = git("hash-object", "-w", "--stdin", data=b"---\nname: x\n---\nplanted\n")
-    git("update-index", "--add", "--cacheinfo", f"100644,{oid},team/{name}")
-    tree = git("write-tree")
-    commit = git("commit-tree", tree, "-p", tip, "-m", "planted")
-    world.plumb(world.remote, "update-ref", TEAM, commit)
-    return commit
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -43,7 +21,8 @@ def test_a_teammates_name_windows_cannot_hold_is_refused_and_nothing_written(
 ) -> None:
     _alice, bob, _team = teammates_sharing(world)
     world.ok("-C", str(bob), "sync")
-    _plant(world, name)
+    planted = add_to_team(world, world.remote, name, b"---\nname: x\n---\nplanted\n")
+    world.plumb(world.remote, "update-ref", TEAM, planted)
     run = world.gitmem("-C", str(bob), "sync")
     assert "GM101" in run.out + run.err, run.out + run.err
     team = world.scope_path(bob, "team")
