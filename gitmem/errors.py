@@ -22,7 +22,7 @@ class GitmemError(Exception):
         self.message = message
         self.hint = hint
         # the hint in the words of the MCP server's tools (their arguments, other tools), where
-        # `hint` names the CLI's options or commands (gitmem/recall/mcpserver.py)
+        # `hint` names the CLI's options or commands (gitmem/commands/mcpserver.py)
         self.tool_hint = tool_hint
 
 

@@ -110,7 +110,7 @@ class Sides:
             ctx,
             f", {apart} files re-read since the index was written",
             "what ~30 syncs of 10 files leave: records apart from the scope's index until it "
-            "is written afresh (gitmem/core/state.py stale_limit)",
+            "is written afresh (gitmem/project/state.py stale_limit)",
         )
 
     def peak_row(self, ctx: Context) -> Row:

@@ -456,7 +456,7 @@ def history_times(project: Project, scope: str) -> dict[str, float]:
 
 def apply(result: CurateResult) -> None:
     """Write what `plan` decided, only over the bytes it read (else refuse: rerun curate)."""
-    from gitmem.core.state import current_mode, write_atomic
+    from gitmem.project.state import current_mode, write_atomic
 
     for name, before, after in (
         (INDEX_NAME, result.index_before, result.index_after),

@@ -244,7 +244,7 @@ def _sync(
 ) -> tuple[dict[str, list[str]], list[GitmemError]]:
     """Run the sync (from `start`, taken early); the files it wrote on disk, by ref, and the
     refs it refused."""
-    from gitmem.core.state import start_checks
+    from gitmem.project.state import start_checks
 
     checks: dict[str, tuple[str, FolderCheck]] = {}
     try:

@@ -114,9 +114,9 @@ def gitmem_command() -> str:
 
     `-I`: nothing from the project's folder, PYTHONPATH or the user's site is imported; the
     launcher puts only the folder this package was loaded from on the path (gitmem/launch.py)."""
-    import gitmem.launch
+    from gitmem.core.entry import launcher_path
 
-    launcher = os.path.abspath(gitmem.launch.__file__)
+    launcher = launcher_path()
     return f"{shlex.quote(sys.executable)} -I {shlex.quote(launcher)}"
 
 

@@ -112,7 +112,7 @@ def adopted_line(project: Any, ref: str, remote: str | None, known: bool = False
 def adopt_folder(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gitmem.project.orphans import adopt_folder as adopt_one
+    from gitmem.commands.orphans import adopt_folder as adopt_one
 
     adopted = adopt_one(open_project_from(args), Path(args.folder))
     for line in adopted.skipped:

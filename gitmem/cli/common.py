@@ -397,10 +397,10 @@ def open_project_from(
 def _checkout_of_memory_folder(start: str) -> Path | None:
     """The checkout whose Claude Code memory folder (~/.claude/projects/SLUG/…) `start` is in:
     a newcomer's `cd` to the memory to run gitmem there. Its session transcripts name it, else
-    a bounded walk for a folder whose path gives SLUG (doctor's, gitmem/project/orphans.py)."""
+    a bounded walk for a folder whose path gives SLUG (doctor's, gitmem/commands/orphans.py)."""
+    from gitmem.commands.orphans import live_checkout, transcript_checkout
     from gitmem.errors import GitmemError
     from gitmem.project.identity import claude_config_dir
-    from gitmem.project.orphans import live_checkout, transcript_checkout
 
     try:
         projects = (claude_config_dir(os.environ) / "projects").resolve()

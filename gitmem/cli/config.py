@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         return _said(args, key, None, False, f"{key}: removed from this repository")
     value = args.value.strip()
     if key == "gitmem.encrypt":
-        from gitmem.privacy.layout import encrypt_mode
+        from gitmem.core.choices import encrypt_mode
 
         encrypt_mode(value)  # one line for a value gitmem does not know; nothing written
     elif key == "gitmem.allowSecret":

@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def demo(args: argparse.Namespace) -> int:
-    from gitmem.demo import run_demo
+    from gitmem.cli.demoworld import run_demo
 
     run_demo(echo, keep=args.keep)
     return 0

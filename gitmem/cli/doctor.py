@@ -27,9 +27,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 def doctor(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
+    from gitmem.commands.doctor import PROBLEM, Checkup, run_doctor
+    from gitmem.commands.status import project_status
     from gitmem.errors import ConfigError
-    from gitmem.project.doctor import PROBLEM, Checkup, run_doctor
-    from gitmem.project.status import project_status
 
     try:
         project = open_project_from(args)

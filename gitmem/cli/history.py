@@ -105,7 +105,7 @@ def project_for(args: argparse.Namespace, path: str | None) -> Project:
     user scope's own store: its history needs no project, and "not a git repository" sent
     a newcomer looking for a clone the memory has nothing to do with."""
     from gitmem.errors import NotARepository
-    from gitmem.recall.history import is_user_id
+    from gitmem.history.versions import is_user_id
 
     try:
         return open_project_from(args)
@@ -126,8 +126,8 @@ def log(args: argparse.Namespace) -> int:
     import time
 
     from gitmem.cli.pager import colour_commit, own_settings, show, use_colour
+    from gitmem.history.versions import memory_log
     from gitmem.project.scopes import shown
-    from gitmem.recall.history import memory_log
 
     if args.path and args.path[1:].isdigit() and args.path[0] == "-" and args.limit is None:
         from gitmem.errors import UsageError
@@ -170,7 +170,7 @@ def log(args: argparse.Namespace) -> int:
         short = row["commit"][:10]
         lines.append(colour_commit(short, rest) if colour else short + rest)
         for res in filter(None, row["resolved"].split("\x1d")) if not args.oneline else ():
-            from gitmem.recall.lost import plainly  # only a log that shows a resolution
+            from gitmem.history.lost import plainly  # only a log that shows a resolution
 
             lines.append(printable(f"    resolved {plainly(shown(res))}"))
     show("".join(line + "\n" for line in lines), args, own_settings(project.repo))
@@ -179,7 +179,7 @@ def log(args: argparse.Namespace) -> int:
 
 def show_cmd(args: argparse.Namespace) -> int:
     from gitmem.cli.pager import own_settings, show
-    from gitmem.recall.history import memory_show
+    from gitmem.history.versions import memory_show
 
     project = project_for(args, args.spec.partition(":")[2])
     commit, path, data = memory_show(project, args.spec)
@@ -195,7 +195,7 @@ def show_cmd(args: argparse.Namespace) -> int:
 
 def diff(args: argparse.Namespace) -> int:
     from gitmem.cli.pager import colour_diff, own_settings, show, use_colour
-    from gitmem.recall.history import memory_diff
+    from gitmem.commands.memorydiff import memory_diff
 
     project = project_for(args, args.path)
     out = memory_diff(project, args.rev, args.path)
@@ -219,7 +219,7 @@ def diff(args: argparse.Namespace) -> int:
 
 def lost(args: argparse.Namespace) -> int:
 
-    from gitmem.recall.lost import find, lost_edits, show_lost
+    from gitmem.history.lost import find, lost_edits, show_lost
 
     project = open_project_from(args)
     if args.number is not None:
@@ -251,8 +251,8 @@ def lost(args: argparse.Namespace) -> int:
 def _lost_line(edit: Any) -> str:
     import time
 
+    from gitmem.history.lost import SAID
     from gitmem.project.scopes import shown
-    from gitmem.recall.lost import SAID
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(edit.time))
     author = f"{edit.author} on {edit.author_host}" if edit.author_host else edit.author
@@ -269,7 +269,7 @@ def printable_block(text: str) -> str:
 
 def restore(args: argparse.Namespace) -> int:
     from gitmem.errors import UsageError
-    from gitmem.recall.history import restore as do_restore
+    from gitmem.history.versions import restore as do_restore
 
     if args.lost is not None:
         if args.path or args.at:
@@ -278,7 +278,7 @@ def restore(args: argparse.Namespace) -> int:
                 "gitmem restore --lost N (see gitmem lost)",
             )
         from gitmem.core.userdirs import tilde
-        from gitmem.recall.lost import restore_lost
+        from gitmem.history.lost import restore_lost
 
         lost_in = open_project_from(args)
         brought = restore_lost(lost_in, args.lost)

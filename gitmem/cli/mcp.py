@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
             "pip install 'mcp>=2' into gitmem's environment",
         ) from None
     from gitmem.claude.hookrun import OPENING_BOUND, HookTimeout, deadline
-    from gitmem.recall.mcpserver import Recall, gitmem_argv, serve
+    from gitmem.commands.mcpserver import Recall, gitmem_argv, serve
 
     opener = project_opener(args)
     here = os.path.abspath(directory(args))

@@ -37,13 +37,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gitmem.claude.promote import demote, promote
+    from gitmem.commands.promote import demote, promote
 
     do = promote if args.direction == "promote" else demote
     try:
         project = open_project_from(args)
     except NotARepository:  # user/CLAUDE.md outside a clone: the reason it can't, not the clone
-        from gitmem.recall.history import is_user_id, not_project_memory
+        from gitmem.history.versions import is_user_id, not_project_memory
 
         if is_user_id(args.path):
             raise not_project_memory(args.path) from None
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         echo(f"would move {moved.source} -> {moved.target}")
         echo(f"  index line: {moved.index_line}")
         if args.direction == "promote":
-            from gitmem.project.status import privacy_line, sealed_scopes
+            from gitmem.commands.status import privacy_line, sealed_scopes
 
             scope = project.scope(moved.target.partition("/")[0])
             echo(f"  {moved.target}: {privacy_line(project, scope, sealed_scopes(project))}")

@@ -206,8 +206,8 @@ def _unreadable(opener: Callable[[], Project]) -> str:
     """Why the personal memory cannot be searched here: its ref is sealed with a key this
     machine lacks (a second machine not granted yet) — an empty answer must not read as "you
     have none". Asked only when an answer is empty."""
+    from gitmem.commands.doctor import personal_key_step
     from gitmem.errors import GitmemError
-    from gitmem.project.doctor import personal_key_step
 
     try:
         step = personal_key_step(opener())

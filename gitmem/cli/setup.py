@@ -41,7 +41,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def init(args: argparse.Namespace) -> int:
-    from gitmem.project.status import init_project
+    from gitmem.commands.status import init_project
 
     project = open_project_from(args)
     result = init_project(project)
@@ -72,7 +72,7 @@ def init(args: argparse.Namespace) -> int:
 
 
 def status(args: argparse.Namespace) -> int:
-    from gitmem.project.status import project_status
+    from gitmem.commands.status import project_status
 
     if args.user:
         from gitmem.cli.common import refuse_with_user
@@ -95,7 +95,7 @@ def status(args: argparse.Namespace) -> int:
     if args.as_json:
         import json
 
-        from gitmem.project.status import agents_json
+        from gitmem.commands.status import agents_json
 
         echo(json.dumps({**st.as_json(), **agents_json(project)}, indent=2))
         return 0
@@ -121,9 +121,9 @@ def _user_status(args: argparse.Namespace) -> int:
     """`status --user`: each enabled agent's user-scope memory, as `sync --user` carries it."""
     import os
 
+    from gitmem.commands.status import user_status
     from gitmem.errors import NotARepository
     from gitmem.gitstore import Repository
-    from gitmem.project.status import user_status
 
     try:
         repo: Repository | None = Repository(directory(args))
@@ -155,7 +155,7 @@ def _user_status(args: argparse.Namespace) -> int:
 
 def _agents(project: Project) -> None:
     """What each enabled agent keeps where (gitmem/project/adapters.py), and the user scope."""
-    from gitmem.project.status import agents_json
+    from gitmem.commands.status import agents_json
 
     shown = agents_json(project)
     if any(a["agent"] != "claude" for a in shown["agents"]):

@@ -201,8 +201,8 @@ def _without_key(project: Project, result: SyncResult) -> None:
         return
     if ssh_pointer_path().is_file():
         return
+    from gitmem.commands.doctor import personal_key_step  # the rare case: no key at all
     from gitmem.privacy.layout import NOT_GRANTED
-    from gitmem.project.doctor import personal_key_step  # the rare case: no key at all
 
     step = personal_key_step(project)
     if step:
@@ -371,7 +371,7 @@ def start_sync(project: Project, args: argparse.Namespace) -> SyncStart | None:
 
 
 def start_checks(project: Project, names: list[str] | None) -> dict[str, tuple[str, FolderCheck]]:
-    from gitmem.core.state import start_checks
+    from gitmem.project.state import start_checks
 
     repo = project.repo
     chosen = [s for s in project.scopes if not names or s.name in names]

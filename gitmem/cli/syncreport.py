@@ -54,7 +54,7 @@ def sync_lines(
         yield from _listed([f"  kept {c}" for c in r.held], verbose)
         yield from _listed(_arrived(ref, r.pulled, told), verbose)
         if r.resolutions:
-            from gitmem.recall.lost import plainly
+            from gitmem.history.lost import plainly
 
             for res in r.resolutions:
                 yield f"  resolved {plainly(res)}"

@@ -26,8 +26,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def unpublish(args: argparse.Namespace) -> int:
-    from gitmem.project.unpublish import publish_again
-    from gitmem.project.unpublish import unpublish as do_unpublish
+    from gitmem.commands.unpublish import publish_again
+    from gitmem.commands.unpublish import unpublish as do_unpublish
 
     project = open_project_from(args)
     lines = publish_again(project, args.names) if args.undo else do_unpublish(project, args.names)

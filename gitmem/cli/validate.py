@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 from gitmem.cli.common import command, echo, plural
 
 if TYPE_CHECKING:
+    from gitmem.commands.validate import Validation
     from gitmem.gitstore import Repository
     from gitmem.policy.rules import Finding
-    from gitmem.policy.validate import Validation
 
 FORMATS = ("text", "json", "github")
 
@@ -86,9 +86,9 @@ def list_codes() -> int:
 
 def run(args: argparse.Namespace) -> int:
     from gitmem.cli.common import directory
+    from gitmem.commands.validate import ValidateOptions, validate
     from gitmem.errors import UsageError
     from gitmem.gitstore import Repository
-    from gitmem.policy.validate import ValidateOptions, validate
 
     if args.codes:
         return list_codes()

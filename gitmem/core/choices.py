@@ -19,6 +19,31 @@ import json
 import os
 from pathlib import Path
 
+from gitmem.errors import ConfigError
+
+# what `gitmem.encrypt` seals: personal (the default: auto and local), local, or off
+ENCRYPT_MODES = {"personal": ("auto", "local"), "local": ("local",), "off": ()}
+_MODE_ALIASES = {
+    "on": "personal",
+    "true": "personal",
+    "yes": "personal",
+    "false": "off",
+    "no": "off",
+}
+
+
+def encrypt_mode(configured: str | None) -> str:
+    """`gitmem.encrypt`: personal (default: auto and local), local, or off (plaintext)."""
+    raw = (configured or "personal").strip().lower()
+    mode = _MODE_ALIASES.get(raw, raw)
+    if mode not in ENCRYPT_MODES:
+        raise ConfigError(  # a setting: doctor names it as its problem
+            f"gitmem.encrypt is {raw!r}",
+            "set it to personal, local or off (git config gitmem.encrypt personal)",
+        )
+    return mode
+
+
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0", "")
 

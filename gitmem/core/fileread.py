@@ -13,7 +13,7 @@ import stat
 import time
 from pathlib import Path
 
-from gitmem.policy.limits import MAX_BLOB_BYTES
+from gitmem.core.limits import MAX_BLOB_BYTES
 
 MAX_FILE_BYTES = MAX_BLOB_BYTES
 # how long a write-back waits for an editor that opened a file before it was replaced to close

@@ -1,6 +1,6 @@
 """`<common-dir>/gitmem`: gitmem's own folder of a clone (sync state, the recall index, caches),
 checked level by level before anything is read or written there. A module of its own, below
-every layer that keeps a file there (core/state, gitstore/index, project/confinement,
+every layer that keeps a file there (project/state, gitstore/index, project/confinement,
 privacy/ciphercache, recall/index)."""
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ RULES = (
     "gitmem/core/sanitize.py",
     "gitmem/errors.py",
     "gitmem/policy/rules.py",
-    "gitmem/policy/limits.py",
+    "gitmem/core/limits.py",
     "gitmem/project/refmeta.py",
     "gitmem/policy/secrets.py",
     "gitmem/policy/treecheck.py",

@@ -17,9 +17,9 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
+from gitmem.core.limits import MAX_BLOB_BYTES as MAX_BLOB_BYTES  # their home: core/limits.py
+from gitmem.core.limits import MAX_DEPTH as MAX_DEPTH
 from gitmem.core.linktargets import outside_links
-from gitmem.policy.limits import MAX_BLOB_BYTES as MAX_BLOB_BYTES  # their home: policy/limits.py
-from gitmem.policy.limits import MAX_DEPTH as MAX_DEPTH
 from gitmem.project.refmeta import FORMAT_VERSION, META_FILE, MetaError, parse_meta
 
 ERROR = "error"

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
+from gitmem.core.limits import MAX_TREE_BYTES as MAX_TREE_BYTES  # home: core/limits.py
 from gitmem.errors import TamperedRef, UntrustedTreeError
 from gitmem.gitstore import Repository
-from gitmem.policy.limits import MAX_TREE_BYTES as MAX_TREE_BYTES  # home: policy/limits.py
 from gitmem.policy.rules import (
     MANIFEST,
     MAX_BLOB_BYTES,

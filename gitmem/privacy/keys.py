@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gitmem.core.state import holding_lock
 from gitmem.errors import UsageError
 from gitmem.gitstore.objects import as_tree_input
 from gitmem.policy.treecheck import META_FILE, render_meta
@@ -25,6 +24,7 @@ from gitmem.privacy.crypto import (
 from gitmem.privacy.keymerge import make_keyring
 from gitmem.privacy.layout import ENDORSEMENT_FILE, NoAccess, grant_step
 from gitmem.project.scopes import Project, hostname
+from gitmem.project.state import holding_lock
 
 PUBLISH_HINT = "run gitmem sync to publish it"
 

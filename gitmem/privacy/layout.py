@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gitmem.errors import ConfigError, UsageError
+from gitmem.errors import UsageError
 
 KEY_DIR = "keys"
 SCOPE_KEY_FILE = "keys/scope.age"
@@ -19,28 +19,6 @@ RECIPIENTS_FILE = "keys/recipients"
 ENDORSEMENT_FILE = "keys/endorsement"  # the new key's id sealed by the key it replaced
 MANIFEST = "manifest"
 PERSONAL_PREFIXES = ("auto", "local")
-
-
-ENCRYPT_MODES = {"personal": ("auto", "local"), "local": ("local",), "off": ()}
-_MODE_ALIASES = {
-    "on": "personal",
-    "true": "personal",
-    "yes": "personal",
-    "false": "off",
-    "no": "off",
-}
-
-
-def encrypt_mode(configured: str | None) -> str:
-    """`gitmem.encrypt`: personal (default: auto and local), local, or off (plaintext)."""
-    raw = (configured or "personal").strip().lower()
-    mode = _MODE_ALIASES.get(raw, raw)
-    if mode not in ENCRYPT_MODES:
-        raise ConfigError(  # a setting: doctor names it as its problem
-            f"gitmem.encrypt is {raw!r}",
-            "set it to personal, local or off (git config gitmem.encrypt personal)",
-        )
-    return mode
 
 
 # The one way every command (sync, status, doctor, query, key, the MCP server) says that this

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from gitmem.core.choices import ENCRYPT_MODES, encrypt_mode
+
 # the sync's commit step asks known_in_form on every run: read while the fetch runs, not after
 from gitmem.privacy.ciphercache import CipherCache
-from gitmem.privacy.layout import ENCRYPT_MODES, MANIFEST, PERSONAL_PREFIXES, encrypt_mode
+from gitmem.privacy.layout import MANIFEST, PERSONAL_PREFIXES
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Set

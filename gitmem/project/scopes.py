@@ -338,7 +338,7 @@ def open_project(
             note=agents_note,
         )
     )
-    from gitmem.privacy.layout import ENCRYPT_MODES, encrypt_mode
+    from gitmem.core.choices import ENCRYPT_MODES, encrypt_mode
 
     sealed = "local" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
     # a branch that commits files there owns them: gitmem never writes over a tracked file

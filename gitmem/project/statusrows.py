@@ -1,4 +1,4 @@
-"""The rows `gitmem status` reports, apart from how they are measured (project/status.py) so that
+"""The rows `gitmem status` reports, apart from how they are measured (commands/status.py) so that
 the doctor, which reads them, needs nothing of the measuring."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The folders this clone synced each scope from (`folders.json` in the state folder): every
 sync records its auto folder here (`remember_synced`: one small file, rewritten only when a path
 is new), so that a clone moved to a new path can still name the folder it left
-(project/orphans.py reads it; a sync never imports that module)."""
+(commands/orphans.py reads it; a sync never imports that module)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gitmem.core.state import state_dir, write_atomic
+from gitmem.project.state import state_dir, write_atomic
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from gitmem.gitstore import Repository
     from gitmem.project.scopes import Project, Scope
 
+# how recall names user-scope memory: Claude Code's `user/…`, another agent's `user-<agent>/…`
+USER_SCOPE = "user"
 STORE_REF = "refs/gitmem/store"  # the store's first commit: a repository with history
 HUB_HINT = (
     "set a private repository of yours as the hub: git config --global gitmem.hub URL "
@@ -254,3 +256,16 @@ def shown_user(agent: str, text: str, env: Mapping[str, str]) -> str:
     if str(folder) and str(folder) != ".":
         text = text.replace(f"{top}/", f"{tilde(folder)}/")
     return text
+
+
+def agent_of(scope: str) -> str:
+    """The agent whose user memory a recall scope holds: `user` Claude Code's, `user-codex`
+    Codex's."""
+    return "claude" if scope == USER_SCOPE else scope.removeprefix(f"{USER_SCOPE}-")
+
+
+def user_store(project: Project, scope: str) -> Project | None:
+    """The store of the user-scope memory recall names `scope` (`user`, `user-codex`): the
+    local copy `gitmem sync --user` keeps of the hub's, as a project of one scope; None when
+    the agent is not enabled. No hub: ConfigError (the one line naming gitmem.hub)."""
+    return dict(user_projects(project.repo, os.environ)).get(agent_of(scope))

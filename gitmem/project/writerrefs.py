@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gitmem.core.state import state_dir, write_atomic
 from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
 from gitmem.project.scopes import TEAM_REF, Project
+from gitmem.project.state import state_dir, write_atomic
 
 WRITERS = "writers/team/"  # below the ref prefix on the remote, below the remote's tracking
 MAX_WRITER_REFS = 64  # writer refs one sync reads and folds; the rest on the next sync

@@ -33,9 +33,9 @@ def mcp_entry(root: Path) -> dict[str, Any]:
     or the user's site is imported), on this package's launcher, as the hooks start (red team
     10: `-I -m gitmem` still put the project's folder first on Python 3.10, where -I does not
     imply -P, so a `gitmem/` package the branch carried was imported), on this project."""
-    import gitmem.launch
+    from gitmem.core.entry import launcher_path
 
-    launcher = os.path.abspath(gitmem.launch.__file__)
+    launcher = launcher_path()
     return {
         "type": "stdio",
         "command": sys.executable,
@@ -67,7 +67,7 @@ def install_mcp(repo: Repository, root: Path) -> HookChange:
     out = _dump(data, raw)
     changed = out != raw
     if changed:
-        from gitmem.core.state import current_mode, write_atomic
+        from gitmem.project.state import current_mode, write_atomic
 
         mode = current_mode(path)
         write_atomic(path, out, 0o644 if mode is None else mode)
@@ -236,7 +236,7 @@ def uninstall(repo: Repository, root: Path | None, settings: Path) -> list[str]:
             if data == {"mcpServers": {}}:
                 path.unlink()
             else:
-                from gitmem.core.state import current_mode, write_atomic
+                from gitmem.project.state import current_mode, write_atomic
 
                 write_atomic(path, _dump(data, raw), current_mode(path))
             said.append(f"removed the gitmem MCP server from {path}")

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem.project.userscope import USER_SCOPE, agent_of, user_store
+
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
@@ -204,7 +206,6 @@ def spots_of(project: Project) -> tuple[ScopeSpot, ...]:
     ) + user_spots(project)
 
 
-USER_SCOPE = "user"  # Claude Code's user memory in the index; another agent's: user-<agent>
 NO_REF = "refs/gitmem/user-scope"  # never made: its history is in its store (_user_history)
 
 
@@ -637,8 +638,8 @@ def _write_stat_index(place: Place, db: sqlite3.Connection, spot: ScopeSpot) -> 
     """The stat index git checks the folder against next time: every row whose stat is old
     enough to trust (gitmem/sync/folders.py RACY_SECONDS: git would read a fresher file's bytes to
     compare; it is left out and read again by us next time)."""
-    from gitmem.core.state import write_atomic
     from gitmem.gitstore.index import RACY_SECONDS, render
+    from gitmem.project.state import write_atomic
 
     outside = {rel for rel, _ in spot.outside}
     rows = [
@@ -934,21 +935,6 @@ def _store_stamps(scope: str) -> list[str]:
             path = os.path.join(top, name)
             parts.append(f"{path}={stamp(path)}")
     return parts
-
-
-def agent_of(scope: str) -> str:
-    """The agent whose user memory a recall scope holds: `user` Claude Code's, `user-codex`
-    Codex's."""
-    return "claude" if scope == USER_SCOPE else scope.removeprefix(f"{USER_SCOPE}-")
-
-
-def user_store(project: Project, scope: str) -> Project | None:
-    """The store of the user-scope memory recall names `scope` (`user`, `user-codex`): the
-    local copy `gitmem sync --user` keeps of the hub's, as a project of one scope; None when
-    the agent is not enabled. No hub: ConfigError (the one line naming gitmem.hub)."""
-    from gitmem.project.userscope import user_projects
-
-    return dict(user_projects(project.repo, os.environ)).get(agent_of(scope))
 
 
 def synced_user_store(project: Project, spot: ScopeSpot) -> tuple[Project, ScopeSpot] | None:

@@ -16,14 +16,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import UsageError
+from gitmem.project.userscope import USER_SCOPE, user_store
 from gitmem.recall.index import (
-    USER_SCOPE,
     Place,
     connect,
     refresh,
     refresh_history,
     rows_where,
-    user_store,
 )
 
 if TYPE_CHECKING:

@@ -219,8 +219,8 @@ def _refuse_undecodable(m: Memory) -> None:
 
 def record(project: Project, scope: str, m: Memory) -> Recorded:
     """Write `m` into `scope` (see the module docstring); the lock is held throughout."""
-    from gitmem.core.state import holding_lock
     from gitmem.project.scopes import SCOPE_NAMES
+    from gitmem.project.state import holding_lock
 
     if m.type not in TYPES:
         raise UsageError(f"unknown memory type {m.type!r}", f"choose one of {', '.join(TYPES)}")
@@ -274,7 +274,7 @@ def _refuse_unsynced(project: Project, s: Scope, name: str, m: Memory) -> None:
     """Refuse to replace a topic file holding edits no sync has carried (not the version the
     last sync recorded): replaced, they would be in no ref, so lost for good — the policy of
     `restore` (`run sync first, or --force`)."""
-    from gitmem.core.state import load_scope_state
+    from gitmem.project.state import load_scope_state
     from gitmem.recall.index import blob_id
 
     old = _read(s.path / name)
@@ -286,7 +286,7 @@ def _refuse_unsynced(project: Project, s: Scope, name: str, m: Memory) -> None:
     synced = state.files.get(name) if state.path == str(s.path) else None
     if synced is not None and synced.oid == blob_id(old):
         return  # the ref holds it: replaced, it stays in history (gitmem restore --at)
-    from gitmem.recall.history import sync_command
+    from gitmem.history.versions import sync_command
 
     raise UsageError(
         f"{s.name}/{name} has changes not synced yet: recording would replace them; nothing "
@@ -443,7 +443,7 @@ def replace_over(target: Path, expected: bytes | None, data: bytes) -> None:
     """Put `data` at `target` only if `target` still holds `expected` (None: no file): a new
     file is linked into place (fails if one appeared); an existing one is swapped atomically
     and the displaced bytes compared — someone else's are put back and the write refused."""
-    from gitmem.core.state import current_mode, write_atomic, write_exchanging
+    from gitmem.project.state import current_mode, write_atomic, write_exchanging
 
     if expected is None:
         try:
@@ -462,7 +462,7 @@ def replace_over(target: Path, expected: bytes | None, data: bytes) -> None:
     try:
         theirs = displaced.read_bytes()
         if theirs != expected:
-            from gitmem.core.state import exchange
+            from gitmem.project.state import exchange
 
             exchange(displaced, target)  # theirs back in place; ours leaves with the temp
             raise _meanwhile(target)

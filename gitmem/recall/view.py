@@ -109,7 +109,7 @@ def _histories(
     """Per memory id: its changes (time, author, subject), newest first; and the merge
     resolutions that named it (time, author, what was kept and why)."""
     from gitmem.core.sanitize import bounded
-    from gitmem.recall.history import memory_log
+    from gitmem.history.versions import memory_log
     from gitmem.recall.sanitize import clean
 
     def shown(text: str) -> str:  # outside text, cut before it is cleaned: one line's worth
@@ -263,7 +263,7 @@ def write_page(place: Place, project: Callable[[], Project] | None, out: str) ->
     memory); the number of memories drawn."""
     from pathlib import Path
 
-    from gitmem.core.state import write_atomic
+    from gitmem.project.state import write_atomic
 
     _not_in_a_scope(place, out)
     data = page_data(place, project)

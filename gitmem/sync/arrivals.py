@@ -305,7 +305,7 @@ def _held_without_key(project: Project, result: SyncResult) -> None:
 def _restored(project: Project, ref: str, local_changes: list[str]) -> list[Arrival]:
     """Files of `ref`'s scopes that the sync would write from the ref: the scope has no
     state for this folder (a new clone, another path), or its folder is gone as a whole."""
-    from gitmem.core.state import load_scope_state
+    from gitmem.project.state import load_scope_state
 
     tip = project.repo.resolve(ref)
     if tip is None:

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from gitmem.core.state import FileRecord, save_scope_head, scope_records
 from gitmem.gitstore import BLOB_MODE
 from gitmem.privacy.sealedfolders import known_in_form
 from gitmem.project.refmeta import META_FILE, parse_meta, rekeyed
 from gitmem.project.scopes import Scope, hostname
+from gitmem.project.state import FileRecord, save_scope_head, scope_records
 from gitmem.sync.folders import snapshot
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun

@@ -17,7 +17,11 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gitmem.core.fileread import NotAFile, check_regular, read_regular, read_when_written
-from gitmem.core.state import (
+from gitmem.core.limits import MAX_BLOB_BYTES
+from gitmem.core.tempfiles import NAME_KEPT, TEMP_PREFIX, left_by_a_killed_run, temp_path
+from gitmem.gitstore import Repository
+from gitmem.gitstore.index import RACY_SECONDS
+from gitmem.project.state import (
     STAT_MASK,
     FileRecord,
     exchange,
@@ -26,10 +30,6 @@ from gitmem.core.state import (
     place_written,
     write_unsynced,
 )
-from gitmem.core.tempfiles import NAME_KEPT, TEMP_PREFIX, left_by_a_killed_run, temp_path
-from gitmem.gitstore import Repository
-from gitmem.gitstore.index import RACY_SECONDS
-from gitmem.policy.limits import MAX_BLOB_BYTES
 
 MAX_FILE_BYTES = MAX_BLOB_BYTES
 PROGRESS_EVERY = 500  # files read or written between two progress reports

@@ -9,9 +9,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from gitmem.core.state import FileRecord, ScopeHead, ScopeState, load_scope_state, save_scope_head
 from gitmem.gitstore import Repository
 from gitmem.project.scopes import Project, Scope
+from gitmem.project.state import (
+    FileRecord,
+    ScopeHead,
+    ScopeState,
+    load_scope_state,
+    save_scope_head,
+)
 from gitmem.sync.report import SyncOptions, SyncResult
 from gitmem.sync.start import chosen_scopes, refs_to_sync
 from gitmem.sync.views import RefViews

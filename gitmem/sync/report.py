@@ -13,7 +13,7 @@ from gitmem.sync.start import DEFAULT_LOCK_WAIT, DEFAULT_TIMEOUT, SyncStart
 
 if TYPE_CHECKING:
     from gitmem.gitstore.index import FolderCheck
-    from gitmem.recall.lost import Loss
+    from gitmem.history.lost import Loss
 
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 # rounds spent re-merging files edited during the sync: a file that keeps changing (an editor

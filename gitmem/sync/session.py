@@ -13,12 +13,6 @@ import contextlib
 import os
 from collections.abc import Iterator
 
-from gitmem.core.state import (
-    ScopeState,
-    jitter,
-    load_scope_state,
-    read_scope_head,
-)
 from gitmem.errors import (
     ConcurrentUpdate,
     GitmemError,
@@ -28,6 +22,12 @@ from gitmem.errors import (
 from gitmem.privacy.layout import NoAccess
 from gitmem.project.excludes import exclude_memory_folders
 from gitmem.project.scopes import TEAM_REF, Project
+from gitmem.project.state import (
+    ScopeState,
+    jitter,
+    load_scope_state,
+    read_scope_head,
+)
 from gitmem.sync.commit import LocalCommit
 from gitmem.sync.folders import snapshot, walk
 from gitmem.sync.gate import RemoteGate
@@ -185,14 +185,14 @@ class Session:
 
     def _tell_losses(self) -> None:
         """Each edit held here that a merge of this run, or one pulled, resolved against: once,
-        with who wrote it and the command that brings it back (gitmem/recall/lost.py)."""
+        with who wrote it and the command that brings it back (gitmem/history/lost.py)."""
         for ref, before in self.run.started.items():
             after = self.repo.resolve(ref)
             if after is None or after == before:
                 continue
             if not self.run.merged and before is not None and self._no_merge(before, after):
                 continue  # the usual pull: commits of one parent each down to ours
-            from gitmem.recall.lost import losses_to_tell
+            from gitmem.history.lost import losses_to_tell
 
             report = self.result.report(ref)
             try:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gitmem.core.fileread import utf8_fix
-from gitmem.core.state import index_outdated
 from gitmem.errors import GitmemError, SecretsFound
 from gitmem.project.scopes import Scope
+from gitmem.project.state import index_outdated
 from gitmem.sync.commit import LocalCommit
 from gitmem.sync.folders import Snapshot, snapshot, unchanged_folder
 from gitmem.sync.ledger import SyncRun

@@ -17,9 +17,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from gitmem.core.state import holding_lock
 from gitmem.gitstore.transport import PendingFetch
 from gitmem.project.scopes import TEAM_REF, Project, Scope
+from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import enabled, fetch_specs
 
 DEFAULT_TIMEOUT = 120.0  # seconds, a sync's transport (gitmem.timeout)

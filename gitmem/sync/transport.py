@@ -8,11 +8,11 @@ import contextlib
 from collections.abc import Iterable, Iterator
 
 from gitmem.core.sanitize import shown_url
-from gitmem.core.state import holding_lock
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
+from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import fetch_spec, unglobbable
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import SyncOptions

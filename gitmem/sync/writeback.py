@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from gitmem.core.fileread import not_written
-from gitmem.core.state import index_outdated, save_scope_head, save_scope_state, scope_records
-from gitmem.policy.limits import MAX_DEPTH, MAX_TREE_BYTES
+from gitmem.core.limits import MAX_DEPTH, MAX_TREE_BYTES
 from gitmem.project.scopes import Scope
+from gitmem.project.state import index_outdated, save_scope_head, save_scope_state, scope_records
 from gitmem.sync.folders import Materialized, materialize
 from gitmem.sync.ledger import SyncRun, _strip
 
@@ -148,7 +148,7 @@ class WriteBack:
         self, ref: str, s: Scope, tip: str, changed: Mapping[str, tuple[str | None, str | None]]
     ) -> Materialized | Literal[True] | None:
         """Write the `changed` files of a folder whose records are not loaded, with their
-        records alone (the index's and those apart from it; gitmem/core/state.py `scope_records`).
+        records alone (the index's and those apart from it; gitmem/project/state.py `scope_records`).
         True: done, the head saved. None: the records are needed (loaded, or too many would be
         apart from the index): nothing was written. Else what was written, when a file changed
         meanwhile, was displaced or could not be written: the caller loads the records (as they

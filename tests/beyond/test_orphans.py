@@ -134,7 +134,7 @@ def test_a_gone_checkouts_folder_is_named_by_its_history_alone(world: World) -> 
 
 
 def test_a_transcripts_cwd_tells_a_live_checkout_from_a_gone_one(tmp_path: Path) -> None:
-    from gitmem.project.orphans import live_checkout, transcript_checkout
+    from gitmem.commands.orphans import live_checkout, transcript_checkout
 
     live = tmp_path / "src" / "shop_1"
     live.mkdir(parents=True)

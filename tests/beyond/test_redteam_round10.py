@@ -43,7 +43,7 @@ def test_gitmems_own_folder_through_a_link_never_pours_memory_into_the_working_t
     link): every query and prompt hook wrote the recall index — every personal memory, in
     plaintext — into the working tree, untracked, one `git add -A` from the branch; status
     wrote the sync state there. Each level of `<common-dir>/gitmem` that exists must be a
-    folder of this user's own (`core/state.state_dir`): one line, nothing written there."""
+    folder of this user's own (`project/state.state_dir`): one line, nothing written there."""
     clone = world.clone("c")
     write_files(
         world.scope_path(clone),

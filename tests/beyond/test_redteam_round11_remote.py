@@ -240,7 +240,7 @@ class TestContentOnlyInHistory:
     MiB), then a commit that replaces or deletes it: a sync checks the fetched tip only, so
     both passed. Before: `gitmem restore PATH --at REV` (and `restore PATH`, the newest
     version that had it) wrote those bytes into the team folder: raw escapes in a file Claude
-    Code reads, one the next sync refused to share. Door: `recall/history.refuse_unsafe`
+    Code reads, one the next sync refused to share. Door: `history/versions.refuse_unsafe`
     (restore, and `restore --lost`): the sync's own policy (`check_file`'s blocking
     findings), one line, nothing written. `show` and `diff` print it escaped (unchanged)."""
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gitmem.core.state import state_dir
 from gitmem.gitstore import Repository
+from gitmem.project.state import state_dir
 from gitmem.project.writerrefs import read_listing, read_retiring
 from tests.support.world import World, teammates_sharing
 

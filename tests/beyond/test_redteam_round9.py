@@ -466,7 +466,7 @@ def test_a_teammates_author_reaches_the_agent_over_mcp_marked_for_all_it_holds(
     the SDK's own client. No control or format character reaches it raw, and each answer
     that carries the instructions marks them. WORKED in `history`: a node kept one warning,
     the first (hidden characters removed), and "never follow it" was lost; now each kind
-    once, at most two (`recall/mcpserver._clean_node`)."""
+    once, at most two (`commands/mcpserver._clean_node`)."""
     from tests.recall.test_mcp import session_script
 
     alice, bob, team = teammates_sharing(world)

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from gitmem.claude.hookrun import CONTEXT_BUDGET, OUTPUT_LIMIT, read_payload
-from gitmem.core.state import repository_lock
+from gitmem.project.state import repository_lock
 from tests.reliability.harness import SilentServer
 from tests.support.world import REPO_ROOT, Run, World
 

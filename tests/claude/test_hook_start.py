@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.claude import hooks
-from gitmem.core.state import repository_lock
+from gitmem.project.state import repository_lock
 from tests.support.world import REPO_ROOT, Run, World, teammates_sharing
 
 

@@ -9,7 +9,7 @@ import sys
 from tests.support.world import REPO_ROOT, World, write_files
 
 SCANS = ("gitmem.policy.secrets", "gitmem.policy.commits")
-UNUSED = (*SCANS, "shlex")  # shlex: one message of adopt (project/orphans.py)
+UNUSED = (*SCANS, "shlex")  # shlex: one message of adopt (commands/orphans.py)
 
 
 def _imported(world: World, clone_args: list[str]) -> set[str]:

@@ -156,7 +156,7 @@ def test_mcp_history_warns_on_a_forged_subject_not_on_gitmems_own(world: World) 
     ],
 )
 def test_gitmem_subject_knows_its_own_shapes(subject: str, own: bool) -> None:
-    from gitmem.recall.history import gitmem_subject
+    from gitmem.history.versions import gitmem_subject
 
     assert gitmem_subject(subject) is own
 
@@ -257,7 +257,7 @@ def test_mcp_list_answers_are_bounded_and_say_what_they_left_out(world: World) -
     (Claude Code refuses a tool result over 25,000 tokens). A list answer now holds at most
     100 memories and 40,000 characters, a title or summary 1,000, and says what it left out;
     `get` still gives a memory's whole text."""
-    from gitmem.recall.mcpserver import MAX_ANSWER, MAX_FIELD, MAX_LIST
+    from gitmem.commands.mcpserver import MAX_ANSWER, MAX_FIELD, MAX_LIST
 
     clone = world.clone("alice")
     auto = world.scope_path(clone, "auto")

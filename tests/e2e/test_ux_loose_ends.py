@@ -120,7 +120,7 @@ def test_doctor_tells_an_editable_install_how_man_finds_the_manual_page(
     import subprocess
     import sysconfig
 
-    from gitmem.project.doctor import manual_fix
+    from gitmem.commands.doctor import manual_fix
 
     own = Path(__file__).resolve().parents[2] / "gitmem" / "man"
     editable = tmp_path / "editable-prefix"  # what pip install -e leaves: no share/man page

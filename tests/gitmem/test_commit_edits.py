@@ -93,9 +93,9 @@ def test_a_push_of_a_few_files_makes_only_their_records(
     reads back the folder, a skipped file keeps its last version, a later push finds nothing
     new — and more files changed than the state keeps apart write the index afresh, once
     they are old enough for it."""
-    from gitmem.core.state import load_scope_state
     from gitmem.gitstore import Repository, index
     from gitmem.project.scopes import open_project
+    from gitmem.project.state import load_scope_state
     from gitmem.sync import SyncOptions, run_sync
 
     a, b, memory = _pushed(world, encrypt, 40)
@@ -187,13 +187,13 @@ def test_a_check_started_before_the_lock_is_taken_only_for_the_index_it_checked(
     world: World, stale: bool
 ) -> None:
     """`gitmem push` starts git's stat checks as soon as it knows the folders, before the sync
-    code and its lock (gitmem.core.state.start_checks). The sync takes a check whose index is the
+    code and its lock (gitmem.project.state.start_checks). The sync takes a check whose index is the
     one its state names; one of another index (the state moved meanwhile: here, a checksum
     that is not the state's) is cancelled and the folder checked again, so an edit made after
     that check is still published."""
-    from gitmem.core.state import start_checks
     from gitmem.gitstore import Repository
     from gitmem.project.scopes import open_project
+    from gitmem.project.state import start_checks
     from gitmem.sync import SyncOptions, run_sync
 
     a, b, memory = _pushed(world, "off", 5)
@@ -230,13 +230,13 @@ def test_records_apart_past_the_limit_write_the_index_once_then_pushes_read_a_fe
     push loads them all and writes the index; the pushes after it read their paths' records
     alone. (Past 256 they disagreed: each push of a folder over 5,120 files loaded every
     record, until a twentieth of them differed.)"""
-    import gitmem.core.state
-    from gitmem.core.state import read_scope_head, stale_limit
+    import gitmem.project.state
     from gitmem.gitstore import Repository, index
     from gitmem.project.scopes import open_project
+    from gitmem.project.state import read_scope_head, stale_limit
     from gitmem.sync import SyncOptions, run_sync
 
-    monkeypatch.setattr(gitmem.core.state, "STALE_MIN", 1)
+    monkeypatch.setattr(gitmem.project.state, "STALE_MIN", 1)
     a, _, memory = _pushed(world, "off", 60)
     world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
     common = a / ".git"

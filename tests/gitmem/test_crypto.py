@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gitmem.core.choices import encrypt_mode
 from gitmem.errors import EXIT_GIT, UsageError
 from gitmem.gitstore import Repository
 from gitmem.gitstore.base import TreeEntry
@@ -29,7 +30,7 @@ from gitmem.privacy.crypto import (
     unlock_scope_key,
 )
 from gitmem.privacy.keymerge import make_keyring
-from gitmem.privacy.layout import NoAccess, encrypt_mode
+from gitmem.privacy.layout import NoAccess
 from tests.support.world import World
 
 KEY = ScopeKey(bytes(range(64)))

@@ -148,7 +148,7 @@ def test_two_rotations_before_another_machine_syncs_are_a_chain_it_follows(
 
 
 def test_log_and_restore_follow_a_memory_across_key_rotations(project: Project) -> None:
-    from gitmem.recall.history import memory_log, restore, versions
+    from gitmem.history.versions import memory_log, restore, versions
     from gitmem.sync import SyncOptions, run_sync
 
     topic = project.scope("auto").path / "a.md"

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-import gitmem.core.state
+import gitmem.project.state
 import gitmem.sync.ledger
 import gitmem.sync.session
 from gitmem.cli import main
-from gitmem.core.state import FileRecord, ScopeState, load_scope_state, save_scope_state
 from gitmem.gitstore import Repository
 from gitmem.gitstore.index import FolderCheck, index_path, matches, render
+from gitmem.project.state import FileRecord, ScopeState, load_scope_state, save_scope_state
 from gitmem.sync.folders import Snapshot, snapshot
 from tests.support.world import World
 
@@ -299,7 +299,7 @@ def test_a_few_changed_records_are_listed_stale_not_rewritten(
     assert checked.files[edited] == "0" * 40  # the record's stat still matches: trusted
     assert edited in checked.records
     # more changed than the bound: the index is written afresh, nothing stale
-    monkeypatch.setattr(gitmem.core.state, "STALE_MIN", 5)
+    monkeypatch.setattr(gitmem.project.state, "STALE_MIN", 5)
     loaded.files = {p: r._replace(ctime_ns=r.ctime_ns + 1) for p, r in loaded.files.items()}
     save_scope_state(repo.common_dir, "auto", loaded)
     again = load_scope_state(repo.common_dir, "auto")
@@ -310,7 +310,7 @@ def test_a_few_changed_records_are_listed_stale_not_rewritten(
 def test_how_many_records_may_differ_from_the_index_follows_its_size() -> None:
     """Near 2.5·√entries (the least cost per sync of keeping records apart against writing
     the index afresh, docs/performance.md), never under STALE_MIN, growing with the folder."""
-    from gitmem.core.state import STALE_MIN, stale_limit
+    from gitmem.project.state import STALE_MIN, stale_limit
 
     assert [stale_limit(n) for n in (0, 22, 1_000, 10_000, 50_000)] == [STALE_MIN, 32, 79, 250, 559]
     limits = [stale_limit(n) for n in range(0, 200_000, 997)]
@@ -324,9 +324,9 @@ def test_the_index_is_written_afresh_once_more_records_than_its_size_allows_diff
 ) -> None:
     """Records git could check (edited and old enough, or removed) count against the limit;
     records too fresh for the index never do (writing it afresh would not take them in)."""
-    from gitmem.core.state import stale_limit
+    from gitmem.project.state import stale_limit
 
-    monkeypatch.setattr(gitmem.core.state, "STALE_MIN", 1)
+    monkeypatch.setattr(gitmem.project.state, "STALE_MIN", 1)
     state = _synced(repo, folder, monkeypatch)
     index = index_path(repo.common_dir, "auto")
     before = index.read_bytes()
@@ -459,9 +459,9 @@ def test_a_sync_that_finds_nothing_loads_no_record_and_misses_no_edit(world: Wor
     saved = json.loads((common / "gitmem" / "state" / "auto.json").read_bytes())
     assert "t1.md" in saved["records"] and saved["records"]["t2.md"] is None
     loaded: list[str] = []
-    real = gitmem.core.state.load_scope_state
+    real = gitmem.project.state.load_scope_state
 
-    def counting(common_dir: Path, scope: str) -> gitmem.core.state.ScopeState:
+    def counting(common_dir: Path, scope: str) -> gitmem.project.state.ScopeState:
         loaded.append(scope)
         return real(common_dir, scope)
 

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from gitmem.cli import main
-from gitmem.core.state import load_scope_state
+from gitmem.project.state import load_scope_state
 from tests.support.world import World
 
 

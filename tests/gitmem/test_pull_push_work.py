@@ -18,11 +18,12 @@ import pytest
 
 from gitmem.claude import hooks
 from gitmem.cli import main
-from gitmem.core import nolinks, state
+from gitmem.core import nolinks
 from gitmem.gitstore import Repository
 from gitmem.gitstore.index import RACY_SECONDS
 from gitmem.privacy import codec
 from gitmem.privacy.crypto import ScopeKey, split_tree
+from gitmem.project import state
 from tests.support.settled import settled_worlds, take, users_in_module
 from tests.support.world import World
 

@@ -263,7 +263,7 @@ def test_nothing_new_loads_no_personal_codec(settled: tuple[World, Path], args: 
 # the merge engine is loaded where a step finds something to merge (sync/merging.py), the
 # cryptography by the sealed view when it opens a ref (privacy/layout.py holds the settings),
 # the policy's rules where a changed file or a fetched tip not held yet is checked
-# (sync/gatecheck.py; policy/limits.py holds the limits a snapshot reads)
+# (sync/gatecheck.py; core/limits.py holds the limits a snapshot reads)
 NEVER_ON_A_NOOP = (
     "dataclasses",
     "inspect",
@@ -281,7 +281,7 @@ NEVER_ON_A_NOOP = (
     "gitmem.sync.gatecheck",
     "gitmem.sync.merging",
     "gitmem.gitstore.bundles",  # an object beside Repository, not one of its parts
-    "gitmem.project.orphans",  # the sync records its folder in project/syncedfolders.py
+    "gitmem.commands.orphans",  # the sync records its folder in project/syncedfolders.py
     "merge_drivers",
 )
 

@@ -1,4 +1,4 @@
-"""The words a sync tells a lost edit with (gitmem/recall/lost.py): the machine read from
+"""The words a sync tells a lost edit with (gitmem/history/lost.py): the machine read from
 every subject gitmem writes, a tie said plainly, the commands named."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitmem.recall.lost import Loss, Writer, made_on, plainly
+from gitmem.history.lost import Loss, Writer, made_on, plainly
 
 
 @pytest.mark.parametrize(

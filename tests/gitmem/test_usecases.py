@@ -26,15 +26,16 @@ from typing import cast
 
 import pytest
 
+from gitmem.commands.memorydiff import memory_diff
+from gitmem.commands.status import project_status
 from gitmem.errors import GitmemError, UntrustedTreeError
 from gitmem.gitstore import BLOB_MODE, Repository
 from gitmem.gitstore.memory import MemoryStore
 from gitmem.gitstore.memoryrepo import MemoryRepository
+from gitmem.history.versions import memory_log, restore, versions
 from gitmem.policy.rules import MAX_BLOB_BYTES
 from gitmem.policy.treecheck import META_FILE
 from gitmem.project.scopes import TEAM_REF, Project, open_project
-from gitmem.project.status import project_status
-from gitmem.recall.history import memory_diff, memory_log, restore, versions
 from gitmem.sync import SyncOptions, SyncResult, run_sync
 from gitmem.sync.folders import materialize, snapshot
 from tests.support.world import git, isolated_env

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-import gitmem.core.state as gstate
+import gitmem.project.state as gstate
 import gitmem.sync.folders as folders
 from gitmem.cli import main
 from gitmem.core.fileread import LINK, SPECIAL, TOO_LARGE, not_written
-from gitmem.core.state import place_written
 from gitmem.gitstore import Repository
+from gitmem.project.state import place_written
 from gitmem.sync.folders import materialize
 from tests.support.world import World, folder_bytes
 

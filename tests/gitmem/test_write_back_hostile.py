@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-import gitmem.core.state as state
+import gitmem.project.state as state
 import gitmem.sync.folders as folders
 from gitmem.core.fileread import FOLDER, LINK, SPECIAL, TOO_LARGE, not_written
 from gitmem.gitstore import Repository

@@ -366,11 +366,11 @@ def test_past_the_cap_a_sync_fetches_no_more_writer_refs_than_it_reads(
     """Over the cap, the next fetch asks for the first MAX_WRITER_REFS unread writer refs by
     name (each a glob of one name: a deleted one fails nothing), not the glob of them all;
     status says the pace; the glob is back once the backlog is under the cap."""
-    import gitmem.project.doctor as doctor
+    import gitmem.commands.doctor as doctor
     import gitmem.project.writerrefs as names
     import gitmem.sync.writers as writers
-    from gitmem.project.doctor import next_steps
-    from gitmem.project.status import project_status
+    from gitmem.commands.doctor import next_steps
+    from gitmem.commands.status import project_status
     from gitmem.sync.start import writer_specs
 
     monkeypatch.setattr(writers, "MAX_WRITER_REFS", 2)

@@ -143,7 +143,7 @@ def test_claude_code_lists_gitmem_tools_and_gets_a_memory_back(tmp_path: Path) -
     # as a user's machine is: compiled modules kept, the index built (Claude Code 2.1.330 may
     # send its first request before a server that is still starting has answered)
     world.env.pop("PYTHONDONTWRITEBYTECODE", None)
-    warm = "import mcp.server.mcpserver, gitmem.recall.mcpserver"
+    warm = "import mcp.server.mcpserver, gitmem.commands.mcpserver"
     subprocess.run([sys.executable, "-c", warm], env=world.env, check=True)
     world.ok("-C", str(clone), "query", "--recent", "1")
 

@@ -61,7 +61,7 @@ def home_of(project: Project, name: str) -> MemoryHome:
 
 
 def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
-    from gitmem.recall.history import locate
+    from gitmem.history.versions import locate
 
     where = locate(project, path)
     rel = where.rel
@@ -90,7 +90,7 @@ def move(
     """Move the memory `path` to the folder `to`; returns what moved (pushes if it can).
     `dry_run`: every check, nothing written or pushed."""
     from gitmem.claude.curate import index_line_for
-    from gitmem.core.state import current_mode, write_atomic
+    from gitmem.project.state import current_mode, write_atomic
     from merge_drivers.indexdoc import parse, render
 
     src, rel = _source(project, path)

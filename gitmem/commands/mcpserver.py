@@ -61,7 +61,7 @@ BUSY_BOUND = 30.0
 
 def sealed_here(project: Callable[[], Project]) -> bool:
     """The personal ref is sealed with a key this machine lacks (asked on an empty answer)."""
-    from gitmem.project.doctor import personal_key_step
+    from gitmem.commands.doctor import personal_key_step
 
     try:
         return personal_key_step(project()) is not None
@@ -430,12 +430,12 @@ def build(recall: Recall) -> MCPServer:
     )
     @failing
     def history(id: str | None = None, limit: int = 20) -> list[dict[str, str]] | str:
-        from gitmem.recall.history import memory_log
+        from gitmem.history.versions import memory_log
 
         rows = memory_log(recall.project(), id, listed(limit))
         if not rows:  # a bare [] read as "no such tool answer"; say why, as gitmem log does
             return NO_HISTORY
-        from gitmem.recall.history import gitmem_subject
+        from gitmem.history.versions import gitmem_subject
 
         # a subject of gitmem's own shape is gitmem's record: no "written as if gitmem
         # said it" on every row (the agent learnt to read past the warning)
@@ -506,7 +506,7 @@ def gitmem_argv(directory: str, memory_dir: str | None) -> list[str]:
     isolated (-I) on this package's launcher. Red team 10: `python -m gitmem`, run in the
     project's folder, imported a `gitmem/` package the branch carried there (the script's
     folder comes first on the path), and the agent's `sync` call ran the branch's code."""
-    import gitmem.launch
+    from gitmem.core.entry import launcher_path
 
-    argv = [sys.executable, "-I", os.path.abspath(gitmem.launch.__file__), "-C", directory]
+    argv = [sys.executable, "-I", launcher_path(), "-C", directory]
     return argv + (["--memory-dir", memory_dir] if memory_dir else [])

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gitmem.errors import UsageError
-from gitmem.project.scopes import Project, Scope, shown, shown_diff
+from gitmem.project.scopes import Project, Scope, shown
 
 _BAD_PARTS = {"..", ".", ".git"}
 
@@ -91,7 +91,7 @@ def _locate(project: Project, path: str) -> RefPath:
 
 def is_user_id(path: str) -> bool:
     """`user/…`, `user-codex/…`: how recall names user-scope memory (`user_memory`)."""
-    from gitmem.recall.index import USER_SCOPE
+    from gitmem.project.userscope import USER_SCOPE
 
     head = path.partition("/")[0]
     return head == USER_SCOPE or head.startswith(f"{USER_SCOPE}-")
@@ -142,7 +142,7 @@ def user_memory(project: Project, path: str) -> tuple[Project, str] | None:
     """`user/CLAUDE.md`, `user-codex/x.md` (recall's ids of user-scope memory, whose history
     is in the agent's store, synced with the hub): that store as a project and the memory as
     it names it (a single file's name, else its path on disk); None for a project's memory."""
-    from gitmem.recall.index import USER_SCOPE
+    from gitmem.project.userscope import USER_SCOPE
 
     head, _, rest = path.partition("/")
     agent = "claude" if head == USER_SCOPE else head.removeprefix(f"{USER_SCOPE}-")
@@ -151,7 +151,7 @@ def user_memory(project: Project, path: str) -> tuple[Project, str] | None:
     if any(s.prefix == head for s in project.scopes):
         return None
     from gitmem.project.adapters import ADAPTERS, has_user_scope
-    from gitmem.recall.index import user_store
+    from gitmem.project.userscope import user_store
 
     if agent not in ADAPTERS or not has_user_scope(agent):
         return None
@@ -304,73 +304,18 @@ def _resolving_merges(
     return rows
 
 
-def memory_diff(
-    project: Project, rev: str | None, path: str | None, *, named: str | None = None
-) -> str:
-    """Without REV: what changed on disk since the last sync. With REV: REV against the ref now."""
-    from gitmem.core.state import load_scope_state
-    from gitmem.merge.tree import as_tree_input
-    from gitmem.sync.folders import snapshot
-
-    user = user_memory(project, path) if path else None
-    if user is not None and path:  # user-scope memory: its versions are in the agent's store
-        try:
-            out = memory_diff(user[0], rev, user[1], named=path)
-            return _as_named(out, user[0].scopes[0].prefix, path.partition("/")[0])
-        finally:
-            user[0].repo.close()
-    repo = project.repo
-    where = locate(project, path) if path else None
-    scopes = [where.scope] if where else [s for s in project.scopes if s.pushable]
-    chunks: list[str] = []
-    if rev:
-        for scope, old, tip in _revisions(project, scopes, rev, named):
-            if scope.ref == project.user_ref:  # encrypted names and blobs: diff the plaintext
-                old, tip = _plain_tree(project, old), _plain_tree(project, tip)
-            chunks.append(repo.diff(old, tip, [where.in_ref if where else scope.prefix]))
-        return shown_diff("".join(chunks))
-    for scope in scopes:
-        state = load_scope_state(repo.common_dir, scope.name)
-        known = state.files if state.path == str(scope.path) else {}
-        snap = snapshot(
-            repo, scope.path, known, scope.exclude, prefix=scope.prefix, extra=scope.extra
-        )
-        wanted = _under(where.rel if where else "")
-        expected = {f"{scope.prefix}/{p}": r.oid for p, r in known.items() if wanted(p)}
-        now = {f"{scope.prefix}/{p}": oid for p, oid in snap.files.items() if wanted(p)}
-        if expected == now:
-            continue
-        old_tree = repo.write_tree(as_tree_input(expected)) if expected else _empty_tree(project)
-        new_tree = repo.write_tree(as_tree_input(now)) if now else _empty_tree(project)
-        chunks.append(repo.diff(old_tree, new_tree))
-    return shown_diff("".join(chunks))
-
-
-def _as_named(diff: str, prefix: str, head: str) -> str:
-    """A user-scope store's diff with its files named as recall names them (`user/CLAUDE.md`,
-    not the store's `local/claude/.root/CLAUDE.md`), in the lines that name them."""
-    out = []
-    for line in diff.splitlines(keepends=True):
-        if line.startswith(("diff --git ", "--- a/", "+++ b/")):
-            for side in ("a/", "b/"):
-                line = line.replace(f"{side}{prefix}/.root/", f"{side}{head}/")
-                line = line.replace(f"{side}{prefix}/", f"{side}{head}/")
-        out.append(line)
-    return "".join(out)
-
-
-def _empty_tree(project: Project) -> str:
+def empty_tree(project: Project) -> str:
     return project.repo.write_object("tree", b"")
 
 
-def _under(rel: str) -> Callable[[str], bool]:
+def under(rel: str) -> Callable[[str], bool]:
     """The filter of `--path`: one file, or everything below a folder of the scope."""
     if not rel:
         return lambda _p: True
     return lambda p: p == rel or p.startswith(rel.rstrip("/") + "/")
 
 
-def _revisions(
+def revisions(
     project: Project, scopes: list[Scope], rev: str, named: str | None = None
 ) -> list[tuple[Scope, str, str]]:
     """(scope, REV's commit, the ref's tip) for each scope whose history holds REV (`named`:
@@ -491,7 +436,7 @@ def memory_show(project: Project, spec: str, *, named: str | None = None) -> tup
             user[0].repo.close()
     where = locate(project, path)
     label, _ = _named(project, where, named)
-    _, commit, _ = _revisions(project, [where.scope], rev, label if named else None)[0]
+    _, commit, _ = revisions(project, [where.scope], rev, label if named else None)[0]
     oid = _plain_file(project, where, commit)
     if oid is None:
         raise UsageError(
@@ -530,7 +475,7 @@ def restore(
     project: Project, path: str, at: str | None, force: bool, *, named: str | None = None
 ) -> Restored:
     """Write a memory back from history: at REV, else its newest version that still had it."""
-    from gitmem.core.state import current_mode, holding_lock, load_scope_state, write_atomic
+    from gitmem.project.state import current_mode, holding_lock, load_scope_state, write_atomic
 
     user = user_memory(project, path)
     if user is not None:  # user-scope memory: its versions are in the agent's store
@@ -644,7 +589,7 @@ def _no_link_to(where: RefPath, target: Path) -> None:
 def _relink(project: Project, where: RefPath, commit: str) -> bool:
     """A restored topic file gets its index line back (from the index of the same commit)
     when the index on disk lacks it: Claude Code only finds memories the index links."""
-    from gitmem.core.state import current_mode, write_atomic
+    from gitmem.project.state import current_mode, write_atomic
 
     folder, _, name = where.rel.rpartition("/")
     if (
@@ -683,7 +628,7 @@ def _stored_path(project: Project, where: RefPath, tip: str | None) -> list[str]
     return personal_codec(project.repo, project.user_ref).stored_paths(tip, where.in_ref)
 
 
-def _plain_tree(project: Project, commit: str) -> str:
+def plain_tree(project: Project, commit: str) -> str:
     from gitmem.merge.tree import as_tree_input
     from gitmem.privacy.codec import personal_codec
 

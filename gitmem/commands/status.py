@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gitmem.core.state import FileRecord, load_scope_state
 from gitmem.project.adapters import ADAPTERS, USER, agents_of, user_locations
 from gitmem.project.excludes import exclude_memory_folders
 from gitmem.project.scopes import TEAM_REF, Project, Scope
+from gitmem.project.state import FileRecord, load_scope_state
 from gitmem.project.statusrows import ScopeStatus, Status
 from gitmem.project.writerrefs import unfolded
 from gitmem.sync.folders import Snapshot, snapshot
@@ -52,7 +52,7 @@ def project_status(project: Project, fetch: bool = False) -> Status:
             leftover if scope.name in sealed and scope.name == "auto" else ""
         )
         status.scopes.append(row)
-    from gitmem.project.doctor import next_steps
+    from gitmem.commands.doctor import next_steps
 
     if any(s.ref == TEAM_REF and s.pushable for s in project.scopes):
         status.unfolded = unfolded(project)
@@ -104,7 +104,7 @@ def _unpublished(project: Project, asked: bool) -> dict[str, str]:
 
 def sealed_scopes(project: Project) -> frozenset[str]:
     """Scopes whose files leave this machine only encrypted (gitmem.encrypt)."""
-    from gitmem.privacy.layout import ENCRYPT_MODES, encrypt_mode
+    from gitmem.core.choices import ENCRYPT_MODES, encrypt_mode
 
     prefixes = ENCRYPT_MODES[encrypt_mode(project.repo.config_get("gitmem.encrypt"))]
     # a user scope (`local/<agent>`, gitmem/project/userscope.py) is sealed whatever the setting
@@ -202,7 +202,7 @@ def init_project(project: Project) -> InitResult:
     """Record the remote, keep in-tree scope folders out of `git status`, and say who can read what."""
     repo = project.repo
     result = InitResult(project_status(project))
-    from gitmem.project.doctor import guessed_remote
+    from gitmem.commands.doctor import guessed_remote
 
     guessed = guessed_remote(project)
     if guessed:
@@ -215,7 +215,7 @@ def init_project(project: Project) -> InitResult:
         if project.scope("auto").refused:
             pass  # its own line says why it is not synced: neither encrypted nor plaintext
         elif "auto" in sealed:
-            from gitmem.project.doctor import has_machine_key
+            from gitmem.commands.doctor import has_machine_key
 
             result.warnings.append(
                 "personal memory (auto, local) leaves this machine only encrypted; "

@@ -95,7 +95,7 @@ def lost_edits(project: Project) -> list[LostEdit]:
 def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str, str]]:
     """(time, merge, ref, path, subject, why, losing parent, kept parent) of every decision
     against an edit in the memory refs' merges, in the order `gitmem lost` numbers them."""
-    from gitmem.recall.history import _resolving_merges
+    from gitmem.history.versions import _resolving_merges
 
     repo = project.repo
     found: list[tuple[int, str, str, str, str, str, str, str]] = []
@@ -140,7 +140,7 @@ def find(project: Project, number: int) -> LostEdit:
 
 
 def _text(project: Project, path: str, commit: str) -> str:
-    from gitmem.recall.history import _plain_file, locate
+    from gitmem.history.versions import _plain_file, locate
 
     oid = _plain_file(project, locate(project, path), commit)
     return project.repo.read_blob(oid).decode("utf-8", "replace") if oid else ""
@@ -257,8 +257,8 @@ class Brought:
 
 def restore_lost(project: Project, number: int) -> Brought:
     """Apply lost edit `number` onto the memory file as it is now (3-way); nothing else."""
-    from gitmem.core.state import current_mode, write_atomic
-    from gitmem.recall.history import locate
+    from gitmem.history.versions import locate
+    from gitmem.project.state import current_mode, write_atomic
 
     edit = find(project, number)
     where = locate(project, edit.path)
@@ -290,7 +290,7 @@ def restore_lost(project: Project, number: int) -> Brought:
     data = "".join(result)
     if data == now:
         return Brought(edit, target, False)
-    from gitmem.recall.history import refuse_unsafe
+    from gitmem.history.versions import refuse_unsafe
 
     refuse_unsafe(where, data.encode("utf-8"), f"lost edit {number}")
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -323,7 +323,7 @@ def _moved_since(project: Project, scope: Scope, rel: str, path: str, number: in
 
 def _memory_homes(project: Project) -> list[tuple[str, Path]]:
     """(label, folder) of each folder promote and demote move memories between: auto, team,
-    and agents/NAME for each agent's folder (gitmem/claude/promote.py)."""
+    and agents/NAME for each agent's folder (gitmem/commands/promote.py)."""
     homes: list[tuple[str, Path]] = []
     for scope in project.scopes:
         if scope.name in ("auto", "team"):
@@ -450,7 +450,7 @@ def losses_to_tell(
     word in its trailers) whose edit lost, or an edit reachable from `before` that a merge
     made elsewhere resolved against. Each edit once: across the
     merges of this run (a retry merges again) and across runs (remembered as told)."""
-    from gitmem.recall.history import _resolving_merges
+    from gitmem.history.versions import _resolving_merges
 
     repo = project.repo
     if after is None or before == after:
@@ -518,7 +518,7 @@ def _writer(
 ) -> Writer:
     """Who wrote `path` as `side` holds it: the newest commit of `side` not in `other` that
     changed it (the side's newest commit when none names it: an encrypted name)."""
-    from gitmem.recall.history import _stored_path, locate
+    from gitmem.history.versions import _stored_path, locate
 
     repo = project.repo
     tip = repo.resolve(ref)

@@ -20,11 +20,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
-from gitmem.core.state import load_scope_state, read_scope_head, state_file
 from gitmem.errors import GitmemError, UsageError
 from gitmem.project.confinement import within
 from gitmem.project.identity import claude_config_dir, claude_slug
 from gitmem.project.scopes import TEAM_REF, Project, Scope, confine
+from gitmem.project.state import load_scope_state, read_scope_head, state_file
 from gitmem.project.syncedfolders import known_folders, save_folders
 
 MAX_SLUGS = 2000  # project folders looked at under <claude>/projects

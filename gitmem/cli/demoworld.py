@@ -208,7 +208,7 @@ class _Runner:
 
 def _version_with(project: Project, path: str, text: bytes) -> str | None:
     """The newest commit of the memory's history whose version of `path` holds `text`."""
-    from gitmem.recall.history import versions
+    from gitmem.history.versions import versions
 
     return next((c for c, data in versions(project, path) if data and text in data), None)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gitmem.core.state import holding_lock
 from gitmem.errors import RemoteError, UsageError
 from gitmem.project.scopes import (
     TEAM_REF,
@@ -20,6 +19,7 @@ from gitmem.project.scopes import (
     USERS_REF_PREFIX,
     Project,
 )
+from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import (
     enabled,
     fetch_spec,
@@ -43,8 +43,8 @@ def unpublish(
                 f"name one of: {', '.join(UNPUBLISH_NAMES)}",
             )
     said: list[str] = []
-    from gitmem.privacy.layout import ENCRYPT_MODES, encrypt_mode
-    from gitmem.project.status import plaintext_in_history
+    from gitmem.commands.status import plaintext_in_history
+    from gitmem.core.choices import ENCRYPT_MODES, encrypt_mode
 
     # personal memory pushed only encrypted (its tracking ref, gone below, tells a plaintext past)
     sealed = "auto" in ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]

@@ -145,8 +145,8 @@ def _other_agents(project: Project, checkup: Checkup) -> None:
 
 
 def _orphans(project: Project, checkup: Checkup) -> None:
-    """Memory folders of this project that no checkout loads any more (gitmem/project/orphans.py)."""
-    from gitmem.project.orphans import find_orphans
+    """Memory folders of this project that no checkout loads any more (gitmem/commands/orphans.py)."""
+    from gitmem.commands.orphans import find_orphans
 
     for orphan in find_orphans(project):
         checkup.add(
