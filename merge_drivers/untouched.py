@@ -84,11 +84,11 @@ def keep_untouched(base: bytes, ours: bytes, theirs: bytes, merged: bytes) -> by
     cm = _count(mb)
     missing = {k: min(n, co.get(k, 0), ct.get(k, 0)) - cm.get(k, 0) for k, n in cz.items()}
     missing = {k: n for k, n in missing.items() if n > 0}
-    extra = {}
+    extra: dict[Block, int] = {}
     for k, n in cm.items():
         o, t, z = co.get(k, 0), ct.get(k, 0), cz.get(k, 0)
-        if n > max(o, t, o + t - z) and z and o and t:
-            allowed = max(o, t, o + t - z)
+        allowed = max(o, t, o + t - z)  # both sides' own copies, a copy both kept once
+        if n > allowed and z and o and t:
             extra[k] = n - allowed
     if not missing and not extra:
         return merged
@@ -110,9 +110,9 @@ def keep_untouched(base: bytes, ours: bytes, theirs: bytes, merged: bytes) -> by
             continue
         missing[key] -= 1
         anchor = -1
-        for k in range(j - 1, -1, -1):
-            if zb[k][2] in first:
-                anchor = first[zb[k][2]]
+        for before in range(j - 1, -1, -1):
+            if zb[before][2] in first:
+                anchor = first[zb[before][2]]
                 break
         after.setdefault(anchor, []).append(base_lines[start:end])
     out: list[bytes] = []
