@@ -738,8 +738,7 @@ def _pick(
     if of == tf:  # the same content: a side that re-formatted it keeps its formatting
         if o is None or t is None:
             return None
-        texts = [x.text for x in (o, t) if b is None or x.text != b.text] or [o.text]
-        return max(texts), o.gap
+        return _reformatted(b, o, t), o.gap
     if of == bf:
         return None if t is None else (t.text, t.gap)
     if tf == bf:
@@ -754,8 +753,8 @@ def _pick(
         return kept.text, kept.gap
     base_text = None if b is None else b.text
     gap = _merge_gap(None if b is None else b.gap, o.gap, t.gap)
-    if _words(o.text) == _words(t.text):
-        return o.text, gap
+    if _words(o.text) == _words(t.text):  # the same words, re-spaced: not ours by default
+        return _reformatted(b, o, t), gap
     # One side edited the text, the other re-spaced it at most: the edit brings its spacing, as
     # it does against a deletion, so three replicas agree whichever merges first.
     if _words(t.text) == _words(base_text):
@@ -770,6 +769,14 @@ def _pick(
     if clash:
         resolutions.append(Resolution(path, subject, side.name, why))
     return text, gap
+
+
+def _reformatted(b: Node | None, o: Node, t: Node) -> str:
+    """The text of an item both sides keep with the same words: a side that re-formatted it
+    (trailing whitespace) keeps its formatting; both did, the greater bytes — never "ours" by
+    position, so the merge is symmetric."""
+    texts = [x.text for x in (o, t) if b is None or x.text != b.text] or [o.text]
+    return max(texts)
 
 
 def over_caps(data: bytes) -> bool:
