@@ -649,11 +649,11 @@ def _keep_filed_headings(
         if (
             k in base_pos
             and b is not None
-            and _edited(k, c.node, b)
+            and _reworded(c.node, b)  # re-spaced only: no edit to keep its section for
             and b.anchor in bn
             and under[k] == b.anchor  # a repeated heading's first copy is not over it
             and any(
-                nd.anchor == b.anchor and _edited(k, nd, b) for _, nd in c.holders
+                nd.anchor == b.anchor and _reworded(nd, b) for _, nd in c.holders
             )  # the side that edited it (any kind of item) holds it there
         ):
             filed.add(b.anchor)
@@ -689,6 +689,11 @@ def _edited(k: Key, nd: Node, b: Node) -> bool:
     if k[0] == "e":
         return _words(nd.text) != _words(b.text)
     return (nd.text, nd.gap) != (b.text, b.gap)
+
+
+def _reworded(nd: Node, b: Node) -> bool:
+    """Whether an item's words differ from the base's (its spacing and blank lines aside)."""
+    return _words(nd.text) != _words(b.text)
 
 
 def _same(bn: dict[Key, Node], zb: Index, nodes: dict[Key, Node], z: Index) -> bool:
