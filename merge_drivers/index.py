@@ -649,11 +649,11 @@ def _keep_filed_headings(
         if (
             k in base_pos
             and b is not None
-            and _edited(k, c.node, b)
+            and _reworded(c.node, b)  # re-spaced only: no edit to keep its section for
             and b.anchor in bn
             and under[k] == b.anchor  # a repeated heading's first copy is not over it
             and any(
-                nd.anchor == b.anchor and _edited(k, nd, b) for _, nd in c.holders
+                nd.anchor == b.anchor and _reworded(nd, b) for _, nd in c.holders
             )  # the side that edited it (any kind of item) holds it there
         ):
             filed.add(b.anchor)
@@ -689,6 +689,11 @@ def _edited(k: Key, nd: Node, b: Node) -> bool:
     if k[0] == "e":
         return _words(nd.text) != _words(b.text)
     return (nd.text, nd.gap) != (b.text, b.gap)
+
+
+def _reworded(nd: Node, b: Node) -> bool:
+    """Whether an item's words differ from the base's (its spacing and blank lines aside)."""
+    return _words(nd.text) != _words(b.text)
 
 
 def _same(bn: dict[Key, Node], zb: Index, nodes: dict[Key, Node], z: Index) -> bool:
@@ -738,8 +743,7 @@ def _pick(
     if of == tf:  # the same content: a side that re-formatted it keeps its formatting
         if o is None or t is None:
             return None
-        texts = [x.text for x in (o, t) if b is None or x.text != b.text] or [o.text]
-        return max(texts), o.gap
+        return _reformatted(b, o, t), o.gap
     if of == bf:
         return None if t is None else (t.text, t.gap)
     if tf == bf:
@@ -754,8 +758,8 @@ def _pick(
         return kept.text, kept.gap
     base_text = None if b is None else b.text
     gap = _merge_gap(None if b is None else b.gap, o.gap, t.gap)
-    if _words(o.text) == _words(t.text):
-        return o.text, gap
+    if _words(o.text) == _words(t.text):  # the same words, re-spaced: not ours by default
+        return _reformatted(b, o, t), gap
     # One side edited the text, the other re-spaced it at most: the edit brings its spacing, as
     # it does against a deletion, so three replicas agree whichever merges first.
     if _words(t.text) == _words(base_text):
@@ -770,6 +774,14 @@ def _pick(
     if clash:
         resolutions.append(Resolution(path, subject, side.name, why))
     return text, gap
+
+
+def _reformatted(b: Node | None, o: Node, t: Node) -> str:
+    """The text of an item both sides keep with the same words: a side that re-formatted it
+    (trailing whitespace) keeps its formatting; both did, the greater bytes — never "ours" by
+    position, so the merge is symmetric."""
+    texts = [x.text for x in (o, t) if b is None or x.text != b.text] or [o.text]
+    return max(texts)
 
 
 def over_caps(data: bytes) -> bool:

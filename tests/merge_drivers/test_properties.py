@@ -230,16 +230,40 @@ def test_each_remaining_class_keeps_its_counted_example() -> None:
 PROSE = b"Some prose about the project.\n"
 
 
+# The draws of the `dev` profile that do not converge (#23: a counted list of known merge-law
+# failures, not a skip; docs/merge.md, "Convergence, thirteenth round"). A failing draw that
+# needs a stored identity (DESIGN §4) joins the list and raises the count; the property asserts
+# each still fails, so one that converges leaves it. Round 13 fixed its one draw (class 6, now
+# an example below): the list is empty and only shrinks.
+KNOWN_NOT_CONVERGED: frozenset[tuple[bytes, ...]] = frozenset()
+KNOWN_NOT_CONVERGED_COUNT = 0
+
+
+def test_the_known_failures_of_convergence_stay_counted() -> None:
+    assert len(KNOWN_NOT_CONVERGED) == KNOWN_NOT_CONVERGED_COUNT
+
+
 @settings(max_examples=examples())
 @given(four_way())
 @example((b"", PROSE, PROSE, PROSE * 2))  # once failed in CI: two paragraphs read as one
 @example((b"- plain one\n", b"- [T](t.md)\n- plain one\n", b"- plain one\n" * 2, b""))
+@example(  # the `dev` profile's failing draw until round 13: a title re-spaced, moved, deleted
+    (
+        b"# Memory\nSome prose about the project.\n",
+        b"## Project\n# Memory\nSome prose about the project.\n",
+        b"- [Topic 0](topic-0.md) \xe2\x80\x94 first\nSome prose about the project.\n",
+        b"\nSome prose about the project.\n# Memory\n",
+    )
+)
 def test_replicas_converge_whatever_the_merge_order(case: tuple[bytes, ...]) -> None:
     base, a, b, c = case
     impossible = _unconvergeable(base, a, b, c)
     event("unconvergeable by construction" if impossible else "checked")
     assume(not impossible)
     r1, r2, r3 = _merge3(base, a, b, c)
+    if case in KNOWN_NOT_CONVERGED:  # counted, asserted still failing: fixed, it leaves the list
+        assert len({r1, r2, r3}) > 1, "a known failure converges now: take it off the list"
+        return
     assert r1 == r2 == r3
 
 
