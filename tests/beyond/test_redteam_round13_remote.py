@@ -115,9 +115,7 @@ def test_two_teammates_adding_one_name_in_two_spellings_keep_both_apart(world: W
     tree = world.plumb(world.remote, "ls-tree", "-r", "--name-only", TEAM).split("\n")
     runbooks = sorted(p for p in tree if "unbook" in p)
     assert runbooks == ["team/Runbook.md", "team/runbook-2.md"], tree
-    texts = {
-        world.plumb(world.remote, "show", f"{TEAM}:{p}").strip() for p in runbooks
-    }
+    texts = {world.plumb(world.remote, "show", f"{TEAM}:{p}").strip() for p in runbooks}
     assert texts == {"alice's runbook", "bob's runbook"}, texts
     check = world.gitmem("-C", str(world.remote), "validate", TEAM)
     assert "GM107" not in check.out, check.out
