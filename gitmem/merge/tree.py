@@ -174,7 +174,7 @@ def merge_trees(
     for found, side in moves:
         _relink(repo, result, found, side)
     _separate_file_folder_clashes(result.files)
-    _separate_fold_clashes(result.files)
+    _separate_fold_clashes(result.files, ours, theirs)
     return result
 
 
@@ -509,14 +509,18 @@ def _separate_file_folder_clashes(files: dict[str, str]) -> None:
         files[f"{path}.conflict"] = files.pop(path)
 
 
-def _separate_fold_clashes(files: dict[str, str]) -> None:
+def _separate_fold_clashes(
+    files: dict[str, str], ours: Mapping[str, str], theirs: Mapping[str, str]
+) -> None:
     """One side added `A.md`, the other `a.md` (or `Notes/…` and `notes/…`): two names, one
     file on macOS and Windows, which every door refuses (GM107). Keep both, by the paths
     alone (symmetric): the later spelling in sort order moves into the earlier folder; a name
-    still one file with another gets `-2` (the first free number) before its extension."""
+    still one file with another gets `-2` (the first free number) before its extension. A
+    pair one side already held (a tree from before the rule) is left as it was."""
     from gitmem.core.namefold import collisions, fold
 
-    while clashes := collisions(sorted(files)):
+    held = collisions(sorted(ours)).keys() | collisions(sorted(theirs)).keys()
+    while clashes := {p: e for p, e in collisions(sorted(files)).items() if p not in held}:
         keys = Counter(fold(p) for p in files)
         for path, earlier in sorted(clashes.items()):
             keys[fold(path)] -= 1

@@ -139,7 +139,7 @@ def test_the_fold_clash_rule_depends_on_the_paths_alone() -> None:
     ]
     for files in cases:
         one, two = dict(files), dict(reversed(list(files.items())))
-        _separate_fold_clashes(one)
-        _separate_fold_clashes(two)
+        _separate_fold_clashes(one, {}, {})
+        _separate_fold_clashes(two, {}, {})
         assert one == two and sorted(one.values()) == sorted(files.values()), (files, one)
         assert not collisions(sorted(one)), one
