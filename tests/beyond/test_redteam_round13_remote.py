@@ -143,3 +143,62 @@ def test_the_fold_clash_rule_depends_on_the_paths_alone() -> None:
         _separate_fold_clashes(two, {}, {})
         assert one == two and sorted(one.values()) == sorted(files.values()), (files, one)
         assert not collisions(sorted(one)), one
+
+
+# -- the shuffled-paragraphs merge (round 12's found-not-fixed) --------------------------------
+
+
+def _shuffled(n: int) -> tuple[bytes, bytes, bytes]:
+    """n paragraphs; each side a different shuffle of the base (round 12's script)."""
+    import random
+
+    r = random.Random(0)
+    paras = [f"- note {i} about thing {r.randrange(1000)} and more words here\n" for i in range(n)]
+    a, b = paras[:], paras[:]
+    random.Random(1).shuffle(a)
+    random.Random(2).shuffle(b)
+    return "\n".join(paras).encode(), "\n".join(a).encode(), "\n".join(b).encode()
+
+
+def _fine_work(n: int, monkeypatch: pytest.MonkeyPatch) -> tuple[int, float]:
+    """The finest merge's work on `_shuffled(n)` (its hunks' lines squared, each capped at the
+    pairs one match decides, as the budget counts) and the merge's CPU time."""
+    import time
+
+    import merge_drivers.fine as fine
+    from merge_drivers import merge_file
+    from merge_drivers.diff import SMALL
+
+    real = fine.merge_hunk
+    work = [0]
+
+    def counted(z: list[bytes], a: list[bytes], b: list[bytes], *rest: bool) -> object:
+        work[0] += min((len(z) + len(a) + len(b)) ** 2, SMALL)
+        return real(z, a, b, *rest)
+
+    monkeypatch.setattr(fine, "merge_hunk", counted)
+    base, ours, theirs = _shuffled(n)
+    started = time.process_time()
+    merged = merge_file("topic.md", base, ours, theirs)
+    spent = time.process_time() - started
+    done = work[0]
+    assert merged.data is not None
+    if n > 4_000:  # past the budget the same merge whichever side is ours
+        assert merge_file("topic.md", base, theirs, ours).data == merged.data
+    return done, spent
+
+
+@pytest.mark.slow
+def test_the_finest_merge_of_a_shuffled_file_has_a_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Both sides shuffle 2,000 and 8,000 paragraphs: the finest merge's work grew 6× for 4×
+    the paragraphs (24 M at 8,000, n^1.6 at 16,000: 8 s); a budget a merge (FINE_BUDGET)
+    holds it, and the whole merge stays under an absolute ceiling."""
+    from merge_drivers.text import FINE_BUDGET
+
+    small, _ = _fine_work(2_000, monkeypatch)
+    large, spent = _fine_work(8_000, monkeypatch)
+    assert large <= FINE_BUDGET + 1_000_000, large  # the last hunk taken may cross it
+    assert large <= 4.5 * small, (small, large)
+    assert spent < 30, spent
