@@ -543,8 +543,9 @@ def check_changed(
     `files` and `total` bytes: each changed entry is checked as the whole check checks it;
     the unchanged ones passed. Not the link warnings, which only validate shows; names one
     file apart (GM107) are found by the walk of the changes (gitstore/treediff.py gives up on
-    a changed folder holding two, and the whole check refuses it). The caller keeps the encrypted layout (`auto_sealed`: the
-    manifest under auto/) as it was, or checks the whole tree. `known`: blob ids read as
+    a changed folder holding two, and the whole check refuses it). The caller keeps the
+    encrypted layout (`auto_sealed`: the manifest under auto/) as it was, or checks the
+    whole tree. `known`: blob ids read as
     memory text already (check_entries')."""
     if files > MAX_FILES:
         return [_found(ref, "GM105", f"{files} files (limit {MAX_FILES})")]
