@@ -9,8 +9,20 @@ import unicodedata
 
 
 def fold(name: str) -> str:
-    """The key two names share when they are one file on a folding file system."""
-    return name.casefold() if name.isascii() else unicodedata.normalize("NFC", name).casefold()
+    """The key two names share when they are one file on a folding file system: composed,
+    then each character's simple case fold (one character for one, as the file systems'
+    tables map: `ß` and `ss`, `ﬁ` and `fi` are two files everywhere)."""
+    if name.isascii():
+        return name.lower()
+    return "".join(map(_simple, unicodedata.normalize("NFC", name)))
+
+
+def _simple(ch: str) -> str:
+    folded = ch.casefold()
+    if len(folded) == 1:
+        return folded
+    lower = ch.lower()
+    return lower if len(lower) == 1 else ch
 
 
 def collisions(paths: list[str]) -> dict[str, str]:

@@ -202,3 +202,27 @@ def test_the_finest_merge_of_a_shuffled_file_has_a_budget(
     assert large <= FINE_BUDGET + 1_000_000, large  # the last hunk taken may cross it
     assert large <= 4.5 * small, (small, large)
     assert spent < 30, spent
+
+
+def test_names_two_files_on_every_system_still_sync(world: World) -> None:
+    """Only the simple case fold is one file (the file systems' tables map one character to
+    one): `strasse.md` and `straße.md`, `file.md` and `ﬁle.md` are two files everywhere, so
+    a tree holding both is no GM107; `STRAẞE.md` (capital sharp s) is one with `straße.md`."""
+    from gitmem.core.namefold import fold
+
+    assert fold("STRAẞE.md") == fold("straße.md") and fold("\u212a.md") == fold("k.md")
+    _alice, bob, _team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    _plant(
+        world,
+        [
+            ("100644", b"team/strasse.md", b"one\n"),
+            ("100644", "team/straße.md".encode(), b"two\n"),
+            ("100644", "team/ﬁle.md".encode(), b"three\n"),
+            ("100644", b"team/file.md", b"four\n"),
+        ],
+    )
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 0 and "GM107" not in run.out + run.err, run.out + run.err
+    assert (world.scope_path(bob, "team") / "straße.md").read_bytes() == b"two\n"
+    assert (world.scope_path(bob, "team") / "ﬁle.md").read_bytes() == b"three\n"
