@@ -17,6 +17,12 @@ from merge_drivers.rank import Rank, rank_of, reason
 from merge_drivers.style import line_key
 
 MAX_BYTES = 256 << 20  # past this even a line merge costs too much: the whole winner
+# the finest merge's work one merge may spend, in lines squared over the hunks both sides
+# changed (each hunk's estimate capped at the pairs one match decides, `diff.SMALL`): past
+# it, a hunk is merged at line level as a hunk too large for the finest merge is. Counted
+# along the hunks in order on the three inputs alone, so every replica spends it alike;
+# no ordinary merge comes near (a shuffle of 16,000 paragraphs on both sides did, n^1.6)
+FINE_BUDGET = 8_000_000
 _CONFLICT_MARKS = (b"<<<<<<< ", b">>>>>>> ", b"<<<<<<<\n", b">>>>>>>\n")
 
 
@@ -181,6 +187,18 @@ def _finer(
     return (kept, 0, 0) if kept else fine
 
 
+def _afford(budget: list[int], *lines: int) -> bool:
+    """Whether the merge's finest-merge budget still holds this hunk's (its sides' line
+    counts); spent when it does."""
+    from merge_drivers.diff import SMALL
+
+    cost = min(sum(lines) ** 2, SMALL)
+    if cost > budget[0]:
+        return False
+    budget[0] -= cost
+    return True
+
+
 def merge_body(
     path: str,
     base: bytes,
@@ -194,6 +212,7 @@ def merge_body(
     appends: bool = False,
     finer: bool = False,
     tree: bool = False,
+    budget: list[int] | None = None,
 ) -> tuple[bytes, list[Resolution]]:
     """Merge `win` and `lose` (ordered by rank by the caller) against `base`.
 
@@ -210,7 +229,9 @@ def merge_body(
     With `appends`, a body that is UTF-8 without conflict markers is merged on its block tree
     (`blockmerge`), which merges the lines of the blocks both sides changed here (`tree`:
     already inside that merge); other bytes merge line by line, every byte kept.
+    `budget`: what is left of the merge's `FINE_BUDGET` (one list shared by the blocks' merges).
     """
+    budget = [FINE_BUDGET] if budget is None else budget
     if win == lose or lose == base:
         return win, []
     if win == base:
@@ -221,7 +242,9 @@ def merge_body(
         from merge_drivers.blockmerge import merge_blocks
 
         def lines(z: bytes, a: bytes, b: bytes, first: int) -> tuple[bytes, list[Resolution]]:
-            return merge_body(path, z, a, b, win_side, why, first, appends=True, tree=True)
+            return merge_body(
+                path, z, a, b, win_side, why, first, appends=True, tree=True, budget=budget
+            )
 
         from merge_drivers.untouched import keep_untouched
 
@@ -288,6 +311,7 @@ def merge_body(
                 )
             elif (
                 (appends or finer)
+                and _afford(budget, zm - iz, am - ia, bm - ib)
                 and (fine := _finer(zl[iz:zm], al[ia:am], bl[ib:bm], fenced(iz), appends, tie))
                 and not (by_hunk and fine[1])  # a tie: each hunk to its greater bytes, below
             ):

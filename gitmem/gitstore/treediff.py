@@ -12,6 +12,7 @@ import functools
 import re
 from typing import NamedTuple
 
+from gitmem.core.namefold import fold
 from gitmem.errors import GitError
 from gitmem.gitstore.base import TreeEntry
 
@@ -133,6 +134,10 @@ class _Walk:
             if len(set(names)) != len(names) or any(b"/" in n for n in names):
                 # one name twice in a folder (GM106 in the whole check), or a name with a
                 # slash (GM101: git fsck refuses it; a listing shows it as a path it is not)
+                raise _GiveUp(oid)
+            if len({fold(n.decode("utf-8", "surrogateescape")) for n in names}) != len(names):
+                # two names one file on macOS and Windows (GM107): a changed folder is read
+                # whole, so a second spelling added beside an old one is seen here
                 raise _GiveUp(oid)
         return found
 

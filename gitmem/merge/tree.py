@@ -174,6 +174,7 @@ def merge_trees(
     for found, side in moves:
         _relink(repo, result, found, side)
     _separate_file_folder_clashes(result.files)
+    _separate_fold_clashes(result.files, ours, theirs)
     return result
 
 
@@ -506,6 +507,36 @@ def _separate_file_folder_clashes(files: dict[str, str]) -> None:
         expanded.update("/".join(parts[: i + 1]) for i in range(len(parts)))
     for path in sorted(p for p in files if p in expanded):
         files[f"{path}.conflict"] = files.pop(path)
+
+
+def _separate_fold_clashes(
+    files: dict[str, str], ours: Mapping[str, str], theirs: Mapping[str, str]
+) -> None:
+    """One side added `A.md`, the other `a.md` (or `Notes/…` and `notes/…`): two names, one
+    file on macOS and Windows, which every door refuses (GM107). Keep both, by the paths
+    alone (symmetric): the later spelling in sort order moves into the earlier folder; a name
+    still one file with another gets `-2` (the first free number) before its extension. A
+    pair one side already held (a tree from before the rule) is left as it was."""
+    from gitmem.core.namefold import collisions, fold
+
+    held = collisions(sorted(ours)).keys() | collisions(sorted(theirs)).keys()
+    while clashes := {p: e for p, e in collisions(sorted(files)).items() if p not in held}:
+        keys = Counter(fold(p) for p in files)
+        for path, earlier in sorted(clashes.items()):
+            keys[fold(path)] -= 1
+            depth = earlier.count("/") + 1
+            parts = path.split("/")
+            moved = path
+            if earlier not in files and depth < len(parts):  # a folder: into its first spelling
+                moved = "/".join([earlier, *parts[depth:]])
+            n = 1
+            while moved == path or keys[fold(moved)] > 0:
+                n += 1
+                name = parts[depth - 1]
+                stem, dot, ext = name.rpartition(".") if "." in name[1:] else (name, "", "")
+                moved = "/".join([*parts[: depth - 1], f"{stem}-{n}{dot}{ext}", *parts[depth:]])
+            keys[fold(moved)] += 1
+            files[moved] = files.pop(path)
 
 
 def _one(repo: ObjectEncoding, files: Mapping[str, str], spellings: list[str]) -> str | None:

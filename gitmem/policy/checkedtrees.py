@@ -30,6 +30,7 @@ RULES = (
     "gitmem/policy/checkedtrees.py",
     "gitmem/core/__init__.py",
     "gitmem/core/sanitize.py",
+    "gitmem/core/namefold.py",
     "gitmem/errors.py",
     "gitmem/policy/rules.py",
     "gitmem/core/limits.py",

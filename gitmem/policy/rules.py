@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import posixpath
 import re
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
 from gitmem.core.limits import MAX_BLOB_BYTES as MAX_BLOB_BYTES  # their home: core/limits.py
 from gitmem.core.limits import MAX_DEPTH as MAX_DEPTH
 from gitmem.core.linktargets import outside_links
+from gitmem.core.namefold import fold
 from gitmem.project.refmeta import FORMAT_VERSION, META_FILE, MetaError, parse_meta
 
 ERROR = "error"
@@ -66,7 +66,11 @@ CODES: dict[str, tuple[str, bool, str]] = {
     "GM104": (ERROR, True, "not a memory file (*.md, goose's *.txt, outside dot-folders)"),
     "GM105": (ERROR, True, "file or tree too large"),
     "GM106": (ERROR, True, "one name used twice (two entries, or a file and a folder)"),
-    "GM107": (WARNING, False, "names that differ only by letter case or Unicode normalization"),
+    "GM107": (
+        ERROR,
+        True,
+        "names that differ only by letter case or Unicode normalization (one file on macOS, Windows)",
+    ),
     "GM108": (ERROR, True, "unexpected top-level entry"),
     "GM109": (ERROR, True, "not a gitmem commit, or gitmem.toml missing or unreadable"),
     "GM110": (ERROR, True, "format version newer than this gitmem reads"),
@@ -537,9 +541,11 @@ def check_changed(
     """The findings `check_entries` gives a tree that differs from a tree that passed it
     only in the entries `changed` (their new entries, None: removed), given the new tree's
     `files` and `total` bytes: each changed entry is checked as the whole check checks it;
-    the unchanged ones passed. Not the case-folding warning (GM107) or the link warnings,
-    which only validate shows. The caller keeps the encrypted layout (`auto_sealed`: the
-    manifest under auto/) as it was, or checks the whole tree. `known`: blob ids read as
+    the unchanged ones passed. Not the link warnings, which only validate shows; names one
+    file apart (GM107) are found by the walk of the changes (gitstore/treediff.py gives up on
+    a changed folder holding two, and the whole check refuses it). The caller keeps the
+    encrypted layout (`auto_sealed`: the manifest under auto/) as it was, or checks the
+    whole tree. `known`: blob ids read as
     memory text already (check_entries')."""
     if files > MAX_FILES:
         return [_found(ref, "GM105", f"{files} files (limit {MAX_FILES})")]
@@ -658,14 +664,23 @@ def _check_layout(
             findings.append(_found(path, "GM106", "named twice in one folder"))
             continue
         seen.add(path)
-        # one file where names ignore case or normalization (macOS, Windows): `café` composed
-        # and decomposed are two git names as `A.md` and `a.md` are
-        key = (path if path.isascii() else unicodedata.normalize("NFC", path)).casefold()
-        other = folded.setdefault(key, path)
+        # one file where names ignore case or normalization (macOS, Windows, the default file
+        # systems): `café` composed and decomposed are two git names as `A.md` and `a.md` are;
+        # written there, one overwrites the other and the next sync publishes that as an edit
+        # or a deletion, so refused on every OS (a tree that syncs anywhere syncs everywhere).
+        # Folders are listed too: `Notes` and `notes` are reported once, not file by file.
+        other = folded.setdefault(fold(path), path)
         if other != path:
             how = "letter case" if other.casefold() == path.casefold() else "Unicode normalization"
             shown = other if other.isascii() else ascii(other)
-            findings.append(_found(path, "GM107", f"differs from {shown} only by {how}"))
+            findings.append(
+                _found(
+                    path,
+                    "GM107",
+                    f"differs from {shown} only by {how}: one file on macOS and Windows; "
+                    "rename one (or merge them into one)",
+                )
+            )
     for path in entries:
         top = _check_top(path, tops)
         if top is not None:

@@ -217,6 +217,7 @@ def snapshot(
         vouched, inside = _checked(folder, known, exclude, checked, extra)
         snap.records.update(vouched)
         snap.files.update({rel: record.oid for rel, record in vouched.items()})
+    listings: dict[str, dict[str, list[str]]] = {}  # folder -> folded name -> its spellings
     for rel, st in itertools.chain(inside, _outside(extra)):
         record = known.get(rel)
         if (  # FileRecord.matches, inlined: this runs once per file of the folder
@@ -253,6 +254,8 @@ def snapshot(
                     (folder / rel).unlink()  # half a write of a gitmem killed mid-write
             continue
         why = _unsyncable(rel, st)
+        if not why and record is None and rel not in extra:
+            why = _folds_onto(folder, rel, listings)
         data = b""
         if not why:
             try:  # never through a link or from a FIFO swapped in since the stat
@@ -280,6 +283,34 @@ def snapshot(
         if progress and snap.read % PROGRESS_EVERY == 0:
             progress(f"reading {folder}", snap.read)
     return snap
+
+
+def _folds_onto(folder: Path, rel: str, listings: dict[str, dict[str, list[str]]]) -> str | None:
+    """Why a new file is not taken when its name, or one of its folders' names, is one file
+    with a sibling spelled otherwise (`A.md` beside `a.md`, `Notes/` beside `notes/`): the
+    same file on macOS and Windows, refused in any tree (GM107). A file synced before keeps
+    syncing; a new one waits for a rename, never deleted. Each folder is listed once."""
+    from gitmem.core.namefold import fold
+
+    parts = rel.split("/")
+    for depth, part in enumerate(parts):
+        parent = "/".join(parts[:depth])
+        names = listings.get(parent)
+        if names is None:
+            names = {}
+            with contextlib.suppress(OSError):
+                for name in os.listdir(folder / parent if parent else folder):
+                    names.setdefault(fold(name), []).append(name)
+            listings[parent] = names
+        others = sorted(n for n in names.get(fold(part), []) if n != part)
+        if others:
+            where = f"{parent}/{others[0]}" if parent else others[0]
+            where = where if where.isascii() and where.isprintable() else ascii(where)
+            return (
+                f"GM107: one file with {where} on macOS and Windows (names differing only "
+                "by letter case or Unicode normalization); rename one"
+            )
+    return None
 
 
 def _refused(path: str, data: bytes) -> tuple[str | None, tuple[int, str] | None]:

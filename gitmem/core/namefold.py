@@ -1,0 +1,44 @@
+"""The one file a name is on a file system that ignores letter case and Unicode normalization
+(macOS's APFS and HFS+, Windows' NTFS: the default ones): `A.md` and `a.md`, `café` composed
+and decomposed, are two git names and one file there. The policy (GM107), the check along a
+tree's changes and the snapshot of a folder ask here, so all three fold alike."""
+
+from __future__ import annotations
+
+import unicodedata
+
+
+def fold(name: str) -> str:
+    """The key two names share when they are one file on a folding file system: composed,
+    then each character's simple case fold (one character for one, as the file systems'
+    tables map: `ß` and `ss`, `ﬁ` and `fi` are two files everywhere)."""
+    if name.isascii():
+        return name.lower()
+    return "".join(map(_simple, unicodedata.normalize("NFC", name)))
+
+
+def _simple(ch: str) -> str:
+    folded = ch.casefold()
+    if len(folded) == 1:
+        return folded
+    lower = ch.lower()
+    return lower if len(lower) == 1 else ch
+
+
+def collisions(paths: list[str]) -> dict[str, str]:
+    """{path: the earlier folder or file it is one with}, over `paths` in the order given: a
+    path one of whose folders, or whose own name, folds onto a different earlier spelling
+    (`Notes/x.md` after `notes/y.md`, `A.md` after `a.md`). Linear in the paths' length."""
+    spelled: dict[str, str] = {}  # folded prefix -> its first spelling
+    found: dict[str, str] = {}
+    for path in paths:
+        parts = path.split("/")
+        key = prefix = ""
+        for part in parts:
+            key = f"{key}/{fold(part)}" if key else fold(part)
+            prefix = f"{prefix}/{part}" if prefix else part
+            other = spelled.setdefault(key, prefix)
+            if other != prefix:
+                found[path] = other
+                break
+    return found
