@@ -473,7 +473,10 @@ def _id_params(given: str) -> list[str]:
     )
     # the memory's file as gitmem prints it (the prompt hook, record, --format json's `file`,
     # `~/.claude/CLAUDE.md`): matched against the index's own column, never opened
-    file = os.path.abspath(os.path.expanduser(given)) if given.startswith(("/", "~")) else ""
+    # and a path typed from the current folder (newcomer 13: `--id ./notes.md` in the folder
+    # found nothing), read as every command reads a typed path
+    typed = given.startswith(("/", "~")) or os.path.isfile(given)
+    file = os.path.abspath(os.path.expanduser(given)) if typed else ""
     return [given, given, given, given, file]
 
 
