@@ -45,6 +45,25 @@ def test_a_path_typed_after_dash_c_is_read_from_there(tmp_path: Path) -> None:
     assert Path.cwd() != proj  # in-process runs go back where they started
 
 
+def test_the_work_tree_top_form_is_taken_from_a_subfolder(tmp_path: Path) -> None:
+    """In a subfolder of the clone, `log .claude/agent-memory/rev/notes.md` (the folder as
+    status names it) said "no memory … in this project"; the path typed from the current
+    folder comes first (`../.claude/…`), the top's form when it names no file here."""
+    world, proj, folder = _project(tmp_path)
+    sub = proj / "src"
+    sub.mkdir()
+    typed = ".claude/agent-memory/rev/notes.md"
+    for form in (typed, f"../{typed}"):
+        assert "file changed" in world.ok("log", form, cwd=sub), form
+        assert world.ok("query", "--id", form, cwd=sub).startswith("[memory] agents/rev/notes.md")
+    (folder / "notes.md").unlink()
+    assert world.ok("restore", typed, cwd=sub).startswith("restored ")
+    assert (folder / "notes.md").is_file()
+    (sub / "notes.md").write_text("not a memory\n")  # here first: the file in this folder
+    refused = world.gitmem("log", "notes.md", cwd=sub)
+    assert refused.code == 2 and "no memory 'notes.md'" in refused.err, refused
+
+
 def test_query_id_takes_a_file_path_as_typed(tmp_path: Path) -> None:
     """`gitmem query --id ./notes.md` in the memory's folder, or `--id .claude/agent-memory/
     rev/notes.md` at the top, found nothing (only `agents/rev/notes.md` or `/abs` matched)."""
