@@ -72,18 +72,39 @@ def _memory_dir_from_directory(args: argparse.Namespace) -> None:
         args.memory_dir = os.path.join(os.path.expanduser(where), memory_dir)
 
 
+def _enter_directory(args: argparse.Namespace) -> str | None:
+    """-C PATH: start in PATH, as git -C does, so every path typed after it (`log PATH`,
+    `restore PATH`, `query --id`, `view --out`) is read from there, at the one place that
+    reads a typed path (newcomer 13: `-C repo log .claude/agent-memory/x.md` was read from
+    the folder gitmem was started in). Returns the folder to go back to (in-process callers)."""
+    import os
+
+    where = getattr(args, "directory", None)
+    if not where or where == ".":
+        return None
+    full = os.path.abspath(os.path.expanduser(str(where)))
+    if not os.path.isdir(full):  # the opening's own error names it (not a git repository)
+        return None
+    back = os.getcwd()
+    os.chdir(full)
+    args.directory = full
+    return back
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every error is mapped to its exit code here and nowhere else."""
     from gitmem.errors import report
 
     args_list = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args_list
+    back: str | None = None
     try:
         parser = build_parser(args_list)
         if not args_list:  # no command is bad usage, as for a group without its subcommand
             parser.print_help()
             return 2
         args = parser.parse_args(args_list)
+        back = _enter_directory(args)
         _memory_dir_from_directory(args)
         handler = getattr(args, "handler", None)
         if handler is None:  # a group without its subcommand, e.g. `gitmem drivers`
@@ -102,6 +123,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return report(exc)
         except BrokenPipeError:
             return _closed_pipe()
+    finally:
+        if back is not None:
+            import os
+
+            os.chdir(back)
 
 
 def _closed_pipe() -> int:

@@ -189,7 +189,7 @@ def _similar_option(parser: argparse.ArgumentParser, prog: str, extras: list[str
 
 def _extras_hint(prog: str, extras: list[str]) -> str | None:
     """What a newcomer meant by an argument the command does not take, where it is clear:
-    `log --user` (user-scope memory goes by its id), `query tabs` (words go to --search)."""
+    `log --user` (user-scope memory goes by its id)."""
     parts = prog.split()
     command = parts[1] if len(parts) == 2 else ""  # `gitmem key show --user`: not show's
     if "--user" in extras and command in ("log", "show", "diff", "restore"):
@@ -201,8 +201,6 @@ def _extras_hint(prog: str, extras: list[str]) -> str | None:
         )
     if "--user" in extras and command == "query":
         return f"{prog} --scope user keeps to user-scope memory"
-    if command == "query" and not any(e.startswith("-") for e in extras):
-        return f"words are searched with --search: {prog} --search {' '.join(extras)!r}"
     return None
 
 

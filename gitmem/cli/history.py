@@ -197,6 +197,10 @@ def diff(args: argparse.Namespace) -> int:
     from gitmem.cli.pager import colour_diff, own_settings, show, use_colour
     from gitmem.commands.memorydiff import memory_diff
 
+    if args.rev and args.path is None and _names_a_file(args.rev):
+        # `gitmem diff notes.md` (git's form) read the file as a revision: "unknown revision";
+        # as git does, a REV that is a file (or a memory id) is the path
+        args.rev, args.path = None, args.rev
     project = project_for(args, args.path)
     out = memory_diff(project, args.rev, args.path)
     if args.as_json:
@@ -215,6 +219,13 @@ def diff(args: argparse.Namespace) -> int:
         own_settings(project.repo),
     )
     return 0
+
+
+def _names_a_file(given: str) -> bool:
+    """A file on disk, or a memory id (`auto/x.md`): never a commit or `~N`."""
+    import os
+
+    return os.path.isfile(given) or (given.endswith(".md") and not given.startswith("~"))
 
 
 def lost(args: argparse.Namespace) -> int:

@@ -48,6 +48,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="the N most recently changed (default 5)",
     )
     p.add_argument("--search", metavar="TEXT", help="full-text search (every word)")
+    # a newcomer's first guess, `gitmem query some words`, was refused (exit 2): free words
+    # are the search (all of them, as --search's)
+    p.add_argument("words", nargs="*", metavar="WORDS", help="as --search WORDS")
     p.add_argument(
         "--status",
         metavar="STATUS",
@@ -142,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         tag=args.tag,
         related=args.related,
         recent=args.recent,
-        search=args.search,
+        search=" ".join(filter(None, [args.search, *args.words])) or None,
         status=args.status,
         since=parse_since(args.since) if args.since else None,
         author=args.author,

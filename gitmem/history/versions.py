@@ -45,17 +45,24 @@ def _locate(project: Project, path: str) -> RefPath:
             if inside.partition("/")[0] in scope.exclude:  # auto/team/x.md: not auto's
                 raise _elsewhere(project, scope, inside, path)
             return RefPath(scope, inside)
-    candidate = Path(os.path.abspath(path))
-    for scope in project.scopes:  # a file outside its scope's folder (CLAUDE.local.md)
-        for name, file in scope.outside:
-            if candidate == file or path == file.name:
-                return RefPath(scope, name)
-    for scope in sorted(project.scopes, key=lambda s: -len(str(s.path))):
-        try:
-            rel = candidate.relative_to(scope.path.resolve() if scope.path.exists() else scope.path)
-        except ValueError:
-            continue
-        return RefPath(scope, _checked_rel(rel.as_posix() if str(rel) != "." else "", path))
+    # a typed path is read from the current folder (as git reads one); the work tree's top
+    # form (`.claude/agent-memory/x.md`, as status names folders) is still taken from a
+    # subfolder when it names a file the current folder does not (newcomer 13)
+    here = Path(os.path.abspath(os.path.expanduser(path)))
+    top = Path(os.path.normpath(project.tree / path)) if not os.path.isabs(path) else here
+    for candidate in (here, top) if top != here and not here.exists() else (here,):
+        for scope in project.scopes:  # a file outside its scope's folder (CLAUDE.local.md)
+            for name, file in scope.outside:
+                if candidate == file or path == file.name:
+                    return RefPath(scope, name)
+        for scope in sorted(project.scopes, key=lambda s: -len(str(s.path))):
+            try:
+                rel = candidate.relative_to(
+                    scope.path.resolve() if scope.path.exists() else scope.path
+                )
+            except ValueError:
+                continue
+            return RefPath(scope, _checked_rel(rel.as_posix() if str(rel) != "." else "", path))
     _checked_rel(path, path)
     hits = [  # on disk too: an encrypted ref's tree names no file
         s

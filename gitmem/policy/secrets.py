@@ -208,6 +208,12 @@ _WORD = r"[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|\d{1,4}(?!\d)"  # compiled on first us
 _SEPARATORS = r"[/._\-:]+"
 # env values that name rather than hold: other variables, file references, booleans
 _REFERENCE = r"^(?:[A-Z][A-Z0-9_]*|[./~].*|(?i:file|vault|op|secret|ref):.*|\d{1,5})$"
+# password managers a sentence names as the place a secret is kept (newcomer 13: "the password
+# is 1Password" was refused as a secret; the digit made the name look like a password)
+_KEEPERS = (
+    r"(?i)1password|onepassword|bitwarden|lastpass|keepass(?:xc)?|dashlane|keeper|keychain|"
+    r"vault|pass(?:bolt)?|proton ?pass|nordpass|enpass|roboform"
+)
 
 
 def _words_only(value: str) -> bool:
@@ -393,6 +399,8 @@ def _likely(text: str, at: int, rule: Rule, m: re.Match[str], value: str) -> boo
     if rule.kind == "prose":
         if re.match(_REFERENCE, value) or re.search(r"^[$%~/]|[\[\](){}<>]", value):
             return False  # names another place (a variable, a file, a vault) or is code
+        if re.fullmatch(_KEEPERS, value):  # "the password is 1Password": where it is kept
+            return False
         if m.group("name").lower().startswith("pass"):
             return re.search(_NOT_A_WORD, value) is not None
         return _entropy(value) >= MIN_ENTROPY and not _words_only(value) and len(value) >= 12

@@ -472,8 +472,24 @@ def _id_params(given: str) -> list[str]:
     )
     # the memory's file as gitmem prints it (the prompt hook, record, --format json's `file`,
     # `~/.claude/CLAUDE.md`): matched against the index's own column, never opened
-    file = os.path.abspath(os.path.expanduser(given)) if given.startswith(("/", "~")) else ""
+    # and a path typed from the current folder (newcomer 13: `--id ./notes.md` in the folder
+    # found nothing), read as every command reads a typed path
+    typed = given.startswith(("/", "~")) or os.path.isfile(given)
+    file = os.path.abspath(os.path.expanduser(given)) if typed else _from_top(given)
     return [given, given, given, given, file]
+
+
+def _from_top(given: str) -> str:
+    """`given` read from the work tree's top (`.claude/agent-memory/x.md`, as status names the
+    folders) by a user in a subfolder: the folders above up to the one holding `.git`."""
+    here = os.getcwd()
+    for _ in range(64):  # bounded: a path's depth
+        if os.path.isfile(os.path.join(here, given)):
+            return os.path.join(here, given)
+        if os.path.exists(os.path.join(here, ".git")) or os.path.dirname(here) == here:
+            return ""
+        here = os.path.dirname(here)
+    return ""
 
 
 def _related_ids(db: sqlite3.Connection, given: str, scopes: Sequence[str]) -> list[int]:
