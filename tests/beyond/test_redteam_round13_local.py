@@ -1,0 +1,78 @@
+"""Red team, round 13 (local doors): docs/reliability.md "Red team, round 13 (local doors)".
+
+Real git, real files under a temporary HOME, a bare remote."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from gitmem.core.nolinks import read_no_links
+from gitmem.core.statedir import read_own
+from gitmem.errors import UsageError
+from tests.support.world import World, write_files
+
+
+def _fifo(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists():
+        path.unlink()
+    os.mkfifo(path)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "writer-id",
+        "folders.json",
+        "personal-folders.json",
+        "state/auto.json",
+        "state/team.json",
+        "cipher-cache.json",
+    ],
+)
+def test_a_fifo_among_gitmems_own_files_never_holds_a_sync(world: World, name: str) -> None:
+    """A `.git` unpacked from an archive (tar keeps FIFOs) holds one of gitmem's own state files
+    as a FIFO: `gitmem sync` opened it to read and waited for a writer that never came — for
+    good, holding the clone's lock. The state folder's files are read without waiting
+    (`statedir.read_own`): a FIFO counts as not there, and the sync goes on."""
+    clone = world.clone("c")
+    scope = world.scope_path(clone)
+    write_files(scope, {"MEMORY.md": "- [S](s.md) — s\n", "s.md": "s\n"})
+    world.ok("-C", str(clone), "sync")
+    _fifo(clone / ".git" / "gitmem" / name)
+    write_files(scope, {"MEMORY.md": "- [S](s.md) — s\n- [N](n.md) — n\n", "n.md": "new\n"})
+    start = time.monotonic()
+    run = world.process("-C", str(clone), "sync", timeout=60)
+    assert time.monotonic() - start < 30, run.err
+    assert run.code == 0, run.err
+    # the memory still travels: a second clone receives it
+    other = world.clone("d")
+    world.ok("-C", str(other), "sync")
+    assert (world.scope_path(other) / "n.md").read_text() == "new\n"
+
+
+def test_read_own_refuses_a_fifo_a_folder_and_a_link_without_waiting(tmp_path: Path) -> None:
+    """The one reader of gitmem's state files: anything but a regular file is an OSError (the
+    'not there' every reader already handles), at once."""
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "real").write_bytes(b"x")
+    os.symlink(tmp_path / "real", tmp_path / "link")
+    for name in ("fifo", "folder", "link"):
+        with pytest.raises(OSError):
+            read_own(tmp_path / name)
+    assert read_own(tmp_path / "real") == b"x"
+
+
+def test_read_no_links_refuses_a_fifo_without_waiting(tmp_path: Path) -> None:
+    """The reader of the decoded journals, `info/exclude`, the personal-folders list and the
+    Claude Code settings: a FIFO is refused in one line, never waited on."""
+    os.mkfifo(tmp_path / "journal")
+    with pytest.raises(UsageError, match="not a regular file"):
+        read_no_links(tmp_path, tmp_path / "journal")
