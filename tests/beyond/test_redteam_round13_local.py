@@ -43,18 +43,20 @@ def test_a_fifo_among_gitmems_own_files_never_holds_a_sync(world: World, name: s
     (`statedir.read_own`): a FIFO counts as not there, and the sync goes on."""
     clone = world.clone("c")
     scope = world.scope_path(clone)
-    write_files(scope, {"MEMORY.md": "- [S](s.md) — s\n", "s.md": "s\n"})
+    write_files(scope, {"team/MEMORY.md": "- [T](t.md) — t\n", "team/t.md": "t\n"})
     world.ok("-C", str(clone), "sync")
     _fifo(clone / ".git" / "gitmem" / name)
-    write_files(scope, {"MEMORY.md": "- [S](s.md) — s\n- [N](n.md) — n\n", "n.md": "new\n"})
+    write_files(
+        scope, {"team/MEMORY.md": "- [T](t.md) — t\n- [N](n.md) — n\n", "team/n.md": "new\n"}
+    )
     start = time.monotonic()
-    run = world.process("-C", str(clone), "sync", timeout=60)
-    assert time.monotonic() - start < 30, run.err
+    run = world.process("-C", str(clone), "sync", timeout=30)
+    assert time.monotonic() - start < 25, run.err
     assert run.code == 0, run.err
     # the memory still travels: a second clone receives it
     other = world.clone("d")
     world.ok("-C", str(other), "sync")
-    assert (world.scope_path(other) / "n.md").read_text() == "new\n"
+    assert (world.scope_path(other) / "team" / "n.md").read_text() == "new\n"
 
 
 def test_read_own_refuses_a_fifo_a_folder_and_a_link_without_waiting(tmp_path: Path) -> None:
