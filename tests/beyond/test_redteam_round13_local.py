@@ -78,3 +78,27 @@ def test_read_no_links_refuses_a_fifo_without_waiting(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "journal")
     with pytest.raises(UsageError, match="not a regular file"):
         read_no_links(tmp_path, tmp_path / "journal")
+
+
+@pytest.mark.parametrize("settings", [".claude/settings.json", ".claude/settings.local.json"])
+def test_doctor_says_when_a_repositorys_settings_turn_the_hooks_off(
+    world: World, settings: str
+) -> None:
+    """A repository the user clones commits `.claude/settings.json` with `"disableAllHooks":
+    true`: Claude Code runs no hook, gitmem's sync hooks included, and doctor said "hooks ...
+    run gitmem". Doctor names the file that turns them off."""
+    clone = world.clone("c")
+    world.ok("-C", str(clone), "hooks", "install")
+    before = world.gitmem("-C", str(clone), "doctor", "--offline").out
+    assert "disableAllHooks" not in before
+    path = clone / settings
+    if path.exists():
+        import json
+
+        data = json.loads(path.read_text())
+        data["disableAllHooks"] = True
+        path.write_text(json.dumps(data))
+    else:
+        path.write_text('{"disableAllHooks": true}\n')
+    run = world.gitmem("-C", str(clone), "doctor", "--offline")
+    assert "disableAllHooks" in run.out and settings in run.out, run.out
