@@ -46,6 +46,11 @@ def note_work_tree(common_dir: Path, toplevel: Path | None) -> None:
         relocated.cache_clear()
 
 
+def work_trees() -> list[Path]:
+    """The work trees the repository opener noted (`note_work_tree`) in this process."""
+    return list(_WORK_TREES.values())
+
+
 @functools.lru_cache(maxsize=64)
 def relocated(common_dir: Path) -> Path | None:
     """`<state home>/gitmem/repos/<name>-<hash of its path>` when `common_dir` lies inside a

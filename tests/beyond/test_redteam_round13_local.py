@@ -102,3 +102,23 @@ def test_doctor_says_when_a_repositorys_settings_turn_the_hooks_off(
         path.write_text('{"disableAllHooks": true}\n')
     run = world.gitmem("-C", str(clone), "doctor", "--offline")
     assert "disableAllHooks" in run.out and settings in run.out, run.out
+
+
+@pytest.mark.parametrize("var", ["XDG_CONFIG_HOME", "XDG_STATE_HOME"])
+def test_an_xdg_home_inside_the_work_tree_gets_no_file_of_the_user(world: World, var: str) -> None:
+    """A dev shell or a direnv `.envrc` exports `XDG_CONFIG_HOME=$PWD/.config`: the first sync
+    wrote this machine's private key to `<work tree>/.config/gitmem/identity`, untracked, one
+    `git add -A` from the branch. Such a value is ignored like a relative one: the work tree
+    stays clean, the key goes under HOME."""
+    clone = world.clone("c")
+    world.env[var] = str(clone / ".userdirs")
+    write_files(world.scope_path(clone), {"MEMORY.md": "- [S](s.md) — s\n", "s.md": "mine\n"})
+    run = world.process("-C", str(clone), "sync")
+    assert run.code == 0, run.err
+    # the state home's record of the user's own word (`gitmem config`)
+    run = world.process("-C", str(clone), "config", "allowSecret", "path:s.md")
+    assert run.code == 0, run.err
+    assert not (clone / ".userdirs").exists()
+    assert world.git("status", "--porcelain", "--untracked-files=all", cwd=clone) == ""
+    if var == "XDG_CONFIG_HOME":
+        assert (world.home / ".config" / "gitmem" / "identity").is_file()
