@@ -581,7 +581,26 @@ def repository_lock(
     folder = state_dir(common_dir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    # never through a link, never a FIFO or device: red team 13 — an archive's `.git` holding
+    # `gitmem/lock -> ~/.bashrc` had the pid written over the first 13 bytes of that file
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise OSError(errno.EINVAL, "not a regular file")
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EINVAL, errno.ENXIO):
+            raise
+        import shlex
+
+        from gitmem.errors import UsageError
+
+        raise UsageError(
+            f"{path} is not a regular file (a link, a FIFO, a device); gitmem locks the "
+            "clone there and never writes through one",
+            f"remove it (gitmem's own lock, made again): rm {shlex.quote(str(path))}; "
+            "nothing was written",
+        ) from None
     try:
         deadline = time.monotonic() + wait
         while True:

@@ -122,3 +122,23 @@ def test_an_xdg_home_inside_the_work_tree_gets_no_file_of_the_user(world: World,
     assert world.git("status", "--porcelain", "--untracked-files=all", cwd=clone) == ""
     if var == "XDG_CONFIG_HOME":
         assert (world.home / ".config" / "gitmem" / "identity").is_file()
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_the_lock_is_never_written_through_a_link_or_a_fifo(world: World, kind: str) -> None:
+    """An archive's `.git` holds `gitmem/lock -> ~/.bashrc`: the lock's pid was written over
+    the first 13 bytes of that file (a FIFO: "Illegal seek", naming nothing). Now one line
+    naming the lock, exit 2, the file untouched."""
+    clone = world.clone("c")
+    world.ok("-C", str(clone), "sync")
+    victim = world.home / ".bashrc"
+    victim.write_text("precious first line\n")
+    lock = clone / ".git" / "gitmem" / "lock"
+    lock.unlink()
+    if kind == "link":
+        lock.symlink_to(victim)
+    else:
+        os.mkfifo(lock)
+    run = world.process("-C", str(clone), "sync", timeout=30)
+    assert run.code == 2 and "lock is not a regular file" in run.err, run.err
+    assert victim.read_text() == "precious first line\n"
