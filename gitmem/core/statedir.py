@@ -12,6 +12,8 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
+from gitmem.core.userdirs import WORK_TREES
+
 
 def state_dir(common_dir: Path, *sub: str) -> Path:
     """`<common-dir>/gitmem` (and `sub` folders in it): gitmem's own folder, which holds
@@ -35,7 +37,9 @@ def state_dir(common_dir: Path, *sub: str) -> Path:
     return folder
 
 
-_WORK_TREES: dict[Path, Path] = {}  # git folder -> the top of its work tree (`note_work_tree`)
+# git folder -> the top of its work tree (`note_work_tree`); kept in userdirs, which judges the
+# XDG homes by it (and is imported by this module)
+_WORK_TREES: dict[Path, Path] = WORK_TREES
 
 
 def note_work_tree(common_dir: Path, toplevel: Path | None) -> None:
@@ -44,11 +48,6 @@ def note_work_tree(common_dir: Path, toplevel: Path | None) -> None:
     if toplevel is not None:
         _WORK_TREES[common_dir] = toplevel
         relocated.cache_clear()
-
-
-def work_trees() -> list[Path]:
-    """The work trees the repository opener noted (`note_work_tree`) in this process."""
-    return list(_WORK_TREES.values())
 
 
 @functools.lru_cache(maxsize=64)

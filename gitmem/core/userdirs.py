@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Protocol
+
+# git folder -> the top of its work tree, as the repository opener noted it
+# (`statedir.note_work_tree`, which keeps it here)
+WORK_TREES: dict[Path, Path] = {}
 
 
 class _Config(Protocol):
@@ -87,9 +92,7 @@ def _usable(value: str) -> bool:
     one (the default under HOME is used)."""
     if not os.path.isabs(value):
         return False
-    from gitmem.core.statedir import work_trees
-
-    trees = work_trees()
+    trees = WORK_TREES.values()
     if not trees:
         return True
     real = os.path.realpath(value)
