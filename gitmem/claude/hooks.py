@@ -401,6 +401,30 @@ def status(root: Path | None) -> list[HookStatus]:
     return result
 
 
+def hooks_disabled(root: Path | None) -> list[Path]:
+    """The Claude Code settings files that turn every hook off (`"disableAllHooks": true`):
+    the user's, and the project's shared `.claude/settings.json` (committed: a repository
+    the user cloned can carry it) and `.claude/settings.local.json`. Red team 13: such a file
+    silenced gitmem's sync hooks while doctor said they were installed. Each read as a regular
+    file within the size limit, never through a link, never waiting on a FIFO."""
+    import json
+
+    from gitmem.core.fileread import NotAFile, read_regular
+
+    paths = [settings_path("user", None)]
+    if root is not None:
+        paths += [root / ".claude" / "settings.json", root / LOCAL_SETTINGS]
+    found = []
+    for path in paths:
+        try:
+            data = json.loads(read_regular(path))
+        except (OSError, ValueError, NotAFile):
+            continue
+        if isinstance(data, dict) and data.get("disableAllHooks") is True:
+            found.append(path)
+    return found
+
+
 def _is_ours(hook: object, event: str) -> bool:
     return isinstance(hook, dict) and is_gitmem_hook(hook.get("command"), event)
 

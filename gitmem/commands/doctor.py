@@ -419,6 +419,17 @@ def _hooks(project: Project, checkup: Checkup) -> None:
             )
         else:
             checkup.add("hooks", OK, f"Claude Code hooks in {h.settings} run gitmem")
+    if installed:
+        from gitmem.claude.hooks import hooks_disabled
+
+        for off in hooks_disabled(session_root(project)):
+            checkup.add(
+                "hooks",
+                PROBLEM,
+                f"{off} turns every Claude Code hook off (disableAllHooks): gitmem's hooks "
+                "never run, memory syncs only when you run gitmem sync",
+                f'remove "disableAllHooks" from {off} if you want the hooks',
+            )
     for h in found:
         if h.note and h not in installed:  # e.g. a settings file that is not valid JSON
             checkup.add(

@@ -22,6 +22,22 @@ def _link_refusal(link: Path) -> Exception:
     )
 
 
+def _special_refusal(path: Path) -> Exception:
+    from gitmem.errors import UsageError
+
+    return UsageError(
+        f"{path} is not a regular file (a FIFO, a device, a socket, a folder); gitmem reads "
+        "only regular files there",
+        f"move it away (mv {_quoted(path)} {_quoted(path)}.bad), then rerun; nothing was written",
+    )
+
+
+def _quoted(path: Path) -> str:
+    import shlex
+
+    return shlex.quote(str(path))
+
+
 def _open_folder(anchor: Path, folder: Path, make: bool) -> int:
     """A descriptor of `folder`, reached from `anchor` one component at a time with no link
     followed (O_NOFOLLOW at each step, so a link swapped in meanwhile is not followed either);
@@ -83,13 +99,17 @@ def read_no_links(anchor: Path, target: Path) -> bytes | None:
         return None
     try:
         try:
-            fd = os.open(target.name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dfd)
+            # O_NONBLOCK: a FIFO there (an archive's `.git`) must not hold the run (red team 13)
+            fd = os.open(target.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dfd)
         except FileNotFoundError:
             return None
         except OSError:
             if stat.S_ISLNK(os.lstat(target.name, dir_fd=dfd).st_mode):
                 raise _link_refusal(target) from None
             raise
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise _special_refusal(target)
         with os.fdopen(fd, "rb") as fh:
             return fh.read()
     finally:

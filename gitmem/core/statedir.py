@@ -10,6 +10,9 @@ import functools
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
+
+from gitmem.core.userdirs import WORK_TREES
 
 
 def state_dir(common_dir: Path, *sub: str) -> Path:
@@ -34,7 +37,9 @@ def state_dir(common_dir: Path, *sub: str) -> Path:
     return folder
 
 
-_WORK_TREES: dict[Path, Path] = {}  # git folder -> the top of its work tree (`note_work_tree`)
+# git folder -> the top of its work tree (`note_work_tree`); kept in userdirs, which judges the
+# XDG homes by it (and is imported by this module)
+_WORK_TREES: dict[Path, Path] = WORK_TREES
 
 
 def note_work_tree(common_dir: Path, toplevel: Path | None) -> None:
@@ -107,3 +112,32 @@ def _quoted(path: Path) -> str:
     import shlex
 
     return shlex.quote(str(path))
+
+
+OWN_FILE_MAX = 1 << 28  # a state file past 256 MiB was not written by gitmem
+
+
+def open_own(path: str | os.PathLike[str]) -> BinaryIO:
+    """One of gitmem's own files (the state folder's JSON, the writer id, a private index),
+    opened to read: never blocking on a FIFO, a device or a socket, never through a link, never
+    past OWN_FILE_MAX. Red team 13: a `.git` unpacked from an archive holding `gitmem/writer-id`
+    as a FIFO held every `gitmem sync` (and the clone's lock) for good. Anything but a regular
+    file raises an OSError, which every reader already takes as "not there" (rebuilt by its
+    writer, whose atomic rename replaces what stood there without opening it)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > OWN_FILE_MAX:
+            import errno
+
+            raise OSError(errno.EINVAL, "not a regular file of gitmem's own", os.fspath(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_own(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of one of gitmem's own files (`open_own`)."""
+    with open_own(path) as fh:
+        return fh.read()

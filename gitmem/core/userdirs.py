@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Protocol
+
+# git folder -> the top of its work tree, as the repository opener noted it
+# (`statedir.note_work_tree`, which keeps it here)
+WORK_TREES: dict[Path, Path] = {}
 
 
 class _Config(Protocol):
@@ -52,7 +57,7 @@ def config_home() -> str:
     """`$XDG_CONFIG_HOME` when absolute (the XDG spec ignores a relative one), else
     `<home>/.config`."""
     value = os.environ.get("XDG_CONFIG_HOME", "")
-    return value if os.path.isabs(value) else os.path.join(home(), ".config")
+    return value if _usable(value) else os.path.join(home(), ".config")
 
 
 def data_home(env: Mapping[str, str] | None = None) -> str:
@@ -63,7 +68,7 @@ def data_home(env: Mapping[str, str] | None = None) -> str:
     the account's home, as `home()` does."""
     env = os.environ if env is None else env
     value = env.get("XDG_DATA_HOME", "")
-    if os.path.isabs(value):
+    if _usable(value):
         return value
     given = env.get("HOME", "")
     return os.path.join(given if os.path.isabs(given) else home(), ".local", "share")
@@ -74,7 +79,27 @@ def state_home() -> str:
     put the hooks memo — the bytes of the user's Claude Code settings, before and after an
     install — in the folder `gitmem hooks install` ran in, the working tree)."""
     value = os.environ.get("XDG_STATE_HOME", "")
-    return value if os.path.isabs(value) else os.path.join(home(), ".local", "state")
+    return value if _usable(value) else os.path.join(home(), ".local", "state")
+
+
+def _usable(value: str) -> bool:
+    """Whether an `XDG_*_HOME` value may hold gitmem's files of the user: an absolute path (the
+    XDG spec ignores a relative one) outside the work tree of the repository gitmem opened
+    (`statedir.note_work_tree`). Red team 13: a dev shell or a direnv `.envrc` exporting
+    `XDG_CONFIG_HOME=$PWD/.config` put this machine's private key in the work tree, untracked,
+    one `git add -A` from the branch; the state and data homes hold the choices record, the
+    hooks memo and the user scope's plaintext store. Such a value is ignored like a relative
+    one (the default under HOME is used)."""
+    if not os.path.isabs(value):
+        return False
+    trees = WORK_TREES.values()
+    if not trees:
+        return True
+    real = os.path.realpath(value)
+    return not any(
+        real == t or real.startswith(t.rstrip(os.sep) + os.sep)
+        for t in map(os.path.realpath, trees)
+    )
 
 
 def users_own(config: _Config, key: str) -> str | None:

@@ -21,6 +21,7 @@ from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from gitmem.core.statedir import open_own, read_own
 from gitmem.gitstore.process import Running
 
 # a stat this fresh might hide a same-timestamp edit: re-hash next time (git's racy-clean
@@ -130,7 +131,7 @@ def read(
     `only`: the paths whose records are wanted (a push of ten files among fifty thousand makes
     ten records; the other entries are stepped over by their length)."""
     try:
-        data = path.read_bytes()
+        data = read_own(path)
     except OSError:
         return None
     width = len(checksum) // 2
@@ -189,7 +190,7 @@ def entries(path: Path, checksum: str | None) -> int | None:
     if not checksum:
         return None
     try:
-        with open(path, "rb") as fh:
+        with open_own(path) as fh:
             head = fh.read(_HEAD.size)
             width = len(checksum) // 2
             size = fh.seek(0, os.SEEK_END)
@@ -209,7 +210,7 @@ def matches(path: Path, checksum: str | None) -> bool:
     if not checksum:
         return False
     try:
-        with open(path, "rb") as fh:
+        with open_own(path) as fh:
             size = fh.seek(0, os.SEEK_END)
             width = len(checksum) // 2
             if size < _HEAD.size + width:

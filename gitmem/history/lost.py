@@ -554,11 +554,11 @@ def _told(project: Project) -> set[tuple[str, str]]:
     import contextlib
     import json
 
-    from gitmem.core.statedir import state_dir
+    from gitmem.core.statedir import read_own, state_dir
 
     path = state_dir(project.repo.common_dir) / TOLD_FILE
     with contextlib.suppress(OSError, ValueError, TypeError):
-        return {(str(p), str(c)) for p, c in json.loads(path.read_text("utf-8"))}
+        return {(str(p), str(c)) for p, c in json.loads(read_own(path))}
     return set()
 
 
@@ -567,13 +567,13 @@ def _remember_told(project: Project, keys: list[tuple[str, str]]) -> None:
     import json
 
     from gitmem.core.nolinks import write_no_links
-    from gitmem.core.statedir import state_dir
+    from gitmem.core.statedir import read_own, state_dir
 
     common = project.repo.common_dir
     path = state_dir(common) / TOLD_FILE
     old: list[list[str]] = []
     with contextlib.suppress(OSError, ValueError, TypeError):
-        old = [[str(p), str(c)] for p, c in json.loads(path.read_text("utf-8"))]
+        old = [[str(p), str(c)] for p, c in json.loads(read_own(path))]
     kept = old + [[p, c] for p, c in keys if [p, c] not in old]
     with contextlib.suppress(OSError):  # a record of what was said: never fails a sync
         write_no_links(common, path, json.dumps(kept[-MAX_TOLD:]).encode())

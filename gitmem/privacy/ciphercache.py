@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from gitmem.core.statedir import state_dir
+from gitmem.core.statedir import read_own, state_dir
 
 # the pairs name the user's personal files: readable by the user alone (an existing file
 # written by an older gitmem is tightened on its next write)
@@ -38,7 +38,7 @@ class CipherCache:
         self.migrated = ""  # the last plaintext commit re-written encrypted (still in history)
         self.dirty = False
         try:
-            raw = json.loads(self.form_path.read_text("utf-8"))
+            raw = json.loads(read_own(self.form_path))
             if raw.get("version") == 1:
                 self.form = [str(x) for x in raw.get("form", [])]
                 self.migrated = str(raw.get("migrated", ""))
@@ -67,7 +67,7 @@ class CipherCache:
     def _load(self, with_form: bool) -> None:
         self._pairs = {}
         try:
-            raw = json.loads(self.path.read_text("utf-8"))
+            raw = json.loads(read_own(self.path))
             if raw.get("version") == 1:
                 self._pairs = raw["keys"]
                 if with_form:
@@ -76,7 +76,7 @@ class CipherCache:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         try:  # the pairs changed since: over the cache's (a pair is a path's newest)
-            raw = json.loads(self.journal_path.read_text("utf-8"))
+            raw = json.loads(read_own(self.journal_path))
             if raw.get("version") == 1 and raw.get("base") == file_stamp(self.path):
                 for key_id, known in raw["keys"].items():
                     self._pairs.setdefault(key_id, {}).update(known)

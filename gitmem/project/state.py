@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gitmem.core.statedir import read_own
 from gitmem.core.statedir import state_dir as state_dir  # where it was: its callers keep it
 from gitmem.core.tempfiles import temp_path
 from gitmem.errors import LockedError
@@ -109,7 +110,7 @@ def state_file(common_dir: Path, scope: str) -> Path:
 def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
     path = state_file(common_dir, scope)
     try:
-        raw = json.loads(path.read_text("utf-8"))
+        raw = json.loads(read_own(path))
         version = raw.get("version")
         if version == 1:
             return _load_v1(raw)
@@ -156,7 +157,7 @@ def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
     from gitmem.gitstore.index import entries, index_path
 
     try:
-        raw = json.loads(state_file(common_dir, scope).read_text("utf-8"))
+        raw = json.loads(read_own(state_file(common_dir, scope)))
         if raw.get("version") != STATE_VERSION or not raw.get("index"):
             return None
         apart = {
@@ -263,7 +264,7 @@ def save_scope_state(common_dir: Path, scope: str, state: ScopeState) -> None:
     }
     data = json.dumps(payload, separators=(",", ":")).encode()
     with contextlib.suppress(OSError):
-        if target.read_bytes() == data:
+        if read_own(target) == data:
             return  # unchanged: skip the write and its fsync (most syncs change nothing)
     write_atomic(target, data)
 
@@ -580,7 +581,26 @@ def repository_lock(
     folder = state_dir(common_dir)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    # never through a link, never a FIFO or device: red team 13 — an archive's `.git` holding
+    # `gitmem/lock -> ~/.bashrc` had the pid written over the first 13 bytes of that file
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise OSError(errno.EINVAL, "not a regular file")
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EINVAL, errno.ENXIO):
+            raise
+        import shlex
+
+        from gitmem.errors import UsageError
+
+        raise UsageError(
+            f"{path} is not a regular file (a link, a FIFO, a device); gitmem locks the "
+            "clone there and never writes through one",
+            f"remove it (gitmem's own lock, made again): rm {shlex.quote(str(path))}; "
+            "nothing was written",
+        ) from None
     try:
         deadline = time.monotonic() + wait
         while True:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from gitmem.core.statedir import read_own
 from gitmem.errors import GitmemError
 from gitmem.gitstore import Repository
 from gitmem.project.scopes import TEAM_REF, Project
@@ -57,7 +58,7 @@ def plain_name(name: str) -> bool:
 def known_writer_id(repo: Repository) -> str | None:
     """This clone's writer id if it has one (`writer_id` makes it)."""
     try:
-        found = (state_dir(repo.common_dir) / "writer-id").read_text("ascii").strip()
+        found = read_own(state_dir(repo.common_dir) / "writer-id").decode("ascii").strip()
     except (OSError, UnicodeDecodeError):
         return None
     return found if _WRITER_ID.fullmatch(found) else None
@@ -232,7 +233,7 @@ def read_listing(repo: Repository) -> dict[str, str] | None:
     """A flood's listing (<common-dir>/gitmem/writers-listing): name -> tip of each writer ref
     the remote held when last listed, or None (no flood: the writer refs are tracking refs)."""
     try:
-        text = (state_dir(repo.common_dir) / "writers-listing").read_text("ascii")
+        text = read_own(state_dir(repo.common_dir) / "writers-listing").decode("ascii")
     except (OSError, UnicodeDecodeError):
         return None
     listing: dict[str, str] = {}
@@ -256,7 +257,7 @@ def remember_listing(repo: Repository, listing: dict[str, str] | None) -> None:
 def ignored_names(repo: Repository) -> int:
     """How many writer refs the last listing found with a name gitmem takes no ref of."""
     try:
-        text = (state_dir(repo.common_dir) / "writers-ignored").read_text("ascii")
+        text = read_own(state_dir(repo.common_dir) / "writers-ignored").decode("ascii")
     except (OSError, UnicodeDecodeError):
         return 0
     return int(text) if text.strip().isdigit() else 0
@@ -274,7 +275,7 @@ def remember_ignored(repo: Repository, count: int) -> None:
 def merged_tips(repo: Repository) -> set[str]:
     """The writer tips found held by the remote's team ref (<common-dir>/gitmem/writers-merged)."""
     try:
-        return set((state_dir(repo.common_dir) / "writers-merged").read_text("ascii").split())
+        return set(read_own(state_dir(repo.common_dir) / "writers-merged").decode("ascii").split())
     except (OSError, UnicodeDecodeError):
         return set()
 
@@ -283,7 +284,7 @@ def read_retiring(repo: Repository) -> dict[str, str]:
     """name -> tip of the writer refs the remote's team ref holds, to delete on the remote
     (<common-dir>/gitmem/writers-retiring; sync/writers.WriterRefs.retire)."""
     try:
-        text = (state_dir(repo.common_dir) / "writers-retiring").read_text("ascii")
+        text = read_own(state_dir(repo.common_dir) / "writers-retiring").decode("ascii")
     except (OSError, UnicodeDecodeError):
         return {}
     found: dict[str, str] = {}
@@ -326,7 +327,7 @@ def unmerged(project: Project, save: bool = True, held: Sequence[str] = ()) -> d
         return {}
     path = state_dir(repo.common_dir) / "writers-merged"
     try:
-        known = set(path.read_text("ascii").split())
+        known = set(read_own(path).decode("ascii").split())
     except (OSError, UnicodeDecodeError):
         known = set()
     team = repo.resolve(project.tracking_ref(TEAM_REF))
@@ -352,7 +353,7 @@ def unmerged(project: Project, save: bool = True, held: Sequence[str] = ()) -> d
 def refused_before(repo: Repository) -> set[str]:
     """The writer tips the gate refused here (<common-dir>/gitmem/writers-refused)."""
     try:
-        return set((state_dir(repo.common_dir) / "writers-refused").read_text("ascii").split())
+        return set(read_own(state_dir(repo.common_dir) / "writers-refused").decode("ascii").split())
     except (OSError, UnicodeDecodeError):
         return set()
 
@@ -371,7 +372,7 @@ def read_window(repo: Repository) -> list[str] | None:
     written by the last sync's check past a backlog of MAX_WRITER_REFS), or None: none
     recorded (the glob, or the backlog read again)."""
     try:
-        names = (state_dir(repo.common_dir) / "writers-window").read_text("ascii").split()
+        names = read_own(state_dir(repo.common_dir) / "writers-window").decode("ascii").split()
     except (OSError, UnicodeDecodeError):
         return None
     return [name for name in names if _NAME.fullmatch(name)] or None
