@@ -37,7 +37,7 @@ from gitmem.gitstore.spawn import quiet_git
 
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
-    from gitmem.gitstore.index import FolderCheck
+    from gitmem.gitstore.folderindex import FolderCheck
     from gitmem.project.scopes import Project
     from gitmem.sync.start import SyncStart
 

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from gitmem.project.scopes import Project
-    from gitmem.recall.index import Place
+    from gitmem.recall.searchindex import Place
 
 
 def given(text: str) -> str:
@@ -121,7 +121,7 @@ def project_opener(args: argparse.Namespace) -> Callable[[], Project]:
 
 
 def place_of(args: argparse.Namespace, opener: Callable[[], Project]) -> Place:
-    from gitmem.recall.index import locate
+    from gitmem.recall.searchindex import locate
 
     place = locate(directory(args), getattr(args, "memory_dir", None), opener)
     return place

@@ -22,7 +22,7 @@ from gitmem.cli.syncreport import SHOWN, sync_lines
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from gitmem.gitstore.index import FolderCheck
+    from gitmem.gitstore.folderindex import FolderCheck
     from gitmem.project.scopes import Project
     from gitmem.sync import SyncResult
     from gitmem.sync.arrivals import Arrival

@@ -23,8 +23,8 @@ from urllib.parse import quote
 
 from gitmem.errors import GitError, GitmemError, UsageError
 from gitmem.privacy.layout import NOT_GRANTED
-from gitmem.recall.index import Place
-from gitmem.recall.sanitize import clean, cleaned, warned
+from gitmem.recall.contextsafe import clean, cleaned, warned
+from gitmem.recall.searchindex import Place
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -279,7 +279,7 @@ def build(recall: Recall) -> MCPServer:
     def offer_current() -> None:
         """Offer each memory on disk not offered yet (at most MAX_RESOURCES in all): at the
         start, and after `sync` brought new ones (its pull's memories were no resource)."""
-        from gitmem.recall.index import refreshed
+        from gitmem.recall.searchindex import refreshed
 
         rows = refreshed(recall.place).execute(
             "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)

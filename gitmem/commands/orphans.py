@@ -345,7 +345,7 @@ def _adopted_scopes(project: Project, folder: Path) -> tuple[Scope, ...]:
 
 def _forget_state(common_dir: Path) -> None:
     """Drop the sync state of the adoption's own scopes (nothing else reads it)."""
-    from gitmem.gitstore.index import index_path
+    from gitmem.gitstore.folderindex import index_path
 
     for name in ADOPTED.values():
         for path in (state_file(common_dir, name), index_path(common_dir, name)):

@@ -1,7 +1,7 @@
 """`<common-dir>/gitmem`: gitmem's own folder of a clone (sync state, the recall index, caches),
 checked level by level before anything is read or written there. A module of its own, below
-every layer that keeps a file there (project/state, gitstore/index, project/confinement,
-privacy/ciphercache, recall/index)."""
+every layer that keeps a file there (project/state, gitstore/folderindex, project/confinement,
+privacy/ciphercache, recall/searchindex)."""
 
 from __future__ import annotations
 

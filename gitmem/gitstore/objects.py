@@ -708,7 +708,7 @@ class ObjectStore(GitDir, ObjectEncoding):
         if not all(map(_plain_path, files)):
             return False  # git writes an index's paths as they are: `../x` lands outside
         from gitmem.core.statedir import state_dir
-        from gitmem.gitstore.index import HARDENED, render
+        from gitmem.gitstore.folderindex import HARDENED, render
 
         own = state_dir(self.common_dir) / f"checkout-{os.getpid()}-{os.urandom(6).hex()}"
         try:

@@ -1,4 +1,4 @@
-"""The personal ref's older name on the hub (gitmem/sync/hubnames.py merges and retires it):
+"""The personal ref's older name on the hub (gitmem/sync/hubmigrate.py merges and retires it):
 where the hub kept it before projects were named by identity, and where this clone tracks it."""
 
 from __future__ import annotations

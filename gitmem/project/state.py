@@ -22,7 +22,7 @@ from gitmem.errors import LockedError
 
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
-    from gitmem.gitstore.index import FolderCheck
+    from gitmem.gitstore.folderindex import FolderCheck
     from gitmem.project.scopes import Scope
 
 
@@ -38,7 +38,7 @@ class FileRecord(NamedTuple):
     size: int
     mtime_ns: int  # 0: changed too recently to trust the stat (re-read next time)
     ino: int  # & STAT_MASK, as the index keeps it
-    # the rest of the stat git compares (gitmem/gitstore/index.py); 0: not known (an older
+    # the rest of the stat git compares (gitmem/gitstore/folderindex.py); 0: not known (an older
     # state file), then the file has no entry in the index and the Python walk checks it
     ctime_ns: int = 0
     dev: int = 0
@@ -57,7 +57,7 @@ class FileRecord(NamedTuple):
 class ScopeState:
     """The folder as of the last sync: what gitmem believes each file on disk holds.
 
-    Saved in two files: the scope's index (gitmem/gitstore/index.py) holds the records git can
+    Saved in two files: the scope's index (gitmem/gitstore/folderindex.py) holds the records git can
     check — nearly all of them — and the JSON state the rest: the records changed since that
     index was written (None: removed) and those too fresh for it, with the commit and the
     index's checksum. A push of ten files among ten thousand writes ten records, not ten
@@ -118,7 +118,7 @@ def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
             return ScopeState()
         indexed: dict[str, FileRecord] = {}
         if raw.get("index"):
-            from gitmem.gitstore.index import index_path, read
+            from gitmem.gitstore.folderindex import index_path, read
 
             found = read(index_path(common_dir, scope), raw["index"], FileRecord)
             if found is None:
@@ -154,7 +154,7 @@ class ScopeHead(NamedTuple):
 
 def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
     """The head of a state whose records are in the index it names (None: no such state)."""
-    from gitmem.gitstore.index import entries, index_path
+    from gitmem.gitstore.folderindex import entries, index_path
 
     try:
         raw = json.loads(read_own(state_file(common_dir, scope)))
@@ -178,7 +178,7 @@ def start_checks(
     with the checksum of the index it checks; the sync uses it only when the head it reads under
     the lock names that same index (gitmem/sync/session.py `_start_check`), else starts it again. The
     checks only read (GIT_OPTIONAL_LOCKS=0): running before the lock changes nothing on disk."""
-    from gitmem.gitstore.index import FolderCheck, index_path
+    from gitmem.gitstore.folderindex import FolderCheck, index_path
 
     started: dict[str, tuple[str, FolderCheck]] = {}
     try:
@@ -208,7 +208,7 @@ def scope_records(
     """The records of `paths` alone (the index's, then those apart from it), without making
     the other records of the index: (the index's records of them, the records as synced).
     None when the index is not the one `head` names."""
-    from gitmem.gitstore.index import index_path, read
+    from gitmem.gitstore.folderindex import index_path, read
 
     wanted = set(paths) | head.apart.keys()
     indexed = read(index_path(common_dir, scope), head.checksum, FileRecord, wanted)
@@ -300,7 +300,7 @@ def _save_index(common_dir: Path, scope: str, state: ScopeState) -> dict[str, Fi
     it: a crash in between leaves a state whose checksum no index has), unless few records
     changed since it was written. Returns the records the JSON state must hold: those the
     index does not (None: a path the index holds that is gone)."""
-    from gitmem.gitstore.index import index_path, matches, render
+    from gitmem.gitstore.folderindex import index_path, matches, render
 
     target = index_path(common_dir, scope)
     indexed = state.indexed

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
-    from gitmem.recall.index import Place
     from gitmem.recall.query import Hit
+    from gitmem.recall.searchindex import Place
 
 BUDGET = 4_000  # UTF-16 units: about 1,000 tokens
 MAX_MEMORIES = 5
@@ -126,7 +126,7 @@ HEADER = "Memories that may be relevant to this prompt (gitmem recall; read the 
 def words_of(prompt: str) -> list[str]:
     """The prompt's searchable words: no stop words, no one- or two-letter words (but a word of
     two Chinese characters is a word: `部署`), each once."""
-    from gitmem.recall.index import spaceless
+    from gitmem.recall.searchindex import spaceless
 
     seen: dict[str, None] = {}
     for w in re.findall(r"\w+", prompt.lower()):
@@ -157,8 +157,8 @@ def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]
 def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
     """The hook's output: a header, then each memory until the budget (UTF-16 units)."""
     from gitmem.claude.hookcontext import size, units
+    from gitmem.recall.contextsafe import clean, cleaned
     from gitmem.recall.query import full_text
-    from gitmem.recall.sanitize import clean, cleaned
 
     if not hits:
         return []
@@ -235,7 +235,7 @@ def _cut(line: str, room: int) -> str:
 
 def answer(stdin: str, directory: str | None = None, memory_dir: str | None = None) -> str:
     """The hook's stdout for the hook JSON `stdin` ("" when nothing is relevant)."""
-    from gitmem.recall.index import locate
+    from gitmem.recall.searchindex import locate
 
     try:
         event = json.loads(stdin) if stdin.strip() else {}

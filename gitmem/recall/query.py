@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitmem.errors import UsageError
 from gitmem.project.userscope import USER_SCOPE, user_store
-from gitmem.recall.index import (
+from gitmem.recall.searchindex import (
     Place,
     connect,
     refresh,
@@ -151,11 +151,11 @@ def fts_query(
     Words typed between double quotes are a phrase: found next to each other, in that order,
     as typed (no prefix); an unmatched quote is no phrase.
     A word of a spaceless script (CJK) is the phrase of its characters, as they are indexed
-    (`gitmem.recall.index.words_apart`), found anywhere inside a longer run; for any word
+    (`gitmem.recall.searchindex.words_apart`), found anywhere inside a longer run; for any word
     (a prompt's, run together), each pair of neighbouring characters is a word of its own.
     `roots`: a typed word (lower case) -> words finding its other forms (`_roots`), searched
     beside the word itself (`deploy` also finds `deployment`)."""
-    from gitmem.recall.index import spaceless, words_apart
+    from gitmem.recall.searchindex import spaceless, words_apart
 
     groups = [([w], False) for w in re.findall(r"\w+", text)] if any_word else _phrases(text)
     if not groups:
@@ -222,7 +222,7 @@ def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     (not merely busy) is dropped and rebuilt from the folders, once."""
     import sqlite3
 
-    from gitmem.recall.index import discard
+    from gitmem.recall.searchindex import discard
 
     try:
         return _run(place, q, project)
@@ -375,7 +375,7 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
     (a typo: `redsi`, `deploymnet`); None when every word is held, or one has nothing near.
     Bounded: only words of 4 letters or more, candidates of about its length and first letters
     from the index's own vocabulary (fts5vocab), a few thousand comparisons at 10,000 files."""
-    from gitmem.recall.index import spaceless
+    from gitmem.recall.searchindex import spaceless
 
     db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, text, row)")
     near: dict[str, str] = {}
@@ -417,7 +417,7 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
 def _as_term(db: sqlite3.Connection, term: str) -> str:
     """The index's term as a MATCH word: itself, or as a prefix when the stemmer would stem it
     again (`diagnos` → `diagno`, which the index does not hold)."""
-    from gitmem.recall.index import words_apart
+    from gitmem.recall.searchindex import words_apart
 
     quoted = '"' + " ".join(words_apart(term).split()) + '"'
     held = rows_where(db, "SELECT 1 FROM text WHERE text MATCH ? LIMIT 1", [quoted])

@@ -275,7 +275,7 @@ def _refuse_unsynced(project: Project, s: Scope, name: str, m: Memory) -> None:
     last sync recorded): replaced, they would be in no ref, so lost for good — the policy of
     `restore` (`run sync first, or --force`)."""
     from gitmem.project.state import load_scope_state
-    from gitmem.recall.index import blob_id
+    from gitmem.recall.searchindex import blob_id
 
     old = _read(s.path / name)
     if old is None or _unstamped(old) == _unstamped(

@@ -20,7 +20,14 @@ from collections.abc import Callable
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from gitmem.recall.index import NO_REF, Place, ScopeSpot, refreshed, rows_where, synced_user_store
+from gitmem.recall.searchindex import (
+    NO_REF,
+    Place,
+    ScopeSpot,
+    refreshed,
+    rows_where,
+    synced_user_store,
+)
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
@@ -44,8 +51,8 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     import networkx as nx
 
     from gitmem.claude.graph import communities_of
+    from gitmem.recall.contextsafe import clean
     from gitmem.recall.query import full_text, shown_id
-    from gitmem.recall.sanitize import clean
 
     db = refreshed(place)
     rows = rows_where(db, "SELECT * FROM memory ORDER BY rank DESC, scope, path")
@@ -110,7 +117,7 @@ def _histories(
     resolutions that named it (time, author, what was kept and why)."""
     from gitmem.core.sanitize import bounded
     from gitmem.history.versions import memory_log
-    from gitmem.recall.sanitize import clean
+    from gitmem.recall.contextsafe import clean
 
     def shown(text: str) -> str:  # outside text, cut before it is cleaned: one line's worth
         return clean(bounded(text, 200))
@@ -160,8 +167,8 @@ def _changes_of(
 ) -> None:
     """Add the changes of `spot`'s ref to `changes`, per memory id, newest first; `hidden`: a
     folder the store keeps the scope's root files in (`.root/CLAUDE.md` is `CLAUDE.md`)."""
-    from gitmem.recall.index import _plain_names
     from gitmem.recall.query import shown_id
+    from gitmem.recall.searchindex import _plain_names
 
     repo = proj.repo
     tip = repo.resolve(spot.ref)

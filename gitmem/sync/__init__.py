@@ -16,10 +16,10 @@ Each name below is loaded on first use (as gitmem.gitstore's): a command takes t
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from gitmem.sync.fetchpush import fetch_tracking
     from gitmem.sync.report import MAX_ROUNDS, RefReport, SyncOptions, SyncResult
     from gitmem.sync.session import Session, run_sync
     from gitmem.sync.start import DEFAULT_TIMEOUT, SyncStart
-    from gitmem.sync.transport import fetch_tracking
 
 _PARTS = {
     "MAX_ROUNDS": "report",
@@ -30,7 +30,7 @@ _PARTS = {
     "run_sync": "session",
     "DEFAULT_TIMEOUT": "start",
     "SyncStart": "start",
-    "fetch_tracking": "transport",
+    "fetch_tracking": "fetchpush",
 }
 
 

@@ -340,7 +340,7 @@ def _restored(project: Project, ref: str, local_changes: list[str]) -> list[Arri
 def _fetch_objects(project: Project, refs: list[str], timeout: float) -> dict[str, str]:
     """The remote's tip of each of `refs`, fetched as `status --fetch` fetches (the tracking
     refs move; nothing is merged or written)."""
-    from gitmem.sync.transport import fetch_tracking
+    from gitmem.sync.fetchpush import fetch_tracking
 
     fetch_tracking(project, timeout)
     repo = project.repo

@@ -20,7 +20,7 @@ from gitmem.core.fileread import NotAFile, check_regular, read_regular, read_whe
 from gitmem.core.limits import MAX_BLOB_BYTES
 from gitmem.core.tempfiles import NAME_KEPT, TEMP_PREFIX, left_by_a_killed_run, temp_path
 from gitmem.gitstore import Repository
-from gitmem.gitstore.index import RACY_SECONDS
+from gitmem.gitstore.folderindex import RACY_SECONDS
 from gitmem.project.state import (
     STAT_MASK,
     FileRecord,
@@ -177,7 +177,7 @@ def unchanged_since(record: FileRecord, st: os.stat_result) -> bool:
     )
 
 
-# what git's stat check (gitmem/gitstore/index.py) said of a folder: recorded paths that no
+# what git's stat check (gitmem/gitstore/folderindex.py) said of a folder: recorded paths that no
 # longer match their stat, and names it does not know (a folder as `name/`)
 GitCheck = tuple[set[str], list[str]]
 

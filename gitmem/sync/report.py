@@ -12,7 +12,7 @@ from gitmem.sync.folders import Progress
 from gitmem.sync.start import DEFAULT_LOCK_WAIT, DEFAULT_TIMEOUT, SyncStart
 
 if TYPE_CHECKING:
-    from gitmem.gitstore.index import FolderCheck
+    from gitmem.gitstore.folderindex import FolderCheck
     from gitmem.history.lost import Loss
 
 MAX_ROUNDS = 40  # push rejections + files edited during a sync, together

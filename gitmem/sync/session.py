@@ -29,15 +29,15 @@ from gitmem.project.state import (
     read_scope_head,
 )
 from gitmem.sync.commit import LocalCommit
+from gitmem.sync.fetchpush import Exchange
 from gitmem.sync.folders import snapshot, walk
 from gitmem.sync.gate import RemoteGate
-from gitmem.sync.hubnames import OldHubName
+from gitmem.sync.hubmigrate import OldHubName
 from gitmem.sync.integrate import Integrate
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import MAX_EDIT_ROUNDS, MAX_ROUNDS, SyncOptions, SyncResult
 from gitmem.sync.snapshot import Snapshots
 from gitmem.sync.start import SyncStart
-from gitmem.sync.transport import Exchange
 from gitmem.sync.writeback import WriteBack
 from gitmem.sync.writers import WriterRefs
 
@@ -57,7 +57,7 @@ class Session:
         self.integrate = Integrate(run, self.gate)
         self.writeback = WriteBack(run)
         self.writers = WriterRefs(run, self.gate, self.integrate)  # many writers: sync/writers.py
-        self.old_hub_name = OldHubName(run, self.gate, self.integrate)  # sync/hubnames.py
+        self.old_hub_name = OldHubName(run, self.gate, self.integrate)  # sync/hubmigrate.py
 
     # -- entry point -------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from gitmem.sync.folders import Snapshot, snapshot, unchanged_folder
 from gitmem.sync.ledger import SyncRun
 
 if TYPE_CHECKING:
-    from gitmem.gitstore.index import FolderCheck
+    from gitmem.gitstore.folderindex import FolderCheck
     from gitmem.policy.secrets import AllowList
 
 
@@ -55,7 +55,7 @@ class Snapshots:
             early = None
         if not checksum or s.name in self.ledger.dirty_state:
             return None
-        from gitmem.gitstore.index import FolderCheck, index_path, matches
+        from gitmem.gitstore.folderindex import FolderCheck, index_path, matches
 
         index = index_path(self.repo.common_dir, s.name)
         if not matches(index, checksum) or not s.path.is_dir():

@@ -210,7 +210,7 @@ def test_a_teammates_memory_written_in_gitmems_voice_reaches_the_agent_marked(
     assert "keys.md" in prompt and "written as if gitmem said it" in prompt, prompt
     run = world.gitmem("-C", str(bob), "query", "--search", "zebra", "--format", "full")
     assert run.code == 0
-    from gitmem.recall.sanitize import warned
+    from gitmem.recall.contextsafe import warned
 
     assert "written as if gitmem said it" in warned(forged, "team/keys.md")
 
@@ -239,7 +239,7 @@ def test_a_repository_of_another_user_never_serves_or_takes_this_users_memory(
     neither serve that memory nor write it into the planted file."""
     if os.geteuid() != 0:
         pytest.skip("a repository of another user needs root to make")
-    from gitmem.recall.index import _inputs
+    from gitmem.recall.searchindex import _inputs
 
     mine = world.clone("mine")
     write_files(world.scope_path(mine), {"MEMORY.md": "- [S](s.md) — x\n", "s.md": PERSONAL})

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import gitmem.sync.transport as transport_module
+import gitmem.sync.fetchpush as transport_module
 from gitmem.cli import main as run_cli
 from gitmem.project.scopes import hostname
 from tests.support.world import World

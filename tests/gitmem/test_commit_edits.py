@@ -93,7 +93,8 @@ def test_a_push_of_a_few_files_makes_only_their_records(
     reads back the folder, a skipped file keeps its last version, a later push finds nothing
     new — and more files changed than the state keeps apart write the index afresh, once
     they are old enough for it."""
-    from gitmem.gitstore import Repository, index
+    from gitmem.gitstore import Repository
+    from gitmem.gitstore import folderindex as index
     from gitmem.project.scopes import open_project
     from gitmem.project.state import load_scope_state
     from gitmem.sync import SyncOptions, run_sync
@@ -231,7 +232,8 @@ def test_records_apart_past_the_limit_write_the_index_once_then_pushes_read_a_fe
     alone. (Past 256 they disagreed: each push of a folder over 5,120 files loaded every
     record, until a twentieth of them differed.)"""
     import gitmem.project.state
-    from gitmem.gitstore import Repository, index
+    from gitmem.gitstore import Repository
+    from gitmem.gitstore import folderindex as index
     from gitmem.project.scopes import open_project
     from gitmem.project.state import read_scope_head, stale_limit
     from gitmem.sync import SyncOptions, run_sync

@@ -1,4 +1,4 @@
-"""git's stat check of a scope folder (gitmem/gitstore/index.py): it finds what the Python walk
+"""git's stat check of a scope folder (gitmem/gitstore/folderindex.py): it finds what the Python walk
 finds, for every kind of change; it never runs a filter or reads `.gitattributes`; an index
 the state does not name (a crash between the two writes) is never trusted."""
 
@@ -20,7 +20,7 @@ import gitmem.sync.ledger
 import gitmem.sync.session
 from gitmem.cli import main
 from gitmem.gitstore import Repository
-from gitmem.gitstore.index import FolderCheck, index_path, matches, render
+from gitmem.gitstore.folderindex import FolderCheck, index_path, matches, render
 from gitmem.project.state import FileRecord, ScopeState, load_scope_state, save_scope_state
 from gitmem.sync.folders import Snapshot, snapshot
 from tests.support.world import World
@@ -392,7 +392,7 @@ def test_the_index_holds_the_records_and_the_state_file_only_what_differs(
 def test_an_index_round_trips_every_stat_git_keeps(tmp_path: Path) -> None:
     """What `render` writes, `read` gives back — long names, both id widths, stat values of
     32 bits, nanoseconds — and a file with another checksum gives nothing."""
-    from gitmem.gitstore.index import read
+    from gitmem.gitstore.folderindex import read
 
     long_name = "d/" + "x" * 5000 + ".md"
     for width in (40, 64):

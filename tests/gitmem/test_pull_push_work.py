@@ -20,7 +20,7 @@ from gitmem.claude import hooks
 from gitmem.cli import main
 from gitmem.core import nolinks
 from gitmem.gitstore import Repository
-from gitmem.gitstore.index import RACY_SECONDS
+from gitmem.gitstore.folderindex import RACY_SECONDS
 from gitmem.privacy import codec
 from gitmem.privacy.crypto import ScopeKey, split_tree
 from gitmem.project import state

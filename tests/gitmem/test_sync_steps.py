@@ -17,11 +17,11 @@ from gitmem.gitstore.memory import MemoryStore
 from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.project.scopes import TEAM_REF, Project, open_project
 from gitmem.sync import SyncOptions, run_sync
+from gitmem.sync.fetchpush import fetch_plan
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.session import MAX_BACKOFF, ROUND_FLOOR, backoff
 from gitmem.sync.snapshot import Snapshots
 from gitmem.sync.start import SyncStart
-from gitmem.sync.transport import fetch_plan
 from gitmem.sync.views import PlainView, SealedView
 from tests.gitmem.test_usecases import (
     git_template,  # noqa: F401 (a fixture used here)

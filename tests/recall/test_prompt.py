@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from gitmem.claude.hookcontext import units
 from gitmem.project.scopes import STORED_LOCAL_FILE as SCOPES_LOCAL_FILE
 from gitmem.recall.claudesetup import recall_command
+from gitmem.recall.contextsafe import clean
 from gitmem.recall.prompt import BUDGET, _cut
 from gitmem.recall.query import STORED_LOCAL_FILE
-from gitmem.recall.sanitize import clean
 from tests.support.world import World, write_files
 
 
@@ -193,6 +193,6 @@ def test_the_prompt_hook_leaves_the_sync_unloaded_once_the_index_is_fresh(
     )
     assert "auto/deploy.md" in proc.stdout.decode()
     loaded = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.decode().splitlines()}
-    assert "gitmem.recall.index" in loaded  # the measure sees the hook's modules
+    assert "gitmem.recall.searchindex" in loaded  # the measure sees the hook's modules
     for module in ("gitmem.sync.folders", "gitmem.gitstore.transport", "gitmem.gitstore.objects"):
         assert module not in loaded, module

@@ -158,7 +158,7 @@ def test_a_corrupt_index_is_rebuilt_not_a_crash(project: tuple[World, Path]) -> 
     """CLASS: an index damaged where `connect`'s format check does not look (its last pages;
     found in the walk as a main file overwritten under a live WAL): every query crashed with
     "database disk image is malformed" (exit 4). The index is a cache: dropped and rebuilt."""
-    from gitmem.recall.index import close_all
+    from gitmem.recall.searchindex import close_all
 
     world, clone = project
     write_files(

@@ -124,7 +124,7 @@ class World:
             try:
                 code = main(list(args))
             finally:  # what the end of the process closes: the recall index's connections
-                index = sys.modules.get("gitmem.recall.index")
+                index = sys.modules.get("gitmem.recall.searchindex")
                 if index is not None:
                     index.close_all()
         return Run(code, captured.out, captured.err)

@@ -514,7 +514,7 @@ def refresh(place: Place) -> Refreshed:
     """Bring the index in line with the scope folders. Cheap when little changed: git's own
     stat check (diff-files, ls-files --others) of each folder against a stat index written from
     the rows, all scopes at once; a folder without a trusted stat index is walked in Python."""
-    from gitmem.gitstore.index import FolderCheck, matches
+    from gitmem.gitstore.folderindex import FolderCheck, matches
 
     db = connect(place.common_dir)
     _write_lock(db)
@@ -575,7 +575,7 @@ def _may_be_memory(spot: ScopeSpot, name: str) -> bool:
 
 def _fresh_rows(db: sqlite3.Connection, spot: ScopeSpot) -> list[str]:
     """Rows left out of the stat index: their file was too fresh to trust a stat."""
-    from gitmem.gitstore.index import RACY_SECONDS
+    from gitmem.gitstore.folderindex import RACY_SECONDS
 
     outside = {rel for rel, _ in spot.outside}
     return [
@@ -638,7 +638,7 @@ def _write_stat_index(place: Place, db: sqlite3.Connection, spot: ScopeSpot) -> 
     """The stat index git checks the folder against next time: every row whose stat is old
     enough to trust (gitmem/sync/folders.py RACY_SECONDS: git would read a fresher file's bytes to
     compare; it is left out and read again by us next time)."""
-    from gitmem.gitstore.index import RACY_SECONDS, render
+    from gitmem.gitstore.folderindex import RACY_SECONDS, render
     from gitmem.project.state import write_atomic
 
     outside = {rel for rel, _ in spot.outside}
