@@ -169,6 +169,53 @@ def in_sorted_place(
     return out + rest
 
 
+Run = tuple[int, tuple[str, str, int, str, str]]
+
+
+def written_runs(
+    sides: list[list[Key]], new: set[Key], nodes: dict[Key, Node]
+) -> dict[Key, Run]:
+    """Sort keys that keep each side's own order of its new siblings (#24, everyday round 13):
+    the siblings (one anchor; headings apart from the rest) are ordered so that what a side
+    wrote before another stays before it, and of the items free to come next the least by
+    text comes first (a side's run that falls in text order travels whole after its first
+    item). Both sides' orders count alike (symmetric); a merged result read as a side holds
+    the orders it was made of (idempotent); where the sides order two items both hold
+    differently, neither order binds and the least by text comes first."""
+    groups: dict[tuple[Key, bool], list[Key]] = {}
+    after: dict[Key, set[Key]] = {}  # item -> those a side wrote right before it
+    for order in sides:
+        last: dict[tuple[Key, bool], Key] = {}
+        for k in order:
+            if k not in new or k not in nodes:
+                continue
+            group = (nodes[k].anchor, nodes[k].kind == "head")
+            if k not in after:
+                after[k] = set()
+                groups.setdefault(group, []).append(k)
+            if group in last and last[group] != k:
+                after[k].add(last[group])
+            last[group] = k
+    for k, before in after.items():  # two sides that put two items each before the other:
+        for j in [j for j in before if k in after.get(j, ())]:  # neither order binds
+            before.discard(j)
+            after[j].discard(k)
+    out: dict[Key, Run] = {}
+    for items in groups.values():
+        left = set(items)
+        i = 0
+        while left:
+            free = [k for k in left if not (after[k] & left)]
+            if not free:  # a longer cycle: the items held back by the fewest
+                fewest = min(len(after[k] & left) for k in left)
+                free = [k for k in left if len(after[k] & left) == fewest]
+            k = min(free, key=by_text)
+            out[k] = (i, by_text(k))
+            left.discard(k)
+            i += 1
+    return out
+
+
 def canonical_order(
     base_order: list[Key],
     base_pos: dict[Key, int],
@@ -178,8 +225,13 @@ def canonical_order(
     base: dict[Key, Node] | None = None,
     tops: dict[Key, frozenset[Key]] | None = None,
     base_sections: dict[Key, list[Node]] | None = None,
+    written: list[list[Key]] | None = None,
 ) -> list[Key]:
     """The canonical order: a function of the chosen items, their anchors and the base only.
+
+    `written` (each side's order, given when the base holds no item but a title: two indexes
+    written apart) sorts new siblings by `written_runs` instead of by text: each side's own
+    order kept.
 
     `tops` are new entries a side wrote at the head of their section, with the base entries
     of it the side held: they go first in that section when their anchor heading and one of
@@ -194,12 +246,14 @@ def canonical_order(
     base = base or {}
     late = len(lines) + len(base_order)
 
-    def sibling(key: Key) -> tuple[int, tuple[str, str, int, str, str]]:
+    runs = written_runs(written or [], set(nodes) - set(base_pos), nodes) if written else {}
+
+    def sibling(key: Key) -> tuple[int, Run]:
         nd = nodes[key]
         at = late
         if nd.kind == "entry" and not nd.target and nd.anchor not in base_pos:
             at = lines.get(words(first_line(nd.text)), late)
-        return (at, by_text(key))
+        return (at, runs.get(key) or (len(nodes), by_text(key)))
 
     survivor: dict[Key, Key] = {}
     last = START
@@ -231,9 +285,10 @@ def canonical_order(
             sections.setdefault(a, []).append(key)
     out = sorted(first)
 
-    def heads_first(head: Key) -> tuple[int, tuple[str, str, int, str, str]]:
+    def heads_first(head: Key) -> tuple[int, Run]:
         # a new heading over such bullets stands where the first of them stood
-        return (min((sibling(k)[0] for k in sections.get(head, ())), default=late), by_text(head))
+        at = min((sibling(k)[0] for k in sections.get(head, ())), default=late)
+        return (at, runs.get(head) or (len(nodes), by_text(head)))
 
     newest_first = dated_headings_descend([base[k] for k in base_order if k in base])
 
