@@ -169,50 +169,32 @@ def in_sorted_place(
     return out + rest
 
 
-Run = tuple[int, tuple[str, str, int, str, str]]
+Run = tuple[tuple[str, str, int, str, str], int, tuple[str, str, int, str, str]]
 
 
 def written_runs(
     sides: list[list[Key]], new: set[Key], nodes: dict[Key, Node]
 ) -> dict[Key, Run]:
     """Sort keys that keep each side's own order of its new siblings (#24, everyday round 13):
-    the siblings (one anchor; headings apart from the rest) are ordered so that what a side
-    wrote before another stays before it, and of the items free to come next the least by
-    text comes first (a side's run that falls in text order travels whole after its first
-    item). Both sides' orders count alike (symmetric); a merged result read as a side holds
-    the orders it was made of (idempotent); where the sides order two items both hold
-    differently, neither order binds and the least by text comes first."""
-    groups: dict[tuple[Key, bool], list[Key]] = {}
-    after: dict[Key, set[Key]] = {}  # item -> those a side wrote right before it
+    a side's siblings (one anchor; headings apart from the rest) are cut into runs, each
+    opened by an item that sorts (`by_text`) after every one before it; runs sort by their
+    opener, items of one run by their place in it. Runs whose openers rise along each side,
+    sorted by opener, are the sides merged as sorted lists: symmetric, and the result cut
+    again gives the same runs, so three machines give one order in every merge order. An item
+    both sides wrote takes the lesser of its two keys; ties go by text."""
+    out: dict[Key, Run] = {}
     for order in sides:
-        last: dict[tuple[Key, bool], Key] = {}
+        opener: dict[tuple[Key, bool], tuple[Key, int]] = {}
         for k in order:
             if k not in new or k not in nodes:
                 continue
             group = (nodes[k].anchor, nodes[k].kind == "head")
-            if k not in after:
-                after[k] = set()
-                groups.setdefault(group, []).append(k)
-            if group in last and last[group] != k:
-                after[k].add(last[group])
-            last[group] = k
-    for k, before in after.items():  # two sides that put two items each before the other:
-        for j in [j for j in before if k in after.get(j, ())]:  # neither order binds
-            before.discard(j)
-            after[j].discard(k)
-    out: dict[Key, Run] = {}
-    for items in groups.values():
-        left = set(items)
-        i = 0
-        while left:
-            free = [k for k in left if not (after[k] & left)]
-            if not free:  # a longer cycle: the items held back by the fewest
-                fewest = min(len(after[k] & left) for k in left)
-                free = [k for k in left if len(after[k] & left) == fewest]
-            k = min(free, key=by_text)
-            out[k] = (i, by_text(k))
-            left.discard(k)
-            i += 1
+            top, n = opener.get(group, (k, -1))
+            top, n = (k, 0) if by_text(k) > by_text(top) or n < 0 else (top, n + 1)
+            opener[group] = (top, n)
+            run = (by_text(top), n, by_text(k))
+            if k not in out or run < out[k]:
+                out[k] = run
     return out
 
 
@@ -253,7 +235,7 @@ def canonical_order(
         at = late
         if nd.kind == "entry" and not nd.target and nd.anchor not in base_pos:
             at = lines.get(words(first_line(nd.text)), late)
-        return (at, runs.get(key) or (len(nodes), by_text(key)))
+        return (at, runs.get(key) or (by_text(key), 0, by_text(key)))
 
     survivor: dict[Key, Key] = {}
     last = START
@@ -288,7 +270,7 @@ def canonical_order(
     def heads_first(head: Key) -> tuple[int, Run]:
         # a new heading over such bullets stands where the first of them stood
         at = min((sibling(k)[0] for k in sections.get(head, ())), default=late)
-        return (at, runs.get(head) or (len(nodes), by_text(head)))
+        return (at, runs.get(head) or (by_text(head), 0, by_text(head)))
 
     newest_first = dated_headings_descend([base[k] for k in base_order if k in base])
 
