@@ -172,9 +172,7 @@ def in_sorted_place(
 Run = tuple[tuple[str, str, int, str, str], int, tuple[str, str, int, str, str]]
 
 
-def written_runs(
-    sides: list[list[Key]], new: set[Key], nodes: dict[Key, Node]
-) -> dict[Key, Run]:
+def written_runs(sides: list[list[Key]], new: set[Key], nodes: dict[Key, Node]) -> dict[Key, Run]:
     """Sort keys that keep each side's own order of its new siblings (#24, everyday round 13):
     a side's siblings (one anchor; headings apart from the rest) are cut into runs, each
     opened by an item that sorts (`by_text`) after every one before it; runs sort by their
