@@ -74,3 +74,32 @@ def test_indexes_added_on_two_branches_keep_each_branchs_order_through_git_merge
     assert results[0].splitlines()[0] == b"# Project memory"
     assert b"<<<<<<<" not in results[0]
     assert _in_order(results[0], A) and _in_order(results[0], B)
+
+
+LATIN1 = b"# Project memory\n\n## Notes\n- caf\xe9 opens at 8\n- use uv\n- run make\n- ship on friday\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["MEMORY.md", "cafe.md"])
+def test_a_stray_latin1_byte_merges_line_by_line_through_gitmem_sync(
+    world: World, name: str
+) -> None:
+    """#24: a file with one non-UTF-8 byte merges line by line on its bytes, the byte kept,
+    a note naming the file and the first bad byte, and no "kept changing during the sync"."""
+    a, b = world.clone("a"), world.clone("b")
+    fa, fb = world.scope_path(a), world.scope_path(b)
+    fa.mkdir(parents=True, exist_ok=True)
+    (fa / name).write_bytes(LATIN1)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (fa / name).write_bytes(LATIN1.replace(b"- use uv", b"- use uv 0.5"))
+    (fb / name).write_bytes(LATIN1.replace(b"- ship on friday", b"- ship on thursday"))
+    world.ok("-C", str(a), "sync")
+    run = world.gitmem("-C", str(b), "sync")
+    said = run.out + run.err
+    world.ok("-C", str(a), "sync")
+    out = (fb / name).read_bytes()
+    assert out == (fa / name).read_bytes()
+    assert b"caf\xe9" in out and b"- use uv 0.5\n" in out and b"- ship on thursday\n" in out
+    assert "kept changing" not in said
+    assert name in said and "first bad byte 0xE9" in said, said
