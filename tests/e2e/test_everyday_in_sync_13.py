@@ -76,7 +76,9 @@ def test_indexes_added_on_two_branches_keep_each_branchs_order_through_git_merge
     assert _in_order(results[0], A) and _in_order(results[0], B)
 
 
-LATIN1 = b"# Project memory\n\n## Notes\n- caf\xe9 opens at 8\n- use uv\n- run make\n- ship on friday\n"
+LATIN1 = (
+    b"# Project memory\n\n## Notes\n- caf\xe9 opens at 8\n- use uv\n- run make\n- ship on friday\n"
+)
 
 
 @pytest.mark.slow
