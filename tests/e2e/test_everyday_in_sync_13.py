@@ -105,3 +105,24 @@ def test_a_stray_latin1_byte_merges_line_by_line_through_gitmem_sync(
     assert b"caf\xe9" in out and b"- use uv 0.5\n" in out and b"- ship on thursday\n" in out
     assert "kept changing" not in said
     assert name in said and "first bad byte 0xE9" in said, said
+
+
+@pytest.mark.slow
+def test_a_link_target_renamed_and_its_text_edited_both_stand_through_gitmem_sync(
+    world: World,
+) -> None:
+    """The sweep's fixed case end to end: `fine._link_ends` on the `gitmem sync` door."""
+    a, b = world.clone("a"), world.clone("b")
+    fa, fb = world.scope_path(a), world.scope_path(b)
+    fa.mkdir(parents=True, exist_ok=True)
+    base = b"# Setup\n\n- see [the wiki](wiki.md) for setup\n- use uv\n"
+    (fa / "setup.md").write_bytes(base)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (fa / "setup.md").write_bytes(base.replace(b"(wiki.md)", b"(team-wiki.md)"))
+    (fb / "setup.md").write_bytes(base.replace(b"[the wiki]", b"[the team wiki]"))
+    for clone in (a, b, a):
+        world.ok("-C", str(clone), "sync")
+    out = (fa / "setup.md").read_bytes()
+    assert out == (fb / "setup.md").read_bytes()
+    assert b"- see [the team wiki](team-wiki.md) for setup\n" in out
