@@ -767,6 +767,20 @@ def _parts(words: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
     return out
 
 
+def _link_ends(words: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """A link's last shown word and its target (`wiki](wiki.md)`) are two tokens, glued: the
+    target renamed on one side and the link's text edited next to it on the other both stand
+    (#24, everyday round 13)."""
+    out: list[tuple[bytes, bytes]] = []
+    for word, space in words:
+        at = word.find(b"](")
+        if at > 0:
+            out.append((word[:at], b""))
+            word = word[at:]
+        out.append((word, space))
+    return out
+
+
 # emphasis written around a word (`**staging`, `db**`, `_x_`, `~~old~~`): its own token, glued
 # to the word, so emphasis added on one side and the word changed on the other both stand
 _EMPHASIS = re.compile(rb"^([*_~]+)(?=[^*_~])|(?<=[^*_~])([*_~]+)$")
@@ -800,7 +814,7 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
     if not (_prose(z) and _prose(a) and _prose(b)):
         return None
     (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
-    wz, wa, wb = (_emphasis(_parts(w)) for w in (wz, wa, wb))
+    wz, wa, wb = (_emphasis(_parts(_link_ends(w))) for w in (wz, wa, wb))
     if max(len(wz), len(wa), len(wb)) > _MAX_WORDS:
         return None
     merged = merge_seq(wz, wa, wb, lambda w: w[0], winner=True, loose=True, tie=tie)

@@ -434,9 +434,13 @@ def merge_index(
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
 
+    # two indexes written apart (the base at most a title): each side's order is kept
+    only_title = all(nd.kind == "head" and heading_level(nd.text) == 1 for nd in bn.values())
+    apart = side_orders if only_title else None
+
     def arranged(on_top: dict[Key, frozenset[Key]] | None) -> list[Key]:
         order = canonical_order(
-            base_order, base_pos, nodes, lines, filed, bn, on_top, base_sections
+            base_order, base_pos, nodes, lines, filed, bn, on_top, base_sections, apart
         )
         return _one_title(fold_copies(order, nodes), nodes, bn)
 

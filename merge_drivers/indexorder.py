@@ -169,6 +169,33 @@ def in_sorted_place(
     return out + rest
 
 
+Run = tuple[tuple[str, str, int, str, str], int, tuple[str, str, int, str, str]]
+
+
+def written_runs(sides: list[list[Key]], new: set[Key], nodes: dict[Key, Node]) -> dict[Key, Run]:
+    """Sort keys that keep each side's own order of its new siblings (#24, everyday round 13):
+    a side's siblings (one anchor; headings apart from the rest) are cut into runs, each
+    opened by an item that sorts (`by_text`) after every one before it; runs sort by their
+    opener, items of one run by their place in it. Runs whose openers rise along each side,
+    sorted by opener, are the sides merged as sorted lists: symmetric, and the result cut
+    again gives the same runs, so three machines give one order in every merge order. An item
+    both sides wrote takes the lesser of its two keys; ties go by text."""
+    out: dict[Key, Run] = {}
+    for order in sides:
+        opener: dict[tuple[Key, bool], tuple[Key, int]] = {}
+        for k in order:
+            if k not in new or k not in nodes:
+                continue
+            group = (nodes[k].anchor, nodes[k].kind == "head")
+            top, n = opener.get(group, (k, -1))
+            top, n = (k, 0) if by_text(k) > by_text(top) or n < 0 else (top, n + 1)
+            opener[group] = (top, n)
+            run = (by_text(top), n, by_text(k))
+            if k not in out or run < out[k]:
+                out[k] = run
+    return out
+
+
 def canonical_order(
     base_order: list[Key],
     base_pos: dict[Key, int],
@@ -178,8 +205,13 @@ def canonical_order(
     base: dict[Key, Node] | None = None,
     tops: dict[Key, frozenset[Key]] | None = None,
     base_sections: dict[Key, list[Node]] | None = None,
+    written: list[list[Key]] | None = None,
 ) -> list[Key]:
     """The canonical order: a function of the chosen items, their anchors and the base only.
+
+    `written` (each side's order, given when the base holds no item but a title: two indexes
+    written apart) sorts new siblings by `written_runs` instead of by text: each side's own
+    order kept.
 
     `tops` are new entries a side wrote at the head of their section, with the base entries
     of it the side held: they go first in that section when their anchor heading and one of
@@ -194,12 +226,14 @@ def canonical_order(
     base = base or {}
     late = len(lines) + len(base_order)
 
-    def sibling(key: Key) -> tuple[int, tuple[str, str, int, str, str]]:
+    runs = written_runs(written or [], set(nodes) - set(base_pos), nodes) if written else {}
+
+    def sibling(key: Key) -> tuple[int, Run]:
         nd = nodes[key]
         at = late
         if nd.kind == "entry" and not nd.target and nd.anchor not in base_pos:
             at = lines.get(words(first_line(nd.text)), late)
-        return (at, by_text(key))
+        return (at, runs.get(key) or (by_text(key), 0, by_text(key)))
 
     survivor: dict[Key, Key] = {}
     last = START
@@ -231,9 +265,10 @@ def canonical_order(
             sections.setdefault(a, []).append(key)
     out = sorted(first)
 
-    def heads_first(head: Key) -> tuple[int, tuple[str, str, int, str, str]]:
+    def heads_first(head: Key) -> tuple[int, Run]:
         # a new heading over such bullets stands where the first of them stood
-        return (min((sibling(k)[0] for k in sections.get(head, ())), default=late), by_text(head))
+        at = min((sibling(k)[0] for k in sections.get(head, ())), default=late)
+        return (at, runs.get(head) or (by_text(head), 0, by_text(head)))
 
     newest_first = dated_headings_descend([base[k] for k in base_order if k in base])
 

@@ -1,0 +1,128 @@
+"""The thirteenth sweep's case end to end (issue 24): two and three real clones that each wrote
+a `MEMORY.md` before their first `gitmem sync` (no base). Every replica ends with the same bytes,
+the shared `# ` title first and every machine's sections and bullets in that machine's order
+(round 12 sorted them by text). The merge itself: tests/merge_drivers/test_everyday_cases_13.py."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_everyday_in_sync import DRIVER, ROOT, _git
+from tests.merge_drivers.test_everyday_cases_13 import A, B, C, _in_order
+from tests.support.world import World, folder_bytes
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("machines", [2, 3])
+def test_indexes_written_before_the_first_sync_keep_each_machines_order(
+    world: World, machines: int
+) -> None:
+    clones = [world.clone(x) for x in "abc"[:machines]]
+    folders = [world.scope_path(x) for x in clones]
+    for folder, text in zip(folders, (A, B, C), strict=False):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "MEMORY.md").write_bytes(text)
+    for clone in [*clones, *clones[:-1]]:
+        world.ok("-C", str(clone), "sync")
+    assert all(folder_bytes(f) == folder_bytes(folders[0]) for f in folders[1:])
+    out = (folders[0] / "MEMORY.md").read_bytes()
+    assert out.splitlines()[0] == b"# Project memory"
+    lines = [x.strip() for x in out.splitlines() if x.strip()]
+    assert lines.count(b"# Project memory") == 1
+    for text in (A, B, C)[:machines]:
+        assert _in_order(out, text)
+
+
+@pytest.mark.slow
+def test_indexes_added_on_two_branches_keep_each_branchs_order_through_git_merge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    _git(repo, "config", "user.name", "T")
+    _git(repo, "config", "user.email", "t@example.com")
+    _git(repo, "config", "merge.gitmem-index.driver", DRIVER)
+    info = repo / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text(".claude/agent-memory/**/MEMORY.md merge=gitmem-index\n")
+    (repo / "README").write_text("x\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "start")
+    _git(repo, "branch", "left")
+    index = repo / ".claude/agent-memory/bot/MEMORY.md"
+    for branch, text in (("main", A), ("left", B)):
+        _git(repo, "checkout", "-q", branch)
+        index.parent.mkdir(parents=True, exist_ok=True)
+        index.write_bytes(text)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-qm", f"index on {branch}")
+    results = []
+    for into, other in (("main", "left"), ("left", "main")):
+        _git(repo, "checkout", "-q", into)
+        start = _git(repo, "rev-parse", "HEAD").strip()
+        _git(repo, "merge", "-q", "--no-edit", other)
+        results.append(index.read_bytes())
+        _git(repo, "reset", "-q", "--hard", start)
+    assert results[0] == results[1]  # either direction, the same bytes
+    assert results[0].splitlines()[0] == b"# Project memory"
+    assert b"<<<<<<<" not in results[0]
+    assert _in_order(results[0], A) and _in_order(results[0], B)
+
+
+LATIN1 = (
+    b"# Project memory\n\n## Notes\n- caf\xe9 opens at 8\n- use uv\n- run make\n- ship on friday\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["MEMORY.md", "cafe.md"])
+def test_a_stray_latin1_byte_merges_line_by_line_through_gitmem_sync(
+    world: World, name: str
+) -> None:
+    """#24: a file with one non-UTF-8 byte merges line by line on its bytes, the byte kept,
+    a note naming the file and the first bad byte, and no "kept changing during the sync"."""
+    a, b = world.clone("a"), world.clone("b")
+    fa, fb = world.scope_path(a), world.scope_path(b)
+    fa.mkdir(parents=True, exist_ok=True)
+    (fa / name).write_bytes(LATIN1)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (fa / name).write_bytes(LATIN1.replace(b"- use uv", b"- use uv 0.5"))
+    (fb / name).write_bytes(LATIN1.replace(b"- ship on friday", b"- ship on thursday"))
+    world.ok("-C", str(a), "sync")
+    run = world.gitmem("-C", str(b), "sync")
+    said = run.out + run.err
+    world.ok("-C", str(a), "sync")
+    out = (fb / name).read_bytes()
+    assert out == (fa / name).read_bytes()
+    assert b"caf\xe9" in out and b"- use uv 0.5\n" in out and b"- ship on thursday\n" in out
+    assert "kept changing" not in said
+    assert name in said and "first bad byte 0xE9" in said, said
+
+
+@pytest.mark.slow
+def test_a_link_target_renamed_and_its_text_edited_both_stand_through_gitmem_sync(
+    world: World,
+) -> None:
+    """The sweep's fixed case end to end: `fine._link_ends` on the `gitmem sync` door."""
+    a, b = world.clone("a"), world.clone("b")
+    fa, fb = world.scope_path(a), world.scope_path(b)
+    fa.mkdir(parents=True, exist_ok=True)
+    base = b"# Setup\n\n- see [the wiki](wiki.md) for setup\n- use uv\n"
+    (fa / "setup.md").write_bytes(base)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (fa / "setup.md").write_bytes(base.replace(b"(wiki.md)", b"(team-wiki.md)"))
+    (fb / "setup.md").write_bytes(base.replace(b"[the wiki]", b"[the team wiki]"))
+    for clone in (a, b, a):
+        world.ok("-C", str(clone), "sync")
+    out = (fa / "setup.md").read_bytes()
+    assert out == (fb / "setup.md").read_bytes()
+    assert b"- see [the team wiki](team-wiki.md) for setup\n" in out
