@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.clock import later
 from tests.support.world import World, folder_bytes
 
 USER_REF = "refs/gitmem/users/tester@example.com"
@@ -35,8 +36,8 @@ def _edit_round(memory: Path, n: int) -> None:
 
 def _pushed(world: World, encrypt: str, topics: int) -> tuple[Path, Path, Path]:
     """Clones a and b (`gitmem.encrypt` as given), a's memory folder with an index and
-    `topics` topic files, pushed, and their ctimes two seconds old: the next sync of a puts
-    them in its index."""
+    `topics` topic files, pushed; the caller's next sync of a, run `later()` (their ctimes
+    two seconds old), puts them in its index."""
     a, b = world.clone("a"), world.clone("b")
     for clone in (a, b):
         world.ok("-C", str(clone), "config", "encrypt", encrypt)
@@ -45,7 +46,6 @@ def _pushed(world: World, encrypt: str, topics: int) -> tuple[Path, Path, Path]:
     for i in range(1, topics + 1):
         _write(memory / f"topic-{i}.md", f"---\nname: t{i}\n---\nbody {i}\n")
     world.ok("-C", str(a), "push", "-q")
-    time.sleep(2.1)
     return a, b, memory
 
 
@@ -55,6 +55,8 @@ def test_a_push_of_a_few_files_lists_no_tree_and_reads_back_the_same(
     world: World, encrypt: str
 ) -> None:
     a, b, memory = _pushed(world, encrypt, 7)
+    with later():
+        world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
     for n in range(3):
         _edit_round(memory, n)
         world.ok("-C", str(a), "push", "-q")
@@ -104,7 +106,8 @@ def test_a_push_of_a_few_files_makes_only_their_records(
     def rev(name: str) -> str:
         return world.git("rev-parse", name, cwd=a).strip()
 
-    world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
+    with later():
+        world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
     tip = rev(USER_REF)
 
     real_read = index.read
@@ -156,8 +159,8 @@ def test_a_push_of_a_few_files_makes_only_their_records(
     assert len(push()) == 300
     # too fresh for git's check: apart, however many (a new index would not take them in)
     assert load_scope_state(common, "auto").index == state.index
-    time.sleep(2.1)
-    assert push() == []  # old enough now, and more than the limit: the index is written afresh
+    with later():
+        assert push() == []  # old enough now, and more than the limit: the index is written afresh
     rewritten = load_scope_state(common, "auto")
     assert rewritten.index != state.index and rewritten.stale == []
     assert rewritten.oids().keys() == folder_bytes(memory).keys()
@@ -198,7 +201,8 @@ def test_a_check_started_before_the_lock_is_taken_only_for_the_index_it_checked(
     from gitmem.sync import SyncOptions, run_sync
 
     a, b, memory = _pushed(world, "off", 5)
-    world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
+    with later():
+        world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
     if not stale:
         (memory / "topic-1.md").open("a").write("edited before the check\n")
     with Repository(a) as repo:
@@ -240,7 +244,8 @@ def test_records_apart_past_the_limit_write_the_index_once_then_pushes_read_a_fe
 
     monkeypatch.setattr(gitmem.project.state, "STALE_MIN", 1)
     a, _, memory = _pushed(world, "off", 60)
-    world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
+    with later():
+        world.ok("-C", str(a), "sync", "-q")  # the index holds every file now
     common = a / ".git"
     first = read_scope_head(common, "auto")
     assert first is not None and first.apart == {} and first.entries == 61
@@ -254,8 +259,8 @@ def test_records_apart_past_the_limit_write_the_index_once_then_pushes_read_a_fe
     then = time.time() - 7200  # touched: each is read once more, its bytes unchanged
     for i in range(1, limit + 3):
         os.utime(memory / f"topic-{i}.md", (then, then))
-    time.sleep(2.1)  # their ctimes old enough for the index
-    assert push() == []
+    with later():  # their ctimes old enough for the index
+        assert push() == []
     rewritten = read_scope_head(common, "auto")
     assert rewritten is not None and rewritten.checksum != first.checksum
     assert rewritten.apart == {} and rewritten.entries == 61

@@ -23,6 +23,7 @@ from gitmem.gitstore import Repository
 from gitmem.gitstore.folderindex import FolderCheck, index_path, matches, render
 from gitmem.project.state import FileRecord, ScopeState, load_scope_state, save_scope_state
 from gitmem.sync.folders import Snapshot, snapshot
+from tests.support.clock import later
 from tests.support.world import World
 
 HOUR = 3600.0
@@ -201,8 +202,8 @@ def test_an_index_the_state_does_not_name_is_not_trusted(world: World) -> None:
     _write(memory / "MEMORY.md", "# M\n")
     _write(memory / "note.md", "one\n")
     assert main(["-C", str(a), "push", "-q"]) == 0
-    time.sleep(2.1)  # ctimes older than two seconds: the next run writes them to the index
-    assert main(["-C", str(a), "push", "-q"]) == 0
+    with later():  # ctimes older than two seconds: this run writes them to the index
+        assert main(["-C", str(a), "push", "-q"]) == 0
     common = a / ".git"
     state = load_scope_state(common, "auto")
     assert state.index and matches(index_path(common, "auto"), state.index)
@@ -254,7 +255,8 @@ def test_no_filter_or_attributes_of_the_folder_or_config_ever_run(
     _write(memory / "MEMORY.md", "# M\n")
     _write(memory / "note.md", "one\n")
     assert main(["-C", str(a), "sync", "-q"]) == 0
-    time.sleep(2.1)  # then the index holds the files (see above), and git checks them
+    with later():  # then the index holds the files (see above), and git checks them
+        assert main(["-C", str(a), "sync", "-q"]) == 0
     for round_no in range(3):
         assert main(["-C", str(a), "sync", "-q"]) == 0
         state = load_scope_state(a / ".git", "auto")
@@ -447,13 +449,13 @@ def test_a_sync_that_finds_nothing_loads_no_record_and_misses_no_edit(world: Wor
         _write(memory / f"t{i}.md", f"---\nname: t{i}\n---\nbody {i}\n")
     _write(memory / "MEMORY.md", "# M\n")
     assert main(["-C", str(a), "push", "-q"]) == 0
-    time.sleep(2.1)
-    assert main(["-C", str(a), "sync", "-q"]) == 0  # every record in the index now
+    with later():
+        assert main(["-C", str(a), "sync", "-q"]) == 0  # every record in the index now
     _write(memory / "t1.md", "edited one\n")
     (memory / "t2.md").unlink()
     assert main(["-C", str(a), "push", "-q"]) == 0  # t1 and t2 now apart from the index
-    time.sleep(2.1)
-    assert main(["-C", str(a), "sync", "-q"]) == 0
+    with later():
+        assert main(["-C", str(a), "sync", "-q"]) == 0
     common = a / ".git"
     ref = "refs/gitmem/users/tester@example.com"
     saved = json.loads((common / "gitmem" / "state" / "auto.json").read_bytes())

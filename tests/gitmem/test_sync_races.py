@@ -14,7 +14,7 @@ import gitmem.sync.writeback as sync_module  # where write-back calls materializ
 from gitmem.cli import main as run
 from gitmem.core.fileread import read_regular as real_read
 from gitmem.sync.folders import materialize as real_materialize
-from tests.support.settled import RACY_WAIT
+from tests.support.clock import later
 from tests.support.world import World, folder_bytes
 
 
@@ -84,8 +84,8 @@ def test_stat_cache_does_not_reread_unchanged_files(
         os.utime(da / f"m{i}.md", (old, old))
     assert cli("-C", str(a), "sync") == 0
     # git's rule: a stat is trusted once its ctime too is older than the record (racily clean)
-    time.sleep(RACY_WAIT)
-    assert cli("-C", str(a), "sync") == 0
+    with later():
+        assert cli("-C", str(a), "sync") == 0
     read: list[str] = []
 
     def counting(path: Path) -> bytes:

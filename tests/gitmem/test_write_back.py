@@ -23,6 +23,7 @@ from gitmem.core.fileread import LINK, SPECIAL, TOO_LARGE, not_written
 from gitmem.gitstore import Repository
 from gitmem.project.state import place_written
 from gitmem.sync.folders import materialize
+from tests.support.clock import later
 from tests.support.world import World, folder_bytes
 
 REAL_DISK_OID = folders._disk_oid
@@ -391,9 +392,9 @@ def _many_synced(world: World) -> tuple[Path, Path, Path, Path]:
         (da / f"topic-{i}.md").write_text(f"topic {i}\n")
     assert cli("-C", str(a), "sync") == 0
     assert cli("-C", str(b), "sync") == 0
-    time.sleep(2.1)  # records trusted two seconds after their ctime: the next syncs index them
-    assert cli("-C", str(a), "sync") == 0
-    assert cli("-C", str(b), "sync") == 0
+    with later():  # records trusted two seconds after their ctime: these syncs index them
+        assert cli("-C", str(a), "sync") == 0
+        assert cli("-C", str(b), "sync") == 0
     return a, b, da, db
 
 

@@ -2,23 +2,21 @@
 
 A stat cache trusts a file only once its ctime is two seconds old (git compares whole seconds,
 gitmem/sync/folders.py RACY_SECONDS), and a ctime cannot be backdated: a fixture that writes files
-and wants them in the index must wait. Built one test at a time, every test waits 2.1 s; built
-for the whole module at once, one wait serves every world and each test still gets a world of
-its own, at its own paths, that no other test touched.
+and wants them in the index must wait (or run its sync `later()`: tests/support/clock.py). Built
+for the whole module at once, one settling serves every world and each test still gets a world
+of its own, at its own paths, that no other test touched.
 """
 
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.support.clock import later
 from tests.support.world import World
-
-RACY_WAIT = 2.1  # seconds: then a file's ctime is two whole seconds old
 
 
 def users_in_module(request: pytest.FixtureRequest, fixture: str) -> int:
@@ -43,8 +41,8 @@ def settled_worlds(
 ) -> list[World]:
     """`count` worlds under `root`, each with a copy of the template remote: `write` for every
     world (the files), then `first` for every world (a sync that finds them too fresh), then,
-    once the newest file (the first syncs' own included) is RACY_WAIT old, `settle` (a sync
-    that finds them old enough)."""
+    with the clock past the newest file's racy window (the first syncs' own included), `settle`
+    (a sync that finds them old enough)."""
     worlds = []
     for i in range(count):
         world = World(root / f"w{i}")
@@ -53,13 +51,14 @@ def settled_worlds(
         worlds.append(world)
     for world in worlds:
         first(world)
-    # from the end of the first syncs, not from `write`: they write files too (a pull puts a
+    # after the first syncs, not after `write`: they write files too (a pull puts a
     # teammate's memory in the folder), and a folder whose every file is too fresh gets no
     # index at all — its next sync would walk it instead of asking git (#23). In a process each
     # sync took long enough to hide this; in the test's own process they are done within 2 s.
-    time.sleep(RACY_WAIT)
-    for world in worlds:
-        settle(world)
+    # (The clock of the in-process syncs moves on, tests/support/clock.py: no 2.1 s wait.)
+    with later():
+        for world in worlds:
+            settle(world)
     return worlds
 
 
