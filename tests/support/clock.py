@@ -1,7 +1,7 @@
 """Past git's racy window without waiting for it: the clock of an in-process gitmem run moved on.
 
 A stat cache trusts a file only once its ctime is RACY_SECONDS old (gitmem/sync/folders.py,
-gitmem/recall/index.py), and a ctime cannot be backdated, so tests slept 2.1 s. What the wait
+gitmem/recall/searchindex.py), and a ctime cannot be backdated, so tests slept 2.1 s. What the wait
 guarantees is two things: the run that records the files reads a clock two seconds past their
 ctimes, and any later write lands in another whole second (git compares whole seconds). `later`
 gives both: the block runs with `time.time`/`time_ns` three seconds ahead, then it returns once
@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from gitmem.gitstore.index import RACY_SECONDS
+from gitmem.gitstore.folderindex import RACY_SECONDS
 from tests.support.world import IN_PROCESS
 
 AHEAD = RACY_SECONDS + 1.0  # seconds: every file written before the block is old enough
