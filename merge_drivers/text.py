@@ -246,10 +246,7 @@ def merge_body(
                 path, z, a, b, win_side, why, first, appends=True, tree=True, budget=budget
             )
 
-        from merge_drivers.untouched import keep_untouched
-
-        data, said = merge_blocks(path, base, win, lose, win_side, why, first_line, lines)
-        return keep_untouched(base, win, lose, data), said
+        return merge_blocks(path, base, win, lose, win_side, why, first_line, lines)
     zl, al, bl = base.splitlines(True), win.splitlines(True), lose.splitlines(True)
     if tree and _table(zl) and _table(al) and _table(bl):
         # one table both sides changed: its rows merged as a whole (a row moved on one side

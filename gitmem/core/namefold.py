@@ -5,8 +5,6 @@ tree's changes and the snapshot of a folder ask here, so all three fold alike.""
 
 from __future__ import annotations
 
-import unicodedata
-
 
 def fold(name: str) -> str:
     """The key two names share when they are one file on a folding file system: composed,
@@ -14,6 +12,8 @@ def fold(name: str) -> str:
     tables map: `ß` and `ss`, `ﬁ` and `fi` are two files everywhere)."""
     if name.isascii():
         return name.lower()
+    import unicodedata  # only for a name that is not ASCII: a sync with nothing new loads none
+
     return "".join(map(_simple, unicodedata.normalize("NFC", name)))
 
 
