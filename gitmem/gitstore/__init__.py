@@ -6,11 +6,13 @@ credential helpers, ssh config and proxies behave exactly as for `git push`. Nev
 user's working tree, index, HEAD or branches: only `refs/gitmem/*` and `refs/gitmem-remotes/*`
 are written.
 
-Parts: process (running git), base (finding a repository, its config), objects, refs, history
-(the commit graph), transport, index (the stat cache), standalone (git without a repository).
+Parts: process (running git), base (finding a repository, its config), objects, refs, revisions
+(the commit graph), transport, folderindex (the stat cache), standalone (git without a repository).
 """
 
 from typing import TYPE_CHECKING
+
+from gitmem.core.lazy import exports
 
 if TYPE_CHECKING:
     from gitmem.gitstore.base import OURS, TreeEntry
@@ -54,15 +56,7 @@ _PARTS = {
 }
 
 
-def __getattr__(name: str) -> object:
-    part = _PARTS.get(name)
-    if part is None:
-        raise AttributeError(f"module 'gitmem.gitstore' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"gitmem.gitstore.{part}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = exports(__name__, _PARTS)
 
 
 __all__ = [

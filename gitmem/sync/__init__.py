@@ -8,12 +8,14 @@ returns a SyncResult or raises a GitmemError.
 
 Parts: start (the lock and the first fetch, which a command may take early), session (rounds,
 retry, the report), ledger (what the run knows of each scope), views (a ref's plaintext, plain
-or sealed), commit, transport (fetch, push), gate (the checks of a fetched tip), writeback.
+or sealed), commit, fetchpush (fetch, push), gate (the checks of a fetched tip), writeback.
 Each name below is loaded on first use (as gitmem.gitstore's): a command takes the sync's start
 (gitmem.sync.start) before the rest of the sync is imported, and its fetch runs meanwhile.
 """
 
 from typing import TYPE_CHECKING
+
+from gitmem.core.lazy import exports
 
 if TYPE_CHECKING:
     from gitmem.sync.fetchpush import fetch_tracking
@@ -34,15 +36,7 @@ _PARTS = {
 }
 
 
-def __getattr__(name: str) -> object:
-    part = _PARTS.get(name)
-    if part is None:
-        raise AttributeError(f"module 'gitmem.sync' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(f"gitmem.sync.{part}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = exports(__name__, _PARTS)
 
 
 __all__ = [
