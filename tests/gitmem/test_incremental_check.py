@@ -19,10 +19,10 @@ import pytest
 
 from gitmem.errors import GitmemError
 from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
-from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.policy.rules import MAX_BLOB_BYTES, MAX_DEPTH
 from gitmem.policy.treecheck import Checked, _along_changes, check_tree, commit_findings
 from gitmem.project.refmeta import render_meta
+from tests.fakes.memoryrepo import MemoryRepository
 from tests.support.stores import git_repository
 
 WHO = ("Ann Example", "ann@example.com")

@@ -12,8 +12,8 @@ import pytest
 
 from gitmem.errors import ConcurrentUpdate, GitError
 from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
-from gitmem.gitstore.memory import MemoryStore
 from gitmem.merge.tree import merge_trees
+from tests.fakes.memory import MemoryStore
 from tests.support.stores import git_repository
 
 WHO = ("Ann Example", "ann@example.com")
@@ -193,7 +193,7 @@ def test_tree_merge_keeps_both_sides_and_modified_beats_deleted(store: Store) ->
 def test_history_questions_get_the_same_answers_from_git_and_memory(tmp_path: Path) -> None:
     """One history written into both stores (the same ids: same bytes, same times), then every
     question the use cases ask of it, answered by git and by the in-memory repository."""
-    from gitmem.gitstore.memoryrepo import MemoryRepository
+    from tests.fakes.memoryrepo import MemoryRepository
 
     subprocess.run(["git", "init", "-q", str(tmp_path / "git")], check=True)
     for key, value in zip(("user.name", "user.email"), WHO, strict=True):
@@ -289,7 +289,7 @@ def test_the_loopback_fetch_moves_refs_when_finished_and_not_when_cancelled(
     """The in-memory side of a fetch started before the folders are read (Transport's
     start_fetch): nothing moves until finish(); cancel() drops it; a bad remote fails then."""
     from gitmem.errors import RemoteError
-    from gitmem.gitstore.memoryrepo import MemoryRepository
+    from tests.fakes.memoryrepo import MemoryRepository
 
     server = MemoryStore("sha1", WHO)
     tree = server.write_tree({"x.md": (BLOB_MODE, server.write_blob(b"x"))})

@@ -13,8 +13,6 @@ from typing import Any, cast
 import pytest
 
 from gitmem.gitstore import PushOutcome, Repository
-from gitmem.gitstore.memory import MemoryStore
-from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.project.scopes import TEAM_REF, Project, open_project
 from gitmem.sync import SyncOptions, run_sync
 from gitmem.sync.fetchpush import fetch_plan
@@ -23,6 +21,8 @@ from gitmem.sync.session import MAX_BACKOFF, ROUND_FLOOR, backoff
 from gitmem.sync.snapshot import Snapshots
 from gitmem.sync.start import SyncStart
 from gitmem.sync.views import PlainView, SealedView
+from tests.fakes.memory import MemoryStore
+from tests.fakes.memoryrepo import MemoryRepository
 from tests.gitmem.test_usecases import (
     git_template,  # noqa: F401 (a fixture used here)
     read,

@@ -30,14 +30,14 @@ from gitmem.commands.memorydiff import memory_diff
 from gitmem.commands.status import project_status
 from gitmem.errors import GitmemError, UntrustedTreeError
 from gitmem.gitstore import BLOB_MODE, Repository
-from gitmem.gitstore.memory import MemoryStore
-from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.history.versions import memory_log, restore, versions
 from gitmem.policy.rules import MAX_BLOB_BYTES
 from gitmem.policy.treecheck import META_FILE
 from gitmem.project.scopes import TEAM_REF, Project, open_project
 from gitmem.sync import SyncOptions, SyncResult, run_sync
 from gitmem.sync.folders import materialize, snapshot
+from tests.fakes.memory import MemoryStore
+from tests.fakes.memoryrepo import MemoryRepository
 from tests.support.world import git, isolated_env
 
 WHO = ("Ann Example", "ann@example.com")

@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gitmem.gitstore import Repository
-from gitmem.gitstore.memory import MemoryStore
-from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.project.scopes import TEAM_REF, Project, open_project
 from gitmem.project.writerrefs import writer_id
+from tests.fakes.memory import MemoryStore
+from tests.fakes.memoryrepo import MemoryRepository
 from tests.gitmem.test_sync_steps import (  # noqa: F401 (fixtures used here)
     URL,
     WHO,

@@ -16,10 +16,10 @@ from pathlib import Path
 
 from gitmem.errors import GitError, RemoteError
 from gitmem.gitstore.base import TreeEntry
-from gitmem.gitstore.memory import MemoryStore
 from gitmem.gitstore.objects import TREE_MODE, signature_batches
 from gitmem.gitstore.repository import append_exclude
 from gitmem.gitstore.transport import PushOutcome
+from tests.fakes.memory import MemoryStore
 
 
 class MemoryRepository(MemoryStore):
@@ -51,7 +51,10 @@ class MemoryRepository(MemoryStore):
     def config(self) -> dict[str, list[str]]:
         return {k.lower(): [v] for k, v in self.settings.items()}
 
-    def config_get(self, key: str) -> str | None:
+    def config_get(self, key: str, scope: str | None = None) -> str | None:
+        """Every setting of the fake is the repository's own: none in another scope."""
+        if scope not in (None, "local"):
+            return None
         return self.config().get(key.lower(), [None])[-1]
 
     def config_set(self, key: str, value: str) -> None:
@@ -168,8 +171,15 @@ class MemoryRepository(MemoryStore):
 
     # -- the commit graph --------------------------------------------------------------------
 
-    def count_commits(self, rev: str) -> int:
-        return len(self._commits(rev))
+    def count_commits(self, rev: str, first_parent: bool = False) -> int:
+        if not first_parent:
+            return len(self._commits(rev))
+        oid, count = self.resolve(rev), 0
+        while oid is not None:
+            count += 1
+            parents = self.read_commit(oid)[1]
+            oid = parents[0] if parents else None
+        return count
 
     def has_own_commits(self, tip: str, held: Sequence[str]) -> bool:
         hidden: set[str] = set()

@@ -6,7 +6,7 @@ store's own code (`ObjectEncoding`), so its ids are git's ids; one conformance s
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from gitmem.errors import ConcurrentUpdate, GitError
@@ -58,7 +58,13 @@ class MemoryStore(ObjectEncoding):
             if entry.kind == "blob" and any(w in self.read_blob(entry.oid).lower() for w in wanted)
         )
 
-    def check_out(self, files: Mapping[str, str], folder: Path) -> bool:
+    def check_out(
+        self,
+        files: Mapping[str, str],
+        folder: Path,
+        chunk: int = 0,
+        progress: Callable[[int], None] | None = None,
+    ) -> bool:
         """No git to check out with: the caller writes the files itself."""
         return False
 
