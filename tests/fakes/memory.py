@@ -24,11 +24,17 @@ class MemoryStore(ObjectEncoding):
         self._who = who
 
     def write_object(self, kind: str, data: bytes) -> str:
-        raw = b"%s %d\0" % (kind.encode(), len(data)) + data
-        algorithm = hashlib.sha256 if self.object_format == "sha256" else hashlib.sha1
-        oid = algorithm(raw).hexdigest()
+        oid = self._id(kind, data)
         self.objects.setdefault(oid, (kind, data))
         return oid
+
+    def blob_id(self, data: bytes) -> str:
+        return self._id("blob", data)
+
+    def _id(self, kind: str, data: bytes) -> str:
+        raw = b"%s %d\0" % (kind.encode(), len(data)) + data
+        algorithm = hashlib.sha256 if self.object_format == "sha256" else hashlib.sha1
+        return algorithm(raw).hexdigest()
 
     def _read(self, oid: str) -> tuple[str, bytes]:
         found = self.objects.get(oid)
