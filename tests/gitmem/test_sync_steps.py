@@ -8,7 +8,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -68,7 +68,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Clon
             repo = MemoryRepository(tmp_path / name, WHO)
             repo.add_remote("origin", server, URL)
             opened.append(repo)
-            return open_project(cast(Repository, repo))
+            return open_project(repo)
 
     else:
         template: Path = request.getfixturevalue("git_template")

@@ -22,7 +22,6 @@ import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import cast
 
 import pytest
 
@@ -95,7 +94,7 @@ def clone(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Clones]:
             repo = MemoryRepository(tmp_path / name, WHO)
             repo.add_remote("origin", server, URL)
             opened.append(repo)
-            return open_project(cast(Repository, repo))  # the same door, duck-typed
+            return open_project(repo)  # the same door: both meet `Store`
 
     yield make
     for repo in opened:
