@@ -16,7 +16,6 @@ from gitmem.gitstore.process import Completed, run_git, subcommand
 if TYPE_CHECKING:
     from gitmem.gitstore.catfile import CatFile
     from gitmem.gitstore.process import Running
-    from gitmem.gitstore.store import Store
 
 # the git commands that open a repository (`Opening`)
 REV_PARSE = (
@@ -377,8 +376,8 @@ class GitDir:
         return _ident_part(name) or "gitmem", _ident_part(email)
 
 
-def needs_git(store: Store, what: str) -> GitDir:
-    """`store` as the git repository it is, for `what` only git does (a bundle, a listing
+def needs_git(store: object, what: str) -> GitDir:
+    """`store` (a `gitstore.store.Store`) as the git repository it is, for `what` only git does (a bundle, a listing
     of refs read afresh): the in-memory fake of the tests has none, and is told so."""
     if not isinstance(store, GitDir):
         raise TypeError(f"{what} needs a git repository, not {type(store).__name__}")
