@@ -37,7 +37,7 @@ class MemoryStore(ObjectEncoding):
         return algorithm(raw).hexdigest()
 
     def _read(self, oid: str) -> tuple[str, bytes]:
-        found = self.objects.get(oid)
+        found = self.objects.get(oid) or self._restored(oid)  # as the git store: restorers last
         if found is None:
             raise GitError(f"object {oid} is missing from the repository", "run git fsck")
         return found
@@ -99,17 +99,15 @@ class MemoryStore(ObjectEncoding):
         return {r: o for r, o in self.references.items() if r == prefix or r.startswith(full)}
 
     def update_ref(self, ref: str, new: str, old: str | None, message: str = "gitmem") -> None:
-        check_ours(ref)
-        if self.references.get(ref) != old:
-            raise ConcurrentUpdate(f"{ref} moved while gitmem was working", "run the command again")
-        self.references[ref] = new
+        self.update_refs([(ref, new, old)], message)
 
     def update_refs(
         self, moves: Sequence[tuple[str, str, str | None]], message: str = "gitmem"
     ) -> None:
+        names = [ref for ref, _, _ in moves]
         for ref, _, old in moves:  # all or none, like git's transaction
             check_ours(ref)
-            if self.references.get(ref) != old:
+            if self.references.get(ref) != old or _in_the_way(ref, [*self.references, *names]):
                 raise ConcurrentUpdate(
                     f"{ref} moved while gitmem was working", "run the command again"
                 )
@@ -148,3 +146,9 @@ class MemoryStore(ObjectEncoding):
 
     def close(self) -> None:
         pass
+
+
+def _in_the_way(ref: str, others: Sequence[str]) -> bool:
+    """Whether another ref is a folder of `ref` or inside it: git keeps a ref as a file, so
+    `refs/gitmem/team` and `refs/gitmem/team/x` cannot both be."""
+    return any(o.startswith(ref + "/") or ref.startswith(o + "/") for o in others)

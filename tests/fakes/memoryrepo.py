@@ -17,6 +17,7 @@ from pathlib import Path
 from gitmem.errors import GitError, RemoteError
 from gitmem.gitstore.base import TreeEntry
 from gitmem.gitstore.objects import TREE_MODE, signature_batches
+from gitmem.gitstore.refs import check_ours
 from gitmem.gitstore.repository import append_exclude
 from gitmem.gitstore.revisions import Commit
 from gitmem.gitstore.store import Store
@@ -131,6 +132,7 @@ class MemoryRepository(MemoryStore):
                 self._tree_paths(child, f"{prefix}{name}/", out)
 
     def delete_ref(self, ref: str, old: str | None = None) -> None:
+        check_ours(ref)  # as the git store: never a ref that is not ours
         if old is None or self.references.get(ref) == old:
             self.references.pop(ref, None)
 
