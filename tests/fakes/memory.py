@@ -1,5 +1,5 @@
 """An in-memory store behind the same door as `Repository` (objects, trees, commits, refs by
-compare-and-swap), for fast unit tests of the use cases. It encodes objects with the git
+compare-and-swap: `gitstore.store.ObjectsAndRefs`), for fast unit tests of the use cases. It encodes objects with the git
 store's own code (`ObjectEncoding`), so its ids are git's ids; one conformance suite
 (tests/gitmem/test_store_conformance.py) runs against both."""
 

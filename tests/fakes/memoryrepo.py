@@ -1,5 +1,5 @@
 """An in-memory stand-in for `Repository` as the use cases see it (sync, status, log, diff,
-restore): objects and refs in memory, the commit graph walked in Python, and fetch/push against
+restore; it meets `gitstore.store.Store`, which mypy checks): objects and refs in memory, the commit graph walked in Python, and fetch/push against
 a loopback "remote" (another MemoryStore) with git's rules — refspec globs, pushes without
 force rejected unless they fast-forward, a ref in the way refused for good.
 
