@@ -398,3 +398,15 @@ def test_unverified_commits_list_what_no_signature_vouches_for(side: Side) -> No
     s = side.store
     root, left, _, _ = _history(s)
     assert [oid for oid, _ in s.unverified_commits(left, root)] == [left]
+
+
+def test_what_only_git_does_asks_for_the_git_store_by_name(side: Side) -> None:
+    """`needs_git`: a bundle or a fresh listing of refs narrows the Protocol to the git store;
+    the fake is told what it cannot do, not handed an attribute error mid-sync."""
+    from gitmem.gitstore.base import GitDir, needs_git
+
+    if isinstance(side.store, GitDir):
+        assert needs_git(side.store, "a bundle") is side.store
+    else:
+        with pytest.raises(TypeError, match="a bundle needs a git repository"):
+            needs_git(side.store, "a bundle")
