@@ -36,8 +36,8 @@ from gitmem.errors import GitmemError
 from gitmem.gitstore.spawn import quiet_git
 
 if TYPE_CHECKING:
-    from gitmem.gitstore import Repository
     from gitmem.gitstore.folderindex import FolderCheck
+    from gitmem.gitstore.store import Store
     from gitmem.project.scopes import Project
     from gitmem.sync.start import SyncStart
 
@@ -279,7 +279,7 @@ def hook_timeout(value: str | None) -> float:
     return seconds if 0 < seconds <= 86400 else DEFAULT_HOOK_TIMEOUT
 
 
-def hook_bound(repo: Repository) -> float:
+def hook_bound(repo: Store) -> float:
     """The hook's bound: `gitmem.hookTimeout` as the user's own configuration sets it (global,
     system, command line), or the default; a repository's own setting may shorten it, never
     lengthen it. Red team 9: a folder's `.git/config` set 1,000 s and named a remote that

@@ -27,7 +27,7 @@ from gitmem.core.userdirs import tilde
 from gitmem.errors import UsageError
 
 if TYPE_CHECKING:
-    from gitmem.gitstore import Repository
+    from gitmem.gitstore.store import Store
 
 
 SESSION_START_MATCHER = "startup|resume|clear|compact"
@@ -136,7 +136,7 @@ def is_gitmem_hook(command: object, event: str) -> bool:
     return bool(m and m.group(1) == EVENTS[event])
 
 
-def keep_out_of_status(repo: Repository) -> bool:
+def keep_out_of_status(repo: Store) -> bool:
     """Add the per-user settings file to info/exclude (as Claude Code does when it makes one),
     unless the branch tracks it; True when a line was added."""
     if repo.is_bare or repo.is_tracked(LOCAL_SETTINGS):

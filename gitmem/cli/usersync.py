@@ -11,6 +11,7 @@ from gitmem.core.userdirs import users_own
 
 if TYPE_CHECKING:
     from gitmem.gitstore import Repository
+    from gitmem.gitstore.store import Store
 
 
 def run_user(args: argparse.Namespace) -> int:
@@ -35,7 +36,7 @@ def run_user(args: argparse.Namespace) -> int:
             repo.close()
 
 
-def carry_user(repo: Repository, quiet: bool) -> int:
+def carry_user(repo: Store, quiet: bool) -> int:
     """After a project's sync: the user scope too, when a hub is set (else, once, a note for
     the agents gitmem.agents names whose memory is user memory only)."""
     if not users_own(repo, "gitmem.hub"):
@@ -47,7 +48,7 @@ def carry_user(repo: Repository, quiet: bool) -> int:
     return _print(repo, quiet)
 
 
-def _named_here_only(repo: Repository) -> None:
+def _named_here_only(repo: Store) -> None:
     """With a hub: agents only the repository's own gitmem.agents names are not carried
     (`users_own`); said once, as the note without a hub."""
     import sys
@@ -65,7 +66,7 @@ def _named_here_only(repo: Repository) -> None:
         sys.stderr.write(line + "\n")
 
 
-def _without_hub(repo: Repository) -> None:
+def _without_hub(repo: Store) -> None:
     """`gitmem.agents claude,codex` with Codex's memories on disk and no hub: the sync said
     only "up to date", and nothing of Codex's memory went anywhere. Said once (until it
     changes), on stderr as the other once-notes."""
@@ -103,7 +104,7 @@ def _without_hub(repo: Repository) -> None:
 
 
 def _print(
-    repo: Repository | None,
+    repo: Store | None,
     quiet: bool,
     dry_run: bool = False,
     as_json: bool = False,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitmem.errors import EXIT_FINDINGS, UsageError
-from gitmem.gitstore import Repository
+from gitmem.gitstore.store import Store
 from gitmem.policy.rules import (
     ERROR,
     MAX_BLOB_BYTES,
@@ -108,7 +108,7 @@ class ValidateOptions:
     # before the first sync passes); without it, finding no memory ref is an error (exit 2)
 
 
-def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
+def validate(repo: Store | None, options: ValidateOptions) -> Validation:
     """Check each chosen ref's commit against the policy; UsageError for a ref not there."""
     if options.files or repo is None:
         checked = validate_files(options.files, options.strict)
@@ -133,7 +133,7 @@ def validate(repo: Repository | None, options: ValidateOptions) -> Validation:
     return _allowed_out(result, repo)
 
 
-def _allowed_out(result: Validation, repo: Repository) -> Validation:
+def _allowed_out(result: Validation, repo: Store) -> Validation:
     """Secrets the user's own configuration accepts as false positives are not findings."""
     if not any(f.code == "GM140" for r in result.refs for f in r.findings):
         return result
@@ -155,7 +155,7 @@ def _allowed(finding: Finding, allow: AllowList) -> bool:
 
 
 def _earlier_commits(
-    repo: Repository,
+    repo: Store,
     name: str,
     tip: str,
     since: list[str],
@@ -174,7 +174,7 @@ def _earlier_commits(
     return [RefFindings(name, commit, errors, tip=False) for commit, errors in found]
 
 
-def _downgrades(repo: Repository, commit: str, name: str) -> list[Finding]:
+def _downgrades(repo: Store, commit: str, name: str) -> list[Finding]:
     """GM160 where a personal commit stores in plaintext what its parent encrypted and
     gitmem.encrypt here seals (the rule sync's pull applies: gitmem.policy.rules.unsealed)."""
     from gitmem.privacy.sealedfolders import sealed_prefixes
@@ -198,7 +198,7 @@ def _downgrades(repo: Repository, commit: str, name: str) -> list[Finding]:
     return found
 
 
-def _local_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str, str]]:
+def _local_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, str]]:
     if not options.refs:
         from gitmem.project.scopes import ref_prefix
 
@@ -236,7 +236,7 @@ def _full_name(given: str) -> str:
     return given if given.startswith(GITMEM_REFS) else GITMEM_REFS + given
 
 
-def _remote_targets(repo: Repository, options: ValidateOptions) -> list[tuple[str, str]]:
+def _remote_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, str]]:
     """The refs the remote holds for us, where sync would find them (project.route): under
     gitmem.refPrefix on the remote, and our personal ref on gitmem.hub when one is set."""
     from gitmem.project.scopes import ref_prefix
@@ -298,7 +298,7 @@ def _remote_targets(repo: Repository, options: ValidateOptions) -> list[tuple[st
     return targets
 
 
-def _hub_route(repo: Repository, remote: str) -> tuple[str, str, str] | None:
+def _hub_route(repo: Store, remote: str) -> tuple[str, str, str] | None:
     """(our personal ref, the hub, its name there) when gitmem.hub keeps it, else None."""
     if not repo.config_get("gitmem.hub") or repo.toplevel is None:
         return None
@@ -313,7 +313,7 @@ def _hub_route(repo: Repository, remote: str) -> tuple[str, str, str] | None:
     return project.user_ref, route.remote, route.name
 
 
-def _base_blobs(repo: Repository, base: str | None) -> frozenset[str]:
+def _base_blobs(repo: Store, base: str | None) -> frozenset[str]:
     if not base or set(base) == {"0"}:
         return frozenset()  # a new ref (the hook's all-zero old value): everything is new
     commit = repo.resolve(base)

@@ -7,7 +7,8 @@ user's working tree, index, HEAD or branches: only `refs/gitmem/*` and `refs/git
 are written.
 
 Parts: process (running git), base (finding a repository, its config), objects, refs, revisions
-(the commit graph), transport, folderindex (the stat cache), standalone (git without a repository).
+(the commit graph), transport, folderindex (the stat cache), standalone (git without a repository);
+store, the `Store` Protocol the use cases take (the git store and the tests' fake meet it).
 """
 
 from typing import TYPE_CHECKING

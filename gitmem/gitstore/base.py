@@ -376,6 +376,14 @@ class GitDir:
         return _ident_part(name) or "gitmem", _ident_part(email)
 
 
+def needs_git(store: object, what: str) -> GitDir:
+    """`store` (a `gitstore.store.Store`) as the git repository it is, for `what` only git does (a bundle, a listing
+    of refs read afresh): the in-memory fake of the tests has none, and is told so."""
+    if not isinstance(store, GitDir):
+        raise TypeError(f"{what} needs a git repository, not {type(store).__name__}")
+    return store
+
+
 def parse_refs(out: bytes) -> dict[str, str]:
     """{ref: id} of what `REFS_LIST` printed."""
     # a name is bytes, any but a control character (a hostile remote's writer ref may hold

@@ -99,7 +99,7 @@ def signature_batches() -> Iterator[int]:
 class ObjectEncoding(TreeDiff):
     """Git's object formats: blobs, trees and commits encoded and decoded exactly as git does.
     A store supplies how an object is written and read; the git store and the in-memory fake
-    (gitmem/gitstore/memory.py) share everything else, so their ids cannot drift apart."""
+    (tests/fakes/memory.py) share everything else, so their ids cannot drift apart."""
 
     _trees: dict[tuple[str, bool], dict[str, TreeEntry]]
     object_format: str

@@ -10,9 +10,9 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
 
-from gitmem.gitstore.objects import ObjectEncoding
 from gitmem.gitstore.objects import as_tree_input as as_tree_input  # their home: the git layer
 from gitmem.gitstore.objects import blobs as blobs
+from gitmem.gitstore.store import Objects
 
 META_FILE = "gitmem.toml"
 
@@ -26,7 +26,7 @@ class TreeMerge:
 class _LazyFolder(Mapping[str, bytes]):
     """The files of one folder of one side, read from git only when a resolver asks."""
 
-    def __init__(self, repo: ObjectEncoding, files: Mapping[str, str], folder: str) -> None:
+    def __init__(self, repo: Objects, files: Mapping[str, str], folder: str) -> None:
         self._repo = repo
         prefix = f"{folder}/" if folder else ""
         self._oids = {
@@ -94,7 +94,7 @@ def _fold(files: Mapping[str, str]) -> dict[str, list[str]]:
 
 
 def merge_trees(
-    repo: ObjectEncoding,
+    repo: Objects,
     base: Mapping[str, str],
     ours: Mapping[str, str],
     theirs: Mapping[str, str],
@@ -178,9 +178,7 @@ def merge_trees(
     return result
 
 
-def _moves(
-    repo: ObjectEncoding, base: Mapping[str, str], side: Mapping[str, str]
-) -> dict[str, str]:
+def _moves(repo: Objects, base: Mapping[str, str], side: Mapping[str, str]) -> dict[str, str]:
     """Topic files `side` renamed: {old path: new path}, in one folder — the same bytes, or,
     for a few files (at most 100 pairs compared), ≥ 60 % alike."""
     gone = [p for p in base if p not in side and _topic_path(p)]
@@ -218,7 +216,7 @@ def _topic_path(path: str) -> bool:
 
 
 def _relink(
-    repo: ObjectEncoding, result: TreeMerge, moves: Mapping[str, str], side: Mapping[str, str]
+    repo: Objects, result: TreeMerge, moves: Mapping[str, str], side: Mapping[str, str]
 ) -> None:
     """A rename one side made reaches the links of every other file of its folder: a topic
     file the other side wrote or edited that links `old.md` now links `new.md` (the index is
@@ -255,14 +253,14 @@ def _relink(
                 result.resolutions.append(f"{path}: links follow the rename {moved}")
 
 
-def _big(repo: ObjectEncoding, oid: str) -> bool:
+def _big(repo: Objects, oid: str) -> bool:
     """Whether an index blob may be over Claude Code's load caps: then the merge caps it."""
     data = repo.read_blob(oid)
     return data.count(b"\n") >= 200 or len(data) > 25_000
 
 
 def _carry_renames(
-    repo: ObjectEncoding, base: dict[str, str], side: dict[str, str], other: dict[str, str]
+    repo: Objects, base: dict[str, str], side: dict[str, str], other: dict[str, str]
 ) -> list[str]:
     """A topic file `side` moved (gone from its path, the same or similar bytes at a new one)
     while `other` edited it: `other`'s version goes to the new name, so the merge there carries
@@ -300,7 +298,7 @@ class Likeness:
     BUDGET = 10_000_000  # pairs a search may compare: ~1.5 s at worst
     _WORDS = re.compile(rb"\w+|\s+|[^\w\s]+")
 
-    def __init__(self, repo: ObjectEncoding) -> None:
+    def __init__(self, repo: Objects) -> None:
         self.repo, self.left = repo, self.BUDGET
         self._seen: dict[str, tuple[bytes, list[bytes], Counter[bytes]]] = {}
 
@@ -358,7 +356,7 @@ def _most_similar(
     return None if best is None else best[1]
 
 
-def closest_version(repo: ObjectEncoding, oid: str, versions: Collection[str]) -> str | None:
+def closest_version(repo: Objects, oid: str, versions: Collection[str]) -> str | None:
     """Of the versions a path once had, the one a file edited since (without sync state: a
     clone made again over an old folder) most likely started from: the most similar (ties to
     the smaller id), when the file still says at least half of that version's body lines.
@@ -391,7 +389,7 @@ def _body_lines(data: bytes) -> list[bytes]:
 
 
 def _keep_links(
-    repo: ObjectEncoding,
+    repo: Objects,
     result: TreeMerge,
     base: Mapping[str, str],
     ours: Mapping[str, str],
@@ -437,7 +435,7 @@ def _keep_links(
 
 
 def _decide_together(
-    repo: ObjectEncoding,
+    repo: Objects,
     result: TreeMerge,
     base: Mapping[str, str],
     ours: tuple[Mapping[str, str], Mapping[str, float]],
@@ -491,7 +489,7 @@ def _decide_together(
             result.files[index_path] = repo.write_blob(index)
 
 
-def _links(repo: ObjectEncoding, files: Mapping[str, str], index_path: str) -> dict[str, str]:
+def _links(repo: Objects, files: Mapping[str, str], index_path: str) -> dict[str, str]:
     from merge_drivers.links import linked
 
     oid = files.get(index_path)
@@ -539,7 +537,7 @@ def _separate_fold_clashes(
             files[moved] = files.pop(path)
 
 
-def _one(repo: ObjectEncoding, files: Mapping[str, str], spellings: list[str]) -> str | None:
+def _one(repo: Objects, files: Mapping[str, str], spellings: list[str]) -> str | None:
     """One side's blob for a merged name; two spellings of `MEMORY.md` on one side merged 2-way."""
     if not spellings:
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from gitmem.gitstore import Repository
+from gitmem.gitstore.store import Store
 from gitmem.policy.rules import (
     ALWAYS_ENCRYPTED,
     ERROR,
@@ -32,7 +32,7 @@ MAX_LISTED = 4 * 200_000  # entries the new commits may add in all (four trees o
 
 
 def intermediate_findings(
-    repo: Repository,
+    repo: Store,
     tip: str,
     ref: str,
     exclude: Sequence[str],
@@ -113,7 +113,7 @@ def secrets_in_commits(
     return hits
 
 
-def paths_between(repo: Repository, old: str | None, new: str, limit: int = 4096) -> list[str]:
+def paths_between(repo: Store, old: str | None, new: str, limit: int = 4096) -> list[str]:
     """The memory files that differ between two checked tips (`old` None: all of `new`),
     sorted: what a session-start summary may name. Never the paths of the commits in between
     (a name added and removed between two syncs was never checked: `hookcontext.changes_line`).

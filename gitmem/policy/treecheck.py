@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from gitmem.core.limits import MAX_TREE_BYTES as MAX_TREE_BYTES  # home: core/limits.py
 from gitmem.errors import TamperedRef, UntrustedTreeError
-from gitmem.gitstore import Repository
+from gitmem.gitstore.store import Store
 from gitmem.policy.rules import (
     MANIFEST,
     MAX_BLOB_BYTES,
@@ -71,7 +71,7 @@ class Checked(NamedTuple):
 
 
 def _whole(
-    repo: Repository,
+    repo: Store,
     commit: str,
     ref: str,
     known: frozenset[str],
@@ -116,7 +116,7 @@ def _whole(
 
 
 def _trigger_free(
-    repo: Repository, tree: str, entries: Mapping[str, Entry], reading: list[Entry]
+    repo: Store, tree: str, entries: Mapping[str, Entry], reading: list[Entry]
 ) -> frozenset[str]:
     """Blob ids of `reading` whose bytes hold none of the secret and instruction scans'
     triggers, from one `git grep` of the whole tree (C, every core) when at least GREP_FROM
@@ -144,7 +144,7 @@ def _slashed(folder: str, name: str) -> Finding:
 
 
 def _along_changes(
-    repo: Repository, commit: str, ref: str, since: Checked
+    repo: Store, commit: str, ref: str, since: Checked
 ) -> tuple[list[Finding], Checked] | None:
     """The findings of the whole check, computed from the entries that differ from `since`
     (a tree that passed it) and the counts kept with it; None when that cannot tell (a
@@ -196,7 +196,7 @@ def _along_changes(
 
 
 def commit_findings(
-    repo: Repository,
+    repo: Store,
     commit: str,
     ref: str,
     known: frozenset[str] = frozenset(),
@@ -212,7 +212,7 @@ class _Prefetch:
     per PREFETCH_BYTES of files rather than one round trip per file (one `cat-file`
     exchange, pipelined, per batch; the batch before is let go)."""
 
-    def __init__(self, repo: Repository, entries: list[Entry]) -> None:
+    def __init__(self, repo: Store, entries: list[Entry]) -> None:
         self.repo = repo
         self.order = [e for e in entries if e.kind == "blob" and (e.size or 0) <= MAX_BLOB_BYTES]
         self.position = {e.oid: i for i, e in enumerate(self.order)}
@@ -237,7 +237,7 @@ class _Prefetch:
 
 
 def check_tree(
-    repo: Repository,
+    repo: Store,
     commit: str,
     ref: str,
     since: Checked | None = None,

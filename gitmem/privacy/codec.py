@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 from gitmem.core.statedir import state_dir
 from gitmem.errors import GitmemError
-from gitmem.gitstore import Repository
 from gitmem.gitstore.objects import blobs
+from gitmem.gitstore.store import Store
 from gitmem.gitstore.treediff import Change
 from gitmem.policy.rules import MAX_DEPTH, Finding, blocking, check_name
 from gitmem.policy.treecheck import MAX_TREE_BYTES
@@ -246,7 +246,7 @@ class Newest(NamedTuple):
 class PersonalCodec:
     def __init__(
         self,
-        repo: Repository,
+        repo: Store,
         ref: str,
         wanted: tuple[str, ...],
         notes: list[str] | None = None,
@@ -1343,5 +1343,5 @@ def _strings(value: object) -> dict[str, str]:
     return value
 
 
-def personal_codec(repo: Repository, ref: str) -> PersonalCodec:
+def personal_codec(repo: Store, ref: str) -> PersonalCodec:
     return PersonalCodec(repo, ref, wanted_prefixes(repo))

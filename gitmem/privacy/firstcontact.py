@@ -29,7 +29,7 @@ from gitmem.privacy.trustedkeys import fingerprint, trusted_keys
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from gitmem.gitstore import Repository
+    from gitmem.gitstore.store import Store
     from gitmem.privacy.crypto import Keyring, MachineKey
 
 AGE_HEADER_LIMIT = 64 << 10  # a scope key's age file: a header line per recipient, tiny
@@ -56,7 +56,7 @@ def _asked_at(common_dir: Path) -> object:
         return None
 
 
-def _asked(repo: Repository, machine_recipient: str | None, fetched: str) -> bool:
+def _asked(repo: Store, machine_recipient: str | None, fetched: str) -> bool:
     """Whether this machine asked to be granted when the remote's ref was at a commit that
     the `fetched` one descends from: a grant it asked for arrives on top of that."""
     asked = _asked_at(repo.common_dir)
@@ -69,7 +69,7 @@ def _asked(repo: Repository, machine_recipient: str | None, fetched: str) -> boo
 
 
 def first_contact(
-    repo: Repository,
+    repo: Store,
     ref: str,
     keyring: Keyring,
     machine: MachineKey | None,
@@ -110,7 +110,7 @@ def first_contact(
         notes.append(note)
 
 
-def recipients_when_asked(repo: Repository, keyring: Keyring, asked: str) -> list[str] | None:
+def recipients_when_asked(repo: Store, keyring: Keyring, asked: str) -> list[str] | None:
     """The recipients the personal ref listed at `asked`, the commit this machine could not
     open and asked to be granted at, read with the key it is granted now; None when that key
     does not open them: not the key it asked for (planted on top by someone who never held
@@ -182,9 +182,7 @@ def _hidden(count: int) -> str:
     return f"{count} recipient{'s' if count != 1 else ''} its key list does not name"
 
 
-def _others(
-    repo: Repository, keyring: Keyring, machine_recipient: str | None
-) -> tuple[list[str], int]:
+def _others(repo: Store, keyring: Keyring, machine_recipient: str | None) -> tuple[list[str], int]:
     """The recipients the key lists besides this machine, and how many more it is sealed to."""
     me = canonical_recipient(machine_recipient) if machine_recipient else None
     others = [r for r in keyring.recipients if r != me]
@@ -195,7 +193,7 @@ def _others(
 
 
 def first_contact_note(
-    repo: Repository,
+    repo: Store,
     ref: str,
     keyring: Keyring,
     machine_recipient: str | None,

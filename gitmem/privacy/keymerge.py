@@ -10,13 +10,13 @@ every machine that trusted it follows (PersonalCodec._endorsed_chain).
 
 from __future__ import annotations
 
-from gitmem.gitstore import Repository
+from gitmem.gitstore.store import Store
 from gitmem.privacy.crypto import Keyring, ScopeKey, endorse, endorsed_by, lock_scope_key, seal_json
 from gitmem.privacy.layout import ENDORSEMENT_FILE, RECIPIENTS_FILE, SCOPE_KEY_FILE
 
 
 def merge_keyrings(
-    repo: Repository,
+    repo: Store,
     base: Keyring | None,
     ours: Keyring,
     theirs: Keyring,
@@ -57,7 +57,7 @@ def merge_keyrings(
     )
 
 
-def _newest(repo: Repository, ours: Keyring, theirs: Keyring) -> Keyring:
+def _newest(repo: Store, ours: Keyring, theirs: Keyring) -> Keyring:
     """The key to keep: ours when it is a rotation of theirs not pushed yet, else theirs (the
     published one: concurrent rotations converge on what the remote already holds)."""
     if ours.key.key_id == theirs.key.key_id:
@@ -79,7 +79,7 @@ def _ever_opened(base: Keyring, ours: Keyring, theirs: Keyring, kept: Keyring) -
 
 
 def make_keyring(
-    repo: Repository,
+    repo: Store,
     key: ScopeKey,
     recipients: list[str],
     endorsement: bytes | None = None,

@@ -13,27 +13,27 @@ from gitmem.privacy.layout import MANIFEST, PERSONAL_PREFIXES
 if TYPE_CHECKING:
     from collections.abc import Iterable, Set
 
-    from gitmem.gitstore import Repository
+    from gitmem.gitstore.store import Store
 
 
-def sealed_prefixes(repo: Repository) -> tuple[str, ...]:
+def sealed_prefixes(repo: Store) -> tuple[str, ...]:
     return ENCRYPT_MODES[encrypt_mode(repo.config_get("gitmem.encrypt"))]
 
 
-def wanted_prefixes(repo: Repository) -> tuple[str, ...]:
+def wanted_prefixes(repo: Store) -> tuple[str, ...]:
     """The prefixes the personal ref stores sealed: gitmem.encrypt's, and local always (the
     local scope is never written in plaintext, whatever gitmem.encrypt says)."""
     return tuple(dict.fromkeys([*sealed_prefixes(repo), "local"]))
 
 
-def known_in_form(repo: Repository, tip: str) -> bool:
+def known_in_form(repo: Store, tip: str) -> bool:
     """Whether `tip` was recorded as already in the wanted form (cipher-form.json: the tip and
     the prefixes it was checked for, the inputs of PersonalCodec.rewrite_reason's first
     answer): then nothing is to be re-written, and nothing of the codec need be loaded."""
     return CipherCache(repo.common_dir).form == [tip, *wanted_prefixes(repo)]
 
 
-def tip_folders(repo: Repository, tree: str) -> tuple[set[str], set[str]]:
+def tip_folders(repo: Store, tree: str) -> tuple[set[str], set[str]]:
     """The personal folders of a tip's tree that hold files, and those sealed: read from the
     folders' names, with no listing of the whole tree."""
     present: set[str] = set()

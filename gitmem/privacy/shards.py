@@ -23,7 +23,7 @@ from gitmem.privacy.layout import MANIFEST
 from gitmem.privacy.rollback import read_manifest
 
 if TYPE_CHECKING:
-    from gitmem.gitstore import Repository
+    from gitmem.gitstore.store import Store
     from gitmem.privacy.crypto import ScopeKey
 
 SHARDED = 3  # "v" of a sharded manifest's record
@@ -80,7 +80,7 @@ def open_record(key: ScopeKey, prefix: str, data: bytes) -> Any:
 
 
 def open_shards(
-    repo: Repository, key: ScopeKey, prefix: str, wanted: Mapping[str, str]
+    repo: Store, key: ScopeKey, prefix: str, wanted: Mapping[str, str]
 ) -> tuple[dict[str, str], dict[str, str]]:
     """The entries of the shards `wanted` ({bucket: ciphertext id}), read in one exchange;
     ValueError (does not open) or TypeError/KeyError (not a shard)."""
@@ -103,7 +103,7 @@ def buckets(listed: Mapping[str, str]) -> dict[str, list[str]]:
 
 
 def seal_shards(
-    repo: Repository,
+    repo: Store,
     key: ScopeKey,
     prefix: str,
     listed: Mapping[str, str],
@@ -118,7 +118,7 @@ def seal_shards(
 
 
 def seal_record(
-    repo: Repository, key: ScopeKey, prefix: str, gen: int, shards: Mapping[str, str]
+    repo: Store, key: ScopeKey, prefix: str, gen: int, shards: Mapping[str, str]
 ) -> str:
     value = {"v": SHARDED, "gen": gen, "shards": dict(sorted(shards.items()))}
     return repo.write_blob(seal_json(key, f"{prefix}/{MANIFEST}", value))
@@ -130,7 +130,7 @@ def stored_shards(key: ScopeKey, prefix: str, shards: Mapping[str, str]) -> dict
 
 
 def manifest_files(
-    repo: Repository, key: ScopeKey, prefix: str, manifest: str
+    repo: Store, key: ScopeKey, prefix: str, manifest: str
 ) -> tuple[dict[str, str], int, dict[str, str] | None, dict[str, str] | None]:
     """(path -> hidden name, generation, path -> ciphertext id, shards or None) of a folder's
     manifest blob of any format, every shard opened; errors as open_shards."""
@@ -143,7 +143,7 @@ def manifest_files(
 
 
 def shard_edits(
-    repo: Repository,
+    repo: Store,
     key: ScopeKey,
     tip_tree: str,
     prefix: str,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from gitmem.errors import ConfigError
 
 if TYPE_CHECKING:
-    from gitmem.gitstore import Repository
+    from gitmem.gitstore.store import Store
 
 PROJECT_SHARED, PROJECT_PERSONAL, USER = "project-shared", "project-personal", "user"
 AGENTS_SETTING = "gitmem.agents"
@@ -119,7 +119,7 @@ def enabled_agents(value: str | None, where: str = "--global") -> tuple[str, ...
     return tuple(dict.fromkeys(names))
 
 
-def agents_of(repo: Repository) -> tuple[str, ...]:
+def agents_of(repo: Store) -> tuple[str, ...]:
     value = repo.config_get(AGENTS_SETTING)
     try:
         return enabled_agents(value, "")

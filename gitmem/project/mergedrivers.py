@@ -19,6 +19,7 @@ from gitmem.gitstore import (
     config_file_remove_section,
     config_file_set,
 )
+from gitmem.gitstore.store import Store
 from gitmem.merge.gitdriver import MEMORY_FOLDERS
 
 DRIVERS = {
@@ -68,7 +69,7 @@ def command_risk(command: str) -> str | None:
 _REFRESH = "gitmem drivers install"
 
 
-def _read_attributes(repo: Repository | None, attributes: Path) -> str:
+def _read_attributes(repo: Store | None, attributes: Path) -> str:
     """The attributes file's text; the repository's own is read with no link followed."""
     from gitmem.core.nolinks import read_no_links
 
@@ -78,7 +79,7 @@ def _read_attributes(repo: Repository | None, attributes: Path) -> str:
     return attributes.read_text("utf-8") if attributes.exists() else ""
 
 
-def _write_attributes(repo: Repository | None, attributes: Path, text: str) -> None:
+def _write_attributes(repo: Store | None, attributes: Path, text: str) -> None:
     """The repository's info/attributes, never through a link; the user's global file (their
     own, maybe a dotfiles link) where it really is."""
     from gitmem.core.nolinks import write_no_links
@@ -91,7 +92,7 @@ def _write_attributes(repo: Repository | None, attributes: Path, text: str) -> N
         write_no_links(real.parent, real, text.encode())
 
 
-def _attributes_file(repo: Repository | None, global_: bool) -> Path:
+def _attributes_file(repo: Store | None, global_: bool) -> Path:
     if not global_:
         assert repo is not None
         return repo.common_dir / "info" / "attributes"
@@ -107,7 +108,7 @@ def _attributes_file(repo: Repository | None, global_: bool) -> Path:
     return Path(xdg) / "git" / "attributes"
 
 
-def _config_file(repo: Repository | None) -> str | None:
+def _config_file(repo: Store | None) -> str | None:
     return str(repo.common_dir / "config") if repo else None
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from gitmem.errors import ConfigError, UsageError
-from gitmem.gitstore import Repository
+from gitmem.gitstore.store import Store
 from gitmem.project.confinement import holds_personal, personal_folders, refusal
 from gitmem.project.identity import (
     USER_SETTING,
@@ -103,7 +103,7 @@ class Scope(NamedTuple):
 
 
 class Project(NamedTuple):
-    repo: Repository
+    repo: Store
     root: Path  # canonical root: the main worktree (or the bare repository)
     key: str
     remote: str | None
@@ -189,7 +189,7 @@ def hub_component(key: str) -> str:
     return quote(key, safe="").replace("~", "%7E").replace(".", "%2E")
 
 
-def ref_prefix(repo: Repository) -> str:
+def ref_prefix(repo: Store) -> str:
     """gitmem.refPrefix: `refs/heads/gitmem/` for hosts that accept only branches."""
     value = repo.config_get("gitmem.refPrefix")
     if not value:
@@ -210,7 +210,7 @@ def ref_prefix(repo: Repository) -> str:
     return value
 
 
-def choose_remote(repo: Repository, wanted: str | None) -> str | None:
+def choose_remote(repo: Store, wanted: str | None) -> str | None:
     remotes = repo.remotes()
     if wanted:
         if wanted not in remotes:
@@ -228,7 +228,7 @@ def choose_remote(repo: Repository, wanted: str | None) -> str | None:
     return remotes[0] if remotes else None
 
 
-def resolve_uid(repo: Repository, fallback: Repository | None = None) -> str:
+def resolve_uid(repo: Store, fallback: Store | None = None) -> str:
     """The personal ref's id from `repo`'s config (`fallback`'s when `repo` names nobody)."""
     explicit = repo.config_get("gitmem.user")
     if explicit:
@@ -244,7 +244,7 @@ def resolve_uid(repo: Repository, fallback: Repository | None = None) -> str:
     return user_id(email)
 
 
-def work_tree(repo: Repository, root: Path) -> Path:
+def work_tree(repo: Store, root: Path) -> Path:
     """Where Claude Code reads the in-tree scopes (`.claude/agent-memory*`, CLAUDE.local.md):
     the folder it runs in (asked of the real client, 2.1.330). gitmem syncs the main
     worktree's, one per clone (status shows how to share it with a linked worktree); a bare
@@ -255,9 +255,7 @@ def work_tree(repo: Repository, root: Path) -> Path:
     return root
 
 
-def open_project(
-    repo: Repository, remote: str | None = None, memory_dir: str | None = None
-) -> Project:
+def open_project(repo: Store, remote: str | None = None, memory_dir: str | None = None) -> Project:
     root = canonical_root(repo.toplevel, repo.git_dir, repo.common_dir, repo.started_in).resolve()
     tree = work_tree(repo, root)
     remote_name = choose_remote(repo, remote)
@@ -414,7 +412,7 @@ def _given_folder(folder: Path) -> None:
     )
 
 
-def _holds_shared_memory(repo: Repository, user_ref: str, remote: str) -> bool:
+def _holds_shared_memory(repo: Store, user_ref: str, remote: str) -> bool:
     """The personal ref holds auto/ memory the project remote has not got, while the auto folder
     is one shared by all projects and no hub is set: what a sync through a hub put there (every
     project's memory), which a push to the project remote would publish."""
@@ -457,7 +455,7 @@ def withheld(scopes: tuple[Scope, ...], refs: Mapping[str, str]) -> tuple[Scope,
     )
 
 
-def _left_to_git(repo: Repository, tree: Path, scope: Scope) -> Scope:
+def _left_to_git(repo: Store, tree: Path, scope: Scope) -> Scope:
     """An auto or team folder placed inside the working tree (--memory-dir, autoMemoryDirectory,
     gitmem.teamDir) where the branch tracks files belongs to git, as a tracked
     .claude/agent-memory/ does: a pull would write over the branch's files."""
@@ -476,7 +474,7 @@ def _left_to_git(repo: Repository, tree: Path, scope: Scope) -> Scope:
     )
 
 
-def _local_file(repo: Repository, root: Path) -> tuple[tuple[str, Path], ...]:
+def _local_file(repo: Store, root: Path) -> tuple[tuple[str, Path], ...]:
     """<root>/CLAUDE.local.md joins the local scope, unless the branch tracks it (then git
     owns it). `root` is resolved, so the path crosses no link; a link at the file itself is
     skipped by snapshot and never written through."""
@@ -628,7 +626,7 @@ def hostname() -> str:
     return os.uname().nodename.split(".")[0] or "host"
 
 
-def adapter_scopes(repo: Repository, tree: Path, agents: tuple[str, ...]) -> list[Scope]:
+def adapter_scopes(repo: Store, tree: Path, agents: tuple[str, ...]) -> list[Scope]:
     """The project-level scopes of the enabled adapters other than Claude Code: each an in-tree folder on the team ref under its own top, left to
     git when the branch tracks it."""
     from gitmem.project.adapters import ADAPTERS, PROJECT_SHARED

@@ -21,8 +21,8 @@ from gitmem.core.tempfiles import temp_path
 from gitmem.errors import LockedError
 
 if TYPE_CHECKING:
-    from gitmem.gitstore import Repository
     from gitmem.gitstore.folderindex import FolderCheck
+    from gitmem.gitstore.store import Store
     from gitmem.project.scopes import Scope
 
 
@@ -631,7 +631,7 @@ def repository_lock(
 
 @contextlib.contextmanager
 def holding_lock(
-    repo: Repository, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
+    repo: Store, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
 ) -> Iterator[None]:
     """repository_lock for a command that moves our refs: once it holds the lock, the refs it
     read before (opening the project) are read again — another gitmem may have

@@ -28,7 +28,7 @@ from gitmem.project.adapters import (
 from gitmem.project.confinement import refusal
 
 if TYPE_CHECKING:
-    from gitmem.gitstore import Repository
+    from gitmem.gitstore.store import Store
     from gitmem.project.scopes import Project, Scope
 
 # how recall names user-scope memory: Claude Code's `user/…`, another agent's `user-<agent>/…`
@@ -40,7 +40,7 @@ HUB_HINT = (
 )
 
 
-def repository_hub(config: Repository | None) -> str | None:
+def repository_hub(config: Store | None) -> str | None:
     """The hub this repository's own configuration names when yours names none — it carries
     the project's personal ref, never the user scope (`users_own`) — shown without credentials."""
     if config is None:
@@ -78,7 +78,7 @@ def is_user_project(project: Project) -> bool:
     return project.key.startswith("user:") and project.hub is not None
 
 
-def open_store(agent: str, env: Mapping[str, str]) -> Repository:
+def open_store(agent: str, env: Mapping[str, str]) -> Store:
     """The agent's store, made on first use (a bare repository with one empty commit)."""
     from gitmem.gitstore import Repository, init_repository
 
@@ -167,7 +167,7 @@ def _through_link(home: Path, path: Path) -> str | None:
     return f"{link} is a symbolic link; user-scope folders must not pass through links"
 
 
-def user_projects(repo: Repository | None, env: Mapping[str, str]) -> list[tuple[str, Project]]:
+def user_projects(repo: Store | None, env: Mapping[str, str]) -> list[tuple[str, Project]]:
     """(agent, its user-scope project) for each enabled agent with user memory."""
     from gitmem.project.adapters import enabled_agents
     from gitmem.project.scopes import resolve_uid
@@ -188,12 +188,12 @@ def user_projects(repo: Repository | None, env: Mapping[str, str]) -> list[tuple
     return [(a, user_project(a, hub, uid, env)) for a in chosen if has_user_scope(a)]
 
 
-def _global_config(env: Mapping[str, str]) -> Repository:
+def _global_config(env: Mapping[str, str]) -> Store:
     """A store's config: the global git config (and the store's own, which gitmem never sets)."""
     return open_store("claude", env)
 
 
-def user_agents(config: Repository) -> tuple[list[str], list[str]]:
+def user_agents(config: Store) -> tuple[list[str], list[str]]:
     """Agents beyond Claude Code whose user memory gitmem may sync: (those the user's own
     configuration names, those only this repository's own `gitmem.agents` names — which never
     choose whose memory of the person leaves: `users_own`)."""

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from gitmem.core.statedir import read_own
 from gitmem.errors import GitmemError
-from gitmem.gitstore import Repository
+from gitmem.gitstore.store import Store
 from gitmem.project.scopes import TEAM_REF, Project
 from gitmem.project.state import state_dir, write_atomic
 
@@ -34,7 +34,7 @@ _TIP = re.compile(r"[0-9a-f]{40,64}")
 _OFF = ("false", "no", "off", "0")
 
 
-def writer_id(repo: Repository) -> str:
+def writer_id(repo: Store) -> str:
     """This clone's writer id: random, made once and kept in <common-dir>/gitmem/writer-id
     (never a user's email in a ref name)."""
     found = known_writer_id(repo)
@@ -55,7 +55,7 @@ def plain_name(name: str) -> bool:
     return _NAME.fullmatch(name) is not None
 
 
-def known_writer_id(repo: Repository) -> str | None:
+def known_writer_id(repo: Store) -> str | None:
     """This clone's writer id if it has one (`writer_id` makes it)."""
     try:
         found = read_own(state_dir(repo.common_dir) / "writer-id").decode("ascii").strip()
@@ -229,7 +229,7 @@ def unglobbable(project: Project, timeout: float | None = None) -> None:
         remember_window(project.repo, window)
 
 
-def read_listing(repo: Repository) -> dict[str, str] | None:
+def read_listing(repo: Store) -> dict[str, str] | None:
     """A flood's listing (<common-dir>/gitmem/writers-listing): name -> tip of each writer ref
     the remote held when last listed, or None (no flood: the writer refs are tracking refs)."""
     try:
@@ -244,7 +244,7 @@ def read_listing(repo: Repository) -> dict[str, str] | None:
     return listing
 
 
-def remember_listing(repo: Repository, listing: dict[str, str] | None) -> None:
+def remember_listing(repo: Store, listing: dict[str, str] | None) -> None:
     """Record a flood's listing (`read_listing`); None: no flood, the file removed."""
     path = state_dir(repo.common_dir) / "writers-listing"
     if listing is None:
@@ -254,7 +254,7 @@ def remember_listing(repo: Repository, listing: dict[str, str] | None) -> None:
     write_atomic(path, "".join(f"{listing[n]} {n}\n" for n in sorted(listing)).encode())
 
 
-def ignored_names(repo: Repository) -> int:
+def ignored_names(repo: Store) -> int:
     """How many writer refs the last listing found with a name gitmem takes no ref of."""
     try:
         text = read_own(state_dir(repo.common_dir) / "writers-ignored").decode("ascii")
@@ -263,7 +263,7 @@ def ignored_names(repo: Repository) -> int:
     return int(text) if text.strip().isdigit() else 0
 
 
-def remember_ignored(repo: Repository, count: int) -> None:
+def remember_ignored(repo: Store, count: int) -> None:
     path = state_dir(repo.common_dir) / "writers-ignored"
     if count <= 0:
         path.unlink(missing_ok=True)
@@ -272,7 +272,7 @@ def remember_ignored(repo: Repository, count: int) -> None:
     write_atomic(path, f"{count}\n".encode())
 
 
-def merged_tips(repo: Repository) -> set[str]:
+def merged_tips(repo: Store) -> set[str]:
     """The writer tips found held by the remote's team ref (<common-dir>/gitmem/writers-merged)."""
     try:
         return set(read_own(state_dir(repo.common_dir) / "writers-merged").decode("ascii").split())
@@ -280,7 +280,7 @@ def merged_tips(repo: Repository) -> set[str]:
         return set()
 
 
-def read_retiring(repo: Repository) -> dict[str, str]:
+def read_retiring(repo: Store) -> dict[str, str]:
     """name -> tip of the writer refs the remote's team ref holds, to delete on the remote
     (<common-dir>/gitmem/writers-retiring; sync/writers.WriterRefs.retire)."""
     try:
@@ -295,7 +295,7 @@ def read_retiring(repo: Repository) -> dict[str, str]:
     return found
 
 
-def remember_retiring(repo: Repository, refs: dict[str, str]) -> None:
+def remember_retiring(repo: Store, refs: dict[str, str]) -> None:
     path = state_dir(repo.common_dir) / "writers-retiring"
     if not refs:
         path.unlink(missing_ok=True)
@@ -350,7 +350,7 @@ def unmerged(project: Project, save: bool = True, held: Sequence[str] = ()) -> d
     return taken
 
 
-def refused_before(repo: Repository) -> set[str]:
+def refused_before(repo: Store) -> set[str]:
     """The writer tips the gate refused here (<common-dir>/gitmem/writers-refused)."""
     try:
         return set(read_own(state_dir(repo.common_dir) / "writers-refused").decode("ascii").split())
@@ -358,7 +358,7 @@ def refused_before(repo: Repository) -> set[str]:
         return set()
 
 
-def remember_refused(repo: Repository, tips: set[str]) -> None:
+def remember_refused(repo: Store, tips: set[str]) -> None:
     """Record the writer tips refused (those still there): a later sync reads them last."""
     if tips == refused_before(repo):
         return
@@ -367,7 +367,7 @@ def remember_refused(repo: Repository, tips: set[str]) -> None:
     write_atomic(path, "".join(f"{tip}\n" for tip in sorted(tips)).encode())
 
 
-def read_window(repo: Repository) -> list[str] | None:
+def read_window(repo: Store) -> list[str] | None:
     """The names of the writer refs the next sync fetches (<common-dir>/gitmem/writers-window,
     written by the last sync's check past a backlog of MAX_WRITER_REFS), or None: none
     recorded (the glob, or the backlog read again)."""
@@ -378,7 +378,7 @@ def read_window(repo: Repository) -> list[str] | None:
     return [name for name in names if _NAME.fullmatch(name)] or None
 
 
-def remember_window(repo: Repository, names: Sequence[str]) -> None:
+def remember_window(repo: Store, names: Sequence[str]) -> None:
     """Record the next sync's window (`read_window`); none: the file removed."""
     path = state_dir(repo.common_dir) / "writers-window"
     if not names:

@@ -20,7 +20,7 @@ from gitmem.errors import UsageError
 
 if TYPE_CHECKING:
     from gitmem.claude.hooks import HookChange
-    from gitmem.gitstore import Repository
+    from gitmem.gitstore.store import Store
 
 MCP_FILE = ".mcp.json"
 SERVER = "gitmem"
@@ -43,7 +43,7 @@ def mcp_entry(root: Path) -> dict[str, Any]:
     }
 
 
-def install_mcp(repo: Repository, root: Path) -> HookChange:
+def install_mcp(repo: Store, root: Path) -> HookChange:
     from gitmem.claude.hooks import LOCAL_SETTINGS, HookChange, _dump, _load, _write, links_out
 
     path = root / MCP_FILE
@@ -181,7 +181,7 @@ def recall_status(root: Path, settings: Path) -> dict[str, str | None]:
     return found
 
 
-def uninstall(repo: Repository, root: Path | None, settings: Path) -> list[str]:
+def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
     """Take out what install_mcp and install_recall added (before gitmem.claude.hooks.uninstall, so
     that it finds the settings as its own install left them); a line for each change."""
     from gitmem.claude.hooks import _dump, _load, _write

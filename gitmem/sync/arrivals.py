@@ -66,10 +66,14 @@ def tips(project: Project) -> dict[str, str | None]:
     """Each synced ref's tip now: what `arrivals` compares the tips after a sync with. One
     `for-each-ref` of its own: the store's cached listing is the sync's to read under its
     lock, not to be filled before it."""
+    from gitmem.gitstore.base import needs_git
+
     refs = sorted({s.ref for s in project.scopes if s.ref and s.pushable})
-    out = project.repo.git(
-        "for-each-ref", "--format=%(objectname) %(refname)", *refs
-    ).stdout.decode("utf-8", "surrogateescape")
+    out = (
+        needs_git(project.repo, "the tips read afresh")
+        .git("for-each-ref", "--format=%(objectname) %(refname)", *refs)
+        .stdout.decode("utf-8", "surrogateescape")
+    )
     found: dict[str, str] = {}
     for line in out.splitlines():
         oid, _, ref = line.partition(" ")

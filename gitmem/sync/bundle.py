@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError, RemoteError, UntrustedTreeError, UsageError
+from gitmem.gitstore.base import needs_git
 from gitmem.gitstore.bundles import Bundles
 from gitmem.project.scopes import Project
 
@@ -56,10 +57,10 @@ def create(project: Project, path: Path, since: str | None = None) -> BundleMade
     exclude = _since(project, since) if since else ()
     repo = project.repo
     target = Path(os.path.abspath(path))
-    written = Bundles(repo).create_bundle(target, refs, exclude)
-    heads = Bundles(repo).bundle_header(target).heads if written else {}
+    written = Bundles(needs_git(repo, "a bundle")).create_bundle(target, refs, exclude)
+    heads = Bundles(needs_git(repo, "a bundle")).bundle_header(target).heads if written else {}
     if written:
-        why = Bundles(repo).verify_bundle(target)
+        why = Bundles(needs_git(repo, "a bundle")).verify_bundle(target)
         if why is not None:  # git wrote what it cannot read back: say so, keep nothing
             target.unlink(missing_ok=True)
             raise UsageError(f"the bundle {target} does not verify: {why}", "retry")
@@ -70,7 +71,7 @@ def _since(project: Project, since: str) -> tuple[str, ...]:
     """The commits an incremental bundle leaves out: an earlier bundle's tips, or one rev."""
     repo = project.repo
     if os.path.isfile(since):
-        header = Bundles(repo).bundle_header(Path(os.path.abspath(since)))
+        header = Bundles(needs_git(repo, "a bundle")).bundle_header(Path(os.path.abspath(since)))
         # what the receiver has after that bundle: its tips, and what it needed before it (a
         # ref left out of it as unchanged stays left out); a commit never here cannot be
         return tuple(
@@ -95,7 +96,7 @@ def unbundle(project: Project, path: Path, force_key: bool = False) -> SyncResul
     target = Path(os.path.abspath(path))
     if not target.is_file():
         raise UsageError(f"no bundle file at {target}", "give the file gitmem bundle create wrote")
-    heads, needs = Bundles(repo).bundle_header(target)
+    heads, needs = Bundles(needs_git(repo, "a bundle")).bundle_header(target)
     missing = [oid for oid in needs if repo.object_type(oid) is None]
     if missing:
         raise UsageError(
@@ -104,7 +105,7 @@ def unbundle(project: Project, path: Path, force_key: bool = False) -> SyncResul
             "unbundle the bundle handed over before it first, or ask for a whole one "
             "(gitmem bundle create without --since)",
         )
-    why = Bundles(repo).verify_bundle(target)
+    why = Bundles(needs_git(repo, "a bundle")).verify_bundle(target)
     if why is not None:
         raise UsageError(
             f"refusing the bundle {target}: {why}",

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Iterator
 from gitmem.core.sanitize import shown_url
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
-from gitmem.gitstore.transport import NO_MESSAGE, PendingFetch
+from gitmem.gitstore.store import Fetching
+from gitmem.gitstore.transport import NO_MESSAGE
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import fetch_spec, unglobbable
@@ -70,7 +71,7 @@ class Exchange:
     def fetch(self, prune: bool = True, refs: Iterable[str] | None = None) -> None:
         self.finish_fetch(self.start_fetch(refs), prune)
 
-    def start_fetch(self, refs: Iterable[str] | None = None) -> list[PendingFetch]:
+    def start_fetch(self, refs: Iterable[str] | None = None) -> list[Fetching]:
         """Start fetching our refs (or only `refs`: those a push saw rejected) from every
         remote that holds them (in parallel, and in parallel with whatever the caller does
         until `finish_fetch`). The first round's fetch may have been started with the lock
@@ -88,11 +89,11 @@ class Exchange:
         self.run.fetched_from.update(known)
         return begin_fetch(self.project, known, self.opts.timeout, self.extra)
 
-    def cancel_fetch(self, pending: list[PendingFetch]) -> None:
+    def cancel_fetch(self, pending: list[Fetching]) -> None:
         for fetch in pending:
             fetch.cancel()
 
-    def finish_fetch(self, pending: list[PendingFetch], prune: bool = True) -> None:
+    def finish_fetch(self, pending: list[Fetching], prune: bool = True) -> None:
         missing: set[tuple[str, str]] = set()  # (remote, what the remote calls the ref)
         try:
             for i, fetch in enumerate(pending):
@@ -117,7 +118,7 @@ class Exchange:
                     f"the remote's {ref} was rewritten (force-pushed); merged without losing local memory"
                 )
 
-    def _hub_error(self, exc: RemoteError, pending: list[PendingFetch]) -> RemoteError:
+    def _hub_error(self, exc: RemoteError, pending: list[Fetching]) -> RemoteError:
         """The hub is a setting, not a remote `git fetch` knows: say which one to check."""
         if self.project.hub and any(f.remote == self.project.hub for f in pending):
             hub = shown_url(self.project.hub)
@@ -126,7 +127,7 @@ class Exchange:
                 return RemoteError(told, HUB_FETCH_HINT)
         return exc
 
-    def _set_aside(self, remote: str, exc: RemoteError, others: list[PendingFetch]) -> bool:
+    def _set_aside(self, remote: str, exc: RemoteError, others: list[Fetching]) -> bool:
         """A hub that cannot be reached must not hold the project's own refs back (nor the
         project's remote the hub's): when another remote's fetch is under way, the refs of
         the unreachable one are set aside (nothing merged or pushed on them) and said after

@@ -19,8 +19,8 @@ from typing import NamedTuple
 from gitmem.core.fileread import NotAFile, check_regular, read_regular, read_when_written
 from gitmem.core.limits import MAX_BLOB_BYTES
 from gitmem.core.tempfiles import NAME_KEPT, TEMP_PREFIX, left_by_a_killed_run, temp_path
-from gitmem.gitstore import Repository
 from gitmem.gitstore.folderindex import RACY_SECONDS
+from gitmem.gitstore.store import Store
 from gitmem.project.state import (
     STAT_MASK,
     FileRecord,
@@ -183,7 +183,7 @@ GitCheck = tuple[set[str], list[str]]
 
 
 def snapshot(
-    repo: Repository,
+    repo: Store,
     folder: Path,
     known: Mapping[str, FileRecord],
     exclude: frozenset[str] = frozenset(),
@@ -404,7 +404,7 @@ def _unsyncable(rel: str, st: os.stat_result) -> str | None:
     return None
 
 
-def _disk_oid(repo: Repository, path: Path, record: FileRecord | None) -> str | None:
+def _disk_oid(repo: Store, path: Path, record: FileRecord | None) -> str | None:
     """Blob id of what the file holds now (None: absent); the stat cache avoids re-reading.
     NotAFile: something else stands there."""
     try:
@@ -418,7 +418,7 @@ def _disk_oid(repo: Repository, path: Path, record: FileRecord | None) -> str | 
 
 
 def materialize(
-    repo: Repository,
+    repo: Store,
     folder: Path,
     expected: Mapping[str, str],
     target: Mapping[str, str],
@@ -502,7 +502,7 @@ CHECKOUT_CHUNK = 5000  # files git checks out per run: progress that moves, few 
 
 
 def _check_out_new(
-    repo: Repository,
+    repo: Store,
     folder: Path,
     target: Mapping[str, str],
     extra: Mapping[str, Path],
@@ -626,7 +626,7 @@ def _prepare(path: Path, data: bytes, current: str | None) -> tuple[Path, os.sta
 
 
 def _place_batch(
-    repo: Repository,
+    repo: Store,
     done: Materialized,
     batch: list[_Pending],
     now: float,
@@ -664,7 +664,7 @@ def _place_batch(
 
 @contextlib.contextmanager
 def _settled(
-    repo: Repository, done: Materialized, rel: str, path: Path, current: str | None
+    repo: Store, done: Materialized, rel: str, path: Path, current: str | None
 ) -> Iterator[None]:
     """What a write or delete that found an edit, a stranger or an error on its way leaves:
     the file as it is, reported (never half-written)."""
@@ -693,7 +693,7 @@ class _Ahead:
 
     CHUNK = 256
 
-    def __init__(self, repo: Repository, oids: list[str]) -> None:
+    def __init__(self, repo: Store, oids: list[str]) -> None:
         self.repo, self.oids, self.at = repo, oids, 0
         self.last = {oid: i for i, oid in enumerate(oids)}
         self.held: dict[str, bytes] = {}
@@ -717,7 +717,7 @@ class _CreatedMeanwhile(Exception):
 
 
 def _replace_checked(
-    repo: Repository, path: Path, tmp: Path, written: os.stat_result, was: str | None
+    repo: Store, path: Path, tmp: Path, written: os.stat_result, was: str | None
 ) -> str | None:
     """Atomically put the flushed temp file `tmp` at `path`, which was checked to hold blob
     `was` (None: absent); `tmp` is gone afterwards, whatever happens.
@@ -765,9 +765,7 @@ def _replace_checked(
             os.unlink(tmp)  # placed (gone already), or refused
 
 
-def _replace_exchanging(
-    repo: Repository, path: Path, tmp: Path, was: str
-) -> tuple[str | None] | None:
+def _replace_exchanging(repo: Store, path: Path, tmp: Path, was: str) -> tuple[str | None] | None:
     """_replace_checked in one atomic swap: what the swap displaced is exactly what stood at
     `path` at that instant, so an editor's save renamed there after the check comes back to
     be merged (a hard link taken before the rename would keep the inode it replaced, not
@@ -793,7 +791,7 @@ def _replace_exchanging(
     return (None if oid == was else oid,)
 
 
-def _remove_checked(repo: Repository, path: Path, was: str | None) -> str | None:
+def _remove_checked(repo: Store, path: Path, was: str | None) -> str | None:
     """Delete `path`, checked to hold blob `was`: renamed aside first, so a write that lands
     in between is caught (returned as a blob id to merge) instead of deleted with it."""
     aside = temp_path(path, "gone-")

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
-from gitmem.gitstore import Repository
+from gitmem.gitstore.store import Store
 from gitmem.project.scopes import Project, Scope
 from gitmem.project.state import (
     FileRecord,
@@ -108,7 +108,7 @@ class SyncRun:
 
     def __init__(self, project: Project, options: SyncOptions) -> None:
         self.project = project
-        self.repo: Repository = project.repo
+        self.repo: Store = project.repo
         self.opts = options
         self.result = SyncResult(options.mode, project.remote, dry_run=options.dry_run)
         for s in chosen_scopes(project, options.scopes):

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import GitmemError
-from gitmem.gitstore import Repository
 from gitmem.gitstore.objects import blobs
+from gitmem.gitstore.store import Store
 from gitmem.merge.tree import Ages, closest_version, merge_trees
 from gitmem.project.refmeta import rekeyed
 from gitmem.project.scopes import Scope, hostname
@@ -99,7 +99,7 @@ def merge_tips(
     return commit, Made(dict(merged.files), base, times)
 
 
-def _line_ages(repo: Repository, base: str | None, local: str, remote: str) -> tuple[Ages, Ages]:
+def _line_ages(repo: Store, base: str | None, local: str, remote: str) -> tuple[Ages, Ages]:
     """Each side's `git blame` of a file since the merge base (asked only for an index over
     the caps): when each plain bullet was written, the archive's rank for it (#24)."""
 

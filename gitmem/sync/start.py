@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from gitmem.gitstore.transport import PendingFetch
+from gitmem.gitstore.store import Fetching
 from gitmem.project.scopes import TEAM_REF, Project, Scope
 from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import enabled, fetch_specs
@@ -78,12 +78,12 @@ def begin_fetch(
     known: dict[str, str | None],
     timeout: float,
     extra: Mapping[str, list[str]] | None = None,
-) -> list[PendingFetch]:
+) -> list[Fetching]:
     """Start fetching the refs of `known` (ref -> its tracking ref's oid before the fetch) and
     `extra` from every remote that holds them, in parallel with each other and with whatever
     the caller does until each `finish()`."""
     tracking = {project.tracking_ref(r): oid for r, oid in known.items()}
-    pending: list[PendingFetch] = []
+    pending: list[Fetching] = []
     try:
         for remote, specs in fetch_plan(project, known, extra).items():
             # a ref the remote may not have (never seen there: no team memory yet, a first
@@ -119,7 +119,7 @@ class SyncStart:
         self.timeout = timeout
         self.cleared: list[str] = []  # stale ref locks removed (the session says so)
         self.fetched_from: dict[str, str | None] = {}  # tracking refs before the fetch
-        self.fetching: list[PendingFetch] | None = None
+        self.fetching: list[Fetching] | None = None
         self.extra: dict[str, list[str]] = {}  # what it fetches with them (a fetch started)
         self._lock = contextlib.ExitStack()
         repo = project.repo
@@ -139,7 +139,7 @@ class SyncStart:
 
     def take_fetch(
         self, refs: Iterable[str], timeout: float, extra: Mapping[str, list[str]] | None = None
-    ) -> list[PendingFetch] | None:
+    ) -> list[Fetching] | None:
         """The fetch started early, once, when it fetches exactly `refs` (and `extra`) with
         `timeout` (else it is cancelled, and the caller fetches what it needs)."""
         pending, self.fetching = self.fetching, None

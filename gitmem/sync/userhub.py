@@ -13,7 +13,7 @@ from gitmem.sync.report import SyncOptions, SyncResult
 from gitmem.sync.session import run_sync
 
 if TYPE_CHECKING:
-    from gitmem.gitstore import Repository
+    from gitmem.gitstore.store import Store
     from gitmem.sync.arrivals import Arrival
 
 
@@ -26,7 +26,7 @@ class UserSync:
 
 
 def sync_user(
-    repo: Repository | None,
+    repo: Store | None,
     env: Mapping[str, str],
     timeout: float | None = None,
     dry_run: bool = False,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from gitmem.errors import GitmemError
-from gitmem.gitstore import Repository
 from gitmem.gitstore.objects import as_tree_input, blobs
+from gitmem.gitstore.store import Store
 from gitmem.project.scopes import Project
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class RefView(Protocol):
 class PlainView:
     sealed = False
 
-    def __init__(self, repo: Repository) -> None:
+    def __init__(self, repo: Store) -> None:
         self.repo = repo
 
     def files(self, commit: str) -> dict[str, str]:
@@ -83,7 +83,7 @@ class PlainView:
 class SealedView:
     sealed = True
 
-    def __init__(self, repo: Repository, codec: PersonalCodec) -> None:
+    def __init__(self, repo: Store, codec: PersonalCodec) -> None:
         self.repo, self.codec = repo, codec
 
     def files(self, commit: str) -> dict[str, str]:

@@ -183,6 +183,7 @@ def test_a_key_change_sees_a_fetch_that_landed_after_the_refs_were_first_read(
     keys.grant(project, str(x25519.Identity.generate().to_public()))
     run_sync(project, SyncOptions(mode="sync"))
     repo = project.repo
+    assert isinstance(repo, Repository)  # the git store's cached listing
     tip = repo.resolve(project.user_ref)
     tracking = project.tracking_ref(project.user_ref)
     assert tip is not None and repo.our_refs()[tracking] == tip  # read before the lock

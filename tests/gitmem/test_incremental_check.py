@@ -19,10 +19,10 @@ import pytest
 
 from gitmem.errors import GitmemError
 from gitmem.gitstore import BLOB_MODE, EXEC_MODE, Repository
-from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.policy.rules import MAX_BLOB_BYTES, MAX_DEPTH
 from gitmem.policy.treecheck import Checked, _along_changes, check_tree, commit_findings
 from gitmem.project.refmeta import render_meta
+from tests.fakes.memoryrepo import MemoryRepository
 from tests.support.stores import git_repository
 
 WHO = ("Ann Example", "ann@example.com")
@@ -171,7 +171,7 @@ HOSTILE: list[Change] = [
 
 def outcome(store: Store, commit: str, ref: str, since: Checked | None) -> tuple[object, ...]:
     try:
-        meta, findings, counts = check_tree(cast(Repository, store), commit, ref, since=since)
+        meta, findings, counts = check_tree(store, commit, ref, since=since)
     except GitmemError as exc:
         return (type(exc).__name__, exc.message)
     # the case-folding warning is the whole check's alone (no sync shows it)
@@ -185,7 +185,7 @@ def test_checking_along_changes_answers_as_the_whole_check(store: Store, ref: st
     for case in range(40):
         files = base_files(rng, ref)
         base = commit_of(store, files, [])
-        _, _, since = check_tree(cast(Repository, store), base, ref)
+        _, _, since = check_tree(store, base, ref)
         assert since is not None, "a clean base passes and is counted"
         changes = rng.sample(HONEST, rng.randrange(1, 4))
         if case % 2:
@@ -197,7 +197,7 @@ def test_checking_along_changes_answers_as_the_whole_check(store: Store, ref: st
 
         whole = outcome(store, tip, ref, None)
         assert outcome(store, tip, ref, since) == whole, (case, changes)
-        quick = _along_changes(cast(Repository, store), tip, ref, since)
+        quick = _along_changes(store, tip, ref, since)
         if whole[0] != "passed":  # the quick path alone never passes a refused tree
             assert quick is None or any(f.blocking for f in quick[0]), (case, changes)
         elif quick is not None:
@@ -209,7 +209,7 @@ def test_checking_along_changes_answers_as_the_whole_check(store: Store, ref: st
 def test_a_name_twice_in_a_folder_is_left_to_the_whole_check(store: Store) -> None:
     files = base_files(random.Random(1), TEAM)
     base = commit_of(store, files, [])
-    _, _, since = check_tree(cast(Repository, store), base, TEAM)
+    _, _, since = check_tree(store, base, TEAM)
     assert since is not None
     tree = store.read_commit(base)[0]
     team = store.tree_entry(tree, "team")
@@ -228,7 +228,7 @@ def test_a_name_twice_in_a_folder_is_left_to_the_whole_check(store: Store) -> No
     )
     assert team and width in (20, 32)
     tip = store.write_commit(store.write_object("tree", root), [base], "hostile")
-    assert _along_changes(cast(Repository, store), tip, TEAM, since) is None
+    assert _along_changes(store, tip, TEAM, since) is None
     assert outcome(store, tip, TEAM, since) == outcome(store, tip, TEAM, None)
     assert outcome(store, tip, TEAM, None)[0] == "UntrustedTreeError"
 
@@ -262,7 +262,7 @@ def test_a_name_with_a_slash_is_refused_along_changes_and_whole(
     validate: git fsck refuses the tree, and every listing shows it as a path it is not."""
     files = base_files(random.Random(2), TEAM)
     base = commit_of(store, files, [])
-    _, _, since = check_tree(cast(Repository, store), base, TEAM)
+    _, _, since = check_tree(store, base, TEAM)
     assert since is not None
     blob = store.write_blob(topic("planted"))
     oid = store.write_tree({"x.md": (BLOB_MODE, blob)}) if mode == b"40000" else blob
@@ -270,14 +270,14 @@ def test_a_name_with_a_slash_is_refused_along_changes_and_whole(
     tip = store.write_commit(
         _with_entry(store, store.read_commit(base)[0], folder, raw), [base], "hostile"
     )
-    assert _along_changes(cast(Repository, store), tip, TEAM, since) is None, name
+    assert _along_changes(store, tip, TEAM, since) is None, name
     whole = outcome(store, tip, TEAM, None)
     assert outcome(store, tip, TEAM, since) == whole, name
     shown = f"{folder}/" if folder else ""
     assert whole[0] == "UntrustedTreeError", whole
     assert f"{TEAM}: {shown}{name.decode()}: GM101 error:" in str(whole[1]), whole
     assert repr(name.decode()) in str(whole[1]) and "'/' in a name" in str(whole[1]), whole
-    first = commit_findings(cast(Repository, store), tip, TEAM)[0]
+    first = commit_findings(store, tip, TEAM)[0]
     assert (first.code, first.path) == ("GM101", shown + name.decode()), first
     if isinstance(store, Repository):  # the reason: git itself refuses the tree
         fsck = subprocess.run(
@@ -365,11 +365,11 @@ def test_only_what_passed_as_memory_text_is_known_to_a_later_check(store: Store)
         theirs = {**plain, "auto/planted.md": ours[source]}
         tip = commit_of(store, theirs, [mine])
         with pytest.raises(GitmemError, match=r"auto/planted.md:\d+: GM111"):
-            check_tree(cast(Repository, store), tip, USER, ours=lambda: read_as_text(listed))
+            check_tree(store, tip, USER, ours=lambda: read_as_text(listed))
     theirs = {**plain, f"auto/{hexname}": (BLOB_MODE, topic("x"))}  # a sealed name, in plain
     tip = commit_of(store, theirs, [mine])
     with pytest.raises(GitmemError, match=f"auto/{hexname}: GM104"):
-        check_tree(cast(Repository, store), tip, USER, ours=lambda: read_as_text(listed))
+        check_tree(store, tip, USER, ours=lambda: read_as_text(listed))
 
 
 def test_removing_many_files_reads_none_of_them(store: Store, tmp_path: Path) -> None:
@@ -379,11 +379,11 @@ def test_removing_many_files_reads_none_of_them(store: Store, tmp_path: Path) ->
     files = base_files(random.Random(5), TEAM)
     removed = {f"team/old-{i}.md": (BLOB_MODE, topic(f"old-{i}", "x" * 4000)) for i in range(600)}
     base = commit_of(store, {**files, **removed}, [])
-    _, _, since = check_tree(cast(Repository, store), base, TEAM)
+    _, _, since = check_tree(store, base, TEAM)
     files["team/new.md"] = (BLOB_MODE, topic("new"))
     tip = commit_of(store, files, [base])
     gone = {store.write_blob(data) for _, data in removed.values()}
-    whole = check_tree(cast(Repository, store), tip, TEAM)[2]
+    whole = check_tree(store, tip, TEAM)[2]
     git = not isinstance(store, MemoryRepository)  # (the memory store's sizes are lengths)
     for packed in (False, True) if git else (False,):
         if packed:
@@ -404,7 +404,7 @@ def test_removing_many_files_reads_none_of_them(store: Store, tmp_path: Path) ->
 
             setattr(store, name, spy)
         try:
-            quick = _along_changes(cast(Repository, store), tip, TEAM, cast(Checked, since))
+            quick = _along_changes(store, tip, TEAM, cast(Checked, since))
         finally:
             for name in ("read_blob", "read_blobs", "_read"):
                 delattr(store, name)
@@ -447,7 +447,7 @@ def test_the_trigger_search_gives_the_answer_of_scanning_every_file(
             "team/pem.md",
         }
     )
-    repo = cast(Repository, store)
+    repo = store
     fast = commit_findings(repo, commit, TEAM)
     monkeypatch.setattr(treecheck, "GREP_FROM", 10**9)
     assert fast == commit_findings(repo, commit, TEAM)

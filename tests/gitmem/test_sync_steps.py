@@ -8,13 +8,11 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
 from gitmem.gitstore import PushOutcome, Repository
-from gitmem.gitstore.memory import MemoryStore
-from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.project.scopes import TEAM_REF, Project, open_project
 from gitmem.sync import SyncOptions, run_sync
 from gitmem.sync.fetchpush import fetch_plan
@@ -23,6 +21,8 @@ from gitmem.sync.session import MAX_BACKOFF, ROUND_FLOOR, backoff
 from gitmem.sync.snapshot import Snapshots
 from gitmem.sync.start import SyncStart
 from gitmem.sync.views import PlainView, SealedView
+from tests.fakes.memory import MemoryStore
+from tests.fakes.memoryrepo import MemoryRepository
 from tests.gitmem.test_usecases import (
     git_template,  # noqa: F401 (a fixture used here)
     read,
@@ -68,7 +68,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Clon
             repo = MemoryRepository(tmp_path / name, WHO)
             repo.add_remote("origin", server, URL)
             opened.append(repo)
-            return open_project(cast(Repository, repo))
+            return open_project(repo)
 
     else:
         template: Path = request.getfixturevalue("git_template")

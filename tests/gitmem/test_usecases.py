@@ -22,7 +22,6 @@ import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import cast
 
 import pytest
 
@@ -30,14 +29,14 @@ from gitmem.commands.memorydiff import memory_diff
 from gitmem.commands.status import project_status
 from gitmem.errors import GitmemError, UntrustedTreeError
 from gitmem.gitstore import BLOB_MODE, Repository
-from gitmem.gitstore.memory import MemoryStore
-from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.history.versions import memory_log, restore, versions
 from gitmem.policy.rules import MAX_BLOB_BYTES
 from gitmem.policy.treecheck import META_FILE
 from gitmem.project.scopes import TEAM_REF, Project, open_project
 from gitmem.sync import SyncOptions, SyncResult, run_sync
 from gitmem.sync.folders import materialize, snapshot
+from tests.fakes.memory import MemoryStore
+from tests.fakes.memoryrepo import MemoryRepository
 from tests.support.world import git, isolated_env
 
 WHO = ("Ann Example", "ann@example.com")
@@ -95,7 +94,7 @@ def clone(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Clones]:
             repo = MemoryRepository(tmp_path / name, WHO)
             repo.add_remote("origin", server, URL)
             opened.append(repo)
-            return open_project(cast(Repository, repo))  # the same door, duck-typed
+            return open_project(repo)  # the same door: both meet `Store`
 
     yield make
     for repo in opened:

@@ -6,17 +6,16 @@ in, they converge byte for byte."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitmem.gitstore import Repository
-from gitmem.gitstore.memory import MemoryStore
-from gitmem.gitstore.memoryrepo import MemoryRepository
 from gitmem.project.scopes import TEAM_REF, Project, open_project
 from gitmem.project.writerrefs import writer_id
+from tests.fakes.memory import MemoryStore
+from tests.fakes.memoryrepo import MemoryRepository, memory_repository
 from tests.gitmem.test_sync_steps import (  # noqa: F401 (fixtures used here)
     URL,
     WHO,
@@ -96,7 +95,7 @@ def memory_clones(tmp: Path, count: int) -> list[Project]:
     for i in range(count):
         repo = MemoryRepository(tmp / f"c{i}", WHO)
         repo.add_remote("origin", server, URL)
-        out.append(open_project(cast(Repository, repo)))
+        out.append(open_project(repo))
     return out
 
 
@@ -114,7 +113,7 @@ def landed(tmp: Path, count: int) -> tuple[list[Project], MemoryStore]:
         write(p, "seed.md", f"# seed\none\ntwo\nthree, by {i}\n")  # one file edited by all
     for p in projects:
         sync(p, "push")
-    repo = cast(MemoryRepository, projects[0].repo)
+    repo = memory_repository(projects[0].repo)
     server = repo._server("origin")
     return projects, server
 
@@ -128,7 +127,7 @@ def test_a_reader_past_the_cap_is_told_and_folds_the_rest_later(
     projects, server = landed(tmp_path, 5)
     assert len([r for r in server.references if r.startswith(WRITERS)]) == 4
     reader = memory_clones(tmp_path / "reader", 1)[0]
-    cast(MemoryRepository, reader.repo).add_remote("origin", server, URL)
+    memory_repository(reader.repo).add_remote("origin", server, URL)
     result = sync(reader, "pull")
     assert any("holds 4 writer refs" in n and "read 2" in n for n in result.refs[TEAM_REF].notes)
     seen = {p.name for p in reader.scope("team").path.iterdir()}
@@ -167,7 +166,7 @@ def test_clones_converge_byte_for_byte_whatever_order_they_sync_in(
 def test_an_older_client_sees_a_landed_write_once_a_newer_one_folded_it(tmp_path: Path) -> None:
     projects, server = landed(tmp_path, 2)
     old = memory_clones(tmp_path / "old", 1)[0]
-    cast(MemoryRepository, old.repo).add_remote("origin", server, URL)
+    memory_repository(old.repo).add_remote("origin", server, URL)
     old.repo.config_set("gitmem.writerRefs", "false")  # fetches the team ref only, as before
     sync(old, "pull")
     assert not (old.scope("team").path / "from-1.md").exists()
@@ -323,7 +322,7 @@ def test_a_fold_is_the_same_bytes_whatever_order_the_writer_tips_come_in(
         def clone(name: str, tmp: Path = tmp_path / f"p{n}", srv: MemoryStore = server) -> Project:
             repo = MemoryRepository(tmp / name, WHO)
             repo.add_remote("origin", srv, URL)
-            return open_project(cast(Repository, repo))
+            return open_project(repo)
 
         three_writers_landed(clone, list(perm))
         reader = clone("reader")
@@ -380,7 +379,7 @@ def test_past_the_cap_a_sync_fetches_no_more_writer_refs_than_it_reads(
     on_remote = sorted(r for r in server.references if r.startswith(WRITERS))
     assert len(on_remote) == 5
     reader = memory_clones(tmp_path / "reader", 1)[0]
-    cast(MemoryRepository, reader.repo).add_remote("origin", server, URL)
+    memory_repository(reader.repo).add_remote("origin", server, URL)
     glob = [names.fetch_spec(reader)]
     assert writer_specs(reader, [TEAM_REF]) == {TEAM_REF: glob}  # nothing known yet
     sync(reader, "pull")  # fetches all five (the glob), reads two

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitmem.gitstore.memory import MemoryStore
 from gitmem.merge.tree import TreeMerge, merge_trees
 from merge_drivers import diff, merge_file
+from tests.fakes.memory import MemoryStore
 
 N = 20_000
 BOUND = 12.0  # seconds on a loaded 2-core machine (~2-4 s idle); quadratic code takes minutes

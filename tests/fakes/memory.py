@@ -1,12 +1,12 @@
 """An in-memory store behind the same door as `Repository` (objects, trees, commits, refs by
-compare-and-swap), for fast unit tests of the use cases. It encodes objects with the git
+compare-and-swap: `gitstore.store.ObjectsAndRefs`), for fast unit tests of the use cases. It encodes objects with the git
 store's own code (`ObjectEncoding`), so its ids are git's ids; one conformance suite
 (tests/gitmem/test_store_conformance.py) runs against both."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from gitmem.errors import ConcurrentUpdate, GitError
@@ -24,14 +24,20 @@ class MemoryStore(ObjectEncoding):
         self._who = who
 
     def write_object(self, kind: str, data: bytes) -> str:
-        raw = b"%s %d\0" % (kind.encode(), len(data)) + data
-        algorithm = hashlib.sha256 if self.object_format == "sha256" else hashlib.sha1
-        oid = algorithm(raw).hexdigest()
+        oid = self._id(kind, data)
         self.objects.setdefault(oid, (kind, data))
         return oid
 
+    def blob_id(self, data: bytes) -> str:
+        return self._id("blob", data)
+
+    def _id(self, kind: str, data: bytes) -> str:
+        raw = b"%s %d\0" % (kind.encode(), len(data)) + data
+        algorithm = hashlib.sha256 if self.object_format == "sha256" else hashlib.sha1
+        return algorithm(raw).hexdigest()
+
     def _read(self, oid: str) -> tuple[str, bytes]:
-        found = self.objects.get(oid)
+        found = self.objects.get(oid) or self._restored(oid)  # as the git store: restorers last
         if found is None:
             raise GitError(f"object {oid} is missing from the repository", "run git fsck")
         return found
@@ -58,7 +64,13 @@ class MemoryStore(ObjectEncoding):
             if entry.kind == "blob" and any(w in self.read_blob(entry.oid).lower() for w in wanted)
         )
 
-    def check_out(self, files: Mapping[str, str], folder: Path) -> bool:
+    def check_out(
+        self,
+        files: Mapping[str, str],
+        folder: Path,
+        chunk: int = 0,
+        progress: Callable[[int], None] | None = None,
+    ) -> bool:
         """No git to check out with: the caller writes the files itself."""
         return False
 
@@ -87,17 +99,15 @@ class MemoryStore(ObjectEncoding):
         return {r: o for r, o in self.references.items() if r == prefix or r.startswith(full)}
 
     def update_ref(self, ref: str, new: str, old: str | None, message: str = "gitmem") -> None:
-        check_ours(ref)
-        if self.references.get(ref) != old:
-            raise ConcurrentUpdate(f"{ref} moved while gitmem was working", "run the command again")
-        self.references[ref] = new
+        self.update_refs([(ref, new, old)], message)
 
     def update_refs(
         self, moves: Sequence[tuple[str, str, str | None]], message: str = "gitmem"
     ) -> None:
+        names = [ref for ref, _, _ in moves]
         for ref, _, old in moves:  # all or none, like git's transaction
             check_ours(ref)
-            if self.references.get(ref) != old:
+            if self.references.get(ref) != old or _in_the_way(ref, [*self.references, *names]):
                 raise ConcurrentUpdate(
                     f"{ref} moved while gitmem was working", "run the command again"
                 )
@@ -136,3 +146,9 @@ class MemoryStore(ObjectEncoding):
 
     def close(self) -> None:
         pass
+
+
+def _in_the_way(ref: str, others: Sequence[str]) -> bool:
+    """Whether another ref is a folder of `ref` or inside it: git keeps a ref as a file, so
+    `refs/gitmem/team` and `refs/gitmem/team/x` cannot both be."""
+    return any(o.startswith(ref + "/") or ref.startswith(o + "/") for o in others)

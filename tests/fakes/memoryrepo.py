@@ -1,5 +1,5 @@
 """An in-memory stand-in for `Repository` as the use cases see it (sync, status, log, diff,
-restore): objects and refs in memory, the commit graph walked in Python, and fetch/push against
+restore; it meets `gitstore.store.Store`, which mypy checks): objects and refs in memory, the commit graph walked in Python, and fetch/push against
 a loopback "remote" (another MemoryStore) with git's rules — refspec globs, pushes without
 force rejected unless they fast-forward, a ref in the way refused for good.
 
@@ -16,10 +16,13 @@ from pathlib import Path
 
 from gitmem.errors import GitError, RemoteError
 from gitmem.gitstore.base import TreeEntry
-from gitmem.gitstore.memory import MemoryStore
 from gitmem.gitstore.objects import TREE_MODE, signature_batches
+from gitmem.gitstore.refs import check_ours
 from gitmem.gitstore.repository import append_exclude
+from gitmem.gitstore.revisions import Commit
+from gitmem.gitstore.store import Store
 from gitmem.gitstore.transport import PushOutcome
+from tests.fakes.memory import MemoryStore
 
 
 class MemoryRepository(MemoryStore):
@@ -35,6 +38,9 @@ class MemoryRepository(MemoryStore):
         self.is_bare = False
         self.settings: dict[str, str] = {"user.name": who[0], "user.email": who[1]}
         self.servers: dict[str, MemoryStore] = {}  # remote name (or URL) -> the loopback remote
+        # the fake's config is the test's: nothing read from a work tree, nothing lowered
+        self.config_from_tree: list[tuple[str, str]] = []
+        self.lowered_by_repo: list[tuple[str, str]] = []
 
     def __enter__(self) -> MemoryRepository:
         return self
@@ -49,13 +55,29 @@ class MemoryRepository(MemoryStore):
     # -- configuration and the branch side ---------------------------------------------------
 
     def config(self) -> dict[str, list[str]]:
-        return {k.lower(): [v] for k, v in self.settings.items()}
+        return {k.lower(): v.split("\n") for k, v in self.settings.items()}
 
-    def config_get(self, key: str) -> str | None:
+    def config_get(self, key: str, scope: str | None = None) -> str | None:
+        """Every setting of the fake is the repository's own: none in another scope."""
+        if scope not in (None, "local"):
+            return None
         return self.config().get(key.lower(), [None])[-1]
 
     def config_set(self, key: str, value: str) -> None:
         self.settings[key] = value
+
+    def config_add(self, key: str, value: str) -> None:
+        """A multi-valued key: its values one per line (the fake keeps one string a key)."""
+        values = self.settings.get(key, "").split("\n") if key in self.settings else []
+        if value not in values:
+            self.settings[key] = "\n".join([*values, value])
+
+    def config_remove(self, key: str, value: str) -> None:
+        values = [v for v in self.settings.get(key, "").split("\n") if v and v != value]
+        if values:
+            self.settings[key] = "\n".join(values)
+        else:
+            self.settings.pop(key, None)
 
     def remotes(self) -> list[str]:
         return sorted(k.split(".")[1] for k in self.settings if k.startswith("remote."))
@@ -110,6 +132,7 @@ class MemoryRepository(MemoryStore):
                 self._tree_paths(child, f"{prefix}{name}/", out)
 
     def delete_ref(self, ref: str, old: str | None = None) -> None:
+        check_ours(ref)  # as the git store: never a ref that is not ours
         if old is None or self.references.get(ref) == old:
             self.references.pop(ref, None)
 
@@ -168,8 +191,15 @@ class MemoryRepository(MemoryStore):
 
     # -- the commit graph --------------------------------------------------------------------
 
-    def count_commits(self, rev: str) -> int:
-        return len(self._commits(rev))
+    def count_commits(self, rev: str, first_parent: bool = False) -> int:
+        if not first_parent:
+            return len(self._commits(rev))
+        oid, count = self.resolve(rev), 0
+        while oid is not None:
+            count += 1
+            parents = self.read_commit(oid)[1]
+            oid = parents[0] if parents else None
+        return count
 
     def has_own_commits(self, tip: str, held: Sequence[str]) -> bool:
         hidden: set[str] = set()
@@ -217,6 +247,10 @@ class MemoryRepository(MemoryStore):
             tips = [new]
             start = self.resolve(old)
             hidden = set(self._ancestors(start)) if start else set()
+        return self._newest_first(tips, hidden)
+
+    def _newest_first(self, tips: Sequence[str], hidden: set[str]) -> list[str]:
+        """The commits reachable from `tips` but not in `hidden`, newest commit time first."""
         queue: list[tuple[int, int, str]] = []
         counter = 0
         for tip in tips:
@@ -290,6 +324,34 @@ class MemoryRepository(MemoryStore):
             if limit and len(rows) == limit:
                 break
         return rows
+
+    def commits_touching(
+        self, base: str | Sequence[str] | None, tip: str | Sequence[str], limit: int = 50
+    ) -> list[Commit]:
+        """As the git store's (`git log --no-merges --name-only base..tip`): newest first, each
+        with the paths it changed against its parent (a root commit: every path)."""
+        bases = [base] if isinstance(base, str) else list(base or ())
+        hidden: set[str] = set()
+        for b in bases:
+            start = self.resolve(b)
+            if start:
+                hidden.update(self._ancestors(start))
+        out: list[Commit] = []
+        for oid in self._newest_first([tip] if isinstance(tip, str) else list(tip), hidden):
+            parents = self.read_commit(oid)[1]
+            if len(parents) > 1:
+                continue
+            before = self._files_under(parents[0], "") if parents else {}
+            after = self._files_under(oid, "")
+            paths = tuple(
+                p for p in sorted(set(before) | set(after)) if before.get(p) != after.get(p)
+            )
+            stamp, name, email, message = self._commit_meta(oid)
+            subject = " ".join(message.strip("\n").split("\n\n", 1)[0].split())
+            out.append(Commit(oid, float(stamp), name, email, subject, paths))
+            if len(out) == limit:
+                break
+        return out
 
     def unverified_commits(self, new: str, old: str | None) -> list[tuple[str, str]]:
         """Nothing in memory is signed: the first batch (signature_batches) is refused."""
@@ -517,6 +579,13 @@ class MemoryRepository(MemoryStore):
                 pending += [tree, *parents]
             elif kind == "tree":
                 pending += [oid for _, (_, oid) in _tree_items(data, _width(source))]
+
+
+def memory_repository(store: Store) -> MemoryRepository:
+    """A project's store as the fake it is (to add a remote, to look inside): a test that
+    opened its project on a `MemoryRepository` gets it back, typed, or fails here."""
+    assert isinstance(store, MemoryRepository), f"not the in-memory store: {store!r}"
+    return store
 
 
 class LoopbackFetch:
