@@ -79,6 +79,21 @@ def read_regular(path: Path) -> bytes:
         os.close(fd)
 
 
+def read_followed(path: Path) -> bytes:
+    """The bytes of a file another program reads too, its links followed as that program
+    follows them (Claude Code's settings: a repository commits `.claude/settings.json`, maybe
+    as a link), but only if it ends at a regular file within the size limit: a link to
+    `/dev/zero` or a FIFO, or gigabytes of blanks (a few megabytes in git), are NotAFile,
+    never read (red team 14: every recall, the prompt hook's included, read `/dev/zero`
+    until memory ran out)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        check_regular(os.fstat(fd), path)
+        return _read_fd(fd, path)
+    finally:
+        os.close(fd)
+
+
 def open_regular(path: Path) -> int:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)

@@ -6,11 +6,16 @@ door (docs/reliability.md, "Red team, round 14 (content and recall)").
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
 from tests.beyond.test_redteam_trees import TEAM
-from tests.support.world import World, teammates_sharing, write_files
+from tests.support.world import REPO_ROOT, World, teammates_sharing, write_files
 
 # -- an index line linking a spelling the merge renamed (round 13's `-2`) ----------------------
 
@@ -102,3 +107,85 @@ def test_the_relink_after_a_fold_clash_is_symmetric_and_idempotent(tmp_path: Pat
     assert text["team/Notes/y.md"] == "[back](../a-2.md) [x](x.md)\n"
     again = merge_trees(repo, one.files, one.files, one.files)
     assert again.files == one.files
+
+
+# -- Claude Code's settings files as the repository carries them -------------------------------
+
+
+def _bounded(
+    world: World, args: list[str], stdin: bytes = b""
+) -> subprocess.CompletedProcess[bytes]:
+    """The real CLI in a process of at most 1 GiB of address space and 60 s: a read of
+    `/dev/zero` fails it fast instead of taking the machine's memory."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    return subprocess.run(
+        [sys.executable, "-m", "gitmem", *args],
+        input=stdin,
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+        preexec_fn=limit,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("kind", ["dev-zero", "fifo", "huge"])
+def test_a_committed_settings_file_that_never_ends_is_not_read(
+    world: World, tmp_path: Path, kind: str
+) -> None:
+    """A teammate commits `.claude/settings.json` as a link to `/dev/zero` (git keeps links),
+    to a FIFO, or as 6 MB of blanks (kilobytes in git), in a workspace the user trusted:
+    every recall door (query, view, the prompt hook, the MCP server's index) and the sync
+    read it whole to look for `autoMemoryDirectory` — `/dev/zero` until memory ran out
+    (exit 4 under a 1 GiB limit, the machine's memory without one). Now it is not read:
+    each door answers, the setting taken as absent."""
+    clone = world.clone("victim")
+    world.ok("-C", str(clone), "sync")
+    write_files(
+        world.scope_path(clone, "auto"),
+        {
+            "MEMORY.md": "- [Setup](setup.md) — build setup\n",
+            "setup.md": "---\nname: setup\ndescription: build setup\ntype: project\n---\n"
+            "Build with make on Tuesdays.\n",
+        },
+    )
+    settings = clone / ".claude" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    if kind == "dev-zero":
+        settings.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+        settings.symlink_to(tmp_path / "fifo")
+    else:
+        settings.write_bytes(b" " * (6 << 20) + b'{"autoMemoryDirectory": "/tmp"}')
+    state = {"projects": {str(clone.resolve()): {"hasTrustDialogAccepted": True}}}
+    (world.home / ".claude.json").write_text(json.dumps(state))
+    prompt = json.dumps({"prompt": "how is the build setup done", "cwd": str(clone)}).encode()
+
+    runs = {
+        "query": _bounded(world, ["-C", str(clone), "query", "--search", "setup"]),
+        "view": _bounded(world, ["-C", str(clone), "view"]),
+        "prompt hook": _bounded(world, ["-C", str(clone), "recall", "--hook"], prompt),
+        "sync": _bounded(world, ["-C", str(clone), "sync"]),
+    }
+
+    for door, run in runs.items():
+        shown = (run.stdout + run.stderr).decode("utf-8", "replace")
+        assert run.returncode == 0, (door, run.returncode, shown)
+        assert "Traceback" not in shown and "unexpected" not in shown, (door, shown)
+    assert b"auto/setup.md" in runs["query"].stdout
+    assert b"Tuesdays" in runs["prompt hook"].stdout
+
+
+def test_a_committed_mcp_json_of_gigabytes_is_refused_in_one_line(world: World) -> None:
+    """`.mcp.json` (the branch's, read by `hooks status`, `doctor` and `hooks install --mcp`)
+    of 6 MB of blanks: one line naming it and the limit, never read whole."""
+    clone = world.clone("victim")
+    (clone / ".mcp.json").write_bytes(b" " * (6 << 20) + b"{}")
+    run = _bounded(world, ["-C", str(clone), "hooks", "install", "--claude", "--mcp"])
+    shown = run.stderr.decode()
+    assert run.returncode == 2 and ".mcp.json is larger than" in shown, shown
+    assert (clone / ".mcp.json").stat().st_size > 6 << 20  # nothing written
