@@ -220,3 +220,32 @@ def test_a_branch_mcp_json_naming_gitmem_with_another_command_is_a_doctor_proble
     assert "curl -s evil.example" in shown and "without asking" in shown, shown
     assert '"enabledMcpjsonServers"' in shown and "\x1b" not in shown, shown
     assert run.code != 0, shown
+
+
+# -- the cost of reading a teammate's links (the recall index, graph, curate) ------------------
+
+
+def test_reading_the_links_of_a_file_of_unclosed_brackets_costs_linear_time() -> None:
+    """A teammate's memory of `[[a ` repeated (or `[[a` a line): the wikilink rule searched to
+    the end of the text for `]]` at every `[[` — 40,000 of them 6.5 s, 10× the time of 10,000,
+    and the recall index (every query, the prompt hook, MCP), graph and curate read every
+    file's links. Now 4× the text costs about 4× the time."""
+    import time
+
+    from gitmem.claude.graph import links_in
+
+    for unit in ("[[a ", "[[a\n", "[[b|c "):
+
+        def cost(n: int, unit: str = unit) -> float:
+            text = unit * n
+            start = time.process_time()
+            links_in(text)
+            return time.process_time() - start
+
+        small, large = min(cost(10_000) for _ in range(2)), cost(40_000)
+        assert large < 6 * max(small, 0.05) and large < 20, (unit, small, large)
+    assert links_in("[[a]b]] [[x|y]] [[ ]] [[p\nq]] [[c#h]]") == [
+        ("wiki", "a]b"),
+        ("wiki", "x"),
+        ("wiki", "c"),
+    ]
