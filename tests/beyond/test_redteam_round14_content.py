@@ -249,3 +249,38 @@ def test_reading_the_links_of_a_file_of_unclosed_brackets_costs_linear_time() ->
         ("wiki", "x"),
         ("wiki", "c"),
     ]
+
+
+# -- the page, written where a commit would publish it -----------------------------------------
+
+
+@pytest.mark.parametrize("where", ["root", "docs", "other-repo", "other-worktree-file"])
+def test_the_page_is_never_written_into_a_git_working_tree(world: World, where: str) -> None:
+    """`gitmem view --out page.html` (or `docs/memory.html`, or a site published from another
+    repository's branch) wrote every personal memory in plaintext, untracked, one `git add -A`
+    from the branch: refused in one line, nothing written; outside every working tree, and
+    the default in the git folder, it is written."""
+    clone = world.clone("victim")
+    write_files(world.scope_path(clone, "auto"), {"MEMORY.md": "- PERSONAL-PLAINTEXT\n"})
+    site = world.root / "site"
+    site.mkdir()
+    world.git("init", "-q", str(site))
+    linked = world.root / "linked"
+    linked.mkdir()
+    (linked / ".git").write_text("gitdir: /nowhere\n")  # a linked worktree's or submodule's
+    out = {
+        "root": clone / "page.html",
+        "docs": clone / "docs" / "memory.html",
+        "other-repo": site / "public" / "memory.html",
+        "other-worktree-file": linked / "memory.html",
+    }[where]
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    run = world.gitmem("-C", str(clone), "view", "--out", str(out))
+
+    assert run.code == 2 and "git working tree" in run.err, run.out + run.err
+    assert len(run.err.splitlines()) <= 2 and not out.exists(), run.err
+    world.ok("-C", str(clone), "view")
+    assert "PERSONAL-PLAINTEXT" in (clone / ".git" / "gitmem" / "view.html").read_text()
+    world.ok("-C", str(clone), "view", "--out", str(world.root / "page.html"))
+    assert "PERSONAL-PLAINTEXT" in (world.root / "page.html").read_text()
