@@ -284,3 +284,30 @@ def test_the_page_is_never_written_into_a_git_working_tree(world: World, where: 
     assert "PERSONAL-PLAINTEXT" in (clone / ".git" / "gitmem" / "view.html").read_text()
     world.ok("-C", str(clone), "view", "--out", str(world.root / "page.html"))
     assert "PERSONAL-PLAINTEXT" in (world.root / "page.html").read_text()
+
+
+@pytest.mark.parametrize("which", ["project", "user"])
+def test_doctor_says_when_a_linked_settings_file_turns_the_hooks_off(
+    world: World, which: str
+) -> None:
+    """A monorepo's `.claude/settings.json` is a link to a shared file (or the user's own
+    settings a dotfiles link) holding `"disableAllHooks": true`: Claude Code follows the link
+    and runs no hook; doctor read settings only when not a link, and said the hooks run."""
+    clone = world.clone("c")
+    world.ok("-C", str(clone), "hooks", "install")
+    if which == "project":
+        shared = clone / "shared" / "claude.json"
+        link = clone / ".claude" / "settings.json"
+    else:
+        shared = world.root / "dotfiles" / "claude-settings.json"
+        link = world.home / ".claude" / "settings.json"
+    shared.parent.mkdir(parents=True, exist_ok=True)
+    shared.write_text('{"disableAllHooks": true}\n')
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if link.exists():
+        link.unlink()
+    link.symlink_to(shared)
+
+    run = world.gitmem("-C", str(clone), "doctor", "--offline")
+
+    assert "disableAllHooks" in run.out and str(link) in run.out, run.out
