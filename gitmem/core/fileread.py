@@ -74,7 +74,7 @@ def read_regular(path: Path) -> bytes:
     never blocking on a FIFO, never more than MAX_FILE_BYTES read."""
     fd = open_regular(path)
     try:
-        return _read_fd(fd, path)
+        return read_fd(fd, path)
     finally:
         os.close(fd)
 
@@ -89,7 +89,7 @@ def read_followed(path: Path) -> bytes:
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
         check_regular(os.fstat(fd), path)
-        return _read_fd(fd, path)
+        return read_fd(fd, path)
     finally:
         os.close(fd)
 
@@ -124,7 +124,7 @@ def read_when_written(path: Path) -> bytes:
         deadline = time.monotonic() + WRITER_WAIT_SECONDS
         while True:
             leased = _lease(fd, deadline)
-            data = _read_fd(fd, path)
+            data = read_fd(fd, path)
             if not leased or time.monotonic() >= deadline:
                 if leased:
                     import fcntl
@@ -168,7 +168,7 @@ def _lease(fd: int, deadline: float) -> bool:
             return False
 
 
-def _read_fd(fd: int, path: Path) -> bytes:
+def read_fd(fd: int, path: Path) -> bytes:
     """At most MAX_FILE_BYTES (a file still growing past it: NotAFile)."""
     chunks, offset = [], 0
     while chunk := os.pread(fd, min(1 << 20, MAX_FILE_BYTES + 1 - offset), offset):

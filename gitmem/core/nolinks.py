@@ -119,10 +119,10 @@ def read_no_links(anchor: Path, target: Path) -> bytes | None:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise _special_refusal(target)
-        from gitmem.core.fileread import MAX_FILE_BYTES, NotAFile, _read_fd
+        from gitmem.core.fileread import MAX_FILE_BYTES, NotAFile, read_fd
 
         try:  # bounded: a committed `.mcp.json` of gigabytes of blanks is a few MB in git
-            return _read_fd(fd, target)
+            return read_fd(fd, target)
         except NotAFile:
             raise _too_large(target, MAX_FILE_BYTES) from None
         finally:
