@@ -406,10 +406,12 @@ def hooks_disabled(root: Path | None) -> list[Path]:
     the user's, and the project's shared `.claude/settings.json` (committed: a repository
     the user cloned can carry it) and `.claude/settings.local.json`. Red team 13: such a file
     silenced gitmem's sync hooks while doctor said they were installed. Each read as a regular
-    file within the size limit, never through a link, never waiting on a FIFO."""
+    file within the size limit, never waiting on a FIFO; a link followed as Claude Code
+    follows it (red team 14: a monorepo's `.claude/settings.json` linking a shared file that
+    turned the hooks off went unsaid)."""
     import json
 
-    from gitmem.core.fileread import NotAFile, read_regular
+    from gitmem.core.fileread import NotAFile, read_followed
 
     paths = [settings_path("user", None)]
     if root is not None:
@@ -417,7 +419,7 @@ def hooks_disabled(root: Path | None) -> list[Path]:
     found = []
     for path in paths:
         try:
-            data = json.loads(read_regular(path))
+            data = json.loads(read_followed(path))
         except (OSError, ValueError, NotAFile):
             continue
         if isinstance(data, dict) and data.get("disableAllHooks") is True:

@@ -439,6 +439,11 @@ def _hooks(project: Project, checkup: Checkup) -> None:
     settings = next((h.settings for h in found if h.where == "project"), None)
     if root is not None and settings is not None:
         _recall_commands(root, settings, checkup)
+        from gitmem.recall.claudesetup import branch_mcp_server
+
+        foreign = branch_mcp_server(project.repo, root, settings)
+        if foreign is not None:
+            checkup.add("hooks", PROBLEM, *foreign)
 
 
 def _recall_commands(root: Path, settings: Path, checkup: Checkup) -> None:

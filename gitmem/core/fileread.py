@@ -74,7 +74,22 @@ def read_regular(path: Path) -> bytes:
     never blocking on a FIFO, never more than MAX_FILE_BYTES read."""
     fd = open_regular(path)
     try:
-        return _read_fd(fd, path)
+        return read_fd(fd, path)
+    finally:
+        os.close(fd)
+
+
+def read_followed(path: Path) -> bytes:
+    """The bytes of a file another program reads too, its links followed as that program
+    follows them (Claude Code's settings: a repository commits `.claude/settings.json`, maybe
+    as a link), but only if it ends at a regular file within the size limit: a link to
+    `/dev/zero` or a FIFO, or gigabytes of blanks (a few megabytes in git), are NotAFile,
+    never read (red team 14: every recall, the prompt hook's included, read `/dev/zero`
+    until memory ran out)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        check_regular(os.fstat(fd), path)
+        return read_fd(fd, path)
     finally:
         os.close(fd)
 
@@ -109,7 +124,7 @@ def read_when_written(path: Path) -> bytes:
         deadline = time.monotonic() + WRITER_WAIT_SECONDS
         while True:
             leased = _lease(fd, deadline)
-            data = _read_fd(fd, path)
+            data = read_fd(fd, path)
             if not leased or time.monotonic() >= deadline:
                 if leased:
                     import fcntl
@@ -153,7 +168,7 @@ def _lease(fd: int, deadline: float) -> bool:
             return False
 
 
-def _read_fd(fd: int, path: Path) -> bytes:
+def read_fd(fd: int, path: Path) -> bytes:
     """At most MAX_FILE_BYTES (a file still growing past it: NotAFile)."""
     chunks, offset = [], 0
     while chunk := os.pread(fd, min(1 << 20, MAX_FILE_BYTES + 1 - offset), offset):

@@ -22,6 +22,15 @@ def _link_refusal(link: Path) -> Exception:
     )
 
 
+def _too_large(path: Path, limit: int) -> Exception:
+    from gitmem.errors import UsageError
+
+    return UsageError(
+        f"{path} is larger than {limit} bytes; gitmem reads no larger file there",
+        f"move it away (mv {_quoted(path)} {_quoted(path)}.bad), then rerun; nothing was written",
+    )
+
+
 def _special_refusal(path: Path) -> Exception:
     from gitmem.errors import UsageError
 
@@ -110,8 +119,14 @@ def read_no_links(anchor: Path, target: Path) -> bytes | None:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
             raise _special_refusal(target)
-        with os.fdopen(fd, "rb") as fh:
-            return fh.read()
+        from gitmem.core.fileread import MAX_FILE_BYTES, NotAFile, read_fd
+
+        try:  # bounded: a committed `.mcp.json` of gigabytes of blanks is a few MB in git
+            return read_fd(fd, target)
+        except NotAFile:
+            raise _too_large(target, MAX_FILE_BYTES) from None
+        finally:
+            os.close(fd)
     finally:
         os.close(dfd)
 

@@ -174,7 +174,7 @@ def merge_trees(
     for found, side in moves:
         _relink(repo, result, found, side)
     _separate_file_folder_clashes(result.files)
-    _separate_fold_clashes(result.files, ours, theirs)
+    _relink_everywhere(repo, result, _separate_fold_clashes(result.files, ours, theirs))
     return result
 
 
@@ -509,14 +509,16 @@ def _separate_file_folder_clashes(files: dict[str, str]) -> None:
 
 def _separate_fold_clashes(
     files: dict[str, str], ours: Mapping[str, str], theirs: Mapping[str, str]
-) -> None:
+) -> dict[str, str]:
     """One side added `A.md`, the other `a.md` (or `Notes/…` and `notes/…`): two names, one
     file on macOS and Windows, which every door refuses (GM107). Keep both, by the paths
     alone (symmetric): the later spelling in sort order moves into the earlier folder; a name
     still one file with another gets `-2` (the first free number) before its extension. A
-    pair one side already held (a tree from before the rule) is left as it was."""
+    pair one side already held (a tree from before the rule) is left as it was. Returns
+    {old path: new path} of the files moved."""
     from gitmem.core.namefold import collisions, fold
 
+    renamed: dict[str, str] = {}
     held = collisions(sorted(ours)).keys() | collisions(sorted(theirs)).keys()
     while clashes := {p: e for p, e in collisions(sorted(files)).items() if p not in held}:
         keys = Counter(fold(p) for p in files)
@@ -535,6 +537,52 @@ def _separate_fold_clashes(
                 moved = "/".join([*parts[: depth - 1], f"{stem}-{n}{dot}{ext}", *parts[depth:]])
             keys[fold(moved)] += 1
             files[moved] = files.pop(path)
+            first = next((o for o, n in renamed.items() if n == path), path)
+            renamed[first] = moved
+    return renamed
+
+
+# a Markdown link's target, inline (`](x.md)`, `](<x.md>)`) or a reference definition
+# (`[x]: x.md`), bounded so a hostile line costs linear time
+_LINK = re.compile(rb"(\]\(\s*<?|^[ ]{0,3}\[[^\]\n]{1,999}\]:[ \t]*<?)([^\s)>#]{1,2000})", re.M)
+
+
+def _relink_everywhere(repo: Objects, result: TreeMerge, moves: Mapping[str, str]) -> None:
+    """The merge itself renamed `moves` (two spellings one file apart, round 13): every
+    Markdown file of the tree whose link resolves to an old path now links the new one, the
+    index included (issue #24: a rename rewrites the links to the old name in every file).
+    Without it an index line named the moved spelling: dangling on Linux, and on macOS and
+    Windows the other teammate's file, its case twin. By the merged bytes and the paths
+    alone: symmetric. Read only when the merge renamed something."""
+    import posixpath
+
+    if not moves:
+        return
+    for path in sorted(result.files):
+        if not path.casefold().endswith(".md"):
+            continue
+        data = repo.read_blob(result.files[path])
+        if b"](" not in data and b"]:" not in data:
+            continue
+        here = posixpath.dirname(path)
+        followed: set[str] = set()
+
+        def swap(m: re.Match[bytes], here: str = here, followed: set[str] = followed) -> bytes:
+            target = m.group(2).decode("utf-8", "replace")
+            if "://" in target or target.startswith(("/", "~", "\\")) or "%" in target:
+                return m.group(0)
+            new = moves.get(posixpath.normpath(posixpath.join(here, target)))
+            if new is None:
+                return m.group(0)
+            followed.add(f"{posixpath.basename(target)} → {posixpath.basename(new)}")
+            return m.group(1) + posixpath.relpath(new, here or ".").encode()
+
+        fixed = _LINK.sub(swap, data)
+        if fixed != data:
+            result.files[path] = repo.write_blob(fixed)
+            result.resolutions.append(
+                f"{path}: links follow the rename {', '.join(sorted(followed))}"
+            )
 
 
 def _one(repo: Objects, files: Mapping[str, str], spellings: list[str]) -> str | None:

@@ -299,9 +299,14 @@ def claude_config_dir(env: Mapping[str, str]) -> Path:
 
 
 def _read_json(path: Path) -> dict[str, object]:
+    """A Claude Code settings file's object ({} when absent, unreadable or not one); one that
+    is, or links to, a FIFO, a device or a file over the size limit is not read
+    (fileread.read_followed)."""
+    from gitmem.core.fileread import NotAFile, read_followed
+
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_followed(path).decode("utf-8"))
+    except (OSError, ValueError, NotAFile):
         return {}
     return data if isinstance(data, dict) else {}
 

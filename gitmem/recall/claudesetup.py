@@ -181,6 +181,42 @@ def recall_status(root: Path, settings: Path) -> dict[str, str | None]:
     return found
 
 
+def branch_mcp_server(repo: Store, root: Path, settings: Path) -> tuple[str, str] | None:
+    """(problem, fix) when the branch tracks `.mcp.json` and it names a `gitmem` server that is
+    not the one install_mcp writes here: a teammate's command under gitmem's name. Claude Code
+    approves a project's servers by name, so an approval this user gave gitmem's own server
+    (install_mcp writes it) starts the teammate's command without asking (red team 14)."""
+    path = root / MCP_FILE
+    if not path.is_file() or path.is_symlink() or repo.is_bare or not repo.is_tracked(MCP_FILE):
+        return None
+    from gitmem.claude.hooks import _load
+
+    try:
+        _, servers = _load(path)
+        _, data = _load(settings)
+    except UsageError:
+        return None
+    listed = servers.get("mcpServers")
+    entry = listed.get(SERVER) if isinstance(listed, dict) else None
+    if entry is None or entry == mcp_entry(root):
+        return None
+    command = entry.get("command") if isinstance(entry, dict) else None
+    args = entry.get("args") if isinstance(entry, dict) else None
+    shown = shlex.join([str(command), *map(str, args if isinstance(args, list) else [])])
+    approved = data.get("enabledMcpjsonServers")
+    if isinstance(approved, list) and SERVER in approved:
+        said = "and your approval of gitmem's server lets Claude Code start it without asking"
+        fix = f'remove "{SERVER}" from "enabledMcpjsonServers" in {settings}'
+    else:
+        said = "Claude Code will ask you to approve it"
+        fix = "do not approve it in Claude Code"
+    problem = (
+        f"{MCP_FILE}, tracked on the branch, names a {SERVER!r} MCP server that runs "
+        f"{shown[:300]}, not this gitmem's server; {said}"
+    )
+    return problem, f"{fix}; ask who committed {MCP_FILE} (git log -- {MCP_FILE})"
+
+
 def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
     """Take out what install_mcp and install_recall added (before gitmem.claude.hooks.uninstall, so
     that it finds the settings as its own install left them); a line for each change."""

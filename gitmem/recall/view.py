@@ -265,6 +265,42 @@ def _not_in_a_scope(place: Place, out: str) -> None:
             )
 
 
+def _working_tree_of(folder: str) -> str | None:
+    """The git working tree `folder` lies in (a `.git` folder or file beside it or above it),
+    or None; a folder inside a `.git` is no working tree (the default page lives there)."""
+    import os
+
+    while True:
+        if os.path.basename(folder) == ".git":
+            return None
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _not_in_a_working_tree(out: str) -> None:
+    """The page holds personal memory in plaintext: never written into a git working tree —
+    this project's or another's (a site published from its branch) — where it is one
+    `git add -A` from a branch and its remote (red team 14: `--out page.html` did that; the
+    option's own help said the default keeps out of the working tree for this reason)."""
+    import os
+
+    from gitmem.errors import UsageError
+
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(out)))
+    tree = _working_tree_of(folder)
+    if tree is not None:
+        raise UsageError(
+            f"{out} lies in the git working tree {tree}: the page holds every memory, "
+            "personal ones in plaintext, one git add from a branch",
+            "give --out outside every working tree (the default is .git/gitmem/view.html); "
+            "nothing was written",
+        )
+
+
 def write_page(place: Place, project: Callable[[], Project] | None, out: str) -> int:
     """Write the page to `out` (atomically, readable by its owner only: it holds personal
     memory); the number of memories drawn."""
@@ -273,6 +309,8 @@ def write_page(place: Place, project: Callable[[], Project] | None, out: str) ->
     from gitmem.project.state import write_atomic
 
     _not_in_a_scope(place, out)
+    if out != page_path(place):
+        _not_in_a_working_tree(out)
     data = page_data(place, project)
     target = Path(out)
     if target.is_symlink():
