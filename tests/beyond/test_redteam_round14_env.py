@@ -1,0 +1,274 @@
+"""Red team, round 14 (environment and layout): docs/reliability.md "Red team, round 14
+(environment and layout)".
+
+Real git, real files under a temporary HOME, a bare remote."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from gitmem.gitstore.spawn import SAFE_CONFIG, clean_env
+from tests.support.world import World, teammates_sharing, write_files
+
+
+def _marker_program(world: World) -> tuple[Path, Path]:
+    """A program that leaves a marker file when run (and fails, as a signer with no key)."""
+    marker = world.root / "RAN"
+    program = world.root / "planted.sh"
+    program.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\nexit 1\n')
+    program.chmod(0o755)
+    return program, marker
+
+
+def _refs(world: World, repo: Path) -> dict[str, str]:
+    out = world.git("for-each-ref", "--format=%(refname) %(objectname)", cwd=repo)
+    return dict(line.split(" ", 1) for line in out.splitlines())  # type: ignore[misc]
+
+
+def _ref_names(world: World, repo: Path) -> list[str]:
+    out = world.git("for-each-ref", "--format=%(refname)", cwd=repo)
+    return out.split()
+
+
+# -- the repository's own config: push certificates -------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["true", "if-asked"])
+def test_a_repositorys_push_gpgsign_runs_none_of_its_programs(world: World, value: str) -> None:
+    """A `.git/config` that came with the folder says `push.gpgSign = true` (or `if-asked`) and
+    names a `gpg.program`: every push to a server that takes push certificates (git's
+    `receive.certNonceSeed`) ran that program — the SessionEnd hook's push included — and
+    `true` failed every push to one that does not. gitmem's pushes carry no certificate."""
+    world.git("config", "receive.certNonceSeed", "seed", cwd=world.remote)
+    bob = world.clone("bob")
+    program, marker = _marker_program(world)
+    world.git("config", "push.gpgSign", value, cwd=bob)
+    world.git("config", "gpg.program", str(program), cwd=bob)
+    write_files(world.scope_path(bob, "team"), {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "t\n"})
+    for args in (["push", "--hook"], ["sync"]):
+        run = world.gitmem("-C", str(bob), *args)
+        assert run.code == 0, run.err
+        assert not marker.exists(), marker.read_text()
+    assert _refs(world, world.remote)["refs/gitmem/team"] == _refs(world, bob)["refs/gitmem/team"]
+
+
+def test_every_git_gitmem_runs_signs_no_push() -> None:
+    """The door: every git gitmem starts gets `-c push.gpgSign=false`."""
+    pairs = list(zip(SAFE_CONFIG[::2], SAFE_CONFIG[1::2], strict=True))
+    assert ("-c", "push.gpgSign=false") in pairs
+
+
+# -- the environment: which GIT_* variables git gets ------------------------------------------
+
+
+def test_git_namespace_never_puts_our_refs_elsewhere(world: World) -> None:
+    """GIT_NAMESPACE left in the environment (a server's hook runner, a shell): every sync
+    pushed the memory refs to `refs/namespaces/<x>/refs/gitmem/*` on the remote, where no
+    teammate fetches them, while gitmem's own ref reader saw the plain names. It is dropped:
+    the refs go where every teammate reads them."""
+    alice, bob, _ = teammates_sharing(world)
+    world.env["GIT_NAMESPACE"] = "elsewhere"
+    write_files(world.scope_path(bob, "team"), {"b.md": "from bob\n"})
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 0, run.err
+    names = _ref_names(world, world.remote)
+    assert not [n for n in names if n.startswith("refs/namespaces/")], names
+    assert _refs(world, world.remote)["refs/gitmem/team"] == _refs(world, bob)["refs/gitmem/team"]
+    del world.env["GIT_NAMESPACE"]
+    world.ok("-C", str(alice), "sync")
+    assert (world.scope_path(alice, "team") / "b.md").read_text() == "from bob\n"
+
+
+def test_an_alternate_object_folder_from_the_environment_leaves_nothing_missing(
+    world: World,
+) -> None:
+    """GIT_ALTERNATE_OBJECT_DIRECTORIES naming another clone's objects: the fetch skipped every
+    object it found there, and once the variable was gone the clone's memory refs named
+    commits it did not have (`git fsck`: missing commit). Outside git's quarantine (a
+    pre-receive hook) the variable is dropped: what gitmem fetches and writes is the clone's."""
+    alice, bob, _ = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    write_files(world.scope_path(alice, "team"), {"deploys.md": "Tuesdays and Fridays.\n"})
+    world.ok("-C", str(alice), "sync")
+    world.env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(alice / ".git" / "objects")
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 0, run.err
+    del world.env["GIT_ALTERNATE_OBJECT_DIRECTORIES"]
+    fsck = subprocess.run(
+        ["git", "fsck", "--connectivity-only", "--no-dangling"],
+        cwd=bob,
+        env=world.env,
+        capture_output=True,
+        text=True,
+    )
+    assert fsck.returncode == 0 and "missing" not in fsck.stdout + fsck.stderr, fsck.stdout
+
+
+def test_git_gets_the_users_own_settings_and_nothing_that_redirects_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The one door (gitstore/spawn.clean_env): of the GIT_* environment git keeps what is the
+    user's (transport, their config, identity, tracing, a ceiling on discovery) and drops what
+    names another repository, index, object store, namespace, path meaning or attribute
+    source; an alternate object folder only inside git's quarantine."""
+    kept = {
+        "GIT_SSH_COMMAND": "ssh -i key",
+        "GIT_ASKPASS": "/usr/bin/askpass",
+        "GIT_CONFIG_GLOBAL": "/home/u/.gitconfig",
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "user.name",
+        "GIT_CONFIG_VALUE_0": "U",
+        "GIT_CONFIG_PARAMETERS": "'user.email'='u@example.com'",
+        "GIT_AUTHOR_NAME": "U",
+        "GIT_COMMITTER_DATE": "@1700000000 +0000",
+        "GIT_TRACE2_EVENT": "/tmp/trace",
+        "GIT_SSL_CAINFO": "/etc/ca.pem",
+        "GIT_HTTP_USER_AGENT": "x",
+        "GIT_CEILING_DIRECTORIES": "/home",
+        "GIT_TERMINAL_PROMPT": "0",
+    }
+    dropped = {
+        "GIT_DIR": "/elsewhere/.git",
+        "GIT_WORK_TREE": "/elsewhere",
+        "GIT_INDEX_FILE": "/elsewhere/.git/index",
+        "GIT_OBJECT_DIRECTORY": "/elsewhere/.git/objects",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": "/elsewhere/.git/objects",
+        "GIT_COMMON_DIR": "/elsewhere/.git",
+        "GIT_NAMESPACE": "x",
+        "GIT_SHALLOW_FILE": "/elsewhere/shallow",
+        "GIT_REPLACE_REF_BASE": "refs/gitmem/",
+        "GIT_ATTR_SOURCE": "HEAD",
+        "GIT_GLOB_PATHSPECS": "1",
+        "GIT_ICASE_PATHSPECS": "1",
+        "GIT_EXTERNAL_DIFF": "/elsewhere/diff",
+        "GIT_DEFAULT_HASH": "sha256",
+        "GIT_TEST_FSMONITOR": "/elsewhere/monitor",
+    }
+    for name, value in {**kept, **dropped}.items():
+        monkeypatch.setenv(name, value)
+    env = clean_env()
+    assert {k: env.get(k) for k in kept} == kept
+    assert not set(dropped) & set(env), sorted(set(dropped) & set(env))
+    assert env["GIT_NO_REPLACE_OBJECTS"] == "1"
+    # git's quarantine (a pre-receive hook): the pushed objects are seen through the alternate
+    monkeypatch.setenv("GIT_QUARANTINE_PATH", "/srv/repo.git/objects/incoming-x")
+    quarantined = clean_env()
+    assert quarantined["GIT_ALTERNATE_OBJECT_DIRECTORIES"] == "/elsewhere/.git/objects"
+    assert "GIT_OBJECT_DIRECTORY" not in quarantined
+
+
+# -- HOME inside the work tree -----------------------------------------------------------------
+
+
+def test_a_home_inside_the_work_tree_gets_none_of_gitmems_own_files(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A container or hook runner started with HOME set to the project folder: the first sync
+    wrote this machine's private key to `<work tree>/.config/gitmem/identity`, untracked, one
+    `git add -A` from the branch. gitmem's own files go under the account's home instead
+    (Claude Code's folders still follow HOME, as Claude Code does)."""
+    import gitmem.core.userdirs as userdirs
+
+    clone = world.clone("c")
+    account = world.root / "account"
+    account.mkdir()
+    monkeypatch.setattr(userdirs, "_account_home", lambda: str(account))
+    world.env["GIT_CONFIG_GLOBAL"] = str(world.home / ".gitconfig")
+    world.env.pop("XDG_CONFIG_HOME")
+    world.env["HOME"] = str(clone)
+    write_files(world.scope_path(clone), {"MEMORY.md": "- [S](s.md) — s\n", "s.md": "mine\n"})
+    run = world.gitmem("-C", str(clone), "sync")
+    assert run.code == 0, run.err
+    run = world.gitmem("-C", str(clone), "config", "allowSecret", "path:s.md")
+    assert run.code == 0, run.err
+    status = world.git("status", "--porcelain", "--untracked-files=all", cwd=clone)
+    ours = [line for line in status.splitlines() if "/.claude/" not in f"/{line[3:]}"]
+    assert ours == [], status
+    assert (account / ".config" / "gitmem" / "identity").is_file()
+
+
+# -- scope folders the system will not let gitmem write ----------------------------------------
+
+
+@contextmanager
+def _read_only(folder: Path) -> Iterator[None]:
+    """`folder` read-only for this process: its write bits taken away, or (root writes
+    through those) a read-only bind mount of it."""
+    if os.geteuid() != 0:
+        mode = folder.stat().st_mode
+        folder.chmod(0o555)
+        try:
+            yield
+        finally:
+            folder.chmod(mode)
+        return
+    bound = subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True)
+    if bound.returncode != 0:
+        pytest.skip(f"root, and no mount to make a folder read-only: {bound.stderr!r}")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(folder)], check=True)
+        yield
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_pull_into_a_read_only_folder_says_so_in_one_line_and_writes_nothing(
+    world: World,
+) -> None:
+    """A memory folder the system will not let gitmem write (a read-only mount, no write
+    permission): the sync said "t.md kept changing during the sync; its latest edits wait",
+    exit 0, at every sync, and never wrote anything. Now: one line naming the folder and the
+    system's reason, exit 3 (a sync partly done), the folder as it was; the hook says it in
+    its note; once writable, the next sync writes the changes."""
+    alice, bob, alice_team = teammates_sharing(world)
+    world.ok("-C", str(bob), "sync")
+    team = world.scope_path(bob, "team")
+    before = {p.name: p.read_bytes() for p in team.iterdir()}
+    write_files(alice_team, {"deploys.md": "Tuesdays and Fridays.\n", "new.md": "new\n"})
+    world.ok("-C", str(alice), "sync")
+    with _read_only(team):
+        run = world.gitmem("-C", str(bob), "sync")
+        assert run.code == 3, run.out + run.err
+        lines = [ln for ln in (run.out + run.err).splitlines() if "not written in" in ln]
+        assert len(lines) == 1 and "kept changing" not in run.out + run.err, run.out + run.err
+        assert "team" in lines[0] and ("Read-only" in lines[0] or "ermission" in lines[0])
+        assert {p.name: p.read_bytes() for p in team.iterdir()} == before
+        hook = world.gitmem("-C", str(bob), "pull", "--hook")
+        assert hook.code == 0 and "not written in" in hook.out, hook.out + hook.err
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 0, run.out + run.err
+    assert (team / "deploys.md").read_text() == "Tuesdays and Fridays.\n"
+    assert (team / "new.md").read_text() == "new\n"
+
+
+# -- scope folders behind links that lead nowhere ----------------------------------------------
+
+
+@pytest.mark.parametrize("shape", ["dangling", "loop"])
+def test_a_scope_folder_behind_a_link_to_nothing_is_refused_in_one_line(
+    world: World, shape: str
+) -> None:
+    """The memory folder a symbolic link to nothing (a moved disk, a deleted folder) or a link
+    that leads back to itself: the sync reported every pulled file as "kept changing during
+    the sync", exit 0, at every sync (dangling), or called the link "a file" (loop). Refused in
+    one line saying what it is; nothing is made through the link; the other scopes sync."""
+    alice, bob, _ = teammates_sharing(world)
+    write_files(world.scope_path(alice), {"MEMORY.md": "- [P](p.md) — p\n", "p.md": "mine\n"})
+    world.ok("-C", str(alice), "sync")
+    auto = world.scope_path(bob)
+    auto.parent.mkdir(parents=True, exist_ok=True)
+    nowhere = world.root / "nowhere"
+    os.symlink(nowhere if shape == "dangling" else auto.name, auto)
+    run = world.gitmem("-C", str(bob), "sync")
+    said = run.out + run.err
+    assert "kept changing" not in said, said
+    words = "a symbolic link to nothing" if shape == "dangling" else "leads back to itself"
+    assert words in said, said
+    assert not nowhere.exists()
+    assert os.path.islink(auto)
