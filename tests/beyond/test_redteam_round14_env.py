@@ -28,7 +28,7 @@ def _marker_program(world: World) -> tuple[Path, Path]:
 
 def _refs(world: World, repo: Path) -> dict[str, str]:
     out = world.git("for-each-ref", "--format=%(refname) %(objectname)", cwd=repo)
-    return dict(line.split(" ", 1) for line in out.splitlines())  # type: ignore[misc]
+    return dict(line.split(" ", 1) for line in out.splitlines())
 
 
 def _ref_names(world: World, repo: Path) -> list[str]:
