@@ -272,3 +272,18 @@ def test_a_scope_folder_behind_a_link_to_nothing_is_refused_in_one_line(
     assert words in said, said
     assert not nowhere.exists()
     assert os.path.islink(auto)
+
+
+def test_the_long_lived_cat_file_gets_the_settings_every_git_gets(tmp_path: Path) -> None:
+    """Every git gitmem starts carries SAFE_CONFIG: the long-lived `cat-file` (every object
+    read) was started without it (read from the running process's own command line)."""
+    from gitmem.gitstore.catfile import CatFile
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with CatFile(["--git-dir", str(tmp_path / ".git")], clean_env(), str(tmp_path)) as reader:
+        assert reader.read("HEAD") is None  # started; nothing there yet
+        with open(f"/proc/{reader.pid}/cmdline", "rb") as fh:
+            argv = fh.read().split(b"\0")
+    pairs = list(zip(SAFE_CONFIG[::2], SAFE_CONFIG[1::2], strict=True))
+    for _, setting in pairs:
+        assert setting.encode() in argv, (setting, argv)
