@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 # object folder made a fetch skip what it found there, leaving the clone with missing commits
 # once the variable was gone. pre-commit's `no_git_env` keeps the same kind of list.
 _KEPT_PREFIXES = (
-    "GIT_CONFIG",  # GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM/PARAMETERS/COUNT/KEY_n/VALUE_n
+    # GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM/PARAMETERS/COUNT/KEY_n/VALUE_n; not the old GIT_CONFIG,
+    # which makes `git config` read that one file alone, its values as the command line's
+    "GIT_CONFIG_",
     "GIT_SSH",  # GIT_SSH, GIT_SSH_COMMAND, GIT_SSH_VARIANT
     "GIT_SSL_",
     "GIT_HTTP_",

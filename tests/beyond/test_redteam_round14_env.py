@@ -110,6 +110,29 @@ def test_an_alternate_object_folder_from_the_environment_leaves_nothing_missing(
     assert fsck.returncode == 0 and "missing" not in fsck.stdout + fsck.stderr, fsck.stdout
 
 
+def test_the_old_git_config_variable_is_not_read_as_the_users_word(world: World) -> None:
+    """GIT_CONFIG (git's old name for `git config --file`, a leftover in an environment) naming a
+    file that says `gitmem.encrypt = off`: `git config --list` read that file alone and showed
+    its values as the command line's — every other git command ignores the variable — so
+    gitmem saw settings git does not, took `encrypt = off` as the user's word and pushed
+    personal memory in plaintext. Dropped: gitmem reads the settings git uses."""
+    clone = world.clone("c")
+    write_files(world.scope_path(clone), {"MEMORY.md": "- [P](p.md) — p\n", "p.md": "PLAIN-NOTE\n"})
+    legacy = world.root / "legacy.gitconfig"
+    legacy.write_text(
+        "[user]\n\temail = tester@example.com\n[gitmem]\n\tencrypt = off\n"
+        f'[remote "origin"]\n\turl = {world.remote}\n'
+    )
+    world.env["GIT_CONFIG"] = str(legacy)
+    run = world.process("-C", str(clone), "sync")  # a fresh process: no config read before
+    assert run.code == 0, run.err
+    del world.env["GIT_CONFIG"]
+    assert "refs/gitmem/users/" in world.git("for-each-ref", cwd=world.remote)
+    log = ["git", "log", "-p", "--all"]
+    published = subprocess.run(log, cwd=world.remote, env=world.env, capture_output=True)
+    assert published.returncode == 0 and b"PLAIN-NOTE" not in published.stdout
+
+
 def test_git_gets_the_users_own_settings_and_nothing_that_redirects_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -149,6 +172,7 @@ def test_git_gets_the_users_own_settings_and_nothing_that_redirects_it(
         "GIT_EXTERNAL_DIFF": "/elsewhere/diff",
         "GIT_DEFAULT_HASH": "sha256",
         "GIT_TEST_FSMONITOR": "/elsewhere/monitor",
+        "GIT_CONFIG": "/elsewhere/config",  # `git config` would read it alone, as `-c`
     }
     for name, value in {**kept, **dropped}.items():
         monkeypatch.setenv(name, value)
