@@ -463,7 +463,10 @@ def materialize(
         except NotAFile as e:  # a link, folder, FIFO or huge file took its place: left there
             done.not_a_file[rel] = e.what
             continue
-        except OSError:
+        except OSError as e:
+            if e.errno in _REFUSED_WRITES:  # no permission: neither read nor written, said so
+                done.unwritable[rel] = e.strerror or type(e).__name__
+                continue
             current = "!unreadable"
         if current == want:  # already as wanted (the same edit made on both sides)
             if want is None:

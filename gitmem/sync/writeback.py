@@ -299,7 +299,8 @@ class WriteBack:
         count = f"{len(unwritable)} files" if len(unwritable) > 1 else first
         note = terminal(
             f"{s.name}: {count} not written in {where} ({unwritable[first]}): the changes from "
-            "the remote wait; make the folder writable, then gitmem sync"
+            "the remote wait; give yourself read and write access there (the folder's and its "
+            "files' permissions, a read-only mount), then gitmem sync"
         )
         report = self.result.report(ref)
         report.unwritable = report.unwritable or note

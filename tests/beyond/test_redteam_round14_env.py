@@ -6,15 +6,17 @@ Real git, real files under a temporary HOME, a bare remote."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from gitmem.gitstore.spawn import SAFE_CONFIG, clean_env
-from tests.support.world import World, teammates_sharing, write_files
+from tests.support.world import REPO_ROOT, World, teammates_sharing, write_files
 
 
 def _marker_program(world: World) -> tuple[Path, Path]:
@@ -311,3 +313,76 @@ def test_the_long_lived_cat_file_gets_the_settings_every_git_gets(tmp_path: Path
     pairs = list(zip(SAFE_CONFIG[::2], SAFE_CONFIG[1::2], strict=True))
     for _, setting in pairs:
         assert setting.encode() in argv, (setting, argv)
+
+
+@contextmanager
+def _a_world_bound_by_permissions() -> Iterator[tuple[World, Callable[..., tuple[int, str]]]]:
+    """A world, and a way to run gitmem in it as a user file permissions bind: this process
+    when it is not root; as root (which reads and writes through any permission), `nobody`
+    through `setpriv`, the world handed to it for each run. The world lies in a folder of its
+    own under the system's temporary folder, which `nobody` can reach (pytest's is private)."""
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="gitmem-round14-"))
+    root.chmod(0o755)
+    world = World(root)
+    world.make_remote()
+
+    def as_me(*args: str) -> tuple[int, str]:
+        run = world.gitmem(*args)
+        return run.code, run.out + run.err
+
+    def as_nobody(*args: str) -> tuple[int, str]:
+        subprocess.run(["chown", "-R", "65534:65534", str(root)], check=True)
+        user = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+        try:
+            run = subprocess.run(
+                [*user, sys.executable, "-m", "gitmem", *args],
+                env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+        finally:
+            subprocess.run(["chown", "-R", f"{os.geteuid()}:{os.getegid()}", str(root)])
+        return run.returncode, run.stdout + run.stderr
+
+    try:
+        if os.geteuid() != 0:
+            yield world, as_me
+        elif not shutil.which("setpriv"):
+            pytest.skip("root, and no setpriv to run as a user permissions bind")
+        else:
+            yield world, as_nobody
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_synced_file_without_permission_is_named_not_kept_changing() -> None:
+    """A synced memory file the user may not read or write (chmod 000, a file of another
+    account), which the remote then changed: the sync said "kept changing during the sync",
+    exit 0, at every sync. Now the one line of a folder gitmem may not write, naming the
+    system's reason; exit 3; the file as it was; the rest of the folder synced."""
+    with _a_world_bound_by_permissions() as (world, gitmem):
+        _a_locked_file_the_remote_changed(world, gitmem)
+
+
+def _a_locked_file_the_remote_changed(world: World, gitmem: Callable[..., tuple[int, str]]) -> None:
+    alice, bob, alice_team = teammates_sharing(world)
+    write_files(alice_team, {"other.md": "other\n"})
+    world.ok("-C", str(alice), "sync")
+    world.ok("-C", str(bob), "sync")
+    team = world.scope_path(bob, "team")
+    write_files(alice_team, {"deploys.md": "Fridays too.\n", "other.md": "other, edited\n"})
+    world.ok("-C", str(alice), "sync")
+    locked = team / "deploys.md"
+    locked.chmod(0)
+    code, said = gitmem("-C", str(bob), "sync")
+    locked.chmod(0o644)
+    assert code == 3, said
+    assert "kept changing" not in said, said
+    lines = [ln for ln in said.splitlines() if "not written in" in ln]
+    assert len(lines) == 1 and "deploys.md" in lines[0] and "Permission denied" in lines[0], said
+    assert locked.read_text() == "---\nname: deploys\n---\nTuesdays only.\n"
+    assert (team / "other.md").read_text() == "other, edited\n"
