@@ -267,6 +267,9 @@ def test_a_pull_into_a_read_only_folder_says_so_in_one_line_and_writes_nothing(
         assert {p.name: p.read_bytes() for p in team.iterdir()} == before
         hook = world.gitmem("-C", str(bob), "pull", "--hook")
         assert hook.code == 0 and "not written in" in hook.out, hook.out + hook.err
+        doctor = world.gitmem("-C", str(bob), "doctor", "--offline")
+        assert doctor.code == 1 and "is not writable" in doctor.out, doctor.out + doctor.err
+    assert "is not writable" not in world.gitmem("-C", str(bob), "doctor", "--offline").out
     run = world.gitmem("-C", str(bob), "sync")
     assert run.code == 0, run.out + run.err
     assert (team / "deploys.md").read_text() == "Tuesdays and Fridays.\n"
