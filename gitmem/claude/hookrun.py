@@ -189,9 +189,11 @@ def run_hook(
                 start.release()
                 raise
             outcome.note = _refused_scope(project)
-            pulled, refused_refs = _sync(project, mode, bound, start)
+            pulled, refused_refs, unwritable = _sync(project, mode, bound, start)
         if refused_refs:  # the other refs synced; this one was set aside
             outcome.note = _not_synced(refused_refs[0])
+        elif unwritable:  # a folder the system would not let gitmem write (red team 14)
+            outcome.note = f"gitmem: memory not synced: {unwritable}"
     except HookTimeout:
         outcome.note = f"gitmem: memory not synced: gave up after {bound:g} s (gitmem.hookTimeout)"
     except GitmemError as exc:
@@ -241,9 +243,9 @@ def start_sync(project: Project, mode: str, bound: float) -> SyncStart:
 
 def _sync(
     project: Project, mode: str, bound: float, start: SyncStart | None = None
-) -> tuple[dict[str, list[str]], list[GitmemError]]:
-    """Run the sync (from `start`, taken early); the files it wrote on disk, by ref, and the
-    refs it refused."""
+) -> tuple[dict[str, list[str]], list[GitmemError], str | None]:
+    """Run the sync (from `start`, taken early); the files it wrote on disk, by ref, the refs
+    it refused, and the note of a folder it could not write (None: none)."""
     from gitmem.project.state import start_checks
 
     checks: dict[str, tuple[str, FolderCheck]] = {}
@@ -267,7 +269,9 @@ def _sync(
         writers=HOOK_WRITER_REFS,
     )
     result = run_sync(project, options)
-    return {ref: r.pulled for ref, r in result.refs.items() if r.pulled}, result.refused
+    unwritable = next((r.unwritable for r in result.refs.values() if r.unwritable), None)
+    pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
+    return pulled, result.refused, unwritable
 
 
 def hook_timeout(value: str | None) -> float:

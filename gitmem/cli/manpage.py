@@ -19,7 +19,8 @@ EXIT_STATUS = (
     (
         errors.EXIT_GIT,
         "git or remote failure, or a sync partly done (a ref set aside with local changes "
-        "waiting for a key this machine lacks, a hub unreachable; the others synced)",
+        "waiting for a key this machine lacks, a hub unreachable, a memory folder the system "
+        "would not let gitmem write; the others synced)",
     ),
     (errors.EXIT_INTERNAL, "internal error (rerun with --debug and report it)"),
     (errors.EXIT_INTERRUPTED, "interrupted"),

@@ -166,8 +166,8 @@ def run(args: argparse.Namespace) -> int:
         remember_synced(project)
         _remember_remote(project, args)
     held = (
-        3 if not args.dry_run and any(r.held for r in result.refs.values()) else 0
-    )  # partly done, as a hub unreached
+        3 if not args.dry_run and any(r.held or r.unwritable for r in result.refs.values()) else 0
+    )  # partly done, as a hub unreached or a folder the system would not let gitmem write
     if args.mode == "sync" and not args.dry_run and not args.scopes:
         from gitmem.cli.usersync import carry_user
 

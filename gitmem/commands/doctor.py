@@ -622,6 +622,14 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
             checkup.add(
                 area, PROBLEM, f"{shown} is not a folder", f"move it away: mv {path} {path}.bak"
             )
+        elif not _writable(path):  # red team 14: a pull into it writes nothing (sync: exit 3)
+            checkup.add(
+                area,
+                PROBLEM,
+                f"{shown} is not writable (its permissions, or a read-only mount): the "
+                "remote's changes cannot reach it",
+                "give yourself write access to it, then gitmem sync",
+            )
         elif row.missing:
             checkup.add(area, ADVICE, f"{shown} is missing", "gitmem sync restores it from the ref")
         elif row.skipped and _not_utf8(row, checkup):
@@ -646,6 +654,14 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
                 f"{line.strip('/')} shows in git status as untracked",
                 "gitmem init (adds it to .git/info/exclude)",
             )
+
+
+def _writable(path: Path) -> bool:
+    """Whether this user may write in `path`, or (not there yet) in the nearest folder above it
+    that is there: the system's own answer (a read-only mount, permissions; root passes)."""
+    while not os.path.lexists(path) and path.parent != path:
+        path = path.parent
+    return os.access(path, os.W_OK)
 
 
 def _not_utf8(row: ScopeStatus, checkup: Checkup) -> bool:

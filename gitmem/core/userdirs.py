@@ -29,12 +29,8 @@ def home() -> str:
     value = os.environ.get("HOME", "")
     if os.path.isabs(value):
         return value
-    import pwd
-
-    try:
-        return pwd.getpwuid(os.getuid()).pw_dir
-    except KeyError:  # an account without an entry: the root, never the current folder
-        return os.sep
+    # an account without an entry: the root, never the current folder
+    return _account_home() or os.sep
 
 
 def tilde(path: str | os.PathLike[str], tree: str | os.PathLike[str] | None = None) -> str:
@@ -53,11 +49,36 @@ def tilde(path: str | os.PathLike[str], tree: str | os.PathLike[str] | None = No
     return text
 
 
+def _account_home() -> str | None:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return None
+
+
+def own_home(given: str | None = None) -> str:
+    """The home under which gitmem keeps its own files of the user (the key, the record of
+    the user's word, the user scope's store): `given` (else `home()`), unless it lies in the
+    work tree of the repository gitmem opened — a container or a hook runner started with
+    HOME set to the project folder — where the account's own home is used when that lies
+    outside it (red team 14: HOME=<work tree> put this machine's private key in
+    `<work tree>/.config/gitmem/identity`, one `git add -A` from the branch). A home kept in
+    git, where the account's home is the work tree, stays as it is (the user's layout).
+    Claude Code's own folders follow HOME as Claude Code does: only gitmem's files move."""
+    value = home() if given is None or not os.path.isabs(given) else given
+    if not _in_work_tree(value):
+        return value
+    account = _account_home()
+    return account if account and not _in_work_tree(account) else value
+
+
 def config_home() -> str:
     """`$XDG_CONFIG_HOME` when absolute (the XDG spec ignores a relative one), else
     `<home>/.config`."""
     value = os.environ.get("XDG_CONFIG_HOME", "")
-    return value if _usable(value) else os.path.join(home(), ".config")
+    return value if _usable(value) else os.path.join(own_home(), ".config")
 
 
 def data_home(env: Mapping[str, str] | None = None) -> str:
@@ -70,8 +91,7 @@ def data_home(env: Mapping[str, str] | None = None) -> str:
     value = env.get("XDG_DATA_HOME", "")
     if _usable(value):
         return value
-    given = env.get("HOME", "")
-    return os.path.join(given if os.path.isabs(given) else home(), ".local", "share")
+    return os.path.join(own_home(env.get("HOME", "")), ".local", "share")
 
 
 def state_home() -> str:
@@ -79,7 +99,7 @@ def state_home() -> str:
     put the hooks memo — the bytes of the user's Claude Code settings, before and after an
     install — in the folder `gitmem hooks install` ran in, the working tree)."""
     value = os.environ.get("XDG_STATE_HOME", "")
-    return value if _usable(value) else os.path.join(home(), ".local", "state")
+    return value if _usable(value) else os.path.join(own_home(), ".local", "state")
 
 
 def _usable(value: str) -> bool:
@@ -90,13 +110,16 @@ def _usable(value: str) -> bool:
     one `git add -A` from the branch; the state and data homes hold the choices record, the
     hooks memo and the user scope's plaintext store. Such a value is ignored like a relative
     one (the default under HOME is used)."""
-    if not os.path.isabs(value):
-        return False
+    return os.path.isabs(value) and not _in_work_tree(value)
+
+
+def _in_work_tree(value: str) -> bool:
+    """Whether the path `value` lies in (or is) a work tree the repository opener noted."""
     trees = WORK_TREES.values()
     if not trees:
-        return True
+        return False
     real = os.path.realpath(value)
-    return not any(
+    return any(
         real == t or real.startswith(t.rstrip(os.sep) + os.sep)
         for t in map(os.path.realpath, trees)
     )

@@ -123,9 +123,10 @@ class CatFile:
             (os.POSIX_SPAWN_CLOSE, in_w),
             (os.POSIX_SPAWN_CLOSE, out_r),
         ]
-        from gitmem.gitstore.spawn import git_program
+        from gitmem.gitstore.spawn import SAFE_CONFIG, git_program
 
-        argv = self.argv
+        # the settings every git gitmem runs gets (red team 14: this one went without them)
+        argv = ["git", *SAFE_CONFIG, *self.argv[1:]]
         if self.cwd:  # posix_spawn has no cwd: git's -C does the same
             argv = ["git", "-C", self.cwd, *argv[1:]]
         try:

@@ -15,15 +15,52 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-# a caller's GIT_DIR / GIT_INDEX_FILE (gitmem run from a git hook) must never redirect us
-_REDIRECTS = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_COMMON_DIR",
-    "GIT_PREFIX",
+# Of the GIT_* environment, git gets only the user's own settings (round 14): how to reach a
+# remote (ssh, askpass, TLS, proxies, allowed protocols), their configuration (where it lives,
+# GIT_CONFIG_COUNT/KEY/VALUE, `git -c` passed on), their identity and dates, tracing, and what
+# only narrows git's search for a repository (ceiling). Every other one changes which
+# repository, refs, objects or paths git sees, and a caller's (a git hook's GIT_DIR and
+# GIT_INDEX_FILE, a shell's leftover, a hook runner's) is never ours: GIT_NAMESPACE put our
+# refs under refs/namespaces/<x>/ on the remote (teammates never saw them); an alternate
+# object folder made a fetch skip what it found there, leaving the clone with missing commits
+# once the variable was gone. pre-commit's `no_git_env` keeps the same kind of list.
+_KEPT_PREFIXES = (
+    # GIT_CONFIG_GLOBAL/SYSTEM/NOSYSTEM/PARAMETERS/COUNT/KEY_n/VALUE_n; not the old GIT_CONFIG,
+    # which makes `git config` read that one file alone, its values as the command line's
+    "GIT_CONFIG_",
+    "GIT_SSH",  # GIT_SSH, GIT_SSH_COMMAND, GIT_SSH_VARIANT
+    "GIT_SSL_",
+    "GIT_HTTP_",
+    "GIT_PROXY_",
+    "GIT_CURL_",
+    "GIT_TRACE",  # GIT_TRACE, GIT_TRACE_*, GIT_TRACE2*: the user's own debugging
+    "GIT_AUTHOR_",
+    "GIT_COMMITTER_",
 )
+_KEPT = frozenset(
+    {
+        "GIT_ASKPASS",
+        "GIT_TERMINAL_PROMPT",
+        "GIT_EXEC_PATH",
+        "GIT_TEMPLATE_DIR",
+        "GIT_ALLOW_PROTOCOL",
+        "GIT_PROTOCOL_FROM_USER",
+        "GIT_REDACT_COOKIES",
+        "GIT_CEILING_DIRECTORIES",  # narrows discovery: a home kept in git stays out of ~/x
+        "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+        "GIT_OPTIONAL_LOCKS",
+        "GIT_NO_LAZY_FETCH",
+        "GIT_QUARANTINE_PATH",  # a pre-receive hook: git itself refuses every ref update
+    }
+)
+
+
+def _users_own(name: str, env: Mapping[str, str]) -> bool:
+    if not name.startswith("GIT_") or name in _KEPT or name.startswith(_KEPT_PREFIXES):
+        return True
+    # inside git's quarantine (the pre-receive template) the pushed objects are seen through
+    # an alternate; anywhere else an alternate from the environment corrupts what is written
+    return name == "GIT_ALTERNATE_OBJECT_DIRECTORIES" and "GIT_QUARANTINE_PATH" in env
 
 
 # Before every git command gitmem runs: nothing of the repository's own settings runs a program
@@ -42,6 +79,9 @@ _REDIRECTS = (
 # core.alternateRefsCommand (red team 9): with an alternates file (objects/info/alternates) every
 # fetch ran the command a config names, through the shell, to list the alternate's refs; `true`
 # lists none (the alternate's objects are still used, only not advertised).
+# push.gpgSign (red team 14): `true` or `if-asked` in the repository's own config ran its
+# gpg.program at every push to a server that takes push certificates (and `true` failed every
+# push to one that does not); gitmem's pushes carry no certificate.
 SAFE_CONFIG = (
     "-c",
     "core.fsmonitor=false",
@@ -61,6 +101,8 @@ SAFE_CONFIG = (
     "log.mailmap=false",
     "-c",
     "core.alternateRefsCommand=true",
+    "-c",
+    "push.gpgSign=false",
 )
 
 
@@ -122,9 +164,7 @@ def _user_config_absolute(env: dict[str, str]) -> None:
 
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    for var in _REDIRECTS:
-        env.pop(var, None)
+    env = {name: value for name, value in os.environ.items() if _users_own(name, os.environ)}
     env.update(_AS_THEY_ARE)
     env["PATH"] = absolute_path(env.get("PATH", os.defpath))
     _user_config_absolute(env)

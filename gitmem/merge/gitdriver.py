@@ -223,13 +223,13 @@ def _users_own_attributes_name(path: str) -> bool:
     import subprocess
     import tempfile
 
-    from gitmem.gitstore.spawn import clean_env, git_program
+    from gitmem.gitstore.spawn import SAFE_CONFIG, clean_env, git_program
 
     kept = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE")  # a merge git runs with them
     extra = {k: os.environ[k] for k in kept if k in os.environ}
     with tempfile.TemporaryDirectory(prefix="gitmem-driver-") as empty:
         extra["GIT_INDEX_FILE"] = os.path.join(empty, "index")  # never made: an empty index
-        argv = [git_program(), "check-attr", "--cached", "-z", "merge", "--", path]
+        argv = [git_program(), *SAFE_CONFIG, "check-attr", "--cached", "-z", "merge", "--", path]
         try:
             done = subprocess.run(
                 argv, env=clean_env(extra), capture_output=True, check=False, timeout=10
@@ -246,10 +246,10 @@ def _as_git_merges(base_file: str, ours_file: str, theirs_file: str, marker: str
     clean, 1 on a conflict (the markers written) or an error, as git expects of a driver."""
     import subprocess
 
-    from gitmem.gitstore.spawn import clean_env, git_program
+    from gitmem.gitstore.spawn import SAFE_CONFIG, clean_env, git_program
 
     labels = ("-L", "ours", "-L", "base", "-L", "theirs")
-    argv = [git_program(), "merge-file", f"--marker-size={marker}", *labels]
+    argv = [git_program(), *SAFE_CONFIG, "merge-file", f"--marker-size={marker}", *labels]
     try:
         done = subprocess.run(
             [*argv, ours_file, base_file, theirs_file], env=clean_env(), check=False

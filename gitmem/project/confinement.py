@@ -44,6 +44,16 @@ def link_on_the_way(root: Path, folder: Path) -> Path | None:
     return None
 
 
+def _dangling_link(path: Path) -> Path | None:
+    """The link on `path`'s way that names nothing (a folder not there yet is made by the
+    sync; one behind a dangling link cannot be, and the link must not be written through):
+    the nearest part of `path` that is there, when it is such a link, else None."""
+    for part in (path, *path.parents):
+        if os.path.lexists(part):
+            return part if os.path.islink(part) and not os.path.exists(part) else None
+    return None
+
+
 def within(path: Path, folder: Path) -> bool:
     # strings, not Path.parents: this runs for every scope on every command
     p, f = str(path), str(folder).rstrip("/") + "/"
@@ -82,7 +92,20 @@ def refusal(
                 f" (to {os.readlink(link)}); scope folders must not pass through links"
             )
     if os.path.lexists(real) and not os.path.isdir(real):
+        if os.path.islink(real):  # realpath stops at a link it cannot resolve: a loop
+            return (
+                f"it is a symbolic link that leads back to itself (to {os.readlink(real)}): "
+                "remove the link, then gitmem sync"
+            )
         return "it is a file, not a folder (move it away, then gitmem sync)"
+    if not os.path.lexists(real):
+        dangling = _dangling_link(Path(spelled))
+        if dangling is not None:  # red team 14: "kept changing during the sync", every sync
+            which = "it" if dangling == Path(spelled) else str(dangling)
+            return (
+                f"{which} is a symbolic link to nothing (to {os.readlink(dangling)}): make the "
+                "folder it names, or remove the link, then gitmem sync"
+            )
     if in_tree_only and not within(real, root):
         return f"it resolves to {real}, outside the working tree {root}"
     if real.parent == real:

@@ -8,6 +8,7 @@ overwritten. Writes are atomic (temp file + fsync + rename).
 from __future__ import annotations
 
 import contextlib
+import errno
 import itertools
 import os
 import stat
@@ -86,6 +87,10 @@ class Materialized:
         # bytes the rename displaced. The disk holds the target now; the caller must merge
         # these in.
         self.displaced: dict[str, str] = {}
+        # files the system would not let gitmem write or delete (a read-only folder or file
+        # system, no permission, a full disk): path -> the system's reason. Left as they are;
+        # the ref's changes to them wait (red team 14: reported as "kept changing", every sync)
+        self.unwritable: dict[str, str] = {}
 
 
 def walk(
@@ -458,7 +463,10 @@ def materialize(
         except NotAFile as e:  # a link, folder, FIFO or huge file took its place: left there
             done.not_a_file[rel] = e.what
             continue
-        except OSError:
+        except OSError as e:
+            if e.errno in _REFUSED_WRITES:  # no permission: neither read nor written, said so
+                done.unwritable[rel] = e.strerror or type(e).__name__
+                continue
             current = "!unreadable"
         if current == want:  # already as wanted (the same edit made on both sides)
             if want is None:
@@ -662,6 +670,11 @@ def _place_batch(
             raise
 
 
+_REFUSED_WRITES = frozenset(
+    {errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+)
+
+
 @contextlib.contextmanager
 def _settled(
     repo: Store, done: Materialized, rel: str, path: Path, current: str | None
@@ -680,9 +693,16 @@ def _settled(
         except (OSError, NotAFile):
             there = None
         done.changed_meanwhile[rel] = None if there is None or there[0] == "!" else there
-    except OSError:
-        # e.g. a folder where a file should go: leave it, report it, never half-write
-        done.changed_meanwhile[rel] = current
+    except OSError as e:
+        # left as it is, never half-written. The system refusing the write (a read-only
+        # folder or file system, no permission, a full disk) is said as what it is: retrying
+        # the round cannot help (red team 14: "kept changing during the sync", every sync).
+        # Anything else (a folder where a file should go, an I/O error reading what an edit
+        # displaced) is the folder changing under the write: the round merges and retries
+        if e.errno in _REFUSED_WRITES:
+            done.unwritable[rel] = e.strerror or type(e).__name__
+        else:
+            done.changed_meanwhile[rel] = current
 
 
 class _Ahead:

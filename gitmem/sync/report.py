@@ -42,6 +42,9 @@ class RefReport:
         self.unreached = False  # its remote (the hub) could not be fetched: set aside, said below
         self.no_key = False  # encrypted with a key this machine lacks: held back, note says why
         self.held: list[str] = []  # no key: the edits kept on disk here, unpushed until the grant
+        # a folder the system would not let gitmem write (read-only, no permission): the ref's
+        # changes to it wait; a sync partly done (exit 3): its note (also in `notes`), else ""
+        self.unwritable = ""
         self.via = ""  # the remote this ref syncs through, when not the project's (the hub)
 
 

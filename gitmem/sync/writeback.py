@@ -137,6 +137,8 @@ class WriteBack:
                     note = f"{s.name}: {p} ({not_written(what)})"
                     if note not in self.result.skipped:
                         self.result.skipped.append(note)
+                if done.unwritable:
+                    self._note_unwritable(ref, s, done.unwritable)
             commit = tip if self.ledger.expected[s.name] == target and not waiting else None
             if state.commit != commit:
                 state.commit = commit
@@ -185,7 +187,13 @@ class WriteBack:
         done = materialize(
             self.repo, s.path, expected, target, known, self.opts.progress, extra, paths
         )
-        if done.changed_meanwhile or done.displaced or done.through_link or done.not_a_file:
+        if (
+            done.changed_meanwhile
+            or done.displaced
+            or done.through_link
+            or done.not_a_file
+            or done.unwritable
+        ):
             return done
         apart = dict(head.apart)
         for rel in paths:
@@ -277,6 +285,27 @@ class WriteBack:
         notes = self.result.report(ref).notes
         if note not in notes:
             notes.append(note)
+
+    def _note_unwritable(self, ref: str, s: Scope, unwritable: Mapping[str, str]) -> None:
+        """Files the system would not let gitmem write or delete (red team 14: a read-only
+        folder was reported as "kept changing during the sync", exit 0, at every sync): one
+        line for the folder — how many, the system's reason, the fix — and the sync is partly
+        done (exit 3). Nothing of them was half-written; the ref's changes wait."""
+        from gitmem.core.sanitize import terminal
+        from gitmem.core.userdirs import tilde
+
+        first = sorted(unwritable)[0]
+        where = tilde(s.path)
+        count = f"{len(unwritable)} files" if len(unwritable) > 1 else first
+        note = terminal(
+            f"{s.name}: {count} not written in {where} ({unwritable[first]}): the changes from "
+            "the remote wait; give yourself read and write access there (the folder's and its "
+            "files' permissions, a read-only mount), then gitmem sync"
+        )
+        report = self.result.report(ref)
+        report.unwritable = report.unwritable or note
+        if note not in report.notes:
+            report.notes.append(note)
 
     def note_still_changing(self) -> None:
         for name, paths in self.ledger.changing.items():
