@@ -1,0 +1,89 @@
+"""One order for the blocks every version holds, when both sides reordered them (issue 24).
+
+A block moved is, to a sequence merge, a deletion at one place and an insertion at another.
+When both sides move blocks, those deletions and insertions cross: a stretch both changed goes
+to one side, and a block the other side had moved into it is gone while another, moved by
+both, comes out twice (red team 13: `A F B E D C G H` against `D C A B H E F G` from `A … H`
+lost `E` and doubled `C`). So, before the sequence merge, the blocks all three versions hold
+(the same text; copies matched first to first) are put in one order on all three — each
+side's other blocks (new, edited, copies beyond the common count) carried after the common
+block they follow — and what is left to merge is edits in place: nothing untouched can be
+lost or doubled.
+
+The order, for every pair of common blocks: the base's, unless a side swapped them (no pair
+can be swapped both ways, so each pair has one answer). Where those answers form one order
+(no cycle), it keeps every move of both sides; where they do not (two moves that cross), the
+order of the side whose blocks read greater, so a merge with either side again takes the same
+order. A function of the three key lists only: symmetric, and a merge whose common blocks
+already stand in the result's order changes nothing. Keys only, no units: `blockmerge` moves
+its units by the indexes this returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+LIMIT = 400  # common blocks: past this the pairs are not compared (n² work), greater order taken
+
+Element = tuple[bytes, int]  # a block's key and which copy of it (0: the first)
+
+
+def _elements(keys: Sequence[bytes]) -> list[Element]:
+    seen: dict[bytes, int] = {}
+    out: list[Element] = []
+    for k in keys:
+        n = seen.get(k, 0)
+        seen[k] = n + 1
+        out.append((k, n))
+    return out
+
+
+def _by_pairs(oz: list[Element], oa: list[Element], ob: list[Element]) -> list[Element] | None:
+    """The base's order with every pair either side swapped swapped; None on a cycle."""
+    pa = {e: i for i, e in enumerate(oa)}
+    pb = {e: i for i, e in enumerate(ob)}
+    ahead = dict.fromkeys(oz, 0)  # how many common blocks must stand before each
+    for i, x in enumerate(oz):
+        ax, bx = pa[x], pb[x]
+        for y in oz[i + 1 :]:
+            if pa[y] < ax or pb[y] < bx:
+                ahead[x] += 1
+            else:
+                ahead[y] += 1
+    # a tournament is an order exactly when no two blocks have as many blocks ahead of them
+    if len(set(ahead.values())) != len(oz):
+        return None
+    return sorted(oz, key=ahead.__getitem__)
+
+
+def _carried(seq: list[Element], common: set[Element], order: list[Element]) -> list[int]:
+    """Indexes of `seq` with its common blocks in `order`, each other block staying right after
+    the common block it follows (those before the first common block first)."""
+    lead: list[int] = []
+    groups: dict[Element, list[int]] = {}
+    current: list[int] = lead
+    for i, e in enumerate(seq):
+        if e in common:
+            current = groups[e] = [i]
+        else:
+            current.append(i)
+    return lead + [i for e in order for i in groups[e]]
+
+
+def reordered(
+    kz: Sequence[bytes], ka: Sequence[bytes], kb: Sequence[bytes]
+) -> tuple[list[int], list[int], list[int]] | None:
+    """For base, a and b: the indexes of its blocks in the one order, or None when at most one
+    side reordered the common blocks (or both alike): the sequence merge then sees each move
+    once, as it always has."""
+    ez, ea, eb = _elements(kz), _elements(ka), _elements(kb)
+    common = set(ez) & set(ea) & set(eb)
+    if len(common) < 3:
+        return None  # two common blocks swapped by both sides are swapped alike
+    oz, oa, ob = ([e for e in es if e in common] for es in (ez, ea, eb))
+    if oa == oz or ob == oz or oa == ob:
+        return None
+    order = _by_pairs(oz, oa, ob) if len(oz) <= LIMIT else None
+    if order is None:
+        order = max(oa, ob)
+    return _carried(ez, common, order), _carried(ea, common, order), _carried(eb, common, order)
