@@ -81,7 +81,7 @@ def reordered(
     if len(common) < 3:
         return None  # two common blocks swapped by both sides are swapped alike
     oz, oa, ob = ([e for e in es if e in common] for es in (ez, ea, eb))
-    if oa == oz or ob == oz or oa == ob:
+    if oa == oz == ob:
         return None
     order = _by_pairs(oz, oa, ob) if len(oz) <= LIMIT else None
     if order is None:

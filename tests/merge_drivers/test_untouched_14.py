@@ -92,8 +92,10 @@ def test_the_order_is_every_pair_as_a_side_put_it_or_one_sides_order() -> None:
     got = reordered(z, [b"b", b"a", b"c", b"d", b"e"], [b"a", b"b", b"c", b"e", b"d"])
     assert got is not None
     assert [z[i] for i in got[0]] == [b"b", b"a", b"c", b"e", b"d"]
-    # one side kept the base's order: nothing to do (the block merge sees one move)
-    assert reordered(z, z, [b"e", b"a", b"b", b"c", b"d"]) is None
+    # one side moved: its order on all three (a copy the other side wrote stays with its block)
+    got = reordered(z, [*z[:4], b"a", b"e"], [b"e", b"a", b"b", b"c", b"d"])
+    assert got is not None and got[1] == [5, 0, 1, 2, 3, 4]
+    assert reordered(z, z, z) is None
     # crossing moves: the greater side's order, whichever side it is
     a, b = [b"b", b"a", b"c", b"d", b"e"], [b"a", b"c", b"b", b"d", b"e"]
     one, two = reordered(z, a, b), reordered(z, b, a)
