@@ -73,17 +73,17 @@ def _carried(seq: list[Element], common: set[Element], order: list[Element]) -> 
 def reordered(
     kz: Sequence[bytes], ka: Sequence[bytes], kb: Sequence[bytes]
 ) -> tuple[list[int], list[int], list[int]] | None:
-    """For base, a and b: the indexes of its blocks in the one order, or None when at most one
-    side reordered the common blocks (or both alike): the sequence merge then sees each move
-    once, as it always has."""
+    """For base, a and b: the indexes of its blocks in the one order (both sides moved blocks
+    alike: theirs, on the base too), or None unless both sides reordered the blocks all three
+    hold."""
     ez, ea, eb = _elements(kz), _elements(ka), _elements(kb)
     common = set(ez) & set(ea) & set(eb)
-    if len(common) < 3:
-        return None  # two common blocks swapped by both sides are swapped alike
-    oz, oa, ob = ([e for e in es if e in common] for es in (ez, ea, eb))
-    if oa == oz == ob:
+    if len(common) < 2:
         return None
-    order = _by_pairs(oz, oa, ob) if len(oz) <= LIMIT else None
+    oz, oa, ob = ([e for e in es if e in common] for es in (ez, ea, eb))
+    if oa == oz or ob == oz:
+        return None  # one side's moves: the block merge's own rules (sections, items) place them
+    order = oa if oa == ob else _by_pairs(oz, oa, ob) if len(oz) <= LIMIT else None
     if order is None:
         order = max(oa, ob)
     return _carried(ez, common, order), _carried(ea, common, order), _carried(eb, common, order)
