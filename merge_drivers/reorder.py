@@ -70,6 +70,36 @@ def _carried(seq: list[Element], common: set[Element], order: list[Element]) -> 
     return lead + [i for e in order for i in groups[e]]
 
 
+def _base_carried(
+    ez: list[Element], ea: list[Element], eb: list[Element], common: set[Element], order: list[Element]
+) -> list[int]:
+    """Indexes of the base with its common blocks in `order`; a block one side still holds (the
+    other deleted or edited it) after the common block it follows on that side — that side
+    says where it stands now — and one no side holds after the one it follows in the base."""
+    held: dict[Element, tuple[Element | None, int]] = {}  # after which common block, where
+    for seq in (ea, eb):
+        last: Element | None = None
+        for j, e in enumerate(seq):
+            if e in common:
+                last = e
+            else:
+                held[e] = (last, j)
+    groups: dict[Element | None, list[tuple[int, int]]] = {None: []}
+    last = None
+    for i, e in enumerate(ez):
+        if e in common:
+            last = e
+            groups.setdefault(e, [])
+            continue
+        anchor, at = held.get(e, (last, i))
+        groups.setdefault(anchor, []).append((at, i))
+    out = [i for _, i in sorted(groups[None])]
+    for e in order:
+        out.append(ez.index(e))
+        out.extend(i for _, i in sorted(groups.get(e, [])))
+    return out
+
+
 def reordered(
     kz: Sequence[bytes], ka: Sequence[bytes], kb: Sequence[bytes]
 ) -> tuple[list[int], list[int], list[int]] | None:
@@ -86,4 +116,8 @@ def reordered(
     order = oa if oa == ob else _by_pairs(oz, oa, ob) if len(oz) <= LIMIT else None
     if order is None:
         order = max(oa, ob)
-    return _carried(ez, common, order), _carried(ea, common, order), _carried(eb, common, order)
+    return (
+        _base_carried(ez, ea, eb, common, order),
+        _carried(ea, common, order),
+        _carried(eb, common, order),
+    )
