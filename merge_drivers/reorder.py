@@ -38,6 +38,28 @@ def _elements(keys: Sequence[bytes]) -> list[Element]:
     return out
 
 
+def _moved(kz: Sequence[bytes], ks: Sequence[bytes]) -> bool:
+    """Whether a side moved base blocks: the blocks the diff keeps in place matched first, the
+    rest by what they say, copy for copy, some stand out of the base's order. (Copies matched
+    first to first alone read a copy written above its block, or one copy reworded, as a move.)"""
+    from merge_drivers.diff import LineMatcher
+
+    at = [-1] * len(ks)
+    taken = [False] * len(kz)
+    for i, j, n in LineMatcher(None, list(kz), list(ks)).get_matching_blocks():
+        for d in range(n):
+            at[j + d], taken[i + d] = i + d, True
+    left: dict[bytes, list[int]] = {}
+    for i, key in enumerate(kz):
+        if not taken[i]:
+            left.setdefault(key, []).append(i)
+    for j, key in enumerate(ks):
+        if at[j] < 0 and left.get(key):
+            at[j] = left[key].pop(0)
+    held = [i for i in at if i >= 0]
+    return held != sorted(held)
+
+
 def _by_pairs(oz: list[Element], oa: list[Element], ob: list[Element]) -> list[Element] | None:
     """The base's order with every pair either side swapped swapped; None on a cycle."""
     pa = {e: i for i, e in enumerate(oa)}
@@ -106,12 +128,14 @@ def reordered(
     """For base, a and b: the indexes of its blocks in the one order (both sides moved blocks
     alike: theirs, on the base too), or None unless both sides reordered the blocks all three
     hold."""
+    if len(kz) * max(len(ka), len(kb)) > 4_000_000:
+        return None  # the diffs' bound: a huge body merges as it always has
     ez, ea, eb = _elements(kz), _elements(ka), _elements(kb)
     common = set(ez) & set(ea) & set(eb)
     if len(common) < 2:
         return None
     oz, oa, ob = ([e for e in es if e in common] for es in (ez, ea, eb))
-    if oa == oz or ob == oz:
+    if oa == oz or ob == oz or not _moved(kz, ka) or not _moved(kz, kb):
         return None  # one side's moves: the block merge's own rules (sections, items) place them
     order = oa if oa == ob else _by_pairs(oz, oa, ob) if len(oz) <= LIMIT else None
     if order is None:
