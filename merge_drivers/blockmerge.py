@@ -209,7 +209,10 @@ def _orders_merged(
     for body, tail, order in zip(bodies, tails, orders, strict=True):
         moved = [body[i] for i in order]
         out.append(
-            [u if u.gap == w.gap else Unit(w.gap, u.block) for u, w in zip(moved, body, strict=True)]
+            [
+                u if u.gap == w.gap else Unit(w.gap, u.block)
+                for u, w in zip(moved, body, strict=True)
+            ]
             + tail
         )
     return out[0], out[1], out[2]

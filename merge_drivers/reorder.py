@@ -21,11 +21,13 @@ its units by the indexes this returns.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
 LIMIT = 400  # common blocks: past this the pairs are not compared (n² work), greater order taken
 
 Element = tuple[bytes, int]  # a block's key and which copy of it (0: the first)
+T = TypeVar("T", bound=Hashable)
 
 
 def _elements(keys: Sequence[bytes]) -> list[Element]:
@@ -60,7 +62,7 @@ def _moved(kz: Sequence[bytes], ks: Sequence[bytes]) -> bool:
     return held != sorted(held)
 
 
-def _by_pairs(oz: list[Element], oa: list[Element], ob: list[Element]) -> list[Element] | None:
+def _by_pairs(oz: Sequence[T], oa: Sequence[T], ob: Sequence[T]) -> list[T] | None:
     """The base's order with every pair either side swapped swapped; None on a cycle."""
     pa = {e: i for i, e in enumerate(oa)}
     pb = {e: i for i, e in enumerate(ob)}
@@ -78,6 +80,14 @@ def _by_pairs(oz: list[Element], oa: list[Element], ob: list[Element]) -> list[E
     return sorted(oz, key=ahead.__getitem__)
 
 
+def one_order(oz: Sequence[T], oa: Sequence[T], ob: Sequence[T]) -> list[T]:
+    """The items all three hold (each once), in the one order: every pair as the base has it
+    unless a side swapped it; on a cycle (or past `LIMIT` items) the order of the side whose
+    items read greater (by `repr`), whichever side it is."""
+    order = list(oa) if oa == ob else _by_pairs(oz, oa, ob) if len(oz) <= LIMIT else None
+    return order if order is not None else list(max(oa, ob, key=lambda o: [repr(e) for e in o]))
+
+
 def _carried(seq: list[Element], common: set[Element], order: list[Element]) -> list[int]:
     """Indexes of `seq` with its common blocks in `order`, each other block staying right after
     the common block it follows (those before the first common block first)."""
@@ -93,7 +103,11 @@ def _carried(seq: list[Element], common: set[Element], order: list[Element]) -> 
 
 
 def _base_carried(
-    ez: list[Element], ea: list[Element], eb: list[Element], common: set[Element], order: list[Element]
+    ez: list[Element],
+    ea: list[Element],
+    eb: list[Element],
+    common: set[Element],
+    order: list[Element],
 ) -> list[int]:
     """Indexes of the base with its common blocks in `order`; a block one side still holds (the
     other deleted or edited it) after the common block it follows on that side — that side
@@ -137,9 +151,7 @@ def reordered(
     oz, oa, ob = ([e for e in es if e in common] for es in (ez, ea, eb))
     if oa == oz or ob == oz or not _moved(kz, ka) or not _moved(kz, kb):
         return None  # one side's moves: the block merge's own rules (sections, items) place them
-    order = oa if oa == ob else _by_pairs(oz, oa, ob) if len(oz) <= LIMIT else None
-    if order is None:
-        order = max(oa, ob)
+    order = one_order(oz, oa, ob)
     return (
         _base_carried(ez, ea, eb, common, order),
         _carried(ea, common, order),

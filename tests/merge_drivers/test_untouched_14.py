@@ -204,3 +204,34 @@ def test_shuffled_paragraphs_are_neither_lost_nor_doubled(n: int, data: st.DataO
     assert _merge(base, _doc(theirs), _doc(ours)) == merged
     assert _merge(base, merged, _doc(theirs)) == merged
     assert _merge(base, merged, _doc(ours)) == merged
+
+
+def _index(order: str) -> bytes:
+    lines = (f"- [Topic {c}](topic_{c.lower()}.md) — hook about {c}" for c in order)
+    return ("# Memory\n\n" + "\n".join(lines) + "\n").encode()
+
+
+def test_an_index_reordered_on_both_sides_keeps_both_moves_and_merges_again_to_the_same() -> None:
+    """MEMORY.md entries moved on both sides: before, the base's order came back (both moves
+    dropped) and merging either side in again replayed that side's move."""
+    base, ours, theirs = _index("ABCDE"), _index("BACDE"), _index("ABCED")
+    merged = merge_file("team/MEMORY.md", base, ours, theirs).data
+    assert merged == _index("BACED")
+    assert merge_file("team/MEMORY.md", base, theirs, ours).data == merged
+    assert merge_file("team/MEMORY.md", base, merged, ours).data == merged
+    assert merge_file("team/MEMORY.md", base, merged, theirs).data == merged
+
+
+@settings(max_examples=examples(), deadline=None)
+@given(st.integers(3, 8), st.data())
+def test_index_entries_shuffled_on_both_sides_keep_the_laws(n: int, data: st.DataObject) -> None:
+    names = "ABCDEFGH"[:n]
+    ours = "".join(data.draw(st.permutations(names)))
+    theirs = "".join(data.draw(st.permutations(names)))
+    base = _index(names)
+    merged = merge_file("team/MEMORY.md", base, _index(ours), _index(theirs)).data
+    assert merged is not None
+    assert all(merged.count(f"[Topic {c}]".encode()) == 1 for c in names), merged.decode()
+    assert merge_file("team/MEMORY.md", base, _index(theirs), _index(ours)).data == merged
+    assert merge_file("team/MEMORY.md", base, merged, _index(ours)).data == merged
+    assert merge_file("team/MEMORY.md", base, merged, _index(theirs)).data == merged
