@@ -4,19 +4,23 @@ A block moved is, to a sequence merge, a deletion at one place and an insertion 
 When both sides move blocks, those deletions and insertions cross: a stretch both changed goes
 to one side, and a block the other side had moved into it is gone while another, moved by
 both, comes out twice (red team 13: `A F B E D C G H` against `D C A B H E F G` from `A … H`
-lost `E` and doubled `C`). So, before the sequence merge, the blocks all three versions hold
-(the same text; copies matched first to first) are put in one order on all three — each
-side's other blocks (new, edited, copies beyond the common count) carried after the common
-block they follow — and what is left to merge is edits in place: nothing untouched can be
-lost or doubled.
+lost `E` and doubled `C`). So, when both sides moved blocks (read by a diff that keeps
+copies in place, so a copy added or reworded is no move), the blocks all three versions hold
+(the same text; copies matched first to first) are put in one order on all three before the
+sequence merge: each side's other blocks (new, edited, copies beyond the common count) carried
+after the common block they follow, and a base block only one side still holds (the other
+deleted or edited it) where that side put it. What is left to merge is edits in place: nothing
+untouched is lost or doubled. One side's moves alone stay the block merge's rules (sections
+and items moved with what the other side did to them).
 
 The order, for every pair of common blocks: the base's, unless a side swapped them (no pair
 can be swapped both ways, so each pair has one answer). Where those answers form one order
 (no cycle), it keeps every move of both sides; where they do not (two moves that cross), the
 order of the side whose blocks read greater, so a merge with either side again takes the same
-order. A function of the three key lists only: symmetric, and a merge whose common blocks
-already stand in the result's order changes nothing. Keys only, no units: `blockmerge` moves
-its units by the indexes this returns.
+order; both sides moved alike: their order, on the base too. A function of the three key
+lists only: symmetric, and a merge whose common blocks already stand in the result's order
+changes nothing. Keys only, no units: `blockmerge` moves its units by the indexes this
+returns; `index` orders the entries of a `MEMORY.md` both sides moved with `one_order`.
 """
 
 from __future__ import annotations
@@ -130,8 +134,9 @@ def _base_carried(
         anchor, at = held.get(e, (last, i))
         groups.setdefault(anchor, []).append((at, i))
     out = [i for _, i in sorted(groups[None])]
+    where = {e: i for i, e in enumerate(ez)}
     for e in order:
-        out.append(ez.index(e))
+        out.append(where[e])
         out.extend(i for _, i in sorted(groups.get(e, [])))
     return out
 
