@@ -1,8 +1,10 @@
 """Blocks no side touched stay, once, when both sides reorder a topic file (issue 24, red team
 13): `A F B E D C G H` against `D C A B H E F G` from `A … H` lost `E` and doubled `C`. The
 blocks all three versions hold are put in one order before the block merge
-(`merge_drivers/reorder.py`); these properties hold the multiset invariant and the laws over
-random reorders with small edits, copies, reworded copies, headings and empty files."""
+(`merge_drivers/reorder.py`); these properties hold the multiset invariant over reorders on
+both sides with small edits (rewords, deletions, additions, copies and reworded copies), and
+the invariant with every law over moves only (copies, headings, empty files), over shuffles,
+and over a `MEMORY.md` whose entries both sides moved."""
 
 from __future__ import annotations
 
