@@ -152,7 +152,7 @@ def merge_blocks(
 
     from merge_drivers.diff import BlockMatcher
 
-    zu, au, bu = units(base), units(win), units(lose)
+    zu, au, bu = _orders_merged(units(base), units(win), units(lose))
     zu, au, bu = _moves_replayed(zu, au, bu)
     zu, bu = _sections_moved(zu, au, bu)
     zu, au = _sections_moved(zu, bu, au)
@@ -190,6 +190,32 @@ def merge_blocks(
 
     merged = _restyled(_renumbered(out.lines, out.touched, parsed), out.touched, zu, parsed)
     return b"".join(merged), out.resolutions
+
+
+def _orders_merged(
+    zu: list[Unit], au: list[Unit], bu: list[Unit]
+) -> tuple[list[Unit], list[Unit], list[Unit]]:
+    """Blocks both sides reordered: the blocks all three hold put in one order on all three
+    (`reorder.reordered`), the blank lines staying in their slots, a trailing blank run last."""
+    from merge_drivers.reorder import reordered
+
+    seqs = (zu, au, bu)
+    tails = [us[-1:] if us and us[-1].block is None else [] for us in seqs]
+    bodies = [us[: len(us) - len(t)] for us, t in zip(seqs, tails, strict=True)]
+    orders = reordered(*([u.key for u in us] for us in bodies))
+    if orders is None:
+        return zu, au, bu
+    out: list[list[Unit]] = []
+    for body, tail, order in zip(bodies, tails, orders, strict=True):
+        moved = [body[i] for i in order]
+        out.append(
+            [
+                u if u.gap == w.gap else Unit(w.gap, u.block)
+                for u, w in zip(moved, body, strict=True)
+            ]
+            + tail
+        )
+    return out[0], out[1], out[2]
 
 
 Sections = tuple[list[Unit], list[tuple[bytes, list[Unit]]], list[Unit]]

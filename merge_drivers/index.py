@@ -377,6 +377,10 @@ def merge_index(
         base_order = _with_base_items(skeletons[name], base_order)
         winner = name if len(skeletons) == 1 else "both"
         resolutions.append(Resolution(path, "order", winner, "reorganized"))
+    elif len(skeletons) == 2:  # both moved, differently: both moves where they do not cross
+        joined = _orders_joined(skeletons["ours"], skeletons["theirs"], base_order)
+        base_order = _with_base_items(joined, base_order)
+        resolutions.append(Resolution(path, "order", "both", "reorganized"))
     filing_pos = {k: i for i, k in enumerate(base_order)}
     side_orders = [orders[s.name] for s in (so, st)]
     linked = frozenset(k for k, nd in bn.items() if nd.kind == "entry" and nd.target)
@@ -827,6 +831,34 @@ def _reorganized(
     for k in kept:
         runs.setdefault(heading_level(bn[k].text) if k[0] == "h" else 0, []).append(k)
     return any(pos[a] > pos[b] for run in runs.values() for a, b in pairwise(run))
+
+
+def _orders_joined(oa: list[Key], ob: list[Key], base_order: list[Key]) -> list[Key]:
+    """Two sides' orders of base items, both moved (issue 24, red team 13): the items both hold
+    in one order (`reorder.one_order`: every pair as a side put it, or on crossing moves the
+    greater side's order), each item one side alone holds after the item it follows there.
+    A merge holding that order, merged with either side again, keeps it."""
+    from merge_drivers.reorder import one_order
+
+    common = set(oa) & set(ob)
+    order = one_order(
+        [k for k in base_order if k in common],
+        [k for k in oa if k in common],
+        [k for k in ob if k in common],
+    )
+    after: dict[Key | None, list[tuple[int, Key]]] = {}
+    for seq in (oa, ob):
+        last: Key | None = None
+        for i, k in enumerate(seq):
+            if k in common:
+                last = k
+            else:
+                after.setdefault(last, []).append((i, k))
+    out = [k for _, k in sorted(after.get(None, []))]
+    for k in order:
+        out.append(k)
+        out.extend(x for _, x in sorted(after.get(k, [])))
+    return out
 
 
 def _with_base_items(skeleton: list[Key], base_order: list[Key]) -> list[Key]:

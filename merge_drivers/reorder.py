@@ -1,0 +1,164 @@
+"""One order for the blocks every version holds, when both sides reordered them (issue 24).
+
+A block moved is, to a sequence merge, a deletion at one place and an insertion at another.
+When both sides move blocks, those deletions and insertions cross: a stretch both changed goes
+to one side, and a block the other side had moved into it is gone while another, moved by
+both, comes out twice (red team 13: `A F B E D C G H` against `D C A B H E F G` from `A … H`
+lost `E` and doubled `C`). So, when both sides moved blocks (read by a diff that keeps
+copies in place, so a copy added or reworded is no move), the blocks all three versions hold
+(the same text; copies matched first to first) are put in one order on all three before the
+sequence merge: each side's other blocks (new, edited, copies beyond the common count) carried
+after the common block they follow, and a base block only one side still holds (the other
+deleted or edited it) where that side put it. What is left to merge is edits in place: nothing
+untouched is lost or doubled. One side's moves alone stay the block merge's rules (sections
+and items moved with what the other side did to them).
+
+The order, for every pair of common blocks: the base's, unless a side swapped them (no pair
+can be swapped both ways, so each pair has one answer). Where those answers form one order
+(no cycle), it keeps every move of both sides; where they do not (two moves that cross), the
+order of the side whose blocks read greater, so a merge with either side again takes the same
+order; both sides moved alike: their order, on the base too. A function of the three key
+lists only: symmetric, and a merge whose common blocks already stand in the result's order
+changes nothing. Keys only, no units: `blockmerge` moves its units by the indexes this
+returns; `index` orders the entries of a `MEMORY.md` both sides moved with `one_order`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+LIMIT = 400  # common blocks: past this the pairs are not compared (n² work), greater order taken
+
+Element = tuple[bytes, int]  # a block's key and which copy of it (0: the first)
+T = TypeVar("T", bound=Hashable)
+
+
+def _elements(keys: Sequence[bytes]) -> list[Element]:
+    seen: dict[bytes, int] = {}
+    out: list[Element] = []
+    for k in keys:
+        n = seen.get(k, 0)
+        seen[k] = n + 1
+        out.append((k, n))
+    return out
+
+
+def _moved(kz: Sequence[bytes], ks: Sequence[bytes]) -> bool:
+    """Whether a side moved base blocks: the blocks the diff keeps in place matched first, the
+    rest by what they say, copy for copy, some stand out of the base's order. (Copies matched
+    first to first alone read a copy written above its block, or one copy reworded, as a move.)"""
+    from merge_drivers.diff import LineMatcher
+
+    at = [-1] * len(ks)
+    taken = [False] * len(kz)
+    for i, j, n in LineMatcher(None, list(kz), list(ks)).get_matching_blocks():
+        for d in range(n):
+            at[j + d], taken[i + d] = i + d, True
+    left: dict[bytes, list[int]] = {}
+    for i, key in enumerate(kz):
+        if not taken[i]:
+            left.setdefault(key, []).append(i)
+    for j, key in enumerate(ks):
+        if at[j] < 0 and left.get(key):
+            at[j] = left[key].pop(0)
+    held = [i for i in at if i >= 0]
+    return held != sorted(held)
+
+
+def _by_pairs(oz: Sequence[T], oa: Sequence[T], ob: Sequence[T]) -> list[T] | None:
+    """The base's order with every pair either side swapped swapped; None on a cycle."""
+    pa = {e: i for i, e in enumerate(oa)}
+    pb = {e: i for i, e in enumerate(ob)}
+    ahead = dict.fromkeys(oz, 0)  # how many common blocks must stand before each
+    for i, x in enumerate(oz):
+        ax, bx = pa[x], pb[x]
+        for y in oz[i + 1 :]:
+            if pa[y] < ax or pb[y] < bx:
+                ahead[x] += 1
+            else:
+                ahead[y] += 1
+    # a tournament is an order exactly when no two blocks have as many blocks ahead of them
+    if len(set(ahead.values())) != len(oz):
+        return None
+    return sorted(oz, key=ahead.__getitem__)
+
+
+def one_order(oz: Sequence[T], oa: Sequence[T], ob: Sequence[T]) -> list[T]:
+    """The items all three hold (each once), in the one order: every pair as the base has it
+    unless a side swapped it; on a cycle (or past `LIMIT` items) the order of the side whose
+    items read greater (by `repr`), whichever side it is."""
+    order = list(oa) if oa == ob else _by_pairs(oz, oa, ob) if len(oz) <= LIMIT else None
+    return order if order is not None else list(max(oa, ob, key=lambda o: [repr(e) for e in o]))
+
+
+def _carried(seq: list[Element], common: set[Element], order: list[Element]) -> list[int]:
+    """Indexes of `seq` with its common blocks in `order`, each other block staying right after
+    the common block it follows (those before the first common block first)."""
+    lead: list[int] = []
+    groups: dict[Element, list[int]] = {}
+    current: list[int] = lead
+    for i, e in enumerate(seq):
+        if e in common:
+            current = groups[e] = [i]
+        else:
+            current.append(i)
+    return lead + [i for e in order for i in groups[e]]
+
+
+def _base_carried(
+    ez: list[Element],
+    ea: list[Element],
+    eb: list[Element],
+    common: set[Element],
+    order: list[Element],
+) -> list[int]:
+    """Indexes of the base with its common blocks in `order`; a block one side still holds (the
+    other deleted or edited it) after the common block it follows on that side — that side
+    says where it stands now — and one no side holds after the one it follows in the base."""
+    held: dict[Element, tuple[Element | None, int]] = {}  # after which common block, where
+    for seq in (ea, eb):
+        last: Element | None = None
+        for j, e in enumerate(seq):
+            if e in common:
+                last = e
+            else:
+                held[e] = (last, j)
+    groups: dict[Element | None, list[tuple[int, int]]] = {None: []}
+    last = None
+    for i, e in enumerate(ez):
+        if e in common:
+            last = e
+            groups.setdefault(e, [])
+            continue
+        anchor, at = held.get(e, (last, i))
+        groups.setdefault(anchor, []).append((at, i))
+    out = [i for _, i in sorted(groups[None])]
+    where = {e: i for i, e in enumerate(ez)}
+    for e in order:
+        out.append(where[e])
+        out.extend(i for _, i in sorted(groups.get(e, [])))
+    return out
+
+
+def reordered(
+    kz: Sequence[bytes], ka: Sequence[bytes], kb: Sequence[bytes]
+) -> tuple[list[int], list[int], list[int]] | None:
+    """For base, a and b: the indexes of its blocks in the one order (both sides moved blocks
+    alike: theirs, on the base too), or None unless both sides reordered the blocks all three
+    hold."""
+    if len(kz) * max(len(ka), len(kb)) > 4_000_000:
+        return None  # the diffs' bound: a huge body merges as it always has
+    ez, ea, eb = _elements(kz), _elements(ka), _elements(kb)
+    common = set(ez) & set(ea) & set(eb)
+    if len(common) < 2:
+        return None
+    oz, oa, ob = ([e for e in es if e in common] for es in (ez, ea, eb))
+    if oa == oz or ob == oz or not _moved(kz, ka) or not _moved(kz, kb):
+        return None  # one side's moves: the block merge's own rules (sections, items) place them
+    order = one_order(oz, oa, ob)
+    return (
+        _base_carried(ez, ea, eb, common, order),
+        _carried(ea, common, order),
+        _carried(eb, common, order),
+    )
