@@ -5,6 +5,7 @@ tests/merge_drivers/test_everyday_14.py."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,51 @@ def test_curate_archives_a_notes_index_by_when_its_lines_were_written(world: Wor
         if line.startswith("## "):
             below = [x for x in lines[at + 1 :] if x.strip()]
             assert below and below[0].startswith("- "), (line, after)
+
+
+def _expected() -> list[bytes | None]:
+    from tests.merge_drivers.test_everyday_14 import SWEEP
+
+    return [x[4] for x in SWEEP.values()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("machines", [2, 3])
+def test_the_fourteenth_sweep_through_gitmem_sync(world: World, machines: int) -> None:
+    """Every case of the sweep in one sync: two machines that wrote a side each, and a third
+    that only syncs; every replica the same bytes, each what a careful human writes."""
+    from tests.merge_drivers.test_everyday_14 import SWEEP
+    from tests.support.mergesetup import as_cases, through_sync
+
+    got = through_sync(world, as_cases(SWEEP), machines)
+    for name, out, want in zip(SWEEP, got, _expected(), strict=True):
+        assert want is None or out == want, (name, out)
+
+
+@pytest.mark.slow
+def test_the_fourteenth_sweep_through_git_merge_both_directions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.merge_drivers.test_everyday_14 import SWEEP
+    from tests.support.mergesetup import as_cases, through_git_merge
+
+    got = through_git_merge(tmp_path, monkeypatch, as_cases(SWEEP))
+    for name, out, want in zip(SWEEP, got, _expected(), strict=True):
+        assert want is None or out == want, (name, out)
+
+
+@pytest.mark.slow
+def test_dated_lines_from_three_machines_keep_time_order_through_gitmem_sync(world: World) -> None:
+    """Dated log lines appended on three machines (`MEMORY.md` and a topic file) come out in
+    time order on every replica."""
+    from tests.merge_drivers.test_everyday_14 import LINES, LOG
+    from tests.support.mergesetup import through_sync
+
+    log = b"# Memory\n\n" + LOG
+    cases = [
+        ("MEMORY.md", log, [log + x for x in LINES]),
+        ("log.md", LOG, [LOG + x for x in LINES]),
+    ]
+    got = through_sync(world, cases, 3)
+    assert got[0] == log + b"".join(sorted(LINES))
+    assert got[1] == LOG + b"".join(sorted(LINES))
