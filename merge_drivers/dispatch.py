@@ -149,21 +149,27 @@ def _merge_plain(
 
 
 def _undecodable(path: str, versions: dict[str, bytes]) -> list[Resolution]:
-    """One note per version that is not UTF-8: the file, the side and the offset of its first
-    bad byte (an editor that saved Latin-1). The merge itself went line by line on the bytes,
-    every byte kept."""
-    out = []
+    """One note per first bad byte of a file that is not UTF-8 (an editor that saved Latin-1):
+    its offset and the versions that hold it — one line however many of base, ours and theirs
+    do (the same byte in three versions was three lines, #24). The merge itself went line by
+    line on the bytes, every byte kept."""
+    bad: dict[tuple[int, str], list[str]] = {}
     for side, data in versions.items():
         try:
             data.decode()
         except UnicodeDecodeError as e:
-            byte = data[e.start : e.start + 1].hex()
-            out.append(
-                Resolution(
-                    path,
-                    f"byte {e.start} of {side} (0x{byte})",
-                    "both",
-                    "not UTF-8: merged line by line on its bytes, every byte kept",
-                )
-            )
-    return out
+            bad.setdefault((e.start, data[e.start : e.start + 1].hex()), []).append(side)
+    return [
+        Resolution(
+            path,
+            f"byte {at} of {_held(sides)} (0x{byte})",
+            "both",
+            "not UTF-8: merged line by line on its bytes, every byte kept",
+        )
+        for (at, byte), sides in sorted(bad.items())
+    ]
+
+
+def _held(sides: list[str]) -> str:
+    """The versions that hold one bad byte: `ours`, `base and theirs`, `every version`."""
+    return "every version" if len(sides) == 3 else " and ".join(sides)

@@ -300,7 +300,8 @@ def merge_body(
             elif iz == zm:  # both only added here: keep both blocks
                 start = len(out) + first_line
                 steps = _both_added_steps(out, al[ia:am], bl[ib:bm]) if appends else None
-                emit(steps if steps is not None else _both_added(al[ia:am], bl[ib:bm], by_line))
+                code = by_line or fenced(iz)  # lines of code: no blank line between them
+                emit(steps if steps is not None else _both_added(al[ia:am], bl[ib:bm], code))
                 resolutions.append(
                     Resolution(
                         path, f"lines {start}-{len(out) + first_line - 1}", "both", "both added"

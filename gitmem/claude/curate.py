@@ -62,6 +62,10 @@ class Candidate:
     score: float = 0.0
     duplicate_of: str | None = None
     slot: int = -1  # index entries: their place in the index's layout
+    # when its line was written (the ref's `git blame`; unknown: not synced yet, the newest):
+    # of entries that score alike (plain bullets: no topic), the oldest go first — by value,
+    # not by their place (#24)
+    written: float = float("inf")
 
 
 @dataclass
@@ -156,10 +160,12 @@ def plan(
     progress: Callable[[int], None] | None = None,
     exclude: frozenset[str] = frozenset(),
     reorder: bool = False,
+    line_times: Mapping[str, float] | None = None,
 ) -> CurateResult:
     """What curate would write for `folder` (nothing is written); the top-level names `exclude`
     are another scope's folder nested in this one (`team/` in the auto folder): not ours.
-    `reorder` sorts best first even an index within the caps."""
+    `reorder` sorts best first even an index within the caps. `line_times`: when each line of
+    the index was committed (`Repository.line_times`), the rank of entries that score alike."""
     from gitmem.claude.graph import build_graph
 
     index_text = _read(folder / INDEX_NAME)
@@ -185,7 +191,9 @@ def plan(
             if it.key in known:
                 continue  # the same line twice: one entry
             known.add(it.key)
-            candidates.append(Candidate(it, section, 1, len(candidates), slot=len(layout)))
+            cand = Candidate(it, section, 1, len(candidates), slot=len(layout))
+            cand.written = (line_times or {}).get(_first_line(it).rstrip(), cand.written)
+            candidates.append(cand)
             layout.append(None)
         elif it.kind != "entry":
             layout.append(it)
@@ -295,9 +303,10 @@ def plan(
     )
 
 
-def _order_key(c: Candidate) -> tuple[float, int, int]:
-    """Lowest first: score, then what was archived before, then the earlier (older) line."""
-    return (round(c.score, 12), c.where if c.where < 2 else 1, c.position)
+def _order_key(c: Candidate) -> tuple[float, int, float, int]:
+    """Lowest first: score, then what was archived before, then the line written first (the
+    ref's history), then the earlier line."""
+    return (round(c.score, 12), c.where if c.where < 2 else 1, c.written, c.position)
 
 
 def _norm_target(item: Item) -> str:
@@ -426,7 +435,18 @@ def curate_scope(
 ) -> CurateResult:
     """Plan curate for one scope (its own files only), with recency from its ref's history."""
     s = project.scope(scope)
-    return plan(s.path, history_times(project, scope), progress, s.exclude, reorder)
+    times = history_times(project, scope)
+    return plan(s.path, times, progress, s.exclude, reorder, index_line_times(project, scope))
+
+
+def index_line_times(project: Project, scope: str) -> dict[str, float]:
+    """When each line of the scope's `MEMORY.md` was committed on its ref (`git blame`, one
+    process); none for the personal ref, whose blobs are ciphertext (as the sync's merge)."""
+    s = project.scope(scope)
+    tip = project.repo.resolve(s.ref)
+    if not tip or s.ref == project.user_ref:
+        return {}
+    return project.repo.line_times(None, tip, f"{s.prefix}/{INDEX_NAME}")
 
 
 def history_times(project: Project, scope: str) -> dict[str, float]:

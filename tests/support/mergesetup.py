@@ -1,0 +1,105 @@
+"""Everyday merge cases run end to end, the setup every `test_everyday_in_sync*` repeats:
+through `gitmem sync` with real clones (each case a folder of one scope, all merged in one
+sync) and through `git merge` with the drivers installed, both directions (issue 24)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import World, folder_bytes
+
+DRIVER = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
+ROOT = Path(__file__).resolve().parents[2]
+
+# a case: (file name, base, each machine's version)
+Case = tuple[str, bytes, Sequence[bytes]]
+
+
+def _file(n: int, name: str) -> str:
+    return f"c{n:02d}/{name}"
+
+
+def through_sync(world: World, cases: Sequence[Case], machines: int) -> list[bytes]:
+    """Every case's file as every replica ends (checked byte-equal on all of them): the base
+    synced to every clone, each machine's version written on its clone (a machine past the
+    case's versions keeps the base), then each syncs in turn and all but the last once more."""
+    clones = [world.clone(x) for x in "abcd"[:machines]]
+    folders = [world.scope_path(x) for x in clones]
+    for n, (name, base, _) in enumerate(cases):
+        path = folders[0] / _file(n, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(base)
+    for clone in clones:
+        world.ok("-C", str(clone), "sync")
+    for k, folder in enumerate(folders):
+        for n, (name, _, sides) in enumerate(cases):
+            if k < len(sides):
+                (folder / _file(n, name)).write_bytes(sides[k])
+    for clone in [*clones, *clones[:-1]]:
+        world.ok("-C", str(clone), "sync")
+    assert all(folder_bytes(f) == folder_bytes(folders[0]) for f in folders[1:])
+    return [(folders[0] / _file(n, c[0])).read_bytes() for n, c in enumerate(cases)]
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def through_git_merge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cases: Sequence[Case]
+) -> list[bytes]:
+    """Every two-sided case's file after `git merge` with the drivers (checked: both
+    directions give the same bytes, no conflict markers)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    git(repo, "config", "user.name", "T")
+    git(repo, "config", "user.email", "t@example.com")
+    for driver in ("index", "frontmatter"):
+        git(repo, "config", f"merge.gitmem-{driver}.driver", DRIVER)
+    info = repo / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text(
+        ".claude/agent-memory/**/*.md merge=gitmem-frontmatter\n"
+        ".claude/agent-memory/**/MEMORY.md merge=gitmem-index\n"
+    )
+    mem = repo / ".claude/agent-memory/bot"
+
+    def commit(side: int | None) -> None:
+        for n, (name, base, sides) in enumerate(cases):
+            path = mem / _file(n, name)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(base if side is None else sides[side])
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", f"side {side}")
+
+    commit(None)
+    git(repo, "branch", "left")
+    commit(0)
+    git(repo, "checkout", "-q", "left")
+    commit(1)
+    results: list[list[bytes]] = []
+    for into, other in (("main", "left"), ("left", "main")):
+        git(repo, "checkout", "-q", into)
+        start = git(repo, "rev-parse", "HEAD").strip()
+        git(repo, "merge", "-q", "--no-edit", other)
+        results.append([(mem / _file(n, c[0])).read_bytes() for n, c in enumerate(cases)])
+        git(repo, "reset", "-q", "--hard", start)
+    assert results[0] == results[1]  # either direction, the same bytes
+    assert not any(b"<<<<<<<" in x for x in results[0])
+    return results[0]
+
+
+def as_cases(table: Mapping[str, tuple[str, bytes, bytes, bytes, bytes | None]]) -> list[Case]:
+    """A sweep table (name -> path, base, ours, theirs, expected) as cases of two machines."""
+    return [(p.rsplit("/", 1)[-1], z, (o, t)) for p, z, o, t, _ in table.values()]
