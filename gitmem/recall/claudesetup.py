@@ -105,7 +105,11 @@ def recall_command(root: Path) -> str:
         f"import sys; sys.path.insert(0, {home!r}); "
         "from gitmem.recall.prompt import main; sys.exit(main())"
     )
-    return f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(boot)} recall --hook"
+    from gitmem.claude.hooks import quiet_when_gone
+
+    return quiet_when_gone(
+        f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(boot)} recall --hook"
+    )
 
 
 def is_recall_hook(command: object) -> bool:
