@@ -492,5 +492,3 @@ def _drop_duplicates(groups: list[Any], event: str) -> None:
             groups.remove(group)
         else:
             group["hooks"] = rest
-
-
