@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem.core.userdirs import tilde
 from gitmem.errors import UsageError
 
 if TYPE_CHECKING:
@@ -83,9 +84,9 @@ def install_mcp(repo: Repository, root: Path) -> HookChange:
         _write(settings, _dump(data_settings, raw_settings))
         changed = True
     what = (
-        f"registered the gitmem MCP server in {path}"
+        f"registered the gitmem MCP server in {tilde(path)}"
         if changed
-        else f"gitmem MCP server already registered in {path}"
+        else f"gitmem MCP server already registered in {tilde(path)}"
     )
     return HookChange(path, changed, what)
 
@@ -147,9 +148,9 @@ def install_recall(root: Path, where_settings: Path | None = None) -> HookChange
         )
     out = _dump(data, raw)
     if raw is not None and out == raw:
-        return HookChange(path, False, f"gitmem recall hook already installed in {path}")
+        return HookChange(path, False, f"gitmem recall hook already installed in {tilde(path)}")
     _write(path, out)
-    return HookChange(path, True, f"installed the UserPromptSubmit recall hook in {path}")
+    return HookChange(path, True, f"installed the UserPromptSubmit recall hook in {tilde(path)}")
 
 
 def recall_status(root: Path, settings: Path) -> dict[str, str | None]:

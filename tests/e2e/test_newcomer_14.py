@@ -144,3 +144,15 @@ def test_record_and_scopes_as_a_newcomer_first_types_them(tmp_path: Path) -> Non
         for word, meant in (("personal", "auto"), ("shared", "team")):
             run = world.gitmem(*command, "--scope", word, cwd=clone)
             assert run.code == 2 and f"hint: did you mean {meant}? " in run.err, run
+
+
+def test_hooks_install_names_every_file_it_wrote_alike(tmp_path: Path) -> None:
+    """`hooks install --claude --mcp --recall` named the settings file `~/p/.claude/…` and,
+    two lines down, the same file and `.mcp.json` by their absolute paths."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("home/p")
+    out = world.ok("-C", str(clone), "hooks", "install", "--claude", "--mcp", "--recall")
+    assert "registered the gitmem MCP server in ~/p/.mcp.json\n" in out, out
+    assert "recall hook in ~/p/.claude/settings.local.json\n" in out, out
+    assert str(world.home) not in out, out
