@@ -156,3 +156,34 @@ def test_hooks_install_names_every_file_it_wrote_alike(tmp_path: Path) -> None:
     assert "registered the gitmem MCP server in ~/p/.mcp.json\n" in out, out
     assert "recall hook in ~/p/.claude/settings.local.json\n" in out, out
     assert str(world.home) not in out, out
+
+
+def test_a_copied_key_works_as_the_guide_says(tmp_path: Path) -> None:
+    """Guide §4, "Copying the key instead": the identity file copied to a new machine opens the
+    personal memory there, its first sync refuses (exit 3, nothing written) naming the other
+    machine's key it never asked for, `key trust` with it and a sync bring the memory."""
+    world = World(tmp_path / "first")
+    world.make_remote()
+    first = world.clone("p")
+    write_files(world.scope_path(first), {"MEMORY.md": "- [Build](build.md)\n", "build.md": "x\n"})
+    world.ok("-C", str(first), "sync")
+    laptop = World(tmp_path / "laptop")  # granted the usual way
+    laptop.remote = world.remote
+    lp = laptop.clone("p")
+    laptop.ok("-C", str(lp), "sync")
+    other = laptop.ok("key", "show").strip()
+    world.ok("-C", str(first), "key", "grant", other)
+    world.ok("-C", str(first), "sync")
+
+    copied = World(tmp_path / "copied")
+    copied.remote = world.remote
+    (copied.home / ".config" / "gitmem").mkdir(parents=True)
+    identity = world.home / ".config" / "gitmem" / "identity"
+    shutil.copy2(identity, copied.home / ".config" / "gitmem" / "identity")
+    cp = copied.clone("p")
+    refused = copied.gitmem("-C", str(cp), "sync")
+    assert refused.code == 3 and f"gitmem key trust {other}" in refused.err, refused
+    assert not (copied.scope_path(cp) / "build.md").exists()
+    copied.ok("-C", str(cp), "key", "trust", other)
+    copied.ok("-C", str(cp), "sync")
+    assert (copied.scope_path(cp) / "build.md").read_text() == "x\n"
