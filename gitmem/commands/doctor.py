@@ -535,7 +535,9 @@ def _key(project: Project, checkup: Checkup) -> None:
     elif has_machine_key():
         checkup.add("key", OK, "this machine has a key for personal memory")
     else:
-        checkup.add("key", OK, "no key yet: the first sync makes one")
+        # a teammate who synced with no personal memory yet has no key either: "the first sync"
+        # read as one still to run
+        checkup.add("key", OK, "no key yet: the first sync with personal memory makes one")
 
 
 def _hub(project: Project, checkup: Checkup, offline: bool) -> None:

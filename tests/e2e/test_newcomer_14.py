@@ -187,3 +187,24 @@ def test_a_copied_key_works_as_the_guide_says(tmp_path: Path) -> None:
     copied.ok("-C", str(cp), "key", "trust", other)
     copied.ok("-C", str(cp), "sync")
     assert (copied.scope_path(cp) / "build.md").read_text() == "x\n"
+
+
+def test_a_teammates_first_day_as_the_guide_says(tmp_path: Path) -> None:
+    """Guide §5: bob clones, syncs: the team memory arrives, alice's personal ref is neither
+    fetched nor readable. His doctor said "no key yet: the first sync makes one" after his
+    first sync (it had no personal memory to seal): it names the sync that makes it."""
+    world = World(tmp_path / "alice")
+    world.make_remote()
+    alice = world.clone("p", email="alice@example.com")
+    write_files(world.scope_path(alice), {"MEMORY.md": "- mine\n", "team/deploys.md": "Tue\n"})
+    world.ok("-C", str(alice), "sync")
+    mate = World(tmp_path / "bob")  # his own machine: HOME, key, clone
+    mate.remote = world.remote
+    bob = mate.clone("p", email="bob@example.com")
+    out = mate.ok("-C", str(bob), "sync")
+    assert "< A team/deploys.md (by Test User)" in out, out
+    assert (mate.scope_path(bob, "team") / "deploys.md").read_text() == "Tue\n"
+    refs = mate.git("for-each-ref", "--format=%(refname)", cwd=bob)
+    assert "alice" not in refs and "refs/gitmem/team" in refs, refs
+    doctor = mate.gitmem("-C", str(bob), "doctor", "--offline")
+    assert "ok      key: no key yet: the first sync with personal memory makes one" in doctor.out
