@@ -124,6 +124,39 @@ def hook_command(base: str, event: str) -> str:
     return f"{base} {EVENTS[event]} --hook"
 
 
+def quiet_when_gone(command: str) -> str:
+    """`command`, run only while this gitmem is installed: `test ! -f LAUNCHER || COMMAND`.
+    After `pip uninstall gitmem` the hooks stay in Claude Code's settings; Python's "can't
+    open file" is exit 2, which Claude Code reads as a blocking error (a UserPromptSubmit
+    hook's 2 erases the prompt) and shows at every session. Gone, the hook exits 0, silent."""
+    from gitmem.core.entry import launcher_path
+
+    return f"test ! -f {shlex.quote(launcher_path())} || {command}"
+
+
+def hook_program(command: str) -> tuple[str, str | None]:
+    """The program a hook command runs, and the launcher its guard (`quiet_when_gone`) names
+    (None without one): what doctor and `hooks status` check is still there."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return "", None
+    if len(words) > 5 and words[:3] == ["test", "!", "-f"] and words[4] == "||":
+        return words[5], words[3]
+    return (words[0] if words else ""), None
+
+
+def gone(command: str) -> str | None:
+    """Why the gitmem a hook command runs is not there any more (a moved or removed install:
+    the Python is not executable, or the launcher its guard names was deleted); None if it is."""
+    program, launcher = hook_program(command)
+    if not (os.path.isabs(program) and os.access(program, os.X_OK)):
+        return f"runs {program or command}, which is not executable"
+    if launcher is not None and not os.path.isfile(launcher):
+        return f"runs {launcher}, which is not there"
+    return None
+
+
 def is_gitmem_hook(command: object, event: str) -> bool:
     if not isinstance(command, str):
         return False
@@ -289,6 +322,8 @@ def install(
     hooks = data.setdefault("hooks", {})
     for event in EVENTS:
         wanted = hook_command(base, event)
+        if command is None:  # this gitmem's own launcher: quiet once it is uninstalled
+            wanted = quiet_when_gone(wanted)
         groups = hooks.setdefault(event, [])
         mine = _find(groups, event)
         if mine:
@@ -395,8 +430,9 @@ def status(root: Path | None) -> list[HookStatus]:
         for event in EVENTS:
             mine = _find((data.get("hooks") or {}).get(event) or [], event)
             installed[event] = mine[0]["command"] if mine else None
-            if mine and not _runnable(mine[0]["command"]):
-                notes.append(f"{event}: {mine[0]['command'].split()[0]} is not executable")
+            why = gone(mine[0]["command"]) if mine else None
+            if why:
+                notes.append(f"{event}: {why} (a moved or removed install)")
         result.append(HookStatus(where, path, installed, "; ".join(notes)))
     return result
 
@@ -458,11 +494,3 @@ def _drop_duplicates(groups: list[Any], event: str) -> None:
             groups.remove(group)
         else:
             group["hooks"] = rest
-
-
-def _runnable(command: str) -> bool:
-    try:
-        exe = shlex.split(command)[0]
-    except (ValueError, IndexError):
-        return False
-    return os.path.isabs(exe) and os.access(exe, os.X_OK)

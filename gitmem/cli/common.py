@@ -105,6 +105,10 @@ class Parser(argparse.ArgumentParser):
             hint = NOT_A_PROJECT_SCOPE
         elif "invalid choice: " in message:  # `key grnat`, `hooks instal`, `completion bsh`
             hint = _similar_choice(message, self.prog) or hint
+        elif message.startswith("the following arguments are required") and (
+            self.prog in FIRST_FORMS
+        ):  # `gitmem record 'some text'`: the form that works, not only --help
+            hint = f"{FIRST_FORMS[self.prog]} (see '{self.prog} --help')"
         raise UsageError(f"{message} ({self.prog})", hint)
 
     def parse_args(  # type: ignore[override]
@@ -143,6 +147,13 @@ NOT_COMMANDS = {
 }
 
 
+# What a command's required arguments look like when given, for the commands a newcomer types
+# first with too little (the guide's and README's own example)
+FIRST_FORMS = {
+    "gitmem record": "gitmem record --title 'Deploy window' 'Deploys happen on Tuesdays.'",
+}
+
+
 def _similar_choice(message: str, prog: str) -> str | None:
     """argparse's "argument SUBCOMMAND: invalid choice: 'grnat' (choose from 'init', …)": the
     closest choice, as a command for a subcommand and as `--option value` for an option."""
@@ -152,7 +163,12 @@ def _similar_choice(message: str, prog: str) -> str | None:
     head, _, rest = message.partition(": invalid choice: ")
     given, _, offered = rest.partition(" (choose from ")
     choices = re.findall(r"'([^']*)'", offered)
-    close = difflib.get_close_matches(given.strip("'"), choices, n=1, cutoff=0.6)
+    from gitmem.project.scopes import meant_scope
+
+    meant = meant_scope(given.strip("'"), choices) if head.endswith("--scope") else None
+    close = (
+        [meant] if meant else difflib.get_close_matches(given.strip("'"), choices, n=1, cutoff=0.6)
+    )
     if not close:
         return None
     name = head.removeprefix("argument ")

@@ -20,8 +20,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--out",
         metavar="FILE",
-        help="where (default: view.html in the repository's gitmem folder, .git/gitmem/: "
-        "never in the working tree, where a commit would publish personal memory)",
+        help="where: a file, or a folder to put view.html in; not in the working tree, where a "
+        "commit would publish personal memory (default: .git/gitmem/view.html)",
     )
     p.add_argument("--open", action="store_true", help="open it in the web browser")
     add_json(p)
@@ -32,11 +32,11 @@ def run(args: argparse.Namespace) -> int:
     import os
 
     from gitmem.cli.query import place_of, project_opener
-    from gitmem.recall.view import page_path, write_page
+    from gitmem.recall.view import out_path, write_page
 
     opener = project_opener(args)
     place = place_of(args, opener)
-    out = args.out or page_path(place)
+    out = out_path(place, args.out)
     drawn = write_page(place, opener, out)
     path = os.path.abspath(out)
     if args.as_json:

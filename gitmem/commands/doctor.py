@@ -450,9 +450,7 @@ def _recall_commands(root: Path, settings: Path, checkup: Checkup) -> None:
     """The other commands gitmem put in Claude Code's files: the UserPromptSubmit recall hook
     and the MCP server, checked as the session hooks are (a moved or removed install left them
     naming a Python that is gone, and Claude Code failed them at every prompt, unsaid)."""
-    import os
-    import shlex
-
+    from gitmem.claude.hooks import gone
     from gitmem.recall.claudesetup import PROMPT_EVENT, recall_status
 
     found = recall_status(root, settings)
@@ -460,16 +458,13 @@ def _recall_commands(root: Path, settings: Path, checkup: Checkup) -> None:
         command = found.get(what)
         if not command:
             continue
-        try:
-            exe = shlex.split(command)[0]
-        except (ValueError, IndexError):
-            exe = ""
-        if not (os.path.isabs(exe) and os.access(exe, os.X_OK)):
+        why = gone(command)
+        if why:
             checkup.add(
                 "hooks",
                 PROBLEM,
-                f"the {'recall hook' if what == PROMPT_EVENT else what} gitmem installed runs "
-                f"{exe or command}, which is not executable (a moved or removed install)",
+                f"the {'recall hook' if what == PROMPT_EVENT else what} gitmem installed "
+                f"{why} (a moved or removed install)",
                 f"gitmem hooks install --claude {option}",
             )
 
@@ -545,7 +540,9 @@ def _key(project: Project, checkup: Checkup) -> None:
     elif has_machine_key():
         checkup.add("key", OK, "this machine has a key for personal memory")
     else:
-        checkup.add("key", OK, "no key yet: the first sync makes one")
+        # a teammate who synced with no personal memory yet has no key either: "the first sync"
+        # read as one still to run
+        checkup.add("key", OK, "no key yet: the first sync with personal memory makes one")
 
 
 def _hub(project: Project, checkup: Checkup, offline: bool) -> None:

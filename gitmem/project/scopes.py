@@ -42,10 +42,23 @@ HUB_FETCH_HINT = (
 )
 
 
+# Words the docs use for scopes that are not scope names (`unpublish personal`, "personal
+# memory", "shared"): the scope a newcomer means by each
+SCOPE_WORDS = {"personal": "auto", "private": "auto", "mine": "auto", "shared": "team"}
+
+
+def meant_scope(given: str, known: Sequence[str]) -> str | None:
+    """The scope a word for one names (`personal`: auto), when it is one of `known`."""
+    meant = SCOPE_WORDS.get(given.lower())
+    return meant if meant in known else None
+
+
 def scope_hint(given: str, known: list[str], more: str = "") -> str:
     """The hint of an unknown scope at every door (--scope of sync, query, the MCP tools):
-    the closest one first (`tema`: did you mean team?), then every one."""
-    return f"{_closest(given, known)}choose one of {', '.join(known)}{more}"
+    the closest one first (`tema`: did you mean team?, `personal`: auto), then every one."""
+    meant = meant_scope(given, known)
+    lead = f"did you mean {meant}? " if meant else _closest(given, known)
+    return f"{lead}choose one of {', '.join(known)}{more}"
 
 
 def _closest(given: str, known: list[str]) -> str:

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem.core.userdirs import tilde
 from gitmem.errors import UsageError
 
 if TYPE_CHECKING:
@@ -83,9 +84,9 @@ def install_mcp(repo: Store, root: Path) -> HookChange:
         _write(settings, _dump(data_settings, raw_settings))
         changed = True
     what = (
-        f"registered the gitmem MCP server in {path}"
+        f"registered the gitmem MCP server in {tilde(path)}"
         if changed
-        else f"gitmem MCP server already registered in {path}"
+        else f"gitmem MCP server already registered in {tilde(path)}"
     )
     return HookChange(path, changed, what)
 
@@ -105,7 +106,11 @@ def recall_command(root: Path) -> str:
         f"import sys; sys.path.insert(0, {home!r}); "
         "from gitmem.recall.prompt import main; sys.exit(main())"
     )
-    return f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(boot)} recall --hook"
+    from gitmem.claude.hooks import quiet_when_gone
+
+    return quiet_when_gone(
+        f"{shlex.quote(sys.executable)} -I -S -c {shlex.quote(boot)} recall --hook"
+    )
 
 
 def is_recall_hook(command: object) -> bool:
@@ -143,9 +148,9 @@ def install_recall(root: Path, where_settings: Path | None = None) -> HookChange
         )
     out = _dump(data, raw)
     if raw is not None and out == raw:
-        return HookChange(path, False, f"gitmem recall hook already installed in {path}")
+        return HookChange(path, False, f"gitmem recall hook already installed in {tilde(path)}")
     _write(path, out)
-    return HookChange(path, True, f"installed the UserPromptSubmit recall hook in {path}")
+    return HookChange(path, True, f"installed the UserPromptSubmit recall hook in {tilde(path)}")
 
 
 def recall_status(root: Path, settings: Path) -> dict[str, str | None]:

@@ -243,6 +243,70 @@ def page_path(place: Place) -> str:
     return os.path.join(place.common_dir, "gitmem", "view.html")
 
 
+PAGE_NAME = "view.html"
+_PAGE_MARK = "<title>gitmem — memory graph</title>".encode()
+
+
+def out_path(place: Place, out: str | None) -> str:
+    """Where `--out` puts the page, read as a newcomer types it: `~/x.html` quoted (or
+    `--out=~/x.html`, which no shell expands) is under the home folder, not a folder named
+    `~` here; a folder (existing, or typed with a trailing slash) gets view.html in it."""
+    import os
+
+    if not out:
+        return page_path(place)
+    path = os.path.expanduser(out)
+    if path.endswith(("/", os.sep)) or os.path.isdir(path):
+        path = os.path.join(path, PAGE_NAME)
+    return path
+
+
+def _not_in_the_work_tree(place: Place, out: str) -> None:
+    """Charter 1: the working tree is the user's. The page holds every personal memory in
+    plaintext: written there (`--out page.html` at the top of a clone) it was one `git add -A`
+    from the branch and the remote. Its git folder (the default's) is not the working tree."""
+    import os
+    from pathlib import Path
+
+    from gitmem.core.userdirs import tilde
+    from gitmem.errors import UsageError
+    from gitmem.project.confinement import within
+
+    if not place.root:
+        return
+    target = Path(
+        os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(out))), os.path.basename(out))
+    )
+    root = Path(os.path.realpath(place.root))
+    gits = [Path(os.path.realpath(d)) for d in (place.git_dir, place.common_dir)]
+    if within(target, root) and not any(within(target, g) for g in gits):
+        raise UsageError(
+            f"{out} lies in the working tree of {tilde(root)}: the page holds every memory, "
+            "personal ones in plaintext, and a commit would publish it",
+            "give --out outside the working tree, e.g. --out ~/memory.html (the default is "
+            ".git/gitmem/view.html); nothing was written",
+        )
+
+
+def _not_over_another_file(out: str) -> None:
+    """`--out` naming an existing file that no `gitmem view` wrote (a typo for `~/.gitconfig`,
+    a report) replaced it with the page: refused; an earlier page is written over."""
+    from gitmem.errors import UsageError
+
+    try:
+        with open(out, "rb") as fh:
+            head = fh.read(4096)
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return
+    except OSError:
+        head = b""
+    if _PAGE_MARK not in head:
+        raise UsageError(
+            f"{out} exists and is not a page gitmem view wrote",
+            "give another --out (or move that file away); nothing was written",
+        )
+
+
 def _not_in_a_scope(place: Place, out: str) -> None:
     """The page holds every memory, personal ones in plaintext: never written into a scope
     folder (red team 7: `--out` in the team folder put it where the next sync publishes it,
@@ -309,8 +373,11 @@ def write_page(place: Place, project: Callable[[], Project] | None, out: str) ->
     from gitmem.project.state import write_atomic
 
     _not_in_a_scope(place, out)
+    _not_in_the_work_tree(place, out)
     if out != page_path(place):
-        _not_in_a_working_tree(out)
+        _not_in_a_working_tree(out)  # another repository's tree: a site published from it
+    if not Path(out).is_symlink():  # a link: refused below, by name
+        _not_over_another_file(out)
     data = page_data(place, project)
     target = Path(out)
     if target.is_symlink():

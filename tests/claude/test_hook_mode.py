@@ -149,7 +149,9 @@ def test_hooks_cli_install_status_uninstall(world: World) -> None:
     assert str(settings) in out
     data = json.loads(settings.read_text())
     command = data["hooks"]["SessionStart"][0]["hooks"][0]["command"]
-    assert command.endswith(" pull --hook") and command.startswith("/")
+    from gitmem.claude.hooks import hook_program
+
+    assert command.endswith(" pull --hook") and hook_program(command)[0].startswith("/")
     assert "installed" in world.ok("-C", str(a), "hooks", "status")
     assert world.git("status", "--porcelain", cwd=a) == ""  # kept out of git status
     world.ok("-C", str(a), "hooks", "uninstall")
