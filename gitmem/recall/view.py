@@ -281,7 +281,7 @@ def _not_in_the_work_tree(place: Place, out: str) -> None:
     gits = [Path(os.path.realpath(d)) for d in (place.git_dir, place.common_dir)]
     if within(target, root) and not any(within(target, g) for g in gits):
         raise UsageError(
-            f"{out} lies in the working tree of {tilde(root)}: the page holds every memory, "
+            f"{out} lies in the git working tree of {tilde(root)}: the page holds every memory, "
             "personal ones in plaintext, and a commit would publish it",
             "give --out outside the working tree, e.g. --out ~/memory.html (the default is "
             ".git/gitmem/view.html); nothing was written",

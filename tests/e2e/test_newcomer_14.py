@@ -119,7 +119,7 @@ def test_view_out_as_a_newcomer_types_it(tmp_path: Path) -> None:
     for typed, where in (("page.html", clone), ("../page.html", clone / "src")):
         where.mkdir(exist_ok=True)
         refused = world.gitmem("view", "--out", typed, cwd=where)
-        assert refused.code == 2 and "lies in the working tree of" in refused.err, refused
+        assert refused.code == 2 and "lies in the git working tree of" in refused.err, refused
         assert "nothing was written" in refused.err
     assert not (clone / "page.html").exists()
     assert world.git("status", "--porcelain", cwd=clone) == ""
