@@ -5,9 +5,6 @@ Every replica ends with the same bytes and each case keeps what a careful human 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +20,14 @@ from tests.merge_drivers.test_everyday_cases_10 import CASES as TENTH
 from tests.merge_drivers.test_everyday_cases_10 import FOLDERS
 from tests.merge_drivers.test_everyday_cases_10 import OPEN as OPEN10
 from tests.merge_drivers.test_index_moves import CASES as MOVES
+from tests.support.gitmerge import (
+    MEMORY,
+    TOPICS_AND_INDEX,
+    commit_all,
+    driver_repo,
+    git,
+    merged_both_directions,
+)
 from tests.support.world import World, folder_bytes
 
 CASES = [
@@ -33,8 +38,6 @@ CASES = [
     *(c for c in TENTH if c[0] not in OPEN10),
 ]  # later rounds too
 CASES += MOVES  # index moves and swaps (issue 24, moves)
-DRIVER = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _file(n: int, c: Case) -> str:
@@ -76,31 +79,11 @@ def test_everyday_cases_through_gitmem_sync(world: World, machines: int) -> None
         _check(c, (folders[0] / _file(n, c)).read_bytes())
 
 
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
-    ).stdout
-
-
 def test_everyday_cases_through_git_merge_both_directions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    repo = tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    _git(repo, "config", "user.name", "T")
-    _git(repo, "config", "user.email", "t@example.com")
-    for name in ("index", "frontmatter"):
-        _git(repo, "config", f"merge.gitmem-{name}.driver", DRIVER)
-    info = repo / ".git" / "info"
-    info.mkdir(exist_ok=True)
-    (info / "attributes").write_text(
-        ".claude/agent-memory/**/*.md merge=gitmem-frontmatter\n"
-        ".claude/agent-memory/**/MEMORY.md merge=gitmem-index\n"
-    )
-    mem = repo / ".claude/agent-memory/bot"
+    repo = driver_repo(tmp_path, monkeypatch, TOPICS_AND_INDEX)
+    mem = repo / MEMORY
     chosen = [(n, c) for n, c in enumerate(CASES) if len(c[3]) == 2]
 
     def commit(side: int | None) -> None:
@@ -108,24 +91,19 @@ def test_everyday_cases_through_git_merge_both_directions(
             path = mem / _file(n, c)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(encoded(c[2] if side is None else c[3][side]))
-        _git(repo, "add", "-A")
-        _git(repo, "commit", "-qm", f"side {side}")
+        commit_all(repo, f"side {side}")
 
     commit(None)
-    _git(repo, "branch", "left")
+    git(repo, "branch", "left")
     commit(0)
-    _git(repo, "checkout", "-q", "left")
+    git(repo, "checkout", "-q", "left")
     commit(1)
-    results = []
-    for into, other in (("main", "left"), ("left", "main")):
-        _git(repo, "checkout", "-q", into)
-        start = _git(repo, "rev-parse", "HEAD").strip()
-        _git(repo, "merge", "-q", "--no-edit", other)
-        results.append({n: (mem / _file(n, c)).read_bytes() for n, c in chosen})
-        _git(repo, "reset", "-q", "--hard", start)
+    results = merged_both_directions(
+        repo, lambda: {str(n): (mem / _file(n, c)).read_bytes() for n, c in chosen}
+    )
     assert results[0] == results[1]  # either direction, the same bytes
     for n, c in chosen:
-        _check(c, results[0][n])
+        _check(c, results[0][str(n)])
 
 
 @pytest.mark.parametrize("machines", [2, 3])

@@ -8,16 +8,22 @@ keeps what a careful human keeps."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_everyday_in_sync import DRIVER, ROOT, _check, _file, _git
+from tests.e2e.test_everyday_in_sync import _check, _file
 from tests.merge_drivers.test_everyday_cases import encoded
 from tests.merge_drivers.test_everyday_cases_11 import CASES as ALL
 from tests.merge_drivers.test_everyday_cases_11 import OPEN
+from tests.support.gitmerge import (
+    MEMORY,
+    TOPICS_AND_INDEX,
+    commit_all,
+    driver_repo,
+    git,
+    merged_both_directions,
+)
 from tests.support.world import World, folder_bytes
 
 CHOSEN = [
@@ -75,22 +81,8 @@ def test_eleventh_sweep_cases_through_gitmem_sync(world: World, machines: int) -
 def test_eleventh_sweep_cases_through_git_merge_both_directions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    repo = tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    _git(repo, "config", "user.name", "T")
-    _git(repo, "config", "user.email", "t@example.com")
-    for name in ("index", "frontmatter"):
-        _git(repo, "config", f"merge.gitmem-{name}.driver", DRIVER)
-    info = repo / ".git" / "info"
-    info.mkdir(exist_ok=True)
-    (info / "attributes").write_text(
-        ".claude/agent-memory/**/*.md merge=gitmem-frontmatter\n"
-        ".claude/agent-memory/**/MEMORY.md merge=gitmem-index\n"
-    )
-    mem = repo / ".claude/agent-memory/bot"
+    repo = driver_repo(tmp_path, monkeypatch, TOPICS_AND_INDEX)
+    mem = repo / MEMORY
     chosen = [(n, c) for n, c in enumerate(CASES) if len(c[3]) == 2]
 
     def commit(side: int | None) -> None:
@@ -98,21 +90,16 @@ def test_eleventh_sweep_cases_through_git_merge_both_directions(
             path = mem / _file(n, c)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(encoded(c[2] if side is None else c[3][side]))
-        _git(repo, "add", "-A")
-        _git(repo, "commit", "-qm", f"side {side}")
+        commit_all(repo, f"side {side}")
 
     commit(None)
-    _git(repo, "branch", "left")
+    git(repo, "branch", "left")
     commit(0)
-    _git(repo, "checkout", "-q", "left")
+    git(repo, "checkout", "-q", "left")
     commit(1)
-    results = []
-    for into, other in (("main", "left"), ("left", "main")):
-        _git(repo, "checkout", "-q", into)
-        start = _git(repo, "rev-parse", "HEAD").strip()
-        _git(repo, "merge", "-q", "--no-edit", other)
-        results.append({n: (mem / _file(n, c)).read_bytes() for n, c in chosen})
-        _git(repo, "reset", "-q", "--hard", start)
+    results = merged_both_directions(
+        repo, lambda: {str(n): (mem / _file(n, c)).read_bytes() for n, c in chosen}
+    )
     assert results[0] == results[1]  # either direction, the same bytes
     for n, c in chosen:
-        _check(c, results[0][n])
+        _check(c, results[0][str(n)])

@@ -5,14 +5,19 @@ the shared `# ` title first and every machine's sections and bullets in that mac
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_everyday_in_sync import DRIVER, ROOT, _git
 from tests.merge_drivers.test_everyday_cases_13 import A, B, C, _in_order
+from tests.support.gitmerge import (
+    INDEX_ONLY,
+    MEMORY,
+    commit_all,
+    driver_repo,
+    git,
+    merged_both_directions,
+)
 from tests.support.world import World, folder_bytes
 
 
@@ -41,35 +46,20 @@ def test_indexes_written_before_the_first_sync_keep_each_machines_order(
 def test_indexes_added_on_two_branches_keep_each_branchs_order_through_git_merge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    repo = tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    _git(repo, "config", "user.name", "T")
-    _git(repo, "config", "user.email", "t@example.com")
-    _git(repo, "config", "merge.gitmem-index.driver", DRIVER)
-    info = repo / ".git" / "info"
-    info.mkdir(exist_ok=True)
-    (info / "attributes").write_text(".claude/agent-memory/**/MEMORY.md merge=gitmem-index\n")
+    repo = driver_repo(tmp_path, monkeypatch, INDEX_ONLY)
     (repo / "README").write_text("x\n")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "start")
-    _git(repo, "branch", "left")
-    index = repo / ".claude/agent-memory/bot/MEMORY.md"
+    commit_all(repo, "start")
+    git(repo, "branch", "left")
+    index = repo / MEMORY / "MEMORY.md"
     for branch, text in (("main", A), ("left", B)):
-        _git(repo, "checkout", "-q", branch)
+        git(repo, "checkout", "-q", branch)
         index.parent.mkdir(parents=True, exist_ok=True)
         index.write_bytes(text)
-        _git(repo, "add", "-A")
-        _git(repo, "commit", "-qm", f"index on {branch}")
-    results = []
-    for into, other in (("main", "left"), ("left", "main")):
-        _git(repo, "checkout", "-q", into)
-        start = _git(repo, "rev-parse", "HEAD").strip()
-        _git(repo, "merge", "-q", "--no-edit", other)
-        results.append(index.read_bytes())
-        _git(repo, "reset", "-q", "--hard", start)
+        commit_all(repo, f"index on {branch}")
+    results = [
+        r["MEMORY.md"]
+        for r in merged_both_directions(repo, lambda: {"MEMORY.md": index.read_bytes()})
+    ]
     assert results[0] == results[1]  # either direction, the same bytes
     assert results[0].splitlines()[0] == b"# Project memory"
     assert b"<<<<<<<" not in results[0]

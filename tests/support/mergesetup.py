@@ -1,21 +1,24 @@
 """Everyday merge cases run end to end, the setup every `test_everyday_in_sync*` repeats:
 through `gitmem sync` with real clones (each case a folder of one scope, all merged in one
-sync) and through `git merge` with the drivers installed, both directions (issue 24)."""
+sync) and through `git merge` with the drivers installed, both directions (issue 24; the git
+repository is tests/support/gitmerge's)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
+from tests.support.gitmerge import (
+    MEMORY,
+    TOPICS_AND_INDEX,
+    commit_all,
+    driver_repo,
+    git,
+    merged_both_directions,
+)
 from tests.support.world import World, folder_bytes
-
-DRIVER = f"{sys.executable} -m gitmem.merge.gitdriver %O %A %B %L %P"
-ROOT = Path(__file__).resolve().parents[2]
 
 # a case: (file name, base, each machine's version)
 Case = tuple[str, bytes, Sequence[bytes]]
@@ -47,57 +50,34 @@ def through_sync(world: World, cases: Sequence[Case], machines: int) -> list[byt
     return [(folders[0] / _file(n, c[0])).read_bytes() for n, c in enumerate(cases)]
 
 
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
-    ).stdout
-
-
 def through_git_merge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cases: Sequence[Case]
 ) -> list[bytes]:
     """Every two-sided case's file after `git merge` with the drivers (checked: both
     directions give the same bytes, no conflict markers)."""
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("PYTHONPATH", str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    repo = tmp_path / "repo"
-    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-    git(repo, "config", "user.name", "T")
-    git(repo, "config", "user.email", "t@example.com")
-    for driver in ("index", "frontmatter"):
-        git(repo, "config", f"merge.gitmem-{driver}.driver", DRIVER)
-    info = repo / ".git" / "info"
-    info.mkdir(exist_ok=True)
-    (info / "attributes").write_text(
-        ".claude/agent-memory/**/*.md merge=gitmem-frontmatter\n"
-        ".claude/agent-memory/**/MEMORY.md merge=gitmem-index\n"
-    )
-    mem = repo / ".claude/agent-memory/bot"
+    repo = driver_repo(tmp_path, monkeypatch, TOPICS_AND_INDEX)
+    mem = repo / MEMORY
 
     def commit(side: int | None) -> None:
         for n, (name, base, sides) in enumerate(cases):
             path = mem / _file(n, name)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(base if side is None else sides[side])
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", f"side {side}")
+        commit_all(repo, f"side {side}")
 
     commit(None)
     git(repo, "branch", "left")
     commit(0)
     git(repo, "checkout", "-q", "left")
     commit(1)
-    results: list[list[bytes]] = []
-    for into, other in (("main", "left"), ("left", "main")):
-        git(repo, "checkout", "-q", into)
-        start = git(repo, "rev-parse", "HEAD").strip()
-        git(repo, "merge", "-q", "--no-edit", other)
-        results.append([(mem / _file(n, c[0])).read_bytes() for n, c in enumerate(cases)])
-        git(repo, "reset", "-q", "--hard", start)
+
+    def read() -> dict[str, bytes]:
+        return {c[0] + str(n): (mem / _file(n, c[0])).read_bytes() for n, c in enumerate(cases)}
+
+    results = merged_both_directions(repo, read)
     assert results[0] == results[1]  # either direction, the same bytes
-    assert not any(b"<<<<<<<" in x for x in results[0])
-    return results[0]
+    assert not any(b"<<<<<<<" in x for x in results[0].values())
+    return list(results[0].values())
 
 
 def as_cases(table: Mapping[str, tuple[str, bytes, bytes, bytes, bytes | None]]) -> list[Case]:
