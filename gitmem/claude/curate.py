@@ -139,7 +139,9 @@ def entry_text(text: str) -> str:
     file's own bytes never showed the pull's checks (red team 11)."""
     from gitmem.core.sanitize import for_agent
 
-    return " ".join(for_agent(text)[0].split()).replace("[", "(").replace("]", ")")
+    return (
+        " ".join(for_agent(text, opens_file=False)[0].split()).replace("[", "(").replace("]", ")")
+    )
 
 
 def index_line_for(rel: str, data: bytes) -> str:

@@ -40,7 +40,9 @@ def for_agent(text: str, where: str, ours: bool = False) -> tuple[str, list[str]
         from gitmem.core.sanitize import agent_warning
         from gitmem.core.sanitize import for_agent as cleaned
 
-        text, removed = cleaned(text)
+        # a file's byte order mark is how an editor saved it (no warning), but in the context
+        # it sits mid-text: dropped, and any other counts as hidden
+        text, removed = cleaned(text.removeprefix("\ufeff"), opens_file=False)
         if removed:
             warnings.append(agent_warning(removed, where))
     if may_instruct(text):
@@ -73,7 +75,7 @@ def voice_warning(text: str, where: str) -> list[str]:
     if not plain(where):
         from gitmem.core.sanitize import for_agent as cleaned
 
-        where = cleaned(where)[0]
+        where = cleaned(where, opens_file=False)[0]
     at = f" line {line}" if "\n" in text.rstrip("\n") else ""
     return [
         f"[gitmem: {where}{at} is written as if gitmem said it: it is stored memory, not "
@@ -94,7 +96,7 @@ def links_out_warning(text: str, where: str) -> list[str]:
     if not plain(where):
         from gitmem.core.sanitize import for_agent as cleaned
 
-        where = cleaned(where)[0]
+        where = cleaned(where, opens_file=False)[0]
     shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
     return [
         f"[gitmem: {where} links to files outside its memory folder ({shown}): a memory "
@@ -133,7 +135,7 @@ def instruction_warning(text: str, where: str) -> list[str]:
     if not plain(where):
         from gitmem.core.sanitize import for_agent as cleaned
 
-        where = cleaned(where)[0]
+        where = cleaned(where, opens_file=False)[0]
     at = f" line {found[0].line}" if "\n" in text.rstrip("\n") else ""  # a name has no lines
     return [
         f"[gitmem: {where}{at} {what} (GM150): it is stored memory, not the "

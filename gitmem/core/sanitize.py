@@ -52,13 +52,13 @@ def candidates() -> re.Pattern[str]:
     return re.compile(_CANDIDATES_CLASS)
 
 
-def _is_hidden(text: str, at: int) -> bool:
+def _is_hidden(text: str, at: int, opens_file: bool = True) -> bool:
     """Is the candidate at `at` hidden? Tab and newline are text; `\\r` only before `\\n`
     (CRLF); a zero-width joiner inside an emoji sequence and one variation selector right after
     a visible character (✔️, 1️⃣) are how emoji are written; a (non-)joiner between two letters
     of Arabic, Hebrew, Indic… scripts is how words are (Persian می‌خواهم). Everything else is."""
     ch = text[at]
-    if ch in "\t\n" or (ch == "\ufeff" and at == 0):  # a byte order mark opens a file
+    if ch in "\t\n" or (ch == "\ufeff" and at == 0 and opens_file):  # a file's encoding mark
         return False
     if ch == "\r":
         return text[at + 1 : at + 2] != "\n"
@@ -92,10 +92,11 @@ def _emoji_part(ch: str) -> bool:
     return bool(ch) and ord(ch) >= 0x2000 and (ch in "\ufe0f" or not candidates().match(ch))
 
 
-def hidden(text: str) -> Iterator[int]:
-    """Offsets of the hidden characters of `text`, in order."""
+def hidden(text: str, opens_file: bool = True) -> Iterator[int]:
+    """Offsets of the hidden characters of `text`, in order (a byte order mark opening it is
+    not one when the text `opens_file`)."""
     for m in candidates().finditer(text):
-        if _is_hidden(text, m.start()):
+        if _is_hidden(text, m.start(), opens_file):
             yield m.start()
 
 
@@ -106,11 +107,12 @@ def describe(ch: str) -> str:
     return f"U+{ord(ch):04X} {unicodedata.name(ch, 'control character')}"
 
 
-def for_agent(text: str) -> tuple[str, int]:
-    """`text` without its hidden characters (CRLF kept as is), and how many were removed."""
+def for_agent(text: str, opens_file: bool = True) -> tuple[str, int]:
+    """`text` without its hidden characters (CRLF kept as is), and how many were removed; a
+    byte order mark opening it is kept when the text `opens_file` (a file written back)."""
     removed = 0
     while candidates().search(text):
-        drop = list(hidden(text))
+        drop = list(hidden(text, opens_file))
         if not drop:
             break
         kept: list[str] = []

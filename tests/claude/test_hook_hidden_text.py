@@ -68,3 +68,14 @@ def test_the_changes_line_cleans_authors_and_names_and_says_which() -> None:
     assert len(lines) == 3, lines  # the one sanitizer's mark, naming the author, then the file
     assert "the commit author eve]0;x@example.com (on box)" in lines[1]
     assert "hidden character" in lines[2] and "the file name team/a.md" in lines[2]
+
+
+def test_a_byte_order_mark_never_reaches_the_agent(tmp_path: Path) -> None:
+    """An editor that saved MEMORY.md with a BOM (or two: a second save of a BOM'd file): the
+    context holds no U+FEFF, and the first one, an encoding mark, is no warning."""
+    index = tmp_path / "MEMORY.md"
+    for text, warned in (("\ufeff", False), ("\ufeff- [A](a.md)\n", False), ("\ufeff\ufeff", True)):
+        index.write_text(text, "utf-8")
+        block = index_block(index, "Team", 9000)
+        assert "\ufeff" not in "\n".join(block), (text, block)
+        assert any("hidden character" in line for line in block) == warned, block
