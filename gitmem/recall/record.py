@@ -98,7 +98,12 @@ def file_name(title: str) -> str:
             continue
         base = ch
         kept.append(ch if kind in "LN" else " ")
-    stem = unicodedata.normalize("NFC", "_".join("".join(kept).split()))[:60].strip("_")
+    from gitmem.core.sanitize import for_agent
+
+    # a letter the one sanitizer calls hidden (a Hangul filler with no syllable after it) makes
+    # a name every door refuses: dropped like any other non-letter
+    words = for_agent("".join(kept), opens_file=False)[0].split()
+    stem = unicodedata.normalize("NFC", "_".join(words))[:60].strip("_")
     # a title of no letter, or `Memory`: the index's own name was refused ("not a topic file")
     return ("note" if not stem else stem + "_note" if stem == "memory" else stem) + ".md"
 

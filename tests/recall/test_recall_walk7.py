@@ -175,3 +175,11 @@ def test_a_corrupt_index_is_rebuilt_not_a_crash(project: tuple[World, Path]) -> 
     assert ids(query(world, clone, "--search", "quokka7")) == ["auto/n7.md"]
     out = world.ok("-C", str(clone), "recall", "--prompt", "tell me about quokka9")
     assert "auto/n9.md" in out
+
+
+def test_a_title_of_hidden_letters_is_named_like_one_of_none() -> None:
+    """A Hangul filler alone (U+115F, a letter to Unicode, hidden to the sanitizer) made
+    `ᅟ.md`, which record's own name check refused: dropped, as a title of no letter is."""
+    assert file_name("\u115f") == "note.md"
+    assert file_name("a\u115fb") == "ab.md"
+    assert file_name("\u1100\u1161") == "\uac00.md"  # Jamo that make a syllable: kept, composed
