@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import shlex
 import subprocess
 from pathlib import Path
 
@@ -44,9 +43,10 @@ def _session_start(ctx: Context, files: int) -> list[Row]:
     world.gitmem("-C", str(clone), "pull", "-q")  # the stat cache now holds every file
     world.gitmem("-C", str(clone), "hooks", "install", "--claude")
     settings = json.loads((clone / ".claude" / "settings.local.json").read_text())
-    # the command `hooks install` wrote, run as Claude Code runs it (without the shell, as the
-    # baseline's git runs without one)
-    command = shlex.split(settings["hooks"]["SessionStart"][0]["hooks"][0]["command"])
+    # the command `hooks install` wrote
+    # run as Claude Code runs it, by the shell: the command guards itself (`test ! -f LAUNCHER
+    # || …`, quiet once gitmem is uninstalled), so the shell's start is part of the hook's cost
+    command = ["/bin/sh", "-c", settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]]
     rounds = iter(range(1_000_000))
 
     def teammate_pushes() -> None:

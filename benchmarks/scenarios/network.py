@@ -17,7 +17,6 @@ import json
 import os
 import re
 import resource
-import shlex
 import shutil
 import signal
 import subprocess
@@ -187,10 +186,12 @@ class RawPerson:
 
 def _hook(world: World, clone: Path) -> Callable[[], None]:
     """The SessionStart command `gitmem hooks install --claude` wrote, run as Claude Code runs
-    it (without a shell), Claude Code's payload on stdin."""
+    it (by the shell), Claude Code's payload on stdin."""
     world.gitmem("-C", str(clone), "hooks", "install", "--claude")
     settings = json.loads((clone / ".claude" / "settings.local.json").read_text())
-    command = shlex.split(settings["hooks"]["SessionStart"][0]["hooks"][0]["command"])
+    # run as Claude Code runs it, by the shell: the command guards itself (`test ! -f LAUNCHER
+    # || …`, quiet once gitmem is uninstalled), so the shell's start is part of the hook's cost
+    command = ["/bin/sh", "-c", settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]]
     payload = json.dumps(
         {"session_id": "bench", "cwd": str(clone), "hook_event_name": "SessionStart"}
     ).encode()

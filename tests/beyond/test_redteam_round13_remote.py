@@ -200,7 +200,10 @@ def test_the_finest_merge_of_a_shuffled_file_has_a_budget(
     small, _ = _fine_work(2_000, monkeypatch)
     large, spent = _fine_work(8_000, monkeypatch)
     assert large <= FINE_BUDGET + 1_000_000, large  # the last hunk taken may cross it
-    assert large <= 4.5 * small, (small, large)
+    # since round 14 both sides' moves are put in one order before the block merge
+    # (merge_drivers/reorder): 2,000 shuffled paragraphs reach no fine matching at all; past
+    # its 400 common blocks the greater side's order is taken and the rest is matched finely
+    assert small <= large, (small, large)
     assert spent < 30, spent
 
 
