@@ -318,6 +318,21 @@ def test_the_long_lived_cat_file_gets_the_settings_every_git_gets(tmp_path: Path
         assert setting.encode() in argv, (setting, argv)
 
 
+def _passable_to_others(*paths: Path) -> list[tuple[Path, int]]:
+    """Let every account through the folders above `paths` (search permission only); the
+    folders changed and their modes before, to put back."""
+    import stat
+
+    changed: list[tuple[Path, int]] = []
+    for path in paths:
+        for folder in [path.resolve(), *path.resolve().parents]:
+            mode = stat.S_IMODE(folder.stat().st_mode)
+            if not mode & stat.S_IXOTH and all(folder != f for f, _ in changed):
+                folder.chmod(mode | stat.S_IXOTH)
+                changed.append((folder, mode))
+    return changed
+
+
 @contextmanager
 def _a_world_bound_by_permissions() -> Iterator[tuple[World, Callable[..., tuple[int, str]]]]:
     """A world, and a way to run gitmem in it as a user file permissions bind: this process
@@ -338,6 +353,9 @@ def _a_world_bound_by_permissions() -> Iterator[tuple[World, Callable[..., tuple
     def as_nobody(*args: str) -> tuple[int, str]:
         subprocess.run(["chown", "-R", "65534:65534", str(root)], check=True)
         user = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+        # the interpreter and this checkout may lie under a private folder (a fresh clone in
+        # `mktemp -d`, 0700): `nobody` is let through its ancestors for the run, then not
+        opened = _passable_to_others(REPO_ROOT, Path(sys.prefix), Path(sys.base_prefix))
         try:
             run = subprocess.run(
                 [*user, sys.executable, "-m", "gitmem", *args],
@@ -349,6 +367,8 @@ def _a_world_bound_by_permissions() -> Iterator[tuple[World, Callable[..., tuple
             )
         finally:
             subprocess.run(["chown", "-R", f"{os.geteuid()}:{os.getegid()}", str(root)])
+            for folder, mode in opened:
+                folder.chmod(mode)
         return run.returncode, run.stdout + run.stderr
 
     try:
