@@ -395,7 +395,7 @@ def hooks_installed(project: Project) -> bool:
 
 
 def _hooks(project: Project, checkup: Checkup) -> None:
-    from gitmem.claude.hooks import install_step
+    from gitmem.claude.hooks import hook_program, install_step
     from gitmem.claude.hooks import status as hook_status
 
     found = [h for h in hook_status(session_root(project))]
@@ -415,6 +415,14 @@ def _hooks(project: Project, checkup: Checkup) -> None:
                 "hooks",
                 PROBLEM,
                 f"Claude Code hooks in {h.settings}: {why}",
+                f"gitmem hooks install --claude --{h.where}",
+            )
+        elif any(hook_program(c)[1] is None for c in h.installed.values() if c):
+            checkup.add(
+                "hooks",
+                ADVICE,
+                f"Claude Code hooks in {h.settings} were installed by an earlier gitmem: once "
+                "gitmem is uninstalled they fail at every session instead of keeping quiet",
                 f"gitmem hooks install --claude --{h.where}",
             )
         else:

@@ -208,3 +208,28 @@ def test_a_teammates_first_day_as_the_guide_says(tmp_path: Path) -> None:
     assert "alice" not in refs and "refs/gitmem/team" in refs, refs
     doctor = mate.gitmem("-C", str(bob), "doctor", "--offline")
     assert "ok      key: no key yet: the first sync with personal memory makes one" in doctor.out
+
+
+def test_doctor_advises_reinstalling_hooks_an_earlier_gitmem_wrote(tmp_path: Path) -> None:
+    """Hooks written before the guard (`test ! -f LAUNCHER || …`) fail loudly once gitmem is
+    uninstalled; doctor says so while gitmem is still there, and the fix it names adds it."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("home/p")
+    world.ok("-C", str(clone), "hooks", "install", "--claude")
+    settings = clone / ".claude" / "settings.local.json"
+    data = json.loads(settings.read_text())
+    for groups in data["hooks"].values():
+        for group in groups:
+            for hook in group["hooks"]:
+                words = shlex.split(hook["command"])
+                assert words[:3] == ["test", "!", "-f"] and words[4] == "||", words
+                hook["command"] = shlex.join(words[5:])  # as an earlier gitmem wrote it
+    settings.write_text(json.dumps(data))
+    advice = "were installed by an earlier gitmem"
+    before = world.gitmem("-C", str(clone), "doctor", "--offline")
+    assert advice in before.out and "gitmem hooks install --claude --project" in before.out, before
+    world.ok("-C", str(clone), "hooks", "install", "--claude")
+    after = world.gitmem("-C", str(clone), "doctor", "--offline")
+    assert advice not in after.out, after
+    assert all(c.startswith("test ! -f ") for c in _hook_commands(settings).values())
