@@ -10,15 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.merge_drivers.test_everyday_cases_13 import A, B, C, _in_order
-from tests.support.gitmerge import (
-    INDEX_ONLY,
-    MEMORY,
-    commit_all,
-    driver_repo,
-    git,
-    merged_both_directions,
-)
-from tests.support.world import World, folder_bytes
+from tests.support.mergesetup import indexes_before_the_first_sync, indexes_on_two_branches
+from tests.support.world import World
 
 
 @pytest.mark.slow
@@ -26,18 +19,7 @@ from tests.support.world import World, folder_bytes
 def test_indexes_written_before_the_first_sync_keep_each_machines_order(
     world: World, machines: int
 ) -> None:
-    clones = [world.clone(x) for x in "abc"[:machines]]
-    folders = [world.scope_path(x) for x in clones]
-    for folder, text in zip(folders, (A, B, C), strict=False):
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "MEMORY.md").write_bytes(text)
-    for clone in [*clones, *clones[:-1]]:
-        world.ok("-C", str(clone), "sync")
-    assert all(folder_bytes(f) == folder_bytes(folders[0]) for f in folders[1:])
-    out = (folders[0] / "MEMORY.md").read_bytes()
-    assert out.splitlines()[0] == b"# Project memory"
-    lines = [x.strip() for x in out.splitlines() if x.strip()]
-    assert lines.count(b"# Project memory") == 1
+    out = indexes_before_the_first_sync(world, (A, B, C)[:machines])
     for text in (A, B, C)[:machines]:
         assert _in_order(out, text)
 
@@ -46,24 +28,8 @@ def test_indexes_written_before_the_first_sync_keep_each_machines_order(
 def test_indexes_added_on_two_branches_keep_each_branchs_order_through_git_merge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = driver_repo(tmp_path, monkeypatch, INDEX_ONLY)
-    (repo / "README").write_text("x\n")
-    commit_all(repo, "start")
-    git(repo, "branch", "left")
-    index = repo / MEMORY / "MEMORY.md"
-    for branch, text in (("main", A), ("left", B)):
-        git(repo, "checkout", "-q", branch)
-        index.parent.mkdir(parents=True, exist_ok=True)
-        index.write_bytes(text)
-        commit_all(repo, f"index on {branch}")
-    results = [
-        r["MEMORY.md"]
-        for r in merged_both_directions(repo, lambda: {"MEMORY.md": index.read_bytes()})
-    ]
-    assert results[0] == results[1]  # either direction, the same bytes
-    assert results[0].splitlines()[0] == b"# Project memory"
-    assert b"<<<<<<<" not in results[0]
-    assert _in_order(results[0], A) and _in_order(results[0], B)
+    out = indexes_on_two_branches(tmp_path, monkeypatch, A, B)
+    assert _in_order(out, A) and _in_order(out, B)
 
 
 LATIN1 = (

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.gitmerge import (
+    INDEX_ONLY,
     MEMORY,
     TOPICS_AND_INDEX,
     commit_all,
@@ -83,3 +84,47 @@ def through_git_merge(
 def as_cases(table: Mapping[str, tuple[str, bytes, bytes, bytes, bytes | None]]) -> list[Case]:
     """A sweep table (name -> path, base, ours, theirs, expected) as cases of two machines."""
     return [(p.rsplit("/", 1)[-1], z, (o, t)) for p, z, o, t, _ in table.values()]
+
+
+def indexes_before_the_first_sync(world: World, texts: Sequence[bytes]) -> bytes:
+    """A `MEMORY.md` written on each of len(texts) clones before any sync (no base), then
+    each syncs in turn and all but the last once more: the index every replica ends with
+    (checked byte-equal on all of them, the `# Project memory` title first and once)."""
+    clones = [world.clone(x) for x in "abcd"[: len(texts)]]
+    folders = [world.scope_path(x) for x in clones]
+    for folder, text in zip(folders, texts, strict=True):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "MEMORY.md").write_bytes(text)
+    for clone in [*clones, *clones[:-1]]:
+        world.ok("-C", str(clone), "sync")
+    assert all(folder_bytes(f) == folder_bytes(folders[0]) for f in folders[1:])
+    out = (folders[0] / "MEMORY.md").read_bytes()
+    assert out.splitlines()[0] == b"# Project memory"
+    assert [x.strip() for x in out.splitlines()].count(b"# Project memory") == 1
+    return out
+
+
+def indexes_on_two_branches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, main: bytes, left: bytes
+) -> bytes:
+    """`MEMORY.md` added on two branches of one commit, merged by `git merge` with the index
+    driver in both directions: the result (checked: the same bytes either way, the title
+    first, no conflict markers)."""
+    repo = driver_repo(tmp_path, monkeypatch, INDEX_ONLY)
+    (repo / "README").write_text("x\n")
+    commit_all(repo, "start")
+    git(repo, "branch", "left")
+    index = repo / MEMORY / "MEMORY.md"
+    for branch, text in (("main", main), ("left", left)):
+        git(repo, "checkout", "-q", branch)
+        index.parent.mkdir(parents=True, exist_ok=True)
+        index.write_bytes(text)
+        commit_all(repo, f"index on {branch}")
+    results = [
+        r["MEMORY.md"]
+        for r in merged_both_directions(repo, lambda: {"MEMORY.md": index.read_bytes()})
+    ]
+    assert results[0] == results[1]  # either direction, the same bytes
+    assert results[0].splitlines()[0] == b"# Project memory"
+    assert b"<<<<<<<" not in results[0]
+    return results[0]
