@@ -66,18 +66,14 @@ def tips(project: Project) -> dict[str, str | None]:
     """Each synced ref's tip now: what `arrivals` compares the tips after a sync with. One
     `for-each-ref` of its own: the store's cached listing is the sync's to read under its
     lock, not to be filled before it."""
-    from gitmem.gitstore.base import needs_git
+    from gitmem.gitstore.base import REFS_LIST, needs_git, parse_refs
 
     refs = sorted({s.ref for s in project.scopes if s.ref and s.pushable})
-    out = (
-        needs_git(project.repo, "the tips read afresh")
-        .git("for-each-ref", "--format=%(objectname) %(refname)", *refs)
-        .stdout.decode("utf-8", "surrogateescape")
+    # the one parser of a ref listing: a writer ref under these (a teammate's name may hold
+    # U+2028, which `splitlines` splits on) cannot pose as one of them
+    found = parse_refs(
+        needs_git(project.repo, "the tips read afresh").git(*REFS_LIST, *refs).stdout
     )
-    found: dict[str, str] = {}
-    for line in out.splitlines():
-        oid, _, ref = line.partition(" ")
-        found[ref] = oid
     return {ref: found.get(ref) for ref in refs}
 
 
