@@ -131,7 +131,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """The tree's own packages compiled once, before any worker starts (#23). Thousands of the
+    """The tree's own packages compiled once, before any worker starts (#23). Many of the
     tests' child processes import gitmem from this tree (PYTHONPATH: `World.process`, the merge
     driver git runs, the hooks, the reliability harness); under PYTHONDONTWRITEBYTECODE (a dev
     shell, this CI machine) each compiled from source every module the collection had not
