@@ -99,7 +99,9 @@ class Parser(argparse.ArgumentParser):
             message = "unknown command " + given
             word = given.strip("'")
             hint = NOT_COMMANDS.get(word) or _similar_command(word, self.prog) or hint
-        elif message.startswith("argument --scope: invalid choice: 'user'"):
+        elif message.startswith("argument --scope: invalid choice: ") and _user_scope_given(
+            message
+        ):
             from gitmem.project.scopes import NOT_A_PROJECT_SCOPE
 
             hint = NOT_A_PROJECT_SCOPE
@@ -154,6 +156,13 @@ FIRST_FORMS = {
 }
 
 
+def _user_scope_given(message: str) -> bool:
+    """argparse's "argument --scope: invalid choice: 'user' (…)" names a user scope."""
+    from gitmem.project.scopes import names_user_scope
+
+    return names_user_scope(message.split("invalid choice: ", 1)[1].split(" (")[0].strip("'"))
+
+
 def _similar_choice(message: str, prog: str) -> str | None:
     """argparse's "argument SUBCOMMAND: invalid choice: 'grnat' (choose from 'init', …)": the
     closest choice, as a command for a subcommand and as `--option value` for an option."""
@@ -163,12 +172,11 @@ def _similar_choice(message: str, prog: str) -> str | None:
     head, _, rest = message.partition(": invalid choice: ")
     given, _, offered = rest.partition(" (choose from ")
     choices = re.findall(r"'([^']*)'", offered)
-    from gitmem.project.scopes import meant_scope
+    from gitmem.project.scopes import meant_scopes
 
-    meant = meant_scope(given.strip("'"), choices) if head.endswith("--scope") else None
-    close = (
-        [meant] if meant else difflib.get_close_matches(given.strip("'"), choices, n=1, cutoff=0.6)
-    )
+    # a door that takes one scope (record, curate, graph): the first of those meant
+    meant = meant_scopes(given.strip("'"), choices)[:1] if head.endswith("--scope") else ()
+    close = list(meant) or difflib.get_close_matches(given.strip("'"), choices, n=1, cutoff=0.6)
     if not close:
         return None
     name = head.removeprefix("argument ")

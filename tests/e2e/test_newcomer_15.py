@@ -1,0 +1,83 @@
+"""A newcomer's day, fifteenth round, beyond one project and one agent: a project renamed on its
+forge, a fork beside its upstream, the user scope and other agents' scopes named as status
+--user names them, "personal" meaning both personal scopes. Each failed before its fix
+(docs/testing.md "Newcomer walk, round 15")."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from tests.support.world import World, write_files
+
+
+def _renamed_project(tmp_path: Path) -> tuple[World, Path, Path]:
+    """Alice's memory on the project's remote; then the repository is renamed (a new URL) and
+    Bob clones it under the new name: the refs came along, recorded under the old name."""
+    world = World(tmp_path)
+    world.make_remote("shop.git")
+    alice = world.clone("alice/shop", url=str(tmp_path / "shop.git"))
+    write_files(
+        world.scope_path(alice, "team"), {"MEMORY.md": "- [D](deploy.md)\n", "deploy.md": "Tue\n"}
+    )
+    world.ok("sync", cwd=alice)
+    (tmp_path / "shop.git").rename(tmp_path / "shop-app.git")
+    bob = world.clone("bob/shop-app", url=str(tmp_path / "shop-app.git"), email="bob@example.com")
+    return world, alice, bob
+
+
+def test_the_adopt_hint_runs_as_printed_in_the_clone(tmp_path: Path) -> None:
+    """The refusal of a ref recorded under another URL named `gitmem -C /abs/path adopt`
+    (unquoted: a path with a space broke it), where every other hint names the command as
+    typed in the clone. Now `gitmem adopt`, which run as printed there adopts, and the
+    memory arrives."""
+    world, _, bob = _renamed_project(tmp_path)
+    refused = world.gitmem("sync", cwd=bob)
+    assert refused.code == 2, refused
+    hint = refused.err.split("hint: ", 1)[1]
+    assert "gitmem -C" not in hint and str(bob) not in hint, hint
+    command = hint.split("run once: ", 1)[1].split(" — ", 1)[0]
+    assert command == "gitmem adopt", hint
+    assert "adopted: " in world.ok(*shlex.split(command)[1:], cwd=bob)
+    world.ok("sync", cwd=bob)
+    assert (world.scope_path(bob, "team") / "deploy.md").read_text() == "Tue\n"
+
+
+def test_personal_and_shared_name_both_of_their_scopes(tmp_path: Path) -> None:
+    """`--scope personal` was answered "did you mean auto?": the personal ref holds auto AND
+    local (init says "personal memory (auto, local)"), and a query of auto alone misses the
+    subagents' local memory. The hint names both, and following it finds both."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("p")
+    write_files(
+        world.scope_path(clone), {"MEMORY.md": "- [R](redis.md)\n", "redis.md": "redis 5s\n"}
+    )
+    write_files(clone / ".claude" / "agent-memory-local" / "dev", {"redis.md": "redis local\n"})
+    for command in (("query", "redis"), ("sync", "--dry-run")):
+        for word, meant in (("personal", "auto and local"), ("shared", "team and agents")):
+            run = world.gitmem(*command, "--scope", word, cwd=clone)
+            assert run.code == 2 and f"hint: did you mean {meant} (" in run.err, run
+    found = world.ok("query", "redis", "--scope", "auto", "--scope", "local", cwd=clone)
+    assert "auto/redis.md" in found and "local/dev/redis.md" in found, found
+    # a door that takes one scope: the one a memory is written to
+    record = world.gitmem("record", "--scope", "personal", "--title", "X", "y", cwd=clone)
+    assert record.code == 2 and "did you mean '--scope auto'?" in record.err, record
+
+
+def test_user_scopes_as_status_user_names_them(tmp_path: Path) -> None:
+    """`status --user` and `sync --user` name the user scopes by agent (`user claude:`,
+    `claude 1 file …`); query names them `user`, `user-codex`. `query --scope claude` got
+    the list without `user`, and `sync --scope claude|codex|user-codex` or `record --scope
+    codex` the project's scopes only, never where user memory syncs. Now query says user,
+    and the project doors say user memory syncs apart, with gitmem sync --user."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("p")
+    world.git("config", "--global", "gitmem.agents", "claude,codex")
+    run = world.gitmem("query", "--scope", "claude", "x", cwd=clone)
+    assert run.code == 2 and "hint: did you mean user (" in run.err, run
+    for command in (("sync", "--dry-run"), ("record", "--title", "X", "y")):
+        for word in ("claude", "codex", "user-codex"):
+            run = world.gitmem(*command, "--scope", word, cwd=clone)
+            assert run.code == 2 and "with gitmem sync --user" in run.err, (word, run)
