@@ -81,3 +81,28 @@ def test_user_scopes_as_status_user_names_them(tmp_path: Path) -> None:
         for word in ("claude", "codex", "user-codex"):
             run = world.gitmem(*command, "--scope", word, cwd=clone)
             assert run.code == 2 and "with gitmem sync --user" in run.err, (word, run)
+
+
+def test_a_renamed_project_on_the_hub_is_not_said_deleted(tmp_path: Path) -> None:
+    """The hub keeps each project's personal memory under its URL's key. After the forge's
+    rename and `git remote set-url`, the sync said "the remote no longer had … (deleted
+    there): pushing ours back" — alarming, and untrue. Now it says the URL changed, where
+    the old copy is, and pushes under the new name, the memory intact."""
+    world = World(tmp_path)
+    old, new = tmp_path / "shop.git", tmp_path / "shop-app.git"
+    world.make_remote(old.name)
+    alice = world.clone("alice/shop", url=str(old))
+    hub = tmp_path / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    write_files(world.scope_path(alice), {"MEMORY.md": "- [B](b.md)\n", "b.md": "mine\n"})
+    world.ok("sync", cwd=alice)
+    old.rename(new)  # renamed on the forge
+    world.git("remote", "set-url", "origin", str(new), cwd=alice)
+    out = world.ok("sync", cwd=alice)
+    assert "deleted there" not in out, out
+    assert "it was synced as 'file:/" in out and "before (a repository renamed or moved)" in out
+    assert "the copy under the old URL stays on the hub" in out, out
+    names = world.git("for-each-ref", "--format=%(refname)", cwd=hub).split()
+    assert len([n for n in names if "/projects/file" in n]) == 2, names
+    assert (world.scope_path(alice) / "b.md").read_text() == "mine\n"
