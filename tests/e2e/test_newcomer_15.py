@@ -106,3 +106,27 @@ def test_a_renamed_project_on_the_hub_is_not_said_deleted(tmp_path: Path) -> Non
     names = world.git("for-each-ref", "--format=%(refname)", cwd=hub).split()
     assert len([n for n in names if "/projects/file" in n]) == 2, names
     assert (world.scope_path(alice) / "b.md").read_text() == "mine\n"
+
+
+def test_tilde_n_is_n_versions_back_as_the_help_and_guide_say(tmp_path: Path) -> None:
+    """The guide's `gitmem diff '~1'  # what the last sync changed; '~N': N syncs ago`, and
+    the help's "N syncs ago": a sync that merged made two versions (the edits, then the
+    merge), and `diff '~1'` after it left out half of what that sync changed. The help, the hints
+    and the guide now say versions, as gitmem log lists them; '~2' holds both."""
+    world = World(tmp_path)
+    world.make_remote()
+    a, b = world.clone("a"), world.clone("b")
+    write_files(world.scope_path(a, "team"), {"deploy.md": "Tue\n"})
+    for clone in (a, b):
+        world.ok("sync", cwd=clone)
+    write_files(world.scope_path(b, "team"), {"MEMORY.md": "- from b\n"})
+    world.ok("sync", cwd=b)
+    write_files(world.scope_path(a, "team"), {"notes.md": "from a\n"})
+    world.ok("sync", cwd=a)  # one sync, two versions: a's notes.md and b's MEMORY.md
+    last = world.ok("diff", "~1", "--path", "team", cwd=a)
+    assert ("+- from b" in last) != ("+from a" in last), last
+    both = world.ok("diff", "~2", "--path", "team", cwd=a)
+    assert "+- from b" in both and "+from a" in both, both
+    assert "N versions back" in world.ok("diff", "--help", cwd=a)
+    guide = world.ok("guide", "6", cwd=a)
+    assert "syncs ago" not in guide and "'~N': N versions back, as log lists them" in guide
