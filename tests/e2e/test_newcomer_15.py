@@ -130,3 +130,47 @@ def test_tilde_n_is_n_versions_back_as_the_help_and_guide_say(tmp_path: Path) ->
     assert "N versions back" in world.ok("diff", "--help", cwd=a)
     guide = world.ok("guide", "6", cwd=a)
     assert "syncs ago" not in guide and "'~N': N versions back, as log lists them" in guide
+
+
+def _guide_faq(world: World, clone: Path, question: str) -> str:
+    guide = world.ok("guide", "11", cwd=clone)
+    assert f"**{question}" in guide, f"the guide is silent on {question!r}"
+    return guide.split(f"**{question}", 1)[1].split("\n\n", 1)[0]
+
+
+def test_a_fork_beside_its_upstream_as_the_guide_says(tmp_path: Path) -> None:
+    """The guide was silent on forks: a clone of a fork syncs with the fork (`origin`), which
+    a forge's fork leaves without `refs/gitmem/*`, so the team's memory never came. Its
+    answer, run as written: the team's memory arrives, and nothing reaches the fork."""
+    world = World(tmp_path)
+    world.make_remote()
+    alice = world.clone("alice")
+    write_files(world.scope_path(alice, "team"), {"deploy.md": "Tue\n"})
+    world.ok("sync", cwd=alice)
+    fork = tmp_path / "fork.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(fork))  # branches, tags only
+    bob = world.clone("bob", url=str(fork), email="bob@example.com")
+    world.git("remote", "add", "upstream", str(world.remote), cwd=bob)
+    answer = _guide_faq(world, bob, "A fork, or a clone with two remotes?")
+    command = next(c for c in answer.split("`") if c == "gitmem init --remote upstream")
+    world.ok(*shlex.split(command)[1:], cwd=bob)
+    world.ok("sync", cwd=bob)
+    assert (world.scope_path(bob, "team") / "deploy.md").read_text() == "Tue\n"
+    assert world.git("ls-remote", str(fork), "refs/gitmem/*") == ""
+
+
+def test_a_renamed_repository_as_the_guide_says(tmp_path: Path) -> None:
+    """The guide was silent on a repository renamed on its forge. As it now says: a clone
+    that synced before keeps syncing after `git remote set-url`; a clone made under the new
+    URL is refused once, `gitmem adopt` there, and both sync on."""
+    world, alice, bob = _renamed_project(tmp_path)
+    answer = _guide_faq(world, alice, "The repository was renamed or moved (a new URL)?")
+    assert "git remote set-url origin NEW_URL" in answer and "`gitmem adopt`" in answer
+    world.git("remote", "set-url", "origin", str(tmp_path / "shop-app.git"), cwd=alice)
+    world.ok("sync", cwd=alice)
+    assert world.gitmem("sync", cwd=bob).code == 2
+    world.ok("adopt", cwd=bob)
+    write_files(world.scope_path(bob, "team"), {"new.md": "from bob\n"})
+    world.ok("sync", cwd=bob)
+    world.ok("sync", cwd=alice)
+    assert (world.scope_path(alice, "team") / "new.md").read_text() == "from bob\n"
