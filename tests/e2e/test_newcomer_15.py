@@ -174,3 +174,21 @@ def test_a_renamed_repository_as_the_guide_says(tmp_path: Path) -> None:
     world.ok("sync", cwd=bob)
     world.ok("sync", cwd=alice)
     assert (world.scope_path(alice, "team") / "new.md").read_text() == "from bob\n"
+
+
+def test_record_names_its_folders_as_every_other_command_does(tmp_path: Path) -> None:
+    """`record` said `recorded auto/x.md (/home/ann/.claude/projects/…/x.md)` and its
+    subagent hint `/home/ann/src/p/.claude/agent-memory-local/AGENT/`, where restore,
+    promote, init and status say `~/.claude/…` and `.claude/agent-memory-local`."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("p")
+    out = world.ok("record", "--title", "Deploy window", "Tuesdays.", cwd=clone)
+    assert out.startswith("recorded auto/deploy_window.md (~/"), out
+    run = world.gitmem("record", "--scope", "local", "--title", "Lint", "ruff", cwd=clone)
+    assert run.code == 2 and "(.claude/agent-memory-local/AGENT/ is what" in run.err, run
+    out = world.ok(
+        "record", "--scope", "local", "--file", "dev/lint.md", "--title", "L", "ruff", cwd=clone
+    )
+    assert "(.claude/agent-memory-local/dev/lint.md)" in out, out
+    assert str(tmp_path) not in out + run.err
