@@ -399,21 +399,50 @@ def open_project_from(
     try:
         repo = Repository(opening=opening)
     except NotARepository as exc:
+        prog = getattr(args, "command_prog", "gitmem status")
         checkout = _checkout_of_memory_folder(directory(args))
         if checkout is not None:
             import shlex
 
-            command = getattr(args, "command_prog", "gitmem status").removeprefix("gitmem ")
+            command = prog.removeprefix("gitmem ")
             exc.hint = (
                 f"this is Claude Code's memory folder of {checkout}: run gitmem there "
                 f"(gitmem -C {shlex.quote(str(checkout))} {command})"
             )
+        elif prog in USER_SCOPE_FORMS and exc.hint:
+            form = _user_scope_form(prog)
+            exc.hint = f"{exc.hint}; {form}" if form else exc.hint
         raise
     return open_project(
         repo,
         remote=remote if remote is not None else getattr(args, "remote", None),
         memory_dir=getattr(args, "memory_dir", None),
     )
+
+
+# Outside a clone, the form of each command that works from anywhere on the user scope
+# (README: "`gitmem sync --user` from anywhere"; guide §11, its history by id)
+USER_SCOPE_FORMS = {
+    "gitmem sync": "gitmem sync --user",
+    "gitmem pull": "gitmem sync --user",
+    "gitmem push": "gitmem sync --user",
+    "gitmem status": "gitmem status --user",
+    "gitmem log": "gitmem log user/CLAUDE.md",
+    "gitmem diff": "gitmem diff --path user/CLAUDE.md",
+    "gitmem show": "gitmem show '~0:user/CLAUDE.md'",
+    "gitmem restore": "gitmem restore user/CLAUDE.md",
+    "gitmem query": "gitmem query --scope user",
+}
+
+
+def _user_scope_form(prog: str) -> str:
+    """The hint's second half outside a clone, when a hub carries the user scope: the form of
+    the command that works from anywhere on it (without a hub, nothing to name)."""
+    from gitmem.gitstore.standalone import config_file_get
+
+    if config_file_get("gitmem.hub", None):
+        return f"your user-scope memory needs no clone: {USER_SCOPE_FORMS[prog]}"
+    return ""
 
 
 def _checkout_of_memory_folder(start: str) -> Path | None:

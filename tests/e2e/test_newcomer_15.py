@@ -192,3 +192,35 @@ def test_record_names_its_folders_as_every_other_command_does(tmp_path: Path) ->
     )
     assert "(.claude/agent-memory-local/dev/lint.md)" in out, out
     assert str(tmp_path) not in out + run.err
+
+
+def test_outside_a_clone_every_history_command_names_its_user_scope_form(
+    tmp_path: Path,
+) -> None:
+    """With a hub, `status`, `sync` and `query` outside a clone named their user-scope form,
+    each worded its own way (three copies of one rule); `log`, `diff`, `show` and `restore`,
+    which the guide's FAQ says work from any folder by id, named nothing. Now one rule says
+    it alike for each, and each form runs as printed where the error was."""
+    world = World(tmp_path)
+    hub = tmp_path / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    write_files(world.home / ".claude", {"CLAUDE.md": "- prefer tabs\n"})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    world.ok("sync", "--user", cwd=outside)
+    typed = {
+        "status": ("status",),
+        "sync": ("sync",),
+        "query": ("query", "tabs"),
+        "log": ("log",),
+        "diff": ("diff",),
+        "show": ("show", "~0:auto/x.md"),
+        "restore": ("restore", "auto/x.md"),
+    }
+    for name, args in typed.items():
+        run = world.gitmem(*args, cwd=outside)
+        assert run.code == 2 and "not a git repository" in run.err, (name, run)
+        form = run.err.split("your user-scope memory needs no clone: ", 1)[-1].strip()
+        assert form.startswith(f"gitmem {name}"), (name, run.err)
+        world.ok(*shlex.split(form)[1:], cwd=outside)

@@ -125,7 +125,7 @@ def test_status_user_shows_the_user_scope_from_anywhere_as_sync_user_carries_it(
     me, _ = _two_machines_of_one_person(world)
     outside = me.gitmem("status")  # not in a clone: the error names the status that works
     assert outside.code == 2 and outside.err.rstrip().endswith(
-        "your own memory's status, from anywhere: gitmem status --user"
+        "your user-scope memory needs no clone: gitmem status --user"
     ), outside
     write_files(me.home / ".claude", {"CLAUDE.md": "- prefer small commits\n"})
     row = json.loads(me.ok("status", "--user", "--json"))["scopes"][0]
