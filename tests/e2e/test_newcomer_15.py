@@ -224,3 +224,22 @@ def test_outside_a_clone_every_history_command_names_its_user_scope_form(
         form = run.err.split("your user-scope memory needs no clone: ", 1)[-1].strip()
         assert form.startswith(f"gitmem {name}"), (name, run.err)
         world.ok(*shlex.split(form)[1:], cwd=outside)
+
+
+def test_unpublish_given_a_scope_names_the_ref_that_carries_it(tmp_path: Path) -> None:
+    """`unpublish` names refs (personal, team) where every other command names scopes: a
+    newcomer's `gitmem unpublish auto` got "not a memory ref; name one of: personal, team",
+    which of the two carries auto unsaid. Now the one meant, and why; nothing deleted."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("p")
+    write_files(world.scope_path(clone, "team"), {"deploy.md": "Tue\n"})
+    world.ok("sync", cwd=clone)
+    before = world.git("ls-remote", str(world.remote), "refs/gitmem/*")
+    for typed, meant in (("auto", "personal"), ("local", "personal"), ("agents", "team")):
+        for undo in ((), ("--undo",)):
+            run = world.gitmem("unpublish", *undo, typed, cwd=clone)
+            assert run.code == 2 and f"hint: did you mean {meant}? " in run.err, run
+    run = world.gitmem("unpublish", "user", cwd=clone)
+    assert run.code == 2 and "user-scope memory is no project's" in run.err, run
+    assert world.git("ls-remote", str(world.remote), "refs/gitmem/*") == before
