@@ -225,6 +225,12 @@ def _extras_hint(prog: str, extras: list[str]) -> str | None:
         )
     if "--user" in extras and command == "query":
         return f"{prog} --scope user keeps to user-scope memory"
+    if prog == "gitmem hooks uninstall" and {"--mcp", "--recall"} & set(extras):
+        # the undo of `hooks install --claude --mcp --recall`, typed with the same flags
+        return (
+            "gitmem hooks uninstall --claude takes out the sync hooks, the recall hook and the "
+            "MCP entry together (--mcp and --recall are install's)"
+        )
     return None
 
 

@@ -243,3 +243,32 @@ def test_unpublish_given_a_scope_names_the_ref_that_carries_it(tmp_path: Path) -
     run = world.gitmem("unpublish", "user", cwd=clone)
     assert run.code == 2 and "user-scope memory is no project's" in run.err, run
     assert world.git("ls-remote", str(world.remote), "refs/gitmem/*") == before
+
+
+def test_backing_out_of_recall_as_a_newcomer_types_it(tmp_path: Path) -> None:
+    """The undo of `hooks install --claude --mcp --recall`, typed with the same flags, was
+    "unrecognized arguments: --mcp; see --help"; and `hooks uninstall`, `hooks status` and
+    `uninstall` named the files by absolute path where install says `~/…` (round 14). Now the
+    hint says uninstall --claude takes all three out, and every line names files alike."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("home/p")
+    guide = world.ok("guide", "6", cwd=clone)  # it was silent on recall's set-up
+    assert "`gitmem hooks install --claude --mcp --recall` registers the MCP" in guide
+    world.ok("hooks", "install", "--claude", "--mcp", "--recall", cwd=clone)
+    assert (clone / ".mcp.json").is_file() and world.git("status", "--short", cwd=clone) == ""
+    run = world.gitmem("hooks", "uninstall", "--claude", "--mcp", "--recall", cwd=clone)
+    assert (
+        run.code == 2 and "hooks uninstall --claude takes out the sync hooks, the recall" in run.err
+    )
+    status = world.ok("hooks", "status", cwd=clone)
+    assert " in ~/p/.mcp.json" in status, status
+    out = world.ok("hooks", "uninstall", "--claude", cwd=clone)
+    assert "MCP approval from ~/p/.claude/settings.local.json\n" in out, out
+    assert "removed the gitmem MCP server from ~/p/.mcp.json\n" in out, out
+    assert not (clone / ".mcp.json").exists()
+    world.ok("hooks", "install", "--claude", "--mcp", "--recall", cwd=clone)
+    world.ok("sync", cwd=clone)
+    out = world.ok("uninstall", cwd=clone)
+    assert "kept: ~/p/.git/gitmem (sync state" in out, out
+    assert str(world.home) not in out, out
