@@ -272,3 +272,20 @@ def test_backing_out_of_recall_as_a_newcomer_types_it(tmp_path: Path) -> None:
     out = world.ok("uninstall", cwd=clone)
     assert "kept: ~/p/.git/gitmem (sync state" in out, out
     assert str(world.home) not in out, out
+
+
+def test_the_demo_ends_with_the_next_step(tmp_path: Path) -> None:
+    """`gitmem demo`, the README's first command, ended on its claim line: every other
+    command a newcomer runs first ends with `next:`. Now the demo names the two commands of
+    guide §3, which run as printed in a clone."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("p")
+    out = world.ok("demo", cwd=tmp_path)
+    last = out.rstrip().splitlines()[-1]
+    assert (
+        last == "next: in a clone of your project: gitmem init, then gitmem sync (gitmem guide 3)"
+    )
+    for command in ("gitmem init", "gitmem sync"):
+        world.ok(*shlex.split(command)[1:], cwd=clone)
+    assert "## 3. One machine" in world.ok("guide", "3", cwd=clone)
