@@ -99,7 +99,9 @@ class Parser(argparse.ArgumentParser):
             message = "unknown command " + given
             word = given.strip("'")
             hint = NOT_COMMANDS.get(word) or _similar_command(word, self.prog) or hint
-        elif message.startswith("argument --scope: invalid choice: 'user'"):
+        elif message.startswith("argument --scope: invalid choice: ") and _user_scope_given(
+            message
+        ):
             from gitmem.project.scopes import NOT_A_PROJECT_SCOPE
 
             hint = NOT_A_PROJECT_SCOPE
@@ -154,6 +156,13 @@ FIRST_FORMS = {
 }
 
 
+def _user_scope_given(message: str) -> bool:
+    """argparse's "argument --scope: invalid choice: 'user' (…)" names a user scope."""
+    from gitmem.project.scopes import names_user_scope
+
+    return names_user_scope(message.split("invalid choice: ", 1)[1].split(" (")[0].strip("'"))
+
+
 def _similar_choice(message: str, prog: str) -> str | None:
     """argparse's "argument SUBCOMMAND: invalid choice: 'grnat' (choose from 'init', …)": the
     closest choice, as a command for a subcommand and as `--option value` for an option."""
@@ -163,12 +172,11 @@ def _similar_choice(message: str, prog: str) -> str | None:
     head, _, rest = message.partition(": invalid choice: ")
     given, _, offered = rest.partition(" (choose from ")
     choices = re.findall(r"'([^']*)'", offered)
-    from gitmem.project.scopes import meant_scope
+    from gitmem.project.scopes import meant_scopes
 
-    meant = meant_scope(given.strip("'"), choices) if head.endswith("--scope") else None
-    close = (
-        [meant] if meant else difflib.get_close_matches(given.strip("'"), choices, n=1, cutoff=0.6)
-    )
+    # a door that takes one scope (record, curate, graph): the first of those meant
+    meant = meant_scopes(given.strip("'"), choices)[:1] if head.endswith("--scope") else ()
+    close = list(meant) or difflib.get_close_matches(given.strip("'"), choices, n=1, cutoff=0.6)
     if not close:
         return None
     name = head.removeprefix("argument ")
@@ -217,6 +225,12 @@ def _extras_hint(prog: str, extras: list[str]) -> str | None:
         )
     if "--user" in extras and command == "query":
         return f"{prog} --scope user keeps to user-scope memory"
+    if prog == "gitmem hooks uninstall" and {"--mcp", "--recall"} & set(extras):
+        # the undo of `hooks install --claude --mcp --recall`, typed with the same flags
+        return (
+            "gitmem hooks uninstall --claude takes out the sync hooks, the recall hook and the "
+            "MCP entry together (--mcp and --recall are install's)"
+        )
     return None
 
 
@@ -391,21 +405,50 @@ def open_project_from(
     try:
         repo = Repository(opening=opening)
     except NotARepository as exc:
+        prog = getattr(args, "command_prog", "gitmem status")
         checkout = _checkout_of_memory_folder(directory(args))
         if checkout is not None:
             import shlex
 
-            command = getattr(args, "command_prog", "gitmem status").removeprefix("gitmem ")
+            command = prog.removeprefix("gitmem ")
             exc.hint = (
                 f"this is Claude Code's memory folder of {checkout}: run gitmem there "
                 f"(gitmem -C {shlex.quote(str(checkout))} {command})"
             )
+        elif prog in USER_SCOPE_FORMS and exc.hint:
+            form = _user_scope_form(prog)
+            exc.hint = f"{exc.hint}; {form}" if form else exc.hint
         raise
     return open_project(
         repo,
         remote=remote if remote is not None else getattr(args, "remote", None),
         memory_dir=getattr(args, "memory_dir", None),
     )
+
+
+# Outside a clone, the form of each command that works from anywhere on the user scope
+# (README: "`gitmem sync --user` from anywhere"; guide §11, its history by id)
+USER_SCOPE_FORMS = {
+    "gitmem sync": "gitmem sync --user",
+    "gitmem pull": "gitmem sync --user",
+    "gitmem push": "gitmem sync --user",
+    "gitmem status": "gitmem status --user",
+    "gitmem log": "gitmem log user/CLAUDE.md",
+    "gitmem diff": "gitmem diff --path user/CLAUDE.md",
+    "gitmem show": "gitmem show '~0:user/CLAUDE.md'",
+    "gitmem restore": "gitmem restore user/CLAUDE.md",
+    "gitmem query": "gitmem query --scope user",
+}
+
+
+def _user_scope_form(prog: str) -> str:
+    """The hint's second half outside a clone, when a hub carries the user scope: the form of
+    the command that works from anywhere on it (without a hub, nothing to name)."""
+    from gitmem.gitstore.standalone import config_file_get
+
+    if config_file_get("gitmem.hub", None):
+        return f"your user-scope memory needs no clone: {USER_SCOPE_FORMS[prog]}"
+    return ""
 
 
 def _checkout_of_memory_folder(start: str) -> Path | None:

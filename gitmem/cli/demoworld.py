@@ -81,6 +81,8 @@ def run_demo(echo: Echo, keep: bool = False) -> Path:
             echo(f"\nthe world is kept for inspection: {world}")
         else:
             shutil.rmtree(world, ignore_errors=True)
+    # a newcomer's first command: it ends, as the others do, with the next one
+    echo("next: in a clone of your project: gitmem init, then gitmem sync (gitmem guide 3)")
     return world
 
 

@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         nargs="?",
         metavar="REV",
         help="compare this revision with the ref (default: edits): a commit from gitmem log, "
-        "or '~N' (quoted) for N syncs ago",
+        "or '~N' (quoted) for N versions back (a sync that merged made two: gitmem log)",
     )
     p.add_argument("--path", metavar="PATH", help="only this memory or scope")
     add_json(p)

@@ -102,7 +102,7 @@ def project_opener(args: argparse.Namespace) -> Callable[[], Project]:
 
             try:
                 opened.append(open_project_from(args))
-            except NotARepository as exc:
+            except NotARepository:
                 scopes = getattr(args, "scope", None) or []
                 if scopes and all(s.startswith("user") for s in scopes):
                     # the user scope needs no clone (newcomer 12): its own store, as log's
@@ -110,11 +110,7 @@ def project_opener(args: argparse.Namespace) -> Callable[[], Project]:
 
                     opened.append(project_for(args, "user/CLAUDE.md"))
                     return opened[0]
-                raise NotARepository(
-                    exc.message,
-                    "run it inside a clone, or pass -C PATH; your user-scope memory needs no "
-                    "clone: gitmem query --scope user, gitmem status --user",
-                ) from None
+                raise
         return opened[0]
 
     return get

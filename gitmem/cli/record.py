@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         tags=tuple(args.tags),
         force=args.force,
     )
-    done = record(open_project_from(args), args.scope, memory)
+    project = open_project_from(args)
+    done = record(project, args.scope, memory)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 
@@ -82,7 +83,10 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         verb = "recorded" if done.created else "updated"
-        echo(f"{verb} {done.scope}/{done.file} ({done.path})")
+        from gitmem.core.userdirs import tilde
+
+        # the folder as restore, promote and every other command name it: ~/… or in-tree
+        echo(f"{verb} {done.scope}/{done.file} ({tilde(done.path, project.tree)})")
         if done.curated:
             echo(f"  MEMORY.md curated: {len(done.curated)} entries moved to MEMORY-archive.md")
         if not args.sync:  # as restore and promote say: written here, not shared yet

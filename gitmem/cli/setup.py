@@ -79,18 +79,7 @@ def status(args: argparse.Namespace) -> int:
 
         refuse_with_user(args, "status")
         return _user_status(args)
-    from gitmem.errors import NotARepository
-
-    try:
-        project = open_project_from(args)
-    except NotARepository as exc:  # outside a clone, the user scope still has a status
-        from gitmem.gitstore.standalone import config_file_get
-
-        if config_file_get("gitmem.hub", None):
-            exc.hint = (exc.hint + "; " if exc.hint else "") + (
-                "your own memory's status, from anywhere: gitmem status --user"
-            )
-        raise
+    project = open_project_from(args)  # outside a clone, its hint names status --user
     st = project_status(project, fetch=args.fetch)
     if args.as_json:
         import json

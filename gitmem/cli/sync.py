@@ -99,9 +99,8 @@ def run(args: argparse.Namespace) -> int:
     opening = start_opening(args)
     try:
         project = open_project_from(args, opening=opening)
-    except BaseException as exc:
+    except BaseException:
         opening.cancel()
-        _user_scope_anywhere(args, exc)
         raise
     # the lock and the first fetch first (the fetch runs while the rest is done), then git's
     # stat checks of the folders, which run while the sync code is imported
@@ -238,21 +237,6 @@ def _moved_to_hub(project: Project, result: SyncResult, left: str | None) -> Non
         f"pushed to {project.remote} before stays there: once every machine of yours has the "
         f"hub, git push {project.remote} :{left} deletes it"
     )
-
-
-def _user_scope_anywhere(args: argparse.Namespace, exc: BaseException) -> None:
-    """`gitmem sync` outside a repository with a hub set: the README's "`gitmem sync --user`
-    from anywhere" was not named by the error that sent the user back to a clone."""
-    from gitmem.errors import NotARepository
-
-    if not isinstance(exc, NotARepository) or args.mode not in ("sync", "pull", "push"):
-        return
-    from gitmem.gitstore.standalone import config_file_get
-
-    if config_file_get("gitmem.hub", None):
-        exc.hint = (exc.hint + "; " if exc.hint else "") + (
-            "your own memory syncs from anywhere: gitmem sync --user"
-        )
 
 
 def _told(

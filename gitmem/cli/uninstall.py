@@ -106,7 +106,9 @@ def _kept(repo: Any) -> None:
             "--format='delete %(refname)' refs/gitmem refs/gitmem-remotes | git update-ref --stdin"
         )
     if state.is_dir():
-        echo(f"kept: {state} (sync state and caches; safe to remove once the refs are gone)")
+        from gitmem.core.userdirs import tilde
+
+        echo(f"kept: {tilde(state)} (sync state and caches; safe to remove once the refs are gone)")
     _kept_key()
 
 
@@ -126,12 +128,13 @@ def _kept_user() -> None:
     import os
     import shlex
 
+    from gitmem.core.userdirs import tilde
     from gitmem.project.userscope import store_dir
 
     store = store_dir(os.environ)
     if store.is_dir() and any(store.glob("*.git")):
         echo(
-            f"kept: {store} (the history of your user-scope memory, also on the hub "
+            f"kept: {tilde(store)} (the history of your user-scope memory, also on the hub "
             "gitmem.hub); to delete it here once you no longer want it: "
             f"rm -rf {shlex.quote(str(store))}"
         )

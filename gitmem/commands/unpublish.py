@@ -31,6 +31,22 @@ from gitmem.project.writerrefs import (
 DEFAULT_TIMEOUT = 120.0
 
 
+def _ref_hint(name: str) -> str:
+    """unpublish names refs (personal, team), every other command scopes (auto, local, team,
+    agents): a scope's name, or a word for one, is answered with the ref that carries it."""
+    from gitmem.project.scopes import SCOPE_WORDS, names_user_scope
+
+    every = f"name one of: {', '.join(UNPUBLISH_NAMES)}"
+    scopes = SCOPE_WORDS.get(name.lower(), ((name.lower(),), ""))[0]
+    if names_user_scope(name):
+        return f"your user-scope memory is no project's: it lives on your hub alone; {every}"
+    if scopes[0] in ("auto", "local"):
+        return f"did you mean personal? auto and local are on your personal ref; {every}"
+    if scopes[0] in ("agents", "team"):
+        return f"did you mean team? team and agents are on the team ref; {every}"
+    return every
+
+
 def unpublish(
     project: Project, names: Sequence[str], timeout: float = DEFAULT_TIMEOUT
 ) -> list[str]:
@@ -38,10 +54,7 @@ def unpublish(
     repo = project.repo
     for name in names:
         if name not in UNPUBLISH_NAMES:
-            raise UsageError(
-                f"cannot unpublish {name!r}: not a memory ref",
-                f"name one of: {', '.join(UNPUBLISH_NAMES)}",
-            )
+            raise UsageError(f"cannot unpublish {name!r}: not a memory ref", _ref_hint(name))
     said: list[str] = []
     from gitmem.commands.status import plaintext_in_history
     from gitmem.core.choices import ENCRYPT_MODES, encrypt_mode
@@ -122,10 +135,7 @@ def publish_again(project: Project, names: Sequence[str]) -> list[str]:
     said = []
     for name in dict.fromkeys(names):
         if name not in UNPUBLISH_NAMES:
-            raise UsageError(
-                f"cannot publish {name!r}: not a memory ref",
-                f"name one of: {', '.join(UNPUBLISH_NAMES)}",
-            )
+            raise UsageError(f"cannot publish {name!r}: not a memory ref", _ref_hint(name))
         project.repo.config_remove(UNPUBLISHED, name)
         said.append(f"{name}: synced again; the next gitmem sync publishes it")
     return said

@@ -351,7 +351,7 @@ def revisions(
     if not repo.resolve(f"{commit}:{META_FILE}"):
         raise UsageError(
             f"{rev!r} is a commit of your branches, not of a memory ref (refs/gitmem/*)",
-            "use a commit from gitmem log, or '~N' (quoted) for N syncs ago",
+            "use a commit from gitmem log, or '~N' (quoted) for N versions back",
         )
     names = ", ".join(s.name for s in scopes)
     raise UsageError(
@@ -378,7 +378,7 @@ def _unknown(
     if back and not tips:  # `diff ~1` before any memory was synced: "use ~N" would loop
         return UsageError(
             f"no memory history yet: {rev} names no version",
-            f"{sync_command(project)} commits your memory; then '~N' is N syncs ago",
+            f"{sync_command(project)} commits your memory; then '~N' is N versions back",
         )
     if back and tips:
 
@@ -405,7 +405,7 @@ def _unknown(
         )
     return UsageError(
         f"unknown revision {rev!r} in {project.root}",
-        "use a commit from gitmem log, or '~N' (quoted) for N syncs ago",
+        "use a commit from gitmem log, or '~N' (quoted) for N versions back",
     )
 
 
@@ -421,7 +421,7 @@ def _rev_on(project: Project, scope: Scope, rev: str) -> str | None:
 
 def memory_show(project: Project, spec: str, *, named: str | None = None) -> tuple[str, str, bytes]:
     """`REV:PATH` as git show takes it: (the commit, the memory as the ref stores it, its bytes
-    at that commit, in plaintext). REV is a commit from gitmem log, or ~N for N syncs ago."""
+    at that commit, in plaintext). REV is a commit from gitmem log, or ~N for N versions back."""
     rev, sep, path = spec.partition(":")
     if not sep and spec.endswith(".md") and not spec.startswith("-"):  # the memory, no REV
         raise UsageError(

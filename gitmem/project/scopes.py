@@ -35,6 +35,18 @@ NOT_A_PROJECT_SCOPE = (
 )
 
 
+def names_user_scope(name: str) -> bool:
+    """`--scope` given a user scope at a door of one project's (sync, record, curate, graph):
+    `user`, `user-codex`, and what status --user calls them (`claude`, `codex`, `gemini`:
+    agents whose memory here is user memory only)."""
+    from gitmem.project.adapters import ADAPTERS, USER
+
+    if name in ("user", "claude") or name.startswith("user-"):
+        return True
+    adapter = ADAPTERS.get(name)
+    return adapter is not None and all(f.scope == USER for f in adapter.folders)
+
+
 # a hub that cannot be read, said alike by sync and doctor (it is often set in --global)
 HUB_FETCH_HINT = (
     "check gitmem.hub, a private repository of yours (git config --show-origin gitmem.hub "
@@ -43,21 +55,37 @@ HUB_FETCH_HINT = (
 
 
 # Words the docs use for scopes that are not scope names (`unpublish personal`, "personal
-# memory", "shared"): the scope a newcomer means by each
-SCOPE_WORDS = {"personal": "auto", "private": "auto", "mine": "auto", "shared": "team"}
+# memory", "shared", status --user's `claude`): the scopes a newcomer means by each, and why
+_PERSONAL = (("auto", "local"), "your personal memory of this project")
+_SHARED = (("team", "agents"), "the memory shared with everyone who can fetch the remote")
+SCOPE_WORDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "personal": _PERSONAL,
+    "private": _PERSONAL,
+    "mine": _PERSONAL,
+    "encrypted": _PERSONAL,
+    "shared": _SHARED,
+    "claude": (("user",), "Claude Code's memory beyond this project, as status --user names it"),
+}
 
 
-def meant_scope(given: str, known: Sequence[str]) -> str | None:
-    """The scope a word for one names (`personal`: auto), when it is one of `known`."""
-    meant = SCOPE_WORDS.get(given.lower())
-    return meant if meant in known else None
+def meant_scopes(given: str, known: Sequence[str]) -> tuple[str, ...]:
+    """The scopes a word for them names (`personal`: auto and local), those in `known`."""
+    meant, _ = SCOPE_WORDS.get(given.lower(), ((), ""))
+    return tuple(name for name in meant if name in known)
 
 
 def scope_hint(given: str, known: list[str], more: str = "") -> str:
     """The hint of an unknown scope at every door (--scope of sync, query, the MCP tools):
-    the closest one first (`tema`: did you mean team?, `personal`: auto), then every one."""
-    meant = meant_scope(given, known)
-    lead = f"did you mean {meant}? " if meant else _closest(given, known)
+    the closest ones first (`tema`: did you mean team?, `personal`: auto and local, both of
+    the personal ref, not auto alone), then every one."""
+    meant = meant_scopes(given, known)
+    if meant:
+        why = SCOPE_WORDS[given.lower()][1]
+        if meant == _PERSONAL[0] and "user" in known:  # query's door: the user scope is yours too
+            why += "; yours beyond it: user"
+        lead = f"did you mean {' and '.join(meant)} ({why})? "
+    else:
+        lead = _closest(given, known)
     return f"{lead}choose one of {', '.join(known)}{more}"
 
 
@@ -146,7 +174,7 @@ class Project(NamedTuple):
         known = list(dict.fromkeys([*SCOPE_NAMES, *(s.name for s in self.scopes)]))
         raise UsageError(
             f"unknown scope {name!r} in this project",
-            NOT_A_PROJECT_SCOPE if name == "user" else scope_hint(name, known),
+            NOT_A_PROJECT_SCOPE if names_user_scope(name) else scope_hint(name, known),
         )
 
     def route(self, ref: str) -> Route:

@@ -182,7 +182,9 @@ def recall_status(root: Path, settings: Path) -> dict[str, str | None]:
         args = given if isinstance(given, list) else []
         approved = data.get("enabledMcpjsonServers")
         said = "" if isinstance(approved, list) and SERVER in approved else " (not approved)"
-        found["MCP server"] = shlex.join([entry["command"], *map(str, args)]) + f" in {path}{said}"
+        found["MCP server"] = (
+            shlex.join([entry["command"], *map(str, args)]) + f" in {tilde(path)}{said}"
+        )
     return found
 
 
@@ -265,7 +267,7 @@ def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
             changed = True
         if changed:
             _write(settings, _dump(data, raw))
-            said.append(f"removed gitmem's recall hook and MCP approval from {settings}")
+            said.append(f"removed gitmem's recall hook and MCP approval from {tilde(settings)}")
     if root is None:
         return said
     path = root / MCP_FILE
@@ -280,5 +282,5 @@ def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
                 from gitmem.project.state import current_mode, write_atomic
 
                 write_atomic(path, _dump(data, raw), current_mode(path))
-            said.append(f"removed the gitmem MCP server from {path}")
+            said.append(f"removed the gitmem MCP server from {tilde(path)}")
     return said

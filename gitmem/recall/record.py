@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem.core.userdirs import tilde
 from gitmem.errors import GitmemError, SecretsFound, UsageError
 
 if TYPE_CHECKING:
@@ -248,8 +249,8 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
     s = project.scope(scope)
     if scope not in SCOPE_NAMES:  # the MCP tool's door too: the CLI's choices stop it there
         raise UsageError(
-            f"scope {scope!r} is another agent's folder ({s.path}): record writes Claude "
-            "Code memory (a topic file and its MEMORY.md line)",
+            f"scope {scope!r} is another agent's folder ({tilde(s.path, project.tree)}): "
+            "record writes Claude Code memory (a topic file and its MEMORY.md line)",
             f"choose one of {', '.join(SCOPE_NAMES)}",
         )
     if s.refused:
@@ -266,7 +267,8 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
         # MEMORY.md at the top of the folder is read by no agent
         raise UsageError(
             f"the {scope} scope holds subagents' memory, one folder each: {name!r} names none",
-            f"give --file AGENT/{name} ({s.path}/AGENT/ is what the subagent AGENT reads)",
+            f"give --file AGENT/{name} ({tilde(s.path, project.tree)}/AGENT/ is what the "
+            "subagent AGENT reads)",
             tool_hint=f"give file 'AGENT/{name}' (the subagent AGENT reads that folder)",
         )
     with holding_lock(project.repo, wait=10.0):

@@ -158,15 +158,43 @@ class Exchange:
             if known is None:
                 continue  # never on the remote yet (a first sync), or pruned before
             self.repo.delete_ref(route.tracking, known)
-            if self.opts.mode == "pull":
-                again = "gitmem sync publishes it again"
-            else:
-                again = (
-                    "pushing ours back" if self.repo.resolve(ref) else "nothing here to push back"
+            renamed = self._renamed(route.label, known)
+            if renamed:  # not deleted: the hub has it under the project's old URL
+                there = (
+                    "gitmem sync puts it there"
+                    if self.opts.mode == "pull"
+                    else "pushing ours there; the copy under the old URL stays on the hub"
                 )
-            self.result.report(ref).notes.append(
-                f"the remote no longer had {route.name} (deleted there): {again}"
-            )
+                note = (
+                    "the hub has no memory under this project's URL yet: it was synced as "
+                    f"{renamed} before (a repository renamed or moved); {there}"
+                )
+            else:
+                if self.opts.mode == "pull":
+                    again = "gitmem sync publishes it again"
+                elif self.repo.resolve(ref):
+                    again = "pushing ours back"
+                else:
+                    again = "nothing here to push back"
+                note = f"the remote no longer had {route.name} (deleted there): {again}"
+            self.result.report(ref).notes.append(note)
+
+    def _renamed(self, label: str, known: str) -> str | None:
+        """The project's name the hub's copy was last synced under, when it is not this
+        project's now (its remote's URL changed): the hub keeps each project's personal ref
+        under the URL's key, so the copy under the new one is missing, not deleted."""
+        if label != "hub":
+            return None
+        from gitmem.project.refmeta import META_FILE, MetaError, parse_meta, shown_keys
+
+        oid = self.repo.resolve(f"{known}:{META_FILE}")
+        if oid is None:
+            return None
+        try:
+            meta = parse_meta(self.repo.read_blob(oid))
+        except MetaError:
+            return None
+        return None if meta.knows(self.project.key) else shown_keys((meta.key, *meta.aliases))
 
     def push(self) -> bool:
         """Push every ref that moved, without force; False when one must fetch and retry.

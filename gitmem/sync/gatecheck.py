@@ -157,7 +157,8 @@ class TipChecks:
         self, ref: str, meta: RefMeta, commit: str, where: str = ""
     ) -> tuple[str, str]:
         """The refusal of a ref recorded under another key, with the exact command that
-        accepts it. A path (file:…) and a served URL (host/…) of one repository cannot be
+        accepts it, named as every hint names one: as typed in the clone (no `-C` with an
+        absolute path a newcomer must read past). A path (file:…) and a served URL (host/…) of one repository cannot be
         told from two projects by their names: the server's layout is not in the URL. A
         personal ref sealed with a key this machine is not granted yet cannot be adopted
         (adopt writes our key into it): the grant comes first, then adopt."""
@@ -176,9 +177,9 @@ class TipChecks:
         return (
             f"{where or project.source_name(ref)} holds memory of project {names}, "
             f"not of this one ({project.key!r})",
-            f"{why}if it is this project, {grant}run once: gitmem -C {project.root} "
-            f"adopt{option} — it adds {project.key!r} as an alias on the ref, and teammates "
-            "keep syncing under both spellings",
+            f"{why}if it is this project, {grant}run once: gitmem adopt{option} — it adds "
+            f"{project.key!r} as an alias on the ref, and teammates keep syncing under both "
+            "spellings",
         )
 
     def _grant_first(self, ref: str, commit: str) -> str:

@@ -29,7 +29,7 @@ def test_two_spellings_of_one_remote_adopt_once_and_never_ping_pong(world: World
         first, hint = refused.err.splitlines()
         assert first.startswith("gitmem: error: origin/refs/gitmem/")
         assert "holds memory of project 'file:" in first
-        assert f"run once: gitmem -C {by_daemon} adopt —" in hint, hint
+        assert "run once: gitmem adopt —" in hint, hint
         assert "a path and a URL of one repository" in hint and "teammates keep syncing" in hint
         assert not world.scope_path(by_daemon, "team").exists(), "a refused ref writes nothing"
 

@@ -141,9 +141,9 @@ def test_record_and_scopes_as_a_newcomer_first_types_them(tmp_path: Path) -> Non
     record = world.gitmem("record", "--scope", "personal", "--title", "X", "y", cwd=clone)
     assert record.code == 2 and "did you mean '--scope auto'?" in record.err, record
     for command in (("query", "x"), ("sync", "--dry-run")):
-        for word, meant in (("personal", "auto"), ("shared", "team")):
+        for word, meant in (("personal", "auto and local"), ("shared", "team and agents")):
             run = world.gitmem(*command, "--scope", word, cwd=clone)
-            assert run.code == 2 and f"hint: did you mean {meant}? " in run.err, run
+            assert run.code == 2 and f"hint: did you mean {meant} (" in run.err, run
 
 
 def test_hooks_install_names_every_file_it_wrote_alike(tmp_path: Path) -> None:

@@ -32,10 +32,10 @@ def _grant_then_adopt(world: World, a: Path, laptop: World, b: Path) -> None:
     assert refused.code == 2, refused.err
     hint = refused.err.splitlines()[-1]
     grant = re.search(
-        r"gitmem key grant '(age1[0-9a-z]+)' and gitmem sync; then here run once: gitmem -C (\S+) adopt",
+        r"gitmem key grant '(age1[0-9a-z]+)' and gitmem sync; then here run once: gitmem adopt",
         hint,
     )
-    assert grant and grant.group(2) == str(b), hint
+    assert grant, hint
     world.ok("-C", str(a), "key", "grant", grant.group(1))  # on the machine that has the key
     world.ok("-C", str(a), "sync")
     out = laptop.ok("-C", str(b), "adopt")

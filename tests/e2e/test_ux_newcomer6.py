@@ -347,7 +347,7 @@ def test_sync_outside_a_repository_names_the_user_scope_sync_when_a_hub_is_set(
         run = world.gitmem("-C", str(outside), command)
         assert run.code == 2, run
         hint = run.err.splitlines()[1]
-        assert hint.endswith("; your own memory syncs from anywhere: gitmem sync --user"), hint
+        assert hint.endswith("; your user-scope memory needs no clone: gitmem sync --user"), hint
     (world.home / ".claude").mkdir(exist_ok=True)
     (world.home / ".claude" / "CLAUDE.md").write_text("# me\n")
     assert "user claude:" in world.ok("-C", str(outside), "sync", "--user")

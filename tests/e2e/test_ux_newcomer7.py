@@ -125,7 +125,7 @@ def test_status_user_shows_the_user_scope_from_anywhere_as_sync_user_carries_it(
     me, _ = _two_machines_of_one_person(world)
     outside = me.gitmem("status")  # not in a clone: the error names the status that works
     assert outside.code == 2 and outside.err.rstrip().endswith(
-        "your own memory's status, from anywhere: gitmem status --user"
+        "your user-scope memory needs no clone: gitmem status --user"
     ), outside
     write_files(me.home / ".claude", {"CLAUDE.md": "- prefer small commits\n"})
     row = json.loads(me.ok("status", "--user", "--json"))["scopes"][0]
@@ -327,6 +327,6 @@ def test_uninstall_user_names_the_user_scope_store_it_keeps(world: World) -> Non
     world.ok("sync", "--user")
     out = world.ok("uninstall", "--user")
     store = world.home / ".local/share/gitmem/user"
-    line = next(ln for ln in out.splitlines() if ln.startswith(f"kept: {store} "))
+    line = next(ln for ln in out.splitlines() if ln.startswith("kept: ~/.local/share/gitmem/user "))
     assert line.endswith(f"rm -rf {store}"), line
     assert "kept: this machine's key " in out, out
