@@ -1,0 +1,72 @@
+"""Red team, round 15: recall, MCP, the page, the user scope, adapters, bundles (charter 1, 4,
+5, 6).
+
+Each test is an attack that passes when it is refused; "worked" ones were closed at their one
+door (docs/reliability.md, "Red team, round 15 (recall and beyond)").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import World, write_files
+
+TEAM = {"team/MEMORY.md": "- [Deploy](deploy.md) — how\n", "team/deploy.md": "Tuesdays.\n"}
+AWS = b"id AKIAIOSFODNN7EXAMPLE key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+
+# -- bundles: a header git reads one way and gitmem another ---------------------------------
+
+
+def _smuggling_bundle(world: World, a: Path, spelling: bytes) -> tuple[Path, str, str]:
+    """A bundle whose header names the team ref twice: first at the clean tip (what gitmem's
+    history check read), then, spelled as git still reads it, at a commit whose parent added
+    a secret (what git fetches: the last of a name wins)."""
+    tip = world.plumb(a, "rev-parse", "refs/gitmem/team")
+    tree = world.plumb(a, "rev-parse", f"{tip}^{{tree}}")
+    blob = world.plumb(a, "hash-object", "-w", "--stdin", data=AWS)
+    team = world.plumb(a, "rev-parse", f"{tip}:team")
+    listing = world.plumb(a, "ls-tree", team) + f"\n100644 blob {blob}\tkeys.md\n"
+    bad_team = world.plumb(a, "mktree", data=listing.encode())
+    top = world.plumb(a, "ls-tree", tree).replace(team, bad_team)
+    bad_tree = world.plumb(a, "mktree", data=top.encode())
+    added = world.plumb(a, "commit-tree", bad_tree, "-p", tip, "-m", "add", data=b"")
+    removed = world.plumb(a, "commit-tree", tree, "-p", added, "-m", "remove", data=b"")
+    world.git("update-ref", "refs/heads/smuggled", removed, cwd=a)
+    plain = world.root / "plain.bundle"
+    world.git("bundle", "create", str(plain), "refs/gitmem/team", "refs/heads/smuggled", cwd=a)
+    data = plain.read_bytes()
+    head, sep, pack = data.partition(b"\n\n")
+    forged = head.replace(f"{removed} refs/heads/smuggled".encode(), removed.encode() + spelling)
+    bundle = world.root / "evil.bundle"
+    bundle.write_bytes(forged + sep + pack)
+    return bundle, added, removed
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [b"\trefs/gitmem/team", b" refs/gitmem/team\r", b" refs/gitmem/team ", b" refs/gitmem/team"],
+    ids=["tab", "carriage-return", "trailing-blank", "twice"],
+)
+def test_a_bundle_header_git_reads_otherwise_smuggles_no_unchecked_history(
+    world: World, spelling: bytes
+) -> None:
+    """git reads a bundle header's ref after any blank and trims the line; gitmem's reader
+    split on one space and kept the rest, so the history check read one tip and git fetched
+    another: a commit adding a secret entered this clone's team ref unchecked."""
+    a, b = world.clone("a"), world.clone("b")
+    write_files(world.scope_path(a, "auto"), TEAM)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    before = world.plumb(b, "rev-parse", "refs/gitmem/team")
+    bundle, added, _removed = _smuggling_bundle(world, a, spelling)
+
+    run = world.gitmem("-C", str(b), "bundle", "unbundle", str(bundle))
+
+    assert run.code == 2, run.out + run.err
+    assert "not one gitmem bundle create writes" in run.err, run.err
+    assert len(run.err.strip().splitlines()) == 2 and "\r" not in run.err, run.err
+    assert world.plumb(b, "rev-parse", "refs/gitmem/team") == before
+    history = world.git("rev-list", "--all", cwd=b)
+    assert added not in history.split()
