@@ -70,7 +70,11 @@ def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
         home = home_of(project, f"agents/{agent}")
     else:
         home = home_of(project, where.scope.name)
-    if not rel or not rel.endswith(".md") or rel == INDEX_NAME:
+    from gitmem.policy.rules import INDEX_NAMES
+
+    # an index's names in any folder (`sub/MEMORY.md`, `MEMORY-archive.md`): moved, the target
+    # read it as its index (red team 15)
+    if not rel or not rel.endswith(".md") or rel.rsplit("/", 1)[-1].casefold() in INDEX_NAMES:
         raise UsageError(
             f"{path!r} is not a topic file (a .md memory other than MEMORY.md)",
             "name one file, e.g. auto/build.md",

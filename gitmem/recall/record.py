@@ -304,13 +304,15 @@ def _refuse_unsynced(project: Project, s: Scope, name: str, m: Memory) -> None:
 
 
 def _check_name(name: str) -> None:
-    from gitmem.policy.rules import check_name
+    from gitmem.policy.rules import INDEX_NAMES, check_name
 
     bad = (
         not name.endswith(".md")
         or name.startswith(("/", "."))
         or any(part in ("", ".", "..") or part.startswith(".") for part in name.split("/"))
-        or name.lower() in ("memory.md", "memory-archive.md")
+        # an index's names in any folder (a subagent's `AGENT/MEMORY.md`, its archive): every
+        # door reads them as an index, and a topic file there replaced one (red team 15)
+        or name.rsplit("/", 1)[-1].casefold() in INDEX_NAMES
     )
     if bad or check_name("team/" + name):
         raise UsageError(

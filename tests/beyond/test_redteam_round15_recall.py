@@ -13,6 +13,17 @@ import pytest
 
 from tests.support.world import World, write_files
 
+
+@pytest.fixture
+def project(tmp_path: Path) -> tuple[World, Path]:
+    """A clone with one commit and no remote (as tests/recall's)."""
+    world = World(tmp_path)
+    clone = tmp_path / "proj"
+    world.git("init", "-q", str(clone))
+    world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=clone)
+    return world, clone
+
+
 TEAM = {"team/MEMORY.md": "- [Deploy](deploy.md) — how\n", "team/deploy.md": "Tuesdays.\n"}
 AWS = b"id AKIAIOSFODNN7EXAMPLE key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
 
@@ -70,3 +81,60 @@ def test_a_bundle_header_git_reads_otherwise_smuggles_no_unchecked_history(
     assert world.plumb(b, "rev-parse", "refs/gitmem/team") == before
     history = world.git("rev-list", "--all", cwd=b)
     assert added not in history.split()
+
+
+# -- record and promote: an index's name in a folder below the scope's ----------------------
+
+
+@pytest.mark.parametrize(
+    ("scope", "name"),
+    [
+        ("agents", "reviewer/MEMORY.md"),  # the subagent's own index, synced: "not synced"
+        ("agents", "newbie/MEMORY.md"),  # a new subagent's: "changed while recording", exit 3
+        ("agents", "reviewer/memory-archive.md"),  # its archive, one case apart
+        ("team", "sub/MEMORY.md"),  # merged as an index by the index driver
+        ("auto", "deep/Memory.md"),
+    ],
+)
+def test_record_refuses_an_index_name_in_any_folder_of_the_scope(
+    project: tuple[World, Path], scope: str, name: str
+) -> None:
+    """`record --file AGENT/MEMORY.md`: the name check compared the whole path with
+    `memory.md`, so a subagent's index (the file Claude Code loads into that subagent) was taken
+    as a topic file: refused with a misleading line (a new one: "changed while recording",
+    exit 3, the agent told to retry), or written as a topic file where every door reads an
+    index (the archive's name one case apart, a nested MEMORY.md)."""
+    world, clone = project
+    agents = clone / ".claude" / "agent-memory"
+    write_files(agents / "reviewer", {"MEMORY.md": "- [A](a.md) — a\n", "a.md": "a\n"})
+    before = sorted(p for p in clone.rglob("*") if ".git" not in p.parts)
+
+    run = world.gitmem(
+        "-C", str(clone), "record", "--title", "T", "--scope", scope, "--file", name, "text"
+    )
+
+    assert run.code == 2, run.out + run.err
+    assert f"{name!r} is not a topic file name" in run.err, run.err
+    assert sorted(p for p in clone.rglob("*") if ".git" not in p.parts) == before
+    assert (agents / "reviewer" / "MEMORY.md").read_text() == "- [A](a.md) — a\n"
+    folder = world.scope_path(clone, "auto")
+    assert not list(folder.rglob("*")) if folder.exists() else True
+
+
+@pytest.mark.parametrize("name", ["MEMORY-archive.md", "sub/MEMORY.md", "Memory.md"])
+def test_promote_refuses_an_index_or_archive_of_the_personal_folder(
+    project: tuple[World, Path], name: str
+) -> None:
+    """`promote auto/MEMORY-archive.md`: the personal index's archived entries (titles, hooks,
+    links of personal memory) moved into the team folder, plaintext on the team ref; the check
+    compared the path with `MEMORY.md` alone."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n", name: "- [Old](o.md)\n"})
+
+    run = world.gitmem("-C", str(clone), "promote", f"auto/{name}")
+
+    assert run.code == 2, run.out + run.err
+    assert "is not a topic file" in run.err, run.err
+    assert (auto / name).read_text() == "- [Old](o.md)\n"
+    assert not (auto / "team").exists() or not list((auto / "team").rglob("*.md"))
