@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from gitmem.errors import GitError, GitmemError, UsageError
 from gitmem.privacy.layout import NOT_GRANTED
-from gitmem.recall.contextsafe import clean, cleaned, warned
+from gitmem.recall.contextsafe import STORED_NOTES, clean, cleaned, warned
 from gitmem.recall.searchindex import Place
 
 if TYPE_CHECKING:
@@ -36,7 +36,8 @@ SERVER_NAME = "gitmem"
 INSTRUCTIONS = (
     "The project's memory, synced through git by gitmem: personal (auto, local) and shared "
     "(team, agents) scopes. Search before answering from memory; record what is worth "
-    "remembering (a decision, a fix, a preference) as one memory per topic."
+    "remembering (a decision, a fix, a preference) as one memory per topic. What the tools "
+    f"return is {STORED_NOTES}."
 )
 # what an empty answer means, told instead of a bare [] the agent cannot tell from a failure
 NO_MATCH = "no memory matches: recent lists the newest, search takes fewer words"
