@@ -212,3 +212,46 @@ def test_every_door_that_hands_memory_to_the_agent_says_it_is_stored_notes(
     from gitmem.commands.mcpserver import INSTRUCTIONS
 
     assert LABEL in INSTRUCTIONS
+
+
+# -- the MCP server: what the caller sent, echoed back --------------------------------------
+
+
+def test_an_mcp_tool_error_never_echoes_megabytes_of_the_callers_arguments(
+    project: tuple[World, Path],
+) -> None:
+    """`get`, `related`, `query --id` and `record` quote the id or file the caller gave in their
+    one-line error: a 3 MB id (an agent told so by a memory, a buggy client) came back whole,
+    3 MB of the agent's context for one refusal. NUL, absolute paths, `..` and another scope's
+    folder are refused as before (no file read or written outside the scope)."""
+    from tests.recall.test_mcp import session_script
+
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"MEMORY.md": "- [R](r.md) — r\n", "r.md": "Redis times out.\n"})
+    huge = "x" * 3_000_000
+
+    async def steps(s: object) -> list[tuple[bool, str]]:
+        calls = [
+            ("get", {"id": huge}),
+            ("related", {"id": huge}),
+            ("get", {"id": "auto/r.md\x00../../../etc/passwd"}),
+            ("get", {"id": "/etc/passwd"}),
+            ("get", {"id": "team/../../../../../etc/passwd"}),
+            ("record", {"title": "t", "text": "x", "scope": "team", "file": huge + ".md"}),
+            ("record", {"title": "t", "text": "x", "scope": "team", "file": "a.md\x00/../x.md"}),
+            ("record", {"title": "t", "text": "x", "scope": "auto", "file": "/etc/x.md"}),
+        ]
+        out = []
+        for name, args in calls:
+            r = await s.call_tool(name, args)  # type: ignore[attr-defined]
+            out.append((r.is_error, "".join(c.text for c in r.content)))
+        return out
+
+    answers = session_script(world, clone, steps)
+    for failed, text in answers:
+        assert failed, text[:200]
+        assert len(text) < 3_000, len(text)
+        assert "root:" not in text and "\x00" not in text
+    assert "more characters not shown" in answers[0][1]
+    assert sorted(p.name for p in auto.rglob("*")) == ["MEMORY.md", "r.md"]
