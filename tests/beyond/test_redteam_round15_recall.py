@@ -255,3 +255,101 @@ def test_an_mcp_tool_error_never_echoes_megabytes_of_the_callers_arguments(
         assert "root:" not in text and "\x00" not in text
     assert "more characters not shown" in answers[0][1]
     assert sorted(p.name for p in auto.rglob("*")) == ["MEMORY.md", "r.md"]
+
+
+# -- bundles a sender shaped: our personal ref in plaintext, files that are no bundle --------
+
+
+def test_a_bundle_of_our_personal_ref_with_a_plaintext_file_is_refused(world: World) -> None:
+    """A teammate (or whoever hands over the file) writes a commit on top of this user's own
+    personal ref whose sealed folder holds a plaintext file: taken, the next sync would push
+    a plaintext file into the encrypted ref (and write it into the personal folder)."""
+    a, b = world.clone("a"), world.clone("b")
+    write_files(world.scope_path(a, "auto"), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    me = "refs/gitmem/users/tester@example.com"
+    before = world.plumb(b, "rev-parse", me)
+    blob = world.plumb(a, "hash-object", "-w", "--stdin", data=b"planted plaintext\n")
+    tip = world.plumb(a, "rev-parse", me)
+    auto = world.plumb(a, "rev-parse", f"{tip}:auto")
+    listing = world.plumb(a, "ls-tree", auto) + f"\n100644 blob {blob}\tplanted.md\n"
+    planted = world.plumb(a, "mktree", data=listing.encode())
+    top = world.plumb(a, "ls-tree", tip).replace(auto, planted)
+    tree = world.plumb(a, "mktree", data=top.encode())
+    forged = world.plumb(a, "commit-tree", tree, "-p", tip, "-m", "x", data=b"")
+    world.git("update-ref", me, forged, cwd=a)
+    bundle = world.root / "p.bundle"
+    world.git("bundle", "create", str(bundle), me, cwd=a)
+
+    run = world.gitmem("-C", str(b), "bundle", "unbundle", str(bundle))
+
+    assert run.code == 2 and "GM160" in run.err, run.out + run.err
+    assert world.plumb(b, "rev-parse", me) == before
+    assert not list(world.scope_path(b, "auto").rglob("planted.md"))
+
+
+def test_a_bundle_that_is_no_file_or_never_ends_is_refused_at_once(world: World) -> None:
+    """A FIFO (the reader would wait for ever), a link to /dev/zero, 200 MB of zeros, a header
+    of 20,000 refs that never ends: one line each, exit 2, within seconds, nothing written."""
+    import os
+    import time
+
+    b = world.clone("b")
+    os.mkfifo(world.root / "fifo.bundle")
+    os.symlink("/dev/zero", world.root / "zero.bundle")
+    with open(world.root / "big.bundle", "wb") as fh:
+        fh.truncate(200 << 20)
+    refs = b"".join(b"%040x refs/gitmem/x%d\n" % (i, i) for i in range(20_000))
+    (world.root / "many.bundle").write_bytes(b"# v2 git bundle\n" + refs)
+    for name in ("fifo", "zero", "big", "many"):
+        start = time.monotonic()
+        run = world.gitmem("-C", str(b), "bundle", "unbundle", str(world.root / f"{name}.bundle"))
+        assert run.code == 2, (name, run.err)
+        assert len(run.err.strip().splitlines()) == 2, (name, run.err)
+        assert time.monotonic() - start < 20, name
+    assert world.git("for-each-ref", "refs/gitmem", cwd=b) == ""
+
+
+# -- the recall index: links in a memory folder ----------------------------------------------
+
+
+def test_recall_never_reads_a_memory_folder_file_through_a_link(
+    project: tuple[World, Path],
+) -> None:
+    """`leak.md -> ~/elsewhere/secret.md`, a linked folder, a link in team/ (an archive, another
+    tool): query, the prompt hook and the page index and show memory files, never what a link
+    names (the index would hand a file from outside the scope to the agent)."""
+    import json
+    import os
+    import subprocess
+
+    from gitmem.recall.claudesetup import recall_command
+
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"MEMORY.md": "- [Redis](redis.md) — cache\n", "redis.md": "Redis.\n"})
+    outside = world.root / "outside"
+    write_files(outside, {"secret.md": "zebrafish outside\n", "sub/x.md": "okapi outside\n"})
+    os.symlink(outside / "secret.md", auto / "leak.md")
+    os.symlink(outside / "sub", auto / "linked")
+    (auto / "team").mkdir()
+    os.symlink(outside / "secret.md", auto / "team" / "tleak.md")
+    page = world.root / "page.html"
+    world.ok("-C", str(clone), "view", "--out", str(page))
+    assert "zebrafish" not in page.read_text() and "okapi" not in page.read_text()
+    for word in ("zebrafish", "okapi"):
+        run = world.gitmem("-C", str(clone), "query", "--search", word)
+        assert run.code == 0 and "no memory matches" in run.out + run.err, run.out + run.err
+        assert word not in run.out
+        event = {"prompt": f"what about {word}", "cwd": str(clone)}
+        proc = subprocess.run(
+            recall_command(clone),
+            shell=True,
+            input=json.dumps({**event, "hook_event_name": "UserPromptSubmit"}).encode(),
+            capture_output=True,
+            cwd=clone,
+            env=world.env,
+            timeout=60,
+        )
+        assert proc.stdout == b"", proc.stdout
