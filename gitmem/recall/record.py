@@ -166,6 +166,13 @@ def with_entry(index: str, line: str, name: str, heading: str | None, type_: str
     """`index` with `line` as the entry of `name`: its old entry replaced where it stands, else
     added at the end of the section it belongs under (`heading`; else the heading named after
     its type; else the end). A `heading` the index lacks is added at the end."""
+    if heading:
+        from gitmem.claude.curate import entry_text
+
+        # as the title and description are shown: a heading of the caller's `[k](/etc/passwd)`
+        # or `[r]: ../../.ssh/id_rsa` put a link out of the folder into the index (red team 15)
+        level = heading[: len(heading) - len(heading.lstrip("#"))]
+        heading = level + (" " if level else "") + entry_text(heading.lstrip("#"))
     rows = index.split("\n")
     if rows and rows[-1] == "":
         rows.pop()

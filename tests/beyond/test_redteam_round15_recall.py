@@ -353,3 +353,31 @@ def test_recall_never_reads_a_memory_folder_file_through_a_link(
             timeout=60,
         )
         assert proc.stdout == b"", proc.stdout
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "Refs [k](/etc/passwd)",
+        "[r]: ../../../.ssh/id_ed25519",
+        "## Notes ![i](http://x.test/t.png)",
+    ],
+)
+def test_a_records_heading_puts_no_link_into_the_index(
+    project: tuple[World, Path], heading: str
+) -> None:
+    """`record --heading` (the MCP tool's `heading`, an agent's choice a memory may steer): the
+    heading went into the team's MEMORY.md as given, a link out of the folder (or a reference
+    definition, an image) in the index every session reads; round 7 turned the description's
+    brackets, the heading kept them."""
+    from gitmem.core.linktargets import outside_links
+
+    world, clone = project
+    run = world.gitmem(
+        "-C", str(clone), "record", "--scope", "team", "--title", "T", "--heading", heading, "x"
+    )
+    assert run.code == 0, run.err
+    index = (world.scope_path(clone, "team") / "MEMORY.md").read_text()
+    assert outside_links(index) == [], index
+    assert "[" not in index.split("\n", 1)[0], index
+    assert "- [T](t.md) — x" in index, index
