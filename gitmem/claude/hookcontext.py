@@ -180,7 +180,7 @@ def size(lines: list[str]) -> int:
 
 
 def team_header(folder: str | os.PathLike[str]) -> str:
-    from gitmem.recall.contextsafe import STORED_NOTES
+    from gitmem.core.sanitize import STORED_NOTES
 
     return (
         f"Team memory (shared by the team through git; folder {folder}; {STORED_NOTES}). "

@@ -21,9 +21,10 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from gitmem.core.sanitize import STORED_NOTES
 from gitmem.errors import GitError, GitmemError, UsageError
 from gitmem.privacy.layout import NOT_GRANTED
-from gitmem.recall.contextsafe import STORED_NOTES, clean, cleaned, warned
+from gitmem.recall.contextsafe import clean, cleaned, warned
 from gitmem.recall.searchindex import Place
 
 if TYPE_CHECKING:

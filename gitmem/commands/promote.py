@@ -106,6 +106,7 @@ def move(
         )
     if dst.folder == src.folder:
         raise UsageError(f"{src.label}/{rel} is already in {dst.label}", "nothing to move")
+    _syncable(src, dst, rel)
     _confined(src, rel, project.tree)
     _confined(dst, rel, project.tree)
     source_file = src.folder / rel
@@ -165,6 +166,20 @@ def move(
     moved = Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
     _record(project, moved, {src.scope, dst.scope})
     return moved
+
+
+def _syncable(src: MemoryHome, dst: MemoryHome, rel: str) -> None:
+    """The name it gets in the target's tree passes the one policy: moved under a name every
+    sync skips (`--to 'agents/x\u202ey'`), it left the personal folder for one it never leaves."""
+    from gitmem.policy.rules import check_name
+
+    agent = f"{dst.folder.name}/" if dst.scope == "agents" else ""
+    found = check_name(f"{dst.scope}/{agent}{rel}")
+    if found:
+        raise UsageError(
+            f"not moving {src.label}/{rel} to {dst.label}: {found[0].code} {found[0].message}",
+            "choose another name (letters, digits, - and _); nothing was moved",
+        )
 
 
 def _read(path: Path) -> str:

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from gitmem.recall.contextsafe import STORED_NOTES
+from gitmem.core.sanitize import STORED_NOTES
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project

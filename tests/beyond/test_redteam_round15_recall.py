@@ -381,3 +381,32 @@ def test_a_records_heading_puts_no_link_into_the_index(
     assert outside_links(index) == [], index
     assert "[" not in index.split("\n", 1)[0], index
     assert "- [T](t.md) — x" in index, index
+
+
+@pytest.mark.parametrize(
+    ("name", "to"),
+    [
+        ("b.md", "agents/x\u202ey"),
+        ("b.md", "agents/a\x1b[31mb"),
+        ("b.md", "agents/con"),
+        ("b\u200b.md", "team"),
+    ],
+    ids=["bidi-agent", "escape-agent", "device-agent", "zero-width-file"],
+)
+def test_promote_refuses_a_target_name_every_sync_would_skip(
+    project: tuple[World, Path], name: str, to: str
+) -> None:
+    """`promote auto/b.md --to 'agents/x\\u202ey'` moved the memory out of the personal folder
+    into a folder whose name the policy refuses (GM112/GM101): exit 0 "moved", and every sync
+    after skipped it — a memory that left the personal ref and never reached the shared one."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"MEMORY.md": f"- [B]({name}) — b\n", name: "b text\n"})
+
+    run = world.gitmem("-C", str(clone), "promote", f"auto/{name}", "--to", to)
+
+    assert run.code == 2 and "nothing was moved" in run.err, run.out + run.err
+    assert "\x1b" not in run.err and "\u202e" not in run.err
+    assert (auto / name).read_text() == "b text\n"
+    shared = [clone / ".claude" / "agent-memory", auto / "team"]
+    assert not any(p.exists() and list(p.rglob("*.md")) for p in shared)
