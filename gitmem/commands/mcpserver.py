@@ -59,9 +59,6 @@ MAX_LIST = 100
 MAX_FIELD = 1_000  # characters of a memory's title or summary in a list answer
 MAX_ANSWER = 40_000  # characters of one list answer's memories (compact JSON)
 BUSY_BOUND = 30.0
-# characters of one tool error: a message quotes what the caller sent (an id, a file name), and
-# a 3 MB id came back whole into the agent's context (red team 15)
-MAX_ERROR = 2_000
 
 
 def sealed_here(project: Callable[[], Project]) -> bool:
@@ -261,11 +258,12 @@ def listed(limit: int) -> int:
 def one_line(exc: GitmemError) -> str:
     """A gitmem error as a tool or resource tells it: the message and its hint, the hint in
     the tools' own words when the CLI's names options or commands."""
-    from gitmem.core.sanitize import bounded
+    from gitmem.errors import shown_bounded
 
+    # bounded as the CLI's line is: a message quotes what the caller sent (a 3 MB id)
     told = exc.tool_hint or exc.hint
-    hint = f" (hint: {bounded(told, MAX_ERROR // 2)})" if told else ""
-    return clean(bounded(exc.message, MAX_ERROR, say_cut=True) + hint)
+    hint = f" (hint: {shown_bounded(told)})" if told else ""
+    return clean(shown_bounded(exc.message) + hint)
 
 
 def resource_uri(scope: str, path: str) -> str:
