@@ -516,3 +516,92 @@ def test_an_mcp_record_never_replaces_an_edit_no_sync_has_carried(
     failed, text = session_script(world, clone, steps)
     assert failed and "not synced" in text, text
     assert (team / "deploy.md").read_text() == "v2, the user's edit, not synced\n"
+
+
+# -- the page: what loads, what runs ---------------------------------------------------------
+
+LOADERS = (
+    "<style>@import url(http://127.0.0.1:9/i.css); body{background:url(http://127.0.0.1:9/b)}"
+    "</style>\n<link rel=stylesheet href=http://127.0.0.1:9/l.css>\n"
+    '<meta http-equiv="refresh" content="0;url=http://127.0.0.1:9/r">\n'
+    "<base href=http://127.0.0.1:9/><object data=http://127.0.0.1:9/o></object>\n"
+    "<svg><image href=http://127.0.0.1:9/s.png /></svg><embed src=http://127.0.0.1:9/e>\n"
+    "[open](javascript:fetch('http://127.0.0.1:9/j')) [d](data:text/html,<script>x</script>)\n"
+)
+
+
+def test_the_page_loads_and_runs_nothing_a_memory_or_its_link_carries(
+    project: tuple[World, Path],
+) -> None:
+    """A teammate's memory (title, description, tags, text) carrying a stylesheet import, a CSS
+    url(), a <link>, a meta refresh, a <base>, <object>, <svg><image>, <embed>, `javascript:` and
+    `data:` links; and the page opened from a link whose `#q=` search is markup: in headless
+    Chromium nothing is requested (a proxy that sees every request), no element of the memory's
+    markup is in the DOM, the page's own meta tags only."""
+    from tests.recall.test_view import CHROMIUM, BROWSER_OWN, Catcher, _Dom, chromium
+
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed (apt-get install -y chromium)")
+    world, clone = project
+    head = "---\nname: \"<link rel=stylesheet href=http://127.0.0.1:9/n>\"\n"
+    write_files(
+        world.scope_path(clone, "team"),
+        {
+            "MEMORY.md": "- [Loads](loads.md) — <img src=http://127.0.0.1:9/h>\n",
+            "loads.md": head + "description: \"<style>*{x:url(//127.0.0.1:9/d)}</style>\"\n"
+            "tags: [\"<img src=//127.0.0.1:9/t>\"]\ntype: project\n---\n" + LOADERS,
+        },
+    )
+    page = world.root / "page.html"
+    world.ok("-C", str(clone), "view", "--out", str(page))
+    catcher = Catcher()
+    try:
+        for hash_ in ("", "#q=%3Cimg%20src%3Dhttp%3A%2F%2F127.0.0.1%3A9%2Fq%3E", "#q=loads"):
+            dom = _Dom()
+            run = chromium("--dump-dom", page.as_uri() + hash_, proxy_port=catcher.port)
+            dom.feed(run.stdout.decode())
+            assert dom.nodes, run.stderr.decode()[-500:]
+            for tag in ("img", "link", "base", "object", "embed", "image", "iframe", "a"):
+                assert tag not in dom.tags, (hash_, tag)
+            assert dom.tags.count("meta") == 4 and dom.tags.count("style") == 1, dom.tags
+    finally:
+        catcher.close()
+    seen = [r for r in catcher.seen if r and not BROWSER_OWN.match(r.decode("latin-1"))]
+    assert seen == [], seen
+
+
+# -- the user scope: its folder a link into a project ----------------------------------------
+
+
+@pytest.mark.parametrize("target", ["project-agents", "project-memory"])
+def test_a_user_scope_folder_linked_into_a_project_is_refused(tmp_path: Path, target: str) -> None:
+    """`~/.claude/agent-memory` a link to a project's shared subagent folder (plaintext on its
+    team ref) or to a project's personal memory folder: the user scope would send one
+    project's memory to the hub as the person's (and write the hub's into the project's team
+    folder). Refused in one line; nothing of the folder reaches the hub."""
+    import os
+
+    from tests.beyond.test_user_scope import hub_refs, machines
+    from tests.support.personal import remote_objects
+
+    a, _b, hub = machines(tmp_path, "claude")
+    proj = tmp_path / "proj"
+    a.git("init", "-q", str(proj))
+    a.git("commit", "-q", "--allow-empty", "-m", "init", cwd=proj)
+    folder = (
+        proj / ".claude" / "agent-memory"
+        if target == "project-agents"
+        else a.scope_path(proj, "auto")
+    )
+    write_files(folder, {"reviewer/MEMORY.md": "- [P](p.md) — p\n", "reviewer/p.md": "okapi\n"})
+    claude = a.home / ".claude"
+    claude.mkdir(parents=True, exist_ok=True)
+    os.symlink(folder, claude / "agent-memory")
+    (claude / "CLAUDE.md").write_text("my own notes\n")
+
+    run = a.gitmem("sync", "--user")
+
+    assert "symbolic link" in run.out + run.err, run.out + run.err
+    assert b"okapi" not in remote_objects(hub)
+    assert all("user%3Aclaude" in r for r in hub_refs(a, hub))
+    assert sorted(p.name for p in folder.rglob("*")) == ["MEMORY.md", "p.md", "reviewer"]
