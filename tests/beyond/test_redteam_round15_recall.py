@@ -538,7 +538,7 @@ def test_the_page_loads_and_runs_nothing_a_memory_or_its_link_carries(
     `data:` links; and the page opened from a link whose `#q=` search is markup: in headless
     Chromium nothing is requested (a proxy that sees every request), no element of the memory's
     markup is in the DOM, the page's own meta tags only."""
-    from tests.recall.test_view import CHROMIUM, BROWSER_OWN, Catcher, _Dom, chromium
+    from tests.recall.test_view import BROWSER_OWN, CHROMIUM, Catcher, _Dom, chromium
 
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
