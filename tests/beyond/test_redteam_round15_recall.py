@@ -543,13 +543,13 @@ def test_the_page_loads_and_runs_nothing_a_memory_or_its_link_carries(
     if CHROMIUM is None:
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
     world, clone = project
-    head = "---\nname: \"<link rel=stylesheet href=http://127.0.0.1:9/n>\"\n"
+    head = '---\nname: "<link rel=stylesheet href=http://127.0.0.1:9/n>"\n'
     write_files(
         world.scope_path(clone, "team"),
         {
             "MEMORY.md": "- [Loads](loads.md) — <img src=http://127.0.0.1:9/h>\n",
-            "loads.md": head + "description: \"<style>*{x:url(//127.0.0.1:9/d)}</style>\"\n"
-            "tags: [\"<img src=//127.0.0.1:9/t>\"]\ntype: project\n---\n" + LOADERS,
+            "loads.md": head + 'description: "<style>*{x:url(//127.0.0.1:9/d)}</style>"\n'
+            'tags: ["<img src=//127.0.0.1:9/t>"]\ntype: project\n---\n' + LOADERS,
         },
     )
     page = world.root / "page.html"
