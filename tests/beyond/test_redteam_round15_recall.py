@@ -605,3 +605,30 @@ def test_a_user_scope_folder_linked_into_a_project_is_refused(tmp_path: Path, ta
     assert b"okapi" not in remote_objects(hub)
     assert all("user%3Aclaude" in r for r in hub_refs(a, hub))
     assert sorted(p.name for p in folder.rglob("*")) == ["MEMORY.md", "p.md", "reviewer"]
+
+
+# -- adapters: one folder, two scopes --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("team_dir", "scope"),
+    [("memory-bank", "cline"), (".goose/memory", "goose"), (".claude/agent-memory", "agents")],
+)
+def test_a_team_folder_set_to_another_agents_folder_shares_nothing_twice(
+    world: World, team_dir: str, scope: str
+) -> None:
+    """`gitmem.teamDir` naming Cline's memory bank, goose's project memory or the subagents'
+    folder: two scopes would read and write one folder (each file on two refs, a record of
+    the team written where the other agent keeps its own). Both refuse it in one line: the
+    sync skips the scope, `record` writes nothing there."""
+    a = world.clone("a")
+    write_files(a / team_dir, {"own.md": "the other agent's own\n"})
+    world.git("config", "gitmem.agents", "claude,cline,goose", cwd=a)
+    world.git("config", "gitmem.teamDir", team_dir, cwd=a)
+
+    run = world.gitmem("-C", str(a), "sync")
+    assert "folder too" in run.out + run.err, run.out + run.err
+    rec = world.gitmem("-C", str(a), "record", "--scope", "team", "--title", "X", "text")
+
+    assert rec.code == 2 and "folder too" in rec.err, rec.out + rec.err
+    assert sorted(p.name for p in (a / team_dir).iterdir()) == ["own.md"]
