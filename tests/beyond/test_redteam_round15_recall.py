@@ -632,3 +632,36 @@ def test_a_team_folder_set_to_another_agents_folder_shares_nothing_twice(
 
     assert rec.code == 2 and "folder too" in rec.err, rec.out + rec.err
     assert sorted(p.name for p in (a / team_dir).iterdir()) == ["own.md"]
+
+
+# -- history: a memory's path with a NUL or of 200,000 characters ---------------------------
+
+
+def test_history_of_a_path_with_a_nul_or_of_any_length_is_one_line(
+    project: tuple[World, Path],
+) -> None:
+    """The MCP `history` tool (and `gitmem log`, `show`, `diff`, `restore`: one `locate`) given
+    `team/d.md<NUL>x`: "unexpected ValueError: embedded null byte", gitmem's internal error;
+    a path of 200,000 characters: "Argument list too long", with a hint about permissions and
+    free space. Both are bad input: one line saying so."""
+    from tests.recall.test_mcp import session_script
+
+    world, clone = project
+    write_files(world.scope_path(clone, "team"), {"MEMORY.md": "- [D](d.md) — d\n", "d.md": "d\n"})
+    world.ok("-C", str(clone), "sync")
+    long = "team/" + "x" * 200_000 + ".md"
+
+    run = world.gitmem("-C", str(clone), "log", long)
+    assert run.code == 2 and "not a memory's path" in run.err, run.err[:300]
+    assert len(run.err) < 1_000
+
+    async def steps(s: object) -> list[tuple[bool, str]]:
+        out = []
+        for memory_id in ("team/d.md\x00x", long):
+            r = await s.call_tool("history", {"id": memory_id})  # type: ignore[attr-defined]
+            out.append((r.is_error, "".join(c.text for c in r.content)))
+        return out
+
+    for failed, text in session_script(world, clone, steps):
+        assert failed and "not a memory's path" in text, text[:300]
+        assert "ValueError" not in text and len(text) < 1_000
