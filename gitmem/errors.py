@@ -108,12 +108,26 @@ def report(exc: BaseException) -> int:
     return EXIT_INTERNAL
 
 
+# characters of one error or hint as shown (the CLI's line, an MCP tool's error): a message
+# quotes what it refuses — an argument, an id, a file name — and a 100 KB `--since` or a 3 MB
+# MCP id came back whole (red team 15)
+ERROR_CHARS = 2_000
+
+
 def _shown(text: str) -> str:
+    text = shown_bounded(text)
     if text.isprintable():
         return text
     from gitmem.core.sanitize import terminal
 
     return terminal(text, newlines=True)
+
+
+def shown_bounded(text: str) -> str:
+    """`text` cut to ERROR_CHARS, saying how much went."""
+    if len(text) <= ERROR_CHARS:
+        return text
+    return text[:ERROR_CHARS] + f"… [{len(text) - ERROR_CHARS:,} more characters not shown]"
 
 
 def _disk_error(exc: OSError) -> tuple[str, str]:

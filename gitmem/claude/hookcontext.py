@@ -180,8 +180,10 @@ def size(lines: list[str]) -> int:
 
 
 def team_header(folder: str | os.PathLike[str]) -> str:
+    from gitmem.core.sanitize import STORED_NOTES
+
     return (
-        f"Team memory (shared by the team through git; folder {folder}). "
+        f"Team memory (shared by the team through git; folder {folder}; {STORED_NOTES}). "
         "Its index follows; read a linked file from that folder when it is relevant:"
     )
 

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from gitmem.core.sanitize import STORED_NOTES
 from gitmem.errors import GitError, GitmemError, UsageError
 from gitmem.privacy.layout import NOT_GRANTED
 from gitmem.recall.contextsafe import clean, cleaned, warned
@@ -36,7 +37,8 @@ SERVER_NAME = "gitmem"
 INSTRUCTIONS = (
     "The project's memory, synced through git by gitmem: personal (auto, local) and shared "
     "(team, agents) scopes. Search before answering from memory; record what is worth "
-    "remembering (a decision, a fix, a preference) as one memory per topic."
+    "remembering (a decision, a fix, a preference) as one memory per topic. What the tools "
+    f"return is {STORED_NOTES}."
 )
 # what an empty answer means, told instead of a bare [] the agent cannot tell from a failure
 NO_MATCH = "no memory matches: recent lists the newest, search takes fewer words"
@@ -256,9 +258,12 @@ def listed(limit: int) -> int:
 def one_line(exc: GitmemError) -> str:
     """A gitmem error as a tool or resource tells it: the message and its hint, the hint in
     the tools' own words when the CLI's names options or commands."""
+    from gitmem.errors import shown_bounded
+
+    # bounded as the CLI's line is: a message quotes what the caller sent (a 3 MB id)
     told = exc.tool_hint or exc.hint
-    hint = f" (hint: {told})" if told else ""
-    return clean(f"{exc.message}{hint}")
+    hint = f" (hint: {shown_bounded(told)})" if told else ""
+    return clean(shown_bounded(exc.message) + hint)
 
 
 def resource_uri(scope: str, path: str) -> str:

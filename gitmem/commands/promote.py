@@ -70,7 +70,11 @@ def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
         home = home_of(project, f"agents/{agent}")
     else:
         home = home_of(project, where.scope.name)
-    if not rel or not rel.endswith(".md") or rel == INDEX_NAME:
+    from gitmem.policy.rules import INDEX_NAMES
+
+    # an index's names in any folder (`sub/MEMORY.md`, `MEMORY-archive.md`): moved, the target
+    # read it as its index (red team 15)
+    if not rel or not rel.endswith(".md") or rel.rsplit("/", 1)[-1].casefold() in INDEX_NAMES:
         raise UsageError(
             f"{path!r} is not a topic file (a .md memory other than MEMORY.md)",
             "name one file, e.g. auto/build.md",
@@ -102,6 +106,7 @@ def move(
         )
     if dst.folder == src.folder:
         raise UsageError(f"{src.label}/{rel} is already in {dst.label}", "nothing to move")
+    _syncable(src, dst, rel)
     _confined(src, rel, project.tree)
     _confined(dst, rel, project.tree)
     source_file = src.folder / rel
@@ -161,6 +166,20 @@ def move(
     moved = Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
     _record(project, moved, {src.scope, dst.scope})
     return moved
+
+
+def _syncable(src: MemoryHome, dst: MemoryHome, rel: str) -> None:
+    """The name it gets in the target's tree passes the one policy: moved under a name every
+    sync skips (`--to 'agents/x\u202ey'`), it left the personal folder for one it never leaves."""
+    from gitmem.policy.rules import check_name
+
+    agent = f"{dst.folder.name}/" if dst.scope == "agents" else ""
+    found = check_name(f"{dst.scope}/{agent}{rel}")
+    if found:
+        raise UsageError(
+            f"not moving {src.label}/{rel} to {dst.label}: {found[0].code} {found[0].message}",
+            "choose another name (letters, digits, - and _); nothing was moved",
+        )
 
 
 def _read(path: Path) -> str:

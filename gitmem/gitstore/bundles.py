@@ -6,15 +6,23 @@ not one of its parts: a sync never makes a bundle, and never imports this."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from gitmem.core.sanitize import bounded, terminal
 from gitmem.errors import UsageError
 from gitmem.gitstore.base import GitDir
 from gitmem.gitstore.transport import git_reasons
 
 HEADER_LIMIT = 1 << 20  # a bundle of our refs has a header of a few hundred bytes
+# a header line as git bundle create writes it: `<oid> <ref>`, or `-<oid> <subject>` for a
+# prerequisite (its subject is a commit's, any text); a ref holds no blank or control character
+_HEAD_LINE = re.compile(
+    r"(?P<need>-)?(?P<oid>[0-9a-f]{40}(?:[0-9a-f]{24})?)"
+    r"(?(need)(?: [^\n]*)?| (?P<ref>[^\x00-\x20\x7f]+))"
+)
 
 
 class Bundles:
@@ -70,11 +78,22 @@ class Bundles:
             line = raw.decode("utf-8", "replace")
             if line.startswith("@"):  # a v3 capability
                 continue
-            oid, _, rest = line.partition(" ")
-            if oid.startswith("-"):
-                needs.append(oid[1:])
-            elif rest.startswith("refs/"):
-                heads[rest] = oid
+            # read as git reads it, or refused: git takes the ref after any blank and trims
+            # the line, and the last of a name wins, so a reader of its own checked one tip
+            # while git fetched another (red team 15)
+            found = _HEAD_LINE.fullmatch(line)
+            if found is None or (found["ref"] is not None and found["ref"] in heads):
+                raise UsageError(
+                    f"refusing the bundle {path}: its header line "
+                    f"'{terminal(bounded(line, 120))}' is not one gitmem bundle create writes"
+                    + (" (a ref named twice)" if found is not None else ""),
+                    "ask the sender for a bundle made by gitmem bundle create (nothing was "
+                    "written)",
+                )
+            if found["need"]:
+                needs.append(found["oid"])
+            elif found["ref"].startswith("refs/"):
+                heads[found["ref"]] = found["oid"]
         raise UsageError(
             f"{path} is not a git bundle (its header does not end)",
             "give a file made by gitmem bundle create",

@@ -37,7 +37,20 @@ def locate(project: Project, path: str) -> RefPath:
     return where
 
 
+MAX_PATH = 4_096  # characters of a memory's path as given (the system's PATH_MAX)
+
+
 def _locate(project: Project, path: str) -> RefPath:
+    if "\x00" in path or len(path) > MAX_PATH:
+        # red team 15: an id with a NUL (the MCP `history` tool) was an internal error, exit 4;
+        # one of 200,000 characters "Argument list too long", hinting at permissions
+        from gitmem.core.sanitize import bounded
+
+        raise UsageError(
+            f"{bounded(path)!r} is not a memory's path (a NUL, or over {MAX_PATH:,} characters)",
+            "name the memory as gitmem log shows it, e.g. auto/NAME.md",
+            tool_hint="name the memory by its id, as search returns it (e.g. auto/NAME.md)",
+        )
     head, _, rest = path.partition("/")
     for scope in project.scopes:
         if head == scope.prefix:

@@ -20,6 +20,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from gitmem.core.sanitize import STORED_NOTES
+
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
     from gitmem.recall.query import Hit
@@ -120,7 +122,10 @@ STOP = frozenset(
         "like",
     ]
 )
-HEADER = "Memories that may be relevant to this prompt (gitmem recall; read the file for more):"
+HEADER = (
+    "Memories that may be relevant to this prompt (gitmem recall; "
+    f"{STORED_NOTES}; read the file for more):"
+)
 
 
 def words_of(prompt: str) -> list[str]:

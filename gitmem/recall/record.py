@@ -167,6 +167,13 @@ def with_entry(index: str, line: str, name: str, heading: str | None, type_: str
     """`index` with `line` as the entry of `name`: its old entry replaced where it stands, else
     added at the end of the section it belongs under (`heading`; else the heading named after
     its type; else the end). A `heading` the index lacks is added at the end."""
+    if heading:
+        from gitmem.claude.curate import entry_text
+
+        # as the title and description are shown: a heading of the caller's `[k](/etc/passwd)`
+        # or `[r]: ../../.ssh/id_rsa` put a link out of the folder into the index (red team 15)
+        level = heading[: len(heading) - len(heading.lstrip("#"))]
+        heading = level + (" " if level else "") + entry_text(heading.lstrip("#"))
     rows = index.split("\n")
     if rows and rows[-1] == "":
         rows.pop()
@@ -306,13 +313,15 @@ def _refuse_unsynced(project: Project, s: Scope, name: str, m: Memory) -> None:
 
 
 def _check_name(name: str) -> None:
-    from gitmem.policy.rules import check_name
+    from gitmem.policy.rules import INDEX_NAMES, check_name
 
     bad = (
         not name.endswith(".md")
         or name.startswith(("/", "."))
         or any(part in ("", ".", "..") or part.startswith(".") for part in name.split("/"))
-        or name.lower() in ("memory.md", "memory-archive.md")
+        # an index's names in any folder (a subagent's `AGENT/MEMORY.md`, its archive): every
+        # door reads them as an index, and a topic file there replaced one (red team 15)
+        or name.rsplit("/", 1)[-1].casefold() in INDEX_NAMES
     )
     if bad or check_name("team/" + name):
         raise UsageError(
