@@ -144,7 +144,7 @@ class History(GitDir):
             args += ["--merges", "--fixed-strings", f"--grep=Gitmem-Resolved: {resolved}"]
         args.append(rev)
         if path:
-            args += ["--", *([path] if isinstance(path, str) else path)]
+            args += ["--", *literal([path] if isinstance(path, str) else path)]
         out = self.git(*args).stdout.decode("utf-8", "replace")
         rows = []
         for oid, ts, author, subject, values in nul_records(out, 5):
@@ -312,15 +312,21 @@ class History(GitDir):
         """Every commit's raw diff at `path` against each of its parents (merges included),
         NUL-separated: what path_history and blobs_in_history read, in one process."""
         args = ["--full-history", "-m", "--raw", "-z", "--no-abbrev", "--no-renames"]
-        return self.git("log", f"--format={fmt}", *args, *revs, "--", *paths).stdout
+        return self.git("log", f"--format={fmt}", *args, *revs, "--", *literal(paths)).stdout
 
     def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:
         # no program the repository's settings name (diff.external, a textconv): red team 6
         args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"]
         args += ["--stat" if stat else "-p", old, new]
         if paths:
-            args += ["--", *paths]
+            args += ["--", *literal(paths)]
         return self.git(*args).stdout.decode("utf-8", "replace")
+
+
+def literal(paths: Sequence[str]) -> list[str]:
+    """Pathspecs that name exactly these paths: a memory's id is a file's name, never a pattern
+    (`team/*`, `:(glob)…`, a leading `:` would match by wildcard or magic: red team 15)."""
+    return [f":(literal){p}" for p in paths]
 
 
 # how a Gitmem-Resolved value's own group separator (the one `log` joins values with) is kept
