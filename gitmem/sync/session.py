@@ -345,16 +345,20 @@ class Session:
 
     def _nothing_new(self, edit_rounds: int) -> bool:
         """Whether this round of a pull has nothing to write back, from our refs alone (no
-        process): each open ref's fetched tip is its local tip (or the remote lacks the ref),
-        no writer tip or older hub name passed, and each folder is where the last sync left
-        it — that tip written, its state saved, the folder there. Any doubt: False."""
+        process): each open ref's fetched tip is its local tip (or the remote lacks the ref;
+        or neither side has it), no writer tip or older hub name passed, and each folder is
+        where the last sync left it — that tip written, its state saved, the folder there.
+        Any doubt: False."""
         if edit_rounds or self.writers.passed or self.old_hub_name.passed is not None:
             return False  # files changed during the write-back: they are looked at
         ledger = self.ledger
         for ref, scopes in self.run.open_refs():
             local = self.repo.resolve(ref)
-            if self.repo.resolve(self.project.tracking_ref(ref)) not in (None, local):
+            fetched = self.repo.resolve(self.project.tracking_ref(ref))
+            if fetched not in (None, local):
                 return False
+            if local is None and fetched is None:
+                continue  # no history on either side (no team memory yet): nothing to write
             for s in scopes:
                 if s.name in ledger.unknown_base or s.name in ledger.dirty_state:
                     return False

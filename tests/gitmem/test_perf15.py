@@ -101,3 +101,15 @@ def test_a_folder_gone_is_brought_back_by_a_pull_with_nothing_new(
     shutil.rmtree(team)
     _pull(world, bob, world.root / "trace.json")
     assert "Tuesdays" in (team / "MEMORY.md").read_text()
+
+
+def test_a_pull_of_personal_memory_alone_starts_no_stat_check(world: World) -> None:
+    """No team memory on either side (one person's machines): the team ref has no history to
+    write, so it does not hold the early exit back."""
+    clone = world.clone("solo")
+    write_files(world.scope_path(clone), {"MEMORY.md": "- [n](n.md) — a note\n"})
+    world.ok("-C", str(clone), "sync", "-q")
+    world.ok("-C", str(clone), "sync", "-q")
+    assert not _tip(world, clone, "refs/gitmem/team")
+    ran = _pull(world, clone, world.root / "trace.json")
+    assert "diff-files" not in ran and ran.count("ls-files") == 1, ran
