@@ -19,14 +19,15 @@ from gitmem.errors import (
     RemoteError,
     UsageError,
 )
-from gitmem.privacy.layout import NoAccess
+from gitmem.privacy.layout import NoAccess, machine_key_time
 from gitmem.project.excludes import exclude_memory_folders
-from gitmem.project.scopes import TEAM_REF, Project
+from gitmem.project.scopes import TEAM_REF, Project, Scope
 from gitmem.project.state import (
     ScopeState,
     jitter,
     load_scope_state,
     read_scope_head,
+    state_file,
 )
 from gitmem.sync.commit import LocalCommit
 from gitmem.sync.fetchpush import Exchange
@@ -347,8 +348,8 @@ class Session:
         """Whether this round of a pull has nothing to write back, from our refs alone (no
         process): each open ref's fetched tip is its local tip (or the remote lacks the ref;
         or neither side has it), no writer tip or older hub name passed, and each folder is
-        where the last sync left it — that tip written, its state saved, the folder there.
-        Any doubt: False."""
+        where the last sync left it — that tip written, its state saved, the folder there —,
+        and a personal ref has a key here older than its folders' states. Any doubt: False."""
         if edit_rounds or self.writers.passed or self.old_hub_name.passed is not None:
             return False  # files changed during the write-back: they are looked at
         ledger = self.ledger
@@ -359,6 +360,10 @@ class Session:
                 return False
             if local is None and fetched is None:
                 continue  # no history on either side (no team memory yet): nothing to write
+            if self.views.sealed(ref) and not self._key_older_than(scopes):
+                # a key made since the folder's last sync may not open the ref: its edits'
+                # commit would say so (set aside, the grant named), so they are looked at
+                return False
             for s in scopes:
                 if s.name in ledger.unknown_base or s.name in ledger.dirty_state:
                     return False
@@ -367,6 +372,19 @@ class Session:
                 if not s.path.is_dir() and ledger.held_files(s):
                     return False  # a folder gone: the snapshot brings it back
         return True
+
+    def _key_older_than(self, scopes: list[Scope]) -> bool:
+        """Whether this machine's key was there before each of `scopes`' last saved state (the
+        sync that saved it opened the ref with that key, or had nothing to open)."""
+        made = machine_key_time()
+        if made is None:
+            return False
+        try:
+            return all(
+                state_file(self.repo.common_dir, s.name).stat().st_mtime > made for s in scopes
+            )
+        except OSError:
+            return False
 
     def _may_push_first(self, ref: str) -> bool:
         """A ref synced before (local and remote-tracking both known), or one with nothing to
