@@ -267,6 +267,7 @@ def _sync(
         start=start,
         checks=checks,
         writers=HOOK_WRITER_REFS,
+        new_only=mode == "pull",  # nothing new: no look at the folders (sync/session.py)
     )
     result = run_sync(project, options)
     unwritable = next((r.unwritable for r in result.refs.values() if r.unwritable), None)

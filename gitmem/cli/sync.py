@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     start = start_sync(project, args)
     checks: dict[str, tuple[str, FolderCheck]] = {}
     try:
-        checks = start_checks(project, args.scopes, args.mode)
+        checks = start_checks(project, args.scopes)
         from gitmem.sync import SyncOptions, run_sync
 
         if not args.dry_run:  # what runs after the sync, imported while the fetch runs
@@ -370,14 +370,12 @@ def start_sync(project: Project, args: argparse.Namespace) -> SyncStart | None:
     )
 
 
-def start_checks(
-    project: Project, names: list[str] | None, mode: str
-) -> dict[str, tuple[str, FolderCheck]]:
+def start_checks(project: Project, names: list[str] | None) -> dict[str, tuple[str, FolderCheck]]:
     from gitmem.project.state import start_checks
 
     repo = project.repo
     chosen = [s for s in project.scopes if not names or s.name in names]
-    return start_checks(repo.git_dir, repo.common_dir, chosen, mode)
+    return start_checks(repo.git_dir, repo.common_dir, chosen)
 
 
 MAX_SECONDS = (

@@ -178,8 +178,9 @@ def start_checks(
     with the checksum of the index it checks; the sync uses it only when the head it reads under
     the lock names that same index (gitmem/sync/snapshot.py `_start_check`), else starts it again. The
     checks only read (GIT_OPTIONAL_LOCKS=0): running before the lock changes nothing on disk.
-    None for a pull (`mode`): it looks at the folders only when its fetch brought something,
-    and then starts the checks itself (gitmem/sync/session.py `_pulled`)."""
+    None for the SessionStart hook's pull (`mode` "pull"): it looks at the folders only when
+    its fetch brought something, and then starts the checks itself (gitmem/sync/session.py
+    `_pulled`)."""
     from gitmem.gitstore.folderindex import FolderCheck, index_path
 
     started: dict[str, tuple[str, FolderCheck]] = {}

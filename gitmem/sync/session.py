@@ -250,7 +250,7 @@ class Session:
                     self.gate.check(ref)
                 self.writers.check()
                 self.old_hub_name.check()
-            elif self.opts.mode == "pull":
+            elif self.opts.mode == "pull" and self.opts.new_only:
                 snaps = self._pulled(edit_rounds)
             else:
                 # the fetch runs while the folders are read (they do not depend on each other
@@ -320,7 +320,8 @@ class Session:
         )
 
     def _pulled(self, edit_rounds: int) -> dict[str, dict[str, Snapshot]] | None:
-        """A pull's fetch and checks, then its folders read — only when something arrived.
+        """A pull's fetch and checks, then its folders read — only when something arrived
+        (`SyncOptions.new_only`: the SessionStart hook).
 
         A pull writes back only what the fetch brought: when it brought nothing (`_nothing_new`)
         the folders need no look, and their local edits wait, uncommitted, for the next sync
