@@ -251,7 +251,7 @@ def _sync(
     checks: dict[str, tuple[str, FolderCheck]] = {}
     try:
         # git's stat checks of the folders run while the sync code is imported (as the CLI's)
-        checks = start_checks(project.repo.git_dir, project.repo.common_dir, project.scopes)
+        checks = start_checks(project.repo.git_dir, project.repo.common_dir, project.scopes, mode)
         from gitmem.sync import SyncOptions, run_sync
     except BaseException:
         for _, check in checks.values():
@@ -267,6 +267,7 @@ def _sync(
         start=start,
         checks=checks,
         writers=HOOK_WRITER_REFS,
+        new_only=mode == "pull",  # nothing new: no look at the folders (sync/session.py)
     )
     result = run_sync(project, options)
     unwritable = next((r.unwritable for r in result.refs.values() if r.unwritable), None)

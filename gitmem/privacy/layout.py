@@ -61,6 +61,19 @@ def identity_path() -> Path:
     return config_dir() / "identity"
 
 
+def machine_key_time() -> float | None:
+    """When this machine's key files (the age identity, the pointer to an adopted SSH key)
+    last changed, the newest of them; None without any. Their times alone: not whether the key
+    opens any ref (`crypto.load_machine_key` reads them)."""
+    times = []
+    for path in (identity_path(), ssh_pointer_path()):
+        try:
+            times.append(path.stat().st_mtime)
+        except OSError:
+            continue
+    return max(times) if times else None
+
+
 def ssh_pointer_path() -> Path:
     """Where `key init --ssh` records which SSH key this machine uses."""
     return config_dir() / "ssh-identity"

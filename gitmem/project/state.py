@@ -171,16 +171,21 @@ def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
 
 
 def start_checks(
-    git_dir: Path, common_dir: Path, scopes: Iterable[Scope]
+    git_dir: Path, common_dir: Path, scopes: Iterable[Scope], mode: str = "sync"
 ) -> dict[str, tuple[str, FolderCheck]]:
     """git's stat check of each scope folder whose state head names an index, started as soon
     as the folders are known: before the sync code is imported and its lock taken. Each comes
     with the checksum of the index it checks; the sync uses it only when the head it reads under
-    the lock names that same index (gitmem/sync/session.py `_start_check`), else starts it again. The
-    checks only read (GIT_OPTIONAL_LOCKS=0): running before the lock changes nothing on disk."""
+    the lock names that same index (gitmem/sync/snapshot.py `_start_check`), else starts it again. The
+    checks only read (GIT_OPTIONAL_LOCKS=0): running before the lock changes nothing on disk.
+    None for the SessionStart hook's pull (`mode` "pull"): it looks at the folders only when
+    its fetch brought something, and then starts the checks itself (gitmem/sync/session.py
+    `_pulled`)."""
     from gitmem.gitstore.folderindex import FolderCheck, index_path
 
     started: dict[str, tuple[str, FolderCheck]] = {}
+    if mode == "pull":
+        return started
     try:
         for s in scopes:
             if not s.pushable:

@@ -54,24 +54,24 @@ def create(project: Project, path: Path, since: str | None = None) -> BundleMade
             f"no memory to bundle in {project.root}",
             "write some memory (or run gitmem sync), then retry",
         )
-    exclude = _since(project, since) if since else ()
-    repo = project.repo
+    bundles = Bundles(needs_git(project.repo, "a bundle"))  # one for the command
+    exclude = _since(project, bundles, since) if since else ()
     target = Path(os.path.abspath(path))
-    written = Bundles(needs_git(repo, "a bundle")).create_bundle(target, refs, exclude)
-    heads = Bundles(needs_git(repo, "a bundle")).bundle_header(target).heads if written else {}
+    written = bundles.create_bundle(target, refs, exclude)
+    heads = bundles.bundle_header(target).heads if written else {}
     if written:
-        why = Bundles(needs_git(repo, "a bundle")).verify_bundle(target)
+        why = bundles.verify_bundle(target)
         if why is not None:  # git wrote what it cannot read back: say so, keep nothing
             target.unlink(missing_ok=True)
             raise UsageError(f"the bundle {target} does not verify: {why}", "retry")
     return BundleMade(target, heads, tuple(exclude), written, tuple(result.skipped))
 
 
-def _since(project: Project, since: str) -> tuple[str, ...]:
+def _since(project: Project, bundles: Bundles, since: str) -> tuple[str, ...]:
     """The commits an incremental bundle leaves out: an earlier bundle's tips, or one rev."""
     repo = project.repo
     if os.path.isfile(since):
-        header = Bundles(needs_git(repo, "a bundle")).bundle_header(Path(os.path.abspath(since)))
+        header = bundles.bundle_header(Path(os.path.abspath(since)))
         # what the receiver has after that bundle: its tips, and what it needed before it (a
         # ref left out of it as unchanged stays left out); a commit never here cannot be
         return tuple(
@@ -96,7 +96,8 @@ def unbundle(project: Project, path: Path, force_key: bool = False) -> SyncResul
     target = Path(os.path.abspath(path))
     if not target.is_file():
         raise UsageError(f"no bundle file at {target}", "give the file gitmem bundle create wrote")
-    heads, needs = Bundles(needs_git(repo, "a bundle")).bundle_header(target)
+    bundles = Bundles(needs_git(repo, "a bundle"))  # one for the command
+    heads, needs = bundles.bundle_header(target)
     missing = [oid for oid in needs if repo.object_type(oid) is None]
     if missing:
         raise UsageError(
@@ -105,7 +106,7 @@ def unbundle(project: Project, path: Path, force_key: bool = False) -> SyncResul
             "unbundle the bundle handed over before it first, or ask for a whole one "
             "(gitmem bundle create without --since)",
         )
-    why = Bundles(needs_git(repo, "a bundle")).verify_bundle(target)
+    why = bundles.verify_bundle(target)
     if why is not None:
         raise UsageError(
             f"refusing the bundle {target}: {why}",

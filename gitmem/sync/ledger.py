@@ -96,6 +96,14 @@ class Ledger:
             self.unsaved.discard(s.name)
             save_scope_head(self.common_dir, s.name, self.heads[s.name])
 
+    def held_files(self, s: Scope) -> bool:
+        """Whether the folder held a file at its last sync, without loading its records (a
+        record apart from the index, even a removal, counts: in doubt, it did)."""
+        if s.name in self.states or s.name not in self.heads:
+            return bool(self.states[s.name].files)
+        head = self.heads[s.name]
+        return head.entries > 0 or bool(head.apart)
+
     def synced_commit(self, s: Scope) -> str | None:
         """The commit the folder last matched, without loading its records."""
         if s.name in self.states or s.name not in self.heads:

@@ -96,6 +96,9 @@ class SyncOptions:
         start: SyncStart | None = None,
         # writer refs of the team ref read and folded this sync (a hook reads fewer: #23)
         writers: int | None = None,
+        # a pull that looks at the folders only when its fetch brought something (the
+        # SessionStart hook: it reports no skipped file, so with nothing new it needs no look)
+        new_only: bool = False,
     ) -> None:
         self.mode = mode
         self.scopes = scopes
@@ -111,3 +114,4 @@ class SyncOptions:
         self.checks: dict[str, tuple[str, FolderCheck]] = {} if checks is None else checks
         self.start = start
         self.writers = writers
+        self.new_only = new_only

@@ -19,18 +19,19 @@ from gitmem.errors import (
     RemoteError,
     UsageError,
 )
-from gitmem.privacy.layout import NoAccess
+from gitmem.privacy.layout import NoAccess, machine_key_time
 from gitmem.project.excludes import exclude_memory_folders
-from gitmem.project.scopes import TEAM_REF, Project
+from gitmem.project.scopes import TEAM_REF, Project, Scope
 from gitmem.project.state import (
     ScopeState,
     jitter,
     load_scope_state,
     read_scope_head,
+    state_file,
 )
 from gitmem.sync.commit import LocalCommit
 from gitmem.sync.fetchpush import Exchange
-from gitmem.sync.folders import snapshot, walk
+from gitmem.sync.folders import Snapshot, snapshot, walk
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.hubmigrate import OldHubName
 from gitmem.sync.integrate import Integrate
@@ -249,6 +250,8 @@ class Session:
                     self.gate.check(ref)
                 self.writers.check()
                 self.old_hub_name.check()
+            elif self.opts.mode == "pull" and self.opts.new_only:
+                snaps = self._pulled(edit_rounds)
             else:
                 # the fetch runs while the folders are read (they do not depend on each other
                 # until the merge); an unreachable remote still fails before anything is
@@ -315,6 +318,74 @@ class Session:
             f"gave up after {MAX_ROUNDS} rounds: the remote kept moving or files kept changing",
             "nothing was lost (local memory is committed on refs/gitmem/*); run gitmem sync again",
         )
+
+    def _pulled(self, edit_rounds: int) -> dict[str, dict[str, Snapshot]] | None:
+        """A pull's fetch and checks, then its folders read — only when something arrived
+        (`SyncOptions.new_only`: the SessionStart hook).
+
+        A pull writes back only what the fetch brought: when it brought nothing (`_nothing_new`)
+        the folders need no look, and their local edits wait, uncommitted, for the next sync
+        that has a use for them (a pull never publishes). The same steps, in another order:
+        the fetch first, then git's stat checks of the folders beside the remote gate."""
+        fetching = self.transport.start_fetch()
+        self.transport.finish_fetch(fetching)
+        checks = None if self._nothing_new(edit_rounds) else self.snapshots.start()
+        try:
+            for ref, _ in self.run.open_refs():
+                self.gate.check(ref)
+            self.writers.check()
+            self.old_hub_name.check()
+            if checks is None and self._nothing_new(edit_rounds):
+                return None
+            snaps = self.snapshots.take(checks)
+            checks = None
+            return snaps
+        finally:
+            for check in (checks or {}).values():
+                if check is not None:
+                    check.cancel()
+
+    def _nothing_new(self, edit_rounds: int) -> bool:
+        """Whether this round of a pull has nothing to write back, from our refs alone (no
+        process): each open ref's fetched tip is its local tip (or the remote lacks the ref;
+        or neither side has it), no writer tip or older hub name passed, and each folder is
+        where the last sync left it — that tip written, its state saved, the folder there —,
+        and a personal ref has a key here older than its folders' states. Any doubt: False."""
+        if edit_rounds or self.writers.passed or self.old_hub_name.passed is not None:
+            return False  # files changed during the write-back: they are looked at
+        ledger = self.ledger
+        for ref, scopes in self.run.open_refs():
+            local = self.repo.resolve(ref)
+            fetched = self.repo.resolve(self.project.tracking_ref(ref))
+            if fetched not in (None, local):
+                return False
+            if local is None and fetched is None:
+                continue  # no history on either side (no team memory yet): nothing to write
+            if self.views.sealed(ref) and not self._key_older_than(scopes):
+                # a key made since the folder's last sync may not open the ref: its edits'
+                # commit would say so (set aside, the grant named), so they are looked at
+                return False
+            for s in scopes:
+                if s.name in ledger.unknown_base or s.name in ledger.dirty_state:
+                    return False
+                if ledger.synced_commit(s) != local:
+                    return False
+                if not s.path.is_dir() and ledger.held_files(s):
+                    return False  # a folder gone: the snapshot brings it back
+        return True
+
+    def _key_older_than(self, scopes: list[Scope]) -> bool:
+        """Whether this machine's key was there before each of `scopes`' last saved state (the
+        sync that saved it opened the ref with that key, or had nothing to open)."""
+        made = machine_key_time()
+        if made is None:
+            return False
+        try:
+            return all(
+                state_file(self.repo.common_dir, s.name).stat().st_mtime > made for s in scopes
+            )
+        except OSError:
+            return False
 
     def _may_push_first(self, ref: str) -> bool:
         """A ref synced before (local and remote-tracking both known), or one with nothing to

@@ -28,13 +28,20 @@ class Snapshots:
         self.result, self.ledger = run.result, run.ledger
         self._allow: AllowList | None = None
 
-    def take(self) -> dict[str, dict[str, Snapshot]]:
-        """Every open scope's folder, git's stat checks of them all started at once."""
+    def start(self) -> dict[str, FolderCheck | None]:
+        """git's stat checks of every open scope's folder, started at once (they run while
+        the caller does something else until `take`)."""
+        return {s.name: self._start_check(s) for _, scopes in self.run.open_refs() for s in scopes}
+
+    def take(
+        self, checks: dict[str, FolderCheck | None] | None = None
+    ) -> dict[str, dict[str, Snapshot]]:
+        """Every open scope's folder, from the stat checks `start` began (else begun now)."""
         opened = self.run.open_refs()
-        checks = {s.name: self._start_check(s) for _, scopes in opened for s in scopes}
+        checks = self.start() if checks is None else checks
         try:
             return {
-                ref: {s.name: self.snapshot(ref, s, checks.pop(s.name)) for s in scopes}
+                ref: {s.name: self.snapshot(ref, s, checks.pop(s.name, None)) for s in scopes}
                 for ref, scopes in opened
             }
         finally:

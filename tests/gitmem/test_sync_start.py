@@ -17,7 +17,7 @@ import pytest
 from gitmem.claude import hooks
 from tests.support import servers
 from tests.support.settled import settled_worlds, take, users_in_module
-from tests.support.world import REPO_ROOT, World, teammates_sharing
+from tests.support.world import REPO_ROOT, World, teammates_sharing, write_files
 
 
 @dataclass(frozen=True)
@@ -148,12 +148,17 @@ def test_the_fetch_starts_before_the_local_work_and_runs_beside_it(
 
 
 def test_the_hook_starts_its_fetch_before_the_local_work(settled: tuple[World, Path]) -> None:
+    """The hook is a pull: it looks at the folders only once its fetch brought something
+    (perf15), so their stat check starts after the fetch ends, beside the remote gate."""
     world, bob = settled
+    alice = world.root / "alice"
+    write_files(world.scope_path(alice, "team"), {"alice.md": "alice's note\n"})
+    world.ok("-C", str(alice), "push", "-q")
     slow_upload_pack(world, bob)
     out, events = session_start(world, bob, world.root / "trace.json")
     assert "deploy only on Tuesdays" in out
     assert forked_before(events, "fetch", "diff-files")
-    assert first(events, "exit", "diff-files") < first(events, "exit", "fetch")
+    assert first(events, "exit", "fetch") < first(events, "start", "diff-files")
 
 
 # the git processes of a sync with nothing new: each one a reason
@@ -170,9 +175,10 @@ NOTHING_NEW = [
     "diff-files",
     "ls-files",
 ]
-# the hook's are the same: whether to sync at all (has_commits) is answered from our refs as
-# read under the lock, not from a read of its own beside the opening
-NOTHING_NEW_HOOK = NOTHING_NEW
+# the hook's: whether to sync at all (has_commits) is answered from our refs as read under the
+# lock, not from a read of its own beside the opening; and as a pull it looks at the folders
+# only when its fetch brought something (perf15): the opening and the fetch
+NOTHING_NEW_HOOK = ["config", "ls-files", "rev-parse", "fetch"]
 
 
 @pytest.mark.parametrize("how", ["sync", "hook"])

@@ -337,9 +337,9 @@ def test_a_start_taken_early_hands_its_fetch_to_the_session(
         events.append("fetch")
         return real_fetch(self, remote, specs, timeout)
 
-    def take(self: Snapshots) -> Any:
+    def take(self: Snapshots, checks: Any = None) -> Any:
         events.append("snapshot")
-        return real_take(self)
+        return real_take(self, checks)
 
     monkeypatch.setattr(kind, "start_fetch", fetching)
     monkeypatch.setattr(Snapshots, "take", take)
