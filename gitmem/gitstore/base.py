@@ -59,6 +59,28 @@ def tracked_listing(paths: Sequence[str]) -> tuple[str, ...]:
 HEX = "0123456789abcdef"
 # the git commands through which gitmem moves refs: running one forgets the ref cache
 REF_WRITERS = frozenset(("update-ref", "fetch", "push", "pull", "symbolic-ref", "pack-refs", "gc"))
+# git commands that move objects between stores or point refs at them: they never see
+# gitmem's private objects (`GitDir.private_objects`). An alternate there would let a fetch
+# skip an object a teammate's ref needs (round 14), a push or a bundle carry plaintext
+# personal memory, and update-ref accept a tip whose objects were never published.
+SEALED_OFF = frozenset(
+    (
+        "fetch",
+        "push",
+        "pull",
+        "bundle",
+        "update-ref",
+        "index-pack",
+        "unpack-objects",
+        "pack-objects",
+        "repack",
+        "gc",
+        "prune",
+        "fsck",
+        "ls-remote",
+        "clone",
+    )
+)
 
 
 class TreeEntry(NamedTuple):  # a tuple: list_tree makes ten thousand of them per sync
@@ -197,6 +219,7 @@ class GitDir:
         self._tree_objects: dict[str, bytes] = {}
         self._tree_bytes = 0
         self._tracked: dict[str, bool] = {}
+        self._signed: set[str] = set()  # commits `commit-tree -S` wrote (objects.publish)
         # gitmem.* settings read from a file of the work tree (red team 6), left out
         self.config_from_tree: list[tuple[str, str]] = []
         # protection-lowering values of the repository's own config not confirmed (core/choices)
@@ -218,6 +241,7 @@ class GitDir:
         if subcommand(args) in REF_WRITERS:
             self._refs = None
         argv, cwd = self.command(*args)
+        env = self.reading_env(args, env)
         return run_git(argv, cwd=cwd, input=input, check=check, timeout=timeout, env=env)
 
     def command(self, *args: str) -> tuple[list[str], Path]:
@@ -233,7 +257,50 @@ class GitDir:
         from gitmem.gitstore.process import Running
 
         argv, cwd = self.command(*args)
-        return Running(argv, cwd, timeout, env)
+        return Running(argv, cwd, timeout, self.reading_env(args, env))
+
+    _private: str | None = None
+
+    def private_objects(self, create: bool = False) -> str | None:
+        """gitmem's own loose objects of this clone: `<state>/objects` (0700, beside the
+        recall index), never the repository's object store. What gitmem writes goes there
+        first; only what a ref it moves reaches is copied into the repository (`publish`),
+        so the plaintext of personal memory (sealed on its ref) is never an object of the
+        repository: no `git push --mirror`, `git bundle --all`, backup or teammate reading
+        the shared `.git/objects` finds it (red team 15). None: none yet (`create` makes it)."""
+        if self._private is None:
+            from gitmem.core.statedir import state_dir
+            from gitmem.errors import UsageError
+
+            try:
+                path = state_dir(self.common_dir, "objects")
+            except UsageError:
+                if create:
+                    raise
+                return None  # a reader's question: the writer names the folder
+            if not os.path.isdir(path):
+                if not create:
+                    return None
+                os.makedirs(path, mode=0o700, exist_ok=True)
+            self._private = os.fspath(path)
+        return self._private
+
+    def reading_env(
+        self, args: Sequence[str], env: Mapping[str, str] | None
+    ) -> Mapping[str, str] | None:
+        """`env` for git running `args`: a command that reads objects sees the private ones
+        too (an alternate, by the environment only: no file of the repository names them);
+        one that moves objects or refs (SEALED_OFF) sees the repository's alone."""
+        if subcommand(args) in SEALED_OFF or "GIT_QUARANTINE_PATH" in os.environ:
+            return env
+        private = self.private_objects()
+        if private is None:
+            return env
+        return {**(env or {}), "GIT_ALTERNATE_OBJECT_DIRECTORIES": private}
+
+    def publish(self, tip: str) -> None:
+        """Copy into the repository the private objects `tip` reaches (before a ref moves
+        there); a store without private objects has nothing to do."""
 
     def forget_refs(self) -> None:
         """Read the refs again on the next question (a background command moved them)."""

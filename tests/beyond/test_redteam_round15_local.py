@@ -1,0 +1,133 @@
+"""Red team, round 15 (local): docs/reliability.md "Red team, round 15 (local)".
+
+Real git, real files under a temporary HOME, a bare remote."""
+
+from __future__ import annotations
+
+import stat
+import subprocess
+from pathlib import Path
+
+from gitmem.gitstore import BLOB_MODE, Repository
+from tests.support.world import World, write_files
+
+SECRET = "xyzzy-plover-71"  # a word only personal memory holds
+
+
+def _all_objects(repo: Path) -> bytes:
+    """Every object of the repository's store, raw: what anyone who reads its `.git` reads."""
+    return subprocess.run(
+        ["git", "cat-file", "--batch-all-objects", "--batch"],
+        cwd=repo,
+        capture_output=True,
+        check=True,
+    ).stdout
+
+
+def _personal(world: World, clone: Path, word: str = SECRET) -> None:
+    write_files(
+        world.scope_path(clone, "auto"),
+        {"MEMORY.md": f"- [Plan](plan.md) — {word}\n", "plan.md": f"the {word} plan\n"},
+    )
+    (clone / "CLAUDE.local.md").write_text(f"local {word}\n")
+
+
+# -- 1. the plaintext of personal memory never enters the repository's object store -----------
+
+
+def test_personal_plaintext_is_no_object_of_the_repository(world: World) -> None:
+    """Personal memory was sealed on its ref, but its plaintext blobs and trees were written
+    as loose objects of `.git/objects` (unreachable, two weeks before `git gc` prunes them):
+    anyone who reads the shared `.git`, a backup of it, `git bundle --all` or a user's
+    `git push --mirror` carried them. They are gitmem's own private objects now."""
+    bob = world.clone("bob")
+    _personal(world, bob)
+    write_files(world.scope_path(bob, "team"), {"MEMORY.md": "- [T](t.md) — team\n"})
+    world.ok("-C", str(bob), "sync")
+    assert SECRET.encode() not in _all_objects(bob)
+    # an edit, a merge with another machine of the same person, a pull: no plaintext either
+    other = world.clone("other")
+    world.ok("-C", str(other), "sync")
+    assert SECRET in (world.scope_path(other, "auto") / "plan.md").read_text()
+    (world.scope_path(other, "auto") / "plan.md").write_text(f"the {SECRET} plan, moved\n")
+    (world.scope_path(bob, "auto") / "MEMORY.md").write_text(f"- [Plan](plan.md) — {SECRET}!\n")
+    world.ok("-C", str(other), "sync")
+    world.ok("-C", str(bob), "sync")
+    assert "moved" in (world.scope_path(bob, "auto") / "plan.md").read_text()
+    for clone in (bob, other):
+        assert SECRET.encode() not in _all_objects(clone), clone
+        fsck = subprocess.run(["git", "fsck", "--strict"], cwd=clone, capture_output=True)
+        assert fsck.returncode == 0, fsck.stderr  # every ref names objects of the repository
+    # the places a teammate or a copy reaches: a bundle, a mirror push, the remote
+    bundle = world.root / "memory.bundle"
+    world.ok("-C", str(bob), "bundle", "create", str(bundle))
+    everything = world.root / "all.bundle"
+    world.git("bundle", "create", str(everything), "--all", cwd=bob)
+    mirror = world.root / "mirror.git"
+    world.git("init", "-q", "--bare", str(mirror))
+    world.git("push", "-q", "--mirror", str(mirror), cwd=bob)
+    for store in (mirror, world.remote):
+        assert SECRET.encode() not in _all_objects(store), store
+    for file in (bundle, everything):
+        unpacked = world.root / f"{file.stem}.git"
+        world.git("init", "-q", "--bare", str(unpacked))
+        world.git("fetch", "-q", str(file), "refs/*:refs/*", cwd=unpacked)
+        assert SECRET.encode() not in _all_objects(unpacked), file
+
+
+def test_private_objects_are_the_users_alone(world: World) -> None:
+    """Where the plaintext waits: gitmem's own folder of the clone, 0700, never a folder git
+    packs, pushes or bundles (no alternates file names it)."""
+    bob = world.clone("bob")
+    _personal(world, bob)
+    world.ok("-C", str(bob), "sync")
+    private = bob / ".git" / "gitmem" / "objects"
+    assert stat.S_IMODE(private.stat().st_mode) == 0o700
+    assert not (bob / ".git" / "objects" / "info" / "alternates").exists()
+    assert any(private.glob("??/*"))
+
+
+def test_the_door_writes_privately_and_publishes_what_a_ref_names(tmp_path: Path) -> None:
+    """The one door (gitstore/objects): an object gitmem writes is its own until a ref it moves
+    names it; moving the ref copies the whole closure in (children first), nothing else."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with Repository(tmp_path) as repo:
+        kept = repo.write_blob(b"team memory\n")
+        hidden = repo.write_blob(f"personal {SECRET}\n".encode())
+        hidden_tree = repo.write_tree({"auto/p.md": (BLOB_MODE, hidden)})
+        tree = repo.write_tree({"team/t.md": (BLOB_MODE, kept)})
+        commit = repo.write_commit(tree, [], "gitmem: team")
+        assert repo.read_blob(hidden) == f"personal {SECRET}\n".encode()  # gitmem reads both
+        assert repo.list_tree(hidden_tree)  # git's own readers (ls-tree) see them too
+        assert _all_objects(tmp_path) == b""
+        repo.update_ref("refs/gitmem/team", commit, None)
+        found = _all_objects(tmp_path)
+        assert b"team memory" in found and SECRET.encode() not in found
+        listed = subprocess.run(
+            ["git", "rev-list", "--objects", "refs/gitmem/team"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        assert {commit, tree, kept} <= set(listed)
+        private = Path(str(repo.private_objects()))
+        assert not (private / kept[:2] / kept[2:]).exists()  # kept once, in the repository
+        assert (private / hidden[:2] / hidden[2:]).exists()
+
+
+def test_a_ref_update_outside_the_door_names_no_private_object(tmp_path: Path) -> None:
+    """git's own update-ref never sees gitmem's private objects (no alternate for a command
+    that moves refs or objects): a tip whose objects were not published is refused, never
+    a ref the repository cannot read."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with Repository(tmp_path) as repo:
+        tree = repo.write_tree({"auto/p.md": (BLOB_MODE, repo.write_blob(b"p\n"))})
+        commit = repo.write_commit(tree, [], "private")
+        moved = repo.git("update-ref", "refs/gitmem/x", commit, check=False)
+        assert moved.returncode != 0
+        for moving in ("push", "fetch", "bundle", "update-ref", "pack-objects"):
+            assert repo.reading_env((moving,), None) is None, moving
+        assert repo.reading_env(("cat-file",), None) == {
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": repo.private_objects()
+        }
