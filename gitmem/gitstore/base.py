@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.core.choices import PROTECTIVE, confirmed, lowers
-from gitmem.errors import NotARepository
+from gitmem.errors import NotARepository, UsageError
 from gitmem.gitstore.process import Completed, run_git, subcommand
 
 if TYPE_CHECKING:
@@ -182,9 +182,14 @@ class GitDir:
         out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
         if proc.returncode != 0 and not (out and out[0] == "true"):
             early.cancel()
-            raise NotARepository(
-                f"not a git repository: {start.resolve()}",
-                "run gitmem inside a clone, or pass -C PATH",
+            named = _named_by_environment(start)
+            raise (
+                named[0]
+                if named
+                else NotARepository(
+                    f"not a git repository: {start.resolve()}",
+                    "run gitmem inside a clone, or pass -C PATH",
+                )
             )
         self.is_bare = out[0] == "true"
         self.git_dir = Path(out[1])
@@ -200,6 +205,10 @@ class GitDir:
             early.cancel()
             raise
         self.started_in = start  # the folder git looked for the repository from
+        refused = _named_by_environment(start, self.git_dir, self.common_dir, self.toplevel)
+        if refused:
+            early.cancel()
+            raise refused[0]
         from gitmem.core.statedir import note_work_tree
 
         note_work_tree(self.common_dir, self.toplevel)
@@ -457,6 +466,52 @@ def parse_refs(out: bytes) -> dict[str, str]:
     # U+2028, which `splitlines` splits on): lines are what ends in "\n"
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines if ln)}
+
+
+# the variables by which a user (or git, for its hooks) names the repository git works on;
+# GIT_INDEX_FILE is not among them: gitmem never reads or writes the user's index, whichever
+ENVIRONMENT_NAMES = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE")
+
+
+def _named_by_environment(
+    start: Path,
+    git_dir: Path | None = None,
+    common_dir: Path | None = None,
+    toplevel: Path | None = None,
+) -> list[UsageError]:
+    """The refusal (one, or none) when GIT_DIR, GIT_COMMON_DIR or GIT_WORK_TREE name another
+    repository than the one gitmem opened from `start` (None: it opened none). gitmem finds
+    the repository from the folder it runs in, as pre-commit does; a git hook's variables
+    name that same repository and pass. One that names another is refused, never ignored: the
+    user asked git's meaning of it, and gitmem would sync the memory of another project."""
+
+    def real(value: str) -> str:
+        return os.path.realpath(os.path.join(start, value))
+
+    here = {
+        "GIT_DIR": {real(str(p)) for p in (git_dir, common_dir) if p is not None},
+        "GIT_COMMON_DIR": {real(str(common_dir))} if common_dir is not None else set(),
+        "GIT_WORK_TREE": {real(str(toplevel))} if toplevel is not None else set(),
+    }
+    for name in ENVIRONMENT_NAMES:
+        value = os.environ.get(name)
+        if not value or real(value) in here[name]:
+            continue
+        opened = (
+            f"the repository of {start.resolve()}"
+            if git_dir is not None
+            else f"none: {start.resolve()} is in no git repository"
+        )
+        kind = UsageError if git_dir is not None else NotARepository  # (a hook: not ours)
+        return [
+            kind(
+                f"{name} names {value}, but gitmem works on the repository of the folder it "
+                f"runs in ({opened}), never on the one {name} names",
+                f"unset {name} and run gitmem in that repository (gitmem -C PATH …); "
+                "nothing was read or written",
+            )
+        ]
+    return []
 
 
 class Opening:

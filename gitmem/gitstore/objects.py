@@ -468,6 +468,7 @@ class ObjectStore(GitDir, ObjectEncoding):
             return
         width = self._hash_len // 2
         seen: set[str] = set()
+        blobs: set[str] = set()
         stack: list[tuple[str, bool]] = [(tip, False)]
         while stack:
             oid, named = stack.pop()
@@ -482,16 +483,22 @@ class ObjectStore(GitDir, ObjectEncoding):
             )
             if not mine and oid not in self._signed:
                 continue
-            kind, data = self._read(oid)
             if mine:
                 stack.append((oid, True))
+            if oid in blobs:
+                continue  # a file: nothing below it (its bytes are copied, never read)
+            kind, data = self._read(oid)
             if kind == "commit":
                 tree, parents, _ = self.read_commit(oid)
                 stack.extend((o, False) for o in (tree, *parents))
             elif kind == "tree":
                 for _, mode, _, end in _scan(data, width):
-                    if mode != GITLINK_MODE.encode():
-                        stack.append((data[end - width : end].hex(), False))
+                    if mode == GITLINK_MODE.encode():
+                        continue
+                    child = data[end - width : end].hex()
+                    if mode != TREE_MODE.encode():
+                        blobs.add(child)
+                    stack.append((child, False))
 
     def _copy_in(self, private: str, oid: str) -> None:
         raw = self._loose_bytes(oid)

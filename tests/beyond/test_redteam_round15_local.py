@@ -131,3 +131,73 @@ def test_a_ref_update_outside_the_door_names_no_private_object(tmp_path: Path) -
         assert repo.reading_env(("cat-file",), None) == {
             "GIT_ALTERNATE_OBJECT_DIRECTORIES": repo.private_objects()
         }
+
+
+# -- 3. GIT_DIR, GIT_COMMON_DIR, GIT_WORK_TREE: refused when they name another repository -------
+
+
+def test_git_dir_naming_another_repository_is_refused_in_one_line(world: World) -> None:
+    """GIT_DIR (or GIT_WORK_TREE, GIT_COMMON_DIR) naming another repository was ignored:
+    `GIT_DIR=~/b/.git gitmem sync` in ~/a synced a's memory, where the user asked git's
+    meaning, b. Refused now: one line naming the variable and the fix, exit 2, nothing
+    written; the hook says it in its note."""
+    alice, bob = world.clone("alice"), world.clone("bob")
+    write_files(world.scope_path(bob, "team"), {"b.md": "from bob\n"})
+    before = world.git("for-each-ref", "refs/gitmem", cwd=bob)
+    for name, value in (
+        ("GIT_DIR", str(alice / ".git")),
+        ("GIT_WORK_TREE", str(alice)),
+        ("GIT_COMMON_DIR", str(alice / ".git")),
+    ):
+        world.env[name] = value
+        for args in (["sync"], ["status"], ["push"]):
+            run = world.gitmem("-C", str(bob), *args)
+            assert run.code == 2, (name, args, run.out, run.err)
+            lines = run.err.strip().splitlines()
+            assert lines[0].startswith(f"gitmem: error: {name} names {value}"), lines
+            assert lines[1].startswith(f"hint: unset {name}"), lines
+            assert len(lines) == 2, lines
+        hook = world.gitmem("-C", str(bob), "pull", "--hook")
+        assert name in hook.out + hook.err, (name, hook.out, hook.err)
+        del world.env[name]
+    assert world.git("for-each-ref", "refs/gitmem", cwd=bob) == before == ""
+
+
+def test_git_dir_naming_the_repository_itself_is_a_git_hooks_and_passes(world: World) -> None:
+    """git sets GIT_DIR (relative, `.git`) for the hooks it runs; gitmem run from one, or
+    by a user who named the same repository, works as without it."""
+    bob = world.clone("bob")
+    write_files(world.scope_path(bob, "team"), {"b.md": "from bob\n"})
+    world.env["GIT_DIR"] = ".git"
+    world.env["GIT_WORK_TREE"] = str(bob)
+    run = world.gitmem("sync", cwd=bob)
+    assert run.code == 0, run.err
+    del world.env["GIT_DIR"], world.env["GIT_WORK_TREE"]
+    assert "refs/gitmem/team" in world.git("for-each-ref", "refs/gitmem", cwd=world.remote)
+
+
+def test_no_repository_but_git_dir_names_the_variable(world: World, tmp_path: Path) -> None:
+    """Outside any repository with GIT_DIR set: the line says GIT_DIR is not followed (git
+    would have used it), not only "not a git repository"."""
+    bob = world.clone("bob")
+    elsewhere = tmp_path / "plain"
+    elsewhere.mkdir()
+    world.env["GIT_DIR"] = str(bob / ".git")
+    run = world.gitmem("-C", str(elsewhere), "status")
+    assert run.code == 2 and "GIT_DIR names" in run.err, run.err
+
+
+def test_git_index_file_is_never_written(world: World) -> None:
+    """GIT_INDEX_FILE (git's pre-commit hooks set it) names no index of gitmem's: every sync
+    leaves it, and the repository's own index, as they were."""
+    bob = world.clone("bob")
+    index = bob / ".git" / "index"
+    before = index.read_bytes() if index.exists() else None
+    named = world.root / "hook.index"
+    world.env["GIT_INDEX_FILE"] = str(named)
+    _personal(world, bob)
+    write_files(world.scope_path(bob, "team"), {"b.md": "from bob\n"})
+    world.ok("-C", str(bob), "sync")
+    world.ok("-C", str(bob), "sync")
+    assert not named.exists()
+    assert (index.read_bytes() if index.exists() else None) == before
