@@ -4,12 +4,14 @@ Real git, real files under a temporary HOME, a bare remote."""
 
 from __future__ import annotations
 
+import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 from gitmem.gitstore import BLOB_MODE, Repository
-from tests.support.world import World, write_files
+from tests.support.world import REPO_ROOT, World, write_files
 
 SECRET = "xyzzy-plover-71"  # a word only personal memory holds
 
@@ -201,3 +203,96 @@ def test_git_index_file_is_never_written(world: World) -> None:
     world.ok("-C", str(bob), "sync")
     assert not named.exists()
     assert (index.read_bytes() if index.exists() else None) == before
+
+
+# -- 2. every read of a memory or repository file through fileread's door ---------------------
+
+
+def _fifo(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    return path
+
+
+def _in_a_process(world: World, code: str, timeout: float = 20) -> str:
+    """`code` run by a fresh Python under the world's environment: a read that blocks on a
+    FIFO is a timeout here, never a hung suite."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
+
+
+def test_the_hooks_reads_wait_on_no_fifo(world: World) -> None:
+    """The hook's `read_text` checked for a link, then opened the path (a FIFO there held
+    the SessionStart hook; a link swapped in between was followed); the recall index's
+    `_find_git_dirs` opened `commondir` as it found it (a FIFO in a `.git` that came with an
+    archive held every prompt). Both read through the door now: None, at once."""
+    fifo = _fifo(world.root / "memory" / "MEMORY.md")
+    link = world.root / "memory" / "linked.md"
+    (world.root / "outside.md").write_text("outside\n")
+    link.symlink_to(world.root / "outside.md")
+    got = _in_a_process(
+        world,
+        "from gitmem.claude.hookcontext import read_text\n"
+        f"print(read_text({str(fifo)!r}), read_text({str(link)!r}))",
+    )
+    assert got == "None None"
+    work = world.root / "wt"
+    (work / ".git" / "worktrees" / "x").mkdir(parents=True)
+    _fifo(work / ".git" / "commondir")
+    got = _in_a_process(
+        world,
+        "from gitmem.recall.searchindex import _find_git_dirs\n"
+        f"print(_find_git_dirs({str(work)!r}))",
+    )
+    assert got == repr((str(work / ".git"), str(work / ".git")))
+
+
+def test_curate_promote_and_restore_read_no_fifo(world: World, tmp_path: Path) -> None:
+    """`curate`'s reader checked `is_symlink`, then read (a FIFO held it); `promote` and
+    `gitmem restore --lost` the same: one line naming what stands there now, exit 2."""
+    from gitmem.claude.curate import _read as curate_read
+    from gitmem.commands.promote import _read as promote_read
+    from gitmem.errors import UsageError
+
+    fifo = _fifo(tmp_path / "MEMORY.md")
+    for reader in (curate_read, promote_read):
+        try:
+            reader(fifo)
+        except UsageError as exc:
+            assert "a FIFO or other special file" in str(exc), exc
+        else:
+            raise AssertionError(f"{reader.__module__} read a FIFO")
+
+
+def test_validate_a_named_fifo_or_device_is_one_line(world: World) -> None:
+    """`gitmem validate --files FILE…` (pre-commit, CI on a pull request's files) asked the size, then read:
+    a committed link to `/dev/zero` has size 0 (read until memory ran out), a FIFO held it."""
+    bob = world.clone("bob")
+    fifo = _fifo(bob / "memory" / "f.md")
+    zero = bob / "memory" / "z.md"
+    zero.symlink_to("/dev/zero")
+    for named in (fifo, zero):
+        run = world.gitmem("-C", str(bob), "validate", "--files", str(named), timeout=20)
+        assert run.code == 2, run.err
+        assert "a FIFO or other special file" in run.err, run.err
+
+
+def test_a_fifo_as_info_exclude_holds_no_command(world: World) -> None:
+    """`.git/info/exclude` a FIFO (a `.git` from an archive): every sync and `doctor` read it
+    as they found it and waited for ever. Read by `append_exclude`'s door now: one line."""
+    bob = world.clone("bob")
+    write_files(world.scope_path(bob, "team"), {"b.md": "from bob\n"})
+    exclude = bob / ".git" / "info" / "exclude"
+    exclude.unlink()
+    _fifo(exclude)
+    for args in (["sync"], ["doctor"]):
+        run = world.gitmem("-C", str(bob), *args, timeout=30)
+        assert run.code in (1, 2), (args, run.out, run.err)
+        assert "info/exclude" in run.out + run.err, (args, run.out, run.err)
