@@ -257,18 +257,16 @@ def test_the_hooks_reads_wait_on_no_fifo(world: World) -> None:
 def test_curate_promote_and_restore_read_no_fifo(world: World, tmp_path: Path) -> None:
     """`curate`'s reader checked `is_symlink`, then read (a FIFO held it); `promote` and
     `gitmem restore --lost` the same: one line naming what stands there now, exit 2."""
-    from gitmem.claude.curate import _read as curate_read
-    from gitmem.commands.promote import _read as promote_read
-    from gitmem.errors import UsageError
-
     fifo = _fifo(tmp_path / "MEMORY.md")
-    for reader in (curate_read, promote_read):
-        try:
-            reader(fifo)
-        except UsageError as exc:
-            assert "a FIFO or other special file" in str(exc), exc
-        else:
-            raise AssertionError(f"{reader.__module__} read a FIFO")
+    for module in ("gitmem.claude.curate", "gitmem.commands.promote"):
+        got = _in_a_process(
+            world,
+            f"from {module} import _read\n"
+            "from gitmem.errors import UsageError\n"
+            f"try: _read(__import__('pathlib').Path({str(fifo)!r}))\n"
+            "except UsageError as exc: print(exc)\n",
+        )
+        assert "is a FIFO or other special file, not a memory file" in got, (module, got)
 
 
 def test_validate_a_named_fifo_or_device_is_one_line(world: World) -> None:
