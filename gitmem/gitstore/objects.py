@@ -501,11 +501,26 @@ class ObjectStore(GitDir, ObjectEncoding):
                     stack.append((child, False))
 
     def _copy_in(self, private: str, oid: str) -> None:
+        """Move one object into the repository: a rename (one call, atomic: the object is in
+        one store or the other, readable all the while), a copy across file systems (a state
+        folder in the user's state home)."""
+        source = os.path.join(private, oid[:2], oid[2:])
+        folder = self.common_dir / "objects" / oid[:2]
+        try:
+            try:
+                os.rename(source, folder / oid[2:])
+            except FileNotFoundError:
+                folder.mkdir(exist_ok=True)
+                os.rename(source, folder / oid[2:])
+            return
+        except OSError:
+            if os.path.exists(folder / oid[2:]):
+                return  # moved by another gitmem meanwhile
         raw = self._loose_bytes(oid)
-        if raw is not None:
-            _write_loose(self.common_dir / "objects" / oid[:2], oid[2:], raw)
+        if raw is not None:  # (else update-ref refuses the tip: nothing names a lost object)
+            _write_loose(folder, oid[2:], raw)
             with contextlib.suppress(OSError):  # kept once, where git finds it
-                os.unlink(os.path.join(private, oid[:2], oid[2:]))
+                os.unlink(source)
 
     def signing_programs(self) -> list[str]:
         """`-c` settings naming the programs git signs and verifies with (gpg, ssh-keygen,
