@@ -269,6 +269,7 @@ class GitDir:
         return Running(argv, cwd, timeout, self.reading_env(args, env))
 
     _private: str | None = None
+    _private_absent = False
 
     def private_objects(self, create: bool = False) -> str | None:
         """gitmem's own loose objects of this clone: `<state>/objects` (0700, beside the
@@ -277,7 +278,7 @@ class GitDir:
         so the plaintext of personal memory (sealed on its ref) is never an object of the
         repository: no `git push --mirror`, `git bundle --all`, backup or teammate reading
         the shared `.git/objects` finds it (red team 15). None: none yet (`create` makes it)."""
-        if self._private is None:
+        if self._private is None and (create or not self._private_absent):
             from gitmem.core.statedir import state_dir
             from gitmem.errors import UsageError
 
@@ -289,6 +290,9 @@ class GitDir:
                 return None  # a reader's question: the writer names the folder
             if not os.path.isdir(path):
                 if not create:
+                    # asked once a run: what another process writes there is read through
+                    # the refs it moves, which publish it
+                    self._private_absent = True
                     return None
                 os.makedirs(path, mode=0o700, exist_ok=True)
             self._private = os.fspath(path)

@@ -653,6 +653,9 @@ class ObjectStore(GitDir, ObjectEncoding):
         if tree is not None:
             return "tree", tree
         found = self._read_loose(oid) or self._batch().read(oid) or self._restored(oid)
+        if found is None and self._private_absent:  # made by another gitmem since we asked
+            self._private_absent = False
+            found = self._read_loose(oid)
         if found is None:
             raise GitError(f"object {oid} is missing from the repository", "run git fsck")
         if found[0] == "tree":
