@@ -115,16 +115,29 @@ def _first_line(item: Item) -> str:
     return item.text.split("\n", 1)[0]
 
 
-def _read(path: Path) -> str | None:
-    if path.is_symlink():
-        raise UsageError(
-            f"{path} is a symbolic link, not a memory file",
-            "replace it with the file itself, then rerun gitmem curate; nothing was written",
-        )
+def _topic_bytes(path: Path) -> bytes:
+    """A topic file's bytes as the graph read them; empty when it is no longer a regular
+    file within the limit (the graph read it empty then too)."""
+    from gitmem.core.fileread import NotAFile, read_regular
+
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_regular(path)
+    except (OSError, NotAFile):
+        return b""
+
+
+def _read(path: Path) -> str | None:
+    from gitmem.core.fileread import NotAFile, read_regular
+
+    try:  # checked on the file opened: a link or FIFO swapped in after a check is no file
+        return read_regular(path).decode("utf-8")
     except FileNotFoundError:
         return None
+    except NotAFile as exc:
+        raise UsageError(
+            f"{path} is {exc.what}, not a memory file",
+            "replace it with the file itself, then rerun gitmem curate; nothing was written",
+        ) from None
     except UnicodeDecodeError:
         raise UsageError(
             f"{path} is not UTF-8 text", "fix the file's encoding, then rerun gitmem curate"
@@ -179,7 +192,7 @@ def plan(
     from gitmem.claude.graph import pagerank
 
     ranks = pagerank(g)
-    datas = {p: (folder / p).read_bytes() for p in topics}
+    datas = {p: _topic_bytes(folder / p) for p in topics}
 
     # every entry: index first (in order), then the archive's, then topic files with none
     candidates: list[Candidate] = []

@@ -217,6 +217,17 @@ def describe_memory(rel: str, data: bytes) -> tuple[MemoryNode, str]:
     return node, body
 
 
+def _memory_bytes(path: Path) -> bytes:
+    """The file listed, read through fileread's door (checked on the file opened: a link or
+    FIFO swapped in since the listing is read as empty, never followed or waited on)."""
+    from gitmem.core.fileread import NotAFile, read_regular
+
+    try:
+        return read_regular(path)
+    except (OSError, NotAFile):
+        return b""
+
+
 def build_graph(
     folder: Path,
     progress: Callable[[int], None] | None = None,
@@ -229,7 +240,7 @@ def build_graph(
     nodes: dict[str, MemoryNode] = {}
     bodies: dict[str, str] = {}
     for count, (rel, st) in enumerate(sorted(memory_files(folder, exclude)), 1):
-        data = b"" if st.st_size > MAX_FILE else (folder / rel).read_bytes()
+        data = b"" if st.st_size > MAX_FILE else _memory_bytes(folder / rel)
         node, body = describe_memory(rel, data)
         node.mtime = st.st_mtime
         nodes[rel] = node

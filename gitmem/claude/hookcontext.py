@@ -15,13 +15,15 @@ CONTEXT_BUDGET = 9_000  # ours: headroom for the header lines Claude Code adds
 
 
 def read_text(path: str | os.PathLike[str]) -> str | None:
-    """The file's text, or None; never through a link (sync never writes one: not memory)."""
-    if os.path.islink(path):
-        return None
+    """The file's text, or None; never through a link (sync never writes one: not memory),
+    never from a FIFO or past the size limit, checked on the file opened (fileread's door)."""
+    from pathlib import Path
+
+    from gitmem.core.fileread import NotAFile, read_regular
+
     try:
-        with open(path, "rb") as fh:
-            return fh.read().decode("utf-8", "replace")
-    except OSError:
+        return read_regular(Path(path)).decode("utf-8", "replace")
+    except (OSError, NotAFile):
         return None
 
 

@@ -649,8 +649,9 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
             )
         else:
             checkup.add(area, OK, f"{shown}: {row.files} file{'s' if row.files != 1 else ''}")
-    exclude = project.repo.common_dir / "info" / "exclude"
-    present = set(exclude.read_text("utf-8", "replace").splitlines()) if exclude.exists() else set()
+    from gitmem.project.excludes import excluded_lines
+
+    present = excluded_lines(project.repo.common_dir)
     for line in wanted_excludes(project, existing_only=True):
         if line not in present and not project.repo.is_tracked(line.strip("/")):
             checkup.add(

@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import shlex
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
@@ -142,9 +143,14 @@ def transcript_checkout(slug_dir: Path) -> str | None:
     except OSError:
         return None
     for name in names:
-        try:
-            with open(slug_dir / name, "rb") as fh:
-                head = fh.read(TRANSCRIPT_BYTES)
+        try:  # never blocking on a FIFO named like a transcript, never reading a device
+            fd = os.open(slug_dir / name, os.O_RDONLY | os.O_NONBLOCK)
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    continue
+                head = os.pread(fd, TRANSCRIPT_BYTES, 0)
+            finally:
+                os.close(fd)
         except OSError:
             continue
         for line in head.splitlines()[:50]:
@@ -194,6 +200,7 @@ def live_checkout(slug: str, budget: list[int] | None = None) -> Path | bool | N
 
 def _files(project: Project, folder: Path) -> Iterator[tuple[str, str]]:
     """(path in the folder, blob id) of its Markdown files, bounded; nothing written."""
+    from gitmem.core.fileread import NotAFile, read_regular
     from gitmem.sync.folders import walk
 
     count = 0
@@ -204,9 +211,9 @@ def _files(project: Project, folder: Path) -> Iterator[tuple[str, str]]:
             or st.st_size > MAX_FILE_BYTES
         ):
             continue
-        try:
-            data = (folder / rel).read_bytes()
-        except OSError:
+        try:  # checked on the file opened: what replaced the listed file is not followed
+            data = read_regular(folder / rel)
+        except (OSError, NotAFile):
             continue
         yield rel, project.repo.blob_id(data)
         count += 1

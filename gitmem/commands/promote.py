@@ -111,7 +111,7 @@ def move(
     _confined(dst, rel, project.tree)
     source_file = src.folder / rel
     try:
-        data = source_file.read_bytes()
+        data = _regular(source_file)
     except FileNotFoundError:
         raise UsageError(
             f"no memory {src.label}/{rel} on disk ({source_file})",
@@ -119,7 +119,7 @@ def move(
         ) from None
     _refuse_secrets(project, f"{src.label}/{rel}", f"{dst.label}/{rel}", data)
     target_file = dst.folder / rel
-    if target_file.exists() and target_file.read_bytes() != data:
+    if target_file.exists() and _regular(target_file) != data:
         raise UsageError(
             f"{dst.label}/{rel} already exists with other content",
             f"rename one of them, or compare: diff {source_file} {target_file}",
@@ -182,9 +182,23 @@ def _syncable(src: MemoryHome, dst: MemoryHome, rel: str) -> None:
         )
 
 
+def _regular(path: Path) -> bytes:
+    """A memory file's bytes through fileread's door (no link, no FIFO, bounded, checked on
+    the file opened); anything else is refused in one line."""
+    from gitmem.core.fileread import NotAFile, read_regular
+
+    try:
+        return read_regular(path)
+    except NotAFile as exc:
+        raise UsageError(
+            f"{path} is {exc.what}, not a memory file",
+            "replace it with the file itself, then run the command again; nothing was written",
+        ) from None
+
+
 def _read(path: Path) -> str:
     try:
-        return path.read_bytes().decode("utf-8")
+        return _regular(path).decode("utf-8")
     except FileNotFoundError:
         return ""
     except UnicodeDecodeError:

@@ -332,11 +332,16 @@ def validate_files(paths: Sequence[str], strict: bool = False) -> Validation:
     result = Validation(strict=strict, unit="file")
     for given in paths:
         path = Path(given)
-        try:
-            if path.stat().st_size > MAX_BLOB_BYTES:
-                data = b"\0" * (MAX_BLOB_BYTES + 1)  # reported as too large, never read whole
-            else:
-                data = path.read_bytes()
+        from gitmem.core.fileread import TOO_LARGE, NotAFile, read_followed
+
+        try:  # the file named, its links followed, but only a regular file, checked when open
+            data = read_followed(path)
+        except NotAFile as exc:
+            if exc.what != TOO_LARGE:
+                raise UsageError(
+                    f"cannot read {given}: it is {exc.what}", "check the path"
+                ) from None
+            data = b"\0" * (MAX_BLOB_BYTES + 1)  # reported as too large, never read whole
         except OSError as exc:
             raise UsageError(f"cannot read {given}: {exc.strerror}", "check the path") from None
         result.refs.append(RefFindings(given, "", check_content(given, data)))

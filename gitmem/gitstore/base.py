@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.core.choices import PROTECTIVE, confirmed, lowers
-from gitmem.errors import NotARepository
+from gitmem.errors import NotARepository, UsageError
 from gitmem.gitstore.process import Completed, run_git, subcommand
 
 if TYPE_CHECKING:
@@ -59,6 +59,28 @@ def tracked_listing(paths: Sequence[str]) -> tuple[str, ...]:
 HEX = "0123456789abcdef"
 # the git commands through which gitmem moves refs: running one forgets the ref cache
 REF_WRITERS = frozenset(("update-ref", "fetch", "push", "pull", "symbolic-ref", "pack-refs", "gc"))
+# git commands that move objects between stores or point refs at them: they never see
+# gitmem's private objects (`GitDir.private_objects`). An alternate there would let a fetch
+# skip an object a teammate's ref needs (round 14), a push or a bundle carry plaintext
+# personal memory, and update-ref accept a tip whose objects were never published.
+SEALED_OFF = frozenset(
+    (
+        "fetch",
+        "push",
+        "pull",
+        "bundle",
+        "update-ref",
+        "index-pack",
+        "unpack-objects",
+        "pack-objects",
+        "repack",
+        "gc",
+        "prune",
+        "fsck",
+        "ls-remote",
+        "clone",
+    )
+)
 
 
 class TreeEntry(NamedTuple):  # a tuple: list_tree makes ten thousand of them per sync
@@ -160,9 +182,14 @@ class GitDir:
         out = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
         if proc.returncode != 0 and not (out and out[0] == "true"):
             early.cancel()
-            raise NotARepository(
-                f"not a git repository: {start.resolve()}",
-                "run gitmem inside a clone, or pass -C PATH",
+            named = _named_by_environment(start)
+            raise (
+                named[0]
+                if named
+                else NotARepository(
+                    f"not a git repository: {start.resolve()}",
+                    "run gitmem inside a clone, or pass -C PATH",
+                )
             )
         self.is_bare = out[0] == "true"
         self.git_dir = Path(out[1])
@@ -178,6 +205,10 @@ class GitDir:
             early.cancel()
             raise
         self.started_in = start  # the folder git looked for the repository from
+        refused = _named_by_environment(start, self.git_dir, self.common_dir, self.toplevel)
+        if refused:
+            early.cancel()
+            raise refused[0]
         from gitmem.core.statedir import note_work_tree
 
         note_work_tree(self.common_dir, self.toplevel)
@@ -197,6 +228,7 @@ class GitDir:
         self._tree_objects: dict[str, bytes] = {}
         self._tree_bytes = 0
         self._tracked: dict[str, bool] = {}
+        self._signed: set[str] = set()  # commits `commit-tree -S` wrote (objects.publish)
         # gitmem.* settings read from a file of the work tree (red team 6), left out
         self.config_from_tree: list[tuple[str, str]] = []
         # protection-lowering values of the repository's own config not confirmed (core/choices)
@@ -218,6 +250,7 @@ class GitDir:
         if subcommand(args) in REF_WRITERS:
             self._refs = None
         argv, cwd = self.command(*args)
+        env = self.reading_env(args, env)
         return run_git(argv, cwd=cwd, input=input, check=check, timeout=timeout, env=env)
 
     def command(self, *args: str) -> tuple[list[str], Path]:
@@ -233,7 +266,54 @@ class GitDir:
         from gitmem.gitstore.process import Running
 
         argv, cwd = self.command(*args)
-        return Running(argv, cwd, timeout, env)
+        return Running(argv, cwd, timeout, self.reading_env(args, env))
+
+    _private: str | None = None
+    _private_absent = False
+
+    def private_objects(self, create: bool = False) -> str | None:
+        """gitmem's own loose objects of this clone: `<state>/objects` (0700, beside the
+        recall index), never the repository's object store. What gitmem writes goes there
+        first; only what a ref it moves reaches is copied into the repository (`publish`),
+        so the plaintext of personal memory (sealed on its ref) is never an object of the
+        repository: no `git push --mirror`, `git bundle --all`, backup or teammate reading
+        the shared `.git/objects` finds it (red team 15). None: none yet (`create` makes it)."""
+        if self._private is None and (create or not self._private_absent):
+            from gitmem.core.statedir import state_dir
+            from gitmem.errors import UsageError
+
+            try:
+                path = state_dir(self.common_dir, "objects")
+            except UsageError:
+                if create:
+                    raise
+                return None  # a reader's question: the writer names the folder
+            if not os.path.isdir(path):
+                if not create:
+                    # asked once a run: what another process writes there is read through
+                    # the refs it moves, which publish it
+                    self._private_absent = True
+                    return None
+                os.makedirs(path, mode=0o700, exist_ok=True)
+            self._private = os.fspath(path)
+        return self._private
+
+    def reading_env(
+        self, args: Sequence[str], env: Mapping[str, str] | None
+    ) -> Mapping[str, str] | None:
+        """`env` for git running `args`: a command that reads objects sees the private ones
+        too (an alternate, by the environment only: no file of the repository names them);
+        one that moves objects or refs (SEALED_OFF) sees the repository's alone."""
+        if subcommand(args) in SEALED_OFF or "GIT_QUARANTINE_PATH" in os.environ:
+            return env
+        private = self.private_objects()
+        if private is None:
+            return env
+        return {**(env or {}), "GIT_ALTERNATE_OBJECT_DIRECTORIES": private}
+
+    def publish(self, tip: str) -> None:
+        """Copy into the repository the private objects `tip` reaches (before a ref moves
+        there); a store without private objects has nothing to do."""
 
     def forget_refs(self) -> None:
         """Read the refs again on the next question (a background command moved them)."""
@@ -390,6 +470,52 @@ def parse_refs(out: bytes) -> dict[str, str]:
     # U+2028, which `splitlines` splits on): lines are what ends in "\n"
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in lines if ln)}
+
+
+# the variables by which a user (or git, for its hooks) names the repository git works on;
+# GIT_INDEX_FILE is not among them: gitmem never reads or writes the user's index, whichever
+ENVIRONMENT_NAMES = ("GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE")
+
+
+def _named_by_environment(
+    start: Path,
+    git_dir: Path | None = None,
+    common_dir: Path | None = None,
+    toplevel: Path | None = None,
+) -> list[UsageError]:
+    """The refusal (one, or none) when GIT_DIR, GIT_COMMON_DIR or GIT_WORK_TREE name another
+    repository than the one gitmem opened from `start` (None: it opened none). gitmem finds
+    the repository from the folder it runs in, as pre-commit does; a git hook's variables
+    name that same repository and pass. One that names another is refused, never ignored: the
+    user asked git's meaning of it, and gitmem would sync the memory of another project."""
+
+    def real(value: str) -> str:
+        return os.path.realpath(os.path.join(start, value))
+
+    here = {
+        "GIT_DIR": {real(str(p)) for p in (git_dir, common_dir) if p is not None},
+        "GIT_COMMON_DIR": {real(str(common_dir))} if common_dir is not None else set(),
+        "GIT_WORK_TREE": {real(str(toplevel))} if toplevel is not None else set(),
+    }
+    for name in ENVIRONMENT_NAMES:
+        value = os.environ.get(name)
+        if not value or real(value) in here[name]:
+            continue
+        opened = (
+            f"the repository of {start.resolve()}"
+            if git_dir is not None
+            else f"none: {start.resolve()} is in no git repository"
+        )
+        kind = UsageError if git_dir is not None else NotARepository  # (a hook: not ours)
+        return [
+            kind(
+                f"{name} names {value}, but gitmem works on the repository of the folder it "
+                f"runs in ({opened}), never on the one {name} names",
+                f"unset {name} and run gitmem in that repository (gitmem -C PATH …); "
+                "nothing was read or written",
+            )
+        ]
+    return []
 
 
 class Opening:

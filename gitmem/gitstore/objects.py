@@ -453,7 +453,74 @@ class ObjectStore(GitDir, ObjectEncoding):
         for parent in parents:
             args += ["-p", parent]
         out = self.git(*args, input=message.rstrip("\n").encode("utf-8") + b"\n", env=env)
-        return out.stdout.decode().strip()
+        commit = out.stdout.decode().strip()
+        self._signed.add(commit)  # git wrote it into the repository: its tree may be private
+        return commit
+
+    def publish(self, tip: str) -> None:
+        """Copy into the repository's object store the private objects `tip` reaches, each
+        after everything it names (a tree in the repository is whole: the walk stops at one),
+        so a ref moved to `tip` names only objects of the repository. The plaintext of
+        personal memory is reached by no ref (its ref holds the sealed tree): it stays
+        private. Costs a read of what this run wrote, nothing for the objects already there."""
+        private = self.private_objects()
+        if private is None or not self._is_oid(tip):
+            return
+        width = self._hash_len // 2
+        seen: set[str] = set()
+        blobs: set[str] = set()
+        stack: list[tuple[str, bool]] = [(tip, False)]
+        while stack:
+            oid, named = stack.pop()
+            if named:  # all it names is in the repository now
+                self._copy_in(private, oid)
+                continue
+            if oid in seen:
+                continue
+            seen.add(oid)
+            mine = os.path.exists(os.path.join(private, oid[:2], oid[2:])) and not (
+                os.path.exists(os.path.join(self.common_dir, "objects", oid[:2], oid[2:]))
+            )
+            if not mine and oid not in self._signed:
+                continue
+            if mine:
+                stack.append((oid, True))
+            if oid in blobs:
+                continue  # a file: nothing below it (its bytes are copied, never read)
+            kind, data = self._read(oid)
+            if kind == "commit":
+                tree, parents, _ = self.read_commit(oid)
+                stack.extend((o, False) for o in (tree, *parents))
+            elif kind == "tree":
+                for _, mode, _, end in _scan(data, width):
+                    if mode == GITLINK_MODE.encode():
+                        continue
+                    child = data[end - width : end].hex()
+                    if mode != TREE_MODE.encode():
+                        blobs.add(child)
+                    stack.append((child, False))
+
+    def _copy_in(self, private: str, oid: str) -> None:
+        """Move one object into the repository: a rename (one call, atomic: the object is in
+        one store or the other, readable all the while), a copy across file systems (a state
+        folder in the user's state home)."""
+        source = os.path.join(private, oid[:2], oid[2:])
+        folder = self.common_dir / "objects" / oid[:2]
+        try:
+            try:
+                os.rename(source, folder / oid[2:])
+            except FileNotFoundError:
+                folder.mkdir(exist_ok=True)
+                os.rename(source, folder / oid[2:])
+            return
+        except OSError:
+            if os.path.exists(folder / oid[2:]):
+                return  # moved by another gitmem meanwhile
+        raw = self._loose_bytes(oid)
+        if raw is not None:  # (else update-ref refuses the tip: nothing names a lost object)
+            _write_loose(folder, oid[2:], raw)
+            with contextlib.suppress(OSError):  # kept once, where git finds it
+                os.unlink(source)
 
     def signing_programs(self) -> list[str]:
         """`-c` settings naming the programs git signs and verifies with (gpg, ssh-keygen,
@@ -539,20 +606,41 @@ class ObjectStore(GitDir, ObjectEncoding):
 
     def _batch(self) -> CatFile:
         if self._reader is None:
+            env = clean_env(self.reading_env(("cat-file",), None))
             self._reader = CatFile(
-                [*SMALL_DELTA_CACHE, "--git-dir", str(self.git_dir)], clean_env(), str(self.git_dir)
+                [*SMALL_DELTA_CACHE, "--git-dir", str(self.git_dir)], env, str(self.git_dir)
             )
         return self._reader
+
+    def _loose_bytes(self, oid: str) -> bytes | None:
+        """The raw (compressed) loose object `oid`: the repository's, else gitmem's private
+        one (read as gitmem's own file: never through a link, never blocking)."""
+        try:  # (a string path: three Path joins cost more than the read of a small object)
+            with open(os.path.join(self.common_dir, "objects", oid[:2], oid[2:]), "rb") as fh:
+                return fh.read()
+        except OSError:
+            pass
+        private = self.private_objects()
+        if private is None:
+            return None
+        from gitmem.core.statedir import read_own
+
+        try:
+            return read_own(os.path.join(private, oid[:2], oid[2:]))
+        except OSError:
+            return None
 
     def _read_loose(self, oid: str) -> tuple[str, bytes] | None:
         """An object read without git when it is loose here (the objects gitmem writes, and what
         a small fetch unpacks): most syncs then never start `cat-file`. Packed: None."""
         if not self._is_oid(oid):
             return None
-        try:  # (a string path: three Path joins cost more than the read of a small object)
-            with open(os.path.join(self.common_dir, "objects", oid[:2], oid[2:]), "rb") as fh:
-                raw = zlib.decompress(fh.read())
-        except (OSError, zlib.error):
+        packed = self._loose_bytes(oid)
+        if packed is None:
+            return None
+        try:
+            raw = zlib.decompress(packed)
+        except zlib.error:
             return None
         header, _, data = raw.partition(b"\0")
         kind, _, size = header.partition(b" ")
@@ -565,6 +653,9 @@ class ObjectStore(GitDir, ObjectEncoding):
         if tree is not None:
             return "tree", tree
         found = self._read_loose(oid) or self._batch().read(oid) or self._restored(oid)
+        if found is None and self._private_absent:  # made by another gitmem since we asked
+            self._private_absent = False
+            found = self._read_loose(oid)
         if found is None:
             raise GitError(f"object {oid} is missing from the repository", "run git fsck")
         if found[0] == "tree":
@@ -596,7 +687,7 @@ class ObjectStore(GitDir, ObjectEncoding):
             wanted = [oid for oid in wanted if oid not in out]
         for oid, found in zip(wanted, self._batch().read_many(wanted), strict=True):
             if found is None:
-                found = self._restored(oid)
+                found = self._read_loose(oid) or self._restored(oid)
             if found is None or found[0] != "blob":
                 raise GitError(f"object {oid} is not a file in the repository", "run git fsck")
             out[oid] = found[1]
@@ -608,9 +699,9 @@ class ObjectStore(GitDir, ObjectEncoding):
         sizes: dict[str, int] = {}
         for oid in oids:
             with contextlib.suppress(OSError, zlib.error, ValueError):
-                if self._is_oid(oid):
-                    with open(self.common_dir / "objects" / oid[:2] / oid[2:], "rb") as fh:
-                        head = zlib.decompressobj().decompress(fh.read(256), 64)
+                raw = self._loose_bytes(oid) if self._is_oid(oid) else None
+                if raw is not None:
+                    head = zlib.decompressobj().decompress(raw[:256], 64)
                     what, _, length = head.partition(b"\0")[0].partition(b" ")
                     if what == b"blob":
                         sizes[oid] = int(length)
@@ -729,6 +820,7 @@ class ObjectStore(GitDir, ObjectEncoding):
             env = {
                 "GIT_INDEX_FILE": str(own / "index"),
                 "GIT_OBJECT_DIRECTORY": str(self.common_dir / "objects"),
+                **(self.reading_env(("checkout-index",), None) or {}),
                 "GIT_ATTR_NOSYSTEM": "1",
                 "GIT_OPTIONAL_LOCKS": "0",
             }
@@ -772,26 +864,36 @@ class ObjectStore(GitDir, ObjectEncoding):
         oid = self._hash(raw)
         if kind == "tree":
             self._keep_tree(oid, data)
-        folder = self.common_dir / "objects" / oid[:2]
-        target = folder / oid[2:]
-        if target.exists():
-            return oid
-        # a unique name without the tempfile module (whose import costs more than this write)
-        tmp = folder / f"tmp_obj_{os.getpid()}_{os.urandom(6).hex()}"
-        try:  # the fan-out folder is there but for the first objects: no mkdir per object
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-        except FileNotFoundError:
-            folder.mkdir(exist_ok=True)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(zlib.compress(raw, _level(raw)))
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        if os.path.exists(os.path.join(self.common_dir, "objects", oid[:2], oid[2:])):
+            return oid  # the repository has it (published, fetched): nothing new to keep
+        private = self.private_objects(create=True)
+        assert private is not None
+        folder = Path(private, oid[:2])
+        if not (folder / oid[2:]).exists():
+            _write_loose(folder, oid[2:], zlib.compress(raw, _level(raw)), 0o700)
         return oid
+
+
+def _write_loose(folder: Path, name: str, data: bytes, mode: int = 0o777) -> None:
+    """A loose object's file (temp file + rename, as git does); `mode`: a new fan-out folder's."""
+    target = folder / name
+    if target.exists():
+        return
+    # a unique name without the tempfile module (whose import costs more than this write)
+    tmp = folder / f"tmp_obj_{os.getpid()}_{os.urandom(6).hex()}"
+    try:  # the fan-out folder is there but for the first objects: no mkdir per object
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+    except FileNotFoundError:
+        folder.mkdir(mode=mode, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 SAMPLED = 16 << 10  # objects from this size up are sampled before they are compressed

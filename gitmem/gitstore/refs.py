@@ -60,6 +60,7 @@ class RefStore(GitDir):
         check_ours(ref)
         zero = "0" * self._hash_len
         known = self._refs
+        self.publish(new)
         proc = self.git("update-ref", "-m", message, ref, new, old or zero, check=False)
         if proc.returncode == 0 and known is not None:
             known[ref] = new  # we know where it moved: keep the cache
@@ -80,8 +81,9 @@ class RefStore(GitDir):
                 self.update_ref(ref, new, old, message)
             return
         zero = "0" * self._hash_len
-        for ref, _, _ in moves:
+        for ref, new, _ in moves:
             check_ours(ref)
+            self.publish(new)
         script = "".join(f"update {ref} {new} {old or zero}\n" for ref, new, old in moves)
         known = self._refs
         proc = self.git(

@@ -267,12 +267,14 @@ def restore_lost(project: Project, number: int) -> Brought:
         if name == where.rel:
             target = file
     merged, lost, ops = _lost_change(project, edit)
-    if target.is_symlink():
+    from gitmem.core.fileread import NotAFile, read_regular
+
+    try:  # checked on the file opened: a link or FIFO swapped in after a check is no file
+        now = read_regular(target).decode("utf-8")
+    except NotAFile as exc:
         raise UsageError(
-            f"{target} is a symbolic link, not a memory file", "replace it with the file"
-        )
-    try:
-        now = target.read_bytes().decode("utf-8")
+            f"{target} is {exc.what}, not a memory file", "replace it with the file"
+        ) from None
     except FileNotFoundError:
         _moved_since(project, where.scope, where.rel, edit.path, number)
         now = "".join(merged)  # deleted since: the edit applies to the file the merge left

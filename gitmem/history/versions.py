@@ -625,9 +625,13 @@ def _relink(project: Project, where: RefPath, commit: str) -> bool:
     old = _plain_file(project, RefPath(where.scope, index_rel), commit)
     if old is None:
         return False
+    from gitmem.core.fileread import NotAFile, read_regular
     from merge_drivers.links import with_entries
 
-    current = index_path.read_bytes()
+    try:  # the index on disk, through fileread's door (no link, no FIFO, bounded)
+        current = read_regular(index_path)
+    except NotAFile:
+        return False
     fixed = with_entries(current, [name], [project.repo.read_blob(old)])
     if fixed == current:
         return False

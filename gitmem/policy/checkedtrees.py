@@ -35,6 +35,7 @@ RULES = (
     "gitmem/errors.py",
     "gitmem/policy/rules.py",
     "gitmem/core/limits.py",
+    "gitmem/core/statedir.py",  # where a check reads gitmem's own objects from (red team 15)
     "gitmem/project/refmeta.py",
     "gitmem/policy/secrets.py",
     "gitmem/policy/treecheck.py",

@@ -32,6 +32,7 @@ class CipherCache:
         self._journal: dict[str, dict[str, list[str]]] = {}  # pairs changed since the cache
         self._whole = False  # the cache itself must be re-written (a new key)
         self.objects = common_dir / "objects"
+        self.private = self.path.parent / "objects"  # GitDir.private_objects
         self._pairs: dict[str, dict[str, list[str]]] | None = None
         self._pairs_dirty = False
         self.form: list[str] = []  # [tip, *prefixes]: a tip already in the wanted form
@@ -85,7 +86,10 @@ class CipherCache:
             pass
 
     def loose(self, oid: str) -> bool:
-        return (self.objects / oid[:2] / oid[2:]).exists()
+        """A loose object of the repository, or of gitmem's private ones (a sealed object
+        written by a run whose ref did not move: not published yet)."""
+        tail = Path(oid[:2], oid[2:])
+        return (self.objects / tail).exists() or (self.private / tail).exists()
 
     def get(self, key_id: str, path: str) -> tuple[str, str] | None:
         pair = self.pairs.get(key_id, {}).get(path)

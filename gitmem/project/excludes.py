@@ -51,8 +51,7 @@ def exclude_memory_folders(project: Project, existing_only: bool = True) -> list
     lines = wanted_excludes(project, existing_only)
     if not lines:
         return []
-    exclude = repo.common_dir / "info" / "exclude"
-    present = set(exclude.read_text("utf-8", "replace").splitlines()) if exclude.exists() else set()
+    present = excluded_lines(repo.common_dir)
     added = []
     for line in lines:
         if line in present or repo.is_tracked(line.strip("/")):
@@ -70,3 +69,12 @@ def _inside(root: Path, path: Path) -> str | None:
         return None
     text = rel.as_posix()
     return None if text in ("", ".") else text
+
+
+def excluded_lines(common_dir: Path) -> set[str]:
+    """The lines of `info/exclude`, read as `append_exclude` writes it: no link followed, no
+    FIFO waited on, bounded (a `.git` that came with an archive holds what it likes there)."""
+    from gitmem.core.nolinks import read_no_links
+
+    data = read_no_links(common_dir, common_dir / "info" / "exclude")
+    return set(data.decode("utf-8", "replace").splitlines()) if data else set()

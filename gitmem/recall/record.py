@@ -476,7 +476,12 @@ def replace_over(target: Path, expected: bytes | None, data: bytes) -> None:
         return
     _, displaced = swapped
     try:
-        theirs = displaced.read_bytes()
+        from gitmem.core.fileread import NotAFile, read_regular
+
+        try:  # a link or FIFO swapped in is put back, never followed or waited on
+            theirs: bytes | None = read_regular(displaced)
+        except NotAFile:
+            theirs = None
         if theirs != expected:
             from gitmem.project.state import exchange
 

@@ -126,8 +126,9 @@ def _worktree_git_dir(here: str) -> str | None:
         if os.path.isdir(dot):
             return dot
         if os.path.isfile(dot):
-            with open(dot, "rb") as fh:
-                line = fh.read(4096).decode("utf-8", "surrogateescape").strip()
+            line = _git_file(dot)
+            if line is None:
+                return None
             if not line.startswith("gitdir: "):
                 return None
             return os.path.normpath(os.path.join(folder, line[len("gitdir: ") :]))
@@ -157,12 +158,25 @@ def _find_git_dirs(here: str) -> tuple[str, str] | None:
     if git_dir is None:
         return None
     common = git_dir
-    try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
-            common = os.path.normpath(os.path.join(git_dir, fh.read().strip()))
-    except OSError:
-        pass
+    pointer = _git_file(os.path.join(git_dir, "commondir"))
+    if pointer:
+        common = os.path.normpath(os.path.join(git_dir, pointer))
     return git_dir, common
+
+
+def _git_file(path: str) -> str | None:
+    """The text of a small file of git's (`.git` of a linked worktree, `commondir`), or None:
+    read as git reads it (links followed) but only a regular file within the size limit,
+    checked on the file opened (a FIFO planted there, or swapped in after `isfile`, never
+    holds the prompt hook)."""
+    from pathlib import Path
+
+    from gitmem.core.fileread import NotAFile, read_followed
+
+    try:
+        return read_followed(Path(path)).decode("utf-8", "surrogateescape").strip()
+    except (OSError, NotAFile):
+        return None
 
 
 def _inputs(git_dir: str, common: str, root: str, memory_dir: str | None) -> str:

@@ -166,6 +166,7 @@ def test_a_key_ring_planted_after_the_first_sync_is_refused_whatever_the_trackin
         }
     )
     planted = remote.write_commit(tree, [tip] if on_top else [], "gitmem: rotate key")
+    remote.publish(planted)  # the planter's objects, where its raw update-ref finds them
     world.plumb(world.remote, "update-ref", USER_REF, planted)
     if door == "renamed":
         world.git("remote", "rename", "origin", "upstream", cwd=a)

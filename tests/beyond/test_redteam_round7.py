@@ -279,6 +279,8 @@ def test_a_repository_of_another_user_never_serves_or_takes_this_users_memory(
 
 
 REDIRECTS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")
+# naming the repository git works on: refused when it is another (red team 15, was ignored)
+REFUSED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
 
 
 def test_git_variables_in_the_environment_never_lead_gitmem_into_another_repository(
@@ -287,8 +289,11 @@ def test_git_variables_in_the_environment_never_lead_gitmem_into_another_reposit
     """gitmem run from a git hook of the user's (post-commit, pre-push) or a shell that
     exported them: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY and
     GIT_COMMON_DIR name another repository. gitmem works on the repository of its folder
-    (`-C`, else the working folder): the other one gets no memory ref, its index and work
-    tree stay byte for byte, the index file named is never written; the hooks too."""
+    (`-C`, else the working folder), never the other: GIT_INDEX_FILE and GIT_OBJECT_DIRECTORY
+    are ignored (the sync runs); GIT_DIR, GIT_WORK_TREE and GIT_COMMON_DIR naming another
+    repository are refused in one line (red team 15: the user asked git's meaning of them).
+    Either way the other one gets no memory ref, its index and work tree stay byte for byte,
+    the index file named is never written; the hooks too."""
     _alice, bob, _team = teammates_sharing(world)
     other = world.clone("other")
     (other / "file.txt").write_text("work in progress\n")
@@ -303,12 +308,20 @@ def test_git_variables_in_the_environment_never_lead_gitmem_into_another_reposit
         "GIT_COMMON_DIR": str(other / ".git"),
     }
     saved = dict(world.env)
-    world.env.update(values)
     try:
+        world.env.update({k: v for k, v in values.items() if k not in REFUSED})
         world.ok("sync", cwd=bob)
         world.ok("-C", str(bob), "pull", "--hook")
         world.ok("-C", str(bob), "status")
         assert _hook(world, bob, "deploys tuesdays").returncode == 0
+        for name in REFUSED:
+            world.env[name] = values[name]
+            for args in (["sync"], ["status"]):
+                run = world.gitmem("-C", str(bob), *args)
+                assert run.code == 2 and f"{name} names" in run.err, (name, run.err)
+            assert world.gitmem("-C", str(bob), "pull", "--hook").code == 0
+            assert _hook(world, bob, "deploys tuesdays").returncode == 0
+            del world.env[name]
     finally:
         world.env.clear()
         world.env.update(saved)

@@ -377,6 +377,7 @@ def test_unsafe_frontmatter_inside_the_encryption_is_still_refused(world: World)
     files["auto/bomb.md"] = repo.write_blob(b"---\na: &x [1]\nb: *x\n---\nbody\n")
     tree = repo.write_tree(as_tree_input(codec.encode(files, decoded.keyring)))
     bad = repo.write_commit(tree, [tip], "gitmem: 1 file changed")
+    repo.publish(bad)  # the tool's objects, where its raw push finds them
     world.git("push", "-q", "origin", f"{bad}:{USER_REF}", cwd=b)
     run = world.gitmem("-C", str(a), "sync")
     assert run.code == 2, run.out + run.err

@@ -491,6 +491,7 @@ def test_a_key_ring_planted_on_top_of_the_commit_asked_about_is_refused(world: W
         }
     )
     planted = remote.write_commit(tree, [asked], "gitmem: grant access", when=1)
+    remote.publish(planted)  # the planter's objects, where its raw update-ref finds them
     world.plumb(world.remote, "update-ref", USER_REF, planted)
 
     run = wb.gitmem("-C", str(b), "sync")

@@ -15,6 +15,7 @@ def test_answers_stay_in_step_after_non_blobs_and_missing_objects(tmp_path: Path
         a, b = repo.write_blob(b"alpha\n"), repo.write_blob(b"beta\n" * 20_000)
         tree = repo.write_tree({"team/a.md": (BLOB_MODE, a), "team/b.md": (BLOB_MODE, b)})
         commit = repo.write_commit(tree, [], "t")
+        repo.publish(commit)  # what a ref naming it does: a CatFile of its own reads them
         with CatFile(["--git-dir", str(repo.git_dir)]) as git:
             questions = [
                 (tree, "tree"),
@@ -68,6 +69,7 @@ def test_many_questions_at_once_stay_in_step_and_read_blobs_uses_the_one_client(
         ]
         tree = repo.write_tree({f"f{i}.md": (BLOB_MODE, oid) for i, oid in enumerate(blobs)})
         specs = [*blobs[:150], "0" * 40, tree, "bad\nspec", *blobs[150:]]
+        repo.publish(tree)  # what a ref naming it does: a CatFile of its own reads them
         with CatFile(["--git-dir", str(repo.git_dir)]) as git:
             answers = git.read_many(specs)
             assert len(answers) == len(specs)

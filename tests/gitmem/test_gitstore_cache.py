@@ -38,6 +38,7 @@ def test_ref_cache_follows_our_updates_and_forgets_after_other_ref_writes(tmp_pa
     repo.update_ref(ref, first, None)
     assert repo.resolve(ref) == first
     assert repo.refs("refs/gitmem/") == {ref: first}
+    repo.publish(second)  # what moving a ref by gitmem's door does
     repo.git("update-ref", ref, second)  # any ref-moving command through git() forgets
     assert repo.resolve(ref) == second
     assert repo.is_ancestor(first, second) and not repo.is_ancestor(second, first)
@@ -75,12 +76,13 @@ def test_loose_objects_land_whether_or_not_their_fan_out_folder_exists(tmp_path:
     repo = _repo(tmp_path)
     datas = [f"memory {i}\n".encode() for i in range(40)]  # ~40 fan-outs, mostly new
     oids = [repo.write_blob(d) for d in datas]
-    first = tmp_path / ".git" / "objects" / oids[0][:2]
+    first = Path(str(repo.private_objects()), oids[0][:2])  # unpublished: gitmem's own
     for child in first.iterdir():
         child.unlink()
     first.rmdir()  # what `git prune` does to an empty fan-out folder
     assert repo.write_blob(datas[0]) == oids[0]
     for oid, data in zip(oids, datas, strict=True):
+        repo.publish(oid)
         shown = subprocess.run(
             ["git", "-C", str(tmp_path), "cat-file", "blob", oid], capture_output=True, check=True
         ).stdout
@@ -97,6 +99,7 @@ def test_large_objects_are_stored_or_compressed_and_read_back_alike(tmp_path: Pa
     text_blob = b"- [Topic](topic.md) - a memory line as Claude Code writes it\n" * 4000
     for data, stored in ((random_blob, True), (text_blob, False), (b"small\n", None)):
         oid = repo.write_blob(data)
+        repo.publish(oid)  # what a ref naming it does
         loose = tmp_path / ".git" / "objects" / oid[:2] / oid[2:]
         on_disk = loose.read_bytes()
         assert zlib.decompress(on_disk) == b"blob %d\0" % len(data) + data
@@ -156,6 +159,8 @@ def test_a_merge_base_read_in_process_is_the_one_git_gives(tmp_path: Path) -> No
     pairs = [(chain[0], chain[12]), (chain[10], chain[12]), (chain[12], chain[10])]
     pairs += [(side, chain[12]), (chain[5], chain[5]), (side, merge), (merge, chain[2])]
     pairs += [(lone, chain[1])]
+    for tip in (merge, lone):
+        repo.publish(tip)  # what a ref naming it does
     for a, b in pairs:
         git = subprocess.run(
             ["git", "merge-base", a, b], cwd=tmp_path, capture_output=True, text=True
@@ -218,11 +223,13 @@ def test_our_refs_read_from_git_files_are_what_for_each_ref_lists(tmp_path: Path
         "refs/gitmemx/not-ours",
     ]
     for name in names:
+        repo.publish(one)  # what moving a ref by gitmem's door does
         repo.git("update-ref", name, one)
     assert files_refs(repo.common_dir, 40) == _git_lists(tmp_path)
     repo.git("pack-refs", "--all")
     assert not (repo.common_dir / "refs/gitmem/team").exists()  # packed only
     assert files_refs(repo.common_dir, 40) == _git_lists(tmp_path)
+    repo.publish(two)  # what moving a ref by gitmem's door does
     repo.git("update-ref", "refs/gitmem/team", two)  # loose again, over the packed one
     lock = repo.common_dir / "refs/gitmem/users/b.lock"
     lock.parent.mkdir(exist_ok=True)
@@ -247,6 +254,7 @@ def test_refs_git_might_read_otherwise_are_left_to_git(tmp_path: Path, plant: st
     repo = _repo(tmp_path)
     tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})
     one = repo.write_commit(tree, [], "one")
+    repo.publish(one)  # what moving a ref by gitmem's door does
     repo.git("update-ref", "refs/gitmem/team", one)
     ours = repo.common_dir / "refs/gitmem"
     if plant == "symbolic":
@@ -254,6 +262,7 @@ def test_refs_git_might_read_otherwise_are_left_to_git(tmp_path: Path, plant: st
     elif plant == "symlink":
         (ours / "link").symlink_to(ours / "team")
     elif plant == "odd name":
+        repo.publish(one)  # what moving a ref by gitmem's door does
         repo.git("update-ref", "refs/gitmem/writers/team/caf\u00e9", one)
     elif plant == "short":
         (ours / "cut").write_text(one[:20])
@@ -263,6 +272,7 @@ def test_refs_git_might_read_otherwise_are_left_to_git(tmp_path: Path, plant: st
         for i in range(refstore.FILES_MAX_LOOSE + 1):
             (ours / f"w{i}").write_text(f"{one}\n")
     else:
+        repo.publish(one)  # what moving a ref by gitmem's door does
         repo.git("update-ref", "refs/gitmem/writers/team/caf\u00e9", one)
         repo.git("pack-refs", "--all")
     assert files_refs(repo.common_dir, 40) is None
@@ -307,11 +317,13 @@ def test_refs_read_from_files_are_git_s_or_left_to_git(
     made = []
     for top, part, sub in names:
         name = f"{top}/{part}" + (f"/{sub}" if sub else "")
+        repo.publish(one)  # what moving a ref by gitmem's door does
         if repo.git("update-ref", name, one, check=False).returncode == 0:
             made.append(name)
     if pack:
         repo.git("pack-refs", "--all")
     for name in made[:again]:  # loose again over the packed one
+        repo.publish(two)  # what moving a ref by gitmem's door does
         repo.git("update-ref", name, two)
     read = files_refs(repo.common_dir, 40)
     listed = _git_lists(root)

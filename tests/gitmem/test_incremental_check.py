@@ -280,6 +280,7 @@ def test_a_name_with_a_slash_is_refused_along_changes_and_whole(
     first = commit_findings(store, tip, TEAM)[0]
     assert (first.code, first.path) == ("GM101", shown + name.decode()), first
     if isinstance(store, Repository):  # the reason: git itself refuses the tree
+        store.publish(tip)  # what a ref naming it would do: fsck reads the repository's
         fsck = subprocess.run(
             ["git", "--git-dir", str(store.git_dir), "fsck", "--strict", "--no-dangling"],
             capture_output=True,
@@ -388,6 +389,8 @@ def test_removing_many_files_reads_none_of_them(store: Store, tmp_path: Path) ->
     for packed in (False, True) if git else (False,):
         if packed:
             for name, commit in (("base", base), ("tip", tip)):
+                assert isinstance(store, Repository)
+                store.publish(commit)  # what a ref naming it does
                 subprocess.run(["git", "-C", str(tmp_path), "update-ref", f"refs/{name}", commit])
             subprocess.run(["git", "-C", str(tmp_path), "repack", "-adq"], check=True)
             subprocess.run(["git", "-C", str(tmp_path), "prune-packed"], check=True)

@@ -1,5 +1,6 @@
-"""The plaintext of an encrypted file is an unreachable blob (the ref holds ciphertext), so
-`git gc` may prune it; a sync that needs it decrypts it again from the ciphertext."""
+"""The plaintext of an encrypted file is reached by no ref (the ref holds ciphertext): it is
+kept among gitmem's private objects (`<common-dir>/gitmem/objects`, red team 15), which the
+user may clear like any cache; a sync that needs it decrypts it again from the ciphertext."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from tests.support.world import World
 
 
 def _prune_plaintext(clone: Path) -> int:
-    """Delete the loose plaintext blobs the sync state names (what gc would do in two weeks)."""
-    objects = clone / ".git" / "objects"
+    """Delete the private plaintext blobs the sync state names (a cleared state folder)."""
+    objects = clone / ".git" / "gitmem" / "objects"
     gone = 0
     for record in load_scope_state(clone / ".git", "auto").files.values():
         loose = objects / record.oid[:2] / record.oid[2:]

@@ -72,10 +72,12 @@ def side(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Side]:
         out = _git("--git-dir", str(bare), "for-each-ref", "--format=%(objectname) %(refname)")
         return {ref: oid for oid, ref in (ln.split(" ", 1) for ln in out.splitlines())}
 
-    def push(ref: str, oid: str) -> None:
-        _git("-C", str(clone), "push", "-q", "origin", f"+{oid}:{ref}")
-
     with Repository(clone) as repo:
+
+        def push(ref: str, oid: str) -> None:
+            repo.publish(oid)  # a teammate had it: in the repository, as a ref would put it
+            _git("-C", str(clone), "push", "-q", "origin", f"+{oid}:{ref}")
+
         yield Side(repo, listed, push)
 
 
