@@ -202,7 +202,7 @@ def _orders_merged(
     seqs = (zu, au, bu)
     tails = [us[-1:] if us and us[-1].block is None else [] for us in seqs]
     bodies = [us[: len(us) - len(t)] for us, t in zip(seqs, tails, strict=True)]
-    orders = reordered(*([u.key for u in us] for us in bodies))
+    orders = reordered(*([u.key for u in us] for us in bodies), pairs=_edited)
     if orders is None:
         return zu, au, bu
     out: list[list[Unit]] = []
@@ -543,6 +543,11 @@ class _Versions:
         return self.same[i] if i in self.same else self.pairs.get(i)
 
 
+def _edited(z: list[bytes], s: list[bytes]) -> dict[int, int]:
+    """For `reorder`: the side's new block that is its version of a base block (`_Versions`)."""
+    return _Versions(z, s).pairs
+
+
 def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Unit], list[Unit]]:
     """List items `a` moved (a base item gone from its place and written elsewhere, as it was
     or as `b` rewrote it; bullets, not numbered steps): moved on the base and on `b` too, `b`'s version with it, right after
@@ -570,7 +575,7 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         if op.new is not None or kz[op.pos] not in once:
             continue
         moved = zu[op.pos].block
-        if moved is None or moved.kind != "item":
+        if moved is None or moved.kind not in ("item", "paragraph"):
             continue
         j = versions.of(op.pos)
         said = {kz[op.pos], kb[j]} if j is not None else {kz[op.pos]}
