@@ -10,6 +10,7 @@ counting (n·log n), so it has no cap (before: past 400 blocks the greater side'
 from __future__ import annotations
 
 from collections import Counter
+from typing import TypeVar
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +21,7 @@ from merge_drivers.reorder import one_order
 from .conftest import examples
 from .test_untouched_14 import _counts, _doc
 
+T = TypeVar("T")
 WORDS = [
     "alpha",
     "beta",
@@ -52,7 +54,7 @@ def _laws(base: bytes, ours: bytes, theirs: bytes) -> bytes:
     return merged
 
 
-def _moved(blocks: list[str], moves: list[tuple[int, int]]) -> list[str]:
+def _moved(blocks: list[T], moves: list[tuple[int, int]]) -> list[T]:
     out = list(blocks)
     for frm, to in moves:
         out.insert(to % (len(out) + 1), out.pop(frm % len(out)))
