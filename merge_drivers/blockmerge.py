@@ -554,7 +554,9 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
     the block `a` wrote it after — so an item moved on one side and edited on the other lands
     moved AND edited, not twice. An item `a` moved and edited too (a checkbox ticked and
     filed under `## Done`) is found by what it says (`_Versions`, bounded) and merged with
-    `b`'s version where `a` wrote it. Only blocks written once in each version move."""
+    `b`'s version where `a` wrote it. Only blocks written once in each version move.
+    Paragraphs move the same way (round 15: a paragraph moved on one side and reworded on the
+    other stood twice, or once and twice when merged again with the editor)."""
     from merge_drivers.fine import edits
 
     kz, ka, kb = ([u.key for u in us] for us in (zu, au, bu))

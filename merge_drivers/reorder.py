@@ -6,7 +6,9 @@ to one side, and a block the other side had moved into it is gone while another,
 both, comes out twice (red team 13: `A F B E D C G H` against `D C A B H E F G` from `A … H`
 lost `E` and doubled `C`). So, when both sides moved blocks (read by a diff that keeps
 copies in place, so a copy added or reworded is no move), the blocks all three versions hold
-(the same text; copies matched first to first) are put in one order on all three before the
+(the same text, copies matched first to first; or a side's edit of it: its new block most
+alike it, the block tree's `_Versions`, passed in by `blockmerge` as `pairs`, so a block
+reworded on one side and moved on the other is one block) are put in one order on all three before the
 sequence merge: each side's other blocks (new, edited, copies beyond the common count) carried
 after the common block they follow, and a base block only one side still holds (the other
 deleted or edited it) where that side put it. What is left to merge is edits in place: nothing
@@ -17,7 +19,8 @@ The order, for every pair of common blocks: the base's, unless a side swapped th
 can be swapped both ways, so each pair has one answer). Where those answers form one order
 (no cycle), it keeps every move of both sides; where they do not (two moves that cross), the
 order of the side whose blocks read greater, so a merge with either side again takes the same
-order; both sides moved alike: their order, on the base too. A function of the three key
+order; both sides moved alike: their order, on the base too. Found by sorting by that rule
+and checking by counting pairs (n·log n, no size cap). A function of the three key
 lists only: symmetric, and a merge whose common blocks already stand in the result's order
 changes nothing. Keys only, no units: `blockmerge` moves its units by the indexes this
 returns; `index` orders the entries of a `MEMORY.md` both sides moved with `one_order`.
