@@ -523,9 +523,11 @@ class _Versions:
 
         self.z, self.s = z, s
         self.same = edits(z, s)[1]
-        held = set(self.same.values())
+        held, said = set(self.same.values()), set(z)
         self.gone = [i for i in range(len(z)) if i not in self.same]
-        self.new = [j for j in range(len(s)) if j not in held]
+        # a copy of a base block is no version of another (`Note 1` written twice reads like
+        # `Note 5`: paired, the copy took Note 5's place and was merged with its edit by words)
+        self.new = [j for j in range(len(s)) if j not in held and s[j] not in said]
         self.pairs: dict[int, int] = {}
         if len(self.gone) * len(self.new) <= 400:
             self._pair()

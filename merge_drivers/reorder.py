@@ -201,6 +201,16 @@ def _as_base(
     return es
 
 
+def _orders_moved(
+    kz: Sequence[bytes], ez: list[Element], es: list[Element], ks: Sequence[bytes]
+) -> bool:
+    """Whether a side moved blocks it holds as the base wrote them."""
+    held, zs = set(es), set(ez)
+    if [e for e in ez if e in held] == [e for e in es if e in zs]:
+        return False
+    return _moved(kz, ks)
+
+
 def reordered(
     kz: Sequence[bytes], ka: Sequence[bytes], kb: Sequence[bytes], *, pairs: Pairs | None = None
 ) -> tuple[list[int], list[int], list[int]] | None:
@@ -210,8 +220,11 @@ def reordered(
     edited block is the block it edits wherever either side put it."""
     if len(kz) * max(len(ka), len(kb)) > 4_000_000:
         return None  # the diffs' bound: a huge body merges as it always has
-    ez = _elements(kz)
-    ea, eb = _as_base(kz, ez, ka, pairs), _as_base(kz, ez, kb, pairs)
+    ez, ea, eb = _elements(kz), _elements(ka), _elements(kb)
+    # edits matter when a side moved blocks; an everyday merge (no side moved anything: the
+    # orders compared, no diff) pairs nothing
+    if pairs is not None and (_orders_moved(kz, ez, ea, ka) or _orders_moved(kz, ez, eb, kb)):
+        ea, eb = _as_base(kz, ez, ka, pairs), _as_base(kz, ez, kb, pairs)
     common = set(ez) & set(ea) & set(eb)
     if len(common) < 2:
         return None

@@ -89,6 +89,23 @@ def test_a_copy_one_side_added_stays_when_the_other_side_moved_the_block() -> No
     assert _counts(merged)[a.encode()] == 2 and _counts(merged)[b.encode()] == 1
 
 
+def test_a_copy_of_one_block_is_not_read_as_the_edit_of_another() -> None:
+    """Found by `HYPOTHESIS_PROFILE=explore`: one side moves and rewords `Note 5`, the other
+    writes `Note 1` again and rewords `Note 5`. `Note 1` reads like `Note 5` (same words but
+    the number), so the copy was taken for `Note 5`'s new version and merged with the
+    mover's reword by words: `Note 1: … service 5. Reworded by ours.` A copy of a base block
+    is no version of another (`blockmerge._Versions`)."""
+    n = [f"Note {i}: keep the cache warm for service {i}." for i in range(6)]
+    ours = [n[1], n[0], n[5] + " Reworded by ours.", n[2], n[3], n[4]]
+    theirs = [n[1], n[1], n[0], n[2], n[3], n[4], n[5] + " Reworded by theirs."]
+    merged = _merge(_doc(n), _doc(ours), _doc(theirs))
+    assert _merge(_doc(n), _doc(theirs), _doc(ours)) == merged
+    counts = _counts(merged)
+    assert counts[n[1].encode()] == 2 and all(counts[p.encode()] == 1 for p in n[2:5])
+    assert b"Note 1: keep the cache warm for service 5" not in merged, merged.decode()
+    assert merged.count(b"Note 5:") == 1
+
+
 @st.composite
 def _moves(draw: st.DrawFn, least: int) -> list[tuple[int, int]]:
     pair = st.tuples(st.integers(0, 20), st.integers(0, 20))
