@@ -518,15 +518,16 @@ class _Versions:
     than any other base block the side no longer holds) — matched by what it says, wherever
     it stands. Bounded: past 400 pairs of gone and new blocks, kept blocks only."""
 
-    def __init__(self, z: list[bytes], s: list[bytes]) -> None:
+    def __init__(self, z: list[bytes], s: list[bytes], blocks: bool = True) -> None:
         from merge_drivers.fine import edits
 
         self.z, self.s = z, s
         self.same = edits(z, s)[1]
-        held, said = set(self.same.values()), set(z)
+        held, said = set(self.same.values()), set(z) if blocks else set()
         self.gone = [i for i in range(len(z)) if i not in self.same]
-        # a copy of a base block is no version of another (`Note 1` written twice reads like
-        # `Note 5`: paired, the copy took Note 5's place and was merged with its edit by words)
+        # `blocks`: a copy of a base block is no version of another (`Note 1` written twice
+        # reads like `Note 5`: paired, the copy took Note 5's place and was merged with its
+        # edit by words); table rows keep pairing as they did (a sorted table's rows)
         self.new = [j for j in range(len(s)) if j not in held and s[j] not in said]
         self.pairs: dict[int, int] = {}
         if len(self.gone) * len(self.new) <= 400:
@@ -657,7 +658,7 @@ def rows_moved(z: list[bytes], a: list[bytes], b: list[bytes]) -> tuple[list[byt
     once: dict[bytes, int] = {}
     for k in kz:
         once[k] = once.get(k, 0) + 1
-    va, vb = _Versions(kz, ka), _Versions(kz, kb)
+    va, vb = _Versions(kz, ka, blocks=False), _Versions(kz, kb, blocks=False)
     rows = [i for i, k in enumerate(kz) if once[k] == 1 and None not in (va.of(i), vb.of(i))]
     in_a = sorted(rows, key=lambda i: va.of(i) or 0)
     if in_a == rows or sorted(rows, key=lambda i: vb.of(i) or 0) not in (rows, in_a):
