@@ -202,7 +202,7 @@ def _orders_merged(
     seqs = (zu, au, bu)
     tails = [us[-1:] if us and us[-1].block is None else [] for us in seqs]
     bodies = [us[: len(us) - len(t)] for us, t in zip(seqs, tails, strict=True)]
-    orders = reordered(*([u.key for u in us] for us in bodies))
+    orders = reordered(*([u.key for u in us] for us in bodies), pairs=_edited)
     if orders is None:
         return zu, au, bu
     out: list[list[Unit]] = []
@@ -518,14 +518,17 @@ class _Versions:
     than any other base block the side no longer holds) — matched by what it says, wherever
     it stands. Bounded: past 400 pairs of gone and new blocks, kept blocks only."""
 
-    def __init__(self, z: list[bytes], s: list[bytes]) -> None:
+    def __init__(self, z: list[bytes], s: list[bytes], blocks: bool = True) -> None:
         from merge_drivers.fine import edits
 
         self.z, self.s = z, s
         self.same = edits(z, s)[1]
-        held = set(self.same.values())
+        held, said = set(self.same.values()), set(z) if blocks else set()
         self.gone = [i for i in range(len(z)) if i not in self.same]
-        self.new = [j for j in range(len(s)) if j not in held]
+        # `blocks`: a copy of a base block is no version of another (`Note 1` written twice
+        # reads like `Note 5`: paired, the copy took Note 5's place and was merged with its
+        # edit by words); table rows keep pairing as they did (a sorted table's rows)
+        self.new = [j for j in range(len(s)) if j not in held and s[j] not in said]
         self.pairs: dict[int, int] = {}
         if len(self.gone) * len(self.new) <= 400:
             self._pair()
@@ -543,13 +546,20 @@ class _Versions:
         return self.same[i] if i in self.same else self.pairs.get(i)
 
 
+def _edited(z: list[bytes], s: list[bytes]) -> dict[int, int]:
+    """For `reorder`: the side's new block that is its version of a base block (`_Versions`)."""
+    return _Versions(z, s).pairs
+
+
 def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Unit], list[Unit]]:
     """List items `a` moved (a base item gone from its place and written elsewhere, as it was
     or as `b` rewrote it; bullets, not numbered steps): moved on the base and on `b` too, `b`'s version with it, right after
     the block `a` wrote it after — so an item moved on one side and edited on the other lands
     moved AND edited, not twice. An item `a` moved and edited too (a checkbox ticked and
     filed under `## Done`) is found by what it says (`_Versions`, bounded) and merged with
-    `b`'s version where `a` wrote it. Only blocks written once in each version move."""
+    `b`'s version where `a` wrote it. Only blocks written once in each version move.
+    Paragraphs move the same way (round 15: a paragraph moved on one side and reworded on the
+    other stood twice, or once and twice when merged again with the editor)."""
     from merge_drivers.fine import edits
 
     kz, ka, kb = ([u.key for u in us] for us in (zu, au, bu))
@@ -570,7 +580,7 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         if op.new is not None or kz[op.pos] not in once:
             continue
         moved = zu[op.pos].block
-        if moved is None or moved.kind != "item":
+        if moved is None or moved.kind not in ("item", "paragraph"):
             continue
         j = versions.of(op.pos)
         said = {kz[op.pos], kb[j]} if j is not None else {kz[op.pos]}
@@ -648,7 +658,7 @@ def rows_moved(z: list[bytes], a: list[bytes], b: list[bytes]) -> tuple[list[byt
     once: dict[bytes, int] = {}
     for k in kz:
         once[k] = once.get(k, 0) + 1
-    va, vb = _Versions(kz, ka), _Versions(kz, kb)
+    va, vb = _Versions(kz, ka, blocks=False), _Versions(kz, kb, blocks=False)
     rows = [i for i, k in enumerate(kz) if once[k] == 1 and None not in (va.of(i), vb.of(i))]
     in_a = sorted(rows, key=lambda i: va.of(i) or 0)
     if in_a == rows or sorted(rows, key=lambda i: vb.of(i) or 0) not in (rows, in_a):
