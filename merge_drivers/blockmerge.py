@@ -892,13 +892,39 @@ def _by_sequence(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit]) -> bool
     kz = [u.key for u in z]
     _, same_a = edits(kz, [u.key for u in a])
     _, same_b = edits(kz, [u.key for u in b])
+    kept = {
+        "a": (same_a, b, same_b, _rewritten(kz, [u.key for u in a])),
+        "b": (same_b, a, same_a, _rewritten(kz, [u.key for u in b])),
+    }
     for source, k in merged[0]:
         if source == "z":
             ua, ub = a[same_a[k]] if k in same_a else z[k], b[same_b[k]] if k in same_b else z[k]
             out.unit(ua if ua.lines != z[k].lines else ub)
-        else:
-            out.unit((a if source == "a" else b)[k])
+            continue
+        u = (a if source == "a" else b)[k]
+        _, other, same_o, rewrote = kept[source]
+        i = rewrote.get(k)
+        if i is not None and i in same_o and u.gap == z[i].gap:
+            # a block this side rewrote in place, the blank lines before it as the other side
+            # left them: a block it wrote tight above took the blank line (a comment or a
+            # paragraph written right over the list), no blank comes back between them
+            u = Unit(other[same_o[i]].gap, u.block)
+        out.unit(u)
     return True
+
+
+def _rewritten(kz: list[bytes], ks: list[bytes]) -> dict[int, int]:
+    """The side's blocks that rewrite base blocks one for one (a run replaced by as many), each
+    with the base block it rewrote."""
+    from merge_drivers.diff import LineMatcher
+
+    out: dict[int, int] = {}
+    i = j = 0
+    for bi, bj, n in LineMatcher(None, kz, ks).get_matching_blocks():
+        if bi - i == bj - j:
+            out.update((j + k, i + k) for k in range(bi - i))
+        i, j = bi + n, bj + n
+    return out
 
 
 def _merge_unit(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> None:
