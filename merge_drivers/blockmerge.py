@@ -100,6 +100,7 @@ class _Out:
         self.depth = depth  # items this merge lies in (`_merge_item`)
         self.lines: list[bytes] = []
         self.last: Unit | None = None
+        self.prior: Unit | None = None  # the unit written before `last`
         self.next: Unit | None = None  # the block both sides kept right after a region
         self.path, self.first_line = path, first_line
         self.resolutions: list[Resolution] = []
@@ -122,7 +123,7 @@ class _Out:
 
     def unit(self, u: Unit, lines: Sequence[bytes] | None = None) -> None:
         self.emit(u.lines if lines is None else lines, u)
-        self.last = u
+        self.prior, self.last = self.last, u
 
     def mark(self) -> int:
         return len(self.lines) + self.first_line
@@ -731,7 +732,7 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
     base = set(kz)
     start = out.mark()
     if not z:
-        for u in _both_added(a, b, out.last, out.next):
+        for u in _both_added(a, b, out.last, out.next, out.prior):
             out.unit(u)
         out.resolve(start, "both", "both added")
         return
@@ -833,7 +834,7 @@ def _by_likeness(
         new_a, new_b = a[ia:ea], b[ib:eb]
         if new_a and new_b:
             start = out.mark()
-            for x in _both_added(new_a, new_b, out.last, u):
+            for x in _both_added(new_a, new_b, out.last, u, out.prior):
                 out.unit(x)
             out.resolve(start, "both", "both added")
         else:
@@ -1183,14 +1184,20 @@ def _lines_of(chunk: list[Unit]) -> list[list[bytes]]:
 
 
 def _both_added(
-    a: list[Unit], b: list[Unit], before: Unit | None, after: Unit | None = None
+    a: list[Unit],
+    b: list[Unit],
+    before: Unit | None,
+    after: Unit | None = None,
+    prior: Unit | None = None,
 ) -> list[Unit]:
     """Both sides' new blocks: what both wrote at the start or the end once; between them,
     dated log blocks in time order (the order the log runs in: newest first when the blocks
     around them say so), else the greater first (each side's own order kept), so three
     replicas that add at one place converge."""
-    prev = before.block.date() if before is not None and before.block is not None else None
-    then = after.block.date() if after is not None and after.block is not None else None
+    prev, then, pri = (
+        u.block.date() if u is not None and u.block is not None else None
+        for u in (before, after, prior)
+    )
 
     def order(
         ma: list[list[Unit]], mb: list[list[Unit]]
@@ -1199,7 +1206,15 @@ def _both_added(
         dates = [d for d in found if d is not None]
         dated = bool(dates) and len(dates) == len(found)
         if prev is not None:
-            newest_first = not all(d >= prev for d in dates)
+            # the way the log runs, read from the kept lines around the new ones (the line
+            # after them, else the one before the last): never from the new dates, which
+            # differ by merge order — a line dated before the last one (a backfill) with two
+            # newer ones from a third machine gave two orders (everyday15); a log written at
+            # its end runs oldest first
+            if then is not None and then != prev:
+                newest_first = prev > then
+            else:
+                newest_first = pri is not None and pri > prev
         else:
             newest_first = then is not None and all(d >= then for d in dates)
 

@@ -262,3 +262,39 @@ def test_three_machines_add_a_row_edit_a_cell_and_rename_a_column() -> None:
         base.replace(b"| cmd", b"| command"),
     )
     assert out == b"| command | why |\n|:--|--:|\n| make | build all |\n| uv | deps |\n"
+
+
+LOG = b"## Log\n- 2026-11-29 06:00 started\n"
+# three machines' lines: one backdated (before the log's last line), two after it
+LINES = (
+    b"- 2026-11-29 07:00 laptop: deployed\n",
+    b"- 2026-11-28 07:00 desk: fixed CI (written up late)\n",
+    b"- 2026-11-30 07:00 ci: released 1.2\n",
+)
+CJK_LINES = tuple(
+    x.encode()
+    for x in ("- 2026-11-29 部署完成 🚀\n", "- 2026-11-28 修复 CI ✅\n", "- 2026-11-30 发布 1.2\n")
+)
+
+
+@pytest.mark.parametrize("lines", [LINES, CJK_LINES])
+@pytest.mark.parametrize("path", [I, T])
+def test_dated_lines_from_three_machines_one_backdated_keep_time_order(
+    path: str, lines: tuple[bytes, ...]
+) -> None:
+    """A log appended at its end on three machines, one line dated before the log's last line:
+    the new lines in time order under it in every merge order (a topic file guessed the log
+    ran newest first from a backdated line, so the order depended on which lines a merge held:
+    two results, or all three newest first)."""
+    base = (M if path == I else FM) + LOG
+    out = in_every_order(path, base, *(base + x for x in lines))
+    assert out == base + b"".join(sorted(lines))
+
+
+def test_a_log_written_newest_first_keeps_older_lines_appended_at_its_end_newest_first() -> None:
+    """The way a log runs is read from its kept lines (the one before the last), so older
+    lines appended at the end of a newest-first log stay newest first."""
+    base = FM + b"## Log\n- 2026-11-30 b\n- 2026-11-20 a\n"
+    new = (b"- 2026-11-10 x\n", b"- 2026-11-12 y\n", b"- 2026-11-05 z\n")
+    out = in_every_order(T, base, *(base + x for x in new))
+    assert out == base + b"".join(sorted(new, reverse=True))
