@@ -167,8 +167,8 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         M + b"first line a\nsecond line b\nthird line c\n\n- [Build](build.md) - how\n",
         M + b"first line a\nsecond line B\nthird line c\n\n- [Build](build.md) - how\n",
         M + b"first line a\nsecond line b\nthird line C\n\n- [Build](build.md) - how\n",
-        None,  # wrong, left: a tie keeps one side's line (`tie-break`), docs/merge.md
-    ),
+        M + b"first line a\nsecond line B\nthird line C\n\n- [Build](build.md) - how\n",
+    ),  # was wrong: on a tie one side's line only (`tie-break`)
     "index paragraph line edited vs line appended": (
         I,
         M + b"We build with make.\nWe ship on friday.\n\n- [Build](build.md) - how\n",
@@ -298,3 +298,31 @@ def test_a_log_written_newest_first_keeps_older_lines_appended_at_its_end_newest
     new = (b"- 2026-11-10 x\n", b"- 2026-11-12 y\n", b"- 2026-11-05 z\n")
     out = in_every_order(T, base, *(base + x for x in new))
     assert out == base + b"".join(sorted(new, reverse=True))
+
+
+@pytest.mark.parametrize(
+    "sides",
+    [
+        ("second line B", "third line C", "first line A"),
+        ("second line B", "third line C", "second line X"),
+        ("second line B", "second line X", "third line C"),
+    ],
+)
+def test_an_index_paragraph_three_machines_each_editing_a_line_converge(
+    sides: tuple[str, str, str],
+) -> None:
+    """A `MEMORY.md` paragraph (no confidence, no date: a tie) whose lines three machines edit:
+    each line decided alone — one machine's edit of a line stands, two machines' edits of one
+    line go to the greater — the same bytes in every merge order, every other edit kept."""
+    lines = ["first line a", "second line b", "third line c"]
+    tail = "\n\n- [Build](build.md) - how\n"
+    base = (("# Memory\n\n" + "\n".join(lines)) + tail).encode()
+
+    def edited(new: str) -> bytes:
+        at = next(k for k, x in enumerate(lines) if x.split()[0] == new.split()[0])
+        return base.replace(lines[at].encode(), new.encode())
+
+    out = in_every_order(I, base, *(edited(x) for x in sides)).decode()
+    for k, old in enumerate(lines):
+        mine = [x for x in sides if x.split()[0] == old.split()[0]]
+        assert out.splitlines()[2 + k] == (max(mine, key=str.encode) if mine else old), out
