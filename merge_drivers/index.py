@@ -1051,10 +1051,10 @@ def _line_for_line(base: str, win: str, lose: str) -> tuple[str, bool] | None:
     each line decided alone from the base's and the two sides' — changed on one side, that
     side's; on both, the greater — so neighbouring lines edited on two sides both stand and
     three replicas meet in any order (a whole-hunk tie-break kept one side's paragraph: the
-    winner taken between merged versions). None when the line counts differ."""
+    winner taken between merged versions). None when the line counts differ or a line repeats."""
     zl, wl, ll = (x.split("\n") for x in (base, win, lose))
-    if not len(zl) == len(wl) == len(ll):
-        return None
+    if not len(zl) == len(wl) == len(ll) or any(len(set(x)) < len(x) for x in (zl, wl, ll)):
+        return None  # a line written twice: which copy an edit touched is a guess
     out: list[str] = []
     clash = False
     for z, w, x in zip(zl, wl, ll, strict=True):
