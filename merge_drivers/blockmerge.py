@@ -100,6 +100,7 @@ class _Out:
         self.depth = depth  # items this merge lies in (`_merge_item`)
         self.lines: list[bytes] = []
         self.last: Unit | None = None
+        self.prior: Unit | None = None  # the unit written before `last`
         self.next: Unit | None = None  # the block both sides kept right after a region
         self.path, self.first_line = path, first_line
         self.resolutions: list[Resolution] = []
@@ -122,7 +123,7 @@ class _Out:
 
     def unit(self, u: Unit, lines: Sequence[bytes] | None = None) -> None:
         self.emit(u.lines if lines is None else lines, u)
-        self.last = u
+        self.prior, self.last = self.last, u
 
     def mark(self) -> int:
         return len(self.lines) + self.first_line
@@ -741,7 +742,7 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
     base = set(kz)
     start = out.mark()
     if not z:
-        for u in _both_added(a, b, out.last, out.next):
+        for u in _both_added(a, b, out.last, out.next, out.prior):
             out.unit(u)
         out.resolve(start, "both", "both added")
         return
@@ -843,7 +844,7 @@ def _by_likeness(
         new_a, new_b = a[ia:ea], b[ib:eb]
         if new_a and new_b:
             start = out.mark()
-            for x in _both_added(new_a, new_b, out.last, u):
+            for x in _both_added(new_a, new_b, out.last, u, out.prior):
                 out.unit(x)
             out.resolve(start, "both", "both added")
         else:
@@ -902,13 +903,39 @@ def _by_sequence(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit]) -> bool
     kz = [u.key for u in z]
     _, same_a = edits(kz, [u.key for u in a])
     _, same_b = edits(kz, [u.key for u in b])
+    kept = {
+        "a": (same_a, b, same_b, _rewritten(kz, [u.key for u in a])),
+        "b": (same_b, a, same_a, _rewritten(kz, [u.key for u in b])),
+    }
     for source, k in merged[0]:
         if source == "z":
             ua, ub = a[same_a[k]] if k in same_a else z[k], b[same_b[k]] if k in same_b else z[k]
             out.unit(ua if ua.lines != z[k].lines else ub)
-        else:
-            out.unit((a if source == "a" else b)[k])
+            continue
+        u = (a if source == "a" else b)[k]
+        _, other, same_o, rewrote = kept[source]
+        i = rewrote.get(k)
+        if i is not None and i in same_o and u.gap == z[i].gap:
+            # a block this side rewrote in place, the blank lines before it as the other side
+            # left them: a block it wrote tight above took the blank line (a comment or a
+            # paragraph written right over the list), no blank comes back between them
+            u = Unit(other[same_o[i]].gap, u.block)
+        out.unit(u)
     return True
+
+
+def _rewritten(kz: list[bytes], ks: list[bytes]) -> dict[int, int]:
+    """The side's blocks that rewrite base blocks one for one (a run replaced by as many), each
+    with the base block it rewrote."""
+    from merge_drivers.diff import LineMatcher
+
+    out: dict[int, int] = {}
+    i = j = 0
+    for bi, bj, n in LineMatcher(None, kz, ks).get_matching_blocks():
+        if bi - i == bj - j:
+            out.update((j + k, i + k) for k in range(bi - i))
+        i, j = bi + n, bj + n
+    return out
 
 
 def _merge_unit(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> None:
@@ -1167,14 +1194,20 @@ def _lines_of(chunk: list[Unit]) -> list[list[bytes]]:
 
 
 def _both_added(
-    a: list[Unit], b: list[Unit], before: Unit | None, after: Unit | None = None
+    a: list[Unit],
+    b: list[Unit],
+    before: Unit | None,
+    after: Unit | None = None,
+    prior: Unit | None = None,
 ) -> list[Unit]:
     """Both sides' new blocks: what both wrote at the start or the end once; between them,
     dated log blocks in time order (the order the log runs in: newest first when the blocks
     around them say so), else the greater first (each side's own order kept), so three
     replicas that add at one place converge."""
-    prev = before.block.date() if before is not None and before.block is not None else None
-    then = after.block.date() if after is not None and after.block is not None else None
+    prev, then, pri = (
+        u.block.date() if u is not None and u.block is not None else None
+        for u in (before, after, prior)
+    )
 
     def order(
         ma: list[list[Unit]], mb: list[list[Unit]]
@@ -1183,7 +1216,15 @@ def _both_added(
         dates = [d for d in found if d is not None]
         dated = bool(dates) and len(dates) == len(found)
         if prev is not None:
-            newest_first = not all(d >= prev for d in dates)
+            # the way the log runs, read from the kept lines around the new ones (the line
+            # after them, else the one before the last): never from the new dates, which
+            # differ by merge order — a line dated before the last one (a backfill) with two
+            # newer ones from a third machine gave two orders (everyday15); a log written at
+            # its end runs oldest first
+            if then is not None and then != prev:
+                newest_first = prev > then
+            else:
+                newest_first = pri is not None and pri > prev
         else:
             newest_first = then is not None and all(d >= then for d in dates)
 

@@ -1035,8 +1035,32 @@ def merge_block(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
     from merge_drivers.text import merge_body
 
     one = block_kind(base or win) == "paragraph"  # no blank line may split it
+    if one and tie:
+        lines = _line_for_line(base, win, lose)
+        if lines is not None:
+            return lines
     sides = [(x + "\n").encode() for x in (base, win, lose)]
     body, res = merge_body(
         "", sides[0], sides[1], sides[2], "win", "", by_line=one, by_hunk=tie, finer=one and not tie
     )
     return body.decode().removesuffix("\n"), any(r.winner == "win" for r in res)
+
+
+def _line_for_line(base: str, win: str, lose: str) -> tuple[str, bool] | None:
+    """A paragraph both sides rewrote line for line (as many lines as the base), on a tie:
+    each line decided alone from the base's and the two sides' — changed on one side, that
+    side's; on both, the greater — so neighbouring lines edited on two sides both stand and
+    three replicas meet in any order (a whole-hunk tie-break kept one side's paragraph: the
+    winner taken between merged versions). None when the line counts differ or a line repeats."""
+    zl, wl, ll = (x.split("\n") for x in (base, win, lose))
+    if not len(zl) == len(wl) == len(ll) or any(len(set(x)) < len(x) for x in (zl, wl, ll)):
+        return None  # a line written twice: which copy an edit touched is a guess
+    out: list[str] = []
+    clash = False
+    for z, w, x in zip(zl, wl, ll, strict=True):
+        if w in (z, x) or x == z:
+            out.append(x if w == z else w)
+        else:
+            out.append(max(w, x, key=str.encode))
+            clash = clash or out[-1] == w
+    return "\n".join(out), clash
