@@ -604,7 +604,9 @@ def _written_after(
     ours and theirs all hold with the same text. A base entry one side deleted or edited is
     skipped: a merge that dropped it (and a later one that brings the edit back) cannot say
     on which side of it the new entry stood, so no merge order anchors on it. Siblings after
-    one anchor come in the order of their keys; both sides wrote it: the earlier anchor."""
+    one anchor come in the order of their keys. Both sides wrote it: the later anchor — the
+    result places it there, so read back it says that anchor again (the earlier one, read
+    back, would lose the later one once its own anchor is gone)."""
     stable = {
         k
         for k, b in bn.items()
@@ -629,7 +631,7 @@ def _written_after(
                     last, waiting = None, []
                     continue
                 for k, a in waiting:  # between two stable entries: else it is at the end
-                    if k not in out or pos[a] < pos[out[k]]:
+                    if k not in out or pos[a] > pos[out[k]]:
                         out[k] = a
                 last, waiting = key, []
             elif key not in bn and nd.kind == "entry" and nd.target and last is not None:
