@@ -352,7 +352,6 @@ def merge_index(
         keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
     tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
-    afters = _written_after(bn, [(orders[s.name], s.nodes) for s in (so, st)])
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
@@ -445,16 +444,7 @@ def merge_index(
 
     def arranged(on_top: dict[Key, frozenset[Key]] | None) -> list[Key]:
         order = canonical_order(
-            base_order,
-            base_pos,
-            nodes,
-            lines,
-            filed,
-            bn,
-            on_top,
-            base_sections,
-            apart,
-            None if apart else afters,
+            base_order, base_pos, nodes, lines, filed, bn, on_top, base_sections, apart
         )
         return _one_title(fold_copies(order, nodes), nodes, bn)
 
@@ -594,49 +584,6 @@ def _short(nd: Node) -> str:
     text = nd.target or bullet_body(first_line(nd.text)) or first_line(nd.text)
     text = "".join(c if c.isprintable() else " " for c in text).strip()
     return repr(text if len(text) <= 40 else text[:39] + "…")
-
-
-def _written_after(
-    bn: dict[Key, Node], sides: list[tuple[list[Key], dict[Key, Node]]]
-) -> dict[Key, Key]:
-    """The base linked entry each new linked entry was written after (#24, placement): the
-    nearest base linked entry before it in its section on the side that wrote it that base,
-    ours and theirs all hold with the same text. A base entry one side deleted or edited is
-    skipped: a merge that dropped it (and a later one that brings the edit back) cannot say
-    on which side of it the new entry stood, so no merge order anchors on it. Siblings after
-    one anchor come in the order of their keys. Both sides wrote it: the later anchor — the
-    result places it there, so read back it says that anchor again (the earlier one, read
-    back, would lose the later one once its own anchor is gone)."""
-    stable = {
-        k
-        for k, b in bn.items()
-        if b.kind == "entry"
-        and b.target
-        and all(k in nodes and nodes[k].text == b.text for _, nodes in sides)
-    }
-    pos = {k: i for i, k in enumerate(bn)}
-    out: dict[Key, Key] = {}
-    for order, nodes in sides:
-        last: Key | None = None
-        head = START  # the side's section: it must be the base's of both neighbours
-        waiting: list[tuple[Key, Key]] = []  # (new entry, its anchor) until a stable successor
-        for key in order:
-            nd = nodes.get(key)
-            if nd is None:
-                continue
-            if nd.kind == "head":
-                last, waiting, head = None, [], key
-            elif key in stable:
-                if bn[key].anchor != head:
-                    last, waiting = None, []
-                    continue
-                for k, a in waiting:  # between two stable entries: else it is at the end
-                    if k not in out or pos[a] > pos[out[k]]:
-                        out[k] = a
-                last, waiting = key, []
-            elif key not in bn and nd.kind == "entry" and nd.target and last is not None:
-                waiting.append((key, last))
-    return out
 
 
 def _written_on_top(
