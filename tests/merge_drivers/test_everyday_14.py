@@ -4,11 +4,10 @@ tests/e2e/test_everyday_in_sync_14.py."""
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from merge_drivers import merge_file
+from tests.support.sweep import check_case, in_every_order
 
 I = ".claude/memory/MEMORY.md"  # noqa: E741
 T = ".claude/memory/build.md"
@@ -193,23 +192,7 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
 
 @pytest.mark.parametrize("name", sorted(SWEEP))
 def test_the_fourteenth_sweep(name: str) -> None:
-    path, base, ours, theirs, expected = SWEEP[name]
-    one = merge_file(path, base, ours, theirs).data
-    assert one == merge_file(path, base, theirs, ours).data  # both directions
-    assert expected is None or one == expected  # None: wrong and left (docs/merge.md)
-    for side in (ours, theirs):  # merged again: nothing changes
-        assert merge_file(path, base, one, side).data == one
-
-
-def _in_every_order(path: str, base: bytes, *sides: bytes) -> bytes:
-    def m(x: bytes, y: bytes) -> bytes:
-        data = merge_file(path, base, x, y).data
-        assert data is not None
-        return data
-
-    results = {m(m(a, b), c) for a, b, c in itertools.permutations(sides)}
-    assert len(results) == 1, results
-    return results.pop()
+    check_case(SWEEP[name])  # None expected: wrong and left (docs/merge.md)
 
 
 LOG = b"## Log\n- 2026-11-01 started\n"
@@ -219,5 +202,5 @@ LINES = (b"- 2026-11-03 fixed CI\n", b"- 2026-11-02 new key\n", b"- 2026-11-04 s
 @pytest.mark.parametrize("path", [I, T])
 def test_dated_lines_from_three_machines_keep_time_order_in_every_order(path: str) -> None:
     base = (b"# Memory\n\n" if path == I else FM) + LOG
-    out = _in_every_order(path, base, *(base + x for x in LINES))
+    out = in_every_order(path, base, *(base + x for x in LINES))
     assert out == base + b"".join(sorted(LINES))

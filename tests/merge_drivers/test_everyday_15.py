@@ -4,11 +4,10 @@ three real clones, `git merge` with the drivers both ways): tests/e2e/test_every
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from merge_drivers import merge_file
+from tests.support.sweep import check_case, in_every_order
 
 I = ".claude/memory/MEMORY.md"  # noqa: E741
 T = ".claude/memory/build.md"
@@ -206,23 +205,7 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
 
 @pytest.mark.parametrize("name", sorted(SWEEP))
 def test_the_fifteenth_sweep(name: str) -> None:
-    path, base, ours, theirs, expected = SWEEP[name]
-    one = merge_file(path, base, ours, theirs).data
-    assert one == merge_file(path, base, theirs, ours).data  # both directions
-    assert expected is None or one == expected  # None: wrong and left (docs/merge.md)
-    for side in (ours, theirs):  # merged again: nothing changes
-        assert merge_file(path, base, one, side).data == one
-
-
-def in_every_order(path: str, base: bytes, *sides: bytes) -> bytes:
-    def m(x: bytes, y: bytes) -> bytes:
-        data = merge_file(path, base, x, y).data
-        assert data is not None
-        return data
-
-    results = {m(m(a, b), c) for a, b, c in itertools.permutations(sides)}
-    assert len(results) == 1, results
-    return results.pop()
+    check_case(SWEEP[name])  # None expected: wrong and left (docs/merge.md)
 
 
 @pytest.mark.parametrize(
