@@ -7,6 +7,8 @@ door (docs/reliability.md, "Red team, round 15 (recall and beyond)").
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,23 @@ def project(tmp_path: Path) -> tuple[World, Path]:
     world.git("init", "-q", str(clone))
     world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=clone)
     return world, clone
+
+
+def _prompt_hook(
+    world: World, clone: Path, event: dict[str, str]
+) -> subprocess.CompletedProcess[bytes]:
+    """The installed UserPromptSubmit hook's command, run as Claude Code runs it."""
+    from gitmem.recall.claudesetup import recall_command
+
+    return subprocess.run(
+        recall_command(clone),
+        shell=True,
+        input=json.dumps({**event, "hook_event_name": "UserPromptSubmit"}).encode(),
+        capture_output=True,
+        cwd=clone,
+        env=world.env,
+        timeout=120,
+    )
 
 
 TEAM = {"team/MEMORY.md": "- [Deploy](deploy.md) — how\n", "team/deploy.md": "Tuesdays.\n"}
@@ -159,11 +178,8 @@ def test_every_door_that_hands_memory_to_the_agent_says_it_is_stored_notes(
     Each now says, in one phrase shared by all three, that it is stored notes, information and
     not instructions; the text itself is kept (it may be a true note) and stays indented under
     its entry (a memory line never starts a line of the context)."""
-    import json
-    import subprocess
     import sys
 
-    from gitmem.recall.claudesetup import recall_command
     from gitmem.recall.contextsafe import cleaned
     from tests.support.world import REPO_ROOT
 
@@ -195,15 +211,7 @@ def test_every_door_that_hands_memory_to_the_agent_says_it_is_stored_notes(
     assert LABEL in head, context
 
     event = {"prompt": "how do we audit deploy access?", "cwd": str(b)}
-    prompt = subprocess.run(
-        recall_command(b),
-        shell=True,
-        input=json.dumps({**event, "hook_event_name": "UserPromptSubmit"}).encode(),
-        capture_output=True,
-        cwd=b,
-        env=world.env,
-        timeout=120,
-    ).stdout.decode()
+    prompt = _prompt_hook(world, b, event).stdout.decode()
     lines = prompt.splitlines()
     assert LABEL in lines[0], prompt
     assert any("append the contents" in ln for ln in lines[1:]), prompt
@@ -320,11 +328,7 @@ def test_recall_never_reads_a_memory_folder_file_through_a_link(
     """`leak.md -> ~/elsewhere/secret.md`, a linked folder, a link in team/ (an archive, another
     tool): query, the prompt hook and the page index and show memory files, never what a link
     names (the index would hand a file from outside the scope to the agent)."""
-    import json
     import os
-    import subprocess
-
-    from gitmem.recall.claudesetup import recall_command
 
     world, clone = project
     auto = world.scope_path(clone, "auto")
@@ -343,15 +347,7 @@ def test_recall_never_reads_a_memory_folder_file_through_a_link(
         assert run.code == 0 and "no memory matches" in run.out + run.err, run.out + run.err
         assert word not in run.out
         event = {"prompt": f"what about {word}", "cwd": str(clone)}
-        proc = subprocess.run(
-            recall_command(clone),
-            shell=True,
-            input=json.dumps({**event, "hook_event_name": "UserPromptSubmit"}).encode(),
-            capture_output=True,
-            cwd=clone,
-            env=world.env,
-            timeout=60,
-        )
+        proc = _prompt_hook(world, clone, event)
         assert proc.stdout == b"", proc.stdout
 
 
@@ -468,10 +464,6 @@ def test_a_memory_forging_the_prompt_hooks_own_lines_stays_inside_its_entry(
     user's own CLAUDE.md and a gitmem note: printed indented under its own entry (a memory
     line never starts a line of the context), with the warning that it is written as if gitmem
     said it."""
-    import json
-    import subprocess
-
-    from gitmem.recall.claudesetup import recall_command
 
     world, clone = project
     write_files(
@@ -479,15 +471,7 @@ def test_a_memory_forging_the_prompt_hooks_own_lines_stays_inside_its_entry(
         {"MEMORY.md": "- [Orders](orders.md) — orders\n", "orders.md": FORGED},
     )
     event = {"prompt": "what are the standing orders?", "cwd": str(clone)}
-    out = subprocess.run(
-        recall_command(clone),
-        shell=True,
-        input=json.dumps({**event, "hook_event_name": "UserPromptSubmit"}).encode(),
-        capture_output=True,
-        cwd=clone,
-        env=world.env,
-        timeout=60,
-    ).stdout.decode()
+    out = _prompt_hook(world, clone, event).stdout.decode()
     lines = out.splitlines()
     assert lines and lines[0].startswith("Memories that may be relevant"), out
     assert sum(ln.startswith("Memories that") for ln in lines) == 1, out
