@@ -13,9 +13,11 @@ import pytest
 from tests.support.world import REPO_ROOT
 
 DOCS = sorted(
-    [REPO_ROOT / "README.md"]
-    + list((REPO_ROOT / "docs").glob("*.md"))
-    + list((REPO_ROOT / "docs" / "history").glob("*.md"))
+    [
+        REPO_ROOT / "README.md",
+        *(REPO_ROOT / "docs").glob("*.md"),
+        *(REPO_ROOT / "docs" / "history").glob("*.md"),
+    ]
 )
 OPEN_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 RUN = re.compile(r"`+")
@@ -30,9 +32,11 @@ def without_fences(text: str) -> list[str]:
     for line in text.splitlines():
         opened = OPEN_FENCE.match(line)
         if fence:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                if not line.strip().strip(fence[0]):
-                    fence = ""
+            closes = (
+                opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence)
+            )
+            if closes and not line.strip().strip(fence[0]):
+                fence = ""
         elif opened:
             fence = opened.group(1)
         else:
