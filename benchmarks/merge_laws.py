@@ -3,11 +3,11 @@ three-replica convergence and idempotence on the property tests' generator, beyo
 derandomized cases CI runs. Prints one line of counts; exits 0 (a measurement, not a test).
 
 The generator draws texts from a handful of near-identical sentences and bullets, so its rates
-are an upper bound for real memory (docs/merge.md, Convergence, says which cases no merge can
+are an upper bound for real memory (docs/merge.md, Known limits, says which cases no merge can
 converge on). `impossible` counts the cases the convergence property leaves out
 (`_unconvergeable`), `impossible_not_converged` those of them whose orders really disagree; `repeated_*` the failing
 cases where the base or a replica writes a line twice (a link to one target counts as one line):
-the repeated-text class of docs/merge.md, Convergence, counted apart from the rest."""
+the repeated-text class of docs/merge.md, Known limits, counted apart from the rest."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ _HYPOTHESIS = {
 settings.register_profile("ci", max_examples=300, derandomize=True, **_HYPOTHESIS)  # type: ignore[arg-type]
 # `dev` is repeatable too: the README's test command passes or fails the same way on every
 # machine. The merge laws have known limits on the generators' duplicate-heavy inputs
-# (docs/merge.md, Convergence; measured by `python -m benchmarks.merge_laws`): a random draw
+# (docs/merge.md, Known limits; measured by `python -m benchmarks.merge_laws`): a random draw
 # would turn them into a flaky suite. `explore` draws afresh, for hunting new cases.
 settings.register_profile("dev", max_examples=150, derandomize=True, **_HYPOTHESIS)  # type: ignore[arg-type]
 settings.register_profile("explore", max_examples=1000, **_HYPOTHESIS)  # type: ignore[arg-type]

@@ -276,7 +276,7 @@ def structured_edits(draw: st.DrawFn) -> tuple[str, str, str, set[str], set[str]
     leaves += [s for _, _, _, ss in doc for s in ss]
     owner = {x: draw(st.sampled_from(["", "a", "b"])) for x in leaves}
     # edits only: a block deleted right next to one the other side changed, or a nested item
-    # deleted next to one the other side appended, is a known limit (docs/merge.md, round 5)
+    # deleted next to one the other side appended, is a known limit (docs/history/merge.md, round 5)
     what = dict.fromkeys(leaves, "edit")
 
     def side(me: str) -> tuple[str, set[str], set[str]]:

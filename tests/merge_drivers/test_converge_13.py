@@ -1,4 +1,4 @@
-"""Convergence, idempotence and symmetry, thirteenth round (docs/merge.md, "Convergence,
+"""Convergence, idempotence and symmetry, thirteenth round (docs/history/merge.md, "Convergence,
 thirteenth round").
 
 Symmetry: an index item both sides keep with the same words but different spacing (one side

@@ -1,4 +1,4 @@
-"""Merge laws, fifteenth round (#24; docs/merge.md, "Merge laws, fifteenth round: the known
+"""Merge laws, fifteenth round (#24; docs/history/merge.md, "Merge laws, fifteenth round: the known
 failures by class"): the known merge-law failures of `benchmarks.merge_laws` counted per seed,
 the count only going down."""
 
@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 # `python -m benchmarks.merge_laws --cases 3000 --seed N`, not converged / not idempotent, by
-# class in docs/merge.md ("Merge laws, fifteenth round: the known failures by class"). The
+# class in docs/merge.md ("Known limits"). The
 # count only goes down: a change that raises one fails here; one that lowers it is told to
 # write the new count here and in the table.
 KNOWN_3000 = {1: (15, 5), 2: (13, 3), 3: (13, 6)}
