@@ -403,7 +403,7 @@ MAX_AHEAD = 86400
 # git's delta-base cache for the commands that read a whole tree's blobs (the reader, the
 # triggers' grep, the first checkout): 96 MiB by default, what a first sync's peak memory is
 # made of on a delta-heavy pack (30,000 files: cat-file 58 -> 17 MiB, grep 61 -> 24 MiB) for
-# ~0.1 s more CPU each (docs/performance.md, issue 23)
+# ~0.1 s more CPU each (docs/history/performance.md, issue 23)
 SMALL_DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=8m")
 
 

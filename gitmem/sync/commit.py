@@ -2,7 +2,7 @@
 
 The usual push edits a few files of a folder that held the ref's tip when it was last synced:
 then the new tree is the tip's with those files edited (`edit_tree`), read and written along
-their paths only, never a listing of the whole ref (docs/performance.md, the sync path).
+their paths only, never a listing of the whole ref (docs/history/performance.md, the sync path).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ MAX_EDIT_ROUNDS = 3
 
 class RefReport:
     """What a sync did to one ref. (Plain classes, not dataclasses: making a dataclass costs
-    ~0.5 ms at every start, see docs/performance.md.)"""
+    ~0.5 ms at every start, see docs/history/performance.md.)"""
 
     def __init__(self, ref: str) -> None:
         self.ref = ref

@@ -444,7 +444,7 @@ def backoff(rejections: int, round_seconds: float, rand: float | None = None) ->
     Writers rejected together spread over the window, so about one of them is in flight per
     round and the next round lands instead of colliding again; the window widens with each
     rejection, the sign of more writers than it spreads. Linear, not doubling: simulated for
-    8-32 writers on two cores (docs/performance.md), doubling windows waited longer at the
+    8-32 writers on two cores (docs/history/performance.md), doubling windows waited longer at the
     tail for no fewer retries, and one round per rejection kept more writers colliding."""
     window = min(MAX_BACKOFF, 2 * rejections * max(ROUND_FLOOR, round_seconds))
     return window * (jitter() if rand is None else rand)

@@ -538,7 +538,7 @@ def test_the_check_along_changes_refuses_each_hostile_kind_as_the_whole_check(
     scene: Scene,
 ) -> None:
     """A pull checks a fetched tree along its changes from the last tree that passed
-    (docs/performance.md, the pull path): over the whole collection, built on a clean tip, that
+    (docs/history/performance.md, the pull path): over the whole collection, built on a clean tip, that
     check refuses exactly what the check of the whole tree refuses, with the same message, and
     never passes a hostile tree on its own."""
     from gitmem.errors import GitmemError
