@@ -1,7 +1,7 @@
 """A newcomer's day, fourteenth round: the hooks of a gitmem uninstalled since exit quietly;
 `view --out` takes `~`, a folder, refuses another file and the working tree; `record` with too
 little names the form that works, and `--scope personal` the scope meant. Each failed before
-its fix (docs/testing.md "Newcomer walk, round 14")."""
+its fix (docs/history/testing.md "Newcomer walk, round 14")."""
 
 from __future__ import annotations
 

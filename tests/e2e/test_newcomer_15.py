@@ -1,7 +1,7 @@
 """A newcomer's day, fifteenth round, beyond one project and one agent: a project renamed on its
 forge, a fork beside its upstream, the user scope and other agents' scopes named as status
 --user names them, "personal" meaning both personal scopes. Each failed before its fix
-(docs/testing.md "Newcomer walk, round 15")."""
+(docs/history/testing.md "Newcomer walk, round 15")."""
 
 from __future__ import annotations
 
