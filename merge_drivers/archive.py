@@ -108,7 +108,7 @@ def spill(
 
     No heading is left empty: the last entry a section (level 2 or deeper) still holds
     directly stays while others can go — its heading, read back, must be an item of the side
-    that archived it, and a heading the archive took is not (measured: `docs/merge.md`). Only
+    that archived it, and a heading the archive took is not (measured: `docs/history/merge.md`). Only
     when every other entry is gone and the index still does not fit does it go too."""
     nodes = [nodes_by_key[k] for k in order]
     lines, chars = measure_nodes(nodes)
