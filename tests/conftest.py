@@ -112,7 +112,6 @@ LONGEST = {
     "tests/reliability/test_hostile_cost.py::test_a_history_of_100000_commits_is_validated_in_bounded_time": 7,
     "tests/beyond/test_redteam_writers.py::test_the_session_start_hook_reads_a_bounded_part_of_a_flood": 6,
     "tests/gitmem/test_crypto.py::test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited": 6,
-    "tests/test_schedule.py::test_the_developer_loop_reaches_every_package": 6,
     "tests/e2e/test_key_changes.py::test_concurrent_key_changes_keep_both_sides[both-rotate-a]": 6,
     "tests/e2e/test_ux_sync_output.py::test_a_line_while_the_network_is_slow_on_a_terminal": 6,
     "tests/reliability/test_hostile_remotes.py::test_every_module_a_check_runs_is_in_the_stamp_of_kept_trees": 6,
