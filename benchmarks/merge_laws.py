@@ -9,9 +9,9 @@ converge on). `impossible` counts the cases the convergence property leaves out
 cases where the base or a replica writes a line twice (a link to one target counts as one line):
 the repeated-text class of docs/merge.md, Convergence, counted apart from the rest.
 
-`--record` writes the draws of seeds 1-3 at 3,000 cases to tests/merge_drivers/ (RECORD): the
-pinned counts of tests/merge_drivers/test_laws_15.py merge those stored draws instead of drawing
-them again (drawing is over half of the cost), while the record is of today's generator."""
+`--record` writes the draws the tests pin counts of (RECORDED) to tests/merge_drivers/ (RECORD):
+`measure` merges those stored draws instead of drawing them again (drawing is over half of the
+cost) while the record is of today's generator."""
 
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ from tests.merge_drivers.test_properties import _merge3, _repeats, _unconvergeab
 INDEX = "team/MEMORY.md"
 STRATEGIES = Path(__file__).resolve().parents[1] / "tests" / "merge_drivers" / "strategies.py"
 RECORD = STRATEGIES.with_name("laws_15_draws.json.xz")
-RECORDED_CASES, RECORDED_SEEDS = 3000, (1, 2, 3)
+# the draws the pinned counts merge: tests/merge_drivers/test_laws_15.py (3,000 a seed) and
+# test_properties.py's test_the_cases_left_out_of_convergence_stay_counted (300)
+RECORDED = {3000: (1, 2, 3), 300: (1, 2)}
 CHECKED = 50  # the first draws a recorded seed is checked against, drawn afresh
 
 
@@ -110,7 +112,9 @@ def _laws(case: Case) -> dict[str, int]:
 
 
 def measure(cases: int, at: int) -> dict[str, int]:
-    return count(draws(cases, at))
+    """The counts of the first `cases` draws of seed `at`: the recorded draws where they are
+    today's (RECORD), else drawn here."""
+    return count(recorded(cases, at) or draws(cases, at))
 
 
 def generator() -> str:
@@ -125,28 +129,28 @@ def _text(data: bytes) -> str:
 
 
 def record(path: Path = RECORD) -> None:
-    """The draws of RECORDED_SEEDS at RECORDED_CASES, with the generator they came from."""
+    """The draws of each size and seed of RECORDED, with the generator they came from."""
     payload = {
         "generator": generator(),
-        "cases": RECORDED_CASES,
         "draws": {
-            str(at): [[_text(x) for x in case] for case in draws(RECORDED_CASES, at)]
-            for at in RECORDED_SEEDS
+            f"{cases}/{at}": [[_text(x) for x in case] for case in draws(cases, at)]
+            for cases, seeds in RECORDED.items()
+            for at in seeds
         },
     }
     path.write_bytes(lzma.compress(json.dumps(payload, separators=(",", ":")).encode()))
 
 
 def recorded(cases: int, at: int, path: Path = RECORD) -> list[Case] | None:
-    """The stored draws of `draws(cases, at)`, or None when there are none of that seed and
-    size or they may not be today's: another generator source, or one of the first
-    draw that differs from a fresh one (another generator source or hypothesis engine)."""
+    """The stored draws of `draws(cases, at)`, or None when there are none of that size and
+    seed or they may not be today's: the record is of another generator source, or one of
+    its first draws differs from a fresh one (another hypothesis engine)."""
     try:
         payload = json.loads(lzma.decompress(path.read_bytes()))
     except (OSError, ValueError, lzma.LZMAError):
         return None
-    stored = payload.get("draws", {}).get(str(at))
-    if payload.get("generator") != generator() or payload.get("cases") != cases or not stored:
+    stored = payload.get("draws", {}).get(f"{cases}/{at}")
+    if payload.get("generator") != generator() or not stored:
         return None
     got = [tuple(x.encode("utf-8", "surrogateescape") for x in case) for case in stored]
     got4 = [(b, x, y, z) for b, x, y, z in got]

@@ -51,11 +51,12 @@ def test_the_record_is_the_draws_of_today(tmp_path: Path) -> None:
     generator, or whose first draws differ from today's, is not read."""
     from benchmarks import merge_laws
 
-    for at in merge_laws.RECORDED_SEEDS:
-        cases = merge_laws.recorded(3000, at)
-        assert cases is not None, "stale record: python -m benchmarks.merge_laws --record"
-        assert len(cases) == 3000
-    assert merge_laws.recorded(300, 1) is None, "another size is drawn afresh"
+    for size, seeds in merge_laws.RECORDED.items():
+        for at in seeds:
+            cases = merge_laws.recorded(size, at)
+            assert cases is not None, "stale record: python -m benchmarks.merge_laws --record"
+            assert len(cases) == size
+    assert merge_laws.recorded(1000, 1) is None, "another size is drawn afresh"
     assert merge_laws.recorded(3000, 4) is None, "another seed is drawn afresh"
     payload = json.loads(lzma.decompress(merge_laws.RECORD.read_bytes()))
     for change in ("generator", "first draw"):
@@ -63,7 +64,7 @@ def test_the_record_is_the_draws_of_today(tmp_path: Path) -> None:
         if change == "generator":
             changed["generator"] += " edited"
         else:
-            changed["draws"]["1"][CHANGED][0] += "- an entry\n"
+            changed["draws"]["3000/1"][CHANGED][0] += "- an entry\n"
         path = tmp_path / f"{change}.json.xz"
         path.write_bytes(lzma.compress(json.dumps(changed).encode()))
         assert merge_laws.recorded(3000, 1, path) is None, change
