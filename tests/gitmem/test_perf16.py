@@ -8,6 +8,7 @@ id: a torn one is read through git again."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import pytest
 from tests.gitmem.test_perf14 import _pool, _tracking, lived  # noqa: F401  # the lived worlds
 from tests.gitmem.test_pull_push_work import CHANGED, FILES, Work, _edit, _folder, _sync
 
-pytestmark = pytest.mark.slow  # each world is built by real gitmem runs over 240 files
+# the two pull tests are slow: each world is built by real gitmem runs over 240 files
 
 
 def _kept(b: Path) -> dict[str, Path]:
@@ -42,6 +43,7 @@ def _same(folder: Path, b: Path, round_: int) -> None:
         assert (theirs / name).read_bytes() == (folder / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_a_pull_whose_objects_are_loose_starts_no_cat_file(
     lived: tuple[Path, Path, Path],  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
@@ -64,6 +66,7 @@ def test_a_pull_whose_objects_are_loose_starts_no_cat_file(
     _same(folder, b, 13)
 
 
+@pytest.mark.slow
 def test_a_torn_kept_copy_is_read_through_git(
     lived: tuple[Path, Path, Path],  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
@@ -83,3 +86,50 @@ def test_a_torn_kept_copy_is_read_through_git(
     _sync(b, "pull")
     assert "cat-file" in work.git, work.git  # read through git, as before a copy was kept
     _same(folder, b, 17)
+
+
+def _packed_blob(tmp_path: Path) -> tuple[Path, str, bytes]:
+    """A repository whose one file's blob is in a pack only."""
+    repo = tmp_path / "r"
+    data = b"version = 1\n"
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], env=env, capture_output=True, check=True, text=True
+        ).stdout.strip()
+
+    subprocess.run(["git", "init", "-q", str(repo)], env=env, check=True)
+    (repo / "gitmem.toml").write_bytes(data)
+    git("add", "gitmem.toml")
+    git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "one")
+    git("repack", "-adq")
+    git("prune-packed")
+    oid = git("rev-parse", "HEAD:gitmem.toml")
+    assert not (repo / ".git" / "objects" / oid[:2] / oid[2:]).exists()
+    return repo, oid, data
+
+
+def test_a_kept_blob_is_read_back_loose_and_a_copy_that_cannot_be_written_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gitmem.gitstore import Repository
+
+    repo, oid, data = _packed_blob(tmp_path)
+    copy = repo / ".git" / "gitmem" / "objects" / oid[:2] / oid[2:]
+    with Repository(repo) as r:
+        assert r.read_blob(oid) == data and not copy.exists()  # a plain read keeps nothing
+        assert r.read_blob(oid, keep=True) == data
+    assert copy.is_file()
+    with Repository(repo) as r:
+        assert r.read_blob(oid, keep=True) == data
+        assert r._reader is None  # read loose: no `cat-file` started
+    copy.unlink()
+
+    def unwritable(self: Repository, kind: str, data: bytes) -> str:
+        raise PermissionError(13, "read-only", str(copy))
+
+    monkeypatch.setattr(Repository, "write_object", unwritable)
+    with Repository(repo) as r:
+        assert r.read_blob(oid, keep=True) == data  # the read stands
+    assert not copy.exists()
