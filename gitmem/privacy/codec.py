@@ -399,7 +399,9 @@ class PersonalCodec:
         if RECIPIENTS_FILE in keyfiles:
             try:
                 recipients = list(
-                    open_json(key, RECIPIENTS_FILE, repo.read_blob(keyfiles[RECIPIENTS_FILE]))
+                    open_json(
+                        key, RECIPIENTS_FILE, repo.read_blob(keyfiles[RECIPIENTS_FILE], keep=True)
+                    )
                 )
             except ValueError:
                 raise DecryptError(
@@ -487,7 +489,7 @@ class PersonalCodec:
     def unlock(self, oid: str) -> ScopeKey:
         key = self._keys.get(oid)
         if key is None:
-            key = unlock_scope_key(self.repo.read_blob(oid), self.machine())
+            key = unlock_scope_key(self.repo.read_blob(oid, keep=True), self.machine())
             self._keys[oid] = key
         return key
 

@@ -77,8 +77,8 @@ class LocalCommit:
         if (
             not edits
             or meta is None
-            or not parse_meta(repo.read_blob(meta)).knows(self.project.key)
-            or rekeyed(parse_meta(repo.read_blob(meta)), self.project.key) is not None
+            or not parse_meta(repo.read_blob(meta, keep=True)).knows(self.project.key)
+            or rekeyed(parse_meta(repo.read_blob(meta, keep=True)), self.project.key) is not None
         ):
             return False
         tree = repo.edit_tree(tip_tree, edits)

@@ -191,7 +191,7 @@ class Exchange:
         if oid is None:
             return None
         try:
-            meta = parse_meta(self.repo.read_blob(oid))
+            meta = parse_meta(self.repo.read_blob(oid, keep=True))
         except MetaError:
             return None
         return None if meta.knows(self.project.key) else shown_keys((meta.key, *meta.aliases))

@@ -252,7 +252,7 @@ class TipChecks:
 
     def meta_of(self, files: Mapping[str, str]) -> RefMeta | None:
         oid = files.get(META_FILE)
-        return parse_meta(self.repo.read_blob(oid)) if oid else None
+        return parse_meta(self.repo.read_blob(oid, keep=True)) if oid else None
 
     def set_meta(self, files: dict[str, str], metas: list[RefMeta], adopt: bool) -> None:
         """gitmem.toml for `files`: the union of `metas`' identities (ours added on adopt)."""
