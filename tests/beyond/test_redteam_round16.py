@@ -56,3 +56,39 @@ def test_bundle_create_never_replaces_a_file_that_is_not_a_bundle(world: World, 
     for _ in range(2):
         assert world.gitmem("-C", str(a), "bundle", "create", str(out)).code == 0
         assert out.read_bytes().startswith(b"# v")
+
+
+# -- links: a budget a file -------------------------------------------------------------------
+
+
+def test_the_links_read_from_one_memory_are_bounded() -> None:
+    """A teammate's topic file of 170,000 `[](a)` (1 MiB, one line or many): every recall
+    index build parsed each (~20 µs) and stored each (~100 µs): ~20 s on the first prompt of a
+    session, again at each change. The links read stop at MAX_LINK_BRACKETS `[`, always the
+    same ones; a real memory's links are all read."""
+    from gitmem.claude.graph import MAX_LINK_BRACKETS, links_in
+
+    for sep in (" ", "\n"):
+        links = links_in("[](a.md)" + sep + "[l](b.md)" + sep * 2 + "[](a.md)" * 170_000)
+        assert 0 < len(links) <= MAX_LINK_BRACKETS
+        assert links[:2] == [("md", "a.md"), ("md", "b.md")]
+        assert links == links_in("[](a.md)" + sep + "[l](b.md)" + sep * 2 + "[](a.md)" * 170_000)
+    real = "".join(f"- [n{i}](n{i}.md) and [[w{i}]]\n" for i in range(500))
+    assert len(links_in(real)) == 1000
+
+
+def test_a_memory_of_a_hundred_thousand_links_is_indexed_at_once(world: World) -> None:
+    """The recall index's build, end to end: `query` over a 720 KB file of links costs about
+    what the same size of plain words costs (before: 11 s against 0.7 s; after 0.7 s)."""
+    import time
+
+    took = {}
+    for name, filler in (("plain", "words "), ("links", "[](a) ")):
+        a = world.clone(name)
+        body = f"---\nname: l\ndescription: farm{name}\ntype: project\n---\n" + filler * 120_000
+        write_files(world.scope_path(a, "team"), {**TEAM, "team/l.md": body})
+        start = time.monotonic()
+        run = world.gitmem("-C", str(a), "query", f"farm{name}")
+        took[name] = time.monotonic() - start
+        assert run.code == 0 and "l.md" in run.out, run.out
+    assert took["links"] < 3 * took["plain"] + 2, took
