@@ -92,3 +92,21 @@ def test_a_memory_of_a_hundred_thousand_links_is_indexed_at_once(world: World) -
         took[name] = time.monotonic() - start
         assert run.code == 0 and "l.md" in run.out, run.out
     assert took["links"] < 3 * took["plain"] + 2, took
+
+
+# -- "shared" names every folder on the team ref ----------------------------------------------
+
+
+def test_shared_and_unpublish_name_the_adapters_folders_on_the_team_ref(world: World) -> None:
+    """goose's `.goose/memory` and Cline's `memory-bank` ride the team ref: `--scope shared`
+    offered team and agents only, and `unpublish goose` did not say the team ref carries it
+    (the user left it published, believing it personal)."""
+    a = world.clone("a")
+    world.git("config", "gitmem.agents", "claude,goose,cline", cwd=a)
+    write_files(a / ".goose" / "memory", {"x.txt": "goose note\n"})
+    run = world.gitmem("-C", str(a), "sync", "--scope", "shared")
+    assert run.code == 2 and "team and agents and goose and cline" in run.err, run.err
+    for name in ("goose", "cline"):
+        run = world.gitmem("-C", str(a), "unpublish", name)
+        assert run.code == 2 and f"{name}" in run.err.split("hint:")[1], run.err
+        assert "did you mean team?" in run.err, run.err
