@@ -110,3 +110,37 @@ def test_shared_and_unpublish_name_the_adapters_folders_on_the_team_ref(world: W
         run = world.gitmem("-C", str(a), "unpublish", name)
         assert run.code == 2 and f"{name}" in run.err.split("hint:")[1], run.err
         assert "did you mean team?" in run.err, run.err
+
+
+# -- the attributes files drivers reads ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "latin-1"])
+def test_drivers_reads_a_global_attributes_file_bounded_and_says_why_not(
+    world: World, kind: str
+) -> None:
+    """The user's global attributes file (`core.attributesFile` or ~/.config/git/attributes,
+    often a dotfiles link) as a FIFO held `drivers status` and `drivers install --global` for
+    ever, a link to /dev/zero until memory ran out, a byte of Latin-1 ended them with an
+    unexpected UnicodeDecodeError (exit 4; the repository's own file too) → one line, exit 2
+    (status shows it and goes on); nothing written."""
+    a = world.clone("a")
+    attributes = world.home / ".config" / "git" / "attributes"
+    attributes.parent.mkdir(parents=True)
+    if kind == "fifo":
+        os.mkfifo(attributes)
+    elif kind == "dev-zero":
+        os.symlink("/dev/zero", attributes)
+    else:
+        attributes.write_bytes(b"*.txt text # caf\xe9\n")
+        (a / ".git" / "info" / "attributes").write_bytes(b"*.md diff # caf\xe9\n")
+    run = world.gitmem("-C", str(a), "drivers", "status", timeout=30)
+    assert run.code == 0 and "attributes (global)" in run.out, run.out + run.err
+    run = world.gitmem("-C", str(a), "drivers", "install", "--global", timeout=30)
+    assert run.code == 2 and str(attributes) in run.err, run.err
+    assert len(run.err.strip().splitlines()) == 2
+    if kind == "latin-1":
+        assert attributes.read_bytes() == b"*.txt text # caf\xe9\n"
+        run = world.gitmem("-C", str(a), "drivers", "install", timeout=30)
+        assert run.code == 2 and "not UTF-8" in run.err, run.err
+        assert (a / ".git" / "info" / "attributes").read_bytes() == b"*.md diff # caf\xe9\n"
