@@ -144,3 +144,53 @@ def test_drivers_reads_a_global_attributes_file_bounded_and_says_why_not(
         run = world.gitmem("-C", str(a), "drivers", "install", timeout=30)
         assert run.code == 2 and "not UTF-8" in run.err, run.err
         assert (a / ".git" / "info" / "attributes").read_bytes() == b"*.md diff # caf\xe9\n"
+
+
+# -- recency: a time from the future ------------------------------------------------------------
+
+
+def _memory(name: str, extra: str = "") -> str:
+    return f"---\nname: {name}\ndescription: {name} note\ntype: project\n{extra}---\nbody\n"
+
+
+def test_a_teammates_date_from_the_future_does_not_head_recent_for_ever(world: World) -> None:
+    """A teammate's memory saying `updated: 2999-01-01`, or committed with a date in 2999
+    (a commit's dates are its writer's to choose), headed `query --recent` (and the MCP
+    `recent` tool) above everything written since, for ever → a time more than a day ahead
+    is not believed: the newest real changes come first."""
+    import subprocess
+
+    a, b = world.clone("a"), world.clone("b")
+    team_a = world.scope_path(a, "team")
+    write_files(
+        team_a,
+        {"MEMORY.md": "- [Old](old.md) — x\n", "old.md": _memory("old", "updated: 2999-01-01\n")},
+    )
+    assert world.gitmem("-C", str(a), "sync").code == 0
+    # a second file committed by hand with a date from the future, pushed as git pushes
+    tip = world.plumb(a, "rev-parse", "refs/gitmem/team")
+    blob = world.plumb(a, "hash-object", "-w", "--stdin", data=_memory("forged").encode())
+    team = world.plumb(a, "rev-parse", f"{tip}:team")
+    listing = world.plumb(a, "ls-tree", team) + f"\n100644 blob {blob}\tforged.md\n"
+    top = world.plumb(a, "ls-tree", f"{tip}^{{tree}}").replace(
+        team, world.plumb(a, "mktree", data=listing.encode())
+    )
+    tree = world.plumb(a, "mktree", data=top.encode())
+    when = "@32503680000 +0000"  # the year 3000
+    future = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    commit = subprocess.run(
+        ["git", "commit-tree", tree, "-p", tip, "-m", "forged"],
+        cwd=a,
+        env={**world.env, **future},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert world.push(a, world.remote, f"{commit}:refs/gitmem/team").returncode == 0
+    assert world.gitmem("-C", str(b), "sync").code == 0
+    write_files(world.scope_path(b, "team"), {f"new{i}.md": _memory(f"new{i}") for i in range(2)})
+    assert world.gitmem("-C", str(b), "sync").code == 0
+    run = world.gitmem("-C", str(b), "query", "--recent", "2")
+    assert run.code == 0
+    assert "new0" in run.out and "new1" in run.out, run.out
+    assert "old" not in run.out and "forged" not in run.out, run.out
