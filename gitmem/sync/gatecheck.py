@@ -59,6 +59,8 @@ class TipChecks:
             )
             if not meta.knows(self.project.key) and not self.opts.force_key:
                 raise UntrustedTreeError(*self._other_project(ref, meta, commit, where))
+            if local is not None and not self.opts.force_key:
+                self._not_two_projects(ref, meta, local, where)
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
                 unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
                 if unsigned:
@@ -180,6 +182,33 @@ class TipChecks:
             f"{why}if it is this project, {grant}run once: gitmem adopt{option} — it adds "
             f"{project.key!r} as an alias on the ref, and teammates keep syncing under both "
             "spellings",
+        )
+
+    def _not_two_projects(self, ref: str, meta: RefMeta, local: str, where: str) -> None:
+        """Refused: the local ref is memory of another project than the fetched one — keyed
+        to neither this clone's key nor any the fetched ref knows (red team 16: after `git
+        remote set-url origin` to another project's remote, the two projects' memories were
+        merged file by file and pushed there, and theirs written into our folders). A moved
+        repository's ref keeps its old key (known to ours: adopted), and a remote that has no
+        memory ref yet takes ours as before."""
+        from gitmem.project.refmeta import MetaError, shown_keys, unclaimed
+
+        oid = self.repo.tree_entry(self.repo.read_commit(local)[0], META_FILE)
+        try:
+            ours = parse_meta(self.repo.read_blob(oid)) if oid else None
+        except MetaError:
+            return
+        if ours is None or unclaimed(ours) or ours.knows(self.project.key):
+            return
+        if any(meta.knows(k) for k in (ours.key, *ours.aliases)):
+            return
+        option = f" --remote {self.project.remote}" if self.project.remote != "origin" else ""
+        raise UntrustedTreeError(
+            f"{where or self.project.source_name(ref)} holds memory of project "
+            f"{shown_keys((meta.key, *meta.aliases))}, and {ref} here of project "
+            f"{shown_keys((ours.key, *ours.aliases))}: two projects' memory, not merged",
+            f"if the remote's URL was changed by mistake, set it back (git remote set-url); "
+            f"if both are this project, run once: gitmem adopt{option}; nothing was written",
         )
 
     def _grant_first(self, ref: str, commit: str) -> str:

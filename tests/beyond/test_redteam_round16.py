@@ -7,6 +7,7 @@ door (docs/reliability.md, "Red team, round 16").
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -194,3 +195,44 @@ def test_a_teammates_date_from_the_future_does_not_head_recent_for_ever(world: W
     assert run.code == 0
     assert "new0" in run.out and "new1" in run.out, run.out
     assert "old" not in run.out and "forged" not in run.out, run.out
+
+
+# -- another project's remote -----------------------------------------------------------------
+
+
+def _other_project(world: World) -> Path:
+    """A bare remote of another project (its own first commit) whose team ref has memory."""
+    other = world.root / "other.git"
+    world.git("init", "-q", "--bare", str(other))
+    seed = world.root / "seed-other"
+    world.git("init", "-q", str(seed))
+    (seed / "OTHER").write_text("another project\n")
+    world.git("add", "OTHER", cwd=seed)
+    world.git("commit", "-q", "-m", "other", cwd=seed)
+    world.git("push", "-q", str(other), "main", cwd=seed)
+    o = world.clone("o", url=str(other))
+    write_files(world.scope_path(o, "team"), {"MEMORY.md": "- [T](t.md) — x\n", "t.md": "theirs\n"})
+    assert world.gitmem("-C", str(o), "sync").code == 0
+    return other
+
+
+def test_a_remote_set_to_another_projects_never_merges_the_two_memories(world: World) -> None:
+    """`git remote set-url origin` to another project's remote (its memory keyed to that URL,
+    now also this clone's key): the two team refs were merged file by file, ours pushed there
+    and theirs written into our folder → refused in one line naming both projects, nothing
+    merged, written or pushed; `gitmem adopt` (both the same project) still merges."""
+
+    a = world.clone("a")
+    team = world.scope_path(a, "team")
+    write_files(team, {"MEMORY.md": "- [S](s.md) — x\n", "s.md": "our plans\n"})
+    assert world.gitmem("-C", str(a), "sync").code == 0
+    other = _other_project(world)
+    theirs = world.git("ls-remote", str(other), "refs/gitmem/team", cwd=a)
+    world.git("remote", "set-url", "origin", str(other), cwd=a)
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code != 0 and "two projects' memory" in run.err, run.out + run.err
+    assert world.git("ls-remote", str(other), "refs/gitmem/team", cwd=a) == theirs
+    assert sorted(p.name for p in Path(team).iterdir()) == ["MEMORY.md", "s.md"]
+    run = world.gitmem("-C", str(a), "adopt")
+    assert run.code == 0, run.err
+    assert (Path(team) / "t.md").read_text() == "theirs\n"
