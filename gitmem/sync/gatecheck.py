@@ -28,6 +28,7 @@ from gitmem.policy.treecheck import (
 )
 from gitmem.project.scopes import GITMEM_PREFIX
 from gitmem.sync.ledger import SyncRun
+from gitmem.sync.report import rewritten_note
 
 # findings of a pulled tree told, never blocking: secrets and instructions that reach the
 # agent, and text that is not UTF-8 (merged on its bytes: re-save it as UTF-8)
@@ -85,7 +86,10 @@ class TipChecks:
             # written, nothing of ours committed or pushed on it) and say so after the rest
             self.run.locked.add(ref)
             self.result.refused.append(exc)
-            self.result.report(ref).refused = True
+            report = self.result.report(ref)
+            report.refused = True
+            # nothing of it was merged: the fetch's "rewritten; merged" note is untrue now
+            report.notes[:] = [n for n in report.notes if n != rewritten_note(ref)]
             if not self.run.open_refs():
                 raise self.result.refused[0] from None  # nothing else to sync
             return False

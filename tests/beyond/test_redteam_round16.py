@@ -231,6 +231,7 @@ def test_a_remote_set_to_another_projects_never_merges_the_two_memories(world: W
     world.git("remote", "set-url", "origin", str(other), cwd=a)
     run = world.gitmem("-C", str(a), "sync")
     assert run.code != 0 and "two projects' memory" in run.err, run.out + run.err
+    assert "merged" not in run.out.replace("nothing merged", ""), run.out
     assert world.git("ls-remote", str(other), "refs/gitmem/team", cwd=a) == theirs
     assert sorted(p.name for p in Path(team).iterdir()) == ["MEMORY.md", "s.md"]
     run = world.gitmem("-C", str(a), "adopt")
