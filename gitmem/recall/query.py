@@ -105,15 +105,12 @@ def shown_id(scope: str, path: str) -> str:
     return "CLAUDE.local.md" if memory_id == STORED_LOCAL_FILE else memory_id
 
 
-# a time a memory's frontmatter (`updated: 2999-01-01`) or a teammate's commit (its date is
-# theirs to write) puts beyond a day from now is not believed: counted as no time, so it cannot
-# head `--recent` and the MCP `recent` tool for ever (red team 16); the day: any time zone
-FUTURE_SLACK = 86_400.0
-
-
 def believed(column: str) -> str:
     """SQL for the time in `column` (seconds since the epoch, maybe NULL), 0 when it is missing
-    or later than now and FUTURE_SLACK."""
+    or later than now and FUTURE_SLACK (a date from the future would head `--recent` and the
+    MCP `recent` tool for ever)."""
+    from gitmem.core.limits import FUTURE_SLACK
+
     limit = float(time.time() + FUTURE_SLACK)  # a float's repr: a literal, nothing of anyone's
     return f"(CASE WHEN coalesce({column}, 0) > {limit!r} THEN 0 ELSE coalesce({column}, 0) END)"
 

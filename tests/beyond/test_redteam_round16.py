@@ -237,3 +237,28 @@ def test_a_remote_set_to_another_projects_never_merges_the_two_memories(world: W
     run = world.gitmem("-C", str(a), "adopt")
     assert run.code == 0, run.err
     assert (Path(team) / "t.md").read_text() == "theirs\n"
+
+
+def test_curate_believes_no_date_from_the_future(tmp_path: Path) -> None:
+    """curate ranks recency against the newest memory of the folder: one teammate's memory
+    dated 2999 made every other one ~1,000 years older (recency 0 for all: the order of
+    the lines decided, the newest memories archived first). A date more than a day ahead is
+    not believed: the recent memories stay in the index, the old ones go to the archive."""
+    from gitmem.claude.curate import plan
+
+    def topic(name: str, when: str) -> str:
+        return f"---\nname: {name}\ndescription: {name}\ntype: project\nupdated: {when}\n---\nx\n"
+
+    recent = [f"r{i:03}" for i in range(40)]
+    old = [f"o{i:03}" for i in range(200)]
+    lines = []
+    for name, when in [("forged", "2999-01-01"), *((n, "2026-11-20") for n in recent)] + [
+        (n, "2019-01-01") for n in old
+    ]:
+        (tmp_path / f"{name}.md").write_text(topic(name, when))
+        lines.append(f"- [{name}]({name}.md) — {name}\n")
+    (tmp_path / "MEMORY.md").write_text("".join(lines))
+    result = plan(tmp_path)
+    kept = result.index_after
+    assert all(f"]({n}.md)" in kept for n in recent), [n for n in recent if n not in kept]
+    assert result.archive_after is not None and "](o000.md)" in result.archive_after
