@@ -262,3 +262,50 @@ def test_curate_believes_no_date_from_the_future(tmp_path: Path) -> None:
     kept = result.index_after
     assert all(f"]({n}.md)" in kept for n in recent), [n for n in recent if n not in kept]
     assert result.archive_after is not None and "](o000.md)" in result.archive_after
+
+
+# -- a recall index build that is killed keeps what it did ----------------------------------
+
+
+@pytest.mark.slow
+def test_a_killed_index_build_keeps_its_progress(world: World) -> None:
+    """A teammate's 20,000 small memory files: the first index build (~2 ms a file) outlasted
+    the prompt hook's 10 s, Claude Code killed it, and the refresh — one transaction —
+    rolled back: every prompt waited 10 s and recall never answered. The build now commits
+    every PROGRESS_ROWS rows: a build killed midway leaves its rows, and the next one
+    finishes (links and ranks computed then)."""
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    a = world.clone("a")
+    team = world.scope_path(a, "team")
+    team.mkdir(parents=True, exist_ok=True)
+    for i in range(20_000):
+        (team / f"m{i:05}.md").write_text(
+            f"---\nname: m{i}\ndescription: note {i}\ntype: project\n---\nword{i} [n](m{i + 1:05}.md)\n"
+        )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gitmem", "query", "word7"],
+        cwd=a,
+        env=world.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    time.sleep(4)
+    assert proc.poll() is None, "the build ended within 4 s: too few files to kill it midway"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    db = sqlite3.connect(a / ".git" / "gitmem" / "recall.sqlite")
+    try:
+        kept = db.execute("SELECT count(*) FROM memory").fetchone()[0]
+    finally:
+        db.close()
+    assert kept > 0, "the killed build kept nothing"
+    run = world.gitmem("-C", str(a), "query", "--id", "team/m00007.md")
+    assert run.code == 0 and "m00007.md" in run.out, run.out
+    run = world.gitmem("-C", str(a), "query", "--related", "team/m00007.md")
+    assert run.code == 0 and "m00008.md" in run.out, run.out  # links resolved at the end
