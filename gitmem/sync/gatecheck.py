@@ -61,7 +61,7 @@ class TipChecks:
             if not meta.knows(self.project.key) and not self.opts.force_key:
                 raise UntrustedTreeError(*self._other_project(ref, meta, commit, where))
             if local is not None and not self.opts.force_key:
-                self._not_two_projects(ref, meta, local, where)
+                self._not_two_projects(ref, meta, local, commit, where)
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
                 unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
                 if unsigned:
@@ -188,13 +188,15 @@ class TipChecks:
             "spellings",
         )
 
-    def _not_two_projects(self, ref: str, meta: RefMeta, local: str, where: str) -> None:
+    def _not_two_projects(
+        self, ref: str, meta: RefMeta, local: str, commit: str, where: str
+    ) -> None:
         """Refused: the local ref is memory of another project than the fetched one — keyed
         to neither this clone's key nor any the fetched ref knows (red team 16: after `git
         remote set-url origin` to another project's remote, the two projects' memories were
         merged file by file and pushed there, and theirs written into our folders). A moved
-        repository's ref keeps its old key (known to ours: adopted), and a remote that has no
-        memory ref yet takes ours as before."""
+        repository's ref keeps its old key (known to ours: adopted), histories that share a
+        commit are one memory, and a remote that has no memory ref yet takes ours as before."""
         from gitmem.project.refmeta import MetaError, shown_keys, unclaimed
 
         oid = self.repo.tree_entry(self.repo.read_commit(local)[0], META_FILE)
@@ -206,6 +208,8 @@ class TipChecks:
             return
         if any(meta.knows(k) for k in (ours.key, *ours.aliases)):
             return
+        if self.repo.merge_base(local, commit) is not None:
+            return  # one memory history under two spellings (a path, then its URL): merged
         option = f" --remote {self.project.remote}" if self.project.remote != "origin" else ""
         raise UntrustedTreeError(
             f"{where or self.project.source_name(ref)} holds memory of project "

@@ -309,3 +309,28 @@ def test_a_killed_index_build_keeps_its_progress(world: World) -> None:
     assert run.code == 0 and "m00007.md" in run.out, run.out
     run = world.gitmem("-C", str(a), "query", "--related", "team/m00007.md")
     assert run.code == 0 and "m00008.md" in run.out, run.out  # links resolved at the end
+
+
+def test_one_memory_history_under_two_spellings_still_merges(world: World) -> None:
+    """The refusal above is for two projects' memories: a remote whose team ref shares
+    history with ours but names only its own key (our clone came from a path, the ref's
+    gitmem.toml was rewritten under the URL) still merges after `set-url`."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [S](s.md) — x\n", "s.md": "ours\n"})
+    assert world.gitmem("-C", str(a), "sync").code == 0
+    mirror = world.root / "mirror.git"
+    world.git("clone", "-q", "--mirror", str(world.remote), str(mirror))
+    key = f'# gitmem ref\nversion = 1\nkey = "file:{str(mirror)[:-4]}"\n'.encode()
+    tip = world.plumb(a, "rev-parse", "refs/gitmem/team")
+    listing = world.plumb(a, "ls-tree", f"{tip}^{{tree}}")
+    blob = world.plumb(a, "hash-object", "-w", "--stdin", data=key)
+    lines = [
+        f"100644 blob {blob}\tgitmem.toml" if line.endswith("\tgitmem.toml") else line
+        for line in listing.splitlines()
+    ]
+    tree = world.plumb(a, "mktree", data=("\n".join(lines) + "\n").encode())
+    commit = world.plumb(a, "commit-tree", tree, "-p", tip, "-m", "rekeyed", data=b"")
+    assert world.push(a, mirror, f"{commit}:refs/gitmem/team").returncode == 0
+    world.git("remote", "set-url", "origin", str(mirror), cwd=a)
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 0, run.out + run.err
