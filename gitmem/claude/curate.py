@@ -331,15 +331,25 @@ def _norm_target(item: Item) -> str:
 def _time_of(
     rel: str, data: bytes, folder: Path, change_times: Mapping[str, float] | None
 ) -> float | None:
-    if change_times and rel in change_times:
+    """The ref's last change, else the frontmatter's, else the file's mtime — the first that is
+    not from the future (FUTURE_SLACK): a teammate's commit dated 3000 was "the newest memory",
+    every other one ~1,000 years older, all with recency 0, and theirs kept in the index (red
+    team 16). Honest times never reach the clock's test, so a second run changes nothing."""
+    import time
+
+    from gitmem.core.limits import FUTURE_SLACK
+
+    limit = time.time() + FUTURE_SLACK
+    if change_times and rel in change_times and change_times[rel] <= limit:
         return change_times[rel]
     _, recency = rank_fields(data)
-    if recency is not None:
+    if recency is not None and recency <= limit:
         return recency
     try:
-        return (folder / rel).stat().st_mtime
+        mtime = (folder / rel).stat().st_mtime
     except OSError:
         return None
+    return mtime if mtime <= limit else None
 
 
 def _archive_entries(text: str) -> list[tuple[Item, str]]:

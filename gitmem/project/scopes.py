@@ -54,10 +54,27 @@ HUB_FETCH_HINT = (
 )
 
 
+def _adapter_tops() -> tuple[str, ...]:
+    from gitmem.project.adapters import ADAPTERS, PROJECT_SHARED
+
+    return tuple(
+        f.top
+        for a in ADAPTERS.values()
+        if a.name != "claude"
+        for f in a.folders
+        if f.scope == PROJECT_SHARED
+    )
+
+
 # Words the docs use for scopes that are not scope names (`unpublish personal`, "personal
 # memory", "shared", status --user's `claude`): the scopes a newcomer means by each, and why
 _PERSONAL = (("auto", "local"), "your personal memory of this project")
-_SHARED = (("team", "agents"), "the memory shared with everyone who can fetch the remote")
+# shared: Claude Code's two and every adapter's project-shared folder (goose, cline: each a top
+# of the team ref), so `--scope shared` and `unpublish`'s hint miss none of them (red team 16)
+_SHARED = (
+    ("team", "agents", *_adapter_tops()),
+    "the memory shared with everyone who can fetch the remote",
+)
 SCOPE_WORDS: dict[str, tuple[tuple[str, ...], str]] = {
     "personal": _PERSONAL,
     "private": _PERSONAL,
@@ -66,6 +83,11 @@ SCOPE_WORDS: dict[str, tuple[tuple[str, ...], str]] = {
     "shared": _SHARED,
     "claude": (("user",), "Claude Code's memory beyond this project, as status --user names it"),
 }
+
+
+def shared_scopes() -> tuple[str, ...]:
+    """The scopes on the team ref: what `shared` means."""
+    return _SHARED[0]
 
 
 def meant_scopes(given: str, known: Sequence[str]) -> tuple[str, ...]:

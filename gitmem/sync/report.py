@@ -21,6 +21,12 @@ MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 MAX_EDIT_ROUNDS = 3
 
 
+def rewritten_note(ref: str) -> str:
+    """The note of a remote ref that was force-pushed since the last fetch (taken back when
+    the fetched tip is refused: nothing was merged then)."""
+    return f"the remote's {ref} was rewritten (force-pushed); merged without losing local memory"
+
+
 class RefReport:
     """What a sync did to one ref. (Plain classes, not dataclasses: making a dataclass costs
     ~0.5 ms at every start, see docs/history/performance.md.)"""
