@@ -108,7 +108,9 @@ def _kept(repo: Any) -> None:
     if state.is_dir():
         from gitmem.core.userdirs import tilde
 
-        echo(f"kept: {tilde(state)} (sync state and caches; safe to remove once the refs are gone)")
+        echo(
+            f"kept: {tilde(state, repo.toplevel)} (sync state and caches; safe to remove once the refs are gone)"
+        )
     _kept_key()
 
 

@@ -46,3 +46,30 @@ def test_a_push_refused_after_the_pull_tells_what_the_pull_did(tmp_path: Path) -
     assert refs["refs/gitmem/team"]["unpushed"] is True, report
     assert refs["refs/gitmem/team"]["local_changes"], report
     assert report["errors"] and "refused" in report["errors"][0]["message"], report
+
+
+def test_files_in_the_work_tree_are_named_as_status_names_its_folders(tmp_path: Path) -> None:
+    """A clone outside the home folder (`/srv/src/shop`): `status` and `init` name in-tree
+    folders from the tree's top (`.claude/agent-memory`), but `hooks install`, `hooks
+    status`, `hooks uninstall` and `uninstall` named the files they wrote by absolute path
+    (`/srv/src/shop/.claude/settings.local.json`). Now every one names them alike."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("src/shop")
+    world.ok("sync", cwd=clone)
+    out = world.ok("hooks", "install", "--claude", "--mcp", "--recall", cwd=clone)
+    out += world.ok("hooks", "status", cwd=clone)
+    out += world.ok("hooks", "uninstall", "--claude", cwd=clone)
+    world.ok("hooks", "install", "--claude", cwd=clone)
+    out += world.ok("uninstall", cwd=clone)
+    for line in (
+        "installed SessionStart and SessionEnd hooks in .claude/settings.local.json\n",
+        "registered the gitmem MCP server in .mcp.json\n",
+        "project  installed        .claude/settings.local.json\n",
+        "removed the gitmem MCP server from .mcp.json\n",
+        "removed gitmem hooks from .claude/settings.local.json (file restored)\n",
+        "kept: .git/gitmem (sync state",
+    ):
+        assert line in out, (line, out)
+    assert str(clone) + "/." not in out, out
+    assert "~/.claude/settings.json" in world.ok("hooks", "status", cwd=clone)  # the user's
