@@ -223,6 +223,25 @@ BUNDLE_TRACKING = "gitmem-bundle"  # the holding refs of what an unbundle brough
 _NOT_A_PREFIX = frozenset({"refs/heads/", "refs/tags/", "refs/remotes/", "refs/gitmem-remotes/"})
 
 
+def first_commit_step(project: Project) -> str:
+    """What a clone with no commit yet must do before any sync (every one refuses until then),
+    told alike by sync, init, status and doctor. A clone of a remote whose HEAD names no branch
+    (`git clone`: "remote HEAD refers to nonexistent ref") has the remote's branches: check one
+    out, never start a second history beside them."""
+    remote = project.remote
+    branches = project.repo.refs(f"refs/remotes/{remote}/") if remote else {}
+    names = sorted(r.split("/", 3)[3] for r in branches if r.count("/") >= 3)
+    names = [n for n in names if n != "HEAD"]
+    if names:
+        first = next((n for n in ("main", "master") if n in names), names[0])
+        return (
+            f"check out one of {remote}'s branches ({', '.join(names[:3])}"
+            + (", …" if len(names) > 3 else "")
+            + f"): git checkout {first}; then gitmem sync"
+        )
+    return "make a first commit (gitmem refs live beside your branches), then gitmem sync"
+
+
 def hub_component(key: str) -> str:
     """The project key as one ref-name component (`/` → %2F, and whatever git forbids)."""
     from urllib.parse import quote

@@ -69,12 +69,19 @@ class Session:
                 "add one (git remote add origin URL), then run gitmem sync",
             )
         if not self.repo.has_commits():
+            from gitmem.project.scopes import first_commit_step
+
             raise UsageError(
                 f"{self.project.root} has no commits yet",
                 # the user scope needs no project commit: say so, or a fresh repository
-                # looks like it blocks the memory that follows the person (round 12)
-                "make a first commit (gitmem refs live beside your branches), then retry; "
-                "your user memory syncs meanwhile: gitmem sync --user",
+                # looks like it blocks the memory that follows the person (round 12) — when
+                # there is a hub to carry it: without one `sync --user` is a dead end
+                first_commit_step(self.project)
+                + (
+                    "; your user memory syncs meanwhile: gitmem sync --user"
+                    if self.project.hub
+                    else ""
+                ),
             )
         for ref in self.run.by_ref:
             report = self.result.report(ref)

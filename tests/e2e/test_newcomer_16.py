@@ -73,3 +73,33 @@ def test_files_in_the_work_tree_are_named_as_status_names_its_folders(tmp_path: 
         assert line in out, (line, out)
     assert str(clone) + "/." not in out, out
     assert "~/.claude/settings.json" in world.ok("hooks", "status", cwd=clone)  # the user's
+
+
+def test_a_clone_without_commits_is_told_a_step_that_works(tmp_path: Path) -> None:
+    """A repository with no commit: the sync's hint ended "your user memory syncs meanwhile:
+    gitmem sync --user", which without a hub answers "no hub". And a clone of a remote whose
+    HEAD names no branch (git: "remote HEAD refers to nonexistent ref") was told to make a
+    first commit — a second history beside the project's — by sync, init, status and doctor.
+    Now that clone is told to check out the remote's branch, and following it, the sync works;
+    `sync --user` is named only with a hub."""
+    world = World(tmp_path)
+    world.make_remote()
+    world.git("symbolic-ref", "HEAD", "refs/heads/trunk", cwd=world.remote)  # names no branch
+    clone = world.clone("p")
+    for command in (("sync",), ("init",), ("status",), ("doctor", "--offline")):
+        run = world.gitmem(*command, cwd=clone)
+        told = run.out + run.err
+        assert "origin's branches (main): git checkout main; then gitmem sync" in told, run
+        assert "make a first commit" not in told, run
+    assert "sync --user" not in world.gitmem("sync", cwd=clone).err
+    world.git("checkout", "-q", "main", cwd=clone)
+    world.ok("sync", cwd=clone)
+    fresh = tmp_path / "fresh"
+    world.git("init", "-q", str(fresh))
+    run = world.gitmem("sync", cwd=fresh)
+    assert run.code == 2 and "make a first commit" in run.err, run
+    assert "sync --user" not in run.err, run
+    world.git("init", "-q", "--bare", str(tmp_path / "hub.git"))
+    world.git("config", "--global", "gitmem.hub", str(tmp_path / "hub.git"))
+    run = world.gitmem("sync", cwd=fresh)
+    assert run.code == 2 and "your user memory syncs meanwhile: gitmem sync --user" in run.err
