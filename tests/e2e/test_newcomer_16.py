@@ -103,3 +103,26 @@ def test_a_clone_without_commits_is_told_a_step_that_works(tmp_path: Path) -> No
     world.git("config", "--global", "gitmem.hub", str(tmp_path / "hub.git"))
     run = world.gitmem("sync", cwd=fresh)
     assert run.code == 2 and "your user memory syncs meanwhile: gitmem sync --user" in run.err
+
+
+def test_the_ci_snippet_runs_and_its_help_names_every_exit_code(tmp_path: Path) -> None:
+    """docs/ci.md's job, run as the runner does (a depth-1 checkout of the branch, no user
+    configured): annotations and exit 0, nothing stored in the checkout. A remote
+    that cannot be reached exits 3 (docs/ci.md), which `validate --help` left out (0, 1, 2)."""
+    world = World(tmp_path)
+    world.make_remote()
+    lead = world.clone("lead")
+    write_files(world.scope_path(lead, "team"), {"MEMORY.md": "- [D](d.md)\n", "d.md": "Tue\n"})
+    world.ok("sync", cwd=lead)
+    job = tmp_path / "job"
+    world.git("clone", "-q", "--depth", "1", f"file://{world.remote}", str(job))
+    world.git("config", "--global", "--unset", "user.email")
+    snippet = ("validate", "--remote", "origin", "--all", "--format", "github")
+    run = world.gitmem(*snippet, cwd=job)
+    assert run.code == 0 and run.out.startswith("::warning file=team/d.md,line=1,"), run
+    assert run.out.endswith("0 errors, 1 warning in 1 ref\n"), run
+    assert world.git("for-each-ref", "refs/gitmem", cwd=job) == ""  # nothing stored
+    world.git("remote", "set-url", "origin", str(tmp_path / "gone.git"), cwd=job)
+    run = world.gitmem(*snippet, cwd=job)
+    assert run.code == 3 and "cannot reach" in run.err, run
+    assert "3: a remote (--remote) that cannot be reached" in world.ok("validate", "--help")
