@@ -57,7 +57,19 @@ HUB_FETCH_HINT = (
 # Words the docs use for scopes that are not scope names (`unpublish personal`, "personal
 # memory", "shared", status --user's `claude`): the scopes a newcomer means by each, and why
 _PERSONAL = (("auto", "local"), "your personal memory of this project")
-_SHARED = (("team", "agents"), "the memory shared with everyone who can fetch the remote")
+
+
+def _team_ref_scopes() -> tuple[str, ...]:
+    """The scopes the team ref carries: Claude Code's team and agents, then each agent's
+    project-shared folder (goose, cline), as status lists them when enabled."""
+    from gitmem.project.adapters import ADAPTERS, PROJECT_SHARED
+
+    tops = (f.top for a in ADAPTERS.values() for f in a.folders if f.scope == PROJECT_SHARED)
+    return tuple(dict.fromkeys(top for top in tops if top))
+
+
+TEAM_REF_SCOPES = _team_ref_scopes()
+_SHARED = (TEAM_REF_SCOPES, "the memory shared with everyone who can fetch the remote")
 SCOPE_WORDS: dict[str, tuple[tuple[str, ...], str]] = {
     "personal": _PERSONAL,
     "private": _PERSONAL,
@@ -83,7 +95,8 @@ def scope_hint(given: str, known: list[str], more: str = "") -> str:
         why = SCOPE_WORDS[given.lower()][1]
         if meant == _PERSONAL[0] and "user" in known:  # query's door: the user scope is yours too
             why += "; yours beyond it: user"
-        lead = f"did you mean {' and '.join(meant)} ({why})? "
+        names = f"{', '.join(meant[:-1])} and {meant[-1]}" if len(meant) > 1 else meant[0]
+        lead = f"did you mean {names} ({why})? "
     else:
         lead = _closest(given, known)
     return f"{lead}choose one of {', '.join(known)}{more}"

@@ -6,9 +6,11 @@ rights), a solo developer with many projects, two agents on one project, a confl
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
-from tests.support.world import World, write_files
+from tests.support.world import REPO_ROOT, World, write_files
 
 
 def test_a_push_refused_after_the_pull_tells_what_the_pull_did(tmp_path: Path) -> None:
@@ -72,6 +74,10 @@ def test_files_in_the_work_tree_are_named_as_status_names_its_folders(tmp_path: 
     ):
         assert line in out, (line, out)
     assert str(clone) + "/." not in out, out
+    drivers = world.ok("drivers", "install", cwd=clone) + world.ok("drivers", "status", cwd=clone)
+    assert "in .git\nattributes: .git/info/attributes\n" in drivers, drivers
+    assert "attributes (repository) .git/info/attributes: present" in drivers, drivers
+    assert str(clone) not in drivers.split("gitmem-frontmatter:")[0], drivers
     assert "~/.claude/settings.json" in world.ok("hooks", "status", cwd=clone)  # the user's
 
 
@@ -126,3 +132,73 @@ def test_the_ci_snippet_runs_and_its_help_names_every_exit_code(tmp_path: Path) 
     run = world.gitmem(*snippet, cwd=job)
     assert run.code == 3 and "cannot reach" in run.err, run
     assert "3: a remote (--remote) that cannot be reached" in world.ok("validate", "--help")
+
+
+def _guide_block(after: str) -> str:
+    guide = (REPO_ROOT / "docs" / "guide.md").read_text()
+    return guide[guide.index(after) :].split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def test_wanting_out_leaves_nothing_of_gitmem_behind(tmp_path: Path) -> None:
+    """A user who installed recall (`--mcp --recall`) and the hooks for every project ran the
+    guide's §10 as written: `.git/info/exclude` kept `/.mcp.json` (hooks install added it; the
+    guide's loop did not name it), and `gitmem uninstall` said nothing of the hooks in
+    ~/.claude/settings.json, which still ran gitmem in this clone. Now uninstall names them
+    as kept, with `gitmem uninstall --user`, and the guide's loop leaves no line of gitmem's."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("p")
+    exclude = clone / ".git" / "info" / "exclude"
+    before = exclude.read_text()
+    write_files(world.scope_path(clone), {"MEMORY.md": "- [B](b.md)\n", "b.md": "mine\n"})
+    world.ok("sync", cwd=clone)
+    world.ok("hooks", "install", "--claude", "--mcp", "--recall", cwd=clone)
+    world.ok("hooks", "install", "--claude", "--user", cwd=clone)
+    out = world.ok("uninstall", cwd=clone)
+    assert "kept: gitmem's hooks for every project in ~/.claude/settings.json" in out, out
+    assert "gitmem uninstall --user" in out, out
+    block = _guide_block("**Remove gitmem from a clone:**")
+    block = block.replace("gitmem uninstall ", "gitmem uninstall --user ", 1)
+    proc = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block],
+        cwd=clone,
+        env={**world.env, "PATH": f"{Path(sys.executable).parent}:{world.env['PATH']}"},
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc
+    assert exclude.read_text() == before, exclude.read_text()
+    user_settings = world.home / ".claude" / "settings.json"
+    assert not user_settings.exists() or "gitmem" not in user_settings.read_text()
+    assert world.git("for-each-ref", "refs/gitmem", "refs/gitmem-remotes", cwd=clone) == ""
+    assert not (clone / ".git" / "gitmem").exists() and not (clone / ".mcp.json").exists()
+    assert (world.scope_path(clone) / "b.md").read_text() == "mine\n"  # memory stays
+
+
+def test_shared_and_unpublish_know_the_other_agents_on_the_team_ref(tmp_path: Path) -> None:
+    """Claude Code beside goose and Cline on one project: their folders ride the team ref
+    (status: `team ref, goose/`), but `--scope shared` was answered "did you mean team and
+    agents", missing them, and `unpublish goose` "name one of: personal, team" without
+    saying which. Now shared names every scope of the team ref that is enabled, the query
+    it suggests finds goose's and Cline's memory, and unpublish names the team ref."""
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("p")
+    world.git("config", "gitmem.agents", "claude,goose,cline", cwd=clone)
+    write_files(clone / ".goose" / "memory", {"deploy.txt": "# deploy\nDeploy on Wednesdays\n"})
+    write_files(clone / "memory-bank", {"projectbrief.md": "# Brief\nDeploy the shop\n"})
+    world.ok("sync", cwd=clone)
+    for command in (("sync", "--dry-run"), ("query", "deploy")):
+        run = world.gitmem(*command, "--scope", "shared", cwd=clone)
+        assert run.code == 2, run
+        assert "hint: did you mean team, agents, goose and cline (the memory shared" in run.err
+    scopes = [a for s in ("team", "agents", "goose", "cline") for a in ("--scope", s)]
+    found = world.ok("query", "deploy", *scopes, cwd=clone)
+    assert "goose/deploy.txt" in found and "cline/projectbrief.md" in found, found
+    for agent in ("goose", "cline"):
+        run = world.gitmem("unpublish", agent, cwd=clone)
+        assert run.code == 2, run
+        assert f"did you mean team? {agent}'s project memory is on the team ref" in run.err, run
+    # Claude Code alone: the words as before
+    run = world.gitmem("sync", "--scope", "shared", cwd=world.clone("q"))
+    assert "did you mean team and agents (the memory shared" in run.err, run
