@@ -202,3 +202,27 @@ def test_shared_and_unpublish_know_the_other_agents_on_the_team_ref(tmp_path: Pa
     # Claude Code alone: the words as before
     run = world.gitmem("sync", "--scope", "shared", cwd=world.clone("q"))
     assert "did you mean team and agents (the memory shared" in run.err, run
+
+
+def test_key_grant_user_says_user_scope_memory(tmp_path: Path) -> None:
+    """A solo developer's second machine: `gitmem sync --user` asks for
+    `gitmem key grant --user 'age1…'` ("your user-scope memory is encrypted with a key this
+    machine does not have"), and the grant answered "grant age1… access to personal memory"
+    — the project's word, for the memory of no project. Now the user scope's own words."""
+    hub = tmp_path / "hub.git"
+    desk, laptop = World(tmp_path / "desk"), World(tmp_path / "laptop")
+    for world in (desk, laptop):
+        world.git("config", "--global", "gitmem.hub", str(hub))
+    desk.git("init", "-q", "--bare", str(hub))
+    write_files(desk.home / ".claude", {"CLAUDE.md": "I prefer tabs\n"})
+    desk.ok("sync", "--user", cwd=desk.home)
+    asked = laptop.ok("sync", "--user", cwd=laptop.home)
+    assert "gitmem key grant --user '" in asked, asked
+    recipient = asked.split("gitmem key grant --user '", 1)[1].split("'", 1)[0]
+    out = desk.ok("key", "grant", "--user", recipient, cwd=desk.home)
+    desk.ok("sync", "--user", cwd=desk.home)
+    laptop.ok("sync", "--user", cwd=laptop.home)
+    assert (laptop.home / ".claude" / "CLAUDE.md").read_text() == "I prefer tabs\n"
+    out += desk.ok("key", "rotate", "--user", cwd=desk.home)
+    assert "access to your user-scope memory (2 recipients)" in out, out
+    assert "rotate the user-scope key" in out and "personal" not in out, out
