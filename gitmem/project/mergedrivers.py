@@ -194,12 +194,15 @@ def install(directory: Path, global_: bool, patterns: tuple[str, ...] = ()) -> l
     kept = _without_block(existing)
     patterns = tuple(dict.fromkeys((*_earlier_patterns(existing), *patterns)))
     _write_attributes(repo, attributes, "\n".join([*kept, *_block(patterns)]) + "\n")
-    where = "globally" if global_ else f"in {repo.common_dir if repo else ''}"
+    from gitmem.core.userdirs import tilde  # as every command names a file
+
+    tree = repo.toplevel if repo else None
+    where = "globally" if global_ else f"in {tilde(repo.common_dir, tree) if repo else ''}"
     upgraded = [f"replaced an unsafe older registration of {', '.join(unsafe)}"] if unsafe else []
     return [
         *upgraded,
         f"registered merge drivers {', '.join(DRIVERS)} {where}",
-        f"attributes: {attributes}",
+        f"attributes: {tilde(attributes, tree)}",
         "undo with: gitmem drivers uninstall" + (" --global" if global_ else ""),
     ]
 
@@ -233,6 +236,8 @@ class DriverStatus:
 
 
 def describe(directory: Path) -> DriverStatus:
+    from gitmem.core.userdirs import tilde
+
     repo = Repository(directory)
     lines, unsafe = [], []
     for name in DRIVERS:
@@ -252,5 +257,6 @@ def describe(directory: Path) -> DriverStatus:
             lines.append(f"attributes ({'global' if global_ else 'repository'}): {exc.message}")
             continue
         state = "present" if BEGIN in text else "absent"
-        lines.append(f"attributes ({'global' if global_ else 'repository'}) {attributes}: {state}")
+        shown = tilde(attributes, repo.toplevel)  # as every command names a file
+        lines.append(f"attributes ({'global' if global_ else 'repository'}) {shown}: {state}")
     return DriverStatus(lines, unsafe)

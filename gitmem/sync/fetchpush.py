@@ -240,11 +240,16 @@ class Exchange:
                         )
                     )
                 failures.append(RemoteError(exc.message, hint))
+                for ref in refs:
+                    self.result.report(ref).unpushed = True
                 continue
             accepted = set(routes) if outcome.ok else set(outcome.accepted)
             pushed += [routes[name] for name in accepted & set(routes)]
             if outcome.refused:
                 failures.append(self._refusal(remote, label, outcome))
+                for name in outcome.refused:
+                    if name in routes:
+                        self.result.report(routes[name]).unpushed = True
             done &= outcome.ok or not outcome.rejected  # only "someone pushed first" retries
             if not outcome.ok:
                 names = {r.split(" ", 1)[0] for r in outcome.rejected}

@@ -46,6 +46,9 @@ class RefReport:
         self.remote_ahead = False  # dry run: the remote has commits we have not merged
         self.refused = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
         self.unreached = False  # its remote (the hub) could not be fetched: set aside, said below
+        # its push failed for good (no push access, a server's refusal) after the pull half was
+        # done here: what arrived and what was committed are told, then the error (exit 3)
+        self.unpushed = False
         self.no_key = False  # encrypted with a key this machine lacks: held back, note says why
         self.held: list[str] = []  # no key: the edits kept on disk here, unpushed until the grant
         # a folder the system would not let gitmem write (read-only, no permission): the ref's
