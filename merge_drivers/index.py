@@ -434,6 +434,7 @@ def merge_index(
             head = k
         else:
             base_sections.setdefault(head, []).append(bn[k])
+    _in_regrouper_order(lines, [(orders[s.name], s.nodes) for s in (so, st)], bn)
     base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
@@ -1064,3 +1065,33 @@ def _line_for_line(base: str, win: str, lose: str) -> tuple[str, bool] | None:
             out.append(max(w, x, key=str.encode))
             clash = clash or out[-1] == w
     return "\n".join(out), clash
+
+
+def _in_regrouper_order(
+    lines: dict[str, int], sides: list[tuple[list[Key], dict[Key, Node]]], bn: dict[Key, Node]
+) -> None:
+    """Base bullets one side alone regrouped under a heading it wrote (`lines`: their first
+    lines -> base places) take that side's order among the places they held (real corpora,
+    round 16: a section sorted under a new `### Open` fell back to the base's order, the
+    sort lost without a word); a heading still stands where the first of them stood. Bullets
+    both sides regrouped take the order both gave them, else the base's: a function of the
+    base and each side alone, either side first (a merge merged again with a side keeps it)."""
+    moved = [
+        list(
+            dict.fromkeys(
+                w
+                for k in order
+                if k in nodes
+                and k not in bn
+                and is_plain(k, nodes[k])
+                and (w := words(first_line(nodes[k].text))) in lines
+            )
+        )
+        for order, nodes in sides
+    ]
+    both = set(moved[0]) & set(moved[1])
+    agree = [w for w in moved[0] if w in both] == [w for w in moved[1] if w in both]
+    for said in sorted(moved):  # either side first: the same places (symmetric)
+        own = [w for w in said if agree or w not in both]
+        for w, at in zip(own, sorted(lines[w] for w in own), strict=True):
+            lines[w] = at
