@@ -434,7 +434,7 @@ def merge_index(
             head = k
         else:
             base_sections.setdefault(head, []).append(bn[k])
-    _in_regrouper_order(lines, [(orders[s.name], s.nodes) for s in (so, st)], bn)
+    _in_regrouper_order(lines, [(orders[s.name], s.nodes) for s in (so, st)], bn, once)
     base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
@@ -1068,14 +1068,20 @@ def _line_for_line(base: str, win: str, lose: str) -> tuple[str, bool] | None:
 
 
 def _in_regrouper_order(
-    lines: dict[str, int], sides: list[tuple[list[Key], dict[Key, Node]]], bn: dict[Key, Node]
+    lines: dict[str, int],
+    sides: list[tuple[list[Key], dict[Key, Node]]],
+    bn: dict[Key, Node],
+    once: AbstractSet[Key],
 ) -> None:
     """Base bullets one side alone regrouped under a heading it wrote (`lines`: their first
     lines -> base places) take that side's order among the places they held (real corpora,
     round 16: a section sorted under a new `### Open` fell back to the base's order, the
     sort lost without a word); a heading still stands where the first of them stood. Bullets
     both sides regrouped take the order both gave them, else the base's: a function of the
-    base and each side alone, either side first (a merge merged again with a side keeps it)."""
+    base and each side alone, either side first (a merge merged again with a side keeps it).
+    Only bullets the base writes once (`once`, as for every move: an index with an item
+    written twice says nothing of which copy went where)."""
+    movable = {words(first_line(bn[k].text)) for k in once if is_plain(k, bn[k])}
     moved = [
         list(
             dict.fromkeys(
@@ -1085,6 +1091,7 @@ def _in_regrouper_order(
                 and k not in bn
                 and is_plain(k, nodes[k])
                 and (w := words(first_line(nodes[k].text))) in lines
+                and w in movable
             )
         )
         for order, nodes in sides
