@@ -1076,29 +1076,25 @@ def _in_regrouper_order(
     """Base bullets one side alone regrouped under a heading it wrote (`lines`: their first
     lines -> base places) take that side's order among the places they held (real corpora,
     round 16: a section sorted under a new `### Open` fell back to the base's order, the
-    sort lost without a word); a heading still stands where the first of them stood. Bullets
-    both sides regrouped take the order both gave them, else the base's: a function of the
-    base and each side alone, either side first (a merge merged again with a side keeps it).
+    sort lost without a word); a heading still stands where the first of them stood. Only
+    when one regrouping under one heading is in play (one side's, or both sides' the same: a
+    merge merged again with a side keeps it); any other keeps the base's order, as before.
     Only bullets the base writes once (`once`, as for every move: an index with an item
     written twice says nothing of which copy went where)."""
     movable = {words(first_line(bn[k].text)) for k in once if is_plain(k, bn[k])}
-    moved = [
-        list(
-            dict.fromkeys(
-                w
-                for k in order
-                if k in nodes
-                and k not in bn
-                and is_plain(k, nodes[k])
-                and (w := words(first_line(nodes[k].text))) in lines
-                and w in movable
-            )
-        )
-        for order, nodes in sides
-    ]
-    both = set(moved[0]) & set(moved[1])
-    agree = [w for w in moved[0] if w in both] == [w for w in moved[1] if w in both]
-    for said in sorted(moved):  # either side first: the same places (symmetric)
-        own = [w for w in said if agree or w not in both]
-        for w, at in zip(own, sorted(lines[w] for w in own), strict=True):
-            lines[w] = at
+    moved: list[list[str]] = []
+    for order, nodes in sides:
+        under: dict[str, Key] = {}  # first line -> the new heading it stands under
+        for k in order:
+            if k in nodes and k not in bn and is_plain(k, nodes[k]):
+                w = words(first_line(nodes[k].text))
+                if w in lines and w in movable:
+                    under.setdefault(w, nodes[k].anchor)
+        # one run under one heading (a section sorted under `### Open`); bullets under several
+        # (a merge holding regroupings of its own) keep the base's order, as before
+        moved.append(list(under) if len(set(under.values())) == 1 else [])
+    if moved[0] and moved[1] and moved[0] != moved[1]:
+        return  # two regroupings: the base's order decides
+    said = moved[0] or moved[1]
+    for w, at in zip(said, sorted(lines[w] for w in said), strict=True):
+        lines[w] = at
