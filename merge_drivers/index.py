@@ -434,6 +434,7 @@ def merge_index(
             head = k
         else:
             base_sections.setdefault(head, []).append(bn[k])
+    _in_regrouper_order(lines, [(orders[s.name], s.nodes) for s in (so, st)], bn, once)
     base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
@@ -1064,3 +1065,36 @@ def _line_for_line(base: str, win: str, lose: str) -> tuple[str, bool] | None:
             out.append(max(w, x, key=str.encode))
             clash = clash or out[-1] == w
     return "\n".join(out), clash
+
+
+def _in_regrouper_order(
+    lines: dict[str, int],
+    sides: list[tuple[list[Key], dict[Key, Node]]],
+    bn: dict[Key, Node],
+    once: AbstractSet[Key],
+) -> None:
+    """Base bullets one side alone regrouped under a heading it wrote (`lines`: their first
+    lines -> base places) take that side's order among the places they held (real corpora,
+    round 16: a section sorted under a new `### Open` fell back to the base's order, the
+    sort lost without a word); a heading still stands where the first of them stood. Only
+    when one regrouping under one heading is in play (one side's, or both sides' the same: a
+    merge merged again with a side keeps it); any other keeps the base's order, as before.
+    Only bullets the base writes once (`once`, as for every move: an index with an item
+    written twice says nothing of which copy went where)."""
+    movable = {words(first_line(bn[k].text)) for k in once if is_plain(k, bn[k])}
+    moved: list[list[str]] = []
+    for order, nodes in sides:
+        under: dict[str, Key] = {}  # first line -> the new heading it stands under
+        for k in order:
+            if k in nodes and k not in bn and is_plain(k, nodes[k]):
+                w = words(first_line(nodes[k].text))
+                if w in lines and w in movable:
+                    under.setdefault(w, nodes[k].anchor)
+        # one run under one heading (a section sorted under `### Open`); bullets under several
+        # (a merge holding regroupings of its own) keep the base's order, as before
+        moved.append(list(under) if len(set(under.values())) == 1 else [])
+    if moved[0] and moved[1] and moved[0] != moved[1]:
+        return  # two regroupings: the base's order decides
+    said = moved[0] or moved[1]
+    for w, at in zip(said, sorted(lines[w] for w in said), strict=True):
+        lines[w] = at

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError, UsageError
+from gitmem.project.paths import SUBAGENT_SCOPES
 from merge_drivers.archive import (
     ARCHIVE_HEADER,
     ARCHIVE_LINK,
@@ -187,8 +188,10 @@ def plan(
     archive_text = _read(folder / ARCHIVE_NAME)
     index = parse(index_text or "")
     graph, g = build_graph(folder, progress, exclude)
-    topics = {p: n for p, n in graph.nodes.items() if p not in (INDEX_NAME, ARCHIVE_NAME)}
-    g.remove_nodes_from([INDEX_NAME, ARCHIVE_NAME])
+    # an index or archive of a folder below is that folder's, never a memory of this one
+    indexes = [p for p in graph.nodes if posixpath.basename(p) in (INDEX_NAME, ARCHIVE_NAME)]
+    topics = {p: n for p, n in graph.nodes.items() if p not in indexes}
+    g.remove_nodes_from(indexes)
     from gitmem.claude.graph import pagerank
 
     ranks = pagerank(g)
@@ -462,6 +465,47 @@ def curate_scope(
     s = project.scope(scope)
     times = history_times(project, scope)
     return plan(s.path, times, progress, s.exclude, reorder, index_line_times(project, scope))
+
+
+def curate_folders(
+    project: Project,
+    scope: str,
+    progress: Callable[[int], None] | None = None,
+    reorder: bool = False,
+) -> list[CurateResult]:
+    """Plan curate for each index of a scope: a subagents' scope (`SUBAGENT_SCOPES`) has one
+    per agent folder, as Claude Code loads it and `record` writes it (real corpora, round 16:
+    one `MEMORY.md` planned over the scope's root, listing each agent's index as a memory);
+    any other scope has its one."""
+    if scope not in SUBAGENT_SCOPES:
+        return [curate_scope(project, scope, progress, reorder)]
+    s = project.scope(scope)
+    times = history_times(project, scope)
+    tip = project.repo.resolve(s.ref)
+    blame = tip if tip and s.ref != project.user_ref else None  # as index_line_times
+    out = []
+    agents = sorted(p for p in s.path.iterdir() if _agent_folder(p)) if s.path.is_dir() else []
+    for folder in agents:
+        mine = folder.name + "/"
+        out.append(
+            plan(
+                folder,
+                {rel.removeprefix(mine): t for rel, t in times.items() if rel.startswith(mine)},
+                progress,
+                reorder=reorder,
+                line_times=project.repo.line_times(
+                    None, blame, f"{s.prefix}/{folder.name}/{INDEX_NAME}"
+                )
+                if blame
+                else {},
+            )
+        )
+    return out
+
+
+def _agent_folder(path: Path) -> bool:
+    """A subagent's memory folder: a real folder (no link out), not hidden."""
+    return not path.name.startswith(".") and path.is_dir() and not path.is_symlink()
 
 
 def index_line_times(project: Project, scope: str) -> dict[str, float]:

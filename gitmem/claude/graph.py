@@ -65,8 +65,11 @@ class MemoryGraph:
 
     @property
     def orphans(self) -> list[str]:
-        """Memories no other file links to (the index itself is the root, not an orphan)."""
-        return sorted(p for p, n in self.nodes.items() if not n.linked_from and p != INDEX)
+        """Memories no other file links to (an index is a root, not an orphan: the scope's,
+        and each subagent's own `AGENT/MEMORY.md` in the agents scope)."""
+        return sorted(
+            p for p, n in self.nodes.items() if not n.linked_from and p.rpartition("/")[2] != INDEX
+        )
 
     def ranked(self) -> list[MemoryNode]:
         return sorted(self.nodes.values(), key=lambda n: (-n.rank, n.path))
