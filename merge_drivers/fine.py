@@ -886,10 +886,40 @@ def merge_hunk(
     if lines is not None:
         return lines
     if not in_fence:
-        finer = merge_table(z, a, b, tie) or merge_words(z, a, b, tie)
+        finer = (
+            merge_table(z, a, b, tie) or merge_words(z, a, b, tie) or _merge_quoted(z, a, b, tie)
+        )
         if finer is not None:
             return finer
     return merge_lines(z, a, b, winner=True, code=in_fence, tie=tie)
+
+
+def _unquoted(lines: list[bytes]) -> list[bytes] | None:
+    """A quote's lines without their `> ` (a bare `>` line: a blank one), None when a line is
+    not quoted so (`>>`, `>x`, text)."""
+    out = []
+    for line in lines:
+        if line.startswith(b"> "):
+            out.append(line[2:])
+        elif line.rstrip(b"\r\n") == b">":
+            out.append(line[1:])
+        else:
+            return None
+    return out
+
+
+def _merge_quoted(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:
+    """A quote merged as the prose it quotes: `> ` taken off every line, the words merged
+    (`merge_words`), put back — two words of one quoted line edited on two sides both stand
+    (#24, sixteenth round: before, the line went to one side, a tie-break)."""
+    sides = [_unquoted(x) for x in (z, a, b)]
+    if not (sides[0] is not None and sides[1] is not None and sides[2] is not None):
+        return None
+    found = merge_words(sides[0], sides[1], sides[2], tie)
+    if found is None:
+        return None
+    lines, clashes, told = found
+    return [b">" + x if not x.strip() else b"> " + x for x in lines], clashes, told
 
 
 def fence_states(lines: Sequence[bytes]) -> list[bool]:
