@@ -1048,7 +1048,8 @@ def merge_block(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
     on both sides to `win`. True when an edit of `lose` gave way."""
     from merge_drivers.text import merge_body
 
-    one = block_kind(base or win) == "paragraph"  # no blank line may split it
+    # no blank line may split it; a quote is the prose it quotes (#24, sixteenth round)
+    one = block_kind(base or win) in ("paragraph", "quote")
     if one and tie:
         lines = _line_for_line(base, win, lose)
         if lines is not None:

@@ -194,6 +194,62 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         b"- one\n- two!\n",
         b"\xef\xbb\xbf- one\n- two!\n",
     ),
+    "link text and link target of one link, one each": (
+        T,
+        b"Read [the guide](guide.md) first.\n",
+        b"Read [the howto](guide.md) first.\n",
+        b"Read [the guide](howto.md) first.\n",
+        b"Read [the howto](howto.md) first.\n",
+    ),
+    "sub-bullets reordered vs a sub-bullet added": (
+        T,
+        b"- deploy\n  - build\n  - test\n",
+        b"- deploy\n  - test\n  - build\n",
+        b"- deploy\n  - build\n  - test\n  - push\n",
+        b"- deploy\n  - test\n  - build\n  - push\n",
+    ),
+    "checklist: two items ticked on two sides": (
+        T,
+        b"- [ ] write docs\n- [ ] fix CI\n- [ ] tag\n",
+        b"- [x] write docs\n- [ ] fix CI\n- [ ] tag\n",
+        b"- [ ] write docs\n- [x] fix CI\n- [ ] tag\n",
+        b"- [x] write docs\n- [x] fix CI\n- [ ] tag\n",
+    ),
+    "struck through vs reworded": (
+        T,
+        b"- deploy with fly\n- tests first\n",
+        b"- ~~deploy with fly~~\n- tests first\n",
+        b"- deploy with fly.io\n- tests first\n",
+        b"- ~~deploy with fly.io~~\n- tests first\n",
+    ),
+    "nested ordered sub-step inserted vs another sub-step edited": (
+        T,
+        b"1. build\n   1. fetch\n   2. compile\n2. test\n",
+        b"1. build\n   1. fetch\n   2. patch\n   3. compile\n2. test\n",
+        b"1. build\n   1. fetch deps\n   2. compile\n2. test\n",
+        b"1. build\n   1. fetch deps\n   2. patch\n   3. compile\n2. test\n",
+    ),
+    "trailing spaces stripped vs another line edited": (
+        T,
+        b"- one  \n- two\n",
+        b"- one\n- two\n",
+        b"- one  \n- two!\n",
+        b"- one\n- two!\n",
+    ),
+    "callout quote edited vs bullet after": (
+        T,
+        b"> [!NOTE]\n> staging resets nightly\n\n- use uv\n",
+        b"> [!NOTE]\n> staging resets every night at 2am\n\n- use uv\n",
+        b"> [!NOTE]\n> staging resets nightly\n\n- use uv 0.5\n",
+        b"> [!NOTE]\n> staging resets every night at 2am\n\n- use uv 0.5\n",
+    ),
+    "table row deleted vs another row's cell edited": (
+        T,
+        b"| cmd | why |\n|---|---|\n| make | build |\n| ruff | lint |\n| uv | deps |\n",
+        b"| cmd | why |\n|---|---|\n| make | build |\n| uv | deps |\n",
+        b"| cmd | why |\n|---|---|\n| make | build all |\n| ruff | lint |\n| uv | deps |\n",
+        b"| cmd | why |\n|---|---|\n| make | build all |\n| uv | deps |\n",
+    ),
     "CRLF index, both sides edit, one appends": (
         I,
         b"# Memory\r\n\r\n- [A](a.md) - a\r\n- [B](b.md) - b\r\n",
@@ -268,3 +324,23 @@ def test_a_hook_separator_never_glues_to_the_link() -> None:
         assert out is not None and out == merge_file(I, files[0], files[2], files[1]).data
         line = out.decode().splitlines()[2]
         assert not re.search(r"\)[—-]|[—–]\S", line), (z, a, b, line)
+
+
+def test_lines_both_sides_append_to_a_quote_stay_in_it() -> None:
+    """Two machines each add a line at the end of a quote: one quote, both lines (before: a
+    blank line split the quote in two, and merging again wrote the second line twice)."""
+    base = FM + b"> ship small changes often\n\n- use uv\n"
+    ours = FM + b"> ship small changes often\n> -- the team\n\n- use uv\n"
+    theirs = FM + b"> ship small changes often\n> (and test them)\n\n- use uv\n"
+    want = FM + b"> ship small changes often\n> -- the team\n> (and test them)\n\n- use uv\n"
+    check_case((T, base, ours, theirs, want))
+
+
+def test_an_index_quote_two_lines_edited_on_two_sides() -> None:
+    """A quote in `MEMORY.md` is the prose it quotes: two lines edited on two sides both stand
+    on a tie, line for line, as a paragraph's (before: one side's quote, a tie-break)."""
+    base = M + b"> keep it short\n> and simple\n\n- [Build](build.md) - how\n"
+    ours = base.replace(b"short", b"very short")
+    theirs = base.replace(b"simple", b"plain")
+    want = M + b"> keep it very short\n> and plain\n\n- [Build](build.md) - how\n"
+    check_case((I, base, ours, theirs, want))
