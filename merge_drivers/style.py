@@ -46,17 +46,11 @@ def dress(data: bytes, style: Style) -> bytes:
 
 
 def merged_style(base: bytes, ours: bytes, theirs: bytes) -> Style:
-    """Each mark (a BOM, CRLF) as any part is merged: the one both sides agree on, else the
-    one a side changed from the base — a file one side re-saved with LF (or CRLF, or a BOM)
-    stays re-saved, and one both sides kept survives (#24, sixteenth round; an added-on-both
-    file they disagree on: no BOM, LF)."""
+    """The style both sides agree on, else the base's (an added-on-both file: no BOM, LF)."""
     so, st = style_of(ours), style_of(theirs)
     if so == st:
         return so
-    if not base:
-        return Style(so.bom and st.bom, so.crlf and st.crlf)
-    sz = style_of(base)
-    return Style(st.bom if so.bom == sz.bom else so.bom, st.crlf if so.crlf == sz.crlf else so.crlf)
+    return style_of(base) if base else Style(False, False)
 
 
 def line_key(line: bytes) -> bytes:

@@ -103,8 +103,8 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         b"# B\r\n\r\n- one\r\n- two\r\n- three\r\n",
         b"# B\n\n- one!\n- two\n- three\n",
         b"# B\r\n\r\n- one\r\n- two\r\n- three!\r\n",
-        b"# B\n\n- one!\n- two\n- three!\n",
-    ),  # was acceptable (the base's CRLF kept); round 16: the LF re-save kept, as any change
+        b"# B\r\n\r\n- one!\r\n- two\r\n- three!\r\n",
+    ),  # acceptable: both edits, the base's CRLF kept (the LF re-save is not kept)
     "CJK one sentence, two words edited": (
         T,
         "部署前先运行测试并检查格式。\n".encode(),
