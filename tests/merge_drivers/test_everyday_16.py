@@ -178,22 +178,22 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         b"# B\r\n\r\n- one\r\n- two\r\n- three\r\n",
         b"# B\n\n- one!\n- two\n- three\n",
         b"# B\r\n\r\n- one\r\n- two\r\n- three!\r\n",
-        b"# B\n\n- one!\n- two\n- three!\n",
-    ),  # was acceptable: the base's CRLF (the re-save lost)
+        b"# B\r\n\r\n- one!\r\n- two\r\n- three!\r\n",
+    ),  # acceptable: both edits, the base's CRLF (the re-save not kept; docs/merge.md)
     "LF topic re-saved CRLF vs an LF edit": (
         T,
         FM + b"- one\n- two\n",
         (FM + b"- one\n- two\n- three\n").replace(b"\n", b"\r\n"),
         FM + b"- one\n- two!\n",
-        (FM + b"- one\n- two!\n- three\n").replace(b"\n", b"\r\n"),
-    ),  # was acceptable: LF (the re-save lost)
+        FM + b"- one\n- two!\n- three\n",
+    ),  # acceptable: both edits, the base's LF (the re-save not kept)
     "BOM added on one side vs an edit": (
         T,
         b"- one\n- two\n",
         b"\xef\xbb\xbf- one\n- two\n",
         b"- one\n- two!\n",
-        b"\xef\xbb\xbf- one\n- two!\n",
-    ),
+        b"- one\n- two!\n",
+    ),  # acceptable: both edits, no BOM (the base's)
     "link text and link target of one link, one each": (
         T,
         b"Read [the guide](guide.md) first.\n",
@@ -250,6 +250,20 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         b"| cmd | why |\n|---|---|\n| make | build all |\n| ruff | lint |\n| uv | deps |\n",
         b"| cmd | why |\n|---|---|\n| make | build all |\n| uv | deps |\n",
     ),
+    "last word of a paragraph edited vs a sentence added after it": (
+        T,
+        FM + b"We deploy on friday at noon.\n",
+        FM + b"We deploy on thursday at noon.\nThen we tag the release.\n",
+        FM + b"We deploy on friday at 2pm.\n",
+        FM + b"We deploy on thursday at 2pm.\nThen we tag the release.\n",
+    ),  # was wrong: one side's paragraph (the word next to the new sentence a conflict)
+    "bullet's last word edited vs a sentence added to it": (
+        T,
+        b"- deploy on friday at noon.\n- use uv\n",
+        b"- deploy on friday at noon. Then tag.\n- use uv\n",
+        b"- deploy on friday at 2pm.\n- use uv\n",
+        b"- deploy on friday at 2pm. Then tag.\n- use uv\n",
+    ),  # was wrong: one side's bullet
     "CRLF index, both sides edit, one appends": (
         I,
         b"# Memory\r\n\r\n- [A](a.md) - a\r\n- [B](b.md) - b\r\n",
@@ -344,3 +358,22 @@ def test_an_index_quote_two_lines_edited_on_two_sides() -> None:
     theirs = base.replace(b"simple", b"plain")
     want = M + b"> keep it very short\n> and plain\n\n- [Build](build.md) - how\n"
     check_case((I, base, ours, theirs, want))
+
+
+def test_three_machines_edit_a_sentence_and_add_one_after_it() -> None:
+    base = FM + b"We deploy on friday at noon.\n"
+    sides = (
+        base.replace(b"friday", b"thursday"),
+        base.replace(b"noon.", b"2pm."),
+        base.replace(b"noon.", b"noon. Then we tag."),
+    )
+    out = in_every_order(T, base, *sides)
+    assert out == FM + b"We deploy on thursday at 2pm. Then we tag.\n"
+
+
+def test_a_word_written_next_to_a_rewritten_word_is_still_one_phrase_edited_twice() -> None:
+    """The rule's edge: only a whole sentence added is apart from the word the other side
+    rewrote; a word added next to it edits the same phrase (a conflict, as before)."""
+    base = b"use make\n"
+    out = merge_file(T, base, b"use make -j2\n", b"use ninja\n")
+    assert out.data in (b"use make -j2\n", b"use ninja\n") and out.resolutions
