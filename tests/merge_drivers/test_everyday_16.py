@@ -377,3 +377,29 @@ def test_a_word_written_next_to_a_rewritten_word_is_still_one_phrase_edited_twic
     base = b"use make\n"
     out = merge_file(T, base, b"use make -j2\n", b"use ninja\n")
     assert out.data in (b"use make -j2\n", b"use ninja\n") and out.resolutions
+
+
+DAY = b"## 2026-11-29\n- 09:00 standup\n"
+DAY_LINES = (
+    b"- 10:00 laptop: deployed\n",
+    b"- 11:30 desk: fixed CI\n",
+    b"- 10:45 ci: released 1.2\n",
+)
+
+
+@pytest.mark.parametrize("path", [I, T])
+def test_three_machines_add_a_timed_line_to_one_day_in_time_order(path: str) -> None:
+    """A day's heading over its time-of-day lines, three machines each adding a line: time
+    order in every merge order (before, a topic file read the heading's date against the
+    line's time, `2026-11-29` > `09:00`, as a log running newest first: 11:30, 10:45, 10:00)."""
+    base = (M if path == I else FM) + DAY
+    out = in_every_order(path, base, *(base + x for x in DAY_LINES))
+    assert out == base + b"".join(sorted(DAY_LINES))
+
+
+def test_a_day_log_written_newest_first_stays_newest_first() -> None:
+    """The neighbour: times already written newest first under the day keep that way."""
+    base = FM + b"## 2026-11-29\n- 12:00 lunch\n- 09:00 standup\n"
+    new = (b"- 08:00 a\n", b"- 07:30 b\n", b"- 08:30 c\n")
+    out = in_every_order(T, base, *(base + x for x in new))
+    assert out == base + b"".join(sorted(new, reverse=True))
