@@ -970,7 +970,6 @@ def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
     from merge_drivers.fine import merge_words
 
     words = [x.lstrip() for x in (b, w, lo)]
-    lead = w[: len(w) - len(words[1])]
     split = [x.split(" ") for x in words]
     if all(words) and all(all(x) for x in split) and _replaced_in_place(split):
         # words replaced one for one on both sides (single-spaced): each word decided on its
@@ -981,13 +980,28 @@ def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
             word, clash = _three(x, y, z, tie)
             out.append(word)
             clashed = clashed or clash
-        return lead + " ".join(out), clashed
+        return _hook_lead(out[0], (b, w, lo), tie) + " ".join(out), clashed
     zb, wb, lb = ([x.encode()] for x in words)
     found = merge_words(zb, wb, lb, tie) if all(words) else None
     if found is None:
         return _three(b, w, lo, tie)
     lines, clashes, _ = found
-    return lead + b"".join(lines).decode().rstrip(), clashes > 0
+    text = b"".join(lines).decode().rstrip()
+    return _hook_lead(text.split(" ", 1)[0], (b, w, lo), tie) + text, clashes > 0
+
+
+def _hook_lead(first: str, sides: tuple[str, str, str], tie: bool) -> str:
+    """The space between the link and a merged hook whose first word is `first`: the space
+    written with that word (`: x`, ` — x`) by the sides that hold it, decided as any part is
+    — a separator is never glued to the link (`)— x`) by taking one side's word and another's
+    space (#24, the index hook's word merge)."""
+    leads = [x[: len(x) - len(x.lstrip())] for x in sides]
+    held = [x.lstrip().split(" ", 1)[0] == first for x in sides]
+    if held[1] != held[2]:
+        return leads[1] if held[1] else leads[2]
+    if held[0] or not held[1]:
+        return _three(leads[0], leads[1], leads[2], tie)[0]
+    return leads[1] if leads[1] == leads[2] or not tie else max(leads[1], leads[2])
 
 
 def _replaced_in_place(split: list[list[str]]) -> bool:
@@ -1035,7 +1049,8 @@ def merge_block(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
     on both sides to `win`. True when an edit of `lose` gave way."""
     from merge_drivers.text import merge_body
 
-    one = block_kind(base or win) == "paragraph"  # no blank line may split it
+    # no blank line may split it; a quote is the prose it quotes (#24, sixteenth round)
+    one = block_kind(base or win) in ("paragraph", "quote")
     if one and tie:
         lines = _line_for_line(base, win, lose)
         if lines is not None:
