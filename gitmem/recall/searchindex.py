@@ -890,22 +890,9 @@ def _insert(
     return int(cur.lastrowid or 0)
 
 
-class _LinkGraph:
-    """What gitmem.claude.graph.pagerank asks of a graph: its nodes and each one's successors."""
-
-    def __init__(self, edges: dict[int, list[int]]) -> None:
-        self.edges = edges
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.edges)
-
-    def successors(self, node: int) -> list[int]:
-        return self.edges[node]
-
-
 def _relink(db: sqlite3.Connection) -> None:
     """Resolve every memory's links inside its scope and rank the memories (PageRank)."""
-    from gitmem.claude.graph import _resolve_md, _resolve_wiki, pagerank
+    from gitmem.claude.graph import LinkGraph, _resolve_md, _resolve_wiki, pagerank
 
     rows = db.execute("SELECT id, scope, path, links FROM memory").fetchall()
     by_path: dict[tuple[str, str], int] = {(scope, path): rowid for rowid, scope, path, _ in rows}
@@ -929,7 +916,11 @@ def _relink(db: sqlite3.Connection) -> None:
         edges[rowid] = [by_path[(scope, t)] for t in targets]
         updates.append((json.dumps(targets), rowid))
     db.executemany("UPDATE memory SET links_to = ? WHERE id = ?", updates)
-    ranks = pagerank(_LinkGraph(edges))
+    graph = LinkGraph(edges)
+    for rowid, targets_of in edges.items():
+        for target_id in targets_of:
+            graph.add_edge(rowid, target_id)
+    ranks = pagerank(graph)
     db.executemany("UPDATE memory SET rank = ? WHERE id = ?", [(r, i) for i, r in ranks.items()])
 
 
