@@ -1,0 +1,55 @@
+"""A world built once per test module and put back, byte for byte, before each test (#23).
+
+A World's paths are written into what it builds: the clones' remote URLs, the personal scope
+folders under its HOME (named from the clone's path), the sync state. So a copy elsewhere is
+another world; a copy at the SAME place is the same one. `built_once` builds at a fixed root and
+keeps a pristine copy beside it; `Pristine.fresh` replaces the root with that copy (a test never
+sees another's changes: `cp -a` of a few hundred files, against the dozens of gitmem and git runs
+the build took). The copies' ctimes are new, so a first sync after `fresh` finds every file too
+fresh for its stat cache and reads it (as a first sync on a new machine would): the bytes decide.
+Tests of one module run one after the other on one xdist worker's copy, never at once.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import World
+
+
+@dataclass(frozen=True)
+class Pristine:
+    root: Path  # where every test's world lives (the paths the build wrote)
+    copy: Path  # the world as `build` left it
+
+    def fresh(self, monkeypatch: pytest.MonkeyPatch | None = None) -> World:
+        """The built world at its root, as the build left it. With `monkeypatch`, this
+        process's HOME is the world's (for in-process code that reads HOME, as `world`'s)."""
+        if self.root.exists():
+            shutil.rmtree(self.root)
+        shutil.copytree(self.copy, self.root, symlinks=True)
+        world = World(self.root)
+        if monkeypatch is not None:
+            monkeypatch.setenv("HOME", str(world.home))
+            monkeypatch.setenv("XDG_CONFIG_HOME", str(world.home / ".config"))
+        return world
+
+
+def built_once(
+    tmp_path_factory: pytest.TempPathFactory,
+    remote_template: Path,
+    name: str,
+    build: Callable[[World], object],
+) -> Pristine:
+    """`build` run once on a new World (the template remote copied in), then kept."""
+    base = tmp_path_factory.mktemp(name)
+    world = World(base / "world")
+    shutil.copytree(remote_template, world.remote, symlinks=True)
+    build(world)
+    shutil.copytree(world.root, base / "pristine", symlinks=True)
+    return Pristine(world.root, base / "pristine")
