@@ -15,7 +15,7 @@ from pyrage import x25519
 
 from tests.e2e.test_encryption import machine, write_personal
 from tests.support.personal import USER_REF
-from tests.support.pristine import Pristine, built_once
+from tests.support.pristine import Pristine, built_once, existing_world
 from tests.support.world import World, folder_bytes
 
 NEWCOMER = str(x25519.Identity.generate().to_public())
@@ -53,7 +53,8 @@ def machines(
     world = _three_machines.fresh(monkeypatch)
     out = {"a": (world, world.root / "a")}
     for name in ("b", "c"):
-        w = machine(world, name)
+        w = existing_world(world.root / f"machine-{name}")
+        w.remote = world.remote  # as `machine` makes it
         out[name] = (w, w.root / name)
     return out
 

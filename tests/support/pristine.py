@@ -27,17 +27,43 @@ class Pristine:
     root: Path  # where every test's world lives (the paths the build wrote)
     copy: Path  # the world as `build` left it
 
-    def fresh(self, monkeypatch: pytest.MonkeyPatch | None = None) -> World:
-        """The built world at its root, as the build left it. With `monkeypatch`, this
-        process's HOME is the world's (for in-process code that reads HOME, as `world`'s)."""
+    def restore(self) -> Path:
+        """The root, as the build left it."""
         if self.root.exists():
             shutil.rmtree(self.root)
         shutil.copytree(self.copy, self.root, symlinks=True)
-        world = World(self.root)
+        return self.root
+
+    def fresh(self, monkeypatch: pytest.MonkeyPatch | None = None) -> World:
+        """The built world at its root, as the build left it. With `monkeypatch`, this
+        process's HOME is the world's (for in-process code that reads HOME, as `world`'s)."""
+        world = existing_world(self.restore())
         if monkeypatch is not None:
             monkeypatch.setenv("HOME", str(world.home))
             monkeypatch.setenv("XDG_CONFIG_HOME", str(world.home / ".config"))
         return world
+
+
+def existing_world(root: Path) -> World:
+    """The World at `root` with the git configuration its build left (`World()` writes a
+    new ~/.gitconfig: a `git config --global` of the build would be lost)."""
+    gitconfig = root / "home" / ".gitconfig"
+    built = gitconfig.read_bytes() if gitconfig.exists() else None
+    world = World(root)
+    if built is not None:
+        gitconfig.write_bytes(built)
+    return world
+
+
+def built_once_in(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]
+) -> Pristine:
+    """`build` run once in a new folder (several Worlds, a hub: whatever it makes), then kept."""
+    base = tmp_path_factory.mktemp(name)
+    (base / "root").mkdir()
+    build(base / "root")
+    shutil.copytree(base / "root", base / "pristine", symlinks=True)
+    return Pristine(base / "root", base / "pristine")
 
 
 def built_once(
