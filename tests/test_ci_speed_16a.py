@@ -3,6 +3,7 @@ could undo unseen: a world built once a module comes back to each test exactly a
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -25,8 +26,15 @@ def test_a_world_built_once_comes_back_as_built_at_its_own_paths(
     assert first.root == pristine.root and folder_bytes(first.root) == built
     (first.root / "a" / "notes" / "one.md").write_text("changed by a test\n")
     (first.root / "a" / "litter.md").write_text("left by a test\n")
+    write_files(first.root / "a" / "new", {"deep/file.md": "a new folder\n"})
+    (first.root / "a" / "README.md").unlink()
+    shutil.rmtree(first.root / "remote.git" / "refs")
+    (first.root / "a" / "notes").chmod(0o700)
+    (first.root / "home" / "link").symlink_to(first.root / "a")
     second = pristine.fresh()
     assert folder_bytes(second.root) == built  # the next test sees none of it
+    assert (second.root / "a" / "notes").stat().st_mode & 0o777 == 0o755
+    assert not (second.root / "home" / "link").exists()
     assert second.git("config", "--global", "gitmem.agents").strip() == "claude"
     assert second.git("remote", "get-url", "origin", cwd=second.root / "a").strip() == str(
         second.remote
