@@ -102,6 +102,7 @@ def _two_synced_clones(root: Path) -> None:
     fa = write_files(world.scope_path(a, "auto"), BUILD_AND_DEPLOY)
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
+    _hooked_server(world)
     (root.parent / "auto-folder").write_text(str(fa))
 
 
@@ -489,15 +490,20 @@ def test_validate_reports_each_hostile_kind_with_its_code(scene: Scene, attack: 
     assert cpu < 1.0, f"{attack}: {cpu:.2f} s of CPU"
 
 
-def hooked_server(scene: Scene) -> Path:
-    """A bare copy of the remote (good refs) with the pre-receive template installed."""
-    server = scene.world.root / "server.git"
-    scene.world.git("clone", "-q", "--mirror", str(scene.world.remote), str(server))
+def _hooked_server(world: World) -> None:
+    """server.git: a bare copy of the remote (good refs) with the pre-receive template
+    installed, made with the synced world (a test that does not push to it never looks)."""
+    server = world.root / "server.git"
+    world.git("clone", "-q", "--mirror", str(world.remote), str(server))
     hook = server / "hooks" / "pre-receive"
     shutil.copy(REPO_ROOT / "templates" / "pre-receive", hook)
     os.chmod(hook, 0o755)
+
+
+def hooked_server(scene: Scene) -> Path:
+    """The world's server.git, its hook running this tree's gitmem."""
     scene.world.env["GITMEM"] = str(Path(sys.executable).parent / "gitmem")
-    return server
+    return scene.world.root / "server.git"
 
 
 @pytest.mark.parametrize("attack", sorted(a for a, code in EXPECTED_CODE.items() if code))
