@@ -3,11 +3,12 @@
 A World's paths are written into what it builds: the clones' remote URLs, the personal scope
 folders under its HOME (named from the clone's path), the sync state. So a copy elsewhere is
 another world; a copy at the SAME place is the same one. `built_once` builds at a fixed root and
-keeps a pristine copy beside it; `Pristine.fresh` replaces the root with that copy (a test never
-sees another's changes: `cp -a` of a few hundred files, against the dozens of gitmem and git runs
-the build took). The copies' ctimes are new, so a first sync after `fresh` finds every file too
-fresh for its stat cache and reads it (as a first sync on a new machine would): the bytes decide.
-Tests of one module run one after the other on one xdist worker's copy, never at once.
+keeps a pristine copy beside it; `Pristine.fresh` puts the root back as that copy (a test never
+sees another's changes), rewriting only what the previous test touched, against the dozens of
+gitmem and git runs the build took. A file put back has a new ctime, so a first sync after
+`fresh` may find it too fresh for its stat cache and read it (as a first sync on a new machine
+would): the bytes decide. A module's tests run one after the other on one xdist worker's copy
+(module scope: each worker builds its own), never at once.
 """
 
 from __future__ import annotations
