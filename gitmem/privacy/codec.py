@@ -759,6 +759,7 @@ class PersonalCodec:
                     remote,
                     " --user" if self.user_scope else "",
                     self.granted_elsewhere,
+                    self._succeeds_asked,
                 )
             return theirs
         if ours.keyring is None and not ours.stored:
@@ -806,6 +807,32 @@ class PersonalCodec:
             return self.decode(commit)
         except NoAccess:
             return None  # we could not open it then: nothing was pinned
+
+    def _succeeds_asked(self, asked: str, remote: str, ring: Keyring) -> bool:
+        """Whether `ring`'s key descends, by endorsements, from the key this machine asked to be
+        granted at commit `asked`: a grant of that key to this machine, then a rotation (or
+        several) before this machine's first sync. The asked-about key is the one some key
+        file of asked..remote seals to this machine AND that opens the key list `asked` holds
+        (only its holders made either); a planted key opens neither. Bounded as the chain."""
+        try:
+            entry = self.repo.list_tree(asked).get(RECIPIENTS_FILE)
+            listed = self.repo.read_blob(entry.oid, keep=True) if entry else None
+        except (GitmemError, ValueError):
+            return False
+        if listed is None:
+            return False
+        for _commit, blob in self.repo.path_history(f"{asked}..{remote}", SCOPE_KEY_FILE)[
+            :MAX_ROTATIONS
+        ]:
+            if blob is None:
+                continue
+            try:
+                key = self.unlock(blob)
+                open_json(key, RECIPIENTS_FILE, listed)
+            except (NoAccess, GitmemError, ValueError, TypeError):
+                continue  # not sealed to this machine, or not the key asked about
+            return self._endorsed_chain(key, ring, asked, remote)
+        return False
 
     def _endorsed_chain(
         self, mine: ScopeKey, theirs: Keyring, pinned: str | None, remote: str

@@ -78,6 +78,7 @@ def first_contact(
     fetched: str | None = None,
     key_option: str = "",
     granted_elsewhere: Callable[[], list[str]] | None = None,
+    succeeds_asked: Callable[[str, str, Keyring], bool] | None = None,
 ) -> None:
     """Take a sealed `ref` met for the first time at commit `fetched`, or raise DecryptError
     (exit 3): its key opens for others than this machine, which neither asked to be granted
@@ -86,7 +87,9 @@ def first_contact(
     `key_option`: what the key commands it names take (" --user" for the user scope);
     `granted_elsewhere`: the machines the person's other user-scope memory here opens for
     (already verified and taken here): they read the person's memory already, so a ring that
-    names only them lets no one new read it — one grant per machine, not per agent."""
+    names only them lets no one new read it — one grant per machine, not per agent.
+    `succeeds_asked(asked, fetched, keyring)`: whether the ring's key was endorsed by the key
+    asked about (granted, then rotated, before this machine's first sync)."""
     me = machine.recipient if machine else None
     others, hidden = _others(repo, keyring, me)
     if not others and not hidden:
@@ -100,8 +103,12 @@ def first_contact(
         raise DecryptError(*refusal(ref, others, hidden, trusted, remote_ref))
     if untrusted:  # asked: but only for the key it asked about, and for no one new
         asked = _asked_at(repo.common_dir)
-        assert isinstance(asked, list)
+        assert isinstance(asked, list) and fetched is not None
         before = recipients_when_asked(repo, keyring, str(asked[1]))
+        # rotated after the grant: its key was endorsed by the key asked about, which only
+        # that key's holders can do, and they read everything it sealed already
+        if before is None and succeeds_asked and succeeds_asked(str(asked[1]), fetched, keyring):
+            before = []
         strangers = newcomers(others, before, trusted)
         if before is None and (hidden or strangers):
             raise DecryptError(*refusal(ref, strangers, hidden, trusted, remote_ref, asked=True))
@@ -114,7 +121,7 @@ def recipients_when_asked(repo: Store, keyring: Keyring, asked: str) -> list[str
     """The recipients the personal ref listed at `asked`, the commit this machine could not
     open and asked to be granted at, read with the key it is granted now; None when that key
     does not open them: not the key it asked for (planted on top by someone who never held
-    it, or rotated meanwhile, which this machine cannot tell apart)."""
+    it, or rotated meanwhile: `succeeds_asked` of `first_contact` tells the two apart)."""
     from gitmem.privacy.crypto import open_json
     from gitmem.privacy.layout import RECIPIENTS_FILE
 

@@ -1,0 +1,94 @@
+"""A newcomer's month, seventeenth round: a developer on a new laptop (granted, then the key
+rotated before the laptop's first sync), a clone moved to another folder, two people sharing a
+machine's name and git name, recall, remotes renamed, a memory folder with files Claude Code
+never wrote, and a network that drops mid-sync. Each failed before its fix (docs/testing.md
+"Newcomer walk, round 17")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gitmem.gitstore import Repository
+from gitmem.privacy.crypto import ScopeKey, lock_scope_key, seal_json
+from gitmem.privacy.layout import RECIPIENTS_FILE, SCOPE_KEY_FILE
+from tests.support.personal import USER_REF
+from tests.support.world import World, write_files
+
+
+def _laptop(world: World) -> World:
+    """The person's new laptop: its own HOME (and machine key), the same remote."""
+    other = World(world.root / "laptop")
+    other.remote = world.remote
+    return other
+
+
+def _asked_then_granted(world: World) -> tuple[Path, World, Path, str]:
+    """The desk syncs personal memory; the laptop's first sync asks to be granted (as the
+    guide says) and the desk grants it, not synced yet."""
+    desk = world.clone("desk")
+    write_files(world.scope_path(desk), {"MEMORY.md": "- [Build](build.md) — b\n"})
+    write_files(world.scope_path(desk), {"build.md": "make build-fast\n"})
+    world.ok("-C", str(desk), "sync")
+    laptop = _laptop(world)
+    clone = laptop.clone("lap")
+    run = laptop.gitmem("-C", str(clone), "sync")
+    assert "gitmem key grant '" in run.out, run
+    recipient = laptop.ok("key", "show").strip()
+    world.ok("-C", str(desk), "key", "grant", recipient)
+    return desk, laptop, clone, recipient
+
+
+@pytest.mark.slow
+def test_a_key_rotated_after_the_grant_is_taken_at_the_new_machines_first_sync(
+    world: World,
+) -> None:
+    """Granted, then `gitmem key rotate` on the first machine before the new one synced: the
+    new machine's first sync refused its own memory as "may have been planted" (`key trust`
+    got through). The rotated key is endorsed by the key it asked for, which only that key's
+    holders can do: taken, the memory is there."""
+    desk, laptop, clone, _ = _asked_then_granted(world)
+    world.ok("-C", str(desk), "key", "rotate")
+    world.ok("-C", str(desk), "sync")
+    run = laptop.gitmem("-C", str(clone), "sync")
+    assert run.code == 0, run
+    assert "may have been planted" not in run.err, run
+    assert (laptop.scope_path(clone) / "build.md").read_text() == "make build-fast\n"
+
+
+@pytest.mark.slow
+def test_a_key_planted_after_the_grant_is_still_refused(world: World) -> None:
+    """The other side of the rule above: after the honest grant, someone who can push (and
+    never held the key) puts a ring of their own on top, sealed to the laptop and to
+    themselves, with no endorsement by the key asked about: refused, nothing pushed."""
+    from pyrage import x25519
+
+    desk, laptop, clone, recipient = _asked_then_granted(world)
+    world.ok("-C", str(desk), "sync")
+    planter = str(x25519.Identity.generate().to_public())
+    remote = Repository(world.remote)
+    granted = remote.resolve(USER_REF)
+    assert granted is not None
+    key = ScopeKey.generate()
+    meta = remote.list_tree(granted)["gitmem.toml"]
+    tree = remote.write_tree(
+        {
+            "gitmem.toml": ("100644", meta.oid),
+            SCOPE_KEY_FILE: (
+                "100644",
+                remote.write_blob(lock_scope_key(key, [recipient, planter])),
+            ),
+            RECIPIENTS_FILE: (
+                "100644",
+                remote.write_blob(seal_json(key, RECIPIENTS_FILE, [recipient, planter])),
+            ),
+        }
+    )
+    planted = remote.write_commit(tree, [granted], "gitmem: rotate the personal scope key", when=1)
+    remote.publish(planted)
+    world.plumb(world.remote, "update-ref", USER_REF, planted)
+    run = laptop.gitmem("-C", str(clone), "sync")
+    assert run.code == 3 and "may have been planted" in run.err, run
+    assert world.plumb(world.remote, "rev-parse", USER_REF) == planted, "pushed nothing"
+    assert not (laptop.scope_path(clone) / "build.md").exists()
