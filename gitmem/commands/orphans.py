@@ -199,26 +199,9 @@ def live_checkout(slug: str, budget: list[int] | None = None) -> Path | bool | N
 
 
 def _files(project: Project, folder: Path) -> Iterator[tuple[str, str]]:
-    """(path in the folder, blob id) of its Markdown files, bounded; nothing written."""
-    from gitmem.core.fileread import NotAFile, read_regular
-    from gitmem.sync.folders import walk
+    from gitmem.sync.folders import markdown_files
 
-    count = 0
-    for rel, st in walk(folder):
-        if (
-            not rel.endswith(".md")
-            or not os.path.isfile(folder / rel)
-            or st.st_size > MAX_FILE_BYTES
-        ):
-            continue
-        try:  # checked on the file opened: what replaced the listed file is not followed
-            data = read_regular(folder / rel)
-        except (OSError, NotAFile):
-            continue
-        yield rel, project.repo.blob_id(data)
-        count += 1
-        if count >= MAX_FILES:
-            return
+    return markdown_files(project.repo, folder, MAX_FILES, MAX_FILE_BYTES)
 
 
 def _fingerprint(files: Mapping[str, str]) -> str:

@@ -121,6 +121,25 @@ def walk(
                 yield relpath, entry.stat(follow_symlinks=False)
 
 
+def markdown_files(
+    repo: Store, folder: Path, most: int, file_bytes: int
+) -> Iterator[tuple[str, str]]:
+    """(path in the folder, blob id) of its Markdown files, at most `most` of at most
+    `file_bytes` each; nothing written (a folder no scope syncs: orphaned, or moved from)."""
+    count = 0
+    for rel, st in walk(folder):
+        if not rel.endswith(".md") or not stat.S_ISREG(st.st_mode) or st.st_size > file_bytes:
+            continue
+        try:  # checked on the file opened: what replaced the listed file is not followed
+            data = read_regular(folder / rel)
+        except (OSError, NotAFile):
+            continue
+        yield rel, repo.blob_id(data)
+        count += 1
+        if count >= most:
+            return
+
+
 JUNK_NAMES = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 from gitmem.errors import (
     ConcurrentUpdate,
@@ -98,6 +99,7 @@ class Session:
                 self.result.report(next(iter(self.run.by_ref))).notes.append(
                     f"removed a stale lock left by an interrupted git: {lock}"
                 )
+            moved: list[tuple[Scope, ScopeState]] = []
             for s in self.run.scopes:
                 head = read_scope_head(self.repo.common_dir, s.name)
                 if head is not None and head.path == str(s.path):
@@ -105,12 +107,16 @@ class Session:
                     continue
                 state = load_scope_state(self.repo.common_dir, s.name)
                 if state.path != str(s.path):
+                    if state.path:
+                        moved.append((s, state))
                     # no state for this folder (first sync here, or it moved): which of its
                     # files are versions the ref already had is found after the fetch
                     state = ScopeState(str(s.path))
                     self.ledger.unknown_base.add(s.name)
                 self.ledger.states[s.name] = state
                 self.ledger.expected[s.name] = state.oids()
+            for ref, line in moved_notes(self.project, moved):
+                self.result.report(ref).notes.append(line)
             self.run.started = {ref: self.repo.resolve(ref) for ref in self.run.by_ref}
             self._loop()
             self._tell_losses()
@@ -485,3 +491,62 @@ def run_sync(project: Project, options: SyncOptions) -> SyncResult:
             options.start.release()
             options.start = None
     return result.named_for_user()
+
+
+MOVED_FILES = 2000  # Markdown files of a folder left behind that are compared with its state
+MOVED_FILE_BYTES = 1 << 20
+
+
+def moved_notes(project: Project, moved: list[tuple[Scope, ScopeState]]) -> list[tuple[str, str]]:
+    """(ref, note) for each folder a scope last synced that is no longer its folder and still
+    holds memory: Claude Code keys the memory folder by the checkout's path, so a moved or
+    renamed clone syncs into a new folder and the old one is loaded by no one. Its edits since
+    the last sync are in no ref: the note counts them and names the command that merges them
+    in (`adopt --folder`, the sync's own path: nothing lost); the folder is never written.
+    A scope nested in another's old folder (team/ in the auto folder) is counted with it."""
+    import shlex
+
+    from gitmem.core.userdirs import tilde
+    from gitmem.project.confinement import within
+    from gitmem.sync.folders import markdown_files
+
+    current = [s.path for s in project.scopes]
+    olds = {s.name: Path(state.path) for s, state in moved}
+    out: list[tuple[str, str]] = []
+    for s, _ in moved:
+        old = olds[s.name]
+        if any(within(old, o) and old != o for o in olds.values()) or not old.is_dir():
+            continue  # counted with the folder it lies in, or gone (moved with the tree)
+        if any(within(old, c) or within(c, old) for c in current):
+            continue  # still (inside) a folder this clone syncs
+        synced: dict[str, str] = {}
+        for other, st in moved:
+            if within(olds[other.name], old):
+                below = olds[other.name].relative_to(old).as_posix()
+                prefix = "" if below == "." else below + "/"
+                synced.update({prefix + rel: oid for rel, oid in st.oids().items()})
+        files = dict(markdown_files(project.repo, old, MOVED_FILES, MOVED_FILE_BYTES))
+        if not files:
+            continue
+        edited = sorted(rel for rel, oid in files.items() if synced.get(rel) != oid)
+        shown = tilde(old)
+        arg = (
+            shown
+            if shlex.quote(shown.removeprefix("~/")) == shown.removeprefix("~/")
+            else (shlex.quote(str(old)))
+        )
+        said = (
+            f"{s.name}: this clone last synced {shown}, no longer its memory folder (a moved or "
+            f"renamed checkout: Claude Code keys memory by the checkout's path)"
+        )
+        if edited:
+            count = f"{len(edited)} file{'s' if len(edited) != 1 else ''}"
+            said += (
+                f"; {count} there changed since that sync ({edited[0]}"
+                f"{', …' if len(edited) > 1 else ''}), in no ref yet: gitmem adopt --folder {arg} "
+                f"merges {'them' if len(edited) > 1 else 'it'} in"
+            )
+        else:
+            said += f"; all of it was synced and is here now: remove {shown} when you like"
+        out.append((s.ref, said))
+    return out

@@ -92,3 +92,47 @@ def test_a_key_planted_after_the_grant_is_still_refused(world: World) -> None:
     assert run.code == 3 and "may have been planted" in run.err, run
     assert world.plumb(world.remote, "rev-parse", USER_REF) == planted, "pushed nothing"
     assert not (laptop.scope_path(clone) / "build.md").exists()
+
+
+def test_a_moved_clone_names_the_folder_it_left_and_the_edits_there(world: World) -> None:
+    """`mv ~/src ~/code`: Claude Code keys the memory folder by the checkout's path, so the
+    next sync wrote the memory into a new folder as a first sync and said nothing of the old
+    one — an edit made there since the last sync was in no ref and nobody loads that folder
+    (only `doctor` named it). Now the sync names the folder left, counts its unsynced edits
+    and gives the command that merges them in; following it, the edit is here."""
+    clone = world.clone("src/shop")
+    old = world.scope_path(clone)
+    write_files(old, {"MEMORY.md": "- [Build](build.md) — b\n", "build.md": "make build\n"})
+    write_files(old / "team", {"MEMORY.md": "- [Deploy](deploy.md) — d\n", "deploy.md": "ship\n"})
+    world.ok("sync", cwd=clone)
+    (old / "build.md").write_text("make build-fast\n")  # edited, not synced, then moved
+    (world.root / "src").rename(world.root / "code")
+    clone = world.root / "code" / "shop"
+    new = world.scope_path(clone)
+    run = world.gitmem("sync", cwd=clone)
+    assert run.code == 0, run
+    shown = "~/" + str(old.relative_to(world.home))
+    line = [n for n in run.out.splitlines() if "no longer its memory folder" in n]
+    assert len(line) == 1, run.out  # once, the team folder inside it counted with it
+    assert f"auto: this clone last synced {shown}," in line[0], line
+    assert "1 file there changed since that sync (build.md)" in line[0], line
+    assert f"gitmem adopt --folder {shown} merges it in" in line[0], line
+    assert (new / "build.md").read_text() == "make build\n"
+    assert (new / "team" / "deploy.md").read_text() == "ship\n"
+    world.ok("adopt", "--folder", str(old), cwd=clone)
+    # adopt merges as a first sync does (no base: the old line is kept too, nothing lost)
+    assert "make build-fast\n" in (new / "build.md").read_text()
+    again = world.ok("sync", cwd=clone)
+    assert "no longer its memory folder" not in again, again
+
+
+def test_a_moved_clone_with_everything_synced_is_told_the_old_folder_may_go(
+    world: World,
+) -> None:
+    clone = world.clone("src/shop")
+    old = world.scope_path(clone)
+    write_files(old, {"MEMORY.md": "- [Build](build.md) — b\n", "build.md": "make build\n"})
+    world.ok("sync", cwd=clone)
+    (world.root / "src").rename(world.root / "code")
+    out = world.ok("sync", cwd=world.root / "code" / "shop")
+    assert "all of it was synced and is here now: remove ~/" in out, out
