@@ -266,8 +266,13 @@ def _lost_line(edit: Any) -> str:
     from gitmem.project.scopes import shown
 
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(edit.time))
-    author = f"{edit.author} on {edit.author_host}" if edit.author_host else edit.author
-    winner = f"{edit.winner} on {edit.winner_host}" if edit.winner_host else edit.winner
+    author, winner = edit.author, edit.winner
+    if (author, edit.author_host) == (winner, edit.winner_host) and (
+        edit.author_email != edit.winner_email
+    ):  # one name on one machine, two people (one account shared): the e-mail tells them apart
+        author, winner = f"{author} <{edit.author_email}>", f"{winner} <{edit.winner_email}>"
+    author = f"{author} on {edit.author_host}" if edit.author_host else author
+    winner = f"{winner} on {edit.winner_host}" if edit.winner_host else winner
     return (
         f"{edit.number:>3}  {when}  {shown(edit.path)} ({edit.subject})  edit by {author}; "
         f"kept the version by {winner} ({SAID.get(edit.why, edit.why)})  merge {edit.merge[:10]}"

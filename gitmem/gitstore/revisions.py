@@ -136,7 +136,7 @@ class History(GitDir):
         # fields end with NUL, which git never prints from a commit (its text ends at one):
         # a teammate's author, subject or trailer may hold any other byte (issue: red team 6)
         trailers = "%(trailers:key=Gitmem-Resolved,valueonly,unfold,separator=%x0a)"
-        fmt = f"%H%x00%ct%x00%an%x00%s%x00{trailers}%x00"
+        fmt = f"%H%x00%ct%x00%an%x00%ae%x00%s%x00{trailers}%x00"
         args = ["log", f"--format={fmt}"] + ([f"-n{limit}"] if limit else [])
         if full_history:
             args.append("--full-history")
@@ -147,12 +147,13 @@ class History(GitDir):
             args += ["--", *literal([path] if isinstance(path, str) else path)]
         out = self.git(*args).stdout.decode("utf-8", "replace")
         rows = []
-        for oid, ts, author, subject, values in nul_records(out, 5):
+        for oid, ts, author, email, subject, values in nul_records(out, 6):
             rows.append(
                 {
                     "commit": oid,
                     "time": str(commit_time(ts)),  # a teammate's may be any text
                     "author": author,
+                    "email": email,
                     "subject": subject,
                     "resolved": "\x1d".join(
                         v.replace("\x1d", GROUP_SHOWN) for v in values.split("\n") if v

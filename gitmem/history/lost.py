@@ -50,6 +50,8 @@ class LostEdit:
     winner: str  # who wrote the version kept
     author_host: str = ""  # the machine the lost edit's gitmem commit names ("": none)
     winner_host: str = ""
+    author_email: str = ""
+    winner_email: str = ""
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -62,8 +64,10 @@ class LostEdit:
             "why": self.why,
             "author": self.author,
             "author_host": self.author_host,
+            "author_email": self.author_email,
             "kept": self.winner,
             "kept_host": self.winner_host,
+            "kept_email": self.winner_email,
         }
 
 
@@ -87,6 +91,8 @@ def lost_edits(project: Project) -> list[LostEdit]:
                 winner.name,
                 writer.host,
                 winner.host,
+                writer.email,
+                winner.email,
             )
         )
     return out
@@ -354,6 +360,7 @@ TOLD_FILE = "told-lost.json"  # edits already told, so no sync tells one twice
 MAX_TOLD = 2000  # the edits remembered as told (oldest forgotten first)
 MAX_TOLD_MERGES = 200  # resolving merges a sync reads for what to tell
 MAX_HOST = 64  # characters of a machine's name kept from a commit subject
+MAX_EMAIL = 254  # characters of an author's e-mail kept (the longest an address may be)
 _HOST = re.compile(r" on (\S+?)(?: \(\d+ changed\))?$")
 
 
@@ -374,15 +381,26 @@ class Writer:
     commit: str
     name: str
     host: str
-    here: bool = False  # this machine and this git user
+    here: bool = False  # this machine and this git user (name and e-mail)
+    email: str = ""
+    # the same name on a machine of the same name, but another e-mail: the e-mail tells them
+    # apart (two people sharing a machine's name and a first name; one account, two users)
+    twin: bool = False
 
     def said(self) -> str:
         if self.here:
             return f"you ({self.name}) here"
-        return f"{self.name} on {self.host}" if self.host else self.name
+        who = f"{self.name} <{self.email}>" if self.twin and self.email else self.name
+        return f"{who} on {self.host}" if self.host else who
 
     def as_json(self) -> dict[str, object]:
-        return {"name": self.name, "host": self.host, "commit": self.commit, "here": self.here}
+        return {
+            "name": self.name,
+            "email": self.email,
+            "host": self.host,
+            "commit": self.commit,
+            "here": self.here,
+        }
 
 
 @dataclass(frozen=True)
@@ -463,6 +481,7 @@ def losses_to_tell(
     if not rows:
         return []
     me = repo.config_get("user.name") or ""
+    my_email = repo.config_get("user.email") or ""
     from gitmem.project.scopes import hostname
 
     host = hostname()
@@ -487,7 +506,7 @@ def losses_to_tell(
             here = mine is not None
             if side == mine:
                 continue  # the other side's edit lost: it never was here; its writer is told
-            writer = _writer(project, ref, path, lost, kept, me, host)
+            writer = _writer(project, ref, path, lost, kept, me, host, my_email)
             key = (path, writer.commit)
             if key in told or (key in seen and key not in new_here):
                 continue  # told before, or by an earlier merge of this run
@@ -497,7 +516,7 @@ def losses_to_tell(
                 continue  # a merge made elsewhere against an edit this machine never held
             seen.add(key)
             new_here.add(key)
-            winner = _writer(project, ref, path, kept, lost, me, host)
+            winner = _writer(project, ref, path, kept, lost, me, host, my_email)
             found.append(
                 Loss(kind, ref, row["commit"], path, subject or "file", why, writer, winner)
             )
@@ -516,7 +535,14 @@ _STORED: dict[tuple[str, str, str], list[str]] = {}  # (ref, tip, path): its nam
 
 
 def _writer(
-    project: Project, ref: str, path: str, side: str, other: str, me: str, host: str
+    project: Project,
+    ref: str,
+    path: str,
+    side: str,
+    other: str,
+    me: str,
+    host: str,
+    my_email: str = "",
 ) -> Writer:
     """Who wrote `path` as `side` holds it: the newest commit of `side` not in `other` that
     changed it (the side's newest commit when none names it: an encrypted name)."""
@@ -541,8 +567,10 @@ def _writer(
     if not rows:
         return Writer(side, "another machine", "")
     on = made_on(rows[0]["subject"])
-    name = rows[0]["author"]
-    return Writer(rows[0]["commit"], name, on, bool(me) and name == me and on == host)
+    name, email = rows[0]["author"], rows[0]["email"][:MAX_EMAIL]
+    alike = bool(me) and name == me and on == host
+    same = alike and (not my_email or email == my_email)
+    return Writer(rows[0]["commit"], name, on, same, email, alike and not same)
 
 
 def made_on(subject: str) -> str:

@@ -6,6 +6,7 @@ never wrote, and a network that drops mid-sync. Each failed before its fix (docs
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,35 @@ def test_a_moved_clone_with_everything_synced_is_told_the_old_folder_may_go(
     (world.root / "src").rename(world.root / "code")
     out = world.ok("sync", cwd=world.root / "code" / "shop")
     assert "all of it was synced and is here now: remove ~/" in out, out
+
+
+def test_a_lost_line_tells_two_people_of_one_name_on_one_machine_apart(world: World) -> None:
+    """Pair programming on one machine: two clones, both `user.name Ana`, each with her own
+    `user.email`. The `lost:` line named the writer by host and name only, so the other
+    Ana's winning edit read "the version by you (Ana) here". The e-mail tells them apart."""
+    from gitmem.project.scopes import hostname
+
+    clones = []
+    for n, email in ((1, "ana@one.example"), (2, "ana@two.example")):
+        clone = world.clone(f"ana{n}", email=email)
+        world.git("config", "user.name", "Ana", cwd=clone)
+        clones.append(clone)
+    first, second = clones
+    topic = "---\nname: api\ndescription: d\ntype: project\nmodified: 2026-0{m}-01T00:00:00Z\n"
+    write_files(world.scope_path(first, "team"), {"api.md": topic.format(m=1) + "---\nv1\n"})
+    world.ok("sync", cwd=first)
+    world.ok("sync", cwd=second)
+    write_files(world.scope_path(first, "team"), {"api.md": topic.format(m=2) + "---\nper one\n"})
+    world.ok("sync", cwd=first)
+    write_files(world.scope_path(second, "team"), {"api.md": topic.format(m=3) + "---\nper two\n"})
+    world.ok("sync", cwd=second)  # the newer edit wins
+    out = world.ok("sync", cwd=first)
+    lost = [ln.strip() for ln in out.splitlines() if ln.strip().startswith("lost:")]
+    assert len(lost) == 1, out
+    assert "the edit by you (Ana) here" in lost[0], lost
+    assert f"the version by Ana <ana@two.example> on {hostname()}" in lost[0], lost
+    told = json.loads(world.ok("lost", "--json", cwd=first))
+    assert any(e.get("kept_email") == "ana@two.example" for e in told), told
+    listed = world.ok("lost", cwd=first)
+    assert "edit by Ana <ana@one.example> on " in listed, listed
+    assert "kept the version by Ana <ana@two.example> on " in listed, listed
