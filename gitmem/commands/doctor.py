@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.core.fileread import utf8_fix
+from gitmem.core.limits import MAX_BLOB_BYTES
 from gitmem.errors import GitmemError
 from gitmem.privacy.layout import NO_KEY_STEP, NOT_GRANTED, grant_step
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
@@ -647,12 +648,18 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
         elif row.skipped and _not_utf8(row, checkup):
             pass
         elif row.skipped:
+            # named with why (a picture, a log, a link are not all "links or large files"),
+            # and the command that lists them all: a plain sync says each only once
+            named = "; ".join(row.skipped_files[:3])
+            more = row.skipped - min(3, len(row.skipped_files))
             checkup.add(
                 area,
                 ADVICE,
-                f"{row.skipped} file{'s' if row.skipped != 1 else ''} in {shown} "
-                "not synced (links, special or large files)",
-                "gitmem sync lists them; keep memory as plain Markdown files",
+                f"{row.skipped} file{'s' if row.skipped != 1 else ''} in {shown} not synced: "
+                + named
+                + (f"; and {more} more" if more > 0 else ""),
+                "gitmem sync -v lists them all; memory syncs as plain Markdown files (*.md) "
+                f"of at most {MAX_BLOB_BYTES >> 20} MiB: move the others out of the memory folder",
             )
         else:
             checkup.add(area, OK, f"{shown}: {row.files} file{'s' if row.files != 1 else ''}")

@@ -169,3 +169,32 @@ def test_a_lost_line_tells_two_people_of_one_name_on_one_machine_apart(world: Wo
     listed = world.ok("lost", cwd=first)
     assert "edit by Ana <ana@one.example> on " in listed, listed
     assert "kept the version by Ana <ana@two.example> on " in listed, listed
+
+
+def test_doctor_names_the_files_claude_code_did_not_write_and_a_command_that_lists_them(
+    world: World,
+) -> None:
+    """A memory folder with a picture, a 20 MB log, a note in .txt, a `.DS_Store` and an
+    editor's swap file: the sync says each skipped file once (junk silently), and `doctor`
+    said "3 files … not synced (links, special or large files)" — wrong for a picture — and
+    "gitmem sync lists them", which a second sync does not (said once). Now doctor names
+    them with why, and the command that lists them all does."""
+    clone = world.clone("p")
+    auto = world.scope_path(clone)
+    write_files(auto, {"MEMORY.md": "- [Build](build.md) — b\n", "build.md": "make\n"})
+    (auto / ".DS_Store").write_bytes(b"\0\1")
+    (auto / ".build.md.swp").write_bytes(b"\0swap")
+    (auto / "diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    (auto / "debug.log").write_bytes(b"x" * (20 << 20))
+    (auto / "notes.txt").write_text("notes\n")
+    first = world.gitmem("sync", cwd=clone)
+    assert first.code == 0 and first.err.count("skipped auto: ") == 3, first
+    assert ".DS_Store" not in first.err and ".swp" not in first.err, first
+    assert "skipped" not in world.gitmem("sync", cwd=clone).err  # said once
+    doctor = world.gitmem("doctor", "--offline", cwd=clone).out
+    line = next(ln for ln in doctor.splitlines() if "not synced" in ln)
+    assert "links, special or large" not in line, line
+    assert "debug.log (larger than 4 MiB)" in line and "diagram.png (GM104" in line, line
+    assert "fix: gitmem sync -v lists them all" in doctor, doctor
+    listed = world.gitmem("sync", "-v", cwd=clone).err
+    assert listed.count("skipped auto: ") == 3, listed
