@@ -144,11 +144,49 @@ def shown_url(url: str) -> str:
     return shown(url)
 
 
+# git's words for a remote that was not reached at all (no answer, not a refusal)
+_UNREACHED = (
+    "unable to connect",
+    "could not resolve host",
+    "connection refused",
+    "connection reset",
+    "connection timed out",
+    "network is unreachable",
+    "no route to host",
+    "the remote end hung up unexpectedly",
+    "early eof",
+)
+UNREACHED_HINT = (
+    "the network or the server did not answer: nothing changed there and nothing here is "
+    "lost; gitmem sync again when it is back"
+)
+
+
+def unreached(reason: str) -> bool:
+    """Whether git's `reason` says the remote was never reached or dropped the connection (a
+    network down, a server stopped mid-sync), not that it refused: then "check your access"
+    misleads, and the next sync simply retries."""
+    low = reason.lower()
+    return any(w in low for w in _UNREACHED) and not any(w in low for w in _REFUSED_TOO)
+
+
+# a dropped connection that a server chose (`RPC failed; HTTP 413`, a key refused): no retry helps
+_REFUSED_TOO = ("http 4", "permission denied", "403", "does not appear to be a git repository")
+
+
+def remote_hint(reason: str, check: str) -> str:
+    """The hint of a failed fetch, push or ls-remote: the network's, or `check`."""
+    return UNREACHED_HINT if unreached(reason) else check
+
+
 def fetched(remote: str, proc: Completed) -> None:
     if proc.returncode != 0:
+        reason = git_reasons(proc.stderr)
         raise RemoteError(
-            f"cannot fetch from {shown_url(remote)}: {git_reasons(proc.stderr)}",
-            "check the remote URL and your access (git fetch works?), then retry",
+            f"cannot fetch from {shown_url(remote)}: {reason}",
+            remote_hint(
+                reason, "check the remote URL and your access (git fetch works?), then retry"
+            ),
         )
 
 
@@ -264,9 +302,12 @@ class Transport(GitDir):
         if proc.returncode == 0:
             return PushOutcome(True, accepted=tuple(accepted))
         if not (accepted or rejected or refused):  # nothing reached the server: no access
+            reason = git_reasons(err)
             raise RemoteError(
-                f"cannot push to {shown_url(remote)}: {git_reasons(err)}",
-                "check the remote URL and your access (git push works?), then retry",
+                f"cannot push to {shown_url(remote)}: {reason}",
+                remote_hint(
+                    reason, "check the remote URL and your access (git push works?), then retry"
+                ),
             )
         return PushOutcome(
             False, tuple(rejected), git_reasons(err), tuple(accepted), refused, blockers
@@ -288,9 +329,10 @@ class Transport(GitDir):
     ) -> dict[str, str]:
         proc = self._transport(["ls-remote", UPLOAD_PACK, remote, *patterns], timeout)
         if proc.returncode != 0:
+            reason = git_reasons(proc.stderr)
             raise RemoteError(
-                f"cannot reach {shown_url(remote)}: {git_reasons(proc.stderr)}",
-                "check the remote URL and your access, then retry",
+                f"cannot reach {shown_url(remote)}: {reason}",
+                remote_hint(reason, "check the remote URL and your access, then retry"),
             )
         # what a server advertises is untrusted and git prints it as sent (`..`, control
         # characters, bytes that are no UTF-8, any length): kept undecodable (escaped), a line

@@ -11,7 +11,7 @@ from gitmem.core.sanitize import shown_url
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.store import Fetching
-from gitmem.gitstore.transport import NO_MESSAGE
+from gitmem.gitstore.transport import NO_MESSAGE, unreached
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import fetch_spec, unglobbable
@@ -230,7 +230,8 @@ class Exchange:
                     w in exc.message.lower() for w in ("403", "forbidden", "not allowed")
                 )
                 hint = self._refused_hint(label, exc.hint) if forbidden else exc.hint
-                if remote == self.project.remote:  # a reader of the project, not a writer
+                if remote == self.project.remote and not unreached(exc.message):
+                    # a reader of the project, not a writer (a network down says nothing of it)
                     hint = (
                         f"{hint}; without push access to {label}: gitmem pull keeps your memory up to date"
                         + (

@@ -198,3 +198,38 @@ def test_doctor_names_the_files_claude_code_did_not_write_and_a_command_that_lis
     assert "fix: gitmem sync -v lists them all" in doctor, doctor
     listed = world.gitmem("sync", "-v", cwd=clone).err
     assert listed.count("skipped auto: ") == 3, listed
+
+
+def test_a_server_that_stops_answering_is_told_as_the_network_and_the_next_sync_recovers(
+    world: World,
+) -> None:
+    """A `git daemon` stopped: the fetch's hint said "check the remote URL and your access",
+    and a push that could not connect after the pull added "without push access to origin:
+    gitmem pull keeps your memory up to date, and a hub takes your personal memory" — advice
+    for a reader, not for a network down. Now both say the server did not answer, nothing is
+    lost, sync again; the next sync, with the server back, pushes what was committed."""
+    from tests.support.servers import free_port, git_daemon
+
+    clone = world.clone("p")
+    world.ok("sync", cwd=clone)
+    with git_daemon(world.root, world.env) as base:
+        world.git("remote", "set-url", "origin", f"{base}/remote.git", cwd=clone)
+        world.ok("sync", cwd=clone)
+    write_files(world.scope_path(clone, "team"), {"deploy.md": "Tuesdays\n"})
+    run = world.gitmem("sync", cwd=clone)  # the daemon is stopped
+    assert run.code == 3 and "cannot fetch from origin" in run.err, run
+    assert "the network or the server did not answer" in run.err, run
+    assert "your access" not in run.err, run
+    # the pull works (a mirror), the push cannot connect: committed here, said so
+    world.git("remote", "set-url", "origin", str(world.remote), cwd=clone)
+    dead = f"git://127.0.0.1:{free_port()}/remote.git"
+    world.git("config", "remote.origin.pushurl", dead, cwd=clone)
+    run = world.gitmem("sync", cwd=clone)
+    assert run.code == 3 and "cannot push to" in run.err, run
+    assert "1 local change committed" in run.out and "not pushed" in run.out, run
+    assert "the network or the server did not answer" in run.err, run
+    assert "without push access" not in run.err, run
+    world.git("config", "--unset", "remote.origin.pushurl", cwd=clone)
+    out = world.ok("sync", cwd=clone)
+    assert "refs/gitmem/team: pushed to origin" in out, out
+    assert "Tuesdays" in world.git("show", "refs/gitmem/team:team/deploy.md", cwd=world.remote)
