@@ -211,6 +211,17 @@ def _similar_option(parser: argparse.ArgumentParser, prog: str, extras: list[str
     return None
 
 
+# the commands without --json (docs/json.md), and what a tool asking for JSON uses instead
+NO_JSON = {
+    "gitmem recall": "it prints the text Claude Code's hook adds to a prompt; gitmem query "
+    "--search WORDS --json gives the memories as fields",
+    "gitmem mcp": "the MCP server speaks JSON-RPC on its own",
+    "gitmem guide": "it prints the user guide (docs/json.md lists every command's JSON)",
+    "gitmem completion": "it prints a shell script",
+    "gitmem merge-driver": "git runs it (gitmem drivers status --json reports the drivers)",
+}
+
+
 def _extras_hint(prog: str, extras: list[str]) -> str | None:
     """What a newcomer meant by an argument the command does not take, where it is clear:
     `log --user` (user-scope memory goes by its id)."""
@@ -225,6 +236,8 @@ def _extras_hint(prog: str, extras: list[str]) -> str | None:
         )
     if "--user" in extras and command == "query":
         return f"{prog} --scope user keeps to user-scope memory"
+    if "--json" in extras and prog in NO_JSON:  # docs/json.md: the commands without it
+        return f"{prog} has no --json: {NO_JSON[prog]}"
     if prog == "gitmem hooks uninstall" and {"--mcp", "--recall"} & set(extras):
         # the undo of `hooks install --claude --mcp --recall`, typed with the same flags
         return (

@@ -233,3 +233,30 @@ def test_a_server_that_stops_answering_is_told_as_the_network_and_the_next_sync_
     out = world.ok("sync", cwd=clone)
     assert "refs/gitmem/team: pushed to origin" in out, out
     assert "Tuesdays" in world.git("show", "refs/gitmem/team:team/deploy.md", cwd=world.remote)
+
+
+def test_json_asked_of_a_command_without_it_names_what_gives_json(world: World) -> None:
+    """A recall user's tool asked `gitmem recall --json`: "unrecognized arguments: --json",
+    see --help — which has no word of JSON. Each command without --json (docs/json.md names
+    them) now says so and what gives the fields instead; and every other command has it."""
+    from gitmem.cli import build_parser
+    from gitmem.cli.common import NO_JSON
+    from gitmem.cli.completion import options, subcommands
+    from tests.support.world import REPO_ROOT
+
+    clone = world.clone("p")
+    run = world.gitmem("recall", "--json", cwd=clone)
+    assert run.code == 2, run
+    assert "gitmem recall has no --json" in run.err, run
+    assert "gitmem query --search WORDS --json gives the memories as fields" in run.err, run
+    leaves = []
+    for name, (_, parser) in subcommands(build_parser()).items():
+        below = subcommands(parser)
+        leaves += [(f"gitmem {name} {sub}", p) for sub, (_, p) in below.items()] or [
+            (f"gitmem {name}", parser)
+        ]
+    without = {prog for prog, p in leaves if not any("--json" in o for o, _, _ in options(p))}
+    assert without == set(NO_JSON), without ^ set(NO_JSON)
+    said = (REPO_ROOT / "docs" / "json.md").read_text().split("### ", 1)[0]
+    for prog in NO_JSON:
+        assert f"`{prog.removeprefix('gitmem ')}`" in said, prog
