@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from gitmem.errors import ConfigError, UsageError
+from gitmem.errors import ConfigError, GitmemError, UsageError
 from gitmem.gitstore.store import Store
 from gitmem.project.confinement import holds_personal, personal_folders, refusal
 from gitmem.project.identity import (
@@ -296,9 +297,38 @@ def choose_remote(repo: Store, wanted: str | None) -> str | None:
     configured = repo.config_get("gitmem.remote")
     if configured and configured in remotes:
         return configured
+    if configured and len(remotes) > 1:  # renamed (`git remote rename origin upstream`)
+        same = _remotes_of_this_memory(repo, remotes)
+        if len(same) == 1:  # the one this clone's memory was synced with, whatever its name
+            return same[0]
     if "origin" in remotes:
         return "origin"
     return remotes[0] if remotes else None
+
+
+def _remotes_of_this_memory(repo: Store, remotes: list[str]) -> list[str]:
+    """The remotes whose URL is the project key this clone's memory records (the team ref's
+    gitmem.toml, else the personal ref's: key and aliases): after gitmem.remote's remote was renamed beside another
+    remote, the renamed one — not the first listed, which may be a fork. Read only then."""
+    from gitmem.project.refmeta import MetaError, parse_meta
+
+    refs = [TEAM_REF]
+    with contextlib.suppress(ConfigError):
+        refs.append(USERS_REF_PREFIX + resolve_uid(repo))
+    oid = next(filter(None, (repo.resolve(f"{ref}:gitmem.toml") for ref in refs)), None)
+    if oid is None:
+        return []
+    try:
+        meta = parse_meta(repo.read_blob(oid))
+    except (MetaError, GitmemError, ValueError):
+        return []
+    root = repo.toplevel or repo.common_dir
+    found = []
+    for name in remotes:
+        url = repo.remote_url(name)
+        if url and meta.knows(normalize_remote_url(url, base=root)):
+            found.append(name)
+    return found
 
 
 def resolve_uid(repo: Store, fallback: Store | None = None) -> str:

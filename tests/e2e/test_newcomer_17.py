@@ -260,3 +260,23 @@ def test_json_asked_of_a_command_without_it_names_what_gives_json(world: World) 
     said = (REPO_ROOT / "docs" / "json.md").read_text().split("### ", 1)[0]
     for prog in NO_JSON:
         assert f"`{prog.removeprefix('gitmem ')}`" in said, prog
+
+
+def test_a_renamed_remote_beside_a_fork_keeps_memory_on_the_renamed_one(world: World) -> None:
+    """`git remote rename origin upstream`, then `git remote add fork …` (a contributor's
+    usual setup): gitmem.remote still named 'origin', so gitmem took the first remote
+    listed — the fork — and the sync pushed the team's memory there, saying nothing. Now
+    the remote whose URL is the project key the memory records is taken."""
+    fork = world.make_remote("fork.git")
+    clone = world.clone("p")
+    write_files(world.scope_path(clone, "team"), {"deploy.md": "Tuesdays\n"})
+    world.ok("sync", cwd=clone)
+    world.git("remote", "rename", "origin", "upstream", cwd=clone)
+    world.git("remote", "add", "fork", str(fork), cwd=clone)
+    write_files(world.scope_path(clone, "team"), {"rollback.md": "git revert\n"})
+    out = world.ok("sync", cwd=clone)
+    assert "pushed to upstream" in out, out
+    assert world.git("for-each-ref", "refs/gitmem", cwd=fork) == "", "nothing on the fork"
+    held = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=world.remote)
+    assert "team/rollback.md" in held, held
+    assert "memory syncs through upstream" in world.ok("status", cwd=clone)
