@@ -140,6 +140,22 @@ def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
         return ScopeState()  # no state, or unreadable: treat every file as new (merged, not lost)
 
 
+def folder_owner(common_dir: Path, scope: str) -> str | None:
+    """Whose personal memory the scope's folder last synced with (their user id), if known."""
+    try:
+        return read_own(state_dir(common_dir, "state") / f"{scope}.owner").decode().strip()
+    except (OSError, ValueError):
+        return None
+
+
+def set_folder_owner(common_dir: Path, scope: str, uid: str) -> None:
+    """Record whose personal memory the scope's folder syncs with (once: it changes only when
+    the user hands the folder over, docs/guide.md §11)."""
+    target = state_dir(common_dir, "state") / f"{scope}.owner"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(target, uid.encode() + b"\n")
+
+
 class ScopeHead(NamedTuple):
     """What a sync needs of a scope's state before its records: enough to see, with git's
     check of the folder, that nothing changed — then the records are never loaded."""

@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from gitmem.core.statedir import state_dir
 from gitmem.errors import (
     ConcurrentUpdate,
     GitmemError,
@@ -25,9 +26,11 @@ from gitmem.project.excludes import exclude_memory_folders
 from gitmem.project.scopes import TEAM_REF, Project, Scope
 from gitmem.project.state import (
     ScopeState,
+    folder_owner,
     jitter,
     load_scope_state,
     read_scope_head,
+    set_folder_owner,
     state_file,
 )
 from gitmem.sync.commit import LocalCommit
@@ -100,6 +103,7 @@ class Session:
                     f"removed a stale lock left by an interrupted git: {lock}"
                 )
             moved: list[tuple[Scope, ScopeState]] = []
+            _same_owner(self.repo.common_dir, self.run.scopes)
             for s in self.run.scopes:
                 head = read_scope_head(self.repo.common_dir, s.name)
                 if head is not None and head.path == str(s.path):
@@ -550,3 +554,38 @@ def moved_notes(project: Project, moved: list[tuple[Scope, ScopeState]]) -> list
             said += f"; all of it was synced and is here now: remove {shown} when you like"
         out.append((s.ref, said))
     return out
+
+
+def _same_owner(common_dir: Path, scopes: list[Scope]) -> None:
+    """Refuse, before anything is written, to sync a personal scope's folder with another
+    person's personal ref than the one it synced with: `user.email` changed in a clone (two
+    people taking turns on one machine account) made the next sync read every file of the
+    first person's as deleted there and remove it from the folder. Recorded at the first sync
+    (a state file a scope); `gitmem.user` keeps a folder its owner's whatever user.email says."""
+    others: list[tuple[Scope, str]] = []
+    uid = ""
+    for s in scopes:
+        if "/users/" not in s.ref or not s.pushable:
+            continue
+        uid = s.ref.rpartition("/users/")[2]
+        owner = folder_owner(common_dir, s.name)
+        if owner is None:
+            set_folder_owner(common_dir, s.name, uid)
+        elif owner != uid:
+            others.append((s, owner))
+    if not others:
+        return
+    import shlex
+
+    owner = others[0][1]
+    names = " and ".join(s.name for s, _ in others)
+    folder = state_dir(common_dir, "state")
+    named = [folder / f"{s.name}{end}" for s, _ in others for end in (".owner", ".json")]
+    files = " ".join(shlex.quote(str(f)) for f in named if f.exists())
+    raise UsageError(
+        f"{names}: {'this memory folder syncs' if len(others) == 1 else 'these memory folders sync'}"
+        f" with {owner}'s personal memory, and your git identity now names {uid}: a sync would "
+        f"take {owner}'s memory out of {'it' if len(others) == 1 else 'them'}",
+        f"keep {owner}'s: git config gitmem.user {owner}; or hand over to {uid} (the files "
+        f"merge into {uid}'s memory as at a first sync): rm {files}, then gitmem sync",
+    )

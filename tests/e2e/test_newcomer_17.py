@@ -280,3 +280,41 @@ def test_a_renamed_remote_beside_a_fork_keeps_memory_on_the_renamed_one(world: W
     held = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=world.remote)
     assert "team/rollback.md" in held, held
     assert "memory syncs through upstream" in world.ok("status", cwd=clone)
+
+
+def test_two_people_taking_turns_on_one_account_never_empty_each_others_folder(
+    world: World,
+) -> None:
+    """Pair programming on one machine account: Ana synced her personal memory, then Bo set
+    his `user.email` in the clone and synced. The folder's state said Ana's files were synced,
+    Bo's ref had none of them, so the sync read them as deleted there and removed them from
+    the folder. Now the sync refuses in one line, nothing written, with the two ways out;
+    each works as the hint says."""
+    import shlex
+
+    clone = world.clone("p", email="ana@x.example")
+    auto = world.scope_path(clone)
+    write_files(auto, {"MEMORY.md": "- [A](a.md) — ana's\n", "a.md": "ana's notes\n"})
+    world.ok("sync", cwd=clone)
+    world.git("config", "user.email", "bo@x.example", cwd=clone)
+    write_files(auto, {"b.md": "bo's notes\n"})
+    run = world.gitmem("sync", cwd=clone)
+    assert run.code == 2, run
+    assert "sync with ana@x.example's personal memory" in run.err, run
+    assert "git config gitmem.user ana@x.example" in run.err, run
+    assert (auto / "a.md").read_text() == "ana's notes\n"
+    assert "bo@x.example" not in world.git("for-each-ref", "refs/gitmem", cwd=world.remote)
+    # handing the folder over, as the hint says: Bo's memory gets the files, none removed
+    rm = run.err.split("; or hand over to bo@x.example", 1)[1].split(": rm ", 1)[1]
+    for path in shlex.split(rm.split(", then gitmem sync", 1)[0]):
+        Path(path).unlink()
+    world.ok("sync", cwd=clone)
+    assert (auto / "a.md").read_text() == "ana's notes\n" and (auto / "b.md").exists()
+    held = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/users/bo@x.example", cwd=clone)
+    assert "auto/manifest" in held, held
+    # and back: gitmem.user keeps it the new owner's whatever user.email says
+    world.git("config", "user.email", "ana@x.example", cwd=clone)
+    assert world.gitmem("sync", cwd=clone).code == 2
+    world.git("config", "gitmem.user", "bo@x.example", cwd=clone)
+    world.ok("sync", cwd=clone)
+    assert (auto / "a.md").exists() and (auto / "b.md").exists()
