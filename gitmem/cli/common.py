@@ -120,7 +120,12 @@ class Parser(argparse.ArgumentParser):
         to (`gitmem sync origin`: see 'gitmem sync --help'), not by the top-level parser."""
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
-            prog = getattr(parsed, "command_prog", None) or self.prog
+            group = getattr(parsed, "group_parser", None)
+            prog = (
+                getattr(parsed, "command_prog", None)
+                or (group.prog if group is not None else None)  # `gitmem key --json`: key's
+                or self.prog
+            )
             raise UsageError(
                 f"unrecognized arguments: {' '.join(extras)} ({prog})",
                 _extras_hint(prog, extras)
@@ -222,6 +227,9 @@ NO_JSON = {
 }
 
 
+GROUPS = ("gitmem drivers", "gitmem key", "gitmem hooks", "gitmem bundle")
+
+
 def _extras_hint(prog: str, extras: list[str]) -> str | None:
     """What a newcomer meant by an argument the command does not take, where it is clear:
     `log --user` (user-scope memory goes by its id)."""
@@ -238,6 +246,10 @@ def _extras_hint(prog: str, extras: list[str]) -> str | None:
         return f"{prog} --scope user keeps to user-scope memory"
     if "--json" in extras and prog in NO_JSON:  # docs/json.md: the commands without it
         return f"{prog} has no --json: {NO_JSON[prog]}"
+    if "--json" in extras and prog in GROUPS:  # `gitmem key --json`: its subcommands take it
+        return (
+            f"--json goes after the subcommand: {prog} SUBCOMMAND --json ({prog} --help lists them)"
+        )
     if prog == "gitmem hooks uninstall" and {"--mcp", "--recall"} & set(extras):
         # the undo of `hooks install --claude --mcp --recall`, typed with the same flags
         return (

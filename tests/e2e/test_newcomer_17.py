@@ -240,7 +240,7 @@ def test_json_asked_of_a_command_without_it_names_what_gives_json(world: World) 
     see --help — which has no word of JSON. Each command without --json (docs/json.md names
     them) now says so and what gives the fields instead; and every other command has it."""
     from gitmem.cli import build_parser
-    from gitmem.cli.common import NO_JSON
+    from gitmem.cli.common import GROUPS, NO_JSON
     from gitmem.cli.completion import options, subcommands
     from tests.support.world import REPO_ROOT
 
@@ -249,8 +249,14 @@ def test_json_asked_of_a_command_without_it_names_what_gives_json(world: World) 
     assert run.code == 2, run
     assert "gitmem recall has no --json" in run.err, run
     assert "gitmem query --search WORDS --json gives the memories as fields" in run.err, run
+    # `gitmem key --json` named the top level ("did you mean --version?"): now the group
+    run = world.gitmem("key", "--json", cwd=clone)
+    assert run.code == 2 and "(gitmem key)" in run.err, run
+    assert "--json goes after the subcommand: gitmem key SUBCOMMAND --json" in run.err, run
+    top = subcommands(build_parser())
+    assert {f"gitmem {n}" for n, (_, p) in top.items() if subcommands(p)} == set(GROUPS)
     leaves = []
-    for name, (_, parser) in subcommands(build_parser()).items():
+    for name, (_, parser) in top.items():
         below = subcommands(parser)
         leaves += [(f"gitmem {name} {sub}", p) for sub, (_, p) in below.items()] or [
             (f"gitmem {name}", parser)
