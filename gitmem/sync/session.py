@@ -119,7 +119,7 @@ class Session:
                     self.ledger.unknown_base.add(s.name)
                 self.ledger.states[s.name] = state
                 self.ledger.expected[s.name] = state.oids()
-            for ref, line in moved_notes(self.project, moved):
+            for ref, line in moved_notes(self.project, moved) if moved else ():
                 self.result.report(ref).notes.append(line)
             self.run.started = {ref: self.repo.resolve(ref) for ref in self.run.by_ref}
             self._loop()
