@@ -25,7 +25,7 @@ from gitmem.errors import GitmemError, UsageError
 from gitmem.project.confinement import within
 from gitmem.project.identity import claude_config_dir, claude_slug
 from gitmem.project.scopes import TEAM_REF, Project, Scope, confine
-from gitmem.project.state import load_scope_state, read_scope_head, state_file
+from gitmem.project.state import load_scope_state, owner_file, read_scope_head, state_file
 from gitmem.project.syncedfolders import known_folders, save_folders
 
 MAX_SLUGS = 2000  # project folders looked at under <claude>/projects
@@ -338,7 +338,11 @@ def _forget_state(common_dir: Path) -> None:
     from gitmem.gitstore.folderindex import index_path
 
     for name in ADOPTED.values():
-        for path in (state_file(common_dir, name), index_path(common_dir, name)):
+        for path in (
+            state_file(common_dir, name),
+            index_path(common_dir, name),
+            owner_file(common_dir, name),
+        ):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
 

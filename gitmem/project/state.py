@@ -140,10 +140,14 @@ def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
         return ScopeState()  # no state, or unreadable: treat every file as new (merged, not lost)
 
 
+def owner_file(common_dir: Path, scope: str) -> Path:
+    return state_dir(common_dir, "state") / f"{scope}.owner"
+
+
 def folder_owner(common_dir: Path, scope: str) -> str | None:
     """Whose personal memory the scope's folder last synced with (their user id), if known."""
     try:
-        return read_own(state_dir(common_dir, "state") / f"{scope}.owner").decode().strip()
+        return read_own(owner_file(common_dir, scope)).decode().strip()
     except (OSError, ValueError):
         return None
 
@@ -151,7 +155,7 @@ def folder_owner(common_dir: Path, scope: str) -> str | None:
 def set_folder_owner(common_dir: Path, scope: str, uid: str) -> None:
     """Record whose personal memory the scope's folder syncs with (once: it changes only when
     the user hands the folder over, docs/guide.md §11)."""
-    target = state_dir(common_dir, "state") / f"{scope}.owner"
+    target = owner_file(common_dir, scope)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(target, uid.encode() + b"\n")
 

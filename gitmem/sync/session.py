@@ -14,7 +14,6 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from gitmem.core.statedir import state_dir
 from gitmem.errors import (
     ConcurrentUpdate,
     GitmemError,
@@ -29,6 +28,7 @@ from gitmem.project.state import (
     folder_owner,
     jitter,
     load_scope_state,
+    owner_file,
     read_scope_head,
     set_folder_owner,
     state_file,
@@ -579,8 +579,7 @@ def _same_owner(common_dir: Path, scopes: list[Scope]) -> None:
 
     owner = others[0][1]
     names = " and ".join(s.name for s, _ in others)
-    folder = state_dir(common_dir, "state")
-    named = [folder / f"{s.name}{end}" for s, _ in others for end in (".owner", ".json")]
+    named = [f(common_dir, s.name) for s, _ in others for f in (owner_file, state_file)]
     files = " ".join(shlex.quote(str(f)) for f in named if f.exists())
     raise UsageError(
         f"{names}: {'this memory folder syncs' if len(others) == 1 else 'these memory folders sync'}"

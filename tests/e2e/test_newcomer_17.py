@@ -123,6 +123,7 @@ def test_a_moved_clone_names_the_folder_it_left_and_the_edits_there(world: World
     world.ok("adopt", "--folder", str(old), cwd=clone)
     # adopt merges as a first sync does (no base: the old line is kept too, nothing lost)
     assert "make build-fast\n" in (new / "build.md").read_text()
+    assert not list((clone / ".git" / "gitmem" / "state").glob("adopted-*")), "its state dropped"
     again = world.ok("sync", cwd=clone)
     assert "no longer its memory folder" not in again, again
 
