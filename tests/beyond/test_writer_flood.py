@@ -25,6 +25,7 @@ from tests.beyond.test_redteam_writers import (
     _tree_with,
 )
 from tests.support.servers import advertised_names, git_daemon
+from tests.support.teammates import Shared
 from tests.support.world import World, teammates_sharing, write_files
 
 TRACKING = "refs/gitmem-remotes/origin/writers/team/"
@@ -220,13 +221,12 @@ def test_a_teammate_who_moved_a_writer_ref_while_a_flood_is_cleared_keeps_it(
             )
 
 
-def test_a_flood_the_team_ref_holds_is_deleted_in_one_atomic_push(world: World) -> None:
+def test_a_flood_the_team_ref_holds_is_deleted_in_one_atomic_push(synced: Shared) -> None:
     """Worked (`flood9`): the deletes of a flood went one ref at a time on the server (64 on
     a remote of 10,000 packed refs: `receive-pack` 3.1 s, each delete rewriting the packed
     refs); now one atomic push (1.5 s), each delete still under its lease, and only when
     that fails as a whole (a lease no longer held: the race test above) one at a time."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(150)})
     argvs = _git_commands(world, bob, "sync", "-q")
@@ -237,7 +237,7 @@ def test_a_flood_the_team_ref_holds_is_deleted_in_one_atomic_push(world: World) 
 
 
 def test_a_listing_keeps_at_most_its_bound_and_lists_the_rest_later(
-    world: World, monkeypatch: pytest.MonkeyPatch
+    pushed: Shared, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Bounded (`flood9`): a listing keeps at most LISTING_MAX names (the first, in the order
     of names), whatever the remote advertises; those past it are listed once the first are
@@ -245,7 +245,7 @@ def test_a_listing_keeps_at_most_its_bound_and_lists_the_rest_later(
     from gitmem.project import writerrefs
 
     monkeypatch.setattr(writerrefs, "LISTING_MAX", 200)
-    _alice, _bob, _team = teammates_sharing(world)
+    world, _alice, _bob, _team = pushed
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(500)})
     carol = world.clone("carol", email="carol@example.com")
@@ -258,12 +258,11 @@ def test_a_listing_keeps_at_most_its_bound_and_lists_the_rest_later(
     assert left[0] == 300 and left[1] == 100, left  # 200 a listing, each cleared in turn
 
 
-def test_a_server_that_refuses_deletes_is_asked_once(world: World) -> None:
+def test_a_server_that_refuses_deletes_is_asked_once(synced: Shared) -> None:
     """A remote that refuses deletes (its `update` hook) keeps a flood the team ref holds:
     the sync that finds it asks once (one push of the deletes, refused), later syncs never
     again (each would cost a push of every lease), and every sync still succeeds."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     hook = world.remote / "hooks" / "update"  # receive.denyDeletes holds for branches only
     hook.write_text('#!/bin/sh\ncase "$3" in 0000000*) exit 1;; esac\nexit 0\n')
     hook.chmod(0o755)
