@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.teammates import Shared
 from tests.support.world import World, write_files
 
 MEMORY = {
@@ -175,7 +176,7 @@ INJECTIONS = {
 
 @pytest.mark.parametrize("kind", sorted(INJECTIONS))
 def test_a_teammates_memory_that_instructs_the_agent_is_marked_where_the_agent_reads_it(
-    world: World, kind: str
+    synced: Shared, kind: str
 ) -> None:
     """A team memory that `validate` flags as instructions aimed at the agent (GM150) went
     into Claude Code's context unmarked: the SessionStart hook's team index and the prompt
@@ -185,10 +186,9 @@ def test_a_teammates_memory_that_instructs_the_agent_is_marked_where_the_agent_r
     import subprocess
     import sys
 
-    from tests.support.world import REPO_ROOT, teammates_sharing
+    from tests.support.world import REPO_ROOT
 
-    alice, bob, team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, alice, bob, team = synced
     text = INJECTIONS[kind]
     write_files(
         team,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.teammates import Shared
 from tests.support.world import World, write_files
 
 PERSONAL = "PERSONAL-PLAINTEXT-7f3a"
@@ -116,15 +117,14 @@ def _replaced_team_tip(world: World, clone: Path) -> str:
     return tip
 
 
-def test_a_planted_replace_ref_never_changes_what_gitmem_reads_or_publishes(world: World) -> None:
+def test_a_planted_replace_ref_never_changes_what_gitmem_reads_or_publishes(pushed: Shared) -> None:
     """A `.git` that came with an archive (or a tool's leftovers) holds `refs/replace/<the
     team tip>`: git shows another commit in its place. gitmem read the team memory through
     it — the folder got the attacker's memory, and the next push published a merge whose
     tree dropped every teammate's memory (charter 2: never lose a memory). git reads
     objects as they are for gitmem (`core.useReplaceRefs=false`, `SAFE_CONFIG`)."""
-    from tests.support.world import teammates_sharing
 
-    alice, bob, _team = teammates_sharing(world)
+    world, alice, bob, _team = pushed
     _replaced_team_tip(world, bob)
     write_files(world.scope_path(bob, "team"), {"bob.md": "---\nname: bob\n---\nbob's\n"})
     world.ok("-C", str(bob), "sync")
@@ -135,13 +135,12 @@ def test_a_planted_replace_ref_never_changes_what_gitmem_reads_or_publishes(worl
     assert (world.scope_path(bob, "team") / "deploys.md").exists()
 
 
-def test_a_planted_graft_file_never_rewrites_the_history_gitmem_reads(world: World) -> None:
+def test_a_planted_graft_file_never_rewrites_the_history_gitmem_reads(pushed: Shared) -> None:
     """The same with `info/grafts` (deprecated, still read by git): the team tip made
     parentless hid every earlier commit from `gitmem log` (and from what a sync calls already
     merged). gitmem's git reads no graft file (`spawn.clean_env`)."""
-    from tests.support.world import teammates_sharing
 
-    alice, bob, team = teammates_sharing(world)
+    world, alice, bob, team = pushed
     write_files(team, {"second.md": "---\nname: second\n---\nsecond\n"})
     world.ok("-C", str(alice), "sync")
     world.ok("-C", str(bob), "sync")
@@ -261,7 +260,7 @@ def _marking_program(path: Path, marker: Path, then: str = "") -> None:
 
 @pytest.mark.parametrize("entry", ["node_modules/.bin", ".", "", "bin"])
 def test_a_relative_path_entry_never_runs_the_working_trees_programs(
-    world: World, entry: str
+    pushed: Shared, entry: str
 ) -> None:
     """The user's PATH holds a relative entry (`./node_modules/.bin`, `.`, an empty one —
     the current folder —, `bin`); Claude Code runs the hook in the project's working tree,
@@ -269,9 +268,8 @@ def test_a_relative_path_entry_never_runs_the_working_trees_programs(
     command — the SessionStart hook's included — past every `-c` of SAFE_CONFIG (it was the
     git). gitmem's git is found on the absolute entries of PATH only, and every program it
     starts gets that PATH (`spawn.absolute_path`, `spawn.git_program`)."""
-    from tests.support.world import teammates_sharing
 
-    _alice, bob, _team = teammates_sharing(world)
+    world, _alice, bob, _team = pushed
     marker = world.root / "ran"
     real_git = subprocess.run(["which", "git"], capture_output=True, text=True).stdout.strip()
     for name in ("git", "ssh", "less", "gpg"):
@@ -283,7 +281,7 @@ def test_a_relative_path_entry_never_runs_the_working_trees_programs(
     assert not marker.exists(), marker.read_text()[:300]
 
 
-def test_a_repositorys_own_core_pager_never_runs(world: World) -> None:
+def test_a_repositorys_own_core_pager_never_runs(synced: Shared) -> None:
     """`gitmem log`, `show` and `diff` page their output as git does — through `core.pager`
     when stdout is a terminal. A `.git/config` that came with the folder (or a committed
     file it includes) named a command there, and gitmem ran it through the shell. The pager
@@ -291,10 +289,9 @@ def test_a_repositorys_own_core_pager_never_runs(world: World) -> None:
     read."""
     import pty
 
-    from tests.support.world import REPO_ROOT, teammates_sharing
+    from tests.support.world import REPO_ROOT
 
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     marker = world.root / "ran"
     world.git("config", "core.pager", f"echo pager >> {marker}; cat", cwd=bob)
     world.env["PAGER"] = "cat"
@@ -463,7 +460,7 @@ MARKUP = (
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
-def test_a_teammates_markup_never_runs_in_the_page_a_browser_renders(world: World) -> None:
+def test_a_teammates_markup_never_runs_in_the_page_a_browser_renders(pushed: Shared) -> None:
     """A teammate's author name, title, description, tags, index line and text carry an
     `<img onerror>`, a `<script>`, a closing `</script>`, an `<svg onload>` and a
     `javascript:` link; `gitmem view` writes the page and headless Chromium renders it (its
@@ -472,9 +469,7 @@ def test_a_teammates_markup_never_runs_in_the_page_a_browser_renders(world: Worl
     reading the page; this reads what a browser makes of it)."""
     import re
 
-    from tests.support.world import teammates_sharing
-
-    alice, bob, team = teammates_sharing(world)
+    world, alice, bob, team = pushed
     world.git("config", "user.name", MARKUP, cwd=alice)
     write_files(
         team,
@@ -540,16 +535,15 @@ def test_a_relative_data_home_never_puts_the_user_scopes_store_in_the_working_tr
 # -- the programs git signs and verifies with -------------------------------------------------
 
 
-def test_a_repositorys_own_signing_programs_never_run(world: World) -> None:
+def test_a_repositorys_own_signing_programs_never_run(pushed: Shared) -> None:
     """A `.git/config` that came with the folder sets `user.signingKey` and `gpg.program`:
     every commit of the hook's sync ran that program (`commit-tree -S`). It also sets
     `gitmem.requireSigned`, `gpg.format = ssh` and `gpg.ssh.program`: every signed commit of
     a teammate ran it to verify. The programs come from the user's own configuration, else
     git's defaults (`ObjectStore.signing_programs`); the key and the check stay the
     repository's to choose."""
-    from tests.support.world import teammates_sharing
 
-    alice, bob, team = teammates_sharing(world)
+    world, alice, bob, team = pushed
     marker = world.root / "ran"
     program = world.root / "evil"
     _marking_program(program, marker, "exit 1")
@@ -583,7 +577,7 @@ def test_a_repositorys_own_signing_programs_never_run(world: World) -> None:
     "key", ["gpg.ssh.allowedSignersFile", "gpg.ssh.revocationFile", "user.signingKey"]
 )
 def test_a_fifo_a_repository_names_for_the_signature_check_never_holds_a_sync(
-    world: World, key: str
+    pushed: Shared, key: str
 ) -> None:
     """A `.git/config` that came with the folder names a FIFO as the file the signature
     check or the signing opens (the allowed signers, the revoked keys, the ssh key): every
@@ -591,9 +585,8 @@ def test_a_fifo_a_repository_names_for_the_signature_check_never_holds_a_sync(
     file stays the repository's to name, but one that is not a regular file is taken back
     (`ObjectStore._signing_files`): the sync ends at once, a teammate's commit not verified
     (or ours not signed), one line. A real FIFO, the sync a real process under a timeout."""
-    from tests.support.world import teammates_sharing
 
-    alice, bob, team = teammates_sharing(world)
+    world, alice, bob, team = pushed
     alice_key = world.root / "alice-key"
     subprocess.run(
         ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(alice_key)], check=True
@@ -647,14 +640,12 @@ def _remote_objects(repo: Path) -> bytes:
 
 
 @pytest.mark.parametrize("kind", ["commit", "tree"])
-def test_a_team_ref_at_an_annotated_tag_is_refused_whole(world: World, kind: str) -> None:
+def test_a_team_ref_at_an_annotated_tag_is_refused_whole(synced: Shared, kind: str) -> None:
     """A hostile remote points `refs/gitmem/team` at an annotated tag (of a commit, or of a
     tree) whose content holds a symbolic link to `~/.ssh`: the peeled object is never taken
     for a memory commit (a guard: refused, GM109, nothing written)."""
-    from tests.support.world import teammates_sharing
 
-    alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, alice, bob, _team = synced
     tip = world.git("rev-parse", "refs/gitmem/team", cwd=alice).strip()
     link = world.plumb(alice, "hash-object", "-w", "--stdin", data=b"/root/.ssh")
     team_tree = world.git("rev-parse", f"{tip}:team", cwd=alice).strip()
@@ -709,13 +700,12 @@ def test_a_relative_config_location_never_makes_a_committed_file_the_users_setti
     assert PERSONAL.encode() not in _remote_objects(world.remote)
 
 
-def test_a_relative_exec_path_never_runs_the_working_trees_git_programs(world: World) -> None:
+def test_a_relative_exec_path_never_runs_the_working_trees_git_programs(pushed: Shared) -> None:
     """The same class by git's own variable: a relative GIT_EXEC_PATH (`libexec`) made git
     run the working tree's `libexec/git-upload-pack` at every fetch (the hook's included).
     Ignored, as every relative location in git's environment (`spawn._user_config_absolute`)."""
-    from tests.support.world import teammates_sharing
 
-    _alice, bob, _team = teammates_sharing(world)
+    world, _alice, bob, _team = pushed
     marker = world.root / "ran"
     for name in ("git-upload-pack", "git-receive-pack", "git-sh-setup"):
         _marking_program(bob / "libexec" / name, marker, f'exec /usr/lib/git-core/{name} "$@"')
@@ -730,7 +720,7 @@ def test_a_relative_exec_path_never_runs_the_working_trees_git_programs(world: W
 
 
 def test_the_mcp_servers_sync_never_imports_a_gitmem_package_the_branch_carries(
-    world: World,
+    synced: Shared,
 ) -> None:
     """The branch carries a `gitmem/` package (`__init__.py`, `__main__.py`) at the top of the
     working tree. The MCP server, started as `gitmem hooks install --claude` registers it
@@ -743,10 +733,8 @@ def test_the_mcp_servers_sync_never_imports_a_gitmem_package_the_branch_carries(
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     from gitmem.recall.claudesetup import mcp_entry
-    from tests.support.world import teammates_sharing
 
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     marker = world.root / "ran"
     planted = f"open({str(marker)!r}, 'a').write('ran\\n')\n"
     write_files(bob, {"gitmem/__init__.py": planted, "gitmem/__main__.py": planted})

@@ -16,7 +16,8 @@ import unicodedata
 import pytest
 
 from tests.beyond.test_redteam_trees import TEAM, _plant
-from tests.support.world import World, folder_bytes, teammates_sharing, write_files
+from tests.support.teammates import Shared
+from tests.support.world import folder_bytes, write_files
 
 NFC = unicodedata.normalize("NFC", "café")
 NFD = unicodedata.normalize("NFD", "café")
@@ -38,13 +39,12 @@ PAIRS: dict[str, list[tuple[str, bytes, bytes]]] = {
 
 @pytest.mark.parametrize("kind", sorted(PAIRS))
 def test_a_teammates_tree_with_names_one_file_apart_is_refused_and_nothing_written(
-    world: World, kind: str
+    synced: Shared, kind: str
 ) -> None:
     """Bob synced the team ref before, so his pull checks the new tree along its changes: the
     second spelling added beside the first is refused as the whole check refuses it, nothing
     of it is written, and validate (the server hook's check) blocks it."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     bob_team = world.scope_path(bob, "team")
     before = folder_bytes(bob_team)
     _plant(world, PAIRS[kind])
@@ -59,9 +59,9 @@ def test_a_teammates_tree_with_names_one_file_apart_is_refused_and_nothing_writt
     assert check.code != 0 and "GM107 error" in check.out, check.out + check.err
 
 
-def test_the_whole_check_refuses_a_pair_the_check_along_changes_never_saw(world: World) -> None:
+def test_the_whole_check_refuses_a_pair_the_check_along_changes_never_saw(pushed: Shared) -> None:
     """A fresh clone checks the whole tree (no tree passed before): refused the same way."""
-    teammates_sharing(world)
+    world = pushed.world
     _plant(world, PAIRS["case"])
     carol = world.clone("carol", email="carol@example.com")
     run = world.gitmem("-C", str(carol), "sync")
@@ -70,13 +70,12 @@ def test_the_whole_check_refuses_a_pair_the_check_along_changes_never_saw(world:
 
 
 def test_a_new_file_one_file_apart_from_a_synced_one_is_skipped_not_published(
-    world: World,
+    synced: Shared,
 ) -> None:
     """On Linux a user can make `Deploys.md` beside the synced `deploys.md`: the sync takes
     the synced one as it is, skips the new one with a GM107 line, publishes nothing of it and
     deletes nothing; renamed, it syncs."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     bob_team = world.scope_path(bob, "team")
     write_files(bob_team, {"Deploys.md": "---\nname: d\n---\nMondays.\n"})
     write_files(bob_team, {"Notes/x.md": "---\nname: x\n---\nx\n", "notes/y.md": "y\n"})
@@ -99,12 +98,11 @@ def test_a_new_file_one_file_apart_from_a_synced_one_is_skipped_not_published(
     assert "GM107" not in check.out, check.out
 
 
-def test_two_teammates_adding_one_name_in_two_spellings_keep_both_apart(world: World) -> None:
+def test_two_teammates_adding_one_name_in_two_spellings_keep_both_apart(synced: Shared) -> None:
     """Alice adds `Runbook.md`, Bob (before pulling it) `runbook.md`: the merge keeps both
     contents under names that are two files everywhere, the same tree whichever side merges,
     and the team ref passes every door."""
-    alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, alice, bob, _team = synced
     write_files(world.scope_path(alice, "team"), {"Runbook.md": "alice's runbook\n"})
     write_files(world.scope_path(bob, "team"), {"runbook.md": "bob's runbook\n"})
     world.ok("-C", str(alice), "push")
@@ -207,15 +205,14 @@ def test_the_finest_merge_of_a_shuffled_file_has_a_budget(
     assert spent < 30, spent
 
 
-def test_names_two_files_on_every_system_still_sync(world: World) -> None:
+def test_names_two_files_on_every_system_still_sync(synced: Shared) -> None:
     """Only the simple case fold is one file (the file systems' tables map one character to
     one): `strasse.md` and `straße.md`, `file.md` and `ﬁle.md` are two files everywhere, so
     a tree holding both is no GM107; `STRAẞE.md` (capital sharp s) is one with `straße.md`."""
     from gitmem.core.namefold import fold
 
     assert fold("STRAẞE.md") == fold("straße.md") and fold("\u212a.md") == fold("k.md")
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     _plant(
         world,
         [

@@ -15,18 +15,18 @@ from pathlib import Path
 import pytest
 
 from tests.beyond.test_redteam_trees import TEAM
-from tests.support.world import REPO_ROOT, World, teammates_sharing, write_files
+from tests.support.teammates import Shared
+from tests.support.world import REPO_ROOT, World, write_files
 
 # -- an index line linking a spelling the merge renamed (round 13's `-2`) ----------------------
 
 
-def test_links_to_a_spelling_the_merge_renamed_follow_it_in_every_file(world: World) -> None:
+def test_links_to_a_spelling_the_merge_renamed_follow_it_in_every_file(synced: Shared) -> None:
     """Alice adds `Runbook.md`, Bob (before pulling) `runbook.md`, each with an index line and
     Bob with a topic file linking his: the merge renames Bob's `runbook-2.md`, and every link
     to `runbook.md` (index, topic file, reference definition, `./`, an anchor) follows it —
     left as it was, it dangled on Linux and opened Alice's file on macOS and Windows."""
-    alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, alice, bob, _team = synced
     write_files(
         world.scope_path(alice, "team"),
         {"Runbook.md": "alice's runbook\n", "MEMORY.md": "- [Runbook](Runbook.md) — alice's\n"},

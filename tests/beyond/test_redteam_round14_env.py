@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.gitstore.spawn import SAFE_CONFIG, clean_env
+from tests.support.teammates import Shared
 from tests.support.world import REPO_ROOT, World, teammates_sharing, write_files
 
 
@@ -69,12 +70,12 @@ def test_every_git_gitmem_runs_signs_no_push() -> None:
 # -- the environment: which GIT_* variables git gets ------------------------------------------
 
 
-def test_git_namespace_never_puts_our_refs_elsewhere(world: World) -> None:
+def test_git_namespace_never_puts_our_refs_elsewhere(pushed: Shared) -> None:
     """GIT_NAMESPACE left in the environment (a server's hook runner, a shell): every sync
     pushed the memory refs to `refs/namespaces/<x>/refs/gitmem/*` on the remote, where no
     teammate fetches them, while gitmem's own ref reader saw the plain names. It is dropped:
     the refs go where every teammate reads them."""
-    alice, bob, _ = teammates_sharing(world)
+    world, alice, bob, _ = pushed
     world.env["GIT_NAMESPACE"] = "elsewhere"
     write_files(world.scope_path(bob, "team"), {"b.md": "from bob\n"})
     run = world.gitmem("-C", str(bob), "sync")
@@ -88,14 +89,13 @@ def test_git_namespace_never_puts_our_refs_elsewhere(world: World) -> None:
 
 
 def test_an_alternate_object_folder_from_the_environment_leaves_nothing_missing(
-    world: World,
+    synced: Shared,
 ) -> None:
     """GIT_ALTERNATE_OBJECT_DIRECTORIES naming another clone's objects: the fetch skipped every
     object it found there, and once the variable was gone the clone's memory refs named
     commits it did not have (`git fsck`: missing commit). Outside git's quarantine (a
     pre-receive hook) the variable is dropped: what gitmem fetches and writes is the clone's."""
-    alice, bob, _ = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, alice, bob, _ = synced
     write_files(world.scope_path(alice, "team"), {"deploys.md": "Tuesdays and Fridays.\n"})
     world.ok("-C", str(alice), "sync")
     world.env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(alice / ".git" / "objects")
@@ -245,15 +245,14 @@ def _read_only(folder: Path) -> Iterator[None]:
 
 
 def test_a_pull_into_a_read_only_folder_says_so_in_one_line_and_writes_nothing(
-    world: World,
+    synced: Shared,
 ) -> None:
     """A memory folder the system will not let gitmem write (a read-only mount, no write
     permission): the sync said "t.md kept changing during the sync; its latest edits wait",
     exit 0, at every sync, and never wrote anything. Now: one line naming the folder and the
     system's reason, exit 3 (a sync partly done), the folder as it was; the hook says it in
     its note; once writable, the next sync writes the changes."""
-    alice, bob, alice_team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, alice, bob, alice_team = synced
     team = world.scope_path(bob, "team")
     before = {p.name: p.read_bytes() for p in team.iterdir()}
     write_files(alice_team, {"deploys.md": "Tuesdays and Fridays.\n", "new.md": "new\n"})
@@ -281,13 +280,13 @@ def test_a_pull_into_a_read_only_folder_says_so_in_one_line_and_writes_nothing(
 
 @pytest.mark.parametrize("shape", ["dangling", "loop"])
 def test_a_scope_folder_behind_a_link_to_nothing_is_refused_in_one_line(
-    world: World, shape: str
+    pushed: Shared, shape: str
 ) -> None:
     """The memory folder a symbolic link to nothing (a moved disk, a deleted folder) or a link
     that leads back to itself: the sync reported every pulled file as "kept changing during
     the sync", exit 0, at every sync (dangling), or called the link "a file" (loop). Refused in
     one line saying what it is; nothing is made through the link; the other scopes sync."""
-    alice, bob, _ = teammates_sharing(world)
+    world, alice, bob, _ = pushed
     write_files(world.scope_path(alice), {"MEMORY.md": "- [P](p.md) — p\n", "p.md": "mine\n"})
     world.ok("-C", str(alice), "sync")
     auto = world.scope_path(bob)

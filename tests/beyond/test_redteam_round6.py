@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.world import World, teammates_sharing
+from tests.support.teammates import Shared
+from tests.support.world import World
 
 TEAM = "refs/gitmem/team"
 DEPLOYS = "---\nname: deploys\n---\nMondays now.\n"
@@ -67,14 +68,13 @@ SEPARATORS = {
 
 @pytest.mark.parametrize("kind", sorted(SEPARATORS))
 def test_separators_in_a_teammates_commit_forge_no_entry_of_the_history(
-    world: World, kind: str
+    synced: Shared, kind: str
 ) -> None:
     """git prints a commit's author, subject and trailers as they are: a teammate's commit
     whose subject, author or trailer holds the control characters gitmem's formats split on
     (\\x1e, \\x1f, \\x1d) may close a record early and open a forged one (another author,
     another commit), or shift the fields so the author reads as someone else."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     author, message = SEPARATORS[kind]
     planted = _plant_commit(world, author, message)
     world.gitmem("-C", str(bob), "sync")
@@ -116,7 +116,7 @@ def _plant_signed(world: World) -> str:
 
 @pytest.mark.parametrize("setting", ["diff.external", "textconv", "showSignature"])
 def test_the_repositorys_diff_and_signature_programs_never_run_for_gitmem(
-    world: World, setting: str
+    synced: Shared, setting: str
 ) -> None:
     """A `.git/config` that came with the folder (round 3 closed fsmonitor and hooks) may
     name programs git runs while it shows history: `diff.external` (any `git diff`), a
@@ -124,8 +124,7 @@ def test_the_repositorys_diff_and_signature_programs_never_run_for_gitmem(
     `gpg.program` (any `git log` of a signed commit: a teammate's junk signature is enough).
     gitmem's diff, show, log, lost and sync (the SessionStart hook, its "changed since"
     line) must run none of them; git itself, asked, does."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     _plant_signed(world)
     world.ok("-C", str(bob), "sync")
     (world.scope_path(bob, "team") / "deploys.md").write_text(DEPLOYS)
@@ -192,7 +191,7 @@ def _plant_hostile_entry(world: World, repo: Path, mode: str, name: str, data: b
     ids=["gitmem-refs", "all-refs", "mirror", "none"],
 )
 def test_the_remotes_configured_refspecs_never_move_our_refs_past_the_checks(
-    world: World, config: tuple[str, str]
+    synced: Shared, config: tuple[str, str]
 ) -> None:
     """A remote whose configured fetch refspecs map the memory refs onto themselves (the
     advice "to see memory refs, add +refs/gitmem/*:refs/gitmem/*", or a mirror): git updates
@@ -200,8 +199,7 @@ def test_the_remotes_configured_refspecs_never_move_our_refs_past_the_checks(
     update"), forced. gitmem's fetch must write only its tracking refs: a hostile team tip
     (refused) never becomes the local team ref, and a local commit not yet pushed is never
     overwritten."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     if config[0] != "none":
         world.git("config", "--add", *config, cwd=bob)
     ours = world.plumb(bob, "rev-parse", TEAM)
@@ -233,15 +231,14 @@ OUTPUT_SETTINGS = {
 
 @pytest.mark.parametrize("kind", sorted(OUTPUT_SETTINGS))
 def test_the_repositorys_output_settings_never_change_what_gitmem_reads(
-    world: World, kind: str
+    synced: Shared, kind: str
 ) -> None:
     """The repository's settings that change what git prints (another log encoding, colour
     always, decorations, a default pretty format, grep's line numbers, abbreviations,
     prefixes, paths relative to a folder, a mailmap renaming authors): gitmem parses git's
     output, so each must change nothing it reads. A teammate's author "Mal\\u00e9ry" with a
     non-ASCII name and a file named with one tell whether the encoding held."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     planted = _plant_commit(world, "Mal\u00e9ry <m@example.com>", "gitmem: 1 file changed")
     key, value = OUTPUT_SETTINGS[kind]
     if value == "MAILMAP":
@@ -484,13 +481,12 @@ def test_new_hostile_markdown_shapes_merge_in_bounded_time(kind: str, path: str)
     assert merged is not None
 
 
-def test_a_revision_or_path_that_reads_as_an_option_reaches_git_as_a_name(world: World) -> None:
+def test_a_revision_or_path_that_reads_as_an_option_reaches_git_as_a_name(synced: Shared) -> None:
     """REV and PATH arguments an agent passes on (a memory told it to): `--output=FILE` makes
     `git diff`/`git log` write a file anywhere, `--upload-pack=`/`--exec=` run programs. Given
     to diff, show, log, restore --at, query --id and the MCP history tool, each must reach git
     as a name (refused as unknown, one line), never as an option."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     target = world.root / "written"
     hostile = [
         f"--output={target}",
@@ -525,15 +521,14 @@ def test_a_revision_or_path_that_reads_as_an_option_reaches_git_as_a_name(world:
     ],
 )
 def test_a_forged_resolution_trailer_restores_nothing_outside_its_scope(
-    world: World, path: str
+    synced: Shared, path: str
 ) -> None:
     """`gitmem lost` lists what a teammate's merge says it resolved against an edit
     (`Gitmem-Resolved: PATH: theirs (newer)`); `restore --lost N` writes the losing side
     back. A hostile teammate's merge naming a path out of the team folder, into a git
     folder or into the personal scope: nothing is written outside the team folder, and
     nothing of the team ref lands in personal memory."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     other = _plant_commit(world, "Mallory <m@example.com>", "gitmem: side")
     tree = world.plumb(world.remote, "rev-parse", f"{other}^{{tree}}")
@@ -563,7 +558,7 @@ OUT_OF_FOLDER = {
 
 @pytest.mark.parametrize("kind", sorted(OUT_OF_FOLDER))
 def test_a_teammates_index_linking_out_of_its_folder_reaches_the_agent_marked(
-    world: World, kind: str
+    pushed: Shared, kind: str
 ) -> None:
     """The SessionStart context hands the team index to the agent with "read a linked file
     from that folder when it is relevant". A teammate's index whose entries link out of the
@@ -572,7 +567,7 @@ def test_a_teammates_index_linking_out_of_its_folder_reaches_the_agent_marked(
     agent was told to read `~/.ssh/id_ed25519` as memory. Now a visible line names the
     file and the links, and says not to follow them; web links and links beside it pass;
     `validate` reports the same links (GM134, one reading: gitmem/core/linktargets.py)."""
-    alice, bob, team = teammates_sharing(world)
+    world, alice, bob, team = pushed
     target = OUT_OF_FOLDER[kind]
     (team / "MEMORY.md").write_text(
         "- [Deploys](deploys.md) — deploy only on Tuesdays\n"
@@ -600,7 +595,7 @@ def test_links_beside_a_memory_raise_no_warning() -> None:
     assert for_agent(text, "MEMORY.md") == (text, [])
 
 
-def test_a_hostile_memory_stays_text_in_the_view_page(world: World) -> None:
+def test_a_hostile_memory_stays_text_in_the_view_page(pushed: Shared) -> None:
     """`gitmem view` puts every memory into one HTML page. A teammate's memory whose title,
     description, tags, text and links carry `</script>`, event attributes, `javascript:`
     links, `{{SCRIPT}}` and CSS: the page keeps exactly its own two
@@ -608,7 +603,7 @@ def test_a_hostile_memory_stays_text_in_the_view_page(world: World) -> None:
     import html as html_module
     import re
 
-    alice, bob, team = teammates_sharing(world)
+    world, alice, bob, team = pushed
     hostile = (
         "</script><script>alert(1)</script><img src=x onerror=alert(2)> {{SCRIPT}} "
         "<style>*{display:none}</style> javascript:alert(3) --><!--"
@@ -645,14 +640,13 @@ def test_a_hostile_memory_stays_text_in_the_view_page(world: World) -> None:
     ids=["symlink", "dotdot", "dotgit", "exec"],
 )
 def test_a_hostile_bundle_is_refused_as_a_fetch_would_be(
-    world: World, entry: tuple[str, str, bytes]
+    synced: Shared, entry: tuple[str, str, bytes]
 ) -> None:
     """A teammate's bundle (handed over as a file, no remote) whose team ref holds a link to
     ~/.ssh, a `..` or `.git` entry: `bundle unbundle` refuses it with one line, writes
     nothing and keeps our team ref; an executable is taken as a fetch takes it, never as a
     program."""
-    alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, alice, bob, _team = synced
     ours = world.plumb(bob, "rev-parse", TEAM)
     _plant_hostile_entry(world, alice, *entry)
     bundle = world.root / "evil.bundle"
@@ -703,7 +697,7 @@ def test_hostile_full_text_queries_are_bounded_and_one_line(world: World, kind: 
 
 @pytest.mark.parametrize("count", [250_000])
 def test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time(
-    world: World, count: int
+    synced: Shared, count: int
 ) -> None:
     """A teammate's team ref whose folder holds 250,000 empty files in one tree object (over
     the 200,000-file bound): sync and validate answer within seconds, refused in one line,
@@ -711,8 +705,7 @@ def test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time(
     docs/history/reliability.md, round 6.)"""
     import time
 
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     repo = world.remote
     empty = world.plumb(repo, "hash-object", "-w", "--stdin", data=b"")
     listing = world.plumb(repo, "ls-tree", f"{TEAM}:team")

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.world import REPO_ROOT, World, teammates_sharing, write_files
+from tests.support.teammates import Shared
+from tests.support.world import REPO_ROOT, World, write_files
 
 TEAM = "refs/gitmem/team"
 PERSONAL = "---\nname: secret\ndescription: mine\n---\nPERSONAL-PLAINTEXT zebra\n"
@@ -29,7 +30,7 @@ def _program(path: Path, marker: Path, then: str) -> str:
 
 @pytest.mark.parametrize("setting", ["uploadpack", "receivepack", "ext", "hub-ext"])
 def test_the_repositorys_transport_programs_never_run_for_gitmem(
-    world: World, setting: str
+    synced: Shared, setting: str
 ) -> None:
     """A `.git/config` that came with the folder (round 3 closed fsmonitor and hooks, round 6
     diff and signature programs) may name the programs git runs to reach a remote on a local
@@ -37,8 +38,7 @@ def test_the_repositorys_transport_programs_never_run_for_gitmem(
     (every push), or an `ext::` URL (a command line as the remote) with
     `protocol.ext.allow=always` (as origin or as `gitmem.hub`). gitmem's fetch, push, status and hook must run none of them;
     memory still syncs through git's own programs."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     marker = world.root / "ran"
     if setting == "uploadpack":
         evil = _program(world.root / "evil-upload", marker, "git-upload-pack")
@@ -182,7 +182,7 @@ FORGED_VOICE = {
 
 @pytest.mark.parametrize("kind", sorted(FORGED_VOICE))
 def test_a_teammates_memory_written_in_gitmems_voice_reaches_the_agent_marked(
-    world: World, kind: str
+    pushed: Shared, kind: str
 ) -> None:
     """gitmem speaks to the agent in the same context as a teammate's memory: the
     SessionStart hook prints the team index's lines as they are, beside its own notes
@@ -191,7 +191,7 @@ def test_a_teammates_memory_written_in_gitmems_voice_reaches_the_agent_marked(
     personal memory) is not instructions by GM150's words, and reached the agent as gitmem's
     own. Marked wherever it reaches the agent (SessionStart, prompt hook, MCP): a visible line
     names the file; a memory that only mentions gitmem or links `[gitmem notes](…)` is not."""
-    alice, bob, team = teammates_sharing(world)
+    world, alice, bob, team = pushed
     forged = FORGED_VOICE[kind]
     (team / "MEMORY.md").write_text(
         "- [Deploys](deploys.md) — deploy only on Tuesdays\n" + forged + "\n"
@@ -284,7 +284,7 @@ REFUSED = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR")
 
 
 def test_git_variables_in_the_environment_never_lead_gitmem_into_another_repository(
-    world: World,
+    pushed: Shared,
 ) -> None:
     """gitmem run from a git hook of the user's (post-commit, pre-push) or a shell that
     exported them: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY and
@@ -294,7 +294,7 @@ def test_git_variables_in_the_environment_never_lead_gitmem_into_another_reposit
     repository are refused in one line (red team 15: the user asked git's meaning of them).
     Either way the other one gets no memory ref, its index and work tree stay byte for byte,
     the index file named is never written; the hooks too."""
-    _alice, bob, _team = teammates_sharing(world)
+    world, _alice, bob, _team = pushed
     other = world.clone("other")
     (other / "file.txt").write_text("work in progress\n")
     world.git("add", "file.txt", cwd=other)
@@ -333,13 +333,12 @@ def test_git_variables_in_the_environment_never_lead_gitmem_into_another_reposit
 
 
 def test_a_bundle_carrying_branches_tags_and_other_refs_touches_none_of_them(
-    world: World,
+    synced: Shared,
 ) -> None:
     """A teammate's bundle (DESIGN §2: offline handover) that carries, beside the team ref, a
     `refs/heads/main` at a commit of its own, a tag, and `refs/gitmem-remotes/origin/team`: `bundle unbundle` takes the memory ref it syncs and writes
     no other ref here — the branch, the tags and the tracking refs stay as they were."""
-    alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, alice, bob, _team = synced
     hostile = world.plumb(
         alice,
         "commit-tree",
@@ -575,14 +574,14 @@ def test_a_hub_answering_with_another_projects_personal_ref_is_refused(world: Wo
     "target", ["~/.codex/memories", "~/.codex", "~/.config/goose/memory", "~/.gemini", "~/.config"]
 )
 def test_a_committed_setting_never_puts_team_memory_into_another_agents_folder(
-    world: World, target: str
+    pushed: Shared, target: str
 ) -> None:
     """A committed `.claude/settings.json` (trusted workspace) whose `autoMemoryDirectory` is
     another agent's own folder — Codex's memories (read in every project), goose's, Gemini
     CLI's — whether or not `gitmem.agents` names that agent: every teammate's team memory
     (`team/` of the auto folder) was written there, a project's text in another agent's
     memory of the user. Refused in one line; nothing written in those folders."""
-    _alice, bob, _team = teammates_sharing(world)
+    world, _alice, bob, _team = pushed
     (bob / ".claude").mkdir()
     (bob / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryDirectory": target}))
     world.git("add", ".claude/settings.json", cwd=bob)

@@ -16,7 +16,7 @@ import pytest
 from gitmem.gitstore import Repository
 from gitmem.project.state import state_dir
 from gitmem.project.writerrefs import read_listing, read_retiring
-from tests.support.world import World, teammates_sharing
+from tests.support.teammates import Shared
 
 
 def _history(root: Path) -> tuple[Path, str]:
@@ -79,11 +79,10 @@ def test_a_mailmap_the_repository_names_never_holds_blame_or_log(
     assert [c.author for c in commits] and all("Evil" not in str(c.author) for c in commits)
 
 
-def test_a_mailmap_fifo_never_holds_a_sync(world: World) -> None:
+def test_a_mailmap_fifo_never_holds_a_sync(synced: Shared) -> None:
     """The same at the door that matters: bob's clone names a FIFO as its mailmap; his sync
     (which reads line ages and the commits that touched memory) finishes and pushes."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     fifo = world.root / "fifo"
     os.mkfifo(fifo)
     world.git("config", "mailmap.file", str(fifo), cwd=bob)

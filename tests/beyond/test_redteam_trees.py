@@ -15,7 +15,8 @@ import unicodedata
 
 import pytest
 
-from tests.support.world import World, folder_bytes, teammates_sharing
+from tests.support.teammates import Shared
+from tests.support.world import World, folder_bytes
 
 TEAM = "refs/gitmem/team"
 
@@ -81,10 +82,9 @@ NAMES: dict[str, tuple[str, bytes, bytes]] = {
 
 @pytest.mark.parametrize("kind", sorted(NAMES))
 def test_a_hostile_name_or_mode_in_the_team_ref_is_refused_and_never_written(
-    world: World, kind: str
+    synced: Shared, kind: str
 ) -> None:
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     bob_team = world.scope_path(bob, "team")
     before = folder_bytes(bob_team)
     home_before = sorted(p for p in world.root.rglob("*") if "escape" in p.name)
@@ -106,10 +106,10 @@ def test_a_hostile_name_or_mode_in_the_team_ref_is_refused_and_never_written(
     assert run.code == 2 and "refused" in shown, (kind, run.code, shown)
 
 
-def test_names_one_file_apart_on_another_system_are_reported_by_validate(world: World) -> None:
+def test_names_one_file_apart_on_another_system_are_reported_by_validate(pushed: Shared) -> None:
     """`café.md` composed and decomposed are two git names and one file on macOS (as `A.md`
     and `a.md` are): validate warns of both, as of letter case (GM107)."""
-    _alice, _bob, _team = teammates_sharing(world)
+    world, _alice, _bob, _team = pushed
     nfc = unicodedata.normalize("NFC", "team/café.md").encode()
     nfd = unicodedata.normalize("NFD", "team/café.md").encode()
     _plant(world, [("100644", nfc, b"one\n"), ("100644", nfd, b"two\n")])
@@ -121,11 +121,10 @@ def test_names_one_file_apart_on_another_system_are_reported_by_validate(world: 
 
 
 @pytest.mark.parametrize("shape", ["octopus", "long"])
-def test_a_wide_or_long_team_history_is_judged_in_bounded_time(world: World, shape: str) -> None:
+def test_a_wide_or_long_team_history_is_judged_in_bounded_time(synced: Shared, shape: str) -> None:
     """An octopus merge of 400 parents, or 3,000 tiny commits, pushed onto the team ref: the
     teammate's sync judges every new commit (docs/design.md §6) within seconds."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
     env = {
@@ -183,13 +182,12 @@ def _raw(text: str) -> list[str]:
 DEPLOYS = "---\nname: deploys\n---\nMondays now.\n"
 
 
-def test_a_teammates_commit_metadata_reaches_no_output_raw(world: World) -> None:
+def test_a_teammates_commit_metadata_reaches_no_output_raw(synced: Shared) -> None:
     """Author name and e-mail, subject, body and Gitmem-Resolved trailers carrying terminal
     escapes, bidi controls, carriage returns and Unicode tags: every command that shows who
     changed what (sync's report, log, log --json, history, status, the SessionStart hook's
     lines for the agent, query --author) shows them escaped or removed, never raw."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     message = (
         f"gitmem: 1 file changed {HOSTILE}\n\nbody {HOSTILE}\n\n"
@@ -260,12 +258,11 @@ def test_a_servers_flood_of_remote_lines_is_bounded_and_escaped(world: World) ->
     ids=["huge-key", "many-aliases", "escapes"],
 )
 def test_a_foreign_project_key_is_named_in_one_bounded_escaped_line(
-    world: World, meta: str
+    synced: Shared, meta: str
 ) -> None:
     """The team ref's gitmem.toml is outside text: a key of half a megabyte was echoed whole
     in the refusal (worked before: a 500 KB error line), and every alias of thousands."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     data = meta.encode()
     script = (
@@ -291,12 +288,12 @@ def test_a_foreign_project_key_is_named_in_one_bounded_escaped_line(
 
 @pytest.mark.parametrize("fmt", ["github", "json", "text"])
 def test_validate_in_ci_prints_hostile_names_and_text_escaped_in_every_format(
-    world: World, fmt: str
+    pushed: Shared, fmt: str
 ) -> None:
     """validate runs in CI on teammates' refs: a name holding a bidi override, an escape
     sequence or a newline followed by a workflow command (`::add-mask::`, `::stop-commands::`)
     must neither reach the log raw nor start a workflow command line of its own."""
-    _alice, _bob, _team = teammates_sharing(world)
+    world, _alice, _bob, _team = pushed
     _plant(
         world,
         [
@@ -314,13 +311,12 @@ def test_validate_in_ci_prints_hostile_names_and_text_escaped_in_every_format(
         assert commands and all(ln.startswith(("::error ", "::warning ")) for ln in commands)
 
 
-def test_a_commit_of_megabytes_of_metadata_costs_each_door_once(world: World) -> None:
+def test_a_commit_of_megabytes_of_metadata_costs_each_door_once(synced: Shared) -> None:
     """A team commit whose author name is 200 KB and whose message holds a megabyte and
     20,000 Gitmem-Resolved trailers: sync's report repeated the name per file (a 2 MB line
     for a 2 MB name) and `gitmem view` cleaned the name once per trailer (23 s for 20,000;
     past 5 minutes for 200,000) — worked before. Each door now shows a bounded line."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     message = (
         "gitmem: merge "

@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.world import REPO_ROOT, World, folder_bytes, teammates_sharing
+from tests.support.teammates import Shared
+from tests.support.world import REPO_ROOT, World, folder_bytes
 
 TEAM = "refs/gitmem/team"
 WRITERS = "refs/gitmem/writers/team/"
@@ -101,12 +102,11 @@ def _git_processes(world: World, clone: Path, *args: str) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("command", [("status",), ("doctor",), ("sync", "-q")])
-def test_a_flood_of_writer_refs_costs_no_process_each(world: World, command: tuple[str]) -> None:
+def test_a_flood_of_writer_refs_costs_no_process_each(synced: Shared, command: tuple[str]) -> None:
     """Worked: 300 writer refs planted on the remote, none held by the team ref, cost status
     and doctor a `merge-base` each (~9 ms apiece, at every run, hooks included): linear in
     what a hostile pusher plants. Now one `for-each-ref --merged` answers for them all."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     quiet, _ = _git_processes(world, bob, *command)
     commits = _commits_on_team(world, 300)
     _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
@@ -118,13 +118,12 @@ def test_a_flood_of_writer_refs_costs_no_process_each(world: World, command: tup
     assert count <= bound, (command, quiet, count)
 
 
-def test_refused_writer_refs_never_starve_an_honest_one(world: World) -> None:
+def test_refused_writer_refs_never_starve_an_honest_one(synced: Shared) -> None:
     """Worked: 70 writer refs that are refused (a personal folder on the team ref; a blob) and
     sort first filled the 64 a sync reads, at every sync: an honest teammate's writer ref,
     named after them, was never merged, and each sync printed 64 errors. Now a tip refused
     here is read after those never refused, and one error line is printed with a count."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
     hostile = _tree_with(world, tree, {"auto/secret.md": b"planted\n"})
@@ -151,13 +150,12 @@ def test_refused_writer_refs_never_starve_an_honest_one(world: World) -> None:
     assert world.plumb(world.remote, "ls-tree", "-r", "--name-only", held).count("auto/") == 0
 
 
-def test_refused_writer_refs_never_hold_the_fetch_to_them(world: World) -> None:
+def test_refused_writer_refs_never_hold_the_fetch_to_them(synced: Shared) -> None:
     """Refused (guard for the bounded fetch: past 64 unread writer refs a fetch asks only for
     the 64 it reads): more than 64 refused writer refs left on the remote for good must never
     count as that backlog, or a teammate's writer ref pushed afterwards never arrives. A tip
     refused here is no backlog (`writerrefs.fetch_specs`), and its tracking ref is dropped."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
     hostile = _tree_with(world, tree, {"auto/secret.md": b"planted\n"})
@@ -187,12 +185,11 @@ ODD_NAMES = {
 
 
 @pytest.mark.parametrize("kind", sorted(ODD_NAMES))
-def test_an_odd_writer_ref_name_is_printed_escaped_everywhere(world: World, kind: str) -> None:
+def test_an_odd_writer_ref_name_is_printed_escaped_everywhere(synced: Shared, kind: str) -> None:
     """Refused: a writer ref whose name holds bidi or invisible characters, another person's
     email, folders or 200 characters is named escaped by status, doctor, validate and sync,
     never raw, and its memory merges like any writer's."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
     news = _tree_with(world, tree, {"team/odd.md": b"---\nname: odd\n---\nodd news\n"})
@@ -223,13 +220,12 @@ def test_an_odd_writer_ref_name_is_printed_escaped_everywhere(world: World, kind
 
 
 def test_a_writer_ref_that_is_no_commit_or_of_another_folder_is_never_merged(
-    world: World,
+    synced: Shared,
 ) -> None:
     """Refused: writer refs pointing at a blob, a tree or an unrelated history holding a
     personal folder; refs under `writers/auto/`, `writers/users/` or `writers/team-x` (not the
     team ref's folder) are not even fetched; nothing of them is written or pushed."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
     bad = _tree_with(world, tree, {"local/x.md": b"planted\n", "team/p.md": b"planted\n"})
@@ -282,7 +278,7 @@ def _git_commands(world: World, clone: Path, *args: str) -> list[list[str]]:
 
 
 def test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window(
-    world: World,
+    synced: Shared,
 ) -> None:
     """Worked (issue #23): 20,000 writer refs on the remote cost every sync 8-18 s, past the
     SessionStart hook's 5 s: each sync listed their ~20,000 tracking refs five times (the
@@ -293,8 +289,7 @@ def test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window(
     cost no merge: `FOLD_BUDGET`)."""
     from gitmem.project.writerrefs import FLOOD_WINDOW
 
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     count = 2000
     commits = _commits_on_team(world, count)
     _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
@@ -327,7 +322,7 @@ def test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window(
         left = now
 
 
-def test_the_session_start_hook_reads_a_bounded_part_of_a_flood(world: World) -> None:
+def test_the_session_start_hook_reads_a_bounded_part_of_a_flood(synced: Shared) -> None:
     """Worked (issue #23): with thousands of writer refs on the remote the SessionStart hook
     read and folded 64 of them (a gate and a merge each) and gave up at its 5 s. Now a hook's
     sync folds HOOK_WRITER_REFS of them, fetches only the window the last sync named, lists
@@ -335,8 +330,7 @@ def test_the_session_start_hook_reads_a_bounded_part_of_a_flood(world: World) ->
     from gitmem.claude.hookrun import HOOK_WRITER_REFS
     from tests.claude.test_hook_start import commands, session_start
 
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     count = 1000
     commits = _commits_on_team(world, count)
     _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
@@ -381,7 +375,7 @@ LOOSE_BOUND = 2 * 64 + 2
 
 
 def test_a_flood_of_writer_refs_leaves_no_loose_tracking_refs_and_is_cleared(
-    world: World,
+    synced: Shared,
 ) -> None:
     """Worked (issue #23): 20,000 writer refs on the remote left 20,000 loose tracking refs
     after the first fetch (each listing of our refs 0.2-0.3 s), and nothing deleted them:
@@ -390,8 +384,7 @@ def test_a_flood_of_writer_refs_leaves_no_loose_tracking_refs_and_is_cleared(
     the tracking refs are the window only, and the sync whose push lands a fold deletes the
     writer refs it folded (each under a lease): 300 are gone in five syncs, every teammate
     ends on the same team tip holding every one."""
-    alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, alice, bob, _team = synced
     commits = _commits_on_team(world, 300)
     _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
     left = [300]
@@ -412,14 +405,13 @@ def test_a_flood_of_writer_refs_leaves_no_loose_tracking_refs_and_is_cleared(
     assert tips == {world.plumb(world.remote, "rev-parse", TEAM)}
 
 
-def test_a_flood_the_team_ref_holds_is_deleted_in_bulk(world: World) -> None:
+def test_a_flood_the_team_ref_holds_is_deleted_in_bulk(synced: Shared) -> None:
     """Worked (issue #23): writer refs whose tips the team ref already holds (folded, their
     owner gone) stayed on the remote for good: only an owner deleted its own. Now the sync
     that finds them held deletes them, anyone's, up to RETIRE_AT_ONCE (1,000) in one push."""
     from gitmem.project.writerrefs import RETIRE_AT_ONCE
 
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     count = 1500
     _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(count)})
@@ -433,13 +425,12 @@ def test_a_flood_the_team_ref_holds_is_deleted_in_bulk(world: World) -> None:
 
 
 def test_a_flood_of_refused_writer_refs_stays_bounded_and_lets_an_honest_one_in(
-    world: World,
+    synced: Shared,
 ) -> None:
     """Refused (issue #23): 300 refused writer refs left on the remote for good are kept as a
     listing, never as 300 tracking refs, never deleted (the team ref does not hold them), and
     an honest writer ref pushed afterwards is found by the next listing and merged."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
     hostile = _tree_with(world, tree, {"auto/secret.md": b"planted\n"})
@@ -464,14 +455,13 @@ def test_a_flood_of_refused_writer_refs_stays_bounded_and_lets_an_honest_one_in(
 
 
 def test_a_writer_ref_moved_after_it_was_found_held_is_kept(
-    world: World, monkeypatch: pytest.MonkeyPatch
+    synced: Shared, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Refused (issue #23): the delete of writer refs the team ref holds is a lease on the tip
     found held: one its owner moved meanwhile (a new landing) is kept, with its new tip."""
     from gitmem.sync.writers import WriterRefs
 
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(200)})
     (newer,) = _commits_on_team(world, 1)
@@ -487,13 +477,12 @@ def test_a_writer_ref_moved_after_it_was_found_held_is_kept(
     assert _remote_writers(world) == {moved: newer}
 
 
-def test_a_flood_of_empty_commits_folds_without_a_process_each(world: World) -> None:
+def test_a_flood_of_empty_commits_folds_without_a_process_each(synced: Shared) -> None:
     """Worked (issue #23): each writer tip a sync folded cost a merge base, two trees and two
     logs (~5 git processes), also a commit that changes no file on history the team ref
     holds (a flood's planted tips). Now such a tip's merge is the fold's tree with both
     parents, written in-process: the sync runs no process a tip, and the team's files stay."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tree = world.plumb(world.remote, "rev-parse", f"{TEAM}^{{tree}}")
     commits = _commits_on_team(world, 200)
     _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})

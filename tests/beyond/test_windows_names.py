@@ -10,17 +10,17 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.test_validate import TEAM, add_to_team
-from tests.support.world import World, teammates_sharing, write_files
+from tests.support.teammates import Shared
+from tests.support.world import write_files
 
 NAMES = ["con.md", "NUL.md", "com1.md", "notes.md:secret.md", "todo?.md", "draft.md."]
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_teammates_name_windows_cannot_hold_is_refused_and_nothing_written(
-    world: World, name: str
+    synced: Shared, name: str
 ) -> None:
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     planted = add_to_team(world, world.remote, name, b"---\nname: x\n---\nplanted\n")
     world.plumb(world.remote, "update-ref", TEAM, planted)
     run = world.gitmem("-C", str(bob), "sync")
@@ -32,8 +32,8 @@ def test_a_teammates_name_windows_cannot_hold_is_refused_and_nothing_written(
     assert validate.code == 1 and "GM101" in validate.out, validate.out + validate.err
 
 
-def test_the_users_own_file_so_named_is_never_published(world: World) -> None:
-    alice, _bob, team = teammates_sharing(world)
+def test_the_users_own_file_so_named_is_never_published(pushed: Shared) -> None:
+    world, alice, _bob, team = pushed
     write_files(team, {"aux.md": "---\nname: aux\n---\nauxiliary notes\n"})
     run = world.gitmem("-C", str(alice), "push")
     assert "aux.md" in run.out + run.err, run.out + run.err

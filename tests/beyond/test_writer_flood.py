@@ -24,17 +24,19 @@ from tests.beyond.test_redteam_writers import (
     _remote_writers,
     _tree_with,
 )
+from tests.support.pristine import Pristine
 from tests.support.servers import advertised_names, git_daemon
-from tests.support.world import World, teammates_sharing, write_files
+from tests.support.teammates import Shared
+from tests.support.world import World, write_files
 
 TRACKING = "refs/gitmem-remotes/origin/writers/team/"
 GLOB = f"+{WRITERS}*:{TRACKING}*"
 
 
 def _first_sync(world: World, count: int) -> tuple[list[list[str]], Path]:
-    """`count` writer refs planted (empty commits on the team tip), then a new clone's first
-    sync, traced: the argv of each git process it ran, and the clone."""
-    _alice, _bob, _team = teammates_sharing(world)
+    """`count` writer refs planted (empty commits on the team tip) in the teammates' world
+    (`pushed`), then a new clone's first sync, traced: the argv of each git process it ran,
+    and the clone."""
     commits = _commits_on_team(world, count)
     _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
     carol = world.clone("carol", email="carol@example.com")
@@ -42,7 +44,7 @@ def _first_sync(world: World, count: int) -> tuple[list[list[str]], Path]:
 
 
 def test_a_first_sync_of_a_flood_lists_it_and_writes_no_tracking_ref_each(
-    tmp_path: Path,
+    _shared_pushed: Pristine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Worked (issue #23): a clone's first sync of a remote holding a flood of writer refs
     fetched them with the glob, writing one loose tracking ref each (20,000: 3 s of files),
@@ -52,8 +54,7 @@ def test_a_first_sync_of_a_flood_lists_it_and_writes_no_tracking_ref_each(
     at most the window's tracking refs are ever here."""
     processes = []
     for count in (200, 2000):
-        world = World(tmp_path / str(count))
-        world.make_remote()
+        world = _shared_pushed.fresh(monkeypatch)  # the teammates as built, each count
         argvs, carol = _first_sync(world, count)
         fetched = [x for a in argvs if "fetch" in a for x in a if x.startswith("+")]
         assert GLOB not in fetched
@@ -66,9 +67,10 @@ def test_a_first_sync_of_a_flood_lists_it_and_writes_no_tracking_ref_each(
     assert processes[1] <= processes[0] + 2, processes  # no process a writer ref
 
 
-def test_a_first_sync_without_a_flood_globs_and_lists_only_once(world: World) -> None:
+def test_a_first_sync_without_a_flood_globs_and_lists_only_once(pushed: Shared) -> None:
     """A first sync lists once: under a flood the glob is the fetch, as before, and a project
     with no team ref yet pays no listing at every sync (`first_fetch`)."""
+    world = pushed.world
     argvs, carol = _first_sync(world, 3)
     fetched = [x for a in argvs if "fetch" in a for x in a if x.startswith("+")]
     assert GLOB in fetched and sum(1 for a in argvs if "ls-remote" in a) == 1
@@ -98,9 +100,9 @@ _HOSTILE = [
 
 def _hostile_sync(world: World, count: int, first: bool) -> tuple[int, str, int]:
     """A remote advertising `count` hostile writer ref names beside an honest teammate's
-    writer ref: bob's sync (his first, or after one), run twice; its exit code, its output
-    (both runs), the git processes of the second."""
-    _alice, bob, _team = teammates_sharing(world)
+    writer ref (in the teammates' world, `pushed`): bob's sync (his first, or after one), run
+    twice; its exit code, its output (both runs), the git processes of the second."""
+    bob = world.root / "bob"
     if not first:
         world.ok("-C", str(bob), "sync")
     tip = world.plumb(world.remote, "rev-parse", TEAM)
@@ -124,7 +126,7 @@ def _hostile_sync(world: World, count: int, first: bool) -> tuple[int, str, int]
 
 @pytest.mark.parametrize("first", [True, False], ids=["first sync", "later sync"])
 def test_a_hostile_advertisement_of_writer_ref_names_is_counted_never_named(
-    tmp_path: Path, first: bool, request: pytest.FixtureRequest
+    _shared_pushed: Pristine, monkeypatch: pytest.MonkeyPatch, first: bool
 ) -> None:
     """Worked (issue #23): a server advertising one writer ref name git refuses locally (`..`,
     a control character, a trailing `.lock`) failed every teammate's sync ("cannot fetch …
@@ -134,8 +136,7 @@ def test_a_hostile_advertisement_of_writer_ref_names_is_counted_never_named(
     2,000 (`git ls-remote` lists them; the fetch names only the plain ones)."""
     seen: list[tuple[int, str, int]] = []
     for count in (200, 2000):
-        world = World(tmp_path / str(count))
-        world.make_remote()
+        world = _shared_pushed.fresh(monkeypatch)  # the teammates as built, each count
         seen.append(_hostile_sync(world, count, first))
     for code, out, _processes in seen:
         assert code == 0, out
@@ -220,13 +221,12 @@ def test_a_teammate_who_moved_a_writer_ref_while_a_flood_is_cleared_keeps_it(
             )
 
 
-def test_a_flood_the_team_ref_holds_is_deleted_in_one_atomic_push(world: World) -> None:
+def test_a_flood_the_team_ref_holds_is_deleted_in_one_atomic_push(synced: Shared) -> None:
     """Worked (`flood9`): the deletes of a flood went one ref at a time on the server (64 on
     a remote of 10,000 packed refs: `receive-pack` 3.1 s, each delete rewriting the packed
     refs); now one atomic push (1.5 s), each delete still under its lease, and only when
     that fails as a whole (a lease no longer held: the race test above) one at a time."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(150)})
     argvs = _git_commands(world, bob, "sync", "-q")
@@ -237,7 +237,7 @@ def test_a_flood_the_team_ref_holds_is_deleted_in_one_atomic_push(world: World) 
 
 
 def test_a_listing_keeps_at_most_its_bound_and_lists_the_rest_later(
-    world: World, monkeypatch: pytest.MonkeyPatch
+    pushed: Shared, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Bounded (`flood9`): a listing keeps at most LISTING_MAX names (the first, in the order
     of names), whatever the remote advertises; those past it are listed once the first are
@@ -245,7 +245,7 @@ def test_a_listing_keeps_at_most_its_bound_and_lists_the_rest_later(
     from gitmem.project import writerrefs
 
     monkeypatch.setattr(writerrefs, "LISTING_MAX", 200)
-    _alice, _bob, _team = teammates_sharing(world)
+    world, _alice, _bob, _team = pushed
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(500)})
     carol = world.clone("carol", email="carol@example.com")
@@ -258,12 +258,11 @@ def test_a_listing_keeps_at_most_its_bound_and_lists_the_rest_later(
     assert left[0] == 300 and left[1] == 100, left  # 200 a listing, each cleared in turn
 
 
-def test_a_server_that_refuses_deletes_is_asked_once(world: World) -> None:
+def test_a_server_that_refuses_deletes_is_asked_once(synced: Shared) -> None:
     """A remote that refuses deletes (its `update` hook) keeps a flood the team ref holds:
     the sync that finds it asks once (one push of the deletes, refused), later syncs never
     again (each would cost a push of every lease), and every sync still succeeds."""
-    _alice, bob, _team = teammates_sharing(world)
-    world.ok("-C", str(bob), "sync")
+    world, _alice, bob, _team = synced
     hook = world.remote / "hooks" / "update"  # receive.denyDeletes holds for branches only
     hook.write_text('#!/bin/sh\ncase "$3" in 0000000*) exit 1;; esac\nexit 0\n')
     hook.chmod(0o755)

@@ -15,6 +15,7 @@ import pytest
 
 from gitmem.claude import hooks
 from gitmem.project.state import repository_lock
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import REPO_ROOT, Run, World, teammates_sharing
 
 
@@ -52,18 +53,30 @@ def fetches(world: World) -> list[list[str]]:
     return [c for c in commands(world) if c[0] == "fetch" and "users/bob" not in " ".join(c)]
 
 
-@pytest.fixture
-def teammates(world: World) -> tuple[Path, Path]:
+def _teammates(world: World) -> None:
     """alice pushed team memory; bob's last session pulled it."""
-    alice, bob, _ = teammates_sharing(world)
+    _alice, bob, _ = teammates_sharing(world)
     first = session_start(world, bob)
     assert "alice@example.com" in first.out
-    return alice, bob
 
 
-def test_nothing_new_is_one_fetch_and_the_team_index(
-    world: World, teammates: tuple[Path, Path]
-) -> None:
+@pytest.fixture(scope="module")
+def _started(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """`_teammates` built once for the module (#23): a hook process and three gitmem runs."""
+    return built_once(tmp_path_factory, _remote_template, "started", _teammates)
+
+
+Started = tuple[World, tuple[Path, Path]]  # the world, and alice's and bob's clones
+
+
+@pytest.fixture
+def started(_started: Pristine, monkeypatch: pytest.MonkeyPatch) -> Started:
+    world = _started.fresh(monkeypatch)
+    return world, (world.root / "alice", world.root / "bob")
+
+
+def test_nothing_new_is_one_fetch_and_the_team_index(started: Started) -> None:
+    world, teammates = started
     _, bob = teammates
     one = session_start(world, bob)
     assert len(fetches(world)) == 1 and "--dry-run" not in fetches(world)[0]
@@ -74,7 +87,8 @@ def test_nothing_new_is_one_fetch_and_the_team_index(
     assert (one.out, one.err) == (two.out, two.err)
 
 
-def test_a_teammates_push_says_who_and_what(world: World, teammates: tuple[Path, Path]) -> None:
+def test_a_teammates_push_says_who_and_what(started: Started) -> None:
+    world, teammates = started
     alice, bob = teammates
     team = world.scope_path(alice, "team")
     (team / "deploys.md").write_text("---\nname: deploys\n---\nTuesdays and Thursdays.\n")
@@ -86,16 +100,16 @@ def test_a_teammates_push_says_who_and_what(world: World, teammates: tuple[Path,
     assert "alice@example.com" not in session_start(world, bob).out  # said once
 
 
-def test_the_payloads_folder_decides_even_from_another_cwd(
-    world: World, teammates: tuple[Path, Path]
-) -> None:
+def test_the_payloads_folder_decides_even_from_another_cwd(started: Started) -> None:
+    world, teammates = started
     _, bob = teammates
     carol = world.clone("carol", email="carol@example.com")
     run = session_start(world, carol, cwd=bob)  # Claude Code started in bob, payload: carol
     assert "alice@example.com" in run.out  # carol's first pull: what alice pushed
 
 
-def test_a_lock_held_says_so_in_one_line(world: World, teammates: tuple[Path, Path]) -> None:
+def test_a_lock_held_says_so_in_one_line(started: Started) -> None:
+    world, teammates = started
     _, bob = teammates
     common = (bob / world.git("rev-parse", "--git-common-dir", cwd=bob).strip()).resolve()
     with repository_lock(common, wait=0):
@@ -103,9 +117,8 @@ def test_a_lock_held_says_so_in_one_line(world: World, teammates: tuple[Path, Pa
     assert "another gitmem" in run.err and len(run.err.splitlines()) == 1
 
 
-def test_the_installed_command_imports_nothing_from_the_project(
-    world: World, teammates: tuple[Path, Path]
-) -> None:
+def test_the_installed_command_imports_nothing_from_the_project(started: Started) -> None:
+    world, teammates = started
     _, bob = teammates
     planted = world.root / "ran"
     bomb = f"open({str(planted)!r}, 'w').write('planted code ran')\n"
@@ -135,10 +148,9 @@ def test_the_installed_command_is_recognized_and_absolute() -> None:
         ]
 
 
-def test_a_hook_installed_by_an_earlier_version_still_runs(
-    world: World, teammates: tuple[Path, Path]
-) -> None:
+def test_a_hook_installed_by_an_earlier_version_still_runs(started: Started) -> None:
     """Earlier versions installed `python -I -S -c "…from gitmem.hookstart import main…"`."""
+    world, teammates = started
     _, bob = teammates
     boot = (
         f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); "
@@ -150,9 +162,8 @@ def test_a_hook_installed_by_an_earlier_version_still_runs(
     assert "deploy only on Tuesdays" in run.out and run.err == ""
 
 
-def test_pull_and_sync_fetch_once_and_push_does_not_fetch(
-    world: World, teammates: tuple[Path, Path]
-) -> None:
+def test_pull_and_sync_fetch_once_and_push_does_not_fetch(started: Started) -> None:
+    world, teammates = started
     _, bob = teammates
     trace = world.root / "trace"
     for mode in ("pull", "push", "sync"):
