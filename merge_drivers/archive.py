@@ -102,6 +102,7 @@ def spill(
     order: list[Key],
     nodes_by_key: dict[Key, Node],
     rank: Callable[[Key], tuple[bool, float, float, int]],
+    anchors: frozenset[Key] = frozenset(),
 ) -> set[Key]:
     """The entries to archive: lowest-ranked first (`rank`: `index._archive_value`), until the
     index fits — a function of the merged items, the base and the sides' ages only.
@@ -109,7 +110,10 @@ def spill(
     No heading is left empty: the last entry a section (level 2 or deeper) still holds
     directly stays while others can go — its heading, read back, must be an item of the side
     that archived it, and a heading the archive took is not (measured: `docs/merge.md`). Only
-    when every other entry is gone and the index still does not fit does it go too."""
+    when every other entry is gone and the index still does not fit does it go too. So do
+    `anchors`, the entries a new entry was placed after (issue 24, placement): archived, the
+    result would no longer say where the new entry stood, and a merge reading it back would
+    place it elsewhere than one that saw the side that wrote it."""
     nodes = [nodes_by_key[k] for k in order]
     lines, chars = measure_nodes(nodes)
     if lines <= MAX_LINES and chars <= MAX_CHARS:
@@ -131,7 +135,9 @@ def spill(
                 key = queue[i]
                 i += 1
                 head = section.get(key)
-                if rounds is not None and head is not None and held[head] <= 1:
+                if rounds is not None and (
+                    key in anchors or (head is not None and held[head] <= 1)
+                ):
                     last.append(key)  # the last its section holds: kept while others can go
                     continue
                 if head is not None:

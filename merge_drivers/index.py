@@ -352,6 +352,7 @@ def merge_index(
         keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
     tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
+    afters = _written_after(bn, [(orders[s.name], s.nodes) for s in (so, st)])
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
@@ -444,7 +445,16 @@ def merge_index(
 
     def arranged(on_top: dict[Key, frozenset[Key]] | None) -> list[Key]:
         order = canonical_order(
-            base_order, base_pos, nodes, lines, filed, bn, on_top, base_sections, apart
+            base_order,
+            base_pos,
+            nodes,
+            lines,
+            filed,
+            bn,
+            on_top,
+            base_sections,
+            apart,
+            None if apart else afters,
         )
         return _one_title(fold_copies(order, nodes), nodes, bn)
 
@@ -466,7 +476,7 @@ def merge_index(
     if caps:
         before = {(k[0], k[2]) if k[3] == 0 else _ident(k) for k in bn}
         value = _archive_value(order, chosen, before, (so, st))
-        spilled = spill(order, nodes, value)
+        spilled = spill(order, nodes, value, _placed_after(order, afters))
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
         resolutions.append(_archived_note(path, order, nodes, spilled, inline_archive))
@@ -584,6 +594,72 @@ def _short(nd: Node) -> str:
     text = nd.target or bullet_body(first_line(nd.text)) or first_line(nd.text)
     text = "".join(c if c.isprintable() else " " for c in text).strip()
     return repr(text if len(text) <= 40 else text[:39] + "…")
+
+
+def _written_after(
+    bn: dict[Key, Node], sides: list[tuple[list[Key], dict[Key, Node]]]
+) -> dict[Key, Key]:
+    """The base linked entry each new linked entry was written after (#24, placement): the
+    base linked entry right before it in its section on the side that wrote it (other new
+    linked entries between them aside) when base, ours and theirs all hold it with the same
+    text, and a base entry of that section follows it. A predecessor one side deleted or
+    edited places nothing (the entry goes to its section's end), nor is an entry before it
+    skipped: a merge that dropped the predecessor, or an intermediate merge that archived
+    the entries around it, cannot say where the new entry stood, so no merge order anchors
+    on them (the sixteenth round: skipping them let an intermediate over the caps read a
+    nearer predecessor than the side that wrote it). Siblings after one anchor come in the
+    order of their keys. Both sides wrote it: the later anchor — the result places it there,
+    so read back it says that anchor again."""
+    stable = {
+        k
+        for k, b in bn.items()
+        if b.kind == "entry"
+        and b.target
+        and all(k in nodes and nodes[k].text == b.text for _, nodes in sides)
+    }
+    pos = {k: i for i, k in enumerate(bn)}
+    out: dict[Key, Key] = {}
+    for order, nodes in sides:
+        last: Key | None = None
+        head = START  # the side's section: it must be the base's of both neighbours
+        waiting: list[tuple[Key, Key]] = []  # (new entry, its anchor) until a stable successor
+        for key in order:
+            nd = nodes.get(key)
+            if nd is None:
+                continue
+            if nd.kind == "head":
+                last, waiting, head = None, [], key
+            elif key in stable:
+                if bn[key].anchor != head:
+                    last, waiting = None, []
+                    continue
+                for k, a in waiting:  # between two stable entries: else it is at the end
+                    if k not in out or pos[a] > pos[out[k]]:
+                        out[k] = a
+                last, waiting = key, []
+            elif key not in bn and nd.kind == "entry" and nd.target:
+                if last is not None:
+                    waiting.append((key, last))
+            else:  # anything else right before it: no predecessor (see above)
+                last = None
+    return out
+
+
+def _placed_after(order: list[Key], afters: dict[Key, Key]) -> frozenset[Key]:
+    """The entries the result placed a new entry right after (`_written_after`: it, or its
+    siblings placed there before it, follow the entry)."""
+    out: set[Key] = set()
+    prev: Key | None = None
+    run: Key | None = None  # the anchor of the run of placed siblings `prev` ends
+    for key in order:
+        a = afters.get(key)
+        if a is not None and a in (prev, run):
+            out.add(a)
+            run = a
+        else:
+            run = None
+        prev = key
+    return frozenset(out)
 
 
 def _written_on_top(
