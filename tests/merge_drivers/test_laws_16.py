@@ -124,7 +124,9 @@ def test_predecessor_placement_is_symmetric_idempotent_and_keeps_every_entry_onc
     for side, other in ((ours, theirs), (theirs, ours)):
         side_lines = side.split("\n")
         for i, ln in enumerate(side_lines[1:-1], 1):
-            new = ln.startswith("- [") and "(b" not in ln and ln not in other
+            # new on this side only: its link in neither the base nor the other side
+            target = ln.partition("](")[2].partition(")")[0]
+            new = ln.startswith("- [") and f"]({target})" not in base + other
             if new:
                 assert ln in lines  # new on one side: never lost
             prev, nxt = side_lines[i - 1], side_lines[i + 1]
