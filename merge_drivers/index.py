@@ -673,19 +673,31 @@ def _written_on_top(
     that put it on top says so too)."""
     tops: dict[Key, set[Key]] = {}
     for order, nodes in sides:
+        # the side's archived base entries, by section: they stood after what was written on
+        # top (the archive takes the first entries first), so they follow it too — else an
+        # intermediate merge that archived them says nothing on top survives their deletion
+        written = set(order)
+        parked: dict[Key, set[Key]] = {}
+        for k, nd in nodes.items():
+            if k not in written and k in bn and nd.kind == "entry" and nd.target:
+                parked.setdefault(nd.anchor, set()).add(k)
         run: list[Key] = []  # new linked entries right under a base heading
         above: list[Key] = []  # those of them right above a base linked entry
         followers: set[Key] = set()  # the base linked entries of the section after them
         opened = False  # under a base heading, no base item of its section seen yet
+        head = START
         for key in [*order, START]:
             nd = nodes.get(key)
             if key != START and nd is None:
                 continue
             linked = nd is not None and nd.kind == "entry" and bool(nd.target)
             if nd is None or nd.kind == "head":
+                if above:
+                    followers |= parked.get(head, set())
                 for k in above:
                     tops.setdefault(k, set()).update(followers)
                 run, above, followers, opened = [], [], set(), key in bn
+                head = key
             elif key in bn:
                 if linked:
                     if opened and run:  # its blank lines stay its own (docs/merge.md)
