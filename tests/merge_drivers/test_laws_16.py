@@ -260,3 +260,36 @@ def test_over_the_caps_three_replicas_placing_after_predecessors_converge() -> N
     files = {tree(tree(x, y), w) for x, y, w in permutations(reps)}
     assert len({f[0] for f in files}) == 1
     assert len({f[1] or ARCHIVE_HEADER.encode() for f in files}) == 1
+
+
+def test_over_the_caps_entries_on_top_stay_on_top_when_an_intermediate_archived_below_them() -> (
+    None
+):
+    """A replica writes entries on top of a section, one after its first entry and a heading
+    further down; another deletes that first entry; a third keeps the base. Merged with the
+    third first, the result archives the entries below the first one, so read back the
+    entries on top stood above the deleted entry only — and merged with the deleter, went to
+    the section's end (main too). The side's archived entries of the section now follow what
+    it wrote on top."""
+    base = _big(182)
+    a = [entry(f"Top {j}") for j in range(7)] + base[:1] + [entry("After zero")] + base[1:13]
+    a += ["## Section a\n", *base[13:]]
+    for j, at in enumerate(range(40, 180, 9)):
+        a.insert(at, entry(f"Later {j}"))
+    docs = [_big_index(x).encode() for x in (a, base[1:], base)]
+    z = _big_index(base).encode()
+    Replica = tuple[bytes, bytes | None]
+
+    def tree(x: Replica, y: Replica) -> Replica:
+        def info(r: Replica) -> SideInfo:
+            return SideInfo(siblings={} if r[1] is None else {ARCHIVE_NAME: r[1]})
+
+        result = merge_file(INDEX, z, x[0], y[0], info(x), info(y))
+        assert result.data is not None
+        return result.data, result.extra_files.get(ARCHIVE_NAME)
+
+    reps: list[Replica] = [(d, None) for d in docs]
+    files = {tree(tree(x, y), w) for x, y, w in permutations(reps)}
+    assert len({f[0] for f in files}) == 1
+    (index_text, _), *_ = files
+    assert index_text.index(b"[Top 0]") < index_text.index(b"[After zero]")
