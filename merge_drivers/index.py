@@ -678,9 +678,9 @@ def _written_on_top(
         # intermediate merge that archived them says nothing on top survives their deletion
         written = set(order)
         parked: dict[Key, set[Key]] = {}
-        for k, nd in nodes.items():
-            if k not in written and k in bn and nd.kind == "entry" and nd.target:
-                parked.setdefault(nd.anchor, set()).add(k)
+        for k, item in nodes.items():
+            if k not in written and k in bn and item.kind == "entry" and item.target:
+                parked.setdefault(item.anchor, set()).add(k)
         run: list[Key] = []  # new linked entries right under a base heading
         above: list[Key] = []  # those of them right above a base linked entry
         followers: set[Key] = set()  # the base linked entries of the section after them
