@@ -1,5 +1,5 @@
 """Two trees of gitmem timed alternately on one lived-in world: which of them is slower at the
-write path, with the machine's noise spread over both (docs/performance.md, "Step (1) done").
+write path, with the machine's noise spread over both (docs/history/performance.md, "Step (1) done").
 
     python -m benchmarks.alternate OLD_TREE NEW_TREE [--files 10000] [--rounds 8]
 

@@ -1,5 +1,5 @@
 """A first sync and the next over a remote flooded with writer refs, against raw git fetching the
-same refs, trees of gitmem alternated (docs/performance.md, `flood9`).
+same refs, trees of gitmem alternated (docs/history/performance.md, `flood9`).
 
     python -m benchmarks.flood TREE [TREE ...] [--refs 1000 10000] [--rounds 3]
 

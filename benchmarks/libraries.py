@@ -5,7 +5,7 @@ networkx, markdown-it-py and cryptography, e.g. a scratch venv; default: this on
 Two questions per library: what importing it adds to a start (every gitmem command starts a
 Python), and, for the object stores, what writing a snapshot of 1,000 memory files costs
 (blobs + trees) against gitmem's own loose-object writer and against git. Runs alternate;
-the table shows medians of the same run. Prints Markdown for docs/performance.md.
+the table shows medians of the same run. Prints Markdown for docs/history/performance.md.
 """
 
 from __future__ import annotations

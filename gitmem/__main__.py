@@ -11,7 +11,7 @@ from typing import NoReturn
 # until it exits — modules, classes, a record of each file — and the default, 700, ran the
 # collector ~25 times in a no-op sync and ~35 in a pull of 10 changed, over objects that were
 # never garbage (~3 ms of a no-op's CPU and 6-20 ms of a pull's, most of it before the fetch
-# starts: docs/performance.md, speed11). At this size neither runs it once; a long command
+# starts: docs/history/performance.md, speed11). At this size neither runs it once; a long command
 # (a first sync of 100,000 files, the MCP server) still collects, every 50,000 objects.
 YOUNG_OBJECTS = 50_000
 

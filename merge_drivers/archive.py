@@ -109,7 +109,7 @@ def spill(
 
     No heading is left empty: the last entry a section (level 2 or deeper) still holds
     directly stays while others can go — its heading, read back, must be an item of the side
-    that archived it, and a heading the archive took is not (measured: `docs/merge.md`). Only
+    that archived it, and a heading the archive took is not (measured: `docs/history/merge.md`). Only
     when every other entry is gone and the index still does not fit does it go too. So do
     `anchors`, the entries a new entry was placed after (issue 24, placement): archived, the
     result would no longer say where the new entry stood, and a merge reading it back would

@@ -1189,6 +1189,11 @@ def _date(chunk: list[Unit]) -> bytes | None:
     return b.date() if b is not None else None
 
 
+def _like(x: bytes, y: bytes) -> bool:
+    """Whether two stamps are of one kind, both times of day (`09:12`) or both dates."""
+    return (x[2:3] == b":") == (y[2:3] == b":")
+
+
 def _lines_of(chunk: list[Unit]) -> list[list[bytes]]:
     return [u.lines for u in chunk]
 
@@ -1221,10 +1226,13 @@ def _both_added(
             # differ by merge order — a line dated before the last one (a backfill) with two
             # newer ones from a third machine gave two orders (everyday15); a log written at
             # its end runs oldest first
-            if then is not None and then != prev:
+            # — and only from stamps of one kind: a day's heading (`## 2026-11-29`) over its
+            # time-of-day lines (`- 09:00 …`) is no newer than them (sixteenth round: three
+            # machines' lines of one day came out newest first)
+            if then is not None and then != prev and _like(then, prev):
                 newest_first = prev > then
             else:
-                newest_first = pri is not None and pri > prev
+                newest_first = pri is not None and _like(pri, prev) and pri > prev
         else:
             newest_first = then is not None and all(d >= then for d in dates)
 

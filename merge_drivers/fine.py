@@ -178,6 +178,16 @@ def _clash(p: _Op, e: _Op, words: bool = False) -> bool:
     return not p.attached and p.pos == e.pos and (e.span is None or e.span[0] != e.pos)
 
 
+def _apart(p: _Op, e: _Op, told: set[_Op]) -> bool:
+    """Two edits next to each other that are still two things said: whole sentences both
+    sides added at one place, or a whole sentence one side added right after (before) a word
+    the other side deleted or rewrote — `at noon.` → `at 2pm.` and `Then we tag.` written
+    after it both stand (#24, sixteenth round: before, a conflict and one side's paragraph)."""
+    if {p, e} <= told:
+        return True
+    return any(x in told and (y.new is None or y.attached) for x, y in ((p, e), (e, p)))
+
+
 def _marks_only(op: _Op) -> bool:
     """A plain insertion of emphasis marks alone (`**` before or after a word)."""
     return op.new is not None and not op.attached and all(_mark(k) for k in op.keys)
@@ -336,7 +346,7 @@ def merge_seq(
             runs[e.run] = k
         for x in near:
             p = kept[x]
-            if p.side not in ("both", e.side) and _clash(p, e, loose) and not {p, e} <= told:
+            if p.side not in ("both", e.side) and _clash(p, e, loose) and not _apart(p, e, told):
                 if not winner:
                     return None
                 group[root(k)] = root(x)
@@ -845,11 +855,16 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
             ko = (same_b if o == "b" else same_a).get(j) if j is not None else None
             if ko is None and j is not None:  # the other side rewrote that word too
                 ko = wrote[o].get(j)
+            so = None
             if j is not None and ko is not None:
-                so = (wb if o == "b" else wa)[ko][1]  # the other side's space after that word
+                wo = wb if o == "b" else wa
+                so = wo[ko][1]  # the other side's space after that word
                 space = space if so == wz[j][1] else so if space == wz[j][1] else max(space, so)
+                so = so if ko < len(wo) - 1 else None  # and words after it there
             if k == len(ws) - 1 and n < len(merged[0]) - 1:
-                space = b" "  # the end of that side's text, now followed by the other's words
+                # the end of that side's text, now followed by the other's words: the space the
+                # other side wrote after the word this one rewrote (a line break), else one
+                space = so if so else b" "
             if _mark(word) and k and not ws[k - 1][1] and len(parts) > 1:
                 parts[-1] = parts[-1].rstrip(b" \t")  # closing emphasis: glued, as written
         if n == len(merged[0]) - 1 and not space.endswith(b"\n") and z and z[-1].endswith(b"\n"):
@@ -886,10 +901,40 @@ def merge_hunk(
     if lines is not None:
         return lines
     if not in_fence:
-        finer = merge_table(z, a, b, tie) or merge_words(z, a, b, tie)
+        finer = (
+            merge_table(z, a, b, tie) or merge_words(z, a, b, tie) or _merge_quoted(z, a, b, tie)
+        )
         if finer is not None:
             return finer
     return merge_lines(z, a, b, winner=True, code=in_fence, tie=tie)
+
+
+def _unquoted(lines: list[bytes]) -> list[bytes] | None:
+    """A quote's lines without their `> ` (a bare `>` line: a blank one), None when a line is
+    not quoted so (`>>`, `>x`, text)."""
+    out = []
+    for line in lines:
+        if line.startswith(b"> "):
+            out.append(line[2:])
+        elif line.rstrip(b"\r\n") == b">":
+            out.append(line[1:])
+        else:
+            return None
+    return out
+
+
+def _merge_quoted(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:
+    """A quote merged as the prose it quotes: `> ` taken off every line, the words merged
+    (`merge_words`), put back — two words of one quoted line edited on two sides both stand
+    (#24, sixteenth round: before, the line went to one side, a tie-break)."""
+    sides = [_unquoted(x) for x in (z, a, b)]
+    if not (sides[0] is not None and sides[1] is not None and sides[2] is not None):
+        return None
+    found = merge_words(sides[0], sides[1], sides[2], tie)
+    if found is None:
+        return None
+    lines, clashes, told = found
+    return [b">" + x if not x.strip() else b"> " + x for x in lines], clashes, told
 
 
 def fence_states(lines: Sequence[bytes]) -> list[bool]:

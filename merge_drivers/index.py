@@ -435,6 +435,7 @@ def merge_index(
             head = k
         else:
             base_sections.setdefault(head, []).append(bn[k])
+    _in_regrouper_order(lines, [(orders[s.name], s.nodes) for s in (so, st)], bn, once)
     base_order = agreed_headings(base_order, filing_pos, side_orders, set(nodes), linked, parked)
     base_pos = {k: i for i, k in enumerate(base_order)}
     filed = frozenset(k for k in base_order if k[0] == "h" and k not in bn)
@@ -1057,7 +1058,6 @@ def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
     from merge_drivers.fine import merge_words
 
     words = [x.lstrip() for x in (b, w, lo)]
-    lead = w[: len(w) - len(words[1])]
     split = [x.split(" ") for x in words]
     if all(words) and all(all(x) for x in split) and _replaced_in_place(split):
         # words replaced one for one on both sides (single-spaced): each word decided on its
@@ -1068,13 +1068,28 @@ def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
             word, clash = _three(x, y, z, tie)
             out.append(word)
             clashed = clashed or clash
-        return lead + " ".join(out), clashed
+        return _hook_lead(out[0], (b, w, lo), tie) + " ".join(out), clashed
     zb, wb, lb = ([x.encode()] for x in words)
     found = merge_words(zb, wb, lb, tie) if all(words) else None
     if found is None:
         return _three(b, w, lo, tie)
     lines, clashes, _ = found
-    return lead + b"".join(lines).decode().rstrip(), clashes > 0
+    text = b"".join(lines).decode().rstrip()
+    return _hook_lead(text.split(" ", 1)[0], (b, w, lo), tie) + text, clashes > 0
+
+
+def _hook_lead(first: str, sides: tuple[str, str, str], tie: bool) -> str:
+    """The space between the link and a merged hook whose first word is `first`: the space
+    written with that word (`: x`, ` — x`) by the sides that hold it, decided as any part is
+    — a separator is never glued to the link (`)— x`) by taking one side's word and another's
+    space (#24, the index hook's word merge)."""
+    leads = [x[: len(x) - len(x.lstrip())] for x in sides]
+    held = [x.lstrip().split(" ", 1)[0] == first for x in sides]
+    if held[1] != held[2]:
+        return leads[1] if held[1] else leads[2]
+    if held[0] or not held[1]:
+        return _three(leads[0], leads[1], leads[2], tie)[0]
+    return leads[1] if leads[1] == leads[2] or not tie else max(leads[1], leads[2])
 
 
 def _replaced_in_place(split: list[list[str]]) -> bool:
@@ -1122,7 +1137,8 @@ def merge_block(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
     on both sides to `win`. True when an edit of `lose` gave way."""
     from merge_drivers.text import merge_body
 
-    one = block_kind(base or win) == "paragraph"  # no blank line may split it
+    # no blank line may split it; a quote is the prose it quotes (#24, sixteenth round)
+    one = block_kind(base or win) in ("paragraph", "quote")
     if one and tie:
         lines = _line_for_line(base, win, lose)
         if lines is not None:
@@ -1152,3 +1168,36 @@ def _line_for_line(base: str, win: str, lose: str) -> tuple[str, bool] | None:
             out.append(max(w, x, key=str.encode))
             clash = clash or out[-1] == w
     return "\n".join(out), clash
+
+
+def _in_regrouper_order(
+    lines: dict[str, int],
+    sides: list[tuple[list[Key], dict[Key, Node]]],
+    bn: dict[Key, Node],
+    once: AbstractSet[Key],
+) -> None:
+    """Base bullets one side alone regrouped under a heading it wrote (`lines`: their first
+    lines -> base places) take that side's order among the places they held (real corpora,
+    round 16: a section sorted under a new `### Open` fell back to the base's order, the
+    sort lost without a word); a heading still stands where the first of them stood. Only
+    when one regrouping under one heading is in play (one side's, or both sides' the same: a
+    merge merged again with a side keeps it); any other keeps the base's order, as before.
+    Only bullets the base writes once (`once`, as for every move: an index with an item
+    written twice says nothing of which copy went where)."""
+    movable = {words(first_line(bn[k].text)) for k in once if is_plain(k, bn[k])}
+    moved: list[list[str]] = []
+    for order, nodes in sides:
+        under: dict[str, Key] = {}  # first line -> the new heading it stands under
+        for k in order:
+            if k in nodes and k not in bn and is_plain(k, nodes[k]):
+                w = words(first_line(nodes[k].text))
+                if w in lines and w in movable:
+                    under.setdefault(w, nodes[k].anchor)
+        # one run under one heading (a section sorted under `### Open`); bullets under several
+        # (a merge holding regroupings of its own) keep the base's order, as before
+        moved.append(list(under) if len(set(under.values())) == 1 else [])
+    if moved[0] and moved[1] and moved[0] != moved[1]:
+        return  # two regroupings: the base's order decides
+    said = moved[0] or moved[1]
+    for w, at in zip(said, sorted(lines[w] for w in said), strict=True):
+        lines[w] = at

@@ -268,7 +268,7 @@ def heading_renames(
                 news.remove(sk)
         # one retitled for one, over an item both hold (else a deletion and a new heading
         # look alike; with titles half alike at the file's end, convergence on the real
-        # corpus got worse: docs/merge.md, Not done)
+        # corpus got worse: docs/merge.md, Known limits)
         if len(left) == len(news) == 1 and (after != START and after[0] != "h"):
             out[news[0]] = left[0]
     out.update(_retitled_by_content(bn, nodes, gone, new, out))

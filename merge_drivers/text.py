@@ -106,6 +106,13 @@ def _both_added(a: list[bytes], b: list[bytes], by_line: bool = False) -> list[b
     return out
 
 
+def _quoted(lines: list[bytes]) -> bool:
+    """Whether every line is a quote's (`>`): lines both sides added to a quote stay in it,
+    line by line (#24, sixteenth round: before, a blank line split the quote in two and
+    merging again wrote the second side's line twice)."""
+    return bool(lines) and all(x.startswith(b">") for x in lines)
+
+
 def _edit_and_append(base: list[bytes], a: list[bytes], b: list[bytes]) -> list[bytes] | None:
     """One side kept the base lines and only wrote more right after (or right before) them;
     the other changed them (the last line of a note edited while another machine appended
@@ -300,7 +307,8 @@ def merge_body(
             elif iz == zm:  # both only added here: keep both blocks
                 start = len(out) + first_line
                 steps = _both_added_steps(out, al[ia:am], bl[ib:bm]) if appends else None
-                code = by_line or fenced(iz)  # lines of code: no blank line between them
+                # lines of code, or of one quote: no blank line between them
+                code = by_line or fenced(iz) or _quoted(zl[iz - 1 : iz] + al[ia:am] + bl[ib:bm])
                 emit(steps if steps is not None else _both_added(al[ia:am], bl[ib:bm], code))
                 resolutions.append(
                     Resolution(

@@ -31,7 +31,7 @@ _HYPOTHESIS = {
 settings.register_profile("ci", max_examples=300, derandomize=True, **_HYPOTHESIS)  # type: ignore[arg-type]
 # `dev` is repeatable too: the README's test command passes or fails the same way on every
 # machine. The merge laws have known limits on the generators' duplicate-heavy inputs
-# (docs/merge.md, Convergence; measured by `python -m benchmarks.merge_laws`): a random draw
+# (docs/merge.md, Known limits; measured by `python -m benchmarks.merge_laws`): a random draw
 # would turn them into a flaky suite. `explore` draws afresh, for hunting new cases.
 settings.register_profile("dev", max_examples=150, derandomize=True, **_HYPOTHESIS)  # type: ignore[arg-type]
 settings.register_profile("explore", max_examples=1000, **_HYPOTHESIS)  # type: ignore[arg-type]
@@ -74,9 +74,23 @@ FIRST_ON_WORKERS = ("benchmarks", "reliability")
 # so these are spread over the shares' beginnings, the longest first, evenly by time: put at
 # the head of one share, they ran one after the other on one worker while the other worked
 # through the rest alone
-# (not the quick benchmark, ~68 s: it stays with its folder's install tests, on one worker, one
-# after the other, as those tests' shared venv expects)
+# (the quick benchmark, ~68 s as one test, is one test a family since round 16: the long
+# families are spread here like the rest; their install is built once and shared by the
+# workers that run them, tests/benchmarks/conftest.py)
+QUICK = "tests/benchmarks/test_quick.py::test_quick_mode_runs_every_scenario_and_writes_results"
+LAWS = "tests/merge_drivers/test_laws_15.py::test_the_known_merge_law_failures_only_go_down"
 LONGEST = {
+    # round 16: the quick benchmark's families and the pinned merge-law seeds (quiet seconds
+    # estimated from a run at a load of ~10, walls divided by 2.8; the seeds are CPU)
+    f"{QUICK}[network]": 26,
+    f"{QUICK}[pull]": 9,
+    f"{QUICK}[first-push]": 9,
+    f"{QUICK}[commands]": 8,
+    f"{QUICK}[scale]": 8,
+    f"{QUICK}[claude]": 5,
+    f"{LAWS}[1]": 7,
+    f"{LAWS}[2]": 7,
+    f"{LAWS}[3]": 7,
     # seconds of a full `-n 2` run here (2026-11-28, 2,715 tests in 562 s, quiet; the rest
     # from 2,780 tests at a load of ~10, divided by that run's 3.4 times longer wall, #23):
     # every test past ~5 s outside benchmarks/ (those lead their share, above), so none is left
@@ -98,7 +112,6 @@ LONGEST = {
     "tests/reliability/test_hostile_cost.py::test_a_history_of_100000_commits_is_validated_in_bounded_time": 7,
     "tests/beyond/test_redteam_writers.py::test_the_session_start_hook_reads_a_bounded_part_of_a_flood": 6,
     "tests/gitmem/test_crypto.py::test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited": 6,
-    "tests/test_schedule.py::test_the_developer_loop_reaches_every_package": 6,
     "tests/e2e/test_key_changes.py::test_concurrent_key_changes_keep_both_sides[both-rotate-a]": 6,
     "tests/e2e/test_ux_sync_output.py::test_a_line_while_the_network_is_slow_on_a_terminal": 6,
     "tests/reliability/test_hostile_remotes.py::test_every_module_a_check_runs_is_in_the_stamp_of_kept_trees": 6,

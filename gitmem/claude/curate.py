@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitmem.errors import GitmemError, UsageError
+from gitmem.project.paths import SUBAGENT_SCOPES
 from merge_drivers.archive import (
     ARCHIVE_HEADER,
     ARCHIVE_LINK,
@@ -187,8 +188,10 @@ def plan(
     archive_text = _read(folder / ARCHIVE_NAME)
     index = parse(index_text or "")
     graph, g = build_graph(folder, progress, exclude)
-    topics = {p: n for p, n in graph.nodes.items() if p not in (INDEX_NAME, ARCHIVE_NAME)}
-    g.remove_nodes_from([INDEX_NAME, ARCHIVE_NAME])
+    # an index or archive of a folder below is that folder's, never a memory of this one
+    indexes = [p for p in graph.nodes if posixpath.basename(p) in (INDEX_NAME, ARCHIVE_NAME)]
+    topics = {p: n for p, n in graph.nodes.items() if p not in indexes}
+    g.remove_nodes_from(indexes)
     from gitmem.claude.graph import pagerank
 
     ranks = pagerank(g)
@@ -331,15 +334,25 @@ def _norm_target(item: Item) -> str:
 def _time_of(
     rel: str, data: bytes, folder: Path, change_times: Mapping[str, float] | None
 ) -> float | None:
-    if change_times and rel in change_times:
+    """The ref's last change, else the frontmatter's, else the file's mtime — the first that is
+    not from the future (FUTURE_SLACK): a teammate's commit dated 3000 was "the newest memory",
+    every other one ~1,000 years older, all with recency 0, and theirs kept in the index (red
+    team 16). Honest times never reach the clock's test, so a second run changes nothing."""
+    import time
+
+    from gitmem.core.limits import FUTURE_SLACK
+
+    limit = time.time() + FUTURE_SLACK
+    if change_times and rel in change_times and change_times[rel] <= limit:
         return change_times[rel]
     _, recency = rank_fields(data)
-    if recency is not None:
+    if recency is not None and recency <= limit:
         return recency
     try:
-        return (folder / rel).stat().st_mtime
+        mtime = (folder / rel).stat().st_mtime
     except OSError:
         return None
+    return mtime if mtime <= limit else None
 
 
 def _archive_entries(text: str) -> list[tuple[Item, str]]:
@@ -452,6 +465,47 @@ def curate_scope(
     s = project.scope(scope)
     times = history_times(project, scope)
     return plan(s.path, times, progress, s.exclude, reorder, index_line_times(project, scope))
+
+
+def curate_folders(
+    project: Project,
+    scope: str,
+    progress: Callable[[int], None] | None = None,
+    reorder: bool = False,
+) -> list[CurateResult]:
+    """Plan curate for each index of a scope: a subagents' scope (`SUBAGENT_SCOPES`) has one
+    per agent folder, as Claude Code loads it and `record` writes it (real corpora, round 16:
+    one `MEMORY.md` planned over the scope's root, listing each agent's index as a memory);
+    any other scope has its one."""
+    if scope not in SUBAGENT_SCOPES:
+        return [curate_scope(project, scope, progress, reorder)]
+    s = project.scope(scope)
+    times = history_times(project, scope)
+    tip = project.repo.resolve(s.ref)
+    blame = tip if tip and s.ref != project.user_ref else None  # as index_line_times
+    out = []
+    agents = sorted(p for p in s.path.iterdir() if _agent_folder(p)) if s.path.is_dir() else []
+    for folder in agents:
+        mine = folder.name + "/"
+        out.append(
+            plan(
+                folder,
+                {rel.removeprefix(mine): t for rel, t in times.items() if rel.startswith(mine)},
+                progress,
+                reorder=reorder,
+                line_times=project.repo.line_times(
+                    None, blame, f"{s.prefix}/{folder.name}/{INDEX_NAME}"
+                )
+                if blame
+                else {},
+            )
+        )
+    return out
+
+
+def _agent_folder(path: Path) -> bool:
+    """A subagent's memory folder: a real folder (no link out), not hidden."""
+    return not path.name.startswith(".") and path.is_dir() and not path.is_symlink()
 
 
 def index_line_times(project: Project, scope: str) -> dict[str, float]:

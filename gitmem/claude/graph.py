@@ -5,7 +5,9 @@ found by markdown-it-py — so a link inside a code span or a fenced block is no
 (damping 0.85) says which memories the others lean on; label propagation groups them into
 communities; orphans (no file links to them) and dangling links (to no file) are listed.
 Reads the folder and nothing else: never follows a symbolic link, never a link out of the scope,
-never writes. networkx and markdown-it-py are imported here only (off the sync path).
+never writes. markdown-it-py is imported here only (off the sync path). The graph is a plain
+adjacency (`LinkGraph`): PageRank and label propagation are ours, so networkx, whose import
+alone cost more than the rest of `gitmem graph` (~0.5 s quiet), is not needed.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,7 +31,53 @@ if TYPE_CHECKING:
 DAMPING = 0.85
 INDEX = "MEMORY.md"
 MAX_FILE = 1 << 20  # a memory larger than this is a node without links (bounded parse cost)
+# the `[` of a memory's text read for links: the parse costs ~20 µs a link and the recall index
+# ~100 µs, so a 1 MiB file of `[](a)` held every index build ~20 s (red team 16); a memory's
+# links past this many brackets are not read (a real memory holds tens)
+MAX_LINK_BRACKETS = 4_000
 GRAPH_VERSION = "1.0.0"
+
+
+class LinkGraph:
+    """Nodes in insertion order and each one's link targets (no repeats): what PageRank and
+    the communities read."""
+
+    def __init__(self, nodes: Iterable[Any] = ()) -> None:
+        self._out: dict[Any, list[Any]] = {node: [] for node in nodes}
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._out)
+
+    def __len__(self) -> int:
+        return len(self._out)
+
+    def add_node(self, node: Any) -> None:
+        self._out.setdefault(node, [])
+
+    def add_edge(self, a: Any, b: Any) -> None:
+        """Link `a` to `b` (both added as nodes); a link given twice is kept once."""
+        self.add_node(b)
+        targets = self._out.setdefault(a, [])
+        if b not in targets:
+            targets.append(b)
+
+    def remove_nodes_from(self, nodes: Iterable[Any]) -> None:
+        """Drop `nodes` and every link to or from them."""
+        gone = set(nodes)
+        self._out = {
+            a: [b for b in targets if b not in gone]
+            for a, targets in self._out.items()
+            if a not in gone
+        }
+
+    def has_edge(self, a: Any, b: Any) -> bool:
+        return b in self._out.get(a, ())
+
+    def successors(self, node: Any) -> list[Any]:
+        return self._out[node]
+
+    def edges(self) -> Iterator[tuple[Any, Any]]:
+        return ((a, b) for a, targets in self._out.items() for b in targets)
 
 
 @dataclass
@@ -61,8 +109,11 @@ class MemoryGraph:
 
     @property
     def orphans(self) -> list[str]:
-        """Memories no other file links to (the index itself is the root, not an orphan)."""
-        return sorted(p for p, n in self.nodes.items() if not n.linked_from and p != INDEX)
+        """Memories no other file links to (an index is a root, not an orphan: the scope's,
+        and each subagent's own `AGENT/MEMORY.md` in the agents scope)."""
+        return sorted(
+            p for p, n in self.nodes.items() if not n.linked_from and p.rpartition("/")[2] != INDEX
+        )
 
     def ranked(self) -> list[MemoryNode]:
         return sorted(self.nodes.values(), key=lambda n: (-n.rank, n.path))
@@ -118,6 +169,7 @@ def links_in(text: str) -> list[tuple[str, str]]:
     """(kind, target) for each link in Markdown `text`: kind is "md" or "wiki"."""
     if "[" not in text:
         return []  # most memories link nothing: skip the parse
+    text = _within_link_budget(text)
     found: list[tuple[str, str]] = []
     md = parser()
     if _needs_blocks(text):
@@ -141,6 +193,17 @@ def links_in(text: str) -> list[tuple[str, str]]:
             elif tok.type == "wikilink":
                 found.append(("wiki", tok.meta["target"]))
     return found
+
+
+def _within_link_budget(text: str) -> str:
+    """`text` up to the line before its MAX_LINK_BRACKETS-th `[` (all of it when it has
+    fewer): the links read are bounded, and always the same ones for the same text."""
+    at = -1
+    for _ in range(MAX_LINK_BRACKETS):
+        at = text.find("[", at + 1)
+        if at < 0:
+            return text
+    return text[: text.rfind("\n", 0, at) + 1 or at]
 
 
 def _needs_blocks(text: str) -> bool:
@@ -232,11 +295,9 @@ def build_graph(
     folder: Path,
     progress: Callable[[int], None] | None = None,
     exclude: frozenset[str] = frozenset(),
-) -> tuple[MemoryGraph, Any]:
+) -> tuple[MemoryGraph, LinkGraph]:
     """The graph of `folder` (without the top-level names `exclude`: another scope's folder)
-    and its networkx DiGraph (ranked, communities assigned)."""
-    import networkx as nx
-
+    and its links (ranked, communities assigned)."""
     nodes: dict[str, MemoryNode] = {}
     bodies: dict[str, str] = {}
     for count, (rel, st) in enumerate(sorted(memory_files(folder, exclude)), 1):
@@ -250,8 +311,7 @@ def build_graph(
     by_stem: dict[str, list[str]] = {}
     for rel in nodes:
         by_stem.setdefault(posixpath.splitext(posixpath.basename(rel))[0].lower(), []).append(rel)
-    g = nx.DiGraph()
-    g.add_nodes_from(nodes)
+    g = LinkGraph(nodes)
     dangling: list[DanglingLink] = []
     for rel, body in bodies.items():
         for kind, raw in links_in(body):
@@ -285,8 +345,8 @@ def _resolve_wiki(target: str, by_stem: dict[str, list[str]], nodes: dict[str, A
     return min(matches, key=lambda p: (p.count("/"), p)) if matches else None  # shortest path
 
 
-def pagerank(g: Any) -> dict[str, float]:
-    """PageRank of a networkx DiGraph (damping 0.85), with networkx's semantics: a memory that
+def pagerank(g: LinkGraph) -> dict[Any, float]:
+    """PageRank of the links (damping 0.85), with networkx's semantics: a memory that
     links nowhere spreads its rank over all. networkx's own needs SciPy, and its pure-Python
     fallback walks dict views (10x slower than this power iteration over integer lists)."""
     nodes = list(g)
@@ -312,10 +372,10 @@ def pagerank(g: Any) -> dict[str, float]:
     return dict(zip(nodes, rank, strict=True))
 
 
-def communities_of(g: Any) -> list[list[str]]:
-    """Asynchronous label propagation over the undirected links (networkx's asyn_lpa rule), on
-    integer lists and with a fixed visiting order: the same folder gives the same groups, and
-    1,000 memories take milliseconds instead of networkx's ~80 ms."""
+def communities_of(g: LinkGraph) -> list[list[Any]]:
+    """Asynchronous label propagation over the links taken both ways (networkx's asyn_lpa
+    rule), on integer lists and with a fixed visiting order: the same folder gives the same
+    groups, and 1,000 memories take milliseconds instead of networkx's ~80 ms."""
     import random
 
     nodes = list(g)

@@ -343,14 +343,16 @@ def install(
         groups.append(group)
     out = _dump(data, raw)
     if raw is not None and out == raw:
-        return HookChange(path, False, f"gitmem hooks already installed in {tilde(path)}")
+        return HookChange(path, False, f"gitmem hooks already installed in {tilde(path, root)}")
     if raw is not None and raw.strip() and json.loads(out) == json.loads(raw.decode("utf-8-sig")):
-        return HookChange(path, False, f"gitmem hooks already installed in {tilde(path)}")
+        return HookChange(path, False, f"gitmem hooks already installed in {tilde(path, root)}")
     _write(path, out)
     found, first_before, last_after = _recall(path)
     # reinstalled over our own untouched output: the bytes before the first install still count
     _remember(path, first_before if found and last_after == raw else raw, out)
-    return HookChange(path, True, f"installed SessionStart and SessionEnd hooks in {tilde(path)}")
+    return HookChange(
+        path, True, f"installed SessionStart and SessionEnd hooks in {tilde(path, root)}"
+    )
 
 
 def uninstall(where: str, root: Path | None) -> HookChange:
@@ -358,7 +360,7 @@ def uninstall(where: str, root: Path | None) -> HookChange:
     _inside_project(where, root, path)
     raw, data = _load(path)
     if raw is None:
-        return HookChange(path, False, f"no gitmem hooks: {tilde(path)} does not exist")
+        return HookChange(path, False, f"no gitmem hooks: {tilde(path, root)} does not exist")
     found, before, after = _recall(path)
     if found and after == raw:  # nothing else changed since install: give the old bytes back
         if before is None:
@@ -368,7 +370,9 @@ def uninstall(where: str, root: Path | None) -> HookChange:
         else:
             _write(path, before)
         _forget(path)
-        return HookChange(path, True, f"removed gitmem hooks from {tilde(path)} (file restored)")
+        return HookChange(
+            path, True, f"removed gitmem hooks from {tilde(path, root)} (file restored)"
+        )
     hooks = data.get("hooks") or {}
     removed = False
     for event in EVENTS:
@@ -391,12 +395,12 @@ def uninstall(where: str, root: Path | None) -> HookChange:
         else:
             del hooks[event]
     if not removed:
-        return HookChange(path, False, f"no gitmem hooks in {tilde(path)}")
+        return HookChange(path, False, f"no gitmem hooks in {tilde(path, root)}")
     if "hooks" in data and not hooks:
         del data["hooks"]
     _write(path, _dump(data, raw))
     _forget(path)
-    return HookChange(path, True, f"removed gitmem hooks from {tilde(path)}")
+    return HookChange(path, True, f"removed gitmem hooks from {tilde(path, root)}")
 
 
 def _forget(settings: Path) -> None:

@@ -41,45 +41,59 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gitmem.claude.curate import apply, curate_scope
+    from gitmem.claude.curate import apply, curate_folders
     from gitmem.errors import UsageError
+    from gitmem.project.paths import SUBAGENT_SCOPES
 
     progress = file_progress("reading memories")
     from gitmem.core.userdirs import tilde
 
     project = open_project_from(args)
-    result = curate_scope(project, args.scope, progress, args.reorder)
-    folder = tilde(result.folder, project.tree)  # as every command names a folder
+    # a subagents' scope: one index per agent folder, each planned apart (one for any other)
+    results = curate_folders(project, args.scope, progress, args.reorder)
     end_progress(progress)
     if args.as_json:  # the plan; written only with --yes (never asks)
         from gitmem.cli.jsonout import emit
 
-        written = bool(result.changed and args.yes and not args.dry_run)
-        if written:
-            apply(result)
-        emit(
-            {
-                "folder": str(result.folder),
-                "changed": result.changed,
-                "written": written,
-                "lines": result.lines,
-                "chars": result.chars,
-                "within_caps": result.within_caps,
-                "added": result.added,
-                "moved": result.moved,
-                "restored": result.restored,
-                "folded": result.folded,
-                "diff": result.diff(),
-            }
-        )
+        plans = []
+        for result in results:
+            written = bool(result.changed and args.yes and not args.dry_run)
+            if written:
+                apply(result)
+            plans.append(
+                {
+                    "folder": str(result.folder),
+                    "changed": result.changed,
+                    "written": written,
+                    "lines": result.lines,
+                    "chars": result.chars,
+                    "within_caps": result.within_caps,
+                    "added": result.added,
+                    "moved": result.moved,
+                    "restored": result.restored,
+                    "folded": result.folded,
+                    "diff": result.diff(),
+                }
+            )
+        emit(plans if args.scope in SUBAGENT_SCOPES else plans[0])
         return 0
-    if not result.changed:
-        echo(f"{folder}/MEMORY.md is already curated ({plural(result.lines, 'line')})")
+    if not results:
+        echo(f"no subagent folder in {tilde(project.scope(args.scope).path, project.tree)}")
         return 0
-    if not args.yes or args.dry_run:
-        sys.stdout.write(printable(result.diff()))  # team memory: anyone's bytes
-    for line in summary(result):
-        echo(line)
+    changed = []
+    for result in results:
+        folder = tilde(result.folder, project.tree)  # as every command names a folder
+        if not result.changed:
+            echo(f"{folder}/MEMORY.md is already curated ({plural(result.lines, 'line')})")
+            continue
+        changed.append((folder, result))
+        if not args.yes or args.dry_run:
+            sys.stdout.write(printable(result.diff()))  # team memory: anyone's bytes
+        for line in summary(result):
+            several = len(results) > 1 and line.startswith("MEMORY.md")
+            echo(f"{folder}/{line}" if several else line)
+    if not changed:
+        return 0
     if args.dry_run:
         echo("dry run: nothing written")
         return 0
@@ -94,8 +108,9 @@ def run(args: argparse.Namespace) -> int:
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             echo("nothing written")
             return 0
-    apply(result)
-    echo(f"written: {folder}/MEMORY.md; run gitmem sync to share it")
+    for folder, result in changed:
+        apply(result)
+        echo(f"written: {folder}/MEMORY.md; run gitmem sync to share it")
     return 0
 
 

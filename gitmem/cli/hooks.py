@@ -201,7 +201,7 @@ def status(args: argparse.Namespace) -> int:
         )
         from gitmem.core.userdirs import tilde
 
-        echo(f"{st.where:<8} {state:<16} {tilde(st.settings)}")
+        echo(f"{st.where:<8} {state:<16} {tilde(st.settings, root)}")
         for event, hook_line in st.installed.items():
             if hook_line:
                 echo(f"  {event}: {hook_line}")

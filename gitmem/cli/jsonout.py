@@ -83,6 +83,7 @@ def sync_json(result: Any, told: dict[str, list[Any]] | None) -> dict[str, objec
                 "pushed": r.pushed,
                 "remote_ahead": r.remote_ahead,
                 "refused": r.refused,
+                "unpushed": r.unpushed,
                 "unreached": r.unreached,
                 "held": list(r.held),
                 "resolved": list(r.resolutions),

@@ -60,7 +60,7 @@ def own_settings(repo: _Settings) -> Config:
     configuration only (command line, environment, global, system), never the repository's
     (red team 10: a `.git/config` that came with the folder, or a committed file it includes,
     named a command and `gitmem log` ran it through the shell: of a repository's own
-    settings gitmem runs only what reaches the remote, docs/reliability.md round 9)."""
+    settings gitmem runs only what reaches the remote, docs/history/reliability.md round 9)."""
     from gitmem.core.userdirs import users_own
 
     def setting(key: str) -> str | None:

@@ -62,7 +62,9 @@ def init(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         echo(f"note: {warning}")
     if not project.repo.is_bare and not project.repo.has_commits():
-        echo("next: make a first commit (gitmem refs live beside your branches), then gitmem sync")
+        from gitmem.project.scopes import first_commit_step
+
+        echo(f"next: {first_commit_step(project)}")
         return 0
     echo(
         "next: gitmem sync"

@@ -36,6 +36,8 @@ def sync_lines(
             parts.append(f"{plural(len(r.pulled), 'file')} updated from {source}")
         if r.pushed:
             parts.append(f"pushed to {remote}")
+        if r.unpushed:
+            parts.append(f"not pushed to {remote} (error below)")
         if r.remote_ahead:
             parts.append(f"{remote} has changes to merge")
         if r.refused:

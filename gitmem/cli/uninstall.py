@@ -83,6 +83,8 @@ def uninstall(args: argparse.Namespace) -> int:
                 undo.append("gitmem drivers install --global")
     if repo is not None:
         _kept(repo)
+        if not args.user:
+            _kept_for_every_project(root)
     if args.user:
         _kept_user()
         if repo is None:
@@ -108,8 +110,24 @@ def _kept(repo: Any) -> None:
     if state.is_dir():
         from gitmem.core.userdirs import tilde
 
-        echo(f"kept: {tilde(state)} (sync state and caches; safe to remove once the refs are gone)")
+        echo(
+            f"kept: {tilde(state, repo.toplevel)} (sync state and caches; safe to remove once the refs are gone)"
+        )
     _kept_key()
+
+
+def _kept_for_every_project(root: Path | None) -> None:
+    """Hooks installed for every project (`hooks install --user`) run in this one too: a plain
+    uninstall leaves them, so it says so, or a newcomer who wants out thinks gitmem is gone."""
+    from gitmem.claude.hooks import status
+    from gitmem.core.userdirs import tilde
+
+    for st in status(root):
+        if st.where == "user" and any(st.installed.values()):
+            echo(
+                f"kept: gitmem's hooks for every project in {tilde(st.settings)} (they run here "
+                "too); to take them out as well: gitmem uninstall --user"
+            )
 
 
 def _kept_key() -> None:

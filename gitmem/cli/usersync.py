@@ -174,10 +174,12 @@ def change_user_keys(handler: str, recipient: str | None, args: argparse.Namespa
             )
         finally:
             project.repo.close()
+        # the ref's commit says "personal memory" (key list reads it back); here it is the
+        # user scope's, as the --user help and sync --user's notes name it
         for note in change.notes:
-            echo(f"note: {agent}: {note}")
+            echo(f"note: {agent}: {_user_scope_words(note)}")
         echo(
-            f"user {agent}: {change.message.removeprefix('gitmem: ')} "
+            f"user {agent}: {_user_scope_words(change.message.removeprefix('gitmem: '))} "
             f"({plural(len(change.recipients), 'recipient')})"
         )
         changed += 1
@@ -188,3 +190,11 @@ def change_user_keys(handler: str, recipient: str | None, args: argparse.Namespa
         )
     echo("next: gitmem sync --user (publishes the change)")
     return 0
+
+
+def _user_scope_words(text: str) -> str:
+    return (
+        text.replace("your personal memory", "your user-scope memory")
+        .replace("personal memory", "your user-scope memory")
+        .replace("the personal scope key", "the user-scope key")
+    )

@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "validate",
         "check memory refs for unsafe names, bad YAML, secrets and broken links (for CI)",
         "Check memory refs against gitmem's policy (the rules every push and pull applies).\n"
-        "Exit 0: clean; 1: an error (or, with --strict, a warning); 2: usage or unreadable input.\n"
+        "Exit 0: clean; 1: an error (or, with --strict, a warning); 2: usage or unreadable input;\n"
+        "3: a remote (--remote) that cannot be reached.\n"
         "gitmem validate --codes lists the codes (GM101…) and what each means.",
     )
     p.add_argument(

@@ -55,6 +55,13 @@ class Checkup:
 def run_doctor(project: Project, status: Status, offline: bool = False) -> Checkup:
     """Every check, with `status` the project's status as `gitmem status` reports it."""
     checkup = Checkup()
+    if not project.repo.is_bare and not project.repo.has_commits():
+        from gitmem.project.scopes import first_commit_step
+
+        # every sync refuses until then: "no problems found" would be untrue
+        checkup.add(
+            "commits", PROBLEM, "no commit yet: gitmem sync refuses", first_commit_step(project)
+        )
     _remote(project, checkup, offline)
     _refspecs(project, checkup)
     _settings_from_tree(project, checkup)
@@ -701,9 +708,9 @@ def next_steps(project: Project, status: Status) -> list[str]:
     steps = []
     if not project.repo.is_bare and not project.repo.has_commits():
         # every sync refuses until then: no step that names one (a dead end) but this
-        steps.append(
-            "make a first commit (gitmem refs live beside your branches), then gitmem sync"
-        )
+        from gitmem.project.scopes import first_commit_step
+
+        steps.append(first_commit_step(project))
         if not hooks_installed(project):
             from gitmem.claude.hooks import install_step
 

@@ -34,7 +34,7 @@ DEFAULT_TIMEOUT = 120.0
 def _ref_hint(name: str) -> str:
     """unpublish names refs (personal, team), every other command scopes (auto, local, team,
     agents): a scope's name, or a word for one, is answered with the ref that carries it."""
-    from gitmem.project.scopes import SCOPE_WORDS, names_user_scope
+    from gitmem.project.scopes import SCOPE_WORDS, TEAM_REF_SCOPES, names_user_scope
 
     every = f"name one of: {', '.join(UNPUBLISH_NAMES)}"
     scopes = SCOPE_WORDS.get(name.lower(), ((name.lower(),), ""))[0]
@@ -44,6 +44,8 @@ def _ref_hint(name: str) -> str:
         return f"did you mean personal? auto and local are on your personal ref; {every}"
     if scopes[0] in ("agents", "team"):
         return f"did you mean team? team and agents are on the team ref; {every}"
+    if scopes[0] in TEAM_REF_SCOPES:  # another agent's project memory (goose, cline)
+        return f"did you mean team? {scopes[0]}'s project memory is on the team ref; {every}"
     return every
 
 

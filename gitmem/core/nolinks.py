@@ -148,7 +148,7 @@ def write_no_links(
     (0644 less the umask for a new one). `exclusive`: only where no file is (never replaced).
     `durable=False`: no fsync, for a cache its readers check and drop when it does not hold up
     (a crash may leave it as it was, empty or zero-filled: the next run recomputes it; no
-    memory, edit or ref depends on it — docs/performance.md, `pull10`). Still renamed into
+    memory, edit or ref depends on it — docs/history/performance.md, `pull10`). Still renamed into
     place whole: a reader never sees half of it.
     Returns the path written, for the message to name."""
     import stat

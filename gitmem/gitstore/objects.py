@@ -11,7 +11,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from gitmem.errors import GitError
+from gitmem.errors import GitError, GitmemError
 from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape, commit_time
 from gitmem.gitstore.catfile import CatFile
 from gitmem.gitstore.process import clean_env, run_git
@@ -21,6 +21,7 @@ BLOB_MODE = "100644"
 EXEC_MODE = "100755"
 TREE_MODE = "40000"
 GITLINK_MODE = "160000"
+KEPT_BYTES = 64 << 10  # the largest blob `read_blob(..., keep=True)` keeps (ObjectStore._keep)
 LOOSE_FIRST = 64  # read_blobs of at most this many looks for loose objects first
 
 _TreeNode = dict[str, "_TreeNode | tuple[str, str]"]
@@ -129,11 +130,20 @@ class ObjectEncoding(TreeDiff):
                 return "blob", data
         return None
 
-    def read_blob(self, oid: str) -> bytes:
+    def read_blob(self, oid: str, keep: bool = False) -> bytes:
+        """A blob's bytes. `keep`: a small file every pull of a ref reads again (its
+        gitmem.toml, scope key and recipients: they change only with the ref's settings), kept
+        as a loose object of this store's own once read, so the next pull reads it without
+        starting `cat-file` for it (`ObjectStore._keep`)."""
         kind, data = self._read(oid)
         if kind != "blob":
             raise GitError(f"object {oid} is a {kind}, not a file")
+        if keep:
+            self._keep(oid, data)
         return data
+
+    def _keep(self, oid: str, data: bytes) -> None:
+        """Keep a blob read (in memory: nothing to keep, every read is one)."""
 
     def tree_shape(
         self, treeish: str, max_depth: int, max_entries: int, max_bytes: int
@@ -403,7 +413,7 @@ MAX_AHEAD = 86400
 # git's delta-base cache for the commands that read a whole tree's blobs (the reader, the
 # triggers' grep, the first checkout): 96 MiB by default, what a first sync's peak memory is
 # made of on a delta-heavy pack (30,000 files: cat-file 58 -> 17 MiB, grep 61 -> 24 MiB) for
-# ~0.1 s more CPU each (docs/performance.md, issue 23)
+# ~0.1 s more CPU each (docs/history/performance.md, issue 23)
 SMALL_DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=8m")
 
 
@@ -661,6 +671,26 @@ class ObjectStore(GitDir, ObjectEncoding):
         if found[0] == "tree":
             self._keep_tree(oid, found[1])
         return found
+
+    def _keep(self, oid: str, data: bytes) -> None:
+        """A blob git holds packed (read through `cat-file`), copied loose into gitmem's
+        private objects (`private_objects`): a cache of an input by its id, which cannot go
+        stale (the id is the bytes' hash) and is read back as any loose object (a torn copy
+        fails its inflate or size check and is read through git again). Loose already: nothing
+        to do. `publish` may later move it into the repository, where git finds it too. A copy
+        that cannot be written (a read-only clone, no state folder) is not kept: the read
+        stands."""
+        if not self._is_oid(oid) or len(data) > KEPT_BYTES:
+            return
+        tail = os.path.join(oid[:2], oid[2:])
+        if os.path.exists(os.path.join(self.common_dir, "objects", tail)):
+            return
+        private = self.private_objects()
+        if private is not None and os.path.exists(os.path.join(private, tail)):
+            return
+        with contextlib.suppress(OSError, GitmemError):
+            self.write_object("blob", data)  # under its own id: bytes git gave for another
+            # id (a corrupt repository) are kept where no one asks for them
 
     def _keep_tree(self, oid: str, data: bytes) -> None:
         """Keep a tree object for the rest of the run (an object never changes): up to

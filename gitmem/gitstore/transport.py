@@ -86,7 +86,7 @@ class PushOutcome(NamedTuple):
 # through the shell) never run for gitmem's transport (red team 7: a `.git/config` that came
 # with the folder ran one at every SessionStart hook's fetch and every push). On an ssh remote
 # they name the server's programs: a server that needs another path is a known limit
-# (docs/reliability.md).
+# (docs/history/reliability.md).
 UPLOAD_PACK = "--upload-pack=git-upload-pack"
 RECEIVE_PACK = "--receive-pack=git-receive-pack"
 FETCH = (

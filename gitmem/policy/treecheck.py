@@ -274,6 +274,6 @@ def check_tree(
     try:
         if meta is None:  # checked above; kept for a tree that changed under us
             raise MetaError(f"no {META_FILE}: not a gitmem ref")
-        return parse_meta(repo.read_blob(meta)), findings, counts
+        return parse_meta(repo.read_blob(meta, keep=True)), findings, counts
     except MetaError as exc:
         raise UntrustedTreeError(f"{ref}: {exc}", REFUSED_HINT) from None

@@ -97,7 +97,7 @@ class Opened:
     """One sealed folder as a decode checked it: what the next decode of a commit near it
     takes as checked where nothing differs. (A plain class, as the other records of a pull
     and a push: making a dataclass, and importing `dataclasses` with `inspect`, cost more
-    than its work; docs/performance.md, the `pullpush2` section.)"""
+    than its work; docs/history/performance.md, the `pullpush2` section.)"""
 
     def __init__(
         self,
@@ -399,7 +399,9 @@ class PersonalCodec:
         if RECIPIENTS_FILE in keyfiles:
             try:
                 recipients = list(
-                    open_json(key, RECIPIENTS_FILE, repo.read_blob(keyfiles[RECIPIENTS_FILE]))
+                    open_json(
+                        key, RECIPIENTS_FILE, repo.read_blob(keyfiles[RECIPIENTS_FILE], keep=True)
+                    )
                 )
             except ValueError:
                 raise DecryptError(
@@ -457,7 +459,7 @@ class PersonalCodec:
         `base`'s tree (None: all listed afresh). From a decoded commit of this run (or the last
         run's record) the two trees' changed folders are read (gitstore/treediff.py), not a
         listing of the whole ref, and only their entries are split: at ten changed files of
-        ten thousand that is most of a pull's decode (docs/performance.md)."""
+        ten thousand that is most of a pull's decode (docs/history/performance.md)."""
         if base is not None and base.tree and base.split is not None:
             diff = self.repo.tree_changes(
                 base.tree, root, MAX_INCREMENTAL, MAX_DEPTH, MAX_TREE_BYTES
@@ -487,7 +489,7 @@ class PersonalCodec:
     def unlock(self, oid: str) -> ScopeKey:
         key = self._keys.get(oid)
         if key is None:
-            key = unlock_scope_key(self.repo.read_blob(oid), self.machine())
+            key = unlock_scope_key(self.repo.read_blob(oid, keep=True), self.machine())
             self._keys[oid] = key
         return key
 
@@ -1318,7 +1320,7 @@ class PersonalCodec:
 def _rows(o: Opened, paths: list[str]) -> str:
     """A folder's entries as one string: path, hidden name, ciphertext id, plaintext id of each,
     joined by NUL (no path holds one): written and split in C, where a JSON object of 10,000
-    entries per field cost a pull ~0.1 s each way (docs/performance.md, issue 23)."""
+    entries per field cost a pull ~0.1 s each way (docs/history/performance.md, issue 23)."""
     from itertools import chain
 
     return "\0".join(

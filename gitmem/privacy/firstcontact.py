@@ -122,7 +122,10 @@ def recipients_when_asked(repo: Store, keyring: Keyring, asked: str) -> list[str
         entry = repo.list_tree(asked).get(RECIPIENTS_FILE)
         if entry is None:
             return None
-        return [str(r) for r in open_json(keyring.key, RECIPIENTS_FILE, repo.read_blob(entry.oid))]
+        return [
+            str(r)
+            for r in open_json(keyring.key, RECIPIENTS_FILE, repo.read_blob(entry.oid, keep=True))
+        ]
     except (ValueError, TypeError, GitmemError):
         return None
 

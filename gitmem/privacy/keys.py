@@ -113,7 +113,9 @@ def list_recipients(project: Project) -> list[str]:
         label = project.route(project.user_ref).label if fetched else None
         raise _not_granted(project, label) from None
     try:
-        return list(open_json(key, RECIPIENTS_FILE, repo.read_blob(keyfiles[RECIPIENTS_FILE])))
+        return list(
+            open_json(key, RECIPIENTS_FILE, repo.read_blob(keyfiles[RECIPIENTS_FILE], keep=True))
+        )
     except ValueError:
         raise DecryptError(
             f"{RECIPIENTS_FILE} in commit {tip[:12]} of {project.user_ref} does not decrypt",

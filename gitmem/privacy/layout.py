@@ -4,7 +4,7 @@ identity lives, and the error of a machine not granted the key.
 
 A sync with nothing new asks these (is the local scope sealed? is there a key here?) and opens
 nothing: `gitmem.privacy.crypto` (and `cryptography`, `pyrage` behind it) is imported by the
-sealed view of a ref when it reads or writes one (docs/performance.md, `noop3`).
+sealed view of a ref when it reads or writes one (docs/history/performance.md, `noop3`).
 """
 
 from __future__ import annotations

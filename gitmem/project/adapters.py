@@ -28,7 +28,7 @@ DEFAULT_AGENTS = ("claude",)
 
 
 # NamedTuples, not dataclasses: every sync reads these (confinement), and a dataclass on the
-# no-op path brings `inspect` in (docs/performance.md, `noopfloor`)
+# no-op path brings `inspect` in (docs/history/performance.md, `noopfloor`)
 class Folder(NamedTuple):
     scope: str  # PROJECT_SHARED | PROJECT_PERSONAL | USER
     where: str  # as the user knows it: "<project>/memory-bank", "~/.codex/memories"

@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from gitmem.errors import UsageError
 from gitmem.gitstore import (
     Repository,
     config_file_get,
@@ -70,13 +71,30 @@ _REFRESH = "gitmem drivers install"
 
 
 def _read_attributes(repo: Store | None, attributes: Path) -> str:
-    """The attributes file's text; the repository's own is read with no link followed."""
+    """The attributes file's text; the repository's own is read with no link followed, the
+    user's global one through its links (a dotfiles link) as git reads it — but only a regular
+    file within the size limit, and UTF-8 (red team 16: a FIFO there held `drivers status` and
+    `install --global` for ever, a link to /dev/zero until memory ran out, a byte of Latin-1
+    ended them with an unexpected UnicodeDecodeError); anything else is one line."""
+    from gitmem.core.fileread import NotAFile, read_followed
     from gitmem.core.nolinks import read_no_links
 
+    how = f"make {attributes} a text file of git attributes (or move it away), then retry"
     if repo is not None and attributes.parent.parent == repo.common_dir:
-        data = read_no_links(repo.common_dir, attributes)
-        return data.decode("utf-8") if data is not None else ""
-    return attributes.read_text("utf-8") if attributes.exists() else ""
+        data = read_no_links(repo.common_dir, attributes) or b""
+    else:
+        try:
+            data = read_followed(attributes)
+        except FileNotFoundError:
+            data = b""
+        except NotAFile as exc:
+            raise UsageError(f"{attributes} is {exc.what}: not read", how) from None
+        except OSError as exc:
+            raise UsageError(f"cannot read {attributes}: {exc.strerror}", how) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{attributes} is not UTF-8 text: not read", how) from None
 
 
 def _write_attributes(repo: Store | None, attributes: Path, text: str) -> None:
@@ -176,12 +194,15 @@ def install(directory: Path, global_: bool, patterns: tuple[str, ...] = ()) -> l
     kept = _without_block(existing)
     patterns = tuple(dict.fromkeys((*_earlier_patterns(existing), *patterns)))
     _write_attributes(repo, attributes, "\n".join([*kept, *_block(patterns)]) + "\n")
-    where = "globally" if global_ else f"in {repo.common_dir if repo else ''}"
+    from gitmem.core.userdirs import tilde  # as every command names a file
+
+    tree = repo.toplevel if repo else None
+    where = "globally" if global_ else f"in {tilde(repo.common_dir, tree) if repo else ''}"
     upgraded = [f"replaced an unsafe older registration of {', '.join(unsafe)}"] if unsafe else []
     return [
         *upgraded,
         f"registered merge drivers {', '.join(DRIVERS)} {where}",
-        f"attributes: {attributes}",
+        f"attributes: {tilde(attributes, tree)}",
         "undo with: gitmem drivers uninstall" + (" --global" if global_ else ""),
     ]
 
@@ -215,6 +236,8 @@ class DriverStatus:
 
 
 def describe(directory: Path) -> DriverStatus:
+    from gitmem.core.userdirs import tilde
+
     repo = Repository(directory)
     lines, unsafe = [], []
     for name in DRIVERS:
@@ -228,7 +251,12 @@ def describe(directory: Path) -> DriverStatus:
             lines.append(f"  outdated: not what this gitmem registers; refresh with: {_REFRESH}")
     for global_ in (False, True):
         attributes = _attributes_file(repo, global_)
-        text = attributes.read_text("utf-8") if attributes.exists() else ""
+        try:
+            text = _read_attributes(repo, attributes)
+        except UsageError as exc:
+            lines.append(f"attributes ({'global' if global_ else 'repository'}): {exc.message}")
+            continue
         state = "present" if BEGIN in text else "absent"
-        lines.append(f"attributes ({'global' if global_ else 'repository'}) {attributes}: {state}")
+        shown = tilde(attributes, repo.toplevel)  # as every command names a file
+        lines.append(f"attributes ({'global' if global_ else 'repository'}) {shown}: {state}")
     return DriverStatus(lines, unsafe)

@@ -57,7 +57,19 @@ HUB_FETCH_HINT = (
 # Words the docs use for scopes that are not scope names (`unpublish personal`, "personal
 # memory", "shared", status --user's `claude`): the scopes a newcomer means by each, and why
 _PERSONAL = (("auto", "local"), "your personal memory of this project")
-_SHARED = (("team", "agents"), "the memory shared with everyone who can fetch the remote")
+
+
+def _team_ref_scopes() -> tuple[str, ...]:
+    """The scopes the team ref carries: Claude Code's team and agents, then each agent's
+    project-shared folder (goose, cline), as status lists them when enabled."""
+    from gitmem.project.adapters import ADAPTERS, PROJECT_SHARED
+
+    tops = (f.top for a in ADAPTERS.values() for f in a.folders if f.scope == PROJECT_SHARED)
+    return tuple(dict.fromkeys(top for top in tops if top))
+
+
+TEAM_REF_SCOPES = _team_ref_scopes()
+_SHARED = (TEAM_REF_SCOPES, "the memory shared with everyone who can fetch the remote")
 SCOPE_WORDS: dict[str, tuple[tuple[str, ...], str]] = {
     "personal": _PERSONAL,
     "private": _PERSONAL,
@@ -83,7 +95,8 @@ def scope_hint(given: str, known: list[str], more: str = "") -> str:
         why = SCOPE_WORDS[given.lower()][1]
         if meant == _PERSONAL[0] and "user" in known:  # query's door: the user scope is yours too
             why += "; yours beyond it: user"
-        lead = f"did you mean {' and '.join(meant)} ({why})? "
+        names = f"{', '.join(meant[:-1])} and {meant[-1]}" if len(meant) > 1 else meant[0]
+        lead = f"did you mean {names} ({why})? "
     else:
         lead = _closest(given, known)
     return f"{lead}choose one of {', '.join(known)}{more}"
@@ -221,6 +234,25 @@ class Route(NamedTuple):
 HUB_TRACKING = "gitmem-hub"  # the hub is a URL, not a named remote
 BUNDLE_TRACKING = "gitmem-bundle"  # the holding refs of what an unbundle brought in
 _NOT_A_PREFIX = frozenset({"refs/heads/", "refs/tags/", "refs/remotes/", "refs/gitmem-remotes/"})
+
+
+def first_commit_step(project: Project) -> str:
+    """What a clone with no commit yet must do before any sync (every one refuses until then),
+    told alike by sync, init, status and doctor. A clone of a remote whose HEAD names no branch
+    (`git clone`: "remote HEAD refers to nonexistent ref") has the remote's branches: check one
+    out, never start a second history beside them."""
+    remote = project.remote
+    branches = project.repo.refs(f"refs/remotes/{remote}/") if remote else {}
+    names = sorted(r.split("/", 3)[3] for r in branches if r.count("/") >= 3)
+    names = [n for n in names if n != "HEAD"]
+    if names:
+        first = next((n for n in ("main", "master") if n in names), names[0])
+        return (
+            f"check out one of {remote}'s branches ({', '.join(names[:3])}"
+            + (", …" if len(names) > 3 else "")
+            + f"): git checkout {first}; then gitmem sync"
+        )
+    return "make a first commit (gitmem refs live beside your branches), then gitmem sync"
 
 
 def hub_component(key: str) -> str:

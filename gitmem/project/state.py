@@ -62,7 +62,7 @@ class ScopeState:
     index was written (None: removed) and those too fresh for it, with the commit and the
     index's checksum. A push of ten files among ten thousand writes ten records, not ten
     thousand; the index is written afresh once more than `stale_limit` differ.
-    (A plain class: a dataclass costs ~0.5 ms to make at every start, see docs/performance.md.)"""
+    (A plain class: a dataclass costs ~0.5 ms to make at every start, see docs/history/performance.md.)"""
 
     def __init__(
         self,
@@ -282,7 +282,7 @@ def stale_limit(entries: int) -> int:
     written afresh. Writing it costs ~3 µs a record (load, render, write: 2.6 ms at 1,000,
     168 ms at 50,000), a record kept apart ~8 µs a sync (the state's JSON read and saved, an
     lstat); with ~10 files changed a sync, their sum per sync is least near 2.5·√entries
-    (docs/performance.md): 79 at 1,000, 250 at 10,000, 559 at 50,000."""
+    (docs/history/performance.md): 79 at 1,000, 250 at 10,000, 559 at 50,000."""
     return max(STALE_MIN, int(2.5 * entries**0.5))
 
 
@@ -421,7 +421,7 @@ def fsync_together(paths: list[Path]) -> None:
     save); when it took longer (a busy disk: 3–30 ms each under load), the rest are issued at
     once, one thread each (each opening its own descriptor), and the file system folds the
     flushes that wait together into one journal commit (ext4's jbd2, XFS's log force): about
-    one more wait, not one per file (docs/performance.md, the `pullpush2` section)."""
+    one more wait, not one per file (docs/history/performance.md, the `pullpush2` section)."""
     failed: list[BaseException] = []
 
     def flush(path: Path) -> None:

@@ -22,7 +22,7 @@ FOLD_BUDGET = 1.0  # seconds a sync reads a flood's writer refs that cost no mer
 RETIRE_AT_ONCE = 1000  # writer refs the team ref holds, deleted on the remote in one push
 # git push matches each of its refspecs against every ref the remote advertises (~1.3 µs a
 # pair: 1,000 deletes on a 20,000-ref remote cost 26 CPU-s): a push's deletes are bounded by
-# this many pairs, so at 20,000 refs a sync deletes 100 (docs/performance.md, `flood7`)
+# this many pairs, so at 20,000 refs a sync deletes 100 (docs/history/performance.md, `flood7`)
 RETIRE_WORK = 2_000_000
 _WRITER_ID = re.compile(r"[0-9a-f]{16}")
 # a writer ref's name gitmem takes (a window's, a listing's): letters, digits, `._-`, and a

@@ -84,9 +84,9 @@ def install_mcp(repo: Store, root: Path) -> HookChange:
         _write(settings, _dump(data_settings, raw_settings))
         changed = True
     what = (
-        f"registered the gitmem MCP server in {tilde(path)}"
+        f"registered the gitmem MCP server in {tilde(path, root)}"
         if changed
-        else f"gitmem MCP server already registered in {tilde(path)}"
+        else f"gitmem MCP server already registered in {tilde(path, root)}"
     )
     return HookChange(path, changed, what)
 
@@ -148,9 +148,13 @@ def install_recall(root: Path, where_settings: Path | None = None) -> HookChange
         )
     out = _dump(data, raw)
     if raw is not None and out == raw:
-        return HookChange(path, False, f"gitmem recall hook already installed in {tilde(path)}")
+        return HookChange(
+            path, False, f"gitmem recall hook already installed in {tilde(path, root)}"
+        )
     _write(path, out)
-    return HookChange(path, True, f"installed the UserPromptSubmit recall hook in {tilde(path)}")
+    return HookChange(
+        path, True, f"installed the UserPromptSubmit recall hook in {tilde(path, root)}"
+    )
 
 
 def recall_status(root: Path, settings: Path) -> dict[str, str | None]:
@@ -183,7 +187,7 @@ def recall_status(root: Path, settings: Path) -> dict[str, str | None]:
         approved = data.get("enabledMcpjsonServers")
         said = "" if isinstance(approved, list) and SERVER in approved else " (not approved)"
         found["MCP server"] = (
-            shlex.join([entry["command"], *map(str, args)]) + f" in {tilde(path)}{said}"
+            shlex.join([entry["command"], *map(str, args)]) + f" in {tilde(path, root)}{said}"
         )
     return found
 
@@ -267,7 +271,9 @@ def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
             changed = True
         if changed:
             _write(settings, _dump(data, raw))
-            said.append(f"removed gitmem's recall hook and MCP approval from {tilde(settings)}")
+            said.append(
+                f"removed gitmem's recall hook and MCP approval from {tilde(settings, root)}"
+            )
     if root is None:
         return said
     path = root / MCP_FILE
@@ -282,5 +288,5 @@ def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
                 from gitmem.project.state import current_mode, write_atomic
 
                 write_atomic(path, _dump(data, raw), current_mode(path))
-            said.append(f"removed the gitmem MCP server from {tilde(path)}")
+            said.append(f"removed the gitmem MCP server from {tilde(path, root)}")
     return said

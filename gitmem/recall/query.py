@@ -105,6 +105,16 @@ def shown_id(scope: str, path: str) -> str:
     return "CLAUDE.local.md" if memory_id == STORED_LOCAL_FILE else memory_id
 
 
+def believed(column: str) -> str:
+    """SQL for the time in `column` (seconds since the epoch, maybe NULL), 0 when it is missing
+    or later than now and FUTURE_SLACK (a date from the future would head `--recent` and the
+    MCP `recent` tool for ever)."""
+    from gitmem.core.limits import FUTURE_SLACK
+
+    limit = float(time.time() + FUTURE_SLACK)  # a float's repr: a literal, nothing of anyone's
+    return f"(CASE WHEN coalesce({column}, 0) > {limit!r} THEN 0 ELSE coalesce({column}, 0) END)"
+
+
 def parse_since(text: str, now: float | None = None, name: str = "--since") -> float:
     """A date (`2026-01-31`, an ISO time), an age (`7d`, `12h`, `2w`, `3 days ago`) or
     `today`/`yesterday` as a Unix time.
@@ -268,7 +278,7 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     if q.author:
         where.append("(instr(lower(h.author), lower(?)) OR instr(lower(h.email), lower(?)))")
         params += [q.author, q.author]
-    changed = "max(m.mtime_ns / 1e9, coalesce(m.updated, 0), coalesce(h.time, 0))"
+    changed = f"max(m.mtime_ns / 1e9, {believed('m.updated')}, {believed('h.time')})"
     if q.since is not None:
         where.append(f"{changed} >= ?")
         params.append(q.since)
@@ -544,9 +554,9 @@ def _deleted(db: sqlite3.Connection, q: Query, scopes: Sequence[str]) -> list[Hi
         sql += " AND (instr(lower(h.author), lower(?)) OR instr(lower(h.email), lower(?)))"
         params += [q.author, q.author]
     if q.since is not None:
-        sql += " AND h.time >= ?"
+        sql += f" AND {believed('h.time')} >= ?"
         params.append(q.since)
-    sql += " ORDER BY h.time DESC, h.scope, h.path LIMIT ?"
+    sql += f" ORDER BY {believed('h.time')} DESC, h.scope, h.path LIMIT ?"
     params.append(q.recent if q.recent is not None else q.limit)
     hits = []
     for r in rows_where(db, sql, params):

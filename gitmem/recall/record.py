@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING
 
 from gitmem.core.userdirs import tilde
 from gitmem.errors import GitmemError, SecretsFound, UsageError
+from gitmem.project.paths import SUBAGENT_SCOPES  # <repo>/.claude/agent-memory[-local]/<agent>/
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project, Scope
 
 TYPES = ("user", "feedback", "project", "reference")
 INDEX = "MEMORY.md"
-SUBAGENT_SCOPES = frozenset({"agents", "local"})  # <repo>/.claude/agent-memory[-local]/<agent>/
 # headings Claude Code and people file entries under, by type (compared lower-case, trimmed)
 TYPE_HEADINGS = {
     "user": ("user", "about the user", "user profile"),

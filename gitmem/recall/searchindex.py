@@ -569,10 +569,25 @@ def refresh(place: Place) -> Refreshed:
             _recheck(db, spot, changed, news, fresh, done)
             _write_stat_index(place, db, spot)
         _outside(db, spot, done)
-    if done.relink:
+    if done.relink or _meta(db, "relink") == "1":
         _relink(db)
+        _set_meta(db, "relink", "0")
     db.commit()
     return done
+
+
+# rows kept between commits of a long refresh: the prompt hook is killed at PROMPT_TIMEOUT, and
+# a refresh that committed only at its end redid all its work at every prompt (red team 16:
+# a teammate's 20,000 small files, ~2 ms each, held every prompt 10 s and never indexed)
+PROGRESS_ROWS = 500
+
+
+def _keep_progress(db: sqlite3.Connection) -> None:
+    """Commit the rows written so far (the ranks to compute at the end, or by the next
+    refresh if this one is killed first), then take the write lock again."""
+    _set_meta(db, "relink", "1")
+    db.commit()
+    _write_lock(db)
 
 
 def _stat_index(place: Place, spot: ScopeSpot) -> str:
@@ -704,7 +719,11 @@ def _apply(
     import time
 
     now = time.time_ns()
+    written = 0
     for rel, st in listing.items():
+        if written >= PROGRESS_ROWS:
+            _keep_progress(db)
+            written = 0
         old = db.execute(
             "SELECT id, size, mtime_ns, ino, ctime_ns, oid FROM memory "
             "WHERE scope = ? AND path = ?",
@@ -754,6 +773,7 @@ def _apply(
         else:
             done.added += 1
             _insert(db, spot, rel, st, data, oid, now)
+        written += 1
 
 
 def _stat_fields(st: os.stat_result) -> tuple[int, ...]:
@@ -870,22 +890,9 @@ def _insert(
     return int(cur.lastrowid or 0)
 
 
-class _LinkGraph:
-    """What gitmem.claude.graph.pagerank asks of a graph: its nodes and each one's successors."""
-
-    def __init__(self, edges: dict[int, list[int]]) -> None:
-        self.edges = edges
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self.edges)
-
-    def successors(self, node: int) -> list[int]:
-        return self.edges[node]
-
-
 def _relink(db: sqlite3.Connection) -> None:
     """Resolve every memory's links inside its scope and rank the memories (PageRank)."""
-    from gitmem.claude.graph import _resolve_md, _resolve_wiki, pagerank
+    from gitmem.claude.graph import LinkGraph, _resolve_md, _resolve_wiki, pagerank
 
     rows = db.execute("SELECT id, scope, path, links FROM memory").fetchall()
     by_path: dict[tuple[str, str], int] = {(scope, path): rowid for rowid, scope, path, _ in rows}
@@ -909,7 +916,11 @@ def _relink(db: sqlite3.Connection) -> None:
         edges[rowid] = [by_path[(scope, t)] for t in targets]
         updates.append((json.dumps(targets), rowid))
     db.executemany("UPDATE memory SET links_to = ? WHERE id = ?", updates)
-    ranks = pagerank(_LinkGraph(edges))
+    graph = LinkGraph(edges)
+    for rowid, targets_of in edges.items():
+        for target_id in targets_of:
+            graph.add_edge(rowid, target_id)
+    ranks = pagerank(graph)
     db.executemany("UPDATE memory SET rank = ? WHERE id = ?", [(r, i) for i, r in ranks.items()])
 
 

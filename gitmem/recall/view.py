@@ -48,9 +48,7 @@ GENERIC_NAMES = frozenset(
 
 def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, Any]:
     """Nodes (with text and history) and links of every scope, as the page's script reads them."""
-    import networkx as nx
-
-    from gitmem.claude.graph import communities_of
+    from gitmem.claude.graph import LinkGraph, communities_of
     from gitmem.recall.contextsafe import clean
     from gitmem.recall.query import full_text, shown_id
 
@@ -59,16 +57,15 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     total = len(rows)
     rows = rows[:MAX_NODES]
     at = {(r["scope"], r["path"]): i for i, r in enumerate(rows)}
-    g = nx.Graph()
-    g.add_nodes_from(str(i) for i in range(len(rows)))
+    g = LinkGraph(range(len(rows)))
     edges: list[list[int]] = []
     for i, r in enumerate(rows):
         for target in json.loads(r["links_to"] or "[]"):
             j = at.get((r["scope"], target))
             if j is not None:
                 edges.append([i, j])
-                g.add_edge(str(i), str(j))
-    community = {int(n): c for c, members in enumerate(communities_of(g)) for n in members}
+                g.add_edge(i, j)
+    community = {n: c for c, members in enumerate(communities_of(g)) for n in members}
     history, resolutions = _histories(place, project) if project else ({}, {})
     nodes = []
     for i, r in enumerate(rows):

@@ -45,6 +45,8 @@ def create(project: Project, path: Path, since: str | None = None) -> BundleMade
     a ref, or an earlier bundle file whose tips the receiver already has)."""
     from gitmem.sync import SyncOptions, run_sync
 
+    target = Path(os.path.abspath(path))
+    _writable_target(project, target)  # before anything is committed or written
     # the folders' edits go on the local refs first (what a push would publish: the secret
     # scan refuses as for a push), with no remote contacted
     result = run_sync(project._replace(remote=None, hub=None), SyncOptions(mode="push"))
@@ -56,7 +58,6 @@ def create(project: Project, path: Path, since: str | None = None) -> BundleMade
         )
     bundles = Bundles(needs_git(project.repo, "a bundle"))  # one for the command
     exclude = _since(project, bundles, since) if since else ()
-    target = Path(os.path.abspath(path))
     written = bundles.create_bundle(target, refs, exclude)
     heads = bundles.bundle_header(target).heads if written else {}
     if written:
@@ -65,6 +66,51 @@ def create(project: Project, path: Path, since: str | None = None) -> BundleMade
             target.unlink(missing_ok=True)
             raise UsageError(f"the bundle {target} does not verify: {why}", "retry")
     return BundleMade(target, heads, tuple(exclude), written, tuple(result.skipped))
+
+
+def _writable_target(project: Project, target: Path) -> None:
+    """Where `bundle create` may write: git replaces the file named whole (a lock file renamed
+    over it), so `.git/config`, `.git/HEAD`, `README.md` or a memory file became a bundle (red
+    team 16: the repository broken, a user's file gone). Refused: a link, an existing file that
+    is not a git bundle (an earlier bundle is written over), anything inside a git folder, a
+    scope's memory folder or file."""
+    from gitmem.project.confinement import within
+
+    shown = str(target)
+    how = "give a new file outside the git folder and the memory folders; nothing was written"
+    if os.path.islink(target):
+        raise UsageError(f"{shown} is a symbolic link", how)
+    real = Path(os.path.join(os.path.realpath(target.parent), target.name))
+    repo = project.repo
+    gits = {Path(os.path.realpath(d)) for d in (repo.git_dir, repo.common_dir)}
+    if any(part == ".git" for part in real.parts) or any(within(real, g) for g in gits):
+        raise UsageError(f"{shown} lies in a git folder: git keeps its own files there", how)
+    for scope in project.scopes:
+        files = {Path(os.path.realpath(p)) for _, p in scope.outside}
+        if within(real, Path(os.path.realpath(scope.path))) or real in files:
+            raise UsageError(
+                f"{shown} lies in the {scope.name} scope's memory ({scope.path}): "
+                "a sync would take it",
+                how,
+            )
+    if os.path.lexists(real) and not _is_bundle(real):
+        raise UsageError(f"{shown} exists and is not a git bundle", how)
+
+
+def _is_bundle(path: Path) -> bool:
+    """A regular file that starts as a git bundle does (one an earlier create wrote)."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        return os.read(fd, 16) in (b"# v2 git bundle\n", b"# v3 git bundle\n")
+    finally:
+        os.close(fd)
 
 
 def _since(project: Project, bundles: Bundles, since: str) -> tuple[str, ...]:

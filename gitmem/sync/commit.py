@@ -2,7 +2,7 @@
 
 The usual push edits a few files of a folder that held the ref's tip when it was last synced:
 then the new tree is the tip's with those files edited (`edit_tree`), read and written along
-their paths only, never a listing of the whole ref (docs/performance.md, the sync path).
+their paths only, never a listing of the whole ref (docs/history/performance.md, the sync path).
 """
 
 from __future__ import annotations
@@ -77,8 +77,8 @@ class LocalCommit:
         if (
             not edits
             or meta is None
-            or not parse_meta(repo.read_blob(meta)).knows(self.project.key)
-            or rekeyed(parse_meta(repo.read_blob(meta)), self.project.key) is not None
+            or not parse_meta(repo.read_blob(meta, keep=True)).knows(self.project.key)
+            or rekeyed(parse_meta(repo.read_blob(meta, keep=True)), self.project.key) is not None
         ):
             return False
         tree = repo.edit_tree(tip_tree, edits)

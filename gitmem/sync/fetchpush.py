@@ -16,7 +16,7 @@ from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import fetch_spec, unglobbable
 from gitmem.sync.ledger import SyncRun
-from gitmem.sync.report import SyncOptions
+from gitmem.sync.report import SyncOptions, rewritten_note
 from gitmem.sync.start import DEFAULT_TIMEOUT, begin_fetch, fetch_plan, writer_specs
 
 __all__ = ["Exchange", "fetch_plan", "fetch_tracking"]
@@ -114,9 +114,7 @@ class Exchange:
         for ref, old in self.run.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
             if old and new and old != new and not self.repo.is_ancestor(old, new):
-                self.result.report(ref).notes.append(
-                    f"the remote's {ref} was rewritten (force-pushed); merged without losing local memory"
-                )
+                self.result.report(ref).notes.append(rewritten_note(ref))
 
     def _hub_error(self, exc: RemoteError, pending: list[Fetching]) -> RemoteError:
         """The hub is a setting, not a remote `git fetch` knows: say which one to check."""
@@ -191,7 +189,7 @@ class Exchange:
         if oid is None:
             return None
         try:
-            meta = parse_meta(self.repo.read_blob(oid))
+            meta = parse_meta(self.repo.read_blob(oid, keep=True))
         except MetaError:
             return None
         return None if meta.knows(self.project.key) else shown_keys((meta.key, *meta.aliases))
@@ -242,11 +240,16 @@ class Exchange:
                         )
                     )
                 failures.append(RemoteError(exc.message, hint))
+                for ref in refs:
+                    self.result.report(ref).unpushed = True
                 continue
             accepted = set(routes) if outcome.ok else set(outcome.accepted)
             pushed += [routes[name] for name in accepted & set(routes)]
             if outcome.refused:
                 failures.append(self._refusal(remote, label, outcome))
+                for name in outcome.refused:
+                    if name in routes:
+                        self.result.report(routes[name]).unpushed = True
             done &= outcome.ok or not outcome.rejected  # only "someone pushed first" retries
             if not outcome.ok:
                 names = {r.split(" ", 1)[0] for r in outcome.rejected}

@@ -39,7 +39,7 @@ Progress = Callable[[str, int], None]  # (what, how many files so far)
 
 class Snapshot:
     """What a snapshot of a folder found. (Plain classes here and below: a dataclass costs
-    ~0.5 ms to make at every start, see docs/performance.md.)"""
+    ~0.5 ms to make at every start, see docs/history/performance.md.)"""
 
     def __init__(
         self,
@@ -322,7 +322,7 @@ def _refused(path: str, data: bytes) -> tuple[str | None, tuple[int, str] | None
     """Why the policy refuses these new bytes of a file (`GMxxx: message`), or None; and, for
     text it takes that is not UTF-8 (GM113), where the first bad byte is. The one place a
     snapshot needs the policy's rules, imported here: a snapshot that finds no changed file (a
-    sync with nothing new) never loads them (docs/performance.md, `noop3`)."""
+    sync with nothing new) never loads them (docs/history/performance.md, `noop3`)."""
     from gitmem.policy.rules import bad_byte, blocking, check_file, first_bad
 
     found = check_file(path, data)
@@ -643,7 +643,7 @@ def _place_batch(
 ) -> None:
     """Flush a batch of temp files at once, then rename each into place as its check
     allows (the crash guarantee of a temp file + fsync + rename each: the bytes renamed into
-    place are on disk first; docs/performance.md, the write-back's fsyncs)."""
+    place are on disk first; docs/history/performance.md, the write-back's fsyncs)."""
     if not batch:
         return
     try:

@@ -2,7 +2,7 @@
 or written — those this clone does not hold yet — and the checks themselves
 (sync/gatecheck.py: the tree's policy, the project it belongs to, signatures, the personal ref's
 seal), loaded at the first tip that needs them: a sync whose fetched tips are all held (nothing
-new) never imports the policy (docs/performance.md, `noop3`)."""
+new) never imports the policy (docs/history/performance.md, `noop3`)."""
 
 from __future__ import annotations
 

@@ -28,6 +28,7 @@ from gitmem.policy.treecheck import (
 )
 from gitmem.project.scopes import GITMEM_PREFIX
 from gitmem.sync.ledger import SyncRun
+from gitmem.sync.report import rewritten_note
 
 # findings of a pulled tree told, never blocking: secrets and instructions that reach the
 # agent, and text that is not UTF-8 (merged on its bytes: re-save it as UTF-8)
@@ -59,6 +60,8 @@ class TipChecks:
             )
             if not meta.knows(self.project.key) and not self.opts.force_key:
                 raise UntrustedTreeError(*self._other_project(ref, meta, commit, where))
+            if local is not None and not self.opts.force_key:
+                self._not_two_projects(ref, meta, local, commit, where)
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
                 unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
                 if unsigned:
@@ -83,7 +86,10 @@ class TipChecks:
             # written, nothing of ours committed or pushed on it) and say so after the rest
             self.run.locked.add(ref)
             self.result.refused.append(exc)
-            self.result.report(ref).refused = True
+            report = self.result.report(ref)
+            report.refused = True
+            # nothing of it was merged: the fetch's "rewritten; merged" note is untrue now
+            report.notes[:] = [n for n in report.notes if n != rewritten_note(ref)]
             if not self.run.open_refs():
                 raise self.result.refused[0] from None  # nothing else to sync
             return False
@@ -182,6 +188,37 @@ class TipChecks:
             "spellings",
         )
 
+    def _not_two_projects(
+        self, ref: str, meta: RefMeta, local: str, commit: str, where: str
+    ) -> None:
+        """Refused: the local ref is memory of another project than the fetched one — keyed
+        to neither this clone's key nor any the fetched ref knows (red team 16: after `git
+        remote set-url origin` to another project's remote, the two projects' memories were
+        merged file by file and pushed there, and theirs written into our folders). A moved
+        repository's ref keeps its old key (known to ours: adopted), histories that share a
+        commit are one memory, and a remote that has no memory ref yet takes ours as before."""
+        from gitmem.project.refmeta import MetaError, shown_keys, unclaimed
+
+        oid = self.repo.tree_entry(self.repo.read_commit(local)[0], META_FILE)
+        try:
+            ours = parse_meta(self.repo.read_blob(oid)) if oid else None
+        except MetaError:
+            return
+        if ours is None or unclaimed(ours) or ours.knows(self.project.key):
+            return
+        if any(meta.knows(k) for k in (ours.key, *ours.aliases)):
+            return
+        if self.repo.merge_base(local, commit) is not None:
+            return  # one memory history under two spellings (a path, then its URL): merged
+        option = f" --remote {self.project.remote}" if self.project.remote != "origin" else ""
+        raise UntrustedTreeError(
+            f"{where or self.project.source_name(ref)} holds memory of project "
+            f"{shown_keys((meta.key, *meta.aliases))}, and {ref} here of project "
+            f"{shown_keys((ours.key, *ours.aliases))}: two projects' memory, not merged",
+            f"if the remote's URL was changed by mistake, set it back (git remote set-url); "
+            f"if both are this project, run once: gitmem adopt{option}; nothing was written",
+        )
+
     def _grant_first(self, ref: str, commit: str) -> str:
         """The grant step before adopt, when `ref` is sealed with a key this machine cannot
         open yet (recorded as asked for, as a sync that meets such a key records it); else ""."""
@@ -252,7 +289,7 @@ class TipChecks:
 
     def meta_of(self, files: Mapping[str, str]) -> RefMeta | None:
         oid = files.get(META_FILE)
-        return parse_meta(self.repo.read_blob(oid)) if oid else None
+        return parse_meta(self.repo.read_blob(oid, keep=True)) if oid else None
 
     def set_meta(self, files: dict[str, str], metas: list[RefMeta], adopt: bool) -> None:
         """gitmem.toml for `files`: the union of `metas`' identities (ours added on adopt)."""

@@ -128,7 +128,7 @@ class Integrate:
     ) -> tuple[str, Made]:
         """The two histories diverged: their 3-way merge (sync/merging.py). The one place
         integrating needs the merge engine, imported here: a sync whose fetched tips are
-        already held, or fast-forwards, never loads it (docs/performance.md, `noop3`)."""
+        already held, or fast-forwards, never loads it (docs/history/performance.md, `noop3`)."""
         from gitmem.sync.merging import merge_tips
 
         return merge_tips(self.run, self.gate, ref, local, remote_tip, source, base, made)

@@ -6,7 +6,7 @@ that differs from its ref where the ref moved since the folder last matched it
 (`base_from_history`), edits a write-back displaced (`merge_displaced`). These need the merge
 engine (`gitmem.merge.tree`, `merge_drivers`); each step imports this module at the one place
 it decides there is something to merge, so a sync with nothing new never loads the engine
-(docs/performance.md, `noop3`; tests/gitmem/test_sync_start.py checks it).
+(docs/history/performance.md, `noop3`; tests/gitmem/test_sync_start.py checks it).
 """
 
 from __future__ import annotations

@@ -21,9 +21,15 @@ MAX_ROUNDS = 40  # push rejections + files edited during a sync, together
 MAX_EDIT_ROUNDS = 3
 
 
+def rewritten_note(ref: str) -> str:
+    """The note of a remote ref that was force-pushed since the last fetch (taken back when
+    the fetched tip is refused: nothing was merged then)."""
+    return f"the remote's {ref} was rewritten (force-pushed); merged without losing local memory"
+
+
 class RefReport:
     """What a sync did to one ref. (Plain classes, not dataclasses: making a dataclass costs
-    ~0.5 ms at every start, see docs/performance.md.)"""
+    ~0.5 ms at every start, see docs/history/performance.md.)"""
 
     def __init__(self, ref: str) -> None:
         self.ref = ref
@@ -40,6 +46,9 @@ class RefReport:
         self.remote_ahead = False  # dry run: the remote has commits we have not merged
         self.refused = False  # the remote's tip failed the checks: set aside (SyncResult.refused)
         self.unreached = False  # its remote (the hub) could not be fetched: set aside, said below
+        # its push failed for good (no push access, a server's refusal) after the pull half was
+        # done here: what arrived and what was committed are told, then the error (exit 3)
+        self.unpushed = False
         self.no_key = False  # encrypted with a key this machine lacks: held back, note says why
         self.held: list[str] = []  # no key: the edits kept on disk here, unpushed until the grant
         # a folder the system would not let gitmem write (read-only, no permission): the ref's

@@ -69,12 +69,19 @@ class Session:
                 "add one (git remote add origin URL), then run gitmem sync",
             )
         if not self.repo.has_commits():
+            from gitmem.project.scopes import first_commit_step
+
             raise UsageError(
                 f"{self.project.root} has no commits yet",
                 # the user scope needs no project commit: say so, or a fresh repository
-                # looks like it blocks the memory that follows the person (round 12)
-                "make a first commit (gitmem refs live beside your branches), then retry; "
-                "your user memory syncs meanwhile: gitmem sync --user",
+                # looks like it blocks the memory that follows the person (round 12) — when
+                # there is a hub to carry it: without one `sync --user` is a dead end
+                first_commit_step(self.project)
+                + (
+                    "; your user memory syncs meanwhile: gitmem sync --user"
+                    if self.project.hub
+                    else ""
+                ),
             )
         for ref in self.run.by_ref:
             report = self.result.report(ref)
@@ -292,7 +299,16 @@ class Session:
                 continue  # files changed during the sync: commit them and merge again
             if dirty:
                 self.writeback.note_still_changing()
-            done = local_only or not pushing or self.transport.push()
+            try:
+                done = local_only or not pushing or self.transport.push()
+            except RemoteError as exc:
+                if not any(r.unpushed for r in self.result.refs.values()):
+                    raise
+                # no push access, a server's refusal: the pull half is done here (files written,
+                # edits committed on the local refs), so the report says what it did, then this
+                self.result.refused.append(exc)
+                self._save_codec()
+                return
             if not done:  # a team ref someone pushed first: landed on this clone's writer ref
                 left = self.writers.land(self.transport.rejected)
                 if left != self.transport.rejected:
@@ -301,10 +317,7 @@ class Session:
                 if pushing and not local_only:
                     self.writers.retire()
                     self.old_hub_name.retire()
-                if self.views.codec is not None:
-                    self.views.codec.save()
-                    for note in self.views.codec.notes:
-                        self.result.report(self.project.user_ref).notes.append(note)
+                self._save_codec()
                 return
             self.result.retries += 1
             open_refs = {ref for ref, _ in self.run.open_refs()}
@@ -318,6 +331,12 @@ class Session:
             f"gave up after {MAX_ROUNDS} rounds: the remote kept moving or files kept changing",
             "nothing was lost (local memory is committed on refs/gitmem/*); run gitmem sync again",
         )
+
+    def _save_codec(self) -> None:
+        if self.views.codec is not None:
+            self.views.codec.save()
+            for note in self.views.codec.notes:
+                self.result.report(self.project.user_ref).notes.append(note)
 
     def _pulled(self, edit_rounds: int) -> dict[str, dict[str, Snapshot]] | None:
         """A pull's fetch and checks, then its folders read — only when something arrived
@@ -444,7 +463,7 @@ def backoff(rejections: int, round_seconds: float, rand: float | None = None) ->
     Writers rejected together spread over the window, so about one of them is in flight per
     round and the next round lands instead of colliding again; the window widens with each
     rejection, the sign of more writers than it spreads. Linear, not doubling: simulated for
-    8-32 writers on two cores (docs/performance.md), doubling windows waited longer at the
+    8-32 writers on two cores (docs/history/performance.md), doubling windows waited longer at the
     tail for no fewer retries, and one round per rejection kept more writers colliding."""
     window = min(MAX_BACKOFF, 2 * rejections * max(ROUND_FLOOR, round_seconds))
     return window * (jitter() if rand is None else rand)

@@ -217,7 +217,7 @@ class WriteBack:
     ) -> dict[str, tuple[str | None, str | None]] | None:
         """{path in the folder: (its blob id in the commit the folder last held, in `tip`),
         None: not there} of the files that differ between the two, read from the two trees' changed
-        folders (docs/performance.md, the pull path). None when it must be found from a
+        folders (docs/history/performance.md, the pull path). None when it must be found from a
         listing of the tip: no such commit, too many changes (an encrypted tree's are read
         from the two commits' plaintext by its view). The folder then holds what was synced (`expected`) with these changes."""
         synced = self.ledger.synced_commit(s)

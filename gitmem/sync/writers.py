@@ -1,7 +1,7 @@
 """One team ref per writer, merged on read (docs/design.md §3, "Many writers").
 
 On one team ref every landing needs a fetch → merge → push window nobody else lands in: 32
-writers at once land one round apart (docs/performance.md). So a push of the team ref that is
+writers at once land one round apart (docs/history/performance.md). So a push of the team ref that is
 rejected because someone landed meanwhile lands instead, at once, on this clone's own writer
 ref, `<prefix>writers/team/<writer id>` on the remote (a fast-forward only this clone makes;
 never forced). Every sync fetches the team ref with the writer refs (one glob, in the same

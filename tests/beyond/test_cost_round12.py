@@ -1,4 +1,4 @@
-"""Cost, round 12 (charter 4: bound the cost of every check; docs/reliability.md "Red team,
+"""Cost, round 12 (charter 4: bound the cost of every check; docs/history/reliability.md "Red team,
 round 12 (remote content and cost)"). A teammate's crafted topic file merged at n and 2n:
 the cost must grow about linearly (2n under 3.5× n in CPU time, the better of two runs, and
 an absolute ceiling a quadratic path misses by minutes). Shuffled paragraphs on both sides

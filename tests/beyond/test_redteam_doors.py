@@ -1,6 +1,6 @@
 """Red-team round: fresh attacks at every door (charter rules 4 and 5), each a class with variants.
 
-Each test is an attack; it passes when the attack is refused. docs/reliability.md lists them
+Each test is an attack; it passes when the attack is refused. docs/history/reliability.md lists them
 with whether they worked before their fix.
 """
 

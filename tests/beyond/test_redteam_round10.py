@@ -1,7 +1,7 @@
 """Red-team round 10: fresh attack classes at every door (charter rules 4-5), each a class with
 variants.
 
-Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+Each test is an attack; it passes when the attack is refused. docs/history/reliability.md ("Red team,
 round 10") lists them with whether they worked before their fix. Cost attacks assert ratios
 (the same command over a small and a hostile input), not absolute times.
 """

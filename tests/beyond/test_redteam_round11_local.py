@@ -2,7 +2,7 @@
 repository's own settings, its layout, the hook's environment, files and folders), each
 attack a class with variants (charter rules 4-5).
 
-Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+Each test is an attack; it passes when the attack is refused. docs/history/reliability.md ("Red team,
 round 11 (local doors)") lists them with whether they worked before their fix.
 """
 

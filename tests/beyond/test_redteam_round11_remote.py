@@ -1,7 +1,7 @@
 """Red-team round 11: what a teammate or a server hands gitmem (a remote tree and its history,
 a teammate's commits, merge inputs crafted for cost) and the recall surfaces it comes out of.
 
-Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+Each test is an attack; it passes when the attack is refused. docs/history/reliability.md ("Red team,
 round 11 (remote content)") lists them with whether they worked before their fix. Cost attacks
 assert ratios or bounds on the same command over a small and a hostile input.
 """

@@ -1,4 +1,4 @@
-"""Red team, round 12 (local doors): docs/reliability.md "Red team, round 12 (local doors)".
+"""Red team, round 12 (local doors): docs/history/reliability.md "Red team, round 12 (local doors)".
 
 Real git, a temporary HOME, a remote on 127.0.0.1 that never answers."""
 

@@ -1,4 +1,4 @@
-"""Red team, round 13 (local doors): docs/reliability.md "Red team, round 13 (local doors)".
+"""Red team, round 13 (local doors): docs/history/reliability.md "Red team, round 13 (local doors)".
 
 Real git, real files under a temporary HOME, a bare remote."""
 

@@ -1,7 +1,7 @@
 """Red team, round 14: content, recall and adapter doors (charter 2, 4, 5).
 
 Each test is an attack that passes when it is refused; "worked" ones were closed at their one
-door (docs/reliability.md, "Red team, round 14 (content and recall)").
+door (docs/history/reliability.md, "Red team, round 14 (content and recall)").
 """
 
 from __future__ import annotations

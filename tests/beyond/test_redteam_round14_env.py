@@ -1,4 +1,4 @@
-"""Red team, round 14 (environment and layout): docs/reliability.md "Red team, round 14
+"""Red team, round 14 (environment and layout): docs/history/reliability.md "Red team, round 14
 (environment and layout)".
 
 Real git, real files under a temporary HOME, a bare remote."""

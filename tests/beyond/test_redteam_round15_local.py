@@ -1,4 +1,4 @@
-"""Red team, round 15 (local): docs/reliability.md "Red team, round 15 (local)".
+"""Red team, round 15 (local): docs/history/reliability.md "Red team, round 15 (local)".
 
 Real git, real files under a temporary HOME, a bare remote."""
 

@@ -2,7 +2,7 @@
 5, 6).
 
 Each test is an attack that passes when it is refused; "worked" ones were closed at their one
-door (docs/reliability.md, "Red team, round 15 (recall and beyond)").
+door (docs/history/reliability.md, "Red team, round 15 (recall and beyond)").
 """
 
 from __future__ import annotations

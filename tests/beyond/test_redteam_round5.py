@@ -2,7 +2,7 @@
 
 Servers that flood, sealed folders a hostile remote shapes, the first sync's checkout, recall
 with hostile memory, the hub and adapters. Each test is a class of attacks with variants; it
-passes when the attack is refused (docs/reliability.md, "Red team, round 5").
+passes when the attack is refused (docs/history/reliability.md, "Red team, round 5").
 """
 
 from __future__ import annotations

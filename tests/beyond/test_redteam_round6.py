@@ -1,6 +1,6 @@
 """Red-team round 6: fresh attacks at every door (charter rules 4-6), each a class with variants.
 
-Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+Each test is an attack; it passes when the attack is refused. docs/history/reliability.md ("Red team,
 round 6") lists them with whether they worked before their fix.
 """
 
@@ -708,7 +708,7 @@ def test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time(
     """A teammate's team ref whose folder holds 250,000 empty files in one tree object (over
     the 200,000-file bound): sync and validate answer within seconds, refused in one line,
     nothing written. (100,000, under the bound, are taken and written: a sync past 120 s,
-    docs/reliability.md, round 6.)"""
+    docs/history/reliability.md, round 6.)"""
     import time
 
     _alice, bob, _team = teammates_sharing(world)

@@ -1,6 +1,6 @@
 """Red-team round 8: fresh attacks at new doors (charter rules 4-6), each a class with variants.
 
-Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+Each test is an attack; it passes when the attack is refused. docs/history/reliability.md ("Red team,
 round 8") lists them with whether they worked before their fix.
 """
 

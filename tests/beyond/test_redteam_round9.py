@@ -1,6 +1,6 @@
 """Red-team round 9: fresh attacks at new doors (charter rules 4-6), each a class with variants.
 
-Each test is an attack; it passes when the attack is refused. docs/reliability.md ("Red team,
+Each test is an attack; it passes when the attack is refused. docs/history/reliability.md ("Red team,
 round 9") lists them with whether they worked before their fix. Cost attacks assert ratios
 (the same query over a small and a hostile input), not absolute times.
 """
@@ -228,7 +228,7 @@ def test_a_hostile_prompt_costs_the_prompt_hook_about_nothing(
 
 # -- the hook runs unasked: which of the repository's own programs run? ----------------------
 
-# The one policy (docs/reliability.md "Red team, round 9"): of a repository's own config, gitmem
+# The one policy (docs/history/reliability.md "Red team, round 9"): of a repository's own config, gitmem
 # runs only what git itself runs to reach the remote — the ssh command, a git:// proxy, credential
 # helpers — as `git fetch` in that folder does (Claude Code runs no hook in a folder the user has
 # not trusted). Nothing else it names runs, in the hook or anywhere.

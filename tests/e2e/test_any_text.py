@@ -15,8 +15,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.claude.test_hook_mode import hook
 from tests.support.personal import USER_REF, personal_paths
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import REPO_ROOT, World, folder_bytes
 
 BASE = b"# Notes\n\n- one\n- two\n- three\n- four\n"
@@ -33,6 +36,23 @@ def synced(world: World, *names: str, scope: str = "team") -> tuple[list[Path], 
     return clones, folders
 
 
+# a world, its clones a and b, their team folders
+AB = tuple[World, tuple[Path, Path], tuple[Path, Path]]
+
+
+@pytest.fixture(scope="module")
+def _ab(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """`synced(world, "a", "b")` built once for the module's tests of two clones (#23)."""
+    return built_once(tmp_path_factory, _remote_template, "a-b", lambda w: synced(w, "a", "b"))
+
+
+@pytest.fixture
+def ab(_ab: Pristine, monkeypatch: pytest.MonkeyPatch) -> AB:
+    world = _ab.fresh(monkeypatch)
+    a, b = world.root / "a", world.root / "b"
+    return world, (a, b), (world.scope_path(a, "team"), world.scope_path(b, "team"))
+
+
 def sync(world: World, clone: Path, *args: str) -> str:
     run = world.gitmem("-C", str(clone), "sync", *args)
     assert run.code == 0, run
@@ -40,8 +60,8 @@ def sync(world: World, clone: Path, *args: str) -> str:
     return run.out
 
 
-def test_a_latin1_byte_on_one_side_and_an_edit_on_the_other_converge(world: World) -> None:
-    (a, b), (ta, tb) = synced(world, "a", "b")
+def test_a_latin1_byte_on_one_side_and_an_edit_on_the_other_converge(ab: AB) -> None:
+    world, (a, b), (ta, tb) = ab
     (ta / "MEMORY.md").write_bytes(BASE.replace(b"- one", b"- caf\xe9 one"))
     (tb / "MEMORY.md").write_bytes(BASE.replace(b"- four", b"- four, five"))
 
@@ -65,10 +85,10 @@ def test_a_latin1_byte_on_one_side_and_an_edit_on_the_other_converge(world: Worl
     assert world.gitmem("-C", str(a), "validate", "--strict").code == 1
 
 
-def test_a_pulled_latin1_file_is_reported_with_its_offset_in_json(world: World) -> None:
+def test_a_pulled_latin1_file_is_reported_with_its_offset_in_json(ab: AB) -> None:
     """The pull side of --json's not_utf8: the remote gate's GM113 finding carries the
     offset of the first bad byte (a value, not read back from the message)."""
-    (a, b), (ta, tb) = synced(world, "a", "b")
+    world, (a, b), (ta, tb) = ab
     damaged = BASE.replace(b"- three", b"- na\xefve three")
     (tb / "MEMORY.md").write_bytes(damaged)
     sync(world, b)
@@ -94,9 +114,9 @@ def test_three_clones_two_different_bad_bytes_and_an_edit(world: World) -> None:
     assert all(folder_bytes(f) == {"MEMORY.md": want} for f in folders)
 
 
-def test_crlf_and_latin1_through_sync(world: World) -> None:
+def test_crlf_and_latin1_through_sync(ab: AB) -> None:
     crlf = BASE.replace(b"\n", b"\r\n")
-    (a, b), (ta, tb) = synced(world, "a", "b")
+    world, (a, b), (ta, tb) = ab
     (ta / "MEMORY.md").write_bytes(crlf)
     sync(world, a)
     sync(world, b)
@@ -108,8 +128,8 @@ def test_crlf_and_latin1_through_sync(world: World) -> None:
     assert folder_bytes(ta) == folder_bytes(tb) == {"MEMORY.md": want}
 
 
-def test_a_file_bad_only_in_the_base_comes_out_utf8(world: World) -> None:
-    (a, b), (ta, tb) = synced(world, "a", "b")
+def test_a_file_bad_only_in_the_base_comes_out_utf8(ab: AB) -> None:
+    world, (a, b), (ta, tb) = ab
     latin1 = BASE.replace(b"- one", b"- caf\xe9")
     (ta / "MEMORY.md").write_bytes(latin1)
     sync(world, a)
@@ -177,11 +197,11 @@ def test_the_pre_receive_hook_and_the_gate_accept_latin1_and_refuse_utf16(world:
     assert not (ta / "wide.md").exists()
 
 
-def test_a_file_refused_here_is_said_to_wait_not_to_keep_changing(world: World) -> None:
+def test_a_file_refused_here_is_said_to_wait_not_to_keep_changing(ab: AB) -> None:
     """A UTF-16 file here (never synced) where a teammate's UTF-8 file of that name arrives:
     every sync said it 'kept changing during the sync'. It waits, said so; re-saved as
     UTF-8, it merges."""
-    (a, b), (ta, tb) = synced(world, "a", "b")
+    world, (a, b), (ta, tb) = ab
     (tb / "wide.md").write_bytes("- mine\n".encode("utf-16"))
     (ta / "wide.md").write_bytes(b"- theirs\n")
     sync(world, a)
@@ -197,10 +217,10 @@ def test_a_file_refused_here_is_said_to_wait_not_to_keep_changing(world: World) 
     assert {b"- mine", b"- theirs"} <= set((ta / "wide.md").read_bytes().split(b"\n"))
 
 
-def test_what_reaches_the_agent_holds_no_raw_bad_byte(world: World) -> None:
+def test_what_reaches_the_agent_holds_no_raw_bad_byte(ab: AB) -> None:
     """SessionStart puts the team index in the agent's context: each bad byte is U+FFFD
     (decoded with replacement), the rest of the line as written."""
-    (a, b), (ta, _) = synced(world, "a", "b")
+    world, (a, b), (ta, _) = ab
     (ta / "MEMORY.md").write_bytes(BASE + b"- caf\xe9 au lait \x85\n")
     sync(world, a)
     run, _ = hook(world, "pull", b, "SessionStart")  # its stdout decoded strictly as UTF-8

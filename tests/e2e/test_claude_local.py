@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.personal import USER_REF, personal_paths, remote_objects
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import World, write_files
 
 STORED = "local/.root/CLAUDE.local.md"
@@ -27,9 +28,24 @@ def two_clones(world: World) -> tuple[Path, Path]:
     return a, b
 
 
+Pair = tuple[World, tuple[Path, Path]]  # a world, its clones a and b
+
+
+@pytest.fixture(scope="module")
+def _pair(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """`two_clones` built once for the module (#23)."""
+    return built_once(tmp_path_factory, _remote_template, "two-clones", two_clones)
+
+
+@pytest.fixture
+def pair(_pair: Pristine, monkeypatch: pytest.MonkeyPatch) -> Pair:
+    world = _pair.fresh(monkeypatch)
+    return world, (world.root / "a", world.root / "b")
+
+
 @pytest.mark.slow
-def test_claude_local_md_reaches_the_other_clone_encrypted(world: World) -> None:
-    a, b = two_clones(world)
+def test_claude_local_md_reaches_the_other_clone_encrypted(pair: Pair) -> None:
+    world, (a, b) = pair
     assert (b / "CLAUDE.local.md").read_text() == NOTE
     assert STORED in personal_paths(world.remote)
     dump = remote_objects(world.remote)
@@ -44,8 +60,8 @@ def test_claude_local_md_reaches_the_other_clone_encrypted(world: World) -> None
 
 
 @pytest.mark.slow
-def test_concurrent_edits_of_claude_local_md_merge(world: World) -> None:
-    a, b = two_clones(world)
+def test_concurrent_edits_of_claude_local_md_merge(pair: Pair) -> None:
+    world, (a, b) = pair
     (a / "CLAUDE.local.md").write_text(NOTE + "- from a: port 8443\n")
     (b / "CLAUDE.local.md").write_text("- from b: use uv\n" + NOTE)
     world.ok("-C", str(a), "sync")
@@ -59,9 +75,9 @@ def test_concurrent_edits_of_claude_local_md_merge(world: World) -> None:
 
 @pytest.mark.slow
 def test_deleting_claude_local_md_propagates_and_a_symlink_is_never_followed(
-    world: World,
+    pair: Pair,
 ) -> None:
-    a, b = two_clones(world)
+    world, (a, b) = pair
     secret = world.root / "outside-secret.txt"
     secret.write_text("ssh-private: do-not-publish\n")
     # a link in place of the file: skipped with a note, never read, never written through
@@ -101,8 +117,8 @@ def test_claude_local_md_tracked_on_the_branch_is_left_to_git(world: World) -> N
 
 
 @pytest.mark.slow
-def test_status_log_diff_and_restore_know_claude_local_md(world: World) -> None:
-    a, _ = two_clones(world)
+def test_status_log_diff_and_restore_know_claude_local_md(pair: Pair) -> None:
+    world, (a, _) = pair
     local = json.loads(world.ok("-C", str(a), "status", "--json"))
     row = next(s for s in local["scopes"] if s["name"] == "local")
     assert row["files"] == 1 and row["changed"] == 0

@@ -97,9 +97,9 @@ def test_each_new_blob_is_read_once_across_commits(synced: tuple[World, Path]) -
     reads: list[str] = []
     read_blob = repo.read_blob
 
-    def counted(oid: str) -> bytes:
+    def counted(oid: str, keep: bool = False) -> bytes:
         reads.append(oid)
-        return read_blob(oid)
+        return read_blob(oid, keep)
 
     repo.read_blob = counted  # type: ignore[method-assign]
     found = intermediate_findings(repo, tip, TEAM, [old])

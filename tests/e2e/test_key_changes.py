@@ -15,13 +15,14 @@ from pyrage import x25519
 
 from tests.e2e.test_encryption import machine, write_personal
 from tests.support.personal import USER_REF
+from tests.support.pristine import Pristine, built_once, existing_world
 from tests.support.world import World, folder_bytes
 
 NEWCOMER = str(x25519.Identity.generate().to_public())
 OTHER = str(x25519.Identity.generate().to_public())
 
 
-def three_machines(world: World) -> dict[str, tuple[World, Path]]:
+def three_machines(world: World) -> None:
     a = world.clone("a")
     write_personal(world, a)
     world.ok("-C", str(a), "sync")
@@ -36,6 +37,25 @@ def three_machines(world: World) -> dict[str, tuple[World, Path]]:
     for name in ("b", "c"):
         w, clone = out[name]
         w.ok("-C", str(clone), "sync")
+
+
+@pytest.fixture(scope="module")
+def _three_machines(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """The three machines, synced and granted, built once for the module (#23)."""
+    return built_once(tmp_path_factory, _remote_template, "three-machines", three_machines)
+
+
+@pytest.fixture
+def machines(
+    _three_machines: Pristine, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, tuple[World, Path]]:
+    """A fresh copy of the three machines: name -> (its World, its clone)."""
+    world = _three_machines.fresh(monkeypatch)
+    out = {"a": (world, world.root / "a")}
+    for name in ("b", "c"):
+        w = existing_world(world.root / f"machine-{name}")
+        w.remote = world.remote  # as `machine` makes it
+        out[name] = (w, w.root / name)
     return out
 
 
@@ -51,8 +71,10 @@ CASES = {
 @pytest.mark.slow
 @pytest.mark.parametrize("first", ["a", "b"])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_concurrent_key_changes_keep_both_sides(world: World, case: str, first: str) -> None:
-    machines = three_machines(world)
+def test_concurrent_key_changes_keep_both_sides(
+    machines: dict[str, tuple[World, Path]], case: str, first: str
+) -> None:
+    world = machines["a"][0]
     recipient = {n.upper(): w.ok("key", "show").strip() for n, (w, _clone) in machines.items()}
     before = set(world.ok("-C", str(machines["a"][1]), "key", "list").split())
     a_cmd, b_cmd, removed, added = CASES[case]
@@ -86,10 +108,11 @@ def test_concurrent_key_changes_keep_both_sides(world: World, case: str, first: 
 
 
 @pytest.mark.slow
-def test_two_key_changes_here_before_a_push_are_kept_as_they_are(world: World) -> None:
+def test_two_key_changes_here_before_a_push_are_kept_as_they_are(
+    machines: dict[str, tuple[World, Path]],
+) -> None:
     """a revokes c and rotates again (no push in between) while b pushes an edit: a's merge
     keeps its own newest key (a chain of two endorsements), with no extra rotation."""
-    machines = three_machines(world)
     (wa, a), (wb, b), (wc, c) = machines["a"], machines["b"], machines["c"]
     revoked = wc.ok("key", "show").strip()
     wa.ok("-C", str(a), "key", "revoke", revoked)

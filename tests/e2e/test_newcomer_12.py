@@ -1,7 +1,7 @@
 """A newcomer's day, twelfth round: project folders named as the user knows them (relative to
 the work tree, else `~/`) by every command that names one; one wording, from one place, for a
 machine that cannot open the personal memory; `query --scope user` outside a clone; a secret
-given in a sentence. Each failed before its fix (docs/testing.md "Newcomer, round 12")."""
+given in a sentence. Each failed before its fix (docs/history/testing.md "Newcomer, round 12")."""
 
 from __future__ import annotations
 

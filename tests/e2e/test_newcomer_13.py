@@ -1,7 +1,7 @@
 """A newcomer's day, thirteenth round: a path typed after `-C` is read from there (as git -C);
 `query --id` takes the path of a file as typed; `query some words` searches them; `diff FILE`
 is the file's diff; "the password is 1Password" is not a secret. Each failed before its fix
-(docs/testing.md "Newcomer, round 13")."""
+(docs/history/testing.md "Newcomer, round 13")."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """A newcomer's day, fourteenth round: the hooks of a gitmem uninstalled since exit quietly;
 `view --out` takes `~`, a folder, refuses another file and the working tree; `record` with too
 little names the form that works, and `--scope personal` the scope meant. Each failed before
-its fix (docs/testing.md "Newcomer walk, round 14")."""
+its fix (docs/history/testing.md "Newcomer walk, round 14")."""
 
 from __future__ import annotations
 
@@ -148,13 +148,14 @@ def test_record_and_scopes_as_a_newcomer_first_types_them(tmp_path: Path) -> Non
 
 def test_hooks_install_names_every_file_it_wrote_alike(tmp_path: Path) -> None:
     """`hooks install --claude --mcp --recall` named the settings file `~/p/.claude/…` and,
-    two lines down, the same file and `.mcp.json` by their absolute paths."""
+    two lines down, the same file and `.mcp.json` by their absolute paths. (Round 16: files
+    in the work tree from its top, as status names its folders.)"""
     world = World(tmp_path)
     world.make_remote()
     clone = world.clone("home/p")
     out = world.ok("-C", str(clone), "hooks", "install", "--claude", "--mcp", "--recall")
-    assert "registered the gitmem MCP server in ~/p/.mcp.json\n" in out, out
-    assert "recall hook in ~/p/.claude/settings.local.json\n" in out, out
+    assert "registered the gitmem MCP server in .mcp.json\n" in out, out
+    assert "recall hook in .claude/settings.local.json\n" in out, out
     assert str(world.home) not in out, out
 
 

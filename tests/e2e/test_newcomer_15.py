@@ -1,7 +1,7 @@
 """A newcomer's day, fifteenth round, beyond one project and one agent: a project renamed on its
 forge, a fork beside its upstream, the user scope and other agents' scopes named as status
 --user names them, "personal" meaning both personal scopes. Each failed before its fix
-(docs/testing.md "Newcomer walk, round 15")."""
+(docs/history/testing.md "Newcomer walk, round 15")."""
 
 from __future__ import annotations
 
@@ -248,7 +248,8 @@ def test_unpublish_given_a_scope_names_the_ref_that_carries_it(tmp_path: Path) -
 def test_backing_out_of_recall_as_a_newcomer_types_it(tmp_path: Path) -> None:
     """The undo of `hooks install --claude --mcp --recall`, typed with the same flags, was
     "unrecognized arguments: --mcp; see --help"; and `hooks uninstall`, `hooks status` and
-    `uninstall` named the files by absolute path where install says `~/…` (round 14). Now the
+    `uninstall` named the files by absolute path where install says `~/…` (round 14; round 16:
+    in the work tree from its top, as status names its folders). Now the
     hint says uninstall --claude takes all three out, and every line names files alike."""
     world = World(tmp_path)
     world.make_remote()
@@ -262,15 +263,15 @@ def test_backing_out_of_recall_as_a_newcomer_types_it(tmp_path: Path) -> None:
         run.code == 2 and "hooks uninstall --claude takes out the sync hooks, the recall" in run.err
     )
     status = world.ok("hooks", "status", cwd=clone)
-    assert " in ~/p/.mcp.json" in status, status
+    assert " in .mcp.json" in status, status
     out = world.ok("hooks", "uninstall", "--claude", cwd=clone)
-    assert "MCP approval from ~/p/.claude/settings.local.json\n" in out, out
-    assert "removed the gitmem MCP server from ~/p/.mcp.json\n" in out, out
+    assert "MCP approval from .claude/settings.local.json\n" in out, out
+    assert "removed the gitmem MCP server from .mcp.json\n" in out, out
     assert not (clone / ".mcp.json").exists()
     world.ok("hooks", "install", "--claude", "--mcp", "--recall", cwd=clone)
     world.ok("sync", cwd=clone)
     out = world.ok("uninstall", cwd=clone)
-    assert "kept: ~/p/.git/gitmem (sync state" in out, out
+    assert "kept: .git/gitmem (sync state" in out, out
     assert str(world.home) not in out, out
 
 

@@ -16,6 +16,7 @@ import pytest
 import gitmem.sync.fetchpush as transport_module
 from gitmem.cli import main as run_cli
 from gitmem.project.scopes import hostname
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import World
 
 TOPIC = "---\nname: api\ndescription: d\ntype: project\nmodified: {m}\n---\n{body}\n"
@@ -38,6 +39,35 @@ def _people(world: World, *names: str) -> list[Path]:
     return clones
 
 
+People = tuple[World, list[Path]]  # a world and its people's clones (ana, bo[, cy])
+
+
+@pytest.fixture(scope="module")
+def _two(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """`_people(world, "Ana", "Bo")` built once for the module (#23)."""
+    return built_once(tmp_path_factory, _remote_template, "two", lambda w: _people(w, "Ana", "Bo"))
+
+
+@pytest.fixture(scope="module")
+def _three(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """`_people(world, "Ana", "Bo", "Cy")` built once for the module (#23)."""
+    return built_once(
+        tmp_path_factory, _remote_template, "three", lambda w: _people(w, "Ana", "Bo", "Cy")
+    )
+
+
+@pytest.fixture
+def two(_two: Pristine, monkeypatch: pytest.MonkeyPatch) -> People:
+    world = _two.fresh(monkeypatch)
+    return world, [world.root / "ana", world.root / "bo"]
+
+
+@pytest.fixture
+def three(_three: Pristine, monkeypatch: pytest.MonkeyPatch) -> People:
+    world = _three.fresh(monkeypatch)
+    return world, [world.root / "ana", world.root / "bo", world.root / "cy"]
+
+
 def _edit(world: World, clone: Path, month: int, body: str) -> None:
     (world.scope_path(clone) / "api.md").write_text(
         TOPIC.format(m=f"2026-{month:02d}-01T00:00:00Z", body=body)
@@ -54,8 +84,8 @@ def _number(line: str) -> str:
     return found[1]
 
 
-def test_a_lost_edit_names_its_writer_once_and_its_commands_bring_it_back(world: World) -> None:
-    a, b, c = _people(world, "Ana", "Bo", "Cy")
+def test_a_lost_edit_names_its_writer_once_and_its_commands_bring_it_back(three: People) -> None:
+    world, (a, b, c) = three
     host = hostname()
     _edit(world, a, 2, "per Ana")
     world.ok("-C", str(a), "sync")
@@ -87,13 +117,13 @@ def test_a_lost_edit_names_its_writer_once_and_its_commands_bring_it_back(world:
 
 
 def test_an_edit_lost_in_two_merges_of_a_retried_push_is_told_once(
-    world: World, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    three: People, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Bo merges Ana's edit away, his push is rejected because Cy merged it away too and
     pushed first (Ana syncs then: told, by Cy's merge); Bo merges again. History holds two
     merges against Ana's one edit: Ana is told once over her two syncs, Bo once about his own
     edit (Cy's is newer), whatever the rounds."""
-    a, b, c = _people(world, "Ana", "Bo", "Cy")
+    world, (a, b, c) = three
     _edit(world, a, 2, "per Ana")
     world.ok("-C", str(a), "sync")
     _edit(world, b, 3, "per Bo")
@@ -129,8 +159,8 @@ def test_an_edit_lost_in_two_merges_of_a_retried_push_is_told_once(
 
 
 @pytest.mark.parametrize("order", ["deleted first", "edited first"])
-def test_a_deleter_is_told_when_an_edit_elsewhere_kept_the_memory(world: World, order: str) -> None:
-    a, b = _people(world, "Ana", "Bo")
+def test_a_deleter_is_told_when_an_edit_elsewhere_kept_the_memory(two: People, order: str) -> None:
+    world, (a, b) = two
     host = hostname()
     da = world.scope_path(a)
 
@@ -159,8 +189,8 @@ def test_a_deleter_is_told_when_an_edit_elsewhere_kept_the_memory(world: World, 
     assert not _said(world.ok("-C", str(a), "sync"), "kept")
 
 
-def test_a_tie_is_said_plainly(world: World) -> None:
-    a, b = _people(world, "Ana", "Bo")
+def test_a_tie_is_said_plainly(two: People) -> None:
+    world, (a, b) = two
     _edit(world, a, 2, "per Ana")
     _edit(world, b, 2, "per Bo")  # the same date, the same confidence: a tie
     world.ok("-C", str(a), "sync")
@@ -175,8 +205,8 @@ def test_a_tie_is_said_plainly(world: World) -> None:
     assert "a tie: same confidence, same date" in log and "tie-break" not in log, log
 
 
-def test_sync_json_carries_who_wrote_the_lost_edit_and_the_commands(world: World) -> None:
-    a, b = _people(world, "Ana", "Bo")
+def test_sync_json_carries_who_wrote_the_lost_edit_and_the_commands(two: People) -> None:
+    world, (a, b) = two
     _edit(world, a, 2, "per Ana")
     world.ok("-C", str(a), "sync")
     _edit(world, b, 3, "per Bo")
@@ -195,10 +225,10 @@ def test_sync_json_carries_who_wrote_the_lost_edit_and_the_commands(world: World
     assert shown["path"] == "auto/api.md" and "+per Ana" in shown["diff"]
 
 
-def test_a_file_refused_by_policy_is_said_so_not_kept_changing(world: World) -> None:
+def test_a_file_refused_by_policy_is_said_so_not_kept_changing(two: People) -> None:
     """The class of the non-UTF-8 case: any file skipped here (hidden characters) whose
     version the remote changed waits, named with why and the fix, on every sync."""
-    a, b = _people(world, "Ana", "Bo")
+    world, (a, b) = two
     _edit(world, b, 3, "per Bo")
     world.ok("-C", str(b), "sync")
     (world.scope_path(a) / "api.md").write_text(

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.test_errors import assert_one_clear_error
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import REPO_ROOT, World, write_files
 
 
@@ -29,9 +30,24 @@ def synced_clone(world: World) -> tuple[Path, Path]:
     return a, auto
 
 
+Synced = tuple[World, Path, Path]  # the world, its clone a, a's auto folder
+
+
+@pytest.fixture(scope="module")
+def _synced(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """`synced_clone` built once for the module (#23): ~20 tests read or change a copy of it."""
+    return built_once(tmp_path_factory, _remote_template, "synced-clone", synced_clone)
+
+
+@pytest.fixture
+def synced(_synced: Pristine, monkeypatch: pytest.MonkeyPatch) -> Synced:
+    world = _synced.fresh(monkeypatch)
+    return world, world.root / "a", world.scope_path(world.root / "a")
+
+
 @pytest.mark.parametrize("rev", ["nonexistent", "deadbeef", "~9", "refs/gitmem/nope", "@{99}"])
-def test_diff_of_an_unknown_revision_is_an_error(world: World, rev: str) -> None:
-    a, _ = synced_clone(world)
+def test_diff_of_an_unknown_revision_is_an_error(synced: Synced, rev: str) -> None:
+    world, a, _ = synced
     run = world.gitmem("-C", str(a), "diff", rev)
     # past the first version: says there is none, how many there are (never "try ~N")
     assert_one_clear_error(run, 2, "no earlier version" if rev == "~9" else "unknown revision")
@@ -39,15 +55,15 @@ def test_diff_of_an_unknown_revision_is_an_error(world: World, rev: str) -> None
 
 
 @pytest.mark.parametrize("rev", ["HEAD", "main", "origin/main"])
-def test_diff_against_a_branch_commit_says_so(world: World, rev: str) -> None:
-    a, _ = synced_clone(world)
+def test_diff_against_a_branch_commit_says_so(synced: Synced, rev: str) -> None:
+    world, a, _ = synced
     run = world.gitmem("-C", str(a), "diff", rev)
     assert_one_clear_error(run, 2, "commit of your branches, not of a memory ref")
     assert "new file" not in run.out
 
 
-def test_diff_path_lists_only_that_memory(world: World) -> None:
-    a, auto = synced_clone(world)
+def test_diff_path_lists_only_that_memory(synced: Synced) -> None:
+    world, a, auto = synced
     since = world.ok("-C", str(a), "diff", "~1", "--path", "auto/style.md")
     assert "auto/style.md" in since and "build.md" not in since and "MEMORY.md" not in since
     whole = world.ok("-C", str(a), "diff", "~1")
@@ -64,8 +80,8 @@ def test_diff_path_lists_only_that_memory(world: World) -> None:
 @pytest.mark.parametrize(
     "path", ["auto/../../x.md", "auto/../team/x.md", "auto/.git/config", "../../etc/passwd"]
 )
-def test_paths_that_leave_the_memory_folder_are_refused(world: World, path: str) -> None:
-    a, auto = synced_clone(world)
+def test_paths_that_leave_the_memory_folder_are_refused(synced: Synced, path: str) -> None:
+    world, a, auto = synced
     before = sorted(p.name for p in auto.parent.rglob("*"))
     for args in (["restore", path], ["log", path], ["diff", "--path", path]):
         assert_one_clear_error(world.gitmem("-C", str(a), *args), 2)
@@ -73,16 +89,16 @@ def test_paths_that_leave_the_memory_folder_are_refused(world: World, path: str)
     assert not (world.root / "x.md").exists()
 
 
-def test_log_of_a_memory_that_never_existed_is_an_error(world: World) -> None:
-    a, _ = synced_clone(world)
+def test_log_of_a_memory_that_never_existed_is_an_error(synced: Synced) -> None:
+    world, a, _ = synced
     assert_one_clear_error(world.gitmem("-C", str(a), "log", "auto/nope.md"), 2, "no history")
     out = world.ok("-C", str(a), "log", "auto/style.md", "--remote", "origin")
     assert out.count("\n") == 2
 
 
-def test_a_bare_name_finds_a_memory_of_the_encrypted_personal_ref(world: World) -> None:
+def test_a_bare_name_finds_a_memory_of_the_encrypted_personal_ref(synced: Synced) -> None:
     """`gitmem log style.md`: the personal ref's tree hides its names, the folder does not."""
-    a, _ = synced_clone(world)
+    world, a, _ = synced
     assert world.ok("-C", str(a), "log", "style.md") == world.ok(
         "-C", str(a), "log", "auto/style.md"
     )
@@ -91,8 +107,8 @@ def test_a_bare_name_finds_a_memory_of_the_encrypted_personal_ref(world: World) 
     assert_one_clear_error(world.gitmem("-C", str(a), "log", "style.md"), 2, "cannot tell")
 
 
-def test_restore_of_an_unchanged_file_says_nothing_was_written(world: World) -> None:
-    a, auto = synced_clone(world)
+def test_restore_of_an_unchanged_file_says_nothing_was_written(synced: Synced) -> None:
+    world, a, auto = synced
     mtime = (auto / "style.md").stat().st_mtime_ns
     out = world.ok("-C", str(a), "restore", "auto/style.md")
     assert "nothing written" in out and "restored" not in out
@@ -130,8 +146,8 @@ def run_on_terminal(args: list[str], env: dict[str, str]) -> str:
     return b"".join(chunks).decode("utf-8", "replace")
 
 
-def test_log_and_diff_use_the_pager_and_colour_on_a_terminal_only(world: World) -> None:
-    a, auto = synced_clone(world)
+def test_log_and_diff_use_the_pager_and_colour_on_a_terminal_only(synced: Synced) -> None:
+    world, a, auto = synced
     (auto / "style.md").write_text("black\n")
     env = {**world.env, "GIT_PAGER": "sed s/^/PAGED:/", "PAGER": "false"}
     env.pop("NO_COLOR", None)
@@ -149,8 +165,8 @@ def test_log_and_diff_use_the_pager_and_colour_on_a_terminal_only(world: World) 
     assert "CORE:" not in piped and "\033[" not in piped
 
 
-def test_restore_of_an_unchanged_file_still_brings_back_its_index_line(world: World) -> None:
-    a, auto = synced_clone(world)
+def test_restore_of_an_unchanged_file_still_brings_back_its_index_line(synced: Synced) -> None:
+    world, a, auto = synced
     (auto / "MEMORY.md").write_text("- [Build](build.md) — make\n")  # the Style line is gone
     out = world.ok("-C", str(a), "restore", "auto/style.md")
     assert out.startswith("restored the line of style.md in ") and "nothing written" not in out
@@ -170,10 +186,10 @@ def test_diff_against_the_remote_tracking_ref_shows_what_the_remote_has(world: W
         assert "team/MEMORY.md" in out and "-- two from b" in out, out
 
 
-def test_restore_keeps_a_private_memory_private(world: World) -> None:
+def test_restore_keeps_a_private_memory_private(synced: Synced) -> None:
     """restore rewrites a 0600 file (and the index it relinks) as 0600, as sync's write-back
     does: the file's current bits are kept; a file restored from nothing gets the default."""
-    a, auto = synced_clone(world)
+    world, a, auto = synced
     first = world.git("rev-list", "--max-parents=0", "refs/gitmem/users/tester@example.com", cwd=a)
     (auto / "MEMORY.md").write_text("- [Build](build.md) — make\n")
     world.ok("-C", str(a), "sync")
@@ -233,10 +249,10 @@ def test_printable_keeps_text_and_shows_controls_as_git_does() -> None:
     assert printable("a\u202eb\U000e0041\nnext") == "a\\342\\200\\256b\\363\\240\\201\\201\nnext"
 
 
-def test_restore_never_writes_through_a_symbolic_link(world: World) -> None:
+def test_restore_never_writes_through_a_symbolic_link(synced: Synced) -> None:
     """A folder of the scope (or CLAUDE.local.md) replaced by a link to elsewhere: restore
     refuses with one line and writes nothing there, as sync's write-back does."""
-    a, auto = synced_clone(world)
+    world, a, auto = synced
     (auto / "notes").mkdir()
     (auto / "notes" / "x.md").write_text("hello\n")
     (a / "CLAUDE.local.md").write_text("mine\n")

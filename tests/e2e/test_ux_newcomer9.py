@@ -13,6 +13,7 @@ import pytest
 
 from tests.beyond.test_user_scope import machines
 from tests.e2e.test_errors import assert_one_clear_error
+from tests.support.pristine import Pristine, built_once_in, existing_world
 from tests.support.world import Run, World, write_files
 
 # words of a hint's prose that end the command it names ("gitmem log X lists its versions")
@@ -67,16 +68,29 @@ def project_and_user_memory(tmp_path: Path) -> tuple[World, Path]:
     return a, proj
 
 
+@pytest.fixture(scope="module")
+def _project_and_user(tmp_path_factory: pytest.TempPathFactory) -> Pristine:
+    """`project_and_user_memory` built once for the module (#23): four syncs and a key."""
+    return built_once_in(tmp_path_factory, "project-and-user", project_and_user_memory)
+
+
+@pytest.fixture
+def project(_project_and_user: Pristine) -> tuple[World, Path]:
+    """A fresh copy of `project_and_user_memory`: machine a and its clone."""
+    root = _project_and_user.restore()
+    return existing_world(root / "a"), root / "a" / "p"
+
+
 @pytest.mark.parametrize("scope", ["auto", "team", "user"])
 def test_history_errors_name_the_memory_as_given_and_hint_runnable_commands(
-    tmp_path: Path, scope: str
+    project: tuple[World, Path], scope: str
 ) -> None:
     """`gitmem log user/nope.md` said "local/claude/nope.md has no history on
     refs/gitmem/users/…" and hinted `gitmem sync` (the project's, not the user scope's);
     `show ~0:team/nope.md` hinted `gitmem log team/nope.md`, which fails. Every error of
     log/show/restore/diff now names the memory as given, and every command its hint names
     runs (exit 0) here; the user scope's sync is `sync --user`."""
-    a, proj = project_and_user_memory(tmp_path)
+    a, proj = project
     real = "CLAUDE.md" if scope == "user" else ("t.md" if scope == "team" else "b.md")
     failing = [
         ("log", f"{scope}/nope.md"),
@@ -106,12 +120,12 @@ def hints_run(world: World, proj: Path, run: Run, *, user: bool) -> None:
         assert again.code == 0, (run.err, argv, again.err)
 
 
-def test_diff_and_restore_reach_user_memory_as_log_and_show_do(tmp_path: Path) -> None:
+def test_diff_and_restore_reach_user_memory_as_log_and_show_do(project: tuple[World, Path]) -> None:
     """`gitmem query` finds `user/CLAUDE.md` and `log`/`show` read its history, but `diff
     --path user/CLAUDE.md` and `restore user/CLAUDE.md` said it was no memory of the project.
     They now read the user scope's store: the diff names it `user/CLAUDE.md`, the restore
     writes ~/.claude/CLAUDE.md and says to share it with `gitmem sync --user`."""
-    a, proj = project_and_user_memory(tmp_path)
+    a, proj = project
     claude_md = a.home / ".claude" / "CLAUDE.md"
     claude_md.write_text("# Me\n- tabs, always\n- small commits\n")
     edits = a.ok("-C", str(proj), "diff", "--path", "user/CLAUDE.md")
@@ -129,11 +143,13 @@ def test_diff_and_restore_reach_user_memory_as_log_and_show_do(tmp_path: Path) -
     assert len(a.ok("-C", str(proj), "log", "user/CLAUDE.md").splitlines()) == 3
 
 
-def test_a_revision_the_shell_made_a_folder_is_said_to_be_one(tmp_path: Path) -> None:
+def test_a_revision_the_shell_made_a_folder_is_said_to_be_one(
+    project: tuple[World, Path], tmp_path: Path
+) -> None:
     """bash expands `~0` (and `~1` after a pushd) to a folder of its directory stack before
     gitmem sees it: `gitmem show ~0:team/MEMORY.md` read "unknown revision '/home/you/src'",
     a dead end. Every command taking REV now says the shell did it and how to quote it."""
-    a, proj = project_and_user_memory(tmp_path)
+    a, proj = project
     for args in (
         ("show", f"{proj}:team/t.md"),
         ("diff", str(proj)),
@@ -145,12 +161,14 @@ def test_a_revision_the_shell_made_a_folder_is_said_to_be_one(tmp_path: Path) ->
         assert "hint: quote it ('~0'" in run.err, run.err
 
 
-def test_user_ids_and_scope_user_where_only_project_memory_goes(tmp_path: Path) -> None:
+def test_user_ids_and_scope_user_where_only_project_memory_goes(
+    project: tuple[World, Path],
+) -> None:
     """`promote user/CLAUDE.md` said "no memory 'user/CLAUDE.md' in this project's folders"
     and hinted naming it with its scope (it was); `log user/` the same; `--scope user` (sync,
     record, curate, graph) listed the project's scopes with no word of `sync --user`. Each
     now says what the user scope is and names the command that reaches it."""
-    a, proj = project_and_user_memory(tmp_path)
+    a, proj = project
     for args in (("promote", "user/CLAUDE.md"), ("demote", "user/CLAUDE.md")):
         run = a.gitmem("-C", str(proj), *args)
         assert_one_clear_error(run, 2, "'user/CLAUDE.md' is user-scope memory, not this project")
@@ -173,11 +191,13 @@ def test_user_ids_and_scope_user_where_only_project_memory_goes(tmp_path: Path) 
     assert not (a.scope_path(proj, "auto") / "t.md").exists()  # nothing was recorded
 
 
-def test_arguments_a_newcomer_guesses_get_the_command_they_meant(tmp_path: Path) -> None:
+def test_arguments_a_newcomer_guesses_get_the_command_they_meant(
+    project: tuple[World, Path],
+) -> None:
     """`validate origin` (in CI: "check the remote") validated origin/HEAD, a branch, and
     failed on its README as bad memory (exit 1); `log --user` said only
     "unrecognized arguments" and "see --help". Each now names the command meant, which runs."""
-    a, proj = project_and_user_memory(tmp_path)
+    a, proj = project
     run = a.gitmem("-C", str(proj), "validate", "origin")
     assert_one_clear_error(run, 2, "'origin' is a remote, not a memory ref")
     assert "hint: gitmem validate --remote origin" in run.err
@@ -214,10 +234,10 @@ def test_a_revision_before_any_history_says_so_not_use_n(tmp_path: Path) -> None
         hints_run(world, proj, run, user=False)
 
 
-def test_show_without_a_revision_names_the_version_to_ask_for(tmp_path: Path) -> None:
+def test_show_without_a_revision_names_the_version_to_ask_for(project: tuple[World, Path]) -> None:
     """`gitmem show auto/b.md` (the memory, no REV) hinted `~1:team/MEMORY.md`, another
     memory; now it names this one at ~0, quoted as bash needs, and that command runs."""
-    a, proj = project_and_user_memory(tmp_path)
+    a, proj = project
     for name in ("auto/b.md", "team/t.md", "user/CLAUDE.md"):
         run = a.gitmem("-C", str(proj), "show", name)
         assert_one_clear_error(run, 2, f"'{name}' is not REV:PATH: which version?")
@@ -323,7 +343,9 @@ def test_an_empty_user_scope_query_names_the_user_scope_not_the_project(tmp_path
     assert run.err.endswith("hint: see 'gitmem key show --help'\n"), run.err
 
 
-def test_the_mcp_history_tool_tells_an_agent_how_user_memory_syncs(tmp_path: Path) -> None:
+def test_the_mcp_history_tool_tells_an_agent_how_user_memory_syncs(
+    project: tuple[World, Path],
+) -> None:
     """The history tool on a user-scope id with no history said "a new memory appears there
     after a sync (the sync tool)": the sync tool carries the project's memory, never the user
     scope's. It now names the store as the user named it and `gitmem sync --user`."""
@@ -331,7 +353,7 @@ def test_the_mcp_history_tool_tells_an_agent_how_user_memory_syncs(tmp_path: Pat
 
     from tests.recall.test_mcp import session_script
 
-    a, proj = project_and_user_memory(tmp_path)
+    a, proj = project
 
     async def steps(s: Any) -> str:
         result = await s.call_tool("history", {"id": "user/nope.md"})

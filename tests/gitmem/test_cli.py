@@ -25,7 +25,7 @@ def test_help_does_not_import_heavy_modules() -> None:
 
 def test_a_profiled_command_writes_its_profile(tmp_path: Path) -> None:
     """The console script leaves with os._exit (no teardown); under cProfile it must exit as
-    Python does, or the profile is never written (docs/performance.md, profiling)."""
+    Python does, or the profile is never written (docs/history/performance.md, profiling)."""
     import pstats
 
     out = tmp_path / "version.prof"

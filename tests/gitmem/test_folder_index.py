@@ -311,7 +311,7 @@ def test_a_few_changed_records_are_listed_stale_not_rewritten(
 
 def test_how_many_records_may_differ_from_the_index_follows_its_size() -> None:
     """Near 2.5·√entries (the least cost per sync of keeping records apart against writing
-    the index afresh, docs/performance.md), never under STALE_MIN, growing with the folder."""
+    the index afresh, docs/history/performance.md), never under STALE_MIN, growing with the folder."""
     from gitmem.project.state import STALE_MIN, stale_limit
 
     assert [stale_limit(n) for n in (0, 22, 1_000, 10_000, 50_000)] == [STALE_MIN, 32, 79, 250, 559]

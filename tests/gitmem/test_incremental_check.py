@@ -1,4 +1,4 @@
-"""The check of a fetched tree along its changes from a tree that passed (docs/performance.md,
+"""The check of a fetched tree along its changes from a tree that passed (docs/history/performance.md,
 the pull path) gives the whole check's answer: for random clean bases and random changes —
 honest edits and every kind of hostile entry the policy refuses — `check_tree` with `since`
 refuses exactly what it refuses without, with the same message, and counts the tree the same

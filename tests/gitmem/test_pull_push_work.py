@@ -1,6 +1,6 @@
 """A push of ten changed files of an encrypted folder, and the pull that brings them into the
 other machine, do work proportional to the change, not to the folder (issue 23,
-docs/performance.md): the git processes each starts are a counted list, each with its reason,
+docs/history/performance.md): the git processes each starts are a counted list, each with its reason,
 whatever the folder's size; neither lists nor splits the whole personal ref, and the pull's
 decode opens only the changed files and the shards that list them."""
 
@@ -254,7 +254,7 @@ def test_a_push_and_the_pull_of_ten_changed_files_import_no_dataclasses(
 ) -> None:
     """The records of the encrypted path (the codec's, the secret rules') are plain classes
     and NamedTuples: a push and a pull of an encrypted folder import neither `dataclasses`
-    nor `inspect` (making them cost more than their work; docs/performance.md)."""
+    nor `inspect` (making them cost more than their work; docs/history/performance.md)."""
     a, b, folder = lived
     _edit(folder, 11)
     for clone, mode in ((a, "push"), (b, "pull")):
@@ -320,7 +320,7 @@ def test_a_push_and_a_pull_flush_the_memory_and_the_state_but_no_cache(
     """The files a crash must find as written (the memory files, the folder's state) are
     flushed; the caches the codec and the cipher cache keep are written whole and renamed into
     place, not flushed: a crash may leave one as it was or empty, its reader drops it, and the
-    next run recomputes it (docs/performance.md, `pull10`: one fsync of a few ms each)."""
+    next run recomputes it (docs/history/performance.md, `pull10`: one fsync of a few ms each)."""
     a, b, folder = lived
     _edit(folder, 12)
     writes = Writes(monkeypatch)

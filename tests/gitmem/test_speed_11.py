@@ -1,4 +1,4 @@
-"""A command's start runs no garbage collection it does not need (docs/performance.md, the
+"""A command's start runs no garbage collection it does not need (docs/history/performance.md, the
 seventh pass, speed11): the collector's first generation is sized for a command's life."""
 
 from __future__ import annotations

@@ -294,7 +294,7 @@ NEVER_ON_A_NOOP = (
 
 @pytest.mark.parametrize("args", [["sync", "-q"], ["pull", "--hook"]])
 def test_nothing_new_imports_no_dataclasses(settled: tuple[World, Path], args: list[str]) -> None:
-    """The no-op path's records are NamedTuples and plain classes (docs/performance.md,
+    """The no-op path's records are NamedTuples and plain classes (docs/history/performance.md,
     `noopfloor`): one dataclass on it would bring `inspect` back."""
     world, bob = settled
     probe = (

@@ -354,7 +354,7 @@ def test_a_pulled_change_keeps_a_private_file_private(world: World) -> None:
     assert stat.S_IMODE(os.stat(db / "notes.md").st_mode) == 0o600
 
 
-# -- a pull along the changed paths (docs/performance.md, the pull path) -------------------------
+# -- a pull along the changed paths (docs/history/performance.md, the pull path) -------------------------
 
 
 def _spy_writes(monkeypatch: pytest.MonkeyPatch) -> tuple[list[object], list[str]]:

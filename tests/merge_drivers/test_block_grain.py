@@ -260,7 +260,7 @@ def structured_edits(draw: st.DrawFn) -> tuple[str, str, str, set[str], set[str]
     steps; each leaf (a paragraph, a nested item, a step) belongs to one side at most, which
     edits it (a word added) or leaves it; each side may append a nested item
     (moves: the properties above; a group moved on one side while the other changed every
-    group around it is a known limit, docs/merge.md). Returns the three bodies, the texts that
+    group around it is a known limit, docs/history/merge.md, round 5). Returns the three bodies, the texts that
     must stand once, and the texts that must be gone."""
     n = draw(st.integers(1, 3))
     doc = []
@@ -276,7 +276,7 @@ def structured_edits(draw: st.DrawFn) -> tuple[str, str, str, set[str], set[str]
     leaves += [s for _, _, _, ss in doc for s in ss]
     owner = {x: draw(st.sampled_from(["", "a", "b"])) for x in leaves}
     # edits only: a block deleted right next to one the other side changed, or a nested item
-    # deleted next to one the other side appended, is a known limit (docs/merge.md, round 5)
+    # deleted next to one the other side appended, is a known limit (docs/history/merge.md, round 5)
     what = dict.fromkeys(leaves, "edit")
 
     def side(me: str) -> tuple[str, set[str], set[str]]:

@@ -1,4 +1,4 @@
-"""Convergence and idempotence, eleventh round (docs/merge.md, "Convergence, eleventh round").
+"""Convergence and idempotence, eleventh round (docs/history/merge.md, "Convergence, eleventh round").
 
 A paragraph or comment one side rewrote is paired with the base block it replaced when it
 stands in that block's slot (`indexpairs.block_rewrites`). A merge files a new block at the end

@@ -1,9 +1,9 @@
-"""Convergence, idempotence and symmetry, thirteenth round (docs/merge.md, "Convergence,
+"""Convergence, idempotence and symmetry, thirteenth round (docs/history/merge.md, "Convergence,
 thirteenth round").
 
 Symmetry: an index item both sides keep with the same words but different spacing (one side
 added trailing whitespace, the other moved the blank lines before it) took ours' text, so the
-added whitespace survived one way and not the other (docs/reliability.md, "Red team, round 12
+added whitespace survived one way and not the other (docs/history/reliability.md, "Red team, round 12
 (remote content and cost)": three such merges in a fuzz)."""
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ def test_two_halves_removed_then_a_third_edit_is_the_one_class_left() -> None:
     that a deletion elsewhere would then disagree with). A third machine's edit then comes
     back whole after that removal but cut when merged first with one half: (base, e1+e3, e2)
     holds the same bytes as one machine removing half and editing, the other removing the
-    rest, so no rule on the bytes is right in both orders (docs/merge.md, Convergence, the
+    rest, so no rule on the bytes is right in both orders (docs/merge.md, Known limits, the
     counted classes). What every order keeps: the third machine's own line."""
     path = "team/api.md"
     base = b"# API\n\nalpha one\n\nbeta two\n\ngamma three\n\ndelta four\n"

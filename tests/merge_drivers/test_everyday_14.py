@@ -31,7 +31,7 @@ def test_one_stray_byte_in_every_version_is_said_once(path: str) -> None:
 
 
 # The fourteenth sweep (#24): (path, base, ours, theirs, what a careful human writes) — the
-# table in docs/merge.md, "Everyday cases, fourteenth round".
+# table in docs/history/merge.md, "Everyday cases, fourteenth round".
 SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
     "tilde fence two lines": (
         T,

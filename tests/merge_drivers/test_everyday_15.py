@@ -15,7 +15,7 @@ FM = b"---\nname: build\ndescription: how we build\n---\n"
 M = b"# Memory\n\n"
 
 # The fifteenth sweep (#24): (path, base, ours, theirs, what a careful human writes) — the
-# table in docs/merge.md, "Everyday cases, fifteenth round".
+# table in docs/history/merge.md, "Everyday cases, fifteenth round".
 SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
     "tilde fence with info string, edit inside vs bullet after": (
         T,

@@ -747,7 +747,7 @@ case(
 )
 
 
-# the cases that are still not what a careful human writes (docs/merge.md, tenth sweep):
+# the cases that are still not what a careful human writes (docs/history/merge.md, tenth sweep):
 # counted, checked for the laws only — none left (the one before the fixes, a fence
 # re-indented against lines edited and added, is merged by `blockmerge._reindented`)
 OPEN: dict[str, str] = {}

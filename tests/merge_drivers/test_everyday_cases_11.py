@@ -714,7 +714,7 @@ case(
 )
 
 
-# the cases still not what a careful human writes (docs/merge.md, eleventh sweep): name -> why
+# the cases still not what a careful human writes (docs/history/merge.md, eleventh sweep): name -> why
 OPEN: dict[str, str] = {
     "index: a short bullet moved, the same bullet reworded on the other side": "a duplicate",
     "index: a ### subsection moved under another ##, an entry inside it edited": "move lost",
@@ -796,7 +796,7 @@ def test_a_column_added_with_rows_on_one_side_and_cells_edited_on_the_other_is_b
     "c", [c for c in CASES if c[0] in OPEN], ids=[c[0] for c in CASES if c[0] in OPEN]
 )
 def test_an_open_eleventh_sweep_case_still_holds_the_laws(c: Case) -> None:
-    """The cases still open (docs/merge.md, eleventh sweep): not what a careful human
+    """The cases still open (docs/history/merge.md, eleventh sweep): not what a careful human
     writes, but symmetric and idempotent (`merged` checks both; the table case open for
     convergence: every row in every order) and with no marker."""
     _, path, base, sides, _, _ = c

@@ -172,7 +172,7 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
 @pytest.mark.parametrize("name", sorted(SWEEP))
 def test_the_thirteenth_sweep(name: str) -> None:
     """Each case symmetric and idempotent, giving the bytes a careful human keeps (graded in
-    docs/merge.md; a link's target renamed on one side and its text edited on the other lost
+    docs/history/merge.md; a link's target renamed on one side and its text edited on the other lost
     the text edit before `fine._link_ends`)."""
     path, base, ours, theirs, want = SWEEP[name]
     out = merge_file(path, base, ours, theirs).data

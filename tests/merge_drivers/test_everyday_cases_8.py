@@ -461,7 +461,7 @@ case(
 )
 
 
-# still bad (docs/merge.md, eighth sweep): an index entry's link renamed on one side and its
+# still bad (docs/history/merge.md, eighth sweep): an index entry's link renamed on one side and its
 # text edited on the other goes to a tie-break on the whole link. Deciding text and target
 # apart needs the merged entry (new text, new target) paired with its base entry when merged
 # again; pairing by its unchanged hook raised merge_laws --seed 1 (20/6 -> 23/9, and 20/7
@@ -491,7 +491,7 @@ def test_an_eighth_sweep_merge_keeps_what_a_careful_human_keeps(c: Case) -> None
     "c", [c for c in CASES if c[0] in OPEN], ids=[c[0] for c in CASES if c[0] in OPEN]
 )
 def test_an_open_case_still_merges_by_the_laws_and_loses_no_entry(c: Case) -> None:
-    """The counted bad cases (docs/merge.md, eighth sweep): what they keep is not yet what a
+    """The counted bad cases (docs/history/merge.md, eighth sweep): what they keep is not yet what a
     careful human keeps, but each merge is symmetric, idempotent, converges in every order, has
     no marker; the count only goes down."""
     assert "<<<<<<<" not in merged(c).decode()

@@ -682,8 +682,8 @@ case(
     ],
 )
 
-# the cases that are still not what a careful human writes (docs/merge.md, ninth sweep): the
-# four index moves and swaps of this sweep are done (docs/merge.md, "Moves in `MEMORY.md`")
+# the cases that are still not what a careful human writes (docs/history/merge.md, ninth sweep): the
+# four index moves and swaps of this sweep are done (docs/history/merge.md, "Moves in `MEMORY.md`")
 OPEN: set[str] = set()
 
 

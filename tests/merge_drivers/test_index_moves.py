@@ -229,7 +229,7 @@ def test_a_move_a_deletion_and_an_edit_on_three_replicas_converge(data: st.DataO
     """One replica moves a bullet to another section (maybe editing it), one deletes a bullet
     (maybe that one) and maybe the heading of the section it was moved to, one edits
     bullets: three replicas converge in every order, the merge of any two is idempotent, and
-    no bullet stands twice (a move beats the deletion: docs/merge.md, "Moves in
+    no bullet stands twice (a move beats the deletion: docs/history/merge.md, "Moves in
     `MEMORY.md`")."""
     n = data.draw(st.integers(3, len(BULLETS)))
     base = [BULLETS[:1], BULLETS[1:2], BULLETS[2:n]]
@@ -243,7 +243,7 @@ def test_a_move_a_deletion_and_an_edit_on_three_replicas_converge(data: st.DataO
     moved[dst].insert(data.draw(st.integers(0, len(moved[dst]))), filed)
     # not a bullet of the section the mover filed into (the moved one aside): deleted on one
     # replica and edited on another, it comes back before or after the moved bullet by merge
-    # order — its place among the mover's needs a stored identity (docs/merge.md, "Moves")
+    # order — its place among the mover's needs a stored identity (docs/history/merge.md, "Moves")
     gone = data.draw(st.sampled_from([b for b in BULLETS[:n] if b == bullet or b not in base[dst]]))
     deleter = _doc([[b for b in s if b != gone] for s in base])
     if data.draw(st.booleans()):  # the heading of the mover's target section deleted too
@@ -283,7 +283,7 @@ def test_two_replicas_moving_bullets_and_a_third_adding_one_converge(
     """Two replicas each move a bullet (maybe the same one) to any place of any section, a
     third adds one: three replicas converge in every order, the two movers' merge is
     idempotent, and every bullet stands once (both moving one bullet to different places:
-    one place, docs/merge.md, "Moves in `MEMORY.md`")."""
+    one place, docs/history/merge.md, "Moves in `MEMORY.md`")."""
     n = data.draw(st.integers(3, len(BULLETS)))
     cut = sorted(data.draw(st.lists(st.integers(0, n), min_size=2, max_size=2)))
     base = [BULLETS[: cut[0]], BULLETS[cut[0] : cut[1]], BULLETS[cut[1] : n]]

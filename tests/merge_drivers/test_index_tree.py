@@ -144,7 +144,7 @@ WORDS = ["run", "make", "-j8", "before", "the", "tests", "on", "every", "branch"
 )
 def test_three_replicas_editing_hook_words_converge(edits: list[tuple[int, str]]) -> None:
     """Each replica rewrites (or drops) one word of the hook, two words apart at least (the
-    same or neighbouring words: a winner between merged versions, docs/merge.md, Not done);
+    same or neighbouring words: a winner between merged versions, docs/merge.md, Known limits);
     every merge order gives one index, and merging a replica in again changes nothing."""
     places = sorted(at for at, _ in edits)
     assume(places[1] - places[0] >= 2 and places[2] - places[1] >= 2)

@@ -99,7 +99,7 @@ def test_index_merge_never_leaves_conflict_markers(case: tuple[bytes, bytes, byt
 
 def _unconvergeable(base: bytes, *replicas: bytes) -> bool:
     """The class the convergence property leaves out, counted instead
-    (`test_the_cases_left_out_of_convergence_stay_counted`; docs/merge.md, Convergence).
+    (`test_the_cases_left_out_of_convergence_stay_counted`; docs/merge.md, Known limits).
 
     A replica writes a new heading right above a base item X, another deletes X and a third
     modifies it (`_heading_over_a_disputed_item`). Only some of these fail (18 of 31 in seeds
@@ -119,7 +119,7 @@ def _unconvergeable(base: bytes, *replicas: bytes) -> bool:
 def _heading_over_a_disputed_item(
     bv: dict[Key, Node], views: list[dict[Key, Node]], replicas: tuple[bytes, ...]
 ) -> bool:
-    """The same class for a regrouping (docs/merge.md, Convergence): a replica writes a new
+    """The same class for a regrouping (docs/merge.md, Known limits): a replica writes a new
     heading right above a base item X, another deletes X and a third modifies it. Merged with
     the deleter first, nothing says the heading was above X (it heads what follows); the
     modifier then brings X back below it. The other order keeps the heading above X."""
@@ -153,7 +153,7 @@ def _merge3(base: bytes, a: bytes, b: bytes, c: bytes) -> tuple[bytes, bytes, by
     return merge(merge(a, b), c), merge(merge(b, c), a), merge(merge(c, a), b)
 
 
-# What `benchmarks.merge_laws --cases 300 --seed 1` counts today (docs/merge.md, Convergence):
+# What `benchmarks.merge_laws --cases 300 --seed 1` counts today (docs/merge.md, Known limits):
 # the count only goes down. A change that lowers one lowers its bound here.
 KNOWN_300 = {
     "impossible": 1,
@@ -180,7 +180,7 @@ def test_the_cases_left_out_of_convergence_stay_counted() -> None:
             assert counts[name] <= bound, (at, name, counts)
 
 
-# One example of each class that still does not converge (docs/merge.md, Convergence, the
+# One example of each class that still does not converge (docs/merge.md, Known limits, the
 # remaining classes; `python -m benchmarks.merge_laws` counts them). Each must still fail as
 # documented: a change that fixes one moves its example to a convergence test and lowers the
 # count in docs/merge.md.
@@ -231,7 +231,7 @@ PROSE = b"Some prose about the project.\n"
 
 
 # The draws of the `dev` profile that do not converge (#23: a counted list of known merge-law
-# failures, not a skip; docs/merge.md, "Convergence, thirteenth round"). A failing draw that
+# failures, not a skip; docs/history/merge.md, "Convergence, thirteenth round"). A failing draw that
 # needs a stored identity (DESIGN §4) joins the list and raises the count; the property asserts
 # each still fails, so one that converges leaves it. Round 13 fixed its one draw (class 6, now
 # an example below): the list is empty and only shrinks.

@@ -88,7 +88,7 @@ def test_lines_written_next_to_lines_the_other_side_changed_are_kept(
     the first lines and an insertion right before: both survive, in that order, both ways.
     (A rewrite into several list items or paragraphs may get the new lines between them:
     its chunks past the base's count merge as appends, which keeps three replicas
-    converging; docs/merge.md.)"""
+    converging; docs/history/merge.md.)"""
     base = [f"line {i}" for i in range(n)]
     run = min(run, n - 1)
     new = [x for x in new if x] or ["appended line"]  # blank lines only: nothing to keep

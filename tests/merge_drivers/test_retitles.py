@@ -2,7 +2,7 @@
 edits and regroupings: the retitle is read the same way in every order — by the neighbours of
 the heading when an item both sides hold follows it, else by what the section holds (its
 sub-headings and plain bullets re-keyed by the new title, items archived on the way), never by
-which merge came first (issue 24; docs/merge.md, Convergence)."""
+which merge came first (issue 24; docs/merge.md, Known limits)."""
 
 from __future__ import annotations
 

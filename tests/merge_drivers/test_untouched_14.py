@@ -174,7 +174,7 @@ def _untouched_once(base: bytes, ours: bytes, theirs: bytes) -> None:
 def test_no_untouched_block_is_lost_or_doubled(three: tuple[bytes, bytes, bytes]) -> None:
     """Both sides move blocks, and reword, delete, add and copy a few (copies of the base's
     blocks, reworded or not, come from the sides: a base that writes one block five times,
-    edited on both sides, is the repeated-text class of docs/merge.md, Convergence)."""
+    edited on both sides, is the repeated-text class of docs/merge.md, Known limits)."""
     assume(_both_reordered(three))
     _untouched_once(*three)
 

@@ -21,6 +21,7 @@ import pytest
 
 from tests.reliability.conftest import Record, Sizes
 from tests.reliability.harness import Plumbing, broken_gitmem_refs
+from tests.support.pristine import Pristine, built_once_in, existing_world
 from tests.support.world import BUILD_AND_DEPLOY, REPO_ROOT, TOPIC, World, write_files
 
 TEAM = "refs/gitmem/team"
@@ -94,29 +95,29 @@ class Scene:
         return self.remote.tree(root)
 
 
-@pytest.fixture(scope="session")
-def synced_world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """Two clones synced through a bare remote, built once: (where tests get it, a pristine
-    copy). Every path inside (remote URLs, scope folders, sync state) names the first, so each
-    test gets a fresh copy at that same place."""
-    base = tmp_path_factory.mktemp("hostile")
-    world = World(base / "world")
+def _two_synced_clones(root: Path) -> None:
+    world = World(root)
     world.make_remote()
     a, b = world.clone("a"), world.clone("b")
     fa = write_files(world.scope_path(a, "auto"), BUILD_AND_DEPLOY)
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
-    (base / "auto-folder").write_text(str(fa))
-    shutil.copytree(world.root, base / "pristine", symlinks=True)
-    return world.root, base / "pristine"
+    _hooked_server(world)
+    (root.parent / "auto-folder").write_text(str(fa))
+
+
+@pytest.fixture(scope="session")
+def synced_world(tmp_path_factory: pytest.TempPathFactory) -> Pristine:
+    """Two clones synced through a bare remote, built once. Every path inside (remote URLs,
+    scope folders, sync state) names its root, so each test gets it back at that same place
+    (tests/support/pristine: only what the previous test changed is put back)."""
+    return built_once_in(tmp_path_factory, "hostile", _two_synced_clones)
 
 
 @pytest.fixture
-def scene(synced_world: tuple[Path, Path]) -> Scene:
-    root, pristine = synced_world
-    shutil.rmtree(root)
-    shutil.copytree(pristine, root, symlinks=True)
-    world = World(root)
+def scene(synced_world: Pristine) -> Scene:
+    root = synced_world.restore()
+    world = existing_world(root)
     fa = Path((root.parent / "auto-folder").read_text())
     a, b = root / "a", root / "b"
     return Scene(world, a, b, Plumbing(world.remote, world.env), {"auto": fa, "team": fa / "team"})
@@ -489,15 +490,20 @@ def test_validate_reports_each_hostile_kind_with_its_code(scene: Scene, attack: 
     assert cpu < 1.0, f"{attack}: {cpu:.2f} s of CPU"
 
 
-def hooked_server(scene: Scene) -> Path:
-    """A bare copy of the remote (good refs) with the pre-receive template installed."""
-    server = scene.world.root / "server.git"
-    scene.world.git("clone", "-q", "--mirror", str(scene.world.remote), str(server))
+def _hooked_server(world: World) -> None:
+    """server.git: a bare copy of the remote (good refs) with the pre-receive template
+    installed, made with the synced world (a test that does not push to it never looks)."""
+    server = world.root / "server.git"
+    world.git("clone", "-q", "--mirror", str(world.remote), str(server))
     hook = server / "hooks" / "pre-receive"
     shutil.copy(REPO_ROOT / "templates" / "pre-receive", hook)
     os.chmod(hook, 0o755)
+
+
+def hooked_server(scene: Scene) -> Path:
+    """The world's server.git, its hook running this tree's gitmem."""
     scene.world.env["GITMEM"] = str(Path(sys.executable).parent / "gitmem")
-    return server
+    return scene.world.root / "server.git"
 
 
 @pytest.mark.parametrize("attack", sorted(a for a, code in EXPECTED_CODE.items() if code))
@@ -538,7 +544,7 @@ def test_the_check_along_changes_refuses_each_hostile_kind_as_the_whole_check(
     scene: Scene,
 ) -> None:
     """A pull checks a fetched tree along its changes from the last tree that passed
-    (docs/performance.md, the pull path): over the whole collection, built on a clean tip, that
+    (docs/history/performance.md, the pull path): over the whole collection, built on a clean tip, that
     check refuses exactly what the check of the whole tree refuses, with the same message, and
     never passes a hostile tree on its own."""
     from gitmem.errors import GitmemError
