@@ -111,9 +111,10 @@ def spill(
     directly stays while others can go — its heading, read back, must be an item of the side
     that archived it, and a heading the archive took is not (measured: `docs/history/merge.md`). Only
     when every other entry is gone and the index still does not fit does it go too. So do
-    `anchors`, the entries a new entry was placed after (issue 24, placement): archived, the
-    result would no longer say where the new entry stood, and a merge reading it back would
-    place it elsewhere than one that saw the side that wrote it."""
+    `anchors`, the entries a new entry was placed after (issue 24, placement), and the base
+    entry right below the entries put on top of a section: archived, the result would no
+    longer say where the new entry stood, and a merge reading it back would place it
+    elsewhere than one that saw the side that wrote it."""
     nodes = [nodes_by_key[k] for k in order]
     lines, chars = measure_nodes(nodes)
     if lines <= MAX_LINES and chars <= MAX_CHARS:

@@ -477,7 +477,8 @@ def merge_index(
     if caps:
         before = {(k[0], k[2]) if k[3] == 0 else _ident(k) for k in bn}
         value = _archive_value(order, chosen, before, (so, st))
-        spilled = spill(order, nodes, value, _placed_after(order, afters))
+        anchors = _placed_after(order, afters) | _under_top(order, tops, nodes)
+        spilled = spill(order, nodes, value, anchors)
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
         resolutions.append(_archived_note(path, order, nodes, spilled, inline_archive))
@@ -660,6 +661,23 @@ def _placed_after(order: list[Key], afters: dict[Key, Key]) -> frozenset[Key]:
         else:
             run = None
         prev = key
+    return frozenset(out)
+
+
+def _under_top(
+    order: list[Key], tops: dict[Key, frozenset[Key]], nodes: dict[Key, Node]
+) -> frozenset[Key]:
+    """The base entries right below a run of entries the result put on top of their section
+    (`_written_on_top`): archived, nothing read back would say those stood on top."""
+    out: set[Key] = set()
+    run: set[Key] = set()  # the followers of the run of entries on top `key` ends
+    for key in order:
+        if key in tops:
+            run |= tops[key]
+            continue
+        if key in run:
+            out.add(key)
+        run = set()
     return frozenset(out)
 
 

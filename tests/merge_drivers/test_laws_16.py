@@ -216,7 +216,9 @@ def test_over_the_caps_the_predecessor_stays_and_the_new_entries_are_kept() -> N
     # the predecessor is kept while other entries go, and the placed entries follow it
     assert base[7] + entry("Placed one") + entry("Placed two") in text
     archive = result.extra_files[ARCHIVE_NAME].decode()
-    assert "[E0]" in archive and "[E7]" not in archive
+    # E0, right below the entries on top, stays too: archived, nothing read back would say
+    # they stood on top (the sixteenth round's CI draw, below)
+    assert "[E1]" in archive and "[E0]" not in archive and "[E7]" not in archive
     assert empty_headings(text) == []
     (note,) = [r for r in result.resolutions if "archived to" in r.reason]
     assert f"archived to {ARCHIVE_NAME}:" in note.reason
@@ -293,3 +295,55 @@ def test_over_the_caps_entries_on_top_stay_on_top_when_an_intermediate_archived_
     assert len({f[0] for f in files}) == 1
     (index_text, _), *_ = files
     assert index_text.index(b"[Top 0]") < index_text.index(b"[After zero]")
+
+
+def _e(i: int) -> str:
+    return f"- [E{i}](e{i}.md) — {'x' * (20 + i % 7)}\n"
+
+
+def _na(i: int) -> str:
+    return f"- [Na{i}](na{i}.md) — é😀\n"
+
+
+def _caps_case() -> tuple[bytes, bytes, bytes, bytes]:
+    """CI's draw (`test_replicas_converge_over_the_caps_with_the_archive_file`, shrunk): one
+    replica writes entries on top, one after the section's second entry and a new heading
+    right below it; another deletes the first entry; a third keeps the base."""
+    top = "".join(_e(i) for i in range(86))
+    project = "\n## Project\n\n" + "".join(_e(i) for i in range(86, 173))
+    base = "# Memory\n\n" + top + project
+    wrote = (
+        "# Memory\n\n"
+        + "".join(_na(i) for i in range(21, 16, -1))
+        + _e(0)
+        + _e(1)
+        + _na(16)
+        + "## Section a\n"
+        + "".join(_na(i) for i in range(15, -1, -1))
+        + "".join(_e(i) for i in range(2, 86))
+        + project
+    )
+    deleted = "# Memory\n\n" + "".join(_e(i) for i in range(1, 86)) + project
+    return base.encode(), wrote.encode(), deleted.encode(), base.encode()
+
+
+def test_over_the_caps_the_entry_below_the_top_stays_and_every_order_agrees() -> None:
+    """The base entry right below what the result put on top of a section stays while others
+    are archived, like a predecessor: archived (CI's draw: E0 deleted, E1 archived), an
+    intermediate result read back says nothing stood on top, and merged with the deleter
+    sorted the entry written after E1 among them while the other orders kept it at the end."""
+    from tests.merge_drivers.test_properties import _merge_tree
+
+    base, a, b, c = _caps_case()
+    ra, rb, rc = (a, None), (b, None), (c, None)
+    results = [
+        _merge_tree(base, _merge_tree(base, ra, rb), rc),
+        _merge_tree(base, _merge_tree(base, rb, rc), ra),
+        _merge_tree(base, _merge_tree(base, rc, ra), rb),
+    ]
+    header = ARCHIVE_HEADER.encode()
+    assert len({r[0] for r in results}) == 1
+    assert len({r[1] or header for r in results}) == 1
+    head = results[0][0].decode().split("## Section a")[0].replace("\n\n", "\n")  # E0 gone
+    tops = "".join(_na(i) for i in (17, 18, 19, 20, 21))
+    assert head == "# Memory\n" + tops + _e(1) + _na(16)
