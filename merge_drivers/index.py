@@ -479,6 +479,17 @@ def merge_index(
         value = _archive_value(order, chosen, before, (so, st))
         anchors = _placed_after(order, afters) | _under_top(order, tops, nodes)
         spilled = spill(order, nodes, value, anchors)
+        # placed after an entry only while a base entry of its section follows in the written
+        # index: the archive took them all, read back the new entries are at the section's end
+        inner = _followed(order, spilled, bn)
+        if any(a not in inner for a in afters.values()):
+            afters = {k: a for k, a in afters.items() if a in inner}
+            order = arranged(tops)
+            for key in order:
+                chosen[key].node = nodes[key]
+            value = _archive_value(order, chosen, before, (so, st))
+            anchors = _placed_after(order, afters) | _under_top(order, tops, nodes)
+            spilled = spill(order, nodes, value, anchors)
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
         resolutions.append(_archived_note(path, order, nodes, spilled, inline_archive))
@@ -661,6 +672,21 @@ def _placed_after(order: list[Key], afters: dict[Key, Key]) -> frozenset[Key]:
         else:
             run = None
         prev = key
+    return frozenset(out)
+
+
+def _followed(order: list[Key], spilled: set[Key], bn: dict[Key, Node]) -> frozenset[Key]:
+    """The items a base entry of their section still follows in the written index."""
+    out: set[Key] = set()
+    section: list[Key] = []
+    for key in order:
+        if key[0] == "h":
+            section = []
+            continue
+        if key in bn and key not in spilled:
+            out.update(section)
+            section = []
+        section.append(key)
     return frozenset(out)
 
 

@@ -347,3 +347,35 @@ def test_over_the_caps_the_entry_below_the_top_stays_and_every_order_agrees() ->
     head = results[0][0].decode().split("## Section a")[0].replace("\n\n", "\n")  # E0 gone
     tops = "".join(_na(i) for i in (17, 18, 19, 20, 21))
     assert head == "# Memory\n" + tops + _e(1) + _na(16)
+
+
+def _es(lo: int, hi: int) -> str:
+    return "".join(_e(i) for i in range(lo, hi + 1))
+
+
+def test_over_the_caps_entries_placed_after_one_the_archive_left_last_agree() -> None:
+    """CI's second draw: entries placed after E1 (E2 followed it) and one after E0, which
+    another replica deletes. Over the caps the archive takes what followed E1, so read back
+    they stood at the section's end; they are placed after E1 only while a base entry of the
+    section still follows it in the written index, in every merge order alike."""
+    from tests.merge_drivers.test_properties import _merge_tree
+
+    split = 95
+    project = "\n## Project\n\n" + _es(split + 1, 191)
+    base = "# Memory\n\n" + _es(0, split) + project
+    nas = "".join(_na(i) for i in (21, 20, 16, 3, 2, 1, 0))
+    wrote = "# Memory\n\n" + nas + _e(0) + _na(18) + _e(1)
+    wrote += "".join(_na(i) for i in (19, 17, 15, 14, 13, 12, 11, 10)) + _es(2, 3)
+    wrote += "## Section a\n" + _es(4, 10) + _na(4) + _es(11, 21) + _na(6) + _es(22, 51)
+    wrote += _na(8) + _es(52, 95) + "\n## Project\n\n" + _es(96, 107) + _na(5) + _es(108, 147)
+    wrote += _na(7) + _es(148, 184) + _na(9) + _es(185, 191)
+    deleted = base.replace(_e(0), "")
+    a, b, c = ((x.encode(), None) for x in (wrote, deleted, base))
+    z = base.encode()
+    results = [
+        _merge_tree(z, _merge_tree(z, a, b), c),
+        _merge_tree(z, _merge_tree(z, b, c), a),
+        _merge_tree(z, _merge_tree(z, c, a), b),
+    ]
+    assert len({r[0] for r in results}) == 1
+    assert len({r[1] or ARCHIVE_HEADER.encode() for r in results}) == 1
