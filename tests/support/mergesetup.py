@@ -86,6 +86,24 @@ def as_cases(table: Mapping[str, tuple[str, bytes, bytes, bytes, bytes | None]])
     return [(p.rsplit("/", 1)[-1], z, (o, t)) for p, z, o, t, _ in table.values()]
 
 
+Sweep = Mapping[str, tuple[str, bytes, bytes, bytes, bytes | None]]
+
+
+def sweep_through_sync(world: World, sweep: Sweep, machines: int) -> None:
+    """Every case of an everyday sweep in one sync: two machines that wrote a side each (and a
+    third that only syncs); every replica the same bytes, each the case's expected bytes."""
+    got = through_sync(world, as_cases(sweep), machines)
+    for name, out, case in zip(sweep, got, sweep.values(), strict=True):
+        assert case[4] is None or out == case[4], (name, out)
+
+
+def sweep_through_git_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sweep: Sweep) -> None:
+    """Every case of an everyday sweep through `git merge` with the drivers, both directions."""
+    got = through_git_merge(tmp_path, monkeypatch, as_cases(sweep))
+    for name, out, case in zip(sweep, got, sweep.values(), strict=True):
+        assert case[4] is None or out == case[4], (name, out)
+
+
 def indexes_before_the_first_sync(world: World, texts: Sequence[bytes]) -> bytes:
     """A `MEMORY.md` written on each of len(texts) clones before any sync (no base), then
     each syncs in turn and all but the last once more: the index every replica ends with
