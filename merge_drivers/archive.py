@@ -40,6 +40,11 @@ ARCHIVE_HEADER = (
 ARCHIVE_KEY: Key = ("e", "", ARCHIVE_NAME.casefold(), 0)
 NOWHERE: Key = ("", "", "", -2)  # an archived base entry whose section is gone: filed last
 ARCHIVE_TITLE_NORM = "memory archive"
+# Where each archived entry stood in the index (issue 24, placement): one trailing comment of
+# the archive file, a line per entry, "archived target<TAB>the live entry it followed"
+PLACES_OPEN = "<!-- gitmem: where the archived entries stood in MEMORY.md"
+PLACES_CLOSE = "-->"
+MAX_PLACES = 5_000  # lines of the comment read back (bounded cost of an untrusted file)
 
 
 def read_index(text: str) -> Index:
@@ -82,7 +87,7 @@ def archive_text(groups: list[tuple[Node | None, list[Node]]], file_mode: bool) 
     return "".join(out)
 
 
-def side_archive(info: SideInfo) -> list[Item] | None:
+def _side_text(info: SideInfo) -> str | None:
     try:
         data = info.siblings.get(ARCHIVE_NAME)
     except Exception:
@@ -93,16 +98,69 @@ def side_archive(info: SideInfo) -> list[Item] | None:
         text = data.decode()
     except UnicodeDecodeError:
         return None
-    if "\0" in text:
-        return None
-    return archive_entries(text, True) or None
+    return None if "\0" in text else text
+
+
+def side_archive(info: SideInfo) -> list[Item] | None:
+    text = _side_text(info)
+    return (archive_entries(text, True) or None) if text is not None else None
+
+
+def side_places(info: SideInfo) -> dict[str, str]:
+    """`places` of the side's archive file."""
+    text = _side_text(info)
+    return places(text) if text is not None else {}
+
+
+def places(text: str) -> dict[str, str]:
+    """Where the archive file says its entries stood: archived target -> the target of the
+    live linked entry right before it in the index (`places_text`). An entry it does not
+    name stood at the top of its section, or after an item that is not a linked entry."""
+    at = text.rfind(PLACES_OPEN)
+    if at < 0:
+        return {}
+    body = text[at + len(PLACES_OPEN) :]
+    end = body.find(PLACES_CLOSE)
+    if end < 0:
+        return {}
+    out: dict[str, str] = {}
+    for line in body[:end].split("\n")[1:MAX_PLACES]:
+        gone, tab, live = line.partition("\t")
+        if tab and _plain_target(gone) and _plain_target(live):
+            out.setdefault(gone, live)
+    return out
+
+
+def _plain_target(target: str) -> bool:
+    return bool(target) and not any(c in target for c in "\t\n\r") and "--" not in target
+
+
+def places_text(order: list[Key], nodes_by_key: dict[Key, Node], spilled: set[Key]) -> str:
+    """The trailing comment of the archive file: each archived linked entry with the live
+    linked entry right before it in the merged index (archived entries between them aside).
+    The identity of where an entry stood that survives archiving: a merge reading the side
+    back puts the archived entry there again, so the placement rules (on top of a section,
+    after a predecessor) read the same order whichever merge archived it."""
+    lines: list[str] = []
+    live: str | None = None  # the target of the last live linked entry of the section
+    for key in order:
+        nd = nodes_by_key[key]
+        if nd.kind == "head":
+            live = None
+        elif key not in spilled:
+            ok = nd.kind == "entry" and _plain_target(nd.target)
+            live = nd.target if ok else None
+        elif live is not None and nd.kind == "entry" and _plain_target(nd.target):
+            lines.append(f"{nd.target}\t{live}")
+    if not lines:
+        return ""
+    return "\n" + "\n".join([PLACES_OPEN, *lines, PLACES_CLOSE]) + "\n"
 
 
 def spill(
     order: list[Key],
     nodes_by_key: dict[Key, Node],
     rank: Callable[[Key], tuple[bool, float, float, int]],
-    anchors: frozenset[Key] = frozenset(),
 ) -> set[Key]:
     """The entries to archive: lowest-ranked first (`rank`: `index._archive_value`), until the
     index fits — a function of the merged items, the base and the sides' ages only.
@@ -110,11 +168,8 @@ def spill(
     No heading is left empty: the last entry a section (level 2 or deeper) still holds
     directly stays while others can go — its heading, read back, must be an item of the side
     that archived it, and a heading the archive took is not (measured: `docs/history/merge.md`). Only
-    when every other entry is gone and the index still does not fit does it go too. So do
-    `anchors`, the entries a new entry was placed after (issue 24, placement), and the base
-    entry right below the entries put on top of a section: archived, the result would no
-    longer say where the new entry stood, and a merge reading it back would place it
-    elsewhere than one that saw the side that wrote it."""
+    when every other entry is gone and the index still does not fit does it go too. Where an
+    archived entry stood is kept apart (`places_text`), so no entry stays for placement's sake."""
     nodes = [nodes_by_key[k] for k in order]
     lines, chars = measure_nodes(nodes)
     if lines <= MAX_LINES and chars <= MAX_CHARS:
@@ -136,9 +191,7 @@ def spill(
                 key = queue[i]
                 i += 1
                 head = section.get(key)
-                if rounds is not None and (
-                    key in anchors or (head is not None and held[head] <= 1)
-                ):
+                if rounds is not None and head is not None and held[head] <= 1:
                     last.append(key)  # the last its section holds: kept while others can go
                     continue
                 if head is not None:

@@ -47,8 +47,10 @@ from merge_drivers.archive import (
     NOWHERE,
     archive_groups,
     archive_text,
+    places_text,
     read_index,
     side_archive,
+    side_places,
     spill,
     with_link,
 )
@@ -351,8 +353,14 @@ def merge_index(
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
         keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
-    tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
-    afters = _written_after(bn, [(orders[s.name], s.nodes) for s in (so, st)])
+    # the placement rules read each side with its archived entries where they stood
+    stood = {
+        so.name: side_places(ours_info) if from_files else {},
+        st.name: side_places(theirs_info) if from_files else {},
+    }
+    placed = [(_as_it_stood(orders[s.name], s.nodes, stood[s.name]), s.nodes) for s in (so, st)]
+    tops = _written_on_top(bn, placed)
+    afters = _written_after(bn, placed)
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
@@ -477,19 +485,7 @@ def merge_index(
     if caps:
         before = {(k[0], k[2]) if k[3] == 0 else _ident(k) for k in bn}
         value = _archive_value(order, chosen, before, (so, st))
-        anchors = _placed_after(order, afters) | _under_top(order, tops, nodes)
-        spilled = spill(order, nodes, value, anchors)
-        # placed after an entry only while a base entry of its section follows in the written
-        # index: the archive took them all, read back the new entries are at the section's end
-        inner = _followed(order, spilled, bn)
-        if any(a not in inner for a in afters.values()):
-            afters = {k: a for k, a in afters.items() if a in inner}
-            order = arranged(tops)
-            for key in order:
-                chosen[key].node = nodes[key]
-            value = _archive_value(order, chosen, before, (so, st))
-            anchors = _placed_after(order, afters) | _under_top(order, tops, nodes)
-            spilled = spill(order, nodes, value, anchors)
+        spilled = spill(order, nodes, value)
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
         resolutions.append(_archived_note(path, order, nodes, spilled, inline_archive))
@@ -503,7 +499,8 @@ def merge_index(
             block = INLINE_OPEN + "\n" + archive_text(groups, False) + INLINE_CLOSE
             data += block + ("\n" if eol else "")
         else:
-            extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True)).encode()
+            where = places_text(order, nodes, spilled)
+            extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True) + where).encode()
     return MergeResult(data.encode(), tuple(resolutions), extra)
 
 
@@ -658,53 +655,33 @@ def _written_after(
     return out
 
 
-def _placed_after(order: list[Key], afters: dict[Key, Key]) -> frozenset[Key]:
-    """The entries the result placed a new entry right after (`_written_after`: it, or its
-    siblings placed there before it, follow the entry)."""
-    out: set[Key] = set()
-    prev: Key | None = None
-    run: Key | None = None  # the anchor of the run of placed siblings `prev` ends
-    for key in order:
-        a = afters.get(key)
-        if a is not None and a in (prev, run):
-            out.add(a)
-            run = a
-        else:
-            run = None
-        prev = key
-    return frozenset(out)
-
-
-def _followed(order: list[Key], spilled: set[Key], bn: dict[Key, Node]) -> frozenset[Key]:
-    """The items a base entry of their section still follows in the written index."""
-    out: set[Key] = set()
-    section: list[Key] = []
-    for key in order:
-        if key[0] == "h":
-            section = []
+def _as_it_stood(order: list[Key], nodes: dict[Key, Node], stood: dict[str, str]) -> list[Key]:
+    """A side's written order with its archived linked entries back where its archive file
+    says they stood (`archive.places`): right after the live linked entry of their section
+    they followed, several in archive order. One it does not place is left out, as before
+    (read back at the top of its section)."""
+    if not stood:
+        return order
+    written = set(order)
+    live = {
+        nd.target: k
+        for k in order
+        if (nd := nodes.get(k)) is not None and nd.kind == "entry" and nd.target
+    }
+    after: dict[Key, list[Key]] = {}
+    for k, nd in nodes.items():
+        if k in written or nd.kind != "entry" or not nd.target:
             continue
-        if key in bn and key not in spilled:
-            out.update(section)
-            section = []
-        section.append(key)
-    return frozenset(out)
-
-
-def _under_top(
-    order: list[Key], tops: dict[Key, frozenset[Key]], nodes: dict[Key, Node]
-) -> frozenset[Key]:
-    """The base entries right below a run of entries the result put on top of their section
-    (`_written_on_top`): archived, nothing read back would say those stood on top."""
-    out: set[Key] = set()
-    run: set[Key] = set()  # the followers of the run of entries on top `key` ends
-    for key in order:
-        if key in tops:
-            run |= tops[key]
-            continue
-        if key in run:
-            out.add(key)
-        run = set()
-    return frozenset(out)
+        prev = live.get(stood.get(nd.target, ""))
+        if prev is not None and nodes[prev].anchor == nd.anchor:
+            after.setdefault(prev, []).append(k)
+    if not after:
+        return order
+    out: list[Key] = []
+    for k in order:
+        out.append(k)
+        out.extend(after.get(k, ()))
+    return out
 
 
 def _written_on_top(
@@ -718,31 +695,19 @@ def _written_on_top(
     that put it on top says so too)."""
     tops: dict[Key, set[Key]] = {}
     for order, nodes in sides:
-        # the side's archived base entries, by section: they stood after what was written on
-        # top (the archive takes the first entries first), so they follow it too — else an
-        # intermediate merge that archived them says nothing on top survives their deletion
-        written = set(order)
-        parked: dict[Key, set[Key]] = {}
-        for k, item in nodes.items():
-            if k not in written and k in bn and item.kind == "entry" and item.target:
-                parked.setdefault(item.anchor, set()).add(k)
         run: list[Key] = []  # new linked entries right under a base heading
         above: list[Key] = []  # those of them right above a base linked entry
         followers: set[Key] = set()  # the base linked entries of the section after them
         opened = False  # under a base heading, no base item of its section seen yet
-        head = START
         for key in [*order, START]:
             nd = nodes.get(key)
             if key != START and nd is None:
                 continue
             linked = nd is not None and nd.kind == "entry" and bool(nd.target)
             if nd is None or nd.kind == "head":
-                if above:
-                    followers |= parked.get(head, set())
                 for k in above:
                     tops.setdefault(k, set()).update(followers)
                 run, above, followers, opened = [], [], set(), key in bn
-                head = key
             elif key in bn:
                 if linked:
                     if opened and run:  # its blank lines stay its own (docs/merge.md)
