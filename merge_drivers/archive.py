@@ -40,10 +40,10 @@ ARCHIVE_HEADER = (
 ARCHIVE_KEY: Key = ("e", "", ARCHIVE_NAME.casefold(), 0)
 NOWHERE: Key = ("", "", "", -2)  # an archived base entry whose section is gone: filed last
 ARCHIVE_TITLE_NORM = "memory archive"
-# Where each archived entry stood in the index (issue 24, placement): one trailing comment of
-# the archive file, a line per entry, "archived target<TAB>the live entry it followed"
-PLACES_OPEN = "<!-- gitmem: where the archived entries stood in MEMORY.md"
-PLACES_CLOSE = "-->"
+# Where each archived entry stood in the index (issue 24, placement): a line per archived linked
+# entry after this title, "archived target<TAB>the live linked entry it followed" — a trailing
+# comment of MEMORY-archive.md, the end of the git driver's archive comment
+PLACES_TITLE = "gitmem: where the archived entries stood in MEMORY.md"
 MAX_PLACES = 5_000  # lines of the comment read back (bounded cost of an untrusted file)
 
 
@@ -113,20 +113,18 @@ def side_places(info: SideInfo) -> dict[str, str]:
 
 
 def places(text: str) -> dict[str, str]:
-    """Where the archive file says its entries stood: archived target -> the target of the
-    live linked entry right before it in the index (`places_text`). An entry it does not
-    name stood at the top of its section, or after an item that is not a linked entry."""
-    at = text.rfind(PLACES_OPEN)
+    """Where an archive says its entries stood: archived target -> the target of the live
+    linked entry right before it in the index, "" for the top of its section (`places_text`).
+    An entry it does not name stood after an item that is not a linked entry."""
+    at = text.rfind(PLACES_TITLE)
     if at < 0:
         return {}
-    body = text[at + len(PLACES_OPEN) :]
-    end = body.find(PLACES_CLOSE)
-    if end < 0:
-        return {}
     out: dict[str, str] = {}
-    for line in body[:end].split("\n")[1:MAX_PLACES]:
+    for line in text[at:].split("\n")[1:MAX_PLACES]:
         gone, tab, live = line.partition("\t")
-        if tab and _plain_target(gone) and _plain_target(live):
+        if not tab:
+            break
+        if _plain_target(gone) and (not live or _plain_target(live)):
             out.setdefault(gone, live)
     return out
 
@@ -135,18 +133,24 @@ def _plain_target(target: str) -> bool:
     return bool(target) and not any(c in target for c in "\t\n\r") and "--" not in target
 
 
-def places_text(order: list[Key], nodes_by_key: dict[Key, Node], spilled: set[Key]) -> str:
-    """The trailing comment of the archive file: each archived linked entry with the live
-    linked entry right before it in the merged index (archived entries between them aside).
-    The identity of where an entry stood that survives archiving: a merge reading the side
-    back puts the archived entry there again, so the placement rules (on top of a section,
-    after a predecessor) read the same order whichever merge archived it."""
+def places_text(
+    order: list[Key], nodes_by_key: dict[Key, Node], spilled: set[Key], file_mode: bool
+) -> str:
+    """The end of an archive (a comment of its own in the file): each archived linked entry
+    with the live linked entry right before it in the merged index (archived entries between
+    them aside), or nothing when no live item of its section is (it stood at the top). The
+    identity of where an entry stood that survives archiving: a merge reading the side back
+    puts the archived entry there again, so the placement rules (on top of a section, after a
+    predecessor) read the same order whichever merge archived it. After a live item that is
+    not a linked entry: not said (read back at the top of its section, as before)."""
     lines: list[str] = []
-    live: str | None = None  # the target of the last live linked entry of the section
+    live: str | None = ""  # the last live linked entry of the section ("": none, at its top)
     for key in order:
         nd = nodes_by_key[key]
         if nd.kind == "head":
-            live = None
+            live = ""
+        elif nd.kind == "fm":
+            continue
         elif key not in spilled:
             ok = nd.kind == "entry" and _plain_target(nd.target)
             live = nd.target if ok else None
@@ -154,7 +158,8 @@ def places_text(order: list[Key], nodes_by_key: dict[Key, Node], spilled: set[Ke
             lines.append(f"{nd.target}\t{live}")
     if not lines:
         return ""
-    return "\n" + "\n".join([PLACES_OPEN, *lines, PLACES_CLOSE]) + "\n"
+    block = "\n".join([PLACES_TITLE, *lines]) + "\n"
+    return f"\n<!-- {block}-->\n" if file_mode else f"\n{block}"
 
 
 def spill(

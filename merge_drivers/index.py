@@ -47,6 +47,7 @@ from merge_drivers.archive import (
     NOWHERE,
     archive_groups,
     archive_text,
+    places,
     places_text,
     read_index,
     side_archive,
@@ -355,8 +356,8 @@ def merge_index(
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
     # the placement rules read each side with its archived entries where they stood
     stood = {
-        so.name: side_places(ours_info) if from_files else {},
-        st.name: side_places(theirs_info) if from_files else {},
+        so.name: places("".join(zo.inline)) | (side_places(ours_info) if from_files else {}),
+        st.name: places("".join(zt.inline)) | (side_places(theirs_info) if from_files else {}),
     }
     placed = [(_as_it_stood(orders[s.name], s.nodes, stood[s.name]), s.nodes) for s in (so, st)]
     tops = _written_on_top(bn, placed)
@@ -496,10 +497,11 @@ def merge_index(
     if spilled or ao or at:
         groups = archive_groups(order, nodes, spilled)
         if inline_archive:
-            block = INLINE_OPEN + "\n" + archive_text(groups, False) + INLINE_CLOSE
+            inner = archive_text(groups, False) + places_text(order, nodes, spilled, False)
+            block = INLINE_OPEN + "\n" + inner + INLINE_CLOSE
             data += block + ("\n" if eol else "")
         else:
-            where = places_text(order, nodes, spilled)
+            where = places_text(order, nodes, spilled, True)
             extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True) + where).encode()
     return MergeResult(data.encode(), tuple(resolutions), extra)
 
@@ -656,10 +658,10 @@ def _written_after(
 
 
 def _as_it_stood(order: list[Key], nodes: dict[Key, Node], stood: dict[str, str]) -> list[Key]:
-    """A side's written order with its archived linked entries back where its archive file
-    says they stood (`archive.places`): right after the live linked entry of their section
-    they followed, several in archive order. One it does not place is left out, as before
-    (read back at the top of its section)."""
+    """A side's written order with its archived linked entries back where its archive says
+    they stood (`archive.places`): right after the live linked entry of their section they
+    followed, or at the top of their section, several in archive order. One it does not
+    place is left out, as before (read back at the top of its section)."""
     if not stood:
         return order
     written = set(order)
@@ -668,19 +670,24 @@ def _as_it_stood(order: list[Key], nodes: dict[Key, Node], stood: dict[str, str]
         for k in order
         if (nd := nodes.get(k)) is not None and nd.kind == "entry" and nd.target
     }
-    after: dict[Key, list[Key]] = {}
+    after: dict[Key, list[Key]] = {}  # START: before everything but frontmatter
     for k, nd in nodes.items():
-        if k in written or nd.kind != "entry" or not nd.target:
+        if k in written or nd.kind != "entry" or not nd.target or nd.target not in stood:
             continue
-        prev = live.get(stood.get(nd.target, ""))
-        if prev is not None and nodes[prev].anchor == nd.anchor:
+        prev = live.get(stood[nd.target]) if stood[nd.target] else nd.anchor
+        if prev is None or (prev != START and prev not in written):
+            continue
+        if prev == START or nodes[prev].kind == "head" or nodes[prev].anchor == nd.anchor:
             after.setdefault(prev, []).append(k)
     if not after:
         return order
     out: list[Key] = []
     for k in order:
+        if START in after and nodes[k].kind != "fm":
+            out.extend(after.pop(START))
         out.append(k)
         out.extend(after.get(k, ()))
+    out.extend(after.pop(START, ()))
     return out
 
 

@@ -213,12 +213,12 @@ def test_over_the_caps_the_predecessor_stays_and_the_new_entries_are_kept() -> N
     assert fits(result.data)
     for title in ("Placed one", "Placed two", "Tail", *(f"Top {j}" for j in range(6))):
         assert f"[{title}]" in text  # a merge's new entries are the last to go
-    # the predecessor is kept while other entries go, and the placed entries follow it
-    assert base[7] + entry("Placed one") + entry("Placed two") in text
+    # the archive is by value (the predecessor goes like the others) and says where each
+    # archived entry stood: read back, the placed entries follow E7 again (seventeenth round)
+    assert entry("Top 5") + entry("Placed one") + entry("Placed two") + base[9] in text
     archive = result.extra_files[ARCHIVE_NAME].decode()
-    # E0, right below the entries on top, stays too: archived, nothing read back would say
-    # they stood on top (the sixteenth round's CI draw, below)
-    assert "[E1]" in archive and "[E0]" not in archive and "[E7]" not in archive
+    assert "[E0]" in archive and "[E7]" in archive
+    assert "\ne7.md\ttop-5.md\ne8.md\tplaced-two.md\n" in archive
     assert empty_headings(text) == []
     (note,) = [r for r in result.resolutions if "archived to" in r.reason]
     assert f"archived to {ARCHIVE_NAME}:" in note.reason
