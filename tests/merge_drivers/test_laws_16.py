@@ -1,7 +1,8 @@
 """Placement and the archive, sixteenth round (#24; docs/merge.md, "Placement and the archive,
 sixteenth round"): a new `MEMORY.md` entry written between two entries no side changed goes
-right after the first (its predecessor), not to the section's end; over the caps the archive
-keeps that predecessor while others can go, so every replica reads the placement back alike."""
+right after the first (its predecessor), not to the section's end. Over the caps the archive
+kept that predecessor (sixteenth round); since the seventeenth it says where each archived entry
+stood instead (tests/merge_drivers/test_laws_17.py), and these tests say so."""
 
 from __future__ import annotations
 
@@ -245,8 +246,10 @@ def test_over_the_caps_three_replicas_placing_after_predecessors_converge() -> N
     outs = {inline(inline(x, y), w) for x, y, w in permutations(docs)}
     assert len(outs) == 1
     (out,) = outs
-    assert b"- [E7](e7.md)" in out.split(b"<!--")[0]
-    assert out.index(b"[E7]") < out.index(b"[After seven]")
+    # E7 goes by value (seventeenth round); the driver's archive comment says where it stood
+    live, inline = out.split(b"<!--")
+    assert b"[After seven]" in live and b"- [E7](e7.md)" in inline
+    assert b"\ne7.md\t" in inline
 
     Replica = tuple[bytes, bytes | None]
 
@@ -346,7 +349,9 @@ def test_over_the_caps_the_entry_below_the_top_stays_and_every_order_agrees() ->
     assert len({r[1] or header for r in results}) == 1
     head = results[0][0].decode().split("## Section a")[0].replace("\n\n", "\n")  # E0 gone
     tops = "".join(_na(i) for i in (17, 18, 19, 20, 21))
-    assert head == "# Memory\n" + tops + _e(1) + _na(16)
+    # seventeenth round: E1 goes by value, and the archive says it stood below the tops
+    assert head == "# Memory\n" + tops + _na(16)
+    assert "\ne1.md\tna21.md\n" in (results[0][1] or b"").decode()
 
 
 def _es(lo: int, hi: int) -> str:
