@@ -247,9 +247,9 @@ def test_over_the_caps_three_replicas_placing_after_predecessors_converge() -> N
     assert len(outs) == 1
     (out,) = outs
     # E7 goes by value (seventeenth round); the driver's archive comment says where it stood
-    live, inline = out.split(b"<!--")
-    assert b"[After seven]" in live and b"- [E7](e7.md)" in inline
-    assert b"\ne7.md\t" in inline
+    live, parked = out.split(b"<!--")
+    assert b"[After seven]" in live and b"- [E7](e7.md)" in parked
+    assert b"\ne7.md\t" in parked
 
     Replica = tuple[bytes, bytes | None]
 

@@ -39,7 +39,7 @@ def _tree(base: bytes, x: Replica, y: Replica) -> Replica:
     return result.data, archive
 
 
-def _every_order(base: bytes, sides: list[bytes]) -> set[Replica]:
+def _every_order(base: bytes, sides: list[bytes]) -> set[tuple[bytes, bytes]]:
     reps: list[Replica] = [(s, None) for s in sides]
     header = ARCHIVE_HEADER.encode()
     out = {_tree(base, _tree(base, x, y), z) for x, y, z in permutations(reps)}
