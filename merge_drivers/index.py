@@ -616,10 +616,10 @@ def _written_after(
     linked entries between them aside) when base, ours and theirs all hold it with the same
     text, and a base entry of that section follows it. A predecessor one side deleted or
     edited places nothing (the entry goes to its section's end), nor is an entry before it
-    skipped: a merge that dropped the predecessor, or an intermediate merge that archived
-    the entries around it, cannot say where the new entry stood, so no merge order anchors
-    on them (the sixteenth round: skipping them let an intermediate over the caps read a
-    nearer predecessor than the side that wrote it). Siblings after one anchor come in the
+    skipped: a merge that dropped the predecessor cannot say where the new entry stood, so no
+    merge order anchors on it. `sides` hold their archived entries where they stood
+    (`_as_it_stood`): an intermediate merge that archived the entries around the new one
+    reads as the side that wrote it (the seventeenth round). Siblings after one anchor come in the
     order of their keys. Both sides wrote it: the later anchor — the result places it there,
     so read back it says that anchor again."""
     stable = {
