@@ -683,7 +683,7 @@ def _as_it_stood(order: list[Key], nodes: dict[Key, Node], stood: dict[str, str]
         return order
     out: list[Key] = []
     for k in order:
-        if START in after and nodes[k].kind != "fm":
+        if START in after and (nd := nodes.get(k)) is not None and nd.kind != "fm":
             out.extend(after.pop(START))
         out.append(k)
         out.extend(after.get(k, ()))

@@ -233,3 +233,21 @@ def test_over_the_caps_three_clones_each_placing_one_entry_agree_through_sync(
         assert _entry(title) in text
         if f"[{UNSORTED[after]}]" in text:
             assert _entry(UNSORTED[after]) + _entry(title) in text
+
+
+def test_over_the_caps_an_index_without_headings_converges_in_every_order() -> None:
+    """Entries before any heading: the archive's places name the file's top (nothing after
+    the tab) and read back there, before everything but frontmatter."""
+    titles = [f"Note {(i * 37) % 200:03d}" for i in range(199)]
+
+    def flat(ts: list[str]) -> bytes:
+        return ("---\nname: memory\n---\n\n" + "".join(_entry(t) for t in ts)).encode()
+
+    a = [*titles[:3], "Placed by a", *titles[3:]]
+    b = [*titles, "Appended by b"]
+    c = titles[1:]
+    results = _every_order(flat(titles), [flat(a), flat(b), flat(c)])
+    assert len(results) == 1
+    ((index, archive),) = results
+    assert fits(index) and index.startswith(b"---\nname: memory\n---\n")
+    assert "\t\n" in archive.decode()  # an entry archived at the top of the file
