@@ -40,6 +40,11 @@ ARCHIVE_HEADER = (
 ARCHIVE_KEY: Key = ("e", "", ARCHIVE_NAME.casefold(), 0)
 NOWHERE: Key = ("", "", "", -2)  # an archived base entry whose section is gone: filed last
 ARCHIVE_TITLE_NORM = "memory archive"
+# Where each archived entry stood in the index (issue 24, placement): a line per archived linked
+# entry after this title, "archived target<TAB>the live linked entry it followed" — a trailing
+# comment of MEMORY-archive.md, the end of the git driver's archive comment
+PLACES_TITLE = "gitmem: where the archived entries stood in MEMORY.md"
+MAX_PLACES = 5_000  # lines of the comment read back (bounded cost of an untrusted file)
 
 
 def read_index(text: str) -> Index:
@@ -82,7 +87,7 @@ def archive_text(groups: list[tuple[Node | None, list[Node]]], file_mode: bool) 
     return "".join(out)
 
 
-def side_archive(info: SideInfo) -> list[Item] | None:
+def _side_text(info: SideInfo) -> str | None:
     try:
         data = info.siblings.get(ARCHIVE_NAME)
     except Exception:
@@ -93,9 +98,68 @@ def side_archive(info: SideInfo) -> list[Item] | None:
         text = data.decode()
     except UnicodeDecodeError:
         return None
-    if "\0" in text:
-        return None
-    return archive_entries(text, True) or None
+    return None if "\0" in text else text
+
+
+def side_archive(info: SideInfo) -> list[Item] | None:
+    text = _side_text(info)
+    return (archive_entries(text, True) or None) if text is not None else None
+
+
+def side_places(info: SideInfo) -> dict[str, str]:
+    """`places` of the side's archive file."""
+    text = _side_text(info)
+    return places(text) if text is not None else {}
+
+
+def places(text: str) -> dict[str, str]:
+    """Where an archive says its entries stood: archived target -> the target of the live
+    linked entry right before it in the index, "" for the top of its section (`places_text`).
+    An entry it does not name stood after an item that is not a linked entry."""
+    at = text.rfind(PLACES_TITLE)
+    if at < 0:
+        return {}
+    out: dict[str, str] = {}
+    for line in text[at:].split("\n")[1:MAX_PLACES]:
+        gone, tab, live = line.partition("\t")
+        if not tab:
+            break
+        if _plain_target(gone) and (not live or _plain_target(live)):
+            out.setdefault(gone, live)
+    return out
+
+
+def _plain_target(target: str) -> bool:
+    return bool(target) and not any(c in target for c in "\t\n\r") and "--" not in target
+
+
+def places_text(
+    order: list[Key], nodes_by_key: dict[Key, Node], spilled: set[Key], file_mode: bool
+) -> str:
+    """The end of an archive (a comment of its own in the file): each archived linked entry
+    with the live linked entry right before it in the merged index (archived entries between
+    them aside), or nothing when no live item of its section is (it stood at the top). The
+    identity of where an entry stood that survives archiving: a merge reading the side back
+    puts the archived entry there again, so the placement rules (on top of a section, after a
+    predecessor) read the same order whichever merge archived it. After a live item that is
+    not a linked entry: not said (read back at the top of its section, as before)."""
+    lines: list[str] = []
+    live: str | None = ""  # the last live linked entry of the section ("": none, at its top)
+    for key in order:
+        nd = nodes_by_key[key]
+        if nd.kind == "head":
+            live = ""
+        elif nd.kind == "fm":
+            continue
+        elif key not in spilled:
+            ok = nd.kind == "entry" and _plain_target(nd.target)
+            live = nd.target if ok else None
+        elif live is not None and nd.kind == "entry" and _plain_target(nd.target):
+            lines.append(f"{nd.target}\t{live}")
+    if not lines:
+        return ""
+    block = "\n".join([PLACES_TITLE, *lines]) + "\n"
+    return f"\n<!-- {block}-->\n" if file_mode else f"\n{block}"
 
 
 def spill(
@@ -109,7 +173,8 @@ def spill(
     No heading is left empty: the last entry a section (level 2 or deeper) still holds
     directly stays while others can go — its heading, read back, must be an item of the side
     that archived it, and a heading the archive took is not (measured: `docs/history/merge.md`). Only
-    when every other entry is gone and the index still does not fit does it go too."""
+    when every other entry is gone and the index still does not fit does it go too. Where an
+    archived entry stood is kept apart (`places_text`), so no entry stays for placement's sake."""
     nodes = [nodes_by_key[k] for k in order]
     lines, chars = measure_nodes(nodes)
     if lines <= MAX_LINES and chars <= MAX_CHARS:

@@ -47,8 +47,11 @@ from merge_drivers.archive import (
     NOWHERE,
     archive_groups,
     archive_text,
+    places,
+    places_text,
     read_index,
     side_archive,
+    side_places,
     spill,
     with_link,
 )
@@ -351,7 +354,14 @@ def merge_index(
         side.nodes = {pairs.get(k, k): nd for k, nd in side.nodes.items()}
         keys = (spelled[side.name].get(it.key, it.key) for it in z.items)
         orders[side.name] = list(dict.fromkeys(pairs.get(k, k) for k in keys))
-    tops = _written_on_top(bn, [(orders[s.name], s.nodes) for s in (so, st)])
+    # the placement rules read each side with its archived entries where they stood
+    stood = {
+        so.name: places("".join(zo.inline)) | (side_places(ours_info) if from_files else {}),
+        st.name: places("".join(zt.inline)) | (side_places(theirs_info) if from_files else {}),
+    }
+    placed = [(_as_it_stood(orders[s.name], s.nodes, stood[s.name]), s.nodes) for s in (so, st)]
+    tops = _written_on_top(bn, placed)
+    afters = _written_after(bn, placed)
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
@@ -445,7 +455,16 @@ def merge_index(
 
     def arranged(on_top: dict[Key, frozenset[Key]] | None) -> list[Key]:
         order = canonical_order(
-            base_order, base_pos, nodes, lines, filed, bn, on_top, base_sections, apart
+            base_order,
+            base_pos,
+            nodes,
+            lines,
+            filed,
+            bn,
+            on_top,
+            base_sections,
+            apart,
+            None if apart else afters,
         )
         return _one_title(fold_copies(order, nodes), nodes, bn)
 
@@ -478,10 +497,12 @@ def merge_index(
     if spilled or ao or at:
         groups = archive_groups(order, nodes, spilled)
         if inline_archive:
-            block = INLINE_OPEN + "\n" + archive_text(groups, False) + INLINE_CLOSE
+            inner = archive_text(groups, False) + places_text(order, nodes, spilled, False)
+            block = INLINE_OPEN + "\n" + inner + INLINE_CLOSE
             data += block + ("\n" if eol else "")
         else:
-            extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True)).encode()
+            where = places_text(order, nodes, spilled, True)
+            extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True) + where).encode()
     return MergeResult(data.encode(), tuple(resolutions), extra)
 
 
@@ -585,6 +606,89 @@ def _short(nd: Node) -> str:
     text = nd.target or bullet_body(first_line(nd.text)) or first_line(nd.text)
     text = "".join(c if c.isprintable() else " " for c in text).strip()
     return repr(text if len(text) <= 40 else text[:39] + "…")
+
+
+def _written_after(
+    bn: dict[Key, Node], sides: list[tuple[list[Key], dict[Key, Node]]]
+) -> dict[Key, Key]:
+    """The base linked entry each new linked entry was written after (#24, placement): the
+    base linked entry right before it in its section on the side that wrote it (other new
+    linked entries between them aside) when base, ours and theirs all hold it with the same
+    text, and a base entry of that section follows it. A predecessor one side deleted or
+    edited places nothing (the entry goes to its section's end), nor is an entry before it
+    skipped: a merge that dropped the predecessor cannot say where the new entry stood, so no
+    merge order anchors on it. `sides` hold their archived entries where they stood
+    (`_as_it_stood`): an intermediate merge that archived the entries around the new one
+    reads as the side that wrote it (the seventeenth round). Siblings after one anchor come in the
+    order of their keys. Both sides wrote it: the later anchor — the result places it there,
+    so read back it says that anchor again."""
+    stable = {
+        k
+        for k, b in bn.items()
+        if b.kind == "entry"
+        and b.target
+        and all(k in nodes and nodes[k].text == b.text for _, nodes in sides)
+    }
+    pos = {k: i for i, k in enumerate(bn)}
+    out: dict[Key, Key] = {}
+    for order, nodes in sides:
+        last: Key | None = None
+        head = START  # the side's section: it must be the base's of both neighbours
+        waiting: list[tuple[Key, Key]] = []  # (new entry, its anchor) until a stable successor
+        for key in order:
+            nd = nodes.get(key)
+            if nd is None:
+                continue
+            if nd.kind == "head":
+                last, waiting, head = None, [], key
+            elif key in stable:
+                if bn[key].anchor != head:
+                    last, waiting = None, []
+                    continue
+                for k, a in waiting:  # between two stable entries: else it is at the end
+                    if k not in out or pos[a] > pos[out[k]]:
+                        out[k] = a
+                last, waiting = key, []
+            elif key not in bn and nd.kind == "entry" and nd.target:
+                if last is not None:
+                    waiting.append((key, last))
+            else:  # anything else right before it: no predecessor (see above)
+                last = None
+    return out
+
+
+def _as_it_stood(order: list[Key], nodes: dict[Key, Node], stood: dict[str, str]) -> list[Key]:
+    """A side's written order with its archived linked entries back where its archive says
+    they stood (`archive.places`): right after the live linked entry of their section they
+    followed, or at the top of their section, several in archive order. One it does not
+    place is left out, as before (read back at the top of its section)."""
+    if not stood:
+        return order
+    written = set(order)
+    live = {
+        nd.target: k
+        for k in order
+        if (nd := nodes.get(k)) is not None and nd.kind == "entry" and nd.target
+    }
+    after: dict[Key, list[Key]] = {}  # START: before everything but frontmatter
+    for k, nd in nodes.items():
+        if k in written or nd.kind != "entry" or not nd.target or nd.target not in stood:
+            continue
+        prev = live.get(stood[nd.target]) if stood[nd.target] else nd.anchor
+        if prev is None or (prev != START and prev not in written):
+            continue
+        if prev == START or nodes[prev].kind == "head" or nodes[prev].anchor == nd.anchor:
+            after.setdefault(prev, []).append(k)
+    if not after:
+        return order
+    out: list[Key] = []
+    for k in order:
+        if START in after and (nd := nodes.get(k)) is not None and nd.kind != "fm":
+            out.extend(after.pop(START))
+        out.append(k)
+        out.extend(after.get(k, ()))
+    out.extend(after.pop(START, ()))
+    return out
 
 
 def _written_on_top(

@@ -206,6 +206,7 @@ def canonical_order(
     tops: dict[Key, frozenset[Key]] | None = None,
     base_sections: dict[Key, list[Node]] | None = None,
     written: list[list[Key]] | None = None,
+    after: dict[Key, Key] | None = None,
 ) -> list[Key]:
     """The canonical order: a function of the chosen items, their anchors and the base only.
 
@@ -309,7 +310,24 @@ def canonical_order(
             for k in new
             if held and nodes[k].anchor == root and any(f in nodes for f in on_top.get(k, ()))
         ]
-        out[start:] = top + held + [k for k in new if k not in top]
+        rest = [k for k in new if k not in top]
+        # a new entry written between two entries no side changed goes right after the first
+        # (siblings by key); after the section's last item it is at the end, with the rest
+        inner = set(held[:-1])
+        placed: dict[Key, list[Key]] = {}
+        for k in rest:
+            a = (after or {}).get(k)
+            if a in inner and nodes[k].anchor == root:
+                placed.setdefault(a, []).append(k)
+        if not placed:
+            out[start:] = top + held + rest
+            return
+        body: list[Key] = []
+        for h in held:
+            body.append(h)
+            body.extend(placed.get(h, ()))
+        moved = {k for ks in placed.values() for k in ks}
+        out[start:] = top + body + [k for k in rest if k not in moved]
 
     for key in base_order:
         if key in base and key[0] != "h" and key not in skip:

@@ -97,12 +97,16 @@ def test_an_entry_on_top_of_another_section_and_with_the_blank_line_under_its_he
     assert "## Other\n\n- [First]" in text  # the blank line stays under the heading
 
 
-def test_an_entry_written_in_the_middle_still_goes_to_the_end_of_its_section() -> None:
-    """Only the head of a section is a place every merge order can tell (see docs/merge.md):
-    an entry written between two others goes to the section's end, as before."""
+def test_an_entry_written_in_the_middle_goes_after_its_predecessor() -> None:
+    """Since the sixteenth round (docs/merge.md, "Placement and the archive, sixteenth
+    round") an entry written right after an entry no side changed stays after it; one whose
+    predecessor the other side edited still goes to the section's end."""
     ours = index([entry("Zeta"), entry("New"), *BASE[1:]])
     text = merged(INDEX, index(BASE), ours, index([*BASE, entry("Tail")]))
-    assert text == index([*BASE, entry("New"), entry("Tail")])
+    assert text == index([entry("Zeta"), entry("New"), *BASE[1:], entry("Tail")])
+    edited = [entry("Zeta", "about zeta, edited"), *BASE[1:]]
+    text = merged(INDEX, index(BASE), ours, index(edited))
+    assert text == index([*edited, entry("New")])
 
 
 NAMES = ["Able", "Baker", "Charlie", "Dog", "Easy", "Fox"]
