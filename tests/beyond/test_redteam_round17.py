@@ -6,8 +6,13 @@ door (docs/reliability.md, "Red team, round 17").
 
 from __future__ import annotations
 
+import os
+import time
+from pathlib import Path
+
 from merge_drivers import SideInfo, merge_file
 from merge_drivers.rank import parse_time
+from tests.support.world import World, write_files
 
 # -- the merge's ranking and a date from the future --------------------------------------------
 
@@ -27,11 +32,66 @@ def test_a_date_written_ahead_of_its_commit_does_not_win_every_conflict() -> Non
     at_november = SideInfo(time=parse_time("2026-11-28T10:00:00Z"))
     one = merge_file("team/deploy.md", base, november, june, at_november, at_june)
     two = merge_file("team/deploy.md", base, june, november, at_june, at_november)
-    assert one.data == two.data  # symmetric
+    assert one.data == two.data and one.data is not None  # symmetric
     assert b"Deploy on Fridays." in one.data and b"Mondays" not in one.data
     # a date within a day of its commit is believed, as before (time zones)
     honest = _topic("updated: 2026-06-02\n", "Deploy on Mondays.")
     late = SideInfo(time=parse_time("2026-06-01T10:00:00Z"))
     early = SideInfo(time=parse_time("2026-06-01T09:00:00Z"))
     got = merge_file("team/deploy.md", base, honest, _topic("", "Deploy on Fridays."), late, early)
-    assert b"Deploy on Mondays." in got.data
+    assert got.data is not None and b"Deploy on Mondays." in got.data
+
+
+# -- gitmem's private object store: every version of every personal file, forever -------------
+
+
+def _private_objects(clone: Path) -> dict[str, Path]:
+    store = clone / ".git" / "gitmem" / "objects"
+    return {p.parent.name + p.name: p for p in store.glob("??/*")}
+
+
+def _age(paths: list[Path], days: float) -> None:
+    then = time.time() - days * 86_400
+    for p in paths:
+        os.utime(p, (then, then))
+
+
+def test_old_plaintext_versions_leave_the_private_object_store(world: World) -> None:
+    """Every version of every personal file stayed in `<common-dir>/gitmem/objects`, in
+    plaintext, forever (nothing pruned it: 20 syncs, 40 objects). A sync prunes it at most once
+    a day, as git's gc does its own: what is older than two weeks and named by neither the
+    sync state nor the cipher cache goes; the memory still syncs and edits still merge."""
+    a = world.clone("a")
+    auto = world.scope_path(a, "auto")
+    versions = []
+    for i in range(4):
+        versions.append(f"version {i} of a private note\n")
+        write_files(auto, {"MEMORY.md": "- [Note](note.md) — mine\n", "note.md": versions[-1]})
+        world.ok("-C", str(a), "sync")
+    old_ids = {world.plumb(a, "hash-object", "--stdin", data=v.encode()) for v in versions[:-1]}
+    before = _private_objects(a)
+    assert old_ids <= set(before)  # plaintext of every old version, kept
+    _age([*before.values(), a / ".git" / "gitmem" / "objects-pruned"], 15)
+    write_files(auto, {"note.md": versions[-1] + "and one more line\n"})
+    world.ok("-C", str(a), "sync")
+    after = _private_objects(a)
+    assert not old_ids & set(after), "old plaintext versions still in the private store"
+    assert len(after) < len(before)
+    # the live versions are still there: an edit merges, a sync with nothing new is quiet
+    write_files(auto, {"note.md": versions[-1] + "and one more line\nand another\n"})
+    world.ok("-C", str(a), "sync")
+    assert (auto / "note.md").read_text().endswith("and another\n")
+    assert world.gitmem("-C", str(a), "status").code == 0
+    # an old version is still there in history: opened again from its ciphertext
+    shown = [world.gitmem("-C", str(a), "show", f"~{n}:auto/note.md") for n in range(1, 6)]
+    assert any(r.code == 0 and r.out == versions[1] for r in shown), shown
+    # a young object (written within the grace period) is never pruned, whatever names it
+    young = set(_private_objects(a))
+    os.unlink(a / ".git" / "gitmem" / "objects-pruned")
+    world.ok("-C", str(a), "sync")
+    assert young <= set(_private_objects(a)) | _repository_objects(a)
+
+
+def _repository_objects(clone: Path) -> set[str]:
+    store = clone / ".git" / "objects"
+    return {p.parent.name + p.name for p in store.glob("??/*")}
