@@ -95,3 +95,24 @@ def test_old_plaintext_versions_leave_the_private_object_store(world: World) -> 
 def _repository_objects(clone: Path) -> set[str]:
     store = clone / ".git" / "objects"
     return {p.parent.name + p.name for p in store.glob("??/*")}
+
+
+def test_doctor_names_plaintext_an_older_gitmem_left_in_the_repository(world: World) -> None:
+    """A gitmem older than the private object store wrote personal memory's plaintext into
+    `.git/objects` (reached by no ref: a `push --mirror` or `bundle --all` carries it); doctor
+    said nothing. It says so, with the one command that removes it — after which it is quiet."""
+    a = world.clone("a")
+    auto = world.scope_path(a, "auto")
+    write_files(auto, {"MEMORY.md": "- [Note](note.md) — mine\n", "note.md": "my secret plan\n"})
+    world.ok("-C", str(a), "sync")
+    clean = world.gitmem("-C", str(a), "doctor", "--offline")
+    assert "plaintext among the repository's objects" not in clean.out + clean.err
+    # what the older gitmem did: the plaintext blob written into the repository itself
+    world.plumb(a, "hash-object", "-w", str(auto / "note.md"))
+    told = world.gitmem("-C", str(a), "doctor", "--offline")
+    assert "1 personal memory in plaintext among the repository's objects" in told.out, told.out
+    assert "git gc --prune=now" in told.out
+    world.git("gc", "-q", "--prune=now", cwd=a)
+    after = world.gitmem("-C", str(a), "doctor", "--offline")
+    assert "plaintext among the repository's objects" not in after.out + after.err
+    assert world.gitmem("-C", str(a), "sync").code == 0  # gc took nothing gitmem needs
