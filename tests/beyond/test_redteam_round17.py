@@ -167,3 +167,25 @@ def test_validate_history_reads_a_long_history_in_batches(world: World) -> None:
     assert any(f.code == "GM140" for r in found.refs for f in r.findings)  # the removed secret
     assert calls["read_commit"] < 10 and calls["read_blob"] < 10, calls
     assert calls["read_blobs"] <= 3, calls
+
+
+# -- a fork: the upstream team's memory pushed to the user's fork ------------------------------
+
+
+def test_a_forks_remote_gets_no_memory_of_the_upstream_project(world: World) -> None:
+    """After `git remote set-url origin <fork>` (a fork made on the forge: branches only), the
+    first sync pushed the upstream team's memory — keyed to the upstream — to the fork. The
+    ref is set aside in one line naming both projects; nothing of it reaches the fork; adopt
+    (the user's word that the fork is that project too) pushes it."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"team/MEMORY.md": "- [P](plan.md) — ours\n"})
+    world.ok("-C", str(a), "sync")
+    fork = world.root / "fork.git"
+    world.git("clone", "-q", "--bare", str(world.remote), str(fork))  # branches, no memory refs
+    world.git("remote", "set-url", "origin", str(fork), cwd=a)
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code != 0 and "has none: not pushed there" in run.err, run.err
+    assert "gitmem adopt" in run.err and "Traceback" not in run.err
+    assert "refs/gitmem/team" not in world.git("--git-dir", str(fork), "for-each-ref")
+    world.ok("-C", str(a), "adopt")
+    assert "refs/gitmem/team" in world.git("--git-dir", str(fork), "for-each-ref")
