@@ -189,3 +189,59 @@ def test_a_forks_remote_gets_no_memory_of_the_upstream_project(world: World) -> 
     assert "refs/gitmem/team" not in world.git("--git-dir", str(fork), "for-each-ref")
     world.ok("-C", str(a), "adopt")
     assert "refs/gitmem/team" in world.git("--git-dir", str(fork), "for-each-ref")
+
+
+# -- JSON nested too deep: a RecursionError no `except ValueError` caught ---------------------
+
+DEEP = b'{"cwd": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+
+
+def test_a_hook_payload_nested_too_deep_never_fails_the_session(world: World) -> None:
+    """Claude Code's stdin JSON `[[[[…` 100,000 deep (under the 1 MiB payload bound): the
+    hook, which must always exit 0, died with exit 4 (`unexpected RecursionError`). Every JSON
+    gitmem reads from outside goes through `core/jsondata.loads`: too deep is a decode error."""
+    import sys
+
+    from tests.support.world import REPO_ROOT
+
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"team/MEMORY.md": "- [P](plan.md) — ours\n"})
+    world.ok("-C", str(a), "sync")
+    env = {**world.env, "PYTHONPATH": str(REPO_ROOT)}
+    for mode in ("pull", "push"):
+        run = subprocess.run(
+            [sys.executable, "-m", "gitmem", mode, "--hook"],
+            cwd=a,
+            input=DEEP,
+            capture_output=True,
+            env=env,
+        )
+        assert run.returncode == 0 and b"Recursion" not in run.stderr, run.stderr
+
+
+def test_json_nested_too_deep_where_gitmem_reads_it(world: World) -> None:
+    """The same bytes as a state file a `.git` from an archive holds (the sync state, the
+    checked trees, the cipher cache) or as the repository's committed `.claude/settings.json`:
+    exit 4 with a RecursionError before; now as any unreadable file — the state is rebuilt,
+    the settings file named in one line."""
+    from gitmem.core import jsondata
+
+    try:
+        jsondata.loads(DEEP)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("not refused")
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"team/MEMORY.md": "- [P](plan.md) — ours\n"})
+    world.ok("-C", str(a), "sync")
+    state = a / ".git" / "gitmem"
+    for planted in [state / "checked.json", state / "cipher-cache.json", *state.glob("state/*")]:
+        planted.write_bytes(DEEP)
+    write_files(world.scope_path(a, "team"), {"team/MEMORY.md": "- [P](plan.md) — ours, too\n"})
+    run = world.gitmem("-C", str(a), "sync")
+    assert run.code == 0 and "Recursion" not in run.err, run.err
+    (a / ".claude").mkdir()
+    (a / ".claude" / "settings.json").write_bytes(DEEP)
+    told = world.gitmem("-C", str(a), "hooks", "status")
+    assert "Recursion" not in told.err and told.code in (0, 2), told.err
