@@ -245,3 +245,21 @@ def test_json_nested_too_deep_where_gitmem_reads_it(world: World) -> None:
     (a / ".claude" / "settings.json").write_bytes(DEEP)
     told = world.gitmem("-C", str(a), "hooks", "status")
     assert "Recursion" not in told.err and told.code in (0, 2), told.err
+
+
+# -- record (the CLI and the MCP tool's one door): a text of many megabytes --------------------
+
+
+def test_a_huge_memory_is_refused_before_it_is_read(world: World) -> None:
+    """An MCP client's `record` of a 50 MB one-line text: its first line was split into
+    words three times (the description, the index line) before the file's size check
+    refused it: 5.8 s for 10 MB, ~30 s and a gigabyte for 50. Refused first, in one line;
+    nothing written."""
+    a = world.clone("a")
+    world.ok("-C", str(a), "sync")
+    team = world.scope_path(a, "team")
+    before = sorted(p.name for p in team.rglob("*")) if team.exists() else []
+    for title, text in (("big", "word " * (1 << 21)), ("t" * (5 << 20), "small")):
+        run = world.gitmem("-C", str(a), "record", "--title", title, "--scope", "team", text)
+        assert run.code == 2 and "characters (limit 4194304 bytes a file)" in run.err, run.err
+    assert (sorted(p.name for p in team.rglob("*")) if team.exists() else []) == before
