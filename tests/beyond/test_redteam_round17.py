@@ -263,3 +263,30 @@ def test_a_huge_memory_is_refused_before_it_is_read(world: World) -> None:
         run = world.gitmem("-C", str(a), "record", "--title", title, "--scope", "team", text)
         assert run.code == 2 and "characters (limit 4194304 bytes a file)" in run.err, run.err
     assert (sorted(p.name for p in team.rglob("*")) if team.exists() else []) == before
+
+
+# -- gitmem.toml of a teammate's ref: 100,000 aliases ------------------------------------------
+
+
+def test_a_project_file_of_100000_aliases_is_refused_at_the_gate(world: World) -> None:
+    """A teammate's commit whose gitmem.toml lists 100,000 aliases (2.4 MB): a teammate's
+    first pull took 11 s, and every merge carried them on (aliases are a union). Refused as
+    an unreadable gitmem.toml is (GM109), in one line, by sync and validate alike."""
+    a, b = world.clone("a"), world.clone("b")
+    write_files(world.scope_path(a, "team"), {"team/MEMORY.md": "- [P](plan.md) — ours\n"})
+    world.ok("-C", str(a), "sync")
+    tip = world.plumb(a, "rev-parse", "refs/gitmem/team")
+    aliases = ", ".join(f'"host{i}.example/o/r"' for i in range(100_000))
+    meta = world.plumb(a, "show", f"{tip}:gitmem.toml") + f"\naliases = [{aliases}]\n"
+    blob = world.plumb(a, "hash-object", "-w", "--stdin", data=meta.encode())
+    old = world.plumb(a, "rev-parse", f"{tip}:gitmem.toml")
+    listing = world.plumb(a, "ls-tree", tip).replace(old, blob) + "\n"
+    tree = world.plumb(a, "mktree", data=listing.encode())
+    commit = world.plumb(a, "commit-tree", tree, "-p", tip, "-m", "aliases")
+    world.git("push", "-q", str(world.remote), f"{commit}:refs/gitmem/team", cwd=a)
+    run = world.gitmem("-C", str(b), "sync")
+    assert run.code == 2 and "bytes (limit 65536)" in run.err, run.err
+    assert len(run.err.strip().splitlines()) == 2
+    assert not (world.scope_path(b, "team") / "team" / "MEMORY.md").exists()
+    checked = world.gitmem("-C", str(b), "validate", "--remote", "origin")
+    assert checked.code == 1 and "GM109" in checked.out
