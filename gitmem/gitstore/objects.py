@@ -912,9 +912,9 @@ class ObjectStore(GitDir, ObjectEncoding):
 
     def prune_private(self, keep: Collection[str], expire: float) -> int:
         """Remove from gitmem's private objects what no one needs: a copy the repository has
-        too, and an object older than `expire` (seconds since the epoch: git's own prune
-        grace) that is not in `keep` (what the sync state and the cipher cache name); a
-        temp file of a killed writer as old. Every version of every personal file stayed
+        too, and a blob older than `expire` (seconds since the epoch: git's own prune grace)
+        that is not in `keep` (what the sync state and the cipher cache name); a temp file of
+        a killed writer as old. Every version of every personal file stayed
         there in plaintext forever (red team 17). A plaintext pruned while still wanted is
         opened again from its ciphertext (`add_restorer`); a kept copy of a packed blob is
         read through git again. Returns how many files were removed. Called under the lock."""
@@ -941,13 +941,25 @@ class ObjectStore(GitDir, ObjectEncoding):
                     continue  # not ours to judge
                 else:
                     gone = os.path.exists(os.path.join(repository, fan, name)) or (
-                        old and oid not in keep
+                        old and oid not in keep and _is_blob(path)
                     )
                 if gone:
                     with contextlib.suppress(OSError):
                         os.unlink(path)
                         removed += 1
         return removed
+
+
+def _is_blob(path: str) -> bool:
+    """A loose object file holds a blob (its header, the first bytes inflated): only blobs are
+    pruned — a plaintext the codec can open again from its ciphertext, or a copy git holds
+    packed; a tree or commit of gitmem's own is small and nothing could rebuild it."""
+    try:
+        with open(path, "rb") as fh:
+            head = zlib.decompressobj().decompress(fh.read(64), 16)
+    except (OSError, zlib.error):
+        return False
+    return head.startswith(b"blob ")
 
 
 def _listing(folder: str) -> list[str]:

@@ -1,5 +1,5 @@
 """gitmem's private objects pruned during a sync, as `git gc --auto` prunes git's: at most once
-a day, under the sync's lock, objects older than git's own grace period that neither the sync
+a day, under the sync's lock, blobs older than git's own grace period that neither the sync
 state nor the cipher cache's ciphertexts name. Never the repository's objects."""
 
 from __future__ import annotations
