@@ -25,8 +25,13 @@ def prune_private_objects(repo: Store, now: float) -> int:
             return 0
     except OSError:
         pass
-    removed = repo.prune_private(_named(common), now - PRUNE_EXPIRE)
-    write_no_links(common, stamp, b"", 0o600, durable=False)
+    from gitmem.errors import GitmemError
+
+    try:  # housekeeping: a state it cannot read keeps everything, and fails no sync
+        removed = repo.prune_private(_named(common), now - PRUNE_EXPIRE)
+        write_no_links(common, stamp, b"", 0o600, durable=False)
+    except (GitmemError, OSError, ValueError):
+        return 0
     return removed
 
 

@@ -238,6 +238,7 @@ def test_json_nested_too_deep_where_gitmem_reads_it(world: World) -> None:
     state = a / ".git" / "gitmem"
     for planted in [state / "checked.json", state / "cipher-cache.json", *state.glob("state/*")]:
         planted.write_bytes(DEEP)
+    (state / "objects-pruned").unlink()  # the day's prune reads them too
     write_files(world.scope_path(a, "team"), {"team/MEMORY.md": "- [P](plan.md) — ours, too\n"})
     run = world.gitmem("-C", str(a), "sync")
     assert run.code == 0 and "Recursion" not in run.err, run.err
