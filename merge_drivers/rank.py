@@ -4,7 +4,9 @@ A `Rank` is a plain tuple compared as a whole: (confidence, recency, bytes). Mis
 counts as 0.5 (neutral) and missing recency as -inf, so every pair of versions is ordered and
 the order never depends on which side is "ours" — the property that makes merges symmetric and,
 because "take the greater" is associative, makes replicas converge whatever the merge order.
-Reads no files and no clock: timestamps come from the file's frontmatter or the caller.
+Reads no files and no clock: timestamps come from the file's frontmatter or the caller. A
+frontmatter date is bounded by the version's own commit time (an input, never the clock), so a
+version's rank is still a function of that version alone.
 """
 
 from __future__ import annotations
@@ -15,6 +17,11 @@ NEUTRAL_CONFIDENCE = 0.5
 _NO_TIME = float("-inf")
 _SCAN_LIMIT = 65536  # frontmatter larger than this is not scanned for rank fields
 _RANK_KEYS = (b"confidence", b"modified", b"updated")
+# a frontmatter date more than this many seconds after the commit that wrote it is not believed:
+# the commit's time ranks that version instead (`updated: 2999` would win every conflict
+# forever). A day, for any time zone; `gitmem.core.limits` takes it from here (the merge imports
+# nothing of gitmem) (red team 17)
+FUTURE_SLACK = 86_400.0
 
 
 def _days_from_civil(y: int, m: int, d: int) -> int:
@@ -140,8 +147,8 @@ def rank_fields(data: bytes | None) -> tuple[float | None, float | None]:
 def rank_of(data: bytes, fields_from: bytes | None, fallback_time: float | None) -> Rank:
     """The rank of one version `data` whose confidence/recency live in `fields_from`."""
     confidence, recency = rank_fields(fields_from)
-    if recency is None:
-        recency = fallback_time
+    if recency is None or (fallback_time is not None and recency > fallback_time + FUTURE_SLACK):
+        recency = fallback_time  # no date, or one written ahead of its own commit
     return (
         NEUTRAL_CONFIDENCE if confidence is None else confidence,
         _NO_TIME if recency is None else recency,

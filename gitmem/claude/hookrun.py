@@ -32,6 +32,7 @@ from gitmem.claude.hookcontext import (
     size,
     team_header,
 )
+from gitmem.core import jsondata
 from gitmem.errors import GitmemError
 from gitmem.gitstore.spawn import quiet_git
 
@@ -111,7 +112,7 @@ def read_stdin(wait: float = 1.0) -> bytes:
 
 def read_payload(data: bytes) -> HookPayload:
     try:
-        raw = json.loads(data[:MAX_PAYLOAD].decode("utf-8")) if data.strip() else {}
+        raw = jsondata.loads(data[:MAX_PAYLOAD].decode("utf-8")) if data.strip() else {}
     except (UnicodeDecodeError, json.JSONDecodeError):
         raw = {}
     if not isinstance(raw, dict):

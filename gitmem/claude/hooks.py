@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem.core import jsondata
 from gitmem.core.userdirs import tilde
 from gitmem.errors import UsageError
 
@@ -210,7 +211,7 @@ def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
     if not raw.strip():
         return raw, {}
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        data = jsondata.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
         raise UsageError(
             f"{path} is not UTF-8 text", "fix or move the file, then rerun; nothing was written"
@@ -293,7 +294,7 @@ def _remember(settings: Path, before: bytes | None, after: bytes) -> None:
 def _recall(settings: Path) -> tuple[bool, bytes | None, bytes | None]:
     """(found, before, after) as remembered by the last install."""
     try:
-        payload = json.loads(_memo_path(settings).read_text("utf-8"))
+        payload = jsondata.loads(_memo_path(settings).read_text("utf-8"))
         before = payload["before"]
         return (
             True,
@@ -344,7 +345,11 @@ def install(
     out = _dump(data, raw)
     if raw is not None and out == raw:
         return HookChange(path, False, f"gitmem hooks already installed in {tilde(path, root)}")
-    if raw is not None and raw.strip() and json.loads(out) == json.loads(raw.decode("utf-8-sig")):
+    if (
+        raw is not None
+        and raw.strip()
+        and jsondata.loads(out) == jsondata.loads(raw.decode("utf-8-sig"))
+    ):
         return HookChange(path, False, f"gitmem hooks already installed in {tilde(path, root)}")
     _write(path, out)
     found, first_before, last_after = _recall(path)
@@ -449,7 +454,6 @@ def hooks_disabled(root: Path | None) -> list[Path]:
     file within the size limit, never waiting on a FIFO; a link followed as Claude Code
     follows it (red team 14: a monorepo's `.claude/settings.json` linking a shared file that
     turned the hooks off went unsaid)."""
-    import json
 
     from gitmem.core.fileread import NotAFile, read_followed
 
@@ -459,7 +463,7 @@ def hooks_disabled(root: Path | None) -> list[Path]:
     found = []
     for path in paths:
         try:
-            data = json.loads(read_followed(path))
+            data = jsondata.loads(read_followed(path))
         except (OSError, ValueError, NotAFile):
             continue
         if isinstance(data, dict) and data.get("disableAllHooks") is True:

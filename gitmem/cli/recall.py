@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from gitmem.cli.common import command
+from gitmem.core import jsondata
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -67,10 +68,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _has_prompt(stdin: str) -> bool:
-    import json
 
     try:
-        event = json.loads(stdin) if stdin.strip() else None
+        event = jsondata.loads(stdin) if stdin.strip() else None
     except ValueError:
         return False
     prompt = event.get("prompt") if isinstance(event, dict) else None

@@ -70,6 +70,7 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     _drivers(project, checkup)
     _hooks(project, checkup)
     _key(project, checkup)
+    _plaintext_left(project, checkup)
     _hub(project, checkup, offline)
     _folders(project, status, checkup)
     _orphans(project, checkup)
@@ -559,6 +560,41 @@ def _key(project: Project, checkup: Checkup) -> None:
         # a teammate who synced with no personal memory yet has no key either: "the first sync"
         # read as one still to run
         checkup.add("key", OK, "no key yet: the first sync with personal memory makes one")
+
+
+def _plaintext_left(project: Project, checkup: Checkup) -> None:
+    """Personal memory in plaintext among the repository's own objects: what a gitmem older
+    than its private object store (red team 15) wrote there, unreached by any ref — a
+    `git push --mirror`, `git bundle --all` or a copy of the folder still carries it. Looked
+    for by the plaintext ids this clone knows (the personal folders' last synced files, the
+    cipher cache): one `stat` each, loose objects only (what `git gc --prune=now` leaves
+    packed is reached by a ref: a team file or the branch holding the same bytes)."""
+    if (project.repo.config_get("gitmem.encrypt") or "").lower() == "off":
+        return  # pushed in plaintext by the user's word: said by _key
+    from gitmem.core.statedir import state_dir
+    from gitmem.privacy.ciphercache import CipherCache
+    from gitmem.project.state import load_scope_state
+
+    common = Path(project.repo.common_dir)
+    if not (state_dir(common) / "state").is_dir():
+        return  # never synced here
+    plain: set[str] = set()
+    for scope in project.scopes:
+        if scope.ref == project.user_ref:
+            plain.update(load_scope_state(common, scope.name).oids().values())
+    for known in CipherCache(common).pairs.values():
+        plain.update(str(pair[0]) for pair in known.values() if pair)
+    objects = common / "objects"
+    found = sum(os.path.exists(objects / oid[:2] / oid[2:]) for oid in plain if len(oid) > 2)
+    if found:
+        checkup.add(
+            "key",
+            PROBLEM,
+            f"{found} personal memor{'y' if found == 1 else 'ies'} in plaintext among the "
+            "repository's objects (.git/objects), left by an older gitmem: a push --mirror, "
+            "bundle --all or copy of the folder carries them",
+            "git gc --prune=now (while no gitmem sync runs: removes the objects no ref reaches)",
+        )
 
 
 def _hub(project: Project, checkup: Checkup, offline: bool) -> None:

@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
+from gitmem.core import jsondata
 from gitmem.errors import GitmemError, UsageError
 from gitmem.project.confinement import within
 from gitmem.project.identity import claude_config_dir, claude_slug
@@ -155,7 +156,7 @@ def transcript_checkout(slug_dir: Path) -> str | None:
             continue
         for line in head.splitlines()[:50]:
             try:
-                cwd = json.loads(line).get("cwd")
+                cwd = jsondata.loads(line).get("cwd")
             except (ValueError, AttributeError):
                 continue
             if isinstance(cwd, str) and cwd.startswith("/"):

@@ -19,6 +19,7 @@ import json
 import os
 from pathlib import Path
 
+from gitmem.core import jsondata
 from gitmem.errors import ConfigError
 
 # what `gitmem.encrypt` seals: personal (the default: auto and local), local, or off
@@ -101,7 +102,7 @@ def _key(common_dir: Path) -> str:
 
 def _read() -> dict[str, dict[str, str]]:
     with contextlib.suppress(OSError, ValueError):
-        data = json.loads(_file().read_bytes())
+        data = jsondata.loads(_file().read_bytes())
         if isinstance(data, dict):
             return {
                 str(k): {str(a): str(b) for a, b in v.items()}

@@ -9,6 +9,7 @@ import contextlib
 import json
 from pathlib import Path
 
+from gitmem.core import jsondata
 from gitmem.core.nolinks import write_no_links
 from gitmem.core.statedir import state_dir
 
@@ -21,7 +22,7 @@ def unseen(common_dir: Path, kind: str, lines: list[str]) -> list[str]:
     path = state_dir(common_dir) / f"shown-{kind}.json"
     previous: set[str] = set()
     with contextlib.suppress(OSError, ValueError, TypeError):
-        previous = {str(x) for x in json.loads(path.read_text("utf-8"))}
+        previous = {str(x) for x in jsondata.loads(path.read_text("utf-8"))}
     if set(lines) != previous:
         write_no_links(common_dir, path, json.dumps(sorted(set(lines))).encode())
     return [line for line in lines if line not in previous]

@@ -8,11 +8,11 @@ import contextlib
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from gitmem.errors import GitError, GitmemError
-from gitmem.gitstore.base import GitDir, TreeEntry, TreeShape, commit_time
+from gitmem.gitstore.base import HEX, GitDir, TreeEntry, TreeShape, commit_time
 from gitmem.gitstore.catfile import CatFile
 from gitmem.gitstore.process import clean_env, run_git
 from gitmem.gitstore.treediff import TreeDiff, entry_patterns
@@ -122,6 +122,10 @@ class ObjectEncoding(TreeDiff):
         if self._restorers is None:
             self._restorers = []
         self._restorers.append(restore)
+
+    def prune_private(self, keep: Collection[str], expire: float) -> int:
+        """Remove the private objects no one needs (the git store's); in memory: none."""
+        return 0
 
     def _restored(self, oid: str) -> tuple[str, bytes] | None:
         for restore in self._restorers or ():
@@ -901,7 +905,68 @@ class ObjectStore(GitDir, ObjectEncoding):
         folder = Path(private, oid[:2])
         if not (folder / oid[2:]).exists():
             _write_loose(folder, oid[2:], zlib.compress(raw, _level(raw)), 0o700)
+        else:  # written again: young again, or `prune_private` could take it from this run
+            with contextlib.suppress(OSError):
+                os.utime(folder / oid[2:])
         return oid
+
+    def prune_private(self, keep: Collection[str], expire: float) -> int:
+        """Remove from gitmem's private objects what no one needs: a copy the repository has
+        too, and a blob older than `expire` (seconds since the epoch: git's own prune grace)
+        that is not in `keep` (what the sync state and the cipher cache name); a temp file of
+        a killed writer as old. Every version of every personal file stayed
+        there in plaintext forever (red team 17). A plaintext pruned while still wanted is
+        opened again from its ciphertext (`add_restorer`); a kept copy of a packed blob is
+        read through git again. Returns how many files were removed. Called under the lock."""
+        private = self.private_objects()
+        if private is None:
+            return 0
+        repository = os.path.join(self.common_dir, "objects")
+        removed = 0
+        for fan in _listing(private):
+            if len(fan) != 2 or fan.strip(HEX):
+                continue
+            folder = os.path.join(private, fan)
+            for name in _listing(folder):
+                path = os.path.join(folder, name)
+                oid = fan + name
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                old = st.st_mtime < expire
+                if name.startswith("tmp_obj_"):
+                    gone = old
+                elif not self._is_oid(oid):
+                    continue  # not ours to judge
+                else:
+                    gone = os.path.exists(os.path.join(repository, fan, name)) or (
+                        old and oid not in keep and _is_blob(path)
+                    )
+                if gone:
+                    with contextlib.suppress(OSError):
+                        os.unlink(path)
+                        removed += 1
+        return removed
+
+
+def _is_blob(path: str) -> bool:
+    """A loose object file holds a blob (its header, the first bytes inflated): only blobs are
+    pruned — a plaintext the codec can open again from its ciphertext, or a copy git holds
+    packed; a tree or commit of gitmem's own is small and nothing could rebuild it."""
+    try:
+        with open(path, "rb") as fh:
+            head = zlib.decompressobj().decompress(fh.read(64), 16)
+    except (OSError, zlib.error):
+        return False
+    return head.startswith(b"blob ")
+
+
+def _listing(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
 
 
 def _write_loose(folder: Path, name: str, data: bytes, mode: int = 0o777) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem.core import jsondata
 from gitmem.errors import UsageError
 from merge_drivers.diff import BoundedMatcher, unified_diff
 from merge_drivers.model import LOSING_REASONS
@@ -582,13 +583,12 @@ def made_on(subject: str) -> str:
 
 def _told(project: Project) -> set[tuple[str, str]]:
     import contextlib
-    import json
 
     from gitmem.core.statedir import read_own, state_dir
 
     path = state_dir(project.repo.common_dir) / TOLD_FILE
     with contextlib.suppress(OSError, ValueError, TypeError):
-        return {(str(p), str(c)) for p, c in json.loads(read_own(path))}
+        return {(str(p), str(c)) for p, c in jsondata.loads(read_own(path))}
     return set()
 
 
@@ -603,7 +603,7 @@ def _remember_told(project: Project, keys: list[tuple[str, str]]) -> None:
     path = state_dir(common) / TOLD_FILE
     old: list[list[str]] = []
     with contextlib.suppress(OSError, ValueError, TypeError):
-        old = [[str(p), str(c)] for p, c in json.loads(read_own(path))]
+        old = [[str(p), str(c)] for p, c in jsondata.loads(read_own(path))]
     kept = old + [[p, c] for p, c in keys if [p, c] not in old]
     with contextlib.suppress(OSError):  # a record of what was said: never fails a sync
         write_no_links(common, path, json.dumps(kept[-MAX_TOLD:]).encode())

@@ -12,6 +12,7 @@ import functools
 import json
 from pathlib import Path
 
+from gitmem.core import jsondata
 from gitmem.core.nolinks import write_no_links
 from gitmem.core.statedir import read_own, state_dir
 from gitmem.policy.treecheck import Checked
@@ -78,7 +79,7 @@ def policy_stamp() -> str:
 
 def _load(common_dir: Path) -> dict[str, object]:
     try:
-        raw = json.loads(read_own(_file(common_dir)))
+        raw = jsondata.loads(read_own(_file(common_dir)))
     except (OSError, ValueError):
         return {}
     if not isinstance(raw, dict) or raw.get(POLICY) != policy_stamp():

@@ -56,19 +56,23 @@ def intermediate_findings(
     shown = {(f.path, f.code, f.message) for f in reported}
     entries_seen: set[tuple[str, str]] = set()  # (path, oid) checked in an earlier commit
     out: list[tuple[str, list[Finding]]] = []
+    read = _Prefetched(repo, changes, sizes)
     for commit, all_added in changes:
         added = {p: v for p, v in all_added.items() if (p, v[1]) not in entries_seen}
         entries_seen.update((p, v[1]) for p, v in added.items())
         if not added:
             continue
-        tree = repo.read_commit(commit)[0]
-        sealed = repo.tree_entry(tree, f"auto/{MANIFEST}") is not None
+        # the layout (sealed or not) matters only to what is under auto/: a commit's tree is
+        # read for it only then (10,000 commits: three `cat-file` round trips each, 35 s)
+        sealed = any(p.startswith("auto/") for p in added) and (
+            repo.tree_entry(repo.read_commit(commit)[0], f"auto/{MANIFEST}") is not None
+        )
         encrypted = ALWAYS_ENCRYPTED | ({"auto"} if sealed else frozenset())
         entries = {
             path: Entry(mode, _KINDS.get(mode, "blob"), oid, sizes.get(oid))
             for path, (mode, oid) in added.items()
         }
-        found = check_changed(entries, 0, 0, sealed, ref, repo.read_blob, known=frozenset(seen))
+        found = check_changed(entries, 0, 0, sealed, ref, read, known=seen)  # no copy a commit
         seen.update(
             e.oid
             for p, e in entries.items()
@@ -83,6 +87,47 @@ def intermediate_findings(
         if fresh:
             out.append((commit, fresh))
     return out
+
+
+class _Prefetched:
+    """`read_blob` for the commits' checks, the blobs they add read ahead in pipelined batches
+    (`Store.read_blobs`) in the order the commits come: one round trip per batch instead of
+    one per blob. A batch holds at most PREFETCH_BLOBS blobs and PREFETCH_BYTES bytes (a blob
+    over the file limit is never read ahead: its check reads none of it)."""
+
+    def __init__(
+        self,
+        repo: Store,
+        changes: Sequence[tuple[str, Mapping[str, tuple[str, str]]]],
+        sizes: Mapping[str, int],
+    ) -> None:
+        self.repo, self.sizes = repo, sizes
+        order = (oid for _, added in changes for mode, oid in added.values() if mode[:3] == "100")
+        self.order = [o for o in dict.fromkeys(order) if sizes.get(o, 0) <= MAX_BLOB_BYTES]
+        self.at = {oid: i for i, oid in enumerate(self.order)}
+        self.held: dict[str, bytes] = {}
+
+    def __call__(self, oid: str) -> bytes:
+        data = self.held.get(oid)
+        if data is not None:
+            return data
+        start = self.at.get(oid)
+        if start is None:
+            return self.repo.read_blob(oid)
+        batch: list[str] = []
+        total = 0
+        for o in self.order[start : start + PREFETCH_BLOBS]:
+            total += self.sizes.get(o, 0)
+            if batch and total > PREFETCH_BYTES:
+                break
+            batch.append(o)
+        self.held = self.repo.read_blobs(batch)  # the last batch's blobs: read already
+        data = self.held.get(oid)
+        return self.repo.read_blob(oid) if data is None else data
+
+
+PREFETCH_BLOBS = 512
+PREFETCH_BYTES = 16 << 20
 
 
 def secrets_in_commits(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from gitmem.core.limits import MAX_BLOB_BYTES as MAX_BLOB_BYTES  # their home: core/limits.py
@@ -536,7 +537,7 @@ def check_changed(
     auto_sealed: bool,
     ref: str,
     read: Callable[[str], bytes],
-    known: frozenset[str] = frozenset(),
+    known: AbstractSet[str] = frozenset(),
 ) -> list[Finding]:
     """The findings `check_entries` gives a tree that differs from a tree that passed it
     only in the entries `changed` (their new entries, None: removed), given the new tree's
@@ -583,7 +584,7 @@ def _check_entry(
     tops: frozenset[str],
     encrypted: frozenset[str],
     read: Callable[[str], bytes],
-    known: frozenset[str] = frozenset(),
+    known: AbstractSet[str] = frozenset(),
     named: frozenset[str] = frozenset(),
     quiet: frozenset[str] = frozenset(),
 ) -> list[Finding]:

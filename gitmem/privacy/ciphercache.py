@@ -13,6 +13,7 @@ import json
 import os
 from pathlib import Path
 
+from gitmem.core import jsondata
 from gitmem.core.statedir import read_own, state_dir
 
 # the pairs name the user's personal files: readable by the user alone (an existing file
@@ -39,7 +40,7 @@ class CipherCache:
         self.migrated = ""  # the last plaintext commit re-written encrypted (still in history)
         self.dirty = False
         try:
-            raw = json.loads(read_own(self.form_path))
+            raw = jsondata.loads(read_own(self.form_path))
             if raw.get("version") == 1:
                 self.form = [str(x) for x in raw.get("form", [])]
                 self.migrated = str(raw.get("migrated", ""))
@@ -68,7 +69,7 @@ class CipherCache:
     def _load(self, with_form: bool) -> None:
         self._pairs = {}
         try:
-            raw = json.loads(read_own(self.path))
+            raw = jsondata.loads(read_own(self.path))
             if raw.get("version") == 1:
                 self._pairs = raw["keys"]
                 if with_form:
@@ -77,7 +78,7 @@ class CipherCache:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         try:  # the pairs changed since: over the cache's (a pair is a path's newest)
-            raw = json.loads(read_own(self.journal_path))
+            raw = jsondata.loads(read_own(self.journal_path))
             if raw.get("version") == 1 and raw.get("base") == file_stamp(self.path):
                 for key_id, known in raw["keys"].items():
                     self._pairs.setdefault(key_id, {}).update(known)

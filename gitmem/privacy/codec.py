@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from gitmem.core import jsondata
 from gitmem.core.statedir import state_dir
 from gitmem.errors import GitmemError
 from gitmem.gitstore.objects import blobs
@@ -1216,14 +1217,13 @@ class PersonalCodec:
         """DECODED_JOURNAL laid over the record's folders `opened` (edited in place): (tree,
         key id, the rest of its listing), or None (none, or over another record: `opened`
         untouched)."""
-        import json
 
         from gitmem.core.nolinks import read_no_links
 
         common = self.repo.common_dir
         try:
             data = read_no_links(common, state_dir(common) / DECODED_JOURNAL)
-            raw = json.loads(data) if data is not None else None
+            raw = jsondata.loads(data) if data is not None else None
             if not raw or raw["version"] != 1 or raw["base"] != stamp or not stamp:
                 return None
             if raw["opened"].keys() != opened.keys() or raw["key_id"] != self._file_key:
@@ -1256,7 +1256,6 @@ class PersonalCodec:
 
     def _load_base(self) -> Decoded | None:
         """The commit the last run decoded last, as it was checked (DECODED_FILE), or None."""
-        import json
         from itertools import repeat
 
         from gitmem.core.nolinks import read_no_links
@@ -1269,7 +1268,7 @@ class PersonalCodec:
                 return None
             stamp = file_stamp(state_dir(common) / DECODED_FILE)
             head, _, body = data.partition(b"\n")
-            raw = json.loads(head)
+            raw = jsondata.loads(head)
             if raw["version"] != DECODED_VERSION:  # an older gitmem's: decoded whole once
                 return None
             listing = _strings(raw["rest"])

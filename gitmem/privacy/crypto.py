@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gitmem.core import jsondata
 from gitmem.errors import TamperedRef, UsageError
 from gitmem.privacy.layout import (  # the names and settings, apart from the cryptography
     ENDORSEMENT_FILE,
@@ -243,7 +244,7 @@ def seal_json(key: ScopeKey, path: str, value: object) -> bytes:
 
 
 def open_json(key: ScopeKey, path: str, data: bytes) -> Any:
-    return json.loads(key.open(path, data))
+    return jsondata.loads(key.open(path, data))
 
 
 def endorse(old: ScopeKey, new: ScopeKey) -> bytes:

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem.core import jsondata
 from gitmem.core.statedir import state_dir
 from gitmem.errors import GitmemError
 from gitmem.privacy.crypto import DecryptError, canonical_recipient
@@ -51,7 +52,7 @@ def asked_to_be_granted(common_dir: Path, machine_recipient: str, commit: str) -
 
 def _asked_at(common_dir: Path) -> object:
     try:
-        return json.loads((state_dir(common_dir) / ASKED_FILE).read_text("utf-8"))
+        return jsondata.loads((state_dir(common_dir) / ASKED_FILE).read_text("utf-8"))
     except (OSError, ValueError):
         return None
 

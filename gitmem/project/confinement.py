@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from gitmem.core import jsondata
 from gitmem.core.nolinks import read_no_links, write_no_links
 
 # folders of <root>/.claude whose files Claude Code runs as instructions, not memory
@@ -384,7 +385,7 @@ def personal_folders(common_dir: Path, auto: Path | None) -> list[Path]:
     path = state_dir(common_dir) / PERSONAL_FOLDERS_FILE
     known: list[str] = []
     with contextlib.suppress(OSError, ValueError, GitmemError):
-        data = json.loads(read_no_links(common_dir, path) or b"[]")
+        data = jsondata.loads(read_no_links(common_dir, path) or b"[]")
         known = [str(p) for p in data if isinstance(p, str)] if isinstance(data, list) else []
     if auto is None:
         return [Path(p) for p in known]

@@ -5,12 +5,13 @@ Pure string rules plus reading Claude Code's settings files; never writes anythi
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from gitmem.core import jsondata
 
 DEFAULT_PORTS = {"ssh": 22, "git+ssh": 22, "ssh+git": 22, "https": 443, "http": 80, "git": 9418}
 # Forges whose owner/repo paths are case-insensitive, with the other host names (ssh over port
@@ -305,7 +306,7 @@ def _read_json(path: Path) -> dict[str, object]:
     from gitmem.core.fileread import NotAFile, read_followed
 
     try:
-        data = json.loads(read_followed(path).decode("utf-8"))
+        data = jsondata.loads(read_followed(path).decode("utf-8"))
     except (OSError, ValueError, NotAFile):
         return {}
     return data if isinstance(data, dict) else {}
@@ -327,7 +328,6 @@ TRUST_LIMIT = 64 << 20  # a larger state file is a doubt: not trusted
 def workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
     """Whether Claude Code's state file says the workspace `root` is trusted (unreadable,
     absent or too large: not trusted)."""
-    import json
 
     try:
         with open(claude_state_file(env), "rb") as fh:
@@ -338,7 +338,7 @@ def workspace_trusted(root: Path, env: Mapping[str, str]) -> bool:
         return False
     try:  # strict UTF-8 text, as Claude Code writes it (json.loads of bytes would also take
         # a byte-order mark or UTF-16)
-        state = json.loads(data.decode("utf-8"))
+        state = jsondata.loads(data.decode("utf-8"))
     except ValueError:
         return False
     projects = state.get("projects") if isinstance(state, dict) else None

@@ -54,6 +54,8 @@ class MetaError(ValueError):
     """gitmem.toml cannot be read."""
 
 
+# a project known by a few URLs writes a few hundred bytes: room for hundreds of aliases
+MAX_META_BYTES = 64 * 1024
 _QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
@@ -69,6 +71,10 @@ def parse_meta(data: bytes) -> RefMeta:
     """gitmem.toml: `version = 1`, `key = "..."` and `aliases = ["...", ...]` (written by us)."""
     values: dict[str, str] = {}
     aliases: tuple[str, ...] = ()
+    if len(data) > MAX_META_BYTES:
+        # red team 17: 100,000 aliases (2.4 MB) cost a teammate's first pull 11 s, and every
+        # merge carried them on (aliases are a union)
+        raise MetaError(f"{META_FILE} is {len(data)} bytes (limit {MAX_META_BYTES})")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

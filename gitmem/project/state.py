@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from gitmem.core import jsondata
 from gitmem.core.statedir import read_own
 from gitmem.core.statedir import state_dir as state_dir  # where it was: its callers keep it
 from gitmem.core.tempfiles import temp_path
@@ -110,7 +111,7 @@ def state_file(common_dir: Path, scope: str) -> Path:
 def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
     path = state_file(common_dir, scope)
     try:
-        raw = json.loads(read_own(path))
+        raw = jsondata.loads(read_own(path))
         version = raw.get("version")
         if version == 1:
             return _load_v1(raw)
@@ -177,7 +178,7 @@ def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
     from gitmem.gitstore.folderindex import entries, index_path
 
     try:
-        raw = json.loads(read_own(state_file(common_dir, scope)))
+        raw = jsondata.loads(read_own(state_file(common_dir, scope)))
         if raw.get("version") != STATE_VERSION or not raw.get("index"):
             return None
         apart = {

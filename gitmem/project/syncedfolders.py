@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gitmem.core import jsondata
 from gitmem.core.statedir import read_own
 from gitmem.project.state import state_dir, write_atomic
 
@@ -28,7 +29,7 @@ def known_folders(common_dir: Path) -> dict[str, Any]:
     """scope -> folders this clone synced it from (newest last), "adopted" -> folder ->
     fingerprint of what it held when adopted."""
     try:
-        raw = json.loads(read_own(_folders_file(common_dir)))
+        raw = jsondata.loads(read_own(_folders_file(common_dir)))
     except (OSError, ValueError):
         return {}
     if not isinstance(raw, dict):

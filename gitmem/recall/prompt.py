@@ -13,13 +13,13 @@ exits 0 and prints nothing on any failure: a hook must never disturb the session
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from gitmem.core import jsondata
 from gitmem.core.sanitize import STORED_NOTES
 
 if TYPE_CHECKING:
@@ -243,7 +243,7 @@ def answer(stdin: str, directory: str | None = None, memory_dir: str | None = No
     from gitmem.recall.searchindex import locate
 
     try:
-        event = json.loads(stdin) if stdin.strip() else {}
+        event = jsondata.loads(stdin) if stdin.strip() else {}
     except ValueError:
         return ""
     prompt = event.get("prompt") if isinstance(event, dict) else None

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from gitmem.core.limits import MAX_BLOB_BYTES
 from gitmem.core.userdirs import tilde
 from gitmem.errors import GitmemError, SecretsFound, UsageError
 from gitmem.project.paths import SUBAGENT_SCOPES  # <repo>/.claude/agent-memory[-local]/<agent>/
@@ -243,6 +244,15 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
             "give --title and the text: gitmem record --title 'TITLE' 'TEXT' (or the text on "
             "standard input)",
             tool_hint="give a title and a text",
+        )
+    given = len(m.body) + len(m.title) + len(m.description or "") + sum(map(len, m.tags))
+    if given > MAX_BLOB_BYTES:  # characters: at least as many bytes; before any is read
+        # (red team 17: an MCP client's 50 MB text was split into words three times, ~30 s
+        # and a gigabyte, before the file's size check refused it)
+        raise UsageError(
+            f"the memory is {given} characters (limit {MAX_BLOB_BYTES} bytes a file)",
+            "record a shorter text: a memory is a note, link to the rest",
+            tool_hint=f"give a text under {MAX_BLOB_BYTES} bytes",
         )
     if m.confidence is not None and not 0.0 <= m.confidence <= 1.0:
         raise UsageError(f"confidence {m.confidence} is not between 0 and 1", "e.g. 0.8")

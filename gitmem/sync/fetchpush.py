@@ -206,6 +206,7 @@ class Exchange:
             known = self.repo.resolve(self.project.tracking_ref(ref))
             if local and local != known:
                 pending[ref] = (local, known)
+        self._other_projects_kept(pending)
         if not self.opts.no_verify:
             self._scan_commits(pending)
         self._refuse_plaintext(pending)
@@ -328,6 +329,47 @@ class Exchange:
         if key not in self._changes:
             self._changes[key] = self._outgoing(local, known)
         return self._changes[key]
+
+    def _other_projects_kept(self, pending: dict[str, tuple[str, str | None]]) -> None:
+        """A remote with no memory ref yet gets no memory of another project: a local ref whose
+        gitmem.toml names neither this remote's project nor a path (made before there was a
+        remote) is set aside, said in one line (red team 17: after `origin` became the user's
+        fork, the first sync published the upstream team's memory on the fork — the
+        remote's URL names the project a ref belongs to, as a fetch's check holds). The rest
+        syncs; `gitmem adopt` (sync --force-key) pushes it all the same."""
+        if self.opts.force_key:
+            return
+        from gitmem.errors import UntrustedTreeError
+        from gitmem.project.refmeta import META_FILE, MetaError, parse_meta, shown_keys, unclaimed
+
+        for ref, (local, known) in list(pending.items()):
+            if known is not None or self.project.route(ref).remote != self.project.remote:
+                continue  # the remote has it (checked by the fetch), or the hub (keyed by URL)
+            oid = self.repo.tree_entry(self.repo.read_commit(local)[0], META_FILE)
+            try:
+                meta = parse_meta(self.repo.read_blob(oid)) if oid else None
+            except MetaError:
+                continue
+            if meta is None or unclaimed(meta) or meta.knows(self.project.key):
+                continue
+            del pending[ref]
+            self.run.locked.add(ref)
+            report = self.result.report(ref)
+            report.unpushed = True
+            report.notes[:] = [n for n in report.notes if not n.endswith("pushing ours back")]
+            option = f" --remote {self.project.remote}" if self.project.remote != "origin" else ""
+            self.result.refused.append(
+                UntrustedTreeError(
+                    f"{ref} here is memory of project {shown_keys((meta.key, *meta.aliases))}, "
+                    f"and {self.project.remote} ({self.project.key}) has none: not pushed "
+                    "there (a fork's remote gets no other project's memory)",
+                    "to sync it with its project: gitmem sync --remote NAME (that project's "
+                    "remote; git config gitmem.remote NAME keeps it); if "
+                    f"{self.project.remote} is that project too: gitmem adopt{option}",
+                )
+            )
+        if not self.run.open_refs() and self.result.refused:
+            raise self.result.refused[0]
 
     def _refuse_plaintext(self, pending: dict[str, tuple[str, str | None]]) -> None:
         """No commit a push publishes holds a plaintext file in a sealed folder (one holding

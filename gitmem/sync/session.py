@@ -125,6 +125,12 @@ class Session:
             self._loop()
             self._tell_losses()
             self._held_without_key()
+            if not self.opts.new_only:  # the hook's pull stays short: a whole sync prunes
+                import time
+
+                from gitmem.sync.prune import prune_private_objects
+
+                prune_private_objects(self.repo, time.time())
             excluded = exclude_memory_folders(self.project)  # refused folders too: never git add
             for line in excluded if self.run.by_ref else ():
                 self.result.report(next(iter(self.run.by_ref))).notes.append(

@@ -75,10 +75,17 @@ def test_personal_memory_leaves_only_encrypted_by_every_route(world: World, rout
         other = world.make_remote("other.git")
         world.git("remote", "add", "backup", str(other), cwd=a)
         if route == "second-remote":
-            world.ok("-C", str(a), "sync", "--remote", "backup")
+            run = world.gitmem("-C", str(a), "sync", "--remote", "backup")
         else:
             world.git("config", "gitmem.remote", "backup", cwd=a)
-            world.ok("-C", str(a), "sync")
+            run = world.gitmem("-C", str(a), "sync")
+        # another repository (its own history) gets no team memory of this project (red team
+        # 17: a fork); the personal ref still goes there, which is the route under test
+        assert run.code == 2 and "has none: not pushed there" in run.err, run.err
+        assert "refs/gitmem/users/" in world.git("--git-dir", str(other), "for-each-ref")
+        world.ok(
+            "-C", str(a), "adopt", *(["--remote", "backup"] if route == "second-remote" else [])
+        )
         receivers.append(other)
     elif route == "renamed":
         world.git("remote", "rename", "origin", "upstream", cwd=a)

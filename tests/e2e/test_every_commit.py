@@ -6,6 +6,7 @@ ref's whole history; each new blob is read once however many commits hold it."""
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -101,7 +102,15 @@ def test_each_new_blob_is_read_once_across_commits(synced: tuple[World, Path]) -
         reads.append(oid)
         return read_blob(oid, keep)
 
+    read_blobs = repo.read_blobs
+
+    def counted_many(oids: Iterable[str]) -> dict[str, bytes]:  # read ahead (round 17)
+        wanted = list(oids)
+        reads.extend(wanted)
+        return read_blobs(wanted)
+
     repo.read_blob = counted  # type: ignore[method-assign]
+    repo.read_blobs = counted_many  # type: ignore[method-assign]
     found = intermediate_findings(repo, tip, TEAM, [old])
     assert [c for c, _ in found] == [changes_first := repo.commit_changes(tip, [old])[0][0]]
     assert len(reads) == len(set(reads)) == 1

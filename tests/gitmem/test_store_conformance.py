@@ -310,3 +310,18 @@ def test_the_loopback_fetch_moves_refs_when_finished_and_not_when_cancelled(
     assert clone.read_commit(tip)[0] == tree, "the objects came with the ref"
     with pytest.raises(RemoteError):
         clone.start_fetch("nowhere", specs, 10.0).finish()
+
+
+def test_pruning_the_private_objects_keeps_what_a_ref_reaches_and_what_is_named(
+    store: ObjectsAndRefs,
+) -> None:
+    """`prune_private` (red team 17): whatever it removes, what a ref reaches and what `keep`
+    names still reads back, in the git store and the fake alike."""
+    kept = store.write_blob(b"named by the sync state\n")
+    tree = store.write_tree({"team/MEMORY.md": (BLOB_MODE, store.write_blob(b"on a ref\n"))})
+    commit = store.write_commit(tree, [], "gitmem: one", when=1_700_000_000)
+    store.update_ref("refs/gitmem/team", commit, None)
+    assert store.prune_private({kept}, float("inf")) >= 0  # everything counts as old
+    assert store.read_blob(kept) == b"named by the sync state\n"
+    assert store.list_tree(commit)["team/MEMORY.md"].oid
+    assert store.read_blob(store.list_tree(commit)["team/MEMORY.md"].oid) == b"on a ref\n"
