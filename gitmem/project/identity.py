@@ -139,6 +139,11 @@ def local_key(canonical_root: Path) -> str:
 _REF_UNSAFE = re.compile(r"[^a-z0-9._@+\-]")
 
 
+def is_user_id(text: str) -> bool:
+    """Whether `text` could be what `user_id` made (a bounded run of its characters)."""
+    return 0 < len(text) <= 254 and _REF_UNSAFE.search(text) is None
+
+
 def user_id(email: str) -> str:
     """A ref-safe id from a whole e-mail address (lower-cased; nothing collapsed)."""
     uid = _REF_UNSAFE.sub("-", email.strip().lower())

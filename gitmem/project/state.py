@@ -20,6 +20,7 @@ from gitmem.core.statedir import read_own
 from gitmem.core.statedir import state_dir as state_dir  # where it was: its callers keep it
 from gitmem.core.tempfiles import temp_path
 from gitmem.errors import LockedError
+from gitmem.project.identity import is_user_id
 
 if TYPE_CHECKING:
     from gitmem.gitstore.folderindex import FolderCheck
@@ -148,9 +149,12 @@ def owner_file(common_dir: Path, scope: str) -> Path:
 def folder_owner(common_dir: Path, scope: str) -> str | None:
     """Whose personal memory the scope's folder last synced with (their user id), if known."""
     try:
-        return read_own(owner_file(common_dir, scope)).decode().strip()
+        said = read_own(owner_file(common_dir, scope)).decode().strip()
     except (OSError, ValueError):
         return None
+    # A user id is what identity.user_id makes: anything else (a damaged or planted file) is no
+    # owner, rewritten by this sync, and never printed.
+    return said if is_user_id(said) else None
 
 
 def set_folder_owner(common_dir: Path, scope: str, uid: str) -> None:
