@@ -413,8 +413,11 @@ MAX_AHEAD = 86400
 # git's delta-base cache for the commands that read a whole tree's blobs (the reader, the
 # triggers' grep, the first checkout): 96 MiB by default, what a first sync's peak memory is
 # made of on a delta-heavy pack (30,000 files: cat-file 58 -> 17 MiB, grep 61 -> 24 MiB) for
-# ~0.1 s more CPU each (docs/history/performance.md, issue 23)
-SMALL_DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=8m")
+# ~0.1 s more CPU each (docs/history/performance.md, issue 23). 2 MiB since perf17: each of
+# them runs beside the sync's Python at its largest (the tree listed and checked), and that
+# sum is the peak (10,000 files: cat-file 14.3 -> 7.9 MiB, checkout-index 15.6 -> 9.3 MiB,
+# ~0.04 and ~0.08 s more CPU)
+SMALL_DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=2m")
 
 
 def _plain_path(path: str) -> bool:

@@ -6,8 +6,12 @@ which runs beside the sync's Python at its largest, keeps a small delta-base cac
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from benchmarks.scenarios.scale import REPO
 
@@ -34,3 +38,50 @@ def _peak_mib(*command: str) -> float:
 def test_a_child_forked_and_not_yet_execd_is_counted_once() -> None:
     peak = _peak_mib(sys.executable, "-c", FORK_WITHOUT_EXEC)
     assert 48 <= peak < 1.5 * 48  # summed twice it was ≥ 96
+
+
+def test_the_whole_tree_readers_run_with_a_small_delta_base_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader (`cat-file`), the triggers' `grep` and the first checkout
+    (`checkout-index`) each run beside the sync's Python at its largest: each gets a delta-base
+    cache of 2 MiB (git's default 96 MiB; 8 MiB before perf17), the largest share of their
+    memory on a delta-heavy pack."""
+    from gitmem.gitstore import Repository
+
+    repo_dir = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo_dir)], check=True)
+    for i in range(1, 80):  # alike files: a pack of deltas
+        (repo_dir / f"m{i:03d}.md").write_bytes(b"line\n" * i)
+    git = ["git", "-C", str(repo_dir), "-c", "user.name=T", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "files"], check=True)
+    subprocess.run([*git, "repack", "-adq"], check=True)
+    listed = subprocess.run(
+        [*git, "ls-tree", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout
+    blobs = {line.split("\t")[1]: line.split()[2] for line in listed.splitlines()}
+    tree = subprocess.run(
+        [*git, "rev-parse", "HEAD^{tree}"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    trace = tmp_path / "trace.json"
+    monkeypatch.setenv("GIT_TRACE2_EVENT", str(trace))
+    folder = tmp_path / "out"
+    folder.mkdir()
+    with Repository(repo_dir) as repo:
+        assert repo.read_blob(blobs["m002.md"]) == b"line\n" * 2
+        assert repo.files_holding(tree, ["line"]) is not None
+        assert repo.check_out(blobs, folder)
+    assert (folder / "m079.md").read_bytes() == b"line\n" * 79
+    started = [
+        event["argv"]
+        for event in map(json.loads, trace.read_text().splitlines())
+        if event.get("event") == "start"
+    ]
+    readers = {"cat-file", "grep", "checkout-index"}
+    seen = {cmd for argv in started for cmd in readers if cmd in argv}
+    assert seen == readers, started
+    for argv in started:
+        if readers & set(argv):
+            at = argv.index("core.deltaBaseCacheLimit=2m")
+            assert argv[at - 1] == "-c", argv
