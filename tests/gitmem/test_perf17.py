@@ -85,3 +85,25 @@ def test_the_whole_tree_readers_run_with_a_small_delta_base_cache(
         if readers & set(argv):
             at = argv.index("core.deltaBaseCacheLimit=2m")
             assert argv[at - 1] == "-c", argv
+
+
+def test_a_listing_holds_one_mode_and_one_kind_string_for_all_entries(tmp_path: Path) -> None:
+    """A first sync holds the team tree's listing through its peak: 10,000 entries with a new
+    `100644` and `blob` string each were ~1 MiB of it."""
+    from gitmem.gitstore import Repository
+
+    repo_dir = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo_dir)], check=True)
+    for i in range(20):
+        (repo_dir / f"m{i:02d}.md").write_bytes(b"%d\n" % i)
+    git = ["git", "-C", str(repo_dir), "-c", "user.name=T", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "files"], check=True)
+    with Repository(repo_dir) as repo:
+        head = repo.resolve("HEAD")
+        assert head is not None
+        for listed in (repo.list_tree(head), repo.list_tree_and_paths(head)[0]):
+            assert len(listed) == 20
+            assert len({id(e.mode) for e in listed.values()}) == 1
+            assert len({id(e.kind) for e in listed.values()}) == 1
+            assert {(e.mode, e.kind) for e in listed.values()} == {("100644", "blob")}
