@@ -3,7 +3,11 @@ run one side in this fresh process and print the peak memory of the process tree
 KiB: the largest sum of the resident sets of all its processes alive at once (sampled from /proc
 every few ms), or the largest single process if that is more (`getrusage(RUSAGE_CHILDREN)
 .ru_maxrss` is exact per process but never adds up processes that run together). This process
-itself, with its imports, is not counted."""
+itself, with its imports, is not counted, nor is a child that has not yet replaced its parent's
+program (`fork`, or the `vfork` inside `posix_spawn`, before `exec`): it reads back its
+parent's command line and its parent's pages (shared, or the very same address space under
+`vfork`), which the sum would count twice (perf17: a first sync's 33 MiB Python summed as 66
+MiB whenever a sample fell inside one of its spawns)."""
 
 from __future__ import annotations
 
@@ -19,8 +23,10 @@ INTERVAL = 0.002  # seconds between samples: a git that lives 10 ms is still see
 PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 
-def _descendants(pid: int) -> list[int]:
-    found, todo = [], [pid]
+def _descendants(pid: int) -> list[tuple[int, int]]:
+    """(process, its parent) for every process below `pid`."""
+    found: list[tuple[int, int]] = []
+    todo = [pid]
     while todo:
         parent = todo.pop()
         try:
@@ -33,19 +39,25 @@ def _descendants(pid: int) -> list[int]:
             except OSError:
                 continue
             for child in map(int, children):
-                found.append(child)
+                found.append((child, parent))
                 todo.append(child)
     return found
 
 
 def _tree_rss_kib(pid: int) -> int:
     total = 0
-    for child in _descendants(pid):
+    for child, parent in _descendants(pid):
         try:
+            if _cmdline(child) == _cmdline(parent):
+                continue  # forked, not yet exec'd: its parent's pages, counted with the parent
             total += int(Path(f"/proc/{child}/statm").read_text().split()[1]) * PAGE_KIB
         except (OSError, IndexError, ValueError):
             continue
     return total
+
+
+def _cmdline(pid: int) -> bytes:
+    return Path(f"/proc/{pid}/cmdline").read_bytes()
 
 
 class TreeSampler:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import time
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -417,8 +418,17 @@ MAX_AHEAD = 86400
 # git's delta-base cache for the commands that read a whole tree's blobs (the reader, the
 # triggers' grep, the first checkout): 96 MiB by default, what a first sync's peak memory is
 # made of on a delta-heavy pack (30,000 files: cat-file 58 -> 17 MiB, grep 61 -> 24 MiB) for
-# ~0.1 s more CPU each (docs/history/performance.md, issue 23)
-SMALL_DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=8m")
+# ~0.1 s more CPU each (docs/history/performance.md, issue 23). 2 MiB since perf17: each of
+# them runs beside the sync's Python at its largest (the tree listed and checked), and that
+# sum is the peak (10,000 files: cat-file 14.3 -> 7.9 MiB, checkout-index 15.6 -> 9.3 MiB,
+# ~0.04 and ~0.08 s more CPU)
+SMALL_DELTA_CACHE = ("-c", "core.deltaBaseCacheLimit=2m")
+
+
+def _name(word: bytes) -> str:
+    """A tree entry's mode or kind, one string for all entries alike (a listing of 10,000
+    files held two new ones each, ~1 MiB, through a first sync's peak: perf17)."""
+    return sys.intern(word.decode())
 
 
 def _plain_path(path: str) -> bool:
@@ -766,7 +776,7 @@ class ObjectStore(GitDir, ObjectEncoding):
             parts = meta.split()
             size = int(parts[3]) if sizes and parts[3] != b"-" else None
             path = raw_path.decode("utf-8", "surrogateescape")
-            entries[path] = TreeEntry(parts[0].decode(), parts[1].decode(), parts[2].decode(), size)
+            entries[path] = TreeEntry(_name(parts[0]), _name(parts[1]), parts[2].decode(), size)
         if self._is_oid(treeish):  # an object id names the same tree forever
             self._trees[(treeish, sizes)] = entries
             return dict(entries)
@@ -786,7 +796,7 @@ class ObjectStore(GitDir, ObjectEncoding):
             mode, kind, oid, size = meta.split()
             if kind != b"tree":
                 entries[path] = TreeEntry(
-                    mode.decode(), kind.decode(), oid.decode(), None if size == b"-" else int(size)
+                    _name(mode), _name(kind), oid.decode(), None if size == b"-" else int(size)
                 )
         if self._is_oid(treeish):
             self._trees[(treeish, True)] = entries
