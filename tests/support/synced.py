@@ -29,8 +29,13 @@ def _synced_a(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) 
     return built_once(tmp_path_factory, _remote_template, "synced-a", build_and_deploy_synced)
 
 
-@pytest.fixture
-def synced_a(_synced_a: Pristine, monkeypatch: pytest.MonkeyPatch) -> SyncedA:
-    world = _synced_a.fresh(monkeypatch)
+def handed_back(pristine: Pristine, monkeypatch: pytest.MonkeyPatch) -> SyncedA:
+    """The build, as built, at its paths (this process's HOME the world's)."""
+    world = pristine.fresh(monkeypatch)
     a = world.root / "a"
     return world, a, world.scope_path(a)
+
+
+@pytest.fixture
+def synced_a(_synced_a: Pristine, monkeypatch: pytest.MonkeyPatch) -> SyncedA:
+    return handed_back(_synced_a, monkeypatch)
