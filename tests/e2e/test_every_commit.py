@@ -13,10 +13,10 @@ import pytest
 
 from gitmem.gitstore import Repository
 from gitmem.policy.commits import intermediate_findings, secrets_in_commits
-from tests.e2e.test_validate import AWS_KEY, TEAM, add_to_team, hooked_server, synced
+from tests.e2e.test_validate import AWS_KEY, TEAM, _synced, add_to_team, hooked_server, synced
 from tests.support.world import TOPIC, World
 
-__all__ = ["synced"]  # the fixture, shared with test_validate
+__all__ = ["_synced", "synced"]  # the fixtures, shared with test_validate
 
 
 def remove_from_team(world: World, repo: Path, tip: str, name: str) -> str:

@@ -4,11 +4,11 @@ tests/merge_drivers/test_everyday_14.py."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.support.clock import later
 from tests.support.world import World
 
 
@@ -36,13 +36,13 @@ def test_curate_archives_a_notes_index_by_when_its_lines_were_written(world: Wor
     old["Area 0"] = old["Area 0"][:2]  # a short section: its last bullet stays
     (team / "MEMORY.md").write_text(_notes(old))
     world.ok("-C", str(a), "sync")
-    time.sleep(1.1)  # the newer lines' commit is a later second
     new = {
         h: [f"new note {i}-{j} on deploys" for j in range(9)] + old[h] for i, h in enumerate(heads)
     }
     (team / "MEMORY.md").write_text(_notes(new))
-    world.ok("-C", str(a), "sync")
-    said = world.ok("-C", str(a), "curate", "--yes", "--scope", "team")
+    with later():  # the newer lines' commit is a later second (the clock moved, no 1.1 s sleep)
+        world.ok("-C", str(a), "sync")
+        said = world.ok("-C", str(a), "curate", "--yes", "--scope", "team")
     after = (team / "MEMORY.md").read_text()
     archive = (team / "MEMORY-archive.md").read_text()
     assert "MEMORY-archive.md" in said

@@ -8,31 +8,48 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from gitmem.policy.secrets import scan_secrets
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import World, write_files
 
+Project = tuple[World, Path, Path]
 
-def _project(tmp_path: Path) -> tuple[World, Path, Path]:
+
+def _project(world: World) -> None:
     """A clone with one synced agents-scope memory in a subfolder (.claude/agent-memory/rev)."""
-    world = World(tmp_path)
-    world.make_remote()
     proj = world.clone("p")
-    folder = proj / ".claude" / "agent-memory" / "rev"
-    write_files(folder, {"notes.md": "# rev\nthe linter runs before the tests\n"})
+    write_files(_folder(proj), {"notes.md": "# rev\nthe linter runs before the tests\n"})
     world.ok("-C", str(proj), "sync")
-    return world, proj, folder
 
 
-def test_a_path_typed_after_dash_c_is_read_from_there(tmp_path: Path) -> None:
+def _folder(proj: Path) -> Path:
+    return proj / ".claude" / "agent-memory" / "rev"
+
+
+@pytest.fixture(scope="module")
+def _built(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """`_project` built once for the module (#23), handed back as built to each test."""
+    return built_once(tmp_path_factory, _remote_template, "newcomer13", _project)
+
+
+@pytest.fixture
+def project(_built: Pristine, monkeypatch: pytest.MonkeyPatch) -> Project:
+    world = _built.fresh(monkeypatch)
+    return world, world.root / "p", _folder(world.root / "p")
+
+
+def test_a_path_typed_after_dash_c_is_read_from_there(project: Project) -> None:
     """`gitmem -C repo log .claude/agent-memory/rev/notes.md`, started elsewhere, read the path
     from the folder gitmem was started in: "no memory … in this project". -C PATH is "as if
     gitmem was started in PATH" (its help, and git's): every typed path is read from there."""
-    world, proj, folder = _project(tmp_path)
+    world, proj, folder = project
     typed = ".claude/agent-memory/rev/notes.md"
-    log = world.ok("-C", str(proj), "log", typed, cwd=tmp_path)
+    log = world.ok("-C", str(proj), "log", typed, cwd=world.root)
     assert "gitmem: 1 file changed" in log or log.strip(), log
     (folder / "notes.md").unlink()
-    restored = world.ok("-C", str(proj), "restore", typed, cwd=tmp_path)
+    restored = world.ok("-C", str(proj), "restore", typed, cwd=world.root)
     assert restored.startswith("restored "), restored
     assert (folder / "notes.md").read_text().startswith("# rev\n")
     # a relative -C too, and a relative --memory-dir after it still reads from PATH
@@ -45,11 +62,11 @@ def test_a_path_typed_after_dash_c_is_read_from_there(tmp_path: Path) -> None:
     assert Path.cwd() != proj  # in-process runs go back where they started
 
 
-def test_the_work_tree_top_form_is_taken_from_a_subfolder(tmp_path: Path) -> None:
+def test_the_work_tree_top_form_is_taken_from_a_subfolder(project: Project) -> None:
     """In a subfolder of the clone, `log .claude/agent-memory/rev/notes.md` (the folder as
     status names it) said "no memory … in this project"; the path typed from the current
     folder comes first (`../.claude/…`), the top's form when it names no file here."""
-    world, proj, folder = _project(tmp_path)
+    world, proj, folder = project
     sub = proj / "src"
     sub.mkdir()
     typed = ".claude/agent-memory/rev/notes.md"
@@ -64,10 +81,10 @@ def test_the_work_tree_top_form_is_taken_from_a_subfolder(tmp_path: Path) -> Non
     assert refused.code == 2 and "no memory 'notes.md'" in refused.err, refused
 
 
-def test_query_id_takes_a_file_path_as_typed(tmp_path: Path) -> None:
+def test_query_id_takes_a_file_path_as_typed(project: Project) -> None:
     """`gitmem query --id ./notes.md` in the memory's folder, or `--id .claude/agent-memory/
     rev/notes.md` at the top, found nothing (only `agents/rev/notes.md` or `/abs` matched)."""
-    world, proj, folder = _project(tmp_path)
+    world, proj, folder = project
     for typed, where in (
         ("./notes.md", folder),
         ("notes.md", folder),
@@ -77,10 +94,10 @@ def test_query_id_takes_a_file_path_as_typed(tmp_path: Path) -> None:
         assert found.startswith("[memory] agents/rev/notes.md"), (typed, found)
 
 
-def test_query_with_free_words_searches_them(tmp_path: Path) -> None:
+def test_query_with_free_words_searches_them(project: Project) -> None:
     """`gitmem query linter tests` (a newcomer's first guess) exited 2; the words are now the
     search, with --search's every-word meaning, and combine with --search."""
-    world, proj, _folder = _project(tmp_path)
+    world, proj, _folder = project
     found = world.ok("-C", str(proj), "query", "linter", "tests")
     assert found.startswith("[memory] agents/rev/notes.md"), found
     both = world.ok("-C", str(proj), "query", "linter", "--search", "tests")
@@ -91,10 +108,10 @@ def test_query_with_free_words_searches_them(tmp_path: Path) -> None:
     assert as_json, as_json
 
 
-def test_diff_of_a_file_named_as_git_does(tmp_path: Path) -> None:
+def test_diff_of_a_file_named_as_git_does(project: Project) -> None:
     """`gitmem diff notes.md` took the file for a revision: "unknown revision 'notes.md'".
     A REV that is a file (or a memory id ending .md) is the path, as git reads it."""
-    world, proj, folder = _project(tmp_path)
+    world, proj, folder = project
     with (folder / "notes.md").open("a") as f:
         f.write("and the formatter after\n")
     for typed, where in (("notes.md", folder), ("agents/rev/notes.md", proj)):

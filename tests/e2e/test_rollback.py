@@ -21,6 +21,7 @@ from gitmem.privacy.rollback import manifest_value, read_manifest
 from gitmem.privacy.shards import manifest_files
 from tests.e2e.test_encryption import granted_pair, user_tip, write_personal
 from tests.support.personal import USER_REF, shard_paths
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import World, folder_bytes
 
 TRACKING = "refs/gitmem-remotes/origin/users/tester@example.com"
@@ -75,7 +76,34 @@ def victim_with_history(world: World) -> tuple[Path, Path, str]:
     (auto / "note.md").write_text("version 2\n")
     (auto / "newer.md").write_text("learned after the old state\n")
     world.ok("-C", str(a), "sync")
+    (world.root / "old-tip").write_text(old)
     return a, auto, old
+
+
+@pytest.fixture(scope="module")
+def _victim(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """`victim_with_history` built once for the module (#23), restored for each test."""
+    return built_once(tmp_path_factory, _remote_template, "victim", victim_with_history)
+
+
+@pytest.fixture
+def victim(_victim: Pristine, monkeypatch: pytest.MonkeyPatch) -> tuple[World, Path, Path, str]:
+    """The world, the victim's clone, its auto folder and the older state's tip."""
+    world = _victim.fresh(monkeypatch)
+    a = world.root / "a"
+    return world, a, world.scope_path(a), (world.root / "old-tip").read_text()
+
+
+def _seed(world: World) -> None:
+    seed = world.clone("seed")
+    write_personal(world, seed)
+    world.ok("-C", str(seed), "sync")
+
+
+@pytest.fixture(scope="module")
+def _seeded(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """A clone whose personal memory synced once, built once for the module (#23)."""
+    return built_once(tmp_path_factory, _remote_template, "seed", _seed)
 
 
 def personal_bytes(auto: Path) -> dict[str, bytes]:
@@ -97,9 +125,9 @@ def assert_refused(world: World, a: Path, auto: Path, attack: str, words: str) -
 
 @pytest.mark.slow
 def test_an_older_tree_put_back_on_top_of_the_tip_is_refused_and_team_still_syncs(
-    world: World,
+    victim: tuple[World, Path, Path, str],
 ) -> None:
-    a, auto, old = victim_with_history(world)
+    world, a, auto, old = victim
     b = world.clone("b", email="teammate@example.com")
     team_b = world.scope_path(b, "team")
     team_b.mkdir(parents=True, exist_ok=True)
@@ -124,10 +152,12 @@ def test_an_older_tree_put_back_on_top_of_the_tip_is_refused_and_team_still_sync
 
 
 @pytest.mark.slow
-def test_an_older_tree_fetched_by_status_first_is_still_refused(world: World) -> None:
+def test_an_older_tree_fetched_by_status_first_is_still_refused(
+    victim: tuple[World, Path, Path, str],
+) -> None:
     """`status --fetch` moves the tracking ref, the pin of these checks, and checks nothing:
     a replay it fetched is not the state this machine synced last (gitmem/sync/gate.py `_pin`)."""
-    a, auto, old = victim_with_history(world)
+    world, a, auto, old = victim
     mallory = Mallory(world)
     attack = mallory.push_tree(mallory.g("rev-parse", f"{old}^{{tree}}").strip())
     world.ok("-C", str(a), "status", "--fetch")
@@ -168,9 +198,9 @@ def test_one_older_ciphertext_put_back_is_refused(world: World, prefix: str) -> 
 
 @pytest.mark.slow
 def test_a_sealed_folder_dropped_whole_is_refused_but_deleting_every_file_syncs(
-    world: World,
+    victim: tuple[World, Path, Path, str],
 ) -> None:
-    a, auto, _ = victim_with_history(world)
+    world, a, auto, _ = victim
     mallory = Mallory(world)
     now = mallory.entries(mallory.fetch())
     kept = {p: o for p, o in now.items() if not p.startswith("auto/")}
@@ -235,15 +265,14 @@ def hidden_paths(world: World, repo: Path, rev: str) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.parametrize("form", [1, 2, 3])
 def test_manifests_of_older_formats_open_and_are_upgraded_on_the_next_change(
-    world: World, form: int
+    _seeded: Pristine, monkeypatch: pytest.MonkeyPatch, form: int
 ) -> None:
     """A ref written by an older gitmem (a manifest without generations, or in one blob
     without shards, or in shards: each in the flat layout of hidden names) opens on first
     contact and after; the next change writes it in shards, fanned out, a generation above,
     and a clone that synced the older form takes it."""
-    seed = world.clone("seed")
-    write_personal(world, seed)
-    world.ok("-C", str(seed), "sync")
+    world = _seeded.fresh(monkeypatch)
+    seed = world.root / "seed"
     v1 = downgrade(seed, world, form)
     assert bool(shard_paths(seed, v1, "auto")) is False or form == 3
     flat_names = hidden_paths(world, seed, v1)

@@ -10,10 +10,10 @@ import os
 import unicodedata
 from pathlib import Path
 
-from tests.e2e.test_validate import TEAM, add_to_team, synced
+from tests.e2e.test_validate import TEAM, _synced, add_to_team, synced
 from tests.support.world import TOPIC, World
 
-__all__ = ["synced"]
+__all__ = ["_synced", "synced"]
 
 OSC = "\x1b]0;pwned\x07\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J"
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.support.synced import SyncedA, _synced_a, synced_a
 from tests.support.world import BUILD_AND_DEPLOY, World, write_files
+
+__all__ = ["_synced_a", "synced_a"]  # the fixtures: one synced clone, built once a module
 
 
 def test_curate_and_graph_keep_each_scope_to_its_own_files(world: World) -> None:
@@ -36,11 +39,9 @@ SECRET = "export GH=ghp_abcdefghijklmnopqrstuvwxyz0123456789AB\n"
 
 
 def test_promote_that_the_secret_scan_would_block_says_so_and_its_next_step_works(
-    world: World,
+    synced_a: SyncedA,
 ) -> None:
-    a = world.clone("a")
-    auto = write_files(world.scope_path(a), BUILD_AND_DEPLOY)
-    world.ok("-C", str(a), "sync")
+    world, a, auto = synced_a
     (auto / "build.md").write_text("Run make -j.\n" + SECRET)
     refused = world.gitmem("-C", str(a), "promote", "auto/build.md")
     assert refused.code == 1, refused
@@ -65,10 +66,8 @@ def test_promote_that_the_secret_scan_would_block_says_so_and_its_next_step_work
     assert "team/notes.md" in remote_team, remote_team
 
 
-def test_doctor_advises_drivers_only_when_memory_is_kept_on_a_branch(world: World) -> None:
-    a = world.clone("a")
-    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
-    world.ok("-C", str(a), "sync")
+def test_doctor_advises_drivers_only_when_memory_is_kept_on_a_branch(synced_a: SyncedA) -> None:
+    world, a, _auto = synced_a
     plain = world.gitmem("-C", str(a), "doctor", "--offline")
     assert "drivers install" not in plain.out, plain.out
     write_files(a / ".claude" / "agent-memory" / "reviewer", {"MEMORY.md": "- agent\n"})
@@ -152,10 +151,8 @@ def test_no_remote_yet_then_one_added_lets_a_second_machine_just_sync(world: Wor
     assert (world.scope_path(a) / "laptop.md").exists()
 
 
-def test_adopt_says_adopted_only_for_a_ref_it_changed(world: World) -> None:
-    a = world.clone("a")
-    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
-    world.ok("-C", str(a), "sync")
+def test_adopt_says_adopted_only_for_a_ref_it_changed(synced_a: SyncedA) -> None:
+    world, _a, _auto = synced_a
     laptop = World(world.root / "laptop")
     mirror = world.root / "mirror.git"
     world.git("clone", "-q", "--mirror", str(world.remote), str(mirror))
@@ -214,12 +211,10 @@ def test_a_memory_that_is_not_utf8_syncs_and_is_named_with_its_first_bad_byte(
     assert world.gitmem("-C", str(a), "doctor", "--offline").code == 0
 
 
-def test_a_memory_that_is_not_text_is_named_and_doctor_fixes_it(world: World) -> None:
+def test_a_memory_that_is_not_text_is_named_and_doctor_fixes_it(synced_a: SyncedA) -> None:
     import subprocess
 
-    a = world.clone("a")
-    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
-    world.ok("-C", str(a), "sync")
+    world, a, _auto = synced_a
     wide = world.scope_path(a, "team") / "wide.md"
     wide.write_bytes("déjà vu\n".encode("utf-16"))
     for _ in range(2):
@@ -324,10 +319,8 @@ def test_a_dry_run_lists_what_the_sync_would_merge_and_write(world: World) -> No
     assert listed(dry) == listed(real) and len(listed(real)) == 5, (dry, real)
 
 
-def test_status_after_unpublishing_does_not_say_all_is_well(world: World) -> None:
-    a = world.clone("a")
-    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
-    world.ok("-C", str(a), "sync")
+def test_status_after_unpublishing_does_not_say_all_is_well(synced_a: SyncedA) -> None:
+    world, a, _auto = synced_a
     user = "refs/gitmem/users/tester@example.com"
     world.git("push", "-q", "origin", "--delete", "refs/gitmem/team", user, cwd=a)
     out = world.ok("-C", str(a), "status", "--fetch")
@@ -339,10 +332,8 @@ def test_status_after_unpublishing_does_not_say_all_is_well(world: World) -> Non
     assert team["ahead"] == 1 and "deleted there" in team["note"]
 
 
-def test_status_while_waiting_for_the_key_does_not_advise_publishing(world: World) -> None:
-    a = world.clone("a")
-    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
-    world.ok("-C", str(a), "sync")
+def test_status_while_waiting_for_the_key_does_not_advise_publishing(synced_a: SyncedA) -> None:
+    world, _a, _auto = synced_a
     laptop = World(world.root / "laptop")
     b = laptop.clone("b", url=str(world.remote))
     write_files(laptop.scope_path(b), {"laptop.md": "from the laptop\n"})
@@ -403,12 +394,10 @@ def test_a_lost_edit_is_listed_shown_and_brought_back_alone(world: World) -> Non
     assert missing.code == 2 and "gitmem lost" in missing.err
 
 
-def test_key_list_names_each_key_and_marks_this_machine(world: World) -> None:
+def test_key_list_names_each_key_and_marks_this_machine(synced_a: SyncedA) -> None:
     import subprocess
 
-    a = world.clone("a")
-    write_files(world.scope_path(a), BUILD_AND_DEPLOY)
-    world.ok("-C", str(a), "sync")
+    world, a, _auto = synced_a
     laptop = World(world.root / "laptop")
     (laptop.home / ".ssh").mkdir()
     keyfile = laptop.home / ".ssh" / "id_ed25519"
@@ -430,10 +419,8 @@ def test_key_list_names_each_key_and_marks_this_machine(world: World) -> None:
     assert all(r["label"] for r in rows)
 
 
-def test_promote_dry_run_says_who_could_read_it_and_moves_nothing(world: World) -> None:
-    a = world.clone("a")
-    auto = write_files(world.scope_path(a), BUILD_AND_DEPLOY)
-    world.ok("-C", str(a), "sync")
+def test_promote_dry_run_says_who_could_read_it_and_moves_nothing(synced_a: SyncedA) -> None:
+    world, a, auto = synced_a
     out = world.ok("-C", str(a), "promote", "auto/build.md", "--dry-run")
     assert "would move auto/build.md -> team/build.md" in out, out
     assert "readable by everyone who can fetch origin" in out and "nothing moved" in out
@@ -443,10 +430,8 @@ def test_promote_dry_run_says_who_could_read_it_and_moves_nothing(world: World) 
     )
 
 
-def test_show_prints_a_memory_at_a_revision_and_log_has_oneline(world: World) -> None:
-    a = world.clone("a")
-    auto = write_files(world.scope_path(a), BUILD_AND_DEPLOY)
-    world.ok("-C", str(a), "sync")
+def test_show_prints_a_memory_at_a_revision_and_log_has_oneline(synced_a: SyncedA) -> None:
+    world, a, auto = synced_a
     (auto / "build.md").write_text("Run make -j8.\n")
     world.ok("-C", str(a), "sync")
     assert world.ok("-C", str(a), "show", "~1:auto/build.md") == BUILD_AND_DEPLOY["build.md"]

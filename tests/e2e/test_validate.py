@@ -16,18 +16,29 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import BUILD_AND_DEPLOY, REPO_ROOT, TOPIC, World, write_files
 
 TEAM = "refs/gitmem/team"
 AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
 
 
-@pytest.fixture
-def synced(world: World) -> tuple[World, Path]:
+def synced_clone(world: World) -> None:
     clone = world.clone("a")
     write_files(world.scope_path(clone, "auto"), BUILD_AND_DEPLOY)
     world.ok("-C", str(clone), "sync")
-    return world, clone
+
+
+@pytest.fixture(scope="module")
+def _synced(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    """`synced_clone` built once for the module (#23): ten tests read or change a copy."""
+    return built_once(tmp_path_factory, _remote_template, "validate-synced", synced_clone)
+
+
+@pytest.fixture
+def synced(_synced: Pristine, monkeypatch: pytest.MonkeyPatch) -> tuple[World, Path]:
+    world = _synced.fresh(monkeypatch)
+    return world, world.root / "a"
 
 
 def add_to_team(world: World, repo: Path, name: str, data: bytes) -> str:
