@@ -57,3 +57,25 @@ def test_a_paragraph_given_one_blank_line_more_stays_deleted() -> None:
         for ours, theirs in ((deleter, spaced), (spaced, deleter)):
             got = merge_file(INDEX, base, ours, theirs).data
             assert got == (spaced if kept else deleter), (spaced, got)
+
+
+def test_the_benchmark_lists_the_failing_draws_it_counts() -> None:
+    """`merge_laws --list` names each draw `count` counts as failing, once, with its texts:
+    a class-2 example (twice: drawn twice) is listed once, at its first draw; a converging
+    draw is not."""
+    from benchmarks.merge_laws import count, failing
+
+    from .test_properties import REMAINING
+
+    fails = tuple(
+        x.encode()
+        for x in REMAINING["2 a retitle against a heading written above its base heading"]
+    )
+    fine = (b"", b"- plain one\n", b"", b"")
+    cases = [fine, fails, fails]
+    got = failing(cases)
+    assert [(row["draw"], row["not_converged"]) for row in got] == [(1, True)]
+    texts = got[0]["texts"]
+    assert isinstance(texts, dict)
+    assert tuple(x.encode() for x in texts.values()) == fails
+    assert count(cases)["not_converged"] == 2
