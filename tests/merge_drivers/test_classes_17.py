@@ -67,10 +67,11 @@ def test_the_benchmark_lists_the_failing_draws_it_counts() -> None:
 
     from .test_properties import REMAINING
 
-    fails = tuple(
+    base, a, b, c = (
         x.encode()
         for x in REMAINING["2 a retitle against a heading written above its base heading"]
     )
+    fails = (base, a, b, c)
     fine = (b"", b"- plain one\n", b"", b"")
     cases = [fine, fails, fails]
     got = failing(cases)
