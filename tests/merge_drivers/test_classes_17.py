@@ -42,6 +42,20 @@ def test_a_block_kept_with_one_blank_line_more_does_not_beat_its_deletion() -> N
     assert got == "- plain one\n## Project\n- [Topic 6](topic-6.md) —\n".encode()
 
 
+def test_a_heading_and_a_blank_line_over_a_deleted_paragraph_leave_it_deleted() -> None:
+    """Class 4 (a heading over a block another replica deletes; seed 3's three draws, reduced
+    by hand): one replica files the paragraph under a new heading after a blank line, another
+    writes that heading and an entry, a third deletes the paragraph. Merged with the deleter
+    first, it was gone; merged after the filer, its blank line read as an edit."""
+    got = _converged(
+        "Some prose about the project.\n- plain one\n",
+        "- plain one\n## Feedback\n\nSome prose about the project.\n",
+        "Some prose about the project.\n- plain one\n## Feedback\n- [Topic 2](topic-2.md) — x\n",
+        "- plain one\n",
+    )
+    assert got == "- plain one\n## Feedback\n- [Topic 2](topic-2.md) — x\n".encode()
+
+
 def test_a_paragraph_given_one_blank_line_more_stays_deleted() -> None:
     """The rule alone: a paragraph one side deletes and the other only spaces one blank line
     further from the heading above it is deleted, in both directions (before: kept, as
