@@ -732,9 +732,8 @@ def _pick(
 
     Against a deletion, an entry is modified only when its text changed: the blank lines before
     it are formatting (they change when its neighbours are deleted or re-spaced), so a side
-    that only re-spaced it does not bring back an entry the other side deleted (a heading still
-    counts its blank lines, a paragraph or other block all but one more). Between two kept
-    versions, the text is merged by rank and the gap by length (an edited text brings its
+    that only re-spaced it does not bring back an entry the other side deleted (a heading or a
+    paragraph still counts its blank lines). Between two kept versions, the text is merged by rank and the gap by length (an edited text brings its
     own), which keeps the result the same whatever order three replicas merge in.
     """
     if key[0] == "e" and b is not None and (o is None) != (t is None):
@@ -746,16 +745,6 @@ def _pick(
             resolutions.append(Resolution(path, subject, side.name, "modified beats deleted"))
             return kept.text, kept.gap
         if _words(kept.text) == _words(b.text):  # re-spaced at most: the deletion stands
-            return None
-    if key[0] == "b" and b is not None and (o is None) != (t is None):
-        kept = o if t is None else t
-        assert kept is not None
-        # a block kept as it was but for one blank line more before it is re-spaced, not
-        # edited: that is the blank the format needs (and does not declare) after a paragraph,
-        # declared once a merge puts a heading or the file's start above the block instead,
-        # so an order that merged such a result first brought back a block another order
-        # deleted (docs/merge.md, "Merge-law classes, seventeenth round")
-        if kept.text == b.text and kept.gap.count("\n") == b.gap.count("\n") + 1:
             return None
     bf = None if b is None else (_words(b.text), b.gap)
     of = None if o is None else (_words(o.text), o.gap)
