@@ -9,6 +9,9 @@ converge on). `impossible` counts the cases the convergence property leaves out
 cases where the base or a replica writes a line twice (a link to one target counts as one line):
 the repeated-text class of docs/merge.md, Known limits, counted apart from the rest.
 
+`--list` prints each failing draw instead of the counts, one JSON object a line (its number,
+what fails, whether it writes a line twice, its four texts): the cases to class by hand.
+
 `--record` writes the draws the tests pin counts of (RECORDED) to tests/merge_drivers/ (RECORD):
 `measure` merges those stored draws instead of drawing them again (drawing is over half of the
 cost) while the record is of today's generator."""
@@ -92,6 +95,33 @@ def count(cases: list[Case]) -> dict[str, int]:
     return counts
 
 
+def failing(cases: list[Case]) -> list[dict[str, object]]:
+    """The draws `count` counts as not converged or not idempotent (the impossible ones left
+    out, as there), each once, in draw order: its number, what fails, whether it writes a line
+    twice (class 1) and its four texts — what a class is read from (docs/merge.md, Known
+    limits)."""
+    out: list[dict[str, object]] = []
+    seen: set[Case] = set()
+    for n, case in enumerate(cases):
+        if case in seen:
+            continue
+        seen.add(case)
+        got = _laws(case)
+        if got.get("not_converged") or got.get("not_idempotent"):
+            out.append(
+                {
+                    "draw": n,
+                    "not_converged": bool(got["not_converged"]),
+                    "not_idempotent": bool(got["not_idempotent"]),
+                    "repeated": bool(
+                        got["repeated_not_converged"] or got["repeated_not_idempotent"]
+                    ),
+                    "texts": dict(zip(("base", "a", "b", "c"), map(_text, case), strict=True)),
+                }
+            )
+    return out
+
+
 def _laws(case: Case) -> dict[str, int]:
     base, a, b, c = case
     counts = {"cases": 1}
@@ -166,7 +196,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--record", action="store_true", help=f"write the draws tests read to {RECORD.name}"
     )
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="print each failing draw (its number, what fails, its four texts), one JSON a line",
+    )
     args = parser.parse_args(argv)
+    if args.list:
+        for row in failing(recorded(args.cases, args.seed) or draws(args.cases, args.seed)):
+            print(json.dumps({"seed": args.seed, **row}, ensure_ascii=False))
+        return 0
     if args.record:
         record()
         print(f"wrote {RECORD}")
