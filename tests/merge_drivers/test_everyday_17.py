@@ -186,8 +186,8 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         b"- we recieve alerts on slack\n",
         b"- we receive alerts on slack\n",
         b"- we get alerts on slack\n",
-        b"- we receive alerts on slack\n",
-    ),  # acceptable: one fix, the tie-break's (greater bytes); both are right
+        None,
+    ),  # acceptable: one fix, the newer (through sync), else the tie-break's; both are right
     "CRLF topic: two lines edited on two sides": (
         T,
         b"# B\r\n\r\n- one\r\n- two\r\n- three\r\n",
@@ -344,3 +344,10 @@ def test_line_endings_of_three_machines_converge() -> None:
     base = b"- one\r\n- two\r\n- three\r\n"
     sides = (base.replace(b"\r\n", b"\n"), base.replace(b"one", b"one!"), base + b"- four\r\n")
     assert in_every_order(T, base, *sides) == b"- one!\n- two\n- three\n- four\n"
+
+
+def test_one_typo_fixed_two_ways_is_one_fix() -> None:
+    """Both sides fixed `recieve`: one fix stands (never `receive get`), the loser told."""
+    _, base, ours, theirs, _ = SWEEP["the same typo fixed two ways"]
+    out = merge_file(T, base, ours, theirs)
+    assert out.data in (ours, theirs) and out.resolutions
