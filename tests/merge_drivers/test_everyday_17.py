@@ -215,7 +215,7 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         M + b"## Todo\n- [ ] a\n- [ ] b\n- [ ] c\n",
         M + b"## Todo\n- [x] a\n- [ ] b\n- [ ] c\n",
         M + b"## Todo\n- [ ] a\n- [x] b\n- [ ] c\n",
-        None,  # wrong, left: the ticked items go to the section's end (docs/merge.md)
+        M + b"## Todo\n- [x] a\n- [x] b\n- [ ] c\n",
     ),
     "index: a link target holding a space, hook vs title edited": (
         I,
@@ -351,3 +351,18 @@ def test_one_typo_fixed_two_ways_is_one_fix() -> None:
     _, base, ours, theirs, _ = SWEEP["the same typo fixed two ways"]
     out = merge_file(T, base, ours, theirs)
     assert out.data in (ours, theirs) and out.resolutions
+
+
+@pytest.mark.parametrize(
+    ("was", "now"),
+    [("- [ ] a", "- [x] a"), ("- [x] b", "- [ ] b"), ("- [ ] fix ci", "- [X] fix the ci")],
+)
+def test_a_checklist_item_ticked_in_an_index_stays_in_its_slot(was: str, now: str) -> None:
+    """A `MEMORY.md` checklist item ticked (or unticked, or ticked and reworded) while the
+    other side edits its neighbour: the same item, where it stood — its box is structure,
+    not a word (before: a one-letter item ticked was another item, filed at the end)."""
+    base = f"# Memory\n\n## Todo\n- [ ] first\n{was}\n- [ ] last\n".encode()
+    ours = base.replace(was.encode(), now.encode())
+    theirs = base.replace(b"- [ ] first", b"- [ ] first one")
+    want = ours.replace(b"- [ ] first", b"- [ ] first one")
+    check_case((I, base, ours, theirs, want))
