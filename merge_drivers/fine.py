@@ -739,7 +739,9 @@ def _merge_cells(
     return cells, won, by_b
 
 
-def _prose(lines: list[bytes]) -> bool:
+def is_prose(lines: list[bytes]) -> bool:
+    """Whether the lines are prose: no fence, list item, table, heading, quote, comment or
+    indented line."""
     for line in lines:
         s = line.lstrip(b" ")
         if not s.strip():
@@ -828,7 +830,7 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
     """Prose merged word by word; line breaks are whitespace, written as the side that moved
     them wrote them — a blank line too, so a paragraph one side split in two (or two it joined)
     and a word the other side changed in it both stand. None when a side is not prose."""
-    if not (_prose(z) and _prose(a) and _prose(b)):
+    if not (is_prose(z) and is_prose(a) and is_prose(b)):
         return None
     (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
     wz, wa, wb = (_emphasis(_parts(_link_ends(w))) for w in (wz, wa, wb))

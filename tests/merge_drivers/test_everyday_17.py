@@ -139,7 +139,15 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         b"See [a][1].\n\n[1]: https://a.example\n",
         b"See [a][1] and [b][2].\n\n[1]: https://a.example\n[2]: https://b.example\n",
         b"See [a][1] or [c][3].\n\n[1]: https://a.example\n[3]: https://c.example\n",
-        None,  # wrong, left: one side's sentence (a tie-break) and `[2]:` apart after a blank
+        b"See [a][1] or [c][3].\n\n[1]: https://a.example\n[3]: https://c.example\n"
+        b"[2]: https://b.example\n",
+    ),  # acceptable: one side's sentence (one phrase edited twice, a tie-break), every `[n]:`
+    "a line appended to a paragraph on each side": (
+        T,
+        b"Deploy notes.\nUse fly.\n\n- x\n",
+        b"Deploy notes.\nUse fly.\nCheck the logs.\n\n- x\n",
+        b"Deploy notes.\nUse fly.\nTag the release.\n\n- x\n",
+        b"Deploy notes.\nUse fly.\nTag the release.\nCheck the logs.\n\n- x\n",
     ),
     "frontmatter tags: one added vs one removed": (
         T,
