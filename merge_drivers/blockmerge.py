@@ -560,7 +560,9 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
     filed under `## Done`) is found by what it says (`_Versions`, bounded) and merged with
     `b`'s version where `a` wrote it. Only blocks written once in each version move.
     Paragraphs move the same way (round 15: a paragraph moved on one side and reworded on the
-    other stood twice, or once and twice when merged again with the editor)."""
+    other stood twice, or once and twice when merged again with the editor), and so does every
+    block that is not a heading, a rule or a blank: a comment, quote, fence, table or indented
+    code moved and edited, merged again with the editor, stood twice (round 17)."""
     from merge_drivers.fine import edits
 
     kz, ka, kb = ([u.key for u in us] for us in (zu, au, bu))
@@ -581,7 +583,7 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         if op.new is not None or kz[op.pos] not in once:
             continue
         moved = zu[op.pos].block
-        if moved is None or moved.kind not in ("item", "paragraph"):
+        if moved is None or moved.kind in ("heading", "blank", "rule"):
             continue
         j = versions.of(op.pos)
         said = {kz[op.pos], kb[j]} if j is not None else {kz[op.pos]}

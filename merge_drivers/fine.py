@@ -189,8 +189,15 @@ def _apart(p: _Op, e: _Op, told: set[_Op]) -> bool:
 
 
 def _marks_only(op: _Op) -> bool:
-    """A plain insertion of emphasis marks alone (`**` before or after a word)."""
-    return op.new is not None and not op.attached and all(_mark(k) for k in op.keys)
+    """A plain insertion of marks alone: emphasis (`**` before or after a word) or words with
+    no letter or digit (`🚀`, `✅`, `👍🏽`) — they adorn the phrase, so a word the other side
+    rewrote next to them and they both stand (#24, seventeenth round: `friday 🚀` against
+    `thursday` lost the rewrite)."""
+    return op.new is not None and not op.attached and all(_adornment(k) for k in op.keys)
+
+
+def _adornment(word: bytes) -> bool:
+    return bool(word) and not any(c.isalnum() for c in word.decode("utf-8", "replace"))
 
 
 def _sentences(ops: list[_Op], kz: list[bytes]) -> set[_Op]:
@@ -732,7 +739,9 @@ def _merge_cells(
     return cells, won, by_b
 
 
-def _prose(lines: list[bytes]) -> bool:
+def is_prose(lines: list[bytes]) -> bool:
+    """Whether the lines are prose: no fence, list item, table, heading, quote, comment or
+    indented line."""
     for line in lines:
         s = line.lstrip(b" ")
         if not s.strip():
@@ -821,7 +830,7 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
     """Prose merged word by word; line breaks are whitespace, written as the side that moved
     them wrote them — a blank line too, so a paragraph one side split in two (or two it joined)
     and a word the other side changed in it both stand. None when a side is not prose."""
-    if not (_prose(z) and _prose(a) and _prose(b)):
+    if not (is_prose(z) and is_prose(a) and is_prose(b)):
         return None
     (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
     wz, wa, wb = (_emphasis(_parts(_link_ends(w))) for w in (wz, wa, wb))
@@ -923,18 +932,48 @@ def _unquoted(lines: list[bytes]) -> list[bytes] | None:
     return out
 
 
+def _uncommented(lines: list[bytes]) -> list[bytes] | None:
+    """An HTML comment's lines without its `<!-- ` and `-->`, None when the lines are not one
+    whole comment so written (text before or after it, a second comment, `<!--x`)."""
+    text = b"".join(lines)
+    if not text.startswith(b"<!-- ") or text.count(b"<!--") != 1 or text.count(b"-->") != 1:
+        return None
+    last = lines[-1].rstrip(b"\r\n")
+    if not last.endswith(b"-->"):
+        return None
+    out = [*lines]
+    out[-1] = last[:-3] + lines[-1][len(last) :]
+    out[0] = out[0][5:]
+    return out
+
+
+def _commented(lines: list[bytes]) -> list[bytes]:
+    out = [*lines]
+    out[0] = b"<!-- " + out[0]
+    last = out[-1].rstrip(b"\r\n")
+    out[-1] = last + b"-->" + out[-1][len(last) :]
+    return out
+
+
 def _merge_quoted(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:
-    """A quote merged as the prose it quotes: `> ` taken off every line, the words merged
-    (`merge_words`), put back — two words of one quoted line edited on two sides both stand
-    (#24, sixteenth round: before, the line went to one side, a tie-break)."""
-    sides = [_unquoted(x) for x in (z, a, b)]
-    if not (sides[0] is not None and sides[1] is not None and sides[2] is not None):
-        return None
-    found = merge_words(sides[0], sides[1], sides[2], tie)
-    if found is None:
-        return None
-    lines, clashes, told = found
-    return [b">" + x if not x.strip() else b"> " + x for x in lines], clashes, told
+    """A quote or an HTML comment merged as the prose it holds: `> ` taken off every line (or
+    the `<!--` and `-->` around it), the words merged (`merge_words`), put back — two words of
+    one quoted line (or one comment) edited on two sides both stand (#24, sixteenth round for
+    quotes, seventeenth for comments: before, the line went to one side, a tie-break)."""
+    for off, on in ((_unquoted, _quoted), (_uncommented, _commented)):
+        sides = [off(x) for x in (z, a, b)]
+        if sides[0] is None or sides[1] is None or sides[2] is None:
+            continue
+        found = merge_words(sides[0], sides[1], sides[2], tie)
+        if found is None or not found[0]:
+            return None
+        lines, clashes, told = found
+        return on(lines), clashes, told
+    return None
+
+
+def _quoted(lines: list[bytes]) -> list[bytes]:
+    return [b">" + x if not x.strip() else b"> " + x for x in lines]
 
 
 def fence_states(lines: Sequence[bytes]) -> list[bool]:

@@ -186,6 +186,14 @@ def _said(text: str) -> tuple[str, ...]:
     return tuple((bullet_body(first_line(text)) or "").casefold().split())
 
 
+def _unboxed(words: tuple[str, ...]) -> tuple[str, ...]:
+    """A checklist item's words without its box (`[ ]`, `[x]`): ticking it is structure, as
+    its marker is, not a word changed."""
+    if words[:2] == ("[", "]"):
+        return words[2:]
+    return words[1:] if words[:1] in (("[x]",), ("[X]",)) else words
+
+
 def _words_alike(a: str, b: str) -> float:
     """The share of words two texts have in common, in order (case aside)."""
     from difflib import SequenceMatcher
@@ -199,7 +207,10 @@ def _likeness(a: str, b: str) -> float:
     so that a short bullet with one word changed (`plain one`, `plain two`) is another bullet
     and a long one with a clause added is the same one edited."""
     x, y = _said(a), _said(b)
-    return 0.0 if x == y else _words_alike(" ".join(x), " ".join(y))
+    if x == y:
+        return 0.0
+    x, y = _unboxed(x), _unboxed(y)
+    return 1.0 if x == y else _words_alike(" ".join(x), " ".join(y))
 
 
 def block_kind(text: str) -> str:

@@ -46,11 +46,16 @@ def dress(data: bytes, style: Style) -> bytes:
 
 
 def merged_style(base: bytes, ours: bytes, theirs: bytes) -> Style:
-    """The style both sides agree on, else the base's (an added-on-both file: no BOM, LF)."""
+    """Each mark merged three-way: as the side that changed it wrote it (a re-save as LF, a
+    BOM taken off), the base's where neither did; with no base, the marks both sides agree
+    on, else none (no BOM, LF). Two booleans: the sides that changed one agree on it."""
     so, st = style_of(ours), style_of(theirs)
     if so == st:
         return so
-    return style_of(base) if base else Style(False, False)
+    if not base:
+        return Style(so.bom and st.bom, so.crlf and st.crlf)
+    sz = style_of(base)
+    return Style(st.bom if so.bom == sz.bom else so.bom, st.crlf if so.crlf == sz.crlf else so.crlf)
 
 
 def line_key(line: bytes) -> bytes:

@@ -107,10 +107,18 @@ def _both_added(a: list[bytes], b: list[bytes], by_line: bool = False) -> list[b
 
 
 def _quoted(lines: list[bytes]) -> bool:
-    """Whether every line is a quote's (`>`): lines both sides added to a quote stay in it,
-    line by line (#24, sixteenth round: before, a blank line split the quote in two and
-    merging again wrote the second side's line twice)."""
-    return bool(lines) and all(x.startswith(b">") for x in lines)
+    """Whether every line is a quote's (`>`), or every line a paragraph's (prose, no blank):
+    lines both sides added to a quote or a paragraph stay in it, line by line (#24, sixteenth
+    round for quotes: before, a blank line split the quote in two and merging again wrote the
+    second side's line twice; seventeenth for paragraphs: `[2]: url` and `[3]: url` appended
+    under `[1]: url` came out two paragraphs)."""
+    from merge_drivers.fine import is_prose
+
+    if not lines:
+        return False
+    return all(x.startswith(b">") for x in lines) or (
+        all(x.strip() for x in lines) and is_prose(lines)
+    )
 
 
 def _edit_and_append(base: list[bytes], a: list[bytes], b: list[bytes]) -> list[bytes] | None:

@@ -103,8 +103,8 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         b"# B\r\n\r\n- one\r\n- two\r\n- three\r\n",
         b"# B\n\n- one!\n- two\n- three\n",
         b"# B\r\n\r\n- one\r\n- two\r\n- three!\r\n",
-        b"# B\r\n\r\n- one!\r\n- two\r\n- three!\r\n",
-    ),  # acceptable: both edits, the base's CRLF kept (the LF re-save is not kept)
+        b"# B\n\n- one!\n- two\n- three!\n",
+    ),  # both edits and the LF re-save: line endings merged three-way (round 17)
     "CJK one sentence, two words edited": (
         T,
         "部署前先运行测试并检查格式。\n".encode(),

@@ -171,22 +171,22 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         b"# B\r\n\r\n- one\r\n- two\r\n- three\r\n",
         b"# B\n\n- one!\n- two\n- three\n",
         b"# B\r\n\r\n- one\r\n- two\r\n- three!\r\n",
-        b"# B\r\n\r\n- one!\r\n- two\r\n- three!\r\n",
-    ),  # acceptable: both edits, the base's CRLF (the re-save not kept; docs/merge.md)
+        b"# B\n\n- one!\n- two\n- three!\n",
+    ),  # both edits and the LF re-save: line endings merged three-way (round 17)
     "LF topic re-saved CRLF vs an LF edit": (
         T,
         FM + b"- one\n- two\n",
         (FM + b"- one\n- two\n- three\n").replace(b"\n", b"\r\n"),
         FM + b"- one\n- two!\n",
-        FM + b"- one\n- two!\n- three\n",
-    ),  # acceptable: both edits, the base's LF (the re-save not kept)
+        (FM + b"- one\n- two!\n- three\n").replace(b"\n", b"\r\n"),
+    ),  # both edits and the CRLF re-save: line endings merged three-way (round 17)
     "BOM added on one side vs an edit": (
         T,
         b"- one\n- two\n",
         b"\xef\xbb\xbf- one\n- two\n",
         b"- one\n- two!\n",
-        b"- one\n- two!\n",
-    ),  # acceptable: both edits, no BOM (the base's)
+        b"\xef\xbb\xbf- one\n- two!\n",
+    ),  # both edits and the BOM: merged three-way (round 17)
     "link text and link target of one link, one each": (
         T,
         b"Read [the guide](guide.md) first.\n",

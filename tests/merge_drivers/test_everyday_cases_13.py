@@ -129,8 +129,8 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         b"- a one\n- b two\n- c three\n",
         b"- a one\r\n- b two edited\r\n- c three\r\n",
         b"- a one\n- b two\n- c three more\n",
-        b"- a one\n- b two edited\n- c three more\n",
-    ),
+        b"- a one\r\n- b two edited\r\n- c three more\r\n",
+    ),  # the side that changed the line endings: its CRLF (round 17: the base's LF)
     "section split vs edit inside": (
         "topic.md",
         b"## Build\n- use uv\n- run make\n- cache wheels\n",

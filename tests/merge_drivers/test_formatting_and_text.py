@@ -24,7 +24,8 @@ def test_crlf_only_conversion_does_not_beat_an_appended_line(path: str) -> None:
     base = b"# Memory\n- [A](a.md) \xe2\x80\x94 a\n"
     appended = base + b"- [B](b.md) \xe2\x80\x94 b\n"
     result = both_ways(path, base, base.replace(b"\n", b"\r\n"), appended)
-    assert result.data == appended  # the base's style, the real edit
+    # the real edit, in the style the other side changed to (each mark merged three-way)
+    assert result.data == appended.replace(b"\n", b"\r\n")
 
 
 def test_both_sides_in_crlf_stay_crlf() -> None:
@@ -56,7 +57,7 @@ def test_bom_added_to_index_keeps_the_title_on_top() -> None:
     ours = BOM + base
     theirs = base + b"- [B](b.md) \xe2\x80\x94 b\n"
     result = both_ways("MEMORY.md", base, ours, theirs)
-    assert result.data == theirs  # sides disagree on the BOM: the base's style
+    assert result.data == BOM + theirs  # the BOM one side added, three-way: kept, title first
 
 
 def test_bom_on_both_sides_of_an_index_stays_and_title_stays_on_top() -> None:
@@ -200,7 +201,7 @@ FM = b"---\nname: build\ndescription: how to build\ntype: project\n---\n"
             b"---\nmetadata:\n  type: feedback\n---\nBody line.\n",
             b"---\nmetadata:\n  type: project\n---\nBody line, edited.\n",
             b"---\r\nmetadata:\r\n  type: feedback\r\n---\r\nBody line.\r\nMore.\r\n",
-            b"---\nmetadata:\n  type: project\n---\nBody line, edited.\nMore.\n",
+            b"---\r\nmetadata:\r\n  type: project\r\n---\r\nBody line, edited.\r\nMore.\r\n",
         ),
         # a line inserted right above the line the other side edited
         (
