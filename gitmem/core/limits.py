@@ -3,13 +3,13 @@ read into a snapshot, a tree walked for its changes. Plain numbers in a module o
 a reader of one limit (every sync's snapshot) does not import the rules (`policy/rules.py`,
 `policy/treecheck.py`: loaded where a file or tree is checked)."""
 
-from merge_drivers.rank import FUTURE_SLACK as _MERGE_FUTURE_SLACK
-
 MAX_BLOB_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 12  # path components, the top-level folder included
 MAX_TREE_BYTES = 64 * 1024 * 1024  # tree objects read in a shape check
 # a time a memory's frontmatter (`updated: 2999-01-01`) or a teammate's commit (its dates are
 # its writer's) puts more than this many seconds from now is not believed where recency ranks
 # memories (recall's `--recent`, curate): a day, for any time zone (red team 16). The merge's
-# ranking bounds a frontmatter date by its own commit's time with the same figure (red team 17).
-FUTURE_SLACK = _MERGE_FUTURE_SLACK
+# ranking bounds a frontmatter date by its own commit's time with the same figure (red team 17:
+# `merge_drivers.rank.FUTURE_SLACK`, kept equal by a test; not imported, so a no-op sync does not
+# load the merge).
+FUTURE_SLACK = 86_400.0

@@ -291,3 +291,12 @@ def test_a_project_file_of_100000_aliases_is_refused_at_the_gate(world: World) -
     assert not (world.scope_path(b, "team") / "team" / "MEMORY.md").exists()
     checked = world.gitmem("-C", str(b), "validate", "--remote", "origin")
     assert checked.code == 1 and "GM109" in checked.out
+
+
+def test_the_merge_and_recall_believe_dates_the_same_slack_ahead() -> None:
+    """One figure for "a date from the future": recall and curate read it from core.limits
+    (no merge imported on a no-op sync), the merge's ranking from its own pure module."""
+    from gitmem.core import limits
+    from merge_drivers import rank
+
+    assert limits.FUTURE_SLACK == rank.FUTURE_SLACK == 86_400.0

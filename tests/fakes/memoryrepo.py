@@ -305,7 +305,7 @@ class MemoryRepository(MemoryStore):
         rows: list[dict[str, str]] = []
         for oid in self._commits(rev):
             parents = self.read_commit(oid)[1]
-            stamp, author, _, message = self._commit_meta(oid)
+            stamp, author, email, message = self._commit_meta(oid)
             if resolved is not None and (
                 len(parents) < 2 or f"Gitmem-Resolved: {resolved}" not in message
             ):
@@ -317,6 +317,7 @@ class MemoryRepository(MemoryStore):
                     "commit": oid,
                     "time": str(stamp),
                     "author": author,
+                    "email": email,
                     "subject": " ".join(message.strip("\n").split("\n\n", 1)[0].split()),
                     "resolved": "\x1d".join(_trailers(message, "Gitmem-Resolved")),
                 }
