@@ -241,8 +241,16 @@ def test_ctrl_c_mid_sync_says_nothing_is_half_written_and_a_rerun_finishes(
     started = tmp_path / "started"
     env = dict(world.env)  # the remote stalls: the sync waits in its fetch
     servers._upload_pack(env, tmp_path / "stall", f': > "{started}"\nsleep 30\nexec {{real}} "$@"')
+    # started as a terminal starts its foreground job: Ctrl-C at its default, not blocked —
+    # not as the test worker happens to hold it (a worker found with SIGINT ignored made the
+    # child, and git under it, deaf to Ctrl-C: the shell wrapper alone died)
+    as_a_terminal = (
+        "import os, signal, sys; signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); "
+        "signal.signal(signal.SIGINT, signal.SIG_DFL); "
+        "os.execv(sys.executable, [sys.executable, '-m', 'gitmem', 'sync'])"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gitmem", "sync"],
+        [sys.executable, "-c", as_a_terminal],
         cwd=proj,
         env={**env, "PYTHONPATH": str(REPO_ROOT)},
         stdout=subprocess.PIPE,
