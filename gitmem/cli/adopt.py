@@ -66,16 +66,9 @@ def adopt(args: argparse.Namespace) -> int:
 
 def _meta_at(project: Any, tip: str | None) -> Any:
     """The gitmem.toml of commit `tip` (None: no commit, no file, or unreadable)."""
-    from gitmem.project.refmeta import META_FILE, MetaError, parse_meta
+    from gitmem.project.refmeta import meta_at
 
-    if tip is None:
-        return None
-    repo = project.repo
-    oid = repo.tree_entry(repo.read_commit(tip)[0], META_FILE)
-    try:
-        return parse_meta(repo.read_blob(oid)) if oid else None
-    except MetaError:
-        return None
+    return None if tip is None else meta_at(project.repo, tip)
 
 
 def _knows_key(project: Any, ref: str) -> bool:

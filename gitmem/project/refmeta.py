@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from gitmem.gitstore.store import Store
 
 FORMAT_VERSION = 1
 META_FILE = "gitmem.toml"
@@ -134,3 +137,12 @@ def merged_meta(metas: list[RefMeta], adopt: str | None = None) -> RefMeta:
         known.add(adopt)
     version = max(m.version for m in metas)
     return RefMeta(version, key, tuple(sorted(known - {key})))
+
+
+def meta_at(repo: Store, commit: str) -> RefMeta | None:
+    """The gitmem.toml of `commit` (None: no such file, or one that cannot be read)."""
+    oid = repo.tree_entry(repo.read_commit(commit)[0], META_FILE)
+    try:
+        return parse_meta(repo.read_blob(oid)) if oid else None
+    except MetaError:
+        return None

@@ -340,16 +340,12 @@ class Exchange:
         if self.opts.force_key:
             return
         from gitmem.errors import UntrustedTreeError
-        from gitmem.project.refmeta import META_FILE, MetaError, parse_meta, shown_keys, unclaimed
+        from gitmem.project.refmeta import meta_at, shown_keys, unclaimed
 
         for ref, (local, known) in list(pending.items()):
             if known is not None or self.project.route(ref).remote != self.project.remote:
                 continue  # the remote has it (checked by the fetch), or the hub (keyed by URL)
-            oid = self.repo.tree_entry(self.repo.read_commit(local)[0], META_FILE)
-            try:
-                meta = parse_meta(self.repo.read_blob(oid)) if oid else None
-            except MetaError:
-                continue
+            meta = meta_at(self.repo, local)
             if meta is None or unclaimed(meta) or meta.knows(self.project.key):
                 continue
             del pending[ref]

@@ -197,13 +197,9 @@ class TipChecks:
         merged file by file and pushed there, and theirs written into our folders). A moved
         repository's ref keeps its old key (known to ours: adopted), histories that share a
         commit are one memory, and a remote that has no memory ref yet takes ours as before."""
-        from gitmem.project.refmeta import MetaError, shown_keys, unclaimed
+        from gitmem.project.refmeta import meta_at, shown_keys, unclaimed
 
-        oid = self.repo.tree_entry(self.repo.read_commit(local)[0], META_FILE)
-        try:
-            ours = parse_meta(self.repo.read_blob(oid)) if oid else None
-        except MetaError:
-            return
+        ours = meta_at(self.repo, local)
         if ours is None or unclaimed(ours) or ours.knows(self.project.key):
             return
         if any(meta.knows(k) for k in (ours.key, *ours.aliases)):
