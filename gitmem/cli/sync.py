@@ -144,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write("\r\033[K")
     if not args.scopes:  # chosen with --scope, the sync itself says so
         result.skipped.extend(unsynced_with_memory(project))
+    if not args.dry_run and not result.refused:
+        _remember_remote(project, args, result)
     if getattr(args, "as_json", False):
         from gitmem.cli.jsonout import emit, sync_json
 
@@ -163,7 +165,6 @@ def run(args: argparse.Namespace) -> int:
         from gitmem.project.syncedfolders import remember_synced
 
         remember_synced(project)
-        _remember_remote(project, args)
     held = (
         3 if not args.dry_run and any(r.held or r.unwritable for r in result.refs.values()) else 0
     )  # partly done, as a hub unreached or a folder the system would not let gitmem write
@@ -176,17 +177,37 @@ def run(args: argparse.Namespace) -> int:
     return held
 
 
-def _remember_remote(project: Project, args: argparse.Namespace) -> None:
-    """The remote a first sync went through, recorded as `init` records it (gitmem.remote): a
-    clone made with `git clone -o github` and synced, then given `git remote add origin …`,
-    had its next sync push the project's team memory to that other repository."""
-    if project.remote and not args.remote and project.repo.config_get("gitmem.remote") is None:
-        from contextlib import suppress
+def _remember_remote(project: Project, args: argparse.Namespace, result: SyncResult) -> None:
+    """The remote a sync went through, recorded as `init` records it (gitmem.remote): a clone
+    made with `git clone -o github` and synced, then given `git remote add origin …`, had its
+    next sync push the project's team memory to that other repository. After `git remote
+    rename origin upstream` gitmem.remote named a remote that was gone: a later `git remote add
+    origin FORK` made every sync refuse (the fork has none of this project's memory), and the
+    tracking refs of the old name stayed behind. The remote the sync went through is recorded
+    (said once) and the old name's tracking refs dropped (they are the remote's, fetched again)."""
+    repo = project.repo
+    configured = repo.config_get("gitmem.remote")
+    if not project.remote or args.remote or configured == project.remote:
+        return
+    remotes = repo.remotes()
+    if configured in remotes:
+        return
+    from contextlib import suppress
 
-        from gitmem.errors import GitmemError
+    from gitmem.errors import GitmemError
+    from gitmem.project.scopes import BUNDLE_TRACKING, HUB_TRACKING
 
-        with suppress(GitmemError):  # a read-only .git/config: the sync itself is done
-            project.repo.config_set("gitmem.remote", project.remote)
+    with suppress(GitmemError):  # a read-only .git/config: the sync itself is done
+        repo.config_set("gitmem.remote", project.remote)
+        if configured is None or not result.refs:
+            return
+        result.report(next(iter(result.refs))).notes.append(
+            f"gitmem.remote named {configured!r}, not a remote here any more (renamed or "
+            f"removed): memory syncs through {project.remote} now, recorded in gitmem.remote"
+        )
+        ours = not any(r.startswith(configured + "/") for r in remotes)
+        if ours and configured not in (HUB_TRACKING, BUNDLE_TRACKING):
+            repo.delete_refs(repo.refs(f"refs/gitmem-remotes/{configured}/"))
 
 
 def _without_key(project: Project, result: SyncResult) -> None:

@@ -1,0 +1,96 @@
+"""A newcomer's month, eighteenth round: a remote renamed and the old name given to a fork, a
+memory folder moved by --memory-dir, a moved clone's old folder adopted, and the first
+commands of people who start wrong. Each failed before its fix (docs/testing.md "Newcomer
+walk, round 18")."""
+
+from __future__ import annotations
+
+from tests.support.world import World, write_files
+
+
+def test_a_renamed_remote_is_recorded_and_the_old_name_given_to_a_fork_changes_nothing(
+    world: World,
+) -> None:
+    """`git remote rename origin upstream`: gitmem.remote kept naming 'origin' and the old
+    name's tracking refs stayed. A later `git remote add origin FORK` (a contributor's usual
+    setup) made every sync refuse (the fork has none of this project's memory). Now the sync
+    after the rename records the remote it went through, says so once, and drops the tracking
+    refs of a name that is no remote any more."""
+    fork = world.make_remote("fork.git")
+    clone = world.clone("p")
+    write_files(world.scope_path(clone, "team"), {"deploy.md": "Tuesdays\n"})
+    world.ok("sync", cwd=clone)
+    world.git("remote", "rename", "origin", "upstream", cwd=clone)
+    out = world.ok("sync", cwd=clone)
+    assert "gitmem.remote named 'origin', not a remote here any more" in out, out
+    assert "memory syncs through upstream now" in out, out
+    assert world.git("config", "gitmem.remote", cwd=clone) == "upstream\n"
+    assert world.git("for-each-ref", "refs/gitmem-remotes/origin", cwd=clone) == ""
+    assert "not a remote here" not in world.ok("sync", cwd=clone), "said once"
+    world.git("remote", "add", "origin", str(fork), cwd=clone)
+    write_files(world.scope_path(clone, "team"), {"rollback.md": "git revert\n"})
+    out = world.ok("sync", cwd=clone)
+    assert "pushed to upstream" in out, out
+    assert world.git("for-each-ref", "refs/gitmem", cwd=fork) == "", "nothing on the fork"
+    held = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=world.remote)
+    assert "team/rollback.md" in held, held
+
+
+def test_a_memory_dir_changed_is_not_called_a_moved_checkout(world: World) -> None:
+    """The note on the folder a scope left said "a moved or renamed checkout" when the
+    checkout had not moved and `--memory-dir` named another folder. Now it says what
+    happened: the folder is chosen otherwise, and where it is now."""
+    clone = world.clone("p")
+    old = world.root / "notes-a"
+    write_files(old, {"MEMORY.md": "- [Build](build.md) — b\n", "build.md": "make\n"})
+    world.ok("--memory-dir", str(old), "sync", cwd=clone)
+    new = world.root / "notes-b"
+    new.mkdir()
+    out = world.ok("--memory-dir", str(new), "sync", cwd=clone)
+    line = next(ln for ln in out.splitlines() if "no longer its memory folder" in ln)
+    assert "moved or renamed checkout" not in line, line
+    assert f"its folder is now {new}, chosen otherwise since: --memory-dir" in line, line
+    # a moved checkout still says so
+    moved = world.clone("src/shop")
+    write_files(world.scope_path(moved), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "x\n"})
+    world.ok("sync", cwd=moved)
+    (world.root / "src").rename(world.root / "code")
+    out = world.ok("sync", cwd=world.root / "code" / "shop")
+    assert "(a moved or renamed checkout: Claude Code keys" in out, out
+
+
+def test_adopting_a_moved_clones_old_folder_merges_its_edits_onto_what_they_edited(
+    world: World,
+) -> None:
+    """`mv ~/src ~/code` with an edit not synced: `gitmem adopt --folder OLD`, as the sync
+    says, merged the folder as a first sync (no base): the edited file came back with the
+    old line and the new one both, and a file a teammate changed since came back twice.
+    Now adopt starts from the state the folder last synced with: the edit replaces the line
+    it edited, the teammate's change stands, nothing is duplicated, nothing lost."""
+    clone = world.clone("src/shop")
+    old = world.scope_path(clone)
+    write_files(old, {"MEMORY.md": "- [Build](build.md) — b\n", "build.md": "make build\n"})
+    write_files(old / "team", {"MEMORY.md": "- [Deploy](deploy.md) — d\n", "deploy.md": "ship\n"})
+    world.ok("sync", cwd=clone)
+    mate = world.clone("mate")
+    world.ok("sync", cwd=mate)
+    write_files(world.scope_path(mate, "team"), {"deploy.md": "ship on Tuesdays\n"})
+    world.ok("sync", cwd=mate)
+    (old / "build.md").write_text("make build-fast\n")  # edited, not synced, then moved
+    (old / "team" / "new.md").write_text("a new note\n")
+    (world.root / "src").rename(world.root / "code")
+    clone = world.root / "code" / "shop"
+    new = world.scope_path(clone)
+    out = world.ok("sync", cwd=clone)
+    assert "2 files there changed since that sync" in out, out
+    assert (new / "team" / "deploy.md").read_text() == "ship on Tuesdays\n"
+    world.ok("adopt", "--folder", str(old), cwd=clone)
+    assert (new / "build.md").read_text() == "make build-fast\n"
+    assert (new / "team" / "deploy.md").read_text() == "ship on Tuesdays\n"
+    assert (new / "team" / "new.md").read_text() == "a new note\n"
+    state = clone / ".git" / "gitmem" / "state"
+    assert not list(state.glob("adopted-*")) and not list(state.glob("left-*")), "dropped"
+    again = world.ok("sync", cwd=clone)
+    assert "no longer its memory folder" not in again, again
+    team = world.git("show", "refs/gitmem/team:team/deploy.md", cwd=world.remote)
+    assert team == "ship on Tuesdays\n", team
