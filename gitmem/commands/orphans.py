@@ -26,7 +26,15 @@ from gitmem.errors import GitmemError, UsageError
 from gitmem.project.confinement import within
 from gitmem.project.identity import claude_config_dir, claude_slug
 from gitmem.project.scopes import TEAM_REF, Project, Scope, confine
-from gitmem.project.state import load_scope_state, owner_file, read_scope_head, state_file
+from gitmem.project.state import (
+    LEFT,
+    left_state,
+    load_scope_state,
+    owner_file,
+    read_scope_head,
+    save_scope_state,
+    state_file,
+)
 from gitmem.project.syncedfolders import known_folders, save_folders
 
 MAX_SLUGS = 2000  # project folders looked at under <claude>/projects
@@ -282,12 +290,18 @@ def adopt_folder(project: Project, path: Path) -> Adopted:
         # a clone that never synced: start from the remote's history (its key, its versions),
         # never a second one made here
         run_sync(project, SyncOptions(mode="pull"))
+    used = []
+    for s in scopes:  # the folder this clone left: its edits since, onto what they edited
+        left = left_state(common, s.prefix, s.path)
+        if left is not None:
+            save_scope_state(common, s.name, left)
+            used.append(LEFT + s.prefix)
     try:
         taken = run_sync(
             project._replace(scopes=scopes, remote=None, hub=None), SyncOptions(mode="sync")
         )
     finally:
-        _forget_state(common)
+        _forget_state(common, used)
     home = run_sync(project._replace(remote=None, hub=None), SyncOptions(mode="sync"))
     known = known_folders(common)
     adopted = known.setdefault("adopted", {})
@@ -334,11 +348,12 @@ def _adopted_scopes(project: Project, folder: Path) -> tuple[Scope, ...]:
     return confined
 
 
-def _forget_state(common_dir: Path) -> None:
-    """Drop the sync state of the adoption's own scopes (nothing else reads it)."""
+def _forget_state(common_dir: Path, left: list[str]) -> None:
+    """Drop the sync state of the adoption's own scopes (nothing else reads it), and the left
+    folder's state it started from."""
     from gitmem.gitstore.folderindex import index_path
 
-    for name in ADOPTED.values():
+    for name in (*ADOPTED.values(), *left):
         for path in (
             state_file(common_dir, name),
             index_path(common_dir, name),

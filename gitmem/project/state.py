@@ -142,6 +142,26 @@ def load_scope_state(common_dir: Path, scope: str) -> ScopeState:
         return ScopeState()  # no state, or unreadable: treat every file as new (merged, not lost)
 
 
+LEFT = "left-"  # the state a scope had for the folder it last synced before it moved
+
+
+def keep_left_state(common_dir: Path, scope: str, state: ScopeState) -> None:
+    """Keep the state of the folder a scope leaves (a moved checkout, another --memory-dir):
+    `gitmem adopt --folder` of that folder then merges its edits since that sync onto the
+    versions they edited, as the sync there would have, not as a first sync (both lines)."""
+    save_scope_state(common_dir, LEFT + scope, state)
+
+
+def left_state(common_dir: Path, scope: str, path: Path) -> ScopeState | None:
+    """The state `scope` had when it last synced the folder `path` it left, if it is that
+    folder's; its records are re-read (a stat proves nothing of another folder's file)."""
+    state = load_scope_state(common_dir, LEFT + scope)
+    if not state.path or state.path != str(path):
+        return None
+    files = {p: r._replace(mtime_ns=0) for p, r in state.files.items()}
+    return ScopeState(str(path), files)
+
+
 def owner_file(common_dir: Path, scope: str) -> Path:
     return state_dir(common_dir, "state") / f"{scope}.owner"
 

@@ -27,6 +27,7 @@ from gitmem.project.state import (
     ScopeState,
     folder_owner,
     jitter,
+    keep_left_state,
     load_scope_state,
     owner_file,
     read_scope_head,
@@ -113,6 +114,8 @@ class Session:
                 if state.path != str(s.path):
                     if state.path:
                         moved.append((s, state))
+                        if Path(state.path).is_dir():  # for adopt --folder of it
+                            keep_left_state(self.repo.common_dir, s.name, state)
                     # no state for this folder (first sync here, or it moved): which of its
                     # files are versions the ref already had is found after the fetch
                     state = ScopeState(str(s.path))
@@ -518,7 +521,20 @@ def moved_notes(project: Project, moved: list[tuple[Scope, ScopeState]]) -> list
 
     from gitmem.core.userdirs import tilde
     from gitmem.project.confinement import within
+    from gitmem.project.identity import memory_bases
     from gitmem.sync.folders import markdown_files
+
+    bases = memory_bases(os.environ)
+
+    def why(old: Path, s: Scope) -> str:
+        # Claude Code's folders are keyed by the checkout's path: both in them, the checkout
+        # moved; else the folder was chosen otherwise since (the words say which happened)
+        if all(any(within(p, b) for b in bases) for p in (old, s.path)):
+            return "a moved or renamed checkout: Claude Code keys memory by the checkout's path"
+        return (
+            f"its folder is now {tilde(s.path)}, chosen otherwise since: --memory-dir, "
+            "autoMemoryDirectory or gitmem.teamDir"
+        )
 
     current = [s.path for s in project.scopes]
     olds = {s.name: Path(state.path) for s, state in moved}
@@ -546,8 +562,7 @@ def moved_notes(project: Project, moved: list[tuple[Scope, ScopeState]]) -> list
             else (shlex.quote(str(old)))
         )
         said = (
-            f"{s.name}: this clone last synced {shown}, no longer its memory folder (a moved or "
-            f"renamed checkout: Claude Code keys memory by the checkout's path)"
+            f"{s.name}: this clone last synced {shown}, no longer its memory folder ({why(old, s)})"
         )
         if edited:
             count = f"{len(edited)} file{'s' if len(edited) != 1 else ''}"
