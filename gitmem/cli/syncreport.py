@@ -55,13 +55,12 @@ def sync_lines(
         yield from _listed([f"  {c}" for c in r.local_changes], verbose)
         yield from _listed([f"  kept {c}" for c in r.held], verbose)
         yield from _listed(_arrived(ref, r.pulled, told), verbose)
-        if r.resolutions:
+        if r.resolutions:  # a week offline on two machines: a hundred of each, listed as files
             from gitmem.history.lost import plainly
 
-            for res in r.resolutions:
-                yield f"  resolved {plainly(res)}"
-        for loss in r.losses:
-            yield f"  {loss.kind}: {loss.text()}"
+            yield from _listed([f"  resolved {plainly(res)}" for res in r.resolutions], verbose)
+        losses = [f"  {loss.kind}: {loss.text()}" for loss in r.losses]
+        yield from _listed(losses, verbose, "; gitmem lost lists every lost edit")
         for note in r.notes:
             yield f"  note: {note}"
     if result.retries:
@@ -87,10 +86,10 @@ def _arrived(ref: str, pulled: list[str], told: dict[str, list[Arrival]] | None)
     return lines + [f"  < {p}" for p in pulled if p not in covered]
 
 
-def _listed(lines: list[str], verbose: bool) -> Iterator[str]:
+def _listed(lines: list[str], verbose: bool, also: str = "") -> Iterator[str]:
     """Every line, or the first SHOWN and how many more (all of them with --verbose)."""
     if verbose or len(lines) <= SHOWN:
         yield from lines
         return
     yield from lines[:SHOWN]
-    yield f"  … and {len(lines) - SHOWN} more (--verbose lists them all)"
+    yield f"  … and {len(lines) - SHOWN} more (--verbose lists them all{also})"

@@ -858,7 +858,12 @@ def _never_synced(project: Project, status: Status) -> bool:
     if project.remote is None or not refs:
         return False
     repo = project.repo
-    return not any(repo.resolve(r) or repo.resolve(project.tracking_ref(r)) for r in refs)
+    if any(repo.resolve(r) or repo.resolve(project.tracking_ref(r)) for r in refs):
+        return False
+    # a sync here that found no memory anywhere makes no ref: "gitmem sync" again was a loop
+    from gitmem.project.syncedfolders import known_folders
+
+    return not known_folders(repo.common_dir).get("auto")
 
 
 def guessed_remote(project: Project) -> str | None:

@@ -253,6 +253,11 @@ def first_commit_step(project: Project) -> str:
             + (", …" if len(names) > 3 else "")
             + f"): git checkout {first}; then gitmem sync"
         )
+    if project.repo.is_bare:  # nothing to commit in: it is usually the remote itself
+        return (
+            "a bare repository has no working tree to commit in (it is usually a remote): run "
+            "gitmem in a clone of it (git clone PATH), or push a first commit to it"
+        )
     return "make a first commit (gitmem refs live beside your branches), then gitmem sync"
 
 

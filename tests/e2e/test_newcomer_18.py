@@ -94,3 +94,71 @@ def test_adopting_a_moved_clones_old_folder_merges_its_edits_onto_what_they_edit
     assert "no longer its memory folder" not in again, again
     team = world.git("show", "refs/gitmem/team:team/deploy.md", cwd=world.remote)
     assert team == "ship on Tuesdays\n", team
+
+
+def test_a_week_offline_on_two_machines_lists_the_resolved_and_lost_edits_as_files_are(
+    world: World,
+) -> None:
+    """Offline for a week, the same memories edited on two machines, then both synced: the
+    second sync printed a `resolved` line per file and the next one a `lost:` line per file,
+    a hundred lines each, where the files themselves are listed 20 and "… and N more". Now
+    they are listed alike, the last line naming `--verbose` and `gitmem lost`; nothing else
+    changes (every lost edit is in `gitmem lost`, --verbose lists every line)."""
+    a, b = world.clone("a"), world.clone("b")
+    topic = "---\nname: n{i}\ndescription: d\ntype: project\n---\n{text}\n"
+    count = 30
+    write_files(
+        world.scope_path(a, "team"),
+        {f"t{i}.md": topic.format(i=i, text="as it was") for i in range(count)},
+    )
+    world.ok("sync", cwd=a)
+    world.ok("sync", cwd=b)
+    for who, clone in (("a", a), ("b", b)):
+        write_files(
+            world.scope_path(clone, "team"),
+            {f"t{i}.md": topic.format(i=i, text=f"edited on {who}") for i in range(count)},
+        )
+    world.ok("sync", cwd=a)
+    second = world.ok("sync", cwd=b)
+    resolved = [ln for ln in second.splitlines() if ln.startswith("  resolved ")]
+    assert len(resolved) == 20, second
+    assert f"  … and {count - 20} more (--verbose lists them all)" in second, second
+    third = world.ok("sync", cwd=a)
+    lost = [ln for ln in third.splitlines() if ln.startswith("  lost: ")]
+    assert len(lost) == 20, third
+    more = (
+        f"  … and {count - 20} more (--verbose lists them all; gitmem lost lists every lost edit)"
+    )
+    assert more in third, third
+    listed = world.ok("lost", cwd=a)
+    assert len([ln for ln in listed.splitlines() if "team/t" in ln]) == count, listed
+    folder = world.scope_path(a, "team")
+    assert all("edited on b" in (folder / f"t{i}.md").read_text() for i in range(count))
+
+
+def test_a_first_sync_in_an_empty_bare_repository_says_what_can_be_done_there(
+    world: World,
+) -> None:
+    """`gitmem sync` in a bare repository with no commit (usually the remote itself) said
+    "make a first commit", which cannot be done there. Now: run it in a clone, or push."""
+    bare = world.root / "empty.git"
+    world.git("init", "-q", "--bare", str(bare))
+    run = world.gitmem("sync", cwd=bare)
+    assert run.code == 2, run
+    assert "has no commits yet" in run.err, run
+    assert "make a first commit" not in run.err, run
+    assert "run gitmem in a clone of it (git clone PATH), or push a first commit" in run.err, run
+
+
+def test_status_after_a_sync_that_found_no_memory_anywhere_does_not_send_back_to_sync(
+    world: World,
+) -> None:
+    """A new project, nobody's memory yet: `gitmem sync` said "up to date", then `gitmem
+    status` said "next: nothing of origin's memory is here yet: gitmem sync" — again and
+    again (a sync of no memory makes no ref). Once a sync ran here, that step is not said."""
+    clone = world.clone("p")
+    step = "nothing of origin's memory is here yet: gitmem sync"
+    assert step in world.ok("status", cwd=clone)  # before any sync: the right step
+    world.ok("sync", cwd=clone)
+    assert world.git("for-each-ref", "refs/gitmem", cwd=clone) == ""
+    assert step not in world.ok("status", cwd=clone)
