@@ -162,3 +162,32 @@ def test_status_after_a_sync_that_found_no_memory_anywhere_does_not_send_back_to
     world.ok("sync", cwd=clone)
     assert world.git("for-each-ref", "refs/gitmem", cwd=clone) == ""
     assert step not in world.ok("status", cwd=clone)
+
+
+def test_the_guides_ci_gate_works_in_a_fresh_shallow_checkout(world: World) -> None:
+    """A team lead following the guide found no word of CI there (only the README's one
+    line). The guide now gives the gate; run word for word in CI's kind of checkout (depth 1
+    over git://, no memory ref fetched), it reports the team memory's finding and exits 1 on a
+    secret; no ref is written."""
+    from tests.support.servers import git_daemon
+    from tests.support.world import REPO_ROOT
+
+    guide = (REPO_ROOT / "docs" / "guide.md").read_text()
+    assert guide == (REPO_ROOT / "gitmem" / "man" / "guide.md").read_text()
+    said = guide.split("**A CI gate for the team's memory.** `", 1)[1].split("`", 1)[0]
+    assert said.startswith("gitmem validate --remote origin --all"), said
+    lead = world.clone("lead")
+    with git_daemon(world.root, world.env) as base:
+        ci = world.root / "ci"
+        world.git("clone", "-q", "--depth", "1", f"{base}/remote.git", str(ci))
+        assert "no memory refs yet" in world.ok(*said.split()[1:], cwd=ci)
+        key = "aws_access_key_id = AKIA" + "Z7QRSTUVWXYZ2345\n"
+        write_files(world.scope_path(lead, "team"), {"deploy.md": "ship on Tuesdays\n"})
+        world.ok("sync", cwd=lead)
+        run = world.gitmem(*said.split()[1:], cwd=ci)
+        assert run.code == 0 and "GM121" in run.out and "::warning" in run.out, run
+        write_files(world.scope_path(lead, "team"), {"keys.md": key})
+        assert world.gitmem("sync", "--no-verify", cwd=lead).code == 0
+        run = world.gitmem(*said.split()[1:], cwd=ci)
+        assert run.code == 1 and "GM140" in run.out, run
+    assert world.git("for-each-ref", "refs/gitmem", "refs/gitmem-remotes", cwd=ci) == ""
