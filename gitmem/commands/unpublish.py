@@ -39,7 +39,11 @@ def _ref_hint(name: str) -> str:
     every = f"name one of: {', '.join(UNPUBLISH_NAMES)}"
     scopes = SCOPE_WORDS.get(name.lower(), ((name.lower(),), ""))[0]
     if names_user_scope(name):
-        return f"your user-scope memory is no project's: it lives on your hub alone; {every}"
+        return (
+            "your user-scope memory is no project's: it lives on your hub alone (to delete it "
+            "there: git ls-remote HUB 'refs/gitmem/projects/user*' names the refs, git push HUB "
+            f"--delete REF deletes one; gitmem guide 10); {every}"
+        )
     if scopes[0] in ("auto", "local"):
         return f"did you mean personal? auto and local are on your personal ref; {every}"
     if scopes[0] in ("agents", "team"):

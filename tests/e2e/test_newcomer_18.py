@@ -191,3 +191,41 @@ def test_the_guides_ci_gate_works_in_a_fresh_shallow_checkout(world: World) -> N
         run = world.gitmem(*said.split()[1:], cwd=ci)
         assert run.code == 1 and "GM140" in run.out, run
     assert world.git("for-each-ref", "refs/gitmem", "refs/gitmem-remotes", cwd=ci) == ""
+
+
+def test_the_guides_machine_removal_leaves_nothing_on_the_hub_or_in_the_global_config(
+    world: World,
+) -> None:
+    """Someone who stops using gitmem, with a hub for their user-scope memory, followed the
+    guide: the hub kept every user-scope ref (`gitmem unpublish user` said "it lives on your
+    hub alone" and no more), and `gitmem.hub`/`gitmem.agents` stayed in ~/.gitconfig. The
+    guide's steps, run word for word (the package's own removal aside), now leave neither;
+    the unpublish hint names the commands."""
+    import subprocess
+
+    from tests.support.world import REPO_ROOT
+
+    hub = world.make_remote("hub.git")
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    world.git("config", "--global", "gitmem.agents", "claude,codex")
+    (world.home / ".claude").mkdir(exist_ok=True)
+    (world.home / ".claude" / "CLAUDE.md").write_text("# me\nAlways use uv.\n")
+    write_files(world.home / ".codex" / "memories", {"MEMORY.md": "- prefers pytest -q\n"})
+    clone = world.clone("p")
+    world.ok("sync", cwd=clone)
+    assert "refs/gitmem/projects/user%3Acodex/" in world.git("for-each-ref", cwd=hub)
+    run = world.gitmem("unpublish", "user", cwd=clone)
+    assert run.code == 2 and "git push HUB --delete REF" in run.err, run
+    guide = (REPO_ROOT / "docs" / "guide.md").read_text()
+    block = guide.split("memory refs as below, once no machine of yours syncs any more:", 1)[1]
+    script = block.split("```sh\n", 1)[1].split("```", 1)[0]
+    script = "\n".join(ln for ln in script.splitlines() if not ln.startswith("pipx "))
+    env = {**world.env, "PATH": f"{REPO_ROOT / '.venv' / 'bin'}:{world.env['PATH']}"}
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script], cwd=clone, env=env, capture_output=True
+    )
+    assert done.returncode == 0, done
+    assert world.git("for-each-ref", "refs/gitmem", cwd=hub) == ""
+    assert "gitmem" not in world.git("config", "--global", "--list", cwd=clone)
+    assert not (world.home / ".config" / "gitmem").exists()
+    assert (world.home / ".claude" / "CLAUDE.md").read_text() == "# me\nAlways use uv.\n"
