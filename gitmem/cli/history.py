@@ -250,12 +250,17 @@ def lost(args: argparse.Namespace) -> int:
 
         emit([e.as_json() for e in edits])
         return 0
+    # a memory deleted on purpose (here or on another machine) is no lost edit: where to look
+    deleted = (
+        "a deleted memory: gitmem diff '~1' ('~N': N versions back) shows it, "
+        "gitmem restore PATH brings it back"
+    )
     if not edits:
-        echo("no lost edits: no merge resolved against an edit")
+        echo(f"no lost edits: no merge resolved against an edit ({deleted})")
         return 0
     for edit in reversed(edits):
         echo(printable(_lost_line(edit)))
-    echo("(gitmem lost N shows one; gitmem restore --lost N brings it back alone)")
+    echo(f"(gitmem lost N shows one; gitmem restore --lost N brings it back alone; {deleted})")
     return 0
 
 

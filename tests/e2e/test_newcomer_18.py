@@ -229,3 +229,32 @@ def test_the_guides_machine_removal_leaves_nothing_on_the_hub_or_in_the_global_c
     assert "gitmem" not in world.git("config", "--global", "--list", cwd=clone)
     assert not (world.home / ".config" / "gitmem").exists()
     assert (world.home / ".claude" / "CLAUDE.md").read_text() == "# me\nAlways use uv.\n"
+
+
+def test_a_memory_deleted_on_purpose_stays_deleted_and_lost_says_how_to_get_it_back(
+    world: World,
+) -> None:
+    """One machine deletes a memory on purpose: the others' next sync deletes it too. A
+    newcomer who wants it back asked `gitmem lost`, which said only "no lost edits: no merge
+    resolved against an edit" — a dead end. It now names the way: `gitmem diff '~1'` shows
+    the deletion, `gitmem restore PATH` brings it back (and its index line), for everyone."""
+    a, b = world.clone("a"), world.clone("b")
+    index = "- [X](x.md) — x\n- [Y](y.md) — y\n"
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": index, "x.md": "x\n", "y.md": "y\n"})
+    world.ok("sync", cwd=a)
+    world.ok("sync", cwd=b)
+    (world.scope_path(a, "team") / "x.md").unlink()
+    (world.scope_path(a, "team") / "MEMORY.md").write_text("- [Y](y.md) — y\n")
+    world.ok("sync", cwd=a)
+    world.ok("sync", cwd=b)
+    assert not (world.scope_path(b, "team") / "x.md").exists(), "deleted on the others too"
+    lost = world.ok("lost", cwd=b)
+    said = "a deleted memory: gitmem diff '~1' ('~N': N versions back) shows it"
+    assert said + ", gitmem restore PATH brings it back" in lost, lost
+    shown = world.ok("diff", "~1", cwd=b)  # as the line says
+    assert "deleted file mode" in shown and "team/x.md" in shown, shown
+    world.ok("restore", "team/x.md", cwd=b)
+    world.ok("sync", cwd=b)
+    world.ok("sync", cwd=a)
+    assert (world.scope_path(a, "team") / "x.md").read_text() == "x\n"
+    assert "[X](x.md)" in (world.scope_path(a, "team") / "MEMORY.md").read_text()
