@@ -271,6 +271,10 @@ def _sync(
         new_only=mode == "pull",  # nothing new: no look at the folders (sync/session.py)
     )
     result = run_sync(project, options)
+    if not result.refused:  # as the CLI's sync: the remote it went through (a rename)
+        from gitmem.project.scopes import record_remote
+
+        record_remote(project)
     unwritable = next((r.unwritable for r in result.refs.values() if r.unwritable), None)
     pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
     return pulled, result.refused, unwritable

@@ -178,36 +178,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _remember_remote(project: Project, args: argparse.Namespace, result: SyncResult) -> None:
-    """The remote a sync went through, recorded as `init` records it (gitmem.remote): a clone
-    made with `git clone -o github` and synced, then given `git remote add origin …`, had its
-    next sync push the project's team memory to that other repository. After `git remote
-    rename origin upstream` gitmem.remote named a remote that was gone: a later `git remote add
-    origin FORK` made every sync refuse (the fork has none of this project's memory), and the
-    tracking refs of the old name stayed behind. The remote the sync went through is recorded
-    (said once) and the old name's tracking refs dropped (they are the remote's, fetched again)."""
-    repo = project.repo
-    configured = repo.config_get("gitmem.remote")
-    if not project.remote or args.remote or configured == project.remote:
-        return
-    remotes = repo.remotes()
-    if configured in remotes:
-        return
-    from contextlib import suppress
+    """The remote the sync went through, recorded (project/scopes.record_remote; the hook's
+    sync records it too) unless `--remote` chose it for this run."""
+    from gitmem.project.scopes import record_remote
 
-    from gitmem.errors import GitmemError
-    from gitmem.project.scopes import BUNDLE_TRACKING, HUB_TRACKING
-
-    with suppress(GitmemError):  # a read-only .git/config: the sync itself is done
-        repo.config_set("gitmem.remote", project.remote)
-        if configured is None or not result.refs:
-            return
-        result.report(next(iter(result.refs))).notes.append(
-            f"gitmem.remote named {configured!r}, not a remote here any more (renamed or "
-            f"removed): memory syncs through {project.remote} now, recorded in gitmem.remote"
-        )
-        ours = not any(r.startswith(configured + "/") for r in remotes)
-        if ours and configured not in (HUB_TRACKING, BUNDLE_TRACKING):
-            repo.delete_refs(repo.refs(f"refs/gitmem-remotes/{configured}/"))
+    note = None if args.remote else record_remote(project)
+    if note and result.refs:
+        result.report(next(iter(result.refs))).notes.append(note)
 
 
 def _without_key(project: Project, result: SyncResult) -> None:

@@ -311,6 +311,38 @@ def choose_remote(repo: Store, wanted: str | None) -> str | None:
     return remotes[0] if remotes else None
 
 
+def record_remote(project: Project) -> str | None:
+    """Record the remote a sync went through as `init` records it (gitmem.remote), the CLI's
+    sync and the hook's alike: a clone made with `git clone -o github` and synced, then given
+    `git remote add origin …`, had its next sync push the project's team memory to that other
+    repository. After `git remote rename origin upstream` gitmem.remote named a remote that was
+    gone: a later `git remote add origin FORK` made every sync refuse (the fork has none of this
+    project's memory), and the old name's tracking refs stayed. Then the remote taken is
+    recorded, the old name's tracking refs dropped (the remote's, fetched again), and the note
+    to tell once is returned. Call after a sync that refused nothing, without `--remote`."""
+    repo, remote = project.repo, project.remote
+    configured = repo.config_get("gitmem.remote")
+    if not remote or project.bundle or configured == remote:
+        return None
+    remotes = repo.remotes()
+    if configured in remotes:
+        return None
+    try:
+        repo.config_set("gitmem.remote", remote)
+        if configured is None:
+            return None
+        if configured not in (HUB_TRACKING, BUNDLE_TRACKING) and not any(
+            r.startswith(configured + "/") for r in remotes
+        ):
+            repo.delete_refs(repo.refs(f"refs/gitmem-remotes/{configured}/"))
+    except GitmemError:  # a read-only .git/config: the sync itself is done
+        return None
+    return (
+        f"gitmem.remote named {configured!r}, not a remote here any more (renamed or removed): "
+        f"memory syncs through {remote} now, recorded in gitmem.remote"
+    )
+
+
 def _remotes_of_this_memory(repo: Store, remotes: list[str]) -> list[str]:
     """The remotes whose URL is the project key this clone's memory records (the team ref's
     gitmem.toml, else the personal ref's: key and aliases): after gitmem.remote's remote was renamed beside another

@@ -36,6 +36,26 @@ def test_a_renamed_remote_is_recorded_and_the_old_name_given_to_a_fork_changes_n
     assert "team/rollback.md" in held, held
 
 
+def test_a_clone_synced_only_by_claude_codes_hooks_records_a_renamed_remote_too(
+    world: World,
+) -> None:
+    """The same rename in a clone synced only by the hooks (SessionStart/SessionEnd): the
+    hook's sync never recorded the remote, so the fork added as origin took its syncs."""
+    fork = world.make_remote("fork.git")
+    clone = world.clone("p")
+    world.ok("-C", str(clone), "push", "--hook")
+    assert world.git("config", "gitmem.remote", cwd=clone) == "origin\n"
+    world.git("remote", "rename", "origin", "upstream", cwd=clone)
+    world.ok("-C", str(clone), "pull", "--hook")
+    assert world.git("config", "gitmem.remote", cwd=clone) == "upstream\n"
+    world.git("remote", "add", "origin", str(fork), cwd=clone)
+    write_files(world.scope_path(clone, "team"), {"deploy.md": "Tuesdays\n"})
+    world.ok("-C", str(clone), "push", "--hook")
+    assert world.git("for-each-ref", "refs/gitmem", cwd=fork) == "", "nothing on the fork"
+    held = world.git("ls-tree", "-r", "--name-only", "refs/gitmem/team", cwd=world.remote)
+    assert "team/deploy.md" in held, held
+
+
 def test_a_memory_dir_changed_is_not_called_a_moved_checkout(world: World) -> None:
     """The note on the folder a scope left said "a moved or renamed checkout" when the
     checkout had not moved and `--memory-dir` named another folder. Now it says what
