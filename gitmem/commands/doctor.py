@@ -877,7 +877,8 @@ def guessed_remote(project: Project) -> str | None:
     if configured:  # renamed or removed since `init --remote` set it
         return (
             f"gitmem.remote names {configured!r}, which is not a remote here any more: memory "
-            f"syncs through {project.remote}; to sync through another: gitmem init --remote NAME"
+            f"syncs through {project.remote} (the next sync records it); to sync through "
+            "another: gitmem init --remote NAME"
         )
     if len(remotes) < 2 or "origin" in remotes:
         return None

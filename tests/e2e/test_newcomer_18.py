@@ -21,6 +21,9 @@ def test_a_renamed_remote_is_recorded_and_the_old_name_given_to_a_fork_changes_n
     write_files(world.scope_path(clone, "team"), {"deploy.md": "Tuesdays\n"})
     world.ok("sync", cwd=clone)
     world.git("remote", "rename", "origin", "upstream", cwd=clone)
+    assert "memory syncs through upstream (the next sync records it)" in world.ok(
+        "status", cwd=clone
+    )
     out = world.ok("sync", cwd=clone)
     assert "gitmem.remote named 'origin', not a remote here any more" in out, out
     assert "memory syncs through upstream now" in out, out
