@@ -266,17 +266,53 @@ def one_line(exc: GitmemError) -> str:
     return clean(shown_bounded(exc.message) + hint)
 
 
+def bad_arguments(errors: list[dict[str, Any]]) -> str:
+    """Arguments that do not fit a tool's schema, in one line: each argument and what is
+    wrong with it, never the value sent (the caller's, maybe megabytes)."""
+    told = "; ".join(
+        f"{'.'.join(str(part) for part in e.get('loc', ())) or 'arguments'}: "
+        f"{str(e.get('msg', 'not valid')).lower()}"
+        for e in errors[:5]
+    )
+    more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+    return clean(
+        f"bad arguments: {told}{more} (hint: the tool's input schema names each argument and its type)"
+    )
+
+
+def _server_class() -> type[MCPServer]:
+    """The SDK's server, its argument errors told in one line. Round 18: a missing or mistyped
+    argument (any tool) came back as pydantic's multi-line report with a link to its site,
+    where every other refusal is one line with a hint."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from pydantic import ValidationError
+
+    class Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                    raise
+                # the cause kept: the SDK logs the rejected fields' names from it
+                message = f"Error executing tool {name}: {bad_arguments([dict(e) for e in cause.errors()])}"
+                raise ToolError(message) from cause
+
+    return Server
+
+
 def resource_uri(scope: str, path: str) -> str:
     return f"memory://{scope}/{quote(path)}"
 
 
 def build(recall: Recall) -> MCPServer:
     """The server with its tools and the memory files as resources."""
-    from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
+    server: MCPServer = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
     offered: set[str] = set()  # the memory:// URIs offered as resources

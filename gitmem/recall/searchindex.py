@@ -15,6 +15,7 @@ inputs are unchanged starts no process at all. Never writes a memory file.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -327,7 +328,7 @@ def connect(common_dir: str) -> sqlite3.Connection:
         _drop_foreign(path)
         db = _open(path)
         try:
-            ok = _meta(db, "format") == FORMAT
+            ok = _meta(db, "format") == FORMAT and _schema(db) == _schema_written()
         except sqlite3.DatabaseError:
             ok = False
         if not ok:
@@ -341,6 +342,24 @@ def connect(common_dir: str) -> sqlite3.Connection:
             db.commit()
     _OPEN[path] = db
     return db
+
+
+def _schema(db: sqlite3.Connection) -> frozenset[tuple[str, str, str]]:
+    return frozenset(db.execute("SELECT type, name, IFNULL(sql, '') FROM sqlite_master"))
+
+
+@functools.cache
+def _schema_written() -> frozenset[tuple[str, str, str]]:
+    """What SCHEMA creates, as sqlite_master lists it. Round 18: an index of this format whose
+    table was gone (a damaged file, a half-copied folder) failed every query, the MCP tools
+    and the prompt hook with "no such table" (an OperationalError, which `refreshed` takes
+    for a lock, never for damage) instead of being rebuilt as the cache it is."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        return _schema(db)
+    finally:
+        db.close()
 
 
 @contextlib.contextmanager
