@@ -197,7 +197,7 @@ class Recall:
         in a session of its own: at `timeout` it and every git it started are killed."""
         import signal
 
-        from gitmem.errors import GitError
+        from gitmem.errors import TOOL_HINTS, GitError
 
         proc = subprocess.Popen(
             [*self.argv_base, *args],
@@ -205,6 +205,7 @@ class Recall:
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            env={**os.environ, TOOL_HINTS: "1"},  # its hints in the tools' words
         )
         try:
             stdout, stderr = proc.communicate(timeout=timeout)
@@ -264,6 +265,21 @@ def one_line(exc: GitmemError) -> str:
     told = exc.tool_hint or exc.hint
     hint = f" (hint: {shown_bounded(told)})" if told else ""
     return clean(shown_bounded(exc.message) + hint)
+
+
+def sync_failed(code: int, out: str) -> str:
+    """The `sync` tool's error: one line first (gitmem's error and its hint), then what the
+    sync said before it (refs it did sync stay synced). Round 18: it began "exited 3 (git or
+    the remote failed)" for another gitmem holding the lock, the error lines after."""
+    lines = out.splitlines()
+    error = next(
+        (ln[len("gitmem: error: ") :] for ln in lines if ln.startswith("gitmem: error: ")), ""
+    )
+    hint = next((ln[len("hint: ") :] for ln in lines if ln.startswith("hint: ")), "")
+    head = f"sync failed (exit {code}): {error or 'see its output below'}"
+    head += f" (hint: {hint})" if hint else ""
+    rest = [ln for ln in lines if not ln.startswith(("gitmem: error: ", "hint: "))]
+    return head + ("\n\n" + "\n".join(rest) if any(ln.strip() for ln in rest) else "")
 
 
 def bad_arguments(errors: list[dict[str, Any]]) -> str:
@@ -503,8 +519,7 @@ def build(recall: Recall) -> MCPServer:
     def sync() -> str:
         code, out = recall.gitmem("sync")
         if code:  # an answer like a success's (is_error false) read as synced (round 10)
-            what = {1: "a finding refused", 2: "bad usage or input", 3: "git or the remote failed"}
-            raise ToolError(f"gitmem sync exited {code} ({what.get(code, 'failed')}):\n{out}")
+            raise ToolError(sync_failed(code, out))
         offer_current()
         return out
 
