@@ -328,7 +328,11 @@ def build(recall: Recall) -> MCPServer:
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    server: MCPServer = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS)
+    from gitmem import __version__
+
+    # a client shows the server's version (serverInfo): it was "", which the spec's
+    # Implementation does not allow a client to rely on
+    server: MCPServer = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
     offered: set[str] = set()  # the memory:// URIs offered as resources

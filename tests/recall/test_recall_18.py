@@ -1,0 +1,170 @@
+"""Round 18: recall used as its users will — the MCP server through the SDK's own client, the
+index damaged under a query. Each test fails without its fix (docs/testing.md, round 18)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.support.world import REPO_ROOT, World, write_files
+
+pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
+
+
+def session(world: World, clone: Path, steps: Any) -> Any:
+    """Start `gitmem mcp` in `clone` as Claude Code does (stdio) and run `steps(session,
+    server_info)`."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "gitmem", "mcp"],
+        cwd=str(clone),
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+    )
+
+    async def run() -> Any:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            started = await s.initialize()
+            return await steps(s, started.server_info)
+
+    return anyio.run(run)
+
+
+def error_text(result: Any) -> str:
+    assert result.is_error, result.content
+    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+def remember(world: World, clone: Path) -> None:
+    write_files(
+        world.scope_path(clone, "auto"),
+        {
+            "MEMORY.md": "- [Redis](redis.md) — cache\n",
+            "redis.md": "---\nname: Redis\ndescription: cache\ntype: project\n---\n"
+            "Redis times out under load.\n",
+        },
+    )
+
+
+# bad arguments, one per kind pydantic reports: missing, wrong type, a list that is a string
+BAD_CALLS = [
+    ("search", {}, "text"),
+    ("search", {"text": 5}, "text"),
+    ("search", {"text": "redis", "limit": "many"}, "limit"),
+    ("get", {"id": None}, "id"),
+    ("related", {}, "id"),
+    ("query", {"deleted": [1]}, "deleted"),
+    ("record", {"title": "T", "text": "x", "tags": "not a list"}, "tags"),
+    ("record", {"text": "x"}, "title"),
+    ("recent", {"n": {"a": 1}}, "n"),
+]
+
+
+def test_bad_arguments_are_one_line_naming_the_argument_for_every_tool(
+    project: tuple[World, Path],
+) -> None:
+    """Before: pydantic's multi-line report (`1 validation error for searchArguments` …
+    `For further information visit https://errors.pydantic.dev/…`). After: one line naming the
+    argument and what is wrong, never the value sent."""
+    world, clone = project
+    remember(world, clone)
+    huge = "v" * 200_000
+
+    async def steps(s: Any, _info: Any) -> list[tuple[str, str, str]]:
+        out = []
+        for name, args, field in BAD_CALLS:
+            out.append((name, field, error_text(await s.call_tool(name, args))))
+        out.append(
+            (
+                "search",
+                "limit",
+                error_text(await s.call_tool("search", {"text": "r", "limit": huge})),
+            )
+        )
+        return out
+
+    for name, field, text in session(world, clone, steps):
+        assert "\n" not in text, (name, text)
+        assert "pydantic" not in text and "validation error" not in text, text
+        assert text.startswith(f"Error executing tool {name}: bad arguments: {field}"), text
+        assert len(text) < 400, text  # the 200,000-character value is never echoed
+
+
+def test_the_server_says_its_version(project: tuple[World, Path]) -> None:
+    """Before: serverInfo.version was "" (the SDK's default)."""
+    from gitmem import __version__
+
+    world, clone = project
+
+    async def steps(_s: Any, info: Any) -> str:
+        return str(info.version)
+
+    assert session(world, clone, steps) == __version__
+
+
+@pytest.mark.slow  # the record tool waits 10 s for the lock, as `gitmem record` does
+def test_tools_behind_a_held_lock_answer_one_line_in_the_tools_words(
+    project: tuple[World, Path],
+) -> None:
+    """Another gitmem holds the lock (a hook's sync). Before: the `sync` tool answered "gitmem
+    sync exited 3 (git or the remote failed):" then the CLI's lines, and both it and `record`
+    hinted "raise gitmem.lockTimeout" (a git setting no tool can change). After: the first line
+    is gitmem's error with a hint in the tools' words."""
+    world, clone = project
+    remember(world, clone)
+    world.git("config", "--global", "gitmem.lockTimeout", "1")
+    world.ok("-C", str(clone), "sync")  # state made: the lock file exists
+
+    async def steps(s: Any, _info: Any) -> tuple[str, str]:
+        lock = os.open(clone / ".git" / "gitmem" / "lock", os.O_RDWR)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            synced = error_text(await s.call_tool("sync", {}))
+            recorded = error_text(
+                await s.call_tool("record", {"title": "X", "text": "y", "scope": "team"})
+            )
+        finally:
+            os.close(lock)
+        return synced, recorded
+
+    synced, recorded = session(world, clone, steps)
+    first = synced.splitlines()[0]
+    assert first.startswith("Error executing tool sync: sync failed (exit 3): another gitmem"), (
+        synced
+    )
+    assert "call again in a minute" in first
+    assert "lockTimeout" not in synced and "git or the remote failed" not in synced
+    assert "\n" not in recorded and "call again in a minute" in recorded
+    assert "lockTimeout" not in recorded
+    assert not (world.scope_path(clone, "team") / "x.md").exists()
+
+
+@pytest.mark.parametrize("table", ["memory", "text", "history"])
+def test_an_index_missing_a_table_is_rebuilt_not_a_crash(
+    project: tuple[World, Path], table: str
+) -> None:
+    """Before: an index of the right format whose table was gone failed every query (exit 4,
+    "unexpected OperationalError: no such table"), the prompt hook silently and the MCP tools
+    with it; an OperationalError was taken for a lock, never for damage. After: rebuilt, as a
+    missing or unreadable index is."""
+    world, clone = project
+    remember(world, clone)
+    assert "auto/redis.md" in world.ok("-C", str(clone), "query", "redis")
+    db = sqlite3.connect(clone / ".git" / "gitmem" / "recall.sqlite")
+    db.execute(f"DROP TABLE {table}")
+    db.commit()
+    db.close()
+    run = world.gitmem("-C", str(clone), "query", "redis")
+    assert run.code == 0, run.err
+    assert "auto/redis.md" in run.out
+    hook = world.gitmem("-C", str(clone), "recall", "--prompt", "redis under load")
+    assert "auto/redis.md" in hook.out
