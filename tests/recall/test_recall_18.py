@@ -168,3 +168,31 @@ def test_an_index_missing_a_table_is_rebuilt_not_a_crash(
     assert "auto/redis.md" in run.out
     hook = world.gitmem("-C", str(clone), "recall", "--prompt", "redis under load")
     assert "auto/redis.md" in hook.out
+
+
+def test_a_memory_without_a_name_is_titled_by_its_heading(project: tuple[World, Path]) -> None:
+    """Before: a memory with no `name:` was titled by its file's stem in query, the MCP tools,
+    the prompt hook and the page (Codex's MEMORY.md read `MEMORY`, gotchas.md `gotchas`).
+    After: its first line, when that is a `# Heading`; a `name:` still wins, and a file that
+    does not open with a heading keeps its stem."""
+    world, clone = project
+    write_files(
+        world.scope_path(clone, "auto"),
+        {
+            "MEMORY.md": "- [Gotchas](gotchas.md)\n",
+            "gotchas.md": "\n# Gotchas learned the hard way  \n\n- pnpm, never npm\n",
+            "named.md": "---\nname: Named\n---\n# Not this heading\npnpm here too\n",
+            "plain.md": "pnpm in plain text\n# Later heading\n",
+        },
+    )
+    import json
+
+    nodes = json.loads(world.ok("-C", str(clone), "query", "pnpm", "--format", "json"))["nodes"]
+    titles = {n["id"]: n["title"] for n in nodes}
+    assert titles == {
+        "auto/gotchas.md": "Gotchas learned the hard way",
+        "auto/named.md": "Named",
+        "auto/plain.md": "plain",
+    }
+    hook = world.ok("-C", str(clone), "recall", "--prompt", "pnpm or npm")
+    assert "auto/gotchas.md (" in hook and "): Gotchas learned the hard way" in hook
