@@ -196,3 +196,49 @@ def test_a_memory_without_a_name_is_titled_by_its_heading(project: tuple[World, 
     }
     hook = world.ok("-C", str(clone), "recall", "--prompt", "pnpm or npm")
     assert "auto/gotchas.md (" in hook and "): Gotchas learned the hard way" in hook
+
+
+def test_a_deleted_memory_is_known_by_its_last_text(tmp_path: Path) -> None:
+    """Before: `query --deleted` knew a deleted memory by its path only (`[deleted]
+    team/old.md - old`, no type, no description) and matched `--search` against its name:
+    `--deleted redis` missed the memory about redis, `--type feedback` listed every deletion.
+    After: its last text gives its title, type, description and tags, and is searched."""
+    import json
+
+    world = World(tmp_path)
+    world.make_remote()
+    clone = world.clone("a")
+    team = world.scope_path(clone, "team")
+    write_files(
+        team,
+        {
+            "MEMORY.md": "- [Cache](old.md) — cache notes\n- [Tabs](tabs.md) — style\n",
+            "old.md": "---\nname: Cache notes\ndescription: what we learnt\ntype: reference\n"
+            "tags: [ops]\n---\nRedis times out under load.\n",
+            "tabs.md": "---\nname: Tabs\ndescription: style\ntype: feedback\n---\nTabs only.\n",
+        },
+    )
+    world.ok("-C", str(clone), "sync")
+    (team / "old.md").unlink()
+    (team / "tabs.md").unlink()
+    (team / "MEMORY.md").write_text("")
+    world.ok("-C", str(clone), "sync")
+
+    def deleted(*args: str) -> list[dict[str, Any]]:
+        out = world.ok("-C", str(clone), "query", "--deleted", *args, "--format", "json")
+        return list(json.loads(out)["nodes"])
+
+    by_id = {n["id"]: n for n in deleted()}
+    assert set(by_id) == {"team/old.md", "team/tabs.md"}
+    old = by_id["team/old.md"]
+    assert (old["title"], old["type"], old["summary"], old["tags"]) == (
+        "Cache notes",
+        "reference",
+        "what we learnt",
+        ["ops"],
+    )
+    assert [n["id"] for n in deleted("--search", "redis")] == ["team/old.md"]
+    assert [n["id"] for n in deleted("--type", "feedback")] == ["team/tabs.md"]
+    assert [n["id"] for n in deleted("--tag", "ops")] == ["team/old.md"]
+    line = world.ok("-C", str(clone), "query", "--deleted", "redis")
+    assert line.startswith("[deleted] team/old.md - Cache notes — what we learnt (deleted;"), line
