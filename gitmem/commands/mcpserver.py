@@ -95,7 +95,7 @@ class Recall:
         scope = options.pop("scope", None)
         q = Query(
             **{k: v for k, v in options.items() if v is not None},
-            since=parse_since(since, name="since") if since else None,
+            since=parse_since(since, name="since") if since is not None else None,
             scopes=[scope] if scope else [],
         )
         return run_query(self.place, q, self.project)

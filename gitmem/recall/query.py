@@ -235,6 +235,16 @@ def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
 
     from gitmem.recall.searchindex import discard
 
+    for name in ("search", "type", "tag", "status", "author", "related", "id"):
+        value = getattr(q, name)
+        if value is not None and not value.strip():
+            # the CLI refuses it as it parses; the MCP tools' `tag: ""` matched every memory
+            # (round 18: `search` with text "" listed them all, "  " none)
+            raise UsageError(
+                f"the {name} given is empty: it would match every memory",
+                f"give it a value, or leave --{name} out",
+                tool_hint=f"give {name} a value, or leave it out (recent lists the newest)",
+            )
     try:
         return _run(place, q, project)
     except sqlite3.DatabaseError as e:

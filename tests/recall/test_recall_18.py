@@ -242,3 +242,32 @@ def test_a_deleted_memory_is_known_by_its_last_text(tmp_path: Path) -> None:
     assert [n["id"] for n in deleted("--tag", "ops")] == ["team/old.md"]
     line = world.ok("-C", str(clone), "query", "--deleted", "redis")
     assert line.startswith("[deleted] team/old.md - Cache notes — what we learnt (deleted;"), line
+
+
+def test_an_empty_filter_is_refused_at_every_door(project: tuple[World, Path]) -> None:
+    """Before: the MCP `search` with text "" listed every memory (and "  " none), `query` with
+    tag "" or since "" matched every memory, as `gitmem query --search ""` did — the CLI refused
+    only `--tag ""` and its like. After: one line at every door, in its own words."""
+    world, clone = project
+    remember(world, clone)
+    cli = world.gitmem("-C", str(clone), "query", "--search", "")
+    assert cli.code == 2 and "is empty" in cli.err and not cli.out
+
+    async def steps(s: Any, _info: Any) -> list[str]:
+        calls = [
+            ("search", {"text": ""}),
+            ("search", {"text": "  "}),
+            ("query", {"tag": ""}),
+            ("query", {"type": " "}),
+            ("query", {"since": ""}),
+            ("query", {"author": ""}),
+        ]
+        told = [error_text(await s.call_tool(name, args)) for name, args in calls]
+        # the user scope at record's door: hinted `gitmem sync --user`, which no tool runs
+        user = error_text(await s.call_tool("record", {"title": "T", "text": "x", "scope": "user"}))
+        assert "gitmem" not in user.split("hint:")[1] and "auto, team, agents, local" in user
+        return told
+
+    for text in session(world, clone, steps):
+        assert "\n" not in text and "--" not in text, text  # the tools' words, not the CLI's
+        assert "empty" in text or "neither a date nor an age" in text, text
