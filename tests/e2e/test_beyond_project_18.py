@@ -116,3 +116,32 @@ def test_user_scope_and_adapters_on_two_machines_then_recall_in_a_project(
         a.ok("sync", "--user")  # the deletion reaches the first machine, nothing else goes
         assert not (a.home / ".claude/agent-memory/reviewer/style.md").exists()
         assert (a.home / ".claude/CLAUDE.md").read_text() == "# Me\n- prefer small commits\n"
+
+
+def test_a_refused_project_ref_leaves_the_user_scope_synced(tmp_path: Path) -> None:
+    """The second machine's first sync met no personal ref (nothing personal written yet);
+    the first machine then granted it the project's personal memory too, unasked. The second
+    machine's next sync refuses that ref ("never asked for", exit 3) — by design. Before: that
+    refusal returned before the user scope, which the sync carries after the project's refs,
+    so `~/.claude/CLAUDE.md` never arrived either. After: the user scope still syncs."""
+    hub = tmp_path / "hub.git"
+    a, b = World(tmp_path / "a"), World(tmp_path / "b")
+    a.git("init", "-q", "--bare", str(hub))
+    remote = a.make_remote()
+    for w in (a, b):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+    shop_a = a.clone("shop", url=str(remote))
+    write_files(a.home / ".claude", {"CLAUDE.md": "# Me\n- prefer small commits\n"})
+    a.ok("sync", cwd=shop_a)
+    shop_b = b.clone("shop", url=str(remote))
+    assert "gitmem key grant --user" in b.ok("sync", cwd=shop_b)
+    key = b.ok("key", "show").strip()
+    a.ok("key", "grant", "--user", key)
+    write_files(a.scope_path(shop_a, "auto"), {"MEMORY.md": "- [N](n.md) — n\n", "n.md": "N.\n"})
+    a.ok("key", "grant", key, cwd=shop_a)
+    a.ok("sync", cwd=shop_a)
+
+    run = b.gitmem("sync", cwd=shop_b)
+    assert run.code == 3 and "never asked for" in run.err  # the project's personal ref
+    assert "user claude:" in run.out, run.out
+    assert (b.home / ".claude/CLAUDE.md").read_text() == "# Me\n- prefer small commits\n"
