@@ -5,11 +5,16 @@ Messages are one line: what failed and where; the hint says what to do next.
 
 from __future__ import annotations
 
+import os
+
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_GIT = 3
 EXIT_INTERNAL = 4  # a bug in gitmem, not in the input or the remote
 EXIT_INTERRUPTED = 130
+# set by the MCP server for the gitmem it runs (its sync, sync_status tools): an error's hint
+# in the tools' words (`tool_hint`), not the CLI's
+TOOL_HINTS = "GITMEM_TOOL_HINTS"
 
 
 class GitmemError(Exception):
@@ -87,8 +92,11 @@ def report(exc: BaseException) -> int:
         # a message may quote a ref's name, a file name, git's stderr or a server's `remote:`
         # text: shown through the one sanitizer, it never drives the terminal
         sys.stderr.write(f"gitmem: error: {_shown(exc.message)}\n")
-        if exc.hint:
-            sys.stderr.write(f"hint: {_shown(exc.hint)}\n")
+        hint = exc.hint
+        if exc.tool_hint and os.environ.get(TOOL_HINTS) == "1":
+            hint = exc.tool_hint  # the MCP server's `sync` tool ran us: its agent reads this
+        if hint:
+            sys.stderr.write(f"hint: {_shown(hint)}\n")
         return exc.exit_code
     if isinstance(exc, KeyboardInterrupt):
         # a newcomer's Ctrl-C mid-sync: is the memory broken? Each ref moves in one

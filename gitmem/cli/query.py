@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         const=5,
         help="the N most recently changed (default 5)",
     )
-    p.add_argument("--search", metavar="TEXT", help="full-text search (every word)")
+    p.add_argument("--search", metavar="TEXT", type=given, help="full-text search (every word)")
     # a newcomer's first guess, `gitmem query some words`, was refused (exit 2): free words
     # are the search (all of them, as --search's)
     p.add_argument("words", nargs="*", metavar="WORDS", help="as --search WORDS")

@@ -157,15 +157,16 @@ def run(args: argparse.Namespace) -> int:
         for line in sync_lines(result, args.verbose, told):
             echo(line)
         _skipped_notes(project, result, args.verbose)
+    refused = 0
     if result.refused:  # the other refs synced; each refused one is an error of its own
         from gitmem.errors import report
 
-        return max(report(exc) for exc in result.refused)
-    if not args.dry_run:  # the folders synced here: a moved clone can name them later
+        refused = max(report(exc) for exc in result.refused)
+    elif not args.dry_run:  # the folders synced here: a moved clone can name them later
         from gitmem.project.syncedfolders import remember_synced
 
         remember_synced(project)
-    held = (
+    held = refused or (
         3 if not args.dry_run and any(r.held or r.unwritable for r in result.refs.values()) else 0
     )  # partly done, as a hub unreached or a folder the system would not let gitmem write
     if args.mode == "sync" and not args.dry_run and not args.scopes:
@@ -173,7 +174,9 @@ def run(args: argparse.Namespace) -> int:
 
         # --json: one JSON document, the project's (sync --user --json tells the user scope)
         quiet = args.quiet or getattr(args, "as_json", False)
-        return max(held, carry_user(project.repo, quiet))  # the user scope, through the hub
+        # the user scope, through the hub: its refs are not the project's, and a project ref
+        # refused (round 18: the personal ref's "never asked for" key) left it unsynced
+        return max(held, carry_user(project.repo, quiet))
     return held
 
 

@@ -95,7 +95,7 @@ class Recall:
         scope = options.pop("scope", None)
         q = Query(
             **{k: v for k, v in options.items() if v is not None},
-            since=parse_since(since, name="since") if since else None,
+            since=parse_since(since, name="since") if since is not None else None,
             scopes=[scope] if scope else [],
         )
         return run_query(self.place, q, self.project)
@@ -197,7 +197,7 @@ class Recall:
         in a session of its own: at `timeout` it and every git it started are killed."""
         import signal
 
-        from gitmem.errors import GitError
+        from gitmem.errors import TOOL_HINTS, GitError
 
         proc = subprocess.Popen(
             [*self.argv_base, *args],
@@ -205,6 +205,7 @@ class Recall:
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            env={**os.environ, TOOL_HINTS: "1"},  # its hints in the tools' words
         )
         try:
             stdout, stderr = proc.communicate(timeout=timeout)
@@ -266,17 +267,72 @@ def one_line(exc: GitmemError) -> str:
     return clean(shown_bounded(exc.message) + hint)
 
 
+def sync_failed(code: int, out: str) -> str:
+    """The `sync` tool's error: one line first (gitmem's error and its hint), then what the
+    sync said before it (refs it did sync stay synced). Round 18: it began "exited 3 (git or
+    the remote failed)" for another gitmem holding the lock, the error lines after."""
+    lines = out.splitlines()
+    error = next(
+        (ln[len("gitmem: error: ") :] for ln in lines if ln.startswith("gitmem: error: ")), ""
+    )
+    hint = next((ln[len("hint: ") :] for ln in lines if ln.startswith("hint: ")), "")
+    head = f"sync failed (exit {code}): {error or 'see its output below'}"
+    head += f" (hint: {hint})" if hint else ""
+    rest = [ln for ln in lines if not ln.startswith(("gitmem: error: ", "hint: "))]
+    return head + ("\n\n" + "\n".join(rest) if any(ln.strip() for ln in rest) else "")
+
+
+def bad_arguments(errors: list[dict[str, Any]]) -> str:
+    """Arguments that do not fit a tool's schema, in one line: each argument and what is
+    wrong with it, never the value sent (the caller's, maybe megabytes)."""
+    told = "; ".join(
+        f"{'.'.join(str(part) for part in e.get('loc', ())) or 'arguments'}: "
+        f"{str(e.get('msg', 'not valid')).lower()}"
+        for e in errors[:5]
+    )
+    more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+    return clean(
+        f"bad arguments: {told}{more} (hint: the tool's input schema names each argument and its type)"
+    )
+
+
+def _server_class() -> type[MCPServer]:
+    """The SDK's server, its argument errors told in one line. Round 18: a missing or mistyped
+    argument (any tool) came back as pydantic's multi-line report with a link to its site,
+    where every other refusal is one line with a hint."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from pydantic import ValidationError
+
+    class Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                    raise
+                # the cause kept: the SDK logs the rejected fields' names from it
+                message = f"Error executing tool {name}: {bad_arguments([dict(e) for e in cause.errors()])}"
+                raise ToolError(message) from cause
+
+    return Server
+
+
 def resource_uri(scope: str, path: str) -> str:
     return f"memory://{scope}/{quote(path)}"
 
 
 def build(recall: Recall) -> MCPServer:
     """The server with its tools and the memory files as resources."""
-    from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 
-    server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS)
+    from gitmem import __version__
+
+    # a client shows the server's version (serverInfo): it was "", which the spec's
+    # Implementation does not allow a client to rely on
+    server: MCPServer = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
     offered: set[str] = set()  # the memory:// URIs offered as resources
@@ -467,8 +523,7 @@ def build(recall: Recall) -> MCPServer:
     def sync() -> str:
         code, out = recall.gitmem("sync")
         if code:  # an answer like a success's (is_error false) read as synced (round 10)
-            what = {1: "a finding refused", 2: "bad usage or input", 3: "git or the remote failed"}
-            raise ToolError(f"gitmem sync exited {code} ({what.get(code, 'failed')}):\n{out}")
+            raise ToolError(sync_failed(code, out))
         offer_current()
         return out
 

@@ -186,9 +186,15 @@ class Project(NamedTuple):
             if s.name == name:
                 return s
         known = list(dict.fromkeys([*SCOPE_NAMES, *(s.name for s in self.scopes)]))
+        user = names_user_scope(name)
         raise UsageError(
             f"unknown scope {name!r} in this project",
-            NOT_A_PROJECT_SCOPE if names_user_scope(name) else scope_hint(name, known),
+            NOT_A_PROJECT_SCOPE if user else scope_hint(name, known),
+            # the MCP tools' words: the agent runs no `gitmem sync --user` (round 18)
+            tool_hint=f"the tools write this project's memory only (user-scope memory is "
+            f"your own files, ~/.claude/CLAUDE.md); choose one of {', '.join(SCOPE_NAMES)}"
+            if user
+            else None,
         )
 
     def route(self, ref: str) -> Route:

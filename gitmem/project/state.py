@@ -669,6 +669,8 @@ def repository_lock(
                     raise LockedError(
                         f"another gitmem is working on this repository (lock: {path})",
                         "wait for it to finish; raise gitmem.lockTimeout to wait longer",
+                        tool_hint="a sync, a hook or the user's gitmem is at work on this "
+                        "memory: call again in a minute",
                     ) from None
                 time.sleep(0.05 + jitter() * 0.05)
         # who holds it, for a human reading the file; fixed width, so no ftruncate (it costs

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -234,6 +235,16 @@ def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
 
     from gitmem.recall.searchindex import discard
 
+    for name in ("search", "type", "tag", "status", "author", "related", "id"):
+        value = getattr(q, name)
+        if value is not None and not value.strip():
+            # the CLI refuses it as it parses; the MCP tools' `tag: ""` matched every memory
+            # (round 18: `search` with text "" listed them all, "  " none)
+            raise UsageError(
+                f"the {name} given is empty: it would match every memory",
+                f"give it a value, or leave --{name} out",
+                tool_hint=f"give {name} a value, or leave it out (recent lists the newest)",
+            )
     try:
         return _run(place, q, project)
     except sqlite3.DatabaseError as e:
@@ -304,7 +315,7 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         where.append(f"m.id IN ({','.join('?' * len(related))})")
         params += related
     if q.deleted:
-        hits = _deleted(db, q, scopes)
+        hits = _deleted(db, q, scopes, project)
     else:
         sql = f"{select} WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?"
         limit = q.recent if q.recent is not None else q.limit
@@ -537,7 +548,19 @@ def deleted_as(place: Place, given: str, project: Callable[[], Project]) -> Hit 
     return found[0] if found else None
 
 
-def _deleted(db: sqlite3.Connection, q: Query, scopes: Sequence[str]) -> list[Hit]:
+# deleted memories whose last text a filter on it reads, newest first (a bounded cost: each is
+# a blob read from its ref)
+MAX_DELETED_READ = 500
+
+
+def _deleted(
+    db: sqlite3.Connection, q: Query, scopes: Sequence[str], project: Callable[[], Project]
+) -> list[Hit]:
+    """The deleted memories `q` asks for, each described by its last text (title, type,
+    description, tags). Round 18: a deleted memory was known by its path only — listed as
+    `old`, untyped, without its description — and `--search`, `--type`, `--tag` were matched
+    against its file name (or not at all) among the newest `limit` deletions only: `query
+    --deleted redis` missed the deleted memory about redis, `--type feedback` listed every one."""
     sql = (
         "SELECT h.* FROM history h WHERE h.deleted = 1 AND h.scope IN "
         f"({','.join('?' * len(scopes))}) AND NOT EXISTS (SELECT 1 FROM memory m "
@@ -556,16 +579,17 @@ def _deleted(db: sqlite3.Connection, q: Query, scopes: Sequence[str]) -> list[Hi
     if q.since is not None:
         sql += f" AND {believed('h.time')} >= ?"
         params.append(q.since)
+    limit = q.recent if q.recent is not None else q.limit
+    by_text = bool(q.search or q.type or q.tag)
     sql += f" ORDER BY {believed('h.time')} DESC, h.scope, h.path LIMIT ?"
-    params.append(q.recent if q.recent is not None else q.limit)
+    params.append(max(limit, MAX_DELETED_READ) if by_text else limit)
     hits = []
     for r in rows_where(db, sql, params):
-        title = r["path"].rsplit("/", 1)[-1][:-3] if r["path"].endswith(".md") else r["path"]
         hit = Hit(
             r["scope"],
             r["path"],
             "",
-            title,
+            posixpath.splitext(posixpath.basename(r["path"]))[0],
             None,
             None,
             [],
@@ -579,15 +603,40 @@ def _deleted(db: sqlite3.Connection, q: Query, scopes: Sequence[str]) -> list[Hi
             True,
             r["last_blob"],
         )
-        if q.search and not _blob_matches(hit, q.search):
+        text = _last_text(hit, project)
+        if text:
+            from gitmem.recall.searchindex import facts_of
+
+            facts = facts_of(hit.path, text.encode("utf-8"))
+            hit.title, hit.type, hit.description = facts.title, facts.type, facts.description
+            hit.tags = list(facts.tags)
+        if q.type and (hit.type or "").lower() != q.type.lower():
+            continue
+        if q.tag and q.tag.lower() not in (t.lower() for t in hit.tags):
+            continue
+        if q.search and not _blob_matches(hit, q.search, text):
             continue
         hits.append(hit)
+        if len(hits) >= limit:
+            break
     return hits
 
 
-def _blob_matches(hit: Hit, text: str) -> bool:
+def _last_text(hit: Hit, project: Callable[[], Project]) -> str:
+    """A deleted memory's last text, "" when its ref no longer holds it (never an error: the
+    answer lists what it can)."""
+    from gitmem.errors import GitmemError
+
+    try:
+        return full_text(hit, project)
+    except (GitmemError, OSError):
+        return ""
+
+
+def _blob_matches(hit: Hit, text: str, body: str = "") -> bool:
+    """Every word of `text` in the deleted memory's path, title, description, tags or text."""
     words = [w.lower() for w in re.findall(r"\w+", text)]
-    hay = (hit.path + " " + hit.title).lower()
+    hay = " ".join([hit.path, hit.title, hit.description or "", *hit.tags, body]).lower()
     return all(w in hay for w in words)
 
 
@@ -669,7 +718,7 @@ def _iso(t: float | None) -> str | None:
 
 def summary_line(h: Hit) -> str:
     """`[type] scope/path - title — summary`, the seed's summary format with the scope."""
-    kind = h.type or ("deleted" if h.deleted else "memory")
+    kind = "deleted" if h.deleted else h.type or "memory"  # typed from its last text since round 18
     line = f"[{kind}] {h.id} - {h.title}"
     if h.description:  # one line a person scans: an agent's 1,500-character description
         described = " ".join(h.description.split())  # (a real one) filled screens

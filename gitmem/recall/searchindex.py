@@ -15,8 +15,10 @@ inputs are unchanged starts no process at all. Never writes a memory file.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
+import posixpath
 import re
 import sqlite3
 import stat
@@ -31,8 +33,9 @@ if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
 # 3: CJK characters indexed one by one; 4: history read again (a deleted personal memory
-# sealed before this machine's grant is found since round 11)
-FORMAT = "gitmem-recall 4"
+# sealed before this machine's grant is found since round 11); 5: a memory without a name:
+# titled by its first `# Heading` (round 18)
+FORMAT = "gitmem-recall 5"
 DB_NAME = "recall.sqlite"
 MAX_FILE = 1 << 20  # a larger memory is indexed by name only (bounded cost)
 # environment that decides the scope folders (gitmem/project/identity.py)
@@ -327,7 +330,7 @@ def connect(common_dir: str) -> sqlite3.Connection:
         _drop_foreign(path)
         db = _open(path)
         try:
-            ok = _meta(db, "format") == FORMAT
+            ok = _meta(db, "format") == FORMAT and _schema(db) == _schema_written()
         except sqlite3.DatabaseError:
             ok = False
         if not ok:
@@ -341,6 +344,24 @@ def connect(common_dir: str) -> sqlite3.Connection:
             db.commit()
     _OPEN[path] = db
     return db
+
+
+def _schema(db: sqlite3.Connection) -> frozenset[tuple[str, str, str]]:
+    return frozenset(db.execute("SELECT type, name, IFNULL(sql, '') FROM sqlite_master"))
+
+
+@functools.cache
+def _schema_written() -> frozenset[tuple[str, str, str]]:
+    """What SCHEMA creates, as sqlite_master lists it. Round 18: an index of this format whose
+    table was gone (a damaged file, a half-copied folder) failed every query, the MCP tools
+    and the prompt hook with "no such table" (an OperationalError, which `refreshed` takes
+    for a lock, never for damage) instead of being rebuilt as the cache it is."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        return _schema(db)
+    finally:
+        db.close()
 
 
 @contextlib.contextmanager
@@ -823,7 +844,7 @@ def facts_of(rel: str, data: bytes) -> Facts:
     if b"status:" in data[:4096]:
         status = _field(data, "status")
     return Facts(
-        node.title,
+        _headed(rel, node.title, body),
         node.type,
         node.description,
         node.tags,
@@ -833,6 +854,21 @@ def facts_of(rel: str, data: bytes) -> Facts:
         links_in(body),
         body,
     )
+
+
+_HEADING = re.compile(r"#[ \t]+(\S[^\n]{0,199}?)[ \t#]*")
+
+
+def _headed(rel: str, title: str, body: str) -> str:
+    """A memory without a `name:` is titled by its first line when that is a `# Heading`, as a
+    person reads it. Round 18: Codex's `MEMORY.md` (`# Codex memory`), a `gotchas.md` opening
+    `# Gotchas learned the hard way`, were listed by query, the MCP tools, the prompt hook and
+    the page as `MEMORY` and `gotchas` (the file's stem)."""
+    if title != posixpath.splitext(posixpath.basename(rel))[0]:
+        return title  # the frontmatter named it
+    first = next((ln for ln in body[:4096].splitlines() if ln.strip()), "")
+    heading = _HEADING.fullmatch(first.strip())
+    return heading.group(1).strip() if heading else title
 
 
 def _field(data: bytes, key: str) -> str | None:

@@ -279,4 +279,5 @@ def test_the_user_and_the_project_claude_md_have_distinct_labels(
     assert labels["team/CLAUDE.md"] == "team/CLAUDE.md", labels
     assert labels["CLAUDE.local.md"] == "CLAUDE.local.md", labels
     assert len(claude) == 3 and len({n["title"] for n in claude}) == 3, labels
-    assert labels["auto/a.md"] == "a"  # a topic keeps its own title
+    # a topic keeps its own title: its `# A` heading, having no name: (round 18; was "a")
+    assert labels["auto/a.md"] == "A"
