@@ -44,7 +44,7 @@ def push_world(root: Path, files: int) -> tuple[World, Path, Path]:
     w = World(root)
     remote_enc, remote_plain = w.make_remote("enc.git"), w.make_remote("plain.git")
     enc, plain = w.clone(remote_enc, "enc"), w.clone(remote_plain, "plain")
-    w.git("config", "gitmem.encrypt", "off", cwd=plain)
+    w.plaintext(plain)
     for clone in (enc, plain):
         folder = w.scope_path(clone)
         folder.mkdir(parents=True, exist_ok=True)

@@ -68,6 +68,14 @@ class World:
     def gitmem(self, *args: str, cwd: Path | None = None) -> str:
         return self.run(*gitmem_command(), *args, cwd=cwd)
 
+    def plaintext(self, clone: Path) -> None:
+        """Personal memory of `clone` pushed in plaintext, the same blobs as raw git's:
+        `gitmem config encrypt off`, the user's own word. The value written by `git config`
+        into the repository's own config is ignored since 2026-11-28 (a .git may come with an
+        archive: gitmem/cli/sync.py `lowered_by_repo`), so rows that set it that way pushed
+        encrypted on both sides (docs/performance.md, the fourteenth pass)."""
+        self.gitmem("-C", str(clone), "config", "encrypt", "off")
+
     def make_remote(self, name: str = "remote.git") -> Path:
         """A bare remote with one commit on main (gitmem needs a repository with history)."""
         remote = self.root / name

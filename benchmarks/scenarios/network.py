@@ -107,7 +107,7 @@ class Person:
         for clone in (self.a, self.b):
             world.git("clone", "-q", remote, str(clone))
             if not encrypt:
-                world.git("config", "gitmem.encrypt", "off", cwd=clone)
+                world.plaintext(clone)
         self.mem_a, self.mem_b = world.scope_path(self.a), world.scope_path(self.b)
         write_memory(self.mem_a, files, shapes=ctx.shapes)
         age_files(self.mem_a)

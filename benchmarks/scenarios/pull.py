@@ -106,7 +106,7 @@ def _pull_changed(ctx: Context) -> Row:
     remote = world.make_remote()
     writer, reader = world.clone(remote, "writer"), world.clone(remote, "reader")
     for clone in (writer, reader):
-        world.git("config", "gitmem.encrypt", "off", cwd=clone)  # plaintext, like raw git
+        world.plaintext(clone)  # like raw git
     written = world.scope_path(writer)
     write_memory(written, files, shapes=ctx.shapes)
     age_files(written)

@@ -23,7 +23,7 @@ def _first_push(ctx: Context, files: int) -> Row:
     live, template = base / "live", base / "template"
     world = World(live)
     clone = world.clone(world.make_remote(), "clone")
-    world.git("config", "gitmem.encrypt", "off", cwd=clone)  # plaintext, like the raw side
+    world.plaintext(clone)  # like the raw side
     write_memory(world.scope_path(clone), files, shapes=ctx.shapes)
     raw_clone = world.clone(world.make_remote("raw.git"), "raw-clone")
     raw_memory = live / "raw-memory"

@@ -36,7 +36,7 @@ class Sides:
         self.world = world = World(ctx.folder(f"scale-{files}{'-enc' if encrypt else ''}"))
         self.clone = world.clone(world.make_remote(), "clone")
         if not encrypt:
-            world.git("config", "gitmem.encrypt", "off", cwd=self.clone)
+            world.plaintext(self.clone)
         self.memory = world.scope_path(self.clone)
         write_memory(self.memory, files, shapes=ctx.shapes)
         age_files(self.memory)
