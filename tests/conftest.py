@@ -96,7 +96,6 @@ LONGEST = {
     # every test past ~5 s outside benchmarks/ (those lead their share, above), so none is left
     # running alone; the figures after #23's cuts (12 clones, a flood's one listing) estimated
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[bare remote]": 41,
-    "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_git_merge_both_directions": 39,
     "tests/reliability/test_crashes.py::test_kill_9_at_random_points_loses_nothing": 37,
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[git daemon]": 16,
     "tests/beyond/test_redteam_round6.py::test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time[250000]": 14,
