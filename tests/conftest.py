@@ -9,11 +9,15 @@ run and prints the seed of a failure (rerun with --hypothesis-seed=N).
 from __future__ import annotations
 
 import compileall
+import multiprocessing
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from types import ModuleType
 from typing import TypeVar
 
 import pytest
@@ -80,46 +84,126 @@ FIRST_ON_WORKERS = ("benchmarks", "reliability")
 QUICK = "tests/benchmarks/test_quick.py::test_quick_mode_runs_every_scenario_and_writes_results"
 LAWS = "tests/merge_drivers/test_laws_15.py::test_the_known_merge_law_failures_only_go_down"
 LONGEST = {
-    # round 16: the quick benchmark's families and the pinned merge-law seeds (quiet seconds
-    # estimated from a run at a load of ~10, walls divided by 2.8; the seeds are CPU)
-    f"{QUICK}[network]": 26,
-    f"{QUICK}[pull]": 9,
-    f"{QUICK}[first-push]": 9,
+    # round 18: every test of ~4 s or more, from a whole run of 3,923 tests on 4 workers
+    # (2026-11-29, at a load of ~15: 3,477 s; each wall divided by 5.4, that run's wall over a
+    # quiet one's), so that no long test is left to start late and end alone (#23). Not the
+    # first test of a module-scoped world (test_pull_push_work's pool, the redteam_writers
+    # floods...): its time is mostly that world, built again if the test ran apart from its
+    # module (the earlier rounds' entries of that kind kept)
+    "tests/beyond/test_redteam_round16.py::test_a_killed_index_build_keeps_its_progress": 22,
+    "tests/merge_drivers/test_block_grain.py::test_no_untouched_leaf_is_lost_and_every_edit_stands": 17,
+    "tests/e2e/test_everyday_in_sync_16.py::test_the_sixteenth_sweep_through_git_merge_both_directions": 16,
+    "tests/e2e/test_everyday_in_sync_16.py::test_the_sixteenth_sweep_through_gitmem_sync[3]": 16,
+    "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[git daemon]": 15,
+    "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_gitmem_sync[2]": 15,
+    "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_gitmem_sync[3]": 15,
+    "tests/beyond/test_redteam_writers.py::test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window": 15,
+    f"{LAWS}[3]": 13,
+    "tests/merge_drivers/test_block_grain.py::test_a_subsection_moved_to_another_section_and_edited_on_the_other_side_is_both": 12,
+    f"{LAWS}[1]": 12,
+    f"{LAWS}[2]": 12,
+    f"{QUICK}[network]": 11,
+    "tests/merge_drivers/test_everyday_cases_11.py::test_a_column_added_with_rows_on_one_side_and_cells_edited_on_the_other_is_both": 11,
+    "tests/e2e/test_everyday_in_sync_16.py::test_the_sixteenth_sweep_through_gitmem_sync[2]": 11,
+    f"{QUICK}[scale]": 10,
+    "tests/reliability/test_hostile_cost.py::test_a_history_of_100000_commits_is_validated_in_bounded_time": 10,
+    "tests/recall/test_query.py::test_ten_thousand_memories_each_found_by_its_own_word": 10,
+    "tests/merge_drivers/test_everyday_cases_9.py::test_a_table_row_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited": 10,
+    "tests/e2e/test_everyday_in_sync_15.py::test_the_fifteenth_sweep_through_git_merge_both_directions": 10,
+    "tests/merge_drivers/test_laws_15.py::test_the_record_is_the_draws_of_today": 10,
+    "tests/merge_drivers/test_index_tree.py::test_three_replicas_editing_hook_words_converge": 9,
+    "tests/e2e/test_everyday_in_sync_17.py::test_the_seventeenth_sweep_through_gitmem_sync[2]": 9,
+    "tests/beyond/test_redteam_round6.py::test_curating_a_scope_of_thousands_of_topic_files_is_bounded[cycle]": 9,
+    "tests/beyond/test_redteam_writers.py::test_the_session_start_hook_reads_a_bounded_part_of_a_flood": 9,
+    "tests/merge_drivers/test_retitles.py::test_real_indexes_converge_with_a_retitle_in_every_order": 9,
+    "tests/beyond/test_writer_flood.py::test_a_first_sync_of_a_flood_lists_it_and_writes_no_tracking_ref_each": 9,
+    "tests/e2e/test_everyday_in_sync_17.py::test_the_seventeenth_sweep_through_gitmem_sync[3]": 9,
+    "tests/reliability/test_writer_fold_crash.py::test_kill_9_during_a_fold_of_writer_refs_loses_nothing": 9,
+    "tests/e2e/test_everyday_in_sync_15.py::test_the_fifteenth_sweep_through_gitmem_sync[3]": 9,
+    "tests/merge_drivers/test_block_merges.py::test_a_section_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited": 8,
+    "tests/merge_drivers/test_plain_edits.py::test_replicas_editing_plain_bullets_converge_and_keep_every_edit": 8,
+    "tests/merge_drivers/test_properties.py::test_a_heading_above_the_title_with_the_title_dropped_converges": 8,
+    "tests/reliability/test_hostile_remotes.py::test_the_check_along_changes_refuses_each_hostile_kind_as_the_whole_check": 8,
+    "tests/e2e/test_everyday_in_sync_15.py::test_the_fifteenth_sweep_through_gitmem_sync[2]": 8,
+    "tests/e2e/test_everyday_in_sync_17.py::test_the_seventeenth_sweep_through_git_merge_both_directions": 8,
+    "tests/beyond/test_redteam_cost.py::test_hostile_markdown_merges_in_bounded_time[long-line-team/topic.md]": 8,
     f"{QUICK}[commands]": 8,
-    f"{QUICK}[scale]": 8,
-    f"{QUICK}[claude]": 5,
-    f"{LAWS}[1]": 7,
-    f"{LAWS}[2]": 7,
-    f"{LAWS}[3]": 7,
-    # seconds of a full `-n 2` run here (2026-11-28, 2,715 tests in 562 s, quiet; the rest
-    # from 2,780 tests at a load of ~10, divided by that run's 3.4 times longer wall, #23):
-    # every test past ~5 s outside benchmarks/ (those lead their share, above), so none is left
-    # running alone; the figures after #23's cuts (12 clones, a flood's one listing) estimated
-    "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[bare remote]": 41,
-    "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_git_merge_both_directions": 39,
-    "tests/reliability/test_crashes.py::test_kill_9_at_random_points_loses_nothing": 37,
-    "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[git daemon]": 16,
-    "tests/beyond/test_redteam_round6.py::test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time[250000]": 14,
-    "tests/beyond/test_writer_flood.py::test_a_first_sync_of_a_flood_lists_it_and_writes_no_tracking_ref_each": 14,
-    "tests/beyond/test_writer_flood.py::test_a_hostile_advertisement_of_writer_ref_names_is_counted_never_named[later sync]": 9,
-    "tests/reliability/test_editors.py::test_editors_appending_during_concurrent_syncs_lose_no_line": 10,
-    "tests/beyond/test_redteam_writers.py::test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window": 8,
-    "tests/reliability/test_writer_fold_crash.py::test_kill_9_during_a_fold_of_writer_refs_loses_nothing": 8,
-    "tests/merge_drivers/test_block_grain.py::test_no_untouched_leaf_is_lost_and_every_edit_stands": 8,
     "tests/gitmem/test_commit_edits.py::test_a_push_of_a_few_files_makes_only_their_records[on]": 8,
-    "tests/gitmem/test_commit_edits.py::test_a_push_of_a_few_files_makes_only_their_records[off]": 7,
-    "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_gitmem_sync[2]": 7,
-    "tests/reliability/test_hostile_cost.py::test_a_history_of_100000_commits_is_validated_in_bounded_time": 7,
-    "tests/beyond/test_redteam_writers.py::test_the_session_start_hook_reads_a_bounded_part_of_a_flood": 6,
-    "tests/gitmem/test_crypto.py::test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited": 6,
-    "tests/e2e/test_key_changes.py::test_concurrent_key_changes_keep_both_sides[both-rotate-a]": 6,
-    "tests/e2e/test_ux_sync_output.py::test_a_line_while_the_network_is_slow_on_a_terminal": 6,
-    "tests/reliability/test_hostile_remotes.py::test_every_module_a_check_runs_is_in_the_stamp_of_kept_trees": 6,
-    "tests/reliability/test_contention.py::test_contention_curve_every_writer_lands": 6,
-    "tests/merge_drivers/test_retitles.py::test_real_indexes_converge_with_a_retitle_in_every_order": 6,
-    "tests/beyond/test_redteam_writers.py::test_a_flood_of_refused_writer_refs_stays_bounded_and_lets_an_honest_one_in": 5,
-    "tests/reliability/test_contention.py::test_writers_over_a_network_remote_all_land_and_converge_within_a_bound": 5,
-    "tests/claude/test_hook_races.py::test_hook_sync_status_fetch_and_an_editor_at_once_lose_nothing": 5,
+    "tests/recall/test_recall_round11.py::test_the_pages_search_finds_a_words_other_forms_as_query_does": 8,
+    "tests/beyond/test_redteam_cost.py::test_hostile_markdown_merges_in_bounded_time[emphasis-team/topic.md]": 7,
+    "tests/e2e/test_everyday_in_sync_16.py::test_three_machines_through_gitmem_sync": 7,
+    "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_gitmem_sync[4]": 7,
+    "tests/reliability/test_crashes.py::test_kill_9_at_random_points_loses_nothing": 7,
+    "tests/beyond/test_cost_round12.py::test_a_crafted_merge_grows_about_linearly[_items-10000]": 7,
+    "tests/merge_drivers/test_complexity.py::test_a_20000_line_index_merges_in_linear_time[19000]": 7,
+    "tests/merge_drivers/test_index_moves.py::test_a_move_a_deletion_and_an_edit_on_three_replicas_converge": 7,
+    "tests/beyond/test_cost_round12.py::test_a_crafted_merge_grows_about_linearly[_long_line-20000]": 7,
+    "tests/beyond/test_redteam_round6.py::test_curating_a_scope_of_thousands_of_topic_files_is_bounded[unindexed]": 7,
+    "tests/merge_drivers/test_emptied.py::test_emptied_edited_edited_converge_in_every_order": 7,
+    f"{QUICK}[first-push]": 7,
+    "tests/merge_drivers/test_index_tree.py::test_three_replicas_replacing_the_same_or_neighbouring_hook_words_converge": 7,
+    "tests/beyond/test_writer_flood.py::test_a_hostile_advertisement_of_writer_ref_names_is_counted_never_named[later sync]": 7,
+    "tests/merge_drivers/test_plain_edits.py::test_a_large_index_rewritten_in_runs_merges_in_bounded_time": 7,
+    "tests/reliability/test_hostile_remotes.py::test_every_module_a_check_runs_is_in_the_stamp_of_kept_trees": 7,
+    "tests/beyond/test_redteam_writers.py::test_a_flood_of_refused_writer_refs_stays_bounded_and_lets_an_honest_one_in": 6,
+    "tests/merge_drivers/test_block_grain.py::test_a_nested_item_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited": 6,
+    "tests/e2e/test_everyday_in_sync_11.py::test_eleventh_sweep_cases_through_gitmem_sync[3]": 6,
+    "tests/e2e/test_everyday_in_sync_16.py::test_a_hook_separator_never_glues_to_the_link_through_sync_and_git_merge": 6,
+    "tests/merge_drivers/test_reorder_15.py::test_the_one_order_by_sorting_is_the_pairwise_rule": 6,
+    "tests/merge_drivers/test_index_moves.py::test_a_moved_bullet_stands_once_where_the_mover_put_it_with_the_editors_words": 6,
+    "tests/e2e/test_everyday_in_sync_14.py::test_the_fourteenth_sweep_through_git_merge_both_directions": 6,
+    "tests/e2e/test_everyday_in_sync_15.py::test_a_comment_written_tight_over_a_list_through_gitmem_sync_and_git_merge": 6,
+    "tests/e2e/test_everyday_in_sync_11.py::test_eleventh_sweep_cases_through_gitmem_sync[2]": 6,
+    "tests/e2e/test_ux_newcomer10.py::test_user_scope_ids_work_outside_any_clone": 6,
+    "tests/e2e/test_everyday_in_sync_14.py::test_the_fourteenth_sweep_through_gitmem_sync[3]": 6,
+    "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[bare remote]": 6,
+    "tests/e2e/test_recall_round10.py::test_mcp_tools_and_resources_answer_within_a_bound_when_git_cannot_read_its_config": 6,
+    "tests/merge_drivers/test_complexity.py::test_every_memory_decided_together_in_linear_time": 6,
+    "tests/recall/test_view.py::test_the_page_shows_labelled_nodes_filters_and_loads_nothing": 5,
+    "tests/e2e/test_everyday_in_sync_15.py::test_dated_lines_from_three_machines_one_backdated_keep_time_order_through_gitmem_sync": 5,
+    "tests/e2e/test_everyday_in_sync_14.py::test_dated_lines_from_three_machines_keep_time_order_through_gitmem_sync": 5,
+    "tests/reliability/test_contention.py::test_contention_curve_every_writer_lands": 5,
+    "tests/beyond/test_redteam_round13_remote.py::test_the_finest_merge_of_a_shuffled_file_has_a_budget": 5,
+    "tests/merge_drivers/test_everyday_cases_9.py::test_an_item_moved_and_edited_on_one_side_and_edited_on_the_other_is_both": 5,
+    "tests/beyond/test_redteam_cost.py::test_hostile_markdown_merges_in_bounded_time[line-ends-team/topic.md]": 5,
+    "tests/e2e/test_emptied_in_sync.py::test_three_machines_empty_edit_and_edit_converge_on_both_edits[emptied]": 5,
+    "tests/merge_drivers/test_complexity.py::test_files_deleted_with_their_lines_against_edits_come_back_in_linear_time": 5,
+    "tests/merge_drivers/test_fine_merges.py::test_no_untouched_word_is_lost": 5,
+    "tests/merge_drivers/test_placement.py::test_entries_written_on_top_stay_on_top_and_replicas_converge": 5,
+    "tests/e2e/test_ux_newcomer10.py::test_every_example_of_readme_guide_and_help_reaches_gitmem_as_written": 5,
+    "tests/gitmem/test_commit_edits.py::test_a_push_of_a_few_files_makes_only_their_records[off]": 5,
+    "tests/beyond/test_redteam_doors.py::test_the_mcp_server_answers_hostile_requests_and_stays_up": 5,
+    "tests/beyond/test_redteam_cost.py::test_hostile_markdown_merges_in_bounded_time[line-ends-team/MEMORY.md]": 5,
+    "tests/beyond/test_cost_round12.py::test_a_crafted_merge_grows_about_linearly[_sections-2000]": 5,
+    "tests/e2e/test_everyday_in_sync_11.py::test_eleventh_sweep_cases_through_git_merge_both_directions": 5,
+    "tests/e2e/test_encryption.py::test_concurrent_edits_merge_exactly_as_in_plaintext": 5,
+    "tests/merge_drivers/test_resolvers.py::test_garbage_merges_in_bounded_time[x.txt]": 4,
+    "tests/beyond/test_redteam_round6.py::test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time[250000]": 4,
+    "tests/e2e/test_everyday_in_sync.py::test_everyday_folder_cases_through_gitmem_sync[3]": 4,
+    "tests/merge_drivers/test_block_matchers.py::test_the_matchers_read_a_line_as_the_patterns_do": 4,
+    "tests/beyond/test_redteam_cost.py::test_hostile_markdown_merges_in_bounded_time[nested-list-team/MEMORY.md]": 4,
+    "tests/e2e/test_writer_refs.py::test_concurrent_writers_all_land_and_converge": 4,
+    "tests/e2e/test_newcomer_15.py::test_the_demo_ends_with_the_next_step": 4,
+    "tests/e2e/test_everyday_in_sync_14.py::test_the_fourteenth_sweep_through_gitmem_sync[2]": 4,
+    "tests/gitmem/test_test_command.py::test_pytest_with_the_project_settings_prints_the_summary_line[developer-q]": 4,
+    "tests/e2e/test_nokey_sync.py::test_a_machine_without_the_key_syncs_team_memory_and_keeps_its_personal_edit": 4,
+    "tests/merge_drivers/test_index_moves.py::test_two_replicas_moving_bullets_and_a_third_adding_one_converge": 4,
+    "tests/merge_drivers/test_repeat_properties.py::test_repeated_blocks_lose_no_edit_and_no_untouched_word_and_merge_symmetrically": 4,
+    "tests/merge_drivers/test_laws_17.py::test_each_side_adds_one_entry_in_its_place_through_sync_three_clones": 4,
+    "tests/beyond/test_redteam_cost.py::test_hostile_markdown_merges_in_bounded_time[repeated-items-team/MEMORY.md]": 4,
+    "tests/merge_drivers/test_block_merges.py::test_an_item_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited": 4,
+    "tests/test_layers.py::test_every_import_goes_down_the_layers": 4,
+    "tests/gitmem/test_writer_refs_steps.py::test_three_real_clones_fold_in_any_order_and_converge[git-order2]": 4,
+    "tests/e2e/test_two_clones.py::test_three_clones_several_rounds_converge_byte_for_byte": 4,
+    "tests/gitmem/test_writer_refs_steps.py::test_three_real_clones_fold_in_any_order_and_converge[git-order1]": 4,
+    "tests/reliability/test_contention.py::test_writers_over_a_network_remote_all_land_and_converge_within_a_bound": 4,
+    "tests/claude/test_hook_races.py::test_hook_sync_status_fetch_and_an_editor_at_once_lose_nothing": 4,
+    "tests/gitmem/test_crypto.py::test_the_manifest_in_shards_changes_and_opens_only_the_buckets_edited": 3,
+    "tests/reliability/test_editors.py::test_editors_appending_during_concurrent_syncs_lose_no_line": 3,
+    "tests/e2e/test_ux_sync_output.py::test_a_line_while_the_network_is_slow_on_a_terminal": 2,
+    f"{QUICK}[claude]": 2,
+    f"{QUICK}[pull]": 2,
+    "tests/e2e/test_key_changes.py::test_concurrent_key_changes_keep_both_sides[both-rotate-a]": 1,
 }
 
 
@@ -156,6 +240,59 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     root = Path(__file__).resolve().parents[1]
     for package in PACKAGES_RUN_FROM_THE_TREE:
         compileall.compile_dir(root / package, quiet=1)
+    if session.config.getoption("numprocesses", None):
+        _rewrite_once(session.config, root / "tests")
+
+
+def _rewrite_once(config: pytest.Config, tests: Path) -> None:
+    """Under xdist, the test modules' assert rewriting (pytest_collection below) done once, on
+    every core, before the workers start (#23): on a fresh clone each of the four workers
+    rewrote every module itself, at once (~9 s of CPU each, ~14 s with the collection). What the
+    workers import is pytest's own cache, written by pytest's own functions (the same rewrite,
+    the same file, the same checks when read); the helpers (tests/support) are compiled as any
+    module. Best effort: should pytest's private functions change, the workers rewrite as
+    before. Up to date (every run but a fresh clone's first), it costs ~0.1 s."""
+    compileall.compile_dir(tests, quiet=1, rx=_REWRITTEN)
+    global _REWRITING
+    _REWRITING = config
+    try:
+        from _pytest.assertion import rewrite
+
+        stale = [
+            path
+            for path in sorted(tests.rglob("*.py"))
+            if _REWRITTEN.search(str(path)) and not _cached(rewrite, path).is_file()
+        ]
+        if stale:
+            fork = multiprocessing.get_context("fork")
+            with ProcessPoolExecutor(len(os.sched_getaffinity(0)) or 1, mp_context=fork) as pool:
+                list(pool.map(_rewrite, stale, chunksize=8))
+    except Exception:  # a private function changed: the workers rewrite, as before
+        return
+    finally:
+        _REWRITING = None
+
+
+# what pytest rewrites here: the test modules and conftests (pyproject: python_files default)
+_REWRITTEN = re.compile(r"/(test_[^/]*|conftest)\.py$")
+_REWRITING: pytest.Config | None = None  # the config the forked rewriters inherit
+
+
+def _cached(rewrite: ModuleType, path: Path) -> Path:
+    """Where pytest keeps the rewritten `path` (an outdated one is rewritten by the worker that
+    reads it: pytest checks its source hash)."""
+    cached: Path = rewrite.get_cache_dir(path) / (path.stem + rewrite.PYC_TAIL)
+    return cached
+
+
+def _rewrite(path: Path) -> None:
+    from _pytest.assertion import rewrite
+
+    assert _REWRITING is not None
+    state = _REWRITING.stash[rewrite.assertstate_key]
+    if rewrite.try_makedirs(rewrite.get_cache_dir(path)):
+        source_hash, code = rewrite._rewrite_test(path, _REWRITING)
+        rewrite._write_pyc(state, code, source_hash, _cached(rewrite, path))
 
 
 @pytest.hookimpl(hookwrapper=True)
