@@ -305,3 +305,24 @@ def test_one_new_section_written_on_three_machines_is_one_section() -> None:
         b"\n## Gotchas\n\n- logs lag a minute\n- health checks time out\n- fly caches the image\n"
     )
     assert in_every_order(T, base, *sides) == want
+
+
+@pytest.mark.parametrize(
+    ("base", "ours"),
+    [
+        (b"- a\n- b\n- c\n", b"1. a\n2. b\n3. c\n"),
+        (b"1. a\n2. b\n3. c\n", b"- a\n- b\n- c\n"),
+        (b"* a\n* b\n* c\n", b"1) a\n2) b\n3) c\n"),
+    ],
+)
+def test_an_item_deleted_from_a_list_the_other_side_restyled_stays_deleted(
+    base: bytes, ours: bytes
+) -> None:
+    """Bullets and steps are one list (the marker is its style, as `-`/`*` and `1.`/`1)`
+    were): an item the other side deleted goes (before: the restyled list was new blocks and
+    the deleted item came back by a tie-break)."""
+    theirs = base.replace(base.splitlines(True)[1], b"")
+    out = merge_file(T, base, ours, theirs).data
+    assert out == merge_file(T, base, theirs, ours).data
+    assert out is not None and b"b\n" not in out and out.count(b"\n") == 2
+    assert out.startswith(ours[:2])  # in the restyled marks
