@@ -1249,8 +1249,39 @@ def _both_added(
 
         return first
 
-    merged = both_added(_chunks(a), _chunks(b), _ckey, order, lambda x, y: max(x, y, key=_lines_of))
+    ca, cb = _chunks(a), _chunks(b)
+    # one new section both sides wrote (the same heading, each with its own lines under it):
+    # one section, what both wrote under it merged as both sides' additions are
+    heads = {c[0].key: c for c in cb if _heading(c[0])}
+    one: dict[bytes, list[Unit]] = {}
+    for c in ca:
+        other = heads.get(c[0].key) if _heading(c[0]) else None
+        if other is not None and other != c and c[0].key not in one:
+            head = max([c[0]], [other[0]], key=_lines_of)
+            body = _both_added(c[1:], other[1:], head[0], after, prior)
+            firsts = [x[1] for x in (c, other) if len(x) > 1]
+            body = [  # a side's first item, now under the other's: in its list, no blank
+                Unit([], u.block)
+                if i and u.kind == body[i - 1].kind == "item" and any(u is f for f in firsts)
+                else u
+                for i, u in enumerate(body)
+            ]
+            one[c[0].key] = [*head, *body]
+    if one:
+        ca, cb = ([one.get(c[0].key, c) for c in cs] for cs in (ca, cb))
+    merged = both_added(ca, cb, _ckey, order, lambda x, y: max(x, y, key=_lines_of))
+    if one:  # the one section where each side's copy of it stood: the first of them
+        seen: set[bytes] = set()
+        merged = [c for c in merged if c[0].key not in one or _once(seen, c[0].key)]
     return [u for c in merged for u in c]
+
+
+def _once(seen: set[bytes], key: bytes) -> bool:
+    """True the first time `key` is seen (and noted)."""
+    if key in seen:
+        return False
+    seen.add(key)
+    return True
 
 
 def _edit_and_append(z: list[Unit], a: list[Unit], b: list[Unit]) -> list[Unit] | None:

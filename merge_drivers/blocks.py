@@ -255,9 +255,9 @@ class Block:
             and self.lines[0].lstrip(b" ")[:1] != b"-"
             and (m := _item(self.lines[0]))
         ):
-            # the marker's style is formatting: `-` `*` `+` alike, `1.` `1)` alike, any number
-            mark = b"#" if self.lines[0][m[0] : m[0] + 1].isdigit() else b"-"
-            first = self.lines[0][: m[0]] + mark + self.lines[0][m[1] :]
+            # the marker's style is formatting: `-` `*` `+` `1.` `1)` alike, any number (a
+            # list turned into steps is the same list)
+            first = self.lines[0][: m[0]] + b"-" + self.lines[0][m[1] :]
             return b"i" + b"\n".join(x.rstrip(b" \t\r\n") for x in [first, *self.lines[1:]])
         if self.kind == "item" and (o := _ordered(self.lines[0])):  # `2.-B` (fused)
             first = self.lines[0][: o[0]] + b"#" + self.lines[0][o[1] :]

@@ -27,6 +27,7 @@ T = TypeVar("T")
 Edit = tuple[int, int, list[int]]  # base range [i1, i2) replaced by these side indexes
 
 _ORDERED = re.compile(rb"^([ \t]*)(\d{1,9})([.)])(?=[ \t]|$)")
+_LEAD = re.compile(rb"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|(?=[\r\n]|$))")
 # a word: a run of non-space bytes; in the scripts written without spaces (CJK ideographs,
 # kana, their punctuation and full-width forms: U+3000-U+9FFF, U+FF00-U+FFEF; Thai) each
 # character is a word of its own, so two edits of one line of Chinese or Japanese are edits
@@ -465,7 +466,7 @@ def merge_lines(
         else:
             line = a[k] if side == "a" else b[k]
             lead = moved["b" if side == "b" else "a"].get(k)
-            out.append(line if lead is None else lead + line.lstrip(b" \t"))
+            out.append(line if lead is None else lead + line[len(_lead(line)) :])
     if numbered:
         out = _renumbered(out)
     return _closed(out), merged[1], merged[2]
@@ -476,11 +477,17 @@ def _plain(line: bytes) -> bytes:
 
 
 def _dedented(line: bytes) -> bytes:
-    return _masked(line).lstrip(b" \t")
+    """A line without its indent, a list item also without its marker (`-`, `*`, `+`, `1.`,
+    `1)`: which one is the list's style, not the item's words)."""
+    lead = _lead(line)
+    rest = line[len(lead) :].rstrip(b" \t\r\n")
+    return b"\x00" + rest if lead.strip() else rest
 
 
 def _lead(line: bytes) -> bytes:
-    return line[: len(line) - len(line.lstrip(b" \t"))]
+    """A line's indent, and a list item's marker with the spaces after it."""
+    m = _LEAD.match(line)
+    return m.group(0) if m else line[: len(line) - len(line.lstrip(b" \t"))]
 
 
 def _rewrites(ops: list[_Op]) -> dict[int, int]:
@@ -854,8 +861,10 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
         if side == "z":
             word = wz[k][0]
             ka, kb = same_a.get(k), same_b.get(k)
-            sa = wa[ka][1] if ka is not None else wz[k][1]
-            sb = wb[kb][1] if kb is not None else wz[k][1]
+            last = n == len(merged[0]) - 1
+            # a side's last word is followed by the end of its text: no space it chose
+            sa = wa[ka][1] if ka is not None and (last or ka < len(wa) - 1) else wz[k][1]
+            sb = wb[kb][1] if kb is not None and (last or kb < len(wb) - 1) else wz[k][1]
             space = sa if sb == wz[k][1] else sb if sa == wz[k][1] else max(sa, sb)
         else:
             word, space = ws[k]
