@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.personal import remote_objects
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import World, write_files
 
 TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
@@ -27,13 +28,30 @@ def _team_secret(world: World, clone: Path) -> None:
     )
 
 
+def _clone_synced(world: World) -> None:
+    clone = world.clone("c")
+    world.ok("-C", str(clone), "sync")
+
+
+@pytest.fixture(scope="module")
+def _synced_once(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    return built_once(tmp_path_factory, _remote_template, "allow-c", _clone_synced)
+
+
+@pytest.fixture
+def synced_c(_synced_once: Pristine, monkeypatch: pytest.MonkeyPatch) -> tuple[World, Path]:
+    """Clone `c` after its first sync (the opening of 8 tests), built once a module and
+    handed back as built (#23)."""
+    world = _synced_once.fresh(monkeypatch)
+    return world, world.root / "c"
+
+
 @pytest.mark.parametrize("how", ["config", "worktree", "include", "allow-file"])
 @pytest.mark.parametrize("value", ["path:*", "path:**/*.md"])
 def test_an_allow_list_in_the_repositorys_own_folder_allows_nothing(
-    world: World, how: str, value: str
+    synced_c: tuple[World, Path], how: str, value: str
 ) -> None:
-    clone = world.clone("c")
-    world.ok("-C", str(clone), "sync")
+    world, clone = synced_c
     git_dir = clone / ".git"
     if how == "config":
         world.git("config", "--add", "gitmem.allowSecret", value, cwd=clone)

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.pristine import Pristine, built_once
+from tests.support.synced import SyncedA, handed_back
 from tests.support.teammates import Shared
 from tests.support.world import World, write_files
 
@@ -19,6 +21,24 @@ MEMORY = {
     "team/MEMORY.md": "- [Deploy](deploy.md) — how we deploy\n",
     "team/deploy.md": "---\nname: deploy\ndescription: how\ntype: project\n---\nTuesdays.\n",
 }
+
+
+def _memory_synced(world: World) -> None:
+    a = world.clone("a")
+    write_files(world.scope_path(a), MEMORY)
+    world.ok("-C", str(a), "sync")
+
+
+@pytest.fixture(scope="module")
+def _synced_once(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    return built_once(tmp_path_factory, _remote_template, "doors-a", _memory_synced)
+
+
+@pytest.fixture
+def memory_synced(_synced_once: Pristine, monkeypatch: pytest.MonkeyPatch) -> SyncedA:
+    """Clone `a` with MEMORY synced once (the opening of 36 tests), built once a module and
+    handed back as built (#23)."""
+    return handed_back(_synced_once, monkeypatch)
 
 
 def _program(path: Path, marker: Path, what: str) -> Path:
@@ -92,15 +112,13 @@ def test_the_repositorys_own_hooks_and_fsmonitor_never_run_for_gitmem(
 
 @pytest.mark.parametrize("name", ["team/plan.md", "Team/plan.md", "team/sub/plan.md"])
 def test_a_memory_recorded_as_personal_never_lands_in_the_team_folder(
-    world: World, name: str
+    memory_synced: SyncedA, name: str
 ) -> None:
     """`record --scope auto --file team/plan.md` (or an agent's MCP record told so by a memory
     it read) wrote auto/team/plan.md: the team folder, pushed in plaintext to every teammate
     while the line said "recorded auto/...". Worked before; now refused, naming the scope
     whose folder it is, and nothing reaches the team ref."""
-    a = world.clone("a")
-    write_files(world.scope_path(a), MEMORY)
-    world.ok("-C", str(a), "sync")
+    world, a, _ = memory_synced
     secret = "my private plan for the reorg"
 
     run = world.gitmem(
@@ -116,15 +134,13 @@ def test_a_memory_recorded_as_personal_never_lands_in_the_team_folder(
     assert not any(secret in p.read_text() for p in world.scope_path(a).rglob("*.md"))
 
 
-def test_the_mcp_record_tool_keeps_to_the_scope_it_names(world: World) -> None:
+def test_the_mcp_record_tool_keeps_to_the_scope_it_names(memory_synced: SyncedA) -> None:
     pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
     from typing import Any
 
     from tests.recall.test_mcp import session_script
 
-    a = world.clone("a")
-    write_files(world.scope_path(a), MEMORY)
-    world.ok("-C", str(a), "sync")
+    world, a, _ = memory_synced
 
     async def steps(s: Any) -> list[tuple[bool, str]]:
         out = []
@@ -154,13 +170,13 @@ def test_the_mcp_record_tool_keeps_to_the_scope_it_names(world: World) -> None:
     ],
     ids=["since-digits", "since-long", "recent", "log-n", "lost", "show"],
 )
-def test_a_number_of_any_length_is_one_line_of_bad_input(world: World, args: list[str]) -> None:
+def test_a_number_of_any_length_is_one_line_of_bad_input(
+    memory_synced: SyncedA, args: list[str]
+) -> None:
     """Numbers given by a person or by an agent (the MCP query tool's `since`): 5,000 digits
     made `query --since` crash past Python's integer-string limit (exit 4, a traceback over
     MCP). Worked before; now every such number is one line and exit 2, or an answer."""
-    a = world.clone("a")
-    write_files(world.scope_path(a), MEMORY)
-    world.ok("-C", str(a), "sync")
+    world, a, _ = memory_synced
     run = world.gitmem("-C", str(a), *args)
     assert run.code in (0, 2), (run.code, run.err)
     assert "Traceback" not in run.err and "rerun with --debug" not in run.err, run.err
@@ -226,7 +242,7 @@ def test_the_agent_doors_prefilter_keeps_in_step_with_the_policys_instruction_ru
     assert not may_instruct("Deploy only on Tuesdays; post the notes in #releases.")
 
 
-def test_the_mcp_server_answers_hostile_requests_and_stays_up(world: World) -> None:
+def test_the_mcp_server_answers_hostile_requests_and_stays_up(memory_synced: SyncedA) -> None:
     """What an agent (steered by a memory it read) may send the MCP server: JSON nested
     200,000 deep, a search of 12 MB, ids and resource URIs that climb out of the scope,
     limits of 10**12, an age of 5,000 digits. Each gets an answer or an error; the server
@@ -238,9 +254,7 @@ def test_the_mcp_server_answers_hostile_requests_and_stays_up(world: World) -> N
 
     from tests.support.world import REPO_ROOT
 
-    a = world.clone("a")
-    write_files(world.scope_path(a), MEMORY)
-    world.ok("-C", str(a), "sync")
+    world, a, _ = memory_synced
     (world.home / "outside.md").write_text("OUTSIDE-THE-PROJECT\n")
 
     def call(i: int, name: str, arguments: dict[str, object]) -> bytes:
@@ -329,7 +343,9 @@ def test_the_mcp_server_answers_hostile_requests_and_stays_up(world: World) -> N
     ['"', "NEAR(build", "build*", "build:", "^build", "(", "build " * 200_000, "a" * 5_000_000],
     ids=["quote", "near", "star", "column", "caret", "paren", "many-words", "5MB"],
 )
-def test_the_prompt_hook_takes_any_prompt_quietly_and_quickly(world: World, prompt: str) -> None:
+def test_the_prompt_hook_takes_any_prompt_quietly_and_quickly(
+    memory_synced: SyncedA, prompt: str
+) -> None:
     """The prompt is the user's (or text pasted from anywhere): FTS5 syntax, a million words,
     five megabytes. The hook answers within a few seconds, prints only context, exits 0."""
     import json
@@ -339,9 +355,7 @@ def test_the_prompt_hook_takes_any_prompt_quietly_and_quickly(world: World, prom
 
     from tests.support.world import REPO_ROOT
 
-    a = world.clone("a")
-    write_files(world.scope_path(a), MEMORY)
-    world.ok("-C", str(a), "sync")
+    world, a, _ = memory_synced
     started = time.monotonic()
     proc = subprocess.run(
         [sys.executable, "-m", "gitmem", "-C", str(a), "recall", "--hook"],
@@ -398,15 +412,13 @@ TOKEN = "ghp_" + "SECRETTOKEN1234567890abcdefghijklmn"
     ids=lambda a: "-".join(a).strip("-"),
 )
 def test_a_token_in_a_remote_or_hub_url_never_reaches_the_output(
-    world: World, args: list[str]
+    memory_synced: SyncedA, args: list[str]
 ) -> None:
     """`gitmem.hub = https://alice:TOKEN@host/me/hub.git` (a token in the URL is how many
     people push over https): a failing fetch printed the URL whole — in the error, in status,
     and in the SessionStart hook's output, which goes into the agent's context and its
     transcript (worked before). git keeps credentials out of its own messages; so do we."""
-    a = world.clone("a")
-    write_files(world.scope_path(a), MEMORY)
-    world.ok("-C", str(a), "sync")
+    world, a, _ = memory_synced
     world.git("config", "gitmem.hub", f"https://alice:{TOKEN}@127.0.0.1:9/me/hub.git", cwd=a)
     world.git("remote", "add", "tok", f"https://bob:{TOKEN}@127.0.0.1:9/o/r.git", cwd=a)
     run = world.gitmem("-C", str(a), *args)
@@ -430,7 +442,7 @@ def test_a_token_in_a_remote_or_hub_url_never_reaches_the_output(
     ids=lambda a: "-".join(a).strip("-"),
 )
 def test_control_characters_in_the_repositorys_config_reach_no_output_raw(
-    world: World, args: list[str]
+    memory_synced: SyncedA, args: list[str]
 ) -> None:
     """A .git/config that came with the folder names a remote URL, a hub, a user id and a
     team folder holding escape sequences and a bidi override. The SessionStart hook's note
@@ -438,9 +450,7 @@ def test_control_characters_in_the_repositorys_config_reach_no_output_raw(
     removes them."""
     import unicodedata
 
-    a = world.clone("a")
-    write_files(world.scope_path(a), MEMORY)
-    world.ok("-C", str(a), "sync")
+    world, a, _ = memory_synced
     world.git("remote", "add", "evil", "https://host/\x1b]0;pwn\x07\u202eo/r.git", cwd=a)
     world.git("config", "gitmem.hub", "https://host/\x1b[2Jhub\u202e.git", cwd=a)
     world.git("config", "gitmem.user", "me\x1b]0;x\x07", cwd=a)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.personal import remote_objects
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import World, write_files
 
 SECRET = "the-personal-plaintext-marker"
@@ -47,6 +48,19 @@ def _synced(world: World) -> Path:
     return a
 
 
+@pytest.fixture(scope="module")
+def _synced_once(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    return built_once(tmp_path_factory, _remote_template, "privacy-a", _synced)
+
+
+@pytest.fixture
+def synced(_synced_once: Pristine, monkeypatch: pytest.MonkeyPatch) -> tuple[World, Path]:
+    """`_synced(world)` (the opening of 21 tests), built once a module and handed back as
+    built (#23): the world and its clone `a`."""
+    world = _synced_once.fresh(monkeypatch)
+    return world, world.root / "a"
+
+
 ROUTES = [
     "second-remote",
     "gitmem.remote",
@@ -61,13 +75,16 @@ ROUTES = [
 
 
 @pytest.mark.parametrize("route", ROUTES)
-def test_personal_memory_leaves_only_encrypted_by_every_route(world: World, route: str) -> None:
+def test_personal_memory_leaves_only_encrypted_by_every_route(
+    request: pytest.FixtureRequest, route: str
+) -> None:
     if route == "bundle-before-any-sync":  # nothing synced yet: no key on this machine
+        world: World = request.getfixturevalue("world")
         a = world.clone("a")
         write_files(world.scope_path(a), PERSONAL)
         write_files(a, LOCAL)
     else:
-        a = _synced(world)
+        world, a = request.getfixturevalue("synced")
     more = {f"{NAME}-2.md": f"{SECRET} second\n"}
     write_files(world.scope_path(a), more)
     receivers: list[Path] = [world.remote]
@@ -141,7 +158,7 @@ def test_personal_memory_leaves_only_encrypted_by_every_route(world: World, rout
     "door", ["pinned", "renamed", "new-remote-name", "tracking-dropped", "bundle"]
 )
 def test_a_key_ring_planted_after_the_first_sync_is_refused_whatever_the_tracking_ref(
-    world: World, door: str, on_top: bool
+    synced: tuple[World, Path], door: str, on_top: bool
 ) -> None:
     """Someone who can push replaces your personal ref with a scope key sealed to you and to
     themselves (on top of your tip, or as a new history: most forges let anyone who can push
@@ -155,7 +172,7 @@ def test_a_key_ring_planted_after_the_first_sync_is_refused_whatever_the_trackin
     from gitmem.privacy.layout import RECIPIENTS_FILE, SCOPE_KEY_FILE
     from tests.support.personal import USER_REF
 
-    a = _synced(world)
+    world, a = synced
     mine = world.ok("key", "show").strip()
     planter = str(x25519.Identity.generate().to_public())
     remote = Repository(world.remote)
@@ -206,7 +223,7 @@ def test_a_key_ring_planted_after_the_first_sync_is_refused_whatever_the_trackin
 
 
 def test_the_view_page_and_the_recall_index_never_sit_where_a_commit_takes_them(
-    world: World,
+    synced: tuple[World, Path],
 ) -> None:
     """`gitmem view` wrote every personal memory in plaintext to ./gitmem-memory.html: in the
     working tree, untracked and not ignored, one `git add -A` from the branch (worked before).
@@ -215,7 +232,7 @@ def test_the_view_page_and_the_recall_index_never_sit_where_a_commit_takes_them(
     import os
     import stat
 
-    a = _synced(world)
+    world, a = synced
     world.ok("-C", str(a), "query", "--search", SECRET)
     index = a / ".git" / "gitmem" / "recall.sqlite"
     os.chmod(index, 0o644)  # as an older gitmem left it
@@ -231,7 +248,7 @@ def test_the_view_page_and_the_recall_index_never_sit_where_a_commit_takes_them(
 
 @pytest.mark.parametrize("folder", ["notes", "scratch"], ids=["tracked", "untracked"])
 def test_a_committed_setting_that_moves_auto_memory_into_the_tree_never_stages_it(
-    world: World, folder: str
+    synced: tuple[World, Path], folder: str
 ) -> None:
     """The repository's author commits `.claude/settings.json` with `autoMemoryDirectory`
     inside the working tree (honoured in a trusted workspace). Your personal memory from your
@@ -239,7 +256,7 @@ def test_a_committed_setting_that_moves_auto_memory_into_the_tree_never_stages_i
     git, an untracked one is excluded from git status before anything is written."""
     import json
 
-    a = _synced(world)
+    world, a = synced
     files = {".claude/settings.json": json.dumps({"autoMemoryDirectory": folder})}
     if folder == "notes":
         files |= {"notes/README.md": "# Notes\n", "notes/MEMORY.md": "# tracked index\n"}
@@ -263,14 +280,14 @@ def test_a_committed_setting_that_moves_auto_memory_into_the_tree_never_stages_i
 
 
 def test_the_default_page_is_never_written_through_a_link_in_the_git_folder(
-    world: World,
+    synced: tuple[World, Path],
 ) -> None:
     """A clone that came as an archive may hold `.git/gitmem` as a link to a folder of the
     packer's choosing (world-readable, synced elsewhere): the page of personal memory is
     refused there, never written through it."""
     import os
 
-    a = _synced(world)
+    world, a = synced
     elsewhere = world.root / "shared-folder"
     elsewhere.mkdir()
     gm = a / ".git" / "gitmem"

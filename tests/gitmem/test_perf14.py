@@ -25,8 +25,8 @@ from tests.gitmem.test_pull_push_work import (
     _sync,
     _write,
 )
-from tests.support.settled import settled_worlds, take, users_in_module
-from tests.support.world import World
+from tests.support.pristine import Pristine
+from tests.support.settled import settled_from, settled_once
 
 pytestmark = pytest.mark.slow  # each world is built by real gitmem runs over 240 files
 
@@ -34,20 +34,14 @@ CHECKED = "checked.json"
 
 
 @pytest.fixture(scope="module")
-def _pool(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    _remote_template: Path,
-) -> list[World]:
-    count = users_in_module(request, "lived")
-    root = tmp_path_factory.mktemp("lived14")
-    return settled_worlds(root, _remote_template, count, _write, _live, _settle)
+def _lived_once(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    return settled_once(tmp_path_factory, _remote_template, "lived14", _write, _live, _settle)
 
 
 @pytest.fixture
-def lived(_pool: list[World], monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+def lived(_lived_once: Pristine, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
     """Two machines of one person, encrypted memory, lived in and settled."""
-    world = take(_pool, monkeypatch)
+    world = settled_from(_lived_once, monkeypatch)
     a = world.root / "a"
     return a, world.root / "b", world.scope_path(a)
 

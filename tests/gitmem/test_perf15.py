@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tests.gitmem.test_sync_start import (
     NOTHING_NEW_HOOK,
-    _pool,  # noqa: F401  # the settled worlds, shared with that module's fixture
+    _settled_once,  # noqa: F401  # the settled world, shared with that module's fixture
     run_traced,
     session_start,
     settled,  # noqa: F401

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitmem.test_perf14 import _pool, _tracking, lived  # noqa: F401  # the lived worlds
+from tests.gitmem.test_perf14 import _lived_once, _tracking, lived  # noqa: F401  # the lived world
 from tests.gitmem.test_pull_push_work import CHANGED, FILES, Work, _edit, _folder, _sync
 
 # the two pull tests are slow: each world is built by real gitmem runs over 240 files

@@ -24,7 +24,8 @@ from gitmem.gitstore.folderindex import RACY_SECONDS
 from gitmem.privacy import codec
 from gitmem.privacy.crypto import ScopeKey, split_tree
 from gitmem.project import state
-from tests.support.settled import settled_worlds, take, users_in_module
+from tests.support.pristine import Pristine
+from tests.support.settled import settled_from, settled_once, settled_worlds, take
 from tests.support.world import World
 
 # each world is built by real gitmem runs over 240 files (seconds): not the developer loop's
@@ -73,21 +74,30 @@ def _settle(world: World) -> None:
 
 
 @pytest.fixture(scope="module")
-def _pool(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    _remote_template: Path,
-) -> list[World]:
-    count = users_in_module(request, "lived")
-    root = tmp_path_factory.mktemp("lived")
-    return settled_worlds(root, _remote_template, count, _write, _live, _settle)
+def _lived_once(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    return settled_once(tmp_path_factory, _remote_template, "lived", _write, _live, _settle)
 
 
 @pytest.fixture
-def lived(_pool: list[World], monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
+def lived(_lived_once: Pristine, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, Path]:
     """Two machines of one person (one HOME: one key) with FILES encrypted memory files, lived
     in, then settled (files old enough for git's stat check of each folder's index)."""
-    world = take(_pool, monkeypatch)
+    world = settled_from(_lived_once, monkeypatch)
+    a = world.root / "a"
+    return a, world.root / "b", world.scope_path(a)
+
+
+@pytest.fixture
+def lived_alone(
+    tmp_path_factory: pytest.TempPathFactory,
+    _remote_template: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[Path, Path, Path]:
+    """`lived`, built for one test: a world handed back after another test has files that
+    test changed put back with new ctimes, which a pull out of the racy window reads again
+    (their records too would be rewritten)."""
+    root = tmp_path_factory.mktemp("lived-alone")
+    world = take(settled_worlds(root, _remote_template, 1, _write, _live, _settle), monkeypatch)
     a = world.root / "a"
     return a, world.root / "b", world.scope_path(a)
 
@@ -385,13 +395,13 @@ def test_a_cache_a_crash_left_unflushed_is_dropped_and_the_sync_is_right(
 
 
 def test_a_pull_after_the_racy_window_writes_the_folders_state_once(
-    lived: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    lived_alone: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The files the last pull wrote were recorded too fresh for their stat to vouch for
     them; the next pull, once they are out of git's racy window, reads them again and records
     stats that do. Those records go into the folder's state with the write-back's commit, in
     one write, not in a write of their own before the merge and another after it."""
-    a, b, folder = lived
+    a, b, folder = lived_alone
     _edit(folder, 17)
     _sync(a, "push")
     _sync(b, "pull")  # ten files written: their records taken fresh (mtime 0: read again)

@@ -16,7 +16,8 @@ import pytest
 
 from gitmem.claude import hooks
 from tests.support import servers
-from tests.support.settled import settled_worlds, take, users_in_module
+from tests.support.pristine import Pristine
+from tests.support.settled import settled_from, settled_once
 from tests.support.world import REPO_ROOT, World, teammates_sharing, write_files
 
 
@@ -116,21 +117,16 @@ def _sync_all(world: World) -> None:
 
 
 @pytest.fixture(scope="module")
-def _pool(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    _remote_template: Path,
-) -> list[World]:
-    count = users_in_module(request, "settled")
-    root = tmp_path_factory.mktemp("settled")
-    return settled_worlds(root, _remote_template, count, _write, _sync_all, _sync_all)
+def _settled_once(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    return settled_once(tmp_path_factory, _remote_template, "settled", _write, _sync_all, _sync_all)
 
 
 @pytest.fixture
-def settled(_pool: list[World], monkeypatch: pytest.MonkeyPatch) -> tuple[World, Path]:
+def settled(_settled_once: Pristine, monkeypatch: pytest.MonkeyPatch) -> tuple[World, Path]:
     """A world where both synced, then synced again once the files were old enough for the
-    stat caches (git checks the folders): the state a session starts in, nothing new."""
-    world = take(_pool, monkeypatch)
+    stat caches (git checks the folders): the state a session starts in, nothing new. Built
+    once a module and handed back as built (#23)."""
+    world = settled_from(_settled_once, monkeypatch)
     return world, world.root / "bob"
 
 

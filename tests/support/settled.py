@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.clock import later
+from tests.support.pristine import Pristine, built_once_in, existing_world
 from tests.support.world import World
 
 
@@ -66,6 +67,38 @@ def take(pool: list[World], monkeypatch: pytest.MonkeyPatch) -> World:
     """One world of the pool for one test, with this process's HOME pointing at the world's
     (as the `world` fixture's does: in-process gitmem code reads the same HOME)."""
     world = pool.pop()
+    monkeypatch.setenv("HOME", str(world.home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(world.home / ".config"))
+    return world
+
+
+def settled_once(
+    tmp_path_factory: pytest.TempPathFactory,
+    remote_template: Path,
+    name: str,
+    write: Callable[[World], None],
+    first: Callable[[World], None],
+    settle: Callable[[World], None],
+) -> Pristine:
+    """One settled world (`settled_worlds` of one), built once a module and handed back by
+    `settled_from` to each test as built (`tests/support/pristine.py`), against a whole
+    build a test. The first test takes the build itself, not a copy: a copy's files have new
+    ctimes, which the stat caches read as fresh (settled no more). What a test changed is put
+    back with a new inode and ctime, which a stat cache reads again: a module whose tests count
+    that work must pass in any order (each test's own changes are what it counts)."""
+    pristine = built_once_in(
+        tmp_path_factory,
+        name,
+        lambda root: settled_worlds(root, remote_template, 1, write, first, settle),
+    )
+    pristine.keep_as_built()
+    return pristine
+
+
+def settled_from(pristine: Pristine, monkeypatch: pytest.MonkeyPatch) -> World:
+    """The settled world of `settled_once`, as built, this process's HOME the world's."""
+    root = pristine.restore()
+    world = existing_world(root / "w0")
     monkeypatch.setenv("HOME", str(world.home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(world.home / ".config"))
     return world
