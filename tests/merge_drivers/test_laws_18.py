@@ -5,14 +5,21 @@ replica deletes), and the archive's records of where an entry stood after any it
 from __future__ import annotations
 
 import json
+from itertools import permutations
 from pathlib import Path
 
-from merge_drivers import merge_file
+import pytest
+
+from merge_drivers import SideInfo, merge_file
+from merge_drivers.archive import ARCHIVE_NAME, PLACES_TITLE, place_id, places
+from merge_drivers.indexdoc import parse
 from tests.merge_drivers.strategies import render
+from tests.merge_drivers.test_archive_value import fits
 from tests.merge_drivers.test_properties import _merge3, _unconvergeable
 
 INDEX = "team/MEMORY.md"
 DRAWS = Path(__file__).parent / "data" / "laws18_draws.json"
+Replica = tuple[bytes, bytes | None]  # MEMORY.md and MEMORY-archive.md as a tree holds them
 
 
 def _draw(name: str) -> tuple[bytes, list[bytes]]:
@@ -105,3 +112,87 @@ def test_the_git_driver_draw_of_the_class_is_left_out_and_differs_only_by_the_pl
     assert under == above
     assert one.decode().index(line) < one.decode().index("## Section a")
     assert two.decode().index(line) > two.decode().index("## Section a")
+
+
+def _tree(base: bytes, x: Replica, y: Replica) -> Replica:
+    """What a sync does with the two files (tests/merge_drivers/test_properties._merge_tree)."""
+
+    def info(r: Replica) -> SideInfo:
+        return SideInfo(siblings={} if r[1] is None else {ARCHIVE_NAME: r[1]})
+
+    result = merge_file(INDEX, base, x[0], y[0], info(x), info(y))
+    assert result.data is not None
+    archive = result.extra_files.get(ARCHIVE_NAME)
+    if archive is None:
+        archive = merge_file(f"team/{ARCHIVE_NAME}", None, x[1], y[1]).data
+    return result.data, archive
+
+
+def _every_order(base: bytes, sides: list[bytes]) -> set[Replica]:
+    reps: list[Replica] = [(s, None) for s in sides]
+    return {_tree(base, _tree(base, x, y), z) for x, y, z in permutations(reps)}
+
+
+def _git_every_order(base: bytes, sides: list[bytes]) -> set[bytes]:
+    def merge(x: bytes, y: bytes) -> bytes:
+        data = merge_file(INDEX, base, x, y, inline_archive=True).data
+        assert data is not None
+        return data
+
+    return {merge(merge(x, y), z) for x, y, z in permutations(sides)}
+
+
+def _note(title: str) -> str:
+    return f"- [{title}]({title.lower().replace(' ', '-')}.md) — about {title.lower()}\n"
+
+
+NOTES = [f"Note {(i * 37) % 200:03d}" for i in range(195)]  # over the caps with one more
+
+
+def _big(titles: list[str], first: str) -> bytes:
+    """A section whose first item is `first` (a paragraph, a plain bullet), then entries."""
+    return ("# Memory\n\n## Topics\n\n" + first + "".join(_note(t) for t in titles)).encode()
+
+
+@pytest.mark.parametrize("first", ["A paragraph about the notes.\n", "- a plain note\n"])
+@pytest.mark.parametrize("at", [(1, 100, 150), (1, 1, 30), (1, 2, 180), (2, 0, 150)])
+def test_an_entry_archived_right_after_a_paragraph_keeps_its_place(
+    first: str, at: tuple[int, int, int]
+) -> None:
+    """Replica a writes an entry right after the first entry of the section, which follows a
+    paragraph; b and c each write one elsewhere. The merges archive the section's first
+    entries; the one after the paragraph had no record of where it stood (read back at the
+    top), so a merge of a's entry with an intermediate that archived its predecessor filed it
+    at the section's end, the other orders right after it. The record names the paragraph
+    (`archive.place_id`): one index and one archive in every order, and the git driver's."""
+    sides = []
+    for title, i in zip(("Placed by a", "Placed by b", "Placed by c"), at, strict=True):
+        titles = list(NOTES)
+        titles.insert(i, title)
+        sides.append(_big(titles, first))
+    base = _big(NOTES, first)
+    results = _every_order(base, sides)
+    assert len(results) == 1
+    ((index, archive),) = results
+    assert archive is not None and fits(index)
+    assert _note("Note 000").encode() in archive  # archived: its record names the item above
+    (key,) = (it.key for it in parse(base.decode()).items if it.text == first.rstrip("\n"))
+    live = first.encode() in index  # a plain bullet is archived too: then the top it was
+    assert places(archive.decode())["note-000.md"] == (place_id(key) if live else "")
+    assert len(_git_every_order(base, sides)) == 1
+
+
+def test_an_untrusted_place_record_names_an_item_only_by_a_well_formed_identity() -> None:
+    """A record after another item is the target, two tabs and 16 hex digits: anything else
+    there (text, a longer or shorter digest, capitals) is no place, read as before."""
+    good = place_id(("b", "", "a paragraph", 0))
+    lines = [
+        f"a.md\t{good}",
+        "b.md\t\tnot hex at all!!",
+        f"c.md\t{good}0",
+        f"d.md\t{good[:-1]}",
+        f"e.md\t{good.upper()}",
+        "f.md\tg.md",
+    ]
+    got = places("\n".join(["<!-- " + PLACES_TITLE, *lines, "-->"]))
+    assert got == {"a.md": good, "f.md": "g.md"}
