@@ -175,6 +175,11 @@ def places_text(
             live = nd.target if ok else place_id(key)
         elif nd.kind == "entry" and _plain_target(nd.target):
             lines.append(f"{nd.target}\t{live}")
+    return places_block(lines, file_mode)
+
+
+def places_block(lines: list[str], file_mode: bool) -> str:
+    """The records (`places_text`'s lines) as the archive ends with them: nothing for none."""
     if not lines:
         return ""
     block = "\n".join([PLACES_TITLE, *lines]) + "\n"

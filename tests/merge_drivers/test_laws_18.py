@@ -196,3 +196,38 @@ def test_an_untrusted_place_record_names_an_item_only_by_a_well_formed_identity(
     ]
     got = places("\n".join(["<!-- " + PLACES_TITLE, *lines, "-->"]))
     assert got == {"a.md": good, "f.md": "g.md"}
+
+
+def test_curate_writes_where_each_entry_it_archives_stood(tmp_path: Path) -> None:
+    """`gitmem curate` over the caps moves the lowest-scored entries to the archive with the
+    records a merge writes (`archive.places_text`): each after the live item before it in the
+    index as it was (the paragraph on top by its identity), and a second run changes nothing
+    (the records of entries archived earlier stay)."""
+    from gitmem.claude.curate import apply, plan
+
+    def topic(i: int) -> str:
+        conf = 0.2 if i % 2 or i == 0 else 0.8
+        return f"---\nname: t{i:03}\ndescription: about t{i:03}\nconfidence: {conf}\n---\nbody\n"
+
+    lines = [f"- [t{i:03}](t{i:03}.md) — about t{i:03}\n" for i in range(230)]
+    index = "# Memory\n\n## Topics\n\nA paragraph on top.\n" + "".join(lines)
+    (tmp_path / "MEMORY.md").write_text(index)
+    for i in range(230):
+        (tmp_path / f"t{i:03}.md").write_text(topic(i))
+    first = plan(tmp_path)
+    assert first.archive_after is not None and first.moved
+    stood = places(first.archive_after)
+    kept = first.index_after
+    live = place_id(next(it.key for it in parse(index).items if it.kind == "block"))
+    expected = {}
+    for i in range(230):
+        target = f"t{i:03}.md"
+        if f"]({target})" in kept:
+            live = target
+        else:
+            expected[target] = live
+    assert stood == expected
+    assert stood["t000.md"] == place_id(("b", "", "a paragraph on top.", 0))
+    assert stood["t001.md"] == stood["t000.md"] and len(stood) == len(first.moved)
+    apply(first)
+    assert not plan(tmp_path).changed
