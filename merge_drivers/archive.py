@@ -6,6 +6,7 @@ driver as a trailing HTML comment of the index. Never reads files, the clock or 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 from merge_drivers.indexdoc import (
@@ -41,10 +42,26 @@ ARCHIVE_KEY: Key = ("e", "", ARCHIVE_NAME.casefold(), 0)
 NOWHERE: Key = ("", "", "", -2)  # an archived base entry whose section is gone: filed last
 ARCHIVE_TITLE_NORM = "memory archive"
 # Where each archived entry stood in the index (issue 24, placement): a line per archived linked
-# entry after this title, "archived target<TAB>the live linked entry it followed" — a trailing
-# comment of MEMORY-archive.md, the end of the git driver's archive comment
+# entry after this title (a trailing comment of MEMORY-archive.md, the end of the git driver's
+# archive comment), "archived target<TAB>the live linked entry it followed"; after another item
+# (a paragraph, a plain bullet), "archived target<TAB><TAB>that item's identity" (`place_id`; a
+# reader without it sees no place, as before)
 PLACES_TITLE = "gitmem: where the archived entries stood in MEMORY.md"
 MAX_PLACES = 5_000  # lines of the comment read back (bounded cost of an untrusted file)
+_ID_HEX = 16
+
+
+def place_id(key: Key) -> str:
+    """The identity of an item that is not a linked entry, as a place record names it: its
+    merge key (kind, section, words), hashed, so a record never writes the item's text again
+    (a paragraph may hold `-->` or a line break) and reads back only what a side holds."""
+    digest = hashlib.blake2b(repr(key).encode(), digest_size=_ID_HEX // 2).hexdigest()
+    return f"\t{digest}"
+
+
+def _is_place_id(live: str) -> bool:
+    hexdigits = "0123456789abcdef"
+    return len(live) == _ID_HEX + 1 and live[0] == "\t" and all(c in hexdigits for c in live[1:])
 
 
 def read_index(text: str) -> Index:
@@ -115,7 +132,7 @@ def side_places(info: SideInfo) -> dict[str, str]:
 def places(text: str) -> dict[str, str]:
     """Where an archive says its entries stood: archived target -> the target of the live
     linked entry right before it in the index, "" for the top of its section (`places_text`).
-    An entry it does not name stood after an item that is not a linked entry."""
+    An entry that stood after another item names it by `place_id`."""
     at = text.rfind(PLACES_TITLE)
     if at < 0:
         return {}
@@ -124,7 +141,7 @@ def places(text: str) -> dict[str, str]:
         gone, tab, live = line.partition("\t")
         if not tab:
             break
-        if _plain_target(gone) and (not live or _plain_target(live)):
+        if _plain_target(gone) and (not live or _plain_target(live) or _is_place_id(live)):
             out.setdefault(gone, live)
     return out
 
@@ -142,9 +159,11 @@ def places_text(
     identity of where an entry stood that survives archiving: a merge reading the side back
     puts the archived entry there again, so the placement rules (on top of a section, after a
     predecessor) read the same order whichever merge archived it. After a live item that is
-    not a linked entry: not said (read back at the top of its section, as before)."""
+    not a linked entry (a paragraph, a plain bullet): that item's `place_id` (round 18: read
+    back at the top of its section, an entry written after the archived one lost its anchor
+    in the merges that archived it)."""
     lines: list[str] = []
-    live: str | None = ""  # the last live linked entry of the section ("": none, at its top)
+    live = ""  # the last live item of the section ("": none, at its top)
     for key in order:
         nd = nodes_by_key[key]
         if nd.kind == "head":
@@ -153,9 +172,14 @@ def places_text(
             continue
         elif key not in spilled:
             ok = nd.kind == "entry" and _plain_target(nd.target)
-            live = nd.target if ok else None
-        elif live is not None and nd.kind == "entry" and _plain_target(nd.target):
+            live = nd.target if ok else place_id(key)
+        elif nd.kind == "entry" and _plain_target(nd.target):
             lines.append(f"{nd.target}\t{live}")
+    return places_block(lines, file_mode)
+
+
+def places_block(lines: list[str], file_mode: bool) -> str:
+    """The records (`places_text`'s lines) as the archive ends with them: nothing for none."""
     if not lines:
         return ""
     block = "\n".join([PLACES_TITLE, *lines]) + "\n"

@@ -47,6 +47,7 @@ from merge_drivers.archive import (
     NOWHERE,
     archive_groups,
     archive_text,
+    place_id,
     places,
     places_text,
     read_index,
@@ -659,17 +660,20 @@ def _written_after(
 
 def _as_it_stood(order: list[Key], nodes: dict[Key, Node], stood: dict[str, str]) -> list[Key]:
     """A side's written order with its archived linked entries back where its archive says
-    they stood (`archive.places`): right after the live linked entry of their section they
-    followed, or at the top of their section, several in archive order. One it does not
+    they stood (`archive.places`): right after the live item of their section they followed
+    (a linked entry by its target, another item by `archive.place_id`), or at the top of their
+    section, several in archive order. One it does not
     place is left out, as before (read back at the top of its section)."""
     if not stood:
         return order
     written = set(order)
-    live = {
-        nd.target: k
-        for k in order
-        if (nd := nodes.get(k)) is not None and nd.kind == "entry" and nd.target
-    }
+    live: dict[str, Key] = {}
+    for k in order:
+        if (nd := nodes.get(k)) is None or nd.kind in ("head", "fm"):
+            continue
+        if nd.kind == "entry" and nd.target:
+            live[nd.target] = k
+        live[place_id(k)] = k  # as `places_text` names an item that is no plain link
     after: dict[Key, list[Key]] = {}  # START: before everything but frontmatter
     for k, nd in nodes.items():
         if k in written or nd.kind != "entry" or not nd.target or nd.target not in stood:

@@ -37,8 +37,11 @@ from merge_drivers.archive import (
     ARCHIVE_NAME,
     MAX_CHARS,
     MAX_LINES,
+    places,
+    places_block,
+    places_text,
 )
-from merge_drivers.indexdoc import Index, Item, Key, measure, parse, render
+from merge_drivers.indexdoc import START, Index, Item, Key, Node, measure, parse, render
 from merge_drivers.rank import NEUTRAL_CONFIDENCE, rank_fields
 
 if TYPE_CHECKING:
@@ -304,6 +307,8 @@ def plan(
     kept = set(map(id, live)) - set(map(id, moved_now))
     archived = [c for c in candidates if id(c) not in kept]
     archive_after = _archive(archived, len(moved_now)) if archived else None
+    if archive_after is not None:
+        archive_after += _records(index, archived, archive_text)
     if archive_after is None and archive_text is not None:
         archive_after = ARCHIVE_HEADER  # every entry came back: an empty archive, not a deletion
     return CurateResult(
@@ -430,6 +435,24 @@ def _sorted_run(members: list[Candidate], gaps: list[str], sort: bool = True) ->
         gap = gaps[i] if i < len(gaps) else (gaps[-1] if gaps and i else "")
         out.append(Item(c.item.kind, c.item.key, c.item.text, gap, c.item.target))
     return out
+
+
+def _records(index: Index, archived: list[Candidate], before: str | None) -> str:
+    """Where each archived entry stood (`archive.places_text`, as a merge that archives writes
+    it): an entry moved now, after the live item before it in the index as it was; one
+    archived earlier keeps its record. A merge reads the curated side with each back there,
+    as it reads a merge's archive (#24: curate wrote none, so they were read at the top)."""
+    moved = {c.item.key for c in archived if c.where == 1 and not c.duplicate_of}
+    nodes: dict[Key, Node] = {}
+    for it in index.items:
+        if _norm_target(it) != ARCHIVE_NAME.casefold():
+            nodes.setdefault(it.key, Node(it.kind, it.text, it.gap, it.target, START))
+    lines = places_text(list(nodes), nodes, moved, False).split("\n")[2:-1]
+    now = {line.partition("\t")[0] for line in lines}
+    earlier = {c.item.target for c in archived if c.where == 0 and not c.duplicate_of}
+    kept = places(before or "")
+    lines += [f"{t}\t{kept[t]}" for t in sorted(earlier - now) if t in kept]
+    return places_block(lines, True)
 
 
 def _archive(archived: list[Candidate], moved_now: int) -> str:

@@ -122,24 +122,27 @@ def _heading_over_a_disputed_item(
     """The same class for a regrouping (docs/merge.md, Known limits): a replica writes a new
     heading right above a base item X, another deletes X and a third modifies it. Merged with
     the deleter first, nothing says the heading was above X (it heads what follows); the
-    modifier then brings X back below it. The other order keeps the heading above X."""
+    modifier then brings X back below it. The other order keeps the heading above X. X is any
+    item of the run right below the heading that another replica deletes (round 18: E1 of E0-E3
+    deleted, tests/merge_drivers/test_laws_18.py); the first item none deletes ends the run."""
     changed = [
         {k for k in bv if k in v and (v[k].text, v[k].gap) != (bv[k].text, bv[k].gap)}
         for v in views
     ]
     gone = [{k for k in bv if k not in v} for v in views]
     for i, data in enumerate(replicas):
+        others = [j for j in range(len(replicas)) if j != i]
         run = False
         for it in parse(data.decode()).items:
             if it.key not in bv:
                 run = run or it.kind == "head"
                 continue
             if run and it.kind != "head":
-                others = [j for j in range(len(replicas)) if j != i]
-                if any(it.key in gone[j] for j in others) and any(
-                    it.key in changed[j] for j in others
-                ):
+                deleted = any(it.key in gone[j] for j in others)
+                if deleted and any(it.key in changed[j] for j in others):
                     return True
+                if deleted:  # merged with the deleter first, the heading heads what follows
+                    continue
             run = False
     return False
 

@@ -14,12 +14,14 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "merge_drivers"
 # difflib: pure sequence matching (how alike an edited plain bullet is to the base's);
-# bisect: the longest increasing run of the large-input line matcher
+# bisect: the longest increasing run of the large-input line matcher; hashlib: a digest of a
+# merge key (`archive.place_id`), pure computation on bytes
 ALLOWED = {
     "__future__",
     "bisect",
     "collections.abc",
     "difflib",
+    "hashlib",
     "itertools",
     "re",
     "typing",
