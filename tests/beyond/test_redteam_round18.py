@@ -3,6 +3,7 @@ each test is an attack that worked before this round, and fails without its fix.
 
 from __future__ import annotations
 
+import json
 import subprocess
 
 from tests.beyond.test_redteam_writers import (
@@ -53,3 +54,22 @@ def test_a_flood_planted_after_a_clones_first_sync_is_listed_not_globbed(synced:
     ).stdout
     subprocess.run(["git", "update-ref", "--stdin"], cwd=world.remote, input=listed, check=True)
     assert not world.plumb(world.remote, "for-each-ref", WRITERS)
+
+
+def test_validate_of_a_flooded_remote_checks_each_commit_once_and_names_the_flood(
+    synced: Shared,
+) -> None:
+    """Worked: `validate --remote origin` fetched each of 30,000 planted writer refs by name
+    and checked each (over 300 s, never done). Now a flood is cut to its distinct commits (the
+    first 512), and is a finding of its own (GM180) that says how to clear it."""
+    world, bob = synced.world, synced.bob
+    tip = world.plumb(world.remote, "rev-parse", "refs/gitmem/team")
+    _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(300)})
+    run = world.gitmem("-C", str(bob), "validate", "--remote", "origin", "--format", "json")
+    assert run.code == 0, run.err
+    report = json.loads(run.out)
+    writers = [r for r in report["refs"] if "/writers/team/" in r["ref"]]
+    flood = [f for r in writers for f in r["findings"] if f["code"] == "GM180"]
+    assert len(flood) == 1 and "300 writer refs" in flood[0]["message"]
+    assert "git update-ref --stdin" in flood[0]["message"]
+    assert len(writers) == 2  # the finding, and the one commit all 300 point at
