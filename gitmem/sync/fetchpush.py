@@ -348,6 +348,16 @@ class Exchange:
             meta = meta_at(self.repo, local)
             if meta is None or unclaimed(meta) or meta.knows(self.project.key):
                 continue
+            if ref == self.project.user_ref:
+                # the user's own memory, sealed, follows the remote the user named (red team
+                # 18: after `set-url` to a fork it stayed behind, "up to date", exit 2)
+                notes = self.result.report(ref).notes
+                notes[:] = [n for n in notes if not n.endswith("pushing ours back")]
+                notes.append(
+                    f"{self.project.remote} ({self.project.key}) had none of your personal "
+                    f"memory, last synced with {shown_keys((meta.key,))}: pushed there, encrypted"
+                )
+                continue
             del pending[ref]
             self.run.locked.add(ref)
             report = self.result.report(ref)

@@ -14,7 +14,7 @@ from tests.beyond.test_redteam_writers import (
     _plant_writers,
 )
 from tests.support.teammates import Shared
-from tests.support.world import write_files
+from tests.support.world import World, write_files
 
 GLOB = f"+{WRITERS}*:refs/gitmem-remotes/origin/writers/team/*"
 
@@ -73,3 +73,30 @@ def test_validate_of_a_flooded_remote_checks_each_commit_once_and_names_the_floo
     assert len(flood) == 1 and "300 writer refs" in flood[0]["message"]
     assert "git update-ref --stdin" in flood[0]["message"]
     assert len(writers) == 2  # the finding, and the one commit all 300 point at
+
+
+def test_personal_memory_follows_the_remote_after_set_url_to_a_fork(world: World) -> None:
+    """Worked (round 17 open): after `git remote set-url origin <fork>` the personal ref was
+    "up to date" (its tracking ref kept from the old remote), then refused as another
+    project's memory (exit 2): the user's own memory never reached the remote the project now
+    names. Now it is pushed there, sealed (no plaintext path or text in the fork), and one
+    note says where it was last synced; the team's memory still stays off the fork."""
+    world.make_remote()
+    alice = world.clone("alice", email="alice@example.com")
+    write_files(world.scope_path(alice, "auto"), {"x.md": "---\nname: x\n---\nsecret plans\n"})
+    write_files(world.scope_path(alice, "team"), {"t.md": "---\nname: t\n---\nteam\n"})
+    world.ok("-C", str(alice), "sync")
+    fork = world.root / "fork.git"
+    world.git("init", "-q", "--bare", str(fork))
+    world.git("push", "-q", str(fork), "main", cwd=alice)
+    world.git("remote", "set-url", "origin", str(fork), cwd=alice)
+    run = world.gitmem("-C", str(alice), "sync")
+    assert run.code == 2, run.out + run.err  # the team ref: another project's, kept off
+    ref = "refs/gitmem/users/alice@example.com"
+    assert "had none of your personal memory" in run.out and "pushing ours back" not in run.out
+    pushed = world.git("ls-tree", "-r", "--name-only", ref, cwd=fork).split()
+    assert "auto/manifest" in pushed and not any(p.endswith("x.md") for p in pushed)
+    assert "refs/gitmem/team" not in world.git("for-each-ref", cwd=fork)
+    assert world.git("rev-parse", ref, cwd=fork) == world.git("rev-parse", ref, cwd=alice)
+    again = world.gitmem("-C", str(alice), "sync", "--remote", "origin")
+    assert f"{ref}: up to date" in again.out, again.out
