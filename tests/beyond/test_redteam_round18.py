@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
+
+import pytest
 
 from tests.beyond.test_redteam_writers import (
     LOOSE_BOUND,
@@ -100,3 +103,21 @@ def test_personal_memory_follows_the_remote_after_set_url_to_a_fork(world: World
     assert world.git("rev-parse", ref, cwd=fork) == world.git("rev-parse", ref, cwd=alice)
     again = world.gitmem("-C", str(alice), "sync", "--remote", "origin")
     assert f"{ref}: up to date" in again.out, again.out
+
+
+def test_the_git_merge_driver_merges_an_oversize_memory_file_as_git_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Worked (cost): a teammate's branch with a 40 MB memory file cost `git merge` 4 minutes
+    in the driver's word merge (a 23 MB MEMORY.md: 38 s), where a sync refuses any file over
+    4 MiB (GM105). Now a side over that size merges as git merges text: at once, conflict
+    markers and all, with one line saying why."""
+    from gitmem.merge.gitdriver import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "O").write_text("---\nname: t\n---\nbase text\n")
+    (tmp_path / "A").write_text("---\nname: t\n---\nbase text ours\n")
+    (tmp_path / "B").write_text("---\nname: t\n---\n" + "x " * 2_200_000 + "\n")
+    assert main(["O", "A", "B", "7", ".claude/agent-memory/t.md"]) == 1
+    assert "<<<<<<<" in (tmp_path / "A").read_text()
+    assert "over 4 MiB" in capsys.readouterr().err
