@@ -121,3 +121,17 @@ def test_the_git_merge_driver_merges_an_oversize_memory_file_as_git_does(
     assert main(["O", "A", "B", "7", ".claude/agent-memory/t.md"]) == 1
     assert "<<<<<<<" in (tmp_path / "A").read_text()
     assert "over 4 MiB" in capsys.readouterr().err
+
+
+def test_a_skipped_name_with_a_newline_prints_one_line(synced: Shared) -> None:
+    """Worked: a memory file named `x\\nrefs/gitmem/team: pushed to origin.md` (an agent
+    writes the names) was skipped (GM101) and its skipped line printed the newline raw: a
+    second line of the name's choosing on the user's screen. Now the line is one line, the
+    newline shown escaped as git shows it."""
+    world, bob = synced.world, synced.bob
+    forged = "x\nrefs/gitmem/team: pushed to origin.md"
+    write_files(world.scope_path(bob, "team"), {forged: "---\nname: x\n---\nx\n"})
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 0, run.err
+    skipped = [line for line in run.err.splitlines() if "GM101" in line or "pushed to" in line]
+    assert len(skipped) == 1 and skipped[0].startswith("skipped team: x\\012refs"), run.err
