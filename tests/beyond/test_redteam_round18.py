@@ -135,3 +135,14 @@ def test_a_skipped_name_with_a_newline_prints_one_line(synced: Shared) -> None:
     assert run.code == 0, run.err
     skipped = [line for line in run.err.splitlines() if "GM101" in line or "pushed to" in line]
     assert len(skipped) == 1 and skipped[0].startswith("skipped team: x\\012refs"), run.err
+
+
+def test_doctor_names_a_file_with_a_newline_in_one_line(synced: Shared) -> None:
+    """Worked (the neighbour of the skipped line): doctor's "not synced" finding named the
+    file raw, so a newline in its name printed a line of the name's choosing."""
+    world, bob = synced.world, synced.bob
+    write_files(world.scope_path(bob, "team"), {"x\nFORGED LINE.md": "---\nname: x\n---\n"})
+    run = world.gitmem("-C", str(bob), "doctor")
+    lines = (run.out + run.err).splitlines()
+    assert not [line for line in lines if line.startswith("FORGED")], run.out
+    assert any("x\\012FORGED LINE.md" in line for line in lines), run.out
