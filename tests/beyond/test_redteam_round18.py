@@ -84,7 +84,6 @@ def test_personal_memory_follows_the_remote_after_set_url_to_a_fork(world: World
     project's memory (exit 2): the user's own memory never reached the remote the project now
     names. Now it is pushed there, sealed (no plaintext path or text in the fork), and one
     note says where it was last synced; the team's memory still stays off the fork."""
-    world.make_remote()
     alice = world.clone("alice", email="alice@example.com")
     write_files(world.scope_path(alice, "auto"), {"x.md": "---\nname: x\n---\nsecret plans\n"})
     write_files(world.scope_path(alice, "team"), {"t.md": "---\nname: t\n---\nteam\n"})
@@ -103,6 +102,9 @@ def test_personal_memory_follows_the_remote_after_set_url_to_a_fork(world: World
     assert world.git("rev-parse", ref, cwd=fork) == world.git("rev-parse", ref, cwd=alice)
     again = world.gitmem("-C", str(alice), "sync", "--remote", "origin")
     assert f"{ref}: up to date" in again.out, again.out
+    # re-keyed as `adopt` writes it: the fork's project key is a name of this memory now
+    meta = world.git("show", f"{ref}:gitmem.toml", cwd=fork)
+    assert "fork" in meta and "remote" in meta, meta
 
 
 def test_the_git_merge_driver_merges_an_oversize_memory_file_as_git_does(
