@@ -148,3 +148,20 @@ def test_doctor_names_a_file_with_a_newline_in_one_line(synced: Shared) -> None:
     lines = (run.out + run.err).splitlines()
     assert not [line for line in lines if line.startswith("FORGED")], run.out
     assert any("x\\012FORGED LINE.md" in line for line in lines), run.out
+
+
+def test_unpublish_team_of_a_flooded_remote_lists_them_and_says_one_line(synced: Shared) -> None:
+    """Worked (cost): `gitmem unpublish team` fetched every writer ref with the glob (a loose
+    tracking ref each), then deleted them one push each, a line each (300 planted: 300 pushes,
+    300 lines; 30,000: hours). Now they are listed, deleted in one push under their leases,
+    and said in one line."""
+    world, bob = synced.world, synced.bob
+    tip = world.plumb(world.remote, "rev-parse", "refs/gitmem/team")
+    _plant_writers(world, {f"{WRITERS}{i:016x}": tip for i in range(300)})
+    run = world.gitmem("-C", str(bob), "unpublish", "team")
+    assert run.code == 0, run.err
+    assert [line for line in run.out.splitlines() if "writer ref" in line] == [
+        "team: deleted 300 writer refs on origin (pushes that landed beside the team ref)"
+    ], run.out
+    assert not world.plumb(world.remote, "for-each-ref", WRITERS)
+    assert _loose_tracking_refs(bob) == 0
