@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from
+from gitmem.cli.common import add_json, add_remote, command, echo, one_line, open_project_from
 
 DESCRIPTION = (
     "Sync, accepting the remote's memory refs although they were recorded under another project\n"
@@ -109,7 +109,7 @@ def adopt_folder(args: argparse.Namespace) -> int:
 
     adopted = adopt_one(open_project_from(args), Path(args.folder))
     for line in adopted.skipped:
-        echo(f"skipped {line}")
+        echo(one_line(f"skipped {line}"))
     echo(f"adopted {adopted.path}: {len(adopted.committed)} change(s) merged into this project")
     for change in adopted.committed:
         echo(f"  {change}")

@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import add_group, add_json, command, echo, open_project_from, plural
+from gitmem.cli.common import (
+    add_group,
+    add_json,
+    command,
+    echo,
+    one_line,
+    open_project_from,
+    plural,
+)
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -65,7 +73,7 @@ def create(args: argparse.Namespace) -> int:
         )
         return 0
     for line in made.skipped:
-        echo(f"skipped {line}")
+        echo(one_line(f"skipped {line}"))
     if not made.written:
         echo(f"nothing new since {args.since}: no bundle written")
         return 0

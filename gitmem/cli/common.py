@@ -521,6 +521,15 @@ def printable(text: str) -> str:
     return terminal(text, newlines=True)
 
 
+def one_line(text: str) -> str:
+    """`text` as one line on a terminal: `printable`, a newline too shown escaped (`\\012`):
+    a line naming one item (a skipped file) whose name holds a newline would print a second
+    line of that name's choosing (red team 18)."""
+    from gitmem.core.sanitize import terminal
+
+    return terminal(text)
+
+
 def plural(count: int, word: str, plural_word: str | None = None) -> str:
     return f"{count} {word if count == 1 else plural_word or word + 's'}"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import add_json, add_remote, command, echo, open_project_from
+from gitmem.cli.common import add_json, add_remote, command, echo, one_line, open_project_from
 
 MARKS = {"ok": "ok     ", "advice": "advice ", "problem": "PROBLEM"}
 
@@ -49,9 +49,10 @@ def doctor(args: argparse.Namespace) -> int:
         echo(json.dumps([asdict(f) for f in checkup.findings], indent=2))
     else:
         for f in checkup.findings:
-            echo(f"{MARKS.get(f.level, f.level)} {f.area}: {f.message}")
+            # one line each: a finding may name a file whose name holds a newline (red team 18)
+            echo(one_line(f"{MARKS.get(f.level, f.level)} {f.area}: {f.message}"))
             if f.fix and f.level != "ok":
-                echo(f"        fix: {f.fix}")
+                echo(one_line(f"        fix: {f.fix}"))
         n = len(checkup.problems)
         echo(f"{n} problem{'s' if n != 1 else ''} found" if n else "no problems found")
     return 1 if checkup.problems else 0

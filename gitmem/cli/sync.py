@@ -13,6 +13,7 @@ from gitmem.cli.common import (
     command,
     directory,
     echo,
+    one_line,
     open_project_from,
     printable,
     start_opening,
@@ -264,7 +265,7 @@ def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:
     fresh = lines if result.dry_run else unseen(project.repo.common_dir, "skipped", lines)
     sys.stdout.flush()  # after the results, each on its own line, wherever both streams go
     for line in lines if verbose else fresh:
-        sys.stderr.write(printable(line) + "\n")  # a skipped file's name: anyone's bytes
+        sys.stderr.write(one_line(line) + "\n")  # a skipped file's name: anyone's bytes
 
 
 def lowered_by_repo(repo: Any) -> list[str]:

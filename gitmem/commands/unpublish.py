@@ -21,14 +21,17 @@ from gitmem.project.scopes import (
 )
 from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import (
+    MAX_WRITER_REFS,
+    RETIRE_WORK,
+    WRITERS,
     enabled,
-    fetch_spec,
     fetched_writers,
-    remote_name,
+    flood_note,
     tracking_folder,
 )
 
 DEFAULT_TIMEOUT = 120.0
+SHOWN_WRITERS = 3  # writer refs unpublish names one by one; more are counted
 
 
 def _ref_hint(name: str) -> str:
@@ -116,23 +119,43 @@ def unpublish(
 
 def _unpublish_writers(project: Project, timeout: float) -> list[str]:
     """Delete the team ref's writer refs on the remote (gitmem/sync/writers.py), each under
-    the lease of what a fetch just saw: the team memory that landed beside the team ref."""
+    the lease of what a listing just saw: the team memory that landed beside the team ref.
+    Listed (`ls-remote`), not fetched: a flood of them (red team 18: 30,000 planted) is no
+    flood of tracking refs here, and one push deletes at most what a sync may
+    (`RETIRE_WORK`: git matches each delete against every ref the remote advertises), the
+    rest said in one line with the server-side command that clears them."""
     repo, remote = project.repo, project.remote
     assert remote is not None
-    repo.fetch(remote, [fetch_spec(project)], timeout)
+    source = f"{project.ref_prefix}{WRITERS}"
+    listed = {
+        ref: tip
+        for ref, tip in repo.ls_remote(remote, [f"{source}*"], timeout).items()
+        if ref.startswith(source) and ref.isprintable() and ref.isascii()
+    }
+    if not listed:
+        return []
+    batch = dict(sorted(listed.items())[: max(MAX_WRITER_REFS, RETIRE_WORK // len(listed))])
+    deleted = repo.delete_remote_refs(remote, batch, timeout)
     folder = tracking_folder(project)
-    said = []
-    for tracking, seen in fetched_writers(project).items():
-        name = remote_name(project, tracking[len(folder) :])
-        why = repo.delete_remote_ref(remote, name, seen, timeout)
-        if why is not None:
-            raise RemoteError(
-                f"cannot delete {name} on {remote}: {why}",
-                "a teammate pushed to it meanwhile, or the server forbids deleting it: "
-                "run gitmem unpublish team again, or ask the server's admin",
-            )
-        repo.delete_ref(tracking, seen)
-        said.append(f"team: deleted {name} on {remote} (a push that landed beside the team ref)")
+    gone = {folder + ref[len(source) :] for ref in deleted}
+    repo.delete_refs({t: tip for t, tip in fetched_writers(project).items() if t in gone})
+    if len(deleted) < len(batch):
+        raise RemoteError(
+            f"cannot delete {len(batch) - len(deleted)} writer refs of {TEAM_REF} on {remote}",
+            "a teammate pushed to one meanwhile, or the server forbids deleting them: "
+            "run gitmem unpublish team again, or ask the server's admin",
+        )
+    said = [  # a few by name, a flood counted
+        f"team: deleted {name} on {remote} (a push that landed beside the team ref)"
+        for name in sorted(deleted)
+    ]
+    if len(said) > SHOWN_WRITERS:
+        said = [
+            f"team: deleted {len(deleted)} writer refs on {remote} (pushes that landed beside "
+            "the team ref)"
+        ]
+    if len(listed) > len(batch):
+        said.append(flood_note(project, len(listed) - len(batch)))
     return said
 
 

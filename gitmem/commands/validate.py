@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gitmem.core.sanitize import shown_url
 from gitmem.errors import EXIT_FINDINGS, UsageError
 from gitmem.gitstore.store import Store
 from gitmem.policy.rules import (
@@ -106,6 +107,7 @@ class ValidateOptions:
     files: Sequence[str] = ()  # memory files on disk (pre-commit), checked instead of refs
     every: bool = False  # --all: every memory ref there is, none included (a CI gate that runs
     # before the first sync passes); without it, finding no memory ref is an error (exit 2)
+    flood: tuple[int, int] | None = None  # set by a remote's listing: (writer refs, checked)
 
 
 def validate(repo: Store | None, options: ValidateOptions) -> Validation:
@@ -120,6 +122,8 @@ def validate(repo: Store | None, options: ValidateOptions) -> Validation:
     old = repo.resolve(options.base) if options.base and set(options.base) != {"0"} else None
     # a new ref (the hook's all-zero old value): every commit no other ref holds is new
     new_ref = bool(options.base) and set(options.base or "") == {"0"}
+    if options.flood is not None:
+        result.refs.append(_flood_finding(repo, options))
     for name, commit in targets:
         findings = commit_findings(repo, commit, name, known)
         if "/users/" in name and repo.object_type(commit) == "commit":
@@ -131,6 +135,23 @@ def validate(repo: Store | None, options: ValidateOptions) -> Validation:
             since = [old] if old else [EVERY_REF] if new_ref and not options.history else []
             result.refs += _earlier_commits(repo, name, commit, since, known, findings)
     return _allowed_out(result, repo)
+
+
+def _flood_finding(repo: Store, options: ValidateOptions) -> RefFindings:
+    from gitmem.project.scopes import TEAM_REF, ref_prefix
+    from gitmem.project.writerrefs import WRITERS
+
+    assert options.flood is not None and options.remote is not None
+    total, checked = options.flood
+    folder = ref_prefix(repo) + WRITERS
+    team = ref_prefix(repo) + TEAM_REF[len(GITMEM_REFS) :]
+    message = (
+        f"{total} writer refs of {TEAM_REF} on {shown_url(options.remote)}, more than a team "
+        f"makes (planted?); checked {checked} distinct commits of them, one ref each. "
+        f"Clear what the team ref holds, on the server: git for-each-ref --merged {team} "
+        f"--format='delete %(refname) %(objectname)' {folder} | git update-ref --stdin"
+    )
+    return RefFindings(f"{options.remote}/{folder}", "", [Finding(folder, 0, "GM180", message)])
 
 
 def _allowed_out(result: Validation, repo: Store) -> Validation:
@@ -264,7 +285,13 @@ def _remote_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, st
     targets: list[tuple[str, str]] = []
     missing: list[str] = []
     for where, names in places.items():
-        listed = repo.ls_remote(where, sorted(names), timeout=options.timeout)
+        listed = _writer_flood_cut(
+            repo,
+            remote,
+            prefix,
+            repo.ls_remote(where, sorted(names), timeout=options.timeout),
+            options,
+        )
         found: dict[str, str] = {}
         fetched: list[str] = []
         for there, oid in listed.items():
@@ -296,6 +323,29 @@ def _remote_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, st
             return []  # --all of a remote no one has synced to yet: nothing to check
         raise UsageError(f"{remote} has no {', '.join(missing) or prefix + '*'}", hint)
     return targets
+
+
+def _writer_flood_cut(
+    repo: Store, remote: str, prefix: str, listed: dict[str, str], options: ValidateOptions
+) -> dict[str, str]:
+    """A remote's listing with a flood of writer refs cut to its first FLOOD_WINDOW distinct
+    tips (one name a tip): 30,000 planted refs were each fetched by name and checked (> 120 s);
+    the flood itself is a finding (GM180), said once with how to clear it (`flood_note`)."""
+    from gitmem.project.writerrefs import FLOOD, FLOOD_WINDOW, WRITERS
+
+    folder = prefix + WRITERS
+    writers = [name for name in sorted(listed) if name.startswith(folder)]
+    if len(writers) <= FLOOD:
+        return listed
+    kept: dict[str, str] = {}  # tip -> its first name
+    for name in writers:
+        if len(kept) >= FLOOD_WINDOW:
+            break
+        kept.setdefault(listed[name], name)
+    cut = {n: oid for n, oid in listed.items() if not n.startswith(folder)}
+    cut.update({name: tip for tip, name in kept.items()})
+    options.flood = (len(writers), len(kept))
+    return cut
 
 
 def _hub_route(repo: Store, remote: str) -> tuple[str, str, str] | None:

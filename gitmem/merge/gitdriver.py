@@ -188,6 +188,24 @@ def _infos(path: str, git: _Objects) -> tuple[SideInfo, SideInfo]:
     )
 
 
+def _oversize(*names: str) -> bool:
+    """Whether a side is over the size a sync takes of a memory file (GM105), said once."""
+    from gitmem.core.limits import MAX_BLOB_BYTES
+
+    for name in names:
+        try:
+            size = os.stat(name).st_size
+        except OSError:
+            continue  # unreadable: said where it is read
+        if size > MAX_BLOB_BYTES:
+            sys.stderr.write(
+                f"gitmem-merge-driver: a side is over {MAX_BLOB_BYTES >> 20} MiB ({size} bytes), "
+                "more than a memory file gitmem syncs: merged as git merges text\n"
+            )
+            return True
+    return False
+
+
 def _read(name: str) -> bytes:
     with open(name, "rb") as f:
         return f.read()
@@ -266,7 +284,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     base_file, ours_file, theirs_file = args[0], args[1], args[2]
     path = args[4] if len(args) > 4 else ours_file
-    if not _memory_kind(path):
+    if not _memory_kind(path) or _oversize(base_file, ours_file, theirs_file):
+        # red team 18: a teammate's 40 MB memory file cost `git merge` 4 minutes in the word
+        # merge; a sync refuses a file over MAX_BLOB_BYTES (GM105), so here it merges as git
+        # merges text (the cap is one policy at every door)
         # red team 10: a committed `.gitattributes` (`* merge=gitmem-frontmatter`) selected
         # this driver for the branch's code, and every conflict in it was resolved without a
         # word (git committed the merge): the drivers merge memory files (Markdown) only,

@@ -91,6 +91,7 @@ CODES: dict[str, tuple[str, bool, str]] = {
     "GM150": (WARNING, False, "reads like instructions aimed at secrets or tools"),
     "GM160": (ERROR, True, "plaintext in an encrypted scope"),
     "GM170": (ERROR, True, "team commit not signed by an allowed signer (gitmem.requireSigned)"),
+    "GM180": (WARNING, False, "a flood of writer refs on the remote (more than a team makes)"),
 }
 
 _BAD_CHARS = re.compile(r"[\x00-\x1f\x7f\\]")

@@ -12,6 +12,7 @@ from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.store import Fetching
 from gitmem.gitstore.transport import NO_MESSAGE, unreached
+from gitmem.project.refmeta import RefMeta
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import fetch_spec, unglobbable
@@ -348,6 +349,17 @@ class Exchange:
             meta = meta_at(self.repo, local)
             if meta is None or unclaimed(meta) or meta.knows(self.project.key):
                 continue
+            if ref == self.project.user_ref:
+                # the user's own memory, sealed, follows the remote the user named (red team
+                # 18: after `set-url` to a fork it stayed behind, "up to date", exit 2)
+                pending[ref] = (self._rekeyed(ref, local, meta), known)
+                notes = self.result.report(ref).notes
+                notes[:] = [n for n in notes if not n.endswith("pushing ours back")]
+                notes.append(
+                    f"{self.project.remote} ({self.project.key}) had none of your personal "
+                    f"memory, last synced with {shown_keys((meta.key,))}: pushed there, encrypted"
+                )
+                continue
             del pending[ref]
             self.run.locked.add(ref)
             report = self.result.report(ref)
@@ -366,6 +378,23 @@ class Exchange:
             )
         if not self.run.open_refs() and self.result.refused:
             raise self.result.refused[0]
+
+    def _rekeyed(self, ref: str, local: str, meta: RefMeta) -> str:
+        """`local` with this remote's project key added as an alias (what `adopt` writes), the
+        ref moved to it by compare-and-swap: the user's other machines, syncing with this
+        remote, take it as this project's memory."""
+        from gitmem.gitstore.objects import as_tree_input, blobs
+        from gitmem.policy.treecheck import META_FILE, merged_meta, render_meta
+
+        repo = self.repo
+        files = blobs(repo.list_tree(repo.read_commit(local)[0]))
+        merged = merged_meta([meta], self.project.key)
+        files[META_FILE] = repo.write_blob(render_meta(merged.key, merged.aliases))
+        tree = repo.write_tree(as_tree_input(files))
+        message = f"gitmem: adopt {self.project.key} as an alias of this project"
+        new = repo.write_commit(tree, [local], message)
+        repo.update_refs([(ref, new, local)], "gitmem: adopt")
+        return new
 
     def _refuse_plaintext(self, pending: dict[str, tuple[str, str | None]]) -> None:
         """No commit a push publishes holds a plaintext file in a sealed folder (one holding

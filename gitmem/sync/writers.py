@@ -37,6 +37,7 @@ from gitmem.project.writerrefs import (
     WRITERS,
     enabled,
     fetched_writers,
+    flood_note,
     ignored_names,
     known_writer_id,
     merged_tips,
@@ -128,7 +129,9 @@ class WriterRefs:
             else:
                 refused.append(found[tracking])
         total = max(len(found), len(listing or {}))
-        if total > read:
+        if listing is not None and total > FLOOD:
+            notes.append(flood_note(self.project, total))
+        elif total > read:
             notes.append(
                 f"the remote holds {total} writer refs of {TEAM_REF}; read "
                 f"{read} of them this sync (the rest on the next ones, as these "
