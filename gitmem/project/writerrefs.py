@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gitmem.core.sanitize import shown_url
 from gitmem.core.statedir import read_own
 from gitmem.errors import GitmemError
 from gitmem.gitstore.store import Store
@@ -98,17 +97,14 @@ def fetch_specs(project: Project, timeout: float | None = None) -> list[str]:
     if read_listing(project.repo) is not None:
         return flood_specs(project, timeout)
     tracked = fetched_writers(project)
-    if len(tracked) <= MAX_WRITER_REFS:
-        # the glob takes every writer ref the remote has, however many were planted since
-        # the last sync (100,000: a loose tracking ref each, written then deleted, 50 s): the
-        # remote listed first (one `ls-remote`, no ref written), the glob only while it holds
-        # no flood, else the window by name (#23, `flood9`; round 18). A project whose team
-        # ref does not exist yet: listed once (`first_fetch`), not at every sync
-        first = not tracked and first_fetch(project)
-        if first or project.repo.resolve(project.tracking_ref(TEAM_REF)) is not None:
-            window = relist(project, timeout, first=True, few_globbed=not first)
-            if window is not None:
-                return flood_specs(project, timeout, window)
+    if not tracked and first_fetch(project):
+        # the first fetch of the team ref here: the remote listed first (one `ls-remote`, no
+        # ref written), so that a flood of writer refs is never a flood of loose tracking
+        # refs, written then deleted (#23, `flood9`)
+        window = relist(project, timeout, first=True)
+        if window is not None:
+            return flood_specs(project, timeout, window)
+    if len(tracked) <= MAX_WRITER_REFS:  # no process: the ref listing
         return [fetch_spec(project)]
     folder = tracking_folder(project)
     source = f"{project.ref_prefix}{WRITERS}"
@@ -177,9 +173,7 @@ def flood_specs(
     return [f"+{source}{name}*:{folder}{name}*" for name in names]
 
 
-def relist(
-    project: Project, timeout: float | None = None, first: bool = False, few_globbed: bool = False
-) -> list[str] | None:
+def relist(project: Project, timeout: float | None = None, first: bool = False) -> list[str] | None:
     """The remote's writer refs listed (`ls-remote`: no tracking ref made), kept as the flood's
     listing; the next window: the first FLOOD_WINDOW neither held by the team ref nor
     refused here. None: no flood any more, nor a name the glob cannot take (the listing
@@ -188,8 +182,7 @@ def relist(
     team ref's first fetch here) None: the glob.
     Names gitmem takes no ref of (`plain_name`: a hostile server's `..`, control characters,
     any length) are counted, never kept or printed (`ignored_names`); a listing keeps at most
-    LISTING_MAX (the first, in the order of names: the rest are listed once those are gone).
-    `few_globbed`: no more than FLOOD writer refs, of any names, are no flood (None: the glob)."""
+    LISTING_MAX (the first, in the order of names: the rest are listed once those are gone)."""
     repo = project.repo
     assert project.remote is not None
     source = f"{project.ref_prefix}{WRITERS}"
@@ -199,12 +192,8 @@ def relist(
         return None if first else []
     if first:
         path = state_dir(repo.common_dir) / "writers-listed"
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, b"")
-    if few_globbed and len(found) <= FLOOD:  # the glob as before (git's funny names: unglobbable)
-        remember_listing(repo, None)
-        return None
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, b"")
     listing = {
         ref[len(source) :]: tip
         for ref, tip in found.items()
@@ -229,19 +218,6 @@ def relist(
         remember_retiring(repo, {**read_retiring(repo), **stale})
     done = held | refused_before(repo)
     return [name for name in sorted(listing) if listing[name] not in done][:FLOOD_WINDOW]
-
-
-def flood_note(project: Project, total: int) -> str:
-    """One line on a flood of writer refs: where, what gitmem does of it a sync, and how the
-    remote's owner clears it at once (only those the team ref holds: nothing unmerged lost)."""
-    source = f"{project.ref_prefix}{WRITERS}"
-    team = project.route(TEAM_REF).name
-    return (
-        f"warning: {shown_url(project.remote or '')} holds {total} writer refs of {TEAM_REF}, more than a team "
-        f"makes (planted?): a sync reads {FLOOD_WINDOW} and deletes some the team ref holds; "
-        f"to clear them at once, on the server: git for-each-ref --merged {team} "
-        f"--format='delete %(refname) %(objectname)' {source} | git update-ref --stdin"
-    )
 
 
 def unglobbable(project: Project, timeout: float | None = None) -> None:

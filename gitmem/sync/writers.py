@@ -37,7 +37,6 @@ from gitmem.project.writerrefs import (
     WRITERS,
     enabled,
     fetched_writers,
-    flood_note,
     ignored_names,
     known_writer_id,
     merged_tips,
@@ -129,9 +128,7 @@ class WriterRefs:
             else:
                 refused.append(found[tracking])
         total = max(len(found), len(listing or {}))
-        if listing is not None and total > FLOOD:
-            notes.append(flood_note(self.project, total))
-        elif total > read:
+        if total > read:
             notes.append(
                 f"the remote holds {total} writer refs of {TEAM_REF}; read "
                 f"{read} of them this sync (the rest on the next ones, as these "

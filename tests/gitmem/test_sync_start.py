@@ -165,9 +165,6 @@ NOTHING_NEW = [
     "rev-parse",
     # our refs, read under the lock (SyncStart: has_commits, the holding refs) and again after
     # the fetch (what it moved): from git's files (gitstore/refs.files_refs), no process
-    # the remote's writer refs listed before the fetch takes them: a flood planted since the
-    # last sync is never globbed, a tracking ref each (round 18, writerrefs.fetch_specs)
-    "ls-remote",
     "fetch",  # the one fetch of the refs the remote holds
     "diff-files",  # git's stat check of each folder with memory (team and auto)...
     "ls-files",  # ... and its new files
@@ -177,7 +174,7 @@ NOTHING_NEW = [
 # the hook's: whether to sync at all (has_commits) is answered from our refs as read under the
 # lock, not from a read of its own beside the opening; and as a pull it looks at the folders
 # only when its fetch brought something (perf15): the opening and the fetch
-NOTHING_NEW_HOOK = ["config", "ls-files", "rev-parse", "ls-remote", "fetch"]
+NOTHING_NEW_HOOK = ["config", "ls-files", "rev-parse", "fetch"]
 
 
 @pytest.mark.parametrize("how", ["sync", "hook"])
