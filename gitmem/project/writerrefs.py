@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from gitmem.core.sanitize import shown_url
 from gitmem.core.statedir import read_own
 from gitmem.errors import GitmemError
 from gitmem.gitstore.store import Store
@@ -218,6 +219,19 @@ def relist(project: Project, timeout: float | None = None, first: bool = False) 
         remember_retiring(repo, {**read_retiring(repo), **stale})
     done = held | refused_before(repo)
     return [name for name in sorted(listing) if listing[name] not in done][:FLOOD_WINDOW]
+
+
+def flood_note(project: Project, total: int) -> str:
+    """One line on a flood of writer refs: where, what gitmem does of it a sync, and how the
+    remote's owner clears it at once (only those the team ref holds: nothing unmerged lost)."""
+    source = f"{project.ref_prefix}{WRITERS}"
+    team = project.route(TEAM_REF).name
+    return (
+        f"warning: {shown_url(project.remote or '')} holds {total} writer refs of {TEAM_REF}, more than a team "
+        f"makes (planted?): a sync reads {FLOOD_WINDOW} and deletes some the team ref holds; "
+        f"to clear them at once, on the server: git for-each-ref --merged {team} "
+        f"--format='delete %(refname) %(objectname)' {source} | git update-ref --stdin"
+    )
 
 
 def unglobbable(project: Project, timeout: float | None = None) -> None:
