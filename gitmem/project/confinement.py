@@ -161,7 +161,8 @@ def refusal(
 
 
 # the system's own folders (programs, settings, devices, services' data): never memory; their
-# temporary folders (/var/tmp, macOS's per-user /private/var/folders) are anyone's
+# temporary folders (/var/tmp, macOS's per-user /private/var/folders, Linux's memory-backed
+# /dev/shm: world-writable scratch like /tmp) are anyone's
 SYSTEM_FOLDERS = tuple(
     Path(p)
     for p in (
@@ -170,7 +171,9 @@ SYSTEM_FOLDERS = tuple(
         "/Applications", "/private/etc", "/private/var",
     )
 )  # fmt: skip
-SYSTEM_TEMP = (Path("/var/tmp"), Path("/private/var/tmp"), Path("/private/var/folders"))
+SYSTEM_TEMP = (
+    Path("/var/tmp"), Path("/private/var/tmp"), Path("/private/var/folders"), Path("/dev/shm"),
+)  # fmt: skip
 
 
 def system_folder(real: Path, yours: Sequence[Path | None] = ()) -> Path | None:

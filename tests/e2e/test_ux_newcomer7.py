@@ -89,9 +89,17 @@ def test_system_folders_are_refused_for_every_scope_but_the_users_own_and_tempor
     from gitmem.project.confinement import system_folder
 
     home, tree = Path("/var/lib/jenkins"), Path("/srv/work/repo")
-    for p in ("/etc", "/etc/x", "/usr/share/x", "/var/lib/x", "/private/etc/x", "/proc/1"):
+    for p in (
+        "/etc",
+        "/etc/x",
+        "/usr/share/x",
+        "/var/lib/x",
+        "/private/etc/x",
+        "/proc/1",
+        "/dev/sda",
+    ):
         assert system_folder(Path(p), (home, tree)) is not None, p
-    for p in ("/var/lib/jenkins/.claude", "/var/tmp/t", "/private/var/folders/x", "/tmp/t",
+    for p in ("/var/lib/jenkins/.claude", "/var/tmp/t", "/private/var/folders/x", "/tmp/t", "/dev/shm/t",
               "/srv/work/repo/team", "/home/me/notes", "/etcetera", "/usrx"):  # fmt: skip
         assert system_folder(Path(p), (home, tree)) is None, p
 
