@@ -14,11 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.support.world import World, teammates_sharing
-
-pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
-
 from tests.recall.test_mcp import session_script, text_of
+from tests.support.world import World, teammates_sharing
 
 FIFO_INCLUDE = "[include]\n\tpath = {fifo}\n"
 

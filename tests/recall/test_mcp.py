@@ -9,11 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import pytest
 
 from tests.support.world import REPO_ROOT, World, write_files
-
-pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
 
 TOOLS = {
     "search": True,

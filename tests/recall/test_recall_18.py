@@ -15,8 +15,6 @@ import pytest
 
 from tests.support.world import REPO_ROOT, World, write_files
 
-pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
-
 
 def session(world: World, clone: Path, steps: Any) -> Any:
     """Start `gitmem mcp` in `clone` as Claude Code does (stdio) and run `steps(session,

@@ -8,11 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.world import World, teammates_sharing
-
-pytest.importorskip("mcp.server.mcpserver", reason="the mcp SDK (2.x) is not installed")
-
 from tests.recall.test_mcp import session_script, text_of
+from tests.support.world import World, teammates_sharing
 
 DEPLOYS = "---\nname: deploys\ntags: [ops]\n---\nTuesdays only, through the release pipeline.\n"
 
