@@ -219,14 +219,41 @@ def _what_exists(project: Project, named: str | None) -> str:
 
 
 def memory_log(
-    project: Project, path: str | None, limit: int | None, *, named: str | None = None
+    project: Project,
+    path: str | None,
+    limit: int | None,
+    *,
+    named: str | None = None,
+    files: int = 0,
 ) -> list[dict[str, str]]:
+    """The history of the memory refs, or of one memory, newest first. `files`: each row also
+    names the files its commit changed, at most that many (`logged_files` reads them)."""
     user = user_memory(project, path) if path else None
     if user is not None:  # its history is in the agent's store, not in this repository
         try:
-            return memory_log(user[0], user[1], limit, named=path)
+            return memory_log(user[0], user[1], limit, named=path, files=files)
         finally:
             user[0].repo.close()
+    rows = _memory_log(project, path, limit, named)
+    if files:
+        changed = project.repo.changed_files([r["commit"] for r in rows], files)
+        for row in rows:
+            kept, count = changed.get(row["commit"], ([], 0))
+            # NUL-joined (letter, path, old path) triples: git never puts a NUL in a name
+            row["files"] = "\0".join(field for entry in kept for field in entry)
+            row["files_more"] = str(count - len(kept))
+    return rows
+
+
+def logged_files(row: dict[str, str]) -> list[tuple[str, str, str]]:
+    """The files `memory_log(files=N)` names on a row: (git's letter, path, old path or "")."""
+    fields = row.get("files", "").split("\0") if row.get("files") else []
+    return [(fields[i], fields[i + 1], fields[i + 2]) for i in range(0, len(fields) - 2, 3)]
+
+
+def _memory_log(
+    project: Project, path: str | None, limit: int | None, named: str | None
+) -> list[dict[str, str]]:
     repo = project.repo
     rows: list[dict[str, str]] = []
     if path:

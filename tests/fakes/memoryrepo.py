@@ -388,6 +388,24 @@ class MemoryRepository(MemoryStore):
     def line_times(self, base: str | None, tip: str, path: str) -> dict[str, float]:
         return {}  # no blame here: the merge ranks plain bullets by their place
 
+    def changed_files(
+        self, commits: Sequence[str], limit: int
+    ) -> dict[str, tuple[list[tuple[str, str, str]], int]]:
+        found: dict[str, tuple[list[tuple[str, str, str]], int]] = {}
+        for oid in commits:
+            parents = self.read_commit(oid)[1]
+            if len(parents) > 1:
+                continue  # git lists no files for a merge (no rename detection here)
+            before = self._files_under(parents[0], "") if parents else {}
+            after = self._files_under(oid, "")
+            rows = [
+                ("A" if p not in before else "D" if p not in after else "M", p, "")
+                for p in sorted(set(before) | set(after))
+                if before.get(p) != after.get(p)
+            ]
+            found[oid] = (rows[:limit], len(rows))
+        return found
+
     def change_times(self, base: str | None, tip: str) -> dict[str, float]:
         times: dict[str, float] = {}
         for oid in self._commits(f"{base}..{tip}" if base else tip):
