@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import GitError
@@ -163,12 +163,18 @@ class History(GitDir):
         return rows
 
     def changed_files(
-        self, commits: Sequence[str], limit: int
+        self,
+        commits: Sequence[str],
+        limit: int,
+        skip: Collection[str] = (),
+        only: Collection[str] = (),
     ) -> dict[str, tuple[list[tuple[str, str, str]], int]]:
         """What each of `commits` changed against its parent, as `git log --name-status` says
         it (one process): {commit: ([(letter, path, old path of a rename or ""), …], count)},
-        at most `limit` entries kept a commit, `count` all of them. Merges list nothing, as
-        git's log: what they brought is listed under the commits they merged."""
+        at most `limit` entries kept a commit, `count` all of them; paths in `skip` left out,
+        and with `only`, every entry that names none of them (old or new path).
+        Merges list nothing, as git's log: what they brought is listed under the commits they
+        merged."""
         if not commits:
             return {}
         out = self.git(
@@ -196,6 +202,8 @@ class History(GitDir):
                 old = ""
                 if token[0] in "RC":  # a rename or copy: the old path, then the new
                     old, path = path, next(tokens, "")
+                if path in skip or (only and path not in only and old not in only):
+                    continue
                 if len(kept) < limit:
                     kept.append((token[0], path, old))
                 found[current] = (kept, found[current][1] + 1)

@@ -72,6 +72,7 @@ def test_log_names_each_commits_files_with_gits_letters_bounded_and_escaped(
     # one memory's log: its own commits, each naming what it changed
     mine = world.ok("log", "--no-pager", "team/deploy.md", cwd=clone)
     assert "    D team/deploy.md\n" in mine and "    A team/deploy.md\n" in mine, mine
+    assert "build.md" not in mine and "gitmem.toml" not in out, mine
 
 
 def test_a_renamed_memory_is_one_r_line_old_and_new(world: World) -> None:
@@ -101,6 +102,10 @@ def test_status_user_json_gives_paths_as_a_list_and_path_the_first(tmp_path: Pat
     assert row["path"] == str(home / "CLAUDE.md"), row
     text = world.ok("status", "--user", cwd=world.home)
     assert "          ~/.claude/CLAUDE.md, ~/.claude/agent-memory\n" in text, text
+    # the personal ref's names are sealed (shards, a manifest, key files): log opens them
+    log = world.ok("-C", str(proj), "log", "--no-pager")
+    assert "    A auto/MEMORY.md\n    A auto/b.md\n" in log, log
+    assert "keys/" not in log and "manifest" not in log, log
     # a project's status rows have `paths` too: the one folder
     scopes = json.loads(world.ok("-C", str(proj), "status", "--json"))["scopes"]
     assert all(s["paths"] == [s["path"]] for s in scopes), scopes

@@ -11,7 +11,7 @@ real git store, so the two cannot drift apart.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 from gitmem.errors import GitError, RemoteError
@@ -389,7 +389,11 @@ class MemoryRepository(MemoryStore):
         return {}  # no blame here: the merge ranks plain bullets by their place
 
     def changed_files(
-        self, commits: Sequence[str], limit: int
+        self,
+        commits: Sequence[str],
+        limit: int,
+        skip: Collection[str] = (),
+        only: Collection[str] = (),
     ) -> dict[str, tuple[list[tuple[str, str, str]], int]]:
         found: dict[str, tuple[list[tuple[str, str, str]], int]] = {}
         for oid in commits:
@@ -401,7 +405,7 @@ class MemoryRepository(MemoryStore):
             rows = [
                 ("A" if p not in before else "D" if p not in after else "M", p, "")
                 for p in sorted(set(before) | set(after))
-                if before.get(p) != after.get(p)
+                if before.get(p) != after.get(p) and p not in skip and (not only or p in only)
             ]
             found[oid] = (rows[:limit], len(rows))
         return found
