@@ -231,9 +231,15 @@ def memory_log(
     user = user_memory(project, path) if path else None
     if user is not None:  # its history is in the agent's store, not in this repository
         try:
-            return memory_log(user[0], user[1], limit, named=path, files=files)
+            rows = memory_log(user[0], user[1], limit, named=path, files=files)
+            stored = locate(user[0], user[1]).in_ref
         finally:
             user[0].repo.close()
+        for row in rows:  # its one file, named as the user named it (`user/…`, not the store's)
+            row["files"] = "\0".join(
+                (path or f) if f == stored else f for f in row.get("files", "").split("\0")
+            )
+        return rows
     rows = _memory_log(project, path, limit, named)
     if files:
         from gitmem.policy.treecheck import META_FILE
