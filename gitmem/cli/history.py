@@ -12,6 +12,7 @@ from gitmem.cli.common import (
     command,
     count,
     echo,
+    one_line,
     open_project_from,
     printable,
 )
@@ -19,6 +20,9 @@ from gitmem.cli.pager import add_pager_options
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
+
+
+MAX_FILES = 20  # files log names under one commit, as a sync's report lists them
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -126,7 +130,7 @@ def log(args: argparse.Namespace) -> int:
     import time
 
     from gitmem.cli.pager import colour_commit, own_settings, show, use_colour
-    from gitmem.history.versions import memory_log
+    from gitmem.history.versions import logged_files, memory_log
     from gitmem.project.scopes import shown
 
     if args.path and args.path[1:].isdigit() and args.path[0] == "-" and args.limit is None:
@@ -138,7 +142,8 @@ def log(args: argparse.Namespace) -> int:
             raise UsageError(f"{exc} (gitmem log)", "see 'gitmem log --help'") from None
     project = project_for(args, args.path)
     colour = use_colour(args, own_settings(project.repo))
-    rows = memory_log(project, args.path, args.limit)
+    # git log --name-status's letters, but bounded: a commit of 10,000 files is not a log
+    rows = memory_log(project, args.path, args.limit, files=0 if args.oneline else MAX_FILES)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 
@@ -151,6 +156,12 @@ def log(args: argparse.Namespace) -> int:
                     "subject": row["subject"],
                     "ref": row.get("ref"),
                     "resolved": [shown(r) for r in row["resolved"].split("\x1d") if r],
+                    "files": [
+                        {"status": letter, "path": shown(path)}
+                        | ({"from": shown(old)} if old else {})
+                        for letter, path, old in logged_files(row)
+                    ],
+                    "files_more": int(row.get("files_more", 0)),
                 }
                 for row in rows
             ]
@@ -173,6 +184,11 @@ def log(args: argparse.Namespace) -> int:
             from gitmem.history.lost import plainly  # only a log that shows a resolution
 
             lines.append(printable(f"    resolved {plainly(shown(res))}"))
+        for letter, path, old in logged_files(row):
+            named = f"{one_line(shown(old))} -> " if old else ""
+            lines.append(f"    {letter} {named}{one_line(shown(path))}")
+        if int(row.get("files_more", 0)):
+            lines.append(f"    … and {int(row['files_more']):,} more")
     show("".join(line + "\n" for line in lines), args, own_settings(project.repo))
     return 0
 

@@ -11,6 +11,7 @@ from gitmem.cli.common import (
     command,
     directory,
     echo,
+    one_line,
     open_project_from,
     plural,
 )
@@ -136,7 +137,7 @@ def _user_status(args: argparse.Namespace) -> int:
     for s in st.scopes:
         echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {_scope_state(s, st.hub)}")
         # home-relative, as sync --user names them (the JSON keeps the absolute paths)
-        echo(f"          {', '.join(tilde(p) for p in s.path.split(', '))}")
+        echo(f"          {', '.join(one_line(tilde(p)) for p in s.paths)}")
     if st.hub and st.scopes and not st.fetched:
         echo("(ahead/behind as of the last fetch from the hub: gitmem status --user --fetch)")
     for step in st.next_steps:

@@ -145,12 +145,19 @@ def text_lines(result: Validation) -> list[str]:
 
 
 def github_lines(result: Validation) -> list[str]:
-    """Workflow commands: `::error file=…,line=…,title=GM1xx::message` (GitHub's escaping)."""
+    """Workflow commands, GitHub's escaping: `::error file=…,line=…,title=GM1xx::message` for
+    a file checked on disk; a memory on a ref is no file of the checked-out branch, and an
+    annotation naming `file=team/deploy.md` pointed at a path that is not there (or is another
+    file): it names the ref and path in its title instead, `GM1xx refs/gitmem/team team/x.md:7`."""
     out = []
     for r in result.refs:
         for f in r.findings:
-            props = f"file={_prop(f.path)}" + (f",line={f.line}" if f.line else "")
-            props += f",title={_prop(f.code)}"
+            if r.label == f.path:  # a file on disk (--files): the path is the checkout's
+                props = f"file={_prop(f.path)}" + (f",line={f.line}" if f.line else "")
+                props += f",title={_prop(f.code)}"
+            else:
+                where = f"{f.path}:{f.line}" if f.line else f.path
+                props = f"title={_prop(f'{f.code} {r.label} {where}')}"
             out.append(f"::{f.severity} {props}::{_data(_line(r.label, f))}")
     out.extend(text_lines(result)[-1:])
     return out

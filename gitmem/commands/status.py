@@ -367,9 +367,11 @@ def user_status(repo: Any, env: Mapping[str, str], fetch: bool = False) -> UserS
             folder, files = user_locations(agent, env)  # as the user knows them
             for row in st.scopes:
                 row.name = agent
-                row.path = ", ".join(
-                    [str(p) for _, p in files] + ([str(folder)] if str(folder) != "." else [])
+                # a list, not one string joined with ", " (a path may hold one): `path` the first
+                row.paths = [str(p) for _, p in files] + (
+                    [str(folder)] if str(folder) != "." else []
                 )
+                row.path = row.paths[0] if row.paths else row.path
                 out.scopes.append(row)
         finally:
             project.repo.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from gitmem.errors import GitError
@@ -161,6 +161,53 @@ class History(GitDir):
                 }
             )
         return rows
+
+    def changed_files(
+        self,
+        commits: Sequence[str],
+        limit: int,
+        skip: Collection[str] = (),
+        only: Collection[str] = (),
+    ) -> dict[str, tuple[list[tuple[str, str, str]], int]]:
+        """What each of `commits` changed against its parent, as `git log --name-status` says
+        it (one process): {commit: ([(letter, path, old path of a rename or ""), …], count)},
+        at most `limit` entries kept a commit, `count` all of them; paths in `skip` left out,
+        and with `only`, every entry that names none of them (old or new path).
+        Merges list nothing, as git's log: what they brought is listed under the commits they
+        merged."""
+        if not commits:
+            return {}
+        out = self.git(
+            "diff-tree",
+            "--stdin",
+            "-z",
+            "--name-status",
+            "-M",
+            "--root",
+            "-r",
+            input="".join(f"{c}\n" for c in commits).encode(),
+        ).stdout
+        wanted = set(commits)
+        found: dict[str, tuple[list[tuple[str, str, str]], int]] = {}
+        kept: list[tuple[str, str, str]] = []
+        current = ""
+        tokens = iter(out.decode("utf-8", "replace").split("\0"))  # shown, never opened
+        for token in tokens:
+            token = token.lstrip("\n")
+            if token in wanted:  # a commit's id opens its entries (a letter is never one)
+                current, kept = token, []
+                found[current] = (kept, 0)
+            elif token and current:
+                path = next(tokens, "")
+                old = ""
+                if token[0] in "RC":  # a rename or copy: the old path, then the new
+                    old, path = path, next(tokens, "")
+                if path in skip or (only and path not in only and old not in only):
+                    continue
+                if len(kept) < limit:
+                    kept.append((token[0], path, old))
+                found[current] = (kept, found[current][1] + 1)
+        return found
 
     def change_times(self, base: str | None, tip: str) -> dict[str, float]:
         """Commit time of the newest change to each path in base..tip (one process)."""

@@ -219,14 +219,88 @@ def _what_exists(project: Project, named: str | None) -> str:
 
 
 def memory_log(
-    project: Project, path: str | None, limit: int | None, *, named: str | None = None
+    project: Project,
+    path: str | None,
+    limit: int | None,
+    *,
+    named: str | None = None,
+    files: int = 0,
 ) -> list[dict[str, str]]:
+    """The history of the memory refs, or of one memory, newest first. `files`: each row also
+    names the files its commit changed, at most that many (`logged_files` reads them)."""
     user = user_memory(project, path) if path else None
     if user is not None:  # its history is in the agent's store, not in this repository
         try:
-            return memory_log(user[0], user[1], limit, named=path)
+            rows = memory_log(user[0], user[1], limit, named=path, files=files)
+            stored = locate(user[0], user[1]).in_ref
         finally:
             user[0].repo.close()
+        for row in rows:  # its one file, named as the user named it (`user/…`, not the store's)
+            row["files"] = "\0".join(
+                (path or f) if f == stored else f for f in row.get("files", "").split("\0")
+            )
+        return rows
+    rows = _memory_log(project, path, limit, named)
+    if files:
+        from gitmem.policy.treecheck import META_FILE
+
+        where = locate(project, path) if path else None
+        own = where.scope.ref if where else None
+        only = (where.in_ref,) if where else ()  # one memory's log: its own lines, as git's
+        sealed = [r for r in rows if (r.get("ref") or own) == project.user_ref]
+        # the ref's settings file is gitmem's, not a memory: the subject's count leaves it out
+        changed = project.repo.changed_files(
+            [r["commit"] for r in rows if r not in sealed], files, skip=(META_FILE,), only=only
+        )
+        changed.update(_sealed_changes(project, [r["commit"] for r in sealed], files, only))
+        for row in rows:
+            kept, count = changed.get(row["commit"], ([], 0))
+            # NUL-joined (letter, path, old path) triples: git never puts a NUL in a name
+            row["files"] = "\0".join(field for entry in kept for field in entry)
+            row["files_more"] = str(count - len(kept))
+    return rows
+
+
+def _sealed_changes(
+    project: Project, commits: list[str], limit: int, only: tuple[str, ...]
+) -> dict[str, tuple[list[tuple[str, str, str]], int]]:
+    """`changed_files` of the personal ref's commits, named as the user knows them: git sees
+    ciphertext shards, a manifest and key files there; each commit is opened against its
+    parent (one codec, which opens each tree from the last one's) and plaintext compared.
+    A commit this machine cannot open lists nothing."""
+    from gitmem.errors import GitmemError
+    from gitmem.policy.treecheck import META_FILE
+    from gitmem.privacy.codec import personal_codec
+
+    found: dict[str, tuple[list[tuple[str, str, str]], int]] = {}
+    codec = personal_codec(project.repo, project.user_ref) if commits else None
+    for commit in commits:
+        parents = project.repo.read_commit(commit)[1]
+        if codec is None or len(parents) > 1:
+            continue  # a merge lists nothing, as git's log
+        try:
+            after = codec.decode(commit).files
+            before = codec.decode(parents[0]).files if parents else {}
+        except GitmemError:
+            continue
+        rows = [
+            ("A" if p not in before else "D" if p not in after else "M", p, "")
+            for p in sorted(set(before) | set(after))
+            if before.get(p) != after.get(p) and p != META_FILE and (not only or p in only)
+        ]
+        found[commit] = (rows[:limit], len(rows))
+    return found
+
+
+def logged_files(row: dict[str, str]) -> list[tuple[str, str, str]]:
+    """The files `memory_log(files=N)` names on a row: (git's letter, path, old path or "")."""
+    fields = row.get("files", "").split("\0") if row.get("files") else []
+    return [(fields[i], fields[i + 1], fields[i + 2]) for i in range(0, len(fields) - 2, 3)]
+
+
+def _memory_log(
+    project: Project, path: str | None, limit: int | None, named: str | None
+) -> list[dict[str, str]]:
     repo = project.repo
     rows: list[dict[str, str]] = []
     if path:

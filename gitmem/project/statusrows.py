@@ -22,6 +22,11 @@ class ScopeStatus:
     skipped_files: list[str] = field(default_factory=list)  # "rel (why)", as sync says them
     missing: bool = False  # the folder is gone; the next sync restores it from the ref
     privacy: str = ""  # "encrypted", or who can read it on the remote
+    # every place its files are (status --user: an agent's files and folder); `path` the first
+    paths: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.paths = self.paths or [self.path]
 
 
 @dataclass

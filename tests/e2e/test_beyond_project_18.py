@@ -102,7 +102,11 @@ def test_user_scope_and_adapters_on_two_machines_then_recall_in_a_project(
         b.ok("sync", "--user")
         gone = b.ok("-C", str(shop_b), "query", "--deleted", "--scope", "user", "--format", "full")
         assert "user/reviewer/style.md" in gone and "check kerberos tickets" in gone
-        assert len(b.ok("-C", str(shop_b), "log", "user/reviewer/style.md").splitlines()) == 2
+        told = b.ok("-C", str(shop_b), "log", "user/reviewer/style.md").splitlines()
+        assert len(told) == 4 and told[1::2] == [
+            "    D user/reviewer/style.md",
+            "    A user/reviewer/style.md",
+        ], told
         assert "user/reviewer/style.md" in b.ok(
             "-C",
             str(shop_b),

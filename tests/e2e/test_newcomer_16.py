@@ -125,7 +125,9 @@ def test_the_ci_snippet_runs_and_its_help_names_every_exit_code(tmp_path: Path) 
     world.git("config", "--global", "--unset", "user.email")
     snippet = ("validate", "--remote", "origin", "--all", "--format", "github")
     run = world.gitmem(*snippet, cwd=job)
-    assert run.code == 0 and run.out.startswith("::warning file=team/d.md,line=1,"), run
+    assert run.code == 0 and run.out.startswith(
+        "::warning title=GM121 origin/refs/gitmem/team team/d.md%3A1::"
+    ), run
     assert run.out.endswith("0 errors, 1 warning in 1 ref\n"), run
     assert world.git("for-each-ref", "refs/gitmem", cwd=job) == ""  # nothing stored
     world.git("remote", "set-url", "origin", str(tmp_path / "gone.git"), cwd=job)

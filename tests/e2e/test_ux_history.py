@@ -93,7 +93,9 @@ def test_log_of_a_memory_that_never_existed_is_an_error(synced: Synced) -> None:
     world, a, _ = synced
     assert_one_clear_error(world.gitmem("-C", str(a), "log", "auto/nope.md"), 2, "no history")
     out = world.ok("-C", str(a), "log", "auto/style.md", "--remote", "origin")
-    assert out.count("\n") == 2
+    # two commits, each naming the memory as the user knows it (the ref seals its name)
+    assert out.count("\n") == 4 and out.count("\n    ") == 2, out
+    assert "\n    M auto/style.md\n" in out and out.endswith("\n    A auto/style.md\n"), out
 
 
 def test_a_bare_name_finds_a_memory_of_the_encrypted_personal_ref(synced: Synced) -> None:

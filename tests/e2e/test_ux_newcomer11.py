@@ -299,7 +299,8 @@ def test_log_takes_gits_dash_n(tmp_path: Path) -> None:
     for text in ("one\n", "two\n"):
         write_files(team, {"MEMORY.md": "- [D](d.md) — d\n", "d.md": text})
         world.ok("-C", str(proj), "sync")
-    assert len(world.ok("-C", str(proj), "log").splitlines()) == 2
+    shown = world.ok("-C", str(proj), "log").splitlines()
+    assert len([line for line in shown if not line.startswith("    ")]) == 2, shown
     assert world.ok("-C", str(proj), "log", "-1") == world.ok("-C", str(proj), "log", "-n", "1")
     assert len(world.ok("-C", str(proj), "log", "-1", "--oneline").splitlines()) == 1
     zero = world.gitmem("-C", str(proj), "log", "-0")

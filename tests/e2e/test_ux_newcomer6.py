@@ -237,7 +237,7 @@ def test_every_counting_argument_refuses_zero_and_negatives_in_one_line(world: W
             f"(gitmem {command})"
         ), first
         assert hint == f"hint: see 'gitmem {command} --help'"
-    assert len(world.ok("-C", str(a), "log", "-n", "1").splitlines()) == 1
+    assert len(world.ok("-C", str(a), "log", "-n", "1", "--oneline").splitlines()) == 1
 
 
 def test_doctor_diagnoses_a_setting_gitmem_cannot_use_instead_of_failing_with_it(

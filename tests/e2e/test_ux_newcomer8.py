@@ -55,10 +55,12 @@ def test_log_reaches_user_scope_memory_by_its_recall_id(tmp_path: Path) -> None:
     a.make_remote()
     proj = a.clone("p")
     assert "user/CLAUDE.md" in a.ok("-C", str(proj), "query", "--search", "tabs")
-    both = a.ok("-C", str(proj), "log", "user/CLAUDE.md").splitlines()
+    both = a.ok("-C", str(proj), "log", "user/CLAUDE.md").splitlines()[::2]  # and its file lines
     assert len(both) == 2 and all("Test User: gitmem: " in line for line in both), both
     one = a.ok("-C", str(proj), "log", "user/reviewer/style.md").splitlines()
-    assert len(one) == 1 and one[0].split()[0] == both[1].split()[0], (one, both)
+    assert (
+        one[1:] == ["    A user/reviewer/style.md"] and one[0].split()[0] == both[1].split()[0]
+    ), (one, both)
 
     async def steps(s: Any) -> str:
         return text_of(await s.call_tool("history", {"id": "user/CLAUDE.md"}))

@@ -140,7 +140,7 @@ def test_diff_and_restore_reach_user_memory_as_log_and_show_do(project: tuple[Wo
     assert out.strip().endswith("run gitmem sync --user to share it"), out
     assert claude_md.read_text() == "# Me\n- tabs\n"
     a.ok("sync", "--user")
-    assert len(a.ok("-C", str(proj), "log", "user/CLAUDE.md").splitlines()) == 3
+    assert a.ok("-C", str(proj), "log", "user/CLAUDE.md").count("\n    ") == 3  # 3 commits
 
 
 def test_a_revision_the_shell_made_a_folder_is_said_to_be_one(

@@ -103,8 +103,9 @@ def test_findings_exit_one_with_codes_in_every_format(synced: tuple[World, Path]
 
     gh = world.gitmem("-C", str(world.remote), "validate", "--format", "github", TEAM)
     assert gh.code == 1
-    assert "::error file=team/keys.md,line=7,title=GM140::" in gh.out
-    assert "::warning file=team/keys.md,title=GM133::" in gh.out
+    # no file= (a ref's path is no file of the checkout): the ref and path in the title
+    assert "::error title=GM140 refs/gitmem/team team/keys.md%3A7::" in gh.out
+    assert "::warning title=GM133 refs/gitmem/team team/keys.md::" in gh.out
 
 
 def test_warnings_pass_unless_strict(synced: tuple[World, Path]) -> None:

@@ -11,7 +11,7 @@ real git store, so the two cannot drift apart.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 from gitmem.errors import GitError, RemoteError
@@ -387,6 +387,28 @@ class MemoryRepository(MemoryStore):
 
     def line_times(self, base: str | None, tip: str, path: str) -> dict[str, float]:
         return {}  # no blame here: the merge ranks plain bullets by their place
+
+    def changed_files(
+        self,
+        commits: Sequence[str],
+        limit: int,
+        skip: Collection[str] = (),
+        only: Collection[str] = (),
+    ) -> dict[str, tuple[list[tuple[str, str, str]], int]]:
+        found: dict[str, tuple[list[tuple[str, str, str]], int]] = {}
+        for oid in commits:
+            parents = self.read_commit(oid)[1]
+            if len(parents) > 1:
+                continue  # git lists no files for a merge (no rename detection here)
+            before = self._files_under(parents[0], "") if parents else {}
+            after = self._files_under(oid, "")
+            rows = [
+                ("A" if p not in before else "D" if p not in after else "M", p, "")
+                for p in sorted(set(before) | set(after))
+                if before.get(p) != after.get(p) and p not in skip and (not only or p in only)
+            ]
+            found[oid] = (rows[:limit], len(rows))
+        return found
 
     def change_times(self, base: str | None, tip: str) -> dict[str, float]:
         times: dict[str, float] = {}
