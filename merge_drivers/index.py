@@ -1128,6 +1128,13 @@ def _replaced_in_place(split: list[list[str]]) -> bool:
     return True
 
 
+def _marker_split(line: str) -> tuple[str, str] | None:
+    """A bullet's first line as (indent and marker with its space, the words after), or None
+    when the line starts no list item."""
+    body = bullet_body(line)
+    return None if body is None else (line[: len(line) - len(body)], body)
+
+
 def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str, bool]:
     """One entry both sides changed: the link and the hook of its first line merged apart (a
     rename on one side, a new hook on the other: both), its indented lines by diff3 (an edit
@@ -1142,6 +1149,17 @@ def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
             parts[0][1].rstrip(), parts[1][1].rstrip(), parts[2][1].rstrip(), tie
         )
         first, clash = link + hook, c1 or c2
+    elif (
+        (mz := _marker_split(zb[0].rstrip()))
+        and (mw := _marker_split(wb[0].rstrip()))
+        and (ml := _marker_split(lb[0].rstrip()))
+    ):
+        # the marker is style (`-` → `1.`, a list turned into steps), the words are content:
+        # a restyle on one side and an edit on the other both stand (#24, round 18b)
+        lead, c1 = _three(mz[0], mw[0], ml[0], tie)
+        said, c2 = _three(mz[1], mw[1], ml[1], tie)
+        first, clash = lead + said, c1 or c2
+        first = wb[0] if first == wb[0].rstrip() else lb[0] if first == lb[0].rstrip() else first
     else:
         first, clash = _three(zb[0].rstrip(), wb[0].rstrip(), lb[0].rstrip(), tie)
         first = wb[0] if first == wb[0].rstrip() else lb[0] if first == lb[0].rstrip() else first
