@@ -151,3 +151,56 @@ def test_topic_restyle_and_additions_on_three_machines_converge() -> None:
     assert in_every_order(T, base, *sides) == (
         b"1. lint\n2. build\n3. migrate\n4. deploy\n5. check logs\n"
     )
+
+
+# MEMORY.md: (base, restyled, added to, what a careful human writes). Before: the added entry
+# kept its `-` among the steps (`2. y two` `- w four`).
+INDEX_ADDS = [
+    (
+        M + b"- x one\n- y two\n",
+        M + b"1. x one\n2. y two\n",
+        M + b"- x one\n- y two\n- w four\n",
+        M + b"1. x one\n2. y two\n3. w four\n",
+    ),
+    (  # a linked entry, under a heading
+        M + b"## Ship\n\n- x one\n- y two\n",
+        M + b"## Ship\n\n1) x one\n2) y two\n",
+        M + b"## Ship\n\n- x one\n- y two\n- [Deploy](deploy.md) - how we ship\n",
+        M + b"## Ship\n\n1) x one\n2) y two\n3) [Deploy](deploy.md) - how we ship\n",
+    ),
+    (  # steps into bullets
+        M + b"## Steps\n\n1. x one\n2. y two\n",
+        M + b"## Steps\n\n* x one\n* y two\n",
+        M + b"## Steps\n\n1. x one\n2. y two\n3. w four\n",
+        M + b"## Steps\n\n* x one\n* y two\n* w four\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("base", "ours", "theirs", "want"), INDEX_ADDS)
+def test_index_entry_added_to_a_restyled_list_takes_its_style(
+    base: bytes, ours: bytes, theirs: bytes, want: bytes
+) -> None:
+    check_case((I, base, ours, theirs, want))
+
+
+def test_index_new_list_of_the_other_kind_is_left_as_written() -> None:
+    """A side's own new steps after an unchanged bullet list (a blank line between) stay
+    steps; a new step right under bullets nobody restyled stays as written."""
+    base = M + b"- x one\n- y two\n"
+    ours = M + b"- x one\n- y two\n\n1. p\n2. q\n"
+    theirs = M + b"- x one\n- y two\n1. w four\n"
+    out = merge_file(I, base, ours, theirs).data
+    assert out == merge_file(I, base, theirs, ours).data
+    assert out is not None and b"1. p\n2. q\n" in out and b"1. w four\n" in out
+    assert out.startswith(M + b"- x one\n- y two\n")
+
+
+def test_index_restyle_and_additions_on_three_machines_converge() -> None:
+    base = M + b"- x one\n- y two\n"
+    sides = (
+        M + b"1. x one\n2. y two\n",
+        M + b"- x one\n- y two\n- w four\n",
+        M + b"- x one\n- y two three\n",
+    )
+    assert in_every_order(I, base, *sides) == M + b"1. x one\n2. y two three\n3. w four\n"
