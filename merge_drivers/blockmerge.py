@@ -718,9 +718,31 @@ def _formatted(z: Unit, a: Unit, b: Unit) -> Unit:
     """A block both sides kept: the blank lines before it and its lines each as the side that
     re-formatted them wrote them (one side renumbered a step, the other moved a blank line)."""
     gap = a.gap if a.gap != z.gap else b.gap
-    if a.body != z.body or b.body == z.body:
+    if (a.body != z.body and not _renumbered_only(z, a, b)) or b.body == z.body:
         return a if gap is a.gap else Unit(gap, a.block)
     return b if gap is b.gap else Unit(gap, b.block)
+
+
+def _renumbered_only(z: Unit, a: Unit, b: Unit) -> bool:
+    """Whether `a` only renumbered the step `z` while `b` re-marked it otherwise (steps turned
+    into bullets, `1.` into `1)`): the restyle is the side's choice, the number follows the
+    list (a step inserted above it), so the restyle stands (#24, round 18b)."""
+    za, aa, ba = (x.block.lines if x.block is not None else [] for x in (z, a, b))
+    if not za or len(za) != len(aa) or za[1:] != aa[1:] or ba == za:
+        return False
+    m, n = ORDERED.match(za[0]), ORDERED.match(aa[0])
+    if (
+        m is None
+        or n is None
+        or (za[0][: m.start(1)], za[0][m.end(1) :])
+        != (
+            aa[0][: n.start(1)],
+            aa[0][n.end(1) :],
+        )
+    ):
+        return False  # `a` changed more than the number
+    zs, bs = _style(za[0]), _style(ba[0])
+    return zs is not None and bs is not None and zs[1] != bs[1]  # `b` changed the marker
 
 
 def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, why: str) -> None:
@@ -1392,12 +1414,14 @@ def _restyled(
     """A list one side re-marked (`*` to `-`, `1.` to `1)`: a tidy-up) and the other added
     items to in the old style: the merge wrote both into one list, whose new items would
     start a list of their own — they take the style the list was changed to (the one the
-    base never used), so the list stays one."""
+    base never used), so the list stays one. Bullets turned into steps (or back) alike: the
+    items the merge wrote in the old kind take the new one, and the steps are numbered in
+    sequence (`_stepped`)."""
     if not any(t and _ITEM.match(x) for t, x in zip(touched, lines, strict=True)):
         return lines  # no item written where both sides changed blocks
     marks = {st[1] for x in lines if (st := _style(x)) is not None}
-    if len(marks - {b".", b")"}) < 2 and len(marks & {b".", b")"}) < 2:
-        return lines  # every list of one kind written in one style
+    if len(marks) < 2:
+        return lines  # every list written in one style
     base = _styles(zu)
     if not base:
         return lines
@@ -1409,7 +1433,10 @@ def _restyled(
         found = [_style(out[b.start]) for b in run]
         styles = {st[1] for st in found if st is not None}
         new = [x for x in styles if x not in base]
-        if len(styles) != 2 or len(new) != 1 or (new[0] in b".)") != (styles <= {b".", b")"}):
+        if len(styles) != 2 or len(new) != 1:
+            return
+        if len({x in b".)" for x in styles}) == 2:  # bullets and steps
+            _stepped(out, run, found, new[0], touched)
             return
         for b, st in zip(run, found, strict=True):
             if st is not None and st[1] != new[0]:
@@ -1431,3 +1458,49 @@ def _restyled(
 
     visit(parsed(out))  # renumbering kept every line where it was
     return out
+
+
+def _stepped(
+    out: list[bytes],
+    run: list[Block],
+    found: list[tuple[int, bytes] | None],
+    new: bytes,
+    touched: list[bool],
+) -> None:
+    """A list one side turned from bullets into steps (or back), `new` its new style, and
+    items the merge wrote into it in the old kind: those items re-marked (their lines under
+    them moved with the marker's width), and steps numbered in sequence from the first (all
+    alike when the list numbers them alike). Only when every item in the old kind is one the
+    merge wrote and some item in the new kind is not: a side's list that was already in
+    the other kind (a new list after the old one) is left as written."""
+    old = [st is not None and st[1] != new for st in found]
+    if not any(old) or not all(touched[b.start] for b, o in zip(run, old, strict=True) if o):
+        return
+    if all(touched[b.start] for b, o in zip(run, old, strict=True) if not o):
+        return
+    numbers: list[int] = []
+    if new in b".)":
+        seen = [int(m.group(1)) for b in run if (m := ORDERED.match(out[b.start]))]
+        if not seen:
+            return
+        alike = len(set(seen)) == 1 and len(seen) > 1
+        numbers = [seen[0] if alike else seen[0] + k for k in range(len(run))]
+    for k, b in enumerate(run):
+        line = out[b.start]
+        m = _ITEM.match(line)
+        if m is None:
+            continue
+        mark = str(numbers[k]).encode() + new if numbers else new
+        if mark == m.group(2):
+            continue
+        out[b.start] = line[: m.start(2)] + mark + line[m.end(2) :]
+        shift = len(mark) - len(m.group(2))
+        for i in range(b.start + 1, b.end):
+            x = out[i]
+            if not x.strip():
+                continue
+            if shift > 0:
+                out[i] = b" " * shift + x
+            else:
+                cut = len(x) - len(x.lstrip(b" "))
+                out[i] = x[min(cut, -shift) :]

@@ -94,6 +94,11 @@ def _rule(s: bytes) -> bool:
     return body.count(c) >= 3 and not body.replace(c, b"").strip(b" \t")
 
 
+def _dedented(line: bytes, width: int) -> bytes:
+    """A line without at most `width` of its leading spaces."""
+    return line[min(width, len(line) - len(line.lstrip(b" "))) :]
+
+
 def _item(s: bytes) -> tuple[int, int, int] | None:
     """ITEM: where its marker starts and ends, and the spaces and tabs after it."""
     n = _spaces(s)
@@ -250,15 +255,13 @@ class Block:
         paragraph, line breaks too (a re-wrap is formatting)."""
         if self.kind == "paragraph":
             return b"P" + b" ".join(b"".join(self.lines).split())
-        if (
-            self.kind == "item"
-            and self.lines[0].lstrip(b" ")[:1] != b"-"
-            and (m := _item(self.lines[0]))
-        ):
+        if self.kind == "item" and (m := _item(self.lines[0])):
             # the marker's style is formatting: `-` `*` `+` `1.` `1)` alike, any number (a
-            # list turned into steps is the same list)
+            # list turned into steps is the same list), and so is the indent of the lines
+            # under it, which follows the marker's width (`- a` / `  more`, `1. a` / `   more`)
             first = self.lines[0][: m[0]] + b"-" + self.lines[0][m[1] :]
-            return b"i" + b"\n".join(x.rstrip(b" \t\r\n") for x in [first, *self.lines[1:]])
+            rest = [_dedented(x, m[1] + m[2]) for x in self.lines[1:]]
+            return b"i" + b"\n".join(x.rstrip(b" \t\r\n") for x in [first, *rest])
         if self.kind == "item" and (o := _ordered(self.lines[0])):  # `2.-B` (fused)
             first = self.lines[0][: o[0]] + b"#" + self.lines[0][o[1] :]
             return b"i" + b"\n".join(x.rstrip(b" \t\r\n") for x in [first, *self.lines[1:]])

@@ -488,6 +488,8 @@ def merge_index(
         before = {(k[0], k[2]) if k[3] == 0 else _ident(k) for k in bn}
         value = _archive_value(order, chosen, before, (so, st))
         spilled = spill(order, nodes, value)
+    for key, nd in _restyled_entries(order, nodes, bn).items():
+        nodes[key] = chosen[key].node = nd
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
         resolutions.append(_archived_note(path, order, nodes, spilled, inline_archive))
@@ -1128,6 +1130,73 @@ def _replaced_in_place(split: list[list[str]]) -> bool:
     return True
 
 
+def _steps(line: str) -> bool | None:
+    """Whether a bullet's first line is a step (`1.`, `1)`), None when it starts no item."""
+    m = _marker_split(line)
+    return None if m is None else m[0].strip()[:1].isdigit()
+
+
+def _restyled_entries(
+    order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]
+) -> dict[Key, Node]:
+    """Entries a side added to a list the other side turned from bullets into steps (or
+    back), written in the old kind: re-marked in the new one, the steps numbered in sequence
+    (alike when the list numbers them alike), as `blockmerge._restyled` does in a topic file
+    (#24, round 18b). A list is a run of entries with no blank line between; only when every
+    base entry of it changed kind and every entry in the old kind is new."""
+    out: dict[Key, Node] = {}
+    runs: list[list[Key]] = []
+    for k in order:
+        nd = nodes[k]
+        if nd.kind != "entry" or _steps(first_line(nd.text)) is None:
+            runs.append([])
+        elif runs and runs[-1] and not nd.gap:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    for run in runs:
+        was = [k for k in run if k in bn]
+        if len(run) < 2 or not was or len(was) == len(run):
+            continue
+        kind = {_steps(first_line(nodes[k].text)) for k in was}
+        steps = kind.pop() if len(kind) == 1 else None
+        if steps is None or {_steps(first_line(bn[k].text)) for k in was} != {not steps}:
+            continue  # the base entries not all turned from one kind into the other
+        old = [k for k in run if _steps(first_line(nodes[k].text)) != steps]
+        if not old or any(k in bn or "\n" in nodes[k].text for k in old):
+            continue  # an entry with lines under it: their indent is the writer's (left)
+        leads = [m[0] for k in run if (m := _marker_split(first_line(nodes[k].text)))]
+        model = next(x for x, k in zip(leads, run, strict=True) if k in bn)
+        numbers = [int(x.strip()[:-1]) for x in leads if x.strip()[:1].isdigit()]
+        for i, k in enumerate(run):
+            nd = nodes[k]
+            first, *rest = nd.text.split("\n")
+            lead, body = _marker_split(first) or ("", first)
+            if steps:
+                n = numbers[0] if len(set(numbers)) == 1 and len(numbers) > 1 else numbers[0] + i
+                mark = f"{n}{model.strip()[-1]} "
+            else:
+                mark = model.strip() + " "
+            new = lead[: len(lead) - len(lead.lstrip(" "))] + mark
+            if new == lead:
+                continue
+            shift = len(new) - len(lead)
+            moved = [
+                " " * shift + x if shift > 0 else x[min(-shift, len(x) - len(x.lstrip(" "))) :]
+                for x in rest
+            ]
+            text = "\n".join([new + body, *moved])
+            out[k] = Node(nd.kind, text, nd.gap, nd.target, nd.anchor)
+    return out
+
+
+def _marker_split(line: str) -> tuple[str, str] | None:
+    """A bullet's first line as (indent and marker with its space, the words after), or None
+    when the line starts no list item."""
+    body = bullet_body(line)
+    return None if body is None else (line[: len(line) - len(body)], body)
+
+
 def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str, bool]:
     """One entry both sides changed: the link and the hook of its first line merged apart (a
     rename on one side, a new hook on the other: both), its indented lines by diff3 (an edit
@@ -1142,6 +1211,17 @@ def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
             parts[0][1].rstrip(), parts[1][1].rstrip(), parts[2][1].rstrip(), tie
         )
         first, clash = link + hook, c1 or c2
+    elif (
+        (mz := _marker_split(zb[0].rstrip()))
+        and (mw := _marker_split(wb[0].rstrip()))
+        and (ml := _marker_split(lb[0].rstrip()))
+    ):
+        # the marker is style (`-` → `1.`, a list turned into steps), the words are content:
+        # a restyle on one side and an edit on the other both stand (#24, round 18b)
+        lead, c1 = _three(mz[0], mw[0], ml[0], tie)
+        said, c2 = _three(mz[1], mw[1], ml[1], tie)
+        first, clash = lead + said, c1 or c2
+        first = wb[0] if first == wb[0].rstrip() else lb[0] if first == lb[0].rstrip() else first
     else:
         first, clash = _three(zb[0].rstrip(), wb[0].rstrip(), lb[0].rstrip(), tie)
         first = wb[0] if first == wb[0].rstrip() else lb[0] if first == lb[0].rstrip() else first

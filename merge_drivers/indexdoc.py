@@ -79,6 +79,14 @@ def words(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.split("\n"))
 
 
+def said(line: str) -> str:
+    """What a bullet's first line says, its marker aside (`-`, `*`, `+`, `1.`, `1)` alike: a
+    list turned into steps is the same list, as `blocks.Block.key` reads it in topic files)
+    and trailing whitespace aside: the name of a plain bullet."""
+    body = bullet_body(line)
+    return words(line) if body is None else "- " + words(body)
+
+
 def link_name(target: str) -> str:
     """A link target as the file system names it (a leading `./` aside)."""
     return target.removeprefix("./")
@@ -179,9 +187,9 @@ def parse(text: str) -> Index:
         key: Key = (kind[0], scope, norm, 0)
         text = "\n".join(body)
         if scoped:
-            said = words(body[0])
-            if plain.setdefault(key, said) != said:
-                key = (kind[0], scope, said, 1)
+            line = said(body[0])
+            if plain.setdefault(key, line) != line:
+                key = (kind[0], scope, line, 1)
         elif target:  # `API.md` and `api.md` are two files (on most file systems)
             exact = link_name(target)
             if plain.setdefault(key, exact) != exact:

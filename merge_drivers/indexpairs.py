@@ -16,6 +16,7 @@ from merge_drivers.indexdoc import (
     link_name,
     link_target,
     norm,
+    said,
     section_path,
     words,
 )
@@ -49,14 +50,14 @@ def respelled(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
     holder: dict[Key, str] = {}  # normalized key -> the base's first line for it
     for k, nd in bn.items():
         if is_plain(k, nd):
-            holder[k] = words(first_line(nd.text))
+            holder[k] = said(first_line(nd.text))
     for k, nd in bn.items():
         if _linked(k, nd):
             holder[k] = link_name(nd.target)
     out: dict[Key, Key] = {}
     for k, nd in nodes.items():
         if is_plain(k, nd):
-            line = words(first_line(nd.text))
+            line = said(first_line(nd.text))
             main = (k[0], k[1], norm(bullet_body(line) or ""), 0)
             want = main if holder.get(main) == line else (k[0], k[1], line, 1)
         elif _linked(k, nd):

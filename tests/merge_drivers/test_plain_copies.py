@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from merge_drivers import merge_file
-from merge_drivers.indexdoc import bullet_body, parse
+from merge_drivers.indexdoc import bullet_body, parse, said
 
 from .conftest import examples
 
@@ -28,11 +28,14 @@ def merge(base: bytes, ours: bytes, theirs: bytes) -> bytes:
 
 def bullet_lines(data: bytes, once: bool = False) -> set[str]:
     """Each line of each plain bullet, trailing whitespace aside (`once`: the lines written in
-    one bullet only; a side may delete any copy of the others, as diff3 would)."""
+    one bullet only; a side may delete any copy of the others, as diff3 would); a first line
+    with its marker written `-`."""
     seen: list[str] = []
     for it in parse(data.decode()).items:
         if it.kind == "entry" and bullet_body(it.text.split("\n", 1)[0]) is not None:
-            seen.extend(line.rstrip() for line in it.text.split("\n"))
+            first, *rest = it.text.split("\n")
+            # the marker is style (`* plain one` is `- plain one` restyled, round 18b)
+            seen.extend([said(first), *(line.rstrip() for line in rest)])
     return {x for x in seen if not once or seen.count(x) == 1}
 
 
