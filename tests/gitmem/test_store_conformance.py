@@ -235,6 +235,10 @@ def test_history_questions_get_the_same_answers_from_git_and_memory(tmp_path: Pa
                 {"team/a.md": "four", "team/n/c.md": "one"}, [merge], "rm b", 1_700_000_040
             )
             s.update_ref("refs/gitmem/team", gone, None)
+            changed = s.changed_files([root, right, merge, gone], 1)
+            assert changed[root] == ([("A", "team/a.md", "")], 2)
+            assert changed[right] == ([("M", "team/a.md", "")], 2)
+            assert changed[gone] == ([("D", "team/b.md", "")], 1) and merge not in changed
             ref = "refs/gitmem/team"
             answers.append(
                 {
@@ -279,6 +283,10 @@ def test_history_questions_get_the_same_answers_from_git_and_memory(tmp_path: Pa
                     "unsigned": s.unverified_commits(gone, left),
                     "commit_changes": s.commit_changes(gone, [left]),
                     "commit_changes_all": s.commit_changes(gone),
+                    "changed_files": s.changed_files([root, left, right, merge, gone], 10),
+                    "changed_files_bounded": s.changed_files([root, right, gone], 1),
+                    "changed_files_skip": s.changed_files([root, gone], 10, skip=["team/a.md"]),
+                    "changed_files_only": s.changed_files([root, right], 10, only=["team/n/c.md"]),
                 }
             )
     for key in answers[0]:
