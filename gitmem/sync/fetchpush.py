@@ -12,10 +12,10 @@ from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.store import Fetching
 from gitmem.gitstore.transport import NO_MESSAGE, unreached
-from gitmem.project.refmeta import RefMeta
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import fetch_spec, unglobbable
+from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import SyncOptions, rewritten_note
 from gitmem.sync.start import DEFAULT_TIMEOUT, begin_fetch, fetch_plan, writer_specs
@@ -31,8 +31,8 @@ class Exchange:
     """The sync's exchange with the remote: fetch our refs, push them without force (git's
     own transport is gitmem.gitstore.transport.Transport)."""
 
-    def __init__(self, run: SyncRun) -> None:
-        self.run = run
+    def __init__(self, run: SyncRun, gate: RemoteGate) -> None:
+        self.run, self.gate = run, gate
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
         self.rejected: list[str] = []  # refs the last push saw rejected (someone pushed first)
@@ -352,7 +352,7 @@ class Exchange:
             if ref == self.project.user_ref:
                 # the user's own memory, sealed, follows the remote the user named (red team
                 # 18: after `set-url` to a fork it stayed behind, "up to date", exit 2)
-                pending[ref] = (self._rekeyed(ref, local, meta), known)
+                pending[ref] = (self._rekeyed(ref, local), known)
                 notes = self.result.report(ref).notes
                 notes[:] = [n for n in notes if not n.endswith("pushing ours back")]
                 notes.append(
@@ -379,21 +379,13 @@ class Exchange:
         if not self.run.open_refs() and self.result.refused:
             raise self.result.refused[0]
 
-    def _rekeyed(self, ref: str, local: str, meta: RefMeta) -> str:
-        """`local` with this remote's project key added as an alias (what `adopt` writes), the
-        ref moved to it by compare-and-swap: the user's other machines, syncing with this
-        remote, take it as this project's memory."""
-        from gitmem.gitstore.objects import as_tree_input, blobs
-        from gitmem.policy.treecheck import META_FILE, merged_meta, render_meta
-
-        repo = self.repo
-        files = blobs(repo.list_tree(repo.read_commit(local)[0]))
-        merged = merged_meta([meta], self.project.key)
-        files[META_FILE] = repo.write_blob(render_meta(merged.key, merged.aliases))
-        tree = repo.write_tree(as_tree_input(files))
-        message = f"gitmem: adopt {self.project.key} as an alias of this project"
-        new = repo.write_commit(tree, [local], message)
-        repo.update_refs([(ref, new, local)], "gitmem: adopt")
+    def _rekeyed(self, ref: str, local: str) -> str:
+        """`local` with this remote's project key added as an alias (the gate's `adopt_key`, as
+        a sync adopting a remote's tip writes it), the ref moved to it by compare-and-swap: the
+        user's other machines, syncing with this remote, take it as this project's memory."""
+        new = self.gate.adopt_key(local)
+        if new != local:
+            self.repo.update_refs([(ref, new, local)], "gitmem: adopt")
         return new
 
     def _refuse_plaintext(self, pending: dict[str, tuple[str, str | None]]) -> None:
@@ -479,7 +471,8 @@ def fetch_tracking(project: Project, timeout: float = DEFAULT_TIMEOUT) -> None:
     pushes the ref back.
     """
     # the team ref's writer refs come with it (Exchange.extra): status names the unfolded ones
-    transport = Exchange(SyncRun(project, SyncOptions(mode="pull", timeout=timeout)))
+    run = SyncRun(project, SyncOptions(mode="pull", timeout=timeout))
+    transport = Exchange(run, RemoteGate(run))
     if transport.run.by_ref:
         with holding_lock(project.repo, transport.opts.lock_wait):  # the checks' pin: read here
             transport.fetch(prune=False)

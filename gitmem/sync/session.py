@@ -56,8 +56,8 @@ class Session:
         run = self.run = SyncRun(project, options)
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
-        self.transport = Exchange(run)
         self.gate = RemoteGate(run)
+        self.transport = Exchange(run, self.gate)
         self.commit = LocalCommit(run, self.gate)
         self.snapshots = Snapshots(run, self.commit)
         self.integrate = Integrate(run, self.gate)
