@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -251,6 +252,18 @@ def _clean_node(node: dict[str, Any], ours: bool = False) -> dict[str, Any]:
     return out
 
 
+def _dated(row: dict[str, str]) -> dict[str, Any]:
+    """A history row with its time as Unix seconds (docs/json.md) and as a date an agent
+    reads (UTC), as `gitmem log` prints one."""
+    import time
+
+    out: dict[str, Any] = dict(row)
+    with contextlib.suppress(KeyError, ValueError):
+        out["time"] = int(row["time"])
+        out["date"] = time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(out["time"]))
+    return out
+
+
 def listed(limit: int) -> int:
     """A list tool's `limit`, at least 1 (0 answered "no memory matches") and at most MAX_LIST."""
     return min(max(1, limit), MAX_LIST)
@@ -296,7 +309,13 @@ def bad_arguments(errors: list[dict[str, Any]]) -> str:
     )
 
 
-def _server_class() -> type[MCPServer]:
+class Changes:
+    """What a tool call changed that the client is told of once it is answered."""
+
+    resources = False  # new memories were offered as resources
+
+
+def _server_class(changes: Changes) -> type[MCPServer]:
     """The SDK's server, its argument errors told in one line. Round 18: a missing or mistyped
     argument (any tool) came back as pydantic's multi-line report with a link to its site,
     where every other refusal is one line with a hint."""
@@ -315,8 +334,33 @@ def _server_class() -> type[MCPServer]:
                 # the cause kept: the SDK logs the rejected fields' names from it
                 message = f"Error executing tool {name}: {bad_arguments([dict(e) for e in cause.errors()])}"
                 raise ToolError(message) from cause
+            finally:
+                if changes.resources:  # round 19: listChanged was false, the client never told
+                    changes.resources = False
+                    await _tell_resources_changed(context)
+
+        async def run_stdio_async(self) -> None:
+            """As the SDK's, with `resources.listChanged` declared: the list grows when a
+            memory appears (a sync, a record, a hook's pull) and the client is told so."""
+            from mcp.server import NotificationOptions
+            from mcp.server.stdio import stdio_server
+
+            low = self._lowlevel_server
+            options = low.create_initialization_options(NotificationOptions(resources_changed=True))
+            async with stdio_server() as (read_stream, write_stream):
+                await low.run(read_stream, write_stream, options)
 
     return Server
+
+
+async def _tell_resources_changed(context: Any) -> None:
+    """`notifications/resources/list_changed` to the client: on its session (the handshake
+    protocol Claude Code speaks) and on the SDK's bus (`subscriptions/listen`, 2026-07-28)."""
+    if context is None:
+        return
+    with contextlib.suppress(Exception):  # a client gone meanwhile: nothing to tell
+        await context.notify_resources_changed()
+        await context.session.send_resource_list_changed()
 
 
 def resource_uri(scope: str, path: str) -> str:
@@ -332,22 +376,30 @@ def build(recall: Recall) -> MCPServer:
 
     # a client shows the server's version (serverInfo): it was "", which the spec's
     # Implementation does not allow a client to rely on
-    server: MCPServer = _server_class()(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__)
+    changes = Changes()
+    server: MCPServer = _server_class(changes)(
+        SERVER_NAME, instructions=INSTRUCTIONS, version=__version__
+    )
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
     offered: set[str] = set()  # the memory:// URIs offered as resources
 
-    def offer_current() -> None:
-        """Offer each memory on disk not offered yet (at most MAX_RESOURCES in all): at the
-        start, and after `sync` brought new ones (its pull's memories were no resource)."""
-        from gitmem.recall.searchindex import refreshed
+    def offer_current(refresh: bool = True) -> None:
+        """Offer each memory the index holds not offered yet (at most MAX_RESOURCES in all):
+        at the start, after `sync` or `record`, and after any call (the index as that call
+        left it, refreshed no further: a hook's pull became a resource only at the next sync,
+        round 11). The client is told when the list grew."""
+        from gitmem.recall.searchindex import connect, refreshed
 
-        rows = refreshed(recall.place).execute(
+        db = refreshed(recall.place) if refresh else connect(recall.place.common_dir)
+        rows = db.execute(
             "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)
         )
+        started = bool(offered)  # the first offer is the list the client asks for at its start
         for scope, path in rows.fetchall():
             uri = resource_uri(scope, path)
             if uri not in offered and len(offered) < MAX_RESOURCES:
+                changes.resources = changes.resources or started
                 offered.add(uri)
                 server.add_resource(_resource(recall, scope, path))
 
@@ -359,7 +411,11 @@ def build(recall: Recall) -> MCPServer:
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             try:
                 with recall.turn():
-                    return fn(*args, **kwargs)
+                    try:
+                        return fn(*args, **kwargs)
+                    finally:
+                        with contextlib.suppress(GitmemError, sqlite3.Error):
+                            offer_current(refresh=False)
             except GitmemError as exc:
                 raise ToolError(one_line(exc)) from None
 
@@ -490,7 +546,7 @@ def build(recall: Recall) -> MCPServer:
         annotations=read_only,
     )
     @failing
-    def history(id: str | None = None, limit: int = 20) -> list[dict[str, str]] | str:
+    def history(id: str | None = None, limit: int = 20) -> dict[str, Any] | str:
         from gitmem.history.versions import memory_log
 
         rows = memory_log(recall.project(), id, listed(limit))
@@ -500,7 +556,9 @@ def build(recall: Recall) -> MCPServer:
 
         # a subject of gitmem's own shape is gitmem's record: no "written as if gitmem
         # said it" on every row (the agent learnt to read past the warning)
-        return [_clean_node(dict(r), ours=gitmem_subject(r["subject"])) for r in rows]
+        changes = [_clean_node(_dated(r), ours=gitmem_subject(r["subject"])) for r in rows]
+        # one answer as the other list tools give (round 19: a list was one block per row)
+        return {"count": len(changes), "changes": changes}
 
     @server.tool(
         title="Sync status",

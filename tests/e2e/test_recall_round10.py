@@ -125,7 +125,8 @@ def test_mcp_history_warns_on_a_forged_subject_not_on_gitmems_own(world: World) 
     async def steps(s: Any) -> list[dict[str, Any]]:
         result = await s.call_tool("history", {"limit": 20})
         assert not result.is_error, result.content
-        return [json.loads(c.text) for c in result.content]
+        rows: list[dict[str, Any]] = json.loads(text_of(result))["changes"]
+        return rows
 
     rows = session_script(world, alice, steps)
     own = [r for r in rows if "changed on" in r["subject"] or " merge " in r["subject"]]

@@ -1,0 +1,115 @@
+"""Round 19: recall at the moment an agent needs it — the MCP server tells its client when the
+memory changed, history is one answer, the prompt hook's words in any language, its quality on
+the real corpus. Each test fails without its fix (docs/recall.md, round 19)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from tests.support.world import REPO_ROOT, World, write_files
+
+REDIS = "---\nname: Redis\ndescription: cache\ntype: project\n---\nRedis times out under load.\n"
+
+
+def session(
+    world: World, clone: Path, steps: Any, told: list[str] | None = None
+) -> tuple[Any, Any]:
+    """`gitmem mcp` in `clone` as Claude Code starts it, driven by the SDK's own client: what
+    `steps(session)` returned and the capabilities the server declared; `told` gathers the
+    notifications it sent, as they come."""
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "gitmem", "mcp"],
+        cwd=str(clone),
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    told = [] if told is None else told
+
+    async def heard(message: Any) -> None:
+        method = getattr(getattr(message, "root", message), "method", None)
+        if isinstance(method, str):
+            told.append(method)
+
+    async def run() -> tuple[Any, Any]:
+        async with (
+            stdio_client(params) as (read, write),
+            ClientSession(read, write, message_handler=heard) as s,
+        ):
+            started = await s.initialize()
+            return await steps(s), started.capabilities
+
+    out: tuple[Any, Any] = anyio.run(run)
+    return out
+
+
+def text_of(result: Any) -> str:
+    assert not result.is_error, result.content
+    return "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+LIST_CHANGED = "notifications/resources/list_changed"
+
+
+def test_the_client_is_told_when_a_memory_appears(project: tuple[World, Path]) -> None:
+    """listChanged was false and nothing was sent: a memory a hook's pull (or a teammate, or
+    the user) put on disk during a session was no resource until the session restarted."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"MEMORY.md": "- [Redis](redis.md) — cache\n", "redis.md": REDIS})
+    told: list[str] = []
+
+    async def steps(s: Any) -> dict[str, Any]:
+        before = [str(r.uri) for r in (await s.list_resources()).resources]
+        text_of(await s.call_tool("search", {"text": "redis"}))  # nothing new: nothing told
+        quiet = list(told)
+        write_files(auto, {"deploys.md": REDIS.replace("Redis", "Deploys")})
+        found = json.loads(text_of(await s.call_tool("search", {"text": "deploys"})))
+        await anyio.sleep(0.2)  # the notification follows the answer
+        after = [str(r.uri) for r in (await s.list_resources()).resources]
+        recorded = text_of(
+            await s.call_tool("record", {"title": "Flaky", "text": "rerun once", "scope": "team"})
+        )
+        await anyio.sleep(0.2)
+        return {
+            "before": before,
+            "quiet": quiet,
+            "found": found,
+            "after": after,
+            "recorded": recorded,
+        }
+
+    out, capabilities = session(world, clone, steps, told)
+    assert capabilities.resources.list_changed is True
+    assert "memory://auto/deploys.md" not in out["before"]
+    assert LIST_CHANGED not in out["quiet"], out["quiet"]
+    assert out["found"]["memories"][0]["id"] == "auto/deploys.md"
+    assert "memory://auto/deploys.md" in out["after"]
+    # once for the memory found on disk, once for the one recorded
+    assert told.count(LIST_CHANGED) == 2, told
+
+
+def test_history_is_one_answer(project: tuple[World, Path]) -> None:
+    """The history tool answered one content block per row: a client showed 20 separate
+    results, each a JSON object without saying what it was."""
+    world, clone = project
+    write_files(world.scope_path(clone, "auto"), {"redis.md": REDIS})
+    world.ok("-C", str(clone), "sync")
+    write_files(world.scope_path(clone, "auto"), {"redis.md": REDIS + "Raise the pool.\n"})
+    world.ok("-C", str(clone), "sync")
+
+    async def steps(s: Any) -> Any:
+        return await s.call_tool("history", {"id": "auto/redis.md"})
+
+    result, _ = session(world, clone, steps)
+    assert not result.is_error and len(result.content) == 1, result.content
+    answer = json.loads(result.content[0].text)
+    assert answer["count"] == 2 == len(answer["changes"]), answer
+    assert all(c["author"] == "Test User" for c in answer["changes"]), answer
