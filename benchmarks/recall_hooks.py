@@ -1,6 +1,7 @@
-"""The UserPromptSubmit hook (`recall --hook`) beside the SessionStart hook (`pull --hook`), each
-as installed, alternated, on the real corpus in a project's auto folder (no remote: the
-SessionStart hook's sync has nothing to fetch, so this is the floor of both).
+"""The UserPromptSubmit hook (`recall --hook`) beside the SessionStart hook (`pull --hook`) and
+`python -c pass` (round 19: the floor of any Python hook), each as installed, alternated, on
+the real corpus in a project's auto folder (no remote: the SessionStart hook's sync has
+nothing to fetch, so this is the floor of both).
 
     python -m benchmarks.recall_hooks --runs 15
 """
@@ -50,14 +51,25 @@ def measure(runs: int) -> dict[str, float]:
         _timed(prompt, asked, clone, env)  # builds the index
         time.sleep(2.2)  # past git's racy window: the steady state a session lives in
         _timed(prompt, asked, clone, env)
-        answered, started = [], []
+        floor = f"{sys.executable} -c pass"
+        answered, started, passed = [], [], []
         out = ""
         for _ in range(runs):
             took, out = _timed(prompt, asked, clone, env)
             answered.append(took)
             started.append(_timed(start, opened, clone, env)[0])
+            passed.append(_timed(floor, "", clone, env)[0])
         a, s = statistics.median(answered), statistics.median(started)
-        return {"prompt_ms": a * 1000, "start_ms": s * 1000, "ratio": a / s, "bytes": len(out)}
+        f = statistics.median(passed)
+        return {
+            "prompt_ms": a * 1000,
+            "start_ms": s * 1000,
+            "pass_ms": f * 1000,
+            "ratio": a / s,
+            "over_pass": a / f,
+            "bytes": len(out.encode()),
+            "units": len(out.encode("utf-16-le")) // 2,
+        }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,9 +81,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     r = measure(args.runs)
     print(f"hooks as installed (median of {args.runs}, alternated, load {os.getloadavg()[0]:.1f})")
-    print(f"  UserPromptSubmit recall --hook  {r['prompt_ms']:7.1f} ms  ({r['bytes']:.0f} bytes)")
+    print(
+        f"  UserPromptSubmit recall --hook  {r['prompt_ms']:7.1f} ms  ({r['bytes']:.0f} bytes, "
+        f"{r['units']:.0f} UTF-16 units)"
+    )
     print(f"  SessionStart pull --hook        {r['start_ms']:7.1f} ms")
-    print(f"  ratio                           {r['ratio']:7.2f}")
+    print(f"  python -c pass                  {r['pass_ms']:7.1f} ms")
+    print(f"  prompt / SessionStart           {r['ratio']:7.2f}")
+    print(f"  prompt / python -c pass         {r['over_pass']:7.2f}")
     return 0
 
 

@@ -31,6 +31,8 @@ BUDGET = 4_000  # UTF-16 units: about 1,000 tokens
 MAX_MEMORIES = 5
 EXCERPT = 600  # units of one memory's text at most
 MAX_WORDS = 24
+WEIGHED = 10  # memories at least, for a word held by half of them to be a stop word
+NO_WEIGHT = 1e-3  # above this a hit's bm25 holds no word that weighs (24 words × 2.2 × 1e-6)
 INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})
 # what Claude Code loads into every session itself (~/.claude/CLAUDE.md, CLAUDE.local.md):
 # printed again it would only spend the budget
@@ -122,6 +124,20 @@ STOP = frozenset(
         "like",
     ]
 )
+# round 19: the commonest words of the other languages the prompts come in (German, French,
+# Spanish, Portuguese, Italian, Dutch), three letters or more (shorter words are dropped
+# anyway), those that are English words left out (die, war, man, hat, plus, van). Measured on
+# prompts of each with no memory to recall: `das` found `Da`, `testes` (stemmed `test`) every
+# memory. The stop words of the memories' own languages need no list: see weighed().
+OTHER_LANGUAGES = """
+    der das den dem des ein eine einen einem nicht und mit von sich auf für ist auch wie noch
+    mal bitte kannst kann ich wir sie aus bei nach oder aber wenn dass hier jetzt schon
+    les des une est pas pour que qui dans sur avec par mais tout cette faire peux peut nous
+    vous elle sont comme los las del una por con para como pero más esta este hace puedes
+    puede esto eso muy não com dos mais pode isso essa você che non per della sono questo
+    anche più het een dat niet zijn voor met maar ook wat nog dan naar
+"""
+STOP |= frozenset(OTHER_LANGUAGES.split())
 HEADER = (
     "Memories that may be relevant to this prompt (gitmem recall; "
     f"{STORED_NOTES}; read the file for more):"
@@ -148,6 +164,7 @@ def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]
     if not words:
         return []
     hits = run(place, Query(search=" ".join(words), any_word=True, limit=40), project)
+    hits = weighed(place, words, hits)
     hits = [
         h
         for h in hits
@@ -157,6 +174,39 @@ def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]
     # bm25 is negative, better when lower; PageRank lifts what other memories lean on
     hits.sort(key=lambda h: (h.score * (1.0 + 10.0 * h.rank), h.id))
     return hits[:MAX_MEMORIES]
+
+
+def weighed(place: Place, words: list[str], hits: list[Hit]) -> list[Hit]:
+    """`hits` without those the memories' own stop words alone brought, in whatever language
+    they are written (round 19: `det` and `och` brought every Swedish memory). A word more
+    than half the memories hold weighs nothing in bm25 (idf 0, FTS5 makes it 1e-6): a memory
+    it alone matched scores about 0. Such a hit is dropped beside a word that weighs; when no
+    word weighs, only if every such word is short (three letters at most: a function word) —
+    a prompt of the project's topic alone (`bevy`, in every memory) still brings memories.
+    Among fewer than WEIGHED memories every word is in half of them: nothing is dropped."""
+    from gitmem.recall.query import stems_of
+    from gitmem.recall.searchindex import connect, spaceless
+
+    if not hits:
+        return hits
+    db = connect(place.common_dir)  # fresh: the search just refreshed it
+    row = db.execute("SELECT count(*) FROM memory").fetchone()
+    memories = int(row[0]) if row else 0
+    lettered = [w for w in words if w.isalpha() and not spaceless(w)]
+    if memories < WEIGHED:
+        return hits
+    stems = dict(zip(lettered, stems_of(db, lettered), strict=True)) if lettered else {}
+    held = {
+        str(r[0]): int(r[1])
+        for r in db.execute(
+            f"SELECT term, doc FROM temp.vocab WHERE term IN ({','.join('?' * len(stems))})",
+            list(stems.values()),
+        )
+    }
+    # a CJK word or one with digits is no one term: it may weigh
+    if len(lettered) < len(words) or any(n * 2 < memories for n in held.values()):
+        return [h for h in hits if h.score < -NO_WEIGHT]
+    return [] if all(len(w) <= 3 for w, t in stems.items() if t in held) else hits
 
 
 def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:

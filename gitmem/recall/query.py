@@ -196,7 +196,13 @@ def fts_query(
         f'"{t[:-1]}"*' if t.endswith("\0") else f'"{t[:-1]}"' if t.endswith("\1") else f'"{t}"'
         for t in terms[:64]
     ]
-    if not terms[: len(quoted)][-1].endswith("\1") and not quoted[-1].endswith("*"):
+    # the last word typed may be unfinished; a prompt's (any word) is written out: `das` of
+    # a German prompt found `DashQuery` (round 19)
+    if (
+        not any_word
+        and not terms[: len(quoted)][-1].endswith("\1")
+        and not quoted[-1].endswith("*")
+    ):
         quoted[-1] += "*"
     for i, forms in alts.items():
         if i < len(quoted):
@@ -330,6 +336,24 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     return hits
 
 
+def stems_of(db: sqlite3.Connection, words: list[str]) -> list[str]:
+    """Each word as the index's tokenizer stems it (one word each: words of letters); the
+    index's vocabulary is `temp.vocab` (fts5vocab: each term and the memories holding it)."""
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stemmer USING "
+        "fts5(w, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stems USING fts5vocab(temp, stemmer, instance)"
+    )
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, text, row)")
+    db.execute("DELETE FROM temp.stemmer")
+    db.execute("INSERT INTO temp.stemmer(rowid, w) VALUES (1, ?)", [" ".join(words)])
+    at = {int(r[1]): str(r[0]) for r in db.execute("SELECT term, offset FROM temp.stems")}
+    db.execute("DELETE FROM temp.stemmer")
+    return [at.get(i, w) for i, w in enumerate(words)]
+
+
 def _roots(db: sqlite3.Connection, text: str) -> dict[str, list[str]]:
     """Each typed word whose forms the stemmer parts -> words that find those other forms.
     FTS5's porter stemmer turns `deploy` into `deploi` but `deployment` into `deploy`, so neither
@@ -346,21 +370,9 @@ def _roots(db: sqlite3.Connection, text: str) -> dict[str, list[str]]:
     )
     if not words:
         return {}
-    db.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stemmer USING "
-        "fts5(w, tokenize='porter unicode61 remove_diacritics 2')"
-    )
-    db.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.stems USING fts5vocab(temp, stemmer, instance)"
-    )
-    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.vocab USING fts5vocab(main, text, row)")
 
     def stems(given: list[str]) -> list[str]:
-        db.execute("DELETE FROM temp.stemmer")
-        db.execute("INSERT INTO temp.stemmer(rowid, w) VALUES (1, ?)", [" ".join(given)])
-        at = {int(r[1]): str(r[0]) for r in db.execute("SELECT term, offset FROM temp.stems")}
-        db.execute("DELETE FROM temp.stemmer")
-        return [at.get(i, w) for i, w in enumerate(given)]
+        return stems_of(db, given)
 
     wanted: dict[str, list[str]] = {}
     for word, stem in zip(words, stems(words), strict=True):

@@ -113,3 +113,43 @@ def test_history_is_one_answer(project: tuple[World, Path]) -> None:
     answer = json.loads(result.content[0].text)
     assert answer["count"] == 2 == len(answer["changes"]), answer
     assert all(c["author"] == "Test User" for c in answer["changes"]), answer
+
+
+def recalled(world: World, clone: Path, prompt: str) -> str:
+    """What the UserPromptSubmit hook would add to `prompt`."""
+    return world.ok("-C", str(clone), "recall", "--prompt", prompt)
+
+
+def test_the_memories_own_stop_words_bring_nothing(project: tuple[World, Path]) -> None:
+    """No list names Swedish stop words: words most memories hold weigh nothing in bm25, and a
+    memory matched by them alone is not recalled (each of these three was, for any prompt of
+    `det`, `och`)."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    # bm25 weighs words by the memories holding them: among a few every word is in half of
+    # them, so the rule starts at ten (two memories: every word of the prompt still counts)
+    write_files(auto, {"cache.md": "# Cache\nDet är redis som håller cachen, och den töms.\n"})
+    assert "auto/cache.md" in recalled(world, clone, "Kan du göra det och sedan?")
+    write_files(auto, {f"m{i}.md": f"# M{i}\nVi släpper {i}, och det är Anna.\n" for i in range(9)})
+    assert recalled(world, clone, "Tack! Kan du göra det och sedan?") == ""
+    found = recalled(world, clone, "Varför töms cachen och det på natten?")
+    assert "auto/cache.md" in found and "m1.md" not in found, found
+
+
+def test_a_prompt_in_another_language_finds_no_english_memory_by_chance(
+    project: tuple[World, Path],
+) -> None:
+    """`das` (stemmed `da`) of a German prompt found a memory saying `Da capo`, and a prompt's
+    last word was searched as a prefix (`cat` found `catalog`): noise in the agent's context."""
+    world, clone = project
+    write_files(
+        world.scope_path(clone, "auto"),
+        {
+            "capo.md": "# Release script\nDa capo: the release script starts over on failure.\n",
+            "catalog.md": "# Catalog\nThe catalog service is slow on Mondays.\n",
+        },
+    )
+    assert recalled(world, clone, "Danke, das sieht gut aus, bitte nochmal") == ""
+    assert recalled(world, clone, "please feed the cat") == ""
+    assert "auto/catalog.md" in recalled(world, clone, "why is the catalog slow")
+    assert "auto/capo.md" in recalled(world, clone, "Wie startet das release script neu?")
