@@ -149,34 +149,87 @@
     });
     count.textContent = visible + " of " + data.total + " memories" +
       (data.total > n ? " (the " + n + " most linked-to drawn)" : "");
-  }
-  input.addEventListener("input", filter);
-  // a link may carry a search (page.html#q=deploy): typed into the box, as a person would
-  var given = /^#q=(.*)$/.exec(location.hash);
-  if (given) {
-    input.value = decodeURIComponent(given[1]);
-    input.dispatchEvent(new Event("input"));
-  } else {
-    filter();
+    if (open < 0) listed(shown, words.length > 0);
   }
 
-  // -- reading panel: text and history, as text --
-  var panel = document.getElementById("panel");
+  // -- reading panel: what the search found, by scope; a memory's text and history, as text --
+  var panel = document.getElementById("panel"), open = -1;
   function el(tag, text, cls) {
     var e = document.createElement(tag);
     if (text !== undefined) e.textContent = text;
     if (cls) e.className = cls;
     return e;
   }
+  function scopeOf(node) {
+    return node.team ? "team" : /^user(-|$)/.test(node.scope) ? "yours, beyond this project" : "personal";
+  }
+  // round 19: a search filtered the drawing only (labels on top of each other, nothing to
+  // click in a list) and the page never said which scopes it held
+  function listed(shown, searched) {
+    panel.textContent = "";
+    var scopes = {}, order = [];
+    nodes.forEach(function (node, i) {
+      if (!shown[i]) return;
+      if (!scopes[node.scope]) { scopes[node.scope] = []; order.push(node.scope); }
+      scopes[node.scope].push(i);
+    });
+    order.sort();
+    if (!order.length) {
+      panel.appendChild(el("p", "No memory matches.", "hint"));
+      return;
+    }
+    panel.appendChild(el("p", searched ? "Found, by scope — click one to read it:" :
+      "Click a memory to read it and see its history. Scopes:", "hint"));
+    order.forEach(function (scope) {
+      var first = nodes[scopes[scope][0]];
+      panel.appendChild(el("h3", scope + " (" + scopes[scope].length + ", " + scopeOf(first) + ")", "scope"));
+      var list = el("ul", undefined, "found");
+      scopes[scope].slice(0, searched ? 50 : 8).forEach(function (i) {
+        var item = el("li"), button = el("button", nodes[i].title, "memory");
+        button.type = "button";
+        button.addEventListener("click", function () { show(i); });
+        item.appendChild(button);
+        item.appendChild(el("span", " " + nodes[i].id, "id"));
+        list.appendChild(item);
+      });
+      if (scopes[scope].length > (searched ? 50 : 8)) list.appendChild(el("li", "…", "hint"));
+      panel.appendChild(list);
+    });
+  }
+  function firstShown() {
+    for (var i = 0; i < n; i++) if (!shapes[i].g.classList.contains("hidden")) return i;
+    return -1;
+  }
+  input.addEventListener("input", function () {
+    open = -1;
+    shapes.forEach(function (s) { s.g.classList.remove("selected"); });
+    filter();
+  });
+  input.addEventListener("keydown", function (e) {  // Enter reads the first found
+    if (e.key === "Enter" && firstShown() >= 0) show(firstShown());
+  });
   function when(t) { return new Date(t * 1000).toISOString().replace("T", " ").slice(0, 16); }
+  function address(hash) {  // the page's own address: a link to what is shown (no request)
+    try { window.history.replaceState(null, "", hash); } catch (e) { /* a sandboxed frame */ }
+  }
   function show(i) {
     var node = nodes[i];
+    open = i;
+    address("#id=" + encodeURIComponent(node.id));
+    var back = el("button", "← back to the list", "back");
+    back.type = "button";
+    back.addEventListener("click", function () {
+      open = -1;
+      shapes[i].g.classList.remove("selected");
+      address(input.value ? "#q=" + encodeURIComponent(input.value) : "#");
+      filter();
+    });
     shapes.forEach(function (s, k) { s.g.classList.toggle("selected", k === i); });
     panel.textContent = "";
+    panel.appendChild(back);
     panel.appendChild(el("h2", node.title));
     panel.appendChild(el("p", node.id + (node.type ? " · " + node.type : "") +
-      " · " + (node.team ? "team" : /^user(-|$)/.test(node.scope) ? "yours, beyond this project" :
-      "personal") + " · PageRank " + node.pagerank.toFixed(4), "meta"));
+      " · " + scopeOf(node) + " · PageRank " + node.pagerank.toFixed(4), "meta"));
     if (node.description) panel.appendChild(el("p", node.description));
     panel.appendChild(el("pre", node.text));
     panel.appendChild(el("h3", "History"));
@@ -193,6 +246,20 @@
         res.appendChild(el("li", when(r.time) + " " + r.author + ": " + r.resolution));
       });
       panel.appendChild(res);
+    }
+  }
+
+  // a link may carry a search (page.html#q=deploy), typed into the box as a person would, or
+  // a memory to open (page.html#id=team/deploys.md, the address a click leaves)
+  var given = /^#q=(.*)$/.exec(location.hash), wanted = /^#id=(.*)$/.exec(location.hash);
+  if (given) {
+    input.value = decodeURIComponent(given[1]);
+    filter();
+  } else {
+    filter();
+    if (wanted) {
+      var id = decodeURIComponent(wanted[1]);
+      for (var k = 0; k < n; k++) if (nodes[k].id === id) { show(k); break; }
     }
   }
 })();

@@ -4,6 +4,7 @@ the real corpus. Each test fails without its fix (docs/recall.md, round 19)."""
 
 from __future__ import annotations
 
+import html.parser
 import json
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 import anyio
 
+from tests.recall.test_view import BROWSER_OWN, Catcher, chromium, memory_project, needs_chromium
 from tests.support.world import REPO_ROOT, World, write_files
 
 REDIS = "---\nname: Redis\ndescription: cache\ntype: project\n---\nRedis times out under load.\n"
@@ -153,3 +155,73 @@ def test_a_prompt_in_another_language_finds_no_english_memory_by_chance(
     assert recalled(world, clone, "please feed the cat") == ""
     assert "auto/catalog.md" in recalled(world, clone, "why is the catalog slow")
     assert "auto/capo.md" in recalled(world, clone, "Wie startet das release script neu?")
+
+
+class _Panel(html.parser.HTMLParser):
+    """The reading panel of a dumped page: its text, its buttons' text, every tag in it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.text: list[str] = []
+        self.buttons: list[str] = []
+        self.tags: list[str] = []
+        self._button = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "aside" and dict(attrs).get("id") == "panel":
+            self.depth = 1
+        elif self.depth:
+            self.depth += tag not in VOID
+            self.tags.append(tag)
+            self._button = tag == "button"
+
+    def handle_endtag(self, tag: str) -> None:
+        if self.depth:
+            self.depth -= 1
+            self._button = False
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.text.append(data)
+            if self._button:
+                self.buttons.append(data)
+
+
+VOID = {"br", "img", "input", "meta", "link", "hr"}
+
+
+@needs_chromium
+def test_the_page_lists_what_a_search_finds_by_scope_and_opens_a_memory_by_its_address(
+    project: tuple[World, Path], tmp_path: Path
+) -> None:
+    """A search filtered the drawing only (overlapping labels, no list to click), the page
+    never named its scopes, and no address opened a memory: its history was out of reach
+    but by clicking a dot."""
+    world, clone = project
+    memory_project(world, clone)
+    page = tmp_path / "page.html"
+    world.ok("-C", str(clone), "view", "--out", str(page))
+    catcher = Catcher()
+    try:
+
+        def panel(address: str) -> _Panel:
+            dumped = chromium("--dump-dom", page.as_uri() + address, proxy_port=catcher.port)
+            seen = _Panel()
+            seen.feed(dumped.stdout.decode())
+            return seen
+
+        first = panel("")
+        said = " ".join(first.text)
+        assert "auto (3, personal)" in said and "team (3, team)" in said, said
+        found = panel("#q=roll")
+        # each found memory a button reading it, by title; what "roll" does not find, none
+        assert sorted(found.buttons) == ["Deploys", "Rollback", "team/MEMORY.md"], found.buttons
+        opened = panel("#id=auto/evil.md")
+        text = "".join(opened.text)
+        assert "History" in text and "Test User" in text, text
+        assert "<img" in text and "img" not in opened.tags, opened.tags  # shown, never parsed
+    finally:
+        catcher.close()
+    asked = [r.split(b"\r\n", 1)[0].decode("latin-1") for r in catcher.seen]
+    assert [a for a in asked if a and not BROWSER_OWN.search(a)] == []  # the page loads nothing
