@@ -254,10 +254,12 @@ def _clean_node(node: dict[str, Any], ours: bool = False) -> dict[str, Any]:
 
 def _dated(row: dict[str, str]) -> dict[str, Any]:
     """A history row with its time as Unix seconds (docs/json.md) and as a date an agent
-    reads (UTC), as `gitmem log` prints one."""
+    reads (UTC), as `gitmem log` prints one, and its resolutions a list."""
     import time
 
     out: dict[str, Any] = dict(row)
+    # the merge resolutions a commit names, a list (the log joins them with a control character)
+    out["resolved"] = [r for r in row.get("resolved", "").split("\x1d") if r]
     with contextlib.suppress(KeyError, ValueError):
         out["time"] = int(row["time"])
         out["date"] = time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(out["time"]))

@@ -114,7 +114,10 @@ def test_history_is_one_answer(project: tuple[World, Path]) -> None:
     assert not result.is_error and len(result.content) == 1, result.content
     answer = json.loads(result.content[0].text)
     assert answer["count"] == 2 == len(answer["changes"]), answer
-    assert all(c["author"] == "Test User" for c in answer["changes"]), answer
+    assert all(c["author"] == "Test User" and c["resolved"] == [] for c in answer["changes"])
+    assert answer["changes"][0]["date"].endswith("Z") and isinstance(
+        answer["changes"][0]["time"], int
+    )
 
 
 def recalled(world: World, clone: Path, prompt: str) -> str:
