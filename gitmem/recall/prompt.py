@@ -132,9 +132,9 @@ STOP = frozenset(
 OTHER_LANGUAGES = """
     der das den dem des ein eine einen einem nicht und mit von sich auf für ist auch wie noch
     mal bitte kannst kann ich wir sie aus bei nach oder aber wenn dass hier jetzt schon
-    les des une est pas pour que qui dans sur avec par mais tout cette faire peux peut nous
+    les une est pas pour que qui dans sur avec par mais tout cette faire peux peut nous
     vous elle sont comme los las del una por con para como pero más esta este hace puedes
-    puede esto eso muy não com dos mais pode isso essa você che non per della sono questo
+    puede esto eso muy não com dos pode isso essa você che non per della sono questo
     anche più het een dat niet zijn voor met maar ook wat nog dan naar
 """
 STOP |= frozenset(OTHER_LANGUAGES.split())
