@@ -60,32 +60,37 @@ def text_of(result: Any) -> str:
 LIST_CHANGED = "notifications/resources/list_changed"
 
 
-def test_the_client_is_told_when_a_memory_appears(project: tuple[World, Path]) -> None:
+def test_the_client_is_told_when_a_memory_appears_and_history_is_one_answer(
+    project: tuple[World, Path],
+) -> None:
     """listChanged was false and nothing was sent: a memory a hook's pull (or a teammate, or
-    the user) put on disk during a session was no resource until the session restarted."""
+    the user) put on disk during a session was no resource until the session restarted. And
+    the history tool answered one content block per change, each a bare JSON object."""
     world, clone = project
     auto = world.scope_path(clone, "auto")
     write_files(auto, {"MEMORY.md": "- [Redis](redis.md) — cache\n", "redis.md": REDIS})
+    world.ok("-C", str(clone), "sync")
+    write_files(auto, {"redis.md": REDIS + "Raise the pool.\n"})
+    world.ok("-C", str(clone), "sync")
     told: list[str] = []
 
     async def steps(s: Any) -> dict[str, Any]:
         before = [str(r.uri) for r in (await s.list_resources()).resources]
         text_of(await s.call_tool("search", {"text": "redis"}))  # nothing new: nothing told
+        history = await s.call_tool("history", {"id": "auto/redis.md"})
         quiet = list(told)
         write_files(auto, {"deploys.md": REDIS.replace("Redis", "Deploys")})
         found = json.loads(text_of(await s.call_tool("search", {"text": "deploys"})))
         await anyio.sleep(0.2)  # the notification follows the answer
         after = [str(r.uri) for r in (await s.list_resources()).resources]
-        recorded = text_of(
-            await s.call_tool("record", {"title": "Flaky", "text": "rerun once", "scope": "team"})
-        )
+        await s.call_tool("record", {"title": "Flaky", "text": "rerun once", "scope": "team"})
         await anyio.sleep(0.2)
         return {
             "before": before,
             "quiet": quiet,
             "found": found,
             "after": after,
-            "recorded": recorded,
+            "history": history,
         }
 
     out, capabilities = session(world, clone, steps, told)
@@ -97,20 +102,7 @@ def test_the_client_is_told_when_a_memory_appears(project: tuple[World, Path]) -
     # once for the memory found on disk, once for the one recorded
     assert told.count(LIST_CHANGED) == 2, told
 
-
-def test_history_is_one_answer(project: tuple[World, Path]) -> None:
-    """The history tool answered one content block per row: a client showed 20 separate
-    results, each a JSON object without saying what it was."""
-    world, clone = project
-    write_files(world.scope_path(clone, "auto"), {"redis.md": REDIS})
-    world.ok("-C", str(clone), "sync")
-    write_files(world.scope_path(clone, "auto"), {"redis.md": REDIS + "Raise the pool.\n"})
-    world.ok("-C", str(clone), "sync")
-
-    async def steps(s: Any) -> Any:
-        return await s.call_tool("history", {"id": "auto/redis.md"})
-
-    result, _ = session(world, clone, steps)
+    result = out["history"]
     assert not result.is_error and len(result.content) == 1, result.content
     answer = json.loads(result.content[0].text)
     assert answer["count"] == 2 == len(answer["changes"]), answer
