@@ -315,6 +315,7 @@ class Changes:
     """What a tool call changed that the client is told of once it is answered."""
 
     resources = False  # new memories were offered as resources
+    served = False  # the first list was offered: what is added after it is news to the client
 
 
 def _server_class(changes: Changes) -> type[MCPServer]:
@@ -362,6 +363,7 @@ async def _tell_resources_changed(context: Any) -> None:
         return
     with contextlib.suppress(Exception):  # a client gone meanwhile: nothing to tell
         await context.notify_resources_changed()
+    with contextlib.suppress(Exception):
         await context.session.send_resource_list_changed()
 
 
@@ -397,11 +399,10 @@ def build(recall: Recall) -> MCPServer:
         rows = db.execute(
             "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)
         )
-        started = bool(offered)  # the first offer is the list the client asks for at its start
         for scope, path in rows.fetchall():
             uri = resource_uri(scope, path)
             if uri not in offered and len(offered) < MAX_RESOURCES:
-                changes.resources = changes.resources or started
+                changes.resources = changes.resources or changes.served
                 offered.add(uri)
                 server.add_resource(_resource(recall, scope, path))
 
@@ -588,6 +589,7 @@ def build(recall: Recall) -> MCPServer:
         return out
 
     offer_current()
+    changes.served = True
     return server
 
 

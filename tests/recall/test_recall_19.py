@@ -112,6 +112,21 @@ def test_the_client_is_told_when_a_memory_appears_and_history_is_one_answer(
     )
 
 
+def test_the_first_memory_of_an_empty_project_is_news_too(project: tuple[World, Path]) -> None:
+    """The list a client reads at its start may be empty: the first memory recorded after it
+    is told as any other."""
+    world, clone = project
+    told: list[str] = []
+
+    async def steps(s: Any) -> list[str]:
+        await s.call_tool("record", {"title": "Flaky", "text": "rerun once", "scope": "team"})
+        await anyio.sleep(0.2)
+        return [str(r.uri) for r in (await s.list_resources()).resources]
+
+    listed, _ = session(world, clone, steps, told)
+    assert "memory://team/flaky.md" in listed and told.count(LIST_CHANGED) == 1, (listed, told)
+
+
 def recalled(world: World, clone: Path, prompt: str) -> str:
     """What the UserPromptSubmit hook would add to `prompt`."""
     return world.ok("-C", str(clone), "recall", "--prompt", prompt)
