@@ -1,0 +1,70 @@
+"""A newcomer's first day, nineteenth round: a long personal history read through `| head`,
+and the loose ends a first day runs into. Each failed before its fix (docs/testing.md
+"Newcomer walk, round 19")."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.world import REPO_ROOT, World, write_files
+
+
+def _personal_commits(world: World, clone: Path, count: int) -> None:
+    auto = world.scope_path(clone)
+    for i in range(count):
+        write_files(auto, {"MEMORY.md": f"- [N{i}](n{i}.md) — note {i}\n", f"n{i}.md": f"{i}\n"})
+        world.ok("sync", "-q", cwd=clone)
+
+
+def test_a_personal_log_decrypts_a_page_when_it_is_read_not_the_whole_history(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`gitmem log` opened (decrypted) every commit of the personal ref, and its parent,
+    before its first line: a log of 2,000 syncs read through `| head` or a pager paid for all
+    of them. Now it reads a page of commits at a time, when the reader gets to it."""
+    from gitmem.gitstore import Repository
+    from gitmem.history.versions import memory_log, memory_log_pages
+    from gitmem.privacy.codec import PersonalCodec
+    from gitmem.project.scopes import open_project
+
+    clone = world.clone("p")
+    _personal_commits(world, clone, 5)
+    decoded: list[str] = []
+    decode = PersonalCodec.decode
+
+    def counted(self: PersonalCodec, commit: str) -> object:
+        decoded.append(commit)
+        return decode(self, commit)
+
+    for name, value in world.env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(PersonalCodec, "decode", counted)
+    with Repository(clone) as repo:
+        project = open_project(repo)
+        whole = memory_log(project, None, None, files=20)
+        assert len(whole) == 5 and all(r["files"] for r in whole)
+        decoded.clear()
+        pages = memory_log_pages(project, None, None, files=20, page=2)
+        first = next(pages)
+        shown = {r["commit"] for r in first}
+        parents = {repo.read_commit(c)[1][0] for c in shown if repo.read_commit(c)[1]}
+        assert decoded and set(decoded) <= shown | parents, "only the page's commits opened"
+        assert [r["files"] for r in first] == [r["files"] for r in whole[:2]]
+        rest = [r for page in pages for r in page]
+        assert [r["files"] for r in first + rest] == [r["files"] for r in whole]
+    # and a reader that stops early is no error (`| head`, q in a pager)
+    script = f"{sys.executable} -m gitmem log --no-pager | head -n 2"
+    run = subprocess.run(
+        ["sh", "-c", script],
+        cwd=clone,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0 and len(run.stdout.splitlines()) == 2, run
+    assert run.stderr == "", run.stderr
