@@ -4,6 +4,7 @@ and the loose ends a first day runs into. Each failed before its fix (docs/testi
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -68,3 +69,31 @@ def test_a_personal_log_decrypts_a_page_when_it_is_read_not_the_whole_history(
     )
     assert run.returncode == 0 and len(run.stdout.splitlines()) == 2, run
     assert run.stderr == "", run.stderr
+
+
+def _trust(world: World, clone: Path, settings: dict[str, str]) -> None:
+    """Claude Code's project settings, read once the user trusted the folder (as the client)."""
+    state = {"projects": {str(clone.resolve()): {"hasTrustDialogAccepted": True}}}
+    (world.home / ".claude.json").write_text(json.dumps(state))
+    (clone / ".claude").mkdir(exist_ok=True)
+    (clone / ".claude" / "settings.local.json").write_text(json.dumps(settings))
+
+
+def test_a_memory_folder_claude_code_moved_names_the_setting_that_moved_it(world: World) -> None:
+    """`autoMemoryDirectory` set in .claude/settings.local.json: the sync's note on the folder
+    left behind said "chosen otherwise since: --memory-dir, autoMemoryDirectory or
+    gitmem.teamDir", and the newcomer looked for all three. Now it names the one that chose it
+    (and Claude Code's default when the setting is taken out again)."""
+    clone = world.clone("p")
+    write_files(world.scope_path(clone), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "make\n"})
+    world.ok("sync", cwd=clone)
+    _trust(world, clone, {"autoMemoryDirectory": "~/notes/shop"})
+    out = world.ok("sync", cwd=clone)
+    assert (world.home / "notes" / "shop" / "b.md").read_text() == "make\n", out
+    line = next(ln for ln in out.splitlines() if "no longer its memory folder" in ln)
+    assert "chosen otherwise since: autoMemoryDirectory in .claude/settings.local.json" in line
+    assert "--memory-dir" not in line, line
+    _trust(world, clone, {})
+    out = world.ok("sync", cwd=clone)
+    line = next(ln for ln in out.splitlines() if "no longer its memory folder" in ln)
+    assert "~/notes/shop" in line and "chosen otherwise since: Claude Code's default" in line
