@@ -97,3 +97,29 @@ def test_a_memory_folder_claude_code_moved_names_the_setting_that_moved_it(world
     out = world.ok("sync", cwd=clone)
     line = next(ln for ln in out.splitlines() if "no longer its memory folder" in ln)
     assert "~/notes/shop" in line and "chosen otherwise since: Claude Code's default" in line
+
+
+def test_a_key_granted_here_is_no_stranger_to_a_new_clone_here(world: World) -> None:
+    """The desktop granted the laptop, then cloned the project again (another checkout, a
+    monorepo's second copy): that clone's first sync refused the personal memory, "its key
+    also opens for age1… (the laptop), which this machine never asked for", exit 3 — a key
+    this machine had granted itself. Now `key grant` trusts the key on this machine (`key
+    trusted` says so) and `key revoke` takes that back."""
+    from tests.e2e.test_encryption import machine, write_personal
+
+    desk = world.clone("desk")
+    write_personal(world, desk)
+    world.ok("sync", cwd=desk)
+    laptop = machine(world, "laptop")
+    lap = laptop.clone("lap")
+    laptop.ok("sync", cwd=lap)
+    recipient = laptop.ok("key", "show").strip()
+    world.ok("key", "grant", recipient, cwd=desk)
+    world.ok("sync", cwd=desk)
+    assert f"{recipient}  (granted " in world.ok("key", "trusted")
+    again = world.clone("again")
+    run = world.gitmem("sync", cwd=again)
+    assert run.code == 0, run.err
+    assert (world.scope_path(again) / "MEMORY.md").is_file()
+    world.ok("key", "revoke", recipient, cwd=desk)
+    assert recipient not in world.ok("key", "trusted")
