@@ -123,3 +123,15 @@ def test_a_key_granted_here_is_no_stranger_to_a_new_clone_here(world: World) -> 
     assert (world.scope_path(again) / "MEMORY.md").is_file()
     world.ok("key", "revoke", recipient, cwd=desk)
     assert recipient not in world.ok("key", "trusted")
+
+
+def test_uninstall_names_the_settings_and_exclude_lines_it_keeps(world: World) -> None:
+    """`gitmem uninstall` listed what it kept — memory, refs, state, the key — but not
+    gitmem.remote in the clone's config nor its lines in info/exclude: the newcomer took the
+    clone for clean. Now one line names both and where the commands that remove them are."""
+    clone = world.clone("p")
+    world.ok("init", cwd=clone)
+    out = world.ok("uninstall", cwd=clone)
+    line = next(ln for ln in out.splitlines() if "info/exclude" in ln)
+    assert line.startswith("kept: gitmem.remote in this clone's git config"), line
+    assert "/.claude/agent-memory/" in line and "gitmem guide 10" in line, line
