@@ -8,6 +8,7 @@ none. Colour follows NO_COLOR (https://no-color.org) and color.ui / color.diff s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import os
 import sys
@@ -118,6 +119,9 @@ def show(text: str | Iterable[str], args: argparse.Namespace, config: Config) ->
         proc.stdin.close()
     except BrokenPipeError:
         pass  # the reader quit early (q in less): as git, that is not an error
+    except KeyboardInterrupt:  # Ctrl-C while pieces were made: no more, the pager stays
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.close()
     while True:
         try:
             proc.wait()
