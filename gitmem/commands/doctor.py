@@ -585,7 +585,8 @@ def _plaintext_left(project: Project, checkup: Checkup) -> None:
     for known in CipherCache(common).pairs.values():
         plain.update(str(pair[0]) for pair in known.values() if pair)
     objects = common / "objects"
-    found = sum(os.path.exists(objects / oid[:2] / oid[2:]) for oid in plain if len(oid) > 2)
+    loose = {oid for oid in plain if len(oid) > 2 and os.path.exists(objects / oid[:2] / oid[2:])}
+    found = len(loose - _shared_blobs(project) if loose else loose)
     if found:
         checkup.add(
             "key",
@@ -595,6 +596,25 @@ def _plaintext_left(project: Project, checkup: Checkup) -> None:
             "bundle --all or copy of the folder carries them",
             "git gc --prune=now (while no gitmem sync runs: removes the objects no ref reaches)",
         )
+
+
+def _shared_blobs(project: Project) -> set[str]:
+    """The blobs the shared refs' history holds (team, agents): a memory promoted to the team
+    holds its bytes there, plaintext by design, and a small fetch leaves them loose (under
+    git's unpack limit). A newcomer who promoted and demoted a memory had a fresh clone told
+    "left by an older gitmem" and `git gc --prune=now`, which removed nothing of it."""
+    found: set[str] = set()
+    for scope in project.scopes:
+        if scope.ref == project.user_ref:
+            continue
+        revs = [
+            r
+            for r in (scope.ref, project.tracking_ref(scope.ref))
+            if project.repo.resolve(r) is not None
+        ]
+        for oids in project.repo.blobs_in_history(revs, scope.prefix).values() if revs else ():
+            found |= oids
+    return found
 
 
 def _hub(project: Project, checkup: Checkup, offline: bool) -> None:

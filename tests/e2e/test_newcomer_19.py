@@ -135,3 +135,25 @@ def test_uninstall_names_the_settings_and_exclude_lines_it_keeps(world: World) -
     line = next(ln for ln in out.splitlines() if "info/exclude" in ln)
     assert line.startswith("kept: gitmem.remote in this clone's git config"), line
     assert "/.claude/agent-memory/" in line and "gitmem guide 10" in line, line
+
+
+def test_doctor_of_a_clone_after_a_promote_and_demote_calls_no_team_blob_left_plaintext(
+    world: World,
+) -> None:
+    """A memory promoted to the team, then demoted: a new clone's doctor said "1 personal
+    memory in plaintext among the repository's objects, left by an older gitmem", fix `git
+    gc --prune=now` — the bytes were the team ref's (promoted: published by design), fetched
+    loose, and gc removed nothing. Now a blob the shared refs' history holds is not counted;
+    one no ref reaches still is (tests/beyond for the older gitmem's leftovers)."""
+    first = world.clone("first")
+    write_files(
+        world.scope_path(first), {"MEMORY.md": "- [B](build.md) — b\n", "build.md": "make\n"}
+    )
+    world.ok("sync", cwd=first)
+    world.ok("promote", "auto/build.md", cwd=first)
+    world.ok("demote", "team/build.md", cwd=first)
+    second = world.clone("second")
+    world.ok("sync", cwd=second)
+    assert (world.scope_path(second) / "build.md").read_text() == "make\n"
+    run = world.gitmem("doctor", "--offline", cwd=second)
+    assert "plaintext among the repository's objects" not in run.out, run.out
