@@ -602,7 +602,8 @@ def _shared_blobs(project: Project) -> set[str]:
     """The blobs the shared refs' history holds (team, agents): a memory promoted to the team
     holds its bytes there, plaintext by design, and a small fetch leaves them loose (under
     git's unpack limit). A newcomer who promoted and demoted a memory had a fresh clone told
-    "left by an older gitmem" and `git gc --prune=now`, which removed nothing of it."""
+    "left by an older gitmem" and `git gc --prune=now`, which only packed what the team ref
+    reaches."""
     found: set[str] = set()
     for scope in project.scopes:
         if scope.ref == project.user_ref:

@@ -143,7 +143,7 @@ def test_doctor_of_a_clone_after_a_promote_and_demote_calls_no_team_blob_left_pl
     """A memory promoted to the team, then demoted: a new clone's doctor said "1 personal
     memory in plaintext among the repository's objects, left by an older gitmem", fix `git
     gc --prune=now` — the bytes were the team ref's (promoted: published by design), fetched
-    loose, and gc removed nothing. Now a blob the shared refs' history holds is not counted;
+    loose (gc only packed them, reached as they are by the team ref). Now a blob the shared refs' history holds is not counted;
     one no ref reaches still is (tests/beyond for the older gitmem's leftovers)."""
     first = world.clone("first")
     write_files(
