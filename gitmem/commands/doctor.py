@@ -869,7 +869,26 @@ def next_steps(project: Project, status: Status) -> list[str]:
     local_file = linked_worktree_local_file(project)
     if local_file:
         steps.append(local_file)
+    setting = _untrusted_setting(project)
+    if setting:
+        steps.append(setting)
     return steps
+
+
+def _untrusted_setting(project: Project) -> str | None:
+    from gitmem.project.identity import untrusted_memory_setting
+
+    where = untrusted_memory_setting(project.tree, os.environ)
+    if where is None:
+        return None
+    from gitmem.core.userdirs import tilde
+
+    auto = next((s.path for s in project.scopes if s.name == "auto"), None)
+    stays = f": until then the auto folder stays {tilde(auto)}" if auto else ""
+    return (
+        f"autoMemoryDirectory in {where} is read once Claude Code trusts this folder (run "
+        f"claude here and accept its prompt){stays}; gitmem follows it then"
+    )
 
 
 def _never_synced(project: Project, status: Status) -> bool:

@@ -157,3 +157,25 @@ def test_doctor_of_a_clone_after_a_promote_and_demote_calls_no_team_blob_left_pl
     assert (world.scope_path(second) / "build.md").read_text() == "make\n"
     run = world.gitmem("doctor", "--offline", cwd=second)
     assert "plaintext among the repository's objects" not in run.out, run.out
+
+
+def test_status_says_why_an_auto_memory_directory_is_not_followed_yet(world: World) -> None:
+    """`autoMemoryDirectory` in .claude/settings.local.json of a folder Claude Code has not
+    trusted yet: Claude Code does not read it (nor does gitmem), and `status` kept showing the
+    default folder with no word why. Now a `next:` line says when it is read, and where the
+    memory stays until then; once trusted, the folder follows and the line is gone."""
+    clone = world.clone("p")
+    (clone / ".claude").mkdir()
+    settings = {"autoMemoryDirectory": "~/notes/shop"}
+    (clone / ".claude" / "settings.local.json").write_text(json.dumps(settings))
+    out = world.ok("status", cwd=clone)
+    line = next(ln for ln in out.splitlines() if "autoMemoryDirectory" in ln)
+    assert line.startswith(
+        "next: autoMemoryDirectory in .claude/settings.local.json is read once"
+    ), line
+    assert "until then the auto folder stays ~/.claude/projects/" in line, line
+    steps = json.loads(world.ok("status", "--json", cwd=clone))["next_steps"]
+    assert any("autoMemoryDirectory" in s for s in steps), steps
+    _trust(world, clone, settings)
+    out = world.ok("status", cwd=clone)
+    assert "autoMemoryDirectory" not in out and "~/notes/shop" in out, out
