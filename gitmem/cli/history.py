@@ -127,11 +127,10 @@ def project_for(args: argparse.Namespace, path: str | None) -> Project:
 
 
 def log(args: argparse.Namespace) -> int:
-    import time
+    import itertools
 
-    from gitmem.cli.pager import colour_commit, own_settings, show, use_colour
-    from gitmem.history.versions import logged_files, memory_log
-    from gitmem.project.scopes import shown
+    from gitmem.cli.pager import own_settings, show, use_colour
+    from gitmem.history.versions import memory_log_pages
 
     if args.path and args.path[1:].isdigit() and args.path[0] == "-" and args.limit is None:
         from gitmem.errors import UsageError
@@ -143,44 +142,61 @@ def log(args: argparse.Namespace) -> int:
     project = project_for(args, args.path)
     colour = use_colour(args, own_settings(project.repo))
     # git log --name-status's letters, but bounded: a commit of 10,000 files is not a log
-    rows = memory_log(project, args.path, args.limit, files=0 if args.oneline else MAX_FILES)
+    files = 0 if args.oneline else MAX_FILES
+    pages = memory_log_pages(project, args.path, args.limit, files=files)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 
-        emit(
-            [
-                {
-                    "commit": row["commit"],
-                    "time": int(row["time"]),
-                    "author": row["author"],
-                    "subject": row["subject"],
-                    "ref": row.get("ref"),
-                    "resolved": [shown(r) for r in row["resolved"].split("\x1d") if r],
-                    "files": [
-                        {"status": letter, "path": shown(path)}
-                        | ({"from": shown(old)} if old else {})
-                        for letter, path, old in logged_files(row)
-                    ],
-                    "files_more": int(row.get("files_more", 0)),
-                }
-                for row in rows
-            ]
-        )
+        emit([_json_row(row) for rows in pages for row in rows])
         return 0
-    if not rows:  # as `gitmem lost` and `diff` say so: an empty output looked like a failure
+    first = next(pages, None)  # the listing, and its first page's files: errors come first
+    if first is None:  # as `gitmem lost` and `diff` say so: an empty output looked like a failure
         import sys
 
         sys.stderr.write("no memory history yet: gitmem sync commits your memory\n")
         return 0
+    # a page's files are read (its personal commits decrypted) when the reader gets to it
+    text = (_log_text(rows, args.oneline, colour) for rows in itertools.chain([first], pages))
+    show(text, args, own_settings(project.repo))
+    return 0
+
+
+def _json_row(row: dict[str, str]) -> dict[str, object]:
+    from gitmem.history.versions import logged_files
+    from gitmem.project.scopes import shown
+
+    return {
+        "commit": row["commit"],
+        "time": int(row["time"]),
+        "author": row["author"],
+        "subject": row["subject"],
+        "ref": row.get("ref"),
+        "resolved": [shown(r) for r in row["resolved"].split("\x1d") if r],
+        "files": [
+            {"status": letter, "path": shown(path)} | ({"from": shown(old)} if old else {})
+            for letter, path, old in logged_files(row)
+        ],
+        "files_more": int(row.get("files_more", 0)),
+    }
+
+
+def _log_text(rows: list[dict[str, str]], oneline: bool, colour: bool) -> str:
+    """One page of `gitmem log`'s text: each commit, its resolutions and files."""
+    import time
+
+    from gitmem.cli.pager import colour_commit
+    from gitmem.history.versions import logged_files
+    from gitmem.project.scopes import shown
+
     lines = []
     for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(int(row["time"])))
         rest = printable(f" {when} {row['author']}: {row['subject']}")
-        if args.oneline:
+        if oneline:
             rest = printable(f" {row['subject']}")
         short = row["commit"][:10]
         lines.append(colour_commit(short, rest) if colour else short + rest)
-        for res in filter(None, row["resolved"].split("\x1d")) if not args.oneline else ():
+        for res in filter(None, row["resolved"].split("\x1d")) if not oneline else ():
             from gitmem.history.lost import plainly  # only a log that shows a resolution
 
             lines.append(printable(f"    resolved {plainly(shown(res))}"))
@@ -189,8 +205,7 @@ def log(args: argparse.Namespace) -> int:
             lines.append(f"    {letter} {named}{one_line(shown(path))}")
         if int(row.get("files_more", 0)):
             lines.append(f"    … and {int(row['files_more']):,} more")
-    show("".join(line + "\n" for line in lines), args, own_settings(project.repo))
-    return 0
+    return "".join(line + "\n" for line in lines)
 
 
 def show_cmd(args: argparse.Namespace) -> int:

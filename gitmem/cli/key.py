@@ -265,6 +265,8 @@ def _changed(handler: str, args: argparse.Namespace) -> int:
         if handler == "rotate"
         else getattr(keys, handler)(project, args.recipient)
     )
+    if handler in ("grant", "revoke"):
+        _machine_trust(handler, args)
     for note in change.notes:
         echo(f"note: {note}")
     echo(
@@ -272,6 +274,26 @@ def _changed(handler: str, args: argparse.Namespace) -> int:
     )
     echo(f"next: {keys.PUBLISH_HINT}")
     return 0
+
+
+def _machine_trust(handler: str, args: argparse.Namespace) -> None:
+    """A key granted here is trusted on this machine (`key trusted` lists it), a key revoked
+    no longer is: a newcomer granted the laptop from the desktop, then cloned the project
+    again on the desktop, and that clone's first sync refused the memory as sealed to a key
+    "this machine never asked for" — the one it had granted itself."""
+    import contextlib
+    import os
+    import time
+
+    from gitmem.errors import UsageError
+    from gitmem.privacy.trustedkeys import trust, untrust
+
+    if handler == "grant":
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        trust(args.recipient, os.path.abspath(directory(args)), when, how="granted")
+        return
+    with contextlib.suppress(UsageError):  # not trusted here: nothing to take back
+        untrust(args.recipient)
 
 
 def grant(args: argparse.Namespace) -> int:

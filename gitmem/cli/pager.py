@@ -8,9 +8,11 @@ none. Colour follows NO_COLOR (https://no-color.org) and color.ui / color.diff s
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 RESET, BOLD, RED, GREEN, YELLOW, CYAN = (
@@ -77,12 +79,22 @@ def pager_command(config: Config) -> str | None:
     return "less"
 
 
-def show(text: str, args: argparse.Namespace, config: Config) -> None:
-    """Print `text` (lines end with a newline), through the pager when stdout is a terminal."""
+def show(text: str | Iterable[str], args: argparse.Namespace, config: Config) -> None:
+    """Print `text` (lines end with a newline), through the pager when stdout is a terminal.
+    Given pieces (an iterator), each is made only when the reader takes it: the pipe to the
+    pager (or `| head`) fills and waits, and a reader that quits early ends the rest unmade."""
+    pieces = iter([text] if isinstance(text, str) else text)
+    first = next(pieces, "")
+    while first.count("\n") < 2:  # a text under two lines needs no pager: its pieces joined
+        more = next(pieces, None)
+        if more is None:
+            break
+        first += more
     command = pager_command(config) if getattr(args, "pager", True) else None
-    if command is None or not sys.stdout.isatty() or text.count("\n") < 2:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    if command is None or not sys.stdout.isatty() or first.count("\n") < 2:
+        for piece in itertools.chain([first], pieces):
+            sys.stdout.write(piece)
+            sys.stdout.flush()  # a closed pipe (`| head`) stops the pieces here
         return
     import subprocess  # here: it costs more than the whole parser, and a pipe never needs it
 
@@ -96,14 +108,20 @@ def show(text: str, args: argparse.Namespace, config: Config) -> None:
     try:
         proc = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=env)
     except OSError:
-        sys.stdout.write(text)
+        for piece in itertools.chain([first], pieces):
+            sys.stdout.write(piece)
         return
     assert proc.stdin is not None
     try:
-        proc.stdin.write(text.encode("utf-8", "surrogateescape"))
+        for piece in itertools.chain([first], pieces):
+            proc.stdin.write(piece.encode("utf-8", "surrogateescape"))
+            proc.stdin.flush()
         proc.stdin.close()
     except BrokenPipeError:
         pass  # the reader quit early (q in less): as git, that is not an error
+    except KeyboardInterrupt:  # Ctrl-C while pieces were made: no more, the pager stays
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.close()
     while True:
         try:
             proc.wait()

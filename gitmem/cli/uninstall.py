@@ -113,7 +113,32 @@ def _kept(repo: Any) -> None:
         echo(
             f"kept: {tilde(state, repo.toplevel)} (sync state and caches; safe to remove once the refs are gone)"
         )
+    _kept_settings(repo)
     _kept_key()
+
+
+EXCLUDED = (  # the lines gitmem adds to info/exclude (project/excludes.py, recall's .mcp.json)
+    "/.claude/agent-memory/",
+    "/.claude/agent-memory-local/",
+    "/CLAUDE.local.md",
+    "/.claude/settings.local.json",
+    "/.mcp.json",
+)
+
+
+def _kept_settings(repo: Any) -> None:
+    """The clone's gitmem.* settings and exclude lines stay too: a newcomer read the kept
+    lines, found no word of them, and took the clone for clean (the guide's §10 removes them)."""
+    from gitmem.project.excludes import excluded_lines
+
+    settings = sorted(
+        {k for k in repo.config() if k.startswith("gitmem.") and repo.config_get(k, "local")}
+    )
+    lines = [line for line in EXCLUDED if line in excluded_lines(Path(repo.common_dir))]
+    kept = [f"{', '.join(settings)} in this clone's git config"] if settings else []
+    kept += [f"{plural(len(lines), 'line')} of info/exclude ({', '.join(lines)})"] if lines else []
+    if kept:
+        echo(f"kept: {' and '.join(kept)}; gitmem guide 10 has the commands that remove them")
 
 
 def _kept_for_every_project(root: Path | None) -> None:

@@ -585,7 +585,8 @@ def _plaintext_left(project: Project, checkup: Checkup) -> None:
     for known in CipherCache(common).pairs.values():
         plain.update(str(pair[0]) for pair in known.values() if pair)
     objects = common / "objects"
-    found = sum(os.path.exists(objects / oid[:2] / oid[2:]) for oid in plain if len(oid) > 2)
+    loose = {oid for oid in plain if len(oid) > 2 and os.path.exists(objects / oid[:2] / oid[2:])}
+    found = len(loose - _shared_blobs(project) if loose else loose)
     if found:
         checkup.add(
             "key",
@@ -595,6 +596,26 @@ def _plaintext_left(project: Project, checkup: Checkup) -> None:
             "bundle --all or copy of the folder carries them",
             "git gc --prune=now (while no gitmem sync runs: removes the objects no ref reaches)",
         )
+
+
+def _shared_blobs(project: Project) -> set[str]:
+    """The blobs the shared refs' history holds (team, agents): a memory promoted to the team
+    holds its bytes there, plaintext by design, and a small fetch leaves them loose (under
+    git's unpack limit). A newcomer who promoted and demoted a memory had a fresh clone told
+    "left by an older gitmem" and `git gc --prune=now`, which only packed what the team ref
+    reaches."""
+    found: set[str] = set()
+    for scope in project.scopes:
+        if scope.ref == project.user_ref:
+            continue
+        revs = [
+            r
+            for r in (scope.ref, project.tracking_ref(scope.ref))
+            if project.repo.resolve(r) is not None
+        ]
+        for oids in project.repo.blobs_in_history(revs, scope.prefix).values() if revs else ():
+            found |= oids
+    return found
 
 
 def _hub(project: Project, checkup: Checkup, offline: bool) -> None:
@@ -848,7 +869,26 @@ def next_steps(project: Project, status: Status) -> list[str]:
     local_file = linked_worktree_local_file(project)
     if local_file:
         steps.append(local_file)
+    setting = _untrusted_setting(project)
+    if setting:
+        steps.append(setting)
     return steps
+
+
+def _untrusted_setting(project: Project) -> str | None:
+    from gitmem.project.identity import untrusted_memory_setting
+
+    where = untrusted_memory_setting(project.tree, os.environ)
+    if where is None:
+        return None
+    from gitmem.core.userdirs import tilde
+
+    auto = next((s.path for s in project.scopes if s.name == "auto"), None)
+    stays = f": until then the auto folder stays {tilde(auto)}" if auto else ""
+    return (
+        f"autoMemoryDirectory in {where} is read once Claude Code trusts this folder (run "
+        f"claude here and accept its prompt){stays}; gitmem follows it then"
+    )
 
 
 def _never_synced(project: Project, status: Status) -> bool:

@@ -107,7 +107,14 @@ class ValidateOptions:
     files: Sequence[str] = ()  # memory files on disk (pre-commit), checked instead of refs
     every: bool = False  # --all: every memory ref there is, none included (a CI gate that runs
     # before the first sync passes); without it, finding no memory ref is an error (exit 2)
-    flood: tuple[int, int] | None = None  # set by a remote's listing: (writer refs, checked)
+
+
+@dataclass(frozen=True)
+class Flood:
+    """A remote's listing held more writer refs than a team makes: how many, how many checked."""
+
+    total: int
+    checked: int
 
 
 def validate(repo: Store | None, options: ValidateOptions) -> Validation:
@@ -115,15 +122,19 @@ def validate(repo: Store | None, options: ValidateOptions) -> Validation:
     if options.files or repo is None:
         checked = validate_files(options.files, options.strict)
         return checked if repo is None else _allowed_out(checked, repo)
-    targets = _remote_targets(repo, options) if options.remote else _local_targets(repo, options)
+    flood = None
+    if options.remote:
+        targets, flood = _remote_targets(repo, options)
+    else:
+        targets = _local_targets(repo, options)
     known = _base_blobs(repo, options.base)
     result = Validation(strict=options.strict)
     signed = repo.config_get("gitmem.requireSigned")
     old = repo.resolve(options.base) if options.base and set(options.base) != {"0"} else None
     # a new ref (the hook's all-zero old value): every commit no other ref holds is new
     new_ref = bool(options.base) and set(options.base or "") == {"0"}
-    if options.flood is not None:
-        result.refs.append(_flood_finding(repo, options))
+    if flood is not None:
+        result.refs.append(_flood_finding(repo, options.remote or "", flood))
     for name, commit in targets:
         findings = commit_findings(repo, commit, name, known)
         if "/users/" in name and repo.object_type(commit) == "commit":
@@ -137,21 +148,19 @@ def validate(repo: Store | None, options: ValidateOptions) -> Validation:
     return _allowed_out(result, repo)
 
 
-def _flood_finding(repo: Store, options: ValidateOptions) -> RefFindings:
+def _flood_finding(repo: Store, remote: str, flood: Flood) -> RefFindings:
     from gitmem.project.scopes import TEAM_REF, ref_prefix
     from gitmem.project.writerrefs import WRITERS
 
-    assert options.flood is not None and options.remote is not None
-    total, checked = options.flood
     folder = ref_prefix(repo) + WRITERS
     team = ref_prefix(repo) + TEAM_REF[len(GITMEM_REFS) :]
     message = (
-        f"{total} writer refs of {TEAM_REF} on {shown_url(options.remote)}, more than a team "
-        f"makes (planted?); checked {checked} distinct commits of them, one ref each. "
+        f"{flood.total} writer refs of {TEAM_REF} on {shown_url(remote)}, more than a team "
+        f"makes (planted?); checked {flood.checked} distinct commits of them, one ref each. "
         f"Clear what the team ref holds, on the server: git for-each-ref --merged {team} "
         f"--format='delete %(refname) %(objectname)' {folder} | git update-ref --stdin"
     )
-    return RefFindings(f"{options.remote}/{folder}", "", [Finding(folder, 0, "GM180", message)])
+    return RefFindings(f"{remote}/{folder}", "", [Finding(folder, 0, "GM180", message)])
 
 
 def _allowed_out(result: Validation, repo: Store) -> Validation:
@@ -257,9 +266,12 @@ def _full_name(given: str) -> str:
     return given if given.startswith(GITMEM_REFS) else GITMEM_REFS + given
 
 
-def _remote_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, str]]:
+def _remote_targets(
+    repo: Store, options: ValidateOptions
+) -> tuple[list[tuple[str, str]], Flood | None]:
     """The refs the remote holds for us, where sync would find them (project.route): under
-    gitmem.refPrefix on the remote, and our personal ref on gitmem.hub when one is set."""
+    gitmem.refPrefix on the remote, and our personal ref on gitmem.hub when one is set; and
+    the flood of writer refs its listing held, if any."""
     from gitmem.project.scopes import ref_prefix
 
     remote = options.remote
@@ -284,14 +296,12 @@ def _remote_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, st
         places.setdefault(hub_ref[1], {})[hub_ref[2]] = hub_ref[0]
     targets: list[tuple[str, str]] = []
     missing: list[str] = []
+    flood = None
     for where, names in places.items():
-        listed = _writer_flood_cut(
-            repo,
-            remote,
-            prefix,
-            repo.ls_remote(where, sorted(names), timeout=options.timeout),
-            options,
+        listed, flooded = _writer_flood_cut(
+            prefix, repo.ls_remote(where, sorted(names), timeout=options.timeout)
         )
+        flood = flood or flooded
         found: dict[str, str] = {}
         fetched: list[str] = []
         for there, oid in listed.items():
@@ -320,14 +330,12 @@ def _remote_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, st
                 f"git config gitmem.refPrefix {BRANCH_LAYOUT}, then retry"
             )
         elif options.every and not missing:
-            return []  # --all of a remote no one has synced to yet: nothing to check
+            return [], flood  # --all of a remote no one has synced to yet: nothing to check
         raise UsageError(f"{remote} has no {', '.join(missing) or prefix + '*'}", hint)
-    return targets
+    return targets, flood
 
 
-def _writer_flood_cut(
-    repo: Store, remote: str, prefix: str, listed: dict[str, str], options: ValidateOptions
-) -> dict[str, str]:
+def _writer_flood_cut(prefix: str, listed: dict[str, str]) -> tuple[dict[str, str], Flood | None]:
     """A remote's listing with a flood of writer refs cut to its first FLOOD_WINDOW distinct
     tips (one name a tip): 30,000 planted refs were each fetched by name and checked (> 120 s);
     the flood itself is a finding (GM180), said once with how to clear it (`flood_note`)."""
@@ -336,7 +344,7 @@ def _writer_flood_cut(
     folder = prefix + WRITERS
     writers = [name for name in sorted(listed) if name.startswith(folder)]
     if len(writers) <= FLOOD:
-        return listed
+        return listed, None
     kept: dict[str, str] = {}  # tip -> its first name
     for name in writers:
         if len(kept) >= FLOOD_WINDOW:
@@ -344,8 +352,7 @@ def _writer_flood_cut(
         kept.setdefault(listed[name], name)
     cut = {n: oid for n, oid in listed.items() if not n.startswith(folder)}
     cut.update({name: tip for tip, name in kept.items()})
-    options.flood = (len(writers), len(kept))
-    return cut
+    return cut, Flood(len(writers), len(kept))
 
 
 def _hub_route(repo: Store, remote: str) -> tuple[str, str, str] | None:

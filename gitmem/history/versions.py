@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitmem.errors import UsageError
 from gitmem.project.scopes import Project, Scope, shown
+
+if TYPE_CHECKING:
+    from gitmem.privacy.codec import PersonalCodec
 
 _BAD_PARTS = {"..", ".", ".git"}
 
@@ -218,6 +222,9 @@ def _what_exists(project: Project, named: str | None) -> str:
     return "gitmem log lists what exists"
 
 
+LOG_PAGE = 50  # commits whose files and sealed notes are read at once (`memory_log_pages`)
+
+
 def memory_log(
     project: Project,
     path: str | None,
@@ -228,41 +235,94 @@ def memory_log(
 ) -> list[dict[str, str]]:
     """The history of the memory refs, or of one memory, newest first. `files`: each row also
     names the files its commit changed, at most that many (`logged_files` reads them)."""
+    return [
+        row
+        for page in memory_log_pages(project, path, limit, named=named, files=files)
+        for row in page
+    ]
+
+
+def memory_log_pages(
+    project: Project,
+    path: str | None,
+    limit: int | None,
+    *,
+    named: str | None = None,
+    files: int = 0,
+    page: int = LOG_PAGE,
+) -> Iterator[list[dict[str, str]]]:
+    """`memory_log` a page of rows at a time, each page's personal commits opened only when it
+    is asked for: a log of 2,000 personal commits read through a pager or `| head` decrypted
+    every one of them before its first line (the listing itself is one `git log`). The first
+    page is never empty: a log with no rows yields none."""
     user = user_memory(project, path) if path else None
     if user is not None:  # its history is in the agent's store, not in this repository
         try:
-            rows = memory_log(user[0], user[1], limit, named=path, files=files)
             stored = locate(user[0], user[1]).in_ref
+            for rows in memory_log_pages(
+                user[0], user[1], limit, named=path, files=files, page=page
+            ):
+                for row in rows:  # its one file, named as the user named it (`user/…`)
+                    row["files"] = "\0".join(
+                        (path or f) if f == stored else f for f in row.get("files", "").split("\0")
+                    )
+                yield rows
         finally:
             user[0].repo.close()
-        for row in rows:  # its one file, named as the user named it (`user/…`, not the store's)
-            row["files"] = "\0".join(
-                (path or f) if f == stored else f for f in row.get("files", "").split("\0")
-            )
-        return rows
+        return
     rows = _memory_log(project, path, limit, named)
-    if files:
-        from gitmem.policy.treecheck import META_FILE
+    where = locate(project, path) if path else None
+    own = where.scope.ref if where else None
+    only = (where.in_ref,) if where else ()  # one memory's log: its own lines, as git's
+    codec: list[PersonalCodec] = []  # one for every page: it opens each tree from the last one's
+    for start in range(0, len(rows), page):
+        chunk = rows[start : start + page]
+        if own in (None, project.user_ref):  # only the personal ref seals its notes
+            _open_sealed_notes(project, chunk, codec)
+        _bounded_rows(chunk)
+        if files:
+            _add_files(project, chunk, own, only, files, codec)
+        yield chunk
 
-        where = locate(project, path) if path else None
-        own = where.scope.ref if where else None
-        only = (where.in_ref,) if where else ()  # one memory's log: its own lines, as git's
-        sealed = [r for r in rows if (r.get("ref") or own) == project.user_ref]
-        # the ref's settings file is gitmem's, not a memory: the subject's count leaves it out
-        changed = project.repo.changed_files(
-            [r["commit"] for r in rows if r not in sealed], files, skip=(META_FILE,), only=only
-        )
-        changed.update(_sealed_changes(project, [r["commit"] for r in sealed], files, only))
-        for row in rows:
-            kept, count = changed.get(row["commit"], ([], 0))
-            # NUL-joined (letter, path, old path) triples: git never puts a NUL in a name
-            row["files"] = "\0".join(field for entry in kept for field in entry)
-            row["files_more"] = str(count - len(kept))
-    return rows
+
+def _add_files(
+    project: Project,
+    rows: list[dict[str, str]],
+    own: str | None,
+    only: tuple[str, ...],
+    files: int,
+    codec: list[PersonalCodec],
+) -> None:
+    from gitmem.policy.treecheck import META_FILE
+
+    sealed = [r for r in rows if (r.get("ref") or own) == project.user_ref]
+    # the ref's settings file is gitmem's, not a memory: the subject's count leaves it out
+    changed = project.repo.changed_files(
+        [r["commit"] for r in rows if r not in sealed], files, skip=(META_FILE,), only=only
+    )
+    changed.update(_sealed_changes(project, [r["commit"] for r in sealed], files, only, codec))
+    for row in rows:
+        kept, count = changed.get(row["commit"], ([], 0))
+        # NUL-joined (letter, path, old path) triples: git never puts a NUL in a name
+        row["files"] = "\0".join(field for entry in kept for field in entry)
+        row["files_more"] = str(count - len(kept))
+
+
+def _codec(project: Project, made: list[PersonalCodec]) -> PersonalCodec:
+    """The personal ref's codec, made at its first use and kept in `made` for the next."""
+    if not made:
+        from gitmem.privacy.codec import personal_codec
+
+        made.append(personal_codec(project.repo, project.user_ref))
+    return made[0]
 
 
 def _sealed_changes(
-    project: Project, commits: list[str], limit: int, only: tuple[str, ...]
+    project: Project,
+    commits: list[str],
+    limit: int,
+    only: tuple[str, ...],
+    codec: list[PersonalCodec],
 ) -> dict[str, tuple[list[tuple[str, str, str]], int]]:
     """`changed_files` of the personal ref's commits, named as the user knows them: git sees
     ciphertext shards, a manifest and key files there; each commit is opened against its
@@ -270,17 +330,16 @@ def _sealed_changes(
     A commit this machine cannot open lists nothing."""
     from gitmem.errors import GitmemError
     from gitmem.policy.treecheck import META_FILE
-    from gitmem.privacy.codec import personal_codec
 
     found: dict[str, tuple[list[tuple[str, str, str]], int]] = {}
-    codec = personal_codec(project.repo, project.user_ref) if commits else None
     for commit in commits:
         parents = project.repo.read_commit(commit)[1]
-        if codec is None or len(parents) > 1:
+        if len(parents) > 1:
             continue  # a merge lists nothing, as git's log
         try:
-            after = codec.decode(commit).files
-            before = codec.decode(parents[0]).files if parents else {}
+            opened = _codec(project, codec)
+            after = opened.decode(commit).files
+            before = opened.decode(parents[0]).files if parents else {}
         except GitmemError:
             continue
         rows = [
@@ -319,15 +378,12 @@ def _memory_log(
                 else "history without an id lists what exists; a new memory appears there "
                 "after a sync (the sync tool)",
             )
-        if where.scope.ref == project.user_ref:
-            _open_sealed_notes(project, rows)
-        return _bounded_rows(rows)
+        return rows  # its sealed notes opened a page at a time (memory_log_pages)
     for ref in sorted({s.ref for s in project.scopes}):
         if repo.resolve(ref):
             rows += [dict(r, ref=ref) for r in repo.log(ref, None, limit)]
-    _open_sealed_notes(project, rows)
     rows.sort(key=lambda r: -int(r["time"]))
-    return _bounded_rows(rows[:limit] if limit else rows)
+    return rows[:limit] if limit else rows
 
 
 # the subjects gitmem writes on its own commits (gitmem/sync/commit.py, merging.py): a history
@@ -752,17 +808,18 @@ def _plain_from_history(
     return _plain_file(project, where, commit) if stored else None
 
 
-def _open_sealed_notes(project: Project, rows: list[dict[str, str]]) -> None:
+def _open_sealed_notes(
+    project: Project, rows: list[dict[str, str]], codec: list[PersonalCodec] | None = None
+) -> None:
     """Resolutions naming encrypted files are sealed in the commit message: open them here."""
-    from gitmem.privacy.codec import NOTE_PREFIX, personal_codec
+    from gitmem.privacy.codec import NOTE_PREFIX
 
-    codec = None
+    made = [] if codec is None else codec
     for row in rows:
         if NOTE_PREFIX not in row["resolved"]:
             continue
-        codec = codec or personal_codec(project.repo, project.user_ref)
         lines: list[str] = []
         for entry in row["resolved"].split("\x1d"):
             sealed = entry.startswith(NOTE_PREFIX)
-            lines += codec.open_note(row["commit"], entry) if sealed else [entry]
+            lines += _codec(project, made).open_note(row["commit"], entry) if sealed else [entry]
         row["resolved"] = "\x1d".join(lines)

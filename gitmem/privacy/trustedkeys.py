@@ -51,11 +51,14 @@ def trusted() -> list[TrustedKey]:
         return []
 
 
-def trust(given: str, folder: str | None = None, when: str | None = None) -> str:
+def trust(
+    given: str, folder: str | None = None, when: str | None = None, how: str = "trusted"
+) -> str:
     """Trust a recipient at this machine's first contacts: `given` is a fingerprint as the
     refusal names it (SHA256:… of an SSH key, an age recipient) or an SSH public key; `folder`
-    (where the user ran the command) and `when` (UTC) are noted with it. Returns the
-    fingerprint kept; a key trusted already keeps its first note."""
+    (where the user ran the command), `when` (UTC) and `how` ("trusted", or "granted" by
+    `gitmem key grant`) are noted with it. Returns the fingerprint kept; a key trusted
+    already keeps its first note."""
     value = given.strip()
     found = key_fingerprint(value)
     if found is None:
@@ -66,7 +69,7 @@ def trust(given: str, folder: str | None = None, when: str | None = None) -> str
             "copy it from the refused sync's line: SHA256:… (ssh-keygen -lf KEY.pub prints "
             "one) or age1…",
         )
-    origin = _origin(value, found, folder, when)
+    origin = _origin(value, found, folder, when, how)
 
     def add(keys: list[TrustedKey]) -> list[TrustedKey] | None:
         if any(key.fingerprint == found for key in keys):
@@ -130,8 +133,10 @@ def fingerprint(recipient: str) -> str:
     return recipient
 
 
-def _origin(value: str, found: str, folder: str | None, when: str | None) -> str | None:
-    note = f"trusted {when}" if when else "trusted"
+def _origin(
+    value: str, found: str, folder: str | None, when: str | None, how: str = "trusted"
+) -> str | None:
+    note = f"{how} {when}" if when else how
     if folder:
         note += f" in {folder}"
     words = value.split()

@@ -387,6 +387,21 @@ def depends_on_trust(root: Path) -> bool:
     )
 
 
+def untrusted_memory_setting(root: Path, env: Mapping[str, str]) -> str | None:
+    """The project settings file naming `autoMemoryDirectory` that Claude Code does not read
+    yet (the folder is not trusted: `workspace_trusted`), or None. A newcomer set it, saw
+    `gitmem status` keep the default folder, and had no word why."""
+    if env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE") or not depends_on_trust(root):
+        return None
+    if workspace_trusted(root, env):
+        return None
+    for name in ("settings.local.json", "settings.json"):
+        value = _read_json(root / ".claude" / name).get("autoMemoryDirectory")
+        if isinstance(value, str) and value.strip():
+            return f".claude/{name}"
+    return None
+
+
 def auto_memory_location(
     root: Path, env: Mapping[str, str] | None = None, tree: Path | None = None
 ) -> tuple[Path, str]:

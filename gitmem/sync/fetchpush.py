@@ -169,12 +169,14 @@ class Exchange:
                     f"{renamed} before (a repository renamed or moved); {there}"
                 )
             else:
-                if self.opts.mode == "pull":
-                    again = "gitmem sync publishes it again"
-                elif self.repo.resolve(ref):
-                    again = "pushing ours back"
-                else:
-                    again = "nothing here to push back"
+                if self.opts.mode != "pull" and self.repo.resolve(ref):
+                    self.result.report(ref).pushed_back = route.name  # told at the end
+                    continue
+                again = (
+                    "gitmem sync publishes it again"
+                    if self.opts.mode == "pull"
+                    else "nothing here to push back"
+                )
                 note = f"the remote no longer had {route.name} (deleted there): {again}"
             self.result.report(ref).notes.append(note)
 
@@ -353,9 +355,9 @@ class Exchange:
                 # the user's own memory, sealed, follows the remote the user named (red team
                 # 18: after `set-url` to a fork it stayed behind, "up to date", exit 2)
                 pending[ref] = (self._rekeyed(ref, local), known)
-                notes = self.result.report(ref).notes
-                notes[:] = [n for n in notes if not n.endswith("pushing ours back")]
-                notes.append(
+                report = self.result.report(ref)
+                report.pushed_back = ""  # the note below says where it goes
+                report.notes.append(
                     f"{self.project.remote} ({self.project.key}) had none of your personal "
                     f"memory, last synced with {shown_keys((meta.key,))}: pushed there, encrypted"
                 )
@@ -364,7 +366,7 @@ class Exchange:
             self.run.locked.add(ref)
             report = self.result.report(ref)
             report.unpushed = True
-            report.notes[:] = [n for n in report.notes if not n.endswith("pushing ours back")]
+            report.pushed_back = ""
             option = f" --remote {self.project.remote}" if self.project.remote != "origin" else ""
             self.result.refused.append(
                 UntrustedTreeError(

@@ -55,6 +55,14 @@ class RefReport:
         # changes to it wait; a sync partly done (exit 3): its note (also in `notes`), else ""
         self.unwritable = ""
         self.via = ""  # the remote this ref syncs through, when not the project's (the hub)
+        # the name of this ref on a remote that no longer had it (deleted there), which this
+        # sync pushes back: said as a note when the report is told, "" once the push is
+        # called off (a fork's remote, the personal ref re-keyed for it)
+        self.pushed_back = ""
+
+
+def pushed_back_note(name: str) -> str:
+    return f"the remote no longer had {name} (deleted there): pushing ours back"
 
 
 class SyncResult:
@@ -76,6 +84,9 @@ class SyncResult:
         """Every file named as the user knows it (CLAUDE.local.md, not its place in the ref)."""
         self.skipped = list(dict.fromkeys(shown(s) for s in self.skipped))
         for r in self.refs.values():  # several rounds may say one thing twice: once is enough
+            if r.pushed_back:  # first: it was found at the fetch, before the rest
+                r.notes.insert(0, pushed_back_note(r.pushed_back))
+                r.pushed_back = ""
             for lines in (r.local_changes, r.pulled, r.resolutions, r.lost, r.notes, r.held):
                 lines[:] = dict.fromkeys(shown(line) for line in lines)
             r.not_utf8[:] = dict.fromkeys((shown(p), at) for p, at in r.not_utf8)

@@ -531,10 +531,19 @@ def moved_notes(project: Project, moved: list[tuple[Scope, ScopeState]]) -> list
         # moved; else the folder was chosen otherwise since (the words say which happened)
         if all(any(within(p, b) for b in bases) for p in (old, s.path)):
             return "a moved or renamed checkout: Claude Code keys memory by the checkout's path"
-        return (
-            f"its folder is now {tilde(s.path)}, chosen otherwise since: --memory-dir, "
-            "autoMemoryDirectory or gitmem.teamDir"
-        )
+        return f"its folder is now {tilde(s.path)}, chosen otherwise since: {chooser(s)}"
+
+    def chooser(s: Scope) -> str:
+        """What chose the scope's folder now, named (a newcomer read "--memory-dir,
+        autoMemoryDirectory or gitmem.teamDir" and looked for all three)."""
+        from gitmem.project.identity import auto_memory_location
+        from gitmem.project.scopes import chosen_by
+
+        if s.name == "team" and project.repo.config_get("gitmem.teamDir"):
+            return "gitmem.teamDir"
+        folder, origin = auto_memory_location(project.root, tree=project.work)
+        by = "--memory-dir" if folder != project.scope("auto").path else chosen_by(origin)[0]
+        return by if s.name == "auto" else f"the auto folder's team/, {by}"
 
     current = [s.path for s in project.scopes]
     olds = {s.name: Path(state.path) for s, state in moved}
