@@ -258,7 +258,10 @@ def _changed(handler: str, args: argparse.Namespace) -> int:
     if getattr(args, "user", False):
         from gitmem.cli.usersync import change_user_keys
 
-        return change_user_keys(handler, getattr(args, "recipient", None), args)
+        code = change_user_keys(handler, getattr(args, "recipient", None), args)
+        if code == 0:
+            _remember(handler, args)
+        return code
     project = open_project_from(args)
     change = (
         keys.rotate(project)
@@ -271,7 +274,29 @@ def _changed(handler: str, args: argparse.Namespace) -> int:
         f"{change.message.removeprefix('gitmem: ')} ({plural(len(change.recipients), 'recipient')})"
     )
     echo(f"next: {keys.PUBLISH_HINT}")
+    _remember(handler, args)
     return 0
+
+
+def _remember(handler: str, args: argparse.Namespace) -> None:
+    """A key the user granted is theirs: trusted on this machine, so its other clones' first
+    syncs take a personal ref sealed to it (round 19: a second clone on the very machine that
+    granted it was refused, exit 3, until `gitmem key trust`); a revoked one is trusted no
+    more, as `key untrust` leaves it."""
+    if handler not in ("grant", "revoke"):
+        return
+    import os
+    import time
+
+    from gitmem.privacy.crypto import canonical_recipient
+    from gitmem.privacy.trustedkeys import fingerprint, trust, trusted_keys, untrust
+
+    recipient = canonical_recipient(args.recipient)
+    if handler == "grant":
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        trust(recipient, os.path.abspath(directory(args)), when)
+    elif fingerprint(recipient) in trusted_keys():
+        untrust(recipient)
 
 
 def grant(args: argparse.Namespace) -> int:

@@ -1,0 +1,108 @@
+"""Round 19: a project moved to a new URL keeps its memory — two machines (two HOMEs, each its
+own key), one hub and the project's old and new remotes served by `git daemon` on 127.0.0.1,
+the repository moved as a host moves one (its refs, memory refs included, copied whole), each
+machine following with `git remote set-url`, one of them after an edit made under the old URL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.servers import git_daemon
+from tests.support.world import World, write_files
+
+pytestmark = pytest.mark.slow
+
+FACT = (
+    "---\nname: Deploys\ndescription: how we deploy\ntype: project\n---\nfly deploy, never ssh.\n"
+)
+
+
+def test_a_moved_repository_keeps_its_personal_memory_through_the_hub(tmp_path: Path) -> None:
+    served = tmp_path / "served"
+    served.mkdir()
+    a, b = World(tmp_path / "a"), World(tmp_path / "b")
+    for name in ("hub", "old", "new"):
+        a.git("init", "-q", "--bare", str(served / f"{name}.git"))
+    with git_daemon(served, a.env) as url:
+        for w in (a, b):
+            w.git("config", "--global", "gitmem.hub", f"{url}/hub.git")
+        shop_a = a.clone("shop", url=f"{url}/old.git")
+        a.git("commit", "-q", "--allow-empty", "-m", "init", cwd=shop_a)
+        a.git("push", "-q", "origin", "HEAD", cwd=shop_a)
+        auto_a = a.scope_path(shop_a)
+        write_files(
+            auto_a,
+            {
+                "MEMORY.md": "- [Deploys](deploys.md) — how we deploy\n",
+                "deploys.md": FACT,
+                "team/MEMORY.md": "- the team's fact\n",
+            },
+        )
+        a.ok("sync", cwd=shop_a)
+        shop_b = b.clone("shop", url=f"{url}/old.git")
+        b.gitmem("sync", cwd=shop_b)  # no key for the personal memory yet: the grant
+        a.ok("key", "grant", b.ok("key", "show").strip(), cwd=shop_a)
+        a.ok("sync", cwd=shop_a)
+        b.ok("sync", cwd=shop_b)
+        auto_b = b.scope_path(shop_b)
+        assert (auto_b / "deploys.md").read_text() == FACT
+
+        # the host moves the repository: every ref, the memory refs too, under a new URL
+        a.git("push", "-q", "--mirror", str(served / "new.git"), cwd=served / "old.git")
+        a.git("remote", "set-url", "origin", f"{url}/new.git", cwd=shop_a)
+        out = a.ok("sync", cwd=shop_a)
+        assert "renamed or moved" in out and "pushing ours there" in out
+
+        # the second machine edits under the old URL, then follows the move
+        (auto_b / "MEMORY.md").write_text(
+            "- [Deploys](deploys.md) — how we deploy\n- staging first, from b\n"
+        )
+        b.ok("sync", cwd=shop_b)
+        b.git("remote", "set-url", "origin", f"{url}/new.git", cwd=shop_b)
+        run = b.gitmem("sync", cwd=shop_b)
+        # was: refused as an older state put back (exit 3), the copy under the new URL
+        # compared with the one this machine synced under the old
+        assert run.code == 0, run.err
+        assert "force-pushed" not in run.out and "renamed or moved" in run.out
+        assert "nothing lost" in run.out
+
+        a.ok("sync", cwd=shop_a)
+        assert "staging first, from b" in (auto_a / "MEMORY.md").read_text()
+
+        # a team edit after the move carries the new URL as a name of the project
+        (auto_a / "team/MEMORY.md").write_text("- the team's fact\n- after the move\n")
+        a.ok("sync", cwd=shop_a)
+
+        # a fresh clone of the new URL takes it all (was: the personal memory on the hub
+        # refused as another project's, keyed to the old URL alone; exit 2)
+        fresh = a.clone("fresh", url=f"{url}/new.git")
+        run = a.gitmem("sync", cwd=fresh)
+        assert run.code == 0, run.err
+        auto_fresh = a.scope_path(fresh)
+        assert (auto_fresh / "deploys.md").read_text() == FACT
+        assert "staging first, from b" in (auto_fresh / "MEMORY.md").read_text()
+        assert "after the move" in (auto_fresh / "team/MEMORY.md").read_text()
+
+
+def test_a_key_granted_here_is_trusted_by_this_machines_other_clones(tmp_path: Path) -> None:
+    from pyrage import x25519
+
+    w = World(tmp_path)
+    w.make_remote()
+    first = w.clone("first")
+    write_files(w.scope_path(first), {"MEMORY.md": "- [Deploys](deploys.md) — how\n"})
+    w.ok("sync", cwd=first)
+    laptop = str(x25519.Identity.generate().to_public())
+    w.ok("key", "grant", laptop, cwd=first)
+    w.ok("sync", cwd=first)
+    assert laptop in w.ok("key", "trusted")
+    # a second clone on this machine: the key granted here is no stranger (was: refused,
+    # exit 3, "its key also opens for age1…, which this machine never asked for")
+    second = w.clone("second")
+    run = w.gitmem("sync", cwd=second)
+    assert run.code == 0, run.err
+    assert "Deploys" in (w.scope_path(second) / "MEMORY.md").read_text()
+    w.ok("key", "revoke", laptop, cwd=first)  # revoked: trusted no more
+    assert laptop not in w.ok("key", "trusted")
