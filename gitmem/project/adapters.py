@@ -61,7 +61,11 @@ ADAPTERS: dict[str, Adapter] = {
     "codex": Adapter(
         "codex",
         "Codex CLI",
-        (Folder(USER, "$CODEX_HOME/memories", top="local/codex", own_git=True),),
+        (
+            Folder(USER, "$CODEX_HOME/memories", top="local/codex", own_git=True),
+            # its global guidance, read in every repository: ~/.claude/CLAUDE.md's peer
+            Folder(USER, "$CODEX_HOME/AGENTS.md", file="AGENTS.md", top="local/codex"),
+        ),
         "memories are off by default in Codex ([features] memories = true)",
     ),
     "gemini": Adapter(
@@ -152,7 +156,8 @@ def user_locations(agent: str, env: Mapping[str, str]) -> tuple[Path, tuple[tupl
 
         refuse_relative(env, ("CODEX_HOME",))  # enabled: its relative folder is refused too
         codex_home = env.get("CODEX_HOME")
-        return (Path(codex_home) if codex_home else home / ".codex") / "memories", ()
+        codex = Path(codex_home) if codex_home else home / ".codex"
+        return codex / "memories", ((".root/AGENTS.md", codex / "AGENTS.md"),)
     if agent == "gemini":
         return Path(""), ((".root/GEMINI.md", home / ".gemini" / "GEMINI.md"),)
     if agent == "goose":

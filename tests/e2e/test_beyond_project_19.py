@@ -106,3 +106,37 @@ def test_a_key_granted_here_is_trusted_by_this_machines_other_clones(tmp_path: P
     assert "Deploys" in (w.scope_path(second) / "MEMORY.md").read_text()
     w.ok("key", "revoke", laptop, cwd=first)  # revoked: trusted no more
     assert laptop not in w.ok("key", "trusted")
+
+
+def test_codex_global_agents_md_follows_the_person_through_the_hub(tmp_path: Path) -> None:
+    """Codex's global guidance ($CODEX_HOME/AGENTS.md, read in every repository: the peer of
+    ~/.claude/CLAUDE.md) is user memory of the codex adapter: through the hub, encrypted, both
+    machines' additions kept. The second machine holds the same identity (no grant)."""
+    a, b = World(tmp_path / "a"), World(tmp_path / "b")
+    hub = tmp_path / "hub.git"
+    a.git("init", "-q", "--bare", str(hub))
+    for w in (a, b):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+        w.git("config", "--global", "gitmem.agents", "claude,codex")
+    guide = "# Working agreements\n\n- Always run the tests after a change\n"
+    write_files(a.home / ".codex", {"AGENTS.md": guide})
+    out = a.ok("sync", "--user")
+    assert "~/.codex/AGENTS.md" in out
+    ref = "refs/gitmem/projects/user%3Acodex/users/tester@example.com"
+    assert "AGENTS" not in a.git("ls-tree", "-r", "--name-only", ref, cwd=hub)  # names sealed
+    assert a.git("grep", "-c", "Working agreements", ref, cwd=hub, check=False) == ""
+    assert "~/.codex/AGENTS.md" in a.ok("status", "--user")
+    (b.home / ".config/gitmem").mkdir(parents=True)
+    identity = a.home / ".config/gitmem/identity"
+    (b.home / ".config/gitmem/identity").write_bytes(identity.read_bytes())
+    b.ok("sync", "--user")
+    mine_b = b.home / ".codex/AGENTS.md"
+    assert mine_b.read_text() == guide
+    mine_b.write_text(guide + "- prefer pnpm\n")
+    b.ok("sync", "--user")
+    (a.home / ".codex/AGENTS.md").write_text(guide + "- small commits\n")
+    a.ok("sync", "--user")
+    b.ok("sync", "--user")
+    for w in (a, b):
+        text = (w.home / ".codex/AGENTS.md").read_text()
+        assert "- prefer pnpm\n" in text and "- small commits\n" in text, text
