@@ -140,3 +140,30 @@ def test_codex_global_agents_md_follows_the_person_through_the_hub(tmp_path: Pat
     for w in (a, b):
         text = (w.home / ".codex/AGENTS.md").read_text()
         assert "- prefer pnpm\n" in text and "- small commits\n" in text, text
+
+
+def test_the_clone_that_moved_is_told_to_adopt_and_its_adopt_takes(tmp_path: Path) -> None:
+    """No hub: the team and personal refs moved with the repository keep the old URL's key;
+    the clone that follows with set-url holds both tips already, so its sync says "up to
+    date". doctor names the refusal a new clone of the new URL would meet, and adopt — which
+    said "this machine cannot write it" and changed nothing — adds the new key to both."""
+    w = World(tmp_path)
+    old = w.make_remote("old.git")
+    new = tmp_path / "new.git"
+    shop = w.clone("shop", str(old))
+    write_files(w.scope_path(shop), {"MEMORY.md": "- mine\n", "team/MEMORY.md": "- ours\n"})
+    w.ok("sync", cwd=shop)
+    w.git("clone", "-q", "--mirror", str(old), str(new))  # the host moves it, refs and all
+    w.git("remote", "set-url", "origin", str(new), cwd=shop)
+    assert "up to date" in w.ok("sync", cwd=shop)
+    told = w.gitmem("doctor", cwd=shop).out
+    assert "advice  moved: refs/gitmem/team on origin is recorded as memory of" in told, told
+    assert "fix: gitmem adopt" in told
+    out = w.ok("adopt", cwd=shop)
+    assert out.count(": adopted: ") == 2 and "cannot write" not in out, out
+    assert "moved:" not in w.gitmem("doctor", cwd=shop).out
+    fresh = w.clone("fresh", str(new))
+    run = w.gitmem("sync", cwd=fresh)
+    assert run.code == 0, run.err
+    assert (w.scope_path(fresh) / "team/MEMORY.md").read_text() == "- ours\n"
+    assert (w.scope_path(fresh) / "MEMORY.md").read_text() == "- mine\n"
