@@ -140,6 +140,11 @@ def test_codex_global_agents_md_follows_the_person_through_the_hub(tmp_path: Pat
     for w in (a, b):
         text = (w.home / ".codex/AGENTS.md").read_text()
         assert "- prefer pnpm\n" in text and "- small commits\n" in text, text
+    write_files(b.home / ".claude/agent-memory/reviewer", {"style.md": "# Style\n- tabs\n"})
+    for _ in range(2):  # outside a clone; the second along the index's stat check (was:
+        # "Bad file descriptor", exit 2: the user scope's folder listed twice, its check read twice)
+        found = b.ok("query", "--scope", "user-codex", "pnpm", cwd=tmp_path)
+        assert "user-codex/AGENTS.md" in found, found
 
 
 def test_the_clone_that_moved_is_told_to_adopt_and_its_adopt_takes(tmp_path: Path) -> None:
