@@ -172,3 +172,42 @@ def test_the_clone_that_moved_is_told_to_adopt_and_its_adopt_takes(tmp_path: Pat
     assert run.code == 0, run.err
     assert (w.scope_path(fresh) / "team/MEMORY.md").read_text() == "- ours\n"
     assert (w.scope_path(fresh) / "MEMORY.md").read_text() == "- mine\n"
+
+
+def test_gemini_memory_is_synced_under_the_name_its_settings_give(tmp_path: Path) -> None:
+    """Gemini CLI's `context.fileName` (settings.json, comments allowed) renames its global
+    memory file: save_memory writes ~/.gemini/AGENTS.md then, and that is what syncs (was:
+    a GEMINI.md nobody wrote, the facts never left). A machine without the setting keeps it
+    as GEMINI.md: one memory, its name on each machine Gemini's."""
+    a, b = World(tmp_path / "a"), World(tmp_path / "b")
+    hub = tmp_path / "hub.git"
+    a.git("init", "-q", "--bare", str(hub))
+    for w in (a, b):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+        w.git("config", "--global", "gitmem.agents", "claude,gemini")
+    settings = '{\n  // one name for every agent\n  "context": {"fileName": ["AGENTS.md", "GEMINI.md"]}\n}\n'
+    facts = "## Gemini Added Memories\n- deploys go through fly\n"
+    write_files(a.home / ".gemini", {"settings.json": settings, "AGENTS.md": facts})
+    assert "~/.gemini/AGENTS.md" in a.ok("sync", "--user")
+    (b.home / ".config/gitmem").mkdir(parents=True)
+    identity = a.home / ".config/gitmem/identity"
+    (b.home / ".config/gitmem/identity").write_bytes(identity.read_bytes())
+    b.ok("sync", "--user")
+    assert (b.home / ".gemini/GEMINI.md").read_text() == facts
+    (b.home / ".gemini/GEMINI.md").write_text(facts + "- staging first\n")
+    b.ok("sync", "--user")
+    a.ok("sync", "--user")
+    assert (a.home / ".gemini/AGENTS.md").read_text() == facts + "- staging first\n"
+    assert not (a.home / ".gemini/GEMINI.md").exists()
+
+
+@pytest.mark.parametrize(
+    "name", ['"../escape.md"', '"sub/x.md"', '".hidden.md"', '"notes.txt"', "[]", "7"]
+)
+def test_a_gemini_file_name_that_is_no_plain_markdown_name_is_not_followed(
+    tmp_path: Path, name: str
+) -> None:
+    from gitmem.project.adapters import gemini_memory_name
+
+    (tmp_path / "settings.json").write_text('{"context": {"fileName": %s}}' % name)
+    assert gemini_memory_name(tmp_path) == "GEMINI.md"
