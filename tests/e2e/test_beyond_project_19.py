@@ -209,5 +209,5 @@ def test_a_gemini_file_name_that_is_no_plain_markdown_name_is_not_followed(
 ) -> None:
     from gitmem.project.adapters import gemini_memory_name
 
-    (tmp_path / "settings.json").write_text('{"context": {"fileName": %s}}' % name)
+    (tmp_path / "settings.json").write_text('{"context": {"fileName": ' + name + "}}")
     assert gemini_memory_name(tmp_path) == "GEMINI.md"
