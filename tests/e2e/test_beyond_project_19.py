@@ -108,16 +108,29 @@ def test_a_key_granted_here_is_trusted_by_this_machines_other_clones(tmp_path: P
     assert laptop not in w.ok("key", "trusted")
 
 
-def test_codex_global_agents_md_follows_the_person_through_the_hub(tmp_path: Path) -> None:
-    """Codex's global guidance ($CODEX_HOME/AGENTS.md, read in every repository: the peer of
-    ~/.claude/CLAUDE.md) is user memory of the codex adapter: through the hub, encrypted, both
-    machines' additions kept. The second machine holds the same identity (no grant)."""
+def two_machines_one_hub(tmp_path: Path, agents: str) -> tuple[World, World, Path]:
+    """Two HOMEs whose global configuration names one hub (a bare repository) and `agents`."""
     a, b = World(tmp_path / "a"), World(tmp_path / "b")
     hub = tmp_path / "hub.git"
     a.git("init", "-q", "--bare", str(hub))
     for w in (a, b):
         w.git("config", "--global", "gitmem.hub", str(hub))
-        w.git("config", "--global", "gitmem.agents", "claude,codex")
+        w.git("config", "--global", "gitmem.agents", agents)
+    return a, b, hub
+
+
+def same_identity(a: World, b: World) -> None:
+    """`b` holds `a`'s machine identity (a copied key: no grant needed)."""
+    (b.home / ".config/gitmem").mkdir(parents=True)
+    identity = a.home / ".config/gitmem/identity"
+    (b.home / ".config/gitmem/identity").write_bytes(identity.read_bytes())
+
+
+def test_codex_global_agents_md_follows_the_person_through_the_hub(tmp_path: Path) -> None:
+    """Codex's global guidance ($CODEX_HOME/AGENTS.md, read in every repository: the peer of
+    ~/.claude/CLAUDE.md) is user memory of the codex adapter: through the hub, encrypted, both
+    machines' additions kept. The second machine holds the same identity (no grant)."""
+    a, b, hub = two_machines_one_hub(tmp_path, "claude,codex")
     guide = "# Working agreements\n\n- Always run the tests after a change\n"
     write_files(a.home / ".codex", {"AGENTS.md": guide})
     out = a.ok("sync", "--user")
@@ -126,9 +139,7 @@ def test_codex_global_agents_md_follows_the_person_through_the_hub(tmp_path: Pat
     assert "AGENTS" not in a.git("ls-tree", "-r", "--name-only", ref, cwd=hub)  # names sealed
     assert a.git("grep", "-c", "Working agreements", ref, cwd=hub, check=False) == ""
     assert "~/.codex/AGENTS.md" in a.ok("status", "--user")
-    (b.home / ".config/gitmem").mkdir(parents=True)
-    identity = a.home / ".config/gitmem/identity"
-    (b.home / ".config/gitmem/identity").write_bytes(identity.read_bytes())
+    same_identity(a, b)
     b.ok("sync", "--user")
     mine_b = b.home / ".codex/AGENTS.md"
     assert mine_b.read_text() == guide
@@ -179,19 +190,12 @@ def test_gemini_memory_is_synced_under_the_name_its_settings_give(tmp_path: Path
     memory file: save_memory writes ~/.gemini/AGENTS.md then, and that is what syncs (was:
     a GEMINI.md nobody wrote, the facts never left). A machine without the setting keeps it
     as GEMINI.md: one memory, its name on each machine Gemini's."""
-    a, b = World(tmp_path / "a"), World(tmp_path / "b")
-    hub = tmp_path / "hub.git"
-    a.git("init", "-q", "--bare", str(hub))
-    for w in (a, b):
-        w.git("config", "--global", "gitmem.hub", str(hub))
-        w.git("config", "--global", "gitmem.agents", "claude,gemini")
+    a, b, _ = two_machines_one_hub(tmp_path, "claude,gemini")
     settings = '{\n  // one name for every agent\n  "context": {"fileName": ["AGENTS.md", "GEMINI.md"]}\n}\n'
     facts = "## Gemini Added Memories\n- deploys go through fly\n"
     write_files(a.home / ".gemini", {"settings.json": settings, "AGENTS.md": facts})
     assert "~/.gemini/AGENTS.md" in a.ok("sync", "--user")
-    (b.home / ".config/gitmem").mkdir(parents=True)
-    identity = a.home / ".config/gitmem/identity"
-    (b.home / ".config/gitmem/identity").write_bytes(identity.read_bytes())
+    same_identity(a, b)
     b.ok("sync", "--user")
     assert (b.home / ".gemini/GEMINI.md").read_text() == facts
     (b.home / ".gemini/GEMINI.md").write_text(facts + "- staging first\n")
