@@ -258,29 +258,33 @@ def _changed(handler: str, args: argparse.Namespace) -> int:
     if getattr(args, "user", False):
         from gitmem.cli.usersync import change_user_keys
 
-        return change_user_keys(handler, getattr(args, "recipient", None), args)
+        code = change_user_keys(handler, getattr(args, "recipient", None), args)
+        if code == 0:
+            _remember(handler, args)
+        return code
     project = open_project_from(args)
     change = (
         keys.rotate(project)
         if handler == "rotate"
         else getattr(keys, handler)(project, args.recipient)
     )
-    if handler in ("grant", "revoke"):
-        _machine_trust(handler, args)
     for note in change.notes:
         echo(f"note: {note}")
     echo(
         f"{change.message.removeprefix('gitmem: ')} ({plural(len(change.recipients), 'recipient')})"
     )
     echo(f"next: {keys.PUBLISH_HINT}")
+    _remember(handler, args)
     return 0
 
 
-def _machine_trust(handler: str, args: argparse.Namespace) -> None:
+def _remember(handler: str, args: argparse.Namespace) -> None:
     """A key granted here is trusted on this machine (`key trusted` lists it), a key revoked
-    no longer is: a newcomer granted the laptop from the desktop, then cloned the project
-    again on the desktop, and that clone's first sync refused the memory as sealed to a key
-    "this machine never asked for" — the one it had granted itself."""
+    no longer is: a second clone on the very machine that granted a key was refused at its
+    first sync (exit 3, sealed to a key "this machine never asked for": the one it had granted
+    itself) until `gitmem key trust`."""
+    if handler not in ("grant", "revoke"):
+        return
     import contextlib
     import os
     import time

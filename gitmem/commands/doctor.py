@@ -74,6 +74,7 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     _hub(project, checkup, offline)
     _folders(project, status, checkup)
     _orphans(project, checkup)
+    _moved(project, checkup)
     _other_agents(project, checkup)
     _manual(checkup)
     if status.unfolded:
@@ -168,6 +169,41 @@ def _orphans(project: Project, checkup: Checkup) -> None:
 
 
 # -- the remote -------------------------------------------------------------------------------
+
+
+def _moved(project: Project, checkup: Checkup) -> None:
+    """A memory ref the remote holds (as of the last fetch) recorded under another project key
+    that this clone's own ref knows: the repository moved or was renamed, its memory came
+    along under the old URL's key, and a new clone of the new URL is refused it until someone
+    adopts it (round 19: the one who moved it was told nothing; its sync says "up to date")."""
+    if project.remote is None or project.bundle is not None:
+        return
+    from gitmem.project.refmeta import meta_at, shown_keys, unclaimed
+    from gitmem.project.scopes import TEAM_REF
+
+    repo = project.repo
+    for ref in dict.fromkeys((TEAM_REF, project.user_ref)):
+        route = project.route(ref)
+        if route.label == "hub":
+            continue  # the hub's copy is keyed by the sync itself (sync/fetchpush.py)
+        there_tip, our_tip = repo.resolve(route.tracking), repo.resolve(ref)
+        if there_tip is None or our_tip is None:
+            continue
+        there, ours = meta_at(repo, there_tip), meta_at(repo, our_tip)
+        if there is None or ours is None or unclaimed(there) or there.knows(project.key):
+            continue
+        if not any(ours.knows(k) for k in (there.key, *there.aliases)):
+            continue  # another project's memory: the sync refuses it and says so
+        option = f" --remote {project.remote}" if project.remote != "origin" else ""
+        checkup.add(
+            "moved",
+            ADVICE,
+            f"{ref} on {project.remote} is recorded as memory of "
+            f"{shown_keys((there.key, *there.aliases))}, not of {project.key!r} (the "
+            "repository moved or was renamed?): a new clone of this URL is refused it",
+            f"gitmem adopt{option} (adds {project.key!r} as a name of the project; "
+            "clones of the old URL keep syncing)",
+        )
 
 
 def _remote(project: Project, checkup: Checkup, offline: bool) -> None:

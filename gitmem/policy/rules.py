@@ -47,7 +47,9 @@ ALWAYS_ENCRYPTED = frozenset({"local"})
 # name under a dot-folder that is memory
 ROOT_FILES = frozenset({"local/.root/CLAUDE.local.md"})
 # the user scope's single files (gitmem/project/userscope.py), each in a store of its own
-USER_ROOT_FILES = frozenset({"local/claude/.root/CLAUDE.md", "local/gemini/.root/GEMINI.md"})
+USER_ROOT_FILES = frozenset(
+    {"local/claude/.root/CLAUDE.md", "local/codex/.root/AGENTS.md", "local/gemini/.root/GEMINI.md"}
+)
 ROOT_FILES |= USER_ROOT_FILES
 # other agents' memory follows their conventions, not Claude Code's frontmatter
 FOREIGN_PREFIXES = ("local/codex/", "local/gemini/", "local/goose/")

@@ -61,7 +61,11 @@ ADAPTERS: dict[str, Adapter] = {
     "codex": Adapter(
         "codex",
         "Codex CLI",
-        (Folder(USER, "$CODEX_HOME/memories", top="local/codex", own_git=True),),
+        (
+            Folder(USER, "$CODEX_HOME/memories", top="local/codex", own_git=True),
+            # its global guidance, read in every repository: ~/.claude/CLAUDE.md's peer
+            Folder(USER, "$CODEX_HOME/AGENTS.md", file="AGENTS.md", top="local/codex"),
+        ),
         "memories are off by default in Codex ([features] memories = true)",
     ),
     "gemini": Adapter(
@@ -152,13 +156,48 @@ def user_locations(agent: str, env: Mapping[str, str]) -> tuple[Path, tuple[tupl
 
         refuse_relative(env, ("CODEX_HOME",))  # enabled: its relative folder is refused too
         codex_home = env.get("CODEX_HOME")
-        return (Path(codex_home) if codex_home else home / ".codex") / "memories", ()
+        codex = Path(codex_home) if codex_home else home / ".codex"
+        return codex / "memories", ((".root/AGENTS.md", codex / "AGENTS.md"),)
     if agent == "gemini":
-        return Path(""), ((".root/GEMINI.md", home / ".gemini" / "GEMINI.md"),)
+        gemini = home / ".gemini"
+        return Path(""), ((".root/GEMINI.md", gemini / gemini_memory_name(gemini)),)
     if agent == "goose":
         xdg = config_home_of(env)
         return (Path(xdg) if xdg else home / ".config") / "goose" / "memory", ()
     return Path(""), ()
+
+
+def gemini_memory_name(gemini: Path) -> str:
+    """The name of Gemini CLI's global memory file in `gemini` (~/.gemini): `context.fileName` of
+    the user's own settings.json (a name or a list, the first one: memoryTool.ts's
+    getCurrentGeminiMdFilename), else GEMINI.md. Round 19: with `"fileName": "AGENTS.md"`,
+    save_memory wrote ~/.gemini/AGENTS.md and gitmem synced a GEMINI.md nobody wrote. Only a
+    plain Markdown name is taken (no folder, no dot-file); the file is stored as GEMINI.md
+    on the ref whatever its name here. A project's .gemini/settings.json is not read: a
+    repository never decides where your user memory is."""
+    import json
+    import re
+
+    from gitmem.core.fileread import NotAFile, read_followed
+
+    try:  # followed as Gemini follows it, but a regular file only (never a FIFO), bounded
+        text = read_followed(gemini / "settings.json").decode("utf-8")
+        # JSON with comments, as Gemini CLI reads it (strip-json-comments): strings kept whole
+        text = re.sub(
+            r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/',
+            lambda m: m.group(1) or "",
+            text,
+            flags=re.S,
+        )
+        context = json.loads(text).get("context")
+        name = context.get("fileName") if isinstance(context, dict) else None
+    except (OSError, NotAFile, ValueError, AttributeError):
+        return "GEMINI.md"
+    if isinstance(name, list):
+        name = name[0] if name else None
+    if isinstance(name, str) and re.fullmatch(r"[^/\\\x00-\x1f.][^/\\\x00-\x1f]*\.md", name):
+        return name
+    return "GEMINI.md"
 
 
 def config_home_of(env: Mapping[str, str]) -> str | None:

@@ -209,18 +209,27 @@ def _inputs(git_dir: str, common: str, root: str, memory_dir: str | None) -> str
 
 
 def spots_of(project: Project) -> tuple[ScopeSpot, ...]:
-    return tuple(
-        ScopeSpot(
-            s.name,
-            str(s.path),
-            s.ref,
-            s.prefix,
-            tuple(sorted(s.exclude)),
-            tuple((rel, str(p)) for rel, p in s.outside),
+    users = user_spots(project)
+    # outside a clone the project is the user scope's own store, whose scope is `user`
+    # already: once, as recall names it (round 19: twice, its folder's stat check was read
+    # twice, and the second read's select met closed pipes: `query --scope user-codex`
+    # outside a clone, exit 2)
+    names = {s.name for s in users}
+    return (
+        tuple(
+            ScopeSpot(
+                s.name,
+                str(s.path),
+                s.ref,
+                s.prefix,
+                tuple(sorted(s.exclude)),
+                tuple((rel, str(p)) for rel, p in s.outside),
+            )
+            for s in project.scopes
+            if not s.refused and s.name not in names
         )
-        for s in project.scopes
-        if not s.refused
-    ) + user_spots(project)
+        + users
+    )
 
 
 NO_REF = "refs/gitmem/user-scope"  # never made: its history is in its store (_user_history)

@@ -115,7 +115,18 @@ class Exchange:
         for ref, old in self.run.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
             if old and new and old != new and not self.repo.is_ancestor(old, new):
-                self.result.report(ref).notes.append(rewritten_note(ref))
+                moved = self._renamed(self.project.route(ref).label, old)
+                if moved:  # the old name's tip vouches for the new name's history only as far
+                    # as they share it: the personal checks (rollback) start from there
+                    self.run.fetched_from[ref] = self.repo.merge_base(old, new)
+                self.result.report(ref).notes.append(
+                    # not rewritten: the hub's copy under the project's new URL, and the one
+                    # this clone synced under the old (round 19: told as a force-push)
+                    f"the hub's copy under this project's URL is not the one synced here as "
+                    f"{moved} before (a repository renamed or moved): merged, nothing lost"
+                    if moved
+                    else rewritten_note(ref)
+                )
 
     def _hub_error(self, exc: RemoteError, pending: list[Fetching]) -> RemoteError:
         """The hub is a setting, not a remote `git fetch` knows: say which one to check."""
@@ -346,10 +357,17 @@ class Exchange:
         from gitmem.project.refmeta import meta_at, shown_keys, unclaimed
 
         for ref, (local, known) in list(pending.items()):
-            if known is not None or self.project.route(ref).remote != self.project.remote:
-                continue  # the remote has it (checked by the fetch), or the hub (keyed by URL)
+            hub = self.project.route(ref).remote != self.project.remote
+            if known is not None and not hub:
+                continue  # the remote has it (checked by the fetch)
             meta = meta_at(self.repo, local)
             if meta is None or unclaimed(meta) or meta.knows(self.project.key):
+                continue
+            if hub:
+                # the hub keeps it under this project's key, the user's own and sealed: it is
+                # keyed so (round 19: after `set-url` to the moved repository it went to the
+                # new name under the old key only, and the next machine's fetch refused it)
+                pending[ref] = (self._rekeyed(ref, local), known)
                 continue
             if ref == self.project.user_ref:
                 # the user's own memory, sealed, follows the remote the user named (red team

@@ -28,9 +28,15 @@ class Integrate:
         repo = self.repo
         remote_tip = tip or repo.resolve(self.project.tracking_ref(ref))
         local = repo.resolve(ref)
-        if remote_tip is None or remote_tip == local:
+        if remote_tip is None:
             return
-        if local is not None and repo.is_ancestor(remote_tip, local):
+        if local is not None and (remote_tip == local or repo.is_ancestor(remote_tip, local)):
+            if self.opts.force_key:  # adopt: ours, which the remote holds, takes the key too
+                # (round 19: after `set-url` to the moved repository, adopt said "this
+                # machine cannot write it" and left the ref as it was)
+                adopted = self.gate.adopt_key(local)
+                if adopted != local:
+                    repo.update_ref(ref, adopted, local, "gitmem: adopt")
             return
         if (
             local is None

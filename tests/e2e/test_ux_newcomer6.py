@@ -280,7 +280,7 @@ def test_an_agent_named_for_its_user_memory_without_a_hub_is_told_once(world: Wo
     first = world.gitmem("-C", str(a), "sync")
     assert first.code == 0, first
     note = next(ln for ln in first.err.splitlines() if ln.startswith("note: not synced: "))
-    assert "Codex CLI (~/.codex/memories)" in note, note
+    assert "Codex CLI (~/.codex/AGENTS.md, ~/.codex/memories)" in note, note
     assert note.endswith("git config --global gitmem.hub URL (then gitmem sync --user)"), note
     assert "not synced" not in world.gitmem("-C", str(a), "sync").err  # once
     world.git("config", "--global", "gitmem.agents", "claude")
@@ -288,7 +288,9 @@ def test_an_agent_named_for_its_user_memory_without_a_hub_is_told_once(world: Wo
     world.git("config", "--global", "gitmem.agents", "claude,codex")
     assert "note: not synced: Codex CLI" in world.gitmem("-C", str(a), "sync").err  # back
     doctor = world.ok("-C", str(a), "doctor", "--offline")  # advice: it does not fail
-    assert "advice  hub: not synced: Codex CLI (~/.codex/memories)" in doctor, doctor
+    assert "advice  hub: not synced: Codex CLI (~/.codex/AGENTS.md, ~/.codex/memories)" in doctor, (
+        doctor
+    )
     hub = world.root / "hub.git"
     world.git("init", "-q", "--bare", str(hub))
     world.git("config", "--global", "gitmem.hub", str(hub))
