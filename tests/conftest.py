@@ -89,9 +89,9 @@ LONGEST = {
     # quiet one's), so that no long test is left to start late and end alone (#23). Not the
     # first test of a module-scoped world (test_pull_push_work's pool, the redteam_writers
     # floods...): its time is mostly that world, built again if the test ran apart from its
-    # module (the earlier rounds' entries of that kind kept)
+    # module (the earlier rounds' entries of that kind kept). Round 19: the block-grain
+    # properties scaled by their CPU after `blockmerge.likeness` remembered its pairs
     "tests/beyond/test_redteam_round16.py::test_a_killed_index_build_keeps_its_progress": 22,
-    "tests/merge_drivers/test_block_grain.py::test_no_untouched_leaf_is_lost_and_every_edit_stands": 17,
     "tests/e2e/test_everyday_in_sync_16.py::test_the_sixteenth_sweep_through_git_merge_both_directions": 16,
     "tests/e2e/test_everyday_in_sync_16.py::test_the_sixteenth_sweep_through_gitmem_sync[3]": 16,
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[git daemon]": 15,
@@ -99,7 +99,6 @@ LONGEST = {
     "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_gitmem_sync[3]": 15,
     "tests/beyond/test_redteam_writers.py::test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window": 15,
     f"{LAWS}[3]": 13,
-    "tests/merge_drivers/test_block_grain.py::test_a_subsection_moved_to_another_section_and_edited_on_the_other_side_is_both": 12,
     f"{LAWS}[1]": 12,
     f"{LAWS}[2]": 12,
     f"{QUICK}[network]": 11,
@@ -111,6 +110,7 @@ LONGEST = {
     "tests/merge_drivers/test_everyday_cases_9.py::test_a_table_row_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited": 10,
     "tests/e2e/test_everyday_in_sync_15.py::test_the_fifteenth_sweep_through_git_merge_both_directions": 10,
     "tests/merge_drivers/test_laws_15.py::test_the_record_is_the_draws_of_today": 10,
+    "tests/merge_drivers/test_block_grain.py::test_a_subsection_moved_to_another_section_and_edited_on_the_other_side_is_both": 10,
     "tests/merge_drivers/test_index_tree.py::test_three_replicas_editing_hook_words_converge": 9,
     "tests/e2e/test_everyday_in_sync_17.py::test_the_seventeenth_sweep_through_gitmem_sync[2]": 9,
     "tests/beyond/test_redteam_round6.py::test_curating_a_scope_of_thousands_of_topic_files_is_bounded[cycle]": 9,
@@ -146,7 +146,6 @@ LONGEST = {
     "tests/merge_drivers/test_plain_edits.py::test_a_large_index_rewritten_in_runs_merges_in_bounded_time": 7,
     "tests/reliability/test_hostile_remotes.py::test_every_module_a_check_runs_is_in_the_stamp_of_kept_trees": 7,
     "tests/beyond/test_redteam_writers.py::test_a_flood_of_refused_writer_refs_stays_bounded_and_lets_an_honest_one_in": 6,
-    "tests/merge_drivers/test_block_grain.py::test_a_nested_item_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited": 6,
     "tests/e2e/test_everyday_in_sync_11.py::test_eleventh_sweep_cases_through_gitmem_sync[3]": 6,
     "tests/e2e/test_everyday_in_sync_16.py::test_a_hook_separator_never_glues_to_the_link_through_sync_and_git_merge": 6,
     "tests/merge_drivers/test_reorder_15.py::test_the_one_order_by_sorting_is_the_pairwise_rule": 6,
@@ -159,6 +158,7 @@ LONGEST = {
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[bare remote]": 6,
     "tests/e2e/test_recall_round10.py::test_mcp_tools_and_resources_answer_within_a_bound_when_git_cannot_read_its_config": 6,
     "tests/merge_drivers/test_complexity.py::test_every_memory_decided_together_in_linear_time": 6,
+    "tests/merge_drivers/test_block_grain.py::test_no_untouched_leaf_is_lost_and_every_edit_stands": 6,
     "tests/recall/test_view.py::test_the_page_shows_labelled_nodes_filters_and_loads_nothing": 5,
     "tests/e2e/test_everyday_in_sync_15.py::test_dated_lines_from_three_machines_one_backdated_keep_time_order_through_gitmem_sync": 5,
     "tests/e2e/test_everyday_in_sync_14.py::test_dated_lines_from_three_machines_keep_time_order_through_gitmem_sync": 5,
@@ -177,6 +177,7 @@ LONGEST = {
     "tests/beyond/test_cost_round12.py::test_a_crafted_merge_grows_about_linearly[_sections-2000]": 5,
     "tests/e2e/test_everyday_in_sync_11.py::test_eleventh_sweep_cases_through_git_merge_both_directions": 5,
     "tests/e2e/test_encryption.py::test_concurrent_edits_merge_exactly_as_in_plaintext": 5,
+    "tests/merge_drivers/test_block_grain.py::test_a_nested_item_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited": 5,
     "tests/merge_drivers/test_resolvers.py::test_garbage_merges_in_bounded_time[x.txt]": 4,
     "tests/beyond/test_redteam_round6.py::test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time[250000]": 4,
     "tests/e2e/test_everyday_in_sync.py::test_everyday_folder_cases_through_gitmem_sync[3]": 4,

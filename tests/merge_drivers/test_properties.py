@@ -147,13 +147,19 @@ def _heading_over_a_disputed_item(
     return False
 
 
-def _merge3(base: bytes, a: bytes, b: bytes, c: bytes) -> tuple[bytes, bytes, bytes]:
+def _merge3(
+    base: bytes, a: bytes, b: bytes, c: bytes, ab: bytes | None = None
+) -> tuple[bytes, bytes, bytes]:
+    """`c` merged into `a` merged with `b`, and the two rotations; `ab`: the first merge, when
+    the caller has it (`benchmarks.merge_laws` checks it for idempotence too)."""
+
     def merge(x: bytes, y: bytes) -> bytes:
         data = merge_file(INDEX, base, x, y).data
         assert data is not None
         return data
 
-    return merge(merge(a, b), c), merge(merge(b, c), a), merge(merge(c, a), b)
+    first = merge(a, b) if ab is None else ab
+    return merge(first, c), merge(merge(b, c), a), merge(merge(c, a), b)
 
 
 # What `benchmarks.merge_laws --cases 300 --seed 1` counts today (docs/merge.md, Known limits):
