@@ -468,3 +468,64 @@ def test_a_dated_log_appended_on_three_machines() -> None:
         b"- 2026-11-29: staging4 is the only env with APP_IS_LOCAL\n"
         b"- 2026-11-30: docs set rewritten from master\n"
     )
+
+
+MERGED_AGAIN = {  # (base, a side that restyled, the same restyle with an edit): the edit
+    "fence re-fenced with tildes, a line added": (
+        b"```bash\nmake\nmake test\n```\n",
+        b"~~~bash\nmake\nmake test\n~~~\n",
+        b"~~~bash\nmake\nmake test\nmake lint\n~~~\n",
+    ),
+    "table column removed, a cell edited": (
+        b"| a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |\n",
+        b"| a | b |\n|---|---|\n| 1 | 2 |\n",
+        b"| a | b |\n|---|---|\n| 1 | 9 |\n",
+    ),
+    "table column added, a cell edited": (
+        b"| a | b |\n|---|---|\n| 1 | 2 |\n",
+        b"| a | b | c |\n|---|---|---|\n| 1 | 2 | x |\n",
+        b"| a | b | c |\n|---|---|---|\n| 1 | 9 | x |\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MERGED_AGAIN))
+def test_a_restyle_merged_again_with_its_edited_merge_keeps_the_edit(name: str) -> None:
+    """A merge (the restyle and the other side's edit) merged again with the side that only
+    restyled is that merge: the side that holds the other's change and more wins whole, and a
+    column both sides added or removed lines up (before: the line or the cell was lost to a
+    tie-break, so a replica that merged twice lost the edit)."""
+    base, restyled, both = MERGED_AGAIN[name]
+    check_case((T, base, restyled, both, both))
+
+
+def test_a_heading_re_levelled_on_both_sides_stays_one_sides() -> None:
+    """The neighbour: `##` made `###` on one side and `####` on the other is one change both
+    made differently — one of the two levels, the title as written, told."""
+    base = b"# T\n\n## Build\n\nmake\n"
+    ours, theirs = base.replace(b"## B", b"### B"), base.replace(b"## B", b"#### B")
+    check_case((T, base, ours, theirs, theirs))
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "want"),
+    [
+        (  # single quotes: both words, in the quotes
+            "'keep it very short and plain'",
+            "'keep it short and clear'",
+            "'keep it very short and clear'",
+        ),
+        (  # quoted on one side only: one side's, as written (told)
+            "'keep it very short and plain'",
+            "keep it short and clear",
+            "keep it short and clear",
+        ),
+    ],
+)
+def test_a_quoted_description_merges_word_by_word_inside_its_quotes(
+    ours: str, theirs: str, want: str
+) -> None:
+    def fm(d: str) -> bytes:
+        return f"---\nname: n\ndescription: {d}\n---\nx\n".encode()
+
+    check_case((T, fm("'keep it short and plain'"), fm(ours), fm(theirs), fm(want)))
