@@ -1134,10 +1134,16 @@ def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bo
     w = min((len(x) - len(x.lstrip(b" ")) for x in text), default=len(mz))
     if not w and text:
         return False
-    pad = b" " * w
+    # how deep each side indents what stands under the item: a side that moved all of it
+    # (a nested list from two spaces to four) changed the item's style, not its lines — the
+    # lines merged at their own depth, written at that side's (a child the other side added
+    # with them: before, left at two spaces among the four)
+    ws = [min((len(x) - len(x.lstrip(b" ")) for x in r if x.strip()), default=w) for r in rests]
+    w_of = dict(zip("zab", ws, strict=True))
+    pad = b" " * (ws[1] if ws[1] != ws[0] else ws[2])
 
-    def inner(lines: list[bytes]) -> bytes:
-        return b"".join(x[w:] if x.strip() else x for x in lines)
+    def inner(lines: list[bytes], at: int = w) -> bytes:
+        return b"".join(x[at:] if x.strip() else x for x in lines)
 
     heads = [u.body[0][len(m) :] for u, m in ((z, mz), (a, ma), (b, mb))]
     # the number from the side that renumbered, the space after it from the side that
@@ -1152,7 +1158,7 @@ def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bo
         # its text wrapped onto continuation lines, nothing else under it: one paragraph,
         # merged as words — a re-wrap that moves words across the first line's break and a
         # word changed on the other side both stand
-        whole = [h + inner(r) for h, r in zip(heads, rests, strict=True)]
+        whole = [h + inner(r, w_of[k]) for h, r, k in zip(heads, rests, "zab", strict=True)]
         data, notes = out.merge_lines(whole[0], whole[1], whole[2], out.mark())
         lines = data.splitlines(True)
         out.unit(Unit(gap, a.block), [mark + lines[0]])
@@ -1164,7 +1170,7 @@ def _merge_item(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> bo
     if text and not line.endswith(b"\n"):
         line += b"\n"
     out.unit(Unit(gap, a.block), [mark + line])
-    zr, ar, br = (inner(r) for r in rests)
+    zr, ar, br = (inner(r, w_of[k]) for r, k in zip(rests, "zab", strict=True))
     if out.depth + 1 < blocks.MAX_DEPTH:
         data, resolutions = merge_blocks(
             out.path, zr, ar, br, side, why, out.mark(), out.merge_lines, out.depth + 1

@@ -701,6 +701,8 @@ def _merge_row(rz: bytes, ra: bytes, rb: bytes, tie: bool) -> Merged1 | None:
     if seq is not None:
         row = [(cz if s == "z" else ca if s == "a" else cb)[k] for s, k in seq[0]]
         return b"|".join(row) + end, 0, 0
+    if len(ca) == len(cb) and abs(len(ca) - len(cz)) == 1:
+        return _same_column(cz, ca, cb, tie, end)
     # one side added a cell next to one the other edited (`1.38` → `1.40 | rt-multi` and
     # `1.38` → `1.40`): the new cell set aside — the one whose removal leaves that side's
     # row nearest the base's, the later on a tie — the rest merged cell by cell
@@ -724,6 +726,35 @@ def _merge_row(rz: bytes, ra: bytes, rb: bytes, tie: bool) -> Merged1 | None:
         )
         return b"|".join([*cells[:p], wide[p], *cells[p:]]) + end, won, by_b
     return None
+
+
+def _same_column(
+    cz: list[bytes], ca: list[bytes], cb: list[bytes], tie: bool, end: bytes
+) -> Merged1 | None:
+    """A row where both sides added (or removed) one column, one of them editing a cell too
+    (a column removed, then merged again with the side that only removed it): the column
+    found where both rows, without it, stand nearest the base (the later on a tie), the
+    other cells merged cell by cell, a new cell both wrote as a cell both changed."""
+    wide = len(ca) > len(cz)
+    n = len(ca) if wide else len(cz)
+
+    def cut(cells: list[bytes], q: int) -> list[bytes]:
+        return cells[:q] + cells[q + 1 :]
+
+    def near(q: int) -> tuple[int, int]:
+        rows = (cut(ca, q), cut(cb, q), cz) if wide else (ca, cb, cut(cz, q))
+        same = sum(
+            x.strip() == y.strip() for r in rows[:2] for x, y in zip(rows[2], r, strict=True)
+        )
+        return same, q
+
+    p = max(range(1, n - 1), key=near)
+    if not wide:
+        cells, won, by_b = _merge_cells(cut(cz, p), ca, cb, tie)
+        return b"|".join(cells) + end, won, by_b
+    cells, won, by_b = _merge_cells(cut(cz, p), cut(ca, p), cut(cb, p), tie)
+    new, more, by_more = _merge_cells([b""], ca[p : p + 1], cb[p : p + 1], tie)
+    return b"|".join([*cells[:p], *new, *cells[p:]]) + end, won + more, by_b + by_more
 
 
 def _merge_cells(
@@ -918,13 +949,76 @@ def merge_hunk(
     lines = merge_lines(z, a, b, code=in_fence)
     if lines is not None:
         return lines
+    for big, small in ((a, b), (b, a)):
+        if _contains(z, big, small):
+            return big, 0, 0  # one side's change holds the other's: nothing is lost
     if not in_fence:
         finer = (
-            merge_table(z, a, b, tie) or merge_words(z, a, b, tie) or _merge_quoted(z, a, b, tie)
+            merge_table(z, a, b, tie)
+            or merge_words(z, a, b, tie)
+            or _merge_quoted(z, a, b, tie)
+            or merge_heading(z, a, b, tie)
         )
         if finer is not None:
             return finer
     return merge_lines(z, a, b, winner=True, code=in_fence, tie=tie)
+
+
+def _contains(z: list[bytes], big: list[bytes], small: list[bytes]) -> bool:
+    """Whether `big` is `small` with lines added (none of them a base line): the side that
+    wrote `small` also wrote a new line `big` holds, and `big` keeps every line it deleted
+    deleted — one change and the same change with more (a fence re-styled on both sides,
+    a line added inside it on one; merged again, the line was lost to a tie-break)."""
+    plain = [_plain(x) for x in big]
+    if len(plain) <= len(small):
+        return False
+    kz = {_plain(x) for x in z}
+    it = iter(plain)
+    if not all(_plain(x) in it for x in small):
+        return False
+    if not any(_plain(x) not in kz for x in small):
+        return False  # `small` only kept or deleted base lines: a deletion, not one change
+    rest = list(plain)
+    for x in small:
+        rest.remove(_plain(x))
+    return not any(x in kz for x in rest)
+
+
+_HEADING = re.compile(rb"(#{1,6}[ \t]+)(.*?)(\r?\n)?\Z", re.DOTALL)
+
+
+def merge_heading(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:
+    """One ATX heading both sides changed: its level (the `#`s) and its title merged apart,
+    the title word by word — `##` made `###` on one side and the title reworded on the other
+    both stand (before: one of the two by a tie-break). None when a side is not one heading."""
+    if not (len(z) == len(a) == len(b) == 1):
+        return None
+    ms = [_HEADING.match(x[0]) for x in (z, a, b)]
+    if not all(ms):
+        return None
+    (mz, ma, mb) = ms
+    assert mz is not None and ma is not None and mb is not None
+    level = [m.group(1) for m in (mz, ma, mb)]
+    title = [m.group(2) for m in (mz, ma, mb)]
+    if level[1] == level[2] or level[2] == level[0]:
+        mark, won = level[1], 0
+    elif level[1] == level[0]:
+        mark, won = level[2], 0
+    else:
+        return None  # both re-levelled it: the line's own merge
+    if title[1] == title[2] or title[2] == title[0]:
+        text, more, by_b = title[1], 0, 0
+    elif title[1] == title[0]:
+        text, more, by_b = title[2], 0, 0
+    elif not all(title) or any(x[:1] in (b"#", b"|", b">", b"<") for x in title):
+        return None
+    else:
+        words = merge_words([title[0]], [title[1]], [title[2]], tie)
+        if words is None:
+            return None
+        text, more, by_b = b"".join(words[0]), words[1], words[2]
+    end = ma.group(3) or mb.group(3) or b""
+    return [mark + text + end], won + more, by_b
 
 
 def _unquoted(lines: list[bytes]) -> list[bytes] | None:

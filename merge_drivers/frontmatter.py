@@ -375,26 +375,36 @@ class _Merger:
 
         if not (len(b.raw) == len(w.raw) == len(lo.raw) == 1):
             return None
-        heads, values = [], []
+        heads, values, quotes = [], [], set()
         for f in (b, w, lo):
             line = f.raw[0]
             colon = line.find(":", len(line) - len(line.lstrip(" ")) + len(f.key))
             rest = line[colon + 1 :]
             value = rest.strip(" \t\r\n")
-            if not value or value[0] in "'\"" + _INDICATORS or not isinstance(f.value, str):
-                return None  # quoted or special: the winner's, as written
+            q = value[:1] if value[:1] in ("'", '"') and value[-1:] == value[:1] else ""
+            if q and len(value) > 2 and value == q + str(f.value) + q:
+                value = value[1:-1]  # quoted with no escape in it: its words merge alike
+            elif not value or value[0] in "'\"" + _INDICATORS or not isinstance(f.value, str):
+                return None  # quoted with escapes, or special: the winner's, as written
+            quotes.add(q)
             heads.append(line[: colon + 1] + rest[: len(rest) - len(rest.lstrip(" \t"))])
             values.append(value.encode())
+        if len(quotes) != 1:
+            return None  # quoted on one side only: the winner's, as written
         merged = merge_words([values[0]], [values[1]], [values[2]])
         if merged is None or merged[1]:
             return None
         text = b"".join(merged[0]).decode()
+        q = quotes.pop()
         try:
-            if _scalar(text) != text or ": " in text or " #" in text:
+            if q:
+                if q in text or "\\" in text or _scalar(q + text + q) != text:
+                    return None
+            elif _scalar(text) != text or ": " in text or " #" in text:
                 return None
         except Invalid:
             return None
-        return [heads[1] + text + self.nl]
+        return [heads[1] + q + text + q + self.nl]
 
     def _other(self) -> str:
         return "theirs" if self.win_side == "ours" else "ours"

@@ -1203,6 +1203,12 @@ def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
     and a new sub-bullet: both). True when an edit of `lose` gave way to `win`'s."""
     from merge_drivers.text import merge_body
 
+    if "\n" not in base + win + lose:  # a heading re-levelled and retitled: both (round 19)
+        from merge_drivers.fine import merge_heading
+
+        head = merge_heading([base.encode()], [win.encode()], [lose.encode()], tie)
+        if head is not None:
+            return head[0][0].decode(), head[1] > head[2]
     zb, wb, lb = (x.split("\n", 1) for x in (base, win, lose))
     parts = [_link_split(x[0]) for x in (zb, wb, lb)]
     if parts[0] and parts[1] and parts[2]:

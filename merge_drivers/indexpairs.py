@@ -262,6 +262,14 @@ def heading_renames(
         return {}
     slots_b = _slots(list(bn), common - archived)
     slots_s = _slots(list(nodes), common - archived)
+    out: dict[Key, Key] = {}
+    for k in list(new):  # its title between the same neighbours at another level: the base's
+        # heading re-levelled (`##` made `###`, now under the section above), not a new one
+        bk = next((b for b in gone if b[2] == k[2] and slots_b[b] == slots_s[k]), None)
+        if bk is not None and heading_level(bn[bk].text) != heading_level(nodes[k].text):
+            out[k] = bk
+            gone.remove(bk)
+            new.remove(k)
     by_slot: dict[tuple[Key, Key, int], tuple[list[Key], list[Key]]] = {}
     for k in gone:
         by_slot.setdefault((*slots_b[k], heading_level(bn[k].text)), ([], []))[0].append(k)
@@ -269,7 +277,6 @@ def heading_renames(
         group = by_slot.get((*slots_s[k], heading_level(nodes[k].text)))
         if group is not None:
             group[1].append(k)
-    out: dict[Key, Key] = {}
     for (_, after, _), (olds, news) in by_slot.items():
         left = list(olds)
         for sk in list(news):  # the same title under another parent: a heading written above
@@ -331,8 +338,8 @@ def _retitled_by_content(
     paired: dict[Key, Key],
 ) -> dict[Key, Key]:
     """{side key: base key} for headings retitled where no neighbour says so (every item of
-    the section re-keyed by the new title, or archived): a gone base heading and a new one of
-    its level that hold mostly the same items (at least half of the smaller section; only
+    the section re-keyed by the new title, or archived): a gone base heading and a new one (of
+    its level, or another below the title) that hold mostly the same items (at least half of the smaller section; only
     items whose text the base writes once count: `- plain one` under three headings says
     nothing of which one a section was), in the
     side's order then the base's — a retitle stands where the old title stood, a heading
@@ -354,8 +361,9 @@ def _retitled_by_content(
     out: dict[Key, Key] = {}
     for sk in news:  # side order, then base order
         for bk in olds:
-            if bk in out.values() or heading_level(bn[bk].text) != heading_level(nodes[sk].text):
-                continue
+            levels = heading_level(bn[bk].text), heading_level(nodes[sk].text)
+            if bk in out.values() or (levels[0] != levels[1] and min(levels) < 2):
+                continue  # at another level too (re-levelled and retitled), never the title
             shared = len(held_b[bk] & held_s[sk])
             if shared and 2 * shared >= min(len(held_b[bk]), len(held_s[sk])):
                 out[sk] = bk
