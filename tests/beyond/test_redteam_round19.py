@@ -1,0 +1,47 @@
+"""Red team, round 19 (charter rules 4 and 5; docs/reliability.md "Red team, round 19"): each
+test is an attack that worked before this round, and fails without its fix."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from gitmem.project.scopes import Scope
+from gitmem.project.state import folder_owner
+from gitmem.sync.session import _same_owner
+from tests.support.teammates import Shared
+from tests.support.world import write_files
+
+
+def test_personal_state_is_closed_to_other_local_users(synced: Shared) -> None:
+    """Worked (a curious person on the same machine): `<common-dir>/gitmem` was made as
+    `mkdir` makes it (0755), and its state files (0644) name each personal memory file with
+    the id of its plaintext — the names read by anyone, a guessed text confirmed by its hash.
+    Now gitmem's own folder is 0700, an older clone's tightened by its next sync."""
+    world, bob = synced.world, synced.bob
+    own = bob / ".git" / "gitmem"
+    os.chmod(own, 0o755)  # as every sync before this round left it
+    write_files(world.scope_path(bob, "auto"), {"diagnosis.md": "---\nname: d\n---\nprivate\n"})
+    world.ok("-C", str(bob), "sync", "-q")
+    assert b"diagnosis.md" in (own / "state" / "auto.json").read_bytes()  # what it guards
+    assert stat.S_IMODE(own.stat().st_mode) & 0o077 == 0, oct(own.stat().st_mode)
+    fresh = world.clone("carol", email="carol@example.com")
+    world.ok("-C", str(fresh), "sync", "-q")
+    mode = (fresh / ".git" / "gitmem").stat().st_mode
+    assert stat.S_IMODE(mode) & 0o077 == 0, oct(mode)
+
+
+def test_a_folders_owner_is_the_projects_user_never_a_refs_tail(tmp_path: Path) -> None:
+    """Smell (`_same_owner`): the owner recorded for a personal folder was the tail of any
+    scope's ref that spelt `/users/` — ownership read back out of a name, not the user id the
+    project resolved. Now only the scopes on the project's own personal ref count, as the
+    project's user id."""
+    common = tmp_path / "common"
+    common.mkdir()
+    mine = "refs/gitmem/users/bob@example.com"
+    spelt = Scope("agents", tmp_path / "a", "refs/gitmem/projects/p/users/mallory", "agents")
+    personal = Scope("auto", tmp_path / "m", mine, "auto")
+    _same_owner(common, [spelt, personal], mine, "bob@example.com")
+    assert folder_owner(common, "agents") is None
+    assert folder_owner(common, "auto") == "bob@example.com"
