@@ -14,7 +14,7 @@ from gitmem.gitstore.store import Fetching
 from gitmem.gitstore.transport import NO_MESSAGE, unreached
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.state import holding_lock
-from gitmem.project.writerrefs import fetch_spec, unglobbable
+from gitmem.project.writerrefs import fetch_spec, listed_by_fetch, unglobbable
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import SyncOptions, rewritten_note
@@ -110,7 +110,13 @@ class Exchange:
             raise
         if prune:
             self._prune(missing)
-        if (self.project.remote, fetch_spec(self.project).lstrip("+").partition(":")[0]) in missing:
+        listing = any(s.startswith("^") for specs in self.extra.values() for s in specs)
+        if listing and listed_by_fetch(self.project, self.opts.timeout):
+            pass  # the writer refs listed in the fetch's connection: those that changed fetched
+        elif (
+            self.project.remote,
+            fetch_spec(self.project).lstrip("+").partition(":")[0],
+        ) in missing:
             unglobbable(self.project, self.opts.timeout)  # names git refused: listed instead
         for ref, old in self.run.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))

@@ -10,6 +10,15 @@ from pathlib import Path
 from gitmem.project.scopes import Scope
 from gitmem.project.state import folder_owner
 from gitmem.sync.session import _same_owner
+from tests.beyond.test_redteam_writers import (
+    LOOSE_BOUND,
+    WRITERS,
+    _commits_on_team,
+    _git_commands,
+    _loose_tracking_refs,
+    _plant_writers,
+    _remote_writers,
+)
 from tests.support.teammates import Shared
 from tests.support.world import write_files
 
@@ -45,3 +54,29 @@ def test_a_folders_owner_is_the_projects_user_never_a_refs_tail(tmp_path: Path) 
     _same_owner(common, [spelt, personal], mine, "bob@example.com")
     assert folder_owner(common, "agents") is None
     assert folder_owner(common, "auto") == "bob@example.com"
+
+
+def test_a_flood_planted_after_a_first_sync_is_listed_by_the_fetch_itself(synced: Shared) -> None:
+    """Worked (round 17 and 18 open, cost): writer refs planted after a clone's first sync were
+    taken by that clone's next fetch with the glob, a loose tracking ref each, then deleted
+    (30,000: 40-88 s); a listing before every fetch was refused for the round trip it adds to
+    every sync. Now the glob is asked for and negated (`^…*`): the remote lists the writer refs
+    in the fetch's own connection, none is fetched, and only those that changed are fetched
+    by name — a flood is a listing and its window, and a quiet remote costs one fetch, as
+    before."""
+    world, bob = synced.world, synced.bob
+    quiet = [a for a in _git_commands(world, bob, "sync", "-q") if "fetch" in a]
+    writers = [a for a in quiet if any(WRITERS in x for x in a)]
+    assert len(writers) == 1 and f"^{WRITERS}*" in writers[0], writers  # nothing fetched more
+    commits = _commits_on_team(world, 2000)
+    _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
+    argvs = _git_commands(world, bob, "sync", "-q")
+    assert not any("ls-remote" in a for a in argvs)  # listed beside the fetch, not before it
+    glob = f"+{WRITERS}*:refs/gitmem-remotes/origin/writers/team/*"
+    # no fetch could write a tracking ref a writer ref (before: the glob's 2,000, then deleted)
+    assert all(f"^{WRITERS}*" in a for a in argvs if glob in a), argvs
+    named = [x for a in argvs if "fetch" in a for x in a if x.startswith(f"+{WRITERS}")]
+    assert len(named) <= 8 * 64 + 2, len(named)  # the window (FLOOD_WINDOW) by name
+    assert _loose_tracking_refs(bob) <= LOOSE_BOUND
+    listing = (bob / ".git/gitmem/writers-listing").read_text().splitlines()
+    assert len(listing) == len(_remote_writers(world)) > 1000  # what is left of it, listed
