@@ -112,7 +112,7 @@ def fetch_specs(project: Project, timeout: float | None = None) -> list[str]:
     window = read_window(project.repo)
     if window is not None:  # the last sync's check named them: no second listing of a flood
         names = [name for name in window if folder + name in tracked][:MAX_WRITER_REFS]
-        return [f"+{source}{name}*:{folder}{name}*" for name in names] or [fetch_spec(project)]
+        return [f"+{source}{name}*:{folder}{name}*" for name in names] or listing_specs(project)
     local = project.repo.resolve(TEAM_REF)  # what this clone folded (not pushed yet) is read
     # tips refused here are no backlog: a remote that keeps a flood of refused writer refs
     # would otherwise hold the fetch to them for good, and a new teammate's never arrives
@@ -123,7 +123,7 @@ def fetch_specs(project: Project, timeout: float | None = None) -> list[str]:
         if tip not in refused
     }
     if len(backlog) <= MAX_WRITER_REFS:
-        return [fetch_spec(project)]
+        return listing_specs(project)
     names = [t[len(folder) :] for t in list(backlog)[:MAX_WRITER_REFS]]
     return [f"+{source}{name}*:{folder}{name}*" for name in names]
 
