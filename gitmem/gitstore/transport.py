@@ -251,7 +251,8 @@ def listing_file(common_dir: Path, fresh: bool = False) -> Path:
 
 def advertised(common_dir: Path, prefix: str) -> dict[str, str] | None:
     """ref -> id of each ref under `prefix` the last listing fetch's remote advertised
-    (`Transport.start_fetch`), read once (the file removed); None: no such fetch since."""
+    (`Transport.start_fetch`), read once (the file removed); None: no such fetch since, or a
+    trace of no packet (a git that traces otherwise: its caller fetches as before)."""
     from gitmem.core.statedir import open_own
 
     path = listing_file(common_dir)
@@ -264,6 +265,8 @@ def advertised(common_dir: Path, prefix: str) -> dict[str, str] | None:
         data = b""
     with contextlib.suppress(OSError):
         path.unlink()
+    if b"packet:" not in data:
+        return None
     start = prefix.encode()
     found: dict[str, str] = {}
     for m in _ADVERTISED.finditer(data):

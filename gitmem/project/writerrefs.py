@@ -137,31 +137,30 @@ def listing_specs(project: Project) -> list[str]:
     return [fetch_spec(project), f"^{project.ref_prefix}{WRITERS}*"]
 
 
-def listed_by_fetch(project: Project, timeout: float | None = None) -> bool:
+def listed_by_fetch(project: Project, timeout: float | None = None) -> None:
     """After a fetch of `listing_specs`: the writer refs it listed made this clone's tracking
     refs — a tip this clone has set at once, the others fetched by name (one fetch, only when
-    one is new or moved), one deleted there deleted here; past FLOOD (or a name gitmem takes
-    no ref of) the listing kept as a flood's (`relist`) and its window fetched by name. No
-    listing fetch ran since (another fetch, a store that traces none): nothing (False)."""
+    one is new or moved), one deleted there deleted here; past FLOOD the listing kept as a
+    flood's (`relist`) and its window fetched by name; a few names gitmem takes no ref of, or
+    no listing in the trace (a git that traces otherwise): the glob, as before."""
     from gitmem.gitstore.transport import advertised
 
     repo = project.repo
+    if project.remote is None:
+        return
     source = f"{project.ref_prefix}{WRITERS}"
+    glob = fetch_spec(project)
     found = advertised(repo.common_dir, source)
-    if found is None or project.remote is None:
-        return False
-    names = {ref[len(source) :]: tip for ref, tip in found.items() if ref.startswith(source)}
-    if len(names) > FLOOD:
+    names = {ref[len(source) :]: tip for ref, tip in (found or {}).items()}
+    if found is not None and len(names) > FLOOD:
         window = relist(project, timeout, found=found)
         if window is not None:  # a flood: its window by name, as a first sync's
             repo.fetch(project.remote, flood_specs(project, timeout, window), timeout)
-            return True
-    if not all(plain_name(n) for n in names):  # a few odd names: the glob, as git takes them
-        glob = fetch_spec(project)
-        missing = repo.fetch(project.remote, [glob], timeout)
-        if glob.lstrip("+").partition(":")[0] in missing:
+            return
+    if found is None or not all(plain_name(n) for n in names):
+        if glob.lstrip("+").partition(":")[0] in repo.fetch(project.remote, [glob], timeout):
             unglobbable(project, timeout)  # names git refused: listed instead
-        return True
+        return
     folder = tracking_folder(project)
     tracked = fetched_writers(project)
     listed = {folder + name: tip for name, tip in names.items()}
@@ -177,7 +176,6 @@ def listed_by_fetch(project: Project, timeout: float | None = None) -> bool:
     lacking = [t for t in changed if t not in {h[0] for h in have}]
     if lacking:  # one deleted meanwhile fails nothing (`Transport.fetch` drops it)
         repo.fetch(project.remote, [f"+{source}{t[len(folder) :]}:{t}" for t in lacking], timeout)
-    return True
 
 
 def first_fetch(project: Project) -> bool:

@@ -37,6 +37,7 @@ class Exchange:
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
         self.rejected: list[str] = []  # refs the last push saw rejected (someone pushed first)
         self._extra: dict[str, list[str]] | None = None
+        self._listing = False  # the fetch running lists the writer refs (`listed_by_fetch`)
         # (local, known) -> the commits a push publishes, with their changes
         self._changes: dict[
             tuple[str, str | None],
@@ -78,6 +79,9 @@ class Exchange:
         until `finish_fetch`). The first round's fetch may have been started with the lock
         (`SyncOptions.start`): then that one is taken over."""
         wanted = list(self.run.by_ref if refs is None else refs)
+        self._listing = any(
+            spec.startswith("^") for ref in wanted for spec in self.extra.get(ref, [])
+        )
         start = self.opts.start
         if refs is None and start is not None:
             early = start.take_fetch(wanted, self.opts.timeout, self.extra)
@@ -110,9 +114,8 @@ class Exchange:
             raise
         if prune:
             self._prune(missing)
-        listing = any(s.startswith("^") for specs in self.extra.values() for s in specs)
-        if listing and listed_by_fetch(self.project, self.opts.timeout):
-            pass  # the writer refs listed in the fetch's connection: those that changed fetched
+        if self._listing:  # the writer refs listed in the fetch's connection: changed ones fetched
+            listed_by_fetch(self.project, self.opts.timeout)
         elif (
             self.project.remote,
             fetch_spec(self.project).lstrip("+").partition(":")[0],
