@@ -230,9 +230,10 @@ class PendingFetch:
 # what a fetch's own connection says the remote has (`GIT_TRACE_PACKET`): the remote's lines,
 # `packet: <who>< <id> <ref>` (non-printable bytes shown `\ooo` by git: such a name is
 # no plain name, counted by its reader); ours are `>`
+# (the rest of the line, as it is: git shows a NUL as `\0` but a backslash as itself, so a
+# name is never cut at an escape, an attribute or a capability — such a line is no plain name,
+# which the reader counts, or takes with the glob as git does)
 _ADVERTISED = re.compile(rb"packet:\s+[\w.-]+< ([0-9a-f]{40}(?:[0-9a-f]{24})?) ([^\n]+)")
-# after the name: protocol v2's attributes, v0's capabilities (after a NUL, shown `\0`)
-_AFTER_NAME = re.compile(rb" (?:peeled|symref-target):.*|\\0.*")
 LISTING_BYTES = 64 << 20  # of a fetch's trace read (100,000 refs: ~12 MiB)
 
 
@@ -270,7 +271,7 @@ def advertised(common_dir: Path, prefix: str) -> dict[str, str] | None:
     start = prefix.encode()
     found: dict[str, str] = {}
     for m in _ADVERTISED.finditer(data):
-        name = _AFTER_NAME.sub(b"", m.group(2))
+        name = m.group(2)
         if name.startswith(start):
             with contextlib.suppress(UnicodeDecodeError):
                 found[name.decode("ascii")] = m.group(1).decode("ascii")

@@ -80,3 +80,33 @@ def test_a_flood_planted_after_a_first_sync_is_listed_by_the_fetch_itself(synced
     assert _loose_tracking_refs(bob) <= LOOSE_BOUND
     listing = (bob / ".git/gitmem/writers-listing").read_text().splitlines()
     assert len(listing) == len(_remote_writers(world)) > 1000  # what is left of it, listed
+
+
+def test_the_listing_read_from_a_fetchs_trace_is_the_servers_and_bounded(tmp_path: Path) -> None:
+    """The listing's reader (`gitstore.transport.advertised`): the server's lines only (`<`),
+    each name the whole rest of its line — never cut at an escape, an attribute or v0's
+    capabilities, where a hostile name `w1\\0x` would read as the honest `w1` (such a name is
+    no plain name: counted, or taken with the glob); read once; a trace with no packet line
+    is no listing (the glob)."""
+    from gitmem.gitstore.transport import advertised, listing_file
+
+    common = tmp_path / "common"
+    common.mkdir()
+    a, b = "a" * 40, "b" * 40
+    listing_file(common, fresh=True).write_bytes(
+        f"t pkt-line.c:80 packet: fetch> ref-prefix refs/gitmem/writers/team/\n"
+        f"t pkt-line.c:80 packet: fetch< {a} refs/gitmem/writers/team/w1\\0multi_ack thin\n"
+        f"t pkt-line.c:80 packet: fetch< {b} refs/gitmem/writers/team/w2 peeled:{a}\n"
+        f"t pkt-line.c:80 packet: fetch< {a} refs/gitmem/writers/team/x\\033[31m\n"
+        f"t pkt-line.c:80 packet: upload-pack> {b} refs/gitmem/writers/team/forged\n"
+        f"t pkt-line.c:80 packet: fetch< {a} refs/heads/main\n".encode()
+    )
+    found = advertised(common, "refs/gitmem/writers/team/")
+    assert found == {
+        "refs/gitmem/writers/team/w1\\0multi_ack thin": a,
+        f"refs/gitmem/writers/team/w2 peeled:{a}": b,
+        "refs/gitmem/writers/team/x\\033[31m": a,
+    }
+    assert advertised(common, "refs/gitmem/writers/team/") is None  # read once
+    listing_file(common, fresh=True).write_bytes(b"something else entirely\n")
+    assert advertised(common, "refs/gitmem/writers/team/") is None
