@@ -20,7 +20,7 @@ from tests.beyond.test_redteam_writers import (
     _remote_writers,
 )
 from tests.support.teammates import Shared
-from tests.support.world import write_files
+from tests.support.world import World, write_files
 
 
 def test_personal_state_is_closed_to_other_local_users(synced: Shared) -> None:
@@ -110,3 +110,40 @@ def test_the_listing_read_from_a_fetchs_trace_is_the_servers_and_bounded(tmp_pat
     assert advertised(common, "refs/gitmem/writers/team/") is None  # read once
     listing_file(common, fresh=True).write_bytes(b"something else entirely\n")
     assert advertised(common, "refs/gitmem/writers/team/") is None
+
+
+def _personal(world: World, clone: Path) -> str:
+    return world.plumb(
+        world.remote, "rev-parse", "refs/gitmem/users/" + clone.name + "@example.com"
+    )
+
+
+def test_a_personal_ref_rewound_or_swapped_on_the_server_loses_nothing(synced: Shared) -> None:
+    """Held (a hostile server, charter 2 and 5): bob's sealed personal ref rewound to an older
+    commit of its own history is pushed forward again by his next sync (his edit kept); alice's
+    sealed ref (of a later generation) copied under bob's name is not his key's: refused (exit
+    3, "encrypted with a scope key this machine's key did not endorse"), nothing of his folder
+    written from it, nothing forced over it."""
+    world, bob = synced.world, synced.bob
+    auto = world.scope_path(bob, "auto")
+    write_files(auto, {"one.md": "---\nname: one\n---\nfirst\n"})
+    world.ok("-C", str(bob), "sync", "-q")
+    old = _personal(world, bob)
+    write_files(auto, {"two.md": "---\nname: two\n---\nsecond\n"})
+    world.ok("-C", str(bob), "sync", "-q")
+    new = _personal(world, bob)
+    ref = "refs/gitmem/users/bob@example.com"
+    world.plumb(world.remote, "update-ref", ref, old)  # the server rolls it back
+    world.ok("-C", str(bob), "sync", "-q")
+    assert world.plumb(world.remote, "merge-base", "--is-ancestor", new, ref) == ""
+    assert (auto / "two.md").read_text().endswith("second\n")
+    for n in range(4):  # a generation above bob's: refused for its key, not its age
+        write_files(world.scope_path(synced.alice, "auto"), {f"h{n}.md": "---\nname: h\n---\nh\n"})
+        world.ok("-C", str(synced.alice), "sync", "-q")
+    alices = _personal(world, synced.alice)
+    world.plumb(world.remote, "update-ref", ref, alices)  # alice's ciphertext under bob's name
+    before = {p.name: p.read_bytes() for p in auto.iterdir() if p.is_file()}
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code != 0 and run.code != 4, (run.code, run.err)
+    assert {p.name: p.read_bytes() for p in auto.iterdir() if p.is_file()} == before
+    assert world.plumb(world.remote, "rev-parse", ref) == alices  # nothing forced over it
