@@ -1,5 +1,6 @@
 """Red team, round 19 (charter rules 4 and 5; docs/reliability.md "Red team, round 19"): each
-test is an attack that worked before this round, and fails without its fix."""
+test is an attack that worked before this round and fails without its fix, but the last two,
+which pin what held (the listing's reader; a personal ref rewound or swapped by the server)."""
 
 from __future__ import annotations
 
@@ -68,18 +69,18 @@ def test_a_flood_planted_after_a_first_sync_is_listed_by_the_fetch_itself(synced
     quiet = [a for a in _git_commands(world, bob, "sync", "-q") if "fetch" in a]
     writers = [a for a in quiet if any(WRITERS in x for x in a)]
     assert len(writers) == 1 and f"^{WRITERS}*" in writers[0], writers  # nothing fetched more
-    commits = _commits_on_team(world, 2000)
+    commits = _commits_on_team(world, 300)  # a flood: over FLOOD (128)
     _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
     argvs = _git_commands(world, bob, "sync", "-q")
     assert not any("ls-remote" in a for a in argvs)  # listed beside the fetch, not before it
     glob = f"+{WRITERS}*:refs/gitmem-remotes/origin/writers/team/*"
-    # no fetch could write a tracking ref a writer ref (before: the glob's 2,000, then deleted)
+    # no fetch could write a tracking ref a writer ref (before: the glob's 300, then deleted)
     assert all(f"^{WRITERS}*" in a for a in argvs if glob in a), argvs
     named = [x for a in argvs if "fetch" in a for x in a if x.startswith(f"+{WRITERS}")]
     assert len(named) <= 8 * 64 + 2, len(named)  # the window (FLOOD_WINDOW) by name
     assert _loose_tracking_refs(bob) <= LOOSE_BOUND
     listing = (bob / ".git/gitmem/writers-listing").read_text().splitlines()
-    assert len(listing) == len(_remote_writers(world)) > 1000  # what is left of it, listed
+    assert named and len(listing) == len(_remote_writers(world))  # what is left of it, listed
 
 
 def test_the_listing_read_from_a_fetchs_trace_is_the_servers_and_bounded(tmp_path: Path) -> None:
