@@ -30,7 +30,7 @@ def state_dir(common_dir: Path, *sub: str) -> Path:
     keyed by the git folder's path (`relocated`); the layout itself is not refused."""
     away = relocated(common_dir)
     folder = away if away is not None else common_dir / "gitmem"
-    _own_folder(folder)
+    _own_folder(folder, private=True)
     for part in sub:
         folder = folder / part
         _own_folder(folder)
@@ -83,12 +83,20 @@ def relocated(common_dir: Path) -> Path | None:
     return base / f"{real.name[:40] or 'root'}-{digest}"
 
 
-def _own_folder(path: Path) -> None:
+def _own_folder(path: Path, private: bool = False) -> None:
+    """`path` a folder of this user's, never a link; `private` (gitmem's own folder): closed
+    to everyone else. Its writers make it as `mkdir` does (0755 less the umask), and its state
+    files name each personal memory file with the id of its plaintext (red team 19: any local
+    user read them, and confirmed a guessed text by its hash); 0700 here, once, covers all of it
+    (the level already read: no call more a sync)."""
     try:
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):
         return
     if stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid():
+        if private and st.st_mode & 0o077:
+            with contextlib.suppress(OSError):  # a read-only filesystem: as it was
+                os.chmod(path, 0o700)
         return
     from gitmem.errors import UsageError
 

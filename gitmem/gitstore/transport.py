@@ -8,8 +8,10 @@ kind must fail fast with git's own reasons, never spin through retries.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import NamedTuple
 
 from gitmem.errors import RemoteError
@@ -225,6 +227,57 @@ class PendingFetch:
         self.repo.forget_refs()
 
 
+# what a fetch's own connection says the remote has (`GIT_TRACE_PACKET`): the remote's lines,
+# `packet: <who>< <id> <ref>` (non-printable bytes shown `\ooo` by git: such a name is
+# no plain name, counted by its reader); ours are `>`
+# (the rest of the line, as it is: git shows a NUL as `\0` but a backslash as itself, so a
+# name is never cut at an escape, an attribute or a capability — such a line is no plain name,
+# which the reader counts, or takes with the glob as git does)
+_ADVERTISED = re.compile(rb"packet:\s+[\w.-]+< ([0-9a-f]{40}(?:[0-9a-f]{24})?) ([^\n]+)")
+LISTING_BYTES = 64 << 20  # of a fetch's trace read (100,000 refs: ~12 MiB)
+
+
+def listing_file(common_dir: Path, fresh: bool = False) -> Path:
+    """Where a listing fetch's connection is traced (`Transport.start_fetch`)."""
+    from gitmem.core.statedir import state_dir
+
+    folder = state_dir(common_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "fetch-listing"
+    if fresh:  # git appends: nothing of an earlier fetch, and never through a planted link
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+    return path
+
+
+def advertised(common_dir: Path, prefix: str) -> dict[str, str] | None:
+    """ref -> id of each ref under `prefix` the last listing fetch's remote advertised
+    (`Transport.start_fetch`), read once (the file removed); None: no such fetch since, or a
+    trace of no packet (a git that traces otherwise: its caller fetches as before)."""
+    from gitmem.core.statedir import open_own
+
+    path = listing_file(common_dir)
+    try:
+        with open_own(path) as fh:
+            data = fh.read(LISTING_BYTES)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        data = b""
+    with contextlib.suppress(OSError):
+        path.unlink()
+    if b"packet:" not in data:
+        return None
+    start = prefix.encode()
+    found: dict[str, str] = {}
+    for m in _ADVERTISED.finditer(data):
+        name = m.group(2)
+        if name.startswith(start):
+            with contextlib.suppress(UnicodeDecodeError):
+                found[name.decode("ascii")] = m.group(1).decode("ascii")
+    return found
+
+
 class Transport(GitDir):
     def _transport(self, args: Sequence[str], timeout: float | None) -> Completed:
         return self.git(*args, check=False, timeout=timeout, env=NO_PROMPT)
@@ -250,8 +303,13 @@ class Transport(GitDir):
         return tuple(missing)
 
     def start_fetch(self, remote: str, refspecs: Sequence[str], timeout: float) -> PendingFetch:
-        """A fetch running while the caller does local work; `finish()` waits for it."""
-        running = self.start(*fetch_args(remote, refspecs), timeout=timeout, env=NO_PROMPT)
+        """A fetch running while the caller does local work; `finish()` waits for it. A glob
+        both asked for and negated (`+X*:Y*`, `^X*`) is listed, never fetched: what the
+        remote advertised under X is kept for `advertised` (red team 19)."""
+        env = NO_PROMPT
+        if any(spec.startswith("^") and spec.endswith("*") for spec in refspecs):
+            env = {**NO_PROMPT, "GIT_TRACE_PACKET": str(listing_file(self.common_dir, fresh=True))}
+        running = self.start(*fetch_args(remote, refspecs), timeout=timeout, env=env)
         return PendingFetch(self, remote, refspecs, running, timeout)
 
     def push(

@@ -106,13 +106,13 @@ def fetch_specs(project: Project, timeout: float | None = None) -> list[str]:
         if window is not None:
             return flood_specs(project, timeout, window)
     if len(tracked) <= MAX_WRITER_REFS:  # no process: the ref listing
-        return [fetch_spec(project)]
+        return listing_specs(project)
     folder = tracking_folder(project)
     source = f"{project.ref_prefix}{WRITERS}"
     window = read_window(project.repo)
     if window is not None:  # the last sync's check named them: no second listing of a flood
         names = [name for name in window if folder + name in tracked][:MAX_WRITER_REFS]
-        return [f"+{source}{name}*:{folder}{name}*" for name in names] or [fetch_spec(project)]
+        return [f"+{source}{name}*:{folder}{name}*" for name in names] or listing_specs(project)
     local = project.repo.resolve(TEAM_REF)  # what this clone folded (not pushed yet) is read
     # tips refused here are no backlog: a remote that keeps a flood of refused writer refs
     # would otherwise hold the fetch to them for good, and a new teammate's never arrives
@@ -123,9 +123,59 @@ def fetch_specs(project: Project, timeout: float | None = None) -> list[str]:
         if tip not in refused
     }
     if len(backlog) <= MAX_WRITER_REFS:
-        return [fetch_spec(project)]
+        return listing_specs(project)
     names = [t[len(folder) :] for t in list(backlog)[:MAX_WRITER_REFS]]
     return [f"+{source}{name}*:{folder}{name}*" for name in names]
+
+
+def listing_specs(project: Project) -> list[str]:
+    """The glob asked for and negated: the remote lists its writer refs in the fetch's own
+    connection and none is fetched (`gitstore.advertised`); `listed_by_fetch` then fetches
+    those that changed, by name — a flood planted since the last sync is a listing, never a
+    loose tracking ref each (red team 19: 30,000 written, then deleted), and a quiet remote
+    costs no round trip more."""
+    return [fetch_spec(project), f"^{project.ref_prefix}{WRITERS}*"]
+
+
+def listed_by_fetch(project: Project, timeout: float | None = None) -> None:
+    """After a fetch of `listing_specs`: the writer refs it listed made this clone's tracking
+    refs — a tip this clone has set at once, the others fetched by name (one fetch, only when
+    one is new or moved), one deleted there deleted here; past FLOOD the listing kept as a
+    flood's (`relist`) and its window fetched by name; a few names gitmem takes no ref of, or
+    no listing in the trace (a git that traces otherwise): the glob, as before."""
+    from gitmem.gitstore.transport import advertised
+
+    repo = project.repo
+    if project.remote is None:
+        return
+    source = f"{project.ref_prefix}{WRITERS}"
+    glob = fetch_spec(project)
+    found = advertised(repo.common_dir, source)
+    names = {ref[len(source) :]: tip for ref, tip in (found or {}).items()}
+    if found is not None and len(names) > FLOOD:
+        window = relist(project, timeout, found=found)
+        if window is not None:  # a flood: its window by name, as a first sync's
+            repo.fetch(project.remote, flood_specs(project, timeout, window), timeout)
+            return
+    if found is None or not all(plain_name(n) for n in names):
+        if glob.lstrip("+").partition(":")[0] in repo.fetch(project.remote, [glob], timeout):
+            unglobbable(project, timeout)  # names git refused: listed instead
+        return
+    folder = tracking_folder(project)
+    tracked = fetched_writers(project)
+    listed = {folder + name: tip for name, tip in names.items()}
+    gone = {t: tip for t, tip in tracked.items() if t not in listed}
+    if gone:
+        repo.delete_refs(gone)
+    changed = {t: tip for t, tip in listed.items() if tracked.get(t) != tip}
+    have = [
+        (t, tip, tracked.get(t)) for t, tip in changed.items() if repo.object_type(tip) == "commit"
+    ]
+    if have:
+        repo.update_refs(have, "gitmem: listed")
+    lacking = [t for t in changed if t not in {h[0] for h in have}]
+    if lacking:  # one deleted meanwhile fails nothing (`Transport.fetch` drops it)
+        repo.fetch(project.remote, [f"+{source}{t[len(folder) :]}:{t}" for t in lacking], timeout)
 
 
 def first_fetch(project: Project) -> bool:
@@ -174,7 +224,12 @@ def flood_specs(
     return [f"+{source}{name}*:{folder}{name}*" for name in names]
 
 
-def relist(project: Project, timeout: float | None = None, first: bool = False) -> list[str] | None:
+def relist(
+    project: Project,
+    timeout: float | None = None,
+    first: bool = False,
+    found: dict[str, str] | None = None,
+) -> list[str] | None:
     """The remote's writer refs listed (`ls-remote`: no tracking ref made), kept as the flood's
     listing; the next window: the first FLOOD_WINDOW neither held by the team ref nor
     refused here. None: no flood any more, nor a name the glob cannot take (the listing
@@ -187,10 +242,11 @@ def relist(project: Project, timeout: float | None = None, first: bool = False) 
     repo = project.repo
     assert project.remote is not None
     source = f"{project.ref_prefix}{WRITERS}"
-    try:
-        found = repo.ls_remote(project.remote, [f"{source}*"], timeout)
-    except GitmemError:
-        return None if first else []
+    if found is None:  # else: listed by the fetch itself (`listed_by_fetch`)
+        try:
+            found = repo.ls_remote(project.remote, [f"{source}*"], timeout)
+        except GitmemError:
+            return None if first else []
     if first:
         path = state_dir(repo.common_dir) / "writers-listed"
         path.parent.mkdir(parents=True, exist_ok=True)

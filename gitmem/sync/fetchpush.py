@@ -14,7 +14,7 @@ from gitmem.gitstore.store import Fetching
 from gitmem.gitstore.transport import NO_MESSAGE, unreached
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.state import holding_lock
-from gitmem.project.writerrefs import fetch_spec, unglobbable
+from gitmem.project.writerrefs import fetch_spec, listed_by_fetch, unglobbable
 from gitmem.sync.gate import RemoteGate
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import SyncOptions, rewritten_note
@@ -37,6 +37,7 @@ class Exchange:
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
         self.rejected: list[str] = []  # refs the last push saw rejected (someone pushed first)
         self._extra: dict[str, list[str]] | None = None
+        self._listing = False  # the fetch running lists the writer refs (`listed_by_fetch`)
         # (local, known) -> the commits a push publishes, with their changes
         self._changes: dict[
             tuple[str, str | None],
@@ -78,6 +79,9 @@ class Exchange:
         until `finish_fetch`). The first round's fetch may have been started with the lock
         (`SyncOptions.start`): then that one is taken over."""
         wanted = list(self.run.by_ref if refs is None else refs)
+        self._listing = any(
+            spec.startswith("^") for ref in wanted for spec in self.extra.get(ref, [])
+        )
         start = self.opts.start
         if refs is None and start is not None:
             early = start.take_fetch(wanted, self.opts.timeout, self.extra)
@@ -110,7 +114,12 @@ class Exchange:
             raise
         if prune:
             self._prune(missing)
-        if (self.project.remote, fetch_spec(self.project).lstrip("+").partition(":")[0]) in missing:
+        if self._listing:  # the writer refs listed in the fetch's connection: changed ones fetched
+            listed_by_fetch(self.project, self.opts.timeout)
+        elif (
+            self.project.remote,
+            fetch_spec(self.project).lstrip("+").partition(":")[0],
+        ) in missing:
             unglobbable(self.project, self.opts.timeout)  # names git refused: listed instead
         for ref, old in self.run.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))

@@ -104,7 +104,9 @@ class Session:
                     f"removed a stale lock left by an interrupted git: {lock}"
                 )
             moved: list[tuple[Scope, ScopeState]] = []
-            _same_owner(self.repo.common_dir, self.run.scopes)
+            _same_owner(
+                self.repo.common_dir, self.run.scopes, self.project.user_ref, self.project.uid
+            )
             for s in self.run.scopes:
                 head = read_scope_head(self.repo.common_dir, s.name)
                 if head is not None and head.path == str(s.path):
@@ -586,18 +588,19 @@ def moved_notes(project: Project, moved: list[tuple[Scope, ScopeState]]) -> list
     return out
 
 
-def _same_owner(common_dir: Path, scopes: list[Scope]) -> None:
+def _same_owner(common_dir: Path, scopes: list[Scope], user_ref: str, uid: str) -> None:
     """Refuse, before anything is written, to sync a personal scope's folder with another
     person's personal ref than the one it synced with: `user.email` changed in a clone (two
     people taking turns on one machine account) made the next sync read every file of the
     first person's as deleted there and remove it from the folder. Recorded at the first sync
-    (a state file a scope); `gitmem.user` keeps a folder its owner's whatever user.email says."""
+    (a state file a scope); `gitmem.user` keeps a folder its owner's whatever user.email says.
+    Whose it is: the project's resolved user id (`uid`), for the scopes on its own personal ref
+    (`user_ref`) only — never a tail read back out of a ref's name (red team 19: any ref that
+    spelt `/users/<someone>` made <someone> the folder's owner)."""
     others: list[tuple[Scope, str]] = []
-    uid = ""
     for s in scopes:
-        if "/users/" not in s.ref or not s.pushable:
+        if s.ref != user_ref or not s.pushable:
             continue
-        uid = s.ref.rpartition("/users/")[2]
         owner = folder_owner(common_dir, s.name)
         if owner is None:
             set_folder_owner(common_dir, s.name, uid)

@@ -293,7 +293,7 @@ def test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window(
     count = 2000
     commits = _commits_on_team(world, count)
     _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
-    world.ok("-C", str(bob), "sync", "-q")  # the glob: the flood's listing, 64 or more folded
+    world.ok("-C", str(bob), "sync", "-q")  # listed by the fetch: the window, 64 or more folded
     tracking = "refs/gitmem-remotes/origin/writers/team/"
 
     def unfolded() -> int:
@@ -309,9 +309,9 @@ def test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window(
         fetches = [a for a in argvs if "fetch" in a]
         wanted = [x for a in fetches for x in a if x.startswith(f"+{WRITERS}")]
         assert f"+{WRITERS}*:{tracking}*" not in wanted, round_
-        # the window's tips are here since the glob brought them: read as listed, no name
-        # fetched again (a fetch of 512 names costs a 20,000-ref server 2-4 s)
-        assert wanted == [], (round_, wanted[:2])
+        # the flood was listed in the fetch's connection (round 19), not globbed: the window's
+        # tips are fetched by name, never more than the window (and this clone's own)
+        assert len(wanted) <= FLOOD_WINDOW + 1, (round_, len(wanted))
         window = (bob / ".git/gitmem/writers-window").read_text().split()
         assert len(window) == FLOOD_WINDOW
         now = unfolded()
@@ -334,7 +334,7 @@ def test_the_session_start_hook_reads_a_bounded_part_of_a_flood(synced: Shared) 
     count = 1000
     commits = _commits_on_team(world, count)
     _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
-    world.ok("-C", str(bob), "sync", "-q")  # the glob: the flood's listing, 64 or more folded
+    world.ok("-C", str(bob), "sync", "-q")  # listed by the fetch: the window, 64 or more folded
     tracking = "refs/gitmem-remotes/origin/writers/team/"
 
     def left() -> list[str]:

@@ -487,6 +487,17 @@ class MemoryRepository(MemoryStore):
     ) -> tuple[str, ...]:
         server = self._server(remote)
         negative = [s[1:].rstrip("*") for s in refspecs if s.startswith("^")]
+        if any(s.startswith("^") and s.endswith("*") for s in refspecs):
+            # a glob asked for and negated is listed, as git's trace of the connection shows
+            # it (`gitstore.transport.advertised`)
+            from gitmem.gitstore.transport import listing_file
+
+            listed = [
+                f"packet: fetch< {oid} {name}\n"
+                for name, oid in sorted(server.references.items())
+                if any(name.startswith(n) for n in negative)
+            ]
+            listing_file(self.common_dir, fresh=True).write_text("".join(listed))
         missing: list[str] = []
         for spec in refspecs:
             if spec.startswith("^"):

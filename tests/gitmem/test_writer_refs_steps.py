@@ -380,7 +380,7 @@ def test_past_the_cap_a_sync_fetches_no_more_writer_refs_than_it_reads(
     assert len(on_remote) == 5
     reader = memory_clones(tmp_path / "reader", 1)[0]
     memory_repository(reader.repo).add_remote("origin", server, URL)
-    glob = [names.fetch_spec(reader)]
+    glob = names.listing_specs(reader)  # the glob, listed in the connection (round 19)
     assert writer_specs(reader, [TEAM_REF]) == {TEAM_REF: glob}  # nothing known yet
     sync(reader, "pull")  # fetches all five (the glob), reads two
     specs = writer_specs(reader, [TEAM_REF])[TEAM_REF]
