@@ -253,7 +253,7 @@ def listing_file(common_dir: Path, fresh: bool = False) -> Path:
 def advertised(common_dir: Path, prefix: str) -> dict[str, str] | None:
     """ref -> id of each ref under `prefix` the last listing fetch's remote advertised
     (`Transport.start_fetch`), read once (the file removed); None: no such fetch since, or a
-    trace of no packet (a git that traces otherwise: its caller fetches as before)."""
+    trace with no ref line or cut at LISTING_BYTES (its caller fetches as before)."""
     from gitmem.core.statedir import open_own
 
     path = listing_file(common_dir)
@@ -266,16 +266,20 @@ def advertised(common_dir: Path, prefix: str) -> dict[str, str] | None:
         data = b""
     with contextlib.suppress(OSError):
         path.unlink()
-    if b"packet:" not in data:
-        return None
+    if b"packet:" not in data or len(data) >= LISTING_BYTES:
+        return None  # no listing, or one cut short: a ref past the cut would read as deleted
     start = prefix.encode()
     found: dict[str, str] = {}
+    listed = False
     for m in _ADVERTISED.finditer(data):
+        listed = True
         name = m.group(2)
         if name.startswith(start):
             with contextlib.suppress(UnicodeDecodeError):
                 found[name.decode("ascii")] = m.group(1).decode("ascii")
-    return found
+    # not one ref line read (a remote of no memory ref, or a git that traces its lines in
+    # another shape): the caller fetches by the glob, never reads it as "no writer refs"
+    return found if listed else None
 
 
 class Transport(GitDir):

@@ -89,7 +89,7 @@ def test_the_listing_read_from_a_fetchs_trace_is_the_servers_and_bounded(tmp_pat
     capabilities, where a hostile name `w1\\0x` would read as the honest `w1` (such a name is
     no plain name: counted, or taken with the glob); read once; a trace with no packet line
     is no listing (the glob)."""
-    from gitmem.gitstore.transport import advertised, listing_file
+    from gitmem.gitstore.transport import LISTING_BYTES, advertised, listing_file
 
     common = tmp_path / "common"
     common.mkdir()
@@ -110,6 +110,17 @@ def test_the_listing_read_from_a_fetchs_trace_is_the_servers_and_bounded(tmp_pat
     }
     assert advertised(common, "refs/gitmem/writers/team/") is None  # read once
     listing_file(common, fresh=True).write_bytes(b"something else entirely\n")
+    assert advertised(common, "refs/gitmem/writers/team/") is None
+    # packet lines but not one ref line read (a git that traces refs in another shape): no
+    # listing, never "the remote has no writer refs" (that would drop this clone's tracking)
+    listing_file(common, fresh=True).write_bytes(
+        b"t pkt-line.c:80 packet: fetch> ref-prefix refs/gitmem/writers/team/\n"
+        b"t pkt-line.c:80 packet: fetch< listed refs/gitmem/writers/team/w1 " + a.encode() + b"\n"
+    )
+    assert advertised(common, "refs/gitmem/writers/team/") is None
+    # a listing cut at the bound: a ref past the cut would read as deleted there
+    line = f"t pkt-line.c:80 packet: fetch< {a} refs/gitmem/writers/team/w1\n".encode()
+    listing_file(common, fresh=True).write_bytes(line * (LISTING_BYTES // len(line) + 1))
     assert advertised(common, "refs/gitmem/writers/team/") is None
 
 
