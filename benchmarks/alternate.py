@@ -34,7 +34,7 @@ from benchmarks.scenarios.network import Person
 
 def _hook(person: Person, clone: Path) -> list[str]:
     """The SessionStart command this tree's `hooks install --claude` writes, run by the shell."""
-    person.gitmem(clone, "hooks", "install", "--claude")
+    person.world.gitmem("-C", str(clone), "hooks", "install", "--claude")
     settings = json.loads((clone / ".claude" / "settings.local.json").read_text())
     return ["/bin/sh", "-c", settings["hooks"]["SessionStart"][0]["hooks"][0]["command"]]
 
