@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -47,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lived", type=int, default=4)
     args = parser.parse_args(argv)
     sizes = Sizes(QUICK.scale, 10, 5, 60, (20,), 60, network=args.files, lived_rounds=args.lived)
-    times: dict[tuple[str, int], list[float]] = {}
+    times: dict[tuple[str, int], list[float]] = {}  # wall seconds
+    cpu: dict[tuple[str, int], list[float]] = {}  # user + system seconds of the process tree
     try:
         with tempfile.TemporaryDirectory(prefix="gitmem-alternate-") as tmp:
             root = Path(tmp)
@@ -61,15 +63,17 @@ def main(argv: list[str] | None = None) -> int:
                 hooks = [_hook(person, person.b) for person in people]
                 for person in people:
                     person.settle()
-                _rounds(args.rounds, people, hooks, times)
+                _rounds(args.rounds, people, hooks, times, cpu)
     finally:
         install.discard()
     for (what, i), values in sorted(times.items()):
         paired = [v / b for v, b in zip(values, times[(what, 0)], strict=True)]
+        used = cpu[(what, i)]
         print(
-            f"{what:14} {args.trees[i]!s:30} median {statistics.median(values) * 1000:6.0f} ms,"
-            f" min {min(values) * 1000:6.0f} ms over {len(values)};"
-            f" paired ratio to the first tree: median {statistics.median(paired):.2f}"
+            f"{what:14} {args.trees[i]!s:30} wall median {statistics.median(values) * 1000:5.0f}"
+            f" ms (min {min(values) * 1000:5.0f}), CPU median {statistics.median(used) * 1000:5.0f}"
+            f" ms (min {min(used) * 1000:5.0f}) over {len(values)}; paired wall ratio to the"
+            f" first tree: median {statistics.median(paired):.2f}"
         )
     return 0
 
@@ -79,30 +83,41 @@ def _rounds(
     people: list[Person],
     hooks: list[list[str]],
     times: dict[tuple[str, int], list[float]],
+    cpu: dict[tuple[str, int], list[float]],
 ) -> None:
-    def timed(person: Person, argv: list[str], stdin: bytes = b"") -> float:
+    def timed(person: Person, argv: list[str], stdin: bytes = b"") -> tuple[float, float]:
+        # CPU as well as wall: the machine is shared, and a core another process holds
+        # stretches the wall time of a run but not the CPU it used
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(argv, input=stdin, env=person.world.env, capture_output=True)
         elapsed = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode != 0 or proc.stderr:
             raise RuntimeError(f"{argv[:3]} failed: {proc.stderr.decode()[-2000:]}")
-        return elapsed
+        used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        return elapsed, used
 
-    def gitmem(person: Person, clone: Path, command: str) -> Callable[[], float]:
+    def gitmem(person: Person, clone: Path, command: str) -> Callable[[], tuple[float, float]]:
         argv = [*(person.world.command or []), "-C", str(clone), command, "-q"]
         return lambda: timed(person, argv)
 
-    def hook(i: int) -> Callable[[], float]:
+    def hook(i: int) -> Callable[[], tuple[float, float]]:
         person = people[i]
         payload = json.dumps(
             {"session_id": "bench", "cwd": str(person.b), "hook_event_name": "SessionStart"}
         ).encode()
         return lambda: timed(person, hooks[i], payload)
 
-    def fetch(person: Person) -> Callable[[], float]:
+    def fetch(person: Person) -> Callable[[], tuple[float, float]]:
         # the yardstick: git alone fetching the person's ref from the same daemon
         argv = ["git", "-C", str(person.b), "fetch", "-q", "origin", "refs/gitmem/users/*:refs/x/*"]
         return lambda: timed(person, argv)
+
+    def record(what: str, i: int, run: Callable[[], tuple[float, float]]) -> None:
+        wall, used = run()
+        times.setdefault((what, i), []).append(wall)
+        cpu.setdefault((what, i), []).append(used)
 
     for r in range(rounds):
         order = list(range(len(people)))
@@ -111,15 +126,15 @@ def _rounds(
         for i in order:
             p = people[i]
             p.push_a()
-            times.setdefault(("pull", i), []).append(gitmem(p, p.b, "pull")())
+            record("pull", i, gitmem(p, p.b, "pull"))
             p.edit_a()
-            times.setdefault(("push", i), []).append(gitmem(p, p.a, "push")())
-            times.setdefault(("no-op sync", i), []).append(gitmem(p, p.a, "sync")())
+            record("push", i, gitmem(p, p.a, "push"))
+            record("no-op sync", i, gitmem(p, p.a, "sync"))
             p.gitmem(p.b, "pull")  # b up to date: the next hook brings nothing new
-            times.setdefault(("hook, nothing", i), []).append(hook(i)())
-            times.setdefault(("git fetch", i), []).append(fetch(p)())
+            record("hook, nothing", i, hook(i))
+            record("git fetch", i, fetch(p))
             p.push_a()
-            times.setdefault(("hook, 10", i), []).append(hook(i)())
+            record("hook, 10", i, hook(i))
 
 
 if __name__ == "__main__":
