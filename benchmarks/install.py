@@ -77,9 +77,10 @@ _held: list[IO[str]] = []  # the lock of the install this process uses, held sha
 
 
 @functools.cache
-def installed() -> Install:
-    """The install every gitmem row runs, built on first use for this tree's content."""
-    install = Install(Path(tempfile.gettempdir()) / f"{PREFIX}{tree_key()}")
+def installed(root: Path = ROOT) -> Install:
+    """The install every gitmem row runs, built on first use for this tree's content (`root`:
+    another checkout, for `benchmarks.alternate`'s trees installed as users install them)."""
+    install = Install(Path(tempfile.gettempdir()) / f"{PREFIX}{tree_key(root)}")
     lock = open(f"{install.venv}.lock", "w")  # noqa: SIM115 (held until the process ends)
     # in use: no other run removes it; a complete install is shared at once, never waiting
     # for the end of another run that uses it (tests on several workers, harness runs)
@@ -87,7 +88,7 @@ def installed() -> Install:
     if not (install.venv / COMPLETE).exists():
         fcntl.flock(lock, fcntl.LOCK_EX)  # two harnesses on one tree build it once
         if not (install.venv / COMPLETE).exists():
-            _build(install.venv)
+            _build(install.venv, root)
         fcntl.flock(lock, fcntl.LOCK_SH)
     _held.append(lock)
     remove_unused(Path(tempfile.gettempdir()), keep=install.venv)
@@ -122,24 +123,25 @@ def remove_unused(folder: Path, keep: Path | None = None) -> list[Path]:
 
 
 def discard() -> None:
-    """The end of a run: remove its install unless another run is using it too."""
+    """The end of a run: remove its installs unless another run is using them too."""
     if not _held:
         return
-    lock = _held.pop()
-    fcntl.flock(lock, fcntl.LOCK_UN)
-    lock.close()
+    while _held:
+        lock = _held.pop()
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        lock.close()
     installed.cache_clear()
     remove_unused(Path(tempfile.gettempdir()))
 
 
-def _build(venv: Path) -> None:
+def _build(venv: Path, root: Path = ROOT) -> None:
     shutil.rmtree(venv, ignore_errors=True)  # a half-built one from an interrupted run
     print(f"installing gitmem (pip install .) into {venv} ...", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(prefix="gitmem-bench-src-") as src:
         # a copy: pip builds in the source tree (build/, *.egg-info), never in the user's
-        for path in source_files():
+        for path in source_files(root):
             (Path(src) / path).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / path, Path(src) / path)
+            shutil.copy2(root / path, Path(src) / path)
         _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
         # this venv's pip installs into the new one: no pip inside it, nothing extra on its path
         pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python")]

@@ -11,7 +11,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from benchmarks.install import installed
+from benchmarks.install import Install, installed
 
 EMAIL = "bench@example.com"
 USER_REF = "refs/gitmem/users/bench@example.com"
@@ -28,8 +28,11 @@ def python() -> str:
 
 
 class World:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, install: Install | None = None) -> None:
         self.root = root
+        # whose gitmem runs here: this tree's install unless another tree's is named
+        # (`benchmarks.alternate` builds one world per tree with that tree's gitmem)
+        self.command = [install.gitmem] if install else None
         self.home = root / "home"
         self.home.mkdir(parents=True, exist_ok=True)
         (self.home / ".gitconfig").write_text(
@@ -66,7 +69,7 @@ class World:
         return self.run("git", *args, cwd=cwd, env=env).strip()
 
     def gitmem(self, *args: str, cwd: Path | None = None) -> str:
-        return self.run(*gitmem_command(), *args, cwd=cwd)
+        return self.run(*(self.command or gitmem_command()), *args, cwd=cwd)
 
     def plaintext(self, clone: Path) -> None:
         """Personal memory of `clone` pushed in plaintext, the same blobs as raw git's:

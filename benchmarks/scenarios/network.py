@@ -30,6 +30,7 @@ from typing import Any
 from benchmarks.context import Context, age_files
 from benchmarks.corpus import add_index_entry, append_note, topic_name, write_memory
 from benchmarks.daemon import git_daemon
+from benchmarks.install import Install
 from benchmarks.rawgit import RawMachine, RawPush
 from benchmarks.scenarios.scale import REPO
 from benchmarks.timing import Row, Side, Stats, compare
@@ -98,9 +99,17 @@ class Person:
     against `remote.git` under the daemon; lived in by `ctx.sizes.lived_rounds` rounds of edits,
     pushes and pulls both ways, then settled (files old, stat caches up to date)."""
 
-    def __init__(self, ctx: Context, root: Path, url: str, name: str, encrypt: bool) -> None:
+    def __init__(
+        self,
+        ctx: Context,
+        root: Path,
+        url: str,
+        name: str,
+        encrypt: bool,
+        install: Install | None = None,
+    ) -> None:
         files, changed = ctx.sizes.network, ctx.sizes.changed
-        self.world = world = World(root / name)
+        self.world = world = World(root / name, install)
         world.make_remote()
         remote = f"{url}/{name}/remote.git"
         self.a, self.b = (world.root / "a", world.root / "b")

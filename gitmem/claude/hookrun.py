@@ -147,6 +147,7 @@ def run_hook(
             try:
                 from gitmem.gitstore import Repository
                 from gitmem.project.scopes import TEAM_REF, open_project
+                from gitmem.sync.start import SyncStart  # noqa: F401  (start_sync's, as git runs)
 
                 project = open_project(Repository(opening=opening), memory_dir=memory_dir)
             except BaseException:

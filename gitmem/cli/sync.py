@@ -99,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
     # git finds the project while Python imports; our refs are read under the lock (SyncStart)
     opening = start_opening(args)
     try:
+        if not args.dry_run:  # what start_sync runs next, imported while git opens the project
+            from gitmem.sync.start import SyncStart  # noqa: F401
         project = open_project_from(args, opening=opening)
     except BaseException:
         opening.cancel()

@@ -137,3 +137,35 @@ def test_installs_no_run_holds_are_removed_and_held_ones_kept(tmp_path: Path) ->
     assert held.is_dir() and mine.is_dir() and (tmp_path / "unrelated").is_dir()
     assert remove_unused(tmp_path) == [held, mine]  # nobody holds them any more
     assert sorted(tmp_path.glob(f"{PREFIX}*")) == [unlocked, Path(f"{unlocked}.lock")]
+
+
+def test_two_trees_are_held_together_and_each_world_runs_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`benchmarks.alternate` times an older tree against this one, each installed as users
+    install it: one run holds both installs (the second's clean-up never removes the first),
+    a world made with an install runs that install's gitmem, and the run's end releases both."""
+    import tempfile
+
+    from benchmarks.install import HELD, PREFIX
+    from benchmarks.world import World
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    old, new = _tree(tmp_path / "old"), _tree(tmp_path / "new")
+    (new / "gitmem" / "cli" / "sync.py").write_text("X = 2\n")
+    for root in (old, new):  # complete installs, as a build leaves them: none is built here
+        venv = temp / f"{PREFIX}{tree_key(root)}"
+        (venv / "bin").mkdir(parents=True)
+        (venv / COMPLETE).write_text(HELD)
+    installed.cache_clear()
+    try:
+        first, second = installed(old), installed(new)
+        assert first.venv != second.venv and first.venv.is_dir() and second.venv.is_dir()
+        world = World(tmp_path / "world", first)
+        assert world.command == [first.gitmem]
+        assert World(tmp_path / "plain").command is None  # the tree's own install
+    finally:
+        discard()
+    assert not first.venv.exists() and not second.venv.exists()

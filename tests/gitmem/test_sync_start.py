@@ -326,3 +326,33 @@ def test_nothing_new_compiles_no_pattern_it_never_matches(
     assert trees == "0"
     if args[0] == "sync":
         assert sanitizer == "0"
+
+
+@pytest.mark.parametrize("args", [["sync", "-q"], ["pull", "--hook"]])
+def test_the_sync_start_is_imported_while_git_opens_the_project(
+    settled: tuple[World, Path], args: list[str]
+) -> None:
+    """The lock and the first fetch's module (gitmem/sync/start.py, with the state and writer
+    refs it imports) is loaded while the opening's git processes run, not after their answers
+    are read: what precedes the fetch on the critical path is the opening, not our imports."""
+    world, bob = settled
+    probe = (
+        "import sys\n"
+        "import gitmem.project.scopes as scopes\n"
+        "order = []\n"
+        "class Seen:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'gitmem.sync.start': order.append(name)\n"
+        "sys.meta_path.insert(0, Seen())\n"
+        "opened = scopes.open_project\n"
+        "def open_project(*a, **k):\n"
+        "    order.append('open_project')\n"
+        "    return opened(*a, **k)\n"
+        "scopes.open_project = open_project\n"
+        "from gitmem.cli import main\n"
+        f"code = main({['-C', str(bob), *args]!r})\n"
+        "assert code == 0, code\n"
+        "print(order)\n"
+    )
+    out = run_traced(world, [sys.executable, "-c", probe], world.root / "trace.json")
+    assert out.strip().splitlines()[-1] == "['gitmem.sync.start', 'open_project']"
