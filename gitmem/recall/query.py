@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gitmem.errors import UsageError
-from gitmem.project.userscope import USER_SCOPE, user_store
 from gitmem.recall.searchindex import (
     Place,
     connect,
@@ -748,6 +747,8 @@ def full_text(h: Hit, project: Callable[[], Project]) -> str:
     if h.deleted:
         if not h.blob:
             return ""
+        from gitmem.project.userscope import USER_SCOPE, user_store
+
         if h.scope == USER_SCOPE or h.scope.startswith(f"{USER_SCOPE}-"):
             store = user_store(project(), h.scope)  # its last version: in the agent's store
             if store is None:

@@ -26,8 +26,6 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from gitmem.project.userscope import USER_SCOPE, agent_of, user_store
-
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
 
@@ -233,7 +231,7 @@ def user_spots(project: Project) -> tuple[ScopeSpot, ...]:
     `~/.claude/agent-memory/`, …), as the sync confines it: memory beyond one project, found
     by every project's recall, its ids `user/…` (`user-codex/…`)."""
     from gitmem.project.adapters import agents_of, has_user_scope
-    from gitmem.project.userscope import user_scope
+    from gitmem.project.userscope import USER_SCOPE, user_scope
 
     out = []
     for agent in agents_of(project.repo):
@@ -987,7 +985,7 @@ MAX_STORE_REFS = 100  # ref files of a user-scope store stamped (its refs: a han
 def _store_stamps(scope: str) -> list[str]:
     """The ref files of the store of user-scope memory `scope` (`user`, `user-codex`), as
     stamps: a sync --user that moved one means its history is read again."""
-    from gitmem.project.userscope import store_dir
+    from gitmem.project.userscope import agent_of, store_dir
 
     store = os.path.join(store_dir(os.environ), f"{agent_of(scope)}.git")
     parts = [f"{store}={stamp(os.path.join(store, 'packed-refs'))}"]
@@ -1006,7 +1004,7 @@ def synced_user_store(project: Project, spot: ScopeSpot) -> tuple[Project, Scope
     None before a first sync --user (never made here) or with no hub. Its paths keep the
     scope's root files under `.root/` (`CLAUDE.md` is stored `.root/CLAUDE.md`)."""
     from gitmem.errors import GitmemError
-    from gitmem.project.userscope import store_dir
+    from gitmem.project.userscope import agent_of, store_dir, user_store
 
     if not (store_dir(os.environ) / f"{agent_of(spot.name)}.git").is_dir():
         return None

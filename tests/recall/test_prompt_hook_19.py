@@ -149,8 +149,9 @@ def test_the_hook_prints_what_recall19_printed(fixed: tuple[World, Path]) -> Non
         assert hook(world, clone, prompt) == BEFORE[prompt], prompt
 
 
-# what the hook may import of gitmem; and what it must not load at all (dataclasses brought
-# inspect, ast, dis and tokenize: a third of its imports)
+# what the hook imports of gitmem (the user scope's stores, their confinement: only when a
+# question needs them); and what it must not load at all (dataclasses brought inspect, ast,
+# dis and tokenize: a third of its imports)
 GITMEM_MODULES = frozenset(
     {
         "gitmem",
@@ -161,7 +162,6 @@ GITMEM_MODULES = frozenset(
         "gitmem.core.jsondata",
         "gitmem.core.lazy",
         "gitmem.core.limits",
-        "gitmem.core.nolinks",
         "gitmem.core.sanitize",
         "gitmem.core.statedir",
         "gitmem.core.userdirs",
@@ -174,9 +174,7 @@ GITMEM_MODULES = frozenset(
         "gitmem.policy.secrets",
         "gitmem.project",
         "gitmem.project.adapters",
-        "gitmem.project.confinement",
         "gitmem.project.identity",
-        "gitmem.project.userscope",
         "gitmem.recall",
         "gitmem.recall.contextsafe",
         "gitmem.recall.prompt",
