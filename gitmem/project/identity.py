@@ -27,7 +27,9 @@ FORGE_HOSTS = {
     "www.bitbucket.org": "bitbucket.org",
     "altssh.bitbucket.org": "bitbucket.org",
 }
-_SCP_LIKE = re.compile(r"^(?:(?P<user>[^@/]+)@)?(?P<host>\[[^\]]+\]|[^:/]+):(?P<path>(?!//).*)$")
+# compiled on first use (re's cache), as the patterns below: the prompt hook imports this
+# module for its settings and never names a remote (round 19)
+_SCP_LIKE = r"^(?:(?P<user>[^@/]+)@)?(?P<host>\[[^\]]+\]|[^:/]+):(?P<path>(?!//).*)$"
 
 
 def normalize_remote_url(url: str, base: Path | None = None) -> str:
@@ -52,7 +54,7 @@ def normalize_remote_url(url: str, base: Path | None = None) -> str:
         if port is not None and port != DEFAULT_PORTS.get(scheme) and host not in FORGE_HOSTS:
             host = f"{host}:{port}"
         return _join_key(host, parts.path)
-    m = _SCP_LIKE.match(url)
+    m = re.match(_SCP_LIKE, url)
     if m and not _looks_local(url):
         return _join_key(m.group("host").lower(), m.group("path"))
     return _local_key(url, base)
@@ -64,19 +66,19 @@ def normalize_remote_url(url: str, base: Path | None = None) -> str:
 # (names case-insensitive). Their keys stay as they are (no key changes under a synced ref);
 # `same_project` says they name one project.
 _AZURE = (
-    re.compile(r"^dev\.azure\.com/([^/]+)/([^/]+)/_git/([^/]+)$"),
-    re.compile(r"^(?:vs-)?ssh\.dev\.azure\.com/v3/([^/]+)/([^/]+)/([^/]+)$"),
-    re.compile(r"^vs-ssh\.visualstudio\.com/v3/([^/]+)/([^/]+)/([^/]+)$"),
+    r"^dev\.azure\.com/([^/]+)/([^/]+)/_git/([^/]+)$",
+    r"^(?:vs-)?ssh\.dev\.azure\.com/v3/([^/]+)/([^/]+)/([^/]+)$",
+    r"^vs-ssh\.visualstudio\.com/v3/([^/]+)/([^/]+)/([^/]+)$",
 )
-_AZURE_LEGACY = re.compile(r"^([^./]+)\.visualstudio\.com/([^/]+)/_git/([^/]+)$")
+_AZURE_LEGACY = r"^([^./]+)\.visualstudio\.com/([^/]+)/_git/([^/]+)$"
 
 
 def _azure(key: str) -> tuple[str, ...] | None:
     for pattern in _AZURE:
-        m = pattern.match(key)
+        m = re.match(pattern, key)
         if m:
             return tuple(g.lower() for g in m.groups())
-    m = _AZURE_LEGACY.match(key)
+    m = re.match(_AZURE_LEGACY, key)
     return tuple(g.lower() for g in m.groups()) if m else None
 
 
@@ -136,17 +138,17 @@ def local_key(canonical_root: Path) -> str:
     return f"local:{canonical_root}"
 
 
-_REF_UNSAFE = re.compile(r"[^a-z0-9._@+\-]")
+_REF_UNSAFE = r"[^a-z0-9._@+\-]"
 
 
 def is_user_id(text: str) -> bool:
     """Whether `text` could be what `user_id` made (a bounded run of its characters)."""
-    return 0 < len(text) <= 254 and _REF_UNSAFE.search(text) is None
+    return 0 < len(text) <= 254 and re.search(_REF_UNSAFE, text) is None
 
 
 def user_id(email: str) -> str:
     """A ref-safe id from a whole e-mail address (lower-cased; nothing collapsed)."""
-    uid = _REF_UNSAFE.sub("-", email.strip().lower())
+    uid = re.sub(_REF_UNSAFE, "-", email.strip().lower())
     uid = uid.replace("..", "-.").replace("@{", "-{")
     uid = uid.strip(".")
     if uid.endswith(".lock"):

@@ -218,6 +218,7 @@ def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
     if not hits:
         return []
     out = [HEADER]
+    used = size(out)  # kept as lines are added: summed again for each, it was quadratic
     for h in hits:
         head = f"- {h.id} ({h.file}): {h.title}"
         if h.description:
@@ -229,17 +230,20 @@ def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
         # what was removed is said where the agent reads the memory (the one sanitizer's line)
         warning = (warned_head or warned_text)[:1]
         block = [head, *warning] + [f"  {line}" for line in body]
-        while block and size(out) + size(block) > budget:
+        needed = size(block)
+        while block and used + needed > budget:
             if len(block) > 1 + len(warning):
-                block.pop()  # a shorter excerpt
+                needed -= units(block.pop()) + 1  # a shorter excerpt
                 continue
             # the warning stays with what it warns of: a head cut to fit beside it, or neither
             # (cut for room, it left a teammate's instructions unmarked in the agent's context)
-            room = budget - size(out) - size(warning) - 2
+            room = budget - used - size(warning) - 2
             block = [_cut(block[0], room), *warning] if room > 40 else []
+            needed = size(block)
         if not block:
             break
         out += block
+        used += needed
     if len(out) == 1:
         return []
     assert size(out) <= budget or units(out[0]) > budget
@@ -280,12 +284,13 @@ def _cut(line: str, room: int) -> str:
         return line
     if room <= 1:
         return ""
-    out = ""
-    for ch in line:
-        if units(out + ch) > room - 1:
+    end = used = 0
+    for ch in line:  # counted as it goes: measuring each longer prefix was quadratic
+        used += units(ch)
+        if used > room - 1:
             break
-        out += ch
-    return out + "…"
+        end += 1
+    return line[:end] + "…"
 
 
 def answer(stdin: str, directory: str | None = None, memory_dir: str | None = None) -> str:

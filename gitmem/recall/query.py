@@ -13,11 +13,9 @@ import posixpath
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gitmem.errors import UsageError
-from gitmem.project.userscope import USER_SCOPE, user_store
 from gitmem.recall.searchindex import (
     Place,
     connect,
@@ -47,8 +45,8 @@ MAX_TYPO = 32
 TYPO_BUDGET = 4000
 
 
-@dataclass
-class Query:
+# NamedTuple, not dataclass: see gitmem.recall.searchindex.ScopeSpot (round 19)
+class Query(NamedTuple):
     id: str | None = None
     type: str | None = None
     tag: str | None = None
@@ -59,7 +57,7 @@ class Query:
     since: float | None = None
     author: str | None = None
     deleted: bool = False
-    scopes: list[str] = field(default_factory=list)
+    scopes: Sequence[str] = ()
     limit: int = DEFAULT_LIMIT
     any_word: bool = False  # search: any word (ranked), not every word
 
@@ -68,8 +66,7 @@ class Query:
         return bool(self.author or self.deleted)
 
 
-@dataclass
-class Hit:
+class Hit(NamedTuple):
     scope: str
     path: str
     file: str
@@ -126,7 +123,7 @@ def parse_since(text: str, now: float | None = None, name: str = "--since") -> f
     # bad input owes one line), and no age is longer than the clock
     clock = time.time() if now is None else now
     # an age as people (and git's --since) spell it too: `3 days ago`, `2.weeks`, `1 hour`
-    m = _AGE.fullmatch(text.strip().lower())
+    m = re.fullmatch(_AGE, text.strip().lower())
     if m:
         return clock - int(m.group(1)) * _UNITS[m.group(2).rstrip("s") or "s"]
     day = {"today": 0, "yesterday": 1}.get(text.strip().lower())
@@ -148,7 +145,7 @@ _UNITS |= {"hr": 3600, "hour": 3600, "d": 86400, "day": 86400, "w": 604800, "wee
 _UNITS |= {"mo": 30 * 86400, "month": 30 * 86400, "y": 365 * 86400, "year": 365 * 86400}
 # at most 12 digits: 5,000 of them made int() raise past Python's digit limit (a crash where
 # bad input owes one line), and no age is longer than the clock
-_AGE = re.compile(
+_AGE = (  # compiled on first use (re's cache): the prompt hook never needs it
     r"(\d{1,12})[\s.]*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?|mo"
     r"|months?|y|years?)(?:[\s.]+ago)?"
 )
@@ -277,7 +274,7 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         refresh_history(place, project)
     where: list[str] = []
     params: list[Any] = []
-    scopes = q.scopes or [s.name for s in place.scopes]
+    scopes = list(q.scopes) or [s.name for s in place.scopes]
     where.append(f"m.scope IN ({','.join('?' * len(scopes))})")
     params += scopes
     if q.type:
@@ -331,8 +328,8 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
             params[match_at] = " ".join(_as_term(db, t) for t in near.values())
             hits = [_hit(r) for r in rows_where(db, sql, [*params, limit])]
             shown = {typed: _as_written(hits, stem) for typed, stem in near.items()}
-            for h in hits:
-                h.near = {k: v for k, v in shown.items() if k != v}
+            said = {k: v for k, v in shown.items() if k != v}
+            hits = [h._replace(near=said) for h in hits]
     return hits
 
 
@@ -620,8 +617,12 @@ def _deleted(
             from gitmem.recall.searchindex import facts_of
 
             facts = facts_of(hit.path, text.encode("utf-8"))
-            hit.title, hit.type, hit.description = facts.title, facts.type, facts.description
-            hit.tags = list(facts.tags)
+            hit = hit._replace(
+                title=facts.title,
+                type=facts.type,
+                description=facts.description,
+                tags=list(facts.tags),
+            )
         if q.type and (hit.type or "").lower() != q.type.lower():
             continue
         if q.tag and q.tag.lower() not in (t.lower() for t in hit.tags):
@@ -746,6 +747,8 @@ def full_text(h: Hit, project: Callable[[], Project]) -> str:
     if h.deleted:
         if not h.blob:
             return ""
+        from gitmem.project.userscope import USER_SCOPE, user_store
+
         if h.scope == USER_SCOPE or h.scope.startswith(f"{USER_SCOPE}-"):
             store = user_store(project(), h.scope)  # its last version: in the agent's store
             if store is None:

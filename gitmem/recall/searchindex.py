@@ -23,11 +23,8 @@ import re
 import sqlite3
 import stat
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from gitmem.project.userscope import USER_SCOPE, agent_of, user_store
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
@@ -54,20 +51,22 @@ ENV = (
 # scripts written without spaces between words (Chinese, Japanese; Korean's particles cling to
 # their word): FTS5's unicode61 takes a whole run as one token, so a word inside a longer run
 # was never found; each of their characters is indexed as a token of its own instead
-_SPACELESS = re.compile(
+# (compiled on first use: its ranges cost milliseconds to compile, and ASCII text, most
+# prompts and memories, never needs it — round 19, the prompt hook)
+_SPACELESS = (
     "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002fa1f]"
 )
 
 
 def spaceless(text: str) -> bool:
     """Whether `text` holds a character of a script written without spaces between words."""
-    return _SPACELESS.search(text) is not None
+    return not text.isascii() and re.search(_SPACELESS, text) is not None
 
 
 def words_apart(text: str) -> str:
     """`text` as the index's tokenizer is given it: each character of a spaceless script a word
     of its own (a phrase of them then finds a word anywhere inside a run)."""
-    return _SPACELESS.sub(lambda m: f" {m.group(0)} ", text) if spaceless(text) else text
+    return re.sub(_SPACELESS, lambda m: f" {m.group(0)} ", text) if spaceless(text) else text
 
 
 SCHEMA = """
@@ -87,8 +86,10 @@ CREATE TABLE IF NOT EXISTS history(
 """
 
 
-@dataclass(frozen=True)
-class ScopeSpot:
+# NamedTuple, not dataclass, here and in gitmem.recall.query: `dataclasses` imports `inspect`
+# (ast, dis, tokenize) and builds each class by exec — a third of the prompt hook's imports
+# (round 19)
+class ScopeSpot(NamedTuple):
     """Where one scope's memory is: what the index needs of gitmem.project.scopes.Scope."""
 
     name: str
@@ -105,8 +106,7 @@ class ScopeSpot:
         return os.path.join(self.path, rel)
 
 
-@dataclass
-class Place:
+class Place(NamedTuple):
     """The project as recall sees it: its git folders and its scopes."""
 
     here: str
@@ -240,7 +240,7 @@ def user_spots(project: Project) -> tuple[ScopeSpot, ...]:
     `~/.claude/agent-memory/`, …), as the sync confines it: memory beyond one project, found
     by every project's recall, its ids `user/…` (`user-codex/…`)."""
     from gitmem.project.adapters import agents_of, has_user_scope
-    from gitmem.project.userscope import user_scope
+    from gitmem.project.userscope import USER_SCOPE, user_scope
 
     out = []
     for agent in agents_of(project.repo):
@@ -538,12 +538,14 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-@dataclass
 class Refreshed:
-    added: int = 0
-    changed: int = 0
-    removed: int = 0
-    links_changed: bool = False  # a changed file's links differ: ranks must be computed again
+    """What one refresh did (counted as it goes)."""
+
+    __slots__ = ("added", "changed", "links_changed", "removed")
+
+    def __init__(self) -> None:
+        self.added = self.changed = self.removed = 0
+        self.links_changed = False  # a changed file's links differ: ranks must be computed again
 
     @property
     def relink(self) -> bool:
@@ -826,8 +828,7 @@ def _drop(db: sqlite3.Connection, rowid: int) -> None:
     db.execute("DELETE FROM text WHERE rowid = ?", (rowid,))
 
 
-@dataclass
-class Facts:
+class Facts(NamedTuple):
     """What the index keeps of one memory file."""
 
     title: str
@@ -865,7 +866,7 @@ def facts_of(rel: str, data: bytes) -> Facts:
     )
 
 
-_HEADING = re.compile(r"#[ \t]+(\S[^\n]{0,199}?)[ \t#]*")
+_HEADING = r"#[ \t]+(\S[^\n]{0,199}?)[ \t#]*"  # compiled on first use (re's cache)
 
 
 def _headed(rel: str, title: str, body: str) -> str:
@@ -876,7 +877,7 @@ def _headed(rel: str, title: str, body: str) -> str:
     if title != posixpath.splitext(posixpath.basename(rel))[0]:
         return title  # the frontmatter named it
     first = next((ln for ln in body[:4096].splitlines() if ln.strip()), "")
-    heading = _HEADING.fullmatch(first.strip())
+    heading = re.fullmatch(_HEADING, first.strip())
     return heading.group(1).strip() if heading else title
 
 
@@ -993,7 +994,7 @@ MAX_STORE_REFS = 100  # ref files of a user-scope store stamped (its refs: a han
 def _store_stamps(scope: str) -> list[str]:
     """The ref files of the store of user-scope memory `scope` (`user`, `user-codex`), as
     stamps: a sync --user that moved one means its history is read again."""
-    from gitmem.project.userscope import store_dir
+    from gitmem.project.userscope import agent_of, store_dir
 
     store = os.path.join(store_dir(os.environ), f"{agent_of(scope)}.git")
     parts = [f"{store}={stamp(os.path.join(store, 'packed-refs'))}"]
@@ -1012,7 +1013,7 @@ def synced_user_store(project: Project, spot: ScopeSpot) -> tuple[Project, Scope
     None before a first sync --user (never made here) or with no hub. Its paths keep the
     scope's root files under `.root/` (`CLAUDE.md` is stored `.root/CLAUDE.md`)."""
     from gitmem.errors import GitmemError
-    from gitmem.project.userscope import store_dir
+    from gitmem.project.userscope import agent_of, store_dir, user_store
 
     if not (store_dir(os.environ) / f"{agent_of(spot.name)}.git").is_dir():
         return None
