@@ -12,14 +12,13 @@ from tests.support.world import World
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("machines", [2, 3])
-def test_the_sixteenth_sweep_through_gitmem_sync(world: World, machines: int) -> None:
+def test_the_sixteenth_sweep_through_gitmem_sync(world: World) -> None:
     """Every case of the sweep in one sync: two machines that wrote a side each, and a third
     that only syncs; every replica the same bytes, each what a careful human writes."""
     from tests.merge_drivers.test_everyday_16 import SWEEP
     from tests.support.mergesetup import sweep_through_sync
 
-    sweep_through_sync(world, SWEEP, machines)
+    sweep_through_sync(world, SWEEP)
 
 
 @pytest.mark.slow

@@ -89,10 +89,13 @@ def as_cases(table: Mapping[str, tuple[str, bytes, bytes, bytes, bytes | None]])
 Sweep = Mapping[str, tuple[str, bytes, bytes, bytes, bytes | None]]
 
 
-def sweep_through_sync(world: World, sweep: Sweep, machines: int) -> None:
-    """Every case of an everyday sweep in one sync: two machines that wrote a side each (and a
-    third that only syncs); every replica the same bytes, each the case's expected bytes."""
-    got = through_sync(world, as_cases(sweep), machines)
+def sweep_through_sync(world: World, sweep: Sweep) -> None:
+    """Every case of an everyday sweep in one sync: two machines that wrote a side each and a
+    third that only syncs; every replica the same bytes, each the case's expected bytes. Three
+    clones only (round 19): a two-clone run's syncs (a, b, a) are these (a, b, c, a, b) without
+    c's, which push nothing: the same merge of the same bytes, so it checked nothing more and
+    cost the sweep a second world."""
+    got = through_sync(world, as_cases(sweep), 3)
     for name, out, case in zip(sweep, got, sweep.values(), strict=True):
         assert case[4] is None or out == case[4], (name, out)
 
