@@ -186,3 +186,12 @@ def _disk_error(exc: OSError) -> tuple[str, str]:
     if exc.errno == errno.EFBIG:
         return message, "over the file-size limit (ulimit -f, or the disk's): raise it, retry"
     return message, "check the file's permissions and the free space, then retry"
+
+
+def out_of_space(reason: str) -> bool:
+    """`reason` (an OSError's strerror, as a sync's note keeps it) says the disk is full or a
+    file outgrew its limit: the fix is space, not permissions (round 19: a full disk under a
+    memory folder said "give yourself read and write access there")."""
+    import errno
+
+    return reason in {os.strerror(e) for e in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)}

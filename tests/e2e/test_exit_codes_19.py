@@ -7,6 +7,7 @@ world (a fork's remote, a file-size limit) build their own."""
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -130,8 +131,9 @@ def test_a_sync_partly_done_exits_3_and_json_lists_the_refusal(world: World) -> 
     assert [e["message"] for e in report["errors"]] == [run.err.splitlines()[0][15:]]
     refs = world.git("for-each-ref", "--format=%(refname)", cwd=fork).split()
     assert PERSONAL in refs and "refs/gitmem/team" not in refs
-    again = world.gitmem("-C", str(a), "sync", "--remote", "fork")  # nothing left to push
-    assert again.code == 3 and again.err == run.err
+    for mode in ("sync", "push"):  # the personal ref pushed: the team ref alone is left
+        again = world.gitmem("-C", str(a), mode, "--remote", "fork")
+        assert again.code == 3 and again.err == run.err, again.err
     dry = world.gitmem("-C", str(a), "sync", "--remote", "fork", "--dry-run")
     assert dry.code == 0, dry.err  # a dry run does nothing, so nothing is partly done
 
@@ -167,26 +169,40 @@ def test_adopt_tells_a_refused_ref_and_its_code(world: World) -> None:
 
 
 def test_a_file_size_limit_is_one_line_naming_the_folder(world: World) -> None:
-    """RLIMIT_FSIZE (a full disk's cousin) under `sync` and `view`: an OSError with no file
-    ("File too large", nothing said of where) and sqlite's "disk I/O error" (exit 4, "report
-    it") before; now the folder and the fix, exit 2, no ref moved."""
-    a = world.clone("a")
-    write_files(world.scope_path(a), {"big.md": "x" * 40_000 + "\n"})
+    """RLIMIT_FSIZE (a full disk's cousin: a tiny tmpfs needs root) under `sync`, `view` and a
+    pull into a memory folder. Before: an OSError with no file ("File too large", nothing said
+    of where), sqlite's "disk I/O error" (exit 4, "report it"), and the folder's note told to
+    fix permissions. Now the folder and the fix: exit 2, no ref moved; the pull partly done
+    (exit 3), its file not half-written."""
+    a, b = world.clone("a"), world.clone("b")
+    world.ok("-C", str(b), "sync")
 
-    def limited(*args: str) -> Run:
+    def limited(clone: Path, *args: str) -> Run:
         proc = subprocess.run(
-            [sys.executable, "-m", "gitmem", "-C", str(a), *args],
+            [sys.executable, "-m", "gitmem", "-C", str(clone), *args],
             capture_output=True,
             env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
-            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192)),
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536)),
             timeout=60,
         )
         return Run(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
-    run = limited("sync")
+    write_files(world.scope_path(a), {"big.md": os.urandom(60_000).hex() + "\n"})
+    run = limited(a, "sync")
     one_line(run, 2, ("File too large: ", str(a / ".git")))
     assert "ulimit -f" in run.err
-    assert world.git("for-each-ref", "refs/gitmem", cwd=world.remote) == ""
-    run = limited("view", "--out", str(world.root / "page.html"))
+    assert PERSONAL not in world.git("for-each-ref", "refs/gitmem", cwd=world.remote)
+    run = limited(a, "view", "--out", str(world.root / "page.html"))
     one_line(run, 2, ("search index", "disk I/O error"))
     assert not (world.root / "page.html").exists()
+
+    big = "".join(f"line {i} of one long note\n" for i in range(20_000))  # packs small
+    write_files(world.scope_path(a, "agents"), {"rev/big.md": big})
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "status", "--fetch")  # git's unpack under the limit is git's
+    run = limited(b, "pull", "--json")
+    assert run.code == 3 and run.out.startswith("{"), (run.code, run.out, run.err)
+    notes = [n for r in json.loads(run.out)["refs"] for n in r["notes"]]
+    assert any("not written" in n and "free some space" in n for n in notes), notes
+    assert not (world.scope_path(b, "agents") / "rev" / "big.md").exists()
+    assert not [p for p in world.scope_path(b, "agents").rglob("*") if p.is_file()]
