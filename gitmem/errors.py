@@ -6,11 +6,13 @@ Messages are one line: what failed and where; the hint says what to do next.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 EXIT_GIT = 3
 EXIT_INTERNAL = 4  # a bug in gitmem, not in the input or the remote
+EXIT_PARTLY = EXIT_GIT  # a sync partly done: some refs synced, others set aside or refused
 EXIT_INTERRUPTED = 130
 # set by the MCP server for the gitmem it runs (its sync, sync_status tools): an error's hint
 # in the tools' words (`tool_hint`), not the CLI's
@@ -109,11 +111,36 @@ def report(exc: BaseException) -> int:
         sys.stderr.write(f"gitmem: error: {_shown(message)}\n")
         sys.stderr.write(f"hint: {hint}\n")
         return EXIT_USAGE
+    if _index_disk_error(exc):  # the disk under the search index (round 19: was exit 4)
+        sys.stderr.write(f"gitmem: error: cannot write gitmem's search index: {exc}\n")
+        sys.stderr.write(
+            "hint: free some space and check the permissions of .git/gitmem (the index is a "
+            "cache: gitmem rebuilds it), then retry\n"
+        )
+        return EXIT_USAGE
     sys.stderr.write(
         f"gitmem: error: unexpected {type(exc).__name__}: {_shown(str(exc))}\n"
         "hint: rerun with --debug and report it at the project's issue tracker\n"
     )
     return EXIT_INTERNAL
+
+
+def report_refused(refused: Sequence[BaseException], *, partly: bool) -> int:
+    """Print each refused ref's error in turn; return the run's exit code: the refusals' own
+    (a tree refused at the door is the remote's bad input: 2), or 3 when the run is `partly`
+    done — memory of this machine's set aside unpushed while the other refs synced (README
+    "Exit codes"; round 19: `sync --remote fork` pushed the personal ref and exited 2)."""
+    codes = [report(exc) for exc in refused]
+    return max([*codes, EXIT_PARTLY] if partly and codes else codes, default=0)
+
+
+# what sqlite says of the disk, not of its database (a full disk, a file-size limit, a read-only
+# folder), told apart from a lock or a bug without importing sqlite3 on every error
+_SQLITE_DISK = ("disk i/o error", "database or disk is full", "readonly database", "unable to open")
+
+
+def _index_disk_error(exc: BaseException) -> bool:
+    return type(exc).__module__ == "sqlite3" and any(w in str(exc).lower() for w in _SQLITE_DISK)
 
 
 # characters of one error or hint as shown (the CLI's line, an MCP tool's error): a message
@@ -156,4 +183,15 @@ def _disk_error(exc: OSError) -> tuple[str, str]:
         return message, "check the permissions of the file and its folder, then retry"
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         return message, "free some space on that disk, then retry"
+    if exc.errno == errno.EFBIG:
+        return message, "over the file-size limit (ulimit -f, or the disk's): raise it, retry"
     return message, "check the file's permissions and the free space, then retry"
+
+
+def out_of_space(reason: str) -> bool:
+    """`reason` (an OSError's strerror, as a sync's note keeps it) says the disk is full or a
+    file outgrew its limit: the fix is space, not permissions (round 19: a full disk under a
+    memory folder said "give yourself read and write access there")."""
+    import errno
+
+    return reason in {os.strerror(e) for e in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)}

@@ -56,12 +56,16 @@ def adopt(args: argparse.Namespace) -> int:
 
         adopted = [adopted_line(project, ref, result.remote, ref in known) for ref in refs]
         emit({**sync_json(result, told), "adopted": adopted})
-        return 0
-    for line in sync_lines(result, told=told):
-        echo(line)
-    for ref in refs:
-        echo(adopted_line(project, ref, result.remote, ref in known))
-    return 0
+    else:
+        for line in sync_lines(result, told=told):
+            echo(line)
+        for ref in refs:
+            echo(adopted_line(project, ref, result.remote, ref in known))
+    from gitmem.cli.syncreport import unpushed
+    from gitmem.errors import report_refused
+
+    # a ref refused (a hostile tree) was told nowhere and the run exited 0 (round 19)
+    return report_refused(result.refused, partly=unpushed(result))
 
 
 def _meta_at(project: Any, tip: str | None) -> Any:

@@ -101,9 +101,9 @@ def unbundle(args: argparse.Namespace) -> int:
         for line in sync_lines(result):
             echo(line)
     if result.refused:
-        from gitmem.errors import report
+        from gitmem.errors import report_refused
 
-        return max(report(exc) for exc in result.refused)
+        return report_refused(result.refused, partly=False)  # nothing of ours is pushed
     if not args.as_json:
         echo("merged; gitmem sync publishes it when a remote is reachable")
     return 0

@@ -162,9 +162,10 @@ def run(args: argparse.Namespace) -> int:
         _skipped_notes(project, result, args.verbose)
     refused = 0
     if result.refused:  # the other refs synced; each refused one is an error of its own
-        from gitmem.errors import report
+        from gitmem.cli.syncreport import unpushed
+        from gitmem.errors import report_refused
 
-        refused = max(report(exc) for exc in result.refused)
+        refused = report_refused(result.refused, partly=not args.dry_run and unpushed(result))
     elif not args.dry_run:  # the folders synced here: a moved clone can name them later
         from gitmem.project.syncedfolders import remember_synced
 

@@ -15,6 +15,12 @@ if TYPE_CHECKING:
 SHOWN = 20  # files listed per ref and direction unless --verbose
 
 
+def unpushed(result: SyncResult) -> bool:
+    """Memory of this machine set aside unpushed (a fork's remote, a server's refusal): a run
+    that refused a ref this way is partly done (exit 3), not refused input (exit 2)."""
+    return any(r.unpushed for r in result.refs.values())
+
+
 def sync_lines(
     result: SyncResult, verbose: bool = False, told: dict[str, list[Arrival]] | None = None
 ) -> Iterator[str]:

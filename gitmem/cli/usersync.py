@@ -143,9 +143,11 @@ def _print(
         if not dry_run and any(r.held for r in done.result.refs.values()):
             code = max(code, 3)  # partly done: edits kept on disk for the key, as sync says
         if done.result.refused:
-            from gitmem.errors import report
+            from gitmem.cli.syncreport import unpushed
+            from gitmem.errors import report_refused
 
-            code = max(code, *(report(exc) for exc in done.result.refused))
+            partly = not dry_run and unpushed(done.result)
+            code = max(code, report_refused(done.result.refused, partly=partly))
     return code
 
 

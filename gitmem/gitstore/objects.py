@@ -995,9 +995,11 @@ def _write_loose(folder: Path, name: str, data: bytes, mode: int = 0o777) -> Non
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # a write's EFBIG, ENOSPC: where
+            exc.filename = str(folder)
         raise
 
 

@@ -297,10 +297,17 @@ class WriteBack:
         first = sorted(unwritable)[0]
         where = tilde(s.path)
         count = f"{len(unwritable)} files" if len(unwritable) > 1 else first
+        from gitmem.errors import out_of_space
+
+        fix = (
+            "free some space on that disk (or raise ulimit -f)"
+            if out_of_space(unwritable[first])
+            else "give yourself read and write access there (the folder's and its files' "
+            "permissions, a read-only mount)"
+        )
         note = terminal(
             f"{s.name}: {count} not written in {where} ({unwritable[first]}): the changes from "
-            "the remote wait; give yourself read and write access there (the folder's and its "
-            "files' permissions, a read-only mount), then gitmem sync"
+            f"the remote wait; {fix}, then gitmem sync"
         )
         report = self.result.report(ref)
         report.unwritable = report.unwritable or note
