@@ -362,7 +362,6 @@ def merge_index(
     }
     placed = [(_as_it_stood(orders[s.name], s.nodes, stood[s.name]), s.nodes) for s in (so, st)]
     tops = _written_on_top(bn, placed)
-    afters = _written_after(bn, placed)
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
@@ -392,6 +391,11 @@ def merge_index(
         joined = _orders_joined(skeletons["ours"], skeletons["theirs"], base_order)
         base_order = _with_base_items(joined, base_order)
         resolutions.append(Resolution(path, "order", "both", "reorganized"))
+    afters = _written_after(bn, placed)
+    # new plain bullets too, unless a side moved items or the base writes an item twice
+    # (`once` is empty): then a bullet's neighbours change with the merge order
+    if once and not skeletons:
+        afters.update(_written_after(bn, placed, once))
     filing_pos = {k: i for i, k in enumerate(base_order)}
     side_orders = [orders[s.name] for s in (so, st)]
     linked = frozenset(k for k, nd in bn.items() if nd.kind == "entry" and nd.target)
@@ -612,7 +616,9 @@ def _short(nd: Node) -> str:
 
 
 def _written_after(
-    bn: dict[Key, Node], sides: list[tuple[list[Key], dict[Key, Node]]]
+    bn: dict[Key, Node],
+    sides: list[tuple[list[Key], dict[Key, Node]]],
+    once: frozenset[Key] | None = None,
 ) -> dict[Key, Key]:
     """The base linked entry each new linked entry was written after (#24, placement): the
     base linked entry right before it in its section on the side that wrote it (other new
@@ -624,12 +630,18 @@ def _written_after(
     (`_as_it_stood`): an intermediate merge that archived the entries around the new one
     reads as the side that wrote it (the seventeenth round). Siblings after one anchor come in the
     order of their keys. Both sides wrote it: the later anchor — the result places it there,
-    so read back it says that anchor again."""
+    so read back it says that anchor again.
+
+    With `once` (round 19), the same for new plain bullets instead: their neighbours are base
+    linked entries or plain bullets the base writes once (a text written twice is one item
+    folded at its first place, so which copy a bullet followed changes with the merge order),
+    and the successor is the next base entry on the writer's side, not any later one (a merge
+    that took the other side's edit of the entry between reads no successor)."""
     stable = {
         k
         for k, b in bn.items()
         if b.kind == "entry"
-        and b.target
+        and (b.target or (once is not None and k in once))
         and all(k in nodes and nodes[k].text == b.text for _, nodes in sides)
     }
     pos = {k: i for i, k in enumerate(bn)}
@@ -652,11 +664,15 @@ def _written_after(
                     if k not in out or pos[a] > pos[out[k]]:
                         out[k] = a
                 last, waiting = key, []
-            elif key not in bn and nd.kind == "entry" and nd.target:
+            elif key not in bn and nd.kind == "entry" and bool(nd.target) == (once is None):
                 if last is not None:
                     waiting.append((key, last))
+            elif once is not None and key not in bn and nd.kind == "entry":
+                continue  # a new linked entry between: aside, as new plain bullets are
             else:  # anything else right before it: no predecessor (see above)
                 last = None
+                if once is not None and key in bn and nd.kind == "entry":  # nor a successor
+                    waiting = []
     return out
 
 
