@@ -895,6 +895,10 @@ def _pick(
     gap = _merge_gap(None if b is None else b.gap, o.gap, t.gap)
     if _words(o.text) == _words(t.text):  # the same words, re-spaced: not ours by default
         return _reformatted(b, o, t), gap
+    if b is None and _unmarked(o.text) == _unmarked(t.text):
+        # one new entry, re-marked by a merge (`_restyled_entries`, the lines under it moved
+        # with the marker's width) and as written: a restyle, not two versions to diff3
+        return max(o.text, t.text), gap
     # One side edited the text, the other re-spaced it at most: the edit brings its spacing, as
     # it does against a deletion, so three replicas agree whichever merges first.
     if _words(t.text) == _words(base_text):
@@ -1179,8 +1183,8 @@ def _restyled_entries(
         if steps is None or {_steps(first_line(bn[k].text)) for k in was} != {not steps}:
             continue  # the base entries not all turned from one kind into the other
         old = [k for k in run if _steps(first_line(nodes[k].text)) != steps]
-        if not old or any(k in bn or "\n" in nodes[k].text for k in old):
-            continue  # an entry with lines under it: their indent is the writer's (left)
+        if not old or any(k in bn for k in old):
+            continue
         leads = [m[0] for k in run if (m := _marker_split(first_line(nodes[k].text)))]
         model = next(x for x, k in zip(leads, run, strict=True) if k in bn)
         numbers = [int(x.strip()[:-1]) for x in leads if x.strip()[:1].isdigit()]
@@ -1204,6 +1208,17 @@ def _restyled_entries(
             text = "\n".join([new + body, *moved])
             out[k] = Node(nd.kind, text, nd.gap, nd.target, nd.anchor)
     return out
+
+
+def _unmarked(text: str) -> tuple[str, ...] | None:
+    """An entry's words with its marker and the marker's width of indent under it set aside
+    (`- x` / `  y` and `3. x` / `   y` alike), None when it starts no list item."""
+    first, *rest = words(text).split("\n")
+    m = _marker_split(first)
+    if m is None:
+        return None
+    width = len(m[0])
+    return (m[1], *(x[min(width, len(x) - len(x.lstrip(" "))) :] for x in rest))
 
 
 def _marker_split(line: str) -> tuple[str, str] | None:

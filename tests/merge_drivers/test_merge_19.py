@@ -98,3 +98,37 @@ def test_a_plain_bullet_placed_after_its_predecessor_on_three_machines() -> None
         b"push via CI only, never by hand",
         b"seed the db",
     )
+
+
+STEPPED: dict[str, SweepCase] = {
+    "a new entry with a wrapped line, in a list the other side turned into steps": (
+        I,
+        M + b"- alpha\n- beta\n",
+        M + b"1. alpha\n2. beta\n",
+        M + b"- alpha\n- beta\n- gamma\n  detail line\n",
+        M + b"1. alpha\n2. beta\n3. gamma\n   detail line\n",
+    ),
+    "a new entry with a sub-bullet, in a list the other side turned into steps": (
+        I,
+        M + b"- alpha\n- beta\n",
+        M + b"1. alpha\n2. beta\n",
+        M + b"- alpha\n- beta\n- gamma\n - sub point\n",
+        M + b"1. alpha\n2. beta\n3. gamma\n  - sub point\n",
+    ),
+    "a new step with a wrapped line, in steps the other side turned into bullets": (
+        I,
+        M + b"1. alpha\n2. beta\n",
+        M + b"- alpha\n- beta\n",
+        M + b"1. alpha\n2. beta\n3. gamma\n   detail line\n",
+        M + b"- alpha\n- beta\n- gamma\n  detail line\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STEPPED))
+def test_a_new_entry_with_lines_under_it_takes_the_lists_new_style(name: str) -> None:
+    """Round 18b left an added index entry with lines under it at its `-` among steps: merged
+    again, the lines re-indented to the new marker's width were another sub-line to diff3.
+    Now the two versions of one new entry that differ only in marker and that indent are one
+    restyled entry (`index._unmarked`), and the entry takes the list's new style."""
+    check_case(STEPPED[name])
