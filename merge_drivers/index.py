@@ -494,6 +494,8 @@ def merge_index(
         spilled = spill(order, nodes, value)
     for key, nd in _restyled_entries(order, nodes, bn).items():
         nodes[key] = chosen[key].node = nd
+    for key, nd in _numbered_on(order, nodes, bn).items():
+        nodes[key] = chosen[key].node = nd
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
         resolutions.append(_archived_note(path, order, nodes, spilled, inline_archive))
@@ -1198,15 +1200,58 @@ def _restyled_entries(
             else:
                 mark = model.strip() + " "
             new = lead[: len(lead) - len(lead.lstrip(" "))] + mark
-            if new == lead:
-                continue
-            shift = len(new) - len(lead)
-            moved = [
-                " " * shift + x if shift > 0 else x[min(-shift, len(x) - len(x.lstrip(" "))) :]
-                for x in rest
-            ]
-            text = "\n".join([new + body, *moved])
-            out[k] = Node(nd.kind, text, nd.gap, nd.target, nd.anchor)
+            if new != lead:
+                out[k] = _remarked(nd, lead, new, body, rest)
+    return out
+
+
+def _remarked(nd: Node, lead: str, new: str, body: str, rest: list[str]) -> Node:
+    """An entry written at another marker, the lines under it moved with the marker's width."""
+    shift = len(new) - len(lead)
+    moved = [
+        " " * shift + x if shift > 0 else x[min(-shift, len(x) - len(x.lstrip(" "))) :]
+        for x in rest
+    ]
+    return Node(nd.kind, "\n".join([new + body, *moved]), nd.gap, nd.target, nd.anchor)
+
+
+def _numbered_on(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) -> dict[Key, Node]:
+    """Steps a merge wrote into a numbered list, numbered in sequence from its first number
+    (round 19: both sides' new step was `3.`), as topic files renumber: a list is a run of
+    step entries, blank lines between them too (a loose list goes on numbering; after one, a
+    step numbered as the list's first starts another), and only one that holds steps of the
+    base and new ones, whose numbers came out of sequence; a list numbered alike (`1.` for
+    every step, as Markdown allows) stays so."""
+    out: dict[Key, Node] = {}
+    runs: list[list[Key]] = [[]]
+    for k in order:
+        nd = nodes[k]
+        m = _marker_split(first_line(nd.text)) if nd.kind == "entry" else None
+        if m is None or not m[0][:1].isdigit():
+            if runs[-1]:
+                runs.append([])
+            continue
+        opened = _marker_split(first_line(nodes[runs[-1][0]].text)) if runs[-1] else None
+        if opened and nd.gap and m[0] == opened[0]:
+            runs.append([])  # after a blank line, a step numbered as the first starts a list
+        runs[-1].append(k)
+    for run in runs:
+        if len(run) < 2 or all(k in bn for k in run):
+            continue
+        if not any(k in bn and _steps(first_line(bn[k].text)) for k in run):
+            continue  # no steps of the base's: new lists of their own stay as written
+        split = [_marker_split(first_line(nodes[k].text)) for k in run]
+        leads = [m[0] for m in split if m]
+        numbers = [int(x.strip()[:-1]) for x in leads]
+        if len(set(numbers)) == 1:
+            continue  # numbered alike on purpose
+        for i, (k, m) in enumerate(zip(run, split, strict=True)):
+            assert m is not None
+            nd = nodes[k]
+            new = f"{numbers[0] + i}{m[0].strip()[-1]} "
+            if new != m[0]:
+                first, *rest = nd.text.split("\n")
+                out[k] = _remarked(nd, m[0], new, first[len(m[0]) :], rest)
     return out
 
 

@@ -132,3 +132,46 @@ def test_a_new_entry_with_lines_under_it_takes_the_lists_new_style(name: str) ->
     Now the two versions of one new entry that differ only in marker and that indent are one
     restyled entry (`index._unmarked`), and the entry takes the list's new style."""
     check_case(STEPPED[name])
+
+
+NUMBERED: dict[str, SweepCase] = {
+    "both sides append a step: numbered on": (
+        I,
+        M + b"1. alpha\n2. beta\n",
+        M + b"1. alpha\n2. beta\n3. gamma\n",
+        M + b"1. alpha\n2. beta\n3. delta\n",
+        M + b"1. alpha\n2. beta\n3. delta\n4. gamma\n",
+    ),
+    "both sides append a step after a blank line: the loose list goes on numbering": (
+        I,
+        M + b"1. alpha\n2. beta\n",
+        M + b"1. alpha\n2. beta\n\n3. gamma\n",
+        M + b"1. alpha\n2. beta\n\n3. delta\n",
+        M + b"1. alpha\n2. beta\n\n3. delta\n\n4. gamma\n",
+    ),
+    "a list numbered alike stays so": (
+        I,
+        M + b"1. alpha\n1. beta\n",
+        M + b"1. alpha\n1. beta\n1. gamma\n",
+        M + b"1. alpha\n1. beta!\n",
+        M + b"1. alpha\n1. beta!\n1. gamma\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMBERED))
+def test_steps_a_merge_adds_to_an_index_list_are_numbered_on(name: str) -> None:
+    """Two sides' new steps in `MEMORY.md` were both `3.`: the index renumbered nothing
+    (`index._numbered_on`), as topic files do."""
+    check_case(NUMBERED[name])
+
+
+def test_steps_three_machines_append_are_numbered_alike_in_every_order() -> None:
+    got = in_every_order(
+        I,
+        M + b"1. alpha\n2. beta\n",
+        M + b"1. alpha\n2. beta\n3. gamma\n",
+        M + b"1. alpha\n2. beta\n3. delta\n",
+        M + b"1. alpha\n2. beta!\n3. epsilon\n",
+    )
+    assert got == M + b"1. alpha\n2. beta!\n3. delta\n4. epsilon\n5. gamma\n"
