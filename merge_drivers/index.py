@@ -362,7 +362,6 @@ def merge_index(
     }
     placed = [(_as_it_stood(orders[s.name], s.nodes, stood[s.name]), s.nodes) for s in (so, st)]
     tops = _written_on_top(bn, placed)
-    afters = _written_after(bn, placed)
     resolutions: list[Resolution] = []
     # a side that regrouped or moved entries keeps its order of base items and headings when
     # the other side kept the base's (or chose the same); new entries hang from their anchors
@@ -392,6 +391,11 @@ def merge_index(
         joined = _orders_joined(skeletons["ours"], skeletons["theirs"], base_order)
         base_order = _with_base_items(joined, base_order)
         resolutions.append(Resolution(path, "order", "both", "reorganized"))
+    afters = _written_after(bn, placed)
+    # new plain bullets too, unless a side moved items or the base writes an item twice
+    # (`once` is empty): then a bullet's neighbours change with the merge order
+    if once and not skeletons:
+        afters.update(_written_after(bn, placed, once))
     filing_pos = {k: i for i, k in enumerate(base_order)}
     side_orders = [orders[s.name] for s in (so, st)]
     linked = frozenset(k for k, nd in bn.items() if nd.kind == "entry" and nd.target)
@@ -489,6 +493,8 @@ def merge_index(
         value = _archive_value(order, chosen, before, (so, st))
         spilled = spill(order, nodes, value)
     for key, nd in _restyled_entries(order, nodes, bn).items():
+        nodes[key] = chosen[key].node = nd
+    for key, nd in _numbered_on(order, nodes, bn).items():
         nodes[key] = chosen[key].node = nd
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
@@ -612,7 +618,9 @@ def _short(nd: Node) -> str:
 
 
 def _written_after(
-    bn: dict[Key, Node], sides: list[tuple[list[Key], dict[Key, Node]]]
+    bn: dict[Key, Node],
+    sides: list[tuple[list[Key], dict[Key, Node]]],
+    once: frozenset[Key] | None = None,
 ) -> dict[Key, Key]:
     """The base linked entry each new linked entry was written after (#24, placement): the
     base linked entry right before it in its section on the side that wrote it (other new
@@ -624,12 +632,18 @@ def _written_after(
     (`_as_it_stood`): an intermediate merge that archived the entries around the new one
     reads as the side that wrote it (the seventeenth round). Siblings after one anchor come in the
     order of their keys. Both sides wrote it: the later anchor — the result places it there,
-    so read back it says that anchor again."""
+    so read back it says that anchor again.
+
+    With `once` (round 19), the same for new plain bullets instead: their neighbours are base
+    linked entries or plain bullets the base writes once (a text written twice is one item
+    folded at its first place, so which copy a bullet followed changes with the merge order),
+    and the successor is the next base entry on the writer's side, not any later one (a merge
+    that took the other side's edit of the entry between reads no successor)."""
     stable = {
         k
         for k, b in bn.items()
         if b.kind == "entry"
-        and b.target
+        and (b.target or (once is not None and k in once))
         and all(k in nodes and nodes[k].text == b.text for _, nodes in sides)
     }
     pos = {k: i for i, k in enumerate(bn)}
@@ -652,11 +666,15 @@ def _written_after(
                     if k not in out or pos[a] > pos[out[k]]:
                         out[k] = a
                 last, waiting = key, []
-            elif key not in bn and nd.kind == "entry" and nd.target:
+            elif key not in bn and nd.kind == "entry" and bool(nd.target) == (once is None):
                 if last is not None:
                     waiting.append((key, last))
+            elif once is not None and key not in bn and nd.kind == "entry":
+                continue  # a new linked entry between: aside, as new plain bullets are
             else:  # anything else right before it: no predecessor (see above)
                 last = None
+                if once is not None and key in bn and nd.kind == "entry":  # nor a successor
+                    waiting = []
     return out
 
 
@@ -879,6 +897,10 @@ def _pick(
     gap = _merge_gap(None if b is None else b.gap, o.gap, t.gap)
     if _words(o.text) == _words(t.text):  # the same words, re-spaced: not ours by default
         return _reformatted(b, o, t), gap
+    if b is None and _unmarked(o.text) == _unmarked(t.text):
+        # one new entry, re-marked by a merge (`_restyled_entries`, the lines under it moved
+        # with the marker's width) and as written: a restyle, not two versions to diff3
+        return max(o.text, t.text), gap
     # One side edited the text, the other re-spaced it at most: the edit brings its spacing, as
     # it does against a deletion, so three replicas agree whichever merges first.
     if _words(t.text) == _words(base_text):
@@ -1163,8 +1185,8 @@ def _restyled_entries(
         if steps is None or {_steps(first_line(bn[k].text)) for k in was} != {not steps}:
             continue  # the base entries not all turned from one kind into the other
         old = [k for k in run if _steps(first_line(nodes[k].text)) != steps]
-        if not old or any(k in bn or "\n" in nodes[k].text for k in old):
-            continue  # an entry with lines under it: their indent is the writer's (left)
+        if not old or any(k in bn for k in old):
+            continue
         leads = [m[0] for k in run if (m := _marker_split(first_line(nodes[k].text)))]
         model = next(x for x, k in zip(leads, run, strict=True) if k in bn)
         numbers = [int(x.strip()[:-1]) for x in leads if x.strip()[:1].isdigit()]
@@ -1178,16 +1200,70 @@ def _restyled_entries(
             else:
                 mark = model.strip() + " "
             new = lead[: len(lead) - len(lead.lstrip(" "))] + mark
-            if new == lead:
-                continue
-            shift = len(new) - len(lead)
-            moved = [
-                " " * shift + x if shift > 0 else x[min(-shift, len(x) - len(x.lstrip(" "))) :]
-                for x in rest
-            ]
-            text = "\n".join([new + body, *moved])
-            out[k] = Node(nd.kind, text, nd.gap, nd.target, nd.anchor)
+            if new != lead:
+                out[k] = _remarked(nd, lead, new, body, rest)
     return out
+
+
+def _remarked(nd: Node, lead: str, new: str, body: str, rest: list[str]) -> Node:
+    """An entry written at another marker, the lines under it moved with the marker's width."""
+    shift = len(new) - len(lead)
+    moved = [
+        " " * shift + x if shift > 0 else x[min(-shift, len(x) - len(x.lstrip(" "))) :]
+        for x in rest
+    ]
+    return Node(nd.kind, "\n".join([new + body, *moved]), nd.gap, nd.target, nd.anchor)
+
+
+def _numbered_on(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) -> dict[Key, Node]:
+    """Steps a merge wrote into a numbered list, numbered in sequence from its first number
+    (round 19: both sides' new step was `3.`), as topic files renumber: a list is a run of
+    step entries, blank lines between them too (a loose list goes on numbering; after one, a
+    step numbered as the list's first starts another), and only one that holds steps of the
+    base and new ones, whose numbers came out of sequence; a list numbered alike (`1.` for
+    every step, as Markdown allows) stays so."""
+    out: dict[Key, Node] = {}
+    runs: list[list[Key]] = [[]]
+    for k in order:
+        nd = nodes[k]
+        m = _marker_split(first_line(nd.text)) if nd.kind == "entry" else None
+        if m is None or not m[0][:1].isdigit():
+            if runs[-1]:
+                runs.append([])
+            continue
+        opened = _marker_split(first_line(nodes[runs[-1][0]].text)) if runs[-1] else None
+        if opened and nd.gap and m[0] == opened[0]:
+            runs.append([])  # after a blank line, a step numbered as the first starts a list
+        runs[-1].append(k)
+    for run in runs:
+        if len(run) < 2 or all(k in bn for k in run):
+            continue
+        if not any(k in bn and _steps(first_line(bn[k].text)) for k in run):
+            continue  # no steps of the base's: new lists of their own stay as written
+        split = [_marker_split(first_line(nodes[k].text)) for k in run]
+        leads = [m[0] for m in split if m]
+        numbers = [int(x.strip()[:-1]) for x in leads]
+        if len(set(numbers)) == 1:
+            continue  # numbered alike on purpose
+        for i, (k, m) in enumerate(zip(run, split, strict=True)):
+            assert m is not None
+            nd = nodes[k]
+            new = f"{numbers[0] + i}{m[0].strip()[-1]} "
+            if new != m[0]:
+                first, *rest = nd.text.split("\n")
+                out[k] = _remarked(nd, m[0], new, first[len(m[0]) :], rest)
+    return out
+
+
+def _unmarked(text: str) -> tuple[str, ...] | None:
+    """An entry's words with its marker and the marker's width of indent under it set aside
+    (`- x` / `  y` and `3. x` / `   y` alike), None when it starts no list item."""
+    first, *rest = words(text).split("\n")
+    m = _marker_split(first)
+    if m is None:
+        return None
+    width = len(m[0])
+    return (m[1], *(x[min(width, len(x) - len(x.lstrip(" "))) :] for x in rest))
 
 
 def _marker_split(line: str) -> tuple[str, str] | None:

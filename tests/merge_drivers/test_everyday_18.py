@@ -158,7 +158,9 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         M
         + b"## Build\n- run make first\n- lint with ruff\n- tests need docker\n- push via CI only\n",
         M + b"## Build\n- run make first\n- tests need docker\n- push via CI only, never by hand\n",
-        None,  # wrong, left: the new plain bullet is not placed after its predecessor
+        M  # round 19: after its predecessor
+        + b"## Build\n- run make first\n- lint with ruff\n- tests need docker\n"
+        b"- push via CI only, never by hand\n",
     ),
     "numbered steps: a step appended on each side": (
         T,

@@ -97,8 +97,9 @@ case(
         BX.replace("- board\n", "").replace("- use nightly\n", "- use nightly\n- board\n"),
         BX.replace("- board\n", ""),
     ],
-    # acceptable: a move is an edit of the bullet's place, and modified beats deleted
-    ["- wiki\n", "- use nightly\n- [Release flow]", "dependency order\n- board\n\n## Testing"],
+    # acceptable: a move is an edit of the bullet's place, and modified beats deleted; since
+    # round 19 the moved bullet stands where its mover put it (placement)
+    ["- wiki\n", "- use nightly\n- board\n- [Release flow]"],
     ["- wiki\n- board"],
 )
 case(
@@ -111,8 +112,9 @@ case(
         ),
         BX.replace("- snapshots in `tests/snap`", "- snapshots in `tests/snapshots`"),
     ],
-    [  # acceptable: each moved bullet at its new section's end, not where it was put
-        "dependency order\n- wiki\n\n## Testing",
+    [  # acceptable: round 19 puts `wiki` where it was put (after `first`), `use nightly`
+        # (under the heading: no predecessor) still at its new section's end
+        "first\n- wiki\n- [Release flow]",
         "## Links\n- board\n- use nightly\n",
         "- snapshots in `tests/snapshots`\n",
     ],
@@ -298,8 +300,8 @@ case(
         BX.replace("- run `cargo nextest`\n", "- run `cargo nextest`\n- `--no-fail-fast` on CI\n"),
         BX.replace("- run `cargo nextest`\n", "- run `cargo nextest`\n- miri weekly\n"),
     ],
-    # acceptable: both new plain bullets at the section's end, not right after `run` (placement)
-    ["- flaky: net\n- `--no-fail-fast` on CI\n- miri weekly\n\n## Links"],
+    # good since round 19: both right after `run`, by their text (placement)
+    ["- run `cargo nextest`\n- `--no-fail-fast` on CI\n- miri weekly\n- snapshots"],
 )
 
 # --- (4) tables --------------------------------------------------------------------------
@@ -706,8 +708,8 @@ case(
         BX.replace("- flaky: net\n", "- flaky: net\n- proptest seeds\n"),
         BX + "- ADR folder\n",
     ],
-    [  # acceptable: the bullet written after `use nightly` at its section's end (placement)
-        "dependency order\n- mold linker\n\n## Testing",
+    [  # good since round 19: the bullet written after `use nightly` stands there (placement)
+        "- use nightly\n- mold linker\n- [Release flow]",
         "- flaky: net\n- proptest seeds\n\n",
         "- board\n- ADR folder\n",
     ],

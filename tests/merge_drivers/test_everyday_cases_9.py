@@ -106,11 +106,12 @@ case(
         ),
         AF.replace("stable, all tests passing", "stable, all 1,204 tests passing"),
     ],
-    [  # acceptable: the new bullet at the section's end, not after `a4_version3` (placement)
+    [  # good since round 19: the new bullet after `a4_version3`, where it was written
         "## Branch Structure (as of 2026-04-02)\n"
         "- `master` — stable, all 1,204 tests passing\n"
-        "- `a4_version3` — merged self-hosted into master, coverage push (target >95%)\n",
-        "- `a4_version4` — BEAM assembler work\n\n## Key",
+        "- `a4_version3` — merged self-hosted into master, coverage push (target >95%)\n"
+        "- `a4_version4` — BEAM assembler work\n"
+        "- `self-hosted` — Ring",
     ],
     ["2026-03-10"],
 )
