@@ -16,6 +16,13 @@ if TYPE_CHECKING:
 CHUNK_BYTES = 4096  # questions written at once: under any system's pipe buffer
 
 
+def close_all() -> None:
+    """Close every client still running, as the end of the process would (git reads end of
+    file and exits): for a caller that runs commands in one process (the tests' CLI runner)."""
+    for client in list(_RUNNING):
+        client.close()
+
+
 class CatFile:
     """One long-lived `git [options] cat-file --batch-command` (git ≥ 2.36): objects' contents,
     and their type and size alone (`info`: a blob's size without reading it, no second
@@ -108,6 +115,7 @@ class CatFile:
         return found[1] if found is not None and found[0] == "blob" else None
 
     def close(self) -> None:
+        _RUNNING.discard(self)
         if self.pid:
             os.close(self.to_git)
             os.close(self.from_git)
@@ -139,6 +147,7 @@ class CatFile:
             os.close(in_r)
             os.close(out_w)
         self.to_git, self.from_git = in_w, out_r
+        _RUNNING.add(self)
         return True
 
     def _fill(self) -> bool:
@@ -159,3 +168,6 @@ class CatFile:
                 break
         data, self.buffer = self.buffer[:n], self.buffer[n:]
         return data
+
+
+_RUNNING: set[CatFile] = set()  # started, not closed (`close_all`)

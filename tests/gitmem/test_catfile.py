@@ -86,3 +86,29 @@ def test_many_questions_at_once_stay_in_step_and_read_blobs_uses_the_one_client(
         assert read == {blobs[3]: b"file 3\n", blobs[0]: b"file 0\n" * 5001}
         assert repo._reader is not None, "the repository's one client answered"
         assert repo.object_type(tree) == "tree" and repo.object_type("0" * 40) is None
+
+
+def test_close_all_ends_every_client_still_running_and_each_starts_again(tmp_path: Path) -> None:
+    """A command run in this process (the tests' CLI runner) leaves no `git cat-file` behind
+    once `close_all` has run, as a process's exit would (red team 9's check found one left by
+    an in-process sync); a client closed so answers its next question with a new git."""
+    import os
+
+    from gitmem.gitstore import catfile
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with Repository(tmp_path) as repo:
+        blob = repo.write_blob(b"alpha\n")
+        repo.publish(repo.write_commit(repo.write_tree({"a.md": (BLOB_MODE, blob)}), [], "t"))
+        git = CatFile(["--git-dir", str(repo.git_dir)])
+        assert git.blob(blob) == b"alpha\n"
+        pid = git.pid
+        catfile.close_all()
+        assert git.pid == 0
+        assert (
+            not os.path.exists(f"/proc/{pid}")
+            or b"git" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+        )
+        assert git.blob(blob) == b"alpha\n"  # started again
+        git.close()
+        assert git not in catfile._RUNNING

@@ -127,6 +127,10 @@ class World:
                 index = sys.modules.get("gitmem.recall.searchindex")
                 if index is not None:
                     index.close_all()
+                # and its `git cat-file` clients (a Repository is never closed by the CLI)
+                catfile = sys.modules.get("gitmem.gitstore.catfile")
+                if catfile is not None:
+                    catfile.close_all()
         return Run(code, captured.out, captured.err)
 
     def process(self, *args: str, cwd: Path | None = None, timeout: float = 120) -> Run:
