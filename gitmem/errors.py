@@ -195,3 +195,17 @@ def out_of_space(reason: str) -> bool:
     import errno
 
     return reason in {os.strerror(e) for e in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)}
+
+
+# git's words when the disk under the repository gave out: a write's strerror, or a process
+# the file-size limit killed (SIGXFSZ, "unpack-objects died of signal 25")
+_GIT_OUT_OF_SPACE = ("no space left", "disk quota exceeded", "file too large", "of signal 25")
+SPACE_HINT = "free some space on the disk of this repository (or raise ulimit -f), then retry"
+
+
+def git_out_of_space(reason: str) -> bool:
+    """git's `reason` for a failed fetch or push says the local disk is full or over the
+    file-size limit: the fix is space, not the remote URL or access (round 19, second wave).
+    A server's own `remote:` lines (its disk, or anyone's words) do not count."""
+    ours = [part for part in reason.lower().split("; ") if not part.startswith("remote:")]
+    return any(w in part for part in ours for w in _GIT_OUT_OF_SPACE)

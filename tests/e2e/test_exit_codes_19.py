@@ -199,10 +199,27 @@ def test_a_file_size_limit_is_one_line_naming_the_folder(world: World) -> None:
     big = "".join(f"line {i} of one long note\n" for i in range(20_000))  # packs small
     write_files(world.scope_path(a, "agents"), {"rev/big.md": big})
     world.ok("-C", str(a), "sync")
-    world.ok("-C", str(b), "status", "--fetch")  # git's unpack under the limit is git's
+    # git's unpack under the limit: killed by SIGXFSZ ("unpack-objects died of signal 25"),
+    # a full disk's cousin, whose hint named the remote URL and access (second wave)
+    run = limited(b, "pull")
+    one_line(run, 3, ("cannot fetch from origin: ",))
+    assert "free some space" in run.err and "remote URL" not in run.err, run.err
+    world.ok("-C", str(b), "status", "--fetch")
     run = limited(b, "pull", "--json")
     assert run.code == 3 and run.out.startswith("{"), (run.code, run.out, run.err)
     notes = [n for r in json.loads(run.out)["refs"] for n in r["notes"]]
     assert any("not written" in n and "free some space" in n for n in notes), notes
     assert not (world.scope_path(b, "agents") / "rev" / "big.md").exists()
     assert not [p for p in world.scope_path(b, "agents").rglob("*") if p.is_file()]
+
+
+def test_the_space_hint_is_for_this_disk_not_the_servers() -> None:
+    """A fetch git could not write here gets the space hint; a server's own `remote:` words of
+    its disk (anyone's text) keep the remote's hint."""
+    from gitmem.errors import SPACE_HINT
+    from gitmem.gitstore.transport import remote_hint
+
+    ours = "error: unable to write file .git/objects/ab/cd: No space left on device"
+    assert remote_hint(ours, "check the remote") == SPACE_HINT
+    theirs = "remote: fatal: write error: No space left on device; fatal: unpack failed"
+    assert remote_hint(theirs, "check the remote") == "check the remote"
