@@ -51,15 +51,18 @@ def adopt(args: argparse.Namespace) -> int:
     result = run_sync(project, SyncOptions(mode="sync", force_key=True))
     pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
     told = arrivals(project, before, pulled) if pulled else None
+    # a ref refused at the door is told by its error alone: "nothing to adopt … already names
+    # this project" before it said what adopt did not look at (round 19, second wave)
+    told_refs = [ref for ref in refs if not (ref in result.refs and result.refs[ref].refused)]
     if args.as_json:
         from gitmem.cli.jsonout import emit, sync_json
 
-        adopted = [adopted_line(project, ref, result.remote, ref in known) for ref in refs]
+        adopted = [adopted_line(project, ref, result.remote, ref in known) for ref in told_refs]
         emit({**sync_json(result, told), "adopted": adopted})
     else:
         for line in sync_lines(result, told=told):
             echo(line)
-        for ref in refs:
+        for ref in told_refs:
             echo(adopted_line(project, ref, result.remote, ref in known))
     from gitmem.cli.syncreport import unpushed
     from gitmem.errors import report_refused

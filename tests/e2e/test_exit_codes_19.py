@@ -161,7 +161,15 @@ def test_adopt_tells_a_refused_ref_and_its_code(world: World) -> None:
     run = world.gitmem("-C", str(a), "adopt", "--json")
 
     one_line(run, 2, ("origin/refs/gitmem/team: ", "GM102"))
-    assert [e["message"] for e in json.loads(run.out)["errors"]] == [run.err.splitlines()[0][15:]]
+    report = json.loads(run.out)
+    assert [e["message"] for e in report["errors"]] == [run.err.splitlines()[0][15:]]
+    # the refused ref is told by its error alone (it said "nothing to adopt" first)
+    assert not [line for line in report["adopted"] if "refs/gitmem/team" in line], report
+    assert [line for line in report["adopted"] if PERSONAL in line], report
+    text = world.gitmem("-C", str(a), "adopt")
+    one_line(text, 2, ("origin/refs/gitmem/team: ", "GM102"))
+    assert "refs/gitmem/team: nothing to adopt" not in text.out, text.out
+    assert f"{PERSONAL}: nothing to adopt" in text.out, text.out
     assert "mine.md" not in str(folder_bytes(world.scope_path(a, "team")))
     assert world.git("rev-parse", "refs/gitmem/team", cwd=a).strip() == team  # not taken
     personal = world.git("rev-parse", PERSONAL, cwd=a).strip()
