@@ -74,6 +74,14 @@ class RemoteError(GitError):
     """Fetch or push failed: unreachable, rejected, timed out."""
 
 
+class NotWritten(GitmemError):
+    """Memory the refs hold for a scope whose folder was refused here (a file where the folder
+    should be): the other scopes synced, that memory waits on its ref, unwritten — a sync
+    partly done."""
+
+    exit_code = EXIT_PARTLY
+
+
 class LockedError(GitError):
     """Another gitmem holds the repository lock."""
 

@@ -43,7 +43,7 @@ from gitmem.sync.integrate import Integrate
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import MAX_EDIT_ROUNDS, MAX_ROUNDS, SyncOptions, SyncResult
 from gitmem.sync.snapshot import Snapshots
-from gitmem.sync.start import SyncStart
+from gitmem.sync.start import SyncStart, chosen_scopes
 from gitmem.sync.writeback import WriteBack
 from gitmem.sync.writers import WriterRefs
 
@@ -130,6 +130,7 @@ class Session:
             self._loop()
             self._tell_losses()
             self._held_without_key()
+            self._refused_with_memory()
             if not self.opts.new_only:  # the hook's pull stays short: a whole sync prunes
                 import time
 
@@ -187,6 +188,41 @@ class Session:
                         same = False
                     if not same:
                         report.held.append(f"{s.prefix}/{rel}")
+
+    def _refused_with_memory(self) -> None:
+        """A scope refused here (its folder a file, a link out) whose ref, here or as fetched,
+        holds memory its folder did not get at its last sync: the run is partly done, an error
+        of its own (round 19: "skipped …", exit 0 and no error, the memory silently unwritten).
+        Only for a refused scope: two tree reads each, no cost on a sync without one."""
+        if self.opts.mode == "push":
+            return
+        from gitmem.errors import NotWritten
+
+        for s in chosen_scopes(self.project, self.opts.scopes):
+            if not s.refused or not s.ref:
+                continue
+            head = read_scope_head(self.repo.common_dir, s.name)  # else a state of its own
+            state = head if head is not None else load_scope_state(self.repo.common_dir, s.name)
+            synced = state.commit
+            tips = {self.repo.resolve(s.ref), self.repo.resolve(self.project.tracking_ref(s.ref))}
+            had = self._subtree(synced, s.prefix)
+            if not any(self._subtree(tip, s.prefix) not in (had, None) for tip in tips):
+                continue
+            self.result.skipped[:] = [
+                k for k in self.result.skipped if not k.startswith(s.name + ":")
+            ]
+            self.result.refused.append(
+                NotWritten(
+                    f"{s.name} memory not written here: {s.note}",
+                    f"fix that folder, then gitmem sync: the memory waits on {s.ref}, none lost",
+                )
+            )
+
+    def _subtree(self, commit: str | None, prefix: str) -> str | None:
+        """The id of `prefix` in `commit`'s tree (None: no commit, no such folder)."""
+        if commit is None:
+            return None
+        return self.repo.tree_entry(self.repo.read_commit(commit)[0], prefix)
 
     @contextlib.contextmanager
     def _started(self) -> Iterator[SyncStart]:

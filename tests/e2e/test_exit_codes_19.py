@@ -231,3 +231,31 @@ def test_the_space_hint_is_for_this_disk_not_the_servers() -> None:
     assert remote_hint(ours, "check the remote") == SPACE_HINT
     theirs = "remote: fatal: write error: No space left on device; fatal: unpack failed"
     assert remote_hint(theirs, "check the remote") == "check the remote"
+
+
+def test_a_file_where_a_scope_folder_should_be_is_partly_done(settled: World) -> None:
+    """`team` a file in a clone the remote has team memory for: pull and sync said "skipped
+    … move it away", exited 0 and `--json` listed no error while the memory went unwritten.
+    Now a sync partly done (3), one line saying what and the fix, every run until it is
+    fixed; once the folder holds what the ref does, a file there again is only skipped."""
+    c = settled.clone("teamfile")
+    team = settled.scope_path(c, "team")
+    team.parent.mkdir(parents=True, exist_ok=True)
+    team.write_text("not a folder\n")
+
+    run = settled.gitmem("-C", str(c), "pull", "--json")
+
+    one_line(run, 3, ("team memory not written here: ", "it is a file, not a folder"))
+    assert "move it away" in run.err, run.err
+    report = json.loads(run.out)
+    assert [e["message"] for e in report["errors"]] == [run.err.splitlines()[0][15:]]
+    again = settled.gitmem("-C", str(c), "sync")  # the ref moved: the folder still lacks it
+    assert (again.code, again.err) == (3, run.err), again.err
+    team.unlink()
+    settled.ok("-C", str(c), "sync")
+    assert (team / "fact.md").read_text() == "a team fact\n"
+    (team / "fact.md").unlink()
+    team.rmdir()
+    team.write_text("not a folder\n")
+    quiet = settled.gitmem("-C", str(c), "pull", "--json")
+    assert quiet.code == 0 and json.loads(quiet.out)["errors"] == [], (quiet.out, quiet.err)
