@@ -190,7 +190,7 @@ class Session:
                         report.held.append(f"{s.prefix}/{rel}")
 
     def _refused_with_memory(self) -> None:
-        """A scope refused here (its folder a file, a link out) whose ref, here or as fetched,
+        """A scope refused here for a file in its folder's place whose ref, here or as fetched,
         holds memory its folder did not get at its last sync: the run is partly done, an error
         of its own (round 19: "skipped …", exit 0 and no error, the memory silently unwritten).
         Only for a refused scope: two tree reads each, no cost on a sync without one."""
@@ -199,7 +199,9 @@ class Session:
         from gitmem.errors import NotWritten
 
         for s in chosen_scopes(self.project, self.opts.scopes):
-            if not s.refused or not s.ref:
+            # a file in the folder's place, the user's to move; a refusal of where a setting
+            # or a committed link points (a door held against the repository) stays a note
+            if not s.refused or not s.ref or not _a_file(s.path):
                 continue
             head = read_scope_head(self.repo.common_dir, s.name)  # else a state of its own
             state = head if head is not None else load_scope_state(self.repo.common_dir, s.name)
@@ -657,3 +659,13 @@ def _same_owner(common_dir: Path, scopes: list[Scope], user_ref: str, uid: str) 
         f"keep {owner}'s: git config gitmem.user {owner}; or hand over to {uid} (the files "
         f"merge into {uid}'s memory as at a first sync): rm {files}, then gitmem sync",
     )
+
+
+def _a_file(path: Path) -> bool:
+    """`path` is a file of its own (not a link, not a folder)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
