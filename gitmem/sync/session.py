@@ -17,6 +17,7 @@ from pathlib import Path
 from gitmem.errors import (
     ConcurrentUpdate,
     GitmemError,
+    NotWritten,
     RemoteError,
     UsageError,
 )
@@ -196,8 +197,6 @@ class Session:
         Only for a refused scope: two tree reads each, no cost on a sync without one."""
         if self.opts.mode == "push":
             return
-        from gitmem.errors import NotWritten
-
         for s in chosen_scopes(self.project, self.opts.scopes):
             # a file in the folder's place, the user's to move; a refusal of where a setting
             # or a committed link points (a door held against the repository) stays a note
@@ -224,7 +223,10 @@ class Session:
         """The id of `prefix` in `commit`'s tree (None: no commit, no such folder)."""
         if commit is None:
             return None
-        return self.repo.tree_entry(self.repo.read_commit(commit)[0], prefix)
+        try:  # a commit gone from here: nothing known of it, as no commit
+            return self.repo.tree_entry(self.repo.read_commit(commit)[0], prefix)
+        except GitmemError:
+            return None
 
     @contextlib.contextmanager
     def _started(self) -> Iterator[SyncStart]:
