@@ -12,16 +12,24 @@ import itertools
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.support.teammates import Shared
-from tests.support.world import REPO_ROOT, World, folder_bytes
+from tests.support.world import World, folder_bytes
 
 TEAM = "refs/gitmem/team"
 WRITERS = "refs/gitmem/writers/team/"
+
+
+@pytest.fixture(autouse=True)
+def short_fold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flood's sync reads writer tips that cost no merge for FOLD_BUDGET (1 s) past its 64,
+    by design: the floods here spent it at every sync (~3 CPU-s of this file). No assertion
+    here needs more than the 64; 0.1 s still takes that path at every flood's sync."""
+    monkeypatch.setattr("gitmem.sync.writers.FOLD_BUDGET", 0.1)
 
 
 def _tree_with(world: World, base_tree: str, files: dict[str, bytes]) -> str:
@@ -84,21 +92,26 @@ def _commits_on_team(world: World, count: int, tree: str | None = None) -> list[
     return made
 
 
-def _git_processes(world: World, clone: Path, *args: str) -> tuple[int, str]:
-    """How many git processes `gitmem -C clone ARGS` started itself (git's own trace), and its
-    output."""
+def _traced(world: World, clone: Path, *args: str) -> tuple[list[dict[str, Any]], str]:
+    """The git processes `gitmem -C clone ARGS` started itself (git's own trace: their start
+    events), and its output. In this process (`World.gitmem`): a `python -m gitmem` start cost
+    each ~0.2 s of CPU, and `short_fold`'s budget reaches only an in-process sync."""
     trace = world.root / "trace.json"
     trace.unlink(missing_ok=True)
-    proc = subprocess.run(
-        [sys.executable, "-m", "gitmem", "-C", str(clone), *args],
-        capture_output=True,
-        env={**world.env, "PYTHONPATH": str(REPO_ROOT), "GIT_TRACE2_EVENT": str(trace)},
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
+    world.env["GIT_TRACE2_EVENT"] = str(trace)
+    try:
+        run = world.gitmem("-C", str(clone), *args, timeout=300)
+    finally:
+        del world.env["GIT_TRACE2_EVENT"]
+    assert run.code == 0, run.err
     events = [json.loads(line) for line in trace.read_text().splitlines()]
-    started = [e for e in events if e["event"] == "start" and "/" not in e["sid"]]
-    return len(started), proc.stdout.decode()
+    return [e for e in events if e["event"] == "start" and "/" not in e["sid"]], run.out
+
+
+def _git_processes(world: World, clone: Path, *args: str) -> tuple[int, str]:
+    """How many git processes `gitmem -C clone ARGS` started itself, and its output."""
+    started, out = _traced(world, clone, *args)
+    return len(started), out
 
 
 @pytest.mark.parametrize("command", [("status",), ("doctor",), ("sync", "-q")])
@@ -263,18 +276,9 @@ def test_a_writer_ref_that_is_no_commit_or_of_another_folder_is_never_merged(
 
 
 def _git_commands(world: World, clone: Path, *args: str) -> list[list[str]]:
-    """The argv of each git process `gitmem -C clone ARGS` started itself (git's own trace)."""
-    trace = world.root / "trace-argv.json"
-    trace.unlink(missing_ok=True)
-    proc = subprocess.run(
-        [sys.executable, "-m", "gitmem", "-C", str(clone), *args],
-        capture_output=True,
-        env={**world.env, "PYTHONPATH": str(REPO_ROOT), "GIT_TRACE2_EVENT": str(trace)},
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    events = [json.loads(line) for line in trace.read_text().splitlines()]
-    return [e["argv"] for e in events if e["event"] == "start" and "/" not in e["sid"]]
+    """The argv of each git process `gitmem -C clone ARGS` started itself."""
+    started, _out = _traced(world, clone, *args)
+    return [e["argv"] for e in started]
 
 
 def test_a_flood_of_writer_refs_is_listed_once_a_sync_and_fetched_by_the_window(
