@@ -1,0 +1,107 @@
+"""Numbered `MEMORY.md` lists, nineteenth round (#24; docs/merge.md, "Round 19b: numbered
+index lists"): each case the bytes a careful human signs, merged both directions and merged
+again with either side (`check_case`); three machines in every order."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.sweep import SweepCase, check_case, in_every_order
+
+I = ".claude/memory/MEMORY.md"  # noqa: E741
+M = b"# Memory\n\n"
+STEPS = M + b"1. alpha\n2. beta\n3. gamma\n"
+
+RENUMBERED: dict[str, SweepCase] = {
+    "a step renumbered (one before it deleted) vs the step edited: once, edited": (
+        I,
+        STEPS,
+        M + b"1. alpha\n2. gamma\n",
+        M + b"1. alpha\n2. beta\n3. gamma!\n",
+        M + b"1. alpha\n2. gamma!\n",
+    ),
+    "a step renumbered (one inserted before it) vs the step edited: once, edited": (
+        I,
+        STEPS,
+        M + b"1. alpha\n2. beta\n3. delta\n4. gamma\n",
+        M + b"1. alpha\n2. beta\n3. gamma!\n",
+        M + b"1. alpha\n2. beta\n3. delta\n4. gamma!\n",
+    ),
+    "a step renumbered vs the step deleted: deleted": (
+        I,
+        STEPS,
+        M + b"1. alpha\n2. gamma\n",
+        M + b"1. alpha\n2. beta\n",
+        M + b"1. alpha\n",
+    ),
+    "a long step renumbered vs a clause added to it: the edit at the new number": (
+        I,
+        M + b"1. alpha\n2. beta\n3. run the whole suite\n",
+        M + b"1. alpha\n2. run the whole suite\n",
+        M + b"1. alpha\n2. beta\n3. run the whole suite with -n 2\n",
+        M + b"1. alpha\n2. run the whole suite with -n 2\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RENUMBERED))
+def test_a_renumbered_step_is_the_same_step(name: str) -> None:
+    """A step whose number changed with its list was a second item beside the other side's
+    edit (`4. gamma` and `3. gamma!`): its marker is the list's, not its text
+    (`index._renumbered`)."""
+    check_case(RENUMBERED[name])
+
+
+ORDERED: dict[str, SweepCase] = {
+    "one side's new steps keep the order written": (
+        I,
+        M + b"1. alpha\n2. beta\n",
+        M + b"1. alpha\n2. beta\n3. zeta\n4. gamma\n",
+        M + b"1. alpha\n2. beta\n3. delta\n",
+        M + b"1. alpha\n2. beta\n3. delta\n4. zeta\n5. gamma\n",
+    ),
+    "new steps before a base step both sides renumbered: after their predecessor": (
+        I,
+        M + b"1. alpha\n2. beta\n3. omega\n",
+        M + b"1. alpha\n2. beta\n3. zeta\n4. gamma\n5. omega\n",
+        M + b"1. alpha\n2. beta\n3. delta\n4. omega\n",
+        M + b"1. alpha\n2. beta\n3. delta\n4. zeta\n5. gamma\n6. omega\n",
+    ),
+    "bullets are no steps: new siblings by their text, as before": (
+        I,
+        M + b"- alpha\n- beta\n",
+        M + b"- alpha\n- beta\n- zeta\n- gamma\n",
+        M + b"- alpha\n- beta\n- delta\n",
+        M + b"- alpha\n- beta\n- delta\n- gamma\n- zeta\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORDERED))
+def test_new_steps_keep_the_order_they_were_written_in(name: str) -> None:
+    """New index entries were sorted by text, so a side's `3. zeta`, `4. gamma` came out
+    `gamma`, `zeta`; steps now sort by `indexorder.written_runs` (each side's order kept),
+    and a base step renumbered on both sides is still the successor that places them."""
+    check_case(ORDERED[name])
+
+
+def test_three_machines_renumber_and_edit_alike_in_every_order() -> None:
+    got = in_every_order(
+        I,
+        STEPS,
+        M + b"1. alpha\n2. gamma\n",
+        M + b"1. alpha\n2. beta\n3. gamma!\n",
+        M + b"1. alpha\n2. beta\n3. gamma\n4. zeta\n5. epsilon\n",
+    )
+    assert got == M + b"1. alpha\n2. gamma!\n3. zeta\n4. epsilon\n"
+
+
+def test_three_machines_write_steps_in_their_order_in_every_order() -> None:
+    got = in_every_order(
+        I,
+        M + b"1. alpha\n2. omega\n",
+        M + b"1. alpha\n2. zeta\n3. gamma\n4. omega\n",
+        M + b"1. alpha\n2. delta\n3. omega\n",
+        M + b"1. alpha\n2. omega\n3. theta\n4. eta\n",
+    )
+    assert got == M + b"1. alpha\n2. delta\n3. zeta\n4. gamma\n5. omega\n6. theta\n7. eta\n"
