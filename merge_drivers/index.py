@@ -470,7 +470,6 @@ def merge_index(
             base_sections,
             apart,
             None if apart else afters,
-            side_orders,
         )
         return _one_title(fold_copies(order, nodes), nodes, bn)
 

@@ -196,15 +196,6 @@ def written_runs(sides: list[list[Key]], new: set[Key], nodes: dict[Key, Node]) 
     return out
 
 
-def is_step(nd: Node) -> bool:
-    """Whether an item is a numbered list item (`1.`, `1)`)."""
-    if nd.kind != "entry":
-        return False
-    line = first_line(nd.text)
-    body = bullet_body(line)
-    return body is not None and line[: len(line) - len(body)].strip()[:1].isdigit()
-
-
 def canonical_order(
     base_order: list[Key],
     base_pos: dict[Key, int],
@@ -216,13 +207,8 @@ def canonical_order(
     base_sections: dict[Key, list[Node]] | None = None,
     written: list[list[Key]] | None = None,
     after: dict[Key, Key] | None = None,
-    steps: list[list[Key]] | None = None,
 ) -> list[Key]:
     """The canonical order: a function of the chosen items, their anchors and the base only.
-
-    `steps` (each side's order otherwise, round 19b) sorts new numbered steps among their
-    siblings by `written_runs` too: steps are written in the order they are done, and two
-    sides' new steps in text order read as a procedure reordered.
 
     `written` (each side's order, given when the base holds no item but a title: two indexes
     written apart) sorts new siblings by `written_runs` instead of by text: each side's own
@@ -242,9 +228,6 @@ def canonical_order(
     late = len(lines) + len(base_order)
 
     runs = written_runs(written or [], set(nodes) - set(base_pos), nodes) if written else {}
-    if steps and not written:
-        new_steps = {k for k, nd in nodes.items() if k not in base_pos and is_step(nd)}
-        runs = written_runs(steps, new_steps, nodes) if new_steps else {}
 
     def sibling(key: Key) -> tuple[int, Run]:
         nd = nodes[key]
