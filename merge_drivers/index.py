@@ -644,7 +644,10 @@ def _written_after(
         for k, b in bn.items()
         if b.kind == "entry"
         and (b.target or (once is not None and k in once))
-        and all(k in nodes and nodes[k].text == b.text for _, nodes in sides)
+        and all(
+            k in nodes and (nodes[k].text == b.text or _renumbered(b.text, nodes[k].text))
+            for _, nodes in sides
+        )
     }
     pos = {k: i for i, k in enumerate(bn)}
     out: dict[Key, Key] = {}
@@ -872,8 +875,8 @@ def _pick(
             subject = f"entry {key[2][:60]} (moved)"  # told to the deleter as a kept edit
             resolutions.append(Resolution(path, subject, side.name, "modified beats deleted"))
             return kept.text, kept.gap
-        if _words(kept.text) == _words(b.text):  # re-spaced at most: the deletion stands
-            return None
+        if _words(kept.text) == _words(b.text) or _renumbered(b.text, kept.text):
+            return None  # re-spaced or renumbered at most (its marker is the list's): deleted
     bf = None if b is None else (_words(b.text), b.gap)
     of = None if o is None else (_words(o.text), o.gap)
     tf = None if t is None else (_words(t.text), t.gap)
@@ -901,6 +904,10 @@ def _pick(
         # one new entry, re-marked by a merge (`_restyled_entries`, the lines under it moved
         # with the marker's width) and as written: a restyle, not two versions to diff3
         return max(o.text, t.text), gap
+    if _renumbered(base_text, o.text) != _renumbered(base_text, t.text):  # a step renumbered
+        # with its list, the other side's edit: the edit, at the renumbered marker
+        num, edit = (o, t) if _renumbered(base_text, o.text) else (t, o)
+        return _with_marker(edit.text, num.text), edit.gap
     # One side edited the text, the other re-spaced it at most: the edit brings its spacing, as
     # it does against a deletion, so three replicas agree whichever merges first.
     if _words(t.text) == _words(base_text):
@@ -1253,6 +1260,23 @@ def _numbered_on(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) 
                 first, *rest = nd.text.split("\n")
                 out[k] = _remarked(nd, m[0], new, first[len(m[0]) :], rest)
     return out
+
+
+def _renumbered(base: str | None, text: str) -> bool:
+    """Whether an entry is a base step with its number changed and nothing else (the lines
+    under it moved with the marker's width): its list was renumbered, the step is the same."""
+    if base is None or base == text or not (_steps(first_line(base)) and _steps(first_line(text))):
+        return False
+    return _unmarked(base) == _unmarked(text)
+
+
+def _with_marker(text: str, marked: str) -> str:
+    """`text` (a list item) at the marker `marked` starts with, the lines under it moved."""
+    m, n = _marker_split(first_line(text)), _marker_split(first_line(marked))
+    if m is None or n is None or m[0] == n[0]:
+        return text
+    rest = text.split("\n")[1:]
+    return _remarked(Node("entry", text, "", "", START), m[0], n[0], m[1], rest).text
 
 
 def _unmarked(text: str) -> tuple[str, ...] | None:
