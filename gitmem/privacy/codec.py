@@ -92,6 +92,15 @@ REFUSED_HINT = (
     "someone with push access rewrote your personal ref; nothing was written. "
     "Inspect it with git log, then run gitmem sync again once it is repaired"
 )
+# plaintext where this machine encrypted before: most often the user's own other clone or
+# machine with `gitmem config encrypt off`, whose sync re-sealed nothing (a newcomer was told
+# only of an attacker, and had no way out)
+DOWNGRADE_HINT = (
+    "nothing was written. If it is yours (gitmem config encrypt off in another clone or on "
+    "another machine): run gitmem config --unset encrypt there; here, gitmem config encrypt off, "
+    "gitmem sync, gitmem config --unset encrypt, gitmem sync (takes it, encrypts it again). "
+    "If not, someone with push access rewrote your personal ref: inspect it with git log"
+)
 
 
 class Opened:
@@ -773,7 +782,7 @@ class PersonalCodec:
         if downgraded:
             raise DecryptError(
                 f"{where} holds plaintext under {downgraded[0]}/, which this machine encrypts",
-                REFUSED_HINT,
+                DOWNGRADE_HINT,
             )
         if theirs.keyring is None:
             return theirs
