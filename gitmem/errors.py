@@ -196,24 +196,17 @@ def _disk_error(exc: OSError) -> tuple[str, str]:
     return message, "check the file's permissions and the free space, then retry"
 
 
-def out_of_space(reason: str) -> bool:
-    """`reason` (an OSError's strerror, as a sync's note keeps it) says the disk is full or a
-    file outgrew its limit: the fix is space, not permissions (round 19: a full disk under a
-    memory folder said "give yourself read and write access there")."""
-    import errno
-
-    return reason in {os.strerror(e) for e in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)}
-
-
-# git's words when the disk under the repository gave out: a write's strerror, or a process
-# the file-size limit killed (SIGXFSZ, "unpack-objects died of signal 25")
-_GIT_OUT_OF_SPACE = ("no space left", "disk quota exceeded", "file too large", "of signal 25")
+# the words of a disk that gave out: an OSError's strerror (ENOSPC, EDQUOT, EFBIG), or git's
+# reason for a failed write or a process the file-size limit killed (SIGXFSZ, "unpack-objects
+# died of signal 25")
+_OUT_OF_SPACE = ("no space left", "disk quota exceeded", "file too large", "of signal 25")
 SPACE_HINT = "free some space on the disk of this repository (or raise ulimit -f), then retry"
 
 
-def git_out_of_space(reason: str) -> bool:
-    """git's `reason` for a failed fetch or push says the local disk is full or over the
-    file-size limit: the fix is space, not the remote URL or access (round 19, second wave).
-    A server's own `remote:` lines (its disk, or anyone's words) do not count."""
+def out_of_space(reason: str) -> bool:
+    """`reason` (a write's strerror as a sync's note keeps it, or git's reason for a failed
+    fetch or push) says the local disk is full or over the file-size limit: the fix is space,
+    not permissions, the remote URL or access (round 19). A server's own `remote:` lines (its
+    disk, or anyone's words) do not count."""
     ours = [part for part in reason.lower().split("; ") if not part.startswith("remote:")]
-    return any(w in part for part in ours for w in _GIT_OUT_OF_SPACE)
+    return any(w in part for part in ours for w in _OUT_OF_SPACE)

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from gitmem.errors import SPACE_HINT, RemoteError, git_out_of_space
+from gitmem.errors import SPACE_HINT, RemoteError, out_of_space
 from gitmem.gitstore.base import OURS, GitDir
 from gitmem.gitstore.process import Completed, Running
 
@@ -178,7 +178,7 @@ _REFUSED_TOO = ("http 4", "permission denied", "403", "does not appear to be a g
 
 def remote_hint(reason: str, check: str) -> str:
     """The hint of a failed fetch, push or ls-remote: the network's, the disk's, or `check`."""
-    if git_out_of_space(reason):  # a full disk or ulimit -f here: no URL or access fixes it
+    if out_of_space(reason):  # a full disk or ulimit -f here: no URL or access fixes it
         return SPACE_HINT
     return UNREACHED_HINT if unreached(reason) else check
 
