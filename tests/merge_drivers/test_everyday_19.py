@@ -1,5 +1,5 @@
 """Everyday edits of memory files, nineteenth round (issue 24): bases cut from the real corpus
-(/work/shared/corpus/real: a gotchas list with wrapped bullets, a roadmap of Fact/Why/How items,
+(../shared/corpus/real: a gotchas list with wrapped bullets, a roadmap of Fact/Why/How items,
 a CJK index and workflow card, a nested-metadata feedback memory with a fence, an emoji-rich
 notes file, a MEMORY.md with sections) edited the way two or three machines edit them — each
 with the bytes a careful human would sign, written before the merge was run. End to end
