@@ -275,14 +275,17 @@ class History(GitDir):
             commits.append(Commit(oid, float(commit_time(ts)), name, email, subject, paths))
         return commits
 
-    def path_history(self, rev: str, path: str | Sequence[str]) -> list[tuple[str, str | None]]:
-        """(commit, blob-or-None) for each commit that touched `path`, newest first: one
-        process. A commit's raw diff names the blob it leaves at `path` (all zeros: deleted);
+    def path_history(
+        self, rev: str | Sequence[str], path: str | Sequence[str], limit: int = 0
+    ) -> list[tuple[str, str | None]]:
+        """(commit, blob-or-None) for each commit of `rev` (or of any of several) that touched
+        `path`, newest first, at most `limit` of them (0: all): one process. A commit's raw diff names the blob it leaves at `path` (all zeros: deleted);
         `-m` diffs a merge against each parent, and one that differs names the merge's blob.
         Several paths: the names one file had (a key rotation renames a hidden name), so a
         commit that deletes one and adds another names the blob it adds."""
         paths = [path] if isinstance(path, str) else list(path)
-        out = self._raw_log("%x00%H", [rev], paths)
+        revs = [rev] if isinstance(rev, str) else list(rev)
+        out = self._raw_log("%x00%H", revs, paths, limit)
         targets = {p.encode("utf-8", "surrogateescape") for p in paths}
         result: dict[str, str | None] = {}
         commit = ""
@@ -356,10 +359,14 @@ class History(GitDir):
                 current = commits.setdefault(token.decode(), {})
         return list(commits.items())
 
-    def _raw_log(self, fmt: str, revs: Sequence[str], paths: Sequence[str]) -> bytes:
+    def _raw_log(
+        self, fmt: str, revs: Sequence[str], paths: Sequence[str], limit: int = 0
+    ) -> bytes:
         """Every commit's raw diff at `path` against each of its parents (merges included),
         NUL-separated: what path_history and blobs_in_history read, in one process."""
         args = ["--full-history", "-m", "--raw", "-z", "--no-abbrev", "--no-renames"]
+        if limit:
+            args.append(f"--max-count={limit}")
         return self.git("log", f"--format={fmt}", *args, *revs, "--", *literal(paths)).stdout
 
     def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:

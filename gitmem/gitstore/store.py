@@ -150,7 +150,9 @@ class Store(ObjectsAndRefs, Protocol):
         full_history: bool = False,
         resolved: str | None = None,
     ) -> list[dict[str, str]]: ...
-    def path_history(self, rev: str, path: str | Sequence[str]) -> list[tuple[str, str | None]]: ...
+    def path_history(
+        self, rev: str | Sequence[str], path: str | Sequence[str], limit: int = 0
+    ) -> list[tuple[str, str | None]]: ...
     def changed_files(
         self,
         commits: Sequence[str],

@@ -65,6 +65,9 @@ from gitmem.privacy.shards import (
 
 NOTE_PREFIX = "sealed:"
 MAX_ROTATIONS = 64  # key changes followed back to the last key this machine trusted
+# manifests of a folder read back from the ref's history when a seal starts where no commit
+# decoded in the run sealed it (encryption back on): the newest of them is where it continues
+MAX_HISTORY_MANIFESTS = 32
 MAX_KEYS_FOLLOWED = 256  # key files (grants, rotations) whose names `log PATH` follows
 # a decode reads what changed since a commit decoded in the same run when at most this many
 # files differ; more, and the tree is listed whole
@@ -1062,7 +1065,7 @@ class PersonalCodec:
                 cipher = repo.write_blob(key.seal(path, repo.read_blob(plain)))
                 cache.put(key.key_id, path, plain, cipher)
             out[f"{prefix}/{stored_name(name)}"] = ciphers[path] = cipher
-        newest = self._newest.get(prefix) or Newest(0, "", {}, "", {}, {})
+        newest = self._newest.get(prefix) or Newest(self._history_gen(prefix), "", {}, "", {}, {})
         if not (
             newest.gen > 0
             and newest.key_id == key.key_id
@@ -1093,6 +1096,32 @@ class PersonalCodec:
         out.update({f"{prefix}/{stored_name(name)}": o for name, o in newest.shards.values()})
         out[f"{prefix}/{MANIFEST}"] = newest.manifest
         return out
+
+    def _history_gen(self, prefix: str) -> int:
+        """The newest generation of `prefix`'s manifest in the history of this ref and of the
+        commits decoded in this run, for a folder none of them seals at its tip (encryption
+        turned back on, here or in another clone): a seal restarting at 1 is below what a
+        reader synced last, refused as an older state put back. Only a manifest that opens
+        under a key this machine holds counts (none is made without one), so a pushed
+        history can raise nothing; at most MAX_HISTORY_MANIFESTS commits, one log."""
+        revs = list(self._decoded)
+        if self.repo.resolve(self.ref):
+            revs.append(self.ref)
+        if not revs:
+            return 0  # the ref's first commit
+        newest = 0
+        path = f"{prefix}/{MANIFEST}"
+        for commit, blob in self.repo.path_history(revs, path, MAX_HISTORY_MANIFESTS):
+            key = self.scope_key(self.repo.read_commit(commit)[0]) if blob else None
+            if blob is None or key is None:
+                continue
+            try:
+                value = open_record(key, prefix, self.repo.read_blob(blob))
+                gen = read_record(value)[0] if is_sharded(value) else read_manifest(value)[1]
+            except (ValueError, KeyError, TypeError):
+                continue
+            newest = max(newest, gen)
+        return newest
 
     def new_keyring(self, recipients: list[str] | None = None) -> Keyring:
         """A fresh scope key for this ref, encrypted to this machine (and `recipients`, else

@@ -424,13 +424,17 @@ class MemoryRepository(MemoryStore):
                     times.setdefault(p, stamp)
         return times
 
-    def path_history(self, rev: str, path: str | Sequence[str]) -> list[tuple[str, str | None]]:
+    def path_history(
+        self, rev: str | Sequence[str], path: str | Sequence[str], limit: int = 0
+    ) -> list[tuple[str, str | None]]:
         paths = [path] if isinstance(path, str) else list(path)
-        return [
+        commits = self._commits(rev) if isinstance(rev, str) else self._newest_first(rev, set())
+        found = [
             (oid, next((b for p in paths if (b := self._files_under(oid, p).get(p))), None))
-            for oid in self._commits(rev)
+            for oid in commits
             if self._touched(oid, paths)
         ]
+        return found[:limit] if limit else found
 
     def blobs_in_history(self, revs: Sequence[str], folder: str) -> dict[str, set[str]]:
         seen: dict[str, set[str]] = {}

@@ -268,6 +268,8 @@ def test_history_questions_get_the_same_answers_from_git_and_memory(tmp_path: Pa
                     "limit": s.log(ref, None, 2),
                     "path_history": s.path_history(ref, "team/a.md"),
                     "path_history_b": s.path_history(ref, "team/b.md"),
+                    "path_history_limit": s.path_history(ref, "team/a.md", 1),
+                    "path_history_revs": s.path_history([left, right], "team/a.md"),
                     "change_times": s.change_times(left, gone),
                     "change_times_all": s.change_times(None, gone),
                     "blobs": s.blobs_in_history([ref], "team"),

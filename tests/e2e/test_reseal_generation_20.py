@@ -1,0 +1,40 @@
+"""The same person's two clones: one turns encryption off, syncs (plaintext: the other refuses
+it, as it must), then on again and syncs. Round 19 sealed that anew at generation 1, below what
+the other clone synced last, and it refused that too, as an older state put back; the seal now
+continues above the newest generation the ref's history holds (docs/design.md §5)."""
+
+from __future__ import annotations
+
+from tests.support.personal import USER_REF
+from tests.support.world import World
+
+
+def test_encryption_back_on_elsewhere_seals_above_what_the_other_clone_saw(world: World) -> None:
+    a, b = world.clone("a"), world.clone("b")
+    auto_a, auto_b = world.scope_path(a), world.scope_path(b)
+    auto_a.mkdir(parents=True)
+    (auto_a / "MEMORY.md").write_text("- [Build](build.md) — how we build\n")
+    (auto_a / "build.md").write_text("make all\n")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    for text in ("make all test\n", "make all test lint\n"):  # b's generation climbs
+        (auto_b / "build.md").write_text(text)
+        world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(a), "config", "encrypt", "off")
+    world.ok("-C", str(a), "sync")  # plaintext on the remote: a's own word
+    assert world.gitmem("-C", str(b), "sync").code == 3  # refused, as it must be
+
+    world.ok("-C", str(a), "config", "--unset", "encrypt")
+    (auto_a / "build.md").write_text("make all test lint docs\n")
+    world.ok("-C", str(a), "sync")
+
+    run = world.gitmem("-C", str(b), "sync")  # no way-out dance: it just syncs
+    assert run.code == 0, run.out + run.err
+    assert (auto_b / "build.md").read_text() == "make all test lint docs\n"
+    (auto_b / "build.md").write_text("make all test lint docs fmt\n")
+    world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    assert (auto_a / "build.md").read_text() == "make all test lint docs fmt\n"
+    names = world.plumb(world.remote, "ls-tree", "-r", "--name-only", USER_REF).split("\n")
+    assert "auto/build.md" not in names and "auto/MEMORY.md" not in names, names
