@@ -17,6 +17,7 @@ from gitmem.cli.common import (
     plural,
 )
 from gitmem.cli.jsonout import add_json_messages
+from gitmem.core.userdirs import users_own
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -273,6 +274,12 @@ def _changed(handler: str, args: argparse.Namespace) -> int:
     echo(
         f"{change.message.removeprefix('gitmem: ')} ({plural(len(change.recipients), 'recipient')})"
     )
+    if handler in ("grant", "revoke") and users_own(project.repo, "gitmem.hub"):
+        from gitmem.cli.usersync import change_user_keys
+
+        # the person's user-scope memory, which this project's sync carries through the hub:
+        # the machine given (or denied) the one is given (or denied) the other
+        change_user_keys(handler, args.recipient, args, along=True)
     echo(f"next: {keys.PUBLISH_HINT}")
     _remember(handler, args)
     return 0

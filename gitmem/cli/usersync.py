@@ -151,11 +151,17 @@ def _print(
     return code
 
 
-def change_user_keys(handler: str, recipient: str | None, args: argparse.Namespace) -> int:
+def change_user_keys(
+    handler: str, recipient: str | None, args: argparse.Namespace, along: bool = False
+) -> int:
     """`gitmem key grant|revoke|rotate --user`: the same change in each user-scope store this
-    machine has synced (gitmem sync --user publishes them)."""
+    machine has synced (gitmem sync --user publishes them). `along`: the grant or revoke of a
+    project's personal memory with a hub, whose sync carries the user scope too: made where it
+    changes anything, and a store this machine cannot change is named, not an error (the
+    project's change stands). A new machine was asked for two grants, `key grant` and `key
+    grant --user`, and one of them left it locked out of half its memory (newcomer 20)."""
     from gitmem.cli.common import plural
-    from gitmem.errors import NotARepository, UsageError
+    from gitmem.errors import GitmemError, NotARepository, UsageError
     from gitmem.gitstore import Repository
     from gitmem.privacy import keys
     from gitmem.project.userscope import user_projects
@@ -164,16 +170,31 @@ def change_user_keys(handler: str, recipient: str | None, args: argparse.Namespa
         repo: Repository | None = Repository(str(getattr(args, "directory", ".")))
     except NotARepository:
         repo = None
+    wanted = None
+    if along and recipient is not None:
+        from gitmem.privacy.crypto import canonical_recipient
+
+        wanted = canonical_recipient(recipient)
     changed = 0
     for agent, project in user_projects(repo, os.environ):
         try:
             if project.repo.resolve(project.user_ref) is None:
                 continue  # never synced here: its key is the hub's, granted where it was made
-            change = (
-                keys.rotate(project)
-                if handler == "rotate"
-                else getattr(keys, handler)(project, recipient)
-            )
+            if wanted is not None:
+                try:
+                    if (wanted in keys.list_recipients(project)) == (handler == "grant"):
+                        continue  # granted already, or not among its recipients
+                    change = getattr(keys, handler)(project, recipient)
+                except GitmemError as exc:
+                    why = f"{exc.message}; {exc.hint}" if exc.hint else exc.message
+                    echo(f"note: user {agent}: not changed: {why}")
+                    continue
+            else:
+                change = (
+                    keys.rotate(project)
+                    if handler == "rotate"
+                    else getattr(keys, handler)(project, recipient)
+                )
         finally:
             project.repo.close()
         # the ref's commit says "personal memory" (key list reads it back); here it is the
@@ -185,6 +206,8 @@ def change_user_keys(handler: str, recipient: str | None, args: argparse.Namespa
             f"({plural(len(change.recipients), 'recipient')})"
         )
         changed += 1
+    if along:
+        return 0
     if not changed:
         raise UsageError(
             "no user-scope memory synced on this machine yet",
