@@ -33,7 +33,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     _add_user(p)
     add_json(p)
     p.set_defaults(handler=list_)
-    p = command(key, "grant", "let another machine or key open your personal memory")
+    p = command(
+        key, "grant", "let another machine or key open your personal memory (with a hub: all of it)"
+    )
     p.add_argument("recipient", metavar="RECIPIENT", help="age1…, an ssh public key or a .pub file")
     _add_user(p)
     p.set_defaults(handler=grant)

@@ -38,3 +38,44 @@ def test_encryption_back_on_elsewhere_seals_above_what_the_other_clone_saw(world
     assert (auto_a / "build.md").read_text() == "make all test lint docs fmt\n"
     names = world.plumb(world.remote, "ls-tree", "-r", "--name-only", USER_REF).split("\n")
     assert "auto/build.md" not in names and "auto/MEMORY.md" not in names, names
+
+
+def test_a_machine_revoked_then_granted_again_syncs_what_was_written_meanwhile(
+    world: World,
+) -> None:
+    """A laptop revoked (a new key it cannot open, sealed at higher generations while it is
+    out), then granted again: it follows the endorsed key and the generations on, and takes
+    what was written meanwhile; nothing asks it for a key trust or calls it a rollback."""
+    from tests.e2e.test_encryption import machine
+
+    desk = world.clone("desk")
+    auto = world.scope_path(desk)
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_text("- [Build](build.md) — how we build\n")
+    (auto / "build.md").write_text("make all\n")
+    world.ok("-C", str(desk), "sync")
+    laptop = machine(world, "laptop")
+    there = laptop.clone("laptop")
+    laptop.ok("-C", str(there), "sync")
+    recipient = laptop.ok("key", "show").strip()
+    world.ok("-C", str(desk), "key", "grant", recipient)
+    world.ok("-C", str(desk), "sync")
+    laptop.ok("-C", str(there), "sync")
+    assert (laptop.scope_path(there) / "build.md").read_text() == "make all\n"
+
+    world.ok("-C", str(desk), "key", "revoke", recipient)
+    for text in ("make all test\n", "make all test lint\n"):
+        (auto / "build.md").write_text(text)
+        world.ok("-C", str(desk), "sync")
+    out = laptop.gitmem("-C", str(there), "sync")  # out: told, nothing opened
+    assert "key grant" in out.out + out.err, out.out + out.err
+    world.ok("-C", str(desk), "key", "grant", recipient)  # the machine re-added
+    world.ok("-C", str(desk), "sync")
+
+    run = laptop.gitmem("-C", str(there), "sync")
+    assert run.code == 0, run.out + run.err
+    assert (laptop.scope_path(there) / "build.md").read_text() == "make all test lint\n"
+    (laptop.scope_path(there) / "build.md").write_text("make all test lint docs\n")
+    laptop.ok("-C", str(there), "sync")
+    world.ok("-C", str(desk), "sync")
+    assert (auto / "build.md").read_text() == "make all test lint docs\n"
