@@ -97,12 +97,13 @@ REFUSED_HINT = (
 )
 # plaintext where this machine encrypted before: most often the user's own other clone or
 # machine with `gitmem config encrypt off`, whose sync re-sealed nothing (a newcomer was told
-# only of an attacker, and had no way out)
+# only of an attacker, and had no way out). Encryption back on there seals above the
+# generation this machine synced (round 20): a sync here then takes it, no steps here.
 DOWNGRADE_HINT = (
     "nothing was written. If it is yours (gitmem config encrypt off in another clone or on "
-    "another machine): run gitmem config --unset encrypt there; here, gitmem config encrypt off, "
-    "gitmem sync, gitmem config --unset encrypt, gitmem sync (takes it, encrypts it again). "
-    "If not, someone with push access rewrote your personal ref: inspect it with git log"
+    "another machine): run gitmem config --unset encrypt and gitmem sync there (that encrypts "
+    "it again), then gitmem sync here. If not, someone with push access rewrote your personal "
+    "ref: inspect it with git log"
 )
 
 

@@ -23,7 +23,11 @@ def test_encryption_back_on_elsewhere_seals_above_what_the_other_clone_saw(world
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(a), "config", "encrypt", "off")
     world.ok("-C", str(a), "sync")  # plaintext on the remote: a's own word
-    assert world.gitmem("-C", str(b), "sync").code == 3  # refused, as it must be
+    refused = world.gitmem("-C", str(b), "sync")  # refused, as it must be
+    assert refused.code == 3, refused.out + refused.err
+    # the way out it names is the one taken below: nothing to do on this clone
+    assert "run gitmem config --unset encrypt and gitmem sync there" in refused.err, refused.err
+    assert "then gitmem sync here" in refused.err, refused.err
 
     world.ok("-C", str(a), "config", "--unset", "encrypt")
     (auto_a / "build.md").write_text("make all test lint docs\n")
