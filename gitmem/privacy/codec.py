@@ -279,6 +279,9 @@ class PersonalCodec:
         # machines another user-scope store of the person is granted to (one grant per
         # machine, not one per agent: newcomer 12)
         self.granted_elsewhere: Callable[[], list[str]] | None = None
+        # whether a grant of this (a project's) ref grants the user-scope memory too (a hub of
+        # the user's own: cli/key.py), asked only when a grant is named
+        self.grants_user_scope: Callable[[], bool] | None = None
         self._machine: MachineKey | None = None
         self._machine_loaded = False
         self._keys: dict[str, ScopeKey] = {}  # scope.age blob id -> key
@@ -1165,9 +1168,11 @@ class PersonalCodec:
         option = " --user" if self.user_scope else ""
         from gitmem.privacy.layout import grant_step
 
+        both = not self.user_scope and self.grants_user_scope and self.grants_user_scope()
+        also = " (your user-scope memory too: one grant)" if both else ""
         return (
             f"{self.ref}: your {what} is encrypted with a key this machine does not have; "
-            f"{grant_step(machine.recipient, option)}"
+            f"{grant_step(machine.recipient, option, also)}"
         )
 
     def save(self) -> None:

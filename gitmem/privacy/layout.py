@@ -32,14 +32,15 @@ NO_KEY_STEP = (
 )
 
 
-def grant_step(recipient: str | None, option: str = "") -> str:
+def grant_step(recipient: str | None, option: str = "", also: str = "") -> str:
     """The next step of a machine that cannot open the memory: the grant to run where the key
     is, naming this machine's `recipient` (None: it has no key yet, NO_KEY_STEP). `option`:
-    " --user" for the user-scope memory, whose key is not the project's."""
+    " --user" for the user-scope memory, whose key is not the project's; `also`: what else
+    that grant opens, said after it."""
     if recipient is None:
         return NO_KEY_STEP.replace("key grant", f"key grant{option}")
     return (
-        f"on a machine that has it run: gitmem key grant{option} '{recipient}', "
+        f"on a machine that has it run: gitmem key grant{option} '{recipient}'{also}, "
         f"then gitmem sync{option} there and here"
     )
 

@@ -149,6 +149,16 @@ class RefViews:
 
                 project = self.project
                 self.codec.granted_elsewhere = lambda: granted_elsewhere(project)
+            elif self.project.hub:
+                repo = self.project.repo
+
+                def own_hub() -> bool:  # asked only when a grant is named: no import before
+                    from gitmem.core.userdirs import users_own
+
+                    return users_own(repo, "gitmem.hub") is not None
+
+                # `gitmem key grant` here grants the user scope too (a hub of the user's own)
+                self.codec.grants_user_scope = own_hub
             if self.project.remote is not None or self.project.hub:
                 route = self.project.route(ref)
                 from gitmem.core.sanitize import shown_url
