@@ -1069,7 +1069,9 @@ class PersonalCodec:
                 cipher = repo.write_blob(key.seal(path, repo.read_blob(plain)))
                 cache.put(key.key_id, path, plain, cipher)
             out[f"{prefix}/{stored_name(name)}"] = ciphers[path] = cipher
-        newest = self._newest.get(prefix) or Newest(self._history_gen(prefix), "", {}, "", {}, {})
+        newest = self._newest.get(prefix) or Newest(
+            self._history_gen(prefix, key), "", {}, "", {}, {}
+        )
         if not (
             newest.gen > 0
             and newest.key_id == key.key_id
@@ -1101,13 +1103,17 @@ class PersonalCodec:
         out[f"{prefix}/{MANIFEST}"] = newest.manifest
         return out
 
-    def _history_gen(self, prefix: str) -> int:
+    def _history_gen(self, prefix: str, key: ScopeKey) -> int:
         """The newest generation of `prefix`'s manifest in the history of this ref and of the
         commits decoded in this run, for a folder none of them seals at its tip (encryption
         turned back on, here or in another clone): a seal restarting at 1 is below what a
         reader synced last, refused as an older state put back. Only a manifest that opens
         under a key this machine holds counts (none is made without one), so a pushed
-        history can raise nothing; at most MAX_HISTORY_MANIFESTS commits, one log."""
+        history can raise nothing; each is tried with its commit's key, then with `key` (the
+        one sealing now) and the keys opened in this run: a machine granted after a manifest
+        was written holds its key, though the key file of that commit did not list it yet (a
+        grant wraps the same key for one more machine). At most MAX_HISTORY_MANIFESTS
+        commits, one log."""
         revs = list(self._decoded)
         if self.repo.resolve(self.ref):
             revs.append(self.ref)
@@ -1116,15 +1122,21 @@ class PersonalCodec:
         newest = 0
         path = f"{prefix}/{MANIFEST}"
         for commit, blob in self.repo.path_history(revs, path, MAX_HISTORY_MANIFESTS):
-            key = self.scope_key(self.repo.read_commit(commit)[0]) if blob else None
-            if blob is None or key is None:
+            if blob is None:
                 continue
-            try:
-                value = open_record(key, prefix, self.repo.read_blob(blob))
-                gen = read_record(value)[0] if is_sharded(value) else read_manifest(value)[1]
-            except (ValueError, KeyError, TypeError):
-                continue
-            newest = max(newest, gen)
+            data = self.repo.read_blob(blob)
+            own = self.scope_key(self.repo.read_commit(commit)[0])
+            held = {k.key_id: k for k in (*self._keys.values(), key)}
+            if own is not None:
+                held = {own.key_id: own, **held}  # its own first
+            for candidate in held.values():
+                try:
+                    value = open_record(candidate, prefix, data)
+                    gen = read_record(value)[0] if is_sharded(value) else read_manifest(value)[1]
+                except (ValueError, KeyError, TypeError):
+                    continue
+                newest = max(newest, gen)
+                break
         return newest
 
     def new_keyring(self, recipients: list[str] | None = None) -> Keyring:

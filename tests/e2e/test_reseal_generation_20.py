@@ -83,3 +83,35 @@ def test_a_machine_revoked_then_granted_again_syncs_what_was_written_meanwhile(
     laptop.ok("-C", str(there), "sync")
     world.ok("-C", str(desk), "sync")
     assert (auto / "build.md").read_text() == "make all test lint docs\n"
+
+
+def test_a_machine_granted_late_turns_encryption_off_and_on_and_the_first_one_follows(
+    world: World,
+) -> None:
+    """The manifests of the generations before a laptop's grant were written under a key file
+    that did not list it yet (a grant re-wraps the same key): its re-seal still reads them, by
+    the key it holds now, and seals above them."""
+    from tests.e2e.test_encryption import machine
+
+    desk = world.clone("desk")
+    auto = world.scope_path(desk)
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_text("- [Build](build.md) — how we build\n")
+    for text in ("make all\n", "make all test\n", "make all test lint\n"):
+        (auto / "build.md").write_text(text)
+        world.ok("-C", str(desk), "sync")
+    laptop = machine(world, "laptop")
+    there = laptop.clone("laptop")
+    laptop.ok("-C", str(there), "sync")
+    world.ok("-C", str(desk), "key", "grant", laptop.ok("key", "show").strip())
+    world.ok("-C", str(desk), "sync")
+    laptop.ok("-C", str(there), "sync")
+    laptop.ok("-C", str(there), "config", "encrypt", "off")
+    laptop.ok("-C", str(there), "sync")
+    laptop.ok("-C", str(there), "config", "--unset", "encrypt")
+    (laptop.scope_path(there) / "build.md").write_text("make all test lint docs\n")
+    laptop.ok("-C", str(there), "sync")
+
+    run = world.gitmem("-C", str(desk), "sync")
+    assert run.code == 0, run.out + run.err
+    assert (auto / "build.md").read_text() == "make all test lint docs\n"
