@@ -1115,10 +1115,10 @@ class PersonalCodec:
         grant wraps the same key for one more machine). At most MAX_HISTORY_MANIFESTS
         commits, one log."""
         revs = list(self._decoded)
+        if not revs:
+            return 0  # nothing of the ref here yet: a first sync, asking git nothing
         if self.repo.resolve(self.ref):
             revs.append(self.ref)
-        if not revs:
-            return 0  # the ref's first commit
         newest = 0
         path = f"{prefix}/{MANIFEST}"
         for commit, blob in self.repo.path_history(revs, path, MAX_HISTORY_MANIFESTS):
