@@ -17,6 +17,7 @@ import pytest
 
 from gitmem.gitstore import Repository
 from gitmem.merge.tree import merge_trees
+from merge_drivers import merge_file
 
 IDX = (
     "# Memory\n\n"
@@ -189,3 +190,87 @@ def test_two_different_renames_of_one_file_are_left_to_the_plain_rules(repo: Rep
     assert out["a.md"] == out["b.md"] == TTL and OLD not in out
     assert "(a.md)" not in out["MEMORY.md"] and out["MEMORY.md"].count("(b.md)") == 1
     assert not any("links follow" in r for r in told)
+
+
+# --- the "one blank line more" rule of f9cbaee3, narrowed to the blank the format needs ------
+
+LAWS_INDEX = "team/MEMORY.md"
+
+
+def _converged(base: str, a: str, b: str, c: str) -> bytes:
+    """The one result of the three merge orders, each first merge checked idempotent."""
+    from .test_properties import _merge3, _unconvergeable
+
+    texts = tuple(x.encode() for x in (base, a, b, c))
+    assert not _unconvergeable(*texts)
+    results = set(_merge3(*texts))
+    assert len(results) == 1, results
+    raw_base, *sides = texts
+    for x, y in ((sides[0], sides[1]), (sides[1], sides[2]), (sides[2], sides[0])):
+        m = merge_file(LAWS_INDEX, raw_base, x, y).data
+        assert m is not None
+        assert merge_file(LAWS_INDEX, raw_base, m, x).data == m
+        assert merge_file(LAWS_INDEX, raw_base, y, m).data == m
+    return results.pop()
+
+
+def test_a_comment_kept_under_a_new_heading_and_a_blank_line_does_not_beat_its_deletion() -> None:
+    """Round 15's class-1 example (seed 2, drawn twice): one replica deletes a comment, another
+    writes it twice, a third keeps it under a new heading with a blank line after the
+    heading. That blank line is the comment's only change and a re-spacing is no edit against
+    a deletion: merged with the deleter first, the comment was gone; the other way, the
+    re-spaced copy read as an edit and brought it back."""
+    got = _converged(
+        "<!-- a comment -->\n",
+        "",
+        "<!-- a comment -->\n- plain one\n<!-- a comment -->\n",
+        "## Project\n\n<!-- a comment -->\n- [Topic 6](topic-6.md) —\n",
+    )
+    assert got == "- plain one\n## Project\n- [Topic 6](topic-6.md) —\n".encode()
+
+
+def test_a_paragraph_filed_under_a_new_heading_against_its_deletion_converges() -> None:
+    """Seed 3's class-4 draw, reduced: one replica files the paragraph under a new heading after
+    a blank line, another writes that heading and an entry, a third deletes the paragraph:
+    deleted in every order (before: back in the orders that merged the filing first)."""
+    got = _converged(
+        "Some prose about the project.\n- plain one\n",
+        "- plain one\n## Feedback\n\nSome prose about the project.\n",
+        "Some prose about the project.\n- plain one\n## Feedback\n- [Topic 2](topic-2.md) — x\n",
+        "- plain one\n",
+    )
+    assert b"Some prose" not in got and b"## Feedback\n" in got and b"(topic-2.md)" in got
+
+
+def test_only_the_blank_line_the_format_needs_is_re_spacing_against_a_deletion() -> None:
+    """The rule alone, both directions: a paragraph written with no blank line before it and
+    kept with one (the blank a heading or the file's start above it needs once a merge puts
+    one there) is deleted; two more, a word changed, or one more where the base already had a
+    blank line (commit f9cbaee3's wider rule: seed 2's 300-draw 240 then diverged, one
+    replica re-spacing one line fewer, another one more) is an edit that beats the deletion."""
+    cases = (
+        (
+            b"## Notes\nSome prose about the project.\n",
+            b"## Notes\n\nSome prose about the project.\n",
+            False,
+        ),
+        (
+            b"## Notes\nSome prose about the project.\n",
+            b"## Notes\n\n\nSome prose about the project.\n",
+            True,
+        ),
+        (
+            b"## Notes\nSome prose about the project.\n",
+            b"## Notes\n\nSome prose about the project, edited.\n",
+            True,
+        ),
+        (
+            b"## Notes\n\nSome prose about the project.\n",
+            b"## Notes\n\n\nSome prose about the project.\n",
+            True,
+        ),
+    )
+    for base, spaced, kept in cases:
+        for ours, theirs in ((b"## Notes\n", spaced), (spaced, b"## Notes\n")):
+            got = merge_file(LAWS_INDEX, base, ours, theirs).data
+            assert got == (spaced if kept else b"## Notes\n"), (base, spaced, got)
