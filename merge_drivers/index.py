@@ -320,7 +320,11 @@ def merge_index(
         keep = theirs if bo and not bt else ours if bt and not bo else max(ours, theirs)
         if ours == base or theirs == base:
             keep = theirs if ours == base else ours
-        if not (caps and over_caps(keep)):
+        # the two sides' archive files holding different entries (one side archived what the
+        # other edited or deleted, `gitmem curate` under the caps): the archive is this
+        # merge's to write, else the folder merge keeps the archiver's file beside the other
+        # side's index — a stale copy of an edited entry, or a deleted one kept (round 20)
+        if not (caps and over_caps(keep)) and _archived(ao) == _archived(at):
             return MergeResult(keep)
     orders = {}
     elsewhere: dict[str, frozenset[Key]] = {so.name: frozenset(), st.name: frozenset()}
@@ -513,6 +517,11 @@ def merge_index(
             where = places_text(order, nodes, spilled, True)
             extra[ARCHIVE_NAME] = (ARCHIVE_HEADER + archive_text(groups, True) + where).encode()
     return MergeResult(data.encode(), tuple(resolutions), extra)
+
+
+def _archived(entries: list[Item] | None) -> list[tuple[Key, str]]:
+    """What an archive file holds, for comparing two sides' archives."""
+    return [(it.key, it.text) for it in entries or ()]
 
 
 def _archive_value(

@@ -274,3 +274,44 @@ def test_only_the_blank_line_the_format_needs_is_re_spacing_against_a_deletion()
         for ours, theirs in ((b"## Notes\n", spaced), (spaced, b"## Notes\n")):
             got = merge_file(LAWS_INDEX, base, ours, theirs).data
             assert got == (spaced if kept else b"## Notes\n"), (base, spaced, got)
+
+
+# --- stale archive records: one side archived what the other edited or deleted ------------
+
+# an index Claude Code wrote past the caps (210 entries): the base of both sides
+OVER = [f"- [Topic {i}](t{i}.md) — what topic {i} says" for i in range(210)]
+
+
+def _archived_alone(repo: Repository) -> dict[str, str]:
+    """The side whose sync only archived the overflow of the base (its index otherwise the
+    base's): the 13 lowest-ranked entries, `Topic 0` among them, in `MEMORY-archive.md`."""
+
+    def tree(files: Mapping[str, str]) -> dict[str, str]:
+        return {f"m/{p}": repo.write_blob(d.encode()) for p, d in files.items()}
+
+    base = tree({"MEMORY.md": "# Memory\n\n" + "\n".join(OVER) + "\n"})
+    first = tree({"MEMORY.md": "# Memory\n"})
+    out = merge_trees(repo, first, base, first).files
+    files = {p.removeprefix("m/"): repo.read_blob(o).decode() for p, o in out.items()}
+    assert OVER[0] in files["MEMORY-archive.md"] and OVER[0] not in files["MEMORY.md"]
+    return files
+
+
+@pytest.mark.parametrize("edit", [True, False])
+def test_an_entry_one_side_archived_and_the_other_edited_or_deleted_is_not_left_stale(
+    repo: Repository, edit: bool
+) -> None:
+    """One side archived the overflow (its index otherwise the base's); the other deleted
+    half the entries — the index fits again — and edited, or deleted, an archived one. The
+    archive must not keep the old copy beside the edited live entry, nor the deleted entry
+    (before: the archiver changed nothing the index merge reads, so the other side's index
+    was taken as it was and the archiver's `MEMORY-archive.md` kept beside it)."""
+    archiver = _archived_alone(repo)
+    kept = OVER[:100]
+    edited = OVER[0].replace("says", "says, edited")
+    other = [edited if edit else None, *kept[1:]]
+    pruned = "# Memory\n\n" + "".join(f"{x}\n" for x in other if x)
+    base = {"MEMORY.md": "# Memory\n\n" + "\n".join(OVER) + "\n"}
+    out, _ = merged(repo, base, archiver, {"MEMORY.md": pruned})
+    assert out["MEMORY.md"] == pruned
+    assert "- [" not in out.get("MEMORY-archive.md", "")  # nothing archived: it fits
