@@ -113,8 +113,9 @@ def merge_trees(
     result = TreeMerge({})
     extras: dict[str, bytes] = {}
     base, ours, theirs = dict(base), dict(ours), dict(theirs)
-    moves = [(_moves(repo, base, side), side) for side in (ours, theirs)]
+    moves = (_moves(repo, base, ours), _moves(repo, base, theirs))
     renamed = _carry_renames(repo, base, ours, theirs) + _carry_renames(repo, base, theirs, ours)
+    renamed += _follow_renames(repo, moves, base, ours, theirs)
     kept_modified: list[tuple[str, Mapping[str, str]]] = []  # modified beats deleted: which side
     sides: dict[str, tuple[tuple[_LazyFolder, dict[str, float]], ...]] = {}
     fb, fo, ft = _fold(base), _fold(ours), _fold(theirs)
@@ -171,8 +172,6 @@ def merge_trees(
     result.resolutions.extend(renamed)
     _keep_links(repo, result, base, ours, theirs, kept_modified)
     _decide_together(repo, result, base, (ours, ours_times), (theirs, theirs_times))
-    for found, side in moves:
-        _relink(repo, result, found, side)
     _separate_file_folder_clashes(result.files)
     _relink_everywhere(repo, result, _separate_fold_clashes(result.files, ours, theirs))
     return result
@@ -213,44 +212,6 @@ def _moves(repo: Objects, base: Mapping[str, str], side: Mapping[str, str]) -> d
 def _topic_path(path: str) -> bool:
     name = path.rsplit("/", 1)[-1].casefold()
     return name.endswith(".md") and name not in ("memory.md", "memory-archive.md")
-
-
-def _relink(
-    repo: Objects, result: TreeMerge, moves: Mapping[str, str], side: Mapping[str, str]
-) -> None:
-    """A rename one side made reaches the links of every other file of its folder: a topic
-    file the other side wrote or edited that links `old.md` now links `new.md` (the index is
-    the index merge's business). One read of each such file."""
-    by_folder: dict[str, dict[str, str]] = {}
-    for old, new in moves.items():
-        if old not in result.files and new in result.files:
-            by_folder.setdefault(old.rpartition("/")[0], {})[old.rpartition("/")[2]] = (
-                new.rpartition("/")[2]
-            )
-    for folder, names in sorted(by_folder.items()):
-        prefix = f"{folder}/" if folder else ""
-        for path in sorted(result.files):
-            rest = path[len(prefix) :]
-            if not path.startswith(prefix) or "/" in rest or not _topic_path(path):
-                continue
-            if side.get(path) == result.files[path]:
-                continue  # the renaming side's own version: its links are its own
-            data = repo.read_blob(result.files[path])
-            if b"](" not in data:
-                continue
-            fixed = data
-            for old, new in names.items():
-                for link in (old, f"./{old}"):
-                    fixed = fixed.replace(f"]({link})".encode(), f"]({new})".encode())
-                    fixed = fixed.replace(f"]({link}#".encode(), f"]({new}#".encode())
-            if fixed != data:
-                result.files[path] = repo.write_blob(fixed)
-                moved = ", ".join(
-                    f"{o} → {n}"
-                    for o, n in sorted(names.items())
-                    if o in data.decode("utf-8", "replace")
-                )
-                result.resolutions.append(f"{path}: links follow the rename {moved}")
 
 
 def _big(repo: Objects, oid: str) -> bool:
@@ -547,6 +508,29 @@ def _separate_fold_clashes(
 _LINK = re.compile(rb"(\]\(\s*<?|^[ ]{0,3}\[[^\]\n]{1,999}\]:[ \t]*<?)([^\s)>#]{1,2000})", re.M)
 
 
+def _retarget(data: bytes, path: str, moves: Mapping[str, str]) -> tuple[bytes, set[str]]:
+    """`data` (the file at `path`) with every Markdown link that resolves to an old path of
+    `moves` pointing at its new path, relative to `path`; and the renames it followed."""
+    import posixpath
+
+    here = posixpath.dirname(path)
+    followed: set[str] = set()
+
+    def swap(m: re.Match[bytes]) -> bytes:
+        target = m.group(2).decode("utf-8", "replace")
+        if "://" in target or target.startswith(("/", "~", "\\")) or "%" in target:
+            return m.group(0)
+        new = moves.get(posixpath.normpath(posixpath.join(here, target)))
+        if new is None:
+            return m.group(0)
+        followed.add(f"{posixpath.basename(target)} → {posixpath.basename(new)}")
+        return m.group(1) + posixpath.relpath(new, here or ".").encode()
+
+    if b"](" not in data and b"]:" not in data:
+        return data, followed
+    return _LINK.sub(swap, data), followed
+
+
 def _relink_everywhere(repo: Objects, result: TreeMerge, moves: Mapping[str, str]) -> None:
     """The merge itself renamed `moves` (two spellings one file apart, round 13): every
     Markdown file of the tree whose link resolves to an old path now links the new one, the
@@ -554,35 +538,65 @@ def _relink_everywhere(repo: Objects, result: TreeMerge, moves: Mapping[str, str
     Without it an index line named the moved spelling: dangling on Linux, and on macOS and
     Windows the other teammate's file, its case twin. By the merged bytes and the paths
     alone: symmetric. Read only when the merge renamed something."""
-    import posixpath
-
     if not moves:
         return
     for path in sorted(result.files):
         if not path.casefold().endswith(".md"):
             continue
         data = repo.read_blob(result.files[path])
-        if b"](" not in data and b"]:" not in data:
-            continue
-        here = posixpath.dirname(path)
-        followed: set[str] = set()
-
-        def swap(m: re.Match[bytes], here: str = here, followed: set[str] = followed) -> bytes:
-            target = m.group(2).decode("utf-8", "replace")
-            if "://" in target or target.startswith(("/", "~", "\\")) or "%" in target:
-                return m.group(0)
-            new = moves.get(posixpath.normpath(posixpath.join(here, target)))
-            if new is None:
-                return m.group(0)
-            followed.add(f"{posixpath.basename(target)} → {posixpath.basename(new)}")
-            return m.group(1) + posixpath.relpath(new, here or ".").encode()
-
-        fixed = _LINK.sub(swap, data)
+        fixed, followed = _retarget(data, path, moves)
         if fixed != data:
             result.files[path] = repo.write_blob(fixed)
             result.resolutions.append(
                 f"{path}: links follow the rename {', '.join(sorted(followed))}"
             )
+
+
+def _follow_renames(
+    repo: Objects,
+    moves: tuple[Mapping[str, str], Mapping[str, str]],
+    base: dict[str, str],
+    ours: dict[str, str],
+    theirs: dict[str, str],
+) -> list[str]:
+    """A topic file one side renamed (`_moves`): before the merge, every Markdown file of its
+    folder links the new name in all three versions — base, ours and theirs, the index
+    included (issue #24). The index merge then reads the other side's entry for `old.md` as
+    the same entry as the renamer's `new.md` (its title from the renamer, its hook edit from
+    the other): one entry, not the renamed one beside the old one edited; and a link either
+    side wrote or kept to the old name follows the rename instead of dangling. A rename the
+    two sides made differently, or a chain of them, is left to the plain rules. Each
+    distinct blob of the folder is read once; nothing is read without a rename. Both sides
+    renamed it alike (a merge merged again with the renamer): the new name merges on the old
+    name's base, not as two files added. Returns the resolutions: the files whose ours or theirs version linked the old name."""
+    targets: dict[str, set[str]] = {}
+    for found in moves:
+        for old, new in found.items():
+            targets.setdefault(old, set()).add(new)
+    followed = {old: new.pop() for old, new in targets.items() if len(new) == 1}
+    for old in [o for o, n in followed.items() if n in targets]:
+        del followed[old]  # a chain (a → b, b → c): which name a link means is not known
+    if not followed:
+        return []
+    for old, new in followed.items():
+        if all(found.get(old) == new for found in moves) and new not in base:
+            base[new] = base[old]  # both renamed it alike: merged at the new name on its base
+    folders = {old.rpartition("/")[0] for old in followed}
+    fixed: dict[tuple[str, str], tuple[str, set[str]]] = {}  # (folder, blob id) -> followed
+    told: dict[str, set[str]] = {}
+    for files in (base, ours, theirs):
+        for path, oid in sorted(files.items()):
+            folder, _, name = path.rpartition("/")
+            if folder not in folders or not name.casefold().endswith(".md"):
+                continue
+            if (folder, oid) not in fixed:
+                data = repo.read_blob(oid)
+                new_data, names = _retarget(data, path, followed)
+                fixed[folder, oid] = (oid if new_data == data else repo.write_blob(new_data), names)
+            files[path], names = fixed[folder, oid]
+            if names and files is not base:
+                told.setdefault(path, set()).update(names)
+    return [f"{p}: links follow the rename {', '.join(sorted(n))}" for p, n in sorted(told.items())]
 
 
 def _one(repo: Objects, files: Mapping[str, str], spellings: list[str]) -> str | None:

@@ -194,12 +194,6 @@ def test_the_cases_left_out_of_convergence_stay_counted() -> None:
 # documented: a change that fixes one moves its example to a convergence test and lowers the
 # count in docs/merge.md.
 REMAINING = {
-    "1 repeated text (a comment written twice)": (
-        "<!-- a comment -->\n",
-        "",
-        "<!-- a comment -->\n- plain one\n<!-- a comment -->\n",
-        "## Project\n\n<!-- a comment -->\n- [Topic 6](topic-6.md) —\n",
-    ),
     "2 a retitle against a heading written above its base heading": (
         "## Notes\n<!-- a comment, edited -->\n",
         "## Feedback\n## Notes\n<!-- a comment, edited -->\n",
