@@ -6,25 +6,9 @@ from __future__ import annotations
 
 import json
 import os
-import resource
-import subprocess
-import sys
-from pathlib import Path
 
-from tests.e2e.test_exit_codes_19 import PERSONAL, one_line
-from tests.support.world import REPO_ROOT, Run, World, write_files
-
-
-def limited(world: World, clone: Path, *args: str) -> Run:
-    """gitmem under a 64 KiB file-size limit (RLIMIT_FSIZE: a full disk's cousin)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "gitmem", "-C", str(clone), *args],
-        capture_output=True,
-        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
-        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536)),
-        timeout=60,
-    )
-    return Run(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+from tests.e2e.test_exit_codes_19 import PERSONAL, one_line, size_limited
+from tests.support.world import World, write_files
 
 
 def test_a_pack_indexed_under_the_file_size_limit_gets_the_space_hint(world: World) -> None:
@@ -40,10 +24,10 @@ def test_a_pack_indexed_under_the_file_size_limit_gets_the_space_hint(world: Wor
     before = world.git("for-each-ref", "refs/gitmem", "refs/gitmem-remotes", cwd=b)
 
     for args in (("sync",), ("status", "--fetch")):
-        run = limited(world, b, *args)
+        run = size_limited(world, b, *args)
         one_line(run, 3, ("cannot fetch from origin: ", "invalid index-pack output"))
         assert "free some space" in run.err and "remote URL" not in run.err, run.err
-    hook = limited(world, b, "pull", "--hook")  # a hook never fails the session: it says so
+    hook = size_limited(world, b, "pull", "--hook")  # a hook never fails the session: it says so
     assert hook.code == 0 and "free some space" in hook.err and "remote URL" not in hook.err
     assert world.git("for-each-ref", "refs/gitmem", "refs/gitmem-remotes", cwd=b) == before
     world.ok("-C", str(b), "sync")  # the limit lifted: all of it arrives
