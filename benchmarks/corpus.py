@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-CORPUS = Path(
-    os.environ.get("GITMEM_BENCH_CORPUS")
-    or Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "real"
-)
+
+def find_corpus() -> Path:
+    """`shared/corpus/real` beside the checkout, or beside a folder holding it (a worktree's
+    checkout, /work/wt/NAME, is one folder deeper than the main one); benchmarks and tests
+    both find it here (round 20: four copies of this walk, one of them stopping one level up)."""
+    root = Path(__file__).resolve().parents[1]
+    found = (p / "shared" / "corpus" / "real" for p in root.parents)
+    return next((p for p in found if p.is_dir()), root.parent / "shared" / "corpus" / "real")
+
+
+REAL_CORPUS = find_corpus()
+CORPUS = Path(os.environ.get("GITMEM_BENCH_CORPUS") or REAL_CORPUS)
 FALLBACK_SIZES = (168, 431, 811, 1080, 1538, 2056, 2669, 3016, 4750, 7109, 14224)
 FALLBACK_BODY = (
     "Run the tests with the project's own command before pushing; CI runs the same script.\n"
@@ -46,6 +55,39 @@ def load_shapes(corpus: Path = CORPUS) -> Shapes:
     if not sizes:
         return Shapes(FALLBACK_SIZES, FALLBACK_BODY * 200)
     return Shapes(tuple(sizes), "\n".join(bodies))
+
+
+def corpus_root() -> Path | None:
+    """The real corpus, or None on a machine without it."""
+    return REAL_CORPUS if REAL_CORPUS.is_dir() else None
+
+
+def lay_out_corpus(folder: Path) -> dict[str, Path]:
+    """Each real memory file of the corpus as a memory of `folder` (its leading dot dropped:
+    a dot-file is no memory), one sub-folder per source repository; name -> source file."""
+    root = corpus_root()
+    assert root is not None
+    placed: dict[str, Path] = {}
+    for source in sorted(root.glob("*/*")):
+        name = source.name.lstrip(".").split("@", 1)[0]
+        if not name.endswith(".md"):
+            continue
+        rel = f"{source.parent.name}/{name}"
+        if rel in placed:
+            continue  # versions of one file (@ours, @theirs): the first stands for them
+        (folder / source.parent.name).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, folder / rel)
+        (folder / rel).chmod(0o644)
+        placed[rel] = source
+    return placed
+
+
+def auto_folder(clone: Path) -> Path:
+    """The folder of `clone`'s personal (auto) scope, as this process's HOME places it."""
+    from gitmem.gitstore import Repository
+    from gitmem.project.scopes import open_project
+
+    return open_project(Repository(str(clone))).scope("auto").path
 
 
 def _strip_frontmatter(text: str) -> str:

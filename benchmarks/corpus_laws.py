@@ -14,17 +14,10 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.corpus import REAL_CORPUS
 from merge_drivers import merge_file
 
-
-def _find_corpus() -> Path:
-    """`shared/corpus/real` next to the repository, or next to a folder holding it."""
-    root = Path(__file__).resolve().parents[1]
-    found = (p / "shared" / "corpus" / "real" for p in root.parents)
-    return next((p for p in found if p.is_dir()), root.parent / "shared" / "corpus" / "real")
-
-
-CORPUS = _find_corpus()
+CORPUS = REAL_CORPUS
 
 
 def _bullets(lines: list[str]) -> list[int]:

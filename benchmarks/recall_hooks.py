@@ -18,10 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.corpus import auto_folder, corpus_root, lay_out_corpus
+from benchmarks.world import World
 from gitmem.claude.hooks import gitmem_command, hook_command
 from gitmem.recall.claudesetup import recall_command
-from tests.recall.support import corpus_root, lay_out_corpus
-from tests.support.world import World
 
 PROMPT = "how do we deploy the gantry service"
 
@@ -40,8 +40,9 @@ def measure(runs: int) -> dict[str, float]:
         clone = Path(tmp) / "proj"
         world.git("init", "-q", str(clone))
         world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=clone)
-        lay_out_corpus(world.scope_path(clone, "auto"))
         env = dict(world.env)
+        os.environ.update(env)  # the auto folder where the hooks' HOME places it
+        lay_out_corpus(auto_folder(clone))
         prompt = recall_command(clone)
         start = hook_command(gitmem_command(), "SessionStart")
         asked = json.dumps(

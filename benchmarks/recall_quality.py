@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tests.recall.support import corpus_root, lay_out_corpus
-from tests.support.world import World
+from benchmarks.corpus import auto_folder, corpus_root, lay_out_corpus
+from benchmarks.world import World
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
@@ -134,8 +134,8 @@ def corpus_place(tmp: Path) -> tuple[Place, Callable[[], Project]]:
     clone = tmp / "proj"
     world.git("init", "-q", str(clone))
     world.git("commit", "-q", "--allow-empty", "-m", "init", cwd=clone)
-    lay_out_corpus(world.scope_path(clone, "auto"))
     os.environ.update(world.env)  # this process is the hook: HOME and git's config are the world's
+    lay_out_corpus(auto_folder(clone))
     opened: list[Project] = []
 
     def project() -> Project:

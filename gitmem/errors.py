@@ -200,6 +200,10 @@ def _disk_error(exc: OSError) -> tuple[str, str]:
 # reason for a failed write or a process the file-size limit killed (SIGXFSZ, "unpack-objects
 # died of signal 25")
 _OUT_OF_SPACE = ("no space left", "disk quota exceeded", "file too large", "of signal 25")
+# a fetch of a pack over fetch.unpackLimit: index-pack, killed by the file-size limit (SIGXFSZ)
+# as it writes the pack, dies without a word, and git's one reason is this (round 20: it got the
+# remote URL's hint); a pack the server got wrong has index-pack say why before it
+_SILENT_INDEX_PACK = "fatal: fetch-pack: invalid index-pack output"
 SPACE_HINT = "free some space on the disk of this repository (or raise ulimit -f), then retry"
 
 
@@ -209,4 +213,4 @@ def out_of_space(reason: str) -> bool:
     not permissions, the remote URL or access (round 19). A server's own `remote:` lines (its
     disk, or anyone's words) do not count."""
     ours = [part for part in reason.lower().split("; ") if not part.startswith("remote:")]
-    return any(w in part for part in ours for w in _OUT_OF_SPACE)
+    return any(w in part for part in ours for w in _OUT_OF_SPACE) or ours == [_SILENT_INDEX_PACK]

@@ -28,6 +28,8 @@ from gitmem.core.userdirs import tilde
 from gitmem.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gitmem.gitstore.store import Store
 
 
@@ -378,23 +380,16 @@ def uninstall(where: str, root: Path | None) -> HookChange:
         return HookChange(
             path, True, f"removed gitmem hooks from {tilde(path, root)} (file restored)"
         )
+    from functools import partial
+
     hooks = data.get("hooks") or {}
     removed = False
     for event in EVENTS:
         groups = hooks.get(event)
         if not groups:
             continue
-        kept = []
-        for group in groups:
-            inner = group.get("hooks") if isinstance(group, dict) else None
-            if isinstance(inner, list):
-                rest = [h for h in inner if not _is_ours(h, event)]
-                if len(rest) != len(inner):
-                    removed = True
-                    if not rest:
-                        continue
-                    group["hooks"] = rest
-            kept.append(group)
+        kept, took = without_hooks(groups, partial(_is_ours, event=event))
+        removed = removed or took
         if kept:
             hooks[event] = kept
         else:
@@ -469,6 +464,24 @@ def hooks_disabled(root: Path | None) -> list[Path]:
         if isinstance(data, dict) and data.get("disableAllHooks") is True:
             found.append(path)
     return found
+
+
+def without_hooks(groups: list[Any], ours: Callable[[object], bool]) -> tuple[list[Any], bool]:
+    """One event's hook groups of a Claude Code settings file without the hooks `ours` names
+    (a group left empty goes), and whether any went: the hooks' and the recall hook's
+    uninstall (recall/claudesetup)."""
+    kept, removed = [], False
+    for group in groups:
+        inner = group.get("hooks") if isinstance(group, dict) else None
+        if isinstance(inner, list):
+            rest = [h for h in inner if not ours(h)]
+            if len(rest) != len(inner):
+                removed = True
+                if not rest:
+                    continue
+                group["hooks"] = rest
+        kept.append(group)
+    return kept, removed
 
 
 def _is_ours(hook: object, event: str) -> bool:

@@ -49,6 +49,9 @@ def adopt(args: argparse.Namespace) -> int:
 
     before = tips(project)  # what arrives is told as sync tells it: git's letters, who made it
     result = run_sync(project, SyncOptions(mode="sync", force_key=True))
+    # nor one this run pushed nothing of: the remote already named this key (a fresh clone
+    # knew nothing of the ref before the sync, and was told "adopted", round 20)
+    known |= {ref for ref, r in result.refs.items() if not (r.pushed or r.unpushed)}
     pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
     told = arrivals(project, before, pulled) if pulled else None
     # a ref refused at the door is told by its error alone: "nothing to adopt … already names

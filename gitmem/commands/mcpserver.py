@@ -29,6 +29,7 @@ from gitmem.recall.contextsafe import clean, cleaned, warned
 from gitmem.recall.searchindex import Place
 
 if TYPE_CHECKING:
+    from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
     from mcp.server.mcpserver import MCPServer
 
     from gitmem.project.scopes import Project
@@ -342,29 +343,37 @@ def _server_class(changes: Changes) -> type[MCPServer]:
                     changes.resources = False
                     await _tell_resources_changed(context)
 
-        async def run_stdio_async(self) -> None:
-            """As the SDK's, with `resources.listChanged` declared: the list grows when a
-            memory appears (a sync, a record, a hook's pull) and the client is told so."""
-            from mcp.server import NotificationOptions
-            from mcp.server.stdio import stdio_server
-
-            low = self._lowlevel_server
-            options = low.create_initialization_options(NotificationOptions(resources_changed=True))
-            async with stdio_server() as (read_stream, write_stream):
-                await low.run(read_stream, write_stream, options)
-
     return Server
 
 
 async def _tell_resources_changed(context: Any) -> None:
-    """`notifications/resources/list_changed` to the client: on its session (the handshake
-    protocol Claude Code speaks) and on the SDK's bus (`subscriptions/listen`, 2026-07-28)."""
+    """`notifications/resources/list_changed` to the client, once, as its era hears it: on
+    the session (the handshake protocol Claude Code speaks) or on the SDK's bus, read by a
+    `subscriptions/listen` stream (2026-07-28). Round 19 sent both."""
+    from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
     if context is None:
         return
     with contextlib.suppress(Exception):  # a client gone meanwhile: nothing to tell
-        await context.notify_resources_changed()
-    with contextlib.suppress(Exception):
-        await context.session.send_resource_list_changed()
+        if context.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            await context.notify_resources_changed()
+        else:
+            await context.session.send_resource_list_changed()
+
+
+async def _declares_list_changed(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """The SDK's middleware (public) on `initialize`: `resources.listChanged` declared, as the
+    list grows when a memory appears (a sync, a record, a hook's pull) and the client is told
+    so. MCPServer takes no NotificationOptions (round 19 reached its private low-level server
+    for them); at 2026-07-28 the SDK declares it itself, from `subscriptions/listen` served."""
+    answer = await call_next(ctx)
+    if ctx.method == "initialize" and isinstance(answer, dict):
+        resources = answer.get("capabilities", {}).get("resources")
+        if isinstance(resources, dict):
+            resources["listChanged"] = True
+    return answer
 
 
 def resource_uri(scope: str, path: str) -> str:
@@ -382,7 +391,10 @@ def build(recall: Recall) -> MCPServer:
     # Implementation does not allow a client to rely on
     changes = Changes()
     server: MCPServer = _server_class(changes)(
-        SERVER_NAME, instructions=INSTRUCTIONS, version=__version__
+        SERVER_NAME,
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        middleware=[_declares_list_changed],
     )
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 

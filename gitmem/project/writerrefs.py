@@ -4,7 +4,7 @@ the remote keeps them, where this clone tracks them, this clone's writer id, whe
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from gitmem.core.sanitize import shown_url
 from gitmem.core.statedir import read_own
@@ -163,19 +163,29 @@ def listed_by_fetch(project: Project, timeout: float | None = None) -> None:
         return
     folder = tracking_folder(project)
     tracked = fetched_writers(project)
-    listed = {folder + name: tip for name, tip in names.items()}
-    gone = {t: tip for t, tip in tracked.items() if t not in listed}
+    gone = {t: tip for t, tip in tracked.items() if t[len(folder) :] not in names}
     if gone:
         repo.delete_refs(gone)
-    changed = {t: tip for t, tip in listed.items() if tracked.get(t) != tip}
-    have = [
-        (t, tip, tracked.get(t)) for t, tip in changed.items() if repo.object_type(tip) == "commit"
-    ]
-    if have:
-        repo.update_refs(have, "gitmem: listed")
-    lacking = [t for t in changed if t not in {h[0] for h in have}]
+    lacking = set_listed(project, names, tracked)
     if lacking:  # one deleted meanwhile fails nothing (`Transport.fetch` drops it)
-        repo.fetch(project.remote, [f"+{source}{t[len(folder) :]}:{t}" for t in lacking], timeout)
+        repo.fetch(project.remote, [f"+{source}{n}:{folder}{n}" for n in lacking], timeout)
+
+
+def set_listed(project: Project, listed: dict[str, str], tracked: dict[str, str]) -> list[str]:
+    """Each writer ref `listed` (name -> the tip the remote listed) whose tracking ref is
+    elsewhere (`tracked`: `fetched_writers`) set to that tip when this clone has it (the glob
+    or an earlier fetch brought it): a fetch of names costs the server a match of each against
+    every ref it has (512 of 20,000, ~2-4 s). The names whose tip this clone lacks, in order:
+    those to fetch by name. An unchanged one is had (its tracking ref holds the tip)."""
+    repo = project.repo
+    folder = tracking_folder(project)
+    moved = {n: tip for n, tip in listed.items() if tracked.get(folder + n) != tip}
+    have = {n for n, tip in moved.items() if repo.object_type(tip) == "commit"}
+    if have:
+        repo.update_refs(
+            [(folder + n, moved[n], tracked.get(folder + n)) for n in have], "gitmem: listed"
+        )
+    return [n for n in moved if n not in have]
 
 
 def first_fetch(project: Project) -> bool:
@@ -204,20 +214,13 @@ def flood_specs(
     folder = tracking_folder(project)
     source = f"{project.ref_prefix}{WRITERS}"
     names = window[:FLOOD_WINDOW]
-    # a listed tip this clone has (the glob or an earlier fetch brought it) is not fetched
-    # again: its tracking ref is set to it (a fetch of names costs the server a match of each
-    # against every ref it has: 512 of 20,000, ~2-4 s). One moved or deleted since it was
-    # listed is read as listed: its memory is on the remote still, its lease kept (`retire`)
+    # a listed tip this clone has is not fetched again (`set_listed`). One moved or deleted
+    # since it was listed is read as listed: its memory is on the remote still, its lease
+    # kept (`retire`)
     listing = read_listing(repo) or {}
-    tracked = fetched_writers(project)
-    listed = [n for n in names if n in listing and repo.object_type(listing[n]) == "commit"]
-    moves = [
-        (folder + n, listing[n], tracked.get(folder + n))
-        for n in listed
-        if tracked.get(folder + n) != listing[n]
-    ]
-    repo.update_refs(moves, "gitmem: listed")
-    names = [n for n in names if n not in listed]
+    listed = {n: listing[n] for n in names if n in listing}
+    lacking = set(set_listed(project, listed, fetched_writers(project)))
+    names = [n for n in names if n not in listed or n in lacking]
     own = known_writer_id(repo)
     if own is not None and own not in names and repo.resolve(folder + own) is not None:
         names.append(own)
@@ -302,76 +305,72 @@ def unglobbable(project: Project, timeout: float | None = None) -> None:
 def read_listing(repo: Store) -> dict[str, str] | None:
     """A flood's listing (<common-dir>/gitmem/writers-listing): name -> tip of each writer ref
     the remote held when last listed, or None (no flood: the writer refs are tracking refs)."""
-    try:
-        text = read_own(state_dir(repo.common_dir) / "writers-listing").decode("ascii")
-    except (OSError, UnicodeDecodeError):
-        return None
-    listing: dict[str, str] = {}
-    for line in text.splitlines():
-        tip, _, name = line.partition(" ")
-        if _NAME.fullmatch(name) and _TIP.fullmatch(tip):
-            listing[name] = tip
-    return listing
+    return _read_tips(repo, "writers-listing")
 
 
 def remember_listing(repo: Store, listing: dict[str, str] | None) -> None:
     """Record a flood's listing (`read_listing`); None: no flood, the file removed."""
-    path = state_dir(repo.common_dir) / "writers-listing"
-    if listing is None:
+    _write_tips(repo, "writers-listing", listing)
+
+
+def _read_state(repo: Store, name: str) -> str | None:
+    """The text of <common-dir>/gitmem/`name`, or None: none recorded, or not ours to read."""
+    try:
+        return read_own(state_dir(repo.common_dir) / name).decode("ascii")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _write_state(repo: Store, name: str, lines: Iterable[str] | None) -> None:
+    """Record <common-dir>/gitmem/`name`, a line each; None: the file removed."""
+    path = state_dir(repo.common_dir) / name
+    if lines is None:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, "".join(f"{listing[n]} {n}\n" for n in sorted(listing)).encode())
+    write_atomic(path, "".join(f"{line}\n" for line in lines).encode())
+
+
+def _read_tips(repo: Store, name: str) -> dict[str, str] | None:
+    """name -> tip of a file of `tip name` lines (a listing, the refs to retire)."""
+    text = _read_state(repo, name)
+    if text is None:
+        return None
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        tip, _, ref = line.partition(" ")
+        if _NAME.fullmatch(ref) and _TIP.fullmatch(tip):
+            found[ref] = tip
+    return found
+
+
+def _write_tips(repo: Store, name: str, tips: dict[str, str] | None) -> None:
+    _write_state(repo, name, None if tips is None else (f"{tips[n]} {n}" for n in sorted(tips)))
 
 
 def ignored_names(repo: Store) -> int:
     """How many writer refs the last listing found with a name gitmem takes no ref of."""
-    try:
-        text = read_own(state_dir(repo.common_dir) / "writers-ignored").decode("ascii")
-    except (OSError, UnicodeDecodeError):
-        return 0
+    text = _read_state(repo, "writers-ignored") or ""
     return int(text) if text.strip().isdigit() else 0
 
 
 def remember_ignored(repo: Store, count: int) -> None:
-    path = state_dir(repo.common_dir) / "writers-ignored"
-    if count <= 0:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, f"{count}\n".encode())
+    _write_state(repo, "writers-ignored", [str(count)] if count > 0 else None)
 
 
 def merged_tips(repo: Store) -> set[str]:
     """The writer tips found held by the remote's team ref (<common-dir>/gitmem/writers-merged)."""
-    try:
-        return set(read_own(state_dir(repo.common_dir) / "writers-merged").decode("ascii").split())
-    except (OSError, UnicodeDecodeError):
-        return set()
+    return set((_read_state(repo, "writers-merged") or "").split())
 
 
 def read_retiring(repo: Store) -> dict[str, str]:
     """name -> tip of the writer refs the remote's team ref holds, to delete on the remote
     (<common-dir>/gitmem/writers-retiring; sync/writers.WriterRefs.retire)."""
-    try:
-        text = read_own(state_dir(repo.common_dir) / "writers-retiring").decode("ascii")
-    except (OSError, UnicodeDecodeError):
-        return {}
-    found: dict[str, str] = {}
-    for line in text.splitlines():
-        tip, _, name = line.partition(" ")
-        if _NAME.fullmatch(name) and _TIP.fullmatch(tip):
-            found[name] = tip
-    return found
+    return _read_tips(repo, "writers-retiring") or {}
 
 
 def remember_retiring(repo: Store, refs: dict[str, str]) -> None:
-    path = state_dir(repo.common_dir) / "writers-retiring"
-    if not refs:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, "".join(f"{refs[n]} {n}\n" for n in sorted(refs)).encode())
+    _write_tips(repo, "writers-retiring", refs or None)
 
 
 def remote_name(project: Project, wid: str) -> str:
@@ -395,11 +394,7 @@ def unmerged(project: Project, save: bool = True, held: Sequence[str] = ()) -> d
     found = fetched_writers(project)
     if not found:
         return {}
-    path = state_dir(repo.common_dir) / "writers-merged"
-    try:
-        known = set(read_own(path).decode("ascii").split())
-    except (OSError, UnicodeDecodeError):
-        known = set()
+    known = merged_tips(repo)
     team = repo.resolve(project.tracking_ref(TEAM_REF))
     if all(tip in known for tip in found.values()):
         return {}
@@ -411,8 +406,7 @@ def unmerged(project: Project, save: bool = True, held: Sequence[str] = ()) -> d
     if listing:  # a flood: the tips of it found held before are no tracking refs any more
         folded |= known & set(listing.values())
     if save and folded != known:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, "".join(f"{tip}\n" for tip in sorted(folded)).encode())
+        _write_state(repo, "writers-merged", sorted(folded))
     others = [c for c in held if c not in into]
     if taken and others:  # held here already (folded, not pushed yet): nothing to merge
         still = repo.unreached(tracking_folder(project), others)
@@ -422,40 +416,27 @@ def unmerged(project: Project, save: bool = True, held: Sequence[str] = ()) -> d
 
 def refused_before(repo: Store) -> set[str]:
     """The writer tips the gate refused here (<common-dir>/gitmem/writers-refused)."""
-    try:
-        return set(read_own(state_dir(repo.common_dir) / "writers-refused").decode("ascii").split())
-    except (OSError, UnicodeDecodeError):
-        return set()
+    return set((_read_state(repo, "writers-refused") or "").split())
 
 
 def remember_refused(repo: Store, tips: set[str]) -> None:
     """Record the writer tips refused (those still there): a later sync reads them last."""
     if tips == refused_before(repo):
         return
-    path = state_dir(repo.common_dir) / "writers-refused"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, "".join(f"{tip}\n" for tip in sorted(tips)).encode())
+    _write_state(repo, "writers-refused", sorted(tips))
 
 
 def read_window(repo: Store) -> list[str] | None:
     """The names of the writer refs the next sync fetches (<common-dir>/gitmem/writers-window,
     written by the last sync's check past a backlog of MAX_WRITER_REFS), or None: none
     recorded (the glob, or the backlog read again)."""
-    try:
-        names = read_own(state_dir(repo.common_dir) / "writers-window").decode("ascii").split()
-    except (OSError, UnicodeDecodeError):
-        return None
+    names = (_read_state(repo, "writers-window") or "").split()
     return [name for name in names if _NAME.fullmatch(name)] or None
 
 
 def remember_window(repo: Store, names: Sequence[str]) -> None:
     """Record the next sync's window (`read_window`); none: the file removed."""
-    path = state_dir(repo.common_dir) / "writers-window"
-    if not names:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, "".join(f"{name}\n" for name in names).encode())
+    _write_state(repo, "writers-window", names or None)
 
 
 def unfolded(project: Project) -> list[str]:

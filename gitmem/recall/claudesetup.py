@@ -119,6 +119,10 @@ def is_recall_hook(command: object) -> bool:
     )
 
 
+def _recall_hook(hook: object) -> bool:
+    return isinstance(hook, dict) and is_recall_hook(hook.get("command"))
+
+
 def install_recall(root: Path, where_settings: Path | None = None) -> HookChange:
     """Add the UserPromptSubmit hook to the per-user project settings (once)."""
     from gitmem.claude.hooks import LOCAL_SETTINGS, HookChange, _dump, _load, _write, links_out
@@ -132,13 +136,7 @@ def install_recall(root: Path, where_settings: Path | None = None) -> HookChange
     if not isinstance(groups, list):
         raise UsageError(f'{path}: "hooks.{PROMPT_EVENT}" is not a list', "nothing was written")
     wanted = recall_command(root)
-    mine = [
-        h
-        for g in groups
-        if isinstance(g, dict)
-        for h in g.get("hooks", [])
-        if isinstance(h, dict) and is_recall_hook(h.get("command"))
-    ]
+    mine = [h for g in groups if isinstance(g, dict) for h in g.get("hooks", []) if _recall_hook(h)]
     if mine:
         for hook in mine:
             hook["command"] = wanted
@@ -173,7 +171,7 @@ def recall_status(root: Path, settings: Path) -> dict[str, str | None]:
     for group in groups if isinstance(groups, list) else []:
         inner = group.get("hooks") if isinstance(group, dict) else None
         for h in inner if isinstance(inner, list) else []:
-            if isinstance(h, dict) and is_recall_hook(h.get("command")):
+            if _recall_hook(h):
                 found[PROMPT_EVENT] = str(h["command"])
     path = root / MCP_FILE
     try:
@@ -231,7 +229,7 @@ def branch_mcp_server(repo: Store, root: Path, settings: Path) -> tuple[str, str
 def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
     """Take out what install_mcp and install_recall added (before gitmem.claude.hooks.uninstall, so
     that it finds the settings as its own install left them); a line for each change."""
-    from gitmem.claude.hooks import _dump, _load, _write
+    from gitmem.claude.hooks import _dump, _load, _write, without_hooks
 
     said: list[str] = []
     if settings.is_file():
@@ -242,21 +240,7 @@ def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
             hooks = {}
         groups = hooks.get(PROMPT_EVENT)
         if isinstance(groups, list):
-            kept = []
-            for group in groups:
-                inner = group.get("hooks") if isinstance(group, dict) else None
-                if isinstance(inner, list):
-                    rest = [
-                        h
-                        for h in inner
-                        if not (isinstance(h, dict) and is_recall_hook(h.get("command")))
-                    ]
-                    if len(rest) != len(inner):
-                        changed = True
-                        if not rest:
-                            continue
-                        group["hooks"] = rest
-                kept.append(group)
+            kept, changed = without_hooks(groups, _recall_hook)
             if kept:
                 hooks[PROMPT_EVENT] = kept
             elif changed:

@@ -176,6 +176,18 @@ def test_adopt_tells_a_refused_ref_and_its_code(world: World) -> None:
     assert world.git("rev-parse", PERSONAL, cwd=world.remote).strip() == personal  # pushed
 
 
+def size_limited(world: World, clone: Path, *args: str) -> Run:
+    """gitmem under a 64 KiB file-size limit (RLIMIT_FSIZE: a full disk's cousin)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "gitmem", "-C", str(clone), *args],
+        capture_output=True,
+        env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536)),
+        timeout=60,
+    )
+    return Run(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+
 def test_a_file_size_limit_is_one_line_naming_the_folder(world: World) -> None:
     """RLIMIT_FSIZE (a full disk's cousin: a tiny tmpfs needs root) under `sync`, `view` and a
     pull into a memory folder. Before: an OSError with no file ("File too large", nothing said
@@ -186,14 +198,7 @@ def test_a_file_size_limit_is_one_line_naming_the_folder(world: World) -> None:
     world.ok("-C", str(b), "sync")
 
     def limited(clone: Path, *args: str) -> Run:
-        proc = subprocess.run(
-            [sys.executable, "-m", "gitmem", "-C", str(clone), *args],
-            capture_output=True,
-            env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
-            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536)),
-            timeout=60,
-        )
-        return Run(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+        return size_limited(world, clone, *args)
 
     write_files(world.scope_path(a), {"big.md": os.urandom(60_000).hex() + "\n"})
     run = limited(a, "sync")

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.corpus import REAL_CORPUS
 from gitmem.policy.rules import (
     CODES,
     MAX_BLOB_BYTES,
@@ -29,12 +30,7 @@ from gitmem.policy.secrets import fingerprint, read_allow_list, scan_injection, 
 from gitmem.project.refmeta import render_meta
 from merge_drivers.yamlsafe import _nesting, fence, unsafe_yaml
 
-REPO = Path(__file__).resolve().parents[2]
-# the shared folder sits beside the repository (../shared), or beside a worktree's parent
-CORPUS = next(
-    (p / "shared" / "corpus" / "real" for p in REPO.parents if (p / "shared" / "corpus").is_dir()),
-    REPO / ".." / "shared" / "corpus" / "real",
-)
+CORPUS = REAL_CORPUS
 TOPIC = "---\nname: build\ndescription: how to build\ntype: project\n---\nRun make -j.\n"
 
 

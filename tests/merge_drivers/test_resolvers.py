@@ -7,20 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.corpus import REAL_CORPUS
 from merge_drivers import SideInfo, merge_file
 from merge_drivers.index import ARCHIVE_HEADER, ARCHIVE_NAME, measure, parse, render
 
-
-def _find_corpus() -> Path:
-    """The real corpus in `shared/` next to the repository (or next to a folder holding it)."""
-    root = Path(__file__).resolve().parents[2]
-    for parent in root.parents:
-        if (parent / "shared" / "corpus" / "real").is_dir():
-            return parent / "shared" / "corpus" / "real"
-    return root.parent / "shared" / "corpus" / "real"
-
-
-CORPUS = _find_corpus()
+CORPUS = REAL_CORPUS
 needs_corpus = pytest.mark.skipif(
     not CORPUS.is_dir(), reason=f"real corpus not found at {CORPUS} (../shared next to the repo)"
 )
