@@ -1,0 +1,127 @@
+"""Red team, round 20 (charter rules 4 and 5; docs/reliability.md "Red team, round 20"): each
+test is an attack that worked before this round and fails without its fix.
+
+The class closed: a regular expression read again from every place it could start, over text
+that is not ours (a teammate's gitmem.toml and frontmatter, a committed hook command, a
+settings file) — quadratic, where every check must cost in proportion to what it reads. Each
+pattern now matches wherever it starts (an open string runs to the end) or its scan is
+bounded; each test feeds the cap's worth of the text that cost most before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from gitmem.claude.hooks import is_gitmem_hook
+from gitmem.project.adapters import gemini_memory_name
+from gitmem.project.refmeta import MetaError, parse_meta, render_meta
+from merge_drivers.together import _with_description as with_description
+from merge_drivers.together import description
+from tests.support.teammates import Shared
+
+# seconds: every input below is read in milliseconds now; before, each took 14 s to minutes
+LINEAR = 2.0
+
+
+def _timed(fn: Callable[..., object], *args: object) -> float:
+    start = time.perf_counter()
+    with contextlib.suppress(MetaError):
+        fn(*args)
+    return time.perf_counter() - start
+
+
+def test_a_gitmem_toml_of_unclosed_strings_is_read_once() -> None:
+    """Worked (cost): `aliases = ["\\"\\"…` — strings never closed, 64 KiB within the file's
+    cap — was read again from each quote: 16 KB 3.7 s, 32 KB 17 s, 64 KB 60 s, at each read of
+    a teammate's ref. Now an open string runs to the line's end and is refused (GM109's
+    MetaError), in milliseconds."""
+    hostile = ('version = 1\nkey = "k"\naliases = [' + '"\\' * 32_000 + "]\n").encode()
+    assert len(hostile) <= 64 * 1024
+    with pytest.raises(MetaError, match="unclosed string"):
+        parse_meta(hostile)
+    assert _timed(parse_meta, hostile) < LINEAR
+    # what gitmem writes still reads back, escapes and all
+    written = render_meta("host/o/r", ('a"b', "c\\d", "e"))
+    assert parse_meta(written).aliases == ('a"b', "c\\d", "e")
+
+
+def test_a_teammates_gitmem_toml_with_an_open_string_is_refused_at_the_gate(
+    synced: Shared,
+) -> None:
+    """End to end: a teammate's team ref whose gitmem.toml holds an alias never closed was
+    taken (the open string read as no alias, after its cost); now the ref is refused in one
+    line, as an unreadable gitmem.toml is, and bob's team folder is left as it was."""
+    world, alice, bob = synced.world, synced.alice, synced.bob
+    team = world.scope_path(bob, "team")
+    before = sorted(p.relative_to(team).as_posix() for p in team.rglob("*"))
+    tip = world.plumb(alice, "rev-parse", "refs/gitmem/team")
+    meta = world.plumb(alice, "show", f"{tip}:gitmem.toml") + '\naliases = ["\\"\\"\\"]\n'
+    blob = world.plumb(alice, "hash-object", "-w", "--stdin", data=meta.encode())
+    old = world.plumb(alice, "rev-parse", f"{tip}:gitmem.toml")
+    listing = world.plumb(alice, "ls-tree", tip).replace(old, blob) + "\n"
+    tree = world.plumb(alice, "mktree", data=listing.encode())
+    commit = world.plumb(alice, "commit-tree", tree, "-p", tip, "-m", "open alias")
+    world.git("push", "-q", str(world.remote), f"{commit}:refs/gitmem/team", cwd=alice)
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 2 and "unclosed string" in run.err, run.err
+    assert sorted(p.relative_to(team).as_posix() for p in team.rglob("*")) == before
+
+
+def test_a_description_of_blanks_merges_in_linear_time() -> None:
+    """Worked (cost, in every merge of the file): a teammate's `description:` of 16,000
+    blanks then a word cost the merge driver's `(.*?)([ \\t]*)$` 2.8 s (64 KiB of them,
+    the frontmatter's cap: ~45 s). The value is the same, found in one pass."""
+    blanks = " " * 60_000
+    topic = f"---\nname: n\ndescription: x{blanks}y  \n---\nbody\n".encode()
+    assert _timed(description, topic) < LINEAR
+    assert description(topic) == f"x{blanks}y"
+    assert _timed(with_description, topic, "z") < LINEAR
+    assert b"description: z  \n" in with_description(topic, "z")
+    crlf = b"---\r\ndescription: a b \t\r\n---\r\n"
+    assert description(crlf) == "a b"  # as before: the value stripped, `\r` and all
+
+
+def test_a_committed_hook_command_repeating_the_boot_line_is_read_once() -> None:
+    """Worked (cost): a repository's committed `.claude/settings.local.json` whose hook
+    command repeats `from gitmem.hookstart import main ` — `[^'"]*` read on to the end from
+    each repetition: 68 KB 2.8 s, a megabyte (within a settings file's limit) ~10 minutes of
+    `doctor`, `status`, `hooks install`. The scan after `main` is bounded; the command an
+    earlier gitmem installed is still known."""
+    hostile = "from gitmem.hookstart import main " * 30_000  # 1 MB
+    assert _timed(is_gitmem_hook, hostile, "SessionStart") < LINEAR
+    assert not is_gitmem_hook(hostile, "SessionStart")
+    earlier = (
+        "/usr/bin/python3 -I -S -c \"import sys; sys.path.insert(0, '/opt/gm'); "
+        'from gitmem.hookstart import main; sys.exit(main())" pull --hook'
+    )
+    assert is_gitmem_hook(earlier, "SessionStart")
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        '{"context": {"fileName": "' + '"\\' * 500_000,  # strings never closed: 1 MB
+        '{"context": ' + "[" * 100_000,  # nested past Python's recursion limit
+    ],
+    ids=["open-strings", "deep"],
+)
+def test_gemini_settings_that_cost_or_crash_read_as_no_setting(
+    tmp_path: Path, settings: str
+) -> None:
+    """Worked (cost, crash), at every sync, query and prompt hook with Gemini enabled:
+    `~/.gemini/settings.json` of open strings cost the comment stripper 14 s for 40 KB (each
+    quote read on to the end), and one nested 100,000 deep raised RecursionError out of the
+    sync (no `except ValueError` catches it). Now: linear, and read as no setting (GEMINI.md)."""
+    (tmp_path / "settings.json").write_text(settings)
+    assert _timed(gemini_memory_name, tmp_path) < LINEAR
+    assert gemini_memory_name(tmp_path) == "GEMINI.md"
+    # comments and strings as Gemini CLI reads them, still
+    (tmp_path / "settings.json").write_text(
+        '// mine\n{"a": "x//y \\" /*", /* "q" */ "context": {"fileName": ["NOTES.md"]}}'
+    )
+    assert gemini_memory_name(tmp_path) == "NOTES.md"
