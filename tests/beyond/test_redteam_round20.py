@@ -11,6 +11,9 @@ bounded; each test feeds the cap's worth of the text that cost most before.
 from __future__ import annotations
 
 import contextlib
+import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +26,7 @@ from gitmem.project.refmeta import MetaError, parse_meta, render_meta
 from merge_drivers.together import _with_description as with_description
 from merge_drivers.together import description
 from tests.support.teammates import Shared
+from tests.support.world import REPO_ROOT
 
 # seconds: every input below is read in milliseconds now; before, each took 14 s to minutes
 LINEAR = 2.0
@@ -125,3 +129,67 @@ def test_gemini_settings_that_cost_or_crash_read_as_no_setting(
         '// mine\n{"a": "x//y \\" /*", /* "q" */ "context": {"fileName": ["NOTES.md"]}}'
     )
     assert gemini_memory_name(tmp_path) == "NOTES.md"
+
+
+# -- the prompt hook's payload: bounded as every hook's --------------------------------------
+
+
+def _prompt_hook() -> list[str]:
+    boot = (
+        f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); "
+        "from gitmem.recall.prompt import main; main(); "
+        # this program's peak memory (ru_maxrss would count the forking parent's too)
+        "sys.stderr.write(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])"
+    )
+    return [sys.executable, "-I", "-S", "-c", boot, "recall", "--hook"]
+
+
+def test_the_prompt_hooks_payload_is_read_within_the_hooks_bound(synced: Shared) -> None:
+    """Worked (cost, on every prompt): the prompt hook read its stdin whole — a 27 MB prompt
+    (a pasted log) took 10 s and 500 MB before the first of the 24 words it searches — and
+    waited for ever on a stdin left open, where the SessionStart hook reads 1 MiB at most and
+    stops after a second of silence. Now one reader for every hook (`core/fileread.read_stdin`):
+    the oversize payload is no payload (no answer), an open stdin ends after its second."""
+    world, bob = synced.world, synced.bob
+    words = " ".join(f"w{i:07d}" for i in range(1_200_000))  # 11 MB
+    event = json.dumps({"prompt": words, "cwd": str(bob), "hook_event_name": "UserPromptSubmit"})
+    done = subprocess.run(
+        _prompt_hook(),
+        input=event.encode(),
+        capture_output=True,
+        cwd=bob,
+        env=world.env,
+        timeout=60,
+    )
+    assert done.returncode == 0 and done.stdout == b""
+    assert int(done.stderr.decode().rsplit(None, 1)[-1]) < 100_000, done.stderr[-200:]  # KiB
+    small = json.dumps({"prompt": "deploy on Friday?", "cwd": str(bob)}).encode()
+    held = subprocess.Popen(
+        _prompt_hook(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=bob,
+        env=world.env,
+    )
+    assert held.stdin is not None
+    held.stdin.write(small)
+    held.stdin.flush()  # and left open, as a person running the hook by hand leaves it
+    try:
+        assert held.wait(timeout=30) == 0
+    finally:
+        held.kill()
+        held.communicate()
+
+
+def test_a_record_refused_for_its_frontmatter_says_so_not_secret() -> None:
+    """Smell: `record` with 9,000 tags (a frontmatter over 64 KiB, GM120) was refused with
+    the secret's hint, "a secret belongs in a secret store"."""
+    from gitmem.recall.record import RecordRefused, _refuse_bad
+
+    tags = ", ".join(f"t{i:05d}" for i in range(9_000))
+    topic = f"---\nname: Tags\ntags: [{tags}]\n---\nx\n".encode()
+    with pytest.raises(RecordRefused) as refused:
+        _refuse_bad("team/tags.md", topic)
+    assert "GM120" in refused.value.message
+    assert "secret" not in (refused.value.hint or "") and "fewer tags" in (refused.value.hint or "")
