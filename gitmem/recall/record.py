@@ -279,6 +279,7 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
     name = m.file or file_name(m.title)
     _check_name(name)
     _in_own_scope(project, s, name)
+    _not_one_file_with_another(s.path, name)
     if scope in SUBAGENT_SCOPES and "/" not in name:
         # Claude Code loads <scope folder>/<agent>/MEMORY.md into the subagent <agent>; a
         # MEMORY.md at the top of the folder is read by no agent
@@ -338,6 +339,34 @@ def _check_name(name: str) -> None:
             f"{name!r} is not a topic file name",
             "a relative *.md path inside the scope, no '..', no dot-folder, not MEMORY.md",
         )
+
+
+def _not_one_file_with_another(folder: Path, name: str) -> None:
+    """Refuse a name that is one file with another spelling already in the folder on macOS
+    and Windows (`DEPLOY.md` beside `deploy.md`, a `Notes/` beside `notes/`): the policy
+    every sync applies (GM107, core/namefold) skips it, so it was written and said
+    "recorded" while its index line went to the team pointing at a file that never did
+    (round 20)."""
+    from gitmem.core.namefold import fold
+
+    path = folder
+    for part in name.split("/"):
+        try:
+            names = os.listdir(path)
+        except OSError:  # a folder not there yet: nothing in it to be one with
+            return
+        if part not in names:
+            other = next((n for n in names if fold(n) == fold(part)), None)
+            if other is not None:
+                raise UsageError(
+                    f"{name!r} is one file with {other!r} on macOS and Windows "
+                    "(names differing only by letter case or Unicode normalization)",
+                    f"give another --file, or --file {other} to replace that memory",
+                    tool_hint=f"give another file name, or file {other!r} (replace true to "
+                    "replace it: get it first)",
+                )
+            return
+        path = path / part
 
 
 def _in_own_scope(project: Project, s: Scope, name: str) -> None:

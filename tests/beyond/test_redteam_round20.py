@@ -193,3 +193,27 @@ def test_a_record_refused_for_its_frontmatter_says_so_not_secret() -> None:
         _refuse_bad("team/tags.md", topic)
     assert "GM120" in refused.value.message
     assert "secret" not in (refused.value.hint or "") and "fewer tags" in (refused.value.hint or "")
+
+
+def test_record_refuses_a_name_one_file_with_another_on_macos(synced: Shared) -> None:
+    """Worked (an agent's `record`, MCP or CLI): `file: Deploys.md` beside the team's
+    `deploys.md` was written and said "recorded"; the sync then skipped it (GM107) but pushed
+    its index line, a team entry linking a file no teammate got. Now refused before a byte
+    is written, as the sync's policy would (core/namefold), the other spelling named."""
+    world, bob = synced.world, synced.bob
+    team = world.scope_path(bob, "team")
+    index = (team / "MEMORY.md").read_bytes()
+    run = world.gitmem(
+        "-C", str(bob), "record", "--title", "D", "--scope", "team", "--file", "Deploys.md", "x"
+    )
+    assert run.code == 2 and "one file with 'deploys.md'" in run.err, run.err
+    assert sorted(p.name for p in team.iterdir()) == ["MEMORY.md", "deploys.md"]
+    assert (team / "MEMORY.md").read_bytes() == index
+    folder = world.gitmem(
+        "-C", str(bob), "record", "--title", "D", "--scope", "agents", "--file", "Ops/a.md", "x"
+    )
+    assert folder.code == 0, folder.err  # a new folder: nothing to be one with
+    again = world.gitmem(
+        "-C", str(bob), "record", "--title", "E", "--scope", "agents", "--file", "ops/b.md", "y"
+    )
+    assert again.code == 2 and "one file with 'Ops'" in again.err, again.err
