@@ -217,3 +217,14 @@ def test_record_refuses_a_name_one_file_with_another_on_macos(synced: Shared) ->
         "-C", str(bob), "record", "--title", "E", "--scope", "agents", "--file", "ops/b.md", "y"
     )
     assert again.code == 2 and "one file with 'Ops'" in again.err, again.err
+
+
+def test_a_gemini_settings_file_never_breaks_recall_for_a_claude_only_user(synced: Shared) -> None:
+    """Worked (crash): recall reads every adapter's user folders to know when to confine
+    again, Gemini's `settings.json` included whatever `gitmem.agents` says: nested 100,000
+    deep, it made `gitmem query` an internal error (exit 4) and every prompt hook silent."""
+    world, bob = synced.world, synced.bob
+    (world.home / ".gemini").mkdir(exist_ok=True)
+    (world.home / ".gemini" / "settings.json").write_text('{"context": ' + "[" * 100_000)
+    run = world.gitmem("-C", str(bob), "query", "tuesdays")
+    assert run.code == 0 and "deploys.md" in run.out, run.err
