@@ -228,3 +228,14 @@ def test_a_gemini_settings_file_never_breaks_recall_for_a_claude_only_user(synce
     (world.home / ".gemini" / "settings.json").write_text('{"context": ' + "[" * 100_000)
     run = world.gitmem("-C", str(bob), "query", "tuesdays")
     assert run.code == 0 and "deploys.md" in run.out, run.err
+
+
+def test_a_long_name_is_refused_in_its_own_words() -> None:
+    """Held (refused, GM102), in the wrong words: a teammate's 300-byte file name was "name
+    longer than 1024 bytes" (the whole path's bound); now the bound that was crossed."""
+    from gitmem.policy.rules import check_name
+
+    (name,) = check_name("team/" + "a" * 297 + ".md")
+    assert name.code == "GM102" and "longer than 255 bytes" in name.message, name.message
+    (path,) = check_name("team/" + "/".join(["b" * 200] * 6) + ".md")
+    assert path.code == "GM102" and "path longer than 1024 bytes" in path.message, path.message
