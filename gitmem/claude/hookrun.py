@@ -33,6 +33,8 @@ from gitmem.claude.hookcontext import (
     team_header,
 )
 from gitmem.core import jsondata
+from gitmem.core.fileread import read_stdin
+from gitmem.core.limits import MAX_PAYLOAD
 from gitmem.errors import GitmemError
 from gitmem.gitstore.spawn import quiet_git
 
@@ -48,7 +50,6 @@ OPENING_BOUND = DEFAULT_HOOK_TIMEOUT + 1.0  # finding the project, its config: l
 # writer refs of the team ref a hook's sync reads and folds (a sync: MAX_WRITER_REFS, 64): each
 # costs its gate and its merge, ~40 ms on 2 busy cores; a flood is folded by the next ones (#23)
 HOOK_WRITER_REFS = 16
-MAX_PAYLOAD = 1 << 20
 __all__ = ["CONTEXT_BUDGET", "MAX_PAYLOAD", "OUTPUT_LIMIT", "HookOutcome", "run_hook"]
 
 
@@ -83,31 +84,6 @@ def answer(mode: str, directory: str, memory_dir: str | None) -> int:
     if outcome.note:
         sys.stderr.write(outcome.note + "\n")
     return 0
-
-
-def read_stdin(wait: float = 1.0) -> bytes:
-    """Claude Code writes the payload and closes stdin; anyone else may leave it open and
-    silent: read until EOF or until nothing came for `wait` seconds (1 MiB at most)."""
-    import select
-
-    try:
-        fd = sys.stdin.fileno() if sys.stdin is not None else -1
-        if fd < 0 or os.isatty(fd):
-            return b""
-    except (OSError, ValueError):
-        return b""
-    chunks: list[bytes] = []
-    size = 0
-    while size < MAX_PAYLOAD:
-        ready, _, _ = select.select([fd], [], [], wait)
-        if not ready:
-            break
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
 
 
 def read_payload(data: bytes) -> HookPayload:

@@ -45,8 +45,10 @@ _OURS = re.compile(
 _GITMEM_MODULE = re.compile(r"\s-m\s+gitmem\s+(pull|push)\s+--hook\b")
 _BOOT_MODULE = "gitmem.__main__"
 # gitmem.hookstart: the command hooks installed by earlier versions start (kept working)
+# (what follows `main` up to the quote bounded: round 20, `[^'"]*` read on to the end from each
+# `import main` of a command repeating it, 68 KB of it in a committed settings file 2.8 s)
 _BOOT = re.compile(
-    r"from gitmem\.(?:hookstart|__main__) import main\b[^'\"]*['\"]\s+(pull|push)\s+--hook\b"
+    r"from gitmem\.(?:hookstart|__main__) import main\b[^'\"]{0,200}['\"]\s+(pull|push)\s+--hook\b"
 )
 # the launcher's path: /…/gitmem/launch.py (quoted when the path has spaces)
 _LAUNCH = re.compile(r"[/\\]gitmem[/\\]launch\.py['\"]?\s+(pull|push)\s+--hook\b")

@@ -13,7 +13,7 @@ import stat
 import time
 from pathlib import Path
 
-from gitmem.core.limits import MAX_BLOB_BYTES
+from gitmem.core.limits import MAX_BLOB_BYTES, MAX_PAYLOAD
 
 MAX_FILE_BYTES = MAX_BLOB_BYTES
 # how long a write-back waits for an editor that opened a file before it was replaced to close
@@ -176,4 +176,32 @@ def read_fd(fd: int, path: Path) -> bytes:
         offset += len(chunk)
         if offset > MAX_FILE_BYTES:
             raise NotAFile(path, TOO_LARGE)
+    return b"".join(chunks)
+
+
+def read_stdin(wait: float = 1.0) -> bytes:
+    """A hook's payload: Claude Code writes it and closes stdin; anyone else may leave it open
+    and silent: read until EOF or until nothing came for `wait` seconds, MAX_PAYLOAD at most
+    (every hook's door: round 20, the prompt hook read all of a 27 MB prompt, 10 s and 500 MB
+    before the first word was searched; the words it searches are its first 24)."""
+    import select
+    import sys
+
+    try:
+        fd = sys.stdin.fileno() if sys.stdin is not None else -1
+        if fd < 0 or os.isatty(fd):
+            return b""
+    except (OSError, ValueError):
+        return b""
+    chunks: list[bytes] = []
+    size = 0
+    while size < MAX_PAYLOAD:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
     return b"".join(chunks)

@@ -6,6 +6,7 @@ a reader of one limit (every sync's snapshot) does not import the rules (`policy
 MAX_BLOB_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 12  # path components, the top-level folder included
 MAX_TREE_BYTES = 64 * 1024 * 1024  # tree objects read in a shape check
+MAX_PAYLOAD = 1 << 20  # a hook's JSON on stdin (every hook: SessionStart/End, the prompt's)
 # a time a memory's frontmatter (`updated: 2999-01-01`) or a teammate's commit (its dates are
 # its writer's) puts more than this many seconds from now is not believed where recency ranks
 # memories (recall's `--recent`, curate): a day, for any time zone (red team 16). The merge's

@@ -175,21 +175,24 @@ def gemini_memory_name(gemini: Path) -> str:
     plain Markdown name is taken (no folder, no dot-file); the file is stored as GEMINI.md
     on the ref whatever its name here. A project's .gemini/settings.json is not read: a
     repository never decides where your user memory is."""
-    import json
     import re
 
+    from gitmem.core import jsondata
     from gitmem.core.fileread import NotAFile, read_followed
 
     try:  # followed as Gemini follows it, but a regular file only (never a FIFO), bounded
         text = read_followed(gemini / "settings.json").decode("utf-8")
-        # JSON with comments, as Gemini CLI reads it (strip-json-comments): strings kept whole
+        # JSON with comments, as Gemini CLI reads it (strip-json-comments): strings kept whole.
+        # A string or comment left open runs to the end (round 20: an unclosed one was tried
+        # again from each quote after it, 40 KB of `"\` 14 s at every sync), and JSON nested
+        # too deep is a decode error (jsondata), never a RecursionError out of the sync
         text = re.sub(
-            r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/',
+            r'("(?:\\.?|[^"\\])*(?:"|\Z))|//[^\n]*|/\*.*?(?:\*/|\Z)',
             lambda m: m.group(1) or "",
             text,
             flags=re.S,
         )
-        context = json.loads(text).get("context")
+        context = jsondata.loads(text).get("context")
         name = context.get("fileName") if isinstance(context, dict) else None
     except (OSError, NotAFile, ValueError, AttributeError):
         return "GEMINI.md"

@@ -332,8 +332,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     directory = None
     if "-C" in args and args.index("-C") + 1 < len(args):
         directory = args[args.index("-C") + 1]
+    from gitmem.core.fileread import read_stdin
+
     try:
-        stdin = sys.stdin.read()
+        stdin = read_stdin().decode("utf-8")  # a payload cut at its bound reads as none
         try:
             text = answer(stdin, directory)
         except ModuleNotFoundError:

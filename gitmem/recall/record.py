@@ -279,6 +279,7 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
     name = m.file or file_name(m.title)
     _check_name(name)
     _in_own_scope(project, s, name)
+    _not_one_file_with_another(s.path, name)
     if scope in SUBAGENT_SCOPES and "/" not in name:
         # Claude Code loads <scope folder>/<agent>/MEMORY.md into the subagent <agent>; a
         # MEMORY.md at the top of the folder is read by no agent
@@ -338,6 +339,34 @@ def _check_name(name: str) -> None:
             f"{name!r} is not a topic file name",
             "a relative *.md path inside the scope, no '..', no dot-folder, not MEMORY.md",
         )
+
+
+def _not_one_file_with_another(folder: Path, name: str) -> None:
+    """Refuse a name that is one file with another spelling already in the folder on macOS
+    and Windows (`DEPLOY.md` beside `deploy.md`, a `Notes/` beside `notes/`): the policy
+    every sync applies (GM107, core/namefold) skips it, so it was written and said
+    "recorded" while its index line went to the team pointing at a file that never did
+    (round 20)."""
+    from gitmem.core.namefold import fold
+
+    path = folder
+    for part in name.split("/"):
+        try:
+            names = os.listdir(path)
+        except OSError:  # a folder not there yet: nothing in it to be one with
+            return
+        if part not in names:
+            other = next((n for n in names if fold(n) == fold(part)), None)
+            if other is not None:
+                raise UsageError(
+                    f"{name!r} is one file with {other!r} on macOS and Windows "
+                    "(names differing only by letter case or Unicode normalization)",
+                    f"give another --file, or --file {other} to replace that memory",
+                    tool_hint=f"give another file name, or file {other!r} (replace true to "
+                    "replace it: get it first)",
+                )
+            return
+        path = path / part
 
 
 def _in_own_scope(project: Project, s: Scope, name: str) -> None:
@@ -442,10 +471,13 @@ def _refuse_bad(path: str, data: bytes) -> None:
     if not bad:
         return
     what = "; ".join(f"{f.code} {f.message} (line {f.line})" for f in bad[:3])
-    cls = SecretsFound if any(f.code == "GM140" for f in bad) else RecordRefused
-    raise cls(
+    secret = any(f.code == "GM140" for f in bad)
+    raise (SecretsFound if secret else RecordRefused)(
         f"not recorded: {what} ({path})",
-        "remove it from the text (a secret belongs in a secret store), then record again",
+        # round 20: 12,000 tags (GM120, frontmatter over 64 KiB) were told to remove a secret
+        "remove it from the text (a secret belongs in a secret store), then record again"
+        if secret
+        else "change what it names (a frontmatter too large: fewer tags), then record again",
     )
 
 
