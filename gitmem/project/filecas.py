@@ -37,6 +37,15 @@ class ChangedMeanwhile(Exception):
         """The words a refusal adds: where an edit made meanwhile was kept, if one was."""
         return f" (an edit made meanwhile is kept in {self.kept})" if self.kept else ""
 
+    def refusal(self, doing: str) -> Exception:
+        """The one line a command stops with: nothing of the file replaced, run it again."""
+        from gitmem.errors import UsageError
+
+        return UsageError(
+            f"{self.path} changed while {doing}: nothing of it was replaced{self.told()}",
+            "run the command again (the other edit is kept)",
+        )
+
 
 def swap_reading(tmp: Path, target: Path) -> bytes | None:
     """Swap the flushed file `tmp` with `target` in one step and return what stood at
@@ -118,6 +127,18 @@ def replace_unchanged(
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def replace_or_refuse(
+    target: Path, expected: bytes | None, data: bytes, mode: int | None, doing: str
+) -> None:
+    """replace_unchanged for a command: a file changed since the command read it is refused
+    in one line (what, where, how to fix), nothing of it replaced. `doing`: what the command
+    was doing ("curating")."""
+    try:
+        replace_unchanged(target, expected, data, mode)
+    except ChangedMeanwhile as e:
+        raise e.refusal(doing) from None
 
 
 def remove_unchanged(target: Path, expected: bytes) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -25,7 +25,6 @@ from gitmem.gitstore.store import Store
 from gitmem.project.state import (
     STAT_MASK,
     FileRecord,
-    exchange,
     flush_folder,
     flush_written,
     place_written,
