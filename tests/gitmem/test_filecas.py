@@ -16,13 +16,16 @@ import pytest
 
 import gitmem.project.filecas as filecas
 import gitmem.project.state as gstate
+from gitmem.core.fileread import read_when_written
 from gitmem.project.filecas import ChangedMeanwhile, remove_unchanged, replace_unchanged
 from tests.support.world import World
 
 REAL_WRITE_TEMP = gstate._write_temp
 
 
-def _in_the_window(monkeypatch: pytest.MonkeyPatch, name: str, act: Callable[[Path], None]) -> None:
+def _in_the_window(
+    monkeypatch: pytest.MonkeyPatch, name: str, act: Callable[[Path], object]
+) -> None:
     """Run `act` on `name` once, when the writer makes its new version: after the writer's
     check, before its rename — on main and here alike (write_atomic and filecas both make it
     through `state._write_temp`)."""
@@ -169,7 +172,7 @@ def test_an_edit_that_reached_our_version_before_it_was_put_back_is_kept_beside(
     target = folder / "x.md"
     target.write_bytes(b"old\n")
     _in_the_window(monkeypatch, "x.md", _append("first\n"))
-    real = filecas.read_when_written
+    real = read_when_written
     left = [1]
 
     def read_then_append(path: Path) -> bytes:
