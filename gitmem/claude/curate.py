@@ -568,7 +568,8 @@ def history_times(project: Project, scope: str) -> dict[str, float]:
 
 def apply(result: CurateResult) -> None:
     """Write what `plan` decided, only over the bytes it read (else refuse: rerun curate)."""
-    from gitmem.project.state import current_mode, write_atomic
+    from gitmem.project.filecas import replace_or_refuse
+    from gitmem.project.state import current_mode
 
     for name, before, after in (
         (INDEX_NAME, result.index_before, result.index_after),
@@ -590,4 +591,6 @@ def apply(result: CurateResult) -> None:
             # permission bits kept (a 0600 index stays 0600); a new archive takes the index's
             target = result.folder / name
             mode = current_mode(target) or current_mode(result.folder / INDEX_NAME)
-            write_atomic(target, after.encode("utf-8"), mode)
+            # only over the bytes read: an editor's append since is kept (#23, round 20)
+            expected = None if before is None else before.encode("utf-8")
+            replace_or_refuse(target, expected, after.encode("utf-8"), mode, "curating")

@@ -94,7 +94,8 @@ def move(
     """Move the memory `path` to the folder `to`; returns what moved (pushes if it can).
     `dry_run`: every check, nothing written or pushed."""
     from gitmem.claude.curate import index_line_for
-    from gitmem.project.state import current_mode, write_atomic
+    from gitmem.project.filecas import ChangedMeanwhile, remove_unchanged, replace_or_refuse
+    from gitmem.project.state import current_mode
     from merge_drivers.indexdoc import parse, render
 
     src, rel = _source(project, path)
@@ -119,12 +120,13 @@ def move(
         ) from None
     _refuse_secrets(project, f"{src.label}/{rel}", f"{dst.label}/{rel}", data)
     target_file = dst.folder / rel
-    if target_file.exists() and _regular(target_file) != data:
+    there = _regular(target_file) if target_file.exists() else None
+    if there is not None and there != data:
         raise UsageError(
             f"{dst.label}/{rel} already exists with other content",
             f"rename one of them, or compare: diff {source_file} {target_file}",
         )
-    src_index_text = _read(src.folder / INDEX_NAME)
+    src_index_text, src_index_read = _read_index(src.folder / INDEX_NAME)
     src_index = parse(src_index_text)
     key = rel.casefold()
     mine = [
@@ -133,7 +135,7 @@ def move(
         if it.kind == "entry" and (it.target or "").strip().removeprefix("./").casefold() == key
     ]
     line = mine[0].text if mine else index_line_for(rel, data)
-    dst_index_text = _read(dst.folder / INDEX_NAME)
+    dst_index_text, dst_index_read = _read_index(dst.folder / INDEX_NAME)
     dst_index = parse(dst_index_text)
     has_line = any(
         it.kind == "entry" and (it.target or "").strip().removeprefix("./").casefold() == key
@@ -143,26 +145,37 @@ def move(
         return Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
     mode = source_file.stat().st_mode & 0o777
     target_file.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target_file, data, mode)
+    # each file replaced only over the bytes read here (gitmem/project/filecas.py): an
+    # editor's append since is kept, and the move stops there
+    doing = f"moving {src.label}/{rel} to {dst.label}"
+    if there is None:
+        replace_or_refuse(target_file, None, data, mode, doing)
     if not has_line:
         sep = "" if not dst_index_text or dst_index_text.endswith("\n") else "\n"
         dst_index_file = dst.folder / INDEX_NAME  # its permission bits kept, as sync's write-back
-        write_atomic(
+        replace_or_refuse(
             dst_index_file,
+            dst_index_read,
             (dst_index_text + sep + line + "\n").encode(),
             current_mode(dst_index_file),
+            doing,
         )
     if mine:
         kept = [it for it in src_index.items if it not in mine]
         if kept and mine[0] is src_index.items[0]:
             kept[0].gap = ""  # the index no longer starts with a blank line
         src_index_file = src.folder / INDEX_NAME
-        write_atomic(
+        replace_or_refuse(
             src_index_file,
+            src_index_read,
             render(kept, src_index.tail, src_index.eol).encode(),
             current_mode(src_index_file),
+            doing,
         )
-    source_file.unlink()
+    try:  # an edit since the read stays where it was: the memory is then in both places
+        remove_unchanged(source_file, data)
+    except ChangedMeanwhile as e:
+        raise e.refusal(doing) from None
     moved = Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
     _record(project, moved, {src.scope, dst.scope})
     return moved
@@ -196,11 +209,13 @@ def _regular(path: Path) -> bytes:
         ) from None
 
 
-def _read(path: Path) -> str:
+def _read_index(path: Path) -> tuple[str, bytes | None]:
+    """An index's text ("" when there is none) and its bytes (None: no file)."""
     try:
-        return _regular(path).decode("utf-8")
+        data = _regular(path)
+        return data.decode("utf-8"), data
     except FileNotFoundError:
-        return ""
+        return "", None
     except UnicodeDecodeError:
         raise UsageError(
             f"{path} is not UTF-8 text", "fix its encoding, then retry; nothing was moved"

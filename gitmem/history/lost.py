@@ -265,7 +265,7 @@ class Brought:
 def restore_lost(project: Project, number: int) -> Brought:
     """Apply lost edit `number` onto the memory file as it is now (3-way); nothing else."""
     from gitmem.history.versions import locate
-    from gitmem.project.state import current_mode, write_atomic
+    from gitmem.project.state import current_mode
 
     edit = find(project, number)
     where = locate(project, edit.path)
@@ -276,8 +276,10 @@ def restore_lost(project: Project, number: int) -> Brought:
     merged, lost, ops = _lost_change(project, edit)
     from gitmem.core.fileread import NotAFile, read_regular
 
+    read: bytes | None = None  # the bytes the edit applies onto: only those are replaced
     try:  # checked on the file opened: a link or FIFO swapped in after a check is no file
-        now = read_regular(target).decode("utf-8")
+        read = read_regular(target)
+        now = read.decode("utf-8")
     except NotAFile as exc:
         raise UsageError(
             f"{target} is {exc.what}, not a memory file", "replace it with the file"
@@ -300,10 +302,12 @@ def restore_lost(project: Project, number: int) -> Brought:
     if data == now:
         return Brought(edit, target, False)
     from gitmem.history.versions import refuse_unsafe
+    from gitmem.project.filecas import replace_or_refuse
 
     refuse_unsafe(where, data.encode("utf-8"), f"lost edit {number}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(target, data.encode("utf-8"), current_mode(target))
+    mode = current_mode(target)
+    replace_or_refuse(target, read, data.encode("utf-8"), mode, f"bringing back lost edit {number}")
     return Brought(edit, target, True)
 
 

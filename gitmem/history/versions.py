@@ -625,7 +625,8 @@ def restore(
     project: Project, path: str, at: str | None, force: bool, *, named: str | None = None
 ) -> Restored:
     """Write a memory back from history: at REV, else its newest version that still had it."""
-    from gitmem.project.state import current_mode, holding_lock, load_scope_state, write_atomic
+    from gitmem.project.filecas import replace_or_refuse
+    from gitmem.project.state import current_mode, holding_lock, load_scope_state
 
     user = user_memory(project, path)
     if user is not None:  # user-scope memory: its versions are in the agent's store
@@ -680,7 +681,8 @@ def restore(
         unchanged = on_disk == data
         if not unchanged:
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, data, current_mode(target))  # as sync's write-back does
+            # only over the bytes checked: an editor's append since is kept (#23, round 20)
+            replace_or_refuse(target, on_disk, data, current_mode(target), "restoring")
         relinked = _relink(project, where, commit)
     return Restored(target, commit, relinked, unchanged, sync_command(project))
 
@@ -739,7 +741,8 @@ def _no_link_to(where: RefPath, target: Path) -> None:
 def _relink(project: Project, where: RefPath, commit: str) -> bool:
     """A restored topic file gets its index line back (from the index of the same commit)
     when the index on disk lacks it: Claude Code only finds memories the index links."""
-    from gitmem.project.state import current_mode, write_atomic
+    from gitmem.project.filecas import replace_or_refuse
+    from gitmem.project.state import current_mode
 
     folder, _, name = where.rel.rpartition("/")
     if (
@@ -765,7 +768,7 @@ def _relink(project: Project, where: RefPath, commit: str) -> bool:
     fixed = with_entries(current, [name], [project.repo.read_blob(old)])
     if fixed == current:
         return False
-    write_atomic(index_path, fixed, current_mode(index_path))
+    replace_or_refuse(index_path, current, fixed, current_mode(index_path), "restoring")
     return True
 
 

@@ -422,6 +422,12 @@ def place_written(tmp: Path, target: Path, create: bool) -> None:
         os.replace(tmp, target)
 
 
+def write_temp(target: Path, data: bytes, mode: int | None) -> tuple[Path, os.stat_result]:
+    """The temp file of write_atomic beside `target`, written and fsynced, not yet placed:
+    the caller swaps it in (gitmem/project/filecas.py)."""
+    return _write_temp(target, data, mode)
+
+
 def write_unsynced(target: Path, data: bytes, mode: int | None) -> tuple[Path, os.stat_result]:
     """The temp file of write_atomic beside `target`, written but not yet flushed: the caller
     flushes a batch of them at once (`flush_written`) before any is renamed into place."""
@@ -557,26 +563,6 @@ def _write_temp(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-
-
-def write_exchanging(
-    target: Path, data: bytes, mode: int | None
-) -> tuple[os.stat_result, Path] | None:
-    """As write_atomic, but the new file and `target` swap places in one step: whatever was at
-    `target` at that instant (an editor's save renamed there a moment ago included) is then at
-    the returned path, for the caller to read and remove. None: no atomic exchange here (not
-    Linux, an old kernel, a file system without it), nothing changed. FileNotFoundError: no
-    `target`."""
-    tmp, written = _write_temp(target, data, mode)
-    try:
-        if exchange(tmp, target):
-            return written, tmp
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    os.unlink(tmp)
-    return None
 
 
 @functools.cache

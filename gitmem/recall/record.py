@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -500,42 +499,19 @@ def _unstamped(topic: bytes) -> bytes:
 def replace_over(target: Path, expected: bytes | None, data: bytes) -> None:
     """Put `data` at `target` only if `target` still holds `expected` (None: no file): a new
     file is linked into place (fails if one appeared); an existing one is swapped atomically
-    and the displaced bytes compared — someone else's are put back and the write refused."""
-    from gitmem.project.state import current_mode, write_atomic, write_exchanging
+    and the displaced bytes compared once no editor has them open — someone else's are put
+    back and the write refused (gitmem/project/filecas.py)."""
+    from gitmem.project.filecas import ChangedMeanwhile, replace_unchanged
+    from gitmem.project.state import current_mode
 
-    if expected is None:
-        try:
-            write_atomic(target, data, create=True)
-        except FileExistsError:
-            raise _meanwhile(target) from None
-        return
-    mode = current_mode(target)
-    swapped = write_exchanging(target, data, mode)
-    if swapped is None:  # no atomic exchange here: compare, then rename (a narrow window)
-        if _read(target) != expected:
-            raise _meanwhile(target)
-        write_atomic(target, data, mode)
-        return
-    _, displaced = swapped
     try:
-        from gitmem.core.fileread import NotAFile, read_regular
-
-        try:  # a link or FIFO swapped in is put back, never followed or waited on
-            theirs: bytes | None = read_regular(displaced)
-        except NotAFile:
-            theirs = None
-        if theirs != expected:
-            from gitmem.project.state import exchange
-
-            exchange(displaced, target)  # theirs back in place; ours leaves with the temp
-            raise _meanwhile(target)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(displaced)
+        replace_unchanged(target, expected, data, current_mode(target))
+    except ChangedMeanwhile as e:
+        raise _meanwhile(target, e.told()) from None
 
 
-def _meanwhile(target: Path) -> EditedMeanwhile:
+def _meanwhile(target: Path, told: str = "") -> EditedMeanwhile:
     return EditedMeanwhile(
-        f"{target} changed while recording: nothing of it was replaced",
+        f"{target} changed while recording: nothing of it was replaced{told}",
         "record again (the other edit is kept)",
     )

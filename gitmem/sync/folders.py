@@ -25,7 +25,6 @@ from gitmem.gitstore.store import Store
 from gitmem.project.state import (
     STAT_MASK,
     FileRecord,
-    exchange,
     flush_folder,
     flush_written,
     place_written,
@@ -805,47 +804,39 @@ def _replace_checked(
 
 
 def _replace_exchanging(repo: Store, path: Path, tmp: Path, was: str) -> tuple[str | None] | None:
-    """_replace_checked in one atomic swap: what the swap displaced is exactly what stood at
-    `path` at that instant, so an editor's save renamed there after the check comes back to
-    be merged (a hard link taken before the rename would keep the inode it replaced, not
-    theirs). (displaced blob id or None,); None: no atomic swap on this system."""
+    """_replace_checked in one atomic swap (gitmem/project/filecas.py `swap_reading`): what the
+    swap displaced is exactly what stood at `path` at that instant, so an editor's save renamed
+    there after the check comes back to be merged (a hard link taken before the rename would
+    keep the inode it replaced, not theirs). (displaced blob id or None,); None: no atomic swap
+    on this system."""
+    from gitmem.project.filecas import swap_reading  # a write-back's: not on a no-op sync
+
     try:
-        if not exchange(tmp, path):
-            return None
+        before = swap_reading(tmp, path)
     except FileNotFoundError:
         raise _VanishedMeanwhile(path) from None
-    old = tmp  # now what stood at `path`
-    try:
-        try:
-            check_regular(os.lstat(old), path)
-            before = read_when_written(old)
-        except BaseException:  # a link, FIFO, huge or unreadable file: put back, unread
-            with contextlib.suppress(OSError):
-                exchange(old, path)
-            raise
-    finally:
+    except BaseException:
         with contextlib.suppress(OSError):
-            old.unlink()
+            tmp.unlink()  # ours, swapped back out
+        raise
+    if before is None:
+        return None  # nothing swapped: `tmp` is still the caller's to place
+    with contextlib.suppress(OSError):
+        tmp.unlink()  # what stood at `path`, read
     oid = repo.write_blob(before)
     return (None if oid == was else oid,)
 
 
 def _remove_checked(repo: Store, path: Path, was: str | None) -> str | None:
-    """Delete `path`, checked to hold blob `was`: renamed aside first, so a write that lands
-    in between is caught (returned as a blob id to merge) instead of deleted with it."""
-    aside = temp_path(path, "gone-")
-    try:
-        os.rename(path, aside)
-    except FileNotFoundError:
+    """Delete `path`, checked to hold blob `was`: renamed aside first (filecas `take_aside`),
+    so a write that lands in between is caught (returned as a blob id to merge) instead of
+    deleted with it."""
+    from gitmem.project.filecas import take_aside
+
+    taken = take_aside(path)
+    if taken is None:
         return None  # deleted meanwhile: as wanted
-    try:
-        check_regular(os.lstat(aside), path)
-        data = read_when_written(aside)
-    except BaseException:  # a link, FIFO, huge or unreadable file: put back, unread
-        with contextlib.suppress(OSError):  # where it was, unless something new is there
-            os.link(aside, path, follow_symlinks=False)
-            os.unlink(aside)
-        raise
+    aside, data = taken
     try:
         oid = repo.write_blob(data)
     finally:

@@ -284,6 +284,7 @@ NEVER_ON_A_NOOP = (
     "gitmem.sync.merging",
     "gitmem.gitstore.bundles",  # an object beside Repository, not one of its parts
     "gitmem.commands.orphans",  # the sync records its folder in project/syncedfolders.py
+    "gitmem.project.filecas",  # the write-back's swap: imported where a file is written
     "merge_drivers",
 )
 

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import pytest
 
+import gitmem.project.filecas as filecas
 import gitmem.project.state as state
 import gitmem.sync.folders as folders
 from gitmem.core.fileread import FOLDER, LINK, SPECIAL, TOO_LARGE, not_written
@@ -227,6 +228,7 @@ def test_a_displaced_copy_that_cannot_be_read_is_put_back_not_deleted(
         raise OSError(5, "Input/output error", str(path))
 
     monkeypatch.setattr(folders, "read_when_written", unreadable)
+    monkeypatch.setattr(filecas, "read_when_written", unreadable)  # the swap's and removal's
     done = _write_back(repo, folder, how)
     assert done.written == [] and done.deleted == [] and "x.md" in done.changed_meanwhile
     assert (folder / "x.md").read_bytes() == b"old\nedited meanwhile\n"
