@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
