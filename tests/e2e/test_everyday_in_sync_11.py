@@ -22,7 +22,7 @@ from tests.support.gitmerge import (
     commit_all,
     driver_repo,
     git,
-    merged_both_directions,
+    merged_in_process_both_directions,
 )
 from tests.support.world import World, folder_bytes
 
@@ -97,7 +97,7 @@ def test_eleventh_sweep_cases_through_git_merge_both_directions(
     commit(0)
     git(repo, "checkout", "-q", "left")
     commit(1)
-    results = merged_both_directions(
+    results = merged_in_process_both_directions(
         repo, lambda: {str(n): (mem / _file(n, c)).read_bytes() for n, c in chosen}
     )
     assert results[0] == results[1]  # either direction, the same bytes
