@@ -9,6 +9,7 @@ import pytest
 
 from merge_drivers import index, merge_file
 from merge_drivers.archive import read_index
+from merge_drivers.indexdoc import Index
 from tests.support.gitmerge import (
     MEMORY,
     TOPICS_AND_INDEX,
@@ -30,7 +31,7 @@ def test_an_index_merged_again_reads_each_text_once_into_fresh_copies() -> None:
     index._read_lately.clear()
     calls: list[str] = []
 
-    def counted(text: str) -> index.Index:
+    def counted(text: str) -> Index:
         calls.append(text)
         return read_index(text)
 
