@@ -274,6 +274,35 @@ class _Chosen:
         return self._rank
 
 
+# the indexes read lately, by their text (`_read`): a test's merge laws and every order of
+# three replicas merge one base and the same sides again and again (the base of a law case
+# read by each of its nine merges), and the read is ~⅓ of an index merge. A text past
+# READ_KEPT_CHARS (Claude Code loads 25 KB of an index) is read each time, not held.
+READ_KEPT = 64
+READ_KEPT_CHARS = 64 << 10
+_read_lately: dict[str, Index] = {}
+
+
+def _copied(it: Item) -> Item:
+    c = Item(it.kind, it.key, it.text, it.gap, it.target)
+    c.anchor, c.soft = it.anchor, it.soft
+    return c
+
+
+def _read(text: str) -> Index:
+    """`read_index(text)`, a fresh copy of the one read lately if any: the merge sets the
+    copy's `archived` and its items' text, never the kept one's."""
+    if len(text) > READ_KEPT_CHARS:
+        return read_index(text)
+    kept = _read_lately.pop(text, None) or read_index(text)
+    _read_lately[text] = kept  # the newest last
+    while len(_read_lately) > READ_KEPT:
+        _read_lately.pop(next(iter(_read_lately)), None)
+    index = Index([_copied(it) for it in kept.items], kept.tail, kept.eol, list(kept.inline))
+    index.archived = [_copied(it) for it in kept.archived]
+    return index
+
+
 def merge_index(
     path: str,
     base: bytes,
@@ -287,7 +316,7 @@ def merge_index(
 ) -> MergeResult:
     """Merge three versions of an index (UTF-8). `caps=False` for the archive itself;
     `base_info.siblings` holds the base's `MEMORY-archive.md` (when the caller has it)."""
-    zb, zo, zt = (read_index(x.decode()) for x in (base, ours, theirs))
+    zb, zo, zt = (_read(x.decode()) for x in (base, ours, theirs))
     from_files = caps and not inline_archive
     ao = side_archive(ours_info) if from_files else None
     at = side_archive(theirs_info) if from_files else None

@@ -90,9 +90,9 @@ LONGEST = {
     # first test of a module-scoped world (test_pull_push_work's pool, the redteam_writers
     # floods...): its time is mostly that world, built again if the test ran apart from its
     # module (the earlier rounds' entries of that kind kept). Round 19: the block-grain
-    # properties scaled by their CPU after `blockmerge.likeness` remembered its pairs
+    # properties scaled by their CPU after `blockmerge.likeness` remembered its pairs. Round 20:
+    # the sweeps through `git merge` gone (~1 CPU-s each, the driver in process)
     "tests/beyond/test_redteam_round16.py::test_a_killed_index_build_keeps_its_progress": 6,
-    "tests/e2e/test_everyday_in_sync_16.py::test_the_sixteenth_sweep_through_git_merge_both_directions": 16,
     "tests/e2e/test_everyday_in_sync_16.py::test_the_sixteenth_sweep_through_gitmem_sync": 16,
     "tests/reliability/test_concurrency.py::test_many_clones_converge_and_lose_nothing[git daemon]": 15,
     "tests/e2e/test_everyday_in_sync.py::test_everyday_cases_through_gitmem_sync[2]": 15,
@@ -107,7 +107,6 @@ LONGEST = {
     "tests/reliability/test_hostile_cost.py::test_a_history_of_100000_commits_is_validated_in_bounded_time": 10,
     "tests/recall/test_query.py::test_ten_thousand_memories_each_found_by_its_own_word": 10,
     "tests/merge_drivers/test_everyday_cases_9.py::test_a_table_row_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited": 10,
-    "tests/e2e/test_everyday_in_sync_15.py::test_the_fifteenth_sweep_through_git_merge_both_directions": 10,
     "tests/merge_drivers/test_laws_15.py::test_the_record_is_the_draws_of_today": 10,
     "tests/merge_drivers/test_block_grain.py::test_a_subsection_moved_to_another_section_and_edited_on_the_other_side_is_both": 10,
     "tests/merge_drivers/test_index_tree.py::test_three_replicas_editing_hook_words_converge": 9,
@@ -122,7 +121,6 @@ LONGEST = {
     "tests/merge_drivers/test_plain_edits.py::test_replicas_editing_plain_bullets_converge_and_keep_every_edit": 8,
     "tests/merge_drivers/test_properties.py::test_a_heading_above_the_title_with_the_title_dropped_converges": 8,
     "tests/reliability/test_hostile_remotes.py::test_the_check_along_changes_refuses_each_hostile_kind_as_the_whole_check": 8,
-    "tests/e2e/test_everyday_in_sync_17.py::test_the_seventeenth_sweep_through_git_merge_both_directions": 8,
     "tests/beyond/test_redteam_cost.py::test_hostile_markdown_merges_in_bounded_time[long-line-team/topic.md]": 8,
     f"{QUICK}[commands]": 8,
     "tests/gitmem/test_commit_edits.py::test_a_push_of_a_few_files_makes_only_their_records[on]": 8,
@@ -147,7 +145,6 @@ LONGEST = {
     "tests/e2e/test_everyday_in_sync_16.py::test_a_hook_separator_never_glues_to_the_link_through_sync_and_git_merge": 6,
     "tests/merge_drivers/test_reorder_15.py::test_the_one_order_by_sorting_is_the_pairwise_rule": 6,
     "tests/merge_drivers/test_index_moves.py::test_a_moved_bullet_stands_once_where_the_mover_put_it_with_the_editors_words": 6,
-    "tests/e2e/test_everyday_in_sync_14.py::test_the_fourteenth_sweep_through_git_merge_both_directions": 6,
     "tests/e2e/test_everyday_in_sync_15.py::test_a_comment_written_tight_over_a_list_through_gitmem_sync_and_git_merge": 6,
     "tests/e2e/test_everyday_in_sync_11.py::test_eleventh_sweep_cases_through_gitmem_sync[2]": 6,
     "tests/e2e/test_ux_newcomer10.py::test_user_scope_ids_work_outside_any_clone": 6,
@@ -172,7 +169,6 @@ LONGEST = {
     "tests/beyond/test_redteam_doors.py::test_the_mcp_server_answers_hostile_requests_and_stays_up": 5,
     "tests/beyond/test_redteam_cost.py::test_hostile_markdown_merges_in_bounded_time[line-ends-team/MEMORY.md]": 5,
     "tests/beyond/test_cost_round12.py::test_a_crafted_merge_grows_about_linearly[_sections-2000]": 5,
-    "tests/e2e/test_everyday_in_sync_11.py::test_eleventh_sweep_cases_through_git_merge_both_directions": 5,
     "tests/e2e/test_encryption.py::test_concurrent_edits_merge_exactly_as_in_plaintext": 5,
     "tests/merge_drivers/test_block_grain.py::test_a_nested_item_moved_on_one_side_and_edited_on_the_other_is_moved_and_edited": 5,
     "tests/merge_drivers/test_resolvers.py::test_garbage_merges_in_bounded_time[x.txt]": 4,

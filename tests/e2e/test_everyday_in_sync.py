@@ -5,6 +5,7 @@ Every replica ends with the same bytes and each case keeps what a careful human 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from tests.support.gitmerge import (
     driver_repo,
     git,
     merged_both_directions,
+    merged_in_process_both_directions,
 )
 from tests.support.world import World, folder_bytes
 
@@ -79,21 +81,21 @@ def test_everyday_cases_through_gitmem_sync(world: World, machines: int) -> None
         _check(c, (folders[0] / _file(n, c)).read_bytes())
 
 
-# the two-sided cases through `git merge` in runs of RUN: each file merged is a driver process
-# (~75 ms of CPU, twice), 205 cases in one test were the suite's longest (69 s) and kept one
-# worker busy alone at the end; a run is ~3 s, stolen like any other test, and its repository
-# (~20 git processes) is a small part of it (#23)
+# the two-sided cases merged as `git merge` merges them, in runs of RUN. Each file merged was a
+# driver process (~75 ms of CPU, twice): 205 cases in one test were the suite's longest (69 s),
+# then runs of 10 took ~1 CPU-s each. Since round 20 the driver runs in the test's process
+# (`merged_in_process_both_directions`, held to a real `git merge` by the last test here): a run
+# takes ~0.2 CPU-s (larger runs cost no less) (#23)
 RUN = 10
 TWO_SIDED = [(n, c) for n, c in enumerate(CASES) if len(c[3]) == 2]
 RUNS = [TWO_SIDED[i : i + RUN] for i in range(0, len(TWO_SIDED), RUN)]
 
 
-@pytest.mark.parametrize(
-    "chosen", RUNS, ids=[f"c{run[0][0]:02d}-c{run[-1][0]:02d}" for run in RUNS]
-)
-def test_everyday_cases_through_git_merge_both_directions(
+def _branches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chosen: list[tuple[int, Case]]
-) -> None:
+) -> tuple[Path, Callable[[], dict[str, bytes]]]:
+    """A `driver_repo` with the chosen cases' base on main's parent, one side on main and the
+    other on `left` (checked out), and the reader of the cases' files."""
     repo = driver_repo(tmp_path, monkeypatch, TOPICS_AND_INDEX)
     mem = repo / MEMORY
 
@@ -109,12 +111,39 @@ def test_everyday_cases_through_git_merge_both_directions(
     commit(0)
     git(repo, "checkout", "-q", "left")
     commit(1)
-    results = merged_both_directions(
-        repo, lambda: {str(n): (mem / _file(n, c)).read_bytes() for n, c in chosen}
-    )
+    return repo, lambda: {str(n): (mem / _file(n, c)).read_bytes() for n, c in chosen}
+
+
+@pytest.mark.parametrize(
+    "chosen", RUNS, ids=[f"c{run[0][0]:02d}-c{run[-1][0]:02d}" for run in RUNS]
+)
+def test_everyday_cases_through_git_merge_both_directions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chosen: list[tuple[int, Case]]
+) -> None:
+    results = merged_in_process_both_directions(*_branches(tmp_path, monkeypatch, chosen))
     assert results[0] == results[1]  # either direction, the same bytes
     for n, c in chosen:
         _check(c, results[0][str(n)])
+
+
+def test_the_in_process_merge_is_git_merges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git merge` with the drivers as processes, both directions, gives the bytes of
+    `merged_in_process_both_directions` (which every other run of this file and the sweeps of
+    test_everyday_in_sync_1x.py use): two runs whose topic files, indexes and a Latin-1 file
+    conflict (every file goes to a driver), and files only one side changed."""
+    chosen = TWO_SIDED[30:40] + TWO_SIDED[150:160]
+    assert {"MEMORY.md", "notes.md", "gotchas.md"} <= {c[1].rsplit("/")[-1] for _, c in chosen}
+    assert any("\xe9" in c[2] for _, c in chosen)
+    repo, _ = _branches(tmp_path, monkeypatch, chosen)
+    (repo / MEMORY / "one-side.md").write_text("left only\n")  # a path of one side: no driver
+    commit_all(repo, "one side")
+    every = lambda: {p.name + p.parent.name: p.read_bytes() for p in (repo / MEMORY).rglob("*.md")}  # noqa: E731
+    real = merged_both_directions(repo, every)
+    assert real == merged_in_process_both_directions(repo, every)
+    assert real[0] == real[1] and real[0]["one-side.mdbot"] == b"left only\n"
+    assert not any(b"<<<<<<<" in x for x in real[0].values())
 
 
 @pytest.mark.parametrize("machines", [2, 3])

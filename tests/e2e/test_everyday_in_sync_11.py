@@ -12,17 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_everyday_in_sync import _check, _file
+from tests.e2e.test_everyday_in_sync import _branches, _check, _file
 from tests.merge_drivers.test_everyday_cases import encoded
 from tests.merge_drivers.test_everyday_cases_11 import CASES as ALL
 from tests.merge_drivers.test_everyday_cases_11 import OPEN
 from tests.support.gitmerge import (
-    MEMORY,
-    TOPICS_AND_INDEX,
-    commit_all,
-    driver_repo,
-    git,
-    merged_both_directions,
+    merged_in_process_both_directions,
 )
 from tests.support.world import World, folder_bytes
 
@@ -81,25 +76,8 @@ def test_eleventh_sweep_cases_through_gitmem_sync(world: World, machines: int) -
 def test_eleventh_sweep_cases_through_git_merge_both_directions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = driver_repo(tmp_path, monkeypatch, TOPICS_AND_INDEX)
-    mem = repo / MEMORY
     chosen = [(n, c) for n, c in enumerate(CASES) if len(c[3]) == 2]
-
-    def commit(side: int | None) -> None:
-        for n, c in chosen:
-            path = mem / _file(n, c)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(encoded(c[2] if side is None else c[3][side]))
-        commit_all(repo, f"side {side}")
-
-    commit(None)
-    git(repo, "branch", "left")
-    commit(0)
-    git(repo, "checkout", "-q", "left")
-    commit(1)
-    results = merged_both_directions(
-        repo, lambda: {str(n): (mem / _file(n, c)).read_bytes() for n, c in chosen}
-    )
+    results = merged_in_process_both_directions(*_branches(tmp_path, monkeypatch, chosen))
     assert results[0] == results[1]  # either direction, the same bytes
     for n, c in chosen:
         _check(c, results[0][str(n)])

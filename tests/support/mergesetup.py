@@ -18,6 +18,7 @@ from tests.support.gitmerge import (
     driver_repo,
     git,
     merged_both_directions,
+    merged_in_process_both_directions,
 )
 from tests.support.world import World, folder_bytes
 
@@ -55,7 +56,8 @@ def through_git_merge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cases: Sequence[Case]
 ) -> list[bytes]:
     """Every two-sided case's file after `git merge` with the drivers (checked: both
-    directions give the same bytes, no conflict markers)."""
+    directions give the same bytes, no conflict markers), the driver run in this process as
+    git runs it (`merged_in_process_both_directions`, round 20: ~0.1 s of CPU a file saved)."""
     repo = driver_repo(tmp_path, monkeypatch, TOPICS_AND_INDEX)
     mem = repo / MEMORY
 
@@ -75,7 +77,7 @@ def through_git_merge(
     def read() -> dict[str, bytes]:
         return {c[0] + str(n): (mem / _file(n, c[0])).read_bytes() for n, c in enumerate(cases)}
 
-    results = merged_both_directions(repo, read)
+    results = merged_in_process_both_directions(repo, read)
     assert results[0] == results[1]  # either direction, the same bytes
     assert not any(b"<<<<<<<" in x for x in results[0].values())
     return list(results[0].values())
