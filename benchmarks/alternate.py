@@ -12,7 +12,9 @@ encrypted, `--lived` rounds of edits) with its own gitmem, under one `git daemon
 reads state another tree's version wrote. Per round, the trees in turn (the order swapped every
 round): a pull of 10 files the other machine changed, a push of 10 changed, a no-op sync, the
 hook with nothing new, the hook with 10 changed; `git fetch` of the same refs is the yardstick.
-Prints medians, minima and the paired ratio of each tree to the first."""
+`--plaintext` adds, per tree, a second Person with `gitmem.encrypt off` and its push of 10
+changed (the round-20 pass: the plaintext push was the slower one). Prints medians, minima and
+the paired ratio of each tree to the first."""
 
 from __future__ import annotations
 
@@ -46,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--lived", type=int, default=4)
+    parser.add_argument("--plaintext", action="store_true", help="time a plaintext push too")
     args = parser.parse_args(argv)
     sizes = Sizes(QUICK.scale, 10, 5, 60, (20,), 60, network=args.files, lived_rounds=args.lived)
     times: dict[tuple[str, int], list[float]] = {}  # wall seconds
@@ -60,10 +63,15 @@ def main(argv: list[str] | None = None) -> int:
                     Person(ctx, root, url, f"tree{i}", encrypt=True, install=inst)
                     for i, inst in enumerate(installs)
                 ]
+                plain = [
+                    Person(ctx, root, url, f"plain{i}", encrypt=False, install=inst)
+                    for i, inst in enumerate(installs)
+                    if args.plaintext
+                ]
                 hooks = [_hook(person, person.b) for person in people]
-                for person in people:
+                for person in [*people, *plain]:
                     person.settle()
-                _rounds(args.rounds, people, hooks, times, cpu)
+                _rounds(args.rounds, people, hooks, times, cpu, plain)
     finally:
         install.discard()
     for (what, i), values in sorted(times.items()):
@@ -84,6 +92,7 @@ def _rounds(
     hooks: list[list[str]],
     times: dict[tuple[str, int], list[float]],
     cpu: dict[tuple[str, int], list[float]],
+    plain: list[Person],
 ) -> None:
     def timed(person: Person, argv: list[str], stdin: bytes = b"") -> tuple[float, float]:
         # CPU as well as wall: the machine is shared, and a core another process holds
@@ -129,6 +138,9 @@ def _rounds(
             record("pull", i, gitmem(p, p.b, "pull"))
             p.edit_a()
             record("push", i, gitmem(p, p.a, "push"))
+            if plain:
+                plain[i].edit_a()
+                record("push, plain", i, gitmem(plain[i], plain[i].a, "push"))
             record("no-op sync", i, gitmem(p, p.a, "sync"))
             p.gitmem(p.b, "pull")  # b up to date: the next hook brings nothing new
             record("hook, nothing", i, hook(i))

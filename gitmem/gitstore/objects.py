@@ -10,6 +10,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from itertools import accumulate
 from pathlib import Path
 
 from gitmem.errors import GitError, GitmemError
@@ -23,6 +24,10 @@ EXEC_MODE = "100755"
 TREE_MODE = "40000"
 GITLINK_MODE = "160000"
 KEPT_BYTES = 64 << 10  # the largest blob `read_blob(..., keep=True)` keeps (ObjectStore._keep)
+# publish: a tree object past this size (~3,000 entries of 40-odd bytes) has its entries
+# sifted against one listing of the private store; below it a stat each costs less (a store
+# of 10,000 plaintexts, a sealed clone's, lists in about the time of 1,500 stats)
+WIDE_TREE_BYTES = 128 << 10
 LOOSE_FIRST = 64  # read_blobs of at most this many looks for loose objects first
 
 _TreeNode = dict[str, "_TreeNode | tuple[str, str]"]
@@ -79,7 +84,25 @@ def _locate(
     data: bytes, width: int, names: set[bytes]
 ) -> dict[bytes, tuple[bytes, bytes, int, int]]:
     """{name: (mode, binary id, start, end)} of the entries of one tree object named in
-    `names`; a name there twice (no tree git writes) does not fit an edit."""
+    `names`; a name there twice (no tree git writes) does not fit an edit. The entries are
+    split in C as `_find` splits them (a push of 10 files into a folder of 10,000 looped over
+    every entry in Python); a tree they do not cover whole, or with a name twice, is scanned
+    entry by entry."""
+    whole, name_of = entry_patterns(width)
+    entries = whole.findall(data)
+    if sum(map(len, entries)) == len(data):
+        every = name_of.findall(data)
+        index = dict(zip(every, range(len(every)), strict=True))
+        if len(index) == len(every):
+            ends = list(accumulate(map(len, entries)))
+            located: dict[bytes, tuple[bytes, bytes, int, int]] = {}
+            for name in names:
+                i = index.get(name)
+                if i is not None:
+                    entry = entries[i]
+                    mode = entry[: entry.index(b" ")]
+                    located[name] = (mode, entry[-width:], ends[i] - len(entry), ends[i])
+            return located
     found: dict[bytes, tuple[bytes, bytes, int, int]] = {}
     for name, mode, start, stop in _scan(data, width):
         if name in names:
@@ -87,6 +110,31 @@ def _locate(
                 raise _Misfit(name)
             found[name] = (mode, data[stop - width : stop], start, stop)
     return found
+
+
+def _store_listing(private: str) -> dict[str, frozenset[str]]:
+    """{fan-out folder: the names in it} of a loose object store."""
+    return {
+        fan: frozenset(_listing(os.path.join(private, fan)))
+        for fan in _listing(private)
+        if len(fan) == 2
+    }
+
+
+def _private_entries(data: bytes, width: int, listed: dict[str, frozenset[str]]) -> bytes:
+    """The entries of tree object `data` whose object is in the store `listed`, as a tree
+    object's bytes (split in C; a tree the pattern does not cover whole is kept as it is,
+    for `_scan` to read or refuse)."""
+    whole, _ = entry_patterns(width)
+    entries = whole.findall(data)
+    if sum(map(len, entries)) != len(data):
+        return data
+    empty: frozenset[str] = frozenset()
+    return b"".join(
+        entry
+        for entry in entries
+        if (oid := entry[-width:].hex())[2:] in listed.get(oid[:2], empty)
+    )
 
 
 def signature_batches() -> Iterator[int]:
@@ -494,6 +542,7 @@ class ObjectStore(GitDir, ObjectEncoding):
         seen: set[str] = set()
         blobs: set[str] = set()
         stack: list[tuple[str, bool]] = [(tip, False)]
+        listed: dict[str, frozenset[str]] | None = None  # the store, listed once if needed
         while stack:
             oid, named = stack.pop()
             if named:  # all it names is in the repository now
@@ -516,6 +565,14 @@ class ObjectStore(GitDir, ObjectEncoding):
                 tree, parents, _ = self.read_commit(oid)
                 stack.extend((o, False) for o in (tree, *parents))
             elif kind == "tree":
+                if len(data) > WIDE_TREE_BYTES:
+                    # a wide tree (a new plaintext folder of 10,000 files): nearly none of its
+                    # entries are private (every publish empties the store of what it
+                    # copies), so they are sifted in bulk against one listing of the store,
+                    # not stat'ed one by one (10,000 stats: 170 ms at load 12; the sift 8)
+                    if listed is None:
+                        listed = _store_listing(private)
+                    data = _private_entries(data, width, listed)
                 for _, mode, _, end in _scan(data, width):
                     if mode == GITLINK_MODE.encode():
                         continue

@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gitmem.gitstore import BLOB_MODE, Repository
+import pytest
+
+from gitmem.gitstore import BLOB_MODE, Repository, objects
 from tests.support.world import REPO_ROOT, World, write_files
 
 SECRET = "xyzzy-plover-71"  # a word only personal memory holds
@@ -294,3 +296,55 @@ def test_a_fifo_as_info_exclude_holds_no_command(world: World) -> None:
         run = world.gitmem("-C", str(bob), *args, timeout=30)
         assert run.code in (1, 2), (args, run.out, run.err)
         assert "info/exclude" in run.out + run.err, (args, run.out, run.err)
+
+
+def test_a_wide_tree_publishes_its_private_entries_and_only_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tree past `WIDE_TREE_BYTES` (a plaintext folder of thousands of files) has its
+    entries sifted against one listing of the private store instead of a stat each: what the
+    repository holds already stays, what this run wrote (files and a folder) is copied in,
+    and nothing private a ref does not name leaves the store. (The bound is lowered so a
+    folder of 60 files is wide: the same walk at a tenth of a second.)"""
+    monkeypatch.setattr(objects, "WIDE_TREE_BYTES", 256)
+    listings: list[str] = []
+    real = objects._store_listing
+
+    def counted(private: str) -> dict[str, frozenset[str]]:
+        listings.append(private)
+        return real(private)
+
+    monkeypatch.setattr(objects, "_store_listing", counted)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    with Repository(tmp_path) as repo:
+        old = {f"auto/{i:02}.md": (BLOB_MODE, repo.write_blob(b"old %d\n" % i)) for i in range(40)}
+        first = repo.write_commit(repo.write_tree(old), [], "gitmem: old")
+        repo.update_ref("refs/gitmem/team", first, None)
+        hidden = repo.write_blob(f"personal {SECRET}\n".encode())  # named by no ref
+        new = {
+            f"auto/{i:02}.md": (BLOB_MODE, repo.write_blob(b"new %d\n" % i)) for i in range(40, 60)
+        }
+        new["auto/sub/deep.md"] = (BLOB_MODE, repo.write_blob(b"in a new folder\n"))
+        tree = repo.write_tree({**old, **new})
+        second = repo.write_commit(tree, [first], "gitmem: new")
+        listings.clear()
+        repo.update_ref("refs/gitmem/team", second, first)
+        private = Path(str(repo.private_objects()))
+        left = {p.parent.name + p.name for p in private.glob("??/*")}
+        assert left == {hidden}
+        assert len(listings) == 1  # the wide folder: one listing, not a stat an entry
+    fsck = subprocess.run(
+        ["git", "fsck", "--connectivity-only", "--no-dangling"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert fsck.returncode == 0, fsck.stderr
+    listed = subprocess.run(
+        ["git", "rev-list", "--objects", "refs/gitmem/team"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert all(oid in listed for _, oid in new.values())
