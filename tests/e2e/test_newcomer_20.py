@@ -1,0 +1,100 @@
+"""A newcomer's first hour, twentieth round: what a user tries without reading, on a fresh
+machine. Each failed before its fix (docs/testing.md "Newcomer walk, round 20")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from gitmem.cli import main
+from tests.support.synced import SyncedA, _synced_a, synced_a
+from tests.support.world import git, isolated_env
+
+__all__ = ["_synced_a", "synced_a"]  # the fixtures: one synced clone, built once a module
+
+
+def _said(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "takers", "instead"),
+    [
+        (("log", "--scope", "team"), "--scope is an option of pull, push, sync", "gitmem log team"),
+        (("diff", "--scope", "team"), "--scope is an option of pull,", "gitmem diff --path team"),
+        (("status", "--scope", "team"), "not of status", "shows every scope"),
+        (("log", "--fetch"), "--fetch is an option of status, not of log", "status --fetch"),
+        (("status", "--verbose"), "--verbose is an option of pull, push, sync", "status --help"),
+    ],
+)
+def test_an_option_another_command_takes_is_no_typo_of_this_ones(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], takers: str, instead: str
+) -> None:
+    """`gitmem log --scope team` (sync takes --scope) was told "did you mean --json?", `status
+    --scope team` "did you mean --user?": a near miss of words that share only their "--".
+    Now the commands that take it are named, and this command's own way where it has one."""
+    code, err = _said(capsys, *argv)
+    assert code == 2, err
+    hint = next(ln for ln in err.splitlines() if ln.startswith("hint: "))
+    assert takers in hint and instead in hint, hint
+    assert "did you mean" not in hint, hint
+
+
+def test_a_typo_of_an_option_is_still_a_near_miss_and_an_unrelated_one_no_guess(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert "did you mean --dry-run?" in _said(capsys, "sync", "--dryrun")[1]
+    assert "did you mean --oneline?" in _said(capsys, "log", "--one-line")[1]
+    # no command of gitmem takes it, and it is like none of show's: no guess
+    err = _said(capsys, "key", "show", "--scope", "x")[1]
+    assert "did you mean" not in err and "see 'gitmem key show --help'" in err, err
+
+
+def test_a_config_value_refused_is_the_one_typed_not_the_setting_in_effect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gitmem config encrypt of` said "gitmem.encrypt is 'of'": the newcomer read it as the
+    repository's setting (it was not set) and looked for where. Now it names the value typed
+    as refused, and nothing is written."""
+    env = isolated_env(tmp_path / "home")
+    clone = tmp_path / "p"
+    git("init", "-q", str(clone), env=env)
+    for name, value, hint in (
+        ("encrypt", "of", "give personal, local or off (gitmem config encrypt personal)"),
+        ("sign", "maybe", "give true or false (gitmem config sign true)"),
+        ("requireSigned", "sure", "give true or false (gitmem config requireSigned true)"),
+    ):
+        code, err = _said(capsys, "-C", str(clone), "config", name, value)
+        assert code == 2, err
+        assert f"error: gitmem config: {value!r} is not a value of {name}" in err, err
+        assert f"hint: {hint}" in err, err
+        assert git("config", "--get", f"gitmem.{name}", cwd=clone, env=env, check=False) == ""
+
+
+def test_a_fresh_clone_of_a_project_with_memory_is_not_behind_0_before_its_first_fetch(
+    synced_a: SyncedA, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`git clone` of a project whose remote holds memory, then `gitmem status`: every scope
+    said "ahead 0, behind 0" (as of the last fetch, which never was): the newcomer read it as
+    "the remote has no memory". Now the rows say "not fetched yet" (JSON `never_fetched`), the
+    footnote what to run; once fetched, the counts as before."""
+    world, _a, _auto = synced_a
+    b = world.clone("b")
+    assert main(["-C", str(b), "status"]) == 0
+    out = capsys.readouterr().out
+    team = next(ln for ln in out.splitlines() if ln.startswith("  team "))
+    assert "not fetched yet" in team and "behind 0" not in team, out
+    assert "(nothing fetched from origin yet: gitmem status --fetch" in out, out
+    assert "as of the last fetch" not in out, out
+    main(["-C", str(b), "status", "--json"])
+    assert json.loads(capsys.readouterr().out)["never_fetched"] is True
+    main(["-C", str(b), "status", "--fetch", "--json"])
+    fetched = json.loads(capsys.readouterr().out)
+    assert fetched["never_fetched"] is False
+    assert next(s for s in fetched["scopes"] if s["name"] == "team")["behind"] >= 1, fetched
+    main(["-C", str(b), "status"])
+    out = capsys.readouterr().out
+    assert "not fetched yet" not in out and "as of the last fetch from origin" in out, out
