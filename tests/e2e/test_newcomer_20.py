@@ -98,3 +98,47 @@ def test_a_fresh_clone_of_a_project_with_memory_is_not_behind_0_before_its_first
     main(["-C", str(b), "status"])
     out = capsys.readouterr().out
     assert "not fetched yet" not in out and "as of the last fetch from origin" in out, out
+
+
+def _repository(tmp_path: Path, *, commit: bool) -> tuple[Path, dict[str, str]]:
+    env = isolated_env(tmp_path / "home")
+    repo = tmp_path / "p"
+    git("init", "-q", "-b", "main", str(repo), env=env)
+    git("config", "user.email", "you@example.com", cwd=repo, env=env)
+    git("config", "user.name", "You", cwd=repo, env=env)
+    if commit:
+        git("commit", "-q", "--allow-empty", "-m", "init", cwd=repo, env=env)
+    return repo, env
+
+
+def test_inside_the_git_folder_is_told_as_such_not_as_no_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`cd .git` (to look at the refs) then `gitmem status`: "not a git repository:
+    …/p/.git" — of the one folder that surely is one. Now it says where the working tree is."""
+    repo, _ = _repository(tmp_path, commit=True)
+    for inside in (repo / ".git", repo / ".git" / "refs"):
+        code, err = _said(capsys, "-C", str(inside), "status")
+        assert code == 2, err
+        assert f"{inside} is inside the git folder of a clone, not its working tree" in err, err
+        assert f"hint: run gitmem in its working tree (-C {repo}), or pass -C PATH" in err, err
+    # a folder that is no repository at all is told as before
+    code, err = _said(capsys, "-C", str(tmp_path), "status")
+    assert code == 2 and f"not a git repository: {tmp_path}" in err, err
+
+
+@pytest.mark.parametrize("commit", [False, True])
+def test_record_next_step_is_one_that_works_without_a_remote_or_a_commit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], commit: bool
+) -> None:
+    """`gitmem record` in a new repository said "next: gitmem sync to share it": with no commit
+    every sync refuses, and with no remote a sync shares nothing. Now the step that works."""
+    repo, _ = _repository(tmp_path, commit=commit)
+    assert main(["-C", str(repo), "record", "--title", "Build", "make -j"]) == 0
+    step = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("next: "))
+    if commit:
+        assert step.startswith("next: gitmem sync commits it on this machine"), step
+        assert "git remote add origin URL, then gitmem sync" in step, step
+    else:
+        assert step.startswith("next: make a first commit"), step
+    assert "to share it (or record --sync)" not in step, step
