@@ -142,3 +142,23 @@ def test_record_next_step_is_one_that_works_without_a_remote_or_a_commit(
     else:
         assert step.startswith("next: make a first commit"), step
     assert "to share it (or record --sync)" not in step, step
+
+
+def test_doctor_names_a_memory_index_longer_than_claude_code_loads(
+    synced_a: SyncedA, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Claude Code's memory folder already full (250 index lines) synced without a word, and
+    `gitmem doctor` said "no problems found": the last 50 lines were never loaded in a session.
+    Now the doctor names the index and the curate that brings it within the limits."""
+    _world, a, auto = synced_a
+    index = "".join(f"- [T{i}](t{i}.md) — topic {i}\n" for i in range(250))
+    (auto / "MEMORY.md").write_text(index)
+    main(["-C", str(a), "doctor", "--offline"])
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if ln.startswith("advice  index auto: "))
+    assert line.endswith("/MEMORY.md: 250 lines; Claude Code loads the first 200"), line
+    assert "fix: gitmem curate --scope auto --dry-run" in out, out
+    main(["-C", str(a), "curate", "--scope", "auto", "--yes"])
+    capsys.readouterr()
+    main(["-C", str(a), "doctor", "--offline"])
+    assert "index auto" not in capsys.readouterr().out
