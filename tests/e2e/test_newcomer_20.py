@@ -162,3 +162,23 @@ def test_doctor_names_a_memory_index_longer_than_claude_code_loads(
     capsys.readouterr()
     main(["-C", str(a), "doctor", "--offline"])
     assert "index auto" not in capsys.readouterr().out
+
+
+def test_a_query_filter_no_memory_holds_names_the_values_held(
+    synced_a: SyncedA, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gitmem query --type projct` (or a tag misspelt) answered "no memory matches (gitmem
+    query --recent lists the newest)": the newcomer took the memory for missing. Now the
+    empty answer names the value no memory holds, with the nearest held one or those held."""
+    _world, a, _auto = synced_a
+    for argv, said in (
+        (("--type", "projct"), "no memory has type 'projct': did you mean --type project?"),
+        (("--type", "nope"), "no memory has type 'nope' (types held: project)"),
+        (("--tag", "ci"), "no memory has tag 'ci' (no memory has a tag)"),
+    ):
+        assert main(["-C", str(a), "query", *argv]) == 0
+        captured = capsys.readouterr()
+        assert captured.out == "" and f"no memory matches: {said}" in captured.err, captured
+    # a filter some memory holds, with words none matches: the answer as before
+    main(["-C", str(a), "query", "--type", "project", "zzzqqq"])
+    assert "no memory matches (gitmem query --recent" in capsys.readouterr().err
