@@ -148,6 +148,23 @@ def _read(path: Path) -> str | None:
         ) from None
 
 
+def past_limits(folder: Path) -> str | None:
+    """How the folder's MEMORY.md goes past what Claude Code loads ("250 lines; Claude Code
+    loads the first 200"), or None: within them, absent, or no text (the sync names those)."""
+    try:
+        text = _read(folder / "MEMORY.md")
+    except UsageError:
+        return None
+    if text is None:
+        return None
+    lines, chars = measure(parse(text).items)
+    if lines > MAX_LINES:
+        return f"{lines} lines; Claude Code loads the first {MAX_LINES}"
+    if chars > MAX_CHARS:
+        return f"{chars:,} characters; Claude Code cuts at {MAX_CHARS:,}"
+    return None
+
+
 def entry_text(text: str) -> str:
     """A title or description as an index entry shows it: one line, no hidden characters, no
     bracket a Markdown link could open. Frontmatter is YAML: a double-quoted `name:` of plain

@@ -210,10 +210,49 @@ def _similar_option(parser: argparse.ArgumentParser, prog: str, extras: list[str
     for extra in extras:
         if extra.startswith("--"):
             name = extra.split("=", 1)[0]
-            close = difflib.get_close_matches(name, options, n=1, cutoff=0.6)
+            # an option other commands take is no typo: `log --scope team` was told "did you
+            # mean --json?" (round 20); say who takes it, and this command's way where it has one
+            takers = [] if len(words) != 1 else _commands_taking(name)
+            if takers:
+                instead = OTHER_WAY.get((words[0], name))
+                named = ", ".join(takers[:4]) + (
+                    f" and {len(takers) - 4} more" if len(takers) > 4 else ""
+                )
+                return f"{name} is an option of {named}, not of {words[0]}" + (
+                    f": {instead}" if instead else f" (see '{prog} --help')"
+                )
+            # the words alone: the shared "--" made `--scope` "close" to `--json`
+            words_of = {o[2:]: o for o in options}
+            close = difflib.get_close_matches(name[2:], list(words_of), n=1, cutoff=0.6)
             if close:
-                return f"did you mean {close[0]}? (see '{prog} --help')"
+                return f"did you mean {words_of[close[0]]}? (see '{prog} --help')"
     return None
+
+
+# what a command does instead of an option other commands take (`_similar_option`)
+OTHER_WAY = {
+    ("log", "--scope"): "gitmem log team (a scope, or a memory, as PATH) keeps to its history",
+    ("diff", "--scope"): "gitmem diff --path team keeps to one scope",
+    ("status", "--scope"): "gitmem status shows every scope (gitmem status --json to pick one)",
+    ("log", "--fetch"): "gitmem status --fetch fetches, gitmem sync merges, then gitmem log",
+    ("query", "--remote"): "query reads what is on this machine: gitmem sync brings the rest first",
+}
+
+
+def _commands_taking(option: str) -> list[str]:
+    """The commands that take `option`: every parser built, as only an error needs (the start
+    builds one, `Commands`)."""
+    import importlib
+
+    probe = argparse.ArgumentParser(add_help=False)
+    sub = probe.add_subparsers(action=Commands)
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(sub)
+    return [
+        name
+        for name, command in sub.choices.items()
+        if isinstance(command, argparse.ArgumentParser) and option in command._option_string_actions
+    ]
 
 
 # the commands without --json (docs/json.md), and what a tool asking for JSON uses instead

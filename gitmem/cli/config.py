@@ -81,15 +81,24 @@ def run(args: argparse.Namespace) -> int:
         record(common, key, None)
         return _said(args, key, None, False, f"{key}: removed from this repository")
     value = args.value.strip()
+    # the value typed is refused, not one in effect: "gitmem.encrypt is 'of'" read as the setting
+    # (round 20); nothing is written
+    name = key.removeprefix("gitmem.")
+    refused = f"gitmem config: {value!r} is not a value of {name}"
     if key == "gitmem.encrypt":
         from gitmem.core.choices import encrypt_mode
+        from gitmem.errors import ConfigError
 
-        encrypt_mode(value)  # one line for a value gitmem does not know; nothing written
+        try:
+            encrypt_mode(value)
+        except ConfigError:
+            raise UsageError(
+                refused, "give personal, local or off (gitmem config encrypt personal)"
+            ) from None
     elif key == "gitmem.allowSecret":
         if not value.startswith(("sha256:", "path:")):
             raise UsageError(
-                f"{key} is {value!r}",
-                "give the value the secret scan named (sha256:…) or path:GLOB",
+                refused, "give the value the secret scan named (sha256:…) or path:GLOB"
             )
     elif key != "gitmem.teamDir" and value.lower() not in (
         "true",
@@ -101,9 +110,7 @@ def run(args: argparse.Namespace) -> int:
         "1",
         "0",
     ):
-        raise UsageError(
-            f"{key} is {value!r}", f"set it to true or false (gitmem config {args.name} true)"
-        )
+        raise UsageError(refused, f"give true or false (gitmem config {name} true)")
     # the record first: the repository's value counts only once it is recorded
     recorded = lowers(key.lower(), value, repo.toplevel)
     record(common, key, value if recorded else None)

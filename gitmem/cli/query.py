@@ -181,8 +181,15 @@ def run(args: argparse.Namespace) -> int:
                 "brings it back\n"
             )
         elif args.deleted or holds_memory(place):
+            from gitmem.recall.query import unheld_filter
+
+            unheld = unheld_filter(place, q)
             sys.stderr.write(
-                "no memory matches (gitmem query --recent lists the newest)"
+                (
+                    f"no memory matches: {unheld}; gitmem query --recent lists the newest"
+                    if unheld
+                    else "no memory matches (gitmem query --recent lists the newest)"
+                )
                 + (f"; {unread}" if unread else "")
                 + "\n"
             )

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitmem.cli.common import SCOPE_CHOICES, add_json, command, echo
+
+if TYPE_CHECKING:
+    from gitmem.project.scopes import Project
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
@@ -90,9 +93,25 @@ def run(args: argparse.Namespace) -> int:
         if done.curated:
             echo(f"  MEMORY.md curated: {len(done.curated)} entries moved to MEMORY-archive.md")
         if not args.sync:  # as restore and promote say: written here, not shared yet
-            echo("next: gitmem sync to share it (or record --sync)")
+            echo(f"next: {_share_step(project)}")
     if args.sync:
         from gitmem.cli import main
 
         return main(["-C", directory(args), "sync"])
     return 0
+
+
+def _share_step(project: Project) -> str:
+    """What shares a memory just written, as this clone stands: "gitmem sync to share it" in a
+    repository without a commit (every sync refuses) or a remote (it shares nothing) was
+    untrue (round 20)."""
+    from gitmem.project.scopes import first_commit_step
+
+    if not project.repo.is_bare and not project.repo.has_commits():
+        return first_commit_step(project)
+    if not project.remote:
+        return (
+            "gitmem sync commits it on this machine (log, diff, restore); to share it: "
+            "git remote add origin URL, then gitmem sync"
+        )
+    return "gitmem sync to share it (or record --sync)"

@@ -95,10 +95,16 @@ def status(args: argparse.Namespace) -> int:
 
     echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
     for s in st.scopes:
-        echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {_scope_state(s, st.remote)}")
+        state = _scope_state(s, st.remote, st.never_fetched)
+        echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {state}")
         echo(f"          {tilde(s.path, project.tree)}")
     _agents(project)
-    if st.remote and not st.fetched:
+    if st.never_fetched:  # a fresh clone: "behind 0" read as "the remote has no memory"
+        echo(
+            f"(nothing fetched from {st.remote} yet: gitmem status --fetch shows what it holds, "
+            "gitmem sync brings it)"
+        )
+    elif st.remote and not st.fetched:
         hub = " and the hub" if project.hub and project.remote != project.hub else ""
         echo(
             f"(ahead/behind as of the last fetch from {st.remote}{hub}: "
@@ -161,13 +167,19 @@ def _agents(project: Project) -> None:
         echo(f"user scope: {shown['user_scope']}")
 
 
-def _scope_state(s: ScopeStatus, remote: str | None) -> str:
+def _scope_state(s: ScopeStatus, remote: str | None, never_fetched: bool = False) -> str:
     """One scope's sync state in words: its ref and where it stands, or why it does not sync."""
     if not s.synced:
         return f"not synced: {s.note}"
     if s.missing:
         return f"{s.ref}  {s.note}"
-    words = [f"ahead {s.ahead}, behind {s.behind}"] if remote else ["local history only"]
+    words = (
+        ["local history only"]
+        if not remote
+        else [f"not fetched yet, ahead {s.ahead}"]
+        if never_fetched
+        else [f"ahead {s.ahead}, behind {s.behind}"]
+    )
     if s.note and remote:
         words[0] += f"; {s.note}"
     words[0] += f"; {s.privacy}"

@@ -73,6 +73,7 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     _plaintext_left(project, checkup)
     _hub(project, checkup, offline)
     _folders(project, status, checkup)
+    _indexes(project, status, checkup)
     _orphans(project, checkup)
     _moved(project, checkup)
     _other_agents(project, checkup)
@@ -766,6 +767,25 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
                 PROBLEM,
                 f"{line.strip('/')} shows in git status as untracked",
                 "gitmem init (adds it to .git/info/exclude)",
+            )
+
+
+def _indexes(project: Project, status: Status, checkup: Checkup) -> None:
+    """A MEMORY.md longer than Claude Code loads: the lines past it are silently unread in
+    every session (round 20: a folder already full synced, and nothing said so but validate)."""
+    from gitmem.claude.curate import past_limits
+    from gitmem.core.userdirs import tilde
+
+    for row in status.scopes:
+        path = Path(row.path)
+        past = past_limits(path) if row.synced and path.is_dir() else None
+        if past:
+            checkup.add(
+                f"index {row.name}",
+                ADVICE,
+                f"{tilde(path / 'MEMORY.md', project.tree)}: {past}",
+                f"gitmem curate --scope {row.name} --dry-run says what it would keep (best "
+                "first) and move to MEMORY-archive.md; then without --dry-run",
             )
 
 

@@ -28,6 +28,12 @@ def project_status(project: Project, fetch: bool = False) -> Status:
 
         fetch_tracking(project)
         status.fetched = True
+    elif project.remote:
+        from gitmem.project.writerrefs import first_fetch
+
+        status.never_fetched = first_fetch(project) and not any(
+            repo.resolve(project.tracking_ref(s.ref)) for s in project.scopes if s.ref
+        )
     sealed = sealed_scopes(project)
     leftover = plaintext_in_history(project)
     counts: dict[str, tuple[int, int]] = {}

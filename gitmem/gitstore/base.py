@@ -183,6 +183,18 @@ class GitDir:
         if proc.returncode != 0 and not (out and out[0] == "true"):
             early.cancel()
             named = _named_by_environment(start)
+            if not named and len(out) > 1 and out[0] == "false":
+                # git found the repository but no working tree: a folder inside its .git (round
+                # 20: "not a git repository: …/shop/.git", of the one folder that surely is)
+                git_dir = Path(out[1])
+                tree = f" (-C {git_dir.parent})" if git_dir.name == ".git" else ""
+                named = [
+                    NotARepository(
+                        f"{start.resolve()} is inside the git folder of a clone, not its "
+                        "working tree",
+                        f"run gitmem in its working tree{tree}, or pass -C PATH",
+                    )
+                ]
             raise (
                 named[0]
                 if named

@@ -37,6 +37,9 @@ class Status:
     user: str
     scopes: list[ScopeStatus] = field(default_factory=list)
     fetched: bool = False  # ahead/behind were measured against a fetch made just now
+    # this clone never fetched memory from its remote (a fresh `git clone`): ahead/behind are
+    # not known, not 0
+    never_fetched: bool = False
     next_steps: list[str] = field(default_factory=list)
     # the remote's writer refs of the team ref not in its team ref yet, as of the last fetch
     # (gitmem/sync/writers.py): the next sync merges them

@@ -486,6 +486,43 @@ def holds_memory(place: Place) -> bool:
     return connect(place.common_dir).execute("SELECT 1 FROM memory LIMIT 1").fetchone() is not None
 
 
+# what `--type` and `--tag` compare with, in the index: the values held, for a filter no memory
+# matches (round 20: `--type projct` answered "no memory matches", the typo unnamed)
+_HELD = {
+    "type": "SELECT DISTINCT lower(type) FROM memory WHERE type IS NOT NULL",
+    "tag": "SELECT DISTINCT lower(j.value) FROM memory, json_each(memory.tags) AS j",
+}
+
+
+def held_values(place: Place, field: str, limit: int = 50) -> list[str]:
+    """The values of `field` (type, tag) the project's memories hold, sorted (at most `limit`)."""
+    rows = connect(place.common_dir).execute(f"{_HELD[field]} LIMIT ?", (limit,)).fetchall()
+    return sorted(str(r[0]) for r in rows if r[0])
+
+
+def unheld_filter(place: Place, q: Query) -> str | None:
+    """A `--type` or `--tag` value no memory holds, told with the nearest held one or those
+    held: the empty answer's cause."""
+    import difflib
+
+    for field, given in (("type", q.type), ("tag", q.tag)):
+        if not given:
+            continue
+        held = held_values(place, field)
+        if given.lower() in held:
+            continue
+        close = difflib.get_close_matches(given.lower(), held, n=1, cutoff=0.6)
+        shown = ", ".join(held[:10]) + (", …" if len(held) > 10 else "")
+        return f"no memory has {field} {given!r}" + (
+            f": did you mean --{field} {close[0]}?"
+            if close
+            else f" ({field}s held: {shown})"
+            if held
+            else f" (no memory has a {field})"
+        )
+    return None
+
+
 def _id_clause(alias: str) -> str:
     a = alias
     return (

@@ -287,7 +287,11 @@ def test_a_query_that_finds_nothing_says_so(world: World) -> None:
     write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [C](c.md) — c\n", "c.md": "c\n"})
     run = world.gitmem("-C", str(a), "query", "--type", "bogus")
     assert run.code == 0 and run.out == "", run.out
-    assert run.err == "no memory matches (gitmem query --recent lists the newest)\n", run.err
+    # round 20: and the cause, a type no memory holds
+    assert run.err == (
+        "no memory matches: no memory has type 'bogus' (no memory has a type); gitmem query "
+        "--recent lists the newest\n"
+    ), run.err
     assert "team/c.md" in world.ok("-C", str(a), "query", "--recent")  # the step, as said
     assert json.loads(world.ok("-C", str(a), "query", "--type", "bogus", "--json"))
 
