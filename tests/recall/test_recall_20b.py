@@ -5,8 +5,11 @@ round 20)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from tests.recall.test_recall_19 import recalled
+import anyio
+
+from tests.recall.test_recall_19 import LIST_CHANGED, REDIS, recalled, session, text_of
 from tests.support.world import World, write_files
 
 
@@ -36,3 +39,43 @@ def test_a_foreign_prompt_pulls_no_memory_by_an_english_stem(project: tuple[Worl
     write_files(auto, {"ci.md": "# Déploiement\nLe déploiement se fait maintenant par la CI.\n"})
     found = recalled(world, clone, "Merci, tu peux le faire maintenant ?")
     assert "auto/ci.md" in found and "auto/upkeep.md" not in found, found
+
+
+def test_a_deleted_memory_leaves_the_resource_list_and_reading_it_says_so(
+    project: tuple[World, Path],
+) -> None:
+    """The SDK removes no resource: a memory deleted during a session stayed in
+    `resources/list` until the session restarted. The list is computed at each call: the
+    server leaves out what the index no longer holds, tells the client the list changed,
+    answers a read of it with one line saying it is gone, and offers it again when it comes
+    back. Driven by the SDK's own client."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"redis.md": REDIS, "deploys.md": REDIS.replace("Redis", "Deploys")})
+    told: list[str] = []
+
+    async def steps(s: Any) -> dict[str, Any]:
+        before = [str(r.uri) for r in (await s.list_resources()).resources]
+        (auto / "redis.md").unlink()
+        text_of(await s.call_tool("search", {"text": "deploys"}))
+        await anyio.sleep(0.2)  # the notification follows the answer
+        after = [str(r.uri) for r in (await s.list_resources()).resources]
+        try:
+            read: Any = await s.read_resource("memory://auto/redis.md")
+        except Exception as exc:  # the SDK's client raises the server's error
+            read = exc
+        write_files(auto, {"redis.md": REDIS})
+        text_of(await s.call_tool("search", {"text": "redis"}))
+        await anyio.sleep(0.2)
+        again = [str(r.uri) for r in (await s.list_resources()).resources]
+        return {"before": before, "after": after, "read": read, "again": again}
+
+    out, _ = session(world, clone, steps, told)
+    assert "memory://auto/redis.md" in out["before"], out["before"]
+    assert out["after"] == ["memory://auto/deploys.md"], out["after"]
+    assert isinstance(out["read"], Exception), out["read"]
+    said = str(out["read"])
+    assert "auto/redis.md" in said and "\n" not in said, said
+    assert "memory://auto/redis.md" in out["again"], out["again"]
+    # once when it left, once when it came back
+    assert told.count(LIST_CHANGED) == 2, told
