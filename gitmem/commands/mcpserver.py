@@ -315,12 +315,12 @@ class Changes:
     """What a tool call changed that the client is told of once it is answered."""
 
     resources = False  # memories were offered as resources, or withdrawn
-    # round 20: offered memories the index no longer holds. The SDK removes no resource; its
-    # list is computed at each resources/list, so the server leaves these out of it (reading
-    # one says it was deleted) and offers one again when it comes back
     served = False  # the first list was offered: what is added after it is news to the client
 
     def __init__(self) -> None:
+        # round 20: offered memories the index no longer holds. The SDK removes no resource;
+        # its list is computed at each resources/list, so the server leaves these out of it
+        # (reading one says it is gone) and offers one again when it comes back
         self.gone: set[str] = set()
 
 

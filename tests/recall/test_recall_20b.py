@@ -4,6 +4,7 @@ round 20)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +80,18 @@ def test_a_deleted_memory_leaves_the_resource_list_and_reading_it_says_so(
     assert "memory://auto/redis.md" in out["again"], out["again"]
     # once when it left, once when it came back
     assert told.count(LIST_CHANGED) == 2, told
+
+
+def test_the_user_scope_holds_every_agents_user_memory(project: tuple[World, Path]) -> None:
+    """`query --scope user` searched Claude Code's user memory alone: Codex's global
+    AGENTS.md (synced as user scope, found as `user-codex`) was left out. Each is found,
+    labelled by its agent's scope; `--scope user-codex` still names one."""
+    world, clone = project
+    world.git("config", "--global", "gitmem.agents", "claude,codex")
+    write_files(world.home / ".claude", {"CLAUDE.md": "# Mine\n- pnpm, never npm\n"})
+    write_files(world.home / ".codex", {"AGENTS.md": "# Codex\n- pnpm workspaces only\n"})
+    out = json.loads(world.ok("-C", str(clone), "query", "--scope", "user", "pnpm", "--json"))
+    found = {m["id"]: m["scope"] for m in out["nodes"]}
+    assert found == {"user/CLAUDE.md": "user", "user-codex/AGENTS.md": "user-codex"}, out
+    only = world.ok("-C", str(clone), "query", "--scope", "user-codex", "pnpm")
+    assert "user-codex/AGENTS.md" in only and "user/CLAUDE.md" not in only, only
