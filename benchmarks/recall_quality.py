@@ -1,6 +1,7 @@
 """Recall quality on the real corpus: does the UserPromptSubmit hook pick the memory a person
 means? 20 prompts written (round 19) before their results were seen, each with the memory (or
-memories) that answers it; one counts when one of them is in the first three the hook picks.
+memories) that answers it; one counts when one of them is in the first three the hook picks (and
+how many came first). Two prompts in other languages added in round 20.
 And prompts with nothing to recall, in the languages prompts come in: each should bring none.
 
     python -m benchmarks.recall_quality
@@ -110,6 +111,15 @@ PROMPTS: list[tuple[str, tuple[str, ...]]] = [
         "Where are the runtime links into ~/.claude managed from? I want to edit a hook.",
         ("0xBigBoss__claude-code/CLAUDE.local.md",),
     ),
+    # round 20: prompts in another language naming what an English memory holds as written
+    (
+        "Redis-Timeouts im SEO-Dienst: kannst du das prüfen?",
+        ("tn22180__second-brain/memory__seo-redis-command-timeout-noise.md",),
+    ),
+    (
+        "Comment flasher la carte STM32N6 du moteur Muller ?",
+        ("MaverickIdeas__Claude_KB/muller_motor__MEMORY.md",),
+    ),
 ]
 # chit-chat and asks with no memory behind them, in six languages
 NOTHING = [
@@ -121,6 +131,8 @@ NOTHING = [
     "Grazie, puoi spiegare cosa fa questa funzione?",
     "Dank je, kun je het nog een keer proberen?",
     "好的，谢谢你",
+    # round 20: English stems of French words (`dépendances`, `maintenant`) brought five
+    "Tu peux vérifier les dépendances maintenant ?",
 ]
 
 
@@ -174,9 +186,11 @@ def main(argv: list[str] | None = None) -> int:
     for prompt, got in idle:
         print(f"  {'none' if not got else 'NOISE':5} {len(got)}  {prompt}")
     top = sum(1 for _, at in found if at and at <= 3)
+    first = sum(1 for _, at in found if at == 1)
     quiet = sum(1 for _, got in idle if not got)
     print(
-        f"{top}/{len(found)} prompts found their memory in the first three; "
+        f"{top}/{len(found)} prompts found their memory in the first three "
+        f"({first} first); "
         f"{quiet}/{len(idle)} prompts with nothing to recall brought nothing"
     )
     return 0

@@ -73,8 +73,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "--scope",
         action="append",
         metavar="SCOPE",
-        help="only this scope: auto, team, agents, local, user (yours, beyond this project), "
-        "or an enabled agent's (goose, cline, user-codex); "
+        help="only this scope: auto, team, agents, local, user (yours, beyond this project; "
+        "every enabled agent's, user-codex too), or an enabled agent's (goose, cline, user-codex); "
         "repeatable; default: all",
     )
     p.add_argument("--limit", metavar="N", type=count, default=50, help="at most N hits (50)")

@@ -315,8 +315,14 @@ def bad_arguments(errors: list[dict[str, Any]]) -> str:
 class Changes:
     """What a tool call changed that the client is told of once it is answered."""
 
-    resources = False  # new memories were offered as resources
+    resources = False  # memories were offered as resources, or withdrawn
     served = False  # the first list was offered: what is added after it is news to the client
+
+    def __init__(self) -> None:
+        # round 20: offered memories the index no longer holds. The SDK removes no resource;
+        # its list is computed at each resources/list, so the server leaves these out of it
+        # (reading one says it is gone) and offers one again when it comes back
+        self.gone: set[str] = set()
 
 
 def _server_class(changes: Changes) -> type[MCPServer]:
@@ -342,6 +348,9 @@ def _server_class(changes: Changes) -> type[MCPServer]:
                 if changes.resources:  # round 19: listChanged was false, the client never told
                     changes.resources = False
                     await _tell_resources_changed(context)
+
+        async def list_resources(self) -> list[Any]:
+            return [r for r in await super().list_resources() if str(r.uri) not in changes.gone]
 
     return Server
 
@@ -404,15 +413,20 @@ def build(recall: Recall) -> MCPServer:
         """Offer each memory the index holds not offered yet (at most MAX_RESOURCES in all):
         at the start, after `sync` or `record`, and after any call (the index as that call
         left it, refreshed no further: a hook's pull became a resource only at the next sync,
-        round 11). The client is told when the list grew."""
+        round 11); withdraw those it no longer holds (round 20). The client is told when the
+        list changed."""
         from gitmem.recall.searchindex import connect, refreshed
 
         db = refreshed(recall.place) if refresh else connect(recall.place.common_dir)
-        rows = db.execute(
-            "SELECT scope, path FROM memory ORDER BY scope, path LIMIT ?", (MAX_RESOURCES,)
-        )
-        for scope, path in rows.fetchall():
-            uri = resource_uri(scope, path)
+        held = {
+            resource_uri(scope, path): (scope, path)
+            for scope, path in db.execute("SELECT scope, path FROM memory ORDER BY scope, path")
+        }
+        gone = offered - held.keys()
+        if gone != changes.gone:
+            changes.resources = changes.resources or changes.served
+            changes.gone = gone
+        for uri, (scope, path) in held.items():
             if uri not in offered and len(offered) < MAX_RESOURCES:
                 changes.resources = changes.resources or changes.served
                 offered.add(uri)

@@ -137,7 +137,15 @@ OTHER_LANGUAGES = """
     puede esto eso muy não com dos pode isso essa você che non per della sono questo
     anche più het een dat niet zijn voor met maar ook wat nog dan naar
 """
-STOP |= frozenset(OTHER_LANGUAGES.split())
+FOREIGN = frozenset(OTHER_LANGUAGES.split())
+STOP |= FOREIGN
+# round 20: English's function words, the evidence against FOREIGN's that a prompt is English
+ENGLISH_WORDS = """
+    the this that these those what how why where when which who with from into about
+    you your our my its there then than not was were has have had will would should
+    is to of in it on or if we
+"""
+ENGLISH = frozenset(ENGLISH_WORDS.split())
 HEADER = (
     "Memories that may be relevant to this prompt (gitmem recall; "
     f"{STORED_NOTES}; read the file for more):"
@@ -165,6 +173,8 @@ def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]
         return []
     hits = run(place, Query(search=" ".join(words), any_word=True, limit=40), project)
     hits = weighed(place, words, hits)
+    if foreign(prompt):
+        hits = as_written(place, words, hits)
     hits = [
         h
         for h in hits
@@ -207,6 +217,38 @@ def weighed(place: Place, words: list[str], hits: list[Hit]) -> list[Hit]:
     if len(lettered) < len(words) or any(n * 2 < memories for n in held.values()):
         return [h for h in hits if h.score < -NO_WEIGHT]
     return [] if all(len(w) <= 3 for w, t in stems.items() if t in held) else hits
+
+
+def foreign(prompt: str) -> bool:
+    """Whether `prompt` is in another language than English: more of its words are the
+    function words of the languages prompts come in (FOREIGN) than English's."""
+    said = re.findall(r"\w+", prompt.lower())
+    return sum(w in FOREIGN for w in said) > sum(w in ENGLISH for w in said)
+
+
+def as_written(place: Place, words: list[str], hits: list[Hit]) -> list[Hit]:
+    """`hits` that hold one of a foreign prompt's `words` as written: the start of one of their
+    words. The index stems as English does (porter): French `maintenant` is searched as
+    `maintain`, Portuguese `testes` as `test`, and brought English memories sharing no word
+    with the prompt (round 20). A memory in the prompt's language holds its words as written;
+    an English one holding a name it says (`Redis`, `interface`) does too. A word of a
+    spaceless script (not stemmed) keeps a hit as the search found it."""
+    from gitmem.recall.searchindex import connect, spaceless
+
+    if not hits or any(spaceless(w) for w in words):
+        return hits
+    starts = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, words)) + ")")
+    db = connect(place.common_dir)
+    kept = []
+    for h in hits:
+        row = db.execute(
+            "SELECT t.title, t.description, t.tags, t.body, t.path FROM memory m "
+            "JOIN text t ON t.rowid = m.id WHERE m.scope = ? AND m.path = ?",
+            (h.scope, h.path),
+        ).fetchone()
+        if row is None or starts.search(" ".join(map(str, row)).lower()):
+            kept.append(h)
+    return kept
 
 
 def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:

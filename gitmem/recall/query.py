@@ -275,6 +275,10 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     where: list[str] = []
     params: list[Any] = []
     scopes = list(q.scopes) or [s.name for s in place.scopes]
+    if "user" in scopes:  # round 20: every agent's user memory (user-codex, user-gemini), by name
+        scopes += [
+            s.name for s in place.scopes if s.name.startswith("user-") and s.name not in scopes
+        ]
     where.append(f"m.scope IN ({','.join('?' * len(scopes))})")
     params += scopes
     if q.type:
