@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.policy import checkedtrees
+from gitmem.policy.treecheck import check_tree
 from gitmem.sync import gatecheck
 from tests.support.teammates import Shared
 from tests.support.world import World
@@ -40,7 +41,7 @@ def _hostile_tip(world: World, alice: Path, name: str) -> str:
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The commits the policy walks from now on."""
     walked: list[str] = []
-    real: Callable[..., object] = gatecheck.check_tree
+    real: Callable[..., object] = check_tree
 
     def counted(repo: object, commit: str, *args: object, **kwargs: object) -> object:
         walked.append(commit)
