@@ -4,7 +4,14 @@ ref is checked along its changes from it. Kept in `<common-dir>/gitmem/checked.j
 missing or unreadable file only means the next check reads the whole tree (it is written whole
 but not flushed: a crash may leave it so, or as it was), and so does a file
 written under other rules: a tree that passed an older gitmem's policy may hold what this one
-refuses, and only the changed entries are checked along changes."""
+refuses, and only the changed entries are checked along changes.
+
+Beside them, in `refused.json`, the last tips whose tree the policy refused (round 20: a hostile
+ref left on the remote cost every later sync its whole bounded walk again, 2.5 s for one of
+1,000,000 files): the same tip under the same rules is refused again at once, in the same
+words. Only the tree's own verdict is kept (not the project key, signatures or seal checks,
+which depend on this clone's settings); a new tip or other rules check again, and nothing
+refused is ever recorded as passed."""
 
 from __future__ import annotations
 
@@ -115,4 +122,52 @@ def save_checked(common_dir: Path, ref: str, checked: Checked) -> None:
         _file(common_dir),
         json.dumps(known, sort_keys=True).encode(),
         durable=False,
+    )
+
+
+# refused tips kept: a hostile remote may push a new refused tip every sync, each checked once
+# and the oldest forgotten; each reason cut (its one line is the policy's, already bounded)
+MAX_REFUSED = 32
+MAX_REASON = 2048
+Refusal = tuple[str, str, str | None]  # the error's kind ("tampered" or "untrusted"), message, hint
+
+
+def _refused_file(common_dir: Path) -> Path:
+    return state_dir(common_dir) / "refused.json"
+
+
+def _load_refused(common_dir: Path) -> list[list[object]]:
+    try:
+        raw = jsondata.loads(read_own(_refused_file(common_dir)))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(raw, dict) or raw.get(POLICY) != policy_stamp():
+        return []  # unreadable, or refused under other rules: checked again
+    tips = raw.get("tips")
+    return (
+        [t for t in tips if isinstance(t, list) and len(t) == 5] if isinstance(tips, list) else []
+    )
+
+
+def load_refused(common_dir: Path, where: str, commit: str) -> Refusal | None:
+    """How the policy refused `commit` as `where` under the current rules, or None."""
+    for name, tip, kind, message, hint in _load_refused(common_dir):
+        if name == where and tip == commit and isinstance(kind, str) and isinstance(message, str):
+            return kind, message, hint if isinstance(hint, str) else None
+    return None
+
+
+def save_refused(common_dir: Path, where: str, commit: str, refusal: Refusal) -> None:
+    """Record that the policy refused `commit` as `where` (inside the repository lock)."""
+    kind, message, hint = refusal
+    cut = None if hint is None else hint[:MAX_REASON]
+    entry: list[object] = [where, commit, kind, message[:MAX_REASON], cut]
+    tips = [t for t in _load_refused(common_dir) if t[:2] != [where, commit]]
+    tips = [*tips, entry][-MAX_REFUSED:]
+    write_no_links(
+        common_dir,
+        _refused_file(common_dir),
+        json.dumps({POLICY: policy_stamp(), "tips": tips}, sort_keys=True).encode(),
+        0o600,
+        durable=False,  # a cache: lost, the next sync checks the tip again
     )

@@ -335,14 +335,74 @@ def _cut(line: str, room: int) -> str:
     return line[:end] + "…"
 
 
-def answer(stdin: str, directory: str | None = None, memory_dir: str | None = None) -> str:
-    """The hook's stdout for the hook JSON `stdin` ("" when nothing is relevant)."""
+def cut_event(stdin: str) -> dict[str, object]:
+    """The keys of a hook's JSON cut at the reader's bound (a prompt over 1 MiB, MAX_PAYLOAD)
+    that came whole, and the head of the prompt where the cut fell in it: its first words are
+    all the search reads (round 20: such a prompt got no recall at all)."""
+    import json
+
+    decoder = json.JSONDecoder()
+    event: dict[str, object] = {}
+    at = len(stdin) - len(stdin.lstrip())
+    if not stdin.startswith("{", at):
+        return event
+    at += 1
+    try:
+        while True:
+            at = _past(stdin, at, " \t\r\n,")
+            key, at = decoder.raw_decode(stdin, at)
+            at = _past(stdin, at, " \t\r\n")
+            if not stdin.startswith(":", at):
+                return event
+            at = _past(stdin, at + 1, " \t\r\n")
+            try:
+                value, at = decoder.raw_decode(stdin, at)
+            except (ValueError, RecursionError):
+                if key == "prompt" and stdin.startswith('"', at):
+                    event[key] = _string_head(stdin[at:])
+                return event
+            if isinstance(key, str):
+                event[key] = value
+    except (ValueError, RecursionError):
+        return event
+
+
+def _past(text: str, at: int, chars: str) -> int:
+    while at < len(text) and text[at] in chars:
+        at += 1
+    return at
+
+
+def _string_head(cut: str) -> str:
+    """The JSON string opened at the start of `cut` and never closed, decoded as far as it
+    goes: an escape the cut split (`\\u00`, a lone backslash) is left out."""
+    import json
+
+    for end in range(len(cut), max(len(cut) - 12, 0), -1):
+        try:
+            head = json.loads(cut[:end] + '"')
+        except ValueError:
+            continue
+        if not isinstance(head, str):
+            return ""
+        # half of a surrogate pair the cut split (`\\ud83d` without its low half)
+        return head[:-1] if head and "\ud800" <= head[-1] <= "\udbff" else head
+    return ""
+
+
+def answer(
+    stdin: str, directory: str | None = None, memory_dir: str | None = None, *, cut: bool = False
+) -> str:
+    """The hook's stdout for the hook JSON `stdin` ("" when nothing is relevant); `cut`: the
+    reader stopped at its bound, the JSON is its head (`cut_event`)."""
     from gitmem.recall.searchindex import locate
 
     try:
         event = jsondata.loads(stdin) if stdin.strip() else {}
     except ValueError:
-        return ""
+        if not cut:
+            return ""
+        event = cut_event(stdin)
     prompt = event.get("prompt") if isinstance(event, dict) else None
     if not isinstance(prompt, str) or not prompt.strip():
         return ""
@@ -375,18 +435,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "-C" in args and args.index("-C") + 1 < len(args):
         directory = args[args.index("-C") + 1]
     from gitmem.core.fileread import read_stdin
+    from gitmem.core.limits import MAX_PAYLOAD
 
     try:
-        stdin = read_stdin().decode("utf-8")  # a payload cut at its bound reads as none
+        payload = read_stdin()
+        cut = len(payload) >= MAX_PAYLOAD  # the prompt's head is read (`cut_event`)
+        # a cut may split a character: its bytes left out
+        stdin = payload.decode("utf-8", "ignore" if cut else "strict")
         try:
-            text = answer(stdin, directory)
+            text = answer(stdin, directory, cut=cut)
         except ModuleNotFoundError:
             # started without site-packages (-S) and one of their modules was needed (the
             # link parser, for a changed memory with links): load them, answer once more
             import site
 
             site.main()
-            text = answer(stdin, directory)
+            text = answer(stdin, directory, cut=cut)
     except Exception:
         return 0
     if text:

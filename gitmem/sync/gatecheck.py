@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 from gitmem.errors import TamperedRef, UntrustedTreeError
 from gitmem.gitstore.objects import as_tree_input, blobs
-from gitmem.policy.checkedtrees import load_checked, save_checked
+from gitmem.policy.checkedtrees import load_checked, load_refused, save_checked, save_refused
 from gitmem.policy.rules import (
     Finding,
     must_be_signed,
@@ -55,9 +55,7 @@ class TipChecks:
                 where = f"{self.project.remote}/{GITMEM_PREFIX}{tracking.split('/', 3)[3]}"
                 # a writer tip is the team's tree with a few files changed: checked along them
                 since = since or load_checked(self.repo.common_dir, self.project.tracking_ref(ref))
-            meta, findings, counts = check_tree(
-                self.repo, commit, where, since=since, ours=lambda: self._ours(local)
-            )
+            meta, findings, counts = self._tree(commit, where, since, local)
             if not meta.knows(self.project.key) and not self.opts.force_key:
                 raise UntrustedTreeError(*self._other_project(ref, meta, commit, where))
             if local is not None and not self.opts.force_key:
@@ -103,6 +101,24 @@ class TipChecks:
             if finding.code == "GM113":
                 self._not_utf8(ref, finding)
         return True
+
+    def _tree(
+        self, commit: str, where: str, since: Checked | None, local: str | None
+    ) -> tuple[RefMeta, list[Finding], Checked | None]:
+        """The policy's check of `commit`'s tree (`check_tree`); a tip it refused before under
+        the same rules is refused again in the same words without a walk (round 20: a
+        1,000,000-file tree left on the remote cost every later sync 2.5 s)."""
+        common = self.repo.common_dir
+        known = load_refused(common, where, commit)
+        if known is not None:
+            kind, message, hint = known
+            raise (TamperedRef if kind == "tampered" else UntrustedTreeError)(message, hint)
+        try:
+            return check_tree(self.repo, commit, where, since=since, ours=lambda: self._ours(local))
+        except (UntrustedTreeError, TamperedRef) as exc:
+            kind = "tampered" if isinstance(exc, TamperedRef) else "untrusted"
+            save_refused(common, where, commit, (kind, exc.message, exc.hint))
+            raise
 
     def _not_utf8(self, ref: str, finding: Finding) -> None:
         """A pulled file that is text but not UTF-8 (GM113), for the --json report: its path
