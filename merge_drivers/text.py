@@ -391,7 +391,7 @@ def _lines_in_one_order(
     appended was lost, or merged into a moved line, and a moved line stood twice."""
     from merge_drivers.reorder import reordered
 
-    orders = reordered(zk, ak, bk)
+    orders = reordered(zk, ak, bk, alone=True)
     if orders is None:
         return zl, al, bl, zk, ak, bk
     # a line both sides added (each its own place) is ordered as one held by all three, on
@@ -399,7 +399,7 @@ def _lines_in_one_order(
     held = set(zk)
     both = sorted(k for k in set(ak) & set(bk) - held if k.strip())
     if both:
-        orders = reordered(zk + both, ak, bk) or orders
+        orders = reordered(zk + both, ak, bk, alone=True) or orders
     oz, oa, ob = orders
     oz = [i for i in oz if i < len(zk)]
     return (
