@@ -212,12 +212,18 @@ def _orders_moved(
 
 
 def reordered(
-    kz: Sequence[bytes], ka: Sequence[bytes], kb: Sequence[bytes], *, pairs: Pairs | None = None
+    kz: Sequence[bytes],
+    ka: Sequence[bytes],
+    kb: Sequence[bytes],
+    *,
+    pairs: Pairs | None = None,
+    alone: bool = False,
 ) -> tuple[list[int], list[int], list[int]] | None:
     """For base, a and b: the indexes of its blocks in the one order (both sides moved blocks
     alike: theirs, on the base too), or None unless both sides reordered the blocks all three
     hold. `pairs`: which new block of a side is its version of a base block (an edit), so an
-    edited block is the block it edits wherever either side put it."""
+    edited block is the block it edits wherever either side put it. `alone`: one side's moves
+    too (lines of one block, which no section or item rule places)."""
     if len(kz) * max(len(ka), len(kb)) > 4_000_000:
         return None  # the diffs' bound: a huge body merges as it always has
     ez, ea, eb = _elements(kz), _elements(ka), _elements(kb)
@@ -229,12 +235,8 @@ def reordered(
     if len(common) < 2:
         return None
     oz, oa, ob = ([e for e in es if e in common] for es in (ez, ea, eb))
-    if (
-        oa == oz
-        or ob == oz
-        or not _moved(kz, [k for k, _ in ea])
-        or not _moved(kz, [k for k, _ in eb])
-    ):
+    sides = ((oa, ea), (ob, eb))
+    if not (any if alone else all)(o != oz and _moved(kz, [k for k, _ in e]) for o, e in sides):
         return None  # one side's moves: the block merge's own rules (sections, items) place them
     order = one_order(oz, oa, ob)
     return (

@@ -283,6 +283,8 @@ def merge_body(
     from merge_drivers.fine import fence_states
 
     zk, ak, bk = ([line_key(x) for x in lines] for lines in (zl, al, bl))
+    if appends:
+        zl, al, bl, zk, ak, bk = _lines_in_one_order(zl, al, bl, zk, ak, bk)
     # a file's sides that rank alike: each element both changed goes to its greater bytes
     # (decided on the versions that wrote it, so three replicas converge in any order)
     tie = appends and why == "tie-break"
@@ -374,6 +376,40 @@ def merge_body(
         emit([bl[bm + i] if al[am + i] == zl[zm + i] else al[am + i] for i in range(ze - zm)])
         iz, ia, ib = ze, ae, be
     return b"".join(out), resolutions
+
+
+Lines = list[bytes]
+
+
+def _lines_in_one_order(
+    zl: Lines, al: Lines, bl: Lines, zk: Lines, ak: Lines, bk: Lines
+) -> tuple[Lines, Lines, Lines, Lines, Lines, Lines]:
+    """Lines both sides reordered, each its own way: the lines all three hold put in one
+    order on all three (`reorder.reordered`, by whole lines), each side's other lines carried
+    after the line they follow, so what is left to merge is edits in place. Before (round
+    20), the crossing moves were hunks merged by the tie-break or word by word: a line a side
+    appended was lost, or merged into a moved line, and a moved line stood twice."""
+    from merge_drivers.reorder import reordered
+
+    orders = reordered(zk, ak, bk, alone=True)
+    if orders is None:
+        return zl, al, bl, zk, ak, bk
+    # a line both sides added (each its own place) is ordered as one held by all three, on
+    # the base past its end: one place on both sides, so it is written once
+    held = set(zk)
+    both = sorted(k for k in set(ak) & set(bk) - held if k.strip())
+    if both:
+        orders = reordered(zk + both, ak, bk, alone=True) or orders
+    oz, oa, ob = orders
+    oz = [i for i in oz if i < len(zk)]
+    return (
+        [zl[i] for i in oz],
+        [al[i] for i in oa],
+        [bl[i] for i in ob],
+        [zk[i] for i in oz],
+        [ak[i] for i in oa],
+        [bk[i] for i in ob],
+    )
 
 
 def _table(lines: list[bytes]) -> bool:
