@@ -1342,7 +1342,7 @@ def _numbered_on(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) 
         split = [_marker_split(first_line(nodes[k].text)) for k in run]
         leads = [m[0] for m in split if m]
         numbers = [int(x.strip()[:-1]) for x in leads]
-        if len(set(numbers)) == 1:
+        if len(set(numbers)) == 1 and _alike_in_base(run, bn):
             continue  # numbered alike on purpose
         for i, (k, m) in enumerate(zip(run, split, strict=True)):
             assert m is not None
@@ -1352,6 +1352,25 @@ def _numbered_on(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) 
                 first, *rest = nd.text.split("\n")
                 out[k] = _remarked(nd, m[0], new, first[len(m[0]) :], rest)
     return out
+
+
+def _alike_in_base(run: list[Key], bn: dict[Key, Node]) -> bool:
+    """Whether the base numbered the steps of a list's sections alike (`1.` for each, at least
+    two): a run whose steps all say `1.` because a side renumbered its one step is no such
+    list (round 20: a step put on top of a list one side cut to `1. beta`)."""
+    heads = {bn[k].anchor for k in run if k in bn}
+    marks = {
+        m[0]
+        for k, nd in bn.items()
+        if nd.kind == "entry" and nd.anchor in heads and _steps(first_line(nd.text))
+        if (m := _marker_split(first_line(nd.text)))
+    }
+    counted = sum(
+        1
+        for nd in bn.values()
+        if nd.kind == "entry" and nd.anchor in heads and _steps(first_line(nd.text))
+    )
+    return counted >= 2 and len(marks) == 1
 
 
 def _renumbered(base: str | None, text: str) -> bool:
