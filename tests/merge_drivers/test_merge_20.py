@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from merge_drivers import merge_file
 from tests.support.sweep import SweepCase, check_case, in_every_order
 
 I = ".claude/memory/MEMORY.md"  # noqa: E741
@@ -88,3 +89,21 @@ def test_bullets_are_not_put_on_top() -> None:
             M.rstrip(b"\n") + b"\n- beta\n\n- alpha!\n- gamma\n",
         )
     )
+
+
+def test_a_topic_file_whose_merged_pieces_span_lines_renumbers_without_raising() -> None:
+    """Three machines' numbered lists in a topic file: a merged piece of several lines made the
+    renumbering read a block start past the end of the lines (`IndexError`, the merge of the
+    file failed). Now total, symmetric, idempotent, every untouched step kept."""
+    base = M + b"1. xi delta pi\n2. mu eta kappa\n3. nu theta beta\n"
+    ours = (
+        M + b"1. zeta eps ups\n2. delta mu xi\n3. xi delta pi!\n4. nu theta beta\n"
+        b"5. beta xi eps\n6. omi lam kappa\n"
+    )
+    theirs = M + b"1. mu eta kappa\n2. zeta delta sigma\n3. nu theta beta\n"
+    path = ".claude/memory/steps.md"
+    check_case((path, base, ours, theirs, None))
+    out = merge_file(path, base, ours, theirs).data
+    assert out is not None
+    for step in (b"zeta eps ups", b"xi delta pi!", b"nu theta beta", b"beta xi eps"):
+        assert step in out
