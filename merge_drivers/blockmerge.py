@@ -190,8 +190,8 @@ def merge_blocks(
             tree.extend(parse(b"".join(lines)))
         return tree
 
-    lines, touched = _one_a_line(out.lines, out.touched)
-    merged = _restyled(_renumbered(lines, touched, parsed), touched, zu, parsed)
+    body, touched = _one_a_line(out.lines, out.touched)
+    merged = _restyled(_renumbered(body, touched, parsed), touched, zu, parsed)
     return b"".join(merged), out.resolutions
 
 
