@@ -246,6 +246,77 @@ def _rehome(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
     return out
 
 
+def _leads(z: Index, nodes: dict[Key, Node], rename: dict[Key, Key]) -> dict[Key, Node]:
+    """The blank lines under each heading, taken off the first item of its section (round
+    20): they are the heading's layout, not that item's, so a section whose first item is
+    deleted, or has a new one written above it, keeps one blank line under its heading."""
+    out: dict[Key, Node] = {}
+    head: Key | None = None
+    seen: set[Key] = set()
+    for it in z.items:
+        key = rename.get(it.key, it.key)
+        first = key not in seen
+        seen.add(key)
+        if it.kind == "head":
+            head = key if first else None
+            continue
+        if head is not None and first and _listed(it.kind, it.text) and key in nodes:
+            out[head] = nodes[key]
+        head = None
+    return out
+
+
+def _lift_leads(
+    leads: dict[str, dict[Key, Node]], views: dict[str, dict[Key, Node]]
+) -> dict[str, dict[Key, str]]:
+    """The blank lines under each heading base, ours and theirs all hold, lifted off the first
+    entry of its section (`_leads`): the heading's, merged apart from the entries."""
+    common = set(leads["base"]).intersection(leads["ours"], leads["theirs"])
+    out: dict[str, dict[Key, str]] = {}
+    for name, firsts in leads.items():
+        out[name] = {}
+        for head, nd in firsts.items():
+            if head in common:
+                out[name][head], nd.gap = nd.gap, ""
+    return out
+
+
+def _listed(kind: str, text: str) -> bool:
+    """Whether an item is a step (`1.`, `1)`) whose marker starts its line: the numbered lists
+    `_leads` and `_written_on_top` read (the bullets' rules are pinned by the merge laws)."""
+    return (
+        kind == "entry"
+        and bullet_body(first_line(text), 0) is not None
+        and bool(_steps(first_line(text)))
+    )
+
+
+def _lead_gaps(
+    order: list[Key],
+    chosen: dict[Key, _Chosen],
+    leads: dict[str, dict[Key, str]],
+    spilled: AbstractSet[Key],
+) -> None:
+    """The first item of each section takes the blank lines under its heading, merged 3-way
+    (a side with nothing under the heading has no say)."""
+    head: Key | None = None
+    for k in order:
+        if k in spilled:
+            continue
+        nd = chosen[k].node
+        if nd.kind == "head":
+            head = k
+            continue
+        if head is not None and _listed(nd.kind, nd.text):
+            b, o, t = (leads[n].get(head) for n in ("base", "ours", "theirs"))
+            o, t = (b if o is None else o), (b if t is None else t)
+            o, t = (t if o is None else o), (o if t is None else t)
+            if o is not None and t is not None:
+                gap = _merge_gap(b, o, t)
+                chosen[k].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
+        head = None
+
+
 def _merge_gap(b: str | None, o: str, t: str) -> str:
     if o == t or t == b:
         return o
@@ -323,6 +394,7 @@ def merge_index(
     ab = side_archive(base_info) if from_files and base_info is not None else None
     zb.archived = zb.archived + (ab or [])  # the base's archive file: its entries are the base's
     bn = _view(zb, zb.archived, None, caps)
+    firsts = {"base": _leads(zb, bn, {})}
     heads = {k for k, nd in bn.items() if nd.kind == "head"}
     so = _Side("ours", _view(zo, zo.archived + (ao or []), heads, caps), ours_info, path)
     st = _Side("theirs", _view(zt, zt.archived + (at or []), heads, caps), theirs_info, path)
@@ -333,18 +405,28 @@ def merge_index(
         retitled = heading_renames(bn, side.nodes, shelved)  # bullets by their first line, before
         if retitled:  # anything compares them
             side.nodes = _view(z, z.archived + (more or []), heads, caps, retitled)
+        firsts[side.name] = _leads(z, side.nodes, retitled)
         respelt = respelled(bn, side.nodes)
         spelled[side.name] = {
             k: respelt.get(retitled.get(k, k), retitled.get(k, k))
             for k in set(retitled) | set(respelt)
         }
         side.nodes = {respelt.get(k, k): nd for k, nd in side.nodes.items()}
+    leads = _lift_leads(firsts, {"base": bn, so.name: so.nodes, st.name: st.nodes})
     base_order = _base_order(zb, bn)
     once = _said_once(zb)  # what a side can be seen to move (issue 24, moves)
     said = {s.name: _said_once(z) if once else frozenset() for s, z in ((so, zo), (st, zt))}
     oo, ot = once & said[so.name], once & said[st.name]  # written once on the side too
-    bo = _same(bn, zb, so.nodes, zo) and not _reorganized(base_order, bn, _keys(zo), zo, oo)
-    bt = _same(bn, zb, st.nodes, zt) and not _reorganized(base_order, bn, _keys(zt), zt, ot)
+    bo = (
+        leads[so.name] == leads["base"]
+        and _same(bn, zb, so.nodes, zo)
+        and not _reorganized(base_order, bn, _keys(zo), zo, oo)
+    )
+    bt = (
+        leads[st.name] == leads["base"]
+        and _same(bn, zb, st.nodes, zt)
+        and not _reorganized(base_order, bn, _keys(zt), zt, ot)
+    )
     if bo or bt:  # a side that changed nothing the merge reads: the other side, as it is
         keep = theirs if bo and not bt else ours if bt and not bo else max(ours, theirs)
         if ours == base or theirs == base:
@@ -429,6 +511,7 @@ def merge_index(
     # (`once` is empty): then a bullet's neighbours change with the merge order
     if once and not skeletons:
         afters.update(_written_after(bn, placed, once))
+        tops = _written_on_top(bn, placed, once)
     filing_pos = {k: i for i, k in enumerate(base_order)}
     side_orders = [orders[s.name] for s in (so, st)]
     linked = frozenset(k for k, nd in bn.items() if nd.kind == "entry" and nd.target)
@@ -518,6 +601,8 @@ def merge_index(
     for key, gap in gaps.items():
         nd = chosen[key].node
         nodes[key] = chosen[key].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
+    _lead_gaps(order, chosen, leads, frozenset())
+    nodes.update((k, c.node) for k, c in chosen.items())
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
     spilled: set[Key] = set()
@@ -529,6 +614,9 @@ def merge_index(
         nodes[key] = chosen[key].node = nd
     for key, nd in _numbered_on(order, nodes, bn).items():
         nodes[key] = chosen[key].node = nd
+    if spilled:  # a section's first item archived: the next one is first
+        _lead_gaps(order, chosen, leads, spilled)
+    nodes.update((k, c.node) for k, c in chosen.items())
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
         resolutions.append(_archived_note(path, order, nodes, spilled, inline_archive))
@@ -757,7 +845,9 @@ def _as_it_stood(order: list[Key], nodes: dict[Key, Node], stood: dict[str, str]
 
 
 def _written_on_top(
-    bn: dict[Key, Node], sides: list[tuple[list[Key], dict[Key, Node]]]
+    bn: dict[Key, Node],
+    sides: list[tuple[list[Key], dict[Key, Node]]],
+    once: frozenset[Key] | None = None,
 ) -> dict[Key, frozenset[Key]]:
     """The new linked entries a side wrote at the head of a base heading's section, right
     above the base entries it holds there (a run of linked entries), each with those base
@@ -776,6 +866,8 @@ def _written_on_top(
             if key != START and nd is None:
                 continue
             linked = nd is not None and nd.kind == "entry" and bool(nd.target)
+            if once is not None and nd is not None and not linked and _listed(nd.kind, nd.text):
+                linked = key not in bn or key in once  # round 20: plain steps too
             if nd is None or nd.kind == "head":
                 for k in above:
                     tops.setdefault(k, set()).update(followers)
@@ -1301,7 +1393,7 @@ def _numbered_on(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) 
         split = [_marker_split(first_line(nodes[k].text)) for k in run]
         leads = [m[0] for m in split if m]
         numbers = [int(x.strip()[:-1]) for x in leads]
-        if len(set(numbers)) == 1:
+        if len(set(numbers)) == 1 and _alike_in_base(run, bn):
             continue  # numbered alike on purpose
         for i, (k, m) in enumerate(zip(run, split, strict=True)):
             assert m is not None
@@ -1311,6 +1403,25 @@ def _numbered_on(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) 
                 first, *rest = nd.text.split("\n")
                 out[k] = _remarked(nd, m[0], new, first[len(m[0]) :], rest)
     return out
+
+
+def _alike_in_base(run: list[Key], bn: dict[Key, Node]) -> bool:
+    """Whether the base numbered the steps of a list's sections alike (`1.` for each, at least
+    two): a run whose steps all say `1.` because a side renumbered its one step is no such
+    list (round 20: a step put on top of a list one side cut to `1. beta`)."""
+    heads = {bn[k].anchor for k in run if k in bn}
+    marks = {
+        m[0]
+        for k, nd in bn.items()
+        if nd.kind == "entry" and nd.anchor in heads and _steps(first_line(nd.text))
+        if (m := _marker_split(first_line(nd.text)))
+    }
+    counted = sum(
+        1
+        for nd in bn.values()
+        if nd.kind == "entry" and nd.anchor in heads and _steps(first_line(nd.text))
+    )
+    return counted >= 2 and len(marks) == 1
 
 
 def _renumbered(base: str | None, text: str) -> bool:
