@@ -113,10 +113,12 @@ def test_an_xdg_home_inside_the_work_tree_gets_no_file_of_the_user(world: World,
     clone = world.clone("c")
     world.env[var] = str(clone / ".userdirs")
     write_files(world.scope_path(clone), {"MEMORY.md": "- [S](s.md) — s\n", "s.md": "mine\n"})
-    run = world.process("-C", str(clone), "sync")
+    # in this process: `World.gitmem` hands the CLI the world's environment as its whole
+    # environment, and the folders are read from it at each call (`core/userdirs.py`)
+    run = world.gitmem("-C", str(clone), "sync")
     assert run.code == 0, run.err
     # the state home's record of the user's own word (`gitmem config`)
-    run = world.process("-C", str(clone), "config", "allowSecret", "path:s.md")
+    run = world.gitmem("-C", str(clone), "config", "allowSecret", "path:s.md")
     assert run.code == 0, run.err
     assert not (clone / ".userdirs").exists()
     assert world.git("status", "--porcelain", "--untracked-files=all", cwd=clone) == ""

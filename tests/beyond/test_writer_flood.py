@@ -114,7 +114,9 @@ def _hostile_sync(world: World, count: int, first: bool) -> tuple[int, str, int]
     # at the team tip: a name git takes (not gitmem) is then read by the glob of a sync
     # before the listing, as any odd name is (test_redteam_writers), and found held
     advertised_names(world.env, world.root, names, tip)
-    runs = [world.process("-C", str(bob), "sync") for _ in range(2)]
+    # in this process (`World.gitmem`: fds 0-2 and the exit code as a process's; a start
+    # cost ~0.2 s of CPU, eight a run of this test)
+    runs = [world.gitmem("-C", str(bob), "sync") for _ in range(2)]
     argvs = _git_commands(world, bob, "sync", "-q")
     assert (world.scope_path(bob, "team") / "honest.md").read_bytes() == (
         b"---\nname: honest\n---\nkept\n"
