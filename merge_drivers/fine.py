@@ -565,6 +565,15 @@ def continue_numbering(before: bytes, lines: list[bytes], mask: bool = False) ->
     return out
 
 
+# a cell's edge: a pipe no backslash escapes (`a \| b` is one cell holding a pipe)
+_CELL_EDGE = re.compile(rb"(?<!\\)\|")
+
+
+def _cells(row: bytes) -> list[bytes]:
+    """A row's cells as written, between its unescaped pipes (joined by `|`: the row again)."""
+    return _CELL_EDGE.split(_plain(row))
+
+
 def _table_row(line: bytes) -> bool:
     return line.lstrip(b" ").startswith(b"|")
 
@@ -595,7 +604,7 @@ def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
 
 def _widths(rows: list[bytes]) -> set[int]:
     """How many cells the rows of a table have (a column added: another count)."""
-    return {_plain(r).count(b"|") for r in rows}
+    return {len(_cells(r)) for r in rows}
 
 
 def _shifted(z: list[bytes], a: list[bytes]) -> bool:
@@ -607,7 +616,8 @@ def _shifted(z: list[bytes], a: list[bytes]) -> bool:
 
 
 def _first_cell(row: bytes) -> bytes:
-    return _plain(row).strip().strip(b"|").split(b"|", 1)[0].strip()
+    cells = _cells(row.strip())
+    return cells[1 if len(cells) > 1 and not cells[0].strip() else 0].strip()
 
 
 def _merge_keyed_rows(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:
@@ -674,7 +684,7 @@ def _merge_keyed_rows(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool)
 
 def _changed(rz: bytes, r: bytes) -> bool:
     """Whether a row changed a base cell (a cell added or removed alone is no change)."""
-    cz, cr = ([c.strip() for c in _plain(x).split(b"|")] for x in (rz, r))
+    cz, cr = ([c.strip() for c in _cells(x)] for x in (rz, r))
     it = iter(cr)
     if len(cz) <= len(cr):
         return not all(c in it for c in cz)
@@ -690,7 +700,7 @@ def _merge_row(rz: bytes, ra: bytes, rb: bytes, tie: bool) -> Merged1 | None:
         return ra, 0, 0
     if _plain(ra) == _plain(rz):
         return rb, 0, 0
-    cz, ca, cb = (_plain(r).split(b"|") for r in (rz, ra, rb))
+    cz, ca, cb = (_cells(r) for r in (rz, ra, rb))
     end = ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]
     if len(cz) == len(ca) == len(cb):
         cells, won, by_b = _merge_cells(cz, ca, cb, tie)
