@@ -10,7 +10,7 @@ three clones, with a note naming the file and its first bad byte, and no "kept c
 from __future__ import annotations
 
 import re
-from pathlib import Path
+from collections.abc import Sequence
 
 import pytest
 
@@ -36,7 +36,9 @@ def test_the_twentieth_sweep_and_what_the_user_is_told_through_gitmem_sync(world
         world.git("config", "user.name", name, cwd=clone)
     folders = [world.scope_path(c) for c in clones]
     cases = as_cases(SWEEP)
-    files = {f"c{n:02d}/{name}": (base, sides) for n, (name, base, sides) in enumerate(cases)}
+    files: dict[str, tuple[bytes, Sequence[bytes | None]]] = {
+        f"c{n:02d}/{name}": (base, sides) for n, (name, base, sides) in enumerate(cases)
+    }
     # what the sweep does not hold: one edit that loses, a deletion undone, text not UTF-8
     files["api.md"] = (
         TOPIC.format(m=1, body="v1").encode(),
