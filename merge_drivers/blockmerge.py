@@ -850,7 +850,7 @@ def _split_and_edited(
             return False  # the item's words are not in the pieces: items added, not a split
     for x, y, w in zip(z[:p], a[:p], b[:p], strict=True):
         out.unit(y if y.lines != x.lines else w)
-    _merge_lines(out, *runs, side, why)
+    _merge_lines(out, runs[0], runs[1], runs[2], side, why)
     for x, y, w in zip(z[len(z) - q :], a[len(a) - q :], b[len(b) - q :], strict=True):
         out.unit(y if y.lines != x.lines else w)
     return True
